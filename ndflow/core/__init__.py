@@ -1,0 +1,1 @@
+"""Layer 0: dtypes, shapes, graph symbols, errors, devices, configuration."""

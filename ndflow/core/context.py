@@ -1,0 +1,105 @@
+"""Thread-local execution state: eager vs graph building, default graph, device scope, tapes.
+
+Higher layers plug in here (dependency inversion keeps the core at layer 0):
+- the runtime sets `hooks.eager_execute(op_def, inputs, attrs, name, device)` and
+  `hooks.default_session()`;
+- the autodiff layer pushes tapes on `state().tapes`; the op layer records into them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from types import SimpleNamespace
+
+from ndflow.core import devices
+
+hooks = SimpleNamespace(eager_execute=None, default_session=None, run_in_session=None)
+
+_eager_enabled = True
+_global_default_graph = None
+_graph_factory = None  # set by graph.py (same layer) to break the module cycle
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.graph_stack = []
+        self.device_stack = [""]  # eager-mode device scope
+        self.tapes = []
+        self.seed = None  # eager global seed (tf.random.set_seed)
+        self.seed_counter = 0
+        self.recording_paused = 0
+
+
+_state = _State()
+
+
+def state() -> _State:
+    return _state
+
+
+def executing_eagerly() -> bool:
+    return _eager_enabled and not _state.graph_stack
+
+
+def eager_enabled() -> bool:
+    return _eager_enabled
+
+
+def set_eager_enabled(flag: bool) -> None:
+    global _eager_enabled
+    _eager_enabled = flag
+
+
+def get_default_graph():
+    """The innermost `as_default()` graph, else the process-wide global default graph."""
+    if _state.graph_stack:
+        return _state.graph_stack[-1]
+    global _global_default_graph
+    if _global_default_graph is None:
+        _global_default_graph = _graph_factory()
+    return _global_default_graph
+
+
+def reset_default_graph() -> None:
+    if _state.graph_stack:
+        raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs.")
+    global _global_default_graph
+    _global_default_graph = _graph_factory()
+
+
+@contextlib.contextmanager
+def graph_scope(graph):
+    _state.graph_stack.append(graph)
+    try:
+        yield graph
+    finally:
+        _state.graph_stack.pop()
+
+
+@contextlib.contextmanager
+def eager_device_scope(spec: str):
+    parent = devices.DeviceSpec.from_string(_state.device_stack[-1])
+    merged = parent.make_merged_spec(devices.DeviceSpec.from_string(spec or ""))
+    _state.device_stack.append(merged.to_string() if spec else "")
+    try:
+        yield
+    finally:
+        _state.device_stack.pop()
+
+
+def eager_device() -> str:
+    return _state.device_stack[-1]
+
+
+@contextlib.contextmanager
+def stop_recording():
+    _state.recording_paused += 1
+    try:
+        yield
+    finally:
+        _state.recording_paused -= 1
+
+
+def active_tapes():
+    return _state.tapes if not _state.recording_paused else ()

@@ -1,0 +1,132 @@
+"""TensorFlow's dtypes (`tf.float32` ...), with their NumPy and ATen counterparts.
+
+`DataType` enum values are TensorFlow's `types.proto` numbers, so a GraphDef written by
+ndflow carries the same `type: DT_FLOAT` a TensorFlow GraphDef does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+
+class DType:
+    """A tensor element type. Instances are singletons compared by identity."""
+
+    __slots__ = ("name", "enum", "torch_dtype", "np_dtype", "is_floating", "is_integer",
+                 "is_bool", "is_unsigned", "size")
+
+    def __init__(self, name, enum, torch_dtype, np_dtype, kind, size):
+        self.name = name
+        self.enum = enum
+        self.torch_dtype = torch_dtype
+        self.np_dtype = np_dtype
+        self.is_floating = kind == "f"
+        self.is_integer = kind in ("i", "u")
+        self.is_unsigned = kind == "u"
+        self.is_bool = kind == "b"
+        self.size = size
+
+    @property
+    def as_numpy_dtype(self):
+        return self.np_dtype.type if self.np_dtype is not None else object
+
+    @property
+    def as_datatype_enum(self) -> int:
+        return self.enum
+
+    @property
+    def base_dtype(self) -> DType:
+        return self
+
+    @property
+    def real_dtype(self) -> DType:
+        return self
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.is_floating or self.is_integer
+
+    @property
+    def min(self):
+        if self.is_floating:
+            return float(torch.finfo(self.torch_dtype).min)
+        if self.is_integer:
+            return int(torch.iinfo(self.torch_dtype).min)
+        raise TypeError(f"Cannot find minimum value of {self.name}.")
+
+    @property
+    def max(self):
+        if self.is_floating:
+            return float(torch.finfo(self.torch_dtype).max)
+        if self.is_integer:
+            return int(torch.iinfo(self.torch_dtype).max)
+        raise TypeError(f"Cannot find maximum value of {self.name}.")
+
+    def is_compatible_with(self, other) -> bool:
+        return self is as_dtype(other)
+
+    def __repr__(self):
+        return f"tf.{self.name}"
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+
+float16 = DType("float16", 19, torch.float16, np.dtype(np.float16), "f", 2)
+half = float16
+bfloat16 = DType("bfloat16", 14, torch.bfloat16, None, "f", 2)
+float32 = DType("float32", 1, torch.float32, np.dtype(np.float32), "f", 4)
+float64 = DType("float64", 2, torch.float64, np.dtype(np.float64), "f", 8)
+double = float64
+int8 = DType("int8", 6, torch.int8, np.dtype(np.int8), "i", 1)
+int16 = DType("int16", 5, torch.int16, np.dtype(np.int16), "i", 2)
+int32 = DType("int32", 3, torch.int32, np.dtype(np.int32), "i", 4)
+int64 = DType("int64", 9, torch.int64, np.dtype(np.int64), "i", 8)
+uint8 = DType("uint8", 4, torch.uint8, np.dtype(np.uint8), "u", 1)
+bool = DType("bool", 10, torch.bool, np.dtype(np.bool_), "b", 1)  # noqa: A001 - TF's name
+string = DType("string", 7, None, np.dtype(object), "s", 0)
+resource = DType("resource", 20, None, None, "r", 0)
+variant = DType("variant", 21, None, None, "v", 0)
+
+ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, bool, string,
+       resource, variant)
+FLOATING = (float16, bfloat16, float32, float64)
+INTEGER = (int8, int16, int32, int64, uint8)
+NUMERIC = FLOATING + INTEGER
+
+_BY_NAME = {d.name: d for d in ALL}
+_BY_NAME.update(half=float16, double=float64)
+_BY_ENUM = {d.enum: d for d in ALL}
+_BY_TORCH = {d.torch_dtype: d for d in ALL if d.torch_dtype is not None}
+_BY_NUMPY = {d.np_dtype: d for d in ALL if d.np_dtype is not None and d is not string}
+_BY_PY = {float: float32, int: int32, type(True): bool, str: string}
+
+
+def as_dtype(value) -> DType:
+    """Converts a DType, name, NumPy dtype, ATen dtype or `DataType` enum to a DType."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str):
+        d = _BY_NAME.get(value)
+    elif isinstance(value, int) and not isinstance(value, type(True)):
+        d = _BY_ENUM.get(value)
+    elif isinstance(value, torch.dtype):
+        d = _BY_TORCH.get(value)
+    elif isinstance(value, type) and value in _BY_PY:
+        d = _BY_PY[value]
+    else:
+        try:
+            npd = np.dtype(value)
+        except TypeError:
+            npd = None
+        d = _BY_NUMPY.get(npd) if npd is not None else None
+        if d is None and npd is not None and npd.kind in ("U", "S", "O"):
+            d = string
+    if d is None:
+        raise TypeError(f"Cannot convert {value!r} to a dtype.")
+    return d

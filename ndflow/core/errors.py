@@ -1,0 +1,99 @@
+"""TensorFlow's error classes (`tf.errors.*`), with their canonical codes."""
+
+from __future__ import annotations
+
+OK = 0
+CANCELLED = 1
+UNKNOWN = 2
+INVALID_ARGUMENT = 3
+DEADLINE_EXCEEDED = 4
+NOT_FOUND = 5
+ALREADY_EXISTS = 6
+PERMISSION_DENIED = 7
+RESOURCE_EXHAUSTED = 8
+FAILED_PRECONDITION = 9
+ABORTED = 10
+OUT_OF_RANGE = 11
+UNIMPLEMENTED = 12
+INTERNAL = 13
+UNAVAILABLE = 14
+DATA_LOSS = 15
+UNAUTHENTICATED = 16
+
+
+class OpError(Exception):
+    """An error raised while building or running an operation; names the op."""
+
+    error_code = UNKNOWN
+
+    def __init__(self, node_def=None, op=None, message: str = "", error_code=None):
+        super().__init__(message)
+        self._node_def = node_def
+        self._op = op
+        self._message = message
+        if error_code is not None:
+            self.error_code = error_code
+
+    @property
+    def message(self) -> str:
+        return self._message
+
+    @property
+    def op(self):
+        return self._op
+
+    @property
+    def node_def(self):
+        return self._node_def
+
+    def __str__(self):
+        return self._message
+
+    def __reduce__(self):
+        return (type(self), (None, None, self._message))
+
+
+def _make(name, code, doc):
+    cls = type(name, (OpError,), {"error_code": code, "__doc__": doc})
+    return cls
+
+
+CancelledError = _make("CancelledError", CANCELLED, "The operation was cancelled.")
+UnknownError = _make("UnknownError", UNKNOWN, "Unknown error.")
+InvalidArgumentError = _make("InvalidArgumentError", INVALID_ARGUMENT,
+                             "An operation received an invalid argument.")
+DeadlineExceededError = _make("DeadlineExceededError", DEADLINE_EXCEEDED, "Deadline expired.")
+NotFoundError = _make("NotFoundError", NOT_FOUND, "A requested entity was not found.")
+AlreadyExistsError = _make("AlreadyExistsError", ALREADY_EXISTS, "The entity already exists.")
+PermissionDeniedError = _make("PermissionDeniedError", PERMISSION_DENIED, "Permission denied.")
+ResourceExhaustedError = _make("ResourceExhaustedError", RESOURCE_EXHAUSTED,
+                               "A resource has been exhausted.")
+FailedPreconditionError = _make("FailedPreconditionError", FAILED_PRECONDITION,
+                                "The system is not in a state to run the operation.")
+AbortedError = _make("AbortedError", ABORTED, "The operation was aborted.")
+OutOfRangeError = _make("OutOfRangeError", OUT_OF_RANGE,
+                        "The operation was attempted past the valid range.")
+UnimplementedError = _make("UnimplementedError", UNIMPLEMENTED,
+                           "The operation is not implemented.")
+InternalError = _make("InternalError", INTERNAL, "An internal invariant was broken.")
+UnavailableError = _make("UnavailableError", UNAVAILABLE, "The runtime is unavailable.")
+DataLossError = _make("DataLossError", DATA_LOSS, "Unrecoverable data loss.")
+UnauthenticatedError = _make("UnauthenticatedError", UNAUTHENTICATED, "Not authenticated.")
+
+_BY_CODE = {cls.error_code: cls for cls in (
+    CancelledError, UnknownError, InvalidArgumentError, DeadlineExceededError, NotFoundError,
+    AlreadyExistsError, PermissionDeniedError, ResourceExhaustedError, FailedPreconditionError,
+    AbortedError, OutOfRangeError, UnimplementedError, InternalError, UnavailableError,
+    DataLossError, UnauthenticatedError)}
+
+
+def exception_type_from_error_code(code: int) -> type:
+    return _BY_CODE[code]
+
+
+def node_error(cls, op, message: str) -> OpError:
+    """An error of class `cls` naming `op` (an Operation or OpDef-like) the way TF does."""
+    if op is not None and getattr(op, "name", None):
+        message = f"{message} [Op:{op.type}] name: {op.name}" if getattr(op, "_eager", False) \
+            else f"{message}\n\t [[node {op.name} ({op.type})]]"
+    return cls(None, op, message)

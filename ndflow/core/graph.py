@@ -1,0 +1,412 @@
+"""The dataflow graph: `Graph` of `Operation`s whose outputs are `SymbolicTensor`s (`op:index`).
+
+A Graph is append-only: passes copy it (`Graph.copy`) and never rewrite the user's graph.
+Names, name scopes, device scopes, control-dependency scopes and collections behave as in
+TensorFlow (`dense/MatMul`, `add_1`, `with g.device("/GPU:0")`, ...). Operations are
+created by the op layer (`ndflow.ops.op_def.apply_op`), which infers dtypes and shapes first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+
+from ndflow.core import context, devices
+from ndflow.core import dtypes as _dtypes
+from ndflow.core.shapes import TensorShape, as_shape, fmt
+from ndflow.core.tensor import Tensor
+
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+
+
+class SymbolicTensor(Tensor):
+    """Output `value_index` of operation `op`: a symbolic handle in a graph."""
+
+    __slots__ = ("op", "value_index", "dtype", "_shape", "_consumers", "__weakref__")
+
+    def __init__(self, op: Operation, value_index: int, dtype, shape):
+        self.op = op
+        self.value_index = value_index
+        self.dtype = dtype
+        self._shape = as_shape(shape)
+        self._consumers = []
+
+    @property
+    def graph(self) -> Graph:
+        return self.op.graph
+
+    @property
+    def name(self) -> str:
+        return f"{self.op.name}:{self.value_index}"
+
+    @property
+    def device(self) -> str:
+        return self.op.device
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    def set_shape(self, shape) -> None:
+        try:
+            self._shape = self._shape.merge_with(as_shape(shape))
+        except ValueError:
+            raise ValueError(f"Tensor's shape {self._shape} is not compatible with supplied "
+                             f"shape {as_shape(shape)}.") from None
+
+    def consumers(self) -> list:
+        return list(self._consumers)
+
+    def eval(self, feed_dict=None, session=None):
+        return context.hooks.run_in_session(self, feed_dict, session)
+
+    def __iter__(self):
+        if self._shape.rank is None or self._shape[0] is None:
+            raise TypeError("Cannot iterate over a tensor with unknown first dimension.")
+        for i in range(self._shape[0]):
+            yield self[i]
+
+    def __len__(self):
+        raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}).")
+
+    def __bool__(self):
+        raise TypeError("Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. "
+                        "Use `if t is not None:` or tf.cond to execute subgraphs conditioned "
+                        "on the value of a tensor.")
+
+    def __repr__(self):
+        return f'<tf.Tensor "{self.name}" shape={self._shape} dtype={self.dtype.name}>'
+
+    __str__ = __repr__
+
+
+class Operation:
+    """A node: `type` (TF op name), `inputs`, `control_inputs`, `attrs`, `device`, `outputs`."""
+
+    def __init__(self, graph: Graph, name: str, op_def, inputs, attrs: dict,
+                 output_specs, control_inputs=(), device: str = ""):
+        self.graph = graph
+        self.name = name
+        self.op_def = op_def
+        self.type = op_def.name
+        self._inputs = list(inputs)
+        self._control_inputs = list(control_inputs)
+        self.attrs = dict(attrs)
+        self.device = device
+        self._id = len(graph._ops)
+        self.outputs = [SymbolicTensor(self, i, dt, shape)
+                        for i, (dt, shape) in enumerate(output_specs)]
+        self._control_outputs = []
+        for t in self._inputs:
+            t._consumers.append(self)
+        for c in self._control_inputs:
+            c._control_outputs.append(self)
+
+    @property
+    def inputs(self) -> tuple:
+        return tuple(self._inputs)
+
+    @property
+    def control_inputs(self) -> list:
+        return list(self._control_inputs)
+
+    @property
+    def control_outputs(self) -> list:
+        return list(self._control_outputs)
+
+    @property
+    def values(self):
+        return tuple(self.outputs)
+
+    @property
+    def is_stateful(self) -> bool:
+        return bool(getattr(self.op_def, "is_stateful", False))
+
+    def get_attr(self, name: str):
+        try:
+            return self.attrs[name]
+        except KeyError:
+            raise ValueError(f"Operation '{self.name}' has no attr named '{name}'.") from None
+
+    def _add_control_input(self, op: Operation) -> None:
+        if op not in self._control_inputs:
+            self._control_inputs.append(op)
+            op._control_outputs.append(self)
+
+    def run(self, feed_dict=None, session=None):
+        context.hooks.run_in_session(self, feed_dict, session)
+
+    def describe(self) -> str:
+        """`name = Type[attrs](inputs)` as TF prints a node in error messages."""
+        attrs = ", ".join(f"{k}={_fmt_attr(v)}" for k, v in sorted(self.attrs.items())
+                          if k != "value")
+        ins = ", ".join(t.op.name if t.value_index == 0 else t.name for t in self._inputs)
+        return f"{{{{node {self.name}}}}} = {self.type}[{attrs}]({ins})"
+
+    def __repr__(self):
+        return f"<tf.Operation '{self.name}' type={self.type}>"
+
+
+def _fmt_attr(v):
+    if isinstance(v, _dtypes.DType):
+        return "DT_" + v.name.upper().replace("FLOAT32", "FLOAT").replace("FLOAT64", "DOUBLE")
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, TensorShape):
+        return fmt(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_fmt_attr(x) for x in v) + "]"
+    return str(v)
+
+
+class GraphKeys:
+    GLOBAL_VARIABLES = "variables"
+    LOCAL_VARIABLES = "local_variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    MODEL_VARIABLES = "model_variables"
+    GLOBAL_STEP = "global_step"
+    UPDATE_OPS = "update_ops"
+    LOSSES = "losses"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    SUMMARIES = "summaries"
+    TRAIN_OP = "train_op"
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    QUEUE_RUNNERS = "queue_runners"
+    ASSET_FILEPATHS = "asset_filepaths"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    SAVERS = "savers"
+
+
+class Graph:
+    """A TensorFlow graph: operations in creation order plus the scopes used to build them."""
+
+    def __init__(self):
+        self._ops: list[Operation] = []
+        self._by_name: dict[str, Operation] = {}
+        self._names_in_use: dict[str, int] = {}
+        self._lock = threading.RLock()
+        self._name_stack = ""
+        self._device_stack: list[devices.DeviceSpec] = []
+        self._control_deps: list[list[Operation]] = []
+        self._collections: dict[str, list] = {}
+        self._finalized = False
+        self.seed = None
+        self._last_id = 0
+        self._version = 0
+
+    # -- creation --------------------------------------------------------------------------
+    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
+        """TF's naming: scope prefix, then `name`, `name_1`, ... (case-insensitive)."""
+        if self._name_stack:
+            name = self._name_stack + "/" + name
+        key = name.lower()
+        i = self._names_in_use.get(key, 0)
+        if mark_as_used:
+            self._names_in_use[key] = i + 1
+        if i > 0:
+            base = key
+            while key in self._names_in_use:
+                key = f"{base}_{i}"
+                i += 1
+            if mark_as_used:
+                self._names_in_use[key] = 1
+            name = f"{name}_{i - 1}"
+        return name
+
+    def create_op(self, op_def, inputs, attrs: dict, output_specs, name: str,
+                  control_inputs=(), device: str | None = None) -> Operation:
+        """Adds an operation. `name` must come from `unique_name` (the op layer does that)."""
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+        if not _VALID_OP_NAME.match(name):
+            raise ValueError(f"'{name}' is not a valid node name")
+        for t in inputs:
+            if t.graph is not self:
+                raise ValueError(f"Tensor {t!r} must be from the same graph as the op "
+                                 f"'{name}' ({op_def.name}).")
+        deps = [op for scope in self._control_deps for op in scope]
+        seen_inputs = {t.op for t in inputs}
+        controls = []
+        for c in list(control_inputs) + deps:
+            if c.graph is not self:
+                raise ValueError(f"Control input {c.name} must be from the same graph.")
+            if c not in controls and c not in seen_inputs:
+                controls.append(c)
+        if device is None:
+            device = self._current_device()
+        with self._lock:
+            op = Operation(self, name, op_def, inputs, attrs, output_specs, controls, device)
+            self._ops.append(op)
+            self._by_name[name] = op
+            self._version += 1
+        return op
+
+    def _current_device(self) -> str:
+        spec = devices.DeviceSpec()
+        for d in self._device_stack:
+            spec = spec.make_merged_spec(d) if d is not None else devices.DeviceSpec()
+        return spec.to_string()
+
+    # -- lookup ----------------------------------------------------------------------------
+    def get_operations(self) -> list:
+        return list(self._ops)
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        if not isinstance(name, str):
+            raise TypeError(f"Operation names are strings (or similar), not {type(name).__name__}.")
+        op = self._by_name.get(name)
+        if op is None:
+            raise KeyError(f"The name '{name}' refers to an Operation not in the graph.")
+        return op
+
+    def get_tensor_by_name(self, name: str) -> SymbolicTensor:
+        op_name, sep, idx = name.rpartition(":")
+        if not sep or not idx.isdigit():
+            raise ValueError(f"The name '{name}' looks a like an Operation name, not a Tensor.")
+        op = self.get_operation_by_name(op_name)
+        i = int(idx)
+        if i >= len(op.outputs):
+            raise KeyError(f"The name '{name}' refers to a Tensor which does not exist. The "
+                           f"operation, '{op_name}', exists but only has {len(op.outputs)} "
+                           "outputs.")
+        return op.outputs[i]
+
+    def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
+        if isinstance(obj, str):
+            if ":" in obj and allow_tensor:
+                return self.get_tensor_by_name(obj)
+            if allow_operation:
+                return self.get_operation_by_name(obj)
+        if isinstance(obj, SymbolicTensor) and allow_tensor:
+            if obj.graph is not self:
+                raise ValueError(f"Tensor {obj} is not an element of this graph.")
+            return obj
+        if isinstance(obj, Operation) and allow_operation:
+            if obj.graph is not self:
+                raise ValueError(f"Operation {obj} is not an element of this graph.")
+            return obj
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a graph element.")
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    @property
+    def finalized(self) -> bool:
+        return self._finalized
+
+    def finalize(self) -> None:
+        self._finalized = True
+
+    # -- scopes ----------------------------------------------------------------------------
+    def as_default(self):
+        return context.graph_scope(self)
+
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        """Pushes a name scope and yields it with a trailing '/' ("" for the root)."""
+        old = self._name_stack
+        if name is None or name == "":
+            new = ""
+        elif name.endswith("/"):  # re-enter an existing scope exactly
+            if not _VALID_SCOPE_NAME.match(name):
+                raise ValueError(f"'{name}' is not a valid scope name")
+            new = name[:-1]
+        else:
+            if not _VALID_SCOPE_NAME.match(name):
+                raise ValueError(f"'{name}' is not a valid scope name")
+            new = self.unique_name(name)
+        self._name_stack = new
+        try:
+            yield "" if not new else new + "/"
+        finally:
+            self._name_stack = old
+
+    def get_name_scope(self) -> str:
+        return self._name_stack
+
+    @contextlib.contextmanager
+    def device(self, spec):
+        """`with g.device("/GPU:0")`; `None` clears the enclosing device scopes."""
+        if callable(spec):
+            raise NotImplementedError("Device functions are not supported; pass a string.")
+        self._device_stack.append(None if spec is None else devices.DeviceSpec.from_string(spec))
+        try:
+            yield
+        finally:
+            self._device_stack.pop()
+
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs):
+        """Ops created inside run after `control_inputs`; `None` clears outer scopes."""
+        if control_inputs is None:
+            saved, self._control_deps = self._control_deps, []
+            try:
+                yield
+            finally:
+                self._control_deps = saved
+            return
+        ops = []
+        for c in control_inputs:
+            if isinstance(c, SymbolicTensor):
+                c = c.op
+            elif hasattr(c, "op") and isinstance(c.op, Operation):  # e.g. a Variable
+                c = c.op
+            if not isinstance(c, Operation):
+                raise TypeError(f"Control input must be Operation or Tensor: {c!r}")
+            if c.graph is not self:
+                raise ValueError(f"Control input {c.name} must be from the same graph.")
+            ops.append(c)
+        self._control_deps.append(ops)
+        try:
+            yield
+        finally:
+            self._control_deps.pop()
+
+    # -- collections -----------------------------------------------------------------------
+    def add_to_collection(self, name: str, value) -> None:
+        self._collections.setdefault(name, []).append(value)
+
+    def add_to_collections(self, names, value) -> None:
+        for n in ([names] if isinstance(names, str) else names):
+            self.add_to_collection(n, value)
+
+    def get_collection(self, name: str, scope: str | None = None) -> list:
+        items = self._collections.get(name, [])
+        if scope is None:
+            return list(items)
+        pat = re.compile(scope)
+        return [i for i in items if pat.match(getattr(i, "name", "") or "")]
+
+    def get_collection_ref(self, name: str) -> list:
+        return self._collections.setdefault(name, [])
+
+    def get_all_collection_keys(self) -> list:
+        return [k for k, v in self._collections.items() if v]
+
+    def clear_collection(self, name: str) -> None:
+        self._collections.pop(name, None)
+
+    # -- copying (for passes) --------------------------------------------------------------
+    def copy(self) -> tuple[Graph, dict]:
+        """A structural copy plus the map old tensor/op -> new tensor/op."""
+        g = Graph()
+        g.seed = self.seed
+        mapping: dict = {}
+        for op in self._ops:
+            new = g.create_op(op.op_def, [mapping[t] for t in op._inputs], op.attrs,
+                              [(t.dtype, t.shape) for t in op.outputs], op.name,
+                              [mapping[c] for c in op._control_inputs], op.device)
+            mapping[op] = new
+            mapping.update(zip(op.outputs, new.outputs))
+        g._names_in_use = dict(self._names_in_use)
+        return g, mapping
+
+    def __repr__(self):
+        return f"<ndflow Graph with {len(self._ops)} ops>"
+
+
+context._graph_factory = Graph

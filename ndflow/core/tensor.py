@@ -1,0 +1,186 @@
+"""The user-visible tensor types: `Tensor` (base, `tf.Tensor`), `EagerTensor` (a value).
+
+Symbolic graph tensors (`SymbolicTensor`) live in `graph.py`. Operators (`a + b`, `a[1:]`,
+`a @ b` ...) are dispatched through `OPERATORS`, which the op layer fills in: the core
+layer cannot import ops, so ops register the functions (as TF's `_override_operator`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ndflow.core import dtypes as _dtypes
+from ndflow.core.shapes import TensorShape
+
+# name -> callable(x, y) / callable(x); filled by ndflow.ops.
+OPERATORS: dict = {}
+
+_BINARY = {
+    "__add__": "add", "__sub__": "subtract", "__mul__": "multiply", "__truediv__": "truediv",
+    "__floordiv__": "floordiv", "__mod__": "floormod", "__pow__": "pow", "__matmul__": "matmul",
+    "__and__": "logical_and", "__or__": "logical_or", "__xor__": "logical_xor",
+    "__lt__": "less", "__le__": "less_equal", "__gt__": "greater", "__ge__": "greater_equal",
+}
+_UNARY = {"__neg__": "negative", "__abs__": "abs", "__invert__": "logical_not"}
+
+
+class Tensor:
+    """Base of all tensors (`tf.Tensor`): has `dtype` and `shape`; operators dispatch to ops."""
+
+    __slots__ = ()
+    # Make NumPy defer to our reflected operators (np_array + tensor -> Tensor).
+    __array_priority__ = 100
+
+    dtype: _dtypes.DType
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    @property
+    def ndim(self):
+        return self.shape.rank
+
+    def __getitem__(self, key):
+        return OPERATORS["getitem"](self, key)
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):  # TF2: elementwise equality only via tf.equal; identity here
+        return self is other
+
+    def __ne__(self, other):
+        return self is not other
+
+    def __pos__(self):
+        return self
+
+    def __rpow__(self, other):
+        return OPERATORS["pow"](other, self)
+
+
+def _binary(op_name):
+    def method(self, other):
+        return OPERATORS[op_name](self, other)
+
+    def reflected(self, other):
+        return OPERATORS[op_name](other, self)
+
+    return method, reflected
+
+
+for _dunder, _name in _BINARY.items():
+    _fwd, _rev = _binary(_name)
+    setattr(Tensor, _dunder, _fwd)
+    if _dunder not in ("__lt__", "__le__", "__gt__", "__ge__"):
+        setattr(Tensor, "__r" + _dunder[2:], _rev)
+
+for _dunder, _name in _UNARY.items():
+    setattr(Tensor, _dunder, (lambda n: lambda self: OPERATORS[n](self))(_name))
+
+
+class EagerTensor(Tensor):
+    """A concrete value: an ATen tensor (or a resource object for dtype `resource`)."""
+
+    __slots__ = ("_value", "dtype", "_shape", "__weakref__")
+
+    def __init__(self, value, dtype: _dtypes.DType | None = None):
+        self._value = value
+        if dtype is None:
+            dtype = _dtypes.as_dtype(value.dtype)
+        self.dtype = dtype
+        self._shape = None
+
+    @property
+    def value(self):
+        """The ATen tensor (or resource) behind this tensor."""
+        return self._value
+
+    @property
+    def shape(self) -> TensorShape:
+        if self._shape is None:
+            self._shape = TensorShape(tuple(self._value.shape)) \
+                if isinstance(self._value, torch.Tensor) else TensorShape(())
+        return self._shape
+
+    @property
+    def device(self) -> str:
+        v = self._value
+        if isinstance(v, torch.Tensor) and v.device.type == "cuda":
+            return f"/job:localhost/replica:0/task:0/device:GPU:{v.device.index or 0}"
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
+    @property
+    def name(self):
+        raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
+
+    def numpy(self) -> np.ndarray:
+        """A NumPy copy of the value (bfloat16 comes back as float32, as NumPy has no bf16)."""
+        v = self._value
+        if not isinstance(v, torch.Tensor):
+            return np.asarray(v, dtype=object)
+        v = v.detach()
+        if v.device.type != "cpu":
+            v = v.cpu()
+        if v.dtype == torch.bfloat16:
+            v = v.float()
+        return v.numpy().copy()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    # TF2 tensor equality: elementwise for values; hashing stays by identity.
+    def __eq__(self, other):
+        if other is None:
+            return False
+        return OPERATORS["equal"](self, other)
+
+    def __ne__(self, other):
+        if other is None:
+            return True
+        return OPERATORS["not_equal"](self, other)
+
+    __hash__ = Tensor.__hash__
+
+    def __len__(self):
+        if self.shape.rank == 0:
+            raise TypeError("Scalar tensor has no `len()`")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.shape.rank == 0:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __bool__(self):
+        return bool(self.numpy())
+
+    def __float__(self):
+        return float(self.numpy())
+
+    def __int__(self):
+        return int(self.numpy())
+
+    def __index__(self):
+        if not self.dtype.is_integer:
+            raise TypeError(f"Only integer tensors can be used as indices, got {self.dtype!r}")
+        return int(self.numpy())
+
+    def __format__(self, spec):
+        return format(self.numpy(), spec) if self.shape.rank == 0 else str(self)
+
+    def __repr__(self):
+        return (f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
+                f"numpy={np.array2string(self.numpy(), separator=', ')}>")
+
+    def __str__(self):
+        return f"tf.Tensor({self.numpy()}, shape={self.shape}, dtype={self.dtype.name})"
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self

@@ -1,0 +1,3 @@
+"""Layer 2: ATen kernels, registered per (OpDef, device type)."""
+
+from ndflow.kernels import array, math, nn  # noqa: F401 - registers the kernels

@@ -1,0 +1,24 @@
+"""ATen kernels for array ops."""
+
+from __future__ import annotations
+
+import torch
+
+from ndflow.kernels.registry import kernel
+from ndflow.ops import array
+
+
+@kernel(array.Identity)
+def _identity(node):
+    return lambda x: x
+
+
+@kernel(array.PlaceholderWithDefault)
+def _placeholder_with_default(node):
+    return lambda x: x
+
+
+@kernel(array.Pack)
+def _pack(node):
+    axis = node.attrs["axis"]
+    return lambda *xs: torch.stack(xs, axis)

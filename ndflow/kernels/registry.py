@@ -1,0 +1,75 @@
+"""Kernel registry: ATen kernels per (OpDef, device type).
+
+A kernel is registered as a *factory*: given a `NodeInfo` (attrs, input/output dtypes and
+static shapes, torch device, runtime context) it returns `fn(*inputs) -> output` — one
+ATen tensor for single-output ops, a tuple for multi-output ops, None for no outputs. The
+factory runs once per plan step (or once per eager cache entry), so attribute parsing,
+padding arithmetic and layout decisions happen there, not on every call.
+
+    @kernel(math.AddV2)
+    def _add(node):
+        return torch.add
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from ndflow.core.errors import NotFoundError
+
+_KERNELS: dict = {}
+DEVICE_TYPES = ("CPU", "GPU")
+
+
+@dataclass
+class NodeInfo:
+    """What a kernel factory knows about the node it is built for."""
+
+    name: str
+    op_def: object
+    attrs: dict
+    input_dtypes: list
+    input_shapes: list          # TensorShapes, possibly partial
+    output_dtypes: list
+    output_shapes: list         # TensorShapes, possibly partial (unknown in eager mode)
+    device: torch.device
+    ctx: object = None          # runtime context: resources, RNG state (runtime layer)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def type(self) -> str:
+        return self.op_def.name
+
+    def attr(self, name):
+        return self.attrs[name]
+
+
+def kernel(op_def, devices=DEVICE_TYPES):
+    """Decorator registering a kernel factory for `op_def` on the given device types."""
+    def register(factory):
+        for d in devices:
+            key = (op_def, d)
+            if key in _KERNELS:
+                raise ValueError(f"Kernel for {op_def.name} on {d} already registered")
+            _KERNELS[key] = factory
+        return factory
+    return register
+
+
+def lookup(op_def, device_type: str = "CPU"):
+    try:
+        return _KERNELS[(op_def, device_type)]
+    except KeyError:
+        raise NotFoundError(None, None, f"No registered '{op_def.name}' OpKernel for "
+                            f"'{device_type}' devices compatible with node "
+                            f"{{{{node {op_def.name}}}}}") from None
+
+
+def has_kernel(op_def, device_type: str = "CPU") -> bool:
+    return (op_def, device_type) in _KERNELS
+
+
+def registered_ops(device_type: str = "CPU") -> list:
+    return sorted(od.name for (od, d) in _KERNELS if d == device_type)

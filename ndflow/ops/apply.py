@@ -1,0 +1,305 @@
+"""Applying an OpDef: type-attr inference, input conversion, then eager run or graph node.
+
+`apply_op` is the one entry point every op wrapper (`tf.add`, `tf.nn.conv2d`, ...) uses. It
+returns an `Operation` (graph mode) or an `EagerOperation` (eager mode); both expose
+`type`, `name`, `inputs`, `outputs`, `attrs`, `get_attr`, so gradient functions and tapes
+treat them alike.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ndflow.core import context, devices, dtypes
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.graph import SymbolicTensor
+from ndflow.core.shapes import TensorShape, fmt
+from ndflow.core.tensor import EagerTensor, Tensor
+from ndflow.ops.op_def import REGISTRY, InferenceContext, OpDef
+
+# (type, fn(value, dtype, name, as_ref) -> Tensor): how non-tensors (Variables ...) convert.
+_CONVERSIONS: list = []
+
+
+class EagerOperation:
+    """The record of one eagerly executed op (what tapes store and gradients read)."""
+
+    __slots__ = ("op_def", "type", "name", "inputs", "outputs", "attrs", "device")
+    _eager = True
+
+    def __init__(self, op_def, name, inputs, outputs, attrs, device):
+        self.op_def = op_def
+        self.type = op_def.name
+        self.name = name or op_def.name
+        self.inputs = inputs
+        self.outputs = outputs
+        self.attrs = attrs
+        self.device = device
+
+    def get_attr(self, name):
+        return self.attrs[name]
+
+    @property
+    def is_stateful(self):
+        return self.op_def.is_stateful
+
+
+def register_tensor_conversion_function(base_type, conversion_func, priority: int = 100):
+    _CONVERSIONS.append((base_type, conversion_func))
+
+
+def _infer_numpy(value, dtype):
+    """Python/NumPy value -> ndarray with TF's dtype rules (float->float32, int->int32)."""
+    if dtype is not None and dtype.np_dtype is not None:
+        arr = np.asarray(value)
+        if arr.dtype.kind == "f" and dtype.is_integer and not np.all(arr == np.round(arr)):
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+        if dtype.is_integer and arr.dtype.kind in "iu" and arr.size and (
+                arr.min() < dtype.min or arr.max() > dtype.max):
+            raise ValueError(f"Can't convert Python int to {dtype.name} tensor (out of range)")
+        return arr.astype(dtype.np_dtype, copy=False), dtype
+    if dtype is dtypes.bfloat16:
+        return np.asarray(value, dtype=np.float32), dtype
+    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+        arr = np.asarray(value)
+        return arr, dtypes.as_dtype(arr.dtype)
+    arr = np.asarray(value)
+    if arr.dtype == np.float64:
+        return arr.astype(np.float32), dtypes.float32
+    if arr.dtype.kind in "iu":
+        if arr.size == 0 or (arr.min() >= -2**31 and arr.max() < 2**31):
+            return arr.astype(np.int32), dtypes.int32
+        return arr.astype(np.int64), dtypes.int64
+    if arr.dtype.kind == "O":
+        raise TypeError(f"Attempt to convert a value ({value!r}) with an unsupported type "
+                        f"({type(value)}) to a Tensor.")
+    return arr, dtypes.as_dtype(arr.dtype)
+
+
+def numpy_to_torch(arr: np.ndarray, dtype, device=None) -> torch.Tensor:
+    t = torch.from_numpy(np.ascontiguousarray(arr)) if arr.dtype != object else None
+    if t is None:
+        raise TypeError(f"Cannot convert object array to {dtype.name}")
+    if dtype.torch_dtype is not None and t.dtype != dtype.torch_dtype:
+        t = t.to(dtype.torch_dtype)
+    if device is not None and device.type != "cpu":
+        t = t.to(device)
+    return t
+
+
+def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
+    """`tf.convert_to_tensor`: tensors pass through (dtype checked), values become constants."""
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype is not dtype:
+            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with "
+                             f"dtype {value.dtype.name}: {value!r}")
+        return value
+    for base, fn in _CONVERSIONS:
+        if isinstance(value, base):
+            return fn(value, dtype=dtype, name=name, as_ref=False)
+    if dtype is None and dtype_hint is not None:
+        try:
+            return convert_to_tensor(value, dtypes.as_dtype(dtype_hint), name)
+        except (TypeError, ValueError):
+            pass
+    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in _flatten(value)):
+        pack = REGISTRY["Pack"]
+        parts = [convert_to_tensor(v, dtype) for v in value]
+        return apply_op(pack, [parts], {"axis": 0}, name=name or "packed").outputs[0]
+    arr, dt = _infer_numpy(value, dtype)
+    if context.executing_eagerly():
+        return EagerTensor(numpy_to_torch(arr, dt, devices.to_torch_device(context.eager_device())),
+                           dt)
+    return _graph_const(context.get_default_graph(), arr, dt, name or "Const")
+
+
+def _flatten(value):
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            yield from _flatten(v)
+        else:
+            yield v
+
+
+def _graph_const(graph, arr: np.ndarray, dt, name: str) -> SymbolicTensor:
+    const = REGISTRY["Const"]
+    op_name = graph.unique_name(name)
+    op = graph.create_op(const, [], {"value": arr, "dtype": dt}, [(dt, TensorShape(arr.shape))],
+                         op_name)
+    return op.outputs[0]
+
+
+def constant_value(t):
+    """The value of `t` as a NumPy array when it is known without running the graph."""
+    if isinstance(t, EagerTensor):
+        return t.numpy()
+    if isinstance(t, SymbolicTensor):
+        fn = t.op.op_def.extra.get("constant_value")
+        return fn(t) if fn is not None else None
+    return None
+
+
+def _capture(graph, t):
+    """An eager tensor or a tensor of another graph used while building `graph`."""
+    capture = getattr(graph, "capture", None)
+    if capture is not None:
+        return capture(t)
+    if isinstance(t, EagerTensor):
+        if t.dtype is dtypes.resource:
+            raise ValueError("Cannot use an eager resource handle in a graph; create the "
+                             "variable inside the graph.")
+        return _graph_const(graph, t.numpy(), t.dtype, "Const")
+    raise ValueError(f"Tensor {t!r} must be from the same graph as the op being created.")
+
+
+def _infer_type_attrs(op_def: OpDef, inputs, attrs: dict) -> None:
+    for arg, val in zip(op_def.inputs, inputs):
+        ta = arg.type_attr
+        if ta is None or ta in attrs:
+            continue
+        vals = val if arg.number_attr else (val,)
+        for v in vals:
+            dt = getattr(v, "dtype", None)
+            if isinstance(v, Tensor) or (isinstance(dt, dtypes.DType) and not
+                                         isinstance(v, (np.ndarray, np.generic))):
+                attrs[ta] = dt.base_dtype if hasattr(dt, "base_dtype") else dt
+                break
+
+
+def _convert_inputs(op_def: OpDef, inputs, attrs: dict) -> list:
+    flat = []
+    first_arg_for_attr = {}
+    for arg, val in zip(op_def.inputs, inputs):
+        if arg.type_list_attr:
+            ts = [convert_to_tensor(v) for v in val]
+            attrs.setdefault(arg.type_list_attr, [t.dtype for t in ts])
+            flat.extend(ts)
+            continue
+        vals = list(val) if arg.number_attr else [val]
+        if arg.number_attr:
+            if not isinstance(val, (list, tuple)):
+                raise TypeError(f"Expected list for '{arg.name}' argument to '{op_def.name}' "
+                                f"Op, not {val!r}.")
+            attrs.setdefault(arg.number_attr, len(vals))
+        for v in vals:
+            expected = arg.dtype or attrs.get(arg.type_attr)
+            if expected is None:
+                ad = op_def.attrs.get(arg.type_attr)
+                hint = ad.default if ad is not None and ad.has_default else None
+                t = convert_to_tensor(v, dtype_hint=hint)
+            else:
+                try:
+                    t = convert_to_tensor(v, expected)
+                except ValueError:
+                    t = convert_to_tensor(v)
+            if arg.type_attr and arg.type_attr not in attrs:
+                attrs[arg.type_attr] = t.dtype
+            want = arg.dtype or attrs[arg.type_attr]
+            if t.dtype is not want:
+                if arg.dtype is not None:
+                    raise TypeError(f"Input '{arg.name}' of '{op_def.name}' Op has type "
+                                    f"{t.dtype.name} that does not match expected type of "
+                                    f"{want.name}.")
+                first = first_arg_for_attr.get(arg.type_attr, arg.name)
+                raise TypeError(f"Input '{arg.name}' of '{op_def.name}' Op has type "
+                                f"{t.dtype.name} that does not match type {want.name} of "
+                                f"argument '{first}'.")
+            if arg.type_attr:
+                first_arg_for_attr.setdefault(arg.type_attr, arg.name)
+            flat.append(t)
+    return flat
+
+
+def _check_attrs(op_def: OpDef, attrs: dict) -> None:
+    for name, ad in op_def.attrs.items():
+        if name not in attrs:
+            if not ad.has_default:
+                raise TypeError(f"Missing required attr '{name}' for op '{op_def.name}'.")
+            attrs[name] = ad.default
+            continue
+        v = attrs[name]
+        if ad.kind == "type":
+            v = attrs[name] = dtypes.as_dtype(v)
+            if ad.allowed is not None and v not in ad.allowed:
+                allowed = ", ".join(d.name for d in ad.allowed)
+                raise TypeError(f"Value passed to parameter '{_arg_for_attr(op_def, name)}' has "
+                                f"DataType {v.name} not in list of allowed values: {allowed}")
+        elif ad.kind == "string" and ad.allowed is not None:
+            if isinstance(v, bytes):
+                v = attrs[name] = v.decode()
+            if v not in ad.allowed:
+                raise ValueError(f"Attr '{name}' of '{op_def.name}' Op passed string '{v}' not "
+                                 f"in: {', '.join(repr(a) for a in ad.allowed)}.")
+        elif ad.kind == "int" and ad.minimum is not None and v < ad.minimum:
+            raise ValueError(f"Attr '{name}' of '{op_def.name}' Op passed {v} less than "
+                             f"minimum {ad.minimum}.")
+        elif ad.kind == "shape":
+            attrs[name] = TensorShape(v) if not isinstance(v, TensorShape) else v
+
+
+def _arg_for_attr(op_def: OpDef, attr: str) -> str:
+    for arg in op_def.inputs + op_def.outputs:
+        if arg.type_attr == attr:
+            return arg.name
+    return attr
+
+
+def output_dtypes(op_def: OpDef, attrs: dict) -> list:
+    out = []
+    for arg in op_def.outputs:
+        dt = arg.dtype or (attrs[arg.type_attr] if arg.type_attr else None)
+        if arg.number_attr:
+            out.extend([dt] * attrs[arg.number_attr])
+        elif arg.type_list_attr:
+            out.extend(attrs[arg.type_list_attr])
+        else:
+            out.append(dt)
+    return out
+
+
+def infer_shapes(op_def: OpDef, name: str, inputs, attrs: dict, n_out: int, eager: bool):
+    """Runs the op's shape function; a failure becomes TF's error naming op and shapes."""
+    shapes = [t.shape for t in inputs]
+    if op_def.shape_fn is None:
+        return [TensorShape(None)] * n_out
+    ctx = InferenceContext(name, op_def.name, inputs, shapes, [t.dtype for t in inputs],
+                           attrs, constant_value)
+    try:
+        out = op_def.shape_fn(ctx)
+    except ValueError as e:
+        shown = ", ".join(fmt(s) for s in shapes)
+        if eager:
+            raise InvalidArgumentError(None, None, f"{e} [Op:{op_def.name}] name: {name or ''}") \
+                from None
+        raise ValueError(f"{e} for '{{{{node {name}}}}} = {op_def.name}[]' with input shapes: "
+                         f"{shown}.") from None
+    return [TensorShape(s) if not isinstance(s, TensorShape) else s for s in out]
+
+
+def apply_op(op_def: OpDef, inputs, attrs=None, name: str | None = None):
+    """Creates (graph) or runs (eager) `op_def` on `inputs` (one entry per input arg)."""
+    attrs = dict(attrs) if attrs else {}
+    if len(inputs) != len(op_def.inputs):
+        raise TypeError(f"{op_def.name} takes {len(op_def.inputs)} inputs, got {len(inputs)}")
+    if context.executing_eagerly():
+        _infer_type_attrs(op_def, inputs, attrs)
+        flat = _convert_inputs(op_def, inputs, attrs)
+        _check_attrs(op_def, attrs)
+        op = context.hooks.eager_execute(op_def, flat, attrs, name)
+    else:
+        graph = context.get_default_graph()
+        _infer_type_attrs(op_def, inputs, attrs)
+        op_name = graph.unique_name(name or op_def.name)
+        with graph.name_scope(op_name + "/"):
+            flat = _convert_inputs(op_def, inputs, attrs)
+        flat = [t if isinstance(t, SymbolicTensor) and t.graph is graph else _capture(graph, t)
+                for t in flat]
+        _check_attrs(op_def, attrs)
+        dts = output_dtypes(op_def, attrs)
+        shapes = infer_shapes(op_def, op_name, flat, attrs, len(dts), eager=False)
+        op = graph.create_op(op_def, flat, attrs, list(zip(dts, shapes)), op_name)
+    for tape in context.active_tapes():
+        tape.record(op)
+    return op

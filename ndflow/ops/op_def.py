@@ -1,0 +1,203 @@
+"""OpDefs: each op declared once, TensorFlow-style, with its shape rule and gradient.
+
+    AddV2 = op_def("AddV2", inputs=["x: T", "y: T"], outputs=["z: T"],
+                   attrs=["T: {half, bfloat16, float, double, int32, int64}"],
+                   shape=broadcast_shape)
+
+    @AddV2.def_grad
+    def _(op, grad): ...
+
+Arg specs use TF's REGISTER_OP syntax: `x: T` (type attr), `x: int32` (fixed type),
+`values: N * T` (N tensors of type T), `inputs: T` where `T: list(type)` (a type list).
+Attr specs: `name: kind [= default]`, kind one of `type`, `{t1, t2}` (allowed types),
+`{'A', 'B'}` (allowed strings), `int [>= n]`, `float`, `bool`, `string`, `shape`, `tensor`,
+`list(int)`, `list(float)`, `list(type)`, `list(shape)`, `func`.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ndflow.core import dtypes
+from ndflow.core.errors import NotFoundError
+from ndflow.core.shapes import TensorShape
+
+NOT_DIFFERENTIABLE = "NOT_DIFFERENTIABLE"
+
+_TF_TYPE_NAMES = {
+    "half": dtypes.float16, "bfloat16": dtypes.bfloat16, "float": dtypes.float32,
+    "double": dtypes.float64, "int8": dtypes.int8, "int16": dtypes.int16,
+    "int32": dtypes.int32, "int64": dtypes.int64, "uint8": dtypes.uint8, "bool": dtypes.bool,
+    "string": dtypes.string, "resource": dtypes.resource, "variant": dtypes.variant,
+}
+# TF's type groups used in REGISTER_OP strings.
+_TYPE_GROUPS = {
+    "numbertype": dtypes.NUMERIC,
+    "realnumbertype": dtypes.NUMERIC,
+    "floattype": dtypes.FLOATING,
+    "inttype": dtypes.INTEGER,
+}
+
+REGISTRY: dict[str, OpDef] = {}
+
+
+@dataclass
+class ArgDef:
+    name: str
+    dtype: dtypes.DType | None = None   # fixed type
+    type_attr: str | None = None        # single tensor (or N) of type attrs[type_attr]
+    number_attr: str | None = None      # N * T: a list of N tensors
+    type_list_attr: str | None = None   # list of tensors with types attrs[type_list_attr]
+
+    @property
+    def is_list(self) -> bool:
+        return self.number_attr is not None or self.type_list_attr is not None
+
+
+@dataclass
+class AttrDef:
+    name: str
+    kind: str                      # 'type', 'int', 'float', 'bool', 'string', 'shape', ...
+    default: object = None
+    has_default: bool = False
+    allowed: tuple | None = None   # allowed dtypes or strings
+    minimum: int | None = None
+
+
+@dataclass
+class OpDef:
+    name: str
+    inputs: list[ArgDef]
+    outputs: list[ArgDef]
+    attrs: dict[str, AttrDef]
+    shape_fn: object = None          # fn(InferenceContext) -> list[TensorShape]
+    grad_fn: object = None           # fn(op, *grads) -> list[grad or None]; or NOT_DIFFERENTIABLE
+    is_stateful: bool = False
+    doc: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def def_grad(self, fn):
+        """Decorator: registers `fn(op, *output_grads) -> [input_grads]`."""
+        self.grad_fn = fn
+        return fn
+
+    def __repr__(self):
+        return f"<OpDef {self.name}>"
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+
+def op_def(name: str, inputs=(), outputs=(), attrs=(), shape=None, grad=None,
+           stateful: bool = False, doc: str = "") -> OpDef:
+    """Declares and registers an op (TF REGISTER_OP syntax for args and attrs)."""
+    if name in REGISTRY:
+        raise ValueError(f"Op '{name}' is already registered")
+    attr_defs = dict(_parse_attr(a) for a in attrs)
+    d = OpDef(name, [_parse_arg(a, attr_defs) for a in inputs],
+              [_parse_arg(a, attr_defs) for a in outputs], attr_defs, shape, grad, stateful, doc)
+    REGISTRY[name] = d
+    return d
+
+
+def lookup(name: str) -> OpDef:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise NotFoundError(None, None, f"Op type not registered '{name}' in binary running "
+                            "on this host.") from None
+
+
+def _parse_arg(spec: str, attrs: dict[str, AttrDef]) -> ArgDef:
+    name, _, rhs = (s.strip() for s in spec.partition(":"))
+    if "*" in rhs:
+        num, _, typ = (s.strip() for s in rhs.partition("*"))
+        if typ in _TF_TYPE_NAMES:
+            return ArgDef(name, dtype=_TF_TYPE_NAMES[typ], number_attr=num)
+        return ArgDef(name, type_attr=typ, number_attr=num)
+    if rhs in _TF_TYPE_NAMES:
+        return ArgDef(name, dtype=_TF_TYPE_NAMES[rhs])
+    if rhs in attrs and attrs[rhs].kind == "list(type)":
+        return ArgDef(name, type_list_attr=rhs)
+    if rhs in attrs:
+        return ArgDef(name, type_attr=rhs)
+    raise ValueError(f"Bad arg spec {spec!r}")
+
+
+def _parse_types(text: str) -> tuple:
+    out = []
+    for t in text.split(","):
+        t = t.strip()
+        if t in _TYPE_GROUPS:
+            out.extend(_TYPE_GROUPS[t])
+        else:
+            out.append(_TF_TYPE_NAMES[t])
+    return tuple(out)
+
+
+def _parse_attr(spec: str) -> tuple[str, AttrDef]:
+    name, _, rest = (s.strip() for s in spec.partition(":"))
+    kind, eq, default = (s.strip() for s in rest.partition("="))
+    a = AttrDef(name, kind)
+    if kind.startswith("{"):
+        body = kind[1:-1].strip()
+        if body.startswith("'") or body.startswith('"'):
+            a.kind = "string"
+            a.allowed = tuple(ast.literal_eval("[" + body + "]"))
+        else:
+            a.kind = "type"
+            a.allowed = _parse_types(body)
+    elif kind.startswith("int") and ">=" in kind:
+        a.kind = "int"
+        a.minimum = int(kind.split(">=")[1])
+    elif kind in _TYPE_GROUPS:
+        a.kind, a.allowed = "type", _TYPE_GROUPS[kind]
+    if eq:
+        a.has_default = True
+        a.default = _parse_default(a.kind, default)
+    return name, a
+
+
+def _parse_default(kind: str, text: str):
+    if kind == "type":
+        return _TF_TYPE_NAMES[text[3:].lower()] if text.startswith("DT_") else _TF_TYPE_NAMES[text]
+    if kind == "bool":
+        return text == "true"
+    if kind == "shape":
+        return TensorShape(None) if text == "unknown" else TensorShape(ast.literal_eval(text))
+    if kind == "list(type)" and text == "[]":
+        return []
+    return ast.literal_eval(text)
+
+
+class InferenceContext:
+    """What a shape function sees: flat input shapes/dtypes, attrs, and constant inputs."""
+
+    __slots__ = ("op_name", "op_type", "shapes", "dtypes", "attrs", "_value_fn", "_inputs")
+
+    def __init__(self, op_name, op_type, inputs, shapes, dtypes_, attrs, value_fn):
+        self.op_name = op_name
+        self.op_type = op_type
+        self._inputs = inputs
+        self.shapes = shapes
+        self.dtypes = dtypes_
+        self.attrs = attrs
+        self._value_fn = value_fn
+
+    def value(self, i: int):
+        """The constant value of input `i` as a NumPy array, or None if not known statically."""
+        return self._value_fn(self._inputs[i])
+
+    def attr(self, name):
+        return self.attrs[name]
+
+
+def as_numpy_value(v):
+    """Best-effort NumPy view of a constant attr value."""
+    return v if isinstance(v, np.ndarray) else np.asarray(v)

@@ -1,0 +1,3 @@
+"""Layer 4: eager execution, execution plans, sessions, tf.function."""
+
+from ndflow.runtime import eager  # noqa: F401 - installs the eager executor hook

@@ -1,0 +1,96 @@
+"""Eager execution: run one op now, with the same OpDef rules and kernels as graphs.
+
+Kernels are built once per (op, attrs, input dtypes and shapes, device) and cached, so the
+per-op cost on a cache hit is a dict lookup, the ATen call and the result wrapping.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ndflow.core import context, devices
+from ndflow.core.errors import InvalidArgumentError, OpError
+from ndflow.core.tensor import EagerTensor
+from ndflow.kernels import registry
+from ndflow.ops.apply import EagerOperation, infer_shapes, output_dtypes
+from ndflow.runtime.state import EAGER_CONTEXT
+
+_cache: dict = {}
+_device_cache: dict = {}
+_MAX_CACHE = 20000
+
+
+def _freeze(v):
+    if isinstance(v, list | tuple):
+        return tuple(_freeze(x) for x in v)
+    if isinstance(v, np.ndarray):
+        return (v.dtype.str, v.shape, v.tobytes())
+    return v
+
+
+def _device(spec: str):
+    d = _device_cache.get(spec)
+    if d is None:
+        d = _device_cache[spec] = (devices.to_torch_device(spec), devices.device_type(spec))
+    return d
+
+
+def _input_key(t):
+    v = t._value
+    return (t.dtype, tuple(v.shape)) if isinstance(v, torch.Tensor) else (t.dtype, None)
+
+
+def build_kernel(op_def, name, inputs, attrs, device_spec: str, ctx=EAGER_CONTEXT):
+    """Shape-checks the op and instantiates its kernel: (fn, output dtypes)."""
+    out_dtypes = output_dtypes(op_def, attrs)
+    shapes = infer_shapes(op_def, name, inputs, attrs, len(out_dtypes), eager=True)
+    dev, dev_type = _device(device_spec)
+    node = registry.NodeInfo(name or op_def.name, op_def, attrs, [t.dtype for t in inputs],
+                             [t.shape for t in inputs], out_dtypes, shapes, dev, ctx)
+    return registry.lookup(op_def, dev_type)(node), out_dtypes
+
+
+def eager_execute(op_def, inputs, attrs, name=None) -> EagerOperation:
+    spec = context.eager_device()
+    try:
+        key = (op_def, tuple((k, _freeze(v)) for k, v in attrs.items()),
+               tuple(_input_key(t) for t in inputs), spec)
+        entry = _cache.get(key)
+    except TypeError:  # unhashable attr
+        key, entry = None, None
+    if entry is None:
+        entry = build_kernel(op_def, name, inputs, attrs, spec)
+        if key is not None:
+            if len(_cache) > _MAX_CACHE:
+                _cache.clear()
+            _cache[key] = entry
+    fn, out_dtypes = entry
+    dev = _device(spec)[0]
+    vals = [t._value for t in inputs]
+    if dev.type != "cpu":
+        vals = [v.to(dev) if isinstance(v, torch.Tensor) and v.device != dev else v
+                for v in vals]
+    try:
+        res = fn(*vals)
+    except OpError as e:
+        raise type(e)(None, None, f"{e.message} [Op:{op_def.name}]"
+                      + (f" name: {name}" if name else "")) from None
+    except (RuntimeError, IndexError, ValueError, TypeError) as e:
+        raise InvalidArgumentError(None, None, f"{_first_line(e)} [Op:{op_def.name}]"
+                                   + (f" name: {name}" if name else "")) from None
+    n = len(out_dtypes)
+    if n == 1:
+        outputs = [EagerTensor(res, out_dtypes[0])]
+    elif n == 0:
+        outputs = []
+    else:
+        outputs = [EagerTensor(r, d) for r, d in zip(res, out_dtypes)]
+    return EagerOperation(op_def, name, inputs, outputs, attrs, spec)
+
+
+def _first_line(e: Exception) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+
+
+context.hooks.eager_execute = eager_execute

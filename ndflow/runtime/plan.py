@@ -1,0 +1,159 @@
+"""Execution plans: an optimized graph compiled once into straight-line Python.
+
+`Plan(graph, feeds, fetches, targets, ctx)` picks the ops the fetches and targets need, in
+creation (= topological) order, instantiates each kernel once, and generates a function
+
+    def run(f0, f1):
+        s = 0; v3 = k0(f0, c1)
+        s = 1; v4 = k1(v3); del v3
+        ...
+        return [v4]
+
+so a step is one Python call per kernel: no graph walking, no dict lookups, and each
+intermediate is released right after its last use (its memory goes back to the allocator
+for the next kernel). `s` names the failing node in errors.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ndflow.core import devices, dtypes
+from ndflow.core.errors import InvalidArgumentError, OpError
+from ndflow.core.shapes import fmt
+from ndflow.kernels import registry
+from ndflow.ops.apply import numpy_to_torch
+
+
+def needed_ops(fetches, targets, fed: set) -> set:
+    """Ops that must run to compute `fetches` and run `targets`, given fed tensors."""
+    need: set = set()
+    stack = [t.op for t in fetches if t not in fed] + list(targets)
+    while stack:
+        op = stack.pop()
+        if op in need:
+            continue
+        need.add(op)
+        stack.extend(t.op for t in op.inputs if t not in fed)
+        stack.extend(op.control_inputs)
+    return need
+
+
+def resolve_device(spec: str, soft_placement: bool = True) -> torch.device:
+    """The ATen device for an op's device string (GPU falls back to CPU when allowed)."""
+    dt = devices.device_type(spec)
+    if dt == "GPU" and devices.gpu_count() == 0:
+        if soft_placement:
+            return torch.device("cpu")
+        raise InvalidArgumentError(None, None, f"Cannot assign a device for operation: "
+                                   f"Could not satisfy explicit device specification '{spec}' "
+                                   "because no supported kernel for GPU devices is available.")
+    return devices.to_torch_device(spec)
+
+
+class Plan:
+    """A compiled step for fixed (feeds, fetches, targets) on one optimized graph."""
+
+    def __init__(self, graph, feeds, fetches, targets, ctx, soft_placement: bool = True):
+        self.graph = graph
+        self.feeds = list(feeds)
+        self.fetches = list(fetches)
+        self.ctx = ctx
+        fed = set(self.feeds)
+        need = needed_ops(self.fetches, targets, fed)
+        self.ops = [op for op in graph.get_operations() if op in need]
+        self.num_kernels = 0
+        self._run = self._compile(fed, soft_placement)
+
+    def _compile(self, fed, soft_placement):
+        names: dict = {}      # tensor -> python expression
+        scope: dict = {"_OpError": OpError}
+        lines = []
+        for i, t in enumerate(self.feeds):
+            names[t] = f"f{i}"
+        last_use: dict = {}
+        for idx, op in enumerate(self.ops):
+            for t in op.inputs:
+                last_use[t] = idx
+        for t in self.fetches:
+            last_use[t] = len(self.ops)
+        nodes = []
+        for idx, op in enumerate(self.ops):
+            dev = resolve_device(op.device, soft_placement)
+            if op.type == "Const":
+                arr = op.attrs["value"]
+                dt = op.attrs["dtype"]
+                cname = f"c{idx}"
+                scope[cname] = numpy_to_torch(arr, dt, dev) if dt is not dtypes.string else arr
+                names[op.outputs[0]] = cname
+                continue
+            if op.type == "Placeholder":
+                raise InvalidArgumentError(
+                    None, op, f"You must feed a value for placeholder tensor '{op.name}' with "
+                    f"dtype {op.attrs['dtype'].name} and shape {fmt(op.attrs.get('shape'))}\n\t "
+                    f"[[{{{{node {op.name}}}}}]]")
+            args = []
+            for t in op.inputs:
+                expr = names[t]
+                args.append(expr)
+            node = registry.NodeInfo(op.name, op.op_def, op.attrs,
+                                     [t.dtype for t in op.inputs], [t.shape for t in op.inputs],
+                                     [t.dtype for t in op.outputs],
+                                     [t.shape for t in op.outputs], dev, self.ctx)
+            try:
+                fn = registry.lookup(op.op_def, "GPU" if dev.type == "cuda" else "CPU")(node)
+            except OpError as e:
+                raise type(e)(None, op, f"{e.message}\n\t [[{{{{node {op.name}}}}}]]") from None
+            kname = f"k{idx}"
+            scope[kname] = fn
+            nodes.append(op)
+            n_out = len(op.outputs)
+            outs = []
+            for j, t in enumerate(op.outputs):
+                if t in last_use and t not in fed:
+                    vname = f"v{idx}_{j}"
+                    names[t] = vname
+                    outs.append(vname)
+                else:
+                    outs.append("_")
+            call = f"{kname}({', '.join(args)})"
+            if n_out == 0:
+                stmt = call
+            elif n_out == 1:
+                stmt = f"{outs[0]} = {call}" if outs[0] != "_" else call
+            else:
+                stmt = f"{', '.join(outs)}, = {call}"
+            dead = sorted({names[t] for t in op.inputs if last_use.get(t) == idx
+                           and names[t].startswith("v")})
+            lines.append(f"        s = {len(nodes) - 1}; {stmt}")
+            if dead:
+                lines.append(f"        del {', '.join(dead)}")
+        self.num_kernels = len(nodes)
+        self._nodes = nodes
+        ret = ", ".join(names[t] for t in self.fetches)
+        args = ", ".join(f"f{i}" for i in range(len(self.feeds)))
+        src = [f"def run({args}):", "    s = -1", "    try:"] + lines + [
+            f"        return [{ret}]",
+            "    except _OpError as e:",
+            "        raise _node_error(e, s, True) from None",
+            "    except Exception as e:",
+            "        raise _node_error(e, s, False) from None",
+        ]
+        scope["_node_error"] = self._node_error
+        self.source = "\n".join(src)
+        code = compile(self.source, f"<plan {id(self):x}>", "exec")
+        exec(code, scope)  # noqa: S102 - our own generated straight-line code
+        return scope["run"]
+
+    def _node_error(self, e: Exception, step: int, is_op_error: bool) -> Exception:
+        op = self._nodes[step] if 0 <= step < len(self._nodes) else None
+        where = f"\n\t [[{{{{node {op.name}}}}}]]" if op is not None else ""
+        if is_op_error:
+            return type(e)(None, op, f"{e.message}{where}")
+        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        kind = f" ({op.type})" if op is not None else ""
+        return InvalidArgumentError(None, op, f"{msg}{kind}{where}")
+
+    def run(self, feed_values):
+        """Runs one step: `feed_values` are ATen tensors in `feeds` order; returns fetches."""
+        return self._run(*feed_values)
