@@ -22,3 +22,18 @@ def _placeholder_with_default(node):
 def _pack(node):
     axis = node.attrs["axis"]
     return lambda *xs: torch.stack(xs, axis)
+
+
+@kernel(array.ZerosLike)
+def _zeros_like(node):
+    return torch.zeros_like
+
+
+@kernel(array.OnesLike)
+def _ones_like(node):
+    return torch.ones_like
+
+
+@kernel(array.Reshape)
+def _reshape(node):
+    return lambda x, shape: torch.reshape(x, shape.tolist())

@@ -27,6 +27,11 @@ def _sum(node):
     return lambda x, axes: torch.sum(x, dim=axes.tolist(), keepdim=keep)
 
 
-@kernel(math.Reshape)
-def _reshape(node):
-    return lambda x, shape: torch.reshape(x, shape.tolist())
+@kernel(math.AddN)
+def _add_n(node):
+    def add_n(*xs):
+        out = xs[0] + xs[1] if len(xs) > 1 else xs[0].clone()
+        for x in xs[2:]:
+            out.add_(x)  # `out` is our own fresh buffer, not an input
+        return out
+    return add_n

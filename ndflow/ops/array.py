@@ -115,3 +115,30 @@ Pack.extra["constant_value"] = _pack_value
 
 def stack(values, axis=0, name="stack"):
     return apply_op(Pack, [list(values)], {"axis": axis}, name=name).outputs[0]
+
+
+# -- ZerosLike / OnesLike --------------------------------------------------------------------------
+
+ZerosLike = op_def("ZerosLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"],
+                   shape=lambda ctx: [ctx.shapes[0]], grad=NOT_DIFFERENTIABLE)
+OnesLike = op_def("OnesLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"],
+                  shape=lambda ctx: [ctx.shapes[0]], grad=NOT_DIFFERENTIABLE)
+
+
+def zeros_like(input, dtype=None, name=None):  # noqa: A002 - TF's name
+    return apply_op(ZerosLike, [input], name=name).outputs[0]
+
+
+def ones_like(input, dtype=None, name=None):  # noqa: A002 - TF's name
+    return apply_op(OnesLike, [input], name=name).outputs[0]
+
+
+# -- Reshape ---------------------------------------------------------------------------------------
+
+Reshape = op_def("Reshape", inputs=["tensor: T", "shape: Tshape"], outputs=["output: T"],
+                 attrs=["T: type", "Tshape: {int32, int64} = DT_INT32"])
+
+
+def reshape(tensor, shape, name=None):
+    return apply_op(Reshape, [tensor, convert_to_tensor(shape, dtype_hint=dtypes.int32)],
+                    name=name).outputs[0]

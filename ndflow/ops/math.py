@@ -6,6 +6,7 @@ from ndflow.core import dtypes
 from ndflow.core.shapes import TensorShape, broadcast_shapes, fmt
 from ndflow.core.tensor import OPERATORS
 from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.array import reshape
 from ndflow.ops.op_def import op_def
 
 _NUMERIC = "T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8}"
@@ -31,7 +32,7 @@ def reduce_to_shape(grad, shape: TensorShape):
     axes = [i for i, (a, b) in enumerate(zip(g, s)) if b == 1 and a != 1]
     axes += [i for i in range(len(g) - shape.rank)]
     out = reduce_sum(grad, sorted(set(axes)), keepdims=True) if axes else grad
-    return reshape_like(out, shape)
+    return reshape(out, shape.as_list())
 
 
 AddV2 = op_def("AddV2", inputs=["x: T", "y: T"], outputs=["z: T"], attrs=[_NUMERIC],
@@ -100,8 +101,25 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
                     name=name).outputs[0]
 
 
-# Sum and Reshape appear here only because the sample gradient needs them; the op families
-# that own them (math reductions, array) replace these definitions.
+def _add_n_shape(ctx):
+    merged = TensorShape(None)
+    for s in ctx.shapes:
+        merged = merged.merge_with(s)
+    return [merged]
+
+
+AddN = op_def("AddN", inputs=["inputs: N * T"], outputs=["sum: T"],
+              attrs=["N: int >= 1", _NUMERIC], shape=_add_n_shape,
+              grad=lambda op, grad: [grad] * len(op.inputs))
+
+
+def add_n(inputs, name=None):
+    inputs = list(inputs)
+    if len(inputs) == 1 and name is None:
+        return inputs[0]
+    return apply_op(AddN, [inputs], name=name).outputs[0]
+
+
 Sum = op_def("Sum", inputs=["input: T", "reduction_indices: Tidx"], outputs=["output: T"],
              attrs=["keep_dims: bool = false", _NUMERIC, "Tidx: {int32, int64} = DT_INT32"])
 
@@ -109,14 +127,6 @@ Sum = op_def("Sum", inputs=["input: T", "reduction_indices: Tidx"], outputs=["ou
 def reduce_sum(x, axis, keepdims=False, name=None):
     return apply_op(Sum, [x, convert_to_tensor(axis, dtypes.int32)], {"keep_dims": keepdims},
                     name=name).outputs[0]
-
-
-Reshape = op_def("Reshape", inputs=["tensor: T", "shape: Tshape"], outputs=["output: T"],
-                 attrs=["T: type", "Tshape: {int32, int64} = DT_INT32"])
-
-
-def reshape_like(x, shape: TensorShape):
-    return apply_op(Reshape, [x, convert_to_tensor(shape.as_list(), dtypes.int32)]).outputs[0]
 
 
 OPERATORS.update(add=add, matmul=matmul)

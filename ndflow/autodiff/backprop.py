@@ -1,0 +1,66 @@
+"""Reverse-mode accumulation shared by `tf.gradients` (graph) and `GradientTape` (eager).
+
+Both hand over the forward ops in execution order plus gradient seeds; each op's registered
+gradient function emits ops in the current mode (graph nodes or eager ops), so the backward
+pass is itself a graph the passes can optimize, and higher-order gradients fall out of tapes
+recording the backward ops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from ndflow.core import dtypes
+from ndflow.ops.array import zeros_like
+from ndflow.ops.math import add_n
+from ndflow.ops.op_def import NOT_DIFFERENTIABLE
+
+
+def is_differentiable(dtype) -> bool:
+    """Gradients flow through floating tensors and resource handles (to variables)."""
+    return dtype.is_floating or dtype is dtypes.resource or dtype is dtypes.variant
+
+
+def aggregate(grads):
+    if not grads:
+        return None
+    return grads[0] if len(grads) == 1 else add_n(grads)
+
+
+def backprop(ops, seeds: dict, sources, stop=frozenset(), scope=None) -> list:
+    """Gradients of the seeded tensors w.r.t. `sources` through `ops` (forward order).
+
+    `seeds` maps tensor -> gradient. `scope(op)` returns a context manager to build each
+    op's gradient in (graph name scopes such as `gradients/MatMul_grad`).
+    """
+    pending: dict = {}
+    for t, g in seeds.items():
+        pending.setdefault(t, []).append(g)
+    source_set = set(sources)
+    for op in reversed(ops):
+        outs = op.outputs
+        out_grads = []
+        for t in outs:
+            gs = pending.get(t) if t in source_set else pending.pop(t, None)
+            out_grads.append(aggregate(gs))
+        if all(g is None for g in out_grads):
+            continue
+        grad_fn = op.op_def.grad_fn
+        if grad_fn == NOT_DIFFERENTIABLE:
+            continue
+        if grad_fn is None:
+            raise LookupError(f"No gradient defined for operation '{op.name}' (op type: "
+                              f"{op.type}). In general every operation must have an "
+                              "associated `@tf.RegisterGradient` for correct autodiff.")
+        with scope(op) if scope is not None else contextlib.nullcontext():
+            out_grads = [g if g is not None or not t.dtype.is_floating else zeros_like(t)
+                         for t, g in zip(outs, out_grads)]
+            in_grads = grad_fn(op, *out_grads)
+        if len(in_grads) != len(op.inputs):
+            raise ValueError(f"Gradient function for {op.type} returned {len(in_grads)} "
+                             f"gradients, expected {len(op.inputs)}")
+        for t, g in zip(op.inputs, in_grads):
+            if g is None or t in stop or not is_differentiable(t.dtype):
+                continue
+            pending.setdefault(t, []).append(g)
+    return [aggregate(pending.get(s)) for s in sources]

@@ -1,0 +1,86 @@
+"""`tf.gradients`: symbolic gradients added to the graph under the `gradients/` name scope."""
+
+from __future__ import annotations
+
+import enum
+
+from ndflow.autodiff.backprop import backprop, is_differentiable
+from ndflow.core import context
+from ndflow.core.graph import SymbolicTensor
+from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.array import ones_like, zeros_like
+
+
+class UnconnectedGradients(enum.Enum):
+    NONE = "none"
+    ZERO = "zero"
+
+
+def as_source(x):
+    """Variables differentiate through their resource handle (ReadVariableOp's grad)."""
+    handle = getattr(x, "handle", None)
+    return handle if handle is not None else x
+
+
+def _between(ys, xs) -> list:
+    """Ops on some path xs -> ys, in creation (topological) order."""
+    graph = ys[0].graph
+    reach_back: set = set()
+    stack = [y.op for y in ys]
+    while stack:
+        op = stack.pop()
+        if op in reach_back:
+            continue
+        reach_back.add(op)
+        stack.extend(t.op for t in op.inputs)
+    reach_fwd: set = set()
+    stack = [c for x in xs for c in x.consumers()]
+    while stack:
+        op = stack.pop()
+        if op in reach_fwd or op not in reach_back:
+            continue
+        reach_fwd.add(op)
+        for t in op.outputs:
+            stack.extend(t.consumers())
+    return [op for op in graph.get_operations() if op in reach_fwd]
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
+              gate_gradients=False, aggregation_method=None, stop_gradients=None,
+              unconnected_gradients=UnconnectedGradients.NONE) -> list:
+    """Symbolic d(sum ys)/d(xs) in the graph of `ys` (graph mode only, as TF)."""
+    if context.executing_eagerly():
+        raise RuntimeError("tf.gradients is not supported when eager execution is enabled. "
+                           "Use tf.GradientTape instead.")
+    ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
+    xs_in = list(xs) if isinstance(xs, (list, tuple)) else [xs]
+    unconnected_gradients = UnconnectedGradients(unconnected_gradients)
+    graph = ys[0].graph if isinstance(ys[0], SymbolicTensor) else context.get_default_graph()
+    with graph.as_default():
+        ys = [convert_to_tensor(y) for y in ys]
+        xs = [convert_to_tensor(as_source(x)) for x in xs_in]
+        for t in ys + xs:
+            if not isinstance(t, SymbolicTensor) or t.graph is not graph:
+                raise ValueError(f"Tensor {t!r} is not an element of this graph.")
+        if grad_ys is None:
+            grad_ys = [None] * len(ys)
+        elif not isinstance(grad_ys, (list, tuple)):
+            grad_ys = [grad_ys]
+        stop = {convert_to_tensor(as_source(s)) for s in (stop_gradients or [])}
+        with graph.name_scope(name):
+            seeds = {}
+            for y, gy in zip(ys, grad_ys):
+                if not is_differentiable(y.dtype):
+                    continue
+                g = ones_like(y, name=f"grad_ys_{len(seeds)}") if gy is None \
+                    else convert_to_tensor(gy, dtype=y.dtype)
+                seeds[y] = seeds[y] + g if y in seeds else g
+            ops = _between(ys, xs)
+
+            def scope(op):
+                return graph.name_scope(op.name + "_grad")
+
+            result = backprop(ops, seeds, xs, stop, scope) if seeds else [None] * len(xs)
+            if unconnected_gradients is UnconnectedGradients.ZERO:
+                result = [zeros_like(x) if g is None else g for x, g in zip(xs, result)]
+    return result

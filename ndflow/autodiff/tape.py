@@ -1,0 +1,163 @@
+"""`tf.GradientTape`: records ops that touch watched tensors, then backpropagates.
+
+Works in eager mode (records EagerOperations) and while tracing a `tf.function` (records
+graph Operations, and `gradient` emits graph ops). Gradient computations run while outer
+tapes keep recording, so nesting tapes gives higher-order gradients.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from ndflow.autodiff.backprop import backprop, is_differentiable
+from ndflow.autodiff.gradients import UnconnectedGradients, as_source
+from ndflow.core import context
+from ndflow.core.tensor import Tensor
+from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.array import ones_like, zeros_like
+
+
+def _flatten(structure):
+    if isinstance(structure, dict):
+        return [x for k in sorted(structure) for x in _flatten(structure[k])]
+    if isinstance(structure, (list, tuple)):
+        return [x for s in structure for x in _flatten(s)]
+    return [structure]
+
+
+def _pack_like(structure, flat: list):
+    it = iter(flat)
+
+    def build(s):
+        if isinstance(s, dict):
+            return {k: build(s[k]) for k in sorted(s)}
+        if isinstance(s, (list, tuple)):
+            items = [build(x) for x in s]
+            return type(s)(items) if not hasattr(s, "_fields") else type(s)(*items)
+        return next(it)
+
+    return build(structure)
+
+
+class GradientTape:
+    """Record operations for automatic differentiation (TF2 `tf.GradientTape`)."""
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+        self._persistent = persistent
+        self._watch_accessed_variables = watch_accessed_variables
+        self._ops: list = []
+        self._watched: dict = {}          # id -> tensor (keeps ids valid)
+        self._watched_variables: list = []
+        self._recording = False
+        self._used = False
+
+    # -- context manager -----------------------------------------------------------------------
+    def __enter__(self):
+        self._push()
+        return self
+
+    def __exit__(self, *exc):
+        if self._recording:
+            self._pop()
+
+    def _push(self):
+        context.state().tapes.append(self)
+        self._recording = True
+
+    def _pop(self):
+        context.state().tapes.remove(self)
+        self._recording = False
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """Temporarily stop recording on this tape."""
+        if not self._recording:
+            raise ValueError("Tape.stop_recording() can only be called when the tape is "
+                             "recording.")
+        self._pop()
+        try:
+            yield
+        finally:
+            self._push()
+
+    def reset(self):
+        self._ops.clear()
+        self._watched.clear()
+        self._watched_variables.clear()
+
+    # -- watching ----------------------------------------------------------------------------
+    def watch(self, tensor) -> None:
+        for t in _flatten(tensor):
+            if hasattr(t, "handle") and not isinstance(t, Tensor):
+                self._watch_variable(t)
+                continue
+            if not isinstance(t, Tensor):
+                raise ValueError(f"Passed in object {t!r} of type '{type(t).__name__}', not "
+                                 "tf.Tensor or tf.Variable or ExtensionType.")
+            if is_differentiable(t.dtype):
+                self._watched[id(t)] = t
+
+    def _watch_variable(self, var) -> None:
+        h = var.handle
+        if id(h) not in self._watched:
+            self._watched[id(h)] = h
+            self._watched_variables.append(var)
+
+    def variable_accessed(self, var) -> None:
+        """Called by variables when read: trainable variables are watched automatically."""
+        if self._watch_accessed_variables and getattr(var, "trainable", True):
+            self._watch_variable(var)
+
+    def watched_variables(self) -> tuple:
+        return tuple(self._watched_variables)
+
+    def record(self, op) -> None:
+        """Called by `apply_op` for every op created while this tape is active."""
+        watched = self._watched
+        if any(id(t) in watched for t in op.inputs):
+            self._ops.append(op)
+            for t in op.outputs:
+                if is_differentiable(t.dtype):
+                    watched[id(t)] = t
+
+    # -- differentiation -----------------------------------------------------------------------
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        """d(target)/d(sources), with the nested structure of `sources`."""
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
+        unconnected_gradients = UnconnectedGradients(unconnected_gradients)
+        targets = [convert_to_tensor(t) for t in _flatten(target)]
+        flat_sources = _flatten(sources)
+        for s in flat_sources:
+            if s is None:
+                raise ValueError("`sources` must not contain None")
+        srcs = [as_source(s) for s in flat_sources]
+        if output_gradients is None:
+            out_grads = [None] * len(targets)
+        else:
+            out_grads = _flatten(output_gradients)
+        was_recording = self._recording
+        if was_recording:
+            self._pop()
+        try:
+            seeds: dict = {}
+            for t, g in zip(targets, out_grads):
+                if id(t) not in self._watched and not any(t is s for s in srcs):
+                    continue
+                g = ones_like(t) if g is None else convert_to_tensor(g, dtype=t.dtype)
+                seeds[t] = seeds[t] + g if t in seeds else g
+            grads = backprop(list(self._ops), seeds, srcs) if seeds else [None] * len(srcs)
+            if unconnected_gradients is UnconnectedGradients.ZERO:
+                grads = [zeros_like(s) if g is None else g for s, g in zip(srcs, grads)]
+        finally:
+            if was_recording:
+                self._push()
+        if not self._persistent:
+            self._used = True
+            self._ops = []
+        return _pack_like(sources, grads)
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
+        raise NotImplementedError("GradientTape.jacobian is not implemented yet")

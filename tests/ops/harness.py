@@ -1,0 +1,224 @@
+"""Table-driven op tests: one `OpCase` per op behaviour drives every check.
+
+A case gives the public function under test, NumPy inputs (float64 for floating inputs),
+and a NumPy float64 reference. The harness then checks
+- forward values, eager and graph mode, for each dtype in `dtypes` (floating inputs are cast;
+  integer/bool inputs are passed as they are), plus float16/bfloat16 with loose tolerances;
+- static shape inference: with fully known input shapes the inferred shape must equal the
+  computed one; with every dimension unknown it must stay compatible with it;
+- gradients in float64: the symbolic gradient (`tf.gradients` in a graph, and the eager
+  `GradientTape`) against central finite differences of the op's own forward pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import torch
+
+import ndflow  # noqa: F401 - registers ops and kernels
+from ndflow.autodiff.gradients import gradients
+from ndflow.autodiff.tape import GradientTape
+from ndflow.core import dtypes
+from ndflow.core.graph import Graph
+from ndflow.core.tensor import EagerTensor
+from ndflow.ops.apply import convert_to_tensor, numpy_to_torch
+from ndflow.ops.array import placeholder
+from ndflow.runtime.plan import Plan
+from ndflow.runtime.state import RuntimeContext
+
+LOW_PRECISION_TOL = {dtypes.float16: 1e-2, dtypes.bfloat16: 4e-2}
+
+
+@dataclass
+class OpCase:
+    id: str
+    fn: Callable                       # (*tensors) -> tensor or list of tensors
+    inputs: list                       # NumPy arrays; floating ones are cast per dtype
+    ref: Callable                      # (*float64 arrays) -> array or list of arrays
+    dtypes: tuple = (dtypes.float32, dtypes.float64)
+    low_precision: bool = True         # also run float16 / bfloat16 forward
+    grad: bool | tuple = True          # True: all floating inputs; tuple: those indices
+    rtol: float = 1e-5
+    atol: float = 1e-6
+    grad_eps: float = 1e-6
+    grad_tol: float = 1e-5
+    static_shape_exact: bool = True    # inferred shape equals the real one (known inputs)
+    extra: dict = field(default_factory=dict)
+
+    def __str__(self):
+        return self.id
+
+
+def _is_float(a) -> bool:
+    return np.asarray(a).dtype.kind == "f"
+
+
+def _cast_inputs(case: OpCase, dtype):
+    return [np.asarray(a, np.float64) if _is_float(a) else np.asarray(a) for a in case.inputs], \
+        [dtype if _is_float(a) else dtypes.as_dtype(np.asarray(a).dtype) for a in case.inputs]
+
+
+def _eager_tensor(arr, dt):
+    return EagerTensor(numpy_to_torch(np.asarray(arr), dt), dt)
+
+
+def _to_numpy(x) -> np.ndarray:
+    if isinstance(x, torch.Tensor):
+        x = x.detach()
+        return (x.float() if x.dtype == torch.bfloat16 else x).numpy()
+    return np.asarray(x.numpy() if hasattr(x, "numpy") else x)
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def run_eager(case: OpCase, dtype):
+    arrs, dts = _cast_inputs(case, dtype)
+    return [_to_numpy(o) for o in _as_list(case.fn(*[_eager_tensor(a, d)
+                                                      for a, d in zip(arrs, dts)]))]
+
+
+def build_graph(case: OpCase, dtype, unknown_dims: bool = False):
+    """(graph, placeholders, outputs, feed arrays) with floating inputs as placeholders."""
+    arrs, dts = _cast_inputs(case, dtype)
+    g = Graph()
+    feeds, feed_vals, args = [], [], []
+    with g.as_default():
+        for a, d in zip(arrs, dts):
+            if d.is_floating:
+                shape = [None] * a.ndim if unknown_dims else list(a.shape)
+                p = placeholder(d, shape)
+                feeds.append(p)
+                feed_vals.append(a)
+                args.append(p)
+            else:
+                args.append(convert_to_tensor(a, d))
+        outs = _as_list(case.fn(*args))
+    return g, feeds, outs, feed_vals
+
+
+def run_plan(graph, feeds, fetches, feed_vals):
+    plan = Plan(graph, feeds, fetches, [], RuntimeContext())
+    vals = [numpy_to_torch(np.asarray(v), p.dtype) for p, v in zip(feeds, feed_vals)]
+    return [_to_numpy(o) for o in plan.run(vals)]
+
+
+def run_graph(case: OpCase, dtype, unknown_dims: bool = False):
+    g, feeds, outs, vals = build_graph(case, dtype, unknown_dims)
+    return run_plan(g, feeds, outs, vals)
+
+
+def reference(case: OpCase):
+    arrs, _ = _cast_inputs(case, dtypes.float64)
+    return [np.asarray(r) for r in _as_list(case.ref(*arrs))]
+
+
+def _close(actual, expected, rtol, atol, what):
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
+    if expected.dtype == np.bool_ or expected.dtype.kind in "iu":
+        np.testing.assert_array_equal(actual, expected, err_msg=what)
+    else:
+        np.testing.assert_allclose(actual.astype(np.float64), expected, rtol=rtol, atol=atol,
+                                   err_msg=what)
+
+
+def check_forward(case: OpCase) -> None:
+    expected = reference(case)
+    runs = [(d, case.rtol if d is not dtypes.float32 else max(case.rtol, 1e-5),
+             case.atol if d is not dtypes.float32 else max(case.atol, 1e-5))
+            for d in case.dtypes]
+    if case.low_precision:
+        runs += [(d, tol, tol) for d, tol in LOW_PRECISION_TOL.items()]
+    for dtype, rtol, atol in runs:
+        for mode, runner in (("eager", run_eager), ("graph", run_graph)):
+            got = runner(case, dtype)
+            assert len(got) == len(expected), f"{case.id}: {len(got)} outputs"
+            for i, (a, e) in enumerate(zip(got, expected)):
+                _close(a, e, rtol, atol, f"{case.id} {mode} {dtype.name} output {i}")
+
+
+def check_shapes(case: OpCase) -> None:
+    expected = reference(case)
+    dtype = case.dtypes[0]
+    _, _, outs, _ = build_graph(case, dtype)
+    for o, e in zip(outs, expected):
+        if case.static_shape_exact:
+            assert o.shape.as_list() == list(e.shape), \
+                f"{case.id}: inferred {o.shape}, computed {e.shape}"
+        else:
+            assert o.shape.is_compatible_with(e.shape), f"{case.id}: {o.shape} vs {e.shape}"
+    g, feeds, outs, vals = build_graph(case, dtype, unknown_dims=True)
+    got = run_plan(g, feeds, outs, vals)
+    for o, a in zip(outs, got):
+        assert o.shape.is_compatible_with(a.shape), \
+            f"{case.id}: inferred {o.shape} with unknown dims, computed {a.shape}"
+        _close(a, reference(case)[outs.index(o)], 1e-4, 1e-4, f"{case.id} unknown dims")
+
+
+def _grad_indices(case: OpCase) -> list:
+    floats = [i for i, a in enumerate(case.inputs) if _is_float(a)]
+    return floats if case.grad is True else list(case.grad)
+
+
+def numeric_gradient(case: OpCase, weights: list, idx: int) -> np.ndarray:
+    """d(sum_k w_k . out_k)/d input[idx] by central differences of the ndflow forward pass."""
+    arrs, _ = _cast_inputs(case, dtypes.float64)
+    base = arrs[idx]
+    grad = np.zeros_like(base)
+    flat = grad.reshape(-1)
+    for j in range(base.size):
+        vals = []
+        for sign in (1.0, -1.0):
+            pert = [a.copy() for a in arrs]
+            pert[idx].reshape(-1)[j] += sign * case.grad_eps
+            sub = OpCase(case.id, case.fn, pert, case.ref, dtypes=(dtypes.float64,))
+            outs = run_eager(sub, dtypes.float64)
+            vals.append(sum(float(np.sum(o * w)) for o, w in zip(outs, weights)))
+        flat[j] = (vals[0] - vals[1]) / (2 * case.grad_eps)
+    return grad
+
+
+def check_gradients(case: OpCase) -> None:
+    if not case.grad:
+        return
+    rng = np.random.default_rng(0)
+    expected = reference(case)
+    weights = [rng.uniform(0.5, 1.5, e.shape) if e.dtype.kind == "f" else None
+               for e in expected]
+    idx = _grad_indices(case)
+    numeric = [numeric_gradient(case, [w for w in weights if w is not None], i) for i in idx]
+    # Graph mode: tf.gradients with grad_ys = weights.
+    g, feeds, outs, vals = build_graph(case, dtypes.float64)
+    float_outs = [o for o in outs if o.dtype.is_floating]
+    with g.as_default():
+        gys = [convert_to_tensor(w) for w in weights if w is not None]
+        float_pos = [i for i, a in enumerate(case.inputs) if _is_float(a)]
+        xs = [feeds[float_pos.index(i)] for i in idx]
+        grads = gradients(float_outs, xs, grad_ys=gys)
+    for i, (gr, num) in enumerate(zip(grads, numeric)):
+        if gr is None:
+            assert np.allclose(num, 0), f"{case.id}: graph gradient of input {idx[i]} is None"
+            continue
+        (analytic,) = run_plan(g, feeds, [gr], vals)
+        _close(analytic, num, case.grad_tol, case.grad_tol,
+               f"{case.id}: graph gradient of input {idx[i]}")
+    # Eager mode: GradientTape with output_gradients = weights.
+    arrs, dts = _cast_inputs(case, dtypes.float64)
+    ins = [_eager_tensor(a, d) for a, d in zip(arrs, dts)]
+    with GradientTape() as tape:
+        for i in idx:
+            tape.watch(ins[i])
+        outs = [o for o in _as_list(case.fn(*ins)) if o.dtype.is_floating]
+    grads = tape.gradient(outs, [ins[i] for i in idx],
+                          output_gradients=[_eager_tensor(w, dtypes.float64)
+                                            for w in weights if w is not None])
+    for i, (gr, num) in enumerate(zip(grads, numeric)):
+        if gr is None:
+            assert np.allclose(num, 0), f"{case.id}: eager gradient of input {idx[i]} is None"
+            continue
+        _close(gr.numpy(), num, case.grad_tol, case.grad_tol,
+               f"{case.id}: eager gradient of input {idx[i]}")
