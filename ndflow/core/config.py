@@ -1,0 +1,378 @@
+"""The NVIDIA TensorFlow container's environment variables, parsed in one place.
+
+Every variable ndflow honours is declared here once (`VARIABLES`: name, kind, default, what it
+does) and read through a typed accessor at call time, so a test can `monkeypatch.setenv` and
+the next call sees it. Malformed values raise `ValueError` naming the variable; nothing is
+silently ignored.
+
+Parsing follows TensorFlow's readers:
+
+- booleans as `tsl::ReadBoolFromEnvVar`: "1"/"true" and "0"/"false", case-insensitive, no
+  surrounding spaces; anything else is an error;
+- integers as `tsl::ReadInt64FromEnvVar` (`safe_strto64`): optional sign and digits, surrounding
+  spaces allowed;
+- `TF_CPP_VMODULE` as TensorFlow's logging: "module=level,module2=level" with a module being a
+  source file's base name without extension (here a Python module's last component);
+- the mixed-precision list overrides as `AutoMixedPrecisionLists::UpdateList`: comma-separated
+  op names added, then removed, per list, the legacy WHITELIST/GRAYLIST/BLACKLIST names after
+  the current ones.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+@dataclass(frozen=True)
+class EnvVar:
+    """A declared environment variable: `kind` is bool, int, str, vmodule or oplist."""
+
+    name: str
+    kind: str
+    default: bool | int | str | None
+    help: str
+
+
+VARIABLES: dict[str, EnvVar] = {}
+
+
+def _declare(name: str, kind: str, default: bool | int | str | None, help: str) -> str:
+    VARIABLES[name] = EnvVar(name, kind, default, help)
+    return name
+
+
+# Mixed precision (NVIDIA container knobs).
+TF_ENABLE_AUTO_MIXED_PRECISION = _declare(
+    "TF_ENABLE_AUTO_MIXED_PRECISION", "bool", False,
+    "Turns on both the mixed-precision graph rewrite and automatic loss scaling.")
+TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE = _declare(
+    "TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE", "bool", None,
+    "Turns the mixed-precision graph rewrite on or off alone "
+    "(default: TF_ENABLE_AUTO_MIXED_PRECISION).")
+TF_ENABLE_AUTO_MIXED_PRECISION_LOSS_SCALING = _declare(
+    "TF_ENABLE_AUTO_MIXED_PRECISION_LOSS_SCALING", "bool", None,
+    "Turns automatic dynamic loss scaling in optimizers on or off alone "
+    "(default: TF_ENABLE_AUTO_MIXED_PRECISION).")
+TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_IGNORE_PERFORMANCE = _declare(
+    "TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_IGNORE_PERFORMANCE", "bool", False,
+    "Runs the mixed-precision rewrite even on devices where it is not expected to be faster.")
+TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL = _declare(
+    "TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL", "str", "",
+    "Empty (normal), TREAT_INFER_AS_DENY (infer-list ops stay in float32) or UNSAFE_FORCE_ALL "
+    "(every op that can run in reduced precision does).")
+AMP_LISTS = ("ALLOWLIST", "INFERLIST", "DENYLIST", "CLEARLIST")
+_AMP_LEGACY = {"ALLOWLIST": "WHITELIST", "INFERLIST": "GRAYLIST", "DENYLIST": "BLACKLIST"}
+for _list in AMP_LISTS:
+    for _name in (_list, _AMP_LEGACY.get(_list)):
+        if _name is None:
+            continue
+        for _op in ("ADD", "REMOVE"):
+            _declare(f"TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_{_name}_{_op}", "oplist", "",
+                     f"Comma-separated op types to {_op.lower()} "
+                     f"{'to' if _op == 'ADD' else 'from'} the mixed-precision "
+                     f"{_list.lower()}" + (" (legacy name)" if _name != _list else "") + ".")
+
+# Layout, tracing, GPU math.
+TF_ENABLE_NHWC = _declare(
+    "TF_ENABLE_NHWC", "bool", False,
+    "Lets the layout pass keep convolutions in NHWC (channels-last) end to end.")
+TF_DISABLE_NVTX_RANGES = _declare(
+    "TF_DISABLE_NVTX_RANGES", "bool", False,
+    "Turns NVTX ranges off, whatever TF_ENABLE_NVTX_RANGES says.")
+TF_ENABLE_NVTX_RANGES = _declare(
+    "TF_ENABLE_NVTX_RANGES", "bool", False,
+    "Wraps each executed op in an NVTX range for Nsight Systems (GPU only).")
+TF_CUDNN_USE_AUTOTUNE = _declare(
+    "TF_CUDNN_USE_AUTOTUNE", "bool", True,
+    "Lets cuDNN benchmark convolution algorithms and pick the fastest (GPU only).")
+TF_ENABLE_CUBLAS_TENSOR_OP_MATH_FP32 = _declare(
+    "TF_ENABLE_CUBLAS_TENSOR_OP_MATH_FP32", "bool", False,
+    "Allows Tensor Core (TF32) math for float32 cuBLAS matmuls.")
+TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32 = _declare(
+    "TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32", "bool", False,
+    "Allows Tensor Core (TF32) math for float32 cuDNN convolutions.")
+TF_ENABLE_CUDNN_RNN_TENSOR_OP_MATH_FP32 = _declare(
+    "TF_ENABLE_CUDNN_RNN_TENSOR_OP_MATH_FP32", "bool", False,
+    "Allows Tensor Core (TF32) math for float32 cuDNN RNNs.")
+
+# Threads.
+TF_NUM_INTEROP_THREADS = _declare(
+    "TF_NUM_INTEROP_THREADS", "int", 0,
+    "Threads running independent ops concurrently; 0 lets ndflow choose, negative runs every "
+    "op in the caller's thread.")
+TF_NUM_INTRAOP_THREADS = _declare(
+    "TF_NUM_INTRAOP_THREADS", "int", 0,
+    "Threads one kernel may use (ATen's intra-op pool); 0 lets ndflow choose.")
+
+# Logging.
+TF_CPP_MIN_LOG_LEVEL = _declare(
+    "TF_CPP_MIN_LOG_LEVEL", "int", 0,
+    "Hides log lines below a severity: 0 shows all, 1 hides INFO, 2 also WARNING, "
+    "3 also ERROR.")
+TF_CPP_MIN_VLOG_LEVEL = _declare(
+    "TF_CPP_MIN_VLOG_LEVEL", "int", 0,
+    "Shows verbose (VLOG) lines up to this level in every module.")
+TF_CPP_MAX_VLOG_LEVEL = _declare(
+    "TF_CPP_MAX_VLOG_LEVEL", "int", None,
+    "Newer TensorFlow's name for TF_CPP_MIN_VLOG_LEVEL; wins when both are set.")
+TF_CPP_VMODULE = _declare(
+    "TF_CPP_VMODULE", "vmodule", "",
+    "Per-module verbose levels, e.g. 'constant_folding=2,plan=1' (module = file name "
+    "without .py).")
+
+# JIT (kept raw here; ndflow.jit parses the flags).
+TF_XLA_FLAGS = _declare(
+    "TF_XLA_FLAGS", "str", "",
+    "TensorFlow-side JIT flags such as --tf_xla_auto_jit=2 (parsed by ndflow.jit).")
+XLA_FLAGS = _declare(
+    "XLA_FLAGS", "str", "",
+    "Compiler-side flags such as --xla_dump_to=DIR (parsed by ndflow.jit).")
+
+del _list, _name, _op
+
+_INT_RE = re.compile(r"\s*[+-]?[0-9]+\s*\Z")
+
+
+def _raw(name: str) -> str | None:
+    return os.environ.get(name)
+
+
+def parse_bool(name: str, value: str) -> bool:
+    """`value` of variable `name` as TensorFlow reads a boolean; ValueError otherwise."""
+    lowered = value.lower()
+    if lowered in ("1", "true"):
+        return True
+    if lowered in ("0", "false"):
+        return False
+    raise ValueError(f"Failed to parse the env-var ${{{name}}} into bool: {value!r}; "
+                     "expected 1, 0, true or false (any case)")
+
+
+def parse_int(name: str, value: str, minimum: int | None = None) -> int:
+    """`value` of variable `name` as a decimal integer (at least `minimum`)."""
+    if not _INT_RE.match(value):
+        raise ValueError(f"Failed to parse the env-var ${{{name}}} into int: {value!r}")
+    result = int(value)
+    if minimum is not None and result < minimum:
+        raise ValueError(f"The env-var ${{{name}}} must be at least {minimum}, got {result}")
+    return result
+
+
+def env_bool(name: str, default: bool) -> bool:
+    """Boolean variable `name`, or `default` when it is unset."""
+    value = _raw(name)
+    return default if value is None else parse_bool(name, value)
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    """Integer variable `name`, or `default` when it is unset."""
+    value = _raw(name)
+    return default if value is None else parse_int(name, value, minimum)
+
+
+def env_str(name: str, default: str = "") -> str:
+    """String variable `name` as given, or `default` when it is unset."""
+    value = _raw(name)
+    return default if value is None else value
+
+
+# ---------------------------------------------------------------------------------------------
+# Logging levels
+
+@lru_cache(maxsize=32)
+def parse_vmodule(value: str) -> dict[str, int]:
+    """'mod=1,other=2' -> {'mod': 1, 'other': 2}. Empty items are skipped; a later entry for
+    the same module wins (as TensorFlow's map insertion)."""
+    result: dict[str, int] = {}
+    for item in value.split(","):
+        if not item.strip():
+            continue
+        module, sep, level = item.partition("=")
+        module = module.strip()
+        if not sep or not module:
+            raise ValueError(f"Failed to parse the env-var ${{{TF_CPP_VMODULE}}}: {item!r} is "
+                             "not of the form module=level (e.g. 'plan=2,constant_folding=1')")
+        result[module] = parse_int(TF_CPP_VMODULE, level)
+    return result
+
+
+def vmodule() -> dict[str, int]:
+    """TF_CPP_VMODULE as a dict (a copy; empty when unset)."""
+    return dict(parse_vmodule(env_str(TF_CPP_VMODULE)))
+
+
+def module_key(module: str) -> str:
+    """The name TF_CPP_VMODULE matches: a file's base name without extension, or the last
+    component of a dotted module name ('ndflow.passes.cse' and '.../cse.py' -> 'cse')."""
+    base = module.replace("\\", "/").rsplit("/", 1)[-1]
+    if base.endswith((".py", ".pyc")):
+        return base.split(".", 1)[0]
+    return base.rsplit(".", 1)[-1]
+
+
+def min_log_level() -> int:
+    """TF_CPP_MIN_LOG_LEVEL: 0 INFO and up, 1 WARNING and up, 2 ERROR and up, 3 FATAL only."""
+    return env_int(TF_CPP_MIN_LOG_LEVEL, 0, minimum=0)
+
+
+def max_vlog_level() -> int:
+    """The VLOG level enabled in every module (TF_CPP_MAX_VLOG_LEVEL, else
+    TF_CPP_MIN_VLOG_LEVEL, else 0)."""
+    if _raw(TF_CPP_MAX_VLOG_LEVEL) is not None:
+        return env_int(TF_CPP_MAX_VLOG_LEVEL, 0, minimum=0)
+    return env_int(TF_CPP_MIN_VLOG_LEVEL, 0, minimum=0)
+
+
+def vmodule_level(module: str) -> int:
+    """The highest VLOG level shown for `module`: the larger of the global level and the
+    module's TF_CPP_VMODULE entry (TensorFlow's `VLOG_IS_ON` rule)."""
+    per_module = parse_vmodule(env_str(TF_CPP_VMODULE))
+    key = module_key(module)
+    level = max_vlog_level()
+    for name in (module, key):
+        if name in per_module:
+            level = max(level, per_module[name])
+    return level
+
+
+def vlog_is_on(module: str, level: int) -> bool:
+    return level <= vmodule_level(module)
+
+
+# ---------------------------------------------------------------------------------------------
+# Typed accessors for the container's knobs
+
+def auto_mixed_precision() -> bool:
+    return env_bool(TF_ENABLE_AUTO_MIXED_PRECISION, False)
+
+
+def auto_mixed_precision_graph_rewrite() -> bool:
+    """The mixed-precision graph rewrite: its own switch, else TF_ENABLE_AUTO_MIXED_PRECISION."""
+    return env_bool(TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE, auto_mixed_precision())
+
+
+def auto_mixed_precision_loss_scaling() -> bool:
+    """Automatic loss scaling: its own switch, else TF_ENABLE_AUTO_MIXED_PRECISION."""
+    return env_bool(TF_ENABLE_AUTO_MIXED_PRECISION_LOSS_SCALING, auto_mixed_precision())
+
+
+def auto_mixed_precision_ignore_performance() -> bool:
+    return env_bool(TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_IGNORE_PERFORMANCE, False)
+
+
+_AMP_LEVELS = ("", "TREAT_INFER_AS_DENY", "UNSAFE_FORCE_ALL")
+
+
+def auto_mixed_precision_level() -> str:
+    """'' (normal), 'TREAT_INFER_AS_DENY' or 'UNSAFE_FORCE_ALL' (case-insensitive input)."""
+    value = env_str(TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL).strip().upper()
+    if value not in _AMP_LEVELS:
+        raise ValueError(f"The env-var ${{{TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL}}} must "
+                         f"be one of {', '.join(repr(v) for v in _AMP_LEVELS)}, got {value!r}")
+    return value
+
+
+def _op_list(name: str) -> list[str]:
+    return [op.strip() for op in env_str(name).split(",") if op.strip()]
+
+
+def apply_amp_list_overrides(list_name: str, ops: Iterable[str]) -> frozenset[str]:
+    """`ops` (a mixed-precision list: ALLOWLIST, INFERLIST, DENYLIST or CLEARLIST) with the
+    TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_<LIST>_ADD / _REMOVE overrides applied, current names
+    first, then the legacy WHITELIST/GRAYLIST/BLACKLIST ones, adds before removes."""
+    if list_name not in AMP_LISTS:
+        raise ValueError(f"Unknown mixed-precision list {list_name!r}; expected one of "
+                         f"{', '.join(AMP_LISTS)}")
+    result = set(ops)
+    for name in (list_name, _AMP_LEGACY.get(list_name)):
+        if name is None:
+            continue
+        result.update(_op_list(f"TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_{name}_ADD"))
+        result.difference_update(_op_list(f"TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_{name}_REMOVE"))
+    return frozenset(result)
+
+
+def nhwc_enabled() -> bool:
+    return env_bool(TF_ENABLE_NHWC, False)
+
+
+def nvtx_ranges_enabled() -> bool:
+    """NVTX ranges: off when TF_DISABLE_NVTX_RANGES is true, else TF_ENABLE_NVTX_RANGES."""
+    disabled = env_bool(TF_DISABLE_NVTX_RANGES, False)
+    enabled = env_bool(TF_ENABLE_NVTX_RANGES, False)
+    return enabled and not disabled
+
+
+def cudnn_use_autotune() -> bool:
+    return env_bool(TF_CUDNN_USE_AUTOTUNE, True)
+
+
+def cublas_tensor_op_math_fp32() -> bool:
+    return env_bool(TF_ENABLE_CUBLAS_TENSOR_OP_MATH_FP32, False)
+
+
+def cudnn_tensor_op_math_fp32() -> bool:
+    return env_bool(TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32, False)
+
+
+def cudnn_rnn_tensor_op_math_fp32() -> bool:
+    return env_bool(TF_ENABLE_CUDNN_RNN_TENSOR_OP_MATH_FP32, False)
+
+
+def num_interop_threads() -> int:
+    """0 = choose automatically; negative = run every op in the caller's thread."""
+    return env_int(TF_NUM_INTEROP_THREADS, 0)
+
+
+def num_intraop_threads() -> int:
+    """0 = choose automatically."""
+    return env_int(TF_NUM_INTRAOP_THREADS, 0, minimum=0)
+
+
+def tf_xla_flags() -> str:
+    return env_str(TF_XLA_FLAGS)
+
+
+def xla_flags() -> str:
+    return env_str(XLA_FLAGS)
+
+
+_ACCESSORS = {
+    TF_ENABLE_AUTO_MIXED_PRECISION: auto_mixed_precision,
+    TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE: auto_mixed_precision_graph_rewrite,
+    TF_ENABLE_AUTO_MIXED_PRECISION_LOSS_SCALING: auto_mixed_precision_loss_scaling,
+    TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_IGNORE_PERFORMANCE:
+        auto_mixed_precision_ignore_performance,
+    TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL: auto_mixed_precision_level,
+    TF_ENABLE_NHWC: nhwc_enabled,
+    TF_DISABLE_NVTX_RANGES: nvtx_ranges_enabled,
+    TF_ENABLE_NVTX_RANGES: nvtx_ranges_enabled,
+    TF_CUDNN_USE_AUTOTUNE: cudnn_use_autotune,
+    TF_ENABLE_CUBLAS_TENSOR_OP_MATH_FP32: cublas_tensor_op_math_fp32,
+    TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32: cudnn_tensor_op_math_fp32,
+    TF_ENABLE_CUDNN_RNN_TENSOR_OP_MATH_FP32: cudnn_rnn_tensor_op_math_fp32,
+    TF_NUM_INTEROP_THREADS: num_interop_threads,
+    TF_NUM_INTRAOP_THREADS: num_intraop_threads,
+    TF_CPP_MIN_LOG_LEVEL: min_log_level,
+    TF_CPP_MIN_VLOG_LEVEL: max_vlog_level,
+    TF_CPP_MAX_VLOG_LEVEL: max_vlog_level,
+    TF_CPP_VMODULE: vmodule,
+    TF_XLA_FLAGS: tf_xla_flags,
+    XLA_FLAGS: xla_flags,
+}
+
+
+def snapshot() -> dict[str, object]:
+    """Every declared variable's parsed value (the effective one for derived switches); raises
+    ValueError on the first malformed variable. Call it at start-up to fail early."""
+    values: dict[str, object] = {}
+    for name in VARIABLES:
+        if name in _ACCESSORS:
+            values[name] = _ACCESSORS[name]()
+        else:  # the mixed-precision list overrides
+            values[name] = tuple(_op_list(name))
+    return values
