@@ -1,0 +1,35 @@
+"""The runtime keeps freed tensor memory in the heap (ndflow/runtime/memory.py)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+_PROBE = """
+import ndflow, torch
+def rss():
+    with open('/proc/self/statm') as f:
+        return int(f.read().split()[1]) * 4096
+t = torch.ones(4 * 1024 * 1024)   # 16 MiB, touched
+before = rss()
+del t
+print(before - rss())
+"""
+
+
+def _released_bytes(env_value: str) -> int:
+    env = dict(os.environ, NDFLOW_KEEP_FREED_MEMORY=env_value)
+    out = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True,
+                         text=True, check=True)
+    return int(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc tuning is Linux-only")
+def test_freed_tensor_memory_stays_in_the_process():
+    assert _released_bytes("1") < 2 * 1024 * 1024
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc tuning is Linux-only")
+def test_switch_off_restores_glibc_behaviour():
+    assert _released_bytes("0") > 12 * 1024 * 1024
