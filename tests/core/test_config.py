@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ndflow.core import config
@@ -187,3 +189,14 @@ def test_module_key():
     assert config.module_key("ndflow.passes.cse") == "cse"
     assert config.module_key("ndflow/passes/cse.py") == "cse"
     assert config.module_key("cse") == "cse"
+
+
+def test_readme_documents_every_variable():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Environment variables", 1)[1]
+    for name, var in config.VARIABLES.items():
+        if var.kind == "oplist":
+            assert "TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_{ALLOWLIST,INFERLIST,DENYLIST," \
+                   "CLEARLIST}_{ADD,REMOVE}" in section
+        else:
+            assert f"`{name}`" in section, f"{name} is not listed in README's Environment variables"
