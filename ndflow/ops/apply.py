@@ -78,7 +78,9 @@ def _infer_numpy(value, dtype):
 
 
 def numpy_to_torch(arr: np.ndarray, dtype, device=None) -> torch.Tensor:
-    t = torch.from_numpy(np.ascontiguousarray(arr)) if arr.dtype != object else None
+    # (np.ascontiguousarray would turn a 0-d array into shape [1])
+    t = torch.from_numpy(np.ascontiguousarray(arr).reshape(arr.shape)) \
+        if arr.dtype != object else None
     if t is None:
         raise TypeError(f"Cannot convert object array to {dtype.name}")
     if dtype.torch_dtype is not None and t.dtype != dtype.torch_dtype:
