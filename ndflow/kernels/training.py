@@ -1,0 +1,173 @@
+"""ATen kernels for the fused optimizer updates (`ndflow.ops.training`).
+
+A kernel receives the variables as runtime `Resource`s and never writes into a tensor it
+did not create: it computes new values in as few passes over memory as ATen allows
+(`add(alpha=)`, `addcmul`, `addcdiv`, `lerp`, in-place ops on its own fresh buffers) and
+stores them as the resources' new `value`s. Hyperparameters (lr, momentum, beta powers ...)
+are host scalars read once per call; the formulas follow TF's `training_ops.cc` CPU kernels.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ndflow.core import dtypes
+from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
+from ndflow.kernels.registry import kernel
+from ndflow.ops import training
+
+
+def _shape_str(shape) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _read(res, arg: str, dtype) -> torch.Tensor:
+    value = getattr(res, "value", None)
+    if not hasattr(res, "value"):
+        raise InvalidArgumentError(None, None, f"Input '{arg}' is not a resource variable "
+                                   "handle.")
+    if value is None:
+        raise FailedPreconditionError(
+            None, None, f"Could not find variable {res.name}. This could mean that the variable "
+            "has been deleted. In TF1, it can also mean the variable is uninitialized.")
+    if value.dtype != dtype:
+        raise InvalidArgumentError(
+            None, None, f"Trying to update variable '{arg}' ({res.name}) with wrong dtype. "
+            f"Expected {dtypes.as_dtype(dtype).name} got {dtypes.as_dtype(value.dtype).name}")
+    return value
+
+
+def _check_same(var: torch.Tensor, other: torch.Tensor, arg: str) -> None:
+    if var.shape != other.shape:
+        raise InvalidArgumentError(None, None, f"var and {arg} do not have the same shape"
+                                   f"{_shape_str(var.shape)} {_shape_str(other.shape)}")
+
+
+def _scalar(t: torch.Tensor, arg: str):
+    if t.dim() != 0:
+        raise InvalidArgumentError(None, None, f"{arg} is not a scalar: {_shape_str(t.shape)}")
+    return t.item()
+
+
+def _prepare(node, resources: tuple, scalars: tuple, res_vals, scalar_vals, grad, grad_arg):
+    """Reads and validates the variables; returns (tensors, python scalars)."""
+    dtype = node.attrs["T"].torch_dtype
+    tensors = [_read(r, name, dtype) for r, name in zip(res_vals, resources)]
+    for t, name in zip(tensors[1:], resources[1:]):
+        _check_same(tensors[0], t, name)
+    nums = [_scalar(v, name) for v, name in zip(scalar_vals, scalars)]
+    _check_same(tensors[0], grad, grad_arg)
+    return tensors, nums
+
+
+@kernel(training.ResourceApplyGradientDescent)
+def _gradient_descent(node):
+    def run(var, alpha, delta):
+        (v,), (lr,) = _prepare(node, ("var",), ("alpha",), (var,), (alpha,), delta, "delta")
+        var.value = torch.add(v, delta, alpha=-lr)
+    return run
+
+
+@kernel(training.ResourceApplyMomentum)
+def _momentum(node):
+    nesterov = node.attrs["use_nesterov"]
+
+    def run(var, accum, lr, grad, momentum):
+        (v, a), (lr, mu) = _prepare(node, ("var", "accum"), ("lr", "momentum"), (var, accum),
+                                    (lr, momentum), grad, "grad")
+        a = torch.add(grad, a, alpha=mu)                      # accum * momentum + grad
+        step = torch.add(grad, a, alpha=mu) if nesterov else a
+        accum.value = a
+        var.value = torch.add(v, step, alpha=-lr)             # var -= lr * step
+    return run
+
+
+@kernel(training.ResourceApplyKerasMomentum)
+def _keras_momentum(node):
+    nesterov = node.attrs["use_nesterov"]
+
+    def run(var, accum, lr, grad, momentum):
+        (v, a), (lr, mu) = _prepare(node, ("var", "accum"), ("lr", "momentum"), (var, accum),
+                                    (lr, momentum), grad, "grad")
+        a = torch.mul(a, mu).add_(grad, alpha=-lr)            # accum * momentum - lr * grad
+        accum.value = a
+        if nesterov:                                          # var += accum * mu - lr * grad
+            var.value = torch.add(v, a, alpha=mu).add_(grad, alpha=-lr)
+        else:
+            var.value = torch.add(v, a)
+    return run
+
+
+_ADAM_SCALARS = ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon")
+
+
+def _adam_moments(m, v, grad, beta1: float, beta2: float):
+    m = torch.lerp(m, grad, 1.0 - beta1)                      # m + (g - m) * (1 - beta1)
+    v = torch.mul(v, beta2).addcmul_(grad, grad, value=1.0 - beta2)
+    return m, v
+
+
+@kernel(training.ResourceApplyAdam)
+def _adam(node):
+    nesterov = node.attrs["use_nesterov"]
+
+    def run(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+        (w, m_, v_), (b1p, b2p, lr, b1, b2, eps) = _prepare(
+            node, ("var", "m", "v"), _ADAM_SCALARS, (var, m, v),
+            (beta1_power, beta2_power, lr, beta1, beta2, epsilon), grad, "grad")
+        alpha = lr * math.sqrt(1.0 - b2p) / (1.0 - b1p)
+        m_, v_ = _adam_moments(m_, v_, grad, b1, b2)
+        denom = torch.sqrt(v_).add_(eps)
+        num = torch.mul(grad, 1.0 - b1).add_(m_, alpha=b1) if nesterov else m_
+        m.value, v.value = m_, v_
+        var.value = torch.addcdiv(w, num, denom, value=-alpha)
+    return run
+
+
+@kernel(training.ResourceApplyAdamWithAmsgrad)
+def _adam_amsgrad(node):
+    def run(var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+        (w, m_, v_, vh), (b1p, b2p, lr, b1, b2, eps) = _prepare(
+            node, ("var", "m", "v", "vhat"), _ADAM_SCALARS, (var, m, v, vhat),
+            (beta1_power, beta2_power, lr, beta1, beta2, epsilon), grad, "grad")
+        alpha = lr * math.sqrt(1.0 - b2p) / (1.0 - b1p)
+        m_, v_ = _adam_moments(m_, v_, grad, b1, b2)
+        vh = torch.maximum(vh, v_)
+        denom = torch.sqrt(vh).add_(eps)
+        m.value, v.value, vhat.value = m_, v_, vh
+        var.value = torch.addcdiv(w, m_, denom, value=-alpha)
+    return run
+
+
+_RMS_SCALARS = ("lr", "rho", "momentum", "epsilon")
+
+
+@kernel(training.ResourceApplyRMSProp)
+def _rms_prop(node):
+    def run(var, ms, mom, lr, rho, momentum, epsilon, grad):
+        (w, ms_, mom_), (lr, rho, mu, eps) = _prepare(
+            node, ("var", "ms", "mom"), _RMS_SCALARS, (var, ms, mom),
+            (lr, rho, momentum, epsilon), grad, "grad")
+        ms_ = torch.mul(ms_, rho).addcmul_(grad, grad, value=1.0 - rho)
+        denom = torch.add(ms_, eps).sqrt_()
+        mom_ = torch.mul(mom_, mu).addcdiv_(grad, denom, value=lr)
+        ms.value, mom.value = ms_, mom_
+        var.value = torch.sub(w, mom_)
+    return run
+
+
+@kernel(training.ResourceApplyCenteredRMSProp)
+def _centered_rms_prop(node):
+    def run(var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
+        (w, mg_, ms_, mom_), (lr, rho, mu, eps) = _prepare(
+            node, ("var", "mg", "ms", "mom"), _RMS_SCALARS, (var, mg, ms, mom),
+            (lr, rho, momentum, epsilon), grad, "grad")
+        mg_ = torch.lerp(mg_, grad, 1.0 - rho)
+        ms_ = torch.mul(ms_, rho).addcmul_(grad, grad, value=1.0 - rho)
+        denom = torch.addcmul(ms_, mg_, mg_, value=-1.0).add_(eps).sqrt_()
+        mom_ = torch.mul(mom_, mu).addcdiv_(grad, denom, value=lr)
+        mg.value, ms.value, mom.value = mg_, ms_, mom_
+        var.value = torch.sub(w, mom_)
+    return run

@@ -1,0 +1,209 @@
+"""Fused optimizer ops (ResourceApply*): exact TF update rules, eager and planned graphs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import ndflow  # noqa: F401 - registers ops and kernels
+from ndflow.core import dtypes
+from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
+from ndflow.core.graph import Graph
+from ndflow.core.tensor import EagerTensor
+from ndflow.ops import training
+from ndflow.ops.apply import numpy_to_torch
+from ndflow.ops.array import placeholder
+from ndflow.runtime.plan import Plan
+from ndflow.runtime.state import Resource, RuntimeContext
+from tests.train import reference as R
+
+RNG = np.random.default_rng(1234)
+N = 7
+X0 = RNG.normal(size=N)
+POS = [RNG.normal(size=N) ** 2 + 0.1 for _ in range(4)]
+GRADS = [RNG.normal(size=N) for _ in range(4)]
+
+
+def _resource(value, dtype=dtypes.float64, name="var"):
+    r = Resource(name, dtype, tuple(np.shape(value)), torch.device("cpu"))
+    r.value = numpy_to_torch(np.asarray(value), dtype)
+    return r
+
+
+def _handle(r):
+    return EagerTensor(r, dtypes.resource)
+
+
+def _t(a):
+    return EagerTensor(torch.from_numpy(np.asarray(a)))
+
+
+def _np(r):
+    return r.value.numpy()
+
+
+# Each case: (name, wrapper, resource initial values, ref fn, per-step scalars, attrs).
+# `scalars(t)` gives the scalar inputs of step t (1-based) in the op's argument order with the
+# gradient marked by "g"; `ref(state, g, t)` gives the new state.
+def _adam_scalars(t):
+    return [0.9 ** t, 0.999 ** t, 0.01, 0.9, 0.999, 1e-3, "g"]
+
+
+CASES = [
+    ("gd", training.resource_apply_gradient_descent, [X0], lambda t: [0.1, "g"], {},
+     lambda s, g, t: [R.gradient_descent(s[0], 0.1, g)]),
+    ("momentum", training.resource_apply_momentum, [X0, POS[0]], lambda t: [0.1, "g", 0.9], {},
+     lambda s, g, t: list(R.momentum(*s, 0.1, g, 0.9))),
+    ("momentum_nesterov", training.resource_apply_momentum, [X0, POS[0]],
+     lambda t: [0.1, "g", 0.9], {"use_nesterov": True},
+     lambda s, g, t: list(R.momentum(*s, 0.1, g, 0.9, True))),
+    ("keras_momentum", training.resource_apply_keras_momentum, [X0, POS[0]],
+     lambda t: [0.1, "g", 0.9], {}, lambda s, g, t: list(R.keras_momentum(*s, 0.1, g, 0.9))),
+    ("keras_momentum_nesterov", training.resource_apply_keras_momentum, [X0, POS[0]],
+     lambda t: [0.1, "g", 0.9], {"use_nesterov": True},
+     lambda s, g, t: list(R.keras_momentum(*s, 0.1, g, 0.9, True))),
+    ("adam", training.resource_apply_adam, [X0, POS[0], POS[1]], _adam_scalars, {},
+     lambda s, g, t: list(R.adam(*s, 0.9 ** t, 0.999 ** t, 0.01, 0.9, 0.999, 1e-3, g))),
+    ("adam_nesterov", training.resource_apply_adam, [X0, POS[0], POS[1]], _adam_scalars,
+     {"use_nesterov": True},
+     lambda s, g, t: list(R.adam(*s, 0.9 ** t, 0.999 ** t, 0.01, 0.9, 0.999, 1e-3, g, True))),
+    ("adam_amsgrad", training.resource_apply_adam_with_amsgrad,
+     [X0, POS[0], POS[1], POS[2]], _adam_scalars, {},
+     lambda s, g, t: list(R.adam_amsgrad(*s, 0.9 ** t, 0.999 ** t, 0.01, 0.9, 0.999, 1e-3,
+                                         g))),
+    ("rms_prop", training.resource_apply_rms_prop, [X0, POS[0], POS[1]],
+     lambda t: [0.01, 0.9, 0.5, 1e-3, "g"], {},
+     lambda s, g, t: list(R.rms_prop(*s, 0.01, 0.9, 0.5, 1e-3, g))),
+    ("centered_rms_prop", training.resource_apply_centered_rms_prop,
+     [X0, 0.1 * POS[0], POS[1], POS[2]], lambda t: [0.01, 0.9, 0.5, 1e-3, "g"], {},
+     lambda s, g, t: list(R.centered_rms_prop(*s, 0.01, 0.9, 0.5, 1e-3, g))),
+]
+
+
+def _args(scalars, g, dtype):
+    out = []
+    for s in scalars:
+        arr = np.asarray(g if isinstance(s, str) else s)
+        out.append(EagerTensor(numpy_to_torch(arr, dtype), dtype))
+    return out
+
+
+@pytest.mark.parametrize("dtype", [dtypes.float64, dtypes.float32])
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_eager_matches_reference(case, dtype):
+    _, fn, init, scalars, attrs, ref = case
+    res = [_resource(np.asarray(v, dtype.np_dtype), dtype, f"r{i}") for i, v in enumerate(init)]
+    state = [np.asarray(v, np.float64) for v in init]
+    old = [r.value for r in res]
+    for t, g in enumerate(GRADS, 1):
+        op = fn(*[_handle(r) for r in res], *_args(scalars(t), g, dtype), **attrs)
+        assert op.outputs == []
+        state = ref(state, g, t)
+    tol = 1e-12 if dtype is dtypes.float64 else 2e-5
+    for r, s in zip(res, state):
+        np.testing.assert_allclose(_np(r), s, rtol=tol, atol=tol)
+        assert r.value.dtype == dtype.torch_dtype
+    # values are immutable: the tensors the resources held before were never written
+    for o, v in zip(old, init):
+        np.testing.assert_array_equal(o.numpy(), np.asarray(v, dtype.np_dtype))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_planned_graph_matches_reference(case):
+    _, fn, init, scalars, attrs, ref = case
+    g = Graph()
+    with g.as_default():
+        handles = [placeholder(dtypes.resource, [], name=f"h{i}") for i in range(len(init))]
+        grad = placeholder(dtypes.float64, [N], name="grad")
+        step = placeholder(dtypes.float64, [], name="t")
+        args = []
+        for s in scalars(1):
+            args.append(grad if isinstance(s, str) else s)
+        # beta powers depend on the step: feed them through the `t` placeholder
+        if case[3] is _adam_scalars:
+            args[0] = step
+            b2 = placeholder(dtypes.float64, [], name="b2")
+            args[1] = b2
+        op = fn(*handles, *args, **attrs)
+    assert op.type.startswith("ResourceApply")
+    assert op.is_stateful and op.outputs == []
+    ctx = RuntimeContext()
+    feeds = handles + [grad] + ([step, b2] if case[3] is _adam_scalars else [])
+    plan = Plan(g, feeds, [], [op], ctx)
+    res = [_resource(v, name=f"r{i}") for i, v in enumerate(init)]
+    state = [np.asarray(v, np.float64) for v in init]
+    for t, gv in enumerate(GRADS, 1):
+        vals = res + [torch.from_numpy(gv)]
+        if case[3] is _adam_scalars:
+            vals += [torch.tensor(0.9 ** t, dtype=torch.float64),
+                     torch.tensor(0.999 ** t, dtype=torch.float64)]
+        plan.run(vals)
+        state = ref(state, gv, t)
+    for r, s in zip(res, state):
+        np.testing.assert_allclose(_np(r), s, rtol=1e-12, atol=1e-12)
+
+
+def test_op_defs_are_tensorflows():
+    adam = training.ResourceApplyAdam
+    assert [a.name for a in adam.inputs] == ["var", "m", "v", "beta1_power", "beta2_power",
+                                             "lr", "beta1", "beta2", "epsilon", "grad"]
+    assert [a.dtype for a in adam.inputs[:3]] == [dtypes.resource] * 3
+    assert set(adam.attrs) == {"T", "use_locking", "use_nesterov"}
+    mom = training.ResourceApplyMomentum
+    assert [a.name for a in mom.inputs] == ["var", "accum", "lr", "grad", "momentum"]
+    assert [a.name for a in training.ResourceApplyGradientDescent.inputs] == \
+        ["var", "alpha", "delta"]
+    assert [a.name for a in training.ResourceApplyCenteredRMSProp.inputs] == \
+        ["var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"]
+    for op in (adam, mom, training.ResourceApplyRMSProp):
+        assert op.is_stateful and op.outputs == []
+
+
+def test_non_scalar_learning_rate_is_rejected():
+    r = _resource(X0)
+    with pytest.raises(InvalidArgumentError, match=r"alpha is not a scalar: \[1\]"):
+        training.resource_apply_gradient_descent(_handle(r), np.array([0.1]), X0)
+    g = Graph()
+    with g.as_default():
+        h = placeholder(dtypes.resource, [])
+        with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1"):
+            training.resource_apply_gradient_descent(h, np.array([0.1]), X0)
+
+
+def test_shape_mismatch_is_rejected_with_tf_message():
+    r = _resource(X0)
+    with pytest.raises(InvalidArgumentError,
+                       match=r"var and delta do not have the same shape\[7\] \[3\]"):
+        training.resource_apply_gradient_descent(_handle(r), 0.1, _t(np.zeros(3)))
+    a = _resource(np.zeros(3), name="accum")
+    with pytest.raises(InvalidArgumentError, match="var and accum do not have the same shape"):
+        training.resource_apply_momentum(_handle(r), _handle(a), 0.1, _t(X0), 0.9)
+    assert np.array_equal(_np(r), X0)  # a failed update leaves the variable untouched
+
+
+def test_uninitialized_variable_is_a_failed_precondition():
+    r = Resource("w", dtypes.float64, (N,), torch.device("cpu"))
+    with pytest.raises(FailedPreconditionError, match="Could not find variable w"):
+        training.resource_apply_gradient_descent(_handle(r), 0.1, X0)
+
+
+def test_dtype_mismatch_is_rejected():
+    r = _resource(X0.astype(np.float32), dtypes.float32)
+    with pytest.raises(InvalidArgumentError, match="wrong dtype. Expected float64 got float32"):
+        training.resource_apply_gradient_descent(_handle(r), 0.1, _t(X0))
+
+
+def test_non_resource_var_is_a_type_error():
+    with pytest.raises(TypeError, match="resource"):
+        training.resource_apply_gradient_descent(EagerTensor(torch.zeros(2)), 0.1,
+                                                 np.zeros(2))
+
+
+def test_low_precision_variables_keep_their_dtype():
+    r = _resource(X0.astype(np.float32), dtypes.bfloat16)
+    training.resource_apply_gradient_descent(
+        _handle(r), EagerTensor(torch.tensor(0.5, dtype=torch.bfloat16), dtypes.bfloat16),
+        EagerTensor(torch.ones(N, dtype=torch.bfloat16), dtypes.bfloat16))
+    assert r.value.dtype == torch.bfloat16
+    np.testing.assert_allclose(r.value.float().numpy(), X0 - 0.5, rtol=1e-2, atol=1e-2)
