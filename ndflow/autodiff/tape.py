@@ -108,6 +108,10 @@ class GradientTape:
         if self._watch_accessed_variables and getattr(var, "trainable", True):
             self._watch_variable(var)
 
+    def watches(self, tensor) -> bool:
+        """Whether gradients can flow to `tensor` (it is watched or computed from a watched one)."""
+        return id(tensor) in self._watched
+
     def watched_variables(self) -> tuple:
         return tuple(self._watched_variables)
 

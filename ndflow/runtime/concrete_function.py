@@ -1,0 +1,231 @@
+"""`ConcreteFunction`: one traced graph of a `tf.function` and the ways to run it.
+
+- Eagerly, with no tape watching its inputs: the graph is compiled once into a `Plan`
+  (after the graph pass pipeline) and each call feeds argument values and captured values.
+- Eagerly, with a tape watching an input or a captured variable: the traced ops run one by
+  one through the eager executor and are recorded on the tapes (exact gradients of any
+  order; stateful ops run once).
+- While building another graph: the ops are copied into it (`inline_graph`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+import numpy as np
+
+from ndflow.core import context
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.tensor import EagerTensor, Tensor
+from ndflow.core.tensor_spec import TensorSpec
+from ndflow.ops.apply import convert_to_tensor, numpy_to_torch
+from ndflow.passes.pass_context import PassContext
+from ndflow.passes.pipeline import run_pipeline
+from ndflow.runtime.func_graph import FuncGraph, flatten, inline_graph, pack_sequence_as
+from ndflow.runtime.plan import Plan, needed_ops
+from ndflow.runtime.state import EAGER_CONTEXT
+
+
+class OutputSlot:
+    """A leaf of a function's output structure: graph output `index`, or a Python `value`."""
+
+    __slots__ = ("index", "value")
+
+    def __init__(self, index: int | None, value):
+        self.index = index
+        self.value = value
+
+    def __repr__(self):
+        return f"OutputSlot({self.index}, {self.value!r})"
+
+
+def accepts(spec: tuple, actual: tuple) -> bool:
+    """Whether a function traced for `spec` can run a tensor of `actual` (dtype, shape)."""
+    if spec[0] is not actual[0]:
+        return False
+    s, a = spec[1], actual[1]
+    if s.rank is None:
+        return True
+    if a.rank != s.rank:
+        return False
+    return all(d is None or d == e for d, e in zip(s.as_tuple(), a.as_tuple()))
+
+
+def optimize_for_plan(graph, feeds: list, fetches: list, targets: list, config=None):
+    """Runs the graph pass pipeline; returns (graph, feeds, fetches, targets) in the result."""
+    ctx = PassContext(fetches=[t.name for t in fetches], feeds=[t.name for t in feeds],
+                      targets=[op.name for op in targets], config=dict(config or {}),
+                      feed_specs={t.name: (t.dtype, t.shape) for t in feeds})
+    g2, names = run_pipeline(graph, ctx)
+    return (g2, [g2.get_tensor_by_name(names[t.name]) for t in feeds],
+            [g2.get_tensor_by_name(names[t.name]) for t in fetches],
+            [g2.get_operation_by_name(names[op.name]) for op in targets])
+
+
+class ConcreteFunction:
+    """A traced function: `graph` (a FuncGraph), callable with tensors matching its specs."""
+
+    def __init__(self, graph: FuncGraph, arg_specs: tuple, output_structure, refs=(),
+                 function=None):
+        self.graph = graph
+        self._arg_specs = tuple(arg_specs)
+        self._structure = output_structure
+        self._slots = flatten(output_structure)
+        self._refs = list(refs)          # arguments keyed by id (variables) stay alive
+        self._function = function
+        self._out_dtypes = [t.dtype for t in graph.outputs]
+        self._plan = None
+        self._capture_vals = None
+        self._eager_ops = None
+        self._lock = threading.Lock()
+
+    # -- introspection -------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.graph.name
+
+    @property
+    def inputs(self) -> list:
+        return self.graph.inputs
+
+    @property
+    def outputs(self) -> list:
+        return list(self.graph.outputs)
+
+    @property
+    def captured_inputs(self) -> list:
+        return self.graph.external_captures
+
+    @property
+    def variables(self) -> tuple:
+        return tuple(self.graph.variables)
+
+    @property
+    def trainable_variables(self) -> tuple:
+        return tuple(v for v in self.graph.variables if getattr(v, "trainable", True))
+
+    @property
+    def structured_outputs(self):
+        return self.graph.structured_outputs
+
+    @property
+    def structured_input_signature(self) -> tuple:
+        specs = tuple(TensorSpec(t.shape, t.dtype, t.op.name) for t in self.graph.arg_inputs)
+        return specs, {}
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.name} inputs={len(self._arg_specs)}>"
+
+    # -- calling -------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if self._function is not None:
+            leaves = self._function._leaves(args, kwargs)
+        else:
+            leaves = [x for x in flatten((args, kwargs)) if isinstance(x, (Tensor, np.ndarray))]
+        if len(leaves) != len(self._arg_specs):
+            raise TypeError(f"{self.name}: expected {len(self._arg_specs)} tensor arguments, "
+                            f"got {len(leaves)}")
+        for i, (spec, x) in enumerate(zip(self._arg_specs, leaves)):
+            if isinstance(x, Tensor) and not accepts(spec, (x.dtype, x.shape)):
+                raise TypeError(f"{self.name}: argument {i} ({x.dtype.name} tensor of shape "
+                                f"{x.shape}) is not compatible with TensorSpec(shape="
+                                f"{spec[1]}, dtype={spec[0].name}).")
+        return self._call_leaves(leaves)
+
+    def _call_leaves(self, leaves) -> object:
+        tensors = []
+        for x, spec in zip(leaves, self._arg_specs):
+            if not isinstance(x, Tensor):
+                if isinstance(x, TensorSpec):
+                    raise TypeError("A TensorSpec can only be used to trace a function, not "
+                                    "to call it.")
+                x = convert_to_tensor(x, spec[0])
+            tensors.append(x)
+        flat = self._call_flat(tensors)
+        return pack_sequence_as(self._structure, [
+            flat[s.index] if s.index is not None else s.value for s in self._slots])
+
+    def _call_flat(self, tensors: list) -> list:
+        """Runs the function on flat argument tensors; returns the flat outputs."""
+        if not context.executing_eagerly():
+            return inline_graph(self.graph, tensors, self.graph.outputs)
+        captures = self._captures()
+        tapes = context.active_tapes()
+        if tapes and self._watched_by(tapes, tensors):
+            return self._run_ops_eagerly(tensors + captures)
+        plan = self._plan or self._build_plan()
+        outs = plan.run([t._value for t in tensors] + self._capture_vals)
+        return [EagerTensor(v, d) for v, d in zip(outs, self._out_dtypes)]
+
+    def _captures(self) -> list:
+        caps = self.graph.external_captures
+        if self._capture_vals is None:
+            for c in caps:
+                if not isinstance(c, EagerTensor):
+                    raise InvalidArgumentError(
+                        None, None, f"Function '{self.name}' was traced inside another graph "
+                        f"and captures its tensor {c!r}; it cannot be called eagerly.")
+            self._capture_vals = [c._value for c in caps]
+        return caps
+
+    def _watched_by(self, tapes, tensors) -> bool:
+        """Notifies tapes of variable use; whether some tape watches an input or capture."""
+        for var in self.graph.variables:
+            for tape in tapes:
+                tape.variable_accessed(var)
+        ins = list(tensors) + self.graph.external_captures
+        for tape in tapes:
+            watches = getattr(tape, "watches", None)
+            if watches is not None and any(watches(t) for t in ins):
+                return True
+        return False
+
+    # -- compiled execution --------------------------------------------------------------------
+    def _build_plan(self) -> Plan:
+        with self._lock:
+            if self._plan is None:
+                g = self.graph
+                targets = [op for op in g.get_operations() if op.op_def.is_stateful]
+                jit = getattr(self._function, "_jit_compile", None)
+                graph, feeds, fetches, targets = optimize_for_plan(
+                    g, g.inputs, list(g.outputs), targets,
+                    {"jit_compile": jit} if jit is not None else None)
+                self._plan = Plan(graph, feeds, fetches, targets, EAGER_CONTEXT)
+        return self._plan
+
+    # -- op-by-op execution (under a tape) -----------------------------------------------------
+    def _ops_to_run(self) -> list:
+        if self._eager_ops is None:
+            g = self.graph
+            fed = set(g.inputs)
+            targets = [op for op in g.get_operations() if op.op_def.is_stateful]
+            need = needed_ops(g.outputs, targets, fed)
+            steps = []
+            for op in g.get_operations():
+                if op not in need:
+                    continue
+                const = None
+                if op.type == "Const":
+                    const = EagerTensor(numpy_to_torch(np.asarray(op.attrs["value"]),
+                                                       op.attrs["dtype"]), op.attrs["dtype"])
+                steps.append((op, const))
+            self._eager_ops = steps
+        return self._eager_ops
+
+    def _run_ops_eagerly(self, values: list) -> list:
+        env = dict(zip(self.graph.inputs, values))
+        execute = context.hooks.eager_execute
+        for op, const in self._ops_to_run():
+            if const is not None:
+                env[op.outputs[0]] = const
+                continue
+            ins = [env[t] for t in op.inputs]
+            scope = context.eager_device_scope(op.device) if op.device \
+                else contextlib.nullcontext()
+            with scope:
+                eop = execute(op.op_def, ins, dict(op.attrs), op.name)
+            for tape in context.active_tapes():
+                tape.record(eop)
+            env.update(zip(op.outputs, eop.outputs))
+        return [env[t] for t in self.graph.outputs]

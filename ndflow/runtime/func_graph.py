@@ -1,0 +1,204 @@
+"""`FuncGraph`: the graph a `tf.function` is traced into, plus nested-structure helpers.
+
+A FuncGraph's inputs are placeholders: first one per tensor argument, then one per captured
+value. `apply_op` calls `graph.capture(t)` when an op built in this graph uses an eager
+tensor (a constant or a variable's resource handle) or a tensor of an outer graph; the
+capture becomes a placeholder fed with the captured value at every call (TF's by-value
+captures of tensors, by-reference captures of variables through their handle).
+"""
+
+from __future__ import annotations
+
+from ndflow.core import context
+from ndflow.core.graph import Graph, Operation, SymbolicTensor
+from ndflow.core.shapes import TensorShape
+from ndflow.core.tensor import EagerTensor, Tensor
+from ndflow.ops.apply import _capture
+from ndflow.ops.array import Placeholder
+
+
+class FuncGraph(Graph):
+    """A graph being (or having been) traced from a Python function."""
+
+    def __init__(self, name: str, outer_graph: Graph | None = None):
+        super().__init__()
+        self.name = name
+        self.outer_graph = outer_graph
+        self.arg_inputs: list[SymbolicTensor] = []
+        self._captures: dict[int, tuple] = {}   # id(external) -> (external, placeholder)
+        self.outputs: list[SymbolicTensor] = []
+        self.structured_outputs = None
+        self.variables: list = []               # variables read or written while tracing
+
+    # -- inputs ------------------------------------------------------------------------------
+    def add_placeholder(self, dtype, shape, name: str) -> SymbolicTensor:
+        """A Placeholder at the graph root, outside any control-dependency scope."""
+        saved_deps, saved_scope = self._control_deps, self._name_stack
+        self._control_deps, self._name_stack = [], ""
+        try:
+            op = self.create_op(Placeholder, [], {"dtype": dtype, "shape": TensorShape(shape)},
+                                [(dtype, TensorShape(shape))], self.unique_name(name),
+                                device="")
+        finally:
+            self._control_deps, self._name_stack = saved_deps, saved_scope
+        return op.outputs[0]
+
+    def capture(self, tensor, name: str | None = None) -> SymbolicTensor:
+        """The placeholder standing for `tensor` (an eager tensor or an outer-graph tensor)."""
+        if isinstance(tensor, SymbolicTensor) and tensor.graph is self:
+            return tensor
+        entry = self._captures.get(id(tensor))
+        if entry is not None:
+            return entry[1]
+        if not isinstance(tensor, (EagerTensor, SymbolicTensor)):
+            raise TypeError(f"Cannot capture {tensor!r} in function '{self.name}'.")
+        shape = tensor.shape if tensor.dtype.name != "resource" else TensorShape(())
+        ph = self.add_placeholder(tensor.dtype, shape, name or "capture")
+        self._captures[id(tensor)] = (tensor, ph)
+        return ph
+
+    @property
+    def captures(self) -> list:
+        """(external value, internal placeholder) pairs, in capture order."""
+        return list(self._captures.values())
+
+    @property
+    def external_captures(self) -> list:
+        return [e for e, _ in self._captures.values()]
+
+    @property
+    def internal_captures(self) -> list:
+        return [p for _, p in self._captures.values()]
+
+    @property
+    def inputs(self) -> list:
+        return self.arg_inputs + self.internal_captures
+
+    def __repr__(self):
+        return f"FuncGraph(name={self.name}, ops={len(self._ops)})"
+
+
+class TraceRecorder:
+    """Stands in for the tapes while tracing: records which variables the function uses."""
+
+    __slots__ = ("graph",)
+
+    def __init__(self, graph: FuncGraph):
+        self.graph = graph
+
+    def record(self, op) -> None:
+        pass
+
+    def variable_accessed(self, var) -> None:
+        if not any(v is var for v in self.graph.variables):
+            self.graph.variables.append(var)
+
+    def watch(self, tensor) -> None:
+        pass
+
+
+class tracing_scope:  # noqa: N801 - used like a function: `with tracing_scope(fg):`
+    """Builds ops into `graph` with outer tapes hidden (a fresh tape stack for the trace)."""
+
+    def __init__(self, graph: FuncGraph):
+        self.graph = graph
+        self._scope = None
+
+    def __enter__(self):
+        st = context.state()
+        self._saved = (st.tapes, st.recording_paused)
+        st.tapes = [TraceRecorder(self.graph)]
+        st.recording_paused = 0
+        self._scope = context.graph_scope(self.graph)
+        self._scope.__enter__()
+        return self.graph
+
+    def __exit__(self, *exc):
+        self._scope.__exit__(*exc)
+        st = context.state()
+        st.tapes, st.recording_paused = self._saved
+        return False
+
+
+def inline_graph(fg: FuncGraph, args: list, outputs: list) -> list:
+    """Copies `fg`'s ops into the default graph with its inputs bound; returns `outputs` mapped.
+
+    Argument placeholders take `args`; capture placeholders take their external values
+    (captured again by the current graph when it is itself a FuncGraph). The copied ops are
+    recorded on the active tapes, so tapes and `tf.gradients` see through function calls.
+    """
+    g = context.get_default_graph()
+
+    def bind(t):
+        return t if isinstance(t, SymbolicTensor) and t.graph is g else _capture(g, t)
+
+    mapping: dict = {}
+    for ph, t in zip(fg.arg_inputs, args):
+        mapping[ph] = bind(t)
+    for ext, ph in fg.captures:
+        mapping[ph] = bind(ext)
+    tapes = context.active_tapes()
+    for var in fg.variables:
+        for tape in tapes:
+            tape.variable_accessed(var)
+    with g.name_scope(fg.name):
+        for op in fg.get_operations():
+            if op.type == "Placeholder" and op.outputs[0] in mapping:
+                continue
+            new = g.create_op(op.op_def, [mapping[t] for t in op.inputs], op.attrs,
+                              [(t.dtype, t.shape) for t in op.outputs], g.unique_name(op.name),
+                              [mapping[c] for c in op.control_inputs], op.device or None)
+            mapping[op] = new
+            mapping.update(zip(op.outputs, new.outputs))
+            for tape in tapes:
+                tape.record(new)
+    return [mapping[t] for t in outputs]
+
+
+# -- nested structures -----------------------------------------------------------------------
+
+def is_nested(x) -> bool:
+    return isinstance(x, (list, tuple, dict))
+
+
+def flatten(structure) -> list:
+    """Leaves of nested lists/tuples/namedtuples/dicts (dicts in sorted key order)."""
+    if isinstance(structure, dict):
+        return [x for k in _sorted_keys(structure) for x in flatten(structure[k])]
+    if isinstance(structure, (list, tuple)):
+        return [x for s in structure for x in flatten(s)]
+    return [structure]
+
+
+def pack_sequence_as(structure, flat) -> object:
+    """Rebuilds `structure` with its leaves taken in order from `flat`."""
+    it = iter(flat)
+
+    def build(s):
+        if isinstance(s, dict):
+            built = {k: build(s[k]) for k in _sorted_keys(s)}
+            return type(s)((k, built[k]) for k in s) if type(s) is not dict else \
+                {k: built[k] for k in s}
+        if isinstance(s, (list, tuple)):
+            items = [build(x) for x in s]
+            if hasattr(s, "_fields"):
+                return type(s)(*items)
+            return type(s)(items)
+        return next(it)
+
+    return build(structure)
+
+
+def _sorted_keys(d: dict) -> list:
+    try:
+        return sorted(d)
+    except TypeError:
+        return sorted(d, key=repr)
+
+
+def is_tensor_like(x) -> bool:
+    return isinstance(x, Tensor)
+
+
+def is_operation(x) -> bool:
+    return isinstance(x, Operation)

@@ -1,0 +1,346 @@
+"""`tf.function`: trace a Python function into a graph once per input signature, then run
+the graph's compiled plan on every call.
+
+- Tensor arguments are traced by (dtype, shape), Python arguments by value, variables by
+  identity; an `input_signature` of `TensorSpec`s gives one trace for every compatible call.
+  A call reuses any traced function whose signature accepts it (`[None, 3]` accepts
+  `[5, 3]`); `reduce_retracing=True` traces with relaxed shapes after a shape change.
+- Eager tensors and variable handles the function uses are captured (see `FuncGraph`).
+- Ops with side effects (variable updates, random ops, any `op_def.is_stateful`) run on every
+  call even when nothing returned depends on them; Python side effects run only at trace time.
+- Called while building another graph (a nested `tf.function`, or a v1 graph), a function
+  is inlined: its traced ops are copied into the caller's graph.
+- Gradients: a GradientTape used inside the function records graph ops during tracing. A
+  tape *around* a call that watches an input or a captured variable makes the call run its
+  traced ops one by one eagerly (the same kernels), so the tape records every op: gradients
+  of any order, and random/stateful ops run exactly once (no recomputation). Calls no tape
+  watches run the compiled plan.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import threading
+import weakref
+
+import numpy as np
+
+from ndflow.core import context, devices
+from ndflow.core.graph import Operation, SymbolicTensor
+from ndflow.core.shapes import TensorShape
+from ndflow.core.tensor import Tensor
+from ndflow.core.tensor_spec import TensorSpec
+from ndflow.ops.apply import convert_to_tensor
+from ndflow.runtime.concrete_function import ConcreteFunction, OutputSlot, accepts
+from ndflow.runtime.func_graph import FuncGraph, flatten, pack_sequence_as, tracing_scope
+
+_run_eagerly = False
+_TENSOR = "<tensor>"
+
+
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """`tf.config.run_functions_eagerly`: call the Python functions directly (debugging)."""
+    global _run_eagerly
+    _run_eagerly = bool(run_eagerly)
+
+
+def functions_run_eagerly() -> bool:
+    return _run_eagerly
+
+
+def _is_variable(x) -> bool:
+    return not isinstance(x, Tensor) and isinstance(getattr(x, "handle", None), Tensor)
+
+
+def _encode(value, leaves: list, refs: list):
+    """Hashable cache key for one argument; tensor leaves are appended to `leaves`."""
+    if isinstance(value, (Tensor, TensorSpec)):
+        leaves.append(value)
+        return _TENSOR
+    if isinstance(value, np.ndarray):
+        leaves.append(value)
+        return _TENSOR
+    if _is_variable(value):
+        refs.append(value)
+        return ("variable", id(value))
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _encode(value[k], leaves, refs)) for k in _keys(value)))
+    if isinstance(value, (list, tuple)):
+        return (type(value), tuple(_encode(v, leaves, refs) for v in value))
+    try:
+        hash(value)
+    except TypeError:
+        refs.append(value)
+        return ("object", type(value), id(value))
+    return ("value", type(value), value)
+
+
+def _keys(d: dict) -> list:
+    try:
+        return sorted(d)
+    except TypeError:
+        return sorted(d, key=repr)
+
+
+def _substitute(value, it):
+    """`value` with each tensor leaf (in `_encode` order) replaced by `next(it)`."""
+    if isinstance(value, (Tensor, TensorSpec, np.ndarray)):
+        return next(it)
+    if _is_variable(value):
+        return value
+    if isinstance(value, dict):
+        new = {k: _substitute(value[k], it) for k in _keys(value)}
+        return {k: new[k] for k in value} if type(value) is dict else \
+            type(value)((k, new[k]) for k in value)
+    if isinstance(value, (list, tuple)):
+        items = [_substitute(v, it) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    return value
+
+
+def _spec_of(x) -> tuple:
+    return (x.dtype, x.shape)
+
+
+def _relax(a: TensorShape, b: TensorShape) -> TensorShape:
+    if a.rank is None or b.rank is None or a.rank != b.rank:
+        return TensorShape(None)
+    return TensorShape([x if x == y else None for x, y in zip(a.as_tuple(), b.as_tuple())])
+
+
+def _graph_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.\-]", "_", name) or "function"
+
+
+class Function:
+    """A polymorphic `tf.function`: one `ConcreteFunction` per traced input signature."""
+
+    def __init__(self, python_function, name: str | None = None, input_signature=None,
+                 jit_compile: bool | None = None, reduce_retracing: bool = False,
+                 autograph: bool = True):
+        self._python_function = python_function
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._input_signature = None if input_signature is None else list(input_signature)
+        if self._input_signature is not None:
+            for s in flatten(self._input_signature):
+                if not isinstance(s, TensorSpec):
+                    raise TypeError(f"input_signature must be a possibly nested sequence of "
+                                    f"TensorSpec objects, got {s!r}")
+        self._jit_compile = jit_compile
+        self._reduce_retracing = reduce_retracing
+        self._autograph = autograph
+        try:
+            self._signature = inspect.signature(python_function)
+        except (TypeError, ValueError):
+            self._signature = None
+        self._exact: dict = {}      # (python key, specs) -> ConcreteFunction
+        self._buckets: dict = {}    # python key -> [ConcreteFunction]
+        self._tracing_count = 0
+        self._lock = threading.RLock()
+        self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        functools.update_wrapper(self, python_function)
+
+    # -- properties ----------------------------------------------------------------------------
+    @property
+    def python_function(self):
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def experimental_get_tracing_count(self) -> int:
+        return self._tracing_count
+
+    # -- methods: @tf.function on a method binds per instance -----------------------------
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:
+            bound = None
+        if bound is None:
+            bound = Function(self._python_function.__get__(instance, owner), self._name,
+                             self._input_signature, self._jit_compile, self._reduce_retracing,
+                             self._autograph)
+            try:
+                self._bound[instance] = bound
+            except TypeError:
+                pass
+        return bound
+
+    # -- calling -------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if _run_eagerly and context.executing_eagerly():
+            return self._python_function(*args, **kwargs)
+        bound = self._bind(args, kwargs)
+        cf, leaves = self._lookup(bound, trace=True)
+        return cf._call_leaves(leaves)
+
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The function traced for these arguments (tensors or `TensorSpec`s), tracing if new."""
+        if not args and not kwargs and self._input_signature is not None:
+            args = tuple(self._input_signature)
+        bound = self._bind(args, kwargs)
+        cf, _ = self._lookup(bound, trace=True)
+        return cf
+
+    def _leaves(self, args, kwargs) -> list:
+        """The tensor arguments of a call, flattened in trace order."""
+        leaves: list = []
+        for _, v in self._arguments(self._bind(args, kwargs)):
+            _encode(v, leaves, [])
+        return leaves
+
+    def _bind(self, args, kwargs):
+        if self._signature is None:
+            return None, list(args), dict(kwargs)
+        try:
+            ba = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"Binding inputs to tf.function `{self._name}` failed due to `{e}`."
+                            f" Received args: {args} and kwargs: {kwargs}") from None
+        ba.apply_defaults()
+        return ba, None, None
+
+    def _arguments(self, bound):
+        ba, args, kwargs = bound
+        if ba is None:
+            return list(enumerate(args)) + sorted(kwargs.items())
+        return list(ba.arguments.items())
+
+    def _lookup(self, bound, trace: bool):
+        items = self._arguments(bound)
+        leaves: list = []
+        refs: list = []
+        key = tuple((name, _encode(v, leaves, refs)) for name, v in items)
+        if self._input_signature is not None:
+            specs = self._check_signature(items, leaves)
+        else:
+            specs = tuple(_spec_of(x) if not isinstance(x, np.ndarray)
+                          else _spec_of(convert_to_tensor(x)) for x in leaves)
+        cf = self._exact.get((key, specs))
+        if cf is not None:
+            return cf, leaves
+        with self._lock:
+            for cand in self._buckets.get(key, ()):
+                if all(accepts(s, a) for s, a in zip(cand._arg_specs, specs)):
+                    self._exact[(key, specs)] = cand
+                    return cand, leaves
+            trace_specs = specs
+            bucket = self._buckets.get(key)
+            if self._reduce_retracing and bucket:
+                prev = bucket[-1]._arg_specs
+                trace_specs = tuple((d, _relax(p[1], s)) if p[0] is d else (d, s)
+                                    for p, (d, s) in zip(prev, specs))
+            cf = self._trace(bound, trace_specs, refs)
+            self._buckets.setdefault(key, []).append(cf)
+            self._exact[(key, specs)] = cf
+        return cf, leaves
+
+    def _check_signature(self, items, leaves) -> tuple:
+        sig = self._input_signature
+        n = len(sig)
+        positional = [v for _, v in items[:n]]
+        flat_sig = flatten(sig)
+        n_leaves = len([x for v in positional for x in flatten(v)
+                        if isinstance(x, (Tensor, TensorSpec, np.ndarray))])
+        if len(positional) < n or n_leaves != len(flat_sig) or len(leaves) != len(flat_sig):
+            raise TypeError(f"Binding inputs to tf.function `{self._name}` failed: the "
+                            f"arguments do not match input_signature {sig}.")
+        for i, (spec, x) in enumerate(zip(flat_sig, leaves)):
+            actual = _spec_of(x) if not isinstance(x, np.ndarray) else \
+                _spec_of(convert_to_tensor(x, spec.dtype))
+            if not accepts((spec.dtype, spec.shape), actual):
+                raise TypeError(f"Binding inputs to tf.function `{self._name}` failed: input "
+                                f"{i} ({actual[0].name} tensor of shape {actual[1]}) is not "
+                                f"compatible with {spec}.")
+        return tuple((s.dtype, s.shape) for s in flat_sig)
+
+    # -- tracing -------------------------------------------------------------------------------
+    def _trace(self, bound, specs: tuple, refs: list) -> ConcreteFunction:
+        outer = None if context.executing_eagerly() else context.get_default_graph()
+        fg = FuncGraph(_graph_name(self._name), outer)
+        if outer is not None:
+            fg.seed = outer.seed
+            fg._device_stack = [devices.DeviceSpec.from_string(outer._current_device())]
+        else:
+            fg.seed = context.state().seed
+            if context.eager_device():
+                fg._device_stack = [devices.DeviceSpec.from_string(context.eager_device())]
+        items = self._arguments(bound)
+        names = [str(n) for n, v in items
+                 for x in flatten(v) if isinstance(x, (Tensor, TensorSpec, np.ndarray))]
+        sig_names = [s.name for s in flatten(self._input_signature or [])]
+        with tracing_scope(fg):
+            for i, (dtype, shape) in enumerate(specs):
+                name = sig_names[i] if i < len(sig_names) and sig_names[i] else names[i]
+                fg.arg_inputs.append(fg.add_placeholder(dtype, shape, _graph_name(name)))
+            it = iter(fg.arg_inputs)
+            ba, args, kwargs = bound
+            if ba is None:
+                call_args = [_substitute(a, it) for a in args]
+                call_kwargs = {k: _substitute(kwargs[k], it) for k in sorted(kwargs)}
+            else:
+                for name, v in list(ba.arguments.items()):
+                    ba.arguments[name] = _substitute(v, it)
+                call_args, call_kwargs = ba.args, ba.kwargs
+            result = self._python_function(*call_args, **call_kwargs)
+            structure = _collect_outputs(fg, result)
+        self._tracing_count += 1
+        return ConcreteFunction(fg, specs, structure, refs, self)
+
+    def __repr__(self):
+        return f"<ndflow.function {self._name}>"
+
+
+def _collect_outputs(fg: FuncGraph, result):
+    """Flattens the returned structure: tensors become graph outputs, None stays None."""
+    slots = []
+    structured = []
+    for leaf in flatten(result):
+        if leaf is None or isinstance(leaf, Operation):  # an op runs as a target: None
+            slots.append(OutputSlot(None, None))
+            structured.append(None)
+            continue
+        t = leaf
+        if not isinstance(leaf, Tensor):
+            try:
+                t = convert_to_tensor(leaf)
+            except (TypeError, ValueError):
+                slots.append(OutputSlot(None, leaf))
+                structured.append(leaf)
+                continue
+        if not (isinstance(t, SymbolicTensor) and t.graph is fg):
+            t = fg.capture(t)
+        slots.append(OutputSlot(len(fg.outputs), None))
+        structured.append(t)
+        fg.outputs.append(t)
+    fg.structured_outputs = pack_sequence_as(result, structured)
+    return pack_sequence_as(result, slots)
+
+
+def function(func=None, input_signature=None, autograph: bool = True,
+             jit_compile: bool | None = None, reduce_retracing: bool = False,
+             experimental_implements=None, experimental_autograph_options=None,
+             experimental_attributes=None, experimental_relax_shapes=None,
+             experimental_compile=None, experimental_follow_type_hints=None, name=None):
+    """`tf.function` as a decorator (`@tf.function`, `@tf.function(...)`) or a call."""
+    if experimental_relax_shapes is not None:
+        reduce_retracing = bool(experimental_relax_shapes)
+    if experimental_compile is not None and jit_compile is None:
+        jit_compile = experimental_compile
+
+    def decorate(fn):
+        if isinstance(fn, Function):
+            fn = fn.python_function
+        return Function(fn, name, input_signature, jit_compile, reduce_retracing, autograph)
+
+    return decorate if func is None else decorate(func)
