@@ -1,23 +1,52 @@
-"""Neural-network ops: activations, convolution, pooling, normalization, losses."""
+"""Neural-network ops: one module per family, re-exported here (`ndflow.ops.nn.Relu`, ...).
+
+- nn_activation: Relu, Relu6, Elu, Selu, LeakyRelu, Softplus, Softmax, LogSoftmax (+ grads)
+- nn_conv: Conv2D, DepthwiseConv2dNative and their backprop ops, BiasAdd, BiasAddGrad
+"""
 
 from __future__ import annotations
 
-from ndflow.ops.apply import apply_op
-from ndflow.ops.op_def import op_def
-
-_FLOAT = "T: {half, bfloat16, float, double}"
-_REAL = "T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8}"
-
-Relu = op_def("Relu", inputs=["features: T"], outputs=["activations: T"], attrs=[_REAL],
-              shape=lambda ctx: [ctx.shapes[0]])
-ReluGrad = op_def("ReluGrad", inputs=["gradients: T", "features: T"], outputs=["backprops: T"],
-                  attrs=[_REAL], shape=lambda ctx: [ctx.shapes[0]])
-
-
-@Relu.def_grad
-def _relu_grad(op, grad):
-    return [apply_op(ReluGrad, [grad, op.outputs[0]]).outputs[0]]
-
-
-def relu(features, name=None):
-    return apply_op(Relu, [features], name=name).outputs[0]
+from ndflow.ops.nn_activation import (  # noqa: F401
+    Elu,
+    EluGrad,
+    LeakyRelu,
+    LeakyReluGrad,
+    LogSoftmax,
+    Relu,
+    Relu6,
+    Relu6Grad,
+    ReluGrad,
+    Selu,
+    SeluGrad,
+    Softmax,
+    Softplus,
+    SoftplusGrad,
+    elu,
+    leaky_relu,
+    log_softmax,
+    log_softmax_v1,
+    relu,
+    relu6,
+    selu,
+    softmax,
+    softmax_v1,
+    softplus,
+)
+from ndflow.ops.nn_conv import (  # noqa: F401
+    BiasAdd,
+    BiasAddGrad,
+    Conv2D,
+    Conv2DBackpropFilter,
+    Conv2DBackpropInput,
+    DepthwiseConv2dNative,
+    DepthwiseConv2dNativeBackpropFilter,
+    DepthwiseConv2dNativeBackpropInput,
+    bias_add,
+    conv2d,
+    conv2d_backprop_filter,
+    conv2d_backprop_input,
+    conv2d_transpose,
+    conv2d_v1,
+    depthwise_conv2d,
+    depthwise_conv2d_native,
+)

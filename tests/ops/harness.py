@@ -12,8 +12,8 @@ and a NumPy float64 reference. The harness then checks
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import torch
@@ -57,7 +57,10 @@ def _is_float(a) -> bool:
 
 
 def _cast_inputs(case: OpCase, dtype):
-    return [np.asarray(a, np.float64) if _is_float(a) else np.asarray(a) for a in case.inputs], \
+    # C-contiguous copies: numeric_gradient perturbs through `reshape(-1)`, which must be a view
+    # (a transposed input, e.g. an NCHW test tensor, would otherwise be perturbed in a copy).
+    return [np.ascontiguousarray(a, np.float64) if _is_float(a) else np.ascontiguousarray(a)
+            for a in case.inputs], \
         [dtype if _is_float(a) else dtypes.as_dtype(np.asarray(a).dtype) for a in case.inputs]
 
 

@@ -1,0 +1,371 @@
+"""Convolutions: Conv2D, DepthwiseConv2dNative, their backprop ops, BiasAdd/BiasAddGrad.
+
+OpDefs follow TF's REGISTER_OP (attrs T, strides, padding, explicit_paddings, data_format,
+dilations); gradients follow TF's nn_grad.py, so a backward graph holds Conv2DBackpropInput,
+Conv2DBackpropFilter and BiasAddGrad nodes exactly as TensorFlow's does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ndflow.core import dtypes
+from ndflow.core.shapes import TensorShape
+from ndflow.ops import array as array_ops
+from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.nn_common import (
+    DATA_FORMAT,
+    DILATIONS,
+    EXPLICIT_PADDINGS,
+    PADDING,
+    check_rank,
+    check_window_attr,
+    explicit_hw,
+    get_sequence,
+    hw,
+    padding_attrs,
+    spatial_dims,
+    window_geometry,
+)
+from ndflow.ops.op_def import op_def
+
+_CONV_T = "T: {half, bfloat16, float, double, int32}"
+_FLOAT_T = "T: {half, bfloat16, float, double}"
+_WINDOW_ATTRS = ["strides: list(int)", "use_cudnn_on_gpu: bool = true", PADDING,
+                 EXPLICIT_PADDINGS, DATA_FORMAT, DILATIONS]
+_DEPTHWISE_ATTRS = ["strides: list(int)", PADDING, EXPLICIT_PADDINGS, DATA_FORMAT, DILATIONS]
+
+
+def _check_conv_attrs(ctx) -> None:
+    fmt = ctx.attrs["data_format"]
+    check_window_attr(ctx.op_type, "strides", ctx.attrs["strides"], fmt, "stride")
+    check_window_attr(ctx.op_type, "dilations", ctx.attrs["dilations"], fmt, "dilation")
+    explicit = ctx.attrs.get("explicit_paddings") or []
+    if ctx.attrs["padding"] == "EXPLICIT":
+        if len(explicit) != 8:
+            raise ValueError(f"explicit_paddings attribute must contain 8 values, but got: "
+                             f"{len(explicit)}")
+    elif explicit:
+        raise ValueError("explicit_paddings attribute must be empty if the padding attribute "
+                         f"is not EXPLICIT, but got {ctx.attrs['padding']}")
+
+
+def conv_output_shape(ctx, x: TensorShape, kh, kw, out_depth) -> TensorShape:
+    """The NHWC/NCHW output shape of a 2-D window op over `x` (rank-4, possibly partial)."""
+    fmt = ctx.attrs["data_format"]
+    h, w, c = spatial_dims(fmt)
+    (oh, ow), _ = window_geometry(
+        x[h], x[w], kh, kw, hw(ctx.attrs["strides"], fmt),
+        hw(ctx.attrs.get("dilations", [1, 1, 1, 1]), fmt), ctx.attrs["padding"],
+        explicit_hw(ctx.attrs.get("explicit_paddings") or [], fmt))
+    dims = [None] * 4
+    dims[0], dims[h], dims[w], dims[c] = x[0], oh, ow, out_depth
+    return TensorShape(dims)
+
+
+def _conv2d_shape(ctx):
+    x = check_rank(ctx.shapes[0], 4)
+    f = check_rank(ctx.shapes[1], 4)
+    _check_conv_attrs(ctx)
+    _, _, c = spatial_dims(ctx.attrs["data_format"])
+    depth, f_depth = x[c], f[2]
+    if depth is not None and f_depth is not None:
+        if f_depth == 0 or depth % f_depth:
+            raise ValueError(f"Depth of input ({depth}) is not a multiple of input depth of "
+                             f"filter ({f_depth})")
+    if f[3] is not None and f_depth is not None and depth is not None and f_depth:
+        groups = depth // f_depth
+        if f[3] % groups:
+            raise ValueError(f"Depth of output ({f[3]}) is not a multiple of the number of "
+                             f"groups ({groups})")
+    return [conv_output_shape(ctx, x, f[0], f[1], f[3])]
+
+
+def _depthwise_shape(ctx):
+    x = check_rank(ctx.shapes[0], 4)
+    f = check_rank(ctx.shapes[1], 4)
+    _check_conv_attrs(ctx)
+    _, _, c = spatial_dims(ctx.attrs["data_format"])
+    if x[c] is not None and f[2] is not None and x[c] != f[2]:
+        raise ValueError(f"Dimensions must be equal, but are {x[c]} and {f[2]}")
+    depth = x[c] if x[c] is not None else f[2]
+    out_depth = depth * f[3] if depth is not None and f[3] is not None else None
+    return [conv_output_shape(ctx, x, f[0], f[1], out_depth)]
+
+
+def _sizes_shape(index: int):
+    def shape_fn(ctx):
+        _check_conv_attrs(ctx)
+        v = ctx.value(index)
+        if v is not None:
+            v = np.asarray(v).reshape(-1)
+            if v.size != 4:
+                raise ValueError(f"Shape must be rank 4 but is rank {v.size}")
+            return [TensorShape([int(d) for d in v])]
+        return [TensorShape([None] * 4)]
+    return shape_fn
+
+
+Conv2D = op_def("Conv2D", inputs=["input: T", "filter: T"], outputs=["output: T"],
+                attrs=[_CONV_T] + _WINDOW_ATTRS, shape=_conv2d_shape)
+Conv2DBackpropInput = op_def(
+    "Conv2DBackpropInput", inputs=["input_sizes: int32", "filter: T", "out_backprop: T"],
+    outputs=["output: T"], attrs=[_CONV_T] + _WINDOW_ATTRS, shape=_sizes_shape(0))
+Conv2DBackpropFilter = op_def(
+    "Conv2DBackpropFilter", inputs=["input: T", "filter_sizes: int32", "out_backprop: T"],
+    outputs=["output: T"], attrs=[_FLOAT_T] + _WINDOW_ATTRS, shape=_sizes_shape(1))
+DepthwiseConv2dNative = op_def(
+    "DepthwiseConv2dNative", inputs=["input: T", "filter: T"], outputs=["output: T"],
+    attrs=[_FLOAT_T] + _DEPTHWISE_ATTRS, shape=_depthwise_shape)
+DepthwiseConv2dNativeBackpropInput = op_def(
+    "DepthwiseConv2dNativeBackpropInput",
+    inputs=["input_sizes: int32", "filter: T", "out_backprop: T"], outputs=["output: T"],
+    attrs=[_FLOAT_T] + _DEPTHWISE_ATTRS, shape=_sizes_shape(0))
+DepthwiseConv2dNativeBackpropFilter = op_def(
+    "DepthwiseConv2dNativeBackpropFilter",
+    inputs=["input: T", "filter_sizes: int32", "out_backprop: T"], outputs=["output: T"],
+    attrs=[_FLOAT_T] + _DEPTHWISE_ATTRS, shape=_sizes_shape(1))
+
+
+def shape_tensor(t):
+    """`tf.shape(t)` as int32 (a constant when the static shape is fully known)."""
+    fn = getattr(array_ops, "shape", None)
+    if fn is not None:
+        return fn(t, out_type=dtypes.int32)
+    if t.shape.is_fully_defined():
+        return convert_to_tensor(np.asarray(t.shape.as_list(), np.int32), dtypes.int32)
+    raise NotImplementedError("dynamic shapes need the Shape op (ndflow.ops.array.shape)")
+
+
+def shape_n(tensors) -> list:
+    """`tf.shape_n`: int32 shapes of several tensors (one ShapeN node when available)."""
+    fn = getattr(array_ops, "shape_n", None)
+    if fn is not None:
+        return list(fn(list(tensors), out_type=dtypes.int32))
+    return [shape_tensor(t) for t in tensors]
+
+
+def _window_attrs(op, names=("strides", "padding", "explicit_paddings", "data_format",
+                             "dilations")) -> dict:
+    attrs = {n: op.get_attr(n) for n in names}
+    if "use_cudnn_on_gpu" in op.attrs:
+        attrs["use_cudnn_on_gpu"] = op.get_attr("use_cudnn_on_gpu")
+    return attrs
+
+
+def _raw(op_def_, inputs, attrs, name=None):
+    return apply_op(op_def_, inputs, attrs, name=name).outputs[0]
+
+
+@Conv2D.def_grad
+def _conv2d_grad(op, grad):
+    attrs = _window_attrs(op)
+    shape_0, shape_1 = shape_n([op.inputs[0], op.inputs[1]])
+    return [_raw(Conv2DBackpropInput, [shape_0, op.inputs[1], grad], attrs),
+            _raw(Conv2DBackpropFilter, [op.inputs[0], shape_1, grad], attrs)]
+
+
+@Conv2DBackpropInput.def_grad
+def _conv2d_backprop_input_grad(op, grad):
+    attrs = _window_attrs(op)
+    return [None,
+            _raw(Conv2DBackpropFilter, [grad, shape_tensor(op.inputs[1]), op.inputs[2]], attrs),
+            _raw(Conv2D, [grad, op.inputs[1]], attrs)]
+
+
+@Conv2DBackpropFilter.def_grad
+def _conv2d_backprop_filter_grad(op, grad):
+    attrs = _window_attrs(op)
+    return [_raw(Conv2DBackpropInput, [shape_tensor(op.inputs[0]), grad, op.inputs[2]], attrs),
+            None,
+            _raw(Conv2D, [op.inputs[0], grad], attrs)]
+
+
+@DepthwiseConv2dNative.def_grad
+def _depthwise_grad(op, grad):
+    attrs = _window_attrs(op)
+    return [_raw(DepthwiseConv2dNativeBackpropInput,
+                 [shape_tensor(op.inputs[0]), op.inputs[1], grad], attrs),
+            _raw(DepthwiseConv2dNativeBackpropFilter,
+                 [op.inputs[0], shape_tensor(op.inputs[1]), grad], attrs)]
+
+
+@DepthwiseConv2dNativeBackpropInput.def_grad
+def _depthwise_backprop_input_grad(op, grad):
+    attrs = _window_attrs(op)
+    return [None,
+            _raw(DepthwiseConv2dNativeBackpropFilter,
+                 [grad, shape_tensor(op.inputs[1]), op.inputs[2]], attrs),
+            _raw(DepthwiseConv2dNative, [grad, op.inputs[1]], attrs)]
+
+
+@DepthwiseConv2dNativeBackpropFilter.def_grad
+def _depthwise_backprop_filter_grad(op, grad):
+    attrs = _window_attrs(op)
+    return [_raw(DepthwiseConv2dNativeBackpropInput,
+                 [shape_tensor(op.inputs[0]), grad, op.inputs[2]], attrs),
+            None,
+            _raw(DepthwiseConv2dNative, [op.inputs[0], grad], attrs)]
+
+
+# -- BiasAdd -------------------------------------------------------------------------------------
+
+_BIAS_T = "T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8}"
+
+
+def _bias_add_shape(ctx):
+    x, b = ctx.shapes
+    fmt = ctx.attrs["data_format"]
+    if x.rank is not None and x.rank < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {x.rank}")
+    b = check_rank(b, 1)
+    if x.rank is None:
+        return [x]
+    c = 1 if fmt == "NCHW" and x.rank >= 3 else x.rank - 1
+    if x[c] is not None and b[0] is not None and x[c] != b[0]:
+        raise ValueError(f"Dimensions must be equal, but are {x[c]} and {b[0]}")
+    dims = x.as_list()
+    dims[c] = dims[c] if dims[c] is not None else b[0]
+    return [TensorShape(dims)]
+
+
+def _bias_add_grad_shape(ctx):
+    x = ctx.shapes[0]
+    if x.rank is None:
+        return [TensorShape([None])]
+    if x.rank < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {x.rank}")
+    c = 1 if ctx.attrs["data_format"] == "NCHW" and x.rank >= 3 else x.rank - 1
+    return [TensorShape([x[c]])]
+
+
+BiasAdd = op_def("BiasAdd", inputs=["value: T", "bias: T"], outputs=["output: T"],
+                 attrs=[_BIAS_T, DATA_FORMAT], shape=_bias_add_shape)
+BiasAddGrad = op_def("BiasAddGrad", inputs=["out_backprop: T"], outputs=["output: T"],
+                     attrs=[_BIAS_T, DATA_FORMAT], shape=_bias_add_grad_shape)
+
+
+@BiasAdd.def_grad
+def _bias_add_grad(op, received_grad):
+    return [received_grad, _raw(BiasAddGrad, [received_grad],
+                                {"data_format": op.get_attr("data_format")})]
+
+
+@BiasAddGrad.def_grad
+def _bias_add_grad_grad(op, received_grad):
+    # TF reshapes received_grad to [1,..,C(,1,..)] and tiles it to the input's shape; a
+    # BiasAdd of the gradient onto zeros is the same broadcast in one node.
+    fmt = op.get_attr("data_format")
+    return [_raw(BiasAdd, [array_ops.zeros_like(op.inputs[0]), received_grad],
+                 {"data_format": fmt})]
+
+
+def bias_add(value, bias, data_format: str | None = None, name: str | None = None):
+    """`tf.nn.bias_add`: adds a 1-D `bias` along the channel dimension of `value`."""
+    if data_format is not None:
+        if data_format.startswith("NC"):
+            data_format = "NCHW"
+        elif data_format.startswith("N") and data_format.endswith("C"):
+            data_format = "NHWC"
+        else:
+            raise ValueError("data_format must be of the form `N...C` or `NC...`")
+    value = convert_to_tensor(value, name="input")
+    bias = convert_to_tensor(bias, dtype=value.dtype, name="bias")
+    return _raw(BiasAdd, [value, bias], {"data_format": data_format or "NHWC"},
+                name=name or "BiasAdd")
+
+
+# -- Public wrappers -------------------------------------------------------------------------------
+
+
+def _conv_attrs(strides, padding, data_format, dilations, channel_idx) -> dict:
+    pad, explicit = padding_attrs(padding)
+    return {"strides": get_sequence(strides, 2, channel_idx, "strides"), "padding": pad,
+            "explicit_paddings": explicit, "data_format": data_format,
+            "dilations": get_sequence(dilations, 2, channel_idx, "dilations")}
+
+
+def conv2d(input, filters, strides, padding, data_format: str = "NHWC",  # noqa: A002
+           dilations=None, name: str | None = None):
+    """`tf.nn.conv2d` (TF2): 2-D convolution of NHWC/NCHW `input` with HWIO `filters`."""
+    data_format = data_format or "NHWC"
+    cidx = 1 if data_format.startswith("NC") else 3
+    attrs = _conv_attrs(strides, padding, data_format, dilations, cidx)
+    x = convert_to_tensor(input, name="input")
+    f = convert_to_tensor(filters, dtype=x.dtype, name="filter")
+    return _raw(Conv2D, [x, f], attrs, name=name or "Conv2D")
+
+
+def conv2d_v1(input, filter=None, strides=None, padding=None,  # noqa: A002
+              use_cudnn_on_gpu: bool = True, data_format: str = "NHWC", dilations=None,
+              name: str | None = None, filters=None):
+    """`tf.compat.v1.nn.conv2d`: `filter=`, 4-element strides."""
+    filter = filters if filter is None else filter  # noqa: A001
+    data_format = data_format or "NHWC"
+    cidx = 1 if data_format.startswith("NC") else 3
+    attrs = _conv_attrs(strides, padding, data_format, dilations, cidx)
+    attrs["use_cudnn_on_gpu"] = use_cudnn_on_gpu
+    x = convert_to_tensor(input, name="input")
+    f = convert_to_tensor(filter, dtype=x.dtype, name="filter")
+    return _raw(Conv2D, [x, f], attrs, name=name or "Conv2D")
+
+
+def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
+                          use_cudnn_on_gpu: bool = True, explicit_paddings=(),
+                          data_format: str = "NHWC", dilations=(1, 1, 1, 1),
+                          name: str | None = None):
+    """`tf.compat.v1.nn.conv2d_backprop_input` (the raw op's signature)."""
+    attrs = {"strides": list(strides), "padding": padding, "use_cudnn_on_gpu": use_cudnn_on_gpu,
+             "explicit_paddings": list(explicit_paddings), "data_format": data_format,
+             "dilations": list(dilations)}
+    sizes = convert_to_tensor(input_sizes, dtypes.int32)
+    return _raw(Conv2DBackpropInput, [sizes, filter, out_backprop], attrs, name=name)
+
+
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                           use_cudnn_on_gpu: bool = True, explicit_paddings=(),
+                           data_format: str = "NHWC", dilations=(1, 1, 1, 1),
+                           name: str | None = None):
+    """`tf.compat.v1.nn.conv2d_backprop_filter` (the raw op's signature)."""
+    attrs = {"strides": list(strides), "padding": padding, "use_cudnn_on_gpu": use_cudnn_on_gpu,
+             "explicit_paddings": list(explicit_paddings), "data_format": data_format,
+             "dilations": list(dilations)}
+    sizes = convert_to_tensor(filter_sizes, dtypes.int32)
+    return _raw(Conv2DBackpropFilter, [input, sizes, out_backprop], attrs, name=name)
+
+
+def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
+                     data_format: str = "NHWC", dilations=None, name: str | None = None):
+    """`tf.nn.conv2d_transpose`: Conv2DBackpropInput with `output_shape` as input_sizes."""
+    data_format = data_format or "NHWC"
+    cidx = 1 if data_format.startswith("NC") else 3
+    attrs = _conv_attrs(strides, padding, data_format, dilations, cidx)
+    sizes = convert_to_tensor(output_shape, dtypes.int32)
+    return _raw(Conv2DBackpropInput, [sizes, filters, input], attrs,
+                name=name or "conv2d_transpose")
+
+
+def depthwise_conv2d(input, filter, strides, padding, data_format: str | None = None,  # noqa: A002
+                     dilations=None, name: str | None = None):
+    """`tf.nn.depthwise_conv2d`: per-channel convolution, `filter` [fh, fw, in, multiplier].
+
+    Dilations are passed to DepthwiseConv2dNative directly (TF wraps the op in
+    SpaceToBatchND/BatchToSpaceND for rates > 1; the result is the same).
+    """
+    data_format = data_format or "NHWC"
+    cidx = 1 if data_format.startswith("NC") else 3
+    if len(list(strides)) != 4:
+        raise ValueError(f"strides must be a list of 4 ints, got {strides}")
+    attrs = _conv_attrs(list(strides), padding, data_format, dilations, cidx)
+    x = convert_to_tensor(input, name="input")
+    f = convert_to_tensor(filter, dtype=x.dtype, name="filter")
+    return _raw(DepthwiseConv2dNative, [x, f], attrs, name=name or "depthwise")
+
+
+def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",  # noqa: A002
+                            dilations=(1, 1, 1, 1), name: str | None = None):
+    """`tf.nn.depthwise_conv2d_native` (the raw op)."""
+    pad, explicit = padding_attrs(padding)
+    attrs = {"strides": list(strides), "padding": pad, "explicit_paddings": explicit,
+             "data_format": data_format, "dilations": list(dilations)}
+    return _raw(DepthwiseConv2dNative, [input, filter], attrs, name=name)
