@@ -1,37 +1,172 @@
-"""ATen kernels for math ops."""
+"""ATen kernels for elementwise math ops, Cast, Select, AddN, CheckNumerics.
+
+Factories decide everything that depends on attrs and dtypes (integer vs float division,
+NaN-propagating Sign, ...) once, so a call is one or two ATen calls. Results of our own
+intermediate buffers may be updated in place (`q.floor_()`); inputs never are.
+"""
 
 from __future__ import annotations
 
 import torch
 
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels import linalg, reduction  # noqa: F401 - registers the kernels
 from ndflow.kernels.registry import kernel
+from ndflow.ops import arithmetic as ar
+from ndflow.ops import comparison as cmp
 from ndflow.ops import math
 
-
-@kernel(math.AddV2)
-def _add(node):
-    return torch.add
-
-
-@kernel(math.MatMul)
-def _matmul(node):
-    ta, tb = node.attrs["transpose_a"], node.attrs["transpose_b"]
-    if not ta and not tb:
-        return torch.mm
-    return lambda a, b: torch.mm(a.t() if ta else a, b.t() if tb else b)
-
-
-@kernel(math.Sum)
-def _sum(node):
-    keep = node.attrs["keep_dims"]
-    return lambda x, axes: torch.sum(x, dim=axes.tolist(), keepdim=keep)
+_DIRECT = {
+    ar.AddV2: torch.add, ar.Add: torch.add, ar.Sub: torch.sub, ar.Mul: torch.mul,
+    ar.Maximum: torch.maximum, ar.Minimum: torch.minimum, ar.Pow: torch.pow,
+    ar.Neg: torch.neg, ar.Log: torch.log, ar.SelectV2: torch.where,
+    math.Abs: torch.abs, math.Square: torch.square, math.Sqrt: torch.sqrt,
+    math.Rsqrt: torch.rsqrt, math.Exp: torch.exp, math.Log1p: torch.log1p,
+    math.Tanh: torch.tanh, math.Sigmoid: torch.sigmoid, math.Erf: torch.erf,
+    cmp.Equal: torch.eq, cmp.NotEqual: torch.ne, cmp.Less: torch.lt, cmp.LessEqual: torch.le,
+    cmp.Greater: torch.gt, cmp.GreaterEqual: torch.ge, cmp.LogicalAnd: torch.logical_and,
+    cmp.LogicalOr: torch.logical_or, cmp.LogicalNot: torch.logical_not,
+    cmp.IsFinite: torch.isfinite, cmp.IsNan: torch.isnan, cmp.IsInf: torch.isinf,
+    math.TanhGrad: lambda y, dy: torch.ops.aten.tanh_backward(dy, y),
+    math.SigmoidGrad: lambda y, dy: torch.ops.aten.sigmoid_backward(dy, y),
+}
 
 
-@kernel(math.AddN)
+def _register_direct(op_def, fn):
+    kernel(op_def)(lambda node: fn)
+
+
+for _op, _fn in _DIRECT.items():
+    _register_direct(_op, _fn)
+
+
+def _is_int(node) -> bool:
+    return node.input_dtypes[0].is_integer
+
+
+def _checked_int_division(fn):
+    def divide(x, y):
+        try:
+            return fn(x, y)
+        except RuntimeError as e:
+            if "ZeroDivisionError" in str(e):
+                raise InvalidArgumentError(None, None, "Integer division by zero") from None
+            raise
+    return divide
+
+
+@kernel(ar.RealDiv)
+def _real_div(node):
+    if _is_int(node):
+        return _checked_int_division(lambda x, y: torch.div(x, y, rounding_mode="trunc"))
+    return torch.div
+
+
+@kernel(ar.FloorDiv)
+def _floor_div(node):
+    if _is_int(node):
+        return _checked_int_division(torch.floor_divide)
+    return lambda x, y: torch.div(x, y).floor_()   # TF: floor(x / y) for floats
+
+
+@kernel(ar.FloorMod)
+def _floor_mod(node):
+    if _is_int(node):
+        return _checked_int_division(torch.remainder)
+    return torch.remainder
+
+
+@kernel(ar.SquaredDifference)
+def _squared_difference(node):
+    def squared_difference(x, y):
+        d = torch.sub(x, y)
+        return d.mul_(d)
+    return squared_difference
+
+
+@kernel(ar.Reciprocal)
+def _reciprocal(node):
+    if _is_int(node):
+        return lambda x: torch.div(torch.ones_like(x), x, rounding_mode="trunc")
+    return torch.reciprocal
+
+
+@kernel(ar.ReciprocalGrad)
+def _reciprocal_grad(node):
+    return lambda y, dy: torch.mul(dy, y).mul_(y).neg_()
+
+
+@kernel(math.SqrtGrad)
+def _sqrt_grad(node):
+    return lambda y, dy: torch.div(dy, y).mul_(0.5)
+
+
+@kernel(math.RsqrtGrad)
+def _rsqrt_grad(node):
+    return lambda y, dy: torch.pow(y, 3).mul_(dy).mul_(-0.5)
+
+
+@kernel(math.Sign)
+def _sign(node):
+    if _is_int(node):
+        return torch.sign
+    return lambda x: torch.where(torch.isnan(x), x, torch.sign(x))  # TF: sign(NaN) = NaN
+
+
+@kernel(ar.Cast)
+def _cast(node):
+    dst = node.attrs["DstT"].torch_dtype
+    return lambda x: x.to(dst)
+
+
+@kernel(ar.Select)
+def _select(node):
+    def select(c, x, y):
+        if c.dim() == 1 and x.dim() > 1:  # a vector condition picks rows
+            c = c.reshape((-1,) + (1,) * (x.dim() - 1))
+        return torch.where(c, x, y)
+    return select
+
+
+@kernel(ar.AddN)
 def _add_n(node):
     def add_n(*xs):
-        out = xs[0] + xs[1] if len(xs) > 1 else xs[0].clone()
+        out = torch.add(xs[0], xs[1]) if len(xs) > 1 else xs[0].clone()
         for x in xs[2:]:
             out.add_(x)  # `out` is our own fresh buffer, not an input
         return out
     return add_n
+
+
+@kernel(ar.BroadcastGradientArgs)
+def _broadcast_gradient_args(node):
+    def bga(s0, s1):
+        a, b = s0.tolist(), s1.tolist()
+        n = max(len(a), len(b))
+        xa, xb = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
+        r0, r1 = [], []
+        for i, (da, db) in enumerate(zip(xa, xb)):
+            if da == 1:
+                r0.append(i)
+            if db == 1:
+                r1.append(i)
+            if da != db and 1 not in (da, db):
+                raise InvalidArgumentError(
+                    None, None, f"Incompatible shapes: [{','.join(map(str, a))}] vs. "
+                    f"[{','.join(map(str, b))}]")
+        return (torch.tensor(r0, dtype=s0.dtype, device=s0.device),
+                torch.tensor(r1, dtype=s1.dtype, device=s1.device))
+    return bga
+
+
+@kernel(math.CheckNumerics)
+def _check_numerics(node):
+    message = node.attrs["message"]
+
+    def check_numerics(x):
+        if not bool(torch.isfinite(x).all()):
+            nan, inf = bool(torch.isnan(x).any()), bool(torch.isinf(x).any())
+            what = "Inf and NaN" if nan and inf else "NaN" if nan else "Inf"
+            raise InvalidArgumentError(None, None, f"{message} : Tensor had {what} values")
+        return x
+    return check_numerics

@@ -1,0 +1,127 @@
+"""ATen kernels for reductions and ArgMax/ArgMin.
+
+The axes arrive as an ATen int tensor (usually from a Const); an empty axis list is the
+identity, as in TF. Integer sums keep their dtype (ATen would widen to int64) and integer
+means truncate like TF's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ndflow.kernels.registry import kernel
+from ndflow.ops import arithmetic, reduction
+
+
+def _axes(axes, rank: int) -> list:
+    a = axes.tolist()
+    a = [a] if isinstance(a, int) else a
+    return sorted({d % rank for d in a}) if rank else a
+
+
+def _empty_reduction(x, axes, keep, fill):
+    shape = [1 if i in axes else d for i, d in enumerate(x.shape)] if keep else \
+        [d for i, d in enumerate(x.shape) if i not in axes]
+    return torch.full(shape, fill, dtype=x.dtype, device=x.device)
+
+
+@kernel(arithmetic.Sum)
+def _sum(node):
+    keep = node.attrs["keep_dims"]
+
+    def reduce_sum(x, axes):
+        dims = _axes(axes, x.dim())
+        if not dims:
+            return x
+        return torch.sum(x, dim=dims, keepdim=keep, dtype=x.dtype)
+    return reduce_sum
+
+
+@kernel(reduction.Mean)
+def _mean(node):
+    keep = node.attrs["keep_dims"]
+    if node.input_dtypes[0].is_integer:
+        def reduce_mean(x, axes):
+            dims = _axes(axes, x.dim())
+            if not dims:
+                return x
+            count = math.prod(x.shape[d] for d in dims)
+            s = torch.sum(x, dim=dims, keepdim=keep, dtype=x.dtype)
+            return torch.div(s, max(count, 1), rounding_mode="trunc")
+        return reduce_mean
+
+    def reduce_mean_float(x, axes):
+        dims = _axes(axes, x.dim())
+        return torch.mean(x, dim=dims, keepdim=keep) if dims else x
+    return reduce_mean_float
+
+
+def _extremum(fn, lowest: bool):
+    def factory(node):
+        keep = node.attrs["keep_dims"]
+        dt = node.input_dtypes[0]
+        fill = (-math.inf if lowest else math.inf) if dt.is_floating else \
+            (dt.min if lowest else dt.max)
+
+        def reduce_extremum(x, axes):
+            dims = _axes(axes, x.dim())
+            if not dims:
+                return x
+            if x.numel() == 0:
+                return _empty_reduction(x, dims, keep, fill)
+            return fn(x, dim=dims, keepdim=keep)
+        return reduce_extremum
+    return factory
+
+
+kernel(reduction.Max)(_extremum(torch.amax, lowest=True))
+kernel(reduction.Min)(_extremum(torch.amin, lowest=False))
+
+
+@kernel(reduction.Prod)
+def _prod(node):
+    keep = node.attrs["keep_dims"]
+
+    def reduce_prod(x, axes):
+        dims = _axes(axes, x.dim())
+        if not dims:
+            return x
+        for d in reversed(dims):  # highest axis first keeps lower indices valid
+            x = torch.prod(x, d, keepdim=keep, dtype=x.dtype)
+        return x
+    return reduce_prod
+
+
+def _logical(fn):
+    def factory(node):
+        keep = node.attrs["keep_dims"]
+
+        def reduce_logical(x, axes):
+            dims = _axes(axes, x.dim())
+            return fn(x, dim=tuple(dims), keepdim=keep) if dims else x
+        return reduce_logical
+    return factory
+
+
+kernel(reduction.All)(_logical(torch.all))
+kernel(reduction.Any)(_logical(torch.any))
+
+
+def _arg(fn):
+    def factory(node):
+        out = node.output_dtypes[0].torch_dtype
+        as_uint8 = node.input_dtypes[0].is_bool
+
+        def arg_extremum(x, dim):
+            if as_uint8:
+                x = x.to(torch.uint8)
+            r = fn(x, int(dim))
+            return r if r.dtype == out else r.to(out)
+        return arg_extremum
+    return factory
+
+
+kernel(reduction.ArgMax)(_arg(torch.argmax))
+kernel(reduction.ArgMin)(_arg(torch.argmin))
