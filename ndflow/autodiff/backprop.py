@@ -30,20 +30,32 @@ def aggregate(grads):
 def backprop(ops, seeds: dict, sources, stop=frozenset(), scope=None) -> list:
     """Gradients of the seeded tensors w.r.t. `sources` through `ops` (forward order).
 
-    `seeds` maps tensor -> gradient. `scope(op)` returns a context manager to build each
-    op's gradient in (graph name scopes such as `gradients/MatMul_grad`).
+    `seeds` maps tensor -> gradient. Tensors in `stop` receive gradients (they may be
+    sources) but do not pass them on to the ops that produced them (`stop_gradients`).
+    `scope(op)` returns a context manager to build each op's gradient in (graph name scopes
+    such as `gradients/MatMul_grad`).
     """
     pending: dict = {}
     for t, g in seeds.items():
         pending.setdefault(t, []).append(g)
-    source_set = set(sources)
+    keep = set(sources)
     for op in reversed(ops):
         outs = op.outputs
         out_grads = []
+        live = False
         for t in outs:
-            gs = pending.get(t) if t in source_set else pending.pop(t, None)
-            out_grads.append(aggregate(gs))
-        if all(g is None for g in out_grads):
+            if t in keep:
+                gs = pending.get(t)
+                if gs is not None and len(gs) > 1:
+                    gs = pending[t] = [aggregate(gs)]
+            else:
+                gs = pending.pop(t, None)
+            if gs is None or t in stop:
+                out_grads.append(None)
+            else:
+                out_grads.append(gs[0] if len(gs) == 1 else aggregate(gs))
+                live = True
+        if not live:
             continue
         grad_fn = op.op_def.grad_fn
         if grad_fn == NOT_DIFFERENTIABLE:
@@ -56,11 +68,13 @@ def backprop(ops, seeds: dict, sources, stop=frozenset(), scope=None) -> list:
             out_grads = [g if g is not None or not t.dtype.is_floating else zeros_like(t)
                          for t, g in zip(outs, out_grads)]
             in_grads = grad_fn(op, *out_grads)
+        if in_grads is None or not isinstance(in_grads, (list, tuple)):
+            in_grads = [in_grads]
         if len(in_grads) != len(op.inputs):
             raise ValueError(f"Gradient function for {op.type} returned {len(in_grads)} "
                              f"gradients, expected {len(op.inputs)}")
         for t, g in zip(op.inputs, in_grads):
-            if g is None or t in stop or not is_differentiable(t.dtype):
+            if g is None or not is_differentiable(t.dtype):
                 continue
             pending.setdefault(t, []).append(g)
     return [aggregate(pending.get(s)) for s in sources]

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import contextlib
 
+import numpy as np
+
 from ndflow.autodiff.backprop import backprop, is_differentiable
 from ndflow.autodiff.gradients import UnconnectedGradients, as_source
-from ndflow.core import context
+from ndflow.core import context, dtypes
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import convert_to_tensor
-from ndflow.ops.array import ones_like, zeros_like
+from ndflow.ops.array import constant, ones_like, reshape, stack, zeros_like
 
 
 def _flatten(structure):
@@ -37,6 +39,10 @@ def _pack_like(structure, flat: list):
         return next(it)
 
     return build(structure)
+
+
+def _zeros(shape: list, dtype):
+    return constant(np.zeros(shape, np.float32), dtype=dtype)
 
 
 class GradientTape:
@@ -72,8 +78,7 @@ class GradientTape:
     def stop_recording(self):
         """Temporarily stop recording on this tape."""
         if not self._recording:
-            raise ValueError("Tape.stop_recording() can only be called when the tape is "
-                             "recording.")
+            raise ValueError("Tape is not recording.")
         self._pop()
         try:
             yield
@@ -127,41 +132,105 @@ class GradientTape:
     # -- differentiation -----------------------------------------------------------------------
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):
-        """d(target)/d(sources), with the nested structure of `sources`."""
-        if self._used and not self._persistent:
-            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
-                               "set of gradients (or jacobians)")
+        """d(target)/d(sources), with the nested structure of `sources`.
+
+        Sources that the target does not depend on get None (or zeros with
+        `unconnected_gradients="zero"`); integer targets have no gradient (None).
+        """
+        self._check_usable()
         unconnected_gradients = UnconnectedGradients(unconnected_gradients)
+        if sources is None:
+            raise ValueError("`sources` must not be None")
         targets = [convert_to_tensor(t) for t in _flatten(target)]
         flat_sources = _flatten(sources)
         for s in flat_sources:
             if s is None:
                 raise ValueError("`sources` must not contain None")
         srcs = [as_source(s) for s in flat_sources]
-        if output_gradients is None:
-            out_grads = [None] * len(targets)
-        else:
-            out_grads = _flatten(output_gradients)
+        out_grads = [None] * len(targets) if output_gradients is None \
+            else _flatten(output_gradients)
+        if len(out_grads) != len(targets):
+            raise ValueError(f"output_gradients has {len(out_grads)} entries for "
+                             f"{len(targets)} targets")
+        with self._paused():
+            grads = self._backward(targets, srcs, out_grads)
+            if unconnected_gradients is UnconnectedGradients.ZERO:
+                grads = [zeros_like(s) if g is None else g for s, g in zip(srcs, grads)]
+        self._mark_used()
+        return _pack_like(sources, grads)
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """d(target)/d(sources): for each source, a tensor of shape target.shape + source.shape.
+
+        Computed by one backward pass per element of `target` (seeded with a one-hot
+        output gradient), so `target` needs a fully known static shape.
+        """
+        self._check_usable()
+        unconnected_gradients = UnconnectedGradients(unconnected_gradients)
+        t = convert_to_tensor(target)
+        flat_sources = _flatten(sources)
+        srcs = [as_source(s) for s in flat_sources]
+        if not t.shape.is_fully_defined():
+            raise NotImplementedError("GradientTape.jacobian needs a target with a fully "
+                                      f"defined static shape, got {t.shape}")
+        tshape = t.shape.as_list()
+        n = int(np.prod(tshape, dtype=np.int64))
+        rows: list = [[] for _ in srcs]
+        with self._paused():
+            for i in range(n):
+                onehot = np.zeros(n, dtype=t.dtype.np_dtype or np.float32)
+                onehot[i] = 1
+                seed = constant(onehot.reshape(tshape), dtype=t.dtype)
+                for r, g in zip(rows, self._backward([t], srcs, [seed])):
+                    r.append(g)
+            result = []
+            for s, r in zip(srcs, rows):
+                if all(g is None for g in r):
+                    if unconnected_gradients is UnconnectedGradients.ZERO:
+                        sshape = s.shape.as_list()
+                        result.append(_zeros(tshape + sshape, s.dtype))
+                    else:
+                        result.append(None)
+                    continue
+                r = [zeros_like(s) if g is None else g for g in r]
+                packed = stack(r) if n else _zeros([0] + s.shape.as_list(), s.dtype)
+                result.append(reshape(packed, tshape + s.shape.as_list()))
+        self._mark_used()
+        return _pack_like(sources, result)
+
+    # -- internals -------------------------------------------------------------------------------
+    def _check_usable(self) -> None:
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
+
+    def _mark_used(self) -> None:
+        if not self._persistent:
+            self._used = True
+            self._ops = []
+
+    @contextlib.contextmanager
+    def _paused(self):
+        """Gradient ops are not recorded on this tape (outer tapes still record them)."""
         was_recording = self._recording
         if was_recording:
             self._pop()
         try:
-            seeds: dict = {}
-            for t, g in zip(targets, out_grads):
-                if id(t) not in self._watched and not any(t is s for s in srcs):
-                    continue
-                g = ones_like(t) if g is None else convert_to_tensor(g, dtype=t.dtype)
-                seeds[t] = seeds[t] + g if t in seeds else g
-            grads = backprop(list(self._ops), seeds, srcs) if seeds else [None] * len(srcs)
-            if unconnected_gradients is UnconnectedGradients.ZERO:
-                grads = [zeros_like(s) if g is None else g for s, g in zip(srcs, grads)]
+            yield
         finally:
             if was_recording:
                 self._push()
-        if not self._persistent:
-            self._used = True
-            self._ops = []
-        return _pack_like(sources, grads)
 
-    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
-        raise NotImplementedError("GradientTape.jacobian is not implemented yet")
+    def _backward(self, targets: list, srcs: list, out_grads: list) -> list:
+        seeds: dict = {}
+        for t, g in zip(targets, out_grads):
+            if not is_differentiable(t.dtype) or t.dtype is dtypes.resource:
+                continue
+            if id(t) not in self._watched and not any(t is s for s in srcs):
+                continue
+            g = ones_like(t) if g is None else convert_to_tensor(g, dtype=t.dtype)
+            seeds[t] = seeds[t] + g if t in seeds else g
+        if not seeds:
+            return [None] * len(srcs)
+        return backprop(self._ops, seeds, srcs)
