@@ -1,0 +1,72 @@
+"""`tf.keras.optimizers.Adam`: Keras 3's Adam (= TF's ResourceApplyAdam update)::
+
+    t = iterations + 1;  alpha = lr * sqrt(1 - beta_2^t) / (1 - beta_1^t)
+    m += (g - m) * (1 - beta_1);  v += (g^2 - v) * (1 - beta_2)
+    var -= alpha * m / (sqrt(v) + epsilon)      (amsgrad: sqrt(max(v_hat, v)))
+
+beta powers are computed from `iterations` in the variable's dtype, once per step.
+"""
+
+from __future__ import annotations
+
+from ndflow.keras.optimizers.base_optimizer import Optimizer, cast
+from ndflow.ops import math as math_ops
+from ndflow.ops import training
+
+
+class Adam(Optimizer):
+    """Adam / AMSGrad with slots "momentum", "velocity" (and "velocity_hat")."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 amsgrad: bool = False, weight_decay=None, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None, use_ema: bool = False, ema_momentum=0.99,
+                 ema_overwrite_frequency=None, loss_scale_factor=None,
+                 gradient_accumulation_steps=None, name: str | None = None, **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.epsilon = epsilon
+        self.amsgrad = amsgrad
+
+    def build(self, var_list) -> None:
+        if self.built:
+            return
+        super().build(var_list)
+        self._momentums, self._velocities = self.add_optimizer_variables(
+            var_list, ["momentum", "velocity"])
+        if self.amsgrad:
+            self._velocity_hats = self.add_optimizer_variables(var_list, "velocity_hat")
+
+    def _beta_powers(self, dtype):
+        cached = self._step_cache.get(dtype)
+        if cached is None:
+            local_step = cast(self.iterations + 1, dtype)
+            cached = (math_ops.pow(cast(self.beta_1, dtype), local_step),
+                      math_ops.pow(cast(self.beta_2, dtype), local_step))
+            self._step_cache[dtype] = cached
+        return cached
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        dt = variable.dtype
+        b1p, b2p = self._beta_powers(dt)
+        i = self._get_variable_index(variable)
+        m, v = self._momentums[i], self._velocities[i]
+        args = (b1p, b2p, cast(learning_rate, dt), cast(self.beta_1, dt),
+                cast(self.beta_2, dt), cast(self.epsilon, dt), gradient)
+        if self.amsgrad:
+            training.resource_apply_adam_with_amsgrad(
+                variable.handle, m.handle, v.handle, self._velocity_hats[i].handle, *args)
+        else:
+            training.resource_apply_adam(variable.handle, m.handle, v.handle, *args)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update({"beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon,
+                       "amsgrad": self.amsgrad})
+        return config

@@ -1,0 +1,315 @@
+"""`tf.keras.optimizers.Optimizer`: the Keras 3 optimizer base class on ndflow variables.
+
+State is ordinary resource variables: `iterations` (int64 "iteration", +1 per apply),
+`learning_rate` (float32, unless a schedule or callable is given) and per-variable slots
+named `<optimizer>/<variable>_<slot>`, created lazily on the first `apply_gradients` in
+`init_scope` — so inside a `tf.function` they are eager variables the function captures.
+Subclasses implement `build` and `update_step`; the updates use TF's fused training ops
+where one computes exactly Keras's formula.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+from ndflow.autodiff.tape import GradientTape
+from ndflow.core import dtypes, scopes
+from ndflow.core.tensor import Tensor
+from ndflow.ops import math as math_ops
+from ndflow.ops.apply import convert_to_tensor
+from ndflow.train import learning_rate_schedule as lrs
+from ndflow.train import slot_creator
+from ndflow.train.init_scope import init_scope
+from ndflow.train.optimizer import is_variable
+
+_name_counts: dict = {}
+
+
+def to_snake_case(name: str) -> str:
+    name = re.sub(r"\W+", "", name)
+    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+def auto_name(class_name: str) -> str:
+    """Keras's default object names: "adam", "adam_1", ... (per process)."""
+    base = to_snake_case(class_name)
+    n = _name_counts.get(base, 0)
+    _name_counts[base] = n + 1
+    return base if n == 0 else f"{base}_{n}"
+
+
+def cast(x, dtype):
+    t = convert_to_tensor(x, dtype=dtype) if isinstance(x, (int, float)) else \
+        convert_to_tensor(x)
+    return t if t.dtype is dtype else math_ops.cast(t, dtype)
+
+
+class Optimizer:
+    """Keras 3 optimizer base: apply/apply_gradients/minimize, clipping, weight decay."""
+
+    def __init__(self, learning_rate, weight_decay=None, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None, use_ema: bool = False, ema_momentum=0.99,
+                 ema_overwrite_frequency=None, loss_scale_factor=None,
+                 gradient_accumulation_steps=None, name: str | None = None, **kwargs):
+        if kwargs.pop("decay", None) is not None:
+            warnings.warn("Argument `decay` is no longer supported and will be ignored.",
+                          stacklevel=2)
+        if kwargs:
+            raise ValueError(f"Argument(s) not recognized: {kwargs}")
+        if use_ema or gradient_accumulation_steps:
+            raise NotImplementedError("`use_ema` and `gradient_accumulation_steps` are not "
+                                      "supported by ndflow's Keras optimizers yet.")
+        if sum(a is not None for a in (clipnorm, clipvalue, global_clipnorm)) > 1:
+            raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be "
+                             f"set. Received: clipnorm={clipnorm}, clipvalue={clipvalue}, "
+                             f"global_clipnorm={global_clipnorm}")
+        self.name = name if name is not None else auto_name(type(self).__name__)
+        self.weight_decay = weight_decay
+        self.clipnorm = clipnorm
+        self.clipvalue = clipvalue
+        self.global_clipnorm = global_clipnorm
+        self.use_ema = use_ema
+        self.ema_momentum = ema_momentum
+        self.ema_overwrite_frequency = ema_overwrite_frequency
+        self.loss_scale_factor = loss_scale_factor
+        self.gradient_accumulation_steps = gradient_accumulation_steps
+        self.built = False
+        self._variables: list = []
+        self._trainable_variables: list = []
+        self._index: dict = {}
+        self._step_cache: dict = {}       # per-apply values shared by variables (Adam)
+        self._iterations = self.add_variable([], "zeros", dtypes.int64, name="iteration")
+        if isinstance(learning_rate, lrs.LearningRateSchedule) or callable(learning_rate):
+            self._learning_rate = learning_rate
+        elif isinstance(learning_rate, float):
+            self._learning_rate = self.add_variable([], learning_rate, dtypes.float32,
+                                                    name="learning_rate")
+        else:
+            raise ValueError("Argument `learning_rate` should be float, or an instance of "
+                             "LearningRateSchedule, or a callable (that takes in the current "
+                             "iteration value and returns the corresponding learning rate "
+                             f"value). Received instead: learning_rate={learning_rate}")
+
+    # -- state -------------------------------------------------------------------------------
+    @property
+    def iterations(self):
+        return self._iterations
+
+    @property
+    def variables(self) -> list:
+        return list(self._variables)
+
+    def add_variable(self, shape, initializer="zeros", dtype=None, name: str | None = None):
+        """A non-trainable optimizer variable (`initializer`: "zeros", "ones" or a value)."""
+        dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
+        fill = {"zeros": 0.0, "ones": 1.0}.get(initializer, initializer)
+        with init_scope():
+            var = slot_creator.make_variable(lambda: slot_creator.filled(shape, dtype, fill),
+                                             f"{self.name}/{name}", trainable=False,
+                                             dtype=dtype)
+        self._variables.append(var)
+        return var
+
+    def add_variable_from_reference(self, reference_variable, name: str | None = None,
+                                    initializer="zeros"):
+        """A slot shaped like `reference_variable`, named `<reference>_<name>` (Keras)."""
+        name = name or "var"
+        path = getattr(reference_variable, "path", None)
+        ref = path.replace("/", "_") if path is not None else \
+            str(reference_variable.name).replace("/", "_").replace(":", "_")
+        return self.add_variable(reference_variable.shape, initializer,
+                                 reference_variable.dtype, name=f"{ref}_{name}")
+
+    def add_optimizer_variables(self, trainable_variables, name, initializer="zeros"):
+        """One slot per variable for each of `name` (a string or list), interleaved."""
+        names = [name] if isinstance(name, str) else list(name)
+        out = tuple([] for _ in names)
+        for v in trainable_variables:
+            for i, n in enumerate(names):
+                out[i].append(self.add_variable_from_reference(v, n, initializer))
+        return out[0] if isinstance(name, str) else out
+
+    def build(self, variables_) -> None:
+        for i, v in enumerate(variables_):
+            self._index[id(v)] = i
+        self._trainable_variables = list(variables_)
+        self.built = True
+
+    def _get_variable_index(self, variable) -> int:
+        return self._index[id(variable)]
+
+    # -- learning rate ------------------------------------------------------------------------
+    @property
+    def learning_rate(self):
+        lr = self._learning_rate
+        if isinstance(lr, lrs.LearningRateSchedule):
+            return lr(self._iterations)
+        if is_variable(lr):
+            return lr
+        return lr() if callable(lr) else lr
+
+    @learning_rate.setter
+    def learning_rate(self, value) -> None:
+        old = self._learning_rate
+        if isinstance(value, lrs.LearningRateSchedule) or callable(value):
+            self._learning_rate = value
+            if is_variable(old):
+                self._variables = [v for v in self._variables if v is not old]
+        elif isinstance(old, lrs.LearningRateSchedule):
+            raise TypeError("This optimizer was created with a `LearningRateSchedule` object "
+                            "as its `learning_rate` constructor argument, hence its learning "
+                            "rate is not settable. If you need the learning rate to be "
+                            "settable, you should instantiate the optimizer with a float "
+                            "`learning_rate` argument.")
+        else:
+            old.assign(value)
+
+    # -- applying ------------------------------------------------------------------------------
+    def apply_gradients(self, grads_and_vars):
+        """Applies (gradient, variable) pairs; returns `iterations`."""
+        pairs = list(grads_and_vars)
+        grads = [g for g, _ in pairs]
+        self.apply(grads, [v for _, v in pairs])
+        return self._iterations
+
+    def apply(self, grads, trainable_variables=None) -> None:
+        grads = list(grads)
+        if not grads:
+            return
+        if trainable_variables is None:
+            if not self.built:
+                raise ValueError("When passing `grads` without `variables`, the optimizer must "
+                                 "already be built on a list of variables. Call "
+                                 "`optimizer.build(trainable_variables)` first. ")
+            if len(grads) != len(self._index):
+                raise ValueError("When passing `grads` as a list of gradient tensors, the "
+                                 "gradients must match `optimizer.variables` one-to-on. "
+                                 f"Received a list of {len(grads)} gradients, but the "
+                                 f"optimizer is tracking {len(self._trainable_variables)} "
+                                 "trainable variables.")
+            trainable_variables = self._trainable_variables
+        else:
+            trainable_variables = list(trainable_variables)
+            for v in trainable_variables:
+                if not is_variable(v):
+                    raise TypeError(f"Expected a tf.Variable to optimize, got {v!r}.")
+            if not self.built:
+                with init_scope():
+                    self.build(trainable_variables)
+                self.built = True
+            for v in trainable_variables:
+                if id(v) not in self._index:
+                    raise ValueError(f"Unknown variable: {v}. This optimizer can only be called "
+                                     "for the variables it was originally built with. When "
+                                     "working with a new set of variables, you should recreate"
+                                     " a new optimizer instance.")
+        with scopes.name_scope(self.name):
+            grads, trainable_variables = self._filter_empty_gradients(grads,
+                                                                      trainable_variables)
+            grads = [convert_to_tensor(g) for g in grads]
+            if self.loss_scale_factor is not None:
+                grads = [g / self.loss_scale_factor for g in grads]
+            grads = self._clip_gradients(grads)
+            self._apply_weight_decay(trainable_variables)
+            lr = self.learning_rate
+            self._step_cache = {}
+            for g, v in zip(grads, trainable_variables):
+                if g.dtype is not v.dtype:
+                    g = math_ops.cast(g, v.dtype)
+                self.update_step(g, v, lr)
+            for v in trainable_variables:
+                constraint = getattr(v, "constraint", None)
+                if constraint is not None:
+                    v.assign(constraint(v.read_value()))
+        self._iterations.assign_add(1)
+
+    def _filter_empty_gradients(self, grads, variables_):
+        kept = [(g, v) for g, v in zip(grads, variables_) if g is not None]
+        if not kept:
+            raise ValueError("No gradients provided for any variable.")
+        missing = [v.name for g, v in zip(grads, variables_) if g is None]
+        if missing:
+            warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the "
+                          "loss. If using `model.compile()`, did you forget to provide a "
+                          "`loss` argument?", stacklevel=3)
+        return [g for g, _ in kept], [v for _, v in kept]
+
+    def _clip_gradients(self, grads):
+        if self.clipnorm and self.clipnorm > 0:
+            out = []
+            for g in grads:
+                norm = math_ops.sqrt(math_ops.reduce_sum(math_ops.square(g)))
+                clip = cast(self.clipnorm, g.dtype)
+                out.append(g * clip / math_ops.maximum(norm, clip))
+            return out
+        if self.global_clipnorm and self.global_clipnorm > 0:
+            sq = [math_ops.cast(math_ops.reduce_sum(math_ops.square(g)), dtypes.float32)
+                  if g.dtype is not dtypes.float32 else math_ops.reduce_sum(math_ops.square(g))
+                  for g in grads]
+            norm = math_ops.sqrt(math_ops.add_n(sq) if len(sq) > 1 else sq[0])
+            clip = cast(self.global_clipnorm, dtypes.float32)
+            scale = clip / math_ops.maximum(norm, clip)
+            return [g * cast(scale, g.dtype) for g in grads]
+        if self.clipvalue and self.clipvalue > 0:
+            return [math_ops.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+        return grads
+
+    def _apply_weight_decay(self, variables_) -> None:
+        if self.weight_decay is None:
+            return
+        for v in variables_:
+            lr = cast(self.learning_rate, v.dtype)
+            wd = cast(self.weight_decay, v.dtype)
+            value = v.read_value()
+            v.assign(value - value * wd * lr)
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        raise NotImplementedError
+
+    def minimize(self, loss, var_list, tape=None):
+        """Keras 2's minimize: gradients of `loss` (a callable, or a tensor with its `tape`)
+        w.r.t. `var_list` (a list or a callable returning one), then `apply_gradients`."""
+        if not callable(loss) and tape is None:
+            raise ValueError("`tape` is required when a `Tensor` loss is passed. Received: "
+                             f"loss={loss}, tape={tape}.")
+        tape = tape if tape is not None else GradientTape()
+        if callable(loss) and not isinstance(loss, Tensor):
+            with tape:
+                if not callable(var_list):
+                    tape.watch(var_list)
+                loss = loss()
+        if callable(var_list):
+            var_list = var_list()
+        var_list = list(var_list)
+        grads = tape.gradient(loss, var_list)
+        return self.apply_gradients(zip(grads, var_list))
+
+    # -- config ------------------------------------------------------------------------------
+    def get_config(self) -> dict:
+        lr = self._learning_rate
+        if isinstance(lr, lrs.LearningRateSchedule):
+            lr = lrs.serialize(lr)
+        elif is_variable(lr):
+            lr = float(lr.numpy())
+        elif callable(lr):
+            lr = lr
+        return {"name": self.name, "learning_rate": lr, "weight_decay": self.weight_decay,
+                "clipnorm": self.clipnorm, "global_clipnorm": self.global_clipnorm,
+                "clipvalue": self.clipvalue, "use_ema": self.use_ema,
+                "ema_momentum": self.ema_momentum,
+                "ema_overwrite_frequency": self.ema_overwrite_frequency,
+                "loss_scale_factor": self.loss_scale_factor,
+                "gradient_accumulation_steps": self.gradient_accumulation_steps}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        config = dict(config)
+        if isinstance(config.get("learning_rate"), dict):
+            config["learning_rate"] = lrs.deserialize(config["learning_rate"], custom_objects)
+        return cls(**config)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name}>"
+

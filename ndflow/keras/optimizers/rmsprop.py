@@ -1,0 +1,85 @@
+"""`tf.keras.optimizers.RMSprop`: Keras 3's RMSprop::
+
+    velocity = rho * velocity + (1 - rho) * g^2
+    (centered) average_gradient = rho * average_gradient + (1 - rho) * g
+    increment = lr * g / sqrt(velocity (- average_gradient^2) + epsilon)
+    momentum > 0: mom = momentum * mom + increment; var -= mom   else var -= increment
+
+With momentum this is exactly TF's ResourceApply(Centered)RMSProp; without, the update is
+built from elementwise ops (there is no momentum slot to hand to the fused op).
+"""
+
+from __future__ import annotations
+
+from ndflow.keras.optimizers.base_optimizer import Optimizer, cast
+from ndflow.ops import math as math_ops
+from ndflow.ops import training
+
+
+class RMSprop(Optimizer):
+    """RMSprop with slots "velocity" (+ "momentum" if momentum > 0, "average_gradient" if
+    centered)."""
+
+    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
+                 centered: bool = False, weight_decay=None, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None, use_ema: bool = False, ema_momentum=0.99,
+                 ema_overwrite_frequency=None, loss_scale_factor=None,
+                 gradient_accumulation_steps=None, name: str | None = None, **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
+        self.rho = rho
+        self.momentum = momentum
+        self.epsilon = epsilon
+        self.centered = centered
+
+    def build(self, var_list) -> None:
+        if self.built:
+            return
+        super().build(var_list)
+        self._velocities = self.add_optimizer_variables(var_list, "velocity")
+        self._momentums = []
+        if self.momentum > 0:
+            self._momentums = self.add_optimizer_variables(var_list, "momentum")
+        self._average_gradients = []
+        if self.centered:
+            self._average_gradients = self.add_optimizer_variables(var_list,
+                                                                   "average_gradient")
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        dt = variable.dtype
+        i = self._get_variable_index(variable)
+        lr = cast(learning_rate, dt)
+        rho, eps = cast(self.rho, dt), cast(self.epsilon, dt)
+        velocity = self._velocities[i]
+        if self.momentum > 0:
+            mom = self._momentums[i].handle
+            args = (lr, rho, cast(self.momentum, dt), eps, gradient)
+            if self.centered:
+                training.resource_apply_centered_rms_prop(
+                    variable.handle, self._average_gradients[i].handle, velocity.handle, mom,
+                    *args)
+            else:
+                training.resource_apply_rms_prop(variable.handle, velocity.handle, mom, *args)
+            return
+        one_minus_rho = cast(1 - self.rho, dt)
+        vel = rho * velocity.read_value() + one_minus_rho * math_ops.square(gradient)
+        velocity.assign(vel)
+        if self.centered:
+            avg_var = self._average_gradients[i]
+            avg = rho * avg_var.read_value() + one_minus_rho * gradient
+            avg_var.assign(avg)
+            denominator = vel - math_ops.square(avg) + eps
+        else:
+            denominator = vel + eps
+        variable.assign_sub(lr * gradient / math_ops.sqrt(denominator))
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update({"rho": self.rho, "momentum": self.momentum, "epsilon": self.epsilon,
+                       "centered": self.centered})
+        return config

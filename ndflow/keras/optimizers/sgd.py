@@ -1,0 +1,55 @@
+"""`tf.keras.optimizers.SGD`: Keras 3's (Nesterov) momentum SGD.
+
+    momentum == 0:  var -= lr * g                         (ResourceApplyGradientDescent)
+    else:           m = m * momentum - lr * g; var += m   (ResourceApplyKerasMomentum;
+                    nesterov: var += m * momentum - lr * g)
+"""
+
+from __future__ import annotations
+
+from ndflow.keras.optimizers.base_optimizer import Optimizer, cast
+from ndflow.ops import training
+
+
+class SGD(Optimizer):
+    """Gradient descent with optional (Nesterov) momentum; slot "momentum" when used."""
+
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov: bool = False,
+                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 use_ema: bool = False, ema_momentum=0.99, ema_overwrite_frequency=None,
+                 loss_scale_factor=None, gradient_accumulation_steps=None,
+                 name: str | None = None, **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
+        if not isinstance(momentum, float) or momentum < 0 or momentum > 1:
+            raise ValueError("`momentum` must be a float between [0, 1].")
+        self.momentum = momentum
+        self.nesterov = nesterov
+
+    def build(self, variables) -> None:
+        if self.built:
+            return
+        super().build(variables)
+        self.momentums = []
+        if self.momentum != 0:
+            self.momentums = self.add_optimizer_variables(variables, "momentum")
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        lr = cast(learning_rate, variable.dtype)
+        if self.momentum == 0:
+            training.resource_apply_gradient_descent(variable.handle, lr, gradient)
+            return
+        m = self.momentums[self._get_variable_index(variable)]
+        training.resource_apply_keras_momentum(
+            variable.handle, m.handle, lr, gradient, cast(self.momentum, variable.dtype),
+            use_nesterov=self.nesterov)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update({"momentum": self.momentum, "nesterov": self.nesterov})
+        return config

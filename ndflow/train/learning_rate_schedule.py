@@ -1,0 +1,183 @@
+"""Learning-rate schedules: callables `schedule(step) -> learning rate tensor`.
+
+The classes are Keras's (`tf.keras.optimizers.schedules.*`, with `get_config` /
+`from_config` and Keras 3's serialization dict) and also back TF1's
+`tf.compat.v1.train.exponential_decay` & co. Formulas are Keras 3's, evaluated in the
+dtype of the initial learning rate with the step cast to it.
+"""
+
+from __future__ import annotations
+
+from ndflow.core import scopes
+from ndflow.ops import math as math_ops
+from ndflow.ops.apply import convert_to_tensor
+
+
+class LearningRateSchedule:
+    """Base class: subclasses implement `__call__(step)` and `get_config()`."""
+
+    def __call__(self, step):
+        raise NotImplementedError(f"Learning rate schedule '{self.__class__.__name__}' must "
+                                  "override `__call__(self, step)`.")
+
+    def get_config(self) -> dict:
+        raise NotImplementedError(f"Learning rate schedule '{self.__class__.__name__}' must "
+                                  "override `get_config()` in order to be serializable.")
+
+    @classmethod
+    def from_config(cls, config: dict):
+        return cls(**config)
+
+
+def _cast(x, dtype):
+    t = convert_to_tensor(x)
+    return t if t.dtype is dtype else math_ops.cast(t, dtype)
+
+
+def _floor(x):
+    return math_ops.floor(x) if hasattr(math_ops, "floor") else math_ops.floor_div(x, 1.0)
+
+
+def _check_decay_steps(decay_steps) -> None:
+    if decay_steps <= 0:
+        raise ValueError(f"Argument `decay_steps` must be > 0. Received: "
+                         f"decay_steps={decay_steps}")
+
+
+class ExponentialDecay(LearningRateSchedule):
+    """initial_learning_rate * decay_rate ^ (step / decay_steps) (floored if staircase)."""
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase: bool = False,
+                 name: str = "ExponentialDecay"):
+        _check_decay_steps(decay_steps)
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+        self.name = name
+
+    def __call__(self, step):
+        with scopes.name_scope(self.name or "ExponentialDecay"):
+            lr0 = convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
+            dtype = lr0.dtype
+            p = math_ops.truediv(_cast(step, dtype), _cast(self.decay_steps, dtype))
+            if self.staircase:
+                p = _floor(p)
+            return math_ops.multiply(lr0, math_ops.pow(_cast(self.decay_rate, dtype), p))
+
+    def get_config(self) -> dict:
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
+                "staircase": self.staircase, "name": self.name}
+
+
+class PiecewiseConstantDecay(LearningRateSchedule):
+    """values[0] for step <= boundaries[0], values[i] for boundaries[i-1] < step <=
+    boundaries[i], values[-1] after the last boundary."""
+
+    def __init__(self, boundaries, values, name: str = "PiecewiseConstant"):
+        if len(boundaries) != len(values) - 1:
+            raise ValueError(f"The length of boundaries should be 1 less than the length of "
+                             f"values. Received: boundaries={boundaries} of length "
+                             f"{len(boundaries)}, and values={values} of length "
+                             f"{len(values)}.")
+        self.boundaries = boundaries
+        self.values = values
+        self.name = name
+
+    def __call__(self, step):
+        with scopes.name_scope(self.name or "PiecewiseConstant"):
+            x = convert_to_tensor(step)
+            values = [convert_to_tensor(v) for v in self.values]
+            for v in values[1:]:
+                if v.dtype is not values[0].dtype:
+                    raise ValueError(f"Values must have elements all with the same dtype "
+                                     f"({values[0].dtype.name} vs {v.dtype.name}).")
+            bounds = [_cast(b, x.dtype) for b in self.boundaries]
+            out = values[-1]
+            for b, v in zip(reversed(bounds), reversed(values[:-1])):
+                out = math_ops.where(math_ops.less_equal(x, b), v, out)
+            return out
+
+    def get_config(self) -> dict:
+        return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
+
+
+class InverseTimeDecay(LearningRateSchedule):
+    """initial_learning_rate / (1 + decay_rate * step / decay_steps) (floored if staircase)."""
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase: bool = False,
+                 name: str = "InverseTimeDecay"):
+        _check_decay_steps(decay_steps)
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+        self.name = name
+
+    def __call__(self, step):
+        with scopes.name_scope(self.name or "InverseTimeDecay"):
+            lr0 = convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
+            dtype = lr0.dtype
+            p = math_ops.truediv(_cast(step, dtype), _cast(self.decay_steps, dtype))
+            if self.staircase:
+                p = _floor(p)
+            denom = math_ops.add(_cast(1, dtype),
+                                 math_ops.multiply(_cast(self.decay_rate, dtype), p))
+            return math_ops.truediv(lr0, denom)
+
+    def get_config(self) -> dict:
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
+                "staircase": self.staircase, "name": self.name}
+
+
+class PolynomialDecay(LearningRateSchedule):
+    """(lr0 - end) * (1 - min(step, decay_steps) / decay_steps) ^ power + end (no cycle)."""
+
+    def __init__(self, initial_learning_rate, decay_steps, end_learning_rate=0.0001,
+                 power=1.0, cycle: bool = False, name: str = "PolynomialDecay"):
+        _check_decay_steps(decay_steps)
+        if cycle:
+            raise NotImplementedError("PolynomialDecay(cycle=True) is not supported yet.")
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.end_learning_rate = end_learning_rate
+        self.power = power
+        self.cycle = cycle
+        self.name = name
+
+    def __call__(self, step):
+        with scopes.name_scope(self.name or "PolynomialDecay"):
+            lr0 = convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
+            dtype = lr0.dtype
+            end = _cast(self.end_learning_rate, dtype)
+            steps = _cast(self.decay_steps, dtype)
+            p = math_ops.truediv(math_ops.minimum(_cast(step, dtype), steps), steps)
+            decayed = math_ops.pow(math_ops.subtract(_cast(1, dtype), p),
+                                   _cast(self.power, dtype))
+            return math_ops.add(math_ops.multiply(math_ops.subtract(lr0, end), decayed), end)
+
+    def get_config(self) -> dict:
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "end_learning_rate": self.end_learning_rate,
+                "power": self.power, "cycle": self.cycle, "name": self.name}
+
+
+SCHEDULES = {c.__name__: c for c in (ExponentialDecay, PiecewiseConstantDecay, InverseTimeDecay,
+                                     PolynomialDecay)}
+
+
+def serialize(schedule: LearningRateSchedule) -> dict:
+    """Keras 3's serialized form of a schedule."""
+    return {"module": "keras.optimizers.schedules", "class_name": type(schedule).__name__,
+            "config": schedule.get_config(), "registered_name": None}
+
+
+def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRateSchedule:
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or SCHEDULES.get(name)
+    if cls is None:
+        raise ValueError(f"Unknown learning rate schedule: '{name}'.")
+    return cls.from_config(config["config"])
+
