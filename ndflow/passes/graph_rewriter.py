@@ -1,0 +1,73 @@
+"""Building a pass's output graph from its input graph, op by op, in creation order.
+
+Passes never mutate their input: they walk the input's operations in creation order (which
+is a topological order and the program order of stateful ops) and emit into a fresh graph:
+
+    rw = GraphRewriter(graph)
+    for op in graph.get_operations():
+        if keep(op):
+            rw.copy_op(op)                       # same name, attrs, device; inputs mapped
+        else:
+            rw.replace_outputs(op, [other_tensor])
+    return rw.graph
+
+Every name of the input graph is reserved in the output up front, so `fresh_name` never
+collides with a copied op and later passes can still use `graph.unique_name`.
+"""
+
+from __future__ import annotations
+
+from ndflow.core.graph import Graph, Operation, SymbolicTensor
+
+
+class GraphRewriter:
+    """Emits a new graph; `map` takes input-graph tensors/ops to output-graph ones."""
+
+    def __init__(self, source: Graph):
+        self.source = source
+        self.graph = Graph()
+        self.graph.seed = source.seed
+        self.map: dict = {}
+        for op in source.get_operations():
+            self.graph.unique_name(op.name)
+
+    def fresh_name(self, base: str) -> str:
+        """A node name based on `base` used by no op of the input or output graph."""
+        while True:
+            name = self.graph.unique_name(base)
+            try:
+                self.graph.get_operation_by_name(name)
+            except KeyError:
+                return name
+
+    def mapped(self, t: SymbolicTensor) -> SymbolicTensor:
+        return self.map[t]
+
+    def add_op(self, op_def, inputs, attrs: dict, output_specs, name: str,
+               control_inputs=(), device: str = "") -> Operation:
+        """Creates an op in the output graph (no scopes apply: the graph is fresh)."""
+        controls = []
+        for c in control_inputs:
+            if c not in controls:
+                controls.append(c)
+        return self.graph.create_op(op_def, list(inputs), dict(attrs), list(output_specs),
+                                    name, controls, device or "")
+
+    def copy_op(self, op: Operation, inputs=None, control_inputs=None,
+                name: str | None = None) -> Operation:
+        """Copies `op` with its inputs and control inputs mapped (or the ones given)."""
+        if inputs is None:
+            inputs = [self.map[t] for t in op.inputs]
+        if control_inputs is None:
+            control_inputs = [self.map[c] for c in op.control_inputs]
+        new = self.add_op(op.op_def, inputs, op.attrs, [(t.dtype, t.shape) for t in op.outputs],
+                          name or op.name, control_inputs, op.device)
+        self.map[op] = new
+        self.map.update(zip(op.outputs, new.outputs))
+        return new
+
+    def replace_outputs(self, op: Operation, tensors, control_op: Operation | None = None):
+        """`op` is not copied: its outputs are `tensors` and its control role `control_op`."""
+        self.map.update(zip(op.outputs, tensors))
+        if control_op is not None:
+            self.map[op] = control_op

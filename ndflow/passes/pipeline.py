@@ -1,0 +1,79 @@
+"""The ordered pass pipeline a graph goes through before it is compiled into a plan.
+
+Each pass is a pure function `(graph, ctx) -> graph`: it returns a new graph (or its input,
+unchanged, when it has nothing to do) and never mutates its input. `run_pipeline` applies
+the enabled passes in order and returns the final graph plus the map from the caller's
+fetch/feed/target names to their names in that graph:
+
+    graph2, names = run_pipeline(graph, PassContext(fetches=["y:0"], feeds=["x:0"]))
+    y = graph2.get_tensor_by_name(names["y:0"])
+
+A pass is switched off by its name in `ctx.config` (`{"cse": False}`); `prune` always runs
+(it is what cuts the graph at the feeds). Other areas add passes with `register_pass`
+(e.g. `register_pass("remapper", remap, after="cse")`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ndflow.core.graph import Graph
+from ndflow.passes.constant_folding import constant_folding
+from ndflow.passes.cse import cse
+from ndflow.passes.pass_context import PassContext
+from ndflow.passes.prune import prune
+
+GraphPass = Callable[[Graph, PassContext], Graph]
+
+
+@dataclass(frozen=True)
+class PassSpec:
+    name: str
+    fn: GraphPass
+    required: bool = False
+
+
+PIPELINE: list[PassSpec] = [
+    PassSpec("prune", prune, required=True),
+    PassSpec("constant_folding", constant_folding),
+    PassSpec("cse", cse),
+]
+
+
+def register_pass(name: str, fn: GraphPass, before: str | None = None,
+                  after: str | None = None) -> None:
+    """Inserts a pass into `PIPELINE` (at the end unless `before`/`after` names a pass)."""
+    if any(p.name == name for p in PIPELINE):
+        raise ValueError(f"A graph pass named '{name}' is already registered")
+    if before is not None and after is not None:
+        raise ValueError("Give at most one of `before` and `after`")
+    pos = len(PIPELINE)
+    anchor = before or after
+    if anchor is not None:
+        idx = [i for i, p in enumerate(PIPELINE) if p.name == anchor]
+        if not idx:
+            raise ValueError(f"No graph pass named '{anchor}' in the pipeline")
+        pos = idx[0] + (1 if after is not None else 0)
+    PIPELINE.insert(pos, PassSpec(name, fn))
+
+
+def pass_names() -> list[str]:
+    return [p.name for p in PIPELINE]
+
+
+def run_pipeline(graph: Graph, ctx: PassContext,
+                 passes: list[PassSpec] | None = None) -> tuple[Graph, dict]:
+    """Runs the enabled passes in order; returns (new graph, user name -> name in it)."""
+    out = graph
+    for spec in PIPELINE if passes is None else passes:
+        if not spec.required and not ctx.enabled(spec.name):
+            continue
+        result = spec.fn(out, ctx)
+        if not isinstance(result, Graph):
+            raise TypeError(f"Graph pass '{spec.name}' returned {type(result).__name__}, "
+                            "not a Graph")
+        out = result
+    if out is graph:  # no pass ran: still never hand the caller's graph to be compiled
+        out, _ = graph.copy()
+    return out, ctx.name_map()
