@@ -551,7 +551,10 @@ def select_v2(condition, x, y, name=None) -> Tensor:
 def where(condition, x=None, y=None, name=None) -> Tensor:
     """`tf.where`: with x and y, elementwise selection (SelectV2)."""
     if x is None and y is None:
-        return array.where(condition, name=name)
+        where_1arg = getattr(array, "where", None)  # the one-argument form is an array op
+        if where_1arg is None:
+            raise NotImplementedError("tf.where(condition) with one argument")
+        return where_1arg(condition, name=name)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     return select_v2(condition, x, y, name=name)

@@ -1,25 +1,157 @@
-"""Math ops, table-driven (see harness.py)."""
+"""Elementwise math ops, table-driven (see harness.py); plus build-time errors, CheckNumerics,
+operator-overload naming and dynamic-shape broadcast gradients."""
 
 import numpy as np
 import pytest
 
 import ndflow as tf
-from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes
+from ndflow import math as tfm
+from ndflow.autodiff.gradients import gradients
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.graph import Graph
+from ndflow.ops import math as m
+from ndflow.ops.array import placeholder
+from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes, run_plan
 
 rng = np.random.default_rng(42)
 
 
-def _r(*shape):
-    return rng.uniform(-1.0, 1.0, shape)
+def _r(*shape, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, shape)
 
+
+def _pos(*shape):
+    return rng.uniform(0.5, 2.0, shape)
+
+
+def _apart(*shape):
+    """Values on a grid 1/8 apart: comparisons agree in every float precision."""
+    return rng.integers(-8, 9, shape) / 8.0
+
+
+_I32 = np.int32
+_erf = np.vectorize(lambda v: __import__("math").erf(v))
+_ints_a = np.array([[-7, -3, 0, 5], [7, 9, -1, 4]], _I32)
+_ints_b = np.array([[2, -2, 3, 3], [-3, 4, 5, 2]], _I32)
+_floor_x = np.array([[-7.5, -3.25, 0.5, 5.75], [7.25, 9.5, -1.25, 4.5]])
+_floor_y = np.array([[2.0, -2.0, 3.0, 3.0], [-3.0, 4.0, 5.0, 2.0]])
+_bools_a = np.array([[True, False, True], [False, False, True]])
+_bools_b = np.array([True, False, False])
+_EXACT = dict(dtypes=(tf.float32,), low_precision=False, grad=False)
+_NO_LOW = dict(low_precision=False)
 
 CASES = [
-    OpCase("add", lambda x, y: tf.add(x, y), [_r(3, 4), _r(3, 4)], np.add),
-    OpCase("add_broadcast", lambda x, y: tf.add(x, y), [_r(3, 4), _r(4)], np.add),
-    OpCase("matmul", lambda a, b: tf.matmul(a, b), [_r(3, 4), _r(4, 5)], np.matmul,
+    # -- binary arithmetic (broadcasting, both orders) -----------------------------------------
+    OpCase("add", lambda x, y: tfm.add(x, y), [_r(3, 4), _r(3, 4)], np.add),
+    OpCase("add_broadcast", lambda x, y: tfm.add(x, y), [_r(3, 4), _r(4)], np.add),
+    OpCase("add_broadcast_both", lambda x, y: x + y, [_r(3, 1), _r(1, 4)], np.add),
+    OpCase("add_scalar", lambda x, y: tfm.add(x, y), [_r(), _r(2, 3)], np.add),
+    OpCase("sub", lambda x, y: tfm.subtract(x, y), [_r(2, 3, 4), _r(3, 1)], np.subtract),
+    OpCase("mul", lambda x, y: tfm.multiply(x, y), [_r(3, 4), _r(4)], np.multiply),
+    OpCase("mul_overload", lambda x, y: x * y, [_r(2, 1, 3), _r(4, 1)], np.multiply),
+    OpCase("realdiv", lambda x, y: tfm.divide(x, y), [_r(3, 4), _pos(4)], np.divide,
            rtol=1e-5, atol=1e-5),
-    OpCase("matmul_ta_tb", lambda a, b: tf.matmul(a, b, transpose_a=True, transpose_b=True),
-           [_r(4, 3), _r(5, 4)], lambda a, b: a.T @ b.T),
+    OpCase("truediv_overload", lambda x, y: x / y, [_r(3, 4), _pos(3, 1)], np.divide),
+    OpCase("floordiv_float", lambda x, y: tfm.floordiv(x, y), [_floor_x, _floor_y],
+           lambda x, y: np.floor(x / y), **_NO_LOW, grad=False),
+    OpCase("floormod_float", lambda x, y: tfm.floormod(x, y), [_floor_x, _floor_y], np.mod,
+           **_NO_LOW),
+    OpCase("pow", lambda x, y: tfm.pow(x, y), [_pos(3, 4), _r(4)], np.power, rtol=1e-4,
+           atol=1e-5),
+    OpCase("pow_negative_base", lambda x, y: x ** y, [_r(2, 3), np.full((2, 3), 2.0)],
+           np.power, grad=(0,)),
+    OpCase("maximum", lambda x, y: tfm.maximum(x, y), [_r(3, 4), _r(4)], np.maximum),
+    OpCase("minimum", lambda x, y: tfm.minimum(x, y), [_r(3, 4), _r(3, 1)], np.minimum),
+    OpCase("squared_difference", lambda x, y: tfm.squared_difference(x, y),
+           [_r(3, 4), _r(4)], lambda x, y: (x - y) ** 2),
+    OpCase("add_n", lambda x, y, z: tfm.add_n([x, y, z]), [_r(2, 3), _r(2, 3), _r(2, 3)],
+           lambda x, y, z: x + y + z),
+    # -- integer arithmetic: TF's floor semantics -------------------------------------------
+    OpCase("floordiv_int", lambda x, y: x // y, [_ints_a, _ints_b], np.floor_divide, **_EXACT),
+    OpCase("floormod_int", lambda x, y: x % y, [_ints_a, _ints_b], np.mod, **_EXACT),
+    OpCase("truediv_int", lambda x, y: x / y, [_ints_a, _ints_b], np.true_divide, **_EXACT),
+    OpCase("mul_int_scalar", lambda x: x * 3 - 1, [_ints_a], lambda x: x * 3 - 1, **_EXACT),
+    OpCase("pow_int", lambda x: tfm.pow(x, 2), [_ints_a], lambda x: x ** 2, **_EXACT),
+    OpCase("abs_int", lambda x: abs(x), [_ints_a], np.abs, **_EXACT),
+    OpCase("sign_int", lambda x: tfm.sign(x), [_ints_a], np.sign, **_EXACT),
+    OpCase("neg_int", lambda x: -x, [_ints_a], np.negative, **_EXACT),
+    # -- unary ---------------------------------------------------------------------------------
+    OpCase("neg", lambda x: -x, [_r(3, 4)], np.negative),
+    OpCase("abs", lambda x: tfm.abs(x), [_r(3, 4)], np.abs),
+    OpCase("sign", lambda x: tfm.sign(x), [np.array([-2.0, -0.5, 0.0, 0.5, np.nan])], np.sign,
+           grad=False),
+    OpCase("sign_grad", lambda x: tfm.sign(x), [_r(3, 4)], np.sign),
+    OpCase("square", lambda x: tfm.square(x), [_r(3, 4)], np.square),
+    OpCase("sqrt", lambda x: tfm.sqrt(x), [_pos(3, 4)], np.sqrt),
+    OpCase("rsqrt", lambda x: tfm.rsqrt(x), [_pos(3, 4)], lambda x: 1 / np.sqrt(x)),
+    OpCase("exp", lambda x: tfm.exp(x), [_r(3, 4)], np.exp),
+    OpCase("log", lambda x: tfm.log(x), [_pos(3, 4)], np.log),
+    OpCase("log1p", lambda x: tfm.log1p(x), [_r(3, 4, lo=-0.5)], np.log1p),
+    OpCase("reciprocal", lambda x: tfm.reciprocal(x), [_pos(3, 4)], np.reciprocal),
+    OpCase("tanh", lambda x: tfm.tanh(x), [_r(3, 4, lo=-3, hi=3)], np.tanh),
+    OpCase("sigmoid", lambda x: tfm.sigmoid(x), [_r(3, 4, lo=-4, hi=4)],
+           lambda x: 1 / (1 + np.exp(-x))),
+    OpCase("erf", lambda x: tfm.erf(x), [_r(3, 4, lo=-2, hi=2)], _erf),
+    # -- gradient ops (their own gradients are TF's second-order rules) ----------------------
+    OpCase("tanh_grad", lambda y, dy: m.tanh_grad(y, dy), [_r(3, 4), _r(3, 4)],
+           lambda y, dy: dy * (1 - y * y)),
+    OpCase("sigmoid_grad", lambda y, dy: m.sigmoid_grad(y, dy), [_r(3, 4), _r(3, 4)],
+           lambda y, dy: dy * y * (1 - y)),
+    OpCase("sqrt_grad", lambda y, dy: m.sqrt_grad(y, dy), [_pos(3, 4), _r(3, 4)],
+           lambda y, dy: dy * 0.5 / y),
+    OpCase("rsqrt_grad", lambda y, dy: m.rsqrt_grad(y, dy), [_pos(3, 4), _r(3, 4)],
+           lambda y, dy: dy * -0.5 * y ** 3),
+    OpCase("reciprocal_grad", lambda y, dy: m.reciprocal_grad(y, dy), [_pos(3, 4), _r(3, 4)],
+           lambda y, dy: -dy * y * y),
+    # -- cast ---------------------------------------------------------------------------------
+    OpCase("cast_to_float64", lambda x: m.cast(x, tf.float64), [_r(3, 4)], lambda x: x),
+    OpCase("cast_to_int32", lambda x: m.cast(x, tf.int32), [_r(3, 4, lo=-5, hi=5)],
+           lambda x: np.trunc(x).astype(np.int32), low_precision=False, grad=False),
+    OpCase("cast_int_to_float", lambda x: m.cast(x, tf.float32), [_ints_a],
+           lambda x: x.astype(np.float64), **_EXACT),
+    OpCase("cast_to_bool", lambda x: m.cast(x, tf.bool), [np.array([0, 2, -1], _I32)],
+           lambda x: x != 0, **_EXACT),
+    # -- comparisons and logical ops ------------------------------------------------------------
+    OpCase("equal", lambda x, y: tfm.equal(x, y), [_apart(3, 4), _apart(4)], np.equal,
+           grad=False),
+    OpCase("not_equal", lambda x, y: tfm.not_equal(x, y), [_apart(3, 4), _apart(3, 1)],
+           np.not_equal, grad=False),
+    OpCase("less", lambda x, y: x < y, [_apart(3, 4), _apart(4)], np.less, grad=False),
+    OpCase("less_equal", lambda x, y: x <= y, [_apart(3, 4), _apart(4)], np.less_equal,
+           grad=False),
+    OpCase("greater", lambda x, y: tfm.greater(x, y), [_apart(3, 4), _apart(4)], np.greater,
+           grad=False),
+    OpCase("greater_equal", lambda x, y: x >= y, [_apart(3, 4), _apart(4)],
+           np.greater_equal, grad=False),
+    OpCase("less_int", lambda x, y: x < y, [_ints_a, _ints_b], np.less, **_EXACT),
+    OpCase("equal_int_scalar", lambda x: tfm.equal(x, 7), [_ints_a], lambda x: x == 7,
+           **_EXACT),
+    OpCase("equal_bool", lambda x, y: tfm.equal(x, y), [_bools_a, _bools_b], np.equal,
+           **_EXACT),
+    OpCase("logical_and", lambda x, y: x & y, [_bools_a, _bools_b], np.logical_and, **_EXACT),
+    OpCase("logical_or", lambda x, y: x | y, [_bools_a, _bools_b], np.logical_or, **_EXACT),
+    OpCase("logical_xor", lambda x, y: x ^ y, [_bools_a, _bools_b], np.logical_xor, **_EXACT),
+    OpCase("logical_not", lambda x: ~x, [_bools_a], np.logical_not, **_EXACT),
+    OpCase("is_finite", lambda x: tfm.is_finite(x),
+           [np.array([1.0, np.inf, -np.inf, np.nan, 0.0])], np.isfinite, grad=False),
+    OpCase("is_nan", lambda x: tfm.is_nan(x), [np.array([1.0, np.inf, np.nan])], np.isnan,
+           grad=False),
+    OpCase("is_inf", lambda x: tfm.is_inf(x), [np.array([1.0, -np.inf, np.nan])], np.isinf,
+           grad=False),
+    # -- selection and clipping --------------------------------------------------------------
+    OpCase("where_v2", lambda c, x, y: m.where(c, x, y), [_bools_a, _r(2, 3), _r(3)], np.where),
+    OpCase("where_v2_scalar", lambda c, x: m.where(c, x, 0.0), [_bools_b, _r(2, 3)],
+           lambda c, x: np.where(c, x, 0.0)),
+    OpCase("select_v1_rows", lambda c, x, y: m.select(c, x, y),
+           [np.array([True, False]), _r(2, 3), _r(2, 3)],
+           lambda c, x, y: np.where(c[:, None], x, y)),
+    OpCase("select_v1_same_shape", lambda c, x, y: m.select(c, x, y),
+           [_bools_a, _r(2, 3), _r(2, 3)], np.where),
+    OpCase("clip_by_value", lambda x: m.clip_by_value(x, -0.5, 0.5),
+           [_r(3, 4)], lambda x: np.clip(x, -0.5, 0.5)),
+    OpCase("clip_by_value_tensors", lambda x, lo, hi: m.clip_by_value(x, lo, hi),
+           [_r(3, 4), _r(4, lo=-1, hi=-0.3), _r(4, lo=0.3, hi=1)], np.clip),
+    OpCase("check_numerics", lambda x: m.check_numerics(x, "msg"), [_r(3, 4)], lambda x: x),
 ]
 
 
@@ -33,6 +165,187 @@ def test_shape_inference(case):
     check_shapes(case)
 
 
-@pytest.mark.parametrize("case", CASES, ids=str)
+@pytest.mark.parametrize("case", [c for c in CASES if c.grad], ids=str)
 def test_gradient(case):
     check_gradients(case)
+
+
+# -- plain tests ---------------------------------------------------------------------------------
+
+def _graph():
+    return Graph()
+
+
+def test_incompatible_shapes_graph_error_names_op_and_shapes():
+    with _graph().as_default():
+        a, b = placeholder(tf.float32, [2, 3]), placeholder(tf.float32, [4])
+        with pytest.raises(ValueError) as e:
+            tfm.add(a, b)
+    msg = str(e.value)
+    assert "Dimensions must be equal, but are 3 and 4" in msg
+    assert "{{node Add}} = AddV2" in msg and "[2,3], [4]" in msg
+
+
+def test_incompatible_shapes_eager_error():
+    with pytest.raises(InvalidArgumentError, match=r"Incompatible shapes: \[2,3\] vs. \[4\]"):
+        tfm.multiply(tf.constant(np.ones((2, 3), np.float32)), tf.constant([1.0, 2, 3, 4]))
+
+
+def test_dtype_mismatch_type_error():
+    with _graph().as_default():
+        x = placeholder(tf.float32, [3])
+        y = placeholder(tf.int32, [3])
+        with pytest.raises(TypeError) as e:
+            tfm.add(x, y)
+    assert str(e.value) == ("Input 'y' of 'AddV2' Op has type int32 that does not match type "
+                            "float32 of argument 'x'.")
+
+
+def test_matmul_inner_dims_error():
+    with _graph().as_default():
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 4"):
+            m.matmul(placeholder(tf.float32, [2, 3]), placeholder(tf.float32, [4, 2]))
+
+
+def test_check_numerics_raises_with_op_name():
+    x = tf.constant([1.0, np.nan, 2.0])
+    with pytest.raises(InvalidArgumentError) as e:
+        m.check_numerics(x, "boom")
+    assert "boom : Tensor had NaN values" in str(e.value)
+    assert "CheckNumerics" in str(e.value)
+    with pytest.raises(InvalidArgumentError, match="boom : Tensor had Inf values"):
+        m.check_numerics(tf.constant([1.0, np.inf]), "boom")
+    with pytest.raises(InvalidArgumentError, match="Tensor had Inf and NaN values"):
+        m.check_numerics(tf.constant([np.nan, -np.inf]), "boom")
+    np.testing.assert_array_equal(m.check_numerics(tf.constant([1.0]), "ok").numpy(), [1.0])
+
+
+def test_check_numerics_in_graph_names_node():
+    g = _graph()
+    with g.as_default():
+        x = placeholder(tf.float32, [2])
+        y = m.check_numerics(x * 2.0, "bad input", name="checked")
+    with pytest.raises(InvalidArgumentError) as e:
+        run_plan(g, [x], [y], [np.array([1.0, np.inf], np.float32)])
+    assert "bad input : Tensor had Inf values" in str(e.value) and "checked" in str(e.value)
+    assert y.op.is_stateful
+
+
+def test_check_numerics_gradient_checks_gradient():
+    g = _graph()
+    with g.as_default():
+        x = placeholder(tf.float32, [2])
+        y = m.check_numerics(x, "fwd")
+        (gx,) = gradients([y], [x], grad_ys=[tf.constant([1.0, np.nan])])
+    assert gx.op.type == "CheckNumerics"
+    assert gx.op.get_attr("message") == ("Not a number (NaN) or infinity (Inf) values detected "
+                                         "in gradient. fwd")
+    with pytest.raises(InvalidArgumentError, match="detected in gradient. fwd"):
+        run_plan(g, [x], [gx], [np.ones(2, np.float32)])
+
+
+def test_operator_overload_names_in_graph():
+    with _graph().as_default():
+        x = placeholder(tf.float32, [3])
+        y = placeholder(tf.float32, [3])
+        i = placeholder(tf.int32, [3])
+        b = placeholder(tf.bool, [3])
+        got = {
+            "add": x + y, "mul": x * y, "sub": x - y, "truediv": x / y, "Neg": -x,
+            "floordiv": i // i, "mod": i % i, "pow": x ** 2.0, "Abs": abs(x), "Less": x < y,
+            "GreaterEqual": x >= y, "and": b & b, "or": b | b, "xor": b ^ b,
+            "LogicalNot": ~b, "add_1": 1.0 + x,
+        }
+        int_div = i / i
+        mm = m.matmul(placeholder(tf.float32, [2, 2]), placeholder(tf.float32, [2, 2]))
+        at = placeholder(tf.float32, [2, 2]) @ placeholder(tf.float32, [2, 2])
+    for name, t in got.items():
+        assert t.op.name == name, (name, t.op.name)
+    assert got["add"].op.type == "AddV2" and got["mul"].op.type == "Mul"
+    assert got["truediv"].op.type == "RealDiv" and got["floordiv"].op.type == "FloorDiv"
+    assert got["xor"].op.type == "LogicalAnd"
+    assert got["add_1"].op.inputs[0].dtype is tf.float32
+    assert int_div.op.name == "truediv_1" and int_div.op.type == "RealDiv"
+    assert int_div.dtype is tf.float64
+    assert [t.op.type for t in int_div.op.inputs] == ["Cast", "Cast"]
+    assert int_div.op.inputs[0].op.name == "truediv_1/Cast"
+    assert mm.op.name == "MatMul" and at.op.name == "matmul_1"  # names are case-insensitive
+
+
+def test_public_wrapper_default_names():
+    with _graph().as_default():
+        x = placeholder(tf.float32, [3])
+        assert tfm.add(x, x).op.name == "Add"
+        assert tfm.multiply(x, x).op.name == "Mul"
+        assert tfm.divide(x, x).op.name == "truediv"
+        assert tfm.floordiv(x, x).op.name == "floordiv"
+        clip = m.clip_by_value(x, 0.0, 1.0)
+        assert clip.op.name == "clip_by_value" and clip.op.type == "Maximum"
+        assert clip.op.inputs[0].op.name == "clip_by_value/Minimum"
+        c = m.cast(x, tf.int32)
+        assert c.op.type == "Cast" and c.op.get_attr("SrcT") is tf.float32
+        assert c.op.get_attr("DstT") is tf.int32 and c.op.get_attr("Truncate") is False
+        assert m.cast(x, tf.float32) is x
+
+
+def test_python_scalar_takes_tensor_dtype():
+    x = tf.constant(np.array([1.0, 2.0]))
+    assert (x * 2).dtype is tf.float64 and (2 + x).dtype is tf.float64
+    i = tf.constant([7, -7])
+    np.testing.assert_array_equal((i // 2).numpy(), [3, -4])
+    assert (i / 2).dtype is tf.float64
+    with pytest.raises(TypeError):
+        tfm.truediv(i, tf.constant([1.0, 2.0]))
+
+
+def test_integer_division_by_zero():
+    with pytest.raises(InvalidArgumentError, match="Integer division by zero"):
+        tf.constant([1]) // tf.constant([0])
+
+
+@pytest.mark.parametrize("x_shape,y_shape,x_val,y_val", [
+    ([None, 3], [None, 1], (4, 3), (4, 1)),        # undecidable statically: dynamic args
+    ([None, None], [None], (2, 5), (5,)),
+    ([None, 3], [3], (6, 3), (3,)),                 # decidable despite the unknown dim
+    ([None, 1, None], [None, 1], (2, 1, 3), (4, 1)),
+])
+def test_dynamic_shape_broadcast_gradients(x_shape, y_shape, x_val, y_val):
+    g = _graph()
+    xv, yv = rng.uniform(-1, 1, x_val), rng.uniform(-1, 1, y_val)
+    with g.as_default():
+        x = placeholder(tf.float64, x_shape)
+        y = placeholder(tf.float64, y_shape)
+        z = m.reduce_sum(tfm.add(tfm.multiply(x, y), tfm.maximum(x, y)) - y / (x * x + 1.0))
+        gx, gy = gradients([z], [x, y])
+    got_x, got_y = run_plan(g, [x, y], [gx, gy], [xv, yv])
+    bx, by = np.broadcast_arrays(xv, yv)
+    dz_dx = by + (bx >= by) + by * 2 * bx / (bx * bx + 1) ** 2
+    dz_dy = bx + (bx < by) - 1 / (bx * bx + 1)
+
+    def unbroadcast(gr, shape):
+        gr = gr.sum(axis=tuple(range(gr.ndim - len(shape))))
+        return gr.sum(axis=tuple(i for i, d in enumerate(shape) if d == 1), keepdims=True)
+
+    np.testing.assert_allclose(got_x, unbroadcast(dz_dx, x_val), rtol=1e-10)
+    np.testing.assert_allclose(got_y, unbroadcast(dz_dy, y_val), rtol=1e-10)
+
+
+def test_broadcast_gradient_args_op():
+    r0, r1 = m.broadcast_gradient_args(tf.constant([1, 3]), tf.constant([1, 1]))
+    np.testing.assert_array_equal(r0.numpy(), [0])
+    np.testing.assert_array_equal(r1.numpy(), [0, 1])
+    r0, r1 = m.broadcast_gradient_args(tf.constant([2, 3, 4]), tf.constant([3, 1]))
+    np.testing.assert_array_equal(r0.numpy(), [])
+    np.testing.assert_array_equal(r1.numpy(), [0, 2])
+    with pytest.raises(InvalidArgumentError, match="Incompatible shapes"):
+        m.broadcast_gradient_args(tf.constant([2, 3]), tf.constant([4]))
+
+
+def test_static_broadcast_gradient_uses_no_shape_ops():
+    g = _graph()
+    with g.as_default():
+        x = placeholder(tf.float32, [2, 3])
+        y = placeholder(tf.float32, [3])
+        gradients([tfm.multiply(x, y)], [x, y])
+    types = {op.type for op in g.get_operations()}
+    assert "BroadcastGradientArgs" not in types and "Shape" not in types

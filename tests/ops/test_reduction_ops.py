@@ -1,0 +1,120 @@
+"""Reductions and ArgMax/ArgMin, table-driven (see harness.py), plus axis/shape errors."""
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+from ndflow import math as tfm
+from ndflow.core.graph import Graph
+from ndflow.ops.array import placeholder
+from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes
+
+rng = np.random.default_rng(7)
+
+
+def _r(*shape):
+    return rng.uniform(-1.0, 1.0, shape)
+
+
+_ints = np.array([[-3, 0, 5, 2], [7, -1, -6, 1], [4, 4, -2, 0]], np.int32)
+_bools = np.array([[True, False, True], [True, True, True]])
+_EXACT = dict(dtypes=(tf.float32,), low_precision=False, grad=False)
+
+
+def _int_mean(x, axis=None):
+    n = x.size if axis is None else x.shape[axis]
+    return np.fix(np.sum(x, axis=axis) / n).astype(np.int64)
+
+
+CASES = [
+    OpCase("sum_all", lambda x: tfm.reduce_sum(x), [_r(3, 4)], np.sum),
+    OpCase("sum_axis1", lambda x: tfm.reduce_sum(x, 1), [_r(3, 4)], lambda x: x.sum(1)),
+    OpCase("sum_neg_axis_keepdims", lambda x: tfm.reduce_sum(x, -1, keepdims=True),
+           [_r(2, 3, 4)], lambda x: x.sum(-1, keepdims=True)),
+    OpCase("sum_axes_list", lambda x: tfm.reduce_sum(x, [0, 2]), [_r(2, 3, 4)],
+           lambda x: x.sum((0, 2))),
+    OpCase("sum_empty_axes", lambda x: tfm.reduce_sum(x, []), [_r(2, 3)], lambda x: x),
+    OpCase("sum_int", lambda x: tfm.reduce_sum(x, 0), [_ints], lambda x: x.sum(0), **_EXACT),
+    OpCase("mean_all", lambda x: tfm.reduce_mean(x), [_r(3, 4)], np.mean),
+    OpCase("mean_axis0_keepdims", lambda x: tfm.reduce_mean(x, 0, keepdims=True),
+           [_r(3, 4)], lambda x: x.mean(0, keepdims=True)),
+    OpCase("mean_axes", lambda x: tfm.reduce_mean(x, [1, 2]), [_r(2, 3, 4)],
+           lambda x: x.mean((1, 2))),
+    OpCase("mean_int_truncates", lambda x: tfm.reduce_mean(x, 1), [_ints],
+           lambda x: _int_mean(x, 1), **_EXACT),
+    OpCase("max_axis1", lambda x: tfm.reduce_max(x, 1), [_r(3, 4)], lambda x: x.max(1)),
+    OpCase("max_all_keepdims", lambda x: tfm.reduce_max(x, keepdims=True), [_r(3, 4)],
+           lambda x: x.max(keepdims=True)),
+    OpCase("min_axes", lambda x: tfm.reduce_min(x, [0, -1]), [_r(2, 3, 4)],
+           lambda x: x.min((0, 2))),
+    OpCase("max_int", lambda x: tfm.reduce_max(x, 0), [_ints], lambda x: x.max(0), **_EXACT),
+    OpCase("max_empty_is_lowest", lambda x: tfm.reduce_max(x, 0), [np.zeros((0, 3))],
+           lambda x: np.full(3, -np.inf), grad=False),
+    OpCase("prod_axis1", lambda x: tfm.reduce_prod(x, 1), [_r(3, 4)], lambda x: x.prod(1)),
+    OpCase("prod_all", lambda x: tfm.reduce_prod(x), [_r(2, 3) + 1.5], np.prod, rtol=1e-4),
+    OpCase("prod_with_zeros", lambda x: tfm.reduce_prod(x, 1),
+           [np.array([[0.0, 2.0, 3.0], [0.0, 0.0, 1.5], [1.0, -2.0, 0.5]])],
+           lambda x: x.prod(1)),
+    OpCase("prod_int", lambda x: tfm.reduce_prod(x, [0, 1]), [_ints[:, :2]],
+           lambda x: x.prod((0, 1)), **_EXACT),
+    OpCase("all", lambda x: tfm.reduce_all(x, 1), [_bools], lambda x: x.all(1), **_EXACT),
+    OpCase("any_keepdims", lambda x: tfm.reduce_any(x, 0, keepdims=True), [~_bools],
+           lambda x: x.any(0, keepdims=True), **_EXACT),
+    OpCase("all_everything", lambda x: tfm.reduce_all(x), [_bools], np.all, **_EXACT),
+    OpCase("logsumexp", lambda x: tfm.reduce_logsumexp(x, 1), [_r(3, 4) * 5],
+           lambda x: np.log(np.exp(x).sum(1)), rtol=1e-5, atol=1e-5),
+    OpCase("argmax", lambda x: tfm.argmax(x, 1), [_r(3, 4)], lambda x: x.argmax(1),
+           low_precision=False, grad=False),
+    OpCase("argmax_default_axis", lambda x: tfm.argmax(x), [_r(3, 4)],
+           lambda x: x.argmax(0), low_precision=False, grad=False),
+    OpCase("argmin_neg_axis", lambda x: tfm.argmin(x, -1, output_type=tf.int32),
+           [_r(2, 3, 4)], lambda x: x.argmin(-1).astype(np.int32), low_precision=False,
+           grad=False),
+    OpCase("argmax_int_ties_first", lambda x: tfm.argmax(x, 1), [_ints],
+           lambda x: x.argmax(1), **_EXACT),
+    OpCase("argmax_bool", lambda x: tfm.argmin(x, 1), [_bools], lambda x: x.argmin(1),
+           **_EXACT),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_forward(case):
+    check_forward(case)
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_shape_inference(case):
+    check_shapes(case)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.grad], ids=str)
+def test_gradient(case):
+    check_gradients(case)
+
+
+def test_reduction_graph_attrs_and_errors():
+    with Graph().as_default():
+        x = placeholder(tf.float32, [2, 3])
+        s = tfm.reduce_sum(x, 1, keepdims=True)
+        assert s.op.type == "Sum" and s.op.name == "Sum"
+        assert s.op.get_attr("keep_dims") is True and s.op.get_attr("Tidx") is tf.int32
+        a = tfm.argmax(x, 1)
+        assert a.dtype is tf.int64 and a.op.get_attr("output_type") is tf.int64
+        with pytest.raises(ValueError, match="Invalid reduction dimension 2 for input with 2 "
+                                             "dimensions"):
+            tfm.reduce_sum(x, 2)
+        with pytest.raises(ValueError, match=r"Expected dimension in the range \[-2, 2\)"):
+            tfm.argmax(x, 2)
+        u = placeholder(tf.float32, [None, 3])
+        assert tfm.reduce_mean(u, 0).shape.as_list() == [3]
+        assert tfm.reduce_max(u, 1, keepdims=True).shape.as_list() == [None, 1]
+
+
+def test_min_max_gradient_splits_ties():
+    x = tf.constant(np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]]))
+    from ndflow.autodiff.tape import GradientTape
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = tfm.reduce_max(x, 1)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(),
+                               [[0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]])
