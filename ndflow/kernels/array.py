@@ -1,39 +1,242 @@
-"""ATen kernels for array ops."""
+"""ATen kernels for array ops: identities, shapes, reshaping, packing, transposes.
+
+Shape-like inputs (Reshape's shape, ExpandDims' dim ...) arrive as small int tensors; when
+the graph's static output shape is fully known the kernel uses it and never reads them.
+Outputs may be views of inputs where ATen gives views (values are immutable). Slicing,
+concatenation, fill/pad and gather kernels live in `array_slicing.py` / `array_fill.py`.
+"""
 
 from __future__ import annotations
 
 import torch
 
+from ndflow.core import dtypes
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.shapes import fmt
+from ndflow.kernels import array_fill, array_slicing  # noqa: F401 - registers their kernels
 from ndflow.kernels.registry import kernel
 from ndflow.ops import array
+from ndflow.ops.apply import numpy_to_torch
 
 
-@kernel(array.Identity)
-def _identity(node):
+def invalid(msg: str) -> InvalidArgumentError:
+    return InvalidArgumentError(None, None, msg)
+
+
+def static_dims(node, i: int = 0):
+    """The fully known static output shape `i` as a list, else None."""
+    s = node.output_shapes[i] if node.output_shapes else None
+    return s.as_list() if s is not None and s.is_fully_defined() else None
+
+
+def shape_str(shape) -> str:
+    return fmt(list(shape))
+
+
+@kernel(array.Const)
+def _const(node):
+    dt = node.attrs["dtype"]
+    value = numpy_to_torch(node.attrs["value"], dt, node.device) \
+        if dt is not dtypes.string else node.attrs["value"]
+    return lambda: value
+
+
+def _passthrough(node):
     return lambda x: x
 
 
-@kernel(array.PlaceholderWithDefault)
-def _placeholder_with_default(node):
-    return lambda x: x
+for _op in (array.Identity, array.StopGradient, array.PlaceholderWithDefault):
+    kernel(_op)(_passthrough)
 
 
-@kernel(array.Pack)
-def _pack(node):
-    axis = node.attrs["axis"]
-    return lambda *xs: torch.stack(xs, axis)
+@kernel(array.IdentityN)
+def _identity_n(node):
+    return (lambda *xs: xs) if len(node.output_dtypes) > 1 else (lambda x: x)
 
 
-@kernel(array.ZerosLike)
-def _zeros_like(node):
-    return torch.zeros_like
+@kernel(array.NoOp)
+def _no_op(node):
+    return lambda: None
 
 
-@kernel(array.OnesLike)
-def _ones_like(node):
-    return torch.ones_like
+@kernel(array.EnsureShape)
+def _ensure_shape(node):
+    want = node.attrs["shape"]
+
+    def ensure_shape(x):
+        if not want.is_compatible_with(tuple(x.shape)):
+            raise invalid(f"Shape of tensor input {shape_str(x.shape)} is not compatible with "
+                          f"expected shape {fmt(want)}.")
+        return x
+    return ensure_shape
+
+
+# -- Shape, ShapeN, Size, Rank -------------------------------------------------------------------
+
+@kernel(array.Shape)
+def _shape(node):
+    dt, dev = node.attrs["out_type"].torch_dtype, node.device
+    return lambda x: torch.tensor(x.shape, dtype=dt, device=dev)
+
+
+@kernel(array.ShapeN)
+def _shape_n(node):
+    dt, dev = node.attrs["out_type"].torch_dtype, node.device
+    if node.attrs["N"] == 1:
+        return lambda x: torch.tensor(x.shape, dtype=dt, device=dev)
+    return lambda *xs: tuple(torch.tensor(x.shape, dtype=dt, device=dev) for x in xs)
+
+
+@kernel(array.Size)
+def _size(node):
+    dt, dev = node.attrs["out_type"].torch_dtype, node.device
+    return lambda x: torch.tensor(x.numel(), dtype=dt, device=dev)
+
+
+@kernel(array.Rank)
+def _rank(node):
+    dev = node.device
+    return lambda x: torch.tensor(x.dim(), dtype=torch.int32, device=dev)
+
+
+# -- Reshape, ExpandDims, Squeeze ----------------------------------------------------------------
+
+def reshape_error(x, dims: list) -> InvalidArgumentError:
+    """TF's Reshape kernel messages for a shape that does not fit `x`."""
+    unknown = [i for i, d in enumerate(dims) if d == -1]
+    if len(unknown) > 1:
+        return invalid(f"Only one input size may be -1, not both {unknown[0]} and "
+                       f"{unknown[1]}")
+    for i, d in enumerate(dims):
+        if d < -1:
+            return invalid(f"Size {i} must be non-negative, not {d}")
+    n = 1
+    for d in dims:
+        n *= d if d != -1 else 1
+    if unknown:
+        return invalid(f"Input to reshape is a tensor with {x.numel()} values, but the "
+                       f"requested shape requires a multiple of {n}")
+    return invalid(f"Input to reshape is a tensor with {x.numel()} values, but the requested "
+                   f"shape has {n}")
 
 
 @kernel(array.Reshape)
 def _reshape(node):
-    return lambda x, shape: torch.reshape(x, shape.tolist())
+    static = static_dims(node)
+
+    def reshape(x, shape):
+        dims = static if static is not None else shape.tolist()
+        try:
+            return x.reshape(dims)
+        except RuntimeError:
+            raise reshape_error(x, shape.tolist()) from None
+    return reshape
+
+
+@kernel(array.ExpandDims)
+def _expand_dims(node):
+    static = static_dims(node)
+    if static is not None:
+        return lambda x, dim: x.reshape(static)
+
+    def expand_dims(x, dim):
+        d = int(dim.reshape(-1)[0])
+        r = x.dim()
+        if not -1 - r <= d <= r:
+            raise invalid(f"Tried to expand dim index {d} for tensor with {r} dimensions.")
+        return x.unsqueeze(d)
+    return expand_dims
+
+
+@kernel(array.Squeeze)
+def _squeeze(node):
+    axes = node.attrs["squeeze_dims"]
+    static = static_dims(node)
+    if not axes:
+        return (lambda x: x.reshape(static)) if static is not None else torch.squeeze
+
+    def squeeze(x):
+        r = x.dim()
+        for a in axes:
+            if not -r <= a < r:
+                raise invalid(f"Tried to squeeze dim index {a} for tensor with {r} dimensions.")
+            d = a + r if a < 0 else a
+            if x.shape[d] != 1:
+                raise invalid(f"Can not squeeze dim[{d}], expected a dimension of 1, got "
+                              f"{x.shape[d]}")
+        return x.squeeze(tuple(axes))
+    return squeeze
+
+
+# -- Pack / Unpack -------------------------------------------------------------------------------
+
+@kernel(array.Pack)
+def _pack(node):
+    axis = node.attrs["axis"]
+
+    def pack(*xs):
+        try:
+            return torch.stack(xs, axis)
+        except (RuntimeError, IndexError):
+            for i, x in enumerate(xs[1:], 1):
+                if x.shape != xs[0].shape:
+                    raise invalid(f"Shapes of all inputs must match: values[0].shape = "
+                                  f"{shape_str(xs[0].shape)} != values[{i}].shape = "
+                                  f"{shape_str(x.shape)}") from None
+            r = xs[0].dim() + 1
+            raise invalid(f"axis = {axis} not in [{-r}, {r})") from None
+    return pack
+
+
+@kernel(array.Unpack)
+def _unpack(node):
+    num, axis = node.attrs["num"], node.attrs["axis"]
+
+    def unpack(x):
+        r = x.dim()
+        if not -r <= axis < r:
+            raise invalid(f"axis = {axis} not in [{-r}, {r})")
+        if x.shape[axis] != num:
+            raise invalid(f"Input shape axis {axis + r if axis < 0 else axis} must equal "
+                          f"{num}, got shape {shape_str(x.shape)}")
+        parts = torch.unbind(x, axis)
+        return parts[0] if num == 1 else parts
+    return unpack
+
+
+# -- ZerosLike / OnesLike / Transpose / InvertPermutation ----------------------------------------
+
+@kernel(array.ZerosLike)
+def _zeros_like(node):
+    return lambda x: torch.zeros_like(x, memory_format=torch.contiguous_format)
+
+
+@kernel(array.OnesLike)
+def _ones_like(node):
+    return lambda x: torch.ones_like(x, memory_format=torch.contiguous_format)
+
+
+@kernel(array.Transpose)
+def _transpose(node):
+    def transpose(x, perm):
+        p = perm.tolist()
+        if len(p) != x.dim():
+            raise invalid(f"transpose expects a vector of size {x.dim()}. But input(1) is a "
+                          f"vector of size {len(p)}")
+        for d in p:
+            if not 0 <= d < x.dim():
+                raise invalid(f"{d} is out of range [0 .. {x.dim()})")
+        if sorted(p) != list(range(len(p))):
+            raise invalid(f"{len(p) and p[0]} is missing from {{{','.join(map(str, p))}}}.")
+        return x.permute(p).contiguous()
+    return transpose
+
+
+@kernel(array.InvertPermutation)
+def _invert_permutation(node):
+    def invert(x):
+        n = x.numel()
+        if sorted(x.tolist()) != list(range(n)):
+            raise invalid(f"{x.tolist()} is not a permutation of [0, {n})")
+        return torch.argsort(x).to(x.dtype)
+    return invert

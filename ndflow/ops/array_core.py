@@ -1,0 +1,617 @@
+"""Array ops, part 1: constants, placeholders, identities, shapes, reshaping, packing.
+
+The rest of the family lives in `array_slicing.py` (Slice, StridedSlice, `__getitem__`,
+ConcatV2) and `array_fill.py` (Fill, Tile, Pad, Range, BroadcastTo, GatherV2, OneHot);
+`array.py` re-exports all of them. Shape functions use TF's wording; value-dependent checks
+are skipped in eager mode, where the kernel reports them with TF's kernel message (as TF
+eager runs no shape functions). `partial_shape(t)` is TF's MakeShapeFromShapeTensor: the
+possibly partial shape a 1-D int tensor describes (constants, Shape, Pack, ConcatV2,
+StridedSlice of those), so `reshape(x, [tf.shape(y)[0], 3])` keeps a static 3.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ndflow.core import context, dtypes
+from ndflow.core.shapes import TensorShape, as_shape, fmt
+from ndflow.core.tensor import Tensor
+from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
+from ndflow.ops.op_def import NOT_DIFFERENTIABLE, lookup, op_def
+
+INDEX_ATTR = "{int32, int64} = DT_INT32"
+
+
+def static_value(ctx, i: int):
+    """`ctx.value(i)` while building graphs; None in eager mode (kernels check values)."""
+    return None if context.executing_eagerly() else ctx.value(i)
+
+
+def partial_value(t):
+    """What is statically known of an int tensor: a scalar int|None or a list of int|None."""
+    v = constant_value(t)
+    if v is not None:
+        v = np.asarray(v)
+        return int(v) if v.ndim == 0 else [int(x) for x in v.reshape(-1)]
+    fn = getattr(t, "op", None) and t.op.op_def.extra.get("partial_value")
+    if fn:
+        return fn(t)
+    if t.shape.rank == 1 and t.shape[0] is not None:
+        return [None] * t.shape[0]
+    return None if t.shape.rank == 0 else []
+
+
+def partial_shape(t) -> TensorShape:
+    """TF's MakeShapeFromShapeTensor: -1 and unknown entries become unknown dimensions."""
+    if t.shape.rank == 0:
+        v = constant_value(t)
+        if v is not None and int(v) == -1:
+            return TensorShape(None)
+        raise ValueError(f"Shape must be rank 1 but is rank 0 (value {v})")
+    v = partial_value(t)
+    if v == [] and (t.shape.rank is None or t.shape[0] is None):
+        return TensorShape(None)
+    for d in v:
+        if d is not None and d < -1:
+            raise ValueError(f"Dimension {d} must be >= -1")
+    return TensorShape([None if d is None or d < 0 else d for d in v])
+
+
+def _same_shape(ctx):
+    return [ctx.shapes[0]]
+
+
+# -- Const / Placeholders -----------------------------------------------------------------------
+
+
+Const = op_def("Const", outputs=["output: dtype"], attrs=["value: tensor", "dtype: type"],
+               shape=lambda ctx: [TensorShape(np.shape(ctx.attrs["value"]))],
+               grad=NOT_DIFFERENTIABLE)
+Const.extra["constant_value"] = lambda t: t.op.attrs["value"]
+
+
+def constant(value, dtype=None, shape=None, name: str = "Const") -> Tensor:
+    """`tf.constant`: a tensor holding `value` (a scalar is broadcast to `shape`)."""
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+    if shape is not None:
+        arr = np.asarray(value if not hasattr(value, "numpy") else value.numpy())
+        shape = tuple(as_shape(shape).as_list())
+        if arr.size == 1:
+            arr = np.broadcast_to(arr.reshape(()), shape)
+        elif arr.size == int(np.prod(shape)):
+            arr = arr.reshape(shape)
+        else:
+            raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor "
+                            f"{value!r} (converted from {value!r}) has {arr.size} elements, "
+                            f"but got `shape` {shape} with {int(np.prod(shape))} elements).")
+        value = np.array(arr)
+    if context.executing_eagerly() and hasattr(value, "numpy") and dtype is not None \
+            and value.dtype is not dtype:
+        value = value.numpy()
+    return convert_to_tensor(value, dtype=dtype, name=name)
+
+
+Placeholder = op_def("Placeholder", outputs=["output: dtype"],
+                     attrs=["dtype: type", "shape: shape = unknown"],
+                     shape=lambda ctx: [ctx.attrs["shape"]], grad=NOT_DIFFERENTIABLE)
+
+PlaceholderWithDefault = op_def(
+    "PlaceholderWithDefault", inputs=["input: dtype"], outputs=["output: dtype"],
+    attrs=["dtype: type", "shape: shape"],
+    shape=lambda ctx: [ctx.shapes[0].merge_with(ctx.attrs["shape"])
+                       if ctx.shapes[0].is_compatible_with(ctx.attrs["shape"])
+                       else _bad_default(ctx)], grad=lambda op, g: [g])
+
+
+def _bad_default(ctx):
+    raise ValueError(f"Incompatible shapes: {fmt(ctx.shapes[0])} vs. {fmt(ctx.attrs['shape'])}")
+
+
+def placeholder(dtype, shape=None, name: str | None = None) -> Tensor:
+    """`tf.compat.v1.placeholder`: a graph input that must be fed."""
+    if context.executing_eagerly():
+        raise RuntimeError("tf.placeholder() is not compatible with eager execution.")
+    return apply_op(Placeholder, [], {"dtype": dtypes.as_dtype(dtype),
+                                      "shape": TensorShape(shape)}, name=name).outputs[0]
+
+
+def placeholder_with_default(input, shape, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.compat.v1.placeholder_with_default`: `input` unless fed."""
+    t = convert_to_tensor(input)
+    return apply_op(PlaceholderWithDefault, [t], {"shape": TensorShape(shape)},
+                    name=name).outputs[0]
+
+
+# -- Identity, IdentityN, StopGradient, NoOp, EnsureShape ----------------------------------------
+
+Identity = op_def("Identity", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
+                  shape=_same_shape, grad=lambda op, g: [g])
+Identity.extra["constant_value"] = lambda t: constant_value(t.op.inputs[0])
+Identity.extra["partial_value"] = lambda t: partial_value(t.op.inputs[0])
+
+IdentityN = op_def("IdentityN", inputs=["input: T"], outputs=["output: T"],
+                   attrs=["T: list(type)"], shape=lambda ctx: list(ctx.shapes),
+                   grad=lambda op, *grads: list(grads))
+
+StopGradient = op_def("StopGradient", inputs=["input: T"], outputs=["output: T"],
+                      attrs=["T: type"], shape=_same_shape, grad=NOT_DIFFERENTIABLE)
+
+NoOp = op_def("NoOp", grad=NOT_DIFFERENTIABLE)
+
+
+def _ensure_shape_shape(ctx):
+    want = ctx.attrs["shape"]
+    try:
+        return [ctx.shapes[0].merge_with(want)]
+    except ValueError:
+        a, b = ctx.shapes[0], want
+        if a.rank != b.rank:
+            raise ValueError(f"Shape must be rank {b.rank} but is rank {a.rank}") from None
+        i = next(i for i, (x, y) in enumerate(zip(a, b)) if x and y and x != y)
+        raise ValueError(f"Dimension {i} in both shapes must be equal, but are {b[i]} and "
+                         f"{a[i]}. Shapes are {fmt(b)} and {fmt(a)}.") from None
+
+
+EnsureShape = op_def("EnsureShape", inputs=["input: T"], outputs=["output: T"],
+                     attrs=["shape: shape", "T: type"], shape=_ensure_shape_shape,
+                     grad=lambda op, g: [g])
+
+
+def identity(input, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
+    """`tf.identity`."""
+    return apply_op(Identity, [input], name=name).outputs[0]
+
+
+def identity_n(input, name: str | None = None) -> list:  # noqa: A002 - TF's name
+    """`tf.identity_n`: an IdentityN over a list of tensors."""
+    return list(apply_op(IdentityN, [list(input)], name=name).outputs)
+
+
+def stop_gradient(input, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
+    """`tf.stop_gradient`: identity whose gradient is None."""
+    return apply_op(StopGradient, [input], name=name).outputs[0]
+
+
+def ensure_shape(x, shape, name: str | None = None) -> Tensor:
+    """`tf.ensure_shape`: checks (and sets) the static and run-time shape of `x`."""
+    return apply_op(EnsureShape, [x], {"shape": TensorShape(shape)}, name=name).outputs[0]
+
+
+def no_op(name: str | None = None):
+    """`tf.no_op`: the NoOp operation (None in eager mode)."""
+    op = apply_op(NoOp, [], name=name)
+    return None if context.executing_eagerly() else op
+
+
+def group(*inputs, name: str | None = None):
+    """`tf.group`: a NoOp that runs after all `inputs` (ops or tensors); None eagerly."""
+    if context.executing_eagerly():
+        return None
+    deps = []
+    for x in inputs:
+        for item in (x if isinstance(x, (list, tuple)) else [x]):
+            op = getattr(item, "op", item)
+            if op not in deps:
+                deps.append(op)
+    graph = context.get_default_graph()
+    with graph.control_dependencies(deps):
+        return apply_op(NoOp, [], name=name or "group_deps")
+
+
+# -- Shape, ShapeN, Size, Rank -------------------------------------------------------------------
+
+def _shape_shape(ctx):
+    s = ctx.shapes[0]
+    return [TensorShape([s.rank])]
+
+
+Shape = op_def("Shape", inputs=["input: T"], outputs=["output: out_type"],
+               attrs=["T: type", "out_type: " + INDEX_ATTR], shape=_shape_shape,
+               grad=NOT_DIFFERENTIABLE)
+ShapeN = op_def("ShapeN", inputs=["input: N * T"], outputs=["output: N * out_type"],
+                attrs=["N: int >= 1", "T: type", "out_type: " + INDEX_ATTR],
+                shape=lambda ctx: [TensorShape([s.rank]) for s in ctx.shapes],
+                grad=NOT_DIFFERENTIABLE)
+Size = op_def("Size", inputs=["input: T"], outputs=["output: out_type"],
+              attrs=["T: type", "out_type: " + INDEX_ATTR], shape=lambda ctx: [TensorShape([])],
+              grad=NOT_DIFFERENTIABLE)
+Rank = op_def("Rank", inputs=["input: T"], outputs=["output: int32"], attrs=["T: type"],
+              shape=lambda ctx: [TensorShape([])], grad=NOT_DIFFERENTIABLE)
+
+
+def _shape_value(t):
+    s = t.op.inputs[t.value_index].shape
+    return np.array(s.as_list(), t.dtype.np_dtype) if s.is_fully_defined() else None
+
+
+def _shape_partial(t):
+    s = t.op.inputs[t.value_index].shape
+    return s.as_list() if s.rank is not None else []
+
+
+def _size_value(t):
+    s = t.op.inputs[0].shape
+    if s.is_fully_defined() or (s.rank is not None and 0 in s.as_list()):
+        return np.array(s.num_elements() or 0, t.dtype.np_dtype)
+    return None
+
+
+Shape.extra.update(constant_value=_shape_value, partial_value=_shape_partial)
+ShapeN.extra.update(constant_value=_shape_value, partial_value=_shape_partial)
+Size.extra["constant_value"] = _size_value
+Rank.extra["constant_value"] = lambda t: (None if t.op.inputs[0].shape.rank is None
+                                          else np.array(t.op.inputs[0].shape.rank, np.int32))
+
+
+def shape(input, out_type=None, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.shape`: a Const when the static shape is fully known in a graph, else Shape."""
+    out_type = dtypes.as_dtype(out_type or dtypes.int32)
+    input = convert_to_tensor(input)  # noqa: A001
+    if not context.executing_eagerly() and input.shape.is_fully_defined():
+        return constant(input.shape.as_list(), out_type, name=name or "Shape")
+    return apply_op(Shape, [input], {"out_type": out_type}, name=name).outputs[0]
+
+
+def shape_n(input, out_type=dtypes.int32, name: str | None = None) -> list:  # noqa: A002
+    """`tf.shape_n`: the shapes of a list of tensors."""
+    return list(apply_op(ShapeN, [list(input)], {"out_type": dtypes.as_dtype(out_type)},
+                         name=name).outputs)
+
+
+def size(input, out_type=None, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.size`: the number of elements (a Const when statically known in a graph)."""
+    out_type = dtypes.as_dtype(out_type or dtypes.int32)
+    input = convert_to_tensor(input)  # noqa: A001
+    if not context.executing_eagerly():
+        s = input.shape
+        if s.is_fully_defined() or (s.rank is not None and 0 in s.as_list()):
+            return constant(s.num_elements() or 0, out_type, name=name or "Size")
+    return apply_op(Size, [input], {"out_type": out_type}, name=name).outputs[0]
+
+
+def rank(input, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.rank`: the number of dimensions (a Const when statically known in a graph)."""
+    input = convert_to_tensor(input)  # noqa: A001
+    if not context.executing_eagerly() and input.shape.rank is not None:
+        return constant(input.shape.rank, dtypes.int32, name=name or "Rank")
+    return apply_op(Rank, [input], name=name).outputs[0]
+
+
+# -- Reshape, ExpandDims, Squeeze ----------------------------------------------------------------
+
+def reshape_shape(in_shape: TensorShape, out: TensorShape) -> TensorShape:
+    """TF's Reshape shape rule: checks element counts, infers one unknown dimension."""
+    if out.rank is None or in_shape.rank is None:
+        return out
+    dims = out.as_list()
+    unknown_out = [i for i, d in enumerate(dims) if d is None]
+    unknown_in = [i for i, d in enumerate(in_shape.as_list()) if d is None]
+    if len(unknown_out) > 1 or len(unknown_in) > 1:
+        return out
+    known_out = int(np.prod([d for d in dims if d is not None], dtype=np.int64))
+    known_in = int(np.prod([d for d in in_shape.as_list() if d is not None], dtype=np.int64))
+    if not unknown_in and not unknown_out:
+        if known_in != known_out:
+            raise ValueError(f"Cannot reshape a tensor with {known_in} elements to shape "
+                             f"{fmt(out)} ({known_out} elements)")
+    elif not unknown_in and known_out > 0:
+        if known_in % known_out:
+            raise ValueError(f"Dimension size must be evenly divisible by {known_out} but is "
+                             f"{known_in}")
+        dims[unknown_out[0]] = known_in // known_out
+    elif unknown_in and unknown_out and known_in == known_out:
+        dims[unknown_out[0]] = in_shape[unknown_in[0]]
+    return TensorShape(dims)
+
+
+def _reshape_shape(ctx):
+    sh = ctx.shapes[1]
+    if sh.rank is not None and sh.rank != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {sh.rank}")
+    if context.executing_eagerly():
+        return [TensorShape(None)]
+    return [reshape_shape(ctx.shapes[0], partial_shape(ctx._inputs[1]))]
+
+
+def _reshape_to_input(op, grad):
+    return [reshape(grad, shape(op.inputs[0])), None]
+
+
+Reshape = op_def("Reshape", inputs=["tensor: T", "shape: Tshape"], outputs=["output: T"],
+                 attrs=["T: type", "Tshape: " + INDEX_ATTR], shape=_reshape_shape,
+                 grad=_reshape_to_input)
+
+
+def _reshape_value(t):
+    v = constant_value(t.op.inputs[0])
+    s = constant_value(t.op.inputs[1])
+    return None if v is None or s is None else np.reshape(v, s)
+
+
+Reshape.extra["constant_value"] = _reshape_value
+
+
+def reshape(tensor, shape, name: str | None = None) -> Tensor:
+    """`tf.reshape` (one -1 dimension is inferred)."""
+    return apply_op(Reshape, [tensor, convert_to_tensor(shape, dtype_hint=dtypes.int32)],
+                    name=name).outputs[0]
+
+
+def _expand_dims_shape(ctx):
+    s = ctx.shapes[0]
+    d = static_value(ctx, 1)
+    if d is None or s.rank is None:
+        return [TensorShape(None if s.rank is None else [None] * (s.rank + 1))]
+    d = np.asarray(d).reshape(-1)
+    if d.size != 1:
+        raise ValueError(f"'dim' input must be a tensor with a single value, got {d.size}")
+    d, r = int(d[0]), s.rank
+    if not -1 - r <= d <= r:
+        raise ValueError(f"dim {d} not in the interval [{-1 - r}, {r}].")
+    if d < 0:
+        d += r + 1
+    dims = s.as_list()
+    dims.insert(d, 1)
+    return [TensorShape(dims)]
+
+
+ExpandDims = op_def("ExpandDims", inputs=["input: T", "dim: Tdim"], outputs=["output: T"],
+                    attrs=["T: type", "Tdim: " + INDEX_ATTR], shape=_expand_dims_shape,
+                    grad=_reshape_to_input)
+
+
+def expand_dims(input, axis, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.expand_dims`: inserts a dimension of size 1 at `axis`."""
+    return apply_op(ExpandDims, [input, convert_to_tensor(axis, dtype_hint=dtypes.int32)],
+                    name=name).outputs[0]
+
+
+def squeeze_output(s: TensorShape, axes) -> TensorShape:
+    if s.rank is None:
+        return TensorShape(None)
+    r = s.rank
+    wrapped = set()
+    for i, a in enumerate(axes):
+        if not -r <= a < r:
+            raise ValueError(f"squeeze_dims[{i}] not in [{-r},{r}).")
+        wrapped.add(a + r if a < 0 else a)
+    out = []
+    for i, d in enumerate(s.as_list()):
+        if d is None:
+            if i in wrapped:
+                continue
+            if not axes:
+                return TensorShape(None)
+        if wrapped:
+            if i in wrapped:
+                if d != 1:
+                    raise ValueError(f"Can not squeeze dim[{i}], expected a dimension of 1, "
+                                     f"got {d}")
+                continue
+        elif d == 1:
+            continue
+        out.append(d)
+    return TensorShape(out)
+
+
+Squeeze = op_def("Squeeze", inputs=["input: T"], outputs=["output: T"],
+                 attrs=["T: type", "squeeze_dims: list(int) = []"],
+                 shape=lambda ctx: [squeeze_output(ctx.shapes[0], ctx.attrs["squeeze_dims"])],
+                 grad=lambda op, g: [reshape(g, shape(op.inputs[0]))])
+
+
+def squeeze(input, axis=None, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.squeeze`: removes size-1 dimensions (all of them, or those in `axis`)."""
+    axis = [] if axis is None else ([axis] if isinstance(axis, int) else list(axis))
+    return apply_op(Squeeze, [input], {"squeeze_dims": [int(a) for a in axis]},
+                    name=name).outputs[0]
+
+
+# -- Pack / Unpack -------------------------------------------------------------------------------
+
+def _pack_shape(ctx):
+    axis = ctx.attrs["axis"]
+    merged = TensorShape(None)
+    for s in ctx.shapes:
+        try:
+            merged = merged.merge_with(s)
+        except ValueError:
+            raise ValueError(merge_message(merged, s) + "\n\tFrom merging shape 0 with other "
+                             "shapes.") from None
+    if merged.rank is None:
+        return [TensorShape(None)]
+    dims = merged.as_list()
+    r = len(dims) + 1
+    if not -r <= axis < r:
+        raise ValueError(f"Invalid axis: {axis}; must be in [{-r},{r})")
+    dims.insert(axis + r if axis < 0 else axis, len(ctx.shapes))
+    return [TensorShape(dims)]
+
+
+def merge_message(a: TensorShape, b: TensorShape) -> str:
+    if a.rank != b.rank:
+        return f"Shapes must be equal rank, but are {a.rank} and {b.rank}"
+    i = next(i for i, (x, y) in enumerate(zip(a, b)) if x and y and x != y)
+    return (f"Dimension {i} in both shapes must be equal, but are {a[i]} and {b[i]}. "
+            f"Shapes are {fmt(a)} and {fmt(b)}.")
+
+
+Pack = op_def("Pack", inputs=["values: N * T"], outputs=["output: T"],
+              attrs=["N: int >= 1", "T: type", "axis: int = 0"], shape=_pack_shape)
+
+
+def _pack_value(t):
+    vals = [constant_value(x) for x in t.op.inputs]
+    if any(v is None for v in vals):
+        return None
+    return np.stack(vals, axis=t.op.attrs["axis"])
+
+
+def _pack_partial(t):
+    if t.op.attrs["axis"] != 0 or any(x.shape.rank != 0 for x in t.op.inputs):
+        return [None] * len(t.op.inputs)
+    return [partial_value(x) for x in t.op.inputs]
+
+
+Pack.extra.update(constant_value=_pack_value, partial_value=_pack_partial)
+
+
+@Pack.def_grad
+def _pack_grad(op, grad):
+    return unstack(grad, num=op.get_attr("N"), axis=op.get_attr("axis"))
+
+
+def stack(values, axis: int = 0, name: str = "stack") -> Tensor:
+    """`tf.stack`: packs tensors of equal shape along a new `axis`."""
+    values = list(values)
+    if axis == 0 and not any(isinstance(v, Tensor) for v in _flat(values)):
+        return convert_to_tensor(values, name=name)
+    first = convert_to_tensor(values[0])
+    if first.shape.rank is not None:
+        r = first.shape.rank + 1
+        if not -r <= axis < r:
+            raise ValueError(f"Argument `axis` = {axis} not in range [{-r}, {r})")
+    return apply_op(Pack, [values], {"axis": axis}, name=name).outputs[0]
+
+
+def _flat(values):
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
+
+
+def _unpack_shape(ctx):
+    s, num, axis = ctx.shapes[0], ctx.attrs["num"], ctx.attrs["axis"]
+    if s.rank is None:
+        return [TensorShape(None)] * num
+    r = s.rank
+    if not -r <= axis < r:
+        raise ValueError(f"Invalid axis: {axis}; must be in [{-r},{r})")
+    axis += r if axis < 0 else 0
+    dims = s.as_list()
+    if dims[axis] is not None and dims[axis] != num:
+        raise ValueError(f"Dimension must be {num} but is {dims[axis]}")
+    del dims[axis]
+    return [TensorShape(dims)] * num
+
+
+Unpack = op_def("Unpack", inputs=["value: T"], outputs=["output: num * T"],
+                attrs=["num: int >= 0", "T: type", "axis: int = 0"], shape=_unpack_shape)
+
+
+@Unpack.def_grad
+def _unpack_grad(op, *grads):
+    grads = [g if g is not None else zeros_like(t) for g, t in zip(grads, op.outputs)]
+    return [stack(grads, axis=op.get_attr("axis"))]
+
+
+def unstack(value, num: int | None = None, axis: int = 0, name: str = "unstack") -> list:
+    """`tf.unstack`: splits `value` along `axis` into `num` tensors."""
+    value = convert_to_tensor(value)
+    if num is None:
+        s = value.shape
+        if s.rank is not None:
+            if not -s.rank <= axis < s.rank:
+                raise ValueError(f"Argument `axis` = {axis} not in range [{-s.rank}, "
+                                 f"{s.rank})")
+            num = s[axis]
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {s}")
+    return list(apply_op(Unpack, [value], {"num": num, "axis": axis}, name=name).outputs)
+
+
+# -- ZerosLike / OnesLike ------------------------------------------------------------------------
+
+ZerosLike = op_def("ZerosLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"],
+                   shape=_same_shape, grad=NOT_DIFFERENTIABLE)
+OnesLike = op_def("OnesLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"],
+                  shape=_same_shape, grad=NOT_DIFFERENTIABLE)
+
+
+def _like(op, fill_value, input, dtype, name):  # noqa: A002
+    input = convert_to_tensor(input)  # noqa: A001
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+    if dtype is None or dtype is input.dtype:
+        return apply_op(op, [input], name=name).outputs[0]
+    if not context.executing_eagerly() and input.shape.is_fully_defined():
+        return constant(fill_value, dtype, shape=input.shape.as_list(),
+                        name=name or op.name.lower().replace("like", "_like"))
+    fill = lookup("Fill")
+    return apply_op(fill, [shape(input), constant(fill_value, dtype)], name=name).outputs[0]
+
+
+def zeros_like(input, dtype=None, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.zeros_like`: zeros with the shape of `input` (and its dtype unless given)."""
+    return _like(ZerosLike, 0, input, dtype, name)
+
+
+def ones_like(input, dtype=None, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.ones_like`: ones with the shape of `input` (and its dtype unless given)."""
+    return _like(OnesLike, 1, input, dtype, name)
+
+
+# -- Transpose, InvertPermutation ----------------------------------------------------------------
+
+def _transpose_shape(ctx):
+    s, ps = ctx.shapes
+    n = ps[0] if ps.rank == 1 else None
+    if s.rank is not None and n is not None and s.rank != n:
+        raise ValueError(f"Dimension must be {s.rank} but is {n}")
+    r = s.rank if s.rank is not None else n
+    perm = static_value(ctx, 1)
+    if r is None:
+        return [TensorShape(None)]
+    if perm is None:
+        return [TensorShape([None] * r)]
+    out = []
+    for p in np.asarray(perm).reshape(-1).tolist():
+        if not 0 <= p < r:
+            raise ValueError(f"perm dim {p} is out of range of input rank {r}")
+        out.append(None if s.rank is None else s[p])
+    return [TensorShape(out)]
+
+
+Transpose = op_def("Transpose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
+                   attrs=["T: type", "Tperm: " + INDEX_ATTR], shape=_transpose_shape)
+
+InvertPermutation = op_def("InvertPermutation", inputs=["x: T"], outputs=["y: T"],
+                           attrs=["T: {int32, int64} = DT_INT32"], shape=_same_shape,
+                           grad=NOT_DIFFERENTIABLE)
+
+
+def _invert_value(t):
+    p = constant_value(t.op.inputs[0])
+    return None if p is None else np.argsort(p).astype(t.dtype.np_dtype)
+
+
+InvertPermutation.extra["constant_value"] = _invert_value
+
+
+def invert_permutation(x, name: str | None = None) -> Tensor:
+    """`tf.math.invert_permutation`."""
+    return apply_op(InvertPermutation, [x], name=name).outputs[0]
+
+
+@Transpose.def_grad
+def _transpose_grad(op, grad):
+    p = constant_value(op.inputs[1])
+    inv = np.argsort(p).astype(np.int32) if p is not None else invert_permutation(op.inputs[1])
+    return [transpose(grad, inv), None]
+
+
+def transpose(a, perm=None, conjugate: bool = False, name: str = "transpose") -> Tensor:
+    """`tf.transpose`: permutes dimensions (reverses them when `perm` is None)."""
+    a = convert_to_tensor(a)
+    if perm is None:
+        if a.shape.rank is None:
+            rng = lookup("Range")
+            r = rank(a)
+            idx = apply_op(rng, [0, r, 1]).outputs[0]
+            perm = apply_op(lookup("StridedSlice"), [idx, [0], [0], [-1]],
+                            {"begin_mask": 1, "end_mask": 1}).outputs[0]
+        else:
+            perm = np.arange(a.shape.rank - 1, -1, -1, dtype=np.int32)
+    return apply_op(Transpose, [a, convert_to_tensor(perm, dtype_hint=dtypes.int32)],
+                    name=name).outputs[0]

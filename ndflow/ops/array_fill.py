@@ -1,0 +1,355 @@
+"""Array ops, part 3: Fill (`tf.zeros`/`tf.ones`), Range, Tile, BroadcastTo, Pad family."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from ndflow.core import context, dtypes
+from ndflow.core.shapes import TensorShape
+from ndflow.core.tensor import Tensor
+from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
+from ndflow.ops.array_core import (
+    INDEX_ATTR,
+    constant,
+    partial_shape,
+    partial_value,
+    reshape,
+    shape,
+    stack,
+    static_value,
+    transpose,
+)
+from ndflow.ops.array_slicing import slice as slice_
+from ndflow.ops.op_def import NOT_DIFFERENTIABLE, lookup, op_def
+
+
+def _rank_check(s: TensorShape, want: int):
+    if s.rank is not None and s.rank != want:
+        raise ValueError(f"Shape must be rank {want} but is rank {s.rank}")
+
+
+def reduce_all(x, keepdims=False):
+    """Sum over every axis (the math family's Sum, looked up: ops/array never imports math)."""
+    r = x.shape.rank
+    axes = convert_to_tensor(np.arange(r, dtype=np.int32)) if r is not None else \
+        apply_op(Range, [0, apply_op(lookup("Rank"), [x]).outputs[0], 1]).outputs[0]
+    return apply_op(lookup("Sum"), [x, axes], {"keep_dims": keepdims}).outputs[0]
+
+
+def reduce_sum(x, axes, keepdims=False):
+    return apply_op(lookup("Sum"), [x, axes], {"keep_dims": keepdims}).outputs[0]
+
+
+# -- Fill, zeros, ones ---------------------------------------------------------------------------
+
+def _fill_shape(ctx):
+    _rank_check(ctx.shapes[0], 1)
+    _rank_check(ctx.shapes[1], 0)
+    if context.executing_eagerly():
+        return [TensorShape(None)]
+    v = ctx.value(0)
+    if v is not None and np.any(np.asarray(v) < 0):
+        raise ValueError("Fill dimensions must be >= 0")
+    return [partial_shape(ctx._inputs[0])]
+
+
+Fill = op_def("Fill", inputs=["dims: index_type", "value: T"], outputs=["output: T"],
+              attrs=["T: type", "index_type: " + INDEX_ATTR], shape=_fill_shape,
+              grad=lambda op, g: [None, reduce_all(g)])
+
+
+def _fill_value(t):
+    d, v = constant_value(t.op.inputs[0]), constant_value(t.op.inputs[1])
+    if d is None or v is None or np.prod(d) > 1000:
+        return None
+    return np.full([int(x) for x in d], v, t.dtype.np_dtype)
+
+
+Fill.extra["constant_value"] = _fill_value
+
+
+def fill(dims, value, name: str | None = None) -> Tensor:
+    """`tf.fill`: a tensor of shape `dims` filled with the scalar `value`."""
+    return apply_op(Fill, [convert_to_tensor(dims, dtype_hint=dtypes.int32), value],
+                    name=name).outputs[0]
+
+
+def _filled(value, shape_, dtype, name):
+    dtype = dtypes.as_dtype(dtype)
+    graph = None if context.executing_eagerly() else context.get_default_graph()
+    if graph is not None and not isinstance(shape_, Tensor):
+        try:
+            dims = TensorShape(shape_).as_list()
+        except (TypeError, ValueError):
+            dims = None
+        if dims is not None and None not in dims and int(np.prod(dims)) < 1000:
+            return constant(value, dtype, shape=dims, name=name)
+    if graph is None:
+        return fill(shape_, convert_to_tensor(value, dtype), name=name)
+    scope = graph.unique_name(name, mark_as_used=False)
+    with graph.name_scope(scope + "/"):
+        if not isinstance(shape_, Tensor):
+            try:
+                shape_ = convert_to_tensor(shape_, dtype_hint=dtypes.int32,
+                                           name="shape_as_tensor")
+            except (TypeError, ValueError):
+                shape_ = stack(list(shape_), name="shape_as_tensor")
+        if shape_.shape.rank == 0:
+            shape_ = reshape(shape_, [-1])
+        v = convert_to_tensor(value, dtype)
+    return fill(shape_, v, name=name)
+
+
+def zeros(shape, dtype=dtypes.float32, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.zeros`: a Const for small static shapes in graphs (as TF), else Fill."""
+    dtype = dtypes.as_dtype(dtype)
+    return _filled(False if dtype.is_bool else 0, shape, dtype, name or "zeros")
+
+
+def ones(shape, dtype=dtypes.float32, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.ones`: a Const for small static shapes in graphs (as TF), else Fill."""
+    dtype = dtypes.as_dtype(dtype)
+    return _filled(True if dtype.is_bool else 1, shape, dtype, name or "ones")
+
+
+# -- Range ---------------------------------------------------------------------------------------
+
+def range_size(start, limit, delta, integer: bool) -> int:
+    """TF's Range size rule, with its error messages."""
+    if delta == 0:
+        raise ValueError(f"Requires delta != 0: {delta:g}")
+    if delta > 0 and start > limit:
+        raise ValueError(f"Requires start <= limit when delta > 0: {start:g}/{limit:g}")
+    if delta < 0 and start < limit:
+        raise ValueError(f"Requires start >= limit when delta < 0: {start:g}/{limit:g}")
+    if integer:
+        return (abs(int(limit) - int(start)) + abs(int(delta)) - 1) // abs(int(delta))
+    return int(np.ceil(abs((limit - start) / delta)))
+
+
+def _range_shape(ctx):
+    for s in ctx.shapes:
+        _rank_check(s, 0)
+    vals = [static_value(ctx, i) for i in builtins.range(3)]
+    if any(v is None for v in vals):
+        return [TensorShape([None])]
+    a, b, d = (np.asarray(v).item() for v in vals)
+    if d == 0:
+        raise ValueError("Requires delta != 0")
+    return [TensorShape([range_size(a, b, d, ctx.dtypes[0].is_integer)])]
+
+
+Range = op_def("Range", inputs=["start: Tidx", "limit: Tidx", "delta: Tidx"],
+               outputs=["output: Tidx"],
+               attrs=["Tidx: {bfloat16, half, float, double, int8, int16, int32, int64} "
+                      "= DT_INT32"], shape=_range_shape, grad=NOT_DIFFERENTIABLE)
+
+_RANGE_TYPES = [dtypes.int32, dtypes.int64, dtypes.float16, dtypes.bfloat16, dtypes.float32,
+                dtypes.float64]
+
+
+def range(start, limit=None, delta=1, dtype=None, name: str = "range") -> Tensor:  # noqa: A001
+    """`tf.range`: [start, limit) in steps of `delta`; dtype inferred as TF does."""
+    if limit is None:
+        start, limit = 0, start
+    graph = None if context.executing_eagerly() else context.get_default_graph()
+    scope = graph.unique_name(name, mark_as_used=False) if graph else None
+    args = [start, limit, delta]
+    with graph.name_scope(scope + "/") if graph else _Null():
+        args = [a if isinstance(a, Tensor) else convert_to_tensor(a, dtype=dtype, name=n)
+                for a, n in zip(args, ("start", "limit", "delta"))]
+        want = dtypes.as_dtype(dtype) if dtype is not None else \
+            max((a.dtype for a in args), key=_RANGE_TYPES.index)
+        args = [a if a.dtype is want else
+                apply_op(lookup("Cast"), [a], {"DstT": want}).outputs[0] for a in args]
+    return apply_op(Range, args, name=name).outputs[0]
+
+
+class _Null:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+# -- Tile ----------------------------------------------------------------------------------------
+
+def _tile_shape(ctx):
+    s, m = ctx.shapes
+    _rank_check(m, 1)
+    n = m[0] if m.rank == 1 else None
+    if n is not None:
+        _rank_check(s, n)
+    r = s.rank if s.rank is not None else n
+    if r is None:
+        return [TensorShape(None)]
+    mult = partial_value(ctx._inputs[1]) if not context.executing_eagerly() else None
+    if not isinstance(mult, list) or len(mult) != r:
+        mult = [None] * r
+    dims = s.as_list() if s.rank is not None else [None] * r
+    return [TensorShape([None if d is None or k is None else d * k
+                         for d, k in zip(dims, mult)])]
+
+
+Tile = op_def("Tile", inputs=["input: T", "multiples: Tmultiples"], outputs=["output: T"],
+              attrs=["T: type", "Tmultiples: " + INDEX_ATTR], shape=_tile_shape)
+
+
+@Tile.def_grad
+def _tile_grad(op, grad):
+    x, multiples = op.inputs
+    x_shape = shape(x, out_type=multiples.dtype)
+    m, xs = constant_value(multiples), constant_value(x_shape)
+    if m is not None and xs is not None:
+        split = np.stack([m, xs], axis=1).reshape(-1)
+        axes = np.arange(0, split.size, 2, dtype=np.int32)
+    else:
+        split = reshape(transpose(stack([multiples, x_shape])), [-1])
+        axes = apply_op(Range, [0, apply_op(lookup("Size"), [split]).outputs[0], 2]).outputs[0]
+    out = reduce_sum(reshape(grad, split), axes)
+    if not context.executing_eagerly():
+        out.set_shape(x.shape)
+    return [out, None]
+
+
+def tile(input, multiples, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
+    """`tf.tile`: repeats `input` `multiples[i]` times along dimension i."""
+    return apply_op(Tile, [input, convert_to_tensor(multiples, dtype_hint=dtypes.int32)],
+                    name=name).outputs[0]
+
+
+# -- BroadcastTo ---------------------------------------------------------------------------------
+
+def _broadcast_to_shape(ctx):
+    s = ctx.shapes[0]
+    _rank_check(ctx.shapes[1], 1)
+    if context.executing_eagerly():
+        return [TensorShape(None)]
+    out = partial_shape(ctx._inputs[1])
+    if out.rank is None or s.rank is None:
+        return [out]
+    if s.rank > out.rank:
+        raise ValueError(f"Shape must be at most rank {out.rank} but is rank {s.rank}")
+    dims = out.as_list()
+    off = out.rank - s.rank
+    for i, d in enumerate(s.as_list()):
+        o = dims[off + i]
+        if d is None or d == 1:
+            continue
+        if o is None:
+            dims[off + i] = d
+        elif o != d:
+            raise ValueError(f"Dimensions must be equal, but are {d} and {o}")
+    return [TensorShape(dims)]
+
+
+BroadcastTo = op_def("BroadcastTo", inputs=["input: T", "shape: Tidx"], outputs=["output: T"],
+                     attrs=["T: type", "Tidx: " + INDEX_ATTR], shape=_broadcast_to_shape)
+
+
+@BroadcastTo.def_grad
+def _broadcast_to_grad(op, grad):
+    x, target = op.inputs
+    x_shape = shape(x, out_type=target.dtype)
+    # BroadcastGradientArgs is declared with the math family (ops/arithmetic.py).
+    _, axes = apply_op(lookup("BroadcastGradientArgs"), [target, x_shape]).outputs
+    summed = reduce_sum(grad, axes, keepdims=True)
+    return [reshape(summed, x_shape), None]
+
+
+def broadcast_to(input, shape, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.broadcast_to`: broadcasts `input` to `shape` (NumPy rules)."""
+    return apply_op(BroadcastTo, [input, convert_to_tensor(shape, dtype_hint=dtypes.int32)],
+                    name=name).outputs[0]
+
+
+# -- Pad, PadV2, MirrorPad, MirrorPadGrad --------------------------------------------------------
+
+def _pad_shape_fn(grad_sign: int = 1, mirror: str | None = None):
+    def fn(ctx):
+        s, p = ctx.shapes[0], ctx.shapes[1]
+        _rank_check(p, 2)
+        if p.rank == 2 and p[1] is not None and p[1] != 2:
+            raise ValueError(f"Dimension must be 2 but is {p[1]}")
+        n = p[0] if p.rank == 2 else None
+        if n is not None:
+            _rank_check(s, n)
+        if len(ctx.shapes) > 2:
+            _rank_check(ctx.shapes[2], 0)
+        r = s.rank if s.rank is not None else n
+        if r is None:
+            return [TensorShape(None)]
+        pads = static_value(ctx, 1)
+        dims = s.as_list() if s.rank is not None else [None] * r
+        if pads is None:
+            return [TensorShape([None] * r)]
+        pads = np.asarray(pads).reshape(r, 2)
+        if np.any(pads < 0):
+            raise ValueError("Paddings must be non-negative")
+        return [TensorShape([None if d is None else d + grad_sign * int(a + b)
+                             for d, (a, b) in zip(dims, pads)])]
+    return fn
+
+
+_PAD_ATTRS = ["T: type", "Tpaddings: " + INDEX_ATTR]
+Pad = op_def("Pad", inputs=["input: T", "paddings: Tpaddings"], outputs=["output: T"],
+             attrs=_PAD_ATTRS, shape=_pad_shape_fn())
+PadV2 = op_def("PadV2", inputs=["input: T", "paddings: Tpaddings", "constant_values: T"],
+               outputs=["output: T"], attrs=_PAD_ATTRS, shape=_pad_shape_fn())
+_MODE = "mode: {'REFLECT', 'SYMMETRIC'}"
+MirrorPad = op_def("MirrorPad", inputs=["input: T", "paddings: Tpaddings"],
+                   outputs=["output: T"], attrs=_PAD_ATTRS + [_MODE], shape=_pad_shape_fn())
+MirrorPadGrad = op_def("MirrorPadGrad", inputs=["input: T", "paddings: Tpaddings"],
+                       outputs=["output: T"], attrs=_PAD_ATTRS + [_MODE],
+                       shape=_pad_shape_fn(-1))
+
+
+def _pad_grad(op, grad):
+    x, paddings = op.inputs[:2]
+    p = constant_value(paddings)
+    if p is not None:
+        begin = np.asarray(p)[:, 0].astype(paddings.dtype.np_dtype)
+    else:
+        r = x.shape.rank
+        rows = r if r is not None else apply_op(lookup("Rank"), [x]).outputs[0]
+        before = slice_(paddings, [0, 0], stack([rows, 1]))
+        begin = reshape(before, [-1])
+    x_grad = slice_(grad, begin, shape(x, out_type=paddings.dtype))
+    return [x_grad, None] + [None] * (len(op.inputs) - 2)
+
+
+Pad.def_grad(_pad_grad)
+PadV2.def_grad(_pad_grad)
+
+
+@MirrorPad.def_grad
+def _mirror_pad_grad(op, grad):
+    return [apply_op(MirrorPadGrad, [grad, op.inputs[1]], {"mode": op.get_attr("mode")})
+            .outputs[0], None]
+
+
+@MirrorPadGrad.def_grad
+def _mirror_pad_grad_grad(op, grad):
+    return [apply_op(MirrorPad, [grad, op.inputs[1]], {"mode": op.get_attr("mode")})
+            .outputs[0], None]
+
+
+def pad(tensor, paddings, mode: str = "CONSTANT", constant_values=0,
+        name: str | None = None) -> Tensor:
+    """`tf.pad`: CONSTANT (Pad, or PadV2 for a non-zero value), REFLECT or SYMMETRIC."""
+    mode = mode.upper()
+    paddings = convert_to_tensor(paddings, dtype_hint=dtypes.int32)
+    if mode == "CONSTANT":
+        if not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 \
+                and constant_values == 0:
+            return apply_op(Pad, [tensor, paddings], name=name).outputs[0]
+        tensor = convert_to_tensor(tensor)
+        value = convert_to_tensor(constant_values, dtype=tensor.dtype)
+        return apply_op(PadV2, [tensor, paddings, value], name=name).outputs[0]
+    if mode in ("REFLECT", "SYMMETRIC"):
+        return apply_op(MirrorPad, [tensor, paddings], {"mode": mode}, name=name).outputs[0]
+    raise ValueError('Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", '
+                     f'or "SYMMETRIC". Received `mode` = {mode}')

@@ -1,0 +1,215 @@
+"""Array ops, part 4: GatherV2 (`tf.gather`), UnsortedSegmentSum, OneHot."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ndflow.core import dtypes
+from ndflow.core.shapes import TensorShape, fmt
+from ndflow.core.tensor import OPERATORS, Tensor
+from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
+from ndflow.ops.array_core import reshape, shape, static_value, transpose
+from ndflow.ops.array_slicing import concat, strided_slice
+from ndflow.ops.op_def import NOT_DIFFERENTIABLE, lookup, op_def
+
+# -- GatherV2 ------------------------------------------------------------------------------------
+
+
+def _gather_shape(ctx):
+    p, ind, ax = ctx.shapes
+    batch_dims = ctx.attrs["batch_dims"]
+    if p.rank is not None and p.rank < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {p.rank}")
+    if ax.rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {ax.rank}")
+    axis = static_value(ctx, 2)
+    if axis is None:
+        if p.rank is None or ind.rank is None:
+            return [TensorShape(None)]
+        return [TensorShape([None] * (p.rank + ind.rank - 1 - batch_dims))]
+    axis = int(axis)
+    if p.rank is None:
+        return [TensorShape(None)]
+    min_rank = -axis if axis < 0 else axis + 1
+    if p.rank < min_rank:
+        raise ValueError(f"Shape must be at least rank {min_rank} but is rank {p.rank}")
+    axis += p.rank if axis < 0 else 0
+    if ind.rank is None:
+        return [TensorShape(None)]
+    if batch_dims:
+        if batch_dims > axis:
+            raise ValueError(f"batch_dims ({batch_dims}) must be less than or equal to axis "
+                             f"({axis}).")
+        if batch_dims > ind.rank:
+            raise ValueError(f"batch_dims ({batch_dims}) must be less than or equal to rank "
+                             f"(indices) ({ind.rank}).")
+    dims = p.as_list()
+    return [TensorShape(dims[:axis] + ind.as_list()[batch_dims:] + dims[axis + 1:])]
+
+
+GatherV2 = op_def("GatherV2", inputs=["params: Tparams", "indices: Tindices", "axis: Taxis"],
+                  outputs=["output: Tparams"],
+                  attrs=["batch_dims: int = 0", "Tparams: type", "Tindices: {int16, int32, int64}",
+                         "Taxis: {int32, int64}"], shape=_gather_shape)
+
+
+def _gather_value(t):
+    p, i, a = (constant_value(x) for x in t.op.inputs)
+    if p is None or i is None or a is None or t.op.attrs["batch_dims"]:
+        return None
+    n = np.shape(p)[int(a)]
+    if np.any((i < 0) | (i >= n)):
+        return None
+    return np.take(p, i, axis=int(a))
+
+
+GatherV2.extra["constant_value"] = _gather_value
+
+
+def _dims_or_tensor(t, lo: int, hi: int | None):
+    """shape(t)[lo:hi] as a Python list when static, else as an int32 tensor."""
+    s = t.shape
+    if s.rank is not None:
+        part = s.as_list()[lo:hi]
+        if None not in part:
+            return part
+    end = [0] if hi is None else [hi]
+    return strided_slice(shape(t), [lo], end, [1], end_mask=1 if hi is None else 0)
+
+
+@GatherV2.def_grad
+def _gather_grad(op, grad):
+    params, indices, axis_t = op.inputs
+    if op.get_attr("batch_dims"):
+        raise NotImplementedError("Gradient of GatherV2 with batch_dims != 0")
+    axis = constant_value(axis_t)
+    r = params.shape.rank
+    if axis is None or r is None:
+        raise NotImplementedError("Gradient of GatherV2 needs a constant axis and known rank")
+    axis = int(axis) % r
+    p_shape = shape(params)
+    n = params.shape[axis]
+    num = n if n is not None else strided_slice(p_shape, [axis], [axis + 1], [1],
+                                                shrink_axis_mask=1)
+    outer, inner = _dims_or_tensor(params, 0, axis), _dims_or_tensor(params, axis + 1, None)
+    if isinstance(outer, list) and isinstance(inner, list):
+        values_shape = outer + [-1] + inner
+    else:
+        values_shape = concat([outer, [-1], inner], 0)
+    values = reshape(grad, values_shape)
+    flat_indices = reshape(indices, [-1])
+    if axis == 0:
+        return [unsorted_segment_sum(values, flat_indices, num), None, None]
+    perm = [axis] + list(range(axis)) + list(range(axis + 1, r))
+    summed = unsorted_segment_sum(transpose(values, perm), flat_indices, num)
+    return [transpose(summed, np.argsort(perm).astype(np.int32)), None, None]
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims: int = 0,
+           name: str | None = None) -> Tensor:
+    """`tf.gather`: slices of `params` along `axis` at `indices`."""
+    if axis is None:
+        axis = batch_dims
+    if batch_dims:
+        raise NotImplementedError("tf.gather with batch_dims != 0 is not implemented")
+    params = convert_to_tensor(params)
+    indices = convert_to_tensor(indices, dtype_hint=dtypes.int32)
+    return apply_op(GatherV2, [params, indices, convert_to_tensor(axis, dtype_hint=dtypes.int32)],
+                    {"batch_dims": batch_dims}, name=name).outputs[0]
+
+
+# -- UnsortedSegmentSum --------------------------------------------------------------------------
+
+def _segment_sum_shape(ctx):
+    d, ids, n = ctx.shapes
+    if n.rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {n.rank}")
+    num = static_value(ctx, 2)
+    num = None if num is None else int(num)
+    if d.rank is None or ids.rank is None:
+        return [TensorShape(None)]
+    if ids.rank > d.rank or not TensorShape(d.as_list()[:ids.rank]).is_compatible_with(ids):
+        raise ValueError(f"Dimensions must be equal, but are {fmt(ids)} and {fmt(d)}: "
+                         f"data.shape = {fmt(d)} does not start with segment_ids.shape = "
+                         f"{fmt(ids)}")
+    return [TensorShape([num] + d.as_list()[ids.rank:])]
+
+
+UnsortedSegmentSum = op_def(
+    "UnsortedSegmentSum", inputs=["data: T", "segment_ids: Tindices",
+                                  "num_segments: Tnumsegments"],
+    outputs=["output: T"],
+    attrs=["T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8}",
+           "Tindices: {int16, int32, int64}", "Tnumsegments: {int32, int64} = DT_INT32"],
+    shape=_segment_sum_shape)
+
+
+@UnsortedSegmentSum.def_grad
+def _segment_sum_grad(op, grad):
+    ids = op.inputs[1]
+    clipped = apply_op(lookup("Maximum"), [ids, convert_to_tensor(0, ids.dtype)]).outputs[0]
+    gathered = gather(grad, clipped)
+    keep = OPERATORS["greater_equal"](ids, convert_to_tensor(0, ids.dtype))
+    keep = apply_op(lookup("Cast"), [keep], {"DstT": grad.dtype}).outputs[0]
+    extra = (grad.shape.rank or 1) - 1
+    if extra:
+        keep = reshape(keep, concat([shape(ids), np.ones(extra, np.int32)], 0))
+    return [OPERATORS["multiply"](gathered, keep), None, None]
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name: str | None = None) -> Tensor:
+    """`tf.math.unsorted_segment_sum`: sums rows of `data` into `num_segments` buckets."""
+    return apply_op(UnsortedSegmentSum, [data, segment_ids,
+                                         convert_to_tensor(num_segments, dtype_hint=dtypes.int32)],
+                    name=name).outputs[0]
+
+
+# -- OneHot --------------------------------------------------------------------------------------
+
+def _one_hot_shape(ctx):
+    ind = ctx.shapes[0]
+    axis = ctx.attrs["axis"]
+    if axis < -1:
+        raise ValueError("axis must be >= -1")
+    for s in ctx.shapes[1:]:
+        if s.rank not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {s.rank}")
+    depth = static_value(ctx, 1)
+    if depth is not None and int(depth) < 0:
+        raise ValueError(f"depth must be non-negative, got: {int(depth)}")
+    if ind.rank is None:
+        return [TensorShape(None)]
+    dims = ind.as_list()
+    dims.insert(len(dims) if axis == -1 or axis > len(dims) else axis,
+                None if depth is None else int(depth))
+    return [TensorShape(dims)]
+
+
+OneHot = op_def("OneHot", inputs=["indices: TI", "depth: int32", "on_value: T",
+                                  "off_value: T"],
+                outputs=["output: T"],
+                attrs=["axis: int = -1", "T: type", "TI: {uint8, int8, int32, int64} = DT_INT64"],
+                shape=_one_hot_shape, grad=NOT_DIFFERENTIABLE)
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None,
+            name: str | None = None) -> Tensor:
+    """`tf.one_hot`: `on_value` where the last (or `axis`) index equals `indices`."""
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+    on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=dtype)
+    off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=dtype)
+    given = [t for t in (on, off) if t is not None]
+    if dtype is not None:
+        for label, t in (("on_value", on), ("off_value", off)):
+            if t is not None and t.dtype is not dtype:
+                raise TypeError(f"dtype {t.dtype!r} of {label} does not match dtype parameter "
+                                f"{dtype!r}")
+    else:
+        dtype = given[0].dtype if given else dtypes.float32
+    on = convert_to_tensor(1, dtype) if on is None else on
+    off = convert_to_tensor(0, dtype) if off is None else off
+    if on.dtype is not off.dtype:
+        raise TypeError(f"dtype {on.dtype!r} of on_value does not match dtype {off.dtype!r} of "
+                        "off_value")
+    return apply_op(OneHot, [indices, convert_to_tensor(depth, dtypes.int32), on, off],
+                    {"axis": -1 if axis is None else axis}, name=name).outputs[0]
