@@ -1,0 +1,95 @@
+"""Kernels of the random ops, drawing from the runtime context's generators.
+
+Each node draws from `ctx.generator(key, seed, seed2, device)`, keyed by the node name and
+its seeds: a graph node keeps its stream across `Session.run` calls, eager ops with the same
+seeds continue one stream (TF's eager kernel cache), and an eager `set_seed` starts a new
+generation of streams (`random_seed.generation()`), so seeded sequences replay.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels.registry import kernel
+from ndflow.ops import random, random_seed
+
+
+def _generator_fn(node):
+    ctx, device = node.ctx, node.device
+    seed, seed2 = int(node.attrs["seed"]), int(node.attrs["seed2"])
+    name = node.name
+
+    def get() -> torch.Generator:
+        key = ("random", name, seed, seed2, random_seed.generation())
+        return ctx.generator(key, seed, seed2, device)
+
+    return get
+
+
+def _dims(shape: torch.Tensor) -> list:
+    dims = [int(d) for d in shape.reshape(-1).tolist()]
+    if any(d < 0 for d in dims):
+        raise InvalidArgumentError(None, None, f"Dimension {min(dims)} must be >= 0")
+    return dims
+
+
+@kernel(random.RandomUniform)
+def _random_uniform(node):
+    gen, device = _generator_fn(node), node.device
+    dtype = node.attrs["dtype"].torch_dtype
+    return lambda shape: torch.rand(_dims(shape), generator=gen(), dtype=dtype, device=device)
+
+
+@kernel(random.RandomStandardNormal)
+def _random_normal(node):
+    gen, device = _generator_fn(node), node.device
+    dtype = node.attrs["dtype"].torch_dtype
+    return lambda shape: torch.randn(_dims(shape), generator=gen(), dtype=dtype, device=device)
+
+
+@kernel(random.TruncatedNormal)
+def _truncated_normal(node):
+    gen, device = _generator_fn(node), node.device
+    dtype = node.attrs["dtype"].torch_dtype
+    work = torch.float64 if dtype == torch.float64 else torch.float32
+
+    def run(shape):
+        g = gen()
+        x = torch.randn(_dims(shape), generator=g, dtype=work, device=device)
+        bad = x.abs() > 2.0
+        n = int(bad.sum())
+        while n:  # redraw out-of-range values (x is our fresh output, not yet published)
+            x[bad] = torch.randn(n, generator=g, dtype=work, device=device)
+            bad = x.abs() > 2.0
+            n = int(bad.sum())
+        return x if work == dtype else x.to(dtype)
+
+    return run
+
+
+@kernel(random.RandomUniformInt)
+def _random_uniform_int(node):
+    gen, device = _generator_fn(node), node.device
+    dtype = node.attrs["Tout"].torch_dtype
+
+    def run(shape, minval, maxval):
+        lo, hi = int(minval), int(maxval)
+        if lo >= hi:
+            raise InvalidArgumentError(None, None, f"Need minval < maxval: {lo} >= {hi}")
+        return torch.randint(lo, hi, _dims(shape), generator=gen(), dtype=dtype, device=device)
+
+    return run
+
+
+@kernel(random.RandomShuffle)
+def _random_shuffle(node):
+    gen = _generator_fn(node)
+
+    def run(x):
+        if x.dim() == 0 or x.shape[0] <= 1:
+            return x
+        perm = torch.randperm(x.shape[0], generator=gen(), device=x.device)
+        return x.index_select(0, perm)
+
+    return run

@@ -1,0 +1,149 @@
+"""Kernels of the resource-variable ops.
+
+A handle's runtime value is the `Resource` object itself (from `ctx.resource`); variable
+values are immutable ATen tensors, so every assignment stores a new tensor (`res.value =
+value`, `res.value + delta`) and a value read earlier never changes under its reader.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ndflow.core import dtypes
+from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
+from ndflow.core.shapes import TensorShape, fmt
+from ndflow.kernels.registry import kernel
+from ndflow.ops import state
+
+# TF's DataTypeString names, used in kernel error messages.
+_TF_NAMES = {dtypes.float32: "float", dtypes.float64: "double", dtypes.float16: "half"}
+
+
+def tf_type_name(dt) -> str:
+    return _TF_NAMES.get(dt, dt.name)
+
+
+def _not_found(res) -> FailedPreconditionError:
+    return FailedPreconditionError(
+        None, None, f"Could not find variable {res.name}. This could mean that the variable "
+        "has been deleted. In TF1, it can also mean the variable is uninitialized. Debug info: "
+        f"container=localhost, status error message=Resource localhost/{res.name}/"
+        "N10tensorflow3VarE does not exist.")
+
+
+def _check_dtype(res, dtype, verb: str) -> None:
+    if res.dtype is not dtype:
+        raise InvalidArgumentError(
+            None, None, f"Trying to {verb} variable with wrong dtype. Expected "
+            f"{tf_type_name(dtype if verb == 'read' else res.dtype)} got "
+            f"{tf_type_name(res.dtype if verb == 'read' else dtype)}")
+
+
+def _owned(value: torch.Tensor) -> torch.Tensor:
+    """A tensor whose memory nobody outside ndflow can write (NumPy-backed feeds are copied)."""
+    return value if value.untyped_storage().resizable() else value.clone()
+
+
+@kernel(state.VarHandleOp)
+def _var_handle(node):
+    a = node.attrs
+    ctx, device = node.ctx, node.device
+    container, dtype, shape = a["container"], a["dtype"], a["shape"]
+    shared_name = a["shared_name"] or node.name
+
+    def run():
+        return ctx.resource(container, shared_name, dtype, shape, device)
+
+    return run
+
+
+@kernel(state.ReadVariableOp)
+def _read_variable(node):
+    dtype, device = node.attrs["dtype"], node.device
+
+    def run(res):
+        v = res.value
+        if v is None:
+            raise _not_found(res)
+        if res.dtype is not dtype:
+            _check_dtype(res, dtype, "read")
+        return v if v.device == device else v.to(device)
+
+    return run
+
+
+def _check_shape(res, value: torch.Tensor, always: bool) -> None:
+    declared: TensorShape = res.shape
+    got = TensorShape(tuple(value.shape))
+    if (always or declared.is_fully_defined()) and not declared.is_compatible_with(got):
+        raise InvalidArgumentError(
+            None, None, "Trying to assign to variable with tensor with wrong shape. Expected "
+            f"{fmt(declared)} got {fmt(got)}")
+
+
+@kernel(state.AssignVariableOp)
+def _assign_variable(node):
+    dtype = node.attrs["dtype"]
+    validate = node.attrs.get("validate_shape", False)
+
+    def run(res, value):
+        _check_dtype(res, dtype, "assign")
+        _check_shape(res, value, validate)
+        if value.device != res.device:
+            value = value.to(res.device)
+        res.value = _owned(value)
+
+    return run
+
+
+def _update_kernel(node, sign: int):
+    dtype = node.attrs["dtype"]
+
+    def run(res, delta):
+        old = res.value
+        if old is None:
+            raise _not_found(res)
+        _check_dtype(res, dtype, "assign")
+        if tuple(old.shape) != tuple(delta.shape):
+            raise InvalidArgumentError(
+                None, None, f"Cannot update variable with shape {fmt(TensorShape(old.shape))} "
+                f"using a Tensor with shape {fmt(TensorShape(delta.shape))}, shapes must be "
+                "equal.")
+        if delta.device != old.device:
+            delta = delta.to(old.device)
+        res.value = old + delta if sign > 0 else old - delta
+
+    return run
+
+
+@kernel(state.AssignAddVariableOp)
+def _assign_add_variable(node):
+    return _update_kernel(node, 1)
+
+
+@kernel(state.AssignSubVariableOp)
+def _assign_sub_variable(node):
+    return _update_kernel(node, -1)
+
+
+@kernel(state.VarIsInitializedOp)
+def _var_is_initialized(node):
+    device = node.device
+    return lambda res: torch.tensor(res.value is not None, device=device)
+
+
+@kernel(state.DestroyResourceOp)
+def _destroy_resource(node):
+    ctx = node.ctx
+
+    def run(res):
+        if ctx.resources.get(("", res.name)) is res:  # eager variables: container ""
+            del ctx.resources[("", res.name)]
+        else:
+            for key, r in list(ctx.resources.items()):
+                if r is res:
+                    del ctx.resources[key]
+                    break
+        res.value = None
+
+    return run

@@ -1,0 +1,372 @@
+"""Initializers: `tf.keras.initializers.*` classes and `tf.compat.v1.*_initializer` names.
+
+Every initializer is a callable `init(shape, dtype=None)` returning a tensor (eager value or
+graph ops). Formulas are TensorFlow's: fans from `_compute_fans` (a conv kernel HWIO has
+fan_in = receptive field * in channels, fan_out = receptive field * out channels) and
+variance scaling's truncated-normal correction 0.87962566103423978, the standard deviation
+of a unit normal truncated to [-2, 2].
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ndflow.core import dtypes
+from ndflow.core.shapes import TensorShape
+from ndflow.ops import random as random_ops
+from ndflow.ops.array import constant
+
+TRUNCATED_NORMAL_STDDEV = 0.87962566103423978
+
+
+def _shape_list(shape) -> list:
+    if isinstance(shape, TensorShape):
+        return shape.as_list()
+    if isinstance(shape, (int, np.integer)):
+        return [int(shape)]
+    return [int(d) for d in shape]
+
+
+def compute_fans(shape) -> tuple:
+    """(fan_in, fan_out) of a weight shape, as TF's `_compute_fans`."""
+    shape = _shape_list(shape)
+    if len(shape) < 1:
+        fan_in = fan_out = 1
+    elif len(shape) == 1:
+        fan_in = fan_out = shape[0]
+    elif len(shape) == 2:
+        fan_in, fan_out = shape
+    else:
+        receptive_field = int(np.prod(shape[:-2]))
+        fan_in = shape[-2] * receptive_field
+        fan_out = shape[-1] * receptive_field
+    return int(fan_in), int(fan_out)
+
+
+def _float_dtype(dtype):
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise ValueError(f"Expected floating point type, got {dtype.name}.")
+    return dtype
+
+
+class Initializer:
+    """Base class: `init(shape, dtype=None)`; `get_config()` / `from_config(config)`."""
+
+    def __init__(self, dtype=None):
+        self.dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+
+    def _dtype(self, dtype):
+        if dtype is not None:
+            return dtypes.as_dtype(dtype)
+        return self.dtype or dtypes.float32
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        raise NotImplementedError
+
+    def get_config(self) -> dict:
+        return {}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        return cls(**config)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.get_config()}>"
+
+
+class Zeros(Initializer):
+    """All zeros (any dtype)."""
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        return constant(0, dtype=self._dtype(dtype), shape=_shape_list(shape), name="zeros")
+
+
+class Ones(Initializer):
+    """All ones (any dtype)."""
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        return constant(1, dtype=self._dtype(dtype), shape=_shape_list(shape), name="ones")
+
+
+class Constant(Initializer):
+    """`value` (a scalar fills the shape; a list/array must have the shape's size)."""
+
+    def __init__(self, value=0, dtype=None, verify_shape=None):
+        super().__init__(dtype)
+        self.value = value
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        value = self.value
+        if hasattr(value, "numpy"):
+            value = value.numpy()
+        return constant(value, dtype=self._dtype(dtype), shape=_shape_list(shape))
+
+    def get_config(self):
+        v = self.value
+        return {"value": v.tolist() if isinstance(v, np.ndarray) else v}
+
+
+class RandomNormal(Initializer):
+    """Normal values, N(mean, stddev**2) (Keras defaults: mean 0, stddev 0.05)."""
+
+    def __init__(self, mean=0.0, stddev=0.05, seed=None, dtype=None):
+        super().__init__(dtype)
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        return random_ops.random_normal(_shape_list(shape), self.mean, self.stddev,
+                                        _float_dtype(self._dtype(dtype)), seed=self.seed)
+
+    def get_config(self):
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
+
+class RandomUniform(Initializer):
+    """Uniform values in [minval, maxval) (Keras defaults: -0.05, 0.05); ints allowed."""
+
+    def __init__(self, minval=-0.05, maxval=0.05, seed=None, dtype=None):
+        super().__init__(dtype)
+        self.minval, self.maxval, self.seed = minval, maxval, seed
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        dtype = self._dtype(dtype)
+        if not (dtype.is_floating or dtype.is_integer):
+            raise ValueError(f"Expected float or integer dtype, got {dtype.name}.")
+        maxval = self.maxval
+        if maxval is None and dtype.is_floating:
+            maxval = 1.0
+        return random_ops.random_uniform(_shape_list(shape), self.minval, maxval, dtype,
+                                         seed=self.seed)
+
+    def get_config(self):
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+
+
+class TruncatedNormal(Initializer):
+    """Normal values redrawn beyond 2 standard deviations (Keras: mean 0, stddev 0.05)."""
+
+    def __init__(self, mean=0.0, stddev=0.05, seed=None, dtype=None):
+        super().__init__(dtype)
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        return random_ops.truncated_normal(_shape_list(shape), self.mean, self.stddev,
+                                           _float_dtype(self._dtype(dtype)), seed=self.seed)
+
+    def get_config(self):
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
+
+class VarianceScaling(Initializer):
+    """Samples scaled to the weight's fans (TF's `VarianceScaling`)."""
+
+    _distributions = ("normal", "uniform", "truncated_normal", "untruncated_normal")
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
+                 dtype=None):
+        super().__init__(dtype)
+        if scale <= 0.0:
+            raise ValueError(f"Argument `scale` must be positive float. Received: scale={scale}")
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError("Invalid `mode` argument: expected on of {'fan_in', 'fan_out', "
+                             f"'fan_avg'}}. Received: mode={mode}")
+        distribution = distribution.lower()
+        if distribution not in self._distributions:
+            raise ValueError("Invalid `distribution` argument: expected one of "
+                             f"{set(self._distributions)}. Received: "
+                             f"distribution={distribution}")
+        self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        shape = _shape_list(shape)
+        dtype = _float_dtype(self._dtype(dtype))
+        fan_in, fan_out = compute_fans(shape)
+        scale = self.scale
+        if self.mode == "fan_in":
+            scale /= max(1.0, fan_in)
+        elif self.mode == "fan_out":
+            scale /= max(1.0, fan_out)
+        else:
+            scale /= max(1.0, (fan_in + fan_out) / 2.0)
+        if self.distribution in ("normal", "truncated_normal"):
+            stddev = math.sqrt(scale) / TRUNCATED_NORMAL_STDDEV
+            return random_ops.truncated_normal(shape, 0.0, stddev, dtype, seed=self.seed)
+        if self.distribution == "untruncated_normal":
+            return random_ops.random_normal(shape, 0.0, math.sqrt(scale), dtype,
+                                            seed=self.seed)
+        limit = math.sqrt(3.0 * scale)
+        return random_ops.random_uniform(shape, -limit, limit, dtype, seed=self.seed)
+
+    def get_config(self):
+        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
+                "seed": self.seed}
+
+
+def _scaling(name: str, scale: float, mode: str, distribution: str) -> type:
+    def __init__(self, seed=None, dtype=None):
+        VarianceScaling.__init__(self, scale, mode, distribution, seed, dtype)
+
+    def get_config(self):
+        return {"seed": self.seed}
+
+    doc = f"VarianceScaling(scale={scale}, mode='{mode}', distribution='{distribution}')."
+    return type(name, (VarianceScaling,), {"__init__": __init__, "get_config": get_config,
+                                           "__doc__": doc})
+
+
+GlorotUniform = _scaling("GlorotUniform", 1.0, "fan_avg", "uniform")
+GlorotNormal = _scaling("GlorotNormal", 1.0, "fan_avg", "truncated_normal")
+HeNormal = _scaling("HeNormal", 2.0, "fan_in", "truncated_normal")
+HeUniform = _scaling("HeUniform", 2.0, "fan_in", "uniform")
+LecunNormal = _scaling("LecunNormal", 1.0, "fan_in", "truncated_normal")
+LecunUniform = _scaling("LecunUniform", 1.0, "fan_in", "uniform")
+
+
+class Identity(Initializer):
+    """`gain` times the identity matrix (2-D shapes only)."""
+
+    def __init__(self, gain=1.0, dtype=None):
+        super().__init__(dtype)
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        shape = _shape_list(shape)
+        if len(shape) != 2:
+            raise ValueError("Identity matrix initializer can only be used for 2D matrices. "
+                             f"Received: shape={tuple(shape)} of rank {len(shape)}.")
+        return constant(self.gain * np.eye(*shape), dtype=self._dtype(dtype))
+
+    def get_config(self):
+        return {"gain": self.gain}
+
+
+# -- Keras names (`tf.keras.initializers.*`): lower-case aliases are the classes. -----------------
+
+zeros = Zeros
+ones = Ones
+random_normal = RandomNormal
+random_uniform = RandomUniform
+truncated_normal = TruncatedNormal
+variance_scaling = VarianceScaling
+glorot_uniform = GlorotUniform
+glorot_normal = GlorotNormal
+he_normal = HeNormal
+he_uniform = HeUniform
+lecun_normal = LecunNormal
+lecun_uniform = LecunUniform
+identity = Identity
+
+KERAS_INITIALIZERS = {c.__name__: c for c in (
+    Zeros, Ones, Constant, RandomNormal, RandomUniform, TruncatedNormal, VarianceScaling,
+    GlorotUniform, GlorotNormal, HeNormal, HeUniform, LecunNormal, LecunUniform, Identity)}
+_SNAKE = {"zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
+          "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal,
+          "variance_scaling": VarianceScaling, "glorot_uniform": GlorotUniform,
+          "glorot_normal": GlorotNormal, "he_normal": HeNormal, "he_uniform": HeUniform,
+          "lecun_normal": LecunNormal, "lecun_uniform": LecunUniform, "identity": Identity}
+
+
+def serialize(initializer) -> dict:
+    return {"module": "keras.initializers", "class_name": type(initializer).__name__,
+            "config": initializer.get_config(), "registered_name": None}
+
+
+def deserialize(config: dict):
+    cls = KERAS_INITIALIZERS.get(config["class_name"]) or _SNAKE.get(config["class_name"])
+    if cls is None:
+        raise ValueError(f"Unknown initializer: '{config['class_name']}'.")
+    return cls.from_config(config.get("config", {}))
+
+
+def get(identifier):
+    """`tf.keras.initializers.get`: None, a name, a config dict, an instance or a callable."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if isinstance(identifier, str):
+        cls = KERAS_INITIALIZERS.get(identifier) or _SNAKE.get(identifier)
+        if cls is None:
+            raise ValueError(f"Could not interpret initializer identifier: {identifier}")
+        return cls()
+    if isinstance(identifier, type) and issubclass(identifier, Initializer):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret initializer identifier: {identifier}")
+
+
+# -- TF1 names (`tf.compat.v1.*_initializer`, `tf.compat.v1.initializers.*`) ---------------------
+
+class zeros_initializer(Zeros):  # noqa: N801 - TF's name
+    def __init__(self, dtype=dtypes.float32):
+        super().__init__(dtype)
+
+    def get_config(self):
+        return {"dtype": self.dtype.name}
+
+
+class ones_initializer(Ones):  # noqa: N801 - TF's name
+    def __init__(self, dtype=dtypes.float32):
+        super().__init__(dtype)
+
+    def get_config(self):
+        return {"dtype": self.dtype.name}
+
+
+class constant_initializer(Constant):  # noqa: N801 - TF's name
+    def __init__(self, value=0, dtype=dtypes.float32, verify_shape=False):
+        super().__init__(value, dtype)
+
+
+class random_normal_initializer(RandomNormal):  # noqa: N801 - TF's name
+    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
+        super().__init__(mean, stddev, seed, dtype)
+
+
+class random_uniform_initializer(RandomUniform):  # noqa: N801 - TF's name
+    def __init__(self, minval=0.0, maxval=None, seed=None, dtype=dtypes.float32):
+        super().__init__(minval, maxval, seed, dtype)
+
+
+class truncated_normal_initializer(TruncatedNormal):  # noqa: N801 - TF's name
+    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
+        super().__init__(mean, stddev, seed, dtype)
+
+
+class variance_scaling_initializer(VarianceScaling):  # noqa: N801 - TF's name
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
+                 dtype=dtypes.float32):
+        super().__init__(scale, mode, distribution, seed, dtype)
+
+
+def _v1(cls: type, name: str) -> type:
+    def __init__(self, seed=None, dtype=dtypes.float32):
+        cls.__init__(self, seed, dtype)
+
+    return type(name, (cls,), {"__init__": __init__})
+
+
+glorot_uniform_initializer = _v1(GlorotUniform, "glorot_uniform_initializer")
+glorot_normal_initializer = _v1(GlorotNormal, "glorot_normal_initializer")
+
+
+def he_normal_initializer(seed=None) -> VarianceScaling:
+    """`tf.compat.v1.initializers.he_normal`."""
+    return HeNormal(seed)
+
+
+def he_uniform_initializer(seed=None) -> VarianceScaling:
+    """`tf.compat.v1.initializers.he_uniform`."""
+    return HeUniform(seed)
+
+
+def lecun_normal_initializer(seed=None) -> VarianceScaling:
+    return LecunNormal(seed)
+
+
+def lecun_uniform_initializer(seed=None) -> VarianceScaling:
+    return LecunUniform(seed)

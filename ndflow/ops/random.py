@@ -1,0 +1,168 @@
+"""Random ops: RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt, ...
+
+All are stateful and carry TF's `seed`/`seed2` attrs (see `random_seed.get_seed`). The
+public wrappers build the same graph as TensorFlow's `random_ops.py`: a `shape` constant,
+the raw op, then `* stddev + mean` (or `* (max - min) + min`) in a `random_normal/`
+(`random_uniform/` ...) name scope.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from ndflow.core import context, dtypes
+from ndflow.core.shapes import TensorShape
+from ndflow.core.tensor import Tensor
+from ndflow.ops import math as math_ops
+from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.op_def import NOT_DIFFERENTIABLE, op_def
+from ndflow.ops.random_seed import op_seed_attrs
+
+_FLOATS = "dtype: {half, bfloat16, float, double}"
+_SHAPE_T = "T: {int32, int64}"
+_SEEDS = ["seed: int = 0", "seed2: int = 0"]
+
+
+def shape_from_tensor(ctx, i: int = 0) -> TensorShape:
+    """The output shape described by the 1-D shape tensor input `i` (partial if dynamic)."""
+    s = ctx.shapes[i]
+    if s.rank is not None and s.rank != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {s.rank}")
+    v = ctx.value(i)
+    if v is not None:
+        dims = [int(d) for d in np.asarray(v).reshape(-1)]
+        if any(d < 0 for d in dims):
+            raise ValueError(f"Dimension {min(dims)} must be >= 0")
+        return TensorShape(dims)
+    if s.rank == 1 and s[0] is not None:
+        return TensorShape([None] * s[0])
+    return TensorShape(None)
+
+
+def _random_shape(ctx):
+    return [shape_from_tensor(ctx, 0)]
+
+
+def _uniform_int_shape(ctx):
+    for i, what in ((1, "minval"), (2, "maxval")):
+        r = ctx.shapes[i].rank
+        if r is not None and r != 0:
+            raise ValueError(f"Shape must be rank 0 but is rank {r} ({what} must be 0-D)")
+    return [shape_from_tensor(ctx, 0)]
+
+
+RandomUniform = op_def(
+    "RandomUniform", inputs=["shape: T"], outputs=["output: dtype"],
+    attrs=_SEEDS + [_FLOATS, _SHAPE_T], shape=_random_shape, grad=NOT_DIFFERENTIABLE,
+    stateful=True, doc="Uniform values in [0, 1).")
+
+RandomStandardNormal = op_def(
+    "RandomStandardNormal", inputs=["shape: T"], outputs=["output: dtype"],
+    attrs=_SEEDS + [_FLOATS, _SHAPE_T], shape=_random_shape, grad=NOT_DIFFERENTIABLE,
+    stateful=True, doc="Normal values with mean 0 and standard deviation 1.")
+
+TruncatedNormal = op_def(
+    "TruncatedNormal", inputs=["shape: T"], outputs=["output: dtype"],
+    attrs=_SEEDS + [_FLOATS, _SHAPE_T], shape=_random_shape, grad=NOT_DIFFERENTIABLE,
+    stateful=True, doc="Standard normal values; those beyond 2 standard deviations are redrawn.")
+
+RandomUniformInt = op_def(
+    "RandomUniformInt", inputs=["shape: T", "minval: Tout", "maxval: Tout"],
+    outputs=["output: Tout"], attrs=_SEEDS + ["Tout: {int32, int64}", _SHAPE_T],
+    shape=_uniform_int_shape, grad=NOT_DIFFERENTIABLE, stateful=True,
+    doc="Integers uniform in [minval, maxval).")
+
+RandomShuffle = op_def(
+    "RandomShuffle", inputs=["value: T"], outputs=["output: T"], attrs=_SEEDS + ["T: type"],
+    shape=lambda ctx: [ctx.shapes[0]], grad=NOT_DIFFERENTIABLE, stateful=True,
+    doc="Shuffles a tensor along its first dimension.")
+
+
+def name_scope(name, default: str):
+    """A graph name scope (yields the scope prefix), or nothing in eager mode."""
+    if context.executing_eagerly():
+        return contextlib.nullcontext("")
+    return context.get_default_graph().name_scope(name or default)
+
+
+def shape_tensor(shape) -> Tensor:
+    """`shape` (list, tuple, TensorShape or 1-D int tensor) as an int32/int64 shape tensor."""
+    if isinstance(shape, Tensor):
+        return shape
+    if isinstance(shape, TensorShape):
+        if not shape.is_fully_defined():
+            raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a "
+                             "Tensor.")
+        shape = shape.as_list()
+    if isinstance(shape, (int, np.integer)):
+        shape = [shape]
+    return convert_to_tensor(shape, dtype_hint=dtypes.int32, name="shape")
+
+
+def _is_int(v, target: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v == target
+
+
+def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+    """`tf.random.uniform`: floats in [minval, maxval) (default [0, 1)), or ints."""
+    dtype = dtypes.as_dtype(dtype)
+    accepted = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int32,
+                dtypes.int64)
+    if dtype not in accepted:
+        raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are "
+                         f"{accepted}.")
+    if maxval is None:
+        if dtype.is_integer:
+            raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
+        maxval = 1
+    with name_scope(name, "random_uniform"):
+        shape_t = shape_tensor(shape)
+        minval_is_zero, maxval_is_one = _is_int(minval, 0), _is_int(maxval, 1)
+        if not minval_is_zero or not maxval_is_one or dtype.is_integer:
+            minval = convert_to_tensor(minval, dtype=dtype, name="min")
+            maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
+        seeds = op_seed_attrs(seed)
+        if dtype.is_integer:
+            return apply_op(RandomUniformInt, [shape_t, minval, maxval], seeds).outputs[0]
+        rnd = apply_op(RandomUniform, [shape_t], dict(seeds, dtype=dtype)).outputs[0]
+        if minval_is_zero:
+            return rnd if maxval_is_one else rnd * maxval
+        return math_ops.add(rnd * (maxval - minval), minval)
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """`tf.random.normal`: values from N(mean, stddev**2)."""
+    dtype = dtypes.as_dtype(dtype)
+    with name_scope(name, "random_normal"):
+        shape_t = shape_tensor(shape)
+        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
+        stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        rnd = apply_op(RandomStandardNormal, [shape_t],
+                       dict(op_seed_attrs(seed), dtype=dtype)).outputs[0]
+        return math_ops.add(rnd * stddev_t, mean_t)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
+                     name=None):
+    """`tf.random.truncated_normal`: N(mean, stddev**2) redrawn beyond 2 stddev."""
+    dtype = dtypes.as_dtype(dtype)
+    with name_scope(name, "truncated_normal"):
+        shape_t = shape_tensor(shape)
+        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
+        stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        rnd = apply_op(TruncatedNormal, [shape_t],
+                       dict(op_seed_attrs(seed), dtype=dtype)).outputs[0]
+        return math_ops.add(rnd * stddev_t, mean_t)
+
+
+def random_shuffle(value, seed=None, name=None):
+    """`tf.random.shuffle`: a random permutation of `value` along its first dimension."""
+    return apply_op(RandomShuffle, [value], op_seed_attrs(seed), name=name).outputs[0]
+
+
+# TF2 names (`tf.random.uniform` ...).
+uniform = random_uniform
+normal = random_normal
+shuffle = random_shuffle

@@ -1,0 +1,96 @@
+"""TensorFlow's seeding semantics (`random_seed.get_seed`, `tf.random.set_seed`).
+
+A random op carries two attrs, `seed` and `seed2`, derived from the graph-level seed (graph
+mode: `graph.seed`; eager: the global seed in `ndflow.core.context.state().seed`) and the
+op-level seed, exactly as TF's `random_seed.get_seed`:
+
+- neither set: (None, None) -> attrs (0, 0), a randomly seeded generator;
+- only the global seed: op seed taken from a counter (per graph; in eager from a sequence
+  derived from the global seed, so repeated calls differ and `set_seed` replays them);
+- only the op seed: the global seed defaults to `DEFAULT_GRAPH_SEED`;
+- both: used as given (truncated to 31 bits).
+
+The bit streams cannot match TF's Philox kernels; the seeding *semantics* do. Eager kernels
+keep their generator across calls (TF's kernel cache), and `set_seed` starts a new
+*generation* of eager generators so the sequence replays (TF clears its kernel cache).
+"""
+
+from __future__ import annotations
+
+import random
+import weakref
+
+from ndflow.core import context
+
+DEFAULT_GRAPH_SEED = 87654321
+_MAXINT32 = 2**31 - 1
+
+_graph_to_seed_dict: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_generation = 0
+
+
+def _truncate_seed(seed: int) -> int:
+    return int(seed) % _MAXINT32
+
+
+def generation() -> int:
+    """Incremented by every eager `set_seed`: eager random kernels restart their streams."""
+    return _generation
+
+
+def _internal_operation_seed() -> int:
+    st = context.state()
+    n = st.seed_counter
+    st.seed_counter = n + 1
+    # String seeding is deterministic across processes (unlike hash-based seeding).
+    return random.Random(f"{st.seed}:{n}").randint(0, _MAXINT32)
+
+
+def get_seed(op_seed: int | None) -> tuple:
+    """The (seed, seed2) pair a random op should use, given its op-level seed (TF rules)."""
+    eager = context.executing_eagerly()
+    if eager:
+        global_seed = context.state().seed
+    else:
+        graph = context.get_default_graph()
+        global_seed = graph.seed
+    if global_seed is not None:
+        if op_seed is None:
+            if eager:
+                op_seed = _internal_operation_seed()
+            else:
+                op_seed = _graph_to_seed_dict.setdefault(graph, 0)
+                _graph_to_seed_dict[graph] += 1
+        seeds = _truncate_seed(global_seed), _truncate_seed(op_seed)
+    elif op_seed is not None:
+        seeds = DEFAULT_GRAPH_SEED, _truncate_seed(op_seed)
+    else:
+        seeds = None, None
+    if seeds == (0, 0):
+        return (0, _MAXINT32)
+    return seeds
+
+
+def op_seed_attrs(op_seed: int | None) -> dict:
+    """`{"seed": s1, "seed2": s2}` for a random op (None becomes 0, as TF's wrappers do)."""
+    s1, s2 = get_seed(op_seed)
+    return {"seed": s1 or 0, "seed2": s2 or 0}
+
+
+def set_random_seed(seed: int | None) -> None:
+    """`tf.compat.v1.set_random_seed`: the default graph's seed, or the eager global seed."""
+    global _generation
+    if context.executing_eagerly():
+        st = context.state()
+        if seed is not None:
+            seed = int(seed)
+        st.seed = seed
+        st.seed_counter = 0
+        _generation += 1
+    else:
+        context.get_default_graph().seed = seed
+
+
+def set_seed(seed: int | None) -> None:
+    """`tf.random.set_seed`: sets the global (eager) or graph-level random seed."""
+    set_random_seed(seed)

@@ -1,0 +1,499 @@
+"""`tf.Variable`: a resource variable, in eager mode, TF1 graphs and `tf.function` graphs.
+
+Eager: `VarHandleOp` runs once, in the eager runtime context, with a unique shared name; the
+handle is an EagerTensor (dtype resource) wrapping the `Resource`. When the variable is
+garbage-collected a `DestroyResourceOp` frees the storage.
+
+Graph: the ops and names are TensorFlow's — `Variable` (VarHandleOp),
+`Variable/Initializer/initial_value`, `Variable/IsInitialized/VarIsInitializedOp`,
+`Variable/Assign` (the initializer), `Variable/Read/ReadVariableOp` — and the variable joins
+the GLOBAL_VARIABLES (and TRAINABLE_VARIABLES) collections.
+
+`tf.function`: a variable created outside and read inside is captured through its `handle`
+(the function graph captures EagerTensors of dtype resource); reads emit ReadVariableOp on
+the captured handle. Every read notifies the active tapes (`tape.variable_accessed`), so
+GradientTape watches trainable variables automatically; gradients flow to `handle`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import weakref
+
+import numpy as np
+
+from ndflow.core import context, dtypes
+from ndflow.core.graph import GraphKeys, Operation, SymbolicTensor
+from ndflow.core.shapes import TensorShape, as_shape
+from ndflow.core.tensor import _BINARY, _UNARY, OPERATORS, EagerTensor
+from ndflow.ops import state
+from ndflow.ops.apply import convert_to_tensor, register_tensor_conversion_function
+from ndflow.ops.array import identity
+from ndflow.ops.op_def import lookup as lookup_op
+from ndflow.ops.random import name_scope
+
+_uid = itertools.count()
+
+
+@contextlib.contextmanager
+def _lifted():
+    """Leaves function graphs being traced (TF lifts variables created in a `tf.function`)."""
+    stack = context.state().graph_stack
+    k = len(stack)
+    while k > 0 and hasattr(stack[k - 1], "capture"):
+        k -= 1
+    lifted = stack[k:]
+    del stack[k:]
+    try:
+        with context.stop_recording():
+            yield
+    finally:
+        stack.extend(lifted)
+
+
+def _destroy(handle) -> None:
+    """Frees an eager variable's storage (runs eagerly whatever mode is current)."""
+    try:
+        context.hooks.eager_execute(state.DestroyResourceOp, [handle],
+                                    {"ignore_lookup_error": True})
+    except Exception:  # noqa: BLE001 - interpreter shutdown, runtime already gone ...
+        pass
+
+
+class VariableRef:
+    """`var.ref()`: a hashable reference (TF's `Reference`), `deref()` gives the variable."""
+
+    __slots__ = ("_var",)
+
+    def __init__(self, var):
+        self._var = var
+
+    def deref(self):
+        return self._var
+
+    def __hash__(self):
+        return id(self._var)
+
+    def __eq__(self, other):
+        return isinstance(other, VariableRef) and other._var is self._var
+
+    def __repr__(self):
+        return f"<Reference wrapping {self._var!r}>"
+
+
+class Variable:
+    """A resource variable (`tf.Variable`, also `tf.compat.v1.Variable`)."""
+
+    def __init__(self, initial_value=None, trainable=None, validate_shape: bool = True,
+                 caching_device=None, name: str | None = None, variable_def=None, dtype=None,
+                 import_scope=None, constraint=None, synchronization=None, aggregation=None,
+                 shape=None, collections=None, use_resource=None,
+                 experimental_enable_variable_lifting=True):
+        if initial_value is None:
+            raise ValueError("The `initial_value` arg to `tf.Variable` must be specified "
+                             "except when you are not providing a `variable_def`. You provided "
+                             "neither.")
+        if constraint is not None and not callable(constraint):
+            raise ValueError(f"Argument `constraint` must be None or a callable. a callable "
+                             f"is got: {constraint!r}")
+        self._trainable = True if trainable is None else bool(trainable)
+        self._constraint = constraint
+        self._synchronization = synchronization
+        self._aggregation = aggregation
+        self._initializer_op = None
+        self._initial_value = None
+        self._graph_element = None
+        self._dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+        self._unique_id = next(_uid)
+        with _lifted():
+            if context.executing_eagerly():
+                self._init_eager(initial_value, name or "Variable", validate_shape, shape)
+            else:
+                self._init_graph(initial_value, name, validate_shape, shape, collections)
+
+    # -- construction ----------------------------------------------------------------------------
+    def _initial_tensor(self, initial_value, name=None):
+        init = initial_value() if callable(initial_value) else initial_value
+        t = convert_to_tensor(init, dtype=self._dtype, name=name)
+        self._dtype = t.dtype
+        if self._dtype is dtypes.resource:
+            raise TypeError("A Variable cannot hold resource values.")
+        return t
+
+    def _declared_shape(self, value_shape: TensorShape, validate_shape: bool, shape):
+        if shape is not None:
+            shape = as_shape(shape)
+            if not shape.is_compatible_with(value_shape):
+                raise ValueError(f"The initial value's shape ({value_shape}) is not compatible "
+                                 f"with the explicitly supplied `shape` argument ({shape}).")
+            return shape
+        return value_shape if validate_shape else TensorShape(None)
+
+    def _init_eager(self, initial_value, name, validate_shape, shape):
+        value = self._initial_tensor(initial_value)
+        self._shape = self._declared_shape(value.shape, validate_shape, shape)
+        self._name = name + ":0"
+        self._shared_name = name
+        self._handle = state.var_handle_op(self._dtype, self._shape,
+                                           shared_name=f"{name}_{self._unique_id}")
+        state.assign_variable_op(self._handle, value)
+        weakref.finalize(self, _destroy, self._handle)
+
+    def _init_graph(self, initial_value, name, validate_shape, shape, collections):
+        graph = context.get_default_graph()
+        with graph.control_dependencies(None), graph.name_scope(name or "Variable") as scope:
+            handle_name = scope[:-1]
+            with graph.name_scope("Initializer"):
+                value = self._initial_tensor(initial_value, name="initial_value")
+            self._shape = self._declared_shape(value.shape, validate_shape, shape)
+            self._handle = state.var_handle_op(self._dtype, self._shape,
+                                               shared_name=handle_name, name=handle_name,
+                                               exact_name=True)
+            with graph.name_scope("IsInitialized"):
+                self._is_initialized_op = state.var_is_initialized_op(self._handle)
+            self._initializer_op = state.assign_variable_op(self._handle, value, name="Assign")
+            with graph.name_scope("Read"):
+                self._graph_element = self._raw_read()
+        self._initial_value = value
+        self._name = self._handle.name
+        self._shared_name = handle_name
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        collections = list(collections)
+        if self._trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        for key in dict.fromkeys(collections):
+            graph.add_to_collection(key, self)
+
+    # -- properties ------------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    def get_shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def handle(self):
+        return self._handle
+
+    @property
+    def op(self):
+        if isinstance(self._handle, EagerTensor):
+            raise AttributeError("Tensor.op is undefined when eager execution is enabled.")
+        return self._handle.op
+
+    @property
+    def graph(self):
+        if isinstance(self._handle, EagerTensor):
+            raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
+        return self._handle.graph
+
+    @property
+    def device(self) -> str:
+        return self._handle.device
+
+    @property
+    def initializer(self):
+        return self._initializer_op
+
+    @property
+    def initial_value(self):
+        if self._initial_value is None:
+            raise RuntimeError("This property is not supported when eager execution is "
+                               "enabled.")
+        return self._initial_value
+
+    @property
+    def constraint(self):
+        return self._constraint
+
+    @property
+    def synchronization(self):
+        return self._synchronization
+
+    @property
+    def aggregation(self):
+        return self._aggregation
+
+    @property
+    def _in_graph_mode(self) -> bool:
+        return isinstance(self._handle, SymbolicTensor)
+
+    def ref(self) -> VariableRef:
+        return VariableRef(self)
+
+    experimental_ref = ref
+
+    # -- reading ---------------------------------------------------------------------------------
+    def _home(self):
+        """The variable's graph when a graph variable is used outside it in eager code."""
+        if self._in_graph_mode and context.executing_eagerly():
+            return self._handle.graph.as_default()
+        return contextlib.nullcontext()
+
+    def _raw_read(self):
+        with self._home():
+            t = state.read_variable_op(self._handle, self._dtype)
+        if isinstance(t, SymbolicTensor):
+            t.set_shape(self._shape)
+        return t
+
+    def _read_variable_op(self):
+        for tape in context.active_tapes():
+            tape.variable_accessed(self)
+        return self._raw_read()
+
+    def value(self):
+        """The current value, as a Tensor (a new ReadVariableOp in graph mode)."""
+        return self._read_variable_op()
+
+    def read_value(self):
+        """Reads the variable (in graph mode: `Read/ReadVariableOp` + `Identity`, as TF)."""
+        if context.executing_eagerly():
+            return self._read_variable_op()
+        with self._home(), name_scope(None, "Read"):
+            value = self._read_variable_op()
+        with self._home():
+            return identity(value)
+
+    def _as_graph_element(self):
+        return self._graph_element
+
+    def numpy(self) -> np.ndarray:
+        if not context.executing_eagerly() or self._in_graph_mode:
+            raise NotImplementedError("numpy() is only available when eager execution is "
+                                      "enabled.")
+        return self._read_variable_op().numpy()
+
+    def eval(self, session=None):
+        """Graph mode: the value in `session` (default session)."""
+        if context.executing_eagerly():
+            raise NotImplementedError("eval() is not supported when eager execution is "
+                                      "enabled, use numpy() instead.")
+        return context.hooks.run_in_session(self._graph_element, None, session)
+
+    def initialized_value(self):
+        """The value after initialization (graph: a read that runs the initializer first)."""
+        if context.executing_eagerly():
+            return self.read_value()
+        graph = self._handle.graph
+        with graph.as_default(), graph.control_dependencies([self._initializer_op]):
+            return self._raw_read()
+
+    def is_initialized(self, name=None):
+        with self._home():
+            return state.var_is_initialized_op(self._handle, name=name)
+
+    # -- writing ---------------------------------------------------------------------------------
+    def _convert_for_update(self, value):
+        return convert_to_tensor(value, dtype=self._dtype)
+
+    def _after_update(self, op, read_value: bool):
+        if not isinstance(op, Operation):  # eager
+            return self if read_value else None
+        if not read_value:
+            return op
+        with self._home(), op.graph.control_dependencies([op]):
+            return self._read_variable_op()
+
+    def assign(self, value, use_locking=None, name=None, read_value: bool = True):
+        """Assigns `value`; returns the variable (eager) or its new value (graph)."""
+        with self._home():
+            value = self._convert_for_update(value)
+        if not self._shape.is_compatible_with(value.shape):
+            raise ValueError(f"Cannot assign value to variable ' {self.name}': Shape mismatch."
+                             f"The variable shape {self._shape}, and the assigned value shape "
+                             f"{value.shape} are incompatible.")
+        with self._home():
+            op = state.assign_variable_op(self._handle, value, name=name)
+            return self._after_update(op, read_value)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value: bool = True):
+        with self._home():
+            op = state.assign_add_variable_op(self._handle, self._convert_for_update(delta),
+                                              name=name)
+            return self._after_update(op, read_value)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value: bool = True):
+        with self._home():
+            op = state.assign_sub_variable_op(self._handle, self._convert_for_update(delta),
+                                              name=name)
+            return self._after_update(op, read_value)
+
+    def load(self, value, session=None) -> None:
+        """Writes `value` (eager: assign; graph: runs the initializer with `value` fed)."""
+        if context.executing_eagerly():
+            self.assign(value)
+            return
+        context.hooks.run_in_session(self._initializer_op,
+                                     {self._initializer_op.inputs[1]: value}, session)
+
+    # -- Python protocol -------------------------------------------------------------------------
+    def __repr__(self):
+        head = f"<tf.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}"
+        if self._in_graph_mode:
+            return head + ">"
+        arr = self._raw_read().numpy()
+        text = str(arr) if arr.ndim == 0 else repr(arr)
+        return f"{head}, numpy={chr(10) if chr(10) in text else ''}{text}>"
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        if self._in_graph_mode or not context.executing_eagerly() or other is None:
+            return self is other
+        return OPERATORS["equal"](self.value(), other)
+
+    def __ne__(self, other):
+        if self._in_graph_mode or not context.executing_eagerly() or other is None:
+            return self is not other
+        return OPERATORS["not_equal"](self.value(), other)
+
+    def __getitem__(self, key):
+        return OPERATORS["getitem"](self.value(), key)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __float__(self):
+        return float(self.numpy())
+
+    def __int__(self):
+        return int(self.numpy())
+
+    def __bool__(self):
+        return bool(self.numpy())
+
+    def __index__(self):
+        return int(self.numpy())
+
+    def __pos__(self):
+        return self.value()
+
+    def __rpow__(self, other):
+        return OPERATORS["pow"](other, self.value())
+
+    def __iter__(self):
+        return iter(self.value())
+
+    def __len__(self):
+        return len(self.value())
+
+
+def _variable_operators():
+    def binary(op_name):
+        def method(self, other):
+            return OPERATORS[op_name](self.value(), other)
+
+        def reflected(self, other):
+            return OPERATORS[op_name](other, self.value())
+
+        return method, reflected
+
+    for dunder, op_name in _BINARY.items():
+        fwd, rev = binary(op_name)
+        setattr(Variable, dunder, fwd)
+        if dunder not in ("__lt__", "__le__", "__gt__", "__ge__"):
+            setattr(Variable, "__r" + dunder[2:], rev)
+    for dunder, op_name in _UNARY.items():
+        setattr(Variable, dunder, (lambda n: lambda self: OPERATORS[n](self.value()))(op_name))
+
+
+_variable_operators()
+
+# TF1's name for the same class.
+ResourceVariable = Variable
+
+
+def _dense_var_to_tensor(var, dtype=None, name=None, as_ref=False):
+    if dtype is not None and dtypes.as_dtype(dtype) is not var.dtype:
+        raise ValueError(f"Incompatible type conversion requested to type "
+                         f"{dtypes.as_dtype(dtype).name} for `tf.Variable of type "
+                         f"{var.dtype.name}. (Variable: {var!r})")
+    return var.value()
+
+
+register_tensor_conversion_function(Variable, _dense_var_to_tensor)
+
+
+# -- collections and initializers (tf.compat.v1) --------------------------------------------------
+
+def _collection(key: str, scope=None) -> list:
+    if context.executing_eagerly():
+        return []
+    return context.get_default_graph().get_collection(key, scope)
+
+
+def global_variables(scope=None) -> list:
+    return _collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+def all_variables() -> list:
+    return global_variables()
+
+
+def trainable_variables(scope=None) -> list:
+    return _collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def local_variables(scope=None) -> list:
+    return _collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def model_variables(scope=None) -> list:
+    return _collection(GraphKeys.MODEL_VARIABLES, scope)
+
+
+def moving_average_variables(scope=None) -> list:
+    return _collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
+def _group(*inputs, name: str | None = None) -> Operation | None:
+    """A NoOp that runs after `inputs` (ops, tensors or variables) in graph mode."""
+    if context.executing_eagerly():
+        return None
+    graph = context.get_default_graph()
+    deps = [i.op if not isinstance(i, Operation) else i for i in inputs]
+    with graph.control_dependencies(deps):
+        return graph.create_op(lookup_op("NoOp"), [], {}, [], graph.unique_name(name or "NoOp"))
+
+
+def variables_initializer(var_list, name: str = "init") -> Operation | None:
+    """`tf.compat.v1.variables_initializer`: one op running the variables' initializers."""
+    if context.executing_eagerly():
+        return None
+    return _group(*[v.initializer for v in var_list], name=name)
+
+
+def global_variables_initializer() -> Operation | None:
+    return variables_initializer(global_variables())
+
+
+def local_variables_initializer() -> Operation | None:
+    return variables_initializer(local_variables(), name="init")
+
+
+initialize_all_variables = global_variables_initializer
+initialize_local_variables = local_variables_initializer
+
+
+def is_variable_initialized(variable):
+    return variable.is_initialized()
