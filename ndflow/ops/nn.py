@@ -50,3 +50,36 @@ from ndflow.ops.nn_conv import (  # noqa: F401
     depthwise_conv2d,
     depthwise_conv2d_native,
 )
+from ndflow.ops.nn_loss import (  # noqa: F401
+    L2Loss,
+    SoftmaxCrossEntropyWithLogits,
+    SparseSoftmaxCrossEntropyWithLogits,
+    l2_loss,
+    softmax_cross_entropy_with_logits,
+    softmax_cross_entropy_with_logits_v1,
+    sparse_softmax_cross_entropy_with_logits,
+    sparse_softmax_cross_entropy_with_logits_v1,
+)
+from ndflow.ops.nn_norm import (  # noqa: F401
+    FusedBatchNormGradV3,
+    FusedBatchNormV3,
+    batch_normalization,
+    fused_batch_norm,
+    moments,
+    moments_v1,
+)
+from ndflow.ops.nn_pool import (  # noqa: F401
+    AvgPool,
+    AvgPoolGrad,
+    MaxPool,
+    MaxPoolGrad,
+    MaxPoolGradGrad,
+    avg_pool,
+    avg_pool2d,
+    avg_pool_grad,
+    avg_pool_v1,
+    max_pool,
+    max_pool2d,
+    max_pool_grad,
+    max_pool_v1,
+)

@@ -107,7 +107,7 @@ def _selu_grad(op, grad):
 
 def _where_negative(x, value):
     zeros = array_ops.zeros_like(x)
-    return array_ops.where(math_ops.less(x, zeros), value, zeros)
+    return math_ops.where(math_ops.less(x, zeros), value, zeros)
 
 
 @EluGrad.def_grad

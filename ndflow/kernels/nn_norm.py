@@ -1,0 +1,88 @@
+"""ATen kernels for FusedBatchNormV3 / FusedBatchNormGradV3 on NHWC (channels_last) or NCHW.
+
+Training runs `native_batch_norm` with fresh zeroed running buffers and momentum 1 (or the
+incoming statistics and momentum = exponential_avg_factor), which leaves the Bessel-corrected
+batch variance (TF's batch_variance) in the buffer without a second pass over x.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels.registry import kernel
+from ndflow.ops import nn_norm
+
+aten = torch.ops.aten
+
+
+def _nchw(x, nhwc):
+    return x.permute(0, 3, 1, 2) if nhwc else x
+
+
+def _nhwc(y, nhwc):
+    return y.permute(0, 2, 3, 1) if nhwc else y
+
+
+@kernel(nn_norm.FusedBatchNormV3)
+def _fused_batch_norm(node):
+    a = node.attrs
+    nhwc = a["data_format"] == "NHWC"
+    eps = float(a["epsilon"])
+    factor = float(a["exponential_avg_factor"])
+    training = a["is_training"]
+
+    def train(x, scale, offset, mean, var):
+        xv = _nchw(x, nhwc)
+        c = xv.shape[1]
+        if factor == 1.0 or mean.numel() == 0:
+            run_mean = torch.zeros(c, dtype=scale.dtype, device=x.device)
+            run_var = torch.zeros(c, dtype=scale.dtype, device=x.device)
+            momentum = 1.0
+        else:
+            run_mean, run_var, momentum = mean.clone(), var.clone(), factor
+        y, save_mean, save_invstd = aten.native_batch_norm(xv, scale, offset, run_mean,
+                                                           run_var, True, momentum, eps)
+        n = xv.numel() // c
+        biased = save_invstd.pow(-2).sub_(eps) if momentum != 1.0 else \
+            run_var * ((n - 1) / n if n > 1 else 1.0)
+        empty = torch.empty(0, dtype=scale.dtype, device=x.device)
+        return _nhwc(y, nhwc), run_mean, run_var, save_mean.to(scale.dtype), biased, empty
+
+    def infer(x, scale, offset, mean, var):
+        xv = _nchw(x, nhwc)
+        if mean.numel() != xv.shape[1] or var.numel() != xv.shape[1]:
+            raise InvalidArgumentError(
+                None, None, f"When is_training=false, mean must have the same number of "
+                f"elements as the channels of x, got {mean.numel()} and {xv.shape[1]}")
+        y = aten.native_batch_norm(xv, scale, offset, mean, var, False, 0.0, eps)[0]
+        empty = torch.empty(0, dtype=scale.dtype, device=x.device)
+        return _nhwc(y, nhwc), mean, var, mean, var, empty
+
+    return train if training else infer
+
+
+@kernel(nn_norm.FusedBatchNormGradV3)
+def _fused_batch_norm_grad(node):
+    a = node.attrs
+    nhwc = a["data_format"] == "NHWC"
+    eps = float(a["epsilon"])
+    training = a["is_training"]
+    mask = [True, True, True]
+
+    def grad(dy, x, scale, r1, r2, r3):
+        xv = _nchw(x, nhwc)
+        gv = _nchw(dy, nhwc)
+        if gv.dtype != xv.dtype:
+            gv = gv.to(xv.dtype)
+        if training:
+            invstd = torch.rsqrt(r2 + eps)
+            dx, dscale, doffset = aten.native_batch_norm_backward(
+                gv, xv, scale, None, None, r1, invstd, True, eps, mask)
+        else:
+            dx, dscale, doffset = aten.native_batch_norm_backward(
+                gv, xv, scale, r1, r2, None, None, False, eps, mask)
+        empty = torch.empty(0, dtype=scale.dtype, device=x.device)
+        return _nhwc(dx, nhwc), dscale, doffset, empty, empty.clone()
+
+    return grad

@@ -1,0 +1,276 @@
+"""Activations, losses and batch normalization, table-driven (harness.py).
+
+Convolutions and pooling live in test_nn_conv_ops.py and test_nn_pool_ops.py.
+"""
+
+import numpy as np
+import pytest
+import torch
+
+import ndflow as tf
+from ndflow.autodiff.gradients import gradients
+from ndflow.autodiff.tape import GradientTape
+from ndflow.core import dtypes
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.graph import Graph
+from ndflow.core.tensor import EagerTensor
+from ndflow.ops import nn
+from ndflow.ops.apply import apply_op
+from ndflow.ops.array import placeholder
+from ndflow.runtime.plan import Plan
+from ndflow.runtime.state import RuntimeContext
+from tests.ops import nn_reference as ref
+from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes
+
+rng = np.random.default_rng(3)
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+
+
+def _r(*shape, lo=-2.0, hi=2.0):
+    x = rng.uniform(lo, hi, shape)
+    x[np.abs(x) < 0.05] = 0.3   # keep finite differences away from kinks at 0
+    return x
+
+
+def _raw(op_def_, *inputs, **attrs):
+    return apply_op(op_def_, list(inputs), attrs).outputs
+
+
+def _onehot(idx, n):
+    return np.eye(n)[idx]
+
+
+def _sparse_ref(f, lab):
+    lsm = ref.log_softmax(f)
+    return [-lsm[np.arange(len(lab)), lab], np.exp(lsm) - _onehot(lab, f.shape[1])]
+
+
+def _elu(x):
+    return np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
+
+
+def _relu6_in(*shape):
+    x = rng.uniform(-2.0, 8.0, shape)
+    x[np.abs(x) < 0.05] = 0.3
+    x[np.abs(x - 6) < 0.05] = 5.5
+    return x
+
+
+LABELS = rng.integers(0, 5, 4)
+
+CASES = [
+    OpCase("relu", nn.relu, [_r(3, 4)], lambda x: np.maximum(x, 0)),
+    OpCase("relu_grad", lambda g, x: _raw(nn.ReluGrad, g, x)[0], [_r(3, 4), _r(3, 4)],
+           lambda g, x: g * (x > 0)),
+    OpCase("relu6", nn.relu6, [_relu6_in(3, 4)], lambda x: np.clip(x, 0, 6)),
+    OpCase("relu6_grad", lambda g, x: _raw(nn.Relu6Grad, g, x)[0], [_r(3, 4), _relu6_in(3, 4)],
+           lambda g, x: g * ((x > 0) & (x < 6))),
+    OpCase("elu", nn.elu, [_r(3, 4)], _elu),
+    OpCase("elu_grad", lambda g, y: _raw(nn.EluGrad, g, y)[0], [_r(3, 4), _elu(_r(3, 4))],
+           lambda g, y: np.where(y < 0, g * (y + 1), g)),
+    OpCase("selu", nn.selu, [_r(3, 4)], lambda x: SELU_SCALE * np.where(
+        x > 0, x, SELU_ALPHA * np.expm1(np.minimum(x, 0)))),
+    OpCase("selu_grad", lambda g, y: _raw(nn.SeluGrad, g, y)[0], [_r(3, 4), _r(3, 4, lo=-1.5)],
+           lambda g, y: np.where(y < 0, g * (y + SELU_ALPHA * SELU_SCALE), g * SELU_SCALE)),
+    OpCase("leaky_relu", lambda x: nn.leaky_relu(x, alpha=0.1), [_r(3, 4)],
+           lambda x: np.where(x > 0, x, 0.1 * x)),
+    OpCase("leaky_relu_grad", lambda g, x: _raw(nn.LeakyReluGrad, g, x, alpha=0.3)[0],
+           [_r(3, 4), _r(3, 4)], lambda g, x: np.where(x > 0, g, 0.3 * g)),
+    OpCase("softplus", nn.softplus, [_r(3, 4)], lambda x: np.log1p(np.exp(x))),
+    OpCase("softplus_grad", lambda g, x: _raw(nn.SoftplusGrad, g, x)[0], [_r(3, 4), _r(3, 4)],
+           lambda g, x: g / (1 + np.exp(-x))),
+    OpCase("softmax", nn.softmax, [_r(3, 5)], ref.softmax),
+    OpCase("softmax_axis0", lambda x: nn.softmax(x, axis=0), [_r(3, 4, 2)],
+           lambda x: ref.softmax(x, 0)),
+    OpCase("log_softmax", nn.log_softmax, [_r(3, 5)], ref.log_softmax),
+    OpCase("log_softmax_axis1", lambda x: nn.log_softmax(x, axis=1), [_r(2, 4, 3)],
+           lambda x: ref.log_softmax(x, 1)),
+    OpCase("softmax_xent_raw",
+           lambda f, lab: _raw(nn.SoftmaxCrossEntropyWithLogits, f, lab),
+           [_r(4, 5), ref.softmax(_r(4, 5))],
+           lambda f, lab: [-(lab * ref.log_softmax(f)).sum(1), ref.softmax(f) - lab],
+           grad=(0,)),   # TF's gradient ignores backprop's dependence on labels
+    OpCase("softmax_xent", lambda lab, f: nn.softmax_cross_entropy_with_logits(lab, f),
+           [ref.softmax(_r(4, 5)), _r(4, 5)],
+           lambda lab, f: -(lab * ref.log_softmax(f)).sum(1)),
+    OpCase("softmax_xent_rank3_axis1",
+           lambda lab, f: nn.softmax_cross_entropy_with_logits(lab, f, axis=1),
+           [ref.softmax(_r(2, 3, 4), 1), _r(2, 3, 4)],
+           lambda lab, f: -(lab * ref.log_softmax(f, 1)).sum(1)),
+    OpCase("sparse_xent_raw",
+           lambda f, lab: _raw(nn.SparseSoftmaxCrossEntropyWithLogits, f, lab),
+           [_r(4, 5), LABELS.astype(np.int64)], _sparse_ref),
+    OpCase("sparse_xent", lambda lab, f: nn.sparse_softmax_cross_entropy_with_logits(lab, f),
+           [LABELS.astype(np.int32), _r(4, 5)], lambda lab, f: _sparse_ref(f, lab)[0]),
+    OpCase("sparse_xent_rank3",
+           lambda lab, f: nn.sparse_softmax_cross_entropy_with_logits(lab, f),
+           [LABELS.reshape(2, 2).astype(np.int32), _r(2, 2, 5)],
+           lambda lab, f: _sparse_ref(f.reshape(4, 5), lab.reshape(4))[0].reshape(2, 2)),
+    OpCase("l2_loss", nn.l2_loss, [_r(3, 4)], lambda x: np.sum(x * x) / 2, rtol=1e-5),
+    OpCase("bias_add_relu_chain", lambda x, b: nn.relu(nn.bias_add(x, b)),
+           [_r(2, 3), _r(3)], lambda x, b: np.maximum(x + b, 0)),
+]
+
+_X = _r(2, 3, 4, 3)
+_SCALE, _OFFSET = rng.uniform(0.5, 1.5, 3), _r(3)
+_MEAN, _VAR = _r(3), rng.uniform(0.5, 1.5, 3)
+
+
+def _fbn_train(x, s, o, data_format="NHWC"):
+    y, m, v = nn.fused_batch_norm(x, s, o, epsilon=0.01, data_format=data_format)
+    return [y, m, v]
+
+
+def _fbn_train_ref(x, s, o, data_format="NHWC"):
+    y, m, _, unbiased = ref.batch_norm_train(x, s, o, 0.01, data_format)
+    return [y, m, unbiased]
+
+
+BN_CASES = [
+    # FusedBatchNormV3 keeps scale/offset/statistics in float for half/bfloat16 x (U != T), so
+    # the harness's "cast every input" low-precision run does not apply; see the bf16 test.
+    OpCase("fused_bn_train", _fbn_train, [_X, _SCALE, _OFFSET], _fbn_train_ref,
+           rtol=1e-4, atol=1e-4, low_precision=False, grad=False),
+    # TF's FusedBatchNormV3 gradient covers y only (batch statistics are not differentiated).
+    OpCase("fused_bn_train_y", lambda x, s, o: _fbn_train(x, s, o)[0], [_X, _SCALE, _OFFSET],
+           lambda x, s, o: _fbn_train_ref(x, s, o)[0], rtol=1e-4, atol=1e-4,
+           low_precision=False),
+    OpCase("fused_bn_train_nchw", lambda x, s, o: _fbn_train(x, s, o, "NCHW")[0],
+           [_X.transpose(0, 3, 1, 2), _SCALE, _OFFSET],
+           lambda x, s, o: _fbn_train_ref(x, s, o, "NCHW")[0], rtol=1e-4, atol=1e-4,
+           low_precision=False),
+    OpCase("fused_bn_inference",
+           lambda x, s, o, m, v: nn.fused_batch_norm(x, s, o, m, v, epsilon=0.01,
+                                                     is_training=False)[0],
+           [_X, _SCALE, _OFFSET, _MEAN, _VAR],
+           lambda x, s, o, m, v: ref.batch_norm(x, s, o, m, v, 0.01), rtol=1e-4, atol=1e-4,
+           grad=(0, 1, 2), low_precision=False),
+    OpCase("fused_bn_raw_outputs",
+           lambda x, s, o: _raw(nn.FusedBatchNormV3, x, s, o, np.zeros(0), np.zeros(0),
+                                epsilon=0.01)[3:5],
+           [_X, _SCALE, _OFFSET],
+           lambda x, s, o: list(ref.batch_norm_train(x, s, o, 0.01)[1:3]), grad=False,
+           rtol=1e-4, atol=1e-4, low_precision=False),
+    OpCase("batch_normalization",
+           lambda x, m, v, o, s: nn.batch_normalization(x, m, v, o, s, 0.01),
+           [_X, _MEAN, _VAR, _OFFSET, _SCALE],
+           lambda x, m, v, o, s: ref.batch_norm(x, s, o, m, v, 0.01), rtol=1e-4, atol=1e-4),
+    OpCase("moments", lambda x: list(nn.moments(x, [0, 1, 2])), [_X],
+           lambda x: [x.mean((0, 1, 2)), x.var((0, 1, 2))], rtol=1e-4, atol=1e-4),
+    OpCase("moments_keepdims", lambda x: list(nn.moments(x, [1], keepdims=True)), [_X],
+           lambda x: [x.mean(1, keepdims=True), x.var(1, keepdims=True)], rtol=1e-4,
+           atol=1e-4),
+]
+
+
+@pytest.mark.parametrize("case", CASES + BN_CASES, ids=str)
+def test_forward(case):
+    check_forward(case)
+
+
+@pytest.mark.parametrize("case", CASES + BN_CASES, ids=str)
+def test_shape_inference(case):
+    check_shapes(case)
+
+
+@pytest.mark.parametrize("case", CASES + BN_CASES, ids=str)
+def test_gradient(case):
+    check_gradients(case)
+
+
+def test_fused_bn_exponential_avg_factor():
+    x, s, o = (tf.constant(a) for a in (_X, _SCALE, _OFFSET))
+    m0, v0 = tf.constant(_MEAN), tf.constant(_VAR)
+    _, m, v = nn.fused_batch_norm(x, s, o, m0, v0, epsilon=0.01, exponential_avg_factor=0.25)
+    _, bm, _, unbiased = ref.batch_norm_train(_X, _SCALE, _OFFSET, 0.01)
+    np.testing.assert_allclose(m.numpy(), 0.75 * _MEAN + 0.25 * bm, rtol=1e-6)
+    np.testing.assert_allclose(v.numpy(), 0.75 * _VAR + 0.25 * unbiased, rtol=1e-6)
+
+
+def test_fused_bn_bfloat16_with_float_statistics():
+    xt = EagerTensor(torch.from_numpy(_X.astype(np.float32)).to(torch.bfloat16),
+                     dtypes.bfloat16)
+    y, m, v = nn.fused_batch_norm(xt, tf.constant(_SCALE.astype(np.float32)),
+                                  tf.constant(_OFFSET.astype(np.float32)), epsilon=0.01)
+    assert y.dtype is dtypes.bfloat16 and m.dtype is dtypes.float32
+    np.testing.assert_allclose(y.numpy().astype(np.float64), _fbn_train_ref(
+        _X, _SCALE, _OFFSET)[0], atol=5e-2, rtol=5e-2)
+
+
+def test_backward_graph_op_types():
+    g = Graph()
+    with g.as_default():
+        x = placeholder(dtypes.float32, [4, 6])
+        lab = placeholder(dtypes.int32, [4])
+        loss = nn.sparse_softmax_cross_entropy_with_logits(lab, nn.relu(x))
+        gradients([loss], [x])
+        bn_x = placeholder(dtypes.float32, [2, 3, 3, 4])
+        y, _, _ = nn.fused_batch_norm(bn_x, np.ones(4, np.float32), np.zeros(4, np.float32))
+        gradients([y], [bn_x])
+    types = {op.type for op in g.get_operations() if op.name.startswith("gradients")}
+    assert {"ReluGrad", "FusedBatchNormGradV3"} <= types
+    assert "SparseSoftmaxCrossEntropyWithLogits" in {op.type for op in g.get_operations()}
+
+
+def test_relu_second_order():
+    x = tf.constant(np.array([-1.0, 2.0, 3.0]))
+    with GradientTape() as outer:
+        outer.watch(x)
+        with GradientTape() as inner:
+            inner.watch(x)
+            y = nn.relu(x) * x
+        dy = inner.gradient(y, x)
+    d2 = outer.gradient(dy, x)
+    np.testing.assert_allclose(d2.numpy(), [0.0, 2.0, 2.0])
+
+
+def test_sparse_xent_label_out_of_range_eager():
+    with pytest.raises(InvalidArgumentError, match=r"Received a label value of 10 which is "
+                       r"outside the valid range of \[0, 10\)\.  Label values: 1 2 10"):
+        nn.sparse_softmax_cross_entropy_with_logits(
+            tf.constant(np.array([1, 2, 10], np.int32)), tf.constant(np.zeros((3, 10),
+                                                                              np.float32)))
+    with pytest.raises(InvalidArgumentError, match="Received a label value of -1"):
+        nn.sparse_softmax_cross_entropy_with_logits(
+            tf.constant(np.array([1, -1, 2], np.int64)), tf.constant(np.zeros((3, 10),
+                                                                              np.float32)))
+
+
+def test_sparse_xent_label_out_of_range_graph_names_node():
+    g = Graph()
+    with g.as_default():
+        lab = placeholder(dtypes.int32, [3])
+        loss = nn.sparse_softmax_cross_entropy_with_logits(
+            lab, tf.constant(np.zeros((3, 10), np.float32)))
+    plan = Plan(g, [lab], [loss], [], RuntimeContext())
+    with pytest.raises(InvalidArgumentError, match=r"(?s)Received a label value of 10 which "
+                       r"is outside the valid range of \[0, 10\).*SparseSoftmaxCrossEntropy"):
+        plan.run([torch.tensor([1, 2, 10], dtype=torch.int32)])
+
+
+def test_sparse_xent_rank_mismatch():
+    with pytest.raises(ValueError, match=r"Rank mismatch: Rank of labels \(received 2\) should "
+                       r"equal rank of logits minus 1 \(received 2\)"):
+        nn.sparse_softmax_cross_entropy_with_logits(
+            tf.constant(np.zeros((3, 1), np.int32)), tf.constant(np.zeros((3, 10), np.float32)))
+
+
+def test_softmax_xent_v1_stops_label_gradient():
+    g = Graph()
+    with g.as_default():
+        lab = placeholder(dtypes.float32, [2, 3])
+        logits = placeholder(dtypes.float32, [2, 3])
+        loss = nn.softmax_cross_entropy_with_logits_v1(labels=lab, logits=logits)
+        gl, gx = gradients([loss], [lab, logits])
+    assert gl is None and gx is not None
+
+
+def test_leaky_relu_int_input_is_cast_to_float():
+    y = nn.leaky_relu(tf.constant(np.array([-2, 3], np.int32)))
+    assert y.dtype is dtypes.float32
+    np.testing.assert_allclose(y.numpy(), [-0.4, 3.0], rtol=1e-6)
+
+
+def test_activation_dtype_errors():
+    with pytest.raises(TypeError, match="DataType int32 not in list of allowed values"):
+        nn.softmax(tf.constant(np.array([1, 2], np.int32)))
