@@ -12,7 +12,7 @@ import contextlib
 import re
 import threading
 
-from ndflow.core import context, devices
+from ndflow.core import context, devices, graph_def
 from ndflow.core import dtypes as _dtypes
 from ndflow.core.shapes import TensorShape, as_shape, fmt
 from ndflow.core.tensor import Tensor
@@ -404,6 +404,10 @@ class Graph:
             mapping.update(zip(op.outputs, new.outputs))
         g._names_in_use = dict(self._names_in_use)
         return g, mapping
+
+    def as_graph_def(self, from_version=None, add_shapes: bool = False):
+        """This graph as a TensorFlow `GraphDef` proto (`add_shapes` adds `_output_shapes`)."""
+        return graph_def.graph_to_graph_def(self, add_shapes=add_shapes)
 
     def __repr__(self):
         return f"<ndflow Graph with {len(self._ops)} ops>"
