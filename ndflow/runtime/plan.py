@@ -20,6 +20,7 @@ import torch
 
 from ndflow.core import devices, dtypes
 from ndflow.core.errors import InvalidArgumentError, OpError
+from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import fmt
 from ndflow.kernels import registry
 from ndflow.ops.apply import numpy_to_torch
@@ -39,16 +40,28 @@ def needed_ops(fetches, targets, fed: set) -> set:
     return need
 
 
-def resolve_device(spec: str, soft_placement: bool = True) -> torch.device:
+def resolve_device(spec: str, soft_placement: bool = True, op=None) -> torch.device:
     """The ATen device for an op's device string (GPU falls back to CPU when allowed)."""
     dt = devices.device_type(spec)
     if dt == "GPU" and devices.gpu_count() == 0:
         if soft_placement:
             return torch.device("cpu")
-        raise InvalidArgumentError(None, None, f"Cannot assign a device for operation: "
-                                   f"Could not satisfy explicit device specification '{spec}' "
-                                   "because no supported kernel for GPU devices is available.")
+        name = op.name if op is not None else "<unknown>"
+        raise InvalidArgumentError(
+            None, op, f"Cannot assign a device for operation {name}: {{{{node {name}}}}} was "
+            f"explicitly assigned to {devices.canonical(spec)} but available devices are "
+            "[ /job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device "
+            "specification refers to a valid device. The requested device appears to be a "
+            f"GPU, but CUDA is not enabled.\n\t [[{name}]]")
     return devices.to_torch_device(spec)
+
+
+def _unfed_placeholder_error(op) -> InvalidArgumentError:
+    shape = op.attrs.get("shape")
+    shown = f" and shape {fmt(shape)}" if shape is not None and shape.rank is not None else ""
+    return InvalidArgumentError(
+        None, op, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
+        f"{dtype_name(op.attrs['dtype'])}{shown}\n\t [[{{{{node {op.name}}}}}]]")
 
 
 class Plan:
@@ -79,7 +92,7 @@ class Plan:
             last_use[t] = len(self.ops)
         nodes = []
         for idx, op in enumerate(self.ops):
-            dev = resolve_device(op.device, soft_placement)
+            dev = resolve_device(op.device, soft_placement, op)
             if op.type == "Const":
                 arr = op.attrs["value"]
                 dt = op.attrs["dtype"]
@@ -88,10 +101,7 @@ class Plan:
                 names[op.outputs[0]] = cname
                 continue
             if op.type == "Placeholder":
-                raise InvalidArgumentError(
-                    None, op, f"You must feed a value for placeholder tensor '{op.name}' with "
-                    f"dtype {op.attrs['dtype'].name} and shape {fmt(op.attrs.get('shape'))}\n\t "
-                    f"[[{{{{node {op.name}}}}}]]")
+                raise _unfed_placeholder_error(op)
             args = []
             for t in op.inputs:
                 expr = names[t]

@@ -1,0 +1,60 @@
+"""`tf.compat.v1.ConfigProto` and friends: TensorFlow's own config protos.
+
+The classes are the real protobuf messages shipped in the tensorboard package, so every
+field TensorFlow users set exists with TensorFlow's defaults and types, and unknown fields
+fail exactly as in TensorFlow (`ValueError: Protocol message ConfigProto has no "foo"
+field.`). `session_settings(config)` reads the parts a Session acts on.
+
+    config = ConfigProto(allow_soft_placement=True,
+                         gpu_options=GPUOptions(allow_growth=True))
+    config.graph_options.rewrite_options.constant_folding = RewriterConfig.OFF
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tensorboard.compat.proto import config_pb2, rewriter_config_pb2
+
+ConfigProto = config_pb2.ConfigProto
+GPUOptions = config_pb2.GPUOptions
+GraphOptions = config_pb2.GraphOptions
+OptimizerOptions = config_pb2.OptimizerOptions
+RunOptions = config_pb2.RunOptions
+RunMetadata = config_pb2.RunMetadata
+RewriterConfig = rewriter_config_pb2.RewriterConfig
+
+_OFF = RewriterConfig.OFF
+
+
+@dataclass
+class SessionSettings:
+    """What a Session takes from its ConfigProto."""
+
+    allow_soft_placement: bool = False
+    log_device_placement: bool = False
+    intra_op_parallelism_threads: int = 0
+    inter_op_parallelism_threads: int = 0
+    pass_config: dict = field(default_factory=dict)
+
+
+def session_settings(config: ConfigProto | None) -> SessionSettings:
+    """The settings of `config` (None: TensorFlow's defaults)."""
+    if config is None:
+        config = ConfigProto()
+    if not isinstance(config, ConfigProto):
+        raise TypeError("Argument `config` must be a tf.ConfigProto, but got "
+                        f'"{type(config).__name__}"')
+    rw = config.graph_options.rewrite_options
+    opt = config.graph_options.optimizer_options
+    all_off = rw.disable_meta_optimizer or opt.opt_level == OptimizerOptions.L0
+    passes = {
+        "constant_folding": not all_off and rw.constant_folding != _OFF,
+        "cse": not all_off and rw.common_subgraph_elimination != _OFF,
+        "rewrite_options": rw,
+    }
+    if opt.max_folded_constant_in_bytes > 0:
+        passes["max_constant_size_in_bytes"] = opt.max_folded_constant_in_bytes
+    return SessionSettings(config.allow_soft_placement, config.log_device_placement,
+                           config.intra_op_parallelism_threads,
+                           config.inter_op_parallelism_threads, passes)
