@@ -29,8 +29,7 @@ from ndflow.core.shapes import TensorShape, as_shape
 from ndflow.core.tensor import _BINARY, _UNARY, OPERATORS, EagerTensor
 from ndflow.ops import state
 from ndflow.ops.apply import convert_to_tensor, register_tensor_conversion_function
-from ndflow.ops.array import identity
-from ndflow.ops.op_def import lookup as lookup_op
+from ndflow.ops.array import group, identity
 from ndflow.ops.random import name_scope
 
 _uid = itertools.count()
@@ -466,21 +465,11 @@ def moving_average_variables(scope=None) -> list:
     return _collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
 
 
-def _group(*inputs, name: str | None = None) -> Operation | None:
-    """A NoOp that runs after `inputs` (ops, tensors or variables) in graph mode."""
-    if context.executing_eagerly():
-        return None
-    graph = context.get_default_graph()
-    deps = [i.op if not isinstance(i, Operation) else i for i in inputs]
-    with graph.control_dependencies(deps):
-        return graph.create_op(lookup_op("NoOp"), [], {}, [], graph.unique_name(name or "NoOp"))
-
-
 def variables_initializer(var_list, name: str = "init") -> Operation | None:
     """`tf.compat.v1.variables_initializer`: one op running the variables' initializers."""
     if context.executing_eagerly():
         return None
-    return _group(*[v.initializer for v in var_list], name=name)
+    return group(*[v.initializer for v in var_list], name=name)
 
 
 def global_variables_initializer() -> Operation | None:
