@@ -180,3 +180,18 @@ def sparse_softmax_cross_entropy_with_logits_v1(_sentinel=None, labels=None, log
                                                 name: str | None = None):
     """`tf.compat.v1.nn.sparse_softmax_cross_entropy_with_logits` (keyword arguments)."""
     return sparse_softmax_cross_entropy_with_logits(labels, logits, name)
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name: str | None = None):
+    """`tf.nn.sigmoid_cross_entropy_with_logits`: max(x, 0) - x * z + log(1 + exp(-|x|))."""
+    logits = convert_to_tensor(logits, name="logits")
+    labels = convert_to_tensor(labels, dtype=logits.dtype, name="labels")
+    if not logits.shape.is_compatible_with(labels.shape):
+        raise ValueError(f"`logits` and `labels` must have the same shape, received "
+                         f"({logits.shape} vs {labels.shape}).")
+    zeros = array_ops.zeros_like(logits)
+    cond = math_ops.greater_equal(logits, zeros)
+    relu_logits = math_ops.where(cond, logits, zeros)
+    neg_abs_logits = math_ops.where(cond, -logits, logits)
+    return math_ops.add(relu_logits - logits * labels,
+                        math_ops.log1p(math_ops.exp(neg_abs_logits)), name=name)

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import ndflow as tf
+from ndflow import nn as nn_public
 from ndflow.autodiff.gradients import gradients
 from ndflow.autodiff.tape import GradientTape
 from ndflow.core import dtypes
@@ -274,3 +275,62 @@ def test_leaky_relu_int_input_is_cast_to_float():
 def test_activation_dtype_errors():
     with pytest.raises(TypeError, match="DataType int32 not in list of allowed values"):
         nn.softmax(tf.constant(np.array([1, 2], np.int32)))
+
+
+SIGMOID_XENT = OpCase(
+    "sigmoid_xent", lambda z, x: nn_public.sigmoid_cross_entropy_with_logits(labels=z, logits=x),
+    [rng.uniform(0, 1, (3, 4)), _r(3, 4)],
+    lambda z, x: np.maximum(x, 0) - x * z + np.log1p(np.exp(-np.abs(x))))
+
+
+def test_sigmoid_xent():
+    check_forward(SIGMOID_XENT)
+    check_gradients(SIGMOID_XENT)
+
+
+def test_dropout_statistics_and_scaling():
+    x = tf.constant(np.ones((200, 50), np.float32))
+    y = nn_public.dropout(x, rate=0.25, seed=3).numpy()
+    assert set(np.unique(y)) <= {0.0, np.float32(1 / 0.75)}
+    assert abs((y == 0).mean() - 0.25) < 0.03
+
+
+def test_dropout_noise_shape_broadcasts_mask():
+    x = tf.constant(np.ones((4, 30), np.float32))
+    y = nn_public.dropout(x, 0.5, noise_shape=[1, 30], seed=1).numpy()
+    assert (y == y[0]).all()
+
+
+def test_dropout_rate_zero_and_errors():
+    x = tf.constant(np.ones((3,), np.float32))
+    assert nn_public.dropout(x, 0.0) is x
+    with pytest.raises(ValueError, match=r"`rate` must be a scalar tensor or a float in the "
+                       r"range \[0, 1\)"):
+        nn_public.dropout(x, 1.0)
+    with pytest.raises(ValueError, match="must be a floating point tensor"):
+        nn_public.dropout(tf.constant(np.ones(3, np.int32)), 0.5)
+    with pytest.raises(ValueError, match="cannot specify both"):
+        nn_public.dropout_v1(x, keep_prob=0.5, rate=0.5)
+
+
+def test_dropout_v1_keep_prob_graph_and_gradient():
+    g = Graph()
+    with g.as_default():
+        x = placeholder(dtypes.float32, [64, 16])
+        y = nn_public.dropout_v1(x, keep_prob=0.8, seed=5)
+        assert y.shape.as_list() == [64, 16]
+        (dx,) = gradients([y], [x])
+    xv = rng.uniform(1, 2, (64, 16)).astype(np.float32)
+    yv, dxv = Plan(g, [x], [y, dx], [], RuntimeContext()).run([torch.from_numpy(xv)])
+    yv, dxv = yv.numpy(), dxv.numpy()
+    kept = yv != 0
+    np.testing.assert_allclose(yv[kept], xv[kept] / 0.8, rtol=1e-6)
+    np.testing.assert_allclose(dxv, kept / 0.8, rtol=1e-6)
+    assert {"RandomUniform", "GreaterEqual", "SelectV2"} <= {op.type for op in
+                                                             g.get_operations()}
+
+
+def test_public_namespace():
+    for name in nn_public.__all__:
+        assert callable(getattr(nn_public, name)), name
+    assert nn_public.compat_v1_names["conv2d"] is nn.conv2d_v1

@@ -1,0 +1,88 @@
+"""`tf.nn.dropout` (TF2, `rate`) and `tf.compat.v1.nn.dropout` (`keep_prob`), composed as
+TF's `_dropout`: x * 1/(1-rate), a RandomUniform noise tensor, keep where noise >= rate
+(SelectV2 against zero)."""
+
+from __future__ import annotations
+
+import numbers
+
+from ndflow.core import context, dtypes
+from ndflow.core.scopes import name_scope
+from ndflow.core.shapes import TensorShape
+from ndflow.core.tensor import Tensor
+from ndflow.ops import array as array_ops
+from ndflow.ops import math as math_ops
+from ndflow.ops import random as random_ops
+from ndflow.ops.apply import convert_to_tensor
+
+
+def _noise_shape(x, noise_shape):
+    if noise_shape is None:
+        if x.shape.is_fully_defined():
+            return x.shape.as_list()
+        return array_ops.shape(x)
+    if isinstance(noise_shape, Tensor):
+        return noise_shape
+    try:
+        ns = TensorShape(noise_shape)
+    except (TypeError, ValueError):
+        return noise_shape
+    if x.shape.rank is not None and ns.rank == x.shape.rank:
+        dims = [xd if nd is None and xd is not None else nd for xd, nd in
+                zip(x.shape.as_list(), ns.as_list())]
+        if all(d is not None for d in dims):
+            return dims
+    return noise_shape
+
+
+def dropout(x, rate, noise_shape=None, seed: int | None = None, name: str | None = None):
+    """`tf.nn.dropout`: zeroes elements with probability `rate`, scales the rest by
+    1 / (1 - rate)."""
+    with name_scope(name, "dropout"):
+        is_number = isinstance(rate, numbers.Real)
+        if is_number and (rate < 0 or rate >= 1):
+            raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). "
+                             f"Received: rate={rate}")
+        x = convert_to_tensor(x, name="x")
+        if not x.dtype.is_floating:
+            raise ValueError(f"`x.dtype` must be a floating point tensor as `x` will be "
+                             f"scaled. Received: x_dtype={x.dtype.name}")
+        if is_number and rate == 0:
+            return x
+        if is_number:
+            scale = convert_to_tensor(1 / (1 - rate), dtype=x.dtype)
+            ret = math_ops.multiply(x, scale)
+            rate_t = convert_to_tensor(rate, dtype=x.dtype)
+        else:
+            rate_t = convert_to_tensor(rate)
+            if rate_t.shape.rank not in (None, 0):
+                raise ValueError(f"Shape must be rank 0 but is rank {rate_t.shape.rank}")
+            if rate_t.dtype is not x.dtype:
+                rate_t = math_ops.cast(rate_t, x.dtype, name="rate")
+            one = convert_to_tensor(1, dtype=x.dtype)
+            ret = math_ops.real_div(x, math_ops.subtract(one, rate_t))
+        noise = random_ops.random_uniform(_noise_shape(x, noise_shape), seed=seed,
+                                          dtype=x.dtype)
+        keep_mask = math_ops.greater_equal(noise, rate_t)
+        zero = convert_to_tensor(0, dtype=x.dtype)
+        out = math_ops.select_v2(keep_mask, ret, zero)
+        if not context.executing_eagerly() and hasattr(out, "set_shape"):
+            out.set_shape(x.shape)
+        return out
+
+
+def dropout_v1(x, keep_prob=None, noise_shape=None, seed: int | None = None,
+               name: str | None = None, rate=None):
+    """`tf.compat.v1.nn.dropout`: `keep_prob` (deprecated) or `rate`."""
+    if keep_prob is not None and rate is not None:
+        raise ValueError("You cannot specify both 'rate' and 'keep_prob'.")
+    if keep_prob is not None:
+        if isinstance(keep_prob, numbers.Real) and not 0 < keep_prob <= 1:
+            raise ValueError(f"`keep_prob` must be a floating point number in the range "
+                             f"(0, 1]. Received: keep_prob={keep_prob}")
+        rate = 1 - keep_prob if isinstance(keep_prob, numbers.Real) else \
+            math_ops.subtract(convert_to_tensor(1, dtype=dtypes.as_dtype(keep_prob.dtype)),
+                              keep_prob)
+    if rate is None:
+        raise ValueError("You must provide a rate to dropout.")
+    return dropout(x, rate, noise_shape=noise_shape, seed=seed, name=name)
