@@ -8,11 +8,9 @@ the raw op, then `* stddev + mean` (or `* (max - min) + min`) in a `random_norma
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 
-from ndflow.core import context, dtypes
+from ndflow.core import dtypes, scopes
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops import math as math_ops
@@ -81,10 +79,8 @@ RandomShuffle = op_def(
 
 
 def name_scope(name, default: str):
-    """A graph name scope (yields the scope prefix), or nothing in eager mode."""
-    if context.executing_eagerly():
-        return contextlib.nullcontext("")
-    return context.get_default_graph().name_scope(name or default)
+    """A graph name scope (yields the scope prefix); names mean nothing in eager mode."""
+    return scopes.name_scope(name, default)
 
 
 def shape_tensor(shape) -> Tensor:

@@ -30,9 +30,19 @@ VarHandleOp = op_def(
     shape=_scalar, grad=NOT_DIFFERENTIABLE, stateful=True,
     doc="Creates a handle to a variable resource named `shared_name` in `container`.")
 
+def _read_shape(ctx):
+    """The declared shape when the handle comes straight from a VarHandleOp, else unknown
+    (variables set the static shape of their reads themselves)."""
+    inputs = getattr(ctx, "_inputs", None)
+    producer = getattr(inputs[0], "op", None) if inputs else None
+    if producer is not None and getattr(producer, "type", None) == "VarHandleOp":
+        return [producer.attrs["shape"]]
+    return [TensorShape(None)]
+
+
 ReadVariableOp = op_def(
     "ReadVariableOp", inputs=["resource: resource"], outputs=["value: dtype"],
-    attrs=["dtype: type"], shape=lambda ctx: [TensorShape(None)], stateful=True,
+    attrs=["dtype: type"], shape=_read_shape, stateful=True,
     doc="Reads the current value of a variable.")
 
 

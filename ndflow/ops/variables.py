@@ -84,6 +84,8 @@ class VariableRef:
 class Variable:
     """A resource variable (`tf.Variable`, also `tf.compat.v1.Variable`)."""
 
+    __array_priority__ = 100  # NumPy defers to our reflected operators
+
     def __init__(self, initial_value=None, trainable=None, validate_shape: bool = True,
                  caching_device=None, name: str | None = None, variable_def=None, dtype=None,
                  import_scope=None, constraint=None, synchronization=None, aggregation=None,

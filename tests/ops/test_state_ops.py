@@ -150,6 +150,7 @@ def test_graph_ops_and_attrs():
     assert h.op.attrs["dtype"] is dtypes.float32 and h.op.attrs["shape"] == TensorShape([2])
     assert init.type == "AssignVariableOp" and init.attrs["dtype"] is dtypes.float32
     assert read.op.type == "ReadVariableOp" and read.dtype is dtypes.float32
+    assert read.shape == TensorShape([2])             # from the VarHandleOp's shape attr
 
 
 def test_graph_run_and_separate_contexts():

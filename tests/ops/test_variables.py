@@ -107,6 +107,9 @@ def test_eager_conversion_and_operators():
     np.testing.assert_array_equal((v > 2).numpy(), a > 2)
     np.testing.assert_array_equal(matmul(v, constant(a)).numpy(), a @ a)
     np.testing.assert_array_equal(convert_to_tensor(v).numpy(), a)
+    r = a + v                                      # NumPy defers to the variable
+    assert isinstance(r, EagerTensor)
+    np.testing.assert_array_equal(r.numpy(), 2 * a)
     assert float(V.Variable(2.5)) == 2.5 and int(V.Variable(3)) == 3
 
 
