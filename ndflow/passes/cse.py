@@ -3,14 +3,16 @@
 Two ops are merged when they have the same type, attrs, inputs (after earlier merges;
 order-free for commutative ops), control inputs (as a set), device and output signature.
 The first one in creation order is kept and the later one's consumers read from it.
-Never merged, as TensorFlow's grappler dedup: stateful ops, placeholders, and preserved
-ops (fetch and feed producers, targets) — so names the caller looks up stay valid.
+Never merged, as TensorFlow's grappler dedup: stateful ops, placeholders, ops reading a
+resource or variant (its value may change between reads), and preserved ops (fetch and
+feed producers, targets) — so names the caller looks up stay valid.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ndflow.core import dtypes
 from ndflow.core.dtypes import DType
 from ndflow.core.graph import Graph, Operation
 from ndflow.core.shapes import TensorShape
@@ -21,6 +23,7 @@ COMMUTATIVE = frozenset({
     "Add", "AddV2", "Mul", "Maximum", "Minimum", "Equal", "NotEqual", "LogicalAnd",
     "LogicalOr", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "SquaredDifference",
 })
+_STATE_DTYPES = (dtypes.resource, dtypes.variant)
 _MAX_HASHED_ELEMENTS = 1 << 20  # larger constants are not compared byte by byte
 
 
@@ -53,7 +56,10 @@ def _key(op: Operation, rw: GraphRewriter):
 
 
 def _can_dedup(op: Operation, preserved: set) -> bool:
-    return not (op.is_stateful or op.type.startswith("Placeholder") or op.name in preserved)
+    if op.is_stateful or op.type.startswith("Placeholder") or op.name in preserved:
+        return False
+    # Reading a resource may see a different value each time (TF: IsFreeOfSideEffect).
+    return not any(t.dtype in _STATE_DTYPES for t in op.inputs)
 
 
 def cse(graph: Graph, ctx: PassContext) -> Graph:

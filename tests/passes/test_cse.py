@@ -6,7 +6,10 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph
+from ndflow.core.shapes import TensorShape
 from ndflow.ops import array, math, nn
+from ndflow.ops.apply import apply_op
+from ndflow.ops.op_def import REGISTRY, op_def
 from ndflow.passes.cse import cse
 from ndflow.passes.pass_context import PassContext
 from tests.passes.graph_helpers import counter, op_counts, run_graph, snapshot
@@ -108,3 +111,21 @@ def test_identical_constants_merge():
     assert [op.name for op in g2.get_operations()] == ["a", "c", "d", "s", "out"]
     assert [t.op.name for t in g2.get_operation_by_name("s").inputs] == ["a", "a"]
     np.testing.assert_allclose(run_graph(g2, ["s:0"])[0], 2 * np.arange(6).reshape(2, 3))
+
+
+def test_ops_reading_resources_are_never_merged():
+    handle_def = REGISTRY.get("NdflowTestHandle") or op_def(
+        "NdflowTestHandle", outputs=["h: resource"], shape=lambda ctx: [TensorShape([])],
+        stateful=True)
+    peek_def = REGISTRY.get("NdflowTestPeek") or op_def(
+        "NdflowTestPeek", inputs=["h: resource"], outputs=["v: float"],
+        shape=lambda ctx: [TensorShape([])])  # deliberately not marked stateful
+    g = Graph()
+    with g.as_default():
+        h = apply_op(handle_def, [], name="h").outputs[0]
+        p1 = apply_op(peek_def, [h], name="p1").outputs[0]
+        p2 = apply_op(peek_def, [h], name="p2").outputs[0]
+        out = array.stack([p1, p2], name="out")
+    del out
+    g2 = cse(g, PassContext(fetches=["out:0"]))
+    assert op_counts(g2) == {"NdflowTestHandle": 1, "NdflowTestPeek": 2, "Pack": 1}
