@@ -236,3 +236,8 @@ def _one_hot(node):
             out = out.movedim(-1, axis).contiguous()
         return out
     return one_hot
+
+
+@kernel(gops.Where)
+def _where(node):
+    return lambda x: torch.nonzero(x)

@@ -5,7 +5,7 @@
   Transpose, InvertPermutation;
 - `array_slicing`: Slice, StridedSlice(+Grad) and `Tensor.__getitem__`, ConcatV2, ConcatOffset;
 - `array_fill`: Fill (`zeros`, `ones`), Range, Tile, BroadcastTo, Pad, PadV2, MirrorPad(+Grad);
-- `array_gather`: GatherV2, UnsortedSegmentSum, OneHot.
+- `array_gather`: GatherV2, UnsortedSegmentSum, OneHot, Where.
 """
 
 from __future__ import annotations
@@ -77,9 +77,11 @@ from ndflow.ops.array_gather import (
     GatherV2,
     OneHot,
     UnsortedSegmentSum,
+    Where,
     gather,
     one_hot,
     unsorted_segment_sum,
+    where,
 )
 from ndflow.ops.array_slicing import (
     ConcatOffset,
@@ -104,6 +106,6 @@ __all__ = [
     "identity_n", "invert_permutation", "no_op", "one_hot", "ones", "ones_like", "pad",
     "partial_shape", "placeholder", "placeholder_with_default", "range", "rank", "reshape",
     "shape", "shape_n", "size", "slice", "slice_helper", "squeeze", "stack", "stop_gradient",
-    "strided_slice", "tile", "transpose", "unsorted_segment_sum", "unstack", "zeros",
-    "zeros_like",
+    "strided_slice", "tile", "transpose", "unsorted_segment_sum", "unstack", "where", "Where",
+    "zeros", "zeros_like",
 ]

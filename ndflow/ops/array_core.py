@@ -141,6 +141,8 @@ NoOp = op_def("NoOp", grad=NOT_DIFFERENTIABLE)
 
 def _ensure_shape_shape(ctx):
     want = ctx.attrs["shape"]
+    if context.executing_eagerly():
+        return [want]
     try:
         return [ctx.shapes[0].merge_with(want)]
     except ValueError:
@@ -411,6 +413,8 @@ def squeeze(input, axis=None, name: str | None = None) -> Tensor:  # noqa: A002
 
 def _pack_shape(ctx):
     axis = ctx.attrs["axis"]
+    if context.executing_eagerly():
+        return [TensorShape(None)]
     merged = TensorShape(None)
     for s in ctx.shapes:
         try:
@@ -484,7 +488,7 @@ def _flat(values):
 
 def _unpack_shape(ctx):
     s, num, axis = ctx.shapes[0], ctx.attrs["num"], ctx.attrs["axis"]
-    if s.rank is None:
+    if s.rank is None or context.executing_eagerly():
         return [TensorShape(None)] * num
     r = s.rank
     if not -r <= axis < r:

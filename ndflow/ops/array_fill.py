@@ -180,9 +180,11 @@ class _Null:
 def _tile_shape(ctx):
     s, m = ctx.shapes
     _rank_check(m, 1)
+    if context.executing_eagerly():
+        return [TensorShape(None)]
     n = m[0] if m.rank == 1 else None
-    if n is not None:
-        _rank_check(s, n)
+    if n is not None and s.rank is not None and s.rank != n:
+        raise ValueError(f"Shape must be rank {s.rank} but is rank {n}")
     r = s.rank if s.rank is not None else n
     if r is None:
         return [TensorShape(None)]

@@ -1,4 +1,4 @@
-"""Array ops, part 4: GatherV2 (`tf.gather`), UnsortedSegmentSum, OneHot."""
+"""Array ops, part 4: GatherV2 (`tf.gather`), UnsortedSegmentSum, OneHot, Where."""
 
 from __future__ import annotations
 
@@ -213,3 +213,18 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
                         "off_value")
     return apply_op(OneHot, [indices, convert_to_tensor(depth, dtypes.int32), on, off],
                     {"axis": -1 if axis is None else axis}, name=name).outputs[0]
+
+
+# -- Where (one-argument tf.where) ---------------------------------------------------------------
+
+Where = op_def("Where", inputs=["input: T"], outputs=["index: int64"],
+               attrs=["T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, "
+                      "bool} = DT_BOOL"],
+               shape=lambda ctx: [TensorShape([None, ctx.shapes[0].rank])
+                                  if ctx.shapes[0].rank is not None else TensorShape(None)],
+               grad=NOT_DIFFERENTIABLE)
+
+
+def where(condition, name: str | None = None) -> Tensor:
+    """`tf.where(condition)`: the coordinates of the true (non-zero) elements, int64."""
+    return apply_op(Where, [condition], name=name).outputs[0]

@@ -59,7 +59,8 @@ def _is_float(a) -> bool:
 def _cast_inputs(case: OpCase, dtype):
     # C-contiguous copies: numeric_gradient perturbs through `reshape(-1)`, which must be a view
     # (a transposed input, e.g. an NCHW test tensor, would otherwise be perturbed in a copy).
-    return [np.ascontiguousarray(a, np.float64) if _is_float(a) else np.ascontiguousarray(a)
+    # np.array(order="C"), not np.ascontiguousarray: the latter turns 0-d inputs into shape [1].
+    return [np.array(a, np.float64, order="C") if _is_float(a) else np.array(a, order="C")
             for a in case.inputs], \
         [dtype if _is_float(a) else dtypes.as_dtype(np.asarray(a).dtype) for a in case.inputs]
 
