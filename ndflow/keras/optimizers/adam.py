@@ -9,7 +9,7 @@ beta powers are computed from `iterations` in the variable's dtype, once per ste
 
 from __future__ import annotations
 
-from ndflow.keras.optimizers.base_optimizer import Optimizer, cast
+from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
 from ndflow.ops import math as math_ops
 from ndflow.ops import training
 
@@ -57,8 +57,9 @@ class Adam(Optimizer):
         b1p, b2p = self._beta_powers(dt)
         i = self._get_variable_index(variable)
         m, v = self._momentums[i], self._velocities[i]
-        args = (b1p, b2p, cast(learning_rate, dt), cast(self.beta_1, dt),
-                cast(self.beta_2, dt), cast(self.epsilon, dt), gradient)
+        # as Keras: beta powers from float32-cast betas, (1 - beta) and epsilon exact
+        args = (b1p, b2p, cast(learning_rate, dt), scalar(self.beta_1, dt),
+                scalar(self.beta_2, dt), scalar(self.epsilon, dt), gradient)
         if self.amsgrad:
             training.resource_apply_adam_with_amsgrad(
                 variable.handle, m.handle, v.handle, self._velocity_hats[i].handle, *args)

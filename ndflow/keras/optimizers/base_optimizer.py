@@ -41,9 +41,15 @@ def auto_name(class_name: str) -> str:
 
 
 def cast(x, dtype):
-    t = convert_to_tensor(x, dtype=dtype) if isinstance(x, (int, float)) else \
-        convert_to_tensor(x)
+    """Keras's `ops.cast` on TF: a Python float becomes a float32 tensor, then is cast (so
+    `cast(0.9, float64)` is float32's 0.9)."""
+    t = convert_to_tensor(x)
     return t if t.dtype is dtype else math_ops.cast(t, dtype)
+
+
+def scalar(x, dtype):
+    """A Python number used as an operand of a `dtype` tensor: converted exactly to `dtype`."""
+    return convert_to_tensor(x, dtype=dtype) if isinstance(x, (int, float)) else cast(x, dtype)
 
 
 class Optimizer:
@@ -241,7 +247,7 @@ class Optimizer:
             out = []
             for g in grads:
                 norm = math_ops.sqrt(math_ops.reduce_sum(math_ops.square(g)))
-                clip = cast(self.clipnorm, g.dtype)
+                clip = scalar(self.clipnorm, g.dtype)
                 out.append(g * clip / math_ops.maximum(norm, clip))
             return out
         if self.global_clipnorm and self.global_clipnorm > 0:
@@ -249,7 +255,7 @@ class Optimizer:
                   if g.dtype is not dtypes.float32 else math_ops.reduce_sum(math_ops.square(g))
                   for g in grads]
             norm = math_ops.sqrt(math_ops.add_n(sq) if len(sq) > 1 else sq[0])
-            clip = cast(self.global_clipnorm, dtypes.float32)
+            clip = scalar(self.global_clipnorm, dtypes.float32)
             scale = clip / math_ops.maximum(norm, clip)
             return [g * cast(scale, g.dtype) for g in grads]
         if self.clipvalue and self.clipvalue > 0:

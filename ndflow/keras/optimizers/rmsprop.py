@@ -11,7 +11,7 @@ built from elementwise ops (there is no momentum slot to hand to the fused op).
 
 from __future__ import annotations
 
-from ndflow.keras.optimizers.base_optimizer import Optimizer, cast
+from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
 from ndflow.ops import math as math_ops
 from ndflow.ops import training
 
@@ -54,11 +54,11 @@ class RMSprop(Optimizer):
         dt = variable.dtype
         i = self._get_variable_index(variable)
         lr = cast(learning_rate, dt)
-        rho, eps = cast(self.rho, dt), cast(self.epsilon, dt)
+        rho, eps = scalar(self.rho, dt), scalar(self.epsilon, dt)  # Python operands, as Keras
         velocity = self._velocities[i]
         if self.momentum > 0:
             mom = self._momentums[i].handle
-            args = (lr, rho, cast(self.momentum, dt), eps, gradient)
+            args = (lr, rho, scalar(self.momentum, dt), eps, gradient)
             if self.centered:
                 training.resource_apply_centered_rms_prop(
                     variable.handle, self._average_gradients[i].handle, velocity.handle, mom,
@@ -66,7 +66,7 @@ class RMSprop(Optimizer):
             else:
                 training.resource_apply_rms_prop(variable.handle, velocity.handle, mom, *args)
             return
-        one_minus_rho = cast(1 - self.rho, dt)
+        one_minus_rho = scalar(1 - self.rho, dt)
         vel = rho * velocity.read_value() + one_minus_rho * math_ops.square(gradient)
         velocity.assign(vel)
         if self.centered:
