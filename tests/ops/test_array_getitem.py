@@ -1,0 +1,105 @@
+"""`Tensor.__getitem__` (one StridedSlice, as TF's `_slice_helper`) against NumPy indexing."""
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+from ndflow.core.graph import Graph
+from ndflow.ops import array as A
+from ndflow.ops.array_slicing import strided_slice_spec
+from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes
+
+E = Ellipsis
+N = None
+S = slice
+
+# (id, index) applied to a float tensor of shape (4, 5, 6).
+SPECS = [
+    ("int", 1), ("neg_int", -1), ("int_int", (2, -3)), ("int_int_int", (0, 4, 5)),
+    ("slice", S(1, 3)), ("slice_open", S(None, 2)), ("slice_from", S(2, None)),
+    ("slice_all", S(None)), ("step2", S(None, None, 2)), ("step3_off", S(1, None, 3)),
+    ("neg_step", S(None, None, -1)), ("neg_step2", S(3, 0, -2)), ("neg_bounds", S(-3, -1)),
+    ("neg_step_neg_bounds", S(-1, -4, -1)), ("clamped", S(-100, 100)),
+    ("clamped_neg_step", S(100, -100, -3)), ("empty", S(3, 1)), ("empty_neg", S(1, 3, -1)),
+    ("two_slices", (S(1, 3), S(None, None, -2))), ("slice_int", (S(None), 2)),
+    ("int_slice", (1, S(4, 0, -1))), ("ellipsis", E), ("ellipsis_int", (E, 1)),
+    ("int_ellipsis", (0, E)), ("int_ellipsis_int", (1, E, -2)),
+    ("ellipsis_slice", (E, S(1, 5, 2))), ("newaxis", N), ("newaxis_mid", (S(None), N, 1)),
+    ("newaxis_end", (E, N)), ("newaxis_twice", (N, 0, N, S(1, 3))),
+    ("ellipsis_newaxis_int", (1, E, N, 2)), ("all_kinds", (S(1, None), N, E, -1)),
+    ("shrink_all_then_new", (0, 0, 0, N)), ("list_is_tuple", [1, 2]),
+    ("full_neg_step_all_dims", (S(None, None, -1),) * 3),
+    ("big_step", S(None, None, 10)), ("ellipsis_only_new", (N, E, N)),
+]
+
+
+def _np_index(spec):
+    return tuple(spec) if isinstance(spec, list) else spec
+
+
+CASES = [OpCase(f"getitem_{name}", (lambda s: lambda x: x[s])(spec),
+                [np.random.default_rng(i).uniform(-1, 1, (4, 5, 6))],
+                (lambda s: lambda x: x[_np_index(s)])(spec))
+         for i, (name, spec) in enumerate(SPECS)]
+CASES += [
+    OpCase("getitem_tensor_index", lambda x, i: x[i], [np.arange(12.0).reshape(3, 4),
+                                                       np.array(-2, np.int32)],
+           lambda x, i: x[int(i)]),
+    OpCase("getitem_tensor_slice", lambda x, i: x[i:, :i], [np.arange(12.0).reshape(3, 4),
+                                                           np.array(1, np.int64)],
+           lambda x, i: x[int(i):, :int(i)]),
+    OpCase("getitem_int_tensor_input", lambda x: x[::-1, 1],
+           [np.arange(12, dtype=np.int64).reshape(3, 4)], lambda x: x[::-1, 1],
+           dtypes=(tf.float64,), low_precision=False, grad=False),
+    OpCase("getitem_scalar_ellipsis", lambda x: x[...], [np.array(3.0)], lambda x: x),
+    OpCase("getitem_scalar_newaxis", lambda x: x[None], [np.array(3.0)], lambda x: x[None]),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_forward(case):
+    check_forward(case)
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_shape_inference(case):
+    check_shapes(case)
+
+
+@pytest.mark.parametrize("case", CASES[::3] + CASES[-4:], ids=str)
+def test_gradient(case):
+    check_gradients(case)
+
+
+def test_strided_slice_spec_negative_stride_canonicalization():
+    masks = dict.fromkeys(("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                           "shrink_axis_mask"), 0)
+    spec = strided_slice_spec([5], [-1], [-6], [-2], masks)
+    assert spec.final == [3] and spec.dense[0][:3] == (4, -1, -2)
+
+
+@pytest.mark.parametrize("bad", [1.5, np.array([1, 2]), "a"])
+def test_invalid_index_types(bad):
+    x = A.constant(np.zeros((3, 3)))
+    with pytest.raises(TypeError, match="Only integers, slices"):
+        x[bad]
+
+
+def test_one_d_tensor_index_is_rejected():
+    x = A.constant(np.zeros((3, 3)))
+    with pytest.raises(TypeError, match="scalar tf.int32/tf.int64 tensors are valid indices"):
+        x[A.constant([0, 1])]
+
+
+def test_multiple_ellipses_rejected():
+    with Graph().as_default():
+        x = A.placeholder(tf.float32, [2, 3])
+        with pytest.raises(ValueError, match="Multiple ellipses in slice spec not allowed"):
+            x[..., 0, ...]
+
+
+def test_stride_zero_rejected():
+    with Graph().as_default():
+        x = A.placeholder(tf.float32, [2, 3])
+        with pytest.raises(ValueError, match=r"strides\[0\] must be non-zero"):
+            x[::0]
