@@ -37,6 +37,13 @@ def _scalar_type_name(dtype) -> str:
     return str(np_type)
 
 
+def _overflow(value, dtype) -> TypeError:
+    return TypeError(
+        f"Type of feed value {value} with type {type(value)} is not compatible with Tensor "
+        f"type {_scalar_type_name(dtype)}. Try explicitly setting the type of the feed tensor "
+        "to a larger type (e.g. int64).")
+
+
 def feed_array(tensor, value, key) -> np.ndarray:
     """`value` fed to `tensor` as a NumPy array of the tensor's dtype (TF's checks)."""
     if isinstance(value, Tensor) and not isinstance(value, EagerTensor):
@@ -50,17 +57,13 @@ def feed_array(tensor, value, key) -> np.ndarray:
     dtype = tensor.dtype
     if dtype in _UNFEEDABLE:
         raise ValueError(f"Tensor {tensor.name} may not be fed.")
-    overflow = TypeError(
-        f"Type of feed value {value} with type {type(value)} is not compatible with Tensor "
-        f"type {_scalar_type_name(dtype)}. Try explicitly setting the type of the feed tensor "
-        "to a larger type (e.g. int64).")
     if isinstance(value, int) and not isinstance(value, bool) and dtype.is_integer and not (
             dtype.min <= value <= dtype.max):
-        raise overflow
+        raise _overflow(value, dtype)
     try:
         arr = np.asarray(value, dtype=_numpy_dtype(dtype))
     except OverflowError:
-        raise overflow from None
+        raise _overflow(value, dtype) from None
     if not tensor.shape.is_compatible_with(arr.shape):
         raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor {tensor.name}, "
                          f"which has shape {tensor.shape}")
