@@ -42,7 +42,10 @@ def call_if_callable(x):
 
 
 def _graph_key():
-    return None if context.executing_eagerly() else context.get_default_graph()
+    """None when executing eagerly outside functions, else the outermost graph (TF keys
+    non-slot variables this way, so a function traced later finds the eager ones)."""
+    with init_scope():
+        return None if context.executing_eagerly() else context.get_default_graph()
 
 
 class Optimizer:

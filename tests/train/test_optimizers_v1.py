@@ -9,9 +9,11 @@ import ndflow  # noqa: F401 - registers ops and kernels
 from ndflow import train
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph, GraphKeys
+from ndflow.core.tensor import EagerTensor
 from ndflow.ops import math as math_ops
 from ndflow.ops import variables
 from ndflow.ops.array import placeholder
+from ndflow.runtime.function import function
 from ndflow.runtime.session import Session
 from tests.train import reference as R
 
@@ -254,3 +256,22 @@ def test_adam_beta_powers_are_float32_non_slot_variables():
     assert float(b2p.numpy()) == float(np.float32(np.float32(0.999) ** 2) * np.float32(0.999))
     assert [v.name for v in opt.variables()] == ["beta1_power:0", "beta2_power:0", "w/Adam:0",
                                                  "w/Adam_1:0"]
+
+
+def test_tf1_optimizer_inside_tf_function():
+    w = variables.Variable(W0, name="w")
+    opt = train.AdamOptimizer(0.1)
+
+    @function
+    def step():
+        opt.minimize(lambda: _loss(w))
+        return w.read_value()
+
+    for _ in range(STEPS):
+        step()
+    assert step.experimental_get_tracing_count() == 1
+    np.testing.assert_allclose(w.numpy(), _ref_states("adam"), rtol=1e-12, atol=1e-12)
+    # slots and beta powers were created outside the function, as eager variables
+    assert [v.name for v in opt.variables()] == ["beta1_power:0", "beta2_power:0", "w/Adam:0",
+                                                 "w/Adam_1:0"]
+    assert all(isinstance(v.handle, EagerTensor) for v in opt.variables())

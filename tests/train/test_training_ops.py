@@ -11,7 +11,7 @@ from ndflow.core import dtypes
 from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
 from ndflow.core.graph import Graph
 from ndflow.core.tensor import EagerTensor
-from ndflow.ops import training
+from ndflow.ops import training, variables
 from ndflow.ops.apply import numpy_to_torch
 from ndflow.ops.array import placeholder
 from ndflow.runtime.plan import Plan
@@ -180,6 +180,20 @@ def test_shape_mismatch_is_rejected_with_tf_message():
     with pytest.raises(InvalidArgumentError, match="var and accum do not have the same shape"):
         training.resource_apply_momentum(_handle(r), _handle(a), 0.1, _t(X0), 0.9)
     assert np.array_equal(_np(r), X0)  # a failed update leaves the variable untouched
+
+
+def test_graph_static_shape_check_uses_the_variable_shape():
+    g = Graph()
+    with g.as_default():
+        w = variables.Variable(X0, name="w")
+        with pytest.raises(ValueError, match=r"Dimension 0 in both shapes must be equal, but are "
+                                             r"7 and 3. Shapes are \[7\] and \[3\]."):
+            training.resource_apply_gradient_descent(w.handle, 0.1, np.zeros(3))
+        with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1"):
+            training.resource_apply_gradient_descent(w, np.array([0.1]), X0)
+        op = training.resource_apply_adam(w, w, w, np.float64(0.9), 0.99, 0.1, 0.9, 0.99, 1e-7,
+                                          X0)
+        assert op.type == "ResourceApplyAdam" and op.get_attr("T") is dtypes.float64
 
 
 def test_uninitialized_variable_is_a_failed_precondition():
