@@ -2,6 +2,10 @@
 
 - nn_activation: Relu, Relu6, Elu, Selu, LeakyRelu, Softplus, Softmax, LogSoftmax (+ grads)
 - nn_conv: Conv2D, DepthwiseConv2dNative and their backprop ops, BiasAdd, BiasAddGrad
+- nn_pool: MaxPool, AvgPool, MaxPoolGrad, MaxPoolGradGrad, AvgPoolGrad
+- nn_norm: FusedBatchNormV3, FusedBatchNormGradV3; batch_normalization, moments
+- nn_loss: (Sparse)SoftmaxCrossEntropyWithLogits, L2Loss; sigmoid cross entropy
+- nn_dropout: dropout (composite over RandomUniform)
 """
 
 from __future__ import annotations
@@ -50,11 +54,13 @@ from ndflow.ops.nn_conv import (  # noqa: F401
     depthwise_conv2d,
     depthwise_conv2d_native,
 )
+from ndflow.ops.nn_dropout import dropout, dropout_v1  # noqa: F401
 from ndflow.ops.nn_loss import (  # noqa: F401
     L2Loss,
     SoftmaxCrossEntropyWithLogits,
     SparseSoftmaxCrossEntropyWithLogits,
     l2_loss,
+    sigmoid_cross_entropy_with_logits,  # noqa: F401
     softmax_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits_v1,
     sparse_softmax_cross_entropy_with_logits,
