@@ -14,11 +14,20 @@ from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels.registry import kernel
 from ndflow.ops import random, random_seed
 
+_MAXINT32 = 2**31 - 1
+
 
 def _generator_fn(node):
     ctx, device = node.ctx, node.device
     seed, seed2 = int(node.attrs["seed"]), int(node.attrs["seed2"])
     name = node.name
+    if node.attrs.get(random_seed.GLOBAL_STREAM_ATTR, False):
+        # Eager ops seeded only by the global seed share one stream per (seed, generation).
+        def get() -> torch.Generator:
+            key = ("random-global", seed, random_seed.generation())
+            return ctx.generator(key, seed, _MAXINT32, device)
+
+        return get
 
     def get() -> torch.Generator:
         key = ("random", name, seed, seed2, random_seed.generation())

@@ -23,6 +23,7 @@ import weakref
 from ndflow.core import context
 
 DEFAULT_GRAPH_SEED = 87654321
+GLOBAL_STREAM_ATTR = "_global_stream"
 _MAXINT32 = 2**31 - 1
 
 _graph_to_seed_dict: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -72,7 +73,17 @@ def get_seed(op_seed: int | None) -> tuple:
 
 
 def op_seed_attrs(op_seed: int | None) -> dict:
-    """`{"seed": s1, "seed2": s2}` for a random op (None becomes 0, as TF's wrappers do)."""
+    """`{"seed": s1, "seed2": s2}` for a random op (None becomes 0, as TF's wrappers do).
+
+    An eager op without an op seed under a global seed would get a fresh op seed per call
+    (TF), i.e. a new kernel and generator per call. Such ops instead draw from one stream per
+    global seed (hidden attr `_global_stream`): calls still differ and `set_seed` still
+    replays them, but memory stays bounded in long eager loops.
+    """
+    if op_seed is None and context.executing_eagerly():
+        global_seed = context.state().seed
+        if global_seed is not None:
+            return {"seed": _truncate_seed(global_seed), "seed2": 0, GLOBAL_STREAM_ATTR: True}
     s1, s2 = get_seed(op_seed)
     return {"seed": s1 or 0, "seed2": s2 or 0}
 

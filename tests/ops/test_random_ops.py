@@ -17,7 +17,7 @@ from ndflow.ops import random as R
 from ndflow.ops import random_seed
 from ndflow.ops.array import constant, placeholder
 from ndflow.runtime.plan import Plan
-from ndflow.runtime.state import RuntimeContext
+from ndflow.runtime.state import EAGER_CONTEXT, RuntimeContext
 
 MAXINT32 = 2**31 - 1
 
@@ -90,6 +90,15 @@ def test_eager_global_seed_only_replays():
         np.testing.assert_array_equal(R.random_normal([4]).numpy(), x)
     tf_random.set_seed(124)
     assert not np.array_equal(R.random_normal([4]).numpy(), xs[0])
+
+
+def test_eager_global_seed_stream_is_bounded():
+    tf_random.set_seed(9)
+    R.random_uniform([2])
+    before = len(EAGER_CONTEXT._generators)
+    for _ in range(50):
+        R.random_uniform([2])
+    assert len(EAGER_CONTEXT._generators) == before      # one stream, not one per call
 
 
 def test_eager_different_op_seeds_differ_and_unseeded_differ():
