@@ -90,8 +90,32 @@ def numpy_to_torch(arr: np.ndarray, dtype, device=None) -> torch.Tensor:
     return t
 
 
+# Eager Python scalars -> EagerTensor (values are immutable, so equal scalars share one).
+_SCALARS: dict = {}
+_MAX_SCALARS = 4096
+
+
 def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
     """`tf.convert_to_tensor`: tensors pass through (dtype checked), values become constants."""
+    vt = type(value)
+    if (vt is float or vt is int or vt is bool) and context.executing_eagerly():
+        if vt is not float or (value == value and value != 0.0):  # NaN, -0.0: not cached
+            key = (vt, value, dtype, dtype_hint, context.eager_device())
+            try:
+                t = _SCALARS.get(key)
+            except TypeError:  # an unhashable dtype spec
+                t, key = None, None
+            if t is None:
+                t = _convert_to_tensor(value, dtype, name, dtype_hint)
+                if key is not None:
+                    if len(_SCALARS) > _MAX_SCALARS:
+                        _SCALARS.clear()
+                    _SCALARS[key] = t
+            return t
+    return _convert_to_tensor(value, dtype, name, dtype_hint)
+
+
+def _convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype is not dtype:
@@ -280,17 +304,121 @@ def infer_shapes(op_def: OpDef, name: str, inputs, attrs: dict, n_out: int, eage
     return [TensorShape(s) if not isinstance(s, TensorShape) else s for s in out]
 
 
+# Eager fast path: (op_def, input dtypes, user attrs) -> the checked, completed attrs dict.
+# When every input is already an EagerTensor, type inference, conversion and attr checks
+# depend on nothing else, so their result is computed once and shared (attrs are read-only).
+_EAGER_ATTRS: dict = {}
+_MAX_EAGER_ATTRS = 20000
+
+
+def _freeze_attr(v):
+    if isinstance(v, (list, tuple)):
+        return tuple(_freeze_attr(x) for x in v)
+    if isinstance(v, np.ndarray):
+        return (v.dtype.str, v.shape, v.tobytes())
+    return v
+
+
+_SCALAR_TYPES = (float, int, bool)
+
+
+def _eager_key(op_def: OpDef, inputs, attrs):
+    """The fast-path key, or None unless inputs are EagerTensors (or Python scalars)."""
+    dts = []
+    for t in inputs:
+        tt = type(t)
+        if tt is EagerTensor:
+            dts.append(t.dtype)
+        elif tt is float or tt is int or tt is bool:
+            dts.append(tt)
+        else:
+            return None
+    if not attrs:
+        return (op_def, tuple(dts), ())
+    items = []
+    for k, v in attrs.items():
+        if isinstance(v, (list, tuple, np.ndarray)):
+            v = _freeze_attr(v)
+        items.append((k, v))
+    return (op_def, tuple(dts), tuple(items))
+
+
+def _has_list_args(op_def: OpDef) -> bool:
+    flag = _LIST_ARGS.get(op_def)
+    if flag is None:
+        flag = _LIST_ARGS[op_def] = any(a.is_list for a in op_def.inputs)
+    return flag
+
+
+_LIST_ARGS: dict = {}
+
+
+def _scalar_dtypes(op_def: OpDef, inputs, final: dict):
+    """Per input: the dtype a Python scalar converts to, when another *tensor* input fixes it
+    (`x + 1.0`); None for tensors. False when some scalar decides its own dtype (`1 + 2`)."""
+    args = op_def.inputs
+    tensor_attrs = {a.type_attr for a, t in zip(args, inputs) if type(t) is EagerTensor}
+    out = []
+    for a, t in zip(args, inputs):
+        if type(t) is EagerTensor:
+            out.append(None)
+        elif a.dtype is not None:
+            out.append(a.dtype)
+        elif a.type_attr in tensor_attrs:
+            out.append(final[a.type_attr])
+        else:
+            return False
+    return out
+
+
+def _eager_attrs(op_def: OpDef, inputs, attrs):
+    """(flat EagerTensor inputs, completed attrs, fast-path key or None) for an eager op."""
+    key = _eager_key(op_def, inputs, attrs)
+    if key is not None:
+        try:
+            entry = _EAGER_ATTRS.get(key)
+        except TypeError:  # an unhashable attr value
+            entry, key = None, None
+        if entry is not None:
+            final, scalar_dtypes = entry
+            if scalar_dtypes is None:
+                return inputs, final, key
+            try:
+                flat = [t if d is None else convert_to_tensor(t, d)
+                        for t, d in zip(inputs, scalar_dtypes)]
+            except (TypeError, ValueError):
+                pass  # the general path below raises TF's error for this value
+            else:
+                return flat, final, _eager_key(op_def, flat, attrs)
+    final = dict(attrs) if attrs else {}
+    _infer_type_attrs(op_def, inputs, final)
+    flat = _convert_inputs(op_def, inputs, final)
+    _check_attrs(op_def, final)
+    if key is not None and not _has_list_args(op_def):
+        scalars = None
+        if any(type(t) is not EagerTensor for t in inputs):
+            scalars = _scalar_dtypes(op_def, inputs, final)
+        if scalars is not False:
+            if len(_EAGER_ATTRS) > _MAX_EAGER_ATTRS:
+                _EAGER_ATTRS.clear()
+            _EAGER_ATTRS[key] = (final, scalars)
+            if scalars is not None:
+                flat_key = _eager_key(op_def, flat, attrs)
+                _EAGER_ATTRS[flat_key] = (final, None)
+                return flat, final, flat_key
+            return flat, final, key
+    return flat, final, None
+
+
 def apply_op(op_def: OpDef, inputs, attrs=None, name: str | None = None):
     """Creates (graph) or runs (eager) `op_def` on `inputs` (one entry per input arg)."""
-    attrs = dict(attrs) if attrs else {}
     if len(inputs) != len(op_def.inputs):
         raise TypeError(f"{op_def.name} takes {len(op_def.inputs)} inputs, got {len(inputs)}")
     if context.executing_eagerly():
-        _infer_type_attrs(op_def, inputs, attrs)
-        flat = _convert_inputs(op_def, inputs, attrs)
-        _check_attrs(op_def, attrs)
-        op = context.hooks.eager_execute(op_def, flat, attrs, name)
+        flat, final, key = _eager_attrs(op_def, inputs, attrs)
+        op = context.hooks.eager_execute(op_def, list(flat), final, name, key)
     else:
+        attrs = dict(attrs) if attrs else {}
         graph = context.get_default_graph()
         _infer_type_attrs(op_def, inputs, attrs)
         op_name = graph.unique_name(name or op_def.name)

@@ -16,6 +16,7 @@ from ndflow.kernels import registry
 from ndflow.ops.apply import EagerOperation, infer_shapes, output_dtypes
 from ndflow.runtime.state import EAGER_CONTEXT
 
+_TorchTensor = torch.Tensor
 _cache: dict = {}
 _device_cache: dict = {}
 _MAX_CACHE = 20000
@@ -51,24 +52,31 @@ def build_kernel(op_def, name, inputs, attrs, device_spec: str, ctx=EAGER_CONTEX
     return registry.lookup(op_def, dev_type)(node), out_dtypes
 
 
-def eager_execute(op_def, inputs, attrs, name=None) -> EagerOperation:
+def eager_execute(op_def, inputs, attrs, name=None, attrs_key=None) -> EagerOperation:
+    """Runs one op now. `attrs_key` (from `apply_op`'s fast path) identifies (op, input
+    dtypes, attrs) so the kernel cache key needs only the input shapes and the device."""
     spec = context.eager_device()
+    vals = [t._value for t in inputs]
     try:
-        key = (op_def, tuple((k, _freeze(v)) for k, v in attrs.items()),
-               tuple(_input_key(t) for t in inputs), spec)
+        if attrs_key is not None:
+            key = (attrs_key, tuple([v.shape if type(v) is _TorchTensor else None
+                                     for v in vals]), spec)
+        else:
+            key = (op_def, tuple((k, _freeze(v)) for k, v in attrs.items()),
+                   tuple(_input_key(t) for t in inputs), spec)
         entry = _cache.get(key)
     except TypeError:  # unhashable attr
         key, entry = None, None
     if entry is None:
-        entry = build_kernel(op_def, name, inputs, attrs, spec)
+        fn, out_dtypes = build_kernel(op_def, name, inputs, attrs, spec)
+        dev = _device(spec)[0]
+        entry = (fn, out_dtypes, len(out_dtypes), None if dev.type == "cpu" else dev)
         if key is not None:
             if len(_cache) > _MAX_CACHE:
                 _cache.clear()
             _cache[key] = entry
-    fn, out_dtypes = entry
-    dev = _device(spec)[0]
-    vals = [t._value for t in inputs]
-    if dev.type != "cpu":
+    fn, out_dtypes, n, dev = entry
+    if dev is not None:
         vals = [v.to(dev) if isinstance(v, torch.Tensor) and v.device != dev else v
                 for v in vals]
     try:
@@ -79,7 +87,6 @@ def eager_execute(op_def, inputs, attrs, name=None) -> EagerOperation:
     except (RuntimeError, IndexError, ValueError, TypeError) as e:
         raise InvalidArgumentError(None, None, f"{_first_line(e)} [Op:{op_def.name}]"
                                    + (f" name: {name}" if name else "")) from None
-    n = len(out_dtypes)
     if n == 1:
         outputs = [EagerTensor(res, out_dtypes[0])]
     elif n == 0:
