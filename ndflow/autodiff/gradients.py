@@ -7,6 +7,7 @@ import enum
 from ndflow.autodiff.backprop import backprop, is_differentiable
 from ndflow.core import context
 from ndflow.core.graph import SymbolicTensor
+from ndflow.core.tensor import EagerTensor
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array import ones_like, zeros_like
 
@@ -17,9 +18,18 @@ class UnconnectedGradients(enum.Enum):
 
 
 def as_source(x):
-    """Variables differentiate through their resource handle (ReadVariableOp's grad)."""
+    """Variables differentiate through their resource handle (ReadVariableOp's grad).
+
+    While a function graph is being traced, an eager tensor or handle stands for the
+    placeholder that captures it (the tensor the traced ops actually consume).
+    """
     handle = getattr(x, "handle", None)
-    return handle if handle is not None else x
+    t = handle if handle is not None else x
+    if isinstance(t, EagerTensor) and not context.executing_eagerly():
+        capture = getattr(context.get_default_graph(), "capture", None)
+        if capture is not None:
+            return capture(t)
+    return t
 
 
 def _between(ys, xs) -> list:

@@ -100,10 +100,11 @@ class GradientTape:
                 raise ValueError(f"Passed in object {t!r} of type '{type(t).__name__}', not "
                                  "tf.Tensor or tf.Variable or ExtensionType.")
             if is_differentiable(t.dtype):
+                t = as_source(t)
                 self._watched[id(t)] = t
 
     def _watch_variable(self, var) -> None:
-        h = var.handle
+        h = as_source(var)
         if id(h) not in self._watched:
             self._watched[id(h)] = h
             self._watched_variables.append(var)
