@@ -413,3 +413,21 @@ def test_second_order_through_function_with_nested_tapes():
     d2y = outer.gradient(dy, x)
     np.testing.assert_allclose(float(dy), 3 * 1.5 ** 2)
     np.testing.assert_allclose(float(d2y), 6 * 1.5)
+
+
+def test_tape_and_tf_gradients_inside_function_reach_captured_variables():
+    from ndflow.ops.variables import Variable
+    v = Variable(np.array([1.0, -2.0]))
+
+    @function
+    def grads(x):
+        with GradientTape() as tape:
+            y = reduce_sum(relu(tf.add(x, v)), [0])
+        (gt,) = tape.gradient(y, [v])
+        (gs,) = gradients(y, [v])
+        return gt, gs, tape.watched_variables()[0] is v
+
+    gt, gs, watched = grads(tf.constant(np.array([0.5, 1.0])))
+    np.testing.assert_allclose(_np(gt), [1.0, 0.0])
+    np.testing.assert_allclose(_np(gs), [1.0, 0.0])
+    assert bool(watched)
