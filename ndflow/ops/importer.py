@@ -85,6 +85,17 @@ def _convert_attrs(nd, d: op_defs.OpDef) -> dict:
                                  f"list of allowed values: {allowed}{where}")
         elif ad.kind == "shape" and not isinstance(value, TensorShape):
             raise ValueError(f"AttrValue for attr '{key}' must be a shape, got {value!r}{where}")
+        elif ad.kind == "bool" and not isinstance(value, bool):
+            raise ValueError(f"AttrValue for attr '{key}' must be a bool, got {value!r}{where}")
+        elif ad.kind.startswith("int") and (not isinstance(value, int)
+                                            or isinstance(value, bool)):
+            raise ValueError(f"AttrValue for attr '{key}' must be an int, got {value!r}{where}")
+        elif ad.kind == "float" and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        elif ad.kind == "float" and not isinstance(value, float):
+            raise ValueError(f"AttrValue for attr '{key}' must be a float, got {value!r}{where}")
+        elif ad.kind.startswith("list(") and not isinstance(value, list):
+            raise ValueError(f"AttrValue for attr '{key}' must be a list, got {value!r}{where}")
         elif ad.kind == "string" and ad.allowed is not None and value not in ad.allowed:
             raise ValueError(f"Value for attr '{key}' of \"{value}\" is not in the list of "
                              f"allowed values: {', '.join(map(repr, ad.allowed))}{where}")

@@ -119,6 +119,8 @@ def test_unknown_op_is_not_found():
     (lambda gd: gd.node[2].attr["T"].CopyFrom(gd.node[4].attr["dtype"]) or
      gd.node[2].attr["T"].__setattr__("type", 10),
      "Value for attr 'T' of bool is not in the list of allowed values"),
+    (lambda gd: gd.node[2].attr["transpose_a"].__setattr__("i", 3),
+     "AttrValue for attr 'transpose_a' must be a bool, got 3; NodeDef: {{node h}}"),
     (lambda gd: gd.node[2].attr["mystery"].__setattr__("i", 3),
      "NodeDef mentions attr 'mystery' not in Op<name=MatMul"),
     (lambda gd: gd.node.add().CopyFrom(gd.node[0]), "Node 'x' is not unique"),
