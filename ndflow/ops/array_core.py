@@ -12,14 +12,27 @@ StridedSlice of those), so `reshape(x, [tf.shape(y)[0], 3])` keeps a static 3.
 from __future__ import annotations
 
 import numpy as np
+import torch
 
 from ndflow.core import context, dtypes
 from ndflow.core.shapes import TensorShape, as_shape, fmt
-from ndflow.core.tensor import Tensor
+from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.op_def import NOT_DIFFERENTIABLE, lookup, op_def
 
 INDEX_ATTR = "{int32, int64} = DT_INT32"
+
+
+def int_tensor(value, dtype_hint=dtypes.int32) -> Tensor:
+    """convert_to_tensor for shape/axis/index arguments; eager Python ints take a fast path."""
+    if context.executing_eagerly() and dtype_hint is dtypes.int32:
+        if type(value) is int or (type(value) in (list, tuple) and
+                                  all(type(v) is int for v in value)):
+            vals = value if type(value) is int else list(value)
+            flat = [vals] if type(vals) is int else vals
+            if all(-2**31 <= v < 2**31 for v in flat):
+                return EagerTensor(torch.tensor(vals, dtype=torch.int32), dtypes.int32)
+    return convert_to_tensor(value, dtype_hint=dtype_hint)
 
 
 def static_value(ctx, i: int):
@@ -335,7 +348,7 @@ Reshape.extra["constant_value"] = _reshape_value
 
 def reshape(tensor, shape, name: str | None = None) -> Tensor:
     """`tf.reshape` (one -1 dimension is inferred)."""
-    return apply_op(Reshape, [tensor, convert_to_tensor(shape, dtype_hint=dtypes.int32)],
+    return apply_op(Reshape, [tensor, int_tensor(shape)],
                     name=name).outputs[0]
 
 
@@ -364,7 +377,7 @@ ExpandDims = op_def("ExpandDims", inputs=["input: T", "dim: Tdim"], outputs=["ou
 
 def expand_dims(input, axis, name: str | None = None) -> Tensor:  # noqa: A002
     """`tf.expand_dims`: inserts a dimension of size 1 at `axis`."""
-    return apply_op(ExpandDims, [input, convert_to_tensor(axis, dtype_hint=dtypes.int32)],
+    return apply_op(ExpandDims, [input, int_tensor(axis)],
                     name=name).outputs[0]
 
 
@@ -616,6 +629,6 @@ def transpose(a, perm=None, conjugate: bool = False, name: str = "transpose") ->
             perm = apply_op(lookup("StridedSlice"), [idx, [0], [0], [-1]],
                             {"begin_mask": 1, "end_mask": 1}).outputs[0]
         else:
-            perm = np.arange(a.shape.rank - 1, -1, -1, dtype=np.int32)
-    return apply_op(Transpose, [a, convert_to_tensor(perm, dtype_hint=dtypes.int32)],
+            perm = list(range(a.shape.rank - 1, -1, -1))
+    return apply_op(Transpose, [a, int_tensor(perm)],
                     name=name).outputs[0]

@@ -13,6 +13,7 @@ from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.array_core import (
     INDEX_ATTR,
     constant,
+    int_tensor,
     partial_shape,
     partial_value,
     reshape,
@@ -72,7 +73,7 @@ Fill.extra["constant_value"] = _fill_value
 
 def fill(dims, value, name: str | None = None) -> Tensor:
     """`tf.fill`: a tensor of shape `dims` filled with the scalar `value`."""
-    return apply_op(Fill, [convert_to_tensor(dims, dtype_hint=dtypes.int32), value],
+    return apply_op(Fill, [int_tensor(dims), value],
                     name=name).outputs[0]
 
 
@@ -219,7 +220,7 @@ def _tile_grad(op, grad):
 
 def tile(input, multiples, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
     """`tf.tile`: repeats `input` `multiples[i]` times along dimension i."""
-    return apply_op(Tile, [input, convert_to_tensor(multiples, dtype_hint=dtypes.int32)],
+    return apply_op(Tile, [input, int_tensor(multiples)],
                     name=name).outputs[0]
 
 
@@ -264,7 +265,7 @@ def _broadcast_to_grad(op, grad):
 
 def broadcast_to(input, shape, name: str | None = None) -> Tensor:  # noqa: A002
     """`tf.broadcast_to`: broadcasts `input` to `shape` (NumPy rules)."""
-    return apply_op(BroadcastTo, [input, convert_to_tensor(shape, dtype_hint=dtypes.int32)],
+    return apply_op(BroadcastTo, [input, int_tensor(shape)],
                     name=name).outputs[0]
 
 

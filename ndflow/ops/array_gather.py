@@ -8,7 +8,7 @@ from ndflow.core import dtypes
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import OPERATORS, Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
-from ndflow.ops.array_core import reshape, shape, static_value, transpose
+from ndflow.ops.array_core import int_tensor, reshape, shape, static_value, transpose
 from ndflow.ops.array_slicing import concat, strided_slice
 from ndflow.ops.op_def import NOT_DIFFERENTIABLE, lookup, op_def
 
@@ -113,8 +113,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims: int = 
     if batch_dims:
         raise NotImplementedError("tf.gather with batch_dims != 0 is not implemented")
     params = convert_to_tensor(params)
-    indices = convert_to_tensor(indices, dtype_hint=dtypes.int32)
-    return apply_op(GatherV2, [params, indices, convert_to_tensor(axis, dtype_hint=dtypes.int32)],
+    indices = int_tensor(indices)
+    return apply_op(GatherV2, [params, indices, int_tensor(axis)],
                     {"batch_dims": batch_dims}, name=name).outputs[0]
 
 

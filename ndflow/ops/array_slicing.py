@@ -20,6 +20,7 @@ from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.array_core import (
     INDEX_ATTR,
     identity,
+    int_tensor,
     merge_message,
     partial_shape,
     partial_value,
@@ -228,7 +229,7 @@ def strided_slice(input_, begin, end, strides=None, begin_mask: int = 0, end_mas
     if strides is None:
         strides = [1] * len(begin) if isinstance(begin, (list, tuple)) else \
             OPERATORS["add"](OPERATORS["multiply"](begin, 0), 1)
-    index = [convert_to_tensor(v, dtype_hint=dtypes.int32) for v in (begin, end, strides)]
+    index = [int_tensor(v) for v in (begin, end, strides)]
     return apply_op(StridedSlice, [input_] + index,
                     {"begin_mask": begin_mask, "end_mask": end_mask,
                      "ellipsis_mask": ellipsis_mask, "new_axis_mask": new_axis_mask,
@@ -297,6 +298,8 @@ def slice_helper(tensor, slice_spec, var=None) -> Tensor:
 def _pack_index(values):
     if any(isinstance(v, Tensor) for v in values):
         return stack(values)
+    if context.executing_eagerly():
+        return int_tensor(values)
     return convert_to_tensor(values, name="stack", dtype_hint=dtypes.int32)
 
 
@@ -371,8 +374,8 @@ def _slice_grad(op, grad):
 
 def slice(input_, begin, size, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     """`tf.slice`: `size[i]` elements from `begin[i]` (-1: all remaining)."""
-    b = convert_to_tensor(begin, dtype_hint=dtypes.int32)
-    s = convert_to_tensor(size, dtype_hint=b.dtype)
+    b = int_tensor(begin)
+    s = int_tensor(size, dtype_hint=b.dtype)
     return apply_op(Slice, [input_, b, s], name=name).outputs[0]
 
 
@@ -498,5 +501,5 @@ def concat(values, axis, name: str = "concat") -> Tensor:
         values = [values]
     if len(values) == 1:
         return identity(values[0], name=name)
-    return apply_op(ConcatV2, [list(values), convert_to_tensor(axis, dtype_hint=dtypes.int32)],
+    return apply_op(ConcatV2, [list(values), int_tensor(axis)],
                     name=name).outputs[0]
