@@ -17,6 +17,7 @@ Attr specs: `name: kind [= default]`, kind one of `type`, `{t1, t2}` (allowed ty
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -143,7 +144,10 @@ def _parse_types(text: str) -> tuple:
 
 def _parse_attr(spec: str) -> tuple[str, AttrDef]:
     name, _, rest = (s.strip() for s in spec.partition(":"))
-    kind, eq, default = (s.strip() for s in rest.partition("="))
+    # The default follows the first "=" that is not part of ">=" (e.g. "int >= 2 = 4").
+    split = re.search(r"(?<![<>])=", rest)
+    kind, eq, default = (rest[:split.start()].strip(), "=", rest[split.end():].strip()) \
+        if split else (rest.strip(), "", "")
     a = AttrDef(name, kind)
     if kind.startswith("{"):
         body = kind[1:-1].strip()
