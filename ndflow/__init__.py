@@ -1,16 +1,141 @@
 """ndflow: TensorFlow's dataflow graphs rebuilt in Python on ATen kernels.
 
     import ndflow as tf
+
+The top level mirrors TensorFlow 2's `tf` namespace; `tf.compat.v1` holds the TF1 API
+(graphs, placeholders, Sessions, `tf.compat.v1.train` optimizers).
 """
 
-from ndflow import kernels, ops, runtime  # noqa: F401 - registration side effects
-from ndflow.core.dtypes import (  # noqa: F401
-    DType, as_dtype, bfloat16, bool, double, float16, float32, float64, half, int8, int16,
-    int32, int64, string, uint8,
+from ndflow import (  # noqa: F401 - registers ops, kernels, runtime hooks  # noqa: F401 - public sub-namespaces
+    compat,
+    config,
+    debugging,
+    dtypes,
+    errors,
+    io,
+    keras,
+    kernels,
+    linalg,
+    math,
+    nn,
+    ops,
+    random,
+    runtime,
+    train,
 )
+from ndflow.autodiff.gradients import UnconnectedGradients  # noqa: F401
+from ndflow.autodiff.tape import GradientTape  # noqa: F401
+from ndflow.core.context import executing_eagerly  # noqa: F401
+from ndflow.core.dtypes import (  # noqa: F401
+    DType,
+    as_dtype,
+    bfloat16,
+    bool,
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    resource,
+    string,
+    uint8,
+    variant,
+)
+from ndflow.core.graph import Graph, GraphKeys, Operation  # noqa: F401
+from ndflow.core.scopes import control_dependencies, device, name_scope  # noqa: F401
+from ndflow.core.shapes import TensorShape  # noqa: F401
 from ndflow.core.tensor import Tensor  # noqa: F401
-from ndflow.ops.apply import convert_to_tensor  # noqa: F401
-from ndflow.ops.array import constant, identity  # noqa: F401
-from ndflow.ops.math import add, matmul  # noqa: F401
+from ndflow.core.tensor_spec import TensorSpec  # noqa: F401
+from ndflow.ops.apply import constant_value as get_static_value  # noqa: F401
+from ndflow.ops.apply import convert_to_tensor, register_tensor_conversion_function  # noqa: F401
+from ndflow.ops.arithmetic import real_div as realdiv  # noqa: F401
+from ndflow.ops.array import (  # noqa: F401
+    broadcast_to,
+    concat,
+    constant,
+    ensure_shape,
+    expand_dims,
+    fill,
+    gather,
+    group,
+    identity,
+    identity_n,
+    no_op,
+    one_hot,
+    ones,
+    ones_like,
+    pad,
+    range,
+    rank,
+    reshape,
+    shape,
+    shape_n,
+    size,
+    slice,
+    squeeze,
+    stack,
+    stop_gradient,
+    strided_slice,
+    tile,
+    transpose,
+    unstack,
+    zeros,
+    zeros_like,
+)
+from ndflow.ops.importer import import_graph_def  # noqa: F401
+from ndflow.ops.init_ops import Constant as constant_initializer  # noqa: F401
+from ndflow.ops.init_ops import Ones as ones_initializer  # noqa: F401
+from ndflow.ops.init_ops import RandomNormal as random_normal_initializer  # noqa: F401
+from ndflow.ops.init_ops import RandomUniform as random_uniform_initializer  # noqa: F401
+from ndflow.ops.init_ops import Zeros as zeros_initializer  # noqa: F401
+from ndflow.ops.math import (  # noqa: F401
+    abs,
+    add,
+    add_n,
+    argmax,
+    argmin,
+    cast,
+    clip_by_value,
+    divide,
+    equal,
+    exp,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    logical_and,
+    logical_not,
+    logical_or,
+    matmul,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    not_equal,
+    pow,
+    reduce_all,
+    reduce_any,
+    reduce_logsumexp,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+    sigmoid,
+    sign,
+    sqrt,
+    square,
+    subtract,
+    tanh,
+    truediv,
+    where,
+)
+from ndflow.ops.variables import Variable  # noqa: F401
+from ndflow.runtime.function import function  # noqa: F401
 
+newaxis = None
 __version__ = "0.1.0"

@@ -1,0 +1,215 @@
+"""Training-step time of the MNIST example's CNN: ndflow vs TensorFlow and PyTorch eager.
+
+Times one step (forward, backward, momentum update) at batch 64 on the same data:
+- ndflow Session (TF1 graph), ndflow tf.function, ndflow eager;
+- TensorFlow graph mode (tf.function), when a TensorFlow interpreter is available
+  (TF_PYTHON, default /work/tfvenv/bin/python; run as a subprocess on the same data, since
+  ndflow never imports TensorFlow);
+- PyTorch eager (torch.nn.functional + autograd + torch.optim.SGD).
+Prints the median of at least 20 steps after warm-up for each, and ratios to TensorFlow.
+
+    python benchmarks/mnist_cnn.py [--steps 30] [--warmup 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+import ndflow as tf
+
+BATCH = 64
+
+
+def make_data(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-0.5, 0.5, (BATCH, 28, 28, 1)).astype(np.float32)
+    y = rng.integers(0, 10, (BATCH,)).astype(np.int64)
+    params = {
+        "conv1_weights": rng.normal(0, 0.1, (5, 5, 1, 32)),
+        "conv1_biases": np.zeros(32),
+        "conv2_weights": rng.normal(0, 0.1, (5, 5, 32, 64)),
+        "conv2_biases": np.full(64, 0.1),
+        "fc1_weights": rng.normal(0, 0.1, (3136, 512)),
+        "fc1_biases": np.full(512, 0.1),
+        "fc2_weights": rng.normal(0, 0.1, (512, 10)),
+        "fc2_biases": np.full(10, 0.1),
+    }
+    return x, y, {k: v.astype(np.float32) for k, v in params.items()}
+
+
+def median_ms(step, steps: int, warmup: int) -> float:
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(steps):
+        t = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t)
+    return 1000 * float(np.median(times))
+
+
+# -- ndflow ----------------------------------------------------------------------------------------
+
+def _ndflow_model(p, data):
+    conv = tf.nn.conv2d(data, p["conv1_weights"], strides=[1, 1, 1, 1], padding="SAME")
+    relu = tf.nn.relu(tf.nn.bias_add(conv, p["conv1_biases"]))
+    pool = tf.nn.max_pool(relu, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")
+    conv = tf.nn.conv2d(pool, p["conv2_weights"], strides=[1, 1, 1, 1], padding="SAME")
+    relu = tf.nn.relu(tf.nn.bias_add(conv, p["conv2_biases"]))
+    pool = tf.nn.max_pool(relu, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")
+    reshape = tf.reshape(pool, [BATCH, 3136])
+    hidden = tf.nn.relu(tf.matmul(reshape, p["fc1_weights"]) + p["fc1_biases"])
+    hidden = tf.nn.dropout(hidden, rate=0.5, seed=1)
+    logits = tf.matmul(hidden, p["fc2_weights"]) + p["fc2_biases"]
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=p["y"], logits=logits))
+    return loss + 5e-4 * (tf.nn.l2_loss(p["fc1_weights"]) + tf.nn.l2_loss(p["fc2_weights"]))
+
+
+def ndflow_session(x, y, params, steps, warmup):
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        xp = v1.placeholder(tf.float32, [BATCH, 28, 28, 1])
+        yp = v1.placeholder(tf.int64, [BATCH])
+        p = {k: tf.Variable(v) for k, v in params.items()}
+        loss = _ndflow_model(dict(p, y=yp), xp)
+        train = v1.train.MomentumOptimizer(0.01, 0.9).minimize(loss)
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            feed = {xp: x, yp: y}
+            return median_ms(lambda: sess.run(train, feed), steps, warmup)
+
+
+def ndflow_function(x, y, params, steps, warmup, eager=False):
+    p = {k: tf.Variable(v) for k, v in params.items()}
+    variables = list(p.values())
+    opt = tf.keras.optimizers.SGD(0.01, momentum=0.9)
+    xt, yt = tf.constant(x), tf.constant(y)
+
+    def step(data, labels):
+        with tf.GradientTape() as tape:
+            loss = _ndflow_model(dict(p, y=labels), data)
+        opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        return loss
+
+    fn = step if eager else tf.function(step)
+    return median_ms(lambda: fn(xt, yt).numpy(), steps, warmup)
+
+
+# -- PyTorch eager ---------------------------------------------------------------------------------
+
+def torch_eager(x, y, params, steps, warmup):
+    p = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
+    w1 = p["conv1_weights"].detach().permute(3, 2, 0, 1).contiguous().requires_grad_()
+    w2 = p["conv2_weights"].detach().permute(3, 2, 0, 1).contiguous().requires_grad_()
+    ps = [w1, p["conv1_biases"], w2, p["conv2_biases"], p["fc1_weights"], p["fc1_biases"],
+          p["fc2_weights"], p["fc2_biases"]]
+    opt = torch.optim.SGD(ps, lr=0.01, momentum=0.9)
+    xt = torch.tensor(x).permute(0, 3, 1, 2).contiguous()
+    yt = torch.tensor(y)
+
+    def step():
+        opt.zero_grad()
+        h = F.max_pool2d(F.relu(F.conv2d(xt, w1, p["conv1_biases"], padding=2)), 2)
+        h = F.max_pool2d(F.relu(F.conv2d(h, w2, p["conv2_biases"], padding=2)), 2)
+        h = F.relu(h.reshape(BATCH, -1) @ p["fc1_weights"] + p["fc1_biases"])
+        h = F.dropout(h, 0.5)
+        logits = h @ p["fc2_weights"] + p["fc2_biases"]
+        loss = F.cross_entropy(logits, yt) + 5e-4 * 0.5 * (
+            (p["fc1_weights"] ** 2).sum() + (p["fc2_weights"] ** 2).sum())
+        loss.backward()
+        opt.step()
+
+    return median_ms(step, steps, warmup)
+
+
+# -- TensorFlow (subprocess) -----------------------------------------------------------------------
+
+_TF_SCRIPT = r"""
+import json, sys, time
+import numpy as np
+import tensorflow as tf
+d = np.load(sys.argv[1]); steps, warmup = int(sys.argv[2]), int(sys.argv[3])
+x, y = tf.constant(d["x"]), tf.constant(d["y"])
+p = {k[2:]: tf.Variable(d[k]) for k in d.files if k.startswith("p_")}
+variables = list(p.values())
+opt = tf.keras.optimizers.SGD(0.01, momentum=0.9)
+@tf.function
+def step(data, labels):
+    with tf.GradientTape() as tape:
+        conv = tf.nn.conv2d(data, p["conv1_weights"], [1, 1, 1, 1], "SAME")
+        h = tf.nn.relu(tf.nn.bias_add(conv, p["conv1_biases"]))
+        h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+        conv = tf.nn.conv2d(h, p["conv2_weights"], [1, 1, 1, 1], "SAME")
+        h = tf.nn.relu(tf.nn.bias_add(conv, p["conv2_biases"]))
+        h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+        h = tf.nn.relu(tf.matmul(tf.reshape(h, [64, 3136]), p["fc1_weights"]) + p["fc1_biases"])
+        h = tf.nn.dropout(h, rate=0.5, seed=1)
+        logits = tf.matmul(h, p["fc2_weights"]) + p["fc2_biases"]
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=labels, logits=logits))
+        loss += 5e-4 * (tf.nn.l2_loss(p["fc1_weights"]) + tf.nn.l2_loss(p["fc2_weights"]))
+    opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
+    return loss
+for _ in range(warmup): step(x, y).numpy()
+ts = []
+for _ in range(steps):
+    t = time.perf_counter(); step(x, y).numpy(); ts.append(time.perf_counter() - t)
+print(json.dumps({"tf_graph_ms": 1000 * float(np.median(ts)), "version": tf.__version__}))
+"""
+
+
+def tensorflow_graph(x, y, params, steps, warmup):
+    tf_python = os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python")
+    if not os.path.exists(tf_python):
+        return None, "not installed"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "data.npz")
+        np.savez(path, x=x, y=y, **{"p_" + k: v for k, v in params.items()})
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+        out = subprocess.run([tf_python, "-c", _TF_SCRIPT, path, str(steps), str(warmup)],
+                             capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        return None, out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    return res["tf_graph_ms"], res["version"]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=10)
+    args = ap.parse_args(argv)
+    x, y, params = make_data()
+    results = {}
+    tf_ms, tf_info = tensorflow_graph(x, y, params, args.steps, args.warmup)
+    results["ndflow Session (graph)"] = ndflow_session(x, y, params, args.steps, args.warmup)
+    results["ndflow tf.function"] = ndflow_function(x, y, params, args.steps, args.warmup)
+    results["ndflow eager"] = ndflow_function(x, y, params, args.steps, args.warmup, eager=True)
+    results["PyTorch eager"] = torch_eager(x, y, params, args.steps, args.warmup)
+    if tf_ms is not None:
+        results[f"TensorFlow {tf_info} graph"] = tf_ms
+    print(f"MNIST CNN training step, batch {BATCH}, median of {args.steps} steps "
+          f"after {args.warmup} warm-up")
+    for name, ms in results.items():
+        ratio = f"  {ms / tf_ms:5.2f}x TF graph" if tf_ms else ""
+        print(f"  {name:28s} {ms:8.2f} ms{ratio}")
+    if tf_ms is None:
+        print(f"  TensorFlow: {tf_info}")
+    torch_ms = results["PyTorch eager"]
+    print(f"  ndflow Session / PyTorch eager: {results['ndflow Session (graph)'] / torch_ms:.2f}x")
+    return results
+
+
+if __name__ == "__main__":
+    sys.exit(0 if main() else 1)

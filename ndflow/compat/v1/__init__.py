@@ -1,0 +1,200 @@
+"""`tf.compat.v1`: TensorFlow 1's API — graphs, placeholders, Sessions, variable scopes."""
+
+from ndflow.autodiff.gradients import gradients  # noqa: F401
+from ndflow.compat.v1 import initializers, nn, random, train  # noqa: F401
+from ndflow.core import context as _context
+from ndflow.core.context import (  # noqa: F401
+    executing_eagerly,  # noqa: F401
+    get_default_graph,
+    reset_default_graph,
+)
+from ndflow.core.dtypes import (  # noqa: F401
+    DType,
+    as_dtype,
+    bfloat16,
+    bool,
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    resource,
+    string,
+    uint8,
+    variant,
+)
+from ndflow.core.graph import Graph, GraphKeys, Operation  # noqa: F401
+from ndflow.core.scopes import (  # noqa: F401
+    control_dependencies,
+    device,
+    get_name_scope,
+    name_scope,  # noqa: F401
+)
+from ndflow.core.shapes import TensorShape  # noqa: F401
+from ndflow.core.tensor import Tensor  # noqa: F401
+from ndflow.ops.apply import convert_to_tensor  # noqa: F401
+from ndflow.ops.array import (  # noqa: F401
+    concat,
+    constant,
+    expand_dims,
+    fill,
+    gather,
+    group,
+    identity,
+    no_op,
+    one_hot,
+    ones,
+    ones_like,
+    pad,
+    placeholder,
+    placeholder_with_default,
+    range,
+    rank,
+    reshape,
+    shape,
+    size,
+    slice,
+    squeeze,
+    stack,
+    stop_gradient,
+    strided_slice,
+    tile,
+    transpose,
+    unstack,
+    zeros,
+    zeros_like,
+)
+from ndflow.ops.importer import import_graph_def  # noqa: F401
+from ndflow.ops.init_ops import (  # noqa: F401
+    constant_initializer,
+    glorot_normal_initializer,
+    glorot_uniform_initializer,
+    ones_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    truncated_normal_initializer,
+    variance_scaling_initializer,
+    zeros_initializer,
+)
+from ndflow.ops.math import (  # noqa: F401
+    abs,
+    add,
+    add_n,
+    argmax,
+    argmin,
+    cast,
+    clip_by_value,
+    divide,
+    equal,
+    exp,
+    floordiv,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    logical_and,
+    logical_not,
+    logical_or,
+    matmul,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    pow,
+    reduce_all,
+    reduce_any,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+    sigmoid,
+    sign,
+    sqrt,
+    square,
+    subtract,
+    tanh,
+    to_double,
+    to_float,
+    to_int32,
+    to_int64,
+    truediv,
+)
+from ndflow.ops.random import (  # noqa: F401
+    random_normal,
+    random_shuffle,
+    random_uniform,
+    truncated_normal,
+)
+from ndflow.ops.random_seed import get_seed, set_random_seed  # noqa: F401
+from ndflow.ops.variable_scope import (  # noqa: F401
+    AUTO_REUSE,
+    VariableScope,
+    get_local_variable,
+    get_variable,
+    get_variable_scope,
+    variable_scope,
+)
+from ndflow.ops.variables import (  # noqa: F401
+    Variable,
+    all_variables,
+    global_variables,
+    global_variables_initializer,
+    is_variable_initialized,
+    local_variables,
+    local_variables_initializer,
+    model_variables,
+    trainable_variables,
+    variables_initializer,
+)
+from ndflow.runtime.config_proto import (  # noqa: F401  # noqa: F401
+    ConfigProto,
+    GPUOptions,
+    GraphOptions,
+    OptimizerOptions,
+    RunMetadata,
+    RunOptions,
+)
+from ndflow.runtime.session import (  # noqa: F401
+    InteractiveSession,
+    Session,
+    get_default_session,  # noqa: F401
+)
+
+initialize_all_variables = global_variables_initializer
+
+
+def disable_eager_execution() -> None:
+    """Switches the process to TF1 graph mode: ops build into the default graph."""
+    _context.set_eager_enabled(False)
+
+
+def enable_eager_execution(config=None, device_policy=None, execution_mode=None) -> None:
+    _context.set_eager_enabled(True)
+
+
+def disable_v2_behavior() -> None:
+    disable_eager_execution()
+
+
+def enable_v2_behavior() -> None:
+    enable_eager_execution()
+
+
+def add_to_collection(name, value) -> None:
+    get_default_graph().add_to_collection(name, value)
+
+
+def get_collection(key, scope=None) -> list:
+    return get_default_graph().get_collection(key, scope)
+
+
+def get_collection_ref(key) -> list:
+    return get_default_graph().get_collection_ref(key)

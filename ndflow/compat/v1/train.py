@@ -1,0 +1,18 @@
+"""`tf.compat.v1.train`: TF1 optimizers, learning-rate decay, the global step."""
+
+from ndflow.train import (  # noqa: F401
+    AdamOptimizer,
+    GradientDescentOptimizer,
+    MomentumOptimizer,
+    Optimizer,
+    RMSPropOptimizer,
+    assert_global_step,
+    create_global_step,
+    exponential_decay,
+    get_global_step,
+    get_or_create_global_step,
+    global_step,
+    inverse_time_decay,
+    piecewise_constant,
+    polynomial_decay,
+)

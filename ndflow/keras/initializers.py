@@ -1,0 +1,37 @@
+"""`tf.keras.initializers`."""
+
+from ndflow.ops.init_ops import (  # noqa: F401
+    Constant,
+    GlorotNormal,
+    GlorotUniform,
+    HeNormal,
+    HeUniform,
+    Identity,
+    Initializer,
+    LecunNormal,
+    LecunUniform,
+    Ones,
+    RandomNormal,
+    RandomUniform,
+    TruncatedNormal,
+    VarianceScaling,
+    Zeros,
+    deserialize,
+    get,
+    glorot_normal,
+    glorot_uniform,
+    he_normal,
+    he_uniform,
+    identity,
+    lecun_normal,
+    lecun_uniform,
+    ones,
+    random_normal,
+    random_uniform,
+    serialize,
+    truncated_normal,
+    variance_scaling,
+    zeros,
+)
+
+constant = Constant

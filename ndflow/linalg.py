@@ -1,0 +1,3 @@
+"""`tf.linalg`: matrix products."""
+
+from ndflow.ops.math import matmul  # noqa: F401
