@@ -16,6 +16,8 @@ for the next kernel). `s` names the failing node in errors.
 
 from __future__ import annotations
 
+import time
+
 import torch
 
 from ndflow.core import devices, dtypes
@@ -91,6 +93,7 @@ class Plan:
         for t in self.fetches:
             last_use[t] = len(self.ops)
         nodes = []
+        self._knames = []
         for idx, op in enumerate(self.ops):
             dev = resolve_device(op.device, soft_placement, op)
             if op.type == "Const":
@@ -117,6 +120,7 @@ class Plan:
             kname = f"k{idx}"
             scope[kname] = fn
             nodes.append(op)
+            self._knames.append(kname)
             n_out = len(op.outputs)
             outs = []
             for j, t in enumerate(op.outputs):
@@ -153,6 +157,7 @@ class Plan:
         self.source = "\n".join(src)
         code = compile(self.source, f"<plan {id(self):x}>", "exec")
         exec(code, scope)  # noqa: S102 - our own generated straight-line code
+        self._scope = scope
         return scope["run"]
 
     def _node_error(self, e: Exception, step: int, is_op_error: bool) -> Exception:
@@ -167,3 +172,32 @@ class Plan:
     def run(self, feed_values):
         """Runs one step: `feed_values` are ATen tensors in `feeds` order; returns fetches."""
         return self._run(*feed_values)
+
+    def profile(self, feed_values, steps: int = 10) -> list:
+        """Per-node wall time: [(op name, op type, mean seconds per step)], slowest first.
+
+        Kernels are wrapped with timers for `steps` runs, then restored; the plan's normal
+        runs never pay for timing.
+        """
+        totals = [0.0] * len(self._nodes)
+        originals = {}
+        for i, op in enumerate(self._nodes):
+            kname = self._knames[i]
+            originals[kname] = fn = self._scope[kname]
+            self._scope[kname] = _timed(fn, totals, i)
+        try:
+            for _ in range(steps):
+                self._run(*feed_values)
+        finally:
+            self._scope.update(originals)
+        rows = [(op.name, op.type, t / steps) for op, t in zip(self._nodes, totals)]
+        return sorted(rows, key=lambda r: -r[2])
+
+
+def _timed(fn, totals: list, i: int):
+    def timed(*args):
+        t = time.perf_counter()
+        out = fn(*args)
+        totals[i] += time.perf_counter() - t
+        return out
+    return timed
