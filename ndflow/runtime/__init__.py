@@ -2,5 +2,7 @@
 
 from ndflow.runtime import eager, session  # noqa: F401 - install the eager and session hooks
 from ndflow.runtime.memory import keep_freed_memory
+from ndflow.runtime.threads import apply_thread_settings
 
 keep_freed_memory()
+apply_thread_settings()

@@ -33,3 +33,11 @@ def test_freed_tensor_memory_stays_in_the_process():
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc tuning is Linux-only")
 def test_switch_off_restores_glibc_behaviour():
     assert _released_bytes("0") > 12 * 1024 * 1024
+
+
+def test_intra_op_threads_follow_tf_num_intraop_threads():
+    probe = "import ndflow, torch; print(torch.get_num_threads())"
+    env = dict(os.environ, TF_NUM_INTRAOP_THREADS="1")
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == "1"
