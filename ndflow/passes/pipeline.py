@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ndflow.core import logging
 from ndflow.core.graph import Graph
 from ndflow.passes.constant_folding import constant_folding
 from ndflow.passes.cse import cse
@@ -69,10 +70,13 @@ def run_pipeline(graph: Graph, ctx: PassContext,
     for spec in PIPELINE if passes is None else passes:
         if not spec.required and not ctx.enabled(spec.name):
             continue
+        before = len(out.get_operations())
         result = spec.fn(out, ctx)
         if not isinstance(result, Graph):
             raise TypeError(f"Graph pass '{spec.name}' returned {type(result).__name__}, "
                             "not a Graph")
+        logging.vlog("pipeline", 1, f"Graph pass {spec.name}: {before} -> "
+                     f"{len(result.get_operations())} nodes")
         out = result
     if out is graph:  # no pass ran: still never hand the caller's graph to be compiled
         out, _ = graph.copy()

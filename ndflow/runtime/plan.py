@@ -20,7 +20,7 @@ import time
 
 import torch
 
-from ndflow.core import devices, dtypes
+from ndflow.core import devices, dtypes, logging
 from ndflow.core.errors import InvalidArgumentError, OpError
 from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import fmt
@@ -143,6 +143,8 @@ class Plan:
             if dead:
                 lines.append(f"        del {', '.join(dead)}")
         self.num_kernels = len(nodes)
+        logging.vlog("plan", 1, f"Compiled plan: {len(nodes)} kernels, {len(self.feeds)} feeds, "
+                     f"{len(self.fetches)} fetches")
         self._nodes = nodes
         ret = ", ".join(names[t] for t in self.fetches)
         args = ", ".join(f"f{i}" for i in range(len(self.feeds)))
