@@ -4,6 +4,7 @@ from types import SimpleNamespace
 
 import torch
 
+from ndflow.core import optimizer_options as _optimizer_options
 from ndflow.runtime.device_config import (  # noqa: F401
     LogicalDevice,
     LogicalDeviceConfiguration,
@@ -39,4 +40,11 @@ threading = SimpleNamespace(
     set_intra_op_parallelism_threads=lambda n: torch.set_num_threads(n) if n else None,
     get_inter_op_parallelism_threads=torch.get_num_interop_threads,
     set_inter_op_parallelism_threads=lambda n: None,
+)
+
+optimizer = SimpleNamespace(
+    set_experimental_options=_optimizer_options.set_experimental_options,
+    get_experimental_options=_optimizer_options.get_experimental_options,
+    set_jit=_optimizer_options.set_jit,
+    get_jit=_optimizer_options.get_jit,
 )
