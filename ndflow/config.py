@@ -4,6 +4,7 @@ from types import SimpleNamespace
 
 import torch
 
+from ndflow.core import context as _context
 from ndflow.core import optimizer_options as _optimizer_options
 from ndflow.runtime.device_config import (  # noqa: F401
     LogicalDevice,
@@ -17,6 +18,9 @@ from ndflow.runtime.device_config import (  # noqa: F401
     set_visible_devices,
 )
 from ndflow.runtime.function import functions_run_eagerly, run_functions_eagerly  # noqa: F401
+
+get_soft_device_placement = _context.soft_device_placement
+set_soft_device_placement = _context.set_soft_device_placement
 
 
 def _set_memory_growth(device, enable: bool) -> None:

@@ -14,9 +14,11 @@ from types import SimpleNamespace
 
 from ndflow.core import devices
 
-hooks = SimpleNamespace(eager_execute=None, default_session=None, run_in_session=None)
+hooks = SimpleNamespace(eager_execute=None, default_session=None, run_in_session=None,
+                        placement_changed=None)
 
 _eager_enabled = True
+_soft_device_placement = True  # tf.config.set_soft_device_placement (TF 2 default: on)
 _global_default_graph = None
 _graph_factory = None  # set by graph.py (same layer) to break the module cycle
 
@@ -49,6 +51,18 @@ def eager_enabled() -> bool:
 def set_eager_enabled(flag: bool) -> None:
     global _eager_enabled
     _eager_enabled = flag
+
+
+def soft_device_placement() -> bool:
+    """Whether ops asking for an unavailable device run on the CPU instead (TF 2 default)."""
+    return _soft_device_placement
+
+
+def set_soft_device_placement(enabled: bool) -> None:
+    global _soft_device_placement
+    _soft_device_placement = bool(enabled)
+    if hooks.placement_changed is not None:
+        hooks.placement_changed()  # eager kernels cached with the old placement
 
 
 def get_default_graph():

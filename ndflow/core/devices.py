@@ -1,21 +1,21 @@
 """Device names as TensorFlow writes them, and their ATen devices.
 
-Accepted: `/device:CPU:0`, `/CPU:0`, `/cpu:0`, `/GPU:1`, `gpu`, `/job:localhost/replica:0/task:0/device:GPU:0`,
-and partial specs such as `/device:GPU` (index unset). Canonical form: `/device:CPU:0`.
+Parsed by TensorFlow's rules (`DeviceSpec.from_string`): `/device:CPU:0`, `/CPU:0`, `/cpu:0`,
+`/GPU:1`, `gpu`, `/job:localhost/replica:0/task:0/device:GPU:0`; any type is allowed after
+`device:` (`/device:FOO:0` parses, placement then decides), a bare `TYPE[:N]` only for the
+short types below. Anything else is TF's ValueError. Canonical form: `/device:CPU:0`.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
 
-_FIELD = re.compile(r"^(job|replica|task|device):(.*)$")
-_DEVICE = re.compile(r"^([A-Za-z_]+)(?::(\d+|\*))?$")
-KNOWN_TYPES = ("CPU", "GPU")
+KNOWN_TYPES = ("CPU", "GPU")  # the types ndflow can place ops on
+SHORT_TYPES = ("CPU", "GPU", "TPU", "CUSTOM", "EPU")  # TF's types usable without `device:`
 
 
 @dataclass(frozen=True)
@@ -32,22 +32,23 @@ class DeviceSpec:
             return cls()
         if not isinstance(spec, str):
             raise ValueError(f"Device specification must be a string, got {spec!r}")
-        fields = {}
-        parts = [p for p in spec.strip().split("/") if p]
-        for part in parts:
-            m = _FIELD.match(part)
-            if m:
-                key, val = m.group(1), m.group(2)
-                if key == "device":
-                    fields.update(_parse_device(val, spec))
-                elif key == "job":
-                    fields["job"] = val
-                else:
-                    if not val.isdigit():
-                        raise ValueError(f"Unknown attribute: '{part}' in '{spec}'")
-                    fields[key] = int(val)
-            else:
-                fields.update(_parse_device(part, spec))
+        fields: dict = {}
+        for y in (part.split(":") for part in spec.split("/")):
+            ly = len(y)
+            if ly == 2 and y[0] == "job":
+                fields["job"] = y[1]
+            elif ly == 2 and y[0] in ("replica", "task"):
+                fields[y[0]] = int(y[1])  # TF: "invalid literal for int() with base 10: 'x'"
+            elif ly in (1, 2) and y[0].upper() in SHORT_TYPES or ly == 3 and y[0] == "device":
+                if "device_type" in fields:
+                    raise ValueError("Multiple device types are not allowed while parsing "
+                                     f"the device spec: {spec}.")
+                dtype, idx = (y[0], y[1:]) if ly < 3 else (y[1], y[2:])
+                fields["device_type"] = dtype.upper()
+                fields["device_index"] = None if not idx or idx[0] == "*" else int(idx[0])
+            elif y[0] != "":
+                raise ValueError(f"Unknown attribute '{y[0]}' is encountered while parsing "
+                                 f"the device spec: '{spec}'.")
         return cls(**fields)
 
     def make_merged_spec(self, other: DeviceSpec) -> DeviceSpec:
@@ -78,15 +79,6 @@ class DeviceSpec:
         return self.to_string()
 
 
-def _parse_device(text: str, spec: str) -> dict:
-    m = _DEVICE.match(text)
-    if not m:
-        raise ValueError(f"Unknown attribute: '{text}' in '{spec}'")
-    dtype = m.group(1).upper()
-    idx = m.group(2)
-    return {"device_type": dtype, "device_index": None if idx in (None, "*") else int(idx)}
-
-
 def canonical(spec: str | None) -> str:
     """Canonical short device string: '' for unset, else `/device:TYPE:N`."""
     d = DeviceSpec.from_string(spec or "")
@@ -102,6 +94,28 @@ def device_type(spec: str | None) -> str:
 
 def gpu_count() -> int:
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def is_available(spec: str | None) -> bool:
+    """Whether ops can be placed on `spec` here: any CPU (logical CPUs share ATen's CPU), a GPU
+    index ATen sees. An unknown type (`/device:FOO:0`) or a missing GPU is not."""
+    d = DeviceSpec.from_string(spec or "")
+    if d.device_type in (None, "CPU"):
+        return True
+    return d.device_type == "GPU" and (d.device_index or 0) < gpu_count()
+
+
+def eager_placement(spec: str | None, soft: bool) -> torch.device:
+    """The ATen device an eager op or value asking for `spec` goes to: TF 2 eager placement
+    (an unavailable device means the CPU under soft placement, else InvalidArgumentError)."""
+    if is_available(spec):
+        return to_torch_device(spec)
+    if soft:
+        return torch.device("cpu")
+    raise InvalidArgumentError(
+        None, None, "Could not satisfy device specification '/job:localhost/replica:0/task:0"
+        f"{canonical(spec)}'. enable_soft_placement=0. Supported device types [CPU]. All "
+        "available devices [/job:localhost/replica:0/task:0/device:CPU:0].")
 
 
 def to_torch_device(spec: str | None) -> torch.device:

@@ -77,6 +77,10 @@ def _infer_numpy(value, dtype):
     return arr, dtypes.as_dtype(arr.dtype)
 
 
+def _eager_device() -> torch.device:
+    return devices.eager_placement(context.eager_device(), context.soft_device_placement())
+
+
 def numpy_to_torch(arr: np.ndarray, dtype, device=None) -> torch.Tensor:
     # (np.ascontiguousarray would turn a 0-d array into shape [1])
     t = torch.from_numpy(np.ascontiguousarray(arr).reshape(arr.shape)) \
@@ -136,7 +140,7 @@ def _convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
         return apply_op(pack, [parts], {"axis": 0}, name=name or "packed").outputs[0]
     arr, dt = _infer_numpy(value, dtype)
     if context.executing_eagerly():
-        return EagerTensor(numpy_to_torch(arr, dt, devices.to_torch_device(context.eager_device())),
+        return EagerTensor(numpy_to_torch(arr, dt, _eager_device()),
                            dt)
     return _graph_const(context.get_default_graph(), arr, dt, name or "Const")
 

@@ -191,7 +191,8 @@ class ConcreteFunction:
                 graph, feeds, fetches, targets = optimize_for_plan(
                     g, g.inputs, list(g.outputs), targets,
                     {"jit_compile": jit} if jit is not None else None)
-                self._plan = Plan(graph, feeds, fetches, targets, EAGER_CONTEXT)
+                self._plan = Plan(graph, feeds, fetches, targets, EAGER_CONTEXT,
+                                  soft_placement=context.soft_device_placement())
         return self._plan
 
     # -- op-by-op execution (under a tape) -----------------------------------------------------

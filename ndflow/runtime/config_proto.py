@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 from tensorboard.compat.proto import config_pb2, rewriter_config_pb2
 
+from ndflow.core import context
+
 ConfigProto = config_pb2.ConfigProto
 GPUOptions = config_pb2.GPUOptions
 GraphOptions = config_pb2.GraphOptions
@@ -39,9 +41,10 @@ class SessionSettings:
 
 
 def session_settings(config: ConfigProto | None) -> SessionSettings:
-    """The settings of `config` (None: TensorFlow's defaults)."""
+    """The settings of `config` (None: TF 2's context config, whose soft placement follows
+    `tf.config.set_soft_device_placement`, on by default)."""
     if config is None:
-        config = ConfigProto()
+        config = ConfigProto(allow_soft_placement=context.soft_device_placement())
     if not isinstance(config, ConfigProto):
         raise TypeError("Argument `config` must be a tf.ConfigProto, but got "
                         f'"{type(config).__name__}"')
@@ -51,6 +54,7 @@ def session_settings(config: ConfigProto | None) -> SessionSettings:
     passes = {
         "constant_folding": not all_off and rw.constant_folding != _OFF,
         "cse": not all_off and rw.common_subgraph_elimination != _OFF,
+        "remapper": not all_off and rw.remapping != _OFF,
         "rewrite_options": rw,
     }
     if opt.max_folded_constant_in_bytes > 0:

@@ -33,7 +33,8 @@ def _freeze(v):
 def _device(spec: str):
     d = _device_cache.get(spec)
     if d is None:
-        d = _device_cache[spec] = (devices.to_torch_device(spec), devices.device_type(spec))
+        dev = devices.eager_placement(spec, context.soft_device_placement())
+        d = _device_cache[spec] = (dev, "GPU" if dev.type == "cuda" else "CPU")
     return d
 
 
@@ -101,3 +102,11 @@ def _first_line(e: Exception) -> str:
 
 
 context.hooks.eager_execute = eager_execute
+
+
+def _placement_changed() -> None:
+    _cache.clear()
+    _device_cache.clear()
+
+
+context.hooks.placement_changed = _placement_changed

@@ -43,19 +43,20 @@ def needed_ops(fetches, targets, fed: set) -> set:
 
 
 def resolve_device(spec: str, soft_placement: bool = True, op=None) -> torch.device:
-    """The ATen device for an op's device string (GPU falls back to CPU when allowed)."""
-    dt = devices.device_type(spec)
-    if dt == "GPU" and devices.gpu_count() == 0:
-        if soft_placement:
-            return torch.device("cpu")
-        name = op.name if op is not None else "<unknown>"
-        raise InvalidArgumentError(
-            None, op, f"Cannot assign a device for operation {name}: {{{{node {name}}}}} was "
-            f"explicitly assigned to {devices.canonical(spec)} but available devices are "
-            "[ /job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device "
-            "specification refers to a valid device. The requested device appears to be a "
-            f"GPU, but CUDA is not enabled.\n\t [[{name}]]")
-    return devices.to_torch_device(spec)
+    """The ATen device for an op's device string; an unavailable device (unknown type, missing
+    GPU) falls back to the CPU under soft placement, else is TF's placement error."""
+    if devices.is_available(spec):
+        return devices.to_torch_device(spec)
+    if soft_placement:
+        return torch.device("cpu")
+    name = op.name if op is not None else "<unknown>"
+    gpu_hint = (" The requested device appears to be a GPU, but CUDA is not enabled."
+                if devices.device_type(spec) == "GPU" and devices.gpu_count() == 0 else "")
+    raise InvalidArgumentError(
+        None, op, f"Cannot assign a device for operation {name}: {{{{node {name}}}}} was "
+        f"explicitly assigned to {devices.canonical(spec)} but available devices are "
+        "[ /job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device "
+        f"specification refers to a valid device.{gpu_hint}\n\t [[{name}]]")
 
 
 def _unfed_placeholder_error(op) -> InvalidArgumentError:
@@ -183,8 +184,7 @@ class Plan:
         """
         totals = [0.0] * len(self._nodes)
         originals = {}
-        for i, op in enumerate(self._nodes):
-            kname = self._knames[i]
+        for i, kname in enumerate(self._knames):
             originals[kname] = fn = self._scope[kname]
             self._scope[kname] = _timed(fn, totals, i)
         try:

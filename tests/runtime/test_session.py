@@ -350,7 +350,11 @@ def test_soft_placement():
             y = nn.relu(x, name="on_gpu")
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
+    # TF 2: Session() takes the context config (soft placement on); an explicit
+    # ConfigProto() has allow_soft_placement=False and fails placement.
     with Session(graph=g) as sess:
+        np.testing.assert_array_equal(sess.run(y, {x: [1.0, -1.0]}), [1.0, 0.0])
+    with Session(graph=g, config=ConfigProto()) as sess:
         with pytest.raises(InvalidArgumentError, match="Cannot assign a device for operation "
                                                        "on_gpu") as info:
             sess.run(y, {x: [1.0, -1.0]})
