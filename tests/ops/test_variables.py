@@ -121,6 +121,7 @@ def test_variable_ref_and_hash():
 
 
 def test_eager_variable_storage_freed_on_gc():
+    gc.collect()  # earlier tests' garbage variables must not be collected mid-test
     before = len(EAGER_CONTEXT.resources)
     vs_ = [V.Variable(np.zeros(3, np.float32)) for _ in range(5)]
     assert len(EAGER_CONTEXT.resources) == before + 5
