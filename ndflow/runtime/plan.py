@@ -95,6 +95,7 @@ class Plan:
             last_use[t] = len(self.ops)
         nodes = []
         self._knames = []
+        self._node_args = []  # per kernel: the expressions of its inputs (for error messages)
         for idx, op in enumerate(self.ops):
             dev = resolve_device(op.device, soft_placement, op)
             if op.type == "Const":
@@ -122,6 +123,7 @@ class Plan:
             scope[kname] = fn
             nodes.append(op)
             self._knames.append(kname)
+            self._node_args.append(args)
             n_out = len(op.outputs)
             outs = []
             for j, t in enumerate(op.outputs):
@@ -168,9 +170,20 @@ class Plan:
         where = f"\n\t [[{{{{node {op.name}}}}}]]" if op is not None else ""
         if is_op_error:
             return type(e)(None, op, f"{e.message}{where}")
-        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        msg = _runtime_message(e, self._input_shapes(e, step))
         kind = f" ({op.type})" if op is not None else ""
         return InvalidArgumentError(None, op, f"{msg}{kind}{where}")
+
+    def _input_shapes(self, e: Exception, step: int) -> list | None:
+        """The shapes of the failing kernel's inputs, read from the plan's frame."""
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_name != "run":
+            tb = tb.tb_next
+        if tb is None or not 0 <= step < len(self._node_args):
+            return None
+        local, glob = tb.tb_frame.f_locals, tb.tb_frame.f_globals
+        vals = [local.get(a, glob.get(a)) for a in self._node_args[step]]
+        return [list(v.shape) if isinstance(v, torch.Tensor) else None for v in vals]
 
     def run(self, feed_values):
         """Runs one step: `feed_values` are ATen tensors in `feeds` order; returns fetches."""
@@ -194,6 +207,15 @@ class Plan:
             self._scope.update(originals)
         rows = [(op.name, op.type, t / steps) for op, t in zip(self._nodes, totals)]
         return sorted(rows, key=lambda r: -r[2])
+
+
+def _runtime_message(e: Exception, shapes: list | None) -> str:
+    """TF's run-time wording for an ATen error where we recognize it (a failed broadcast is
+    BCast's "Incompatible shapes: [3] vs. [4]"), else ATen's first line."""
+    text = str(e).strip()
+    if shapes and len(shapes) == 2 and None not in shapes and "must match the size" in text:
+        return f"Incompatible shapes: {fmt(shapes[0])} vs. {fmt(shapes[1])}"
+    return text.splitlines()[0] if text else type(e).__name__
 
 
 def _timed(fn, totals: list, i: int):
