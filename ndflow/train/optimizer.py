@@ -7,20 +7,28 @@ optimizer's `_finish` (Adam's beta-power updates) and, after all of them, the gl
 `AssignAddVariableOp`. The op returned is what a Session runs as the train step: the
 AssignAddVariableOp named `<name>` when a global step is given, else a NoOp `<name>`
 grouping the updates (TF's exact graph; eagerly the updates simply run and None returns).
+
+NVIDIA's container switches: with TF_ENABLE_AUTO_MIXED_PRECISION_LOSS_SCALING=1 (or, when that
+is unset, TF_ENABLE_AUTO_MIXED_PRECISION=1) every optimizer gets a `DynamicLossScale()` at
+construction, as NVIDIA's fork of this class does: `compute_gradients` scales the loss and
+unscales the gradients, `apply_gradients` updates the scale and applies the step only when
+all gradients are finite (see conditional_apply.py), grouped as `group(step, update)`.
 """
 
 from __future__ import annotations
 
 from ndflow.autodiff.gradients import gradients
 from ndflow.autodiff.tape import GradientTape
-from ndflow.core import context, dtypes, scopes
+from ndflow.core import config, context, dtypes, scopes
 from ndflow.core.graph import GraphKeys
 from ndflow.core.tensor import Tensor
 from ndflow.ops import math as math_ops
 from ndflow.ops import state, variables
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import NoOp, group
+from ndflow.train import loss_scale as loss_scale_module
 from ndflow.train import slot_creator
+from ndflow.train.conditional_apply import apply_if
 from ndflow.train.init_scope import init_scope
 
 _VALID_DTYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
@@ -54,6 +62,7 @@ class Optimizer:
     GATE_NONE = 0
     GATE_OP = 1
     GATE_GRAPH = 2
+    _AUTO_LOSS_SCALING = True   # NVIDIA's env switches apply (not to loss-scale wrappers)
 
     def __init__(self, use_locking: bool, name: str):
         if not name:
@@ -63,15 +72,34 @@ class Optimizer:
         self._slots: dict = {}            # slot name -> {id(var): (var, slot)}
         self._non_slot_dict: dict = {}    # (name, graph) -> variable
         self._eager_slot_names: dict = {}
+        self._loss_scale = None
+        if self._AUTO_LOSS_SCALING and config.auto_mixed_precision_loss_scaling():
+            self._loss_scale = loss_scale_module.DynamicLossScale()
 
     def get_name(self) -> str:
         return self._name
+
+    def doing_loss_scaling(self) -> bool:
+        """Whether this optimizer scales the loss itself (NVIDIA's automatic loss scaling)."""
+        return self._loss_scale is not None
 
     # -- gradients ---------------------------------------------------------------------------
     def compute_gradients(self, loss, var_list=None, gate_gradients=GATE_OP,
                           aggregation_method=None, colocate_gradients_with_ops: bool = False,
                           grad_loss=None) -> list:
         """(gradient, variable) pairs; gradient None for variables the loss does not use."""
+        if self._loss_scale is None:
+            return self._compute_gradients(loss, var_list, gate_gradients, aggregation_method,
+                                           colocate_gradients_with_ops, grad_loss)
+        scale = self._loss_scale()
+        pairs = self._compute_gradients(scale_loss(loss, scale), var_list, gate_gradients,
+                                        aggregation_method, colocate_gradients_with_ops,
+                                        grad_loss)
+        grads = unscale_gradients([g for g, _ in pairs], scale)
+        return list(zip(grads, [v for _, v in pairs]))
+
+    def _compute_gradients(self, loss, var_list, gate_gradients, aggregation_method,
+                           colocate_gradients_with_ops, grad_loss) -> list:
         if callable(loss) and not isinstance(loss, Tensor):
             with GradientTape() as tape:
                 if var_list is not None:
@@ -133,6 +161,28 @@ class Optimizer:
     # -- applying ----------------------------------------------------------------------------
     def apply_gradients(self, grads_and_vars, global_step=None, name: str | None = None):
         """Applies the gradients; increments `global_step` after all updates."""
+        if self._loss_scale is None:
+            return self._apply_gradients(grads_and_vars, global_step, name)
+        grads_and_vars = tuple(grads_and_vars)
+        update_op, should_apply = self._loss_scale.update([g for g, _ in grads_and_vars])
+        step = apply_if(should_apply,
+                        lambda: self._apply_gradients(grads_and_vars, global_step, name),
+                        self._step_resources(grads_and_vars, global_step))
+        if context.executing_eagerly():
+            return None
+        return group(*[x for x in (step, update_op) if x is not None], name=name)
+
+    def _step_resources(self, grads_and_vars, global_step) -> list:
+        """Every variable a step of this optimizer writes (slots created first), for a
+        conditional apply: the variables, slots, non-slot variables and `global_step`."""
+        var_list = [v for g, v in grads_and_vars if g is not None and is_variable(v)]
+        if var_list:
+            with init_scope():
+                self._create_slots(var_list)
+        own = self._loss_scale.weights() if self._loss_scale is not None else []
+        return var_list + self.variables() + own + [global_step]
+
+    def _apply_gradients(self, grads_and_vars, global_step, name):
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
             raise ValueError("No variables provided.")
@@ -246,6 +296,31 @@ class Optimizer:
                 if _graph_of(slot) is key:
                     out.append(slot)
         return sorted(out, key=lambda v: v.name)
+
+
+def scale_loss(loss, scale):
+    """`loss * scale` in the loss's dtype; a callable loss gives a callable."""
+    if callable(loss) and not isinstance(loss, Tensor):
+        def scaled():
+            value = loss()
+            return value * cast_to(scale, value.dtype)
+        return scaled
+    loss = convert_to_tensor(loss)
+    return loss * cast_to(scale, loss.dtype)
+
+
+def unscale_gradients(grads, scale) -> list:
+    """Each gradient times `1 / scale` (None passed through; IndexedSlices: values only)."""
+    reciprocal = 1 / scale
+    return [None if g is None else _scale_gradient(g, reciprocal) for g in grads]
+
+
+def _scale_gradient(grad, factor):
+    if hasattr(grad, "indices") and hasattr(grad, "values"):
+        return type(grad)(grad.values * cast_to(factor, grad.values.dtype), grad.indices,
+                          grad.dense_shape)
+    grad = convert_to_tensor(grad)
+    return grad * cast_to(factor, grad.dtype)
 
 
 def group_named(inputs, name: str):
