@@ -10,7 +10,7 @@ fetch/feed/target names to their names in that graph:
 
 A pass is switched off by its name in `ctx.config` (`{"cse": False}`); `prune` always runs
 (it is what cuts the graph at the feeds). Other areas add passes with `register_pass`
-(e.g. `register_pass("remapper", remap, after="cse")`).
+(e.g. `register_pass("layout", layout, after="remapper")`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ndflow.passes.constant_folding import constant_folding
 from ndflow.passes.cse import cse
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.prune import prune
+from ndflow.passes.remapper import remapper
 
 GraphPass = Callable[[Graph, PassContext], Graph]
 
@@ -39,6 +40,7 @@ PIPELINE: list[PassSpec] = [
     PassSpec("prune", prune, required=True),
     PassSpec("constant_folding", constant_folding),
     PassSpec("cse", cse),
+    PassSpec("remapper", remapper),
 ]
 
 

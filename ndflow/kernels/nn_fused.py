@@ -1,0 +1,116 @@
+"""ATen kernels for the remapper's fused ops (ndflow/ops/nn_fused.py).
+
+`_FusedConv2D`: one `aten.convolution` call with the bias (oneDNN adds it while writing the
+output), then the activation in place on that fresh output. `_FusedMatMul`: `addmm` (bias
+folded into the GEMM) then the activation in place. In-place activations only ever touch the
+buffer the kernel itself just allocated, never an input.
+
+`_MaxPoolWithIndices` keeps ATen's argmax indices from the forward pool so
+`_MaxPoolGradWithIndices` scatters the gradient directly instead of recomputing the argmax
+from (orig_input, orig_output) as MaxPoolGrad must. Both use the same window plan
+(symmetric pad / ceil_mode / explicit -inf pad) as the MaxPool kernels, so the chosen
+maxima, ties included, are exactly MaxPoolGrad's.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ndflow.core.errors import UnimplementedError
+from ndflow.kernels.nn_conv import _Conv
+from ndflow.kernels.nn_pool import _neg_inf, _Pool
+from ndflow.kernels.registry import kernel
+from ndflow.ops import nn_fused
+
+aten = torch.ops.aten
+
+
+def _inplace_activation(fused_ops: list, attrs: dict):
+    """The in-place ATen activation for `fused_ops[1:]` (None for no activation)."""
+    rest = list(fused_ops[1:])
+    if not rest:
+        return None
+    if len(rest) > 1 or rest[0] not in nn_fused.ACTIVATIONS:
+        raise UnimplementedError(None, None, f"Fusion is not implemented: [{', '.join(fused_ops)}]")
+    act = rest[0]
+    if act == "Relu":
+        return aten.relu_
+    if act == "Relu6":
+        return lambda y: aten.hardtanh_(y, 0.0, 6.0)
+    if act == "Elu":
+        return aten.elu_
+    alpha = float(attrs.get("leakyrelu_alpha", 0.2))
+    return lambda y: aten.leaky_relu_(y, alpha)
+
+
+def _check_fused_ops(node, expected_args: int) -> None:
+    fused = list(node.attrs.get("fused_ops") or [])
+    if not fused or fused[0] != "BiasAdd" or int(node.attrs["num_args"]) != expected_args:
+        raise UnimplementedError(None, None, f"Fusion is not implemented: [{', '.join(fused)}]")
+
+
+@kernel(nn_fused.FusedConv2D)
+def _fused_conv2d(node):
+    _check_fused_ops(node, 1)
+    c = _Conv(node)
+    act = _inplace_activation(node.attrs["fused_ops"], node.attrs)
+
+    def fused_conv2d(x, w, b):
+        xv = c.to_nchw(x)
+        wv = c.weight(w)
+        groups = c.groups(xv.shape[1], w.shape[2])
+        xv, pad = c.pad_input(xv, c.pads(xv.shape[2], xv.shape[3], w.shape[0], w.shape[1]))
+        y = aten.convolution(xv, wv, b, c.stride, pad, c.dilation, False, [0, 0], groups)
+        if act is not None:
+            act(y)
+        return c.from_nchw(y)
+    return fused_conv2d
+
+
+@kernel(nn_fused.FusedMatMul)
+def _fused_matmul(node):
+    _check_fused_ops(node, 1)
+    ta, tb = bool(node.attrs["transpose_a"]), bool(node.attrs["transpose_b"])
+    act = _inplace_activation(node.attrs["fused_ops"], node.attrs)
+
+    def fused_matmul(a, b, bias):
+        y = torch.addmm(bias, a.t() if ta else a, b.t() if tb else b)
+        if act is not None:
+            act(y)
+        return y
+    return fused_matmul
+
+
+@kernel(nn_fused.MaxPoolWithIndices)
+def _max_pool_with_indices(node):
+    p = _Pool(node)
+
+    def max_pool_with_indices(x):
+        xv = p.nchw(x)
+        pl = p.plan(xv.shape[2], xv.shape[3])
+        if pl.extra is not None:
+            xv = p.pad(xv, pl.extra, _neg_inf(xv.dtype))
+        y, idx = aten.max_pool2d_with_indices(xv, p.k, p.s, pl.pad, [1, 1], pl.ceil)
+        return p.back(y), p.back(idx)
+    return max_pool_with_indices
+
+
+@kernel(nn_fused.MaxPoolGradWithIndices)
+def _max_pool_grad_with_indices(node):
+    p = _Pool(node)
+    fmt = torch.channels_last if p.nhwc else torch.contiguous_format
+
+    def max_pool_grad_with_indices(x, g, idx):
+        xv = p.nchw(x)
+        n, c, h, w = xv.shape
+        pl = p.plan(h, w)
+        if pl.extra is not None:  # the indices point into the padded plane
+            ex = pl.extra
+            xv = torch.empty((n, c, h + ex[2] + ex[3], w + ex[0] + ex[1]), dtype=x.dtype,
+                             device=x.device, memory_format=fmt)
+        dx = aten.max_pool2d_with_indices_backward(p.nchw(g), xv, p.k, p.s, pl.pad, [1, 1],
+                                                   pl.ceil, p.nchw(idx))
+        if pl.extra is not None:
+            dx = p.unpad(dx, pl.extra, h, w)
+        return p.back(dx)
+    return max_pool_grad_with_indices

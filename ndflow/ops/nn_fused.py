@@ -1,0 +1,91 @@
+"""Fused ops produced by the remapper pass (ndflow/passes/remapper.py); never built by users.
+
+- `_FusedConv2D` and `_FusedMatMul` are TensorFlow's internal ops of the same names, with
+  TensorFlow's inputs and attrs (`fused_ops` such as ["BiasAdd", "Relu"], `num_args`,
+  `epsilon`, `leakyrelu_alpha`, plus the Conv2D/MatMul attrs), so graphs compare with
+  grappler's output node by node. ndflow also accepts float64 in `_FusedMatMul` (TF's CPU
+  kernel does not), because the remapper fuses float64 graphs too.
+- `_MaxPoolWithIndices` / `_MaxPoolGradWithIndices` are ndflow-internal (no TensorFlow
+  counterpart): a MaxPool that also returns ATen's argmax indices (int64, flat positions in
+  each (n, c) plane of the possibly padded input) and the MaxPoolGrad that scatters with
+  them instead of recomputing the argmax. The index format is ATen's and differs from TF's
+  MaxPoolWithArgmax; the indices never leave the optimized graph.
+
+None of these ops has a gradient: the remapper runs on graphs whose gradients are already
+built, as in TensorFlow.
+"""
+
+from __future__ import annotations
+
+from ndflow.core.shapes import TensorShape
+from ndflow.ops import linalg, nn_conv, nn_pool
+from ndflow.ops.nn_common import (
+    DATA_FORMAT,
+    DILATIONS,
+    EXPLICIT_PADDINGS,
+    FLOAT_T,
+    PADDING,
+    check_rank,
+)
+from ndflow.ops.op_def import op_def
+
+_FUSED_ATTRS = ["fused_ops: list(string) = []", "epsilon: float = 0.0001",
+                "leakyrelu_alpha: float = 0.2"]
+# Activations the remapper folds into a fused op, in TF's spelling of `fused_ops`.
+ACTIVATIONS = ("Relu", "Relu6", "Elu", "LeakyRelu")
+
+
+def _fused_conv_shape(ctx):
+    return nn_conv.Conv2D.shape_fn(ctx)
+
+
+def _fused_matmul_shape(ctx):
+    return linalg.MatMul.shape_fn(ctx)
+
+
+FusedConv2D = op_def(
+    "_FusedConv2D",
+    inputs=["input: T", "filter: T", "args: TArgs", "host_args: num_host_args * float"],
+    outputs=["output: T"],
+    attrs=[FLOAT_T, "TArgs: list(type)", "num_args: int >= 0", "num_host_args: int >= 0 = 0",
+           "strides: list(int)", PADDING, EXPLICIT_PADDINGS,
+           "data_format: {'NHWC', 'NCHW'} = 'NHWC'", "filter_format: {'HWIO'} = 'HWIO'",
+           DILATIONS, "use_cudnn_on_gpu: bool = true", *_FUSED_ATTRS],
+    shape=_fused_conv_shape,
+    doc="Conv2D + BiasAdd [+ activation] in one kernel (TensorFlow's internal op).")
+
+FusedMatMul = op_def(
+    "_FusedMatMul", inputs=["a: T", "b: T", "args: num_args * T"], outputs=["product: T"],
+    attrs=["transpose_a: bool = false", "transpose_b: bool = false", FLOAT_T,
+           "num_args: int >= 0", *_FUSED_ATTRS],
+    shape=_fused_matmul_shape,
+    doc="MatMul + BiasAdd [+ activation] in one kernel (TensorFlow's internal op).")
+
+
+def _pool_with_indices_shape(ctx):
+    out = nn_pool.MaxPool.shape_fn(ctx)[0]
+    return [out, out]
+
+
+def _pool_grad_with_indices_shape(ctx):
+    x = check_rank(ctx.shapes[0], 4)
+    g = check_rank(ctx.shapes[1], 4)
+    i = check_rank(ctx.shapes[2], 4)
+    for a, b in zip(g.dims or [], i.dims or []):
+        if a is not None and b is not None and a != b:
+            raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
+    return [TensorShape(x.dims)]
+
+
+_POOL_ATTRS = ["ksize: list(int)", "strides: list(int)", PADDING, EXPLICIT_PADDINGS,
+               DATA_FORMAT, FLOAT_T]
+
+MaxPoolWithIndices = op_def(
+    "_MaxPoolWithIndices", inputs=["input: T"], outputs=["output: T", "indices: int64"],
+    attrs=_POOL_ATTRS, shape=_pool_with_indices_shape,
+    doc="ndflow-internal: MaxPool that also returns ATen's argmax indices (not TF's format).")
+
+MaxPoolGradWithIndices = op_def(
+    "_MaxPoolGradWithIndices", inputs=["orig_input: T", "grad: T", "indices: int64"],
+    outputs=["output: T"], attrs=_POOL_ATTRS, shape=_pool_grad_with_indices_shape,
+    doc="ndflow-internal: MaxPoolGrad scattering `grad` to `_MaxPoolWithIndices`' indices.")

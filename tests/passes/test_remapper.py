@@ -1,0 +1,385 @@
+"""Remapper: Conv2D/MatMul + bias [+ activation] and MaxPool/MaxPoolGrad fusions.
+
+Every fusion is checked by running the same graph with the remapper on and off (forward
+values and gradients), and by the patterns it must leave alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+from ndflow.core import dtypes
+from ndflow.ops import nn_pool
+from ndflow.ops.apply import apply_op
+from ndflow.passes.pass_context import PassContext
+from ndflow.passes.pipeline import pass_names, run_pipeline
+from ndflow.passes.remapper import remapper
+from ndflow.runtime.config_proto import ConfigProto, RewriterConfig, session_settings
+from tests.passes.graph_helpers import op_counts, run_graph, snapshot
+
+v1 = tf.compat.v1
+RNG = np.random.default_rng(0)
+ACTS = {None: None, "Relu": tf.nn.relu, "Relu6": tf.nn.relu6, "Elu": tf.nn.elu,
+        "LeakyRelu": lambda t: tf.nn.leaky_relu(t, alpha=0.3)}
+
+
+def _optimize(g, fetches, feeds, remap=True, targets=()):
+    ctx = PassContext(fetches=fetches, feeds=list(feeds), targets=targets,
+                      config={"remapper": remap})
+    return run_pipeline(g, ctx)
+
+
+def _run_both(g, fetches, feeds):
+    """(fused graph, fused values, unfused values) for `fetches` by name."""
+    out = {}
+    for remap in (True, False):
+        g2, names = _optimize(g, fetches, feeds, remap)
+        out[remap] = (g2, run_graph(g2, [names[f] for f in fetches],
+                                    {names[k]: v for k, v in feeds.items()}))
+    return out[True][0], out[True][1], out[False][1]
+
+
+def _assert_close(a_list, b_list, dtype):
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    for a, b in zip(a_list, b_list):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def _fused(g2, op_type):
+    return [op for op in g2.get_operations() if op.type == op_type]
+
+
+# -- Conv2D + BiasAdd [+ activation] ---------------------------------------------------------------
+
+# LeakyReluGrad reads the activation's input, so with gradients the BiasAdd output has a
+# second consumer and only Conv2D + BiasAdd fuse (as in TensorFlow).
+READS_INPUT = ("LeakyRelu",)
+
+
+def _conv_graph(act, dtype, fmt, padding="SAME", strides=(1, 1), grads=True):
+    np_dt = dtype.np_dtype
+    shape = [2, 7, 6, 3] if fmt == "NHWC" else [2, 3, 7, 6]
+    xv = RNG.normal(size=shape).astype(np_dt)
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(dtype, shape, name="x")
+        w = tf.constant(RNG.normal(size=[3, 2, 3, 4]).astype(np_dt), name="w")
+        b = tf.constant(RNG.normal(size=[4]).astype(np_dt), name="b")
+        y = tf.nn.conv2d(x, w, strides=list(strides), padding=padding, data_format=fmt)
+        y = tf.nn.bias_add(y, b, data_format=fmt)
+        if act is not None:
+            y = ACTS[act](y)
+        y = tf.identity(y, name="y")
+        if not grads:
+            return g, [y.name], {"x:0": xv}
+        loss = tf.reduce_sum(y * y)
+        gx, gw, gb = v1.gradients(loss, [x, w, b])
+    return g, [y.name, gx.name, gw.name, gb.name], {"x:0": xv}
+
+
+@pytest.mark.parametrize("act", list(ACTS))
+@pytest.mark.parametrize("dtype", [dtypes.float32, dtypes.float64])
+@pytest.mark.parametrize("fmt", ["NHWC", "NCHW"])
+@pytest.mark.parametrize("grads", [False, True])
+def test_conv_bias_activation_fuses_and_preserves_values(act, dtype, fmt, grads):
+    g, fetches, feeds = _conv_graph(act, dtype, fmt, grads=grads)
+    g2, fused, plain = _run_both(g, fetches, feeds)
+    _assert_close(fused, plain, dtype.np_dtype)
+    (op,) = _fused(g2, "_FusedConv2D")
+    if grads and act in READS_INPUT:
+        assert op.attrs["fused_ops"] == ["BiasAdd"] and op_counts(g2)[act] == 1
+        return
+    assert op.attrs["fused_ops"] == ["BiasAdd"] + ([act] if act else [])
+    assert op.attrs["num_args"] == 1 and op.attrs["TArgs"] == [dtype]
+    assert op.attrs["data_format"] == fmt and op.attrs["padding"] == "SAME"
+    assert op.attrs["strides"] == [1, 1, 1, 1] and op.attrs["filter_format"] == "HWIO"
+    assert op.attrs["leakyrelu_alpha"] == pytest.approx(0.3 if act == "LeakyRelu" else 0.2)
+    counts = op_counts(g2)
+    assert counts["Conv2D"] == 0 and counts["BiasAdd"] == 0
+    assert counts.get(act, 0) == 0 if act else True
+    # the backward ops still read the fused op's output where they read the activation's
+    assert op.name == (act if act else "BiasAdd")
+
+
+@pytest.mark.parametrize("padding,strides", [("VALID", (2, 2)), ("SAME", (2, 1)),
+                                             ([[0, 0], [1, 2], [0, 1], [0, 0]], (1, 1))])
+def test_conv_fusion_other_paddings_and_strides(padding, strides):
+    g, fetches, feeds = _conv_graph("Relu", dtypes.float64, "NHWC", padding, strides)
+    g2, fused, plain = _run_both(g, fetches, feeds)
+    assert op_counts(g2)["_FusedConv2D"] == 1
+    _assert_close(fused, plain, np.float64)
+
+
+def test_conv_fusion_stops_at_a_fetched_intermediate():
+    g, fetches, feeds = _conv_graph("Relu", dtypes.float32, "NHWC")
+    g2, fused, plain = _run_both(g, fetches + ["BiasAdd:0"], feeds)
+    (op,) = _fused(g2, "_FusedConv2D")
+    assert op.attrs["fused_ops"] == ["BiasAdd"] and op.name == "BiasAdd"
+    assert op_counts(g2)["Relu"] == 1
+    _assert_close(fused, plain, np.float32)
+    g2, fused, plain = _run_both(g, fetches + ["Conv2D:0"], feeds)
+    assert "_FusedConv2D" not in op_counts(g2)
+    _assert_close(fused, plain, np.float32)
+
+
+def _conv_variant(kind):
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(tf.float32, [1, 4, 4, 2], name="x")
+        w = tf.constant(RNG.normal(size=[2, 2, 2, 3]).astype(np.float32))
+        b = tf.constant(RNG.normal(size=[3]).astype(np.float32))
+        if kind == "other_device":
+            with g.device("/CPU:1"):
+                c = tf.nn.conv2d(x, w, 1, "SAME")
+        else:
+            c = tf.nn.conv2d(x, w, 1, "SAME")
+        if kind == "control_dep":
+            with g.control_dependencies([c.op]):
+                extra = tf.identity(x)
+        y = tf.nn.relu(tf.nn.bias_add(c, b))
+        if kind == "two_consumers":
+            y = y + tf.reduce_sum(c)
+        if kind == "control_dep":
+            y = y + tf.reduce_sum(extra)
+        tf.identity(y, name="y")
+    return g
+
+
+@pytest.mark.parametrize("kind", ["two_consumers", "control_dep", "other_device"])
+def test_conv_fusion_does_not_fire(kind):
+    g = _conv_variant(kind)
+    g2, _ = _optimize(g, ["y:0"], ["x:0"])
+    assert "_FusedConv2D" not in op_counts(g2)
+    assert op_counts(g2)["Conv2D"] == 1
+
+
+def test_activation_with_two_consumers_is_left_out():
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(tf.float32, [1, 4, 4, 2], name="x")
+        c = tf.nn.conv2d(x, tf.ones([2, 2, 2, 3]), 1, "SAME")
+        ba = tf.nn.bias_add(c, tf.ones([3]))
+        y = tf.nn.relu(ba) + ba
+        tf.identity(y, name="y")
+    g2, _ = _optimize(g, ["y:0"], ["x:0"])
+    (op,) = _fused(g2, "_FusedConv2D")
+    assert op.attrs["fused_ops"] == ["BiasAdd"] and op_counts(g2)["Relu"] == 1
+
+
+# -- MatMul + bias [+ activation] ------------------------------------------------------------------
+
+def _matmul_graph(act, dtype, bias_kind, ta=False, tb=False, grads=True):
+    np_dt = dtype.np_dtype
+    xv = RNG.normal(size=[4, 5] if ta else [5, 4]).astype(np_dt)
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(dtype, xv.shape, name="x")
+        w = tf.constant(RNG.normal(size=[3, 4] if tb else [4, 3]).astype(np_dt), name="w")
+        b = tf.constant(RNG.normal(size=[3]).astype(np_dt), name="b")
+        m = tf.matmul(x, w, transpose_a=ta, transpose_b=tb)
+        if bias_kind == "BiasAdd":
+            y = tf.nn.bias_add(m, b)
+        elif bias_kind == "add":
+            y = m + b
+        else:
+            y = b + m
+        if act is not None:
+            y = ACTS[act](y)
+        y = tf.identity(y, name="y")
+        if not grads:
+            return g, [y.name], {"x:0": xv}
+        gx, gw, gb = v1.gradients(tf.reduce_sum(y * y), [x, w, b])
+    return g, [y.name, gx.name, gw.name, gb.name], {"x:0": xv}
+
+
+@pytest.mark.parametrize("act", list(ACTS))
+@pytest.mark.parametrize("dtype", [dtypes.float32, dtypes.float64])
+@pytest.mark.parametrize("bias_kind", ["BiasAdd", "add", "radd"])
+@pytest.mark.parametrize("grads", [False, True])
+def test_matmul_bias_activation_fuses_and_preserves_values(act, dtype, bias_kind, grads):
+    g, fetches, feeds = _matmul_graph(act, dtype, bias_kind, grads=grads)
+    g2, fused, plain = _run_both(g, fetches, feeds)
+    _assert_close(fused, plain, dtype.np_dtype)
+    (op,) = _fused(g2, "_FusedMatMul")
+    if grads and act in READS_INPUT:
+        assert op.attrs["fused_ops"] == ["BiasAdd"] and op_counts(g2)[act] == 1
+        return
+    assert op.attrs["fused_ops"] == ["BiasAdd"] + ([act] if act else [])
+    assert op.attrs["num_args"] == 1 and op.attrs["T"] is dtype
+
+
+@pytest.mark.parametrize("ta,tb", [(True, False), (False, True), (True, True)])
+def test_matmul_fusion_with_transposes(ta, tb):
+    g, fetches, feeds = _matmul_graph("Relu", dtypes.float64, "add", ta, tb)
+    g2, fused, plain = _run_both(g, fetches, feeds)
+    (op,) = _fused(g2, "_FusedMatMul")
+    assert (op.attrs["transpose_a"], op.attrs["transpose_b"]) == (ta, tb)
+    _assert_close(fused, plain, np.float64)
+
+
+@pytest.mark.parametrize("other", ["matrix", "row", "scalar", "int"])
+def test_add_of_a_non_bias_is_not_fused(other):
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(tf.float32, [2, 3], name="x")
+        m = tf.matmul(x, tf.ones([3, 3]))
+        t = {"matrix": tf.ones([2, 3]), "row": tf.ones([1, 3]), "scalar": tf.constant(2.0),
+             "int": None}[other]
+        if other == "int":
+            m = tf.matmul(tf.cast(x, tf.int32), tf.ones([3, 3], tf.int32))
+            t = tf.ones([3], tf.int32)
+        tf.identity(m + t, name="y")
+    g2, _ = _optimize(g, ["y:0"], ["x:0"])
+    assert "_FusedMatMul" not in op_counts(g2)
+
+
+# -- MaxPool / MaxPoolGrad -------------------------------------------------------------------------
+
+def _pool_graph(dtype, fmt, ksize, stride, padding, size=(7, 6)):
+    np_dt = dtype.np_dtype
+    shape = [2, *size, 3] if fmt == "NHWC" else [2, 3, *size]
+    xv = RNG.normal(size=shape).astype(np_dt)
+    xv.flat[::5] = 0.25  # ties inside windows
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(dtype, shape, name="x")
+        h = tf.nn.relu(x)
+        p = tf.nn.max_pool(h, ksize, stride, padding, data_format=fmt)
+        p = tf.identity(p, name="y")
+        (gx,) = v1.gradients(tf.reduce_sum(p * p), [x])
+    return g, [p.name, gx.name], {"x:0": xv}
+
+
+@pytest.mark.parametrize("dtype", [dtypes.float32, dtypes.float64])
+@pytest.mark.parametrize("fmt", ["NHWC", "NCHW"])
+@pytest.mark.parametrize("ksize,stride,padding", [(2, 2, "SAME"), (3, 2, "VALID"),
+                                                  (3, 1, "SAME"), (2, 1, "SAME"),
+                                                  (3, 2, "SAME")])
+def test_max_pool_with_indices_preserves_values(dtype, fmt, ksize, stride, padding):
+    g, fetches, feeds = _pool_graph(dtype, fmt, ksize, stride, padding)
+    g2, fused, plain = _run_both(g, fetches, feeds)
+    counts = op_counts(g2)
+    assert counts["_MaxPoolWithIndices"] == 1 and counts["_MaxPoolGradWithIndices"] == 1
+    assert "MaxPool" not in counts and "MaxPoolGrad" not in counts
+    for a, b in zip(fused, plain):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_max_pool_keeps_its_name_for_fetches():
+    g, fetches, feeds = _pool_graph(dtypes.float32, "NHWC", 2, 2, "SAME")
+    g2, fused, plain = _run_both(g, fetches + ["MaxPool:0"], feeds)
+    (op,) = _fused(g2, "_MaxPoolWithIndices")
+    assert op.name == "MaxPool" and op.outputs[1].dtype is dtypes.int64
+    for a, b in zip(fused, plain):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_max_pool_grad_with_another_orig_input_is_not_fused():
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(tf.float32, [1, 4, 4, 1], name="x")
+        p = tf.nn.max_pool(x, 2, 2, "VALID")
+        other = x * 2.0
+        mpg = apply_op(nn_pool.MaxPoolGrad, [other, p, tf.ones_like(p)],
+                       {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID",
+                        "data_format": "NHWC"}).outputs[0]
+        tf.identity(mpg, name="y")
+    g2, _ = _optimize(g, ["y:0"], ["x:0"])
+    counts = op_counts(g2)
+    assert counts["MaxPool"] == 1 and counts["MaxPoolGrad"] == 1
+    assert "_MaxPoolWithIndices" not in counts
+
+
+def test_forward_only_max_pool_is_unchanged():
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(tf.float32, [1, 4, 4, 1], name="x")
+        tf.identity(tf.nn.max_pool(x, 2, 2, "VALID"), name="y")
+    g2, _ = _optimize(g, ["y:0"], ["x:0"])
+    assert op_counts(g2)["MaxPool"] == 1
+
+
+# -- Whole pass ------------------------------------------------------------------------------------
+
+def _mnist_train_graph():
+    rng = np.random.default_rng(7)
+    g = tf.Graph()
+    with g.as_default():
+        data = v1.placeholder(tf.float32, [8, 28, 28, 1], name="data")
+        labels = v1.placeholder(tf.int64, [8], name="labels")
+
+        def var(shape, value=None):
+            return tf.Variable(rng.normal(0, 0.1, shape).astype(np.float32)
+                               if value is None else np.full(shape, value, np.float32))
+        c1w, c1b, c2w, c2b = var([5, 5, 1, 32]), var([32], 0), var([5, 5, 32, 64]), var([64], .1)
+        f1w, f1b, f2w, f2b = var([3136, 512]), var([512], .1), var([512, 10]), var([10], .1)
+        h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(data, c1w, 1, "SAME"), c1b))
+        h = tf.nn.max_pool(h, 2, 2, "SAME")
+        h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(h, c2w, 1, "SAME"), c2b))
+        h = tf.nn.max_pool(h, 2, 2, "SAME")
+        h = tf.nn.relu(tf.matmul(tf.reshape(h, [8, 3136]), f1w) + f1b)
+        logits = tf.matmul(h, f2w) + f2b
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=labels, logits=logits))
+        loss = tf.identity(loss + 5e-4 * (tf.nn.l2_loss(f1w) + tf.nn.l2_loss(f2w)), name="loss")
+        train = v1.train.MomentumOptimizer(0.01, 0.9).minimize(loss, name="train")
+        init = v1.global_variables_initializer()
+    return g, loss, train, init
+
+
+def test_mnist_training_graph_op_counts_before_and_after():
+    g, loss, train, _ = _mnist_train_graph()
+    before, _ = _optimize(g, [loss.name], ["data:0", "labels:0"], False, [train.name])
+    after, _ = _optimize(g, [loss.name], ["data:0", "labels:0"], True, [train.name])
+    b, a = op_counts(before), op_counts(after)
+    assert (b["Conv2D"], b["BiasAdd"], b["Relu"], b["MatMul"], b["AddV2"]) == (2, 2, 3, 6, 4)
+    assert (b["MaxPool"], b["MaxPoolGrad"]) == (2, 2)
+    assert a["_FusedConv2D"] == 2 and a["_FusedMatMul"] == 2
+    assert a["_MaxPoolWithIndices"] == 2 and a["_MaxPoolGradWithIndices"] == 2
+    for t in ("Conv2D", "BiasAdd", "Relu", "MaxPool", "MaxPoolGrad"):
+        assert a[t] == 0, t
+    assert a["MatMul"] == 4 and a["AddV2"] == 2       # backward MatMuls; the scalar adds
+    assert a["ReluGrad"] == b["ReluGrad"] == 3          # reading the fused ops' outputs
+    assert sum(a.values()) == sum(b.values()) - 7  # 3 + 3 + 2 + 2 ops -> 4 fused
+
+
+@pytest.mark.parametrize("remapping", [RewriterConfig.ON, RewriterConfig.OFF])
+def test_session_training_matches_with_and_without_remapping(remapping):
+    results = []
+    for mode in (remapping, RewriterConfig.OFF if remapping == RewriterConfig.ON
+                 else RewriterConfig.ON):
+        g, loss, train, init = _mnist_train_graph()
+        cfg = ConfigProto()
+        cfg.graph_options.rewrite_options.remapping = mode
+        assert session_settings(cfg).pass_config["remapper"] == (mode != RewriterConfig.OFF)
+        rng = np.random.default_rng(1)
+        feed = {"data:0": rng.uniform(-.5, .5, (8, 28, 28, 1)).astype(np.float32),
+                "labels:0": rng.integers(0, 10, 8)}
+        with v1.Session(graph=g, config=cfg) as sess:
+            sess.run(init)
+            results.append([sess.run([train, loss], feed)[1] for _ in range(3)])
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-5)
+    assert results[0][2] != results[0][0]
+
+
+def test_pass_is_pure_and_in_the_pipeline_after_cse():
+    names = pass_names()
+    assert names.index("remapper") == names.index("cse") + 1
+    g, fetches, feeds = _conv_graph("Relu", dtypes.float32, "NHWC")
+    before = snapshot(g)
+    g2 = remapper(g, PassContext(fetches=fetches, feeds=list(feeds)))
+    assert snapshot(g) == before and g2 is not g
+    assert op_counts(g)["Conv2D"] == 1
+    plain = tf.Graph()
+    with plain.as_default():
+        tf.constant(1.0, name="c")
+    assert remapper(plain, PassContext(fetches=["c:0"])) is plain
+
+
+def test_session_settings_turn_the_pass_off():
+    assert session_settings(None).pass_config["remapper"] is True
+    cfg = ConfigProto()
+    cfg.graph_options.rewrite_options.disable_meta_optimizer = True
+    assert session_settings(cfg).pass_config["remapper"] is False
