@@ -341,9 +341,10 @@ def group_named(inputs, name: str):
 
 def _assign_add_named(var, value, scope: str):
     """The global step increment; graph mode names it exactly after the scope."""
-    if context.executing_eagerly() or not scope.endswith("/"):
-        return state.assign_add_variable_op(var.handle, value, name=scope or None)
-    graph = context.get_default_graph()
+    graph = None if context.executing_eagerly() else context.get_default_graph()
+    if graph is None or not scope.endswith("/") or getattr(var.handle, "graph", None) is not graph:
+        # eager, a plain name, or a captured handle (a tf.function): apply_op captures it
+        return state.assign_add_variable_op(var.handle, value, name=scope.rstrip("/") or None)
     return graph.create_op(state.AssignAddVariableOp, [var.handle, value],
                            {"dtype": value.dtype}, [], scope[:-1])
 
