@@ -180,9 +180,25 @@ class Function:
     def __call__(self, *args, **kwargs):
         if _run_eagerly and context.executing_eagerly():
             return self._python_function(*args, **kwargs)
+        if self._input_signature is not None:
+            args = self._convert_to_signature(args)
         bound = self._bind(args, kwargs)
         cf, leaves = self._lookup(bound, trace=True)
         return cf._call_leaves(leaves)
+
+    def _convert_to_signature(self, args) -> tuple:
+        """TF converts Python values passed for a `TensorSpec` of the input_signature to
+        tensors of the spec's dtype (`f([1.0, 2.0])`); unconvertible ones are a TypeError."""
+        out = list(args)
+        for i, (spec, x) in enumerate(zip(self._input_signature, args)):
+            if isinstance(spec, TensorSpec) and not isinstance(x, (Tensor, TensorSpec,
+                                                                  np.ndarray)):
+                try:
+                    out[i] = convert_to_tensor(x, spec.dtype)
+                except (TypeError, ValueError) as e:
+                    raise TypeError(f"Binding inputs to tf.function `{self._name}` failed due "
+                                    f"to `{e}`. Received args: {args}") from None
+        return tuple(out)
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         """The function traced for these arguments (tensors or `TensorSpec`s), tracing if new."""
