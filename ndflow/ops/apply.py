@@ -53,6 +53,8 @@ def _infer_numpy(value, dtype):
     """Python/NumPy value -> ndarray with TF's dtype rules (float->float32, int->int32)."""
     if dtype is not None and dtype.np_dtype is not None:
         arr = np.asarray(value)
+        if arr.dtype.kind == "O" and dtype is not dtypes.string:
+            raise _unsupported(value)  # np would turn None into NaN
         if arr.dtype.kind == "f" and dtype.is_integer and not np.all(arr == np.round(arr)):
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
         if dtype.is_integer and arr.dtype.kind in "iu" and arr.size and (
@@ -72,9 +74,16 @@ def _infer_numpy(value, dtype):
             return arr.astype(np.int32), dtypes.int32
         return arr.astype(np.int64), dtypes.int64
     if arr.dtype.kind == "O":
-        raise TypeError(f"Attempt to convert a value ({value!r}) with an unsupported type "
-                        f"({type(value)}) to a Tensor.")
+        raise _unsupported(value)
     return arr, dtypes.as_dtype(arr.dtype)
+
+
+def _unsupported(value) -> ValueError:
+    """TF 2.21's error (a ValueError) for None, objects and mixed sequences."""
+    if isinstance(value, (list, tuple)):
+        return ValueError("Can't convert Python sequence with mixed types to Tensor.")
+    return ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "
+                      f"({type(value)}) to a Tensor.")
 
 
 def _eager_device() -> torch.device:
