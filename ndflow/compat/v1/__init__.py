@@ -1,7 +1,7 @@
 """`tf.compat.v1`: TensorFlow 1's API — graphs, placeholders, Sessions, variable scopes."""
 
 from ndflow.autodiff.gradients import gradients  # noqa: F401
-from ndflow.compat.v1 import initializers, nn, random, train  # noqa: F401
+from ndflow.compat.v1 import initializers, mixed_precision, nn, random, train  # noqa: F401
 from ndflow.core import context as _context
 from ndflow.core.context import (  # noqa: F401
     executing_eagerly,  # noqa: F401
