@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ndflow.core import logging
 from ndflow.core.graph import Graph
+from ndflow.passes.auto_mixed_precision import auto_mixed_precision
 from ndflow.passes.constant_folding import constant_folding
 from ndflow.passes.cse import cse
 from ndflow.passes.pass_context import PassContext
@@ -39,6 +40,7 @@ class PassSpec:
 PIPELINE: list[PassSpec] = [
     PassSpec("prune", prune, required=True),
     PassSpec("constant_folding", constant_folding),
+    PassSpec("auto_mixed_precision", auto_mixed_precision),
     PassSpec("cse", cse),
     PassSpec("remapper", remapper),
 ]

@@ -30,7 +30,8 @@ def _graph():
 
 
 def test_default_pipeline_order_and_result():
-    assert pipeline.pass_names()[:3] == ["prune", "constant_folding", "cse"]
+    assert pipeline.pass_names()[:4] == ["prune", "constant_folding", "auto_mixed_precision",
+                                         "cse"]
     g = _graph()
     before = snapshot(g)
     out, names = run_pipeline(g, PassContext(fetches=["y:0"], feeds=["x:0"]))

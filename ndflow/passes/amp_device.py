@@ -1,0 +1,111 @@
+"""Which devices the mixed-precision rewrite targets: GPU properties and CPU bf16/fp16 units.
+
+- float16 on GPUs with compute capability >= 7.0 (or any GPU under
+  TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_IGNORE_PERFORMANCE); CUDA/cuDNN versions as
+  TensorFlow encodes them (CUDA 12.1 -> 12010, cuDNN 8.9.2 -> 8902).
+- TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_SIMULATE_GPU: with no GPU, pretend one with arch 8.0,
+  CUDA 11050 and cuDNN 8302 (nodes without a device are then placed on it).
+- bfloat16 on CPUs with bf16 units: AVX512_BF16 or AMX-BF16 in /proc/cpuinfo's flags.
+- The oneDNN FP16_CPU mode needs AMX-FP16 or AVX-NE-CONVERT.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import torch
+
+from ndflow.core import config, devices
+
+
+@dataclass(frozen=True)
+class GpuProperties:
+    """What the rewrite needs of a GPU (TF's grappler DeviceProperties environment)."""
+
+    architecture: tuple[int, int] = (0, 0)
+    cuda: int = 0
+    cudnn: int = 0
+
+    @classmethod
+    def parse(cls, props: dict) -> GpuProperties:
+        """From {'architecture': '7.0', 'cuda': 9010, 'cudnn': 7602} (missing keys = 0)."""
+        parts = str(props.get("architecture", "0")).split(".")
+        try:
+            arch = (int(parts[0]), int(parts[1]) if len(parts) > 1 else 0)
+        except ValueError:
+            arch = (0, 0)
+        return cls(arch, int(props.get("cuda", 0) or 0), int(props.get("cudnn", 0) or 0))
+
+    def fast_fp16(self) -> bool:
+        return self.architecture >= (7, 0)
+
+
+SIMULATED_GPU = GpuProperties((8, 0), 11050, 8302)
+
+
+def _version(text: str | None) -> int:
+    if not text:
+        return 0
+    parts = [int(p) for p in text.split(".")[:2] if p.isdigit()]
+    major, minor = (parts + [0, 0])[:2]
+    return major * 1000 + minor * 10
+
+
+def detect_gpu() -> GpuProperties | None:
+    """The first GPU's properties, a simulated one, or None."""
+    if devices.gpu_count() > 0:
+        major, minor = torch.cuda.get_device_capability(0)
+        cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else 0
+        return GpuProperties((major, minor), _version(torch.version.cuda), int(cudnn or 0))
+    if _env_flag("TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_SIMULATE_GPU", False):
+        return SIMULATED_GPU
+    return None
+
+
+def suitable_gpu(gpu: GpuProperties | None) -> bool:
+    return gpu is not None and (gpu.fast_fp16() or ignore_performance())
+
+
+def _env_flag(name: str, default: bool) -> bool:
+    value = config.env_str(name)
+    return default if value == "" else config.parse_bool(name, value)
+
+
+def ignore_performance() -> bool:
+    return _env_flag("TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_IGNORE_PERFORMANCE", False)
+
+
+def emulate_fp16() -> bool:
+    return _env_flag("TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_EMULATE_FP16", True)
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_flags() -> frozenset:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def cpu_has_bf16_units() -> bool:
+    return bool(cpu_flags() & {"avx512_bf16", "amx_bf16"})
+
+
+def cpu_has_fp16_units() -> bool:
+    return bool(cpu_flags() & {"amx_fp16", "avx_ne_convert"})
+
+
+def node_device_type(device: str, gpu_present: bool) -> str:
+    """'CPU', 'GPU', ... for a node's device; an empty device goes where the placer puts it
+    (the first GPU when there is one, else the CPU)."""
+    if not device:
+        return "GPU" if gpu_present else "CPU"
+    try:
+        return devices.device_type(device).upper()
+    except Exception:  # noqa: BLE001 - an unparsable device is on no known type
+        return ""
