@@ -14,6 +14,7 @@ import torch
 from ndflow.core import context, devices, dtypes
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import SymbolicTensor
+from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.ops.op_def import REGISTRY, InferenceContext, OpDef
@@ -231,11 +232,17 @@ def _convert_inputs(op_def: OpDef, inputs, attrs: dict) -> list:
             else:
                 try:
                     t = convert_to_tensor(v, expected)
-                except ValueError:
+                except (TypeError, ValueError):  # TF: convert as is, then report the mismatch
                     t = convert_to_tensor(v)
             if arg.type_attr and arg.type_attr not in attrs:
                 attrs[arg.type_attr] = t.dtype
             want = arg.dtype or attrs[arg.type_attr]
+            if t.dtype is not want and context.executing_eagerly():
+                # TF eager: the kernel's input check, not the graph builder's TypeError
+                raise InvalidArgumentError(
+                    None, None, f"cannot compute {op_def.name} as input #{len(flat)}"
+                    f"(zero-based) was expected to be a {dtype_name(want)} tensor but is a "
+                    f"{dtype_name(t.dtype)} tensor [Op:{op_def.name}]")
             if t.dtype is not want:
                 if arg.dtype is not None:
                     raise TypeError(f"Input '{arg.name}' of '{op_def.name}' Op has type "
