@@ -2,7 +2,8 @@
 
 `_FusedConv2D`: one `aten.convolution` call with the bias (oneDNN adds it while writing the
 output), then the activation in place on that fresh output. `_FusedMatMul`: `addmm` (bias
-folded into the GEMM) then the activation in place. In-place activations only ever touch the
+folded into the GEMM) then the activation in place. `_MatMulAddScaled`: `mm` then
+`addcmul_` of `y * scale` into the product. In-place activations only ever touch the
 buffer the kernel itself just allocated, never an input.
 
 `_MaxPoolWithIndices` keeps ATen's argmax indices from the forward pool so
@@ -79,6 +80,16 @@ def _fused_matmul(node):
             act(y)
         return y
     return fused_matmul
+
+
+@kernel(nn_fused.MatMulAddScaled)
+def _matmul_add_scaled(node):
+    ta, tb = bool(node.attrs["transpose_a"]), bool(node.attrs["transpose_b"])
+
+    def matmul_add_scaled(a, b, y, scale):
+        out = torch.mm(a.t() if ta else a, b.t() if tb else b)
+        return out.addcmul_(y, scale)  # the product is this kernel's own fresh buffer
+    return matmul_add_scaled
 
 
 @kernel(nn_fused.MaxPoolWithIndices)

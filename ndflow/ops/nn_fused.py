@@ -5,6 +5,9 @@
   `epsilon`, `leakyrelu_alpha`, plus the Conv2D/MatMul attrs), so graphs compare with
   grappler's output node by node. ndflow also accepts float64 in `_FusedMatMul` (TF's CPU
   kernel does not), because the remapper fuses float64 graphs too.
+- `_MatMulAddScaled(a, b, y, scale)` = `a @ b + y * scale` (scale a scalar) is
+  ndflow-internal: the gradient of a weight with L2 regularization, `AddN(MatMul(..),
+  Mul(w, c))`, in one GEMM plus one in-place multiply-add on the GEMM's own output.
 - `_MaxPoolWithIndices` / `_MaxPoolGradWithIndices` are ndflow-internal (no TensorFlow
   counterpart): a MaxPool that also returns ATen's argmax indices (int64, flat positions in
   each (n, c) plane of the possibly padded input) and the MaxPoolGrad that scatters with
@@ -60,6 +63,24 @@ FusedMatMul = op_def(
            "num_args: int >= 0", *_FUSED_ATTRS],
     shape=_fused_matmul_shape,
     doc="MatMul + BiasAdd [+ activation] in one kernel (TensorFlow's internal op).")
+
+
+def _matmul_add_scaled_shape(ctx):
+    out = linalg.MatMul.shape_fn(ctx)[0]
+    y = ctx.shapes[2]
+    if ctx.shapes[3].rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {ctx.shapes[3].rank}")
+    if not out.is_compatible_with(y):
+        raise ValueError(f"Incompatible shapes: {out} vs. {y}")
+    return [out.merge_with(y)]
+
+
+MatMulAddScaled = op_def(
+    "_MatMulAddScaled", inputs=["a: T", "b: T", "y: T", "scale: T"], outputs=["output: T"],
+    attrs=["transpose_a: bool = false", "transpose_b: bool = false", FLOAT_T],
+    shape=_matmul_add_scaled_shape,
+    doc="ndflow-internal: MatMul(a, b) + y * scale with a scalar scale, in place on the "
+        "product.")
 
 
 def _pool_with_indices_shape(ctx):

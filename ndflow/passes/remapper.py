@@ -10,6 +10,10 @@ be fetched, fed or a target, and every op of a pattern must be on the same devic
   also fuses `MatMul -> AddV2/Add` whose other operand is a rank-1 tensor as long as the
   last dimension (a bias written `x @ w + b`, as in the MNIST example). TensorFlow leaves
   that one unfused; it is the same broadcast add, so the values are the same.
+- `AddN/AddV2(MatMul(a, b), Mul(y, s))` with a scalar `s` (in either order; the gradient of
+  an L2-regularized weight) becomes the ndflow-internal `_MatMulAddScaled(a, b, y, s)`: the
+  scaled term is added in place into the product, saving two passes over the weight-sized
+  gradient and one allocation.
 - `MaxPool` whose output feeds a `MaxPoolGrad` with the same `orig_input` (and the same
   window attrs) becomes the ndflow-internal `_MaxPoolWithIndices` (value + ATen argmax
   indices), and each such MaxPoolGrad becomes `_MaxPoolGradWithIndices(orig_input, grad,
@@ -41,10 +45,11 @@ _POOL_ATTRS = ("ksize", "strides", "padding", "explicit_paddings", "data_format"
 class _Fusion:
     """One matched pattern: `ops` in data order, replaced by one op at `ops[-1]`."""
 
-    kind: str                       # "conv" or "matmul"
+    kind: str                       # "conv", "matmul" or "scaled_add"
     ops: list
     bias: SymbolicTensor
     activation: Operation | None = None
+    scaled: SymbolicTensor | None = None    # y of a "scaled_add" (its scale is `bias`)
 
 
 @dataclass
@@ -125,6 +130,26 @@ def _match_bias_chain(a: _Analysis, root: Operation) -> _Fusion | None:
     return _Fusion(kind, ops, bias, act)
 
 
+def _match_scaled_add(a: _Analysis, add: Operation) -> _Fusion | None:
+    """AddN/AddV2(MatMul(a, b), Mul(y, s)), s a scalar -> ops [MatMul, Mul, add]."""
+    if add.type not in ("AddN", "AddV2", "Add") or len(add.inputs) != 2 or not _float_op(add):
+        return None
+    out = add.outputs[0]
+    for m, u in (add.inputs, add.inputs[::-1]):
+        mm, mul = m.op, u.op
+        if mm.type != "MatMul" or mul.type != "Mul" or mm is mul:
+            continue
+        if not (a.is_private(m, add) and a.is_private(u, add)):
+            continue
+        if mm.device != add.device or mul.device != add.device:
+            continue
+        for y, sc in (mul.inputs, mul.inputs[::-1]):
+            if sc.shape.rank == 0 and y.shape.is_fully_defined() and m.shape == y.shape \
+                    and y.shape == out.shape and y.dtype is out.dtype:
+                return _Fusion("scaled_add", [mm, mul, add], sc, scaled=y)
+    return None
+
+
 def _fused_attrs(op_def, src: Operation, fusion: _Fusion) -> dict:
     attrs = {k: v for k, v in src.attrs.items() if k in op_def.attrs}
     act = fusion.activation
@@ -144,12 +169,18 @@ def _fused_attrs(op_def, src: Operation, fusion: _Fusion) -> dict:
 
 def _emit_fusion(rw: GraphRewriter, f: _Fusion) -> None:
     root, last = f.ops[0], f.ops[-1]
-    op_def = nn_fused.FusedConv2D if f.kind == "conv" else nn_fused.FusedMatMul
     inputs = [rw.mapped(root.inputs[0]), rw.mapped(root.inputs[1]), rw.mapped(f.bias)]
+    if f.kind == "scaled_add":
+        op_def = nn_fused.MatMulAddScaled
+        inputs[2:] = [rw.mapped(f.scaled), rw.mapped(f.bias)]
+        attrs = {k: root.attrs[k] for k in ("transpose_a", "transpose_b", "T")}
+    else:
+        op_def = nn_fused.FusedConv2D if f.kind == "conv" else nn_fused.FusedMatMul
+        attrs = _fused_attrs(op_def, root, f)
     controls = [rw.map[c] for op in f.ops for c in op.control_inputs]
     out = last.outputs[0]
-    new = rw.add_op(op_def, inputs, _fused_attrs(op_def, root, f), [(out.dtype, out.shape)],
-                    last.name, controls, root.device)
+    new = rw.add_op(op_def, inputs, attrs, [(out.dtype, out.shape)], last.name, controls,
+                    root.device)
     rw.map[last] = new
     rw.map[out] = new.outputs[0]
 
@@ -174,7 +205,7 @@ def _pool_attrs(op: Operation) -> dict:
 
 
 def remapper(graph: Graph, ctx: PassContext) -> Graph:
-    """Fuses Conv2D/MatMul + bias [+ activation] and MaxPool/MaxPoolGrad (see module doc)."""
+    """Fuses Conv2D/MatMul + bias [+ activation], L2 gradient sums and MaxPool/MaxPoolGrad."""
     a = _analyze(graph, ctx)
     fusions: dict = {}          # last op of a pattern -> _Fusion
     absorbed: set = set()       # ops emitted as part of a later fused op
@@ -186,6 +217,11 @@ def remapper(graph: Graph, ctx: PassContext) -> Graph:
             f = _match_bias_chain(a, op)
             if f is not None:
                 fusions[f.ops[-1]] = f
+                absorbed.update(f.ops[:-1])
+        elif op.type in ("AddN", "AddV2", "Add"):
+            f = _match_scaled_add(a, op)
+            if f is not None and not any(o in absorbed or o in fusions for o in f.ops[:-1]):
+                fusions[op] = f
                 absorbed.update(f.ops[:-1])
         elif op.type == "MaxPool":
             for g in _match_pools(a, op):

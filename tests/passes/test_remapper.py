@@ -235,6 +235,51 @@ def test_add_of_a_non_bias_is_not_fused(other):
     assert "_FusedMatMul" not in op_counts(g2)
 
 
+# -- AddN(MatMul, Mul(y, scalar)) ------------------------------------------------------------------
+
+def _scaled_add_graph(dtype, kind="AddN", swap=False, ta=False, scale_shape=()):
+    np_dt = dtype.np_dtype
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(dtype, [5, 4], name="x")
+        d = v1.placeholder(dtype, [5, 3], name="d")
+        s = v1.placeholder(dtype, scale_shape, name="s")
+        w = tf.constant(RNG.normal(size=[4, 3]).astype(np_dt), name="w")
+        m = tf.matmul(tf.transpose(x) if ta else x, d, transpose_a=not ta)
+        u = w * s if not swap else s * w
+        terms = [u, m] if not swap else [m, u]
+        y = tf.add_n(terms) if kind == "AddN" else terms[0] + terms[1]
+        tf.identity(y, name="y")
+    feeds = {"x:0": RNG.normal(size=[5, 4]).astype(np_dt),
+             "d:0": RNG.normal(size=[5, 3]).astype(np_dt),
+             "s:0": np.asarray(RNG.normal(size=scale_shape), np_dt)}
+    return g, ["y:0"], feeds
+
+
+@pytest.mark.parametrize("dtype", [dtypes.float32, dtypes.float64])
+@pytest.mark.parametrize("kind", ["AddN", "AddV2"])
+@pytest.mark.parametrize("swap", [False, True])
+def test_matmul_plus_scaled_term_fuses(dtype, kind, swap):
+    g, fetches, feeds = _scaled_add_graph(dtype, kind, swap, ta=swap)
+    g2, fused, plain = _run_both(g, fetches, feeds)
+    (op,) = _fused(g2, "_MatMulAddScaled")
+    assert op.name == ("AddN" if kind == "AddN" else "add") and op.attrs["transpose_a"] != swap
+    assert "MatMul" not in op_counts(g2) and "Mul" not in op_counts(g2)
+    _assert_close(fused, plain, dtype.np_dtype)
+
+
+def test_scaled_add_needs_a_scalar_and_private_terms():
+    g, fetches, feeds = _scaled_add_graph(dtypes.float32, scale_shape=(3,))
+    g2, fused, plain = _run_both(g, fetches, feeds)
+    assert "_MatMulAddScaled" not in op_counts(g2)
+    _assert_close(fused, plain, np.float32)
+    g, fetches, feeds = _scaled_add_graph(dtypes.float32)
+    for extra in ("MatMul:0", "mul:0"):
+        g2, fused, plain = _run_both(g, fetches + [extra], feeds)
+        assert "_MatMulAddScaled" not in op_counts(g2), extra
+        _assert_close(fused, plain, np.float32)
+
+
 # -- MaxPool / MaxPoolGrad -------------------------------------------------------------------------
 
 def _pool_graph(dtype, fmt, ksize, stride, padding, size=(7, 6)):
@@ -340,9 +385,11 @@ def test_mnist_training_graph_op_counts_before_and_after():
     assert a["_MaxPoolWithIndices"] == 2 and a["_MaxPoolGradWithIndices"] == 2
     for t in ("Conv2D", "BiasAdd", "Relu", "MaxPool", "MaxPoolGrad"):
         assert a[t] == 0, t
-    assert a["MatMul"] == 4 and a["AddV2"] == 2       # backward MatMuls; the scalar adds
+    # fc weight grads: AddN(MatMul, Mul(w, 5e-4 * dloss)) -> _MatMulAddScaled
+    assert a["_MatMulAddScaled"] == 2 and a["AddN"] == 0 and b["AddN"] == 2
+    assert a["MatMul"] == 2 and a["AddV2"] == 2 and a["Mul"] == b["Mul"] - 2
     assert a["ReluGrad"] == b["ReluGrad"] == 3          # reading the fused ops' outputs
-    assert sum(a.values()) == sum(b.values()) - 7  # 3 + 3 + 2 + 2 ops -> 4 fused
+    assert sum(a.values()) == sum(b.values()) - 11  # (3 + 3 + 2 + 2 + 3 + 3) ops -> 6
 
 
 @pytest.mark.parametrize("remapping", [RewriterConfig.ON, RewriterConfig.OFF])
