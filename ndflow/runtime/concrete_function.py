@@ -15,7 +15,7 @@ import threading
 
 import numpy as np
 
-from ndflow.core import context
+from ndflow.core import context, optimizer_options
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.core.tensor_spec import TensorSpec
@@ -76,6 +76,7 @@ class ConcreteFunction:
         self._function = function
         self._out_dtypes = [t.dtype for t in graph.outputs]
         self._plan = None
+        self._plan_options = None        # optimizer-options version the plan was built for
         self._capture_vals = None
         self._eager_ops = None
         self._lock = threading.Lock()
@@ -154,7 +155,9 @@ class ConcreteFunction:
         tapes = context.active_tapes()
         if tapes and self._watched_by(tapes, tensors):
             return self._run_ops_eagerly(tensors + captures)
-        plan = self._plan or self._build_plan()
+        plan = self._plan
+        if plan is None or self._plan_options != optimizer_options.version():
+            plan = self._build_plan()
         outs = plan.run([t._value for t in tensors] + self._capture_vals)
         return [EagerTensor(v, d) for v, d in zip(outs, self._out_dtypes)]
 
@@ -182,17 +185,33 @@ class ConcreteFunction:
         return False
 
     # -- compiled execution --------------------------------------------------------------------
+    def _optimize(self):
+        g = self.graph
+        targets = [op for op in g.get_operations() if op.op_def.is_stateful]
+        config = {"graph_id": self.name}
+        jit = getattr(self._function, "_jit_compile", None)
+        if jit is not None:
+            config["jit_compile"] = jit
+        return optimize_for_plan(g, g.inputs, list(g.outputs), targets, config)
+
+    def optimized_graph(self):
+        """The graph this function runs: its traced graph after the graph pass pipeline
+        (constant folding, the auto-mixed-precision rewrite, CSE, ...) under the current
+        `tf.config.optimizer` options. A new Graph each call, for inspection:
+
+            g = f.get_concrete_function(x).optimized_graph()
+            [(op.name, op.get_attr("T")) for op in g.get_operations() if op.type == "MatMul"]
+        """
+        return self._optimize()[0]
+
     def _build_plan(self) -> Plan:
         with self._lock:
-            if self._plan is None:
-                g = self.graph
-                targets = [op for op in g.get_operations() if op.op_def.is_stateful]
-                jit = getattr(self._function, "_jit_compile", None)
-                graph, feeds, fetches, targets = optimize_for_plan(
-                    g, g.inputs, list(g.outputs), targets,
-                    {"jit_compile": jit} if jit is not None else None)
+            version = optimizer_options.version()
+            if self._plan is None or self._plan_options != version:
+                graph, feeds, fetches, targets = self._optimize()
                 self._plan = Plan(graph, feeds, fetches, targets, EAGER_CONTEXT,
                                   soft_placement=context.soft_device_placement())
+                self._plan_options = version
         return self._plan
 
     # -- op-by-op execution (under a tape) -----------------------------------------------------
