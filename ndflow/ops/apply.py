@@ -319,9 +319,27 @@ def infer_shapes(op_def: OpDef, name: str, inputs, attrs: dict, n_out: int, eage
         if eager:
             raise InvalidArgumentError(None, None, f"{e} [Op:{op_def.name}] name: {name or ''}") \
                 from None
-        raise ValueError(f"{e} for '{{{{node {name}}}}} = {op_def.name}[]' with input shapes: "
-                         f"{shown}.") from None
+        raise ValueError(f"{e} for '{{{{node {name}}}}} = {_node_text(op_def, inputs, attrs)}' "
+                         f"with input shapes: {shown}.") from None
     return [TensorShape(s) if not isinstance(s, TensorShape) else s for s in out]
+
+
+def _node_text(op_def: OpDef, inputs, attrs: dict) -> str:
+    """A NodeDef as TF shows it in build errors: `AddV2[T=DT_FLOAT](x, y)`."""
+    def show(v):
+        if isinstance(v, dtypes.DType):
+            return f"DT_{dtype_name(v).upper()}"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, str):
+            return f'"{v}"'
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(show(x) for x in v) + "]"
+        return fmt(v) if isinstance(v, TensorShape) else str(v)
+    shown = ", ".join(f"{k}={show(v)}" for k, v in sorted(attrs.items())
+                      if not isinstance(v, np.ndarray))
+    names = ", ".join(t.name[:-2] if t.name.endswith(":0") else t.name for t in inputs)
+    return f"{op_def.name}[{shown}]({names})"
 
 
 # Eager fast path: (op_def, input dtypes, user attrs) -> the checked, completed attrs dict.
