@@ -24,6 +24,7 @@ from ndflow.core.errors import (  # noqa: F401
     DataLossError,
     DeadlineExceededError,
     FailedPreconditionError,
+    InaccessibleTensorError,
     InternalError,
     InvalidArgumentError,
     NotFoundError,

@@ -80,6 +80,12 @@ UnavailableError = _make("UnavailableError", UNAVAILABLE, "The runtime is unavai
 DataLossError = _make("DataLossError", DATA_LOSS, "Unrecoverable data loss.")
 UnauthenticatedError = _make("UnauthenticatedError", UNAUTHENTICATED, "Not authenticated.")
 
+
+
+class InaccessibleTensorError(ValueError):
+    """A tensor or op that may not be used here (e.g. fetching one marked not fetchable)."""
+
+
 _BY_CODE = {cls.error_code: cls for cls in (
     CancelledError, UnknownError, InvalidArgumentError, DeadlineExceededError, NotFoundError,
     AlreadyExistsError, PermissionDeniedError, ResourceExhaustedError, FailedPreconditionError,

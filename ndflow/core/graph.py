@@ -193,6 +193,8 @@ class Graph:
         self._control_deps: list[list[Operation]] = []
         self._collections: dict[str, list] = {}
         self._finalized = False
+        self._unfeedable: set = set()
+        self._unfetchable: set = set()
         self.seed = None
         self._last_id = 0
         self._version = 0
@@ -300,6 +302,20 @@ class Graph:
 
     def finalize(self) -> None:
         self._finalized = True
+
+    # -- feeding and fetching restrictions (checked by Session.run) -------------------------
+    def prevent_feeding(self, tensor: SymbolicTensor) -> None:
+        self._unfeedable.add(tensor)
+
+    def is_feedable(self, tensor: SymbolicTensor) -> bool:
+        return tensor not in self._unfeedable
+
+    def prevent_fetching(self, op: Operation) -> None:
+        self._unfetchable.add(op)
+
+    def is_fetchable(self, tensor_or_op) -> bool:
+        op = tensor_or_op.op if isinstance(tensor_or_op, SymbolicTensor) else tensor_or_op
+        return op not in self._unfetchable
 
     # -- scopes ----------------------------------------------------------------------------
     def as_default(self):

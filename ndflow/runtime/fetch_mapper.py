@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 from collections.abc import Mapping
 
+from ndflow.core.errors import InaccessibleTensorError
 from ndflow.core.graph import Graph, Operation, SymbolicTensor
 
 
@@ -88,13 +89,12 @@ def _fetch_element(graph: Graph, fetch):
     except (ValueError, KeyError) as e:
         raise ValueError(f"Argument `fetch` = {fetch} cannot be interpreted as a Tensor. "
                          f"({e})") from None
-    is_fetchable = getattr(graph, "is_fetchable", None)
-    if callable(is_fetchable) and not is_fetchable(el):
-        kind = "Operation" if isinstance(el, Operation) else "Tensor"
-        raise ValueError(f"{kind} {el.name} has been marked as not fetchable. Typically this "
-                         "happens when it is defined in another function or code block. Use "
-                         "return values, explicit Python locals or TensorFlow collections to "
-                         "access it.")
+    if not graph.is_fetchable(el):
+        op = el if isinstance(el, Operation) else el.op
+        raise InaccessibleTensorError(
+            f"Operation {op.name} has been marked as not fetchable. Typically this happens "
+            "when it is defined in another function or code block. Use return values, "
+            "explicit Python locals or TensorFlow collections to access it.")
     return el
 
 

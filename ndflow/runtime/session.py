@@ -199,8 +199,7 @@ class Session:
                 raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e.args[0]}") \
                     from None
             arr = feed_array(t, value, key)
-            is_feedable = getattr(self._graph, "is_feedable", None)
-            if callable(is_feedable) and not is_feedable(t):
+            if not self._graph.is_feedable(t):
                 raise ValueError(f"Tensor {t.name} may not be fed.")
             feeds[t] = arr
         return feeds
