@@ -51,9 +51,10 @@ def apply_if(should_apply, apply_fn: Callable[[], object], resources: Iterable,
     """Runs `apply_fn()` when `should_apply` is true, else `skip_fn()` (if given).
 
     `should_apply` is a Python bool or a scalar bool tensor. Eagerly this is a Python `if`.
-    In a graph both `apply_fn` (rolled back through `SelectV2` on `resources` when
-    `should_apply` is false) and nothing else run; `always` are resources `apply_fn` writes
-    that must keep their update either way. Returns the op (graph) or `apply_fn`'s result.
+    In a graph `apply_fn`'s ops always run and are rolled back through `SelectV2` on
+    `resources` when `should_apply` is false (`skip_fn` is not used there); `always` are
+    resources `apply_fn` writes that keep their update either way. Returns the grouping op
+    (graph) or the branch's result (eager).
     """
     if _is_python_bool(should_apply) or context.executing_eagerly():
         if bool(should_apply.numpy() if hasattr(should_apply, "numpy") else should_apply):
