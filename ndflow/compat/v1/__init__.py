@@ -28,6 +28,7 @@ from ndflow.core.dtypes import (  # noqa: F401
     variant,
 )
 from ndflow.core.graph import Graph, GraphKeys, Operation  # noqa: F401
+from ndflow.core.graph_def import graph_pb2 as _graph_pb2
 from ndflow.core.scopes import (  # noqa: F401
     control_dependencies,
     device,
@@ -169,6 +170,7 @@ from ndflow.runtime.session import (  # noqa: F401
 )
 
 initialize_all_variables = global_variables_initializer
+GraphDef = _graph_pb2.GraphDef  # the real protobuf message, as tf.compat.v1.GraphDef
 
 
 def disable_eager_execution() -> None:
