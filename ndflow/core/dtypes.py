@@ -6,6 +6,8 @@ ndflow carries the same `type: DT_FLOAT` a TensorFlow GraphDef does.
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 import torch
 
@@ -104,7 +106,7 @@ _BY_NAME.update(half=float16, double=float64)
 _BY_ENUM = {d.enum: d for d in ALL}
 _BY_TORCH = {d.torch_dtype: d for d in ALL if d.torch_dtype is not None}
 _BY_NUMPY = {d.np_dtype: d for d in ALL if d.np_dtype is not None and d is not string}
-_BY_PY = {float: float32, int: int32, type(True): bool, str: string}
+_BY_PY = {float: float32, int: int32, builtins.bool: bool, str: string}  # `bool` is ours
 
 
 def as_dtype(value) -> DType:
@@ -113,7 +115,7 @@ def as_dtype(value) -> DType:
         return value
     if isinstance(value, str):
         d = _BY_NAME.get(value)
-    elif isinstance(value, int) and not isinstance(value, type(True)):
+    elif isinstance(value, int) and not isinstance(value, builtins.bool):
         d = _BY_ENUM.get(value)
     elif isinstance(value, torch.dtype):
         d = _BY_TORCH.get(value)
