@@ -22,8 +22,9 @@ from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.apply import convert_to_tensor, numpy_to_torch
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pipeline import run_pipeline
+from ndflow.passes.prune import needed_ops
 from ndflow.runtime.func_graph import FuncGraph, flatten, inline_graph, pack_sequence_as
-from ndflow.runtime.plan import Plan, needed_ops
+from ndflow.runtime.plan import Plan
 from ndflow.runtime.state import EAGER_CONTEXT
 
 

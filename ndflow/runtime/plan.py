@@ -26,20 +26,7 @@ from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import fmt
 from ndflow.kernels import registry
 from ndflow.ops.apply import numpy_to_torch
-
-
-def needed_ops(fetches, targets, fed: set) -> set:
-    """Ops that must run to compute `fetches` and run `targets`, given fed tensors."""
-    need: set = set()
-    stack = [t.op for t in fetches if t not in fed] + list(targets)
-    while stack:
-        op = stack.pop()
-        if op in need:
-            continue
-        need.add(op)
-        stack.extend(t.op for t in op.inputs if t not in fed)
-        stack.extend(op.control_inputs)
-    return need
+from ndflow.passes.prune import needed_ops
 
 
 def resolve_device(spec: str, soft_placement: bool = True, op=None) -> torch.device:
