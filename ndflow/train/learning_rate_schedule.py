@@ -44,11 +44,11 @@ def _check_decay_steps(decay_steps) -> None:
                          f"decay_steps={decay_steps}")
 
 
-class ExponentialDecay(LearningRateSchedule):
-    """initial_learning_rate * decay_rate ^ (step / decay_steps) (floored if staircase)."""
+class _RateDecay(LearningRateSchedule):
+    """Decays of lr0 by `decay_rate` over p = step / decay_steps (floored if staircase)."""
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase: bool = False,
-                 name: str = "ExponentialDecay"):
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase: bool,
+                 name: str):
         _check_decay_steps(decay_steps)
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
@@ -56,19 +56,33 @@ class ExponentialDecay(LearningRateSchedule):
         self.staircase = staircase
         self.name = name
 
+    def _decay(self, lr0, rate, p):
+        raise NotImplementedError
+
     def __call__(self, step):
-        with scopes.name_scope(self.name or "ExponentialDecay"):
+        with scopes.name_scope(self.name or type(self).__name__):
             lr0 = convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
             dtype = lr0.dtype
             p = math_ops.truediv(_cast(step, dtype), _cast(self.decay_steps, dtype))
             if self.staircase:
                 p = _floor(p)
-            return math_ops.multiply(lr0, math_ops.pow(_cast(self.decay_rate, dtype), p))
+            return self._decay(lr0, _cast(self.decay_rate, dtype), p)
 
     def get_config(self) -> dict:
         return {"initial_learning_rate": self.initial_learning_rate,
                 "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
                 "staircase": self.staircase, "name": self.name}
+
+
+class ExponentialDecay(_RateDecay):
+    """initial_learning_rate * decay_rate ^ (step / decay_steps) (floored if staircase)."""
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase: bool = False,
+                 name: str = "ExponentialDecay"):
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
+
+    def _decay(self, lr0, rate, p):
+        return math_ops.multiply(lr0, math_ops.pow(rate, p))
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -103,33 +117,15 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
 
 
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_RateDecay):
     """initial_learning_rate / (1 + decay_rate * step / decay_steps) (floored if staircase)."""
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase: bool = False,
                  name: str = "InverseTimeDecay"):
-        _check_decay_steps(decay_steps)
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-        self.name = name
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
-    def __call__(self, step):
-        with scopes.name_scope(self.name or "InverseTimeDecay"):
-            lr0 = convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
-            dtype = lr0.dtype
-            p = math_ops.truediv(_cast(step, dtype), _cast(self.decay_steps, dtype))
-            if self.staircase:
-                p = _floor(p)
-            denom = math_ops.add(_cast(1, dtype),
-                                 math_ops.multiply(_cast(self.decay_rate, dtype), p))
-            return math_ops.truediv(lr0, denom)
-
-    def get_config(self) -> dict:
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase, "name": self.name}
+    def _decay(self, lr0, rate, p):
+        return math_ops.truediv(lr0, math_ops.add(_cast(1, lr0.dtype), math_ops.multiply(rate, p)))
 
 
 class PolynomialDecay(LearningRateSchedule):
