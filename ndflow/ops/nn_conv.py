@@ -310,14 +310,21 @@ def conv2d_v1(input, filter=None, strides=None, padding=None,  # noqa: A002
     return _raw(Conv2D, [x, f], attrs, name=name or "Conv2D")
 
 
+def _raw_window_attrs(strides, padding, use_cudnn_on_gpu, explicit_paddings, data_format,
+                      dilations) -> dict:
+    """The attrs of the raw conv backprop ops, as their wrappers take them."""
+    return {"strides": list(strides), "padding": padding, "use_cudnn_on_gpu": use_cudnn_on_gpu,
+            "explicit_paddings": list(explicit_paddings), "data_format": data_format,
+            "dilations": list(dilations)}
+
+
 def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
                           use_cudnn_on_gpu: bool = True, explicit_paddings=(),
                           data_format: str = "NHWC", dilations=(1, 1, 1, 1),
                           name: str | None = None):
     """`tf.compat.v1.nn.conv2d_backprop_input` (the raw op's signature)."""
-    attrs = {"strides": list(strides), "padding": padding, "use_cudnn_on_gpu": use_cudnn_on_gpu,
-             "explicit_paddings": list(explicit_paddings), "data_format": data_format,
-             "dilations": list(dilations)}
+    attrs = _raw_window_attrs(strides, padding, use_cudnn_on_gpu, explicit_paddings,
+                              data_format, dilations)
     sizes = convert_to_tensor(input_sizes, dtypes.int32)
     return _raw(Conv2DBackpropInput, [sizes, filter, out_backprop], attrs, name=name)
 
@@ -327,9 +334,8 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
                            data_format: str = "NHWC", dilations=(1, 1, 1, 1),
                            name: str | None = None):
     """`tf.compat.v1.nn.conv2d_backprop_filter` (the raw op's signature)."""
-    attrs = {"strides": list(strides), "padding": padding, "use_cudnn_on_gpu": use_cudnn_on_gpu,
-             "explicit_paddings": list(explicit_paddings), "data_format": data_format,
-             "dilations": list(dilations)}
+    attrs = _raw_window_attrs(strides, padding, use_cudnn_on_gpu, explicit_paddings,
+                              data_format, dilations)
     sizes = convert_to_tensor(filter_sizes, dtypes.int32)
     return _raw(Conv2DBackpropFilter, [input, sizes, out_backprop], attrs, name=name)
 
