@@ -5,10 +5,13 @@ Times one step (forward, backward, momentum update) at batch 64 on the same data
 - TensorFlow graph mode (tf.function), when a TensorFlow interpreter is available
   (TF_PYTHON, default /work/tfvenv/bin/python; run as a subprocess on the same data, since
   ndflow never imports TensorFlow);
-- PyTorch eager (torch.nn.functional + autograd + torch.optim.SGD).
+- PyTorch eager (torch.nn.functional + autograd + torch.optim.SGD);
+- with --amp (default on): ndflow tf.function and TensorFlow with the bfloat16 mixed-precision
+  graph rewrite (`auto_mixed_precision_onednn_bfloat16`), reported against float32 (the bar:
+  ndflow AMP step <= 0.7x the ndflow float32 step).
 Prints the median of at least 20 steps after warm-up for each, and ratios to TensorFlow.
 
-    python benchmarks/mnist_cnn.py [--steps 30] [--warmup 10]
+    python benchmarks/mnist_cnn.py [--steps 30] [--warmup 10] [--no-amp]
 """
 
 from __future__ import annotations
@@ -90,7 +93,9 @@ def ndflow_session(x, y, params, steps, warmup):
             return median_ms(lambda: sess.run(train, feed), steps, warmup)
 
 
-def ndflow_function(x, y, params, steps, warmup, eager=False):
+def ndflow_function(x, y, params, steps, warmup, eager=False, amp=False):
+    tf.config.optimizer.set_experimental_options(
+        {"auto_mixed_precision_onednn_bfloat16": amp})
     p = {k: tf.Variable(v) for k, v in params.items()}
     variables = list(p.values())
     opt = tf.keras.optimizers.SGD(0.01, momentum=0.9)
@@ -140,6 +145,8 @@ import json, sys, time
 import numpy as np
 import tensorflow as tf
 d = np.load(sys.argv[1]); steps, warmup = int(sys.argv[2]), int(sys.argv[3])
+if len(sys.argv) > 4 and sys.argv[4] == "amp":
+    tf.config.optimizer.set_experimental_options({"auto_mixed_precision_onednn_bfloat16": True})
 x, y = tf.constant(d["x"]), tf.constant(d["y"])
 p = {k[2:]: tf.Variable(d[k]) for k in d.files if k.startswith("p_")}
 variables = list(p.values())
@@ -169,7 +176,7 @@ print(json.dumps({"tf_graph_ms": 1000 * float(np.median(ts)), "version": tf.__ve
 """
 
 
-def tensorflow_graph(x, y, params, steps, warmup):
+def tensorflow_graph(x, y, params, steps, warmup, amp=False):
     tf_python = os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python")
     if not os.path.exists(tf_python):
         return None, "not installed"
@@ -177,7 +184,8 @@ def tensorflow_graph(x, y, params, steps, warmup):
         path = os.path.join(tmp, "data.npz")
         np.savez(path, x=x, y=y, **{"p_" + k: v for k, v in params.items()})
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-        out = subprocess.run([tf_python, "-c", _TF_SCRIPT, path, str(steps), str(warmup)],
+        out = subprocess.run([tf_python, "-c", _TF_SCRIPT, path, str(steps), str(warmup),
+                              "amp" if amp else "f32"],
                              capture_output=True, text=True, env=env)
     if out.returncode != 0:
         return None, out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"
@@ -189,16 +197,27 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--amp", action=argparse.BooleanOptionalAction, default=True,
+                    help="also time the bfloat16 mixed-precision graph rewrite")
     args = ap.parse_args(argv)
     x, y, params = make_data()
     results = {}
     tf_ms, tf_info = tensorflow_graph(x, y, params, args.steps, args.warmup)
     results["ndflow Session (graph)"] = ndflow_session(x, y, params, args.steps, args.warmup)
     results["ndflow tf.function"] = ndflow_function(x, y, params, args.steps, args.warmup)
+    if args.amp:
+        results["ndflow tf.function AMP bf16"] = ndflow_function(
+            x, y, params, args.steps, args.warmup, amp=True)
+        tf.config.optimizer.set_experimental_options(
+            {"auto_mixed_precision_onednn_bfloat16": False})
     results["ndflow eager"] = ndflow_function(x, y, params, args.steps, args.warmup, eager=True)
     results["PyTorch eager"] = torch_eager(x, y, params, args.steps, args.warmup)
     if tf_ms is not None:
         results[f"TensorFlow {tf_info} graph"] = tf_ms
+        if args.amp:
+            tf_amp_ms, _ = tensorflow_graph(x, y, params, args.steps, args.warmup, amp=True)
+            if tf_amp_ms is not None:
+                results[f"TensorFlow {tf_info} AMP bf16"] = tf_amp_ms
     print(f"MNIST CNN training step, batch {BATCH}, median of {args.steps} steps "
           f"after {args.warmup} warm-up")
     for name, ms in results.items():
@@ -206,6 +225,10 @@ def main(argv=None):
         print(f"  {name:28s} {ms:8.2f} ms{ratio}")
     if tf_ms is None:
         print(f"  TensorFlow: {tf_info}")
+    if args.amp:
+        amp_ratio = results["ndflow tf.function AMP bf16"] / results["ndflow tf.function"]
+        print(f"  ndflow AMP bf16 / ndflow float32 (tf.function): {amp_ratio:.2f}x "
+              f"(bar <= 0.70x)")
     torch_ms = results["PyTorch eager"]
     print(f"  ndflow Session / PyTorch eager: {results['ndflow Session (graph)'] / torch_ms:.2f}x")
     return results
