@@ -276,12 +276,24 @@ class Graph:
                            "outputs.")
         return op.outputs[i]
 
-    def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
+    def as_graph_element(self, obj, allow_tensor: bool = True,
+                             allow_operation: bool = True):
+        """TensorFlow's `Graph.as_graph_element`, raising its exact errors."""
+        if allow_tensor and allow_operation:
+            types_str = "Tensor or Operation"
+        elif allow_tensor:
+            types_str = "Tensor"
+        else:
+            types_str = "Operation"
+        convert = getattr(obj, "_as_graph_element", None)
+        if callable(convert) and not isinstance(obj, (SymbolicTensor, Operation)):
+            converted = convert()
+            if converted is not None:
+                obj = converted
+        if isinstance(obj, bytes):
+            obj = obj.decode("utf-8")
         if isinstance(obj, str):
-            if ":" in obj and allow_tensor:
-                return self.get_tensor_by_name(obj)
-            if allow_operation:
-                return self.get_operation_by_name(obj)
+            return self._element_by_name(obj, allow_tensor, allow_operation, types_str)
         if isinstance(obj, SymbolicTensor) and allow_tensor:
             if obj.graph is not self:
                 raise ValueError(f"Tensor {obj} is not an element of this graph.")
@@ -290,7 +302,42 @@ class Graph:
             if obj.graph is not self:
                 raise ValueError(f"Operation {obj} is not an element of this graph.")
             return obj
-        raise TypeError(f"Can not convert a {type(obj).__name__} into a graph element.")
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a {types_str}.")
+
+    def _element_by_name(self, name: str, allow_tensor: bool, allow_operation: bool,
+                         types_str: str):
+        if ":" in name and allow_tensor:
+            try:
+                op_name, out_n = name.split(":")
+                out_n = int(out_n)
+            except ValueError:
+                raise ValueError(f"The name {name!r} looks a like a Tensor name, but is not a "
+                                 "valid one. Tensor names must be of the form "
+                                 "\"<op_name>:<output_index>\".") from None
+            try:
+                op = self.get_operation_by_name(op_name)
+            except KeyError:
+                raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. The "
+                               f"operation, {op_name!r}, does not exist in the graph.") from None
+            if not 0 <= out_n < len(op.outputs):
+                raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. The "
+                               f"operation, {op_name!r}, exists but only has {len(op.outputs)} "
+                               "outputs.")
+            return op.outputs[out_n]
+        if ":" in name:
+            raise ValueError(f"Name {name!r} appears to refer to a Tensor, not a {types_str}.")
+        if allow_operation:
+            try:
+                return self.get_operation_by_name(name)
+            except KeyError:
+                raise KeyError(f"The name {name!r} refers to an Operation not in the "
+                               "graph.") from None
+        try:
+            self.get_operation_by_name(name)
+            msg = f"The name {name!r} refers to an Operation, not a {types_str}."
+        except KeyError:
+            msg = f"The name {name!r} looks like an (invalid) Operation name, not a {types_str}."
+        raise ValueError(msg + " Tensor names must be of the form \"<op_name>:<output_index>\".")
 
     @property
     def version(self) -> int:

@@ -25,7 +25,7 @@ from ndflow.core.graph import Graph, Operation
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pipeline import run_pipeline
 from ndflow.runtime.config_proto import ConfigProto, session_settings
-from ndflow.runtime.fetch_mapper import FetchMapper, as_graph_element
+from ndflow.runtime.fetch_mapper import FetchMapper
 from ndflow.runtime.plan import Plan, resolve_device
 from ndflow.runtime.session_values import feed_array, feed_to_aten, fetch_value
 from ndflow.runtime.state import RuntimeContext
@@ -194,7 +194,7 @@ class Session:
         feeds: dict = {}
         for key, value in feed_dict.items():
             try:
-                t = as_graph_element(self._graph, key, allow_tensor=True, allow_operation=False)
+                t = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
             except Exception as e:  # noqa: BLE001 - TF reports every lookup failure this way
                 raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e.args[0]}") \
                     from None
