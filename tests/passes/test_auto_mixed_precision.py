@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from ndflow.core.graph import Graph
+from ndflow.ops.apply import apply_op
+from ndflow.ops.op_def import lookup
 from ndflow.passes.amp_lists import Mode
 from tests.passes.amp_helpers import B, F, H, casts, const, op, ph, run_amp, type_attrs
 
@@ -123,8 +125,6 @@ def test_case6_fused_batch_norm_becomes_v2_with_u_float():
         var = const("variance", 6.0, (0,))
         conv = dict(strides=[1, 1, 1, 1], padding="SAME", data_format="NHWC")
         a1 = op("Conv2D", x, w, name="allow1", **conv)
-        from ndflow.ops.apply import apply_op
-        from ndflow.ops.op_def import lookup
         fbn = apply_op(lookup("FusedBatchNorm"), [a1, scale, offset, mean, var],
                        {"data_format": "NHWC"}, name="fbn1")
         y, rs1, rs2 = fbn.outputs[0], fbn.outputs[3], fbn.outputs[4]
