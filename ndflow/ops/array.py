@@ -1,8 +1,8 @@
 """Array ops: the public face of the family (TF's array_ops), re-exported from its parts.
 
 - `array_core`: Const, Placeholder(WithDefault), Identity(N), StopGradient, NoOp, EnsureShape,
-  Shape(N), Size, Rank, Reshape, ExpandDims, Squeeze, Pack, Unpack, ZerosLike, OnesLike,
-  Transpose, InvertPermutation;
+  Shape(N), Size, Rank, Reshape, ExpandDims, Squeeze, Pack, Unpack, ZerosLike, OnesLike;
+- `array_transpose`: Transpose, InvertPermutation;
 - `array_slicing`: Slice, StridedSlice(+Grad) and `Tensor.__getitem__`, ConcatV2, ConcatOffset;
 - `array_fill`: Fill (`zeros`, `ones`), Range, Tile, BroadcastTo, Pad, PadV2, MirrorPad(+Grad);
 - `array_gather`: GatherV2, UnsortedSegmentSum, OneHot, Where.
@@ -16,7 +16,6 @@ from ndflow.ops.array_core import (
     ExpandDims,
     Identity,
     IdentityN,
-    InvertPermutation,
     NoOp,
     OnesLike,
     Pack,
@@ -29,7 +28,6 @@ from ndflow.ops.array_core import (
     Size,
     Squeeze,
     StopGradient,
-    Transpose,
     Unpack,
     ZerosLike,
     constant,
@@ -38,7 +36,6 @@ from ndflow.ops.array_core import (
     group,
     identity,
     identity_n,
-    invert_permutation,
     no_op,
     ones_like,
     partial_shape,
@@ -52,7 +49,6 @@ from ndflow.ops.array_core import (
     squeeze,
     stack,
     stop_gradient,
-    transpose,
     unstack,
     zeros_like,
 )
@@ -94,6 +90,7 @@ from ndflow.ops.array_slicing import (
     slice_helper,
     strided_slice,
 )
+from ndflow.ops.array_transpose import InvertPermutation, Transpose, invert_permutation, transpose
 
 __all__ = [
     "BroadcastTo", "ConcatOffset", "ConcatV2", "Const", "EnsureShape",

@@ -1,7 +1,8 @@
 """Array ops, part 1: constants, placeholders, identities, shapes, reshaping, packing.
 
-The rest of the family lives in `array_slicing.py` (Slice, StridedSlice, `__getitem__`,
-ConcatV2) and `array_fill.py` (Fill, Tile, Pad, Range, BroadcastTo, GatherV2, OneHot);
+The rest of the family lives in `array_transpose.py` (Transpose, InvertPermutation),
+`array_slicing.py` (Slice, StridedSlice, `__getitem__`, ConcatV2), `array_fill.py` (Fill,
+Tile, Pad, Range, BroadcastTo) and `array_gather.py` (GatherV2, OneHot, Where);
 `array.py` re-exports all of them. Shape functions use TF's wording; value-dependent checks
 are skipped in eager mode, where the kernel reports them with TF's kernel message (as TF
 eager runs no shape functions). `partial_shape(t)` is TF's MakeShapeFromShapeTensor: the
@@ -567,68 +568,3 @@ def zeros_like(input, dtype=None, name: str | None = None) -> Tensor:  # noqa: A
 def ones_like(input, dtype=None, name: str | None = None) -> Tensor:  # noqa: A002
     """`tf.ones_like`: ones with the shape of `input` (and its dtype unless given)."""
     return _like(OnesLike, 1, input, dtype, name)
-
-
-# -- Transpose, InvertPermutation ----------------------------------------------------------------
-
-def _transpose_shape(ctx):
-    s, ps = ctx.shapes
-    n = ps[0] if ps.rank == 1 else None
-    if s.rank is not None and n is not None and s.rank != n:
-        raise ValueError(f"Dimension must be {s.rank} but is {n}")
-    r = s.rank if s.rank is not None else n
-    perm = static_value(ctx, 1)
-    if r is None:
-        return [TensorShape(None)]
-    if perm is None:
-        return [TensorShape([None] * r)]
-    out = []
-    for p in np.asarray(perm).reshape(-1).tolist():
-        if not 0 <= p < r:
-            raise ValueError(f"perm dim {p} is out of range of input rank {r}")
-        out.append(None if s.rank is None else s[p])
-    return [TensorShape(out)]
-
-
-Transpose = op_def("Transpose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
-                   attrs=["T: type", "Tperm: " + INDEX_ATTR], shape=_transpose_shape)
-
-InvertPermutation = op_def("InvertPermutation", inputs=["x: T"], outputs=["y: T"],
-                           attrs=["T: {int32, int64} = DT_INT32"], shape=_same_shape,
-                           grad=NOT_DIFFERENTIABLE)
-
-
-def _invert_value(t):
-    p = constant_value(t.op.inputs[0])
-    return None if p is None else np.argsort(p).astype(t.dtype.np_dtype)
-
-
-InvertPermutation.extra["constant_value"] = _invert_value
-
-
-def invert_permutation(x, name: str | None = None) -> Tensor:
-    """`tf.math.invert_permutation`."""
-    return apply_op(InvertPermutation, [x], name=name).outputs[0]
-
-
-@Transpose.def_grad
-def _transpose_grad(op, grad):
-    p = constant_value(op.inputs[1])
-    inv = np.argsort(p).astype(np.int32) if p is not None else invert_permutation(op.inputs[1])
-    return [transpose(grad, inv), None]
-
-
-def transpose(a, perm=None, conjugate: bool = False, name: str = "transpose") -> Tensor:
-    """`tf.transpose`: permutes dimensions (reverses them when `perm` is None)."""
-    a = convert_to_tensor(a)
-    if perm is None:
-        if a.shape.rank is None:
-            rng = lookup("Range")
-            r = rank(a)
-            idx = apply_op(rng, [0, r, 1]).outputs[0]
-            perm = apply_op(lookup("StridedSlice"), [idx, [0], [0], [-1]],
-                            {"begin_mask": 1, "end_mask": 1}).outputs[0]
-        else:
-            perm = list(range(a.shape.rank - 1, -1, -1))
-    return apply_op(Transpose, [a, int_tensor(perm)],
-                    name=name).outputs[0]

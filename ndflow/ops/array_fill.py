@@ -20,9 +20,9 @@ from ndflow.ops.array_core import (
     shape,
     stack,
     static_value,
-    transpose,
 )
 from ndflow.ops.array_slicing import slice as slice_
+from ndflow.ops.array_transpose import transpose
 from ndflow.ops.op_def import NOT_DIFFERENTIABLE, lookup, op_def
 
 

@@ -8,8 +8,9 @@ from ndflow.core import dtypes
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import OPERATORS, Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
-from ndflow.ops.array_core import int_tensor, reshape, shape, static_value, transpose
+from ndflow.ops.array_core import int_tensor, reshape, shape, static_value
 from ndflow.ops.array_slicing import concat, strided_slice
+from ndflow.ops.array_transpose import transpose
 from ndflow.ops.op_def import NOT_DIFFERENTIABLE, lookup, op_def
 
 # -- GatherV2 ------------------------------------------------------------------------------------

@@ -1,0 +1,78 @@
+"""Array ops: Transpose and InvertPermutation (permuting axes), with TF's shape rules."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ndflow.core.shapes import TensorShape
+from ndflow.core.tensor import Tensor
+from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
+from ndflow.ops.array_core import INDEX_ATTR, int_tensor, rank, static_value
+from ndflow.ops.op_def import NOT_DIFFERENTIABLE, lookup, op_def
+
+
+def _transpose_shape(ctx):
+    s, ps = ctx.shapes
+    n = ps[0] if ps.rank == 1 else None
+    if s.rank is not None and n is not None and s.rank != n:
+        raise ValueError(f"Dimension must be {s.rank} but is {n}")
+    r = s.rank if s.rank is not None else n
+    perm = static_value(ctx, 1)
+    if r is None:
+        return [TensorShape(None)]
+    if perm is None:
+        return [TensorShape([None] * r)]
+    out = []
+    for p in np.asarray(perm).reshape(-1).tolist():
+        if not 0 <= p < r:
+            raise ValueError(f"perm dim {p} is out of range of input rank {r}")
+        out.append(None if s.rank is None else s[p])
+    return [TensorShape(out)]
+
+
+Transpose = op_def("Transpose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
+                   attrs=["T: type", "Tperm: " + INDEX_ATTR], shape=_transpose_shape)
+
+def _same_shape(ctx):
+    return [ctx.shapes[0]]
+
+
+InvertPermutation = op_def("InvertPermutation", inputs=["x: T"], outputs=["y: T"],
+                           attrs=["T: {int32, int64} = DT_INT32"], shape=_same_shape,
+                           grad=NOT_DIFFERENTIABLE)
+
+
+def _invert_value(t):
+    p = constant_value(t.op.inputs[0])
+    return None if p is None else np.argsort(p).astype(t.dtype.np_dtype)
+
+
+InvertPermutation.extra["constant_value"] = _invert_value
+
+
+def invert_permutation(x, name: str | None = None) -> Tensor:
+    """`tf.math.invert_permutation`."""
+    return apply_op(InvertPermutation, [x], name=name).outputs[0]
+
+
+@Transpose.def_grad
+def _transpose_grad(op, grad):
+    p = constant_value(op.inputs[1])
+    inv = np.argsort(p).astype(np.int32) if p is not None else invert_permutation(op.inputs[1])
+    return [transpose(grad, inv), None]
+
+
+def transpose(a, perm=None, conjugate: bool = False, name: str = "transpose") -> Tensor:
+    """`tf.transpose`: permutes dimensions (reverses them when `perm` is None)."""
+    a = convert_to_tensor(a)
+    if perm is None:
+        if a.shape.rank is None:
+            rng = lookup("Range")
+            r = rank(a)
+            idx = apply_op(rng, [0, r, 1]).outputs[0]
+            perm = apply_op(lookup("StridedSlice"), [idx, [0], [0], [-1]],
+                            {"begin_mask": 1, "end_mask": 1}).outputs[0]
+        else:
+            perm = list(range(a.shape.rank - 1, -1, -1))
+    return apply_op(Transpose, [a, int_tensor(perm)],
+                    name=name).outputs[0]
