@@ -7,6 +7,7 @@ grad * sigmoid(x), Softmax -> (g - sum(g * y)) * y, ...), second derivatives inc
 from __future__ import annotations
 
 from ndflow.core import dtypes
+from ndflow.core.tensor import Tensor
 from ndflow.ops import array as array_ops
 from ndflow.ops import math as math_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -163,27 +164,27 @@ def _log_softmax_grad(op, grad):
 # -- public wrappers -------------------------------------------------------------------------------
 
 
-def relu(features, name: str | None = None):
+def relu(features, name: str | None = None) -> Tensor:
     """`tf.nn.relu`: max(features, 0)."""
     return _out(Relu, [features], name=name)
 
 
-def relu6(features, name: str | None = None):
+def relu6(features, name: str | None = None) -> Tensor:
     """`tf.nn.relu6`: min(max(features, 0), 6)."""
     return _out(Relu6, [convert_to_tensor(features, name="features")], name=name or "Relu6")
 
 
-def elu(features, name: str | None = None):
+def elu(features, name: str | None = None) -> Tensor:
     """`tf.nn.elu`: exp(features) - 1 if < 0, features otherwise."""
     return _out(Elu, [features], name=name)
 
 
-def selu(features, name: str | None = None):
+def selu(features, name: str | None = None) -> Tensor:
     """`tf.nn.selu`: scale * elu with alpha, scale = 1.6732632..., 1.0507009..."""
     return _out(Selu, [features], name=name)
 
 
-def leaky_relu(features, alpha: float = 0.2, name: str | None = None):
+def leaky_relu(features, alpha: float = 0.2, name: str | None = None) -> Tensor:
     """`tf.nn.leaky_relu`: features if > 0 else alpha * features (ints cast to float32)."""
     features = convert_to_tensor(features, name="features")
     if features.dtype.is_integer:
@@ -193,7 +194,7 @@ def leaky_relu(features, alpha: float = 0.2, name: str | None = None):
     return _out(LeakyRelu, [features], {"alpha": float(alpha)}, name=name or "LeakyRelu")
 
 
-def softplus(features, name: str | None = None):
+def softplus(features, name: str | None = None) -> Tensor:
     """`tf.math.softplus` / `tf.nn.softplus`: log(exp(features) + 1)."""
     return _out(Softplus, [features], name=name)
 
@@ -223,21 +224,21 @@ def _softmax_like(op_def_, logits, axis, name):
         array_ops.identity(_swap_axis(out, axis, rank), name=name)
 
 
-def softmax(logits, axis: int | None = None, name: str | None = None):
+def softmax(logits, axis: int | None = None, name: str | None = None) -> Tensor:
     """`tf.nn.softmax` (TF2): exp(logits) / sum(exp(logits), axis)."""
     return _softmax_like(Softmax, logits, axis, name)
 
 
-def log_softmax(logits, axis: int | None = None, name: str | None = None):
+def log_softmax(logits, axis: int | None = None, name: str | None = None) -> Tensor:
     """`tf.nn.log_softmax` (TF2): logits - log(sum(exp(logits), axis))."""
     return _softmax_like(LogSoftmax, logits, axis, name)
 
 
-def softmax_v1(logits, axis: int | None = None, name: str | None = None, dim=None):
+def softmax_v1(logits, axis: int | None = None, name: str | None = None, dim=None) -> Tensor:
     """`tf.compat.v1.nn.softmax` (`dim` is the deprecated alias of `axis`)."""
     return softmax(logits, axis if axis is not None else dim, name)
 
 
-def log_softmax_v1(logits, axis: int | None = None, name: str | None = None, dim=None):
+def log_softmax_v1(logits, axis: int | None = None, name: str | None = None, dim=None) -> Tensor:
     """`tf.compat.v1.nn.log_softmax`."""
     return log_softmax(logits, axis if axis is not None else dim, name)

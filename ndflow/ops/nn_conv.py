@@ -11,6 +11,7 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.shapes import TensorShape
+from ndflow.core.tensor import Tensor
 from ndflow.ops import array as array_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.nn_common import (
@@ -127,7 +128,7 @@ DepthwiseConv2dNativeBackpropFilter = op_def(
     attrs=[_FLOAT_T] + _DEPTHWISE_ATTRS, shape=_sizes_shape(1))
 
 
-def shape_tensor(t):
+def shape_tensor(t) -> Tensor:
     """`tf.shape(t)` as int32 (a constant when the static shape is fully known)."""
     fn = getattr(array_ops, "shape", None)
     if fn is not None:
@@ -260,7 +261,7 @@ def _bias_add_grad_grad(op, received_grad):
                  {"data_format": fmt})]
 
 
-def bias_add(value, bias, data_format: str | None = None, name: str | None = None):
+def bias_add(value, bias, data_format: str | None = None, name: str | None = None) -> Tensor:
     """`tf.nn.bias_add`: adds a 1-D `bias` along the channel dimension of `value`."""
     if data_format is not None:
         if data_format.startswith("NC"):
@@ -286,7 +287,7 @@ def _conv_attrs(strides, padding, data_format, dilations, channel_idx) -> dict:
 
 
 def conv2d(input, filters, strides, padding, data_format: str = "NHWC",  # noqa: A002
-           dilations=None, name: str | None = None):
+           dilations=None, name: str | None = None) -> Tensor:
     """`tf.nn.conv2d` (TF2): 2-D convolution of NHWC/NCHW `input` with HWIO `filters`."""
     data_format = data_format or "NHWC"
     cidx = 1 if data_format.startswith("NC") else 3
@@ -298,7 +299,7 @@ def conv2d(input, filters, strides, padding, data_format: str = "NHWC",  # noqa:
 
 def conv2d_v1(input, filter=None, strides=None, padding=None,  # noqa: A002
               use_cudnn_on_gpu: bool = True, data_format: str = "NHWC", dilations=None,
-              name: str | None = None, filters=None):
+              name: str | None = None, filters=None) -> Tensor:
     """`tf.compat.v1.nn.conv2d`: `filter=`, 4-element strides."""
     filter = filters if filter is None else filter  # noqa: A001
     data_format = data_format or "NHWC"
@@ -321,7 +322,7 @@ def _raw_window_attrs(strides, padding, use_cudnn_on_gpu, explicit_paddings, dat
 def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
                           use_cudnn_on_gpu: bool = True, explicit_paddings=(),
                           data_format: str = "NHWC", dilations=(1, 1, 1, 1),
-                          name: str | None = None):
+                          name: str | None = None) -> Tensor:
     """`tf.compat.v1.nn.conv2d_backprop_input` (the raw op's signature)."""
     attrs = _raw_window_attrs(strides, padding, use_cudnn_on_gpu, explicit_paddings,
                               data_format, dilations)
@@ -332,7 +333,7 @@ def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  
 def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
                            use_cudnn_on_gpu: bool = True, explicit_paddings=(),
                            data_format: str = "NHWC", dilations=(1, 1, 1, 1),
-                           name: str | None = None):
+                           name: str | None = None) -> Tensor:
     """`tf.compat.v1.nn.conv2d_backprop_filter` (the raw op's signature)."""
     attrs = _raw_window_attrs(strides, padding, use_cudnn_on_gpu, explicit_paddings,
                               data_format, dilations)
@@ -341,7 +342,7 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
 
 
 def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
-                     data_format: str = "NHWC", dilations=None, name: str | None = None):
+                     data_format: str = "NHWC", dilations=None, name: str | None = None) -> Tensor:
     """`tf.nn.conv2d_transpose`: Conv2DBackpropInput with `output_shape` as input_sizes."""
     data_format = data_format or "NHWC"
     cidx = 1 if data_format.startswith("NC") else 3
@@ -352,7 +353,7 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
 
 
 def depthwise_conv2d(input, filter, strides, padding, data_format: str | None = None,  # noqa: A002
-                     dilations=None, name: str | None = None):
+                     dilations=None, name: str | None = None) -> Tensor:
     """`tf.nn.depthwise_conv2d`: per-channel convolution, `filter` [fh, fw, in, multiplier].
 
     Dilations are passed to DepthwiseConv2dNative directly (TF wraps the op in
@@ -369,7 +370,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format: str | None = 
 
 
 def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",  # noqa: A002
-                            dilations=(1, 1, 1, 1), name: str | None = None):
+                            dilations=(1, 1, 1, 1), name: str | None = None) -> Tensor:
     """`tf.nn.depthwise_conv2d_native` (the raw op)."""
     pad, explicit = padding_attrs(padding)
     attrs = {"strides": list(strides), "padding": pad, "explicit_paddings": explicit,

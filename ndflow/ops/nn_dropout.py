@@ -35,7 +35,7 @@ def _noise_shape(x, noise_shape):
     return noise_shape
 
 
-def dropout(x, rate, noise_shape=None, seed: int | None = None, name: str | None = None):
+def dropout(x, rate, noise_shape=None, seed: int | None = None, name: str | None = None) -> Tensor:
     """`tf.nn.dropout`: zeroes elements with probability `rate`, scales the rest by
     1 / (1 - rate)."""
     with name_scope(name, "dropout"):
@@ -72,7 +72,7 @@ def dropout(x, rate, noise_shape=None, seed: int | None = None, name: str | None
 
 
 def dropout_v1(x, keep_prob=None, noise_shape=None, seed: int | None = None,
-               name: str | None = None, rate=None):
+               name: str | None = None, rate=None) -> Tensor:
     """`tf.compat.v1.nn.dropout`: `keep_prob` (deprecated) or `rate`."""
     if keep_prob is not None and rate is not None:
         raise ValueError("You cannot specify both 'rate' and 'keep_prob'.")

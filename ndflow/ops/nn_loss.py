@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.shapes import TensorShape, broadcast_shapes
+from ndflow.core.tensor import Tensor
 from ndflow.ops import array as array_ops
 from ndflow.ops import math as math_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -89,7 +90,7 @@ def _l2_loss_grad(op, grad):
     return [op.inputs[0] * grad]
 
 
-def l2_loss(t, name: str | None = None):
+def l2_loss(t, name: str | None = None) -> Tensor:
     """`tf.nn.l2_loss`: sum(t ** 2) / 2."""
     return apply_op(L2Loss, [t], name=name).outputs[0]
 
@@ -104,7 +105,8 @@ def _flatten_outer_dims(x, rank: int):
         [[-1], array_ops.slice(array_ops.shape(x), [rank - 1], [1])], 0))
 
 
-def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1, name: str | None = None):
+def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1,
+                                      name: str | None = None) -> Tensor:
     """`tf.nn.softmax_cross_entropy_with_logits` (TF2; gradients flow into labels too)."""
     labels = convert_to_tensor(labels, name="labels")
     logits = convert_to_tensor(logits, name="logits")
@@ -140,14 +142,14 @@ def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1, name: str 
 
 def softmax_cross_entropy_with_logits_v1(_sentinel=None, labels=None, logits=None,
                                          dim: int = -1, name: str | None = None,
-                                         axis: int | None = None):
+                                         axis: int | None = None) -> Tensor:
     """`tf.compat.v1.nn.softmax_cross_entropy_with_logits`: no gradient into labels."""
     labels = array_ops.stop_gradient(convert_to_tensor(labels), name="labels_stop_gradient")
     return softmax_cross_entropy_with_logits(labels, logits,
                                              axis if axis is not None else dim, name)
 
 
-def sparse_softmax_cross_entropy_with_logits(labels, logits, name: str | None = None):
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name: str | None = None) -> Tensor:
     """`tf.nn.sparse_softmax_cross_entropy_with_logits`: labels int32/int64 class indices."""
     labels = convert_to_tensor(labels, name="labels")
     logits = convert_to_tensor(logits, name="logits")
@@ -177,12 +179,12 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name: str | None = 
 
 
 def sparse_softmax_cross_entropy_with_logits_v1(_sentinel=None, labels=None, logits=None,
-                                                name: str | None = None):
+                                                name: str | None = None) -> Tensor:
     """`tf.compat.v1.nn.sparse_softmax_cross_entropy_with_logits` (keyword arguments)."""
     return sparse_softmax_cross_entropy_with_logits(labels, logits, name)
 
 
-def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name: str | None = None):
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name: str | None = None) -> Tensor:
     """`tf.nn.sigmoid_cross_entropy_with_logits`: max(x, 0) - x * z + log(1 + exp(-|x|))."""
     logits = convert_to_tensor(logits, name="logits")
     labels = convert_to_tensor(labels, dtype=logits.dtype, name="labels")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
+from ndflow.core.tensor import Tensor
 from ndflow.ops import array as array_ops
 from ndflow.ops import math as math_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -101,7 +102,7 @@ def _fused_batch_norm_v3_grad(op, *grads):
 
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon: float = 0.001,
                      data_format: str = "NHWC", is_training: bool = True,
-                     name: str | None = None, exponential_avg_factor: float = 1.0):
+                     name: str | None = None, exponential_avg_factor: float = 1.0) -> tuple:
     """`tf.compat.v1.nn.fused_batch_norm`: (y, running_mean, running_var)."""
     x = convert_to_tensor(x, name="input")
     scale = convert_to_tensor(scale, name="scale")
@@ -121,7 +122,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon: float 
 
 
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon,
-                        name: str | None = None):
+                        name: str | None = None) -> Tensor:
     """`tf.nn.batch_normalization`: (x - mean) * scale / sqrt(variance + eps) + offset."""
     with name_scope(name, "batchnorm"):
         x = convert_to_tensor(x)
@@ -132,7 +133,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon,
         return x * math_ops.cast(inv, x.dtype) + math_ops.cast(shift, x.dtype)
 
 
-def moments(x, axes, shift=None, keepdims: bool = False, name: str | None = None):
+def moments(x, axes, shift=None, keepdims: bool = False, name: str | None = None) -> tuple:
     """`tf.nn.moments` (TF2): (mean, variance) over `axes`; float16 computed in float32."""
     with name_scope(name, "moments"):
         x = convert_to_tensor(x)
@@ -150,7 +151,7 @@ def moments(x, axes, shift=None, keepdims: bool = False, name: str | None = None
 
 
 def moments_v1(x, axes, shift=None, name: str | None = None, keep_dims=None,
-               keepdims=None):
+               keepdims=None) -> tuple:
     """`tf.compat.v1.nn.moments`."""
     keep = keepdims if keepdims is not None else bool(keep_dims)
     return moments(x, axes, shift, keep, name)

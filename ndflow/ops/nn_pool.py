@@ -10,6 +10,7 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.shapes import TensorShape
+from ndflow.core.tensor import Tensor
 from ndflow.ops import array as array_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.nn_common import (
@@ -170,47 +171,48 @@ def _check_rank4(input) -> None:  # noqa: A002
 
 
 def max_pool2d(input, ksize, strides, padding, data_format: str = "NHWC",  # noqa: A002
-               name: str | None = None):
+               name: str | None = None) -> Tensor:
     """`tf.nn.max_pool2d`: max over `ksize` windows (int or 1/2/4-list), SAME/VALID/explicit."""
     return _pool(MaxPool, input, ksize, strides, padding, data_format, name, "MaxPool2d")
 
 
 def max_pool(input, ksize, strides, padding, data_format: str | None = None,  # noqa: A002
-             name: str | None = None):
+             name: str | None = None) -> Tensor:
     """`tf.nn.max_pool` (TF2, N-D; 4-D inputs here)."""
     _check_rank4(input)
     return _pool(MaxPool, input, ksize, strides, padding, data_format, name, "MaxPool")
 
 
 def max_pool_v1(value, ksize, strides, padding, data_format: str = "NHWC",
-                name: str | None = None, input=None):  # noqa: A002
+                name: str | None = None, input=None) -> Tensor:  # noqa: A002
     """`tf.compat.v1.nn.max_pool`."""
     value = input if value is None else value
     return _pool(MaxPool, value, ksize, strides, padding, data_format, name, "MaxPool")
 
 
 def avg_pool2d(input, ksize, strides, padding, data_format: str = "NHWC",  # noqa: A002
-               name: str | None = None):
+               name: str | None = None) -> Tensor:
     """`tf.nn.avg_pool2d`: mean over windows; SAME padding is not counted (as TF)."""
     return _pool(AvgPool, input, ksize, strides, padding, data_format, name, "AvgPool2D")
 
 
 def avg_pool(input, ksize, strides, padding, data_format: str | None = None,  # noqa: A002
-             name: str | None = None):
+             name: str | None = None) -> Tensor:
     """`tf.nn.avg_pool` (TF2, N-D; 4-D inputs here)."""
     _check_rank4(input)
     return _pool(AvgPool, input, ksize, strides, padding, data_format, name, "AvgPool")
 
 
 def avg_pool_v1(value, ksize, strides, padding, data_format: str = "NHWC",
-                name: str | None = None, input=None):  # noqa: A002
+                name: str | None = None, input=None) -> Tensor:  # noqa: A002
     """`tf.compat.v1.nn.avg_pool`."""
     value = input if value is None else value
     return _pool(AvgPool, value, ksize, strides, padding, data_format, name, "AvgPool")
 
 
 def max_pool_grad(orig_input, orig_output, grad, ksize, strides, padding,
-                  data_format: str = "NHWC", explicit_paddings=(), name: str | None = None):
+                  data_format: str = "NHWC", explicit_paddings=(),
+                  name: str | None = None) -> Tensor:
     """The raw MaxPoolGrad op (`tf.raw_ops.MaxPoolGrad`)."""
     attrs = {"ksize": list(ksize), "strides": list(strides), "padding": padding,
              "explicit_paddings": list(explicit_paddings), "data_format": data_format}
@@ -218,7 +220,7 @@ def max_pool_grad(orig_input, orig_output, grad, ksize, strides, padding,
 
 
 def avg_pool_grad(orig_input_shape, grad, ksize, strides, padding,
-                  data_format: str = "NHWC", name: str | None = None):
+                  data_format: str = "NHWC", name: str | None = None) -> Tensor:
     """The raw AvgPoolGrad op (`tf.raw_ops.AvgPoolGrad`)."""
     attrs = {"ksize": list(ksize), "strides": list(strides), "padding": padding,
              "data_format": data_format}

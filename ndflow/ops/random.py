@@ -101,7 +101,8 @@ def _is_int(v, target: int) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v == target
 
 
-def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None,
+                   name=None) -> Tensor:
     """`tf.random.uniform`: floats in [minval, maxval) (default [0, 1)), or ints."""
     dtype = dtypes.as_dtype(dtype)
     accepted = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int32,
@@ -128,7 +129,8 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         return math_ops.add(rnd * (maxval - minval), minval)
 
 
-def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
+                  name=None) -> Tensor:
     """`tf.random.normal`: values from N(mean, stddev**2)."""
     dtype = dtypes.as_dtype(dtype)
     with name_scope(name, "random_normal"):
@@ -141,7 +143,7 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, 
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
-                     name=None):
+                     name=None) -> Tensor:
     """`tf.random.truncated_normal`: N(mean, stddev**2) redrawn beyond 2 stddev."""
     dtype = dtypes.as_dtype(dtype)
     with name_scope(name, "truncated_normal"):
@@ -153,7 +155,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
         return math_ops.add(rnd * stddev_t, mean_t)
 
 
-def random_shuffle(value, seed=None, name=None):
+def random_shuffle(value, seed=None, name=None) -> Tensor:
     """`tf.random.shuffle`: a random permutation of `value` along its first dimension."""
     return apply_op(RandomShuffle, [value], op_seed_attrs(seed), name=name).outputs[0]
 

@@ -24,6 +24,7 @@ import inspect
 import re
 import threading
 import weakref
+from collections.abc import Callable
 
 import numpy as np
 
@@ -347,7 +348,8 @@ def function(func=None, input_signature=None, autograph: bool = True,
              jit_compile: bool | None = None, reduce_retracing: bool = False,
              experimental_implements=None, experimental_autograph_options=None,
              experimental_attributes=None, experimental_relax_shapes=None,
-             experimental_compile=None, experimental_follow_type_hints=None, name=None):
+             experimental_compile=None, experimental_follow_type_hints=None,
+             name=None) -> Function | Callable:
     """`tf.function` as a decorator (`@tf.function`, `@tf.function(...)`) or a call."""
     if experimental_relax_shapes is not None:
         reduce_retracing = bool(experimental_relax_shapes)

@@ -15,7 +15,8 @@ import collections
 import contextlib
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import torch
 
@@ -41,7 +42,7 @@ class _DefaultSessions(threading.local):
 _defaults = _DefaultSessions()
 
 
-def get_default_session():
+def get_default_session() -> Session | None:
     """`tf.compat.v1.get_default_session`: the innermost `as_default()` session, or None."""
     return _defaults.stack[-1] if _defaults.stack else None
 
@@ -149,7 +150,7 @@ class Session:
             pass
 
     # -- running -------------------------------------------------------------------------------
-    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None) -> Any:
         """Runs the ops needed for `fetches`; returns their values in the same structure."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
@@ -175,7 +176,7 @@ class Session:
                 values[el] = feeds[el]
         return mapper.build(values)
 
-    def make_callable(self, fetches, feed_list=None, accept_options: bool = False):
+    def make_callable(self, fetches, feed_list=None, accept_options: bool = False) -> Callable:
         """A function `f(*feed_values)` running `fetches` with `feed_list` fed in order."""
         feed_list = list(feed_list or [])
 
@@ -294,7 +295,7 @@ def _remove_last(stack: list, item) -> None:
 
 # -- Tensor.eval() / Operation.run() --------------------------------------------------------------
 
-def run_in_session(element, feed_dict=None, session=None):
+def run_in_session(element, feed_dict=None, session=None) -> Any:
     """Evaluates a tensor or runs an operation in `session` or the default session."""
     is_op = isinstance(element, Operation)
     graph = element.graph

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ndflow.core import context, dtypes
 from ndflow.core.graph import GraphKeys
+from ndflow.ops.variables import Variable
 from ndflow.train import slot_creator
 from ndflow.train.init_scope import init_scope
 
@@ -27,7 +28,7 @@ def assert_global_step(global_step_tensor) -> None:
         raise TypeError(f'Existing "global_step" is not scalar: {shape}')
 
 
-def get_global_step(graph=None):
+def get_global_step(graph=None) -> Variable | None:
     """The global step variable of `graph` (default graph), or None."""
     graph = graph or context.get_default_graph()
     found = graph.get_collection(GraphKeys.GLOBAL_STEP)
@@ -44,7 +45,7 @@ def get_global_step(graph=None):
     return step
 
 
-def create_global_step(graph=None):
+def create_global_step(graph=None) -> Variable:
     """Creates the global step (ValueError if it exists already)."""
     graph = graph or context.get_default_graph()
     if get_global_step(graph) is not None:
@@ -63,7 +64,7 @@ def create_global_step(graph=None):
             dtype=dtypes.int64, collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP])
 
 
-def get_or_create_global_step(graph=None):
+def get_or_create_global_step(graph=None) -> Variable:
     """The global step of `graph`, created on first use."""
     graph = graph or context.get_default_graph()
     step = get_global_step(graph)
