@@ -58,7 +58,9 @@ def test_eager_shape_mismatch_names_op_and_shapes():
                        match=r"tensor with 6 values, but the requested shape has 4 \[Op:Reshape\]"):
         tf.reshape(tf.ones([2, 3]), [4])
     # TF: InvalidArgumentError "Matrix size-incompatible: In[0]: [2,3], In[1]: [4,5] [Op:MatMul]"
-    with pytest.raises(errors.InvalidArgumentError, match=r"\[Op:MatMul\]"):
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"Matrix size-incompatible: In\[0\]: \[2,3\], In\[1\]: \[4,5\] "
+                             r"\[Op:MatMul\]"):
         tf.matmul(tf.ones([2, 3]), tf.ones([4, 5]))
 
 

@@ -6,7 +6,8 @@ rank > 2 (or unknown rank), else MatMul. Gradients follow TF's `math_grad.py`.
 
 from __future__ import annotations
 
-from ndflow.core.shapes import TensorShape
+from ndflow.core import context
+from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops import array
 from ndflow.ops.apply import apply_op
@@ -17,7 +18,11 @@ from ndflow.ops.op_def import op_def
 _MATMUL_TYPES = "T: {half, bfloat16, float, double, int32, int64}"
 
 
-def _inner_dims_error(k1, k2) -> ValueError:
+def _inner_dims_error(ctx, k1, k2) -> ValueError:
+    """TF's wording: graph construction names the dims, the eager kernel the operand shapes."""
+    if context.executing_eagerly():
+        a, b = ctx.shapes
+        return ValueError(f"Matrix size-incompatible: In[0]: {fmt(a)}, In[1]: {fmt(b)}")
     return ValueError(f"Dimensions must be equal, but are {k1} and {k2}")
 
 
@@ -32,7 +37,7 @@ def _matmul_shape(ctx):
     m, k1 = (a[1], a[0]) if ta else (a[0], a[1])
     k2, n = (b[1], b[0]) if tb else (b[0], b[1])
     if k1 is not None and k2 is not None and k1 != k2:
-        raise _inner_dims_error(k1, k2)
+        raise _inner_dims_error(ctx, k1, k2)
     return [TensorShape([m, n])]
 
 
@@ -67,7 +72,7 @@ def _batch_matmul_shape(ctx):
     m, k1 = (a[-1], a[-2]) if adj_x else (a[-2], a[-1])
     k2, n = (b[-1], b[-2]) if adj_y else (b[-2], b[-1])
     if k1 is not None and k2 is not None and k1 != k2:
-        raise _inner_dims_error(k1, k2)
+        raise _inner_dims_error(ctx, k1, k2)
     batch = broadcast_pair(a[:-2], b[:-2])
     return [batch.concatenate([m, n])]
 
