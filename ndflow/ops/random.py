@@ -132,26 +132,25 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
                   name=None) -> Tensor:
     """`tf.random.normal`: values from N(mean, stddev**2)."""
-    dtype = dtypes.as_dtype(dtype)
-    with name_scope(name, "random_normal"):
-        shape_t = shape_tensor(shape)
-        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
-        stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
-        rnd = apply_op(RandomStandardNormal, [shape_t],
-                       dict(op_seed_attrs(seed), dtype=dtype)).outputs[0]
-        return math_ops.add(rnd * stddev_t, mean_t)
+    return _scaled_normal(RandomStandardNormal, shape, mean, stddev, dtype, seed, name,
+                          "random_normal")
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
                      name=None) -> Tensor:
     """`tf.random.truncated_normal`: N(mean, stddev**2) redrawn beyond 2 stddev."""
+    return _scaled_normal(TruncatedNormal, shape, mean, stddev, dtype, seed, name,
+                          "truncated_normal")
+
+
+def _scaled_normal(op, shape, mean, stddev, dtype, seed, name, default_name: str) -> Tensor:
+    """mean + stddev * (a standard normal draw of `op`), under TF's name scope."""
     dtype = dtypes.as_dtype(dtype)
-    with name_scope(name, "truncated_normal"):
+    with name_scope(name, default_name):
         shape_t = shape_tensor(shape)
         mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
         stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
-        rnd = apply_op(TruncatedNormal, [shape_t],
-                       dict(op_seed_attrs(seed), dtype=dtype)).outputs[0]
+        rnd = apply_op(op, [shape_t], dict(op_seed_attrs(seed), dtype=dtype)).outputs[0]
         return math_ops.add(rnd * stddev_t, mean_t)
 
 
