@@ -350,6 +350,29 @@ def test_fetching_from_another_graph_or_of_the_wrong_kind():
         _assert_still_usable(sess, a, b, c)
 
 
+def test_graph_tensor_used_eagerly_or_in_another_graph():
+    g1 = tf.Graph()
+    with g1.as_default():
+        t1 = tf.constant(1.0, name="t1")
+    # TF: TypeError "<tf.Tensor 't1:0' ...> is out of scope and cannot be used here. Use return
+    # values, explicit Python locals or TensorFlow collections to access it."
+    with pytest.raises(TypeError, match="t1:0.* is out of scope and cannot be used here"):
+        tf.add(t1, 1.0)
+
+    @tf.function
+    def f(x):
+        return x + t1
+
+    # TF: the same TypeError when a function captures another graph's tensor
+    with pytest.raises(TypeError, match="t1:0.* is out of scope and cannot be used here"):
+        f(tf.constant(1.0))
+    with tf.Graph().as_default():
+        # TF: ValueError "Tensor("t1:0", ...) must be from the same graph as Tensor("t2:0", ...)"
+        with pytest.raises(ValueError, match="t1:0.* must be from the same graph"):
+            tf.add(tf.constant(2.0, name="t2"), t1)
+    np.testing.assert_array_equal(tf.add(tf.ones([2]), 1.0).numpy(), [2.0, 2.0])
+
+
 # -- variables and session lifetime --------------------------------------------------------------
 
 def test_uninitialized_variable_and_closed_session():

@@ -409,6 +409,12 @@ def _scalar_dtypes(op_def: OpDef, inputs, final: dict):
     return out
 
 
+def out_of_scope_error(t) -> TypeError:
+    """TF's error for a graph tensor used where it does not exist (eagerly, another function)."""
+    return TypeError(f"{t!r} is out of scope and cannot be used here. Use return values, "
+                     "explicit Python locals or TensorFlow collections to access it.")
+
+
 def _eager_attrs(op_def: OpDef, inputs, attrs):
     """(flat EagerTensor inputs, completed attrs, fast-path key or None) for an eager op."""
     key = _eager_key(op_def, inputs, attrs)
@@ -431,6 +437,9 @@ def _eager_attrs(op_def: OpDef, inputs, attrs):
     final = dict(attrs) if attrs else {}
     _infer_type_attrs(op_def, inputs, final)
     flat = _convert_inputs(op_def, inputs, final)
+    for t in flat:
+        if isinstance(t, SymbolicTensor):  # a graph's tensor reached an eager op
+            raise out_of_scope_error(t)
     _check_attrs(op_def, final)
     if key is not None and not _has_list_args(op_def):
         scalars = None

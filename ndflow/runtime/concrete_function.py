@@ -16,10 +16,9 @@ import threading
 import numpy as np
 
 from ndflow.core import context, optimizer_options
-from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.core.tensor_spec import TensorSpec
-from ndflow.ops.apply import convert_to_tensor, numpy_to_torch
+from ndflow.ops.apply import convert_to_tensor, numpy_to_torch, out_of_scope_error
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pipeline import run_pipeline
 from ndflow.passes.prune import needed_ops
@@ -166,10 +165,8 @@ class ConcreteFunction:
         caps = self.graph.external_captures
         if self._capture_vals is None:
             for c in caps:
-                if not isinstance(c, EagerTensor):
-                    raise InvalidArgumentError(
-                        None, None, f"Function '{self.name}' was traced inside another graph "
-                        f"and captures its tensor {c!r}; it cannot be called eagerly.")
+                if not isinstance(c, EagerTensor):  # traced inside another graph
+                    raise out_of_scope_error(c)
             self._capture_vals = [c._value for c in caps]
         return caps
 
