@@ -3,6 +3,7 @@
 import pytest
 
 from ndflow.models.image.mnist import convolutional
+from ndflow.passes.amp_device import cpu_has_bf16_units
 
 
 @pytest.mark.parametrize("api", ["tf1", "tf2"])
@@ -20,3 +21,13 @@ def test_digits_reach_95_percent_accuracy(api, tmp_path, capsys):
     assert "UCI handwritten digits" in out.err or "digits" in out.err
     assert error <= 5.0, out.out
     assert "Validation error" in out.out and "Step 100" in out.out
+
+
+@pytest.mark.skipif(not cpu_has_bf16_units(), reason="the CPU has no bf16 units (AVX512_BF16/AMX)")
+def test_digits_with_amp_bf16_match_float32_accuracy(tmp_path, monkeypatch, capsys):
+    # The NVIDIA container switch: bf16 rewrite on this CPU plus dynamic loss scaling.
+    monkeypatch.setenv("TF_ENABLE_AUTO_MIXED_PRECISION", "1")
+    error = convolutional.main([f"--data_dir={tmp_path}", "--num_epochs=12"])
+    out = capsys.readouterr()
+    assert "Converted" in out.err and "bfloat16" in out.err  # the rewrite really ran
+    assert error <= 5.0, out.out
