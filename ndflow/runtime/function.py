@@ -34,6 +34,7 @@ from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.array import identity
 from ndflow.runtime.concrete_function import ConcreteFunction, OutputSlot, accepts
 from ndflow.runtime.func_graph import FuncGraph, flatten, pack_sequence_as, tracing_scope
 
@@ -337,6 +338,8 @@ def _collect_outputs(fg: FuncGraph, result):
                 continue
         if not (isinstance(t, SymbolicTensor) and t.graph is fg):
             t = fg.capture(t)
+        with fg.as_default():  # TF returns Identity copies: the producers stay optimizable
+            t = identity(t)
         slots.append(OutputSlot(len(fg.outputs), None))
         structured.append(t)
         fg.outputs.append(t)

@@ -1,5 +1,7 @@
 """TF_CPP_VMODULE turns on the runtime's verbose lines per module, as in TensorFlow."""
 
+import re
+
 import ndflow as tf
 
 
@@ -15,8 +17,8 @@ def test_vmodule_plan_and_pipeline_lines(monkeypatch, capfd):
     monkeypatch.setenv("TF_CPP_VMODULE", "plan=1,pipeline=1")
     _compile_a_function()
     err = capfd.readouterr().err
-    assert "] Compiled plan: 3 kernels, 1 feeds, 1 fetches" in err
-    assert "] Graph pass prune: 6 -> 6 nodes" in err
+    assert re.search(r"\] Compiled plan: \d+ kernels, 1 feeds, 1 fetches", err)
+    assert re.search(r"\] Graph pass prune: (\d+) -> \1 nodes", err)
 
 
 def test_quiet_by_default(monkeypatch, capfd):
