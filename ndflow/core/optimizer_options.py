@@ -55,6 +55,7 @@ _lock = threading.Lock()
 _options: dict[str, Any] = {}
 _jit: bool | None = None
 _graph_rewrite_enabled = False
+_non_mixed_precision_session_created = False
 _version = 0
 
 
@@ -146,6 +147,20 @@ def mixed_precision_graph_rewrite_enabled() -> bool:
         return _graph_rewrite_enabled
 
 
+def note_session_created() -> None:
+    """A Session is being created: remember it if it will not use the graph rewrite (TF warns
+    on a later enable_mixed_precision_graph_rewrite that it cannot affect that Session)."""
+    global _non_mixed_precision_session_created
+    with _lock:
+        if not _graph_rewrite_enabled:
+            _non_mixed_precision_session_created = True
+
+
+def non_mixed_precision_session_created() -> bool:
+    with _lock:
+        return _non_mixed_precision_session_created
+
+
 def version() -> int:
     """A counter bumped on every change (lets callers cache derived state)."""
     return _version
@@ -153,9 +168,10 @@ def version() -> int:
 
 def reset() -> None:
     """Forgets every option and flag (for tests)."""
-    global _jit, _graph_rewrite_enabled
+    global _jit, _graph_rewrite_enabled, _non_mixed_precision_session_created
     with _lock:
         _options.clear()
         _jit = None
         _graph_rewrite_enabled = False
+        _non_mixed_precision_session_created = False
         _bump()

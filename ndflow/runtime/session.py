@@ -20,7 +20,7 @@ from typing import Any
 
 import torch
 
-from ndflow.core import context
+from ndflow.core import context, optimizer_options
 from ndflow.core.errors import OpError, UnimplementedError
 from ndflow.core.graph import Graph, Operation
 from ndflow.passes.pass_context import PassContext
@@ -75,6 +75,7 @@ class Session:
             raise TypeError(f'Argument `graph` must be a tf.Graph, but got '
                             f'"{type(graph).__name__}"')
         self._settings = session_settings(config)
+        optimizer_options.note_session_created()
         self._config = config if config is not None else ConfigProto()
         self._graph = graph
         self._ctx = RuntimeContext()

@@ -80,6 +80,10 @@ def enable_mixed_precision_graph_rewrite(opt, loss_scale="dynamic"):
             "You called both functions, which is an error, because both functions enable you "
             "to use mixed precision. If in doubt which function to use, use the first, as it "
             "supports Eager execution and is more customizable.")
+    if optimizer_options.non_mixed_precision_session_created():
+        logging.warning("You already have existing Sessions that do not use mixed precision. "
+                        "enable_mixed_precision_graph_rewrite() will not affect these "
+                        "Sessions.")
     opt = _wrap_optimizer(opt, loss_scale)
     optimizer_options.set_experimental_options({"auto_mixed_precision": True})
     optimizer_options.set_mixed_precision_graph_rewrite_enabled(True)

@@ -238,3 +238,19 @@ def test_env_loss_scaling_eager(monkeypatch):
     opt.minimize(lambda: math_ops.reduce_sum(w * w), global_step=step, var_list=[w])
     np.testing.assert_allclose(w.numpy(), [0.9, 1.9], rtol=1e-6)
     assert int(step.numpy()) == 1
+
+
+def test_enable_warns_about_existing_sessions_without_mixed_precision(capfd):
+    with Graph().as_default():
+        Session().close()  # created while the rewrite is off
+    mp.enable_mixed_precision_graph_rewrite(tf.compat.v1.train.GradientDescentOptimizer(0.1))
+    assert "You already have existing Sessions that do not use mixed precision" in \
+        capfd.readouterr().err
+
+
+def test_enable_is_quiet_when_no_session_exists(capfd):
+    mp.enable_mixed_precision_graph_rewrite(tf.compat.v1.train.GradientDescentOptimizer(0.1))
+    with Graph().as_default():
+        Session().close()  # created while the rewrite is on: no warning later either
+    mp.enable_mixed_precision_graph_rewrite(tf.compat.v1.train.GradientDescentOptimizer(0.1))
+    assert "existing Sessions" not in capfd.readouterr().err
