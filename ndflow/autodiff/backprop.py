@@ -27,13 +27,16 @@ def aggregate(grads):
     return grads[0] if len(grads) == 1 else add_n(grads)
 
 
-def backprop(ops, seeds: dict, sources, stop=frozenset(), scope=None) -> list:
+def backprop(ops, seeds: dict, sources, stop=frozenset(), scope=None,
+             needs_grad=None) -> list:
     """Gradients of the seeded tensors w.r.t. `sources` through `ops` (forward order).
 
     `seeds` maps tensor -> gradient. Tensors in `stop` receive gradients (they may be
     sources) but do not pass them on to the ops that produced them (`stop_gradients`).
     `scope(op)` returns a context manager to build each op's gradient in (graph name scopes
-    such as `gradients/MatMul_grad`).
+    such as `gradients/MatMul_grad`). `needs_grad(tensor)`, for eager ops, says whether an
+    input leads back to a source; the others are passed to gradient functions as
+    `op.skip_input_indices` so they need not be computed (graphs prune them instead).
     """
     pending: dict = {}
     for t, g in seeds.items():
@@ -64,6 +67,9 @@ def backprop(ops, seeds: dict, sources, stop=frozenset(), scope=None) -> list:
             raise LookupError(f"No gradient defined for operation '{op.name}' (op type: "
                               f"{op.type}). In general every operation must have an "
                               "associated `@tf.RegisterGradient` for correct autodiff.")
+        if needs_grad is not None and getattr(op, "_eager", False):
+            op.skip_input_indices = tuple(
+                i for i, t in enumerate(op.inputs) if not needs_grad(t)) or None
         with scope(op) if scope is not None else contextlib.nullcontext():
             out_grads = [g if g is not None or not t.dtype.is_floating else zeros_like(t)
                          for t, g in zip(outs, out_grads)]

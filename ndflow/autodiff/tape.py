@@ -234,4 +234,6 @@ class GradientTape:
             seeds[t] = seeds[t] + g if t in seeds else g
         if not seeds:
             return [None] * len(srcs)
-        return backprop(self._ops, seeds, srcs)
+        watched = self._watched
+        return backprop(self._ops, seeds, srcs,
+                        needs_grad=lambda t: id(t) in watched)

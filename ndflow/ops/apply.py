@@ -26,7 +26,8 @@ _CONVERSIONS: list = []
 class EagerOperation:
     """The record of one eagerly executed op (what tapes store and gradients read)."""
 
-    __slots__ = ("op_def", "type", "name", "inputs", "outputs", "attrs", "device")
+    __slots__ = ("op_def", "type", "name", "inputs", "outputs", "attrs", "device",
+                 "skip_input_indices")
     _eager = True
 
     def __init__(self, op_def, name, inputs, outputs, attrs, device):
@@ -37,6 +38,7 @@ class EagerOperation:
         self.outputs = outputs
         self.attrs = attrs
         self.device = device
+        self.skip_input_indices = None
 
     def get_attr(self, name):
         return self.attrs[name]

@@ -13,7 +13,7 @@ from ndflow.ops import array
 from ndflow.ops.apply import apply_op
 from ndflow.ops.arithmetic import binary_operands, broadcast_gradient_args, reduce_sum
 from ndflow.ops.comparison import broadcast_pair, composite_name
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import input_needed, op_def
 
 _MATMUL_TYPES = "T: {half, bfloat16, float, double, int32, int64}"
 
@@ -51,14 +51,18 @@ MatMul = op_def("MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
 def _matmul_grad(op, grad):
     a, b = op.inputs
     ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
-    if not ta and not tb:
-        return [matmul(grad, b, transpose_b=True), matmul(a, grad, transpose_a=True)]
-    if not ta and tb:
-        return [matmul(grad, b), matmul(grad, a, transpose_a=True)]
-    if ta and not tb:
-        return [matmul(b, grad, transpose_b=True), matmul(a, grad)]
-    return [matmul(b, grad, transpose_a=True, transpose_b=True),
-            matmul(grad, a, transpose_a=True, transpose_b=True)]
+    ga = gb = None
+    if input_needed(op, 0):
+        ga = (matmul(grad, b, transpose_b=True) if not ta and not tb else
+              matmul(grad, b) if not ta else
+              matmul(b, grad, transpose_b=True) if not tb else
+              matmul(b, grad, transpose_a=True, transpose_b=True))
+    if input_needed(op, 1):
+        gb = (matmul(a, grad, transpose_a=True) if not ta and not tb else
+              matmul(grad, a, transpose_a=True) if not ta else
+              matmul(a, grad) if not tb else
+              matmul(grad, a, transpose_a=True, transpose_b=True))
+    return [ga, gb]
 
 
 def _batch_matmul_shape(ctx):

@@ -28,7 +28,7 @@ from ndflow.ops.nn_common import (
     spatial_dims,
     window_geometry,
 )
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import input_needed, op_def
 
 _CONV_T = "T: {half, bfloat16, float, double, int32}"
 _FLOAT_T = "T: {half, bfloat16, float, double}"
@@ -162,8 +162,10 @@ def _raw(op_def_, inputs, attrs, name=None):
 def _conv2d_grad(op, grad):
     attrs = _window_attrs(op)
     shape_0, shape_1 = shape_n([op.inputs[0], op.inputs[1]])
-    return [_raw(Conv2DBackpropInput, [shape_0, op.inputs[1], grad], attrs),
-            _raw(Conv2DBackpropFilter, [op.inputs[0], shape_1, grad], attrs)]
+    return [_raw(Conv2DBackpropInput, [shape_0, op.inputs[1], grad], attrs)
+            if input_needed(op, 0) else None,
+            _raw(Conv2DBackpropFilter, [op.inputs[0], shape_1, grad], attrs)
+            if input_needed(op, 1) else None]
 
 
 @Conv2DBackpropInput.def_grad
@@ -186,9 +188,11 @@ def _conv2d_backprop_filter_grad(op, grad):
 def _depthwise_grad(op, grad):
     attrs = _window_attrs(op)
     return [_raw(DepthwiseConv2dNativeBackpropInput,
-                 [shape_tensor(op.inputs[0]), op.inputs[1], grad], attrs),
+                 [shape_tensor(op.inputs[0]), op.inputs[1], grad], attrs)
+            if input_needed(op, 0) else None,
             _raw(DepthwiseConv2dNativeBackpropFilter,
-                 [op.inputs[0], shape_tensor(op.inputs[1]), grad], attrs)]
+                 [op.inputs[0], shape_tensor(op.inputs[1]), grad], attrs)
+            if input_needed(op, 1) else None]
 
 
 @DepthwiseConv2dNativeBackpropInput.def_grad

@@ -95,6 +95,17 @@ class OpDef:
         return self is other
 
 
+def input_needed(op, index: int) -> bool:
+    """Whether a gradient function must compute the gradient of input `index`.
+
+    Eager backprop sets `op.skip_input_indices` (TF's name) to the inputs no source depends
+    on, so gradient functions of expensive ops (conv, matmul) can skip them; graphs prune
+    unused gradient nodes instead and never set it.
+    """
+    skip = getattr(op, "skip_input_indices", None)
+    return not skip or index not in skip
+
+
 def op_def(name: str, inputs=(), outputs=(), attrs=(), shape=None, grad=None,
            stateful: bool = False, doc: str = "") -> OpDef:
     """Declares and registers an op (TF REGISTER_OP syntax for args and attrs)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import ndflow as tf
 from ndflow.autodiff.custom_gradient import custom_gradient
 from ndflow.autodiff.tape import GradientTape
 from ndflow.core import context, dtypes
@@ -259,3 +260,22 @@ def test_custom_gradient_with_variables():
     gx, gv = tape.gradient(y, [x, v])
     np.testing.assert_allclose(gx.numpy(), [2.0])
     np.testing.assert_allclose(gv.numpy(), [30.0])
+
+
+def test_eager_backprop_skips_gradients_no_source_needs():
+    x = tf.constant(np.ones((1, 4, 4, 2), np.float32))
+    w = tf.Variable(np.ones((3, 3, 2, 2), np.float32))
+    with tf.GradientTape(persistent=True) as tape:
+        y = tf.nn.conv2d(x, w, 1, "SAME")
+        z = tf.matmul(tf.reshape(y, [1, -1]), tf.ones([32, 1]))
+    tape.gradient(z, w)
+    conv = next(op for op in tape._ops if op.type == "Conv2D")
+    mm = next(op for op in tape._ops if op.type == "MatMul")
+    assert conv.skip_input_indices == (0,)       # no Conv2DBackpropInput for the data
+    assert mm.skip_input_indices == (1,)         # nor a gradient for the constant matrix
+    with tf.GradientTape() as tape2:
+        tape2.watch(x)
+        y = tf.nn.conv2d(x, w, 1, "SAME")
+    gx, gw = tape2.gradient(y, [x, w])
+    assert gx is not None and gw is not None     # both needed: both computed
+    np.testing.assert_allclose(gx.numpy()[0, 1, 1], [18.0, 18.0])
