@@ -3,6 +3,7 @@
 Public names go under `tf.compat.v1.train` (and the TF2 `tf.train` subset, see `__all__`).
 """
 
+from ndflow.train import experimental
 from ndflow.train.adam import AdamOptimizer
 from ndflow.train.gradient_descent import GradientDescentOptimizer
 from ndflow.train.learning_rate_decay import (
@@ -23,6 +24,7 @@ from ndflow.train.training_util import (
 )
 
 __all__ = [
+    "experimental",
     "AdamOptimizer", "GradientDescentOptimizer", "MomentumOptimizer", "Optimizer",
     "RMSPropOptimizer", "assert_global_step", "create_global_step", "exponential_decay",
     "get_global_step", "get_or_create_global_step", "global_step", "inverse_time_decay",

@@ -254,3 +254,11 @@ def test_enable_is_quiet_when_no_session_exists(capfd):
         Session().close()  # created while the rewrite is on: no warning later either
     mp.enable_mixed_precision_graph_rewrite(tf.compat.v1.train.GradientDescentOptimizer(0.1))
     assert "existing Sessions" not in capfd.readouterr().err
+
+
+def test_switch_is_exported_where_tf1_and_nvidia_users_call_it():
+    for ns in (tf.train.experimental, tf.compat.v1.train.experimental,
+               tf.compat.v1.mixed_precision):
+        assert ns.enable_mixed_precision_graph_rewrite is mp.enable_mixed_precision_graph_rewrite
+        assert ns.disable_mixed_precision_graph_rewrite is \
+            mp.disable_mixed_precision_graph_rewrite
