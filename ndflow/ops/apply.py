@@ -225,17 +225,20 @@ def _convert_inputs(op_def: OpDef, inputs, attrs: dict) -> list:
                 raise TypeError(f"Expected list for '{arg.name}' argument to '{op_def.name}' "
                                 f"Op, not {val!r}.")
             attrs.setdefault(arg.number_attr, len(vals))
+        # A constant made from a Python value is named after its argument, as in TF
+        # (`x + 1.0` gives the Const `add/y`).
+        const_name = None if arg.number_attr else arg.name
         for v in vals:
             expected = arg.dtype or attrs.get(arg.type_attr)
             if expected is None:
                 ad = op_def.attrs.get(arg.type_attr)
                 hint = ad.default if ad is not None and ad.has_default else None
-                t = convert_to_tensor(v, dtype_hint=hint)
+                t = convert_to_tensor(v, dtype_hint=hint, name=const_name)
             else:
                 try:
-                    t = convert_to_tensor(v, expected)
+                    t = convert_to_tensor(v, expected, name=const_name)
                 except (TypeError, ValueError):  # TF: convert as is, then report the mismatch
-                    t = convert_to_tensor(v)
+                    t = convert_to_tensor(v, name=const_name)
             if arg.type_attr and arg.type_attr not in attrs:
                 attrs[arg.type_attr] = t.dtype
             want = arg.dtype or attrs[arg.type_attr]

@@ -349,3 +349,15 @@ def test_static_broadcast_gradient_uses_no_shape_ops():
         gradients([tfm.multiply(x, y)], [x, y])
     types = {op.type for op in g.get_operations()}
     assert "BroadcastGradientArgs" not in types and "Shape" not in types
+
+
+def test_python_constants_are_named_after_their_argument_as_in_tf():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [2])
+        y = x + 1.0
+        tf.multiply(y, 2.0)
+        tf.nn.relu(x) * 3
+    # TensorFlow 2.21 builds exactly these names for the same program.
+    assert [op.name for op in g.get_operations()] == [
+        "Placeholder", "add/y", "add", "Mul/y", "Mul", "Relu", "mul_1/y", "mul_1"]
