@@ -354,9 +354,10 @@ _EAGER_ATTRS: dict = {}
 _MAX_EAGER_ATTRS = 20000
 
 
-def _freeze_attr(v):
+def freeze_attr(v):
+    """A hashable form of an attr value (lists -> tuples, arrays -> bytes), for cache keys."""
     if isinstance(v, (list, tuple)):
-        return tuple(_freeze_attr(x) for x in v)
+        return tuple(freeze_attr(x) for x in v)
     if isinstance(v, np.ndarray):
         return (v.dtype.str, v.shape, v.tobytes())
     return v
@@ -381,7 +382,7 @@ def _eager_key(op_def: OpDef, inputs, attrs):
     items = []
     for k, v in attrs.items():
         if isinstance(v, (list, tuple, np.ndarray)):
-            v = _freeze_attr(v)
+            v = freeze_attr(v)
         items.append((k, v))
     return (op_def, tuple(dts), tuple(items))
 

@@ -6,28 +6,19 @@ per-op cost on a cache hit is a dict lookup, the ATen call and the result wrappi
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
 from ndflow.core import context, devices
 from ndflow.core.errors import InvalidArgumentError, OpError
 from ndflow.core.tensor import EagerTensor
 from ndflow.kernels import registry
-from ndflow.ops.apply import EagerOperation, infer_shapes, output_dtypes
+from ndflow.ops.apply import EagerOperation, freeze_attr, infer_shapes, output_dtypes
 from ndflow.runtime.state import EAGER_CONTEXT
 
 _TorchTensor = torch.Tensor
 _cache: dict = {}
 _device_cache: dict = {}
 _MAX_CACHE = 20000
-
-
-def _freeze(v):
-    if isinstance(v, list | tuple):
-        return tuple(_freeze(x) for x in v)
-    if isinstance(v, np.ndarray):
-        return (v.dtype.str, v.shape, v.tobytes())
-    return v
 
 
 def _device(spec: str):
@@ -63,7 +54,7 @@ def eager_execute(op_def, inputs, attrs, name=None, attrs_key=None) -> EagerOper
             key = (attrs_key, tuple([v.shape if type(v) is _TorchTensor else None
                                      for v in vals]), spec)
         else:
-            key = (op_def, tuple((k, _freeze(v)) for k, v in attrs.items()),
+            key = (op_def, tuple((k, freeze_attr(v)) for k, v in attrs.items()),
                    tuple(_input_key(t) for t in inputs), spec)
         entry = _cache.get(key)
     except TypeError:  # unhashable attr
