@@ -52,7 +52,7 @@ class TensorSpec:
         for o in others:
             if o.dtype is not self._dtype:
                 return None
-            shape = _relax(shape, o.shape)
+            shape = shape.most_specific_compatible_shape(o.shape)
         return TensorSpec(shape, self._dtype, self._name)
 
     def __eq__(self, other):
@@ -65,9 +65,3 @@ class TensorSpec:
     def __repr__(self):
         shape = "None" if self._shape.rank is None else repr(tuple(self._shape.as_list()))
         return f"TensorSpec(shape={shape}, dtype=tf.{self._dtype.name}, name={self._name!r})"
-
-
-def _relax(a: TensorShape, b: TensorShape) -> TensorShape:
-    if a.rank is None or b.rank is None or a.rank != b.rank:
-        return TensorShape(None)
-    return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list())])

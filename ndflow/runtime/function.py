@@ -30,7 +30,6 @@ import numpy as np
 
 from ndflow.core import context, devices
 from ndflow.core.graph import Operation, SymbolicTensor
-from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.apply import convert_to_tensor
@@ -104,12 +103,6 @@ def _substitute(value, it):
 
 def _spec_of(x) -> tuple:
     return (x.dtype, x.shape)
-
-
-def _relax(a: TensorShape, b: TensorShape) -> TensorShape:
-    if a.rank is None or b.rank is None or a.rank != b.rank:
-        return TensorShape(None)
-    return TensorShape([x if x == y else None for x, y in zip(a.as_tuple(), b.as_tuple())])
 
 
 def _graph_name(name: str) -> str:
@@ -256,8 +249,9 @@ class Function:
             bucket = self._buckets.get(key)
             if self._reduce_retracing and bucket:
                 prev = bucket[-1]._arg_specs
-                trace_specs = tuple((d, _relax(p[1], s)) if p[0] is d else (d, s)
-                                    for p, (d, s) in zip(prev, specs))
+                trace_specs = tuple(
+                    (d, p[1].most_specific_compatible_shape(s)) if p[0] is d else (d, s)
+                    for p, (d, s) in zip(prev, specs))
             cf = self._trace(bound, trace_specs, refs)
             self._buckets.setdefault(key, []).append(cf)
             self._exact[(key, specs)] = cf
