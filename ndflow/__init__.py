@@ -6,7 +6,7 @@ The top level mirrors TensorFlow 2's `tf` namespace; `tf.compat.v1` holds the TF
 (graphs, placeholders, Sessions, `tf.compat.v1.train` optimizers).
 """
 
-from ndflow import (  # noqa: F401 - registers ops, kernels, runtime hooks  # noqa: F401 - public sub-namespaces
+from ndflow import (  # noqa: F401 - ops/kernels/runtime register themselves; the rest are namespaces
     compat,
     config,
     debugging,
@@ -17,6 +17,7 @@ from ndflow import (  # noqa: F401 - registers ops, kernels, runtime hooks  # no
     kernels,
     linalg,
     math,
+    nest,
     nn,
     ops,
     random,

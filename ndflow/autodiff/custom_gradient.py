@@ -21,17 +21,10 @@ import functools
 import inspect
 
 from ndflow.core import context
+from ndflow.core.nest import flatten
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import EagerOperation
 from ndflow.ops.op_def import OpDef
-
-
-def _flatten(structure) -> list:
-    if isinstance(structure, dict):
-        return [x for k in sorted(structure) for x in _flatten(structure[k])]
-    if isinstance(structure, (list, tuple)):
-        return [x for s in structure for x in _flatten(s)]
-    return [structure]
 
 
 class _VariableCollector:
@@ -67,8 +60,8 @@ def custom_gradient(f=None):
             result, grad_fn = f(*args, **kwargs)
         finally:
             st.tapes = saved
-        inputs = [a for a in _flatten((args, kwargs)) if isinstance(a, Tensor)]
-        outputs = [o for o in _flatten(result) if isinstance(o, Tensor)]
+        inputs = [a for a in flatten((args, kwargs)) if isinstance(a, Tensor)]
+        outputs = [o for o in flatten(result) if isinstance(o, Tensor)]
         variables = collector.variables
         for var in variables:
             for tape in outer_tapes:

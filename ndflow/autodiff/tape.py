@@ -14,31 +14,10 @@ import numpy as np
 from ndflow.autodiff.backprop import backprop, is_differentiable
 from ndflow.autodiff.gradients import UnconnectedGradients, as_source
 from ndflow.core import context, dtypes
+from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array import constant, ones_like, reshape, stack, zeros_like
-
-
-def _flatten(structure):
-    if isinstance(structure, dict):
-        return [x for k in sorted(structure) for x in _flatten(structure[k])]
-    if isinstance(structure, (list, tuple)):
-        return [x for s in structure for x in _flatten(s)]
-    return [structure]
-
-
-def _pack_like(structure, flat: list):
-    it = iter(flat)
-
-    def build(s):
-        if isinstance(s, dict):
-            return {k: build(s[k]) for k in sorted(s)}
-        if isinstance(s, (list, tuple)):
-            items = [build(x) for x in s]
-            return type(s)(items) if not hasattr(s, "_fields") else type(s)(*items)
-        return next(it)
-
-    return build(structure)
 
 
 def _zeros(shape: list, dtype):
@@ -92,7 +71,7 @@ class GradientTape:
 
     # -- watching ----------------------------------------------------------------------------
     def watch(self, tensor) -> None:
-        for t in _flatten(tensor):
+        for t in flatten(tensor):
             if hasattr(t, "handle") and not isinstance(t, Tensor):
                 self._watch_variable(t)
                 continue
@@ -142,14 +121,14 @@ class GradientTape:
         unconnected_gradients = UnconnectedGradients(unconnected_gradients)
         if sources is None:
             raise ValueError("`sources` must not be None")
-        targets = [convert_to_tensor(t) for t in _flatten(target)]
-        flat_sources = _flatten(sources)
+        targets = [convert_to_tensor(t) for t in flatten(target)]
+        flat_sources = flatten(sources)
         for s in flat_sources:
             if s is None:
                 raise ValueError("`sources` must not contain None")
         srcs = [as_source(s) for s in flat_sources]
         out_grads = [None] * len(targets) if output_gradients is None \
-            else _flatten(output_gradients)
+            else flatten(output_gradients)
         if len(out_grads) != len(targets):
             raise ValueError(f"output_gradients has {len(out_grads)} entries for "
                              f"{len(targets)} targets")
@@ -158,7 +137,7 @@ class GradientTape:
             if unconnected_gradients is UnconnectedGradients.ZERO:
                 grads = [zeros_like(s) if g is None else g for s, g in zip(srcs, grads)]
         self._mark_used()
-        return _pack_like(sources, grads)
+        return pack_sequence_as(sources, grads)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
@@ -170,7 +149,7 @@ class GradientTape:
         self._check_usable()
         unconnected_gradients = UnconnectedGradients(unconnected_gradients)
         t = convert_to_tensor(target)
-        flat_sources = _flatten(sources)
+        flat_sources = flatten(sources)
         srcs = [as_source(s) for s in flat_sources]
         if not t.shape.is_fully_defined():
             raise NotImplementedError("GradientTape.jacobian needs a target with a fully "
@@ -198,7 +177,7 @@ class GradientTape:
                 packed = stack(r) if n else _zeros([0] + s.shape.as_list(), s.dtype)
                 result.append(reshape(packed, tshape + s.shape.as_list()))
         self._mark_used()
-        return _pack_like(sources, result)
+        return pack_sequence_as(sources, result)
 
     # -- internals -------------------------------------------------------------------------------
     def _check_usable(self) -> None:

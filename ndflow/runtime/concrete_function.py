@@ -16,13 +16,14 @@ import threading
 import numpy as np
 
 from ndflow.core import context, optimizer_options
+from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.apply import convert_to_tensor, numpy_to_torch, out_of_scope_error
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pipeline import run_pipeline
 from ndflow.passes.prune import needed_ops
-from ndflow.runtime.func_graph import FuncGraph, flatten, inline_graph, pack_sequence_as
+from ndflow.runtime.func_graph import FuncGraph, inline_graph
 from ndflow.runtime.plan import Plan
 from ndflow.runtime.state import EAGER_CONTEXT
 

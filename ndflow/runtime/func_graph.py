@@ -161,41 +161,6 @@ def is_nested(x) -> bool:
     return isinstance(x, (list, tuple, dict))
 
 
-def flatten(structure) -> list:
-    """Leaves of nested lists/tuples/namedtuples/dicts (dicts in sorted key order)."""
-    if isinstance(structure, dict):
-        return [x for k in _sorted_keys(structure) for x in flatten(structure[k])]
-    if isinstance(structure, (list, tuple)):
-        return [x for s in structure for x in flatten(s)]
-    return [structure]
-
-
-def pack_sequence_as(structure, flat) -> object:
-    """Rebuilds `structure` with its leaves taken in order from `flat`."""
-    it = iter(flat)
-
-    def build(s):
-        if isinstance(s, dict):
-            built = {k: build(s[k]) for k in _sorted_keys(s)}
-            return type(s)((k, built[k]) for k in s) if type(s) is not dict else \
-                {k: built[k] for k in s}
-        if isinstance(s, (list, tuple)):
-            items = [build(x) for x in s]
-            if hasattr(s, "_fields"):
-                return type(s)(*items)
-            return type(s)(items)
-        return next(it)
-
-    return build(structure)
-
-
-def _sorted_keys(d: dict) -> list:
-    try:
-        return sorted(d)
-    except TypeError:
-        return sorted(d, key=repr)
-
-
 def is_tensor_like(x) -> bool:
     return isinstance(x, Tensor)
 

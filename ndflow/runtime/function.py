@@ -30,12 +30,13 @@ import numpy as np
 
 from ndflow.core import context, devices
 from ndflow.core.graph import Operation, SymbolicTensor
+from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array import identity
 from ndflow.runtime.concrete_function import ConcreteFunction, OutputSlot, accepts
-from ndflow.runtime.func_graph import FuncGraph, flatten, pack_sequence_as, tracing_scope
+from ndflow.runtime.func_graph import FuncGraph, tracing_scope
 
 _run_eagerly = False
 _TENSOR = "<tensor>"

@@ -1,0 +1,51 @@
+"""`tf.nest`: nested structures of lists, tuples, namedtuples and dicts (dicts in sorted key
+order, as TensorFlow flattens them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+
+def _sorted_keys(d: dict) -> list:
+    try:
+        return sorted(d)
+    except TypeError:
+        return sorted(d, key=repr)
+
+
+def is_nested(structure) -> bool:
+    return isinstance(structure, (list, tuple, dict))
+
+
+def flatten(structure) -> list:
+    """The leaves of `structure`, depth first."""
+    if isinstance(structure, dict):
+        return [x for k in _sorted_keys(structure) for x in flatten(structure[k])]
+    if isinstance(structure, (list, tuple)):
+        return [x for s in structure for x in flatten(s)]
+    return [structure]
+
+
+def pack_sequence_as(structure, flat_sequence) -> object:
+    """`structure` rebuilt with its leaves taken in order from `flat_sequence`."""
+    it = iter(flat_sequence)
+
+    def build(s):
+        if isinstance(s, dict):
+            built = {k: build(s[k]) for k in _sorted_keys(s)}
+            return type(s)((k, built[k]) for k in s) if type(s) is not dict else \
+                {k: built[k] for k in s}
+        if isinstance(s, (list, tuple)):
+            items = [build(x) for x in s]
+            return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
+        return next(it)
+
+    return build(structure)
+
+
+def map_structure(func: Callable, *structures):
+    """`func` applied leafwise to structures of the same shape."""
+    flats = [flatten(s) for s in structures]
+    if any(len(f) != len(flats[0]) for f in flats):
+        raise ValueError("The two structures don't have the same number of elements.")
+    return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)])
