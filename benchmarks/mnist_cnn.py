@@ -29,6 +29,7 @@ import torch
 import torch.nn.functional as F
 
 import ndflow as tf
+from ndflow.models.image.mnist.model import model, regularized_loss
 
 BATCH = 64
 
@@ -63,20 +64,9 @@ def median_ms(step, steps: int, warmup: int) -> float:
 
 # -- ndflow ----------------------------------------------------------------------------------------
 
-def _ndflow_model(p, data):
-    conv = tf.nn.conv2d(data, p["conv1_weights"], strides=[1, 1, 1, 1], padding="SAME")
-    relu = tf.nn.relu(tf.nn.bias_add(conv, p["conv1_biases"]))
-    pool = tf.nn.max_pool(relu, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")
-    conv = tf.nn.conv2d(pool, p["conv2_weights"], strides=[1, 1, 1, 1], padding="SAME")
-    relu = tf.nn.relu(tf.nn.bias_add(conv, p["conv2_biases"]))
-    pool = tf.nn.max_pool(relu, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")
-    reshape = tf.reshape(pool, [BATCH, 3136])
-    hidden = tf.nn.relu(tf.matmul(reshape, p["fc1_weights"]) + p["fc1_biases"])
-    hidden = tf.nn.dropout(hidden, rate=0.5, seed=1)
-    logits = tf.matmul(hidden, p["fc2_weights"]) + p["fc2_biases"]
-    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=p["y"], logits=logits))
-    return loss + 5e-4 * (tf.nn.l2_loss(p["fc1_weights"]) + tf.nn.l2_loss(p["fc2_weights"]))
+def _ndflow_loss(p, data, labels):
+    """The example's own model and loss (ndflow/models/image/mnist/model.py)."""
+    return regularized_loss(p, model(p, data, train=True), labels)
 
 
 def ndflow_session(x, y, params, steps, warmup):
@@ -85,7 +75,7 @@ def ndflow_session(x, y, params, steps, warmup):
         xp = v1.placeholder(tf.float32, [BATCH, 28, 28, 1])
         yp = v1.placeholder(tf.int64, [BATCH])
         p = {k: tf.Variable(v) for k, v in params.items()}
-        loss = _ndflow_model(dict(p, y=yp), xp)
+        loss = _ndflow_loss(p, xp, yp)
         train = v1.train.MomentumOptimizer(0.01, 0.9).minimize(loss)
         with v1.Session() as sess:
             sess.run(v1.global_variables_initializer())
@@ -103,7 +93,7 @@ def ndflow_function(x, y, params, steps, warmup, eager=False, amp=False):
 
     def step(data, labels):
         with tf.GradientTape() as tape:
-            loss = _ndflow_model(dict(p, y=labels), data)
+            loss = _ndflow_loss(p, data, labels)
         opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
         return loss
 
@@ -130,8 +120,8 @@ def torch_eager(x, y, params, steps, warmup):
         h = F.relu(h.reshape(BATCH, -1) @ p["fc1_weights"] + p["fc1_biases"])
         h = F.dropout(h, 0.5)
         logits = h @ p["fc2_weights"] + p["fc2_biases"]
-        loss = F.cross_entropy(logits, yt) + 5e-4 * 0.5 * (
-            (p["fc1_weights"] ** 2).sum() + (p["fc2_weights"] ** 2).sum())
+        loss = F.cross_entropy(logits, yt) + 5e-4 * 0.5 * sum(
+            (p[k] ** 2).sum() for k in ("fc1_weights", "fc1_biases", "fc2_weights", "fc2_biases"))
         loss.backward()
         opt.step()
 
@@ -165,7 +155,8 @@ def step(data, labels):
         logits = tf.matmul(h, p["fc2_weights"]) + p["fc2_biases"]
         loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
             labels=labels, logits=logits))
-        loss += 5e-4 * (tf.nn.l2_loss(p["fc1_weights"]) + tf.nn.l2_loss(p["fc2_weights"]))
+        loss += 5e-4 * sum(tf.nn.l2_loss(p[k]) for k in
+                           ("fc1_weights", "fc1_biases", "fc2_weights", "fc2_biases"))
     opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
     return loss
 for _ in range(warmup): step(x, y).numpy()
