@@ -1,3 +1,12 @@
 """Layer 1: OpDefs (TensorFlow op names, attrs, shape rules, gradients), one file per family."""
 
-from ndflow.ops import array, math, nn, nn_fused, random, state, training  # noqa: F401 - registers the OpDefs
+from ndflow.ops import (  # noqa: F401 - registers the OpDefs
+    array,
+    einsum,
+    math,
+    nn,
+    nn_fused,
+    random,
+    state,
+    training,
+)
