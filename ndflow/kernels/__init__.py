@@ -2,6 +2,7 @@
 
 from ndflow.kernels import (  # noqa: F401 - registers the kernels
     array,
+    array_split,
     einsum,
     math,
     nn,

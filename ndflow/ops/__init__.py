@@ -2,6 +2,7 @@
 
 from ndflow.ops import (  # noqa: F401 - registers the OpDefs
     array,
+    array_split,
     einsum,
     math,
     nn,

@@ -69,6 +69,7 @@ from ndflow.ops.array import (  # noqa: F401
     zeros,
     zeros_like,
 )
+from ndflow.ops.array_split import split  # noqa: F401
 from ndflow.ops.einsum import einsum  # noqa: F401
 from ndflow.ops.importer import import_graph_def  # noqa: F401
 from ndflow.ops.init_ops import (  # noqa: F401
