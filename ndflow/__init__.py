@@ -137,6 +137,7 @@ from ndflow.ops.math import (  # noqa: F401
     truediv,
     where,
 )
+from ndflow.ops.math_cumulative import cumsum  # noqa: F401
 from ndflow.ops.variables import Variable  # noqa: F401
 from ndflow.runtime.function import function  # noqa: F401
 

@@ -53,3 +53,5 @@ from ndflow.ops.math import (  # noqa: F401 - the public namespace
     tanh,
     truediv,
 )
+from ndflow.ops.math_cumulative import cumprod, cumsum  # noqa: F401
+from ndflow.ops.math_cumulative import div_no_nan as divide_no_nan  # noqa: F401

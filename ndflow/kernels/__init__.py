@@ -5,6 +5,7 @@ from ndflow.kernels import (  # noqa: F401 - registers the kernels
     array_split,
     einsum,
     math,
+    math_cumulative,
     nn,
     nn_fused,
     random,

@@ -5,6 +5,7 @@ from ndflow.ops import (  # noqa: F401 - registers the OpDefs
     array_split,
     einsum,
     math,
+    math_cumulative,
     nn,
     nn_fused,
     random,

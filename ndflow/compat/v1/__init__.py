@@ -130,6 +130,11 @@ from ndflow.ops.math import (  # noqa: F401
     to_int64,
     truediv,
 )
+from ndflow.ops.math_cumulative import (  # noqa: F401
+    cumprod,
+    cumsum,
+    div_no_nan,
+)
 from ndflow.ops.random import (  # noqa: F401
     random_normal,
     random_shuffle,
