@@ -53,7 +53,7 @@ def _min_or_max_grad(op, grad):
     y = restore_reduced_dims(op.outputs[0], op)
     grad = restore_reduced_dims(grad, op)
     indicators = cast(equal(y, x), grad.dtype)
-    num_selected = restore_reduced_dims(reduce_sum(indicators, op.inputs[1]), op)
+    num_selected = reduce_sum(indicators, op.inputs[1], keepdims=True)
     return [multiply(real_div(indicators, num_selected), grad), None]
 
 
