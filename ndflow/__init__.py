@@ -95,6 +95,7 @@ from ndflow.ops.init_ops import Ones as ones_initializer  # noqa: F401
 from ndflow.ops.init_ops import RandomNormal as random_normal_initializer  # noqa: F401
 from ndflow.ops.init_ops import RandomUniform as random_uniform_initializer  # noqa: F401
 from ndflow.ops.init_ops import Zeros as zeros_initializer  # noqa: F401
+from ndflow.ops.linalg_extra import tensordot  # noqa: F401
 from ndflow.ops.math import (  # noqa: F401
     abs,
     add,
@@ -138,6 +139,7 @@ from ndflow.ops.math import (  # noqa: F401
     where,
 )
 from ndflow.ops.math_cumulative import cumsum  # noqa: F401
+from ndflow.ops.norms import norm  # noqa: F401
 from ndflow.ops.variables import Variable  # noqa: F401
 from ndflow.runtime.function import function  # noqa: F401
 

@@ -55,3 +55,11 @@ from ndflow.ops.math import (  # noqa: F401 - the public namespace
 )
 from ndflow.ops.math_cumulative import cumprod, cumsum  # noqa: F401
 from ndflow.ops.math_cumulative import div_no_nan as divide_no_nan  # noqa: F401
+from ndflow.ops.nn_activation import softplus  # noqa: F401
+from ndflow.ops.norms import (  # noqa: F401
+    l2_normalize,
+    log_sigmoid,
+    reduce_euclidean_norm,
+    reduce_std,
+    reduce_variance,
+)

@@ -41,10 +41,12 @@ from ndflow.ops.nn_loss import (
 )
 from ndflow.ops.nn_norm import batch_normalization, fused_batch_norm, moments, moments_v1
 from ndflow.ops.nn_pool import avg_pool, avg_pool2d, avg_pool_v1, max_pool, max_pool2d, max_pool_v1
+from ndflow.ops.norms import l2_normalize
 
 __all__ = [
     "avg_pool", "avg_pool2d", "batch_normalization", "bias_add", "conv2d", "conv2d_transpose",
-    "depthwise_conv2d", "depthwise_conv2d_native", "dropout", "elu", "l2_loss", "leaky_relu",
+    "depthwise_conv2d", "depthwise_conv2d_native", "dropout", "elu", "l2_loss", "l2_normalize",
+    "leaky_relu",
     "log_softmax", "max_pool", "max_pool2d", "moments", "relu", "relu6", "selu",
     "sigmoid", "sigmoid_cross_entropy_with_logits", "softmax",
     "softmax_cross_entropy_with_logits", "softplus", "sparse_softmax_cross_entropy_with_logits",
@@ -58,7 +60,8 @@ compat_v1_names = {
     "conv2d_backprop_filter": conv2d_backprop_filter,
     "conv2d_backprop_input": conv2d_backprop_input, "depthwise_conv2d": depthwise_conv2d,
     "depthwise_conv2d_native": depthwise_conv2d_native, "dropout": dropout_v1, "elu": elu,
-    "fused_batch_norm": fused_batch_norm, "l2_loss": l2_loss, "leaky_relu": leaky_relu,
+    "fused_batch_norm": fused_batch_norm, "l2_loss": l2_loss, "l2_normalize": l2_normalize,
+    "leaky_relu": leaky_relu,
     "log_softmax": log_softmax_v1, "max_pool": max_pool_v1, "max_pool2d": max_pool2d,
     "moments": moments_v1, "relu": relu, "relu6": relu6, "selu": selu, "sigmoid": sigmoid,
     "sigmoid_cross_entropy_with_logits": sigmoid_cross_entropy_with_logits,

@@ -83,6 +83,7 @@ from ndflow.ops.init_ops import (  # noqa: F401
     variance_scaling_initializer,
     zeros_initializer,
 )
+from ndflow.ops.linalg_extra import tensordot  # noqa: F401
 from ndflow.ops.math import (  # noqa: F401
     abs,
     add,
@@ -135,6 +136,7 @@ from ndflow.ops.math_cumulative import (  # noqa: F401
     cumsum,
     div_no_nan,
 )
+from ndflow.ops.norms import norm  # noqa: F401
 from ndflow.ops.random import (  # noqa: F401
     random_normal,
     random_shuffle,

@@ -1,0 +1,121 @@
+"""Norms and moments as TF composes them: `tf.math.reduce_variance`, `tf.math.reduce_std`,
+`tf.norm` (`tf.linalg.norm`), `tf.nn.l2_normalize`, `tf.math.reduce_euclidean_norm` and
+`tf.math.log_sigmoid` (math_ops.py, linalg_ops.py and nn_impl.py, op for op)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ndflow.core.scopes import name_scope
+from ndflow.core.tensor import Tensor
+from ndflow.ops import array
+from ndflow.ops import math as math_ops
+from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.comparison import composite_name
+from ndflow.ops.nn_activation import softplus
+
+
+def reduce_variance(input_tensor, axis=None, keepdims: bool = False,
+                    name: str | None = None) -> Tensor:
+    """`tf.math.reduce_variance`: mean of squared deviations from the mean."""
+    with name_scope(name or "reduce_variance"):
+        x = convert_to_tensor(input_tensor)
+        means = math_ops.reduce_mean(x, axis=axis, keepdims=True)
+        if not means.dtype.is_floating:
+            raise TypeError(f"Input must be either real or complex. Received integer type "
+                            f"{means.dtype}.")
+        squared_deviations = math_ops.square(x - means)
+        return math_ops.reduce_mean(squared_deviations, axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
+    """`tf.math.reduce_std`: square root of `reduce_variance`."""
+    with name_scope(name or "reduce_std"):
+        x = convert_to_tensor(input_tensor)
+        return math_ops.sqrt(reduce_variance(x, axis=axis, keepdims=keepdims))
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims: bool = False,
+                          name: str | None = None) -> Tensor:
+    """`tf.math.reduce_euclidean_norm`, composed as sqrt(sum(x * x)) (TF has a fused
+    EuclideanNorm op; the composite has the same values and TF's gradient)."""
+    with name_scope(name, "EuclideanNorm"):
+        x = convert_to_tensor(input_tensor)
+        return math_ops.sqrt(math_ops.reduce_sum(x * x, axis, keepdims=keepdims))
+
+
+def _check_norm_args(ord, axis) -> tuple:  # noqa: A002 - TF's name
+    is_matrix = isinstance(axis, (tuple, list)) and len(axis) == 2
+    if is_matrix:
+        axis = tuple(axis)
+        if not isinstance(axis[0], int) or not isinstance(axis[1], int) or axis[0] == axis[1]:
+            raise ValueError("'axis' must be None, an integer, or a tuple of 2 unique "
+                             f"integers, got {axis}")
+        supported = ["euclidean", "fro", 1, 2, np.inf]
+        if ord not in supported:
+            raise ValueError(f"'ord' must be a supported matrix norm in {supported}, got {ord}")
+        if ord == 2:
+            raise NotImplementedError("the matrix 2-norm needs Svd, which ndflow lacks")
+        return True, axis
+    if not (isinstance(axis, int) or axis is None):
+        raise ValueError("'axis' must be None, an integer, or a tuple of 2 unique integers, "
+                         f"got {axis}")
+    supported = ["euclidean", 1, 2, np.inf]
+    if (isinstance(ord, str) or not np.isreal(ord) or ord <= 0) and ord not in supported:
+        raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+    return False, (None if axis is None else (axis,))
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None,  # noqa: A002 - TF's name
+         name: str | None = None, keep_dims=None) -> Tensor:
+    """`tf.norm` / `tf.linalg.norm`: vector p-norms, Frobenius and matrix 1/inf norms."""
+    if keepdims is not None and keep_dims is not None:
+        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
+    keepdims = bool(keepdims if keepdims is not None else keep_dims)
+    is_matrix, axis = _check_norm_args(ord, axis)
+    with name_scope(name, "norm"):
+        x = convert_to_tensor(tensor)
+        axes = None if axis is None else list(axis)
+        if ord in ("fro", "euclidean", 2, 2.0):
+            result = math_ops.sqrt(math_ops.reduce_sum(x * x, axes, keepdims=True))
+        else:
+            result = math_ops.abs(x)
+            if ord == 1:
+                result = math_ops.reduce_sum(result, None if axis is None else axis[0],
+                                             keepdims=True)
+                if is_matrix:
+                    result = math_ops.reduce_max(result, axis[-1], keepdims=True)
+            elif ord == np.inf:
+                if is_matrix:
+                    result = math_ops.reduce_sum(result, axis[1], keepdims=True)
+                result = math_ops.reduce_max(result, None if axis is None else axis[0],
+                                             keepdims=True)
+            else:
+                result = math_ops.pow(
+                    math_ops.reduce_sum(math_ops.pow(result, ord), axes, keepdims=True),
+                    1.0 / ord)
+        if not keepdims:
+            result = array.squeeze(result, axes)
+        return result
+
+
+def l2_normalize(x, axis=None, epsilon: float = 1e-12, name: str | None = None,
+                 dim=None) -> Tensor:
+    """`tf.math.l2_normalize` / `tf.nn.l2_normalize`: x * rsqrt(max(sum(x**2), epsilon))."""
+    if axis is not None and dim is not None:
+        raise ValueError("Cannot specify both 'axis' and 'dim'")
+    axis = dim if axis is None else axis
+    with composite_name(name, "l2_normalize") as final:
+        x = convert_to_tensor(x, name="x")
+        square_sum = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
+        x_inv_norm = math_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
+    return math_ops.multiply(x, x_inv_norm, name=final)
+
+
+def log_sigmoid(x, name: str | None = None) -> Tensor:
+    """`tf.math.log_sigmoid`: -softplus(-x), stable for large |x|."""
+    with composite_name(name, "LogSigmoid") as final:
+        x = convert_to_tensor(x, name="x")
+        sp = softplus(math_ops.negative(x))
+    return math_ops.negative(sp, name=final)
