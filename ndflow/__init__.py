@@ -87,6 +87,7 @@ from ndflow.ops.array import (  # noqa: F401
     zeros,
     zeros_like,
 )
+from ndflow.ops.array_mask import boolean_mask  # noqa: F401
 from ndflow.ops.array_split import split  # noqa: F401
 from ndflow.ops.einsum import einsum  # noqa: F401
 from ndflow.ops.importer import import_graph_def  # noqa: F401
@@ -140,6 +141,10 @@ from ndflow.ops.math import (  # noqa: F401
 )
 from ndflow.ops.math_cumulative import cumsum  # noqa: F401
 from ndflow.ops.norms import norm  # noqa: F401
+from ndflow.ops.sort import (  # noqa: F401
+    argsort,
+    sort,
+)
 from ndflow.ops.variables import Variable  # noqa: F401
 from ndflow.runtime.function import function  # noqa: F401
 

@@ -63,3 +63,4 @@ from ndflow.ops.norms import (  # noqa: F401
     reduce_std,
     reduce_variance,
 )
+from ndflow.ops.sort import top_k  # noqa: F401

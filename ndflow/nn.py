@@ -42,6 +42,7 @@ from ndflow.ops.nn_loss import (
 from ndflow.ops.nn_norm import batch_normalization, fused_batch_norm, moments, moments_v1
 from ndflow.ops.nn_pool import avg_pool, avg_pool2d, avg_pool_v1, max_pool, max_pool2d, max_pool_v1
 from ndflow.ops.norms import l2_normalize
+from ndflow.ops.sort import top_k
 
 __all__ = [
     "avg_pool", "avg_pool2d", "batch_normalization", "bias_add", "conv2d", "conv2d_transpose",
@@ -50,7 +51,7 @@ __all__ = [
     "log_softmax", "max_pool", "max_pool2d", "moments", "relu", "relu6", "selu",
     "sigmoid", "sigmoid_cross_entropy_with_logits", "softmax",
     "softmax_cross_entropy_with_logits", "softplus", "sparse_softmax_cross_entropy_with_logits",
-    "tanh",
+    "tanh", "top_k",
 ]
 
 # `tf.compat.v1.nn.<name>` -> the function implementing it (for the compat namespace).
@@ -70,5 +71,5 @@ compat_v1_names = {
     "softmax_cross_entropy_with_logits_v2": softmax_cross_entropy_with_logits,
     "softplus": softplus,
     "sparse_softmax_cross_entropy_with_logits": sparse_softmax_cross_entropy_with_logits_v1,
-    "tanh": tanh,
+    "tanh": tanh, "top_k": top_k,
 }

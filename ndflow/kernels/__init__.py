@@ -9,6 +9,7 @@ from ndflow.kernels import (  # noqa: F401 - registers the kernels
     nn,
     nn_fused,
     random,
+    sort,
     state,
     training,
 )

@@ -9,6 +9,7 @@ from ndflow.ops import (  # noqa: F401 - registers the OpDefs
     nn,
     nn_fused,
     random,
+    sort,
     state,
     training,
 )

@@ -69,6 +69,7 @@ from ndflow.ops.array import (  # noqa: F401
     zeros,
     zeros_like,
 )
+from ndflow.ops.array_mask import boolean_mask  # noqa: F401
 from ndflow.ops.array_split import split  # noqa: F401
 from ndflow.ops.einsum import einsum  # noqa: F401
 from ndflow.ops.importer import import_graph_def  # noqa: F401
@@ -144,6 +145,10 @@ from ndflow.ops.random import (  # noqa: F401
     truncated_normal,
 )
 from ndflow.ops.random_seed import get_seed, set_random_seed  # noqa: F401
+from ndflow.ops.sort import (  # noqa: F401
+    argsort,
+    sort,
+)
 from ndflow.ops.variable_scope import (  # noqa: F401
     AUTO_REUSE,
     VariableScope,

@@ -29,3 +29,4 @@ from ndflow.ops.nn_pool import avg_pool2d, max_pool2d  # noqa: F401
 from ndflow.ops.nn_pool import avg_pool_v1 as avg_pool  # noqa: F401
 from ndflow.ops.nn_pool import max_pool_v1 as max_pool  # noqa: F401
 from ndflow.ops.norms import l2_normalize  # noqa: F401
+from ndflow.ops.sort import top_k  # noqa: F401

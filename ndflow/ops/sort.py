@@ -1,0 +1,165 @@
+"""TopKV2 (`tf.math.top_k`) and TF's sort_ops built on it: `tf.sort`, `tf.argsort`.
+
+TopKV2 is stable (equal values: lower index first), so `argsort` is stable in both directions:
+ascending sorts negate the values (`-x - 1` for signed integers, `max - x` for unsigned ones,
+as TF's `_ascending_sort`) and take the top k = the whole axis.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ndflow.core import dtypes
+from ndflow.core.scopes import name_scope
+from ndflow.core.shapes import TensorShape
+from ndflow.core.tensor import OPERATORS, Tensor
+from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
+from ndflow.ops.arithmetic import cast, negative, subtract
+from ndflow.ops.array_core import expand_dims, reshape, shape, stack, static_value
+from ndflow.ops.array_fill import range as range_
+from ndflow.ops.array_gather import unsorted_segment_sum
+from ndflow.ops.array_transpose import transpose
+from ndflow.ops.op_def import op_def
+from ndflow.ops.reduction import reduce_prod
+
+
+def _top_k_shape(ctx):
+    x, k_shape = ctx.shapes
+    if x.rank is not None and x.rank < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {x.rank}")
+    if k_shape.rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {k_shape.rank}")
+    k = static_value(ctx, 1)
+    if k is not None:
+        k = int(k)
+        if k < 0:
+            raise ValueError(f"Dimension size, given by scalar input 1, must be non-negative "
+                             f"but is {k}")
+    if x.rank is None:
+        return [TensorShape(None)] * 2
+    dims = x.as_list()
+    if k is not None and dims[-1] is not None and dims[-1] < k:
+        raise ValueError(f"input must have last dimension >= k = {k} but is {dims[-1]}")
+    out = TensorShape(dims[:-1] + [k])
+    return [out, out]
+
+
+TopKV2 = op_def("TopKV2", inputs=["input: T", "k: Tk"],
+                outputs=["values: T", "indices: index_type"],
+                attrs=["sorted: bool = true", "T: realnumbertype",
+                       "Tk: {int16, int32, int64} = DT_INT32",
+                       "index_type: {int16, int32, int64} = DT_INT32"],
+                shape=_top_k_shape)
+
+
+@TopKV2.def_grad
+def _top_k_grad(op, grad, _):
+    """TF's _TopKGrad: the value gradients scattered into zeros at the flat input indices
+    (UnsortedSegmentSum; the indices of one row are distinct, so this is TF's ScatterNd)."""
+    in_shape = shape(op.inputs[0])
+    indices = op.outputs[1]
+    if indices.dtype is not dtypes.int32:
+        indices = cast(indices, dtypes.int32)
+    ind_shape = shape(indices)
+    ind_lastdim = ind_shape[-1]
+    ind_2d = reshape(indices, stack([-1, ind_lastdim]))
+    in_lastdim = in_shape[-1]
+    outerdim = shape(ind_2d)[0]
+    offsets = range_(0, OPERATORS["multiply"](outerdim, in_lastdim), in_lastdim)
+    ind = reshape(OPERATORS["add"](ind_2d, expand_dims(offsets, -1)), [-1])
+    flat = unsorted_segment_sum(reshape(grad, [-1]), ind, reduce_prod(in_shape))
+    return [reshape(flat, in_shape), None]
+
+
+def top_k(input, k=1, sorted: bool = True, index_type=dtypes.int32,  # noqa: A002
+          name: str | None = None) -> tuple:
+    """`tf.math.top_k`: the `k` largest entries of the last axis and their indices (ties:
+    the lower index first)."""
+    out = apply_op(TopKV2, [input, convert_to_tensor(k, dtype_hint=dtypes.int32)],
+                   {"sorted": bool(sorted), "index_type": dtypes.as_dtype(index_type)},
+                   name=name or "TopKV2").outputs
+    return TopKV2Result(out[0], out[1])
+
+
+class TopKV2Result(tuple):
+    """The (values, indices) namedtuple `tf.math.top_k` returns."""
+
+    __slots__ = ()
+
+    def __new__(cls, values, indices):
+        return super().__new__(cls, (values, indices))
+
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"TopKV2(values={self[0]!r}, indices={self[1]!r})"
+
+
+# -- sort / argsort (TF's sort_ops) --------------------------------------------------------------
+
+def _descending_sort(values, axis: int, return_argsort: bool):
+    k = shape(values)[axis]
+    static_rank = values.shape.rank
+    if axis == -1 or (static_rank is not None and axis + 1 == static_rank):
+        top_k_input, transposition = values, None
+    else:
+        if static_rank is None:
+            raise NotImplementedError("tf.sort along a non-last axis needs a known rank")
+        if axis < 0:
+            axis += static_rank
+        perm = np.r_[np.arange(axis), [static_rank - 1], np.arange(axis + 1, static_rank - 1),
+                     [axis]].astype(np.int32)
+        transposition = convert_to_tensor(perm, name="transposition")
+        top_k_input = transpose(values, transposition)
+    vals, indices = top_k(top_k_input, k)
+    out = indices if return_argsort else vals
+    if transposition is not None:
+        out = transpose(out, transposition)
+    return out
+
+
+def _ascending_sort(values, axis: int, return_argsort: bool):
+    dt = values.dtype
+    if dt.is_unsigned:
+        offset = convert_to_tensor(np.iinfo(dt.np_dtype).max, dt)
+        out = _descending_sort(subtract(offset, values), axis, return_argsort)
+        return out if return_argsort else subtract(offset, out)
+    if dt.is_integer:
+        one = convert_to_tensor(1, dt)
+        out = _descending_sort(subtract(negative(values), one), axis, return_argsort)
+        return out if return_argsort else subtract(negative(out), one)
+    out = _descending_sort(negative(values), axis, return_argsort)
+    return out if return_argsort else negative(out)
+
+
+_SORT_IMPL = {"ASCENDING": _ascending_sort, "DESCENDING": _descending_sort}
+
+
+def _sort_or_argsort(values, axis, direction: str, return_argsort: bool):
+    if direction not in _SORT_IMPL:
+        raise ValueError(f"Argument `direction` should be one of "
+                         f"{', '.join(sorted(_SORT_IMPL))}. Received: direction={direction}")
+    axis_t = convert_to_tensor(axis, dtype_hint=dtypes.int32, name="axis")
+    axis_static = constant_value(axis_t)
+    if axis_t.shape.rank not in (None, 0) or axis_static is None:
+        raise ValueError(f"Argument `axis` must be a constant scalar. Received: axis={axis}.")
+    values = convert_to_tensor(values, name="values")
+    return _SORT_IMPL[direction](values, int(axis_static), return_argsort)
+
+
+def sort(values, axis=-1, direction: str = "ASCENDING", name: str | None = None) -> Tensor:
+    """`tf.sort`: `values` sorted along `axis`."""
+    with name_scope(name or "sort"):
+        return _sort_or_argsort(values, axis, direction, return_argsort=False)
+
+
+def argsort(values, axis=-1, direction: str = "ASCENDING", stable: bool = False,
+            name: str | None = None) -> Tensor:
+    """`tf.argsort`: the int32 indices that sort `values` along `axis` (always stable)."""
+    del stable  # TopKV2 is stable
+    with name_scope(name or "argsort"):
+        return _sort_or_argsort(values, axis, direction, return_argsort=True)
+
+
+__all__ = ["TopKV2", "top_k", "sort", "argsort"]
