@@ -97,6 +97,7 @@ from ndflow.ops.init_ops import RandomNormal as random_normal_initializer  # noq
 from ndflow.ops.init_ops import RandomUniform as random_uniform_initializer  # noqa: F401
 from ndflow.ops.init_ops import Zeros as zeros_initializer  # noqa: F401
 from ndflow.ops.linalg_extra import tensordot  # noqa: F401
+from ndflow.ops.logging_ops import print_v2 as print  # noqa: F401
 from ndflow.ops.math import (  # noqa: F401
     abs,
     add,

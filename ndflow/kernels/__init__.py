@@ -4,6 +4,7 @@ from ndflow.kernels import (  # noqa: F401 - registers the kernels
     array,
     array_split,
     einsum,
+    logging_ops,
     math,
     math_cumulative,
     nn,

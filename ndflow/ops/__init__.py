@@ -4,6 +4,7 @@ from ndflow.ops import (  # noqa: F401 - registers the OpDefs
     array,
     array_split,
     einsum,
+    logging_ops,
     math,
     math_cumulative,
     nn,

@@ -85,6 +85,7 @@ from ndflow.ops.init_ops import (  # noqa: F401
     zeros_initializer,
 )
 from ndflow.ops.linalg_extra import tensordot  # noqa: F401
+from ndflow.ops.logging_ops import print_v2 as print  # noqa: F401
 from ndflow.ops.math import (  # noqa: F401
     abs,
     add,

@@ -1,0 +1,112 @@
+"""Kernels for StringFormat and PrintV2. Strings are Python `bytes` in 0-d object arrays (as
+string constants); tensors are summarized as TF's print_v2 does: `[1 2 3 ... 8 9 10]`, floats
+in the shortest of %.6g/%.9g (float) or %.15g/%.17g (double) that reads back exactly."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import numpy as np
+import torch
+
+from ndflow.core import dtypes
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels.registry import kernel
+from ndflow.ops import logging_ops
+
+
+def _float_text(v: float, double: bool) -> str:
+    short, full = ("%.15g", "%.17g") if double else ("%.6g", "%.9g")
+    s = short % v
+    if v != v or v in (float("inf"), float("-inf")):
+        return s
+    same = float(s) == v if double else np.float32(float(s)) == np.float32(v)
+    return s if same else full % v
+
+
+def _scalar_formatter(dt):
+    if dt is dtypes.float64:
+        return lambda v: _float_text(float(v), True)
+    if dt.is_floating:
+        return lambda v: _float_text(float(v), False)
+    if dt is dtypes.bool:
+        return lambda v: "1" if v else "0"
+    if dt is dtypes.string:
+        return lambda v: '"' + (v.decode() if isinstance(v, bytes) else str(v)) + '"'
+    return lambda v: str(int(v))
+
+
+def summarize(arr: np.ndarray, dt, limit: int) -> str:
+    """TF's print_v2 summary of a tensor value (`limit` < 0: every element)."""
+    fmt = _scalar_formatter(dt)
+    if arr.ndim == 0:
+        v = arr.item()
+        return (v.decode() if isinstance(v, bytes) else str(v)) if dt is dtypes.string \
+            else fmt(v)
+    rank = arr.ndim
+
+    def rec(sub, d: int) -> str:
+        n = sub.shape[0]
+        if limit < 0 or n <= 2 * limit:
+            picks = list(range(n))
+        else:
+            picks = list(range(limit)) + [None] + list(range(n - limit, n))
+        last = d == rank - 1
+        items = ["..." if i is None else (fmt(sub[i]) if last else rec(sub[i], d + 1))
+                 for i in picks]
+        sep = " " if last else "\n" * (rank - d - 1) + " " * (d + 1)
+        return "[" + sep.join(items) + "]"
+    return rec(arr, 0)
+
+
+def _to_numpy(v):
+    if isinstance(v, torch.Tensor):
+        v = v.detach().cpu()
+        return (v.float() if v.dtype in (torch.bfloat16, torch.float16) else v).numpy()
+    return np.asarray(v, dtype=object)
+
+
+@kernel(logging_ops.StringFormat)
+def _string_format(node):
+    template, placeholder = node.attrs["template"], node.attrs["placeholder"]
+    limit = node.attrs["summarize"]
+    pieces = template.split(placeholder) if node.input_dtypes else [template]
+    if len(pieces) - 1 != len(node.input_dtypes):
+        raise InvalidArgumentError(None, None, "num placeholders in template and num inputs "
+                                   f"must match: {len(pieces) - 1} vs. "
+                                   f"{len(node.input_dtypes)}")
+    kinds = list(node.input_dtypes)
+
+    def string_format(*xs):
+        out = [pieces[0]]
+        for x, dt, piece in zip(xs, kinds, pieces[1:]):
+            out.append(summarize(_to_numpy(x), dt, limit))
+            out.append(piece)
+        return np.array("".join(out).encode(), dtype=object)
+    return string_format
+
+
+_LOGGERS = {"log(info)": logging.INFO, "log(warning)": logging.WARNING,
+            "log(error)": logging.ERROR}
+
+
+@kernel(logging_ops.PrintV2)
+def _print_v2(node):
+    stream, end = node.attrs["output_stream"], node.attrs["end"]
+
+    def print_v2(s):
+        v = np.asarray(s, dtype=object).item()
+        text = (v.decode() if isinstance(v, bytes) else str(v))
+        if stream in ("stdout", "stderr"):
+            out = sys.stdout if stream == "stdout" else sys.stderr
+            out.write(text + end)
+            out.flush()
+        elif stream in _LOGGERS:
+            logging.getLogger("ndflow").log(_LOGGERS[stream], text)
+        elif stream.startswith("file://"):
+            with open(stream[len("file://"):], "a") as f:
+                f.write(text + end)
+        else:
+            raise InvalidArgumentError(None, None, f"{stream} is not a valid output_stream")
+    return print_v2

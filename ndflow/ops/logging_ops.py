@@ -1,0 +1,112 @@
+"""`tf.print` as TF builds it: StringFormat (tensors -> one string scalar, NumPy-like
+summaries) feeding the stateful PrintV2 (writes it to a stream)."""
+
+from __future__ import annotations
+
+import pprint
+import random
+import sys
+
+from ndflow.core import context, dtypes
+from ndflow.core.shapes import TensorShape
+from ndflow.core.tensor import Tensor
+from ndflow.ops.apply import apply_op
+from ndflow.ops.op_def import NOT_DIFFERENTIABLE, op_def
+
+
+def _string_format_shape(ctx):
+    template, placeholder = ctx.attrs["template"], ctx.attrs["placeholder"]
+    count = template.count(placeholder) if placeholder else 0
+    if count != len(ctx.shapes):
+        raise ValueError(f"num placeholders in template and num inputs must match: {count} vs. "
+                         f"{len(ctx.shapes)}")
+    return [TensorShape([])]
+
+
+StringFormat = op_def("StringFormat", inputs=["inputs: T"], outputs=["output: string"],
+                      attrs=["T: list(type)", "template: string = '%s'",
+                             "placeholder: string = '%s'", "summarize: int = 3"],
+                      shape=_string_format_shape, grad=NOT_DIFFERENTIABLE)
+
+
+def _print_shape(ctx):
+    if ctx.shapes[0].rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {ctx.shapes[0].rank}")
+    return []
+
+
+PrintV2 = op_def("PrintV2", inputs=["input: string"], outputs=[],
+                 attrs=["output_stream: string = 'stderr'", "end: string = '\\n'"],
+                 shape=_print_shape, grad=NOT_DIFFERENTIABLE, stateful=True)
+
+_LOG_STREAMS = ("log(info)", "log(warning)", "log(error)")
+_IMPORT_STDOUT, _IMPORT_STDERR = sys.stdout, sys.stderr  # the signature's default objects
+
+
+def _stream_name(stream) -> str:
+    if stream is sys.stdout or stream is sys.__stdout__ or stream is _IMPORT_STDOUT:
+        return "stdout"
+    if stream is sys.stderr or stream is sys.__stderr__ or stream is _IMPORT_STDERR:
+        return "stderr"
+    if isinstance(stream, str) and (stream in ("stdout", "stderr") + _LOG_STREAMS
+                                    or stream.startswith("file://")):
+        return stream
+    raise ValueError(f"Unsupported output stream, logging level, or file.{stream}. Supported "
+                     "streams are sys.stdout, sys.stderr, tf.logging.info, tf.logging.warning, "
+                     "tf.logging.error. File needs to be in the form of 'file://<filepath>'.")
+
+
+def _placeholder_for(text: str, default: str = "{}") -> str:
+    """TF's _generate_placeholder_string: `{}` plus digits until absent from `text`."""
+    placeholder = default
+    rng = random.Random(5)
+    while placeholder in text:
+        placeholder = placeholder + str(rng.randint(0, 9))
+    return placeholder
+
+
+def _map(x, fn):
+    """Rebuilds lists/tuples/dicts with `fn` applied to the leaves (dicts in sorted order)."""
+    if isinstance(x, dict):
+        return {k: _map(x[k], fn) for k in sorted(x)}
+    if isinstance(x, (list, tuple)):
+        return type(x)(_map(v, fn) for v in x)
+    return fn(x)
+
+
+def string_format(inputs: list, template: str, placeholder: str = "{}", summarize: int = 3,
+                  name: str | None = None) -> Tensor:
+    """`tf.strings.format`'s op: `template` with each placeholder replaced by a tensor."""
+    return apply_op(StringFormat, [list(inputs)],
+                    {"template": template, "placeholder": placeholder,
+                     "summarize": int(summarize)}, name=name).outputs[0]
+
+
+def print_v2(*inputs, output_stream=sys.stderr, sep: str = " ", end: str = "\n",
+             summarize: int = 3, name: str | None = None):
+    """`tf.print`: prints tensors (summarized NumPy-style) and Python values. Runs now when
+    eager; in a graph returns the PrintV2 op (run on every `tf.function` call, as stateful)."""
+    stream = _stream_name(output_stream)
+    if (len(inputs) == 1 and isinstance(inputs[0], Tensor) and inputs[0].shape.rank == 0
+            and inputs[0].dtype is dtypes.string):
+        formatted = inputs[0]
+    else:
+        free = _map(list(inputs), lambda x: "" if isinstance(x, Tensor) else x)
+        placeholder = _placeholder_for(" ".join(pprint.pformat(x) for x in free))
+        tensors, templates = [], []
+
+        def leaf(x):
+            if isinstance(x, Tensor):
+                tensors.append(x)
+                return placeholder
+            return x
+        for item in inputs:
+            packed = _map(item, leaf)
+            templates.append(item if isinstance(item, str) else pprint.pformat(packed))
+        template = sep.join(templates).replace(f"'{placeholder}'", placeholder)
+        formatted = string_format(tensors, template, placeholder, summarize)
+    op = apply_op(PrintV2, [formatted], {"output_stream": stream, "end": end}, name=name)
+    return None if context.executing_eagerly() else op
+
+
+__all__ = ["StringFormat", "PrintV2", "string_format", "print_v2"]
