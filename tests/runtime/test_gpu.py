@@ -1,0 +1,42 @@
+"""GPU placement: the same ops and kernels run on CUDA devices (skipped without a GPU)."""
+
+import numpy as np
+import pytest
+import torch
+
+import ndflow as tf
+
+gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+
+
+@gpu
+def test_eager_ops_run_on_the_gpu():
+    with tf.device("/GPU:0"):
+        a = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+        b = tf.matmul(a, a)
+    assert b.device.endswith("GPU:0")
+    np.testing.assert_allclose(b.numpy(), [[7.0, 10.0], [15.0, 22.0]])
+
+
+@gpu
+def test_session_places_ops_on_the_gpu():
+    g = tf.Graph()
+    with g.as_default(), tf.device("/GPU:0"):
+        x = tf.compat.v1.placeholder(tf.float32, [1, 8, 8, 3])
+        w = tf.constant(np.ones((3, 3, 3, 4), np.float32))
+        y = tf.nn.relu(tf.nn.conv2d(x, w, 1, "SAME"))
+    with tf.compat.v1.Session(graph=g) as sess:
+        out = sess.run(y, {x: np.ones((1, 8, 8, 3), np.float32)})
+    assert out[0, 4, 4, 0] == 27.0 and out[0, 0, 0, 0] == 12.0
+
+
+@gpu
+def test_gradients_on_the_gpu_match_the_cpu():
+    def grad(device):
+        with tf.device(device):
+            w = tf.Variable(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3))
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.nn.relu(tf.matmul(tf.ones([4, 2]), w)))
+            return tape.gradient(loss, w).numpy()
+
+    np.testing.assert_allclose(grad("/GPU:0"), grad("/CPU:0"), rtol=1e-6)
