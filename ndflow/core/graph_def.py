@@ -16,6 +16,7 @@ import numpy as np
 import torch
 from tensorboard.compat.proto import (
     attr_value_pb2,
+    function_pb2,
     graph_pb2,
     node_def_pb2,
     tensor_pb2,
@@ -167,8 +168,15 @@ def _expand(vals: list, n: int, zero, field: str) -> list:
 
 # -- attrs -----------------------------------------------------------------------------------------
 
+def _is_function(v) -> bool:
+    """A function attr value: a traced function graph (named, with inputs and outputs)."""
+    return hasattr(v, "get_operations") and hasattr(v, "outputs") and hasattr(v, "name")
+
+
 def _scalar(v, kind: str | None, dtype):
     """(AttrValue field, proto-ready value) for one attr value."""
+    if kind == "func" or _is_function(v):
+        return "func", attr_value_pb2.NameAttrList(name=v.name)
     if kind == "type" or (kind is None and isinstance(v, dtypes.DType)):
         return "type", dtypes.as_dtype(v).enum
     if kind == "shape" or (kind is None and isinstance(v, TensorShape)):
@@ -193,7 +201,7 @@ def _scalar(v, kind: str | None, dtype):
 
 
 def _set(a, field: str, value) -> None:
-    if field in ("shape", "tensor"):
+    if field in ("shape", "tensor", "func"):
         getattr(a, field).CopyFrom(value)
     else:
         setattr(a, field, value)
@@ -220,7 +228,7 @@ def attr_to_proto(value, kind: str | None = None, dtype=None) -> attr_value_pb2.
     a.list.SetInParent()
     for field, v in items:
         target = getattr(a.list, field)
-        if field in ("shape", "tensor"):
+        if field in ("shape", "tensor", "func"):
             target.add().CopyFrom(v)
         else:
             target.append(v)
@@ -285,9 +293,9 @@ def _kind(attr_def) -> str | None:
     return None
 
 
-def _node_def(op, add_shapes: bool):
+def _node_def(op, add_shapes: bool, name_of=input_name):
     nd = node_def_pb2.NodeDef(name=op.name, op=op.type)
-    nd.input.extend(input_name(t) for t in op.inputs)
+    nd.input.extend(name_of(t) for t in op.inputs)
     nd.input.extend("^" + c.name for c in op.control_inputs)
     if op.device:
         nd.device = op.device
@@ -313,4 +321,60 @@ def graph_to_graph_def(graph, add_shapes: bool = False) -> graph_pb2.GraphDef:
     gd = graph_pb2.GraphDef()
     gd.node.extend(_node_def(op, add_shapes) for op in graph.get_operations())
     gd.versions.producer = GRAPH_DEF_VERSION
+    functions: dict = {}
+    _collect_functions(graph, functions)
+    gd.library.function.extend(function_def(fg) for fg in functions.values())
     return gd
+
+
+# -- functions (If/While branches) as FunctionDefs -----------------------------------------------
+
+def _collect_functions(graph, found: dict) -> None:
+    for op in graph.get_operations():
+        for v in op.attrs.values():
+            for f in (v if isinstance(v, list | tuple) else [v]):
+                if _is_function(f) and f.name not in found:
+                    found[f.name] = f
+                    _collect_functions(f, found)
+
+
+def _output_arg_names(op) -> list:
+    """Per output of `op`: (output arg name, index within the arg), for FunctionDef inputs."""
+    args = getattr(op.op_def, "outputs", None) or []
+    names = []
+    for arg in args:
+        if arg.number_attr:
+            n = int(op.attrs[arg.number_attr])
+        elif arg.type_list_attr:
+            n = len(op.attrs[arg.type_list_attr])
+        else:
+            n = 1
+        names.extend((arg.name, i) for i in range(n))
+    return names if len(names) == len(op.outputs) else [("output", i)
+                                                        for i in range(len(op.outputs))]
+
+
+def function_def(fg) -> function_pb2.FunctionDef:
+    """A traced function graph as TF's FunctionDef: its input placeholders become the
+    signature's input args, its outputs the output args (`output_<i>`), and node inputs
+    use the function-body form `op:out_arg:index`."""
+    fd = function_pb2.FunctionDef()
+    fd.signature.name = fg.name
+    ref: dict = {}
+    for ph in fg.inputs:
+        arg = fd.signature.input_arg.add()
+        arg.name = ph.op.name
+        arg.type = ph.dtype.enum
+        ref[ph] = ph.op.name
+    for op in fg.get_operations():
+        if op.outputs and op.outputs[0] in ref:
+            continue
+        for t, (arg_name, i) in zip(op.outputs, _output_arg_names(op)):
+            ref[t] = f"{op.name}:{arg_name}:{i}"
+        fd.node_def.append(_node_def(op, False, ref.__getitem__))
+    for i, t in enumerate(fg.outputs):
+        arg = fd.signature.output_arg.add()
+        arg.name = f"output_{i}"
+        arg.type = t.dtype.enum
+        fd.ret[arg.name] = ref[t]
+    return fd

@@ -178,6 +178,8 @@ from ndflow.runtime.config_proto import (  # noqa: F401  # noqa: F401
     RunMetadata,
     RunOptions,
 )
+from ndflow.runtime.control_flow import cond_v1 as cond  # noqa: F401
+from ndflow.runtime.control_flow import while_loop_v1 as while_loop  # noqa: F401
 from ndflow.runtime.session import (  # noqa: F401
     InteractiveSession,
     Session,

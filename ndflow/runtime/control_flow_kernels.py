@@ -1,0 +1,76 @@
+"""Kernels for the functional control flow ops (If/StatelessIf, While/StatelessWhile).
+
+Kernels of layer 2 cannot run graphs, so the runtime registers these: the factory compiles
+each branch / cond / body function graph once into a sub-`Plan` (through the graph pass
+pipeline, on the same runtime context and device rules as the enclosing plan), and the
+kernel picks or loops over those plans:
+
+    If:    (then_plan if pred else else_plan).run(inputs)
+    While: while cond_plan.run(vars)[0]: vars = body_plan.run(vars)
+
+Stateful ops inside a function (variable updates, random ops, prints) are targets of its
+sub-plan, so they run in program order each time the branch or body runs, and only then.
+An error inside a branch names the inner node (and the enclosing If/While node after it).
+Eager execution of an If/While op (a tf.function run op by op under a tape) uses the same
+kernels through the eager executor.
+"""
+
+from __future__ import annotations
+
+from ndflow.core import context
+from ndflow.kernels import registry
+from ndflow.ops.control_flow import IF_OPS, WHILE_OPS
+from ndflow.runtime.concrete_function import optimize_for_plan
+from ndflow.runtime.plan import Plan
+from ndflow.runtime.state import EAGER_CONTEXT
+
+
+def compile_function(fg, ctx) -> Plan:
+    """A function graph (inputs -> outputs, stateful ops as targets) as an optimized Plan."""
+    targets = [op for op in fg.get_operations() if op.op_def.is_stateful]
+    graph, feeds, fetches, targets = optimize_for_plan(
+        fg, list(fg.inputs), list(fg.outputs), targets, {"graph_id": fg.name})
+    return Plan(graph, feeds, fetches, targets, ctx if ctx is not None else EAGER_CONTEXT,
+                soft_placement=context.soft_device_placement())
+
+
+def _pack(outs: list, n: int):
+    if n == 1:
+        return outs[0]
+    return None if n == 0 else tuple(outs)
+
+
+def _truth(value) -> bool:
+    """TF's If/While predicate: a bool scalar, or a non-zero number / non-empty tensor."""
+    if value.dim() == 0:
+        return bool(value.item())
+    return value.numel() > 0
+
+
+def _if_kernel(node):
+    then_run = compile_function(node.attrs["then_branch"], node.ctx).run
+    else_run = compile_function(node.attrs["else_branch"], node.ctx).run
+    n = len(node.output_dtypes)
+
+    def run(pred, *args):
+        return _pack((then_run if _truth(pred) else else_run)(args), n)
+    return run
+
+
+def _while_kernel(node):
+    cond_run = compile_function(node.attrs["cond"], node.ctx).run
+    body_run = compile_function(node.attrs["body"], node.ctx).run
+    n = len(node.output_dtypes)
+
+    def run(*args):
+        vals = list(args)
+        while _truth(cond_run(vals)[0]):
+            vals = body_run(vals)
+        return _pack(vals, n)
+    return run
+
+
+for _d in IF_OPS:
+    registry.kernel(_d)(_if_kernel)
+for _d in WHILE_OPS:
+    registry.kernel(_d)(_while_kernel)

@@ -1,0 +1,106 @@
+"""Gradients through tf.cond (If/StatelessIf) and tf.while_loop, checked by finite differences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+
+v1 = tf.compat.v1
+
+
+def _t(a, dtype=np.float64):
+    return tf.constant(np.asarray(a, dtype))
+
+
+def _branchy(x, p):
+    return tf.cond(p, lambda: tf.reduce_sum(x * x * x), lambda: tf.reduce_sum(tf.tanh(x) * 2.0))
+
+
+def _numeric(fn, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        d = np.zeros_like(x)
+        d.flat[i] = eps
+        g.flat[i] = (fn(x + d) - fn(x - d)) / (2 * eps)
+    return g
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_cond_gradient_with_tape_inside_function(taken):
+    @tf.function
+    def grad(x, p):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = _branchy(x, p)
+        return tape.gradient(y, x)
+
+    x = np.array([0.3, -1.2, 2.0])
+    p = _t(taken, np.bool_)
+    got = grad(_t(x), p).numpy()
+    want = _numeric(lambda a: float(_branchy(_t(a), p).numpy()), x)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+def test_cond_gradient_in_session_graph_nested_and_unused_inputs():
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(tf.float64, [])
+        w = v1.placeholder(tf.float64, [])
+        y = tf.cond(x > 0, lambda: tf.cond(x > 2, lambda: x ** 3, lambda: x * w),
+                    lambda: -x)
+        dx, dw = v1.gradients(y, [x, w])
+        with v1.Session() as s:
+            for xv, want in ((3.0, (27.0, 0.0)), (1.0, (5.0, 1.0)), (-1.0, (-1.0, 0.0))):
+                np.testing.assert_allclose(s.run([dx, dw], {x: xv, w: 5.0}), want)
+
+
+def test_cond_gradient_to_captured_variable_and_tape_around_function():
+    v = tf.Variable(np.array([1.0, 2.0]))
+
+    @tf.function
+    def f(x, p):
+        return tf.cond(p, lambda: tf.reduce_sum(v * x * x), lambda: tf.reduce_sum(x))
+
+    x = _t([3.0, 4.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x, _t(True, np.bool_))
+    dx, dv = tape.gradient(y, [x, v])
+    np.testing.assert_allclose(dx.numpy(), [6.0, 16.0])
+    np.testing.assert_allclose(dv.numpy(), [9.0, 16.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x, _t(False, np.bool_))
+    dx, dv = tape.gradient(y, [x, v])
+    np.testing.assert_allclose(dx.numpy(), [1.0, 1.0])
+    assert dv is None or np.all(dv.numpy() == 0.0)
+
+
+def test_cond_gradient_does_not_rerun_branch_side_effects():
+    v = tf.Variable(0.0, dtype=tf.float64)
+
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.cond(x > 0, lambda: _update_then_square(v, x), lambda: x)
+        return tape.gradient(y, x)
+
+    assert f(_t(3.0)).numpy() == 6.0
+    assert v.numpy() == 1.0
+
+
+def _update_then_square(v, x):
+    v.assign_add(1.0)
+    return x * x
+
+
+def test_eager_tape_through_python_control_flow():
+    x = _t(2.0)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.cond(x > 0, lambda: x * x, lambda: x)
+        y = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, y])[1]
+    assert tape.gradient(y, x).numpy() == 5 * 2.0 ** 4
