@@ -1,4 +1,4 @@
-"""Gradients of If/StatelessIf (and While, see below).
+"""Gradients of If/StatelessIf and While/StatelessWhile.
 
 `If` gradient (TF's cond_v2 construction, simplified): an `If` on the same predicate over
 two gradient branches. Each gradient branch takes the forward If's inputs plus the output
@@ -16,16 +16,20 @@ from __future__ import annotations
 from ndflow.autodiff.backprop import is_differentiable
 from ndflow.autodiff.gradients import gradients
 from ndflow.core import context, dtypes
+from ndflow.core.tensor import EagerTensor
 from ndflow.ops.apply import apply_op
-from ndflow.ops.array import identity, zeros_like
-from ndflow.ops.control_flow import If, StatelessIf
+from ndflow.ops.array import constant, identity, zeros_like
+from ndflow.ops.control_flow import If, StatelessIf, StatelessWhile, While
 from ndflow.ops.state import read_variable_op
 from ndflow.runtime.control_flow import (
     finish_inputs,
     trace_function,
     union_captures,
+    while_loop,
 )
+from ndflow.runtime.control_flow_kernels import compile_function
 from ndflow.runtime.func_graph import FuncGraph, tracing_scope
+from ndflow.runtime.state import EAGER_CONTEXT
 
 
 def copy_function_body(fg: FuncGraph, args: list, outputs: list) -> list:
@@ -122,3 +126,99 @@ def _if_grad(op, *grads):
 
 for _d in (If, StatelessIf):
     _d.def_grad(_if_grad)
+
+
+# -- While ---------------------------------------------------------------------------------------
+#
+# `While` gradient, for loops of any trip count N (the loop counter output; the counter enters
+# at 0): a backward while_loop of N steps. Step j needs the forward state s_k, k = N-1-j: it is
+# rematerialized by an inner while_loop running copies of the forward body k times from the
+# loop's inputs (no per-iteration values are stored, so the forward While needs no extra
+# outputs; the cost is O(N^2) body evaluations), then the body's vector-Jacobian product
+# maps the loop-carried gradients one step back and adds the captured inputs' gradients to
+# their accumulators. TF's while_v2 instead stacks intermediates in TensorLists (O(N) time,
+# O(N) memory). Side-effect-only ops of the body are not re-run (see copy_function_body).
+
+def _zeros_for_resource(body_fg: FuncGraph, k: int, handle):
+    """Zeros shaped like the variable behind capture `k` (None if the body never reads it)."""
+    ph = body_fg.inputs[k]
+    for c in ph.consumers():
+        if c.type == "ReadVariableOp":
+            return zeros_like(read_variable_op(handle, c.attrs["dtype"]))
+    return None
+
+
+def _while_grad(op, *grads):
+    body_fg = op.attrs["body"]
+    s0 = list(op.inputs)
+    n_in = len(s0)
+    carried = [k for k in range(2, n_in) if body_fg.outputs[k] is not body_fg.inputs[k]
+               and s0[k].dtype.is_floating]
+    invariant = [k for k in range(2, n_in) if body_fg.outputs[k] is body_fg.inputs[k]
+                 and (s0[k].dtype.is_floating or s0[k].dtype is dtypes.resource)]
+    seeds = [grads[k] for k in carried]
+    if all(g is None for g in seeds):
+        return [None] * n_in
+    trip = op.outputs[0] - s0[0]
+    shapes = [t.shape for t in op.outputs]
+    ins = s0 + [trip] + [g if g is not None else zeros_like(op.outputs[k])
+                         for g, k in zip(seeds, carried)]
+
+    def backward(*args):
+        s, n, gs = list(args[:n_in]), args[n_in], list(args[n_in + 1:])
+        accs, acc_pos = [], []
+        for k in invariant:
+            z = zeros_like(s[k]) if s[k].dtype.is_floating else \
+                _zeros_for_resource(body_fg, k, s[k])
+            if z is not None:
+                accs.append(z)
+                acc_pos.append(k)
+
+        def forward_state(steps):
+            return while_loop(lambda *st: constant(True),
+                              lambda *st: copy_function_body(body_fg, list(st),
+                                                             body_fg.outputs),
+                              s, shape_invariants=shapes, maximum_iterations=steps)
+
+        def step(j, g_carried, acc):
+            state = list(forward_state(n - 1 - j))
+            outs = copy_function_body(body_fg, state, body_fg.outputs)
+            xs = [state[k] for k in carried] + [state[k] for k in acc_pos]
+            dx = gradients([outs[k] for k in carried], xs, grad_ys=list(g_carried))
+            new_g = [d if d is not None else zeros_like(state[k])
+                     for d, k in zip(dx[:len(carried)], carried)]
+            new_acc = [a + d if d is not None else a for a, d in zip(acc, dx[len(carried):])]
+            return j + 1, new_g, new_acc
+
+        _, g_final, acc_final = while_loop(lambda j, g, a: j < n, step,
+                                           [constant(0), gs, accs])
+        return list(g_final) + list(acc_final), acc_pos
+
+    if context.executing_eagerly():
+        specs = [(t.dtype, t.shape) for t in ins]
+        box: dict = {}
+
+        def traced(*phs):
+            outs, box["pos"] = backward(*phs)
+            context.get_default_graph().outputs = [identity(t) for t in outs]
+            return outs
+
+        fg, _ = trace_function(traced, f"{op.name}_grad".replace("/", "_"), specs,
+                               lambda phs: phs)
+        externals = union_captures(fg)
+        finish_inputs(fg, externals)
+        plan = compile_function(fg, EAGER_CONTEXT)
+        vals = plan.run([t._value for t in ins] + [e._value for e in externals])
+        res = [EagerTensor(v, t.dtype) for v, t in zip(vals, fg.outputs)]
+        acc_pos = box["pos"]
+    else:
+        res, acc_pos = backward(*ins)
+    result: list = [None] * n_in
+    for k, g in zip(carried + acc_pos, res):
+        extra = grads[k] if k in acc_pos else None
+        result[k] = g + extra if extra is not None else g
+    return result
+
+
+for _d in (While, StatelessWhile):
+    _d.def_grad(_while_grad)

@@ -104,3 +104,56 @@ def test_eager_tape_through_python_control_flow():
         y = tf.cond(x > 0, lambda: x * x, lambda: x)
         y = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, y])[1]
     assert tape.gradient(y, x).numpy() == 5 * 2.0 ** 4
+
+
+# -- while_loop ------------------------------------------------------------------------------
+
+def _loop(x, w, n, max_iter=None):
+    def body(i, y):
+        y = tf.cond(tf.reduce_sum(y) > 1.0, lambda: y * 0.5, lambda: tf.tanh(y * w) + y * y)
+        return i + 1, y
+    return tf.while_loop(lambda i, y: i < n, body, [tf.constant(0), x],
+                         maximum_iterations=max_iter)[1]
+
+
+@pytest.mark.parametrize("n,max_iter", [(0, None), (1, None), (4, None), (6, 3)])
+def test_while_gradient_matches_finite_differences(n, max_iter):
+    @tf.function
+    def grad(x, w):
+        with tf.GradientTape() as tape:
+            tape.watch([x, w])
+            y = tf.reduce_sum(_loop(x, w, n, max_iter))
+        return tape.gradient(y, [x, w], unconnected_gradients="zero")
+
+    x0, w0 = np.array([0.2, -0.4]), np.array(1.3)
+    dx, dw = grad(_t(x0), _t(w0))
+    loss = tf.function(lambda x, w: tf.reduce_sum(_loop(x, w, n, max_iter)))
+    want_x = _numeric(lambda a: float(loss(_t(a), _t(w0)).numpy()), x0)
+    want_w = _numeric(lambda b: float(loss(_t(x0), _t(b)).numpy()), w0)
+    np.testing.assert_allclose(dx.numpy(), want_x, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(dw.numpy(), want_w, rtol=1e-6, atol=1e-8)
+
+
+def test_while_gradient_in_session_and_to_variable():
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(tf.float64, [])
+        v = tf.Variable(np.float64(2.0))
+        y = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x * v), [0, x])[1]
+        dx, dv = v1.gradients(y, [x, v])
+        with v1.Session() as s:
+            s.run(v1.global_variables_initializer())
+            # y = x^4 v^3
+            np.testing.assert_allclose(s.run([dx, dv], {x: 1.5}), [4 * 1.5 ** 3 * 8,
+                                                                   3 * 1.5 ** 4 * 4])
+
+
+def test_while_gradient_with_tape_around_function_call():
+    loss = tf.function(lambda x, w: tf.reduce_sum(_loop(x, w, 3)))
+    x, w = _t([0.2, -0.4]), _t(1.3)
+    with tf.GradientTape() as tape:
+        tape.watch([x, w])
+        y = loss(x, w)
+    dx, dw = tape.gradient(y, [x, w])
+    want = _numeric(lambda a: float(loss(_t(a), w).numpy()), np.array([0.2, -0.4]))
+    np.testing.assert_allclose(dx.numpy(), want, rtol=1e-6, atol=1e-8)
