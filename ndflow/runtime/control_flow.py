@@ -27,7 +27,7 @@ from ndflow.core.nest import flatten, is_nested, pack_sequence_as
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.array import identity
+from ndflow.ops.array import identity, reshape
 from ndflow.ops.comparison import less, logical_and
 from ndflow.ops.control_flow import If, StatelessIf, StatelessWhile, While
 from ndflow.runtime import control_flow_kernels  # noqa: F401 - registers If/While kernels
@@ -124,6 +124,8 @@ def _pred_tensor(pred) -> Tensor:
     if pred.shape.rank is not None and pred.shape.num_elements() != 1:
         raise ValueError(f"Shape must be rank 0 but is rank {pred.shape.rank} for 'pred' "
                          f"of tf.cond (shape {pred.shape}).")
+    if pred.shape.rank != 0:  # cond_v2 squeezes: the If kernel reads a [1] tensor as non-empty
+        pred = reshape(pred, [])
     return pred
 
 

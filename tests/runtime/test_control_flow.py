@@ -46,6 +46,12 @@ def test_cond_in_function_builds_stateless_if_and_matches_numpy():
     def f(x):
         return tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0, lambda: {"a": x - 1.0}["a"])
 
+    @tf.function
+    def one_element_pred(x):
+        return tf.cond(tf.reshape(tf.reduce_sum(x) > 0, [1]), lambda: x + 1.0, lambda: x - 1.0)
+
+    assert one_element_pred(_t([-1.0])).numpy().tolist() == [-2.0]
+    assert one_element_pred(_t([1.0])).numpy().tolist() == [2.0]
     for a in ([1.0, 2.0], [-3.0, 1.0]):
         x = np.array(a, np.float32)
         want = x * 2 if x.sum() > 0 else x - 1
