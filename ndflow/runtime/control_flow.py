@@ -27,7 +27,7 @@ from ndflow.core.nest import flatten, is_nested, pack_sequence_as
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.array import identity, reshape
+from ndflow.ops.array import identity, reshape, stop_gradient
 from ndflow.ops.comparison import less, logical_and
 from ndflow.ops.control_flow import If, StatelessIf, StatelessWhile, While
 from ndflow.runtime import control_flow_kernels  # noqa: F401 - registers If/While kernels
@@ -317,7 +317,8 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
                                      "output_shapes": out_shapes,
                                      "parallel_iterations": parallel_iterations}, name=base)
     with g.name_scope(op.name + "/"):
-        outs = [identity(t) for t in op.outputs[2:2 + len(flat_in)]]
+        outs = [identity(t) if back_prop else stop_gradient(t)
+                for t in op.outputs[2:2 + len(flat_in)]]
     result = pack_sequence_as(structure, outs)
     return result if nested else result[0]
 

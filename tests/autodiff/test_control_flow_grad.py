@@ -157,3 +157,31 @@ def test_while_gradient_with_tape_around_function_call():
     dx, dw = tape.gradient(y, [x, w])
     want = _numeric(lambda a: float(loss(_t(a), w).numpy()), np.array([0.2, -0.4]))
     np.testing.assert_allclose(dx.numpy(), want, rtol=1e-6, atol=1e-8)
+
+
+def test_second_order_gradients_through_cond_and_while():
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as t2:
+            t2.watch(x)
+            with tf.GradientTape() as t1:
+                t1.watch(x)
+                y = tf.cond(x > 0, lambda: x ** 3, lambda: x)
+                y = tf.while_loop(lambda i, a: i < 2, lambda i, a: (i + 1, a * x), [0, y])[1]
+            dy = t1.gradient(y, x)
+        return dy, t2.gradient(dy, x)
+
+    dy, d2y = f(_t(1.5))  # y = x^5
+    np.testing.assert_allclose([dy.numpy(), d2y.numpy()], [5 * 1.5 ** 4, 20 * 1.5 ** 3])
+
+
+def test_while_back_prop_false_stops_gradients():
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.while_loop(lambda a: a < 10.0, lambda a: a * 2.0, [x], back_prop=False)[0]
+            z = y + x
+        return tape.gradient(z, x)
+
+    assert f(_t(1.0)).numpy() == 1.0
