@@ -356,15 +356,18 @@ def _output_arg_names(op) -> list:
 
 def function_def(fg) -> function_pb2.FunctionDef:
     """A traced function graph as TF's FunctionDef: its input placeholders become the
-    signature's input args, its outputs the output args (`output_<i>`), and node inputs
-    use the function-body form `op:out_arg:index`."""
+    signature's input args (shapes in `arg_attr` `_output_shapes`, as TF writes them), its
+    outputs the output args (`output_<i>`), and node inputs use the function-body form
+    `op:out_arg:index`."""
     fd = function_pb2.FunctionDef()
     fd.signature.name = fg.name
     ref: dict = {}
-    for ph in fg.inputs:
+    for i, ph in enumerate(fg.inputs):
         arg = fd.signature.input_arg.add()
         arg.name = ph.op.name
         arg.type = ph.dtype.enum
+        fd.arg_attr[i].attr["_output_shapes"].list.shape.add().CopyFrom(
+            shape_to_proto(ph.shape))
         ref[ph] = ph.op.name
     for op in fg.get_operations():
         if op.outputs and op.outputs[0] in ref:
