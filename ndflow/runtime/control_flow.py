@@ -142,8 +142,8 @@ def cond(pred, true_fn: Callable | None = None, false_fn: Callable | None = None
         return true_fn() if bool(value) else false_fn()
     pred = _pred_tensor(pred)
     base = name or "cond"
-    true_fg, t_res = trace_function(lambda: _Traced(true_fn), f"{base}_true", [])
-    false_fg, f_res = trace_function(lambda: _Traced(false_fn), f"{base}_false", [])
+    true_fg, t_res = trace_function(lambda: _Traced(true_fn, pred), f"{base}_true", [])
+    false_fg, f_res = trace_function(lambda: _Traced(false_fn, pred), f"{base}_false", [])
     t_res, f_res = t_res.result, f_res.result
     _check_same_outputs(true_fg, false_fg, t_res, f_res)
     externals = union_captures(true_fg, false_fg)
@@ -162,13 +162,28 @@ def cond(pred, true_fn: Callable | None = None, false_fn: Callable | None = None
 
 
 class _Traced:
-    """Runs a branch inside its trace and records its outputs on the graph."""
+    """Runs a branch inside its trace and records its outputs on the graph. An Operation the
+    branch returns becomes an output `identity(pred)` control-dependent on it (cond_v2's
+    `op_return_value`), so `cond` returns a bool tensor that runs the op when fetched."""
 
-    def __init__(self, fn: Callable):
-        self.result = fn()
+    def __init__(self, fn: Callable, pred: Tensor):
         fg = context.get_default_graph()
+        self.result = _ops_to_tensors(fn(), fg, pred)
         fg.outputs = _to_outputs(fg, self.result)
         fg.structured_outputs = self.result
+
+
+def _ops_to_tensors(result, fg: FuncGraph, pred: Tensor):
+    if not any(isinstance(leaf, Operation) for leaf in flatten(result)):
+        return result
+
+    def convert(leaf):
+        if not isinstance(leaf, Operation):
+            return leaf
+        captured = fg.capture(pred)
+        with fg.control_dependencies([leaf]):
+            return identity(captured)
+    return pack_sequence_as(result, [convert(leaf) for leaf in flatten(result)])
 
 
 def _pack_result(structure, outs: list):

@@ -291,3 +291,31 @@ def test_pipeline_runs_inside_branches():
     g, *_ = optimize_for_plan(cf.graph, cf.graph.inputs, cf.graph.outputs, [])
     assert any(op.type == "StatelessIf" for op in g.get_operations())
     assert f(_t(1.0)).numpy() == 7.0
+
+
+def test_cond_branches_returning_ops_run_them_only_when_taken():
+    # cond_v2: an Operation a branch returns becomes identity(pred) control-dependent on it.
+    with tf.Graph().as_default() as g:
+        v = tf.Variable(1.0)
+        p = v1.placeholder(tf.bool, [])
+        r = tf.cond(p, lambda: v.assign_add(1.0).op, tf.no_op)
+        pair = tf.cond(p, lambda: [tf.group(v.assign_add(10.0)), v.read_value() * 2.0],
+                       lambda: [tf.no_op(), v.read_value()])
+        assert r.name == "cond/Identity:0" and r.dtype is tf.bool
+        assert [op.type for op in g.get_operations()].count("If") == 2
+        with v1.Session() as sess:
+            sess.run(v.initializer)
+            assert sess.run(r, {p: True}) and sess.run(v) == 2.0
+            assert not sess.run(r, {p: False}) and sess.run(v) == 2.0
+            assert sess.run(pair, {p: False}) == [False, 2.0] and sess.run(v) == 2.0
+            assert sess.run(pair[0], {p: True}) and sess.run(v) == 12.0
+
+    w = tf.Variable(1.0)
+
+    @tf.function
+    def f(q):
+        return tf.cond(q, lambda: tf.group(w.assign_add(1.0)), tf.no_op)
+
+    assert f(_t(True, np.bool_)).numpy() and w.numpy() == 2.0
+    assert not f(_t(False, np.bool_)).numpy() and w.numpy() == 2.0
+    assert "If" in _types(f, _t(True, np.bool_))
