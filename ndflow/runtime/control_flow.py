@@ -41,6 +41,7 @@ def _new_graph(name: str) -> FuncGraph:
     fg = FuncGraph(f"{name}_{next(_ids)}", outer)
     fg.seed = outer.seed
     fg._device_stack = [devices.DeviceSpec.from_string(outer._current_device())]
+    fg._collections = outer._collections  # cond_v2/while_v2 share the outer collections
     return fg
 
 
@@ -370,3 +371,11 @@ def while_loop_v1(cond: Callable, body: Callable, loop_vars, shape_invariants=No
     result = while_loop(cond, body, loop_vars, shape_invariants, parallel_iterations,
                         back_prop, swap_memory, maximum_iterations, name)
     return result if return_same_structure else _unpack_if_singleton(result)
+
+
+def smart_cond(pred, true_fn: Callable, false_fn: Callable, name: str | None = None):
+    """TF's `smart_cond`: a Python bool picks its branch at trace time, anything else is
+    `cond(pred, true_fn, false_fn)`."""
+    if isinstance(pred, bool):
+        return true_fn() if pred else false_fn()
+    return cond(pred, true_fn, false_fn, name)

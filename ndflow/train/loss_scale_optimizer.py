@@ -4,17 +4,18 @@ optimizers (TF's training/experimental/loss_scale_optimizer.py).
 `compute_gradients` multiplies the loss by the loss scale (cast to the loss's dtype) and the
 gradients by its reciprocal. `apply_gradients` with a fixed scale delegates to the wrapped
 optimizer; with a dynamic scale it updates the scale from the gradients and applies the
-step — including the `global_step` increment — only when all of them are finite (eagerly a
-Python `if`, in graphs the Select-based conditional apply of conditional_apply.py), grouped
-with the scale's update under `name`. The wrapped step is named `<name>-wrapped`.
+step — including the `global_step` increment — only when all of them are finite, as TF does:
+`group(smart_cond(should_apply, apply_fn, no_op), update_op, name=name)` (eagerly a Python
+`if`, in graphs an `If` op whose taken branch runs the step). The wrapped step is named
+`<name>-wrapped`.
 """
 
 from __future__ import annotations
 
 from ndflow.core import context
-from ndflow.ops.array_core import group
+from ndflow.ops.array_core import group, no_op
+from ndflow.runtime.control_flow import smart_cond
 from ndflow.train import loss_scale as loss_scale_module
-from ndflow.train.conditional_apply import apply_if
 from ndflow.train.optimizer import Optimizer, scale_loss, unscale_gradients
 
 
@@ -55,21 +56,17 @@ class MixedPrecisionLossScaleOptimizer(Optimizer):
         name = name if name is not None else self.get_name()
         grads_and_vars = tuple(grads_and_vars)
         update_op, should_apply = self._loss_scale.update([g for g, _ in grads_and_vars])
-        step = apply_if(
+        step = smart_cond(
             should_apply,
             lambda: self._optimizer.apply_gradients(grads_and_vars, global_step,
                                                     name + "-wrapped"),
-            self._optimizer._step_resources(grads_and_vars, global_step))
+            no_op)
         if context.executing_eagerly():
             return None
-        return group(*[x for x in (step, update_op) if x is not None], name=name)
+        return group(step, update_op, name=name)
 
     def _resource_apply_dense(self, grad, handle):
         raise RuntimeError("This function should never be called")
-
-    def _step_resources(self, grads_and_vars, global_step) -> list:
-        return (self._optimizer._step_resources(grads_and_vars, global_step)
-                + self._loss_scale.weights())
 
     def variables(self) -> list:
         """The wrapped optimizer's variables and the loss scale's."""

@@ -12,7 +12,8 @@ NVIDIA's container switches: with TF_ENABLE_AUTO_MIXED_PRECISION_LOSS_SCALING=1 
 is unset, TF_ENABLE_AUTO_MIXED_PRECISION=1) every optimizer gets a `DynamicLossScale()` at
 construction, as NVIDIA's fork of this class does: `compute_gradients` scales the loss and
 unscales the gradients, `apply_gradients` updates the scale and applies the step only when
-all gradients are finite (see conditional_apply.py), grouped as `group(step, update)`.
+all gradients are finite — `smart_cond(should_apply, apply_fn, no_op)` (an `If` op in
+graphs) —, grouped as `group(step, update)`.
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ from ndflow.core.tensor import Tensor
 from ndflow.ops import math as math_ops
 from ndflow.ops import state, variables
 from ndflow.ops.apply import convert_to_tensor
-from ndflow.ops.array_core import NoOp, group
+from ndflow.ops.array_core import NoOp, group, no_op
+from ndflow.runtime.control_flow import smart_cond
 from ndflow.train import loss_scale as loss_scale_module
 from ndflow.train import slot_creator
-from ndflow.train.conditional_apply import apply_if
 from ndflow.train.init_scope import init_scope
 
 _VALID_DTYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
@@ -165,22 +166,12 @@ class Optimizer:
             return self._apply_gradients(grads_and_vars, global_step, name)
         grads_and_vars = tuple(grads_and_vars)
         update_op, should_apply = self._loss_scale.update([g for g, _ in grads_and_vars])
-        step = apply_if(should_apply,
-                        lambda: self._apply_gradients(grads_and_vars, global_step, name),
-                        self._step_resources(grads_and_vars, global_step))
+        step = smart_cond(should_apply,
+                          lambda: self._apply_gradients(grads_and_vars, global_step, name),
+                          no_op)
         if context.executing_eagerly():
             return None
-        return group(*[x for x in (step, update_op) if x is not None], name=name)
-
-    def _step_resources(self, grads_and_vars, global_step) -> list:
-        """Every variable a step of this optimizer writes (slots created first), for a
-        conditional apply: the variables, slots, non-slot variables and `global_step`."""
-        var_list = [v for g, v in grads_and_vars if g is not None and is_variable(v)]
-        if var_list:
-            with init_scope():
-                self._create_slots(var_list)
-        own = self._loss_scale.weights() if self._loss_scale is not None else []
-        return var_list + self.variables() + own + [global_step]
+        return group(step, update_op, name=name)
 
     def _apply_gradients(self, grads_and_vars, global_step, name):
         grads_and_vars = tuple(grads_and_vars)
@@ -342,10 +333,13 @@ def group_named(inputs, name: str):
 def _assign_add_named(var, value, scope: str):
     """The global step increment; graph mode names it exactly after the scope."""
     graph = None if context.executing_eagerly() else context.get_default_graph()
-    if graph is None or not scope.endswith("/") or getattr(var.handle, "graph", None) is not graph:
-        # eager, a plain name, or a captured handle (a tf.function): apply_op captures it
+    if graph is None or not scope.endswith("/"):
         return state.assign_add_variable_op(var.handle, value, name=scope.rstrip("/") or None)
-    return graph.create_op(state.AssignAddVariableOp, [var.handle, value],
+    handle = var.handle
+    if getattr(handle, "graph", None) is not graph and hasattr(graph, "capture"):
+        # a handle captured by a function or a cond branch
+        handle = graph.capture(handle)
+    return graph.create_op(state.AssignAddVariableOp, [handle, value],
                            {"dtype": value.dtype}, [], scope[:-1])
 
 

@@ -119,7 +119,7 @@ def test_skipped_steps_session_leave_variables_slots_and_global_step():
     # graph: group(step, update) named after the optimizer; the wrapped step "Adam-wrapped"
     assert train_op.type == "NoOp" and train_op.name == "Adam"
     names = [op.name for op in g.get_operations()]
-    assert "Adam-wrapped" in names
+    assert "Adam-wrapped" not in names   # it is in the If op's branch, as in TF
     assert [op.name for op in g.get_collection(GraphKeys.TRAIN_OP)] == ["Adam-wrapped"]
     assert sum(op.type == "SelectV2" for op in g.get_operations()) >= 1
     with g.as_default():
@@ -252,3 +252,30 @@ def test_apply_if_refuses_a_step_writing_unknown_state():
         other = variables.Variable(1.0, name="other")
         with pytest.raises(NotImplementedError, match="not one of the optimizer's variables"):
             apply_if(ok, lambda: other.assign(2.0, read_value=False), [a])
+
+
+def _skip_branch_ops(g) -> list:
+    """The ops of the then-branch of the If op whose taken branch runs the wrapped step."""
+    ifs = [op for op in g.get_operations() if op.type in ("If", "StatelessIf")]
+    assert len(ifs) == 1
+    return [op.name for op in ifs[0].attrs["then_branch"].get_operations()]
+
+
+def test_tf1_graph_skips_the_step_with_an_if_op():
+    # TF's construction: group(smart_cond(should_apply, apply_fn, no_op), update, name=name)
+    g, _, train_op, got, _ = _session_run(
+        FACTORS, lambda: MixedPrecisionLossScaleOptimizer(_adam(), ls.DynamicLossScale(4, 2, 2)))
+    _check(got, FACTORS, SCALES)
+    assert "Adam-wrapped" in _skip_branch_ops(g)
+    assert [op.type for op in g.get_operations()].count("If") == 1
+    assert not any(op.type == "If" for op in train_op.control_inputs) and any(
+        "If" in [c.op.type for c in op.inputs] for op in train_op.control_inputs)
+
+
+def test_nvidia_auto_loss_scaling_skips_the_step_with_an_if_op(monkeypatch):
+    monkeypatch.setenv("TF_ENABLE_AUTO_MIXED_PRECISION_LOSS_SCALING", "1")
+    g, opt, _, got, _ = _session_run(FACTORS, _adam)
+    assert opt.doing_loss_scaling()
+    assert [op.type for op in g.get_operations()].count("If") == 1
+    assert "Adam" in _skip_branch_ops(g)
+    assert [s for _, _, s in got] == [32768.0, 16384.0, 16384.0, 8192.0, 8192.0, 8192.0]
