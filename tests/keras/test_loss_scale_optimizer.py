@@ -211,3 +211,19 @@ def test_global_policy():
         assert mpk.global_policy().name == "mixed_bfloat16"
     finally:
         mpk.set_global_policy("float32")
+
+
+def test_tf_function_step_is_a_cond_on_the_finite_check():
+    """As Keras: the inner step is the then-branch of one If op, the else-branch only counts
+    `iterations`; nothing of the step runs in the outer graph."""
+    w = variables.Variable(W0)
+    opt = LossScaleOptimizer(tf.keras.optimizers.Adam(0.1), initial_scale=4,
+                             dynamic_growth_steps=2)
+    graph = tf.function(_tape_step(opt, w)).get_concrete_function(tf.constant(1.0)).graph
+    ifs = [op for op in graph.get_operations() if op.type in ("If", "StatelessIf")]
+    assert [op.type for op in ifs] == ["If"]
+    then_types = {op.type for op in ifs[0].attrs["then_branch"].get_operations()}
+    else_types = {op.type for op in ifs[0].attrs["else_branch"].get_operations()}
+    assert "ResourceApplyAdam" in then_types
+    assert "AssignAddVariableOp" in else_types and "ResourceApplyAdam" not in else_types
+    assert "ResourceApplyAdam" not in {op.type for op in graph.get_operations()}

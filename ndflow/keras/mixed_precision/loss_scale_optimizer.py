@@ -10,7 +10,9 @@ multiplier 2, whose `current_loss_scale`/`good_steps` variables hold the state.
 `get_scaled_loss`/`get_unscaled_gradients` scale by hand (a warning at `apply_gradients` when
 either was skipped); `minimize`, `compute_gradients` and `get_gradients` do both. On a step
 with a non-finite gradient `apply_gradients` leaves the variables and slots untouched but
-still increments `iterations` (unlike the TF1 wrapper's `global_step`).
+still increments `iterations` (unlike the TF1 wrapper's `global_step`): as Keras does, the step
+is `smart_cond(should_apply, apply_fn, do_not_apply_fn)` (eagerly a Python `if`, in graphs an
+`If` op whose then-branch runs the inner step and whose else-branch adds 1 to `iterations`).
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from ndflow.core.tensor import Tensor
 from ndflow.keras import optimizers
 from ndflow.keras.optimizers.base_optimizer import Optimizer
 from ndflow.ops.apply import convert_to_tensor
+from ndflow.runtime.control_flow import smart_cond
 from ndflow.train import loss_scale as loss_scale_module
 from ndflow.train import mixed_precision as graph_rewrite
-from ndflow.train.conditional_apply import apply_if
 from ndflow.train.init_scope import init_scope
 from ndflow.train.optimizer import cast_to
 
@@ -210,11 +212,14 @@ class LossScaleOptimizer(Optimizer):
         else:
             should_apply = True
         iterations = inner.iterations
-        apply_if(should_apply,
-                 lambda: inner.apply_gradients(list(zip(grads, variables_))),
-                 list(variables_) + [v for v in inner.variables if v is not iterations],
-                 always=[iterations],
-                 skip_fn=lambda: iterations.assign_add(1, read_value=False))
+
+        def apply_fn():
+            inner.apply_gradients(list(zip(grads, variables_)))
+
+        def do_not_apply_fn():
+            iterations.assign_add(1, read_value=False)
+
+        smart_cond(should_apply, apply_fn, do_not_apply_fn)
         return iterations
 
     # -- config ----------------------------------------------------------------------------------
