@@ -1,6 +1,6 @@
 """`tf.compat.v1.mixed_precision.MixedPrecisionLossScaleOptimizer`: scaling, skipped steps
 (variables, slots and global_step untouched) eagerly, in tf.function and in Sessions, the
-graph it builds, TF's errors; the Select-based conditional apply it relies on."""
+graph it builds (the step in an If op's branch), TF's errors."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from ndflow.ops import variables
 from ndflow.ops.array import placeholder
 from ndflow.runtime.session import Session
 from ndflow.train import loss_scale as ls
-from ndflow.train.conditional_apply import apply_if
 from ndflow.train.loss_scale_optimizer import MixedPrecisionLossScaleOptimizer
 from ndflow.train.momentum import MomentumOptimizer
 from ndflow.train.optimizer import Optimizer
@@ -210,48 +209,6 @@ def test_exported():
         MixedPrecisionLossScaleOptimizer
     assert v1.train.experimental.MixedPrecisionLossScaleOptimizer is \
         MixedPrecisionLossScaleOptimizer
-
-
-# -- the conditional apply -----------------------------------------------------------------
-
-def test_apply_if_eager_is_a_python_if():
-    calls = []
-    assert apply_if(tf.constant(False), lambda: calls.append("a"), [],
-                    skip_fn=lambda: calls.append("s")) is None
-    apply_if(True, lambda: calls.append("b"), [])
-    apply_if(tf.constant(True), lambda: calls.append("c"), [])
-    assert calls == ["s", "b", "c"]
-
-
-def test_apply_if_graph_rolls_back_and_keeps_always():
-    g = Graph()
-    with g.as_default():
-        ok = placeholder(dtypes.bool, [])
-        a = variables.Variable(1.0, name="a")
-        counter = variables.Variable(0, dtype=dtypes.int64, name="counter")
-
-        def step():
-            return tf.group(a.assign_add(10.0, read_value=False),
-                            counter.assign_add(1, read_value=False))
-
-        op = apply_if(ok, step, [a], always=[counter])
-        init = v1.global_variables_initializer()
-    with Session(graph=g) as sess:
-        sess.run(init)
-        sess.run(op, {ok: False})
-        assert sess.run(a.value()) == 1.0 and sess.run(counter.value()) == 1
-        sess.run(op, {ok: True})
-        assert sess.run(a.value()) == 11.0 and sess.run(counter.value()) == 2
-
-
-def test_apply_if_refuses_a_step_writing_unknown_state():
-    g = Graph()
-    with g.as_default():
-        ok = placeholder(dtypes.bool, [])
-        a = variables.Variable(1.0, name="a")
-        other = variables.Variable(1.0, name="other")
-        with pytest.raises(NotImplementedError, match="not one of the optimizer's variables"):
-            apply_if(ok, lambda: other.assign(2.0, read_value=False), [a])
 
 
 def _skip_branch_ops(g) -> list:
