@@ -147,7 +147,7 @@ from ndflow.ops.sort import (  # noqa: F401
     sort,
 )
 from ndflow.ops.variables import Variable  # noqa: F401
-from ndflow.runtime.control_flow import cond, while_loop  # noqa: F401
+from ndflow.runtime.control_flow import cond, switch_case, while_loop  # noqa: F401
 from ndflow.runtime.function import function  # noqa: F401
 
 newaxis = None

@@ -1,12 +1,14 @@
-"""`tf.cond` and `tf.while_loop` (TF2 control flow v2).
+"""`tf.cond`, `tf.switch_case` and `tf.while_loop` (TF2 control flow v2).
 
-Eagerly, `cond` calls the chosen Python branch and `while_loop` is a Python loop, as TF2
-eager does. While building a graph (inside `tf.function`, or a v1 graph: TF2's
+Eagerly, `cond` and `switch_case` call the chosen Python branch and `while_loop` is a
+Python loop, as TF2 eager does. While building a graph (inside `tf.function`, or a v1 graph: TF2's
 control_flow_v2 behaviour) they trace their functions into `FuncGraph`s and emit one
 functional op:
 
 - `cond` -> `If` / `StatelessIf(pred, *captures)`: both branches take the union of the
   tensors either branch captures (in that order), and return one Identity per output.
+- `switch_case` -> `Case` / `StatelessCase(branch_index, *captures)`: likewise over N
+  branches (`default`, if given, is the last one: out-of-range indices run it).
 - `while_loop` -> `While` / `StatelessWhile(loop_counter, maximum_iterations, *loop_vars,
   *captures)` as TF's while_v2: cond and body take all of them; the body returns the new
   counter, the limit, the new loop vars and the captures unchanged. `maximum_iterations`
@@ -29,8 +31,15 @@ from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array import identity, reshape, stop_gradient
 from ndflow.ops.comparison import less, logical_and
-from ndflow.ops.control_flow import If, StatelessIf, StatelessWhile, While
-from ndflow.runtime import control_flow_kernels  # noqa: F401 - registers If/While kernels
+from ndflow.ops.control_flow import (
+    Case,
+    If,
+    StatelessCase,
+    StatelessIf,
+    StatelessWhile,
+    While,
+)
+from ndflow.runtime import control_flow_kernels  # noqa: F401 - registers the kernels
 from ndflow.runtime.func_graph import FuncGraph, tracing_scope
 
 _ids = itertools.count(1)
@@ -95,17 +104,18 @@ def _dtype_repr(d) -> str:
 
 # -- cond ------------------------------------------------------------------------------------
 
-def _check_same_outputs(true_fg: FuncGraph, false_fg: FuncGraph, t_res, f_res) -> None:
-    def error(detail: str):
-        raise TypeError(
-            "true_fn and false_fn arguments to tf.cond must have the same number, type, and "
-            f"overall structure of return values.\n\ntrue_fn output: {t_res}\nfalse_fn "
-            f"output: {f_res}\n\nError details:\n{detail}")
-    if _structure(t_res) != _structure(f_res):
-        error("The two structures don't have the same nested structure.")
-    for a, b in zip(true_fg.outputs, false_fg.outputs):
-        if a.dtype is not b.dtype:
-            error(f"{a} and {b} have different types")
+def _check_same_outputs(graphs: list, results: list, op_name: str, names: list) -> None:
+    for b in range(1, len(graphs)):
+        def error(detail: str, b=b):
+            raise TypeError(
+                f"{names[0]} and {names[b]} arguments to {op_name} must have the same number, "
+                f"type, and overall structure of return values.\n\n{names[0]} output: "
+                f"{results[0]}\n{names[b]} output: {results[b]}\n\nError details:\n{detail}")
+        if _structure(results[0]) != _structure(results[b]):
+            error("The two structures don't have the same nested structure.")
+        for a, o in zip(graphs[0].outputs, graphs[b].outputs):
+            if a.dtype is not o.dtype:
+                error(f"{a} and {o} have different types")
 
 
 def _structure(x):
@@ -143,33 +153,50 @@ def cond(pred, true_fn: Callable | None = None, false_fn: Callable | None = None
         return true_fn() if bool(value) else false_fn()
     pred = _pred_tensor(pred)
     base = name or "cond"
-    true_fg, t_res = trace_function(lambda: _Traced(true_fn, pred), f"{base}_true", [])
-    false_fg, f_res = trace_function(lambda: _Traced(false_fn, pred), f"{base}_false", [])
-    t_res, f_res = t_res.result, f_res.result
-    _check_same_outputs(true_fg, false_fg, t_res, f_res)
-    externals = union_captures(true_fg, false_fg)
-    for fg in (true_fg, false_fg):
-        finish_inputs(fg, externals)
-    shapes = [a.shape.most_specific_compatible_shape(b.shape)
-              for a, b in zip(true_fg.outputs, false_fg.outputs)]
-    op_def = If if _is_stateful(true_fg, false_fg) else StatelessIf
+    graphs, results, externals, shapes = _trace_branches(
+        [true_fn, false_fn], pred, [f"{base}_true", f"{base}_false"], "tf.cond",
+        ["true_fn", "false_fn"])
+    op_def = If if _is_stateful(*graphs) else StatelessIf
     op = apply_op(op_def, [pred, externals],
-                  {"Tout": [t.dtype for t in true_fg.outputs], "then_branch": true_fg,
-                   "else_branch": false_fg, "output_shapes": shapes}, name=base)
-    g = context.get_default_graph()
-    with g.name_scope(op.name + "/"):
+                  {"Tout": [t.dtype for t in graphs[0].outputs], "then_branch": graphs[0],
+                   "else_branch": graphs[1], "output_shapes": shapes}, name=base)
+    return _branch_outputs(op, results[0])
+
+
+def _trace_branches(fns: list, selector: Tensor, fn_names: list, op_name: str, names: list):
+    """Traces each branch function (no arguments) into a FuncGraph; checks they return the
+    same structure and dtypes, and gives all of them the union of their captures as inputs.
+    Returns (graphs, Python results, external captures, merged output shapes)."""
+    traced = [trace_function(lambda fn=fn: _Traced(fn, selector), fn_name, [])
+              for fn, fn_name in zip(fns, fn_names)]
+    graphs = [fg for fg, _ in traced]
+    results = [t.result for _, t in traced]
+    _check_same_outputs(graphs, results, op_name, names)
+    externals = union_captures(*graphs)
+    for fg in graphs:
+        finish_inputs(fg, externals)
+    shapes = [t.shape for t in graphs[0].outputs]
+    for fg in graphs[1:]:
+        shapes = [s.most_specific_compatible_shape(t.shape) for s, t in zip(shapes, fg.outputs)]
+    return graphs, results, externals, shapes
+
+
+def _branch_outputs(op: Operation, structure):
+    """One Identity per output of the functional op, packed like the branch result."""
+    with context.get_default_graph().name_scope(op.name + "/"):
         outs = [identity(t) for t in op.outputs]
-    return _pack_result(t_res, outs)
+    return _pack_result(structure, outs)
 
 
 class _Traced:
     """Runs a branch inside its trace and records its outputs on the graph. An Operation the
-    branch returns becomes an output `identity(pred)` control-dependent on it (cond_v2's
-    `op_return_value`), so `cond` returns a bool tensor that runs the op when fetched."""
+    branch returns becomes an output `identity(selector)` (the predicate or branch index)
+    control-dependent on it (cond_v2's `op_return_value`), so `cond` returns a bool tensor
+    that runs the op when fetched."""
 
-    def __init__(self, fn: Callable, pred: Tensor):
+    def __init__(self, fn: Callable, selector: Tensor):
         fg = context.get_default_graph()
-        self.result = _ops_to_tensors(fn(), fg, pred)
+        self.result = _ops_to_tensors(fn(), fg, selector)
         fg.outputs = _to_outputs(fg, self.result)
         fg.structured_outputs = self.result
 
@@ -194,6 +221,61 @@ def _pack_result(structure, outs: list):
     return pack_sequence_as(structure, [
         None if leaf is None or isinstance(leaf, Operation) else next(it)
         for leaf in flatten(structure)])
+
+
+# -- switch_case ---------------------------------------------------------------------------------
+
+def _canonical_branches(branch_fns, default, branch_index) -> list:
+    """TF's checks and order: the branch callables by key, then `default` if given."""
+    if not isinstance(branch_index, Tensor):
+        raise TypeError(f"'branch_index' must be a Tensor, got {type(branch_index)}")
+    if not branch_index.dtype.is_integer:
+        raise TypeError(f"'branch_index' must be an integer Tensor, got "
+                        f"{_dtype_repr(branch_index.dtype)}")
+    if not branch_fns:
+        raise ValueError("Must provide at least one item in 'branch_fns'")
+    if not isinstance(branch_fns, (list, tuple, dict)):
+        raise TypeError("'branch_fns' must be a list, tuple, or dict")
+    pairs = list(branch_fns.items()) if isinstance(branch_fns, dict) else list(branch_fns)
+    if all(callable(fn) for fn in pairs):
+        pairs = list(enumerate(pairs))
+    for pair in pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"Each entry in 'branch_fns' must be a 2-tuple. Received {pair}.")
+        key, fn = pair
+        if not isinstance(key, int):
+            raise TypeError(f"key must be a Python `int`, got {type(key)}")
+        if not callable(fn):
+            raise TypeError(f"fn for key {key} must be callable.")
+    keys = [k for k, _ in pairs]
+    if min(keys) < 0 or max(keys) >= len(keys) or len(set(keys)) != len(keys):
+        raise ValueError(f"branch indices (keys) must form contiguous range of [0 to "
+                         f"{len(keys)}) but found {{{','.join(map(str, sorted(keys)))}}}")
+    fns = [fn for _, fn in sorted(pairs, key=lambda p: p[0])]
+    return fns + [default] if default is not None else fns
+
+
+def switch_case(branch_index, branch_fns, default: Callable | None = None,
+                name: str = "switch_case"):
+    """`tf.switch_case`: runs `branch_fns[branch_index]()` (a list of callables, a dict or
+    (key, fn) pairs with keys 0..N-1); an index out of range runs `default`, or the last
+    branch when `default` is None. Graphs get one `Case`/`StatelessCase` op."""
+    fns = _canonical_branches(branch_fns, default, branch_index)
+    if context.executing_eagerly():
+        i = int(branch_index.numpy())
+        return fns[i if 0 <= i < len(fns) else -1]()
+    g = context.get_default_graph()
+    base = name or "switch_case"
+    with g.name_scope(base) as scope:
+        prefix = scope.rstrip("/").replace("/", "_") + "_indexed_case"
+        graphs, results, externals, shapes = _trace_branches(
+            fns, branch_index, [f"{prefix}_branch{b}" for b in range(len(fns))],
+            "tf.switch_case", [f"branches[{b}]" for b in range(len(fns))])
+        op_def = Case if _is_stateful(*graphs) else StatelessCase
+        op = apply_op(op_def, [branch_index, externals],
+                      {"Tout": [t.dtype for t in graphs[0].outputs], "branches": graphs,
+                       "output_shapes": shapes}, name="indexed_case")
+    return _branch_outputs(op, results[0])
 
 
 # -- while_loop --------------------------------------------------------------------------------

@@ -1,14 +1,15 @@
-"""Gradients of If/StatelessIf and While/StatelessWhile.
+"""Gradients of If/StatelessIf, Case/StatelessCase and While/StatelessWhile.
 
 `If` gradient (TF's cond_v2 construction, simplified): an `If` on the same predicate over
-two gradient branches. Each gradient branch takes the forward If's inputs plus the output
-gradients, re-traces its forward branch from those inputs (rematerialization: the ops the
-outputs depend on by data are copied in; stateful-only ops such as variable updates are
-not) and takes symbolic gradients inside. The forward If therefore needs no extra outputs
-(TF instead exports the intermediates as outputs); the price is recomputing the taken
-branch's forward ops in the backward pass, and random ops inside a branch being sampled
-anew there. Inputs one branch does not use get zeros from it; resource inputs (captured
-variables) get the gradient of the variable's value, as ReadVariableOp's gradient does.
+two gradient branches (`Case`: a `Case` on the same index over N gradient branches). Each
+gradient branch takes the forward op's inputs plus the output gradients, re-traces its
+forward branch from those inputs (rematerialization: the ops the outputs depend on by data
+are copied in; stateful-only ops such as variable updates are not) and takes symbolic
+gradients inside. The forward op therefore needs no extra outputs (TF instead exports the
+intermediates as outputs); the price is recomputing the taken branch's forward ops in the
+backward pass, and random ops inside a branch being sampled anew there. Inputs a branch
+does not use get zeros from it; resource inputs (captured variables) get the gradient of
+the variable's value, as ReadVariableOp's gradient does.
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ from ndflow.core import context, dtypes
 from ndflow.core.tensor import EagerTensor
 from ndflow.ops.apply import apply_op
 from ndflow.ops.array import constant, identity, zeros_like
-from ndflow.ops.control_flow import If, StatelessIf, StatelessWhile, While
+from ndflow.ops.control_flow import (
+    Case,
+    If,
+    StatelessCase,
+    StatelessIf,
+    StatelessWhile,
+    While,
+)
 from ndflow.ops.state import read_variable_op
 from ndflow.runtime.control_flow import (
     finish_inputs,
@@ -70,23 +78,26 @@ def _grad_branch(fwd: FuncGraph, name: str, in_specs: list, out_idx: list, grad_
     return trace_function(fn, name, in_specs + grad_specs, lambda phs: phs)
 
 
-def _fill_missing(fg: FuncGraph, grads: list, other: list) -> list:
-    """Zeros (built in `fg`) for the inputs only the other branch has a gradient for."""
-    out = list(grads)
-    with tracing_scope(fg):
-        for i, (g, o) in enumerate(zip(grads, other)):
-            if g is not None or o is None:
+def _fill_missing(fgs: list, all_grads: list) -> None:
+    """Zeros (built in each branch's graph) for the inputs only other branches have a
+    gradient for."""
+    for i in range(len(all_grads[0])):
+        other = next((g[i] for g in all_grads if g[i] is not None), None)
+        if other is None:
+            continue
+        for fg, g in zip(fgs, all_grads):
+            if g[i] is not None:
                 continue
             x = fg.arg_inputs[i]
-            if x.dtype is dtypes.resource:
-                out[i] = zeros_like(read_variable_op(x, o.dtype))
-            else:
-                out[i] = zeros_like(x)
-    return out
+            with tracing_scope(fg):
+                g[i] = zeros_like(read_variable_op(x, other.dtype)) \
+                    if x.dtype is dtypes.resource else zeros_like(x)
 
 
-def _if_grad(op, *grads):
-    then_fg, else_fg = op.attrs["then_branch"], op.attrs["else_branch"]
+def _branches_grad(op, grads: tuple, branches: list, names: list, make_op) -> list:
+    """The gradient of a branching op (input 0 selects, inputs 1.. feed every branch):
+    `make_op(grad_branches, inputs, attrs, stateful, name)` builds the same kind of op over
+    gradient branches, each rematerializing its forward branch."""
     inputs = list(op.inputs[1:])
     out_idx = [i for i, t in enumerate(op.outputs)
                if is_differentiable(t.dtype) and t.dtype is not dtypes.resource
@@ -97,35 +108,54 @@ def _if_grad(op, *grads):
     in_specs = [(t.dtype, t.shape) for t in inputs]
     grad_specs = [(g.dtype, g.shape) for g in grad_ins]
     base = op.name.replace("/", "_") + "_grad"
-    t_fg, t_grads = _grad_branch(then_fg, f"{base}_true", in_specs, out_idx, grad_specs)
-    e_fg, e_grads = _grad_branch(else_fg, f"{base}_false", in_specs, out_idx, grad_specs)
-    t_grads = _fill_missing(t_fg, t_grads, e_grads)
-    e_grads = _fill_missing(e_fg, e_grads, t_grads)
-    keep = [i for i, g in enumerate(t_grads) if g is not None]
+    traced = [_grad_branch(fwd, f"{base}_{n}", in_specs, out_idx, grad_specs)
+              for fwd, n in zip(branches, names)]
+    fgs = [fg for fg, _ in traced]
+    all_grads = [list(g) for _, g in traced]
+    _fill_missing(fgs, all_grads)
+    keep = [i for i, g in enumerate(all_grads[0]) if g is not None]
     if not keep:
         return [None] * len(op.inputs)
-    with tracing_scope(t_fg):
-        t_fg.outputs = [identity(t_grads[i]) for i in keep]
-    with tracing_scope(e_fg):
-        e_fg.outputs = [identity(e_grads[i]) for i in keep]
-    externals = union_captures(t_fg, e_fg)
-    for fg in (t_fg, e_fg):
+    for fg, g in zip(fgs, all_grads):
+        with tracing_scope(fg):
+            fg.outputs = [identity(g[i]) for i in keep]
+    externals = union_captures(*fgs)
+    for fg in fgs:
         finish_inputs(fg, externals)
-    shapes = [a.shape.most_specific_compatible_shape(b.shape)
-              for a, b in zip(t_fg.outputs, e_fg.outputs)]
-    stateful = any(o.op_def.is_stateful for fg in (t_fg, e_fg) for o in fg.get_operations())
-    gop = apply_op(
-        If if stateful else StatelessIf, [op.inputs[0], inputs + grad_ins + externals],
-        {"Tout": [t.dtype for t in t_fg.outputs], "then_branch": t_fg, "else_branch": e_fg,
-         "output_shapes": shapes}, base)
+    shapes = [t.shape for t in fgs[0].outputs]
+    for fg in fgs[1:]:
+        shapes = [s.most_specific_compatible_shape(t.shape) for s, t in zip(shapes, fg.outputs)]
+    stateful = any(o.op_def.is_stateful for fg in fgs for o in fg.get_operations())
+    gop = make_op(fgs, [op.inputs[0], inputs + grad_ins + externals],
+                  {"Tout": [t.dtype for t in fgs[0].outputs], "output_shapes": shapes},
+                  stateful, base)
     result = [None] * len(op.inputs)
     for j, i in enumerate(keep):
         result[1 + i] = gop.outputs[j]
     return result
 
 
+def _if_grad(op, *grads):
+    def make_op(fgs, inputs, attrs, stateful, name):
+        attrs.update(then_branch=fgs[0], else_branch=fgs[1])
+        return apply_op(If if stateful else StatelessIf, inputs, attrs, name)
+    return _branches_grad(op, grads, [op.attrs["then_branch"], op.attrs["else_branch"]],
+                          ["true", "false"], make_op)
+
+
+def _case_grad(op, *grads):
+    def make_op(fgs, inputs, attrs, stateful, name):
+        attrs["branches"] = fgs
+        return apply_op(Case if stateful else StatelessCase, inputs, attrs, name)
+    branches = op.attrs["branches"]
+    return _branches_grad(op, grads, branches,
+                          [f"branch{b}" for b in range(len(branches))], make_op)
+
+
 for _d in (If, StatelessIf):
     _d.def_grad(_if_grad)
+for _d in (Case, StatelessCase):
+    _d.def_grad(_case_grad)
 
 
 # -- While ---------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Kernels for the functional control flow ops (If/StatelessIf, While/StatelessWhile).
+"""Kernels for the functional control flow ops (If/StatelessIf, Case/StatelessCase,
+While/StatelessWhile).
 
 Kernels of layer 2 cannot run graphs, so the runtime registers these: the factory compiles
 each branch / cond / body function graph once into a sub-`Plan` (through the graph pass
@@ -6,12 +7,13 @@ pipeline, on the same runtime context and device rules as the enclosing plan), a
 kernel picks or loops over those plans:
 
     If:    (then_plan if pred else else_plan).run(inputs)
+    Case:  branch_plans[index if 0 <= index < N else N - 1].run(inputs)
     While: while cond_plan.run(vars)[0]: vars = body_plan.run(vars)
 
 Stateful ops inside a function (variable updates, random ops, prints) are targets of its
 sub-plan, so they run in program order each time the branch or body runs, and only then.
-An error inside a branch names the inner node (and the enclosing If/While node after it).
-Eager execution of an If/While op (a tf.function run op by op under a tape) uses the same
+An error inside a branch names the inner node (and the enclosing If/Case/While node after
+it). Eager execution of such an op (a tf.function run op by op under a tape) uses the same
 kernels through the eager executor.
 """
 
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 from ndflow.core import context
 from ndflow.kernels import registry
-from ndflow.ops.control_flow import IF_OPS, WHILE_OPS
+from ndflow.ops.control_flow import CASE_OPS, IF_OPS, WHILE_OPS
 from ndflow.runtime.concrete_function import optimize_for_plan
 from ndflow.runtime.plan import Plan
 from ndflow.runtime.state import EAGER_CONTEXT
@@ -57,6 +59,16 @@ def _if_kernel(node):
     return run
 
 
+def _case_kernel(node):
+    runs = [compile_function(fg, node.ctx).run for fg in node.attrs["branches"]]
+    n = len(node.output_dtypes)
+
+    def run(index, *args):
+        i = int(index.item())
+        return _pack(runs[i if 0 <= i < len(runs) else -1](args), n)
+    return run
+
+
 def _while_kernel(node):
     cond_run = compile_function(node.attrs["cond"], node.ctx).run
     body_run = compile_function(node.attrs["body"], node.ctx).run
@@ -72,5 +84,7 @@ def _while_kernel(node):
 
 for _d in IF_OPS:
     registry.kernel(_d)(_if_kernel)
+for _d in CASE_OPS:
+    registry.kernel(_d)(_case_kernel)
 for _d in WHILE_OPS:
     registry.kernel(_d)(_while_kernel)

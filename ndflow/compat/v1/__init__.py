@@ -179,6 +179,7 @@ from ndflow.runtime.config_proto import (  # noqa: F401  # noqa: F401
     RunOptions,
 )
 from ndflow.runtime.control_flow import cond_v1 as cond  # noqa: F401
+from ndflow.runtime.control_flow import switch_case  # noqa: F401
 from ndflow.runtime.control_flow import while_loop_v1 as while_loop  # noqa: F401
 from ndflow.runtime.session import (  # noqa: F401
     InteractiveSession,
