@@ -27,7 +27,7 @@ import ndflow  # noqa: E402, F401 - registers ops and kernels
 from ndflow.core import dtypes  # noqa: E402
 from ndflow.core.shapes import TensorShape  # noqa: E402
 from ndflow.kernels import registry  # noqa: E402
-from ndflow.ops import nn  # noqa: E402
+from ndflow.ops import nn_activation, nn_conv, nn_loss, nn_pool
 
 K = 8
 S1, S2, K2 = [1, 1, 1, 1], [1, 2, 2, 1], [1, 2, 2, 1]
@@ -37,39 +37,39 @@ POOL = {"ksize": K2, "strides": S2, "padding": "SAME", "explicit_paddings": [],
         "data_format": "NHWC", "T": dtypes.float32}
 # name: (op, attrs, input shapes (None = int32 sizes input), output shape, GFLOP)
 CASES = {
-    "conv1 Conv2D": (nn.Conv2D, CONV, [(64, 28, 28, 1), (5, 5, 1, 32)], (64, 28, 28, 32),
+    "conv1 Conv2D": (nn_conv.Conv2D, CONV, [(64, 28, 28, 1), (5, 5, 1, 32)], (64, 28, 28, 32),
                      2 * 64 * 28 * 28 * 32 * 25 * 1 / 1e9),
-    "conv1 BackpropFilter": (nn.Conv2DBackpropFilter, CONV,
+    "conv1 BackpropFilter": (nn_conv.Conv2DBackpropFilter, CONV,
                              [(64, 28, 28, 1), None, (64, 28, 28, 32)], (5, 5, 1, 32),
                              2 * 64 * 28 * 28 * 32 * 25 / 1e9),
-    "conv2 Conv2D": (nn.Conv2D, CONV, [(64, 14, 14, 32), (5, 5, 32, 64)], (64, 14, 14, 64),
+    "conv2 Conv2D": (nn_conv.Conv2D, CONV, [(64, 14, 14, 32), (5, 5, 32, 64)], (64, 14, 14, 64),
                      2 * 64 * 14 * 14 * 64 * 25 * 32 / 1e9),
-    "conv2 BackpropInput": (nn.Conv2DBackpropInput, CONV,
+    "conv2 BackpropInput": (nn_conv.Conv2DBackpropInput, CONV,
                             [None, (5, 5, 32, 64), (64, 14, 14, 64)], (64, 14, 14, 32),
                             2 * 64 * 14 * 14 * 64 * 25 * 32 / 1e9),
-    "conv2 BackpropFilter": (nn.Conv2DBackpropFilter, CONV,
+    "conv2 BackpropFilter": (nn_conv.Conv2DBackpropFilter, CONV,
                              [(64, 14, 14, 32), None, (64, 14, 14, 64)], (5, 5, 32, 64),
                              2 * 64 * 14 * 14 * 64 * 25 * 32 / 1e9),
-    "BiasAdd 64x28x28x32": (nn.BiasAdd, {"data_format": "NHWC", "T": dtypes.float32},
+    "BiasAdd 64x28x28x32": (nn_conv.BiasAdd, {"data_format": "NHWC", "T": dtypes.float32},
                             [(64, 28, 28, 32), (32,)], (64, 28, 28, 32), 0),
-    "BiasAddGrad 64x28x28x32": (nn.BiasAddGrad, {"data_format": "NHWC", "T": dtypes.float32},
+    "BiasAddGrad 64x28x28x32": (nn_conv.BiasAddGrad, {"data_format": "NHWC", "T": dtypes.float32},
                                 [(64, 28, 28, 32)], (32,), 0),
-    "Relu 64x28x28x32": (nn.Relu, {"T": dtypes.float32}, [(64, 28, 28, 32)],
+    "Relu 64x28x28x32": (nn_activation.Relu, {"T": dtypes.float32}, [(64, 28, 28, 32)],
                          (64, 28, 28, 32), 0),
-    "ReluGrad 64x28x28x32": (nn.ReluGrad, {"T": dtypes.float32},
+    "ReluGrad 64x28x28x32": (nn_activation.ReluGrad, {"T": dtypes.float32},
                              [(64, 28, 28, 32), (64, 28, 28, 32)], (64, 28, 28, 32), 0),
-    "MaxPool 64x28x28x32": (nn.MaxPool, POOL, [(64, 28, 28, 32)], (64, 14, 14, 32), 0),
-    "MaxPoolGrad 64x28x28x32": (nn.MaxPoolGrad, POOL,
+    "MaxPool 64x28x28x32": (nn_pool.MaxPool, POOL, [(64, 28, 28, 32)], (64, 14, 14, 32), 0),
+    "MaxPoolGrad 64x28x28x32": (nn_pool.MaxPoolGrad, POOL,
                                 [(64, 28, 28, 32), (64, 14, 14, 32), (64, 14, 14, 32)],
                                 (64, 28, 28, 32), 0),
-    "MaxPool 64x14x14x64": (nn.MaxPool, POOL, [(64, 14, 14, 64)], (64, 7, 7, 64), 0),
-    "MaxPoolGrad 64x14x14x64": (nn.MaxPoolGrad, POOL,
+    "MaxPool 64x14x14x64": (nn_pool.MaxPool, POOL, [(64, 14, 14, 64)], (64, 7, 7, 64), 0),
+    "MaxPoolGrad 64x14x14x64": (nn_pool.MaxPoolGrad, POOL,
                                 [(64, 14, 14, 64), (64, 7, 7, 64), (64, 7, 7, 64)],
                                 (64, 14, 14, 64), 0),
-    "SparseXent 64x10": (nn.SparseSoftmaxCrossEntropyWithLogits,
+    "SparseXent 64x10": (nn_loss.SparseSoftmaxCrossEntropyWithLogits,
                          {"T": dtypes.float32, "Tlabels": dtypes.int32}, [(64, 10), "labels"],
                          (64,), 0),
-    "L2Loss 3136x512": (nn.L2Loss, {"T": dtypes.float32}, [(3136, 512)], (), 0),
+    "L2Loss 3136x512": (nn_loss.L2Loss, {"T": dtypes.float32}, [(3136, 512)], (), 0),
 }
 
 _TF_SCRIPT = r"""

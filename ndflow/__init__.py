@@ -54,39 +54,6 @@ from ndflow.core.tensor_spec import TensorSpec  # noqa: F401
 from ndflow.ops.apply import constant_value as get_static_value  # noqa: F401
 from ndflow.ops.apply import convert_to_tensor, register_tensor_conversion_function  # noqa: F401
 from ndflow.ops.arithmetic import real_div as realdiv  # noqa: F401
-from ndflow.ops.array import (  # noqa: F401
-    broadcast_to,
-    concat,
-    constant,
-    ensure_shape,
-    expand_dims,
-    fill,
-    gather,
-    group,
-    identity,
-    identity_n,
-    no_op,
-    one_hot,
-    ones,
-    ones_like,
-    pad,
-    range,
-    rank,
-    reshape,
-    shape,
-    shape_n,
-    size,
-    slice,
-    squeeze,
-    stack,
-    stop_gradient,
-    strided_slice,
-    tile,
-    transpose,
-    unstack,
-    zeros,
-    zeros_like,
-)
 from ndflow.ops.array_mask import boolean_mask  # noqa: F401
 from ndflow.ops.array_split import split  # noqa: F401
 from ndflow.ops.einsum import einsum  # noqa: F401
@@ -98,48 +65,7 @@ from ndflow.ops.init_ops import RandomUniform as random_uniform_initializer  # n
 from ndflow.ops.init_ops import Zeros as zeros_initializer  # noqa: F401
 from ndflow.ops.linalg_extra import tensordot  # noqa: F401
 from ndflow.ops.logging_ops import print_v2 as print  # noqa: F401
-from ndflow.ops.math import (  # noqa: F401
-    abs,
-    add,
-    add_n,
-    argmax,
-    argmin,
-    cast,
-    clip_by_value,
-    divide,
-    equal,
-    exp,
-    greater,
-    greater_equal,
-    less,
-    less_equal,
-    logical_and,
-    logical_not,
-    logical_or,
-    matmul,
-    maximum,
-    minimum,
-    multiply,
-    negative,
-    not_equal,
-    pow,
-    reduce_all,
-    reduce_any,
-    reduce_logsumexp,
-    reduce_max,
-    reduce_mean,
-    reduce_min,
-    reduce_prod,
-    reduce_sum,
-    sigmoid,
-    sign,
-    sqrt,
-    square,
-    subtract,
-    tanh,
-    truediv,
-    where,
-)
+from ndflow.ops.math import abs, clip_by_value, exp, reduce_logsumexp, sigmoid, sign, sqrt, square, tanh
 from ndflow.ops.math_cumulative import cumsum  # noqa: F401
 from ndflow.ops.norms import norm  # noqa: F401
 from ndflow.ops.sort import (  # noqa: F401
@@ -149,6 +75,17 @@ from ndflow.ops.sort import (  # noqa: F401
 from ndflow.ops.variables import Variable  # noqa: F401
 from ndflow.runtime.control_flow import cond, switch_case, while_loop  # noqa: F401
 from ndflow.runtime.function import function  # noqa: F401
+from ndflow.ops.arithmetic import add, add_n, divide, maximum, minimum, multiply, negative, pow, subtract, truediv, where
+from ndflow.ops.array_core import constant, ensure_shape, expand_dims, group, identity, identity_n, no_op, rank, reshape, shape, shape_n, size, squeeze, stack, stop_gradient, unstack
+from ndflow.ops.array_fill import broadcast_to, fill, ones, ones_like, pad, tile, zeros, zeros_like
+from ndflow.ops.array_gather import gather, one_hot
+from ndflow.ops.array_range import range
+from ndflow.ops.array_slicing import concat, slice, strided_slice
+from ndflow.ops.array_transpose import transpose
+from ndflow.ops.cast import cast
+from ndflow.ops.comparison import equal, greater, greater_equal, less, less_equal, logical_and, logical_not, logical_or, not_equal
+from ndflow.ops.linalg import matmul
+from ndflow.ops.reduction import argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum
 
 newaxis = None
 __version__ = "0.1.0"

@@ -1,3 +1,4 @@
 """`tf.debugging`: numeric checks."""
 
-from ndflow.ops.math import check_numerics, is_finite, is_inf, is_nan  # noqa: F401
+from ndflow.ops.math import check_numerics
+from ndflow.ops.comparison import is_finite, is_inf, is_nan

@@ -11,9 +11,8 @@ from __future__ import annotations
 import contextlib
 
 from ndflow.core import dtypes
-from ndflow.ops.array import zeros_like
-from ndflow.ops.math import add_n
-from ndflow.ops.op_def import NOT_DIFFERENTIABLE
+from ndflow.ops.arithmetic import add_n
+from ndflow.ops.array_fill import zeros_like
 
 
 def is_differentiable(dtype) -> bool:
@@ -60,9 +59,9 @@ def backprop(ops, seeds: dict, sources, stop=frozenset(), scope=None,
                 live = True
         if not live:
             continue
-        grad_fn = op.op_def.grad_fn
-        if grad_fn == NOT_DIFFERENTIABLE:
+        if op.op_def.not_differentiable:
             continue
+        grad_fn = op.op_def.grad_fn
         if grad_fn is None:
             raise LookupError(f"No gradient defined for operation '{op.name}' (op type: "
                               f"{op.type}). In general every operation must have an "

@@ -9,7 +9,7 @@ from ndflow.core import context
 from ndflow.core.graph import SymbolicTensor
 from ndflow.core.tensor import EagerTensor
 from ndflow.ops.apply import convert_to_tensor
-from ndflow.ops.array import ones_like, zeros_like
+from ndflow.ops.array_fill import ones_like, zeros_like
 
 
 class UnconnectedGradients(enum.Enum):

@@ -17,7 +17,8 @@ from ndflow.core import context, dtypes
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import convert_to_tensor
-from ndflow.ops.array import constant, ones_like, reshape, stack, zeros_like
+from ndflow.ops.array_core import constant, reshape, stack
+from ndflow.ops.array_fill import ones_like, zeros_like
 
 
 def _zeros(shape: list, dtype):

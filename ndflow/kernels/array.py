@@ -13,9 +13,8 @@ import torch
 from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.shapes import fmt
-from ndflow.kernels import array_fill, array_slicing  # noqa: F401 - registers their kernels
 from ndflow.kernels.registry import kernel
-from ndflow.ops import array
+from ndflow.ops import array_core, array_fill, array_transpose
 from ndflow.ops.apply import numpy_to_torch
 
 
@@ -33,7 +32,7 @@ def shape_str(shape) -> str:
     return fmt(list(shape))
 
 
-@kernel(array.Const)
+@kernel(array_core.Const)
 def _const(node):
     dt = node.attrs["dtype"]
     value = numpy_to_torch(node.attrs["value"], dt, node.device) \
@@ -45,21 +44,21 @@ def _passthrough(node):
     return lambda x: x
 
 
-for _op in (array.Identity, array.StopGradient, array.PlaceholderWithDefault):
+for _op in (array_core.Identity, array_core.StopGradient, array_core.PlaceholderWithDefault):
     kernel(_op)(_passthrough)
 
 
-@kernel(array.IdentityN)
+@kernel(array_core.IdentityN)
 def _identity_n(node):
     return (lambda *xs: xs) if len(node.output_dtypes) > 1 else (lambda x: x)
 
 
-@kernel(array.NoOp)
+@kernel(array_core.NoOp)
 def _no_op(node):
     return lambda: None
 
 
-@kernel(array.EnsureShape)
+@kernel(array_core.EnsureShape)
 def _ensure_shape(node):
     want = node.attrs["shape"]
 
@@ -73,13 +72,13 @@ def _ensure_shape(node):
 
 # -- Shape, ShapeN, Size, Rank -------------------------------------------------------------------
 
-@kernel(array.Shape)
+@kernel(array_core.Shape)
 def _shape(node):
     dt, dev = node.attrs["out_type"].torch_dtype, node.device
     return lambda x: torch.tensor(x.shape, dtype=dt, device=dev)
 
 
-@kernel(array.ShapeN)
+@kernel(array_core.ShapeN)
 def _shape_n(node):
     dt, dev = node.attrs["out_type"].torch_dtype, node.device
     if node.attrs["N"] == 1:
@@ -87,13 +86,13 @@ def _shape_n(node):
     return lambda *xs: tuple(torch.tensor(x.shape, dtype=dt, device=dev) for x in xs)
 
 
-@kernel(array.Size)
+@kernel(array_core.Size)
 def _size(node):
     dt, dev = node.attrs["out_type"].torch_dtype, node.device
     return lambda x: torch.tensor(x.numel(), dtype=dt, device=dev)
 
 
-@kernel(array.Rank)
+@kernel(array_core.Rank)
 def _rank(node):
     dev = node.device
     return lambda x: torch.tensor(x.dim(), dtype=torch.int32, device=dev)
@@ -120,7 +119,7 @@ def reshape_error(x, dims: list) -> InvalidArgumentError:
                    f"shape has {n}")
 
 
-@kernel(array.Reshape)
+@kernel(array_core.Reshape)
 def _reshape(node):
     static = static_dims(node)
 
@@ -133,7 +132,7 @@ def _reshape(node):
     return reshape
 
 
-@kernel(array.ExpandDims)
+@kernel(array_core.ExpandDims)
 def _expand_dims(node):
     static = static_dims(node)
     if static is not None:
@@ -148,7 +147,7 @@ def _expand_dims(node):
     return expand_dims
 
 
-@kernel(array.Squeeze)
+@kernel(array_core.Squeeze)
 def _squeeze(node):
     axes = node.attrs["squeeze_dims"]
     static = static_dims(node)
@@ -170,7 +169,7 @@ def _squeeze(node):
 
 # -- Pack / Unpack -------------------------------------------------------------------------------
 
-@kernel(array.Pack)
+@kernel(array_core.Pack)
 def _pack(node):
     axis = node.attrs["axis"]
 
@@ -188,7 +187,7 @@ def _pack(node):
     return pack
 
 
-@kernel(array.Unpack)
+@kernel(array_core.Unpack)
 def _unpack(node):
     num, axis = node.attrs["num"], node.attrs["axis"]
 
@@ -206,17 +205,17 @@ def _unpack(node):
 
 # -- ZerosLike / OnesLike / Transpose / InvertPermutation ----------------------------------------
 
-@kernel(array.ZerosLike)
+@kernel(array_fill.ZerosLike)
 def _zeros_like(node):
     return lambda x: torch.zeros_like(x, memory_format=torch.contiguous_format)
 
 
-@kernel(array.OnesLike)
+@kernel(array_fill.OnesLike)
 def _ones_like(node):
     return lambda x: torch.ones_like(x, memory_format=torch.contiguous_format)
 
 
-@kernel(array.Transpose)
+@kernel(array_transpose.Transpose)
 def _transpose(node):
     def transpose(x, perm):
         p = perm.tolist()
@@ -232,7 +231,7 @@ def _transpose(node):
     return transpose
 
 
-@kernel(array.InvertPermutation)
+@kernel(array_transpose.InvertPermutation)
 def _invert_permutation(node):
     def invert(x):
         n = x.numel()

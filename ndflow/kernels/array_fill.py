@@ -1,5 +1,5 @@
-"""ATen kernels for Fill, Range, Tile, BroadcastTo, the Pad family, GatherV2,
-UnsortedSegmentSum and OneHot, with TF's CPU kernel error messages."""
+"""ATen kernels for Fill, Range, Tile, BroadcastTo (and BroadcastGradientArgs), the Pad family,
+GatherV2, UnsortedSegmentSum and OneHot, with TF's CPU kernel error messages."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from ndflow.core.shapes import fmt
 from ndflow.kernels.registry import kernel
 from ndflow.ops import array_fill as ops
 from ndflow.ops import array_gather as gops
-from ndflow.ops.array_fill import range_size
+from ndflow.ops import array_range
+from ndflow.ops.array_range import range_size
 
 
 def invalid(msg: str) -> InvalidArgumentError:
@@ -38,7 +39,7 @@ def _fill(node):
     return fill
 
 
-@kernel(ops.Range)
+@kernel(array_range.Range)
 def _range(node):
     dt = node.attrs["Tidx"]
     integer = dt.is_integer
@@ -241,3 +242,24 @@ def _one_hot(node):
 @kernel(gops.Where)
 def _where(node):
     return lambda x: torch.nonzero(x)
+
+
+@kernel(ops.BroadcastGradientArgs)
+def _broadcast_gradient_args(node):
+    def bga(s0, s1):
+        a, b = s0.tolist(), s1.tolist()
+        n = max(len(a), len(b))
+        xa, xb = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
+        r0, r1 = [], []
+        for i, (da, db) in enumerate(zip(xa, xb)):
+            if da == 1:
+                r0.append(i)
+            if db == 1:
+                r1.append(i)
+            if da != db and 1 not in (da, db):
+                raise InvalidArgumentError(
+                    None, None, f"Incompatible shapes: [{','.join(map(str, a))}] vs. "
+                    f"[{','.join(map(str, b))}]")
+        return (torch.tensor(r0, dtype=s0.dtype, device=s0.device),
+                torch.tensor(r1, dtype=s1.dtype, device=s1.device))
+    return bga

@@ -1,4 +1,4 @@
-"""ATen kernels for elementwise math ops, Cast, Select, AddN, CheckNumerics.
+"""ATen kernels for elementwise math ops, Cast, Select, AddN, DivNoNan, CheckNumerics.
 
 Factories decide everything that depends on attrs and dtypes (integer vs float division,
 NaN-propagating Sign, ...) once, so a call is one or two ATen calls. Results of our own
@@ -10,11 +10,11 @@ from __future__ import annotations
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
-from ndflow.kernels import linalg, reduction  # noqa: F401 - registers the kernels
 from ndflow.kernels.registry import kernel
 from ndflow.ops import arithmetic as ar
 from ndflow.ops import comparison as cmp
 from ndflow.ops import math
+from ndflow.ops.cast import Cast
 
 _DIRECT = {
     ar.AddV2: torch.add, ar.Add: torch.add, ar.Sub: torch.sub, ar.Mul: torch.mul,
@@ -113,7 +113,7 @@ def _sign(node):
     return lambda x: torch.where(torch.isnan(x), x, torch.sign(x))  # TF: sign(NaN) = NaN
 
 
-@kernel(ar.Cast)
+@kernel(Cast)
 def _cast(node):
     dst = node.attrs["DstT"].torch_dtype
     return lambda x: x.to(dst)
@@ -138,27 +138,6 @@ def _add_n(node):
     return add_n
 
 
-@kernel(ar.BroadcastGradientArgs)
-def _broadcast_gradient_args(node):
-    def bga(s0, s1):
-        a, b = s0.tolist(), s1.tolist()
-        n = max(len(a), len(b))
-        xa, xb = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
-        r0, r1 = [], []
-        for i, (da, db) in enumerate(zip(xa, xb)):
-            if da == 1:
-                r0.append(i)
-            if db == 1:
-                r1.append(i)
-            if da != db and 1 not in (da, db):
-                raise InvalidArgumentError(
-                    None, None, f"Incompatible shapes: [{','.join(map(str, a))}] vs. "
-                    f"[{','.join(map(str, b))}]")
-        return (torch.tensor(r0, dtype=s0.dtype, device=s0.device),
-                torch.tensor(r1, dtype=s1.dtype, device=s1.device))
-    return bga
-
-
 @kernel(math.CheckNumerics)
 def _check_numerics(node):
     message = node.attrs["message"]
@@ -170,3 +149,10 @@ def _check_numerics(node):
             raise InvalidArgumentError(None, None, f"{message} : Tensor had {what} values")
         return x
     return check_numerics
+
+
+@kernel(ar.DivNoNan)
+def _div_no_nan(node):
+    def div_no_nan(x, y):
+        return torch.where(y == 0, torch.zeros((), dtype=x.dtype, device=x.device), x / y)
+    return div_no_nan

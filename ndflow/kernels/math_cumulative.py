@@ -35,10 +35,3 @@ def _cumsum(node):
 @kernel(mc.Cumprod)
 def _cumprod(node):
     return _scan_kernel(node, torch.cumprod, 1)
-
-
-@kernel(mc.DivNoNan)
-def _div_no_nan(node):
-    def div_no_nan(x, y):
-        return torch.where(y == 0, torch.zeros((), dtype=x.dtype, device=x.device), x / y)
-    return div_no_nan

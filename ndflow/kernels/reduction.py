@@ -12,7 +12,7 @@ import math
 import torch
 
 from ndflow.kernels.registry import kernel
-from ndflow.ops import arithmetic, reduction
+from ndflow.ops import reduction
 
 
 def _axes(axes, rank: int) -> list:
@@ -27,7 +27,7 @@ def _empty_reduction(x, axes, keep, fill):
     return torch.full(shape, fill, dtype=x.dtype, device=x.device)
 
 
-@kernel(arithmetic.Sum)
+@kernel(reduction.Sum)
 def _sum(node):
     keep = node.attrs["keep_dims"]
 

@@ -178,7 +178,7 @@ def constant_value(t):
     if isinstance(t, EagerTensor):
         return t.numpy()
     if isinstance(t, SymbolicTensor):
-        fn = t.op.op_def.extra.get("constant_value")
+        fn = t.op.op_def.constant_value
         return fn(t) if fn is not None else None
     return None
 

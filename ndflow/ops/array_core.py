@@ -1,13 +1,14 @@
 """Array ops, part 1: constants, placeholders, identities, shapes, reshaping, packing.
 
-The rest of the family lives in `array_transpose.py` (Transpose, InvertPermutation),
-`array_slicing.py` (Slice, StridedSlice, `__getitem__`, ConcatV2), `array_fill.py` (Fill,
-Tile, Pad, Range, BroadcastTo) and `array_gather.py` (GatherV2, OneHot, Where);
-`array.py` re-exports all of them. Shape functions use TF's wording; value-dependent checks
-are skipped in eager mode, where the kernel reports them with TF's kernel message (as TF
-eager runs no shape functions). `partial_shape(t)` is TF's MakeShapeFromShapeTensor: the
-possibly partial shape a 1-D int tensor describes (constants, Shape, Pack, ConcatV2,
-StridedSlice of those), so `reshape(x, [tf.shape(y)[0], 3])` keeps a static 3.
+The rest of the family lives in `array_range.py` (Range), `array_transpose.py` (Transpose,
+InvertPermutation), `array_slicing.py` (Slice, StridedSlice, `__getitem__`, ConcatV2),
+`array_fill.py` (Fill, ZerosLike/OnesLike, Tile, BroadcastTo, Pad), `array_split.py` and
+`array_gather.py` (GatherV2, OneHot, Where); gradients are in array_grad.py. Shape functions
+use TF's wording; value-dependent checks are skipped in eager mode, where the kernel reports
+them with TF's kernel message (as TF eager runs no shape functions). `partial_shape(t)` is
+TF's MakeShapeFromShapeTensor: the possibly partial shape a 1-D int tensor describes
+(constants, Shape, Pack, ConcatV2, StridedSlice of those), so
+`reshape(x, [tf.shape(y)[0], 3])` keeps a static 3.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ndflow.core import context, dtypes
 from ndflow.core.shapes import TensorShape, as_shape, fmt
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
-from ndflow.ops.op_def import NOT_DIFFERENTIABLE, lookup, op_def
+from ndflow.ops.op_def import op_def
 
 INDEX_ATTR = "{int32, int64} = DT_INT32"
 
@@ -47,7 +48,7 @@ def partial_value(t):
     if v is not None:
         v = np.asarray(v)
         return int(v) if v.ndim == 0 else [int(x) for x in v.reshape(-1)]
-    fn = getattr(t, "op", None) and t.op.op_def.extra.get("partial_value")
+    fn = getattr(t, "op", None) and t.op.op_def.partial_value
     if fn:
         return fn(t)
     if t.shape.rank == 1 and t.shape[0] is not None:
@@ -80,8 +81,8 @@ def _same_shape(ctx):
 
 Const = op_def("Const", outputs=["output: dtype"], attrs=["value: tensor", "dtype: type"],
                shape=lambda ctx: [TensorShape(np.shape(ctx.attrs["value"]))],
-               grad=NOT_DIFFERENTIABLE)
-Const.extra["constant_value"] = lambda t: t.op.attrs["value"]
+               not_differentiable=True)
+Const.constant_value = lambda t: t.op.attrs["value"]
 
 
 def constant(value, dtype=None, shape=None, name: str = "Const") -> Tensor:
@@ -107,14 +108,14 @@ def constant(value, dtype=None, shape=None, name: str = "Const") -> Tensor:
 
 Placeholder = op_def("Placeholder", outputs=["output: dtype"],
                      attrs=["dtype: type", "shape: shape = unknown"],
-                     shape=lambda ctx: [ctx.attrs["shape"]], grad=NOT_DIFFERENTIABLE)
+                     shape=lambda ctx: [ctx.attrs["shape"]], not_differentiable=True)
 
 PlaceholderWithDefault = op_def(
     "PlaceholderWithDefault", inputs=["input: dtype"], outputs=["output: dtype"],
     attrs=["dtype: type", "shape: shape"],
     shape=lambda ctx: [ctx.shapes[0].merge_with(ctx.attrs["shape"])
                        if ctx.shapes[0].is_compatible_with(ctx.attrs["shape"])
-                       else _bad_default(ctx)], grad=lambda op, g: [g])
+                       else _bad_default(ctx)])
 
 
 def _bad_default(ctx):
@@ -139,18 +140,17 @@ def placeholder_with_default(input, shape, name: str | None = None) -> Tensor:  
 # -- Identity, IdentityN, StopGradient, NoOp, EnsureShape ----------------------------------------
 
 Identity = op_def("Identity", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
-                  shape=_same_shape, grad=lambda op, g: [g])
-Identity.extra["constant_value"] = lambda t: constant_value(t.op.inputs[0])
-Identity.extra["partial_value"] = lambda t: partial_value(t.op.inputs[0])
+                  shape=_same_shape)
+Identity.constant_value = lambda t: constant_value(t.op.inputs[0])
+Identity.partial_value = lambda t: partial_value(t.op.inputs[0])
 
 IdentityN = op_def("IdentityN", inputs=["input: T"], outputs=["output: T"],
-                   attrs=["T: list(type)"], shape=lambda ctx: list(ctx.shapes),
-                   grad=lambda op, *grads: list(grads))
+                   attrs=["T: list(type)"], shape=lambda ctx: list(ctx.shapes))
 
 StopGradient = op_def("StopGradient", inputs=["input: T"], outputs=["output: T"],
-                      attrs=["T: type"], shape=_same_shape, grad=NOT_DIFFERENTIABLE)
+                      attrs=["T: type"], shape=_same_shape, not_differentiable=True)
 
-NoOp = op_def("NoOp", grad=NOT_DIFFERENTIABLE)
+NoOp = op_def("NoOp", not_differentiable=True)
 
 
 def _ensure_shape_shape(ctx):
@@ -169,8 +169,7 @@ def _ensure_shape_shape(ctx):
 
 
 EnsureShape = op_def("EnsureShape", inputs=["input: T"], outputs=["output: T"],
-                     attrs=["shape: shape", "T: type"], shape=_ensure_shape_shape,
-                     grad=lambda op, g: [g])
+                     attrs=["shape: shape", "T: type"], shape=_ensure_shape_shape)
 
 
 def identity(input, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
@@ -223,16 +222,16 @@ def _shape_shape(ctx):
 
 Shape = op_def("Shape", inputs=["input: T"], outputs=["output: out_type"],
                attrs=["T: type", "out_type: " + INDEX_ATTR], shape=_shape_shape,
-               grad=NOT_DIFFERENTIABLE)
+               not_differentiable=True)
 ShapeN = op_def("ShapeN", inputs=["input: N * T"], outputs=["output: N * out_type"],
                 attrs=["N: int >= 1", "T: type", "out_type: " + INDEX_ATTR],
                 shape=lambda ctx: [TensorShape([s.rank]) for s in ctx.shapes],
-                grad=NOT_DIFFERENTIABLE)
+                not_differentiable=True)
 Size = op_def("Size", inputs=["input: T"], outputs=["output: out_type"],
               attrs=["T: type", "out_type: " + INDEX_ATTR], shape=lambda ctx: [TensorShape([])],
-              grad=NOT_DIFFERENTIABLE)
+              not_differentiable=True)
 Rank = op_def("Rank", inputs=["input: T"], outputs=["output: int32"], attrs=["T: type"],
-              shape=lambda ctx: [TensorShape([])], grad=NOT_DIFFERENTIABLE)
+              shape=lambda ctx: [TensorShape([])], not_differentiable=True)
 
 
 def _shape_value(t):
@@ -252,10 +251,12 @@ def _size_value(t):
     return None
 
 
-Shape.extra.update(constant_value=_shape_value, partial_value=_shape_partial)
-ShapeN.extra.update(constant_value=_shape_value, partial_value=_shape_partial)
-Size.extra["constant_value"] = _size_value
-Rank.extra["constant_value"] = lambda t: (None if t.op.inputs[0].shape.rank is None
+Shape.constant_value = _shape_value
+Shape.partial_value = _shape_partial
+ShapeN.constant_value = _shape_value
+ShapeN.partial_value = _shape_partial
+Size.constant_value = _size_value
+Rank.constant_value = lambda t: (None if t.op.inputs[0].shape.rank is None
                                           else np.array(t.op.inputs[0].shape.rank, np.int32))
 
 
@@ -329,13 +330,8 @@ def _reshape_shape(ctx):
     return [reshape_shape(ctx.shapes[0], partial_shape(ctx._inputs[1]))]
 
 
-def _reshape_to_input(op, grad):
-    return [reshape(grad, shape(op.inputs[0])), None]
-
-
 Reshape = op_def("Reshape", inputs=["tensor: T", "shape: Tshape"], outputs=["output: T"],
-                 attrs=["T: type", "Tshape: " + INDEX_ATTR], shape=_reshape_shape,
-                 grad=_reshape_to_input)
+                 attrs=["T: type", "Tshape: " + INDEX_ATTR], shape=_reshape_shape)
 
 
 def _reshape_value(t):
@@ -344,7 +340,7 @@ def _reshape_value(t):
     return None if v is None or s is None else np.reshape(v, s)
 
 
-Reshape.extra["constant_value"] = _reshape_value
+Reshape.constant_value = _reshape_value
 
 
 def reshape(tensor, shape, name: str | None = None) -> Tensor:
@@ -372,8 +368,7 @@ def _expand_dims_shape(ctx):
 
 
 ExpandDims = op_def("ExpandDims", inputs=["input: T", "dim: Tdim"], outputs=["output: T"],
-                    attrs=["T: type", "Tdim: " + INDEX_ATTR], shape=_expand_dims_shape,
-                    grad=_reshape_to_input)
+                    attrs=["T: type", "Tdim: " + INDEX_ATTR], shape=_expand_dims_shape)
 
 
 def expand_dims(input, axis, name: str | None = None) -> Tensor:  # noqa: A002
@@ -412,8 +407,7 @@ def squeeze_output(s: TensorShape, axes) -> TensorShape:
 
 Squeeze = op_def("Squeeze", inputs=["input: T"], outputs=["output: T"],
                  attrs=["T: type", "squeeze_dims: list(int) = []"],
-                 shape=lambda ctx: [squeeze_output(ctx.shapes[0], ctx.attrs["squeeze_dims"])],
-                 grad=lambda op, g: [reshape(g, shape(op.inputs[0]))])
+                 shape=lambda ctx: [squeeze_output(ctx.shapes[0], ctx.attrs["squeeze_dims"])])
 
 
 def squeeze(input, axis=None, name: str | None = None) -> Tensor:  # noqa: A002
@@ -471,12 +465,8 @@ def _pack_partial(t):
     return [partial_value(x) for x in t.op.inputs]
 
 
-Pack.extra.update(constant_value=_pack_value, partial_value=_pack_partial)
-
-
-@Pack.def_grad
-def _pack_grad(op, grad):
-    return unstack(grad, num=op.get_attr("N"), axis=op.get_attr("axis"))
+Pack.constant_value = _pack_value
+Pack.partial_value = _pack_partial
 
 
 def stack(values, axis: int = 0, name: str = "stack") -> Tensor:
@@ -519,12 +509,6 @@ Unpack = op_def("Unpack", inputs=["value: T"], outputs=["output: num * T"],
                 attrs=["num: int >= 0", "T: type", "axis: int = 0"], shape=_unpack_shape)
 
 
-@Unpack.def_grad
-def _unpack_grad(op, *grads):
-    grads = [g if g is not None else zeros_like(t) for g, t in zip(grads, op.outputs)]
-    return [stack(grads, axis=op.get_attr("axis"))]
-
-
 def unstack(value, num: int | None = None, axis: int = 0, name: str = "unstack") -> list:
     """`tf.unstack`: splits `value` along `axis` into `num` tensors."""
     value = convert_to_tensor(value)
@@ -538,33 +522,3 @@ def unstack(value, num: int | None = None, axis: int = 0, name: str = "unstack")
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {s}")
     return list(apply_op(Unpack, [value], {"num": num, "axis": axis}, name=name).outputs)
-
-
-# -- ZerosLike / OnesLike ------------------------------------------------------------------------
-
-ZerosLike = op_def("ZerosLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"],
-                   shape=_same_shape, grad=NOT_DIFFERENTIABLE)
-OnesLike = op_def("OnesLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"],
-                  shape=_same_shape, grad=NOT_DIFFERENTIABLE)
-
-
-def _like(op, fill_value, input, dtype, name):  # noqa: A002
-    input = convert_to_tensor(input)  # noqa: A001
-    dtype = dtypes.as_dtype(dtype) if dtype is not None else None
-    if dtype is None or dtype is input.dtype:
-        return apply_op(op, [input], name=name).outputs[0]
-    if not context.executing_eagerly() and input.shape.is_fully_defined():
-        return constant(fill_value, dtype, shape=input.shape.as_list(),
-                        name=name or op.name.lower().replace("like", "_like"))
-    fill = lookup("Fill")
-    return apply_op(fill, [shape(input), constant(fill_value, dtype)], name=name).outputs[0]
-
-
-def zeros_like(input, dtype=None, name: str | None = None) -> Tensor:  # noqa: A002
-    """`tf.zeros_like`: zeros with the shape of `input` (and its dtype unless given)."""
-    return _like(ZerosLike, 0, input, dtype, name)
-
-
-def ones_like(input, dtype=None, name: str | None = None) -> Tensor:  # noqa: A002
-    """`tf.ones_like`: ones with the shape of `input` (and its dtype unless given)."""
-    return _like(OnesLike, 1, input, dtype, name)

@@ -1,8 +1,7 @@
-"""Array ops, part 3: Fill (`tf.zeros`/`tf.ones`), Range, Tile, BroadcastTo, Pad family."""
+"""Array ops that make or grow tensors: Fill (`tf.fill`, `tf.zeros`, `tf.ones`), ZerosLike and
+OnesLike, Tile, BroadcastTo (with BroadcastGradientArgs), and the Pad family."""
 
 from __future__ import annotations
-
-import builtins
 
 import numpy as np
 
@@ -21,26 +20,12 @@ from ndflow.ops.array_core import (
     stack,
     static_value,
 )
-from ndflow.ops.array_slicing import slice as slice_
-from ndflow.ops.array_transpose import transpose
-from ndflow.ops.op_def import NOT_DIFFERENTIABLE, lookup, op_def
+from ndflow.ops.op_def import op_def
 
 
 def _rank_check(s: TensorShape, want: int):
     if s.rank is not None and s.rank != want:
         raise ValueError(f"Shape must be rank {want} but is rank {s.rank}")
-
-
-def reduce_all(x, keepdims=False):
-    """Sum over every axis (the math family's Sum, looked up: ops/array never imports math)."""
-    r = x.shape.rank
-    axes = convert_to_tensor(np.arange(r, dtype=np.int32)) if r is not None else \
-        apply_op(Range, [0, apply_op(lookup("Rank"), [x]).outputs[0], 1]).outputs[0]
-    return apply_op(lookup("Sum"), [x, axes], {"keep_dims": keepdims}).outputs[0]
-
-
-def reduce_sum(x, axes, keepdims=False):
-    return apply_op(lookup("Sum"), [x, axes], {"keep_dims": keepdims}).outputs[0]
 
 
 # -- Fill, zeros, ones ---------------------------------------------------------------------------
@@ -57,8 +42,7 @@ def _fill_shape(ctx):
 
 
 Fill = op_def("Fill", inputs=["dims: index_type", "value: T"], outputs=["output: T"],
-              attrs=["T: type", "index_type: " + INDEX_ATTR], shape=_fill_shape,
-              grad=lambda op, g: [None, reduce_all(g)])
+              attrs=["T: type", "index_type: " + INDEX_ATTR], shape=_fill_shape)
 
 
 def _fill_value(t):
@@ -68,7 +52,7 @@ def _fill_value(t):
     return np.full([int(x) for x in d], v, t.dtype.np_dtype)
 
 
-Fill.extra["constant_value"] = _fill_value
+Fill.constant_value = _fill_value
 
 
 def fill(dims, value, name: str | None = None) -> Tensor:
@@ -115,65 +99,35 @@ def ones(shape, dtype=dtypes.float32, name: str | None = None) -> Tensor:  # noq
     return _filled(True if dtype.is_bool else 1, shape, dtype, name or "ones")
 
 
-# -- Range ---------------------------------------------------------------------------------------
+# -- ZerosLike / OnesLike ------------------------------------------------------------------------
 
-def range_size(start, limit, delta, integer: bool) -> int:
-    """TF's Range size rule, with its error messages."""
-    if delta == 0:
-        raise ValueError(f"Requires delta != 0: {delta:g}")
-    if delta > 0 and start > limit:
-        raise ValueError(f"Requires start <= limit when delta > 0: {start:g}/{limit:g}")
-    if delta < 0 and start < limit:
-        raise ValueError(f"Requires start >= limit when delta < 0: {start:g}/{limit:g}")
-    if integer:
-        return (abs(int(limit) - int(start)) + abs(int(delta)) - 1) // abs(int(delta))
-    return int(np.ceil(abs((limit - start) / delta)))
+ZerosLike = op_def("ZerosLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"],
+                   shape=lambda ctx: [ctx.shapes[0]],
+                   not_differentiable=True)
+OnesLike = op_def("OnesLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"],
+                  shape=lambda ctx: [ctx.shapes[0]],
+                   not_differentiable=True)
 
 
-def _range_shape(ctx):
-    for s in ctx.shapes:
-        _rank_check(s, 0)
-    vals = [static_value(ctx, i) for i in builtins.range(3)]
-    if any(v is None for v in vals):
-        return [TensorShape([None])]
-    a, b, d = (np.asarray(v).item() for v in vals)
-    if d == 0:
-        raise ValueError("Requires delta != 0")
-    return [TensorShape([range_size(a, b, d, ctx.dtypes[0].is_integer)])]
+def _like(op, fill_value, input, dtype, name):  # noqa: A002
+    input = convert_to_tensor(input)  # noqa: A001
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+    if dtype is None or dtype is input.dtype:
+        return apply_op(op, [input], name=name).outputs[0]
+    if not context.executing_eagerly() and input.shape.is_fully_defined():
+        return constant(fill_value, dtype, shape=input.shape.as_list(),
+                        name=name or op.name.lower().replace("like", "_like"))
+    return apply_op(Fill, [shape(input), constant(fill_value, dtype)], name=name).outputs[0]
 
 
-Range = op_def("Range", inputs=["start: Tidx", "limit: Tidx", "delta: Tidx"],
-               outputs=["output: Tidx"],
-               attrs=["Tidx: {bfloat16, half, float, double, int8, int16, int32, int64} "
-                      "= DT_INT32"], shape=_range_shape, grad=NOT_DIFFERENTIABLE)
-
-_RANGE_TYPES = [dtypes.int32, dtypes.int64, dtypes.float16, dtypes.bfloat16, dtypes.float32,
-                dtypes.float64]
+def zeros_like(input, dtype=None, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.zeros_like`: zeros with the shape of `input` (and its dtype unless given)."""
+    return _like(ZerosLike, 0, input, dtype, name)
 
 
-def range(start, limit=None, delta=1, dtype=None, name: str = "range") -> Tensor:  # noqa: A001
-    """`tf.range`: [start, limit) in steps of `delta`; dtype inferred as TF does."""
-    if limit is None:
-        start, limit = 0, start
-    graph = None if context.executing_eagerly() else context.get_default_graph()
-    scope = graph.unique_name(name, mark_as_used=False) if graph else None
-    args = [start, limit, delta]
-    with graph.name_scope(scope + "/") if graph else _Null():
-        args = [a if isinstance(a, Tensor) else convert_to_tensor(a, dtype=dtype, name=n)
-                for a, n in zip(args, ("start", "limit", "delta"))]
-        want = dtypes.as_dtype(dtype) if dtype is not None else \
-            max((a.dtype for a in args), key=_RANGE_TYPES.index)
-        args = [a if a.dtype is want else
-                apply_op(lookup("Cast"), [a], {"DstT": want}).outputs[0] for a in args]
-    return apply_op(Range, args, name=name).outputs[0]
-
-
-class _Null:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
+def ones_like(input, dtype=None, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.ones_like`: ones with the shape of `input` (and its dtype unless given)."""
+    return _like(OnesLike, 1, input, dtype, name)
 
 
 # -- Tile ----------------------------------------------------------------------------------------
@@ -199,23 +153,6 @@ def _tile_shape(ctx):
 
 Tile = op_def("Tile", inputs=["input: T", "multiples: Tmultiples"], outputs=["output: T"],
               attrs=["T: type", "Tmultiples: " + INDEX_ATTR], shape=_tile_shape)
-
-
-@Tile.def_grad
-def _tile_grad(op, grad):
-    x, multiples = op.inputs
-    x_shape = shape(x, out_type=multiples.dtype)
-    m, xs = constant_value(multiples), constant_value(x_shape)
-    if m is not None and xs is not None:
-        split = np.stack([m, xs], axis=1).reshape(-1)
-        axes = np.arange(0, split.size, 2, dtype=np.int32)
-    else:
-        split = reshape(transpose(stack([multiples, x_shape])), [-1])
-        axes = apply_op(Range, [0, apply_op(lookup("Size"), [split]).outputs[0], 2]).outputs[0]
-    out = reduce_sum(reshape(grad, split), axes)
-    if not context.executing_eagerly():
-        out.set_shape(x.shape)
-    return [out, None]
 
 
 def tile(input, multiples, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
@@ -253,20 +190,27 @@ BroadcastTo = op_def("BroadcastTo", inputs=["input: T", "shape: Tidx"], outputs=
                      attrs=["T: type", "Tidx: " + INDEX_ATTR], shape=_broadcast_to_shape)
 
 
-@BroadcastTo.def_grad
-def _broadcast_to_grad(op, grad):
-    x, target = op.inputs
-    x_shape = shape(x, out_type=target.dtype)
-    # BroadcastGradientArgs is declared with the math family (ops/arithmetic.py).
-    _, axes = apply_op(lookup("BroadcastGradientArgs"), [target, x_shape]).outputs
-    summed = reduce_sum(grad, axes, keepdims=True)
-    return [reshape(summed, x_shape), None]
-
-
 def broadcast_to(input, shape, name: str | None = None) -> Tensor:  # noqa: A002
     """`tf.broadcast_to`: broadcasts `input` to `shape` (NumPy rules)."""
     return apply_op(BroadcastTo, [input, int_tensor(shape)],
                     name=name).outputs[0]
+
+
+def _bga_shape(ctx):
+    for s in ctx.shapes:
+        s.with_rank(1)
+    return [TensorShape([None]), TensorShape([None])]
+
+
+BroadcastGradientArgs = op_def(
+    "BroadcastGradientArgs", inputs=["s0: T", "s1: T"], outputs=["r0: T", "r1: T"],
+    attrs=["T: {int32, int64} = DT_INT32"], shape=_bga_shape, not_differentiable=True)
+
+
+def broadcast_gradient_args(s0, s1, name=None) -> tuple:
+    """Reduction indices for the gradients of two broadcast operands, from their shapes."""
+    op = apply_op(BroadcastGradientArgs, [s0, s1], name=name)
+    return op.outputs[0], op.outputs[1]
 
 
 # -- Pad, PadV2, MirrorPad, MirrorPadGrad --------------------------------------------------------
@@ -308,36 +252,6 @@ MirrorPad = op_def("MirrorPad", inputs=["input: T", "paddings: Tpaddings"],
 MirrorPadGrad = op_def("MirrorPadGrad", inputs=["input: T", "paddings: Tpaddings"],
                        outputs=["output: T"], attrs=_PAD_ATTRS + [_MODE],
                        shape=_pad_shape_fn(-1))
-
-
-def _pad_grad(op, grad):
-    x, paddings = op.inputs[:2]
-    p = constant_value(paddings)
-    if p is not None:
-        begin = np.asarray(p)[:, 0].astype(paddings.dtype.np_dtype)
-    else:
-        r = x.shape.rank
-        rows = r if r is not None else apply_op(lookup("Rank"), [x]).outputs[0]
-        before = slice_(paddings, [0, 0], stack([rows, 1]))
-        begin = reshape(before, [-1])
-    x_grad = slice_(grad, begin, shape(x, out_type=paddings.dtype))
-    return [x_grad, None] + [None] * (len(op.inputs) - 2)
-
-
-Pad.def_grad(_pad_grad)
-PadV2.def_grad(_pad_grad)
-
-
-@MirrorPad.def_grad
-def _mirror_pad_grad(op, grad):
-    return [apply_op(MirrorPadGrad, [grad, op.inputs[1]], {"mode": op.get_attr("mode")})
-            .outputs[0], None]
-
-
-@MirrorPadGrad.def_grad
-def _mirror_pad_grad_grad(op, grad):
-    return [apply_op(MirrorPad, [grad, op.inputs[1]], {"mode": op.get_attr("mode")})
-            .outputs[0], None]
 
 
 def pad(tensor, paddings, mode: str = "CONSTANT", constant_values=0,

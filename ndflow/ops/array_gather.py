@@ -6,12 +6,10 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.shapes import TensorShape, fmt
-from ndflow.core.tensor import OPERATORS, Tensor
+from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
-from ndflow.ops.array_core import int_tensor, reshape, shape, static_value
-from ndflow.ops.array_slicing import concat, strided_slice
-from ndflow.ops.array_transpose import transpose
-from ndflow.ops.op_def import NOT_DIFFERENTIABLE, lookup, op_def
+from ndflow.ops.array_core import int_tensor, static_value
+from ndflow.ops.op_def import op_def
 
 # -- GatherV2 ------------------------------------------------------------------------------------
 
@@ -64,46 +62,7 @@ def _gather_value(t):
     return np.take(p, i, axis=int(a))
 
 
-GatherV2.extra["constant_value"] = _gather_value
-
-
-def _dims_or_tensor(t, lo: int, hi: int | None):
-    """shape(t)[lo:hi] as a Python list when static, else as an int32 tensor."""
-    s = t.shape
-    if s.rank is not None:
-        part = s.as_list()[lo:hi]
-        if None not in part:
-            return part
-    end = [0] if hi is None else [hi]
-    return strided_slice(shape(t), [lo], end, [1], end_mask=1 if hi is None else 0)
-
-
-@GatherV2.def_grad
-def _gather_grad(op, grad):
-    params, indices, axis_t = op.inputs
-    if op.get_attr("batch_dims"):
-        raise NotImplementedError("Gradient of GatherV2 with batch_dims != 0")
-    axis = constant_value(axis_t)
-    r = params.shape.rank
-    if axis is None or r is None:
-        raise NotImplementedError("Gradient of GatherV2 needs a constant axis and known rank")
-    axis = int(axis) % r
-    p_shape = shape(params)
-    n = params.shape[axis]
-    num = n if n is not None else strided_slice(p_shape, [axis], [axis + 1], [1],
-                                                shrink_axis_mask=1)
-    outer, inner = _dims_or_tensor(params, 0, axis), _dims_or_tensor(params, axis + 1, None)
-    if isinstance(outer, list) and isinstance(inner, list):
-        values_shape = outer + [-1] + inner
-    else:
-        values_shape = concat([outer, [-1], inner], 0)
-    values = reshape(grad, values_shape)
-    flat_indices = reshape(indices, [-1])
-    if axis == 0:
-        return [unsorted_segment_sum(values, flat_indices, num), None, None]
-    perm = [axis] + list(range(axis)) + list(range(axis + 1, r))
-    summed = unsorted_segment_sum(transpose(values, perm), flat_indices, num)
-    return [transpose(summed, np.argsort(perm).astype(np.int32)), None, None]
+GatherV2.constant_value = _gather_value
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims: int = 0,
@@ -145,19 +104,6 @@ UnsortedSegmentSum = op_def(
     shape=_segment_sum_shape)
 
 
-@UnsortedSegmentSum.def_grad
-def _segment_sum_grad(op, grad):
-    ids = op.inputs[1]
-    clipped = apply_op(lookup("Maximum"), [ids, convert_to_tensor(0, ids.dtype)]).outputs[0]
-    gathered = gather(grad, clipped)
-    keep = OPERATORS["greater_equal"](ids, convert_to_tensor(0, ids.dtype))
-    keep = apply_op(lookup("Cast"), [keep], {"DstT": grad.dtype}).outputs[0]
-    extra = (grad.shape.rank or 1) - 1
-    if extra:
-        keep = reshape(keep, concat([shape(ids), np.ones(extra, np.int32)], 0))
-    return [OPERATORS["multiply"](gathered, keep), None, None]
-
-
 def unsorted_segment_sum(data, segment_ids, num_segments, name: str | None = None) -> Tensor:
     """`tf.math.unsorted_segment_sum`: sums rows of `data` into `num_segments` buckets."""
     return apply_op(UnsortedSegmentSum, [data, segment_ids,
@@ -190,7 +136,7 @@ OneHot = op_def("OneHot", inputs=["indices: TI", "depth: int32", "on_value: T",
                                   "off_value: T"],
                 outputs=["output: T"],
                 attrs=["axis: int = -1", "T: type", "TI: {uint8, int8, int32, int64} = DT_INT64"],
-                shape=_one_hot_shape, grad=NOT_DIFFERENTIABLE)
+                shape=_one_hot_shape, not_differentiable=True)
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None,
@@ -223,7 +169,7 @@ Where = op_def("Where", inputs=["input: T"], outputs=["index: int64"],
                       "bool} = DT_BOOL"],
                shape=lambda ctx: [TensorShape([None, ctx.shapes[0].rank])
                                   if ctx.shapes[0].rank is not None else TensorShape(None)],
-               grad=NOT_DIFFERENTIABLE)
+               not_differentiable=True)
 
 
 def where(condition, name: str | None = None) -> Tensor:

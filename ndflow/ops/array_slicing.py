@@ -8,6 +8,7 @@ function, constant evaluation and the ATen kernels, so all three agree on every 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import numbers
 from dataclasses import dataclass
 
@@ -24,13 +25,12 @@ from ndflow.ops.array_core import (
     merge_message,
     partial_shape,
     partial_value,
-    reshape,
-    shape,
-    shape_n,
     stack,
     static_value,
 )
-from ndflow.ops.op_def import lookup, op_def
+from ndflow.ops.array_fill import ones_like
+from ndflow.ops.cast import cast
+from ndflow.ops.op_def import op_def
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 
@@ -143,7 +143,8 @@ def numpy_index(spec: SliceSpec) -> tuple:
     return tuple(idx)
 
 
-def _masks(attrs) -> dict:
+def strided_slice_masks(attrs) -> dict:
+    """The five mask attrs of a StridedSlice (or StridedSliceGrad) op."""
     return {k: attrs[k] for k in _MASKS}
 
 
@@ -160,7 +161,7 @@ def _strided_slice_shape(ctx):
     begin, end, strides = _slice_values(ctx)
     if s.rank is None or strides is None:
         return [TensorShape(None)]
-    spec = strided_slice_spec(s.as_list(), begin, end, strides, _masks(ctx.attrs))
+    spec = strided_slice_spec(s.as_list(), begin, end, strides, strided_slice_masks(ctx.attrs))
     return [TensorShape(spec.final)]
 
 
@@ -188,7 +189,7 @@ def _ss_static(t, values):
     if x.ndim == 0 and values is partial_value:
         return None
     spec = strided_slice_spec(list(x.shape), [int(v) for v in b], [int(v) for v in e],
-                              [int(v) for v in s], _masks(t.op.attrs))
+                              [int(v) for v in s], strided_slice_masks(t.op.attrs))
     return x[numpy_index(spec)]
 
 
@@ -204,22 +205,8 @@ def _ss_partial(t):
     return v.tolist() if isinstance(v, np.ndarray) else v
 
 
-StridedSlice.extra.update(constant_value=_ss_value, partial_value=_ss_partial)
-
-
-@StridedSlice.def_grad
-def _strided_slice_grad(op, grad):
-    _, begin, end, strides = op.inputs
-    x_shape = shape(op.inputs[0], out_type=begin.dtype)
-    return [apply_op(StridedSliceGrad, [x_shape, begin, end, strides, grad],
-                     _masks(op.attrs)).outputs[0], None, None, None]
-
-
-@StridedSliceGrad.def_grad
-def _strided_slice_grad_grad(op, grad):
-    _, begin, end, strides, _ = op.inputs
-    return [None, None, None, None,
-            strided_slice(grad, begin, end, strides, **_masks(op.attrs))]
+StridedSlice.constant_value = _ss_value
+StridedSlice.partial_value = _ss_partial
 
 
 def strided_slice(input_, begin, end, strides=None, begin_mask: int = 0, end_mask: int = 0,
@@ -228,7 +215,7 @@ def strided_slice(input_, begin, end, strides=None, begin_mask: int = 0, end_mas
     """`tf.strided_slice`."""
     if strides is None:
         strides = [1] * len(begin) if isinstance(begin, (list, tuple)) else \
-            OPERATORS["add"](OPERATORS["multiply"](begin, 0), 1)
+            ones_like(begin)
     index = [int_tensor(v) for v in (begin, end, strides)]
     return apply_op(StridedSlice, [input_] + index,
                     {"begin_mask": begin_mask, "end_mask": end_mask,
@@ -282,13 +269,11 @@ def slice_helper(tensor, slice_spec, var=None) -> Tensor:
             masks["shrink_axis_mask"] |= bit
     graph = None if context.executing_eagerly() else context.get_default_graph()
     scope = graph.unique_name("strided_slice", mark_as_used=False) if graph else None
-    with graph.name_scope(scope + "/") if graph else _null():
+    with graph.name_scope(scope + "/") if graph else contextlib.nullcontext():
         if begin:
             packed = [_pack_index(v) for v in (begin, end, strides)]
             if any(p.dtype is dtypes.int64 for p in packed):
-                packed = [p if p.dtype is dtypes.int64 else
-                          apply_op(lookup("Cast"), [p], {"DstT": dtypes.int64}).outputs[0]
-                          for p in packed]
+                packed = [cast(p, dtypes.int64) for p in packed]
         else:
             empty = convert_to_tensor(np.zeros([0], np.int32))
             packed = [empty] * 3
@@ -301,14 +286,6 @@ def _pack_index(values):
     if context.executing_eagerly():
         return int_tensor(values)
     return convert_to_tensor(values, name="stack", dtype_hint=dtypes.int32)
-
-
-class _null:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 OPERATORS["getitem"] = slice_helper
@@ -351,25 +328,6 @@ def _slice_shape(ctx):
 Slice = op_def("Slice", inputs=["input: T", "begin: Index", "size: Index"],
                outputs=["output: T"], attrs=["T: type", "Index: {int32, int64}"],
                shape=_slice_shape)
-
-
-@Slice.def_grad
-def _slice_grad(op, grad):
-    x, begin, _ = op.inputs
-    b = constant_value(begin)
-    xs, ys = x.shape, op.outputs[0].shape
-    if b is not None and xs.is_fully_defined() and ys.is_fully_defined():
-        pads = [[int(bi), d - int(bi) - s] for bi, d, s in zip(b, xs.as_list(), ys.as_list())]
-        paddings = convert_to_tensor(np.array(pads, begin.dtype.np_dtype))
-    else:
-        r = x.shape.rank if x.shape.rank is not None else lookup("Rank")
-        col = stack([r, 1]) if not isinstance(r, int) else [r, 1]
-        before = reshape(begin, col)
-        sub = OPERATORS["subtract"]
-        after = reshape(sub(sub(shape(x, out_type=begin.dtype),
-                                shape(op.outputs[0], out_type=begin.dtype)), begin), col)
-        paddings = concat([before, after], 1)
-    return [apply_op(lookup("Pad"), [grad, paddings]).outputs[0], None, None]
 
 
 def slice(input_, begin, size, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
@@ -436,7 +394,8 @@ def _concat_partial(t):
     return [d for p in parts for d in p]
 
 
-ConcatV2.extra.update(constant_value=_concat_value, partial_value=_concat_partial)
+ConcatV2.constant_value = _concat_value
+ConcatV2.partial_value = _concat_partial
 
 
 def _concat_offset_shape(ctx):
@@ -446,7 +405,7 @@ def _concat_offset_shape(ctx):
 ConcatOffset = op_def("ConcatOffset", inputs=["concat_dim: int32", "shape: N * shape_type"],
                       outputs=["offset: N * shape_type"],
                       attrs=["N: int >= 2", "shape_type: {int32, int64} = DT_INT32"],
-                      shape=_concat_offset_shape, grad=lambda op, *g: [None] * len(op.inputs))
+                      shape=_concat_offset_shape, not_differentiable=True)
 
 
 def concat_offsets(axis: int, sizes: list) -> list:
@@ -468,31 +427,7 @@ def _concat_offset_value(t):
     return np.array(concat_offsets(axis, sizes)[t.value_index], t.dtype.np_dtype)
 
 
-ConcatOffset.extra["constant_value"] = _concat_offset_value
-
-
-@ConcatV2.def_grad
-def _concat_grad(op, grad):
-    values, axis_t = op.inputs[:-1], op.inputs[-1]
-    axis = constant_value(axis_t)
-    shapes = [v.shape for v in values]
-    if axis is not None and all(s.is_fully_defined() for s in shapes):
-        sizes = [s.as_list() for s in shapes]
-        axis = int(axis) % len(sizes[0])
-        return [slice(grad, off, size) for off, size in
-                zip(concat_offsets(axis, sizes), sizes)] + [None]
-    if axis is not None:
-        r = values[0].shape.rank
-        dim = convert_to_tensor(int(axis) % r if r is not None else int(axis), dtypes.int32)
-    else:
-        dim = OPERATORS["floormod"](axis_t, lookup_rank(values[0]))
-    sizes = shape_n(values)
-    offsets = apply_op(ConcatOffset, [dim, sizes]).outputs
-    return [slice(grad, b, s) for b, s in zip(offsets, sizes)] + [None]
-
-
-def lookup_rank(t):
-    return apply_op(lookup("Rank"), [t]).outputs[0]
+ConcatOffset.constant_value = _concat_offset_value
 
 
 def concat(values, axis, name: str = "concat") -> Tensor:

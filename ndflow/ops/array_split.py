@@ -1,4 +1,4 @@
-"""Array ops: Split and SplitV (`tf.split`), with TF's shape rules and ConcatV2 gradients."""
+"""Array ops: Split and SplitV (`tf.split`), with TF's shape rules (gradients: array_grad.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.shapes import TensorShape
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.array_core import int_tensor, static_value, zeros_like
-from ndflow.ops.array_slicing import concat
+from ndflow.ops.array_core import int_tensor, static_value
 from ndflow.ops.op_def import op_def
 
 
@@ -94,20 +93,6 @@ SplitV = op_def("SplitV", inputs=["value: T", "size_splits: Tlen", "split_dim: i
                 outputs=["output: num_split * T"],
                 attrs=["num_split: int >= 1", "T: type", "Tlen: {int8, int32, int64} = DT_INT64"],
                 shape=_split_v_shape)
-
-
-def _filled(op, grads) -> list:
-    return [g if g is not None else zeros_like(t) for g, t in zip(grads, op.outputs)]
-
-
-@Split.def_grad
-def _split_grad(op, *grads):
-    return [None, concat(_filled(op, grads), op.inputs[0])]
-
-
-@SplitV.def_grad
-def _split_v_grad(op, *grads):
-    return [concat(_filled(op, grads), op.inputs[2]), None, None]
 
 
 def split(value, num_or_size_splits, axis=0, num: int | None = None,

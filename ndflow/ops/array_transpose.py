@@ -8,7 +8,9 @@ from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.array_core import INDEX_ATTR, int_tensor, rank, static_value
-from ndflow.ops.op_def import NOT_DIFFERENTIABLE, lookup, op_def
+from ndflow.ops.array_range import range as range_
+from ndflow.ops.array_slicing import strided_slice
+from ndflow.ops.op_def import op_def
 
 
 def _transpose_shape(ctx):
@@ -39,7 +41,7 @@ def _same_shape(ctx):
 
 InvertPermutation = op_def("InvertPermutation", inputs=["x: T"], outputs=["y: T"],
                            attrs=["T: {int32, int64} = DT_INT32"], shape=_same_shape,
-                           grad=NOT_DIFFERENTIABLE)
+                           not_differentiable=True)
 
 
 def _invert_value(t):
@@ -47,7 +49,7 @@ def _invert_value(t):
     return None if p is None else np.argsort(p).astype(t.dtype.np_dtype)
 
 
-InvertPermutation.extra["constant_value"] = _invert_value
+InvertPermutation.constant_value = _invert_value
 
 
 def invert_permutation(x, name: str | None = None) -> Tensor:
@@ -55,23 +57,13 @@ def invert_permutation(x, name: str | None = None) -> Tensor:
     return apply_op(InvertPermutation, [x], name=name).outputs[0]
 
 
-@Transpose.def_grad
-def _transpose_grad(op, grad):
-    p = constant_value(op.inputs[1])
-    inv = np.argsort(p).astype(np.int32) if p is not None else invert_permutation(op.inputs[1])
-    return [transpose(grad, inv), None]
-
-
 def transpose(a, perm=None, conjugate: bool = False, name: str = "transpose") -> Tensor:
     """`tf.transpose`: permutes dimensions (reverses them when `perm` is None)."""
     a = convert_to_tensor(a)
     if perm is None:
-        if a.shape.rank is None:
-            rng = lookup("Range")
-            r = rank(a)
-            idx = apply_op(rng, [0, r, 1]).outputs[0]
-            perm = apply_op(lookup("StridedSlice"), [idx, [0], [0], [-1]],
-                            {"begin_mask": 1, "end_mask": 1}).outputs[0]
+        if a.shape.rank is None:  # range(rank)[::-1], as TF builds it
+            perm = strided_slice(range_(0, rank(a), 1), [0], [0], [-1], begin_mask=1,
+                                 end_mask=1)
         else:
             perm = list(range(a.shape.rank - 1, -1, -1))
     return apply_op(Transpose, [a, int_tensor(perm)],

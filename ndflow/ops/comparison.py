@@ -14,7 +14,7 @@ from ndflow.core import context
 from ndflow.core.shapes import TensorShape, as_shape, broadcast_shapes, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op
-from ndflow.ops.op_def import NOT_DIFFERENTIABLE, op_def
+from ndflow.ops.op_def import op_def
 
 REAL = "T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8}"
 FLOAT = "T: {half, bfloat16, float, double}"
@@ -70,14 +70,14 @@ def composite_name(name: str | None, default: str) -> Iterator[str]:
 
 # -- comparisons ------------------------------------------------------------------------------
 
-def _compare(name: str, attrs=(REAL,)):
+def _compare(name: str, attrs=(REAL,), commutative: bool = False):
     return op_def(name, inputs=["x: T", "y: T"], outputs=["z: bool"], attrs=list(attrs),
-                  shape=broadcast_shape, grad=NOT_DIFFERENTIABLE)
+                  shape=broadcast_shape, not_differentiable=True, commutative=commutative)
 
 
 _ALL_TYPES = "T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, bool, string}"
-Equal = _compare("Equal", (_ALL_TYPES, "incompatible_shape_error: bool = true"))
-NotEqual = _compare("NotEqual", (_ALL_TYPES, "incompatible_shape_error: bool = true"))
+Equal = _compare("Equal", (_ALL_TYPES, "incompatible_shape_error: bool = true"), True)
+NotEqual = _compare("NotEqual", (_ALL_TYPES, "incompatible_shape_error: bool = true"), True)
 Less = _compare("Less")
 LessEqual = _compare("LessEqual")
 Greater = _compare("Greater")
@@ -117,11 +117,11 @@ def greater_equal(x, y, name=None) -> Tensor:
 # -- logical ops ------------------------------------------------------------------------------
 
 LogicalAnd = op_def("LogicalAnd", inputs=["x: bool", "y: bool"], outputs=["z: bool"],
-                    shape=broadcast_shape, grad=NOT_DIFFERENTIABLE)
+                    shape=broadcast_shape, not_differentiable=True, commutative=True)
 LogicalOr = op_def("LogicalOr", inputs=["x: bool", "y: bool"], outputs=["z: bool"],
-                   shape=broadcast_shape, grad=NOT_DIFFERENTIABLE)
+                   shape=broadcast_shape, not_differentiable=True, commutative=True)
 LogicalNot = op_def("LogicalNot", inputs=["x: bool"], outputs=["y: bool"],
-                    shape=unchanged_shape, grad=NOT_DIFFERENTIABLE)
+                    shape=unchanged_shape, not_differentiable=True)
 
 
 def logical_and(x, y, name=None) -> Tensor:
@@ -151,7 +151,7 @@ def logical_xor(x, y, name="LogicalXor") -> Tensor:
 
 def _classify(name: str):
     return op_def(name, inputs=["x: T"], outputs=["y: bool"], attrs=[FLOAT],
-                  shape=unchanged_shape, grad=NOT_DIFFERENTIABLE)
+                  shape=unchanged_shape, not_differentiable=True)
 
 
 IsFinite = _classify("IsFinite")

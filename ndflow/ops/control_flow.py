@@ -35,7 +35,7 @@ def _if(name: str, stateful: bool):
         name, inputs=["cond: Tcond", "input: Tin"], outputs=["output: Tout"],
         attrs=["Tcond: type", "Tin: list(type)", "Tout: list(type)", "then_branch: func",
                "else_branch: func", "output_shapes: list(shape) = []"],
-        shape=_output_shapes, stateful=stateful,
+        shape=_output_shapes, stateful=stateful, functional=True,
         doc="output = cond ? then_branch(input) : else_branch(input)")
 
 
@@ -44,7 +44,7 @@ def _case(name: str, stateful: bool):
         name, inputs=["branch_index: int32", "input: Tin"], outputs=["output: Tout"],
         attrs=["Tin: list(type)", "Tout: list(type)", "branches: list(func)",
                "output_shapes: list(shape) = []"],
-        shape=_output_shapes, stateful=stateful,
+        shape=_output_shapes, stateful=stateful, functional=True,
         doc="output = branches[branch_index if 0 <= branch_index < N else N - 1](input)")
 
 
@@ -53,7 +53,7 @@ def _while(name: str, stateful: bool):
         name, inputs=["input: T"], outputs=["output: T"],
         attrs=["T: list(type)", "cond: func", "body: func", "output_shapes: list(shape) = []",
                "parallel_iterations: int = 10"],
-        shape=_output_shapes, stateful=stateful,
+        shape=_output_shapes, stateful=stateful, functional=True,
         doc="output = input; while (cond(output)) { output = body(output) }")
 
 
@@ -67,6 +67,3 @@ StatelessWhile = _while("StatelessWhile", False)
 IF_OPS = (If, StatelessIf)
 CASE_OPS = (Case, StatelessCase)
 WHILE_OPS = (While, StatelessWhile)
-for _d in IF_OPS + CASE_OPS + WHILE_OPS:
-    _d.extra["no_constant_folding"] = True
-    _d.extra["functional"] = True

@@ -1,4 +1,5 @@
-"""Einsum: TF's op (1 or 2 operands, `equation` attr), its shape rule and `_EinsumGrad`.
+"""Einsum: TF's op (1 or 2 operands, `equation` attr) and its shape rule (its gradient,
+TF's `_EinsumGrad`, is in linalg_grad.py).
 
 `einsum(equation, *inputs)` is `tf.einsum`: it resolves implicit-output equations
 ("ij,jk" -> "ij,jk->ik") as TF does and splits more than two operands into a chain of
@@ -14,11 +15,9 @@ import re
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.arithmetic import add, broadcast_gradient_args, reduce_sum
 from ndflow.ops.comparison import broadcast_pair
-from ndflow.ops.op_def import input_needed, op_def
+from ndflow.ops.op_def import op_def
 
 ELLIPSIS = "..."
 
@@ -93,96 +92,8 @@ Einsum = op_def("Einsum", inputs=["inputs: N * T"], outputs=["output: T"],
                 attrs=["equation: string", "N: int >= 1", "T: type"], shape=_einsum_shape)
 
 
-def _einsum_op(inputs: list, equation: str, name: str | None = None) -> Tensor:
+def einsum_op(inputs: list, equation: str, name: str | None = None) -> Tensor:
     return apply_op(Einsum, [list(inputs)], {"equation": equation}, name=name).outputs[0]
-
-
-def _axis_of(subs: str, label: str):
-    """TF's _GetAxisFromLabel: index before the ellipsis, negative index after it."""
-    splits = subs.split(ELLIPSIS)
-    index = splits[0].find(label)
-    if index != -1:
-        return index
-    if len(splits) < 2:
-        return None
-    index = splits[1].find(label)
-    return index - len(splits[1]) if index != -1 else None
-
-
-def _bcast_subshape(subs: str) -> tuple:
-    start = subs.find(ELLIPSIS)
-    if start == -1:
-        return 0, 0
-    remaining = len(subs) - (start + len(ELLIPSIS))
-    return start, (-remaining if remaining > 0 else None)
-
-
-def _grad_reduced(output_grad, output_subs: str, input_subs: str, input_shape,
-                  reduced: list):
-    """VJP of a unary einsum that sums out the labels in `reduced` (TF's _GetGradReduced)."""
-    axes = [_axis_of(input_subs, c) for c in reduced]
-    repeated = (len(set(input_subs)) + len(set(output_subs))
-                < len(input_subs) + len(output_subs))
-    without = "".join(c for c in input_subs if c not in reduced)
-    if not repeated and without == output_subs:
-        g = output_grad
-        for ax in sorted(a for a in axes if a >= 0):
-            g = array.expand_dims(g, ax)
-        for ax in sorted((a for a in axes if a < 0), reverse=True):
-            g = array.expand_dims(g, ax)
-        return array.broadcast_to(g, input_shape)
-    reduced_dims = array.stack([input_shape[ax] for ax in axes])
-    grad_shape = array.shape(output_grad)
-    full = array.concat([reduced_dims, grad_shape], 0)
-    ones = array.ones([len(reduced)], dtype=grad_shape.dtype)
-    g = array.broadcast_to(array.reshape(output_grad, array.concat([ones, grad_shape], 0)),
-                           full)
-    return _einsum_op([g], f"{''.join(reduced) + output_subs}->{input_subs}")
-
-
-def _grad_wrt(output_grad, other, input_shape, input_subs, other_subs, output_subs):
-    reduced = sorted(set(input_subs) - set(output_subs + other_subs + "."))
-    left = "".join(c for c in input_subs if c not in reduced)
-    g = _einsum_op([output_grad, other], f"{output_subs},{other_subs}->{left}")
-    if not reduced:
-        return g
-    return _grad_reduced(g, left, input_subs, input_shape, reduced)
-
-
-@Einsum.def_grad
-def _einsum_grad(op, grad):
-    equation = op.get_attr("equation")
-    input_subs, output_subs = equation.split("->")
-    if len(op.inputs) == 1:
-        reduced = sorted(set(input_subs) - set(output_subs + ELLIPSIS))
-        if not reduced:
-            return [_einsum_op([grad], f"{output_subs}->{input_subs}")]
-        return [_grad_reduced(grad, output_subs, input_subs, array.shape(op.inputs[0]),
-                              reduced)]
-    x_subs, y_subs = input_subs.split(",")
-    if ELLIPSIS in output_subs:
-        x_subs += "" if ELLIPSIS in x_subs else ELLIPSIS
-        y_subs += "" if ELLIPSIS in y_subs else ELLIPSIS
-    x, y = op.inputs
-    x_shape, y_shape = array.shape(x), array.shape(y)
-    gx = (_grad_wrt(grad, y, x_shape, x_subs, y_subs, output_subs)
-          if input_needed(op, 0) else None)
-    gy = (_grad_wrt(grad, x, y_shape, y_subs, x_subs, output_subs)
-          if input_needed(op, 1) else None)
-    if ELLIPSIS not in output_subs:
-        return [gx, gy]
-    bx0, bx1 = _bcast_subshape(x_subs)
-    by0, by1 = _bcast_subshape(y_subs)
-    sx, sy = x.shape, y.shape
-    if (sx.is_fully_defined() and sy.is_fully_defined()
-            and sx.as_list()[bx0:bx1] == sy.as_list()[by0:by1]):
-        return [gx, gy]
-    rx, ry = broadcast_gradient_args(x_shape[bx0:bx1], y_shape[by0:by1])
-    if gx is not None:
-        gx = array.reshape(reduce_sum(gx, add(rx, bx0)), x_shape)
-    if gy is not None:
-        gy = array.reshape(reduce_sum(gy, add(ry, by0)), y_shape)
-    return [gx, gy]
 
 
 # -- tf.einsum ----------------------------------------------------------------------------
@@ -246,9 +157,9 @@ def einsum(equation: str, *inputs, **kwargs) -> Tensor:
         operands = [convert_to_tensor(t) for t in inputs]
         resolved, input_labels, output = _resolve(equation, len(operands))
         if len(operands) <= 2:
-            return _einsum_op(operands, resolved.replace("0", ELLIPSIS), name="Einsum")
+            return einsum_op(operands, resolved.replace("0", ELLIPSIS), name="Einsum")
         result = operands[0]
         for i, step in enumerate(_pairwise(input_labels, output)):
-            result = _einsum_op([result, operands[i + 1]], step.replace("0", ELLIPSIS),
+            result = einsum_op([result, operands[i + 1]], step.replace("0", ELLIPSIS),
                                 name="Einsum")
         return result

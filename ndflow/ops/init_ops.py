@@ -16,7 +16,7 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.shapes import TensorShape
 from ndflow.ops import random as random_ops
-from ndflow.ops.array import constant
+from ndflow.ops.array_core import constant
 
 TRUNCATED_NORMAL_STDDEV = 0.87962566103423978
 

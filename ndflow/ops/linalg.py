@@ -1,7 +1,7 @@
 """Matrix products: MatMul (rank 2) and BatchMatMulV2 (batched, broadcasting batch dims).
 
 `matmul` dispatches as TF's `tf.linalg.matmul`: BatchMatMulV2 when either operand may have
-rank > 2 (or unknown rank), else MatMul. Gradients follow TF's `math_grad.py`.
+rank > 2 (or unknown rank), else MatMul. Gradients are in linalg_grad.py.
 """
 
 from __future__ import annotations
@@ -9,11 +9,10 @@ from __future__ import annotations
 from ndflow.core import context
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array
 from ndflow.ops.apply import apply_op
-from ndflow.ops.arithmetic import binary_operands, broadcast_gradient_args, reduce_sum
+from ndflow.ops.arithmetic import binary_operands
 from ndflow.ops.comparison import broadcast_pair, composite_name
-from ndflow.ops.op_def import input_needed, op_def
+from ndflow.ops.op_def import op_def
 
 _MATMUL_TYPES = "T: {half, bfloat16, float, double, int32, int64}"
 
@@ -47,24 +46,6 @@ MatMul = op_def("MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
                 shape=_matmul_shape)
 
 
-@MatMul.def_grad
-def _matmul_grad(op, grad):
-    a, b = op.inputs
-    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
-    ga = gb = None
-    if input_needed(op, 0):
-        ga = (matmul(grad, b, transpose_b=True) if not ta and not tb else
-              matmul(grad, b) if not ta else
-              matmul(b, grad, transpose_b=True) if not tb else
-              matmul(b, grad, transpose_a=True, transpose_b=True))
-    if input_needed(op, 1):
-        gb = (matmul(a, grad, transpose_a=True) if not ta and not tb else
-              matmul(grad, a, transpose_a=True) if not ta else
-              matmul(a, grad) if not tb else
-              matmul(grad, a, transpose_a=True, transpose_b=True))
-    return [ga, gb]
-
-
 def _batch_matmul_shape(ctx):
     a, b = ctx.shapes
     adj_x, adj_y = ctx.attrs["adj_x"], ctx.attrs["adj_y"]
@@ -85,44 +66,6 @@ BatchMatMulV2 = op_def("BatchMatMulV2", inputs=["x: T", "y: T"], outputs=["outpu
                        attrs=[_MATMUL_TYPES, "adj_x: bool = false", "adj_y: bool = false",
                               "grad_x: bool = false", "grad_y: bool = false"],
                        shape=_batch_matmul_shape)
-
-
-@BatchMatMulV2.def_grad
-def _batch_matmul_grad(op, grad):
-    x, y = op.inputs
-    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
-    if not adj_x:
-        if not adj_y:
-            gx, gy = matmul(grad, y, adjoint_b=True), matmul(x, grad, adjoint_a=True)
-        else:
-            gx, gy = matmul(grad, y), matmul(grad, x, adjoint_a=True)
-    elif not adj_y:
-        gx, gy = matmul(y, grad, adjoint_b=True), matmul(x, grad)
-    else:
-        gx, gy = (matmul(y, grad, adjoint_a=True, adjoint_b=True),
-                  matmul(grad, x, adjoint_a=True, adjoint_b=True))
-    sx, sy = x.shape, y.shape
-    maybe_batch = sx.rank is None or sx.rank > 2 or sy.rank is None or sy.rank > 2
-    if not maybe_batch or (sx[:-2].is_fully_defined() and sy[:-2].is_fully_defined()
-                           and sx[:-2] == sy[:-2]):
-        return [gx, gy]
-    if sx.is_fully_defined() and sy.is_fully_defined():
-        return [_sum_batch(gx, sx, sy), _sum_batch(gy, sy, sx)]
-    shape_x, shape_y = array.shape(x), array.shape(y)
-    rx, ry = broadcast_gradient_args(shape_x[:-2], shape_y[:-2])
-    return [array.reshape(reduce_sum(gx, rx), shape_x),
-            array.reshape(reduce_sum(gy, ry), shape_y)]
-
-
-def _sum_batch(g, own: TensorShape, other: TensorShape):
-    """Sums `g` (batch shape = broadcast of both) over the batch dims `own` was broadcast in."""
-    gb = g.shape.as_list()[:-2]
-    ob = [1] * (len(gb) - (own.rank - 2)) + own.as_list()[:-2]
-    axes = [i for i, (d, o) in enumerate(zip(gb, ob)) if o == 1 and d != 1]
-    axes += [i for i in range(len(gb) - (own.rank - 2)) if i not in axes]
-    if not axes:
-        return g
-    return array.reshape(reduce_sum(g, sorted(axes)), own.as_list())
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
@@ -152,5 +95,3 @@ def batch_matmul(x, y, adj_x=False, adj_y=False, name=None) -> Tensor:
     return apply_op(BatchMatMulV2, [x, y], {"adj_x": adj_x, "adj_y": adj_y},
                     name=name).outputs[0]
 
-
-__all__ = ["MatMul", "BatchMatMulV2", "matmul", "batch_matmul"]

@@ -11,7 +11,7 @@ from ndflow.core import dtypes
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array
+from ndflow.ops import array_core, array_gather, array_range, array_slicing, array_transpose
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.comparison import composite_name
 from ndflow.ops.linalg import matmul
@@ -59,16 +59,16 @@ def _tensordot_reshape(a: Tensor, axes: list, flipped: bool = False) -> tuple:
         for i in axes:
             prod_axes *= shape_a[i]
         new_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
-        a_t = array.transpose(a, perm) if perm != list(range(len(shape_a))) else a
+        a_t = array_transpose.transpose(a, perm) if perm != list(range(len(shape_a))) else a
         if a_t.shape.as_list() != new_shape:
-            a_t = array.reshape(a_t, new_shape)
+            a_t = array_core.reshape(a_t, new_shape)
         return a_t, free_dims, free_dims
-    dyn_shape = array.shape(a)
-    dyn_free = array.gather(dyn_shape, array.constant(free, dtypes.int32, name="free"))
-    dyn_axes = array.gather(dyn_shape, array.constant(axes, dtypes.int32, name="axes"))
+    dyn_shape = array_core.shape(a)
+    dyn_free = array_gather.gather(dyn_shape, array_core.constant(free, dtypes.int32, name="free"))
+    dyn_axes = array_gather.gather(dyn_shape, array_core.constant(axes, dtypes.int32, name="axes"))
     prod_free, prod_axes = reduce_prod(dyn_free), reduce_prod(dyn_axes)
-    new_shape = array.stack([prod_axes, prod_free] if flipped else [prod_free, prod_axes])
-    return array.reshape(array.transpose(a, perm), new_shape), dyn_free, free_dims
+    new_shape = array_core.stack([prod_axes, prod_free] if flipped else [prod_free, prod_axes])
+    return array_core.reshape(array_transpose.transpose(a, perm), new_shape), dyn_free, free_dims
 
 
 def tensordot(a, b, axes, name: str | None = None) -> Tensor:
@@ -86,13 +86,16 @@ def tensordot(a, b, axes, name: str | None = None) -> Tensor:
                 return ab
             new_shape = a_free + b_free
         else:
-            a_free = a_free if isinstance(a_free, Tensor) else array.constant(a_free, dtypes.int32)
-            b_free = b_free if isinstance(b_free, Tensor) else array.constant(b_free, dtypes.int32)
-            new_shape = array.concat([a_free, b_free], 0)
-    product = array.reshape(ab, new_shape, name=final)
+            if not isinstance(a_free, Tensor):
+                a_free = array_core.constant(a_free, dtypes.int32)
+            if not isinstance(b_free, Tensor):
+                b_free = array_core.constant(b_free, dtypes.int32)
+            new_shape = array_slicing.concat([a_free, b_free], 0)
+    product = array_core.reshape(ab, new_shape, name=final)
     if product.shape.is_compatible_with(static) and hasattr(product, "set_shape"):
         product.set_shape(product.shape.merge_with(static))
     return product
+
 
 def matvec(a, b, transpose_a: bool = False, adjoint_a: bool = False,
            a_is_sparse: bool = False, b_is_sparse: bool = False,
@@ -101,9 +104,8 @@ def matvec(a, b, transpose_a: bool = False, adjoint_a: bool = False,
     with name_scope(name, "MatVec"):
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, name="b")
-        out = matmul(a, array.expand_dims(b, -1), transpose_a=transpose_a,
-                     adjoint_a=adjoint_a)
-        return array.squeeze(out, -1)
+        out = matmul(a, array_core.expand_dims(b, -1), transpose_a=transpose_a, adjoint_a=adjoint_a)
+        return array_core.squeeze(out, -1)
 
 
 def matrix_transpose(a, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
@@ -117,6 +119,7 @@ def matrix_transpose(a, name: str = "matrix_transpose", conjugate: bool = False)
                                  f"Received `a` = {a} with shape: {a.shape}")
             perm = list(range(rank - 2)) + [rank - 1, rank - 2]
         else:
-            r = array.rank(a)
-            perm = array.concat([array.range(r - 2), array.stack([r - 1, r - 2])], 0)
-        return array.transpose(a, perm)
+            r = array_core.rank(a)
+            lead = array_range.range(r - 2)
+            perm = array_slicing.concat([lead, array_core.stack([r - 1, r - 2])], 0)
+        return array_transpose.transpose(a, perm)

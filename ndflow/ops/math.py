@@ -1,51 +1,28 @@
-"""Math ops: the public face of the math family, plus the unary elementwise ops.
+"""Unary elementwise math ops (Abs ... Erf, with TF's *Grad ops), CheckNumerics, the math
+composites (`clip_by_value`, `reduce_logsumexp`, `count_nonzero`, ...) and the Python operator
+overloads (`x + y` is an AddV2 named "add", as TF names it). Gradients are in math_grad.py.
 
-The family is split by dependency (each file imports only the ones above it):
-`comparison` (comparisons, logical ops, shared shape rules) -> `arithmetic` (Cast, binary
-arithmetic, Select, AddN, Sum and broadcast-gradient reduction) -> `reduction`
-(Mean/Max/Min/Prod/All/Any, ArgMax/ArgMin) and `linalg` (MatMul, BatchMatMulV2) -> this
-module: unary ops (Abs ... Erf with TF's *Grad ops), CheckNumerics, `clip_by_value`, and
-the Python operator overloads (`x + y` is an AddV2 named "add", as TF names it).
+The math family is split by dependency (each file imports only the ones above it):
+`comparison` (comparisons, logical ops, shared shape rules) -> `cast` -> `arithmetic`
+(binary arithmetic, Neg/Log/Reciprocal, Select, AddN, DivNoNan) -> `reduction` (Sum, Mean,
+Max, ..., ArgMax) and `linalg` (MatMul, BatchMatMulV2) -> this module.
 """
 
 from __future__ import annotations
 
-import math as _pymath
-
 from ndflow.core import dtypes
 from ndflow.core.tensor import OPERATORS, Tensor
-from ndflow.ops import array
+from ndflow.ops import array_core, array_fill
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.arithmetic import (  # noqa: F401 - re-exported
+from ndflow.ops.arithmetic import (
     FLOAT,
     NUMERIC,
-    Add,
-    AddN,
     AddV2,
-    BroadcastGradientArgs,
-    Cast,
-    FloorDiv,
     FloorMod,
-    Log,
-    Maximum,
-    Minimum,
     Mul,
-    Neg,
     Pow,
-    RealDiv,
-    Reciprocal,
-    ReciprocalGrad,
-    Select,
-    SelectV2,
-    SquaredDifference,
     Sub,
-    Sum,
     add,
-    add_n,
-    binary_operands,
-    broadcast_gradient_args,
-    cast,
-    divide,
     floor_div,
     floormod,
     log,
@@ -53,81 +30,36 @@ from ndflow.ops.arithmetic import (  # noqa: F401 - re-exported
     minimum,
     multiply,
     negative,
-    pow,
-    real_div,
-    reciprocal,
-    reciprocal_grad,
-    reduce_gradient_args,
-    reduce_sum,
-    reduce_to_shape,
-    select,
     select_v2,
-    squared_difference,
     subtract,
-    to_double,
-    to_float,
-    to_int32,
-    to_int64,
     truediv,
-    where,
 )
-from ndflow.ops.comparison import (  # noqa: F401 - re-exported
+from ndflow.ops.cast import cast
+from ndflow.ops.comparison import (
     Equal,
     Greater,
     GreaterEqual,
-    IsFinite,
-    IsInf,
-    IsNan,
     Less,
     LessEqual,
     LogicalAnd,
-    LogicalNot,
     LogicalOr,
     NotEqual,
-    broadcast_shape,
     composite_name,
-    equal,
-    greater,
-    greater_equal,
     is_finite,
-    is_inf,
-    is_nan,
-    less,
-    less_equal,
-    logical_and,
     logical_not,
-    logical_or,
     logical_xor,
     not_equal,
     unchanged_shape,
 )
-from ndflow.ops.linalg import BatchMatMulV2, MatMul, batch_matmul, matmul  # noqa: F401
+from ndflow.ops.linalg import matmul
 from ndflow.ops.op_def import op_def
-from ndflow.ops.reduction import (  # noqa: F401 - re-exported
-    All,
-    Any,
-    ArgMax,
-    ArgMin,
-    Max,
-    Mean,
-    Min,
-    Prod,
-    argmax,
-    argmin,
-    reduce_all,
-    reduce_any,
-    reduce_max,
-    reduce_mean,
-    reduce_min,
-    reduce_prod,
-)
+from ndflow.ops.reduction import reduce_max, reduce_sum
 
 _SIGNED = "T: {half, bfloat16, float, double, int8, int16, int32, int64}"
 
 
-def _unary(name, attrs=FLOAT, grad=None):
-    return op_def(name, inputs=["x: T"], outputs=["y: T"], attrs=[attrs],
-                  shape=unchanged_shape, grad=grad)
+def _unary(name, attrs=FLOAT):
+    return op_def(name, inputs=["x: T"], outputs=["y: T"], attrs=[attrs], shape=unchanged_shape)
 
 
 def _grad_op(name):
@@ -139,50 +71,16 @@ def _run(op, *inputs, name=None):
     return apply_op(op, list(inputs), name=name).outputs[0]
 
 
-Abs = _unary("Abs", _SIGNED, lambda op, grad: [multiply(grad, sign(op.inputs[0]))])
-Sign = _unary("Sign", _SIGNED, lambda op, grad: [array.zeros_like(op.inputs[0])])
-Square = _unary("Square", NUMERIC,
-                lambda op, grad: [multiply(grad, multiply(op.inputs[0], 2.0))])
-Exp = _unary("Exp", grad=lambda op, grad: [multiply(grad, op.outputs[0])])
-Log1p = _unary("Log1p", grad=lambda op, grad: [multiply(grad,
-                                                        reciprocal(add(op.inputs[0], 1.0)))])
-_TWO_OVER_ROOT_PI = 2.0 / _pymath.sqrt(_pymath.pi)
-Erf = _unary("Erf", grad=lambda op, grad: [
-    multiply(multiply(grad, _TWO_OVER_ROOT_PI), exp(negative(square(op.inputs[0]))))])
-
+Abs = _unary("Abs", _SIGNED)
+Sign = _unary("Sign", _SIGNED)
+Square = _unary("Square", NUMERIC)
+Exp = _unary("Exp")
+Log1p = _unary("Log1p")
+Erf = _unary("Erf")
 Sqrt, SqrtGrad = _unary("Sqrt"), _grad_op("SqrtGrad")
 Rsqrt, RsqrtGrad = _unary("Rsqrt"), _grad_op("RsqrtGrad")
 Tanh, TanhGrad = _unary("Tanh"), _grad_op("TanhGrad")
 Sigmoid, SigmoidGrad = _unary("Sigmoid"), _grad_op("SigmoidGrad")
-Sqrt.def_grad(lambda op, grad: [sqrt_grad(op.outputs[0], grad)])
-Rsqrt.def_grad(lambda op, grad: [rsqrt_grad(op.outputs[0], grad)])
-Tanh.def_grad(lambda op, grad: [tanh_grad(op.outputs[0], grad)])
-Sigmoid.def_grad(lambda op, grad: [sigmoid_grad(op.outputs[0], grad)])
-
-
-@SqrtGrad.def_grad
-def _sqrt_grad_grad(op, grad):
-    ga = real_div(grad, op.inputs[0])
-    return [negative(multiply(ga, op.outputs[0])), multiply(ga, 0.5)]
-
-
-@RsqrtGrad.def_grad
-def _rsqrt_grad_grad(op, grad):
-    a, b = op.inputs
-    return [multiply(multiply(multiply(grad, -1.5), b), square(a)), rsqrt_grad(a, grad)]
-
-
-@TanhGrad.def_grad
-def _tanh_grad_grad(op, grad):
-    a, b = op.inputs
-    return [multiply(multiply(multiply(grad, -2.0), b), a), tanh_grad(a, grad)]
-
-
-@SigmoidGrad.def_grad
-def _sigmoid_grad_grad(op, grad):
-    a, b = op.inputs
-    gb = multiply(grad, b)
-    return [subtract(gb, multiply(multiply(gb, 2.0), a)), sigmoid_grad(a, grad)]
 
 
 def abs(x, name=None) -> Tensor:  # noqa: A001 - TF's name
@@ -261,12 +159,6 @@ CheckNumerics = op_def("CheckNumerics", inputs=["tensor: T"], outputs=["output: 
                        attrs=[FLOAT, "message: string"], shape=unchanged_shape, stateful=True)
 
 
-@CheckNumerics.def_grad
-def _check_numerics_grad(op, grad):
-    return [check_numerics(grad, "Not a number (NaN) or infinity (Inf) values detected in "
-                                 f"gradient. {op.get_attr('message')}")]
-
-
 def check_numerics(tensor, message, name=None) -> Tensor:
     """`tf.debugging.check_numerics`: raises InvalidArgumentError on NaN or Inf values."""
     if isinstance(message, bytes):
@@ -307,10 +199,11 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None) -> Tens
     with composite_name(name, "ReduceLogSumExp") as final:
         raw_max = reduce_max(input_tensor, axis, keepdims=True)
         finite = is_finite(raw_max)
-        my_max = array.stop_gradient(select_v2(finite, raw_max, array.zeros_like(raw_max)))
+        zeros = array_fill.zeros_like(raw_max)
+        my_max = array_core.stop_gradient(select_v2(finite, raw_max, zeros))
         result = log(reduce_sum(exp(subtract(input_tensor, my_max)), axis, keepdims=keepdims))
         if not keepdims:
-            my_max = array.reshape(my_max, array.shape(result))
+            my_max = array_core.reshape(my_max, array_core.shape(result))
     return add(result, my_max, name=final)
 
 

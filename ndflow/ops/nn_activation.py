@@ -1,16 +1,15 @@
 """Activations: Relu, Relu6, Elu, Selu, LeakyRelu, Softplus, Softmax, LogSoftmax and grads.
 
-Gradients are written as TF's nn_grad.py writes them (Relu -> ReluGrad(grad, y), Softplus ->
-grad * sigmoid(x), Softmax -> (g - sum(g * y)) * y, ...), second derivatives included.
+Their gradients (TF's nn_grad.py, second derivatives included) are in nn_grad.py.
 """
 
 from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array as array_ops
-from ndflow.ops import math as math_ops
+from ndflow.ops import array_core, array_transpose
 from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.cast import cast
 from ndflow.ops.nn_common import FLOAT_T
 from ndflow.ops.op_def import op_def
 
@@ -71,96 +70,6 @@ LogSoftmax = op_def("LogSoftmax", inputs=["logits: T"], outputs=["logsoftmax: T"
                     attrs=[FLOAT_T], shape=_softmax_shape)
 
 
-# -- gradients (TF's nn_grad.py) -------------------------------------------------------------------
-
-
-@Relu.def_grad
-def _relu_grad(op, grad):
-    return [_out(ReluGrad, [grad, op.outputs[0]])]
-
-
-@ReluGrad.def_grad
-def _relu_grad_grad(op, grad):
-    x = op.inputs[1]
-    return [_out(ReluGrad, [grad, x]), array_ops.zeros_like(x)]
-
-
-@Relu6.def_grad
-def _relu6_grad(op, grad):
-    return [_out(Relu6Grad, [grad, op.outputs[0]])]
-
-
-@Relu6Grad.def_grad
-def _relu6_grad_grad(op, grad):
-    x = op.inputs[1]
-    return [_out(Relu6Grad, [grad, x]), array_ops.zeros_like(x)]
-
-
-@Elu.def_grad
-def _elu_grad(op, grad):
-    return [_out(EluGrad, [grad, op.outputs[0]])]
-
-
-@Selu.def_grad
-def _selu_grad(op, grad):
-    return [_out(SeluGrad, [grad, op.outputs[0]])]
-
-
-def _where_negative(x, value):
-    zeros = array_ops.zeros_like(x)
-    return math_ops.where(math_ops.less(x, zeros), value, zeros)
-
-
-@EluGrad.def_grad
-def _elu_grad_grad(op, grad):
-    elu_x = op.inputs[1]
-    return [_out(EluGrad, [grad, elu_x]), _where_negative(elu_x, grad * op.inputs[0])]
-
-
-@SeluGrad.def_grad
-def _selu_grad_grad(op, grad):
-    selu_x = op.inputs[1]
-    return [_out(SeluGrad, [grad, selu_x]), _where_negative(selu_x, grad * op.inputs[0])]
-
-
-@LeakyRelu.def_grad
-def _leaky_relu_grad(op, grad):
-    return [_out(LeakyReluGrad, [grad, op.inputs[0]], {"alpha": op.get_attr("alpha")})]
-
-
-@LeakyReluGrad.def_grad
-def _leaky_relu_grad_grad(op, grad):
-    x = op.inputs[1]
-    return [_out(LeakyReluGrad, [grad, x], {"alpha": op.get_attr("alpha")}),
-            array_ops.zeros_like(x)]
-
-
-@Softplus.def_grad
-def _softplus_grad(op, grad):
-    return [grad * math_ops.sigmoid(op.inputs[0])]
-
-
-@SoftplusGrad.def_grad
-def _softplus_grad_grad(op, grad):
-    dy, x = op.inputs
-    ddy = _out(SoftplusGrad, [grad, x])
-    d2x = grad * dy / (math_ops.exp(-x) + 2.0 + math_ops.exp(x))
-    return [ddy, d2x]
-
-
-@Softmax.def_grad
-def _softmax_grad(op, grad_softmax):
-    softmax = op.outputs[0]
-    sum_channels = math_ops.reduce_sum(grad_softmax * softmax, -1, keepdims=True)
-    return [(grad_softmax - sum_channels) * softmax]
-
-
-@LogSoftmax.def_grad
-def _log_softmax_grad(op, grad):
-    softmax = math_ops.exp(op.outputs[0])
-    return [grad - math_ops.reduce_sum(grad, -1, keepdims=True) * softmax]
-
-
 # -- public wrappers -------------------------------------------------------------------------------
 
 
@@ -188,7 +97,7 @@ def leaky_relu(features, alpha: float = 0.2, name: str | None = None) -> Tensor:
     """`tf.nn.leaky_relu`: features if > 0 else alpha * features (ints cast to float32)."""
     features = convert_to_tensor(features, name="features")
     if features.dtype.is_integer:
-        features = math_ops.cast(features, dtypes.float32)
+        features = cast(features, dtypes.float32)
     if hasattr(alpha, "item"):
         alpha = alpha.item()
     return _out(LeakyRelu, [features], {"alpha": float(alpha)}, name=name or "LeakyRelu")
@@ -203,7 +112,7 @@ def _swap_axis(x, axis: int, rank: int):
     """Transposes `axis` with the last axis (its own inverse), as TF's `_wrap_2d_function`."""
     perm = list(range(rank))
     perm[axis], perm[-1] = perm[-1], perm[axis]
-    return array_ops.transpose(x, perm)
+    return array_transpose.transpose(x, perm)
 
 
 def _softmax_like(op_def_, logits, axis, name):
@@ -221,7 +130,7 @@ def _softmax_like(op_def_, logits, axis, name):
     axis %= rank
     out = _out(op_def_, [_swap_axis(logits, axis, rank)])
     return _swap_axis(out, axis, rank) if name is None else \
-        array_ops.identity(_swap_axis(out, axis, rank), name=name)
+        array_core.identity(_swap_axis(out, axis, rank), name=name)
 
 
 def softmax(logits, axis: int | None = None, name: str | None = None) -> Tensor:

@@ -12,7 +12,6 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array as array_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.nn_common import (
     DATA_FORMAT,
@@ -28,7 +27,7 @@ from ndflow.ops.nn_common import (
     spatial_dims,
     window_geometry,
 )
-from ndflow.ops.op_def import input_needed, op_def
+from ndflow.ops.op_def import op_def
 
 _CONV_T = "T: {half, bfloat16, float, double, int32}"
 _FLOAT_T = "T: {half, bfloat16, float, double}"
@@ -128,89 +127,8 @@ DepthwiseConv2dNativeBackpropFilter = op_def(
     attrs=[_FLOAT_T] + _DEPTHWISE_ATTRS, shape=_sizes_shape(1))
 
 
-def shape_tensor(t) -> Tensor:
-    """`tf.shape(t)` as int32 (a constant when the static shape is fully known)."""
-    fn = getattr(array_ops, "shape", None)
-    if fn is not None:
-        return fn(t, out_type=dtypes.int32)
-    if t.shape.is_fully_defined():
-        return convert_to_tensor(np.asarray(t.shape.as_list(), np.int32), dtypes.int32)
-    raise NotImplementedError("dynamic shapes need the Shape op (ndflow.ops.array.shape)")
-
-
-def shape_n(tensors) -> list:
-    """`tf.shape_n`: int32 shapes of several tensors (one ShapeN node when available)."""
-    fn = getattr(array_ops, "shape_n", None)
-    if fn is not None:
-        return list(fn(list(tensors), out_type=dtypes.int32))
-    return [shape_tensor(t) for t in tensors]
-
-
-def _window_attrs(op, names=("strides", "padding", "explicit_paddings", "data_format",
-                             "dilations")) -> dict:
-    attrs = {n: op.get_attr(n) for n in names}
-    if "use_cudnn_on_gpu" in op.attrs:
-        attrs["use_cudnn_on_gpu"] = op.get_attr("use_cudnn_on_gpu")
-    return attrs
-
-
 def _raw(op_def_, inputs, attrs, name=None):
     return apply_op(op_def_, inputs, attrs, name=name).outputs[0]
-
-
-@Conv2D.def_grad
-def _conv2d_grad(op, grad):
-    attrs = _window_attrs(op)
-    shape_0, shape_1 = shape_n([op.inputs[0], op.inputs[1]])
-    return [_raw(Conv2DBackpropInput, [shape_0, op.inputs[1], grad], attrs)
-            if input_needed(op, 0) else None,
-            _raw(Conv2DBackpropFilter, [op.inputs[0], shape_1, grad], attrs)
-            if input_needed(op, 1) else None]
-
-
-@Conv2DBackpropInput.def_grad
-def _conv2d_backprop_input_grad(op, grad):
-    attrs = _window_attrs(op)
-    return [None,
-            _raw(Conv2DBackpropFilter, [grad, shape_tensor(op.inputs[1]), op.inputs[2]], attrs),
-            _raw(Conv2D, [grad, op.inputs[1]], attrs)]
-
-
-@Conv2DBackpropFilter.def_grad
-def _conv2d_backprop_filter_grad(op, grad):
-    attrs = _window_attrs(op)
-    return [_raw(Conv2DBackpropInput, [shape_tensor(op.inputs[0]), grad, op.inputs[2]], attrs),
-            None,
-            _raw(Conv2D, [op.inputs[0], grad], attrs)]
-
-
-@DepthwiseConv2dNative.def_grad
-def _depthwise_grad(op, grad):
-    attrs = _window_attrs(op)
-    return [_raw(DepthwiseConv2dNativeBackpropInput,
-                 [shape_tensor(op.inputs[0]), op.inputs[1], grad], attrs)
-            if input_needed(op, 0) else None,
-            _raw(DepthwiseConv2dNativeBackpropFilter,
-                 [op.inputs[0], shape_tensor(op.inputs[1]), grad], attrs)
-            if input_needed(op, 1) else None]
-
-
-@DepthwiseConv2dNativeBackpropInput.def_grad
-def _depthwise_backprop_input_grad(op, grad):
-    attrs = _window_attrs(op)
-    return [None,
-            _raw(DepthwiseConv2dNativeBackpropFilter,
-                 [grad, shape_tensor(op.inputs[1]), op.inputs[2]], attrs),
-            _raw(DepthwiseConv2dNative, [grad, op.inputs[1]], attrs)]
-
-
-@DepthwiseConv2dNativeBackpropFilter.def_grad
-def _depthwise_backprop_filter_grad(op, grad):
-    attrs = _window_attrs(op)
-    return [_raw(DepthwiseConv2dNativeBackpropInput,
-                 [shape_tensor(op.inputs[0]), grad, op.inputs[2]], attrs),
-            None,
-            _raw(DepthwiseConv2dNative, [op.inputs[0], grad], attrs)]
 
 
 # -- BiasAdd -------------------------------------------------------------------------------------
@@ -248,21 +166,6 @@ BiasAdd = op_def("BiasAdd", inputs=["value: T", "bias: T"], outputs=["output: T"
                  attrs=[_BIAS_T, DATA_FORMAT], shape=_bias_add_shape)
 BiasAddGrad = op_def("BiasAddGrad", inputs=["out_backprop: T"], outputs=["output: T"],
                      attrs=[_BIAS_T, DATA_FORMAT], shape=_bias_add_grad_shape)
-
-
-@BiasAdd.def_grad
-def _bias_add_grad(op, received_grad):
-    return [received_grad, _raw(BiasAddGrad, [received_grad],
-                                {"data_format": op.get_attr("data_format")})]
-
-
-@BiasAddGrad.def_grad
-def _bias_add_grad_grad(op, received_grad):
-    # TF reshapes received_grad to [1,..,C(,1,..)] and tiles it to the input's shape; a
-    # BiasAdd of the gradient onto zeros is the same broadcast in one node.
-    fmt = op.get_attr("data_format")
-    return [_raw(BiasAdd, [array_ops.zeros_like(op.inputs[0]), received_grad],
-                 {"data_format": fmt})]
 
 
 def bias_add(value, bias, data_format: str | None = None, name: str | None = None) -> Tensor:

@@ -10,17 +10,17 @@ from ndflow.core import context, dtypes
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array as array_ops
-from ndflow.ops import math as math_ops
+from ndflow.ops import arithmetic, array_core, comparison
 from ndflow.ops import random as random_ops
 from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.cast import cast
 
 
 def _noise_shape(x, noise_shape):
     if noise_shape is None:
         if x.shape.is_fully_defined():
             return x.shape.as_list()
-        return array_ops.shape(x)
+        return array_core.shape(x)
     if isinstance(noise_shape, Tensor):
         return noise_shape
     try:
@@ -51,21 +51,21 @@ def dropout(x, rate, noise_shape=None, seed: int | None = None, name: str | None
             return x
         if is_number:
             scale = convert_to_tensor(1 / (1 - rate), dtype=x.dtype)
-            ret = math_ops.multiply(x, scale)
+            ret = arithmetic.multiply(x, scale)
             rate_t = convert_to_tensor(rate, dtype=x.dtype)
         else:
             rate_t = convert_to_tensor(rate)
             if rate_t.shape.rank not in (None, 0):
                 raise ValueError(f"Shape must be rank 0 but is rank {rate_t.shape.rank}")
             if rate_t.dtype is not x.dtype:
-                rate_t = math_ops.cast(rate_t, x.dtype, name="rate")
+                rate_t = cast(rate_t, x.dtype, name="rate")
             one = convert_to_tensor(1, dtype=x.dtype)
-            ret = math_ops.real_div(x, math_ops.subtract(one, rate_t))
+            ret = arithmetic.real_div(x, arithmetic.subtract(one, rate_t))
         noise = random_ops.random_uniform(_noise_shape(x, noise_shape), seed=seed,
                                           dtype=x.dtype)
-        keep_mask = math_ops.greater_equal(noise, rate_t)
+        keep_mask = comparison.greater_equal(noise, rate_t)
         zero = convert_to_tensor(0, dtype=x.dtype)
-        out = math_ops.select_v2(keep_mask, ret, zero)
+        out = arithmetic.select_v2(keep_mask, ret, zero)
         if not context.executing_eagerly() and hasattr(out, "set_shape"):
             out.set_shape(x.shape)
         return out
@@ -81,7 +81,7 @@ def dropout_v1(x, keep_prob=None, noise_shape=None, seed: int | None = None,
             raise ValueError(f"`keep_prob` must be a floating point number in the range "
                              f"(0, 1]. Received: keep_prob={keep_prob}")
         rate = 1 - keep_prob if isinstance(keep_prob, numbers.Real) else \
-            math_ops.subtract(convert_to_tensor(1, dtype=dtypes.as_dtype(keep_prob.dtype)),
+            arithmetic.subtract(convert_to_tensor(1, dtype=dtypes.as_dtype(keep_prob.dtype)),
                               keep_prob)
     if rate is None:
         raise ValueError("You must provide a rate to dropout.")

@@ -5,10 +5,17 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.shapes import TensorShape, broadcast_shapes
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array as array_ops
-from ndflow.ops import math as math_ops
+from ndflow.ops import (
+    arithmetic,
+    array_core,
+    array_fill,
+    array_slicing,
+    array_transpose,
+    comparison,
+    math,
+)
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.nn_activation import LogSoftmax, Softmax
+from ndflow.ops.cast import cast
 from ndflow.ops.nn_common import FLOAT_T
 from ndflow.ops.op_def import op_def
 
@@ -52,44 +59,6 @@ L2Loss = op_def("L2Loss", inputs=["t: T"], outputs=["output: T"], attrs=[FLOAT_T
                 shape=lambda ctx: [TensorShape([])])
 
 
-def _broadcast_mul(vec, mat):
-    """TF's `_BroadcastMul`: vec [D0] times mat [D0, D1]."""
-    return array_ops.expand_dims(vec, -1) * mat
-
-
-def _is_zeros(t) -> bool:
-    op = getattr(t, "op", None)
-    return t is None or (op is not None and getattr(op, "type", None) == "ZerosLike")
-
-
-def _second_order(grad, grad_grad, logits):
-    if _is_zeros(grad_grad):
-        return grad
-    softmax = apply_op(Softmax, [logits]).outputs[0]
-    inner = math_ops.matmul(array_ops.expand_dims(grad_grad, 1),
-                            array_ops.expand_dims(softmax, 2))
-    return grad + (grad_grad - array_ops.squeeze(inner, axis=1)) * softmax
-
-
-@SoftmaxCrossEntropyWithLogits.def_grad
-def _xent_grad(op, grad_loss, grad_grad):
-    logits = op.inputs[0]
-    grad = _second_order(_broadcast_mul(grad_loss, op.outputs[1]), grad_grad, logits)
-    log_softmax = apply_op(LogSoftmax, [logits]).outputs[0]
-    return [grad, _broadcast_mul(grad_loss, -log_softmax)]
-
-
-@SparseSoftmaxCrossEntropyWithLogits.def_grad
-def _sparse_xent_grad(op, grad_loss, grad_grad):
-    grad = _second_order(_broadcast_mul(grad_loss, op.outputs[1]), grad_grad, op.inputs[0])
-    return [grad, None]
-
-
-@L2Loss.def_grad
-def _l2_loss_grad(op, grad):
-    return [op.inputs[0] * grad]
-
-
 def l2_loss(t, name: str | None = None) -> Tensor:
     """`tf.nn.l2_loss`: sum(t ** 2) / 2."""
     return apply_op(L2Loss, [t], name=name).outputs[0]
@@ -100,9 +69,9 @@ def _flatten_outer_dims(x, rank: int):
         return x
     last = x.shape[-1]
     if last is not None:
-        return array_ops.reshape(x, [-1, last])
-    return array_ops.reshape(x, array_ops.concat(
-        [[-1], array_ops.slice(array_ops.shape(x), [rank - 1], [1])], 0))
+        return array_core.reshape(x, [-1, last])
+    return array_core.reshape(x, array_slicing.concat(
+        [[-1], array_slicing.slice(array_core.shape(x), [rank - 1], [1])], 0))
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1,
@@ -111,8 +80,8 @@ def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1,
     labels = convert_to_tensor(labels, name="labels")
     logits = convert_to_tensor(logits, name="logits")
     convert = logits.dtype in (dtypes.float16, dtypes.bfloat16)
-    precise = math_ops.cast(logits, dtypes.float32) if convert else logits
-    labels = math_ops.cast(labels, precise.dtype) if labels.dtype is not precise.dtype \
+    precise = cast(logits, dtypes.float32) if convert else logits
+    labels = cast(labels, precise.dtype) if labels.dtype is not precise.dtype \
         else labels
     rank = logits.shape.rank
     if rank is None:
@@ -122,29 +91,29 @@ def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1,
     if axis % rank != rank - 1:
         perm = list(range(rank))
         perm[axis % rank], perm[-1] = perm[-1], perm[axis % rank]
-        precise = array_ops.transpose(precise, perm)
-        labels = array_ops.transpose(labels, perm)
+        precise = array_transpose.transpose(precise, perm)
+        labels = array_transpose.transpose(labels, perm)
     out_shape = precise.shape.as_list()[:-1] if rank != 2 else None
     if out_shape is not None and not all(d is not None for d in out_shape):
-        out_shape = array_ops.slice(array_ops.shape(precise), [0], [rank - 1])
+        out_shape = array_slicing.slice(array_core.shape(precise), [0], [rank - 1])
     if rank == 1:
-        precise = array_ops.expand_dims(precise, 0)
-        labels = array_ops.expand_dims(labels, 0)
+        precise = array_core.expand_dims(precise, 0)
+        labels = array_core.expand_dims(labels, 0)
     elif rank > 2:
         precise = _flatten_outer_dims(precise, rank)
         labels = _flatten_outer_dims(labels, rank)
     cost = apply_op(SoftmaxCrossEntropyWithLogits, [precise, labels],
                     name=name if rank == 2 else None).outputs[0]
     if rank != 2:
-        cost = array_ops.reshape(cost, out_shape, name=name)
-    return math_ops.cast(cost, logits.dtype) if convert else cost
+        cost = array_core.reshape(cost, out_shape, name=name)
+    return cast(cost, logits.dtype) if convert else cost
 
 
 def softmax_cross_entropy_with_logits_v1(_sentinel=None, labels=None, logits=None,
                                          dim: int = -1, name: str | None = None,
                                          axis: int | None = None) -> Tensor:
     """`tf.compat.v1.nn.softmax_cross_entropy_with_logits`: no gradient into labels."""
-    labels = array_ops.stop_gradient(convert_to_tensor(labels), name="labels_stop_gradient")
+    labels = array_core.stop_gradient(convert_to_tensor(labels), name="labels_stop_gradient")
     return softmax_cross_entropy_with_logits(labels, logits,
                                              axis if axis is not None else dim, name)
 
@@ -154,7 +123,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name: str | None = 
     labels = convert_to_tensor(labels, name="labels")
     logits = convert_to_tensor(logits, name="logits")
     convert = logits.dtype is dtypes.float16
-    precise = math_ops.cast(logits, dtypes.float32) if convert else logits
+    precise = cast(logits, dtypes.float32) if convert else logits
     lr, gr = labels.shape.rank, logits.shape.rank
     if gr == 0:
         raise ValueError(f"Logits cannot be scalars - received shape {logits.shape}.")
@@ -169,13 +138,13 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name: str | None = 
             raise NotImplementedError("sparse_softmax_cross_entropy_with_logits needs a known "
                                       "logits rank")
         flat_logits = _flatten_outer_dims(precise, gr)
-        flat_labels = array_ops.reshape(labels, [-1])
+        flat_labels = array_core.reshape(labels, [-1])
         cost = apply_op(SparseSoftmaxCrossEntropyWithLogits, [flat_logits, flat_labels]
                         ).outputs[0]
         dims = labels.shape
-        cost = array_ops.reshape(cost, dims.as_list() if dims.is_fully_defined() else
-                                 array_ops.shape(labels), name=name)
-    return math_ops.cast(cost, dtypes.float16) if convert else cost
+        cost = array_core.reshape(cost, dims.as_list() if dims.is_fully_defined() else
+                                 array_core.shape(labels), name=name)
+    return cast(cost, dtypes.float16) if convert else cost
 
 
 def sparse_softmax_cross_entropy_with_logits_v1(_sentinel=None, labels=None, logits=None,
@@ -191,9 +160,9 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name: str | None
     if not logits.shape.is_compatible_with(labels.shape):
         raise ValueError(f"`logits` and `labels` must have the same shape, received "
                          f"({logits.shape} vs {labels.shape}).")
-    zeros = array_ops.zeros_like(logits)
-    cond = math_ops.greater_equal(logits, zeros)
-    relu_logits = math_ops.where(cond, logits, zeros)
-    neg_abs_logits = math_ops.where(cond, -logits, logits)
-    return math_ops.add(relu_logits - logits * labels,
-                        math_ops.log1p(math_ops.exp(neg_abs_logits)), name=name)
+    zeros = array_fill.zeros_like(logits)
+    cond = comparison.greater_equal(logits, zeros)
+    relu_logits = arithmetic.where(cond, logits, zeros)
+    neg_abs_logits = arithmetic.where(cond, -logits, logits)
+    return arithmetic.add(relu_logits - logits * labels,
+                        math.log1p(math.exp(neg_abs_logits)), name=name)

@@ -14,9 +14,9 @@ from ndflow.core import dtypes
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array as array_ops
-from ndflow.ops import math as math_ops
+from ndflow.ops import arithmetic, array_core, math, reduction
 from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.cast import cast
 from ndflow.ops.nn_common import spatial_dims
 from ndflow.ops.op_def import op_def
 
@@ -85,21 +85,6 @@ FusedBatchNormGradV3 = op_def(
     attrs=[_T, "U: {float, double}", *_BN_ATTRS], shape=_fused_bn_grad_shape)
 
 
-@FusedBatchNormV3.def_grad
-def _fused_batch_norm_v3_grad(op, *grads):
-    is_training = op.get_attr("is_training")
-    attrs = {"epsilon": op.get_attr("epsilon"), "data_format": op.get_attr("data_format"),
-             "is_training": is_training}
-    if is_training:
-        r1, r2 = op.outputs[3], op.outputs[4]
-    else:
-        r1, r2 = op.inputs[3], op.inputs[4]
-    dx, dscale, doffset, _, _ = apply_op(
-        FusedBatchNormGradV3, [grads[0], op.inputs[0], op.inputs[1], r1, r2, op.outputs[5]],
-        attrs).outputs
-    return [dx, dscale, doffset, None, None]
-
-
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon: float = 0.001,
                      data_format: str = "NHWC", is_training: bool = True,
                      name: str | None = None, exponential_avg_factor: float = 1.0) -> tuple:
@@ -109,9 +94,9 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon: float 
     offset = convert_to_tensor(offset, name="offset")
     u = scale.dtype
     if mean is None:
-        mean = array_ops.constant([], dtype=u)
+        mean = array_core.constant([], dtype=u)
     if variance is None:
-        variance = array_ops.constant([], dtype=u)
+        variance = array_core.constant([], dtype=u)
     epsilon = max(epsilon, 1.001e-5)  # TF's min_epsilon (cuDNN's CUDNN_BN_MIN_EPSILON + eps)
     op = apply_op(FusedBatchNormV3, [x, scale, offset, mean, variance],
                   {"epsilon": float(epsilon), "data_format": data_format,
@@ -126,27 +111,27 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon,
     """`tf.nn.batch_normalization`: (x - mean) * scale / sqrt(variance + eps) + offset."""
     with name_scope(name, "batchnorm"):
         x = convert_to_tensor(x)
-        inv = math_ops.rsqrt(variance + variance_epsilon)
+        inv = math.rsqrt(variance + variance_epsilon)
         if scale is not None:
             inv = inv * scale
         shift = offset - mean * inv if offset is not None else -mean * inv
-        return x * math_ops.cast(inv, x.dtype) + math_ops.cast(shift, x.dtype)
+        return x * cast(inv, x.dtype) + cast(shift, x.dtype)
 
 
 def moments(x, axes, shift=None, keepdims: bool = False, name: str | None = None) -> tuple:
     """`tf.nn.moments` (TF2): (mean, variance) over `axes`; float16 computed in float32."""
     with name_scope(name, "moments"):
         x = convert_to_tensor(x)
-        y = math_ops.cast(x, dtypes.float32) if x.dtype is dtypes.float16 else x
-        mean = math_ops.reduce_mean(y, axes, keepdims=True, name="mean")
-        variance = math_ops.reduce_mean(
-            math_ops.squared_difference(y, array_ops.stop_gradient(mean)), axes,
+        y = cast(x, dtypes.float32) if x.dtype is dtypes.float16 else x
+        mean = reduction.reduce_mean(y, axes, keepdims=True, name="mean")
+        variance = reduction.reduce_mean(
+            arithmetic.squared_difference(y, array_core.stop_gradient(mean)), axes,
             keepdims=True, name="variance")
         if not keepdims:
-            mean = array_ops.squeeze(mean, axes)
-            variance = array_ops.squeeze(variance, axes)
+            mean = array_core.squeeze(mean, axes)
+            variance = array_core.squeeze(variance, axes)
         if x.dtype is dtypes.float16:
-            return math_ops.cast(mean, dtypes.float16), math_ops.cast(variance, dtypes.float16)
+            return cast(mean, dtypes.float16), cast(variance, dtypes.float16)
         return mean, variance
 
 

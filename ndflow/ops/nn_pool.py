@@ -11,7 +11,6 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array as array_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.nn_common import (
     DATA_FORMAT,
@@ -28,7 +27,6 @@ from ndflow.ops.nn_common import (
     spatial_dims,
     window_geometry,
 )
-from ndflow.ops.nn_conv import shape_tensor
 from ndflow.ops.op_def import op_def
 
 _MAX_T = "T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8} = DT_FLOAT"
@@ -105,43 +103,11 @@ AvgPoolGrad = op_def("AvgPoolGrad", inputs=["orig_input_shape: int32", "grad: T"
                      shape=_avg_pool_grad_shape)
 
 
-def _attrs(op, names) -> dict:
-    return {n: op.get_attr(n) for n in names}
-
-
 _COMMON = ("ksize", "strides", "padding", "data_format")
 
 
 def _raw(op_def_, inputs, attrs, name=None):
     return apply_op(op_def_, inputs, attrs, name=name).outputs[0]
-
-
-@MaxPool.def_grad
-def _max_pool_grad(op, grad):
-    return [_raw(MaxPoolGrad, [op.inputs[0], op.outputs[0], grad],
-                 _attrs(op, _COMMON + ("explicit_paddings",)))]
-
-
-@MaxPoolGrad.def_grad
-def _max_pool_grad_grad(op, grad):
-    return [array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(op.inputs[1]),
-            _raw(MaxPoolGradGrad, [op.inputs[0], op.inputs[1], grad], _attrs(op, _COMMON))]
-
-
-@MaxPoolGradGrad.def_grad
-def _max_pool_grad_grad_grad(op, grad):
-    return [array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(op.inputs[1]),
-            _raw(MaxPoolGrad, [op.inputs[0], op.inputs[1], grad], _attrs(op, _COMMON))]
-
-
-@AvgPool.def_grad
-def _avg_pool_grad(op, grad):
-    return [_raw(AvgPoolGrad, [shape_tensor(op.inputs[0]), grad], _attrs(op, _COMMON))]
-
-
-@AvgPoolGrad.def_grad
-def _avg_pool_grad_grad(op, grad):
-    return [None, _raw(AvgPool, [grad], _attrs(op, _COMMON))]
 
 
 # -- public wrappers -------------------------------------------------------------------------------

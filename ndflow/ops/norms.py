@@ -8,8 +8,7 @@ import numpy as np
 
 from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array
-from ndflow.ops import math as math_ops
+from ndflow.ops import arithmetic, array_core, math, reduction
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.comparison import composite_name
 from ndflow.ops.nn_activation import softplus
@@ -20,12 +19,12 @@ def reduce_variance(input_tensor, axis=None, keepdims: bool = False,
     """`tf.math.reduce_variance`: mean of squared deviations from the mean."""
     with name_scope(name or "reduce_variance"):
         x = convert_to_tensor(input_tensor)
-        means = math_ops.reduce_mean(x, axis=axis, keepdims=True)
+        means = reduction.reduce_mean(x, axis=axis, keepdims=True)
         if not means.dtype.is_floating:
             raise TypeError(f"Input must be either real or complex. Received integer type "
                             f"{means.dtype}.")
-        squared_deviations = math_ops.square(x - means)
-        return math_ops.reduce_mean(squared_deviations, axis=axis, keepdims=keepdims)
+        squared_deviations = math.square(x - means)
+        return reduction.reduce_mean(squared_deviations, axis=axis, keepdims=keepdims)
 
 
 def reduce_std(input_tensor, axis=None, keepdims: bool = False,
@@ -33,7 +32,7 @@ def reduce_std(input_tensor, axis=None, keepdims: bool = False,
     """`tf.math.reduce_std`: square root of `reduce_variance`."""
     with name_scope(name or "reduce_std"):
         x = convert_to_tensor(input_tensor)
-        return math_ops.sqrt(reduce_variance(x, axis=axis, keepdims=keepdims))
+        return math.sqrt(reduce_variance(x, axis=axis, keepdims=keepdims))
 
 
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims: bool = False,
@@ -42,7 +41,7 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims: bool = False,
     EuclideanNorm op; the composite has the same values and TF's gradient)."""
     with name_scope(name, "EuclideanNorm"):
         x = convert_to_tensor(input_tensor)
-        return math_ops.sqrt(math_ops.reduce_sum(x * x, axis, keepdims=keepdims))
+        return math.sqrt(reduction.reduce_sum(x * x, axis, keepdims=keepdims))
 
 
 def _check_norm_args(ord, axis) -> tuple:  # noqa: A002 - TF's name
@@ -78,25 +77,25 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None,  # noqa: A002 - TF's
         x = convert_to_tensor(tensor)
         axes = None if axis is None else list(axis)
         if ord in ("fro", "euclidean", 2, 2.0):
-            result = math_ops.sqrt(math_ops.reduce_sum(x * x, axes, keepdims=True))
+            result = math.sqrt(reduction.reduce_sum(x * x, axes, keepdims=True))
         else:
-            result = math_ops.abs(x)
+            result = math.abs(x)
             if ord == 1:
-                result = math_ops.reduce_sum(result, None if axis is None else axis[0],
+                result = reduction.reduce_sum(result, None if axis is None else axis[0],
                                              keepdims=True)
                 if is_matrix:
-                    result = math_ops.reduce_max(result, axis[-1], keepdims=True)
+                    result = reduction.reduce_max(result, axis[-1], keepdims=True)
             elif ord == np.inf:
                 if is_matrix:
-                    result = math_ops.reduce_sum(result, axis[1], keepdims=True)
-                result = math_ops.reduce_max(result, None if axis is None else axis[0],
+                    result = reduction.reduce_sum(result, axis[1], keepdims=True)
+                result = reduction.reduce_max(result, None if axis is None else axis[0],
                                              keepdims=True)
             else:
-                result = math_ops.pow(
-                    math_ops.reduce_sum(math_ops.pow(result, ord), axes, keepdims=True),
+                result = arithmetic.pow(
+                    reduction.reduce_sum(arithmetic.pow(result, ord), axes, keepdims=True),
                     1.0 / ord)
         if not keepdims:
-            result = array.squeeze(result, axes)
+            result = array_core.squeeze(result, axes)
         return result
 
 
@@ -108,14 +107,14 @@ def l2_normalize(x, axis=None, epsilon: float = 1e-12, name: str | None = None,
     axis = dim if axis is None else axis
     with composite_name(name, "l2_normalize") as final:
         x = convert_to_tensor(x, name="x")
-        square_sum = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
-        x_inv_norm = math_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
-    return math_ops.multiply(x, x_inv_norm, name=final)
+        square_sum = reduction.reduce_sum(math.square(x), axis, keepdims=True)
+        x_inv_norm = math.rsqrt(arithmetic.maximum(square_sum, epsilon))
+    return arithmetic.multiply(x, x_inv_norm, name=final)
 
 
 def log_sigmoid(x, name: str | None = None) -> Tensor:
     """`tf.math.log_sigmoid`: -softplus(-x), stable for large |x|."""
     with composite_name(name, "LogSigmoid") as final:
         x = convert_to_tensor(x, name="x")
-        sp = softplus(math_ops.negative(x))
-    return math_ops.negative(sp, name=final)
+        sp = softplus(arithmetic.negative(x))
+    return arithmetic.negative(sp, name=final)

@@ -2,10 +2,17 @@
 
     AddV2 = op_def("AddV2", inputs=["x: T", "y: T"], outputs=["z: T"],
                    attrs=["T: {half, bfloat16, float, double, int32, int64}"],
-                   shape=broadcast_shape)
+                   shape=broadcast_shape, commutative=True)
 
-    @AddV2.def_grad
-    def _(op, grad): ...
+    @AddV2.def_grad            # in the family's gradient module (ops/math_grad.py)
+    def _add_grad(op, grad): ...
+
+An op's properties are typed fields set where it is declared: `stateful` (never folded,
+merged or pruned away as a target), `commutative` (CSE may reorder its inputs, as TF's
+`SetIsCommutative`), `not_differentiable` (TF's `ops.NotDifferentiable`: its inputs get no
+gradient) or `gradient_undefined` (TF registers no gradient: differentiating through it raises
+`LookupError`), `functional` (holds function attrs run by the runtime: never constant-folded),
+and the static-value rules `constant_value` / `partial_value` used by shape inference.
 
 Arg specs use TF's REGISTER_OP syntax: `x: T` (type attr), `x: int32` (fixed type),
 `values: N * T` (N tensors of type T), `inputs: T` where `T: list(type)` (a type list).
@@ -18,15 +25,14 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.errors import NotFoundError
 from ndflow.core.shapes import TensorShape
-
-NOT_DIFFERENTIABLE = "NOT_DIFFERENTIABLE"
 
 _TF_TYPE_NAMES = {
     "half": dtypes.float16, "bfloat16": dtypes.bfloat16, "float": dtypes.float32,
@@ -68,31 +74,49 @@ class AttrDef:
     minimum: int | None = None
 
 
-@dataclass
+StaticValueFn = Callable[[object], object]  # fn(symbolic tensor) -> value or None
+
+
+@dataclass(eq=False)
 class OpDef:
     name: str
     inputs: list[ArgDef]
     outputs: list[ArgDef]
     attrs: dict[str, AttrDef]
-    shape_fn: object = None          # fn(InferenceContext) -> list[TensorShape]
-    grad_fn: object = None           # fn(op, *grads) -> list[grad or None]; or NOT_DIFFERENTIABLE
+    shape_fn: Callable | None = None   # fn(InferenceContext) -> list[TensorShape]
+    grad_fn: Callable | None = None    # fn(op, *output_grads) -> list[input grad or None]
     is_stateful: bool = False
+    is_commutative: bool = False
+    not_differentiable: bool = False
+    gradient_undefined: bool = False
+    is_functional: bool = False
+    # The NumPy value of an output, when it is known statically (shape inference).
+    constant_value: StaticValueFn | None = None
+    # What is known of an int output's value: an int|None scalar or a list of int|None.
+    partial_value: StaticValueFn | None = None
     doc: str = ""
-    extra: dict = field(default_factory=dict)
 
-    def def_grad(self, fn):
-        """Decorator: registers `fn(op, *output_grads) -> [input_grads]`."""
+    def def_grad(self, fn: Callable) -> Callable:
+        """Decorator: registers `fn(op, *output_grads) -> [input_grads]` (once per op)."""
+        if self.grad_fn is not None or self.not_differentiable or self.gradient_undefined:
+            previous = "a gradient function" if self.grad_fn else "a no-gradient mark"
+            raise KeyError(f"Registering two gradient with name '{self.name}'! (Previous "
+                           f"registration was {previous})")
         self.grad_fn = fn
+        return fn
+
+    def def_constant_value(self, fn: StaticValueFn) -> StaticValueFn:
+        """Decorator: registers the static-value rule of the op's (first) output."""
+        self.constant_value = fn
+        return fn
+
+    def def_partial_value(self, fn: StaticValueFn) -> StaticValueFn:
+        """Decorator: registers the partial static-value rule of an int output."""
+        self.partial_value = fn
         return fn
 
     def __repr__(self):
         return f"<OpDef {self.name}>"
-
-    def __hash__(self):
-        return id(self)
-
-    def __eq__(self, other):
-        return self is other
 
 
 def input_needed(op, index: int) -> bool:
@@ -106,14 +130,45 @@ def input_needed(op, index: int) -> bool:
     return not skip or index not in skip
 
 
-def op_def(name: str, inputs=(), outputs=(), attrs=(), shape=None, grad=None,
-           stateful: bool = False, doc: str = "") -> OpDef:
+def op_def(
+    name: str,
+    inputs=(),
+    outputs=(),
+    attrs=(),
+    shape=None,
+    *,
+    stateful: bool = False,
+    commutative: bool = False,
+    not_differentiable: bool = False,
+    gradient_undefined: bool = False,
+    functional: bool = False,
+    constant_value: StaticValueFn | None = None,
+    partial_value: StaticValueFn | None = None,
+    doc: str = "",
+) -> OpDef:
     """Declares and registers an op (TF REGISTER_OP syntax for args and attrs)."""
     if name in REGISTRY:
         raise ValueError(f"Op '{name}' is already registered")
+    if not_differentiable and gradient_undefined:
+        raise ValueError(
+            f"Op '{name}': not_differentiable and gradient_undefined exclude each other"
+        )
     attr_defs = dict(_parse_attr(a) for a in attrs)
-    d = OpDef(name, [_parse_arg(a, attr_defs) for a in inputs],
-              [_parse_arg(a, attr_defs) for a in outputs], attr_defs, shape, grad, stateful, doc)
+    d = OpDef(
+        name,
+        [_parse_arg(a, attr_defs) for a in inputs],
+        [_parse_arg(a, attr_defs) for a in outputs],
+        attr_defs,
+        shape_fn=shape,
+        is_stateful=stateful,
+        is_commutative=commutative,
+        not_differentiable=not_differentiable,
+        gradient_undefined=gradient_undefined,
+        is_functional=functional,
+        constant_value=constant_value,
+        partial_value=partial_value,
+        doc=doc,
+    )
     REGISTRY[name] = d
     return d
 
@@ -122,8 +177,9 @@ def lookup(name: str) -> OpDef:
     try:
         return REGISTRY[name]
     except KeyError:
-        raise NotFoundError(None, None, f"Op type not registered '{name}' in binary running "
-                            "on this host.") from None
+        raise NotFoundError(
+            None, None, f"Op type not registered '{name}' in binary running on this host."
+        ) from None
 
 
 def _parse_arg(spec: str, attrs: dict[str, AttrDef]) -> ArgDef:
@@ -157,8 +213,11 @@ def _parse_attr(spec: str) -> tuple[str, AttrDef]:
     name, _, rest = (s.strip() for s in spec.partition(":"))
     # The default follows the first "=" that is not part of ">=" (e.g. "int >= 2 = 4").
     split = re.search(r"(?<![<>])=", rest)
-    kind, eq, default = (rest[:split.start()].strip(), "=", rest[split.end():].strip()) \
-        if split else (rest.strip(), "", "")
+    kind, eq, default = (
+        (rest[: split.start()].strip(), "=", rest[split.end() :].strip())
+        if split
+        else (rest.strip(), "", "")
+    )
     a = AttrDef(name, kind)
     if kind.startswith("{"):
         body = kind[1:-1].strip()

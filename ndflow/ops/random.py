@@ -13,9 +13,9 @@ import numpy as np
 from ndflow.core import dtypes, scopes
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import math as math_ops
+from ndflow.ops import arithmetic
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.op_def import NOT_DIFFERENTIABLE, op_def
+from ndflow.ops.op_def import op_def
 from ndflow.ops.random_seed import op_seed_attrs
 
 _FLOATS = "dtype: {half, bfloat16, float, double}"
@@ -53,28 +53,28 @@ def _uniform_int_shape(ctx):
 
 RandomUniform = op_def(
     "RandomUniform", inputs=["shape: T"], outputs=["output: dtype"],
-    attrs=_SEEDS + [_FLOATS, _SHAPE_T], shape=_random_shape, grad=NOT_DIFFERENTIABLE,
+    attrs=_SEEDS + [_FLOATS, _SHAPE_T], shape=_random_shape, not_differentiable=True,
     stateful=True, doc="Uniform values in [0, 1).")
 
 RandomStandardNormal = op_def(
     "RandomStandardNormal", inputs=["shape: T"], outputs=["output: dtype"],
-    attrs=_SEEDS + [_FLOATS, _SHAPE_T], shape=_random_shape, grad=NOT_DIFFERENTIABLE,
+    attrs=_SEEDS + [_FLOATS, _SHAPE_T], shape=_random_shape, not_differentiable=True,
     stateful=True, doc="Normal values with mean 0 and standard deviation 1.")
 
 TruncatedNormal = op_def(
     "TruncatedNormal", inputs=["shape: T"], outputs=["output: dtype"],
-    attrs=_SEEDS + [_FLOATS, _SHAPE_T], shape=_random_shape, grad=NOT_DIFFERENTIABLE,
+    attrs=_SEEDS + [_FLOATS, _SHAPE_T], shape=_random_shape, not_differentiable=True,
     stateful=True, doc="Standard normal values; those beyond 2 standard deviations are redrawn.")
 
 RandomUniformInt = op_def(
     "RandomUniformInt", inputs=["shape: T", "minval: Tout", "maxval: Tout"],
     outputs=["output: Tout"], attrs=_SEEDS + ["Tout: {int32, int64}", _SHAPE_T],
-    shape=_uniform_int_shape, grad=NOT_DIFFERENTIABLE, stateful=True,
+    shape=_uniform_int_shape, not_differentiable=True, stateful=True,
     doc="Integers uniform in [minval, maxval).")
 
 RandomShuffle = op_def(
     "RandomShuffle", inputs=["value: T"], outputs=["output: T"], attrs=_SEEDS + ["T: type"],
-    shape=lambda ctx: [ctx.shapes[0]], grad=NOT_DIFFERENTIABLE, stateful=True,
+    shape=lambda ctx: [ctx.shapes[0]], not_differentiable=True, stateful=True,
     doc="Shuffles a tensor along its first dimension.")
 
 
@@ -126,7 +126,7 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         rnd = apply_op(RandomUniform, [shape_t], dict(seeds, dtype=dtype)).outputs[0]
         if minval_is_zero:
             return rnd if maxval_is_one else rnd * maxval
-        return math_ops.add(rnd * (maxval - minval), minval)
+        return arithmetic.add(rnd * (maxval - minval), minval)
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
@@ -151,7 +151,7 @@ def _scaled_normal(op, shape, mean, stddev, dtype, seed, name, default_name: str
         mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
         stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
         rnd = apply_op(op, [shape_t], dict(op_seed_attrs(seed), dtype=dtype)).outputs[0]
-        return math_ops.add(rnd * stddev_t, mean_t)
+        return arithmetic.add(rnd * stddev_t, mean_t)
 
 
 def random_shuffle(value, seed=None, name=None) -> Tensor:

@@ -1,8 +1,8 @@
-"""Reductions (Mean, Max, Min, Prod, All, Any; Sum lives in arithmetic) and ArgMax/ArgMin.
+"""Reductions (Sum, Mean, Max, Min, Prod, All, Any) and ArgMax/ArgMin.
 
 Axis handling is TF's: `axis=None` reduces every axis, negative axes count from the end,
 an empty axis list is the identity; `keepdims` maps to the `keep_dims` attr, and the axes
-are the `reduction_indices` input of type `Tidx`. Gradients follow TF's `math_grad.py`.
+are the `reduction_indices` input of type `Tidx`. Gradients are in `math_grad.py`.
 """
 
 from __future__ import annotations
@@ -10,78 +10,85 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core import dtypes
-from ndflow.core.shapes import TensorShape
+from ndflow.core.shapes import TensorShape, unknown_shape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array
+from ndflow.ops import array_core, array_fill
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.arithmetic import (
-    NUMERIC,
-    cast,
-    floor_div,
-    maximum,
-    multiply,
-    normalize_axes,
-    real_div,
-    reduce,
-    reduce_sum,
-    reduction_grad_to_input,
-    reduction_op,
-    restore_reduced_dims,
-    select_v2,
-)
-from ndflow.ops.comparison import equal, logical_and
-from ndflow.ops.op_def import NOT_DIFFERENTIABLE, op_def
-
-Mean = reduction_op("Mean")
+from ndflow.ops.arithmetic import NUMERIC
+from ndflow.ops.op_def import op_def
 
 
-@Mean.def_grad
-def _mean_grad(op, grad):
-    sum_grad = reduction_grad_to_input(op, grad)
-    in_shape, out_shape = op.inputs[0].shape, op.outputs[0].shape
-    if in_shape.is_fully_defined() and out_shape.is_fully_defined():
-        factor = in_shape.num_elements() // max(out_shape.num_elements(), 1)
-        return [real_div(sum_grad, cast(factor, sum_grad.dtype)), None]
-    in_size = reduce_prod(array.shape(op.inputs[0]))
-    out_size = maximum(reduce_prod(array.shape(op.outputs[0])), 1)
-    return [real_div(sum_grad, cast(floor_div(in_size, out_size), sum_grad.dtype)), None]
+def normalize_axes(axes, rank: int) -> list:
+    """Reduction indices as sorted non-negative ints; TF's error for out-of-range ones."""
+    out = set()
+    for a in np.asarray(axes).reshape(-1).tolist():
+        if not -rank <= a < rank:
+            raise ValueError(f"Invalid reduction dimension {a} for input with {rank} "
+                             "dimensions.")
+        out.add(a % rank if rank else a)
+    return sorted(out)
 
 
-def _min_or_max_grad(op, grad):
-    """TF's `_MinOrMaxGrad`: the gradient is split evenly between tied extrema."""
-    x = op.inputs[0]
-    y = restore_reduced_dims(op.outputs[0], op)
-    grad = restore_reduced_dims(grad, op)
-    indicators = cast(equal(y, x), grad.dtype)
-    num_selected = reduce_sum(indicators, op.inputs[1], keepdims=True)
-    return [multiply(real_div(indicators, num_selected), grad), None]
+def reduction_shape(ctx) -> list:
+    """Shape rule of Sum/Mean/Max/Min/Prod/All/Any (TF's `ReductionShape`)."""
+    shape, keep = ctx.shapes[0], ctx.attrs["keep_dims"]
+    axes = ctx.value(1)
+    if shape.rank is None:
+        return [TensorShape(None)]
+    if axes is None:
+        if keep:
+            return [unknown_shape(shape.rank)]
+        n = ctx.shapes[1].num_elements()
+        return [unknown_shape(shape.rank - n) if n is not None and ctx.shapes[1].rank == 1
+                and n <= shape.rank else TensorShape(None)]
+    red = set(normalize_axes(axes, shape.rank))
+    dims = shape.as_list()
+    if keep:
+        return [TensorShape([1 if i in red else d for i, d in enumerate(dims)])]
+    return [TensorShape([d for i, d in enumerate(dims) if i not in red])]
 
 
-Max = reduction_op("Max", grad=_min_or_max_grad)
-Min = reduction_op("Min", grad=_min_or_max_grad)
-Prod = reduction_op("Prod")
+def _reduction_op(name: str, type_attr: str = NUMERIC, not_differentiable: bool = False):
+    attrs = ["keep_dims: bool = false", "Tidx: {int32, int64} = DT_INT32"]
+    if type_attr == "bool":
+        return op_def(name, inputs=["input: bool", "reduction_indices: Tidx"],
+                      outputs=["output: bool"], attrs=attrs, shape=reduction_shape,
+                      not_differentiable=not_differentiable)
+    return op_def(name, inputs=["input: T", "reduction_indices: Tidx"], outputs=["output: T"],
+                  attrs=[type_attr] + attrs, shape=reduction_shape,
+                  not_differentiable=not_differentiable)
 
 
-@Prod.def_grad
-def _prod_grad(op, grad):
-    """d prod / d x_i = product of the other entries, exact also when entries are zero."""
-    x, axes = op.inputs
-    grad = reduction_grad_to_input(op, grad)
-    is_zero = equal(x, 0)
-    ones = array.ones_like(x)
-    safe_x = select_v2(is_zero, ones, x)
-    num_zeros = reduce_sum(cast(is_zero, x.dtype), axes, keepdims=True)
-    prod_nonzero = reduce_prod(safe_x, axes, keepdims=True)
-    no_zero = equal(num_zeros, 0)
-    one_zero = logical_and(equal(num_zeros, 1), is_zero)
-    others = select_v2(no_zero, real_div(prod_nonzero, safe_x),
-                       select_v2(one_zero, multiply(prod_nonzero, ones),
-                                 array.zeros_like(x)))
-    return [multiply(grad, others), None]
+Sum = _reduction_op("Sum")
+Mean = _reduction_op("Mean")
+Max = _reduction_op("Max")
+Min = _reduction_op("Min")
+Prod = _reduction_op("Prod")
+All = _reduction_op("All", type_attr="bool", not_differentiable=True)
+Any = _reduction_op("Any", type_attr="bool", not_differentiable=True)
 
 
-All = reduction_op("All", type_attr="bool", grad=NOT_DIFFERENTIABLE)
-Any = reduction_op("Any", type_attr="bool", grad=NOT_DIFFERENTIABLE)
+def reduce(op, x, axis, keepdims, name):
+    """Applies reduction `op`: axis None = all axes (for unknown rank, via a flat view)."""
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x)
+    keepdims = bool(keepdims)
+    if axis is None:
+        rank = x.shape.rank
+        if rank is None:
+            flat = apply_op(op, [array_core.reshape(x, [-1]), 0],
+                            {"keep_dims": False}).outputs[0]
+            if not keepdims:
+                return array_core.identity(flat, name=name)
+            return array_core.reshape(flat, array_fill.ones_like(array_core.shape(x)),
+                                      name=name)
+        axis = convert_to_tensor(np.arange(rank, dtype=np.int32))
+    return apply_op(op, [x, axis], {"keep_dims": keepdims}, name=name).outputs[0]
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """`tf.math.reduce_sum`."""
+    return reduce(Sum, input_tensor, axis, keepdims, name)
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
@@ -135,7 +142,7 @@ def _arg_op(name):
     return op_def(name, inputs=["input: T", "dimension: Tidx"], outputs=["output: output_type"],
                   attrs=[NUMERIC[:-1] + ", bool}", "Tidx: {int16, int32, int64} = DT_INT32",
                          "output_type: {int16, int32, int64} = DT_INT64"],
-                  shape=_arg_shape, grad=NOT_DIFFERENTIABLE)
+                  shape=_arg_shape, not_differentiable=True)
 
 
 ArgMax = _arg_op("ArgMax")
@@ -159,8 +166,3 @@ def argmax(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:  # 
 def argmin(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:  # noqa: A002
     """`tf.math.argmin`: index of the smallest value along `axis` (default 0)."""
     return _arg(ArgMin, input, axis, output_type, name)
-
-
-__all__ = ["Mean", "Max", "Min", "Prod", "All", "Any", "ArgMax", "ArgMin", "reduce_mean",
-           "reduce_max", "reduce_min", "reduce_prod", "reduce_all", "reduce_any", "argmax",
-           "argmin", "normalize_axes"]

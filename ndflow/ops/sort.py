@@ -12,15 +12,12 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
-from ndflow.core.tensor import OPERATORS, Tensor
+from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
-from ndflow.ops.arithmetic import cast, negative, subtract
-from ndflow.ops.array_core import expand_dims, reshape, shape, stack, static_value
-from ndflow.ops.array_fill import range as range_
-from ndflow.ops.array_gather import unsorted_segment_sum
+from ndflow.ops.arithmetic import negative, subtract
+from ndflow.ops.array_core import shape, static_value
 from ndflow.ops.array_transpose import transpose
 from ndflow.ops.op_def import op_def
-from ndflow.ops.reduction import reduce_prod
 
 
 def _top_k_shape(ctx):
@@ -50,25 +47,6 @@ TopKV2 = op_def("TopKV2", inputs=["input: T", "k: Tk"],
                        "Tk: {int16, int32, int64} = DT_INT32",
                        "index_type: {int16, int32, int64} = DT_INT32"],
                 shape=_top_k_shape)
-
-
-@TopKV2.def_grad
-def _top_k_grad(op, grad, _):
-    """TF's _TopKGrad: the value gradients scattered into zeros at the flat input indices
-    (UnsortedSegmentSum; the indices of one row are distinct, so this is TF's ScatterNd)."""
-    in_shape = shape(op.inputs[0])
-    indices = op.outputs[1]
-    if indices.dtype is not dtypes.int32:
-        indices = cast(indices, dtypes.int32)
-    ind_shape = shape(indices)
-    ind_lastdim = ind_shape[-1]
-    ind_2d = reshape(indices, stack([-1, ind_lastdim]))
-    in_lastdim = in_shape[-1]
-    outerdim = shape(ind_2d)[0]
-    offsets = range_(0, OPERATORS["multiply"](outerdim, in_lastdim), in_lastdim)
-    ind = reshape(OPERATORS["add"](ind_2d, expand_dims(offsets, -1)), [-1])
-    flat = unsorted_segment_sum(reshape(grad, [-1]), ind, reduce_prod(in_shape))
-    return [reshape(flat, in_shape), None]
 
 
 def top_k(input, k=1, sorted: bool = True, index_type=dtypes.int32,  # noqa: A002

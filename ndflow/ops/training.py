@@ -12,7 +12,7 @@ from ndflow.core import dtypes
 from ndflow.core.shapes import TensorShape, as_shape, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op
-from ndflow.ops.op_def import NOT_DIFFERENTIABLE, OpDef, op_def
+from ndflow.ops.op_def import OpDef, op_def
 
 _T_ATTRS = ["T: numbertype", "use_locking: bool = false"]
 
@@ -24,8 +24,8 @@ def handle_shape(t) -> TensorShape:
         shape = getattr(getattr(t, "value", None), "shape", None)
     elif op.type == "VarHandleOp":
         shape = op.attrs.get("shape")
-    else:  # e.g. a captured handle: its op type may know (extra["handle_shape"](tensor))
-        shape = op.op_def.extra.get("handle_shape", lambda _: None)(t)
+    else:  # e.g. a captured handle (a Placeholder): nothing is known statically
+        shape = None
     try:
         return as_shape(shape) if shape is not None else TensorShape(None)
     except (TypeError, ValueError):
@@ -79,7 +79,7 @@ def _declare(name: str, resources: list, scalars: list, grad: str, extra_attrs=(
     scalar_idx = tuple(n + order.index(s) for s in scalars)
     grad_idx = n + order.index(grad)
     return op_def(name, inputs=args, outputs=[], attrs=_T_ATTRS + list(extra_attrs),
-                  shape=_apply_shape_fn(n, scalar_idx, grad_idx), grad=NOT_DIFFERENTIABLE,
+                  shape=_apply_shape_fn(n, scalar_idx, grad_idx), not_differentiable=True,
                   stateful=True, doc=doc)
 
 

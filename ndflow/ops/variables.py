@@ -29,7 +29,7 @@ from ndflow.core.shapes import TensorShape, as_shape
 from ndflow.core.tensor import _BINARY, _UNARY, OPERATORS, EagerTensor
 from ndflow.ops import state
 from ndflow.ops.apply import convert_to_tensor, register_tensor_conversion_function
-from ndflow.ops.array import group, identity
+from ndflow.ops.array_core import group, identity
 from ndflow.ops.random import name_scope
 
 _uid = itertools.count()

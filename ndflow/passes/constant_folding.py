@@ -46,7 +46,7 @@ def _nbytes(shape: TensorShape, dtype) -> int | None:
 def _can_fold(op: Operation, targets: set, limit: int) -> bool:
     if op.type == "Const" or _is_placeholder(op) or op.is_stateful:
         return False
-    if not op.inputs or not op.outputs or op.op_def.extra.get("no_constant_folding"):
+    if not op.inputs or not op.outputs or op.op_def.is_functional:
         return False
     if len(op.outputs) > 1 and op.name in targets:
         return False
@@ -90,7 +90,7 @@ def _run_kernel(op: Operation, values: list) -> list | None:
 
 def _static_value(op: Operation) -> list | None:
     """The op's value from its `constant_value` rule when its inputs are not all constant."""
-    if len(op.outputs) != 1 or op.op_def.extra.get("constant_value") is None:
+    if len(op.outputs) != 1 or op.op_def.constant_value is None:
         return None
     t = op.outputs[0]
     try:

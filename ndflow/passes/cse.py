@@ -19,10 +19,6 @@ from ndflow.core.shapes import TensorShape
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
 
-COMMUTATIVE = frozenset({
-    "Add", "AddV2", "Mul", "Maximum", "Minimum", "Equal", "NotEqual", "LogicalAnd",
-    "LogicalOr", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "SquaredDifference",
-})
 _STATE_DTYPES = (dtypes.resource, dtypes.variant)
 _MAX_HASHED_ELEMENTS = 1 << 20  # larger constants are not compared byte by byte
 
@@ -47,7 +43,7 @@ def _freeze(v):
 
 def _key(op: Operation, rw: GraphRewriter):
     inputs = [(id(rw.map[t].op), rw.map[t].value_index) for t in op.inputs]
-    if op.type in COMMUTATIVE:
+    if op.op_def.is_commutative:  # TF's SetIsCommutative: input order does not matter
         inputs.sort()
     attrs = tuple(sorted((k, _freeze(v)) for k, v in op.attrs.items()))
     controls = frozenset(id(rw.map[c]) for c in op.control_inputs)

@@ -29,7 +29,7 @@ from ndflow.core.nest import flatten, is_nested, pack_sequence_as
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.array import identity, reshape, stop_gradient
+from ndflow.ops.array_core import identity, reshape, stop_gradient
 from ndflow.ops.comparison import less, logical_and
 from ndflow.ops.control_flow import (
     Case,

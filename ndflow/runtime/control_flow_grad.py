@@ -19,7 +19,8 @@ from ndflow.autodiff.gradients import gradients
 from ndflow.core import context, dtypes
 from ndflow.core.tensor import EagerTensor
 from ndflow.ops.apply import apply_op
-from ndflow.ops.array import constant, identity, zeros_like
+from ndflow.ops.array_core import constant, identity
+from ndflow.ops.array_fill import zeros_like
 from ndflow.ops.control_flow import (
     Case,
     If,

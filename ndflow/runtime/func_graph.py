@@ -14,7 +14,7 @@ from ndflow.core.graph import Graph, Operation, SymbolicTensor
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.ops.apply import _capture
-from ndflow.ops.array import Placeholder
+from ndflow.ops.array_core import Placeholder
 
 
 class FuncGraph(Graph):

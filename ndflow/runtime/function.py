@@ -34,7 +34,7 @@ from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.apply import convert_to_tensor
-from ndflow.ops.array import identity
+from ndflow.ops.array_core import identity
 from ndflow.runtime.concrete_function import ConcreteFunction, OutputSlot, accepts
 from ndflow.runtime.func_graph import FuncGraph, tracing_scope
 

@@ -9,8 +9,9 @@ dtype of the initial learning rate with the step cast to it.
 from __future__ import annotations
 
 from ndflow.core import scopes
-from ndflow.ops import math as math_ops
+from ndflow.ops import arithmetic, comparison
 from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.cast import cast
 
 
 class LearningRateSchedule:
@@ -31,11 +32,11 @@ class LearningRateSchedule:
 
 def _cast(x, dtype):
     t = convert_to_tensor(x)
-    return t if t.dtype is dtype else math_ops.cast(t, dtype)
+    return t if t.dtype is dtype else cast(t, dtype)
 
 
 def _floor(x):
-    return math_ops.floor(x) if hasattr(math_ops, "floor") else math_ops.floor_div(x, 1.0)
+    return arithmetic.floor_div(x, 1.0)
 
 
 def _check_decay_steps(decay_steps) -> None:
@@ -63,7 +64,7 @@ class _RateDecay(LearningRateSchedule):
         with scopes.name_scope(self.name or type(self).__name__):
             lr0 = convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
             dtype = lr0.dtype
-            p = math_ops.truediv(_cast(step, dtype), _cast(self.decay_steps, dtype))
+            p = arithmetic.truediv(_cast(step, dtype), _cast(self.decay_steps, dtype))
             if self.staircase:
                 p = _floor(p)
             return self._decay(lr0, _cast(self.decay_rate, dtype), p)
@@ -82,7 +83,7 @@ class ExponentialDecay(_RateDecay):
         super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def _decay(self, lr0, rate, p):
-        return math_ops.multiply(lr0, math_ops.pow(rate, p))
+        return arithmetic.multiply(lr0, arithmetic.pow(rate, p))
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -110,7 +111,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
             bounds = [_cast(b, x.dtype) for b in self.boundaries]
             out = values[-1]
             for b, v in zip(reversed(bounds), reversed(values[:-1])):
-                out = math_ops.where(math_ops.less_equal(x, b), v, out)
+                out = arithmetic.where(comparison.less_equal(x, b), v, out)
             return out
 
     def get_config(self) -> dict:
@@ -125,14 +126,22 @@ class InverseTimeDecay(_RateDecay):
         super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def _decay(self, lr0, rate, p):
-        return math_ops.truediv(lr0, math_ops.add(_cast(1, lr0.dtype), math_ops.multiply(rate, p)))
+        denominator = arithmetic.add(_cast(1, lr0.dtype), arithmetic.multiply(rate, p))
+        return arithmetic.truediv(lr0, denominator)
 
 
 class PolynomialDecay(LearningRateSchedule):
     """(lr0 - end) * (1 - min(step, decay_steps) / decay_steps) ^ power + end (no cycle)."""
 
-    def __init__(self, initial_learning_rate, decay_steps, end_learning_rate=0.0001,
-                 power=1.0, cycle: bool = False, name: str = "PolynomialDecay"):
+    def __init__(
+        self,
+        initial_learning_rate,
+        decay_steps,
+        end_learning_rate=0.0001,
+        power=1.0,
+        cycle: bool = False,
+        name: str = "PolynomialDecay",
+    ):
         _check_decay_steps(decay_steps)
         if cycle:
             raise NotImplementedError("PolynomialDecay(cycle=True) is not supported yet.")
@@ -149,25 +158,37 @@ class PolynomialDecay(LearningRateSchedule):
             dtype = lr0.dtype
             end = _cast(self.end_learning_rate, dtype)
             steps = _cast(self.decay_steps, dtype)
-            p = math_ops.truediv(math_ops.minimum(_cast(step, dtype), steps), steps)
-            decayed = math_ops.pow(math_ops.subtract(_cast(1, dtype), p),
-                                   _cast(self.power, dtype))
-            return math_ops.add(math_ops.multiply(math_ops.subtract(lr0, end), decayed), end)
+            p = arithmetic.truediv(arithmetic.minimum(_cast(step, dtype), steps), steps)
+            decayed = arithmetic.pow(
+                arithmetic.subtract(_cast(1, dtype), p), _cast(self.power, dtype)
+            )
+            return arithmetic.add(arithmetic.multiply(arithmetic.subtract(lr0, end), decayed), end)
 
     def get_config(self) -> dict:
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "end_learning_rate": self.end_learning_rate,
-                "power": self.power, "cycle": self.cycle, "name": self.name}
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "end_learning_rate": self.end_learning_rate,
+            "power": self.power,
+            "cycle": self.cycle,
+            "name": self.name,
+        }
 
 
-SCHEDULES = {c.__name__: c for c in (ExponentialDecay, PiecewiseConstantDecay, InverseTimeDecay,
-                                     PolynomialDecay)}
+SCHEDULES = {
+    c.__name__: c
+    for c in (ExponentialDecay, PiecewiseConstantDecay, InverseTimeDecay, PolynomialDecay)
+}
 
 
 def serialize(schedule: LearningRateSchedule) -> dict:
     """Keras 3's serialized form of a schedule."""
-    return {"module": "keras.optimizers.schedules", "class_name": type(schedule).__name__,
-            "config": schedule.get_config(), "registered_name": None}
+    return {
+        "module": "keras.optimizers.schedules",
+        "class_name": type(schedule).__name__,
+        "config": schedule.get_config(),
+        "registered_name": None,
+    }
 
 
 def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRateSchedule:
@@ -176,4 +197,3 @@ def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRat
     if cls is None:
         raise ValueError(f"Unknown learning rate schedule: '{name}'.")
     return cls.from_config(config["config"])
-

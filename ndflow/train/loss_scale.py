@@ -25,8 +25,7 @@ import numpy as np
 
 from ndflow.core import context, dtypes
 from ndflow.core.tensor import Tensor
-from ndflow.ops import math as math_ops
-from ndflow.ops import variables
+from ndflow.ops import arithmetic, comparison, reduction, variables
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import group, no_op, stack
 from ndflow.train.init_scope import init_scope
@@ -56,13 +55,13 @@ def raw_values(grad):
 
 def all_finite(grads) -> Tensor:
     """A scalar bool tensor: every non-None gradient has only finite values."""
-    per_grad = [math_ops.reduce_all(math_ops.is_finite(raw_values(g)))
+    per_grad = [reduction.reduce_all(comparison.is_finite(raw_values(g)))
                 for g in grads if g is not None]
     if not per_grad:
         return convert_to_tensor(True)
     if len(per_grad) == 1:
         return per_grad[0]
-    return math_ops.reduce_all(stack(per_grad))
+    return reduction.reduce_all(stack(per_grad))
 
 
 class LossScale(metaclass=abc.ABCMeta):
@@ -173,16 +172,16 @@ class DynamicLossScale(LossScale):
         period = convert_to_tensor(self._increment_period, dtype=dtypes.int64)
         multiplier = convert_to_tensor(self._multiplier, dtype=dtypes.float32)
         # Finite gradients: grow after `increment_period` good steps, if the result is finite.
-        grow = math_ops.greater_equal(good_steps + one, period)
+        grow = comparison.greater_equal(good_steps + one, period)
         grown = scale * multiplier
-        finite_scale = math_ops.where(
-            math_ops.logical_and(grow, math_ops.is_finite(grown)), grown, scale)
+        finite_scale = arithmetic.where(
+            comparison.logical_and(grow, comparison.is_finite(grown)), grown, scale)
         zero = convert_to_tensor(0, dtype=dtypes.int64)
-        finite_steps = math_ops.where(grow, zero, good_steps + one)
+        finite_steps = arithmetic.where(grow, zero, good_steps + one)
         # Non-finite gradients: shrink, never below 1, and restart counting.
-        shrunk = math_ops.maximum(scale / multiplier, convert_to_tensor(1.0))
-        new_scale = math_ops.where(is_finite, finite_scale, shrunk)
-        new_steps = math_ops.where(is_finite, finite_steps, zero)
+        shrunk = arithmetic.maximum(scale / multiplier, convert_to_tensor(1.0))
+        new_scale = arithmetic.where(is_finite, finite_scale, shrunk)
+        new_steps = arithmetic.where(is_finite, finite_steps, zero)
         assign_steps = self._num_good_steps.assign(new_steps, read_value=False)
         assign_scale = self._current_loss_scale.assign(new_scale, read_value=False)
         if context.executing_eagerly():

@@ -23,10 +23,10 @@ from ndflow.autodiff.tape import GradientTape
 from ndflow.core import config, context, dtypes, scopes
 from ndflow.core.graph import GraphKeys
 from ndflow.core.tensor import Tensor
-from ndflow.ops import math as math_ops
 from ndflow.ops import state, variables
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import NoOp, group, no_op
+from ndflow.ops.cast import cast
 from ndflow.runtime.control_flow import smart_cond
 from ndflow.train import loss_scale as loss_scale_module
 from ndflow.train import slot_creator
@@ -40,10 +40,10 @@ def is_variable(x) -> bool:
 
 
 def cast_to(x, dtype):
-    """`math_ops.cast(x, dtype)`: reads variables, converts Python values, casts if needed."""
+    """`cast(x, dtype)`: reads variables, converts Python values, casts if needed."""
     t = convert_to_tensor(x) if not isinstance(x, (int, float)) else \
         convert_to_tensor(x, dtype=dtype)
-    return t if t.dtype is dtype else math_ops.cast(t, dtype)
+    return t if t.dtype is dtype else cast(t, dtype)
 
 
 def call_if_callable(x):

@@ -13,7 +13,7 @@ import numpy as np
 
 from ndflow.core import context, dtypes
 from ndflow.ops import variables
-from ndflow.ops.array import constant
+from ndflow.ops.array_core import constant
 
 
 def variable_op_name(var) -> str:

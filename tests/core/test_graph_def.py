@@ -9,6 +9,7 @@ import pytest
 from google.protobuf import text_format
 from tensorboard.compat.proto import attr_value_pb2, graph_pb2, tensor_pb2
 
+import ndflow as tf
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph
 from ndflow.core.graph_def import (
@@ -21,7 +22,6 @@ from ndflow.core.graph_def import (
 )
 from ndflow.core.graph_io import write_graph
 from ndflow.core.shapes import TensorShape
-from ndflow.ops import array, math, nn
 from ndflow.ops.importer import import_graph_def
 from ndflow.runtime.session import Session
 
@@ -29,22 +29,22 @@ from ndflow.runtime.session import Session
 def _model():
     g = Graph()
     with g.as_default():
-        x = array.placeholder(dtypes.float32, [None, 3], name="x")
-        array.placeholder(dtypes.float32, None, name="anything")
-        w = array.constant(np.arange(6, dtype=np.float32).reshape(3, 2), name="w")
-        k = array.constant(np.int32(5), name="k")
-        array.constant(np.array([[1, 2]], np.int64), name="i64")
-        array.constant(np.array([True, False]), name="flags")
-        array.constant(np.array([0.5, -1.25], np.float16), name="half")
-        array.constant(np.array([1.5, 2.25]), dtype=dtypes.bfloat16, name="bf16")
-        array.constant(["ab", "c"], name="strings")
+        x = tf.compat.v1.placeholder(dtypes.float32, [None, 3], name="x")
+        tf.compat.v1.placeholder(dtypes.float32, None, name="anything")
+        w = tf.constant(np.arange(6, dtype=np.float32).reshape(3, 2), name="w")
+        k = tf.constant(np.int32(5), name="k")
+        tf.constant(np.array([[1, 2]], np.int64), name="i64")
+        tf.constant(np.array([True, False]), name="flags")
+        tf.constant(np.array([0.5, -1.25], np.float16), name="half")
+        tf.constant(np.array([1.5, 2.25]), dtype=dtypes.bfloat16, name="bf16")
+        tf.constant(["ab", "c"], name="strings")
         with g.control_dependencies([k.op]):
-            h = math.matmul(x, w, transpose_b=False, name="h")
+            h = tf.matmul(x, w, transpose_b=False, name="h")
         with g.device("/device:CPU:0"):
-            r = nn.relu(h, name="r")
-        s = math.reduce_sum(r, [0, 1], keepdims=True, name="s")
-        array.stack([k, k], axis=0, name="pair")
-        math.matmul(w, w, transpose_a=True, name="wtw")
+            r = tf.nn.relu(h, name="r")
+        s = tf.reduce_sum(r, [0, 1], keepdims=True, name="s")
+        tf.stack([k, k], axis=0, name="pair")
+        tf.matmul(w, w, transpose_a=True, name="wtw")
     del s
     return g
 
@@ -141,7 +141,7 @@ def test_attr_conversions():
 def test_unconvertible_attr_names_the_node():
     g = Graph()
     with g.as_default():
-        x = array.constant(1.0, name="x")
+        x = tf.constant(1.0, name="x")
     g.create_op(x.op.op_def, [], {"value": np.float32(1), "dtype": dtypes.float32,
                                   "weird": object()}, [(dtypes.float32, TensorShape([]))],
                 "odd")

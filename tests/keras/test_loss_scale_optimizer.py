@@ -9,7 +9,6 @@ import pytest
 import ndflow as tf
 from ndflow.core import dtypes
 from ndflow.keras.mixed_precision import LossScaleOptimizer, Policy
-from ndflow.ops import math as math_ops
 from ndflow.ops import variables
 
 W0 = np.array([1.0, -2.0, 0.5], np.float32)
@@ -19,7 +18,7 @@ SCALES = [4.0, 2.0, 2.0, 1.0, 1.0, 2.0]     # initial 4, growth every 2 finite s
 
 
 def _loss(w, f):
-    return math_ops.reduce_sum(w * w) * f
+    return tf.reduce_sum(w * w) * f
 
 
 def _reference(factors):
@@ -86,10 +85,10 @@ def test_skipped_steps_tf_function():
 def test_minimize_scales_and_unscales():
     w = variables.Variable(W0)
     opt = LossScaleOptimizer(tf.keras.optimizers.SGD(0.25))
-    opt.minimize(lambda: math_ops.reduce_sum(w * w), var_list=[w])
+    opt.minimize(lambda: tf.reduce_sum(w * w), var_list=[w])
     np.testing.assert_allclose(w.numpy(), W0 - 0.25 * 2 * W0, rtol=1e-6)
     assert int(opt.dynamic_counter.numpy()) == 1
-    pairs = opt.compute_gradients(lambda: math_ops.reduce_sum(w * 3.0), [w])
+    pairs = opt.compute_gradients(lambda: tf.reduce_sum(w * 3.0), [w])
     np.testing.assert_allclose(pairs[0][0].numpy(), [3.0, 3.0, 3.0])
 
 

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 import ndflow  # noqa: F401 - registers ops and kernels
+import ndflow as tf
 from ndflow.autodiff.tape import GradientTape
 from ndflow.core import dtypes
 from ndflow.core.tensor import EagerTensor
 from ndflow.keras import optimizers
 from ndflow.keras.optimizers import schedules
-from ndflow.ops import math as math_ops
 from ndflow.ops import variables
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.runtime.function import function
@@ -31,7 +31,7 @@ def _grad(w):
 
 
 def _loss(w):
-    return math_ops.reduce_sum(w * w * C) * 0.5
+    return tf.reduce_sum(w * w * C) * 0.5
 
 
 def _reference(kind: str, steps: int = STEPS, lr_fn=lambda t: LR):

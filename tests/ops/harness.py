@@ -25,7 +25,7 @@ from ndflow.core import dtypes
 from ndflow.core.graph import Graph
 from ndflow.core.tensor import EagerTensor
 from ndflow.ops.apply import convert_to_tensor, numpy_to_torch
-from ndflow.ops.array import placeholder
+from ndflow.ops.array_core import placeholder
 from ndflow.runtime.plan import Plan
 from ndflow.runtime.state import RuntimeContext
 

@@ -6,7 +6,6 @@ import pytest
 import ndflow as tf
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
-from ndflow.ops import array as A
 from ndflow.ops.array_split import split
 from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes, run_plan
 
@@ -66,39 +65,39 @@ def test_gradient_of_some_pieces_fills_zeros():
 
 def test_graph_layout_and_partial_shapes_as_tf():
     with Graph().as_default() as g:
-        p = A.placeholder(tf.float32, [None, 4])
+        p = tf.compat.v1.placeholder(tf.float32, [None, 4])
         a, b = split(p, [1, -1], axis=1)
         assert (a.shape.as_list(), b.shape.as_list()) == ([None, 1], [None, 3])
         a, b = split(p, [1, -1], axis=0)
         assert (a.shape.as_list(), b.shape.as_list()) == ([1, 4], [None, 4])
-        a, b = split(p, 2, axis=A.placeholder(tf.int32, []))
+        a, b = split(p, 2, axis=tf.compat.v1.placeholder(tf.int32, []))
         assert a.shape.as_list() == [None, None]
-        a, b = split(A.placeholder(tf.float32, None), [1, -1])
+        a, b = split(tf.compat.v1.placeholder(tf.float32, None), [1, -1])
         assert a.shape.rank is None
-        parts = split(A.zeros([2, 3, 4]), [1, -1], axis=1)
+        parts = split(tf.zeros([2, 3, 4]), [1, -1], axis=1)
         assert [p.shape.as_list() for p in parts] == [[2, 1, 4], [2, 2, 4]]
         assert parts[0].op.type == "SplitV" and parts[0].op.get_attr("Tlen") is tf.int32
-        assert split(A.zeros([4]), 2)[0].op.type == "Split"
+        assert split(tf.zeros([4]), 2)[0].op.type == "Split"
         assert parts[0].name == "split_4:0" and g is not None
 
 
 X52 = np.zeros((5, 2))
 
 BUILD_ERRORS = [
-    (lambda: split(A.constant(X52), 2),
+    (lambda: split(tf.constant(X52), 2),
      "Dimension size must be evenly divisible by 2 but is 5\n\tNumber of ways to split should "
      "evenly divide the split dimension for '{{node split}} = Split"),
-    (lambda: split(A.constant(X52), 2, axis=2),
+    (lambda: split(tf.constant(X52), 2, axis=2),
      r"Dimension size, given by scalar input 2 must be in range \[-2, 2\)"),
-    (lambda: split(A.constant(X52), 2, axis=-3),
+    (lambda: split(tf.constant(X52), 2, axis=-3),
      r"Dimension size, given by scalar input -3 must be in range \[-2, 2\)"),
-    (lambda: split(A.constant(X52), [1, 2]),
+    (lambda: split(tf.constant(X52), [1, 2]),
      r"can't split axis of size 5 into pieces of size \[1,2\]"),
-    (lambda: split(A.constant(X52), [1, -1, -1]), "size_splits can only have one -1"),
-    (lambda: split(A.constant(X52), [1, 7, -1]), "Split size at index 2 must be >= 0. Got: -3"),
-    (lambda: split(A.constant(X52), A.placeholder(tf.int32, [None])),
+    (lambda: split(tf.constant(X52), [1, -1, -1]), "size_splits can only have one -1"),
+    (lambda: split(tf.constant(X52), [1, 7, -1]), "Split size at index 2 must be >= 0. Got: -3"),
+    (lambda: split(tf.constant(X52), tf.compat.v1.placeholder(tf.int32, [None])),
      "Cannot infer argument `num` from shape"),
-    (lambda: split(A.constant(X52), np.array(2, np.int32)),
+    (lambda: split(tf.constant(X52), np.array(2, np.int32)),
      "Rank-0 tensors are not supported"),
 ]
 
@@ -127,7 +126,7 @@ RUN_ERRORS = [
 @pytest.mark.parametrize("fn,match,op", RUN_ERRORS, ids=[r[1][:30] for r in RUN_ERRORS])
 def test_eager_run_time_errors(fn, match, op):
     with pytest.raises(InvalidArgumentError, match=match) as info:
-        fn(A.constant(X52))
+        fn(tf.constant(X52))
     assert f"[Op:{op}]" in str(info.value)
 
 
@@ -135,7 +134,7 @@ def test_eager_run_time_errors(fn, match, op):
 def test_graph_run_time_errors(fn, match, op):
     g = Graph()
     with g.as_default():
-        p = A.placeholder(tf.float64, None)
+        p = tf.compat.v1.placeholder(tf.float64, None)
         out = fn(p)
     with pytest.raises(InvalidArgumentError, match=match) as info:
         run_plan(g, [p], out, [X52])

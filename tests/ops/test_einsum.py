@@ -5,8 +5,8 @@ import pytest
 
 import ndflow as tf
 from ndflow.core.graph import Graph
-from ndflow.ops.array import placeholder
-from ndflow.ops.einsum import _einsum_op, einsum
+from ndflow.ops.array_core import placeholder
+from ndflow.ops.einsum import einsum, einsum_op
 from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes
 
 rng = np.random.default_rng(11)
@@ -62,8 +62,8 @@ def test_gradient(case):
     check_gradients(case)
 
 
-DIAG = OpCase("einsum_op[i->ii]", lambda x: _einsum_op([x], "i->ii"), [_r(4)], np.diag, **_TOL)
-UNTRACE = OpCase("einsum_op[ab->aab]", lambda x: _einsum_op([x], "ab->aab"), [_r(3, 2)],
+DIAG = OpCase("einsum_op[i->ii]", lambda x: einsum_op([x], "i->ii"), [_r(4)], np.diag, **_TOL)
+UNTRACE = OpCase("einsum_op[ab->aab]", lambda x: einsum_op([x], "ab->aab"), [_r(3, 2)],
                  lambda x: np.einsum("ab,ac->acb", x, np.eye(3)), **_TOL)
 
 
@@ -102,9 +102,9 @@ def test_shape_errors():
             einsum("...ab,...bc->...ac", placeholder(tf.float32, [7, 2, 2, 3]),
                    placeholder(tf.float32, [5, 3, 4]))
         with pytest.raises(ValueError, match="has label 'd' which is not present"):
-            _einsum_op([a, a], "ab,bc->ad")
+            einsum_op([a, a], "ab,bc->ad")
         with pytest.raises(ValueError, match="Expecting exactly one '->'"):
-            _einsum_op([a], "ab")
+            einsum_op([a], "ab")
         with pytest.raises(ValueError, match='Got 1 inputs for equation "ij,jk->ik", expecting 2'):
             einsum("ij,jk->ik", a)
         with pytest.raises(ValueError, match="more than once"):

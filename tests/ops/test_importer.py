@@ -7,10 +7,10 @@ import pytest
 from google.protobuf import text_format
 from tensorboard.compat.proto import graph_pb2
 
+import ndflow as tf
 from ndflow.core import dtypes
 from ndflow.core.errors import NotFoundError
 from ndflow.core.graph import Graph
-from ndflow.ops import array, math, nn
 from ndflow.ops.importer import import_graph_def
 from ndflow.runtime.session import Session
 
@@ -48,11 +48,11 @@ def _tf_graph_def() -> graph_pb2.GraphDef:
 def _source():
     g = Graph()
     with g.as_default():
-        x = array.placeholder(dtypes.float32, [None, 3], name="x")
-        w = array.constant(np.ones((3, 2), np.float32), name="w")
-        h = math.matmul(x, w, name="h")
-        nn.relu(h, name="r")
-        array.constant(np.int32(7), name="k")
+        x = tf.compat.v1.placeholder(dtypes.float32, [None, 3], name="x")
+        w = tf.constant(np.ones((3, 2), np.float32), name="w")
+        h = tf.matmul(x, w, name="h")
+        tf.nn.relu(h, name="r")
+        tf.constant(np.int32(7), name="k")
     return g.as_graph_def()
 
 
@@ -85,7 +85,7 @@ def test_scopes_are_unique_and_empty_name_imports_at_the_root():
 def test_input_map_and_return_elements():
     g = Graph()
     with g.as_default():
-        mine = array.constant(np.full((4, 3), 2.0, np.float32), name="mine")
+        mine = tf.constant(np.full((4, 3), 2.0, np.float32), name="mine")
         r, x, k = import_graph_def(_source(), input_map={"x": mine},
                                    return_elements=["r:0", "x:0", "k"])
     assert x is mine  # a mapped return tensor is the mapped tensor, as in TF
@@ -131,7 +131,7 @@ def test_malformed_graph_defs_are_clear_errors_and_leave_the_graph_alone(edit, e
     edit(gd)
     g = Graph()
     with g.as_default():
-        array.constant(1.0, name="existing")
+        tf.constant(1.0, name="existing")
         with pytest.raises(ValueError, match=error.replace("(", r"\(").replace(")", r"\)")):
             import_graph_def(gd)
     assert [op.name for op in g.get_operations()] == ["existing"]
@@ -140,7 +140,7 @@ def test_malformed_graph_defs_are_clear_errors_and_leave_the_graph_alone(edit, e
 def test_shape_errors_leave_the_graph_alone():
     g = Graph()
     with g.as_default():
-        wrong = array.constant(np.zeros((2, 5), np.float32), name="wrong")
+        wrong = tf.constant(np.zeros((2, 5), np.float32), name="wrong")
         with pytest.raises(ValueError, match="Dimensions must be equal, but are 5 and 3 for "
                                              "'{{node import/h}} = MatMul"):
             import_graph_def(_source(), input_map={"x:0": wrong})
@@ -150,7 +150,7 @@ def test_shape_errors_leave_the_graph_alone():
 def test_argument_errors():
     g = Graph()
     with g.as_default():
-        c = array.constant(1.0)
+        c = tf.constant(1.0)
         with pytest.raises(ValueError, match=r"Attempted to map inputs that were not found in "
                                              r"graph_def: \[zz:0\]"):
             import_graph_def(_source(), input_map={"zz:0": c})
@@ -162,7 +162,7 @@ def test_argument_errors():
             import_graph_def(b"not a proto")
     other = Graph()
     with other.as_default():
-        foreign = array.constant(np.zeros((1, 3), np.float32))
+        foreign = tf.constant(np.zeros((1, 3), np.float32))
     with g.as_default():
         with pytest.raises(ValueError, match="not an element of the graph being imported"):
             import_graph_def(_source(), input_map={"x:0": foreign})

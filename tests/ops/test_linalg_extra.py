@@ -5,7 +5,7 @@ import pytest
 
 import ndflow as tf
 from ndflow.core.graph import Graph
-from ndflow.ops.array import placeholder
+from ndflow.ops.array_core import placeholder
 from ndflow.ops.linalg_extra import matrix_transpose, matvec, tensordot
 from ndflow.ops.norms import (
     l2_normalize,

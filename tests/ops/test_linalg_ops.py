@@ -5,7 +5,7 @@ import pytest
 
 import ndflow as tf
 from ndflow.core.graph import Graph
-from ndflow.ops.array import placeholder
+from ndflow.ops.array_core import placeholder
 from ndflow.ops.linalg import matmul
 from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes
 

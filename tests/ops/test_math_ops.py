@@ -9,8 +9,8 @@ from ndflow import math as tfm
 from ndflow.autodiff.gradients import gradients
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
-from ndflow.ops import math as m
-from ndflow.ops.array import placeholder
+from ndflow.ops import arithmetic, array_fill, math
+from ndflow.ops.array_core import placeholder
 from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes, run_plan
 
 rng = np.random.default_rng(42)
@@ -93,23 +93,24 @@ CASES = [
            lambda x: 1 / (1 + np.exp(-x))),
     OpCase("erf", lambda x: tfm.erf(x), [_r(3, 4, lo=-2, hi=2)], _erf),
     # -- gradient ops (their own gradients are TF's second-order rules) ----------------------
-    OpCase("tanh_grad", lambda y, dy: m.tanh_grad(y, dy), [_r(3, 4), _r(3, 4)],
+    OpCase("tanh_grad", lambda y, dy: math.tanh_grad(y, dy), [_r(3, 4), _r(3, 4)],
            lambda y, dy: dy * (1 - y * y)),
-    OpCase("sigmoid_grad", lambda y, dy: m.sigmoid_grad(y, dy), [_r(3, 4), _r(3, 4)],
+    OpCase("sigmoid_grad", lambda y, dy: math.sigmoid_grad(y, dy), [_r(3, 4), _r(3, 4)],
            lambda y, dy: dy * y * (1 - y)),
-    OpCase("sqrt_grad", lambda y, dy: m.sqrt_grad(y, dy), [_pos(3, 4), _r(3, 4)],
+    OpCase("sqrt_grad", lambda y, dy: math.sqrt_grad(y, dy), [_pos(3, 4), _r(3, 4)],
            lambda y, dy: dy * 0.5 / y),
-    OpCase("rsqrt_grad", lambda y, dy: m.rsqrt_grad(y, dy), [_pos(3, 4), _r(3, 4)],
+    OpCase("rsqrt_grad", lambda y, dy: math.rsqrt_grad(y, dy), [_pos(3, 4), _r(3, 4)],
            lambda y, dy: dy * -0.5 * y ** 3),
-    OpCase("reciprocal_grad", lambda y, dy: m.reciprocal_grad(y, dy), [_pos(3, 4), _r(3, 4)],
+    OpCase("reciprocal_grad", lambda y, dy: arithmetic.reciprocal_grad(y, dy),
+           [_pos(3, 4), _r(3, 4)],
            lambda y, dy: -dy * y * y),
     # -- cast ---------------------------------------------------------------------------------
-    OpCase("cast_to_float64", lambda x: m.cast(x, tf.float64), [_r(3, 4)], lambda x: x),
-    OpCase("cast_to_int32", lambda x: m.cast(x, tf.int32), [_r(3, 4, lo=-5, hi=5)],
+    OpCase("cast_to_float64", lambda x: tf.cast(x, tf.float64), [_r(3, 4)], lambda x: x),
+    OpCase("cast_to_int32", lambda x: tf.cast(x, tf.int32), [_r(3, 4, lo=-5, hi=5)],
            lambda x: np.trunc(x).astype(np.int32), low_precision=False, grad=False),
-    OpCase("cast_int_to_float", lambda x: m.cast(x, tf.float32), [_ints_a],
+    OpCase("cast_int_to_float", lambda x: tf.cast(x, tf.float32), [_ints_a],
            lambda x: x.astype(np.float64), **_EXACT),
-    OpCase("cast_to_bool", lambda x: m.cast(x, tf.bool), [np.array([0, 2, -1], _I32)],
+    OpCase("cast_to_bool", lambda x: tf.cast(x, tf.bool), [np.array([0, 2, -1], _I32)],
            lambda x: x != 0, **_EXACT),
     # -- comparisons and logical ops ------------------------------------------------------------
     OpCase("equal", lambda x, y: tfm.equal(x, y), [_apart(3, 4), _apart(4)], np.equal,
@@ -139,19 +140,19 @@ CASES = [
     OpCase("is_inf", lambda x: tfm.is_inf(x), [np.array([1.0, -np.inf, np.nan])], np.isinf,
            grad=False),
     # -- selection and clipping --------------------------------------------------------------
-    OpCase("where_v2", lambda c, x, y: m.where(c, x, y), [_bools_a, _r(2, 3), _r(3)], np.where),
-    OpCase("where_v2_scalar", lambda c, x: m.where(c, x, 0.0), [_bools_b, _r(2, 3)],
+    OpCase("where_v2", lambda c, x, y: tf.where(c, x, y), [_bools_a, _r(2, 3), _r(3)], np.where),
+    OpCase("where_v2_scalar", lambda c, x: tf.where(c, x, 0.0), [_bools_b, _r(2, 3)],
            lambda c, x: np.where(c, x, 0.0)),
-    OpCase("select_v1_rows", lambda c, x, y: m.select(c, x, y),
+    OpCase("select_v1_rows", lambda c, x, y: arithmetic.select(c, x, y),
            [np.array([True, False]), _r(2, 3), _r(2, 3)],
            lambda c, x, y: np.where(c[:, None], x, y)),
-    OpCase("select_v1_same_shape", lambda c, x, y: m.select(c, x, y),
+    OpCase("select_v1_same_shape", lambda c, x, y: arithmetic.select(c, x, y),
            [_bools_a, _r(2, 3), _r(2, 3)], np.where),
-    OpCase("clip_by_value", lambda x: m.clip_by_value(x, -0.5, 0.5),
+    OpCase("clip_by_value", lambda x: tf.clip_by_value(x, -0.5, 0.5),
            [_r(3, 4)], lambda x: np.clip(x, -0.5, 0.5)),
-    OpCase("clip_by_value_tensors", lambda x, lo, hi: m.clip_by_value(x, lo, hi),
+    OpCase("clip_by_value_tensors", lambda x, lo, hi: tf.clip_by_value(x, lo, hi),
            [_r(3, 4), _r(4, lo=-1, hi=-0.3), _r(4, lo=0.3, hi=1)], np.clip),
-    OpCase("check_numerics", lambda x: m.check_numerics(x, "msg"), [_r(3, 4)], lambda x: x),
+    OpCase("check_numerics", lambda x: math.check_numerics(x, "msg"), [_r(3, 4)], lambda x: x),
 ]
 
 
@@ -204,27 +205,27 @@ def test_dtype_mismatch_type_error():
 def test_matmul_inner_dims_error():
     with _graph().as_default():
         with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 4"):
-            m.matmul(placeholder(tf.float32, [2, 3]), placeholder(tf.float32, [4, 2]))
+            tf.matmul(placeholder(tf.float32, [2, 3]), placeholder(tf.float32, [4, 2]))
 
 
 def test_check_numerics_raises_with_op_name():
     x = tf.constant([1.0, np.nan, 2.0])
     with pytest.raises(InvalidArgumentError) as e:
-        m.check_numerics(x, "boom")
+        math.check_numerics(x, "boom")
     assert "boom : Tensor had NaN values" in str(e.value)
     assert "CheckNumerics" in str(e.value)
     with pytest.raises(InvalidArgumentError, match="boom : Tensor had Inf values"):
-        m.check_numerics(tf.constant([1.0, np.inf]), "boom")
+        math.check_numerics(tf.constant([1.0, np.inf]), "boom")
     with pytest.raises(InvalidArgumentError, match="Tensor had Inf and NaN values"):
-        m.check_numerics(tf.constant([np.nan, -np.inf]), "boom")
-    np.testing.assert_array_equal(m.check_numerics(tf.constant([1.0]), "ok").numpy(), [1.0])
+        math.check_numerics(tf.constant([np.nan, -np.inf]), "boom")
+    np.testing.assert_array_equal(math.check_numerics(tf.constant([1.0]), "ok").numpy(), [1.0])
 
 
 def test_check_numerics_in_graph_names_node():
     g = _graph()
     with g.as_default():
         x = placeholder(tf.float32, [2])
-        y = m.check_numerics(x * 2.0, "bad input", name="checked")
+        y = math.check_numerics(x * 2.0, "bad input", name="checked")
     with pytest.raises(InvalidArgumentError) as e:
         run_plan(g, [x], [y], [np.array([1.0, np.inf], np.float32)])
     assert "bad input : Tensor had Inf values" in str(e.value) and "checked" in str(e.value)
@@ -235,7 +236,7 @@ def test_check_numerics_gradient_checks_gradient():
     g = _graph()
     with g.as_default():
         x = placeholder(tf.float32, [2])
-        y = m.check_numerics(x, "fwd")
+        y = math.check_numerics(x, "fwd")
         (gx,) = gradients([y], [x], grad_ys=[tf.constant([1.0, np.nan])])
     assert gx.op.type == "CheckNumerics"
     assert gx.op.get_attr("message") == ("Not a number (NaN) or infinity (Inf) values detected "
@@ -257,7 +258,7 @@ def test_operator_overload_names_in_graph():
             "LogicalNot": ~b, "add_1": 1.0 + x,
         }
         int_div = i / i
-        mm = m.matmul(placeholder(tf.float32, [2, 2]), placeholder(tf.float32, [2, 2]))
+        mm = tf.matmul(placeholder(tf.float32, [2, 2]), placeholder(tf.float32, [2, 2]))
         at = placeholder(tf.float32, [2, 2]) @ placeholder(tf.float32, [2, 2])
     for name, t in got.items():
         assert t.op.name == name, (name, t.op.name)
@@ -279,13 +280,13 @@ def test_public_wrapper_default_names():
         assert tfm.multiply(x, x).op.name == "Mul"
         assert tfm.divide(x, x).op.name == "truediv"
         assert tfm.floordiv(x, x).op.name == "floordiv"
-        clip = m.clip_by_value(x, 0.0, 1.0)
+        clip = tf.clip_by_value(x, 0.0, 1.0)
         assert clip.op.name == "clip_by_value" and clip.op.type == "Maximum"
         assert clip.op.inputs[0].op.name == "clip_by_value/Minimum"
-        c = m.cast(x, tf.int32)
+        c = tf.cast(x, tf.int32)
         assert c.op.type == "Cast" and c.op.get_attr("SrcT") is tf.float32
         assert c.op.get_attr("DstT") is tf.int32 and c.op.get_attr("Truncate") is False
-        assert m.cast(x, tf.float32) is x
+        assert tf.cast(x, tf.float32) is x
 
 
 def test_python_scalar_takes_tensor_dtype():
@@ -315,7 +316,7 @@ def test_dynamic_shape_broadcast_gradients(x_shape, y_shape, x_val, y_val):
     with g.as_default():
         x = placeholder(tf.float64, x_shape)
         y = placeholder(tf.float64, y_shape)
-        z = m.reduce_sum(tfm.add(tfm.multiply(x, y), tfm.maximum(x, y)) - y / (x * x + 1.0))
+        z = tf.reduce_sum(tfm.add(tfm.multiply(x, y), tfm.maximum(x, y)) - y / (x * x + 1.0))
         gx, gy = gradients([z], [x, y])
     got_x, got_y = run_plan(g, [x, y], [gx, gy], [xv, yv])
     bx, by = np.broadcast_arrays(xv, yv)
@@ -331,14 +332,14 @@ def test_dynamic_shape_broadcast_gradients(x_shape, y_shape, x_val, y_val):
 
 
 def test_broadcast_gradient_args_op():
-    r0, r1 = m.broadcast_gradient_args(tf.constant([1, 3]), tf.constant([1, 1]))
+    r0, r1 = array_fill.broadcast_gradient_args(tf.constant([1, 3]), tf.constant([1, 1]))
     np.testing.assert_array_equal(r0.numpy(), [0])
     np.testing.assert_array_equal(r1.numpy(), [0, 1])
-    r0, r1 = m.broadcast_gradient_args(tf.constant([2, 3, 4]), tf.constant([3, 1]))
+    r0, r1 = array_fill.broadcast_gradient_args(tf.constant([2, 3, 4]), tf.constant([3, 1]))
     np.testing.assert_array_equal(r0.numpy(), [])
     np.testing.assert_array_equal(r1.numpy(), [0, 2])
     with pytest.raises(InvalidArgumentError, match="Incompatible shapes"):
-        m.broadcast_gradient_args(tf.constant([2, 3]), tf.constant([4]))
+        array_fill.broadcast_gradient_args(tf.constant([2, 3]), tf.constant([4]))
 
 
 def test_static_broadcast_gradient_uses_no_shape_ops():

@@ -8,9 +8,9 @@ from ndflow.autodiff.gradients import gradients
 from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
-from ndflow.ops import nn
+from ndflow.ops import nn_conv
 from ndflow.ops.apply import apply_op
-from ndflow.ops.array import placeholder
+from ndflow.ops.array_core import placeholder
 from tests.ops import nn_reference as ref
 from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes
 
@@ -27,7 +27,7 @@ def _nchw(x):
 
 def _conv_case(id_, x, w, strides=1, padding="SAME", dilations=1, data_format="NHWC", **kw):
     def fn(a, b):
-        return nn.conv2d(a, b, strides, padding, data_format=data_format, dilations=dilations)
+        return tf.nn.conv2d(a, b, strides, padding, data_format=data_format, dilations=dilations)
 
     s = (strides, strides) if isinstance(strides, int) else tuple(strides)
     d = (dilations, dilations) if isinstance(dilations, int) else tuple(dilations)
@@ -61,51 +61,51 @@ CASES = [
                padding=[[0, 0], [1, 2], [0, 1], [0, 0]]),
     _conv_case("conv_grouped", _r(1, 5, 5, 4), _r(3, 3, 2, 4)),
     _conv_case("conv_1x1_one_channel", _r(2, 4, 4, 1), _r(1, 1, 1, 3)),
-    OpCase("conv2d_v1", lambda a, b: nn.conv2d_v1(a, filter=b, strides=[1, 2, 2, 1],
+    OpCase("conv2d_v1", lambda a, b: tf.nn.conv2d_v1(a, filter=b, strides=[1, 2, 2, 1],
                                                   padding="SAME"),
            [_r(1, 5, 5, 2), _r(3, 3, 2, 2)], lambda a, b: ref.conv2d(a, b, (2, 2), "SAME"),
            rtol=1e-5, atol=1e-5),
     OpCase("conv2d_backprop_input",
-           lambda w, g: nn.conv2d_backprop_input(_sizes([2, 7, 6, 2]), w, g, [1, 2, 2, 1],
+           lambda w, g: tf.nn.conv2d_backprop_input(_sizes([2, 7, 6, 2]), w, g, [1, 2, 2, 1],
                                                  "SAME"),
            [_r(3, 3, 2, 3), _r(2, 4, 3, 3)],
            lambda w, g: _conv_input_grad_ref(w, g, (2, 7, 6, 2), (2, 2), "SAME"),
            rtol=1e-5, atol=1e-5),
     OpCase("conv2d_backprop_filter",
-           lambda x, g: nn.conv2d_backprop_filter(x, _sizes([3, 3, 2, 3]), g, [1, 2, 2, 1],
+           lambda x, g: tf.nn.conv2d_backprop_filter(x, _sizes([3, 3, 2, 3]), g, [1, 2, 2, 1],
                                                   "SAME"),
            [_r(2, 7, 6, 2), _r(2, 4, 3, 3)],
            lambda x, g: _conv_filter_grad_ref(x, g, (3, 3, 2, 3), (2, 2), "SAME"),
            rtol=1e-5, atol=1e-5),
     OpCase("conv2d_backprop_input_nchw_valid",
-           lambda w, g: nn.conv2d_backprop_input(_sizes([1, 2, 6, 5]), w, g, [1, 1, 1, 1],
+           lambda w, g: tf.nn.conv2d_backprop_input(_sizes([1, 2, 6, 5]), w, g, [1, 1, 1, 1],
                                                  "VALID", data_format="NCHW"),
            [_r(3, 2, 2, 3), _nchw(_r(1, 4, 4, 3))],
            lambda w, g: _nchw(_conv_input_grad_ref(w, g.transpose(0, 2, 3, 1), (1, 6, 5, 2),
                                                    (1, 1), "VALID")),
            rtol=1e-5, atol=1e-5),
     OpCase("conv2d_transpose",
-           lambda x, w: nn.conv2d_transpose(x, w, [1, 6, 6, 2], 2, "SAME"),
+           lambda x, w: tf.nn.conv2d_transpose(x, w, [1, 6, 6, 2], 2, "SAME"),
            [_r(1, 3, 3, 3), _r(3, 3, 2, 3)],
            lambda x, w: _conv_input_grad_ref(w, x, (1, 6, 6, 2), (2, 2), "SAME"),
            rtol=1e-5, atol=1e-5),
-    OpCase("depthwise_same", lambda x, w: nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME"),
+    OpCase("depthwise_same", lambda x, w: tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME"),
            [_r(2, 5, 6, 3), _r(3, 3, 3, 2)],
            lambda x, w: ref.conv2d(x, w, (1, 1), "SAME", depthwise=True),
            rtol=1e-5, atol=1e-5),
     OpCase("depthwise_valid_stride2_nchw",
-           lambda x, w: nn.depthwise_conv2d(x, w, [1, 1, 2, 2], "VALID", data_format="NCHW"),
+           lambda x, w: tf.nn.depthwise_conv2d(x, w, [1, 1, 2, 2], "VALID", data_format="NCHW"),
            [_nchw(_r(1, 7, 6, 2)), _r(3, 2, 2, 1)],
            lambda x, w: ref.conv2d(x, w, (2, 2), "VALID", data_format="NCHW", depthwise=True),
            rtol=1e-5, atol=1e-5),
-    OpCase("depthwise_dilated", lambda x, w: nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME",
+    OpCase("depthwise_dilated", lambda x, w: tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME",
                                                                  dilations=[2, 2]),
            [_r(1, 6, 6, 2), _r(2, 2, 2, 2)],
            lambda x, w: ref.conv2d(x, w, (1, 1), "SAME", (2, 2), depthwise=True),
            rtol=1e-5, atol=1e-5),
-    OpCase("bias_add", lambda x, b: nn.bias_add(x, b), [_r(2, 3, 4), _r(4)],
+    OpCase("bias_add", lambda x, b: tf.nn.bias_add(x, b), [_r(2, 3, 4), _r(4)],
            lambda x, b: x + b),
-    OpCase("bias_add_nchw", lambda x, b: nn.bias_add(x, b, data_format="NCHW"),
+    OpCase("bias_add_nchw", lambda x, b: tf.nn.bias_add(x, b, data_format="NCHW"),
            [_r(2, 3, 4, 2), _r(3)], lambda x, b: x + b[:, None, None]),
     OpCase("bias_add_grad", lambda g: _bias_add_grad(g, "NHWC"), [_r(2, 3, 4)],
            lambda g: g.sum(axis=(0, 1))),
@@ -115,7 +115,7 @@ CASES = [
 
 
 def _bias_add_grad(g, data_format):
-    return apply_op(nn.BiasAddGrad, [g], {"data_format": data_format}).outputs[0]
+    return apply_op(nn_conv.BiasAddGrad, [g], {"data_format": data_format}).outputs[0]
 
 
 def _conv_input_grad_ref(w, g, input_shape, strides, padding):
@@ -168,7 +168,7 @@ def test_conv_backward_graph_uses_tf_gradient_ops():
         x = placeholder(dtypes.float32, [2, 8, 8, 3])
         w = placeholder(dtypes.float32, [3, 3, 3, 4])
         b = placeholder(dtypes.float32, [4])
-        return [nn.relu(nn.bias_add(nn.conv2d(x, w, 1, "SAME"), b))], [x, w, b]
+        return [tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, w, 1, "SAME"), b))], [x, w, b]
     types = _backward_types(build)
     assert {"Conv2DBackpropInput", "Conv2DBackpropFilter", "BiasAddGrad", "ReluGrad"} <= types
 
@@ -177,7 +177,7 @@ def test_depthwise_backward_graph_ops():
     def build():
         x = placeholder(dtypes.float32, [1, 5, 5, 2])
         w = placeholder(dtypes.float32, [3, 3, 2, 1])
-        return [nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME")], [x, w]
+        return [tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME")], [x, w]
     types = _backward_types(build)
     assert {"DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter"} <= types
 
@@ -186,9 +186,9 @@ def test_conv_static_shapes_partial():
     g = Graph()
     with g.as_default():
         x = placeholder(dtypes.float32, [None, 28, None, 1])
-        y = nn.conv2d(x, tf.constant(np.zeros((5, 5, 1, 32), np.float32)), 2, "SAME")
+        y = tf.nn.conv2d(x, tf.constant(np.zeros((5, 5, 1, 32), np.float32)), 2, "SAME")
         assert y.shape.as_list() == [None, 14, None, 32]
-        z = nn.conv2d(placeholder(dtypes.float32, None),
+        z = tf.nn.conv2d(placeholder(dtypes.float32, None),
                       tf.constant(np.zeros((5, 5, 1, 32), np.float32)), 1, "VALID")
         assert z.shape.as_list() == [None, None, None, 32]
 
@@ -197,9 +197,9 @@ def test_conv_bad_padding():
     x = tf.constant(np.zeros((1, 5, 5, 3), np.float32))
     w = tf.constant(np.zeros((3, 3, 3, 8), np.float32))
     with pytest.raises(ValueError, match="'padding'.*'FOO'"):
-        nn.conv2d(x, w, 1, "FOO")
+        tf.nn.conv2d(x, w, 1, "FOO")
     with pytest.raises(ValueError, match="EXPLICIT"):
-        nn.conv2d(x, w, 1, "EXPLICIT")
+        tf.nn.conv2d(x, w, 1, "EXPLICIT")
 
 
 def test_conv_channel_mismatch_graph_names_op_and_shapes():
@@ -210,14 +210,14 @@ def test_conv_channel_mismatch_graph_names_op_and_shapes():
         with pytest.raises(ValueError, match=r"Depth of input \(3\) is not a multiple of input "
                            r"depth of filter \(4\) for '\{\{node Conv2D\}\} = Conv2D.*"
                            r"\[\?,5,5,3\], \[3,3,4,8\]"):
-            nn.conv2d(x, w, 1, "SAME")
+            tf.nn.conv2d(x, w, 1, "SAME")
 
 
 def test_conv_channel_mismatch_eager():
     x = tf.constant(np.zeros((1, 5, 5, 3), np.float32))
     w = tf.constant(np.zeros((3, 3, 4, 8), np.float32))
     with pytest.raises(InvalidArgumentError, match=r"Depth of input \(3\).*\[Op:Conv2D\]"):
-        nn.conv2d(x, w, 1, "SAME")
+        tf.nn.conv2d(x, w, 1, "SAME")
 
 
 def test_conv_negative_output_size():
@@ -226,33 +226,33 @@ def test_conv_negative_output_size():
         x = placeholder(dtypes.float32, [None, 5, 5, 3])
         with pytest.raises(ValueError, match="Negative dimension size caused by subtracting 7 "
                            "from 5"):
-            nn.conv2d(x, tf.constant(np.zeros((7, 7, 3, 8), np.float32)), 1, "VALID")
+            tf.nn.conv2d(x, tf.constant(np.zeros((7, 7, 3, 8), np.float32)), 1, "VALID")
 
 
 def test_conv_bad_strides():
     x = tf.constant(np.zeros((1, 5, 5, 3), np.float32))
     w = tf.constant(np.zeros((3, 3, 3, 8), np.float32))
     with pytest.raises(ValueError, match="strides should be of length 1, 2 or 4 but was 3"):
-        nn.conv2d(x, w, [1, 1, 1], "SAME")
+        tf.nn.conv2d(x, w, [1, 1, 1], "SAME")
     with pytest.raises(InvalidArgumentError, match="strides in the batch and depth"):
-        nn.conv2d(x, w, [2, 1, 1, 1], "SAME")
+        tf.nn.conv2d(x, w, [2, 1, 1, 1], "SAME")
 
 
 def test_conv_rank_error():
     with pytest.raises(InvalidArgumentError, match="Shape must be rank 4 but is rank 3"):
-        nn.conv2d(tf.constant(np.zeros((1, 5, 5), np.float32)),
+        tf.nn.conv2d(tf.constant(np.zeros((1, 5, 5), np.float32)),
                   tf.constant(np.zeros((3, 3, 3, 8), np.float32)), 1, "SAME")
 
 
 def test_bias_add_mismatch():
     with pytest.raises(InvalidArgumentError, match=r"Dimensions must be equal, but are 3 and 4"):
-        nn.bias_add(tf.constant(np.zeros((1, 5, 5, 3), np.float32)),
+        tf.nn.bias_add(tf.constant(np.zeros((1, 5, 5, 3), np.float32)),
                     tf.constant(np.zeros((4,), np.float32)))
 
 
 def test_conv_int32():
     x = rng.integers(-3, 4, (1, 4, 4, 2)).astype(np.int32)
     w = rng.integers(-3, 4, (2, 2, 2, 3)).astype(np.int32)
-    got = nn.conv2d(tf.constant(x), tf.constant(w), 1, "VALID").numpy()
+    got = tf.nn.conv2d(tf.constant(x), tf.constant(w), 1, "VALID").numpy()
     np.testing.assert_array_equal(got, ref.conv2d(x.astype(float), w.astype(float), padding=
                                                   "VALID").astype(np.int32))

@@ -15,9 +15,9 @@ from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
 from ndflow.core.tensor import EagerTensor
-from ndflow.ops import nn
+from ndflow.ops import nn_activation, nn_loss, nn_norm
 from ndflow.ops.apply import apply_op
-from ndflow.ops.array import placeholder
+from ndflow.ops.array_core import placeholder
 from ndflow.runtime.plan import Plan
 from ndflow.runtime.state import RuntimeContext
 from tests.ops import nn_reference as ref
@@ -60,55 +60,59 @@ def _relu6_in(*shape):
 LABELS = rng.integers(0, 5, 4)
 
 CASES = [
-    OpCase("relu", nn.relu, [_r(3, 4)], lambda x: np.maximum(x, 0)),
-    OpCase("relu_grad", lambda g, x: _raw(nn.ReluGrad, g, x)[0], [_r(3, 4), _r(3, 4)],
+    OpCase("relu", tf.nn.relu, [_r(3, 4)], lambda x: np.maximum(x, 0)),
+    OpCase("relu_grad", lambda g, x: _raw(nn_activation.ReluGrad, g, x)[0], [_r(3, 4), _r(3, 4)],
            lambda g, x: g * (x > 0)),
-    OpCase("relu6", nn.relu6, [_relu6_in(3, 4)], lambda x: np.clip(x, 0, 6)),
-    OpCase("relu6_grad", lambda g, x: _raw(nn.Relu6Grad, g, x)[0], [_r(3, 4), _relu6_in(3, 4)],
+    OpCase("relu6", tf.nn.relu6, [_relu6_in(3, 4)], lambda x: np.clip(x, 0, 6)),
+    OpCase("relu6_grad", lambda g, x: _raw(nn_activation.Relu6Grad, g, x)[0],
+           [_r(3, 4), _relu6_in(3, 4)],
            lambda g, x: g * ((x > 0) & (x < 6))),
-    OpCase("elu", nn.elu, [_r(3, 4)], _elu),
-    OpCase("elu_grad", lambda g, y: _raw(nn.EluGrad, g, y)[0], [_r(3, 4), _elu(_r(3, 4))],
+    OpCase("elu", tf.nn.elu, [_r(3, 4)], _elu),
+    OpCase("elu_grad", lambda g, y: _raw(nn_activation.EluGrad, g, y)[0],
+           [_r(3, 4), _elu(_r(3, 4))],
            lambda g, y: np.where(y < 0, g * (y + 1), g)),
-    OpCase("selu", nn.selu, [_r(3, 4)], lambda x: SELU_SCALE * np.where(
+    OpCase("selu", tf.nn.selu, [_r(3, 4)], lambda x: SELU_SCALE * np.where(
         x > 0, x, SELU_ALPHA * np.expm1(np.minimum(x, 0)))),
-    OpCase("selu_grad", lambda g, y: _raw(nn.SeluGrad, g, y)[0], [_r(3, 4), _r(3, 4, lo=-1.5)],
+    OpCase("selu_grad", lambda g, y: _raw(nn_activation.SeluGrad, g, y)[0],
+           [_r(3, 4), _r(3, 4, lo=-1.5)],
            lambda g, y: np.where(y < 0, g * (y + SELU_ALPHA * SELU_SCALE), g * SELU_SCALE)),
-    OpCase("leaky_relu", lambda x: nn.leaky_relu(x, alpha=0.1), [_r(3, 4)],
+    OpCase("leaky_relu", lambda x: tf.nn.leaky_relu(x, alpha=0.1), [_r(3, 4)],
            lambda x: np.where(x > 0, x, 0.1 * x)),
-    OpCase("leaky_relu_grad", lambda g, x: _raw(nn.LeakyReluGrad, g, x, alpha=0.3)[0],
+    OpCase("leaky_relu_grad", lambda g, x: _raw(nn_activation.LeakyReluGrad, g, x, alpha=0.3)[0],
            [_r(3, 4), _r(3, 4)], lambda g, x: np.where(x > 0, g, 0.3 * g)),
-    OpCase("softplus", nn.softplus, [_r(3, 4)], lambda x: np.log1p(np.exp(x))),
-    OpCase("softplus_grad", lambda g, x: _raw(nn.SoftplusGrad, g, x)[0], [_r(3, 4), _r(3, 4)],
+    OpCase("softplus", tf.nn.softplus, [_r(3, 4)], lambda x: np.log1p(np.exp(x))),
+    OpCase("softplus_grad", lambda g, x: _raw(nn_activation.SoftplusGrad, g, x)[0],
+           [_r(3, 4), _r(3, 4)],
            lambda g, x: g / (1 + np.exp(-x))),
-    OpCase("softmax", nn.softmax, [_r(3, 5)], ref.softmax),
-    OpCase("softmax_axis0", lambda x: nn.softmax(x, axis=0), [_r(3, 4, 2)],
+    OpCase("softmax", tf.nn.softmax, [_r(3, 5)], ref.softmax),
+    OpCase("softmax_axis0", lambda x: tf.nn.softmax(x, axis=0), [_r(3, 4, 2)],
            lambda x: ref.softmax(x, 0)),
-    OpCase("log_softmax", nn.log_softmax, [_r(3, 5)], ref.log_softmax),
-    OpCase("log_softmax_axis1", lambda x: nn.log_softmax(x, axis=1), [_r(2, 4, 3)],
+    OpCase("log_softmax", tf.nn.log_softmax, [_r(3, 5)], ref.log_softmax),
+    OpCase("log_softmax_axis1", lambda x: tf.nn.log_softmax(x, axis=1), [_r(2, 4, 3)],
            lambda x: ref.log_softmax(x, 1)),
     OpCase("softmax_xent_raw",
-           lambda f, lab: _raw(nn.SoftmaxCrossEntropyWithLogits, f, lab),
+           lambda f, lab: _raw(nn_loss.SoftmaxCrossEntropyWithLogits, f, lab),
            [_r(4, 5), ref.softmax(_r(4, 5))],
            lambda f, lab: [-(lab * ref.log_softmax(f)).sum(1), ref.softmax(f) - lab],
            grad=(0,)),   # TF's gradient ignores backprop's dependence on labels
-    OpCase("softmax_xent", lambda lab, f: nn.softmax_cross_entropy_with_logits(lab, f),
+    OpCase("softmax_xent", lambda lab, f: tf.nn.softmax_cross_entropy_with_logits(lab, f),
            [ref.softmax(_r(4, 5)), _r(4, 5)],
            lambda lab, f: -(lab * ref.log_softmax(f)).sum(1)),
     OpCase("softmax_xent_rank3_axis1",
-           lambda lab, f: nn.softmax_cross_entropy_with_logits(lab, f, axis=1),
+           lambda lab, f: tf.nn.softmax_cross_entropy_with_logits(lab, f, axis=1),
            [ref.softmax(_r(2, 3, 4), 1), _r(2, 3, 4)],
            lambda lab, f: -(lab * ref.log_softmax(f, 1)).sum(1)),
     OpCase("sparse_xent_raw",
-           lambda f, lab: _raw(nn.SparseSoftmaxCrossEntropyWithLogits, f, lab),
+           lambda f, lab: _raw(nn_loss.SparseSoftmaxCrossEntropyWithLogits, f, lab),
            [_r(4, 5), LABELS.astype(np.int64)], _sparse_ref),
-    OpCase("sparse_xent", lambda lab, f: nn.sparse_softmax_cross_entropy_with_logits(lab, f),
+    OpCase("sparse_xent", lambda lab, f: tf.nn.sparse_softmax_cross_entropy_with_logits(lab, f),
            [LABELS.astype(np.int32), _r(4, 5)], lambda lab, f: _sparse_ref(f, lab)[0]),
     OpCase("sparse_xent_rank3",
-           lambda lab, f: nn.sparse_softmax_cross_entropy_with_logits(lab, f),
+           lambda lab, f: tf.nn.sparse_softmax_cross_entropy_with_logits(lab, f),
            [LABELS.reshape(2, 2).astype(np.int32), _r(2, 2, 5)],
            lambda lab, f: _sparse_ref(f.reshape(4, 5), lab.reshape(4))[0].reshape(2, 2)),
-    OpCase("l2_loss", nn.l2_loss, [_r(3, 4)], lambda x: np.sum(x * x) / 2, rtol=1e-5),
-    OpCase("bias_add_relu_chain", lambda x, b: nn.relu(nn.bias_add(x, b)),
+    OpCase("l2_loss", tf.nn.l2_loss, [_r(3, 4)], lambda x: np.sum(x * x) / 2, rtol=1e-5),
+    OpCase("bias_add_relu_chain", lambda x, b: tf.nn.relu(tf.nn.bias_add(x, b)),
            [_r(2, 3), _r(3)], lambda x, b: np.maximum(x + b, 0)),
 ]
 
@@ -118,7 +122,7 @@ _MEAN, _VAR = _r(3), rng.uniform(0.5, 1.5, 3)
 
 
 def _fbn_train(x, s, o, data_format="NHWC"):
-    y, m, v = nn.fused_batch_norm(x, s, o, epsilon=0.01, data_format=data_format)
+    y, m, v = tf.nn.fused_batch_norm(x, s, o, epsilon=0.01, data_format=data_format)
     return [y, m, v]
 
 
@@ -141,24 +145,24 @@ BN_CASES = [
            lambda x, s, o: _fbn_train_ref(x, s, o, "NCHW")[0], rtol=1e-4, atol=1e-4,
            low_precision=False),
     OpCase("fused_bn_inference",
-           lambda x, s, o, m, v: nn.fused_batch_norm(x, s, o, m, v, epsilon=0.01,
+           lambda x, s, o, m, v: tf.nn.fused_batch_norm(x, s, o, m, v, epsilon=0.01,
                                                      is_training=False)[0],
            [_X, _SCALE, _OFFSET, _MEAN, _VAR],
            lambda x, s, o, m, v: ref.batch_norm(x, s, o, m, v, 0.01), rtol=1e-4, atol=1e-4,
            grad=(0, 1, 2), low_precision=False),
     OpCase("fused_bn_raw_outputs",
-           lambda x, s, o: _raw(nn.FusedBatchNormV3, x, s, o, np.zeros(0), np.zeros(0),
+           lambda x, s, o: _raw(nn_norm.FusedBatchNormV3, x, s, o, np.zeros(0), np.zeros(0),
                                 epsilon=0.01)[3:5],
            [_X, _SCALE, _OFFSET],
            lambda x, s, o: list(ref.batch_norm_train(x, s, o, 0.01)[1:3]), grad=False,
            rtol=1e-4, atol=1e-4, low_precision=False),
     OpCase("batch_normalization",
-           lambda x, m, v, o, s: nn.batch_normalization(x, m, v, o, s, 0.01),
+           lambda x, m, v, o, s: tf.nn.batch_normalization(x, m, v, o, s, 0.01),
            [_X, _MEAN, _VAR, _OFFSET, _SCALE],
            lambda x, m, v, o, s: ref.batch_norm(x, s, o, m, v, 0.01), rtol=1e-4, atol=1e-4),
-    OpCase("moments", lambda x: list(nn.moments(x, [0, 1, 2])), [_X],
+    OpCase("moments", lambda x: list(tf.nn.moments(x, [0, 1, 2])), [_X],
            lambda x: [x.mean((0, 1, 2)), x.var((0, 1, 2))], rtol=1e-4, atol=1e-4),
-    OpCase("moments_keepdims", lambda x: list(nn.moments(x, [1], keepdims=True)), [_X],
+    OpCase("moments_keepdims", lambda x: list(tf.nn.moments(x, [1], keepdims=True)), [_X],
            lambda x: [x.mean(1, keepdims=True), x.var(1, keepdims=True)], rtol=1e-4,
            atol=1e-4),
 ]
@@ -182,7 +186,7 @@ def test_gradient(case):
 def test_fused_bn_exponential_avg_factor():
     x, s, o = (tf.constant(a) for a in (_X, _SCALE, _OFFSET))
     m0, v0 = tf.constant(_MEAN), tf.constant(_VAR)
-    _, m, v = nn.fused_batch_norm(x, s, o, m0, v0, epsilon=0.01, exponential_avg_factor=0.25)
+    _, m, v = tf.nn.fused_batch_norm(x, s, o, m0, v0, epsilon=0.01, exponential_avg_factor=0.25)
     _, bm, _, unbiased = ref.batch_norm_train(_X, _SCALE, _OFFSET, 0.01)
     np.testing.assert_allclose(m.numpy(), 0.75 * _MEAN + 0.25 * bm, rtol=1e-6)
     np.testing.assert_allclose(v.numpy(), 0.75 * _VAR + 0.25 * unbiased, rtol=1e-6)
@@ -191,7 +195,7 @@ def test_fused_bn_exponential_avg_factor():
 def test_fused_bn_bfloat16_with_float_statistics():
     xt = EagerTensor(torch.from_numpy(_X.astype(np.float32)).to(torch.bfloat16),
                      dtypes.bfloat16)
-    y, m, v = nn.fused_batch_norm(xt, tf.constant(_SCALE.astype(np.float32)),
+    y, m, v = tf.nn.fused_batch_norm(xt, tf.constant(_SCALE.astype(np.float32)),
                                   tf.constant(_OFFSET.astype(np.float32)), epsilon=0.01)
     assert y.dtype is dtypes.bfloat16 and m.dtype is dtypes.float32
     np.testing.assert_allclose(y.numpy().astype(np.float64), _fbn_train_ref(
@@ -203,10 +207,10 @@ def test_backward_graph_op_types():
     with g.as_default():
         x = placeholder(dtypes.float32, [4, 6])
         lab = placeholder(dtypes.int32, [4])
-        loss = nn.sparse_softmax_cross_entropy_with_logits(lab, nn.relu(x))
+        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(lab, tf.nn.relu(x))
         gradients([loss], [x])
         bn_x = placeholder(dtypes.float32, [2, 3, 3, 4])
-        y, _, _ = nn.fused_batch_norm(bn_x, np.ones(4, np.float32), np.zeros(4, np.float32))
+        y, _, _ = tf.nn.fused_batch_norm(bn_x, np.ones(4, np.float32), np.zeros(4, np.float32))
         gradients([y], [bn_x])
     types = {op.type for op in g.get_operations() if op.name.startswith("gradients")}
     assert {"ReluGrad", "FusedBatchNormGradV3"} <= types
@@ -219,7 +223,7 @@ def test_relu_second_order():
         outer.watch(x)
         with GradientTape() as inner:
             inner.watch(x)
-            y = nn.relu(x) * x
+            y = tf.nn.relu(x) * x
         dy = inner.gradient(y, x)
     d2 = outer.gradient(dy, x)
     np.testing.assert_allclose(d2.numpy(), [0.0, 2.0, 2.0])
@@ -228,11 +232,11 @@ def test_relu_second_order():
 def test_sparse_xent_label_out_of_range_eager():
     with pytest.raises(InvalidArgumentError, match=r"Received a label value of 10 which is "
                        r"outside the valid range of \[0, 10\)\.  Label values: 1 2 10"):
-        nn.sparse_softmax_cross_entropy_with_logits(
+        tf.nn.sparse_softmax_cross_entropy_with_logits(
             tf.constant(np.array([1, 2, 10], np.int32)), tf.constant(np.zeros((3, 10),
                                                                               np.float32)))
     with pytest.raises(InvalidArgumentError, match="Received a label value of -1"):
-        nn.sparse_softmax_cross_entropy_with_logits(
+        tf.nn.sparse_softmax_cross_entropy_with_logits(
             tf.constant(np.array([1, -1, 2], np.int64)), tf.constant(np.zeros((3, 10),
                                                                               np.float32)))
 
@@ -241,7 +245,7 @@ def test_sparse_xent_label_out_of_range_graph_names_node():
     g = Graph()
     with g.as_default():
         lab = placeholder(dtypes.int32, [3])
-        loss = nn.sparse_softmax_cross_entropy_with_logits(
+        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(
             lab, tf.constant(np.zeros((3, 10), np.float32)))
     plan = Plan(g, [lab], [loss], [], RuntimeContext())
     with pytest.raises(InvalidArgumentError, match=r"(?s)Received a label value of 10 which "
@@ -252,7 +256,7 @@ def test_sparse_xent_label_out_of_range_graph_names_node():
 def test_sparse_xent_rank_mismatch():
     with pytest.raises(ValueError, match=r"Rank mismatch: Rank of labels \(received 2\) should "
                        r"equal rank of logits minus 1 \(received 2\)"):
-        nn.sparse_softmax_cross_entropy_with_logits(
+        tf.nn.sparse_softmax_cross_entropy_with_logits(
             tf.constant(np.zeros((3, 1), np.int32)), tf.constant(np.zeros((3, 10), np.float32)))
 
 
@@ -261,20 +265,20 @@ def test_softmax_xent_v1_stops_label_gradient():
     with g.as_default():
         lab = placeholder(dtypes.float32, [2, 3])
         logits = placeholder(dtypes.float32, [2, 3])
-        loss = nn.softmax_cross_entropy_with_logits_v1(labels=lab, logits=logits)
+        loss = tf.nn.softmax_cross_entropy_with_logits_v1(labels=lab, logits=logits)
         gl, gx = gradients([loss], [lab, logits])
     assert gl is None and gx is not None
 
 
 def test_leaky_relu_int_input_is_cast_to_float():
-    y = nn.leaky_relu(tf.constant(np.array([-2, 3], np.int32)))
+    y = tf.nn.leaky_relu(tf.constant(np.array([-2, 3], np.int32)))
     assert y.dtype is dtypes.float32
     np.testing.assert_allclose(y.numpy(), [-0.4, 3.0], rtol=1e-6)
 
 
 def test_activation_dtype_errors():
     with pytest.raises(TypeError, match="DataType int32 not in list of allowed values"):
-        nn.softmax(tf.constant(np.array([1, 2], np.int32)))
+        tf.nn.softmax(tf.constant(np.array([1, 2], np.int32)))
 
 
 SIGMOID_XENT = OpCase(
@@ -333,4 +337,4 @@ def test_dropout_v1_keep_prob_graph_and_gradient():
 def test_public_namespace():
     for name in nn_public.__all__:
         assert callable(getattr(nn_public, name)), name
-    assert nn_public.compat_v1_names["conv2d"] is nn.conv2d_v1
+    assert nn_public.compat_v1_names["conv2d"] is tf.nn.conv2d_v1

@@ -15,7 +15,7 @@ from ndflow.core.graph import Graph
 from ndflow.core.shapes import TensorShape
 from ndflow.ops import random as R
 from ndflow.ops import random_seed
-from ndflow.ops.array import constant, placeholder
+from ndflow.ops.array_core import constant, placeholder
 from ndflow.runtime.plan import Plan
 from ndflow.runtime.state import EAGER_CONTEXT, RuntimeContext
 

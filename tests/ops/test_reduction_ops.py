@@ -6,7 +6,7 @@ import pytest
 import ndflow as tf
 from ndflow import math as tfm
 from ndflow.core.graph import Graph
-from ndflow.ops.array import placeholder
+from ndflow.ops.array_core import placeholder
 from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes
 
 rng = np.random.default_rng(7)

@@ -6,7 +6,6 @@ import pytest
 import ndflow as tf
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
-from ndflow.ops import array as A
 from ndflow.ops.array_mask import boolean_mask
 from ndflow.ops.sort import argsort, sort, top_k
 from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes
@@ -98,18 +97,19 @@ def test_gradient(case):
 
 def test_top_k_static_shapes_and_errors_as_tf():
     with Graph().as_default():
-        v, i = top_k(A.placeholder(tf.float32, [None, 4]), 2)
+        v, i = top_k(tf.compat.v1.placeholder(tf.float32, [None, 4]), 2)
         assert v.shape.as_list() == [None, 2] and i.shape.as_list() == [None, 2]
         assert i.dtype is tf.int32 and v.op.type == "TopKV2" and v.op.name == "TopKV2"
-        v, _ = top_k(A.placeholder(tf.float32, [None, 4]), A.placeholder(tf.int32, []))
+        v, _ = top_k(tf.compat.v1.placeholder(tf.float32, [None, 4]),
+                     tf.compat.v1.placeholder(tf.int32, []))
         assert v.shape.as_list() == [None, None]
         with pytest.raises(ValueError, match="input must have last dimension >= k = 3 but is 2"):
-            top_k(A.zeros([5, 2]), 3)
+            top_k(tf.zeros([5, 2]), 3)
         with pytest.raises(ValueError, match="Shape must be at least rank 1 but is rank 0"):
-            top_k(A.zeros([]), 1)
+            top_k(tf.zeros([]), 1)
         with pytest.raises(ValueError, match="Dimension size, given by scalar input 1, must be "
                                              "non-negative but is -1"):
-            top_k(A.zeros([5, 2]), -1)
+            top_k(tf.zeros([5, 2]), -1)
     with pytest.raises(InvalidArgumentError, match=r"input must have at least k columns. Had 2, "
                                                    r"needed 3 \[Op:TopKV2\]"):
         top_k(tf.zeros([5, 2]), 3)
@@ -117,7 +117,7 @@ def test_top_k_static_shapes_and_errors_as_tf():
 
 def test_sort_graph_is_tfs():
     with Graph().as_default() as g:
-        sort(A.zeros([2, 3, 4]), axis=1)
+        sort(tf.zeros([2, 3, 4]), axis=1)
     types = [op.type for op in g.get_operations() if op.type != "Const"]
     assert types == ["Neg", "StridedSlice", "Transpose", "TopKV2", "Transpose", "Neg"]
     with pytest.raises(ValueError, match="Argument `direction` should be one of ASCENDING, "
@@ -127,9 +127,9 @@ def test_sort_graph_is_tfs():
 
 def test_boolean_mask_graph_shapes_and_errors_as_tf():
     with Graph().as_default() as g:
-        out = boolean_mask(A.zeros([2, 3, 4]), A.placeholder(tf.bool, [3, 4]), axis=1)
+        out = boolean_mask(tf.zeros([2, 3, 4]), tf.compat.v1.placeholder(tf.bool, [3, 4]), axis=1)
         assert out.shape.as_list() == [2, None] and out.name == "boolean_mask/GatherV2:0"
-        out = boolean_mask(A.zeros([2, 3, 4]), A.placeholder(tf.bool, [None]), axis=1)
+        out = boolean_mask(tf.zeros([2, 3, 4]), tf.compat.v1.placeholder(tf.bool, [None]), axis=1)
         assert out.shape.as_list() == [2, None, 4]
         ops = [op.type for op in g.get_operations()]
         assert {"Prod", "Reshape", "Where", "Squeeze", "GatherV2"} <= set(ops)

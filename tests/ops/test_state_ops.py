@@ -14,8 +14,8 @@ from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
 from ndflow.core.graph import Graph
 from ndflow.core.shapes import TensorShape
 from ndflow.ops import state
-from ndflow.ops.array import constant, placeholder
-from ndflow.ops.math import reduce_sum
+from ndflow.ops.array_core import constant, placeholder
+from ndflow.ops.reduction import reduce_sum
 from ndflow.runtime.plan import Plan
 from ndflow.runtime.state import EAGER_CONTEXT, RuntimeContext
 

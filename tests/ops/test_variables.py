@@ -21,8 +21,9 @@ from ndflow.ops import init_ops
 from ndflow.ops import variable_scope as vs
 from ndflow.ops import variables as V
 from ndflow.ops.apply import convert_to_tensor
-from ndflow.ops.array import constant, placeholder
-from ndflow.ops.math import matmul, reduce_sum
+from ndflow.ops.array_core import constant, placeholder
+from ndflow.ops.linalg import matmul
+from ndflow.ops.reduction import reduce_sum
 from ndflow.runtime.function import function
 from ndflow.runtime.plan import Plan
 from ndflow.runtime.state import EAGER_CONTEXT, RuntimeContext

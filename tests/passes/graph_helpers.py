@@ -41,7 +41,7 @@ if "NdflowTestCounter" not in REGISTRY:
     StaticShape = op_def("NdflowTestShape", inputs=["x: T"], outputs=["y: int32"],
                          attrs=["T: {float, double, int32}"],
                          shape=lambda ctx: [TensorShape([ctx.shapes[0].rank])])
-    StaticShape.extra["constant_value"] = lambda t: (
+    StaticShape.constant_value = lambda t: (
         np.array(t.op.inputs[0].shape.as_list(), np.int32)
         if t.op.inputs[0].shape.is_fully_defined() else None)
 

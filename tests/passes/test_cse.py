@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+import ndflow as tf
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph
 from ndflow.core.shapes import TensorShape
-from ndflow.ops import array, math, nn
 from ndflow.ops.apply import apply_op
 from ndflow.ops.op_def import REGISTRY, op_def
 from ndflow.passes.cse import cse
@@ -19,8 +19,8 @@ Y = np.array([[0.0, 1.0], [-1.0, 2.0]], np.float32)
 
 
 def _inputs():
-    x = array.placeholder(dtypes.float32, [2, 2], name="x")
-    y = array.placeholder(dtypes.float32, [2, 2], name="y")
+    x = tf.compat.v1.placeholder(dtypes.float32, [2, 2], name="x")
+    y = tf.compat.v1.placeholder(dtypes.float32, [2, 2], name="y")
     return x, y
 
 
@@ -28,11 +28,11 @@ def test_merges_duplicates_and_their_consumers():
     g = Graph()
     with g.as_default():
         x, y = _inputs()
-        m1 = math.matmul(x, y, name="m1")
-        m2 = math.matmul(x, y, name="m2")
-        r1 = nn.relu(m1, name="r1")
-        r2 = nn.relu(m2, name="r2")  # a duplicate once m2 is merged into m1
-        out = math.add(r1, r2, name="out")
+        m1 = tf.matmul(x, y, name="m1")
+        m2 = tf.matmul(x, y, name="m2")
+        r1 = tf.nn.relu(m1, name="r1")
+        r2 = tf.nn.relu(m2, name="r2")  # a duplicate once m2 is merged into m1
+        out = tf.add(r1, r2, name="out")
     del out
     before = snapshot(g)
     ctx = PassContext(fetches=["out:0"], feeds=["x:0", "y:0"])
@@ -50,11 +50,11 @@ def test_commutative_inputs_in_any_order():
     g = Graph()
     with g.as_default():
         x, y = _inputs()
-        a = math.add(x, y, name="a")
-        b = math.add(y, x, name="b")
-        m1 = math.matmul(x, y, name="m1")
-        m2 = math.matmul(y, x, name="m2")  # not commutative
-        out = array.stack([a, b, m1, m2], name="out")
+        a = tf.add(x, y, name="a")
+        b = tf.add(y, x, name="b")
+        m1 = tf.matmul(x, y, name="m1")
+        m2 = tf.matmul(y, x, name="m2")  # not commutative
+        out = tf.stack([a, b, m1, m2], name="out")
     del out
     g2 = cse(g, PassContext(fetches=["out:0"], feeds=["x:0", "y:0"]))
     assert op_counts(g2) == {"Placeholder": 2, "AddV2": 1, "MatMul": 2, "Pack": 1}
@@ -67,13 +67,13 @@ def test_attrs_devices_and_control_inputs_must_match():
     g = Graph()
     with g.as_default():
         x, y = _inputs()
-        plain = math.matmul(x, y, name="plain")
-        transposed = math.matmul(x, y, transpose_a=True, name="transposed")
+        plain = tf.matmul(x, y, name="plain")
+        transposed = tf.matmul(x, y, transpose_a=True, name="transposed")
         with g.device("/CPU:0"):
-            pinned = math.matmul(x, y, name="pinned")
+            pinned = tf.matmul(x, y, name="pinned")
         with g.control_dependencies([plain.op]):
-            ordered = math.matmul(x, y, name="ordered")
-        out = array.stack([plain, transposed, pinned, ordered], name="out")
+            ordered = tf.matmul(x, y, name="ordered")
+        out = tf.stack([plain, transposed, pinned, ordered], name="out")
     del out
     g2 = cse(g, PassContext(fetches=["out:0"], feeds=["x:0", "y:0"]))
     assert op_counts(g2) == op_counts(g)
@@ -83,12 +83,12 @@ def test_stateful_placeholders_and_preserved_ops_are_never_merged():
     g = Graph()
     with g.as_default():
         x, y = _inputs()
-        p2 = array.placeholder(dtypes.float32, [2, 2], name="x_again")
+        p2 = tf.compat.v1.placeholder(dtypes.float32, [2, 2], name="x_again")
         c1 = counter(x, name="c1")
         c2 = counter(x, name="c2")
-        f1 = nn.relu(x, name="f1")
-        f2 = nn.relu(x, name="f2")  # fetched: keeps its own node
-        out = array.stack([c1, c2, f1, p2], name="out")
+        f1 = tf.nn.relu(x, name="f1")
+        f2 = tf.nn.relu(x, name="f2")  # fetched: keeps its own node
+        out = tf.stack([c1, c2, f1, p2], name="out")
     del out, f2, y
     ctx = PassContext(fetches=["out:0", "f2:0"], feeds=["x:0", "x_again:0"])
     g2 = cse(g, ctx)
@@ -100,12 +100,12 @@ def test_stateful_placeholders_and_preserved_ops_are_never_merged():
 def test_identical_constants_merge():
     g = Graph()
     with g.as_default():
-        a = array.constant(np.arange(6, dtype=np.float32).reshape(2, 3), name="a")
-        b = array.constant(np.arange(6, dtype=np.float32).reshape(2, 3), name="b")
-        c = array.constant(np.arange(6, dtype=np.int32).reshape(2, 3), name="c")
-        d = array.constant(np.arange(6, dtype=np.float32).reshape(3, 2), name="d")
-        s = math.add(a, b, name="s")
-        out = array.stack([c, c], name="out")
+        a = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3), name="a")
+        b = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3), name="b")
+        c = tf.constant(np.arange(6, dtype=np.int32).reshape(2, 3), name="c")
+        d = tf.constant(np.arange(6, dtype=np.float32).reshape(3, 2), name="d")
+        s = tf.add(a, b, name="s")
+        out = tf.stack([c, c], name="out")
     del s, out, d
     g2 = cse(g, PassContext(fetches=["s:0", "out:0"]))
     assert [op.name for op in g2.get_operations()] == ["a", "c", "d", "s", "out"]
@@ -125,7 +125,7 @@ def test_ops_reading_resources_are_never_merged():
         h = apply_op(handle_def, [], name="h").outputs[0]
         p1 = apply_op(peek_def, [h], name="p1").outputs[0]
         p2 = apply_op(peek_def, [h], name="p2").outputs[0]
-        out = array.stack([p1, p2], name="out")
+        out = tf.stack([p1, p2], name="out")
     del out
     g2 = cse(g, PassContext(fetches=["out:0"]))
     assert op_counts(g2) == {"NdflowTestHandle": 1, "NdflowTestPeek": 2, "Pack": 1}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import ndflow as tf
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph
-from ndflow.ops import array, math, nn
 from ndflow.passes import pipeline
 from ndflow.passes.pass_context import PassContext, op_name_of
 from ndflow.passes.pipeline import PassSpec, register_pass, run_pipeline
@@ -17,14 +17,14 @@ from tests.passes.graph_helpers import op_counts, run_graph, snapshot, split2
 def _graph():
     g = Graph()
     with g.as_default():
-        x = array.placeholder(dtypes.float32, [2], name="x")
-        c = array.constant(np.array([1.0, 2.0], np.float32), name="c")
-        c2 = math.add(c, c, name="c2")
-        c3 = math.add(c, c, name="c3")
-        a = math.add(x, c2, name="a")
-        b = math.add(x, c3, name="b")
-        y = nn.relu(math.add(a, b, name="ab"), name="y")
-        dead = math.add(x, x, name="dead")
+        x = tf.compat.v1.placeholder(dtypes.float32, [2], name="x")
+        c = tf.constant(np.array([1.0, 2.0], np.float32), name="c")
+        c2 = tf.add(c, c, name="c2")
+        c3 = tf.add(c, c, name="c3")
+        a = tf.add(x, c2, name="a")
+        b = tf.add(x, c3, name="b")
+        y = tf.nn.relu(tf.add(a, b, name="ab"), name="y")
+        dead = tf.add(x, x, name="dead")
     del y, dead
     return g
 
@@ -83,9 +83,9 @@ def test_pass_must_return_a_graph():
 def test_name_map_follows_renames_across_passes():
     g = Graph()
     with g.as_default():
-        v = array.constant(np.arange(4, dtype=np.float32), name="v")
+        v = tf.constant(np.arange(4, dtype=np.float32), name="v")
         a, b = split2(v, name="split")
-        y = array.identity(b, name="y")
+        y = tf.identity(b, name="y")
     del a, y
     out, names = run_pipeline(g, PassContext(fetches=["split:1", "y:0"]))
     assert names["split:1"] == "ConstantFolding/split-1:0"

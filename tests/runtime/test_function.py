@@ -13,8 +13,8 @@ from ndflow.core.graph import Graph
 from ndflow.core.tensor import EagerTensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops import state
-from ndflow.ops.math import reduce_sum
-from ndflow.ops.nn import relu
+from ndflow.ops.nn_activation import relu
+from ndflow.ops.reduction import reduce_sum
 from ndflow.runtime.func_graph import FuncGraph
 from ndflow.runtime.function import function, run_functions_eagerly
 from ndflow.runtime.plan import Plan

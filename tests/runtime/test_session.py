@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 import torch
 
+import ndflow as tf
 from ndflow.core import context, dtypes
 from ndflow.core.errors import InvalidArgumentError, UnimplementedError
 from ndflow.core.graph import Graph
 from ndflow.core.shapes import TensorShape
 from ndflow.kernels.registry import kernel
-from ndflow.ops import array, math, nn
 from ndflow.ops.apply import apply_op
 from ndflow.ops.op_def import REGISTRY, op_def
 from ndflow.runtime import session as session_mod
@@ -43,10 +43,10 @@ else:
 def _graph():
     g = Graph()
     with g.as_default():
-        p = array.placeholder(dtypes.float32, [3], name="Placeholder")
-        c = array.constant([1.0, 2.0, 3.0], name="c")
-        a = math.add(p, c, name="add")
-        s = math.reduce_sum(a, [0], name="sum")
+        p = tf.compat.v1.placeholder(dtypes.float32, [3], name="Placeholder")
+        c = tf.constant([1.0, 2.0, 3.0], name="c")
+        a = tf.add(p, c, name="add")
+        s = tf.reduce_sum(a, [0], name="sum")
     return g, p, c, a, s
 
 
@@ -119,11 +119,11 @@ def test_fetching_a_fed_tensor_returns_the_fed_value():
 def test_feed_conversion_and_shape_check():
     g = Graph()
     with g.as_default():
-        f = array.placeholder(dtypes.float32, [3], name="Placeholder")
-        q = array.placeholder(dtypes.float32, [None, 2], name="q")
-        i = array.placeholder(dtypes.int32, [], name="i")
-        u = array.placeholder(dtypes.float32, None, name="u")
-        fi, qi, ii, ui = (array.identity(t) for t in (f, q, i, u))
+        f = tf.compat.v1.placeholder(dtypes.float32, [3], name="Placeholder")
+        q = tf.compat.v1.placeholder(dtypes.float32, [None, 2], name="q")
+        i = tf.compat.v1.placeholder(dtypes.int32, [], name="i")
+        u = tf.compat.v1.placeholder(dtypes.float32, None, name="u")
+        fi, qi, ii, ui = (tf.identity(t) for t in (f, q, i, u))
     with Session(graph=g) as sess:
         assert sess.run(fi, {f: np.array([1, 2, 3])}).dtype == np.float32
         assert sess.run(ii, {i: 1.9}) == 1 and type(sess.run(ii, {i: 7})) is np.int32
@@ -147,7 +147,7 @@ def test_feed_key_and_value_errors():
     g, p, c, a, s = _graph()
     g2 = Graph()
     with g2.as_default():
-        x2 = array.placeholder(dtypes.float32, name="x2")
+        x2 = tf.compat.v1.placeholder(dtypes.float32, name="x2")
     with Session(graph=g) as sess:
         with pytest.raises(TypeError, match="Cannot interpret feed_dict key as Tensor: Tensor "
                                             ".*x2:0.* is not an element of this graph."):
@@ -168,8 +168,8 @@ def test_feed_key_and_value_errors():
 def test_fed_arrays_are_copied():
     g = Graph()
     with g.as_default():
-        x = array.placeholder(dtypes.float32, [2], name="x")
-        y = array.identity(x)
+        x = tf.compat.v1.placeholder(dtypes.float32, [2], name="x")
+        y = tf.identity(x)
     with Session(graph=g) as sess:
         feed = np.array([1.0, 2.0], np.float32)
         out = sess.run(y, {x: feed})
@@ -192,9 +192,9 @@ def test_unfed_placeholder_names_the_users_op():
 def test_kernel_errors_name_the_node_and_the_session_stays_usable():
     g = Graph()
     with g.as_default():
-        x = array.placeholder(dtypes.float32, [None, None], name="x")
-        y = array.placeholder(dtypes.float32, [None, None], name="y")
-        m = math.matmul(x, y, name="product")
+        x = tf.compat.v1.placeholder(dtypes.float32, [None, None], name="x")
+        y = tf.compat.v1.placeholder(dtypes.float32, [None, None], name="y")
+        m = tf.matmul(x, y, name="product")
         bad = fails(x, name="broken")
     with Session(graph=g) as sess:
         with pytest.raises(InvalidArgumentError, match="product") as info:
@@ -303,7 +303,7 @@ def test_plan_cache(monkeypatch):
         sess.run(s, {a: FEED})      # other feeds: a new plan
         assert len(_CountingPlan.built) == 3
         with g.as_default():
-            math.add(s, 1.0)        # the graph grew: plans are rebuilt
+            tf.add(s, 1.0)        # the graph grew: plans are rebuilt
         sess.run(s, {p: FEED})
         assert len(_CountingPlan.built) == 4
         plan_graph = _CountingPlan.built[0]
@@ -315,8 +315,8 @@ def test_config_switches_passes(monkeypatch):
     monkeypatch.setattr(session_mod, "Plan", _CountingPlan)
     g = Graph()
     with g.as_default():
-        c = array.constant(np.float32(2.0), name="c")
-        y = math.add(c, c, name="y")
+        c = tf.constant(np.float32(2.0), name="c")
+        y = tf.add(c, c, name="y")
     for toggle, expected in ((None, {"Const"}), (RewriterConfig.OFF, {"Const", "AddV2"})):
         _CountingPlan.built = []
         config = ConfigProto()
@@ -330,7 +330,7 @@ def test_config_switches_passes(monkeypatch):
 def test_resources_are_per_session():
     g = Graph()
     with g.as_default():
-        x = array.placeholder(dtypes.float32, [], name="x")
+        x = tf.compat.v1.placeholder(dtypes.float32, [], name="x")
         y = apply_op(SessionCounter, [x]).outputs[0]
     s1, s2 = Session(graph=g), Session(graph=g)
     assert [s1.run(y, {x: 0.0}) for _ in range(3)] == [1.0, 2.0, 3.0]
@@ -345,9 +345,9 @@ def test_resources_are_per_session():
 def test_soft_placement():
     g = Graph()
     with g.as_default():
-        x = array.placeholder(dtypes.float32, [2], name="x")
+        x = tf.compat.v1.placeholder(dtypes.float32, [2], name="x")
         with g.device("/GPU:0"):
-            y = nn.relu(x, name="on_gpu")
+            y = tf.nn.relu(x, name="on_gpu")
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
     # TF 2: Session() takes the context config (soft placement on); an explicit
@@ -387,9 +387,9 @@ def test_log_device_placement(capsys):
 def test_string_and_bfloat16_fetches():
     g = Graph()
     with g.as_default():
-        st = array.constant("hi", name="st")
-        sv = array.constant(["a", "bc"], name="sv")
-        bf = array.constant(np.array([1.5, 2.25]), dtype=dtypes.bfloat16, name="bf")
+        st = tf.constant("hi", name="st")
+        sv = tf.constant(["a", "bc"], name="sv")
+        bf = tf.constant(np.array([1.5, 2.25]), dtype=dtypes.bfloat16, name="bf")
     with Session(graph=g) as sess:
         assert sess.run(st) == b"hi"
         assert list(sess.run(sv)) == [b"a", b"bc"]

@@ -13,7 +13,7 @@ from ndflow.core import context, dtypes
 from ndflow.core.graph import Graph, GraphKeys
 from ndflow.ops import variables
 from ndflow.ops.apply import convert_to_tensor
-from ndflow.ops.array import placeholder
+from ndflow.ops.array_core import placeholder
 from ndflow.runtime.session import Session
 from ndflow.train import learning_rate_schedule as lrs
 

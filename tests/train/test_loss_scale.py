@@ -9,7 +9,7 @@ import pytest
 import ndflow as tf
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph, GraphKeys
-from ndflow.ops.array import placeholder
+from ndflow.ops.array_core import placeholder
 from ndflow.runtime.session import Session
 from ndflow.train import loss_scale as ls
 

@@ -10,9 +10,8 @@ import pytest
 import ndflow as tf
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph, GraphKeys
-from ndflow.ops import math as math_ops
 from ndflow.ops import variables
-from ndflow.ops.array import placeholder
+from ndflow.ops.array_core import placeholder
 from ndflow.runtime.session import Session
 from ndflow.train import loss_scale as ls
 from ndflow.train.loss_scale_optimizer import MixedPrecisionLossScaleOptimizer
@@ -39,7 +38,7 @@ def _reference(factors, make_opt=_adam):
     out = []
     for f in factors:
         if np.isfinite(f):
-            opt.minimize(lambda f=f: math_ops.reduce_sum(w * w * C) * 0.5 * f, global_step=step,
+            opt.minimize(lambda f=f: tf.reduce_sum(w * w * C) * 0.5 * f, global_step=step,
                          var_list=[w])
         out.append((w.numpy().copy(), int(step.numpy())))
     return out
@@ -63,7 +62,7 @@ def test_skipped_steps_eager():
     opt = MixedPrecisionLossScaleOptimizer(_adam(), ls.DynamicLossScale(4, 2, 2))
     got = []
     for f in FACTORS:
-        assert opt.minimize(lambda f=f: math_ops.reduce_sum(w * w * C) * 0.5 * f,
+        assert opt.minimize(lambda f=f: tf.reduce_sum(w * w * C) * 0.5 * f,
                             global_step=step, var_list=[w]) is None
         got.append((w.numpy().copy(), int(step.numpy()), float(opt._loss_scale().numpy())))
     _check(got, FACTORS, SCALES)
@@ -76,7 +75,7 @@ def test_skipped_steps_tf_function():
 
     @tf.function
     def train(f):
-        opt.minimize(lambda f=f: math_ops.reduce_sum(w * w * C) * 0.5 * f, global_step=step,
+        opt.minimize(lambda f=f: tf.reduce_sum(w * w * C) * 0.5 * f, global_step=step,
                      var_list=[w])
 
     got = []
@@ -93,7 +92,7 @@ def _session_run(factors, make_wrapped):
         w = variables.Variable(W0, name="w")
         step = v1.train.get_or_create_global_step()
         opt = make_wrapped()
-        train_op = opt.minimize(math_ops.reduce_sum(w * w * C) * 0.5 * f, global_step=step)
+        train_op = opt.minimize(tf.reduce_sum(w * w * C) * 0.5 * f, global_step=step)
         slots = opt.variables()
         init = v1.global_variables_initializer()
     got, slot_values = [], []
@@ -134,7 +133,7 @@ def test_momentum_slot_rolled_back_in_session():
         f = placeholder(dtypes.float32, [])
         w = variables.Variable(W0, name="w")
         opt = MixedPrecisionLossScaleOptimizer(MomentumOptimizer(0.1, 0.9), "dynamic")
-        train_op = opt.minimize(math_ops.reduce_sum(w * w * C) * 0.5 * f)
+        train_op = opt.minimize(tf.reduce_sum(w * w * C) * 0.5 * f)
         accum = opt._optimizer.get_slot(w, "momentum")
         init = v1.global_variables_initializer()
     with Session(graph=g) as sess:
@@ -154,7 +153,7 @@ def test_fixed_scale_delegates_and_scales_gradients():
     with g.as_default():
         w = variables.Variable(W0, name="w")
         opt = MixedPrecisionLossScaleOptimizer(v1.train.GradientDescentOptimizer(0.5), 1024)
-        loss = math_ops.reduce_sum(w * w * C) * 0.5
+        loss = tf.reduce_sum(w * w * C) * 0.5
         (grad, var), = opt.compute_gradients(loss)
         train_op = opt.apply_gradients([(grad, var)])
         init = v1.global_variables_initializer()
@@ -173,7 +172,7 @@ def test_fixed_scale_delegates_and_scales_gradients():
 def test_fixed_scale_never_skips():
     w = variables.Variable(W0)
     opt = MixedPrecisionLossScaleOptimizer(v1.train.GradientDescentOptimizer(0.1), 8)
-    opt.minimize(lambda: math_ops.reduce_sum(w * w) * NAN, var_list=[w])
+    opt.minimize(lambda: tf.reduce_sum(w * w) * NAN, var_list=[w])
     assert np.all(np.isnan(w.numpy()))
 
 
@@ -181,7 +180,7 @@ def test_callable_loss_and_none_gradients():
     w = variables.Variable(W0)
     unused = variables.Variable(1.0)
     opt = MixedPrecisionLossScaleOptimizer(v1.train.GradientDescentOptimizer(1.0), 4)
-    pairs = opt.compute_gradients(lambda: math_ops.reduce_sum(w * C), var_list=[w, unused])
+    pairs = opt.compute_gradients(lambda: tf.reduce_sum(w * C), var_list=[w, unused])
     np.testing.assert_allclose(pairs[0][0].numpy(), C)
     assert pairs[1][0] is None
 

@@ -11,9 +11,8 @@ import ndflow as tf
 from ndflow.core import dtypes, optimizer_options
 from ndflow.core.graph import Graph
 from ndflow.keras.mixed_precision import LossScaleOptimizer, set_global_policy
-from ndflow.ops import math as math_ops
 from ndflow.ops import variables
-from ndflow.ops.array import placeholder
+from ndflow.ops.array_core import placeholder
 from ndflow.runtime.session import Session
 from ndflow.train import loss_scale as ls
 from ndflow.train import mixed_precision as mp
@@ -207,7 +206,7 @@ def test_env_loss_scaling_skips_non_finite_steps_in_a_session(monkeypatch):
         w = variables.Variable(w0, name="w")
         step = v1.train.get_or_create_global_step()
         opt = v1.train.GradientDescentOptimizer(0.5)
-        loss = math_ops.reduce_sum(w * w) * f
+        loss = tf.reduce_sum(w * w) * f
         pairs = opt.compute_gradients(loss)
         train_op = opt.apply_gradients(pairs, global_step=step)
         init = v1.global_variables_initializer()
@@ -231,11 +230,11 @@ def test_env_loss_scaling_eager(monkeypatch):
     w = variables.Variable([1.0, 2.0])
     step = variables.Variable(0, dtype=dtypes.int64)
     opt = v1.train.AdamOptimizer(0.1)
-    opt.minimize(lambda: math_ops.reduce_sum(w * w) * float("inf"), global_step=step,
+    opt.minimize(lambda: tf.reduce_sum(w * w) * float("inf"), global_step=step,
                  var_list=[w])
     np.testing.assert_array_equal(w.numpy(), [1.0, 2.0])
     assert int(step.numpy()) == 0 and float(opt._loss_scale().numpy()) == 2 ** 14
-    opt.minimize(lambda: math_ops.reduce_sum(w * w), global_step=step, var_list=[w])
+    opt.minimize(lambda: tf.reduce_sum(w * w), global_step=step, var_list=[w])
     np.testing.assert_allclose(w.numpy(), [0.9, 1.9], rtol=1e-6)
     assert int(step.numpy()) == 1
 

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 import ndflow  # noqa: F401 - registers ops and kernels
+import ndflow as tf
 from ndflow import train
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph, GraphKeys
 from ndflow.core.tensor import EagerTensor
-from ndflow.ops import math as math_ops
 from ndflow.ops import variables
-from ndflow.ops.array import placeholder
+from ndflow.ops.array_core import placeholder
 from ndflow.runtime.function import function
 from ndflow.runtime.session import Session
 from tests.train import reference as R
@@ -28,7 +28,7 @@ def f32(x: float) -> float:
 
 
 def _loss(w):
-    return math_ops.reduce_sum(w * w * C) * 0.5
+    return tf.reduce_sum(w * w * C) * 0.5
 
 
 def _ref_states(kind: str, steps: int = STEPS, **kw):

@@ -13,7 +13,7 @@ from ndflow.core.graph import Graph
 from ndflow.core.tensor import EagerTensor
 from ndflow.ops import training, variables
 from ndflow.ops.apply import numpy_to_torch
-from ndflow.ops.array import placeholder
+from ndflow.ops.array_core import placeholder
 from ndflow.runtime.plan import Plan
 from ndflow.runtime.state import Resource, RuntimeContext
 from tests.train import reference as R

@@ -38,37 +38,6 @@ from ndflow.core.scopes import (  # noqa: F401
 from ndflow.core.shapes import TensorShape  # noqa: F401
 from ndflow.core.tensor import Tensor  # noqa: F401
 from ndflow.ops.apply import convert_to_tensor  # noqa: F401
-from ndflow.ops.array import (  # noqa: F401
-    concat,
-    constant,
-    expand_dims,
-    fill,
-    gather,
-    group,
-    identity,
-    no_op,
-    one_hot,
-    ones,
-    ones_like,
-    pad,
-    placeholder,
-    placeholder_with_default,
-    range,
-    rank,
-    reshape,
-    shape,
-    size,
-    slice,
-    squeeze,
-    stack,
-    stop_gradient,
-    strided_slice,
-    tile,
-    transpose,
-    unstack,
-    zeros,
-    zeros_like,
-)
 from ndflow.ops.array_mask import boolean_mask  # noqa: F401
 from ndflow.ops.array_split import split  # noqa: F401
 from ndflow.ops.einsum import einsum  # noqa: F401
@@ -86,58 +55,9 @@ from ndflow.ops.init_ops import (  # noqa: F401
 )
 from ndflow.ops.linalg_extra import tensordot  # noqa: F401
 from ndflow.ops.logging_ops import print_v2 as print  # noqa: F401
-from ndflow.ops.math import (  # noqa: F401
-    abs,
-    add,
-    add_n,
-    argmax,
-    argmin,
-    cast,
-    clip_by_value,
-    divide,
-    equal,
-    exp,
-    floordiv,
-    greater,
-    greater_equal,
-    less,
-    less_equal,
-    log,
-    logical_and,
-    logical_not,
-    logical_or,
-    matmul,
-    maximum,
-    minimum,
-    mod,
-    multiply,
-    negative,
-    not_equal,
-    pow,
-    reduce_all,
-    reduce_any,
-    reduce_max,
-    reduce_mean,
-    reduce_min,
-    reduce_prod,
-    reduce_sum,
-    sigmoid,
-    sign,
-    sqrt,
-    square,
-    subtract,
-    tanh,
-    to_double,
-    to_float,
-    to_int32,
-    to_int64,
-    truediv,
-)
-from ndflow.ops.math_cumulative import (  # noqa: F401
-    cumprod,
-    cumsum,
-    div_no_nan,
-)
+from ndflow.ops.math import abs, clip_by_value, exp, floordiv, mod, sigmoid, sign, sqrt, square, tanh
+from ndflow.ops.arithmetic import div_no_nan  # noqa: F401
+from ndflow.ops.math_cumulative import cumprod, cumsum  # noqa: F401
 from ndflow.ops.norms import norm  # noqa: F401
 from ndflow.ops.random import (  # noqa: F401
     random_normal,
@@ -186,6 +106,17 @@ from ndflow.runtime.session import (  # noqa: F401
     Session,
     get_default_session,  # noqa: F401
 )
+from ndflow.ops.arithmetic import add, add_n, divide, log, maximum, minimum, multiply, negative, pow, subtract, truediv
+from ndflow.ops.array_core import constant, expand_dims, group, identity, no_op, placeholder, placeholder_with_default, rank, reshape, shape, size, squeeze, stack, stop_gradient, unstack
+from ndflow.ops.array_fill import fill, ones, ones_like, pad, tile, zeros, zeros_like
+from ndflow.ops.array_gather import gather, one_hot
+from ndflow.ops.array_range import range
+from ndflow.ops.array_slicing import concat, slice, strided_slice
+from ndflow.ops.array_transpose import transpose
+from ndflow.ops.cast import cast, to_double, to_float, to_int32, to_int64
+from ndflow.ops.comparison import equal, greater, greater_equal, less, less_equal, logical_and, logical_not, logical_or, not_equal
+from ndflow.ops.linalg import matmul
+from ndflow.ops.reduction import argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum
 
 initialize_all_variables = global_variables_initializer
 GraphDef = _graph_pb2.GraphDef  # the real protobuf message, as tf.compat.v1.GraphDef

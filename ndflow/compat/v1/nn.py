@@ -1,6 +1,6 @@
 """`tf.compat.v1.nn`: TF1 signatures (`keep_prob`, `filter=`, `dim=`) of the nn family."""
 
-from ndflow.ops.math import sigmoid, tanh  # noqa: F401
+from ndflow.ops.math import sigmoid, tanh
 from ndflow.ops.nn_activation import elu, leaky_relu, relu, relu6, selu, softplus  # noqa: F401
 from ndflow.ops.nn_activation import log_softmax_v1 as log_softmax  # noqa: F401
 from ndflow.ops.nn_activation import softmax_v1 as softmax  # noqa: F401

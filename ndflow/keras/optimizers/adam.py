@@ -10,8 +10,7 @@ beta powers are computed from `iterations` in the variable's dtype, once per ste
 from __future__ import annotations
 
 from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
-from ndflow.ops import math as math_ops
-from ndflow.ops import training
+from ndflow.ops import arithmetic, training
 
 
 class Adam(Optimizer):
@@ -47,8 +46,8 @@ class Adam(Optimizer):
         cached = self._step_cache.get(dtype)
         if cached is None:
             local_step = cast(self.iterations + 1, dtype)
-            cached = (math_ops.pow(cast(self.beta_1, dtype), local_step),
-                      math_ops.pow(cast(self.beta_2, dtype), local_step))
+            cached = (arithmetic.pow(cast(self.beta_1, dtype), local_step),
+                      arithmetic.pow(cast(self.beta_2, dtype), local_step))
             self._step_cache[dtype] = cached
         return cached
 

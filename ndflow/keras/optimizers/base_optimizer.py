@@ -16,8 +16,9 @@ import warnings
 from ndflow.autodiff.tape import GradientTape
 from ndflow.core import dtypes, scopes
 from ndflow.core.tensor import Tensor
-from ndflow.ops import math as math_ops
+from ndflow.ops import arithmetic, math, reduction
 from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.cast import cast as cast_op
 from ndflow.train import learning_rate_schedule as lrs
 from ndflow.train import slot_creator
 from ndflow.train.init_scope import init_scope
@@ -44,7 +45,7 @@ def cast(x, dtype):
     """Keras's `ops.cast` on TF: a Python float becomes a float32 tensor, then is cast (so
     `cast(0.9, float64)` is float32's 0.9)."""
     t = convert_to_tensor(x)
-    return t if t.dtype is dtype else math_ops.cast(t, dtype)
+    return t if t.dtype is dtype else cast_op(t, dtype)
 
 
 def scalar(x, dtype):
@@ -223,7 +224,7 @@ class Optimizer:
             self._step_cache = {}
             for g, v in zip(grads, trainable_variables):
                 if g.dtype is not v.dtype:
-                    g = math_ops.cast(g, v.dtype)
+                    g = cast_op(g, v.dtype)
                 self.update_step(g, v, lr)
             for v in trainable_variables:
                 constraint = getattr(v, "constraint", None)
@@ -246,20 +247,20 @@ class Optimizer:
         if self.clipnorm and self.clipnorm > 0:
             out = []
             for g in grads:
-                norm = math_ops.sqrt(math_ops.reduce_sum(math_ops.square(g)))
+                norm = math.sqrt(reduction.reduce_sum(math.square(g)))
                 clip = scalar(self.clipnorm, g.dtype)
-                out.append(g * clip / math_ops.maximum(norm, clip))
+                out.append(g * clip / arithmetic.maximum(norm, clip))
             return out
         if self.global_clipnorm and self.global_clipnorm > 0:
-            sq = [math_ops.cast(math_ops.reduce_sum(math_ops.square(g)), dtypes.float32)
-                  if g.dtype is not dtypes.float32 else math_ops.reduce_sum(math_ops.square(g))
+            sq = [cast_op(reduction.reduce_sum(math.square(g)), dtypes.float32)
+                  if g.dtype is not dtypes.float32 else reduction.reduce_sum(math.square(g))
                   for g in grads]
-            norm = math_ops.sqrt(math_ops.add_n(sq) if len(sq) > 1 else sq[0])
+            norm = math.sqrt(arithmetic.add_n(sq) if len(sq) > 1 else sq[0])
             clip = scalar(self.global_clipnorm, dtypes.float32)
-            scale = clip / math_ops.maximum(norm, clip)
+            scale = clip / arithmetic.maximum(norm, clip)
             return [g * cast(scale, g.dtype) for g in grads]
         if self.clipvalue and self.clipvalue > 0:
-            return [math_ops.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+            return [math.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
         return grads
 
     def _apply_weight_decay(self, variables_) -> None:

@@ -12,8 +12,7 @@ built from elementwise ops (there is no momentum slot to hand to the fused op).
 from __future__ import annotations
 
 from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
-from ndflow.ops import math as math_ops
-from ndflow.ops import training
+from ndflow.ops import math, training
 
 
 class RMSprop(Optimizer):
@@ -67,16 +66,16 @@ class RMSprop(Optimizer):
                 training.resource_apply_rms_prop(variable.handle, velocity.handle, mom, *args)
             return
         one_minus_rho = scalar(1 - self.rho, dt)
-        vel = rho * velocity.read_value() + one_minus_rho * math_ops.square(gradient)
+        vel = rho * velocity.read_value() + one_minus_rho * math.square(gradient)
         velocity.assign(vel)
         if self.centered:
             avg_var = self._average_gradients[i]
             avg = rho * avg_var.read_value() + one_minus_rho * gradient
             avg_var.assign(avg)
-            denominator = vel - math_ops.square(avg) + eps
+            denominator = vel - math.square(avg) + eps
         else:
             denominator = vel + eps
-        variable.assign_sub(lr * gradient / math_ops.sqrt(denominator))
+        variable.assign_sub(lr * gradient / math.sqrt(denominator))
 
     def get_config(self) -> dict:
         config = super().get_config()

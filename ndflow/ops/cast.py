@@ -1,0 +1,57 @@
+"""Cast: converting a tensor to another dtype (`tf.cast`, `tf.compat.v1.to_float` & co).
+
+Its own family at the bottom of the op families because every other family converts dtypes
+(range's mixed-type arguments, int64 slice indices, float gradients of a cast).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ndflow.core import dtypes
+from ndflow.core.tensor import Tensor
+from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
+from ndflow.ops.comparison import unchanged_shape
+from ndflow.ops.op_def import op_def
+
+_CAST_TYPES = "{half, bfloat16, float, double, int8, int16, int32, int64, uint8, bool}"
+Cast = op_def("Cast", inputs=["x: SrcT"], outputs=["y: DstT"],
+              attrs=[f"SrcT: {_CAST_TYPES}", f"DstT: {_CAST_TYPES}", "Truncate: bool = false"],
+              shape=unchanged_shape)
+
+
+@Cast.def_constant_value
+def _cast_value(t):
+    v = constant_value(t.op.inputs[0])
+    dst = t.op.attrs["DstT"]
+    return None if v is None or dst.np_dtype is None else np.asarray(v).astype(dst.np_dtype)
+
+
+def cast(x, dtype, name=None) -> Tensor:
+    """`tf.cast`: `x` converted to `dtype` (floats to ints truncate toward zero)."""
+    dtype = dtypes.as_dtype(dtype)
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x, dtype_hint=dtype)
+    if x.dtype is dtype:
+        return x
+    return apply_op(Cast, [x], {"DstT": dtype}, name=name or "Cast").outputs[0]
+
+
+def to_float(x, name="ToFloat") -> Tensor:
+    """`tf.compat.v1.to_float`."""
+    return cast(x, dtypes.float32, name=name)
+
+
+def to_double(x, name="ToDouble") -> Tensor:
+    """`tf.compat.v1.to_double`."""
+    return cast(x, dtypes.float64, name=name)
+
+
+def to_int32(x, name="ToInt32") -> Tensor:
+    """`tf.compat.v1.to_int32`."""
+    return cast(x, dtypes.int32, name=name)
+
+
+def to_int64(x, name="ToInt64") -> Tensor:
+    """`tf.compat.v1.to_int64`."""
+    return cast(x, dtypes.int64, name=name)
