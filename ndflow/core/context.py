@@ -3,7 +3,9 @@
 Higher layers plug in here (dependency inversion keeps the core at layer 0):
 - the runtime sets `hooks.eager_execute(op_def, inputs, attrs, name, device)` and
   `hooks.default_session()`;
-- the autodiff layer pushes tapes on `state().tapes`; the op layer records into them.
+- the autodiff layer pushes tapes on `state().tapes`; the op layer records into them, and
+  sets `hooks.vjp(fn, inputs, output_grads)`, which a gradient function (op layer) calls when
+  it differentiates a composite of ops (TF's gradients that open a GradientTape).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from types import SimpleNamespace
 from ndflow.core import devices
 
 hooks = SimpleNamespace(eager_execute=None, default_session=None, run_in_session=None,
-                        placement_changed=None)
+                        placement_changed=None, vjp=None)
 
 _eager_enabled = True
 _soft_device_placement = True  # tf.config.set_soft_device_placement (TF 2 default: on)

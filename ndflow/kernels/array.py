@@ -12,6 +12,7 @@ import torch
 
 from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import fmt
 from ndflow.kernels.registry import kernel
 from ndflow.ops import array_core, array_fill, array_transpose
@@ -46,6 +47,16 @@ def _passthrough(node):
 
 for _op in (array_core.Identity, array_core.StopGradient, array_core.PlaceholderWithDefault):
     kernel(_op)(_passthrough)
+
+
+@kernel(array_core.Placeholder)
+def _placeholder(node):
+    """TF's PlaceholderOp: running one that was not fed is an error (raised when the kernel
+    is built, i.e. when a plan that would run it is compiled)."""
+    shape = node.attrs.get("shape")
+    shown = f" and shape {fmt(shape)}" if shape is not None and shape.rank is not None else ""
+    raise invalid(f"You must feed a value for placeholder tensor '{node.name}' with dtype "
+                  f"{dtype_name(node.attrs['dtype'])}{shown}")
 
 
 @kernel(array_core.IdentityN)

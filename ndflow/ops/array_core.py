@@ -108,7 +108,7 @@ def constant(value, dtype=None, shape=None, name: str = "Const") -> Tensor:
 
 Placeholder = op_def("Placeholder", outputs=["output: dtype"],
                      attrs=["dtype: type", "shape: shape = unknown"],
-                     shape=lambda ctx: [ctx.attrs["shape"]], not_differentiable=True)
+                     shape=lambda ctx: [ctx.attrs["shape"]], gradient_undefined=True)
 
 PlaceholderWithDefault = op_def(
     "PlaceholderWithDefault", inputs=["input: dtype"], outputs=["output: dtype"],
@@ -150,7 +150,7 @@ IdentityN = op_def("IdentityN", inputs=["input: T"], outputs=["output: T"],
 StopGradient = op_def("StopGradient", inputs=["input: T"], outputs=["output: T"],
                       attrs=["T: type"], shape=_same_shape, not_differentiable=True)
 
-NoOp = op_def("NoOp", not_differentiable=True)
+NoOp = op_def("NoOp", gradient_undefined=True)
 
 
 def _ensure_shape_shape(ctx):

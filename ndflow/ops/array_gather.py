@@ -169,7 +169,7 @@ Where = op_def("Where", inputs=["input: T"], outputs=["index: int64"],
                       "bool} = DT_BOOL"],
                shape=lambda ctx: [TensorShape([None, ctx.shapes[0].rank])
                                   if ctx.shapes[0].rank is not None else TensorShape(None)],
-               not_differentiable=True)
+               gradient_undefined=True)
 
 
 def where(condition, name: str | None = None) -> Tensor:

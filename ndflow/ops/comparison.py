@@ -151,7 +151,7 @@ def logical_xor(x, y, name="LogicalXor") -> Tensor:
 
 def _classify(name: str):
     return op_def(name, inputs=["x: T"], outputs=["y: bool"], attrs=[FLOAT],
-                  shape=unchanged_shape, not_differentiable=True)
+                  shape=unchanged_shape, gradient_undefined=True)
 
 
 IsFinite = _classify("IsFinite")

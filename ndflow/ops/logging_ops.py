@@ -26,7 +26,7 @@ def _string_format_shape(ctx):
 StringFormat = op_def("StringFormat", inputs=["inputs: T"], outputs=["output: string"],
                       attrs=["T: list(type)", "template: string = '%s'",
                              "placeholder: string = '%s'", "summarize: int = 3"],
-                      shape=_string_format_shape, not_differentiable=True)
+                      shape=_string_format_shape, gradient_undefined=True)
 
 
 def _print_shape(ctx):
@@ -37,7 +37,7 @@ def _print_shape(ctx):
 
 PrintV2 = op_def("PrintV2", inputs=["input: string"], outputs=[],
                  attrs=["output_stream: string = 'stderr'", "end: string = '\\n'"],
-                 shape=_print_shape, not_differentiable=True, stateful=True)
+                 shape=_print_shape, gradient_undefined=True, stateful=True)
 
 _LOG_STREAMS = ("log(info)", "log(warning)", "log(error)")
 _IMPORT_STDOUT, _IMPORT_STDERR = sys.stdout, sys.stderr  # the signature's default objects

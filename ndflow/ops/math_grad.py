@@ -389,6 +389,14 @@ def _prod_grad(op, grad):
     return [ar.multiply(grad, others), None]
 
 
+def _arg_min_max_grad(op, grad):
+    return [None, None]
+
+
+reduction.ArgMax.def_grad(_arg_min_max_grad)
+reduction.ArgMin.def_grad(_arg_min_max_grad)
+
+
 # -- cumulative ops --------------------------------------------------------------------------------
 
 

@@ -14,8 +14,8 @@
   them instead of recomputing the argmax. The index format is ATen's and differs from TF's
   MaxPoolWithArgmax; the indices never leave the optimized graph.
 
-None of these ops has a gradient: the remapper runs on graphs whose gradients are already
-built, as in TensorFlow.
+None of these ops has a gradient (`gradient_undefined`, as TensorFlow's fused ops): the
+remapper runs on graphs whose gradients are already built.
 """
 
 from __future__ import annotations
@@ -54,14 +54,14 @@ FusedConv2D = op_def(
            "strides: list(int)", PADDING, EXPLICIT_PADDINGS,
            "data_format: {'NHWC', 'NCHW'} = 'NHWC'", "filter_format: {'HWIO'} = 'HWIO'",
            DILATIONS, "use_cudnn_on_gpu: bool = true", *_FUSED_ATTRS],
-    shape=_fused_conv_shape,
+    shape=_fused_conv_shape, gradient_undefined=True,
     doc="Conv2D + BiasAdd [+ activation] in one kernel (TensorFlow's internal op).")
 
 FusedMatMul = op_def(
     "_FusedMatMul", inputs=["a: T", "b: T", "args: num_args * T"], outputs=["product: T"],
     attrs=["transpose_a: bool = false", "transpose_b: bool = false", FLOAT_T,
            "num_args: int >= 0", *_FUSED_ATTRS],
-    shape=_fused_matmul_shape,
+    shape=_fused_matmul_shape, gradient_undefined=True,
     doc="MatMul + BiasAdd [+ activation] in one kernel (TensorFlow's internal op).")
 
 
@@ -78,7 +78,7 @@ def _matmul_add_scaled_shape(ctx):
 MatMulAddScaled = op_def(
     "_MatMulAddScaled", inputs=["a: T", "b: T", "y: T", "scale: T"], outputs=["output: T"],
     attrs=["transpose_a: bool = false", "transpose_b: bool = false", FLOAT_T],
-    shape=_matmul_add_scaled_shape,
+    shape=_matmul_add_scaled_shape, gradient_undefined=True,
     doc="ndflow-internal: MatMul(a, b) + y * scale with a scalar scale, in place on the "
         "product.")
 
@@ -103,10 +103,11 @@ _POOL_ATTRS = ["ksize: list(int)", "strides: list(int)", PADDING, EXPLICIT_PADDI
 
 MaxPoolWithIndices = op_def(
     "_MaxPoolWithIndices", inputs=["input: T"], outputs=["output: T", "indices: int64"],
-    attrs=_POOL_ATTRS, shape=_pool_with_indices_shape,
+    attrs=_POOL_ATTRS, shape=_pool_with_indices_shape, gradient_undefined=True,
     doc="ndflow-internal: MaxPool that also returns ATen's argmax indices (not TF's format).")
 
 MaxPoolGradWithIndices = op_def(
     "_MaxPoolGradWithIndices", inputs=["orig_input: T", "grad: T", "indices: int64"],
     outputs=["output: T"], attrs=_POOL_ATTRS, shape=_pool_grad_with_indices_shape,
+    gradient_undefined=True,
     doc="ndflow-internal: MaxPoolGrad scattering `grad` to `_MaxPoolWithIndices`' indices.")

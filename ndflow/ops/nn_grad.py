@@ -1,5 +1,6 @@
 """Gradients of the nn family (TF's nn_grad.py): activations, convolutions and BiasAdd,
-pooling, fused batch norm, the cross-entropy losses, L2Loss and TopKV2.
+pooling, fused batch norm (and its backward op, TF's nn_fused_batch_norm_grad.py), the
+cross-entropy losses, L2Loss and TopKV2.
 
 Imported after every op family (ndflow/ops/__init__.py), so a gradient uses any op directly.
 Second derivatives are TF's too (ReluGrad -> ReluGrad, Conv2DBackpropInput -> Conv2D, ...).
@@ -7,7 +8,7 @@ Second derivatives are TF's too (ReluGrad -> ReluGrad, Conv2DBackpropInput -> Co
 
 from __future__ import annotations
 
-from ndflow.core import dtypes
+from ndflow.core import context, dtypes
 from ndflow.core.graph import SymbolicTensor
 from ndflow.ops import nn_activation as act
 from ndflow.ops import nn_conv as conv
@@ -16,17 +17,32 @@ from ndflow.ops import nn_norm as norm
 from ndflow.ops import nn_pool as pool
 from ndflow.ops import sort
 from ndflow.ops.apply import apply_op
-from ndflow.ops.arithmetic import add, multiply, select_v2
-from ndflow.ops.array_core import expand_dims, reshape, shape, shape_n, squeeze, stack
+from ndflow.ops.arithmetic import (
+    add,
+    multiply,
+    reciprocal,
+    select_v2,
+    squared_difference,
+    subtract,
+)
+from ndflow.ops.array_core import (
+    expand_dims,
+    reshape,
+    shape,
+    shape_n,
+    squeeze,
+    stack,
+    stop_gradient,
+)
 from ndflow.ops.array_fill import zeros_like
 from ndflow.ops.array_gather import unsorted_segment_sum
 from ndflow.ops.array_range import range as range_
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import less
 from ndflow.ops.linalg import matmul
-from ndflow.ops.math import exp, sigmoid
+from ndflow.ops.math import exp, rsqrt, sigmoid
 from ndflow.ops.op_def import input_needed
-from ndflow.ops.reduction import reduce_prod, reduce_sum
+from ndflow.ops.reduction import reduce_mean, reduce_prod, reduce_sum
 
 
 def _apply(op_def_, inputs, attrs=None):
@@ -271,6 +287,55 @@ def _fused_batch_norm_v3_grad(op, *grads):
         attrs,
     ).outputs
     return [dx, dscale, doffset, None, None]
+
+
+def _batch_norm_grad(grad_y, x, scale, pop_mean, pop_var, epsilon: float, data_format: str,
+                     is_training: bool) -> tuple:
+    """FusedBatchNormGrad's (dx, dscale, doffset) written as ops (TF's `_BatchNormGrad`), so
+    it can be differentiated again; float16/bfloat16 are computed in float32."""
+    x_dtype = x.dtype
+    if x_dtype in (dtypes.float16, dtypes.bfloat16):
+        x, grad_y = cast(x, dtypes.float32), cast(grad_y, dtypes.float32)
+    nchw = data_format == "NCHW"
+    axes = [0, 2, 3] if nchw else [0, 1, 2]
+    if nchw:
+        channels = [1, -1, 1, 1]
+        scale = reshape(scale, channels)
+        if not is_training:
+            pop_mean, pop_var = reshape(pop_mean, channels), reshape(pop_var, channels)
+    if not is_training:
+        var_rsqrt = rsqrt(add(pop_var, epsilon))
+        grad_scale = reduce_sum(multiply(multiply(grad_y, subtract(x, pop_mean)), var_rsqrt),
+                                axes)
+        grad_x = multiply(multiply(grad_y, scale), var_rsqrt)
+        return cast(grad_x, x_dtype), grad_scale, reduce_sum(grad_y, axes)
+    mean_grad_y = reduce_mean(grad_y, axes, keepdims=nchw)
+    mean_x = reduce_mean(x, axes, keepdims=nchw)
+    var_x = reduce_mean(squared_difference(x, stop_gradient(mean_x)), axes, keepdims=nchw)
+    x_offset = subtract(x, mean_x)
+    mean = reduce_mean(multiply(grad_y, x_offset), axes, keepdims=nchw)
+    var_eps = add(var_x, epsilon)
+    grad_x = multiply(multiply(scale, rsqrt(var_eps)),
+                      subtract(subtract(grad_y, mean_grad_y),
+                               multiply(multiply(reciprocal(var_eps), mean), x_offset)))
+    grad_scale = multiply(rsqrt(var_eps),
+                          reduce_sum(multiply(grad_y, x_offset), axes, keepdims=nchw))
+    if nchw:
+        grad_scale = squeeze(grad_scale)
+    return cast(grad_x, x_dtype), grad_scale, reduce_sum(grad_y, axes)
+
+
+@norm.FusedBatchNormGradV3.def_grad
+def _fused_batch_norm_grad_v3_grad(op, *grads):
+    """TF's `_FusedBatchNormGradGradV3`: differentiates `_batch_norm_grad` at the op's inputs."""
+    grad_y, x, scale, pop_mean, pop_var = op.inputs[:5]
+    attrs = (op.get_attr("epsilon"), op.get_attr("data_format"), op.get_attr("is_training"))
+
+    def backward(grad_y_, x_, scale_):
+        return _batch_norm_grad(grad_y_, x_, scale_, pop_mean, pop_var, *attrs)
+
+    dgrad_y, dx, dscale = context.hooks.vjp(backward, [grad_y, x, scale], list(grads[:3]))
+    return [dgrad_y, dx, dscale, None, None, None]
 
 
 # -- losses ------------------------------------------------------------------------------------

@@ -69,7 +69,7 @@ TruncatedNormal = op_def(
 RandomUniformInt = op_def(
     "RandomUniformInt", inputs=["shape: T", "minval: Tout", "maxval: Tout"],
     outputs=["output: Tout"], attrs=_SEEDS + ["Tout: {int32, int64}", _SHAPE_T],
-    shape=_uniform_int_shape, not_differentiable=True, stateful=True,
+    shape=_uniform_int_shape, gradient_undefined=True, stateful=True,
     doc="Integers uniform in [minval, maxval).")
 
 RandomShuffle = op_def(

@@ -48,15 +48,14 @@ def reduction_shape(ctx) -> list:
     return [TensorShape([d for i, d in enumerate(dims) if i not in red])]
 
 
-def _reduction_op(name: str, type_attr: str = NUMERIC, not_differentiable: bool = False):
+def _reduction_op(name: str, type_attr: str = NUMERIC):
     attrs = ["keep_dims: bool = false", "Tidx: {int32, int64} = DT_INT32"]
-    if type_attr == "bool":
+    if type_attr == "bool":  # All, Any: TF registers no gradient
         return op_def(name, inputs=["input: bool", "reduction_indices: Tidx"],
                       outputs=["output: bool"], attrs=attrs, shape=reduction_shape,
-                      not_differentiable=not_differentiable)
+                      gradient_undefined=True)
     return op_def(name, inputs=["input: T", "reduction_indices: Tidx"], outputs=["output: T"],
-                  attrs=[type_attr] + attrs, shape=reduction_shape,
-                  not_differentiable=not_differentiable)
+                  attrs=[type_attr] + attrs, shape=reduction_shape)
 
 
 Sum = _reduction_op("Sum")
@@ -64,8 +63,8 @@ Mean = _reduction_op("Mean")
 Max = _reduction_op("Max")
 Min = _reduction_op("Min")
 Prod = _reduction_op("Prod")
-All = _reduction_op("All", type_attr="bool", not_differentiable=True)
-Any = _reduction_op("Any", type_attr="bool", not_differentiable=True)
+All = _reduction_op("All", type_attr="bool")
+Any = _reduction_op("Any", type_attr="bool")
 
 
 def reduce(op, x, axis, keepdims, name):
@@ -142,7 +141,7 @@ def _arg_op(name):
     return op_def(name, inputs=["input: T", "dimension: Tidx"], outputs=["output: output_type"],
                   attrs=[NUMERIC[:-1] + ", bool}", "Tidx: {int16, int32, int64} = DT_INT32",
                          "output_type: {int16, int32, int64} = DT_INT64"],
-                  shape=_arg_shape, not_differentiable=True)
+                  shape=_arg_shape)
 
 
 ArgMax = _arg_op("ArgMax")

@@ -27,7 +27,7 @@ VarHandleOp = op_def(
     "VarHandleOp", outputs=["resource: resource"],
     attrs=["container: string = ''", "shared_name: string = ''", "debug_name: string = ''",
            "dtype: type", "shape: shape", "allowed_devices: list(string) = []"],
-    shape=_scalar, not_differentiable=True, stateful=True,
+    shape=_scalar, gradient_undefined=True, stateful=True,
     doc="Creates a handle to a variable resource named `shared_name` in `container`.")
 
 def _read_shape(ctx):
@@ -55,16 +55,16 @@ def _read_variable_grad(op, grad):
 AssignVariableOp = op_def(
     "AssignVariableOp", inputs=["resource: resource", "value: dtype"],
     attrs=["dtype: type", "validate_shape: bool = false"], shape=_no_outputs,
-    not_differentiable=True, stateful=True, doc="Assigns a new value to a variable.")
+    gradient_undefined=True, stateful=True, doc="Assigns a new value to a variable.")
 
 AssignAddVariableOp = op_def(
     "AssignAddVariableOp", inputs=["resource: resource", "value: dtype"],
-    attrs=["dtype: type"], shape=_no_outputs, not_differentiable=True, stateful=True,
+    attrs=["dtype: type"], shape=_no_outputs, gradient_undefined=True, stateful=True,
     doc="Adds a value to the current value of a variable.")
 
 AssignSubVariableOp = op_def(
     "AssignSubVariableOp", inputs=["resource: resource", "value: dtype"],
-    attrs=["dtype: type"], shape=_no_outputs, not_differentiable=True, stateful=True,
+    attrs=["dtype: type"], shape=_no_outputs, gradient_undefined=True, stateful=True,
     doc="Subtracts a value from the current value of a variable.")
 
 VarIsInitializedOp = op_def(
@@ -74,7 +74,7 @@ VarIsInitializedOp = op_def(
 
 DestroyResourceOp = op_def(
     "DestroyResourceOp", inputs=["resource: resource"],
-    attrs=["ignore_lookup_error: bool = true"], shape=_no_outputs, not_differentiable=True,
+    attrs=["ignore_lookup_error: bool = true"], shape=_no_outputs, gradient_undefined=True,
     stateful=True, doc="Deletes the resource behind the handle.")
 
 

@@ -79,7 +79,7 @@ def _declare(name: str, resources: list, scalars: list, grad: str, extra_attrs=(
     scalar_idx = tuple(n + order.index(s) for s in scalars)
     grad_idx = n + order.index(grad)
     return op_def(name, inputs=args, outputs=[], attrs=_T_ATTRS + list(extra_attrs),
-                  shape=_apply_shape_fn(n, scalar_idx, grad_idx), not_differentiable=True,
+                  shape=_apply_shape_fn(n, scalar_idx, grad_idx), gradient_undefined=True,
                   stateful=True, doc=doc)
 
 

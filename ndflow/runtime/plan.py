@@ -22,7 +22,6 @@ import torch
 
 from ndflow.core import devices, dtypes, logging
 from ndflow.core.errors import InvalidArgumentError, OpError
-from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import fmt
 from ndflow.kernels import registry
 from ndflow.ops.apply import numpy_to_torch
@@ -44,14 +43,6 @@ def resolve_device(spec: str, soft_placement: bool = True, op=None) -> torch.dev
         f"explicitly assigned to {devices.canonical(spec)} but available devices are "
         "[ /job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device "
         f"specification refers to a valid device.{gpu_hint}\n\t [[{name}]]")
-
-
-def _unfed_placeholder_error(op) -> InvalidArgumentError:
-    shape = op.attrs.get("shape")
-    shown = f" and shape {fmt(shape)}" if shape is not None and shape.rank is not None else ""
-    return InvalidArgumentError(
-        None, op, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-        f"{dtype_name(op.attrs['dtype'])}{shown}\n\t [[{{{{node {op.name}}}}}]]")
 
 
 class Plan:
@@ -92,8 +83,6 @@ class Plan:
                 scope[cname] = numpy_to_torch(arr, dt, dev) if dt is not dtypes.string else arr
                 names[op.outputs[0]] = cname
                 continue
-            if op.type == "Placeholder":
-                raise _unfed_placeholder_error(op)
             args = []
             for t in op.inputs:
                 expr = names[t]

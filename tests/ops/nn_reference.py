@@ -93,6 +93,22 @@ def batch_norm_train(x, scale, offset, epsilon, data_format="NHWC"):
     return y, mean, var, var * m / max(m - 1, 1)
 
 
+def batch_norm_grad(dy, x, scale, epsilon, mean=None, var=None):
+    """(dx, dscale) of y = batch_norm(x): batch statistics when mean/var are None (training),
+    else the given population statistics (inference). NHWC."""
+    axes = (0, 1, 2)
+    training = mean is None
+    if training:
+        mean, var = x.mean(axis=axes), x.var(axis=axes)
+    inv = 1.0 / np.sqrt(var + epsilon)
+    xhat = (x - mean) * inv
+    dscale = (dy * xhat).sum(axis=axes)
+    if not training:
+        return dy * scale * inv, dscale
+    dx = scale * inv * (dy - dy.mean(axis=axes) - xhat * (dy * xhat).mean(axis=axes))
+    return dx, dscale
+
+
 def log_softmax(x, axis=-1):
     m = x.max(axis=axis, keepdims=True)
     return x - m - np.log(np.exp(x - m).sum(axis=axis, keepdims=True))

@@ -361,3 +361,19 @@ def test_getitem_node_layout_matches_tf():
         z = p[tf.constant(0)]
         assert z.op.name == "strided_slice_1" and z.op.inputs[1].op.type == "Pack"
         assert z.shape.as_list() == [3, 4]
+
+
+def test_slice_gradient_with_unknown_input_rank():
+    """The padding of Slice's gradient is built from Rank(x) when the rank is unknown."""
+    x_val = _r(3, 4)
+    g = Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float64, None)
+        begin = tf.compat.v1.placeholder(tf.int32, [None])
+        y = tf.slice(x, begin, [2, 2])
+        (dx,) = tf.compat.v1.gradients(tf.reduce_sum(y * y), [x])
+        with tf.compat.v1.Session(graph=g) as sess:
+            got = sess.run(dx, {x: x_val, begin: [1, 2]})
+    want = np.zeros_like(x_val)
+    want[1:3, 2:4] = 2 * x_val[1:3, 2:4]
+    np.testing.assert_allclose(got, want)

@@ -11,6 +11,7 @@ import ndflow as tf
 from ndflow import nn as nn_public
 from ndflow.autodiff.gradients import gradients
 from ndflow.autodiff.tape import GradientTape
+from ndflow.autodiff.vjp import vjp
 from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
@@ -131,6 +132,15 @@ def _fbn_train_ref(x, s, o, data_format="NHWC"):
     return [y, m, unbiased]
 
 
+def _fbn_input_grads(dy, x, s, is_training):
+    """(dx, dscale) of fused_batch_norm's y for output gradient dy (a FusedBatchNormGradV3)."""
+    def bn(x_, s_):
+        m, v = (None, None) if is_training else (tf.cast(_MEAN, s_.dtype), tf.cast(_VAR, s_.dtype))
+        return [tf.nn.fused_batch_norm(x_, s_, tf.zeros_like(s_), m, v, epsilon=0.01,
+                                       is_training=is_training)[0]]
+    return vjp(bn, [x, s], [dy])
+
+
 BN_CASES = [
     # FusedBatchNormV3 keeps scale/offset/statistics in float for half/bfloat16 x (U != T), so
     # the harness's "cast every input" low-precision run does not apply; see the bf16 test.
@@ -156,6 +166,15 @@ BN_CASES = [
            [_X, _SCALE, _OFFSET],
            lambda x, s, o: list(ref.batch_norm_train(x, s, o, 0.01)[1:3]), grad=False,
            rtol=1e-4, atol=1e-4, low_precision=False),
+    # Second order: the (dx, dscale) of FusedBatchNormV3 is a FusedBatchNormGradV3 node, which
+    # the harness differentiates again (TF's _FusedBatchNormGradGradV3).
+    OpCase("fused_bn_grad_train", lambda dy, x, s: _fbn_input_grads(dy, x, s, True),
+           [_r(2, 3, 4, 3), _X, _SCALE], lambda dy, x, s: list(ref.batch_norm_grad(dy, x, s, 0.01)),
+           rtol=1e-4, atol=1e-4, low_precision=False, grad_tol=1e-4),
+    OpCase("fused_bn_grad_inference", lambda dy, x, s: _fbn_input_grads(dy, x, s, False),
+           [_r(2, 3, 4, 3), _X, _SCALE],
+           lambda dy, x, s: list(ref.batch_norm_grad(dy, x, s, 0.01, _MEAN, _VAR)),
+           rtol=1e-4, atol=1e-4, low_precision=False, grad_tol=1e-4),
     OpCase("batch_normalization",
            lambda x, m, v, o, s: tf.nn.batch_normalization(x, m, v, o, s, 0.01),
            [_X, _MEAN, _VAR, _OFFSET, _SCALE],

@@ -1,0 +1,65 @@
+"""The op registry is complete and says what TensorFlow says about each op.
+
+Every registered op has a CPU kernel and either a gradient function or an explicit mark
+(`not_differentiable`, TF's ops.NotDifferentiable; or `gradient_undefined`, no gradient in TF).
+Its flags are compared with TensorFlow 2.21's own registries (tests/fixtures/tf_ops, generated
+by the script beside the fixture): is_stateful, is_commutative and the kind of gradient.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ndflow.kernels import registry as kernels
+from ndflow.ops.op_def import REGISTRY, OpDef
+from tests.conftest import NDFLOW_OP_NAMES
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tf_ops" / "tf_2_21_ops.json"
+TF_OPS = json.loads(FIXTURE.read_text())["ops"]
+# Internal ops of ndflow's own passes, which TensorFlow does not have.
+NDFLOW_ONLY = {"_MatMulAddScaled", "_MaxPoolWithIndices", "_MaxPoolGradWithIndices"}
+
+
+def _gradient_kind(op: OpDef) -> str:
+    if op.grad_fn is not None:
+        return "function"
+    if op.not_differentiable:
+        return "not_differentiable"
+    return "undefined" if op.gradient_undefined else "unmarked"
+
+
+@pytest.mark.parametrize("name", sorted(NDFLOW_OP_NAMES))
+def test_every_op_has_a_cpu_kernel_and_a_gradient_or_a_mark(name):
+    op = REGISTRY[name]
+    assert kernels.has_kernel(op, "CPU"), f"{name} has no CPU kernel"
+    assert _gradient_kind(op) != "unmarked", (
+        f"{name} has neither a gradient function nor a not_differentiable / "
+        "gradient_undefined mark")
+    assert not (op.grad_fn is not None and (op.not_differentiable or op.gradient_undefined))
+
+
+@pytest.mark.parametrize("name", sorted(NDFLOW_OP_NAMES & set(TF_OPS)))
+def test_flags_match_tensorflow(name):
+    op, tf_op = REGISTRY[name], TF_OPS[name]
+    if tf_op is None:
+        assert name in NDFLOW_ONLY, f"{name} is not a TensorFlow op; list it in NDFLOW_ONLY"
+        return
+    assert op.is_stateful == tf_op["is_stateful"], f"{name}: is_stateful"
+    assert op.is_commutative == tf_op["is_commutative"], f"{name}: is_commutative"
+    assert _gradient_kind(op) == tf_op["gradient"], f"{name}: gradient"
+
+
+def test_fixture_covers_the_registry():
+    missing = sorted(NDFLOW_OP_NAMES - set(TF_OPS))
+    # A new op is checked by the first test; regenerate the fixture to compare it with TF.
+    print(f"ops not in the TF fixture ({len(missing)}): {missing}")
+    assert set(TF_OPS) <= NDFLOW_OP_NAMES, sorted(set(TF_OPS) - NDFLOW_OP_NAMES)
+
+
+def test_a_second_gradient_registration_is_refused():
+    op = REGISTRY["Relu"]
+    with pytest.raises(KeyError, match="Registering two gradient with name 'Relu'"):
+        op.def_grad(lambda op_, grad: [grad])
