@@ -14,6 +14,7 @@ import pytest
 import torch
 
 import ndflow as tf
+from ndflow.core.errors import InaccessibleTensorError
 from ndflow.ops import op_def
 
 v1 = tf.compat.v1
@@ -344,7 +345,7 @@ def test_fetching_from_another_graph_or_of_the_wrong_kind():
         g.prevent_fetching(d.op)
         # TF: InaccessibleTensorError (a ValueError) "Operation mul has been marked as not
         # fetchable. ..."
-        with pytest.raises(errors.InaccessibleTensorError,
+        with pytest.raises(InaccessibleTensorError,
                            match=f"Operation {d.op.name} has been marked as not fetchable"):
             sess.run(d)
         _assert_still_usable(sess, a, b, c)

@@ -6,12 +6,14 @@ import enum
 
 from ndflow.autodiff.backprop import backprop, is_differentiable
 from ndflow.core import context
+from ndflow.core.api_export import tf_export
 from ndflow.core.graph import SymbolicTensor
 from ndflow.core.tensor import EagerTensor
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_fill import ones_like, zeros_like
 
 
+@tf_export("UnconnectedGradients")
 class UnconnectedGradients(enum.Enum):
     NONE = "none"
     ZERO = "zero"
@@ -55,6 +57,7 @@ def _between(ys, xs) -> list:
     return [op for op in graph.get_operations() if op in reach_fwd]
 
 
+@tf_export(v1=["gradients"])
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
               gate_gradients=False, aggregation_method=None, stop_gradients=None,
               unconnected_gradients=UnconnectedGradients.NONE) -> list:

@@ -14,6 +14,7 @@ import numpy as np
 from ndflow.autodiff.backprop import backprop, is_differentiable
 from ndflow.autodiff.gradients import UnconnectedGradients, as_source
 from ndflow.core import context, dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import convert_to_tensor
@@ -25,6 +26,7 @@ def _zeros(shape: list, dtype):
     return constant(np.zeros(shape, np.float32), dtype=dtype)
 
 
+@tf_export("GradientTape")
 class GradientTape:
     """Record operations for automatic differentiation (TF2 `tf.GradientTape`)."""
 

@@ -15,6 +15,7 @@ import threading
 from types import SimpleNamespace
 
 from ndflow.core import devices
+from ndflow.core.api_export import tf_export
 
 hooks = SimpleNamespace(eager_execute=None, default_session=None, run_in_session=None,
                         placement_changed=None, vjp=None)
@@ -42,7 +43,9 @@ def state() -> _State:
     return _state
 
 
+@tf_export("executing_eagerly")
 def executing_eagerly() -> bool:
+    """`tf.executing_eagerly`: whether ops run now (not while building a graph)."""
     return _eager_enabled and not _state.graph_stack
 
 
@@ -55,11 +58,36 @@ def set_eager_enabled(flag: bool) -> None:
     _eager_enabled = flag
 
 
+@tf_export(v1=["disable_eager_execution"])
+def disable_eager_execution() -> None:
+    """Switches the process to TF1 graph mode: ops build into the default graph."""
+    set_eager_enabled(False)
+
+
+@tf_export(v1=["enable_eager_execution"])
+def enable_eager_execution(config=None, device_policy=None, execution_mode=None) -> None:
+    """Switches the process back to eager execution (TF2's default)."""
+    set_eager_enabled(True)
+
+
+@tf_export(v1=["disable_v2_behavior"])
+def disable_v2_behavior() -> None:
+    """TF1 behaviour: graph mode (the only TF2 behaviour ndflow switches)."""
+    disable_eager_execution()
+
+
+@tf_export(v1=["enable_v2_behavior"])
+def enable_v2_behavior() -> None:
+    enable_eager_execution()
+
+
+@tf_export("config.get_soft_device_placement")
 def soft_device_placement() -> bool:
     """Whether ops asking for an unavailable device run on the CPU instead (TF 2 default)."""
     return _soft_device_placement
 
 
+@tf_export("config.set_soft_device_placement")
 def set_soft_device_placement(enabled: bool) -> None:
     global _soft_device_placement
     _soft_device_placement = bool(enabled)
@@ -67,6 +95,7 @@ def set_soft_device_placement(enabled: bool) -> None:
         hooks.placement_changed()  # eager kernels cached with the old placement
 
 
+@tf_export(v1=["get_default_graph"])
 def get_default_graph():
     """The innermost `as_default()` graph, else the process-wide global default graph."""
     if _state.graph_stack:
@@ -77,11 +106,30 @@ def get_default_graph():
     return _global_default_graph
 
 
+@tf_export(v1=["reset_default_graph"])
 def reset_default_graph() -> None:
     if _state.graph_stack:
         raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs.")
     global _global_default_graph
     _global_default_graph = _graph_factory()
+
+
+@tf_export(v1=["add_to_collection"])
+def add_to_collection(name, value) -> None:
+    """`tf.compat.v1.add_to_collection` on the default graph."""
+    get_default_graph().add_to_collection(name, value)
+
+
+@tf_export(v1=["get_collection"])
+def get_collection(key, scope=None) -> list:
+    """`tf.compat.v1.get_collection` of the default graph."""
+    return get_default_graph().get_collection(key, scope)
+
+
+@tf_export(v1=["get_collection_ref"])
+def get_collection_ref(key) -> list:
+    """`tf.compat.v1.get_collection_ref` of the default graph."""
+    return get_default_graph().get_collection_ref(key)
 
 
 @contextlib.contextmanager

@@ -11,7 +11,10 @@ import builtins
 import numpy as np
 import torch
 
+from ndflow.core.api_export import tf_export
 
+
+@tf_export("DType", "dtypes.DType")
 class DType:
     """A tensor element type. Instances are singletons compared by identity."""
 
@@ -109,8 +112,10 @@ _BY_NUMPY = {d.np_dtype: d for d in ALL if d.np_dtype is not None and d is not s
 _BY_PY = {float: float32, int: int32, builtins.bool: bool, str: string}  # `bool` is ours
 
 
-def as_dtype(value) -> DType:
+@tf_export("as_dtype", "dtypes.as_dtype")
+def as_dtype(type_value) -> DType:
     """Converts a DType, name, NumPy dtype, ATen dtype or `DataType` enum to a DType."""
+    value = type_value
     if isinstance(value, DType):
         return value
     if isinstance(value, str):
@@ -132,3 +137,17 @@ def as_dtype(value) -> DType:
     if d is None:
         raise TypeError(f"Cannot convert {value!r} to a dtype.")
     return d
+
+tf_export("bfloat16", "dtypes.bfloat16")(bfloat16)
+tf_export("bool", "dtypes.bool")(bool)
+tf_export("double", "dtypes.double", "dtypes.float64", "float64")(float64)
+tf_export("dtypes.float16", "dtypes.half", "float16", "half")(float16)
+tf_export("dtypes.float32", "float32")(float32)
+tf_export("dtypes.int16", "int16")(int16)
+tf_export("dtypes.int32", "int32")(int32)
+tf_export("dtypes.int64", "int64")(int64)
+tf_export("dtypes.int8", "int8")(int8)
+tf_export("dtypes.resource", "resource")(resource)
+tf_export("dtypes.string", "string")(string)
+tf_export("dtypes.uint8", "uint8")(uint8)
+tf_export("dtypes.variant", "variant")(variant)

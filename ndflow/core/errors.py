@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ndflow.core.api_export import tf_export
+
 OK = 0
 CANCELLED = 1
 UNKNOWN = 2
@@ -21,6 +23,7 @@ DATA_LOSS = 15
 UNAUTHENTICATED = 16
 
 
+@tf_export("errors.OpError", v1=["OpError", "errors.OpError"])
 class OpError(Exception):
     """An error raised while building or running an operation; names the op."""
 
@@ -103,3 +106,37 @@ def node_error(cls, op, message: str) -> OpError:
         message = f"{message} [Op:{op.type}] name: {op.name}" if getattr(op, "_eager", False) \
             else f"{message}\n\t [[node {op.name} ({op.type})]]"
     return cls(None, op, message)
+
+tf_export("errors.ABORTED")(ABORTED)
+tf_export("errors.ALREADY_EXISTS")(ALREADY_EXISTS)
+tf_export("errors.AbortedError")(AbortedError)
+tf_export("errors.AlreadyExistsError")(AlreadyExistsError)
+tf_export("errors.CANCELLED")(CANCELLED)
+tf_export("errors.CancelledError")(CancelledError)
+tf_export("errors.DATA_LOSS")(DATA_LOSS)
+tf_export("errors.DEADLINE_EXCEEDED")(DEADLINE_EXCEEDED)
+tf_export("errors.DataLossError")(DataLossError)
+tf_export("errors.DeadlineExceededError")(DeadlineExceededError)
+tf_export("errors.FAILED_PRECONDITION")(FAILED_PRECONDITION)
+tf_export("errors.FailedPreconditionError")(FailedPreconditionError)
+tf_export("errors.INTERNAL")(INTERNAL)
+tf_export("errors.INVALID_ARGUMENT")(INVALID_ARGUMENT)
+tf_export("errors.InternalError")(InternalError)
+tf_export("errors.InvalidArgumentError")(InvalidArgumentError)
+tf_export("errors.NOT_FOUND")(NOT_FOUND)
+tf_export("errors.NotFoundError")(NotFoundError)
+tf_export("errors.OK")(OK)
+tf_export("errors.OUT_OF_RANGE")(OUT_OF_RANGE)
+tf_export("errors.OutOfRangeError")(OutOfRangeError)
+tf_export("errors.PERMISSION_DENIED")(PERMISSION_DENIED)
+tf_export("errors.PermissionDeniedError")(PermissionDeniedError)
+tf_export("errors.RESOURCE_EXHAUSTED")(RESOURCE_EXHAUSTED)
+tf_export("errors.ResourceExhaustedError")(ResourceExhaustedError)
+tf_export("errors.UNAUTHENTICATED")(UNAUTHENTICATED)
+tf_export("errors.UNAVAILABLE")(UNAVAILABLE)
+tf_export("errors.UNIMPLEMENTED")(UNIMPLEMENTED)
+tf_export("errors.UNKNOWN")(UNKNOWN)
+tf_export("errors.UnauthenticatedError")(UnauthenticatedError)
+tf_export("errors.UnavailableError")(UnavailableError)
+tf_export("errors.UnimplementedError")(UnimplementedError)
+tf_export("errors.UnknownError")(UnknownError)

@@ -14,6 +14,7 @@ import threading
 
 from ndflow.core import context, devices, graph_def
 from ndflow.core import dtypes as _dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape, as_shape, fmt
 from ndflow.core.tensor import Tensor
 
@@ -82,6 +83,7 @@ class SymbolicTensor(Tensor):
     __str__ = __repr__
 
 
+@tf_export("Operation")
 class Operation:
     """A node: `type` (TF op name), `inputs`, `control_inputs`, `attrs`, `device`, `outputs`."""
 
@@ -161,6 +163,7 @@ def _fmt_attr(v):
     return str(v)
 
 
+@tf_export(v1=["GraphKeys"])
 class GraphKeys:
     GLOBAL_VARIABLES = "variables"
     LOCAL_VARIABLES = "local_variables"
@@ -180,6 +183,7 @@ class GraphKeys:
     SAVERS = "savers"
 
 
+@tf_export("Graph")
 class Graph:
     """A TensorFlow graph: operations in creation order plus the scopes used to build them."""
 

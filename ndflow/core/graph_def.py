@@ -25,6 +25,7 @@ from tensorboard.compat.proto import (
 )
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape, as_shape
 
 # The GraphDef version TensorFlow 2.21 writes; ndflow's ops follow that release's semantics.
@@ -381,3 +382,6 @@ def function_def(fg) -> function_pb2.FunctionDef:
         arg.type = t.dtype.enum
         fd.ret[arg.name] = ref[t]
     return fd
+
+
+tf_export(v1=["GraphDef"])(graph_pb2.GraphDef)  # the real protobuf message

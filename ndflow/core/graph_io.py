@@ -13,6 +13,7 @@ import uuid
 from google.protobuf import text_format
 from tensorboard.compat.proto import graph_pb2
 
+from ndflow.core.api_export import tf_export
 from ndflow.core.graph_def import graph_to_graph_def
 
 
@@ -44,6 +45,7 @@ def atomic_write(path: str, data: bytes) -> None:
         raise
 
 
+@tf_export("io.write_graph", v1=["io.write_graph", "train.write_graph"])
 def write_graph(graph_or_graph_def, logdir: str, name: str, as_text: bool = True) -> str:
     """Writes the graph's GraphDef to `logdir/name` (creating `logdir`); returns the path."""
     graph_def = _as_graph_def(graph_or_graph_def)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ndflow.core.api_export import tf_export
+
 
 def _sorted_keys(d: dict) -> list:
     try:
@@ -13,11 +15,18 @@ def _sorted_keys(d: dict) -> list:
         return sorted(d, key=repr)
 
 
-def is_nested(structure) -> bool:
-    return isinstance(structure, (list, tuple, dict))
+# `expand_composites` (TF): whether composite tensors (SparseTensor, RaggedTensor) count as
+# structures. ndflow has no composite tensors, so both settings give the same result.
 
 
-def flatten(structure) -> list:
+@tf_export("nest.is_nested")
+def is_nested(seq) -> bool:
+    """Whether `seq` is a structure (list, tuple, namedtuple or dict) rather than a leaf."""
+    return isinstance(seq, (list, tuple, dict))
+
+
+@tf_export("nest.flatten")
+def flatten(structure, expand_composites: bool = False) -> list:
     """The leaves of `structure`, depth first."""
     if isinstance(structure, dict):
         return [x for k in _sorted_keys(structure) for x in flatten(structure[k])]
@@ -26,7 +35,8 @@ def flatten(structure) -> list:
     return [structure]
 
 
-def pack_sequence_as(structure, flat_sequence) -> object:
+@tf_export("nest.pack_sequence_as")
+def pack_sequence_as(structure, flat_sequence, expand_composites: bool = False) -> object:
     """`structure` rebuilt with its leaves taken in order from `flat_sequence`."""
     it = iter(flat_sequence)
 
@@ -43,6 +53,7 @@ def pack_sequence_as(structure, flat_sequence) -> object:
     return build(structure)
 
 
+@tf_export("nest.map_structure")
 def map_structure(func: Callable, *structures):
     """`func` applied leafwise to structures of the same shape."""
     flats = [flatten(s) for s in structures]

@@ -25,6 +25,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from ndflow.core.api_export import tf_export
+
 # RewriterConfig toggles in the order TensorFlow's context reports them ("toggle") and the
 # plain bools ("bool").
 _OPTIONS: tuple[tuple[str, str], ...] = (
@@ -64,6 +66,7 @@ def _bump() -> None:
     _version += 1
 
 
+@tf_export("config.optimizer.set_experimental_options")
 def set_experimental_options(options: Mapping[str, Any]) -> None:
     """Merges `options` into the process-wide options (TF: dict.update; unknown keys kept
     but without effect). `min_graph_nodes` must be an int (TypeError otherwise, as the
@@ -78,6 +81,7 @@ def set_experimental_options(options: Mapping[str, Any]) -> None:
         _bump()
 
 
+@tf_export("config.optimizer.get_experimental_options")
 def get_experimental_options() -> dict[str, Any]:
     """The options in effect, typed and ordered as TensorFlow reports them."""
     with _lock:
@@ -112,6 +116,7 @@ def min_graph_nodes() -> int:
         return int(_options.get("min_graph_nodes") or 0)
 
 
+@tf_export("config.optimizer.set_jit")
 def set_jit(enabled: bool | str) -> None:
     """`tf.config.optimizer.set_jit`: True or 'autoclustering' turn auto-clustering on,
     anything else turns it off."""
@@ -121,6 +126,7 @@ def set_jit(enabled: bool | str) -> None:
         _bump()
 
 
+@tf_export("config.optimizer.get_jit")
 def get_jit() -> str:
     """'autoclustering' when auto-clustering was turned on with `set_jit`, else ''."""
     with _lock:

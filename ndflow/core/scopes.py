@@ -10,8 +10,10 @@ from __future__ import annotations
 import contextlib
 
 from ndflow.core import context
+from ndflow.core.api_export import tf_export
 
 
+@tf_export("device", v1=[])
 def device(device_name):
     """`with tf.device("/GPU:0")`: where ops created inside are placed."""
     if context.executing_eagerly():
@@ -19,6 +21,16 @@ def device(device_name):
     return context.get_default_graph().device(device_name)
 
 
+@tf_export(v1=["device"])
+def device_v1(device_name_or_function):
+    """`tf.compat.v1.device`: a device string (device functions are not supported)."""
+    if callable(device_name_or_function) and context.executing_eagerly():
+        raise RuntimeError("tf.device does not support functions when eager execution is "
+                           "enabled.")
+    return device(device_name_or_function)
+
+
+@tf_export("name_scope")
 @contextlib.contextmanager
 def name_scope(name, default_name=None, values=None):
     """`tf.name_scope(name)` (and v1's `name_scope(name, default_name, values)`)."""
@@ -31,6 +43,7 @@ def name_scope(name, default_name=None, values=None):
         yield scope
 
 
+@tf_export("control_dependencies")
 def control_dependencies(control_inputs):
     if context.executing_eagerly():
         return contextlib.nullcontext()

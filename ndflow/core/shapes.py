@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ndflow.core.api_export import tf_export
 
+
+@tf_export("TensorShape")
 class TensorShape:
     """A possibly partial shape: `dims` is None (unknown rank) or a tuple of int|None."""
 

@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 from ndflow.core import dtypes as _dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 
 # name -> callable(x, y) / callable(x); filled by ndflow.ops.
@@ -25,6 +26,7 @@ _BINARY = {
 _UNARY = {"__neg__": "negative", "__abs__": "abs", "__invert__": "logical_not"}
 
 
+@tf_export("Tensor")
 class Tensor:
     """Base of all tensors (`tf.Tensor`): has `dtype` and `shape`; operators dispatch to ops."""
 

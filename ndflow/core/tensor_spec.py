@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from ndflow.core import dtypes as _dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape, as_shape
 
 
+@tf_export("TensorSpec")
 class TensorSpec:
     """Describes a tensor: `TensorSpec(shape=[None, 28, 28, 1], dtype=tf.float32, name="x")`."""
 

@@ -1,3 +1,3 @@
 """Layer 6: Keras (`tf.keras`): optimizers, initializers, mixed precision."""
 
-from ndflow.keras import initializers, mixed_precision, optimizers  # noqa: F401
+from ndflow.keras import mixed_precision, optimizers  # noqa: F401 - declares their exports

@@ -15,7 +15,7 @@ from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import fmt
 from ndflow.kernels.registry import kernel
-from ndflow.ops import array_core, array_fill, array_transpose
+from ndflow.ops import array_core, array_fill, array_transpose, constant_op
 from ndflow.ops.apply import numpy_to_torch
 
 
@@ -33,7 +33,7 @@ def shape_str(shape) -> str:
     return fmt(list(shape))
 
 
-@kernel(array_core.Const)
+@kernel(constant_op.Const)
 def _const(node):
     dt = node.attrs["dtype"]
     value = numpy_to_torch(node.attrs["value"], dt, node.device) \

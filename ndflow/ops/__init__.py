@@ -2,15 +2,15 @@
 their gradients, one module per family of gradients (TF's math_grad.py / array_grad.py /
 nn_grad.py pattern).
 
-Every family is imported first, then every gradient module, so a gradient can use any op.
+The families are imported first, then the public names built on them, then every gradient
+module, so a gradient can use any op.
 """
 
-from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs  # noqa: F401 - importing a gradient module registers its gradients
+from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     arithmetic,
     array_core,
     array_fill,
     array_gather,
-    array_grad,
     array_mask,
     array_range,
     array_slicing,
@@ -18,20 +18,18 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     array_transpose,
     cast,
     comparison,
+    constant_op,
     control_flow,
     einsum,
     linalg,
     linalg_extra,
-    linalg_grad,
     logging_ops,
     math,
     math_cumulative,
-    math_grad,
     nn_activation,
     nn_conv,
     nn_dropout,
     nn_fused,
-    nn_grad,
     nn_loss,
     nn_norm,
     nn_pool,
@@ -41,4 +39,20 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     sort,
     state,
     training,
+)
+
+# isort: split
+from ndflow.ops import (  # noqa: F401 - public names built on the ops
+    importer,
+    init_ops,
+    variable_scope,
+    variables,
+)
+
+# isort: split
+from ndflow.ops import (  # noqa: F401 - importing a gradient module registers its gradients
+    array_grad,
+    linalg_grad,
+    math_grad,
+    nn_grad,
 )

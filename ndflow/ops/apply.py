@@ -12,14 +12,17 @@ import numpy as np
 import torch
 
 from ndflow.core import context, devices, dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import SymbolicTensor
 from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import EagerTensor, Tensor
-from ndflow.ops.op_def import REGISTRY, InferenceContext, OpDef
+from ndflow.ops.constant_op import Const
+from ndflow.ops.op_def import InferenceContext, OpDef
 
-# (type, fn(value, dtype, name, as_ref) -> Tensor): how non-tensors (Variables ...) convert.
+# (priority, order, type, fn(value, dtype, name, as_ref) -> Tensor | NotImplemented): how
+# non-tensors (Variables, lists of tensors ...) convert.
 _CONVERSIONS: list = []
 
 
@@ -48,8 +51,13 @@ class EagerOperation:
         return self.op_def.is_stateful
 
 
+@tf_export("register_tensor_conversion_function")
 def register_tensor_conversion_function(base_type, conversion_func, priority: int = 100):
-    _CONVERSIONS.append((base_type, conversion_func))
+    """`tf.register_tensor_conversion_function`: `conversion_func(value, dtype, name, as_ref)`
+    converts instances of `base_type`; lower priorities are tried first, and a function may
+    return NotImplemented to pass a value on."""
+    _CONVERSIONS.append((priority, len(_CONVERSIONS), base_type, conversion_func))
+    _CONVERSIONS.sort(key=lambda c: c[:2])
 
 
 def _infer_numpy(value, dtype):
@@ -111,6 +119,7 @@ _SCALARS: dict = {}
 _MAX_SCALARS = 4096
 
 
+@tf_export("convert_to_tensor", v1=[])
 def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
     """`tf.convert_to_tensor`: tensors pass through (dtype checked), values become constants."""
     vt = type(value)
@@ -131,6 +140,15 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
     return _convert_to_tensor(value, dtype, name, dtype_hint)
 
 
+@tf_export(v1=["convert_to_tensor"])
+def convert_to_tensor_v1(value, dtype=None, name=None, preferred_dtype=None,
+                         dtype_hint=None) -> Tensor:
+    """`tf.compat.v1.convert_to_tensor` (`preferred_dtype` is TF1's name for `dtype_hint`)."""
+    if preferred_dtype is not None and dtype_hint is not None:
+        raise ValueError("Cannot specify both 'preferred_dtype' and 'dtype_hint'.")
+    return convert_to_tensor(value, dtype, name, dtype_hint or preferred_dtype)
+
+
 def _convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
     if isinstance(value, Tensor):
@@ -138,18 +156,16 @@ def _convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with "
                              f"dtype {value.dtype.name}: {value!r}")
         return value
-    for base, fn in _CONVERSIONS:
+    for _, _, base, fn in _CONVERSIONS:
         if isinstance(value, base):
-            return fn(value, dtype=dtype, name=name, as_ref=False)
+            converted = fn(value, dtype=dtype, name=name, as_ref=False)
+            if converted is not NotImplemented:
+                return converted
     if dtype is None and dtype_hint is not None:
         try:
             return convert_to_tensor(value, dtypes.as_dtype(dtype_hint), name)
         except (TypeError, ValueError):
             pass
-    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in _flatten(value)):
-        pack = REGISTRY["Pack"]
-        parts = [convert_to_tensor(v, dtype) for v in value]
-        return apply_op(pack, [parts], {"axis": 0}, name=name or "packed").outputs[0]
     arr, dt = _infer_numpy(value, dtype)
     if context.executing_eagerly():
         return EagerTensor(numpy_to_torch(arr, dt, _eager_device()),
@@ -157,30 +173,29 @@ def _convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
     return _graph_const(context.get_default_graph(), arr, dt, name or "Const")
 
 
-def _flatten(value):
-    for v in value:
-        if isinstance(v, (list, tuple)):
-            yield from _flatten(v)
-        else:
-            yield v
-
-
 def _graph_const(graph, arr: np.ndarray, dt, name: str) -> SymbolicTensor:
-    const = REGISTRY["Const"]
     op_name = graph.unique_name(name)
-    op = graph.create_op(const, [], {"value": arr, "dtype": dt}, [(dt, TensorShape(arr.shape))],
+    op = graph.create_op(Const, [], {"value": arr, "dtype": dt}, [(dt, TensorShape(arr.shape))],
                          op_name)
     return op.outputs[0]
 
 
-def constant_value(t):
-    """The value of `t` as a NumPy array when it is known without running the graph."""
-    if isinstance(t, EagerTensor):
-        return t.numpy()
-    if isinstance(t, SymbolicTensor):
-        fn = t.op.op_def.constant_value
-        return fn(t) if fn is not None else None
-    return None
+@tf_export("get_static_value")
+def constant_value(tensor, partial: bool = False):
+    """`tf.get_static_value`: the value of `tensor` as a NumPy array when it is known without
+    running the graph, else None. With `partial`, a 1-D int tensor whose value is known only in
+    part (e.g. a shape with an unknown dimension) gives an object array with None entries."""
+    if isinstance(tensor, EagerTensor):
+        return tensor.numpy()
+    if not isinstance(tensor, SymbolicTensor):
+        return None
+    fn = tensor.op.op_def.constant_value
+    value = fn(tensor) if fn is not None else None
+    if value is None and partial and tensor.op.op_def.partial_value is not None:
+        known = tensor.op.op_def.partial_value(tensor)
+        if isinstance(known, list):
+            return np.array(known, dtype=object)
+    return value
 
 
 def _capture(graph, t):

@@ -7,6 +7,7 @@ Their gradients are in `math_grad.py`; Cast is in `cast.py`, Sum with the reduct
 from __future__ import annotations
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops import array_core, array_gather
@@ -61,6 +62,7 @@ Minimum = _binary_op("Minimum")
 SquaredDifference = _binary_op("SquaredDifference", commutative=True)
 
 
+@tf_export("add", "math.add")
 def add(x, y, name=None) -> Tensor:
     """`tf.math.add` (op AddV2, named "Add" as in TF)."""
     strings = any(isinstance(v, (str, bytes)) or getattr(v, "dtype", None) is dtypes.string
@@ -68,16 +70,19 @@ def add(x, y, name=None) -> Tensor:
     return _binary(Add if strings else AddV2, x, y, name or "Add")
 
 
+@tf_export("math.subtract", "subtract")
 def subtract(x, y, name=None) -> Tensor:
     """`tf.math.subtract`."""
     return _binary(Sub, x, y, name)
 
 
+@tf_export("math.multiply", "multiply")
 def multiply(x, y, name=None) -> Tensor:
     """`tf.math.multiply`."""
     return _binary(Mul, x, y, name)
 
 
+@tf_export("realdiv")
 def real_div(x, y, name=None) -> Tensor:
     """`tf.realdiv`: x / y for real types (integers truncate)."""
     return _binary(RealDiv, x, y, name)
@@ -88,26 +93,31 @@ def floor_div(x, y, name=None) -> Tensor:
     return _binary(FloorDiv, x, y, name or "floordiv")
 
 
+@tf_export("math.floormod", "math.mod", v1=["floormod", "math.floormod", "math.mod", "mod"])
 def floormod(x, y, name=None) -> Tensor:
     """`tf.math.floormod`: remainder of floor division (sign of `y`)."""
     return _binary(FloorMod, x, y, name)
 
 
+@tf_export("math.pow", "pow")
 def pow(x, y, name=None) -> Tensor:  # noqa: A001 - TF's name
     """`tf.math.pow`."""
     return _binary(Pow, x, y, name or "Pow")
 
 
+@tf_export("math.maximum", "maximum")
 def maximum(x, y, name=None) -> Tensor:
     """`tf.math.maximum`."""
     return _binary(Maximum, x, y, name)
 
 
+@tf_export("math.minimum", "minimum")
 def minimum(x, y, name=None) -> Tensor:
     """`tf.math.minimum`."""
     return _binary(Minimum, x, y, name)
 
 
+@tf_export("math.squared_difference", v1=["math.squared_difference", "squared_difference"])
 def squared_difference(x, y, name=None) -> Tensor:
     """`tf.math.squared_difference`: (x - y)**2."""
     return _binary(SquaredDifference, x, y, name)
@@ -118,6 +128,7 @@ _TRUEDIV_TYPES = {dtypes.int8: dtypes.float32, dtypes.int16: dtypes.float32,
                   dtypes.int64: dtypes.float64}
 
 
+@tf_export("math.truediv", "truediv")
 def truediv(x, y, name=None) -> Tensor:
     """`tf.math.truediv`: integers are cast to float32 (8/16 bit) or float64 first."""
     with composite_name(name, "truediv") as final:
@@ -131,6 +142,7 @@ def truediv(x, y, name=None) -> Tensor:
     return real_div(x, y, name=final)
 
 
+@tf_export("divide", "math.divide")
 def divide(x, y, name=None) -> Tensor:
     """`tf.math.divide`: Python 3 division (`x / y`)."""
     return truediv(x, y, name)
@@ -140,6 +152,7 @@ DivNoNan = op_def("DivNoNan", inputs=["x: T", "y: T"], outputs=["z: T"],
                   attrs=["T: {half, float, bfloat16, double}"], shape=broadcast_shape)
 
 
+@tf_export("math.divide_no_nan", v1=["div_no_nan", "math.divide_no_nan"])
 def div_no_nan(x, y, name: str | None = None) -> Tensor:
     """`tf.math.divide_no_nan`: x / y, and 0 wherever y is 0."""
     x, y = binary_operands(x, y)
@@ -156,16 +169,19 @@ ReciprocalGrad = op_def("ReciprocalGrad", inputs=["y: T", "dy: T"], outputs=["z:
                         attrs=[FLOAT], shape=unchanged_shape)
 
 
+@tf_export("math.negative", "negative")
 def negative(x, name=None) -> Tensor:
     """`tf.math.negative`: -x."""
     return apply_op(Neg, [x], name=name).outputs[0]
 
 
+@tf_export("math.log", v1=["log", "math.log"])
 def log(x, name=None) -> Tensor:
     """`tf.math.log`: natural logarithm."""
     return apply_op(Log, [x], name=name).outputs[0]
 
 
+@tf_export("math.reciprocal", v1=["math.reciprocal", "reciprocal"])
 def reciprocal(x, name=None) -> Tensor:
     """`tf.math.reciprocal`: 1 / x."""
     return apply_op(Reciprocal, [x], name=name).outputs[0]
@@ -228,6 +244,7 @@ def select_v2(condition, x, y, name=None) -> Tensor:
     return apply_op(SelectV2, [condition, x, y], name=name).outputs[0]
 
 
+@tf_export("where", v1=["where_v2"])
 def where(condition, x=None, y=None, name=None) -> Tensor:
     """`tf.where`: with x and y, elementwise selection (SelectV2); without, the indices of
     the true elements (Where)."""
@@ -236,6 +253,17 @@ def where(condition, x=None, y=None, name=None) -> Tensor:
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     return select_v2(condition, x, y, name=name)
+
+
+@tf_export(v1=["where"])
+def where_v1(condition, x=None, y=None, name=None) -> Tensor:
+    """`tf.compat.v1.where`: with x and y, Select (same shapes, or a vector condition picking
+    rows; no broadcasting); without, the indices of the true elements."""
+    if x is None and y is None:
+        return array_gather.where(condition, name=name)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    return select(condition, x, y, name=name)
 
 
 # -- AddN ---------------------------------------------------------------------------------------
@@ -254,6 +282,7 @@ AddN = op_def("AddN", inputs=["inputs: N * T"], outputs=["sum: T"],
               attrs=["N: int >= 1", NUMERIC], shape=_add_n_shape, commutative=True)
 
 
+@tf_export("add_n", "math.add_n")
 def add_n(inputs, name=None) -> Tensor:
     """`tf.math.add_n`: elementwise sum of a list of same-shaped tensors."""
     if not isinstance(inputs, (list, tuple)) or not inputs:

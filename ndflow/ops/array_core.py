@@ -17,9 +17,16 @@ import numpy as np
 import torch
 
 from ndflow.core import context, dtypes
+from ndflow.core.api_export import tf_export
+from ndflow.core.deprecation import deprecated_argument_lookup
 from ndflow.core.shapes import TensorShape, as_shape, fmt
 from ndflow.core.tensor import EagerTensor, Tensor
-from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
+from ndflow.ops.apply import (
+    apply_op,
+    constant_value,
+    convert_to_tensor,
+    register_tensor_conversion_function,
+)
 from ndflow.ops.op_def import op_def
 
 INDEX_ATTR = "{int32, int64} = DT_INT32"
@@ -79,12 +86,7 @@ def _same_shape(ctx):
 # -- Const / Placeholders -----------------------------------------------------------------------
 
 
-Const = op_def("Const", outputs=["output: dtype"], attrs=["value: tensor", "dtype: type"],
-               shape=lambda ctx: [TensorShape(np.shape(ctx.attrs["value"]))],
-               not_differentiable=True)
-Const.constant_value = lambda t: t.op.attrs["value"]
-
-
+@tf_export("constant", v1=[])
 def constant(value, dtype=None, shape=None, name: str = "Const") -> Tensor:
     """`tf.constant`: a tensor holding `value` (a scalar is broadcast to `shape`)."""
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
@@ -106,6 +108,18 @@ def constant(value, dtype=None, shape=None, name: str = "Const") -> Tensor:
     return convert_to_tensor(value, dtype=dtype, name=name)
 
 
+@tf_export(v1=["constant"])
+def constant_v1(value, dtype=None, shape=None, name: str = "Const",
+                verify_shape: bool = False) -> Tensor:
+    """`tf.compat.v1.constant`: with `verify_shape`, `value` must already have `shape`."""
+    if verify_shape and shape is not None:
+        got = np.shape(value.numpy() if hasattr(value, "numpy") else value)
+        want = tuple(as_shape(shape).as_list())
+        if got != want:
+            raise TypeError(f"Expected Tensor's shape: {want}, but got {got}.")
+    return constant(value, dtype, shape, name)
+
+
 Placeholder = op_def("Placeholder", outputs=["output: dtype"],
                      attrs=["dtype: type", "shape: shape = unknown"],
                      shape=lambda ctx: [ctx.attrs["shape"]], gradient_undefined=True)
@@ -122,6 +136,7 @@ def _bad_default(ctx):
     raise ValueError(f"Incompatible shapes: {fmt(ctx.shapes[0])} vs. {fmt(ctx.attrs['shape'])}")
 
 
+@tf_export(v1=["placeholder"])
 def placeholder(dtype, shape=None, name: str | None = None) -> Tensor:
     """`tf.compat.v1.placeholder`: a graph input that must be fed."""
     if context.executing_eagerly():
@@ -130,6 +145,7 @@ def placeholder(dtype, shape=None, name: str | None = None) -> Tensor:
                                       "shape": TensorShape(shape)}, name=name).outputs[0]
 
 
+@tf_export(v1=["placeholder_with_default"])
 def placeholder_with_default(input, shape, name: str | None = None) -> Tensor:  # noqa: A002
     """`tf.compat.v1.placeholder_with_default`: `input` unless fed."""
     t = convert_to_tensor(input)
@@ -172,32 +188,38 @@ EnsureShape = op_def("EnsureShape", inputs=["input: T"], outputs=["output: T"],
                      attrs=["shape: shape", "T: type"], shape=_ensure_shape_shape)
 
 
+@tf_export("identity")
 def identity(input, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
     """`tf.identity`."""
     return apply_op(Identity, [input], name=name).outputs[0]
 
 
+@tf_export("identity_n")
 def identity_n(input, name: str | None = None) -> list:  # noqa: A002 - TF's name
     """`tf.identity_n`: an IdentityN over a list of tensors."""
     return list(apply_op(IdentityN, [list(input)], name=name).outputs)
 
 
+@tf_export("stop_gradient")
 def stop_gradient(input, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
     """`tf.stop_gradient`: identity whose gradient is None."""
     return apply_op(StopGradient, [input], name=name).outputs[0]
 
 
+@tf_export("ensure_shape")
 def ensure_shape(x, shape, name: str | None = None) -> Tensor:
     """`tf.ensure_shape`: checks (and sets) the static and run-time shape of `x`."""
     return apply_op(EnsureShape, [x], {"shape": TensorShape(shape)}, name=name).outputs[0]
 
 
+@tf_export("no_op")
 def no_op(name: str | None = None):
     """`tf.no_op`: the NoOp operation (None in eager mode)."""
     op = apply_op(NoOp, [], name=name)
     return None if context.executing_eagerly() else op
 
 
+@tf_export("group")
 def group(*inputs, name: str | None = None):
     """`tf.group`: a NoOp that runs after all `inputs` (ops or tensors); None eagerly."""
     if context.executing_eagerly():
@@ -260,6 +282,7 @@ Rank.constant_value = lambda t: (None if t.op.inputs[0].shape.rank is None
                                           else np.array(t.op.inputs[0].shape.rank, np.int32))
 
 
+@tf_export("shape")
 def shape(input, out_type=None, name: str | None = None) -> Tensor:  # noqa: A002
     """`tf.shape`: a Const when the static shape is fully known in a graph, else Shape."""
     out_type = dtypes.as_dtype(out_type or dtypes.int32)
@@ -269,12 +292,14 @@ def shape(input, out_type=None, name: str | None = None) -> Tensor:  # noqa: A00
     return apply_op(Shape, [input], {"out_type": out_type}, name=name).outputs[0]
 
 
+@tf_export("shape_n")
 def shape_n(input, out_type=dtypes.int32, name: str | None = None) -> list:  # noqa: A002
     """`tf.shape_n`: the shapes of a list of tensors."""
     return list(apply_op(ShapeN, [list(input)], {"out_type": dtypes.as_dtype(out_type)},
                          name=name).outputs)
 
 
+@tf_export("size")
 def size(input, out_type=None, name: str | None = None) -> Tensor:  # noqa: A002
     """`tf.size`: the number of elements (a Const when statically known in a graph)."""
     out_type = dtypes.as_dtype(out_type or dtypes.int32)
@@ -286,6 +311,7 @@ def size(input, out_type=None, name: str | None = None) -> Tensor:  # noqa: A002
     return apply_op(Size, [input], {"out_type": out_type}, name=name).outputs[0]
 
 
+@tf_export("rank")
 def rank(input, name: str | None = None) -> Tensor:  # noqa: A002
     """`tf.rank`: the number of dimensions (a Const when statically known in a graph)."""
     input = convert_to_tensor(input)  # noqa: A001
@@ -343,6 +369,7 @@ def _reshape_value(t):
 Reshape.constant_value = _reshape_value
 
 
+@tf_export("reshape")
 def reshape(tensor, shape, name: str | None = None) -> Tensor:
     """`tf.reshape` (one -1 dimension is inferred)."""
     return apply_op(Reshape, [tensor, int_tensor(shape)],
@@ -371,10 +398,20 @@ ExpandDims = op_def("ExpandDims", inputs=["input: T", "dim: Tdim"], outputs=["ou
                     attrs=["T: type", "Tdim: " + INDEX_ATTR], shape=_expand_dims_shape)
 
 
+@tf_export("expand_dims", v1=[])
 def expand_dims(input, axis, name: str | None = None) -> Tensor:  # noqa: A002
     """`tf.expand_dims`: inserts a dimension of size 1 at `axis`."""
     return apply_op(ExpandDims, [input, int_tensor(axis)],
                     name=name).outputs[0]
+
+
+@tf_export(v1=["expand_dims"])
+def expand_dims_v1(input, axis=None, name: str | None = None, dim=None) -> Tensor:  # noqa: A002
+    """`tf.compat.v1.expand_dims` (`dim` is the deprecated alias of `axis`)."""
+    axis = deprecated_argument_lookup("axis", axis, "dim", dim)
+    if axis is None:
+        raise ValueError("Must specify an axis argument to tf.expand_dims()")
+    return expand_dims(input, axis, name)
 
 
 def squeeze_output(s: TensorShape, axes) -> TensorShape:
@@ -410,11 +447,20 @@ Squeeze = op_def("Squeeze", inputs=["input: T"], outputs=["output: T"],
                  shape=lambda ctx: [squeeze_output(ctx.shapes[0], ctx.attrs["squeeze_dims"])])
 
 
+@tf_export("squeeze", v1=[])
 def squeeze(input, axis=None, name: str | None = None) -> Tensor:  # noqa: A002
     """`tf.squeeze`: removes size-1 dimensions (all of them, or those in `axis`)."""
     axis = [] if axis is None else ([axis] if isinstance(axis, int) else list(axis))
     return apply_op(Squeeze, [input], {"squeeze_dims": [int(a) for a in axis]},
                     name=name).outputs[0]
+
+
+@tf_export(v1=["squeeze"])
+def squeeze_v1(input, axis=None, name: str | None = None,  # noqa: A002
+               squeeze_dims=None) -> Tensor:
+    """`tf.compat.v1.squeeze` (`squeeze_dims` is the deprecated alias of `axis`)."""
+    axis = deprecated_argument_lookup("axis", axis, "squeeze_dims", squeeze_dims)
+    return squeeze(input, axis, name)
 
 
 # -- Pack / Unpack -------------------------------------------------------------------------------
@@ -469,6 +515,7 @@ Pack.constant_value = _pack_value
 Pack.partial_value = _pack_partial
 
 
+@tf_export("stack")
 def stack(values, axis: int = 0, name: str = "stack") -> Tensor:
     """`tf.stack`: packs tensors of equal shape along a new `axis`."""
     values = list(values)
@@ -480,6 +527,17 @@ def stack(values, axis: int = 0, name: str = "stack") -> Tensor:
         if not -r <= axis < r:
             raise ValueError(f"Argument `axis` = {axis} not in range [{-r}, {r})")
     return apply_op(Pack, [values], {"axis": axis}, name=name).outputs[0]
+
+
+def _autopacking_conversion(value, dtype=None, name=None, as_ref=False):
+    """Lists and tuples holding tensors convert to one Pack (TF's autopacking)."""
+    if not any(isinstance(v, Tensor) for v in _flat(value)):
+        return NotImplemented
+    parts = [convert_to_tensor(v, dtype) for v in value]
+    return apply_op(Pack, [parts], {"axis": 0}, name=name or "packed").outputs[0]
+
+
+register_tensor_conversion_function((list, tuple), _autopacking_conversion, 99)
 
 
 def _flat(values):
@@ -509,6 +567,7 @@ Unpack = op_def("Unpack", inputs=["value: T"], outputs=["output: num * T"],
                 attrs=["num: int >= 0", "T: type", "axis: int = 0"], shape=_unpack_shape)
 
 
+@tf_export("unstack")
 def unstack(value, num: int | None = None, axis: int = 0, name: str = "unstack") -> list:
     """`tf.unstack`: splits `value` along `axis` into `num` tensors."""
     value = convert_to_tensor(value)

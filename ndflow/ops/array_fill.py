@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core import context, dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
@@ -55,8 +56,17 @@ def _fill_value(t):
 Fill.constant_value = _fill_value
 
 
-def fill(dims, value, name: str | None = None) -> Tensor:
+def check_no_layout(layout, api_name: str) -> None:
+    """TF 2.21's `layout` arguments place a result with DTensor, which ndflow does not have."""
+    if layout is not None:
+        raise ValueError(f"{api_name}: `layout` (DTensor) is not supported by ndflow; pass "
+                         "layout=None")
+
+
+@tf_export("fill")
+def fill(dims, value, name: str | None = None, layout=None) -> Tensor:
     """`tf.fill`: a tensor of shape `dims` filled with the scalar `value`."""
+    check_no_layout(layout, "tf.fill")
     return apply_op(Fill, [int_tensor(dims), value],
                     name=name).outputs[0]
 
@@ -87,14 +97,18 @@ def _filled(value, shape_, dtype, name):
     return fill(shape_, v, name=name)
 
 
-def zeros(shape, dtype=dtypes.float32, name: str | None = None) -> Tensor:  # noqa: A002
+@tf_export("zeros")
+def zeros(shape, dtype=dtypes.float32, name: str | None = None, layout=None) -> Tensor:
     """`tf.zeros`: a Const for small static shapes in graphs (as TF), else Fill."""
+    check_no_layout(layout, "tf.zeros")
     dtype = dtypes.as_dtype(dtype)
     return _filled(False if dtype.is_bool else 0, shape, dtype, name or "zeros")
 
 
-def ones(shape, dtype=dtypes.float32, name: str | None = None) -> Tensor:  # noqa: A002
+@tf_export("ones")
+def ones(shape, dtype=dtypes.float32, name: str | None = None, layout=None) -> Tensor:
     """`tf.ones`: a Const for small static shapes in graphs (as TF), else Fill."""
+    check_no_layout(layout, "tf.ones")
     dtype = dtypes.as_dtype(dtype)
     return _filled(True if dtype.is_bool else 1, shape, dtype, name or "ones")
 
@@ -109,25 +123,42 @@ OnesLike = op_def("OnesLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type
                    not_differentiable=True)
 
 
-def _like(op, fill_value, input, dtype, name):  # noqa: A002
+def _like(op, fill_value, input, dtype, name, optimize: bool = True):  # noqa: A002
     input = convert_to_tensor(input)  # noqa: A001
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
     if dtype is None or dtype is input.dtype:
         return apply_op(op, [input], name=name).outputs[0]
-    if not context.executing_eagerly() and input.shape.is_fully_defined():
+    if optimize and not context.executing_eagerly() and input.shape.is_fully_defined():
         return constant(fill_value, dtype, shape=input.shape.as_list(),
                         name=name or op.name.lower().replace("like", "_like"))
     return apply_op(Fill, [shape(input), constant(fill_value, dtype)], name=name).outputs[0]
 
 
-def zeros_like(input, dtype=None, name: str | None = None) -> Tensor:  # noqa: A002
+@tf_export("zeros_like", v1=[])
+def zeros_like(input, dtype=None, name: str | None = None, layout=None) -> Tensor:  # noqa: A002
     """`tf.zeros_like`: zeros with the shape of `input` (and its dtype unless given)."""
+    check_no_layout(layout, "tf.zeros_like")
     return _like(ZerosLike, 0, input, dtype, name)
 
 
-def ones_like(input, dtype=None, name: str | None = None) -> Tensor:  # noqa: A002
+@tf_export("ones_like", v1=[])
+def ones_like(input, dtype=None, name: str | None = None, layout=None) -> Tensor:  # noqa: A002
     """`tf.ones_like`: ones with the shape of `input` (and its dtype unless given)."""
+    check_no_layout(layout, "tf.ones_like")
     return _like(OnesLike, 1, input, dtype, name)
+
+
+@tf_export(v1=["zeros_like"])
+def zeros_like_v1(tensor, dtype=None, name: str | None = None, optimize: bool = True) -> Tensor:
+    """`tf.compat.v1.zeros_like`; `optimize=False` never folds a dtype-changing one to a
+    Const."""
+    return _like(ZerosLike, 0, tensor, dtype, name, optimize)
+
+
+@tf_export(v1=["ones_like"])
+def ones_like_v1(tensor, dtype=None, name: str | None = None, optimize: bool = True) -> Tensor:
+    """`tf.compat.v1.ones_like`; see `zeros_like_v1`."""
+    return _like(OnesLike, 1, tensor, dtype, name, optimize)
 
 
 # -- Tile ----------------------------------------------------------------------------------------
@@ -155,6 +186,7 @@ Tile = op_def("Tile", inputs=["input: T", "multiples: Tmultiples"], outputs=["ou
               attrs=["T: type", "Tmultiples: " + INDEX_ATTR], shape=_tile_shape)
 
 
+@tf_export("tile")
 def tile(input, multiples, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
     """`tf.tile`: repeats `input` `multiples[i]` times along dimension i."""
     return apply_op(Tile, [input, int_tensor(multiples)],
@@ -190,6 +222,7 @@ BroadcastTo = op_def("BroadcastTo", inputs=["input: T", "shape: Tidx"], outputs=
                      attrs=["T: type", "Tidx: " + INDEX_ATTR], shape=_broadcast_to_shape)
 
 
+@tf_export("broadcast_to")
 def broadcast_to(input, shape, name: str | None = None) -> Tensor:  # noqa: A002
     """`tf.broadcast_to`: broadcasts `input` to `shape` (NumPy rules)."""
     return apply_op(BroadcastTo, [input, int_tensor(shape)],
@@ -254,6 +287,7 @@ MirrorPadGrad = op_def("MirrorPadGrad", inputs=["input: T", "paddings: Tpaddings
                        shape=_pad_shape_fn(-1))
 
 
+@tf_export("pad")
 def pad(tensor, paddings, mode: str = "CONSTANT", constant_values=0,
         name: str | None = None) -> Tensor:
     """`tf.pad`: CONSTANT (Pad, or PadV2 for a non-zero value), REFLECT or SYMMETRIC."""

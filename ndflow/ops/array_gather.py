@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
@@ -65,6 +66,7 @@ def _gather_value(t):
 GatherV2.constant_value = _gather_value
 
 
+@tf_export("gather")
 def gather(params, indices, validate_indices=None, axis=None, batch_dims: int = 0,
            name: str | None = None) -> Tensor:
     """`tf.gather`: slices of `params` along `axis` at `indices`."""
@@ -139,6 +141,7 @@ OneHot = op_def("OneHot", inputs=["indices: TI", "depth: int32", "on_value: T",
                 shape=_one_hot_shape, not_differentiable=True)
 
 
+@tf_export("one_hot")
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None,
             name: str | None = None) -> Tensor:
     """`tf.one_hot`: `on_value` where the last (or `axis`) index equals `indices`."""

@@ -3,6 +3,7 @@ flattened mask, Squeeze, GatherV2), so its gradient is GatherV2's."""
 
 from __future__ import annotations
 
+from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
@@ -13,6 +14,7 @@ from ndflow.ops.array_slicing import concat
 from ndflow.ops.reduction import reduce_prod
 
 
+@tf_export("boolean_mask")
 def boolean_mask(tensor, mask, axis=None, name: str = "boolean_mask") -> Tensor:
     """`tf.boolean_mask`: the slices of `tensor` (from `axis` on) where `mask` is true."""
     with name_scope(name):

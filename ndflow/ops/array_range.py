@@ -11,6 +11,7 @@ import contextlib
 import numpy as np
 
 from ndflow.core import context, dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -58,6 +59,7 @@ _RANGE_TYPES = [dtypes.int32, dtypes.int64, dtypes.float16, dtypes.bfloat16, dty
                 dtypes.float64]
 
 
+@tf_export("range")
 def range(start, limit=None, delta=1, dtype=None, name: str = "range") -> Tensor:  # noqa: A001
     """`tf.range`: [start, limit) in steps of `delta`; dtype inferred as TF does."""
     if limit is None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ndflow.core import context, dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import OPERATORS, Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
@@ -209,6 +210,7 @@ StridedSlice.constant_value = _ss_value
 StridedSlice.partial_value = _ss_partial
 
 
+@tf_export("strided_slice")
 def strided_slice(input_, begin, end, strides=None, begin_mask: int = 0, end_mask: int = 0,
                   ellipsis_mask: int = 0, new_axis_mask: int = 0, shrink_axis_mask: int = 0,
                   var=None, name: str | None = None) -> Tensor:
@@ -290,6 +292,9 @@ def _pack_index(values):
 
 OPERATORS["getitem"] = slice_helper
 
+# `x[:, tf.newaxis]` inserts a dimension of size 1 (NumPy's newaxis is None too).
+newaxis = tf_export("newaxis")(None)
+
 
 # -- Slice ---------------------------------------------------------------------------------------
 
@@ -330,6 +335,7 @@ Slice = op_def("Slice", inputs=["input: T", "begin: Index", "size: Index"],
                shape=_slice_shape)
 
 
+@tf_export("slice")
 def slice(input_, begin, size, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     """`tf.slice`: `size[i]` elements from `begin[i]` (-1: all remaining)."""
     b = int_tensor(begin)
@@ -430,6 +436,7 @@ def _concat_offset_value(t):
 ConcatOffset.constant_value = _concat_offset_value
 
 
+@tf_export("concat")
 def concat(values, axis, name: str = "concat") -> Tensor:
     """`tf.concat`: joins tensors along `axis` (Identity for a single tensor, as TF)."""
     if not isinstance(values, (list, tuple)):

@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import int_tensor, static_value
@@ -95,6 +96,7 @@ SplitV = op_def("SplitV", inputs=["value: T", "size_splits: Tlen", "split_dim: i
                 shape=_split_v_shape)
 
 
+@tf_export("split")
 def split(value, num_or_size_splits, axis=0, num: int | None = None,
           name: str = "split") -> list:
     """`tf.split`: `num_or_size_splits` equal pieces (Split) or pieces of the given sizes, one

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
@@ -57,6 +58,7 @@ def invert_permutation(x, name: str | None = None) -> Tensor:
     return apply_op(InvertPermutation, [x], name=name).outputs[0]
 
 
+@tf_export("transpose")
 def transpose(a, perm=None, conjugate: bool = False, name: str = "transpose") -> Tensor:
     """`tf.transpose`: permutes dimensions (reverses them when `perm` is None)."""
     a = convert_to_tensor(a)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.comparison import unchanged_shape
@@ -27,6 +28,7 @@ def _cast_value(t):
     return None if v is None or dst.np_dtype is None else np.asarray(v).astype(dst.np_dtype)
 
 
+@tf_export("cast", "dtypes.cast")
 def cast(x, dtype, name=None) -> Tensor:
     """`tf.cast`: `x` converted to `dtype` (floats to ints truncate toward zero)."""
     dtype = dtypes.as_dtype(dtype)
@@ -37,21 +39,25 @@ def cast(x, dtype, name=None) -> Tensor:
     return apply_op(Cast, [x], {"DstT": dtype}, name=name or "Cast").outputs[0]
 
 
+@tf_export(v1=["to_float"])
 def to_float(x, name="ToFloat") -> Tensor:
     """`tf.compat.v1.to_float`."""
     return cast(x, dtypes.float32, name=name)
 
 
+@tf_export(v1=["to_double"])
 def to_double(x, name="ToDouble") -> Tensor:
     """`tf.compat.v1.to_double`."""
     return cast(x, dtypes.float64, name=name)
 
 
+@tf_export(v1=["to_int32"])
 def to_int32(x, name="ToInt32") -> Tensor:
     """`tf.compat.v1.to_int32`."""
     return cast(x, dtypes.int32, name=name)
 
 
+@tf_export(v1=["to_int64"])
 def to_int64(x, name="ToInt64") -> Tensor:
     """`tf.compat.v1.to_int64`."""
     return cast(x, dtypes.int64, name=name)

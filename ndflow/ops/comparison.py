@@ -11,6 +11,7 @@ import contextlib
 from collections.abc import Iterator
 
 from ndflow.core import context
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape, as_shape, broadcast_shapes, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op
@@ -84,31 +85,37 @@ Greater = _compare("Greater")
 GreaterEqual = _compare("GreaterEqual")
 
 
+@tf_export("equal", "math.equal")
 def equal(x, y, name=None) -> Tensor:
     """`tf.math.equal`: elementwise x == y with broadcasting."""
     return apply_op(Equal, [x, y], name=name).outputs[0]
 
 
+@tf_export("math.not_equal", "not_equal")
 def not_equal(x, y, name=None) -> Tensor:
     """`tf.math.not_equal`: elementwise x != y with broadcasting."""
     return apply_op(NotEqual, [x, y], name=name).outputs[0]
 
 
+@tf_export("less", "math.less")
 def less(x, y, name=None) -> Tensor:
     """`tf.math.less`: elementwise x < y."""
     return apply_op(Less, [x, y], name=name).outputs[0]
 
 
+@tf_export("less_equal", "math.less_equal")
 def less_equal(x, y, name=None) -> Tensor:
     """`tf.math.less_equal`: elementwise x <= y."""
     return apply_op(LessEqual, [x, y], name=name).outputs[0]
 
 
+@tf_export("greater", "math.greater")
 def greater(x, y, name=None) -> Tensor:
     """`tf.math.greater`: elementwise x > y."""
     return apply_op(Greater, [x, y], name=name).outputs[0]
 
 
+@tf_export("greater_equal", "math.greater_equal")
 def greater_equal(x, y, name=None) -> Tensor:
     """`tf.math.greater_equal`: elementwise x >= y."""
     return apply_op(GreaterEqual, [x, y], name=name).outputs[0]
@@ -124,21 +131,25 @@ LogicalNot = op_def("LogicalNot", inputs=["x: bool"], outputs=["y: bool"],
                     shape=unchanged_shape, not_differentiable=True)
 
 
+@tf_export("logical_and", "math.logical_and")
 def logical_and(x, y, name=None) -> Tensor:
     """`tf.math.logical_and`."""
     return apply_op(LogicalAnd, [x, y], name=name).outputs[0]
 
 
+@tf_export("logical_or", "math.logical_or")
 def logical_or(x, y, name=None) -> Tensor:
     """`tf.math.logical_or`."""
     return apply_op(LogicalOr, [x, y], name=name).outputs[0]
 
 
+@tf_export("logical_not", "math.logical_not")
 def logical_not(x, name=None) -> Tensor:
     """`tf.math.logical_not`."""
     return apply_op(LogicalNot, [x], name=name).outputs[0]
 
 
+@tf_export("math.logical_xor", v1=["logical_xor", "math.logical_xor"])
 def logical_xor(x, y, name="LogicalXor") -> Tensor:
     """`tf.math.logical_xor`: (x | y) & ~(x & y), as TF composes it."""
     with composite_name(name, "LogicalXor") as final:
@@ -159,16 +170,19 @@ IsNan = _classify("IsNan")
 IsInf = _classify("IsInf")
 
 
+@tf_export("math.is_finite", v1=["debugging.is_finite", "is_finite", "math.is_finite"])
 def is_finite(x, name=None) -> Tensor:
     """`tf.math.is_finite`."""
     return apply_op(IsFinite, [x], name=name).outputs[0]
 
 
+@tf_export("math.is_nan", v1=["debugging.is_nan", "is_nan", "math.is_nan"])
 def is_nan(x, name=None) -> Tensor:
     """`tf.math.is_nan`."""
     return apply_op(IsNan, [x], name=name).outputs[0]
 
 
+@tf_export("math.is_inf", v1=["debugging.is_inf", "is_inf", "math.is_inf"])
 def is_inf(x, name=None) -> Tensor:
     """`tf.math.is_inf`."""
     return apply_op(IsInf, [x], name=name).outputs[0]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import re
 
+from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
@@ -146,6 +147,7 @@ def _pairwise(input_labels: list, output: str) -> list:
     return steps
 
 
+@tf_export("einsum", "linalg.einsum")
 def einsum(equation: str, *inputs, **kwargs) -> Tensor:
     """`tf.einsum(equation, *inputs, name=None, optimize='greedy')`."""
     name = kwargs.pop("name", None)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from tensorboard.compat.proto import graph_pb2
 
 from ndflow.core import context, dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.graph import Graph, Operation, SymbolicTensor
 from ndflow.core.shapes import TensorShape
 from ndflow.ops import op_def as op_defs
@@ -99,6 +100,7 @@ def _as_graph_def(graph_def) -> graph_pb2.GraphDef:
     raise TypeError("Argument `graph_def` must be a GraphDef proto.")
 
 
+@tf_export("import_graph_def")
 def import_graph_def(graph_def, input_map: dict | None = None,
                      return_elements: list | None = None, name: str | None = None,
                      op_dict=None, producer_op_list=None) -> list | None:

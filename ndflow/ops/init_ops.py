@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.ops import random as random_ops
 from ndflow.ops.array_core import constant
@@ -29,9 +30,13 @@ def _shape_list(shape) -> list:
     return [int(d) for d in shape]
 
 
-def compute_fans(shape) -> tuple:
-    """(fan_in, fan_out) of a weight shape, as TF's `_compute_fans`."""
+def compute_fans(shape, input_axes=None, output_axes=None) -> tuple:
+    """(fan_in, fan_out) of a weight shape, as TF's `_compute_fans`; with both `input_axes` and
+    `output_axes` (Keras 3), the products of the shape over those axes."""
     shape = _shape_list(shape)
+    if input_axes is not None and output_axes is not None:
+        return (int(np.prod([shape[a] for a in input_axes])),
+                int(np.prod([shape[a] for a in output_axes])))
     if len(shape) < 1:
         fan_in = fan_out = 1
     elif len(shape) == 1:
@@ -52,6 +57,8 @@ def _float_dtype(dtype):
     return dtype
 
 
+@tf_export("initializers.Initializer", "keras.Initializer", "keras.initializers.Initializer",
+           v1=["keras.Initializer", "keras.initializers.Initializer"])
 class Initializer:
     """Base class: `init(shape, dtype=None)`; `get_config()` / `from_config(config)`."""
 
@@ -77,6 +84,9 @@ class Initializer:
         return f"<{type(self).__name__} {self.get_config()}>"
 
 
+@tf_export("initializers.Zeros", "initializers.zeros", "keras.initializers.Zeros",
+           "keras.initializers.zeros", "zeros_initializer",
+           v1=["keras.initializers.Zeros", "keras.initializers.zeros"])
 class Zeros(Initializer):
     """All zeros (any dtype)."""
 
@@ -84,6 +94,9 @@ class Zeros(Initializer):
         return constant(0, dtype=self._dtype(dtype), shape=_shape_list(shape), name="zeros")
 
 
+@tf_export("initializers.Ones", "initializers.ones", "keras.initializers.Ones",
+           "keras.initializers.ones", "ones_initializer",
+           v1=["keras.initializers.Ones", "keras.initializers.ones"])
 class Ones(Initializer):
     """All ones (any dtype)."""
 
@@ -91,10 +104,14 @@ class Ones(Initializer):
         return constant(1, dtype=self._dtype(dtype), shape=_shape_list(shape), name="ones")
 
 
+@tf_export("constant_initializer", "initializers.Constant", "initializers.constant",
+           "keras.initializers.Constant", "keras.initializers.constant",
+           v1=["keras.initializers.Constant", "keras.initializers.constant"])
 class Constant(Initializer):
     """`value` (a scalar fills the shape; a list/array must have the shape's size)."""
 
-    def __init__(self, value=0, dtype=None, verify_shape=None):
+    def __init__(self, value=0, dtype=None, verify_shape=None, support_partition=False):
+        # support_partition (TF2) concerns partitioned variables, which ndflow does not have.
         super().__init__(dtype)
         self.value = value
 
@@ -109,6 +126,10 @@ class Constant(Initializer):
         return {"value": v.tolist() if isinstance(v, np.ndarray) else v}
 
 
+@tf_export("initializers.RandomNormal", "initializers.random_normal",
+           "keras.initializers.RandomNormal", "keras.initializers.random_normal",
+           "random_normal_initializer",
+           v1=["keras.initializers.RandomNormal", "keras.initializers.random_normal"])
 class RandomNormal(Initializer):
     """Normal values, N(mean, stddev**2) (Keras defaults: mean 0, stddev 0.05)."""
 
@@ -124,6 +145,10 @@ class RandomNormal(Initializer):
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
 
 
+@tf_export("initializers.RandomUniform", "initializers.random_uniform",
+           "keras.initializers.RandomUniform", "keras.initializers.random_uniform",
+           "random_uniform_initializer",
+           v1=["keras.initializers.RandomUniform", "keras.initializers.random_uniform"])
 class RandomUniform(Initializer):
     """Uniform values in [minval, maxval) (Keras defaults: -0.05, 0.05); ints allowed."""
 
@@ -145,6 +170,9 @@ class RandomUniform(Initializer):
         return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
 
 
+@tf_export("initializers.TruncatedNormal", "initializers.truncated_normal",
+           "keras.initializers.TruncatedNormal", "keras.initializers.truncated_normal",
+           v1=["keras.initializers.TruncatedNormal", "keras.initializers.truncated_normal"])
 class TruncatedNormal(Initializer):
     """Normal values redrawn beyond 2 standard deviations (Keras: mean 0, stddev 0.05)."""
 
@@ -160,14 +188,18 @@ class TruncatedNormal(Initializer):
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
 
 
+@tf_export("initializers.VarianceScaling", "initializers.variance_scaling",
+           "keras.initializers.VarianceScaling", "keras.initializers.variance_scaling",
+           v1=["keras.initializers.VarianceScaling", "keras.initializers.variance_scaling"])
 class VarianceScaling(Initializer):
     """Samples scaled to the weight's fans (TF's `VarianceScaling`)."""
 
     _distributions = ("normal", "uniform", "truncated_normal", "untruncated_normal")
 
     def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
-                 dtype=None):
+                 dtype=None, input_axes=None, output_axes=None):
         super().__init__(dtype)
+        self.input_axes, self.output_axes = input_axes, output_axes
         if scale <= 0.0:
             raise ValueError(f"Argument `scale` must be positive float. Received: scale={scale}")
         if mode not in ("fan_in", "fan_out", "fan_avg"):
@@ -183,7 +215,7 @@ class VarianceScaling(Initializer):
     def __call__(self, shape, dtype=None, **kwargs):
         shape = _shape_list(shape)
         dtype = _float_dtype(self._dtype(dtype))
-        fan_in, fan_out = compute_fans(shape)
+        fan_in, fan_out = compute_fans(shape, self.input_axes, self.output_axes)
         scale = self.scale
         if self.mode == "fan_in":
             scale /= max(1.0, fan_in)
@@ -202,15 +234,18 @@ class VarianceScaling(Initializer):
 
     def get_config(self):
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
-                "seed": self.seed}
+                "seed": self.seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 def _scaling(name: str, scale: float, mode: str, distribution: str) -> type:
-    def __init__(self, seed=None, dtype=None):
-        VarianceScaling.__init__(self, scale, mode, distribution, seed, dtype)
+    def __init__(self, seed=None, dtype=None, input_axes=None, output_axes=None):
+        VarianceScaling.__init__(self, scale, mode, distribution, seed, dtype, input_axes,
+                                 output_axes)
 
     def get_config(self):
-        return {"seed": self.seed}
+        return {"seed": self.seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
     doc = f"VarianceScaling(scale={scale}, mode='{mode}', distribution='{distribution}')."
     return type(name, (VarianceScaling,), {"__init__": __init__, "get_config": get_config,
@@ -225,6 +260,11 @@ LecunNormal = _scaling("LecunNormal", 1.0, "fan_in", "truncated_normal")
 LecunUniform = _scaling("LecunUniform", 1.0, "fan_in", "uniform")
 
 
+@tf_export("initializers.Identity", "initializers.IdentityInitializer", "initializers.identity",
+           "keras.initializers.Identity", "keras.initializers.IdentityInitializer",
+           "keras.initializers.identity", v1=["initializers.identity",
+               "keras.initializers.Identity", "keras.initializers.IdentityInitializer",
+               "keras.initializers.identity"])
 class Identity(Initializer):
     """`gain` times the identity matrix (2-D shapes only)."""
 
@@ -269,18 +309,24 @@ _SNAKE = {"zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": R
           "lecun_normal": LecunNormal, "lecun_uniform": LecunUniform, "identity": Identity}
 
 
+@tf_export("initializers.serialize", "keras.initializers.serialize",
+           v1=["keras.initializers.serialize"])
 def serialize(initializer) -> dict:
     return {"module": "keras.initializers", "class_name": type(initializer).__name__,
             "config": initializer.get_config(), "registered_name": None}
 
 
-def deserialize(config: dict):
-    cls = KERAS_INITIALIZERS.get(config["class_name"]) or _SNAKE.get(config["class_name"])
+@tf_export("initializers.deserialize", "keras.initializers.deserialize",
+           v1=["keras.initializers.deserialize"])
+def deserialize(config: dict, custom_objects: dict | None = None):
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or KERAS_INITIALIZERS.get(name) or _SNAKE.get(name)
     if cls is None:
         raise ValueError(f"Unknown initializer: '{config['class_name']}'.")
     return cls.from_config(config.get("config", {}))
 
 
+@tf_export("initializers.get", "keras.initializers.get", v1=["keras.initializers.get"])
 def get(identifier):
     """`tf.keras.initializers.get`: None, a name, a config dict, an instance or a callable."""
     if identifier is None:
@@ -301,6 +347,7 @@ def get(identifier):
 
 # -- TF1 names (`tf.compat.v1.*_initializer`, `tf.compat.v1.initializers.*`) ---------------------
 
+@tf_export(v1=["initializers.zeros", "zeros_initializer"])
 class zeros_initializer(Zeros):  # noqa: N801 - TF's name
     def __init__(self, dtype=dtypes.float32):
         super().__init__(dtype)
@@ -309,6 +356,7 @@ class zeros_initializer(Zeros):  # noqa: N801 - TF's name
         return {"dtype": self.dtype.name}
 
 
+@tf_export(v1=["initializers.ones", "ones_initializer"])
 class ones_initializer(Ones):  # noqa: N801 - TF's name
     def __init__(self, dtype=dtypes.float32):
         super().__init__(dtype)
@@ -317,26 +365,31 @@ class ones_initializer(Ones):  # noqa: N801 - TF's name
         return {"dtype": self.dtype.name}
 
 
+@tf_export(v1=["constant_initializer", "initializers.constant"])
 class constant_initializer(Constant):  # noqa: N801 - TF's name
     def __init__(self, value=0, dtype=dtypes.float32, verify_shape=False):
         super().__init__(value, dtype)
 
 
+@tf_export(v1=["initializers.random_normal", "random_normal_initializer"])
 class random_normal_initializer(RandomNormal):  # noqa: N801 - TF's name
     def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
         super().__init__(mean, stddev, seed, dtype)
 
 
+@tf_export(v1=["initializers.random_uniform", "random_uniform_initializer"])
 class random_uniform_initializer(RandomUniform):  # noqa: N801 - TF's name
     def __init__(self, minval=0.0, maxval=None, seed=None, dtype=dtypes.float32):
         super().__init__(minval, maxval, seed, dtype)
 
 
+@tf_export(v1=["initializers.truncated_normal", "truncated_normal_initializer"])
 class truncated_normal_initializer(TruncatedNormal):  # noqa: N801 - TF's name
     def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
         super().__init__(mean, stddev, seed, dtype)
 
 
+@tf_export(v1=["initializers.variance_scaling", "variance_scaling_initializer"])
 class variance_scaling_initializer(VarianceScaling):  # noqa: N801 - TF's name
     def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
                  dtype=dtypes.float32):
@@ -370,3 +423,28 @@ def lecun_normal_initializer(seed=None) -> VarianceScaling:
 
 def lecun_uniform_initializer(seed=None) -> VarianceScaling:
     return LecunUniform(seed)
+
+tf_export("initializers.GlorotNormal", "initializers.glorot_normal",
+          "keras.initializers.GlorotNormal", "keras.initializers.glorot_normal",
+          v1=["keras.initializers.GlorotNormal", "keras.initializers.glorot_normal"])(GlorotNormal)
+tf_export("initializers.GlorotUniform", "initializers.glorot_uniform",
+          "keras.initializers.GlorotUniform", "keras.initializers.glorot_uniform",
+          v1=["keras.initializers.GlorotUniform",
+              "keras.initializers.glorot_uniform"])(GlorotUniform)
+tf_export("initializers.HeNormal", "initializers.he_normal", "keras.initializers.HeNormal",
+          "keras.initializers.he_normal", v1=["initializers.he_normal",
+              "keras.initializers.HeNormal", "keras.initializers.he_normal"])(HeNormal)
+tf_export("initializers.HeUniform", "initializers.he_uniform", "keras.initializers.HeUniform",
+          "keras.initializers.he_uniform", v1=["initializers.he_uniform",
+              "keras.initializers.HeUniform", "keras.initializers.he_uniform"])(HeUniform)
+tf_export("initializers.LecunNormal", "initializers.lecun_normal",
+          "keras.initializers.LecunNormal", "keras.initializers.lecun_normal",
+          v1=["initializers.lecun_normal", "keras.initializers.LecunNormal",
+              "keras.initializers.lecun_normal"])(LecunNormal)
+tf_export("initializers.LecunUniform", "initializers.lecun_uniform",
+          "keras.initializers.LecunUniform", "keras.initializers.lecun_uniform",
+          v1=["initializers.lecun_uniform", "keras.initializers.LecunUniform",
+              "keras.initializers.lecun_uniform"])(LecunUniform)
+tf_export(v1=["glorot_normal_initializer", "initializers.glorot_normal"])(glorot_normal_initializer)
+tf_export(v1=["glorot_uniform_initializer",
+              "initializers.glorot_uniform"])(glorot_uniform_initializer)

@@ -7,6 +7,7 @@ rank > 2 (or unknown rank), else MatMul. Gradients are in linalg_grad.py.
 from __future__ import annotations
 
 from ndflow.core import context
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op
@@ -68,6 +69,7 @@ BatchMatMulV2 = op_def("BatchMatMulV2", inputs=["x: T", "y: T"], outputs=["outpu
                        shape=_batch_matmul_shape)
 
 
+@tf_export("linalg.matmul", "matmul")
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False,
            grad_b=False, name=None) -> Tensor:

@@ -8,6 +8,7 @@ array_ops.matrix_transpose) op for op, so graphs match TF's node by node.
 from __future__ import annotations
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
@@ -71,6 +72,7 @@ def _tensordot_reshape(a: Tensor, axes: list, flipped: bool = False) -> tuple:
     return array_core.reshape(array_transpose.transpose(a, perm), new_shape), dyn_free, free_dims
 
 
+@tf_export("linalg.tensordot", "tensordot")
 def tensordot(a, b, axes, name: str | None = None) -> Tensor:
     """`tf.tensordot`: contracts `axes` of `a` with those of `b` (Transpose+Reshape+MatMul)."""
     with composite_name(name, "Tensordot") as final:
@@ -97,6 +99,7 @@ def tensordot(a, b, axes, name: str | None = None) -> Tensor:
     return product
 
 
+@tf_export("linalg.matvec")
 def matvec(a, b, transpose_a: bool = False, adjoint_a: bool = False,
            a_is_sparse: bool = False, b_is_sparse: bool = False,
            name: str | None = None) -> Tensor:
@@ -108,6 +111,8 @@ def matvec(a, b, transpose_a: bool = False, adjoint_a: bool = False,
         return array_core.squeeze(out, -1)
 
 
+@tf_export("linalg.matrix_transpose",
+           v1=["linalg.matrix_transpose", "linalg.transpose", "matrix_transpose"])
 def matrix_transpose(a, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
     """`tf.linalg.matrix_transpose`: swaps the last two dims (conjugate is a no-op on reals)."""
     with name_scope(name):

@@ -8,6 +8,7 @@ import random
 import sys
 
 from ndflow.core import context, dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op
@@ -82,6 +83,7 @@ def string_format(inputs: list, template: str, placeholder: str = "{}", summariz
                      "summarize": int(summarize)}, name=name).outputs[0]
 
 
+@tf_export("print")
 def print_v2(*inputs, output_stream=sys.stderr, sep: str = " ", end: str = "\n",
              summarize: int = 3, name: str | None = None):
     """`tf.print`: prints tensors (summarized NumPy-style) and Python values. Runs now when

@@ -11,6 +11,8 @@ Max, ..., ArgMax) and `linalg` (MatMul, BatchMatMulV2) -> this module.
 from __future__ import annotations
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
+from ndflow.core.deprecation import deprecated_argument_lookup
 from ndflow.core.tensor import OPERATORS, Tensor
 from ndflow.ops import array_core, array_fill
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -24,7 +26,6 @@ from ndflow.ops.arithmetic import (
     Sub,
     add,
     floor_div,
-    floormod,
     log,
     maximum,
     minimum,
@@ -83,51 +84,61 @@ Tanh, TanhGrad = _unary("Tanh"), _grad_op("TanhGrad")
 Sigmoid, SigmoidGrad = _unary("Sigmoid"), _grad_op("SigmoidGrad")
 
 
+@tf_export("abs", "math.abs")
 def abs(x, name=None) -> Tensor:  # noqa: A001 - TF's name
     """`tf.math.abs`."""
     return _run(Abs, x, name=name)
 
 
+@tf_export("math.sign", "sign")
 def sign(x, name=None) -> Tensor:
     """`tf.math.sign`: -1, 0 or 1 (NaN stays NaN)."""
     return _run(Sign, x, name=name)
 
 
+@tf_export("math.square", "square")
 def square(x, name=None) -> Tensor:
     """`tf.math.square`: x * x."""
     return _run(Square, x, name=name)
 
 
+@tf_export("math.sqrt", "sqrt")
 def sqrt(x, name=None) -> Tensor:
     """`tf.math.sqrt`."""
     return _run(Sqrt, x, name=name)
 
 
+@tf_export("math.rsqrt", v1=["math.rsqrt", "rsqrt"])
 def rsqrt(x, name=None) -> Tensor:
     """`tf.math.rsqrt`: 1 / sqrt(x)."""
     return _run(Rsqrt, x, name=name)
 
 
+@tf_export("exp", "math.exp")
 def exp(x, name=None) -> Tensor:
     """`tf.math.exp`."""
     return _run(Exp, x, name=name)
 
 
+@tf_export("math.log1p", v1=["log1p", "math.log1p"])
 def log1p(x, name=None) -> Tensor:
     """`tf.math.log1p`: log(1 + x), accurate for small x."""
     return _run(Log1p, x, name=name)
 
 
+@tf_export("math.tanh", "nn.tanh", "tanh")
 def tanh(x, name=None) -> Tensor:
     """`tf.math.tanh`."""
     return _run(Tanh, x, name=name)
 
 
+@tf_export("math.sigmoid", "nn.sigmoid", "sigmoid")
 def sigmoid(x, name=None) -> Tensor:
     """`tf.math.sigmoid`: 1 / (1 + exp(-x))."""
     return _run(Sigmoid, x, name=name)
 
 
+@tf_export("math.erf", v1=["erf", "math.erf"])
 def erf(x, name=None) -> Tensor:
     """`tf.math.erf`: the Gauss error function."""
     return _run(Erf, x, name=name)
@@ -159,6 +170,7 @@ CheckNumerics = op_def("CheckNumerics", inputs=["tensor: T"], outputs=["output: 
                        attrs=[FLOAT, "message: string"], shape=unchanged_shape, stateful=True)
 
 
+@tf_export("debugging.check_numerics", v1=["check_numerics", "debugging.check_numerics"])
 def check_numerics(tensor, message, name=None) -> Tensor:
     """`tf.debugging.check_numerics`: raises InvalidArgumentError on NaN or Inf values."""
     if isinstance(message, bytes):
@@ -168,6 +180,7 @@ def check_numerics(tensor, message, name=None) -> Tensor:
 
 # -- composites -------------------------------------------------------------------------------
 
+@tf_export("clip_by_value")
 def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
     """`tf.clip_by_value`: min(max(t, lo), hi) as Minimum then Maximum, as TF builds it."""
     with composite_name(name, "clip_by_value") as final:
@@ -179,21 +192,19 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
     return maximum(t_min, clip_value_min, name=final)
 
 
+@tf_export("math.scalar_mul", "scalar_mul")
 def scalar_mul(scalar, x, name=None) -> Tensor:
     """`tf.math.scalar_mul`."""
     return multiply(scalar, x, name=name)
 
 
+@tf_export("math.floordiv", v1=["floordiv", "math.floordiv"])
 def floordiv(x, y, name=None) -> Tensor:
     """`tf.math.floordiv`: x // y (floor toward -inf, also for integers)."""
     return floor_div(x, y, name=name)
 
 
-def mod(x, y, name=None) -> Tensor:
-    """`tf.math.mod` (= floormod)."""
-    return floormod(x, y, name=name)
-
-
+@tf_export("math.reduce_logsumexp", "reduce_logsumexp", v1=[])
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """`tf.math.reduce_logsumexp`: log(sum(exp(x))) computed stably."""
     with composite_name(name, "ReduceLogSumExp") as final:
@@ -207,6 +218,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None) -> Tens
     return add(result, my_max, name=final)
 
 
+@tf_export("math.count_nonzero", v1=[])
 def count_nonzero(input, axis=None, keepdims=False, dtype=dtypes.int64,  # noqa: A002
                   name=None) -> Tensor:
     """`tf.math.count_nonzero`."""
@@ -215,6 +227,26 @@ def count_nonzero(input, axis=None, keepdims=False, dtype=dtypes.int64,  # noqa:
         nonzero = not_equal(t, convert_to_tensor(0, t.dtype) if not t.dtype.is_bool else False)
         counts = reduce_sum(cast(nonzero, dtypes.int64), axis, keepdims)
     return cast(counts, dtype, name=final)
+
+
+@tf_export(v1=["math.reduce_logsumexp", "reduce_logsumexp"])
+def reduce_logsumexp_v1(input_tensor, axis=None, keepdims=None, name=None,
+                        reduction_indices=None, keep_dims=None) -> Tensor:
+    """`tf.compat.v1.reduce_logsumexp` (`reduction_indices`, `keep_dims`: TF1's names)."""
+    axis = deprecated_argument_lookup("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+    return reduce_logsumexp(input_tensor, axis, bool(keepdims), name)
+
+
+@tf_export(v1=["count_nonzero", "math.count_nonzero"])
+def count_nonzero_v1(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int64,
+                     name=None, reduction_indices=None, keep_dims=None,
+                     input=None) -> Tensor:  # noqa: A002
+    """`tf.compat.v1.count_nonzero` (TF1's `reduction_indices`, `keep_dims`, `input`)."""
+    input_tensor = deprecated_argument_lookup("input", input, "input_tensor", input_tensor)
+    axis = deprecated_argument_lookup("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+    return count_nonzero(input_tensor, axis, bool(keepdims), dtype, name)
 
 
 # -- Python operator overloads (TF's op names for them) ---------------------------------------

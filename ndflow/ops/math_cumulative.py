@@ -3,6 +3,7 @@ math_grad.py."""
 
 from __future__ import annotations
 
+from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import int_tensor
@@ -33,6 +34,7 @@ def _scan(op_def_, x, axis, exclusive, reverse, name):
                     name=name or op_def_.name).outputs[0]
 
 
+@tf_export("cumsum", "math.cumsum")
 def cumsum(x, axis=0, exclusive: bool = False, reverse: bool = False,
            name: str | None = None) -> Tensor:
     """`tf.math.cumsum`: running sums along `axis` (exclusive: shifted by one; reverse: from
@@ -40,6 +42,7 @@ def cumsum(x, axis=0, exclusive: bool = False, reverse: bool = False,
     return _scan(Cumsum, x, axis, exclusive, reverse, name)
 
 
+@tf_export("math.cumprod", v1=["cumprod", "math.cumprod"])
 def cumprod(x, axis=0, exclusive: bool = False, reverse: bool = False,
             name: str | None = None) -> Tensor:
     """`tf.math.cumprod`: running products along `axis`."""

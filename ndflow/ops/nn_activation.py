@@ -6,6 +6,7 @@ Their gradients (TF's nn_grad.py, second derivatives included) are in nn_grad.py
 from __future__ import annotations
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.ops import array_core, array_transpose
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -73,26 +74,31 @@ LogSoftmax = op_def("LogSoftmax", inputs=["logits: T"], outputs=["logsoftmax: T"
 # -- public wrappers -------------------------------------------------------------------------------
 
 
+@tf_export("nn.relu")
 def relu(features, name: str | None = None) -> Tensor:
     """`tf.nn.relu`: max(features, 0)."""
     return _out(Relu, [features], name=name)
 
 
+@tf_export("nn.relu6")
 def relu6(features, name: str | None = None) -> Tensor:
     """`tf.nn.relu6`: min(max(features, 0), 6)."""
     return _out(Relu6, [convert_to_tensor(features, name="features")], name=name or "Relu6")
 
 
+@tf_export("nn.elu")
 def elu(features, name: str | None = None) -> Tensor:
     """`tf.nn.elu`: exp(features) - 1 if < 0, features otherwise."""
     return _out(Elu, [features], name=name)
 
 
+@tf_export("nn.selu")
 def selu(features, name: str | None = None) -> Tensor:
     """`tf.nn.selu`: scale * elu with alpha, scale = 1.6732632..., 1.0507009..."""
     return _out(Selu, [features], name=name)
 
 
+@tf_export("nn.leaky_relu")
 def leaky_relu(features, alpha: float = 0.2, name: str | None = None) -> Tensor:
     """`tf.nn.leaky_relu`: features if > 0 else alpha * features (ints cast to float32)."""
     features = convert_to_tensor(features, name="features")
@@ -103,6 +109,7 @@ def leaky_relu(features, alpha: float = 0.2, name: str | None = None) -> Tensor:
     return _out(LeakyRelu, [features], {"alpha": float(alpha)}, name=name or "LeakyRelu")
 
 
+@tf_export("math.softplus", "nn.softplus")
 def softplus(features, name: str | None = None) -> Tensor:
     """`tf.math.softplus` / `tf.nn.softplus`: log(exp(features) + 1)."""
     return _out(Softplus, [features], name=name)
@@ -133,21 +140,25 @@ def _softmax_like(op_def_, logits, axis, name):
         array_core.identity(_swap_axis(out, axis, rank), name=name)
 
 
+@tf_export("math.softmax", "nn.softmax", v1=[])
 def softmax(logits, axis: int | None = None, name: str | None = None) -> Tensor:
     """`tf.nn.softmax` (TF2): exp(logits) / sum(exp(logits), axis)."""
     return _softmax_like(Softmax, logits, axis, name)
 
 
+@tf_export("math.log_softmax", "nn.log_softmax", v1=[])
 def log_softmax(logits, axis: int | None = None, name: str | None = None) -> Tensor:
     """`tf.nn.log_softmax` (TF2): logits - log(sum(exp(logits), axis))."""
     return _softmax_like(LogSoftmax, logits, axis, name)
 
 
+@tf_export(v1=["math.softmax", "nn.softmax"])
 def softmax_v1(logits, axis: int | None = None, name: str | None = None, dim=None) -> Tensor:
     """`tf.compat.v1.nn.softmax` (`dim` is the deprecated alias of `axis`)."""
     return softmax(logits, axis if axis is not None else dim, name)
 
 
+@tf_export(v1=["math.log_softmax", "nn.log_softmax"])
 def log_softmax_v1(logits, axis: int | None = None, name: str | None = None, dim=None) -> Tensor:
     """`tf.compat.v1.nn.log_softmax`."""
     return log_softmax(logits, axis if axis is not None else dim, name)

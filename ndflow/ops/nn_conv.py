@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
+from ndflow.core.deprecation import deprecated_argument_lookup
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -168,6 +170,7 @@ BiasAddGrad = op_def("BiasAddGrad", inputs=["out_backprop: T"], outputs=["output
                      attrs=[_BIAS_T, DATA_FORMAT], shape=_bias_add_grad_shape)
 
 
+@tf_export("nn.bias_add")
 def bias_add(value, bias, data_format: str | None = None, name: str | None = None) -> Tensor:
     """`tf.nn.bias_add`: adds a 1-D `bias` along the channel dimension of `value`."""
     if data_format is not None:
@@ -193,6 +196,7 @@ def _conv_attrs(strides, padding, data_format, dilations, channel_idx) -> dict:
             "dilations": get_sequence(dilations, 2, channel_idx, "dilations")}
 
 
+@tf_export("nn.conv2d", v1=[])
 def conv2d(input, filters, strides, padding, data_format: str = "NHWC",  # noqa: A002
            dilations=None, name: str | None = None) -> Tensor:
     """`tf.nn.conv2d` (TF2): 2-D convolution of NHWC/NCHW `input` with HWIO `filters`."""
@@ -204,6 +208,7 @@ def conv2d(input, filters, strides, padding, data_format: str = "NHWC",  # noqa:
     return _raw(Conv2D, [x, f], attrs, name=name or "Conv2D")
 
 
+@tf_export(v1=["nn.conv2d"])
 def conv2d_v1(input, filter=None, strides=None, padding=None,  # noqa: A002
               use_cudnn_on_gpu: bool = True, data_format: str = "NHWC", dilations=None,
               name: str | None = None, filters=None) -> Tensor:
@@ -226,17 +231,21 @@ def _raw_window_attrs(strides, padding, use_cudnn_on_gpu, explicit_paddings, dat
             "dilations": list(dilations)}
 
 
+@tf_export(v1=["nn.conv2d_backprop_input"])
 def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
                           use_cudnn_on_gpu: bool = True, explicit_paddings=(),
                           data_format: str = "NHWC", dilations=(1, 1, 1, 1),
-                          name: str | None = None) -> Tensor:
-    """`tf.compat.v1.nn.conv2d_backprop_input` (the raw op's signature)."""
+                          name: str | None = None, filters=None) -> Tensor:
+    """`tf.compat.v1.nn.conv2d_backprop_input` (the raw op's signature; `filters` is TF2's
+    name for `filter`)."""
+    filter = deprecated_argument_lookup("filters", filters, "filter", filter)  # noqa: A001
     attrs = _raw_window_attrs(strides, padding, use_cudnn_on_gpu, explicit_paddings,
                               data_format, dilations)
     sizes = convert_to_tensor(input_sizes, dtypes.int32)
     return _raw(Conv2DBackpropInput, [sizes, filter, out_backprop], attrs, name=name)
 
 
+@tf_export(v1=["nn.conv2d_backprop_filter"])
 def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
                            use_cudnn_on_gpu: bool = True, explicit_paddings=(),
                            data_format: str = "NHWC", dilations=(1, 1, 1, 1),
@@ -248,6 +257,7 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
     return _raw(Conv2DBackpropFilter, [input, sizes, out_backprop], attrs, name=name)
 
 
+@tf_export("nn.conv2d_transpose", v1=[])
 def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
                      data_format: str = "NHWC", dilations=None, name: str | None = None) -> Tensor:
     """`tf.nn.conv2d_transpose`: Conv2DBackpropInput with `output_shape` as input_sizes."""
@@ -259,6 +269,7 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
                 name=name or "conv2d_transpose")
 
 
+@tf_export("nn.depthwise_conv2d", v1=[])
 def depthwise_conv2d(input, filter, strides, padding, data_format: str | None = None,  # noqa: A002
                      dilations=None, name: str | None = None) -> Tensor:
     """`tf.nn.depthwise_conv2d`: per-channel convolution, `filter` [fh, fw, in, multiplier].
@@ -276,6 +287,28 @@ def depthwise_conv2d(input, filter, strides, padding, data_format: str | None = 
     return _raw(DepthwiseConv2dNative, [x, f], attrs, name=name or "depthwise")
 
 
+@tf_export(v1=["nn.conv2d_transpose"])
+def conv2d_transpose_v1(value=None, filter=None, output_shape=None,  # noqa: A002
+                        strides=None, padding="SAME", data_format: str = "NHWC",
+                        name: str | None = None, input=None, filters=None,  # noqa: A002
+                        dilations=None) -> Tensor:
+    """`tf.compat.v1.nn.conv2d_transpose` (TF1 names: `value`, `filter`)."""
+    value = deprecated_argument_lookup("input", input, "value", value)
+    filter = deprecated_argument_lookup("filters", filters, "filter", filter)  # noqa: A001
+    return conv2d_transpose(value, filter, output_shape, strides, padding, data_format,
+                            dilations, name)
+
+
+@tf_export(v1=["nn.depthwise_conv2d"])
+def depthwise_conv2d_v1(input, filter, strides, padding, rate=None,  # noqa: A002
+                        name: str | None = None, data_format: str | None = None,
+                        dilations=None) -> Tensor:
+    """`tf.compat.v1.nn.depthwise_conv2d` (`rate` is TF1's name for `dilations`)."""
+    dilations = deprecated_argument_lookup("dilations", dilations, "rate", rate)
+    return depthwise_conv2d(input, filter, strides, padding, data_format, dilations, name)
+
+
+@tf_export(v1=["nn.depthwise_conv2d_native"])
 def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",  # noqa: A002
                             dilations=(1, 1, 1, 1), name: str | None = None) -> Tensor:
     """`tf.nn.depthwise_conv2d_native` (the raw op)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numbers
 
 from ndflow.core import context, dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
@@ -35,6 +36,7 @@ def _noise_shape(x, noise_shape):
     return noise_shape
 
 
+@tf_export("nn.dropout", v1=[])
 def dropout(x, rate, noise_shape=None, seed: int | None = None, name: str | None = None) -> Tensor:
     """`tf.nn.dropout`: zeroes elements with probability `rate`, scales the rest by
     1 / (1 - rate)."""
@@ -71,6 +73,7 @@ def dropout(x, rate, noise_shape=None, seed: int | None = None, name: str | None
         return out
 
 
+@tf_export(v1=["nn.dropout"])
 def dropout_v1(x, keep_prob=None, noise_shape=None, seed: int | None = None,
                name: str | None = None, rate=None) -> Tensor:
     """`tf.compat.v1.nn.dropout`: `keep_prob` (deprecated) or `rate`."""

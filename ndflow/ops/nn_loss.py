@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
+from ndflow.core.deprecation import deprecated_argument_lookup
 from ndflow.core.shapes import TensorShape, broadcast_shapes
 from ndflow.core.tensor import Tensor
 from ndflow.ops import (
@@ -59,6 +61,7 @@ L2Loss = op_def("L2Loss", inputs=["t: T"], outputs=["output: T"], attrs=[FLOAT_T
                 shape=lambda ctx: [TensorShape([])])
 
 
+@tf_export("nn.l2_loss")
 def l2_loss(t, name: str | None = None) -> Tensor:
     """`tf.nn.l2_loss`: sum(t ** 2) / 2."""
     return apply_op(L2Loss, [t], name=name).outputs[0]
@@ -74,6 +77,7 @@ def _flatten_outer_dims(x, rank: int):
         [[-1], array_slicing.slice(array_core.shape(x), [rank - 1], [1])], 0))
 
 
+@tf_export("nn.softmax_cross_entropy_with_logits", v1=[])
 def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1,
                                       name: str | None = None) -> Tensor:
     """`tf.nn.softmax_cross_entropy_with_logits` (TF2; gradients flow into labels too)."""
@@ -109,6 +113,16 @@ def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1,
     return cast(cost, logits.dtype) if convert else cost
 
 
+@tf_export(v1=["nn.softmax_cross_entropy_with_logits_v2"])
+def softmax_cross_entropy_with_logits_v2(labels, logits, axis: int | None = None,
+                                         name: str | None = None, dim=None) -> Tensor:
+    """`tf.compat.v1.nn.softmax_cross_entropy_with_logits_v2` (TF2's function; `dim` is the
+    deprecated alias of `axis`)."""
+    axis = deprecated_argument_lookup("axis", axis, "dim", dim)
+    return softmax_cross_entropy_with_logits(labels, logits, -1 if axis is None else axis, name)
+
+
+@tf_export(v1=["nn.softmax_cross_entropy_with_logits"])
 def softmax_cross_entropy_with_logits_v1(_sentinel=None, labels=None, logits=None,
                                          dim: int = -1, name: str | None = None,
                                          axis: int | None = None) -> Tensor:
@@ -118,6 +132,7 @@ def softmax_cross_entropy_with_logits_v1(_sentinel=None, labels=None, logits=Non
                                              axis if axis is not None else dim, name)
 
 
+@tf_export("nn.sparse_softmax_cross_entropy_with_logits", v1=[])
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name: str | None = None) -> Tensor:
     """`tf.nn.sparse_softmax_cross_entropy_with_logits`: labels int32/int64 class indices."""
     labels = convert_to_tensor(labels, name="labels")
@@ -147,12 +162,14 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name: str | None = 
     return cast(cost, dtypes.float16) if convert else cost
 
 
+@tf_export(v1=["nn.sparse_softmax_cross_entropy_with_logits"])
 def sparse_softmax_cross_entropy_with_logits_v1(_sentinel=None, labels=None, logits=None,
                                                 name: str | None = None) -> Tensor:
     """`tf.compat.v1.nn.sparse_softmax_cross_entropy_with_logits` (keyword arguments)."""
     return sparse_softmax_cross_entropy_with_logits(labels, logits, name)
 
 
+@tf_export("nn.sigmoid_cross_entropy_with_logits")
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name: str | None = None) -> Tensor:
     """`tf.nn.sigmoid_cross_entropy_with_logits`: max(x, 0) - x * z + log(1 + exp(-|x|))."""
     logits = convert_to_tensor(logits, name="logits")

@@ -11,6 +11,7 @@ float}) so gradients can be checked in float64.
 from __future__ import annotations
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
@@ -85,6 +86,7 @@ FusedBatchNormGradV3 = op_def(
     attrs=[_T, "U: {float, double}", *_BN_ATTRS], shape=_fused_bn_grad_shape)
 
 
+@tf_export(v1=["nn.fused_batch_norm"])
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon: float = 0.001,
                      data_format: str = "NHWC", is_training: bool = True,
                      name: str | None = None, exponential_avg_factor: float = 1.0) -> tuple:
@@ -106,6 +108,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon: float 
     return op.outputs[0], op.outputs[1], op.outputs[2]
 
 
+@tf_export("nn.batch_normalization")
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon,
                         name: str | None = None) -> Tensor:
     """`tf.nn.batch_normalization`: (x - mean) * scale / sqrt(variance + eps) + offset."""
@@ -118,6 +121,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon,
         return x * cast(inv, x.dtype) + cast(shift, x.dtype)
 
 
+@tf_export("nn.moments", v1=[])
 def moments(x, axes, shift=None, keepdims: bool = False, name: str | None = None) -> tuple:
     """`tf.nn.moments` (TF2): (mean, variance) over `axes`; float16 computed in float32."""
     with name_scope(name, "moments"):
@@ -135,6 +139,7 @@ def moments(x, axes, shift=None, keepdims: bool = False, name: str | None = None
         return mean, variance
 
 
+@tf_export(v1=["nn.moments"])
 def moments_v1(x, axes, shift=None, name: str | None = None, keep_dims=None,
                keepdims=None) -> tuple:
     """`tf.compat.v1.nn.moments`."""

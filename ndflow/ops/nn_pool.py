@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -136,12 +137,14 @@ def _check_rank4(input) -> None:  # noqa: A002
         raise NotImplementedError(f"ndflow pools 4-D inputs only (got rank {rank})")
 
 
+@tf_export("nn.max_pool2d")
 def max_pool2d(input, ksize, strides, padding, data_format: str = "NHWC",  # noqa: A002
                name: str | None = None) -> Tensor:
     """`tf.nn.max_pool2d`: max over `ksize` windows (int or 1/2/4-list), SAME/VALID/explicit."""
     return _pool(MaxPool, input, ksize, strides, padding, data_format, name, "MaxPool2d")
 
 
+@tf_export("nn.max_pool", v1=["nn.max_pool_v2"])
 def max_pool(input, ksize, strides, padding, data_format: str | None = None,  # noqa: A002
              name: str | None = None) -> Tensor:
     """`tf.nn.max_pool` (TF2, N-D; 4-D inputs here)."""
@@ -149,6 +152,7 @@ def max_pool(input, ksize, strides, padding, data_format: str | None = None,  # 
     return _pool(MaxPool, input, ksize, strides, padding, data_format, name, "MaxPool")
 
 
+@tf_export(v1=["nn.max_pool"])
 def max_pool_v1(value, ksize, strides, padding, data_format: str = "NHWC",
                 name: str | None = None, input=None) -> Tensor:  # noqa: A002
     """`tf.compat.v1.nn.max_pool`."""
@@ -156,12 +160,14 @@ def max_pool_v1(value, ksize, strides, padding, data_format: str = "NHWC",
     return _pool(MaxPool, value, ksize, strides, padding, data_format, name, "MaxPool")
 
 
+@tf_export("nn.avg_pool2d", v1=[])
 def avg_pool2d(input, ksize, strides, padding, data_format: str = "NHWC",  # noqa: A002
                name: str | None = None) -> Tensor:
     """`tf.nn.avg_pool2d`: mean over windows; SAME padding is not counted (as TF)."""
     return _pool(AvgPool, input, ksize, strides, padding, data_format, name, "AvgPool2D")
 
 
+@tf_export("nn.avg_pool", v1=["nn.avg_pool_v2"])
 def avg_pool(input, ksize, strides, padding, data_format: str | None = None,  # noqa: A002
              name: str | None = None) -> Tensor:
     """`tf.nn.avg_pool` (TF2, N-D; 4-D inputs here)."""
@@ -169,6 +175,7 @@ def avg_pool(input, ksize, strides, padding, data_format: str | None = None,  # 
     return _pool(AvgPool, input, ksize, strides, padding, data_format, name, "AvgPool")
 
 
+@tf_export(v1=["nn.avg_pool", "nn.avg_pool2d"])
 def avg_pool_v1(value, ksize, strides, padding, data_format: str = "NHWC",
                 name: str | None = None, input=None) -> Tensor:  # noqa: A002
     """`tf.compat.v1.nn.avg_pool`."""

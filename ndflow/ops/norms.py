@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.ops import arithmetic, array_core, math, reduction
@@ -14,6 +15,7 @@ from ndflow.ops.comparison import composite_name
 from ndflow.ops.nn_activation import softplus
 
 
+@tf_export("math.reduce_variance")
 def reduce_variance(input_tensor, axis=None, keepdims: bool = False,
                     name: str | None = None) -> Tensor:
     """`tf.math.reduce_variance`: mean of squared deviations from the mean."""
@@ -27,6 +29,7 @@ def reduce_variance(input_tensor, axis=None, keepdims: bool = False,
         return reduction.reduce_mean(squared_deviations, axis=axis, keepdims=keepdims)
 
 
+@tf_export("math.reduce_std")
 def reduce_std(input_tensor, axis=None, keepdims: bool = False,
                name: str | None = None) -> Tensor:
     """`tf.math.reduce_std`: square root of `reduce_variance`."""
@@ -35,6 +38,7 @@ def reduce_std(input_tensor, axis=None, keepdims: bool = False,
         return math.sqrt(reduce_variance(x, axis=axis, keepdims=keepdims))
 
 
+@tf_export("math.reduce_euclidean_norm")
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims: bool = False,
                           name: str | None = None) -> Tensor:
     """`tf.math.reduce_euclidean_norm`, composed as sqrt(sum(x * x)) (TF has a fused
@@ -66,6 +70,7 @@ def _check_norm_args(ord, axis) -> tuple:  # noqa: A002 - TF's name
     return False, (None if axis is None else (axis,))
 
 
+@tf_export("linalg.norm", "norm")
 def norm(tensor, ord="euclidean", axis=None, keepdims=None,  # noqa: A002 - TF's name
          name: str | None = None, keep_dims=None) -> Tensor:
     """`tf.norm` / `tf.linalg.norm`: vector p-norms, Frobenius and matrix 1/inf norms."""
@@ -99,6 +104,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None,  # noqa: A002 - TF's
         return result
 
 
+@tf_export("linalg.l2_normalize", "math.l2_normalize", "nn.l2_normalize")
 def l2_normalize(x, axis=None, epsilon: float = 1e-12, name: str | None = None,
                  dim=None) -> Tensor:
     """`tf.math.l2_normalize` / `tf.nn.l2_normalize`: x * rsqrt(max(sum(x**2), epsilon))."""
@@ -112,6 +118,7 @@ def l2_normalize(x, axis=None, epsilon: float = 1e-12, name: str | None = None,
     return arithmetic.multiply(x, x_inv_norm, name=final)
 
 
+@tf_export("math.log_sigmoid", v1=["log_sigmoid", "math.log_sigmoid"])
 def log_sigmoid(x, name: str | None = None) -> Tensor:
     """`tf.math.log_sigmoid`: -softplus(-x), stable for large |x|."""
     with composite_name(name, "LogSigmoid") as final:

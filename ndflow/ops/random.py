@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core import dtypes, scopes
+from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops import arithmetic
@@ -101,6 +102,7 @@ def _is_int(v, target: int) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v == target
 
 
+@tf_export("random.uniform", v1=["random.uniform", "random_uniform"])
 def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None,
                    name=None) -> Tensor:
     """`tf.random.uniform`: floats in [minval, maxval) (default [0, 1)), or ints."""
@@ -129,6 +131,7 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         return arithmetic.add(rnd * (maxval - minval), minval)
 
 
+@tf_export("random.normal", v1=["random.normal", "random_normal"])
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
                   name=None) -> Tensor:
     """`tf.random.normal`: values from N(mean, stddev**2)."""
@@ -136,6 +139,7 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
                           "random_normal")
 
 
+@tf_export("random.truncated_normal", v1=["random.truncated_normal", "truncated_normal"])
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
                      name=None) -> Tensor:
     """`tf.random.truncated_normal`: N(mean, stddev**2) redrawn beyond 2 stddev."""
@@ -154,6 +158,7 @@ def _scaled_normal(op, shape, mean, stddev, dtype, seed, name, default_name: str
         return arithmetic.add(rnd * stddev_t, mean_t)
 
 
+@tf_export("random.shuffle", v1=["random.shuffle", "random_shuffle"])
 def random_shuffle(value, seed=None, name=None) -> Tensor:
     """`tf.random.shuffle`: a random permutation of `value` along its first dimension."""
     return apply_op(RandomShuffle, [value], op_seed_attrs(seed), name=name).outputs[0]

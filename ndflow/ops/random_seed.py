@@ -21,6 +21,7 @@ import random
 import weakref
 
 from ndflow.core import context
+from ndflow.core.api_export import tf_export
 
 DEFAULT_GRAPH_SEED = 87654321
 GLOBAL_STREAM_ATTR = "_global_stream"
@@ -47,6 +48,7 @@ def _internal_operation_seed() -> int:
     return random.Random(f"{st.seed}:{n}").randint(0, _MAXINT32)
 
 
+@tf_export(v1=["get_seed", "random.get_seed"])
 def get_seed(op_seed: int | None) -> tuple:
     """The (seed, seed2) pair a random op should use, given its op-level seed (TF rules)."""
     eager = context.executing_eagerly()
@@ -88,6 +90,7 @@ def op_seed_attrs(op_seed: int | None) -> dict:
     return {"seed": s1 or 0, "seed2": s2 or 0}
 
 
+@tf_export(v1=["random.set_random_seed", "set_random_seed"])
 def set_random_seed(seed: int | None) -> None:
     """`tf.compat.v1.set_random_seed`: the default graph's seed, or the eager global seed."""
     global _generation
@@ -102,6 +105,7 @@ def set_random_seed(seed: int | None) -> None:
         context.get_default_graph().seed = seed
 
 
+@tf_export("random.set_seed", v1=[])
 def set_seed(seed: int | None) -> None:
     """`tf.random.set_seed`: sets the global (eager) or graph-level random seed."""
     set_random_seed(seed)

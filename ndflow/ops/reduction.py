@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
+from ndflow.core.deprecation import deprecated_argument_lookup
 from ndflow.core.shapes import TensorShape, unknown_shape
 from ndflow.core.tensor import Tensor
 from ndflow.ops import array_core, array_fill
@@ -85,36 +87,43 @@ def reduce(op, x, axis, keepdims, name):
     return apply_op(op, [x, axis], {"keep_dims": keepdims}, name=name).outputs[0]
 
 
+@tf_export("math.reduce_sum", "reduce_sum", v1=[])
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """`tf.math.reduce_sum`."""
     return reduce(Sum, input_tensor, axis, keepdims, name)
 
 
+@tf_export("math.reduce_mean", "reduce_mean", v1=[])
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """`tf.math.reduce_mean` (integer inputs give the truncated integer mean, as TF)."""
     return reduce(Mean, input_tensor, axis, keepdims, name)
 
 
+@tf_export("math.reduce_max", "reduce_max", v1=[])
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """`tf.math.reduce_max`."""
     return reduce(Max, input_tensor, axis, keepdims, name)
 
 
+@tf_export("math.reduce_min", "reduce_min", v1=[])
 def reduce_min(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """`tf.math.reduce_min`."""
     return reduce(Min, input_tensor, axis, keepdims, name)
 
 
+@tf_export("math.reduce_prod", "reduce_prod", v1=[])
 def reduce_prod(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """`tf.math.reduce_prod`."""
     return reduce(Prod, input_tensor, axis, keepdims, name)
 
 
+@tf_export("math.reduce_all", "reduce_all", v1=[])
 def reduce_all(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """`tf.math.reduce_all`: logical and over the axes."""
     return reduce(All, input_tensor, axis, keepdims, name)
 
 
+@tf_export("math.reduce_any", "reduce_any", v1=[])
 def reduce_any(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """`tf.math.reduce_any`: logical or over the axes."""
     return reduce(Any, input_tensor, axis, keepdims, name)
@@ -157,11 +166,86 @@ def _arg(op, input, axis, output_type, name):  # noqa: A002 - TF's name
                     name=name).outputs[0]
 
 
+@tf_export("argmax", "math.argmax", v1=[])
 def argmax(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:  # noqa: A002
     """`tf.math.argmax`: index of the largest value along `axis` (default 0)."""
     return _arg(ArgMax, input, axis, output_type, name)
 
 
+@tf_export("argmin", "math.argmin", v1=[])
 def argmin(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:  # noqa: A002
     """`tf.math.argmin`: index of the smallest value along `axis` (default 0)."""
+    return _arg(ArgMin, input, axis, output_type, name)
+
+
+# -- TF1 spellings (tf.compat.v1): `reduction_indices` and `keep_dims` -----------------------------
+
+def _reduce_v1(op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims):
+    axis = deprecated_argument_lookup("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+    return reduce(op, input_tensor, axis, bool(keepdims), name)
+
+
+@tf_export(v1=["math.reduce_sum", "reduce_sum"])
+def reduce_sum_v1(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                  keep_dims=None) -> Tensor:
+    """`tf.compat.v1.reduce_sum`."""
+    return _reduce_v1(Sum, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+@tf_export(v1=["math.reduce_mean", "reduce_mean"])
+def reduce_mean_v1(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                   keep_dims=None) -> Tensor:
+    """`tf.compat.v1.reduce_mean`."""
+    return _reduce_v1(Mean, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+@tf_export(v1=["math.reduce_max", "reduce_max"])
+def reduce_max_v1(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                  keep_dims=None) -> Tensor:
+    """`tf.compat.v1.reduce_max`."""
+    return _reduce_v1(Max, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+@tf_export(v1=["math.reduce_min", "reduce_min"])
+def reduce_min_v1(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                  keep_dims=None) -> Tensor:
+    """`tf.compat.v1.reduce_min`."""
+    return _reduce_v1(Min, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+@tf_export(v1=["math.reduce_prod", "reduce_prod"])
+def reduce_prod_v1(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                   keep_dims=None) -> Tensor:
+    """`tf.compat.v1.reduce_prod`."""
+    return _reduce_v1(Prod, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+@tf_export(v1=["math.reduce_all", "reduce_all"])
+def reduce_all_v1(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                  keep_dims=None) -> Tensor:
+    """`tf.compat.v1.reduce_all`."""
+    return _reduce_v1(All, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+@tf_export(v1=["math.reduce_any", "reduce_any"])
+def reduce_any_v1(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                  keep_dims=None) -> Tensor:
+    """`tf.compat.v1.reduce_any`."""
+    return _reduce_v1(Any, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+@tf_export(v1=["arg_max", "argmax", "math.argmax"])
+def argmax_v1(input, axis=None, name=None, dimension=None,  # noqa: A002
+              output_type=dtypes.int64) -> Tensor:
+    """`tf.compat.v1.argmax` (`dimension` is the deprecated alias of `axis`)."""
+    axis = deprecated_argument_lookup("axis", axis, "dimension", dimension)
+    return _arg(ArgMax, input, axis, output_type, name)
+
+
+@tf_export(v1=["arg_min", "argmin", "math.argmin"])
+def argmin_v1(input, axis=None, name=None, dimension=None,  # noqa: A002
+              output_type=dtypes.int64) -> Tensor:
+    """`tf.compat.v1.argmin` (`dimension` is the deprecated alias of `axis`)."""
+    axis = deprecated_argument_lookup("axis", axis, "dimension", dimension)
     return _arg(ArgMin, input, axis, output_type, name)

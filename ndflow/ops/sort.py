@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
@@ -49,6 +50,7 @@ TopKV2 = op_def("TopKV2", inputs=["input: T", "k: Tk"],
                 shape=_top_k_shape)
 
 
+@tf_export("math.top_k", "nn.top_k")
 def top_k(input, k=1, sorted: bool = True, index_type=dtypes.int32,  # noqa: A002
           name: str | None = None) -> tuple:
     """`tf.math.top_k`: the `k` largest entries of the last axis and their indices (ties:
@@ -126,12 +128,14 @@ def _sort_or_argsort(values, axis, direction: str, return_argsort: bool):
     return _SORT_IMPL[direction](values, int(axis_static), return_argsort)
 
 
+@tf_export("sort")
 def sort(values, axis=-1, direction: str = "ASCENDING", name: str | None = None) -> Tensor:
     """`tf.sort`: `values` sorted along `axis`."""
     with name_scope(name or "sort"):
         return _sort_or_argsort(values, axis, direction, return_argsort=False)
 
 
+@tf_export("argsort")
 def argsort(values, axis=-1, direction: str = "ASCENDING", stable: bool = False,
             name: str | None = None) -> Tensor:
     """`tf.argsort`: the int32 indices that sort `values` along `axis` (always stable)."""

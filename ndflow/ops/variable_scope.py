@@ -15,6 +15,7 @@ import inspect
 import threading
 
 from ndflow.core import context, dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys
 from ndflow.core.shapes import as_shape
 from ndflow.core.tensor import Tensor
@@ -32,6 +33,7 @@ class _ReuseMode(enum.Enum):
 AUTO_REUSE = _ReuseMode.AUTO_REUSE
 
 
+@tf_export(v1=["VariableScope"])
 class VariableScope:
     """The settings `get_variable` applies inside a `variable_scope`."""
 
@@ -137,6 +139,7 @@ def _store() -> _VariableStore:
     return ref[0]
 
 
+@tf_export(v1=["get_variable_scope"])
 def get_variable_scope() -> VariableScope:
     """The current `VariableScope` (`tf.compat.v1.get_variable_scope`)."""
     return _store().current
@@ -223,6 +226,7 @@ def _create(store: _VariableStore, name, shape, dtype, initializer, regularizer,
     return v
 
 
+@tf_export(v1=["get_variable"])
 def get_variable(name: str, shape=None, dtype=None, initializer=None, regularizer=None,
                  trainable=None, collections=None, caching_device=None, partitioner=None,
                  validate_shape: bool = True, use_resource=None, custom_getter=None,
@@ -258,11 +262,18 @@ def get_variable(name: str, shape=None, dtype=None, initializer=None, regularize
     return getter(full_name, **kwargs)
 
 
-def get_local_variable(name: str, shape=None, dtype=None, initializer=None, **kwargs):
-    """`tf.compat.v1.get_local_variable`: a non-trainable LOCAL_VARIABLES variable."""
-    kwargs["collections"] = list(kwargs.get("collections") or []) + [GraphKeys.LOCAL_VARIABLES]
-    kwargs["trainable"] = False
-    return get_variable(name, shape, dtype, initializer, **kwargs)
+@tf_export(v1=["get_local_variable"])
+def get_local_variable(name: str, shape=None, dtype=None, initializer=None, regularizer=None,
+                       trainable=False, collections=None, caching_device=None,
+                       partitioner=None, validate_shape: bool = True, use_resource=None,
+                       custom_getter=None, constraint=None, synchronization=None,
+                       aggregation=None):
+    """`tf.compat.v1.get_local_variable`: a LOCAL_VARIABLES variable, never trainable (as in
+    TensorFlow, `trainable` is accepted and ignored)."""
+    collections = list(collections or []) + [GraphKeys.LOCAL_VARIABLES]
+    return get_variable(name, shape, dtype, initializer, regularizer, False, collections,
+                        caching_device, partitioner, validate_shape, use_resource,
+                        custom_getter, constraint, synchronization, aggregation)
 
 
 def _unique_default(store: _VariableStore, parent: str, prefix: str) -> str:
@@ -275,6 +286,7 @@ def _unique_default(store: _VariableStore, parent: str, prefix: str) -> str:
     return f"{prefix}_{idx}"
 
 
+@tf_export(v1=["variable_scope"])
 class variable_scope:  # noqa: N801 - TF's name; used as `with tf.variable_scope(...)`
     """`tf.compat.v1.variable_scope`: a variable scope plus (by default) a name scope."""
 
@@ -348,3 +360,4 @@ def variable_op_scope(values, name_or_scope, default_name=None, **kwargs):
     """Deprecated TF1 alias of `variable_scope(name_or_scope, default_name, values)`."""
     return variable_scope(name_or_scope, default_name=default_name, values=values, **kwargs)
 
+tf_export(v1=["AUTO_REUSE"])(AUTO_REUSE)

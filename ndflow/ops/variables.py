@@ -24,6 +24,7 @@ import weakref
 import numpy as np
 
 from ndflow.core import context, dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys, Operation, SymbolicTensor
 from ndflow.core.shapes import TensorShape, as_shape
 from ndflow.core.tensor import _BINARY, _UNARY, OPERATORS, EagerTensor
@@ -81,6 +82,7 @@ class VariableRef:
         return f"<Reference wrapping {self._var!r}>"
 
 
+@tf_export("Variable")
 class Variable:
     """A resource variable (`tf.Variable`, also `tf.compat.v1.Variable`)."""
 
@@ -90,7 +92,8 @@ class Variable:
                  caching_device=None, name: str | None = None, variable_def=None, dtype=None,
                  import_scope=None, constraint=None, synchronization=None, aggregation=None,
                  shape=None, collections=None, use_resource=None,
-                 experimental_enable_variable_lifting=True):
+                 experimental_enable_variable_lifting=True, expected_shape=None):
+        # expected_shape: TF1's deprecated argument, ignored by TensorFlow too.
         if initial_value is None:
             raise ValueError("The `initial_value` arg to `tf.Variable` must be specified "
                              "except when you are not providing a `variable_def`. You provided "
@@ -443,22 +446,27 @@ def _collection(key: str, scope=None) -> list:
     return context.get_default_graph().get_collection(key, scope)
 
 
+@tf_export(v1=["global_variables"])
 def global_variables(scope=None) -> list:
     return _collection(GraphKeys.GLOBAL_VARIABLES, scope)
 
 
+@tf_export(v1=["all_variables"])
 def all_variables() -> list:
     return global_variables()
 
 
+@tf_export(v1=["trainable_variables"])
 def trainable_variables(scope=None) -> list:
     return _collection(GraphKeys.TRAINABLE_VARIABLES, scope)
 
 
+@tf_export(v1=["local_variables"])
 def local_variables(scope=None) -> list:
     return _collection(GraphKeys.LOCAL_VARIABLES, scope)
 
 
+@tf_export(v1=["model_variables"])
 def model_variables(scope=None) -> list:
     return _collection(GraphKeys.MODEL_VARIABLES, scope)
 
@@ -467,6 +475,7 @@ def moving_average_variables(scope=None) -> list:
     return _collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
 
 
+@tf_export(v1=["initializers.variables", "variables_initializer"])
 def variables_initializer(var_list, name: str = "init") -> Operation | None:
     """`tf.compat.v1.variables_initializer`: one op running the variables' initializers."""
     if context.executing_eagerly():
@@ -474,10 +483,13 @@ def variables_initializer(var_list, name: str = "init") -> Operation | None:
     return group(*[v.initializer for v in var_list], name=name)
 
 
+@tf_export(v1=["global_variables_initializer", "initialize_all_variables",
+               "initializers.global_variables"])
 def global_variables_initializer() -> Operation | None:
     return variables_initializer(global_variables())
 
 
+@tf_export(v1=["initializers.local_variables", "local_variables_initializer"])
 def local_variables_initializer() -> Operation | None:
     return variables_initializer(local_variables(), name="init")
 
@@ -486,5 +498,6 @@ initialize_all_variables = global_variables_initializer
 initialize_local_variables = local_variables_initializer
 
 
+@tf_export(v1=["is_variable_initialized"])
 def is_variable_initialized(variable):
     return variable.is_initialized()

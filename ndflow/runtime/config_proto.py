@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from tensorboard.compat.proto import config_pb2, rewriter_config_pb2
 
 from ndflow.core import context
+from ndflow.core.api_export import tf_export
 
 ConfigProto = config_pb2.ConfigProto
 GPUOptions = config_pb2.GPUOptions
@@ -62,3 +63,10 @@ def session_settings(config: ConfigProto | None) -> SessionSettings:
     return SessionSettings(config.allow_soft_placement, config.log_device_placement,
                            config.intra_op_parallelism_threads,
                            config.inter_op_parallelism_threads, passes)
+
+tf_export(v1=["ConfigProto"])(ConfigProto)
+tf_export(v1=["GPUOptions"])(GPUOptions)
+tf_export(v1=["GraphOptions"])(GraphOptions)
+tf_export(v1=["OptimizerOptions"])(OptimizerOptions)
+tf_export(v1=["RunMetadata"])(RunMetadata)
+tf_export(v1=["RunOptions"])(RunOptions)

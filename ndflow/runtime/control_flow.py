@@ -24,6 +24,7 @@ import itertools
 from collections.abc import Callable
 
 from ndflow.core import context, devices, dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.graph import Operation, SymbolicTensor
 from ndflow.core.nest import flatten, is_nested, pack_sequence_as
 from ndflow.core.shapes import TensorShape
@@ -140,6 +141,7 @@ def _pred_tensor(pred) -> Tensor:
     return pred
 
 
+@tf_export("cond", v1=[])
 def cond(pred, true_fn: Callable | None = None, false_fn: Callable | None = None,
          name: str | None = None):
     """`tf.cond`: `true_fn()` if `pred` else `false_fn()` (both must return the same
@@ -255,6 +257,7 @@ def _canonical_branches(branch_fns, default, branch_index) -> list:
     return fns + [default] if default is not None else fns
 
 
+@tf_export("switch_case")
 def switch_case(branch_index, branch_fns, default: Callable | None = None,
                 name: str = "switch_case"):
     """`tf.switch_case`: runs `branch_fns[branch_index]()` (a list of callables, a dict or
@@ -350,6 +353,7 @@ def _eager_while(cond_fn, body_fn, loop_vars, maximum_iterations):
     return args if nested else args[0]
 
 
+@tf_export("while_loop", v1=[])
 def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
                parallel_iterations: int = 10, back_prop: bool = True,
                swap_memory: bool = False, maximum_iterations=None, name: str | None = None):
@@ -427,6 +431,7 @@ def _unpack_if_singleton(x):
     return x[0] if isinstance(x, (list, tuple)) and len(x) == 1 else x
 
 
+@tf_export(v1=["cond"])
 def cond_v1(pred, true_fn: Callable | None = None, false_fn: Callable | None = None,
             strict: bool = False, name: str | None = None, fn1: Callable | None = None,
             fn2: Callable | None = None):
@@ -444,6 +449,7 @@ def cond_v1(pred, true_fn: Callable | None = None, false_fn: Callable | None = N
     return result if strict else _unpack_if_singleton(result)
 
 
+@tf_export(v1=["while_loop"])
 def while_loop_v1(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
                   parallel_iterations: int = 10, back_prop: bool = True,
                   swap_memory: bool = False, name: str | None = None,

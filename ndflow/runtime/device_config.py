@@ -10,20 +10,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ndflow.core import devices
+from ndflow.core.api_export import tf_export
 
 
+@tf_export("config.PhysicalDevice")
 @dataclass(frozen=True)
 class PhysicalDevice:
     name: str
     device_type: str
 
 
+@tf_export("config.LogicalDevice")
 @dataclass(frozen=True)
 class LogicalDevice:
     name: str
     device_type: str
 
 
+@tf_export("config.LogicalDeviceConfiguration", "config.experimental.VirtualDeviceConfiguration")
 @dataclass(frozen=True)
 class LogicalDeviceConfiguration:
     memory_limit: int | None = None
@@ -35,6 +39,7 @@ _visible: dict = {}     # device_type -> list of PhysicalDevice (None = all)
 _initialized = False
 
 
+@tf_export("config.experimental.list_physical_devices", "config.list_physical_devices")
 def list_physical_devices(device_type: str | None = None) -> list:
     found = [PhysicalDevice("/physical_device:CPU:0", "CPU")]
     found += [PhysicalDevice(f"/physical_device:GPU:{i}", "GPU")
@@ -42,6 +47,7 @@ def list_physical_devices(device_type: str | None = None) -> list:
     return [d for d in found if device_type is None or d.device_type == device_type.upper()]
 
 
+@tf_export("config.experimental.get_visible_devices", "config.get_visible_devices")
 def get_visible_devices(device_type: str | None = None) -> list:
     out = []
     for d in list_physical_devices(device_type):
@@ -51,16 +57,19 @@ def get_visible_devices(device_type: str | None = None) -> list:
     return out
 
 
-def set_visible_devices(devs, device_type: str | None = None) -> None:
+@tf_export("config.experimental.set_visible_devices", "config.set_visible_devices")
+def set_visible_devices(devices, device_type: str | None = None) -> None:
     if _initialized:
         raise RuntimeError("Visible devices cannot be modified after being initialized")
-    devs = [devs] if isinstance(devs, PhysicalDevice) else list(devs)
+    devs = [devices] if isinstance(devices, PhysicalDevice) else list(devices)
     for t in ({device_type.upper()} if device_type else {"CPU", "GPU"}):
         if t == "CPU" and not any(d.device_type == "CPU" for d in devs):
             raise ValueError("CPU devices cannot be hidden")
         _visible[t] = [d for d in devs if d.device_type == t]
 
 
+@tf_export("config.experimental.set_virtual_device_configuration",
+          "config.set_logical_device_configuration")
 def set_logical_device_configuration(device: PhysicalDevice, logical_devices) -> None:
     if _initialized:
         raise RuntimeError("Virtual devices cannot be modified after being initialized")
@@ -70,10 +79,13 @@ def set_logical_device_configuration(device: PhysicalDevice, logical_devices) ->
         _logical[device] = list(logical_devices)
 
 
+@tf_export("config.experimental.get_virtual_device_configuration",
+           "config.get_logical_device_configuration")
 def get_logical_device_configuration(device: PhysicalDevice):
     return _logical.get(device)
 
 
+@tf_export("config.experimental.list_logical_devices", "config.list_logical_devices")
 def list_logical_devices(device_type: str | None = None) -> list:
     global _initialized
     _initialized = True
@@ -84,3 +96,13 @@ def list_logical_devices(device_type: str | None = None) -> list:
         out += [LogicalDevice(f"/job:localhost/replica:0/task:0/device:{d.device_type}:{start + i}",
                               d.device_type) for i in range(n)]
     return out
+
+
+@tf_export("config.experimental.set_memory_growth")
+def set_memory_growth(device, enable: bool) -> None:
+    """GPU memory grows on demand with ATen's caching allocator; accepted for compatibility."""
+
+
+@tf_export("config.experimental.get_memory_growth")
+def get_memory_growth(device) -> bool:
+    return True

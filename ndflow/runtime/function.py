@@ -29,6 +29,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ndflow.core import context, devices
+from ndflow.core.api_export import tf_export
 from ndflow.core.graph import Operation, SymbolicTensor
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
@@ -42,12 +43,14 @@ _run_eagerly = False
 _TENSOR = "<tensor>"
 
 
+@tf_export("config.run_functions_eagerly")
 def run_functions_eagerly(run_eagerly: bool) -> None:
     """`tf.config.run_functions_eagerly`: call the Python functions directly (debugging)."""
     global _run_eagerly
     _run_eagerly = bool(run_eagerly)
 
 
+@tf_export("config.functions_run_eagerly")
 def functions_run_eagerly() -> bool:
     return _run_eagerly
 
@@ -342,6 +345,7 @@ def _collect_outputs(fg: FuncGraph, result):
     return pack_sequence_as(result, slots)
 
 
+@tf_export("function")
 def function(func=None, input_signature=None, autograph: bool = True,
              jit_compile: bool | None = None, reduce_retracing: bool = False,
              experimental_implements=None, experimental_autograph_options=None,

@@ -21,6 +21,7 @@ from typing import Any
 import torch
 
 from ndflow.core import context, optimizer_options
+from ndflow.core.api_export import tf_export
 from ndflow.core.errors import OpError, UnimplementedError
 from ndflow.core.graph import Graph, Operation
 from ndflow.passes.pass_context import PassContext
@@ -42,6 +43,7 @@ class _DefaultSessions(threading.local):
 _defaults = _DefaultSessions()
 
 
+@tf_export(v1=["get_default_session"])
 def get_default_session() -> Session | None:
     """`tf.compat.v1.get_default_session`: the innermost `as_default()` session, or None."""
     return _defaults.stack[-1] if _defaults.stack else None
@@ -55,6 +57,7 @@ class _CachedPlan:
         self.feed_devices = feed_devices
 
 
+@tf_export(v1=["Session"])
 class Session:
     """A TF1 session on one graph (the default graph unless `graph` is given)."""
 
@@ -264,6 +267,7 @@ class Session:
         return type(e)(e.node_def, op, e.message)
 
 
+@tf_export(v1=["InteractiveSession"])
 class InteractiveSession(Session):
     """A Session that installs itself (and its graph) as the default on construction."""
 

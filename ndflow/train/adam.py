@@ -12,17 +12,20 @@ updates of a step.
 from __future__ import annotations
 
 from ndflow.core import scopes
+from ndflow.core.api_export import tf_export
 from ndflow.ops import training
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.train.optimizer import Optimizer, call_if_callable, cast_to, group_named
 
 
+@tf_export(v1=["train.AdamOptimizer"])
 class AdamOptimizer(Optimizer):
     """Adam with TF1's slots, non-slot beta powers and fused `ResourceApplyAdam`."""
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
-                 use_locking: bool = False, name: str = "Adam"):
-        super().__init__(use_locking, name)
+                 use_locking: bool = False, name: str = "Adam",
+                 use_own_namescope_for_non_slot_vars: bool = False):
+        super().__init__(use_locking, name, use_own_namescope_for_non_slot_vars)
         self._lr = learning_rate
         self._beta1 = beta1
         self._beta2 = beta2

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from ndflow.core.api_export import tf_export
 from ndflow.ops import training
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.train.optimizer import Optimizer, call_if_callable, cast_to
 
 
+@tf_export(v1=["train.GradientDescentOptimizer"])
 class GradientDescentOptimizer(Optimizer):
     """Plain gradient descent (one `ResourceApplyGradientDescent` per variable)."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 
 from ndflow.core import context
+from ndflow.core.api_export import tf_export
 from ndflow.train import learning_rate_schedule as lrs
 
 
@@ -19,6 +20,7 @@ def _bind(schedule, step):
     return schedule(step)
 
 
+@tf_export(v1=["train.exponential_decay"])
 def exponential_decay(learning_rate, global_step, decay_steps, decay_rate,
                       staircase: bool = False, name: str | None = None):
     """learning_rate * decay_rate ^ (global_step / decay_steps), floored if `staircase`."""
@@ -28,6 +30,7 @@ def exponential_decay(learning_rate, global_step, decay_steps, decay_rate,
                                       staircase=staircase, name=name), global_step)
 
 
+@tf_export(v1=["train.piecewise_constant", "train.piecewise_constant_decay"])
 def piecewise_constant(x, boundaries, values, name: str | None = None):
     """values[i] on the i-th interval of `boundaries` (intervals closed on the right)."""
     if len(boundaries) != len(values) - 1:
@@ -36,6 +39,7 @@ def piecewise_constant(x, boundaries, values, name: str | None = None):
     return _bind(lrs.PiecewiseConstantDecay(boundaries, values, name=name), x)
 
 
+@tf_export(v1=["train.inverse_time_decay"])
 def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate,
                        staircase: bool = False, name: str | None = None):
     if global_step is None:
@@ -44,6 +48,7 @@ def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate,
                                       staircase=staircase, name=name), global_step)
 
 
+@tf_export(v1=["train.polynomial_decay"])
 def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=0.0001,
                      power=1.0, cycle: bool = False, name: str | None = None):
     if global_step is None:

@@ -9,11 +9,15 @@ dtype of the initial learning rate with the step cast to it.
 from __future__ import annotations
 
 from ndflow.core import scopes
+from ndflow.core.api_export import tf_export
 from ndflow.ops import arithmetic, comparison
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast
 
 
+@tf_export("keras.optimizers.schedules.LearningRateSchedule",
+           "optimizers.schedules.LearningRateSchedule",
+           v1=["keras.optimizers.schedules.LearningRateSchedule"])
 class LearningRateSchedule:
     """Base class: subclasses implement `__call__(step)` and `get_config()`."""
 
@@ -75,6 +79,8 @@ class _RateDecay(LearningRateSchedule):
                 "staircase": self.staircase, "name": self.name}
 
 
+@tf_export("keras.optimizers.schedules.ExponentialDecay", "optimizers.schedules.ExponentialDecay",
+           v1=["keras.optimizers.schedules.ExponentialDecay"])
 class ExponentialDecay(_RateDecay):
     """initial_learning_rate * decay_rate ^ (step / decay_steps) (floored if staircase)."""
 
@@ -86,6 +92,9 @@ class ExponentialDecay(_RateDecay):
         return arithmetic.multiply(lr0, arithmetic.pow(rate, p))
 
 
+@tf_export("keras.optimizers.schedules.PiecewiseConstantDecay",
+           "optimizers.schedules.PiecewiseConstantDecay",
+           v1=["keras.optimizers.schedules.PiecewiseConstantDecay"])
 class PiecewiseConstantDecay(LearningRateSchedule):
     """values[0] for step <= boundaries[0], values[i] for boundaries[i-1] < step <=
     boundaries[i], values[-1] after the last boundary."""
@@ -118,6 +127,8 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
 
 
+@tf_export("keras.optimizers.schedules.InverseTimeDecay", "optimizers.schedules.InverseTimeDecay",
+           v1=["keras.optimizers.schedules.InverseTimeDecay"])
 class InverseTimeDecay(_RateDecay):
     """initial_learning_rate / (1 + decay_rate * step / decay_steps) (floored if staircase)."""
 
@@ -130,6 +141,8 @@ class InverseTimeDecay(_RateDecay):
         return arithmetic.truediv(lr0, denominator)
 
 
+@tf_export("keras.optimizers.schedules.PolynomialDecay", "optimizers.schedules.PolynomialDecay",
+           v1=["keras.optimizers.schedules.PolynomialDecay"])
 class PolynomialDecay(LearningRateSchedule):
     """(lr0 - end) * (1 - min(step, decay_steps) / decay_steps) ^ power + end (no cycle)."""
 
@@ -181,16 +194,20 @@ SCHEDULES = {
 }
 
 
-def serialize(schedule: LearningRateSchedule) -> dict:
+@tf_export("keras.optimizers.schedules.serialize", "optimizers.schedules.serialize",
+           v1=["keras.optimizers.schedules.serialize"])
+def serialize(learning_rate_schedule: LearningRateSchedule) -> dict:
     """Keras 3's serialized form of a schedule."""
     return {
         "module": "keras.optimizers.schedules",
-        "class_name": type(schedule).__name__,
-        "config": schedule.get_config(),
+        "class_name": type(learning_rate_schedule).__name__,
+        "config": learning_rate_schedule.get_config(),
         "registered_name": None,
     }
 
 
+@tf_export("keras.optimizers.schedules.deserialize", "optimizers.schedules.deserialize",
+           v1=["keras.optimizers.schedules.deserialize"])
 def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRateSchedule:
     name = config["class_name"]
     cls = (custom_objects or {}).get(name) or SCHEDULES.get(name)

@@ -24,6 +24,7 @@ import abc
 import numpy as np
 
 from ndflow.core import context, dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.ops import arithmetic, comparison, reduction, variables
 from ndflow.ops.apply import convert_to_tensor
@@ -64,6 +65,8 @@ def all_finite(grads) -> Tensor:
     return reduction.reduce_all(stack(per_grad))
 
 
+@tf_export("train.experimental.LossScale", v1=["mixed_precision.LossScale",
+               "mixed_precision.experimental.LossScale", "train.experimental.LossScale"])
 class LossScale(metaclass=abc.ABCMeta):
     """Base class of the TF1 loss scales (`tf.compat.v1.mixed_precision.LossScale`).
 
@@ -109,6 +112,8 @@ class LossScale(metaclass=abc.ABCMeta):
         return cls(**config)
 
 
+@tf_export("train.experimental.FixedLossScale", v1=["mixed_precision.FixedLossScale",
+               "mixed_precision.experimental.FixedLossScale", "train.experimental.FixedLossScale"])
 class FixedLossScale(LossScale):
     """A loss scale that never changes (`tf.compat.v1.mixed_precision.FixedLossScale`)."""
 
@@ -134,6 +139,9 @@ class FixedLossScale(LossScale):
         return {"loss_scale_value": self._loss_scale_value}
 
 
+@tf_export("train.experimental.DynamicLossScale", v1=["mixed_precision.DynamicLossScale",
+               "mixed_precision.experimental.DynamicLossScale",
+               "train.experimental.DynamicLossScale"])
 class DynamicLossScale(LossScale):
     """A loss scale that halves on overflow and grows after `increment_period` good steps."""
 

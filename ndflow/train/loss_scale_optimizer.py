@@ -13,12 +13,15 @@ step — including the `global_step` increment — only when all of them are fin
 from __future__ import annotations
 
 from ndflow.core import context
+from ndflow.core.api_export import tf_export
 from ndflow.ops.array_core import group, no_op
 from ndflow.runtime.control_flow import smart_cond
 from ndflow.train import loss_scale as loss_scale_module
 from ndflow.train.optimizer import Optimizer, scale_loss, unscale_gradients
 
 
+@tf_export(v1=["mixed_precision.MixedPrecisionLossScaleOptimizer",
+               "train.experimental.MixedPrecisionLossScaleOptimizer"])
 class MixedPrecisionLossScaleOptimizer(Optimizer):
     """Wraps a `tf.compat.v1.train.Optimizer` and applies loss scaling to it."""
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ndflow.core import logging, optimizer_options
+from ndflow.core.api_export import tf_export
 from ndflow.train.loss_scale_optimizer import MixedPrecisionLossScaleOptimizer
 from ndflow.train.optimizer import Optimizer
 
@@ -65,6 +66,9 @@ def _wrap_optimizer(opt, loss_scale):
                      f"tf.keras.optimizers.Optimizer, but got: {opt}")
 
 
+@tf_export("train.experimental.enable_mixed_precision_graph_rewrite",
+           v1=["mixed_precision.enable_mixed_precision_graph_rewrite",
+               "train.experimental.enable_mixed_precision_graph_rewrite"])
 def enable_mixed_precision_graph_rewrite(opt, loss_scale="dynamic"):
     """Turns the mixed-precision graph rewrite on and returns `opt` wrapped with loss
     scaling (`loss_scale`: "dynamic", a number, or a LossScale)."""
@@ -90,6 +94,9 @@ def enable_mixed_precision_graph_rewrite(opt, loss_scale="dynamic"):
     return opt
 
 
+@tf_export("train.experimental.disable_mixed_precision_graph_rewrite",
+           v1=["mixed_precision.disable_mixed_precision_graph_rewrite",
+               "train.experimental.disable_mixed_precision_graph_rewrite"])
 def disable_mixed_precision_graph_rewrite() -> None:
     """Turns the graph rewrite off for graphs run from now on (loss scaling stays)."""
     if not optimizer_options.mixed_precision_graph_rewrite_enabled():

@@ -21,9 +21,10 @@ from __future__ import annotations
 from ndflow.autodiff.gradients import gradients
 from ndflow.autodiff.tape import GradientTape
 from ndflow.core import config, context, dtypes, scopes
+from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys
 from ndflow.core.tensor import Tensor
-from ndflow.ops import state, variables
+from ndflow.ops import state, variable_scope, variables
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import NoOp, group, no_op
 from ndflow.ops.cast import cast
@@ -57,6 +58,7 @@ def _graph_key():
         return None if context.executing_eagerly() else context.get_default_graph()
 
 
+@tf_export(v1=["train.Optimizer"])
 class Optimizer:
     """Base class of the TF1 optimizers (`tf.compat.v1.train.Optimizer`)."""
 
@@ -65,11 +67,17 @@ class Optimizer:
     GATE_GRAPH = 2
     _AUTO_LOSS_SCALING = True   # NVIDIA's env switches apply (not to loss-scale wrappers)
 
-    def __init__(self, use_locking: bool, name: str):
+    def __init__(self, use_locking: bool, name: str,
+                 use_own_namescope_for_non_slot_vars: bool = False):
         if not name:
             raise ValueError("Must specify the optimizer name")
         self._use_locking = use_locking
         self._name = name
+        # TF: non-slot variables (Adam's beta powers) under a variable scope of their own.
+        self._non_slot_scope = None
+        if use_own_namescope_for_non_slot_vars:
+            with variable_scope.variable_scope(None, default_name=name) as scope:
+                self._non_slot_scope = scope
         self._slots: dict = {}            # slot name -> {id(var): (var, slot)}
         self._non_slot_dict: dict = {}    # (name, graph) -> variable
         self._eager_slot_names: dict = {}
@@ -268,7 +276,12 @@ class Optimizer:
         key = (name, _graph_key())
         v = self._non_slot_dict.get(key)
         if v is None:
-            v = slot_creator.make_variable(initial_value, name, trainable=False)
+            if self._non_slot_scope is None:
+                v = slot_creator.make_variable(initial_value, name, trainable=False)
+            else:  # TF: get_variable in the optimizer's own variable scope, at the root
+                with scopes.name_scope(""), variable_scope.variable_scope(self._non_slot_scope):
+                    v = variable_scope.get_variable(name, initializer=initial_value,
+                                                    trainable=False)
             self._non_slot_dict[key] = v
         return v
 

@@ -9,12 +9,14 @@ Slots "rms" (`<var>/RMSProp`), "mg" when centered, and "momentum", in that creat
 
 from __future__ import annotations
 
+from ndflow.core.api_export import tf_export
 from ndflow.ops import training
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.train import slot_creator
 from ndflow.train.optimizer import Optimizer, call_if_callable, cast_to
 
 
+@tf_export(v1=["train.RMSPropOptimizer"])
 class RMSPropOptimizer(Optimizer):
     """RMSProp with fused `ResourceApplyRMSProp` / `ResourceApplyCenteredRMSProp`."""
 

@@ -8,6 +8,7 @@ returned every time (as TF does).
 from __future__ import annotations
 
 from ndflow.core import context, dtypes
+from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys
 from ndflow.ops.variables import Variable
 from ndflow.train import slot_creator
@@ -18,6 +19,7 @@ def _dtype_of(t):
     return t.dtype.base_dtype if hasattr(t.dtype, "base_dtype") else t.dtype
 
 
+@tf_export(v1=["train.assert_global_step"])
 def assert_global_step(global_step_tensor) -> None:
     """TypeError unless `global_step_tensor` is an integer scalar variable or tensor."""
     dtype = _dtype_of(global_step_tensor)
@@ -28,6 +30,7 @@ def assert_global_step(global_step_tensor) -> None:
         raise TypeError(f'Existing "global_step" is not scalar: {shape}')
 
 
+@tf_export(v1=["train.get_global_step"])
 def get_global_step(graph=None) -> Variable | None:
     """The global step variable of `graph` (default graph), or None."""
     graph = graph or context.get_default_graph()
@@ -45,6 +48,7 @@ def get_global_step(graph=None) -> Variable | None:
     return step
 
 
+@tf_export(v1=["train.create_global_step"])
 def create_global_step(graph=None) -> Variable:
     """Creates the global step (ValueError if it exists already)."""
     graph = graph or context.get_default_graph()
@@ -64,6 +68,7 @@ def create_global_step(graph=None) -> Variable:
             dtype=dtypes.int64, collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP])
 
 
+@tf_export(v1=["train.get_or_create_global_step"])
 def get_or_create_global_step(graph=None) -> Variable:
     """The global step of `graph`, created on first use."""
     graph = graph or context.get_default_graph()
@@ -71,6 +76,7 @@ def get_or_create_global_step(graph=None) -> Variable:
     return step if step is not None else create_global_step(graph)
 
 
+@tf_export(v1=["train.global_step"])
 def global_step(sess, global_step_tensor) -> int:
     """`tf.compat.v1.train.global_step`: the step's current value as a Python int."""
     if context.executing_eagerly():

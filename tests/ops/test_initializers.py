@@ -151,10 +151,24 @@ def test_get_and_config_round_trip():
     assert (again.scale, again.mode, again.distribution, again.seed) == (2.0, "fan_out",
                                                                           "uniform", 4)
     ser = I.serialize(I.GlorotUniform(seed=1))
-    assert ser["class_name"] == "GlorotUniform" and ser["config"] == {"seed": 1}
+    # Keras 3.15's config (TF 2.21): the fan axes are part of it.
+    assert ser["class_name"] == "GlorotUniform" and ser["config"] == {
+        "seed": 1, "input_axes": None, "output_axes": None}
     back = I.get({"class_name": "RandomUniform", "config": {"minval": -1.0, "maxval": 1.0}})
     assert isinstance(back, I.RandomUniform) and back.minval == -1.0
     assert I.glorot_uniform is I.GlorotUniform and I.he_normal is I.HeNormal
+
+
+def test_fan_axes_choose_the_fans():
+    """Keras 3's input_axes/output_axes: the fans are products over those axes."""
+    assert I.compute_fans([3, 4, 5, 6], input_axes=[0, 2], output_axes=[3]) == (15, 6)
+    init = I.VarianceScaling(1.0, "fan_in", "uniform", seed=7, input_axes=[1],
+                             output_axes=[0])
+    values = init([400, 25]).numpy()
+    limit = np.sqrt(3.0 / 25)  # fan_in = shape[1] = 25, not shape[0] = 400
+    assert values.max() <= limit and values.max() > 0.9 * limit
+    again = I.HeUniform.from_config(I.HeUniform(input_axes=[0], output_axes=[1]).get_config())
+    assert (again.input_axes, again.output_axes) == ([0], [1])
 
 
 def test_seeded_initializers_reproduce_after_set_seed():

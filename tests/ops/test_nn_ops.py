@@ -8,7 +8,6 @@ import pytest
 import torch
 
 import ndflow as tf
-from ndflow import nn as nn_public
 from ndflow.autodiff.gradients import gradients
 from ndflow.autodiff.tape import GradientTape
 from ndflow.autodiff.vjp import vjp
@@ -123,7 +122,7 @@ _MEAN, _VAR = _r(3), rng.uniform(0.5, 1.5, 3)
 
 
 def _fbn_train(x, s, o, data_format="NHWC"):
-    y, m, v = tf.nn.fused_batch_norm(x, s, o, epsilon=0.01, data_format=data_format)
+    y, m, v = tf.compat.v1.nn.fused_batch_norm(x, s, o, epsilon=0.01, data_format=data_format)
     return [y, m, v]
 
 
@@ -136,7 +135,7 @@ def _fbn_input_grads(dy, x, s, is_training):
     """(dx, dscale) of fused_batch_norm's y for output gradient dy (a FusedBatchNormGradV3)."""
     def bn(x_, s_):
         m, v = (None, None) if is_training else (tf.cast(_MEAN, s_.dtype), tf.cast(_VAR, s_.dtype))
-        return [tf.nn.fused_batch_norm(x_, s_, tf.zeros_like(s_), m, v, epsilon=0.01,
+        return [tf.compat.v1.nn.fused_batch_norm(x_, s_, tf.zeros_like(s_), m, v, epsilon=0.01,
                                        is_training=is_training)[0]]
     return vjp(bn, [x, s], [dy])
 
@@ -155,7 +154,7 @@ BN_CASES = [
            lambda x, s, o: _fbn_train_ref(x, s, o, "NCHW")[0], rtol=1e-4, atol=1e-4,
            low_precision=False),
     OpCase("fused_bn_inference",
-           lambda x, s, o, m, v: tf.nn.fused_batch_norm(x, s, o, m, v, epsilon=0.01,
+           lambda x, s, o, m, v: tf.compat.v1.nn.fused_batch_norm(x, s, o, m, v, epsilon=0.01,
                                                      is_training=False)[0],
            [_X, _SCALE, _OFFSET, _MEAN, _VAR],
            lambda x, s, o, m, v: ref.batch_norm(x, s, o, m, v, 0.01), rtol=1e-4, atol=1e-4,
@@ -205,7 +204,8 @@ def test_gradient(case):
 def test_fused_bn_exponential_avg_factor():
     x, s, o = (tf.constant(a) for a in (_X, _SCALE, _OFFSET))
     m0, v0 = tf.constant(_MEAN), tf.constant(_VAR)
-    _, m, v = tf.nn.fused_batch_norm(x, s, o, m0, v0, epsilon=0.01, exponential_avg_factor=0.25)
+    _, m, v = tf.compat.v1.nn.fused_batch_norm(x, s, o, m0, v0, epsilon=0.01,
+                                               exponential_avg_factor=0.25)
     _, bm, _, unbiased = ref.batch_norm_train(_X, _SCALE, _OFFSET, 0.01)
     np.testing.assert_allclose(m.numpy(), 0.75 * _MEAN + 0.25 * bm, rtol=1e-6)
     np.testing.assert_allclose(v.numpy(), 0.75 * _VAR + 0.25 * unbiased, rtol=1e-6)
@@ -214,7 +214,7 @@ def test_fused_bn_exponential_avg_factor():
 def test_fused_bn_bfloat16_with_float_statistics():
     xt = EagerTensor(torch.from_numpy(_X.astype(np.float32)).to(torch.bfloat16),
                      dtypes.bfloat16)
-    y, m, v = tf.nn.fused_batch_norm(xt, tf.constant(_SCALE.astype(np.float32)),
+    y, m, v = tf.compat.v1.nn.fused_batch_norm(xt, tf.constant(_SCALE.astype(np.float32)),
                                   tf.constant(_OFFSET.astype(np.float32)), epsilon=0.01)
     assert y.dtype is dtypes.bfloat16 and m.dtype is dtypes.float32
     np.testing.assert_allclose(y.numpy().astype(np.float64), _fbn_train_ref(
@@ -229,7 +229,8 @@ def test_backward_graph_op_types():
         loss = tf.nn.sparse_softmax_cross_entropy_with_logits(lab, tf.nn.relu(x))
         gradients([loss], [x])
         bn_x = placeholder(dtypes.float32, [2, 3, 3, 4])
-        y, _, _ = tf.nn.fused_batch_norm(bn_x, np.ones(4, np.float32), np.zeros(4, np.float32))
+        y, _, _ = tf.compat.v1.nn.fused_batch_norm(bn_x, np.ones(4, np.float32),
+                                                   np.zeros(4, np.float32))
         gradients([y], [bn_x])
     types = {op.type for op in g.get_operations() if op.name.startswith("gradients")}
     assert {"ReluGrad", "FusedBatchNormGradV3"} <= types
@@ -284,7 +285,7 @@ def test_softmax_xent_v1_stops_label_gradient():
     with g.as_default():
         lab = placeholder(dtypes.float32, [2, 3])
         logits = placeholder(dtypes.float32, [2, 3])
-        loss = tf.nn.softmax_cross_entropy_with_logits_v1(labels=lab, logits=logits)
+        loss = tf.compat.v1.nn.softmax_cross_entropy_with_logits(labels=lab, logits=logits)
         gl, gx = gradients([loss], [lab, logits])
     assert gl is None and gx is not None
 
@@ -301,7 +302,7 @@ def test_activation_dtype_errors():
 
 
 SIGMOID_XENT = OpCase(
-    "sigmoid_xent", lambda z, x: nn_public.sigmoid_cross_entropy_with_logits(labels=z, logits=x),
+    "sigmoid_xent", lambda z, x: tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x),
     [rng.uniform(0, 1, (3, 4)), _r(3, 4)],
     lambda z, x: np.maximum(x, 0) - x * z + np.log1p(np.exp(-np.abs(x))))
 
@@ -313,34 +314,34 @@ def test_sigmoid_xent():
 
 def test_dropout_statistics_and_scaling():
     x = tf.constant(np.ones((200, 50), np.float32))
-    y = nn_public.dropout(x, rate=0.25, seed=3).numpy()
+    y = tf.nn.dropout(x, rate=0.25, seed=3).numpy()
     assert set(np.unique(y)) <= {0.0, np.float32(1 / 0.75)}
     assert abs((y == 0).mean() - 0.25) < 0.03
 
 
 def test_dropout_noise_shape_broadcasts_mask():
     x = tf.constant(np.ones((4, 30), np.float32))
-    y = nn_public.dropout(x, 0.5, noise_shape=[1, 30], seed=1).numpy()
+    y = tf.nn.dropout(x, 0.5, noise_shape=[1, 30], seed=1).numpy()
     assert (y == y[0]).all()
 
 
 def test_dropout_rate_zero_and_errors():
     x = tf.constant(np.ones((3,), np.float32))
-    assert nn_public.dropout(x, 0.0) is x
+    assert tf.nn.dropout(x, 0.0) is x
     with pytest.raises(ValueError, match=r"`rate` must be a scalar tensor or a float in the "
                        r"range \[0, 1\)"):
-        nn_public.dropout(x, 1.0)
+        tf.nn.dropout(x, 1.0)
     with pytest.raises(ValueError, match="must be a floating point tensor"):
-        nn_public.dropout(tf.constant(np.ones(3, np.int32)), 0.5)
+        tf.nn.dropout(tf.constant(np.ones(3, np.int32)), 0.5)
     with pytest.raises(ValueError, match="cannot specify both"):
-        nn_public.dropout_v1(x, keep_prob=0.5, rate=0.5)
+        tf.compat.v1.nn.dropout(x, keep_prob=0.5, rate=0.5)
 
 
 def test_dropout_v1_keep_prob_graph_and_gradient():
     g = Graph()
     with g.as_default():
         x = placeholder(dtypes.float32, [64, 16])
-        y = nn_public.dropout_v1(x, keep_prob=0.8, seed=5)
+        y = tf.compat.v1.nn.dropout(x, keep_prob=0.8, seed=5)
         assert y.shape.as_list() == [64, 16]
         (dx,) = gradients([y], [x])
     xv = rng.uniform(1, 2, (64, 16)).astype(np.float32)
@@ -353,7 +354,16 @@ def test_dropout_v1_keep_prob_graph_and_gradient():
                                                              g.get_operations()}
 
 
-def test_public_namespace():
-    for name in nn_public.__all__:
-        assert callable(getattr(nn_public, name)), name
-    assert nn_public.compat_v1_names["conv2d"] is tf.nn.conv2d_v1
+def test_v1_nn_names_are_the_tf1_functions():
+    """tf.compat.v1.nn holds TF1's signatures; tf.nn TF2's (same values where they overlap)."""
+    x = tf.constant(_r(2, 5))
+    np.testing.assert_allclose(tf.compat.v1.nn.softmax(x, dim=0).numpy(),
+                               tf.nn.softmax(x, axis=0).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(tf.compat.v1.nn.log_softmax(x, dim=0).numpy(),
+                               tf.nn.log_softmax(x, axis=0).numpy(), rtol=1e-6)
+    with pytest.raises(TypeError):
+        tf.nn.softmax(x, dim=0)  # TF2 has no `dim`
+    assert tf.compat.v1.nn.relu is tf.nn.relu  # identical in TensorFlow too
+    assert tf.compat.v1.nn.conv2d is not tf.nn.conv2d
+    with pytest.raises(ValueError, match="Cannot specify both 'dim' and 'axis'"):
+        tf.compat.v1.nn.softmax_cross_entropy_with_logits_v2(x, x, axis=0, dim=0)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ndflow  # noqa: F401 - registers ops and kernels
-from ndflow import train
+import ndflow as tf
 from ndflow.core import context, dtypes
 from ndflow.core.graph import Graph, GraphKeys
 from ndflow.ops import variables
@@ -90,8 +90,8 @@ def test_schedules_validate_and_serialize():
 def test_tf1_exponential_decay_in_a_graph(staircase):
     g = Graph()
     with g.as_default():
-        step = train.get_or_create_global_step()
-        lr = train.exponential_decay(0.1, step, 3, 0.5, staircase=staircase)
+        step = tf.compat.v1.train.get_or_create_global_step()
+        lr = tf.compat.v1.train.exponential_decay(0.1, step, 3, 0.5, staircase=staircase)
         assert lr.dtype is dtypes.float32 and lr.shape.rank == 0
         value = placeholder(dtypes.int64, [])
         set_step = step.assign(value)
@@ -106,26 +106,26 @@ def test_tf1_exponential_decay_in_a_graph(staircase):
 
 def test_tf1_decay_eagerly_returns_a_callable_bound_to_the_step():
     step = variables.Variable(np.int64(0), trainable=False, name="global_step")
-    lr = train.exponential_decay(0.1, step, 2, 0.5, staircase=True)
+    lr = tf.compat.v1.train.exponential_decay(0.1, step, 2, 0.5, staircase=True)
     assert isinstance(lr, functools.partial)
     np.testing.assert_allclose(_value(lr()), 0.1, rtol=1e-7)
     step.assign(np.int64(4))
     np.testing.assert_allclose(_value(lr()), 0.025, rtol=1e-7)
-    pw = train.piecewise_constant(step, [1, 3], [1.0, 0.5, 0.1])
+    pw = tf.compat.v1.train.piecewise_constant(step, [1, 3], [1.0, 0.5, 0.1])
     np.testing.assert_allclose(_value(pw()), 0.1, rtol=1e-7)
     with pytest.raises(ValueError, match="global_step is required"):
-        train.exponential_decay(0.1, None, 2, 0.5)
+        tf.compat.v1.train.exponential_decay(0.1, None, 2, 0.5)
     with pytest.raises(ValueError, match="The length of boundaries should be 1 less"):
-        train.piecewise_constant(step, [1, 3], [1.0, 0.5])
+        tf.compat.v1.train.piecewise_constant(step, [1, 3], [1.0, 0.5])
 
 
 def test_decayed_learning_rate_drives_an_optimizer():
     g = Graph()
     with g.as_default():
         w = variables.Variable(np.array([1.0]), name="w")
-        step = train.get_or_create_global_step()
-        lr = train.exponential_decay(0.5, step, 1, 0.5, staircase=True)
-        op = train.GradientDescentOptimizer(lr).minimize(
+        step = tf.compat.v1.train.get_or_create_global_step()
+        lr = tf.compat.v1.train.exponential_decay(0.5, step, 1, 0.5, staircase=True)
+        op = tf.compat.v1.train.GradientDescentOptimizer(lr).minimize(
             variables.Variable(np.array([0.0]), name="unused").read_value() * 0.0 + w * 1.0,
             global_step=step, var_list=[w])
         init = variables.global_variables_initializer()
@@ -142,27 +142,27 @@ def test_decayed_learning_rate_drives_an_optimizer():
 def test_global_step_in_a_graph():
     g = Graph()
     with g.as_default():
-        assert train.get_global_step() is None
-        step = train.get_or_create_global_step()
-        assert train.get_or_create_global_step() is step
-        assert train.get_global_step(g) is step
+        assert tf.compat.v1.train.get_global_step() is None
+        step = tf.compat.v1.train.get_or_create_global_step()
+        assert tf.compat.v1.train.get_or_create_global_step() is step
+        assert tf.compat.v1.train.get_global_step(g) is step
         assert step.name == "global_step:0" and step.dtype is dtypes.int64
         assert step.shape.rank == 0 and not step.trainable
         assert g.get_collection(GraphKeys.GLOBAL_STEP) == [step]
         assert step in g.get_collection(GraphKeys.GLOBAL_VARIABLES)
         assert step not in g.get_collection(GraphKeys.TRAINABLE_VARIABLES)
         with pytest.raises(ValueError, match='"global_step" already exists.'):
-            train.create_global_step()
+            tf.compat.v1.train.create_global_step()
         init = variables.global_variables_initializer()
     with Session(graph=g) as sess:
         sess.run(init)
-        assert train.global_step(sess, step) == 0
+        assert tf.compat.v1.train.global_step(sess, step) == 0
 
 
 def test_global_step_is_created_at_the_root_scope():
     g = Graph()
     with g.as_default(), g.name_scope("model"):
-        assert train.get_or_create_global_step().name == "global_step:0"
+        assert tf.compat.v1.train.get_or_create_global_step().name == "global_step:0"
 
 
 def test_a_float_global_step_is_rejected():
@@ -171,11 +171,11 @@ def test_a_float_global_step_is_rejected():
         variables.Variable(1.5, name="global_step")
         with pytest.raises(TypeError, match='Existing "global_step" does not have integer '
                                             'type'):
-            train.get_global_step()
+            tf.compat.v1.train.get_global_step()
 
 
 def test_global_step_eagerly_is_one_variable():
     assert context.executing_eagerly()
-    step = train.get_or_create_global_step()
-    assert train.get_or_create_global_step() is step
+    step = tf.compat.v1.train.get_or_create_global_step()
+    assert tf.compat.v1.train.get_or_create_global_step() is step
     assert step.dtype is dtypes.int64 and int(step.numpy()) >= 0

@@ -7,7 +7,6 @@ import pytest
 
 import ndflow  # noqa: F401 - registers ops and kernels
 import ndflow as tf
-from ndflow import train
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph, GraphKeys
 from ndflow.core.tensor import EagerTensor
@@ -62,12 +61,12 @@ def _ref_states(kind: str, steps: int = STEPS, **kw):
 
 
 OPTIMIZERS = {
-    "gd": lambda: train.GradientDescentOptimizer(0.1),
-    "momentum": lambda: train.MomentumOptimizer(0.1, 0.9),
-    "nesterov": lambda: train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
-    "adam": lambda: train.AdamOptimizer(0.1),
-    "rmsprop": lambda: train.RMSPropOptimizer(0.1, momentum=0.5),
-    "centered": lambda: train.RMSPropOptimizer(0.1, momentum=0.5, centered=True),
+    "gd": lambda: tf.compat.v1.train.GradientDescentOptimizer(0.1),
+    "momentum": lambda: tf.compat.v1.train.MomentumOptimizer(0.1, 0.9),
+    "nesterov": lambda: tf.compat.v1.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+    "adam": lambda: tf.compat.v1.train.AdamOptimizer(0.1),
+    "rmsprop": lambda: tf.compat.v1.train.RMSPropOptimizer(0.1, momentum=0.5),
+    "centered": lambda: tf.compat.v1.train.RMSPropOptimizer(0.1, momentum=0.5, centered=True),
 }
 
 
@@ -76,7 +75,7 @@ def test_graph_minimize_matches_reference(kind):
     g = Graph()
     with g.as_default():
         w = variables.Variable(W0, name="w")
-        step = train.get_or_create_global_step()
+        step = tf.compat.v1.train.get_or_create_global_step()
         train_op = OPTIMIZERS[kind]().minimize(_loss(w), global_step=step)
         init = variables.global_variables_initializer()
     with Session(graph=g) as sess:
@@ -105,8 +104,8 @@ def test_train_op_graph_is_tensorflows():
             w = variables.Variable(W0, name="w")
         b = variables.Variable(np.float64(3.0), name="Variable")
         loss = _loss(w) + b * b
-        step = train.get_or_create_global_step()
-        opt = train.AdamOptimizer(0.1)
+        step = tf.compat.v1.train.get_or_create_global_step()
+        opt = tf.compat.v1.train.AdamOptimizer(0.1)
         train_op = opt.minimize(loss, global_step=step)
         assert (train_op.name, train_op.type) == ("Adam", "AssignAddVariableOp")
         assert [c.name for c in train_op.control_inputs] == ["Adam/update"]
@@ -129,7 +128,7 @@ def test_train_op_graph_is_tensorflows():
         # slots are not trainable
         assert [v.name for v in variables.trainable_variables()] == ["layer/w:0", "Variable:0"]
 
-        mom = train.MomentumOptimizer(0.1, 0.9)
+        mom = tf.compat.v1.train.MomentumOptimizer(0.1, 0.9)
         op2 = mom.minimize(loss, name="mom")
         assert (op2.name, op2.type) == ("mom", "NoOp")
         assert sorted(c.name for c in op2.control_inputs) == [
@@ -137,7 +136,7 @@ def test_train_op_graph_is_tensorflows():
             "mom/update_layer/w/ResourceApplyMomentum"]
         assert mom.get_slot(b, "momentum").name == "Variable/Momentum:0"
 
-        rms = train.RMSPropOptimizer(0.1, centered=True)
+        rms = tf.compat.v1.train.RMSPropOptimizer(0.1, centered=True)
         rms.minimize(loss)
         assert rms.get_slot_names() == ["mg", "momentum", "rms"]
         assert rms.get_slot(w, "rms").name == "layer/w/RMSProp:0"
@@ -149,7 +148,7 @@ def test_slots_are_created_once_and_rms_starts_at_one():
     g = Graph()
     with g.as_default():
         w = variables.Variable(W0, name="w")
-        opt = train.RMSPropOptimizer(0.1)
+        opt = tf.compat.v1.train.RMSPropOptimizer(0.1)
         op1 = opt.minimize(_loss(w))
         op2 = opt.minimize(_loss(w))
         assert len(opt.variables()) == 2
@@ -171,7 +170,7 @@ def test_learning_rate_tensor_and_callable():
     with g.as_default():
         w = variables.Variable(W0, name="w")
         lr = placeholder(dtypes.float32, [], name="lr")
-        op = train.GradientDescentOptimizer(lr).minimize(_loss(w))
+        op = tf.compat.v1.train.GradientDescentOptimizer(lr).minimize(_loss(w))
         init = variables.global_variables_initializer()
     with Session(graph=g) as sess:
         sess.run(init)
@@ -183,7 +182,7 @@ def test_learning_rate_tensor_and_callable():
     # eagerly, a callable learning rate is called on every step
     w = variables.Variable(W0, name="w")
     rates = iter([0.5, 0.25])
-    opt = train.GradientDescentOptimizer(lambda: next(rates))
+    opt = tf.compat.v1.train.GradientDescentOptimizer(lambda: next(rates))
     opt.minimize(lambda: _loss(w))
     opt.minimize(lambda: _loss(w))
     np.testing.assert_allclose(w.numpy(), expected, rtol=1e-12)
@@ -194,7 +193,7 @@ def test_compute_gradients_pairs_and_unconnected_variables():
     with g.as_default():
         w = variables.Variable(W0, name="w")
         unused = variables.Variable(W0, name="unused")
-        pairs = train.GradientDescentOptimizer(0.1).compute_gradients(_loss(w))
+        pairs = tf.compat.v1.train.GradientDescentOptimizer(0.1).compute_gradients(_loss(w))
         assert [v for _, v in pairs] == [w, unused]  # trainable variables collection
         assert pairs[0][0] is not None and pairs[1][0] is None
         init = variables.global_variables_initializer()
@@ -208,7 +207,7 @@ def test_no_gradients_errors():
     with g.as_default():
         w = variables.Variable(W0, name="w")
         other = variables.Variable(W0, name="other")
-        opt = train.GradientDescentOptimizer(0.1)
+        opt = tf.compat.v1.train.GradientDescentOptimizer(0.1)
         with pytest.raises(ValueError, match="No gradients provided for any variable, check "
                                              "your graph for ops that do not support"):
             opt.minimize(_loss(w), var_list=[other])
@@ -222,13 +221,13 @@ def test_no_gradients_errors():
     with empty.as_default():
         x = placeholder(dtypes.float32, [])
         with pytest.raises(ValueError, match="No variables to optimize."):
-            train.GradientDescentOptimizer(0.1).minimize(x * x)
+            tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(x * x)
 
 
 def test_eager_requires_callable_loss():
     w = variables.Variable(W0, name="w")
     with pytest.raises(RuntimeError, match="should be a function when eager execution"):
-        train.GradientDescentOptimizer(0.1).minimize(_loss(w))
+        tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(_loss(w))
 
 
 def test_integer_loss_is_rejected():
@@ -237,17 +236,17 @@ def test_integer_loss_is_rejected():
         variables.Variable(W0, name="w")
         x = placeholder(dtypes.int32, [])
         with pytest.raises(ValueError, match="Invalid type"):
-            train.GradientDescentOptimizer(0.1).compute_gradients(x)
+            tf.compat.v1.train.GradientDescentOptimizer(0.1).compute_gradients(x)
 
 
 def test_optimizer_requires_a_name():
     with pytest.raises(ValueError, match="Must specify the optimizer name"):
-        train.GradientDescentOptimizer(0.1, name="")
+        tf.compat.v1.train.GradientDescentOptimizer(0.1, name="")
 
 
 def test_adam_beta_powers_are_float32_non_slot_variables():
     w = variables.Variable(W0, name="w")
-    opt = train.AdamOptimizer(0.1)
+    opt = tf.compat.v1.train.AdamOptimizer(0.1)
     opt.minimize(lambda: _loss(w))
     opt.minimize(lambda: _loss(w))
     b1p, b2p = opt._get_beta_accumulators()
@@ -260,7 +259,7 @@ def test_adam_beta_powers_are_float32_non_slot_variables():
 
 def test_tf1_optimizer_inside_tf_function():
     w = variables.Variable(W0, name="w")
-    opt = train.AdamOptimizer(0.1)
+    opt = tf.compat.v1.train.AdamOptimizer(0.1)
 
     @function
     def step():

@@ -20,6 +20,7 @@ from __future__ import annotations
 from ndflow.autodiff.gradients import gradients
 from ndflow.autodiff.tape import GradientTape
 from ndflow.core import logging
+from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.keras import optimizers
 from ndflow.keras.optimizers.base_optimizer import Optimizer
@@ -42,11 +43,14 @@ _EXAMPLE = """
 _DOC = "https://www.tensorflow.org/api_docs/python/tf/keras/mixed_precision/LossScaleOptimizer"
 
 
+@tf_export("keras.mixed_precision.LossScaleOptimizer", "keras.optimizers.LossScaleOptimizer",
+           "optimizers.LossScaleOptimizer",
+           v1=["keras.mixed_precision.LossScaleOptimizer", "keras.optimizers.LossScaleOptimizer"])
 class LossScaleOptimizer(Optimizer):
     """Wraps a Keras optimizer: scales the loss, unscales gradients, skips non-finite steps."""
 
     def __init__(self, inner_optimizer, dynamic: bool = True, initial_scale=None,
-                 dynamic_growth_steps=None):
+                 dynamic_growth_steps=None, name: str | None = None):
         if not isinstance(inner_optimizer, Optimizer):
             raise TypeError('"inner_optimizer" must be an instance of '
                             "`tf.keras.optimizers.Optimizer` or "
@@ -77,7 +81,7 @@ class LossScaleOptimizer(Optimizer):
         self._optimizer = inner_optimizer
         self._optimizer._is_wrapped_by_loss_scale_optimizer = True
         self._loss_scale = loss_scale
-        self.name = inner_optimizer.name
+        self.name = name if name is not None else inner_optimizer.name
         self._loss_has_been_scaled = False
         self._gradients_have_been_unscaled = False
 

@@ -11,11 +11,14 @@ reported to it (which then refuses to enable).
 from __future__ import annotations
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import keras_export
 from ndflow.train import mixed_precision as graph_rewrite
 
 _MIXED = {"mixed_float16": ("float16", "float32"), "mixed_bfloat16": ("bfloat16", "float32")}
 
 
+@keras_export("keras.DTypePolicy", "keras.mixed_precision.DTypePolicy",
+              "keras.mixed_precision.Policy")
 class DTypePolicy:
     """A dtype policy: `name`, `compute_dtype` and `variable_dtype` (dtype names)."""
 
@@ -73,11 +76,13 @@ Policy = DTypePolicy
 _global_policy: DTypePolicy | None = None
 
 
+@keras_export("keras.mixed_precision.dtype_policy", "keras.mixed_precision.global_policy")
 def global_policy() -> DTypePolicy:
     """The global policy (float32 unless `set_global_policy` chose another)."""
     return _global_policy if _global_policy is not None else DTypePolicy("float32")
 
 
+@keras_export("keras.mixed_precision.set_dtype_policy", "keras.mixed_precision.set_global_policy")
 def set_global_policy(policy) -> None:
     """Sets the global policy from a DTypePolicy or a policy name."""
     global _global_policy

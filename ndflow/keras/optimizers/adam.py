@@ -9,10 +9,12 @@ beta powers are computed from `iterations` in the variable's dtype, once per ste
 
 from __future__ import annotations
 
+from ndflow.core.api_export import tf_export
 from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
 from ndflow.ops import arithmetic, training
 
 
+@tf_export("keras.optimizers.Adam", "optimizers.Adam", v1=["keras.optimizers.Adam"])
 class Adam(Optimizer):
     """Adam / AMSGrad with slots "momentum", "velocity" (and "velocity_hat")."""
 

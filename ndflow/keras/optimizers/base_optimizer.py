@@ -15,6 +15,7 @@ import warnings
 
 from ndflow.autodiff.tape import GradientTape
 from ndflow.core import dtypes, scopes
+from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.ops import arithmetic, math, reduction
 from ndflow.ops.apply import convert_to_tensor
@@ -53,6 +54,8 @@ def scalar(x, dtype):
     return convert_to_tensor(x, dtype=dtype) if isinstance(x, (int, float)) else cast(x, dtype)
 
 
+@tf_export("keras.Optimizer", "keras.optimizers.Optimizer", "optimizers.Optimizer",
+           v1=["keras.Optimizer", "keras.optimizers.Optimizer"])
 class Optimizer:
     """Keras 3 optimizer base: apply/apply_gradients/minimize, clipping, weight decay."""
 

@@ -11,10 +11,12 @@ built from elementwise ops (there is no momentum slot to hand to the fused op).
 
 from __future__ import annotations
 
+from ndflow.core.api_export import tf_export
 from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
 from ndflow.ops import math, training
 
 
+@tf_export("keras.optimizers.RMSprop", "optimizers.RMSprop", v1=["keras.optimizers.RMSprop"])
 class RMSprop(Optimizer):
     """RMSprop with slots "velocity" (+ "momentum" if momentum > 0, "average_gradient" if
     centered)."""

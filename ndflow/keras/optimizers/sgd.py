@@ -7,10 +7,12 @@
 
 from __future__ import annotations
 
+from ndflow.core.api_export import tf_export
 from ndflow.keras.optimizers.base_optimizer import Optimizer, cast
 from ndflow.ops import training
 
 
+@tf_export("keras.optimizers.SGD", "optimizers.SGD", v1=["keras.optimizers.SGD"])
 class SGD(Optimizer):
     """Gradient descent with optional (Nesterov) momentum; slot "momentum" when used."""
 

@@ -1,0 +1,71 @@
+"""Public names declared where they are defined, in TensorFlow's style (`tf_export`).
+
+    @tf_export("nn.relu")                          # tf.nn.relu and tf.compat.v1.nn.relu
+    def relu(features, name=None): ...
+
+    @tf_export("nn.softmax", "math.softmax", v1=[])  # TF2 only
+    def softmax(logits, axis=None, name=None): ...
+
+    @tf_export(v1=["nn.softmax", "math.softmax"])    # tf.compat.v1 only
+    def softmax_v1(logits, axis=None, name=None, dim=None): ...
+
+    tf_export("float32", "dtypes.float32")(float32)  # constants and aliases: call it
+
+A path is relative to `tf` (v2 paths) or to `tf.compat.v1` (v1 paths); `v1` defaults to the
+v2 paths, as in TensorFlow. `keras_export("keras.optimizers.SGD")` is the same for tf.keras
+(Keras 3 is one API under both). Declaring records the object and its paths, nothing more:
+the top-level package builds the `tf.*` and `tf.compat.v1.*` namespaces from `EXPORTS` once
+every module has been imported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
+
+
+@dataclass(frozen=True)
+class Export:
+    """One declaration: `obj` is public at `v2` paths under tf and `v1` under tf.compat.v1."""
+
+    obj: object
+    v2: tuple[str, ...]
+    v1: tuple[str, ...]
+
+
+EXPORTS: list[Export] = []
+
+
+def _check(paths: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(paths, str):
+        raise TypeError(f"Export paths must be a list of strings, got the string {paths!r}")
+    for p in paths:
+        if not isinstance(p, str) or not _PATH.match(p):
+            raise ValueError(f"Invalid API export path {p!r}: expected dotted identifiers "
+                             "such as 'nn.relu'")
+    return tuple(paths)
+
+
+def tf_export(*v2: str, v1: Sequence[str] | None = None) -> Callable:
+    """Declares the decorated object (or the object it is called with) as public at the v2
+    paths `v2` and the v1 paths `v1` (default: the same as `v2`)."""
+    v2_paths = _check(v2)
+    v1_paths = v2_paths if v1 is None else _check(v1)
+    if not v2_paths and not v1_paths:
+        raise ValueError("tf_export needs at least one v2 or v1 path")
+
+    def declare(obj):
+        EXPORTS.append(Export(obj, v2_paths, v1_paths))
+        return obj
+    return declare
+
+
+def keras_export(*paths: str) -> Callable:
+    """`tf_export` for tf.keras names (the same object under tf and tf.compat.v1)."""
+    for p in paths:
+        if not p.startswith("keras."):
+            raise ValueError(f"keras_export paths start with 'keras.', got {p!r}")
+    return tf_export(*paths)

@@ -1,0 +1,42 @@
+"""Keras optimizers by name or config: `tf.keras.optimizers.get`, `serialize`, `deserialize`."""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import tf_export
+from ndflow.keras.optimizers.adam import Adam
+from ndflow.keras.optimizers.base_optimizer import Optimizer
+from ndflow.keras.optimizers.rmsprop import RMSprop
+from ndflow.keras.optimizers.sgd import SGD
+
+_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
+_CLASSES = {"SGD": SGD, "Adam": Adam, "RMSprop": RMSprop}
+
+
+@tf_export("keras.optimizers.serialize", "optimizers.serialize",
+           v1=["keras.optimizers.serialize"])
+def serialize(optimizer: Optimizer) -> dict:
+    """Keras 3's serialized form: module, class_name, config."""
+    return {"module": "keras.optimizers", "class_name": type(optimizer).__name__,
+            "config": optimizer.get_config(), "registered_name": None}
+
+
+@tf_export("keras.optimizers.deserialize", "optimizers.deserialize",
+           v1=["keras.optimizers.deserialize"])
+def deserialize(config: dict, custom_objects: dict | None = None) -> Optimizer:
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or _CLASSES.get(name) or _BY_NAME.get(name.lower())
+    if cls is None:
+        raise ValueError(f"Could not interpret optimizer identifier: {config}")
+    return cls.from_config(config["config"], custom_objects)
+
+
+@tf_export("keras.optimizers.get", "optimizers.get", v1=["keras.optimizers.get"])
+def get(identifier) -> Optimizer:
+    """An optimizer from an instance, a name ("adam") or a serialized dict."""
+    if isinstance(identifier, Optimizer):
+        return identifier
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
+        return _BY_NAME[identifier.lower()]()
+    raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
