@@ -9,8 +9,15 @@ implementation packages below runs those declarations, and `_namespaces.build` t
 into the namespace modules.
 """
 
-from ndflow import _namespaces
-from ndflow import autodiff, keras, kernels, ops, runtime, train  # noqa: F401 - they declare
+from ndflow import (  # noqa: F401 - importing the packages runs their declarations
+    _namespaces,
+    autodiff,
+    keras,
+    kernels,
+    ops,
+    runtime,
+    train,
+)
 from ndflow.core import api_export
 
 __version__ = "0.1.0"
