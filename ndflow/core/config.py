@@ -251,8 +251,13 @@ def auto_mixed_precision() -> bool:
 
 
 def auto_mixed_precision_graph_rewrite() -> bool:
-    """The mixed-precision graph rewrite: its own switch, else TF_ENABLE_AUTO_MIXED_PRECISION."""
-    return env_bool(TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE, auto_mixed_precision())
+    """The mixed-precision graph rewrite, as NVIDIA's meta_optimizer.cc reads it: its own
+    switch when set to a non-empty value, else TF_ENABLE_AUTO_MIXED_PRECISION (empty = unset)."""
+    rewrite = env_str(TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE)
+    if rewrite != "":
+        return parse_bool(TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE, rewrite)
+    value = env_str(TF_ENABLE_AUTO_MIXED_PRECISION)
+    return value != "" and parse_bool(TF_ENABLE_AUTO_MIXED_PRECISION, value)
 
 
 def auto_mixed_precision_loss_scaling() -> bool:

@@ -13,7 +13,7 @@ padding arithmetic and layout decisions happen there, not on every call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 
@@ -36,7 +36,16 @@ class NodeInfo:
     output_shapes: list         # TensorShapes, possibly partial (unknown in eager mode)
     device: torch.device
     ctx: object = None          # runtime context: resources, RNG state (runtime layer)
-    extra: dict = field(default_factory=dict)
+    # The PassConfig of the compile building this kernel (passes layer): If/Case/While
+    # compile their branch and body functions with it.
+    pass_config: object = None
+
+    @classmethod
+    def for_op(cls, op, device: torch.device, ctx=None, pass_config=None) -> NodeInfo:
+        """The NodeInfo of graph op `op` (an Operation), its kernel running on `device`."""
+        return cls(op.name, op.op_def, op.attrs, [t.dtype for t in op.inputs],
+                   [t.shape for t in op.inputs], [t.dtype for t in op.outputs],
+                   [t.shape for t in op.outputs], device, ctx, pass_config)
 
     @property
     def type(self) -> str:

@@ -1,17 +1,11 @@
 """The auto-mixed-precision graph rewrite (TensorFlow's grappler `auto_mixed_precision`).
 
 A pure pass `(graph, ctx) -> graph` in the pipeline after constant folding and before CSE.
-It runs when asked to (first match wins):
-
-1. `ctx.config["auto_mixed_precision_modes"]`: an explicit list of `Mode`s (tests, tools).
-2. RewriterConfig toggles `auto_mixed_precision`, `auto_mixed_precision_onednn_bfloat16`
-   (`..._mkl`, deprecated) and `auto_mixed_precision_cpu`: a Session's ConfigProto
-   (`ctx.config["rewrite_options"]`; `auto_mixed_precision` DEFAULT counts as ON when
-   `enable_mixed_precision_graph_rewrite` set the global flag), else for tf.function graphs
-   `tf.config.optimizer.set_experimental_options`. ON/AGGRESSIVE enable, OFF disables.
-3. For `auto_mixed_precision` left at DEFAULT, NVIDIA's variables:
-   TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE if non-empty, else
-   TF_ENABLE_AUTO_MIXED_PRECISION.
+It runs when the pass configuration (ndflow/passes/pass_config.py, which resolves the
+RewriterConfig toggles `auto_mixed_precision`, `auto_mixed_precision_onednn_bfloat16` /
+`..._mkl` and `auto_mixed_precision_cpu`, the flag of `enable_mixed_precision_graph_rewrite`
+and NVIDIA's variables) asks for it, or for explicit `auto_mixed_precision_modes` (tools,
+tests).
 
 Device policy: `auto_mixed_precision` converts GPU nodes to float16 when there is a GPU with
 compute capability >= 7.0; without one, ndflow converts CPU nodes to bfloat16 when the CPU
@@ -29,7 +23,7 @@ from __future__ import annotations
 
 import time
 
-from ndflow.core import config, dtypes, logging, optimizer_options
+from ndflow.core import dtypes, logging
 from ndflow.core.graph import Graph
 from ndflow.kernels import registry as kernels
 from ndflow.passes import amp_device, amp_dump
@@ -39,8 +33,6 @@ from ndflow.passes.amp_lists import AmpListError, Mode, amp_lists
 from ndflow.passes.amp_painting import MODULE, AmpPaintError, Painter
 from ndflow.passes.pass_context import PassContext
 
-DEFAULT_MIN_GRAPH_NODES = 4
-_ON, _OFF, _AGGRESSIVE = 1, 2, 3
 OPTIMIZER_NAMES = {
     Mode.CUDA: "auto_mixed_precision",
     Mode.BF16: "auto_mixed_precision_onednn_bfloat16",
@@ -55,45 +47,8 @@ def target_dtype(mode: Mode):
 
 # -- when the pass runs --------------------------------------------------------------------
 
-def _toggle(ctx: PassContext, name: str) -> bool | None:
-    rw = ctx.config.get("rewrite_options")
-    if rw is None:
-        return optimizer_options.rewriter_toggle(name)
-    value = getattr(rw, name, 0)
-    if value in (_ON, _AGGRESSIVE):
-        return True
-    if value == _OFF:
-        return False
-    if name == "auto_mixed_precision" and \
-            optimizer_options.mixed_precision_graph_rewrite_enabled():
-        return True
-    return None
-
-
-def _env_enabled() -> bool:
-    """NVIDIA: ..._GRAPH_REWRITE when non-empty, else TF_ENABLE_AUTO_MIXED_PRECISION."""
-    rewrite = config.env_str(config.TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE)
-    if rewrite != "":
-        return config.parse_bool(config.TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE, rewrite)
-    value = config.env_str(config.TF_ENABLE_AUTO_MIXED_PRECISION)
-    return value != "" and config.parse_bool(config.TF_ENABLE_AUTO_MIXED_PRECISION, value)
-
-
-def _meta_optimizer_disabled(ctx: PassContext) -> bool:
-    rw = ctx.config.get("rewrite_options")
-    if rw is not None:
-        return bool(rw.disable_meta_optimizer)
-    return optimizer_options.rewriter_bool("disable_meta_optimizer")
-
-
-def min_graph_nodes(ctx: PassContext) -> int:
-    rw = ctx.config.get("rewrite_options")
-    value = rw.min_graph_nodes if rw is not None else optimizer_options.min_graph_nodes()
-    return DEFAULT_MIN_GRAPH_NODES if value == 0 else value
-
-
 def _gpu(ctx: PassContext):
-    override = ctx.config.get("auto_mixed_precision_gpu")
+    override = ctx.config.auto_mixed_precision_gpu
     if override is not None:
         return amp_device.GpuProperties.parse(override) if override else None
     return amp_device.detect_gpu()
@@ -101,20 +56,14 @@ def _gpu(ctx: PassContext):
 
 def modes_to_run(ctx: PassContext, gpu) -> list[Mode]:
     """The rewrite variants to run on this graph, in TensorFlow's meta-optimizer order."""
-    explicit = ctx.config.get("auto_mixed_precision_modes")
-    if explicit is not None:
-        return [Mode(m) if not isinstance(m, Mode) else m for m in explicit]
-    if _meta_optimizer_disabled(ctx):
+    cfg = ctx.config
+    if cfg.auto_mixed_precision_modes is not None:
+        return [Mode(m) if not isinstance(m, Mode) else m
+                for m in cfg.auto_mixed_precision_modes]
+    if cfg.meta_optimizer_disabled:
         return []
     modes: list[Mode] = []
-    amp = _toggle(ctx, "auto_mixed_precision")
-    if amp is None:
-        try:
-            amp = _env_enabled()
-        except ValueError as e:
-            logging.warning(str(e))
-            amp = False
-    if amp:
+    if cfg.auto_mixed_precision:
         if amp_device.suitable_gpu(gpu):
             modes.append(Mode.CUDA)
         elif amp_device.cpu_has_bf16_units():
@@ -122,10 +71,9 @@ def modes_to_run(ctx: PassContext, gpu) -> list[Mode]:
         else:
             logging.warning("No (suitable) GPUs detected, skipping auto_mixed_precision "
                             "graph optimizer")
-    if (_toggle(ctx, "auto_mixed_precision_onednn_bfloat16")
-            or _toggle(ctx, "auto_mixed_precision_mkl")) and Mode.BF16 not in modes:
+    if cfg.auto_mixed_precision_onednn_bfloat16 and Mode.BF16 not in modes:
         modes.append(Mode.BF16)
-    if _toggle(ctx, "auto_mixed_precision_cpu"):
+    if cfg.auto_mixed_precision_cpu:
         modes.append(Mode.CPU)
     return modes
 
@@ -172,7 +120,7 @@ def rewrite(graph: Graph, ctx: PassContext, mode: Mode, gpu=None) -> Graph:
         gpu = amp_device.SIMULATED_GPU
     cuda, cudnn = (gpu.cuda, gpu.cudnn) if mode is Mode.CUDA else (0, 0)
     lists = amp_lists(mode, cuda, cudnn)
-    graph_id = ctx.config.get("graph_id", "tf_graph")
+    graph_id = ctx.graph_id
     timestamp = int(time.time() * 1000)
     amp_dump.dump(graph, True, graph_id, timestamp)
     processed = _processed_nodes(graph, ctx, mode, gpu)
@@ -218,7 +166,7 @@ def auto_mixed_precision(graph: Graph, ctx: PassContext) -> Graph:
     modes = modes_to_run(ctx, gpu)
     if not modes:
         return graph
-    minimum = min_graph_nodes(ctx)
+    minimum = ctx.config.effective_min_graph_nodes()
     if len(graph.get_operations()) < minimum:
         logging.vlog(MODULE, 1, f"Skipping optimization, graph has "
                                 f"{len(graph.get_operations())} nodes, fewer than {minimum}")
@@ -226,10 +174,10 @@ def auto_mixed_precision(graph: Graph, ctx: PassContext) -> Graph:
     out = graph
     for mode in modes:
         name = OPTIMIZER_NAMES[mode]
-        if ctx.config.get("graph_id", "tf_graph") == "tf_graph":
+        if ctx.graph_id == "tf_graph":
             logging.info(f"Running {name} graph optimizer")
         else:
-            logging.vlog(MODULE, 1, f"Running {name} graph optimizer on {ctx.config['graph_id']}")
+            logging.vlog(MODULE, 1, f"Running {name} graph optimizer on {ctx.graph_id}")
         try:
             out = rewrite(out, ctx, mode, gpu)
         except Exception as e:  # noqa: BLE001 - TF restores the input graph on any failure

@@ -5,10 +5,11 @@ A foldable op is run once through its CPU kernel from the kernel registry and re
 still resolve; the outputs of a folded multi-output op become `ConstantFolding/<op>-<i>`
 constants (recorded in `ctx.rename`). The constant inherits the folded op's control inputs
 and those of the constants it consumed, so control dependencies survive folding. Ops whose
-value is known statically without their inputs' values (an op with an
-`extra["constant_value"]` rule, e.g. the shape of a fully defined tensor) fold too.
+value is known statically without their inputs' values (an op with a `constant_value`
+rule, e.g. the shape of a fully defined tensor) fold too.
 
 Never folded, as in TensorFlow's grappler: stateful ops, placeholders, ops without inputs,
+functional ops (If, While, Case),
 ops on strings/resources/variants, ops without a CPU kernel, ops downstream of a fed tensor,
 multi-output target ops, and results larger than `max_constant_size_in_bytes` (default 10
 MiB). A kernel failure leaves the op in place so the error surfaces, naming it, at run time.
@@ -29,7 +30,6 @@ from ndflow.ops.apply import constant_value, numpy_to_torch
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
 
-DEFAULT_MAX_CONSTANT_SIZE_IN_BYTES = 10 * 1024 * 1024
 _UNFOLDABLE_DTYPES = (dtypes.string, dtypes.resource, dtypes.variant)
 _CPU = torch.device("cpu")
 
@@ -75,9 +75,7 @@ def _run_kernel(op: Operation, values: list) -> list | None:
     try:
         inputs = [numpy_to_torch(np.asarray(v), t.dtype, _CPU)
                   for v, t in zip(values, op.inputs)]
-        node = registry.NodeInfo(op.name, op.op_def, op.attrs, [t.dtype for t in op.inputs],
-                                 [t.shape for t in op.inputs], [t.dtype for t in op.outputs],
-                                 [t.shape for t in op.outputs], _CPU, None)
+        node = registry.NodeInfo.for_op(op, _CPU)
         result = registry.lookup(op.op_def, "CPU")(node)(*inputs)
     except Exception:  # noqa: BLE001 - left unfolded; the runtime reports it naming the node
         return None
@@ -175,8 +173,7 @@ def _liveness(graph: Graph, ctx: PassContext, folded: dict, controls: dict):
 
 def constant_folding(graph: Graph, ctx: PassContext) -> Graph:
     """Folds constant subgraphs into `Const` ops (see module doc)."""
-    limit = int(ctx.config.get("max_constant_size_in_bytes")
-                or DEFAULT_MAX_CONSTANT_SIZE_IN_BYTES)
+    limit = ctx.config.max_constant_size_in_bytes
     folded, controls = _evaluate(graph, ctx, limit)
     alive, used = _liveness(graph, ctx, folded, controls)
     const = op_defs.lookup("Const")

@@ -1,4 +1,5 @@
-"""What a graph pass knows about the run it optimizes for: fetches, feeds, targets, config.
+"""What a graph pass knows about the run it optimizes for: fetches, feeds, targets, the pass
+configuration and the graph's id.
 
 Names are the user's names in the graph the pipeline started from. A pass that gives a
 preserved tensor or op another name in its output graph records it with `rename`, so
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ndflow.passes.pass_config import PassConfig
+
 
 def op_name_of(name: str) -> str:
     """`"a/b:1"` -> `"a/b"`; op names pass through."""
@@ -21,17 +24,18 @@ def op_name_of(name: str) -> str:
 
 @dataclass
 class PassContext:
-    """Fetch tensor names, feed tensor names, target op names, and pass configuration.
+    """Fetch tensor names, feed tensor names, target op names, and the pass configuration.
 
-    `config` holds per-pass switches (`{"constant_folding": False}` disables a pass by its
-    pipeline name) and settings such as `max_constant_size_in_bytes`; `feed_specs` maps a
-    feed name to the (dtype, shape) of the value fed in this run, when known.
+    `config` is the resolved `PassConfig` of this compile; `graph_id` names the graph in logs
+    and dumps (TF's "tf_graph" for a Session's graph, the function's name for a function);
+    `feed_specs` maps a feed name to the (dtype, shape) of the value fed in this run.
     """
 
     fetches: tuple = ()
     feeds: tuple = ()
     targets: tuple = ()
-    config: dict = field(default_factory=dict)
+    config: PassConfig = field(default_factory=PassConfig)
+    graph_id: str = "tf_graph"
     feed_specs: dict = field(default_factory=dict)
     renames: dict = field(default_factory=dict)
 
@@ -42,6 +46,8 @@ class PassContext:
         for n in self.fetches + self.feeds:
             if not isinstance(n, str):
                 raise TypeError(f"PassContext names must be strings, got {n!r}")
+        if not isinstance(self.config, PassConfig):
+            raise TypeError(f"PassContext.config must be a PassConfig, got {self.config!r}")
 
     # -- names across passes ------------------------------------------------------------------
     def rename(self, old: str, new: str) -> None:
@@ -73,6 +79,3 @@ class PassContext:
         names = {op_name_of(self.current_name(n)) for n in self.fetches + self.feeds}
         names.update(self.current_name(n) for n in self.targets)
         return names
-
-    def enabled(self, pass_name: str) -> bool:
-        return bool(self.config.get(pass_name, True))

@@ -8,9 +8,11 @@ fetch/feed/target names to their names in that graph:
     graph2, names = run_pipeline(graph, PassContext(fetches=["y:0"], feeds=["x:0"]))
     y = graph2.get_tensor_by_name(names["y:0"])
 
-A pass is switched off by its name in `ctx.config` (`{"cse": False}`); `prune` always runs
-(it is what cuts the graph at the feeds). Other areas add passes with `register_pass`
-(e.g. `register_pass("layout", layout, after="remapper")`).
+A pass may name the RewriterConfig toggle that switches it (`option="remapping"`), so a
+Session's ConfigProto and `tf.config.optimizer.set_experimental_options` turn it off with no
+further code (ndflow/passes/pass_config.py resolves them); `prune` is required and always runs
+(it is what cuts the graph at the feeds). Adding a pass is the pass module, one entry here and
+its test; other areas may also `register_pass("layout", layout, after="remapper")`.
 """
 
 from __future__ import annotations
@@ -35,19 +37,20 @@ class PassSpec:
     name: str
     fn: GraphPass
     required: bool = False
+    option: str | None = None  # the RewriterConfig toggle that switches the pass
 
 
 PIPELINE: list[PassSpec] = [
     PassSpec("prune", prune, required=True),
-    PassSpec("constant_folding", constant_folding),
-    PassSpec("auto_mixed_precision", auto_mixed_precision),
-    PassSpec("cse", cse),
-    PassSpec("remapper", remapper),
+    PassSpec("constant_folding", constant_folding, option="constant_folding"),
+    PassSpec("auto_mixed_precision", auto_mixed_precision),  # its own toggles (pass_config)
+    PassSpec("cse", cse, option="common_subgraph_elimination"),
+    PassSpec("remapper", remapper, option="remapping"),
 ]
 
 
 def register_pass(name: str, fn: GraphPass, before: str | None = None,
-                  after: str | None = None) -> None:
+                  after: str | None = None, option: str | None = None) -> None:
     """Inserts a pass into `PIPELINE` (at the end unless `before`/`after` names a pass)."""
     if any(p.name == name for p in PIPELINE):
         raise ValueError(f"A graph pass named '{name}' is already registered")
@@ -60,7 +63,7 @@ def register_pass(name: str, fn: GraphPass, before: str | None = None,
         if not idx:
             raise ValueError(f"No graph pass named '{anchor}' in the pipeline")
         pos = idx[0] + (1 if after is not None else 0)
-    PIPELINE.insert(pos, PassSpec(name, fn))
+    PIPELINE.insert(pos, PassSpec(name, fn, option=option))
 
 
 def pass_names() -> list[str]:
@@ -72,7 +75,7 @@ def run_pipeline(graph: Graph, ctx: PassContext,
     """Runs the enabled passes in order; returns (new graph, user name -> name in it)."""
     out = graph
     for spec in PIPELINE if passes is None else passes:
-        if not spec.required and not ctx.enabled(spec.name):
+        if not spec.required and not ctx.config.pass_enabled(spec.name, spec.option):
             continue
         before = len(out.get_operations())
         result = spec.fn(out, ctx)

@@ -22,8 +22,9 @@ be fetched, fed or a target, and every op of a pattern must be on the same devic
 A fused op takes the name of the last op it replaces (`Relu`, `MaxPool`, ...), so fetches
 of that op's output and consumers such as ReluGrad (which reads the Relu output, equal to
 the fused op's output) keep working; its control inputs are the union of the fused ops'.
-Switched off with `PassContext.config["remapper"] = False` or, in a Session, with
-`rewrite_options.remapping = OFF`.
+Switched off by the RewriterConfig toggle `remapping` (a Session's
+`rewrite_options.remapping = OFF`, or `tf.config.optimizer.set_experimental_options(
+{'remapping': False})`), resolved into the PassConfig.
 """
 
 from __future__ import annotations

@@ -20,9 +20,9 @@ from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.apply import convert_to_tensor, numpy_to_torch, out_of_scope_error
-from ndflow.passes.pass_context import PassContext
-from ndflow.passes.pipeline import run_pipeline
+from ndflow.passes.pass_config import resolve_pass_config
 from ndflow.passes.prune import needed_ops
+from ndflow.runtime.compile import compile_plan, optimize, stateful_ops
 from ndflow.runtime.func_graph import FuncGraph, inline_graph
 from ndflow.runtime.plan import Plan
 from ndflow.runtime.state import EAGER_CONTEXT
@@ -51,17 +51,6 @@ def accepts(spec: tuple, actual: tuple) -> bool:
     if a.rank != s.rank:
         return False
     return all(d is None or d == e for d, e in zip(s.as_tuple(), a.as_tuple()))
-
-
-def optimize_for_plan(graph, feeds: list, fetches: list, targets: list, config=None):
-    """Runs the graph pass pipeline; returns (graph, feeds, fetches, targets) in the result."""
-    ctx = PassContext(fetches=[t.name for t in fetches], feeds=[t.name for t in feeds],
-                      targets=[op.name for op in targets], config=dict(config or {}),
-                      feed_specs={t.name: (t.dtype, t.shape) for t in feeds})
-    g2, names = run_pipeline(graph, ctx)
-    return (g2, [g2.get_tensor_by_name(names[t.name]) for t in feeds],
-            [g2.get_tensor_by_name(names[t.name]) for t in fetches],
-            [g2.get_operation_by_name(names[op.name]) for op in targets])
 
 
 class ConcreteFunction:
@@ -184,15 +173,6 @@ class ConcreteFunction:
         return False
 
     # -- compiled execution --------------------------------------------------------------------
-    def _optimize(self):
-        g = self.graph
-        targets = [op for op in g.get_operations() if op.op_def.is_stateful]
-        config = {"graph_id": self.name}
-        jit = getattr(self._function, "_jit_compile", None)
-        if jit is not None:
-            config["jit_compile"] = jit
-        return optimize_for_plan(g, g.inputs, list(g.outputs), targets, config)
-
     def optimized_graph(self):
         """The graph this function runs: its traced graph after the graph pass pipeline
         (constant folding, the auto-mixed-precision rewrite, CSE, ...) under the current
@@ -201,15 +181,18 @@ class ConcreteFunction:
             g = f.get_concrete_function(x).optimized_graph()
             [(op.name, op.get_attr("T")) for op in g.get_operations() if op.type == "MatMul"]
         """
-        return self._optimize()[0]
+        g = self.graph
+        return optimize(g, g.inputs, list(g.outputs), stateful_ops(g), resolve_pass_config(),
+                        graph_id=self.name)[0]
 
     def _build_plan(self) -> Plan:
         with self._lock:
             version = optimizer_options.version()
             if self._plan is None or self._plan_options != version:
-                graph, feeds, fetches, targets = self._optimize()
-                self._plan = Plan(graph, feeds, fetches, targets, EAGER_CONTEXT,
-                                  soft_placement=context.soft_device_placement())
+                g = self.graph
+                self._plan = compile_plan(g, g.inputs, list(g.outputs), stateful_ops(g),
+                                          resolve_pass_config(), EAGER_CONTEXT,
+                                          context.soft_device_placement(), graph_id=self.name)
                 self._plan_options = version
         return self._plan
 
@@ -218,8 +201,7 @@ class ConcreteFunction:
         if self._eager_ops is None:
             g = self.graph
             fed = set(g.inputs)
-            targets = [op for op in g.get_operations() if op.op_def.is_stateful]
-            need = needed_ops(g.outputs, targets, fed)
+            need = needed_ops(g.outputs, stateful_ops(g), fed)
             steps = []
             for op in g.get_operations():
                 if op not in need:

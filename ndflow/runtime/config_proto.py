@@ -3,7 +3,8 @@
 The classes are the real protobuf messages shipped in the tensorboard package, so every
 field TensorFlow users set exists with TensorFlow's defaults and types, and unknown fields
 fail exactly as in TensorFlow (`ValueError: Protocol message ConfigProto has no "foo"
-field.`). `session_settings(config)` reads the parts a Session acts on.
+field.`). `session_settings(config)` reads the parts a Session acts on besides the graph
+passes (whose configuration ndflow/passes/pass_config.py resolves from the same proto).
 
     config = ConfigProto(allow_soft_placement=True,
                          gpu_options=GPUOptions(allow_growth=True))
@@ -12,7 +13,7 @@ field.`). `session_settings(config)` reads the parts a Session acts on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tensorboard.compat.proto import config_pb2, rewriter_config_pb2
 
@@ -27,9 +28,6 @@ RunOptions = config_pb2.RunOptions
 RunMetadata = config_pb2.RunMetadata
 RewriterConfig = rewriter_config_pb2.RewriterConfig
 
-_OFF = RewriterConfig.OFF
-
-
 @dataclass
 class SessionSettings:
     """What a Session takes from its ConfigProto."""
@@ -38,7 +36,6 @@ class SessionSettings:
     log_device_placement: bool = False
     intra_op_parallelism_threads: int = 0
     inter_op_parallelism_threads: int = 0
-    pass_config: dict = field(default_factory=dict)
 
 
 def session_settings(config: ConfigProto | None) -> SessionSettings:
@@ -49,20 +46,9 @@ def session_settings(config: ConfigProto | None) -> SessionSettings:
     if not isinstance(config, ConfigProto):
         raise TypeError("Argument `config` must be a tf.ConfigProto, but got "
                         f'"{type(config).__name__}"')
-    rw = config.graph_options.rewrite_options
-    opt = config.graph_options.optimizer_options
-    all_off = rw.disable_meta_optimizer or opt.opt_level == OptimizerOptions.L0
-    passes = {
-        "constant_folding": not all_off and rw.constant_folding != _OFF,
-        "cse": not all_off and rw.common_subgraph_elimination != _OFF,
-        "remapper": not all_off and rw.remapping != _OFF,
-        "rewrite_options": rw,
-    }
-    if opt.max_folded_constant_in_bytes > 0:
-        passes["max_constant_size_in_bytes"] = opt.max_folded_constant_in_bytes
     return SessionSettings(config.allow_soft_placement, config.log_device_placement,
                            config.intra_op_parallelism_threads,
-                           config.inter_op_parallelism_threads, passes)
+                           config.inter_op_parallelism_threads)
 
 tf_export(v1=["ConfigProto"])(ConfigProto)
 tf_export(v1=["GPUOptions"])(GPUOptions)

@@ -2,9 +2,9 @@
 While/StatelessWhile).
 
 Kernels of layer 2 cannot run graphs, so the runtime registers these: the factory compiles
-each branch / cond / body function graph once into a sub-`Plan` (through the graph pass
-pipeline, on the same runtime context and device rules as the enclosing plan), and the
-kernel picks or loops over those plans:
+each branch / cond / body function graph once into a sub-`Plan` through the one compile path
+(ndflow/runtime/compile.py), with the pass configuration, runtime context and device rules of
+the enclosing plan, and the kernel picks or loops over those plans:
 
     If:    (then_plan if pred else else_plan).run(inputs)
     Case:  branch_plans[index if 0 <= index < N else N - 1].run(inputs)
@@ -22,18 +22,24 @@ from __future__ import annotations
 from ndflow.core import context
 from ndflow.kernels import registry
 from ndflow.ops.control_flow import CASE_OPS, IF_OPS, WHILE_OPS
-from ndflow.runtime.concrete_function import optimize_for_plan
+from ndflow.passes.pass_config import resolve_pass_config
+from ndflow.runtime.compile import compile_plan, stateful_ops
 from ndflow.runtime.plan import Plan
 from ndflow.runtime.state import EAGER_CONTEXT
 
 
-def compile_function(fg, ctx) -> Plan:
-    """A function graph (inputs -> outputs, stateful ops as targets) as an optimized Plan."""
-    targets = [op for op in fg.get_operations() if op.op_def.is_stateful]
-    graph, feeds, fetches, targets = optimize_for_plan(
-        fg, list(fg.inputs), list(fg.outputs), targets, {"graph_id": fg.name})
-    return Plan(graph, feeds, fetches, targets, ctx if ctx is not None else EAGER_CONTEXT,
-                soft_placement=context.soft_device_placement())
+def compile_function(fg, runtime_ctx=None, pass_config=None) -> Plan:
+    """A function graph (inputs -> outputs, stateful ops as targets) as a Plan, compiled with
+    the pass configuration of the enclosing compile (none when the op runs eagerly: then the
+    current tf.function configuration applies)."""
+    config = pass_config if pass_config is not None else resolve_pass_config()
+    return compile_plan(fg, list(fg.inputs), list(fg.outputs), stateful_ops(fg), config,
+                        runtime_ctx if runtime_ctx is not None else EAGER_CONTEXT,
+                        context.soft_device_placement(), graph_id=fg.name)
+
+
+def _compile_attr(node, fg) -> Plan:
+    return compile_function(fg, node.ctx, node.pass_config)
 
 
 def _pack(outs: list, n: int):
@@ -50,8 +56,8 @@ def _truth(value) -> bool:
 
 
 def _if_kernel(node):
-    then_run = compile_function(node.attrs["then_branch"], node.ctx).run
-    else_run = compile_function(node.attrs["else_branch"], node.ctx).run
+    then_run = _compile_attr(node, node.attrs["then_branch"]).run
+    else_run = _compile_attr(node, node.attrs["else_branch"]).run
     n = len(node.output_dtypes)
 
     def run(pred, *args):
@@ -60,7 +66,7 @@ def _if_kernel(node):
 
 
 def _case_kernel(node):
-    runs = [compile_function(fg, node.ctx).run for fg in node.attrs["branches"]]
+    runs = [_compile_attr(node, fg).run for fg in node.attrs["branches"]]
     n = len(node.output_dtypes)
 
     def run(index, *args):
@@ -70,8 +76,8 @@ def _case_kernel(node):
 
 
 def _while_kernel(node):
-    cond_run = compile_function(node.attrs["cond"], node.ctx).run
-    body_run = compile_function(node.attrs["body"], node.ctx).run
+    cond_run = _compile_attr(node, node.attrs["cond"]).run
+    body_run = _compile_attr(node, node.attrs["body"]).run
     n = len(node.output_dtypes)
 
     def run(*args):

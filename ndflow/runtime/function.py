@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ndflow.core import context, devices
+from ndflow.core import context, devices, logging
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import Operation, SymbolicTensor
 from ndflow.core.nest import flatten, pack_sequence_as
@@ -358,9 +358,26 @@ def function(func=None, input_signature=None, autograph: bool = True,
     if experimental_compile is not None and jit_compile is None:
         jit_compile = experimental_compile
 
+    if jit_compile:
+        _warn_jit_compile_once()
+
     def decorate(fn):
         if isinstance(fn, Function):
             fn = fn.python_function
         return Function(fn, name, input_signature, jit_compile, reduce_retracing, autograph)
 
     return decorate if func is None else decorate(func)
+
+
+_jit_warned = False
+
+
+def _warn_jit_compile_once() -> None:
+    """TensorFlow never ignores jit_compile=True silently; until ndflow's JIT exists, say so
+    once per process."""
+    global _jit_warned
+    if not _jit_warned:
+        _jit_warned = True
+        logging.warning("tf.function(jit_compile=True): ndflow has no XLA-style compiler yet; "
+                        "the function runs as a regular graph (optimized by the graph passes, "
+                        "not compiled).")

@@ -48,8 +48,10 @@ def resolve_device(spec: str, soft_placement: bool = True, op=None) -> torch.dev
 class Plan:
     """A compiled step for fixed (feeds, fetches, targets) on one optimized graph."""
 
-    def __init__(self, graph, feeds, fetches, targets, ctx, soft_placement: bool = True):
+    def __init__(self, graph, feeds, fetches, targets, ctx, soft_placement: bool = True,
+                 pass_config=None):
         self.graph = graph
+        self.pass_config = pass_config  # what If/While kernels compile their bodies with
         self.feeds = list(feeds)
         self.fetches = list(fetches)
         self.ctx = ctx
@@ -87,10 +89,7 @@ class Plan:
             for t in op.inputs:
                 expr = names[t]
                 args.append(expr)
-            node = registry.NodeInfo(op.name, op.op_def, op.attrs,
-                                     [t.dtype for t in op.inputs], [t.shape for t in op.inputs],
-                                     [t.dtype for t in op.outputs],
-                                     [t.shape for t in op.outputs], dev, self.ctx)
+            node = registry.NodeInfo.for_op(op, dev, self.ctx, self.pass_config)
             try:
                 fn = registry.lookup(op.op_def, "GPU" if dev.type == "cuda" else "CPU")(node)
             except OpError as e:

@@ -24,8 +24,8 @@ from ndflow.core import context, optimizer_options
 from ndflow.core.api_export import tf_export
 from ndflow.core.errors import OpError, UnimplementedError
 from ndflow.core.graph import Graph, Operation
-from ndflow.passes.pass_context import PassContext
-from ndflow.passes.pipeline import run_pipeline
+from ndflow.passes.pass_config import resolve_pass_config
+from ndflow.runtime.compile import compile_plan
 from ndflow.runtime.config_proto import ConfigProto, session_settings
 from ndflow.runtime.fetch_mapper import FetchMapper
 from ndflow.runtime.plan import Plan, resolve_device
@@ -80,6 +80,9 @@ class Session:
         self._settings = session_settings(config)
         optimizer_options.note_session_created()
         self._config = config if config is not None else ConfigProto()
+        # Without a ConfigProto the graph passes follow tf.config.optimizer, as TF's Session
+        # takes the eager context's config then.
+        self._pass_config_proto = config
         self._graph = graph
         self._ctx = RuntimeContext()
         self._plans: collections.OrderedDict = collections.OrderedDict()
@@ -232,19 +235,12 @@ class Session:
             raise self._user_error(e) from None
 
     def _build_plan(self, tensors: list, targets: list, fed: list, feeds: dict) -> _CachedPlan:
-        ctx = PassContext(fetches=[t.name for t in tensors], feeds=[t.name for t in fed],
-                          targets=[op.name for op in targets],
-                          config=dict(self._settings.pass_config),
-                          feed_specs={t.name: (t.dtype, feeds[t].shape) for t in fed})
         soft = self._settings.allow_soft_placement
         try:
-            graph, names = run_pipeline(self._graph, ctx)
-            plan_feeds = [graph.get_tensor_by_name(names[t.name]) for t in fed]
-            plan = Plan(graph, plan_feeds,
-                        [graph.get_tensor_by_name(names[t.name]) for t in tensors],
-                        [graph.get_operation_by_name(names[op.name]) for op in targets],
-                        self._ctx, soft_placement=soft)
-            devices = [resolve_device(t.op.device, soft, t.op) for t in plan_feeds]
+            plan = compile_plan(self._graph, fed, tensors, targets,
+                                resolve_pass_config(self._pass_config_proto), self._ctx, soft,
+                                feed_specs={t.name: (t.dtype, feeds[t].shape) for t in fed})
+            devices = [resolve_device(t.op.device, soft, t.op) for t in plan.feeds]
         except OpError as e:
             raise self._user_error(e) from None
         self.plans_built += 1

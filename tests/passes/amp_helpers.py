@@ -20,6 +20,7 @@ from ndflow.ops.array_core import constant, placeholder
 from ndflow.ops.op_def import REGISTRY, lookup, op_def
 from ndflow.passes.amp_lists import Mode
 from ndflow.passes.auto_mixed_precision import auto_mixed_precision
+from ndflow.passes.pass_config import PassConfig
 from ndflow.passes.pass_context import PassContext
 
 F, H, B = dtypes.float32, dtypes.float16, dtypes.bfloat16
@@ -99,9 +100,7 @@ def ph(name: str, shape=(32, 32), dtype=F):
 
 def run_amp(graph: Graph, fetches, mode: Mode = Mode.CUDA, gpu=GPU_V100, feeds=()) -> Graph:
     """The pass in `mode` (CUDA on TF's virtual V100-like test GPU by default)."""
-    cfg = {"auto_mixed_precision_modes": [mode]}
-    if gpu is not None:
-        cfg["auto_mixed_precision_gpu"] = gpu
+    cfg = PassConfig(auto_mixed_precision_modes=(mode,), auto_mixed_precision_gpu=gpu)
     ctx = PassContext(fetches=[f if ":" in f else f + ":0" for f in fetches],
                       feeds=list(feeds), config=cfg)
     return auto_mixed_precision(graph, ctx)

@@ -3,6 +3,7 @@ custom ops, switches (ConfigProto, tf.config.optimizer, NVIDIA variables)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import pytest
@@ -10,9 +11,10 @@ from tensorboard.compat.proto import graph_pb2
 
 from ndflow.core import optimizer_options
 from ndflow.core.graph import Graph
-from ndflow.passes import amp_lists
+from ndflow.passes import amp_device, amp_lists
 from ndflow.passes.amp_lists import AmpListError, Mode
 from ndflow.passes.auto_mixed_precision import auto_mixed_precision
+from ndflow.passes.pass_config import resolve_pass_config
 from ndflow.passes.pass_context import PassContext
 from ndflow.runtime.config_proto import ConfigProto, RewriterConfig
 from tests.passes.amp_helpers import B, F, H, casts, const, op, run_amp, type_attrs
@@ -185,7 +187,10 @@ def test_cpu_emulation_mode_keeps_float32_and_rounds_at_boundaries():
 
 # -- switches --------------------------------------------------------------------------------
 
-def _ctx(**config):
+def _ctx(session_config=None, **overrides):
+    """A PassContext whose config is resolved as a graph run with `session_config` (a
+    ConfigProto, None for tf.function) would get it, with test overrides applied."""
+    config = dataclasses.replace(resolve_pass_config(session_config), **overrides)
     return PassContext(fetches=["fetch:0"], config=config)
 
 
@@ -203,16 +208,15 @@ def test_session_rewriter_config_and_global_flag(monkeypatch):
     cfg = ConfigProto()
     rw = cfg.graph_options.rewrite_options
     rw.auto_mixed_precision_onednn_bfloat16 = RewriterConfig.ON
-    assert type_attrs(auto_mixed_precision(g, _ctx(rewrite_options=rw)), "a1")["T"] is B
+    assert type_attrs(auto_mixed_precision(g, _ctx(cfg)), "a1")["T"] is B
     rw.auto_mixed_precision_onednn_bfloat16 = RewriterConfig.DEFAULT
-    assert auto_mixed_precision(g, _ctx(rewrite_options=rw)) is g
+    assert auto_mixed_precision(g, _ctx(cfg)) is g
     optimizer_options.set_mixed_precision_graph_rewrite_enabled(True)
     # no GPU here: ndflow's policy converts CPU nodes to bf16 when the CPU has bf16 units
-    out = auto_mixed_precision(g, _ctx(rewrite_options=rw, auto_mixed_precision_gpu={}))
-    from ndflow.passes import amp_device
+    out = auto_mixed_precision(g, _ctx(cfg, auto_mixed_precision_gpu={}))
     assert (out is not g) == amp_device.cpu_has_bf16_units()
     rw.auto_mixed_precision = RewriterConfig.OFF
-    assert auto_mixed_precision(g, _ctx(rewrite_options=rw)) is g
+    assert auto_mixed_precision(g, _ctx(cfg)) is g
 
 
 def test_nvidia_variables_precedence(monkeypatch):

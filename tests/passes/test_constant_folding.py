@@ -10,6 +10,7 @@ from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
 from ndflow.passes.constant_folding import constant_folding
+from ndflow.passes.pass_config import PassConfig
 from ndflow.passes.pass_context import PassContext
 from ndflow.runtime.state import RuntimeContext
 from tests.passes.graph_helpers import (
@@ -102,7 +103,7 @@ def test_size_limit():
         d = tf.add(c, c, name="d")
     del d
     small = constant_folding(g, PassContext(fetches=["d:0"],
-                                            config={"max_constant_size_in_bytes": 1024}))
+                                            config=PassConfig(max_constant_size_in_bytes=1024)))
     assert op_counts(small) == {"Const": 1, "AddV2": 1}
     big = constant_folding(g, PassContext(fetches=["d:0"]))
     assert op_counts(big) == {"Const": 1}

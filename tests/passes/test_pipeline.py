@@ -9,6 +9,7 @@ import ndflow as tf
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph
 from ndflow.passes import pipeline
+from ndflow.passes.pass_config import PassConfig
 from ndflow.passes.pass_context import PassContext, op_name_of
 from ndflow.passes.pipeline import PassSpec, register_pass, run_pipeline
 from tests.passes.graph_helpers import op_counts, run_graph, snapshot, split2
@@ -46,9 +47,8 @@ def test_default_pipeline_order_and_result():
 
 def test_passes_switch_off_by_name_but_prune_always_runs():
     g = _graph()
-    out, _ = run_pipeline(g, PassContext(fetches=["y:0"], feeds=["x:0"],
-                                         config={"constant_folding": False, "cse": False,
-                                                 "prune": False}))
+    off = PassConfig(disabled_passes=frozenset({"constant_folding", "cse", "prune"}))
+    out, _ = run_pipeline(g, PassContext(fetches=["y:0"], feeds=["x:0"], config=off))
     assert op_counts(out) == {"Placeholder": 1, "Const": 1, "AddV2": 5, "Relu": 1}
 
 

@@ -13,10 +13,11 @@ import ndflow as tf
 from ndflow.core import dtypes
 from ndflow.ops import nn_pool
 from ndflow.ops.apply import apply_op
+from ndflow.passes.pass_config import PassConfig, resolve_pass_config
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pipeline import pass_names, run_pipeline
 from ndflow.passes.remapper import remapper
-from ndflow.runtime.config_proto import ConfigProto, RewriterConfig, session_settings
+from ndflow.runtime.config_proto import ConfigProto, RewriterConfig
 from tests.passes.graph_helpers import op_counts, run_graph, snapshot
 
 v1 = tf.compat.v1
@@ -26,8 +27,8 @@ ACTS = {None: None, "Relu": tf.nn.relu, "Relu6": tf.nn.relu6, "Elu": tf.nn.elu,
 
 
 def _optimize(g, fetches, feeds, remap=True, targets=()):
-    ctx = PassContext(fetches=fetches, feeds=list(feeds), targets=targets,
-                      config={"remapper": remap})
+    config = PassConfig() if remap else PassConfig(disabled_passes=frozenset({"remapper"}))
+    ctx = PassContext(fetches=fetches, feeds=list(feeds), targets=targets, config=config)
     return run_pipeline(g, ctx)
 
 
@@ -400,7 +401,8 @@ def test_session_training_matches_with_and_without_remapping(remapping):
         g, loss, train, init = _mnist_train_graph()
         cfg = ConfigProto()
         cfg.graph_options.rewrite_options.remapping = mode
-        assert session_settings(cfg).pass_config["remapper"] == (mode != RewriterConfig.OFF)
+        assert resolve_pass_config(cfg).pass_enabled("remapper", "remapping") == \
+            (mode != RewriterConfig.OFF)
         rng = np.random.default_rng(1)
         feed = {"data:0": rng.uniform(-.5, .5, (8, 28, 28, 1)).astype(np.float32),
                 "labels:0": rng.integers(0, 10, 8)}
@@ -426,7 +428,7 @@ def test_pass_is_pure_and_in_the_pipeline_after_cse():
 
 
 def test_session_settings_turn_the_pass_off():
-    assert session_settings(None).pass_config["remapper"] is True
+    assert resolve_pass_config(None).pass_enabled("remapper", "remapping") is True
     cfg = ConfigProto()
     cfg.graph_options.rewrite_options.disable_meta_optimizer = True
-    assert session_settings(cfg).pass_config["remapper"] is False
+    assert resolve_pass_config(cfg).pass_enabled("remapper", "remapping") is False

@@ -8,8 +8,9 @@ import pytest
 import ndflow as tf
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.passes.cse import cse
+from ndflow.passes.pass_config import PassConfig
 from ndflow.passes.pass_context import PassContext
-from ndflow.runtime.concrete_function import optimize_for_plan
+from ndflow.runtime.compile import optimize
 from tests.passes.amp_helpers import GPU_V100, Mode, run_amp
 
 v1 = tf.compat.v1
@@ -288,7 +289,7 @@ def test_pipeline_runs_inside_branches():
         return tf.cond(x > 0, lambda: x + (tf.constant(2.0) * 3.0), lambda: x)
 
     cf = f.get_concrete_function(_t(1.0))
-    g, *_ = optimize_for_plan(cf.graph, cf.graph.inputs, cf.graph.outputs, [])
+    g, *_ = optimize(cf.graph, cf.graph.inputs, cf.graph.outputs, [], PassConfig())
     assert any(op.type == "StatelessIf" for op in g.get_operations())
     assert f(_t(1.0)).numpy() == 7.0
 

@@ -16,7 +16,7 @@ from ndflow.core.shapes import TensorShape
 from ndflow.kernels.registry import kernel
 from ndflow.ops.apply import apply_op
 from ndflow.ops.op_def import REGISTRY, op_def
-from ndflow.runtime import session as session_mod
+from ndflow.runtime import compile as compile_mod
 from ndflow.runtime.config_proto import ConfigProto, GPUOptions, RewriterConfig, RunOptions
 from ndflow.runtime.session import InteractiveSession, Session, get_default_session
 from tests.passes.graph_helpers import fails
@@ -281,7 +281,7 @@ def test_interactive_session():
 
 # -- plans, state, config ----------------------------------------------------------------------
 
-class _CountingPlan(session_mod.Plan):
+class _CountingPlan(compile_mod.Plan):
     built: list = []
 
     def __init__(self, graph, *args, **kwargs):
@@ -290,7 +290,7 @@ class _CountingPlan(session_mod.Plan):
 
 
 def test_plan_cache(monkeypatch):
-    monkeypatch.setattr(session_mod, "Plan", _CountingPlan)
+    monkeypatch.setattr(compile_mod, "Plan", _CountingPlan)
     _CountingPlan.built = []
     g, p, c, a, s = _graph()
     with Session(graph=g) as sess:
@@ -312,7 +312,7 @@ def test_plan_cache(monkeypatch):
 
 
 def test_config_switches_passes(monkeypatch):
-    monkeypatch.setattr(session_mod, "Plan", _CountingPlan)
+    monkeypatch.setattr(compile_mod, "Plan", _CountingPlan)
     g = Graph()
     with g.as_default():
         c = tf.constant(np.float32(2.0), name="c")
