@@ -13,9 +13,13 @@ Parsing follows TensorFlow's readers:
   spaces allowed;
 - `TF_CPP_VMODULE` as TensorFlow's logging: "module=level,module2=level" with a module being a
   source file's base name without extension (here a Python module's last component);
-- the mixed-precision list overrides as `AutoMixedPrecisionLists::UpdateList`: comma-separated
-  op names added, then removed, per list, the legacy WHITELIST/GRAYLIST/BLACKLIST names after
-  the current ones.
+- the mixed-precision list overrides as `AutoMixedPrecisionLists::UpdateList`: split on ","
+  without trimming (`str_util::Split`; "Exp, Log" adds " Log"), added, then removed, per list,
+  the legacy WHITELIST/GRAYLIST/BLACKLIST names after the current ones;
+- TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL compared, upper-cased, with TF's level names;
+  anything else is the default level (TF ignores it; ndflow also warns);
+- NVIDIA's graph-rewrite switch as its meta_optimizer.cc reads it: ..._GRAPH_REWRITE when
+  non-empty, else TF_ENABLE_AUTO_MIXED_PRECISION (empty = unset).
 """
 
 from __future__ import annotations
@@ -62,8 +66,18 @@ TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_IGNORE_PERFORMANCE = _declare(
     "Runs the mixed-precision rewrite even on devices where it is not expected to be faster.")
 TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL = _declare(
     "TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL", "str", "",
-    "Empty (normal), TREAT_INFER_AS_DENY (infer-list ops stay in float32) or UNSAFE_FORCE_ALL "
-    "(every op that can run in reduced precision does).")
+    "Empty (normal), TENSOR_CORES_ONLY (only allow-list ops convert), TREAT_INFER_AS_DENY "
+    "(infer-list ops stay in float32) or UNSAFE_FORCE_ALL (every op that can run in reduced "
+    "precision does).")
+TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LOG_PATH = _declare(
+    "TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LOG_PATH", "str", "",
+    "A directory: each rewritten graph is written there before and after the pass.")
+TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_EMULATE_FP16 = _declare(
+    "TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_EMULATE_FP16", "bool", True,
+    "In the CPU float16 mode, keeps allow-list ops in float32 with float16 rounding.")
+TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_SIMULATE_GPU = _declare(
+    "TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_SIMULATE_GPU", "bool", False,
+    "Pretends a GPU of compute capability 8.0 is present (float16 mode without a GPU).")
 AMP_LISTS = ("ALLOWLIST", "INFERLIST", "DENYLIST", "CLEARLIST")
 _AMP_LEGACY = {"ALLOWLIST": "WHITELIST", "INFERLIST": "GRAYLIST", "DENYLIST": "BLACKLIST"}
 for _list in AMP_LISTS:
@@ -247,7 +261,9 @@ def vlog_is_on(module: str, level: int) -> bool:
 # Typed accessors for the container's knobs
 
 def auto_mixed_precision() -> bool:
-    return env_bool(TF_ENABLE_AUTO_MIXED_PRECISION, False)
+    """TF_ENABLE_AUTO_MIXED_PRECISION (empty = unset)."""
+    value = env_str(TF_ENABLE_AUTO_MIXED_PRECISION)
+    return value != "" and parse_bool(TF_ENABLE_AUTO_MIXED_PRECISION, value)
 
 
 def auto_mixed_precision_graph_rewrite() -> bool:
@@ -256,8 +272,7 @@ def auto_mixed_precision_graph_rewrite() -> bool:
     rewrite = env_str(TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE)
     if rewrite != "":
         return parse_bool(TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE, rewrite)
-    value = env_str(TF_ENABLE_AUTO_MIXED_PRECISION)
-    return value != "" and parse_bool(TF_ENABLE_AUTO_MIXED_PRECISION, value)
+    return auto_mixed_precision()
 
 
 def auto_mixed_precision_loss_scaling() -> bool:
@@ -269,20 +284,38 @@ def auto_mixed_precision_ignore_performance() -> bool:
     return env_bool(TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_IGNORE_PERFORMANCE, False)
 
 
-_AMP_LEVELS = ("", "TREAT_INFER_AS_DENY", "UNSAFE_FORCE_ALL")
+AMP_LEVELS = ("", "TENSOR_CORES_ONLY", "TREAT_INFER_AS_DENY", "UNSAFE_FORCE_ALL")
 
 
 def auto_mixed_precision_level() -> str:
-    """'' (normal), 'TREAT_INFER_AS_DENY' or 'UNSAFE_FORCE_ALL' (case-insensitive input)."""
-    value = env_str(TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL).strip().upper()
-    if value not in _AMP_LEVELS:
-        raise ValueError(f"The env-var ${{{TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL}}} must "
-                         f"be one of {', '.join(repr(v) for v in _AMP_LEVELS)}, got {value!r}")
-    return value
+    """TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL upper-cased: '', 'TENSOR_CORES_ONLY',
+    'TREAT_INFER_AS_DENY' or 'UNSAFE_FORCE_ALL'. TensorFlow compares the value with those
+    names and treats anything else as the default level (see `unknown_..._level`)."""
+    value = env_str(TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL).upper()
+    return value if value in AMP_LEVELS else ""
+
+
+def unknown_auto_mixed_precision_level() -> str | None:
+    """The LEVEL value when it is none of TensorFlow's names (the pass warns about it)."""
+    value = env_str(TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL)
+    return None if value.upper() in AMP_LEVELS else value
+
+
+def auto_mixed_precision_log_path() -> str:
+    return env_str(TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LOG_PATH)
+
+
+def auto_mixed_precision_emulate_fp16() -> bool:
+    return env_bool(TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_EMULATE_FP16, True)
+
+
+def auto_mixed_precision_simulate_gpu() -> bool:
+    return env_bool(TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_SIMULATE_GPU, False)
 
 
 def _op_list(name: str) -> list[str]:
-    return [op.strip() for op in env_str(name).split(",") if op.strip()]
+    """TF's `str_util::Split(value, ",")`: no trimming; empty pieces add nothing."""
+    return [op for op in env_str(name).split(",") if op]
 
 
 def apply_amp_list_overrides(list_name: str, ops: Iterable[str]) -> frozenset[str]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ndflow.core import logging
 from ndflow.core.graph import Graph
-from ndflow.passes.auto_mixed_precision import auto_mixed_precision
+from ndflow.passes.amp.auto_mixed_precision import auto_mixed_precision
 from ndflow.passes.constant_folding import constant_folding
 from ndflow.passes.cse import cse
 from ndflow.passes.pass_context import PassContext

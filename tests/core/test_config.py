@@ -162,20 +162,28 @@ def test_xla_flags_kept_raw(monkeypatch):
 
 
 def test_amp_level(monkeypatch):
+    """TF's auto_mixed_precision_lists.h: the upper-cased value compared with the level names;
+    anything else is the default level (reported to the pass, which warns)."""
     assert config.auto_mixed_precision_level() == ""
-    monkeypatch.setenv("TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL", "treat_infer_as_deny")
-    assert config.auto_mixed_precision_level() == "TREAT_INFER_AS_DENY"
+    for value, level in (("treat_infer_as_deny", "TREAT_INFER_AS_DENY"),
+                         ("Tensor_Cores_Only", "TENSOR_CORES_ONLY"),
+                         ("UNSAFE_FORCE_ALL", "UNSAFE_FORCE_ALL")):
+        monkeypatch.setenv("TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL", value)
+        assert config.auto_mixed_precision_level() == level
+        assert config.unknown_auto_mixed_precision_level() is None
     monkeypatch.setenv("TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL", "FAST")
-    with pytest.raises(ValueError, match="TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL"):
-        config.auto_mixed_precision_level()
+    assert config.auto_mixed_precision_level() == ""
+    assert config.unknown_auto_mixed_precision_level() == "FAST"
 
 
 def test_amp_list_overrides(monkeypatch):
     base = {"MatMul", "Conv2D"}
     assert config.apply_amp_list_overrides("ALLOWLIST", base) == frozenset(base)
     monkeypatch.setenv("TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_ALLOWLIST_ADD", "BatchMatMulV2, Relu")
-    monkeypatch.setenv("TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_ALLOWLIST_REMOVE", "Conv2D,Relu")
-    assert config.apply_amp_list_overrides("ALLOWLIST", base) == {"MatMul", "BatchMatMulV2"}
+    monkeypatch.setenv("TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_ALLOWLIST_REMOVE", "Conv2D,Relu,")
+    # str_util::Split without trimming: ", Relu" adds " Relu", which REMOVE "Relu" misses.
+    assert config.apply_amp_list_overrides("ALLOWLIST", base) == {
+        "MatMul", "BatchMatMulV2", " Relu"}
     # Legacy names apply after the current ones: WHITELIST_ADD brings Relu back.
     monkeypatch.setenv("TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_WHITELIST_ADD", "Relu")
     assert "Relu" in config.apply_amp_list_overrides("ALLOWLIST", base)

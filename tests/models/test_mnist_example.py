@@ -3,7 +3,7 @@
 import pytest
 
 from ndflow.models.image.mnist import convolutional
-from ndflow.passes.amp_device import cpu_has_bf16_units
+from ndflow.passes.amp.device import cpu_has_bf16_units
 
 
 @pytest.mark.parametrize("api", ["tf1", "tf2"])

@@ -18,8 +18,8 @@ from ndflow.kernels.registry import kernel
 from ndflow.ops.apply import apply_op
 from ndflow.ops.array_core import constant, placeholder
 from ndflow.ops.op_def import REGISTRY, lookup, op_def
-from ndflow.passes.amp_lists import Mode
-from ndflow.passes.auto_mixed_precision import auto_mixed_precision
+from ndflow.passes.amp.auto_mixed_precision import auto_mixed_precision
+from ndflow.passes.amp.lists import Mode
 from ndflow.passes.pass_config import PassConfig
 from ndflow.passes.pass_context import PassContext
 

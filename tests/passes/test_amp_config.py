@@ -11,9 +11,10 @@ from tensorboard.compat.proto import graph_pb2
 
 from ndflow.core import optimizer_options
 from ndflow.core.graph import Graph
-from ndflow.passes import amp_device, amp_lists
-from ndflow.passes.amp_lists import AmpListError, Mode
-from ndflow.passes.auto_mixed_precision import auto_mixed_precision
+from ndflow.passes.amp import device as amp_device
+from ndflow.passes.amp import lists as amp_lists
+from ndflow.passes.amp.auto_mixed_precision import auto_mixed_precision
+from ndflow.passes.amp.lists import AmpListError, Mode
 from ndflow.passes.pass_config import resolve_pass_config
 from ndflow.passes.pass_context import PassContext
 from ndflow.runtime.config_proto import ConfigProto, RewriterConfig

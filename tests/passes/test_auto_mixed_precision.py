@@ -8,7 +8,7 @@ import pytest
 from ndflow.core.graph import Graph
 from ndflow.ops.apply import apply_op
 from ndflow.ops.op_def import lookup
-from ndflow.passes.amp_lists import Mode
+from ndflow.passes.amp.lists import Mode
 from tests.passes.amp_helpers import B, F, H, casts, const, op, ph, run_amp, type_attrs
 
 

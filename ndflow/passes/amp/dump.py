@@ -19,14 +19,14 @@ from google.protobuf import text_format
 from ndflow.core import config, logging
 from ndflow.core.graph import Graph
 from ndflow.core.graph_def import graph_to_graph_def
-from ndflow.passes.amp_lists import AmpLists
+from ndflow.passes.amp.lists import AmpLists
 
-LOG_PATH_VAR = "TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LOG_PATH"
+LOG_PATH_VAR = config.TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LOG_PATH
 SUFFIX = "AutoMixedPrecision"
 
 
 def log_path() -> str:
-    return config.env_str(LOG_PATH_VAR)
+    return config.auto_mixed_precision_log_path()
 
 
 def _write(path: str, data: bytes | str, what: str) -> bool:

@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import time
 
-from ndflow.core import dtypes, logging
+from ndflow.core import config, dtypes, logging
 from ndflow.core.graph import Graph
 from ndflow.kernels import registry as kernels
-from ndflow.passes import amp_device, amp_dump
-from ndflow.passes.amp_casts import change_types_and_add_casts
-from ndflow.passes.amp_graph import AmpGraphError, TypeGraph, amp_nodes
-from ndflow.passes.amp_lists import AmpListError, Mode, amp_lists
-from ndflow.passes.amp_painting import MODULE, AmpPaintError, Painter
+from ndflow.passes.amp import device as amp_device
+from ndflow.passes.amp import dump as amp_dump
+from ndflow.passes.amp.casts import change_types_and_add_casts
+from ndflow.passes.amp.graph import AmpGraphError, TypeGraph, amp_nodes
+from ndflow.passes.amp.lists import AmpListError, Mode, amp_lists
+from ndflow.passes.amp.painting import MODULE, AmpPaintError, Painter
 from ndflow.passes.pass_context import PassContext
 
 OPTIMIZER_NAMES = {
@@ -141,7 +142,7 @@ def rewrite(graph: Graph, ctx: PassContext, mode: Mode, gpu=None) -> Graph:
         return graph
     logging.vlog(MODULE, 2, "Beginning final pass to change type attributes and insert Cast "
                             "ops at paint boundaries")
-    emulate = mode is Mode.CPU and amp_device.emulate_fp16()
+    emulate = mode is Mode.CPU and config.auto_mixed_precision_emulate_fp16()
     out, stats = change_types_and_add_casts(graph, view, allow, target, emulate)
     logging.vlog(MODULE, 2, "Finished final pass")
     logging.log(logging.INFO, stats.message(target))

@@ -58,26 +58,14 @@ def detect_gpu() -> GpuProperties | None:
         major, minor = torch.cuda.get_device_capability(0)
         cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else 0
         return GpuProperties((major, minor), _version(torch.version.cuda), int(cudnn or 0))
-    if _env_flag("TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_SIMULATE_GPU", False):
+    if config.auto_mixed_precision_simulate_gpu():
         return SIMULATED_GPU
     return None
 
 
 def suitable_gpu(gpu: GpuProperties | None) -> bool:
-    return gpu is not None and (gpu.fast_fp16() or ignore_performance())
-
-
-def _env_flag(name: str, default: bool) -> bool:
-    value = config.env_str(name)
-    return default if value == "" else config.parse_bool(name, value)
-
-
-def ignore_performance() -> bool:
-    return _env_flag("TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_IGNORE_PERFORMANCE", False)
-
-
-def emulate_fp16() -> bool:
-    return _env_flag("TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_EMULATE_FP16", True)
+    return gpu is not None and (gpu.fast_fp16()
+                                or config.auto_mixed_precision_ignore_performance())
 
 
 @functools.lru_cache(maxsize=1)

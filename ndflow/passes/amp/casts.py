@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from ndflow.core import dtypes, logging
 from ndflow.core.graph import Graph
 from ndflow.ops import op_def as op_defs
-from ndflow.passes.amp_graph import AmpNode, TypeGraph
-from ndflow.passes.amp_painting import MODULE, AmpPaintError
+from ndflow.passes.amp.graph import AmpNode, TypeGraph
+from ndflow.passes.amp.painting import MODULE, AmpPaintError
 from ndflow.passes.graph_rewriter import GraphRewriter
 
 SUFFIX = "AutoMixedPrecision"

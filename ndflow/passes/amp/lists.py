@@ -7,13 +7,11 @@ oneDNN FP16_CPU variant. Ops ndflow does not have are listed anyway (they have n
     lists = amp_lists(Mode.BF16)            # env edits and LEVEL applied, conflicts checked
     lists.allow, lists.infer, lists.deny, lists.clear   # frozensets of op type names
 
-The environment is re-read on every call (TF rebuilds the lists on every optimizer run):
-`TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_<LIST>_ADD` / `_REMOVE` for ALLOWLIST, INFERLIST,
-DENYLIST, CLEARLIST, then the legacy WHITELIST, GRAYLIST, BLACKLIST names; values are split
-on "," without trimming (TF's `str_util::Split`), ADD before REMOVE.
-`TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL` (case-insensitive): TENSOR_CORES_ONLY empties
-infer/deny/clear, TREAT_INFER_AS_DENY merges infer into deny (both float16 modes only),
-UNSAFE_FORCE_ALL is handled by the painter (an error in the bfloat16 and FP16_CPU modes).
+The environment is re-read on every call (TF rebuilds the lists on every optimizer run),
+through ndflow/core/config.py: the `TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_<LIST>_ADD` /
+`_REMOVE` edits, and `..._LEVEL`: TENSOR_CORES_ONLY empties infer/deny/clear,
+TREAT_INFER_AS_DENY merges infer into deny (both float16 modes only), UNSAFE_FORCE_ALL is
+handled by the painter (an error in the bfloat16 and FP16_CPU modes).
 """
 
 from __future__ import annotations
@@ -103,8 +101,6 @@ INFER_FP16_CPU = INFER_F16 | {"Rsqrt", "Square", "SquaredDifference"}
 CPU_MODE_CUDA_VERSION = 10000
 CPU_MODE_CUDNN_VERSION = 8000
 
-LIST_NAMES = ("ALLOWLIST", "INFERLIST", "DENYLIST", "CLEARLIST")
-LEVELS = ("", "TENSOR_CORES_ONLY", "TREAT_INFER_AS_DENY", "UNSAFE_FORCE_ALL")
 
 
 def allow_f16(cuda_version: int, cudnn_version: int, use_cuda: bool = True) -> frozenset:
@@ -146,40 +142,6 @@ def base_lists(mode: Mode, cuda_version: int = 0, cudnn_version: int = 0) -> Amp
     return AmpLists(allow_f16(cuda_version, cudnn_version), INFER_F16, DENY_F16, CLEAR_F16)
 
 
-_LEGACY = {"ALLOWLIST": "WHITELIST", "INFERLIST": "GRAYLIST", "DENYLIST": "BLACKLIST"}
-
-
-def _split(value: str) -> list[str]:
-    # str_util::Split(s, ","): no trimming; an empty value yields nothing useful.
-    return [] if value == "" else value.split(",")
-
-
-def update_list(list_name: str, ops: frozenset) -> frozenset:
-    """`ops` with the environment's ADD/REMOVE edits for `list_name` (new names, then the
-    legacy alias; ADD inserted before REMOVE erased)."""
-    result = set(ops)
-    for name in (list_name, _LEGACY.get(list_name)):
-        if name is None:
-            continue
-        prefix = f"TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_{name}"
-        result.update(_split(config.env_str(f"{prefix}_ADD")))
-        result.difference_update(_split(config.env_str(f"{prefix}_REMOVE")))
-    result.discard("")
-    return frozenset(result)
-
-
-def level() -> str:
-    """TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL upper-cased. TF compares the value with
-    the known names and treats anything else as the default level."""
-    value = config.env_str("TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL").upper()
-    if value not in LEVELS:
-        logging.warning(f"Unknown TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL {value!r}; "
-                        "using the default level (expected one of TENSOR_CORES_ONLY, "
-                        "TREAT_INFER_AS_DENY, UNSAFE_FORCE_ALL)")
-        return ""
-    return value
-
-
 def validate(lists: AmpLists) -> None:
     """TF's ValidateLists: an op on two lists logs `Op present in multiple lists: X` (ERROR)
     for each and raises AmpListError('Op lists have conflicting entries')."""
@@ -197,7 +159,12 @@ def validate(lists: AmpLists) -> None:
 def amp_lists(mode: Mode, cuda_version: int = 0, cudnn_version: int = 0) -> AmpLists:
     """The lists the pass uses for `mode`: built-in lists, LEVEL, environment edits,
     validated (AmpListError on a conflict or a forbidden LEVEL)."""
-    lvl = level()
+    unknown = config.unknown_auto_mixed_precision_level()
+    if unknown is not None:
+        logging.warning(f"Unknown {config.TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL} "
+                        f"{unknown!r}; using the default level (expected one of "
+                        "TENSOR_CORES_ONLY, TREAT_INFER_AS_DENY, UNSAFE_FORCE_ALL)")
+    lvl = config.auto_mixed_precision_level()
     if lvl == "UNSAFE_FORCE_ALL" and mode in (Mode.BF16, Mode.FP16_CPU):
         raise AmpListError("TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL cannot be set to "
                            "UNSAFE_FORCE_ALL when oneDNN is used")
@@ -208,7 +175,8 @@ def amp_lists(mode: Mode, cuda_version: int = 0, cudnn_version: int = 0) -> AmpL
         infer = deny = clear = frozenset()
     elif lvl == "TREAT_INFER_AS_DENY" and mode is not Mode.BF16:
         deny, infer = deny | infer, frozenset()
-    lists = AmpLists(update_list("ALLOWLIST", allow), update_list("INFERLIST", infer),
-                     update_list("DENYLIST", deny), update_list("CLEARLIST", clear), lvl)
+    edit = config.apply_amp_list_overrides
+    lists = AmpLists(edit("ALLOWLIST", allow), edit("INFERLIST", infer),
+                     edit("DENYLIST", deny), edit("CLEARLIST", clear), lvl)
     validate(lists)
     return lists

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ndflow.core import dtypes, logging
-from ndflow.passes.amp_graph import AmpNode, TypeAttr, TypeGraph
-from ndflow.passes.amp_lists import AmpLists
+from ndflow.passes.amp.graph import AmpNode, TypeAttr, TypeGraph
+from ndflow.passes.amp.lists import AmpLists
 
 MODULE = "auto_mixed_precision"
 INPUTS, OUTPUTS, BOTH = 0, 1, 2
