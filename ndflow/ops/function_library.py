@@ -25,7 +25,7 @@ from ndflow.core.errors import NotFoundError
 from ndflow.core.graph import Graph
 from ndflow.core.graph_def import dtype_from_enum, shape_from_proto
 from ndflow.core.shapes import TensorShape
-from ndflow.ops import op_def as op_defs
+from ndflow.ops.array_core import Placeholder
 from ndflow.ops.graph_def_nodes import (
     build,
     check_edges,
@@ -104,7 +104,6 @@ def _arg_shape(fd, i: int) -> TensorShape:
 
 
 def _add_args(fg: FunctionGraph, fd) -> dict:
-    ph_def = op_defs.lookup("Placeholder")
     mapped = {}
     for i, arg in enumerate(fd.signature.input_arg):
         if arg.type_attr or arg.number_attr or arg.type_list_attr:
@@ -113,7 +112,7 @@ def _add_args(fg: FunctionGraph, fd) -> dict:
         dtype, shape = dtype_from_enum(arg.type), _arg_shape(fd, i)
         if arg.name in mapped:
             raise ValueError(f"Duplicated arg name '{arg.name}'")
-        op = fg.create_op(ph_def, [], {"dtype": dtype, "shape": shape}, [(dtype, shape)],
+        op = fg.create_op(Placeholder, [], {"dtype": dtype, "shape": shape}, [(dtype, shape)],
                           fg.unique_name(arg.name), device="")
         fg.arg_inputs.append(op.outputs[0])
         mapped[f"{arg.name}:0"] = op.outputs[0]

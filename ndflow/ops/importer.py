@@ -23,8 +23,9 @@ from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import Graph, Operation, SymbolicTensor
 from ndflow.core.shapes import TensorShape
-from ndflow.ops import op_def as op_defs
 from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.array_core import Placeholder
+from ndflow.ops.constant_op import Const
 from ndflow.ops.function_library import FunctionLibrary
 from ndflow.ops.graph_def_nodes import (
     build,
@@ -61,19 +62,18 @@ def _normalize_input_map(input_map, graph: Graph) -> dict:
 
 def _stand_ins(scratch: Graph, mapped: dict) -> dict:
     """Scratch-graph copies of the mapped tensors (constants keep their values)."""
-    const, ph = op_defs.lookup("Const"), op_defs.lookup("Placeholder")
     out = {}
     for i, (key, v) in enumerate(mapped.items()):
         name = f"input_map_{i}"
         if isinstance(v, Operation):
-            out[key] = scratch.create_op(ph, [], {"dtype": dtypes.float32,
+            out[key] = scratch.create_op(Placeholder, [], {"dtype": dtypes.float32,
                                                   "shape": TensorShape(None)},
                                          [(dtypes.float32, TensorShape(None))], name)
         elif v.op.type == "Const":
-            out[key] = scratch.create_op(const, [], v.op.attrs, [(v.dtype, v.shape)],
+            out[key] = scratch.create_op(Const, [], v.op.attrs, [(v.dtype, v.shape)],
                                          name).outputs[0]
         else:
-            out[key] = scratch.create_op(ph, [], {"dtype": v.dtype, "shape": v.shape},
+            out[key] = scratch.create_op(Placeholder, [], {"dtype": v.dtype, "shape": v.shape},
                                          [(v.dtype, v.shape)], name).outputs[0]
     return out
 

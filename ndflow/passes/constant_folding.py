@@ -25,8 +25,8 @@ from ndflow.core import dtypes
 from ndflow.core.graph import Graph, Operation
 from ndflow.core.shapes import TensorShape
 from ndflow.kernels import registry
-from ndflow.ops import op_def as op_defs
 from ndflow.ops.apply import constant_value, numpy_to_torch
+from ndflow.ops.constant_op import Const
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
 
@@ -176,7 +176,6 @@ def constant_folding(graph: Graph, ctx: PassContext) -> Graph:
     limit = ctx.config.max_constant_size_in_bytes
     folded, controls = _evaluate(graph, ctx, limit)
     alive, used = _liveness(graph, ctx, folded, controls)
-    const = op_defs.lookup("Const")
     rw = GraphRewriter(graph)
     for op in graph.get_operations():
         if op not in alive:
@@ -193,7 +192,7 @@ def constant_folding(graph: Graph, ctx: PassContext) -> Graph:
         made = []
         for i, name in outputs:
             t, value = op.outputs[i], folded[op][i]
-            new = rw.add_op(const, [], {"value": value, "dtype": t.dtype},
+            new = rw.add_op(Const, [], {"value": value, "dtype": t.dtype},
                             [(t.dtype, TensorShape(value.shape))], name, deps, op.device)
             rw.map[t] = new.outputs[0]
             ctx.rename(t.name, new.outputs[0].name)

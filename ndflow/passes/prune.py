@@ -11,7 +11,7 @@ fresh name recorded in `ctx.rename` otherwise. Creation order is kept.
 from __future__ import annotations
 
 from ndflow.core.graph import Graph, Operation, SymbolicTensor
-from ndflow.ops import op_def as op_defs
+from ndflow.ops.array_core import Placeholder
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
 
@@ -62,7 +62,6 @@ def prune(graph: Graph, ctx: PassContext) -> Graph:
         if _is_input_placeholder(t.op):
             need.add(t.op)
 
-    placeholder = op_defs.lookup("Placeholder")
     rw = GraphRewriter(graph)
     for op in graph.get_operations():
         fed_outputs = [] if _is_input_placeholder(op) else fed_by_op.get(op, [])
@@ -73,7 +72,7 @@ def prune(graph: Graph, ctx: PassContext) -> Graph:
         keep_name = op not in need and len(op.outputs) == 1
         for t in sorted(fed_outputs, key=lambda t: t.value_index):
             name = op.name if keep_name else rw.fresh_name(f"{op.name}/_fed_{t.value_index}")
-            ph = rw.add_op(placeholder, [], {"dtype": t.dtype, "shape": t.shape},
+            ph = rw.add_op(Placeholder, [], {"dtype": t.dtype, "shape": t.shape},
                            [(t.dtype, t.shape)], name, device=op.device)
             rw.map[t] = ph.outputs[0]
             ctx.rename(t.name, ph.outputs[0].name)

@@ -7,13 +7,18 @@ and a NumPy float64 reference. The harness then checks
 - static shape inference: with fully known input shapes the inferred shape must equal the
   computed one; with every dimension unknown it must stay compatible with it;
 - gradients in float64: the symbolic gradient (`tf.gradients` in a graph, and the eager
-  `GradientTape`) against central finite differences of the op's own forward pass.
+  `GradientTape`) against central finite differences of the op's own forward pass;
+- the full pass pipeline (`check_pipeline`), as a Session runs a graph: with constant inputs
+  (constant folding computes the result), with every pass on, and with the oneDNN bfloat16
+  mixed-precision rewrite on.
+
+tests/ops/conftest.py turns each module's `CASES` table into these tests.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -25,7 +30,10 @@ from ndflow.core import dtypes
 from ndflow.core.graph import Graph
 from ndflow.core.tensor import EagerTensor
 from ndflow.ops.apply import convert_to_tensor, numpy_to_torch
-from ndflow.ops.array_core import placeholder
+from ndflow.ops.array_core import identity, placeholder
+from ndflow.passes.pass_config import resolve_pass_config
+from ndflow.runtime.compile import compile_plan
+from ndflow.runtime.config_proto import ConfigProto, RewriterConfig
 from ndflow.runtime.plan import Plan
 from ndflow.runtime.state import RuntimeContext
 
@@ -46,7 +54,6 @@ class OpCase:
     grad_eps: float = 1e-6
     grad_tol: float = 1e-5
     static_shape_exact: bool = True    # inferred shape equals the real one (known inputs)
-    extra: dict = field(default_factory=dict)
 
     def __str__(self):
         return self.id
@@ -86,14 +93,15 @@ def run_eager(case: OpCase, dtype):
                                                       for a, d in zip(arrs, dts)]))]
 
 
-def build_graph(case: OpCase, dtype, unknown_dims: bool = False):
-    """(graph, placeholders, outputs, feed arrays) with floating inputs as placeholders."""
+def build_graph(case: OpCase, dtype, unknown_dims: bool = False, constants: bool = False):
+    """(graph, placeholders, outputs, feed arrays) with floating inputs as placeholders (as
+    constants with `constants=True`)."""
     arrs, dts = _cast_inputs(case, dtype)
     g = Graph()
     feeds, feed_vals, args = [], [], []
     with g.as_default():
         for a, d in zip(arrs, dts):
-            if d.is_floating:
+            if d.is_floating and not constants:
                 shape = [None] * a.ndim if unknown_dims else list(a.shape)
                 p = placeholder(d, shape)
                 feeds.append(p)
@@ -226,3 +234,50 @@ def check_gradients(case: OpCase) -> None:
             continue
         _close(gr.numpy(), num, case.grad_tol, case.grad_tol,
                f"{case.id}: eager gradient of input {idx[i]}")
+
+
+# -- the full pass pipeline ------------------------------------------------------------------
+
+def _session_config(bfloat16: bool) -> ConfigProto:
+    """Every optimizer on, for graphs of any size; optionally the oneDNN bf16 rewrite."""
+    config = ConfigProto()
+    rewrite = config.graph_options.rewrite_options
+    rewrite.min_graph_nodes = -1
+    for toggle in ("constant_folding", "common_subgraph_elimination", "remapping"):
+        setattr(rewrite, toggle, RewriterConfig.ON)
+    if bfloat16:
+        rewrite.auto_mixed_precision_onednn_bfloat16 = RewriterConfig.ON
+    return config
+
+
+def run_pipeline(case: OpCase, dtype, config: ConfigProto, constants: bool = False):
+    """The case's outputs computed by a plan compiled, as a Session compiles it, from the
+    graph after the pass pipeline; and that optimized graph. The outputs go through Identity
+    so that the op itself is not a fetch (fetched nodes are never rewritten)."""
+    g, feeds, outs, vals = build_graph(case, dtype, constants=constants)
+    with g.as_default():
+        fetches = [identity(o) for o in outs]
+    plan = compile_plan(g, feeds, fetches, [], resolve_pass_config(config), RuntimeContext())
+    fed = [numpy_to_torch(np.asarray(v), p.dtype) for p, v in zip(plan.feeds, vals)]
+    return [_to_numpy(o) for o in plan.run(fed)], plan.graph
+
+
+def _converted_to_bfloat16(graph) -> bool:
+    return any(op.type == "Cast" and op.name.endswith("AutoMixedPrecision")
+               for op in graph.get_operations())
+
+
+def check_pipeline(case: OpCase) -> None:
+    expected = reference(case)
+    dtype = case.dtypes[0]
+    rtol, atol = max(case.rtol, 1e-5), max(case.atol, 1e-5)
+    runs = [("constant inputs", _session_config(False), True),
+            ("all passes", _session_config(False), False)]
+    if case.low_precision and dtype is dtypes.float32:
+        runs.append(("bfloat16 rewrite", _session_config(True), False))
+    for what, config, constants in runs:
+        got, graph = run_pipeline(case, dtype, config, constants)
+        tol = LOW_PRECISION_TOL[dtypes.bfloat16] if _converted_to_bfloat16(graph) else None
+        assert len(got) == len(expected), f"{case.id}: {len(got)} outputs"
+        for i, (a, e) in enumerate(zip(got, expected)):
+            _close(a, e, tol or rtol, tol or atol, f"{case.id} {what} {dtype.name} output {i}")

@@ -12,8 +12,7 @@ from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
 from ndflow.ops import array_gather, array_transpose
 from ndflow.ops.apply import constant_value
-from ndflow.ops.op_def import REGISTRY
-from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes, run_plan
+from tests.ops.harness import OpCase, run_plan
 
 rng = np.random.default_rng(7)
 
@@ -167,26 +166,6 @@ CASES = [
            lambda c: np.argwhere(c), static_shape_exact=False, **_NO_FLOAT),
 ]
 
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_forward(case):
-    check_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_shape_inference(case):
-    check_shapes(case)
-
-
-def _needs_math_ops(case):
-    return case.id == "unsorted_segment_sum" and not {"Maximum", "Cast"} <= set(REGISTRY)
-
-
-@pytest.mark.parametrize("case", [c for c in CASES if c.grad], ids=str)
-def test_gradient(case):
-    if _needs_math_ops(case):
-        pytest.skip("needs the math family's Maximum and Cast")
-    check_gradients(case)
 
 
 def test_stop_gradient_blocks_gradient():

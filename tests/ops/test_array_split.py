@@ -7,7 +7,7 @@ import ndflow as tf
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
 from ndflow.ops.array_split import split
-from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes, run_plan
+from tests.ops.harness import OpCase, run_plan
 
 rng = np.random.default_rng(11)
 
@@ -38,20 +38,6 @@ CASES = [
            lambda x: _np_split(x, [1, 1], 0)),
 ]
 
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_forward(case):
-    check_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_shape_inference(case):
-    check_shapes(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_gradient(case):
-    check_gradients(case)
 
 
 def test_gradient_of_some_pieces_fills_zeros():

@@ -47,20 +47,6 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_forward(case):
-    check_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_shape_inference(case):
-    check_shapes(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_gradient(case):
-    check_gradients(case)
-
 
 DIAG = OpCase("einsum_op[i->ii]", lambda x: einsum_op([x], "i->ii"), [_r(4)], np.diag, **_TOL)
 UNTRACE = OpCase("einsum_op[ab->aab]", lambda x: einsum_op([x], "ab->aab"), [_r(3, 2)],

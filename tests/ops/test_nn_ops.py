@@ -21,7 +21,7 @@ from ndflow.ops.array_core import placeholder
 from ndflow.runtime.plan import Plan
 from ndflow.runtime.state import RuntimeContext
 from tests.ops import nn_reference as ref
-from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes
+from tests.ops.harness import OpCase, check_forward, check_gradients
 
 rng = np.random.default_rng(3)
 SELU_ALPHA, SELU_SCALE = 1.6732632423543772, 1.0507009873554805
@@ -140,7 +140,7 @@ def _fbn_input_grads(dy, x, s, is_training):
     return vjp(bn, [x, s], [dy])
 
 
-BN_CASES = [
+CASES += [  # batch normalization
     # FusedBatchNormV3 keeps scale/offset/statistics in float for half/bfloat16 x (U != T), so
     # the harness's "cast every input" low-precision run does not apply; see the bf16 test.
     OpCase("fused_bn_train", _fbn_train, [_X, _SCALE, _OFFSET], _fbn_train_ref,
@@ -184,21 +184,6 @@ BN_CASES = [
            lambda x: [x.mean(1, keepdims=True), x.var(1, keepdims=True)], rtol=1e-4,
            atol=1e-4),
 ]
-
-
-@pytest.mark.parametrize("case", CASES + BN_CASES, ids=str)
-def test_forward(case):
-    check_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES + BN_CASES, ids=str)
-def test_shape_inference(case):
-    check_shapes(case)
-
-
-@pytest.mark.parametrize("case", CASES + BN_CASES, ids=str)
-def test_gradient(case):
-    check_gradients(case)
 
 
 def test_fused_bn_exponential_avg_factor():

@@ -12,7 +12,7 @@ from ndflow.ops import nn_pool
 from ndflow.ops.apply import apply_op
 from ndflow.ops.array_core import placeholder
 from tests.ops import nn_reference as ref
-from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes
+from tests.ops.harness import OpCase
 
 rng = np.random.default_rng(11)
 
@@ -94,20 +94,6 @@ def _avg_grad_ref(g, shape, k, s, padding):
         flat[i] = np.sum(ref.pool2d(e.reshape(shape), (k, k), (s, s), padding, "avg") * g)
     return out
 
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_forward(case):
-    check_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_shape_inference(case):
-    check_shapes(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_gradient(case):
-    check_gradients(case)
 
 
 def test_pool_backward_graph_ops():

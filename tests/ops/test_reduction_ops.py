@@ -7,7 +7,7 @@ import ndflow as tf
 from ndflow import math as tfm
 from ndflow.core.graph import Graph
 from ndflow.ops.array_core import placeholder
-from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes
+from tests.ops.harness import OpCase
 
 rng = np.random.default_rng(7)
 
@@ -76,20 +76,6 @@ CASES = [
            **_EXACT),
 ]
 
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_forward(case):
-    check_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_shape_inference(case):
-    check_shapes(case)
-
-
-@pytest.mark.parametrize("case", [c for c in CASES if c.grad], ids=str)
-def test_gradient(case):
-    check_gradients(case)
 
 
 def test_reduction_graph_attrs_and_errors():

