@@ -53,10 +53,14 @@ def test_flags_match_tensorflow(name):
 
 
 def test_fixture_covers_the_registry():
+    # The fixture holds every public TF op (tf.raw_ops) and the ops ndflow had when it was
+    # generated, so a new op with a TF counterpart is compared without regenerating it; a new
+    # internal or ndflow-only op needs the script run again.
+    known = {name for name, tf_op in TF_OPS.items() if tf_op is not None}
+    assert len(known) > 1400
+    print(f"TensorFlow ops ndflow implements: {len(NDFLOW_OP_NAMES & known)} of {len(known)}")
     missing = sorted(NDFLOW_OP_NAMES - set(TF_OPS))
-    # A new op is checked by the first test; regenerate the fixture to compare it with TF.
-    print(f"ops not in the TF fixture ({len(missing)}): {missing}")
-    assert set(TF_OPS) <= NDFLOW_OP_NAMES, sorted(set(TF_OPS) - NDFLOW_OP_NAMES)
+    assert not missing, f"not in {FIXTURE.name}: {missing}; regenerate it (see generate.py)"
 
 
 def test_a_second_gradient_registration_is_refused():
