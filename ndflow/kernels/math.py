@@ -21,7 +21,7 @@ _DIRECT = {
     ar.Maximum: torch.maximum, ar.Minimum: torch.minimum, ar.Pow: torch.pow,
     ar.Neg: torch.neg, ar.Log: torch.log, ar.SelectV2: torch.where,
     math.Abs: torch.abs, math.Square: torch.square, math.Sqrt: torch.sqrt,
-    math.Rsqrt: torch.rsqrt, math.Exp: torch.exp, math.Log1p: torch.log1p,
+    math.Rsqrt: torch.rsqrt, math.Exp: torch.exp, math.Floor: torch.floor, math.Log1p: torch.log1p,
     math.Tanh: torch.tanh, math.Sigmoid: torch.sigmoid, math.Erf: torch.erf,
     cmp.Equal: torch.eq, cmp.NotEqual: torch.ne, cmp.Less: torch.lt, cmp.LessEqual: torch.le,
     cmp.Greater: torch.gt, cmp.GreaterEqual: torch.ge, cmp.LogicalAnd: torch.logical_and,

@@ -76,6 +76,7 @@ Abs = _unary("Abs", _SIGNED)
 Sign = _unary("Sign", _SIGNED)
 Square = _unary("Square", NUMERIC)
 Exp = _unary("Exp")
+Floor = _unary("Floor")
 Log1p = _unary("Log1p")
 Erf = _unary("Erf")
 Sqrt, SqrtGrad = _unary("Sqrt"), _grad_op("SqrtGrad")
@@ -118,6 +119,12 @@ def rsqrt(x, name=None) -> Tensor:
 def exp(x, name=None) -> Tensor:
     """`tf.math.exp`."""
     return _run(Exp, x, name=name)
+
+
+@tf_export("math.floor", "floor")
+def floor(x, name=None) -> Tensor:
+    """`tf.math.floor`: the largest integer not greater than x, elementwise."""
+    return _run(Floor, x, name=name)
 
 
 @tf_export("math.log1p", v1=["log1p", "math.log1p"])

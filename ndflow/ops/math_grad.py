@@ -241,6 +241,11 @@ def _exp_grad(op, grad):
     return [ar.multiply(grad, op.outputs[0])]
 
 
+@math.Floor.def_grad
+def _floor_grad(op, grad):
+    return [None]  # TF's: zero almost everywhere, undefined at the integers
+
+
 @math.Log1p.def_grad
 def _log1p_grad(op, grad):
     return [ar.multiply(grad, ar.reciprocal(ar.add(op.inputs[0], 1.0)))]

@@ -85,6 +85,8 @@ CASES = [
     OpCase("sqrt", lambda x: tfm.sqrt(x), [_pos(3, 4)], np.sqrt),
     OpCase("rsqrt", lambda x: tfm.rsqrt(x), [_pos(3, 4)], lambda x: 1 / np.sqrt(x)),
     OpCase("exp", lambda x: tfm.exp(x), [_r(3, 4)], np.exp),
+    OpCase("floor", tf.floor, [np.array([[-2.5, -1.3, -0.2, 0.3], [0.4, 1.7, 2.2, 3.9]])],
+           np.floor),
     OpCase("log", lambda x: tfm.log(x), [_pos(3, 4)], np.log),
     OpCase("log1p", lambda x: tfm.log1p(x), [_r(3, 4, lo=-0.5)], np.log1p),
     OpCase("reciprocal", lambda x: tfm.reciprocal(x), [_pos(3, 4)], np.reciprocal),
