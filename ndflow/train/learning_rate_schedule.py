@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ndflow.core import scopes
 from ndflow.core.api_export import tf_export
-from ndflow.ops import arithmetic, comparison
+from ndflow.ops import arithmetic, comparison, math
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast
 
@@ -37,10 +37,6 @@ class LearningRateSchedule:
 def _cast(x, dtype):
     t = convert_to_tensor(x)
     return t if t.dtype is dtype else cast(t, dtype)
-
-
-def _floor(x):
-    return arithmetic.floor_div(x, 1.0)
 
 
 def _check_decay_steps(decay_steps) -> None:
@@ -70,7 +66,7 @@ class _RateDecay(LearningRateSchedule):
             dtype = lr0.dtype
             p = arithmetic.truediv(_cast(step, dtype), _cast(self.decay_steps, dtype))
             if self.staircase:
-                p = _floor(p)
+                p = math.floor(p)
             return self._decay(lr0, _cast(self.decay_rate, dtype), p)
 
     def get_config(self) -> dict:
