@@ -122,6 +122,12 @@ TF_NUM_INTRAOP_THREADS = _declare(
     "TF_NUM_INTRAOP_THREADS", "int", 0,
     "Threads one kernel may use (ATen's intra-op pool); 0 lets ndflow choose.")
 
+# ndflow's own.
+NDFLOW_KEEP_FREED_MEMORY = _declare(
+    "NDFLOW_KEEP_FREED_MEMORY", "bool", True,
+    "Keeps freed tensor memory in the process heap (glibc thresholds) so that each step reuses "
+    "the previous step's buffers; 0 leaves malloc as it is.")
+
 # Logging.
 TF_CPP_MIN_LOG_LEVEL = _declare(
     "TF_CPP_MIN_LOG_LEVEL", "int", 0,
@@ -369,6 +375,10 @@ def num_interop_threads() -> int:
 def num_intraop_threads() -> int:
     """0 = choose automatically."""
     return env_int(TF_NUM_INTRAOP_THREADS, 0, minimum=0)
+
+
+def keep_freed_memory() -> bool:
+    return env_bool(NDFLOW_KEEP_FREED_MEMORY, True)
 
 
 def tf_xla_flags() -> str:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import os
 import sys
+
+from ndflow.core import config
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
@@ -29,8 +30,7 @@ def keep_freed_memory() -> bool:
     if _configured is not None:
         return _configured
     _configured = False
-    if not sys.platform.startswith("linux") or os.environ.get(
-            "NDFLOW_KEEP_FREED_MEMORY", "1").strip().lower() in ("0", "false"):
+    if not sys.platform.startswith("linux") or not config.keep_freed_memory():
         return False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
