@@ -17,13 +17,13 @@ from ndflow.core.shapes import TensorShape
 # name -> callable(x, y) / callable(x); filled by ndflow.ops.
 OPERATORS: dict = {}
 
-_BINARY = {
+BINARY_OPERATORS = {
     "__add__": "add", "__sub__": "subtract", "__mul__": "multiply", "__truediv__": "truediv",
     "__floordiv__": "floordiv", "__mod__": "floormod", "__pow__": "pow", "__matmul__": "matmul",
     "__and__": "logical_and", "__or__": "logical_or", "__xor__": "logical_xor",
     "__lt__": "less", "__le__": "less_equal", "__gt__": "greater", "__ge__": "greater_equal",
 }
-_UNARY = {"__neg__": "negative", "__abs__": "abs", "__invert__": "logical_not"}
+UNARY_OPERATORS = {"__neg__": "negative", "__abs__": "abs", "__invert__": "logical_not"}
 
 
 @tf_export("Tensor")
@@ -72,13 +72,13 @@ def _binary(op_name):
     return method, reflected
 
 
-for _dunder, _name in _BINARY.items():
+for _dunder, _name in BINARY_OPERATORS.items():
     _fwd, _rev = _binary(_name)
     setattr(Tensor, _dunder, _fwd)
     if _dunder not in ("__lt__", "__le__", "__gt__", "__ge__"):
         setattr(Tensor, "__r" + _dunder[2:], _rev)
 
-for _dunder, _name in _UNARY.items():
+for _dunder, _name in UNARY_OPERATORS.items():
     setattr(Tensor, _dunder, (lambda n: lambda self: OPERATORS[n](self))(_name))
 
 

@@ -22,7 +22,7 @@ aten = torch.ops.aten
 _CL = torch.channels_last
 
 
-class _Conv:
+class ConvGeometry:
     """Attribute parsing and padding for one conv node; the callables below use it."""
 
     def __init__(self, node, depthwise: bool = False):
@@ -104,7 +104,7 @@ def _int_safe(node, fn):
 
 
 def _forward(node, depthwise=False):
-    c = _Conv(node, depthwise)
+    c = ConvGeometry(node, depthwise)
 
     def conv(x, w):
         xv = c.to_nchw(x)
@@ -124,7 +124,7 @@ def _static_sizes(node, index: int):
 
 
 def _backprop_input(node, depthwise=False):
-    c = _Conv(node, depthwise)
+    c = ConvGeometry(node, depthwise)
     static = _static_sizes(node, 0)
 
     def backprop_input(sizes, w, g):
@@ -150,7 +150,7 @@ def _backprop_input(node, depthwise=False):
 
 
 def _backprop_filter(node, depthwise=False):
-    c = _Conv(node, depthwise)
+    c = ConvGeometry(node, depthwise)
     static = None
     s = node.output_shapes[0] if node.output_shapes else None
     if s is not None and s.is_fully_defined():

@@ -18,8 +18,8 @@ from __future__ import annotations
 import torch
 
 from ndflow.core.errors import UnimplementedError
-from ndflow.kernels.nn_conv import _Conv
-from ndflow.kernels.nn_pool import _neg_inf, _Pool
+from ndflow.kernels.nn_conv import ConvGeometry
+from ndflow.kernels.nn_pool import PoolGeometry, lowest_value
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_fused
 
@@ -53,7 +53,7 @@ def _check_fused_ops(node, expected_args: int) -> None:
 @kernel(nn_fused.FusedConv2D)
 def _fused_conv2d(node):
     _check_fused_ops(node, 1)
-    c = _Conv(node)
+    c = ConvGeometry(node)
     act = _inplace_activation(node.attrs["fused_ops"], node.attrs)
 
     def fused_conv2d(x, w, b):
@@ -94,13 +94,13 @@ def _matmul_add_scaled(node):
 
 @kernel(nn_fused.MaxPoolWithIndices)
 def _max_pool_with_indices(node):
-    p = _Pool(node)
+    p = PoolGeometry(node)
 
     def max_pool_with_indices(x):
         xv = p.nchw(x)
         pl = p.plan(xv.shape[2], xv.shape[3])
         if pl.extra is not None:
-            xv = p.pad(xv, pl.extra, _neg_inf(xv.dtype))
+            xv = p.pad(xv, pl.extra, lowest_value(xv.dtype))
         y, idx = aten.max_pool2d_with_indices(xv, p.k, p.s, pl.pad, [1, 1], pl.ceil)
         return p.back(y), p.back(idx)
     return max_pool_with_indices
@@ -108,7 +108,7 @@ def _max_pool_with_indices(node):
 
 @kernel(nn_fused.MaxPoolGradWithIndices)
 def _max_pool_grad_with_indices(node):
-    p = _Pool(node)
+    p = PoolGeometry(node)
     fmt = torch.channels_last if p.nhwc else torch.contiguous_format
 
     def max_pool_grad_with_indices(x, g, idx):

@@ -44,7 +44,9 @@ class _PoolPlan:
         self.pad, self.ceil, self.extra, self.out = pad, ceil, extra, out
 
 
-class _Pool:
+class PoolGeometry:
+    """Attribute parsing and per-input-size padding plans for one pooling node."""
+
     def __init__(self, node):
         a = node.attrs
         self.fmt = a["data_format"]
@@ -94,20 +96,21 @@ class _Pool:
         return xv[:, :, extra[2]:extra[2] + h, extra[0]:extra[0] + w]
 
 
-def _neg_inf(dtype):
+def lowest_value(dtype):
+    """The padding value that never wins a max: -inf, or the integer type's minimum."""
     return -math.inf if dtype.is_floating_point else torch.iinfo(dtype).min
 
 
 @kernel(nn_pool.MaxPool)
 def _max_pool(node):
-    p = _Pool(node)
+    p = PoolGeometry(node)
 
     def max_pool(x):
         xv = p.nchw(x)
         pl = p.plan(xv.shape[2], xv.shape[3])
         dt = xv.dtype
         if pl.extra is not None:
-            xv = p.pad(xv, pl.extra, _neg_inf(dt))
+            xv = p.pad(xv, pl.extra, lowest_value(dt))
         if not dt.is_floating_point:
             xv = xv.double()
         y = aten.max_pool2d(xv, p.k, p.s, pl.pad, [1, 1], pl.ceil)
@@ -120,7 +123,7 @@ def _argmax(p, x):
     xv = p.nchw(x)
     pl = p.plan(xv.shape[2], xv.shape[3])
     if pl.extra is not None:
-        xv = p.pad(xv, pl.extra, _neg_inf(xv.dtype))
+        xv = p.pad(xv, pl.extra, lowest_value(xv.dtype))
     if not xv.dtype.is_floating_point:
         xv = xv.double()
     _, idx = aten.max_pool2d_with_indices(xv, p.k, p.s, pl.pad, [1, 1], pl.ceil)
@@ -129,7 +132,7 @@ def _argmax(p, x):
 
 @kernel(nn_pool.MaxPoolGrad)
 def _max_pool_grad(node):
-    p = _Pool(node)
+    p = PoolGeometry(node)
 
     def max_pool_grad(x, y, g):
         h, w = (x.shape[1], x.shape[2]) if p.nhwc else (x.shape[2], x.shape[3])
@@ -147,7 +150,7 @@ def _max_pool_grad(node):
 
 @kernel(nn_pool.MaxPoolGradGrad)
 def _max_pool_grad_grad(node):
-    p = _Pool(node)
+    p = PoolGeometry(node)
 
     def max_pool_grad_grad(x, y, g):
         xv, pl, idx = _argmax(p, x)
@@ -162,7 +165,7 @@ def _max_pool_grad_grad(node):
 
 @kernel(nn_pool.AvgPool)
 def _avg_pool(node):
-    p = _Pool(node)
+    p = PoolGeometry(node)
 
     def avg_pool(x):
         xv = p.nchw(x)
@@ -184,7 +187,7 @@ def _static_shape(node):
 
 @kernel(nn_pool.AvgPoolGrad)
 def _avg_pool_grad(node):
-    p = _Pool(node)
+    p = PoolGeometry(node)
     static = _static_shape(node)
 
     def avg_pool_grad(sizes, g):

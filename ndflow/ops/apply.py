@@ -198,7 +198,7 @@ def constant_value(tensor, partial: bool = False):
     return value
 
 
-def _capture(graph, t):
+def capture_into(graph, t):
     """An eager tensor or a tensor of another graph used while building `graph`."""
     capture = getattr(graph, "capture", None)
     if capture is not None:
@@ -492,7 +492,7 @@ def apply_op(op_def: OpDef, inputs, attrs=None, name: str | None = None):
         op_name = graph.unique_name(name or op_def.name)
         with graph.name_scope(op_name + "/"):
             flat = _convert_inputs(op_def, inputs, attrs)
-        flat = [t if isinstance(t, SymbolicTensor) and t.graph is graph else _capture(graph, t)
+        flat = [t if isinstance(t, SymbolicTensor) and t.graph is graph else capture_into(graph, t)
                 for t in flat]
         _check_attrs(op_def, attrs)
         dts = output_dtypes(op_def, attrs)

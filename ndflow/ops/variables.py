@@ -27,7 +27,7 @@ from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys, Operation, SymbolicTensor
 from ndflow.core.shapes import TensorShape, as_shape
-from ndflow.core.tensor import _BINARY, _UNARY, OPERATORS, EagerTensor
+from ndflow.core.tensor import BINARY_OPERATORS, OPERATORS, UNARY_OPERATORS, EagerTensor
 from ndflow.ops import state
 from ndflow.ops.apply import convert_to_tensor, register_tensor_conversion_function
 from ndflow.ops.array_core import group, identity
@@ -412,12 +412,12 @@ def _variable_operators():
 
         return method, reflected
 
-    for dunder, op_name in _BINARY.items():
+    for dunder, op_name in BINARY_OPERATORS.items():
         fwd, rev = binary(op_name)
         setattr(Variable, dunder, fwd)
         if dunder not in ("__lt__", "__le__", "__gt__", "__ge__"):
             setattr(Variable, "__r" + dunder[2:], rev)
-    for dunder, op_name in _UNARY.items():
+    for dunder, op_name in UNARY_OPERATORS.items():
         setattr(Variable, dunder, (lambda n: lambda self: OPERATORS[n](self.value()))(op_name))
 
 

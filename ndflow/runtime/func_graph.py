@@ -13,7 +13,7 @@ from ndflow.core import context
 from ndflow.core.graph import Graph, Operation, SymbolicTensor
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import EagerTensor, Tensor
-from ndflow.ops.apply import _capture
+from ndflow.ops.apply import capture_into
 from ndflow.ops.array_core import Placeholder
 
 
@@ -130,7 +130,7 @@ def inline_graph(fg: FuncGraph, args: list, outputs: list) -> list:
     g = context.get_default_graph()
 
     def bind(t):
-        return t if isinstance(t, SymbolicTensor) and t.graph is g else _capture(g, t)
+        return t if isinstance(t, SymbolicTensor) and t.graph is g else capture_into(g, t)
 
     mapping: dict = {}
     for ph, t in zip(fg.arg_inputs, args):
