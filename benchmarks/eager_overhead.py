@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directory
 
 import ndflow as tf  # noqa: E402
 from ndflow.autodiff.tape import GradientTape  # noqa: E402
@@ -108,6 +109,7 @@ def main(argv=None) -> None:
     head = f"{'case':<20}{'ndflow us':>11}{'torch us':>10}{'nd/torch':>10}"
     if tfr:
         head += f"{'tf us':>9}{'nd/tf':>8}"
+    print(cpu_line())
     print(head)
     for c in CASES:
         line = f"{c:<20}{nd[c]:>11.2f}{th[c]:>10.2f}{nd[c] / th[c]:>10.1f}"

@@ -27,6 +27,7 @@ import time
 import numpy as np
 import torch
 import torch.nn.functional as F
+from machine import cpu_line  # benchmarks/ is the script's directory
 
 import ndflow as tf
 from ndflow.models.image.mnist.model import model, regularized_loss
@@ -209,6 +210,7 @@ def main(argv=None):
             tf_amp_ms, _ = tensorflow_graph(x, y, params, args.steps, args.warmup, amp=True)
             if tf_amp_ms is not None:
                 results[f"TensorFlow {tf_info} AMP bf16"] = tf_amp_ms
+    print(cpu_line())
     print(f"MNIST CNN training step, batch {BATCH}, median of {args.steps} steps "
           f"after {args.warmup} warm-up")
     for name, ms in results.items():

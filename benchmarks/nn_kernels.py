@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directory
 
 import ndflow  # noqa: E402, F401 - registers ops and kernels
 from ndflow.core import dtypes  # noqa: E402
@@ -196,6 +197,7 @@ def main() -> None:
     a = ap.parse_args()
     nd = measure_ndflow(a.reps)
     tfm = measure_tf(a.tf, a.reps)
+    print(cpu_line())
     print(f"{'op (MNIST CNN shapes, batch 64)':34s} {'ndflow ms':>10s} {'TF ms':>8s} "
           f"{'TF/ndflow':>9s} {'GFLOP':>7s} {'ndflow GFLOP/s':>14s}")
     for name, (_, _, _, _, gflop) in CASES.items():
