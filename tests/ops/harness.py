@@ -238,7 +238,7 @@ def check_gradients(case: OpCase) -> None:
 
 # -- the full pass pipeline ------------------------------------------------------------------
 
-def _session_config(bfloat16: bool) -> ConfigProto:
+def pipeline_session_config(bfloat16: bool) -> ConfigProto:
     """Every optimizer on, for graphs of any size; optionally the oneDNN bf16 rewrite."""
     config = ConfigProto()
     rewrite = config.graph_options.rewrite_options
@@ -262,7 +262,7 @@ def run_pipeline(case: OpCase, dtype, config: ConfigProto, constants: bool = Fal
     return [_to_numpy(o) for o in plan.run(fed)], plan.graph
 
 
-def _converted_to_bfloat16(graph) -> bool:
+def converted_to_bfloat16(graph) -> bool:
     return any(op.type == "Cast" and op.name.endswith("AutoMixedPrecision")
                for op in graph.get_operations())
 
@@ -271,13 +271,13 @@ def check_pipeline(case: OpCase) -> None:
     expected = reference(case)
     dtype = case.dtypes[0]
     rtol, atol = max(case.rtol, 1e-5), max(case.atol, 1e-5)
-    runs = [("constant inputs", _session_config(False), True),
-            ("all passes", _session_config(False), False)]
+    runs = [("constant inputs", pipeline_session_config(False), True),
+            ("all passes", pipeline_session_config(False), False)]
     if case.low_precision and dtype is dtypes.float32:
-        runs.append(("bfloat16 rewrite", _session_config(True), False))
+        runs.append(("bfloat16 rewrite", pipeline_session_config(True), False))
     for what, config, constants in runs:
         got, graph = run_pipeline(case, dtype, config, constants)
-        tol = LOW_PRECISION_TOL[dtypes.bfloat16] if _converted_to_bfloat16(graph) else None
+        tol = LOW_PRECISION_TOL[dtypes.bfloat16] if converted_to_bfloat16(graph) else None
         assert len(got) == len(expected), f"{case.id}: {len(got)} outputs"
         for i, (a, e) in enumerate(zip(got, expected)):
             _close(a, e, tol or rtol, tol or atol, f"{case.id} {what} {dtype.name} output {i}")
