@@ -104,39 +104,47 @@ FLOATING = (float16, bfloat16, float32, float64)
 INTEGER = (int8, int16, int32, int64, uint8)
 NUMERIC = FLOATING + INTEGER
 
-_BY_NAME = {d.name: d for d in ALL}
-_BY_NAME.update(half=float16, double=float64)
-_BY_ENUM = {d.enum: d for d in ALL}
 _BY_TORCH = {d.torch_dtype: d for d in ALL if d.torch_dtype is not None}
-_BY_NUMPY = {d.np_dtype: d for d in ALL if d.np_dtype is not None and d is not string}
-_BY_PY = {float: float32, int: int32, builtins.bool: bool, str: string}  # `bool` is ours
+_BY_NUMPY_TYPE = {d.np_dtype.type: d for d in ALL if d.np_dtype is not None and d is not string}
+_BY_NUMPY_TYPE.update({np.str_: string, np.bytes_: string, np.object_: string})
+# What TensorFlow's as_dtype looks up by value: names (with TF's aliases "float", "half",
+# "double"), DataType enums, the Python types float/bool/object and NumPy scalar types.
+# A Python `int` or `str` is not a dtype in TensorFlow (TypeError), nor is "int".
+_BY_VALUE: dict = {d.name: d for d in ALL}
+_BY_VALUE.update(float=float32, half=float16, double=float64)
+_BY_VALUE.update({d.enum: d for d in ALL})
+_BY_VALUE.update({float: float32, builtins.bool: bool, object: string})
+_BY_VALUE.update(_BY_NUMPY_TYPE)
 
 
 @tf_export("as_dtype", "dtypes.as_dtype")
 def as_dtype(type_value) -> DType:
-    """Converts a DType, name, NumPy dtype, ATen dtype or `DataType` enum to a DType."""
-    value = type_value
-    if isinstance(value, DType):
-        return value
-    if isinstance(value, str):
-        d = _BY_NAME.get(value)
-    elif isinstance(value, int) and not isinstance(value, builtins.bool):
-        d = _BY_ENUM.get(value)
-    elif isinstance(value, torch.dtype):
-        d = _BY_TORCH.get(value)
-    elif isinstance(value, type) and value in _BY_PY:
-        d = _BY_PY[value]
-    else:
+    """`tf.as_dtype`: a DType from a DType, a type name ("float32", "float", "double",
+    "half", ...), a `DataType` enum, a NumPy dtype or scalar type, `float`/`bool`/`object`,
+    anything with a NumPy `dtype`, or an ATen dtype."""
+    if isinstance(type_value, DType):
+        return type_value
+    if isinstance(type_value, np.dtype):
+        if type_value.kind in ("U", "S", "O"):
+            return string
+        d = _BY_NUMPY_TYPE.get(type_value.type)
+        if d is not None:
+            return d
+    if isinstance(type_value, torch.dtype):
+        d = _BY_TORCH.get(type_value)
+        if d is not None:
+            return d
+    try:
+        return _BY_VALUE[type_value]
+    except (KeyError, TypeError):  # TypeError: not hashable
+        pass
+    if hasattr(type_value, "dtype") and not isinstance(type_value, type):
         try:
-            npd = np.dtype(value)
+            return as_dtype(np.dtype(type_value.dtype))
         except TypeError:
-            npd = None
-        d = _BY_NUMPY.get(npd) if npd is not None else None
-        if d is None and npd is not None and npd.kind in ("U", "S", "O"):
-            d = string
-    if d is None:
-        raise TypeError(f"Cannot convert {value!r} to a dtype.")
-    return d
+            pass
+    raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a "
+                    "TensorFlow DType.")
 
 tf_export("bfloat16", "dtypes.bfloat16")(bfloat16)
 tf_export("bool", "dtypes.bool")(bool)

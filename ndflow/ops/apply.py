@@ -60,7 +60,7 @@ def register_tensor_conversion_function(base_type, conversion_func, priority: in
     _CONVERSIONS.sort(key=lambda c: c[:2])
 
 
-def _infer_numpy(value, dtype):
+def infer_numpy(value, dtype):
     """Python/NumPy value -> ndarray with TF's dtype rules (float->float32, int->int32)."""
     if dtype is not None and dtype.np_dtype is not None:
         arr = np.asarray(value)
@@ -166,7 +166,7 @@ def _convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
             return convert_to_tensor(value, dtypes.as_dtype(dtype_hint), name)
         except (TypeError, ValueError):
             pass
-    arr, dt = _infer_numpy(value, dtype)
+    arr, dt = infer_numpy(value, dtype)
     if context.executing_eagerly():
         return EagerTensor(numpy_to_torch(arr, dt, _eager_device()),
                            dt)

@@ -13,6 +13,8 @@ TF's MakeShapeFromShapeTensor: the possibly partial shape a 1-D int tensor descr
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 
@@ -25,11 +27,13 @@ from ndflow.ops.apply import (
     apply_op,
     constant_value,
     convert_to_tensor,
+    infer_numpy,
     register_tensor_conversion_function,
 )
 from ndflow.ops.op_def import op_def
 
 INDEX_ATTR = "{int32, int64} = DT_INT32"
+_MAX_CONSTANT_BYTES = 2**31  # TensorFlow's limit for a constant's TensorProto
 
 
 def int_tensor(value, dtype_hint=dtypes.int32) -> Tensor:
@@ -91,16 +95,25 @@ def constant(value, dtype=None, shape=None, name: str = "Const") -> Tensor:
     """`tf.constant`: a tensor holding `value` (a scalar is broadcast to `shape`)."""
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
     if shape is not None:
-        arr = np.asarray(value if not hasattr(value, "numpy") else value.numpy())
+        # The dtype is TF's for the value as given (0.1 -> float32, 1 -> int32), not NumPy's.
+        if hasattr(value, "numpy"):
+            arr, inferred = value.numpy(), value.dtype
+        else:
+            arr, inferred = infer_numpy(value, dtype)
+        dtype = dtype or inferred
         shape = tuple(as_shape(shape).as_list())
+        elements = math.prod(shape)  # Python ints: no overflow
         if arr.size == 1:
+            if elements * arr.itemsize > _MAX_CONSTANT_BYTES:  # refuse before allocating
+                raise ValueError("Cannot create a tensor proto whose content is larger than "
+                                 "2GB.")
             arr = np.broadcast_to(arr.reshape(()), shape)
-        elif arr.size == int(np.prod(shape)):
+        elif arr.size == elements:
             arr = arr.reshape(shape)
         else:
             raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor "
-                            f"{value!r} (converted from {value!r}) has {arr.size} elements, "
-                            f"but got `shape` {shape} with {int(np.prod(shape))} elements).")
+                            f"{arr} (converted from {value!r}) has {arr.size} elements, "
+                            f"but got `shape` {shape} with {elements} elements).")
         value = np.array(arr)
     if context.executing_eagerly() and hasattr(value, "numpy") and dtype is not None \
             and value.dtype is not dtype:
