@@ -1,3 +1,7 @@
 """Layer 0: dtypes, shapes, graph symbols, errors, devices, configuration."""
 
-from ndflow.core import graph_io  # noqa: F401 - declares tf.io.write_graph
+from ndflow.core import (  # noqa: F401 - importing a module declares its exports
+    app,
+    flags,
+    graph_io,
+)
