@@ -5,6 +5,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     array_fill,
     array_slicing,
     array_split,
+    data_flow,
     einsum,
     linalg,
     logging_ops,

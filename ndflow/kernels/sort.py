@@ -29,3 +29,25 @@ def _top_k(node):
             values, indices = values[..., :k].contiguous(), indices[..., :k].contiguous()
         return values, indices.to(index_dtype)
     return top_k
+
+
+@kernel(sort.InTopKV2)
+def _in_top_k(node):
+    def in_top_k(predictions, targets, k_t):
+        if predictions.dim() != 2:
+            raise InvalidArgumentError(None, None, "predictions must be 2-dimensional")
+        if targets.dim() != 1:
+            raise InvalidArgumentError(None, None, "targets must be 1-dimensional")
+        batch, classes = predictions.shape
+        if targets.shape[0] != batch:
+            raise InvalidArgumentError(None, None, f"First dimension of predictions {batch} "
+                                       f"must match length of targets {targets.shape[0]}")
+        k = int(k_t)
+        known = (targets >= 0) & (targets < classes)
+        target_pred = predictions.gather(1, targets.clamp(0, max(classes - 1, 0)).long()
+                                         .unsqueeze(1)) if classes else \
+            torch.zeros((batch, 1), dtype=predictions.dtype, device=predictions.device)
+        finite = torch.isfinite(predictions).all(dim=1) if classes else known
+        above = (predictions > target_pred).sum(dim=1)
+        return known & finite & (above < k)
+    return in_top_k

@@ -20,6 +20,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     comparison,
     constant_op,
     control_flow,
+    data_flow,
     einsum,
     linalg,
     linalg_extra,
@@ -43,6 +44,8 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
 
 # isort: split
 from ndflow.ops import (  # noqa: F401 - public names built on the ops
+    clip_ops,
+    embedding_ops,
     importer,
     init_ops,
     variable_scope,
@@ -52,6 +55,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
 # isort: split
 from ndflow.ops import (  # noqa: F401 - importing a gradient module registers its gradients
     array_grad,
+    data_flow_grad,
     linalg_grad,
     math_grad,
     nn_grad,

@@ -66,7 +66,10 @@ def infer_numpy(value, dtype):
         arr = np.asarray(value)
         if arr.dtype.kind == "O" and dtype is not dtypes.string:
             raise _unsupported(value)  # np would turn None into NaN
-        if arr.dtype.kind == "f" and dtype.is_integer and not np.all(arr == np.round(arr)):
+        # TF: Python floats never become integers, nor numbers booleans; NumPy values cast.
+        if arr.size and not isinstance(value, (np.ndarray, np.generic)) and (
+                (dtype.is_integer and arr.dtype.kind == "f")
+                or (dtype.is_bool and arr.dtype.kind in "iuf")):
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
         if dtype.is_integer and arr.dtype.kind in "iu" and arr.size and (
                 arr.min() < dtype.min or arr.max() > dtype.max):

@@ -66,14 +66,14 @@ def _pack_grad(op, grad):
     return unstack(grad, num=op.get_attr("N"), axis=op.get_attr("axis"))
 
 
-def _zero_filled(grads, outputs) -> list:
+def zero_filled(grads, outputs) -> list:
     """The output gradients with zeros where an output got none."""
     return [g if g is not None else zeros_like(t) for g, t in zip(grads, outputs)]
 
 
 @array_core.Unpack.def_grad
 def _unpack_grad(op, *grads):
-    return [stack(_zero_filled(grads, op.outputs), axis=op.get_attr("axis"))]
+    return [stack(zero_filled(grads, op.outputs), axis=op.get_attr("axis"))]
 
 
 # -- slicing, concatenation, splitting -----------------------------------------------------------
@@ -136,12 +136,12 @@ def _concat_grad(op, grad):
 
 @array_split.Split.def_grad
 def _split_grad(op, *grads):
-    return [None, concat(_zero_filled(grads, op.outputs), op.inputs[0])]
+    return [None, concat(zero_filled(grads, op.outputs), op.inputs[0])]
 
 
 @array_split.SplitV.def_grad
 def _split_v_grad(op, *grads):
-    return [concat(_zero_filled(grads, op.outputs), op.inputs[2]), None, None]
+    return [concat(zero_filled(grads, op.outputs), op.inputs[2]), None, None]
 
 
 @array_transpose.Transpose.def_grad

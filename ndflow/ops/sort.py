@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.core import dtypes
+from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
@@ -145,3 +145,44 @@ def argsort(values, axis=-1, direction: str = "ASCENDING", stable: bool = False,
 
 
 __all__ = ["TopKV2", "top_k", "sort", "argsort"]
+
+
+# -- InTopKV2 --------------------------------------------------------------------------------------
+
+def _in_top_k_shape(ctx):
+    predictions, targets, k = ctx.shapes
+    if predictions.rank not in (None, 2):
+        raise ValueError(f"Shape must be rank 2 but is rank {predictions.rank}")
+    if targets.rank not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {targets.rank}")
+    if k.rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {k.rank}")
+    rows = predictions.dims[0] if predictions.rank else None
+    length = targets.dims[0] if targets.rank else None
+    if rows is not None and length is not None and rows != length:
+        if context.executing_eagerly():
+            return [TensorShape([length])]  # the kernel reports it in TF's eager words
+        raise ValueError(f"Dimensions must be equal, but are {rows} and {length}")
+    return [TensorShape([rows if rows is not None else length])]
+
+
+InTopKV2 = op_def("InTopKV2", inputs=["predictions: float", "targets: T", "k: T"],
+                  outputs=["precision: bool"], attrs=["T: {int32, int64} = DT_INT32"],
+                  shape=_in_top_k_shape, gradient_undefined=True)
+
+
+@tf_export("math.in_top_k", "nn.in_top_k", v1=[])
+def in_top_k(targets, predictions, k, name: str | None = None) -> Tensor:
+    """`tf.math.in_top_k`: whether each target's prediction is among the row's `k` largest
+    (ties count for the target; a non-finite prediction in the row or a target out of range
+    gives False)."""
+    targets = convert_to_tensor(targets, dtype_hint=dtypes.int32)
+    k = convert_to_tensor(k, dtype=targets.dtype)
+    return apply_op(InTopKV2, [convert_to_tensor(predictions, dtype=dtypes.float32), targets, k],
+                    name=name).outputs[0]
+
+
+@tf_export(v1=["math.in_top_k", "nn.in_top_k"])
+def in_top_k_v1(predictions, targets, k, name: str | None = None) -> Tensor:
+    """`tf.compat.v1.nn.in_top_k`: TF 1.x's argument order (predictions first)."""
+    return in_top_k(targets, predictions, k, name=name)

@@ -29,7 +29,31 @@ def _np_sort(x, axis, descending=False, arg=False):
     return idx.astype(np.int32) if arg else np.take_along_axis(x, idx, axis)
 
 
+
+def _np_in_top_k(predictions, targets, k):
+    """TF's rule: fewer than k predictions strictly above the target's, every prediction of
+    the row finite, the target in range."""
+    out = []
+    for row, t in zip(predictions, targets):
+        ok = 0 <= t < row.size and np.all(np.isfinite(row))
+        out.append(bool(ok and np.sum(row > row[t]) < k))
+    return np.array(out)
+
+
+_PREDICTIONS = np.array([[0.1, 0.3, 0.3, 0.2], [np.nan, 1, 2, 3], [1, 2, 3, 4], [4, 3, 2, 1]])
+_IN_TOP_K = dict(dtypes=(tf.float32,), low_precision=False, grad=False)
+
 CASES = [
+    OpCase("in_top_k_ties_nan_out_of_range",
+           lambda p: tf.math.in_top_k(tf.constant([1, 3, 9, 0]), p, 1), [_PREDICTIONS],
+           lambda p: _np_in_top_k(p, [1, 3, 9, 0], 1), **_IN_TOP_K),
+    OpCase("in_top_k_k2_int64", lambda p: tf.nn.in_top_k(tf.constant([2, 0, 2, 3], tf.int64), p,
+                                                        2),
+           [_PREDICTIONS], lambda p: _np_in_top_k(p, [2, 0, 2, 3], 2), **_IN_TOP_K),
+    OpCase("in_top_k_v1_order", lambda p: tf.compat.v1.nn.in_top_k(p, [0, 1, 2, 3], 4),
+           [_PREDICTIONS], lambda p: _np_in_top_k(p, [0, 1, 2, 3], 4), **_IN_TOP_K),
+    OpCase("in_top_k_k0", lambda p: tf.nn.in_top_k([0, 1, 2, 3], p, 0), [_PREDICTIONS],
+           lambda p: np.zeros(4, bool), **_IN_TOP_K),
     OpCase("top_k_1d", lambda x: list(top_k(x, 3)), [_distinct(7)], lambda x: _np_top_k(x, 3)),
     OpCase("top_k_3d", lambda x: list(top_k(x, 2)), [_distinct(2, 3, 5)],
            lambda x: _np_top_k(x, 2)),
@@ -130,3 +154,20 @@ def test_exports():
     assert tf.sort is sort and tf.argsort is argsort and tf.boolean_mask is boolean_mask
     assert tf.compat.v1.sort is sort and tf.compat.v1.boolean_mask is boolean_mask
     assert tf.compat.v1.nn.top_k is top_k
+
+
+def test_in_top_k_errors_are_tensorflows():
+    p = tf.constant(_PREDICTIONS, tf.float32)
+    with pytest.raises(InvalidArgumentError, match="First dimension of predictions 4 must "
+                                                   "match length of targets 2"):
+        tf.nn.in_top_k(tf.constant([1, 2]), p, 1)
+    with Graph().as_default():
+        with pytest.raises(ValueError, match="Shape must be rank 2 but is rank 1"):
+            tf.nn.in_top_k([1], tf.constant([1.0, 2.0]), 1)
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 4 and 2"):
+            tf.nn.in_top_k([1, 2], tf.constant(_PREDICTIONS, tf.float32), 1)
+    with pytest.raises(TypeError):
+        tf.nn.in_top_k([1.0, 2.0, 0.0, 1.0], p, 1)  # targets must be int32/int64
+    with pytest.raises((TypeError, ValueError)):
+        tf.nn.in_top_k([1, 2, 0, 1], tf.constant(_PREDICTIONS), 1)  # predictions float32 only
+
