@@ -30,6 +30,7 @@ class _State(threading.local):
     def __init__(self):
         self.graph_stack = []
         self.device_stack = [""]  # eager-mode device scope
+        self.name_scope = ""  # eager-mode name scope ("outer/inner"), names variables
         self.tapes = []
         self.seed = None  # eager global seed (tf.random.set_seed)
         self.seed_counter = 0

@@ -35,6 +35,17 @@ def flatten(structure, expand_composites: bool = False) -> list:
     return [structure]
 
 
+def flatten_with_tuple_paths(structure, expand_composites: bool = False) -> list:
+    """(path, leaf) pairs, depth first; a path is the tuple of keys and indices to a leaf."""
+    if isinstance(structure, dict):
+        return [((k,) + path, leaf) for k in _sorted_keys(structure)
+                for path, leaf in flatten_with_tuple_paths(structure[k])]
+    if isinstance(structure, (list, tuple)):
+        return [((i,) + path, leaf) for i, s in enumerate(structure)
+                for path, leaf in flatten_with_tuple_paths(s)]
+    return [((), structure)]
+
+
 @tf_export("nest.pack_sequence_as")
 def pack_sequence_as(structure, flat_sequence, expand_composites: bool = False) -> object:
     """`structure` rebuilt with its leaves taken in order from `flat_sequence`."""

@@ -37,7 +37,20 @@ def name_scope(name, default_name=None, values=None):
     if name is None:
         name = default_name
     if context.executing_eagerly():
-        yield "" if not name else name + "/"
+        # TF's eager scopes: nested, never made unique; "x/" re-enters "x" exactly.
+        state = context.state()
+        outer = state.name_scope
+        if not name:
+            inner = ""
+        elif name.endswith("/"):
+            inner = name[:-1]
+        else:
+            inner = f"{outer}/{name}" if outer else name
+        state.name_scope = inner
+        try:
+            yield inner + "/" if inner else ""
+        finally:
+            state.name_scope = outer
         return
     with context.get_default_graph().name_scope(name) as scope:
         yield scope
@@ -52,5 +65,5 @@ def control_dependencies(control_inputs):
 
 def get_name_scope() -> str:
     if context.executing_eagerly():
-        return ""
+        return context.state().name_scope
     return context.get_default_graph().get_name_scope()

@@ -48,6 +48,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     embedding_ops,
     importer,
     init_ops,
+    module,
     variable_scope,
     variables,
 )

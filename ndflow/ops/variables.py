@@ -26,6 +26,7 @@ import numpy as np
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys, Operation, SymbolicTensor
+from ndflow.core.scopes import get_name_scope
 from ndflow.core.shapes import TensorShape, as_shape
 from ndflow.core.tensor import BINARY_OPERATORS, OPERATORS, UNARY_OPERATORS, EagerTensor
 from ndflow.ops import state
@@ -112,7 +113,10 @@ class Variable:
         self._unique_id = next(_uid)
         with _lifted():
             if context.executing_eagerly():
-                self._init_eager(initial_value, name or "Variable", validate_shape, shape)
+                scope = get_name_scope()  # TF names eager variables inside name scopes
+                name = name or "Variable"
+                self._init_eager(initial_value, f"{scope}/{name}" if scope else name,
+                                 validate_shape, shape)
             else:
                 self._init_graph(initial_value, name, validate_shape, shape, collections)
 
