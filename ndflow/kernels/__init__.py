@@ -3,6 +3,9 @@
 from ndflow.kernels import (  # noqa: F401 - importing a module registers its kernels
     array,
     array_fill,
+    array_nd,
+    array_reorder,
+    array_search,
     array_slicing,
     array_split,
     data_flow,

@@ -12,7 +12,10 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     array_fill,
     array_gather,
     array_mask,
+    array_nd,
     array_range,
+    array_reorder,
+    array_search,
     array_slicing,
     array_split,
     array_transpose,
@@ -44,6 +47,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
 
 # isort: split
 from ndflow.ops import (  # noqa: F401 - public names built on the ops
+    array_builders,
     clip_ops,
     embedding_ops,
     importer,

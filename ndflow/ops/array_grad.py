@@ -14,18 +14,20 @@ from ndflow.ops import (
     array_core,
     array_fill,
     array_gather,
+    array_nd,
+    array_reorder,
     array_slicing,
     array_split,
     array_transpose,
 )
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
-from ndflow.ops.arithmetic import floormod, maximum, multiply, subtract
+from ndflow.ops.arithmetic import floormod, maximum, multiply, negative, subtract
 from ndflow.ops.array_core import rank, reshape, shape, shape_n, stack, unstack
 from ndflow.ops.array_fill import broadcast_gradient_args, zeros_like
 from ndflow.ops.array_range import range as range_
 from ndflow.ops.array_slicing import concat, strided_slice
 from ndflow.ops.cast import cast
-from ndflow.ops.comparison import greater_equal
+from ndflow.ops.comparison import equal, greater_equal
 from ndflow.ops.reduction import reduce_sum
 
 
@@ -269,3 +271,61 @@ def _segment_sum_grad(op, grad):
     if extra_dims:
         keep = reshape(keep, concat([shape(ids), np.ones(extra_dims, np.int32)], 0))
     return [multiply(gathered, keep), None, None]
+
+
+# -- reordering --------------------------------------------------------------------------------
+
+@array_reorder.ReverseV2.def_grad
+def _reverse_grad(op, grad):
+    return [array_reorder.reverse(grad, op.inputs[1]), None]
+
+
+@array_reorder.Roll.def_grad
+def _roll_grad(op, grad):
+    return [array_reorder.roll(grad, negative(op.inputs[1]), op.inputs[2]), None, None]
+
+
+# -- n-d indexing ------------------------------------------------------------------------------
+
+@array_nd.GatherNd.def_grad
+def _gather_nd_grad(op, grad):
+    params, indices = op.inputs
+    return [array_nd.scatter_nd(indices, grad, shape(params, out_type=indices.dtype)), None]
+
+
+@array_nd.ScatterNd.def_grad
+def _scatter_nd_grad(op, grad):
+    return [None, array_nd.gather_nd(grad, op.inputs[0]), None]
+
+
+@array_nd.TensorScatterUpdate.def_grad
+def _tensor_scatter_update_grad(op, grad):
+    indices, updates = op.inputs[1], op.inputs[2]
+    return [array_nd.tensor_scatter_nd_update(grad, indices, zeros_like(updates)), None,
+            array_nd.gather_nd(grad, indices)]
+
+
+@array_nd.TensorScatterAdd.def_grad
+def _tensor_scatter_add_grad(op, grad):
+    return [grad, None, array_nd.gather_nd(grad, op.inputs[1])]
+
+
+@array_nd.TensorScatterSub.def_grad
+def _tensor_scatter_sub_grad(op, grad):
+    return [grad, None, negative(array_nd.gather_nd(grad, op.inputs[1]))]
+
+
+def _tensor_scatter_min_or_max_grad(op, grad):
+    # TF's: the gradient is shared equally between the tensor's element and the updates that
+    # tied for the result.
+    x, indices, y = op.inputs
+    out = op.outputs[0]
+    x_hit = cast(equal(x, out), grad.dtype)
+    y_hit = cast(equal(y, array_nd.gather_nd(out, indices)), grad.dtype)
+    hits = x_hit + array_nd.scatter_nd(indices, y_hit, shape(x, out_type=indices.dtype))
+    return [grad * x_hit / hits, None,
+            array_nd.gather_nd(grad / hits, indices) * y_hit]
+
+
+array_nd.TensorScatterMin.def_grad(_tensor_scatter_min_or_max_grad)
+array_nd.TensorScatterMax.def_grad(_tensor_scatter_min_or_max_grad)

@@ -1,0 +1,104 @@
+"""ATen kernels for GatherNd, ScatterNd and the TensorScatter family: the K coordinates of
+each index become one row number of the indexed tensor seen as [rows, slice...]."""
+
+from __future__ import annotations
+
+import torch
+
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels.registry import kernel
+from ndflow.ops import array_nd
+
+
+def _rows(indices: torch.Tensor, shape: tuple, what: str):
+    """(row numbers [N], K) for `indices` [..., K] into a tensor of `shape`; TF's error for
+    an index out of range."""
+    if indices.dim() < 1:
+        raise InvalidArgumentError(None, None, f"indices must be at least a vector, got "
+                                   f"shape {list(indices.shape)}")
+    k = indices.shape[-1]
+    if k > len(shape):
+        raise InvalidArgumentError(None, None, f"index innermost dimension length must be <= "
+                                   f"{what} rank; saw: {k} vs. {len(shape)}")
+    flat = indices.reshape(-1, k).long()
+    dims = torch.tensor(shape[:k], dtype=torch.long, device=indices.device)
+    bad = ((flat < 0) | (flat >= dims)).any(dim=1)
+    if bool(bad.any()):
+        i = int(bad.nonzero()[0, 0])
+        position = list(torch.unravel_index(torch.tensor(i), tuple(indices.shape[:-1]))) \
+            if indices.dim() > 1 else []
+        where = ",".join(str(int(p)) for p in position)
+        raise InvalidArgumentError(None, None, f"indices[{where}] = "
+                                   f"[{', '.join(str(int(v)) for v in flat[i])}] does not index "
+                                   f"into {what} shape [{','.join(str(d) for d in shape)}]")
+    strides = [1] * k
+    for j in range(k - 2, -1, -1):
+        strides[j] = strides[j + 1] * shape[j + 1]
+    rows = (flat * torch.tensor(strides, dtype=torch.long, device=indices.device)).sum(dim=1)
+    return rows, k
+
+
+@kernel(array_nd.GatherNd)
+def _gather_nd(node):
+    def gather_nd(params, indices):
+        rows, k = _rows(indices, tuple(params.shape), "param")
+        table = params.reshape((-1,) + tuple(params.shape[k:]))
+        return table[rows].reshape(tuple(indices.shape[:-1]) + tuple(params.shape[k:]))
+    return gather_nd
+
+
+def _as_rows(out_shape: tuple, indices, updates, what: str):
+    rows, k = _rows(indices, out_shape, what)
+    tail = out_shape[k:]
+    want = tuple(indices.shape[:-1]) + tuple(tail)
+    if tuple(updates.shape) != want:
+        got = list(updates.shape)[indices.dim() - 1:]
+        raise InvalidArgumentError(None, None, f"Dimensions [{indices.dim() - 1},"
+                                   f"{updates.dim()}) of updates[shape={list(updates.shape)}] = "
+                                   f"{got} must match dimensions [{k},{len(out_shape)}) of "
+                                   f"{what}[shape={list(out_shape)}] = {list(tail)}")
+    return rows, updates.reshape((-1,) + tuple(tail)), k
+
+
+@kernel(array_nd.ScatterNd)
+def _scatter_nd(node):
+    def scatter_nd(indices, updates, shape):
+        out_shape = tuple(int(d) for d in shape.tolist())
+        if any(d < 0 for d in out_shape):
+            raise InvalidArgumentError(None, None, f"Dimensions must be non-negative, got "
+                                       f"{list(out_shape)}")
+        rows, values, k = _as_rows(out_shape, indices, updates, "output")
+        out = torch.zeros((int(torch.tensor(out_shape[:k]).prod()),) + out_shape[k:],
+                          dtype=updates.dtype, device=updates.device)
+        return out.index_add_(0, rows, values).reshape(out_shape)
+    return scatter_nd
+
+
+def _tensor_scatter(apply):
+    def factory(node):
+        def tensor_scatter(tensor, indices, updates):
+            shape = tuple(tensor.shape)
+            rows, values, k = _as_rows(shape, indices, updates, "tensor")
+            out = tensor.reshape((-1,) + shape[k:]).clone()
+            return apply(out, rows, values).reshape(shape)
+        return tensor_scatter
+    return factory
+
+
+def _update(out, rows, values):
+    out[rows] = values
+    return out
+
+
+def _reduce(mode: str):
+    def apply(out, rows, values):
+        index = rows.reshape((-1,) + (1,) * (values.dim() - 1)).expand_as(values)
+        return out.scatter_reduce_(0, index, values, mode, include_self=True)
+    return apply
+
+
+kernel(array_nd.TensorScatterUpdate)(_tensor_scatter(_update))
+kernel(array_nd.TensorScatterAdd)(_tensor_scatter(lambda out, r, v: out.index_add_(0, r, v)))
+kernel(array_nd.TensorScatterSub)(_tensor_scatter(lambda out, r, v: out.index_add_(0, r, -v)))
+kernel(array_nd.TensorScatterMin)(_tensor_scatter(_reduce("amin")))
+kernel(array_nd.TensorScatterMax)(_tensor_scatter(_reduce("amax")))
