@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import torch
 
-from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.errors import InternalError, InvalidArgumentError
 from ndflow.kernels.registry import kernel
 from ndflow.ops import arithmetic as ar
 from ndflow.ops import comparison as cmp
 from ndflow.ops import math
+from ndflow.ops import math_trig as trig
 from ndflow.ops.cast import Cast
 
 _DIRECT = {
@@ -27,6 +28,11 @@ _DIRECT = {
     cmp.Greater: torch.gt, cmp.GreaterEqual: torch.ge, cmp.LogicalAnd: torch.logical_and,
     cmp.LogicalOr: torch.logical_or, cmp.LogicalNot: torch.logical_not,
     cmp.IsFinite: torch.isfinite, cmp.IsNan: torch.isnan, cmp.IsInf: torch.isinf,
+    math.Ceil: torch.ceil, math.Rint: torch.round, math.Expm1: torch.expm1,  # round: halves to even
+    trig.Sin: torch.sin, trig.Cos: torch.cos, trig.Tan: torch.tan, trig.Asin: torch.asin,
+    trig.Acos: torch.acos, trig.Atan: torch.atan, trig.Atan2: torch.atan2,
+    trig.Sinh: torch.sinh, trig.Cosh: torch.cosh, trig.Asinh: torch.asinh,
+    trig.Acosh: torch.acosh, trig.Atanh: torch.atanh,
     math.TanhGrad: lambda y, dy: torch.ops.aten.tanh_backward(dy, y),
     math.SigmoidGrad: lambda y, dy: torch.ops.aten.sigmoid_backward(dy, y),
 }
@@ -74,6 +80,46 @@ def _floor_mod(node):
     if _is_int(node):
         return _checked_int_division(torch.remainder)
     return torch.remainder
+
+
+def _checked_truncating(fn):
+    # TensorFlow's CPU kernels fail integer TruncateDiv/TruncateMod by zero this way.
+    def divide(x, y):
+        try:
+            return fn(x, y)
+        except RuntimeError as e:
+            if "ZeroDivisionError" in str(e):
+                raise InternalError(None, None, "Unexpected error in binary operator (only "
+                                                "integer div and mod should have errors)") from None
+            raise
+    return divide
+
+
+@kernel(ar.TruncateDiv)
+def _truncate_div(node):
+    if _is_int(node):
+        return _checked_truncating(lambda x, y: torch.div(x, y, rounding_mode="trunc"))
+    return lambda x, y: torch.div(x, y).trunc_()
+
+
+@kernel(ar.TruncateMod)
+def _truncate_mod(node):
+    return _checked_truncating(torch.fmod) if _is_int(node) else torch.fmod
+
+
+@kernel(math.Round)
+def _round(node):
+    return torch.clone if _is_int(node) else torch.round   # halves to even, as TF
+
+
+@kernel(math.Softsign)
+def _softsign(node):
+    return lambda x: torch.abs(x).add_(1).reciprocal_().mul_(x)
+
+
+@kernel(math.SoftsignGrad)
+def _softsign_grad(node):
+    return lambda g, x: torch.abs(x).add_(1).square_().reciprocal_().mul_(g)
 
 
 @kernel(ar.SquaredDifference)

@@ -60,6 +60,10 @@ Pow = _binary_op("Pow", attrs="T: {half, bfloat16, float, double, int32, int64}"
 Maximum = _binary_op("Maximum")
 Minimum = _binary_op("Minimum")
 SquaredDifference = _binary_op("SquaredDifference", commutative=True)
+TruncateDiv = _binary_op("TruncateDiv")
+TruncateMod = op_def("TruncateMod", inputs=["x: T", "y: T"], outputs=["z: T"],
+                     attrs=["T: {int32, int64, bfloat16, half, float, double}"],
+                     shape=broadcast_shape, gradient_undefined=True)
 
 
 @tf_export("add", "math.add")
@@ -121,6 +125,18 @@ def minimum(x, y, name=None) -> Tensor:
 def squared_difference(x, y, name=None) -> Tensor:
     """`tf.math.squared_difference`: (x - y)**2."""
     return _binary(SquaredDifference, x, y, name)
+
+
+@tf_export("truncatediv")
+def truncatediv(x, y, name=None) -> Tensor:
+    """`tf.truncatediv`: x / y rounded toward zero (C semantics) for integers."""
+    return _binary(TruncateDiv, x, y, name)
+
+
+@tf_export("truncatemod")
+def truncatemod(x, y, name=None) -> Tensor:
+    """`tf.truncatemod`: the remainder of truncated division (sign of `x`, C's fmod)."""
+    return _binary(TruncateMod, x, y, name)
 
 
 _TRUEDIV_TYPES = {dtypes.int8: dtypes.float32, dtypes.int16: dtypes.float32,

@@ -77,12 +77,22 @@ Sign = _unary("Sign", _SIGNED)
 Square = _unary("Square", NUMERIC)
 Exp = _unary("Exp")
 Floor = _unary("Floor")
+Ceil = _unary("Ceil")
+Round = _unary("Round", _SIGNED)
+Rint = _unary("Rint")
+Expm1 = _unary("Expm1")
 Log1p = _unary("Log1p")
 Erf = _unary("Erf")
 Sqrt, SqrtGrad = _unary("Sqrt"), _grad_op("SqrtGrad")
 Rsqrt, RsqrtGrad = _unary("Rsqrt"), _grad_op("RsqrtGrad")
 Tanh, TanhGrad = _unary("Tanh"), _grad_op("TanhGrad")
 Sigmoid, SigmoidGrad = _unary("Sigmoid"), _grad_op("SigmoidGrad")
+# Softsign is an nn op in TF (gen_nn_ops), declared here with the other elementwise ops.
+Softsign = op_def("Softsign", inputs=["features: T"], outputs=["activations: T"],
+                  attrs=[FLOAT], shape=unchanged_shape)
+SoftsignGrad = op_def("SoftsignGrad", inputs=["gradients: T", "features: T"],
+                      outputs=["backprops: T"], attrs=[FLOAT], shape=unchanged_shape,
+                      gradient_undefined=True)
 
 
 @tf_export("abs", "math.abs")
@@ -125,6 +135,45 @@ def exp(x, name=None) -> Tensor:
 def floor(x, name=None) -> Tensor:
     """`tf.math.floor`: the largest integer not greater than x, elementwise."""
     return _run(Floor, x, name=name)
+
+
+@tf_export("math.ceil", v1=["ceil", "math.ceil"])
+def ceil(x, name=None) -> Tensor:
+    """`tf.math.ceil`: the smallest integer not less than x, elementwise."""
+    return _run(Ceil, x, name=name)
+
+
+@tf_export("math.round", "round")
+def round(x, name=None) -> Tensor:  # noqa: A001 - TF's name
+    """`tf.math.round`: to the nearest integer, halves to even (banker's rounding); an
+    integer tensor is returned as it is, as TF does."""
+    x = convert_to_tensor(x, name="x")
+    if x.dtype.is_integer:
+        return x
+    return _run(Round, x, name=name)
+
+
+@tf_export("math.rint", v1=["math.rint", "rint"])
+def rint(x, name=None) -> Tensor:
+    """`tf.math.rint`: to the nearest integer, halves to even."""
+    return _run(Rint, x, name=name)
+
+
+@tf_export("math.expm1", v1=["math.expm1", "expm1"])
+def expm1(x, name=None) -> Tensor:
+    """`tf.math.expm1`: exp(x) - 1, accurate for small x."""
+    return _run(Expm1, x, name=name)
+
+
+@tf_export("math.softsign", "nn.softsign")
+def softsign(features, name=None) -> Tensor:
+    """`tf.nn.softsign`: features / (abs(features) + 1)."""
+    return _run(Softsign, features, name=name)
+
+
+def softsign_grad(gradients, features, name=None) -> Tensor:
+    """Gradient op of Softsign: gradients / (1 + abs(features))**2."""
+    return _run(SoftsignGrad, gradients, features, name=name)
 
 
 @tf_export("math.log1p", v1=["log1p", "math.log1p"])

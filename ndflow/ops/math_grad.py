@@ -17,6 +17,7 @@ from ndflow.core import dtypes
 from ndflow.core.shapes import as_shape
 from ndflow.ops import arithmetic as ar
 from ndflow.ops import array_core, array_fill, math, math_cumulative, reduction
+from ndflow.ops import math_trig as trig
 from ndflow.ops.apply import constant_value, convert_to_tensor
 from ndflow.ops.cast import Cast, cast
 from ndflow.ops.comparison import equal, greater, greater_equal, less_equal, logical_and
@@ -420,3 +421,97 @@ def _cumprod_grad(op, grad):
                                  reverse=not reverse)
     return [ar.div_no_nan(out, x), None]
 
+
+
+# -- rounding, Expm1, Softsign, TruncateDiv --------------------------------------------------------
+
+
+def _no_gradient(op, grad):
+    return [None] * len(op.inputs)  # TF's: zero almost everywhere (a function, not a mark)
+
+
+for _op in (math.Ceil, math.Round, math.Rint, ar.TruncateDiv):
+    _op.def_grad(_no_gradient)
+
+
+@math.Expm1.def_grad
+def _expm1_grad(op, grad):
+    return [ar.multiply(grad, math.exp(op.inputs[0]))]
+
+
+@math.Softsign.def_grad
+def _softsign_grad(op, grad):
+    return [math.softsign_grad(grad, op.inputs[0])]
+
+
+# -- trigonometric and hyperbolic ------------------------------------------------------------------
+
+
+def _one_minus_square(x):
+    return ar.subtract(convert_to_tensor(1, x.dtype), math.square(x))
+
+
+@trig.Sin.def_grad
+def _sin_grad(op, grad):
+    return [ar.multiply(grad, trig.cos(op.inputs[0]))]
+
+
+@trig.Cos.def_grad
+def _cos_grad(op, grad):
+    return [ar.multiply(ar.negative(grad), trig.sin(op.inputs[0]))]
+
+
+@trig.Tan.def_grad
+def _tan_grad(op, grad):
+    return [ar.multiply(math.square(ar.reciprocal(trig.cos(op.inputs[0]))), grad)]
+
+
+@trig.Asin.def_grad
+def _asin_grad(op, grad):
+    return [ar.multiply(grad, ar.reciprocal(math.sqrt(_one_minus_square(op.inputs[0]))))]
+
+
+@trig.Acos.def_grad
+def _acos_grad(op, grad):
+    inv = ar.reciprocal(math.sqrt(_one_minus_square(op.inputs[0])))
+    return [ar.multiply(ar.negative(grad), inv)]
+
+
+@trig.Atan.def_grad
+def _atan_grad(op, grad):
+    x = op.inputs[0]
+    return [ar.multiply(grad, ar.reciprocal(ar.add(convert_to_tensor(1, x.dtype),
+                                                   math.square(x))))]
+
+
+@trig.Atan2.def_grad
+def _atan2_grad(op, grad):
+    y, x = op.inputs
+    grad_inv = ar.real_div(grad, ar.add(math.square(y), math.square(x)))
+    return list(reduce_gradient_args(y, x, ar.multiply(x, grad_inv),
+                                     ar.multiply(ar.negative(y), grad_inv)))
+
+
+@trig.Sinh.def_grad
+def _sinh_grad(op, grad):
+    return [ar.multiply(grad, trig.cosh(op.inputs[0]))]
+
+
+@trig.Cosh.def_grad
+def _cosh_grad(op, grad):
+    return [ar.multiply(grad, trig.sinh(op.inputs[0]))]
+
+
+@trig.Asinh.def_grad
+def _asinh_grad(op, grad):
+    return [ar.real_div(grad, trig.cosh(op.outputs[0]))]
+
+
+@trig.Acosh.def_grad
+def _acosh_grad(op, grad):
+    return [ar.real_div(grad, trig.sinh(op.outputs[0]))]
+
+
+@trig.Atanh.def_grad
+def _atanh_grad(op, grad):
+    return [ar.multiply(grad, ar.reciprocal(_one_minus_square(op.inputs[0])))]

@@ -29,6 +29,14 @@ def _apart(*shape):
     return rng.integers(-8, 9, shape) / 8.0
 
 
+def _quiet(fn):
+    """A reference evaluated without NumPy's warnings (domain edges give NaN/inf, as in TF)."""
+    def ref(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    return ref
+
+
 _I32 = np.int32
 _erf = np.vectorize(lambda v: __import__("math").erf(v))
 _ints_a = np.array([[-7, -3, 0, 5], [7, 9, -1, 4]], _I32)
@@ -94,6 +102,50 @@ CASES = [
     OpCase("sigmoid", lambda x: tfm.sigmoid(x), [_r(3, 4, lo=-4, hi=4)],
            lambda x: 1 / (1 + np.exp(-x))),
     OpCase("erf", lambda x: tfm.erf(x), [_r(3, 4, lo=-2, hi=2)], _erf),
+    OpCase("ceil", tf.math.ceil, [np.array([[-2.5, -1.3, -0.2, 0.3], [0.4, 1.7, 2.2, 3.9]])],
+           np.ceil),
+    OpCase("round_halves_to_even", tf.math.round,
+           [np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.4, -2.6])], np.round, grad=False),
+    OpCase("round", tf.round, [_r(3, 4, lo=-3, hi=3)], np.round),
+    OpCase("round_int_is_identity", tf.math.round, [_ints_a], lambda x: x, **_EXACT),
+    OpCase("rint", tf.math.rint, [np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.4, -2.6])], np.rint,
+           grad=False),
+    OpCase("expm1", tf.math.expm1, [_r(3, 4, lo=-2, hi=2)], np.expm1),
+    OpCase("expm1_tiny", tf.math.expm1, [np.array([1e-12, -3e-10, 2e-7])], np.expm1,
+           dtypes=(tf.float64,), low_precision=False, rtol=1e-12, atol=0.0),
+    OpCase("softsign", tf.nn.softsign, [_r(3, 4, lo=-3, hi=3)], lambda x: x / (1 + abs(x))),
+    OpCase("softsign_grad_op", math.softsign_grad, [_r(3, 4), _r(3, 4, lo=-3, hi=3)],
+           lambda g, x: g / (1 + abs(x)) ** 2, grad=False),
+    # -- trigonometric and hyperbolic ----------------------------------------------------------
+    OpCase("sin", tf.sin, [_r(3, 4, lo=-4, hi=4)], np.sin),
+    OpCase("cos", tf.math.cos, [_r(3, 4, lo=-4, hi=4)], np.cos),
+    OpCase("tan", tf.math.tan, [_r(3, 4, lo=-1.2, hi=1.2)], np.tan, rtol=1e-4),
+    OpCase("asin", tf.math.asin, [_r(3, 4, lo=-0.9, hi=0.9)], np.arcsin),
+    OpCase("acos", tf.math.acos, [_r(3, 4, lo=-0.9, hi=0.9)], np.arccos),
+    OpCase("asin_acos_domain_edges", lambda x: [tf.asin(x), tf.acos(x)],
+           [np.array([-2.0, -1.0, 0.0, 1.0, 2.0, np.nan])],
+           _quiet(lambda x: [np.arcsin(x), np.arccos(x)]), grad=False),
+    OpCase("atan", tf.math.atan, [_r(3, 4, lo=-4, hi=4)], np.arctan),
+    OpCase("atan2_broadcast", tf.math.atan2, [_r(3, 4), _r(3, 1)], np.arctan2),
+    OpCase("atan2_signed_zeros_and_axes",
+           tf.atan2, [np.array([0.0, 0.0, -0.0, 1.0, 0.0, -1.0]),
+                      np.array([0.0, -1.0, -1.0, 0.0, -0.0, 0.0])], np.arctan2, grad=False),
+    OpCase("sinh", tf.math.sinh, [_r(3, 4, lo=-3, hi=3)], np.sinh),
+    OpCase("cosh", tf.math.cosh, [_r(3, 4, lo=-3, hi=3)], np.cosh),
+    OpCase("asinh", tf.math.asinh, [_r(3, 4, lo=-4, hi=4)], np.arcsinh),
+    OpCase("acosh", tf.math.acosh, [_r(3, 4, lo=1.2, hi=4)], np.arccosh),
+    OpCase("atanh", tf.math.atanh, [_r(3, 4, lo=-0.9, hi=0.9)], np.arctanh),
+    OpCase("acosh_atanh_domain_edges", lambda x: [tf.acosh(x), tf.atanh(x)],
+           [np.array([-2.0, -1.0, 0.5, 1.0, 2.0, np.inf])],
+           _quiet(lambda x: [np.arccosh(x), np.arctanh(x)]), grad=False),
+    # -- truncating division (C semantics) -------------------------------------------------------
+    OpCase("truncatediv_int", tf.truncatediv, [_ints_a, _ints_b],
+           lambda x, y: np.trunc(x / y).astype(_I32), **_EXACT),
+    OpCase("truncatemod_int", tf.truncatemod, [_ints_a, _ints_b], np.fmod, **_EXACT),
+    OpCase("truncatediv_float", tf.truncatediv, [_floor_x, _floor_y],
+           lambda x, y: np.trunc(x / y), **_NO_LOW),
+    OpCase("truncatemod_float", tf.truncatemod, [_floor_x, _floor_y], np.fmod, **_NO_LOW,
+           grad=False),
     # -- gradient ops (their own gradients are TF's second-order rules) ----------------------
     OpCase("tanh_grad", lambda y, dy: math.tanh_grad(y, dy), [_r(3, 4), _r(3, 4)],
            lambda y, dy: dy * (1 - y * y)),
