@@ -22,6 +22,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     nn_pool,
     random,
     reduction,
+    segment,
     sort,
     state,
     training,

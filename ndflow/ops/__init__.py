@@ -40,6 +40,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     norms,
     random,
     reduction,
+    segment,
     sort,
     state,
     training,
@@ -64,4 +65,5 @@ from ndflow.ops import (  # noqa: F401 - importing a gradient module registers i
     linalg_grad,
     math_grad,
     nn_grad,
+    segment_grad,
 )

@@ -128,6 +128,8 @@ def _like(op, fill_value, input, dtype, name, optimize: bool = True):  # noqa: A
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
     if dtype is None or dtype is input.dtype:
         return apply_op(op, [input], name=name).outputs[0]
+    if dtype.is_bool:
+        fill_value = bool(fill_value)
     if optimize and not context.executing_eagerly() and input.shape.is_fully_defined():
         return constant(fill_value, dtype, shape=input.shape.as_list(),
                         name=name or op.name.lower().replace("like", "_like"))

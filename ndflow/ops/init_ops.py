@@ -91,7 +91,9 @@ class Zeros(Initializer):
     """All zeros (any dtype)."""
 
     def __call__(self, shape, dtype=None, **kwargs):
-        return constant(0, dtype=self._dtype(dtype), shape=_shape_list(shape), name="zeros")
+        dtype = self._dtype(dtype)
+        return constant(False if dtype.is_bool else 0, dtype=dtype, shape=_shape_list(shape),
+                        name="zeros")
 
 
 @tf_export("initializers.Ones", "initializers.ones", "keras.initializers.Ones",
@@ -101,7 +103,9 @@ class Ones(Initializer):
     """All ones (any dtype)."""
 
     def __call__(self, shape, dtype=None, **kwargs):
-        return constant(1, dtype=self._dtype(dtype), shape=_shape_list(shape), name="ones")
+        dtype = self._dtype(dtype)
+        return constant(True if dtype.is_bool else 1, dtype=dtype, shape=_shape_list(shape),
+                        name="ones")
 
 
 @tf_export("constant_initializer", "initializers.Constant", "initializers.constant",
