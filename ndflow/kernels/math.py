@@ -197,6 +197,13 @@ def _check_numerics(node):
     return check_numerics
 
 
+@kernel(ar.MulNoNan)
+def _mul_no_nan(node):
+    def mul_no_nan(x, y):
+        return torch.where(y == 0, torch.zeros((), dtype=x.dtype, device=x.device), x * y)
+    return mul_no_nan
+
+
 @kernel(ar.DivNoNan)
 def _div_no_nan(node):
     def div_no_nan(x, y):

@@ -175,6 +175,33 @@ def div_no_nan(x, y, name: str | None = None) -> Tensor:
     return apply_op(DivNoNan, [x, y], name=name).outputs[0]
 
 
+MulNoNan = op_def("MulNoNan", inputs=["x: T", "y: T"], outputs=["z: T"], attrs=[FLOAT],
+                  shape=broadcast_shape)
+
+
+def mul_no_nan(x, y, name=None) -> Tensor:
+    """The MulNoNan op (`tf.math.multiply_no_nan` without its conversions)."""
+    return _binary(MulNoNan, x, y, name)
+
+
+@tf_export("math.multiply_no_nan")
+def multiply_no_nan(x, y, name=None) -> Tensor:
+    """`tf.math.multiply_no_nan`: x * y, and 0 wherever y is 0 (even for an inf or NaN x)."""
+    with composite_name(name, "multiply_no_nan") as final:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, x.dtype, name="y")
+    return apply_op(MulNoNan, [x, y], name=final).outputs[0]
+
+
+@tf_export("math.reciprocal_no_nan")
+def reciprocal_no_nan(x, name=None) -> Tensor:
+    """`tf.math.reciprocal_no_nan`: 1 / x, and 0 wherever x is 0 (DivNoNan of a constant 1)."""
+    with composite_name(name, "reciprocal_no_nan") as final:
+        x = convert_to_tensor(x, name="x")
+        one = convert_to_tensor(1, x.dtype, name="one")
+    return apply_op(DivNoNan, [one, x], name=final).outputs[0]
+
+
 # -- Neg, Log, Reciprocal --------------------------------------------------------------------------
 
 Neg = op_def("Neg", inputs=["x: T"], outputs=["y: T"], attrs=[NUMERIC], shape=unchanged_shape)

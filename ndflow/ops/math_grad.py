@@ -515,3 +515,9 @@ def _acosh_grad(op, grad):
 @trig.Atanh.def_grad
 def _atanh_grad(op, grad):
     return [ar.multiply(grad, ar.reciprocal(_one_minus_square(op.inputs[0])))]
+
+
+@ar.MulNoNan.def_grad
+def _mul_no_nan_grad(op, grad):
+    x, y = op.inputs
+    return _binary_grads(op, ar.mul_no_nan(grad, y), ar.mul_no_nan(x, grad))
