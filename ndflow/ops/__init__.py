@@ -53,6 +53,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     embedding_ops,
     importer,
     init_ops,
+    losses_impl,
     module,
     variable_scope,
     variables,
