@@ -14,6 +14,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     logging_ops,
     math,
     math_cumulative,
+    math_special,
     nn_activation,
     nn_conv,
     nn_fused,

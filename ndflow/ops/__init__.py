@@ -30,6 +30,8 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     logging_ops,
     math,
     math_cumulative,
+    math_special,
+    math_trig,
     nn_activation,
     nn_conv,
     nn_dropout,
@@ -65,6 +67,7 @@ from ndflow.ops import (  # noqa: F401 - importing a gradient module registers i
     data_flow_grad,
     linalg_grad,
     math_grad,
+    math_special_grad,
     nn_grad,
     segment_grad,
 )

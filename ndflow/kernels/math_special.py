@@ -1,0 +1,109 @@
+"""ATen kernels for the special functions (ops/math_special.py), with TensorFlow's values
+where ATen's differ: digamma(0) and igamma(0, x) are NaN, x * f(y) is 0 wherever x is 0 even
+for a NaN y, zeta at a pole is TF's inf or NaN. Half-precision Ndtri (ATen has only
+float32/64 CPU kernels) is computed in float32.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ndflow.kernels.registry import kernel
+from ndflow.ops import math_special as sp
+
+_LOW = (torch.float16, torch.bfloat16)
+
+
+def _nan_like(x):
+    return torch.full((), float("nan"), dtype=x.dtype, device=x.device)
+
+
+def _in_float32(fn):
+    def run(*xs):
+        if xs[0].dtype in _LOW:
+            return fn(*[x.float() for x in xs]).to(xs[0].dtype)
+        return fn(*xs)
+    return run
+
+
+def _digamma(x):
+    return torch.where(x == 0, _nan_like(x), torch.digamma(x))  # TF: NaN at 0 and -0
+
+
+def _zeta(x, q):
+    """ATen's Hurwitz zeta, but at a non-positive integer q TF's (Cephes') value: inf for an
+    even integer x, NaN otherwise (ATen: inf)."""
+    out = torch.special.zeta(x, q)
+    pole = (q <= 0) & (q == torch.floor(q))
+    even = (x == torch.floor(x)) & (torch.remainder(x, 2) == 0)
+    return torch.where(pole & ~even, _nan_like(out), out)
+
+
+def _polygamma(a, x):
+    """TF's (Eigen's) definition: digamma for a = 0, (-1)**(a+1) a! zeta(a+1, x) for an
+    integer a >= 1, NaN for any other a."""
+    a, x = torch.broadcast_tensors(a, x)
+    n1 = a + 1
+    sign = 1.0 - 2.0 * torch.remainder(n1, 2)
+    higher = sign * torch.exp(torch.lgamma(n1)) * _zeta(n1, x)
+    out = torch.where(a == 0, _digamma(x), higher)
+    return torch.where((a == torch.floor(a)) & (a >= 0), out, _nan_like(out))
+
+
+def _igamma(fn):
+    return lambda a, x: torch.where(a == 0, _nan_like(a), fn(a, x))  # ATen: P(0, x) = 1
+
+
+def _igamma_grad_a(a, x):
+    """d P(a, x) / da by Richardson-extrapolated central differences of ATen's igamma in
+    float64 (ATen has no derivative of igamma in `a`): error about 1e-10 relative for
+    a >= 0.01, where TensorFlow evaluates a series."""
+    dtype = torch.promote_types(a.dtype, x.dtype)
+    a64, x64 = torch.broadcast_tensors(a.double(), x.double())
+    h = torch.minimum(torch.clamp(a64, min=1.0) * 1e-3, a64 / 8)
+
+    def diff(step):
+        return torch.igamma(a64 + step, x64) - torch.igamma(a64 - step, x64)
+
+    d = (8 * diff(h) - diff(2 * h)) / (12 * h)
+    d = torch.where(a64 > 0, d, torch.full_like(d, math.nan))
+    return d.to(dtype)
+
+
+def _x_times(fn):
+    def xf(x, y):
+        x, y = torch.broadcast_tensors(x, y)
+        return torch.where(x == 0, torch.zeros((), dtype=x.dtype, device=x.device), fn(x, y))
+    return xf
+
+
+_KERNELS = {
+    sp.Lgamma: torch.lgamma,
+    sp.Digamma: _digamma,
+    sp.Polygamma: _polygamma,
+    sp.Zeta: _zeta,
+    sp.Igamma: _igamma(torch.igamma),
+    sp.Igammac: _igamma(torch.igammac),
+    sp.IgammaGradA: _igamma_grad_a,
+    sp.Erfc: torch.erfc,
+    sp.Erfinv: torch.erfinv,
+    sp.Ndtri: _in_float32(torch.special.ndtri),
+    sp.BesselI0: torch.special.i0,
+    sp.BesselI1: torch.special.i1,
+    sp.BesselI0e: torch.special.i0e,
+    sp.BesselI1e: torch.special.i1e,
+    sp.NextAfter: torch.nextafter,
+    sp.Xlogy: _x_times(torch.xlogy),
+    sp.Xdivy: _x_times(torch.div),
+    sp.Xlog1py: _x_times(torch.special.xlog1py),
+}
+
+
+def _register(op_def, fn):
+    kernel(op_def)(lambda node: fn)
+
+
+for _op, _fn in _KERNELS.items():
+    _register(_op, _fn)

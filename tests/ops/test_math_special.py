@@ -1,0 +1,180 @@
+"""Special functions (ops/math_special.py), table-driven (see harness.py). References are
+mpmath's arbitrary-precision values; edge values (poles, domain ends, x == 0 in the x * f(y)
+ops) are TensorFlow 2.21's, which differ from ATen's in places (digamma(0), igamma(0, x),
+xlogy(0, nan))."""
+
+import math
+
+import mpmath
+import numpy as np
+
+import ndflow as tf
+from ndflow.ops import math_special
+from tests.ops.harness import OpCase
+
+rng = np.random.default_rng(7)
+_NAN, _INF = np.nan, np.inf
+_F32_64 = dict(low_precision=False)       # ops TF registers for float and double only
+_EDGE = dict(grad=False)
+
+
+def _u(lo, hi, *shape):
+    return rng.uniform(lo, hi, shape)
+
+
+def _mp(fn):
+    """An elementwise float64 reference from an mpmath function, broadcasting its inputs."""
+    def ref(*args):
+        args = np.broadcast_arrays(*args)
+        out = [float(fn(*(mpmath.mpf(float(a)) for a in vals))) for vals in zip(
+            *(a.reshape(-1) for a in args))]
+        return np.array(out).reshape(args[0].shape)
+    return ref
+
+
+def _p(a, x):
+    return mpmath.gammainc(a, 0, x, regularized=True)
+
+
+def _ndtri(p):
+    return mpmath.sqrt(2) * mpmath.erfinv(2 * p - 1)
+
+
+def _const(*outputs):
+    return lambda *_: [np.array(v) for v in outputs]
+
+
+_lgamma = np.vectorize(math.lgamma)
+_erfc = np.vectorize(math.erfc)
+
+CASES = [
+    OpCase("lgamma", tf.math.lgamma, [_u(0.1, 6, 3, 4)], _lgamma, rtol=1e-5, atol=1e-5),
+    OpCase("lgamma_negative", tf.math.lgamma, [np.array([-0.5, -2.5, -3.7, -0.1])], _lgamma,
+           rtol=1e-5),
+    OpCase("lgamma_poles", tf.math.lgamma, [np.array([0.0, -1.0, -2.0, _INF, -_INF])],
+           _const([_INF] * 5), **_EDGE),
+    OpCase("digamma", tf.math.digamma, [_u(0.2, 6, 3, 4)], _mp(mpmath.digamma), rtol=1e-5,
+           atol=1e-5),
+    OpCase("digamma_poles", tf.math.digamma, [np.array([0.0, -0.0, -1.0, -3.0, -0.5])],
+           _const([_NAN, _NAN, _NAN, _NAN, 0.03648997397857652]), **_EDGE),
+    OpCase("polygamma", tf.math.polygamma, [np.array([0.0, 1.0, 2.0, 3.0]), _u(0.5, 4, 3, 1)],
+           _mp(lambda n, x: mpmath.polygamma(int(n), x)), grad=(1,), rtol=1e-5, **_F32_64),
+    OpCase("polygamma_edges", tf.math.polygamma,  # a not a natural number; poles at x <= 0
+           [np.array([1.5, -1.0, 0.5, 4.0, 0.0, 1.0, 2.0, 3.0]),
+            np.array([2.0, 2.0, 2.0, 0.5, 0.0, -2.0, 0.0, -1.0])],
+           _const([_NAN, _NAN, _NAN, -771.4742498266672, _NAN, _INF, _NAN, _INF]), rtol=1e-5,
+           **_F32_64, **_EDGE),
+    OpCase("zeta", tf.math.zeta, [np.array([2.0, 3.0, 4.5]), _u(0.5, 3, 2, 1)],
+           _mp(mpmath.zeta), grad=(1,), rtol=1e-5, **_F32_64),
+    OpCase("zeta_edges", tf.math.zeta,
+           [np.array([1.0, 0.5, 2.0, 3.0, 4.0, 2.5]), np.array([1.0, 1.0, -1.0, 0.0, -2.0, -0.5])],
+           _const([_INF, _NAN, _INF, _NAN, _INF, _NAN]), **_F32_64, **_EDGE),
+    OpCase("igamma", tf.math.igamma, [_u(0.5, 4, 3, 1), _u(0.1, 5, 4)], _mp(_p), rtol=1e-5,
+           atol=1e-5, grad_tol=1e-5),
+    OpCase("igammac", tf.math.igammac, [_u(0.5, 4, 3, 4), _u(0.1, 5, 3, 4)],
+           _mp(lambda a, x: 1 - _p(a, x)), rtol=1e-5, atol=1e-5),
+    OpCase("igamma_igammac_edges", lambda a, x: [tf.math.igamma(a, x), tf.math.igammac(a, x)],
+           [np.array([0.0, -1.0, 1.0, 1.0, 1.0, 1.0, _INF, 2.0]),
+            np.array([1.0, 1.0, 0.0, -1.0, _INF, _NAN, 1.0, 0.0])],
+           _const([_NAN, _NAN, 0.0, _NAN, 1.0, _NAN, 0.0, 0.0],
+                  [_NAN, _NAN, 1.0, _NAN, 0.0, _NAN, 1.0, 1.0]), **_EDGE),
+    OpCase("igamma_grad_a", math_special.igamma_grad_a,
+           [np.array([0.5, 1.0, 2.0, 5.0, 0.1, 3.0, 0.02, 12.0]),
+            np.array([0.3, 1.0, 3.0, 4.0, 2.0, 0.5, 0.7, 9.0])],
+           _mp(lambda a, x: mpmath.diff(lambda t: _p(t, x), a)), rtol=1e-6, atol=1e-7,
+           **_F32_64, **_EDGE),
+    OpCase("erfc", tf.math.erfc, [_u(-3, 3, 3, 4)], _erfc),
+    OpCase("erfc_tail", tf.math.erfc, [np.array([4.0, 6.0, 9.0, 20.0])], _erfc,
+           dtypes=(tf.float64,), rtol=1e-13, atol=0.0, low_precision=False),
+    OpCase("erfinv", tf.math.erfinv, [_u(-0.95, 0.95, 3, 4)], _mp(mpmath.erfinv), rtol=1e-5),
+    OpCase("erfinv_edges", tf.math.erfinv, [np.array([-1.0, 1.0, 2.0, 0.0])],
+           _const([-_INF, _INF, _NAN, 0.0]), **_EDGE),
+    OpCase("ndtri", tf.math.ndtri, [_u(0.05, 0.95, 3, 4)], _mp(_ndtri), rtol=1e-5),
+    OpCase("ndtri_edges", tf.math.ndtri, [np.array([0.0, 1.0, 2.0, 0.5])],
+           _const([-_INF, _INF, _NAN, 0.0]), **_EDGE),
+    OpCase("xlogy", tf.math.xlogy, [_u(-2, 2, 3, 4), _u(0.2, 3, 4)],
+           lambda x, y: x * np.log(y)),
+    OpCase("xdivy", tf.math.xdivy, [_u(-2, 2, 3, 4), _u(0.5, 3, 3, 1)], lambda x, y: x / y),
+    OpCase("xlog1py", tf.math.xlog1py, [_u(-2, 2, 3, 4), _u(-0.5, 3, 4)],
+           lambda x, y: x * np.log1p(y)),
+    OpCase("x_ops_are_zero_where_x_is_zero",
+           lambda x, y: [tf.math.xlogy(x, y), tf.math.xdivy(x, y), tf.math.xlog1py(x, y)],
+           [np.array([0.0, 0.0, 0.0, 0.0, 1.0, 2.0]),
+            np.array([0.0, _NAN, -1.0, _INF, 0.0, -2.0])],
+           _const([0.0, 0.0, 0.0, 0.0, -_INF, _NAN], [0.0, 0.0, 0.0, 0.0, _INF, -1.0],
+                  [0.0, 0.0, 0.0, 0.0, 0.0, _NAN]), **_EDGE),
+    OpCase("bessel_i0", tf.math.bessel_i0, [_u(-3, 3, 3, 4)], _mp(lambda x: mpmath.besseli(0, x))),
+    OpCase("bessel_i1", tf.math.bessel_i1, [_u(-3, 3, 3, 4)], _mp(lambda x: mpmath.besseli(1, x))),
+    OpCase("bessel_i0e", tf.math.bessel_i0e, [_u(-5, 5, 3, 4)],
+           _mp(lambda x: mpmath.exp(-abs(x)) * mpmath.besseli(0, x))),
+    OpCase("bessel_i1e", tf.math.bessel_i1e, [_u(-5, 5, 3, 4)],
+           _mp(lambda x: mpmath.exp(-abs(x)) * mpmath.besseli(1, x))),
+    OpCase("erfcinv", tf.math.erfcinv, [_u(0.05, 1.95, 3, 4)],
+           _mp(lambda x: mpmath.erfinv(1 - x)), rtol=1e-5, atol=1e-5),
+    OpCase("erfcinv_edges", tf.math.erfcinv, [np.array([0.0, 2.0, 1.0, 3.0])],
+           _const([_INF, -_INF, 0.0, _NAN]), **_EDGE),
+    OpCase("lbeta", tf.math.lbeta, [_u(0.3, 3, 3, 4)],
+           lambda x: _lgamma(x).sum(-1) - _lgamma(x.sum(-1)), rtol=1e-5, atol=1e-5,
+           low_precision=False),
+    OpCase("lbeta_empty_last_axis", tf.math.lbeta, [np.zeros((2, 0))],
+           _const([-_INF, -_INF]), low_precision=False, **_EDGE),
+    OpCase("nextafter", tf.math.nextafter, [_u(-2, 2, 3, 4), _u(-2, 2, 4)], np.nextafter,
+           dtypes=(tf.float64,), rtol=0.0, atol=0.0, low_precision=False),
+]
+
+
+def _gradient_at(fn, x):
+    x = tf.constant(np.array(x, np.float64))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = fn(x)
+    return tape.gradient(y, x).numpy()
+
+
+def test_bessel_i1_gradients_at_zero_are_tensorflows():
+    # TF 2.21 imputes 1.0 for bessel_i1 (the derivative is 0.5) and 0.5 for bessel_i1e.
+    np.testing.assert_array_equal(_gradient_at(tf.math.bessel_i1, [0.0]), [1.0])
+    np.testing.assert_array_equal(_gradient_at(tf.math.bessel_i1e, [0.0]), [0.5])
+
+
+def test_x_ops_gradients_where_x_is_zero():
+    # TF's rules: x's partial is 0 where x == 0 (not log(y)); y's is xdivy(x, ...) = 0 there.
+    x = tf.constant([0.0, 0.0, 1.0], tf.float64)
+    y = tf.constant([0.0, 2.0, 2.0], tf.float64)
+    for fn in (tf.math.xlogy, tf.math.xdivy, tf.math.xlog1py):
+        with tf.GradientTape() as tape:
+            tape.watch([x, y])
+            z = fn(x, y)
+        gx, gy = tape.gradient(z, [x, y])
+        assert gx.numpy()[:2].tolist() == [0.0, 0.0] and gy.numpy()[:2].tolist() == [0.0, 0.0]
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        z = tf.math.xlogy(x, tf.constant([0.0, 0.0, 0.0], tf.float64))
+    np.testing.assert_array_equal(tape.gradient(z, x).numpy(), [0.0, 0.0, -np.inf])
+
+
+def test_nextafter_float32_steps_one_float32_ulp():
+    x = np.array([1.0, 0.0, -3.5], np.float32)
+    to = np.array([2.0, -1.0, -np.inf], np.float32)
+    got = tf.math.nextafter(tf.constant(x), tf.constant(to)).numpy()
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, np.nextafter(x, to))
+
+
+def test_wrappers_build_tensorflows_op_names():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [3])
+        tf.math.erfinv(x)
+        tf.math.bessel_i1e(x, name="b")
+        tf.math.xdivy(x, x)
+        tf.math.xlogy(x, x)
+        tf.math.erfcinv(x)
+        tf.math.lbeta(x)
+    names = [op.name for op in g.get_operations()]
+    # TensorFlow 2.21 builds exactly these names for the same program.
+    assert names == [
+        "Placeholder", "erfinv/Erfinv", "b/BesselI1e", "xdivy/Xdivy", "Xlogy",
+        "erfcinv/mul/x", "erfcinv/mul", "erfcinv/ndtri/Ndtri", "erfcinv/Neg", "erfcinv/mul_1/y",
+        "erfcinv/mul_1", "lbeta/Lgamma", "lbeta/Sum/reduction_indices", "lbeta/Sum",
+        "lbeta/Sum_1/reduction_indices", "lbeta/Sum_1", "lbeta/Lgamma_1", "lbeta/sub"]
