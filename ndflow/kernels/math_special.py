@@ -58,18 +58,22 @@ def _igamma(fn):
 
 def _igamma_grad_a(a, x):
     """d P(a, x) / da by Richardson-extrapolated central differences of ATen's igamma in
-    float64 (ATen has no derivative of igamma in `a`): error about 1e-10 relative for
-    a >= 0.01, where TensorFlow evaluates a series."""
+    float64 (ATen has no derivative of igamma in `a`; TF evaluates a series). The step follows
+    the scale on which P varies in `a` (sqrt(a), and a itself near 0), and where P is near 1
+    the differences are taken of Q = 1 - P (igammac), which keeps its digits."""
     dtype = torch.promote_types(a.dtype, x.dtype)
     a64, x64 = torch.broadcast_tensors(a.double(), x.double())
-    h = torch.minimum(torch.clamp(a64, min=1.0) * 1e-3, a64 / 8)
+    h = torch.minimum(torch.sqrt(torch.clamp(a64, min=1.0)) * 1e-3, a64 / 8)
+    upper = x64 > a64
+    sign = torch.where(upper, -1.0, 1.0).to(a64)
 
     def diff(step):
-        return torch.igamma(a64 + step, x64) - torch.igamma(a64 - step, x64)
+        lo, hi = a64 - step, a64 + step
+        return torch.where(upper, torch.igammac(hi, x64) - torch.igammac(lo, x64),
+                           torch.igamma(hi, x64) - torch.igamma(lo, x64))
 
-    d = (8 * diff(h) - diff(2 * h)) / (12 * h)
-    d = torch.where(a64 > 0, d, torch.full_like(d, math.nan))
-    return d.to(dtype)
+    d = sign * (8 * diff(h) - diff(2 * h)) / (12 * h)
+    return torch.where(a64 > 0, d, torch.full_like(d, math.nan)).to(dtype)
 
 
 def _x_times(fn):
