@@ -164,6 +164,18 @@ def divide(x, y, name=None) -> Tensor:
     return truediv(x, y, name)
 
 
+@tf_export(v1=["div"])
+def div(x, y, name=None) -> Tensor:
+    """`tf.compat.v1.div`: Python 2 division, FloorDiv for integers and RealDiv otherwise."""
+    with composite_name(name, "div") as final:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", dtype_hint=x.dtype)
+        if x.dtype is not y.dtype:
+            raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != "
+                            f"{y.dtype!r}.")
+    return _binary(RealDiv if x.dtype.is_floating else FloorDiv, x, y, final)
+
+
 DivNoNan = op_def("DivNoNan", inputs=["x: T", "y: T"], outputs=["z: T"],
                   attrs=["T: {half, float, bfloat16, double}"], shape=broadcast_shape)
 

@@ -260,6 +260,35 @@ def floordiv(x, y, name=None) -> Tensor:
     return floor_div(x, y, name=name)
 
 
+@tf_export("math.polyval")
+def polyval(coeffs, x, name=None) -> Tensor:
+    """`tf.math.polyval`: coeffs[0] * x**(n-1) + ... + coeffs[n-1] by Horner's rule."""
+    if not isinstance(coeffs, list):
+        raise ValueError(f"Argument coeffs must be list type. Received type {type(coeffs)}.")
+    with composite_name(name, "polyval") as final:
+        x = convert_to_tensor(x, name="x")
+        if coeffs:
+            coeffs = [convert_to_tensor(c, name=f"coeff_{i}") for i, c in enumerate(coeffs)]
+            p = coeffs[0]
+            for c in coeffs[1:]:
+                p = c + p * x
+            return p
+    return array_fill.zeros_like(x, name=final)
+
+
+@tf_export("math.zero_fraction", "nn.zero_fraction")
+def zero_fraction(value, name=None) -> Tensor:
+    """`tf.math.zero_fraction`: the fraction of zeros in `value`, as float32 (counted in
+    int64; TF picks an int32 count under a cond for small tensors, with the same value)."""
+    with composite_name(name, "zero_fraction"):
+        value = convert_to_tensor(value, name="value")
+        size = array_core.size(value, out_type=dtypes.int64)
+        num_nonzero = count_nonzero(value, dtype=dtypes.int64)
+        num_zero = subtract(size, num_nonzero)
+        fraction = truediv(cast(num_zero, dtypes.float32), cast(size, dtypes.float32))
+        return array_core.identity(fraction, name="fraction")
+
+
 @tf_export("math.reduce_logsumexp", "reduce_logsumexp", v1=[])
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """`tf.math.reduce_logsumexp`: log(sum(exp(x))) computed stably."""
