@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 
 from ndflow.core.api_export import tf_export
@@ -20,6 +21,11 @@ class TensorShape:
             self._dims = dims._dims
         elif isinstance(dims, int):
             self._dims = (dims,)
+        elif isinstance(dims, (str, bytes)):
+            raise TypeError(f"Failed to convert '{dims!r}' to a shape: '{dims!r}'could not be "
+                            "converted to a dimension. A shape should either be single "
+                            "dimension (e.g. 10), or an iterable of dimensions (e.g. [1, 10, "
+                            "None]).")
         else:
             self._dims = tuple(_as_dim(d) for d in dims)
 
@@ -142,9 +148,10 @@ def _as_dim(d):
         if d is None:
             return None
     try:
-        v = int(d)
-    except (TypeError, ValueError):
-        raise TypeError(f"Dimension value must be integer or None, got {d!r}") from None
+        v = operator.index(d)  # TF: an int or anything with __index__, never a float or str
+    except TypeError:
+        raise TypeError(f"Dimension value must be integer or None or have an __index__ method, "
+                        f"got value '{d!r}' with type '{type(d)}'") from None
     if v < 0:
         if v == -1:
             return None

@@ -8,6 +8,8 @@ concatenation, fill/pad and gather kernels live in `array_slicing.py` / `array_f
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from ndflow.core import dtypes
@@ -139,8 +141,23 @@ def _reshape(node):
         try:
             return x.reshape(dims)
         except RuntimeError:
-            raise reshape_error(x, shape.tolist()) from None
+            zero_size = _zero_size_dims(x, shape.tolist())
+            if zero_size is None:
+                raise reshape_error(x, shape.tolist()) from None
+            return x.reshape(zero_size)
     return reshape
+
+
+def _zero_size_dims(x, dims: list) -> list | None:
+    """TF's rule for -1 when the requested shape has a 0: zero sizes are left out of both
+    element counts, so reshape([0, 3], [0, -1]) is [0, 3]; None when it does not apply."""
+    if dims.count(-1) != 1 or 0 not in dims or any(d < -1 for d in dims):
+        return None
+    known = math.prod(d for d in dims if d > 0)
+    present = math.prod(d for d in x.shape if d > 0)
+    out = list(dims)
+    out[dims.index(-1)] = present // known
+    return out
 
 
 @kernel(array_core.ExpandDims)

@@ -44,6 +44,9 @@ def _fused_batch_norm(node):
         y, save_mean, save_invstd = aten.native_batch_norm(xv, scale, offset, run_mean,
                                                            run_var, True, momentum, eps)
         n = xv.numel() // c
+        if n == 1:  # TF: the variance of one value is 0 (ATen's unbiased estimate is NaN)
+            run_var = torch.nan_to_num(run_var, nan=0.0) if momentum == 1.0 else \
+                torch.where(torch.isnan(run_var), var * (1 - momentum), run_var)
         biased = save_invstd.pow(-2).sub_(eps) if momentum != 1.0 else \
             run_var * ((n - 1) / n if n > 1 else 1.0)
         empty = torch.empty(0, dtype=scale.dtype, device=x.device)

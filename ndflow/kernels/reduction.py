@@ -11,14 +11,27 @@ import math
 
 import torch
 
+from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels.registry import kernel
 from ndflow.ops import reduction
 
 
 def _axes(axes, rank: int) -> list:
+    """The reduction axes, sorted and non-negative; TF's errors for an axis out of range or
+    given twice (a tensor axis reaches the kernel unchecked by shape inference)."""
     a = axes.tolist()
     a = [a] if isinstance(a, int) else a
-    return sorted({d % rank for d in a}) if rank else a
+    seen = set()
+    for d in a:
+        if not -max(rank, 1) <= d < max(rank, 1):
+            raise InvalidArgumentError(None, None, f"Invalid reduction dimension ({d} for input "
+                                       f"with {rank} dimension(s)")
+        d %= max(rank, 1)
+        if d in seen:
+            raise InvalidArgumentError(None, None, "Invalid reduction arguments: Axes contains "
+                                       f"duplicate dimension: {d}")
+        seen.add(d)
+    return sorted(seen) if rank else []
 
 
 def _empty_reduction(x, axes, keep, fill):
@@ -48,8 +61,8 @@ def _mean(node):
             if not dims:
                 return x
             count = math.prod(x.shape[d] for d in dims)
-            s = torch.sum(x, dim=dims, keepdim=keep, dtype=x.dtype)
-            return torch.div(s, max(count, 1), rounding_mode="trunc")
+            s = torch.sum(x, dim=dims, keepdim=keep, dtype=torch.int64)  # no overflow, as TF
+            return torch.div(s, max(count, 1), rounding_mode="trunc").to(x.dtype)
         return reduce_mean
 
     def reduce_mean_float(x, axes):
@@ -109,7 +122,7 @@ kernel(reduction.All)(_logical(torch.all))
 kernel(reduction.Any)(_logical(torch.any))
 
 
-def _arg(fn):
+def _arg(fn, nan_loses: float):
     def factory(node):
         out = node.output_dtypes[0].torch_dtype
         as_uint8 = node.input_dtypes[0].is_bool
@@ -117,11 +130,13 @@ def _arg(fn):
         def arg_extremum(x, dim):
             if as_uint8:
                 x = x.to(torch.uint8)
+            elif x.is_floating_point() and bool(torch.isnan(x).any()):
+                x = torch.nan_to_num(x, nan=nan_loses)  # TF compares with '>': NaN never wins
             r = fn(x, int(dim))
             return r if r.dtype == out else r.to(out)
         return arg_extremum
     return factory
 
 
-kernel(reduction.ArgMax)(_arg(torch.argmax))
-kernel(reduction.ArgMin)(_arg(torch.argmin))
+kernel(reduction.ArgMax)(_arg(torch.argmax, -math.inf))
+kernel(reduction.ArgMin)(_arg(torch.argmin, math.inf))

@@ -66,6 +66,8 @@ def infer_numpy(value, dtype):
         arr = np.asarray(value)
         if arr.dtype.kind == "O" and dtype is not dtypes.string:
             raise _unsupported(value)  # np would turn None into NaN
+        if arr.dtype.kind in "US" and dtype is not dtypes.string:  # NumPy would parse "3"
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
         # TF: Python floats never become integers, nor numbers booleans; NumPy values cast.
         if arr.size and not isinstance(value, (np.ndarray, np.generic)) and (
                 (dtype.is_integer and arr.dtype.kind == "f")
@@ -106,10 +108,10 @@ def _eager_device() -> torch.device:
 
 def numpy_to_torch(arr: np.ndarray, dtype, device=None) -> torch.Tensor:
     # (np.ascontiguousarray would turn a 0-d array into shape [1])
-    t = torch.from_numpy(np.ascontiguousarray(arr).reshape(arr.shape)) \
-        if arr.dtype != object else None
-    if t is None:
-        raise TypeError(f"Cannot convert object array to {dtype.name}")
+    if arr.dtype.kind in "USO":  # strings live only in graphs (Const attrs) so far
+        raise TypeError(f"Cannot convert {arr.tolist()!r} to an eager tensor of dtype "
+                        f"{dtype.name}: ndflow has no eager string tensors yet")
+    t = torch.from_numpy(np.ascontiguousarray(arr).reshape(arr.shape))
     if dtype.torch_dtype is not None and t.dtype != dtype.torch_dtype:
         t = t.to(dtype.torch_dtype)
     if device is not None and device.type != "cpu":
@@ -281,7 +283,14 @@ def _convert_inputs(op_def: OpDef, inputs, attrs: dict) -> list:
     return flat
 
 
+_MAX_OUTPUTS = 2**31 - 1  # TF refuses more outputs before building anything
+
+
 def _check_attrs(op_def: OpDef, attrs: dict) -> None:
+    for arg in op_def.outputs:
+        if arg.number_attr and isinstance(attrs.get(arg.number_attr), int) and \
+                attrs[arg.number_attr] > _MAX_OUTPUTS:
+            raise ValueError(f"Number of outputs is too big: {attrs[arg.number_attr]}")
     for name, ad in op_def.attrs.items():
         if name not in attrs:
             if not ad.has_default:

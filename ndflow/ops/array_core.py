@@ -14,6 +14,7 @@ TF's MakeShapeFromShapeTensor: the possibly partial shape a 1-D int tensor descr
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 import torch
@@ -584,6 +585,7 @@ Unpack = op_def("Unpack", inputs=["value: T"], outputs=["output: num * T"],
 def unstack(value, num: int | None = None, axis: int = 0, name: str = "unstack") -> list:
     """`tf.unstack`: splits `value` along `axis` into `num` tensors."""
     value = convert_to_tensor(value)
+    axis = operator.index(axis)  # TF's int attr: True is 1, a float is a TypeError
     if num is None:
         s = value.shape
         if s.rank is not None:

@@ -25,6 +25,9 @@ def _scalar_check(s: TensorShape):
         raise ValueError(f"Shape must be rank 0 but is rank {s.rank}")
 
 
+_INT64_MAX = 2**63 - 1
+
+
 def range_size(start, limit, delta, integer: bool) -> int:
     """TF's Range size rule, with its error messages."""
     if delta == 0:
@@ -34,8 +37,12 @@ def range_size(start, limit, delta, integer: bool) -> int:
     if delta < 0 and start < limit:
         raise ValueError(f"Requires start >= limit when delta < 0: {start:g}/{limit:g}")
     if integer:
-        return (abs(int(limit) - int(start)) + abs(int(delta)) - 1) // abs(int(delta))
-    return int(np.ceil(abs((limit - start) / delta)))
+        size = (abs(int(limit) - int(start)) + abs(int(delta)) - 1) // abs(int(delta))
+    else:
+        size = np.ceil(abs((limit - start) / delta))
+    if size > _INT64_MAX:
+        raise ValueError(f"Requires ((limit - start) / delta) <= {_INT64_MAX}")
+    return int(size)
 
 
 def _range_shape(ctx):

@@ -39,6 +39,8 @@ def windowed_output_size(size: int | None, k: int, stride: int, dilation: int, p
     Unknown `size` gives (None, None, None). Raises ValueError (TF's shape-fn wording) when
     the window does not fit.
     """
+    if stride <= 0:  # TF checks it first, whatever else is known
+        raise ValueError(f"Stride must be > 0, but got {stride}")
     if size is None or k is None:
         return None, None, None
     eff = (k - 1) * dilation + 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
+from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.shapes import TensorShape, broadcast_shapes
 from ndflow.core.tensor import Tensor
 from ndflow.ops import (
@@ -92,6 +93,9 @@ def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1,
         raise NotImplementedError("softmax_cross_entropy_with_logits needs a known rank")
     if rank == 0:
         raise ValueError(f"Logits cannot be scalars - received shape {logits.shape}.")
+    if not -rank <= axis < rank:
+        raise InvalidArgumentError(None, None, f"`axis` = {axis} is out of range [{-rank}, "
+                                   f"{rank}) for logits of shape {logits.shape}")
     if axis % rank != rank - 1:
         perm = list(range(rank))
         perm[axis % rank], perm[-1] = perm[-1], perm[axis % rank]

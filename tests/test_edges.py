@@ -1,0 +1,83 @@
+"""TensorFlow's behaviour at the edges, each case checked against TF 2.21: typed errors before
+anything is allocated instead of leaked Python/torch exceptions or hangs, and TF's values
+where ATen's differ (NaN rules, zero-size reshapes, integer overflow, one-element batches)."""
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+from ndflow.core.errors import InvalidArgumentError
+
+v1 = tf.compat.v1
+X4 = np.zeros([1, 4, 4, 1], np.float32)
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: tf.nn.max_pool2d(X4, 2, 0, "VALID"), "Stride must be > 0, but got 0"),
+    (lambda: tf.nn.avg_pool2d(X4, 2, 0, "SAME"), "Stride must be > 0, but got 0"),
+    (lambda: tf.nn.conv2d(X4, np.zeros([2, 2, 1, 1], np.float32), 0, "VALID"),
+     "Stride must be > 0, but got 0"),
+    (lambda: tf.range(1, 1e30, 2), r"Requires \(\(limit - start\) / delta\) <= "
+                                   "9223372036854775807"),
+    (lambda: tf.reduce_sum(tf.ones([2, 3]), [0, -2]),
+     "Invalid reduction arguments: Axes contains duplicate dimension: 0"),
+    (lambda: tf.reduce_max(tf.ones([2, 3]), [1, -1]),
+     "Invalid reduction arguments: Axes contains duplicate dimension: 1"),
+    (lambda: tf.nn.softmax_cross_entropy_with_logits(tf.ones([2, 3]), tf.ones([2, 3]), axis=5),
+     "out of range"),
+])
+def test_bad_arguments_are_invalid_argument_errors_eagerly(call, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        call()
+
+
+def test_graph_mode_reports_them_at_build_time():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"Stride must be > 0, but got 0 for "
+                                             r"'\{\{node MaxPool2d\}\} = MaxPool"):
+            tf.nn.max_pool2d(tf.zeros([1, 4, 4, 1]), 2, 0, "VALID")
+        with pytest.raises(ValueError, match="Requires .* <= 9223372036854775807 for "):
+            tf.range(1, 1e30, 2)
+
+
+def test_a_reduction_axis_given_as_a_tensor_is_checked_when_the_graph_runs():
+    @tf.function
+    def f(x, axis):
+        return tf.reduce_sum(x, axis)
+
+    with pytest.raises(InvalidArgumentError,
+                       match=r"Invalid reduction dimension \(5 for input with 2 dimension\(s\)"):
+        f(tf.ones([2, 3]), tf.constant(5))
+    assert f(tf.ones([2, 3]), tf.constant(-1)).numpy().tolist() == [3.0, 3.0]
+
+
+def test_too_many_outputs_are_refused_before_building_them():
+    with pytest.raises(ValueError, match="Number of outputs is too big: 2147483648"):
+        tf.split(tf.zeros([4]), 2**31)
+
+
+def test_strings_and_fractions_are_not_numbers():
+    with pytest.raises(TypeError, match="Cannot convert '0'"):
+        tf.reduce_sum(tf.ones([2, 3]), "0")
+    with pytest.raises(TypeError, match="Cannot convert '3' to EagerTensor of dtype int32"):
+        tf.constant("3", tf.int32)
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError):
+            tf.zeros("3")
+        with pytest.raises(TypeError, match="Dimension value must be integer or None"):
+            tf.TensorShape([1.5])
+
+
+def test_values_where_tensorflow_differs_from_aten():
+    nan = np.nan
+    # TF's comparisons never pick a NaN in argmax/argmin.
+    assert int(tf.argmax([1.0, nan, 3.0])) == 2 and int(tf.argmin([1.0, nan, 0.0])) == 2
+    # Integer means do not overflow.
+    assert int(tf.reduce_mean(tf.constant([2**30] * 3, tf.int32))) == 2**30
+    # A zero-size reshape with -1 infers the dimension from the non-zero sizes.
+    assert tf.reshape(tf.zeros([0, 3]), [0, -1]).shape.as_list() == [0, 3]
+    # The batch variance of one value per channel is 0, not NaN.
+    _, _, variance = v1.nn.fused_batch_norm(tf.ones([1, 1, 1, 2]), tf.ones([2]), tf.zeros([2]))
+    assert variance.numpy().tolist() == [0.0, 0.0]
+    # A bool axis is an int (True is 1), as TF's int attrs take it.
+    assert len(tf.unstack(tf.zeros([2, 3]), axis=True)) == 3
