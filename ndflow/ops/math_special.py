@@ -11,7 +11,9 @@ kernels/math_special.py.
 
 from __future__ import annotations
 
+from ndflow.core import context
 from ndflow.core.api_export import tf_export
+from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import FLOAT, multiply, negative, subtract
@@ -47,6 +49,42 @@ Polygamma = _binary("Polygamma", "a", "x", _F32_64)
 Zeta = _binary("Zeta", "x", "q", _F32_64)
 Igamma, Igammac = _binary("Igamma", "a", "x"), _binary("Igammac", "a", "x")
 IgammaGradA = _binary("IgammaGradA", "a", "x", _F32_64, gradient_undefined=True)
+
+
+def betainc_mismatch(shapes) -> str | None:
+    """The Betainc kernel's complaint about its operands' shapes (a scalar goes with any)."""
+    named = dict(zip("abx", shapes))
+    for p, q in (("a", "b"), ("a", "x"), ("b", "x")):
+        sp_, sq = named[p], named[q]
+        if sp_.rank and sq.rank and sp_.is_fully_defined() and sq.is_fully_defined() \
+                and sp_ != sq:
+            return f"Shapes of {p} and {q} are inconsistent: {fmt(sp_)} vs. {fmt(sq)}"
+    return None
+
+
+def _betainc_shape(ctx):
+    """TF's rule: a scalar operand goes with any shape; the others must be the same shape."""
+    if context.executing_eagerly():
+        message = betainc_mismatch(ctx.shapes)
+        if message:
+            raise ValueError(message)
+    out = TensorShape(None)
+    for shape in ctx.shapes:
+        if shape.rank == 0:
+            continue
+        if out.rank is not None and shape.rank is not None and out.rank != shape.rank:
+            raise ValueError(f"Shapes must be equal rank, but are {out.rank} and {shape.rank}")
+        try:
+            out = out.merge_with(shape)
+        except ValueError:
+            raise ValueError(f"Shapes {fmt(out)} and {fmt(shape)} are incompatible") from None
+    if out.rank is None and all(shape.rank == 0 for shape in ctx.shapes):
+        out = TensorShape([])
+    return [out]
+
+
+Betainc = op_def("Betainc", inputs=["a: T", "b: T", "x: T"], outputs=["z: T"],
+                 attrs=[_F32_64], shape=_betainc_shape)
 BesselI0, BesselI1 = _unary("BesselI0"), _unary("BesselI1")
 BesselI0e, BesselI1e = _unary("BesselI0e"), _unary("BesselI1e")
 NextAfter = op_def("NextAfter", inputs=["x1: T", "x2: T"], outputs=["output: T"],
@@ -94,6 +132,13 @@ def igammac(a, x, name=None) -> Tensor:
 def igamma_grad_a(a, x, name=None) -> Tensor:
     """`tf.raw_ops.IgammaGradA`: d igamma(a, x) / da."""
     return _run(IgammaGradA, a, x, name=name)
+
+
+@tf_export("math.betainc", v1=["math.betainc", "betainc"])
+def betainc(a, b, x, name=None) -> Tensor:
+    """`tf.math.betainc`: the regularized incomplete beta function I_x(a, b). A scalar
+    operand goes with tensors of any shape; tensor operands must have the same shape."""
+    return _run(Betainc, a, b, x, name=name)
 
 
 @tf_export("math.erfc", v1=["math.erfc", "erfc"])

@@ -144,3 +144,18 @@ def _bessel_i1e_grad(op, grad):
 def _next_after_grad(op, grad):
     x1, x2 = op.inputs
     return list(reduce_gradient_args(x1, x2, grad, array_fill.zeros_like(grad)))
+
+
+@sp.Betainc.def_grad
+def _betainc_grad(op, grad):
+    a, b, x = op.inputs
+    log_beta = ar.subtract(ar.add(sp.lgamma(a), sp.lgamma(b)), sp.lgamma(ar.add(a, b)))
+    # xlog1py/xlogy: the derivative tends to 0 in a tail when a or b is 1.
+    partial_x = math.exp(ar.subtract(ar.add(sp.xlog1py(ar.subtract(b, _const(1, b)),
+                                                       ar.negative(x)),
+                                            sp.xlogy(ar.subtract(a, _const(1, a)), x)),
+                                     log_beta))
+    # No gradient in a and b (TF's). The partial, shaped like the output, is summed back to
+    # x's shape (TF sums against a's shape, which misses a scalar a with a tensor b).
+    return [None, None,
+            reduce_gradient_args(op.outputs[0], x, None, ar.multiply(partial_x, grad))[1]]

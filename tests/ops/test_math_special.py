@@ -7,8 +7,10 @@ import math
 
 import mpmath
 import numpy as np
+import pytest
 
 import ndflow as tf
+from ndflow.core.errors import InvalidArgumentError
 from ndflow.ops import math_special
 from tests.ops.harness import OpCase
 
@@ -83,6 +85,20 @@ CASES = [
             np.array([0.3, 1.0, 3.0, 4.0, 2.0, 0.5, 0.7, 9.0, 0.1, 900.0, 80.0, 30.0])],
            _mp(lambda a, x: mpmath.diff(lambda t: _p(t, x), a)), rtol=1e-7, atol=1e-12,
            **_F32_64, **_EDGE),
+    OpCase("betainc", tf.math.betainc, [_u(0.5, 5, 3, 4), _u(0.5, 5, 3, 4), _u(0.05, 0.95, 3, 4)],
+           _mp(lambda a, b, x: mpmath.betainc(a, b, 0, x, regularized=True)), grad=(2,),
+           rtol=1e-10, atol=1e-12, **_F32_64),
+    OpCase("betainc_scalar_operands", tf.math.betainc,
+           [np.array(2.0), _u(0.5, 5, 2, 3), np.array(0.4)],
+           _mp(lambda a, b, x: mpmath.betainc(a, b, 0, x, regularized=True)), grad=(2,),
+           rtol=1e-10, atol=1e-12, **_F32_64),
+    OpCase("betainc_edges_and_large_orders", tf.math.betainc,  # values: TensorFlow 2.21's
+           [np.array([0.0, -1.0, 1.0, 1.0, 2.0, 2.0, 0.5, 2.0, 1e-3, 500.0, 3.0, 5000.0]),
+            np.array([1.0, 1.0, 0.0, 1.0, 3.0, 3.0, 0.5, 3.0, 2.0, 600.0, 3.0, 4000.0]),
+            np.array([0.5, 0.5, 0.5, 1.5, 0.0, 1.0, 0.3, _NAN, 0.5, 0.45, 0.5, 0.555])],
+           _const([_NAN, _NAN, _NAN, _NAN, 0.0, 1.0, 0.36901011956554536, _NAN,
+                   0.9998067465369476, 0.38169373366484005, 0.5, 0.45745798151908595]),
+           rtol=1e-10, **_F32_64, **_EDGE),
     OpCase("erfc", tf.math.erfc, [_u(-3, 3, 3, 4)], _erfc),
     OpCase("erfc_tail", tf.math.erfc, [np.array([4.0, 6.0, 9.0, 20.0])], _erfc,
            dtypes=(tf.float64,), rtol=1e-13, atol=0.0, low_precision=False),
@@ -178,3 +194,18 @@ def test_wrappers_build_tensorflows_op_names():
         "erfcinv/mul/x", "erfcinv/mul", "erfcinv/ndtri/Ndtri", "erfcinv/Neg", "erfcinv/mul_1/y",
         "erfcinv/mul_1", "lbeta/Lgamma", "lbeta/Sum/reduction_indices", "lbeta/Sum",
         "lbeta/Sum_1/reduction_indices", "lbeta/Sum_1", "lbeta/Lgamma_1", "lbeta/sub"]
+
+
+def test_betainc_shapes_are_tensorflows():
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.compat.v1.placeholder(tf.float32, [3])
+        assert tf.math.betainc(1.0, a, a).shape.as_list() == [3]
+        with pytest.raises(ValueError, match="Shapes must be equal rank, but are 1 and 2"):
+            tf.math.betainc(a, a, tf.compat.v1.placeholder(tf.float32, [2, 3]))
+    with pytest.raises(InvalidArgumentError,
+                       match=r"Shapes of a and b are inconsistent: \[2\] vs. \[3\]"):
+        tf.math.betainc(tf.constant([1.0, 2.0]), tf.constant([1.0, 2.0, 3.0]), 0.5)
+    with pytest.raises(InvalidArgumentError,
+                       match=r"Shapes of b and x are inconsistent: \[2\] vs. \[1,2\]"):
+        tf.math.betainc(1.0, tf.constant([1.0, 2.0]), tf.constant([[0.5, 0.2]]))
