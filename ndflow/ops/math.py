@@ -35,6 +35,7 @@ from ndflow.ops.arithmetic import (
     subtract,
     truediv,
 )
+from ndflow.ops.array_slicing import strided_slice
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import (
     Equal,
@@ -46,6 +47,8 @@ from ndflow.ops.comparison import (
     LogicalOr,
     NotEqual,
     composite_name,
+    greater,
+    greater_equal,
     is_finite,
     logical_not,
     logical_xor,
@@ -54,7 +57,7 @@ from ndflow.ops.comparison import (
 )
 from ndflow.ops.linalg import matmul
 from ndflow.ops.op_def import op_def
-from ndflow.ops.reduction import reduce_max, reduce_sum
+from ndflow.ops.reduction import reduce_all, reduce_max, reduce_sum
 
 _SIGNED = "T: {half, bfloat16, float, double, int8, int16, int32, int64}"
 
@@ -287,6 +290,32 @@ def zero_fraction(value, name=None) -> Tensor:
         num_zero = subtract(size, num_nonzero)
         fraction = truediv(cast(num_zero, dtypes.float32), cast(size, dtypes.float32))
         return array_core.identity(fraction, name="fraction")
+
+
+def _monotonic(x, compare, default, name) -> Tensor:
+    """All of compare(x[i+1], x[i]) over the flattened x (True for fewer than 2 entries)."""
+    with composite_name(name, default):
+        x = convert_to_tensor(x, name="x")
+        if not (x.dtype.is_floating or x.dtype.is_integer):
+            raise TypeError(f"Expected x to be numeric, instead found: {x}")
+        flat = array_core.reshape(x, [-1])
+        later = strided_slice(flat, [1], [0], end_mask=1)
+        earlier = strided_slice(flat, [0], [-1])
+        return reduce_all(compare(later, earlier))
+
+
+@tf_export("math.is_non_decreasing",
+           v1=["math.is_non_decreasing", "debugging.is_non_decreasing", "is_non_decreasing"])
+def is_non_decreasing(x, name=None) -> Tensor:
+    """`tf.math.is_non_decreasing`: x[i] <= x[i+1] throughout the flattened x."""
+    return _monotonic(x, greater_equal, "is_non_decreasing", name)
+
+
+@tf_export("math.is_strictly_increasing", v1=[
+    "math.is_strictly_increasing", "debugging.is_strictly_increasing", "is_strictly_increasing"])
+def is_strictly_increasing(x, name=None) -> Tensor:
+    """`tf.math.is_strictly_increasing`: x[i] < x[i+1] throughout the flattened x."""
+    return _monotonic(x, greater, "is_strictly_increasing", name)
 
 
 @tf_export("math.reduce_logsumexp", "reduce_logsumexp", v1=[])

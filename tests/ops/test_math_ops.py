@@ -98,6 +98,18 @@ CASES = [
            grad=False),
     OpCase("zero_fraction_int", tf.nn.zero_fraction, [_ints_a], lambda x: np.float64(1 / 8),
            **_EXACT),
+    OpCase("is_non_decreasing", lambda x: [tf.math.is_non_decreasing(x),
+                                           tf.math.is_strictly_increasing(x)],
+           [np.array([[-1.0, 0.5], [0.5, 2.0]])], lambda x: [np.bool_(True), np.bool_(False)],
+           grad=False),
+    OpCase("is_strictly_increasing", lambda x: [tf.math.is_non_decreasing(x),
+                                                tf.math.is_strictly_increasing(x)],
+           [np.array([-1.0, 0.5, 0.75, 2.0])], lambda x: [np.bool_(True), np.bool_(True)],
+           grad=False),
+    OpCase("is_non_decreasing_no", lambda x: tf.math.is_non_decreasing(x),
+           [np.array([3, 1, 2], _I32)], lambda x: np.bool_(False), **_EXACT),
+    OpCase("is_non_decreasing_single_entry", lambda x: tf.math.is_strictly_increasing(x),
+           [np.array([[4.0]])], lambda x: np.bool_(True), grad=False),
     # -- integer arithmetic: TF's floor semantics -------------------------------------------
     OpCase("floordiv_int", lambda x, y: x // y, [_ints_a, _ints_b], np.floor_divide, **_EXACT),
     OpCase("floormod_int", lambda x, y: x % y, [_ints_a, _ints_b], np.mod, **_EXACT),
@@ -426,3 +438,8 @@ def test_python_constants_are_named_after_their_argument_as_in_tf():
     # TensorFlow 2.21 builds exactly these names for the same program.
     assert [op.name for op in g.get_operations()] == [
         "Placeholder", "add/y", "add", "Mul/y", "Mul", "Relu", "mul_1/y", "mul_1"]
+
+
+def test_monotonic_checks_refuse_non_numeric_input():
+    with pytest.raises(TypeError, match="Expected x to be numeric, instead found"):
+        tf.math.is_non_decreasing(tf.constant([True, False]))
