@@ -8,6 +8,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     array_search,
     array_slicing,
     array_split,
+    candidate_sampling,
     data_flow,
     einsum,
     linalg,

@@ -19,6 +19,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     array_slicing,
     array_split,
     array_transpose,
+    candidate_sampling,
     cast,
     comparison,
     constant_op,
@@ -57,6 +58,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     init_ops,
     losses_impl,
     module,
+    nn_sampled_loss,
     variable_scope,
     variables,
 )
