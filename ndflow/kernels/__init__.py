@@ -12,6 +12,8 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     data_flow,
     einsum,
     linalg,
+    linalg_decomp,
+    linalg_diag,
     logging_ops,
     math,
     math_cumulative,

@@ -27,6 +27,8 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     data_flow,
     einsum,
     linalg,
+    linalg_decomp,
+    linalg_diag,
     linalg_extra,
     logging_ops,
     math,

@@ -9,10 +9,16 @@ from __future__ import annotations
 
 from ndflow.core.shapes import TensorShape
 from ndflow.ops import einsum, linalg
-from ndflow.ops.arithmetic import add
+from ndflow.ops import linalg_decomp as ld
+from ndflow.ops import linalg_diag as ldiag
+from ndflow.ops.arithmetic import add, multiply, negative, reciprocal, subtract
+from ndflow.ops.array_builders import eye
 from ndflow.ops.array_core import expand_dims, reshape, shape, stack
-from ndflow.ops.array_fill import broadcast_gradient_args, broadcast_to, ones
+from ndflow.ops.array_fill import broadcast_gradient_args, broadcast_to, ones, zeros_like
 from ndflow.ops.array_slicing import concat
+from ndflow.ops.cast import cast
+from ndflow.ops.linalg_extra import matrix_transpose
+from ndflow.ops.math import square
 from ndflow.ops.op_def import input_needed
 from ndflow.ops.reduction import reduce_sum
 
@@ -160,3 +166,237 @@ def _einsum_grad(op, grad):
     if gy is not None:
         gy = reshape(reduce_sum(gy, add(ry, by0)), y_shape)
     return [gx, gy]
+
+
+# -- Solvers and decompositions (TF's linalg_grad.py) --------------------------------------------
+
+_matmul = linalg.matmul
+
+
+def _adjoint(x):
+    return matrix_transpose(x, conjugate=True)
+
+
+def _unbroadcast(ga, gb, a, b):
+    """Sums the gradients of a batch-broadcasting op back to its operands' shapes."""
+    if (a.shape.is_fully_defined() and b.shape.is_fully_defined()
+            and a.shape[:-2] == b.shape[:-2]):
+        return ga, gb
+    sa, sb = shape(a), shape(b)
+    ra, rb = broadcast_gradient_args(sa[:-2], sb[:-2])
+    return reshape(reduce_sum(ga, ra), sa), reshape(reduce_sum(gb, rb), sb)
+
+
+@ld.MatrixInverse.def_grad
+def _matrix_inverse_grad(op, grad):
+    ainv = op.outputs[0]
+    adj = op.get_attr("adjoint")
+    inner = _matmul(grad, ainv, adjoint_a=adj, adjoint_b=not adj)
+    return [negative(_matmul(ainv, inner, adjoint_a=not adj))]
+
+
+@ld.MatrixSolve.def_grad
+def _matrix_solve_grad(op, grad):
+    a, c = op.inputs[0], op.outputs[0]
+    adj = op.get_attr("adjoint")
+    grad_b = ld.matrix_solve(a, grad, adjoint=not adj)
+    grad_a = (negative(_matmul(c, grad_b, adjoint_b=True)) if adj else
+              negative(_matmul(grad_b, c, adjoint_b=True)))
+    return [grad_a, grad_b]
+
+
+def _det_scale(g, a):
+    """g [...] times inverse(a)^H [..., N, N]."""
+    g = reshape(g, concat([shape(g), [1, 1]], 0))
+    return multiply(g, ld.matrix_inverse(a, adjoint=True))
+
+
+@ld.MatrixDeterminant.def_grad
+def _matrix_determinant_grad(op, grad):
+    return [_det_scale(multiply(grad, op.outputs[0]), op.inputs[0])]
+
+
+@ld.LogMatrixDeterminant.def_grad
+def _log_matrix_determinant_grad(op, _, grad_b):
+    return [_det_scale(grad_b, op.inputs[0])]
+
+
+@ld.Cholesky.def_grad
+def _cholesky_grad(op, grad):
+    chol = op.outputs[0]
+    s = shape(chol)
+    l_inv = ld.matrix_triangular_solve(
+        chol, eye(s[-1], batch_shape=s[:-2], dtype=chol.dtype))
+    middle = _matmul(chol, grad, adjoint_a=True)
+    middle = ldiag.matrix_set_diag(middle, multiply(0.5, ldiag.matrix_diag_part(middle)))
+    middle = ldiag.band_part(middle, -1, 0)
+    grad_a = _matmul(_matmul(l_inv, middle, adjoint_a=True), l_inv)
+    return [multiply(add(grad_a, _adjoint(grad_a)), 0.5)]
+
+
+@ld.MatrixTriangularSolve.def_grad
+def _matrix_triangular_solve_grad(op, grad):
+    a, b = op.inputs
+    adj, lower = op.get_attr("adjoint"), op.get_attr("lower")
+    c = op.outputs[0]
+    grad_b = ld.matrix_triangular_solve(a, grad, lower=lower, adjoint=not adj)
+    grad_a = (negative(_matmul(c, grad_b, adjoint_b=True)) if adj else
+              negative(_matmul(grad_b, c, adjoint_b=True)))
+    grad_a = ldiag.band_part(grad_a, -1, 0) if lower else ldiag.band_part(grad_a, 0, -1)
+    return list(_unbroadcast(grad_a, grad_b, a, b))
+
+
+def _r_inv_t(x, r):
+    """x @ inverse(r)^H for upper-triangular r."""
+    return _adjoint(ld.matrix_triangular_solve(r, _adjoint(x), lower=False))
+
+
+def _qr_grad_deep(q, r, dq, dr):
+    qdq = _matmul(q, dq, adjoint_a=True)
+    rdr = _matmul(r, dr, adjoint_b=True)
+    tril = ldiag.band_part(add(subtract(qdq, _adjoint(qdq)), subtract(rdr, _adjoint(rdr))),
+                           -1, 0)
+    grad_a = _matmul(q, add(dr, _r_inv_t(tril, r)))
+    return add(grad_a, _r_inv_t(subtract(dq, _matmul(q, qdq)), r))
+
+
+@ld.Qr.def_grad
+def _qr_grad(op, dq, dr):
+    q, r = op.outputs
+    if r.shape.rank is None or r.shape[-2] is None or r.shape[-1] is None:
+        raise NotImplementedError(f"QrGrad not implemented with dynamic shapes. Received "
+                                  f"r.shape: {r.shape}")
+    rows, cols = q.shape[-2], r.shape[-1]
+    if r.shape[-2] > r.shape[-1] and q.shape[-2] == q.shape[-1]:
+        raise NotImplementedError(
+            f"QrGrad not implemented when nrows > ncols and full_matrices is true. Received "
+            f"r.shape={r.shape} with nrows={r.shape[-2]}and ncols={r.shape[-1]}.")
+    if rows >= cols:
+        return [_qr_grad_deep(q, r, dq, dr)]
+    a = op.inputs[0]
+    y, u = a[..., :, rows:], r[..., :, :rows]
+    dv, du = dr[..., :, rows:], dr[..., :, :rows]
+    dx = _qr_grad_deep(q, u, add(dq, _matmul(y, dv, adjoint_b=True)), du)
+    return [concat([dx, _matmul(q, dv)], -1)]
+
+
+def _safe_reciprocal(x, eps=1e-20):
+    return multiply(x, reciprocal(add(multiply(x, x), eps)))
+
+
+def _pair_reciprocals(e):
+    """1 / (e_j - e_i) off the diagonal, 0 on it."""
+    diff = subtract(expand_dims(e, -2), expand_dims(e, -1))
+    return ldiag.matrix_set_diag(_safe_reciprocal(diff), zeros_like(e))
+
+
+@ld.SelfAdjointEigV2.def_grad
+def _self_adjoint_eig_grad(op, grad_e, grad_v):
+    e = op.outputs[0]
+    if op.get_attr("compute_v"):
+        v = op.outputs[1]
+        f = _pair_reciprocals(e)
+        inner = add(ldiag.matrix_diag(grad_e),
+                    multiply(f, _matmul(v, grad_v, adjoint_a=True)))
+    else:
+        _, v = ld.self_adjoint_eig(op.inputs[0])
+        inner = ldiag.matrix_diag(grad_e)
+    grad_a = _matmul(v, _matmul(inner, v, adjoint_b=True))
+    grad_a = ldiag.band_part(add(grad_a, _adjoint(grad_a)), -1, 0)
+    return [ldiag.matrix_set_diag(grad_a, multiply(0.5, ldiag.matrix_diag_part(grad_a)))]
+
+
+@ld.Svd.def_grad
+def _svd_grad(op, grad_s, grad_u, grad_v):
+    a = op.inputs[0]
+    grad_s_mat = ldiag.matrix_diag(cast(grad_s, a.dtype))
+    if not op.get_attr("compute_uv"):
+        _, u, v = ld.svd(a, compute_uv=True)
+        return [_matmul(u, _matmul(grad_s_mat, v, adjoint_b=True))]
+    m, n = a.shape[-2] if a.shape.rank else None, a.shape[-1] if a.shape.rank else None
+    if m is None or n is None:
+        raise NotImplementedError("SVD gradient has not been implemented for input with "
+                                  "unknown inner matrix shape.")
+    full = op.get_attr("full_matrices")
+    s, u, v = op.outputs
+    transposed = m > n
+    if transposed:
+        m, n, u, v, grad_u, grad_v = n, m, v, u, grad_v, grad_u
+    if full and abs(m - n) > 1:
+        raise NotImplementedError(
+            f"svd gradient is not implemented for abs(m - n) > 1 when full_matrices is True. "
+            f"Received: m={m} and n={n} from op input={a} with shape={a.shape}.")
+    s_mat = ldiag.matrix_diag(s)
+    f = _pair_reciprocals(square(s))
+    s_inv_mat = ldiag.matrix_diag(_safe_reciprocal(s))
+    v1, grad_v1 = v[..., :, :m], grad_v[..., :, :m]
+    f_u = multiply(f, _matmul(u, grad_u, adjoint_a=True))
+    f_v = multiply(f, _matmul(v1, grad_v1, adjoint_a=True))
+    inner = add(add(grad_s_mat, _matmul(add(f_u, _adjoint(f_u)), s_mat)),
+                _matmul(s_mat, add(f_v, _adjoint(f_v))))
+    grad_a = _matmul(u, _matmul(inner, v1, adjoint_b=True))
+    if m != n:
+        gv1t = _adjoint(grad_v1)
+        term2 = subtract(gv1t, _matmul(_matmul(gv1t, v1), v1, adjoint_b=True))
+        if full:
+            v2, grad_v2 = v[..., :, m:n], grad_v[..., :, m:n]
+            term2 = subtract(term2, _matmul(_matmul(v1, grad_v2, adjoint_a=True), v2,
+                                            adjoint_b=True))
+        grad_a = add(grad_a, _matmul(_matmul(u, s_inv_mat), term2))
+    return [_adjoint(grad_a) if transposed else grad_a]
+
+
+@ld.MatrixSolveLs.def_grad
+def _matrix_solve_ls_grad(op, grad):
+    if not op.get_attr("fast"):
+        raise ValueError("Gradient not defined for fast=False")
+    a, b = op.inputs[0], op.inputs[1]
+    dims = a.shape[-2:] if a.shape.rank is not None else None
+    if dims is None or not dims.is_fully_defined():
+        raise NotImplementedError("MatrixSolveLs gradient needs a known matrix shape")
+    l2 = cast(op.inputs[2], a.dtype)
+    if dims[0] >= dims[1]:
+        x = op.outputs[0]
+        z = ld.cholesky_solve(ld.gramian_cholesky(a, l2, True), grad)
+        xzt = _matmul(x, z, adjoint_b=True)
+        zx_sym = add(xzt, matrix_transpose(xzt))
+        grad_a = add(negative(_matmul(a, zx_sym)), _matmul(b, z, adjoint_b=True))
+        return [grad_a, _matmul(a, z), None]
+    chol = ld.gramian_cholesky(a, l2, False)
+    grad_b = ld.cholesky_solve(chol, _matmul(a, grad))
+    tmp = ld.cholesky_solve(chol, b)
+    a1 = negative(_matmul(grad_b, _matmul(tmp, a, adjoint_a=True)))
+    a2 = _matmul(tmp, subtract(grad, _matmul(a, grad_b, adjoint_a=True)), adjoint_b=True)
+    return [add(a1, a2), grad_b, None]
+
+
+# -- Diagonals and bands (TF's array_grad.py) ----------------------------------------------------
+
+@ldiag.MatrixDiagV3.def_grad
+def _matrix_diag_grad(op, grad):
+    return [ldiag.matrix_diag_part(grad, k=op.inputs[1], align=op.get_attr("align")),
+            None, None, None, None]
+
+
+@ldiag.MatrixDiagPartV3.def_grad
+def _matrix_diag_part_grad(op, grad):
+    x, k = op.inputs[0], op.inputs[1]
+    align = op.get_attr("align")
+    dims = x.shape[-2:] if x.shape.rank is not None else None
+    if dims is not None and dims.is_fully_defined():
+        return [ldiag.matrix_diag(grad, k=k, num_rows=dims[0], num_cols=dims[1], align=align),
+                None, None]
+    return [ldiag.matrix_set_diag(zeros_like(x), grad, k=k, align=align), None, None]
+
+
+@ldiag.MatrixSetDiagV3.def_grad
+def _matrix_set_diag_grad(op, grad):
+    diag, k = op.inputs[1], op.inputs[2]
+    align = op.get_attr("align")
+    grad_input = ldiag.matrix_set_diag(grad, zeros_like(diag), k=k, align=align)
+    return [grad_input, ldiag.matrix_diag_part(grad, k=k, align=align), None]
+
+
+@ldiag.MatrixBandPart.def_grad
+def _matrix_band_part_grad(op, grad):
+    return [ldiag.band_part(grad, op.inputs[1], op.inputs[2]), None, None]

@@ -1,0 +1,148 @@
+"""ATen kernels (torch.linalg) for the solvers and decompositions of ops/linalg_decomp.py.
+
+LAPACK has no half-precision routines: float16/bfloat16 inputs are computed in float32 and
+rounded back, as TF's Eigen kernels compute them in a wider type.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels.registry import kernel
+from ndflow.ops import linalg_decomp as ld
+
+_LOW = (torch.float16, torch.bfloat16)
+
+
+def _bad(msg: str) -> InvalidArgumentError:
+    return InvalidArgumentError(None, None, msg)
+
+
+def _wide(fn):
+    """Runs `fn` in float32 for half inputs, casting every floating result back."""
+    def run(*args):
+        low = next((a.dtype for a in args if a.dtype in _LOW), None)
+        if low is None:
+            return fn(*args)
+        out = fn(*[a.float() if a.dtype in _LOW else a for a in args])
+        if isinstance(out, tuple):
+            return tuple(o.to(low) for o in out)
+        return out.to(low)
+    return run
+
+
+def _adj(x):
+    return x.mH
+
+
+@kernel(ld.MatrixInverse)
+def _inverse(node):
+    adjoint = node.attrs["adjoint"]
+
+    def run(x):
+        if x.numel() == 0:
+            return x.clone()
+        inv, info = torch.linalg.inv_ex(_adj(x) if adjoint else x)
+        if bool((info != 0).any()):
+            raise _bad("Input is not invertible.")
+        return inv
+    return _wide(run)
+
+
+@kernel(ld.MatrixSolve)
+def _solve(node):
+    adjoint = node.attrs["adjoint"]
+
+    def run(a, b):
+        if a.numel() == 0 or b.numel() == 0:
+            return torch.zeros(*b.shape, dtype=b.dtype, device=b.device)
+        lu, pivots, info = torch.linalg.lu_factor_ex(a)
+        if bool((info != 0).any()):
+            raise _bad("Input matrix is not invertible.")
+        return torch.linalg.lu_solve(lu, pivots, b, adjoint=adjoint)
+    return _wide(run)
+
+
+@kernel(ld.MatrixDeterminant)
+def _det(node):
+    return _wide(torch.linalg.det)
+
+
+@kernel(ld.LogMatrixDeterminant)
+def _slogdet(node):
+    return _wide(lambda x: tuple(torch.linalg.slogdet(x)))
+
+
+@kernel(ld.Cholesky)
+def _cholesky(node):
+    def run(x):
+        if x.numel() == 0:
+            return x.clone()
+        chol, info = torch.linalg.cholesky_ex(x)
+        failed = info != 0
+        if bool(failed.any()):  # TF fills a failed factor's lower triangle with NaNs
+            nan = torch.full_like(chol, float("nan")).tril()
+            chol = torch.where(failed[..., None, None], nan, chol)
+        return chol
+    return _wide(run)
+
+
+@kernel(ld.MatrixTriangularSolve)
+def _triangular_solve(node):
+    lower, adjoint = node.attrs["lower"], node.attrs["adjoint"]
+
+    def run(a, b):
+        if adjoint:
+            return torch.linalg.solve_triangular(_adj(a), b, upper=lower)
+        return torch.linalg.solve_triangular(a, b, upper=not lower)
+    return _wide(run)
+
+
+@kernel(ld.Qr)
+def _qr(node):
+    mode = "complete" if node.attrs["full_matrices"] else "reduced"
+    return _wide(lambda x: tuple(torch.linalg.qr(x, mode=mode)))
+
+
+@kernel(ld.Svd)
+def _svd(node):
+    full, compute_uv = node.attrs["full_matrices"], node.attrs["compute_uv"]
+
+    def run(x):
+        if not compute_uv:
+            empty = x.new_zeros(0)
+            return torch.linalg.svdvals(x), empty, empty
+        u, s, vh = torch.linalg.svd(x, full_matrices=full)
+        return s, u, _adj(vh)
+    return _wide(run)
+
+
+@kernel(ld.SelfAdjointEigV2)
+def _eigh(node):
+    compute_v = node.attrs["compute_v"]
+
+    def run(x):
+        if not compute_v:
+            return torch.linalg.eigvalsh(x), x.new_zeros(0)
+        e, v = torch.linalg.eigh(x)
+        return e, v
+    return _wide(run)
+
+
+@kernel(ld.MatrixSolveLs)
+def _solve_ls(node):
+    fast = node.attrs["fast"]
+
+    def run(a, b, l2):
+        l2 = float(l2)
+        m, n = a.shape[-2], a.shape[-1]
+        if not fast and l2 == 0.0:
+            driver = "gelsd" if a.device.type == "cpu" else None
+            return torch.linalg.lstsq(a, b, driver=driver).solution
+        if m >= n:  # (A^H A + l2 I)^-1 A^H b
+            gram = _adj(a) @ a + l2 * torch.eye(n, dtype=a.dtype, device=a.device)
+            return torch.cholesky_solve(_adj(a) @ b, torch.linalg.cholesky(gram))
+        gram = a @ _adj(a) + l2 * torch.eye(m, dtype=a.dtype, device=a.device)
+        return _adj(a) @ torch.cholesky_solve(b, torch.linalg.cholesky(gram))
+    return _wide(run)

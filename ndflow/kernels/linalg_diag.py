@@ -1,0 +1,157 @@
+"""ATen kernels for MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3 and MatrixBandPart.
+
+The diagonal ops are gathers: an index table (built once per shape, in NumPy) maps every
+output element to its source element, or to the padding value.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import torch
+
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels.registry import kernel
+from ndflow.ops import linalg_diag as ld
+
+
+def _bad(msg: str) -> InvalidArgumentError:
+    return InvalidArgumentError(None, None, msg)
+
+
+def _range(k: torch.Tensor) -> tuple:
+    try:
+        return ld.diag_range(k.tolist())
+    except ValueError as e:
+        raise _bad(str(e)) from None
+
+
+def _offset(d: int, length: int, longest: int, align: str) -> int:
+    """Padding before diagonal `d` (of `length`) when stacked to `longest`."""
+    sup, sub = align.split("_")
+    side = sup if d >= 0 else sub
+    return longest - length if side == "RIGHT" else 0
+
+
+def _diag_len(d: int, rows: int, cols: int) -> int:
+    return min(rows + min(0, d), cols - max(0, d))
+
+
+@functools.lru_cache(maxsize=256)
+def _part_index(rows: int, cols: int, lo: int, hi: int, align: str) -> np.ndarray:
+    """Flat matrix index (or rows*cols for padding) of each [diag, position] of the band."""
+    longest = ld.max_diag_len(rows, cols, lo, hi)
+    idx = np.full((hi - lo + 1, max(longest, 0)), rows * cols, np.int64)
+    for row, d in enumerate(range(hi, lo - 1, -1)):
+        length = _diag_len(d, rows, cols)
+        off = _offset(d, length, longest, align)
+        for i in range(length):
+            idx[row, i + off] = (i + max(0, -d)) * cols + i + max(0, d)
+    return idx
+
+
+@functools.lru_cache(maxsize=256)
+def _matrix_index(rows: int, cols: int, lo: int, hi: int, longest: int, align: str):
+    """Flat index into the stacked diagonals [num_diags * longest] of each matrix element,
+    or num_diags * longest where the element is outside the band."""
+    n = hi - lo + 1
+    idx = np.full((rows, cols), n * longest, np.int64)
+    for d in range(lo, hi + 1):
+        length = _diag_len(d, rows, cols)
+        off = _offset(d, length, longest, align)
+        for i in range(max(length, 0)):
+            idx[i + max(0, -d), i + max(0, d)] = (hi - d) * longest + i + off
+    return idx
+
+
+def _check_bounds(lo: int, hi: int, rows: int, cols: int) -> None:
+    for d in (lo, hi):
+        if not (-rows < d <= 0 or 0 <= d < cols):
+            raise _bad(f"Diagonal index out of bounds: [{lo}, {hi}] for a {rows}x{cols} "
+                       "matrix")
+
+
+@kernel(ld.MatrixDiagPartV3)
+def _diag_part(node):
+    align = node.attrs["align"]
+
+    def run(x, k, pad):
+        lo, hi = _range(k)
+        rows, cols = x.shape[-2], x.shape[-1]
+        if rows and cols:
+            _check_bounds(lo, hi, rows, cols)
+        idx = torch.from_numpy(_part_index(rows, cols, lo, hi, align)).to(x.device)
+        batch = x.shape[:-2]
+        flat = torch.cat([x.reshape(*batch, rows * cols),
+                          pad.to(x.dtype).expand(*batch, 1)], -1)
+        out = flat[..., idx.reshape(-1)].reshape(*batch, *idx.shape)
+        return out[..., 0, :] if lo == hi else out
+    return run
+
+
+@kernel(ld.MatrixDiagV3)
+def _diag(node):
+    align = node.attrs["align"]
+
+    def run(diag, k, num_rows, num_cols, pad):
+        lo, hi = _range(k)
+        if lo != hi and (diag.dim() < 2 or diag.shape[-2] != hi - lo + 1):
+            raise _bad("The number of diagonals provided in the input does not match the "
+                       "lower_diag_index and upper_diag_index range.")
+        longest = diag.shape[-1]
+        try:
+            rows, cols = ld.diag_output_dims(longest, lo, hi, int(num_rows), int(num_cols))
+        except ValueError as e:
+            raise _bad(str(e)) from None
+        stacked = diag if lo != hi else diag.unsqueeze(-2)
+        batch = stacked.shape[:-2]
+        flat = torch.cat([stacked.reshape(*batch, -1), pad.to(diag.dtype).expand(*batch, 1)],
+                         -1)
+        idx = torch.from_numpy(_matrix_index(rows, cols, lo, hi, longest, align))
+        return flat[..., idx.reshape(-1).to(diag.device)].reshape(*batch, rows, cols)
+    return run
+
+
+@kernel(ld.MatrixSetDiagV3)
+def _set_diag(node):
+    align = node.attrs["align"]
+
+    def run(x, diag, k):
+        lo, hi = _range(k)
+        rows, cols = x.shape[-2], x.shape[-1]
+        _check_bounds(lo, hi, rows, cols)
+        longest = ld.max_diag_len(rows, cols, lo, hi)
+        want = (*x.shape[:-2], *(() if lo == hi else (hi - lo + 1,)), longest)
+        if tuple(diag.shape) != want:
+            raise _bad(f"diagonal must have shape [{','.join(map(str, want))}], got "
+                       f"[{','.join(map(str, diag.shape))}]")
+        stacked = diag if lo != hi else diag.unsqueeze(-2)
+        batch = x.shape[:-2]
+        idx = torch.from_numpy(_matrix_index(rows, cols, lo, hi, longest, align)).to(x.device)
+        flat = torch.cat([stacked.reshape(*batch, -1), x.new_zeros(*batch, 1)], -1)
+        picked = flat[..., idx.reshape(-1)].reshape(x.shape)
+        return torch.where(idx < (hi - lo + 1) * longest, picked, x)
+    return run
+
+
+@kernel(ld.MatrixBandPart)
+def _band_part(node):
+    def run(x, num_lower, num_upper):
+        rows, cols = x.shape[-2], x.shape[-1]
+        lower, upper = int(num_lower), int(num_upper)
+        if lower > rows:
+            raise _bad(f"num_lower must be negative or less or equal to number of rows "
+                       f"({rows}) got: {lower}")
+        if upper > cols:
+            raise _bad(f"num_upper must be negative or less or equal to number of columns "
+                       f"({cols}) got: {upper}")
+        r = torch.arange(rows, device=x.device).unsqueeze(1)
+        c = torch.arange(cols, device=x.device).unsqueeze(0)
+        keep = torch.ones(rows, cols, dtype=torch.bool, device=x.device)
+        if lower >= 0:
+            keep &= (r - c) <= lower
+        if upper >= 0:
+            keep &= (c - r) <= upper
+        return torch.where(keep, x, torch.zeros((), dtype=x.dtype, device=x.device))
+    return run
