@@ -11,6 +11,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     candidate_sampling,
     data_flow,
     einsum,
+    histogram,
     linalg,
     linalg_decomp,
     linalg_diag,

@@ -26,6 +26,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     control_flow,
     data_flow,
     einsum,
+    histogram,
     linalg,
     linalg_decomp,
     linalg_diag,

@@ -1,5 +1,5 @@
 """Arrays built from other ops, as TensorFlow builds them in Python: `tf.eye`,
-`tf.linspace`, `tf.meshgrid` and `tf.sequence_mask`."""
+`tf.linspace`, `tf.meshgrid`, `tf.sequence_mask` and `tf.repeat`."""
 
 from __future__ import annotations
 
@@ -10,12 +10,15 @@ from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import maximum, multiply, subtract, truediv
 from ndflow.ops.array_core import expand_dims, identity, reshape, shape, size
 from ndflow.ops.array_fill import broadcast_to, ones
+from ndflow.ops.array_gather import gather
 from ndflow.ops.array_range import range as range_
+from ndflow.ops.array_search import searchsorted
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.array_slicing import slice as slice_op
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import composite_name, equal, less
-from ndflow.ops.reduction import reduce_max
+from ndflow.ops.math_cumulative import cumsum
+from ndflow.ops.reduction import reduce_max, reduce_sum
 
 
 @tf_export("eye", "linalg.eye")
@@ -107,3 +110,21 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name: str | None = No
         mask = less(range_(maxlen), cast(expand_dims(lengths, -1), maxlen.dtype))
         dtype = dtypes.as_dtype(dtype)
         return mask if dtype is dtypes.bool else cast(mask, dtype)
+
+
+@tf_export("repeat")
+def repeat(input, repeats, axis=None, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.repeat`: each element (or slice along `axis`; the flattened input when `axis` is
+    None) repeated `repeats` times (a scalar, or one count per element)."""
+    with scopes.name_scope(name, "Repeat"):
+        value = convert_to_tensor(input, name="input")
+        if axis is None:
+            value, axis = reshape(value, [-1]), 0
+        repeats = convert_to_tensor(repeats, name="repeats", dtype_hint=dtypes.int32)
+        n = shape(value, out_type=repeats.dtype)[axis]
+        counts = broadcast_to(repeats, reshape(n, [1])) if repeats.shape.rank == 0 else repeats
+        # Output row i comes from the input row whose cumulative count first exceeds i.
+        ends = cumsum(counts)
+        source = searchsorted(ends, range_(reduce_sum(counts), dtype=repeats.dtype),
+                              side="right")
+        return gather(value, source, axis=axis)

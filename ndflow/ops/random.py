@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.core import dtypes, scopes
+from ndflow.core import context, dtypes, scopes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
@@ -162,6 +162,40 @@ def _scaled_normal(op, shape, mean, stddev, dtype, seed, name, default_name: str
 def random_shuffle(value, seed=None, name=None) -> Tensor:
     """`tf.random.shuffle`: a random permutation of `value` along its first dimension."""
     return apply_op(RandomShuffle, [value], op_seed_attrs(seed), name=name).outputs[0]
+
+
+def _multinomial_shape(ctx):
+    logits = ctx.shapes[0]
+    if logits.rank not in (None, 2) and not context.executing_eagerly():
+        raise ValueError(f"Shape must be rank 2 but is rank {logits.rank}")
+    n = None if context.executing_eagerly() else ctx.value(1)
+    rows = logits.dims[0] if logits.rank == 2 else None
+    return [TensorShape([rows, None if n is None else int(n)])]
+
+
+Multinomial = op_def(
+    "Multinomial", inputs=["logits: T", "num_samples: int32"], outputs=["output: output_dtype"],
+    attrs=_SEEDS + ["T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8}",
+                    "output_dtype: {int32, int64} = DT_INT64"],
+    shape=_multinomial_shape, not_differentiable=True, stateful=True,
+    doc="Class indices drawn from the categorical distributions of the rows of logits.")
+
+
+@tf_export("random.categorical")
+def categorical(logits, num_samples, dtype=None, seed=None, name=None) -> Tensor:
+    """`tf.random.categorical`: `num_samples` class indices per row of `logits` (unnormalized
+    log-probabilities), int64 unless `dtype` says otherwise."""
+    with name_scope(name, "categorical"):
+        logits = convert_to_tensor(logits, name="logits")
+        attrs = dict(op_seed_attrs(seed), output_dtype=dtypes.as_dtype(dtype or dtypes.int64))
+        return apply_op(Multinomial, [logits, convert_to_tensor(num_samples, dtypes.int32)],
+                        attrs).outputs[0]
+
+
+@tf_export(v1=["random.multinomial", "multinomial"])
+def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None) -> Tensor:
+    """`tf.compat.v1.multinomial`: TF 1.x's name of `tf.random.categorical`."""
+    return categorical(logits, num_samples, output_dtype, seed, name)
 
 
 # TF2 names (`tf.random.uniform` ...).
