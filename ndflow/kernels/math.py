@@ -50,13 +50,13 @@ def _is_int(node) -> bool:
     return node.input_dtypes[0].is_integer
 
 
-def _checked_int_division(fn):
+def _checked_int_division(fn, error=InvalidArgumentError, message="Integer division by zero"):
     def divide(x, y):
         try:
             return fn(x, y)
         except RuntimeError as e:
             if "ZeroDivisionError" in str(e):
-                raise InvalidArgumentError(None, None, "Integer division by zero") from None
+                raise error(None, None, message) from None
             raise
     return divide
 
@@ -84,15 +84,8 @@ def _floor_mod(node):
 
 def _checked_truncating(fn):
     # TensorFlow's CPU kernels fail integer TruncateDiv/TruncateMod by zero this way.
-    def divide(x, y):
-        try:
-            return fn(x, y)
-        except RuntimeError as e:
-            if "ZeroDivisionError" in str(e):
-                raise InternalError(None, None, "Unexpected error in binary operator (only "
-                                                "integer div and mod should have errors)") from None
-            raise
-    return divide
+    return _checked_int_division(fn, InternalError, "Unexpected error in binary operator "
+                                                    "(only integer div and mod should have errors)")
 
 
 @kernel(ar.TruncateDiv)

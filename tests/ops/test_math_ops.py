@@ -443,3 +443,9 @@ def test_python_constants_are_named_after_their_argument_as_in_tf():
 def test_monotonic_checks_refuse_non_numeric_input():
     with pytest.raises(TypeError, match="Expected x to be numeric, instead found"):
         tf.math.is_non_decreasing(tf.constant([True, False]))
+
+
+def test_integer_truncating_division_by_zero_is_tensorflows_internal_error():
+    for fn in (tf.truncatediv, tf.truncatemod):
+        with pytest.raises(tf.errors.InternalError, match="only integer div and mod should"):
+            fn(tf.constant([1]), tf.constant([0]))
