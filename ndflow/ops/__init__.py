@@ -30,6 +30,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     linalg,
     linalg_decomp,
     linalg_diag,
+    linalg_expm,
     linalg_extra,
     logging_ops,
     math,

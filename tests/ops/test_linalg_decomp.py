@@ -32,6 +32,7 @@ from ndflow.ops.linalg_decomp import (
     svd,
 )
 from ndflow.ops.linalg_diag import matrix_diag_part
+from ndflow.ops.linalg_expm import matrix_exponential
 from ndflow.ops.linalg_extra import matrix_transpose
 from tests.ops.harness import OpCase
 
@@ -114,6 +115,19 @@ def _np_lstsq_under(a, b, l2=0.0):
     return at @ np.linalg.solve(a @ at + l2 * np.eye(a.shape[-2]), b)
 
 
+def _np_expm(x):
+    """Taylor series (40 terms) of x / 2^k with norm < 1/2, squared k times."""
+    k = max(0, int(np.ceil(np.log2(max(np.abs(x).sum(-2).max(), 1e-300) / 0.5))))
+    a = x / 2.0 ** k
+    term = result = np.broadcast_to(np.eye(x.shape[-1]), x.shape).copy()
+    for n in range(1, 40):
+        term = term @ a / n
+        result = result + term
+    for _ in range(k):
+        result = result @ result
+    return result
+
+
 _TOL = dict(rtol=1e-5, atol=1e-5, low_precision=False)
 _G = dict(_TOL, grad_tol=1e-4)
 
@@ -164,6 +178,11 @@ CASES = [
     OpCase("lstsq_slow", lambda a, b: matrix_solve_ls(a, b, fast=False), [_r(2, 5, 3), _r(2, 5, 1)],
            lambda a, b: np.stack([np.linalg.lstsq(x, y, rcond=None)[0] for x, y in zip(a, b)]),
            grad=False, **_TOL),
+    OpCase("expm_small", lambda x: matrix_exponential(x), [_r(2, 3, 3) * 0.05], _np_expm,
+           **_G),
+    OpCase("expm_mid", lambda x: matrix_exponential(x), [_r(4, 4) * 0.5], _np_expm, **_G),
+    OpCase("expm_scaled", lambda x: matrix_exponential(x), [_r(2, 3, 3) * 4.0], _np_expm,
+           rtol=1e-4, atol=1e-4, grad_tol=1e-3, low_precision=False),
     OpCase("matrix_solve_ls_op_over",
            lambda a, b: apply_op(ld.MatrixSolveLs, [a, b, 0.5], {"fast": True}).outputs[0],
            [_r(4, 3), _r(4, 2)], lambda a, b: _np_lstsq(a, b, 0.5), **_G),
@@ -206,6 +225,18 @@ def test_singular_and_non_square_errors_as_tf():
         with pytest.raises(ValueError, match="Dimensions must be equal, but are 5 and 3"):
             matrix_triangular_solve(placeholder(tf.float32, [5, 2, 2]),
                                     placeholder(tf.float32, [3, 2, 1]))
+
+
+def test_expm_as_tf():
+    assert tf.linalg.expm is matrix_exponential
+    np.testing.assert_allclose(matrix_exponential(np.diag([1.0, -2.0])).numpy(),
+                               np.diag(np.exp([1.0, -2.0])), rtol=1e-14)
+    assert np.isnan(matrix_exponential(np.full((2, 2), np.inf)).numpy()).all()
+    x = 40.0 * _r(3, 3)  # several squarings, eagerly and in the unrolled graph
+    eager = matrix_exponential(x).numpy()
+    np.testing.assert_allclose(eager, _np_expm(x), rtol=1e-9)
+    np.testing.assert_allclose(tf.function(matrix_exponential)(x).numpy(), eager, rtol=1e-12)
+    assert matrix_exponential(np.zeros((0, 0))).shape.as_list() == [0, 0]
 
 
 def test_failed_cholesky_fills_nans_like_tf():
