@@ -58,6 +58,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     array_builders,
     clip_ops,
     embedding_ops,
+    gather_batch,
     importer,
     init_ops,
     losses_impl,

@@ -66,14 +66,13 @@ def _gather_value(t):
 GatherV2.constant_value = _gather_value
 
 
-@tf_export("gather")
 def gather(params, indices, validate_indices=None, axis=None, batch_dims: int = 0,
            name: str | None = None) -> Tensor:
-    """`tf.gather`: slices of `params` along `axis` at `indices`."""
+    """GatherV2 without batch dimensions (`tf.gather`, with them, is ops/gather_batch.py)."""
     if axis is None:
         axis = batch_dims
     if batch_dims:
-        raise NotImplementedError("tf.gather with batch_dims != 0 is not implemented")
+        raise ValueError("array_gather.gather takes no batch_dims; use tf.gather")
     params = convert_to_tensor(params)
     indices = int_tensor(indices)
     return apply_op(GatherV2, [params, indices, int_tensor(axis)],
