@@ -9,18 +9,23 @@ InvalidArgumentError wording). Gradients are in linalg_grad.py.
 
 from __future__ import annotations
 
-from ndflow.core import context
+import numpy as np
+
+from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape, broadcast_shapes
 from ndflow.core.tensor import Tensor
+from ndflow.ops import array_core
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.arithmetic import add, log, multiply
+from ndflow.ops.arithmetic import add, log, maximum, multiply, select_v2, truediv
 from ndflow.ops.array_builders import eye
+from ndflow.ops.cast import cast
+from ndflow.ops.comparison import greater
 from ndflow.ops.linalg import matmul
 from ndflow.ops.linalg_diag import matrix_diag_part
 from ndflow.ops.op_def import op_def
-from ndflow.ops.reduction import reduce_sum
+from ndflow.ops.reduction import reduce_max, reduce_sum
 
 _T = "T: {double, float, half}"  # TF also takes complex64, complex128
 
@@ -290,3 +295,48 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast: bool = True, name=Non
         chol = gramian_cholesky(matrix, l2_regularizer, False)
         return matmul(matrix, cholesky_solve(chol, rhs), adjoint_a=True)
 
+
+
+def _max_rows_cols(a):
+    """max(M, N), a Python int when both are static, else an int32 tensor."""
+    dims = [a.shape[i] if a.shape.rank is not None else None for i in (-2, -1)]
+    if None not in dims:
+        return max(dims)
+    s = array_core.shape(a)
+    return maximum(s[-2], s[-1])
+
+
+@tf_export("linalg.matrix_rank")
+def matrix_rank(a, tol=None, validate_args: bool = False, name=None) -> Tensor:
+    """`tf.linalg.matrix_rank`: the number of singular values above `tol` (by default
+    eps * max(M, N) * the largest singular value)."""
+    with name_scope(name or "matrix_rank"):
+        a = convert_to_tensor(a, dtype_hint=dtypes.float32, name="a")
+        s = svd(a, compute_uv=False)
+        if tol is None:
+            m = _max_rows_cols(a)
+            eps = float(np.finfo(a.dtype.np_dtype).eps)
+            tol = multiply(multiply(eps, cast(m, a.dtype)),
+                           reduce_max(s, axis=-1, keepdims=True))
+        return reduce_sum(cast(greater(s, tol), dtypes.int32), axis=-1)
+
+
+@tf_export("linalg.pinv")
+def pinv(a, rcond=None, validate_args: bool = False, name=None) -> Tensor:
+    """`tf.linalg.pinv`: the Moore-Penrose pseudo-inverse via the SVD, singular values at or
+    below `rcond` times the largest treated as zero."""
+    with name_scope(name or "pinv"):
+        a = convert_to_tensor(a, name="a")
+        if rcond is None:
+            m, eps = _max_rows_cols(a), float(np.finfo(a.dtype.np_dtype).eps)
+            rcond = (10.0 * float(m) * eps if isinstance(m, int)
+                     else multiply(10.0 * eps, cast(m, a.dtype)))
+        rcond = convert_to_tensor(rcond, dtype=a.dtype, name="rcond")
+        s, u, v = svd(a, full_matrices=False, compute_uv=True)
+        cutoff = multiply(rcond, reduce_max(s, axis=-1))
+        s = select_v2(greater(s, array_core.expand_dims(cutoff, -1)), s,
+                      np.array(np.inf, a.dtype.np_dtype))
+        out = matmul(truediv(v, array_core.expand_dims(s, -2)), u, adjoint_b=True)
+        if a.shape.rank is not None and hasattr(out, "set_shape"):
+            out.set_shape(a.shape[:-2].concatenate([a.shape[-1], a.shape[-2]]))
+        return out

@@ -23,9 +23,11 @@ from ndflow.ops.linalg_decomp import (
     logdet,
     matrix_determinant,
     matrix_inverse,
+    matrix_rank,
     matrix_solve,
     matrix_solve_ls,
     matrix_triangular_solve,
+    pinv,
     qr,
     self_adjoint_eig,
     self_adjoint_eigvals,
@@ -183,6 +185,12 @@ CASES = [
     OpCase("expm_mid", lambda x: matrix_exponential(x), [_r(4, 4) * 0.5], _np_expm, **_G),
     OpCase("expm_scaled", lambda x: matrix_exponential(x), [_r(2, 3, 3) * 4.0], _np_expm,
            rtol=1e-4, atol=1e-4, grad_tol=1e-3, low_precision=False),
+    OpCase("pinv_tall", lambda x: pinv(x), [_r(2, 4, 3)], np.linalg.pinv, **_G),
+    OpCase("pinv_rank_deficient", lambda x: pinv(x), [np.outer([1.0, 2.0, -1.0], [3.0, 1.0])],
+           np.linalg.pinv, grad=False, **_TOL),
+    OpCase("matrix_rank", lambda x: matrix_rank(x),
+           [np.stack([np.outer([1.0, 2.0, -1.0], [3.0, 1.0, 2.0]), _wc(3, 3)])],
+           lambda x: np.linalg.matrix_rank(x).astype(np.int32), grad=False, **_TOL),
     OpCase("matrix_solve_ls_op_over",
            lambda a, b: apply_op(ld.MatrixSolveLs, [a, b, 0.5], {"fast": True}).outputs[0],
            [_r(4, 3), _r(4, 2)], lambda a, b: _np_lstsq(a, b, 0.5), **_G),
@@ -200,6 +208,7 @@ def test_public_names_v1_and_v2():
     assert tf.compat.v1.matrix_solve_ls is matrix_solve_ls and tf.linalg.lstsq is matrix_solve_ls
     assert tf.compat.v1.matrix_triangular_solve is matrix_triangular_solve
     assert not hasattr(tf, "cholesky") and not hasattr(tf, "svd")
+    assert tf.linalg.pinv is pinv and tf.linalg.matrix_rank is matrix_rank
 
 
 def test_singular_and_non_square_errors_as_tf():
