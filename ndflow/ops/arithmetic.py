@@ -97,6 +97,12 @@ def floor_div(x, y, name=None) -> Tensor:
     return _binary(FloorDiv, x, y, name or "floordiv")
 
 
+@tf_export(v1=["floor_div"])
+def floor_div_v1(x, y, name=None) -> Tensor:
+    """`tf.compat.v1.floor_div`: the FloorDiv op (named after it, as TF's generated wrapper)."""
+    return _binary(FloorDiv, x, y, name)
+
+
 @tf_export("math.floormod", "math.mod", v1=["floormod", "math.floormod", "math.mod", "mod"])
 def floormod(x, y, name=None) -> Tensor:
     """`tf.math.floormod`: remainder of floor division (sign of `y`)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
+from ndflow.core.scopes import control_dependencies, name_scope
 from ndflow.core.tensor import OPERATORS, Tensor
 from ndflow.ops import array_core, array_fill
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -237,6 +238,27 @@ def check_numerics(tensor, message, name=None) -> Tensor:
     return apply_op(CheckNumerics, [tensor], {"message": message}, name=name).outputs[0]
 
 
+@tf_export("debugging.assert_all_finite", v1=[])
+def assert_all_finite(x, message, name=None) -> Tensor:
+    """`tf.debugging.assert_all_finite`: x, after a CheckNumerics of it (a control input of
+    the Identity returned in a graph, as TF builds it)."""
+    with name_scope(name, "VerifyFinite"):
+        x = convert_to_tensor(x, name="t")
+        verify = check_numerics(x, message=message)
+        with composite_name(None, "control_dependency") as final:
+            pass
+        with control_dependencies([verify]):
+            return array_core.identity(x, name=final)
+
+
+@tf_export(v1=["debugging.assert_all_finite", "verify_tensor_all_finite"])
+def verify_tensor_all_finite(t=None, msg=None, name=None, x=None, message=None) -> Tensor:
+    """`tf.compat.v1.verify_tensor_all_finite` (`t`/`msg`: TF1's names for `x`/`message`)."""
+    x = deprecated_argument_lookup("x", x, "t", t)
+    message = deprecated_argument_lookup("message", message, "msg", msg)
+    return assert_all_finite(x, message, name)
+
+
 # -- composites -------------------------------------------------------------------------------
 
 @tf_export("clip_by_value")
@@ -268,22 +290,22 @@ def polyval(coeffs, x, name=None) -> Tensor:
     """`tf.math.polyval`: coeffs[0] * x**(n-1) + ... + coeffs[n-1] by Horner's rule."""
     if not isinstance(coeffs, list):
         raise ValueError(f"Argument coeffs must be list type. Received type {type(coeffs)}.")
-    with composite_name(name, "polyval") as final:
+    if not coeffs:
+        return array_fill.zeros_like(convert_to_tensor(x, name="x"), name=name or "polyval")
+    with name_scope(name, "polyval"):
         x = convert_to_tensor(x, name="x")
-        if coeffs:
-            coeffs = [convert_to_tensor(c, name=f"coeff_{i}") for i, c in enumerate(coeffs)]
-            p = coeffs[0]
-            for c in coeffs[1:]:
-                p = c + p * x
-            return p
-    return array_fill.zeros_like(x, name=final)
+        coeffs = [convert_to_tensor(c, name=f"coeff_{i}") for i, c in enumerate(coeffs)]
+        p = coeffs[0]
+        for c in coeffs[1:]:
+            p = c + p * x
+        return p
 
 
 @tf_export("math.zero_fraction", "nn.zero_fraction")
 def zero_fraction(value, name=None) -> Tensor:
     """`tf.math.zero_fraction`: the fraction of zeros in `value`, as float32 (counted in
     int64; TF picks an int32 count under a cond for small tensors, with the same value)."""
-    with composite_name(name, "zero_fraction"):
+    with name_scope(name, "zero_fraction"):
         value = convert_to_tensor(value, name="value")
         size = array_core.size(value, out_type=dtypes.int64)
         num_nonzero = count_nonzero(value, dtype=dtypes.int64)
@@ -292,11 +314,19 @@ def zero_fraction(value, name=None) -> Tensor:
         return array_core.identity(fraction, name="fraction")
 
 
+@tf_export("debugging.is_numeric_tensor", v1=["debugging.is_numeric_tensor",
+                                               "is_numeric_tensor"])
+def is_numeric_tensor(tensor) -> bool:
+    """`tf.debugging.is_numeric_tensor`: a Tensor of a floating or integer dtype (a Python
+    value is not a tensor: False)."""
+    return isinstance(tensor, Tensor) and (tensor.dtype.is_floating or tensor.dtype.is_integer)
+
+
 def _monotonic(x, compare, default, name) -> Tensor:
     """All of compare(x[i+1], x[i]) over the flattened x (True for fewer than 2 entries)."""
-    with composite_name(name, default):
+    with name_scope(name, default):
         x = convert_to_tensor(x, name="x")
-        if not (x.dtype.is_floating or x.dtype.is_integer):
+        if not is_numeric_tensor(x):
             raise TypeError(f"Expected x to be numeric, instead found: {x}")
         flat = array_core.reshape(x, [-1])
         later = strided_slice(flat, [1], [0], end_mask=1)

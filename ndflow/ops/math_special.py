@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from ndflow.core import context
 from ndflow.core.api_export import tf_export
+from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import FLOAT, multiply, negative, subtract
-from ndflow.ops.comparison import broadcast_shape, composite_name, unchanged_shape
+from ndflow.ops.comparison import broadcast_shape, unchanged_shape
 from ndflow.ops.op_def import op_def
 from ndflow.ops.reduction import reduce_sum
 
@@ -39,7 +40,7 @@ def _run(op, *inputs, name=None) -> Tensor:
 
 def _scoped(op, default, *inputs, name=None) -> Tensor:
     """The op inside a name scope (`erfinv/Erfinv`), as TF's Python wrappers build it."""
-    with composite_name(name, default):
+    with name_scope(name, default):
         return _run(op, *inputs)
 
 
@@ -180,7 +181,7 @@ def xlog1py(x, y, name=None) -> Tensor:
 @tf_export("math.erfcinv")
 def erfcinv(x, name=None) -> Tensor:
     """`tf.math.erfcinv`: the inverse of erfc, as TF computes it: -ndtri(x / 2) / sqrt(2)."""
-    with composite_name(name, "erfcinv"):  # every op inside the scope, as TF builds it
+    with name_scope(name, "erfcinv"):  # every op inside the scope, as TF builds it
         x = convert_to_tensor(x, name="start")
         scaled = ndtri(multiply(0.5, x, name="mul"))
         return multiply(negative(scaled), 0.5 ** 0.5, name="mul")
@@ -190,7 +191,7 @@ def erfcinv(x, name=None) -> Tensor:
 def lbeta(x, name=None) -> Tensor:
     """`tf.math.lbeta`: log |Beta| of the last axis: sum(lgamma(x)) - lgamma(sum(x)) (-inf
     for an empty last axis)."""
-    with composite_name(name, "lbeta"):  # every op inside the scope, as TF builds it
+    with name_scope(name, "lbeta"):  # every op inside the scope, as TF builds it
         x = convert_to_tensor(x, name="x")
         log_prod_gamma_x = reduce_sum(lgamma(x), axis=[-1])
         log_gamma_sum_x = lgamma(reduce_sum(x, axis=[-1]))

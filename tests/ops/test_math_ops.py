@@ -449,3 +449,35 @@ def test_integer_truncating_division_by_zero_is_tensorflows_internal_error():
     for fn in (tf.truncatediv, tf.truncatemod):
         with pytest.raises(tf.errors.InternalError, match="only integer div and mod should"):
             fn(tf.constant([1]), tf.constant([0]))
+
+
+def test_assert_all_finite_returns_x_after_check_numerics():
+    np.testing.assert_array_equal(
+        tf.debugging.assert_all_finite(tf.constant([1.0, 2.0]), "fine").numpy(), [1.0, 2.0])
+    with pytest.raises(InvalidArgumentError, match="bad x : Tensor had NaN values"):
+        tf.debugging.assert_all_finite(tf.constant([1.0, np.nan]), "bad x")
+    with pytest.raises(InvalidArgumentError, match="old : Tensor had Inf values"):
+        tf.compat.v1.verify_tensor_all_finite(t=tf.constant([np.inf]), msg="old")
+    g = _graph()
+    with g.as_default():
+        x = placeholder(tf.float32, [2])
+        y = tf.debugging.assert_all_finite(x, "m")
+        y1 = tf.compat.v1.debugging.assert_all_finite(x=x, message="m")
+    # TensorFlow 2.21 builds these names; the CheckNumerics is a control input of the Identity.
+    assert [y.op.name, y1.op.name] == ["VerifyFinite/control_dependency",
+                                       "VerifyFinite_1/control_dependency"]
+    assert [op.name for op in y.op.control_inputs] == ["VerifyFinite/CheckNumerics"]
+    with pytest.raises(InvalidArgumentError, match="Tensor had Inf values"):
+        run_plan(g, [x], [y], [np.array([1.0, np.inf], np.float32)])
+
+
+def test_is_numeric_tensor_and_v1_floor_div():
+    assert tf.debugging.is_numeric_tensor(tf.constant([1]))
+    assert tf.compat.v1.is_numeric_tensor(tf.constant([1.5]))
+    assert not tf.debugging.is_numeric_tensor(tf.constant([True]))
+    assert not tf.debugging.is_numeric_tensor([1])
+    np.testing.assert_array_equal(tf.compat.v1.floor_div(tf.constant([7, -7]), 2).numpy(),
+                                  [3, -4])
+    with _graph().as_default():
+        i = placeholder(tf.int32, [2])
+        assert tf.compat.v1.floor_div(i, i).op.name == "FloorDiv"  # TF's generated wrapper

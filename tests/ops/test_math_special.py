@@ -187,13 +187,17 @@ def test_wrappers_build_tensorflows_op_names():
         tf.math.xlogy(x, x)
         tf.math.erfcinv(x)
         tf.math.lbeta(x)
+        tf.math.erfinv(x)
+        tf.math.erfcinv(x)
     names = [op.name for op in g.get_operations()]
     # TensorFlow 2.21 builds exactly these names for the same program.
     assert names == [
         "Placeholder", "erfinv/Erfinv", "b/BesselI1e", "xdivy/Xdivy", "Xlogy",
         "erfcinv/mul/x", "erfcinv/mul", "erfcinv/ndtri/Ndtri", "erfcinv/Neg", "erfcinv/mul_1/y",
         "erfcinv/mul_1", "lbeta/Lgamma", "lbeta/Sum/reduction_indices", "lbeta/Sum",
-        "lbeta/Sum_1/reduction_indices", "lbeta/Sum_1", "lbeta/Lgamma_1", "lbeta/sub"]
+        "lbeta/Sum_1/reduction_indices", "lbeta/Sum_1", "lbeta/Lgamma_1", "lbeta/sub",
+        "erfinv_1/Erfinv", "erfcinv_1/mul/x", "erfcinv_1/mul", "erfcinv_1/ndtri/Ndtri",
+        "erfcinv_1/Neg", "erfcinv_1/mul_1/y", "erfcinv_1/mul_1"]
 
 
 def test_betainc_shapes_are_tensorflows():
