@@ -1,4 +1,4 @@
-"""ATen kernels for ReverseV2 and Roll."""
+"""ATen kernels for ReverseV2, Roll and ReverseSequence."""
 
 from __future__ import annotations
 
@@ -53,3 +53,32 @@ def _roll(node):
         dims = [d for d, s in enumerate(total) if s]
         return torch.roll(x, [total[d] for d in dims], dims) if dims else x
     return roll
+
+
+@kernel(array_reorder.ReverseSequence)
+def _reverse_sequence(node):
+    seq_dim, batch_dim = node.attrs["seq_dim"], node.attrs["batch_dim"]
+
+    def reverse_sequence(x, lengths):
+        rank = x.dim()
+        s, b = seq_dim % rank if rank else 0, batch_dim % rank if rank else 0
+        if not (-rank <= seq_dim < rank and -rank <= batch_dim < rank) or s == b:
+            raise InvalidArgumentError(None, None, f"Invalid seq_dim {seq_dim} / batch_dim "
+                                       f"{batch_dim} for input of rank {rank}")
+        if lengths.dim() != 1 or lengths.shape[0] != x.shape[b]:
+            raise InvalidArgumentError(None, None, f"Length of seq_lengths != input.dims({b}), "
+                                       f"({lengths.numel()} vs. {x.shape[b]})")
+        too_long = (lengths > x.shape[s]).nonzero()
+        if too_long.numel():
+            i = int(too_long[0, 0])
+            raise InvalidArgumentError(None, None, f"seq_lens({i}) > input.dims({s})")
+        # position j of entry i comes from lengths[i] - 1 - j when j < lengths[i]
+        n = x.shape[s]
+        j = torch.arange(n, device=x.device)
+        lens = lengths.long().unsqueeze(1)
+        source = torch.where(j < lens, lens - 1 - j, j)            # [batch, seq]
+        shape = [1] * rank
+        shape[b], shape[s] = x.shape[b], n
+        index = source.reshape(shape) if b < s else source.t().reshape(shape)
+        return torch.gather(x, s, index.expand(x.shape))
+    return reverse_sequence

@@ -280,6 +280,12 @@ def _reverse_grad(op, grad):
     return [array_reorder.reverse(grad, op.inputs[1]), None]
 
 
+@array_reorder.ReverseSequence.def_grad
+def _reverse_sequence_grad(op, grad):
+    return [array_reorder.reverse_sequence(grad, op.inputs[1], op.get_attr("seq_dim"),
+                                           op.get_attr("batch_dim")), None]
+
+
 @array_reorder.Roll.def_grad
 def _roll_grad(op, grad):
     return [array_reorder.roll(grad, negative(op.inputs[1]), op.inputs[2]), None, None]

@@ -1,5 +1,6 @@
-"""ReverseV2 / Roll (`tf.reverse`, `tf.roll`), Unique / UniqueWithCounts (`tf.unique`) and
-LowerBound / UpperBound (`tf.searchsorted`): table-driven against NumPy; errors as TF 2.21."""
+"""ReverseV2 / Roll / ReverseSequence (`tf.reverse`, `tf.roll`, `tf.reverse_sequence`),
+Unique / UniqueWithCounts (`tf.unique`) and LowerBound / UpperBound (`tf.searchsorted`):
+table-driven against NumPy; errors as TF 2.21."""
 
 import numpy as np
 import pytest
@@ -24,6 +25,13 @@ def _np_unique(x):
     return [values[order], rank[inverse].astype(np.int32), counts[order].astype(np.int32)]
 
 
+def _np_reverse_sequence(x, lengths, seq, batch):
+    out = np.moveaxis(x.copy(), (batch, seq), (0, 1))
+    for i, n in enumerate(lengths):
+        out[i, :n] = out[i, :n][::-1]
+    return np.moveaxis(out, (0, 1), (batch, seq))
+
+
 _DUPS = np.array([5.0, 3.0, 5.0, 1.0, 3.0, 3.0])
 _SORTED = np.sort(_r(2, 6), axis=-1)
 _VALUES = np.array([[-2.0, _SORTED[0, 2], 0.1], [_SORTED[1, 0], 0.0, 2.0]])
@@ -41,6 +49,12 @@ CASES = [
            lambda x: np.roll(x, (1, -2), (0, 1))),
     OpCase("roll_same_axis_twice", lambda x: tf.roll(x, [1, 3], [1, 1]), [_r(2, 5)],
            lambda x: np.roll(x, 4, 1)),
+    OpCase("reverse_sequence", lambda x: tf.reverse_sequence(x, [2, 4, 0], seq_axis=1,
+                                                             batch_axis=0),
+           [_r(3, 4)], lambda x: _np_reverse_sequence(x, [2, 4, 0], 1, 0)),
+    OpCase("reverse_sequence_v1_3d", lambda x: tf.compat.v1.reverse_sequence(
+        x, [1, 3], seq_dim=0, batch_dim=2), [_r(3, 2, 2)],
+           lambda x: _np_reverse_sequence(x, [1, 3], 0, 2)),
     OpCase("unique", lambda x: list(tf.unique(x)), [_DUPS], lambda x: _np_unique(x)[:2],
            static_shape_exact=False, **_NO_GRAD),
     OpCase("unique_with_counts_int64", lambda x: list(tf.unique_with_counts(x, tf.int64)),
@@ -73,6 +87,10 @@ def test_unique_keeps_first_appearance_order_and_names_fields():
      "shift and axis must have the same size"),
     (lambda: tf.roll(tf.zeros([2, 3]), 1, 5), InvalidArgumentError, "axis 5 is out of range"),
     (lambda: tf.unique([[1]]), InvalidArgumentError, "unique expects a 1D vector."),
+    (lambda: tf.reverse_sequence(tf.zeros([3, 4]), [5, 1, 1], 1, 0), InvalidArgumentError,
+     r"seq_lens\(0\) > input.dims\(1\)"),
+    (lambda: tf.reverse_sequence(tf.zeros([3, 4]), [1, 1], 1, 0), InvalidArgumentError,
+     r"Length of seq_lengths != input.dims\(0\), \(2 vs. 3\)"),
     (lambda: tf.searchsorted([1.0, 2.0], [2.0], side="middle"), ValueError,
      "Argument `side` must be either 'right' or 'left'. Received: `side` = 'middle'."),
 ])
