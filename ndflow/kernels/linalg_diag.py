@@ -72,10 +72,7 @@ def _check_bounds(lo: int, hi: int, rows: int, cols: int) -> None:
                        "matrix")
 
 
-@kernel(ld.MatrixDiagPartV3)
-def _diag_part(node):
-    align = node.attrs["align"]
-
+def _diag_part_fn(align: str):
     def run(x, k, pad):
         lo, hi = _range(k)
         rows, cols = x.shape[-2], x.shape[-1]
@@ -90,10 +87,7 @@ def _diag_part(node):
     return run
 
 
-@kernel(ld.MatrixDiagV3)
-def _diag(node):
-    align = node.attrs["align"]
-
+def _diag_fn(align: str):
     def run(diag, k, num_rows, num_cols, pad):
         lo, hi = _range(k)
         if lo != hi and (diag.dim() < 2 or diag.shape[-2] != hi - lo + 1):
@@ -113,10 +107,7 @@ def _diag(node):
     return run
 
 
-@kernel(ld.MatrixSetDiagV3)
-def _set_diag(node):
-    align = node.attrs["align"]
-
+def _set_diag_fn(align: str):
     def run(x, diag, k):
         lo, hi = _range(k)
         rows, cols = x.shape[-2], x.shape[-1]
@@ -133,6 +124,34 @@ def _set_diag(node):
         picked = flat[..., idx.reshape(-1)].reshape(x.shape)
         return torch.where(idx < (hi - lo + 1) * longest, picked, x)
     return run
+
+
+_MAIN = torch.zeros((), dtype=torch.int32)
+for _op, _fn, _align in ((ld.MatrixDiagPartV3, _diag_part_fn, None),
+                         (ld.MatrixDiagPartV2, _diag_part_fn, "LEFT_LEFT"),
+                         (ld.MatrixDiagV3, _diag_fn, None),
+                         (ld.MatrixDiagV2, _diag_fn, "LEFT_LEFT"),
+                         (ld.MatrixSetDiagV3, _set_diag_fn, None),
+                         (ld.MatrixSetDiagV2, _set_diag_fn, "LEFT_LEFT")):
+    kernel(_op)(lambda node, fn=_fn, align=_align: fn(align or node.attrs["align"]))
+
+
+@kernel(ld.MatrixDiagPart)
+def _diag_part_v1(node):
+    run = _diag_part_fn("RIGHT_LEFT")
+    return lambda x: run(x, _MAIN, torch.zeros((), dtype=x.dtype))
+
+
+@kernel(ld.MatrixDiag)
+def _diag_v1(node):
+    run = _diag_fn("RIGHT_LEFT")
+    return lambda d: run(d, _MAIN, -1, -1, torch.zeros((), dtype=d.dtype))
+
+
+@kernel(ld.MatrixSetDiag)
+def _set_diag_v1(node):
+    run = _set_diag_fn("RIGHT_LEFT")
+    return lambda x, d: run(x, d, _MAIN)
 
 
 @kernel(ld.MatrixBandPart)

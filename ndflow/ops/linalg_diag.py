@@ -128,6 +128,43 @@ MatrixBandPart = op_def(
     outputs=["band: T"], attrs=["T: type", "Tindex: {int32, int64} = DT_INT64"],
     shape=_band_shape)
 
+# The earlier versions, for graphs that hold them (tf.raw_ops, imported GraphDefs): V2 is V3
+# with its diagonals packed LEFT_LEFT; V1 has the main diagonal only.
+MatrixDiagV2 = op_def(
+    "MatrixDiagV2", inputs=["diagonal: T", "k: int32", "num_rows: int32", "num_cols: int32",
+                            "padding_value: T"],
+    outputs=["output: T"], attrs=["T: type"], shape=_diag_shape)
+MatrixDiagPartV2 = op_def(
+    "MatrixDiagPartV2", inputs=["input: T", "k: int32", "padding_value: T"],
+    outputs=["diagonal: T"], attrs=["T: type"], shape=_diag_part_shape)
+MatrixSetDiagV2 = op_def(
+    "MatrixSetDiagV2", inputs=["input: T", "diagonal: T", "k: int32"], outputs=["output: T"],
+    attrs=["T: type"], shape=_set_diag_shape)
+
+
+def _diag_v1_shape(ctx):
+    s = ctx.shapes[0]
+    if s.rank is not None and s.rank < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {s.rank}")
+    return [s.concatenate([s[-1]]) if s.rank is not None else TensorShape(None)]
+
+
+def _diag_part_v1_shape(ctx):
+    s = ctx.shapes[0]
+    _at_least_2(s)
+    if s.rank is None:
+        return [s]
+    rows, cols = s[-2], s[-1]
+    return [s[:-2].concatenate([None if rows is None or cols is None else min(rows, cols)])]
+
+
+MatrixDiag = op_def("MatrixDiag", inputs=["diagonal: T"], outputs=["output: T"],
+                    attrs=["T: type"], shape=_diag_v1_shape)
+MatrixDiagPart = op_def("MatrixDiagPart", inputs=["input: T"], outputs=["diagonal: T"],
+                        attrs=["T: type"], shape=_diag_part_v1_shape)
+MatrixSetDiag = op_def("MatrixSetDiag", inputs=["input: T", "diagonal: T"],
+                       outputs=["output: T"], attrs=["T: type"], shape=_set_diag_shape)
+
 
 def _k(k):
     return convert_to_tensor(k, dtype=dtypes.int32, name="k")

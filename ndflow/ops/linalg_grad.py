@@ -397,6 +397,49 @@ def _matrix_set_diag_grad(op, grad):
     return [grad_input, ldiag.matrix_diag_part(grad, k=k, align=align), None]
 
 
+@ldiag.MatrixDiagV2.def_grad
+def _matrix_diag_v2_grad(op, grad):
+    return [ldiag.matrix_diag_part(grad, k=op.inputs[1], align="LEFT_LEFT"),
+            None, None, None, None]
+
+
+@ldiag.MatrixDiagPartV2.def_grad
+def _matrix_diag_part_v2_grad(op, grad):
+    x, k = op.inputs[0], op.inputs[1]
+    dims = x.shape[-2:] if x.shape.rank is not None else None
+    if dims is not None and dims.is_fully_defined():
+        return [ldiag.matrix_diag(grad, k=k, num_rows=dims[0], num_cols=dims[1],
+                                  align="LEFT_LEFT"), None, None]
+    return [ldiag.matrix_set_diag(zeros_like(x), grad, k=k, align="LEFT_LEFT"), None, None]
+
+
+@ldiag.MatrixSetDiagV2.def_grad
+def _matrix_set_diag_v2_grad(op, grad):
+    diag, k = op.inputs[1], op.inputs[2]
+    return [ldiag.matrix_set_diag(grad, zeros_like(diag), k=k, align="LEFT_LEFT"),
+            ldiag.matrix_diag_part(grad, k=k, align="LEFT_LEFT"), None]
+
+
+@ldiag.MatrixDiag.def_grad
+def _matrix_diag_v1_grad(op, grad):
+    return [ldiag.matrix_diag_part(grad)]
+
+
+@ldiag.MatrixDiagPart.def_grad
+def _matrix_diag_part_v1_grad(op, grad):
+    x = op.inputs[0]
+    dims = x.shape[-2:] if x.shape.rank is not None else None
+    if dims is not None and dims.is_fully_defined() and dims[0] == dims[1]:
+        return [ldiag.matrix_diag(grad)]
+    return [ldiag.matrix_set_diag(zeros_like(x), grad)]
+
+
+@ldiag.MatrixSetDiag.def_grad
+def _matrix_set_diag_v1_grad(op, grad):
+    return [ldiag.matrix_set_diag(grad, zeros_like(op.inputs[1])),
+            ldiag.matrix_diag_part(grad)]
+
+
 @ldiag.MatrixBandPart.def_grad
 def _matrix_band_part_grad(op, grad):
     return [ldiag.band_part(grad, op.inputs[1], op.inputs[2]), None, None]

@@ -11,6 +11,8 @@ import pytest
 import ndflow as tf
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
+from ndflow.ops import linalg_diag as ld
+from ndflow.ops.apply import apply_op
 from ndflow.ops.array_core import placeholder
 from ndflow.ops.linalg_diag import (
     adjoint,
@@ -63,6 +65,10 @@ def _np_set_diag(x, diag, k=0, align="RIGHT_LEFT"):
     return out
 
 
+def _raw(op, *inputs):
+    return apply_op(op, list(inputs)).outputs[0]
+
+
 def _np_band(x, lower, upper):
     rows, cols = x.shape[-2:]
     r, c = np.arange(rows)[:, None], np.arange(cols)[None, :]
@@ -105,6 +111,18 @@ CASES = [
            lambda x: _np_band(x, 1, 1)),
     OpCase("band_part_upper_int64", lambda x: band_part(x, np.int64(0), np.int64(-1)),
            [_r(3, 5)], lambda x: _np_band(x, 0, -1)),
+    OpCase("MatrixDiagPartV2_band", lambda x: _raw(ld.MatrixDiagPartV2, x, [-1, 2], 0.0),
+           [_r(2, 3, 4)], lambda x: _np_diag_part(x, (-1, 2), 0.0, "LEFT_LEFT")),
+    OpCase("MatrixDiagV2_band", lambda d: _raw(ld.MatrixDiagV2, d, [0, 1], -1, 4, 0.0),
+           [_r(2, 3)], lambda d: _np_set_diag(np.zeros((3, 4)), d, (0, 1), "LEFT_LEFT")),
+    OpCase("MatrixSetDiagV2_band", lambda x, d: _raw(ld.MatrixSetDiagV2, x, d, [-1, 0]),
+           [_r(3, 3), _r(2, 3)], lambda x, d: _np_set_diag(x, d, (-1, 0), "LEFT_LEFT")),
+    OpCase("MatrixDiag_v1", lambda d: _raw(ld.MatrixDiag, d), [_r(2, 3)],
+           lambda d: np.stack([np.diag(v) for v in d])),
+    OpCase("MatrixDiagPart_v1", lambda x: _raw(ld.MatrixDiagPart, x), [_r(2, 4, 3)],
+           lambda x: np.diagonal(x, axis1=-2, axis2=-1)),
+    OpCase("MatrixSetDiag_v1", lambda x, d: _raw(ld.MatrixSetDiag, x, d), [_r(3, 4), _r(3)],
+           lambda x, d: _np_set_diag(x, d)),
     OpCase("trace", lambda x: trace(x), [_r(2, 3, 3)],
            lambda x: np.trace(x, axis1=-2, axis2=-1)),
     OpCase("adjoint", lambda x: adjoint(x), [_r(2, 3, 4)], lambda x: np.swapaxes(x, -1, -2)),
