@@ -25,6 +25,8 @@ X4 = np.zeros([1, 4, 4, 1], np.float32)
      "Invalid reduction arguments: Axes contains duplicate dimension: 1"),
     (lambda: tf.nn.softmax_cross_entropy_with_logits(tf.ones([2, 3]), tf.ones([2, 3]), axis=5),
      "out of range"),
+    (lambda: tf.pow(tf.constant([2]), tf.constant([-1])),
+     "Integers to negative integer powers are not allowed"),
 ])
 def test_bad_arguments_are_invalid_argument_errors_eagerly(call, message):
     with pytest.raises(InvalidArgumentError, match=message):

@@ -19,7 +19,7 @@ from ndflow.ops.cast import Cast
 
 _DIRECT = {
     ar.AddV2: torch.add, ar.Add: torch.add, ar.Sub: torch.sub, ar.Mul: torch.mul,
-    ar.Maximum: torch.maximum, ar.Minimum: torch.minimum, ar.Pow: torch.pow,
+    ar.Maximum: torch.maximum, ar.Minimum: torch.minimum,
     ar.Neg: torch.neg, ar.Log: torch.log, ar.SelectV2: torch.where,
     math.Abs: torch.abs, math.Square: torch.square, math.Sqrt: torch.sqrt,
     math.Rsqrt: torch.rsqrt, math.Exp: torch.exp, math.Floor: torch.floor, math.Log1p: torch.log1p,
@@ -48,6 +48,19 @@ for _op, _fn in _DIRECT.items():
 
 def _is_int(node) -> bool:
     return node.input_dtypes[0].is_integer
+
+
+@kernel(ar.Pow)
+def _pow(node):
+    if not _is_int(node):
+        return torch.pow
+
+    def integer_pow(x, y):
+        if bool((y < 0).any()):  # ATen would give 0 (or 1 / x rounded); TF refuses
+            raise InvalidArgumentError(None, None, "Integers to negative integer powers are "
+                                       "not allowed")
+        return torch.pow(x, y)
+    return integer_pow
 
 
 def _checked_int_division(fn, error=InvalidArgumentError, message="Integer division by zero"):
