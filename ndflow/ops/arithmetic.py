@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
-from ndflow.core.shapes import TensorShape, fmt
+from ndflow.core.shapes import TensorShape, as_shape, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops import array_core, array_gather
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -353,3 +353,25 @@ def add_n(inputs, name=None) -> Tensor:
     if len(inputs) == 1:
         return inputs[0] if name is None else array_core.identity(inputs[0], name=name)
     return apply_op(AddN, [inputs], name=name).outputs[0]
+
+
+@tf_export("math.accumulate_n", v1=["math.accumulate_n", "accumulate_n"])
+def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None) -> Tensor:
+    """`tf.math.accumulate_n`: `add_n` after TF's checks (same dtype, shapes merging with
+    `shape`, `tensor_dtype` equal to the inputs' dtype)."""
+    def input_error():
+        return ValueError("inputs must be a list of at least one Tensor with the same dtype "
+                          "and shape")
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise input_error()
+    inputs = [convert_to_tensor(x) for x in inputs]
+    if not all(x.dtype is inputs[0].dtype for x in inputs):
+        raise input_error()
+    merged = TensorShape(None) if shape is None else as_shape(shape)
+    for x in inputs:
+        merged = merged.merge_with(x.shape)
+    if tensor_dtype is not None and dtypes.as_dtype(tensor_dtype) is not inputs[0].dtype:
+        raise TypeError(f"The `tensor_dtype` argument is {dtypes.as_dtype(tensor_dtype)}, "
+                        f"but `input` is of type {inputs[0].dtype}. These must be equal. "
+                        "Try casting the input to the desired type.")
+    return add_n(inputs, name=name)

@@ -110,6 +110,8 @@ CASES = [
            [np.array([3, 1, 2], _I32)], lambda x: np.bool_(False), **_EXACT),
     OpCase("is_non_decreasing_single_entry", lambda x: tf.math.is_strictly_increasing(x),
            [np.array([[4.0]])], lambda x: np.bool_(True), grad=False),
+    OpCase("accumulate_n", lambda x, y: tf.math.accumulate_n([x, y, x], shape=[2, 3]),
+           [_r(2, 3), _r(2, 3)], lambda x, y: 2 * x + y),
     # -- integer arithmetic: TF's floor semantics -------------------------------------------
     OpCase("floordiv_int", lambda x, y: x // y, [_ints_a, _ints_b], np.floor_divide, **_EXACT),
     OpCase("floormod_int", lambda x, y: x % y, [_ints_a, _ints_b], np.mod, **_EXACT),
@@ -481,3 +483,15 @@ def test_is_numeric_tensor_and_v1_floor_div():
     with _graph().as_default():
         i = placeholder(tf.int32, [2])
         assert tf.compat.v1.floor_div(i, i).op.name == "FloorDiv"  # TF's generated wrapper
+
+
+def test_accumulate_n_checks_as_tensorflow():
+    a = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(ValueError, match="at least one Tensor with the same dtype and shape"):
+        tf.math.accumulate_n([a, tf.constant([1, 2])])
+    with pytest.raises(ValueError, match="at least one Tensor"):
+        tf.math.accumulate_n([])
+    with pytest.raises(ValueError, match=r"Shapes \(3, 2\) and \(2, 2\) are not compatible"):
+        tf.math.accumulate_n([a, a], shape=[3, 2])
+    with pytest.raises(TypeError, match="These must be equal. Try casting the input"):
+        tf.math.accumulate_n([a], tensor_dtype=tf.int32)
