@@ -11,6 +11,7 @@ import torch
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels.registry import kernel
 from ndflow.ops import linalg_decomp as ld
+from ndflow.ops import linalg_lu
 
 _LOW = (torch.float16, torch.bfloat16)
 
@@ -146,3 +147,21 @@ def _solve_ls(node):
         gram = a @ _adj(a) + l2 * torch.eye(m, dtype=a.dtype, device=a.device)
         return _adj(a) @ torch.cholesky_solve(b, torch.linalg.cholesky(gram))
     return _wide(run)
+
+
+@kernel(linalg_lu.Lu)
+def _lu(node):
+    idx = node.output_dtypes[1].torch_dtype
+
+    def run(x):
+        if x.shape[-1] == 0:
+            return x.clone(), torch.zeros(x.shape[:-1], dtype=idx, device=x.device)
+        wide = x.float() if x.dtype in _LOW else x
+        factors, pivots, info = torch.linalg.lu_factor_ex(wide)
+        if bool((info != 0).any()):
+            raise _bad("Input is not invertible.")
+        perm, _, _ = torch.lu_unpack(factors, pivots, unpack_data=False)
+        # A = P L U, so (P^T A)[i] = A[p[i]] = (L U)[i]: p[i] is the column of P's 1 in row i
+        # of P^T, i.e. the row of P's 1 in column i.
+        return factors.to(x.dtype), perm.argmax(-2).to(idx)
+    return run

@@ -32,6 +32,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     linalg_diag,
     linalg_expm,
     linalg_extra,
+    linalg_lu,
     logging_ops,
     math,
     math_cumulative,
