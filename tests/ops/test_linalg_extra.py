@@ -6,7 +6,7 @@ import pytest
 import ndflow as tf
 from ndflow.core.graph import Graph
 from ndflow.ops.array_core import placeholder
-from ndflow.ops.linalg_extra import matrix_transpose, matvec, tensordot
+from ndflow.ops.linalg_extra import matrix_transpose, matvec, normalize, tensordot
 from ndflow.ops.norms import (
     l2_normalize,
     log_sigmoid,
@@ -54,6 +54,11 @@ CASES = [
            lambda a: np.swapaxes(a, -1, -2)),
     OpCase("linalg_transpose_conj", lambda a: tf.compat.v1.linalg.transpose(a, conjugate=True),
            [_r(3, 4)], lambda a: a.T),
+    OpCase("normalize_axis", lambda x: list(normalize(x, axis=1)), [_pos(3, 4)],
+           lambda x: [x / np.linalg.norm(x, axis=1, keepdims=True),
+                      np.linalg.norm(x, axis=1, keepdims=True)], **_TOL),
+    OpCase("normalize_ord1", lambda x: list(normalize(x, ord=1)), [_pos(3, 4)],
+           lambda x: [x / np.abs(x).sum(), np.abs(x).sum().reshape(1, 1)], **_TOL),
     OpCase("reduce_variance", lambda x: reduce_variance(x), [_r(3, 4)], np.var, **_TOL),
     OpCase("reduce_variance_axis", lambda x: reduce_variance(x, axis=1, keepdims=True),
            [_r(3, 4)], lambda x: np.var(x, axis=1, keepdims=True), **_TOL),
