@@ -1,11 +1,15 @@
-"""Unary elementwise math ops (Abs ... Erf, with TF's *Grad ops), CheckNumerics, the math
-composites (`clip_by_value`, `reduce_logsumexp`, `count_nonzero`, ...) and the Python operator
-overloads (`x + y` is an AddV2 named "add", as TF names it). Gradients are in math_grad.py.
+"""Unary elementwise math ops (Abs ... Erf, Ceil/Round/Rint, Expm1, Softsign, with TF's *Grad
+ops), CheckNumerics and assert_all_finite, the math composites (`clip_by_value`,
+`reduce_logsumexp`, `count_nonzero`, `polyval`, `zero_fraction`, `is_non_decreasing`, ...)
+and the Python operator overloads (`x + y` is an AddV2 named "add", as TF names it).
+Gradients are in math_grad.py.
 
 The math family is split by dependency (each file imports only the ones above it):
 `comparison` (comparisons, logical ops, shared shape rules) -> `cast` -> `arithmetic`
-(binary arithmetic, Neg/Log/Reciprocal, Select, AddN, DivNoNan) -> `reduction` (Sum, Mean,
-Max, ..., ArgMax) and `linalg` (MatMul, BatchMatMulV2) -> this module.
+(binary arithmetic, Neg/Log/Reciprocal, Select, AddN, DivNoNan/MulNoNan, TruncateDiv/Mod)
+-> `reduction` (Sum, Mean, Max, ..., ArgMax) and `linalg` (MatMul, BatchMatMulV2) -> this
+module. Beside it, by concept: `math_trig` (Sin ... Atanh, Atan2) and `math_special` (Lgamma,
+Digamma, Igamma, Betainc, Erfinv, Bessel, Xlogy, ...; gradients in math_special_grad.py).
 """
 
 from __future__ import annotations

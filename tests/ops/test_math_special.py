@@ -213,3 +213,18 @@ def test_betainc_shapes_are_tensorflows():
     with pytest.raises(InvalidArgumentError,
                        match=r"Shapes of b and x are inconsistent: \[2\] vs. \[1,2\]"):
         tf.math.betainc(1.0, tf.constant([1.0, 2.0]), tf.constant([[0.5, 0.2]]))
+
+
+def test_second_order_gradients_are_tensorflows():
+    x = tf.constant([0.3, 1.2], tf.float64)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = (tf.sin(x) * tf.math.lgamma(x + 1) + tf.math.atan2(x, tf.constant(2.0, tf.float64))
+                 + tf.math.xlogy(x, x) + tf.math.acosh(x + 1.5) * tf.math.erfinv(x / 2))
+        g = inner.gradient(y, x)
+    gg = outer.gradient(g, x)
+    # TensorFlow 2.21's values for the same program.
+    np.testing.assert_allclose(g.numpy(), [0.7591647744808219, 3.371673016989915], rtol=1e-12)
+    np.testing.assert_allclose(gg.numpy(), [3.901438535507359, 2.694012994240766], rtol=1e-12)
