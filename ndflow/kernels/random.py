@@ -8,11 +8,12 @@ generation of streams (`random_seed.generation()`), so seeded sequences replay.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels.registry import kernel
-from ndflow.ops import random, random_seed
+from ndflow.ops import random, random_seed, stateless_random
 
 _MAXINT32 = 2**31 - 1
 
@@ -64,17 +65,21 @@ def _truncated_normal(node):
     work = torch.float64 if dtype == torch.float64 else torch.float32
 
     def run(shape):
-        g = gen()
-        x = torch.randn(_dims(shape), generator=g, dtype=work, device=device)
-        bad = x.abs() > 2.0
-        n = int(bad.sum())
-        while n:  # redraw out-of-range values (x is our fresh output, not yet published)
-            x[bad] = torch.randn(n, generator=g, dtype=work, device=device)
-            bad = x.abs() > 2.0
-            n = int(bad.sum())
-        return x if work == dtype else x.to(dtype)
+        return _truncated(_dims(shape), gen(), work, device).to(dtype)
 
     return run
+
+
+def _truncated(dims: list, g: torch.Generator, work, device) -> torch.Tensor:
+    """Standard normal values, those beyond 2 stddev redrawn (our fresh buffer, in place)."""
+    x = torch.randn(dims, generator=g, dtype=work, device=device)
+    bad = x.abs() > 2.0
+    n = int(bad.sum())
+    while n:
+        x[bad] = torch.randn(n, generator=g, dtype=work, device=device)
+        bad = x.abs() > 2.0
+        n = int(bad.sum())
+    return x
 
 
 @kernel(random.RandomUniformInt)
@@ -124,4 +129,53 @@ def _multinomial(node):
         # Softmax in float64: TF samples from exp(logits - max); -inf logits never come up.
         probs = torch.softmax(logits.double(), dim=1)
         return torch.multinomial(probs, n, replacement=True, generator=gen()).to(out_dtype)
+    return run
+
+
+# -- stateless ops: a fresh generator seeded by the (two-integer) seed on every call --------
+
+def _seeded(seed: torch.Tensor, device) -> torch.Generator:
+    if seed.numel() != 2:
+        raise InvalidArgumentError(None, None, f"seed must have shape [2], not "
+                                   f"{list(seed.shape)}")
+    # ATen's CPU generator (mt19937) keeps 32 bits of a seed: mix all 128 bits into them.
+    words = [int(v) & 0xFFFFFFFFFFFFFFFF for v in seed.reshape(-1).tolist()]
+    mixed = int(np.random.SeedSequence(words).generate_state(1)[0])
+    return torch.Generator(device=device).manual_seed(mixed)
+
+
+@kernel(stateless_random.StatelessRandomUniform)
+def _stateless_uniform(node):
+    dtype, device = node.attrs["dtype"].torch_dtype, node.device
+    return lambda shape, seed: torch.rand(_dims(shape), generator=_seeded(seed, device),
+                                          dtype=dtype, device=device)
+
+
+@kernel(stateless_random.StatelessRandomNormal)
+def _stateless_normal(node):
+    dtype, device = node.attrs["dtype"].torch_dtype, node.device
+    return lambda shape, seed: torch.randn(_dims(shape), generator=_seeded(seed, device),
+                                           dtype=dtype, device=device)
+
+
+@kernel(stateless_random.StatelessTruncatedNormal)
+def _stateless_truncated_normal(node):
+    dtype, device = node.attrs["dtype"].torch_dtype, node.device
+    work = torch.float64 if dtype == torch.float64 else torch.float32
+
+    def run(shape, seed):
+        return _truncated(_dims(shape), _seeded(seed, device), work, device).to(dtype)
+    return run
+
+
+@kernel(stateless_random.StatelessRandomUniformInt)
+def _stateless_uniform_int(node):
+    dtype, device = node.attrs["dtype"].torch_dtype, node.device
+
+    def run(shape, seed, minval, maxval):
+        lo, hi = int(minval), int(maxval)
+        if lo >= hi:
+            raise InvalidArgumentError(None, None, f"Need minval < maxval: {lo} >= {hi}")
+        return torch.randint(lo, hi, _dims(shape), generator=_seeded(seed, device),
+                             dtype=dtype, device=device)
     return run

@@ -50,6 +50,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     reduction,
     segment,
     sort,
+    stateless_random,
     state,
     training,
 )
@@ -65,6 +66,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     losses_impl,
     module,
     nn_sampled_loss,
+    random_generator,
     variable_scope,
     variables,
 )

@@ -1,0 +1,89 @@
+"""Stateless random ops (`tf.random.stateless_*`): the values are a function of the shape and
+a `seed` of two integers only, so the same seed gives the same values in every run, eagerly
+and in graphs. (The streams are ndflow's, not TensorFlow's Philox numbers.)"""
+
+from __future__ import annotations
+
+from ndflow.core import dtypes, scopes
+from ndflow.core.api_export import tf_export
+from ndflow.core.tensor import Tensor
+from ndflow.ops import arithmetic
+from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.op_def import op_def
+from ndflow.ops.random import shape_from_tensor, shape_tensor
+
+_FLOATS = "dtype: {half, bfloat16, float, double} = DT_FLOAT"
+_STATELESS = ["T: {int32, int64} = DT_INT32", "Tseed: {int32, int64} = DT_INT64"]
+
+
+def _shape(ctx):
+    seed = ctx.shapes[1]
+    if seed.rank is not None and seed.as_list() not in ([2], [None]):
+        raise ValueError(f"Shape must be [2] but is {seed}")
+    return [shape_from_tensor(ctx, 0)]
+
+
+def _stateless(name: str, extra_inputs=(), dtype_attr=_FLOATS):
+    return op_def(name, inputs=["shape: T", "seed: Tseed", *extra_inputs],
+                  outputs=["output: dtype"], attrs=[dtype_attr, *_STATELESS], shape=_shape,
+                  not_differentiable=True)
+
+
+StatelessRandomUniform = _stateless("StatelessRandomUniform")
+StatelessRandomNormal = _stateless("StatelessRandomNormal")
+StatelessTruncatedNormal = _stateless("StatelessTruncatedNormal")
+StatelessRandomUniformInt = _stateless("StatelessRandomUniformInt",
+                                       ["minval: dtype", "maxval: dtype"],
+                                       "dtype: {int32, int64}")
+
+
+def _seed(seed) -> Tensor:
+    seed = convert_to_tensor(seed, dtype_hint=dtypes.int64, name="seed")
+    if seed.dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"`seed` must be an int32 or int64 tensor, got {seed.dtype.name}")
+    return seed
+
+
+@tf_export("random.stateless_uniform")
+def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None,
+                      alg="auto_select") -> Tensor:
+    """`tf.random.stateless_uniform`: values in [minval, maxval) determined by `seed`."""
+    dtype = dtypes.as_dtype(dtype)
+    with scopes.name_scope(name, "stateless_random_uniform"):
+        shape_t, seed = shape_tensor(shape), _seed(seed)
+        if dtype.is_integer:
+            if maxval is None:
+                raise ValueError("Must specify maxval for integer dtype")
+            return apply_op(StatelessRandomUniformInt,
+                            [shape_t, seed, convert_to_tensor(minval, dtype=dtype),
+                             convert_to_tensor(maxval, dtype=dtype)], {"dtype": dtype}
+                            ).outputs[0]
+        maxval = 1 if maxval is None else maxval
+        rnd = apply_op(StatelessRandomUniform, [shape_t, seed], {"dtype": dtype}).outputs[0]
+        lo = convert_to_tensor(minval, dtype=dtype, name="min")
+        hi = convert_to_tensor(maxval, dtype=dtype, name="max")
+        return arithmetic.add(rnd * (hi - lo), lo)
+
+
+def _scaled(op, shape, seed, mean, stddev, dtype, name, default):
+    dtype = dtypes.as_dtype(dtype)
+    with scopes.name_scope(name, default):
+        rnd = apply_op(op, [shape_tensor(shape), _seed(seed)], {"dtype": dtype}).outputs[0]
+        return arithmetic.add(rnd * convert_to_tensor(stddev, dtype=dtype, name="stddev"),
+                              convert_to_tensor(mean, dtype=dtype, name="mean"))
+
+
+@tf_export("random.stateless_normal")
+def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None,
+                     alg="auto_select") -> Tensor:
+    """`tf.random.stateless_normal`: N(mean, stddev**2) values determined by `seed`."""
+    return _scaled(StatelessRandomNormal, shape, seed, mean, stddev, dtype, name,
+                   "stateless_random_normal")
+
+
+@tf_export("random.stateless_truncated_normal")
+def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32,
+                               name=None, alg="auto_select") -> Tensor:
+    """`tf.random.stateless_truncated_normal`: normal values within 2 stddev, by `seed`."""
+    return _scaled(StatelessTruncatedNormal, shape, seed, mean, stddev, dtype, name,
+                   "stateless_truncated_normal")
