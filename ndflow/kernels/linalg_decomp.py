@@ -138,7 +138,7 @@ def _solve_ls(node):
     def run(a, b, l2):
         l2 = float(l2)
         m, n = a.shape[-2], a.shape[-1]
-        if not fast and l2 == 0.0:
+        if not fast:  # TF: the complete orthogonal decomposition; l2_regularizer unused
             driver = "gelsd" if a.device.type == "cpu" else None
             return torch.linalg.lstsq(a, b, driver=driver).solution
         if m >= n:  # (A^H A + l2 I)^-1 A^H b

@@ -22,9 +22,13 @@ def _bad(msg: str) -> InvalidArgumentError:
 
 def _range(k: torch.Tensor) -> tuple:
     try:
-        return ld.diag_range(k.tolist())
+        return ld.diag_range(k.tolist(), True)
     except ValueError as e:
         raise _bad(str(e)) from None
+
+
+def _fmt(shape) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
 
 
 def _offset(d: int, length: int, longest: int, align: str) -> int:
@@ -66,18 +70,17 @@ def _matrix_index(rows: int, cols: int, lo: int, hi: int, longest: int, align: s
 
 
 def _check_bounds(lo: int, hi: int, rows: int, cols: int) -> None:
-    for d in (lo, hi):
-        if not (-rows < d <= 0 or 0 <= d < cols):
-            raise _bad(f"Diagonal index out of bounds: [{lo}, {hi}] for a {rows}x{cols} "
-                       "matrix")
+    try:
+        ld.check_diag_bounds(lo, hi, rows, cols, True)
+    except ValueError as e:
+        raise _bad(str(e)) from None
 
 
 def _diag_part_fn(align: str):
     def run(x, k, pad):
         lo, hi = _range(k)
         rows, cols = x.shape[-2], x.shape[-1]
-        if rows and cols:
-            _check_bounds(lo, hi, rows, cols)
+        _check_bounds(lo, hi, rows, cols)
         idx = torch.from_numpy(_part_index(rows, cols, lo, hi, align)).to(x.device)
         batch = x.shape[:-2]
         flat = torch.cat([x.reshape(*batch, rows * cols),
@@ -91,11 +94,10 @@ def _diag_fn(align: str):
     def run(diag, k, num_rows, num_cols, pad):
         lo, hi = _range(k)
         if lo != hi and (diag.dim() < 2 or diag.shape[-2] != hi - lo + 1):
-            raise _bad("The number of diagonals provided in the input does not match the "
-                       "lower_diag_index and upper_diag_index range.")
+            raise _bad(ld.NUM_DIAGS_EAGER)
         longest = diag.shape[-1]
         try:
-            rows, cols = ld.diag_output_dims(longest, lo, hi, int(num_rows), int(num_cols))
+            rows, cols = ld.diag_output_dims(longest, lo, hi, int(num_rows), int(num_cols), True)
         except ValueError as e:
             raise _bad(str(e)) from None
         stacked = diag if lo != hi else diag.unsqueeze(-2)
@@ -115,8 +117,11 @@ def _set_diag_fn(align: str):
         longest = ld.max_diag_len(rows, cols, lo, hi)
         want = (*x.shape[:-2], *(() if lo == hi else (hi - lo + 1,)), longest)
         if tuple(diag.shape) != want:
-            raise _bad(f"diagonal must have shape [{','.join(map(str, want))}], got "
-                       f"[{','.join(map(str, diag.shape))}]")
+            raise _bad(
+                "Either first dimensions of diagonal don't match input.shape[:-2], or "
+                "diagonal.shape[:-1] is not equal to the longests diagonal in range "
+                f"[lower_diag_index:upper_diag_index].\nInput shape: {_fmt(x.shape)}\n"
+                f"Diagonal shape: {_fmt(diag.shape)}\nExpected diagonal shape: {_fmt(want)}")
         stacked = diag if lo != hi else diag.unsqueeze(-2)
         batch = x.shape[:-2]
         idx = torch.from_numpy(_matrix_index(rows, cols, lo, hi, longest, align)).to(x.device)

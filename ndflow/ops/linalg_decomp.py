@@ -14,7 +14,7 @@ import numpy as np
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
-from ndflow.core.shapes import TensorShape, broadcast_shapes
+from ndflow.core.shapes import TensorShape, broadcast_shapes, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops import array_core
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -66,30 +66,48 @@ def _log_det_shape(ctx):
     return [out, out]
 
 
-def _solve_shape(ctx, broadcast: bool = False):
-    m = _square(ctx.shapes[0])
-    rhs = ctx.shapes[1]
+def _solve_shape(ctx, triangular: bool = False):
+    """MatrixSolve (equal batch dims) and MatrixTriangularSolve (broadcast batch dims)."""
+    eager = context.executing_eagerly()
+    a, rhs = ctx.shapes
+    if triangular and eager and a.rank is not None and a.rank >= 2 and None not in a[-2:] \
+            and a[-2] != a[-1]:
+        raise ValueError(f"In[0] matrices in the last dimensions must be square "
+                         f"({a[-1]} =/= {a[-2]})")
+    m = _square(a)
     _rank2(rhs)
     if m.rank is None or rhs.rank is None:
         return [TensorShape(None)]
     if m[-1] is not None and rhs[-2] is not None and m[-1] != rhs[-2]:
-        if context.executing_eagerly():
+        if eager and triangular:
+            raise ValueError(f"In[0] mismatch In[1] shape: {m[-1]} vs. {rhs[-2]}: {fmt(m)} "
+                             f"{fmt(rhs)} {int(ctx.attrs['lower'])} "
+                             f"{int(ctx.attrs['adjoint'])}")
+        if eager:
             raise ValueError("Input matrix and rhs are incompatible.")
         raise ValueError(f"Dimensions must be equal, but are {m[-1]} and {rhs[-2]}")
     rows = m[-1] if m[-1] is not None else rhs[-2]
-    if broadcast:
+    mb, rb = m[:-2], rhs[:-2]
+    if triangular:
         try:
-            batch = broadcast_shapes(m[:-2], rhs[:-2])
+            batch = broadcast_shapes(mb, rb)
         except ValueError:
-            a, b = m[:-2].as_list(), rhs[:-2].as_list()
-            d = next((x, y) for x, y in zip(a[::-1], b[::-1])
+            if eager:
+                raise ValueError(f"In[0] and In[1] must have compatible batch dimensions: "
+                                 f"{fmt(m)} vs. {fmt(rhs)}") from None
+            d = next((x, y) for x, y in zip(mb.as_list()[::-1], rb.as_list()[::-1])
                      if x is not None and y is not None and x != y and 1 not in (x, y))
             raise ValueError(f"Dimensions must be equal, but are {d[0]} and {d[1]}") from None
-    else:
-        if m.rank != rhs.rank:
-            raise ValueError(f"Shape must be rank {m.rank} but is rank {rhs.rank}")
-        batch = m[:-2].merge_with(rhs[:-2])
-    return [batch.concatenate([rows, rhs[-1]])]
+        return [batch.concatenate([rows, rhs[-1]])]
+    if mb.rank != rb.rank:
+        raise ValueError("All input tensors must have the same rank." if eager else
+                         f"Shapes must be equal rank, but are {mb.rank} and {rb.rank}")
+    for i, (x, y) in enumerate(zip(mb.as_list(), rb.as_list())):
+        if x is not None and y is not None and x != y:
+            raise ValueError("All input tensors must have the same outer dimensions." if eager
+                             else f"Dimension {i} in both shapes must be equal, but are {x} "
+                             f"and {y}. Shapes are {fmt(mb)} and {fmt(rb)}.")
+    return [mb.merge_with(rb).concatenate([rows, rhs[-1]])]
 
 
 def _qr_shape(ctx):
@@ -136,6 +154,8 @@ def _solve_ls_shape(ctx):
     if m.rank is None or rhs.rank is None:
         return [TensorShape(None)]
     if m[-2] is not None and rhs[-2] is not None and m[-2] != rhs[-2]:
+        if context.executing_eagerly():
+            raise ValueError("Input matrix and rhs are incompatible.")
         raise ValueError(f"Dimensions must be equal, but are {m[-2]} and {rhs[-2]}")
     return [m[:-2].merge_with(rhs[:-2]).concatenate([m[-1], rhs[-1]])]
 
@@ -155,7 +175,7 @@ MatrixTriangularSolve = op_def(
     "MatrixTriangularSolve", inputs=["matrix: T", "rhs: T"], outputs=["output: T"],
     attrs=["lower: bool = true", "adjoint: bool = false",
            "T: {bfloat16, double, float, half}"],
-    shape=lambda ctx: _solve_shape(ctx, broadcast=True))
+    shape=lambda ctx: _solve_shape(ctx, triangular=True))
 Qr = op_def("Qr", inputs=["input: T"], outputs=["q: T", "r: T"],
             attrs=["full_matrices: bool = false", _T], shape=_qr_shape)
 Svd = op_def("Svd", inputs=["input: T"], outputs=["s: T", "u: T", "v: T"],

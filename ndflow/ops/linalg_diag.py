@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.core import dtypes
+from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
-from ndflow.core.shapes import TensorShape
+from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.comparison import composite_name
@@ -24,16 +24,28 @@ from ndflow.ops.reduction import reduce_sum
 _ALIGN = "align: {'LEFT_RIGHT', 'RIGHT_LEFT', 'LEFT_LEFT', 'RIGHT_RIGHT'} = 'RIGHT_LEFT'"
 
 
-def diag_range(k) -> tuple:
-    """(low, high) from a `k` value (scalar or pair), with TF's checks."""
+def diag_range(k, eager: bool) -> tuple:
+    """(low, high) from a `k` value (scalar or pair), with TF's checks (its kernel's wording
+    when `eager`, its shape function's otherwise)."""
     k = np.asarray(k).reshape(-1).tolist()
     if not 1 <= len(k) <= 2:
-        raise ValueError("diag_index must be a scalar or a vector with at most 2 elements")
+        raise ValueError(
+            f"diag_index must have only one or two elements, received {len(k)} elements."
+            if eager else
+            f"diag_index must be a vector with one or two elements. It has {len(k)} elements.")
     lo, hi = int(k[0]), int(k[-1])
     if lo > hi:
-        raise ValueError(f"lower_diag_index must not be greater than upper_diag_index, "
-                         f"received lower_diag_index = {lo} > upper_diag_index = {hi}")
+        raise ValueError(f"lower_diag_index must not be larger than upper_diag_index: {lo} > "
+                         f"{hi}" if eager else "lower_diag_index is greater than upper_diag_index")
     return lo, hi
+
+
+def check_diag_bounds(lo: int, hi: int, rows: int, cols: int, eager: bool) -> None:
+    for which, d, dot in (("lower", lo, "."), ("upper", hi, "")):
+        if d != 0 and not -rows < d < cols:
+            raise ValueError(f"{which}_diag_index is out of bound: {d}{dot} It must be between "
+                             f"{-rows} and {cols}" if eager else
+                             f"{which}_diag_index is out of bound.")
 
 
 def max_diag_len(rows: int, cols: int, lo: int, hi: int) -> int:
@@ -42,6 +54,8 @@ def max_diag_len(rows: int, cols: int, lo: int, hi: int) -> int:
 
 def _at_least_2(s: TensorShape) -> None:
     if s.rank is not None and s.rank < 2:
+        if context.executing_eagerly():
+            raise ValueError(f"input must be at least 2-dim, received shape: {fmt(s)}")
         raise ValueError(f"Shape must be at least rank 2 but is rank {s.rank}")
 
 
@@ -51,47 +65,56 @@ def _diag_part_shape(ctx):
     k = ctx.value(1)
     if s.rank is None or k is None:
         return [TensorShape(None)]
-    lo, hi = diag_range(k)
+    eager = context.executing_eagerly()
+    lo, hi = diag_range(k, eager)
     rows, cols = s[-2], s[-1]
     if rows is not None and cols is not None:
-        if not (-rows < lo <= 0 or 0 <= lo < cols) or not (-rows < hi <= 0 or 0 <= hi < cols):
-            raise ValueError(f"diag_index is out of bounds: [{lo}, {hi}] for a "
-                             f"{rows}x{cols} matrix")
+        check_diag_bounds(lo, hi, rows, cols, eager)
     length = None if rows is None or cols is None else max_diag_len(rows, cols, lo, hi)
     tail = [length] if lo == hi else [hi - lo + 1, length]
     return [s[:-2].concatenate(tail)]
+
+
+NUM_DIAGS_EAGER = ("The number of diagonals provided in the input does not match the "
+                   "lower_diag_index and upper_diag_index range.")
 
 
 def _diag_shape(ctx):
     s = ctx.shapes[0]
     k, rows, cols = ctx.value(1), ctx.value(2), ctx.value(3)
     if s.rank is not None and s.rank < 1:
-        raise ValueError(f"Shape must be at least rank 1 but is rank {s.rank}")
+        raise ValueError(f"diagonal must be at least 1-dim, received shape: {fmt(s)}"
+                         if context.executing_eagerly() else
+                         f"Shape must be at least rank 1 but is rank {s.rank}")
     if s.rank is None or k is None or rows is None or cols is None:
         return [TensorShape(None)]
-    lo, hi = diag_range(k)
+    eager = context.executing_eagerly()
+    lo, hi = diag_range(k, eager)
     if lo != hi:
         _at_least_2(s)
         if s[-2] is not None and s[-2] != hi - lo + 1:
-            raise ValueError(
-                "The number of rows of `diagonal` doesn't match the number of diagonals "
-                f"implied from `d_lower` and `d_upper`.\nnum_diags = {s[-2]}, "
-                f"d_lower = {lo}, d_upper = {hi} {s.rank} {s[-1]}")
+            raise ValueError(NUM_DIAGS_EAGER if eager else
+                             "The number of rows of `diagonal` doesn't match the number of "
+                             f"diagonals implied from `d_lower` and `d_upper`.\nnum_diags = "
+                             f"{s[-2]}, d_lower = {lo}, d_upper = {hi} {s.rank} {s[-1]}")
     batch = s[:-1] if lo == hi else s[:-2]
     length = s[-1]
     if length is None:
         return [batch.concatenate([None, None])]
-    rows, cols = diag_output_dims(length, lo, hi, int(rows), int(cols))
+    rows, cols = diag_output_dims(length, lo, hi, int(rows), int(cols), eager)
     return [batch.concatenate([rows, cols])]
 
 
-def diag_output_dims(length: int, lo: int, hi: int, rows: int, cols: int) -> tuple:
+def diag_output_dims(length: int, lo: int, hi: int, rows: int, cols: int,
+                     eager: bool) -> tuple:
     """MatrixDiagV3's output [rows, cols]: square when neither is given, else the smallest."""
     min_rows, min_cols = length - min(hi, 0), length + max(lo, 0)
     if rows != -1 and rows < min_rows:
-        raise ValueError(f"The number of rows is too small: {rows} < {min_rows}")
+        raise ValueError("The number of rows is too small." if eager else
+                         "num_rows is too small")
     if cols != -1 and cols < min_cols:
-        raise ValueError(f"The number of columns is too small: {cols} < {min_cols}")
+        raise ValueError("The number of columns is too small." if eager else
+                         "num_cols is too small")
     if rows == -1 and cols == -1:
         return max(min_rows, min_cols), max(min_rows, min_cols)
     return (min_rows if rows == -1 else rows), (min_cols if cols == -1 else cols)
@@ -106,10 +129,6 @@ def _set_diag_shape(ctx):
 def _band_shape(ctx):
     s = ctx.shapes[0]
     _at_least_2(s)
-    for i in (1, 2):
-        r = ctx.shapes[i].rank
-        if r is not None and r != 0:
-            raise ValueError(f"Shape must be rank 0 but is rank {r}")
     return [s]
 
 

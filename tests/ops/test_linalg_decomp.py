@@ -248,6 +248,39 @@ def test_expm_as_tf():
     assert matrix_exponential(np.zeros((0, 0))).shape.as_list() == [0, 0]
 
 
+_M = np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]], np.float32)
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: matrix_triangular_solve(_M, np.ones((2, 1), np.float32), lower=False,
+                                     adjoint=True),
+     "In[0] mismatch In[1] shape: 3 vs. 2: [3,3] [2,1] 0 1"),
+    (lambda: matrix_triangular_solve(np.ones((5, 3, 3), np.float32),
+                                     np.ones((4, 3, 1), np.float32)),
+     "In[0] and In[1] must have compatible batch dimensions: [5,3,3] vs. [4,3,1]"),
+    (lambda: matrix_triangular_solve(np.ones((3, 2), np.float32), np.ones((3, 1), np.float32)),
+     "In[0] matrices in the last dimensions must be square (2 =/= 3)"),
+    (lambda: matrix_solve(np.ones((5, 3, 3), np.float32), np.ones((4, 3, 1), np.float32)),
+     "All input tensors must have the same outer dimensions."),
+    (lambda: matrix_solve(np.stack([_M, _M]), np.ones((3, 1), np.float32)),
+     "All input tensors must have the same rank."),
+    (lambda: matrix_solve(_M, np.ones((2, 1), np.float32)),
+     "Input matrix and rhs are incompatible."),
+    (lambda: matrix_solve_ls(np.ones((3, 2), np.float32), np.ones((4, 1), np.float32),
+                             fast=False), "Input matrix and rhs are incompatible."),
+    (lambda: self_adjoint_eig(np.ones((2, 3), np.float32)), "Input matrix must be square."),
+])
+def test_eager_error_messages_as_tf(call, message):
+    with pytest.raises(InvalidArgumentError) as info:
+        call()
+    assert message in str(info.value)
+
+
+def test_lstsq_without_fast_ignores_l2_as_tf():
+    x = matrix_solve_ls(_M, np.ones((3, 1), np.float32), l2_regularizer=0.5, fast=False)
+    np.testing.assert_allclose(x.numpy(), np.linalg.solve(_M, np.ones((3, 1))), rtol=1e-5)
+
+
 def test_failed_cholesky_fills_nans_like_tf():
     out = cholesky(np.array([[[4.0, 2.0], [2.0, -3.0]], [[4.0, 2.0], [2.0, 3.0]]])).numpy()
     assert np.isnan(out[0][np.tril_indices(2)]).all()

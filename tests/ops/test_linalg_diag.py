@@ -167,3 +167,51 @@ def test_eager_errors():
         matrix_set_diag(np.zeros((3, 3)), np.ones(2))
     with pytest.raises(InvalidArgumentError, match="num_lower must be negative or less"):
         band_part(np.zeros((3, 3)), 4, 0)
+
+
+_A = np.arange(9.0).reshape(3, 3)
+
+# TF 2.21's eager (kernel) wording for each bad call.
+EAGER_ERRORS = [
+    (lambda: matrix_diag_part(_A, k=5), "lower_diag_index is out of bound: 5. It must be "
+     "between -3 and 3"),
+    (lambda: matrix_diag_part(_A, k=(0, 3)), "upper_diag_index is out of bound: 3 It must be "
+     "between -3 and 3"),
+    (lambda: matrix_diag_part(_A, k=(1, 0)), "lower_diag_index must not be larger than "
+     "upper_diag_index: 1 > 0"),
+    (lambda: matrix_diag_part(_A, k=[0, 1, 2]), "diag_index must have only one or two "
+     "elements, received 3 elements."),
+    (lambda: matrix_set_diag(_A, np.ones(2)), "Input shape: [3,3]\nDiagonal shape: [2]\n"
+     "Expected diagonal shape: [3]"),
+    (lambda: matrix_diag(np.ones(3), num_rows=2), "The number of rows is too small."),
+    (lambda: matrix_diag(np.ones(3), num_cols=2), "The number of columns is too small."),
+    (lambda: matrix_diag(np.ones((3, 3)), k=(0, 1)), "The number of diagonals provided in the "
+     "input does not match the lower_diag_index and upper_diag_index range."),
+    (lambda: matrix_diag(np.float32(1)), "diagonal must be at least 1-dim, received shape: []"),
+    (lambda: band_part(np.ones(3), 0, 0), "input must be at least 2-dim, received shape: [3]"),
+    (lambda: band_part(_A, 0, 4), "num_upper must be negative or less or equal to number of "
+     "columns (3) got: 4"),
+    (lambda: trace(np.ones(3)), "input must be at least 2-dim, received shape: [3]"),
+]
+
+
+@pytest.mark.parametrize("call,message", EAGER_ERRORS)
+def test_eager_error_messages_as_tf(call, message):
+    with pytest.raises(InvalidArgumentError) as info:
+        call()
+    assert message in str(info.value)
+
+
+def test_graph_error_messages_as_tf():
+    with Graph().as_default():
+        p = placeholder(tf.float32, [3, 3])
+        for call, message in [
+                (lambda: matrix_diag_part(p, k=5), "lower_diag_index is out of bound. for"),
+                (lambda: matrix_diag_part(p, k=(1, 0)),
+                 "lower_diag_index is greater than upper_diag_index"),
+                (lambda: matrix_diag_part(p, k=[0, 1, 2]),
+                 "diag_index must be a vector with one or two elements. It has 3 elements."),
+                (lambda: matrix_diag(np.ones(3, np.float32), num_rows=2), "num_rows is too small")]:
+            with pytest.raises(ValueError) as info:
+                call()
+            assert message in str(info.value)
