@@ -112,6 +112,12 @@ CASES = [
            [np.array([[4.0]])], lambda x: np.bool_(True), grad=False),
     OpCase("accumulate_n", lambda x, y: tf.math.accumulate_n([x, y, x], shape=[2, 3]),
            [_r(2, 3), _r(2, 3)], lambda x, y: 2 * x + y),
+    OpCase("real_imag_angle_conj_of_real_tensors",
+           lambda x: [tf.math.real(x), tf.math.imag(x), tf.math.angle(x), tf.math.conj(x)],
+           [np.array([[-1.5, 0.25, 2.0], [0.5, -0.125, 3.0]])],
+           lambda x: [x, np.zeros_like(x), np.where(x < 0, np.pi, 0.0), x],
+           rtol=1e-6),
+    OpCase("conj_int", tf.math.conj, [_ints_a], lambda x: x, **_EXACT),
     # -- integer arithmetic: TF's floor semantics -------------------------------------------
     OpCase("floordiv_int", lambda x, y: x // y, [_ints_a, _ints_b], np.floor_divide, **_EXACT),
     OpCase("floormod_int", lambda x, y: x % y, [_ints_a, _ints_b], np.mod, **_EXACT),
@@ -495,3 +501,12 @@ def test_accumulate_n_checks_as_tensorflow():
         tf.math.accumulate_n([a, a], shape=[3, 2])
     with pytest.raises(TypeError, match="These must be equal. Try casting the input"):
         tf.math.accumulate_n([a], tensor_dtype=tf.int32)
+
+
+def test_real_and_conj_refuse_non_numeric_tensors():
+    with pytest.raises(TypeError, match="input must be a numeric tensor, but got tensor"):
+        tf.math.real(tf.constant([True]))
+    with pytest.raises(TypeError, match="Expected numeric or variant tensor, got dtype tf.bool"):
+        tf.math.conj(tf.constant([True]))
+    x = tf.constant([1.0, -2.0])
+    assert tf.math.real(x) is x and tf.math.conj(x) is x
