@@ -74,6 +74,15 @@ def test_values_where_tensorflow_differs_from_aten():
     nan = np.nan
     # TF's comparisons never pick a NaN in argmax/argmin.
     assert int(tf.argmax([1.0, nan, 3.0])) == 2 and int(tf.argmin([1.0, nan, 0.0])) == 2
+    # Max pooling never picks a NaN either (a window of NaNs gives the lowest value).
+    pooled = tf.nn.max_pool2d(np.array([[[[nan], [1.0]], [[2.0], [3.0]]]], np.float32), 2, 2,
+                              "VALID")
+    assert pooled.numpy().ravel().tolist() == [3.0]
+    x = tf.constant(np.array([[[[nan], [1.0]], [[2.0], [3.0]]]], np.float32))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.nn.max_pool2d(x, 2, 2, "VALID"))
+    assert tape.gradient(y, x).numpy().ravel().tolist() == [0.0, 0.0, 0.0, 1.0]
     # Integer means do not overflow.
     assert int(tf.reduce_mean(tf.constant([2**30] * 3, tf.int32))) == 2**30
     # A zero-size reshape with -1 infers the dimension from the non-zero sizes.
