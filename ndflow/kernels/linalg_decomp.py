@@ -165,3 +165,39 @@ def _lu(node):
         # of P^T, i.e. the row of P's 1 in column i.
         return factors.to(x.dtype), perm.argmax(-2).to(idx)
     return run
+
+
+def _sqrtm(a: torch.Tensor) -> torch.Tensor:
+    """Principal square roots by the Denman-Beavers iteration with determinant scaling
+    (Higham, Functions of Matrices, 6.3); NaN where it does not converge to a root."""
+    n = a.shape[-1]
+    eye = torch.eye(n, dtype=a.dtype, device=a.device).expand_as(a)
+    y, z = a, eye.clone()
+    tol = torch.finfo(a.dtype).eps ** 0.5
+    scale = True
+    for _ in range(100):
+        if scale:
+            det = (torch.linalg.det(y) * torch.linalg.det(z)).abs()
+            g = det.clamp_min(torch.finfo(a.dtype).tiny).pow(-0.5 / n)[..., None, None]
+            y, z = g * y, g * z
+        y_next = 0.5 * (y + torch.linalg.inv_ex(z)[0])
+        z = 0.5 * (z + torch.linalg.inv_ex(y)[0])
+        step = (y_next - y).abs().amax((-2, -1)) / y_next.abs().amax((-2, -1)).clamp_min(1e-300)
+        y = y_next
+        scale = bool((step > 1e-2).any())
+        if not bool((step > tol * 1e-3).any()) or not bool(torch.isfinite(step).all()):
+            break
+    residual = (y @ y - a).abs().amax((-2, -1))
+    size = a.abs().amax((-2, -1)).clamp_min(torch.finfo(a.dtype).tiny)
+    good = torch.isfinite(residual) & (residual <= size * tol * 10)
+    return torch.where(good[..., None, None], y, torch.full_like(y, float("nan")))
+
+
+@kernel(ld.MatrixSquareRoot)
+def _matrix_square_root(node):
+    def run(x):
+        if x.numel() == 0:
+            return x.clone()
+        wide = x.double() if x.dtype in _LOW + (torch.float32,) else x
+        return _sqrtm(wide).to(x.dtype)
+    return run

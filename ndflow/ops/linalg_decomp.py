@@ -360,3 +360,14 @@ def pinv(a, rcond=None, validate_args: bool = False, name=None) -> Tensor:
         if a.shape.rank is not None and hasattr(out, "set_shape"):
             out.set_shape(a.shape[:-2].concatenate([a.shape[-1], a.shape[-2]]))
         return out
+
+
+MatrixSquareRoot = op_def("MatrixSquareRoot", inputs=["input: T"], outputs=["output: T"],
+                          attrs=[_T], shape=_square_shape)
+
+
+@tf_export("linalg.sqrtm", "matrix_square_root")
+def matrix_square_root(input, name=None) -> Tensor:  # noqa: A002 - TF's name
+    """`tf.linalg.sqrtm`: the principal square root of each square matrix (NaN where it has
+    no real one, e.g. a negative real eigenvalue)."""
+    return apply_op(MatrixSquareRoot, [input], name=name).outputs[0]

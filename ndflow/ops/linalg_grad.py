@@ -370,6 +370,26 @@ def _matrix_solve_ls_grad(op, grad):
     return [add(a1, a2), grad_b, None]
 
 
+def _kron(a, b):
+    """Batched Kronecker products of square matrices [..., n, n] (row-major vec order)."""
+    s = shape(a)
+    n = s[-1]
+    prod = multiply(expand_dims(expand_dims(a, -1), -3), expand_dims(expand_dims(b, -3), -2))
+    return reshape(prod, concat([s[:-2], stack([n * n, n * n])], 0))
+
+
+@ld.MatrixSquareRoot.def_grad
+def _matrix_square_root_grad(op, grad):
+    # A = R R, so dA = dR R + R dR; the gradient S wrt A solves R^T S + S R^T = grad, as
+    # (R^T (x) I + I (x) R) vec(S) = vec(grad) in row-major vec order.
+    r = op.outputs[0]
+    s = shape(r)
+    ident = eye(s[-1], batch_shape=s[:-2], dtype=r.dtype)
+    system = add(_kron(matrix_transpose(r), ident), _kron(ident, r))
+    vec = reshape(grad, concat([s[:-2], stack([s[-1] * s[-1], 1])], 0))
+    return [reshape(ld.matrix_solve(system, vec), s)]
+
+
 # -- Diagonals and bands (TF's array_grad.py) ----------------------------------------------------
 
 @ldiag.MatrixDiagV3.def_grad

@@ -26,6 +26,7 @@ from ndflow.ops.linalg_decomp import (
     matrix_rank,
     matrix_solve,
     matrix_solve_ls,
+    matrix_square_root,
     matrix_triangular_solve,
     pinv,
     qr,
@@ -117,6 +118,11 @@ def _np_lstsq_under(a, b, l2=0.0):
     return at @ np.linalg.solve(a @ at + l2 * np.eye(a.shape[-2]), b)
 
 
+def _np_sqrtm(x):
+    e, v = np.linalg.eig(x)
+    return np.real(v @ (np.sqrt(e.astype(complex))[..., None] * np.linalg.inv(v)))
+
+
 def _np_expm(x):
     """Taylor series (40 terms) of x / 2^k with norm < 1/2, squared k times."""
     k = max(0, int(np.ceil(np.log2(max(np.abs(x).sum(-2).max(), 1e-300) / 0.5))))
@@ -191,6 +197,10 @@ CASES = [
     OpCase("matrix_rank", lambda x: matrix_rank(x),
            [np.stack([np.outer([1.0, 2.0, -1.0], [3.0, 1.0, 2.0]), _wc(3, 3)])],
            lambda x: np.linalg.matrix_rank(x).astype(np.int32), grad=False, **_TOL),
+    OpCase("sqrtm", lambda x: matrix_square_root(x), [_spd(2, 3, 3) + 0.3 * _r(2, 3, 3)],
+           _np_sqrtm, **_G),
+    OpCase("sqrtm_rotation", lambda x: matrix_square_root(x), [np.array([[0.0, 1], [-1, 0]])],
+           _np_sqrtm, **_G),
     OpCase("matrix_solve_ls_op_over",
            lambda a, b: apply_op(ld.MatrixSolveLs, [a, b, 0.5], {"fast": True}).outputs[0],
            [_r(4, 3), _r(4, 2)], lambda a, b: _np_lstsq(a, b, 0.5), **_G),
@@ -279,6 +289,14 @@ def test_eager_error_messages_as_tf(call, message):
 def test_lstsq_without_fast_ignores_l2_as_tf():
     x = matrix_solve_ls(_M, np.ones((3, 1), np.float32), l2_regularizer=0.5, fast=False)
     np.testing.assert_allclose(x.numpy(), np.linalg.solve(_M, np.ones((3, 1))), rtol=1e-5)
+
+
+def test_sqrtm_without_a_real_root_is_nan_as_tf():
+    assert np.isnan(matrix_square_root(np.array([[-1.0, 0.0], [0.0, 4.0]])).numpy()).all()
+    np.testing.assert_allclose(matrix_square_root(np.array([[4.0, 1.0], [0.0, 4.0]])).numpy(),
+                               [[2.0, 0.25], [0.0, 2.0]], rtol=1e-12)
+    assert tf.linalg.sqrtm is matrix_square_root
+    assert tf.compat.v1.matrix_square_root is matrix_square_root
 
 
 def test_failed_cholesky_fills_nans_like_tf():
