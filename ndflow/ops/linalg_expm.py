@@ -107,7 +107,10 @@ def matrix_exponential(input, name=None) -> Tensor:  # noqa: A002 - TF's name
         v = _nest_where(norm, bounds, [p[1] for p in pairs])
         result = matrix_solve(subtract(v, u), add(u, v))
         eager = context.executing_eagerly()
-        steps = int(reduce_max(squarings).numpy()) if eager else _GRAPH_SQUARINGS
+        if eager:  # an empty batch's max is -inf
+            steps = int(np.nan_to_num(reduce_max(squarings).numpy(), neginf=0.0))
+        else:
+            steps = _GRAPH_SQUARINGS
         for i in range(steps):
             result = select_v2(less(float(i), squarings), matmul(result, result), result)
         ok = finite

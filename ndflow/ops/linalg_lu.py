@@ -48,6 +48,11 @@ def lu(input, output_idx_type=dtypes.int32, name=None):  # noqa: A002 - TF's nam
     return tuple(op.outputs)
 
 
+def _lu_operands(lower_upper, perm) -> tuple:
+    return (convert_to_tensor(lower_upper, dtype_hint=dtypes.float32, name="lower_upper"),
+            convert_to_tensor(perm, dtype_hint=dtypes.int32, name="perm"))
+
+
 def _unit_lower(lower_upper):
     shape = array_core.shape(lower_upper)
     return matrix_set_diag(band_part(lower_upper, -1, 0),
@@ -72,9 +77,7 @@ def _permute_rows(x, perm):
 def lu_solve(lower_upper, perm, rhs, validate_args: bool = False, name=None) -> Tensor:
     """`tf.linalg.lu_solve`: X with A X = rhs, given A's `lu` and `p`."""
     with name_scope(name or "lu_solve"):
-        lower_upper = convert_to_tensor(lower_upper, dtype_hint=dtypes.float32,
-                                        name="lower_upper")
-        perm = convert_to_tensor(perm, dtype_hint=dtypes.int32, name="perm")
+        lower_upper, perm = _lu_operands(lower_upper, perm)
         rhs = convert_to_tensor(rhs, dtype_hint=lower_upper.dtype, name="rhs")
         permuted = _permute_rows(rhs, perm)
         y = matrix_triangular_solve(_unit_lower(lower_upper), permuted)
@@ -85,9 +88,7 @@ def lu_solve(lower_upper, perm, rhs, validate_args: bool = False, name=None) -> 
 def lu_matrix_inverse(lower_upper, perm, validate_args: bool = False, name=None) -> Tensor:
     """`tf.linalg.lu_matrix_inverse`: A^-1 from A's `lu` and `p`."""
     with name_scope(name or "lu_matrix_inverse"):
-        lower_upper = convert_to_tensor(lower_upper, dtype_hint=dtypes.float32,
-                                        name="lower_upper")
-        perm = convert_to_tensor(perm, dtype_hint=dtypes.int32, name="perm")
+        lower_upper, perm = _lu_operands(lower_upper, perm)
         shape = array_core.shape(lower_upper)
         identity = eye(shape[-1], batch_shape=shape[:-2], dtype=lower_upper.dtype)
         return lu_solve(lower_upper, perm, rhs=identity)
@@ -97,9 +98,7 @@ def lu_matrix_inverse(lower_upper, perm, validate_args: bool = False, name=None)
 def lu_reconstruct(lower_upper, perm, validate_args: bool = False, name=None) -> Tensor:
     """`tf.linalg.lu_reconstruct`: A = P^-1 L U from A's `lu` and `p`."""
     with name_scope(name or "lu_reconstruct"):
-        lower_upper = convert_to_tensor(lower_upper, dtype_hint=dtypes.float32,
-                                        name="lower_upper")
-        perm = convert_to_tensor(perm, dtype_hint=dtypes.int32, name="perm")
+        lower_upper, perm = _lu_operands(lower_upper, perm)
         x = matmul(_unit_lower(lower_upper), band_part(lower_upper, 0, -1))
         rank = lower_upper.shape.rank
         if rank == 2:

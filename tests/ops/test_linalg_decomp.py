@@ -256,6 +256,7 @@ def test_expm_as_tf():
     np.testing.assert_allclose(eager, _np_expm(x), rtol=1e-9)
     np.testing.assert_allclose(tf.function(matrix_exponential)(x).numpy(), eager, rtol=1e-12)
     assert matrix_exponential(np.zeros((0, 0))).shape.as_list() == [0, 0]
+    assert matrix_exponential(np.zeros((0, 3, 3))).shape.as_list() == [0, 3, 3]
 
 
 _M = np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]], np.float32)
