@@ -11,7 +11,7 @@ import torch
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels.registry import kernel
 from ndflow.ops import linalg_decomp as ld
-from ndflow.ops import linalg_lu
+from ndflow.ops import linalg_lu, linalg_tridiag
 
 _LOW = (torch.float16, torch.bfloat16)
 
@@ -200,4 +200,60 @@ def _matrix_square_root(node):
             return x.clone()
         wide = x.double() if x.dtype in _LOW + (torch.float32,) else x
         return _sqrtm(wide).to(x.dtype)
+    return run
+
+
+def _tridiag_dense(diags: torch.Tensor) -> torch.Tensor:
+    """[..., 3, M] (super, main, sub) -> the dense [..., M, M] matrix."""
+    sup, main, sub = diags[..., 0, :], diags[..., 1, :], diags[..., 2, :]
+    return (torch.diag_embed(main) + torch.diag_embed(sup[..., :-1], 1)
+            + torch.diag_embed(sub[..., 1:], -1))
+
+
+def _thomas(diags: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
+    """The Thomas algorithm (no pivoting); NaN for a matrix that meets a zero pivot."""
+    sup, main, sub = diags[..., 0, :], diags[..., 1, :], diags[..., 2, :]
+    m = main.shape[-1]
+    c, d = [], []
+    failed = torch.zeros(main.shape[:-1], dtype=torch.bool, device=main.device)
+    for i in range(m):
+        denom = main[..., i] if i == 0 else main[..., i] - sub[..., i] * c[-1]
+        failed |= denom == 0
+        c.append(sup[..., i] / denom)
+        prev = 0 if i == 0 else sub[..., i, None] * d[-1]
+        d.append((rhs[..., i, :] - prev) / denom[..., None])
+    x = [d[-1]]
+    for i in range(m - 2, -1, -1):
+        x.append(d[i] - c[i][..., None] * x[-1])
+    out = torch.stack(x[::-1], -2)
+    return torch.where(failed[..., None, None], torch.full_like(out, float("nan")), out)
+
+
+@kernel(linalg_tridiag.TridiagonalSolve)
+def _tridiagonal_solve(node):
+    pivoting = node.attrs["partial_pivoting"]
+
+    def run(diags, rhs):
+        if diags.shape[-2] != 3:
+            raise _bad(f"Expected 3 diagonals got {diags.shape[-2]}")
+        if diags.shape[-1] != rhs.shape[-2]:
+            raise _bad(f"Expected number of left-hand sided and right-hand sides to be "
+                       f"equal, got {diags.shape[-1]} and {rhs.shape[-2]}")
+        if rhs.numel() == 0:
+            return rhs.clone()
+        if not pivoting:
+            return _thomas(diags, rhs)
+        x, info = torch.linalg.solve_ex(_tridiag_dense(diags), rhs)
+        # TF logs "The matrix is not invertible." and fills that solution with NaNs.
+        return torch.where((info != 0)[..., None, None], torch.full_like(x, float("nan")), x)
+    return run
+
+
+@kernel(linalg_tridiag.TridiagonalMatMul)
+def _tridiagonal_matmul(node):
+    def run(sup, main, sub, rhs):
+        out = main[..., 0, :, None] * rhs
+        out[..., :-1, :] += sup[..., 0, :-1, None] * rhs[..., 1:, :]
+        out[..., 1:, :] += sub[..., 0, 1:, None] * rhs[..., :-1, :]
+        return out
     return run

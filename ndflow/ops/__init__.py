@@ -33,6 +33,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     linalg_expm,
     linalg_extra,
     linalg_lu,
+    linalg_tridiag,
     logging_ops,
     math,
     math_cumulative,

@@ -11,10 +11,18 @@ from ndflow.core.shapes import TensorShape
 from ndflow.ops import einsum, linalg
 from ndflow.ops import linalg_decomp as ld
 from ndflow.ops import linalg_diag as ldiag
+from ndflow.ops import linalg_tridiag as ltri
+from ndflow.ops.apply import apply_op
 from ndflow.ops.arithmetic import add, multiply, negative, reciprocal, subtract
 from ndflow.ops.array_builders import eye
 from ndflow.ops.array_core import expand_dims, reshape, shape, stack
-from ndflow.ops.array_fill import broadcast_gradient_args, broadcast_to, ones, zeros_like
+from ndflow.ops.array_fill import (
+    broadcast_gradient_args,
+    broadcast_to,
+    ones,
+    pad,
+    zeros_like,
+)
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
 from ndflow.ops.linalg_extra import matrix_transpose
@@ -388,6 +396,52 @@ def _matrix_square_root_grad(op, grad):
     system = add(_kron(matrix_transpose(r), ident), _kron(ident, r))
     vec = reshape(grad, concat([s[:-2], stack([s[-1] * s[-1], 1])], 0))
     return [reshape(ld.matrix_solve(system, vec), s)]
+
+
+def _shift_rows(x, up: bool):
+    """x[..., i + 1, :] (up) or x[..., i - 1, :] into row i, zeros entering at the end."""
+    rank = x.shape.rank
+    if rank is None:
+        raise NotImplementedError("tridiagonal gradients need operands of known rank")
+    paddings = [[0, 0]] * (rank - 2) + [[0, 1] if up else [1, 0], [0, 0]]
+    return pad(x[..., 1:, :] if up else x[..., :-1, :], paddings)
+
+
+@ltri.TridiagonalMatMul.def_grad
+def _tridiagonal_matmul_grad(op, grad):
+    sup, main, sub = (matrix_transpose(t) for t in op.inputs[:3])
+    rhs = op.inputs[3]
+    grads = [reduce_sum(multiply(_shift_rows(rhs, True), grad), axis=-1),
+             reduce_sum(multiply(rhs, grad), axis=-1),
+             reduce_sum(multiply(_shift_rows(rhs, False), grad), axis=-1)]
+    grad_rhs = add(add(_shift_rows(multiply(sup, grad), False), multiply(main, grad)),
+                   _shift_rows(multiply(sub, grad), True))
+    return [expand_dims(g, -2) for g in grads] + [grad_rhs]
+
+
+def _three_diagonals_of_product(x, y_t):
+    """The compact diagonals of x @ adjoint(y_t), computed in O(M K)."""
+    diag = reduce_sum(multiply(x, y_t), axis=-1)
+    superdiag = reduce_sum(multiply(x, _shift_rows(y_t, True)), axis=-1)
+    subdiag = reduce_sum(multiply(x, _shift_rows(y_t, False)), axis=-1)
+    return stack([superdiag, diag, subdiag], axis=-2)
+
+
+@ltri.TridiagonalSolve.def_grad
+def _tridiagonal_solve_grad(op, grad):
+    diags, x = op.inputs[0], op.outputs[0]
+    main = diags[..., 1, :]
+    rank = diags.shape.rank
+    if rank is None:
+        raise NotImplementedError("TridiagonalSolve gradient needs diagonals of known rank")
+    edge = [[0, 0]] * (rank - 2)
+    superdiag = pad(diags[..., 2, 1:], edge + [[0, 1]])   # the transpose's diagonals
+    subdiag = pad(diags[..., 0, :-1], edge + [[1, 0]])
+    transposed = stack([superdiag, main, subdiag], axis=-2)
+    grad_rhs = apply_op(ltri.TridiagonalSolve, [transposed, grad],
+                        {"partial_pivoting": op.get_attr("partial_pivoting"),
+                         "perturb_singular": op.get_attr("perturb_singular")}).outputs[0]
+    return [negative(_three_diagonals_of_product(grad_rhs, x)), grad_rhs]
 
 
 # -- Diagonals and bands (TF's array_grad.py) ----------------------------------------------------
