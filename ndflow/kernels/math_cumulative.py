@@ -1,4 +1,5 @@
-"""ATen kernels for Cumsum, Cumprod (exclusive / reverse as TF's ScanOp) and DivNoNan."""
+"""ATen kernels for Cumsum, Cumprod, CumulativeLogsumexp (exclusive / reverse as TF's ScanOp)
+and DivNoNan."""
 
 from __future__ import annotations
 
@@ -35,3 +36,10 @@ def _cumsum(node):
 @kernel(mc.Cumprod)
 def _cumprod(node):
     return _scan_kernel(node, torch.cumprod, 1)
+
+
+@kernel(mc.CumulativeLogsumexp)
+def _cumulative_logsumexp(node):
+    def logcumsumexp(x, axis, dtype):
+        return torch.logcumsumexp(x, axis)
+    return _scan_kernel(node, logcumsumexp, float("-inf"))

@@ -66,6 +66,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     init_ops,
     losses_impl,
     module,
+    nn_activation_composite,
     nn_sampled_loss,
     random_generator,
     variable_scope,

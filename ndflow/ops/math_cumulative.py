@@ -1,5 +1,5 @@
-"""Cumulative ops: Cumsum and Cumprod (`tf.cumsum`, `tf.math.cumprod`); gradients in
-math_grad.py."""
+"""Cumulative ops: Cumsum, Cumprod and CumulativeLogsumexp (`tf.cumsum`, `tf.math.cumprod`,
+`tf.math.cumulative_logsumexp`); gradients in math_grad.py."""
 
 from __future__ import annotations
 
@@ -17,14 +17,15 @@ def _scan_shape(ctx):
     return unchanged_shape(ctx)
 
 
-def _scan_op(name: str):
+def _scan_op(name: str, types: str = "numbertype"):
     return op_def(name, inputs=["x: T", "axis: Tidx"], outputs=["out: T"],
-                  attrs=["exclusive: bool = false", "reverse: bool = false", "T: numbertype",
+                  attrs=["exclusive: bool = false", "reverse: bool = false", f"T: {types}",
                          "Tidx: {int32, int64} = DT_INT32"], shape=_scan_shape)
 
 
 Cumsum = _scan_op("Cumsum")
 Cumprod = _scan_op("Cumprod")
+CumulativeLogsumexp = _scan_op("CumulativeLogsumexp", "{half, bfloat16, float, double}")
 
 
 def _scan(op_def_, x, axis, exclusive, reverse, name):
@@ -47,3 +48,11 @@ def cumprod(x, axis=0, exclusive: bool = False, reverse: bool = False,
             name: str | None = None) -> Tensor:
     """`tf.math.cumprod`: running products along `axis`."""
     return _scan(Cumprod, x, axis, exclusive, reverse, name)
+
+
+@tf_export("math.cumulative_logsumexp")
+def cumulative_logsumexp(x, axis=0, exclusive: bool = False, reverse: bool = False,
+                         name: str | None = None) -> Tensor:
+    """`tf.math.cumulative_logsumexp`: log(cumsum(exp(x))) along `axis`, without
+    overflow (exclusive: the first entry is -inf)."""
+    return _scan(CumulativeLogsumexp, x, axis, exclusive, reverse, name)

@@ -20,7 +20,7 @@ from ndflow.ops import array_core, array_fill, math, math_cumulative, reduction
 from ndflow.ops import math_trig as trig
 from ndflow.ops.apply import constant_value, convert_to_tensor
 from ndflow.ops.cast import Cast, cast
-from ndflow.ops.comparison import equal, greater, greater_equal, less_equal, logical_and
+from ndflow.ops.comparison import equal, greater, greater_equal, less, less_equal, logical_and
 
 # -- broadcasting --------------------------------------------------------------------------------
 
@@ -420,6 +420,23 @@ def _cumprod_grad(op, grad):
     out = math_cumulative.cumsum(ar.multiply(prod, grad), axis, exclusive=exclusive,
                                  reverse=not reverse)
     return [ar.div_no_nan(out, x), None]
+
+
+@math_cumulative.CumulativeLogsumexp.def_grad
+def _cumulative_logsumexp_grad(op, grad):
+    # TF's: the gradient split by sign, each part carried in log space through the reverse
+    # scan, so nothing overflows.
+    x, axis = op.inputs
+    out = op.outputs[0]
+    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    lowest = convert_to_tensor(grad.dtype.min, dtype=grad.dtype)
+    log_pos = ar.where(greater(grad, 0.0), ar.log(grad), lowest)
+    log_neg = ar.where(less(grad, 0.0), ar.log(ar.negative(grad)), lowest)
+
+    def part(log_grad):
+        return math.exp(ar.add(math_cumulative.cumulative_logsumexp(
+            ar.subtract(log_grad, out), axis, exclusive=exclusive, reverse=not reverse), x))
+    return [ar.subtract(part(log_pos), part(log_neg)), None]
 
 
 
