@@ -30,6 +30,12 @@ def _shape_list(shape) -> list:
     return [int(d) for d in shape]
 
 
+def _filled(value: int, shape, dtype, name: str):
+    """A constant of `value` (as a bool for a bool dtype, as TF fills it)."""
+    return constant(bool(value) if dtype.is_bool else value, dtype=dtype,
+                    shape=_shape_list(shape), name=name)
+
+
 def compute_fans(shape, input_axes=None, output_axes=None) -> tuple:
     """(fan_in, fan_out) of a weight shape, as TF's `_compute_fans`; with both `input_axes` and
     `output_axes` (Keras 3), the products of the shape over those axes."""
@@ -91,9 +97,7 @@ class Zeros(Initializer):
     """All zeros (any dtype)."""
 
     def __call__(self, shape, dtype=None, **kwargs):
-        dtype = self._dtype(dtype)
-        return constant(False if dtype.is_bool else 0, dtype=dtype, shape=_shape_list(shape),
-                        name="zeros")
+        return _filled(0, shape, self._dtype(dtype), "zeros")
 
 
 @tf_export("initializers.Ones", "initializers.ones", "keras.initializers.Ones",
@@ -103,9 +107,7 @@ class Ones(Initializer):
     """All ones (any dtype)."""
 
     def __call__(self, shape, dtype=None, **kwargs):
-        dtype = self._dtype(dtype)
-        return constant(True if dtype.is_bool else 1, dtype=dtype, shape=_shape_list(shape),
-                        name="ones")
+        return _filled(1, shape, self._dtype(dtype), "ones")
 
 
 @tf_export("constant_initializer", "initializers.Constant", "initializers.constant",
