@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels.linalg_diag import bands_to_dense
 from ndflow.kernels.registry import kernel
 from ndflow.ops import linalg_decomp as ld
 from ndflow.ops import linalg_lu, linalg_tridiag
@@ -257,3 +258,23 @@ def _tridiagonal_matmul(node):
         out[..., 1:, :] += sub[..., 0, 1:, None] * rhs[..., :-1, :]
         return out
     return run
+
+
+@kernel(ld.BandedTriangularSolve)
+def _banded_triangular_solve(node):
+    lower, adjoint = node.attrs["lower"], node.attrs["adjoint"]
+
+    def run(bands, rhs):
+        k, m = bands.shape[-2], bands.shape[-1]
+        if k > m:
+            raise _bad(f"Number of bands must be less than or equal to the number of rows: "
+                       f"{k} > {m}")
+        main = bands[..., 0, :] if lower else bands[..., k - 1, :]
+        if bool((main == 0).any()):
+            raise _bad("Input matrix is not invertible.")
+        lo, hi = (1 - k, 0) if lower else (0, k - 1)
+        a = bands_to_dense(bands, lo, hi, "LEFT_RIGHT")
+        if adjoint:
+            return torch.linalg.solve_triangular(a.mH, rhs, upper=lower)
+        return torch.linalg.solve_triangular(a, rhs, upper=not lower)
+    return _wide(run)

@@ -179,3 +179,12 @@ def _band_part(node):
             keep &= (c - r) <= upper
         return torch.where(keep, x, torch.zeros((), dtype=x.dtype, device=x.device))
     return run
+
+
+def bands_to_dense(bands: torch.Tensor, lo: int, hi: int, align: str) -> torch.Tensor:
+    """The [..., M, M] matrix whose diagonals lo..hi are the rows of `bands` [..., K, M]."""
+    m = bands.shape[-1]
+    batch = bands.shape[:-2]
+    idx = torch.from_numpy(_matrix_index(m, m, lo, hi, m, align)).to(bands.device)
+    flat = torch.cat([bands.reshape(*batch, -1), bands.new_zeros(*batch, 1)], -1)
+    return flat[..., idx.reshape(-1)].reshape(*batch, m, m)

@@ -371,3 +371,32 @@ def matrix_square_root(input, name=None) -> Tensor:  # noqa: A002 - TF's name
     """`tf.linalg.sqrtm`: the principal square root of each square matrix (NaN where it has
     no real one, e.g. a negative real eigenvalue)."""
     return apply_op(MatrixSquareRoot, [input], name=name).outputs[0]
+
+
+def _banded_shape(ctx):
+    bands, rhs = ctx.shapes
+    _rank2(bands)
+    if rhs.rank is not None and rhs.rank < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {rhs.rank}")
+    if bands.rank is None or rhs.rank is None:
+        return [TensorShape(None)]
+    m, n = bands[-1], rhs[-2]
+    if m is not None and n is not None and m != n:
+        raise ValueError(f"Dimensions must be equal, but are {m} and {n}")
+    return [broadcast_shapes(bands[:-2], rhs[:-2]).concatenate(rhs[-2:])]
+
+
+BandedTriangularSolve = op_def(
+    "BandedTriangularSolve", inputs=["matrix: T", "rhs: T"], outputs=["output: T"],
+    attrs=["lower: bool = true", "adjoint: bool = false", _T], shape=_banded_shape)
+
+
+@tf_export("linalg.banded_triangular_solve", v1=[])
+def banded_triangular_solve(bands, rhs, lower: bool = True, adjoint: bool = False,
+                            name=None) -> Tensor:
+    """`tf.linalg.banded_triangular_solve`: solves with the triangular matrix whose K bands
+    are the rows of `bands` [..., K, M] (the diagonal first when `lower`, last otherwise;
+    aligned LEFT_RIGHT as for `tf.linalg.set_diag`)."""
+    with name_scope(name, "banded_triangular_solve"):
+        return apply_op(BandedTriangularSolve, [bands, rhs],
+                        {"lower": lower, "adjoint": adjoint}).outputs[0]

@@ -254,6 +254,20 @@ def _matrix_triangular_solve_grad(op, grad):
     return list(_unbroadcast(grad_a, grad_b, a, b))
 
 
+@ld.BandedTriangularSolve.def_grad
+def _banded_triangular_solve_grad(op, grad):
+    a, b = op.inputs
+    adj, lower = op.get_attr("adjoint"), op.get_attr("lower")
+    c = op.outputs[0]
+    num_bands = shape(a)[-2]
+    grad_b = ld.banded_triangular_solve(a, grad, lower=lower, adjoint=not adj)
+    grad_a = (negative(_matmul(c, grad_b, adjoint_b=True)) if adj else
+              negative(_matmul(grad_b, c, adjoint_b=True)))
+    k = stack([1 - num_bands, 0]) if lower else stack([0, num_bands - 1])
+    grad_a = ldiag.matrix_diag_part(grad_a, k=k, align="LEFT_RIGHT")
+    return list(_unbroadcast(grad_a, grad_b, a, b))
+
+
 def _r_inv_t(x, r):
     """x @ inverse(r)^H for upper-triangular r."""
     return _adjoint(ld.matrix_triangular_solve(r, _adjoint(x), lower=False))

@@ -1,11 +1,14 @@
-"""TridiagonalSolve and TridiagonalMatMul through `tf.linalg.tridiagonal_solve` /
-`tridiagonal_matmul` in their three diagonal formats, table-driven (harness.py). Values and
-gradients were also compared with TF 2.21's (equal to ~1e-16)."""
+"""BandedTriangularSolve, and TridiagonalSolve / TridiagonalMatMul through
+`tf.linalg.tridiagonal_solve` / `tridiagonal_matmul` in their three diagonal formats,
+table-driven (harness.py). Values and gradients were also compared with TF 2.21's (equal to
+~1e-16)."""
 
 import numpy as np
 import pytest
 
 import ndflow as tf
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.ops.linalg_decomp import banded_triangular_solve
 from ndflow.ops.linalg_tridiag import tridiagonal_matmul, tridiagonal_solve
 from tests.ops.harness import OpCase
 
@@ -31,6 +34,24 @@ def _dense(d):
     out[..., i[:-1], i[1:]] = d[..., 0, :-1]
     out[..., i[1:], i[:-1]] = d[..., 2, 1:]
     return out
+
+
+def _np_banded(bands, lower):
+    """The triangular matrix of `bands` [K, M] (LEFT_RIGHT alignment)."""
+    k, m = bands.shape
+    a = np.zeros((m, m))
+    for row in range(k):
+        d = -row if lower else k - 1 - row
+        n = m - abs(d)
+        vals = bands[row, m - n:] if d < 0 else bands[row, :n]
+        a += np.diag(vals, d)
+    return a
+
+
+def _bands(k, m, lower, *batch):
+    b = _r(*batch, k, m)
+    b[..., 0 if lower else k - 1, :] += 3.0
+    return b
 
 
 _TOL = dict(rtol=1e-5, atol=1e-5, low_precision=False)
@@ -63,6 +84,33 @@ CASES = [
            [_r(4), _r(4), _r(4), _r(4, 2)],
            lambda s, m, u, b: _dense(np.stack([s, m, u])) @ b, **_TOL),
 ]
+
+
+BANDED = [
+    OpCase("banded_triangular_solve_lower", lambda a, b: banded_triangular_solve(a, b),
+           [_bands(3, 5, True), _r(5, 2)],
+           lambda a, b: np.linalg.solve(_np_banded(a, True), b), **_TOL),
+    OpCase("banded_triangular_solve_upper_adjoint_broadcast",
+           lambda a, b: banded_triangular_solve(a, b, lower=False, adjoint=True),
+           [_bands(2, 4, False), _r(2, 4, 3)],
+           lambda a, b: np.linalg.solve(_np_banded(a, False).T, b), **_TOL),
+]
+CASES += BANDED
+
+
+def test_banded_triangular_solve_as_tf():
+    bands = np.array([[2.0, 3.0, 4.0], [1.0, 5.0, 6.0]])
+    np.testing.assert_allclose(  # TF 2.21's values
+        banded_triangular_solve(bands, np.ones((3, 1)), lower=False).numpy().ravel(),
+        [0.8, 0.1, 1 / 6], rtol=1e-12)
+    np.testing.assert_allclose(
+        banded_triangular_solve(bands, np.ones((3, 1)), adjoint=True).numpy().ravel(),
+        [11 / 12, -1 / 6, 0.25], rtol=1e-12)
+    with pytest.raises(InvalidArgumentError, match="Input matrix is not invertible."):
+        banded_triangular_solve(np.array([[2.0, 3.0, 4.0], [1.0, 1.0, 0.0]]), np.ones((3, 1)),
+                                lower=False)
+    assert tf.linalg.banded_triangular_solve is banded_triangular_solve
+    assert not hasattr(tf.compat.v1.linalg, "banded_triangular_solve")
 
 
 def test_public_names_and_errors_as_tf():
