@@ -60,6 +60,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
 from ndflow.ops import (  # noqa: F401 - public names built on the ops
     array_builders,
     clip_ops,
+    confusion_matrix,
     embedding_ops,
     gather_batch,
     importer,

@@ -1,5 +1,5 @@
-"""tf.math.bincount, tf.histogram_fixed_width, tf.repeat and tf.random.categorical, against
-NumPy (values checked with TF 2.21), with TF's errors."""
+"""tf.math.bincount, tf.histogram_fixed_width, tf.math.confusion_matrix, tf.repeat and
+tf.random.categorical, against NumPy (values checked with TF 2.21), with TF's errors."""
 
 import numpy as np
 import pytest
@@ -11,6 +11,13 @@ from tests.ops.harness import OpCase
 rng = np.random.default_rng(4)
 _ARR = np.array([1, 1, 3, 0, 3, 3])
 _W = rng.uniform(0.5, 1.5, 6)
+def _np_confusion(labels, predictions, n, weights=None):
+    out = np.zeros((n, n))
+    for i, (a, b) in enumerate(zip(labels, predictions)):
+        out[a, b] += 1 if weights is None else weights[i]
+    return out if weights is not None else out.astype(np.int32)
+
+
 # The number of bins comes from the values at run time: the static length is unknown.
 _INTS = dict(grad=False, low_precision=False, static_shape_exact=False)
 
@@ -27,6 +34,12 @@ CASES = [
     OpCase("histogram_fixed_width", lambda v: tf.histogram_fixed_width(v, [0.0, 5.0], nbins=5),
            [np.array([-1.0, 0.0, 1.5, 2.0, 5.0, 15.0])], lambda v: np.array([2, 1, 1, 0, 2]),
            dtypes=(tf.float32,), **_INTS),  # value_range is float32, as in TF
+    OpCase("confusion_matrix", lambda: tf.math.confusion_matrix([1, 2, 4], [2, 2, 4]), [],
+           lambda: _np_confusion([1, 2, 4], [2, 2, 4], 5), **_INTS),
+    OpCase("confusion_matrix_weights", lambda w: tf.math.confusion_matrix(
+        [1, 2, 0], [2, 2, 0], num_classes=3, weights=w, dtype=w.dtype), [_W[:3]],
+           lambda w: _np_confusion([1, 2, 0], [2, 2, 0], 3, w), dtypes=(tf.float32,),
+           grad=False, low_precision=False),
     OpCase("repeat_scalar_flat", lambda x: tf.repeat(x, 2), [rng.normal(size=(2, 3))],
            lambda x: np.repeat(x, 2), static_shape_exact=False),
     OpCase("repeat_counts_axis0", lambda x: tf.repeat(x, [1, 0, 3], axis=0),
@@ -57,6 +70,8 @@ def test_categorical_draws_each_class_as_often_as_its_probability():
     (lambda: tf.math.bincount([1], axis=1), ValueError, "Unsupported value for argument axis=1"),
     (lambda: tf.random.categorical([1.0, 2.0], 3), InvalidArgumentError,
      r"logits should be a matrix, got shape \[2\]"),
+    (lambda: tf.math.confusion_matrix([1, 5], [2, 2], num_classes=3), InvalidArgumentError,
+     "`labels` out of bound"),
     (lambda: tf.histogram_fixed_width([1.0], [1.0, 0.0]), InvalidArgumentError,
      r"value_range should satisfy value_range\[0\] < value_range\[1\]"),
 ])
