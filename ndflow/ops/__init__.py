@@ -51,8 +51,8 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     reduction,
     segment,
     sort,
-    stateless_random,
     state,
+    stateless_random,
     training,
 )
 
