@@ -16,8 +16,10 @@ from ndflow.ops.array_fill import zeros_like
 
 
 def is_differentiable(dtype) -> bool:
-    """Gradients flow through floating tensors and resource handles (to variables)."""
-    return dtype.is_floating or dtype is dtypes.resource or dtype is dtypes.variant
+    """Gradients flow through floating and complex tensors and resource handles (to
+    variables)."""
+    return (dtype.is_floating or dtype.is_complex or dtype is dtypes.resource
+            or dtype is dtypes.variant)
 
 
 def aggregate(grads):
@@ -70,7 +72,8 @@ def backprop(ops, seeds: dict, sources, stop=frozenset(), scope=None,
             op.skip_input_indices = tuple(
                 i for i, t in enumerate(op.inputs) if not needs_grad(t)) or None
         with scope(op) if scope is not None else contextlib.nullcontext():
-            out_grads = [g if g is not None or not t.dtype.is_floating else zeros_like(t)
+            out_grads = [g if g is not None or not (t.dtype.is_floating or t.dtype.is_complex)
+                         else zeros_like(t)
                          for t, g in zip(outs, out_grads)]
             in_grads = grad_fn(op, *out_grads)
         if in_grads is None or not isinstance(in_grads, (list, tuple)):

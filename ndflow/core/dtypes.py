@@ -19,7 +19,7 @@ class DType:
     """A tensor element type. Instances are singletons compared by identity."""
 
     __slots__ = ("name", "enum", "torch_dtype", "np_dtype", "is_floating", "is_integer",
-                 "is_bool", "is_unsigned", "size")
+                 "is_bool", "is_unsigned", "size", "is_complex")
 
     def __init__(self, name, enum, torch_dtype, np_dtype, kind, size):
         self.name = name
@@ -30,6 +30,7 @@ class DType:
         self.is_integer = kind in ("i", "u")
         self.is_unsigned = kind == "u"
         self.is_bool = kind == "b"
+        self.is_complex = kind == "c"
         self.size = size
 
     @property
@@ -46,11 +47,8 @@ class DType:
 
     @property
     def real_dtype(self) -> DType:
-        return self
-
-    @property
-    def is_complex(self) -> bool:
-        return False
+        """float32 for complex64, float64 for complex128, else the dtype itself."""
+        return _REAL_OF_COMPLEX.get(self, self)
 
     @property
     def is_numeric(self) -> bool:
@@ -97,9 +95,13 @@ bool = DType("bool", 10, torch.bool, np.dtype(np.bool_), "b", 1)  # noqa: A001 -
 string = DType("string", 7, None, np.dtype(object), "s", 0)
 resource = DType("resource", 20, None, None, "r", 0)
 variant = DType("variant", 21, None, None, "v", 0)
+complex64 = DType("complex64", 8, torch.complex64, np.dtype(np.complex64), "c", 8)
+complex128 = DType("complex128", 18, torch.complex128, np.dtype(np.complex128), "c", 16)
 
 ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, bool, string,
-       resource, variant)
+       resource, variant, complex64, complex128)
+COMPLEX = (complex64, complex128)
+_REAL_OF_COMPLEX = {complex64: float32, complex128: float64}
 FLOATING = (float16, bfloat16, float32, float64)
 INTEGER = (int8, int16, int32, int64, uint8)
 NUMERIC = FLOATING + INTEGER
@@ -159,3 +161,5 @@ tf_export("dtypes.resource", "resource")(resource)
 tf_export("dtypes.string", "string")(string)
 tf_export("dtypes.uint8", "uint8")(uint8)
 tf_export("dtypes.variant", "variant")(variant)
+tf_export("complex64", "dtypes.complex64")(complex64)
+tf_export("complex128", "dtypes.complex128")(complex128)

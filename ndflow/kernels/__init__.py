@@ -9,6 +9,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     array_slicing,
     array_split,
     candidate_sampling,
+    complex_ops,
     data_flow,
     einsum,
     histogram,

@@ -21,4 +21,5 @@ def _batch_matmul(node):
     adj_x, adj_y = node.attrs["adj_x"], node.attrs["adj_y"]
     if not adj_x and not adj_y:
         return torch.matmul
-    return lambda x, y: torch.matmul(x.mT if adj_x else x, y.mT if adj_y else y)
+    # .mH: the adjoint (conjugate transpose; the transpose of a real matrix)
+    return lambda x, y: torch.matmul(x.mH if adj_x else x, y.mH if adj_y else y)

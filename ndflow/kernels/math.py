@@ -150,6 +150,8 @@ def _reciprocal_grad(node):
 
 @kernel(math.SqrtGrad)
 def _sqrt_grad(node):
+    if node.input_dtypes[0].is_complex:  # TF: dy * 0.5 / conj(y)
+        return lambda y, dy: torch.div(dy, torch.conj_physical(y)).mul_(0.5)
     return lambda y, dy: torch.div(dy, y).mul_(0.5)
 
 
@@ -168,6 +170,10 @@ def _sign(node):
 @kernel(Cast)
 def _cast(node):
     dst = node.attrs["DstT"].torch_dtype
+    if node.input_dtypes[0].is_complex and not node.attrs["DstT"].is_complex:
+        if node.attrs["DstT"].is_bool:
+            return lambda x: x != 0
+        return lambda x: torch.real(x).to(dst)  # TF drops the imaginary part
     return lambda x: x.to(dst)
 
 

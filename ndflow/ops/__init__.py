@@ -22,6 +22,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     candidate_sampling,
     cast,
     comparison,
+    complex_ops,
     constant_op,
     control_flow,
     data_flow,
@@ -77,6 +78,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
 # isort: split
 from ndflow.ops import (  # noqa: F401 - importing a gradient module registers its gradients
     array_grad,
+    complex_ops_grad,
     data_flow_grad,
     linalg_grad,
     math_grad,

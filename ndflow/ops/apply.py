@@ -70,7 +70,8 @@ def infer_numpy(value, dtype):
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
         # TF: Python floats never become integers, nor numbers booleans; NumPy values cast.
         if arr.size and not isinstance(value, (np.ndarray, np.generic)) and (
-                (dtype.is_integer and arr.dtype.kind == "f")
+                (not dtype.is_complex and arr.dtype.kind == "c")
+                or (dtype.is_integer and arr.dtype.kind == "f")
                 or (dtype.is_bool and arr.dtype.kind in "iuf")):
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
         if dtype.is_integer and arr.dtype.kind in "iu" and arr.size and (

@@ -24,6 +24,9 @@ from ndflow.ops.op_def import op_def
 
 NUMERIC = REAL
 FLOAT = "T: {half, bfloat16, float, double}"
+# The ops TensorFlow also registers for complex64/complex128.
+WITH_COMPLEX = REAL[:-1] + ", complex64, complex128}"
+FLOAT_COMPLEX = "T: {half, bfloat16, float, double, complex64, complex128}"
 
 
 def binary_operands(x, y):
@@ -49,11 +52,11 @@ def _binary_op(name, attrs=NUMERIC, commutative=False):
                   shape=broadcast_shape, commutative=commutative)
 
 
-AddV2 = _binary_op("AddV2", commutative=True)
-Add = _binary_op("Add", attrs=REAL[:-1] + ", string}")
-Sub = _binary_op("Sub")
-Mul = _binary_op("Mul", commutative=True)
-RealDiv = _binary_op("RealDiv")
+AddV2 = _binary_op("AddV2", attrs=WITH_COMPLEX, commutative=True)
+Add = _binary_op("Add", attrs=WITH_COMPLEX[:-1] + ", string}")
+Sub = _binary_op("Sub", attrs=WITH_COMPLEX)
+Mul = _binary_op("Mul", attrs=WITH_COMPLEX, commutative=True)
+RealDiv = _binary_op("RealDiv", attrs=WITH_COMPLEX)
 FloorDiv = _binary_op("FloorDiv")
 FloorMod = _binary_op("FloorMod")
 Pow = _binary_op("Pow", attrs="T: {half, bfloat16, float, double, int32, int64}")
@@ -179,11 +182,12 @@ def div(x, y, name=None) -> Tensor:
         if x.dtype is not y.dtype:
             raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != "
                             f"{y.dtype!r}.")
-    return _binary(RealDiv if x.dtype.is_floating else FloorDiv, x, y, final)
+    return _binary(RealDiv if x.dtype.is_floating or x.dtype.is_complex else FloorDiv, x, y,
+                   final)
 
 
 DivNoNan = op_def("DivNoNan", inputs=["x: T", "y: T"], outputs=["z: T"],
-                  attrs=["T: {half, float, bfloat16, double}"], shape=broadcast_shape)
+                  attrs=[FLOAT_COMPLEX], shape=broadcast_shape)
 
 
 @tf_export("math.divide_no_nan", v1=["div_no_nan", "math.divide_no_nan"])
@@ -222,9 +226,11 @@ def reciprocal_no_nan(x, name=None) -> Tensor:
 
 # -- Neg, Log, Reciprocal --------------------------------------------------------------------------
 
-Neg = op_def("Neg", inputs=["x: T"], outputs=["y: T"], attrs=[NUMERIC], shape=unchanged_shape)
-Log = op_def("Log", inputs=["x: T"], outputs=["y: T"], attrs=[FLOAT], shape=unchanged_shape)
-Reciprocal = op_def("Reciprocal", inputs=["x: T"], outputs=["y: T"], attrs=[NUMERIC],
+Neg = op_def("Neg", inputs=["x: T"], outputs=["y: T"], attrs=[WITH_COMPLEX],
+             shape=unchanged_shape)
+Log = op_def("Log", inputs=["x: T"], outputs=["y: T"], attrs=[FLOAT_COMPLEX],
+             shape=unchanged_shape)
+Reciprocal = op_def("Reciprocal", inputs=["x: T"], outputs=["y: T"], attrs=[WITH_COMPLEX],
                     shape=unchanged_shape)
 ReciprocalGrad = op_def("ReciprocalGrad", inputs=["y: T", "dy: T"], outputs=["z: T"],
                         attrs=[FLOAT], shape=unchanged_shape)
@@ -340,7 +346,7 @@ def _add_n_shape(ctx):
 
 
 AddN = op_def("AddN", inputs=["inputs: N * T"], outputs=["sum: T"],
-              attrs=["N: int >= 1", NUMERIC], shape=_add_n_shape, commutative=True)
+              attrs=["N: int >= 1", WITH_COMPLEX], shape=_add_n_shape, commutative=True)
 
 
 @tf_export("add_n", "math.add_n")

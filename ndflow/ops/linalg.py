@@ -13,9 +13,10 @@ from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op
 from ndflow.ops.arithmetic import binary_operands
 from ndflow.ops.comparison import broadcast_pair, composite_name
+from ndflow.ops.complex_ops import conj
 from ndflow.ops.op_def import op_def
 
-_MATMUL_TYPES = "T: {half, bfloat16, float, double, int32, int64}"
+_MATMUL_TYPES = "T: {half, bfloat16, float, double, int32, int64, complex64, complex128}"
 
 
 def _inner_dims_error(ctx, k1, k2) -> ValueError:
@@ -87,6 +88,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         return apply_op(BatchMatMulV2, [a, b], {"adj_x": transpose_a or adjoint_a,
                                                 "adj_y": transpose_b or adjoint_b},
                         name=final).outputs[0]
+    # MatMul only transposes: an adjoint of a complex matrix conjugates first, as TF does.
+    a = conj(a) if adjoint_a else a
+    b = conj(b) if adjoint_b else b
     return apply_op(MatMul, [a, b], {"transpose_a": transpose_a or adjoint_a,
                                      "transpose_b": transpose_b or adjoint_b},
                     name=final).outputs[0]

@@ -25,6 +25,7 @@ from ndflow.ops.array_fill import (
 )
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
+from ndflow.ops.complex_ops import conj
 from ndflow.ops.linalg_extra import matrix_transpose
 from ndflow.ops.math import square
 from ndflow.ops.op_def import input_needed
@@ -33,7 +34,7 @@ from ndflow.ops.reduction import reduce_sum
 
 @linalg.MatMul.def_grad
 def _matmul_grad(op, grad):
-    a, b = op.inputs
+    a, b = (conj(t) for t in op.inputs)  # TF's convention for complex operands
     ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
     ga = gb = None
     if input_needed(op, 0):

@@ -14,8 +14,6 @@ Digamma, Igamma, Betainc, Erfinv, Bessel, Xlogy, ...; gradients in math_special_
 
 from __future__ import annotations
 
-import math as _pymath
-
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
@@ -25,7 +23,8 @@ from ndflow.ops import array_core, array_fill
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import (
     FLOAT,
-    NUMERIC,
+    FLOAT_COMPLEX,
+    WITH_COMPLEX,
     AddV2,
     FloorMod,
     Mul,
@@ -38,7 +37,6 @@ from ndflow.ops.arithmetic import (
     minimum,
     multiply,
     negative,
-    select,
     select_v2,
     subtract,
     truediv,
@@ -58,12 +56,12 @@ from ndflow.ops.comparison import (
     greater,
     greater_equal,
     is_finite,
-    less,
     logical_not,
     logical_xor,
     not_equal,
     unchanged_shape,
 )
+from ndflow.ops.complex_ops import complex_abs
 from ndflow.ops.linalg import matmul
 from ndflow.ops.op_def import op_def
 from ndflow.ops.reduction import reduce_all, reduce_max, reduce_sum
@@ -86,8 +84,8 @@ def _run(op, *inputs, name=None):
 
 Abs = _unary("Abs", _SIGNED)
 Sign = _unary("Sign", _SIGNED)
-Square = _unary("Square", NUMERIC)
-Exp = _unary("Exp")
+Square = _unary("Square", WITH_COMPLEX)
+Exp = _unary("Exp", FLOAT_COMPLEX)
 Floor = _unary("Floor")
 Ceil = _unary("Ceil")
 Round = _unary("Round", _SIGNED)
@@ -95,7 +93,9 @@ Rint = _unary("Rint")
 Expm1 = _unary("Expm1")
 Log1p = _unary("Log1p")
 Erf = _unary("Erf")
-Sqrt, SqrtGrad = _unary("Sqrt"), _grad_op("SqrtGrad")
+Sqrt = _unary("Sqrt", FLOAT_COMPLEX)
+SqrtGrad = op_def("SqrtGrad", inputs=["y: T", "dy: T"], outputs=["z: T"], attrs=[FLOAT_COMPLEX],
+                  shape=unchanged_shape)
 Rsqrt, RsqrtGrad = _unary("Rsqrt"), _grad_op("RsqrtGrad")
 Tanh, TanhGrad = _unary("Tanh"), _grad_op("TanhGrad")
 Sigmoid, SigmoidGrad = _unary("Sigmoid"), _grad_op("SigmoidGrad")
@@ -109,7 +109,9 @@ SoftsignGrad = op_def("SoftsignGrad", inputs=["gradients: T", "features: T"],
 
 @tf_export("abs", "math.abs")
 def abs(x, name=None) -> Tensor:  # noqa: A001 - TF's name
-    """`tf.math.abs`."""
+    """`tf.math.abs` (ComplexAbs, a real tensor, for a complex one)."""
+    if isinstance(x, Tensor) and x.dtype.is_complex:
+        return complex_abs(x, name=name)
     return _run(Abs, x, name=name)
 
 
@@ -265,52 +267,6 @@ def verify_tensor_all_finite(t=None, msg=None, name=None, x=None, message=None) 
     x = deprecated_argument_lookup("x", x, "t", t)
     message = deprecated_argument_lookup("message", message, "msg", msg)
     return assert_all_finite(x, message, name)
-
-
-# -- real, imag, angle, conj of real tensors (ndflow has no complex dtypes) ---------------------
-
-def _is_numeric(dtype) -> bool:
-    return dtype.is_floating or dtype.is_integer
-
-
-@tf_export("math.real", v1=["math.real", "real"])
-def real(input, name=None) -> Tensor:  # noqa: A002 - TF's name
-    """`tf.math.real`: a real tensor is its own real part."""
-    with name_scope(name, "Real"):
-        input = convert_to_tensor(input, name="input")  # noqa: A001
-        if not _is_numeric(input.dtype):
-            raise TypeError(f"input must be a numeric tensor, but got tensor with dtype "
-                            f"{input.dtype}")
-        return input
-
-
-@tf_export("math.imag", v1=["math.imag", "imag"])
-def imag(input, name=None) -> Tensor:  # noqa: A002 - TF's name
-    """`tf.math.imag`: zeros for a real tensor."""
-    with name_scope(name, "Imag"):
-        return array_fill.zeros_like(convert_to_tensor(input, name="input"))
-
-
-@tf_export("math.angle", v1=["math.angle", "angle"])
-def angle(input, name=None) -> Tensor:  # noqa: A002 - TF's name
-    """`tf.math.angle`: pi where a real tensor is negative, else 0."""
-    with name_scope(name, "Angle"):
-        input = convert_to_tensor(input, name="input")  # noqa: A001
-        negative_ = less(input, 0)
-        pi = multiply(_pymath.pi, array_fill.ones_like(input), name="mul")
-        return select(negative_, pi, array_fill.zeros_like(input))
-
-
-@tf_export("math.conj", v1=["math.conj", "conj"])
-def conj(x, name=None) -> Tensor:
-    """`tf.math.conj`: a real tensor is its own conjugate."""
-    if isinstance(x, Tensor) and _is_numeric(x.dtype):
-        return x
-    with name_scope(name, "Conj"):
-        x = convert_to_tensor(x, name="x")
-        if not _is_numeric(x.dtype):
-            raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")
-        return x
 
 
 # -- composites -------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from ndflow.ops import math_trig as trig
 from ndflow.ops.apply import constant_value, convert_to_tensor
 from ndflow.ops.cast import Cast, cast
 from ndflow.ops.comparison import equal, greater, greater_equal, less, less_equal, logical_and
+from ndflow.ops.complex_ops import conj
 
 # -- broadcasting --------------------------------------------------------------------------------
 
@@ -98,13 +99,13 @@ def _sub_grad(op, grad):
 
 @ar.Mul.def_grad
 def _mul_grad(op, grad):
-    x, y = op.inputs
+    x, y = (conj(t) for t in op.inputs)  # TF's convention for complex operands
     return _binary_grads(op, ar.multiply(grad, y), ar.multiply(x, grad))
 
 
 @ar.RealDiv.def_grad
 def _real_div_grad(op, grad):
-    x, y = op.inputs
+    x, y = (conj(t) for t in op.inputs)
     gy = ar.multiply(grad, ar.real_div(ar.real_div(ar.negative(x), y), y))
     return _binary_grads(op, ar.real_div(grad, y), gy)
 
@@ -170,7 +171,8 @@ def _add_n_grad(op, grad):
 @Cast.def_grad
 def _cast_grad(op, grad):
     src = op.inputs[0].dtype
-    if src in dtypes.FLOATING and grad.dtype in dtypes.FLOATING:
+    differentiable = dtypes.FLOATING + dtypes.COMPLEX
+    if src in differentiable and grad.dtype in differentiable:
         return [cast(grad, src)]
     return [None]
 
@@ -208,7 +210,7 @@ def _neg_grad(op, grad):
 
 @ar.Log.def_grad
 def _log_grad(op, grad):
-    return [ar.multiply(grad, ar.reciprocal(op.inputs[0]))]
+    return [ar.multiply(grad, ar.reciprocal(conj(op.inputs[0])))]
 
 
 @ar.Reciprocal.def_grad
@@ -234,12 +236,12 @@ def _sign_grad(op, grad):
 
 @math.Square.def_grad
 def _square_grad(op, grad):
-    return [ar.multiply(grad, ar.multiply(op.inputs[0], 2.0))]
+    return [ar.multiply(grad, ar.multiply(conj(op.inputs[0]), 2.0))]
 
 
 @math.Exp.def_grad
 def _exp_grad(op, grad):
-    return [ar.multiply(grad, op.outputs[0])]
+    return [ar.multiply(grad, conj(op.outputs[0]))]
 
 
 @math.Floor.def_grad

@@ -39,6 +39,7 @@ _TF_TYPE_NAMES = {
     "double": dtypes.float64, "int8": dtypes.int8, "int16": dtypes.int16,
     "int32": dtypes.int32, "int64": dtypes.int64, "uint8": dtypes.uint8, "bool": dtypes.bool,
     "string": dtypes.string, "resource": dtypes.resource, "variant": dtypes.variant,
+    "complex64": dtypes.complex64, "complex128": dtypes.complex128,
 }
 # TF's type groups used in REGISTER_OP strings.
 _TYPE_GROUPS = {

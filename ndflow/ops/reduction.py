@@ -16,7 +16,7 @@ from ndflow.core.shapes import TensorShape, unknown_shape
 from ndflow.core.tensor import Tensor
 from ndflow.ops import array_core, array_fill
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.arithmetic import NUMERIC
+from ndflow.ops.arithmetic import NUMERIC, WITH_COMPLEX
 from ndflow.ops.op_def import op_def
 
 
@@ -60,8 +60,8 @@ def _reduction_op(name: str, type_attr: str = NUMERIC):
                   attrs=[type_attr] + attrs, shape=reduction_shape)
 
 
-Sum = _reduction_op("Sum")
-Mean = _reduction_op("Mean")
+Sum = _reduction_op("Sum", WITH_COMPLEX)
+Mean = _reduction_op("Mean", WITH_COMPLEX)
 Max = _reduction_op("Max")
 Min = _reduction_op("Min")
 Prod = _reduction_op("Prod")

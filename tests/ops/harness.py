@@ -63,13 +63,25 @@ def _is_float(a) -> bool:
     return np.asarray(a).dtype.kind == "f"
 
 
+# Complex inputs follow the run's dtype (float32 -> complex64), and are fed as floats are.
+_COMPLEX_OF = {dtypes.float32: dtypes.complex64}
+
+
+def _input_dtype(a, dtype):
+    kind = np.asarray(a).dtype.kind
+    if kind == "f":
+        return dtype
+    if kind == "c":
+        return _COMPLEX_OF.get(dtype, dtypes.complex128)
+    return dtypes.as_dtype(np.asarray(a).dtype)
+
+
 def _cast_inputs(case: OpCase, dtype):
     # C-contiguous copies: numeric_gradient perturbs through `reshape(-1)`, which must be a view
     # (a transposed input, e.g. an NCHW test tensor, would otherwise be perturbed in a copy).
     # np.array(order="C"), not np.ascontiguousarray: the latter turns 0-d inputs into shape [1].
     return [np.array(a, np.float64, order="C") if _is_float(a) else np.array(a, order="C")
-            for a in case.inputs], \
-        [dtype if _is_float(a) else dtypes.as_dtype(np.asarray(a).dtype) for a in case.inputs]
+            for a in case.inputs], [_input_dtype(a, dtype) for a in case.inputs]
 
 
 def _eager_tensor(arr, dt):
@@ -101,7 +113,7 @@ def build_graph(case: OpCase, dtype, unknown_dims: bool = False, constants: bool
     feeds, feed_vals, args = [], [], []
     with g.as_default():
         for a, d in zip(arrs, dts):
-            if d.is_floating and not constants:
+            if (d.is_floating or d.is_complex) and not constants:
                 shape = [None] * a.ndim if unknown_dims else list(a.shape)
                 p = placeholder(d, shape)
                 feeds.append(p)
@@ -133,6 +145,10 @@ def _close(actual, expected, rtol, atol, what):
     assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
     if expected.dtype == np.bool_ or expected.dtype.kind in "iu":
         np.testing.assert_array_equal(actual, expected, err_msg=what)
+    elif expected.dtype.kind == "c":
+        assert actual.dtype.kind == "c", f"{what}: dtype {actual.dtype}, expected complex"
+        np.testing.assert_allclose(actual.astype(np.complex128), expected, rtol=rtol, atol=atol,
+                                   err_msg=what)
     else:
         np.testing.assert_allclose(actual.astype(np.float64), expected, rtol=rtol, atol=atol,
                                    err_msg=what)
@@ -208,8 +224,8 @@ def check_gradients(case: OpCase) -> None:
     float_outs = [o for o in outs if o.dtype.is_floating]
     with g.as_default():
         gys = [convert_to_tensor(w) for w in weights if w is not None]
-        float_pos = [i for i, a in enumerate(case.inputs) if _is_float(a)]
-        xs = [feeds[float_pos.index(i)] for i in idx]
+        fed_pos = [i for i, a in enumerate(case.inputs) if np.asarray(a).dtype.kind in "fc"]
+        xs = [feeds[fed_pos.index(i)] for i in idx]
         grads = gradients(float_outs, xs, grad_ys=gys)
     for i, (gr, num) in enumerate(zip(grads, numeric)):
         if gr is None:

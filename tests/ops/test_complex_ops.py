@@ -1,0 +1,206 @@
+"""Complex dtypes and ops: tf.complex64/complex128, Complex, Real, Imag, Angle, ComplexAbs,
+Conj, casts, and the arithmetic TensorFlow registers for complex types (table-driven, see
+harness.py; complex inputs run as complex64 in the float32 runs, complex128 in float64).
+
+Gradient cases take real inputs through complex intermediates, so finite differences of
+real functions check TF's convention (dL/dx + i dL/dy for z = x + iy); complex-input
+gradients are compared with TensorFlow 2.21's values.
+"""
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.graph import Graph
+from tests.ops.harness import OpCase
+
+rng = np.random.default_rng(7)
+
+
+def _r(*shape, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, shape)
+
+
+def _z(*shape):
+    return rng.uniform(-1, 1, shape) + 1j * rng.uniform(-1, 1, shape)
+
+
+def _fwd(id_, fn, inputs, ref, **kw):
+    """A forward-only case on complex inputs (TF has no float16 complex)."""
+    return OpCase(id_, fn, inputs, ref, low_precision=False, grad=False, **kw)
+
+
+def _parts(g):
+    """Real and imaginary parts of g(x + iy), a real function of real x, y."""
+    def fn(x, y):
+        w = g(tf.complex(x, y))
+        return [tf.math.real(w), tf.math.imag(w)]
+
+    def ref(x, y):
+        w = g_np[g](x + 1j * y)
+        return [w.real, w.imag]
+    return fn, ref
+
+
+_Z1, _Z2, _ZM1, _ZM2 = _z(2, 3), _z(2, 3), _z(2, 3), _z(3, 4)
+
+CASES = [
+    _fwd("complex_from_parts", tf.complex, [_r(2, 3), _r(3)], lambda x, y: x + 1j * y),
+    _fwd("real_imag_angle_abs_conj", lambda z: [tf.math.real(z), tf.math.imag(z),
+                                                tf.math.angle(z), tf.abs(z), tf.math.conj(z)],
+         [_Z1], lambda z: [z.real, z.imag, np.angle(z), np.abs(z), np.conj(z)]),
+    _fwd("add_sub_mul_div", lambda a, b: [a + b, a - b, a * b, a / b, -a, tf.math.divide(a, b)],
+         [_Z1, _Z2], lambda a, b: [a + b, a - b, a * b, a / b, -a, a / b]),
+    _fwd("exp_log_sqrt_square", lambda z: [tf.exp(z), tf.math.log(z), tf.sqrt(z),
+                                           tf.square(z), tf.math.reciprocal(z)],
+         [_Z1], lambda z: [np.exp(z), np.log(z), np.sqrt(z), z * z, 1 / z]),
+    _fwd("matmul", tf.matmul, [_ZM1, _ZM2], np.matmul),
+    _fwd("matmul_adjoint", lambda a, b: tf.matmul(a, b, adjoint_a=True),
+         [_z(3, 2), _ZM2], lambda a, b: np.conj(a).T @ b),
+    _fwd("batch_matmul_adjoint", lambda a, b: tf.matmul(a, b, adjoint_b=True),
+         [_z(2, 2, 3), _z(2, 4, 3)], lambda a, b: a @ np.conj(np.swapaxes(b, -1, -2))),
+    _fwd("reduce_sum_mean", lambda z: [tf.reduce_sum(z, axis=1), tf.reduce_mean(z),
+                                       tf.add_n([z, z, z])],
+         [_Z1], lambda z: [z.sum(1), z.mean(), 3 * z]),
+    _fwd("cast_complex_to_real", lambda z: [tf.cast(z, tf.float64), tf.cast(z, tf.int32)],
+         [np.array([1.5 + 2j, -2.25 - 1j, 3.75 + 0.5j])],
+         lambda z: [z.real, z.real.astype(np.int32)]),
+]
+
+# Real-to-real functions through complex intermediates: forward and gradients.
+g_np = {}
+
+
+def _holo(name, g, gn, x, y):
+    g_np[g] = gn
+    fn, ref = _parts(g)
+    return OpCase(name, fn, [x, y], ref, low_precision=False, rtol=1e-5, atol=1e-5)
+
+
+_X, _Y = _r(2, 3, lo=0.3, hi=1.0), _r(2, 3, lo=0.3, hi=1.0)
+CASES += [
+    _holo("grad_mul", lambda z: z * tf.constant(0.5 - 2j, z.dtype),
+          lambda z: z * (0.5 - 2j), _X, _Y),
+    _holo("grad_div", lambda z: tf.constant(1.5 + 0.5j, z.dtype) / z,
+          lambda z: (1.5 + 0.5j) / z, _X, _Y),
+    _holo("grad_exp_log", lambda z: tf.exp(z) + tf.math.log(z), lambda z: np.exp(z) + np.log(z),
+          _X, _Y),
+    _holo("grad_sqrt_square", lambda z: tf.sqrt(z) + tf.square(z), lambda z: np.sqrt(z) + z * z,
+          _X, _Y),
+    _holo("grad_conj_neg_sub", lambda z: tf.math.conj(z) * z - (-z),
+          lambda z: np.conj(z) * z + z, _X, _Y),
+    _holo("grad_reduce_sum_mean", lambda z: tf.reduce_sum(z * z, axis=0) + tf.reduce_mean(z),
+          lambda z: (z * z).sum(0) + z.mean(), _X, _Y),
+    _holo("grad_matmul", lambda z: tf.matmul(z, tf.transpose(z) * tf.constant(1j, z.dtype)),
+          lambda z: z @ (z.T * 1j), _X, _Y),
+    OpCase("grad_abs_angle", lambda x, y: [tf.abs(tf.complex(x, y)),
+                                           tf.math.angle(tf.complex(x, y))],
+           [_r(2, 3), _r(2, 3)], lambda x, y: [np.abs(x + 1j * y), np.angle(x + 1j * y)],
+           low_precision=False),
+    OpCase("grad_cast_through_complex",
+           lambda x: tf.cast(tf.cast(x, tf.complex128) * tf.constant(2 + 1j, tf.complex128),
+                             x.dtype),
+           [_r(2, 3)], lambda x: 2 * x, low_precision=False, dtypes=(tf.float64,)),
+]
+
+
+def test_complex_dtypes():
+    assert (tf.complex64.as_datatype_enum, tf.complex128.as_datatype_enum) == (8, 18)
+    assert tf.complex64.is_complex and not tf.complex64.is_floating
+    assert not tf.float32.is_complex
+    assert tf.complex64.real_dtype is tf.float32 and tf.complex128.real_dtype is tf.float64
+    assert tf.float32.real_dtype is tf.float32
+    assert tf.as_dtype("complex64") is tf.complex64 and tf.as_dtype(8) is tf.complex64
+    assert tf.as_dtype(np.complex128) is tf.complex128
+    assert tf.as_dtype(np.dtype("complex64")) is tf.complex64
+    assert (tf.complex64.size, tf.complex128.size) == (8, 16)
+    assert tf.dtypes.complex64 is tf.complex64
+    with pytest.raises(TypeError):
+        tf.as_dtype(complex)  # as TF: the Python type is not a dtype
+    with pytest.raises(TypeError):
+        _ = tf.complex64.min
+
+
+def test_python_and_numpy_complex_values():
+    c = tf.constant(1 + 2j)
+    assert c.dtype is tf.complex128 and c.numpy() == 1 + 2j
+    assert tf.constant(np.complex64(1j)).dtype is tf.complex64
+    assert tf.constant(1j, dtype=tf.complex64).numpy().dtype == np.complex64
+    assert tf.constant([1 + 1j, 2]).dtype is tf.complex128
+    with pytest.raises(TypeError, match="Cannot convert"):
+        tf.constant(1 + 2j, tf.float32)
+    np.testing.assert_array_equal(tf.cast(tf.constant([1.5, -2.0]), tf.complex64).numpy(),
+                                  np.array([1.5, -2.0], np.complex64))
+    np.testing.assert_array_equal(tf.cast(tf.constant([0j, 1j]), tf.bool).numpy(),
+                                  [False, True])
+
+
+def test_complex_checks_its_operands_as_tensorflow():
+    x = tf.constant([1.0, 2.0])
+    with pytest.raises(TypeError, match=r"The `real` and `imag` components have incorrect "
+                                        r"types: float32 float64. They must be consistent"):
+        tf.complex(x, tf.constant([1.0, 2.0], tf.float64))
+    with pytest.raises(TypeError, match="incorrect types: int32 int32"):
+        tf.complex(tf.constant([1]), tf.constant([2]))
+    with pytest.raises(TypeError, match="input must be a numeric tensor, but got tensor"):
+        tf.math.real(tf.constant([True]))
+    with pytest.raises(TypeError, match="Expected numeric or variant tensor"):
+        tf.math.conj(tf.constant([True]))
+    z = tf.complex(x, x)
+    assert z.dtype is tf.complex64
+    assert tf.math.real(x) is x and tf.math.conj(x) is x
+    np.testing.assert_array_equal(tf.math.imag(x).numpy(), [0.0, 0.0])
+
+
+def test_complex_ops_in_a_graph_have_tensorflow_names_and_round_trip():
+    g = Graph()
+    with g.as_default():
+        z = tf.complex(tf.constant([1.0]), tf.constant([2.0]))
+        r, i = tf.math.real(z), tf.math.imag(z)
+        a, c = tf.abs(z), tf.math.conj(z)
+        k = tf.constant([1 + 1j], tf.complex128)
+    assert [t.op.type for t in (z, r, i, a, c)] == ["Complex", "Real", "Imag", "ComplexAbs",
+                                                    "Conj"]
+    assert (z.op.name, r.op.name, i.op.name) == ("Complex", "Real", "Imag")
+    assert r.dtype is tf.float32 and a.dtype is tf.float32 and c.dtype is tf.complex64
+    g2 = Graph()
+    with g2.as_default():
+        tf.import_graph_def(g.as_graph_def(), name="")
+    with tf.compat.v1.Session(graph=g2) as sess:
+        got = sess.run([t.name for t in (z, r, a, c, k)])
+    np.testing.assert_allclose(got[0], [1 + 2j])
+    np.testing.assert_allclose(got[1:3], [[1.0], [np.sqrt(5)]], rtol=1e-6)
+    np.testing.assert_allclose(got[3], [1 - 2j])
+    assert got[4].dtype == np.complex128 and got[4][0] == 1 + 1j
+
+
+def test_complex_input_gradients_match_tensorflow():
+    # Values printed by TensorFlow 2.21 for the same expressions (GradientTape, complex128).
+    z = tf.constant([1 + 2j, -0.5 + 0.25j], tf.complex128)
+    w = tf.constant([0.3 - 1j, 2 + 0.5j], tf.complex128)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([z, w])
+        ys = [tf.math.real(z * w), tf.abs(z), tf.math.angle(z), tf.math.imag(tf.exp(z)),
+              tf.math.real(tf.math.log(z) / w), tf.math.real(tf.sqrt(z)),
+              tf.reduce_sum(tf.abs(tf.square(z)))]
+    expected = [[0.3 + 1j, 2 - 0.5j], [0.4472136 + 0.89442719j, -0.89442719 + 0.4472136j],
+                [-0.4 + 0.2j, -0.8 - 1.6j], [2.47172667 - 1.13120438j, 0.15005809 + 0.58767509j],
+                [0.42201835 - 0.0733945j, -0.84705882 + 0.18823529j],
+                [0.28443224 + 0.17578879j, 0.15364504 + 0.65085083j], [2 + 4j, -1 + 0.5j]]
+    for y, e in zip(ys, expected):
+        np.testing.assert_allclose(tape.gradient(y, z).numpy(), e, rtol=1e-7)
+    np.testing.assert_allclose(tape.gradient(ys[0], w).numpy(), [1 - 2j, -0.5 - 0.25j])
+
+
+def test_complex_abs_gradient_at_zero_is_zero():
+    z = tf.constant([0j, 3 + 4j])
+    with tf.GradientTape() as tape:
+        tape.watch(z)
+        y = tf.abs(z)
+    np.testing.assert_allclose(tape.gradient(y, z).numpy(), [0, 0.6 + 0.8j])
+
+
+def test_integer_complex_ops_are_refused():
+    with pytest.raises((TypeError, InvalidArgumentError)):
+        tf.math.floordiv(tf.constant([1j]), tf.constant([1j]))
