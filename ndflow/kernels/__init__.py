@@ -16,6 +16,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     linalg,
     linalg_decomp,
     linalg_diag,
+    list_ops,
     logging_ops,
     math,
     math_cumulative,

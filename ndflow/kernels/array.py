@@ -16,6 +16,7 @@ from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import fmt
+from ndflow.kernels import list_ops as tensor_lists
 from ndflow.kernels.registry import kernel
 from ndflow.ops import array_core, array_fill, array_transpose, constant_op
 from ndflow.ops.apply import numpy_to_torch
@@ -235,6 +236,8 @@ def _unpack(node):
 
 @kernel(array_fill.ZerosLike)
 def _zeros_like(node):
+    if tensor_lists.is_variant(node):
+        return tensor_lists.zeros_like_list
     return lambda x: torch.zeros_like(x, memory_format=torch.contiguous_format)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from ndflow.core.errors import InternalError, InvalidArgumentError
+from ndflow.kernels import list_ops as tensor_lists
 from ndflow.kernels.registry import kernel
 from ndflow.ops import arithmetic as ar
 from ndflow.ops import comparison as cmp
@@ -188,6 +189,8 @@ def _select(node):
 
 @kernel(ar.AddN)
 def _add_n(node):
+    if tensor_lists.is_variant(node):  # gradients of TensorLists add elementwise
+        return tensor_lists.add_lists
     def add_n(*xs):
         out = torch.add(xs[0], xs[1]) if len(xs) > 1 else xs[0].clone()
         for x in xs[2:]:

@@ -346,7 +346,8 @@ def _add_n_shape(ctx):
 
 
 AddN = op_def("AddN", inputs=["inputs: N * T"], outputs=["sum: T"],
-              attrs=["N: int >= 1", WITH_COMPLEX], shape=_add_n_shape, commutative=True)
+              attrs=["N: int >= 1", WITH_COMPLEX[:-1] + ", variant}"],
+              shape=_add_n_shape, commutative=True)
 
 
 @tf_export("add_n", "math.add_n")
