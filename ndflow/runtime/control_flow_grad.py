@@ -17,8 +17,10 @@ from __future__ import annotations
 from ndflow.autodiff.backprop import is_differentiable
 from ndflow.autodiff.gradients import gradients
 from ndflow.core import context, dtypes
+from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import EagerTensor
-from ndflow.ops.apply import apply_op
+from ndflow.ops.apply import apply_op, capture_into
+from ndflow.ops.arithmetic import add_n
 from ndflow.ops.array_core import constant, identity
 from ndflow.ops.array_fill import zeros_like
 from ndflow.ops.control_flow import (
@@ -28,6 +30,12 @@ from ndflow.ops.control_flow import (
     StatelessIf,
     StatelessWhile,
     While,
+)
+from ndflow.ops.list_ops import (
+    empty_tensor_list,
+    tensor_list_length,
+    tensor_list_pop_back,
+    tensor_list_push_back,
 )
 from ndflow.ops.state import read_variable_op
 from ndflow.runtime.control_flow import (
@@ -161,14 +169,16 @@ for _d in (Case, StatelessCase):
 
 # -- While ---------------------------------------------------------------------------------------
 #
-# `While` gradient, for loops of any trip count N (the loop counter output; the counter enters
-# at 0): a backward while_loop of N steps. Step j needs the forward state s_k, k = N-1-j: it is
-# rematerialized by an inner while_loop running copies of the forward body k times from the
-# loop's inputs (no per-iteration values are stored, so the forward While needs no extra
-# outputs; the cost is O(N^2) body evaluations), then the body's vector-Jacobian product
-# maps the loop-carried gradients one step back and adds the captured inputs' gradients to
-# their accumulators. TF's while_v2 instead stacks intermediates in TensorLists (O(N) time,
-# O(N) memory). Side-effect-only ops of the body are not re-run (see copy_function_body).
+# `While` gradient, O(N) in the trip count N as TF's while_v2: a copy of the forward loop
+# (same cond and body, same inputs) also pushes the state each iteration starts from onto
+# TensorList accumulators (one per loop variable the body changes, counter included); a
+# backward loop of N steps then pops the states in reverse, re-runs the body once from each
+# (its intermediates are rematerialized, not stored: TF stacks the intermediates themselves)
+# and applies the body's vector-Jacobian product to the loop-carried gradients, adding the
+# gradients of loop-invariant inputs (captures) to accumulators. The forward op needs no
+# extra outputs (TF rewrites it in place; ndflow's graphs are append-only), so the forward
+# loop runs twice: 3N body evaluations against TF's 2N. Side-effect-only ops of the body are
+# not re-run and random ops are sampled anew (see copy_function_body).
 
 def _zeros_for_resource(body_fg: FuncGraph, k: int, handle):
     """Zeros shaped like the variable behind capture `k` (None if the body never reads it)."""
@@ -179,50 +189,86 @@ def _zeros_for_resource(body_fg: FuncGraph, k: int, handle):
     return None
 
 
+def _has_gradient(dtype) -> bool:
+    return dtype.is_floating or dtype is dtypes.variant
+
+
+def _here(t):
+    """`t` usable in the graph being built (captured from an enclosing one if needed)."""
+    g = context.get_default_graph()
+    return t if getattr(t, "graph", None) is g else capture_into(g, t)
+
+
+def _accumulating_loop(op, s: list, stacked: list) -> list:
+    """The forward loop again, from `s`, pushing the state each iteration starts from for
+    the inputs `stacked`; returns the accumulators (TensorLists, last state on top)."""
+    cond_fg, body_fg = op.attrs["cond"], op.attrs["body"]
+    n_in = len(s)
+    shapes = [t.shape for t in op.outputs]
+    accs = [empty_tensor_list(None, s[k].dtype) for k in stacked]
+
+    def cond(*st):
+        return copy_function_body(cond_fg, list(st[:n_in]), cond_fg.outputs)[0]
+
+    def body(*st):
+        cur = list(st[:n_in])
+        outs = copy_function_body(body_fg, cur, body_fg.outputs)
+        return outs + [tensor_list_push_back(a, cur[k]) for a, k in zip(st[n_in:], stacked)]
+
+    res = while_loop(cond, body, list(s) + accs,
+                     shape_invariants=shapes + [TensorShape(())] * len(accs),
+                     name=op.name.replace("/", "_") + "_accumulate")
+    return list(res[n_in:])
+
+
 def _while_grad(op, *grads):
     body_fg = op.attrs["body"]
     s0 = list(op.inputs)
     n_in = len(s0)
-    carried = [k for k in range(2, n_in) if body_fg.outputs[k] is not body_fg.inputs[k]
-               and s0[k].dtype.is_floating]
-    invariant = [k for k in range(2, n_in) if body_fg.outputs[k] is body_fg.inputs[k]
-                 and (s0[k].dtype.is_floating or s0[k].dtype is dtypes.resource)]
+    changing = [k for k in range(n_in) if body_fg.outputs[k] is not body_fg.inputs[k]]
+    carried = [k for k in changing if k >= 2 and _has_gradient(s0[k].dtype)]
+    invariant = [k for k in range(2, n_in) if k not in changing
+                 and (_has_gradient(s0[k].dtype) or s0[k].dtype is dtypes.resource)]
+    stacked = [k for k in changing if s0[k].dtype is not dtypes.resource]
     seeds = [grads[k] for k in carried]
     if all(g is None for g in seeds):
         return [None] * n_in
-    trip = op.outputs[0] - s0[0]
     shapes = [t.shape for t in op.outputs]
-    ins = s0 + [trip] + [g if g is not None else zeros_like(op.outputs[k])
-                         for g, k in zip(seeds, carried)]
+    ins = s0 + [g if g is not None else zeros_like(op.outputs[k])
+                for g, k in zip(seeds, carried)]
 
     def backward(*args):
-        s, n, gs = list(args[:n_in]), args[n_in], list(args[n_in + 1:])
+        s, gs = list(args[:n_in]), list(args[n_in:])
+        stacks = _accumulating_loop(op, s, stacked)
         accs, acc_pos = [], []
         for k in invariant:
-            z = zeros_like(s[k]) if s[k].dtype.is_floating else \
+            z = zeros_like(s[k]) if s[k].dtype is not dtypes.resource else \
                 _zeros_for_resource(body_fg, k, s[k])
             if z is not None:
                 accs.append(z)
                 acc_pos.append(k)
+        trips = tensor_list_length(stacks[0])
 
-        def forward_state(steps):
-            return while_loop(lambda *st: constant(True),
-                              lambda *st: copy_function_body(body_fg, list(st),
-                                                             body_fg.outputs),
-                              s, shape_invariants=shapes, maximum_iterations=steps)
-
-        def step(j, g_carried, acc):
-            state = list(forward_state(n - 1 - j))
+        def step(j, g_carried, acc, lists):
+            state = [_here(t) for t in s]
+            rest = []
+            for a, k in zip(lists, stacked):
+                a, state[k] = tensor_list_pop_back(a, s[k].dtype, element_shape=shapes[k])
+                rest.append(a)
             outs = copy_function_body(body_fg, state, body_fg.outputs)
             xs = [state[k] for k in carried] + [state[k] for k in acc_pos]
             dx = gradients([outs[k] for k in carried], xs, grad_ys=list(g_carried))
             new_g = [d if d is not None else zeros_like(state[k])
                      for d, k in zip(dx[:len(carried)], carried)]
-            new_acc = [a + d if d is not None else a for a, d in zip(acc, dx[len(carried):])]
-            return j + 1, new_g, new_acc
+            new_acc = [add_n([a, d]) if d is not None else a
+                       for a, d in zip(acc, dx[len(carried):])]
+            return j + 1, new_g, new_acc, rest
 
-        _, g_final, acc_final = while_loop(lambda j, g, a: j < n, step,
-                                           [constant(0), gs, accs])
+        invariants = [TensorShape(()), [shapes[k] for k in carried],
+                      [shapes[k] for k in acc_pos], [TensorShape(())] * len(stacks)]
+        _, g_final, acc_final, _ = while_loop(lambda j, g, a, lists: j < trips, step,
+                                              [constant(0), gs, accs, stacks],
+                                              shape_invariants=invariants)
         return list(g_final) + list(acc_final), acc_pos
 
     if context.executing_eagerly():
@@ -247,7 +293,7 @@ def _while_grad(op, *grads):
     result: list = [None] * n_in
     for k, g in zip(carried + acc_pos, res):
         extra = grads[k] if k in acc_pos else None
-        result[k] = g + extra if extra is not None else g
+        result[k] = add_n([g, extra]) if extra is not None else g
     return result
 
 
