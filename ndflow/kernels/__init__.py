@@ -31,6 +31,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     reduction,
     segment,
     sort,
+    spectral,
     state,
     training,
 )

@@ -53,6 +53,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     reduction,
     segment,
     sort,
+    spectral_ops,
     state,
     stateless_random,
     training,
@@ -87,4 +88,5 @@ from ndflow.ops import (  # noqa: F401 - importing a gradient module registers i
     math_special_grad,
     nn_grad,
     segment_grad,
+    spectral_ops_grad,
 )
