@@ -40,6 +40,7 @@ from ndflow.ops.control_flow import (
     StatelessWhile,
     While,
 )
+from ndflow.ops.tensor_array_ops import from_flow, to_flow
 from ndflow.runtime import control_flow_kernels  # noqa: F401 - registers the kernels
 from ndflow.runtime.func_graph import FuncGraph, tracing_scope
 
@@ -61,7 +62,7 @@ def _to_outputs(fg: FuncGraph, result) -> list:
     for leaf in flatten(result):
         if leaf is None or isinstance(leaf, Operation):
             continue
-        t = convert_to_tensor(leaf)
+        t = convert_to_tensor(to_flow(leaf))
         if not (isinstance(t, SymbolicTensor) and t.graph is fg):
             t = fg.capture(t)
         outs.append(identity(t))
@@ -221,7 +222,7 @@ def _pack_result(structure, outs: list):
         return None
     it = iter(outs)
     return pack_sequence_as(structure, [
-        None if leaf is None or isinstance(leaf, Operation) else next(it)
+        None if leaf is None or isinstance(leaf, Operation) else from_flow(leaf, next(it))
         for leaf in flatten(structure)])
 
 
@@ -290,7 +291,7 @@ def _check_body_result(loop_vars, result, flat_in: list, invariants: list) -> li
     if _structure(loop_vars) != _structure(result):
         raise ValueError("The two structures don't have the same nested structure.\n\n"
                          f"First structure: {result}\n\nSecond structure: {loop_vars}")
-    flat = [convert_to_tensor(x) for x in flatten(result)]
+    flat = [convert_to_tensor(to_flow(x)) for x in flatten(result)]
     for x, out, inv in zip(flat_in, flat, invariants):
         if out.dtype is not x.dtype:
             raise TypeError(f"Loop var {x.name} enters the loop with type {_dtype_repr(x.dtype)}"
@@ -370,7 +371,8 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
         return _eager_while(cond, body, loop_vars, maximum_iterations)
     nested = is_nested(loop_vars)
     structure = loop_vars if nested else [loop_vars]
-    flat_in = [convert_to_tensor(x) for x in flatten(structure)]
+    flat_orig = flatten(structure)  # a TensorArray travels as its flow (TF's while_v2)
+    flat_in = [convert_to_tensor(to_flow(x)) for x in flat_orig]
     invariants = _invariants(flat_in, shape_invariants)
     base = name or "while"
     g = context.get_default_graph()
@@ -382,7 +384,8 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
         [(t.dtype, s) for t, s in zip(flat_in, invariants)]
 
     def pack(phs):
-        return phs[:2], pack_sequence_as(structure, phs[2:])
+        return phs[:2], pack_sequence_as(
+            structure, [from_flow(x, p) for x, p in zip(flat_orig, phs[2:])])
 
     def cond_fn(fixed, lv):
         pred = convert_to_tensor(cond(*lv) if nested else cond(lv[0]))
@@ -421,7 +424,7 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
     with g.name_scope(op.name + "/"):
         outs = [identity(t) if back_prop else stop_gradient(t)
                 for t in op.outputs[2:2 + len(flat_in)]]
-    result = pack_sequence_as(structure, outs)
+    result = pack_sequence_as(structure, [from_flow(x, t) for x, t in zip(flat_orig, outs)])
     return result if nested else result[0]
 
 
