@@ -33,7 +33,6 @@ from ndflow.ops.control_flow import (
 )
 from ndflow.ops.list_ops import (
     empty_tensor_list,
-    tensor_list_length,
     tensor_list_pop_back,
     tensor_list_push_back,
 )
@@ -221,25 +220,43 @@ def _accumulating_loop(op, s: list, stacked: list) -> list:
     return list(res[n_in:])
 
 
+def _reached_inputs(fg: FuncGraph, outputs: list) -> set:
+    """Indices of the inputs of `fg` that `outputs` depend on by data."""
+    index = {id(t): k for k, t in enumerate(fg.inputs)}
+    found, seen, stack = set(), set(), list(outputs)
+    while stack:
+        t = stack.pop()
+        if id(t) in index:
+            found.add(index[id(t)])
+            continue
+        if t.op in seen:
+            continue
+        seen.add(t.op)
+        stack.extend(t.op.inputs)
+    return found
+
+
 def _while_grad(op, *grads):
     body_fg = op.attrs["body"]
     s0 = list(op.inputs)
     n_in = len(s0)
     changing = [k for k in range(n_in) if body_fg.outputs[k] is not body_fg.inputs[k]]
     carried = [k for k in changing if k >= 2 and _has_gradient(s0[k].dtype)]
-    invariant = [k for k in range(2, n_in) if k not in changing
-                 and (_has_gradient(s0[k].dtype) or s0[k].dtype is dtypes.resource)]
-    stacked = [k for k in changing if s0[k].dtype is not dtypes.resource]
     seeds = [grads[k] for k in carried]
     if all(g is None for g in seeds):
         return [None] * n_in
+    # Only the inputs the carried outputs read are stacked and differentiated.
+    needed = _reached_inputs(body_fg, [body_fg.outputs[k] for k in carried])
+    invariant = [k for k in range(2, n_in) if k not in changing and k in needed
+                 and (_has_gradient(s0[k].dtype) or s0[k].dtype is dtypes.resource)]
+    stacked = [k for k in changing if k in needed and s0[k].dtype is not dtypes.resource]
     shapes = [t.shape for t in op.outputs]
-    ins = s0 + [g if g is not None else zeros_like(op.outputs[k])
-                for g, k in zip(seeds, carried)]
+    ins = s0 + [op.outputs[0] - s0[0]] + [g if g is not None else zeros_like(op.outputs[k])
+                                          for g, k in zip(seeds, carried)]
 
     def backward(*args):
-        s, gs = list(args[:n_in]), list(args[n_in:])
-        stacks = _accumulating_loop(op, s, stacked)
+        s, trips, gs = list(args[:n_in]), args[n_in], list(args[n_in + 1:])
+        stacks = _accumulating_loop(op, s, stacked) if stacked else []
         accs, acc_pos = [], []
         for k in invariant:
             z = zeros_like(s[k]) if s[k].dtype is not dtypes.resource else \
@@ -247,21 +264,21 @@ def _while_grad(op, *grads):
             if z is not None:
                 accs.append(z)
                 acc_pos.append(k)
-        trips = tensor_list_length(stacks[0])
 
         def step(j, g_carried, acc, lists):
-            state = [_here(t) for t in s]
+            state = [_here(t) if k in needed else None for k, t in enumerate(s)]
             rest = []
             for a, k in zip(lists, stacked):
                 a, state[k] = tensor_list_pop_back(a, s[k].dtype, element_shape=shapes[k])
                 rest.append(a)
-            outs = copy_function_body(body_fg, state, body_fg.outputs)
-            xs = [state[k] for k in carried] + [state[k] for k in acc_pos]
-            dx = gradients([outs[k] for k in carried], xs, grad_ys=list(g_carried))
-            new_g = [d if d is not None else zeros_like(state[k])
-                     for d, k in zip(dx[:len(carried)], carried)]
+            outs = copy_function_body(body_fg, state, [body_fg.outputs[k] for k in carried])
+            read = [k for k in carried if k in needed]
+            dx = gradients(outs, [state[k] for k in read + acc_pos], grad_ys=list(g_carried))
+            by_k = dict(zip(read, dx))
+            new_g = [by_k.get(k) if by_k.get(k) is not None else zeros_like(g)
+                     for k, g in zip(carried, g_carried)]
             new_acc = [add_n([a, d]) if d is not None else a
-                       for a, d in zip(acc, dx[len(carried):])]
+                       for a, d in zip(acc, dx[len(read):])]
             return j + 1, new_g, new_acc, rest
 
         invariants = [TensorShape(()), [shapes[k] for k in carried],
