@@ -246,3 +246,36 @@ def test_nested_while_gradient():
     x = np.array([0.3, -0.7])
     np.testing.assert_allclose(grad(tf.constant(x)).numpy(),
                                _numeric(lambda a: float(f(tf.constant(a))), x), rtol=1e-6)
+
+
+def test_cond_returns_tensor_arrays_and_differentiates_through_them():
+    @tf.function
+    def f(p, x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            ta = tf.TensorArray(tf.float32, size=2)
+            ta = tf.cond(p, lambda: ta.write(0, x * x), lambda: ta.write(1, x * 3.0))
+            s = ta.stack()
+            y = tf.reduce_sum(s)
+        return s, tape.gradient(y, x)
+
+    x = tf.constant([1.0, 2.0])
+    s, g = f(tf.constant(True), x)
+    np.testing.assert_array_equal(s.numpy(), [[1, 4], [0, 0]])
+    np.testing.assert_array_equal(g.numpy(), [2, 4])
+    s, g = f(tf.constant(False), x)
+    np.testing.assert_array_equal(s.numpy(), [[0, 0], [3, 6]])
+    np.testing.assert_array_equal(g.numpy(), [3, 3])
+
+
+def test_element_shape_inferred_from_writes_in_a_loop_body():
+    @tf.function
+    def f(x):
+        ta = tf.TensorArray(tf.float32, size=3)
+        _, ta = tf.while_loop(lambda i, ta: i < 3, lambda i, ta: (i + 1, ta.write(i, x)),
+                              (0, ta))
+        s = ta.stack()
+        assert s.shape == [3, 2], s.shape
+        return s
+
+    np.testing.assert_array_equal(f(tf.constant([1.0, 2.0])).numpy(), [[1, 2]] * 3)
