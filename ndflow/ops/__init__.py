@@ -73,6 +73,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     nn_activation_composite,
     nn_sampled_loss,
     random_generator,
+    signal,
     tensor_array_ops,
     variable_scope,
     variables,

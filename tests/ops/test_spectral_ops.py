@@ -164,3 +164,88 @@ def test_rfft_gradient_matches_tensorflow():
         y = tf.reduce_sum(tf.square(tf.abs(tf.signal.rfft(x, [6]))) * w)
     np.testing.assert_allclose(tape.gradient(y, x).numpy(),
                                [16.75, -12.625, 26.875, -7.75, 18.625], rtol=1e-9)
+
+
+# -- tf.signal composites: forward against NumPy, gradients by finite differences ----------------
+
+def _np_frame(x, length, step, pad_end=False, pad_value=0.0):
+    n = x.shape[-1]
+    if pad_end:
+        count = -(-n // step)
+        extra = max(0, length + step * (count - 1) - n)
+        x = np.concatenate([x, np.full(x.shape[:-1] + (extra,), pad_value)], -1)
+    else:
+        count = max(0, 1 + (n - length) // step)
+    return np.stack([x[..., i * step:i * step + length] for i in range(count)], -2)
+
+
+def _np_overlap_and_add(y, step):
+    frames, length = y.shape[-2:]
+    out = np.zeros(y.shape[:-2] + (length + step * (frames - 1),))
+    for f in range(frames):
+        out[..., f * step:f * step + length] += y[..., f, :]
+    return out
+
+
+def _np_hann(length):
+    return 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(length) / length)  # periodic, even length
+
+
+def _np_dct(x, kind, ortho):
+    n = x.shape[-1]
+    i = np.arange(n)
+    if kind == 2:
+        basis = 2 * np.cos(np.pi * np.outer(i, 2 * i + 1) / (2 * n))
+        if ortho:
+            basis *= np.where(i == 0, np.sqrt(1 / (4 * n)), np.sqrt(1 / (2 * n)))[:, None]
+    elif kind == 3:
+        basis = 2 * np.cos(np.pi * np.outer(2 * i + 1, i) / (2 * n))
+        basis[:, 0] = 1.0
+        if ortho:
+            basis *= np.where(i == 0, np.sqrt(1 / n), np.sqrt(1 / (2 * n)))[None, :]
+    else:
+        basis = 2 * np.cos(np.pi * np.outer(2 * i + 1, 2 * i + 1) / (4 * n))
+        if ortho:
+            basis *= np.sqrt(1 / (2 * n))
+    return x @ basis.T
+
+
+def _np_stft(x, length, step, fft_length):
+    spectra = np.fft.rfft(_np_frame(x, length, step) * _np_hann(length), fft_length)
+    return [spectra.real, spectra.imag]
+
+
+def _np_inverse_stft(re, im, length, step, fft_length):
+    frames = np.fft.irfft(re + 1j * im, fft_length)[..., :length]
+    return _np_overlap_and_add(frames * _np_hann(length), step)
+
+
+def _stft_parts(x):
+    s = tf.signal.stft(x, 16, 8)
+    return [tf.math.real(s), tf.math.imag(s)]
+
+
+CASES += [
+    OpCase("frame", lambda x: tf.signal.frame(x, 4, 3), [_r(2, 11)],
+           lambda x: _np_frame(x, 4, 3)),
+    OpCase("frame_pad_end", lambda x: tf.signal.frame(x, 4, 3, pad_end=True, pad_value=0.5),
+           [_r(2, 11)], lambda x: _np_frame(x, 4, 3, True, 0.5)),
+    OpCase("frame_axis0", lambda x: tf.signal.frame(x, 3, 2, axis=0), [_r(7, 2)],
+           lambda x: np.moveaxis(_np_frame(x.T, 3, 2), 0, -1)),
+    OpCase("overlap_and_add", lambda y: tf.signal.overlap_and_add(y, 4), [_r(2, 5, 6)],
+           lambda y: _np_overlap_and_add(y, 4)),
+    OpCase("overlap_and_add_gap", lambda y: tf.signal.overlap_and_add(y, 5), [_r(3, 4)],
+           lambda y: _np_overlap_and_add(y, 5)),
+    _smooth("stft", _stft_parts, [_r(2, 40)], lambda x: _np_stft(x, 16, 8, 16)),
+    _smooth("stft_fft_length", lambda x: tf.math.abs(tf.signal.stft(x, 10, 4, fft_length=20)),
+            [_r(30)], lambda x: np.abs(np.fft.rfft(_np_frame(x, 10, 4) * _np_hann(10), 20))),
+    _smooth("inverse_stft", lambda re, im: tf.signal.inverse_stft(tf.complex(re, im), 12, 4),
+            [_r(5, 9), _r(5, 9)], lambda re, im: _np_inverse_stft(re, im, 12, 4, 16)),
+    _smooth("dct_2_3_4_ortho",
+            lambda x: [tf.signal.dct(x, type=k, norm="ortho") for k in (2, 3, 4)],
+            [_r(3, 6)], lambda x: [_np_dct(x, k, True) for k in (2, 3, 4)]),
+    _smooth("dct_2_3_4", lambda x: [tf.signal.dct(x, type=k) for k in (2, 3, 4)],
+            [_r(2, 5)], lambda x: [_np_dct(x, k, False) for k in (2, 3, 4)]),
+    _smooth("mfccs", tf.signal.mfccs_from_log_mel_spectrograms, [_r(3, 8)],
+            lambda x: _np_dct(x, 2, False) / np.sqrt(2 * x.shape[-1])),
+]
