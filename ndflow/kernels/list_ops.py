@@ -195,6 +195,19 @@ def _scatter_v2(node):
     return tensor_list_scatter_v2
 
 
+@kernel(lo.TensorListScatter)
+def _scatter_v1(node):
+    dt = node.attrs["element_dtype"]
+
+    def tensor_list_scatter(tensor, indices, element_shape):
+        idx = _check_scatter(tensor, indices)
+        items: list = [None] * (max(idx, default=-1) + 1)
+        for j, i in enumerate(idx):
+            items[i] = tensor[j]
+        return TensorList(items, dt, _decode_shape(element_shape))
+    return tensor_list_scatter
+
+
 def _check_scatter(tensor, indices) -> list:
     idx = indices.tolist()
     if any(i < 0 for i in idx):
@@ -427,6 +440,17 @@ def _concat(node):
             return torch.zeros((0,) + shape[1:], dtype=dt.torch_dtype, device=dev), lengths
         return torch.cat(items, 0), lengths
     return tensor_list_concat_v2
+
+
+@kernel(lo.TensorListConcat)
+def _concat_v1(node):
+    """TensorListConcat: ConcatV2 with its element shape from the attr, no leading dims."""
+    attr = node.attrs["element_shape"]
+    encoded = torch.tensor(-1 if attr.rank is None else
+                           [-1 if d is None else d for d in attr.as_list()], dtype=torch.int32)
+    v2 = _concat(node)
+    empty = torch.zeros([0], dtype=torch.int64)
+    return lambda lst: v2(lst, encoded, empty)
 
 
 @kernel(lo.TensorListLength)

@@ -80,6 +80,11 @@ TensorListScatterV2 = op_def(
                                    "element_shape: shape_type", "num_elements: int32"],
     outputs=["output_handle: variant"], attrs=["element_dtype: type", _SHAPE_T],
     shape=_list_out)
+TensorListScatter = op_def(
+    "TensorListScatter", inputs=["tensor: element_dtype", "indices: int32",
+                                 "element_shape: shape_type"],
+    outputs=["output_handle: variant"], attrs=["element_dtype: type", _SHAPE_T],
+    shape=_list_out)
 TensorListSplit = op_def(
     "TensorListSplit", inputs=["tensor: element_dtype", "element_shape: shape_type",
                                "lengths: int64"],
@@ -144,6 +149,18 @@ TensorListConcatV2 = op_def(
                                   "leading_dims: int64"],
     outputs=["tensor: element_dtype", "lengths: int64"],
     attrs=["element_dtype: type", _SHAPE_T], shape=_concat_shape)
+
+
+def _concat_v1_shape(ctx):
+    element = ctx.attrs["element_shape"]
+    tail = TensorShape(None) if element.rank is None else TensorShape(element.as_list()[1:])
+    return [TensorShape([None]).concatenate(tail), TensorShape([None])]
+
+
+TensorListConcat = op_def(
+    "TensorListConcat", inputs=["input_handle: variant"],
+    outputs=["tensor: element_dtype", "lengths: int64"],
+    attrs=["element_dtype: type", "element_shape: shape = unknown"], shape=_concat_v1_shape)
 
 
 # -- Python wrappers (TF's list_ops module; none of these are public tf.* names) ----------------

@@ -43,6 +43,12 @@ def _concat_grad(op, dtensor, unused_dlengths):
     return dlist, None, None
 
 
+@lo.TensorListConcat.def_grad
+def _concat_v1_grad(op, dtensor, unused_dlengths):
+    return lo.tensor_list_split(dtensor, lo.tensor_list_element_shape(op.inputs[0]),
+                                op.outputs[1])
+
+
 @lo.TensorListSplit.def_grad
 def _split_grad(op, dlist):
     tensor, _, lengths = op.inputs
@@ -96,6 +102,14 @@ def _scatter_grad(op, dlist):
     dtensor = lo.tensor_list_gather(dlist, indices, tensor.dtype,
                                     element_shape=_element_shape_of(tensor))
     return dtensor, None, None, None
+
+
+@lo.TensorListScatter.def_grad
+def _scatter_v1_grad(op, dlist):
+    tensor, indices = op.inputs[0], op.inputs[1]
+    dtensor = lo.tensor_list_gather(dlist, indices, tensor.dtype,
+                                    element_shape=_element_shape_of(tensor))
+    return dtensor, None, None
 
 
 @lo.TensorListScatterIntoExistingList.def_grad

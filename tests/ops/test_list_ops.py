@@ -10,6 +10,7 @@ import pytest
 import ndflow as tf
 from ndflow.core import errors
 from ndflow.ops import list_ops as lo
+from ndflow.ops.apply import apply_op
 from tests.ops.harness import OpCase
 
 X = np.arange(1.0, 7.0).reshape(3, 2) / 3.0
@@ -57,6 +58,14 @@ def _scatter_new(y):
     return lo.tensor_list_stack(lst, y.dtype, element_shape=[2])
 
 
+def _v1_scatter_concat(y):
+    """TensorListScatter and TensorListConcat, the v1 forms (GraphDefs of older TF)."""
+    lst = apply_op(lo.TensorListScatter, [y, [1, 0], lo.build_element_shape([2])]).outputs[0]
+    return apply_op(lo.TensorListConcat, [lst], {"element_dtype": y.dtype,
+                                                 "element_shape": tf.TensorShape([None])}
+                    ).outputs[0]
+
+
 def _concat_split(x):
     lst = lo.tensor_list_split(x, [None, 2], np.array([1, 2], np.int64))
     first = lo.tensor_list_get_item(lst, 1, x.dtype, element_shape=[None, 2])
@@ -92,6 +101,8 @@ CASES = [
     OpCase("scatter_into_existing_and_gather", _gather_scatter, [X, Y], _gather_scatter_ref),
     OpCase("scatter_v2_sparse", _scatter_new, [Y],
            lambda y: np.stack([np.zeros(2), y[1], np.zeros(2), y[0]]), **_ROWS_UNKNOWN),
+    OpCase("v1_scatter_concat", _v1_scatter_concat, [Y], lambda y: np.concatenate([y[1], y[0]]),
+           **_ROWS_UNKNOWN),
     OpCase("split_concat", _concat_split, [X], _concat_split_ref, **_ROWS_UNKNOWN),
     OpCase("resize", _resize, [X], lambda x: np.concatenate([x[:2], np.zeros((2, 2))]),
            **_ROWS_UNKNOWN),
