@@ -279,3 +279,42 @@ def test_element_shape_inferred_from_writes_in_a_loop_body():
         return s
 
     np.testing.assert_array_equal(f(tf.constant([1.0, 2.0])).numpy(), [[1, 2]] * 3)
+
+
+def test_while_gradient_zero_trips_growing_shapes_and_maximum_iterations():
+    @tf.function
+    def powers(x, n):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            _, y = tf.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, y * y), (0, x))
+            s = tf.reduce_sum(y * 3.0)
+        return tape.gradient(s, x)
+
+    x = tf.constant([1.0, 2.0])
+    np.testing.assert_array_equal(powers(x, tf.constant(0)).numpy(), [3, 3])
+    np.testing.assert_array_equal(powers(x, tf.constant(2)).numpy(), [12, 96])  # 3 x^4
+
+    @tf.function
+    def growing(x, w):
+        with tf.GradientTape() as tape:
+            tape.watch([x, w])
+            _, y = tf.while_loop(
+                lambda i, y: i < 3, lambda i, y: (i + 1, tf.concat([y, y[-1:] * w], 0)),
+                (0, x), shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])))
+            s = tf.reduce_sum(y)
+        return s, tape.gradient(s, [x, w])
+
+    s, (dx, dw) = growing(x, tf.constant(2.0))  # y = [1, 2, 2w, 2w^2, 2w^3]
+    assert float(s) == 31.0
+    np.testing.assert_array_equal(dx.numpy(), [1, 15])
+    assert float(dw) == 34.0
+
+    @tf.function
+    def capped(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.while_loop(lambda y: tf.reduce_sum(y) < 1e9, lambda y: y * 2.0, [x],
+                              maximum_iterations=5)[0]
+        return tape.gradient(y, x)
+
+    np.testing.assert_array_equal(capped(x).numpy(), [32, 32])
