@@ -318,3 +318,22 @@ def test_while_gradient_zero_trips_growing_shapes_and_maximum_iterations():
         return tape.gradient(y, x)
 
     np.testing.assert_array_equal(capped(x).numpy(), [32, 32])
+
+
+def test_while_gradient_to_a_variable_read_inside_a_nested_cond():
+    w = tf.Variable(0.5)
+
+    @tf.function
+    def loss(x):
+        def body(i, y):
+            return i + 1, tf.cond(y > 0, lambda: y * w.read_value() + 1.0, lambda: y - w)
+        return tf.while_loop(lambda i, y: i < 4, body, (0, x))[1]
+
+    with tf.GradientTape() as tape:
+        value = loss(tf.constant(2.0))
+    # y -> 0.5 y + 1 four times from 2: d/dw of y4 where y_{k+1} = w y_k + 1
+    ys = [2.0]
+    for _ in range(4):
+        ys.append(0.5 * ys[-1] + 1.0)
+    want = sum(ys[k] * 0.5 ** (3 - k) for k in range(4))
+    np.testing.assert_allclose(float(tape.gradient(value, w)), want, rtol=1e-6)

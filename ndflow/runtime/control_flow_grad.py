@@ -179,13 +179,33 @@ for _d in (Case, StatelessCase):
 # loop runs twice: 3N body evaluations against TF's 2N. Side-effect-only ops of the body are
 # not re-run and random ops are sampled anew (see copy_function_body).
 
-def _zeros_for_resource(body_fg: FuncGraph, k: int, handle):
-    """Zeros shaped like the variable behind capture `k` (None if the body never reads it)."""
-    ph = body_fg.inputs[k]
+_FUNCTIONAL = {"If": ("then_branch", "else_branch"), "StatelessIf": ("then_branch", "else_branch"),
+               "Case": ("branches",), "StatelessCase": ("branches",),
+               "While": ("body",), "StatelessWhile": ("body",)}
+
+
+def _read_dtype(ph):
+    """The dtype a resource placeholder is read as, looking into nested If/Case/While
+    functions it is passed to (None if it is never read)."""
     for c in ph.consumers():
         if c.type == "ReadVariableOp":
-            return zeros_like(read_variable_op(handle, c.attrs["dtype"]))
+            return c.attrs["dtype"]
+        for attr in _FUNCTIONAL.get(c.type, ()):
+            fgs = c.attrs[attr] if isinstance(c.attrs[attr], list) else [c.attrs[attr]]
+            offset = 0 if c.type.endswith("While") else 1  # If/Case: input 0 selects
+            for i, t in enumerate(c.inputs):
+                if t is ph and i >= offset:
+                    for fg in fgs:
+                        found = _read_dtype(fg.inputs[i - offset])
+                        if found is not None:
+                            return found
     return None
+
+
+def _zeros_for_resource(body_fg: FuncGraph, k: int, handle):
+    """Zeros shaped like the variable behind capture `k` (None if the body never reads it)."""
+    dtype = _read_dtype(body_fg.inputs[k])
+    return None if dtype is None else zeros_like(read_variable_op(handle, dtype))
 
 
 def _has_gradient(dtype) -> bool:
@@ -282,7 +302,7 @@ def _while_grad(op, *grads):
             return j + 1, new_g, new_acc, rest
 
         invariants = [TensorShape(()), [shapes[k] for k in carried],
-                      [shapes[k] for k in acc_pos], [TensorShape(())] * len(stacks)]
+                      [a.shape for a in accs], [TensorShape(())] * len(stacks)]
         _, g_final, acc_final, _ = while_loop(lambda j, g, a, lists: j < trips, step,
                                               [constant(0), gs, accs, stacks],
                                               shape_invariants=invariants)
