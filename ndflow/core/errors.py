@@ -89,6 +89,12 @@ class InaccessibleTensorError(ValueError):
     """A tensor or op that may not be used here (e.g. fetching one marked not fetchable)."""
 
 
+@tf_export("errors.OperatorNotAllowedInGraphError", v1=[])
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operator (`bool(t)`, iterating `t`) that a symbolic tensor cannot support: in a
+    graph its value does not exist yet (use tf.cond / tf.while_loop, or AutoGraph)."""
+
+
 _BY_CODE = {cls.error_code: cls for cls in (
     CancelledError, UnknownError, InvalidArgumentError, DeadlineExceededError, NotFoundError,
     AlreadyExistsError, PermissionDeniedError, ResourceExhaustedError, FailedPreconditionError,

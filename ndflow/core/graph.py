@@ -12,10 +12,11 @@ import contextlib
 import re
 import threading
 
-from ndflow.core import context, devices, graph_def
+from ndflow.core import context, devices, errors, graph_def
 from ndflow.core import dtypes as _dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape, as_shape, fmt
+from ndflow.core.tensor import OPERATORS as _OPERATORS
 from ndflow.core.tensor import Tensor
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
@@ -60,6 +61,20 @@ class SymbolicTensor(Tensor):
     def consumers(self) -> list:
         return list(self._consumers)
 
+    # TF2: inside functions traced from eager code `t == 0` is elementwise (tf.equal); in a
+    # TF1 graph it is Python identity. Hashing stays by identity either way.
+    def __eq__(self, other):
+        if other is None or not self.op.graph.elementwise_equality:
+            return self is other
+        return _OPERATORS["equal"](self, other)
+
+    def __ne__(self, other):
+        if other is None or not self.op.graph.elementwise_equality:
+            return self is not other
+        return _OPERATORS["not_equal"](self, other)
+
+    __hash__ = Tensor.__hash__
+
     def eval(self, feed_dict=None, session=None):
         return context.hooks.run_in_session(self, feed_dict, session)
 
@@ -73,9 +88,13 @@ class SymbolicTensor(Tensor):
         raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}).")
 
     def __bool__(self):
-        raise TypeError("Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. "
-                        "Use `if t is not None:` or tf.cond to execute subgraphs conditioned "
-                        "on the value of a tensor.")
+        raise errors.OperatorNotAllowedInGraphError(
+            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. You can attempt "
+            "the following resolutions to the problem: If you are running in Graph mode, use "
+            "Eager execution mode or decorate this function with @tf.function. If you are "
+            "using AutoGraph, you can try decorating this function with @tf.function. If that "
+            "does not work, then you may be using an unsupported feature or your source code "
+            "may not be visible to AutoGraph.")
 
     def __repr__(self):
         return f'<tf.Tensor "{self.name}" shape={self._shape} dtype={self.dtype.name}>'
@@ -186,6 +205,8 @@ class GraphKeys:
 @tf_export("Graph")
 class Graph:
     """A TensorFlow graph: operations in creation order plus the scopes used to build them."""
+
+    elementwise_equality = False  # TF1 graphs compare tensors by identity (see FuncGraph)
 
     def __init__(self):
         self._ops: list[Operation] = []

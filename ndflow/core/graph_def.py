@@ -35,7 +35,8 @@ _VAL_FIELDS = {
     dtypes.float32: "float_val", dtypes.float64: "double_val", dtypes.int32: "int_val",
     dtypes.int16: "int_val", dtypes.int8: "int_val", dtypes.uint8: "int_val",
     dtypes.int64: "int64_val", dtypes.bool: "bool_val", dtypes.float16: "half_val",
-    dtypes.bfloat16: "half_val",
+    dtypes.bfloat16: "half_val", dtypes.complex64: "scomplex_val",
+    dtypes.complex128: "dcomplex_val",
 }
 _LIST_FIELDS = ("s", "i", "f", "b", "type", "shape", "tensor", "func")
 
@@ -153,6 +154,9 @@ def tensor_proto_to_ndarray(p: tensor_pb2.TensorProto) -> tuple[np.ndarray, obje
         flat = np.array(_expand(vals, n, 0, "half_val"), dtype=np.uint16).view(np.float16)
     elif dt is dtypes.bfloat16:
         flat = _from_bfloat16_bits(np.array(_expand(vals, n, 0, "half_val"), dtype=np.uint16))
+    elif dt.is_complex:  # (real, imag) pairs
+        pairs = [complex(re, im) for re, im in zip(vals[::2], vals[1::2])]
+        flat = np.array(_expand(pairs, n, 0j, _VAL_FIELDS[dt]), dtype=dt.np_dtype)
     else:
         flat = np.array(_expand(vals, n, 0, _VAL_FIELDS[dt]), dtype=dt.np_dtype)
     return flat.reshape(dims), dt

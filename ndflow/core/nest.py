@@ -71,3 +71,26 @@ def map_structure(func: Callable, *structures):
     if any(len(f) != len(flats[0]) for f in flats):
         raise ValueError("The two structures don't have the same number of elements.")
     return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)])
+
+
+def _shape_of(s, check_types: bool):
+    if isinstance(s, dict):
+        return ("dict" if not check_types else type(s).__name__,
+                tuple((k, _shape_of(s[k], check_types)) for k in _sorted_keys(s)))
+    if isinstance(s, (list, tuple)):
+        kind = type(s).__name__ if check_types else "seq"
+        return (kind, tuple(_shape_of(x, check_types) for x in s))
+    return None
+
+
+@tf_export("nest.assert_same_structure")
+def assert_same_structure(nest1, nest2, check_types: bool = True,
+                          expand_composites: bool = False) -> None:
+    """Raises ValueError when the two structures nest differently (TypeError when only their
+    sequence types differ and `check_types`)."""
+    if _shape_of(nest1, False) != _shape_of(nest2, False):
+        raise ValueError("The two structures don't have the same nested structure.\n\n"
+                         f"First structure: {nest1}\n\nSecond structure: {nest2}")
+    if check_types and _shape_of(nest1, True) != _shape_of(nest2, True):
+        raise TypeError("The two structures don't have the same sequence type. First "
+                        f"structure: {nest1}, second structure: {nest2}.")

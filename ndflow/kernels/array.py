@@ -262,6 +262,12 @@ def _transpose(node):
     return transpose
 
 
+@kernel(array_transpose.ConjugateTranspose)
+def _conjugate_transpose(node):
+    transpose = _transpose(node)
+    return lambda x, perm: torch.conj_physical(transpose(x, perm))
+
+
 @kernel(array_transpose.InvertPermutation)
 def _invert_permutation(node):
     def invert(x):

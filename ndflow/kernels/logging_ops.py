@@ -13,7 +13,7 @@ import torch
 from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels.registry import kernel
-from ndflow.ops import logging_ops
+from ndflow.ops import control_flow_assert, logging_ops
 
 
 def _float_text(v: float, double: bool) -> str:
@@ -110,3 +110,27 @@ def _print_v2(node):
         else:
             raise InvalidArgumentError(None, None, f"{stream} is not a valid output_stream")
     return print_v2
+
+
+def _assert_summary(arr: np.ndarray, dt, limit: int) -> str:
+    """TF's Tensor::SummarizeValue: the first `limit` elements, flat, space separated, then
+    '...' when some were left out (a string scalar as its text)."""
+    flat = arr.reshape(-1)
+    if dt is dtypes.string:
+        items = [v.decode() if isinstance(v, bytes) else str(v) for v in flat[:limit]]
+    else:
+        fmt = _scalar_formatter(dt)
+        items = [fmt(v) for v in flat[:limit]]
+    return " ".join(items) + ("..." if flat.size > limit else "")
+
+
+@kernel(control_flow_assert.AssertOp)
+def _assert(node):
+    limit, kinds = node.attrs["summarize"], list(node.input_dtypes[1:])
+
+    def assert_(condition, *data):
+        if bool(condition.reshape(-1)[0]) if condition.numel() else True:
+            return None
+        parts = [f"[{_assert_summary(_to_numpy(x), dt, limit)}]" for x, dt in zip(data, kinds)]
+        raise InvalidArgumentError(None, None, "assertion failed: " + " ".join(parts))
+    return assert_

@@ -25,6 +25,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     complex_ops,
     constant_op,
     control_flow,
+    control_flow_assert,
     data_flow,
     einsum,
     histogram,

@@ -146,12 +146,21 @@ def _split_v_grad(op, *grads):
     return [concat(zero_filled(grads, op.outputs), op.inputs[2]), None, None]
 
 
+def _inverse_permutation(perm):
+    p = constant_value(perm)
+    return (np.argsort(p).astype(np.int32) if p is not None
+            else array_transpose.invert_permutation(perm))
+
+
 @array_transpose.Transpose.def_grad
 def _transpose_grad(op, grad):
-    p = constant_value(op.inputs[1])
-    inv = (np.argsort(p).astype(np.int32) if p is not None
-           else array_transpose.invert_permutation(op.inputs[1]))
-    return [array_transpose.transpose(grad, inv), None]
+    return [array_transpose.transpose(grad, _inverse_permutation(op.inputs[1])), None]
+
+
+@array_transpose.ConjugateTranspose.def_grad
+def _conjugate_transpose_grad(op, grad):
+    return [array_transpose.transpose(grad, _inverse_permutation(op.inputs[1]),
+                                      conjugate=True), None]
 
 
 # -- Fill, Tile, BroadcastTo, Pad ----------------------------------------------------------------

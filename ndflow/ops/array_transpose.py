@@ -35,6 +35,10 @@ def _transpose_shape(ctx):
 
 Transpose = op_def("Transpose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
                    attrs=["T: type", "Tperm: " + INDEX_ATTR], shape=_transpose_shape)
+# tf.transpose(conjugate=True) of a complex tensor
+ConjugateTranspose = op_def("ConjugateTranspose", inputs=["x: T", "perm: Tperm"],
+                            outputs=["y: T"], attrs=["T: type", "Tperm: " + INDEX_ATTR],
+                            shape=_transpose_shape)
 
 def _same_shape(ctx):
     return [ctx.shapes[0]]
@@ -60,7 +64,8 @@ def invert_permutation(x, name: str | None = None) -> Tensor:
 
 @tf_export("transpose")
 def transpose(a, perm=None, conjugate: bool = False, name: str = "transpose") -> Tensor:
-    """`tf.transpose`: permutes dimensions (reverses them when `perm` is None)."""
+    """`tf.transpose`: permutes dimensions (reverses them when `perm` is None); with
+    `conjugate`, a complex tensor is also conjugated (ConjugateTranspose)."""
     a = convert_to_tensor(a)
     if perm is None:
         if a.shape.rank is None:  # range(rank)[::-1], as TF builds it
@@ -68,5 +73,5 @@ def transpose(a, perm=None, conjugate: bool = False, name: str = "transpose") ->
                                  end_mask=1)
         else:
             perm = list(range(a.shape.rank - 1, -1, -1))
-    return apply_op(Transpose, [a, int_tensor(perm)],
-                    name=name).outputs[0]
+    op = ConjugateTranspose if conjugate and a.dtype.is_complex else Transpose
+    return apply_op(op, [a, int_tensor(perm)], name=name).outputs[0]

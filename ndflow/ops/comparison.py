@@ -76,7 +76,8 @@ def _compare(name: str, attrs=(REAL,), commutative: bool = False):
                   shape=broadcast_shape, not_differentiable=True, commutative=commutative)
 
 
-_ALL_TYPES = "T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, bool, string}"
+_ALL_TYPES = ("T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, bool, string, "
+              "complex64, complex128}")
 Equal = _compare("Equal", (_ALL_TYPES, "incompatible_shape_error: bool = true"), True)
 NotEqual = _compare("NotEqual", (_ALL_TYPES, "incompatible_shape_error: bool = true"), True)
 Less = _compare("Less")

@@ -15,6 +15,7 @@ from ndflow.core.tensor import Tensor
 from ndflow.ops import array_fill
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import multiply, select
+from ndflow.ops.cast import cast
 from ndflow.ops.comparison import broadcast_shape, composite_name, less, unchanged_shape
 from ndflow.ops.op_def import op_def
 
@@ -120,3 +121,15 @@ def conj(x, name=None) -> Tensor:
 def complex_abs(x, name=None) -> Tensor:
     """ComplexAbs: |x| of a complex tensor, as `tf.abs` computes it."""
     return _real_part_op(ComplexAbs, x, name or "ComplexAbs")
+
+
+@tf_export(v1=["to_complex64"])
+def to_complex64(x, name="ToComplex64") -> Tensor:
+    """`tf.compat.v1.to_complex64`."""
+    return cast(x, dtypes.complex64, name=name)
+
+
+@tf_export(v1=["to_complex128"])
+def to_complex128(x, name="ToComplex128") -> Tensor:
+    """`tf.compat.v1.to_complex128`."""
+    return cast(x, dtypes.complex128, name=name)

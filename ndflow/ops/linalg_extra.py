@@ -116,7 +116,8 @@ def matvec(a, b, transpose_a: bool = False, adjoint_a: bool = False,
 @tf_export("linalg.matrix_transpose",
            v1=["linalg.matrix_transpose", "linalg.transpose", "matrix_transpose"])
 def matrix_transpose(a, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
-    """`tf.linalg.matrix_transpose`: swaps the last two dims (conjugate is a no-op on reals)."""
+    """`tf.linalg.matrix_transpose`: swaps the last two dims (and conjugates a complex matrix
+    with `conjugate`)."""
     with name_scope(name):
         a = convert_to_tensor(a, name="a")
         rank = a.shape.rank
@@ -129,7 +130,7 @@ def matrix_transpose(a, name: str = "matrix_transpose", conjugate: bool = False)
             r = array_core.rank(a)
             lead = array_range.range(r - 2)
             perm = array_slicing.concat([lead, array_core.stack([r - 1, r - 2])], 0)
-        return array_transpose.transpose(a, perm)
+        return array_transpose.transpose(a, perm, conjugate=conjugate)
 
 
 @tf_export("linalg.normalize")

@@ -12,6 +12,7 @@ from ndflow.core.tensor import Tensor
 from ndflow.ops import arithmetic, array_core, math, reduction
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.comparison import composite_name
+from ndflow.ops.complex_ops import conj
 from ndflow.ops.nn_activation import softplus
 
 
@@ -22,10 +23,12 @@ def reduce_variance(input_tensor, axis=None, keepdims: bool = False,
     with name_scope(name or "reduce_variance"):
         x = convert_to_tensor(input_tensor)
         means = reduction.reduce_mean(x, axis=axis, keepdims=True)
-        if not means.dtype.is_floating:
+        if not (means.dtype.is_floating or means.dtype.is_complex):
             raise TypeError(f"Input must be either real or complex. Received integer type "
                             f"{means.dtype}.")
-        squared_deviations = math.square(x - means)
+        diff = x - means
+        # a complex deviation counts by its modulus (a real variance)
+        squared_deviations = math.square(math.abs(diff) if diff.dtype.is_complex else diff)
         return reduction.reduce_mean(squared_deviations, axis=axis, keepdims=keepdims)
 
 
@@ -45,7 +48,7 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims: bool = False,
     EuclideanNorm op; the composite has the same values and TF's gradient)."""
     with name_scope(name, "EuclideanNorm"):
         x = convert_to_tensor(input_tensor)
-        return math.sqrt(reduction.reduce_sum(x * x, axis, keepdims=keepdims))
+        return math.sqrt(reduction.reduce_sum(x * conj(x), axis, keepdims=keepdims))
 
 
 def _check_norm_args(ord, axis) -> tuple:  # noqa: A002 - TF's name
@@ -82,7 +85,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None,  # noqa: A002 - TF's
         x = convert_to_tensor(tensor)
         axes = None if axis is None else list(axis)
         if ord in ("fro", "euclidean", 2, 2.0):
-            result = math.sqrt(reduction.reduce_sum(x * x, axes, keepdims=True))
+            result = math.sqrt(reduction.reduce_sum(x * conj(x), axes, keepdims=True))
         else:
             result = math.abs(x)
             if ord == 1:

@@ -24,6 +24,9 @@ class FuncGraph(Graph):
         super().__init__()
         self.name = name
         self.outer_graph = outer_graph
+        # TF2 semantics (`t == 0` elementwise) in functions traced from eager code and in the
+        # bodies of those functions' control flow; TF1 graphs keep identity.
+        self.elementwise_equality = outer_graph is None or outer_graph.elementwise_equality
         self.arg_inputs: list[SymbolicTensor] = []
         self._captures: dict[int, tuple] = {}   # id(external) -> (external, placeholder)
         self.outputs: list[SymbolicTensor] = []

@@ -28,6 +28,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ndflow.autograph.conversion import convert_or_original, user_error
+from ndflow.autograph.options import ConversionOptions
 from ndflow.core import context, devices, logging
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import Operation, SymbolicTensor
@@ -118,7 +120,7 @@ class Function:
 
     def __init__(self, python_function, name: str | None = None, input_signature=None,
                  jit_compile: bool | None = None, reduce_retracing: bool = False,
-                 autograph: bool = True):
+                 autograph: bool = True, autograph_options=None):
         self._python_function = python_function
         self._name = name or getattr(python_function, "__name__", "function")
         self._input_signature = None if input_signature is None else list(input_signature)
@@ -130,6 +132,7 @@ class Function:
         self._jit_compile = jit_compile
         self._reduce_retracing = reduce_retracing
         self._autograph = autograph
+        self._autograph_options = autograph_options
         try:
             self._signature = inspect.signature(python_function)
         except (TypeError, ValueError):
@@ -168,7 +171,7 @@ class Function:
         if bound is None:
             bound = Function(self._python_function.__get__(instance, owner), self._name,
                              self._input_signature, self._jit_compile, self._reduce_retracing,
-                             self._autograph)
+                             self._autograph, self._autograph_options)
             try:
                 self._bound[instance] = bound
             except TypeError:
@@ -308,10 +311,25 @@ class Function:
                 for name, v in list(ba.arguments.items()):
                     ba.arguments[name] = _substitute(v, it)
                 call_args, call_kwargs = ba.args, ba.kwargs
-            result = self._python_function(*call_args, **call_kwargs)
+            result = self._call_python(call_args, call_kwargs)
             structure = _collect_outputs(fg, result)
         self._tracing_count += 1
         return ConcreteFunction(fg, specs, structure, refs, self)
+
+    def _call_python(self, args, kwargs):
+        """The Python function, converted by AutoGraph unless `autograph=False`; an error it
+        raises names the user's line, as TensorFlow's do."""
+        if not self._autograph:
+            return self._python_function(*args, **kwargs)
+        options = ConversionOptions.make(True, self._autograph_options)
+        fn = convert_or_original(self._python_function, options)
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:
+            rewritten = user_error(e)
+            if rewritten is None:
+                raise
+            raise rewritten.with_traceback(e.__traceback__) from None
 
     def __repr__(self):
         return f"<ndflow.function {self._name}>"
@@ -364,7 +382,8 @@ def function(func=None, input_signature=None, autograph: bool = True,
     def decorate(fn):
         if isinstance(fn, Function):
             fn = fn.python_function
-        return Function(fn, name, input_signature, jit_compile, reduce_retracing, autograph)
+        return Function(fn, name, input_signature, jit_compile, reduce_retracing, autograph,
+                        experimental_autograph_options)
 
     return decorate if func is None else decorate(func)
 

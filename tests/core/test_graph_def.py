@@ -171,8 +171,11 @@ def test_tensor_protos_in_tensorflows_compact_forms():
         parse("dtype: DT_INT32 tensor_shape {} int_val: 5 int_val: 6")
     with pytest.raises(ValueError, match="holds 1 values"):
         parse("dtype: DT_INT32 tensor_shape { dim { size: 2 } } tensor_content: '\\001\\0\\0\\0'")
-    with pytest.raises(ValueError, match="Unsupported DataType DT_COMPLEX64"):
-        parse("dtype: DT_COMPLEX64 tensor_shape {}")
+    arr, dt = parse("dtype: DT_COMPLEX64 tensor_shape { dim { size: 2 } } scomplex_val: 1 "
+                    "scomplex_val: 2")  # (real, imag) pairs
+    assert dt is dtypes.complex64 and list(arr) == [1 + 2j, 1 + 2j]
+    with pytest.raises(ValueError, match="Unsupported DataType DT_QINT8"):
+        parse("dtype: DT_QINT8 tensor_shape {}")
     p = ndarray_to_tensor_proto(np.arange(4, dtype=np.int64).reshape(2, 2))
     back, dt = tensor_proto_to_ndarray(p)
     assert dt is dtypes.int64 and back.shape == (2, 2) and back.flags.writeable

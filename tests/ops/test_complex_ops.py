@@ -9,10 +9,12 @@ gradients are compared with TensorFlow 2.21's values.
 
 import numpy as np
 import pytest
+from tensorboard.compat.proto import tensor_pb2, tensor_shape_pb2
 
 import ndflow as tf
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
+from ndflow.core.graph_def import tensor_proto_to_ndarray
 from tests.ops.harness import OpCase
 
 rng = np.random.default_rng(7)
@@ -60,6 +62,17 @@ CASES = [
          [_z(3, 2), _ZM2], lambda a, b: np.conj(a).T @ b),
     _fwd("batch_matmul_adjoint", lambda a, b: tf.matmul(a, b, adjoint_b=True),
          [_z(2, 2, 3), _z(2, 4, 3)], lambda a, b: a @ np.conj(np.swapaxes(b, -1, -2))),
+    _fwd("conjugate_transpose_adjoint",
+         lambda z: [tf.transpose(z, conjugate=True), tf.linalg.adjoint(z),
+                    tf.linalg.matrix_transpose(z), tf.transpose(z, [1, 0])],
+         [_Z1], lambda z: [np.conj(z).T, np.conj(z).T, z.T, z.T]),
+    _fwd("equal_not_equal", lambda a, b: [tf.equal(a, b), tf.not_equal(a, a)],
+         [np.array([1 + 2j, 3j, 2.0]), np.array([1 + 2j, 3.0, 2.0])],
+         lambda a, b: [a == b, a != a]),
+    _fwd("norm_std_variance", lambda z: [tf.norm(z), tf.math.reduce_euclidean_norm(z, 1),
+                                         tf.math.reduce_std(z), tf.math.reduce_variance(z, 0)],
+         [_Z1], lambda z: [np.sqrt(np.sum(np.abs(z) ** 2)) + 0j,
+                           np.sqrt(np.sum(np.abs(z) ** 2, 1)) + 0j, np.std(z), np.var(z, 0)]),
     _fwd("reduce_sum_mean", lambda z: [tf.reduce_sum(z, axis=1), tf.reduce_mean(z),
                                        tf.add_n([z, z, z])],
          [_Z1], lambda z: [z.sum(1), z.mean(), 3 * z]),
@@ -98,6 +111,9 @@ CASES += [
                                            tf.math.angle(tf.complex(x, y))],
            [_r(2, 3), _r(2, 3)], lambda x, y: [np.abs(x + 1j * y), np.angle(x + 1j * y)],
            low_precision=False),
+    _holo("grad_conjugate_transpose",
+          lambda z: tf.matmul(z, tf.transpose(z, conjugate=True) + tf.linalg.adjoint(z)),
+          lambda z: z @ (2 * np.conj(z).T), _X, _Y),
     OpCase("grad_cast_through_complex",
            lambda x: tf.cast(tf.cast(x, tf.complex128) * tf.constant(2 + 1j, tf.complex128),
                              x.dtype),
@@ -204,3 +220,22 @@ def test_complex_abs_gradient_at_zero_is_zero():
 def test_integer_complex_ops_are_refused():
     with pytest.raises((TypeError, InvalidArgumentError)):
         tf.math.floordiv(tf.constant([1j]), tf.constant([1j]))
+
+
+def test_tensorflow_graph_def_complex_constants_import():
+    # TF writes small complex constants as (real, imag) pairs in scomplex_val / dcomplex_val
+    # (a TF 2.21 GraphDef of tf.constant([1j, 2], tf.complex64) and tf.constant(1j)).
+    shape = tensor_shape_pb2.TensorShapeProto(dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=2)])
+    value, dtype = tensor_proto_to_ndarray(tensor_pb2.TensorProto(
+        dtype=8, tensor_shape=shape, scomplex_val=[0, 1, 2, 0]))
+    assert dtype is tf.complex64 and value.dtype == np.complex64
+    np.testing.assert_array_equal(value, [1j, 2])
+    value, dtype = tensor_proto_to_ndarray(tensor_pb2.TensorProto(
+        dtype=18, tensor_shape=tensor_shape_pb2.TensorShapeProto(), dcomplex_val=[0, 1]))
+    assert dtype is tf.complex128 and value == 1j
+
+
+def test_v1_to_complex():
+    x = tf.constant([1.5, -2.0])
+    assert tf.compat.v1.to_complex64(x).dtype is tf.complex64
+    np.testing.assert_array_equal(tf.compat.v1.to_complex128(x).numpy(), [1.5 + 0j, -2 + 0j])

@@ -1,0 +1,52 @@
+"""`tf.debugging.Assert`: the stateful Assert op (fails the run with `assertion failed: [...]`
+when its condition is false) and, eagerly, TensorFlow's immediate check."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ndflow.core import context, dtypes
+from ndflow.core.api_export import tf_export
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.tensor import Tensor
+from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.op_def import op_def
+
+
+def _assert_shape(ctx):
+    if ctx.shapes[0].rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {ctx.shapes[0].rank}")
+    return []
+
+
+AssertOp = op_def("Assert", inputs=["condition: bool", "data: T"], outputs=[],
+                attrs=["T: list(type)", "summarize: int = 3"], shape=_assert_shape,
+                not_differentiable=True, stateful=True)
+
+
+def _eager_summary(item, summarize: int) -> str:
+    """TF's eager Assert message of one data item: a scalar as its NumPy value (strings as
+    bytes), anything else as its first `summarize` elements joined by ', '."""
+    if isinstance(item, str):
+        return str(item.encode())
+    value = np.asarray(item.numpy() if isinstance(item, Tensor) else item)
+    if value.ndim == 0:
+        return str(value.item() if value.dtype != object else value.item())
+    return ", ".join(str(v) for v in value.reshape(-1)[:summarize])
+
+
+@tf_export("debugging.Assert", v1=["Assert", "debugging.Assert"])
+def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's name
+    """Asserts that `condition` is true; when false, raises InvalidArgumentError listing
+    `data` (eagerly now; in a graph when the returned Assert op runs)."""
+    if context.executing_eagerly():
+        cond = convert_to_tensor(condition, dtypes.bool)
+        if not bool(np.all(cond.numpy())):
+            limit = 3 if summarize is None else int(summarize)
+            data_str = "\n".join(_eager_summary(d, limit) for d in data)
+            raise InvalidArgumentError(
+                None, None, f"Expected '{cond!r}' to be true. Summarized data: {data_str}")
+        return None
+    attrs = {"summarize": 3 if summarize is None else int(summarize)}
+    return apply_op(AssertOp, [condition, list(data)], attrs, name=name or "Assert")
+
