@@ -337,3 +337,23 @@ def test_while_gradient_to_a_variable_read_inside_a_nested_cond():
         ys.append(0.5 * ys[-1] + 1.0)
     want = sum(ys[k] * 0.5 ** (3 - k) for k in range(4))
     np.testing.assert_allclose(float(tape.gradient(value, w)), want, rtol=1e-6)
+
+
+@pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="needs a CUDA GPU")
+def test_tensor_arrays_lists_and_while_gradients_on_the_gpu():
+    with tf.device("/GPU:0"):
+        x, w = tf.constant(X), tf.constant(W, tf.float64)
+        lst = tf.TensorArray(tf.float64, 3).write(1, x).stack()  # eager: zeros on the GPU
+        assert lst.device.endswith("GPU:0")
+
+        @tf.function
+        def grad(x, w):
+            with tf.GradientTape() as tape:
+                tape.watch([x, w])
+                y = _rnn(x, w)
+            return tape.gradient(y, [x, w])
+
+        dx, dw = grad(x, w)
+    want_x = _numeric(lambda a: float(_rnn(tf.constant(a), tf.constant(W, tf.float64))), X)
+    np.testing.assert_allclose(dx.numpy(), want_x, rtol=1e-6)
+    np.testing.assert_array_equal(lst.numpy()[1], X)
