@@ -399,8 +399,6 @@ def test_assert_and_print_with_tfs_optional_features(capfd):
         g(tf.constant(1.0))
 
 
-@pytest.mark.xfail(strict=True, reason="the While gradient loses a captured variable read in "
-                                        "an If inside the loop body (being fixed)")
 def test_gradient_through_a_converted_loop():
     w = tf.Variable(0.5)
 
