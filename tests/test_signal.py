@@ -15,6 +15,7 @@ from ndflow.ops.array_core import placeholder
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "tf_signal" / "tf_signal.json"
 CASES = json.loads(FIXTURE.read_text())["cases"]
+SIGNAL = np.array(CASES["signal"]["value"], np.float32)
 
 
 def expected(key):
@@ -45,6 +46,26 @@ def test_vorbis_window():
     check(tf.signal.vorbis_window(8), "vorbis_window_8", atol=1e-6)
 
 
+@pytest.mark.parametrize("key", [k for k in CASES if k.startswith("kaiser")])
+def test_kaiser_windows(key):
+    fn = getattr(tf.signal, "kaiser_window" if key.startswith("kaiser_window")
+                 else "kaiser_bessel_derived_window")
+    check(fn(*CASES[key]["args"]), key, atol=1e-6)
+
+
+@pytest.mark.parametrize("key", ["default", "ortho_pad", "no_window", "kbd"])
+def test_mdct_and_its_inverse(key):
+    kw = {"default": {}, "ortho_pad": dict(norm="ortho", pad_end=True),
+          "no_window": dict(window_fn=None),
+          "kbd": dict(window_fn=tf.signal.kaiser_bessel_derived_window)}[key]
+    m = tf.signal.mdct(SIGNAL, 16, **kw)
+    check(m, f"mdct_{key}", rtol=1e-4, atol=1e-4)
+    inverse = tf.signal.inverse_mdct(m, **{k: v for k, v in kw.items() if k != "pad_end"})
+    check(inverse, f"inverse_mdct_{key}", rtol=1e-4, atol=1e-4)
+    if key != "no_window":  # power-complementary windows reconstruct the inside
+        np.testing.assert_allclose(inverse.numpy()[8:88], SIGNAL[8:88], atol=1e-4)
+
+
 @pytest.mark.parametrize("key", [k for k in CASES if k.startswith("frame")])
 def test_frame(key):
     case = CASES[key]
@@ -56,9 +77,6 @@ def test_overlap_and_add(step):
     case = CASES[f"overlap_and_add_{step}"]
     check(tf.signal.overlap_and_add(np.array(case["input"], np.float32), step),
           f"overlap_and_add_{step}")
-
-
-SIGNAL = np.array(CASES["signal"]["value"], np.float32)
 
 
 @pytest.mark.parametrize("pad_end", [False, True])
@@ -120,6 +138,8 @@ def test_ortho_dct_round_trips():
 
 
 def test_argument_errors_as_tensorflow():
+    with pytest.raises(ValueError, match="The frame length must be a multiple of 4"):
+        tf.signal.mdct(SIGNAL, 10)
     with pytest.raises(ValueError, match="num_mel_bins must be positive. Got: 0"):
         tf.signal.linear_to_mel_weight_matrix(num_mel_bins=0)
     with pytest.raises(ValueError, match="lower_edge_hertz 400.0 >= upper_edge_hertz 300.0"):

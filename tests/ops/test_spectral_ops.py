@@ -249,3 +249,18 @@ CASES += [
     _smooth("mfccs", tf.signal.mfccs_from_log_mel_spectrograms, [_r(3, 8)],
             lambda x: _np_dct(x, 2, False) / np.sqrt(2 * x.shape[-1])),
 ]
+
+
+def _np_mdct(x, length):
+    n = np.arange(length)
+    window = np.sin(np.pi / 2 * np.sin(np.pi * (n + 0.5) / length) ** 2)  # Vorbis
+    a, b, c, d = np.split(_np_frame(x, length, length // 2) * window, 4, axis=-1)
+    return _np_dct(np.concatenate([-c[..., ::-1] - d, a - b[..., ::-1]], -1), 4, False)
+
+
+CASES += [
+    _smooth("mdct", lambda x: tf.signal.mdct(x, 8), [_r(2, 24)], lambda x: _np_mdct(x, 8)),
+    _smooth("kaiser_windowed_frames",
+            lambda x: tf.signal.frame(x, 6, 2) * tf.signal.kaiser_window(6, 4.0, x.dtype),
+            [_r(10)], lambda x: _np_frame(x, 6, 2) * np.kaiser(6, 4.0)),
+]

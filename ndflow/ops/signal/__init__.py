@@ -4,6 +4,7 @@ tensorflow/python/ops/signal modules are."""
 
 from ndflow.ops.signal import (  # noqa: F401 - importing a module declares its public names
     dct_ops,
+    mdct_ops,
     mel_ops,
     shape_ops,
     stft_ops,

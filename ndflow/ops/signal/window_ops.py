@@ -1,5 +1,5 @@
-"""Window functions of tf.signal: `hann_window`, `hamming_window` (raised cosines) and
-`vorbis_window`.
+"""Window functions of tf.signal: `hann_window`, `hamming_window` (raised cosines),
+`vorbis_window`, `kaiser_window` and `kaiser_bessel_derived_window`.
 
 TensorFlow's `periodic` windows divide by `window_length` only for even lengths (an odd
 length gives the symmetric window either way); ndflow does the same.
@@ -15,11 +15,25 @@ from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.ops import array_fill
 from ndflow.ops.apply import convert_to_tensor
-from ndflow.ops.arithmetic import floormod, maximum, multiply, subtract, truediv, where
+from ndflow.ops.arithmetic import (
+    floor_div,
+    floormod,
+    maximum,
+    multiply,
+    subtract,
+    truediv,
+    where,
+)
 from ndflow.ops.array_range import range as range_
+from ndflow.ops.array_reorder import reverse
+from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import equal
+from ndflow.ops.math import exp, sqrt
+from ndflow.ops.math_cumulative import cumsum
+from ndflow.ops.math_special import bessel_i0e
 from ndflow.ops.math_trig import cos, sin
+from ndflow.ops.nn_activation import relu
 from ndflow.ops.signal.shape_ops import static_int
 
 
@@ -77,3 +91,33 @@ def vorbis_window(window_length, dtype=dtypes.float32, name=None) -> Tensor:
         length = _window_length(window_length, dtype)
         arg = truediv(cast(range_(length), dtype) + 0.5, cast(length, dtype)) * np.pi
         return sin(multiply(np.pi / 2.0, multiply(sin(arg), sin(arg))))
+
+
+@tf_export("signal.kaiser_window")
+def kaiser_window(window_length, beta=12.0, dtype=dtypes.float32, name=None) -> Tensor:
+    """`tf.signal.kaiser_window`: I0(beta sqrt(1 - t^2)) / I0(beta) for t evenly spaced in
+    [-1, 1] (through exp(x - beta) i0e(x) / i0e(beta), which stays finite for large beta)."""
+    dtype = dtypes.as_dtype(dtype)
+    with name_scope(name, "kaiser_window"):
+        length = _window_length(window_length, dtype)
+        if static_int(length) == 1:
+            return array_fill.ones([1], dtype)
+        half = (cast(length, dtypes.float32) - 1.0) / 2.0
+        t = cast(truediv(cast(range_(length), dtypes.float32) - half, half), dtype)
+        beta = cast(beta, dtype)
+        x = beta * sqrt(relu(1.0 - t * t))
+        return exp(x - beta) * truediv(bessel_i0e(x), bessel_i0e(beta))
+
+
+@tf_export("signal.kaiser_bessel_derived_window")
+def kaiser_bessel_derived_window(window_length, beta=12.0, dtype=dtypes.float32,
+                                 name=None) -> Tensor:
+    """`tf.signal.kaiser_bessel_derived_window`: the square roots of the normalized running
+    sums of a Kaiser window of length window_length // 2 + 1, mirrored (power
+    complementary, for MDCTs)."""
+    dtype = dtypes.as_dtype(dtype)
+    with name_scope(name, "kaiser_bessel_derived_window"):
+        length = _window_length(window_length, dtype)
+        sums = cumsum(kaiser_window(floor_div(length, 2) + 1, beta, dtype=dtype))
+        half = sqrt(truediv(sums[:-1], sums[-1]))
+        return concat([half, reverse(half, [0])], 0)
