@@ -357,3 +357,21 @@ def test_tensor_arrays_lists_and_while_gradients_on_the_gpu():
     want_x = _numeric(lambda a: float(_rnn(tf.constant(a), tf.constant(W, tf.float64))), X)
     np.testing.assert_allclose(dx.numpy(), want_x, rtol=1e-6)
     np.testing.assert_array_equal(lst.numpy()[1], X)
+
+
+def test_bfloat16_rewrite_keeps_a_tensor_list_cluster_in_one_type():
+    """A MatMul (allowlisted) writing into a TensorArray: the list ops joined by the handle
+    keep float32 together (the written value is cast back), as TF colours list clusters."""
+    from tests.ops.harness import pipeline_session_config
+
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(tf.float32, [4, 8])
+        w = tf.constant(np.full((8, 8), 0.125, np.float32))
+        ta = tf.TensorArray(tf.float32, size=3)
+        for i in range(3):
+            ta = ta.write(i, tf.matmul(x, w) * float(i))
+        out = tf.identity(ta.stack())
+        with v1.Session(config=pipeline_session_config(True)) as s:
+            got = s.run(out, {x: np.ones((4, 8), np.float32)})
+    np.testing.assert_allclose(got, np.arange(3.0)[:, None, None] * np.ones((3, 4, 8)))

@@ -238,6 +238,40 @@ class Painter:
                 vlog(2, f"UnPainting type {self.ta(v).debug_string()} of node {node.name} "
                         f"ALLOW because its op {node.type} is not support F16 DataType")
 
+    def match_tensor_list_clusters(self) -> None:
+        """TensorList ops joined by list handles share one element type (TF colours them
+        together): a cluster is ALLOW only if all its element_dtype vertices are, and never
+        when a list handle also reaches another op (a While, a function, an Identity)."""
+        view, parent = self.view, {}
+
+        def find(n: str) -> str:
+            while parent.setdefault(n, n) != n:
+                n = parent[n]
+            return n
+        unsafe: set = set()
+        for node in view.nodes:
+            for port, (src, _) in enumerate(node.inputs):
+                if node.op.inputs[port].dtype is not dtypes.variant:
+                    continue
+                lists = ["TensorList" in n.type for n in (node, view.by_name[src])]
+                if all(lists):
+                    parent[find(node.name)] = find(src)
+                else:
+                    unsafe.update(n for n, ok in zip((node.name, src), lists) if ok)
+        clusters: dict = {}
+        for node in view.nodes:
+            v = view.vertex(node, TypeAttr("element_dtype"))
+            if "TensorList" in node.type and v is not None:
+                clusters.setdefault(find(node.name), []).append(v)
+        bad = {find(n) for n in unsafe}
+        for root, vs in clusters.items():
+            if root in bad or not all(v in self.allow for v in vs):
+                for v in vs:
+                    if v in self.allow:
+                        self.allow.discard(v)
+                        vlog(2, f"Painting type element_dtype of {self.node(v).type} node "
+                                f"{self.node(v).name} DENY to match its Tensor List cluster")
+
     def match_recurrent_edges(self) -> None:
         view = self.view
         for node in view.nodes:
@@ -309,6 +343,7 @@ class Painter:
                 "from allow set")
         self.remove_unsupported_allow()
         vlog(2, "Finished pass 6")
+        self.match_tensor_list_clusters()
         vlog(2, "Forcing color match on loop edges")
         self.match_recurrent_edges()
         vlog(2, "Finding existing casts that can be made allow")
