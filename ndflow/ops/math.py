@@ -73,8 +73,8 @@ def _unary(name, attrs=FLOAT):
     return op_def(name, inputs=["x: T"], outputs=["y: T"], attrs=[attrs], shape=unchanged_shape)
 
 
-def _grad_op(name):
-    return op_def(name, inputs=["y: T", "dy: T"], outputs=["z: T"], attrs=[FLOAT],
+def _grad_op(name, attrs=FLOAT):
+    return op_def(name, inputs=["y: T", "dy: T"], outputs=["z: T"], attrs=[attrs],
                   shape=unchanged_shape)
 
 
@@ -90,15 +90,16 @@ Floor = _unary("Floor")
 Ceil = _unary("Ceil")
 Round = _unary("Round", _SIGNED)
 Rint = _unary("Rint")
-Expm1 = _unary("Expm1")
-Log1p = _unary("Log1p")
+Expm1 = _unary("Expm1", FLOAT_COMPLEX)
+Log1p = _unary("Log1p", FLOAT_COMPLEX)
 Erf = _unary("Erf")
 Sqrt = _unary("Sqrt", FLOAT_COMPLEX)
 SqrtGrad = op_def("SqrtGrad", inputs=["y: T", "dy: T"], outputs=["z: T"], attrs=[FLOAT_COMPLEX],
                   shape=unchanged_shape)
 Rsqrt, RsqrtGrad = _unary("Rsqrt"), _grad_op("RsqrtGrad")
-Tanh, TanhGrad = _unary("Tanh"), _grad_op("TanhGrad")
-Sigmoid, SigmoidGrad = _unary("Sigmoid"), _grad_op("SigmoidGrad")
+Tanh, TanhGrad = _unary("Tanh", FLOAT_COMPLEX), _grad_op("TanhGrad", FLOAT_COMPLEX)
+Sigmoid = _unary("Sigmoid", FLOAT_COMPLEX)
+SigmoidGrad = _grad_op("SigmoidGrad", FLOAT_COMPLEX)
 # Softsign is an nn op in TF (gen_nn_ops), declared here with the other elementwise ops.
 Softsign = op_def("Softsign", inputs=["features: T"], outputs=["activations: T"],
                   attrs=[FLOAT], shape=unchanged_shape)

@@ -20,7 +20,15 @@ from ndflow.ops import array_core, array_fill, math, math_cumulative, reduction
 from ndflow.ops import math_trig as trig
 from ndflow.ops.apply import constant_value, convert_to_tensor
 from ndflow.ops.cast import Cast, cast
-from ndflow.ops.comparison import equal, greater, greater_equal, less, less_equal, logical_and
+from ndflow.ops.comparison import (
+    equal,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    logical_and,
+    not_equal,
+)
 from ndflow.ops.complex_ops import conj
 
 # -- broadcasting --------------------------------------------------------------------------------
@@ -130,12 +138,13 @@ def _div_no_nan_grad(op, grad):
 
 @ar.Pow.def_grad
 def _pow_grad(op, grad):
-    x, y = op.inputs
+    x, y, z = conj(op.inputs[0]), conj(op.inputs[1]), conj(op.outputs[0])
     gx = ar.multiply(ar.multiply(grad, y), ar.pow(x, ar.subtract(y, 1)))
-    mask = greater(x, 0)
+    # log(x) is defined for every complex x but 0, for real x only above 0
+    mask = not_equal(x, 0) if x.dtype.is_complex else greater(x, 0)
     safe_x = ar.select_v2(mask, x, array_fill.ones_like(x))
     log_x = ar.select_v2(mask, ar.log(safe_x), array_fill.zeros_like(x))
-    gy = ar.multiply(ar.multiply(grad, op.outputs[0]), log_x)
+    gy = ar.multiply(ar.multiply(grad, z), log_x)
     return _binary_grads(op, gx, gy)
 
 
@@ -251,7 +260,7 @@ def _floor_grad(op, grad):
 
 @math.Log1p.def_grad
 def _log1p_grad(op, grad):
-    return [ar.multiply(grad, ar.reciprocal(ar.add(op.inputs[0], 1.0)))]
+    return [ar.multiply(grad, ar.reciprocal(ar.add(conj(op.inputs[0]), 1.0)))]
 
 
 @math.Erf.def_grad
@@ -296,13 +305,13 @@ def _rsqrt_grad_grad(op, grad):
 
 @math.TanhGrad.def_grad
 def _tanh_grad_grad(op, grad):
-    a, b = op.inputs
+    a, b = (conj(t) for t in op.inputs)
     return [ar.multiply(ar.multiply(ar.multiply(grad, -2.0), b), a), math.tanh_grad(a, grad)]
 
 
 @math.SigmoidGrad.def_grad
 def _sigmoid_grad_grad(op, grad):
-    a, b = op.inputs
+    a, b = (conj(t) for t in op.inputs)
     gb = ar.multiply(grad, b)
     return [ar.subtract(gb, ar.multiply(ar.multiply(gb, 2.0), a)), math.sigmoid_grad(a, grad)]
 
@@ -455,7 +464,7 @@ for _op in (math.Ceil, math.Round, math.Rint, ar.TruncateDiv):
 
 @math.Expm1.def_grad
 def _expm1_grad(op, grad):
-    return [ar.multiply(grad, math.exp(op.inputs[0]))]
+    return [ar.multiply(grad, math.exp(conj(op.inputs[0])))]
 
 
 @math.Softsign.def_grad
@@ -472,17 +481,17 @@ def _one_minus_square(x):
 
 @trig.Sin.def_grad
 def _sin_grad(op, grad):
-    return [ar.multiply(grad, trig.cos(op.inputs[0]))]
+    return [ar.multiply(grad, trig.cos(conj(op.inputs[0])))]
 
 
 @trig.Cos.def_grad
 def _cos_grad(op, grad):
-    return [ar.multiply(ar.negative(grad), trig.sin(op.inputs[0]))]
+    return [ar.multiply(ar.negative(grad), trig.sin(conj(op.inputs[0])))]
 
 
 @trig.Tan.def_grad
 def _tan_grad(op, grad):
-    return [ar.multiply(math.square(ar.reciprocal(trig.cos(op.inputs[0]))), grad)]
+    return [ar.multiply(math.square(ar.reciprocal(trig.cos(conj(op.inputs[0])))), grad)]
 
 
 @trig.Asin.def_grad
@@ -513,12 +522,12 @@ def _atan2_grad(op, grad):
 
 @trig.Sinh.def_grad
 def _sinh_grad(op, grad):
-    return [ar.multiply(grad, trig.cosh(op.inputs[0]))]
+    return [ar.multiply(grad, trig.cosh(conj(op.inputs[0])))]
 
 
 @trig.Cosh.def_grad
 def _cosh_grad(op, grad):
-    return [ar.multiply(grad, trig.sinh(op.inputs[0]))]
+    return [ar.multiply(grad, trig.sinh(conj(op.inputs[0])))]
 
 
 @trig.Asinh.def_grad

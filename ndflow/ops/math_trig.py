@@ -1,7 +1,8 @@
 """Trigonometric and hyperbolic ops: Sin ... Atanh and the binary Atan2, with TensorFlow's op
 names and public names. Gradients are in math_grad.py, kernels in kernels/math.py.
 
-Real types only (TensorFlow also registers complex64/complex128 for all but Atan2).
+Sin, Cos, Tan, Sinh and Cosh also take complex64/complex128 (TensorFlow registers complex
+types for all but Atan2; ndflow's inverse functions are real only).
 """
 
 from __future__ import annotations
@@ -9,22 +10,22 @@ from __future__ import annotations
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op
-from ndflow.ops.arithmetic import FLOAT
+from ndflow.ops.arithmetic import FLOAT, FLOAT_COMPLEX
 from ndflow.ops.comparison import broadcast_shape, unchanged_shape
 from ndflow.ops.op_def import op_def
 
 
-def _unary(name):
-    return op_def(name, inputs=["x: T"], outputs=["y: T"], attrs=[FLOAT], shape=unchanged_shape)
+def _unary(name, attrs=FLOAT):
+    return op_def(name, inputs=["x: T"], outputs=["y: T"], attrs=[attrs], shape=unchanged_shape)
 
 
 def _run(op, *inputs, name=None) -> Tensor:
     return apply_op(op, list(inputs), name=name).outputs[0]
 
 
-Sin, Cos, Tan = _unary("Sin"), _unary("Cos"), _unary("Tan")
+Sin, Cos, Tan = (_unary(n, FLOAT_COMPLEX) for n in ("Sin", "Cos", "Tan"))
 Asin, Acos, Atan = _unary("Asin"), _unary("Acos"), _unary("Atan")
-Sinh, Cosh = _unary("Sinh"), _unary("Cosh")
+Sinh, Cosh = _unary("Sinh", FLOAT_COMPLEX), _unary("Cosh", FLOAT_COMPLEX)
 Asinh, Acosh, Atanh = _unary("Asinh"), _unary("Acosh"), _unary("Atanh")
 Atan2 = op_def("Atan2", inputs=["y: T", "x: T"], outputs=["z: T"], attrs=[FLOAT],
                shape=broadcast_shape)
