@@ -375,3 +375,22 @@ def test_bfloat16_rewrite_keeps_a_tensor_list_cluster_in_one_type():
         with v1.Session(config=pipeline_session_config(True)) as s:
             got = s.run(out, {x: np.ones((4, 8), np.float32)})
     np.testing.assert_allclose(got, np.arange(3.0)[:, None, None] * np.ones((3, 4, 8)))
+
+
+def test_a_function_returns_a_tensor_array_as_its_flow():
+    @tf.function
+    def make(x):
+        ta = tf.TensorArray(tf.float32, 3).write(0, x).write(2, x * 2.0)
+        return ta, ta.size()
+
+    ta, n = make(tf.constant([1.0, 2.0]))  # eagerly: a TensorList-backed TensorArray, as TF
+    assert isinstance(ta, tf.TensorArray) and ta.flow.dtype is tf.variant and int(n) == 3
+    ta = ta.write(1, tf.constant([5.0, 5.0]))
+    np.testing.assert_array_equal(ta.stack().numpy(), [[1, 2], [5, 5], [2, 4]])
+
+    @tf.function
+    def outer(x):
+        return make(x)[0].stack()
+
+    np.testing.assert_array_equal(outer(tf.constant([1.0, 2.0])).numpy(),
+                                  [[1, 2], [0, 0], [2, 4]])

@@ -20,6 +20,7 @@ from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.apply import convert_to_tensor, numpy_to_torch, out_of_scope_error
+from ndflow.ops.tensor_array_ops import from_flow
 from ndflow.passes.pass_config import resolve_pass_config
 from ndflow.passes.prune import needed_ops
 from ndflow.runtime.compile import compile_plan, optimize, stateful_ops
@@ -29,7 +30,8 @@ from ndflow.runtime.state import EAGER_CONTEXT
 
 
 class OutputSlot:
-    """A leaf of a function's output structure: graph output `index`, or a Python `value`."""
+    """A leaf of a function's output structure: graph output `index` (a TensorArray like
+    `value` when `value` is one: the output is its flow), or a Python `value`."""
 
     __slots__ = ("index", "value")
 
@@ -135,7 +137,8 @@ class ConcreteFunction:
             tensors.append(x)
         flat = self._call_flat(tensors)
         return pack_sequence_as(self._structure, [
-            flat[s.index] if s.index is not None else s.value for s in self._slots])
+            from_flow(s.value, flat[s.index]) if s.index is not None else s.value
+            for s in self._slots])
 
     def _call_flat(self, tensors: list) -> list:
         """Runs the function on flat argument tensors; returns the flat outputs."""

@@ -38,6 +38,7 @@ from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import identity
+from ndflow.ops.tensor_array_ops import TensorArray
 from ndflow.runtime.concrete_function import ConcreteFunction, OutputSlot, accepts
 from ndflow.runtime.func_graph import FuncGraph, tracing_scope
 
@@ -344,6 +345,9 @@ def _collect_outputs(fg: FuncGraph, result):
             slots.append(OutputSlot(None, None))
             structured.append(None)
             continue
+        t = template = None
+        if isinstance(leaf, TensorArray):  # returned as its flow, rebuilt by the caller
+            template, leaf = leaf, leaf.flow
         t = leaf
         if not isinstance(leaf, Tensor):
             try:
@@ -356,7 +360,7 @@ def _collect_outputs(fg: FuncGraph, result):
             t = fg.capture(t)
         with fg.as_default():  # TF returns Identity copies: the producers stay optimizable
             t = identity(t)
-        slots.append(OutputSlot(len(fg.outputs), None))
+        slots.append(OutputSlot(len(fg.outputs), template))
         structured.append(t)
         fg.outputs.append(t)
     fg.structured_outputs = pack_sequence_as(result, structured)
