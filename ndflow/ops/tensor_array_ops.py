@@ -30,7 +30,22 @@ def _as_int(x):
     return int(x.numpy()) if isinstance(x, EagerTensor) else int(x)
 
 
-class _GraphTensorArrayV2:
+class _Implementation:
+    """What both implementations hold: the flow and the dtype."""
+
+    _flow = None
+    _dtype = None
+
+    @property
+    def flow(self):
+        return self._flow
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+
+class _GraphTensorArrayV2(_Implementation):
     """A TensorArray in a graph: the TensorList in `flow` holds the elements."""
 
     def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None,
@@ -60,14 +75,6 @@ class _GraphTensorArrayV2:
                 flow = list_ops.tensor_list_reserve(element_shape, size, self._dtype,
                                                     name=scope.rstrip("/") or None)
         self._flow = flow
-
-    @property
-    def flow(self):
-        return self._flow
-
-    @property
-    def dtype(self):
-        return self._dtype
 
     @property
     def element_shape(self) -> TensorShape:
@@ -165,7 +172,7 @@ class _GraphTensorArrayV2:
         return no_op(name=name)
 
 
-class _EagerTensorArray:
+class _EagerTensorArray(_Implementation):
     """An eager TensorArray: a Python list of tensors (None: not written yet)."""
 
     def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None,
@@ -187,14 +194,6 @@ class _EagerTensorArray:
         self._clear_after_read = True if clear_after_read is None else clear_after_read
         self._previously_read_indices: list = []
         self._tensor_array: list = [None] * _as_int(size)
-
-    @property
-    def flow(self):
-        return self._flow
-
-    @property
-    def dtype(self):
-        return self._dtype
 
     @property
     def handle(self):
