@@ -12,8 +12,9 @@ import numpy as np
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels import philox
 from ndflow.kernels.registry import kernel
-from ndflow.ops import random, random_seed, stateless_random
+from ndflow.ops import random, random_seed, stateful_random, stateless_random
 
 _MAXINT32 = 2**31 - 1
 
@@ -132,30 +133,50 @@ def _multinomial(node):
     return run
 
 
-# -- stateless ops: a fresh generator seeded by the (two-integer) seed on every call --------
+# -- stateless ops: TensorFlow's Philox streams (kernels/philox.py) for uniform, normal and
+# integers; the truncated normal (a rejection sampler) uses a generator seeded by the seed --
 
-def _seeded(seed: torch.Tensor, device) -> torch.Generator:
+def _check_seed(seed: torch.Tensor) -> list:
     if seed.numel() != 2:
         raise InvalidArgumentError(None, None, f"seed must have shape [2], not "
                                    f"{list(seed.shape)}")
+    return [int(v) for v in seed.reshape(-1).tolist()]
+
+
+def _seeded(seed: torch.Tensor, device) -> torch.Generator:
     # ATen's CPU generator (mt19937) keeps 32 bits of a seed: mix all 128 bits into them.
-    words = [int(v) & 0xFFFFFFFFFFFFFFFF for v in seed.reshape(-1).tolist()]
+    words = [v & 0xFFFFFFFFFFFFFFFF for v in _check_seed(seed)]
     mixed = int(np.random.SeedSequence(words).generate_state(1)[0])
     return torch.Generator(device=device).manual_seed(mixed)
 
 
+_PHILOX_KIND = {torch.float16: "half", torch.bfloat16: "bfloat16", torch.float32: "float",
+                torch.float64: "double"}
+
+
+def _philox_fill(node, draw):
+    """A stateless kernel: `draw(n, key, counter)` -> NumPy values, shaped and placed."""
+    dtype, device = node.attrs["dtype"].torch_dtype, node.device
+
+    def run(shape, seed, *bounds):
+        dims = _dims(shape)
+        key, counter = philox.key_counter_from_seed(*_check_seed(seed))
+        n = int(np.prod(dims, dtype=np.int64))
+        values = draw(n, key, counter, *bounds) if n else np.zeros(0, np.float32)
+        return torch.from_numpy(np.ascontiguousarray(values)).to(dtype).reshape(dims).to(device)
+    return run
+
+
 @kernel(stateless_random.StatelessRandomUniform)
 def _stateless_uniform(node):
-    dtype, device = node.attrs["dtype"].torch_dtype, node.device
-    return lambda shape, seed: torch.rand(_dims(shape), generator=_seeded(seed, device),
-                                          dtype=dtype, device=device)
+    kind = _PHILOX_KIND[node.attrs["dtype"].torch_dtype]
+    return _philox_fill(node, lambda n, key, counter: philox.uniform(n, kind, key, counter))
 
 
 @kernel(stateless_random.StatelessRandomNormal)
 def _stateless_normal(node):
-    dtype, device = node.attrs["dtype"].torch_dtype, node.device
-    return lambda shape, seed: torch.randn(_dims(shape), generator=_seeded(seed, device),
-                                           dtype=dtype, device=device)
+    kind = _PHILOX_KIND[node.attrs["dtype"].torch_dtype]
+    return _philox_fill(node, lambda n, key, counter: philox.normal(n, kind, key, counter))
 
 
 @kernel(stateless_random.StatelessTruncatedNormal)
@@ -170,12 +191,90 @@ def _stateless_truncated_normal(node):
 
 @kernel(stateless_random.StatelessRandomUniformInt)
 def _stateless_uniform_int(node):
-    dtype, device = node.attrs["dtype"].torch_dtype, node.device
+    wide = node.attrs["dtype"].torch_dtype == torch.int64
 
-    def run(shape, seed, minval, maxval):
+    def draw(n, key, counter, minval, maxval):
         lo, hi = int(minval), int(maxval)
         if lo >= hi:
             raise InvalidArgumentError(None, None, f"Need minval < maxval: {lo} >= {hi}")
-        return torch.randint(lo, hi, _dims(shape), generator=_seeded(seed, device),
-                             dtype=dtype, device=device)
+        return philox.uniform_int(n, wide, lo, hi, key, counter)
+    return _philox_fill(node, draw)
+
+
+# -- stateful ops on a tf.random.Generator's Philox state -------------------------------------
+
+_STATE_STEP = 256  # TF advances a Philox state's counter by 256 per output element
+
+
+def _philox_state_kernel(node, draw):
+    """Reads [counter low, counter high, key] from the state variable, draws from that key and
+    counter, and writes the state back with the counter advanced."""
+    dtype, device = node.attrs["dtype"].torch_dtype, node.device
+
+    def run(res, alg, shape, *bounds):
+        state = res.value
+        if state is None:
+            raise InvalidArgumentError(None, None, "Trying to read a tf.random.Generator's "
+                                       "state, which is uninitialized.")
+        if int(alg) != 1:
+            raise InvalidArgumentError(None, None, f"Unsupported algorithm id: {int(alg)}")
+        if state.numel() < 3:
+            raise InvalidArgumentError(None, None, "The size of the state must be at least 3; "
+                                       f"got {state.numel()}")
+        lo, hi, key = (int(v) for v in state.reshape(-1)[:3].tolist())
+        dims = _dims(shape)
+        n = int(np.prod(dims, dtype=np.int64))
+        k, c = philox.key_counter_from_state(lo, hi, key)
+        values = draw(n, k, c, *bounds) if n else np.zeros(0, np.float32)
+        new_lo = (lo & 0xFFFFFFFFFFFFFFFF) + n * _STATE_STEP
+        new_hi = (hi + (new_lo >> 64)) & 0xFFFFFFFFFFFFFFFF
+        words = [new_lo & 0xFFFFFFFFFFFFFFFF, new_hi]
+        signed = [w - (1 << 64) if w >= 1 << 63 else w for w in words]
+        new_state = state.clone()
+        new_state.view(-1)[:2] = torch.tensor(signed, dtype=state.dtype)
+        res.value = new_state
+        return torch.from_numpy(np.ascontiguousarray(values)).to(dtype).reshape(dims).to(device)
     return run
+
+
+@kernel(stateful_random.StatefulUniform)
+def _stateful_uniform(node):
+    kind = _PHILOX_KIND[node.attrs["dtype"].torch_dtype]
+    return _philox_state_kernel(node, lambda n, k, c: philox.uniform(n, kind, k, c))
+
+
+@kernel(stateful_random.StatefulStandardNormalV2)
+def _stateful_normal(node):
+    kind = _PHILOX_KIND[node.attrs["dtype"].torch_dtype]
+    return _philox_state_kernel(node, lambda n, k, c: philox.normal(n, kind, k, c))
+
+
+@kernel(stateful_random.StatefulUniformInt)
+def _stateful_uniform_int(node):
+    wide = node.attrs["dtype"].torch_dtype == torch.int64
+
+    def draw(n, k, c, minval, maxval):
+        lo, hi = int(minval), int(maxval)
+        if lo >= hi:
+            raise InvalidArgumentError(None, None, f"Need minval < maxval: {lo} >= {hi}")
+        return philox.uniform_int(n, wide, lo, hi, k, c)
+    return _philox_state_kernel(node, draw)
+
+
+@kernel(stateful_random.StatefulUniformFullInt)
+def _stateful_uniform_full_int(node):
+    wide = node.attrs["dtype"].torch_dtype == torch.int64
+    return _philox_state_kernel(node, lambda n, k, c: philox.full_int(n, wide, k, c))
+
+
+@kernel(stateful_random.StatefulTruncatedNormal)
+def _stateful_truncated_normal(node):
+    """Not TensorFlow's stream (its rejection sampler's consumption is not reproduced): a
+    generator seeded by the state's key and counter."""
+    work = torch.float64 if node.attrs["dtype"].torch_dtype == torch.float64 else torch.float32
+
+    def draw(n, k, c):
+        seed = (k[0] | k[1] << 32) ^ (c[0] | c[1] << 32) ^ (c[2] | c[3] << 32) << 1
+        gen = torch.Generator().manual_seed(seed & 0x7FFFFFFFFFFFFFFF)
+        return _truncated([n], gen, work, torch.device("cpu")).numpy()
+    return _philox_state_kernel(node, draw)

@@ -56,6 +56,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     sort,
     spectral_ops,
     state,
+    stateful_random,
     stateless_random,
     training,
 )

@@ -1,6 +1,7 @@
 """`tf.random.Generator`: a random stream whose state is a variable, so draws are ordered,
-reproducible from a seed, saved with checkpoints and usable inside `tf.function`. Each draw
-advances the state's counter and feeds (key, counter) as the seed of a stateless op."""
+reproducible from a seed, saved with checkpoints and usable inside `tf.function`. The state is
+TensorFlow's Philox state [counter low, counter high, key]; each draw is one of TensorFlow's
+stateful random ops on it (ops/stateful_random.py), so a seed gives TensorFlow's numbers."""
 
 from __future__ import annotations
 
@@ -10,14 +11,22 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
-from ndflow.ops import stateless_random as sr
+from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import stack
+from ndflow.ops.array_fill import zeros_like
 from ndflow.ops.module import Module
+from ndflow.ops.random import name_scope, shape_tensor
+from ndflow.ops.stateful_random import (
+    StatefulStandardNormalV2,
+    StatefulTruncatedNormal,
+    StatefulUniform,
+    StatefulUniformFullInt,
+    StatefulUniformInt,
+)
 from ndflow.ops.variables import Variable
 
 PHILOX = 1  # TF's RNG_ALG_PHILOX: the algorithm a state is declared for
 _STATE_SIZE = 3
-_INT64 = np.iinfo(np.int64)
 
 
 def _algorithm(alg) -> int:
@@ -26,11 +35,19 @@ def _algorithm(alg) -> int:
     raise ValueError(f"Unsupported algorithm id: {alg}")
 
 
-@tf_export("random.create_rng_state")
-def create_rng_state(seed, alg) -> np.ndarray:
-    """`tf.random.create_rng_state`: the int64 state [counter, counter high, key] of a seed."""
+def _rng_state(seed, alg) -> np.ndarray:
+    """The int64 Philox state of an integer seed: its 192-bit two's complement split into
+    [counter low, counter high, key] words (TensorFlow's)."""
     _algorithm(alg)
-    return np.array([0, 0, int(seed) & 0x7FFFFFFFFFFFFFFF], dtype=np.int64)
+    seed = int(seed)
+    words = [(seed >> (64 * i)) & 0xFFFFFFFFFFFFFFFF for i in range(_STATE_SIZE)]
+    return np.array([w - (1 << 64) if w >= 1 << 63 else w for w in words], dtype=np.int64)
+
+
+@tf_export("random.create_rng_state")
+def create_rng_state(seed, alg):
+    """`tf.random.create_rng_state`: the state tensor a Generator seeded by `seed` starts from."""
+    return convert_to_tensor(_rng_state(seed, alg), dtypes.int64)
 
 
 @tf_export("random.Generator")
@@ -54,7 +71,7 @@ class Generator(Module):
 
     @classmethod
     def from_seed(cls, seed, alg=None) -> Generator:
-        return cls(state=create_rng_state(seed, alg), alg=alg)
+        return cls(state=_rng_state(seed, alg), alg=alg)
 
     @classmethod
     def from_state(cls, state, alg) -> Generator:
@@ -74,40 +91,56 @@ class Generator(Module):
         return self._alg
 
     def reset_from_seed(self, seed) -> None:
-        self._state_var.assign(create_rng_state(seed, self._alg))
+        self._state_var.assign(_rng_state(seed, self._alg))
 
     def reset(self, state) -> None:
         self._state_var.assign(np.asarray(state, dtype=np.int64))
 
-    def _next_seed(self):
-        """(key, counter) of this draw; the counter advances, so the next draw differs."""
-        state = self._state_var.assign_add(np.array([1, 0, 0], dtype=np.int64))
-        return stack([state[2], state[0]])
+    def _draw(self, op, shape, dtype, extra=()):
+        return apply_op(op, [self._state_var.handle, convert_to_tensor(self._alg, dtypes.int64),
+                             shape_tensor(shape), *extra], {"dtype": dtypes.as_dtype(dtype)}
+                        ).outputs[0]
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
-        return sr.stateless_normal(shape, self._next_seed(), mean, stddev, dtype, name)
+        with name_scope(name, "stateful_normal"):
+            rnd = self._draw(StatefulStandardNormalV2, shape, dtype)
+            return rnd * convert_to_tensor(stddev, rnd.dtype) + convert_to_tensor(mean, rnd.dtype)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
-        return sr.stateless_truncated_normal(shape, self._next_seed(), mean, stddev, dtype, name)
+        with name_scope(name, "truncated_normal"):
+            rnd = self._draw(StatefulTruncatedNormal, shape, dtype)
+            return rnd * convert_to_tensor(stddev, rnd.dtype) + convert_to_tensor(mean, rnd.dtype)
 
     def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None):
         dtype = dtypes.as_dtype(dtype)
-        if dtype.is_integer and maxval is None:
-            raise ValueError("Must specify maxval for integer dtype (or give neither minval "
-                             "nor maxval for uniform_full_int)")
-        return sr.stateless_uniform(shape, self._next_seed(), minval, maxval, dtype, name)
+        with name_scope(name, "stateful_uniform"):
+            if dtype.is_integer:
+                if maxval is None:
+                    if minval is None or minval == 0:
+                        raise ValueError("Must specify maxval for integer dtype (or give "
+                                         "neither minval nor maxval for uniform_full_int)")
+                lo, hi = convert_to_tensor(minval, dtype), convert_to_tensor(maxval, dtype)
+                return self._draw(StatefulUniformInt, shape, dtype, (lo, hi))
+            rnd = self._draw(StatefulUniform, shape, dtype)
+            lo = convert_to_tensor(0 if minval is None else minval, dtype)
+            hi = convert_to_tensor(1 if maxval is None else maxval, dtype)
+            return rnd * (hi - lo) + lo
+
+    def uniform_full_int(self, shape, dtype=dtypes.int64, name=None):
+        """Integers over the whole range of `dtype` (the random bits themselves)."""
+        with name_scope(name, "stateful_uniform_full_int"):
+            return self._draw(StatefulUniformFullInt, shape, dtype)
 
     def make_seeds(self, count: int = 1):
-        """`count` seeds [2, count] for stateless ops, drawn from this stream."""
-        return sr.stateless_uniform([2, count], self._next_seed(), int(_INT64.min),
-                                    int(_INT64.max), dtypes.int64)
+        """`count` seeds [2, count] for stateless ops: fresh keys over zeros, as TF's."""
+        keys = self.uniform_full_int([count], dtypes.int64)
+        return stack([keys, zeros_like(keys)])
 
     def split(self, count: int = 1) -> list:
-        """`count` new generators with independent streams seeded from this one."""
-        seeds = self.make_seeds(count).numpy()
-        return [Generator(state=np.array([0, 0, seeds[0, i] ^ (seeds[1, i] << 1)],
-                                         dtype=np.int64), alg=self._alg)
-                for i in range(count)]
+        """`count` new generators, each keyed by a fresh key from this stream (counter 0)."""
+        keys = self.uniform_full_int([count], dtypes.int64).numpy()
+        return [Generator(state=np.array([0, 0, k], dtype=np.int64), alg=self._alg)
+                for k in keys]
 
 
 _global_generator: Generator | None = None

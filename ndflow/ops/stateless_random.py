@@ -1,6 +1,7 @@
 """Stateless random ops (`tf.random.stateless_*`): the values are a function of the shape and
 a `seed` of two integers only, so the same seed gives the same values in every run, eagerly
-and in graphs. (The streams are ndflow's, not TensorFlow's Philox numbers.)"""
+and in graphs — TensorFlow's Philox streams (kernels/philox.py): the same numbers as
+TensorFlow for uniform, normal and integer draws (the truncated normal's are ndflow's)."""
 
 from __future__ import annotations
 
