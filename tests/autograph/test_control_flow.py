@@ -424,3 +424,23 @@ def test_gradient_through_a_converted_loop():
     assert float(value) == pytest.approx(ref(0.5), rel=1e-6)
     eps = 1e-6
     assert grad == pytest.approx((ref(0.5 + eps) - ref(0.5 - eps)) / (2 * eps), rel=1e-4)
+
+
+def test_tensor_array_accumulates_in_a_converted_loop():
+    x = tf.Variable(2.0)
+
+    @tf.function
+    def powers(n):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        y = tf.ones([])
+        for i in tf.range(n):
+            y = y * x
+            ta = ta.write(i, y)
+        return ta.stack()
+
+    with tf.GradientTape() as tape:
+        p = powers(tf.constant(4))
+        total = tf.reduce_sum(p)
+    np.testing.assert_allclose(p.numpy(), [2.0, 4.0, 8.0, 16.0])
+    # d/dx (x + x^2 + x^3 + x^4) at 2
+    assert float(tape.gradient(total, x)) == pytest.approx(1 + 4 + 12 + 32)
