@@ -1,11 +1,11 @@
 """Gradients of the FFT ops (TF's signal/fft_ops.py).
 
 FFT's gradient is n * IFFT of the gradient and IFFT's FFT / n. RFFT's is the adjoint of
-"crop to fft_length, full FFT, keep the half spectrum": the half-spectrum gradient zero-padded
-to the full length, n * IFFT, its real part (TF's convention for a real input), zero-padded
-back over the dimensions the op cropped; TensorFlow builds the same value from an IRFFT and
-correction terms. IRFFT's is TF's: RFFT of the gradient, doubled for the bins that stand for
-two conjugate ones, over n.
+"crop to fft_length, full FFT, keep the half spectrum": n times the real part (TF's convention
+for a real input) of the IFFT of the half-spectrum gradient zero-padded to the full length,
+which is an IRFFT, zero-padded back over the dimensions the op cropped; TensorFlow builds the
+same value from an IRFFT and correction terms. IRFFT's is TF's: RFFT of the gradient,
+doubled for the bins that stand for two conjugate ones, over n.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from ndflow.ops import spectral_ops as sp
 from ndflow.ops.arithmetic import floor_div, floormod, multiply, subtract
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
-from ndflow.ops.complex_ops import real
 from ndflow.ops.reduction import reduce_prod
 
 
@@ -56,15 +55,27 @@ def _half_length(fft_length):
     return concat([fft_length[:-1], floor_div(fft_length[-1:], 2) + 1], 0)
 
 
+def _edge_mask(fft_length, inner, dtype):
+    """Along a half spectrum of fft_length[-1]: 1 for the DC bin (and the Nyquist bin of an
+    even length), `inner` for the bins that stand for two conjugate ones."""
+    is_odd = floormod(fft_length[-1], 2)
+    half = floor_div(fft_length[-1], 2) + 1
+    return concat([array_fill.ones([1], dtype),
+                   multiply(inner, array_fill.ones(array_core.stack([half - 2 + is_odd]),
+                                                   dtype)),
+                   array_fill.ones(array_core.stack([1 - is_odd]), dtype)], 0)
+
+
 def _rfft_grad(op, grad):
+    # n Re(IFFT(g zero-padded to the full length)) is n IRFFT(g with its two-sided bins
+    # halved): the real inverse transform, half the work of the complex one.
     x, fft_length = op.inputs
     rank = sp.RANK[op.op_def]
-    ifft_fn = sp.ifft if rank == 1 else sp.ifft2d
-    zeros = array_fill.zeros([rank - 1], dtypes.int32)
-    full = _pad_inner(grad, concat([zeros, fft_length[-1:] - array_core.shape(grad)[-1:]], 0),
-                      rank)
-    n = cast(reduce_prod(fft_length), x.dtype)
-    dx = multiply(real(ifft_fn(full)), n)
+    irfft_fn = sp.irfft if rank == 1 else sp.irfft2d
+    real_dtype = x.dtype
+    scale = cast(_edge_mask(fft_length, 0.5, real_dtype)
+                 * cast(reduce_prod(fft_length), real_dtype), grad.dtype)
+    dx = irfft_fn(multiply(grad, scale), fft_length)
     return [_pad_inner(dx, array_core.shape(x)[-rank:] - fft_length, rank), None]
 
 
@@ -73,12 +84,7 @@ def _irfft_grad(op, grad):
     rank = sp.RANK[op.op_def]
     rfft_fn = sp.rfft if rank == 1 else sp.rfft2d
     real_dtype = grad.dtype
-    is_odd = floormod(fft_length[-1], 2)
-    half = floor_div(fft_length[-1], 2) + 1
-    mask = concat([array_fill.ones([1], real_dtype),
-                   multiply(2.0, array_fill.ones(array_core.stack([half - 2 + is_odd]),
-                                                 real_dtype)),
-                   array_fill.ones(array_core.stack([1 - is_odd]), real_dtype)], 0)
+    mask = _edge_mask(fft_length, 2.0, real_dtype)
     scale = cast(mask / cast(reduce_prod(fft_length), real_dtype), y.dtype)
     dy = multiply(rfft_fn(grad, fft_length), scale)
     return [_pad_inner(dy, subtract(array_core.shape(y)[-rank:], _half_length(fft_length)),

@@ -5,6 +5,7 @@ Plus TF's kernel and shape-function errors and the fftshifts."""
 
 import numpy as np
 import pytest
+import torch
 
 import ndflow as tf
 from ndflow.core.errors import InvalidArgumentError
@@ -264,3 +265,24 @@ CASES += [
             lambda x: tf.signal.frame(x, 6, 2) * tf.signal.kaiser_window(6, 4.0, x.dtype),
             [_r(10)], lambda x: _np_frame(x, 6, 2) * np.kaiser(6, 4.0)),
 ]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+def test_fft_and_complex_kernels_on_a_gpu_match_the_cpu():
+    x = _r(3, 64).astype(np.float32)
+
+    def run(device):
+        with tf.device(device):
+            signals = tf.constant(x)
+            with tf.GradientTape() as tape:
+                tape.watch(signals)
+                s = tf.signal.stft(signals, 16, 8)
+                z = tf.signal.ifft(tf.signal.fft(s) * tf.math.conj(s))
+                loss = tf.reduce_sum(tf.abs(z)) + tf.reduce_sum(
+                    tf.signal.irfft2d(tf.signal.rfft2d(signals)))
+            grad = tape.gradient(loss, signals)
+            assert "GPU" in grad.device or device == "/CPU:0"
+            return [t.numpy() for t in (s, z, loss, grad)]
+
+    for got, want in zip(run("/GPU:0"), run("/CPU:0")):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
