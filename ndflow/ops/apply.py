@@ -92,7 +92,15 @@ def infer_numpy(value, dtype):
         return arr.astype(np.int64), dtypes.int64
     if arr.dtype.kind == "O":
         raise _unsupported(value)
+    if arr.dtype.kind == "c" and arr.ndim and not isinstance(_first_leaf(value), complex):
+        raise _unsupported(value)  # TF: a complex after real numbers mixes types
     return arr, dtypes.as_dtype(arr.dtype)
+
+
+def _first_leaf(value):
+    while isinstance(value, (list, tuple)) and value:
+        value = value[0]
+    return value
 
 
 def _unsupported(value) -> ValueError:

@@ -152,6 +152,8 @@ def test_python_and_numpy_complex_values():
     assert tf.constant(np.complex64(1j)).dtype is tf.complex64
     assert tf.constant(1j, dtype=tf.complex64).numpy().dtype == np.complex64
     assert tf.constant([1 + 1j, 2]).dtype is tf.complex128
+    with pytest.raises(ValueError, match="Python sequence with mixed types"):
+        tf.constant([2, 1j])  # as TF: a complex after a real number
     with pytest.raises(TypeError, match="Cannot convert"):
         tf.constant(1 + 2j, tf.float32)
     np.testing.assert_array_equal(tf.cast(tf.constant([1.5, -2.0]), tf.complex64).numpy(),
