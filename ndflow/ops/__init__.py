@@ -51,6 +51,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     nn_pool,
     norms,
     random,
+    random_gamma_poisson,
     reduction,
     segment,
     sort,
@@ -91,6 +92,7 @@ from ndflow.ops import (  # noqa: F401 - importing a gradient module registers i
     math_grad,
     math_special_grad,
     nn_grad,
+    random_grad,
     segment_grad,
     spectral_ops_grad,
 )

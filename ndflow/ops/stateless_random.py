@@ -38,7 +38,7 @@ StatelessRandomUniformInt = _stateless("StatelessRandomUniformInt",
                                        "dtype: {int32, int64}")
 
 
-def _seed(seed) -> Tensor:
+def stateless_seed(seed) -> Tensor:
     seed = convert_to_tensor(seed, dtype_hint=dtypes.int64, name="seed")
     if seed.dtype not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"`seed` must be an int32 or int64 tensor, got {seed.dtype.name}")
@@ -51,7 +51,7 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, 
     """`tf.random.stateless_uniform`: values in [minval, maxval) determined by `seed`."""
     dtype = dtypes.as_dtype(dtype)
     with scopes.name_scope(name, "stateless_random_uniform"):
-        shape_t, seed = shape_tensor(shape), _seed(seed)
+        shape_t, seed = shape_tensor(shape), stateless_seed(seed)
         if dtype.is_integer:
             if maxval is None:
                 raise ValueError("Must specify maxval for integer dtype")
@@ -69,7 +69,7 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, 
 def _scaled(op, shape, seed, mean, stddev, dtype, name, default):
     dtype = dtypes.as_dtype(dtype)
     with scopes.name_scope(name, default):
-        rnd = apply_op(op, [shape_tensor(shape), _seed(seed)], {"dtype": dtype}).outputs[0]
+        rnd = apply_op(op, [shape_tensor(shape), stateless_seed(seed)], {"dtype": dtype}).outputs[0]
         return arithmetic.add(rnd * convert_to_tensor(stddev, dtype=dtype, name="stddev"),
                               convert_to_tensor(mean, dtype=dtype, name="mean"))
 
