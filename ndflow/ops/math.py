@@ -111,9 +111,11 @@ SoftsignGrad = op_def("SoftsignGrad", inputs=["gradients: T", "features: T"],
 @tf_export("abs", "math.abs")
 def abs(x, name=None) -> Tensor:  # noqa: A001 - TF's name
     """`tf.math.abs` (ComplexAbs, a real tensor, for a complex one)."""
-    if isinstance(x, Tensor) and x.dtype.is_complex:
-        return complex_abs(x, name=name)
-    return _run(Abs, x, name=name)
+    with composite_name(name, "Abs") as final:
+        x = convert_to_tensor(x, name="x")
+    if x.dtype.is_complex:
+        return complex_abs(x, name=final)
+    return _run(Abs, x, name=final)
 
 
 @tf_export("math.sign", "sign")

@@ -43,7 +43,7 @@ _TF_TYPE_NAMES = {
 }
 # TF's type groups used in REGISTER_OP strings.
 _TYPE_GROUPS = {
-    "numbertype": dtypes.NUMERIC,
+    "numbertype": dtypes.NUMERIC + dtypes.COMPLEX,
     "realnumbertype": dtypes.NUMERIC,
     "floattype": dtypes.FLOATING,
     "inttype": dtypes.INTEGER,

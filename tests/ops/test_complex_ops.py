@@ -249,3 +249,19 @@ def test_v1_to_complex():
     x = tf.constant([1.5, -2.0])
     assert tf.compat.v1.to_complex64(x).dtype is tf.complex64
     np.testing.assert_array_equal(tf.compat.v1.to_complex128(x).numpy(), [1.5 + 0j, -2 + 0j])
+
+
+def test_complex_variables_train_with_keras_sgd_as_tensorflow():
+    w = tf.Variable(tf.constant([1 + 1j], tf.complex64))
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.abs(w) ** 2)  # tf.abs reads the variable: ComplexAbs
+    grads = tape.gradient(loss, [w])
+    np.testing.assert_allclose(grads[0].numpy(), [2 + 2j], rtol=1e-6)
+    tf.keras.optimizers.SGD(0.1).apply_gradients(zip(grads, [w]))
+    np.testing.assert_allclose(w.numpy(), [0.8 + 0.8j], rtol=1e-6)  # TF 2.21's value
+
+
+def test_cumulative_ops_take_complex_as_tensorflow():
+    z = tf.constant([1j, 2, 3j])
+    np.testing.assert_allclose(tf.cumsum(z).numpy(), [1j, 2 + 1j, 2 + 4j])
+    np.testing.assert_allclose(tf.math.cumprod(z).numpy(), [1j, 2j, -6])
