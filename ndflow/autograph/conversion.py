@@ -13,6 +13,7 @@ as is, with TensorFlow's warning.
 
 from __future__ import annotations
 
+import __future__
 import ast
 import functools
 import inspect
@@ -41,6 +42,12 @@ _LIBRARY_PATHS = tuple(os.path.realpath(p) + os.sep for p in
                        {sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")})
 
 
+# The user's `from __future__` imports, kept when the converted code is compiled.
+_FUTURE_FLAGS = functools.reduce(
+    lambda acc, name: acc | getattr(__future__, name).compiler_flag, __future__.all_feature_names,
+    0)
+
+
 class ConversionError(Exception):
     """A function AutoGraph could not convert."""
 
@@ -54,8 +61,8 @@ def do_not_convert_marked(f) -> bool:
 def is_user_function(f) -> bool:
     if not isinstance(f, types.FunctionType) or do_not_convert_marked(f):
         return False
-    if getattr(f, "__ag_converted__", False):
-        return False
+    if getattr(f, "__ag_converted__", False) or f.__code__ in _CONVERTED_CODES:
+        return False  # converted already (a function defined inside converted code)
     module = (getattr(f, "__module__", None) or "").split(".")[0]
     if module in _LIBRARY_PACKAGES:
         return False
@@ -193,7 +200,8 @@ def _compile(f, options: ConversionOptions) -> tuple[types.CodeType, str]:
     ast.copy_location(factory, fdef)
     ast.fix_missing_locations(module)
     try:
-        code = compile(module, filename, "exec")
+        code = compile(module, filename, "exec", flags=f.__code__.co_flags & _FUTURE_FLAGS,
+                       dont_inherit=True)
     except SyntaxError as e:
         raise ConversionError(f"the converted code does not compile: {e}") from None
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))

@@ -167,7 +167,7 @@ class StatementConverter:
 
     # -- the statements ------------------------------------------------------------------------
     def _if(self, node: ast.If) -> list:
-        modified = analysis.assigned(node.body + node.orelse) - self.globals
+        modified = analysis.assigned(node.body + node.orelse)
         live = getattr(node, "ag_live_out", set())
         outputs = sorted(modified & live)
         state = outputs + sorted(modified - live)
@@ -183,7 +183,7 @@ class StatementConverter:
 
     def _while(self, node: ast.While) -> list:
         opts = node.ag_loop_options
-        modified = analysis.assigned(node.body) - self.globals
+        modified = analysis.assigned(node.body)
         live = getattr(node, "ag_live_out", set())
         carried = analysis.read_before_assigned(node.body) | analysis.read(node.test)
         state = sorted(modified & (carried | live))
@@ -204,7 +204,7 @@ class StatementConverter:
         bind_target = ast.copy_location(
             ast.Assign(targets=[node.target], value=name(itr)), node)
         body_stmts = [bind_target] + node.body
-        modified = analysis.assigned(body_stmts) - self.globals
+        modified = analysis.assigned(body_stmts)
         live = getattr(node, "ag_live_out", set())
         carried = analysis.read_before_assigned(body_stmts)
         if extra is not None:

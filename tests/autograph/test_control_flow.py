@@ -444,3 +444,47 @@ def test_tensor_array_accumulates_in_a_converted_loop():
     np.testing.assert_allclose(p.numpy(), [2.0, 4.0, 8.0, 16.0])
     # d/dx (x + x^2 + x^3 + x^4) at 2
     assert float(tape.gradient(total, x)) == pytest.approx(1 + 4 + 12 + 32)
+
+
+_CALLS = 0
+
+
+def test_python_constructs_inside_converted_code():
+    @tf.function
+    def f(x, *rest, scale=2.0):
+        global _CALLS
+        total = x
+        for r in rest:  # a Python tuple: unrolled
+            total = total + r
+        if total > 0:
+            _CALLS += 1  # as TF: a global assigned in a staged branch is restored after it
+            total = total * scale
+        with tf.name_scope("block"):
+            if total > 100:
+                total = total - 100
+        try:
+            parts = [total * k for k in range(3)]
+        except ValueError:
+            parts = []
+        acc = 0.0
+
+        def add(v):  # a nested function converted with its parent, closing over `acc`
+            nonlocal acc
+            acc = acc + v
+        for v in parts:
+            add(v)
+        in_range = (lambda t: t > 0 and t < 1000)(total)
+        return acc, in_range
+
+    acc, in_range = f(tf.constant(3.0), tf.constant(1.0), scale=3.0)
+    assert float(acc) == 36.0 and bool(in_range) and _CALLS == 0
+
+    def numbers(n):  # a generator runs as is
+        yield from range(n)
+
+    @tf.function
+    def g(x):
+        for i in numbers(3):
+            x += i
+        return x
+    assert int(g(tf.constant(1))) == 4
