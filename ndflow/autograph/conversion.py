@@ -12,8 +12,8 @@ as is, with TensorFlow's warning.
 """
 
 from __future__ import annotations
-
 import __future__
+
 import ast
 import functools
 import inspect
