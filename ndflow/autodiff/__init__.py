@@ -1,4 +1,7 @@
 """Layer 2: symbolic gradients (tf.gradients), the eager tape (GradientTape), custom
 gradients, and the vector-Jacobian products that gradient functions ask for."""
 
-from ndflow.autodiff import vjp  # noqa: F401 - installs context.hooks.vjp
+from ndflow.autodiff import (  # noqa: F401 - registers tf.custom_gradient; vjp installs
+    custom_gradient,         # context.hooks.vjp
+    vjp,
+)

@@ -13,6 +13,7 @@ import contextlib
 from ndflow.core import dtypes
 from ndflow.ops.arithmetic import add_n
 from ndflow.ops.array_fill import zeros_like
+from ndflow.ops.gradient_registry import gradient_function
 
 
 def is_differentiable(dtype) -> bool:
@@ -61,9 +62,13 @@ def backprop(ops, seeds: dict, sources, stop=frozenset(), scope=None,
                 live = True
         if not live:
             continue
-        if op.op_def.not_differentiable:
+        found, grad_fn = gradient_function(op)
+        if not found:
+            if op.op_def.not_differentiable:
+                continue
+            grad_fn = op.op_def.grad_fn
+        elif grad_fn is None:  # tf.no_gradient
             continue
-        grad_fn = op.op_def.grad_fn
         if grad_fn is None:
             raise LookupError(f"No gradient defined for operation '{op.name}' (op type: "
                               f"{op.type}). In general every operation must have an "

@@ -21,6 +21,7 @@ import functools
 import inspect
 
 from ndflow.core import context
+from ndflow.core.api_export import tf_export
 from ndflow.core.nest import flatten
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import EagerOperation
@@ -44,6 +45,7 @@ class _VariableCollector:
         pass
 
 
+@tf_export("custom_gradient")
 def custom_gradient(f=None):
     """Decorator: `f(*args)` returns `(outputs, grad_fn)`; tapes use `grad_fn` for `f`."""
     if f is None:

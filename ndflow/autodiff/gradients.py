@@ -10,6 +10,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.graph import SymbolicTensor
 from ndflow.core.tensor import EagerTensor
 from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.array_core import reshape, stack
 from ndflow.ops.array_fill import ones_like, zeros_like
 
 
@@ -97,3 +98,50 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             if unconnected_gradients is UnconnectedGradients.ZERO:
                 result = [zeros_like(x) if g is None else g for x, g in zip(xs, result)]
     return result
+
+
+@tf_export("gradients", v1=[])
+def gradients_v2(ys, xs, grad_ys=None, name="gradients", gate_gradients=False,
+                 aggregation_method=None, stop_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE) -> list:
+    """TF2's `tf.gradients` (inside tf.function or a graph): as the TF1 one, without the
+    colocation argument."""
+    return gradients(ys, xs, grad_ys, name, False, gate_gradients, aggregation_method,
+                     stop_gradients, unconnected_gradients)
+
+
+@tf_export("hessians", v1=[])
+def hessians(ys, xs, gate_gradients=False, aggregation_method=None,
+             name="hessians") -> list:
+    """The Hessian of `sum(ys)` with respect to each x: shape `x.shape + x.shape` (each
+    x's shape must be fully known; the rows are differentiated one at a time, as TF)."""
+    xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
+    out = []
+    graph = context.get_default_graph()
+    with graph.name_scope(name):
+        for x, grad in zip(xs, gradients(ys, xs, gate_gradients=gate_gradients,
+                                         aggregation_method=aggregation_method)):
+            if grad is None:
+                out.append(None)
+                continue
+            shape = x.shape
+            if not shape.is_fully_defined():
+                raise ValueError(f"Cannot compute Hessian because the shape of {x.name} is "
+                                 f"not fully defined: {shape}")
+            n = shape.num_elements()
+            flat = reshape(grad, [n])
+            rows = []
+            for i in range(n):
+                (row,) = gradients(flat[i], [x], gate_gradients=gate_gradients,
+                                   aggregation_method=aggregation_method,
+                                   unconnected_gradients=UnconnectedGradients.ZERO)
+                rows.append(reshape(row, [n]))
+            out.append(reshape(stack(rows), shape.as_list() * 2))
+    return out
+
+
+@tf_export(v1=["hessians"])
+def hessians_v1(ys, xs, name="hessians", colocate_gradients_with_ops=False,
+                gate_gradients=False, aggregation_method=None) -> list:
+    """TF1's argument order of `tf.hessians`."""
+    return hessians(ys, xs, gate_gradients, aggregation_method, name)

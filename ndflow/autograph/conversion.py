@@ -80,7 +80,7 @@ def _parse(f) -> tuple[ast.FunctionDef, str]:
     try:
         lines, first = inspect.getsourcelines(f)
     except (OSError, TypeError) as e:
-        raise ConversionError(f"could not get source code: {e}") from None
+        raise ConversionError(str(e) or "could not get source code") from None
     source = textwrap.dedent("".join(lines))
     try:
         tree = ast.parse(source)

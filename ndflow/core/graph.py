@@ -120,6 +120,9 @@ class Operation:
         self.outputs = [SymbolicTensor(self, i, dt, shape)
                         for i, (dt, shape) in enumerate(output_specs)]
         self._control_outputs = []
+        # the name a tf.RegisterGradient function is registered under, when the op was built
+        # inside graph.gradient_override_map (TF's `_gradient_op_type`)
+        self.gradient_override = graph._gradient_override_map.get(self.type)
         for t in self._inputs:
             t._consumers.append(self)
         for c in self._control_inputs:
@@ -216,6 +219,7 @@ class Graph:
         self._name_stack = ""
         self._device_stack: list[devices.DeviceSpec] = []
         self._control_deps: list[list[Operation]] = []
+        self._gradient_override_map: dict[str, str] = {}
         self._collections: dict[str, list] = {}
         self._finalized = False
         self._unfeedable: set = set()
@@ -428,6 +432,20 @@ class Graph:
             self._device_stack.pop()
 
     @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map: dict):
+        """Ops of the mapped types built inside take the gradient registered (with
+        `tf.RegisterGradient`) under the mapped name."""
+        for k, v in op_type_map.items():
+            if not (isinstance(k, str) and isinstance(v, str)):
+                raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        saved = self._gradient_override_map
+        self._gradient_override_map = {**saved, **op_type_map}
+        try:
+            yield
+        finally:
+            self._gradient_override_map = saved
+
+    @contextlib.contextmanager
     def control_dependencies(self, control_inputs):
         """Ops created inside run after `control_inputs`; `None` clears outer scopes."""
         if control_inputs is None:
@@ -488,6 +506,7 @@ class Graph:
             new = g.create_op(op.op_def, [mapping[t] for t in op._inputs], op.attrs,
                               [(t.dtype, t.shape) for t in op.outputs], op.name,
                               [mapping[c] for c in op._control_inputs], op.device)
+            new.gradient_override = op.gradient_override
             mapping[op] = new
             mapping.update(zip(op.outputs, new.outputs))
         g._names_in_use = dict(self._names_in_use)
