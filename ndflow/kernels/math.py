@@ -146,6 +146,8 @@ def _reciprocal(node):
 
 @kernel(ar.ReciprocalGrad)
 def _reciprocal_grad(node):
+    if node.input_dtypes[0].is_complex:  # TF: -dy * conj(y * y)
+        return lambda y, dy: torch.mul(dy, torch.conj_physical(y * y)).neg_()
     return lambda y, dy: torch.mul(dy, y).mul_(y).neg_()
 
 

@@ -234,7 +234,7 @@ Log = op_def("Log", inputs=["x: T"], outputs=["y: T"], attrs=[FLOAT_COMPLEX],
 Reciprocal = op_def("Reciprocal", inputs=["x: T"], outputs=["y: T"], attrs=[WITH_COMPLEX],
                     shape=unchanged_shape)
 ReciprocalGrad = op_def("ReciprocalGrad", inputs=["y: T", "dy: T"], outputs=["z: T"],
-                        attrs=[FLOAT], shape=unchanged_shape)
+                        attrs=[FLOAT_COMPLEX], shape=unchanged_shape)
 
 
 @tf_export("math.negative", "negative")

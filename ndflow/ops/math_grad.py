@@ -131,7 +131,7 @@ def _floor_mod_grad(op, grad):
 
 @ar.DivNoNan.def_grad
 def _div_no_nan_grad(op, grad):
-    x, y = op.inputs
+    x, y = (conj(t) for t in op.inputs)
     gy = ar.multiply(grad, ar.div_no_nan(ar.div_no_nan(ar.negative(x), y), y))
     return _binary_grads(op, ar.div_no_nan(grad, y), gy)
 
@@ -229,8 +229,9 @@ def _reciprocal_grad(op, grad):
 
 @ar.ReciprocalGrad.def_grad
 def _reciprocal_grad_grad(op, grad):
-    a, b = op.inputs
-    return [ar.multiply(ar.multiply(ar.multiply(grad, -2.0), b), a), ar.reciprocal_grad(a, grad)]
+    a, b = conj(op.inputs[0]), op.inputs[1]
+    return [ar.multiply(ar.multiply(ar.multiply(conj(grad), -2.0), b), a),
+            ar.reciprocal_grad(a, grad)]
 
 
 @math.Abs.def_grad
@@ -293,7 +294,7 @@ def _sigmoid_grad(op, grad):
 @math.SqrtGrad.def_grad
 def _sqrt_grad_grad(op, grad):
     ga = ar.real_div(grad, op.inputs[0])
-    return [ar.negative(ar.multiply(ga, op.outputs[0])), ar.multiply(ga, 0.5)]
+    return [ar.negative(ar.multiply(conj(ga), op.outputs[0])), ar.multiply(ga, 0.5)]
 
 
 @math.RsqrtGrad.def_grad

@@ -119,6 +119,9 @@ CASES += [
     _holo("grad_pow", lambda z: tf.pow(z, tf.constant(2.5 - 0.5j, z.dtype)) + tf.pow(
           tf.constant(1.5 + 1j, z.dtype), z), lambda z: z ** (2.5 - 0.5j) + (1.5 + 1j) ** z,
           _X, _Y),
+    _holo("grad_reciprocal_div_no_nan",
+          lambda z: tf.math.reciprocal(z) + tf.math.divide_no_nan(tf.constant(2 - 1j, z.dtype), z),
+          lambda z: 1 / z + (2 - 1j) / z, _X, _Y),
     _holo("grad_conjugate_transpose",
           lambda z: tf.matmul(z, tf.transpose(z, conjugate=True) + tf.linalg.adjoint(z)),
           lambda z: z @ (2 * np.conj(z).T), _X, _Y),
@@ -265,3 +268,25 @@ def test_cumulative_ops_take_complex_as_tensorflow():
     z = tf.constant([1j, 2, 3j])
     np.testing.assert_allclose(tf.cumsum(z).numpy(), [1j, 2 + 1j, 2 + 4j])
     np.testing.assert_allclose(tf.math.cumprod(z).numpy(), [1j, 2j, -6])
+
+
+def test_complex_second_order_gradients_match_tensorflow():
+    # Values printed by TensorFlow 2.21: the gradient of real(c * grad f(z)) for f in
+    # reciprocal, sqrt, abs (cast back) and divide_no_nan(c, z): ReciprocalGrad's, SqrtGrad's
+    # and DivNoNan's gradients with their conjugates.
+    z = tf.constant([1 + 2j, -0.5 + 0.25j], tf.complex128)
+    c = tf.constant([0.3 - 1j, 2 + 0.5j], tf.complex128)
+    fns = [tf.math.reciprocal, tf.sqrt, lambda z: tf.cast(tf.abs(z), z.dtype),
+           lambda z: tf.math.divide_no_nan(c, z)]
+    expected = [[-0.19184 - 0.03488j, -8.704 + 47.872j],
+                [0.00731884 - 0.08116721j, 1.62883953 + 1.95169624j],
+                [-0.02146625 + 0.01073313j, 0.71554175 + 1.43108351j],
+                [-0.022672 - 0.202304j, 6.528 + 100.096j]]
+    for f, e in zip(fns, expected):
+        with tf.GradientTape() as outer:
+            outer.watch(z)
+            with tf.GradientTape() as inner:
+                inner.watch(z)
+                y = tf.math.real(f(z) * c)
+            h = tf.math.real(inner.gradient(y, z) * c)
+        np.testing.assert_allclose(outer.gradient(h, z).numpy(), e, rtol=1e-6, atol=1e-8)
