@@ -272,8 +272,8 @@ def test_cumulative_ops_take_complex_as_tensorflow():
 
 def test_complex_second_order_gradients_match_tensorflow():
     # Values printed by TensorFlow 2.21: the gradient of real(c * grad f(z)) for f in
-    # reciprocal, sqrt, abs (cast back) and divide_no_nan(c, z): ReciprocalGrad's, SqrtGrad's
-    # and DivNoNan's gradients with their conjugates.
+    # reciprocal, sqrt, abs (cast back) and divide_no_nan(c, z) (ReciprocalGrad's, SqrtGrad's
+    # and DivNoNan's gradients with their conjugates)
     z = tf.constant([1 + 2j, -0.5 + 0.25j], tf.complex128)
     c = tf.constant([0.3 - 1j, 2 + 0.5j], tf.complex128)
     fns = [tf.math.reciprocal, tf.sqrt, lambda z: tf.cast(tf.abs(z), z.dtype),
@@ -282,6 +282,20 @@ def test_complex_second_order_gradients_match_tensorflow():
                 [0.00731884 - 0.08116721j, 1.62883953 + 1.95169624j],
                 [-0.02146625 + 0.01073313j, 0.71554175 + 1.43108351j],
                 [-0.022672 - 0.202304j, 6.528 + 100.096j]]
+    # and Tanh/Sigmoid (TanhGrad/SigmoidGrad's gradients), Exp, Log, Sin, Tan, Expm1, Pow, Log1p
+    # and Angle
+    fns += [tf.tanh, tf.sigmoid, tf.exp, tf.math.log, tf.sin, tf.math.tan, tf.math.expm1,
+            lambda z: tf.pow(z, c), tf.math.log1p, lambda z: tf.cast(tf.math.angle(z), z.dtype) * c]
+    expected += [[0.46662219 + 1.60524552j, 3.63961555 + 0.55913514j],
+                 [-0.53016647 - 0.35431317j, 0.25880275 + 0.10389014j],
+                 [-1.23301278 - 2.69418207j, 2.49761913 - 0.63774687j],
+                 [0.1308 - 0.1744j, -8.16 + 10.88j],
+                 [-3.45069858 + 2.13596514j, 2.10156457 + 0.9421747j],
+                 [-0.15393084 + 0.05835067j, -4.12401959 - 4.42407308j],
+                 [-1.23301278 - 2.69418207j, 2.49761913 - 0.63774687j],
+                 [1.06032909 - 0.14450824j, 2.34671898 - 1.04190231j],
+                 [-0.13625j, -8.16 - 10.88j],
+                 [-0.15288 + 0.11284j, -15.6 - 19.2j]]
     for f, e in zip(fns, expected):
         with tf.GradientTape() as outer:
             outer.watch(z)
