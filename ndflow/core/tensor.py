@@ -179,7 +179,8 @@ class EagerTensor(Tensor):
                 f"numpy={np.array2string(self.numpy(), separator=', ')}>")
 
     def __str__(self):
-        return f"tf.Tensor({self.numpy()}, shape={self.shape}, dtype={self.dtype.name})"
+        value = str(np.asarray(self.numpy()))  # str(): f-strings format 0-d arrays as floats
+        return f"tf.Tensor({value}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __copy__(self):
         return self

@@ -21,6 +21,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     array_transpose,
     candidate_sampling,
     cast,
+    check_ops,
     comparison,
     complex_ops,
     constant_op,

@@ -8,6 +8,7 @@ import numpy as np
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.op_def import op_def
@@ -35,7 +36,7 @@ def _eager_summary(item, summarize: int) -> str:
     return ", ".join(str(v) for v in value.reshape(-1)[:summarize])
 
 
-@tf_export("debugging.Assert", v1=["Assert", "debugging.Assert"])
+@tf_export("debugging.Assert", "Assert", v1=["Assert", "debugging.Assert"])
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's name
     """Asserts that `condition` is true; when false, raises InvalidArgumentError listing
     `data` (eagerly now; in a graph when the returned Assert op runs)."""
@@ -45,8 +46,9 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's nam
             limit = 3 if summarize is None else int(summarize)
             data_str = "\n".join(_eager_summary(d, limit) for d in data)
             raise InvalidArgumentError(
-                None, None, f"Expected '{cond!r}' to be true. Summarized data: {data_str}")
+                None, None, f"Expected '{cond!s}' to be true. Summarized data: {data_str}")
         return None
     attrs = {"summarize": 3 if summarize is None else int(summarize)}
-    return apply_op(AssertOp, [condition, list(data)], attrs, name=name or "Assert")
+    with name_scope(name, "Assert"):  # TF's node: <scope>/Assert/Assert
+        return apply_op(AssertOp, [condition, list(data)], attrs, name="Assert")
 
