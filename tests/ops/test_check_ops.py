@@ -96,7 +96,8 @@ def test_asserts_run_in_tf_function_and_sessions():
                 sess.run(check, {a: [1, -2, 3]})
             shape_check = tf.debugging.assert_shapes([(a, (3,))])
             sess.run(shape_check, {a: [1, 2, 3]})
-            with pytest.raises(tf.errors.InvalidArgumentError, match="dimension 0 must have size 3"):
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="dimension 0 must have size 3"):
                 sess.run(shape_check, {a: [1, 2]})
 
 
