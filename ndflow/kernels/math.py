@@ -160,6 +160,8 @@ def _sqrt_grad(node):
 
 @kernel(math.RsqrtGrad)
 def _rsqrt_grad(node):
+    if node.input_dtypes[0].is_complex:  # TF: -0.5 * dy * conj(y)^3
+        return lambda y, dy: torch.pow(torch.conj_physical(y), 3).mul_(dy).mul_(-0.5)
     return lambda y, dy: torch.pow(y, 3).mul_(dy).mul_(-0.5)
 
 
@@ -167,6 +169,8 @@ def _rsqrt_grad(node):
 def _sign(node):
     if _is_int(node):
         return torch.sign
+    if node.input_dtypes[0].is_complex:
+        return torch.sgn  # x / |x|, and 0 at 0
     return lambda x: torch.where(torch.isnan(x), x, torch.sign(x))  # TF: sign(NaN) = NaN
 
 

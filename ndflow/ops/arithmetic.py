@@ -198,7 +198,7 @@ def div_no_nan(x, y, name: str | None = None) -> Tensor:
     return apply_op(DivNoNan, [x, y], name=name).outputs[0]
 
 
-MulNoNan = op_def("MulNoNan", inputs=["x: T", "y: T"], outputs=["z: T"], attrs=[FLOAT],
+MulNoNan = op_def("MulNoNan", inputs=["x: T", "y: T"], outputs=["z: T"], attrs=[FLOAT_COMPLEX],
                   shape=broadcast_shape)
 
 

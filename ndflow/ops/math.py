@@ -31,6 +31,7 @@ from ndflow.ops.arithmetic import (
     Pow,
     Sub,
     add,
+    div_no_nan,
     floor_div,
     log,
     maximum,
@@ -67,6 +68,7 @@ from ndflow.ops.op_def import op_def
 from ndflow.ops.reduction import reduce_all, reduce_max, reduce_sum
 
 _SIGNED = "T: {half, bfloat16, float, double, int8, int16, int32, int64}"
+_SIGNED_COMPLEX = _SIGNED[:-1] + ", complex64, complex128}"
 
 
 def _unary(name, attrs=FLOAT):
@@ -83,7 +85,7 @@ def _run(op, *inputs, name=None):
 
 
 Abs = _unary("Abs", _SIGNED)
-Sign = _unary("Sign", _SIGNED)
+Sign = _unary("Sign", _SIGNED_COMPLEX)
 Square = _unary("Square", WITH_COMPLEX)
 Exp = _unary("Exp", FLOAT_COMPLEX)
 Floor = _unary("Floor")
@@ -96,7 +98,7 @@ Erf = _unary("Erf")
 Sqrt = _unary("Sqrt", FLOAT_COMPLEX)
 SqrtGrad = op_def("SqrtGrad", inputs=["y: T", "dy: T"], outputs=["z: T"], attrs=[FLOAT_COMPLEX],
                   shape=unchanged_shape)
-Rsqrt, RsqrtGrad = _unary("Rsqrt"), _grad_op("RsqrtGrad")
+Rsqrt, RsqrtGrad = _unary("Rsqrt", FLOAT_COMPLEX), _grad_op("RsqrtGrad", FLOAT_COMPLEX)
 Tanh, TanhGrad = _unary("Tanh", FLOAT_COMPLEX), _grad_op("TanhGrad", FLOAT_COMPLEX)
 Sigmoid = _unary("Sigmoid", FLOAT_COMPLEX)
 SigmoidGrad = _grad_op("SigmoidGrad", FLOAT_COMPLEX)
@@ -120,8 +122,13 @@ def abs(x, name=None) -> Tensor:  # noqa: A001 - TF's name
 
 @tf_export("math.sign", "sign")
 def sign(x, name=None) -> Tensor:
-    """`tf.math.sign`: -1, 0 or 1 (NaN stays NaN)."""
-    return _run(Sign, x, name=name)
+    """`tf.math.sign`: -1, 0 or 1 (NaN stays NaN); x / |x| (0 at 0) for a complex x, composed
+    as TensorFlow composes it (DivNoNan of ComplexAbs)."""
+    with composite_name(name, "Sign") as final:
+        x = convert_to_tensor(x, name="x")
+    if x.dtype.is_complex:
+        return div_no_nan(x, cast(complex_abs(x), x.dtype), name=name)
+    return _run(Sign, x, name=final)
 
 
 @tf_export("math.square", "square")

@@ -299,8 +299,8 @@ def _sqrt_grad_grad(op, grad):
 
 @math.RsqrtGrad.def_grad
 def _rsqrt_grad_grad(op, grad):
-    a, b = op.inputs
-    return [ar.multiply(ar.multiply(ar.multiply(grad, -1.5), b), math.square(a)),
+    a, b = conj(op.inputs[0]), op.inputs[1]
+    return [ar.multiply(ar.multiply(ar.multiply(conj(grad), -1.5), b), math.square(a)),
             math.rsqrt_grad(a, grad)]
 
 
@@ -497,18 +497,18 @@ def _tan_grad(op, grad):
 
 @trig.Asin.def_grad
 def _asin_grad(op, grad):
-    return [ar.multiply(grad, ar.reciprocal(math.sqrt(_one_minus_square(op.inputs[0]))))]
+    return [ar.multiply(grad, ar.reciprocal(math.sqrt(_one_minus_square(conj(op.inputs[0])))))]
 
 
 @trig.Acos.def_grad
 def _acos_grad(op, grad):
-    inv = ar.reciprocal(math.sqrt(_one_minus_square(op.inputs[0])))
+    inv = ar.reciprocal(math.sqrt(_one_minus_square(conj(op.inputs[0]))))
     return [ar.multiply(ar.negative(grad), inv)]
 
 
 @trig.Atan.def_grad
 def _atan_grad(op, grad):
-    x = op.inputs[0]
+    x = conj(op.inputs[0])
     return [ar.multiply(grad, ar.reciprocal(ar.add(convert_to_tensor(1, x.dtype),
                                                    math.square(x))))]
 
@@ -533,17 +533,17 @@ def _cosh_grad(op, grad):
 
 @trig.Asinh.def_grad
 def _asinh_grad(op, grad):
-    return [ar.real_div(grad, trig.cosh(op.outputs[0]))]
+    return [ar.real_div(grad, trig.cosh(conj(op.outputs[0])))]
 
 
 @trig.Acosh.def_grad
 def _acosh_grad(op, grad):
-    return [ar.real_div(grad, trig.sinh(op.outputs[0]))]
+    return [ar.real_div(grad, trig.sinh(conj(op.outputs[0])))]
 
 
 @trig.Atanh.def_grad
 def _atanh_grad(op, grad):
-    return [ar.multiply(grad, ar.reciprocal(_one_minus_square(op.inputs[0])))]
+    return [ar.multiply(grad, ar.reciprocal(_one_minus_square(conj(op.inputs[0]))))]
 
 
 @ar.MulNoNan.def_grad

@@ -1,8 +1,7 @@
 """Trigonometric and hyperbolic ops: Sin ... Atanh and the binary Atan2, with TensorFlow's op
 names and public names. Gradients are in math_grad.py, kernels in kernels/math.py.
 
-Sin, Cos, Tan, Sinh and Cosh also take complex64/complex128 (TensorFlow registers complex
-types for all but Atan2; ndflow's inverse functions are real only).
+All but Atan2 also take complex64/complex128, as TensorFlow registers them.
 """
 
 from __future__ import annotations
@@ -24,9 +23,9 @@ def _run(op, *inputs, name=None) -> Tensor:
 
 
 Sin, Cos, Tan = (_unary(n, FLOAT_COMPLEX) for n in ("Sin", "Cos", "Tan"))
-Asin, Acos, Atan = _unary("Asin"), _unary("Acos"), _unary("Atan")
+Asin, Acos, Atan = (_unary(n, FLOAT_COMPLEX) for n in ("Asin", "Acos", "Atan"))
 Sinh, Cosh = _unary("Sinh", FLOAT_COMPLEX), _unary("Cosh", FLOAT_COMPLEX)
-Asinh, Acosh, Atanh = _unary("Asinh"), _unary("Acosh"), _unary("Atanh")
+Asinh, Acosh, Atanh = (_unary(n, FLOAT_COMPLEX) for n in ("Asinh", "Acosh", "Atanh"))
 Atan2 = op_def("Atan2", inputs=["y: T", "x: T"], outputs=["z: T"], attrs=[FLOAT],
                shape=broadcast_shape)
 

@@ -122,6 +122,14 @@ CASES += [
     _holo("grad_reciprocal_div_no_nan",
           lambda z: tf.math.reciprocal(z) + tf.math.divide_no_nan(tf.constant(2 - 1j, z.dtype), z),
           lambda z: 1 / z + (2 - 1j) / z, _X, _Y),
+    _holo("grad_inverse_trig", lambda z: tf.math.asin(z) + tf.math.acos(z) * tf.math.atan(z)
+          + tf.math.asinh(z) - tf.math.acosh(z + 1) + tf.math.atanh(z) + tf.math.rsqrt(z),
+          lambda z: np.arcsin(z) + np.arccos(z) * np.arctan(z) + np.arcsinh(z)
+          - np.arccosh(z + 1) + np.arctanh(z) + 1 / np.sqrt(z), _X, _Y),
+    _holo("grad_sign", lambda z: tf.sign(z) * z, lambda z: z / np.abs(z) * z, _X, _Y),
+    _fwd("mul_no_nan", lambda a, b: tf.math.multiply_no_nan(a, b),
+         [_Z1, np.where(np.abs(_Z2) < 0.5, 0, _Z2)],
+         lambda a, b: np.where(b == 0, 0, a * b)),
     _holo("grad_conjugate_transpose",
           lambda z: tf.matmul(z, tf.transpose(z, conjugate=True) + tf.linalg.adjoint(z)),
           lambda z: z @ (2 * np.conj(z).T), _X, _Y),
@@ -296,6 +304,18 @@ def test_complex_second_order_gradients_match_tensorflow():
                  [1.06032909 - 0.14450824j, 2.34671898 - 1.04190231j],
                  [-0.13625j, -8.16 - 10.88j],
                  [-0.15288 + 0.11284j, -15.6 - 19.2j]]
+    # and the inverse trigonometric and hyperbolic functions, Rsqrt (RsqrtGrad's gradient) and
+    # Sign (TF's DivNoNan of ComplexAbs for complex)
+    fns += [tf.math.asin, tf.math.acos, tf.math.atan, tf.math.asinh, tf.math.acosh,
+            tf.math.atanh, tf.math.rsqrt, lambda z: tf.sign(z) * c]
+    expected += [[-0.11869271 - 0.13685385j, -1.85704571 - 2.39574142j],
+                 [0.11869271 + 0.13685385j, 1.85704571 + 2.39574142j],
+                 [0.2398 - 0.0436j, 3.22276242 + 0.15692786j],
+                 [0.09408695 - 0.23992594j, 1.75660708 + 0.2698048j],
+                 [0.13685385 - 0.11869271j, 2.39574142 - 1.85704571j],
+                 [-0.13625 - 0.068125j, -3.21075237 - 5.73802776j],
+                 [-0.10179195 + 0.03991771j, 12.50250075 + 5.45892709j],
+                 [0.1859693 - 0.13627493j, 2.25395652 + 4.86568392j]]
     for f, e in zip(fns, expected):
         with tf.GradientTape() as outer:
             outer.watch(z)
