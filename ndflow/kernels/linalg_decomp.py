@@ -73,7 +73,10 @@ def _det(node):
 
 @kernel(ld.LogMatrixDeterminant)
 def _slogdet(node):
-    return _wide(lambda x: tuple(torch.linalg.slogdet(x)))
+    def slogdet(x):
+        sign, log_abs = torch.linalg.slogdet(x)
+        return sign, log_abs.to(x.dtype)  # TF: both outputs of the input's (complex) type
+    return _wide(slogdet)
 
 
 @kernel(ld.Cholesky)

@@ -28,6 +28,7 @@ from ndflow.ops.op_def import op_def
 from ndflow.ops.reduction import reduce_max, reduce_sum
 
 _T = "T: {double, float, half}"  # TF also takes complex64, complex128
+_T_COMPLEX = "T: {double, float, half, complex64, complex128}"
 
 
 def _rank2(s: TensorShape) -> None:
@@ -161,14 +162,14 @@ def _solve_ls_shape(ctx):
 
 
 MatrixInverse = op_def("MatrixInverse", inputs=["input: T"], outputs=["output: T"],
-                       attrs=["adjoint: bool = false", _T], shape=_square_shape)
+                       attrs=["adjoint: bool = false", _T_COMPLEX], shape=_square_shape)
 MatrixSolve = op_def("MatrixSolve", inputs=["matrix: T", "rhs: T"], outputs=["output: T"],
-                     attrs=["adjoint: bool = false", _T], shape=_solve_shape)
+                     attrs=["adjoint: bool = false", _T_COMPLEX], shape=_solve_shape)
 MatrixDeterminant = op_def("MatrixDeterminant", inputs=["input: T"], outputs=["output: T"],
-                           attrs=[_T], shape=_det_shape)
+                           attrs=[_T_COMPLEX], shape=_det_shape)
 LogMatrixDeterminant = op_def(
     "LogMatrixDeterminant", inputs=["input: T"], outputs=["sign: T", "log_abs_determinant: T"],
-    attrs=[_T], shape=_log_det_shape)
+    attrs=[_T_COMPLEX], shape=_log_det_shape)
 Cholesky = op_def("Cholesky", inputs=["input: T"], outputs=["output: T"], attrs=[_T],
                   shape=_square_shape)
 MatrixTriangularSolve = op_def(

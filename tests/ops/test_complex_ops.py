@@ -324,3 +324,33 @@ def test_complex_second_order_gradients_match_tensorflow():
                 y = tf.math.real(f(z) * c)
             h = tf.math.real(inner.gradient(y, z) * c)
         np.testing.assert_allclose(outer.gradient(h, z).numpy(), e, rtol=1e-6, atol=1e-8)
+
+
+def test_complex_inverse_solve_and_determinants_match_tensorflow():
+    # Values and gradients printed by TensorFlow 2.21 for the same expressions.
+    a = tf.constant([[2 + 1j, 0.5 - 0.3j], [0.2 + 0.4j, 1.5 - 1j]], tf.complex128)
+    b = tf.constant([[1 - 1j], [0.5 + 2j]], tf.complex128)
+    c = tf.constant([[0.3 - 1j, 2 + 0.5j], [1j, -1.0]], tf.complex128)
+    fns = [lambda a: tf.linalg.inv(a) * c, lambda a: tf.linalg.solve(a, b) * c[:, :1],
+           lambda a: tf.linalg.det(a) * c[0, 0], lambda a: tf.linalg.slogdet(a)[1] * c[0, 1],
+           lambda a: tf.linalg.slogdet(a)[0] * c[0, 1],
+           lambda a: tf.linalg.solve(a, b, adjoint=True) * c[:, :1]]
+    expected = [
+        (-0.73329705, [[0.21596195 - 0.17003706j, -0.42545224 + 0.32556908j],
+                       [-0.10603136 + 0.33345982j, 0.18184999 - 0.39685441j]]),
+        (-1.89622398, [[0.45399691 - 0.07162857j, -0.51069696 + 0.3621319j],
+                       [-0.53305733 + 0.32568699j, 0.45344536 - 0.72001542j]]),
+        (0.494, [[0.07319227 + 1.88072935j, -0.46069669 + 0.07588515j],
+                 [-0.05258103 - 0.60649422j, 2.07044224 + 1.07854946j]]),
+        (2.68771143, [[0.95455164 + 0.16907062j, -0.01224656 + 0.24016873j],
+                      [-0.31099469 - 0.03993741j, 0.76949245 - 0.92393523j]]),
+        (2.05540352, [[0, 0], [0, 0]]),
+        (-0.99115526, [[-0.01507828 + 0.28950304j, -0.30420161 - 0.09382302j],
+                       [-0.7126936 + 0.0513947j, 0.13672532 - 0.77265555j]])]
+    for f, (value, grad) in zip(fns, expected):
+        with tf.GradientTape() as tape:
+            tape.watch(a)
+            y = tf.math.real(tf.reduce_sum(f(a)))
+        np.testing.assert_allclose(y.numpy(), value, rtol=1e-7)
+        np.testing.assert_allclose(tape.gradient(y, a).numpy(), grad, rtol=1e-6, atol=1e-8)
+    assert tf.linalg.slogdet(a)[1].dtype is tf.complex128  # as TF: both outputs complex
