@@ -5,6 +5,7 @@ from ndflow.runtime import (  # noqa: F401 - hooks, If/While kernels, public nam
     device_config,
     eager,
     function,
+    functional_ops,
     session,
 )
 from ndflow.runtime.memory import keep_freed_memory
