@@ -100,7 +100,8 @@ UnsortedSegmentSum = op_def(
     "UnsortedSegmentSum", inputs=["data: T", "segment_ids: Tindices",
                                   "num_segments: Tnumsegments"],
     outputs=["output: T"],
-    attrs=["T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8}",
+    attrs=["T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, complex64, "
+           "complex128}",
            "Tindices: {int16, int32, int64}", "Tnumsegments: {int32, int64} = DT_INT32"],
     shape=_segment_sum_shape)
 

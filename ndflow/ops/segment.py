@@ -23,6 +23,7 @@ from ndflow.ops.math import sqrt
 from ndflow.ops.op_def import op_def
 
 _REAL = "T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8}"
+_WITH_COMPLEX = _REAL[:-1] + ", complex64, complex128}"  # TF's numbertype
 _INDEX = "Tindices: {int16, int32, int64}"
 
 
@@ -38,13 +39,13 @@ def _sorted_shape(ctx):
     return [TensorShape([rows]).concatenate(tail)]
 
 
-def _sorted(name: str):
+def _sorted(name: str, types: str = _REAL):
     return op_def(name, inputs=["data: T", "segment_ids: Tindices"], outputs=["output: T"],
-                  attrs=[_REAL, _INDEX], shape=_sorted_shape)
+                  attrs=[types, _INDEX], shape=_sorted_shape)
 
 
-SegmentSum = _sorted("SegmentSum")
-SegmentMean = _sorted("SegmentMean")
+SegmentSum = _sorted("SegmentSum", _WITH_COMPLEX)
+SegmentMean = _sorted("SegmentMean", _WITH_COMPLEX)
 SegmentMax = _sorted("SegmentMax")
 SegmentMin = _sorted("SegmentMin")
 SegmentProd = _sorted("SegmentProd")

@@ -130,6 +130,10 @@ CASES += [
     _fwd("mul_no_nan", lambda a, b: tf.math.multiply_no_nan(a, b),
          [_Z1, np.where(np.abs(_Z2) < 0.5, 0, _Z2)],
          lambda a, b: np.where(b == 0, 0, a * b)),
+    _holo("grad_gather_segments",
+          lambda z: tf.gather(z, [2, 0, 2], axis=1) * tf.math.segment_sum(z, [0, 0])
+          + tf.math.unsorted_segment_sum(z, [1, 0], 2) - tf.math.segment_mean(z, [0, 1]),
+          lambda z: z[:, [2, 0, 2]] * z.sum(0, keepdims=True) + z[::-1] - z, _X, _Y),
     _holo("grad_conjugate_transpose",
           lambda z: tf.matmul(z, tf.transpose(z, conjugate=True) + tf.linalg.adjoint(z)),
           lambda z: z @ (2 * np.conj(z).T), _X, _Y),
