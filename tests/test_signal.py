@@ -174,3 +174,22 @@ def test_static_shapes_in_a_graph():
     assert padded.shape.as_list() == [None, 10, 25]
     assert spectra.shape.as_list() == [None, 8, 17] and spectra.dtype is tf.complex64
     assert mel.shape.as_list() == [257, 40]
+
+
+def test_a_signal_graph_round_trips_through_graph_def_and_runs_in_a_session():
+    g = Graph()
+    with g.as_default():
+        x = placeholder(tf.float32, [None, 100], name="x")
+        spectra = tf.signal.stft(x, 25, 10)
+        mel = tf.tensordot(tf.abs(spectra), tf.signal.linear_to_mel_weight_matrix(8, 17), 1)
+        back = tf.signal.inverse_stft(spectra, 25, 10)
+    names = [spectra.name, mel.name, back.name]
+    g2 = Graph()
+    with g2.as_default():
+        tf.import_graph_def(g.as_graph_def(), name="")
+    with tf.compat.v1.Session(graph=g2) as sess:
+        got = sess.run(names, {"x:0": SIGNAL[None]})
+    check(tf.constant(got[0][0]), "stft_pad_end_False", rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got[1][0], np.abs(got[0][0]) @ tf.signal.linear_to_mel_weight_matrix(
+        8, 17).numpy(), rtol=1e-5, atol=1e-5)
+    assert got[2].shape == (1, 95)
