@@ -22,6 +22,7 @@ from ndflow.ops.arithmetic import add, log, maximum, multiply, select_v2, truedi
 from ndflow.ops.array_builders import eye
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import greater
+from ndflow.ops.complex_ops import real
 from ndflow.ops.linalg import matmul
 from ndflow.ops.linalg_diag import matrix_diag_part
 from ndflow.ops.op_def import op_def
@@ -170,12 +171,12 @@ MatrixDeterminant = op_def("MatrixDeterminant", inputs=["input: T"], outputs=["o
 LogMatrixDeterminant = op_def(
     "LogMatrixDeterminant", inputs=["input: T"], outputs=["sign: T", "log_abs_determinant: T"],
     attrs=[_T_COMPLEX], shape=_log_det_shape)
-Cholesky = op_def("Cholesky", inputs=["input: T"], outputs=["output: T"], attrs=[_T],
+Cholesky = op_def("Cholesky", inputs=["input: T"], outputs=["output: T"], attrs=[_T_COMPLEX],
                   shape=_square_shape)
 MatrixTriangularSolve = op_def(
     "MatrixTriangularSolve", inputs=["matrix: T", "rhs: T"], outputs=["output: T"],
     attrs=["lower: bool = true", "adjoint: bool = false",
-           "T: {bfloat16, double, float, half}"],
+           "T: {bfloat16, double, float, half, complex64, complex128}"],
     shape=lambda ctx: _solve_shape(ctx, triangular=True))
 Qr = op_def("Qr", inputs=["input: T"], outputs=["q: T", "r: T"],
             attrs=["full_matrices: bool = false", _T], shape=_qr_shape)
@@ -218,7 +219,8 @@ def logdet(matrix, name=None) -> Tensor:
     """`tf.linalg.logdet`: log det of Hermitian positive definite matrices (via Cholesky)."""
     with name_scope(name, "logdet"):
         chol = cholesky(matrix)
-        return 2.0 * reduce_sum(log(matrix_diag_part(chol)), axis=[-1])
+        # the diagonal of a Cholesky factor is real: a complex matrix's logdet is real
+        return 2.0 * reduce_sum(log(real(matrix_diag_part(chol))), axis=[-1])
 
 
 @tf_export("linalg.cholesky", v1=["linalg.cholesky", "cholesky"])

@@ -358,3 +358,34 @@ def test_complex_inverse_solve_and_determinants_match_tensorflow():
         np.testing.assert_allclose(y.numpy(), value, rtol=1e-7)
         np.testing.assert_allclose(tape.gradient(y, a).numpy(), grad, rtol=1e-6, atol=1e-8)
     assert tf.linalg.slogdet(a)[1].dtype is tf.complex128  # as TF: both outputs complex
+
+
+def test_complex_cholesky_and_triangular_solves_match_tensorflow():
+    # Values and gradients printed by TensorFlow 2.21 for the same expressions.
+    m = tf.constant([[2 + 1j, 0.5 - 0.3j], [0.2 + 0.4j, 1.5 - 1j]], tf.complex128)
+    b = tf.constant([[1 - 1j], [0.5 + 2j]], tf.complex128)
+    c = tf.constant([[0.3 - 1j, 2 + 0.5j], [1j, -1.0]], tf.complex128)
+    gram = lambda m: tf.matmul(m, m, adjoint_b=True)  # noqa: E731 - Hermitian PD
+    fns = [lambda m: tf.linalg.cholesky(gram(m) + tf.eye(2, dtype=m.dtype)) * c,
+           lambda m: tf.linalg.triangular_solve(m, b) * c[:, :1],
+           lambda m: tf.linalg.triangular_solve(m, b, lower=False, adjoint=True) * c[:, :1],
+           lambda m: tf.cast(tf.linalg.logdet(gram(m)), m.dtype) * c[1, 1],
+           lambda m: tf.linalg.cholesky_solve(tf.linalg.cholesky(gram(m)), b) * c[:, :1]]
+    expected = [
+        (-1.42836657, [[0.10138021 + 0.23643623j, 0.62894316 + 0.34910731j],
+                       [0.54819295 - 0.76107539j, -0.79490261 + 0.28777734j]]),
+        (-1.54923077, [[0.29323077 - 0.11415385j, 0], [-0.21538462 + 0.27692308j,
+                                                         0.30390533 - 0.55337278j]]),
+        (-0.86307692, [[-0.13261538 + 0.35907692j, -0.27692308 - 0.21538462j],
+                       [0, 0.18745562 - 0.56189349j]]),
+        (-2.68771143, [[-0.85862022 - 0.38372568j, 0.06803647 - 0.22315961j],
+                       [0.28330385 + 0.11076337j, -0.94162471 + 0.68852905j]]),
+        (-1.25374201, [[0.51382665 + 0.11097462j, -0.60407824 + 0.48389398j],
+                       [-0.86410272 - 0.26881834j, 0.94889028 - 0.67307587j]])]
+    for f, (value, grad) in zip(fns, expected):
+        with tf.GradientTape() as tape:
+            tape.watch(m)
+            y = tf.math.real(tf.reduce_sum(f(m)))
+        np.testing.assert_allclose(y.numpy(), value, rtol=1e-7)
+        np.testing.assert_allclose(tape.gradient(y, m).numpy(), grad, rtol=1e-6, atol=1e-8)
+    assert tf.linalg.logdet(gram(m)).dtype is tf.float64  # as TF: real for complex input
