@@ -131,6 +131,9 @@ def _softsign_grad(node):
 
 @kernel(ar.SquaredDifference)
 def _squared_difference(node):
+    if node.input_dtypes[0].is_complex:  # TF: conj(x - y) (x - y)
+        return lambda x, y: torch.abs(torch.sub(x, y)).square_().to(x.dtype)
+
     def squared_difference(x, y):
         d = torch.sub(x, y)
         return d.mul_(d)

@@ -63,7 +63,7 @@ Pow = _binary_op("Pow", attrs="T: {half, bfloat16, float, double, int32, int64, 
                               "complex128}")
 Maximum = _binary_op("Maximum")
 Minimum = _binary_op("Minimum")
-SquaredDifference = _binary_op("SquaredDifference", commutative=True)
+SquaredDifference = _binary_op("SquaredDifference", attrs=WITH_COMPLEX, commutative=True)
 TruncateDiv = _binary_op("TruncateDiv")
 TruncateMod = op_def("TruncateMod", inputs=["x: T", "y: T"], outputs=["z: T"],
                      attrs=["T: {int32, int64, bfloat16, half, float, double}"],

@@ -404,7 +404,7 @@ def _prod_grad(op, grad):
     others = ar.select_v2(no_zero, ar.real_div(prod_nonzero, safe_x),
                           ar.select_v2(one_zero, ar.multiply(prod_nonzero, ones),
                                        array_fill.zeros_like(x)))
-    return [ar.multiply(grad, others), None]
+    return [ar.multiply(grad, conj(others)), None]  # TF: the conjugate direction
 
 
 def _arg_min_max_grad(op, grad):

@@ -64,7 +64,7 @@ Sum = _reduction_op("Sum", WITH_COMPLEX)
 Mean = _reduction_op("Mean", WITH_COMPLEX)
 Max = _reduction_op("Max")
 Min = _reduction_op("Min")
-Prod = _reduction_op("Prod")
+Prod = _reduction_op("Prod", WITH_COMPLEX)
 All = _reduction_op("All", type_attr="bool")
 Any = _reduction_op("Any", type_attr="bool")
 

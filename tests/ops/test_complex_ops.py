@@ -389,3 +389,27 @@ def test_complex_cholesky_and_triangular_solves_match_tensorflow():
         np.testing.assert_allclose(y.numpy(), value, rtol=1e-7)
         np.testing.assert_allclose(tape.gradient(y, m).numpy(), grad, rtol=1e-6, atol=1e-8)
     assert tf.linalg.logdet(gram(m)).dtype is tf.float64  # as TF: real for complex input
+
+
+def test_complex_prod_and_squared_difference_match_tensorflow():
+    # Values and gradients printed by TensorFlow 2.21 (Prod's gradient in the conjugate
+    # direction; SquaredDifference is conj(x - y)(x - y)).
+    z = tf.constant([[1 + 2j, -0.5 + 0.25j, 0.3 - 1j], [2j, 1.5, -1 - 1j]], tf.complex128)
+    c = tf.constant([0.3 - 1j, 2 + 0.5j], tf.complex128)
+    w = tf.constant([[0.5 + 1j, 1 - 1j, 2j], [1.0, -1j, 0.5]], tf.complex128)
+    fns = [lambda z: tf.reduce_prod(z, axis=1) * c, lambda z: tf.math.squared_difference(z, w),
+           lambda z: tf.reduce_prod(z) * c[0]]
+    expected = [
+        ([0.46 + 1.2825j, 7.5 - 4.5j], [[0.605 - 0.0725j, 0.29 + 2.42j, -1.05 - 0.775j],
+                                        [-2.25 + 3.75j, 5 + 3j, -1.5 - 6j]]),
+        ([[1.25, 3.8125, 9.09], [5, 3.25, 3.25]], [[1 + 2j, -3 + 2.5j, 0.6 - 6j],
+                                                   [-2 + 4j, 3 + 2j, -3 - 2j]]),
+        (5.2275 + 2.4675j, [[2.0325 + 1.5975j, -6.39 + 8.13j, -0.825 - 5.475j],
+                            [1.23375 + 2.61375j, 3.485 - 1.645j, -3.8475 - 1.38j]])]
+    for f, (value, grad) in zip(fns, expected):
+        with tf.GradientTape() as tape:
+            tape.watch(z)
+            v = f(z)
+            y = tf.math.real(tf.reduce_sum(v))
+        np.testing.assert_allclose(v.numpy(), value, rtol=1e-7)
+        np.testing.assert_allclose(tape.gradient(y, z).numpy(), grad, rtol=1e-6, atol=1e-8)
