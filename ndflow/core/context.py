@@ -168,3 +168,18 @@ def stop_recording():
 
 def active_tapes():
     return _state.tapes if not _state.recording_paused else ()
+
+
+@contextlib.contextmanager
+def eager_scope():
+    """Runs the block eagerly even while a graph is being built or run (the Python function of
+    a py_function op): no default graph, eager execution on, and the surrounding tapes
+    hidden (the op itself is what they record)."""
+    global _eager_enabled
+    saved = (_state.graph_stack, _state.tapes, _state.recording_paused, _eager_enabled)
+    _state.graph_stack, _state.tapes, _state.recording_paused = [], [], 0
+    _eager_enabled = True
+    try:
+        yield
+    finally:
+        _state.graph_stack, _state.tapes, _state.recording_paused, _eager_enabled = saved

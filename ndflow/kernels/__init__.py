@@ -29,6 +29,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     nn_pool,
     random,
     reduction,
+    script_ops,
     segment,
     sort,
     spectral,

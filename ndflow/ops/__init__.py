@@ -54,6 +54,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     random,
     random_gamma_poisson,
     reduction,
+    script_ops,
     segment,
     sort,
     spectral_ops,

@@ -1,0 +1,75 @@
+"""`tf.py_function`, `tf.numpy_function` and TF1's `tf.py_func`: ops that call a Python
+function when they run (TensorFlow's EagerPyFunc, PyFunc, PyFuncStateless). The function is
+kept in a registry under the op's `token` attr; the kernel (kernels/script_ops.py) calls it
+eagerly — with eager tensors for py_function, NumPy arrays for numpy_function — and converts
+its results to `Tout`. A graph holding these ops runs only in the process that built it, as in
+TensorFlow."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
+from ndflow.core.scopes import name_scope
+from ndflow.core.shapes import TensorShape
+from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.op_def import op_def
+
+FUNCTIONS: dict[str, tuple[Callable, bool]] = {}  # token -> (func, takes eager tensors)
+_tokens = itertools.count()
+
+
+def _unknown_shapes(ctx):
+    return [TensorShape(None)] * len(ctx.attrs["Tout"])
+
+
+_ATTRS = ["token: string", "Tin: list(type)", "Tout: list(type)"]
+PyFunc = op_def("PyFunc", inputs=["input: Tin"], outputs=["output: Tout"], attrs=_ATTRS,
+                shape=_unknown_shapes, stateful=True, not_differentiable=True)
+PyFuncStateless = op_def("PyFuncStateless", inputs=["input: Tin"], outputs=["output: Tout"],
+                         attrs=_ATTRS, shape=_unknown_shapes, not_differentiable=True)
+EagerPyFunc = op_def("EagerPyFunc", inputs=["input: Tin"], outputs=["output: Tout"],
+                     attrs=_ATTRS + ["is_async: bool = false"], shape=_unknown_shapes,
+                     stateful=True)
+
+
+def register(func: Callable, eager: bool) -> str:
+    token = f"pyfunc_{next(_tokens)}"
+    FUNCTIONS[token] = (func, eager)
+    return token
+
+
+def _call(op, func, inp, Tout, name, eager: bool, default: str):
+    if not callable(func):
+        raise TypeError(f"func must be callable, got {func!r}")
+    single = not isinstance(Tout, (list, tuple))
+    touts = [] if Tout is None else ([Tout] if single else list(Tout))
+    touts = [dtypes.as_dtype(t) for t in touts]
+    with name_scope(name, default):
+        inputs = [convert_to_tensor(x) for x in (inp or [])]
+        out = apply_op(op, [inputs], {"token": register(func, eager), "Tout": touts}).outputs
+        if Tout is None:
+            return None
+        return out[0] if single else list(out)
+
+
+@tf_export("py_function", v1=["py_function"])
+def py_function(func: Callable, inp=None, Tout=None, name=None):  # noqa: N803 - TF's name
+    """Calls `func(*eager_tensors)` when the op runs (eagerly, in tf.function and Sessions);
+    differentiable: its gradient re-runs `func` under a GradientTape."""
+    return _call(EagerPyFunc, func, inp, Tout, name, True, "EagerPyFunc")
+
+
+@tf_export("numpy_function", v1=["numpy_function"])
+def numpy_function(func: Callable, inp, Tout, stateful=True, name=None):  # noqa: N803
+    """Calls `func(*numpy_arrays)` when the op runs; not differentiable."""
+    op = PyFunc if stateful else PyFuncStateless
+    return _call(op, func, inp, Tout, name, False, "PyFunc")
+
+
+@tf_export(v1=["py_func"])
+def py_func(func: Callable, inp, Tout, stateful=True, name=None):  # noqa: N803
+    """TF1's name of numpy_function."""
+    return numpy_function(func, inp, Tout, stateful, name)
