@@ -193,3 +193,16 @@ def test_a_signal_graph_round_trips_through_graph_def_and_runs_in_a_session():
     np.testing.assert_allclose(got[1][0], np.abs(got[0][0]) @ tf.signal.linear_to_mel_weight_matrix(
         8, 17).numpy(), rtol=1e-5, atol=1e-5)
     assert got[2].shape == (1, 95)
+
+
+def test_inverse_stft_with_a_frame_length_known_only_at_run_time():
+    g = Graph()
+    with g.as_default():
+        x = placeholder(tf.float32, [None])
+        frame_length = tf.compat.v1.placeholder_with_default(tf.constant(25), [])
+        spectra = tf.signal.stft(x, 25, 10)
+        inverse = tf.signal.inverse_stft(spectra, frame_length, 10, fft_length=32,
+                                         window_fn=tf.signal.inverse_stft_window_fn(10))
+    with tf.compat.v1.Session(graph=g) as sess:
+        got = sess.run(inverse, {x: SIGNAL})
+    check(tf.constant(got), "inverse_stft_pad_end_False", rtol=1e-4, atol=1e-4)

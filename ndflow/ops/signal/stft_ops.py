@@ -17,8 +17,9 @@ from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.ops import array_core, array_fill
 from ndflow.ops.apply import convert_to_tensor
-from ndflow.ops.arithmetic import floor_div, log, multiply, truediv, where
+from ndflow.ops.arithmetic import floor_div, log, maximum, multiply, truediv, where
 from ndflow.ops.arithmetic import pow as pow_
+from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import equal
 from ndflow.ops.math import ceil, square
@@ -103,10 +104,14 @@ def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=han
         frames = irfft(stfts, array_core.reshape(fft_length, [1]))
         length = static_int(frame_length)
         have = frames.shape[-1] if frames.shape.rank is not None else None
-        if length is None or have is None:
-            raise NotImplementedError("tf.signal.inverse_stft needs static frame and FFT "
-                                      "lengths")
-        if have > length:
+        if length is None or have is None:  # cut or pad to frame_length at run time
+            frames = frames[..., :frame_length]
+            missing = maximum(0, frame_length - array_core.shape(frames)[-1])
+            rows = concat([array_fill.zeros(array_core.stack([array_core.rank(frames) - 1, 2]),
+                                            dtypes.int32),
+                           array_core.reshape(array_core.stack([0, missing]), [1, 2])], 0)
+            frames = array_fill.pad(frames, rows)
+        elif have > length:
             frames = frames[..., :length]
         elif have < length:
             rows = [[0, 0]] * (frames.shape.rank - 1) + [[0, length - have]]
