@@ -330,6 +330,18 @@ def test_complex_second_order_gradients_match_tensorflow():
         np.testing.assert_allclose(outer.gradient(h, z).numpy(), e, rtol=1e-6, atol=1e-8)
 
 
+def _check_against_tensorflow(x, fns, expected, reduced=True):
+    """For each f: the value (of real(sum(f(x))) when `reduced`, else of f(x)) and the gradient
+    of real(sum(f(x))) w.r.t. x equal TensorFlow's."""
+    for f, (value, grad) in zip(fns, expected):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            v = f(x)
+            y = tf.math.real(tf.reduce_sum(v))
+        np.testing.assert_allclose((y if reduced else v).numpy(), value, rtol=1e-7)
+        np.testing.assert_allclose(tape.gradient(y, x).numpy(), grad, rtol=1e-6, atol=1e-8)
+
+
 def test_complex_inverse_solve_and_determinants_match_tensorflow():
     # Values and gradients printed by TensorFlow 2.21 for the same expressions.
     a = tf.constant([[2 + 1j, 0.5 - 0.3j], [0.2 + 0.4j, 1.5 - 1j]], tf.complex128)
@@ -351,12 +363,7 @@ def test_complex_inverse_solve_and_determinants_match_tensorflow():
         (2.05540352, [[0, 0], [0, 0]]),
         (-0.99115526, [[-0.01507828 + 0.28950304j, -0.30420161 - 0.09382302j],
                        [-0.7126936 + 0.0513947j, 0.13672532 - 0.77265555j]])]
-    for f, (value, grad) in zip(fns, expected):
-        with tf.GradientTape() as tape:
-            tape.watch(a)
-            y = tf.math.real(tf.reduce_sum(f(a)))
-        np.testing.assert_allclose(y.numpy(), value, rtol=1e-7)
-        np.testing.assert_allclose(tape.gradient(y, a).numpy(), grad, rtol=1e-6, atol=1e-8)
+    _check_against_tensorflow(a, fns, expected)
     assert tf.linalg.slogdet(a)[1].dtype is tf.complex128  # as TF: both outputs complex
 
 
@@ -382,12 +389,7 @@ def test_complex_cholesky_and_triangular_solves_match_tensorflow():
                        [0.28330385 + 0.11076337j, -0.94162471 + 0.68852905j]]),
         (-1.25374201, [[0.51382665 + 0.11097462j, -0.60407824 + 0.48389398j],
                        [-0.86410272 - 0.26881834j, 0.94889028 - 0.67307587j]])]
-    for f, (value, grad) in zip(fns, expected):
-        with tf.GradientTape() as tape:
-            tape.watch(m)
-            y = tf.math.real(tf.reduce_sum(f(m)))
-        np.testing.assert_allclose(y.numpy(), value, rtol=1e-7)
-        np.testing.assert_allclose(tape.gradient(y, m).numpy(), grad, rtol=1e-6, atol=1e-8)
+    _check_against_tensorflow(m, fns, expected)
     assert tf.linalg.logdet(gram(m)).dtype is tf.float64  # as TF: real for complex input
 
 
@@ -406,10 +408,4 @@ def test_complex_prod_and_squared_difference_match_tensorflow():
                                                    [-2 + 4j, 3 + 2j, -3 - 2j]]),
         (5.2275 + 2.4675j, [[2.0325 + 1.5975j, -6.39 + 8.13j, -0.825 - 5.475j],
                             [1.23375 + 2.61375j, 3.485 - 1.645j, -3.8475 - 1.38j]])]
-    for f, (value, grad) in zip(fns, expected):
-        with tf.GradientTape() as tape:
-            tape.watch(z)
-            v = f(z)
-            y = tf.math.real(tf.reduce_sum(v))
-        np.testing.assert_allclose(v.numpy(), value, rtol=1e-7)
-        np.testing.assert_allclose(tape.gradient(y, z).numpy(), grad, rtol=1e-6, atol=1e-8)
+    _check_against_tensorflow(z, fns, expected, reduced=False)

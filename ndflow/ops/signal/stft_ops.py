@@ -38,6 +38,16 @@ def _enclosing_power_of_two(value):
     return cast(pow_(2.0, exponent), value.dtype)
 
 
+def _arguments(values, name, rank, frame_length, frame_step, fft_length):
+    """stft's and inverse_stft's arguments converted and checked as TensorFlow's."""
+    values = convert_to_tensor(values, name=name)
+    if values.shape.rank is not None and values.shape.rank < rank:
+        raise ValueError(f"Shape {values.shape} must have rank at least {rank}")
+    frame_length = scalar_int(frame_length, "frame_length")
+    frame_step = scalar_int(frame_step, "frame_step")
+    return values, frame_length, frame_step, _fft_length(fft_length, frame_length)
+
+
 def _fft_length(fft_length, frame_length):
     if fft_length is None:
         return _enclosing_power_of_two(frame_length)
@@ -53,12 +63,8 @@ def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_wind
     """`tf.signal.stft`: `[..., frames, fft_length // 2 + 1]` complex spectra of the windowed
     frames of `signals` (float32 -> complex64, float64 -> complex128)."""
     with name_scope(name, "stft"):
-        signals = convert_to_tensor(signals, name="signals")
-        if signals.shape.rank is not None and signals.shape.rank < 1:
-            raise ValueError(f"Shape {signals.shape} must have rank at least 1")
-        frame_length = scalar_int(frame_length, "frame_length")
-        frame_step = scalar_int(frame_step, "frame_step")
-        fft_length = _fft_length(fft_length, frame_length)
+        signals, frame_length, frame_step, fft_length = _arguments(
+            signals, "signals", 1, frame_length, frame_step, fft_length)
         frames = frame(signals, frame_length, frame_step, pad_end=pad_end)
         if window_fn is not None:
             frames = multiply(frames, window_fn(frame_length, dtype=frames.dtype))
@@ -95,12 +101,8 @@ def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=han
     """`tf.signal.inverse_stft`: the signal whose stft is `stfts` (with
     `window_fn=inverse_stft_window_fn(frame_step)` for a perfect reconstruction)."""
     with name_scope(name, "inverse_stft"):
-        stfts = convert_to_tensor(stfts, name="stfts")
-        if stfts.shape.rank is not None and stfts.shape.rank < 2:
-            raise ValueError(f"Shape {stfts.shape} must have rank at least 2")
-        frame_length = scalar_int(frame_length, "frame_length")
-        frame_step = scalar_int(frame_step, "frame_step")
-        fft_length = _fft_length(fft_length, frame_length)
+        stfts, frame_length, frame_step, fft_length = _arguments(
+            stfts, "stfts", 2, frame_length, frame_step, fft_length)
         frames = irfft(stfts, array_core.reshape(fft_length, [1]))
         length = static_int(frame_length)
         have = frames.shape[-1] if frames.shape.rank is not None else None
