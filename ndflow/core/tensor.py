@@ -163,6 +163,9 @@ class EagerTensor(Tensor):
     def __float__(self):
         return float(self.numpy())
 
+    def __complex__(self):
+        return complex(self.numpy())
+
     def __int__(self):
         return int(self.numpy())
 

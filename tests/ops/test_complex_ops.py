@@ -163,7 +163,7 @@ def test_complex_dtypes():
 
 def test_python_and_numpy_complex_values():
     c = tf.constant(1 + 2j)
-    assert c.dtype is tf.complex128 and c.numpy() == 1 + 2j
+    assert c.dtype is tf.complex128 and c.numpy() == 1 + 2j and complex(c) == 1 + 2j
     assert tf.constant(np.complex64(1j)).dtype is tf.complex64
     assert tf.constant(1j, dtype=tf.complex64).numpy().dtype == np.complex64
     assert tf.constant([1 + 1j, 2]).dtype is tf.complex128
