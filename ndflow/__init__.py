@@ -18,8 +18,8 @@ from ndflow import (  # noqa: F401 - importing the packages runs their declarati
     runtime,
     train,
 )
-from ndflow.core import api_export
+from ndflow.core import api_export, tf_logging, versions  # noqa: F401 - their tf_exports
 
-__version__ = "0.1.0"
+__version__ = versions.VERSION  # the TensorFlow API level (programs gate on tf.__version__)
 
 _namespaces.build(__import__(__name__), api_export.EXPORTS)

@@ -27,7 +27,7 @@ import warnings
 
 from ndflow.autograph import analysis, canonicalize, expressions, operators, py_builtins, statements
 from ndflow.autograph.options import ConversionOptions, Feature
-from ndflow.core import logging
+from ndflow.core import tf_logging
 from ndflow.core.errors import OpError
 
 _CACHE: dict = {}           # (code, options) -> (converted code object, converted source)
@@ -252,7 +252,7 @@ def _warn_not_converted(f, cause: str) -> None:
     if key in _WARNED:
         return
     _WARNED.add(key)
-    logging.warning(f"AutoGraph could not transform {f} and will run it as-is.\n"
+    tf_logging.warning(f"AutoGraph could not transform {f} and will run it as-is.\n"
                     f"Cause: {cause}\nTo silence this warning, decorate the function with "
                     "@tf.autograph.experimental.do_not_convert")
 

@@ -12,12 +12,14 @@ from dataclasses import dataclass
 
 import torch
 
+from ndflow.core.api_export import tf_export
 from ndflow.core.errors import InvalidArgumentError
 
 KNOWN_TYPES = ("CPU", "GPU")  # the types ndflow can place ops on
 SHORT_TYPES = ("CPU", "GPU", "TPU", "CUSTOM", "EPU")  # TF's types usable without `device:`
 
 
+@tf_export("DeviceSpec", v1=["DeviceSpec"])
 @dataclass(frozen=True)
 class DeviceSpec:
     job: str | None = None

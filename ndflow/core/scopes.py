@@ -67,3 +67,36 @@ def get_name_scope() -> str:
     if context.executing_eagerly():
         return context.state().name_scope
     return context.get_default_graph().get_name_scope()
+
+
+@tf_export("get_current_name_scope", v1=[])
+def get_current_name_scope() -> str:
+    """The name scope being built in ("outer/inner", "" at the top)."""
+    return get_name_scope()
+
+
+@tf_export("inside_function", v1=[])
+def inside_function() -> bool:
+    """Whether ops are being added to a function's graph (tracing a tf.function)."""
+    return not context.executing_eagerly() and \
+        hasattr(context.get_default_graph(), "outer_graph")
+
+
+@tf_export("init_scope", v1=["init_scope"])
+@contextlib.contextmanager
+def init_scope():
+    """Leaves every function being traced for the outermost context — eager execution, or the
+    TF1 graph the functions are built in — with no control dependencies and no tape recording
+    (where variables and other state are created once)."""
+    state = context.state()
+    graph = context.get_default_graph() if state.graph_stack else None
+    while graph is not None and getattr(graph, "outer_graph", None) is not None:
+        graph = graph.outer_graph
+    traced_from_eager = graph is not None and hasattr(graph, "outer_graph")
+    saved = state.graph_stack
+    state.graph_stack = [] if graph is None or traced_from_eager else [graph]
+    try:
+        with context.stop_recording(), control_dependencies(None):
+            yield
+    finally:
+        state.graph_stack = saved

@@ -190,3 +190,15 @@ class EagerTensor(Tensor):
 
     def __deepcopy__(self, memo):
         return self
+
+
+@tf_export("is_tensor", v1=["is_tensor"])
+def is_tensor(x) -> bool:
+    """Whether `x` is a tensor (eager or symbolic), as opposed to a Python or NumPy value."""
+    return isinstance(x, Tensor)
+
+
+@tf_export("is_symbolic_tensor")
+def is_symbolic_tensor(tensor) -> bool:
+    """Whether `tensor` is a graph tensor (an eager tensor is not)."""
+    return isinstance(tensor, Tensor) and not isinstance(tensor, EagerTensor)

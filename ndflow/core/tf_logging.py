@@ -1,0 +1,132 @@
+"""TensorFlow's Python logging: `tf.get_logger()` (the "tensorflow" logger, printing
+`WARNING:tensorflow:...` lines) and TF1's `tf.compat.v1.logging` (set_verbosity, info,
+warning, log_every_n, ...). Python-level warnings of ndflow go through this logger, so
+`tf.get_logger().setLevel("ERROR")` silences them as it does TensorFlow's; the C++-style
+runtime log lines (core/logging.py) follow TF_CPP_MIN_LOG_LEVEL instead."""
+
+from __future__ import annotations
+
+import logging as _logging
+import sys
+import threading
+
+from ndflow.core.api_export import tf_export
+
+DEBUG, INFO, WARN, ERROR, FATAL = (_logging.DEBUG, _logging.INFO, _logging.WARN, _logging.ERROR,
+                                   _logging.FATAL)
+for _name, _value in (("DEBUG", DEBUG), ("INFO", INFO), ("WARN", WARN), ("ERROR", ERROR),
+                      ("FATAL", FATAL)):
+    tf_export(v1=[f"logging.{_name}"])(_value)
+
+_logger = None
+_lock = threading.Lock()
+
+
+@tf_export("get_logger", v1=["get_logger"])
+def get_logger() -> _logging.Logger:
+    """The "tensorflow" Python logger (one stderr handler, TF's `LEVEL:tensorflow:msg`)."""
+    global _logger
+    with _lock:
+        if _logger is None:
+            logger = _logging.getLogger("tensorflow")
+            if not logger.handlers:
+                handler = _logging.StreamHandler(sys.stderr)
+                handler.setFormatter(_logging.Formatter("%(levelname)s:%(name)s:%(message)s"))
+                logger.addHandler(handler)
+            _logger = logger
+    return _logger
+
+
+@tf_export(v1=["logging.log"])
+def log(level, msg, *args, **kwargs):
+    get_logger().log(level, msg, *args, **kwargs)
+
+
+@tf_export(v1=["logging.debug"])
+def debug(msg, *args, **kwargs):
+    get_logger().debug(msg, *args, **kwargs)
+
+
+@tf_export(v1=["logging.info"])
+def info(msg, *args, **kwargs):
+    get_logger().info(msg, *args, **kwargs)
+
+
+@tf_export(v1=["logging.warning"])
+def warning(msg, *args, **kwargs):
+    get_logger().warning(msg, *args, **kwargs)
+
+
+@tf_export(v1=["logging.warn"])
+def warn(msg, *args, **kwargs):
+    get_logger().warning(msg, *args, **kwargs)
+
+
+@tf_export(v1=["logging.error"])
+def error(msg, *args, **kwargs):
+    get_logger().error(msg, *args, **kwargs)
+
+
+@tf_export(v1=["logging.fatal"])
+def fatal(msg, *args, **kwargs):
+    get_logger().fatal(msg, *args, **kwargs)
+
+
+@tf_export(v1=["logging.vlog"])
+def vlog(level, msg, *args, **kwargs):
+    get_logger().log(level, msg, *args, **kwargs)
+
+
+_counts: dict = {}
+
+
+def _count(key) -> int:
+    with _lock:
+        _counts[key] = _counts.get(key, 0) + 1
+        return _counts[key]
+
+
+def _caller_key():
+    frame = sys._getframe(2)
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+@tf_export(v1=["logging.log_every_n"])
+def log_every_n(level, msg, n, *args):
+    """Logs on the first call from a line and every n-th after it."""
+    if (_count(_caller_key()) - 1) % n == 0:
+        get_logger().log(level, msg, *args)
+
+
+@tf_export(v1=["logging.log_first_n"])
+def log_first_n(level, msg, n, *args):
+    """Logs the first n calls from a line."""
+    if _count(_caller_key()) <= n:
+        get_logger().log(level, msg, *args)
+
+
+@tf_export(v1=["logging.log_if"])
+def log_if(level, msg, condition, *args):
+    if condition:
+        get_logger().log(level, msg, *args)
+
+
+@tf_export(v1=["logging.set_verbosity"])
+def set_verbosity(v) -> None:
+    get_logger().setLevel(v)
+
+
+@tf_export(v1=["logging.get_verbosity"])
+def get_verbosity() -> int:
+    return get_logger().getEffectiveLevel()
+
+
+@tf_export(v1=["logging.flush"])
+def flush() -> None:
+    for handler in get_logger().handlers:
+        handler.flush()
+
+
+@tf_export(v1=["logging.TaskLevelStatusMessage"])
+def TaskLevelStatusMessage(msg) -> None:  # noqa: N802 - TF's name
+    error(msg)
