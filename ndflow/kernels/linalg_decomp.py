@@ -127,11 +127,11 @@ def _svd(node):
 def _eigh(node):
     compute_v = node.attrs["compute_v"]
 
-    def run(x):
+    def run(x):  # TF: real eigenvalues in the input's (complex) type
         if not compute_v:
-            return torch.linalg.eigvalsh(x), x.new_zeros(0)
+            return torch.linalg.eigvalsh(x).to(x.dtype), x.new_zeros(0)
         e, v = torch.linalg.eigh(x)
-        return e, v
+        return e.to(x.dtype), v
     return _wide(run)
 
 

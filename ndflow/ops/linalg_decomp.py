@@ -184,7 +184,7 @@ Svd = op_def("Svd", inputs=["input: T"], outputs=["s: T", "u: T", "v: T"],
              attrs=["compute_uv: bool = true", "full_matrices: bool = false", _T],
              shape=_svd_shape)
 SelfAdjointEigV2 = op_def("SelfAdjointEigV2", inputs=["input: T"], outputs=["e: T", "v: T"],
-                          attrs=["compute_v: bool = true", _T], shape=_eig_shape)
+                          attrs=["compute_v: bool = true", _T_COMPLEX], shape=_eig_shape)
 MatrixSolveLs = op_def(
     "MatrixSolveLs", inputs=["matrix: T", "rhs: T", "l2_regularizer: double"],
     outputs=["output: T"], attrs=[_T, "fast: bool = true"], shape=_solve_ls_shape)

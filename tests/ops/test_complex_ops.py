@@ -330,7 +330,7 @@ def test_complex_second_order_gradients_match_tensorflow():
         np.testing.assert_allclose(outer.gradient(h, z).numpy(), e, rtol=1e-6, atol=1e-8)
 
 
-def _check_against_tensorflow(x, fns, expected, reduced=True):
+def _check_against_tensorflow(x, fns, expected, reduced=True, atol=1e-8):
     """For each f: the value (of real(sum(f(x))) when `reduced`, else of f(x)) and the gradient
     of real(sum(f(x))) w.r.t. x equal TensorFlow's."""
     for f, (value, grad) in zip(fns, expected):
@@ -339,7 +339,7 @@ def _check_against_tensorflow(x, fns, expected, reduced=True):
             v = f(x)
             y = tf.math.real(tf.reduce_sum(v))
         np.testing.assert_allclose((y if reduced else v).numpy(), value, rtol=1e-7)
-        np.testing.assert_allclose(tape.gradient(y, x).numpy(), grad, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(tape.gradient(y, x).numpy(), grad, rtol=1e-6, atol=atol)
 
 
 def test_complex_inverse_solve_and_determinants_match_tensorflow():
@@ -409,3 +409,28 @@ def test_complex_prod_and_squared_difference_match_tensorflow():
         (5.2275 + 2.4675j, [[2.0325 + 1.5975j, -6.39 + 8.13j, -0.825 - 5.475j],
                             [1.23375 + 2.61375j, 3.485 - 1.645j, -3.8475 - 1.38j]])]
     _check_against_tensorflow(z, fns, expected, reduced=False)
+
+
+def test_complex_self_adjoint_eig_matches_tensorflow():
+    # Values and gradients printed by TensorFlow 2.21; the eigenvector loss uses v * conj(v),
+    # which does not depend on the eigenvectors' phases.
+    m = tf.constant([[2 + 1j, 0.5 - 0.3j, 0.1j], [0.2 + 0.4j, 1.5 - 1j, 0.3],
+                     [-0.7, 0.2 + 0.2j, 1j]], tf.complex128)
+    c = tf.constant([[0.3 - 1j, 2 + 0.5j, 1.0], [1j, -1.0, 0.5 + 0.5j], [0.2, 0.1 - 0.4j, 2.0]],
+                    tf.complex128)
+    herm = lambda m: m + tf.linalg.adjoint(m)  # noqa: E731
+    fns = [lambda m: tf.linalg.eigh(herm(m))[0] * c[0],
+           lambda m: tf.linalg.eigvalsh(herm(m)) * c[1],
+           lambda m: (lambda e, v: v * tf.math.conj(v) * c)(*tf.linalg.eigh(herm(m)))]
+    expected = [
+        (9.76115209, [[2.4080579, -0.431682 + 0.6333463j, -0.4188152 + 0.261495j],
+                      [-0.431682 - 0.6333463j, 3.3485366, 0.6980983 + 0.0030907j],
+                      [-0.4188152 - 0.261495j, 0.6980983 - 0.0030907j, 0.8434055]]),
+        (-0.24962778, [[0.2696064, 0.768978 - 0.9693512j, 0.0760744 - 0.211241j],
+                       [0.768978 + 0.9693512j, -1.1506509, -0.4507294 - 0.1002308j],
+                       [0.0760744 + 0.211241j, -0.4507294 + 0.1002308j, -0.1189555]]),
+        (0.84600312, [[-0.8086396, 0.2688404 - 0.3700408j, 0.1936217 - 0.1288606j],
+                      [0.2688404 + 0.3700408j, 0.8220135, 0.0984953 - 0.1810787j],
+                      [0.1936217 + 0.1288606j, 0.0984953 + 0.1810787j, -0.0133739]])]
+    _check_against_tensorflow(m, fns, expected, atol=2e-7)  # TF's values to 7 digits
+    assert tf.linalg.eigvalsh(herm(m)).dtype is tf.complex128  # as TF
