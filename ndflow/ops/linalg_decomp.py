@@ -179,7 +179,7 @@ MatrixTriangularSolve = op_def(
            "T: {bfloat16, double, float, half, complex64, complex128}"],
     shape=lambda ctx: _solve_shape(ctx, triangular=True))
 Qr = op_def("Qr", inputs=["input: T"], outputs=["q: T", "r: T"],
-            attrs=["full_matrices: bool = false", _T], shape=_qr_shape)
+            attrs=["full_matrices: bool = false", _T_COMPLEX], shape=_qr_shape)
 Svd = op_def("Svd", inputs=["input: T"], outputs=["s: T", "u: T", "v: T"],
              attrs=["compute_uv: bool = true", "full_matrices: bool = false", _T],
              shape=_svd_shape)

@@ -25,7 +25,7 @@ from ndflow.ops.array_fill import (
 )
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
-from ndflow.ops.complex_ops import conj
+from ndflow.ops.complex_ops import conj, real
 from ndflow.ops.linalg_extra import matrix_transpose
 from ndflow.ops.math import square
 from ndflow.ops.op_def import input_needed
@@ -280,7 +280,13 @@ def _qr_grad_deep(q, r, dq, dr):
     tril = ldiag.band_part(add(subtract(qdq, _adjoint(qdq)), subtract(rdr, _adjoint(rdr))),
                            -1, 0)
     grad_a = _matmul(q, add(dr, _r_inv_t(tril, r)))
-    return add(grad_a, _r_inv_t(subtract(dq, _matmul(q, qdq)), r))
+    grad = add(grad_a, _r_inv_t(subtract(dq, _matmul(q, qdq)), r))
+    if q.dtype.is_complex:  # TF's correction: the imaginary part of diag(R dR^H - Q^H dQ)
+        m = subtract(rdr, _adjoint(qdq))
+        eyem = ldiag.matrix_set_diag(zeros_like(m), ldiag.matrix_diag_part(m))
+        correction = subtract(eyem, cast(real(eyem), q.dtype))
+        grad = add(grad, _r_inv_t(_matmul(q, _adjoint(correction)), r))
+    return grad
 
 
 @ld.Qr.def_grad

@@ -434,3 +434,23 @@ def test_complex_self_adjoint_eig_matches_tensorflow():
                       [0.1936217 + 0.1288606j, 0.0984953 + 0.1810787j, -0.0133739]])]
     _check_against_tensorflow(m, fns, expected, atol=2e-7)  # TF's values to 7 digits
     assert tf.linalg.eigvalsh(herm(m)).dtype is tf.complex128  # as TF
+
+
+def test_complex_qr_matches_tensorflow():
+    # Values and gradients printed by TensorFlow 2.21 (its QR gradient has a correction term
+    # for complex matrices); tall and square inputs.
+    m = tf.constant([[2 + 1j, 0.5 - 0.3j], [0.2 + 0.4j, 1.5 - 1j], [-0.7, 0.2 + 0.2j]],
+                    tf.complex128)
+    c = tf.constant([[0.3 - 1j, 2 + 0.5j], [1j, -1.0], [0.2, 0.1 - 0.4j]], tf.complex128)
+    fns = [lambda m: tf.linalg.qr(m)[0] * c, lambda m: tf.linalg.qr(m)[1] * c[:2],
+           lambda m: tf.linalg.qr(m[:2])[0] * c[:2]]
+    expected = [
+        (0.46187854, [[-0.0857012 - 0.1560251j, -0.2041679 - 0.0725119j],
+                      [0.8532314 + 0.3715099j, 0.3539101 + 0.3739262j],
+                      [-0.0116818 + 0.1935618j, -0.3721359 - 0.0109067j]]),
+        (0.17445462, [[-0.376048 + 0.1521917j, -1.8983635 - 0.2218445j],
+                      [-1.7296559 + 0.2943539j, 0.5353966 - 0.8574198j],
+                      [-0.1606889 - 0.2611993j, 0.7375487 - 0.1766489j]]),
+        (0.47349039, [[-0.05884 - 0.2055185j, -0.1032532 - 0.0314796j],
+                      [0.9343917 + 0.3408004j, 0.3185738 + 0.4356779j], [0, 0]])]
+    _check_against_tensorflow(m, fns, expected, atol=2e-7)
