@@ -115,11 +115,11 @@ def _svd(node):
     full, compute_uv = node.attrs["full_matrices"], node.attrs["compute_uv"]
 
     def run(x):
-        if not compute_uv:
+        if not compute_uv:  # (singular values in the input's type, complex too, as TF)
             empty = x.new_zeros(0)
-            return torch.linalg.svdvals(x), empty, empty
+            return torch.linalg.svdvals(x).to(x.dtype), empty, empty
         u, s, vh = torch.linalg.svd(x, full_matrices=full)
-        return s, u, _adj(vh)
+        return s.to(x.dtype), u, _adj(vh)
     return _wide(run)
 
 

@@ -181,7 +181,7 @@ MatrixTriangularSolve = op_def(
 Qr = op_def("Qr", inputs=["input: T"], outputs=["q: T", "r: T"],
             attrs=["full_matrices: bool = false", _T_COMPLEX], shape=_qr_shape)
 Svd = op_def("Svd", inputs=["input: T"], outputs=["s: T", "u: T", "v: T"],
-             attrs=["compute_uv: bool = true", "full_matrices: bool = false", _T],
+             attrs=["compute_uv: bool = true", "full_matrices: bool = false", _T_COMPLEX],
              shape=_svd_shape)
 SelfAdjointEigV2 = op_def("SelfAdjointEigV2", inputs=["input: T"], outputs=["e: T", "v: T"],
                           attrs=["compute_v: bool = true", _T_COMPLEX], shape=_eig_shape)
@@ -261,9 +261,11 @@ def svd(tensor, full_matrices: bool = False, compute_uv: bool = True, name=None)
     `s` alone when not `compute_uv`."""
     op = apply_op(Svd, [tensor], {"full_matrices": full_matrices, "compute_uv": compute_uv},
                   name=name)
+    s = op.outputs[0]
+    s = real(s) if s.dtype.is_complex else s  # the op's are complex, TF's function's real
     if compute_uv:
-        return tuple(op.outputs)
-    return op.outputs[0]
+        return (s,) + tuple(op.outputs[1:])
+    return s
 
 
 @tf_export("linalg.eigh", v1=["linalg.eigh", "self_adjoint_eig"])

@@ -359,8 +359,9 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
     f = _pair_reciprocals(square(s))
     s_inv_mat = ldiag.matrix_diag(_safe_reciprocal(s))
     v1, grad_v1 = v[..., :, :m], grad_v[..., :, :m]
+    v_gv = _matmul(v1, grad_v1, adjoint_a=True)
     f_u = multiply(f, _matmul(u, grad_u, adjoint_a=True))
-    f_v = multiply(f, _matmul(v1, grad_v1, adjoint_a=True))
+    f_v = multiply(f, v_gv)
     inner = add(add(grad_s_mat, _matmul(add(f_u, _adjoint(f_u)), s_mat)),
                 _matmul(s_mat, add(f_v, _adjoint(f_v))))
     grad_a = _matmul(u, _matmul(inner, v1, adjoint_b=True))
@@ -372,6 +373,10 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
             term2 = subtract(term2, _matmul(_matmul(v1, grad_v2, adjoint_a=True), v2,
                                             adjoint_b=True))
         grad_a = add(grad_a, _matmul(_matmul(u, s_inv_mat), term2))
+    if a.dtype.is_complex:  # TF's term for the phases: the diagonal of V^H dV
+        diag = ldiag.matrix_diag(ldiag.matrix_diag_part(v_gv))
+        term3 = _matmul(s_inv_mat, subtract(_adjoint(diag), diag))
+        grad_a = add(grad_a, multiply(0.5, _matmul(u, _matmul(term3, v1, adjoint_b=True))))
     return [_adjoint(grad_a) if transposed else grad_a]
 
 

@@ -454,3 +454,39 @@ def test_complex_qr_matches_tensorflow():
         (0.47349039, [[-0.05884 - 0.2055185j, -0.1032532 - 0.0314796j],
                       [0.9343917 + 0.3408004j, 0.3185738 + 0.4356779j], [0, 0]])]
     _check_against_tensorflow(m, fns, expected, atol=2e-7)
+
+
+def test_complex_svd_matches_tensorflow():
+    # Values and gradients printed by TensorFlow 2.21 (with its phase term for complex
+    # matrices); the losses on u and v use |u|^2, |v|^2, which do not depend on the singular
+    # vectors' phases. tf.linalg.svd's s is real for a complex matrix, as TF's.
+    m = tf.constant([[2 + 1j, 0.5 - 0.3j], [0.2 + 0.4j, 1.5 - 1j], [-0.7, 0.2 + 0.2j]],
+                    tf.complex128)
+    c = tf.constant([[0.3 - 1j, 2 + 0.5j], [1j, -1.0], [0.2, 0.1 - 0.4j]], tf.complex128)
+    absq = lambda x: x * tf.math.conj(x)  # noqa: E731
+    fns = [lambda m: tf.cast(tf.linalg.svd(m)[0], m.dtype) * c[0],
+           lambda m: absq(tf.linalg.svd(m)[1]) * c,
+           lambda m: absq(tf.linalg.svd(m)[2]) * c[:2],
+           lambda m: tf.cast(tf.linalg.svd(m, compute_uv=False), m.dtype) * c[1],
+           lambda m: absq(tf.linalg.svd(tf.transpose(m))[1]) * c[:2],
+           lambda m: (lambda s, u, v: tf.matmul(u * tf.cast(s, m.dtype), v, adjoint_b=True)
+                      * c)(*tf.linalg.svd(m))]
+    expected = [
+        (3.86478803, [[0.6831587 + 0.223551j, -0.274569 + 0.6368549j],
+                      [-0.60908 - 0.4859232j, 1.217339 - 0.9091909j],
+                      [-0.2336522 - 0.1280134j, 0.2757488 - 0.1722982j]]),
+        (-0.03243356, [[-0.7038914 - 0.3333886j, 0.0474666 - 0.1027083j],
+                       [0.3721665 + 0.6487999j, 0.6956424 - 0.4510238j],
+                       [0.3985737 + 0.0257251j, 0.2979477 + 0.3879855j]]),
+        (0.06287868, [[-0.8510556 - 0.3753428j, 0.5579085 - 0.5354852j],
+                      [0.2029195 + 0.0944959j, 0.8058836 - 0.4957433j],
+                      [0.2955507 + 0.0544306j, 0.0592184 + 0.2497255j]]),
+        (-1.53546477, [[-0.2499655 - 0.0603424j, 0.1814173 - 0.3674118j],
+                       [0.3459915 + 0.2909603j, -0.5735636 + 0.4358454j],
+                       [0.0845013 + 0.0701089j, -0.1386009 + 0.10678j]]),
+        (0.06287868, [[-0.8510556 - 0.3753428j, 0.5579085 - 0.5354852j],
+                      [0.2029195 + 0.0944959j, 0.8058836 - 0.4957433j],
+                      [0.2955507 + 0.0544306j, 0.0592184 + 0.2497255j]]),
+        (0.81, [[0.3 + 1j, 2 - 0.5j], [-1j, -1], [0.2, 0.1 + 0.4j]])]
+    _check_against_tensorflow(m, fns, expected, atol=2e-7)
+    assert tf.linalg.svd(m)[0].dtype is tf.float64
