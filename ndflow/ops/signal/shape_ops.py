@@ -7,6 +7,8 @@ steps) and build the same computation from shape ops otherwise.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ndflow.core import dtypes
@@ -74,9 +76,8 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
             if pad_end:
                 extra = max(0, fl + fs * (num - 1) - length)
                 signal = _pad_axis(signal, ax, extra, pad_value)
-            starts = np.arange(num, dtype=np.int32)[:, None] * fs
-            indices = starts + np.arange(fl, dtype=np.int32)[None, :]
-            return gather(signal, indices.reshape(num, fl), axis=ax)
+                length += extra
+            return _frame_in_blocks(signal, ax, length, num, fl, fs)
         length_t = array_core.shape(signal)[ax]
         if pad_end:
             num_t = -floor_div(-length_t, frame_step)
@@ -94,6 +95,27 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
         if isinstance(frames, SymbolicTensor):  # what is static survives the shape ops
             frames.set_shape(TensorShape(dims[:ax] + [num_static, fl] + dims[ax + 1:]))
         return frames
+
+
+def _frame_in_blocks(signal, ax, length, num, fl, fs):
+    """Frames gathered as blocks of gcd(frame_length, frame_step) samples: the signal viewed
+    as [..., length // g, g, ...], frame i is blocks i * fs / g ... + fl / g. Gathering whole
+    blocks (and scattering them back in the gradient) moves g samples per index."""
+    g = math.gcd(fl, fs) or 1
+    blocks = length // g
+    dims = signal.shape.as_list()
+    keep = [slice(None)] * ax + [slice(0, blocks * g)]
+    shape = array_core.shape(signal)
+    x = array_core.reshape(signal[tuple(keep)],
+                           concat([shape[:ax], np.array([blocks, g], np.int32), shape[ax + 1:]], 0))
+    starts = np.arange(num, dtype=np.int32)[:, None] * (fs // g)
+    indices = (starts + np.arange(fl // g, dtype=np.int32)[None, :]).reshape(num, fl // g)
+    frames = array_core.reshape(gather(x, indices, axis=ax),
+                                concat([shape[:ax], np.array([num, fl], np.int32),
+                                        shape[ax + 1:]], 0))
+    if isinstance(frames, SymbolicTensor):
+        frames.set_shape(TensorShape(dims[:ax] + [num, fl] + dims[ax + 1:]))
+    return frames
 
 
 def _pad_axis(signal, ax, extra, pad_value):
