@@ -102,8 +102,9 @@ class EagerTensor(Tensor):
     @property
     def shape(self) -> TensorShape:
         if self._shape is None:
-            self._shape = TensorShape(tuple(self._value.shape)) \
-                if isinstance(self._value, torch.Tensor) else TensorShape(())
+            v = self._value  # an ATen tensor, a NumPy array (strings), or a resource
+            self._shape = TensorShape(tuple(v.shape)) \
+                if isinstance(v, (torch.Tensor, np.ndarray)) else TensorShape(())
         return self._shape
 
     @property
@@ -120,8 +121,9 @@ class EagerTensor(Tensor):
     def numpy(self) -> np.ndarray:
         """A NumPy copy of the value (bfloat16 comes back as float32, as NumPy has no bf16)."""
         v = self._value
-        if not isinstance(v, torch.Tensor):
-            return np.asarray(v, dtype=object)
+        if not isinstance(v, torch.Tensor):  # a string tensor: bytes (scalar) or object array
+            arr = np.asarray(v, dtype=object)
+            return arr.item() if arr.ndim == 0 else arr.copy()
         v = v.detach()
         if v.device.type != "cpu":
             v = v.cpu()
@@ -179,11 +181,15 @@ class EagerTensor(Tensor):
 
     def __repr__(self):
         return (f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
-                f"numpy={np.array2string(self.numpy(), separator=', ')}>")
+                f"numpy={np.array2string(self._host(), separator=', ')}>")
 
     def __str__(self):
-        value = str(np.asarray(self.numpy()))  # str(): f-strings format 0-d arrays as floats
+        value = str(self._host())  # str(): f-strings format 0-d arrays as floats
         return f"tf.Tensor({value}, shape={self.shape}, dtype={self.dtype.name})"
+
+    def _host(self) -> np.ndarray:
+        """The value as a NumPy array for printing (strings as an object array of bytes)."""
+        return np.asarray(self.numpy(), dtype=object if self.dtype is _dtypes.string else None)
 
     def __copy__(self):
         return self

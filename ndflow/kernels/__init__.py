@@ -13,6 +13,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     data_flow,
     einsum,
     histogram,
+    host_array,
     linalg,
     linalg_decomp,
     linalg_diag,
@@ -34,5 +35,6 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     sort,
     spectral,
     state,
+    string_ops,
     training,
 )

@@ -67,6 +67,30 @@ def kernel(op_def, devices=DEVICE_TYPES):
     return register
 
 
+_HOST_KERNELS: dict = {}
+
+
+def host_kernel(op_def):
+    """Decorator registering the kernel of `op_def` for string tensors (NumPy object arrays
+    of bytes, kept on the host on any device)."""
+    def register(factory):
+        if op_def in _HOST_KERNELS:
+            raise ValueError(f"Host kernel for {op_def.name} already registered")
+        _HOST_KERNELS[op_def] = factory
+        return factory
+    return register
+
+
+def kernel_for(node: NodeInfo, device_type: str = "CPU"):
+    """The kernel factory for `node`: its string (host) kernel when a string tensor flows in
+    or out and the op has one, else its ATen kernel for the device type."""
+    host = _HOST_KERNELS.get(node.op_def)
+    if host is not None and any(getattr(d, "name", None) == "string"
+                                for d in list(node.input_dtypes) + list(node.output_dtypes)):
+        return host
+    return lookup(node.op_def, device_type)
+
+
 def lookup(op_def, device_type: str = "CPU"):
     try:
         return _KERNELS[(op_def, device_type)]
@@ -77,7 +101,8 @@ def lookup(op_def, device_type: str = "CPU"):
 
 
 def has_kernel(op_def, device_type: str = "CPU") -> bool:
-    return (op_def, device_type) in _KERNELS
+    """Whether `op_def` can run on the device type (string-only ops run on the host)."""
+    return (op_def, device_type) in _KERNELS or op_def in _HOST_KERNELS
 
 
 def registered_ops(device_type: str = "CPU") -> list:

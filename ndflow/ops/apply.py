@@ -17,6 +17,7 @@ from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import SymbolicTensor
 from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import TensorShape, fmt
+from ndflow.core.strings import as_bytes_array, is_string_value
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.ops.constant_op import Const
 from ndflow.ops.op_def import InferenceContext, OpDef
@@ -62,6 +63,8 @@ def register_tensor_conversion_function(base_type, conversion_func, priority: in
 
 def infer_numpy(value, dtype):
     """Python/NumPy value -> ndarray with TF's dtype rules (float->float32, int->int32)."""
+    if dtype is dtypes.string or (dtype is None and is_string_value(value)):
+        return as_bytes_array(value), dtypes.string
     if dtype is not None and dtype.np_dtype is not None:
         arr = np.asarray(value)
         if arr.dtype.kind == "O" and dtype is not dtypes.string:
@@ -117,9 +120,11 @@ def _eager_device() -> torch.device:
 
 def numpy_to_torch(arr: np.ndarray, dtype, device=None) -> torch.Tensor:
     # (np.ascontiguousarray would turn a 0-d array into shape [1])
-    if arr.dtype.kind in "USO":  # strings live only in graphs (Const attrs) so far
-        raise TypeError(f"Cannot convert {arr.tolist()!r} to an eager tensor of dtype "
-                        f"{dtype.name}: ndflow has no eager string tensors yet")
+    if dtype is dtypes.string:  # strings stay NumPy object arrays of bytes on the host
+        return as_bytes_array(arr)
+    if arr.dtype.kind in "USO":
+        raise TypeError(f"Cannot convert {arr.tolist()!r} to EagerTensor of dtype "
+                        f"{dtype.name}")
     t = torch.from_numpy(np.ascontiguousarray(arr).reshape(arr.shape))
     if dtype.torch_dtype is not None and t.dtype != dtype.torch_dtype:
         t = t.to(dtype.torch_dtype)

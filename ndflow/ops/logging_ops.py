@@ -11,7 +11,7 @@ from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops.apply import apply_op
+from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.op_def import op_def
 
 
@@ -83,6 +83,21 @@ def string_format(inputs: list, template: str, placeholder: str = "{}", summariz
                      "summarize": int(summarize)}, name=name).outputs[0]
 
 
+@tf_export("strings.format", v1=["strings.format"])
+def format_(template, inputs, placeholder="{}", summarize=3, name=None):
+    """`tf.strings.format`: `template` with each `placeholder` replaced by the summary of one
+    tensor of `inputs` (a tensor or a list of them), as tf.print formats them."""
+    if isinstance(inputs, (list, tuple)):
+        values = list(inputs)
+    else:
+        values = [inputs]
+    values = [convert_to_tensor(v) for v in values]
+    if template.count(placeholder) != len(values):
+        raise ValueError(f"{len(values)} tensors were passed in, but template {template!r} has "
+                         f"{template.count(placeholder)} placeholders.")
+    return string_format(values, template, placeholder, summarize, name)
+
+
 @tf_export("print")
 def print_v2(*inputs, output_stream=sys.stderr, sep: str = " ", end: str = "\n",
              summarize: int = 3, name: str | None = None):
@@ -111,4 +126,4 @@ def print_v2(*inputs, output_stream=sys.stderr, sep: str = " ", end: str = "\n",
     return None if context.executing_eagerly() else op
 
 
-__all__ = ["StringFormat", "PrintV2", "string_format", "print_v2"]
+__all__ = ["StringFormat", "PrintV2", "string_format", "format_", "print_v2"]

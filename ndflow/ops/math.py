@@ -25,6 +25,7 @@ from ndflow.ops.arithmetic import (
     FLOAT,
     FLOAT_COMPLEX,
     WITH_COMPLEX,
+    Add,
     AddV2,
     FloorMod,
     Mul,
@@ -428,8 +429,15 @@ def _floordiv_overload(x, y):
     return floor_div(x, y, name="floordiv")
 
 
+def _add_overload(x, y):
+    """`x + y`: AddV2, or Add for strings (concatenation), as TF's math_ops.add."""
+    op = Add if dtypes.string in (getattr(x, "dtype", None), getattr(y, "dtype", None)) \
+        else AddV2
+    return apply_op(op, [x, y], name="add").outputs[0]
+
+
 OPERATORS.update(
-    add=_binary_overload(AddV2, "add"),
+    add=_add_overload,
     subtract=_binary_overload(Sub, "sub"),
     multiply=_binary_overload(Mul, "mul"),
     truediv=_overload(truediv, "truediv"),

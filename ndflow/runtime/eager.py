@@ -41,7 +41,7 @@ def build_kernel(op_def, name, inputs, attrs, device_spec: str, ctx=EAGER_CONTEX
     dev, dev_type = _device(device_spec)
     node = registry.NodeInfo(name or op_def.name, op_def, attrs, [t.dtype for t in inputs],
                              [t.shape for t in inputs], out_dtypes, shapes, dev, ctx)
-    return registry.lookup(op_def, dev_type)(node), out_dtypes
+    return registry.kernel_for(node, dev_type)(node), out_dtypes
 
 
 def eager_execute(op_def, inputs, attrs, name=None, attrs_key=None) -> EagerOperation:

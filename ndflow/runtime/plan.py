@@ -20,7 +20,7 @@ import time
 
 import torch
 
-from ndflow.core import devices, dtypes, logging
+from ndflow.core import devices, logging
 from ndflow.core.errors import InvalidArgumentError, OpError
 from ndflow.core.shapes import fmt
 from ndflow.kernels import registry
@@ -82,7 +82,7 @@ class Plan:
                 arr = op.attrs["value"]
                 dt = op.attrs["dtype"]
                 cname = f"c{idx}"
-                scope[cname] = numpy_to_torch(arr, dt, dev) if dt is not dtypes.string else arr
+                scope[cname] = numpy_to_torch(arr, dt, dev)  # strings: bytes object arrays
                 names[op.outputs[0]] = cname
                 continue
             args = []
@@ -91,7 +91,7 @@ class Plan:
                 args.append(expr)
             node = registry.NodeInfo.for_op(op, dev, self.ctx, self.pass_config)
             try:
-                fn = registry.lookup(op.op_def, "GPU" if dev.type == "cuda" else "CPU")(node)
+                fn = registry.kernel_for(node, "GPU" if dev.type == "cuda" else "CPU")(node)
             except OpError as e:
                 raise type(e)(None, op, f"{e.message}\n\t [[{{{{node {op.name}}}}}]]") from None
             kname = f"k{idx}"

@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from ndflow.core import dtypes
+from ndflow.core.strings import as_bytes_array
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.ops.apply import numpy_to_torch
 
@@ -73,7 +74,7 @@ def feed_array(tensor, value, key) -> np.ndarray:
 def feed_to_aten(arr: np.ndarray, dtype, device: torch.device):
     """The plan input for a fed array: an ATen tensor owning its memory (strings stay NumPy)."""
     if dtype is dtypes.string:
-        return arr.copy()
+        return as_bytes_array(arr)  # fed str values become UTF-8 bytes, as TF stores them
     if arr.dtype.name == "bfloat16":
         bits = torch.from_numpy(np.array(arr.view(np.int16), copy=True))
         t = bits.view(torch.bfloat16)

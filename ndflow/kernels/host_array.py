@@ -1,0 +1,210 @@
+"""Array ops on string tensors: NumPy kernels over object arrays of bytes (ATen has no string
+type), chosen by `registry.kernel_for` when a string flows through the op. Index, shape and
+axis inputs still arrive as ATen tensors; shapes come back as ATen tensors."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels.array_slicing import compile_strided_slice
+from ndflow.kernels.registry import host_kernel
+from ndflow.ops import (
+    array_core,
+    array_fill,
+    array_gather,
+    array_search,
+    array_slicing,
+    array_split,
+    array_transpose,
+    comparison,
+)
+
+
+def _ints(t) -> list:
+    return [int(v) for v in (t.reshape(-1).tolist() if hasattr(t, "reshape") else t)]
+
+
+def _axis(a: int, rank: int, op: str) -> int:
+    if not -rank <= a < rank:
+        raise InvalidArgumentError(None, None, f"{op}: axis {a} is out of range for a tensor of "
+                                   f"rank {rank}")
+    return a % rank
+
+
+@host_kernel(array_core.Identity)
+@host_kernel(array_core.StopGradient)
+@host_kernel(array_core.EnsureShape)
+def _identity(node):
+    return lambda x: x
+
+
+@host_kernel(array_core.IdentityN)
+def _identity_n(node):
+    return lambda *xs: xs if len(xs) != 1 else xs[0]
+
+
+@host_kernel(array_core.Shape)
+def _shape(node):
+    dt = node.attrs["out_type"].torch_dtype
+    return lambda x: torch.tensor(list(x.shape), dtype=dt)
+
+
+@host_kernel(array_core.Size)
+def _size(node):
+    dt = node.attrs["out_type"].torch_dtype
+    return lambda x: torch.tensor(x.size, dtype=dt)
+
+
+@host_kernel(array_core.Rank)
+def _rank(node):
+    return lambda x: torch.tensor(x.ndim, dtype=torch.int32)
+
+
+@host_kernel(array_core.Reshape)
+def _reshape(node):
+    def reshape(x, shape):
+        dims = _ints(shape)
+        try:
+            return x.reshape(dims)
+        except ValueError:
+            raise InvalidArgumentError(None, None, f"Input to reshape is a tensor with {x.size} "
+                                       f"values, but the requested shape has "
+                                       f"{int(np.prod(dims))}") from None
+    return reshape
+
+
+@host_kernel(array_core.ExpandDims)
+def _expand_dims(node):
+    def expand_dims(x, dim):
+        d = _ints(dim)[0]
+        return np.expand_dims(x, _axis(d, x.ndim + 1, "ExpandDims"))
+    return expand_dims
+
+
+@host_kernel(array_core.Squeeze)
+def _squeeze(node):
+    dims = list(node.attrs.get("squeeze_dims") or [])
+    return lambda x: np.squeeze(x, tuple(d % x.ndim for d in dims) if dims else None)
+
+
+@host_kernel(array_core.Pack)
+def _pack(node):
+    axis = node.attrs["axis"]
+    return lambda *xs: np.stack(xs, axis=axis if axis >= 0 else axis + xs[0].ndim + 1)
+
+
+@host_kernel(array_core.Unpack)
+def _unpack(node):
+    axis = node.attrs["axis"]
+    return lambda x: tuple(np.moveaxis(x, axis, 0))
+
+
+@host_kernel(array_slicing.ConcatV2)
+def _concat(node):
+    def concat(*args):
+        *xs, axis = args
+        return np.concatenate(xs, axis=_axis(_ints(axis)[0], xs[0].ndim, "ConcatV2"))
+    return concat
+
+
+@host_kernel(array_slicing.StridedSlice)
+def _strided_slice(node):
+    masks = {k: node.attrs[k] for k in ("begin_mask", "end_mask", "ellipsis_mask",
+                                        "new_axis_mask", "shrink_axis_mask")}
+
+    def strided_slice(x, begin, end, strides):
+        index, flips = compile_strided_slice(list(x.shape), tuple(_ints(begin)),
+                                             tuple(_ints(end)), tuple(_ints(strides)),
+                                             masks)[:2]
+        out = x[tuple(np.newaxis if i is None else i for i in index)]
+        return np.flip(out, flips).copy() if flips else np.asarray(out, dtype=object)
+    return strided_slice
+
+
+@host_kernel(array_gather.GatherV2)
+def _gather(node):
+    def gather(params, indices, axis):
+        a = _axis(_ints(axis)[0], params.ndim, "GatherV2")
+        idx = indices.cpu().numpy()
+        if idx.size and (idx.min() < 0 or idx.max() >= params.shape[a]):
+            bad = idx[(idx < 0) | (idx >= params.shape[a])].reshape(-1)[0]
+            raise InvalidArgumentError(None, None, f"indices = {bad} is not in [0, "
+                                       f"{params.shape[a]})")
+        return np.take(params, idx, axis=a)
+    return gather
+
+
+@host_kernel(array_transpose.Transpose)
+def _transpose(node):
+    return lambda x, perm: np.transpose(x, _ints(perm)).copy()
+
+
+@host_kernel(array_fill.Tile)
+def _tile(node):
+    return lambda x, multiples: np.tile(x, _ints(multiples))
+
+
+@host_kernel(array_fill.Fill)
+def _fill(node):
+    def fill(dims, value):
+        out = np.empty(_ints(dims), dtype=object)
+        out.fill(np.asarray(value, dtype=object).item())
+        return out
+    return fill
+
+
+@host_kernel(array_fill.ZerosLike)
+def _zeros_like(node):
+    def zeros_like(x):
+        out = np.empty(x.shape, dtype=object)
+        out.fill(b"")
+        return out
+    return zeros_like
+
+
+@host_kernel(array_split.SplitV)
+def _split_v(node):
+    def split_v(x, sizes, axis):
+        a = _axis(_ints(axis)[0], x.ndim, "SplitV")
+        cuts = np.cumsum(_ints(sizes))[:-1]
+        return tuple(np.split(x, cuts, axis=a))
+    return split_v
+
+
+def _compare(equal: bool):
+    def factory(node):
+        def compare(x, y):
+            out = np.equal(x, y) if equal else np.not_equal(x, y)
+            return torch.from_numpy(np.array(out, dtype=bool))
+        return compare
+    return factory
+
+
+host_kernel(comparison.Equal)(_compare(True))
+host_kernel(comparison.NotEqual)(_compare(False))
+
+
+def _unique(with_counts: bool):
+    def factory(node):
+        idx_dt = node.attrs["out_idx"].torch_dtype
+
+        def unique(x):
+            flat = np.asarray(x, dtype=object).reshape(-1)
+            first: dict = {}
+            idx = np.empty(flat.size, dtype=np.int64)
+            for i, v in enumerate(flat):  # TF's order: first occurrence
+                idx[i] = first.setdefault(v, len(first))
+            y = np.empty(len(first), dtype=object)
+            y[:] = list(first)
+            outs = (y, torch.from_numpy(idx).to(idx_dt))
+            if with_counts:
+                outs += (torch.bincount(torch.from_numpy(idx), minlength=len(first)).to(idx_dt),)
+            return outs
+        return unique
+    return factory
+
+
+host_kernel(array_search.Unique)(_unique(False))
+host_kernel(array_search.UniqueWithCounts)(_unique(True))

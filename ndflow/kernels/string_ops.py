@@ -1,0 +1,322 @@
+"""Host kernels of the tf.strings ops: NumPy object arrays of bytes in and out (numbers and
+booleans as ATen tensors), with TensorFlow's semantics and error messages. Regular
+expressions are RE2's in TensorFlow; Python's `re` accepts the same everyday syntax (RE2's
+`\\0` rewrite, the whole match, becomes `\\g<0>`)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import torch
+
+from ndflow.core import dtypes
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels.registry import host_kernel
+from ndflow.ops import arithmetic, string_ops
+
+_WHITESPACE = b" \t\n\v\f\r"
+
+
+def _map(fn, x: np.ndarray, out_dtype=object) -> np.ndarray:
+    out = np.empty(x.shape, dtype=out_dtype)
+    flat_in, flat_out = np.asarray(x, dtype=object).reshape(-1), out.reshape(-1)
+    for i, v in enumerate(flat_in):
+        flat_out[i] = fn(v)
+    return out
+
+
+def _host(x) -> np.ndarray:
+    """A string input (object array) or a numeric one (ATen tensor) as a NumPy array."""
+    if isinstance(x, torch.Tensor):
+        x = x.detach().cpu()
+        return (x.float() if x.dtype == torch.bfloat16 else x).numpy()
+    return np.asarray(x, dtype=object)
+
+
+def _tensor(arr: np.ndarray, dtype) -> torch.Tensor:
+    return torch.from_numpy(np.array(arr, dtype=dtype.np_dtype if dtype is not dtypes.bfloat16
+                                     else np.float32)).to(dtype.torch_dtype)
+
+
+@host_kernel(string_ops.StringJoin)
+def _string_join(node):
+    sep = node.attrs["separator"].encode() if isinstance(node.attrs["separator"], str) \
+        else node.attrs["separator"]
+
+    def string_join(*xs):
+        arrays = np.broadcast_arrays(*[np.asarray(x, dtype=object) for x in xs])
+        out = np.empty(arrays[0].shape, dtype=object)
+        for idx in np.ndindex(out.shape):
+            out[idx] = sep.join(a[idx] for a in arrays)
+        return out
+    return string_join
+
+
+@host_kernel(string_ops.StringLength)
+def _string_length(node):
+    utf8 = node.attrs["unit"] == "UTF8_CHAR"
+
+    def length(x):
+        return torch.from_numpy(_map(lambda v: len(v.decode("utf-8", "replace")) if utf8
+                                     else len(v), x, np.int32))
+    return length
+
+
+def _case(upper: bool):
+    def factory(node):
+        unicode = node.attrs["encoding"].lower().replace("-", "") == "utf8"
+
+        def convert(v: bytes) -> bytes:
+            if unicode:
+                text = v.decode("utf-8")
+                return (text.upper() if upper else text.lower()).encode("utf-8")
+            return v.upper() if upper else v.lower()  # bytes: ASCII letters only, as TF
+        return lambda x: _map(convert, x)
+    return factory
+
+
+host_kernel(string_ops.StringLower)(_case(False))
+host_kernel(string_ops.StringUpper)(_case(True))
+
+
+@host_kernel(string_ops.StringStrip)
+def _string_strip(node):
+    return lambda x: _map(lambda v: v.strip(_WHITESPACE), x)
+
+
+def _compile(pattern, op: str):
+    text = pattern.decode() if isinstance(pattern, bytes) else str(pattern)
+    try:
+        return re.compile(text.encode("utf-8"))
+    except re.error as e:
+        raise InvalidArgumentError(None, None, f"Invalid pattern: {text}, error: {e}") from None
+
+
+def _full_match(rx):
+    return lambda x: torch.from_numpy(_map(lambda v: rx.fullmatch(v) is not None, x, bool))
+
+
+@host_kernel(string_ops.StaticRegexFullMatch)
+def _static_full_match(node):
+    return _full_match(_compile(node.attrs["pattern"], "StaticRegexFullMatch"))
+
+
+@host_kernel(string_ops.RegexFullMatch)
+def _regex_full_match(node):
+    return lambda x, pattern: _full_match(_compile(np.asarray(pattern).item(),
+                                                   "RegexFullMatch"))(x)
+
+
+def _rewrite(rewrite) -> bytes:
+    text = rewrite if isinstance(rewrite, bytes) else str(rewrite).encode("utf-8")
+    return re.sub(rb"\\0", rb"\\g<0>", text)
+
+
+def _replace(rx, rewrite: bytes, replace_global: bool):
+    count = 0 if replace_global else 1
+    return lambda x: _map(lambda v: rx.sub(rewrite, v, count=count), x)
+
+
+@host_kernel(string_ops.StaticRegexReplace)
+def _static_regex_replace(node):
+    return _replace(_compile(node.attrs["pattern"], "StaticRegexReplace"),
+                    _rewrite(node.attrs["rewrite"]), node.attrs["replace_global"])
+
+
+@host_kernel(string_ops.RegexReplace)
+def _regex_replace(node):
+    g = node.attrs["replace_global"]
+    return lambda x, pattern, rewrite: _replace(
+        _compile(np.asarray(pattern).item(), "RegexReplace"),
+        _rewrite(np.asarray(rewrite).item()), g)(x)
+
+
+@host_kernel(string_ops.StringToNumber)
+def _string_to_number(node):
+    out = node.attrs["out_type"]
+
+    def parse(v: bytes):
+        text = v.decode("utf-8", "replace")
+        try:
+            if out.is_integer:
+                value = int(text.strip(), 10)
+                if not out.min <= value <= out.max:
+                    raise ValueError
+                return value
+            return float(text)
+        except ValueError:
+            raise InvalidArgumentError(None, None, "StringToNumberOp could not correctly "
+                                       f"convert string: {text}") from None
+    return lambda x: _tensor(_map(parse, x), out)
+
+
+@host_kernel(string_ops.AsString)
+def _as_string(node):
+    a = node.attrs
+    precision, width, fill = a["precision"], a["width"], a["fill"]
+    dt = node.input_dtypes[0]
+    if fill and len(fill) > 1:
+        raise InvalidArgumentError(None, None, f"Fill string must be one or fewer characters: "
+                                   f"{fill}")
+    pad = "0" if fill == "0" else ""
+    if dt.is_floating:
+        kind = "e" if a["scientific"] else ("g" if a["shortest"] else "f")
+        spec = f"%{pad}{width if width > -1 else ''}" + \
+            (f".{precision}" if precision > -1 else "") + kind
+    elif dt is dtypes.bool:
+        spec = None
+    elif dt is dtypes.string:
+        spec = f"%{width if width > -1 else ''}s"
+    else:
+        spec = f"%{pad}{width if width > -1 else ''}d"
+
+    def fmt(v):
+        if spec is None:
+            text = "true" if v else "false"
+        elif dt is dtypes.string:
+            text = spec % v.decode("utf-8", "replace")
+        else:
+            text = spec % (float(v) if dt.is_floating else int(v))
+        if fill and fill != "0" and width > len(text):
+            text = fill * (width - len(text)) + text
+        return text.encode()
+    return lambda x: _map(fmt, _host(x))
+
+
+@host_kernel(string_ops.ReduceJoin)
+def _reduce_join(node):
+    keep, sep = node.attrs["keep_dims"], node.attrs["separator"]
+    sep = sep.encode() if isinstance(sep, str) else sep
+
+    def reduce_join(x, axes):
+        x = np.asarray(x, dtype=object)
+        rank = x.ndim
+        dims = sorted({int(a) % rank for a in axes.reshape(-1).tolist()}) if rank else []
+        for a in dims:
+            if not -rank <= a < rank:
+                raise InvalidArgumentError(None, None, f"Invalid reduction dimension {a} for "
+                                           f"input with {rank} dimensions.")
+        moved = np.moveaxis(x, dims, list(range(rank - len(dims), rank))) if dims else x
+        lead = moved.shape[:rank - len(dims)]
+        flat = moved.reshape(lead + (-1,))
+        out = np.empty(lead, dtype=object)
+        for idx in np.ndindex(lead):
+            out[idx] = sep.join(flat[idx])
+        if keep:
+            out = out.reshape([1 if i in dims else d for i, d in enumerate(x.shape)])
+        return out
+    return reduce_join
+
+
+@host_kernel(string_ops.Substr)
+def _substr(node):
+    utf8 = node.attrs["unit"] == "UTF8_CHAR"
+
+    def substr(x, pos, length):
+        x = np.asarray(x, dtype=object)
+        p, n = _host(pos), _host(length)
+        xs, ps, ns = np.broadcast_arrays(x, p, n)
+        out = np.empty(xs.shape, dtype=object)
+        for i, idx in enumerate(np.ndindex(xs.shape)):
+            v = xs[idx]
+            seq = v.decode("utf-8") if utf8 else v
+            start, count = int(ps[idx]), int(ns[idx])
+            if not -len(seq) <= start <= len(seq):
+                raise InvalidArgumentError(None, None, f"pos {start} out of range for string "
+                                           f"{v!r} at index {i}")
+            start = start + len(seq) if start < 0 else start
+            piece = seq[start:start + max(count, 0)]
+            out[idx] = piece.encode("utf-8") if utf8 else piece
+        return out
+    return substr
+
+
+@host_kernel(string_ops.StringSplitV2)
+def _string_split(node):
+    maxsplit = node.attrs["maxsplit"]
+
+    def split(x, sep):
+        sep = np.asarray(sep, dtype=object).item()
+        indices, values = [], []
+        rows = np.asarray(x, dtype=object).reshape(-1)
+        width = 0
+        for r, v in enumerate(rows):
+            parts = v.split(None, maxsplit) if not sep else v.split(sep, maxsplit)
+            width = max(width, len(parts))
+            indices += [[r, k] for k in range(len(parts))]
+            values += parts
+        vals = np.empty(len(values), dtype=object)
+        vals[:] = values
+        return (torch.tensor(indices, dtype=torch.int64).reshape(-1, 2), vals,
+                torch.tensor([len(rows), width], dtype=torch.int64))
+    return split
+
+
+@host_kernel(string_ops.DecodeRaw)
+def _decode_raw(node):
+    out, little = node.attrs["out_type"], node.attrs["little_endian"]
+    np_dt = np.dtype(np.float32 if out is dtypes.bfloat16 else out.np_dtype)
+    if out is dtypes.bfloat16:
+        np_dt = np.dtype(np.uint16)
+    np_dt = np_dt.newbyteorder("<" if little else ">")
+
+    def decode_raw(x):
+        flat = np.asarray(x, dtype=object).reshape(-1)
+        size = len(flat[0]) if flat.size else 0
+        for i, v in enumerate(flat):
+            if len(v) != size:
+                raise InvalidArgumentError(None, None, "DecodeRaw requires input strings to all "
+                                           f"be the same size, but element {i} has size "
+                                           f"{size} != {len(v)}")
+        if size % np_dt.itemsize:
+            raise InvalidArgumentError(None, None, "Input to DecodeRaw has length "
+                                       f"{size} that is not a multiple of {np_dt.itemsize}, "
+                                       f"the size of {out.name}")
+        n = size // np_dt.itemsize
+        data = np.frombuffer(b"".join(flat), dtype=np_dt).astype(np_dt.newbyteorder("="))
+        data = data.reshape(np.asarray(x).shape + (n,))
+        if out is dtypes.bfloat16:
+            return torch.from_numpy(data.astype(np.int16)).view(torch.bfloat16)
+        return torch.from_numpy(np.ascontiguousarray(data))
+    return decode_raw
+
+
+@host_kernel(string_ops.UnicodeDecode)
+def _unicode_decode(node):
+    enc, errors = node.attrs["input_encoding"], node.attrs["errors"]
+    repl = node.attrs["replacement_char"]
+    splits_dt = node.attrs["Tsplits"].torch_dtype
+
+    def decode(x):
+        rows = np.asarray(x, dtype=object).reshape(-1)
+        splits, chars = [0], []
+        for v in rows:
+            try:
+                text = v.decode(enc, "strict" if errors == "strict" else errors)
+            except UnicodeDecodeError as e:
+                raise InvalidArgumentError(None, None, f"Invalid {enc} input: {e}") from None
+            codes = [repl if c == "\ufffd" and errors == "replace" else ord(c) for c in text]
+            chars += codes
+            splits.append(len(chars))
+        return (torch.tensor(splits, dtype=splits_dt), torch.tensor(chars, dtype=torch.int32))
+    return decode
+
+
+@host_kernel(string_ops.UnicodeEncode)
+def _unicode_encode(node):
+    enc, errors = node.attrs["output_encoding"], node.attrs["errors"]
+
+    def encode(values, splits):
+        codes, bounds = values.tolist(), splits.tolist()
+        out = np.empty(len(bounds) - 1, dtype=object)
+        for i in range(len(bounds) - 1):
+            text = "".join(chr(c) for c in codes[bounds[i]:bounds[i + 1]])
+            out[i] = text.encode(enc, errors)
+        return out
+    return encode
+
+
+@host_kernel(arithmetic.Add)
+def _string_add(node):
+    return lambda x, y: np.add(np.asarray(x, dtype=object), np.asarray(y, dtype=object))
