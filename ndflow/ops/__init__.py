@@ -17,6 +17,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     array_reorder,
     array_search,
     array_slicing,
+    array_space,
     array_split,
     array_transpose,
     candidate_sampling,
@@ -48,6 +49,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     nn_dropout,
     nn_fused,
     nn_loss,
+    nn_lrn,
     nn_norm,
     nn_pool,
     norms,
@@ -89,6 +91,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
 # isort: split
 from ndflow.ops import (  # noqa: F401 - importing a gradient module registers its gradients
     array_grad,
+    array_space_grad,
     complex_ops_grad,
     data_flow_grad,
     linalg_grad,

@@ -13,9 +13,9 @@ from ndflow.core.graph import SymbolicTensor
 from ndflow.ops import nn_activation as act
 from ndflow.ops import nn_conv as conv
 from ndflow.ops import nn_loss as loss
+from ndflow.ops import nn_lrn, sort
 from ndflow.ops import nn_norm as norm
 from ndflow.ops import nn_pool as pool
-from ndflow.ops import sort
 from ndflow.ops.apply import apply_op
 from ndflow.ops.arithmetic import (
     add,
@@ -398,3 +398,14 @@ def _top_k_grad(op, grad, _):
     ind = reshape(add(ind_2d, expand_dims(offsets, -1)), [-1])
     flat = unsorted_segment_sum(reshape(grad, [-1]), ind, reduce_prod(in_shape))
     return [reshape(flat, in_shape), None]
+
+
+# -- LRN ---------------------------------------------------------------------------------------
+
+
+@nn_lrn.LRN.def_grad
+def _lrn_grad(op, grad):
+    """TF's _LRNGrad: LRNGrad(grad, input, output) with the forward op's attrs."""
+    a = op.attrs
+    return [nn_lrn.lrn_grad(grad, op.inputs[0], op.outputs[0], a["depth_radius"], a["bias"],
+                            a["alpha"], a["beta"])]
