@@ -61,6 +61,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     sort,
     spectral_ops,
     state,
+    state_slice_assign,
     stateful_random,
     stateless_random,
     string_ops,

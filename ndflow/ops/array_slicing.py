@@ -241,6 +241,21 @@ def _check_index(idx):
 def slice_helper(tensor, slice_spec, var=None) -> Tensor:
     """`Tensor.__getitem__` as TF's `_slice_helper`: one StridedSlice with packed indices."""
     tensor = convert_to_tensor(tensor)
+    with slice_scope():
+        packed, masks = slice_args(slice_spec)
+    return apply_op(StridedSlice, [tensor] + packed, masks, name="strided_slice").outputs[0]
+
+
+def slice_scope():
+    """The `strided_slice/` name scope `__getitem__` builds its ops in (graphs)."""
+    graph = None if context.executing_eagerly() else context.get_default_graph()
+    scope = graph.unique_name("strided_slice", mark_as_used=False) if graph else None
+    return graph.name_scope(scope + "/") if graph else contextlib.nullcontext()
+
+
+def slice_args(slice_spec) -> tuple:
+    """([begin, end, strides] as index tensors, masks) of a Python slice spec (TF's packing),
+    shared by `__getitem__` and sliced assignment to variables."""
     if not isinstance(slice_spec, (list, tuple)):
         slice_spec = [slice_spec]
     begin, end, strides = [], [], []
@@ -269,17 +284,14 @@ def slice_helper(tensor, slice_spec, var=None) -> Tensor:
             end.append(s + 1)
             strides.append(1)
             masks["shrink_axis_mask"] |= bit
-    graph = None if context.executing_eagerly() else context.get_default_graph()
-    scope = graph.unique_name("strided_slice", mark_as_used=False) if graph else None
-    with graph.name_scope(scope + "/") if graph else contextlib.nullcontext():
-        if begin:
-            packed = [_pack_index(v) for v in (begin, end, strides)]
-            if any(p.dtype is dtypes.int64 for p in packed):
-                packed = [cast(p, dtypes.int64) for p in packed]
-        else:
-            empty = convert_to_tensor(np.zeros([0], np.int32))
-            packed = [empty] * 3
-    return apply_op(StridedSlice, [tensor] + packed, masks, name="strided_slice").outputs[0]
+    if begin:
+        packed = [_pack_index(v) for v in (begin, end, strides)]
+        if any(p.dtype is dtypes.int64 for p in packed):
+            packed = [cast(p, dtypes.int64) for p in packed]
+    else:
+        empty = convert_to_tensor(np.zeros([0], np.int32))
+        packed = [empty] * 3
+    return packed, masks
 
 
 def _pack_index(values):

@@ -29,7 +29,7 @@ from ndflow.core.graph import GraphKeys, Operation, SymbolicTensor
 from ndflow.core.scopes import get_name_scope
 from ndflow.core.shapes import TensorShape, as_shape
 from ndflow.core.tensor import BINARY_OPERATORS, OPERATORS, UNARY_OPERATORS, EagerTensor
-from ndflow.ops import state
+from ndflow.ops import state, state_slice_assign
 from ndflow.ops.apply import convert_to_tensor, register_tensor_conversion_function
 from ndflow.ops.array_core import group, identity
 from ndflow.ops.random import name_scope
@@ -375,7 +375,8 @@ class Variable:
         return OPERATORS["not_equal"](self.value(), other)
 
     def __getitem__(self, key):
-        return OPERATORS["getitem"](self.value(), key)
+        """The slice's value, with `.assign(value)` into the slice (ResourceStridedSliceAssign)."""
+        return state_slice_assign.sliced_variable(self, key)
 
     def __array__(self, dtype=None, copy=None):
         a = self.numpy()
