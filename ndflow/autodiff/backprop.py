@@ -11,9 +11,11 @@ from __future__ import annotations
 import contextlib
 
 from ndflow.core import dtypes
+from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import add_n
 from ndflow.ops.array_fill import zeros_like
 from ndflow.ops.gradient_registry import gradient_function
+from ndflow.ops.indexed_slices import IndexedSlices, aggregate_indexed_slices
 
 
 def is_differentiable(dtype) -> bool:
@@ -26,7 +28,14 @@ def is_differentiable(dtype) -> bool:
 def aggregate(grads):
     if not grads:
         return None
-    return grads[0] if len(grads) == 1 else add_n(grads)
+    if len(grads) == 1:
+        return grads[0]
+    if any(isinstance(g, IndexedSlices) for g in grads):
+        sparse = aggregate_indexed_slices(grads)
+        if sparse is not None:
+            return sparse
+        grads = [convert_to_tensor(g) for g in grads]  # a dense one among them: densify
+    return add_n(grads)
 
 
 def backprop(ops, seeds: dict, sources, stop=frozenset(), scope=None,

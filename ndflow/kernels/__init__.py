@@ -37,6 +37,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     sort,
     spectral,
     state,
+    state_sparse,
     state_slice_assign,
     string_ops,
     training,

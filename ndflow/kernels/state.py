@@ -23,7 +23,7 @@ def tf_type_name(dt) -> str:
     return _TF_NAMES.get(dt, dt.name)
 
 
-def _not_found(res) -> FailedPreconditionError:
+def not_found(res) -> FailedPreconditionError:
     return FailedPreconditionError(
         None, None, f"Could not find variable {res.name}. This could mean that the variable "
         "has been deleted. In TF1, it can also mean the variable is uninitialized. Debug info: "
@@ -31,7 +31,7 @@ def _not_found(res) -> FailedPreconditionError:
         "N10tensorflow3VarE does not exist.")
 
 
-def _check_dtype(res, dtype, verb: str) -> None:
+def check_dtype(res, dtype, verb: str) -> None:
     if res.dtype is not dtype:
         raise InvalidArgumentError(
             None, None, f"Trying to {verb} variable with wrong dtype. Expected "
@@ -64,9 +64,9 @@ def _read_variable(node):
     def run(res):
         v = res.value
         if v is None:
-            raise _not_found(res)
+            raise not_found(res)
         if res.dtype is not dtype:
-            _check_dtype(res, dtype, "read")
+            check_dtype(res, dtype, "read")
         return v if v.device == device else v.to(device)
 
     return run
@@ -87,7 +87,7 @@ def _assign_variable(node):
     validate = node.attrs.get("validate_shape", False)
 
     def run(res, value):
-        _check_dtype(res, dtype, "assign")
+        check_dtype(res, dtype, "assign")
         _check_shape(res, value, validate)
         if value.device != res.device:
             value = value.to(res.device)
@@ -102,8 +102,8 @@ def _update_kernel(node, sign: int):
     def run(res, delta):
         old = res.value
         if old is None:
-            raise _not_found(res)
-        _check_dtype(res, dtype, "assign")
+            raise not_found(res)
+        check_dtype(res, dtype, "assign")
         if tuple(old.shape) != tuple(delta.shape):
             raise InvalidArgumentError(
                 None, None, f"Cannot update variable with shape {fmt(TensorShape(old.shape))} "

@@ -28,6 +28,7 @@ from ndflow.ops.array_range import range as range_
 from ndflow.ops.array_slicing import concat, strided_slice
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import equal, greater_equal
+from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.reduction import reduce_sum
 
 
@@ -263,8 +264,8 @@ def _gather_grad(op, grad):
     values = reshape(grad, values_shape)
     flat_indices = reshape(indices, [-1])
     segment_sum = array_gather.unsorted_segment_sum
-    if axis == 0:
-        return [segment_sum(values, flat_indices, num), None, None]
+    if axis == 0:  # TF's _GatherV2Grad: the rows, kept sparse
+        return [IndexedSlices(values, flat_indices, p_shape), None, None]
     perm = [axis] + list(range(axis)) + list(range(axis + 1, r))
     summed = segment_sum(array_transpose.transpose(values, perm), flat_indices, num)
     return [array_transpose.transpose(summed, np.argsort(perm).astype(np.int32)), None, None]

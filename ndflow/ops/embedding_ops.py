@@ -10,13 +10,13 @@ from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import floor_div, floormod, maximum, subtract, where
 from ndflow.ops.array_core import identity, reshape, shape, size, stack
-from ndflow.ops.array_gather import gather
 from ndflow.ops.array_range import range as range_
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
 from ndflow.ops.clip_ops import clip_by_norm
 from ndflow.ops.comparison import composite_name, less
 from ndflow.ops.data_flow import dynamic_partition, dynamic_stitch
+from ndflow.ops.gather_batch import gather
 from ndflow.ops.reduction import reduce_sum
 
 

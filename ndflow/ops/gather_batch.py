@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
-from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.apply import constant_value, convert_to_tensor
 from ndflow.ops.arithmetic import add, multiply
 from ndflow.ops.array_core import int_tensor, reshape, shape
 from ndflow.ops.array_gather import gather as plain_gather
@@ -16,12 +16,19 @@ from ndflow.ops.array_transpose import transpose
 from ndflow.ops.reduction import reduce_prod
 
 
+def _is_zero(axis) -> bool:
+    value = constant_value(axis) if isinstance(axis, Tensor) else axis
+    return value is not None and int(value) == 0
+
+
 @tf_export("gather")
 def gather(params, indices, validate_indices=None, axis=None, batch_dims: int = 0,
            name: str | None = None) -> Tensor:
     """`tf.gather`: slices of `params` along `axis` at `indices`; with `batch_dims`, the
     first `batch_dims` dimensions of both are batch dimensions gathered entry by entry."""
     if not batch_dims:
+        if hasattr(params, "sparse_read") and (axis is None or _is_zero(axis)):
+            return params.sparse_read(indices, name=name)  # a variable: read only the rows
         return plain_gather(params, indices, validate_indices, axis, 0, name)
     params = convert_to_tensor(params)
     indices = int_tensor(indices)

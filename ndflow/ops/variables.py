@@ -29,9 +29,10 @@ from ndflow.core.graph import GraphKeys, Operation, SymbolicTensor
 from ndflow.core.scopes import get_name_scope
 from ndflow.core.shapes import TensorShape, as_shape
 from ndflow.core.tensor import BINARY_OPERATORS, OPERATORS, UNARY_OPERATORS, EagerTensor
-from ndflow.ops import state, state_slice_assign
+from ndflow.ops import state, state_slice_assign, state_sparse
 from ndflow.ops.apply import convert_to_tensor, register_tensor_conversion_function
 from ndflow.ops.array_core import group, identity
+from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.random import name_scope
 
 _uid = itertools.count()
@@ -341,6 +342,48 @@ class Variable:
             op = state.assign_sub_variable_op(self._handle, self._convert_for_update(delta),
                                               name=name)
             return self._after_update(op, read_value)
+
+    # -- sparse reads and updates: only the rows named are read or written ------------------
+    def sparse_read(self, indices, name=None):
+        """The rows `indices` (ResourceGather: the table itself is not read)."""
+        for tape in context.active_tapes():
+            tape.variable_accessed(self)
+        with self._home():
+            t = state_sparse.resource_gather(self._handle, indices, self._dtype, name=name)
+        if isinstance(t, SymbolicTensor) and self._shape.rank is not None:
+            idx = convert_to_tensor(indices).shape
+            if idx.rank is not None:
+                t.set_shape(TensorShape(idx.as_list() + self._shape.as_list()[1:]))
+        return t
+
+    def _scatter(self, kind: str, sparse_delta, name):
+        if not isinstance(sparse_delta, IndexedSlices):
+            raise TypeError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
+        with self._home():
+            op = state_sparse.resource_scatter(kind, self._handle, sparse_delta.indices,
+                                               sparse_delta.values, self._dtype, name=name)
+            return self._after_update(op, True)
+
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("add", sparse_delta, name)
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("sub", sparse_delta, name)
+
+    def scatter_mul(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("mul", sparse_delta, name)
+
+    def scatter_div(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("div", sparse_delta, name)
+
+    def scatter_min(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("min", sparse_delta, name)
+
+    def scatter_max(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("max", sparse_delta, name)
+
+    def scatter_update(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("update", sparse_delta, name)
 
     def load(self, value, session=None) -> None:
         """Writes `value` (eager: assign; graph: runs the initializer with `value` fed)."""

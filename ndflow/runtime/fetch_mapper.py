@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from ndflow.core.errors import InaccessibleTensorError
 from ndflow.core.graph import Graph, Operation
+from ndflow.ops.indexed_slices import IndexedSlices, IndexedSlicesValue
 
 
 def _fetch_element(graph: Graph, fetch):
@@ -66,6 +67,11 @@ class FetchMapper:
                     factory, zip(keys, (c(values) for c in children)))
             kind = type(fetch)
             return lambda values: kind(zip(keys, (c(values) for c in children)))
+        if isinstance(fetch, IndexedSlices):
+            parts = [self._map(t) for t in (fetch.values, fetch.indices, fetch.dense_shape)
+                     if t is not None]
+            return lambda values: IndexedSlicesValue(
+                *[c(values) for c in parts], *([None] * (3 - len(parts))))
         el = _fetch_element(self.graph, fetch)
         self._add(el)
         return lambda values: values[el]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
-from ndflow.ops import training
+from ndflow.ops import state_sparse, training
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.train.optimizer import Optimizer, call_if_callable, cast_to
 
@@ -26,3 +26,8 @@ class GradientDescentOptimizer(Optimizer):
         return training.resource_apply_gradient_descent(
             var.handle, cast_to(self._learning_rate_tensor, grad.dtype), grad,
             use_locking=self._use_locking)
+
+    def _resource_apply_sparse_duplicate_indices(self, grad, var, indices):
+        """var[indices] -= lr * rows (repeated rows add up): only those rows are touched."""
+        lr = cast_to(self._learning_rate_tensor, grad.dtype)
+        return state_sparse.resource_scatter("add", var.handle, indices, -grad * lr, var.dtype)

@@ -24,10 +24,12 @@ from ndflow.core import config, context, dtypes, scopes
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys
 from ndflow.core.tensor import Tensor
-from ndflow.ops import state, variable_scope, variables
+from ndflow.ops import array_core, array_search, state, state_sparse, variable_scope, variables
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import NoOp, group, no_op
+from ndflow.ops.array_gather import unsorted_segment_sum
 from ndflow.ops.cast import cast
+from ndflow.ops.indexed_slices import IndexedSlices, densify
 from ndflow.runtime.control_flow import smart_cond
 from ndflow.train import loss_scale as loss_scale_module
 from ndflow.train import slot_creator
@@ -187,7 +189,7 @@ class Optimizer:
             raise ValueError("No variables provided.")
         converted = []
         for g, v in grads_and_vars:
-            if g is not None:
+            if g is not None and not isinstance(g, IndexedSlices):
                 try:
                     g = convert_to_tensor(g)
                 except (TypeError, ValueError):
@@ -227,7 +229,10 @@ class Optimizer:
         if grad.dtype is not var.dtype:
             raise ValueError(f"Gradient dtype {grad.dtype.name} does not match variable "
                              f"{var.name} of dtype {var.dtype.name}.")
-        op = self._resource_apply_dense(grad, var)
+        if isinstance(grad, IndexedSlices):
+            op = self._resource_apply_sparse_duplicate_indices(grad.values, var, grad.indices)
+        else:
+            op = self._resource_apply_dense(grad, var)
         constraint = getattr(var, "constraint", None)
         if constraint is not None:
             with scopes.control_dependencies(_deps(op)):
@@ -237,6 +242,21 @@ class Optimizer:
     # -- hooks for subclasses ----------------------------------------------------------------
     def _create_slots(self, var_list) -> None:
         pass
+
+    def _resource_apply_sparse_duplicate_indices(self, grad, var, indices):
+        """IndexedSlices rows (indices may repeat): by default summed per row, then applied
+        through `_resource_apply_sparse`."""
+        unique, positions = array_search.unique(indices)
+        summed = unsorted_segment_sum(grad, positions, array_core.shape(unique)[0])
+        return self._resource_apply_sparse(summed, var, unique)
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        """Rows `grad` at unique `indices`; optimizers without a sparse update apply them as a
+        dense gradient (correct, but it touches the whole variable)."""
+        shape = var.shape.as_list() if var.shape.is_fully_defined() else \
+            state_sparse.variable_shape(var.handle)
+        dense = densify(IndexedSlices(grad, indices, convert_to_tensor(shape, dtypes.int32)))
+        return self._resource_apply_dense(dense, var)
 
     def _prepare(self) -> None:
         pass

@@ -20,6 +20,7 @@ from ndflow.core.tensor import Tensor
 from ndflow.ops import arithmetic, math, reduction
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast as cast_op
+from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.train import learning_rate_schedule as lrs
 from ndflow.train import slot_creator
 from ndflow.train.init_scope import init_scope
@@ -40,6 +41,12 @@ def auto_name(class_name: str) -> str:
     n = _name_counts.get(base, 0)
     _name_counts[base] = n + 1
     return base if n == 0 else f"{base}_{n}"
+
+
+def _scaled(g, factor):
+    if isinstance(g, IndexedSlices):
+        return IndexedSlices(g.values * factor, g.indices, g.dense_shape)
+    return g * factor
 
 
 def cast(x, dtype):
@@ -218,22 +225,29 @@ class Optimizer:
         with scopes.name_scope(self.name):
             grads, trainable_variables = self._filter_empty_gradients(grads,
                                                                       trainable_variables)
-            grads = [convert_to_tensor(g) for g in grads]
+            clipping = any(c and c > 0 for c in (self.clipnorm, self.global_clipnorm,
+                                                 self.clipvalue))
+            grads = [g if isinstance(g, IndexedSlices) and self.handles_indexed_slices and
+                     not clipping else convert_to_tensor(g) for g in grads]
             if self.loss_scale_factor is not None:
-                grads = [g / self.loss_scale_factor for g in grads]
+                grads = [_scaled(g, 1 / self.loss_scale_factor) for g in grads]
             grads = self._clip_gradients(grads)
             self._apply_weight_decay(trainable_variables)
             lr = self.learning_rate
             self._step_cache = {}
             for g, v in zip(grads, trainable_variables):
                 if g.dtype is not v.dtype:
-                    g = cast_op(g, v.dtype)
+                    g = IndexedSlices(cast_op(g.values, v.dtype), g.indices, g.dense_shape) \
+                        if isinstance(g, IndexedSlices) else cast_op(g, v.dtype)
                 self.update_step(g, v, lr)
             for v in trainable_variables:
                 constraint = getattr(v, "constraint", None)
                 if constraint is not None:
                     v.assign(constraint(v.read_value()))
         self._iterations.assign_add(1)
+
+    # Whether update_step takes IndexedSlices (sparse rows) as they are; others get them dense.
+    handles_indexed_slices = False
 
     def _filter_empty_gradients(self, grads, variables_):
         kept = [(g, v) for g, v in zip(grads, variables_) if g is not None]

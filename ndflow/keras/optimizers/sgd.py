@@ -10,6 +10,8 @@ from __future__ import annotations
 from ndflow.core.api_export import tf_export
 from ndflow.keras.optimizers.base_optimizer import Optimizer, cast
 from ndflow.ops import training
+from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.indexed_slices import IndexedSlices
 
 
 @tf_export("keras.optimizers.SGD", "optimizers.SGD", v1=["keras.optimizers.SGD"])
@@ -41,8 +43,16 @@ class SGD(Optimizer):
         if self.momentum != 0:
             self.momentums = self.add_optimizer_variables(variables, "momentum")
 
+    handles_indexed_slices = True
+
     def update_step(self, gradient, variable, learning_rate) -> None:
         lr = cast(learning_rate, variable.dtype)
+        if isinstance(gradient, IndexedSlices):
+            if self.momentum == 0:  # only the rows the step used
+                variable.scatter_sub(IndexedSlices(gradient.values * lr, gradient.indices,
+                                                   gradient.dense_shape))
+                return
+            gradient = convert_to_tensor(gradient)
         if self.momentum == 0:
             training.resource_apply_gradient_descent(variable.handle, lr, gradient)
             return

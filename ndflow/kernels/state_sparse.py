@@ -1,0 +1,107 @@
+"""Kernels of ResourceGather, VariableShape and ResourceScatter*: rows read from and written
+into the variable's tensor directly, so a step costs the rows it touches, not the table.
+
+Writes are in place when nothing else holds the variable's tensor (no live read result or view
+of it); otherwise the tensor is copied first, so a value read earlier never changes (values
+are immutable, as everywhere in ndflow)."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import torch
+
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels.registry import kernel
+from ndflow.kernels.state import check_dtype, not_found
+from ndflow.ops import state_sparse
+
+
+def _table(res) -> torch.Tensor:
+    if res.value is None:
+        raise not_found(res)
+    return res.value
+
+
+def _rows(indices: torch.Tensor, n: int, what: str) -> torch.Tensor:
+    flat = indices.reshape(-1).long()
+    if flat.numel():
+        bad = (flat < 0) | (flat >= n)
+        if bool(bad.any()):
+            pos = int(bad.nonzero()[0])
+            raise InvalidArgumentError(None, None, f"{what}[{pos}] = {int(flat[pos])} is not in "
+                                       f"[0, {n})")
+    return flat
+
+
+@kernel(state_sparse.ResourceGather)
+def _resource_gather(node):
+    dtype = node.attrs["dtype"]
+    if node.attrs["batch_dims"]:
+        raise InvalidArgumentError(None, None, "ResourceGather with batch_dims is not supported")
+
+    def gather(res, indices):
+        table = _table(res)
+        check_dtype(res, dtype, "read")
+        flat = _rows(indices, table.shape[0], "indices")
+        if flat.device != table.device:
+            flat = flat.to(table.device)
+        return table.index_select(0, flat).reshape(tuple(indices.shape) + tuple(table.shape[1:]))
+    return gather
+
+
+@kernel(state_sparse.VariableShape)
+def _variable_shape(node):
+    dt = node.attrs["out_type"].torch_dtype
+    return lambda res: torch.tensor(list(_table(res).shape), dtype=dt)
+
+
+def _writable(res) -> torch.Tensor:
+    """The variable's tensor, safe to update in place (copied if anything else holds it)."""
+    table = res.value
+    shared = sys.getrefcount(table) > 3 or \
+        torch._C._storage_Use_Count(table.untyped_storage()._cdata) > 2
+    if shared:
+        table = table.clone()
+        res.value = table
+    return table
+
+
+def _scatter(kind: str):
+    def factory(node):
+        dtype = node.attrs["dtype"]
+
+        def scatter(res, indices, updates):
+            table = _table(res)
+            check_dtype(res, dtype, "assign")
+            flat = _rows(indices, table.shape[0], "indices")
+            want = tuple(indices.shape) + tuple(table.shape[1:])
+            if tuple(updates.shape) not in (want, ()):
+                raise InvalidArgumentError(
+                    None, None, f"updates.shape {list(updates.shape)} != indices.shape "
+                    f"{list(indices.shape)} + params.shape[1:] {list(table.shape[1:])}")
+            if updates.device != table.device:
+                updates = updates.to(table.device)
+            if flat.device != table.device:
+                flat = flat.to(table.device)
+            rows = updates.expand(want).reshape((flat.numel(),) + tuple(table.shape[1:]))
+            table = _writable(res)
+            if kind == "add":
+                table.index_add_(0, flat, rows)
+            elif kind == "sub":
+                table.index_add_(0, flat, rows, alpha=-1)
+            elif kind == "update":
+                table.index_copy_(0, flat, rows)
+            else:
+                reduce = {"mul": "prod", "div": "prod", "min": "amin", "max": "amax"}[kind]
+                src = torch.reciprocal(rows) if kind == "div" else rows
+                with warnings.catch_warnings():  # ATen marks index_reduce_ as beta
+                    warnings.simplefilter("ignore", UserWarning)
+                    table.index_reduce_(0, flat, src, reduce, include_self=True)
+        return scatter
+    return factory
+
+
+for _kind, _op in state_sparse.SCATTERS.items():
+    kernel(_op)(_scatter(_kind))

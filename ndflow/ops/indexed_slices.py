@@ -1,0 +1,123 @@
+"""`tf.IndexedSlices`: the sparse gradient of a gather — rows `values` at `indices` of a
+tensor of shape `dense_shape` — kept sparse through gradient aggregation and applied to
+variables as scatter updates, so a step touches only the rows it used. Converting one to a
+tensor (any op taking it) sums the rows into a dense tensor, with TensorFlow's warnings."""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
+from ndflow.core.shapes import TensorShape
+from ndflow.core.tf_logging import warning
+from ndflow.ops.apply import constant_value, register_tensor_conversion_function
+from ndflow.ops.array_gather import unsorted_segment_sum
+from ndflow.ops.array_slicing import concat
+from ndflow.ops.cast import cast
+
+_LARGE_SPARSE_NUM_ELEMENTS = 100_000_000
+
+# What Session.run returns for a fetched IndexedSlices (TF's IndexedSlicesValue).
+IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue",
+                                            ["values", "indices", "dense_shape"])
+
+
+@tf_export("IndexedSlices", v1=["IndexedSlices"])
+class IndexedSlices:
+    """Rows `values[i]` at positions `indices[i]` of a tensor of shape `dense_shape`."""
+
+    def __init__(self, values, indices, dense_shape=None):
+        self._values = values
+        self._indices = indices
+        self._dense_shape = dense_shape
+
+    @property
+    def values(self):
+        return self._values
+
+    @property
+    def indices(self):
+        return self._indices
+
+    @property
+    def dense_shape(self):
+        return self._dense_shape
+
+    @property
+    def dtype(self):
+        return self._values.dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        static = None if self._dense_shape is None else constant_value(self._dense_shape)
+        if static is not None:
+            return TensorShape([int(d) for d in np.asarray(static).reshape(-1)])
+        rows = self._values.shape
+        return TensorShape(None) if rows.rank is None else TensorShape([None] + rows.as_list()[1:])
+
+    @property
+    def name(self) -> str:
+        return self._values.name
+
+    @property
+    def device(self) -> str:
+        return self._values.device
+
+    @property
+    def op(self):
+        return self._values.op
+
+    @property
+    def graph(self):
+        return self._values.graph
+
+    def __neg__(self):
+        return IndexedSlices(-self._values, self._indices, self._dense_shape)
+
+    def __repr__(self):
+        return (f"IndexedSlices(indices={self._indices}, values={self._values}"
+                + (f", dense_shape={self._dense_shape})" if self._dense_shape is not None
+                   else ")"))
+
+
+def densify(value: IndexedSlices):
+    """The dense tensor: rows summed at their indices (repeated indices add up)."""
+    if value.dense_shape is None:
+        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: "
+                         f"{value!s}")
+    shape = value.shape
+    if not shape.is_fully_defined():
+        warning("Converting sparse IndexedSlices to a dense Tensor of unknown shape. This may "
+                "consume a large amount of memory.")
+    elif shape.num_elements() >= _LARGE_SPARSE_NUM_ELEMENTS:
+        warning(f"Converting sparse IndexedSlices to a dense Tensor with "
+                f"{shape.num_elements()} elements. This may consume a large amount of memory.")
+    rows = value.dense_shape[0] if shape.rank is None or shape.as_list()[0] is None \
+        else shape.as_list()[0]
+    return unsorted_segment_sum(value.values, value.indices, rows)
+
+
+def _convert(value, dtype=None, name=None, as_ref=False):
+    if dtype is not None and dtypes.as_dtype(dtype) is not value.dtype:
+        raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for "
+                         f"IndexedSlices with dtype {value.dtype.name}")
+    return densify(value)
+
+
+register_tensor_conversion_function(IndexedSlices, _convert)
+
+
+def aggregate_indexed_slices(grads: list):
+    """The sum of gradients some of which are IndexedSlices: all sparse ones concatenate (no
+    densifying); with a dense one among them everything is densified and added, as TF's
+    _AggregateIndexedSlicesGradients."""
+    if not all(isinstance(g, IndexedSlices) for g in grads):
+        return None
+    idx_dtypes = {g.indices.dtype for g in grads}
+    indices = [g.indices if len(idx_dtypes) == 1 else cast(g.indices, dtypes.int64)
+               for g in grads]
+    return IndexedSlices(concat([g.values for g in grads], 0), concat(indices, 0),
+                         grads[0].dense_shape)
