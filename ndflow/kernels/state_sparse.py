@@ -86,6 +86,7 @@ def _scatter(kind: str):
             if flat.device != table.device:
                 flat = flat.to(table.device)
             rows = updates.expand(want).reshape((flat.numel(),) + tuple(table.shape[1:]))
+            del table  # _writable counts who holds the variable's tensor: not this frame
             table = _writable(res)
             if kind == "add":
                 table.index_add_(0, flat, rows)
