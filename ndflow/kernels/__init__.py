@@ -25,6 +25,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     math_special,
     nn_activation,
     nn_conv,
+    nn_conv3d,
     nn_fused,
     nn_loss,
     nn_lrn,

@@ -6,6 +6,8 @@ output size and padding of a window op are computed by one piece of code everywh
 
 from __future__ import annotations
 
+import numpy as np
+
 from ndflow.core.shapes import TensorShape
 
 FLOAT_T = "T: {half, bfloat16, float, double}"
@@ -124,6 +126,21 @@ def get_sequence(value, n: int, channel_idx: int, name: str) -> list:
     if channel_idx == 1:
         return [1, 1] + value
     return [1] + value + [1]
+
+
+def seq_attr(value, n: int, channel_index: int, name: str) -> list:
+    """TF's `_get_sequence` (its messages): int or 1/n/n+2-list -> the (n+2)-list."""
+    if value is None:
+        return [1] * (n + 2)
+    seq = [int(value)] if isinstance(value, (int, np.integer)) else [int(v) for v in value]
+    if len(seq) == n + 2:
+        return seq
+    if len(seq) == 1:
+        seq = seq * n
+    elif len(seq) != n:
+        raise ValueError(f"{name} should be of length 1, {n} or {n + 2}. Received: "
+                         f"{name}={value} of length {len(seq)}")
+    return [1, 1] + seq if channel_index == 1 else [1] + seq + [1]
 
 
 def to_nhwc_list(values, data_format: str) -> list:

@@ -1,7 +1,9 @@
 """Pooling: MaxPool, AvgPool and their gradient ops (MaxPoolGrad, MaxPoolGradGrad, AvgPoolGrad).
 
 `ksize` and `strides` attrs are 4-lists in `data_format` order, as TF's. The public wrappers
-accept an int or a 1/2/4-list (`tf.nn.max_pool2d(x, 2, 2, "SAME")`) like TF2's.
+accept an int or a 1/2/4-list (`tf.nn.max_pool2d(x, 2, 2, "SAME")`) like TF2's. 1-D pools are
+TF's composition (ExpandDims, the 2-D op, Squeeze); `tf.nn.max_pool`/`avg_pool` dispatch on
+the input's rank to the 1-, 2- or 3-D pool.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
+from ndflow.ops import nn_pool3d
 from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.array_core import expand_dims, squeeze
 from ndflow.ops.nn_common import (
     DATA_FORMAT,
     EXPLICIT_PADDINGS,
@@ -25,6 +29,7 @@ from ndflow.ops.nn_common import (
     get_sequence,
     hw,
     padding_attrs,
+    seq_attr,
     spatial_dims,
     window_geometry,
 )
@@ -131,10 +136,68 @@ def _pool(op_def_, input, ksize, strides, padding, data_format, name, default_na
     return _raw(op_def_, [x], attrs, name=name or default_name)
 
 
-def _check_rank4(input) -> None:  # noqa: A002
-    rank = getattr(getattr(input, "shape", None), "rank", None)
-    if rank is not None and rank != 4:
-        raise NotImplementedError(f"ndflow pools 4-D inputs only (got rank {rank})")
+def _pool1d(op_def_, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    """TF's max_pool1d/avg_pool1d: the 2-D op over an ExpandDims'd input, then Squeeze."""
+    data_format = data_format or "NWC"
+    cidx = 1 if data_format.startswith("NC") else 2
+    attrs = {"ksize": [1] + seq_attr(ksize, 1, cidx, "ksize"),
+             "strides": [1] + seq_attr(strides, 1, cidx, "strides")}
+    pad, explicit = padding_attrs(padding) if not isinstance(padding, (list, tuple)) \
+        else ("EXPLICIT", [0, 0] + [int(p) for pair in padding for p in pair])
+    attrs["padding"] = pad
+    if op_def_ is MaxPool:
+        attrs["explicit_paddings"] = explicit
+    elif explicit:
+        raise ValueError("`padding` must be 'SAME' or 'VALID' for average pooling.")
+    axis = 1 if data_format == "NWC" else 2
+    attrs["data_format"] = "NHWC" if data_format == "NWC" else "NCHW"
+    x = expand_dims(convert_to_tensor(input, name="input"), axis)
+    default = "MaxPool1d" if op_def_ is MaxPool else "AvgPool1D"
+    return squeeze(_raw(op_def_, [x], attrs, name=name or default), [axis])
+
+
+@tf_export("nn.max_pool1d")
+def max_pool1d(input, ksize, strides, padding, data_format: str = "NWC",  # noqa: A002
+               name: str | None = None) -> Tensor:
+    """`tf.nn.max_pool1d`: MaxPool over a [batch, width, channels] (or NCW) input."""
+    return _pool1d(MaxPool, input, ksize, strides, padding, data_format, name)
+
+
+@tf_export("nn.avg_pool1d")
+def avg_pool1d(input, ksize, strides, padding, data_format: str = "NWC",  # noqa: A002
+               name: str | None = None) -> Tensor:
+    """`tf.nn.avg_pool1d`: AvgPool over a [batch, width, channels] (or NCW) input."""
+    return _pool1d(AvgPool, input, ksize, strides, padding, data_format, name)
+
+
+def _pool_nd(kind: str, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    """TF's max_pool_v2/avg_pool_v2: the 1-, 2- or 3-D pool by the input's rank."""
+    x = convert_to_tensor(input, name="input")
+    rank = x.shape.rank
+    if rank is not None:
+        n = rank - 2
+    elif data_format is not None:
+        n = len(data_format) - 2
+    else:
+        raise ValueError("`input` must have a static shape or a data format. Received: "
+                         f"input={x} and data_format={data_format}")
+    if not 1 <= n <= 3:
+        raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: "
+                         f"input.shape={x.shape} of rank {n + 2}.")
+    cidx = n + 1 if data_format is None or not data_format.startswith("NC") else 1
+    ksize = seq_attr(ksize, n, cidx, "ksize")
+    strides = seq_attr(strides, n, cidx, "strides")
+    if isinstance(padding, (list, tuple)) and n == 3:
+        raise ValueError("Explicit padding is not supported with an input tensor of rank 5. "
+                         f"Received: padding={padding}")
+    if n == 1:
+        fn = max_pool1d if kind == "max" else avg_pool1d
+        return fn(x, ksize, strides, padding, data_format or "NWC", name)
+    if n == 3:
+        fn = nn_pool3d.max_pool3d if kind == "max" else nn_pool3d.avg_pool3d
+        return fn(x, ksize, strides, padding, data_format or "NDHWC", name)
+    return _pool(MaxPool if kind == "max" else AvgPool, x, ksize, strides, padding, data_format,
+                 name, "MaxPool" if kind == "max" else "AvgPool")
 
 
 @tf_export("nn.max_pool2d")
@@ -147,9 +210,8 @@ def max_pool2d(input, ksize, strides, padding, data_format: str = "NHWC",  # noq
 @tf_export("nn.max_pool", v1=["nn.max_pool_v2"])
 def max_pool(input, ksize, strides, padding, data_format: str | None = None,  # noqa: A002
              name: str | None = None) -> Tensor:
-    """`tf.nn.max_pool` (TF2, N-D; 4-D inputs here)."""
-    _check_rank4(input)
-    return _pool(MaxPool, input, ksize, strides, padding, data_format, name, "MaxPool")
+    """`tf.nn.max_pool` (TF2): the 1-, 2- or 3-D max pool by the input's rank."""
+    return _pool_nd("max", input, ksize, strides, padding, data_format, name)
 
 
 @tf_export(v1=["nn.max_pool"])
@@ -170,9 +232,8 @@ def avg_pool2d(input, ksize, strides, padding, data_format: str = "NHWC",  # noq
 @tf_export("nn.avg_pool", v1=["nn.avg_pool_v2"])
 def avg_pool(input, ksize, strides, padding, data_format: str | None = None,  # noqa: A002
              name: str | None = None) -> Tensor:
-    """`tf.nn.avg_pool` (TF2, N-D; 4-D inputs here)."""
-    _check_rank4(input)
-    return _pool(AvgPool, input, ksize, strides, padding, data_format, name, "AvgPool")
+    """`tf.nn.avg_pool` (TF2): the 1-, 2- or 3-D average pool by the input's rank."""
+    return _pool_nd("avg", input, ksize, strides, padding, data_format, name)
 
 
 @tf_export(v1=["nn.avg_pool", "nn.avg_pool2d"])
