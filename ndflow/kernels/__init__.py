@@ -38,8 +38,8 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     sort,
     spectral,
     state,
-    state_sparse,
     state_slice_assign,
+    state_sparse,
     string_ops,
     training,
 )
