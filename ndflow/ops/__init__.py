@@ -85,6 +85,8 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     module,
     nn_activation_composite,
     nn_conv_nd,
+    nn_loss_composite,
+    nn_moments,
     nn_sampled_loss,
     random_generator,
     signal,

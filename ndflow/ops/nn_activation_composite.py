@@ -1,5 +1,5 @@
 """Activations TensorFlow builds from other ops: `tf.nn.gelu` (exact with Erfc, or the tanh
-approximation) and `tf.nn.silu` / `swish` (x * sigmoid(beta * x))."""
+approximation), `tf.nn.silu` / `swish` (x * sigmoid(beta * x)) and `tf.nn.crelu`."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import add, multiply, negative
+from ndflow.ops.array_slicing import concat
 from ndflow.ops.comparison import composite_name
 from ndflow.ops.math import sigmoid, tanh
 from ndflow.ops.math_special import erfc
+from ndflow.ops.nn_activation import relu
 
 
 @tf_export("nn.gelu", v1=[])
@@ -35,3 +37,18 @@ def silu(features, beta=1.0) -> Tensor:
     """`tf.nn.silu` (alias `swish`): x * sigmoid(beta * x)."""
     x = convert_to_tensor(features, name="features")
     return multiply(x, sigmoid(multiply(x, convert_to_tensor(beta, dtype=x.dtype))))
+
+
+@tf_export("nn.crelu", v1=[])
+def crelu(features, axis: int = -1, name: str | None = None) -> Tensor:
+    """`tf.nn.crelu`: Relu of [features, -features] concatenated along `axis`."""
+    with composite_name(name, "CRelu") as final:
+        x = convert_to_tensor(features, name="features")
+        c = concat([x, negative(x)], axis, name=final)
+    return relu(c)
+
+
+@tf_export(v1=["nn.crelu"])
+def crelu_v1(features, name: str | None = None, axis: int = -1) -> Tensor:
+    """`tf.compat.v1.nn.crelu`."""
+    return crelu(features, axis, name)
