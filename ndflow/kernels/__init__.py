@@ -38,6 +38,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     sort,
     spectral,
     state,
+    state_scatter_nd,
     state_slice_assign,
     state_sparse,
     string_ops,

@@ -57,7 +57,7 @@ def _variable_shape(node):
     return lambda res: torch.tensor(list(_table(res).shape), dtype=dt)
 
 
-def _writable(res) -> torch.Tensor:
+def writable(res) -> torch.Tensor:
     """The variable's tensor, safe to update in place (copied if anything else holds it)."""
     table = res.value
     shared = sys.getrefcount(table) > 3 or \
@@ -86,8 +86,8 @@ def _scatter(kind: str):
             if flat.device != table.device:
                 flat = flat.to(table.device)
             rows = updates.expand(want).reshape((flat.numel(),) + tuple(table.shape[1:]))
-            del table  # _writable counts who holds the variable's tensor: not this frame
-            table = _writable(res)
+            del table  # writable counts who holds the variable's tensor: not this frame
+            table = writable(res)
             if kind == "add":
                 table.index_add_(0, flat, rows)
             elif kind == "sub":

@@ -64,6 +64,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     sort,
     spectral_ops,
     state,
+    state_scatter_nd,
     state_slice_assign,
     state_sparse,
     stateful_random,

@@ -29,7 +29,7 @@ from ndflow.core.graph import GraphKeys, Operation, SymbolicTensor
 from ndflow.core.scopes import get_name_scope
 from ndflow.core.shapes import TensorShape, as_shape
 from ndflow.core.tensor import BINARY_OPERATORS, OPERATORS, UNARY_OPERATORS, EagerTensor
-from ndflow.ops import state, state_slice_assign, state_sparse
+from ndflow.ops import state, state_scatter_nd, state_slice_assign, state_sparse
 from ndflow.ops.apply import convert_to_tensor, register_tensor_conversion_function
 from ndflow.ops.array_core import group, identity
 from ndflow.ops.indexed_slices import IndexedSlices
@@ -384,6 +384,22 @@ class Variable:
 
     def scatter_update(self, sparse_delta, use_locking=False, name=None):
         return self._scatter("update", sparse_delta, name)
+
+    def scatter_nd_update(self, indices, updates, name=None):
+        """Writes `updates` at the K-coordinate `indices` (ResourceScatterNdUpdate)."""
+        return state_scatter_nd.scatter_nd_update(self, indices, updates, name=name)
+
+    def scatter_nd_add(self, indices, updates, name=None):
+        return state_scatter_nd.scatter_nd_add(self, indices, updates, name=name)
+
+    def scatter_nd_sub(self, indices, updates, name=None):
+        return state_scatter_nd.scatter_nd_sub(self, indices, updates, name=name)
+
+    def scatter_nd_max(self, indices, updates, name=None):
+        return state_scatter_nd.scatter_nd_max(self, indices, updates, name=name)
+
+    def scatter_nd_min(self, indices, updates, name=None):
+        return state_scatter_nd.scatter_nd_min(self, indices, updates, name=name)
 
     def load(self, value, session=None) -> None:
         """Writes `value` (eager: assign; graph: runs the initializer with `value` fed)."""
