@@ -1,18 +1,19 @@
 """Kernel of ResourceStridedSliceAssign (`v[0, 1:3].assign(x)`).
 
-Variable values are immutable ATen tensors (a value read earlier never changes), so the
-kernel writes the slice into a copy and stores that. The value broadcasts into the slice's
-final shape as TF's kernel allows (extra leading 1-dims, size-1 dims); an empty slice
-accepts any value.
+A value read earlier never changes: the slice is written in place only when nothing else
+holds the variable's tensor, else into a copy (`state_sparse.writable`). The value
+broadcasts into the slice's final shape as TF's kernel allows (extra leading 1-dims, size-1
+dims); an empty slice accepts any value.
 """
 
 from __future__ import annotations
 
-from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
+from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.kernels.array_slicing import compile_strided_slice
 from ndflow.kernels.registry import kernel
-from ndflow.kernels.state import tf_type_name
+from ndflow.kernels.state import not_found, tf_type_name
+from ndflow.kernels.state_sparse import writable
 from ndflow.ops.array_slicing import strided_slice_spec
 from ndflow.ops.state_slice_assign import ResourceStridedSliceAssign
 
@@ -36,17 +37,13 @@ def _resource_strided_slice_assign(node):
     dtype = node.attrs["T"]
 
     def run(res, begin, end, strides, value):
-        old = res.value
-        if old is None:
-            raise FailedPreconditionError(
-                None, None, f"Could not find variable {res.name}. This could mean that the "
-                "variable has been deleted. In TF1, it can also mean the variable is "
-                "uninitialized.")
+        if res.value is None:
+            raise not_found(res)
         if res.dtype is not dtype:
             raise InvalidArgumentError(
                 None, None, f"l-value dtype {tf_type_name(res.dtype)} does not match r-value "
                 f"dtype {tf_type_name(dtype)}")
-        dims = list(old.shape)
+        dims = list(res.value.shape)
         args = [v.tolist() for v in (begin, end, strides)]
         _, _, bare, bare_flips = compile_strided_slice(dims, *args, masks)
         final = strided_slice_spec(dims, *args, masks).final
@@ -60,11 +57,10 @@ def _resource_strided_slice_assign(node):
             raise InvalidArgumentError(
                 None, None, f"Cannot broadcast input shape {fmt(TensorShape(value.shape))} "
                 f"into final shape {fmt(TensorShape(final))}")
-        new = old.clone()
-        view = new[bare]
-        src = value.to(new.device).reshape(vs).expand(final).reshape(view.shape)
-        view.copy_(src.flip(bare_flips) if bare_flips else src)  # `new` is our own copy
-        res.value = new
+        table = writable(res)  # in place unless a read of the variable is still alive
+        view = table[bare]
+        src = value.to(table.device).reshape(vs).expand(final).reshape(view.shape)
+        view.copy_(src.flip(bare_flips) if bare_flips else src)
         return None
 
     return run

@@ -73,7 +73,11 @@ def sliced_variable(var, slice_spec):
     with slice_scope() as scope:
         packed, masks = slice_args(slice_spec)
     out = apply_op(StridedSlice, [value] + packed, masks, name="strided_slice").outputs[0]
-    out.__class__ = SlicedEagerTensor if isinstance(out, EagerTensor) else SlicedSymbolicTensor
+    del value
+    if isinstance(out, EagerTensor):  # its own copy of the rows: no view keeps the variable's
+        out = SlicedEagerTensor(out.value.clone(), out.dtype)  # tensor shared (in-place assign)
+    else:
+        out.__class__ = SlicedSymbolicTensor
 
     def assign(val, name=None):
         if name is None and scope:  # TF names it after the slice: "strided_slice/_assign"

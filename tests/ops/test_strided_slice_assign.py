@@ -42,6 +42,21 @@ def test_eager_assignment_matches_numpy(case):
     np.testing.assert_array_equal(before.numpy(), BASE)  # a value read earlier is unchanged
 
 
+def test_assignment_is_in_place_when_nothing_holds_a_read():
+    v = tf.Variable(np.zeros([1000, 4], np.float32))
+    v[0].assign(np.ones(4, np.float32))  # the first write may copy (the initial value)
+    held = v.value()
+    sliced = v[5, 1:3]
+    sliced.assign([7.0, 8.0])  # a read is alive: the write goes to a copy
+    np.testing.assert_array_equal(sliced.numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(held.numpy()[5], [0.0] * 4)
+    del held
+    ptr = v.handle.value.value.data_ptr()
+    v[6, :2].assign([1.0, 2.0])
+    assert v.handle.value.value.data_ptr() == ptr
+    np.testing.assert_array_equal(v.numpy()[5:7], [[0, 7, 8, 0], [1, 2, 0, 0]])
+
+
 def test_slice_value_is_the_slice():
     v = tf.Variable(BASE)
     np.testing.assert_array_equal(v[1:, ::2].numpy(), BASE[1:, ::2])
