@@ -42,9 +42,9 @@ def _check(got, ref):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_string_ops_give_tensorflows_values(name):
-    eager = eval(CASES[name], {"tf": tf, "S": S})  # noqa: S307 - the fixture's expressions
+    eager = eval(CASES[name], {"tf": tf, "S": S, "np": np})  # noqa: S307 - the fixture's expressions
     _check(eager.numpy(), EXPECTED["results"][name])
-    traced = tf.function(lambda: eval(CASES[name], {"tf": tf, "S": S}))()  # noqa: S307
+    traced = tf.function(lambda: eval(CASES[name], {"tf": tf, "S": S, "np": np}))()  # noqa: S307
     _check(traced.numpy(), EXPECTED["results"][name])
 
 
@@ -52,7 +52,7 @@ def test_string_ops_give_tensorflows_values(name):
 def test_bad_input_gives_tensorflows_errors(name):
     ref = EXPECTED["errors"][name]
     with pytest.raises(getattr(tf.errors, ref["type"])) as info:
-        eval(ERRORS[name], {"tf": tf, "S": S})  # noqa: S307
+        eval(ERRORS[name], {"tf": tf, "S": S, "np": np})  # noqa: S307
     assert ref["message"] in str(info.value)
 
 
@@ -65,6 +65,10 @@ def test_string_tensors_print_and_convert_as_tensorflow():
     assert u.dtype is tf.string and u.numpy().tolist() == [b"x", "y\u00e9".encode()]
     assert tf.constant("ab", shape=[2]).numpy().tolist() == [b"ab", b"ab"]
     assert tf.constant([], dtype=tf.string).shape == [0]
+    assert [type(v) for v in tf.constant(np.array([b"a", b"b"])).numpy()] == [bytes, bytes]
+    assert repr(tf.constant([["a"], ["b"]])) == (
+        "<tf.Tensor: shape=(2, 1), dtype=string, numpy=\narray([[b'a'],\n       [b'b']], "
+        "dtype=object)>")
     with pytest.raises(TypeError, match="Failed to convert elements"):
         tf.constant(["a", 1], dtype=tf.string)
 
@@ -89,3 +93,8 @@ def test_strings_in_sessions_and_graph_defs():
 def test_ragged_results_are_not_faked():
     with pytest.raises(NotImplementedError, match="RaggedTensor"):
         tf.strings.split(["a b", "c"])
+
+
+def test_ops_without_a_string_kernel_raise_tensorflows_not_found():
+    with pytest.raises(tf.errors.NotFoundError, match="No registered 'OnesLike' OpKernel"):
+        tf.ones_like(tf.constant(["a"]))

@@ -7,12 +7,10 @@ import numpy as np
 
 
 def to_bytes(x) -> bytes:
-    if isinstance(x, bytes):
-        return x
+    if isinstance(x, bytes):  # np.bytes_ (a bytes subclass) too: stored as plain bytes
+        return x if type(x) is bytes else bytes(x)
     if isinstance(x, str):
         return x.encode("utf-8")
-    if isinstance(x, np.bytes_):
-        return bytes(x)
     raise TypeError(f"Failed to convert elements of {x!r} to Tensor. Consider casting elements "
                     "to a supported type.")
 

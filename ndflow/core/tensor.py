@@ -180,6 +180,10 @@ class EagerTensor(Tensor):
         return format(self.numpy(), spec) if self.shape.rank == 0 else str(self)
 
     def __repr__(self):
+        if self.dtype is _dtypes.string:  # TF shows NumPy's repr: b'x' / array([...], dtype=object)
+            text = repr(self.numpy())
+            return (f"<tf.Tensor: shape={self.shape}, dtype=string, "
+                    f"numpy={chr(10) + text if chr(10) in text else text}>")
         return (f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
                 f"numpy={np.array2string(self._host(), separator=', ')}>")
 

@@ -11,9 +11,12 @@ from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels.array_slicing import compile_strided_slice
 from ndflow.kernels.registry import host_kernel
 from ndflow.ops import (
+    arithmetic,
     array_core,
     array_fill,
     array_gather,
+    array_nd,
+    array_reorder,
     array_search,
     array_slicing,
     array_split,
@@ -171,6 +174,114 @@ def _split_v(node):
         cuts = np.cumsum(_ints(sizes))[:-1]
         return tuple(np.split(x, cuts, axis=a))
     return split_v
+
+
+@host_kernel(array_split.Split)
+def _split(node):
+    n = node.attrs["num_split"]
+
+    def split(dim, x):
+        a = _axis(_ints(dim)[0], x.ndim, "Split")
+        if x.shape[a] % n:
+            raise InvalidArgumentError(None, None, f"Number of ways to split should evenly "
+                                       f"divide the split dimension, but got split_dim {a} "
+                                       f"(size = {x.shape[a]}) and num_split {n}")
+        return tuple(np.split(x, n, axis=a))
+    return split
+
+
+@host_kernel(array_slicing.Slice)
+def _slice(node):
+    def slice_(x, begin, size):
+        b, n = _ints(begin), _ints(size)
+        index = []
+        for d, (start, count) in enumerate(zip(b, n)):
+            stop = x.shape[d] if count == -1 else start + count
+            if not 0 <= start <= stop <= x.shape[d]:
+                raise InvalidArgumentError(None, None, f"Expected size[{d}] in [0, "
+                                           f"{x.shape[d] - start}], but got {count}")
+            index.append(slice(start, stop))
+        return x[tuple(index)].copy()
+    return slice_
+
+
+@host_kernel(array_reorder.ReverseV2)
+def _reverse(node):
+    return lambda x, axis: np.flip(x, tuple(_axis(a, x.ndim, "ReverseV2")
+                                            for a in _ints(axis))).copy()
+
+
+def _pad(x, paddings, value):
+    pads = [tuple(p) for p in np.asarray(paddings.cpu()).reshape(-1, 2).tolist()]
+    if len(pads) != x.ndim or min((min(p) for p in pads), default=0) < 0:
+        raise InvalidArgumentError(None, None, f"The first dimension of paddings must be the "
+                                   f"rank of inputs{[len(pads), 2]}, {list(x.shape)} and "
+                                   "paddings must be non-negative")
+    out = np.empty([d + a + b for d, (a, b) in zip(x.shape, pads)], dtype=object)
+    out.fill(value)
+    out[tuple(slice(a, a + d) for d, (a, _) in zip(x.shape, pads))] = x
+    return out
+
+
+@host_kernel(array_fill.Pad)
+def _pad_kernel(node):
+    return lambda x, paddings: _pad(x, paddings, b"")
+
+
+@host_kernel(array_fill.PadV2)
+def _pad_v2(node):
+    return lambda x, paddings, value: _pad(x, paddings, np.asarray(value).item())
+
+
+@host_kernel(array_fill.BroadcastTo)
+def _broadcast_to(node):
+    def broadcast_to(x, shape):
+        try:
+            return np.broadcast_to(x, _ints(shape)).copy()
+        except ValueError:
+            raise InvalidArgumentError(None, None, f"Incompatible shapes: {list(x.shape)} vs. "
+                                       f"{_ints(shape)}") from None
+    return broadcast_to
+
+
+@host_kernel(arithmetic.SelectV2)
+def _select_v2(node):
+    def select(cond, t, e):
+        c = cond.cpu().numpy()
+        try:
+            return np.where(c, t, e).astype(object)
+        except ValueError:
+            raise InvalidArgumentError(None, None, f"condition {list(c.shape)}, then "
+                                       f"{list(t.shape)} and else {list(e.shape)} must be "
+                                       "broadcastable") from None
+    return select
+
+
+@host_kernel(arithmetic.Select)
+def _select(node):
+    def select(cond, t, e):
+        c = cond.cpu().numpy()
+        if c.ndim == 1 and t.ndim > 1:  # TF1's Select: a vector picks rows
+            c = c.reshape(c.shape + (1,) * (t.ndim - 1))
+        return np.where(c, t, e).astype(object)
+    return select
+
+
+@host_kernel(array_nd.GatherNd)
+def _gather_nd(node):
+    def gather_nd(params, indices):
+        idx = indices.cpu().numpy()
+        k = idx.shape[-1]
+        flat = idx.reshape(-1, k)
+        for row in flat:
+            if any(not 0 <= v < params.shape[j] for j, v in enumerate(row)):
+                raise InvalidArgumentError(None, None, f"indices{list(row)} does not index "
+                                           f"into param shape {list(params.shape)}")
+        out = np.empty((flat.shape[0],) + params.shape[k:], dtype=object)
+        for i, row in enumerate(flat):
+            out[i] = params[tuple(row)]
+        return out.reshape(idx.shape[:-1] + params.shape[k:])
+    return gather_nd
 
 
 def _compare(equal: bool):

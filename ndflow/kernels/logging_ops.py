@@ -40,10 +40,8 @@ def _scalar_formatter(dt):
 def summarize(arr: np.ndarray, dt, limit: int) -> str:
     """TF's print_v2 summary of a tensor value (`limit` < 0: every element)."""
     fmt = _scalar_formatter(dt)
-    if arr.ndim == 0:
-        v = arr.item()
-        return (v.decode() if isinstance(v, bytes) else str(v)) if dt is dtypes.string \
-            else fmt(v)
+    if arr.ndim == 0:  # a string scalar quoted too, as TF's StringFormat does
+        return fmt(arr.item())
     rank = arr.ndim
 
     def rec(sub, d: int) -> str:

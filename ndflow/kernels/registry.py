@@ -84,11 +84,36 @@ def host_kernel(op_def):
 def kernel_for(node: NodeInfo, device_type: str = "CPU"):
     """The kernel factory for `node`: its string (host) kernel when a string tensor flows in
     or out and the op has one, else its ATen kernel for the device type."""
-    host = _HOST_KERNELS.get(node.op_def)
-    if host is not None and any(getattr(d, "name", None) == "string"
-                                for d in list(node.input_dtypes) + list(node.output_dtypes)):
-        return host
+    strings = any(getattr(d, "name", None) == "string"
+                  for d in list(node.input_dtypes) + list(node.output_dtypes))
+    if strings:
+        host = _HOST_KERNELS.get(node.op_def)
+        return host if host is not None else _string_guarded(lookup(node.op_def, device_type),
+                                                             node.op_def.name, device_type)
     return lookup(node.op_def, device_type)
+
+
+def _string_guarded(factory, name: str, device_type: str):
+    """An ATen kernel given strings (which only some, as StringFormat's, take): a failure
+    inside it becomes TF's NotFoundError for a missing kernel instead of a torch error."""
+    def fail(e):
+        return NotFoundError(None, None, f"No registered '{name}' OpKernel for "
+                             f"'{device_type}' devices compatible with node {{{{node {name}}}}}"
+                             f" (T=string): {type(e).__name__}")
+
+    def guarded_factory(node):
+        try:
+            fn = factory(node)
+        except (AttributeError, TypeError, RuntimeError) as e:
+            raise fail(e) from None
+
+        def run(*args):
+            try:
+                return fn(*args)
+            except (AttributeError, TypeError, RuntimeError) as e:
+                raise fail(e) from None
+        return run
+    return guarded_factory
 
 
 def lookup(op_def, device_type: str = "CPU"):

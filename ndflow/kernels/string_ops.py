@@ -45,6 +45,11 @@ def _string_join(node):
         else node.attrs["separator"]
 
     def string_join(*xs):
+        shapes = [list(np.shape(x)) for x in xs if np.ndim(x)]
+        for other in shapes[1:]:  # TF joins scalars with tensors of one shape, no broadcast
+            if other != shapes[0]:
+                raise InvalidArgumentError(None, None, f"Input shapes do not match: "
+                                           f"{shapes[0]} vs. {other}")
         arrays = np.broadcast_arrays(*[np.asarray(x, dtype=object) for x in xs])
         out = np.empty(arrays[0].shape, dtype=object)
         for idx in np.ndindex(out.shape):
@@ -108,14 +113,61 @@ def _regex_full_match(node):
                                                    "RegexFullMatch"))(x)
 
 
-def _rewrite(rewrite) -> bytes:
+def _rewrite(rewrite) -> list | None:
+    """RE2's rewrite string as pieces: bytes literals and ints (group numbers); `\\0`..`\\9`
+    name groups, `\\\\` is a backslash, any other escape is an error (as RE2)."""
     text = rewrite if isinstance(rewrite, bytes) else str(rewrite).encode("utf-8")
-    return re.sub(rb"\\0", rb"\\g<0>", text)
+    pieces, lit, i = [], bytearray(), 0
+    while i < len(text):
+        c = text[i:i + 1]
+        if c == b"\\":
+            nxt = text[i + 1:i + 2]
+            if nxt.isdigit():
+                pieces += [bytes(lit), int(nxt)]
+                lit = bytearray()
+            elif nxt == b"\\":
+                lit += b"\\"
+            else:  # RE2 logs "invalid rewrite pattern" and the op outputs ''
+                return None
+            i += 2
+            continue
+        lit += c
+        i += 1
+    return pieces + [bytes(lit)]
 
 
-def _replace(rx, rewrite: bytes, replace_global: bool):
-    count = 0 if replace_global else 1
-    return lambda x: _map(lambda v: rx.sub(rewrite, v, count=count), x)
+def _sub(rx, pieces: list, v: bytes, replace_global: bool) -> bytes:
+    """RE2's GlobalReplace/Replace: unlike Python's re.sub, an empty match right where the
+    previous match ended is skipped (`'aaa'` with `a*` -> one replacement)."""
+    if pieces is None:  # an invalid rewrite: RE2's Replace gives '' where anything matched
+        return v if rx.search(v) is None else b""
+    out, p, last, n = [], 0, -1, len(v)
+    while p <= n:
+        m = rx.search(v, p)
+        if m is None:
+            break
+        b, e = m.span()
+        out.append(v[p:b])
+        if b == e == last:  # copy one UTF-8 character and search again after it
+            step = 1
+            while b + step < n and (v[b + step] & 0xC0) == 0x80:
+                step += 1
+            out.append(v[b:b + step])
+            p = b + step
+            continue
+        out += [piece if isinstance(piece, bytes) else (m.group(piece) or b"")
+                for piece in pieces]
+        p = last = e
+        if not replace_global:
+            break
+    out.append(v[p:])
+    return b"".join(out)
+
+
+def _replace(rx, pieces: list | None, replace_global: bool):
+    if max([q for q in pieces or () if isinstance(q, int)], default=0) > rx.groups:
+        return lambda x: x  # RE2 refuses a rewrite naming a missing group: input unchanged
+    return lambda x: _map(lambda v: _sub(rx, pieces, v, replace_global), x)
 
 
 @host_kernel(string_ops.StaticRegexReplace)
@@ -192,11 +244,15 @@ def _reduce_join(node):
     def reduce_join(x, axes):
         x = np.asarray(x, dtype=object)
         rank = x.ndim
-        dims = sorted({int(a) % rank for a in axes.reshape(-1).tolist()}) if rank else []
-        for a in dims:
-            if not -rank <= a < rank:
+        dims = []
+        for a in axes.reshape(-1).tolist() if rank else []:
+            if not -rank <= int(a) < rank:
                 raise InvalidArgumentError(None, None, f"Invalid reduction dimension {a} for "
                                            f"input with {rank} dimensions.")
+            if int(a) % rank not in dims:
+                dims.append(int(a) % rank)
+        # TF joins with the last listed axis outermost and the first innermost.
+        dims = dims[::-1]
         moved = np.moveaxis(x, dims, list(range(rank - len(dims), rank))) if dims else x
         lead = moved.shape[:rank - len(dims)]
         flat = moved.reshape(lead + (-1,))

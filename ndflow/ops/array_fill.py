@@ -102,7 +102,8 @@ def zeros(shape, dtype=dtypes.float32, name: str | None = None, layout=None) -> 
     """`tf.zeros`: a Const for small static shapes in graphs (as TF), else Fill."""
     check_no_layout(layout, "tf.zeros")
     dtype = dtypes.as_dtype(dtype)
-    return _filled(False if dtype.is_bool else 0, shape, dtype, name or "zeros")
+    zero = False if dtype.is_bool else b"" if dtype is dtypes.string else 0
+    return _filled(zero, shape, dtype, name or "zeros")
 
 
 @tf_export("ones")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape, broadcast_shapes
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -31,6 +32,19 @@ def _broadcast_all(ctx):
     return [out]
 
 
+def _join_shape(ctx):
+    """StringJoin: scalars join with tensors of one common shape (TF does not broadcast)."""
+    out = None
+    for shape in ctx.shapes:
+        if shape.rank == 0:
+            continue
+        if out is not None and not out.is_compatible_with(shape):
+            raise InvalidArgumentError(None, None, "Input shapes do not match: "
+                                       f"{out.as_list()} vs. {shape.as_list()}")
+        out = shape if out is None else out.merge_with(shape)
+    return [out if out is not None else TensorShape([])]
+
+
 # TensorFlow marks some string ops not differentiable and registers nothing for the others.
 _UNDEFINED_GRADIENT = {"StringLength", "StringLower", "StringUpper", "StringStrip",
                        "RegexFullMatch", "StaticRegexFullMatch", "StaticRegexReplace", "Substr",
@@ -45,7 +59,7 @@ def _string_op(name, inputs=("input: string",), outputs=("output: string",), att
 
 
 StringJoin = _string_op("StringJoin", ["inputs: N * string"], attrs=[
-    "N: int >= 0", "separator: string = ''"], shape=_broadcast_all)
+    "N: int >= 0", "separator: string = ''"], shape=_join_shape)
 StringLength = _string_op("StringLength", outputs=["output: int32"],
                           attrs=["unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'"])
 StringLower = _string_op("StringLower", attrs=["encoding: string = ''"])
@@ -73,8 +87,6 @@ def _reduce_join_shape(ctx):
     if s.rank is None or axes is None:
         return [TensorShape(None)]
     axes = {int(a) % max(s.rank, 1) for a in list(axes.reshape(-1))} if s.rank else set()
-    if not list(ctx.value(1).reshape(-1)):
-        axes = set(range(s.rank))
     keep = ctx.attrs["keep_dims"]
     dims = [1 if i in axes else d for i, d in enumerate(s.as_tuple()) if keep or i not in axes]
     return [TensorShape(dims)]
@@ -205,11 +217,10 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     with name_scope(name, "ReduceJoin"):
         x = _s(inputs, "inputs")
         if axis is None:
-            axis = list(range(x.shape.rank)) if x.shape.rank is not None else []
+            # All axes, last first: TF joins the last listed axis outermost (row-major order).
+            axis = list(range(x.shape.rank - 1, -1, -1)) if x.shape.rank is not None else []
         axes = convert_to_tensor(axis if isinstance(axis, (list, tuple)) else [axis],
                                  dtypes.int32)
-        if axis == [] and x.shape.rank:
-            axes = convert_to_tensor(list(range(x.shape.rank)), dtypes.int32)
         return _run(ReduceJoin, [x, axes], {"keep_dims": bool(keepdims),
                                             "separator": separator})[0]
 
