@@ -1,12 +1,19 @@
-"""Moving data between space and depth/batch: DepthToSpace, SpaceToDepth (NHWC / NCHW).
+"""Moving data between space and depth/batch: DepthToSpace, SpaceToDepth (NHWC / NCHW),
+SpaceToBatchND and BatchToSpaceND.
 
 `tf.nn.depth_to_space` rearranges blocks of depth into block_size x block_size spatial
-blocks; SpaceToDepth is its inverse, and each op's gradient is the other one.
+blocks; `tf.space_to_batch_nd` zero-pads the M spatial dims after the batch and moves
+block_shape blocks of them into the batch. Each op's inverse is its gradient.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.deprecation import deprecated_argument_lookup
+from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.nn_common import check_rank, spatial_dims
@@ -87,3 +94,153 @@ def space_to_depth_v1(input, block_size: int, name: str | None = None,  # noqa: 
                       data_format: str = "NHWC") -> Tensor:
     """`tf.compat.v1.space_to_depth`."""
     return _space_op(SpaceToDepth, input, block_size, data_format, name)
+
+
+# -- SpaceToBatchND / BatchToSpaceND ---------------------------------------------------------------
+
+
+def _block_and_pads(ctx, pads_name: str):
+    """(M, block values or None, paddings/crops values or None) with TF's static checks."""
+    bshape, pshape = ctx.shapes[1], ctx.shapes[2]
+    if bshape.rank is not None and bshape.rank != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {bshape.rank}")
+    if pshape.rank is not None and pshape.rank != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {pshape.rank}")
+    m = bshape[0] if bshape.rank is not None else None
+    if pshape.rank is not None:
+        pm, two = pshape[0], pshape[1]
+        if two is not None and two != 2:
+            raise ValueError(f"Dimension must be 2 but is {two}")
+        if m is not None and pm is not None and pm != m:
+            raise ValueError(f"Dimension 0 in both shapes must be equal, but are {pm} and {m}. "
+                             f"Shapes are [{pm},2] and [{m},2].")
+        m = m if m is not None else pm
+    block = ctx.value(1)
+    pads = ctx.value(2)
+    if block is not None:
+        block = [int(b) for b in np.asarray(block).reshape(-1)]
+        for i, b in enumerate(block):
+            if b < 1:
+                raise ValueError(f"block_shape must be positive, but is {b} at index {i}")
+    if pads is not None:
+        pads = np.asarray(pads).reshape(-1, 2).astype(np.int64).tolist()
+        if any(p < 0 for pair in pads for p in pair):
+            raise ValueError(f"{pads_name} cannot be negative")
+    return m, block, pads
+
+
+def _input_dims(ctx, m):
+    x = ctx.shapes[0]
+    if x.rank is None:
+        return None
+    if m is not None and x.rank < m + 1:
+        raise ValueError(f"Shape must be at least rank {m + 1} but is rank {x.rank}")
+    return x.as_list()
+
+
+def _space_to_batch_shape(ctx):
+    m, block, pads = _block_and_pads(ctx, "paddings")
+    dims = _input_dims(ctx, m)
+    if dims is None or m is None:
+        return [TensorShape(None)]
+    out = [None] * len(dims)
+    out[m + 1:] = dims[m + 1:]
+    if block is not None:
+        out[0] = None if dims[0] is None else dims[0] * int(np.prod(block))
+        for i in range(m):
+            d = dims[i + 1]
+            if pads is not None and d is not None:
+                out[i + 1] = _divisible(d + pads[i][0] + pads[i][1], block[i])
+    return [TensorShape(out)]
+
+
+def _batch_to_space_shape(ctx):
+    m, block, crops = _block_and_pads(ctx, "crops")
+    dims = _input_dims(ctx, m)
+    if dims is None or m is None:
+        return [TensorShape(None)]
+    out = [None] * len(dims)
+    out[m + 1:] = dims[m + 1:]
+    if block is not None:
+        batch = dims[0]
+        for b in block:  # TF divides by one block size at a time
+            batch = _divisible(batch, b)
+        out[0] = batch
+        for i in range(m):
+            d = dims[i + 1]
+            if crops is not None and d is not None:
+                size, crop = d * block[i], crops[i][0] + crops[i][1]
+                if size < crop:
+                    raise ValueError(f"Negative dimension size caused by subtracting {crop} "
+                                     f"from {size}")
+                out[i + 1] = size - crop
+    return [TensorShape(out)]
+
+
+_ND_ATTRS = ["T: type", "Tblock_shape: {int32, int64} = DT_INT32"]
+SpaceToBatchND = op_def(
+    "SpaceToBatchND", inputs=["input: T", "block_shape: Tblock_shape", "paddings: Tpaddings"],
+    outputs=["output: T"], attrs=[*_ND_ATTRS, "Tpaddings: {int32, int64} = DT_INT32"],
+    shape=_space_to_batch_shape)
+BatchToSpaceND = op_def(
+    "BatchToSpaceND", inputs=["input: T", "block_shape: Tblock_shape", "crops: Tcrops"],
+    outputs=["output: T"], attrs=[*_ND_ATTRS, "Tcrops: {int32, int64} = DT_INT32"],
+    shape=_batch_to_space_shape)
+
+
+def _int_arg(v, name: str):
+    if isinstance(v, Tensor):
+        return v
+    a = np.asarray(v)
+    return convert_to_tensor(a if a.dtype.kind in "iu" else a.astype(np.int32),
+                             dtypes.int64 if a.dtype == np.int64 else dtypes.int32, name=name)
+
+
+@tf_export("space_to_batch_nd", v1=["space_to_batch_nd", "manip.space_to_batch_nd"])
+def space_to_batch_nd(input, block_shape, paddings, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.space_to_batch_nd`: zero-pads the spatial dims, then moves block_shape blocks of
+    them into the batch dim."""
+    x = convert_to_tensor(input, name="input")
+    return apply_op(SpaceToBatchND, [x, _int_arg(block_shape, "block_shape"),
+                                     _int_arg(paddings, "paddings")], name=name).outputs[0]
+
+
+@tf_export(v1=["batch_to_space_nd", "manip.batch_to_space_nd"])
+def batch_to_space_nd(input, block_shape, crops, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.compat.v1.batch_to_space_nd`: the inverse of space_to_batch_nd, then crops."""
+    x = convert_to_tensor(input, name="input")
+    return apply_op(BatchToSpaceND, [x, _int_arg(block_shape, "block_shape"),
+                                     _int_arg(crops, "crops")], name=name).outputs[0]
+
+
+@tf_export("space_to_batch", "nn.space_to_batch", v1=[])
+def space_to_batch(input, block_shape, paddings, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.space_to_batch` (TF2): SpaceToBatchND."""
+    return space_to_batch_nd(input, block_shape, paddings, name)
+
+
+@tf_export(v1=["space_to_batch", "nn.space_to_batch"])
+def space_to_batch_v1(input, paddings, block_size=None, name: str | None = None,  # noqa: A002
+                      block_shape=None) -> Tensor:
+    """`tf.compat.v1.space_to_batch`: SpaceToBatchND over 2 spatial dims, square blocks."""
+    block_size = deprecated_argument_lookup("block_shape", block_shape, "block_size",
+                                            block_size)
+    return space_to_batch_nd(input, np.array([block_size, block_size], np.int64), paddings,
+                             name)
+
+
+@tf_export("batch_to_space", v1=[])
+def batch_to_space(input, block_shape, crops, name: str | None = None) -> Tensor:  # noqa: A002
+    """`tf.batch_to_space` (TF2): BatchToSpaceND; an int block_shape means square blocks."""
+    if isinstance(block_shape, (int, np.integer)):
+        block_shape = np.array([block_shape, block_shape], np.int64)
+    return batch_to_space_nd(input, block_shape, crops, name)
+
+
+@tf_export(v1=["batch_to_space"])
+def batch_to_space_v1(input, crops, block_size=None, name: str | None = None,  # noqa: A002
+                      block_shape=None) -> Tensor:
+    """`tf.compat.v1.batch_to_space`: BatchToSpaceND over 2 spatial dims, square blocks."""
+    block_size = deprecated_argument_lookup("block_shape", block_shape, "block_size",
+                                            block_size)
+    return batch_to_space_nd(input, np.array([block_size, block_size], np.int64), crops, name)

@@ -14,3 +14,13 @@ def _depth_to_space_grad(op, grad):
 @array_space.SpaceToDepth.def_grad
 def _space_to_depth_grad(op, grad):
     return [array_space.depth_to_space(grad, op.attrs["block_size"], op.attrs["data_format"])]
+
+
+@array_space.SpaceToBatchND.def_grad
+def _space_to_batch_nd_grad(op, grad):
+    return [array_space.batch_to_space_nd(grad, op.inputs[1], op.inputs[2]), None, None]
+
+
+@array_space.BatchToSpaceND.def_grad
+def _batch_to_space_nd_grad(op, grad):
+    return [array_space.space_to_batch_nd(grad, op.inputs[1], op.inputs[2]), None, None]

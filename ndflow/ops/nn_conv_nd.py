@@ -17,9 +17,11 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
 from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
-from ndflow.ops import nn_conv, nn_conv3d, nn_pool, nn_pool3d
+from ndflow.ops import array_space, nn_conv, nn_conv3d, nn_pool, nn_pool3d
 from ndflow.ops.apply import convert_to_tensor
-from ndflow.ops.array_core import expand_dims, squeeze
+from ndflow.ops.arithmetic import floormod, subtract
+from ndflow.ops.array_core import expand_dims, shape, squeeze, stack
+from ndflow.ops.array_fill import zeros_like
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.nn_common import seq_attr
 
@@ -273,4 +275,28 @@ def pool_v1(input, window_shape, pooling_type, padding, dilation_rate=None,  # n
 
 
 def _dilated_pool(fn, x, window_shape, rate, padding, fmt, name):
-    raise NotImplementedError("dilated pooling needs SpaceToBatchND")
+    """TF's with_space_to_batch for VALID padding: SpaceToBatchND by the dilation rate (the
+    spatial dims padded at the end to a multiple of it), the undilated pool, BatchToSpaceND
+    cropping the padding."""
+    n = len(window_shape)
+    first = 2 if fmt.startswith("NC") else 1
+    lead = first - 1
+    block = np.array([1] * lead + [int(r) for r in rate], np.int32)
+    # Block dims run from dim 1 to the last spatial dim (the channel dim of NC formats gets
+    # block 1 and no padding), as TF's _with_space_to_batch_adjust.
+    dims = x.shape.as_list() if x.shape.rank is not None else None
+    spatial = None if dims is None else dims[first:first + n]
+    if spatial is not None and all(d is not None for d in spatial):
+        extra = [(-d) % int(r) for d, r in zip(spatial, rate)]
+        pads = np.array([[0, 0]] * lead + [[0, e] for e in extra], np.int32)
+    else:  # TF's required_space_to_batch_paddings on the dynamic shape
+        sizes = shape(x)[first:first + n]
+        r = convert_to_tensor(np.asarray(rate, np.int32))
+        extra = floormod(subtract(r, floormod(sizes, r)), r)
+        ends = concat([np.zeros([lead], np.int32), extra], 0)
+        pads = stack([zeros_like(ends), ends], axis=1)
+    with name_scope(name, "dilated_pool"):
+        y = array_space.space_to_batch_nd(x, block, pads)
+        y = fn(y, window_shape, [1] * n, "VALID", fmt)
+        # The crops are the end paddings: [0, extra] per dim.
+        return array_space.batch_to_space_nd(y, block, pads)

@@ -140,3 +140,16 @@ def test_wrapper_errors():
         tf.nn.max_pool(np.ones((2, 5), np.float32), 2, 2, "SAME")
     with pytest.raises(ValueError, match="ksize should be of length 1, 1 or 3. Received"):
         tf.nn.max_pool1d(np.ones((2, 5, 3), np.float32), [2, 2], 1, "SAME")
+
+
+CASES += [
+    OpCase("pool_max_dilated_2d", lambda x: tf.nn.pool(x, [2, 2], "MAX", dilations=[2, 3]),
+           [_r(2, 7, 8, 2)], lambda x: pool_nd(x, [2, 2], [1, 1], "VALID", "max", [2, 3])),
+    OpCase("pool_avg_dilated_1d", lambda x: tf.nn.pool(x, [3], "AVG", dilations=[2]),
+           [_r(1, 9, 2)], lambda x: pool_nd(x, [3], [1], "VALID", "avg", [2])),
+    OpCase("pool_avg_dilated_nchw",
+           lambda x: tf.nn.pool(x, [2, 2], "AVG", dilations=[2, 2], data_format="NCHW"),
+           [to_channels_first(_r(1, 6, 5, 2))],
+           lambda x: to_channels_first(pool_nd(to_channels_last(x), [2, 2], [1, 1], "VALID",
+                                               "avg", [2, 2]))),
+]
