@@ -41,6 +41,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     state_scatter_nd,
     state_slice_assign,
     state_sparse,
+    string_hash,
     string_ops,
     training,
 )

@@ -1,0 +1,218 @@
+"""The string hashes of TensorFlow's StringToHashBucket ops, in pure Python: FarmHash's
+Fingerprint64 (farmhashna::Hash64; StringToHashBucketFast), SipHash-2-4 keyed by two uint64
+(StringToHashBucketStrong) and TF's MurmurHash64A-style Hash64 with seed 0xDECAFCAFFE (the
+legacy StringToHashBucket). Bucket = hash % num_buckets, as TensorFlow computes it."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import torch
+
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels.registry import host_kernel
+from ndflow.ops import string_hash_ops
+
+_M = (1 << 64) - 1
+_K0, _K1, _K2 = 0xC3A5C85C97CB3127, 0xB492B66FBE98F273, 0x9AE16A3B2F90404F
+
+
+def _f64(s: bytes, i: int) -> int:
+    return struct.unpack_from("<Q", s, i)[0]
+
+
+def _f32(s: bytes, i: int) -> int:
+    return struct.unpack_from("<I", s, i)[0]
+
+
+def _rot(v: int, shift: int) -> int:
+    return v if shift == 0 else ((v >> shift) | (v << (64 - shift))) & _M
+
+
+def _shift_mix(v: int) -> int:
+    return v ^ (v >> 47)
+
+
+def _len16(u: int, v: int, mul: int) -> int:
+    a = ((u ^ v) * mul) & _M
+    a ^= a >> 47
+    b = ((v ^ a) * mul) & _M
+    b ^= b >> 47
+    return (b * mul) & _M
+
+
+def _len0to16(s: bytes, n: int) -> int:
+    if n >= 8:
+        mul = (_K2 + n * 2) & _M
+        a = (_f64(s, 0) + _K2) & _M
+        b = _f64(s, n - 8)
+        c = (_rot(b, 37) * mul + a) & _M
+        d = ((_rot(a, 25) + b) * mul) & _M
+        return _len16(c, d, mul)
+    if n >= 4:
+        mul = (_K2 + n * 2) & _M
+        return _len16((n + (_f32(s, 0) << 3)) & _M, _f32(s, n - 4), mul)
+    if n > 0:
+        y = s[0] + (s[n >> 1] << 8)
+        z = n + (s[n - 1] << 2)
+        return (_shift_mix(((y * _K2) ^ (z * _K0)) & _M) * _K2) & _M
+    return _K2
+
+
+def _len17to32(s: bytes, n: int) -> int:
+    mul = (_K2 + n * 2) & _M
+    a = (_f64(s, 0) * _K1) & _M
+    b = _f64(s, 8)
+    c = (_f64(s, n - 8) * mul) & _M
+    d = (_f64(s, n - 16) * _K2) & _M
+    return _len16((_rot((a + b) & _M, 43) + _rot(c, 30) + d) & _M,
+                  (a + _rot((b + _K2) & _M, 18) + c) & _M, mul)
+
+
+def _len33to64(s: bytes, n: int) -> int:
+    mul = (_K2 + n * 2) & _M
+    a = (_f64(s, 0) * _K2) & _M
+    b = _f64(s, 8)
+    c = (_f64(s, n - 8) * mul) & _M
+    d = (_f64(s, n - 16) * _K2) & _M
+    y = (_rot((a + b) & _M, 43) + _rot(c, 30) + d) & _M
+    z = _len16(y, (a + _rot((b + _K2) & _M, 18) + c) & _M, mul)
+    e = (_f64(s, 16) * mul) & _M
+    f = _f64(s, 24)
+    g = ((y + _f64(s, n - 32)) * mul) & _M
+    h = ((z + _f64(s, n - 24)) * mul) & _M
+    return _len16((_rot((e + f) & _M, 43) + _rot(g, 30) + h) & _M,
+                  (e + _rot((f + a) & _M, 18) + g) & _M, mul)
+
+
+def _weak32(s: bytes, i: int, a: int, b: int) -> tuple:
+    w, x, y, z = _f64(s, i), _f64(s, i + 8), _f64(s, i + 16), _f64(s, i + 24)
+    a = (a + w) & _M
+    b = _rot((b + a + z) & _M, 21)
+    c = a
+    a = (a + x + y) & _M
+    b = (b + _rot(a, 44)) & _M
+    return (a + z) & _M, (b + c) & _M
+
+
+def fingerprint64(s: bytes) -> int:
+    """FarmHash's Fingerprint64 (farmhashna::Hash64) of `s`."""
+    n = len(s)
+    if n <= 16:
+        return _len0to16(s, n)
+    if n <= 32:
+        return _len17to32(s, n)
+    if n <= 64:
+        return _len33to64(s, n)
+    seed = 81
+    x, y = seed, (seed * _K1 + 113) & _M
+    z = (_shift_mix((y * _K2 + 113) & _M) * _K2) & _M
+    v, w = (0, 0), (0, 0)
+    x = (x * _K2 + _f64(s, 0)) & _M
+    end, last64 = ((n - 1) // 64) * 64, n - 64
+    i = 0
+    while True:
+        x = (_rot((x + y + v[0] + _f64(s, i + 8)) & _M, 37) * _K1) & _M
+        y = (_rot((y + v[1] + _f64(s, i + 48)) & _M, 42) * _K1) & _M
+        x ^= w[1]
+        y = (y + v[0] + _f64(s, i + 40)) & _M
+        z = (_rot((z + w[0]) & _M, 33) * _K1) & _M
+        v = _weak32(s, i, (v[1] * _K1) & _M, (x + w[0]) & _M)
+        w = _weak32(s, i + 32, (z + w[1]) & _M, (y + _f64(s, i + 16)) & _M)
+        z, x = x, z
+        i += 64
+        if i == end:
+            break
+    mul = (_K1 + ((z & 0xFF) << 1)) & _M
+    i = last64
+    w = ((w[0] + ((n - 1) & 63)) & _M, w[1])
+    v = ((v[0] + w[0]) & _M, v[1])
+    w = ((w[0] + v[0]) & _M, w[1])
+    x = (_rot((x + y + v[0] + _f64(s, i + 8)) & _M, 37) * mul) & _M
+    y = (_rot((y + v[1] + _f64(s, i + 48)) & _M, 42) * mul) & _M
+    x ^= (w[1] * 9) & _M
+    y = (y + v[0] * 9 + _f64(s, i + 40)) & _M
+    z = (_rot((z + w[0]) & _M, 33) * mul) & _M
+    v = _weak32(s, i, (v[1] * mul) & _M, (x + w[0]) & _M)
+    w = _weak32(s, i + 32, (z + w[1]) & _M, (y + _f64(s, i + 16)) & _M)
+    z, x = x, z
+    return _len16((_len16(v[0], w[0], mul) + _shift_mix(y) * _K0 + z) & _M,
+                  (_len16(v[1], w[1], mul) + x) & _M, mul)
+
+
+def _sip_round(v0, v1, v2, v3):
+    v0 = (v0 + v1) & _M
+    v1 = _rot(v1, 64 - 13) ^ v0
+    v0 = _rot(v0, 64 - 32)
+    v2 = (v2 + v3) & _M
+    v3 = _rot(v3, 64 - 16) ^ v2
+    v0 = (v0 + v3) & _M
+    v3 = _rot(v3, 64 - 21) ^ v0
+    v2 = (v2 + v1) & _M
+    v1 = _rot(v1, 64 - 17) ^ v2
+    v2 = _rot(v2, 64 - 32)
+    return v0, v1, v2, v3
+
+
+def siphash24(k0: int, k1: int, s: bytes) -> int:
+    """SipHash-2-4 of `s` under the 128-bit key (k0, k1)."""
+    v = [k0 ^ 0x736F6D6570736575, k1 ^ 0x646F72616E646F6D, k0 ^ 0x6C7967656E657261,
+         k1 ^ 0x7465646279746573]
+    n = len(s)
+    tail = s[n - n % 8:] + bytes(7 - n % 8) + bytes([n & 0xFF])
+    for i in range(0, n - n % 8, 8):
+        m = _f64(s, i)
+        v[3] ^= m
+        v = list(_sip_round(*_sip_round(*v)))
+        v[0] ^= m
+    m = _f64(tail, 0)
+    v[3] ^= m
+    v = list(_sip_round(*_sip_round(*v)))
+    v[0] ^= m
+    v[2] ^= 0xFF
+    for _ in range(4):
+        v = list(_sip_round(*v))
+    return v[0] ^ v[1] ^ v[2] ^ v[3]
+
+
+def legacy_hash64(s: bytes, seed: int = 0xDECAFCAFFE) -> int:
+    """TensorFlow's Hash64 (core/lib/hash): MurmurHash64A with its default seed."""
+    m, n = 0xC6A4A7935BD1E995, len(s)
+    h = (seed ^ (n * m)) & _M
+    for i in range(0, n - n % 8, 8):
+        k = (_f64(s, i) * m) & _M
+        k ^= k >> 47
+        h = ((h ^ ((k * m) & _M)) * m) & _M
+    rest = s[n - n % 8:]
+    if rest:
+        for j in range(len(rest) - 1, -1, -1):
+            h ^= rest[j] << (8 * j)
+        h = (h * m) & _M
+    h ^= h >> 47
+    h = (h * m) & _M
+    return h ^ (h >> 47)
+
+
+def _bucket_kernel(hash_fn):
+    def factory(node):
+        n = node.attrs["num_buckets"]
+
+        def bucket(x):
+            flat = [hash_fn(v) % n for v in np.asarray(x, dtype=object).reshape(-1)]
+            return torch.tensor(flat, dtype=torch.int64).reshape(np.shape(x))
+        return bucket
+    return factory
+
+
+host_kernel(string_hash_ops.StringToHashBucketFast)(_bucket_kernel(fingerprint64))
+host_kernel(string_hash_ops.StringToHashBucket)(_bucket_kernel(legacy_hash64))
+
+
+@host_kernel(string_hash_ops.StringToHashBucketStrong)
+def _strong(node):
+    key = list(node.attrs["key"])
+    if len(key) != 2:
+        raise InvalidArgumentError(None, None, "Key must have 2 elements")
+    k0, k1 = (k & _M for k in key)
+    return _bucket_kernel(lambda v: siphash24(k0, k1, v))(node)

@@ -1,0 +1,53 @@
+"""`tf.strings.to_hash_bucket{,_fast,_strong}`: TensorFlow's StringToHashBucket ops (kernels and
+the hash functions in kernels/string_hash.py give TensorFlow's exact buckets)."""
+
+from __future__ import annotations
+
+from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
+from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.op_def import op_def
+
+
+def _hash_op(name, input_name="input", attrs=()):
+    return op_def(name, inputs=[f"{input_name}: string"], outputs=["output: int64"],
+                  attrs=["num_buckets: int >= 1", *attrs], shape=lambda ctx: [ctx.shapes[0]],
+                  not_differentiable=True)
+
+
+StringToHashBucketFast = _hash_op("StringToHashBucketFast")
+StringToHashBucketStrong = _hash_op("StringToHashBucketStrong", attrs=["key: list(int)"])
+StringToHashBucket = _hash_op("StringToHashBucket", "string_tensor")
+
+
+def _hash(op, input, num_buckets, attrs, name):  # noqa: A002 - TF's name
+    x = convert_to_tensor(input, dtypes.string, name="input")
+    return apply_op(op, [x], {"num_buckets": int(num_buckets), **attrs}, name=name).outputs[0]
+
+
+@tf_export("strings.to_hash_bucket_fast", v1=["strings.to_hash_bucket_fast",
+                                               "string_to_hash_bucket_fast"])
+def string_to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
+    """Each string's FarmHash Fingerprint64 modulo `num_buckets` (int64)."""
+    return _hash(StringToHashBucketFast, input, num_buckets, {}, name)
+
+
+@tf_export("strings.to_hash_bucket_strong", v1=["strings.to_hash_bucket_strong",
+                                                 "string_to_hash_bucket_strong"])
+def string_to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A002
+    """Each string's SipHash-2-4 under `key` (two ints) modulo `num_buckets` (int64)."""
+    key = [int(k) for k in key]
+    return _hash(StringToHashBucketStrong, input, num_buckets, {"key": key}, name)
+
+
+@tf_export("strings.to_hash_bucket", v1=[])
+def string_to_hash_bucket(input, num_buckets, name=None):  # noqa: A002
+    """Each string's (legacy, unstable across TF builds in principle) Hash64 modulo
+    `num_buckets`; prefer to_hash_bucket_fast."""
+    return _hash(StringToHashBucket, input, num_buckets, {}, name)
+
+
+@tf_export(v1=["strings.to_hash_bucket", "string_to_hash_bucket"])
+def string_to_hash_bucket_v1(string_tensor=None, num_buckets=None, name=None, input=None):  # noqa: A002
+    return string_to_hash_bucket(input if input is not None else string_tensor, num_buckets,
+                                 name)
