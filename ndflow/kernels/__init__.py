@@ -44,4 +44,5 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     string_hash,
     string_ops,
     training,
+    training_sparse,
 )

@@ -72,6 +72,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     string_hash_ops,
     string_ops,
     training,
+    training_sparse,
 )
 
 # isort: split

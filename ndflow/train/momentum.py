@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
-from ndflow.ops import training
+from ndflow.ops import training, training_sparse
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.train.optimizer import Optimizer, call_if_callable, cast_to
 
@@ -33,5 +33,12 @@ class MomentumOptimizer(Optimizer):
         return training.resource_apply_momentum(
             var.handle, self.get_slot(var, "momentum").handle,
             cast_to(self._learning_rate_tensor, grad.dtype), grad,
+            cast_to(self._momentum_tensor, grad.dtype), use_locking=self._use_locking,
+            use_nesterov=self._use_nesterov)
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return training_sparse.resource_sparse_apply_momentum(
+            var.handle, self.get_slot(var, "momentum").handle,
+            cast_to(self._learning_rate_tensor, grad.dtype), grad, indices,
             cast_to(self._momentum_tensor, grad.dtype), use_locking=self._use_locking,
             use_nesterov=self._use_nesterov)

@@ -10,7 +10,7 @@ Slots "rms" (`<var>/RMSProp`), "mg" when centered, and "momentum", in that creat
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
-from ndflow.ops import training
+from ndflow.ops import training, training_sparse
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.train import slot_creator
 from ndflow.train.optimizer import Optimizer, call_if_callable, cast_to
@@ -58,3 +58,17 @@ class RMSPropOptimizer(Optimizer):
                 use_locking=self._use_locking)
         return training.resource_apply_rms_prop(var.handle, rms, mom, *args,
                                                 use_locking=self._use_locking)
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        dt = grad.dtype
+        args = (cast_to(self._learning_rate_tensor, dt), cast_to(self._decay_tensor, dt),
+                cast_to(self._momentum_tensor, dt), cast_to(self._epsilon_tensor, dt), grad,
+                indices)
+        rms = self.get_slot(var, "rms").handle
+        mom = self.get_slot(var, "momentum").handle
+        if self._centered:
+            return training_sparse.resource_sparse_apply_centered_rms_prop(
+                var.handle, self.get_slot(var, "mg").handle, rms, mom, *args,
+                use_locking=self._use_locking)
+        return training_sparse.resource_sparse_apply_rms_prop(var.handle, rms, mom, *args,
+                                                              use_locking=self._use_locking)
