@@ -3,6 +3,7 @@
 from ndflow.kernels import (  # noqa: F401 - importing a module registers its kernels
     array,
     array_fill,
+    array_misc,
     array_nd,
     array_reorder,
     array_search,

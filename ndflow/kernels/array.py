@@ -271,8 +271,15 @@ def _conjugate_transpose(node):
 @kernel(array_transpose.InvertPermutation)
 def _invert_permutation(node):
     def invert(x):
+        if x.dim() != 1:
+            raise invalid("invert_permutation expects a 1D vector.")
         n = x.numel()
-        if sorted(x.tolist()) != list(range(n)):
-            raise invalid(f"{x.tolist()} is not a permutation of [0, {n})")
+        seen = set()
+        for d in x.tolist():  # TF's checks, in its order and wording
+            if not 0 <= d < n:
+                raise invalid(f"{d} is not between 0 and {n}")
+            if d in seen:
+                raise invalid(f"{d} is duplicated in the input.")
+            seen.add(d)
         return torch.argsort(x).to(x.dtype)
     return invert

@@ -41,7 +41,10 @@ ConjugateTranspose = op_def("ConjugateTranspose", inputs=["x: T", "perm: Tperm"]
                             shape=_transpose_shape)
 
 def _same_shape(ctx):
-    return [ctx.shapes[0]]
+    s = ctx.shapes[0]
+    if s.rank is not None and s.rank != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {s.rank}")
+    return [s]
 
 
 InvertPermutation = op_def("InvertPermutation", inputs=["x: T"], outputs=["y: T"],
@@ -57,8 +60,9 @@ def _invert_value(t):
 InvertPermutation.constant_value = _invert_value
 
 
+@tf_export("math.invert_permutation", v1=["math.invert_permutation", "invert_permutation"])
 def invert_permutation(x, name: str | None = None) -> Tensor:
-    """`tf.math.invert_permutation`."""
+    """`tf.math.invert_permutation`: y[x[i]] = i for a permutation x of 0..n-1."""
     return apply_op(InvertPermutation, [x], name=name).outputs[0]
 
 

@@ -1,5 +1,5 @@
-"""Counting values: DenseBincount (`tf.math.bincount`) and HistogramFixedWidth
-(`tf.histogram_fixed_width`)."""
+"""Counting values: DenseBincount (`tf.math.bincount`), HistogramFixedWidth
+(`tf.histogram_fixed_width`) and `tf.histogram_fixed_width_bins` (TF's composition)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,14 @@ from ndflow.core import dtypes, scopes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
+from ndflow.ops import array_core
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.arithmetic import maximum, minimum, multiply
+from ndflow.ops.arithmetic import maximum, minimum, multiply, truediv
 from ndflow.ops.array_core import reshape, size
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import greater
+from ndflow.ops.control_flow_assert import Assert
+from ndflow.ops.math import clip_by_value, floor
 from ndflow.ops.op_def import op_def
 from ndflow.ops.reduction import reduce_max
 
@@ -91,3 +94,25 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32,
                         [convert_to_tensor(values), convert_to_tensor(value_range),
                          convert_to_tensor(nbins, dtype=dtypes.int32)],
                         {"dtype": dtypes.as_dtype(dtype)}).outputs[0]
+
+
+@tf_export("histogram_fixed_width_bins")
+def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int32,
+                               name=None) -> Tensor:
+    """`tf.histogram_fixed_width_bins`: the bin index (0..nbins-1) of each value, bins as
+    in `tf.histogram_fixed_width` (TF's composition: scale, floor, clip, cast to int32)."""
+    with scopes.name_scope(name, "histogram_fixed_width_bins"):
+        values = convert_to_tensor(values, name="values")
+        shape_ = array_core.shape(values)
+        values = reshape(values, [-1])
+        value_range = convert_to_tensor(value_range, name="value_range")
+        nbins = convert_to_tensor(nbins, dtype=dtypes.int32, name="nbins")
+        check = Assert(greater(nbins, 0), [f"nbins {nbins} must > 0"])
+        with scopes.control_dependencies([check] if check is not None else []):
+            nbins = array_core.identity(nbins)
+        nbins_float = cast(nbins, values.dtype)
+        scaled = truediv(values - value_range[0], value_range[1] - value_range[0],
+                         name="scaled_values")
+        indices = floor(multiply(nbins_float, scaled), name="indices")
+        indices = cast(clip_by_value(indices, 0, nbins_float - 1), dtypes.int32)
+        return reshape(indices, shape_)
