@@ -7,13 +7,15 @@ TensorFlow (both in subprocesses running the same program).
 The model: a [rows, 64] float32 table, a batch of 64 random ids, `embedding_lookup`, a
 [64, 1] dense layer and a squared loss; one `tf.function` step takes `tape.gradient` (the
 table's gradient is IndexedSlices) and applies it with the optimizer:
-`sgd` / `adam` are `tf.compat.v1.train.GradientDescentOptimizer` / `AdamOptimizer`,
+`sgd` / `momentum` / `adam` are `tf.compat.v1.train.GradientDescentOptimizer` /
+`MomentumOptimizer` / `AdamOptimizer`,
 `keras_sgd` / `keras_adam` are `tf.keras.optimizers.SGD` / `Adam`.
 
 Printed per (optimizer, rows): milliseconds per step (best of `repeat` runs of `steps`
 steps), and the bytes of table-sized state a step touches by the optimizer's semantics (a
 model, the same for both libraries): the sparse paths read and write only the 64 rows
-(gather 1 read, scatter 1 read + 1 write per row); TF1 Adam decays all of m and v and
+(gather 1 read, scatter 1 read + 1 write per row; Momentum also reads and writes its
+accumulator's rows); TF1 Adam decays all of m and v and
 updates the whole table (TF's `_apply_sparse_shared`: m, v read + written, the table read
 + written, m and v read again), and Keras Adam's update of m and v is dense, so their steps
 grow with the table.
@@ -34,7 +36,7 @@ from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directo
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DIM, BATCH = 64, 64
-OPTIMIZERS = ("sgd", "adam", "keras_sgd", "keras_adam")
+OPTIMIZERS = ("sgd", "momentum", "adam", "keras_sgd", "keras_adam")
 
 _SCRIPT = r"""
 import json, sys, time
@@ -45,6 +47,7 @@ rng = np.random.RandomState(0)
 table = tf.Variable(rng.uniform(-0.05, 0.05, [rows, {dim}]).astype(np.float32))
 w = tf.Variable(np.full([{dim}, 1], 0.1, np.float32))
 opt = {{"sgd": lambda: tf.compat.v1.train.GradientDescentOptimizer(0.1),
+       "momentum": lambda: tf.compat.v1.train.MomentumOptimizer(0.1, 0.9),
        "adam": lambda: tf.compat.v1.train.AdamOptimizer(1e-3),
        "keras_sgd": lambda: tf.keras.optimizers.SGD(0.1),
        "keras_adam": lambda: tf.keras.optimizers.Adam(1e-3)}}[opt_name]()
@@ -83,6 +86,8 @@ def touched_bytes(opt: str, rows: int) -> int:
     sparse = 3 * BATCH * row               # gather, scatter read + write
     if opt in ("sgd", "keras_sgd"):
         return sparse
+    if opt == "momentum":                  # gather; var and accum rows read + written
+        return 5 * BATCH * row
     full = rows * row
     if opt == "adam":                      # m, v decayed (2 x rw); table rw reading m, v
         return BATCH * row + 2 * (2 * full + 2 * BATCH * row) + 4 * full
