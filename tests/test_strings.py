@@ -98,3 +98,25 @@ def test_ragged_results_are_not_faked():
 def test_ops_without_a_string_kernel_raise_tensorflows_not_found():
     with pytest.raises(tf.errors.NotFoundError, match="No registered 'OnesLike' OpKernel"):
         tf.ones_like(tf.constant(["a"]))
+
+
+def test_string_variables_feeds_and_py_functions():
+    v = tf.Variable("abc")
+    assert repr(v) == "<tf.Variable 'Variable:0' shape=() dtype=string, numpy=b'abc'>"
+    v.assign(tf.strings.upper(v))
+    assert v.numpy() == b"ABC"
+    with pytest.raises(ValueError, match="Shape mismatch"):
+        tf.Variable(["a", "b"]).assign(["a"])
+    upper = tf.py_function(lambda s: s.numpy().upper(), [tf.constant("ab")], tf.string)
+    assert upper.numpy() == b"AB"
+    with tf.Graph().as_default():
+        p = v1.placeholder(tf.string, [])
+        u = v1.Variable(["x", "y"])
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            assert sess.run(u).tolist() == [b"x", b"y"]
+            assert sess.run(tf.strings.to_number(p, tf.int32), {p: "42"}) == 42
+            with pytest.raises(TypeError, match="Type of feed value 3 with type <class 'int'> "
+                                                "is not compatible with Tensor type <class "
+                                                "'object'>"):
+                sess.run(p, {p: 3})

@@ -35,7 +35,9 @@ class DType:
 
     @property
     def as_numpy_dtype(self):
-        return self.np_dtype.type if self.np_dtype is not None else object
+        # tf.string's is `object` itself (NumPy's object dtype would say np.object_)
+        return self.np_dtype.type if self.np_dtype is not None and self is not string \
+            else object
 
     @property
     def as_datatype_enum(self) -> int:

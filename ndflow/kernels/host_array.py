@@ -8,8 +8,10 @@ import numpy as np
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.shapes import TensorShape, fmt
 from ndflow.kernels.array_slicing import compile_strided_slice
 from ndflow.kernels.registry import host_kernel
+from ndflow.kernels.state import check_dtype, not_found
 from ndflow.ops import (
     arithmetic,
     array_core,
@@ -22,6 +24,7 @@ from ndflow.ops import (
     array_split,
     array_transpose,
     comparison,
+    state,
 )
 
 
@@ -319,3 +322,32 @@ def _unique(with_counts: bool):
 
 host_kernel(array_search.Unique)(_unique(False))
 host_kernel(array_search.UniqueWithCounts)(_unique(True))
+
+
+# Resource variables holding strings: the value is the (immutable) object array itself.
+@host_kernel(state.ReadVariableOp)
+def _read_string_variable(node):
+    dtype = node.attrs["dtype"]
+
+    def read(res):
+        if res.value is None:
+            raise not_found(res)
+        if res.dtype is not dtype:
+            check_dtype(res, dtype, "read")
+        return res.value
+    return read
+
+
+@host_kernel(state.AssignVariableOp)
+def _assign_string_variable(node):
+    dtype = node.attrs["dtype"]
+
+    def assign(res, value):
+        check_dtype(res, dtype, "assign")
+        if not res.shape.is_compatible_with(TensorShape(value.shape)) and (
+                node.attrs.get("validate_shape", False) or res.shape.is_fully_defined()):
+            raise InvalidArgumentError(None, None, "Trying to assign to variable with tensor "
+                                       f"with wrong shape. Expected {fmt(res.shape)} got "
+                                       f"{fmt(TensorShape(value.shape))}")
+        res.value = value
+    return assign

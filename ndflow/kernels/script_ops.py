@@ -10,8 +10,9 @@ import traceback
 import numpy as np
 import torch
 
-from ndflow.core import context
+from ndflow.core import context, dtypes
 from ndflow.core import errors as tf_errors
+from ndflow.core.strings import as_bytes_array
 from ndflow.core.tensor import EagerTensor
 from ndflow.kernels.registry import kernel
 from ndflow.ops import script_ops
@@ -43,7 +44,11 @@ def _output(value, dtype, device, index: int, token: str) -> torch.Tensor:
                 None, None, f"{token}: the {index}-th value returned has dtype "
                 f"{value.dtype.name}, but Tout expects {dtype.name}")
         out = value.value
+        if not isinstance(out, torch.Tensor):  # a string tensor's host array
+            return out
     else:
+        if dtype is dtypes.string:
+            return as_bytes_array(value)
         if dtype.torch_dtype is None:
             return np.asarray(value, dtype=object)
         arr = np.asarray(value)
@@ -61,7 +66,8 @@ def _py_func_kernel(node):
     def run(*inputs):
         func, eager = script_ops.FUNCTIONS[token]
         with context.eager_scope():
-            args = [EagerTensor(x, dt) if eager and isinstance(x, torch.Tensor) else
+            args = [EagerTensor(x, dt) if eager and (isinstance(x, torch.Tensor) or
+                                                     dt is dtypes.string) else
                     _to_host(x, dt) for x, dt in zip(inputs, in_dtypes)]
             try:
                 result = func(*args)

@@ -415,7 +415,7 @@ class Variable:
         if self._in_graph_mode:
             return head + ">"
         arr = self._raw_read().numpy()
-        text = str(arr) if arr.ndim == 0 else repr(arr)
+        text = repr(arr) if getattr(arr, "ndim", 0) else str(arr)  # a string scalar: bytes
         return f"{head}, numpy={chr(10) if chr(10) in text else ''}{text}>"
 
     __str__ = __repr__

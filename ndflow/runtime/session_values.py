@@ -65,6 +65,9 @@ def feed_array(tensor, value, key) -> np.ndarray:
         arr = np.asarray(value, dtype=_numpy_dtype(dtype))
     except OverflowError:
         raise _overflow(value, dtype) from None
+    if dtype is dtypes.string and not all(isinstance(v, (str, bytes))
+                                          for v in arr.reshape(-1)):
+        raise _overflow(value, dtype)  # TF's message for a non-string fed to a string
     if not tensor.shape.is_compatible_with(arr.shape):
         raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor {tensor.name}, "
                          f"which has shape {tensor.shape}")
