@@ -60,6 +60,9 @@ CASES = [
               alpha=0.5, beta=1.0),
     _lrn_case("lrn_r0", rng.normal(size=(1, 2, 2, 3)), depth_radius=0, bias=1.0, alpha=2.0,
               beta=0.4),
+    # Depth > 512 takes the kernel's avg_pool1d path instead of the band matmul.
+    _lrn_case("lrn_deep_input", rng.normal(size=(1, 1, 1, 520)), depth_radius=3, alpha=0.2,
+              beta=0.75),
     _lrn_case("lrn_radius_exceeds_depth", rng.normal(size=(1, 1, 2, 3)), depth_radius=7,
               alpha=0.1, beta=0.6),
     OpCase("lrn_alias", lambda a: tf.nn.lrn(a, 3, 1.0, 0.2, 0.75), [rng.normal(size=(1, 2, 2, 9))],
