@@ -120,3 +120,11 @@ def test_string_variables_feeds_and_py_functions():
                                                 "is not compatible with Tensor type <class "
                                                 "'object'>"):
                 sess.run(p, {p: 3})
+
+
+def test_python_side_errors_as_tensorflow():
+    with pytest.raises(ValueError, match="Can't convert non-rectangular Python sequence"):
+        tf.constant([[b"a"], []])
+    with pytest.raises(ValueError, match="The template expects 2 tensors, but the inputs only "
+                                         "has 1"):
+        tf.strings.format("{} and {}", [tf.constant("a")])

@@ -22,6 +22,8 @@ def as_bytes_array(value) -> np.ndarray:
     out = np.empty(arr.shape, dtype=object)
     flat_in, flat_out = arr.reshape(-1), out.reshape(-1)
     for i, x in enumerate(flat_in):
+        if isinstance(x, (list, tuple)):  # NumPy made a ragged nest an array of lists
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.")
         flat_out[i] = to_bytes(x.item() if isinstance(x, np.generic) and
                                not isinstance(x, np.bytes_) else x)
     return out

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from ndflow.core import dtypes
-from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.errors import InvalidArgumentError, OutOfRangeError
 from ndflow.kernels.registry import host_kernel
 from ndflow.ops import arithmetic, string_ops
 
@@ -35,8 +35,10 @@ def _host(x) -> np.ndarray:
 
 
 def _tensor(arr: np.ndarray, dtype) -> torch.Tensor:
-    return torch.from_numpy(np.array(arr, dtype=dtype.np_dtype if dtype is not dtypes.bfloat16
-                                     else np.float32)).to(dtype.torch_dtype)
+    with np.errstate(over="ignore"):  # '1e39' to float32 is inf, as strtof gives
+        out = np.array(arr, dtype=dtype.np_dtype if dtype is not dtypes.bfloat16
+                       else np.float32)
+    return torch.from_numpy(out).to(dtype.torch_dtype)
 
 
 @host_kernel(string_ops.StringJoin)
@@ -196,7 +198,10 @@ def _string_to_number(node):
                 if not out.min <= value <= out.max:
                     raise ValueError
                 return value
-            return float(text)
+            try:
+                return float(text)
+            except ValueError:  # strtod's hexadecimal floats ('0x1p3')
+                return float.fromhex(text)
         except ValueError:
             raise InvalidArgumentError(None, None, "StringToNumberOp could not correctly "
                                        f"convert string: {text}") from None
@@ -208,9 +213,15 @@ def _as_string(node):
     a = node.attrs
     precision, width, fill = a["precision"], a["width"], a["fill"]
     dt = node.input_dtypes[0]
-    if fill and len(fill) > 1:
-        raise InvalidArgumentError(None, None, f"Fill string must be one or fewer characters: "
-                                   f"{fill}")
+    problem = ("Fill string must be one or fewer characters" if fill and len(fill) > 1 else
+               "Cannot select both scientific and shortest notation"
+               if a["scientific"] and a["shortest"] else
+               f"precision not supported for datatype {dt.name}"
+               if precision > -1 and not dt.is_floating else None)
+    if problem:  # raised when run, as TF's kernel does
+        def fail(x):
+            raise InvalidArgumentError(None, None, problem)
+        return fail
     pad = "0" if fill == "0" else ""
     if dt.is_floating:
         kind = "e" if a["scientific"] else ("g" if a["shortest"] else "f")
@@ -247,8 +258,8 @@ def _reduce_join(node):
         dims = []
         for a in axes.reshape(-1).tolist() if rank else []:
             if not -rank <= int(a) < rank:
-                raise InvalidArgumentError(None, None, f"Invalid reduction dimension {a} for "
-                                           f"input with {rank} dimensions.")
+                raise OutOfRangeError(None, None, f"Invalid reduction dimension {a} for "
+                                      f"input with {rank} dimension(s)")
             if int(a) % rank not in dims:
                 dims.append(int(a) % rank)
         # TF joins with the last listed axis outermost and the first innermost.
@@ -272,6 +283,9 @@ def _substr(node):
     def substr(x, pos, length):
         x = np.asarray(x, dtype=object)
         p, n = _host(pos), _host(length)
+        if p.shape != n.shape:
+            raise InvalidArgumentError(None, None, "pos and len should have the same shape, "
+                                       f"got: {list(p.shape)} vs. {list(n.shape)}")
         xs, ps, ns = np.broadcast_arrays(x, p, n)
         out = np.empty(xs.shape, dtype=object)
         for i, idx in enumerate(np.ndindex(xs.shape)):
@@ -282,7 +296,7 @@ def _substr(node):
                 raise InvalidArgumentError(None, None, f"pos {start} out of range for string "
                                            f"{v!r} at index {i}")
             start = start + len(seq) if start < 0 else start
-            piece = seq[start:start + max(count, 0)]
+            piece = seq[start:] if count < 0 else seq[start:start + count]  # < 0: the rest
             out[idx] = piece.encode("utf-8") if utf8 else piece
         return out
     return substr
@@ -341,7 +355,7 @@ def _decode_raw(node):
 @host_kernel(string_ops.UnicodeDecode)
 def _unicode_decode(node):
     enc, errors = node.attrs["input_encoding"], node.attrs["errors"]
-    repl = node.attrs["replacement_char"]
+    repl, control = node.attrs["replacement_char"], node.attrs["replace_control_characters"]
     splits_dt = node.attrs["Tsplits"].torch_dtype
 
     def decode(x):
@@ -350,9 +364,11 @@ def _unicode_decode(node):
         for v in rows:
             try:
                 text = v.decode(enc, "strict" if errors == "strict" else errors)
-            except UnicodeDecodeError as e:
-                raise InvalidArgumentError(None, None, f"Invalid {enc} input: {e}") from None
-            codes = [repl if c == "\ufffd" and errors == "replace" else ord(c) for c in text]
+            except UnicodeDecodeError:
+                raise InvalidArgumentError(None, None, "Invalid formatting on input string") \
+                    from None
+            codes = [repl if c == "\ufffd" and errors == "replace" or
+                     control and ord(c) < 0x20 else ord(c) for c in text]
             chars += codes
             splits.append(len(chars))
         return (torch.tensor(splits, dtype=splits_dt), torch.tensor(chars, dtype=torch.int32))
@@ -362,13 +378,22 @@ def _unicode_decode(node):
 @host_kernel(string_ops.UnicodeEncode)
 def _unicode_encode(node):
     enc, errors = node.attrs["output_encoding"], node.attrs["errors"]
+    repl = node.attrs["replacement_char"]
+
+    def char(c: int) -> str:
+        if 0 <= c <= 0x10FFFF and not 0xD800 <= c <= 0xDFFF:
+            return chr(c)
+        if errors == "strict":
+            raise InvalidArgumentError(None, None, f"Invalid code point {c} (not a valid "
+                                       "Unicode scalar value)")
+        return "" if errors == "ignore" else chr(repl)
 
     def encode(values, splits):
         codes, bounds = values.tolist(), splits.tolist()
         out = np.empty(len(bounds) - 1, dtype=object)
         for i in range(len(bounds) - 1):
-            text = "".join(chr(c) for c in codes[bounds[i]:bounds[i + 1]])
-            out[i] = text.encode(enc, errors)
+            text = "".join(char(c) for c in codes[bounds[i]:bounds[i + 1]])
+            out[i] = text.encode(enc)
         return out
     return encode
 

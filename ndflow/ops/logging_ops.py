@@ -93,8 +93,9 @@ def format_(template, inputs, placeholder="{}", summarize=3, name=None):
         values = [inputs]
     values = [convert_to_tensor(v) for v in values]
     if template.count(placeholder) != len(values):
-        raise ValueError(f"{len(values)} tensors were passed in, but template {template!r} has "
-                         f"{template.count(placeholder)} placeholders.")
+        raise ValueError(f"The template expects {template.count(placeholder)} tensors, but "
+                         f"the inputs only has {len(values)}. Please ensure the number of "
+                         "placeholders in template matches inputs length.")
     return string_format(values, template, placeholder, summarize, name)
 
 

@@ -17,6 +17,7 @@ from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape, broadcast_shapes
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import Reshape, reshape, size, stack
+from ndflow.ops.array_fill import ones_like
 from ndflow.ops.array_range import range as tf_range
 from ndflow.ops.op_def import op_def
 
@@ -136,7 +137,10 @@ def _run(op, inputs, attrs=None, name=None):
 
 @tf_export("strings.join", v1=["strings.join", "string_join"])
 def string_join(inputs, separator="", name=None):
-    """Element-wise concatenation of the string tensors in `inputs` (broadcast)."""
+    """Element-wise concatenation of the string tensors in `inputs` (scalars with tensors of
+    one shape; no inputs: the empty string)."""
+    if not inputs:
+        return convert_to_tensor("", dtypes.string, name=name)
     return _run(StringJoin, [[_s(x) for x in inputs]], {"separator": separator}, name)[0]
 
 
@@ -280,7 +284,8 @@ def bytes_split(input, name=None):  # noqa: A002
         x = _s(input)
         _scalar_only(x, "tf.strings.bytes_split")
         n = string_length(x)
-        return substr(x, tf_range(n), convert_to_tensor(1, dtypes.int32))
+        pos = tf_range(n)
+        return substr(x, pos, ones_like(pos))
 
 
 @tf_export("strings.unicode_decode")
