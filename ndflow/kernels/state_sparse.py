@@ -68,19 +68,54 @@ def writable(res) -> torch.Tensor:
     return table
 
 
+def _dims(shape) -> str:
+    return "[" + ",".join(str(int(d)) for d in shape) + "]"
+
+
+def _check_scatter_shapes(params: tuple, indices: tuple, updates: tuple) -> None:
+    """TF's checks of a ResourceScatter* op's shapes (updates = indices + params[1:], or [])."""
+    if updates and len(updates) != len(indices) + len(params) - 1:
+        raise InvalidArgumentError(
+            None, None, "Must have updates.shape = indices.shape + params.shape[1:] or "
+            f"updates.shape = [], got updates.shape {_dims(updates)}, indices.shape "
+            f"{_dims(indices)}, params.shape {_dims(params)}")
+    if updates and updates[:len(indices)] != indices:
+        raise InvalidArgumentError(
+            None, None, f"The shape of indices ({_dims(indices)}) must be a prefix of the shape "
+            f"of updates ({_dims(updates)})")
+    if updates and updates[len(indices):] != params[1:]:
+        raise InvalidArgumentError(
+            None, None, f"updates.shape {_dims(updates)} != indices.shape {_dims(indices)} + "
+            f"params.shape[1:] {_dims(params[1:])}")
+
+
+def _divide_rows(table: torch.Tensor, flat: torch.Tensor, rows: torch.Tensor) -> None:
+    """table[i] /= each row for i (repeated indices divide in turn: by their product, which
+    is the same for floats up to rounding and exact for integers' truncating division)."""
+    uniq, inverse = torch.unique(flat, return_inverse=True)
+    den = torch.ones((uniq.numel(),) + tuple(rows.shape[1:]), dtype=rows.dtype,
+                     device=rows.device)
+    with warnings.catch_warnings():  # ATen marks index_reduce_ as beta
+        warnings.simplefilter("ignore", UserWarning)
+        den.index_reduce_(0, inverse, rows, "prod", include_self=True)
+    sel = table.index_select(0, uniq)
+    mode = None if table.is_floating_point() or table.is_complex() else "trunc"
+    table.index_copy_(0, uniq, torch.div(sel, den, rounding_mode=mode))
+
+
 def _scatter(kind: str):
     def factory(node):
         dtype = node.attrs["dtype"]
 
         def scatter(res, indices, updates):
             table = _table(res)
-            check_dtype(res, dtype, "assign")
+            if res.dtype is not dtype:
+                raise InvalidArgumentError(None, None, "DType of scatter resource and updates "
+                                           "does not match.")
+            _check_scatter_shapes(tuple(table.shape), tuple(indices.shape),
+                                  tuple(updates.shape))
             flat = _rows(indices, table.shape[0], "indices")
             want = tuple(indices.shape) + tuple(table.shape[1:])
-            if tuple(updates.shape) not in (want, ()):
-                raise InvalidArgumentError(
-                    None, None, f"updates.shape {list(updates.shape)} != indices.shape "
-                    f"{list(indices.shape)} + params.shape[1:] {list(table.shape[1:])}")
             if updates.device != table.device:
                 updates = updates.to(table.device)
             if flat.device != table.device:
@@ -94,12 +129,13 @@ def _scatter(kind: str):
                 table.index_add_(0, flat, rows, alpha=-1)
             elif kind == "update":
                 table.index_copy_(0, flat, rows)
+            elif kind == "div":
+                _divide_rows(table, flat, rows)
             else:
-                reduce = {"mul": "prod", "div": "prod", "min": "amin", "max": "amax"}[kind]
-                src = torch.reciprocal(rows) if kind == "div" else rows
+                reduce = {"mul": "prod", "min": "amin", "max": "amax"}[kind]
                 with warnings.catch_warnings():  # ATen marks index_reduce_ as beta
                     warnings.simplefilter("ignore", UserWarning)
-                    table.index_reduce_(0, flat, src, reduce, include_self=True)
+                    table.index_reduce_(0, flat, rows, reduce, include_self=True)
         return scatter
     return factory
 
