@@ -128,3 +128,20 @@ def test_python_side_errors_as_tensorflow():
     with pytest.raises(ValueError, match="The template expects 2 tensors, but the inputs only "
                                          "has 1"):
         tf.strings.format("{} and {}", [tf.constant("a")])
+
+
+def test_tensorflows_string_graph_def_imports_runs_and_exports():
+    graph_def = v1.GraphDef()
+    graph_def.ParseFromString((FIXTURES / "strings_graph.pb").read_bytes())
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(graph_def, name="")
+        with v1.Session() as sess:
+            joined, buckets, const = sess.run(["ReduceJoin/n:0", "h:0", "c:0"],
+                                              {"lines:0": ["X", "Y z"]})
+        exported = g.as_graph_def()
+    assert joined == b"x A+b|y z A+b"  # TensorFlow 2.21's values (generate_graph.py)
+    assert buckets.tolist() == [28, 50]
+    assert const.tolist() == [b"A-b", "\u00e9".encode()]
+    node = next(n for n in exported.node if n.name == "c")
+    assert list(node.attr["value"].tensor.string_val) == [b"A-b", "\u00e9".encode()]
+    assert next(n for n in exported.node if n.name == "r").attr["pattern"].s == b"-"

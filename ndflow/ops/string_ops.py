@@ -218,7 +218,7 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
 @tf_export("strings.reduce_join", v1=[])
 def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     """The strings joined along `axis` (all axes when None)."""
-    with name_scope(name, "ReduceJoin"):
+    with name_scope(None, "ReduceJoin"):  # TF names the op itself `name` inside the scope
         x = _s(inputs, "inputs")
         if axis is None:
             # All axes, last first: TF joins the last listed axis outermost (row-major order).
@@ -226,7 +226,7 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
         axes = convert_to_tensor(axis if isinstance(axis, (list, tuple)) else [axis],
                                  dtypes.int32)
         return _run(ReduceJoin, [x, axes], {"keep_dims": bool(keepdims),
-                                            "separator": separator})[0]
+                                            "separator": separator}, name)[0]
 
 
 @tf_export(v1=["strings.reduce_join", "reduce_join"])
