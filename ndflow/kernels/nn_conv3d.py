@@ -112,9 +112,8 @@ def _conv3d(node):
 
 
 def _sizes(node, sizes):
-    s = node.output_shapes[0] if node.output_shapes else None
-    if s is not None and s.is_fully_defined():
-        return tuple(s.as_list())
+    # Always the fed value: an eager kernel is cached by input shapes, and two calls may
+    # share them with different sizes, so the static output shape of the first is not safe.
     return tuple(int(v) for v in sizes.tolist())
 
 

@@ -160,3 +160,17 @@ def test_conv3d_errors():
     with pytest.raises(InvalidArgumentError):
         nn_conv3d.conv3d(np.ones((1, 2, 2, 2, 4), np.float32),
                          np.ones((1, 1, 1, 3, 1), np.float32), [1] * 5, "SAME")
+
+
+def test_eager_backprop_sizes_are_read_per_call():
+    # Eager kernels are cached by input shapes: two calls with the same shapes but different
+    # size values must each get their own output shape.
+    g = np.ones((1, 2, 2, 2, 2), np.float32)
+    args = ([1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "SAME")
+    a = nn_pool3d.avg_pool3d_grad([1, 3, 3, 4, 2], g, *args)
+    b = nn_pool3d.avg_pool3d_grad([1, 3, 4, 3, 2], g, *args)
+    assert a.shape.as_list() == [1, 3, 3, 4, 2] and b.shape.as_list() == [1, 3, 4, 3, 2]
+    w = np.ones((2, 2, 2, 2, 2), np.float32)
+    c = tf.nn.conv3d_transpose(g, w, [1, 4, 4, 4, 2], 2, "SAME")
+    d = tf.nn.conv3d_transpose(g, w, [1, 3, 4, 3, 2], 2, "SAME")
+    assert c.shape.as_list() == [1, 4, 4, 4, 2] and d.shape.as_list() == [1, 3, 4, 3, 2]

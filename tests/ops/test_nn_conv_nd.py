@@ -153,3 +153,18 @@ CASES += [
            lambda x: to_channels_first(pool_nd(to_channels_last(x), [2, 2], [1, 1], "VALID",
                                                "avg", [2, 2]))),
 ]
+
+
+def test_eager_gradients_of_inputs_sharing_output_shapes():
+    # Rows 8 and 7 with stride 2 both give 4 output rows: the eager backprop kernels (cached
+    # by input shapes) must still return each input's own shape.
+    w = tf.constant(np.ones((3, 3, 1, 1), np.float32))
+    for n in (8, 7):
+        x = tf.constant(np.ones((1, n, n, 1), np.float32))
+        with tf.GradientTape(persistent=True) as t:
+            t.watch(x)
+            y = tf.nn.conv2d(x, w, 2, "SAME")
+            z = tf.nn.avg_pool2d(x, 2, 2, "SAME")
+        assert t.gradient(y, x).shape.as_list() == [1, n, n, 1]
+        assert t.gradient(z, x).shape.as_list() == [1, n, n, 1]
+        np.testing.assert_allclose(t.gradient(z, x).numpy().sum(), 16.0, rtol=1e-6)
