@@ -1,18 +1,18 @@
 """`tf.IndexedSlices`: the sparse gradient of a gather — rows `values` at `indices` of a
 tensor of shape `dense_shape` — kept sparse through gradient aggregation and applied to
 variables as scatter updates, so a step touches only the rows it used. Converting one to a
-tensor (any op taking it) sums the rows into a dense tensor, with TensorFlow's warnings."""
+tensor (any op taking it) sums the rows into a dense tensor, as TensorFlow 2.21 does."""
 
 from __future__ import annotations
 
 import collections
+import warnings
 
 import numpy as np
 
-from ndflow.core import dtypes
+from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
-from ndflow.core.tf_logging import warning
 from ndflow.ops.apply import constant_value, register_tensor_conversion_function
 from ndflow.ops.array_gather import unsorted_segment_sum
 from ndflow.ops.array_slicing import concat
@@ -84,17 +84,20 @@ class IndexedSlices:
 
 
 def densify(value: IndexedSlices):
-    """The dense tensor: rows summed at their indices (repeated indices add up)."""
+    """The dense tensor: rows summed at their indices (repeated indices add up). As TF 2.21,
+    only a graph conversion to a statically known shape of 100M elements or more warns."""
     if value.dense_shape is None:
-        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: "
-                         f"{value!s}")
+        raise ValueError("Tensor conversion requested for IndexedSlices for argument `value` "
+                         f"without dense_shape: {value!s}")
+    if not context.executing_eagerly():
+        static = constant_value(value.dense_shape)
+        if static is not None:
+            n = int(np.prod(np.asarray(static), dtype=np.int64))
+            if n >= _LARGE_SPARSE_NUM_ELEMENTS:
+                warnings.warn(f"Converting sparse IndexedSlices to a dense Tensor with {n} "
+                              "elements. This may consume a large amount of memory.",
+                              stacklevel=2)
     shape = value.shape
-    if not shape.is_fully_defined():
-        warning("Converting sparse IndexedSlices to a dense Tensor of unknown shape. This may "
-                "consume a large amount of memory.")
-    elif shape.num_elements() >= _LARGE_SPARSE_NUM_ELEMENTS:
-        warning(f"Converting sparse IndexedSlices to a dense Tensor with "
-                f"{shape.num_elements()} elements. This may consume a large amount of memory.")
     rows = value.dense_shape[0] if shape.rank is None or shape.as_list()[0] is None \
         else shape.as_list()[0]
     return unsorted_segment_sum(value.values, value.indices, rows)
@@ -102,8 +105,9 @@ def densify(value: IndexedSlices):
 
 def _convert(value, dtype=None, name=None, as_ref=False):
     if dtype is not None and dtypes.as_dtype(dtype) is not value.dtype:
-        raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for "
-                         f"IndexedSlices with dtype {value.dtype.name}")
+        raise ValueError(f"Incompatible tensor conversion requested to `dtype` "
+                         f"{dtypes.as_dtype(dtype).name} for IndexedSlices ({value}) with dtype "
+                         f"{value.dtype.name}")
     return densify(value)
 
 
