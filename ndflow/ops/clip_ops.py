@@ -16,6 +16,7 @@ from ndflow.ops.array_core import identity, stack
 from ndflow.ops.array_fill import ones_like
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import composite_name, greater
+from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.math import sqrt
 from ndflow.ops.nn_loss import l2_loss
 from ndflow.ops.reduction import reduce_sum
@@ -26,7 +27,7 @@ def clip_by_norm(t, clip_norm, axes=None, name: str | None = None) -> Tensor:
     """`tf.clip_by_norm`: `t * clip_norm / max(l2norm(t, axes), clip_norm)`; a zero norm
     leaves `t` as it is (and has a finite gradient)."""
     with composite_name(name, "clip_by_norm") as final:
-        values = convert_to_tensor(t, name="t")
+        values = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t, name="t")
         if np.isscalar(clip_norm):
             clip_norm = max(clip_norm, 0)
         else:
@@ -36,13 +37,16 @@ def clip_by_norm(t, clip_norm, axes=None, name: str | None = None) -> Tensor:
         l2sum_safe = where(positive, l2sum, ones_like(l2sum))
         l2norm = where(positive, sqrt(l2sum_safe), l2sum)
         clipped = truediv(multiply(values, clip_norm), maximum(l2norm, clip_norm))
+    if isinstance(t, IndexedSlices):  # rows stay sparse, as TF (the norm is of the rows)
+        return IndexedSlices(identity(clipped, name=final), t.indices, t.dense_shape)
     return identity(clipped, name=final)
 
 
 def _tensor_list(t_list) -> list:
     if not isinstance(t_list, Sequence) or isinstance(t_list, str):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
-    return [None if t is None else convert_to_tensor(t, name=f"t_{i}")
+    return [None if t is None else
+            convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t, name=f"t_{i}")
             for i, t in enumerate(t_list)]
 
 
@@ -69,4 +73,6 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name: str | None = Non
         scale = scale + subtract(use_norm, use_norm)  # NaN when the norm is not finite
         clipped = [None if v is None else identity(multiply(v, cast(scale, v.dtype)))
                    for v in values]
+    clipped = [IndexedSlices(c, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else c
+               for c, t in zip(clipped, t_list)]  # sparse gradients stay sparse, as TF
     return clipped, use_norm

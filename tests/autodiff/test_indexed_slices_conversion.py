@@ -63,3 +63,18 @@ def test_tf_gradients_concatenates_and_session_fetches_the_value():
     assert sorted(value.indices.tolist()) == [0, 1, 1]
     assert value.dense_shape.tolist() == [3, 3]
     np.testing.assert_array_equal(dense, [[1, 1, 1], [3, 3, 3], [0, 0, 0]])
+
+
+def test_clipping_keeps_sparse_gradients_sparse():
+    rows = np.array([[3.0, 4.0], [0.0, 12.0]])
+    s = tf.IndexedSlices(tf.constant(rows), tf.constant([1, 4]), tf.constant([6, 2]))
+    dense = tf.constant(np.array([[5.0, 0.0]]))
+    (cs, cd), norm = tf.clip_by_global_norm([s, dense], 6.5)
+    total = np.sqrt((rows ** 2).sum() + 25.0)
+    np.testing.assert_allclose(norm.numpy(), total)
+    assert isinstance(cs, tf.IndexedSlices) and cs.indices.numpy().tolist() == [1, 4]
+    np.testing.assert_allclose(cs.values.numpy(), rows * 6.5 / total)
+    np.testing.assert_allclose(cd.numpy(), [[5.0 * 6.5 / total, 0.0]])
+    c = tf.clip_by_norm(s, 6.5)  # the norm of the rows, as TF
+    assert isinstance(c, tf.IndexedSlices)
+    np.testing.assert_allclose(c.values.numpy(), rows * 6.5 / 13.0)
