@@ -20,6 +20,7 @@ from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.apply import convert_to_tensor, numpy_to_torch, out_of_scope_error
+from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.tensor_array_ops import from_flow
 from ndflow.passes.pass_config import resolve_pass_config
 from ndflow.passes.prune import needed_ops
@@ -41,6 +42,17 @@ class OutputSlot:
 
     def __repr__(self):
         return f"OutputSlot({self.index}, {self.value!r})"
+
+
+def _rebuild(slot: OutputSlot, flat: list):
+    """An output leaf from the flat outputs: a tensor, a TensorArray around its flow, an
+    IndexedSlices from its components, or a Python value."""
+    if slot.index is None:
+        return slot.value
+    if isinstance(slot.value, IndexedSlices):
+        i, has_shape = slot.index, slot.value.dense_shape is not None
+        return IndexedSlices(flat[i], flat[i + 1], flat[i + 2] if has_shape else None)
+    return from_flow(slot.value, flat[slot.index])
 
 
 def accepts(spec: tuple, actual: tuple) -> bool:
@@ -136,9 +148,7 @@ class ConcreteFunction:
                 x = convert_to_tensor(x, spec[0])
             tensors.append(x)
         flat = self._call_flat(tensors)
-        return pack_sequence_as(self._structure, [
-            from_flow(s.value, flat[s.index]) if s.index is not None else s.value
-            for s in self._slots])
+        return pack_sequence_as(self._structure, [_rebuild(s, flat) for s in self._slots])
 
     def _call_flat(self, tensors: list) -> list:
         """Runs the function on flat argument tensors; returns the flat outputs."""

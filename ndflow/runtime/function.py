@@ -38,6 +38,7 @@ from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import identity
+from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.tensor_array_ops import TensorArray
 from ndflow.runtime.concrete_function import ConcreteFunction, OutputSlot, accepts
 from ndflow.runtime.func_graph import FuncGraph, tracing_scope
@@ -337,7 +338,8 @@ class Function:
 
 
 def _collect_outputs(fg: FuncGraph, result):
-    """Flattens the returned structure: tensors become graph outputs, None stays None."""
+    """Flattens the returned structure: tensors become graph outputs, None stays None; an
+    IndexedSlices becomes its component tensors, rebuilt by the caller."""
     slots = []
     structured = []
     for leaf in flatten(result):
@@ -345,7 +347,13 @@ def _collect_outputs(fg: FuncGraph, result):
             slots.append(OutputSlot(None, None))
             structured.append(None)
             continue
-        t = template = None
+        if isinstance(leaf, IndexedSlices):
+            slots.append(OutputSlot(len(fg.outputs), leaf))
+            parts = [_graph_output(fg, p) for p in (leaf.values, leaf.indices, leaf.dense_shape)
+                     if p is not None]
+            structured.append(IndexedSlices(*parts))
+            continue
+        template = None
         if isinstance(leaf, TensorArray):  # returned as its flow, rebuilt by the caller
             template, leaf = leaf, leaf.flow
         t = leaf
@@ -356,15 +364,21 @@ def _collect_outputs(fg: FuncGraph, result):
                 slots.append(OutputSlot(None, leaf))
                 structured.append(leaf)
                 continue
-        if not (isinstance(t, SymbolicTensor) and t.graph is fg):
-            t = fg.capture(t)
-        with fg.as_default():  # TF returns Identity copies: the producers stay optimizable
-            t = identity(t)
         slots.append(OutputSlot(len(fg.outputs), template))
-        structured.append(t)
-        fg.outputs.append(t)
+        structured.append(_graph_output(fg, t))
     fg.structured_outputs = pack_sequence_as(result, structured)
     return pack_sequence_as(result, slots)
+
+
+def _graph_output(fg: FuncGraph, t):
+    """`t` as the function graph's next output (captured if from outside)."""
+    t = convert_to_tensor(t)
+    if not (isinstance(t, SymbolicTensor) and t.graph is fg):
+        t = fg.capture(t)
+    with fg.as_default():  # TF returns Identity copies: the producers stay optimizable
+        t = identity(t)
+    fg.outputs.append(t)
+    return t
 
 
 @tf_export("function")

@@ -78,3 +78,24 @@ def test_clipping_keeps_sparse_gradients_sparse():
     c = tf.clip_by_norm(s, 6.5)  # the norm of the rows, as TF
     assert isinstance(c, tf.IndexedSlices)
     np.testing.assert_allclose(c.values.numpy(), rows * 6.5 / 13.0)
+
+
+def test_tf_function_returns_indexed_slices():
+    v = tf.Variable(np.arange(12, dtype=np.float64).reshape(6, 2))
+
+    @tf.function
+    def grad(ids):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.gather(v, ids)) + tf.reduce_sum(tf.gather(v, ids[:1]) * 3.0)
+        return {"g": tape.gradient(loss, v), "n": tf.size(ids)}
+
+    out = grad(tf.constant([1, 4]))
+    g = out["g"]
+    assert isinstance(g, tf.IndexedSlices) and int(out["n"]) == 2
+    assert sorted(g.indices.numpy().tolist()) == [1, 1, 4]
+    assert g.dense_shape.numpy().tolist() == [6, 2]
+    want = np.zeros([6, 2])
+    want[1], want[4] = 4.0, 1.0
+    np.testing.assert_array_equal(tf.convert_to_tensor(g).numpy(), want)
+    no_shape = tf.function(lambda: tf.IndexedSlices(tf.ones([1, 2]), tf.constant([3])))()
+    assert no_shape.dense_shape is None and no_shape.indices.numpy().tolist() == [3]
