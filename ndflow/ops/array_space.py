@@ -13,9 +13,13 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
+from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
+from ndflow.ops.arithmetic import floormod
+from ndflow.ops.array_core import stack
+from ndflow.ops.array_fill import zeros, zeros_like
 from ndflow.ops.nn_common import check_rank, spatial_dims
 from ndflow.ops.op_def import op_def
 
@@ -244,3 +248,40 @@ def batch_to_space_v1(input, crops, block_size=None, name: str | None = None,  #
     block_size = deprecated_argument_lookup("block_shape", block_shape, "block_size",
                                             block_size)
     return batch_to_space_nd(input, np.array([block_size, block_size], np.int64), crops, name)
+
+
+@tf_export("required_space_to_batch_paddings")
+def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=None,
+                                     name: str | None = None) -> tuple:
+    """`tf.required_space_to_batch_paddings`: (paddings, crops) making each padded spatial
+    dim a multiple of its block size (extra padding at the end, cropped back by crops)."""
+    with name_scope(name, "required_space_to_batch_paddings"):
+        input_shape = convert_to_tensor(input_shape, dtypes.int32, name="input_shape")
+        block_shape = convert_to_tensor(block_shape, dtypes.int32, name="block_shape")
+        if block_shape.shape.rank != 1 or block_shape.shape[0] is None:
+            raise ValueError(f"Shape {block_shape.shape} must be fully defined with rank 1")
+        m = block_shape.shape[0]
+        if m == 0:
+            return zeros([0, 2], dtypes.int32), zeros([0, 2], dtypes.int32)
+        if not input_shape.shape.is_compatible_with([m]):
+            raise ValueError(f"Shapes {input_shape.shape} and ({m},) are incompatible")
+        if base_paddings is not None:
+            base_paddings = convert_to_tensor(base_paddings, dtypes.int32, name="base_paddings")
+            if not base_paddings.shape.is_compatible_with([m, 2]):
+                raise ValueError(f"Shapes {base_paddings.shape} and ({m}, 2) are incompatible")
+        else:
+            base_paddings = zeros([m, 2], dtypes.int32)
+        consts = [constant_value(t) for t in (block_shape, input_shape, base_paddings)]
+        if all(c is not None for c in consts):
+            block, size, base = (np.asarray(c, np.int32) for c in consts)
+            extra = (block - (size + base[:, 0] + base[:, 1]) % block) % block
+            paddings = np.stack([base[:, 0], base[:, 1] + extra], 1)
+            crops = np.stack([np.zeros_like(extra), extra], 1)
+            return (convert_to_tensor(paddings, dtypes.int32, name="paddings"),
+                    convert_to_tensor(crops, dtypes.int32, name="crops"))
+        start, end = base_paddings[:, 0], base_paddings[:, 1]
+        full = input_shape + start + end
+        extra = floormod(block_shape - floormod(full, block_shape), block_shape)
+        paddings = stack([start, end + extra], axis=1, name="paddings")
+        crops = stack([zeros_like(extra), extra], axis=1, name="crops")
+        return paddings, crops

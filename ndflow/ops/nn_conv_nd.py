@@ -1,7 +1,8 @@
 """Rank-generic convolution and pooling wrappers, as TF's nn_ops.py composes them:
 `tf.nn.conv1d` / `conv1d_transpose` (the 2-D ops over an ExpandDims'd input, then Squeeze),
 `tf.nn.convolution` and `tf.nn.pool` (dispatch on the number of spatial dims),
-`tf.nn.atrous_conv2d` and `tf.nn.separable_conv2d`.
+`tf.nn.atrous_conv2d`(`_transpose`), `tf.nn.separable_conv2d`, `tf.nn.conv_transpose` and the
+raw depthwise backprop wrappers.
 
 Dilated convolutions run the dilated op directly where TF wraps the undilated op in
 SpaceToBatchND/BatchToSpaceND (the values are the same); dilated pooling uses TF's
@@ -18,12 +19,10 @@ from ndflow.core.deprecation import deprecated_argument_lookup
 from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.ops import array_space, nn_conv, nn_conv3d, nn_pool, nn_pool3d
-from ndflow.ops.apply import convert_to_tensor
-from ndflow.ops.arithmetic import floormod, subtract
+from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.array_core import expand_dims, shape, squeeze, stack
-from ndflow.ops.array_fill import zeros_like
 from ndflow.ops.array_slicing import concat
-from ndflow.ops.nn_common import seq_attr
+from ndflow.ops.nn_common import padding_attrs, seq_attr
 
 # -- 1-D convolution ---------------------------------------------------------------------------
 
@@ -275,28 +274,177 @@ def pool_v1(input, window_shape, pooling_type, padding, dilation_rate=None,  # n
 
 
 def _dilated_pool(fn, x, window_shape, rate, padding, fmt, name):
-    """TF's with_space_to_batch for VALID padding: SpaceToBatchND by the dilation rate (the
-    spatial dims padded at the end to a multiple of it), the undilated pool, BatchToSpaceND
-    cropping the padding."""
+    """TF's pool over dilated windows: the undilated pool inside with_space_to_batch."""
     n = len(window_shape)
-    first = 2 if fmt.startswith("NC") else 1
-    lead = first - 1
-    block = np.array([1] * lead + [int(r) for r in rate], np.int32)
-    # Block dims run from dim 1 to the last spatial dim (the channel dim of NC formats gets
-    # block 1 and no padding), as TF's _with_space_to_batch_adjust.
-    dims = x.shape.as_list() if x.shape.rank is not None else None
-    spatial = None if dims is None else dims[first:first + n]
-    if spatial is not None and all(d is not None for d in spatial):
-        extra = [(-d) % int(r) for d, r in zip(spatial, rate)]
-        pads = np.array([[0, 0]] * lead + [[0, e] for e in extra], np.int32)
-    else:  # TF's required_space_to_batch_paddings on the dynamic shape
-        sizes = shape(x)[first:first + n]
-        r = convert_to_tensor(np.asarray(rate, np.int32))
-        extra = floormod(subtract(r, floormod(sizes, r)), r)
-        ends = concat([np.zeros([lead], np.int32), extra], 0)
-        pads = stack([zeros_like(ends), ends], axis=1)
+
+    def op(converted, _, converted_padding):
+        return fn(converted, window_shape, [1] * n, converted_padding, fmt)
     with name_scope(name, "dilated_pool"):
-        y = array_space.space_to_batch_nd(x, block, pads)
-        y = fn(y, window_shape, [1] * n, "VALID", fmt)
-        # The crops are the end paddings: [0, extra] per dim.
-        return array_space.batch_to_space_nd(y, block, pads)
+        return with_space_to_batch(x, rate, padding, op, window_shape,
+                                   data_format=None if fmt in ("NWC", "NHWC", "NDHWC") else fmt)
+
+
+def _adjust(rows, fill, spatial_dims):
+    """TF's _with_space_to_batch_adjust: per-dim rows for dims 1..max(spatial_dims), `fill`
+    where a dim is not spatial."""
+    out = []
+    for d in range(1, spatial_dims[-1] + 1):
+        out.append(rows[spatial_dims.index(d)] if d in spatial_dims else fill)
+    return out
+
+
+@tf_export("nn.with_space_to_batch")
+def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None,  # noqa: A002
+                        spatial_dims=None, data_format=None) -> Tensor:
+    """`tf.nn.with_space_to_batch`: `op(converted_input, num_spatial_dims, "VALID")` on the
+    input moved by SpaceToBatchND with block `dilation_rate` (SAME padding added as TF does
+    for a filter of `filter_shape`), moved back by BatchToSpaceND. `dilation_rate` must be
+    known statically here."""
+    x = convert_to_tensor(input, name="input")
+    rate = constant_value(dilation_rate) if isinstance(dilation_rate, Tensor) else dilation_rate
+    if rate is None:
+        raise NotImplementedError("ndflow's with_space_to_batch needs a constant dilation_rate")
+    rate = np.asarray(rate, np.int32)
+    if rate.ndim != 1:
+        raise ValueError(f"`dilation_rate.shape.rank` must be 1. Received: "
+                         f"dilation_rate={rate} of rank {rate.ndim}")
+    n = rate.size
+    start = 2 if data_format is not None and data_format.startswith("NC") else 1
+    orig = list(range(start, start + n)) if spatial_dims is None else list(spatial_dims)
+    dims = sorted({int(d) for d in orig})
+    if dims != orig or any(d < 1 for d in dims):
+        raise ValueError(f"`spatial_dims` must be a monotonically increasing sequence of "
+                         f"positive integers. Received: spatial_dims={orig}")
+    expected = dims[-1] if start == 2 else dims[-1] + 1
+    if x.shape.rank is not None and x.shape.rank < expected:
+        raise ValueError(f"`input.shape.rank` must be at least {expected}. Received: "
+                         f"input.shape={x.shape} with rank {x.shape.rank}")
+    if np.any(rate < 1):
+        raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={rate}")
+    if np.all(rate == 1):
+        return op(x, n, padding)
+    if padding == "SAME":
+        if filter_shape is None:
+            raise ValueError(f"`filter_shape` must be specified for `padding='SAME'`. "
+                             f"Received: filter_shape={filter_shape} and padding={padding}")
+        fs = constant_value(filter_shape) if isinstance(filter_shape, Tensor) else filter_shape
+        if fs is None:
+            raise NotImplementedError("ndflow's with_space_to_batch needs a constant "
+                                      "filter_shape for SAME padding")
+        extra = (np.asarray(fs, np.int32)[:n] - 1) * rate
+        base = np.stack([extra // 2, extra - extra // 2], 1)
+    elif padding == "VALID":
+        base = np.zeros([n, 2], np.int32)
+    else:
+        raise ValueError(f"`padding` must be one of 'SAME' or 'VALID'. Received: "
+                         f"padding={padding}")
+    known = x.shape.as_list() if x.shape.rank is not None else None
+    if known is not None and all(known[d] is not None for d in dims):
+        sizes = [known[d] for d in dims]
+    else:
+        full = shape(x)
+        sizes = stack([full[d] for d in dims])
+    paddings, crops = array_space.required_space_to_batch_paddings(sizes, rate, base)
+    block = _adjust(list(rate), 1, dims)
+    pad_rows = _adjust([paddings[i] for i in range(n)], [0, 0], dims)
+    crop_rows = _adjust([crops[i] for i in range(n)], [0, 0], dims)
+    y = array_space.space_to_batch_nd(x, np.array(block, np.int32), stack(pad_rows))
+    y = op(y, n, "VALID")
+    return array_space.batch_to_space_nd(y, np.array(block, np.int32), stack(crop_rows))
+
+
+# -- transposed and raw depthwise convolutions --------------------------------------------------
+
+
+@tf_export("nn.conv_transpose")
+def conv_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
+                   data_format: str | None = None, dilations=None,
+                   name: str | None = None) -> Tensor:
+    """`tf.nn.conv_transpose`: conv1d/2d/3d_transpose by the length of `output_shape`."""
+    if isinstance(output_shape, Tensor):
+        n = output_shape.shape[0] - 2 if output_shape.shape.rank == 1 and \
+            output_shape.shape[0] is not None else None
+    elif hasattr(output_shape, "__len__"):
+        n = len(output_shape) - 2
+    else:
+        raise ValueError(f"`output_shape` must be a tensor or sized collection. Received: "
+                         f"output_shape={output_shape}")
+    if n is None or not 1 <= n <= 3:
+        raise ValueError(f"`output_shape` must be of length 3, 4 or 5. Received: "
+                         f"output_shape={output_shape} of length {None if n is None else n + 2}.")
+    fmt = data_format or {1: "NWC", 2: "NHWC", 3: "NDHWC"}[n]
+    with name_scope(name, "conv_transpose"):
+        if n == 1:
+            return conv1d_transpose(input, filters, output_shape, strides, padding, fmt,
+                                    dilations)
+        if n == 2:
+            return nn_conv.conv2d_transpose(input, filters, output_shape, strides, padding, fmt,
+                                            dilations)
+        return nn_conv3d.conv3d_transpose(input, filters, output_shape, strides, padding, fmt,
+                                          dilations)
+
+
+@tf_export("nn.atrous_conv2d_transpose")
+def atrous_conv2d_transpose(value, filters, output_shape, rate, padding,
+                            name: str | None = None) -> Tensor:
+    """`tf.nn.atrous_conv2d_transpose`: the transpose of atrous_conv2d (Conv2DBackpropInput
+    with dilation `rate`, where TF wraps the undilated op in SpaceToBatchND)."""
+    value = convert_to_tensor(value, name="value")
+    filters = convert_to_tensor(filters, dtype=value.dtype, name="filters")
+    vc = value.shape[3] if value.shape.rank == 4 else None
+    fc = filters.shape[3] if filters.shape.rank == 4 else None
+    if vc is not None and fc is not None and vc != fc:
+        raise ValueError(
+            f"`value` channel count must be compatible with `filters` input channel count. "
+            f"Received: value.shape={value.shape} with channel count {vc} and "
+            f"filters.shape={filters.shape} with input channel count {fc}.")
+    if rate < 1:
+        raise ValueError(f"`rate` cannot be less than one. Received: rate={rate}")
+    if not isinstance(output_shape, Tensor):
+        dims = list(output_shape)
+        if len(dims) != 4:
+            raise ValueError(f"`output_shape` must have shape (4,). Received: "
+                             f"output_shape=({len(dims)},)")
+        oc = filters.shape[2] if filters.shape.rank == 4 else None
+        if oc is not None and int(dims[3]) != oc:
+            raise ValueError(
+                f"`output_shape` channel count must be compatible with `filters` output "
+                f"channel count. Received: output_shape={dims} with channel count {dims[3]} "
+                f"and filters.shape={filters.shape} with output channel count {oc}.")
+    return nn_conv.conv2d_transpose(value, filters, output_shape, [1, 1, 1, 1], padding,
+                                    "NHWC", [1, int(rate), int(rate), 1],
+                                    name=name or "atrous_conv2d_transpose")
+
+
+def _depthwise_raw_attrs(strides, padding, data_format, dilations) -> dict:
+    pad, explicit = padding_attrs(padding)
+    return {"strides": [int(s) for s in strides], "padding": pad, "explicit_paddings": explicit,
+            "data_format": data_format, "dilations": [int(d) for d in dilations]}
+
+
+@tf_export("nn.depthwise_conv2d_backprop_input",
+           v1=["nn.depthwise_conv2d_native_backprop_input",
+               "nn.depthwise_conv2d_backprop_input"])
+def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop,  # noqa: A002
+                                           strides, padding, data_format="NHWC",
+                                           dilations=(1, 1, 1, 1),
+                                           name: str | None = None) -> Tensor:
+    """The raw DepthwiseConv2dNativeBackpropInput op."""
+    sizes = convert_to_tensor(input_sizes, dtypes.int32)
+    return apply_op(nn_conv.DepthwiseConv2dNativeBackpropInput, [sizes, filter, out_backprop],
+                    _depthwise_raw_attrs(strides, padding, data_format, dilations),
+                    name=name).outputs[0]
+
+
+@tf_export("nn.depthwise_conv2d_backprop_filter",
+           v1=["nn.depthwise_conv2d_native_backprop_filter",
+               "nn.depthwise_conv2d_backprop_filter"])
+def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop,  # noqa: A002
+                                            strides, padding, data_format="NHWC",
+                                            dilations=(1, 1, 1, 1),
+                                            name: str | None = None) -> Tensor:
+    """The raw DepthwiseConv2dNativeBackpropFilter op."""
+    sizes = convert_to_tensor(filter_sizes, dtypes.int32)
+    return apply_op(nn_conv.DepthwiseConv2dNativeBackpropFilter, [input, sizes, out_backprop],
+                    _depthwise_raw_attrs(strides, padding, data_format, dilations),
+                    name=name).outputs[0]

@@ -128,3 +128,16 @@ def test_gradient_ops_are_each_others_inverse():
         x = placeholder(tf.float32, [2, 4, 4, 1])
         (dx,) = tf.gradients(tf.space_to_batch_nd(x, [2, 2], [[0, 0], [0, 0]]), [x])
         assert dx.op.type == "BatchToSpaceND"
+
+
+def test_required_space_to_batch_paddings():
+    p, c = tf.required_space_to_batch_paddings([5, 4], [2, 3], [[1, 0], [0, 0]])
+    np.testing.assert_array_equal(p.numpy(), [[1, 0], [0, 2]])
+    np.testing.assert_array_equal(c.numpy(), [[0, 0], [0, 2]])
+    with Graph().as_default() as g:
+        size = placeholder(tf.int32, [2])
+        p, c = tf.required_space_to_batch_paddings(size, [2, 3])
+    with tf.compat.v1.Session(graph=g) as sess:
+        pv, cv = sess.run([p, c], {size: [7, 9]})
+    np.testing.assert_array_equal(pv, [[0, 1], [0, 0]])
+    np.testing.assert_array_equal(cv, [[0, 1], [0, 0]])

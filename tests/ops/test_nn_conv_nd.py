@@ -168,3 +168,64 @@ def test_eager_gradients_of_inputs_sharing_output_shapes():
         assert t.gradient(y, x).shape.as_list() == [1, n, n, 1]
         assert t.gradient(z, x).shape.as_list() == [1, n, n, 1]
         np.testing.assert_allclose(t.gradient(z, x).numpy().sum(), 16.0, rtol=1e-6)
+
+
+def _wstb_conv(x, w):
+    # with_space_to_batch around an undilated SAME conv is the dilated SAME conv.
+    return tf.nn.with_space_to_batch(x, [2, 3], "SAME",
+                                     lambda a, n, p: tf.nn.conv2d(a, w, 1, p), [3, 2])
+
+
+CASES += [
+    OpCase("conv_transpose_1d", lambda y, w: tf.nn.conv_transpose(y, w, [1, 7, 2], 2),
+           [_r(1, 4, 3), _r(3, 2, 3)],
+           lambda y, w: _vjp(lambda x: conv_nd(x, w, [2], "SAME"), np.zeros((1, 7, 2)), y)),
+    OpCase("conv_transpose_2d_valid",
+           lambda y, w: tf.nn.conv_transpose(y, w, [1, 5, 6, 2], [1, 2], "VALID"),
+           [_r(1, 4, 3, 3), _r(2, 2, 2, 3)],
+           lambda y, w: _vjp(lambda x: conv_nd(x, w, [1, 2], "VALID"), np.zeros((1, 5, 6, 2)),
+                             y)),
+    OpCase("conv_transpose_3d", lambda y, w: tf.nn.conv_transpose(y, w, [1, 3, 4, 3, 2], 2),
+           [_r(1, 2, 2, 2, 2), _r(2, 2, 2, 2, 2)],
+           lambda y, w: _vjp(lambda x: conv_nd(x, w, [2] * 3, "SAME"),
+                             np.zeros((1, 3, 4, 3, 2)), y)),
+    OpCase("atrous_conv2d_transpose_same",
+           lambda y, w: tf.nn.atrous_conv2d_transpose(y, w, [1, 7, 6, 2], 2, "SAME"),
+           [_r(1, 7, 6, 3), _r(3, 2, 2, 3)],
+           lambda y, w: _vjp(lambda x: conv_nd(x, w, [1, 1], "SAME", [2, 2]),
+                             np.zeros((1, 7, 6, 2)), y)),
+    OpCase("atrous_conv2d_transpose_valid",
+           lambda y, w: tf.nn.atrous_conv2d_transpose(y, w, [1, 7, 6, 2], 2, "VALID"),
+           [_r(1, 3, 4, 3), _r(3, 2, 2, 3)],
+           lambda y, w: _vjp(lambda x: conv_nd(x, w, [1, 1], "VALID", [2, 2]),
+                             np.zeros((1, 7, 6, 2)), y)),
+    OpCase("with_space_to_batch_same_conv", _wstb_conv, [_r(1, 7, 6, 2), _r(3, 2, 2, 2)],
+           lambda x, w: conv_nd(x, w, [1, 1], "SAME", [2, 3])),
+    OpCase("depthwise_backprop_input_raw",
+           lambda w, g: tf.nn.depthwise_conv2d_backprop_input([1, 5, 4, 2], w, g, [1, 1, 1, 1],
+                                                              "SAME"),
+           [_r(2, 2, 2, 2), _r(1, 5, 4, 4)],
+           lambda w, g: _vjp(lambda x: _depthwise_ref(x, w, [1, 1], "SAME", [1, 1]),
+                             np.zeros((1, 5, 4, 2)), g)),
+    OpCase("depthwise_backprop_filter_v1_native",
+           lambda x, g: tf.compat.v1.nn.depthwise_conv2d_native_backprop_filter(
+               x, [2, 2, 2, 2], g, [1, 1, 1, 1], "VALID"),
+           [_r(1, 4, 4, 2), _r(1, 3, 3, 4)],
+           lambda x, g: _vjp(lambda w: _depthwise_ref(x, w, [1, 1], "VALID", [1, 1]),
+                             np.zeros((2, 2, 2, 2)), g)),
+]
+
+
+def test_transpose_wrapper_errors():
+    y = np.ones((1, 3, 3, 3), np.float32)
+    w = np.ones((2, 2, 2, 3), np.float32)
+    with pytest.raises(ValueError, match="`output_shape` must be of length 3, 4 or 5"):
+        tf.nn.conv_transpose(y, w, [1, 2], 1)
+    with pytest.raises(ValueError, match="`rate` cannot be less than one"):
+        tf.nn.atrous_conv2d_transpose(y, w, [1, 3, 3, 2], 0, "SAME")
+    with pytest.raises(ValueError, match="`output_shape` channel count must be compatible"):
+        tf.nn.atrous_conv2d_transpose(y, w, [1, 3, 3, 5], 2, "SAME")
+    with pytest.raises(ValueError, match="`filter_shape` must be specified"):
+        tf.nn.with_space_to_batch(y, [2, 2], "SAME", lambda a, n, p: a)
+    with pytest.raises(ValueError, match="monotonically increasing"):
+        tf.nn.with_space_to_batch(y, [2, 2], "VALID", lambda a, n, p: a, spatial_dims=[2, 1])
