@@ -35,6 +35,10 @@ STRING_CASES = {
     "concat_reshape": lambda s: tf.reshape(tf.concat([s, s], 0), [2, 4]),
     "where": lambda s: tf.where(tf.strings.length(s) > 4, s, "short"),
     "pad_reverse": lambda s: tf.reverse(tf.pad(s, [[0, 1], [1, 0]]), [0]),
+    "base64": lambda s: tf.io.decode_base64(tf.io.encode_base64(s)),
+    "segment_join": lambda s: tf.strings.unsorted_segment_join(s, [1, 1], 3, separator="+"),
+    "decode_csv": lambda s: tf.io.decode_csv(tf.strings.join([tf.strings.as_string(
+        tf.strings.length(s)), s], separator="|"), [[0], ["?"]], "|", False)[0],
 }
 
 
