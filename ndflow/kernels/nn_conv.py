@@ -77,6 +77,21 @@ class ConvGeometry:
             return x.permute(0, 3, 1, 2), [mh, mw]
         return aten.constant_pad_nd(xv, extra, 0.0), [mh, mw]
 
+    def check_out(self, h: int, w: int, kh: int, kw: int, g) -> None:
+        """TF's check that out_backprop has the forward output's spatial size."""
+        (oh, ow), _ = window_geometry(h, w, kh, kw, self.stride, self.dilation, self.padding,
+                                      self.explicit)
+        hi, wi = (1, 2) if self.nhwc else (2, 3)
+        prefix = {"Conv2DBackpropInput": "Conv2DCustomBackpropInput",
+                  "Conv2DBackpropFilter": "Conv2DCustomBackpropFilter"}.get(self.op, self.op)
+        for dim, size, k, out, s, d in ((hi, h, kh, oh, self.stride[0], self.dilation[0]),
+                                        (wi, w, kw, ow, self.stride[1], self.dilation[1])):
+            if g.shape[dim] != out:
+                raise InvalidArgumentError(
+                    None, None, f"{prefix}: Size of out_backprop doesn't match computed: "
+                    f"actual = {g.shape[dim]}, computed = {out} spatial_dim: {dim} input: "
+                    f"{size} filter: {k} output: {g.shape[dim]} stride: {s} dilation: {d}")
+
     def groups(self, in_depth: int, w_in: int) -> int:
         if self.depthwise:
             if in_depth != w_in:
@@ -134,6 +149,7 @@ def _backprop_input(node, depthwise=False):
         wv = c.weight(w)
         groups = c.groups(ch, w.shape[2])
         pt, pb, pl, pr = c.pads(h, wd, w.shape[0], w.shape[1])
+        c.check_out(h, wd, w.shape[0], w.shape[1], g)
         mh, mw = min(pt, pb), min(pl, pr)
         hp, wp = h + pt + pb - 2 * mh, wd + pl + pr - 2 * mw
         fmt = _CL if c.nhwc else torch.contiguous_format
@@ -154,7 +170,9 @@ def _backprop_filter(node, depthwise=False):
         xv = c.to_nchw(x)
         gv = c.to_nchw(g)
         groups = c.groups(xv.shape[1], cin)
-        xv, pad = c.pad_input(xv, c.pads(xv.shape[2], xv.shape[3], kh, kw))
+        p = c.pads(xv.shape[2], xv.shape[3], kh, kw)
+        c.check_out(xv.shape[2], xv.shape[3], kh, kw, g)
+        xv, pad = c.pad_input(xv, p)
         o, i = (cin * cout, 1) if depthwise else (cout, cin)
         dummy = torch.empty((o, i, kh, kw), dtype=g.dtype, device=g.device)
         dw = aten.convolution_backward(gv, xv, dummy, None, c.stride, pad, c.dilation, False,

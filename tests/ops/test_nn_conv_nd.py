@@ -6,6 +6,7 @@ import pytest
 
 import ndflow as tf
 from ndflow.core.graph import Graph
+from ndflow.ops import nn_conv
 from ndflow.ops.array_core import placeholder
 from tests.ops.harness import OpCase
 from tests.ops.nn_reference_nd import conv_nd, pool_nd, to_channels_first, to_channels_last
@@ -229,3 +230,17 @@ def test_transpose_wrapper_errors():
         tf.nn.with_space_to_batch(y, [2, 2], "SAME", lambda a, n, p: a)
     with pytest.raises(ValueError, match="monotonically increasing"):
         tf.nn.with_space_to_batch(y, [2, 2], "VALID", lambda a, n, p: a, spatial_dims=[2, 1])
+
+
+def test_conv_backprop_out_size_message():
+    w = np.ones((3, 2, 2, 3), np.float32)
+    g = np.ones((1, 3, 4, 3), np.float32)
+    msg = ("Size of out_backprop doesn't match computed: actual = 3, computed = 5 "
+           "spatial_dim: 1 input: 7 filter: 3 output: 3 stride: 1 dilation: 1")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Conv2DCustomBackpropInput: " + msg):
+        nn_conv.conv2d_backprop_input([1, 7, 6, 2], w, g, [1, 1, 1, 1], "VALID")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Conv2DCustomBackpropFilter: " + msg):
+        nn_conv.conv2d_backprop_filter(np.ones((1, 7, 6, 2), np.float32), [3, 2, 2, 3], g,
+                                       [1, 1, 1, 1], "VALID")
