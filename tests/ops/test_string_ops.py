@@ -37,6 +37,7 @@ STRING_CASES = {
     "pad_reverse": lambda s: tf.reverse(tf.pad(s, [[0, 1], [1, 0]]), [0]),
     "base64": lambda s: tf.io.decode_base64(tf.io.encode_base64(s)),
     "segment_join": lambda s: tf.strings.unsorted_segment_join(s, [1, 1], 3, separator="+"),
+    "ngrams": lambda s: tf.strings.ngrams(s, (1, 2), pad_values="#"),
     "decode_csv": lambda s: tf.io.decode_csv(tf.strings.join([tf.strings.as_string(
         tf.strings.length(s)), s], separator="|"), [[0], ["?"]], "|", False)[0],
 }
