@@ -32,6 +32,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     nn_lrn,
     nn_norm,
     nn_pool,
+    nn_pool_argmax,
     random,
     reduction,
     script_ops,

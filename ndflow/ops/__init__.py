@@ -57,6 +57,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     nn_norm,
     nn_pool,
     nn_pool3d,
+    nn_pool_argmax,
     norms,
     random,
     random_gamma_poisson,

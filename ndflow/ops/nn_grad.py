@@ -13,7 +13,7 @@ from ndflow.core.graph import SymbolicTensor
 from ndflow.ops import nn_activation as act
 from ndflow.ops import nn_conv as conv
 from ndflow.ops import nn_loss as loss
-from ndflow.ops import nn_lrn, sort
+from ndflow.ops import nn_lrn, nn_pool_argmax, sort
 from ndflow.ops import nn_norm as norm
 from ndflow.ops import nn_pool as pool
 from ndflow.ops.apply import apply_op
@@ -409,3 +409,12 @@ def _lrn_grad(op, grad):
     a = op.attrs
     return [nn_lrn.lrn_grad(grad, op.inputs[0], op.outputs[0], a["depth_radius"], a["bias"],
                             a["alpha"], a["beta"])]
+
+
+@nn_pool_argmax.MaxPoolWithArgmax.def_grad
+def _max_pool_with_argmax_grad(op, grad, _argmax_grad):
+    """TF's _MaxPoolGradWithArgmax: the gradient summed into the argmax positions."""
+    a = op.attrs
+    return [nn_pool_argmax.max_pool_grad_with_argmax(
+        op.inputs[0], grad, op.outputs[1], a["ksize"], a["strides"], a["padding"],
+        a["include_batch_in_index"])]
