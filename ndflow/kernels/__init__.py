@@ -30,6 +30,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     nn_fused,
     nn_loss,
     nn_lrn,
+    nn_morphology,
     nn_norm,
     nn_pool,
     nn_pool_argmax,

@@ -54,6 +54,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     nn_fused,
     nn_loss,
     nn_lrn,
+    nn_morphology,
     nn_norm,
     nn_pool,
     nn_pool3d,

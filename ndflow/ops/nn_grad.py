@@ -13,7 +13,7 @@ from ndflow.core.graph import SymbolicTensor
 from ndflow.ops import nn_activation as act
 from ndflow.ops import nn_conv as conv
 from ndflow.ops import nn_loss as loss
-from ndflow.ops import nn_lrn, nn_pool_argmax, sort
+from ndflow.ops import nn_lrn, nn_morphology, nn_pool_argmax, sort
 from ndflow.ops import nn_norm as norm
 from ndflow.ops import nn_pool as pool
 from ndflow.ops.apply import apply_op
@@ -418,3 +418,12 @@ def _max_pool_with_argmax_grad(op, grad, _argmax_grad):
     return [nn_pool_argmax.max_pool_grad_with_argmax(
         op.inputs[0], grad, op.outputs[1], a["ksize"], a["strides"], a["padding"],
         a["include_batch_in_index"])]
+
+
+@nn_morphology.Dilation2D.def_grad
+def _dilation2d_grad(op, grad):
+    """TF's _Dilation2DGrad: the two backprop ops with the forward attrs."""
+    a = op.attrs
+    args = (op.inputs[0], op.inputs[1], grad, a["strides"], a["rates"], a["padding"])
+    return [nn_morphology.dilation2d_backprop_input(*args),
+            nn_morphology.dilation2d_backprop_filter(*args)]
