@@ -383,7 +383,7 @@ def _reshape_value(t):
 Reshape.constant_value = _reshape_value
 
 
-@tf_export("reshape")
+@tf_export("reshape", v1=["reshape", "manip.reshape"])
 def reshape(tensor, shape, name: str | None = None) -> Tensor:
     """`tf.reshape` (one -1 dimension is inferred)."""
     return apply_op(Reshape, [tensor, int_tensor(shape)],

@@ -189,7 +189,7 @@ Tile = op_def("Tile", inputs=["input: T", "multiples: Tmultiples"], outputs=["ou
               attrs=["T: type", "Tmultiples: " + INDEX_ATTR], shape=_tile_shape)
 
 
-@tf_export("tile")
+@tf_export("tile", v1=["tile", "manip.tile"])
 def tile(input, multiples, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
     """`tf.tile`: repeats `input` `multiples[i]` times along dimension i."""
     return apply_op(Tile, [input, int_tensor(multiples)],

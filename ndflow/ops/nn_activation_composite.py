@@ -1,5 +1,6 @@
 """Activations TensorFlow builds from other ops: `tf.nn.gelu` (exact with Erfc, or the tanh
-approximation), `tf.nn.silu` / `swish` (x * sigmoid(beta * x)) and `tf.nn.crelu`."""
+approximation), `tf.nn.silu` / `swish` (x * sigmoid(beta * x)), `tf.nn.crelu`, and v1's
+`xw_plus_b` / `relu_layer`."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import add, multiply, negative
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.comparison import composite_name
+from ndflow.ops.linalg import matmul
 from ndflow.ops.math import sigmoid, tanh
 from ndflow.ops.math_special import erfc
 from ndflow.ops.nn_activation import relu
+from ndflow.ops.nn_conv import bias_add
 
 
 @tf_export("nn.gelu", v1=[])
@@ -52,3 +55,25 @@ def crelu(features, axis: int = -1, name: str | None = None) -> Tensor:
 def crelu_v1(features, name: str | None = None, axis: int = -1) -> Tensor:
     """`tf.compat.v1.nn.crelu`."""
     return crelu(features, axis, name)
+
+
+@tf_export(v1=["nn.xw_plus_b"])
+def xw_plus_b(x, weights, biases, name: str | None = None) -> Tensor:
+    """`tf.compat.v1.nn.xw_plus_b`: matmul(x, weights) + biases (BiasAdd)."""
+    with composite_name(name, "xw_plus_b") as final:
+        x = convert_to_tensor(x, name="x")
+        weights = convert_to_tensor(weights, name="weights")
+        biases = convert_to_tensor(biases, name="biases")
+        mm = matmul(x, weights)
+    return bias_add(mm, biases, name=final)
+
+
+@tf_export(v1=["nn.relu_layer"])
+def relu_layer(x, weights, biases, name: str | None = None) -> Tensor:
+    """`tf.compat.v1.nn.relu_layer`: Relu(matmul(x, weights) + biases)."""
+    with composite_name(name, "relu_layer") as final:
+        x = convert_to_tensor(x, name="x")
+        weights = convert_to_tensor(weights, name="weights")
+        biases = convert_to_tensor(biases, name="biases")
+        pre = bias_add(matmul(x, weights), biases)
+    return relu(pre, name=final)

@@ -1,5 +1,6 @@
 """Moment helpers TensorFlow builds from other ops: `tf.nn.sufficient_statistics`,
-`tf.nn.normalize_moments` and `tf.nn.weighted_moments` (`tf.nn.moments` is in nn_norm.py)."""
+`tf.nn.normalize_moments`, `tf.nn.weighted_moments` (`tf.nn.moments` is in nn_norm.py) and
+`tf.nn.batch_norm_with_global_normalization`."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from ndflow.ops.array_fill import zeros_like
 from ndflow.ops.array_gather import gather
 from ndflow.ops.cast import cast
 from ndflow.ops.math import square
+from ndflow.ops.nn_norm import batch_normalization
 from ndflow.ops.reduction import reduce_prod, reduce_sum
 
 
@@ -114,3 +116,28 @@ def weighted_moments_v1(x, axes, frequency_weights, name: str | None = None, kee
     """`tf.compat.v1.nn.weighted_moments` (`keep_dims`: TF1's name)."""
     keepdims = deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
     return weighted_moments(x, axes, frequency_weights, bool(keepdims), name)
+
+
+@tf_export(v1=["nn.batch_norm_with_global_normalization"])
+def batch_norm_with_global_normalization_v1(t=None, m=None, v=None, beta=None, gamma=None,
+                                            variance_epsilon=None,
+                                            scale_after_normalization=None,
+                                            name: str | None = None, input=None,  # noqa: A002
+                                            mean=None, variance=None):
+    """`tf.compat.v1.nn.batch_norm_with_global_normalization`: batch_normalization with
+    `gamma` applied only when `scale_after_normalization`."""
+    t = deprecated_argument_lookup("input", input, "t", t)
+    m = deprecated_argument_lookup("mean", mean, "m", m)
+    v = deprecated_argument_lookup("variance", variance, "v", v)
+    return batch_normalization(t, m, v, beta, gamma if scale_after_normalization else None,
+                               variance_epsilon, name)
+
+
+@tf_export("nn.batch_norm_with_global_normalization", v1=[])
+def batch_norm_with_global_normalization(input, mean, variance, beta, gamma,  # noqa: A002
+                                         variance_epsilon, scale_after_normalization,
+                                         name: str | None = None):
+    """`tf.nn.batch_norm_with_global_normalization` (TF2's argument names)."""
+    return batch_norm_with_global_normalization_v1(input, mean, variance, beta, gamma,
+                                                   variance_epsilon, scale_after_normalization,
+                                                   name)

@@ -130,3 +130,25 @@ def test_sufficient_statistics_dynamic_count():
         count = tf.nn.sufficient_statistics(x, [0, -1])[0]
         assert count.op.type == "Prod"
     assert float(tf.nn.sufficient_statistics(np.ones((2, 3), np.float32), [1])[0]) == 3.0
+
+
+CASES += [
+    OpCase("batch_norm_with_global_normalization_scaled",
+           lambda x, m, v, b, g: tf.nn.batch_norm_with_global_normalization(x, m, v, b, g, 1e-3,
+                                                                            True),
+           [rng.normal(size=(4, 3)), rng.normal(size=(3,)), rng.uniform(1, 2, (3,)),
+            rng.normal(size=(3,)), rng.normal(size=(3,))],
+           lambda x, m, v, b, g: (x - m) / np.sqrt(v + 1e-3) * g + b),
+    OpCase("batch_norm_with_global_normalization_v1_unscaled",
+           lambda x, m, v, b, g: tf.compat.v1.nn.batch_norm_with_global_normalization(
+               x, m, v, b, g, 1e-3, False),
+           [rng.normal(size=(2, 3)), rng.normal(size=(3,)), rng.uniform(1, 2, (3,)),
+            rng.normal(size=(3,)), rng.normal(size=(3,))],
+           lambda x, m, v, b, g: (x - m) / np.sqrt(v + 1e-3) + b, grad=(0, 1, 2, 3)),
+    OpCase("xw_plus_b", lambda x, w, b: tf.compat.v1.nn.xw_plus_b(x, w, b),
+           [rng.normal(size=(3, 4)), rng.normal(size=(4, 2)), rng.normal(size=(2,))],
+           lambda x, w, b: x @ w + b),
+    OpCase("relu_layer", lambda x, w, b: tf.compat.v1.nn.relu_layer(x, w, b),
+           [rng.normal(size=(3, 4)), rng.normal(size=(4, 2)), rng.normal(size=(2,))],
+           lambda x, w, b: np.maximum(x @ w + b, 0)),
+]
