@@ -145,3 +145,18 @@ def test_tensorflows_string_graph_def_imports_runs_and_exports():
     node = next(n for n in exported.node if n.name == "c")
     assert list(node.attr["value"].tensor.string_val) == [b"A-b", "\u00e9".encode()]
     assert next(n for n in exported.node if n.name == "r").attr["pattern"].s == b"-"
+
+
+def test_files_and_gzip(tmp_path):
+    import gzip
+
+    path = str(tmp_path / "new_dir" / "f.bin")
+    assert tf.io.write_file(path, b"\x00data") is None  # eager: None, as TF
+    assert tf.io.read_file(path).numpy() == b"\x00data"
+    packed = tf.constant([gzip.compress(b"hi"), gzip.compress(b"")])
+    assert tf.io.decode_compressed(packed, "GZIP").numpy().tolist() == [b"hi", b""]
+    with tf.Graph().as_default():
+        write = tf.io.write_file(path, tf.strings.join(["a", "b"]))
+        with v1.Session() as sess:
+            sess.run(write)
+    assert open(path, "rb").read() == b"ab"

@@ -46,6 +46,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     state_sparse,
     string_codec,
     string_hash,
+    string_io,
     string_ngrams,
     string_ops,
     training,

@@ -75,6 +75,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     stateless_random,
     string_codec_ops,
     string_hash_ops,
+    string_io_ops,
     string_ngrams_ops,
     string_ops,
     training,
