@@ -154,29 +154,52 @@ _PHILOX_KIND = {torch.float16: "half", torch.bfloat16: "bfloat16", torch.float32
                 torch.float64: "double"}
 
 
-def _philox_fill(node, draw):
-    """A stateless kernel: `draw(n, key, counter)` -> NumPy values, shaped and placed."""
-    dtype, device = node.attrs["dtype"].torch_dtype, node.device
+def _philox_draw(node, kind: str):
+    """`draw(n, key, counter, *bounds)` -> NumPy values for a uniform / normal / uniform_int /
+    full_int op of `node`'s dtype (TF's distributions, kernels/philox.py)."""
+    dtype = node.attrs["dtype"].torch_dtype
+    if kind in ("uniform", "normal"):
+        fn, float_kind = getattr(philox, kind), _PHILOX_KIND[dtype]
+        return lambda n, key, counter: fn(n, float_kind, key, counter)
+    wide = dtype == torch.int64
+    if kind == "full_int":
+        return lambda n, key, counter: philox.full_int(n, wide, key, counter)
+
+    def uniform_int(n, key, counter, minval, maxval):
+        lo, hi = int(minval), int(maxval)
+        if lo >= hi:
+            raise InvalidArgumentError(None, None, f"Need minval < maxval: {lo} >= {hi}")
+        return philox.uniform_int(n, wide, lo, hi, key, counter)
+    return uniform_int
+
+
+def _drawn(draw, shape, key, counter, bounds, dtype, device) -> tuple[torch.Tensor, int]:
+    """(the drawn tensor of `shape`, the number of values drawn)."""
+    dims = _dims(shape)
+    n = int(np.prod(dims, dtype=np.int64))
+    values = draw(n, key, counter, *bounds) if n else np.zeros(0, np.float32)
+    out = torch.from_numpy(np.ascontiguousarray(values)).to(dtype).reshape(dims)
+    return out.to(device), n
+
+
+def _philox_fill(node, kind: str):
+    """A stateless kernel: the op's seed scrambled into TF's Philox key and counter."""
+    draw, dtype, device = _philox_draw(node, kind), node.attrs["dtype"].torch_dtype, node.device
 
     def run(shape, seed, *bounds):
-        dims = _dims(shape)
         key, counter = philox.key_counter_from_seed(*_check_seed(seed))
-        n = int(np.prod(dims, dtype=np.int64))
-        values = draw(n, key, counter, *bounds) if n else np.zeros(0, np.float32)
-        return torch.from_numpy(np.ascontiguousarray(values)).to(dtype).reshape(dims).to(device)
+        return _drawn(draw, shape, key, counter, bounds, dtype, device)[0]
     return run
 
 
 @kernel(stateless_random.StatelessRandomUniform)
 def _stateless_uniform(node):
-    kind = _PHILOX_KIND[node.attrs["dtype"].torch_dtype]
-    return _philox_fill(node, lambda n, key, counter: philox.uniform(n, kind, key, counter))
+    return _philox_fill(node, "uniform")
 
 
 @kernel(stateless_random.StatelessRandomNormal)
 def _stateless_normal(node):
-    kind = _PHILOX_KIND[node.attrs["dtype"].torch_dtype]
-    return _philox_fill(node, lambda n, key, counter: philox.normal(n, kind, key, counter))
+    return _philox_fill(node, "normal")
 
 
 @kernel(stateless_random.StatelessTruncatedNormal)
@@ -191,14 +214,7 @@ def _stateless_truncated_normal(node):
 
 @kernel(stateless_random.StatelessRandomUniformInt)
 def _stateless_uniform_int(node):
-    wide = node.attrs["dtype"].torch_dtype == torch.int64
-
-    def draw(n, key, counter, minval, maxval):
-        lo, hi = int(minval), int(maxval)
-        if lo >= hi:
-            raise InvalidArgumentError(None, None, f"Need minval < maxval: {lo} >= {hi}")
-        return philox.uniform_int(n, wide, lo, hi, key, counter)
-    return _philox_fill(node, draw)
+    return _philox_fill(node, "uniform_int")
 
 
 # -- stateful ops on a tf.random.Generator's Philox state -------------------------------------
@@ -222,49 +238,36 @@ def _philox_state_kernel(node, draw):
             raise InvalidArgumentError(None, None, "The size of the state must be at least 3; "
                                        f"got {state.numel()}")
         lo, hi, key = (int(v) for v in state.reshape(-1)[:3].tolist())
-        dims = _dims(shape)
-        n = int(np.prod(dims, dtype=np.int64))
         k, c = philox.key_counter_from_state(lo, hi, key)
-        values = draw(n, k, c, *bounds) if n else np.zeros(0, np.float32)
+        out, n = _drawn(draw, shape, k, c, bounds, dtype, device)
         new_lo = (lo & 0xFFFFFFFFFFFFFFFF) + n * _STATE_STEP
-        new_hi = (hi + (new_lo >> 64)) & 0xFFFFFFFFFFFFFFFF
-        words = [new_lo & 0xFFFFFFFFFFFFFFFF, new_hi]
-        signed = [w - (1 << 64) if w >= 1 << 63 else w for w in words]
+        words = [new_lo & 0xFFFFFFFFFFFFFFFF, (hi + (new_lo >> 64)) & 0xFFFFFFFFFFFFFFFF]
         new_state = state.clone()
-        new_state.view(-1)[:2] = torch.tensor(signed, dtype=state.dtype)
+        new_state.view(-1)[:2] = torch.tensor([w - (1 << 64) if w >= 1 << 63 else w
+                                               for w in words], dtype=state.dtype)
         res.value = new_state
-        return torch.from_numpy(np.ascontiguousarray(values)).to(dtype).reshape(dims).to(device)
+        return out
     return run
 
 
 @kernel(stateful_random.StatefulUniform)
 def _stateful_uniform(node):
-    kind = _PHILOX_KIND[node.attrs["dtype"].torch_dtype]
-    return _philox_state_kernel(node, lambda n, k, c: philox.uniform(n, kind, k, c))
+    return _philox_state_kernel(node, _philox_draw(node, "uniform"))
 
 
 @kernel(stateful_random.StatefulStandardNormalV2)
 def _stateful_normal(node):
-    kind = _PHILOX_KIND[node.attrs["dtype"].torch_dtype]
-    return _philox_state_kernel(node, lambda n, k, c: philox.normal(n, kind, k, c))
+    return _philox_state_kernel(node, _philox_draw(node, "normal"))
 
 
 @kernel(stateful_random.StatefulUniformInt)
 def _stateful_uniform_int(node):
-    wide = node.attrs["dtype"].torch_dtype == torch.int64
-
-    def draw(n, k, c, minval, maxval):
-        lo, hi = int(minval), int(maxval)
-        if lo >= hi:
-            raise InvalidArgumentError(None, None, f"Need minval < maxval: {lo} >= {hi}")
-        return philox.uniform_int(n, wide, lo, hi, k, c)
-    return _philox_state_kernel(node, draw)
+    return _philox_state_kernel(node, _philox_draw(node, "uniform_int"))
 
 
 @kernel(stateful_random.StatefulUniformFullInt)
 def _stateful_uniform_full_int(node):
-    wide = node.attrs["dtype"].torch_dtype == torch.int64
-    return _philox_state_kernel(node, lambda n, k, c: philox.full_int(n, wide, k, c))
+    return _philox_state_kernel(node, _philox_draw(node, "full_int"))
 
 
 @kernel(stateful_random.StatefulTruncatedNormal)
