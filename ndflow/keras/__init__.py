@@ -1,3 +1,7 @@
-"""Layer 6: Keras (`tf.keras`): optimizers, initializers, mixed precision."""
+"""Layer 6: Keras (`tf.keras`): losses, optimizers, initializers, mixed precision."""
 
-from ndflow.keras import mixed_precision, optimizers  # noqa: F401 - declares their exports
+from ndflow.keras import (  # noqa: F401 - their exports
+    loss_functions,
+    mixed_precision,
+    optimizers,
+)
