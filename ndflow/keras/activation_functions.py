@@ -1,0 +1,145 @@
+"""`tf.keras.activations` (Keras 3): the activation functions by name, `get`, `serialize`,
+`deserialize`. (Not named activations.py: a module named like a public namespace becomes
+that namespace.)"""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import tf_export
+from ndflow.ops import arithmetic, comparison, math, nn_activation
+from ndflow.ops import nn_activation_composite as composite
+from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.cast import cast
+
+
+def _export(name: str):
+    return tf_export(f"keras.activations.{name}", v1=[f"keras.activations.{name}"])
+
+
+@_export("relu")
+def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
+    """max(x, 0) with Keras' options: a slope below `threshold`, a cap at `max_value`."""
+    x = convert_to_tensor(x)
+    if negative_slope == 0.0 and max_value is None and threshold == 0.0:
+        return nn_activation.relu(x)
+    below = comparison.less(x, threshold)
+    out = arithmetic.select_v2(below, negative_slope * (x - threshold) if negative_slope
+                               else x * 0.0, x)
+    if max_value is not None:
+        out = arithmetic.minimum(out, cast(convert_to_tensor(max_value), x.dtype))
+    return out
+
+
+@_export("leaky_relu")
+def leaky_relu(x, negative_slope=0.2):
+    return nn_activation.leaky_relu(x, alpha=negative_slope)
+
+
+@_export("relu6")
+def relu6(x):
+    return nn_activation.relu6(x)
+
+
+@_export("elu")
+def elu(x, alpha=1.0):
+    out = nn_activation.elu(x)
+    return out if alpha == 1.0 else arithmetic.select_v2(comparison.greater(x, 0.0), out,
+                                                         alpha * out)
+
+
+@_export("selu")
+def selu(x):
+    return nn_activation.selu(x)
+
+
+@_export("gelu")
+def gelu(x, approximate=False):
+    return composite.gelu(x, approximate=approximate)
+
+
+@_export("silu")
+def silu(x):
+    return composite.silu(x)
+
+
+@_export("swish")
+def swish(x):
+    return composite.silu(x)
+
+
+@_export("sigmoid")
+def sigmoid(x):
+    return math.sigmoid(x)
+
+
+@_export("hard_sigmoid")
+def hard_sigmoid(x):
+    return math.clip_by_value(convert_to_tensor(x) / 6.0 + 0.5, 0.0, 1.0)
+
+
+@_export("tanh")
+def tanh(x):
+    return math.tanh(x)
+
+
+@_export("softplus")
+def softplus(x):
+    return nn_activation.softplus(x)
+
+
+@_export("softsign")
+def softsign(x):
+    return math.softsign(x)
+
+
+@_export("exponential")
+def exponential(x):
+    return math.exp(x)
+
+
+@_export("linear")
+def linear(x):
+    return x
+
+
+@_export("softmax")
+def softmax(x, axis=-1):
+    return nn_activation.softmax(x, axis=axis)
+
+
+@_export("log_softmax")
+def log_softmax(x, axis=-1):
+    return nn_activation.log_softmax(x, axis=axis)
+
+
+_BY_NAME = {f.__name__: f for f in (
+    relu, leaky_relu, relu6, elu, selu, gelu, silu, swish, sigmoid, hard_sigmoid, tanh,
+    softplus, softsign, exponential, linear, softmax, log_softmax)}
+
+
+@_export("serialize")
+def serialize(activation):
+    """The name of a Keras activation function."""
+    name = getattr(activation, "__name__", None)
+    if name in _BY_NAME and _BY_NAME[name] is activation:
+        return name
+    raise ValueError(f"Could not serialize activation {activation!r}")
+
+
+@_export("deserialize")
+def deserialize(config, custom_objects=None):
+    fn = (custom_objects or {}).get(config) or _BY_NAME.get(config)
+    if fn is None:
+        raise ValueError(f"Could not interpret activation function identifier: {config}")
+    return fn
+
+
+@_export("get")
+def get(identifier):
+    """None or a name -> the activation function; a callable is returned as is."""
+    if identifier is None:
+        return linear
+    if isinstance(identifier, str):
+        return deserialize(identifier)
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret activation function identifier: {identifier}")

@@ -1,0 +1,146 @@
+"""Keras' core layers: Dense, Activation, Flatten, Dropout (Keras 3's arguments and
+defaults)."""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import tf_export
+from ndflow.keras import activation_functions as activations
+from ndflow.keras.layers.base_layer import Layer
+from ndflow.ops import init_ops, linalg, linalg_extra, nn_dropout
+from ndflow.ops.array_core import reshape, shape
+from ndflow.ops.array_transpose import transpose
+
+
+def _export(name: str):
+    return tf_export(f"keras.layers.{name}", v1=[f"keras.layers.{name}"])
+
+
+def _activation_name(fn) -> str:
+    try:
+        return activations.serialize(fn)
+    except ValueError:
+        return getattr(fn, "__name__", repr(fn))
+
+
+@_export("Dense")
+class Dense(Layer):
+    """`activation(inputs @ kernel + bias)` on the last axis of the inputs."""
+
+    def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
+                 lora_rank=None, lora_alpha=None, quantization_config=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        if not isinstance(units, int) or units <= 0:
+            raise ValueError("Received an invalid value for `units`, expected a positive "
+                             f"integer. Received: units={units}")
+        if lora_rank or quantization_config:
+            raise NotImplementedError("Dense(lora_rank=...) and quantization are not built in "
+                                      "ndflow yet")
+        self.units = units
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = init_ops.get(kernel_initializer)
+        self.bias_initializer = init_ops.get(bias_initializer)
+        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+        self.kernel = self.bias = None
+
+    def build(self, input_shape) -> None:
+        in_dim = input_shape[-1]
+        if in_dim is None:
+            raise ValueError("The last dimension of the inputs to a Dense layer should be "
+                             f"defined. Found None. Full input shape received: {input_shape}")
+        self.kernel = self.add_weight((in_dim, self.units), self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint, name="kernel")
+        if self.use_bias:
+            self.bias = self.add_weight((self.units,), self.bias_initializer,
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint, name="bias")
+        self.built = True
+
+    def call(self, inputs):
+        rank = inputs.shape.rank
+        if rank == 2:
+            out = linalg.matmul(inputs, self.kernel)
+        else:
+            out = linalg_extra.tensordot(inputs, self.kernel, [[rank - 1], [0]])
+        if self.use_bias:
+            out = out + self.bias
+        return self.activation(out)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "units": self.units,
+                "activation": _activation_name(self.activation), "use_bias": self.use_bias,
+                "kernel_initializer": init_ops.serialize(self.kernel_initializer),
+                "bias_initializer": init_ops.serialize(self.bias_initializer),
+                "kernel_regularizer": None, "bias_regularizer": None,
+                "kernel_constraint": None, "bias_constraint": None,
+                "quantization_config": None}
+
+
+@_export("Activation")
+class Activation(Layer):
+    """Applies an activation function (a name or a callable)."""
+
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "activation": _activation_name(self.activation)}
+
+
+@_export("Flatten")
+class Flatten(Layer):
+    """Each sample flattened to one dimension (channels_first inputs are first moved to
+    channels_last, so weights keep their order across data formats)."""
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = data_format or "channels_last"
+        if self.data_format not in ("channels_last", "channels_first"):
+            raise ValueError("The `data_format` argument must be one of 'channels_first', "
+                             f"'channels_last'. Received: {data_format}")
+
+    def call(self, inputs):
+        rank = inputs.shape.rank
+        if self.data_format == "channels_first" and rank and rank > 2:
+            inputs = transpose(inputs, [0] + list(range(2, rank)) + [1])
+        dims = inputs.shape.as_list()
+        if all(d is not None for d in dims[1:]):
+            rest = 1
+            for d in dims[1:]:
+                rest *= d
+            return reshape(inputs, [-1 if dims[0] is None else dims[0], rest])
+        return reshape(inputs, [shape(inputs)[0], -1])
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "data_format": self.data_format}
+
+
+@_export("Dropout")
+class Dropout(Layer):
+    """Zeroes a fraction `rate` of the inputs in training (the rest scaled by 1/(1-rate));
+    the identity otherwise."""
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if not 0 <= rate <= 1:
+            raise ValueError(f"Invalid value received for argument `rate`. Expected a float "
+                             f"value between 0 and 1. Received: rate={rate}")
+        self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
+
+    def call(self, inputs, training=False):
+        if training and self.rate > 0:
+            return nn_dropout.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
+                                      seed=self.seed)
+        return inputs
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "rate": self.rate, "seed": self.seed,
+                "noise_shape": self.noise_shape}
