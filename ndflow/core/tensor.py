@@ -85,7 +85,7 @@ for _dunder, _name in UNARY_OPERATORS.items():
 class EagerTensor(Tensor):
     """A concrete value: an ATen tensor (or a resource object for dtype `resource`)."""
 
-    __slots__ = ("_value", "dtype", "_shape", "__weakref__")
+    __slots__ = ("_value", "dtype", "_shape", "_keras_mask", "__weakref__")  # mask: Keras
 
     def __init__(self, value, dtype: _dtypes.DType | None = None):
         self._value = value

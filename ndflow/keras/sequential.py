@@ -17,32 +17,33 @@ class Sequential(Layer):
 
     def __init__(self, layers=None, trainable=True, name=None):
         super().__init__(trainable=trainable, name=name)
-        self._layers: list = []
+        self._layers_list: list = []
         for layer in layers or []:
             self.add(layer)
 
     @property
+    def _layers(self) -> list:
+        return list(self._layers_list)
+
+    @property
     def layers(self) -> list:
-        return list(self._layers)
+        return list(self._layers_list)
 
     def add(self, layer) -> None:
         if not isinstance(layer, Layer):
             raise TypeError("Only instances of `keras.Layer` can be added to a Sequential "
                             f"model. Received: {layer} (of type {type(layer)})")
-        if any(existing.name == layer.name for existing in self._layers):
+        if any(existing.name == layer.name for existing in self._layers_list):
             raise ValueError(f"All layers added to a Sequential model should have unique "
                              f"names. Name '{layer.name}' is already the name of a layer in "
                              "this model.")
-        self._layers.append(layer)
+        self._layers_list.append(layer)
         self.built = False
 
     def pop(self):
-        if not self._layers:
+        if not self._layers_list:
             raise TypeError("There are no layers in the model.")
-        return self._layers.pop()
-
-    def _nested_layers(self) -> list:
-        return self._layers
+        return self._layers_list.pop()
 
     def build(self, input_shape=None) -> None:
         self.built = True

@@ -17,7 +17,8 @@ def test_dense_matches_numpy_and_builds_on_first_call():
     w, b = RNG.normal(size=(4, 3)), RNG.normal(size=3)
     d(x)
     assert d.built and [v.shape.as_list() for v in d.weights] == [[4, 3], [3]]
-    assert [v.name for v in d.weights] == [f"{d.name}/kernel:0", f"{d.name}/bias:0"]
+    assert [v.name for v in d.weights] == ["kernel", "bias"]  # Keras 3: short names
+    assert [v.path for v in d.weights] == [f"{d.name}/kernel", f"{d.name}/bias"]
     d.set_weights([w, b])
     np.testing.assert_allclose(d(x).numpy(), np.maximum(x @ w + b, 0), rtol=1e-5, atol=1e-6)
     seq = RNG.normal(size=(2, 6, 4)).astype(np.float32)  # rank 3: the last axis

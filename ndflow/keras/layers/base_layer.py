@@ -1,26 +1,42 @@
 """`tf.keras.layers.Layer` (Keras 3's API on ndflow variables): a `tf.Module` holding its
-weights, built on its first call from the input shape (`build`), running `call`; names unique
-per kind ("dense", "dense_1", ...); `trainable` freezing; get/set_weights; get_config."""
+weights, built on its first call from the input shape (`build`), running `call`.
+
+What `__call__` adds around `call`, in Keras 3's order: inputs converted (floating ones cast
+to the compute dtype of the layer's dtype policy), the input spec checked, `build` on first
+use, `training` resolved (explicit argument, else the enclosing layer call's, else the
+signature's default), the input mask passed as `mask=`, weights read in the compute dtype
+(mixed precision), the activity regularizer, masks set on the outputs. Called on
+KerasTensors (the functional API) it records a Node instead (keras_tensor.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import itertools
+import threading
+import warnings
 from collections import defaultdict
 
 import numpy as np
 
-from ndflow.core import dtypes
-from ndflow.core.api_export import tf_export
+from ndflow.core import context, dtypes
+from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten, map_structure
+from ndflow.core.scopes import get_name_scope, init_scope
 from ndflow.core.tensor import Tensor
-from ndflow.ops import init_ops
+from ndflow.keras import keras_tensor, regularizer_functions
+from ndflow.keras.keras_variable import KerasVariable, autocast_dtype, autocast_scope
+from ndflow.keras.layers.input_spec import assert_input_compatibility
+from ndflow.keras.mixed_precision import policy as dtype_policies
+from ndflow.keras.serialization_lib import lookup_class
+from ndflow.ops import array_core, init_ops
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast
 from ndflow.ops.module import Module, camel_to_snake
-from ndflow.ops.variables import Variable
 
 _UIDS: dict = defaultdict(itertools.count)
+_BUILTIN_LAYERS: dict = {}     # class name -> Layer subclass defined in ndflow
+_call_context = threading.local()
 
 
 def unique_name(base: str) -> str:
@@ -29,98 +45,194 @@ def unique_name(base: str) -> str:
     return base if n == 0 else f"{base}_{n}"
 
 
-def dtype_policy_config(dtype) -> dict:
-    return {"module": "keras", "class_name": "DTypePolicy", "config": {"name": dtype.name},
-            "registered_name": None}
+def _policy(dtype) -> dtype_policies.DTypePolicy:
+    if dtype is None:
+        return dtype_policies.global_policy()
+    if isinstance(dtype, dtype_policies.DTypePolicy):
+        return dtype
+    if isinstance(dtype, dict):
+        return dtype_policies.DTypePolicy(dtype["config"]["name"])
+    return dtype_policies.DTypePolicy(dtypes.as_dtype(dtype).name
+                                      if not isinstance(dtype, str) else dtype)
 
 
-@tf_export("keras.layers.Layer", v1=["keras.layers.Layer"])
+def _shape_tuple(x):
+    shape = x.shape
+    if isinstance(shape, tuple):
+        return shape
+    return None if shape.rank is None else tuple(shape.as_list())
+
+
+def _set_mask(tensor, mask) -> None:
+    try:
+        tensor._keras_mask = mask
+    except AttributeError:  # a Python value or a composite: it carries no mask
+        pass
+
+
+@keras_export("keras.layers.Layer", "keras.Layer")
 class Layer(Module):
     """A Keras layer: override `build(input_shape)` (create weights with `add_weight`) and
-    `call(inputs, training=None)`."""
+    `call(inputs, training=None, mask=None)`."""
 
-    def __init__(self, activity_regularizer=None, trainable=True, dtype=None, autocast=True,
-                 name=None, **kwargs):
-        unknown = set(kwargs) - {"input_shape", "input_dim", "batch_size"}
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("ndflow."):
+            _BUILTIN_LAYERS[cls.__name__] = cls
+
+    def __init__(self, *, activity_regularizer=None, trainable=True, dtype=None,
+                 autocast=True, name=None, **kwargs):
+        unknown = set(kwargs) - {"input_shape", "input_dim", "batch_size", "batch_input_shape"}
         if unknown:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: "
                              f"{kwargs}")
         name = name or unique_name(camel_to_snake(type(self).__name__))
         super().__init__(name=name)
-        self.trainable = trainable
+        self._trainable = bool(trainable)
         self.built = False
         self.autocast = autocast
-        self.activity_regularizer = activity_regularizer
-        self._dtype = dtypes.as_dtype(dtype or dtypes.float32)
-        self._layer_weights: list = []
+        self.activity_regularizer = regularizer_functions.get(activity_regularizer)
+        self._dtype_policy = _policy(dtype)
+        self._trainable_variables: list = []
+        self._non_trainable_variables: list = []
+        self._losses: list = []
+        self._inbound_nodes: list = []
+        self.input_spec = None
+        self.supports_masking = False
         shape = kwargs.get("input_shape")
         if kwargs.get("input_dim") is not None:
             shape = (kwargs["input_dim"],)
-        self._build_input_shape = None if shape is None else (None,) + tuple(shape)
-        try:
-            self._call_takes_training = "training" in inspect.signature(self.call).parameters
-        except (TypeError, ValueError):
-            self._call_takes_training = False
+        if kwargs.get("batch_input_shape") is not None:
+            self._build_input_shape = tuple(kwargs["batch_input_shape"])
+        else:
+            self._build_input_shape = (None if shape is None else
+                                       (kwargs.get("batch_size"),) + tuple(shape))
+        params = inspect.signature(self.call).parameters
+        self._call_takes_training = "training" in params
+        self._call_takes_mask = "mask" in params
+        self._training_default = (params["training"].default if self._call_takes_training
+                                  and params["training"].default is not inspect.Parameter.empty
+                                  else None)
 
-    # -- dtype -----------------------------------------------------------------------------
+    # -- dtype policy ------------------------------------------------------------------------
+    @property
+    def dtype_policy(self) -> dtype_policies.DTypePolicy:
+        return self._dtype_policy
+
+    @dtype_policy.setter
+    def dtype_policy(self, value) -> None:
+        self._dtype_policy = _policy(value)
+
     @property
     def dtype(self) -> str:
-        return self._dtype.name
+        """The variable dtype (Keras 3)."""
+        return self._dtype_policy.variable_dtype
 
     @property
     def compute_dtype(self) -> str:
-        return self._dtype.name
+        return self._dtype_policy.compute_dtype
 
-    # -- weights ---------------------------------------------------------------------------
+    @property
+    def variable_dtype(self) -> str:
+        return self._dtype_policy.variable_dtype
+
+    # -- weights -----------------------------------------------------------------------------
     def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
                    autocast=True, regularizer=None, constraint=None, aggregation="none",
                    overwrite_with_gradient=False, name=None):
         """A new variable of this layer (glorot_uniform for floats by default, else zeros)."""
-        dtype = dtypes.as_dtype(dtype or self._dtype)
+        dtype = dtypes.as_dtype(dtype or self.variable_dtype)
         shape = tuple(() if shape is None else shape)
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         init = init_ops.get(initializer)
-        value = init(shape, dtype=dtype) if callable(init) else init
-        var = Variable(value, trainable=trainable, dtype=dtype,
-                       name=name or "variable", constraint=constraint)  # in the layer scope
-        var.regularizer = regularizer
-        self._layer_weights.append(var)
+        with self._name_scope_if_outside():
+            path = f"{get_name_scope()}/{name or 'variable'}".lstrip("/")
+        with init_scope():  # weights live outside functions, named by the layer's path
+            value = init(shape, dtype=dtype) if callable(init) else init
+            saved, context.state().name_scope = context.state().name_scope, ""
+            try:
+                var = KerasVariable(value, trainable=trainable, dtype=dtype, name=path,
+                                    constraint=constraint,
+                                    regularizer=regularizer_functions.get(regularizer),
+                                    autocast=autocast)
+            finally:
+                context.state().name_scope = saved
+        (self._trainable_variables if trainable else self._non_trainable_variables).append(var)
         return var
 
-    def _nested_layers(self) -> list:
-        return []
+    def _name_scope_if_outside(self):
+        # Weights made in `build` are already inside the layer's scope; ones made in
+        # `__init__` (a subclass creating weights eagerly) enter it here.
+        return contextlib.nullcontext() if self.built or getattr(
+            _call_context, "building", None) is self else self.name_scope
+
+    @property
+    def _layers(self) -> list:
+        """Sublayers tracked from attributes (a layer, or lists/tuples/dicts of layers), in
+        assignment order."""
+        found, seen = [], {id(self)}
+        for name, value in vars(self).items():
+            if name in ("_inbound_nodes", "_outbound_nodes"):
+                continue
+            items = (value.values() if isinstance(value, dict) else value
+                     if isinstance(value, (list, tuple)) else (value,))
+            for item in items:
+                if isinstance(item, Layer) and id(item) not in seen:
+                    seen.add(id(item))
+                    found.append(item)
+        return found
+
+    def _flatten_layers(self, include_self=True, recursive=True) -> list:
+        out = [self] if include_self else []
+        for layer in self._layers:
+            out.append(layer)
+            if recursive:
+                out.extend(layer._flatten_layers(include_self=False))
+        return out
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value) -> None:
+        """Freezes (False) or unfreezes this layer's weights and its sublayers'."""
+        self._trainable = bool(value)
+        for v in self._trainable_variables:
+            v.trainable = self._trainable
+        for layer in self._layers:
+            layer.trainable = self._trainable
 
     @property
     def weights(self) -> list:
-        """Trainable weights, then non-trainable ones (Keras' order)."""
-        return self.trainable_weights + self.non_trainable_weights
+        """Own weights (trainable first), then the sublayers' (Keras 3's order)."""
+        out, seen = [], set()
+        for w in itertools.chain(self._trainable_variables, self._non_trainable_variables,
+                                 (w for layer in self._layers for w in layer.weights)):
+            if id(w) not in seen:
+                seen.add(id(w))
+                out.append(w)
+        return out
 
     @property
     def trainable_weights(self) -> list:
-        if not self.trainable:
-            return []
-        own = [w for w in self._layer_weights if w.trainable]
-        return own + [w for layer in self._nested_layers() for w in layer.trainable_weights]
+        return [w for w in self.weights if w.trainable] if self.trainable else []
 
     @property
     def non_trainable_weights(self) -> list:
-        own = [w for w in self._layer_weights if not w.trainable or not self.trainable]
-        nested = [w for layer in self._nested_layers() for w in
-                  (layer.weights if not self.trainable else layer.non_trainable_weights)]
-        return own + nested
+        return [w for w in self.weights if not w.trainable] if self.trainable else self.weights
 
-    @property
-    def trainable_variables(self) -> list:
-        return self.trainable_weights
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+    variables = weights
 
-    @property
-    def non_trainable_variables(self) -> list:
-        return self.non_trainable_weights
-
-    @property
-    def variables(self) -> list:
-        return self.weights
+    def count_params(self) -> int:
+        if not self.built:
+            raise ValueError(f"You tried to call `count_params` on layer '{self.name}', but "
+                             "the layer isn't built. You can build it manually via: "
+                             f"`layer.build(input_shape)`.")
+        return int(sum(np.prod(w.shape.as_list(), dtype=np.int64) for w in self.weights))
 
     def get_weights(self) -> list:
         return [np.array(w.numpy()) for w in self.weights]
@@ -137,50 +249,196 @@ class Layer(Module):
                 raise ValueError(f"Layer {self.name} weight shape {tuple(var.shape.as_list())} "
                                  f"is not compatible with provided weight shape {value.shape}.")
         for var, value in zip(mine, weights):
-            var.assign(np.asarray(value))
+            var.assign(np.asarray(value, dtype=var.dtype.np_dtype))
 
-    # -- calling ---------------------------------------------------------------------------
+    # -- losses ------------------------------------------------------------------------------
+    def add_loss(self, loss) -> None:
+        """Adds scalar loss tensors (from `call`) to `losses`."""
+        for x in flatten(loss):
+            if not isinstance(x, Tensor):
+                raise ValueError("`add_loss()` can only be called from inside `build()` or "
+                                 f"`call()`, on a tensor input. Received invalid value: {x}")
+            self._losses.append(x)
+
+    @property
+    def losses(self) -> list:
+        """Losses added in the last call (this layer's and its sublayers'), then the weight
+        regularization penalties."""
+        out = list(self._losses)
+        for layer in self._flatten_layers(include_self=False):
+            out.extend(layer._losses)
+        for w in self.trainable_weights:
+            if getattr(w, "regularizer", None) is not None:
+                out.append(w.regularizer(w.value()))
+        return out
+
+    def _clear_losses(self) -> None:
+        self._losses.clear()
+        for layer in self._layers:
+            layer._clear_losses()
+
+    # -- masks -------------------------------------------------------------------------------
+    def compute_mask(self, inputs, mask=None):
+        return mask if self.supports_masking else None
+
+    # -- shapes ------------------------------------------------------------------------------
+    def compute_output_shape(self, *args, **kwargs):
+        raise NotImplementedError(f"Layer {type(self).__name__} should implement "
+                                  "`def compute_output_shape(self, input_shape)`.")
+
+    def compute_output_spec(self, *args, **kwargs):
+        return keras_tensor.output_spec(self.__call__, args, kwargs)
+
+    # -- calling -----------------------------------------------------------------------------
     def build(self, input_shape) -> None:
         self.built = True
 
     def call(self, inputs, *args, **kwargs):
         return inputs
 
-    def __call__(self, inputs, *args, **kwargs):
-        if self.autocast and self._dtype.is_floating:
-            inputs = map_structure(self._cast_input, inputs)
-        else:
-            inputs = map_structure(lambda x: x if isinstance(x, Tensor) else
-                                   convert_to_tensor(x), inputs)
-        if not self.built:
-            shapes = map_structure(lambda t: tuple(t.shape.as_list()), inputs) \
-                if flatten(inputs) else None
-            with self.name_scope:
-                self.build(shapes)
-            self.built = True
-        if "training" in kwargs and not self._call_takes_training:
-            kwargs.pop("training")
-        with self.name_scope:
-            return self.call(inputs, *args, **kwargs)
-
-    def _cast_input(self, x):
-        x = x if isinstance(x, Tensor) else convert_to_tensor(
-            np.asarray(x, dtype=self._dtype.np_dtype) if not isinstance(x, Tensor) else x)
-        if x.dtype.is_floating and x.dtype is not self._dtype:
-            x = cast(x, self._dtype)
+    def _convert_input(self, x):
+        mask = getattr(x, "_keras_mask", None)
+        if not isinstance(x, Tensor):
+            if isinstance(x, (np.ndarray, list, float, int, np.generic)):
+                x = convert_to_tensor(np.asarray(x) if isinstance(x, list) else x)
+            else:
+                return x
+        if (self.autocast and x.dtype.is_floating
+                and dtypes.as_dtype(self.compute_dtype).is_floating
+                and x.dtype.name != self.compute_dtype):
+            x = cast(x, self.compute_dtype)
+            if mask is not None:
+                x._keras_mask = mask
         return x
 
-    # -- config ----------------------------------------------------------------------------
+    def _maybe_build(self, inputs) -> None:
+        if self.built:
+            return
+        shapes = map_structure(_shape_tuple, inputs) if flatten(inputs) else None
+        _call_context.building = self
+        try:
+            with self.name_scope:
+                self.build(shapes)
+        finally:
+            _call_context.building = None
+        self.built = True
+
+    def __call__(self, *args, **kwargs):
+        if keras_tensor.any_keras_tensors(args, kwargs):
+            return self._symbolic_call(args, kwargs)
+        if not args:
+            raise TypeError(f"Layer {self.name}: call() needs an input tensor as its first "
+                            "positional argument.")
+        inputs = map_structure(self._convert_input, args[0])
+        args = (inputs,) + tuple(args[1:])
+        assert_input_compatibility(self.input_spec, inputs, self.name)
+        self._maybe_build(inputs)
+
+        outer_training = getattr(_call_context, "training", None)
+        entry = getattr(_call_context, "entry", None) is None
+        training = kwargs.pop("training", None)
+        if training is None:
+            training = outer_training if outer_training is not None else self._training_default
+        if self._call_takes_training:
+            kwargs["training"] = training
+        previous_mask = map_structure(lambda x: getattr(x, "_keras_mask", None), inputs)
+        if self._call_takes_mask and kwargs.get("mask") is None and any(
+                m is not None for m in flatten(previous_mask)):
+            kwargs["mask"] = previous_mask
+        elif kwargs.get("mask") is not None:
+            previous_mask = kwargs["mask"]
+
+        if entry:
+            _call_context.entry = self
+            self._clear_losses()
+        _call_context.training = training
+        try:
+            with self._autocast_scope(), self.name_scope:
+                outputs = self.call(*args, **kwargs)
+                if self.activity_regularizer is not None:
+                    self._add_activity_loss(outputs)
+        finally:
+            _call_context.training = outer_training
+            if entry:
+                _call_context.entry = None
+        if self.supports_masking:
+            self._set_output_masks(inputs, outputs, previous_mask)
+        elif any(m is not None for m in flatten(previous_mask)):
+            warnings.warn(f"Layer '{self.name}' (of type {type(self).__name__}) was passed an "
+                          "input with a mask attached to it. However, this layer does not "
+                          "support masking and will therefore destroy the mask information. "
+                          "Downstream layers will not see the mask.", stacklevel=2)
+        return outputs
+
+    def _autocast_scope(self):
+        current = autocast_dtype()
+        compute = dtypes.as_dtype(self.compute_dtype)
+        if not self.autocast or not compute.is_floating:
+            return autocast_scope(None) if current is not None else contextlib.nullcontext()
+        if current is not None and current is not compute:
+            return autocast_scope(compute)
+        if current is None and self.compute_dtype != self.variable_dtype:
+            return autocast_scope(compute)
+        return contextlib.nullcontext()
+
+    def _add_activity_loss(self, outputs) -> None:
+        """The penalty on each output, divided by the batch size (Keras 3)."""
+        for out in flatten(outputs):
+            if isinstance(out, Tensor):
+                loss = self.activity_regularizer(out)
+                if out.shape.rank:
+                    loss = loss / cast(array_core.shape(out)[0], loss.dtype)
+                self.add_loss(loss)
+
+    def _set_output_masks(self, inputs, outputs, previous_mask) -> None:
+        overridden = type(self).compute_mask is not Layer.compute_mask
+        masks = self.compute_mask(inputs, previous_mask) if overridden else previous_mask
+        flat_out, flat_masks = flatten(outputs), flatten(masks) if masks is not None else []
+        if len(flat_masks) == len(flat_out):
+            for out, mask in zip(flat_out, flat_masks):
+                _set_mask(out, mask)
+        elif len(flat_masks) == 1:
+            for out in flat_out:
+                _set_mask(out, flat_masks[0])
+
+    def _symbolic_call(self, args, kwargs):
+        """Functional API: outputs as KerasTensors, the call recorded as a Node."""
+        if args:
+            self._maybe_build(args[0])
+        outputs = keras_tensor.output_spec(self.__call__, args, kwargs)
+        self._clear_losses()   # losses of the throwaway trace are not the layer's
+        keras_tensor.Node(self, args, kwargs, outputs)
+        return outputs
+
+    # -- config ------------------------------------------------------------------------------
     def get_config(self) -> dict:
-        return {"name": self.name, "trainable": self.trainable,
-                "dtype": dtype_policy_config(self._dtype)}
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": {"module": "keras", "class_name": "DTypePolicy",
+                            "config": {"name": self._dtype_policy.name},
+                            "registered_name": None}}
+        return config
 
     @classmethod
     def from_config(cls, config: dict):
-        config = dict(config)
-        if isinstance(config.get("dtype"), dict):
-            config["dtype"] = config["dtype"]["config"]["name"]
         return cls(**config)
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+@keras_export("keras.layers.serialize")
+def serialize(layer) -> dict:
+    return {"module": "keras.layers", "class_name": type(layer).__name__,
+            "config": layer.get_config(), "registered_name": None}
+
+
+@keras_export("keras.layers.deserialize")
+def deserialize(config, custom_objects=None):
+    """A layer from its serialized form; only ndflow's layers and `custom_objects`."""
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise ValueError(f"Could not interpret serialized layer: {config}")
+    cls = lookup_class(config["class_name"], _BUILTIN_LAYERS, custom_objects, "class")
+    conf = config.get("config") or {}
+    if "custom_objects" in inspect.signature(cls.from_config).parameters:
+        return cls.from_config(conf, custom_objects=custom_objects)
+    return cls.from_config(conf)

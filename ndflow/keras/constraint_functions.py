@@ -1,0 +1,118 @@
+"""`tf.keras.constraints`: projections applied to a weight after each optimizer update."""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import keras_export
+from ndflow.keras.serialization_lib import deserialize_object, serialize_object
+from ndflow.ops import arithmetic, math, reduction
+
+_EPSILON = 1e-7
+
+
+def _norms(w, axis):
+    return math.sqrt(reduction.reduce_sum(math.square(w), axis=axis, keepdims=True))
+
+
+@keras_export("keras.constraints.Constraint")
+class Constraint:
+    """A callable weight -> projected weight."""
+
+    def __call__(self, w):
+        return w
+
+    def get_config(self) -> dict:
+        return {}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        return cls(**config)
+
+
+@keras_export("keras.constraints.MaxNorm", "keras.constraints.max_norm")
+class MaxNorm(Constraint):
+    """Rescales slices along `axis` whose L2 norm exceeds `max_value`."""
+
+    def __init__(self, max_value=2, axis=0):
+        self.max_value, self.axis = max_value, axis
+
+    def __call__(self, w):
+        norms = _norms(w, self.axis)
+        desired = math.clip_by_value(norms, 0.0, float(self.max_value))
+        return w * (desired / (_EPSILON + norms))
+
+    def get_config(self) -> dict:
+        return {"max_value": self.max_value, "axis": self.axis}
+
+
+@keras_export("keras.constraints.NonNeg", "keras.constraints.non_neg")
+class NonNeg(Constraint):
+    """Negative weights become zero."""
+
+    def __call__(self, w):
+        return arithmetic.maximum(w, 0.0)
+
+
+@keras_export("keras.constraints.UnitNorm", "keras.constraints.unit_norm")
+class UnitNorm(Constraint):
+    """Slices along `axis` scaled to unit L2 norm."""
+
+    def __init__(self, axis=0):
+        self.axis = axis
+
+    def __call__(self, w):
+        return w / (_EPSILON + _norms(w, self.axis))
+
+    def get_config(self) -> dict:
+        return {"axis": self.axis}
+
+
+@keras_export("keras.constraints.MinMaxNorm", "keras.constraints.min_max_norm")
+class MinMaxNorm(Constraint):
+    """Slice norms moved `rate` of the way into [min_value, max_value]."""
+
+    def __init__(self, min_value=0.0, max_value=1.0, rate=1.0, axis=0):
+        self.min_value, self.max_value, self.rate, self.axis = min_value, max_value, rate, axis
+
+    def __call__(self, w):
+        norms = _norms(w, self.axis)
+        desired = (self.rate * math.clip_by_value(norms, float(self.min_value),
+                                                      float(self.max_value))
+                   + (1 - self.rate) * norms)
+        return w * (desired / (_EPSILON + norms))
+
+    def get_config(self) -> dict:
+        return {"min_value": self.min_value, "max_value": self.max_value, "rate": self.rate,
+                "axis": self.axis}
+
+
+_KNOWN = {c.__name__: c for c in (Constraint, MaxNorm, NonNeg, UnitNorm, MinMaxNorm)}
+_KNOWN.update({"max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm,
+               "min_max_norm": MinMaxNorm})
+
+
+@keras_export("keras.constraints.serialize")
+def serialize(constraint):
+    return None if constraint is None else serialize_object(constraint, "keras.constraints")
+
+
+@keras_export("keras.constraints.deserialize")
+def deserialize(config, custom_objects=None):
+    return deserialize_object(config, _KNOWN, custom_objects, "constraint")
+
+
+@keras_export("keras.constraints.get")
+def get(identifier):
+    """None, a name ("non_neg"), a config dict, a class or a callable -> a constraint."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, (dict, str)):
+        try:
+            return deserialize(identifier)
+        except TypeError:
+            raise ValueError(f"Could not interpret constraint identifier: {identifier}") \
+                from None
+    if isinstance(identifier, type):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret constraint identifier: {identifier}")

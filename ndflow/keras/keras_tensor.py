@@ -1,0 +1,119 @@
+"""The functional API's symbolic values: a `KerasTensor` is a shape and a dtype with a
+history (the layer call, a `Node`, that produced it). Calling a layer on KerasTensors builds
+the layer, traces its `call` once into a throwaway graph to learn the output shapes and
+dtypes, and records a Node; a functional `Model` later replays the Nodes on real tensors."""
+
+from __future__ import annotations
+
+import itertools
+from collections import namedtuple
+
+from ndflow.core import dtypes
+from ndflow.core.nest import flatten, map_structure, pack_sequence_as
+from ndflow.core.shapes import TensorShape
+from ndflow.runtime.func_graph import FuncGraph, tracing_scope
+
+KerasHistory = namedtuple("KerasHistory", ["operation", "node_index", "tensor_index"])
+_NAMES = itertools.count()
+
+
+class KerasTensor:
+    """A symbolic tensor of the functional API (shape as a tuple, None for unknown dims)."""
+
+    def __init__(self, shape, dtype="float32", sparse=False, name=None, mask=None):
+        self.shape = tuple(shape)
+        self.dtype = dtypes.as_dtype(dtype)
+        self.sparse = sparse
+        n = next(_NAMES)
+        self.name = name or ("keras_tensor" if n == 0 else f"keras_tensor_{n}")
+        self._keras_mask = mask          # a KerasTensor (bool) or None
+        self._keras_history = None
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self):
+        return (f"<KerasTensor shape={self.shape}, dtype={self.dtype.name}, "
+                f"sparse={self.sparse}, ragged=False, name={self.name}>")
+
+    def __bool__(self):
+        raise TypeError("A symbolic KerasTensor cannot be used as a boolean.")
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("You are passing a KerasTensor to a NumPy call. A KerasTensor is a "
+                        "symbolic placeholder for a shape and dtype, used when constructing "
+                        "Keras Functional models. It has no value.")
+
+
+def is_keras_tensor(x) -> bool:
+    return isinstance(x, KerasTensor)
+
+
+def any_keras_tensors(args, kwargs) -> bool:
+    return any(isinstance(x, KerasTensor) for x in flatten((args, kwargs)))
+
+
+class Node:
+    """One call of `layer` on KerasTensors: its arguments and its outputs."""
+
+    def __init__(self, layer, call_args, call_kwargs, outputs):
+        self.layer = layer
+        self.call_args, self.call_kwargs = call_args, call_kwargs
+        self.outputs = outputs                        # the structure the call returned
+        self.input_tensors = [x for x in flatten((call_args, call_kwargs))
+                              if isinstance(x, KerasTensor)]
+        self.output_tensors = [x for x in flatten(outputs) if isinstance(x, KerasTensor)]
+        index = len(layer._inbound_nodes)
+        layer._inbound_nodes.append(self)
+        for i, t in enumerate(self.output_tensors):
+            t._keras_history = KerasHistory(layer, index, i)
+
+    @property
+    def parent_nodes(self) -> list:
+        nodes = []
+        for t in self.input_tensors:
+            if t._keras_history is not None:
+                layer, index, _ = t._keras_history
+                nodes.append(layer._inbound_nodes[index])
+        return nodes
+
+    def replay(self, values: dict, training=None):
+        """Calls the layer with each KerasTensor argument replaced by its value in `values`
+        (keyed by id); returns the flat outputs."""
+        def value(x):
+            return values[id(x)] if isinstance(x, KerasTensor) else x
+        args = map_structure(value, self.call_args)
+        kwargs = map_structure(value, self.call_kwargs)
+        if training is not None and "training" not in kwargs:
+            kwargs["training"] = training
+        return flatten(self.layer(*args, **kwargs))
+
+
+def _placeholder(graph: FuncGraph, kt: KerasTensor):
+    ph = graph.add_placeholder(kt.dtype, TensorShape(list(kt.shape)), "keras_input")
+    if kt._keras_mask is not None:
+        ph._keras_mask = _placeholder(graph, kt._keras_mask)
+    return ph
+
+
+def _to_keras_tensor(t):
+    if t is None or isinstance(t, KerasTensor):
+        return t
+    mask = getattr(t, "_keras_mask", None)
+    return KerasTensor(t.shape.as_list() if t.shape.rank is not None else (),
+                       t.dtype, mask=None if mask is None else _to_keras_tensor(mask))
+
+
+def output_spec(call, args, kwargs):
+    """What `call(*args, **kwargs)` returns for KerasTensor arguments, as KerasTensors: the
+    call is traced once on placeholders in a throwaway graph (weights, created eagerly on
+    first use, are captured)."""
+    graph = FuncGraph("keras_output_spec")
+    with tracing_scope(graph):
+        sargs, skwargs = map_structure(
+            lambda x: _placeholder(graph, x) if isinstance(x, KerasTensor) else x,
+            (args, kwargs))
+        outputs = call(*sargs, **skwargs)
+    flat = [_to_keras_tensor(t) for t in flatten(outputs)]
+    return pack_sequence_as(outputs, flat)

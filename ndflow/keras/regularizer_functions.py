@@ -1,0 +1,109 @@
+"""`tf.keras.regularizers`: weight penalties added to a layer's `losses` (L1, L2, L1L2)."""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import keras_export
+from ndflow.keras.serialization_lib import deserialize_object, serialize_object
+from ndflow.ops import math, reduction
+from ndflow.ops.cast import cast
+
+
+def _float_arg(value, name: str) -> float:
+    if not isinstance(value, (int, float)) or value < 0 or value != value:
+        raise ValueError(f"Invalid value for argument {name}: expected a non-negative float."
+                         f"Received: {name}={value}")
+    return float(value)
+
+
+@keras_export("keras.regularizers.Regularizer")
+class Regularizer:
+    """A callable weight -> scalar penalty."""
+
+    def __call__(self, x):
+        return 0.0
+
+    def get_config(self) -> dict:
+        return {}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        return cls(**config)
+
+
+@keras_export("keras.regularizers.L1L2", "keras.regularizers.l1_l2")
+class L1L2(Regularizer):
+    """`l1 * sum(|x|) + l2 * sum(x**2)`."""
+
+    def __init__(self, l1=0.0, l2=0.0):
+        self.l1, self.l2 = _float_arg(l1, "l1"), _float_arg(l2, "l2")
+
+    def __call__(self, x):
+        penalty = cast(0.0, x.dtype)
+        if self.l1:
+            penalty += cast(self.l1, x.dtype) * reduction.reduce_sum(math.abs(x))
+        if self.l2:
+            penalty += cast(self.l2, x.dtype) * reduction.reduce_sum(math.square(x))
+        return penalty
+
+    def get_config(self) -> dict:
+        return {"l1": self.l1, "l2": self.l2}
+
+
+@keras_export("keras.regularizers.L1", "keras.regularizers.l1")
+class L1(Regularizer):
+    """`l1 * sum(|x|)`."""
+
+    def __init__(self, l1=0.01):
+        self.l1 = _float_arg(l1, "l1")
+
+    def __call__(self, x):
+        return cast(self.l1, x.dtype) * reduction.reduce_sum(math.abs(x))
+
+    def get_config(self) -> dict:
+        return {"l1": self.l1}
+
+
+@keras_export("keras.regularizers.L2", "keras.regularizers.l2")
+class L2(Regularizer):
+    """`l2 * sum(x**2)`."""
+
+    def __init__(self, l2=0.01):
+        self.l2 = _float_arg(l2, "l2")
+
+    def __call__(self, x):
+        return cast(self.l2, x.dtype) * reduction.reduce_sum(math.square(x))
+
+    def get_config(self) -> dict:
+        return {"l2": self.l2}
+
+
+_KNOWN = {c.__name__: c for c in (Regularizer, L1, L2, L1L2)}
+_KNOWN.update({"l1": L1, "l2": L2, "l1_l2": L1L2, "regularizer": Regularizer})
+
+
+@keras_export("keras.regularizers.serialize")
+def serialize(regularizer):
+    return None if regularizer is None else serialize_object(regularizer, "keras.regularizers")
+
+
+@keras_export("keras.regularizers.deserialize")
+def deserialize(config, custom_objects=None):
+    return deserialize_object(config, _KNOWN, custom_objects, "regularizer")
+
+
+@keras_export("keras.regularizers.get")
+def get(identifier):
+    """None, a name ("l2"), a config dict, a class or a callable -> a regularizer."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, (dict, str)):
+        try:
+            return deserialize(identifier)
+        except TypeError:
+            raise ValueError(f"Could not interpret regularizer identifier: {identifier}") \
+                from None
+    if isinstance(identifier, type):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret regularizer identifier: {identifier}")
