@@ -18,11 +18,11 @@ from ndflow.keras.callbacks.callback import Callback
 
 
 def _as_keras_operand(x):
-    if isinstance(x, bool):
-        return np.asarray(x)
-    if isinstance(x, int):
+    # Exact types: NumPy's float64 and int64 scalars subclass float and int but keep their
+    # dtype in Keras.
+    if type(x) is int:
         return np.int32(x)
-    if isinstance(x, float):
+    if type(x) is float:
         return np.float32(x)
     return np.asarray(x)
 
