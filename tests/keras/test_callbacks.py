@@ -1,8 +1,8 @@
 """tf.keras.callbacks: what each callback does, against Keras 3 and by hand.
 
-Every scenario of tests/fixtures/keras_callbacks/scenarios.py drives a CallbackList on a real
-`Sequential([Dense(2)])` with an `SGD(0.1)` optimizer through the hooks `fit` calls; the
-record (stdout, warnings, stop_training, learning rate, saves, CSV files, History, the
+Every scenario of tests/fixtures/keras_callbacks/callback_scenarios.py drives a CallbackList
+on a real `Sequential([Dense(2)])` with an `SGD(0.1)` optimizer through the hooks `fit` calls;
+the record (stdout, warnings, stop_training, learning rate, saves, CSV files, History, the
 callbacks' state, the restored weights) must equal what Keras 3 did (callbacks.json, made by
 generate.py with the same code). The tests below check the same things by hand: hook order,
 CallbackList's defaults and logs, EarlyStopping and ReduceLROnPlateau decisions, CSV text.
@@ -24,7 +24,13 @@ from ndflow.keras.callbacks.monitor_callback import greater, less
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "keras_callbacks"
 sys.path.insert(0, str(FIXTURES))
-from scenarios import CASES, CONSTRUCTOR_CASES, make_model, run_case, run_constructor  # noqa: E402
+from callback_scenarios import (  # noqa: E402
+    CASES,
+    CONSTRUCTOR_CASES,
+    make_model,
+    run_case,
+    run_constructor,
+)
 
 sys.path.pop(0)
 EXPECTED = json.loads((FIXTURES / "callbacks.json").read_text(encoding="utf-8"))

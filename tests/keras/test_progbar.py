@@ -1,10 +1,11 @@
 """tf.keras.utils.Progbar and the ProgbarLogger callback write exactly what Keras 3 writes.
 
-Every scenario of tests/fixtures/keras_progbar/scenarios.py runs here on ndflow with the code
-generate.py ran on Keras 3 (TF 2.21's), under the same fake clock, once with stdout on a pipe
-and once on a pseudo-terminal; the bytes must equal Keras' transcripts (transcripts.json).
-Keras redraws in place on both (it counts any POSIX system as a dynamic display); the
-non-dynamic branch (a newline before each update) is the "static_display" scenario.
+Every scenario of tests/fixtures/keras_progbar/progbar_scenarios.py runs here on ndflow with
+the code generate.py ran on Keras 3 (TF 2.21's), under the same fake clock, once with stdout
+on a pipe and once on a pseudo-terminal; the bytes must equal Keras' transcripts
+(transcripts.json). Keras redraws in place on both (it counts any POSIX system as a dynamic
+display); the non-dynamic branch (a newline before each update) is the "static_display"
+scenario.
 """
 
 import inspect
@@ -22,7 +23,7 @@ from ndflow.keras.progbar import Progbar
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "keras_progbar"
 sys.path.insert(0, str(FIXTURES))
-from scenarios import (  # noqa: E402
+from progbar_scenarios import (  # noqa: E402
     LOGGER_CASES,
     PROGBAR_CASES,
     capture,
