@@ -3,10 +3,14 @@ initializers, mixed precision."""
 
 from ndflow.keras import (  # noqa: F401 - their exports
     activation_functions,
+    callbacks,
     constraint_functions,
+    functional,
     layers,
     loss_functions,
+    metrics,
     mixed_precision,
+    model,
     optimizers,
     regularizer_functions,
     sequential,

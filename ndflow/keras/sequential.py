@@ -1,25 +1,31 @@
-"""`tf.keras.Sequential`: a stack of layers, each called on the previous one's output."""
+"""`tf.keras.Sequential`: a stack of layers, each called on the previous one's output. Once
+the input shape is known (an `Input`/`InputLayer` first, `input_shape=` on the first layer,
+or the first call) the stack is also recorded as a functional graph, which gives
+`summary()` its shapes and the model its `inputs`/`outputs`."""
 
 from __future__ import annotations
 
-from ndflow.core.api_export import tf_export
-from ndflow.keras.layers import core_layers
+from ndflow.core.api_export import keras_export
+from ndflow.keras.functional import Functional
+from ndflow.keras.keras_tensor import KerasTensor
+from ndflow.keras.layers import base_layer
 from ndflow.keras.layers.base_layer import Layer
+from ndflow.keras.layers.input_layer import InputLayer
+from ndflow.keras.layers.input_spec import InputSpec
+from ndflow.keras.model import Model
 
-_LAYERS = {c.__name__: c for c in (core_layers.Dense, core_layers.Activation,
-                                   core_layers.Flatten, core_layers.Dropout)}
 
-
-@tf_export("keras.Sequential", "keras.models.Sequential",
-           v1=["keras.Sequential", "keras.models.Sequential"])
-class Sequential(Layer):
+@keras_export("keras.Sequential", "keras.models.Sequential")
+class Sequential(Model):
     """Layers applied in order; `training` is passed to the layers that take it."""
 
     def __init__(self, layers=None, trainable=True, name=None):
         super().__init__(trainable=trainable, name=name)
+        self._functional = None
         self._layers_list: list = []
         for layer in layers or []:
-            self.add(layer)
+            self.add(layer, rebuild=False)
+        self._maybe_rebuild()
 
     @property
     def _layers(self) -> list:
@@ -27,46 +33,110 @@ class Sequential(Layer):
 
     @property
     def layers(self) -> list:
-        return list(self._layers_list)
+        return [layer for layer in self._layers_list if not isinstance(layer, InputLayer)]
 
-    def add(self, layer) -> None:
+    def add(self, layer, rebuild=True) -> None:
+        if isinstance(layer, KerasTensor) and layer._keras_history is not None and \
+                isinstance(layer._keras_history.operation, InputLayer):
+            layer = layer._keras_history.operation
         if not isinstance(layer, Layer):
-            raise TypeError("Only instances of `keras.Layer` can be added to a Sequential "
-                            f"model. Received: {layer} (of type {type(layer)})")
+            raise ValueError("Only instances of `keras.Layer` can be added to a Sequential "
+                             f"model. Received: {layer} (of type {type(layer)})")
+        if isinstance(layer, InputLayer) and self._layers_list:
+            raise ValueError(f"Sequential model '{self.name}' has already been configured to "
+                             f"use input shape {self._layers_list[0]}. You cannot add a "
+                             "different Input layer to it.")
         if any(existing.name == layer.name for existing in self._layers_list):
-            raise ValueError(f"All layers added to a Sequential model should have unique "
+            raise ValueError("All layers added to a Sequential model should have unique "
                              f"names. Name '{layer.name}' is already the name of a layer in "
-                             "this model.")
+                             "this model. Update the `name` argument to pass a unique name.")
+        if not self._layers_list and not isinstance(layer, InputLayer) and \
+                layer._build_input_shape is not None:
+            self._layers_list.append(InputLayer(batch_shape=layer._build_input_shape))
         self._layers_list.append(layer)
-        self.built = False
+        if rebuild:
+            self._maybe_rebuild()
+        else:
+            self.built = False
 
-    def pop(self):
-        if not self._layers_list:
+    def pop(self, rebuild=True):
+        if not self.layers:
             raise TypeError("There are no layers in the model.")
-        return self._layers_list.pop()
+        layer = self._layers_list.pop()
+        self.built = False
+        self._functional = None
+        if rebuild:
+            self._maybe_rebuild()
+        return layer
+
+    def _maybe_rebuild(self) -> None:
+        self.built = False
+        self._functional = None
+        if self._layers_list and isinstance(self._layers_list[0], InputLayer) and \
+                len(self._layers_list) > 1:
+            self.build(self._layers_list[0].batch_shape)
 
     def build(self, input_shape=None) -> None:
+        if input_shape is None or not self._layers_list:
+            raise ValueError(f"Sequential model {self.name} cannot be built because it has no "
+                             "layers. Call `model.add(layer)`.")
+        if isinstance(input_shape, list):
+            input_shape = tuple(input_shape)
+        if not isinstance(self._layers_list[0], InputLayer):
+            self._layers_list.insert(0, InputLayer(batch_shape=input_shape))
+        inputs = self._layers_list[0].output
+        x = inputs
+        for layer in self._layers_list[1:]:
+            x = layer(x)
+        self._functional = Functional(inputs, x, name=f"{self.name}_functional")
+        self.input_spec = [InputSpec(shape=(None,) + tuple(inputs.shape[1:]))]
         self.built = True
 
     def call(self, inputs, training=None, mask=None):
         x = inputs
-        for layer in self._layers:
-            x = layer(x, training=training)
+        for layer in self.layers:
+            x = layer(x, training=training) if layer._call_takes_training else layer(x)
         return x
 
+    @property
+    def inputs(self):
+        return self._functional.inputs if self._functional else None
+
+    @property
+    def outputs(self):
+        return self._functional.outputs if self._functional else None
+
+    @property
+    def input(self):
+        return self._functional.input if self._functional else None
+
+    @property
+    def output(self):
+        return self._functional.output if self._functional else None
+
+    @property
+    def output_names(self) -> list:
+        return self._functional.output_names if self._functional else []
+
+    def compute_output_shape(self, input_shape):
+        shape = input_shape
+        for layer in self.layers:
+            shape = layer.compute_output_shape(shape)
+        return shape
+
     def get_config(self) -> dict:
-        return {**super().get_config(), "layers": [
-            {"module": "keras.layers", "class_name": type(layer).__name__,
-             "config": layer.get_config(), "registered_name": None} for layer in self._layers]}
+        layers = [base_layer.serialize(layer) for layer in self._layers_list]
+        config = {**Layer.get_config(self), "layers": layers}
+        if self._functional is not None:
+            config["build_input_shape"] = self._layers_list[0].batch_shape
+        return config
 
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
-        known = {**_LAYERS, **(custom_objects or {})}
-        layers = []
+        model = cls(name=config.get("name"), trainable=config.get("trainable", True))
         for spec in config["layers"]:
-            layer_cls = known.get(spec["class_name"])
-            if layer_cls is None:
-                raise TypeError(f"Could not locate class '{spec['class_name']}'. Make sure "
-                                "custom classes are passed in `custom_objects`.")
-            layers.append(layer_cls.from_config(spec["config"]))
-        return cls(layers, trainable=config.get("trainable", True), name=config.get("name"))
+            model.add(base_layer.deserialize(spec, custom_objects), rebuild=False)
+        model._maybe_rebuild()
+        if not model.built and config.get("build_input_shape"):
+            model.build(tuple(config["build_input_shape"]))
+        return model

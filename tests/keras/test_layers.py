@@ -96,7 +96,7 @@ def test_bad_input():
         d.set_weights([np.ones((4, 2)), np.ones(2)])
     with pytest.raises(ValueError, match="Unrecognized keyword arguments"):
         layers.Dense(2, bogus=1)
-    with pytest.raises(TypeError, match="Only instances of `keras.Layer`"):
+    with pytest.raises(ValueError, match="Only instances of `keras.Layer`"):
         tf.keras.Sequential([lambda x: x])
     with pytest.raises(ValueError, match="Could not interpret activation"):
         layers.Activation("no_such")

@@ -99,6 +99,7 @@ class Layer(Module):
         self._inbound_nodes: list = []
         self.input_spec = None
         self.supports_masking = False
+        self._build_shapes = None  # the input shape `build` was called with
         shape = kwargs.get("input_shape")
         if kwargs.get("input_dim") is not None:
             shape = (kwargs["input_dim"],)
@@ -315,6 +316,8 @@ class Layer(Module):
         if self.built:
             return
         shapes = map_structure(_shape_tuple, inputs) if flatten(inputs) else None
+        if type(self).build is not Layer.build:  # weightless layers have no build config
+            self._build_shapes = shapes
         _call_context.building = self
         try:
             with self.name_scope:
@@ -422,14 +425,34 @@ class Layer(Module):
     def from_config(cls, config: dict):
         return cls(**config)
 
+    def get_build_config(self):
+        """What `build_from_config` needs to rebuild the weights (Keras 3)."""
+        if self._build_shapes is None:
+            return None
+        return {"input_shape": self._build_shapes}
+
+    def build_from_config(self, config: dict) -> None:
+        if config and "input_shape" in config and not self.built:
+            shape = config["input_shape"]
+            shape = [tuple(s) for s in shape] if shape and isinstance(shape[0], (list, tuple)) \
+                else tuple(shape)
+            self._build_shapes = shape
+            with self.name_scope:
+                self.build(shape)
+            self.built = True
+
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
 
 
 @keras_export("keras.layers.serialize")
 def serialize(layer) -> dict:
-    return {"module": "keras.layers", "class_name": type(layer).__name__,
-            "config": layer.get_config(), "registered_name": None}
+    out = {"module": "keras.layers", "class_name": type(layer).__name__,
+           "config": layer.get_config(), "registered_name": None}
+    build_config = layer.get_build_config()
+    if build_config is not None:
+        out["build_config"] = build_config
+    return out
 
 
 @keras_export("keras.layers.deserialize")
@@ -440,5 +463,9 @@ def deserialize(config, custom_objects=None):
     cls = lookup_class(config["class_name"], _BUILTIN_LAYERS, custom_objects, "class")
     conf = config.get("config") or {}
     if "custom_objects" in inspect.signature(cls.from_config).parameters:
-        return cls.from_config(conf, custom_objects=custom_objects)
-    return cls.from_config(conf)
+        layer = cls.from_config(conf, custom_objects=custom_objects)
+    else:
+        layer = cls.from_config(conf)
+    if config.get("build_config"):
+        layer.build_from_config(config["build_config"])
+    return layer

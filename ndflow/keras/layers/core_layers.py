@@ -3,9 +3,12 @@ defaults)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ndflow.core.api_export import tf_export
 from ndflow.keras import activation_functions as activations
 from ndflow.keras.layers.base_layer import Layer
+from ndflow.keras.layers.input_spec import InputSpec
 from ndflow.ops import init_ops, linalg, linalg_extra, nn_dropout
 from ndflow.ops.array_core import reshape, shape
 from ndflow.ops.array_transpose import transpose
@@ -45,6 +48,8 @@ class Dense(Layer):
         self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
         self.kernel = self.bias = None
+        self.input_spec = InputSpec(min_ndim=2)
+        self.supports_masking = True
 
     def build(self, input_shape) -> None:
         in_dim = input_shape[-1]
@@ -58,7 +63,11 @@ class Dense(Layer):
             self.bias = self.add_weight((self.units,), self.bias_initializer,
                                         regularizer=self.bias_regularizer,
                                         constraint=self.bias_constraint, name="bias")
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: in_dim})
         self.built = True
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape[:-1]) + (self.units,)
 
     def call(self, inputs):
         rank = inputs.shape.rank
@@ -87,9 +96,13 @@ class Activation(Layer):
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
+        self.supports_masking = True
 
     def call(self, inputs):
         return self.activation(inputs)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
 
     def get_config(self) -> dict:
         return {**super().get_config(), "activation": _activation_name(self.activation)}
@@ -119,6 +132,11 @@ class Flatten(Layer):
             return reshape(inputs, [-1 if dims[0] is None else dims[0], rest])
         return reshape(inputs, [shape(inputs)[0], -1])
 
+    def compute_output_shape(self, input_shape):
+        rest = input_shape[1:]
+        size = None if any(d is None for d in rest) else int(np.prod(rest, dtype=np.int64))
+        return (input_shape[0], size)
+
     def get_config(self) -> dict:
         return {**super().get_config(), "data_format": self.data_format}
 
@@ -134,12 +152,16 @@ class Dropout(Layer):
             raise ValueError(f"Invalid value received for argument `rate`. Expected a float "
                              f"value between 0 and 1. Received: rate={rate}")
         self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
+        self.supports_masking = True
 
     def call(self, inputs, training=False):
         if training and self.rate > 0:
             return nn_dropout.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
                                       seed=self.seed)
         return inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
 
     def get_config(self) -> dict:
         return {**super().get_config(), "rate": self.rate, "seed": self.seed,

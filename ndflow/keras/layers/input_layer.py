@@ -59,6 +59,9 @@ class InputLayer(Layer):
     def call(self, inputs):
         return inputs
 
+    def get_build_config(self):
+        return None
+
     def compute_output_shape(self, input_shape=None):
         return self._batch_shape
 

@@ -1,0 +1,231 @@
+"""What `compile(loss=..., loss_weights=..., metrics=...)` turns into: one loss per model
+output (a name, a function, a Loss, or lists/dicts of them keyed like the outputs), weighted
+and summed as Keras 3 does, and the compiled metrics per output with "accuracy" resolved
+from the loss and the shapes."""
+
+from __future__ import annotations
+
+from ndflow.core.nest import flatten
+from ndflow.keras import loss_functions
+from ndflow.keras.metrics import accuracy_metrics, base_metric, reduction_metrics
+from ndflow.ops import reduction
+from ndflow.ops.cast import cast
+
+
+def _per_output(value, output_names: list, what: str) -> list:
+    """`value` spread over the outputs: one object for all, a list in order, a dict by name."""
+    n = len(output_names)
+    if isinstance(value, dict):
+        unknown = set(value) - set(output_names)
+        if unknown:
+            raise ValueError(f"In the dict argument `{what}`, key '{sorted(unknown)[0]}' does "
+                             "not correspond to any model output. Received:\n"
+                             f"{what}={value}")
+        return [value.get(name) for name in output_names]
+    if isinstance(value, (list, tuple)):
+        if len(value) != n:
+            raise ValueError(f"For a model with multiple outputs, when providing the `{what}` "
+                             f"argument as a list, it should have as many entries as the model "
+                             f"has outputs. Received:\n{what}={value}\nof length {len(value)} "
+                             f"whereas the model has {n} outputs.")
+        return list(value)
+    return [value] * n if n else [value]
+
+
+def _loss_object(identifier):
+    if identifier is None:
+        return None
+    if isinstance(identifier, str):
+        try:
+            fn = loss_functions.get(identifier)
+        except ValueError:
+            raise ValueError(f"Could not interpret loss identifier: {identifier}") from None
+        return fn if isinstance(fn, loss_functions.Loss) else \
+            loss_functions.LossFunctionWrapper(fn, name=identifier)
+    if isinstance(identifier, loss_functions.Loss):
+        return identifier
+    if isinstance(identifier, type) and issubclass(identifier, loss_functions.Loss):
+        return identifier()
+    if callable(identifier):
+        return loss_functions.LossFunctionWrapper(
+            identifier, name=getattr(identifier, "__name__", "loss"))
+    raise ValueError(f"Could not interpret loss identifier: {identifier}")
+
+
+class CompileLoss:
+    """The total training loss of `compile(loss=..., loss_weights=...)`."""
+
+    def __init__(self, loss, loss_weights=None, output_names=None):
+        self._spec, self._weights_spec = loss, loss_weights
+        self.output_names = list(output_names or [])
+        self.losses: list = []
+        self.weights: list = []
+        self.built = False
+
+    def build(self, y_true, y_pred) -> None:
+        names = self.output_names or [f"output_{i}" for i in range(len(flatten(y_pred)))]
+        if len(flatten(y_pred)) == 1 and not isinstance(self._spec, (dict, list, tuple)):
+            names = names[:1]
+        self.losses = [_loss_object(x) for x in _per_output(self._spec, names, "loss")]
+        weights = self._weights_spec
+        self.weights = ([1.0] * len(self.losses) if weights is None else
+                        [1.0 if w is None else float(w)
+                         for w in _per_output(weights, names, "loss_weights")])
+        self.output_names = names
+        self.built = True
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        if not self.built:
+            self.build(y_true, y_pred)
+        preds = flatten(y_pred)
+        trues = self._align(y_true, len(preds))
+        weights = (flatten(sample_weight) if isinstance(sample_weight, (list, tuple, dict))
+                   else [sample_weight] * len(preds))
+        total = None
+        for loss, w, yt, yp, sw in zip(self.losses, self.weights, trues, preds, weights):
+            if loss is None:
+                continue
+            value = loss(yt, yp, sample_weight=sw)
+            value = cast(value, "float32") if value.dtype.name != "float32" else value
+            value = value * w if w != 1.0 else value
+            total = value if total is None else total + value
+        if total is None:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        return total
+
+    def _align(self, y_true, n: int) -> list:
+        if isinstance(y_true, dict):
+            missing = [name for name in self.output_names if name not in y_true]
+            if missing:
+                raise ValueError(f"Missing targets for outputs {missing}; the model's outputs "
+                                 f"are {self.output_names}.")
+            return [y_true[name] for name in self.output_names]
+        trues = flatten(y_true) if n > 1 else [y_true]
+        if len(trues) != n:
+            raise ValueError(f"The model has {n} outputs, but the targets (`y`) hold "
+                             f"{len(trues)} arrays.")
+        return trues
+
+
+def sum_losses(losses: list):
+    """The sum of `add_loss`/regularization losses as one float32 scalar."""
+    total = None
+    for value in losses:
+        value = reduction.reduce_sum(cast(value, "float32") if value.dtype.name != "float32"
+                                     else value)
+        total = value if total is None else total + value
+    return total
+
+
+def _metric_object(identifier):
+    if isinstance(identifier, base_metric.Metric):
+        return identifier
+    if isinstance(identifier, type) and issubclass(identifier, base_metric.Metric):
+        return identifier()
+    if isinstance(identifier, str):
+        fn = base_metric.FUNCTIONS.get(identifier)
+        if fn is None:
+            raise ValueError(f"Could not interpret metric identifier: {identifier}")
+        return reduction_metrics.MeanMetricWrapper(fn, name=identifier)
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret metric identifier: {identifier}")
+
+
+def get_metric(identifier, y_true, y_pred):
+    """A metric object for `identifier`; "accuracy"/"acc" become binary, sparse categorical
+    or categorical accuracy from the shapes of the targets and predictions (Keras 3)."""
+    if identifier is None:
+        raise ValueError("Expected metric, received `None`")
+    if str(identifier).lower() not in ("accuracy", "acc"):
+        metric = _metric_object(identifier)
+    else:
+        t_shape, p_shape = y_true.shape.as_list(), y_pred.shape.as_list()
+        is_binary = p_shape[-1] == 1
+        is_sparse = len(t_shape) < len(p_shape) or (t_shape[-1] == 1 and p_shape[-1] > 1)
+        cls = (accuracy_metrics.BinaryAccuracy if is_binary else
+               accuracy_metrics.SparseCategoricalAccuracy if is_sparse else
+               accuracy_metrics.CategoricalAccuracy)
+        metric = cls(name=str(identifier))
+    if not isinstance(metric, base_metric.Metric):
+        metric = reduction_metrics.MeanMetricWrapper(metric)
+    if isinstance(identifier, str):
+        metric.name = identifier
+    return metric
+
+
+class CompileMetrics:
+    """The metrics of `compile(metrics=..., weighted_metrics=...)`, built on the first batch
+    (when the shapes that resolve "accuracy" are known); one result dict for all. With
+    several outputs each metric is named `<output>_<metric>`."""
+
+    name = "compile_metrics"
+
+    def __init__(self, metrics=None, weighted_metrics=None, output_names=None):
+        self._specs = (metrics, weighted_metrics)
+        self.output_names = list(output_names or [])
+        self._metrics: list = []     # (output index, metric, weighted)
+        self.built = False
+
+    def _spread(self, spec, n: int, what: str) -> list:
+        if spec is None:
+            return [[] for _ in range(n)]
+        if n == 1:
+            if isinstance(spec, dict):
+                spec = flatten(list(spec.values()))
+            return [list(spec) if isinstance(spec, (list, tuple)) else [spec]]
+        names = self.output_names or [f"output_{i}" for i in range(n)]
+        if isinstance(spec, dict):
+            out = []
+            for name in names:
+                value = spec.get(name, [])
+                out.append(list(value) if isinstance(value, (list, tuple)) else [value])
+            return out
+        if isinstance(spec, (list, tuple)) and len(spec) == n and all(
+                isinstance(s, (list, tuple)) or s is None for s in spec):
+            return [list(s or []) for s in spec]
+        if isinstance(spec, (list, tuple)):
+            return [list(spec) for _ in range(n)]
+        raise ValueError(f"Invalid `{what}`: expected a list, or a dict keyed by the model's "
+                         f"outputs {names}. Received: {what}={spec}")
+
+    def build(self, y_true, y_pred) -> None:
+        preds = flatten(y_pred)
+        trues = flatten(y_true) if len(preds) > 1 else [y_true]
+        names = self.output_names or [f"output_{i}" for i in range(len(preds))]
+        for weighted, spec in ((False, self._specs[0]), (True, self._specs[1])):
+            for i, idents in enumerate(self._spread(spec, len(preds),
+                                                    "weighted_metrics" if weighted else
+                                                    "metrics")):
+                for ident in idents:
+                    metric = get_metric(ident, trues[i], preds[i])
+                    if len(preds) > 1:
+                        metric.name = f"{names[i]}_{metric.name}"
+                    self._metrics.append((i, metric, weighted))
+        self.built = True
+
+    @property
+    def metrics(self) -> list:
+        return [m for _, m, _ in self._metrics]
+
+    @property
+    def variables(self) -> list:
+        return [v for m in self.metrics for v in m.variables]
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        if not self.built:
+            self.build(y_true, y_pred)
+        preds = flatten(y_pred)
+        trues = flatten(y_true) if len(preds) > 1 else [y_true]
+        weights = (flatten(sample_weight) if isinstance(sample_weight, (list, tuple))
+                   else [sample_weight] * len(preds))
+        for i, metric, weighted in self._metrics:
+            metric.update_state(trues[i], preds[i],
+                                sample_weight=weights[i] if weighted else None)
+
+    def result(self) -> dict:
+        return {m.name: m.result() for m in self.metrics}
+
+    def reset_state(self) -> None:
+        for m in self.metrics:
+            m.reset_state()

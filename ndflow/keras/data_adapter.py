@@ -1,0 +1,203 @@
+"""What `fit`/`evaluate`/`predict` accept as data, turned into batches of tensors: NumPy
+arrays and ndflow tensors (nested in lists/tuples/dicts; sliced per batch, shuffled per
+epoch), Python generators and other iterables of batches (`tf.data.Dataset`-like), with
+Keras 3's `validation_split`, `class_weight` and error messages."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ndflow.core.api_export import keras_export
+from ndflow.core.nest import flatten, map_structure
+from ndflow.core.tensor import Tensor
+from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.variables import Variable
+
+
+@keras_export("keras.utils.unpack_x_y_sample_weight")
+def unpack_x_y_sample_weight(data):
+    """`(x,)`, `(x, y)`, `(x, y, sample_weight)` or `x` -> `(x, y, sample_weight)`."""
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return data, None, None
+    if len(data) == 1:
+        return data[0], None, None
+    if len(data) == 2:
+        return data[0], data[1], None
+    if len(data) == 3:
+        return data
+    raise ValueError("Data is expected to be in format `x`, `(x,)`, `(x, y)`, or "
+                     f"`(x, y, sample_weight)`, found: {data}")
+
+
+@keras_export("keras.utils.pack_x_y_sample_weight")
+def pack_x_y_sample_weight(x, y=None, sample_weight=None):
+    if y is None:
+        return (x,) if not isinstance(x, (list, tuple)) else (x,)
+    if sample_weight is None:
+        return x, y
+    return x, y, sample_weight
+
+
+def _to_numpy(x):
+    if x is None:
+        return None
+    if isinstance(x, (Tensor, Variable)):
+        return np.asarray(x.numpy())
+    if isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, (list, tuple)) and x and not isinstance(x[0], (np.ndarray, Tensor)):
+        return np.asarray(x)
+    return x
+
+
+def is_array_data(x) -> bool:
+    leaves = flatten(x)
+    return bool(leaves) and all(isinstance(v, (np.ndarray, Tensor, Variable, int, float))
+                                for v in leaves)
+
+
+def _standardize(x):
+    """Arrays (in lists/tuples/dicts) as NumPy; a plain list of numbers becomes one array."""
+    if isinstance(x, list) and x and all(isinstance(v, (int, float)) for v in flatten(x)):
+        return np.asarray(x)
+    return map_structure(_to_numpy, x)
+
+
+def _num_samples(arrays: dict) -> int:
+    sizes = {name: {int(a.shape[0]) for a in flatten(value) if hasattr(a, "shape")}
+             for name, value in arrays.items() if value is not None}
+    all_sizes = set().union(*sizes.values()) if sizes else set()
+    if len(all_sizes) > 1:
+        msg = "Data cardinality is ambiguous. Make sure all arrays contain the same number " \
+              "of samples."
+        for name, value in arrays.items():
+            if value is not None:
+                msg += f"'{name}' sizes: " + ", ".join(
+                    str(a.shape[0]) for a in flatten(value)) + "\n"
+        raise ValueError(msg)
+    if not all_sizes:
+        raise ValueError("Expected arrays with a leading sample dimension.")
+    return all_sizes.pop()
+
+
+def class_weight_to_sample_weights(y, class_weight: dict) -> np.ndarray:
+    """Per-sample weights: the weight of each sample's class (argmax of one-hot labels)."""
+    y = np.asarray(y)
+    labels = np.argmax(y, axis=-1) if y.ndim > 1 and y.shape[-1] > 1 else \
+        np.round(y.reshape(y.shape[0])).astype(np.int64)
+    weights = np.ones(labels.shape[0], np.float32)
+    for cls, w in class_weight.items():
+        weights[labels == int(cls)] = w
+    return weights
+
+
+def train_validation_split(arrays, validation_split: float):
+    """The last `validation_split` of the samples (before shuffling), as Keras 3 does."""
+    def split(start, stop):
+        return map_structure(lambda a: None if a is None else a[start:stop], arrays)
+    n = _num_samples({"x": arrays[0]})
+    split_at = int(math.floor(n * (1.0 - validation_split)))
+    if split_at == 0 or split_at == n:
+        raise ValueError(f"Training data contains {n} samples, which is not sufficient to "
+                         f"split it into a validation and training set as specified by "
+                         f"`validation_split={validation_split}`. Either provide more data, or "
+                         "a different value for the `validation_split` argument.")
+    return split(0, split_at), split(split_at, n)
+
+
+class ArrayDataAdapter:
+    """Batches sliced from in-memory arrays; `shuffle` True (samples) or "batch"."""
+
+    def __init__(self, x, y=None, sample_weight=None, batch_size=None, steps=None,
+                 shuffle=False, class_weight=None):
+        x, y, sample_weight = _standardize(x), _standardize(y), _standardize(sample_weight)
+        self.num_samples = _num_samples({"x": x, "y": y, "sample_weight": sample_weight})
+        if class_weight is not None:
+            if y is None or len(flatten(y)) != 1:
+                raise ValueError("`class_weight` is only supported for Models with a single "
+                                 "output.")
+            cw = class_weight_to_sample_weights(flatten(y)[0], class_weight)
+            sample_weight = cw if sample_weight is None else sample_weight * cw
+        self.data = (x, y, sample_weight)
+        self.batch_size = batch_size or 32
+        self.shuffle = shuffle
+        self.num_batches = max(1, math.ceil(self.num_samples / self.batch_size))
+        if steps is not None:
+            self.num_batches = min(self.num_batches, steps) if steps else self.num_batches
+
+    def __iter__(self):
+        n, bs = self.num_samples, self.batch_size
+        order = None
+        if self.shuffle is True or self.shuffle == "batch":
+            order = np.random.permutation(n)
+            if self.shuffle == "batch":  # shuffle whole batches, keep samples inside together
+                starts = np.random.permutation(np.arange(0, n, bs))
+                order = np.concatenate([np.arange(s, min(s + bs, n)) for s in starts])
+        for b in range(self.num_batches):
+            sel = (slice(b * bs, min((b + 1) * bs, n)) if order is None else
+                   order[b * bs:min((b + 1) * bs, n)])
+            yield map_structure(
+                lambda a, sel=sel: None if a is None else convert_to_tensor(a[sel]), self.data)
+
+
+class IterableDataAdapter:
+    """Batches from a Python generator, an iterator or any iterable of batches (a
+    `tf.data.Dataset`); `steps` caps an epoch (needed for endless generators)."""
+
+    def __init__(self, data, steps=None):
+        self.data = data
+        self.num_batches = steps
+        self._iterator = None
+        if steps is None and hasattr(data, "__len__"):
+            try:
+                self.num_batches = len(data)
+            except TypeError:
+                self.num_batches = None
+        self._reiterable = not hasattr(data, "__next__")
+
+    def __iter__(self):
+        if self._iterator is None or (self._reiterable and self.num_batches is None):
+            self._iterator = iter(self.data)
+        taken = 0
+        while self.num_batches is None or taken < self.num_batches:
+            try:
+                batch = next(self._iterator)
+            except StopIteration:
+                self._iterator = None
+                if self.num_batches is not None and taken < self.num_batches and taken > 0 \
+                        and self._reiterable:
+                    self._iterator = iter(self.data)
+                    continue
+                return
+            taken += 1
+            x, y, sw = unpack_x_y_sample_weight(batch)
+            yield tuple(map_structure(lambda a: a if a is None or isinstance(a, Tensor)
+                                      else convert_to_tensor(_to_numpy(a)), (x, y, sw)))
+
+
+def get_data_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None,
+                     shuffle=False, class_weight=None):
+    """The adapter for `x` (with Keras 3's errors for what each kind does not accept)."""
+    if x is None:
+        raise ValueError("Unrecognized data type: x=None (of type <class 'NoneType'>)")
+    if is_array_data(x):
+        return ArrayDataAdapter(x, y, sample_weight, batch_size, steps, shuffle, class_weight)
+    if isinstance(x, (str, bytes, dict)) or not hasattr(x, "__iter__") and not hasattr(
+            x, "__next__"):
+        raise ValueError(f"Unrecognized data type: x={x} (of type {type(x)})")
+    if y is not None:
+        raise ValueError("When providing `x` as a generator or dataset, `y` should not be "
+                         f"passed. Instead, the targets should be included as part of the "
+                         f"dataset `x`. Received: y={y}")
+    if sample_weight is not None:
+        raise ValueError("When providing `x` as a generator or dataset, `sample_weight` "
+                         "should not be passed. Instead, the sample weights should be included "
+                         "as part of the dataset `x`.")
+    if class_weight is not None:
+        raise ValueError("Argument `class_weight` is not supported for generators or "
+                         "datasets in ndflow.")
+    return IterableDataAdapter(x, steps)

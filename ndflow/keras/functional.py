@@ -1,0 +1,240 @@
+"""Functional models: `tf.keras.Model(inputs, outputs)`. The layer calls recorded between
+the Input KerasTensors and the outputs (Nodes) are ordered once; calling the model replays
+them on real tensors. Multi-input/multi-output (lists or dicts), shared layers, nested
+models, and Keras 3's `get_config` format (`inbound_nodes`, `input_layers`,
+`output_layers`) with `from_config` rebuilding the graph."""
+
+from __future__ import annotations
+
+from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.keras import model as model_module
+from ndflow.keras.keras_tensor import KerasTensor
+from ndflow.keras.layers import base_layer
+from ndflow.keras.layers.input_layer import InputLayer
+from ndflow.keras.layers.input_spec import InputSpec
+from ndflow.keras.model import Model
+
+
+def _ordered_nodes(inputs: list, outputs: list) -> list:
+    """The nodes between `inputs` and `outputs`, each after the nodes it depends on."""
+    input_ids = {id(t) for t in inputs}
+    order, state = [], {}
+
+    def visit(tensor):
+        if id(tensor) in input_ids:
+            return
+        history = tensor._keras_history
+        if history is None:
+            raise ValueError("Output tensors of a Functional model must be the output of a "
+                             f"Keras layer. Received: {tensor}")
+        layer, index, _ = history
+        node = layer._inbound_nodes[index]
+        if isinstance(layer, InputLayer):
+            raise ValueError(f"Graph disconnected: cannot find parent for tensor {tensor}. "
+                             "The following previous layers were accessed without issue: "
+                             f"{[n.layer.name for n in order]}")
+        mark = state.get(id(node))
+        if mark == "done":
+            return
+        if mark == "visiting":
+            raise ValueError("The functional graph has a cycle.")
+        state[id(node)] = "visiting"
+        for t in node.input_tensors:
+            visit(t)
+        state[id(node)] = "done"
+        order.append(node)
+
+    for t in outputs:
+        visit(t)
+    return order
+
+
+class Functional(Model):
+    """A model defined by its inputs and outputs."""
+
+    def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
+        Model.__init__(self, name=name, trainable=trainable, **kwargs)
+        flat_inputs, flat_outputs = flatten(inputs), flatten(outputs)
+        for t in flat_inputs + flat_outputs:
+            if not isinstance(t, KerasTensor):
+                raise ValueError("All `inputs` and `outputs` values must be KerasTensors. "
+                                 f"Received: inputs={inputs}, outputs={outputs} including "
+                                 f"invalid value {t} of type {type(t)}")
+        for t in flat_inputs:
+            layer = t._keras_history.operation if t._keras_history else None
+            if not isinstance(layer, InputLayer):
+                raise ValueError("All `inputs` values must be KerasTensors created by "
+                                 f"`keras.Input`. Received: {t}")
+        self._inputs_struct, self._outputs_struct = inputs, outputs
+        self.inputs, self.outputs = flat_inputs, flat_outputs
+        self._nodes = _ordered_nodes(flat_inputs, flat_outputs)
+        input_layers = [t._keras_history.operation for t in flat_inputs]
+        seen, ordered = set(), []
+        for layer in input_layers + [n.layer for n in self._nodes]:
+            if id(layer) not in seen:
+                seen.add(id(layer))
+                ordered.append(layer)
+        self._functional_layers = ordered
+        self.input_spec = [InputSpec(shape=t.shape, dtype=None) for t in flat_inputs]
+        self.built = True
+
+    @property
+    def input(self):
+        return self._inputs_struct
+
+    @property
+    def output(self):
+        return self._outputs_struct
+
+    @property
+    def output_names(self) -> list:
+        return [t._keras_history.operation.name for t in self.outputs]
+
+    @property
+    def input_names(self) -> list:
+        return [t._keras_history.operation.name for t in self.inputs]
+
+    def _flatten_inputs(self, inputs) -> list:
+        if isinstance(self._inputs_struct, dict) and isinstance(inputs, dict):
+            missing = [k for k in self._inputs_struct if k not in inputs]
+            if missing:
+                raise ValueError(f"Missing data for input(s) {missing}. You passed a data "
+                                 f"dictionary with keys {sorted(inputs)}. Expected the "
+                                 f"following keys: {list(self._inputs_struct)}")
+            return [inputs[k] for k in self._inputs_struct]
+        if isinstance(inputs, dict) and not isinstance(self._inputs_struct, dict):
+            names = self.input_names
+            if all(n in inputs for n in names):
+                return [inputs[n] for n in names]
+        flat = flatten(inputs)
+        if len(flat) != len(self.inputs):
+            raise ValueError(f'Layer "{self.name}" expects {len(self.inputs)} input(s), but it '
+                             f"received {len(flat)} input tensors. Inputs received: {inputs}")
+        return flat
+
+    def __call__(self, *args, **kwargs):
+        if args and isinstance(args[0], dict):  # matched to the inputs by name
+            args = (self._flatten_inputs(args[0]),) + tuple(args[1:])
+        return super().__call__(*args, **kwargs)
+
+    def call(self, inputs, training=None, mask=None):
+        values = {}
+        for kt, value in zip(self.inputs, self._flatten_inputs(inputs)):
+            values[id(kt)] = value
+        for node in self._nodes:
+            outs = node.replay(values)
+            for kt, value in zip(node.output_tensors, outs):
+                values[id(kt)] = value
+        return pack_sequence_as(self._outputs_struct, [values[id(t)] for t in self.outputs])
+
+    def compute_output_shape(self, input_shape):
+        return pack_sequence_as(self._outputs_struct, [t.shape for t in self.outputs])
+
+    # -- config ------------------------------------------------------------------------------
+    def get_config(self) -> dict:
+        node_ids = {}  # a node's index among its layer's nodes that belong to this model
+        for layer in self._functional_layers:
+            mine = [n for n in layer._inbound_nodes
+                    if isinstance(layer, InputLayer) or n in self._nodes]
+            for i, node in enumerate(mine):
+                node_ids[id(node)] = i
+
+        def history(t):
+            layer, index, tensor_index = t._keras_history
+            node = layer._inbound_nodes[index]
+            return [layer.name, node_ids.get(id(node), 0), tensor_index]
+
+        def arg(x):
+            if isinstance(x, KerasTensor):
+                return {"class_name": "__keras_tensor__", "config": {
+                    "shape": x.shape, "dtype": x.dtype.name, "keras_history": history(x)}}
+            return x
+
+        layers = []
+        for layer in self._functional_layers:
+            nodes = [n for n in layer._inbound_nodes if n in self._nodes]
+            spec = base_layer.serialize(layer)
+            spec["name"] = layer.name
+            spec["inbound_nodes"] = [
+                {"args": tuple(_map(arg, a) for a in n.call_args),
+                 "kwargs": {k: _map(arg, v) for k, v in n.call_kwargs.items()}}
+                for n in nodes]
+            layers.append(spec)
+
+        def refs(struct):
+            if isinstance(struct, dict):
+                return {k: history(v) for k, v in struct.items()}
+            if isinstance(struct, (list, tuple)):
+                return [history(t) for t in struct]
+            return history(struct)
+
+        return {"name": self.name, "trainable": self.trainable, "layers": layers,
+                "input_layers": refs(self._inputs_struct),
+                "output_layers": refs(self._outputs_struct)}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        created = {}
+        pending = list(config["layers"])
+        outputs_of = {}   # (layer name, node index) -> output structure
+
+        def resolve(x):
+            if isinstance(x, dict) and x.get("class_name") == "__keras_tensor__":
+                name, node_index, tensor_index = x["config"]["keras_history"]
+                key = (name, node_index)
+                if key not in outputs_of:
+                    raise KeyError(key)
+                return flatten(outputs_of[key])[tensor_index]
+            if isinstance(x, (list, tuple)):
+                return type(x)(resolve(v) for v in x)
+            if isinstance(x, dict):
+                return {k: resolve(v) for k, v in x.items()}
+            return x
+
+        for spec in pending:
+            if spec["class_name"] == "InputLayer":
+                layer = InputLayer.from_config(spec["config"])
+                outputs_of[(spec["name"], 0)] = layer.output
+            else:
+                layer = base_layer.deserialize(spec, custom_objects)
+            created[spec["name"]] = layer
+        progress = True
+        remaining = [(s, i, n) for s in pending if s["class_name"] != "InputLayer"
+                     for i, n in enumerate(s["inbound_nodes"])]
+        while remaining and progress:
+            progress, later = False, []
+            for spec, index, node in remaining:
+                try:
+                    args = resolve(list(node["args"]))
+                    kwargs = resolve(dict(node["kwargs"]))
+                except KeyError:
+                    later.append((spec, index, node))
+                    continue
+                outputs_of[(spec["name"], index)] = created[spec["name"]](*args, **kwargs)
+                progress = True
+            remaining = later
+        if remaining:
+            raise ValueError("Could not rebuild the functional graph from its config: "
+                             f"unresolved inputs of layer '{remaining[0][0]['name']}'.")
+
+        def tensors(refs):
+            if isinstance(refs, dict):
+                return {k: tensors(v) for k, v in refs.items()}
+            if refs and isinstance(refs[0], (list, tuple)):
+                return [tensors(r) for r in refs]
+            name, node_index, tensor_index = refs
+            return flatten(outputs_of[(name, node_index)])[tensor_index]
+
+        return cls(tensors(config["input_layers"]), tensors(config["output_layers"]),
+                   name=config.get("name"), trainable=config.get("trainable", True))
+
+
+def _map(fn, x):
+    if isinstance(x, (list, tuple)):
+        return type(x)(_map(fn, v) for v in x)
+    if isinstance(x, dict) and not isinstance(x, KerasTensor):
+        return {k: _map(fn, v) for k, v in x.items()}
+    return fn(x)
+
+
+model_module.functional_class = Functional

@@ -1,0 +1,74 @@
+"""`tf.keras.Model`: a Layer that trains (trainer.py). `Model(inputs, outputs)` builds a
+functional model (functional.py); subclasses define `__init__` and `call`."""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import keras_export
+from ndflow.keras import summary_utils
+from ndflow.keras.layers.base_layer import Layer
+from ndflow.keras.trainer import Trainer
+
+# Set by functional.py (which subclasses Model): the class `Model(inputs, outputs)` makes.
+functional_class = None
+
+
+def _is_functional_call(args, kwargs) -> bool:
+    return (len(args) == 2 or (len(args) == 1 and "outputs" in kwargs)
+            or ("inputs" in kwargs and "outputs" in kwargs))
+
+
+@keras_export("keras.Model", "keras.models.Model")
+class Model(Trainer, Layer):
+    """Groups layers into an object with training and inference features."""
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Model and _is_functional_call(args, kwargs):
+            return functional_class(*args, **kwargs)
+        return super().__new__(cls)
+
+    def __init__(self, *args, **kwargs):
+        trainable = kwargs.pop("trainable", True)
+        name = kwargs.pop("name", None)
+        dtype = kwargs.pop("dtype", None)
+        if args or kwargs:
+            raise TypeError(f"Model.__init__() got unexpected arguments {args} {kwargs}")
+        Layer.__init__(self, trainable=trainable, name=name, dtype=dtype)
+        self._metrics: list = []
+
+    @property
+    def layers(self) -> list:
+        return list(self._layers)
+
+    def get_layer(self, name=None, index=None):
+        """A layer by name or by index in `layers`."""
+        if index is not None and name is not None:
+            raise ValueError("Provide only a layer name or a layer index. Received: "
+                             f"index={index}, name={name}.")
+        if index is not None:
+            if len(self.layers) <= index:
+                raise ValueError(f"Was asked to retrieve layer at index {index} but model "
+                                 f"only has {len(self.layers)} layers.")
+            return self.layers[index]
+        if name is not None:
+            for layer in self.layers:
+                if layer.name == name:
+                    return layer
+            raise ValueError(f"No such layer: {name}. Existing layers are: "
+                             f"{[layer.name for layer in self.layers]}.")
+        raise ValueError("Provide either a layer name or layer index at `get_layer`.")
+
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
+                show_trainable=False, layer_range=None):
+        """Prints the layers, their output shapes and parameter counts as Keras does."""
+        summary_utils.print_summary(self, line_length=line_length, positions=positions,
+                                    print_fn=print_fn, expand_nested=expand_nested,
+                                    show_trainable=show_trainable)
+
+    def get_config(self) -> dict:
+        return Layer.get_config(self)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        if "layers" in config and "input_layers" in config and functional_class is not None:
+            return functional_class.from_config(config, custom_objects=custom_objects)
+        return cls(**config)

@@ -1,0 +1,348 @@
+"""Keras 3's training loop for `Model`: `compile`, `fit`, `evaluate`, `predict`, the
+`*_on_batch` methods and the overridable steps (`train_step`, `test_step`,
+`predict_step`, `compute_loss`, `compute_metrics`).
+
+Each step runs as one `tf.function` graph (unless `run_eagerly`), so the whole pass
+pipeline — constant folding, the remapper, the mixed-precision graph rewrite — applies to
+the training step; batches come from data_adapter.py, and callbacks (History and the
+progress bar included) are called in Keras' order."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ndflow.autodiff.tape import GradientTape
+from ndflow.core.nest import flatten, map_structure, pack_sequence_as
+from ndflow.keras import compile_utils, data_adapter
+from ndflow.keras.callbacks.callback_list import CallbackList
+from ndflow.keras.metrics import reduction_metrics
+from ndflow.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
+from ndflow.keras.optimizers import serialization as optimizers
+from ndflow.ops.array_core import shape
+from ndflow.runtime.function import function
+
+
+def _pythonify(logs: dict) -> dict:
+    out = {}
+    for key, value in (logs or {}).items():
+        try:
+            out[key] = float(np.asarray(value.numpy() if hasattr(value, "numpy") else value))
+        except (TypeError, ValueError):
+            out[key] = value
+    return out
+
+
+def _batch_size_of(x):
+    first = next(t for t in flatten(x) if t is not None)
+    return shape(first)[0]
+
+
+class Trainer:
+    """The training half of `tf.keras.Model` (mixed into it)."""
+
+    compiled = False
+    optimizer = None
+    _compile_loss = None
+    _compile_metrics = None
+    _loss_tracker = None
+    run_eagerly = False
+    jit_compile = False
+    stop_training = False
+    history = None
+    train_function = test_function = predict_function = None
+
+    # -- compile -----------------------------------------------------------------------------
+    def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None,
+                weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
+                jit_compile="auto", auto_scale_loss=True):
+        """Configures the model for training."""
+        self.optimizer = optimizers.get(optimizer)
+        if (auto_scale_loss and self.dtype_policy.name == "mixed_float16"
+                and not isinstance(self.optimizer, LossScaleOptimizer)):
+            self.optimizer = LossScaleOptimizer(self.optimizer, name="loss_scale_optimizer")
+        output_names = getattr(self, "output_names", None)
+        self._compile_loss = (compile_utils.CompileLoss(loss, loss_weights, output_names)
+                              if loss is not None else None)
+        self.loss = loss
+        self._compile_metrics = None
+        if metrics is not None or weighted_metrics is not None:
+            self._compile_metrics = compile_utils.CompileMetrics(metrics, weighted_metrics,
+                                                                 output_names)
+        self._loss_tracker = reduction_metrics.Mean(name="loss")
+        if jit_compile == "auto":
+            jit_compile = False
+        if jit_compile and run_eagerly:
+            warnings.warn("If `run_eagerly` is True, then `jit_compile` cannot also be True. "
+                          "Disabling `jit_compile`.", stacklevel=2)
+            jit_compile = False
+        self.jit_compile, self.run_eagerly = bool(jit_compile), bool(run_eagerly)
+        self.steps_per_execution = steps_per_execution
+        self.stop_training = False
+        self.compiled = True
+        self.train_function = self.test_function = self.predict_function = None
+
+    def _assert_compile_called(self, method_name=None) -> None:
+        if not self.compiled:
+            msg = "You must call `compile()` before "
+            msg += "using the model." if method_name is None else \
+                f"calling `{method_name}()`."
+            raise ValueError(msg)
+
+    # -- metrics -----------------------------------------------------------------------------
+    @property
+    def metrics(self) -> list:
+        out = []
+        if self.compiled:
+            if self._loss_tracker is not None:
+                out.append(self._loss_tracker)
+            if self._compile_metrics is not None:
+                out.append(self._compile_metrics)
+        out.extend(getattr(self, "_metrics", []))
+        return out
+
+    @property
+    def metrics_names(self) -> list:
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self) -> None:
+        for m in self.metrics:
+            m.reset_state()
+
+    def get_metrics_result(self) -> dict:
+        results = {}
+        for metric in self.metrics:
+            value = metric.result()
+            if isinstance(value, dict):
+                results.update(value)
+            else:
+                results[metric.name] = value
+        return results
+
+    # -- the steps ---------------------------------------------------------------------------
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The compiled loss plus every `add_loss`/regularization loss of the model."""
+        parts = []
+        if self._compile_loss is not None and y is not None:
+            parts.append(self._compile_loss(y, y_pred, sample_weight))
+        extra = compile_utils.sum_losses(self.losses)
+        if extra is not None:
+            parts.append(extra)
+        if not parts:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        total = parts[0]
+        for p in parts[1:]:
+            total = total + p
+        return total
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
+        if self._compile_metrics is not None:
+            self._compile_metrics.update_state(y, y_pred, sample_weight)
+        return self.get_metrics_result()
+
+    def train_step(self, data):
+        x, y, sample_weight = data_adapter.unpack_x_y_sample_weight(data)
+        with GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+            self._loss_tracker.update_state(loss, sample_weight=_batch_size_of(x))
+            scaled = (self.optimizer.get_scaled_loss(loss)
+                      if isinstance(self.optimizer, LossScaleOptimizer) else loss)
+        variables = self.trainable_weights
+        if variables:
+            grads = tape.gradient(scaled, variables)
+            if isinstance(self.optimizer, LossScaleOptimizer):
+                grads = self.optimizer.get_unscaled_gradients(grads)
+            self.optimizer.apply_gradients(zip(grads, variables))
+        else:
+            warnings.warn("The model does not have any trainable weights.", stacklevel=2)
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def test_step(self, data):
+        x, y, sample_weight = data_adapter.unpack_x_y_sample_weight(data)
+        y_pred = self(x, training=False)
+        loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size_of(x))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def predict_step(self, data):
+        x, _, _ = data_adapter.unpack_x_y_sample_weight(data)
+        return self(x, training=False)
+
+    def _make_function(self, step):
+        if self.run_eagerly:
+            return step
+        return function(step, jit_compile=self.jit_compile or None, reduce_retracing=True)
+
+    def make_train_function(self, force=False):
+        if self.train_function is None or force:
+            self.train_function = self._make_function(self.train_step)
+        return self.train_function
+
+    def make_test_function(self, force=False):
+        if self.test_function is None or force:
+            self.test_function = self._make_function(self.test_step)
+        return self.test_function
+
+    def make_predict_function(self, force=False):
+        if self.predict_function is None or force:
+            self.predict_function = self._make_function(self.predict_step)
+        return self.predict_function
+
+    # -- loops -------------------------------------------------------------------------------
+    def _callbacks(self, callbacks, verbose, epochs, steps, add_history=False):
+        if isinstance(callbacks, CallbackList):
+            return callbacks
+        return CallbackList(callbacks, add_history=add_history, add_progbar=verbose != 0,
+                            model=self, verbose=verbose, epochs=epochs, steps=steps)
+
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+            sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+            validation_batch_size=None, validation_freq=1):
+        """Trains for `epochs` epochs; returns the History callback."""
+        self._assert_compile_called("fit")
+        verbose = 1 if verbose == "auto" else verbose
+        if validation_split and validation_data is None:
+            if not data_adapter.is_array_data(x):
+                raise ValueError("Argument `validation_split` is only supported for tensors or "
+                                 f"NumPy arrays.Found incompatible type in the input: {type(x)}")
+            (x, y, sample_weight), validation_data = data_adapter.train_validation_split(
+                (x, y, sample_weight), validation_split)
+        batches = data_adapter.get_data_adapter(x, y, sample_weight, batch_size,
+                                                steps_per_epoch, shuffle, class_weight)
+        callbacks = self._callbacks(callbacks, verbose, epochs, batches.num_batches,
+                                    add_history=True)
+        self.stop_training = False
+        train = self.make_train_function()
+        callbacks.on_train_begin()
+        training_logs = None
+        for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
+            callbacks.on_epoch_begin(epoch)
+            logs = {}
+            for step, data in enumerate(batches):
+                callbacks.on_train_batch_begin(step)
+                logs = _pythonify(train(data))
+                callbacks.on_train_batch_end(step, logs)
+                if self.stop_training:
+                    break
+            epoch_logs = _pythonify(self.get_metrics_result()) if self.metrics else logs
+            if validation_data is not None and self._should_eval(epoch, validation_freq):
+                vx, vy, vsw = data_adapter.unpack_x_y_sample_weight(validation_data)
+                val_logs = self.evaluate(vx, vy, sample_weight=vsw,
+                                         batch_size=validation_batch_size or batch_size,
+                                         steps=validation_steps, callbacks=callbacks,
+                                         return_dict=True)
+                epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+            callbacks.on_epoch_end(epoch, epoch_logs)
+            training_logs = epoch_logs
+            if self.stop_training:
+                break
+        callbacks.on_train_end(logs=training_logs)
+        return self.history
+
+    @staticmethod
+    def _should_eval(epoch: int, validation_freq) -> bool:
+        epoch += 1
+        if isinstance(validation_freq, int):
+            return epoch % validation_freq == 0
+        if isinstance(validation_freq, (list, tuple)):
+            return epoch in validation_freq
+        raise ValueError("Expected `validation_freq` to be a list or int. Received: "
+                         f"validation_freq={validation_freq} of the type "
+                         f"{type(validation_freq)}.")
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
+                 steps=None, callbacks=None, return_dict=False, **kwargs):
+        """The loss and metrics on the data (a scalar, a list, or a dict with return_dict)."""
+        self._assert_compile_called("evaluate")
+        if kwargs:
+            raise ValueError(f"Arguments not recognized: {kwargs}")
+        verbose = 1 if verbose == "auto" else verbose
+        batches = data_adapter.get_data_adapter(x, y, sample_weight, batch_size, steps)
+        callbacks = self._callbacks(callbacks, verbose, 1, batches.num_batches)
+        test = self.make_test_function()
+        self.stop_evaluating = False
+        callbacks.on_test_begin()
+        self.reset_metrics()
+        logs = {}
+        for step, data in enumerate(batches):
+            callbacks.on_test_batch_begin(step)
+            logs = _pythonify(test(data))
+            callbacks.on_test_batch_end(step, logs)
+            if self.stop_evaluating:
+                break
+        logs = _pythonify(self.get_metrics_result()) if self.metrics else logs
+        callbacks.on_test_end(logs)
+        return logs if return_dict else self._flatten_metrics_in_order(logs)
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        """The model's outputs on `x`, batch by batch, as NumPy arrays."""
+        verbose = 1 if verbose == "auto" else verbose
+        batches = data_adapter.get_data_adapter(x, None, None, batch_size, steps)
+        callbacks = self._callbacks(callbacks, verbose, 1, batches.num_batches)
+        predict = self.make_predict_function()
+        self.stop_predicting = False
+        callbacks.on_predict_begin()
+        outputs, structure = None, None
+        for step, data in enumerate(batches):
+            callbacks.on_predict_batch_begin(step)
+            batch_out = predict(data)
+            structure = batch_out
+            flat = [np.asarray(t.numpy()) for t in flatten(batch_out)]
+            outputs = [[f] for f in flat] if outputs is None else \
+                [acc + [f] for acc, f in zip(outputs, flat)]
+            callbacks.on_predict_batch_end(step, {"outputs": batch_out})
+            if self.stop_predicting:
+                break
+        callbacks.on_predict_end()
+        if outputs is None:
+            raise ValueError("Unexpected result of `predict_function` (Empty batch_outputs). "
+                             "Please use `Model.compile(..., run_eagerly=True)`, or "
+                             "`tf.config.run_functions_eagerly(True)` for more information of "
+                             "where went wrong, or file a issue/bug to `keras`.")
+        return pack_sequence_as(structure, [np.concatenate(parts) for parts in outputs])
+
+    # -- one batch ---------------------------------------------------------------------------
+    def _one_batch(self, x, y, sample_weight, class_weight=None):
+        adapter = data_adapter.ArrayDataAdapter(x, y, sample_weight,
+                                                batch_size=None, class_weight=class_weight)
+        adapter.batch_size = adapter.num_samples
+        adapter.num_batches = 1
+        return next(iter(adapter))
+
+    def _flatten_metrics_in_order(self, logs: dict):
+        """The values of `logs` in the order of `metrics` (compiled metrics expanded), then
+        any others by name; a single value alone."""
+        names = []
+        for metric in self.metrics:
+            names += ([m.name for m in metric.metrics]
+                      if isinstance(metric, compile_utils.CompileMetrics) else [metric.name])
+        results = [logs[name] for name in names if name in logs]
+        results += [logs[key] for key in sorted(logs) if key not in names]
+        return results[0] if len(results) == 1 else results
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
+                       return_dict=False):
+        self._assert_compile_called("train_on_batch")
+        if class_weight is not None and sample_weight is not None:
+            raise ValueError("Arguments `sample_weight` and `class_weight` cannot be specified "
+                             f"at the same time. Received: sample_weight={sample_weight}, "
+                             f"class_weight={class_weight}")
+        train = self.make_train_function()
+        self.reset_metrics()
+        logs = _pythonify(train(self._one_batch(x, y, sample_weight, class_weight)))
+        return logs if return_dict else self._flatten_metrics_in_order(logs)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        self._assert_compile_called("test_on_batch")
+        test = self.make_test_function()
+        self.reset_metrics()
+        logs = _pythonify(test(self._one_batch(x, y, sample_weight)))
+        return logs if return_dict else self._flatten_metrics_in_order(logs)
+
+    def predict_on_batch(self, x):
+        out = self.make_predict_function()(self._one_batch(x, None, None))
+        return map_structure(lambda t: np.asarray(t.numpy()), out)

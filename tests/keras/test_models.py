@@ -1,0 +1,179 @@
+"""Keras models: the functional API (multi-input/output, shared layers, nesting), Sequential,
+subclassed models, summary() and get_config() against Keras 3's (fixture from
+tests/fixtures/keras_models/generate.py), masks, mixed-precision policies, bad input."""
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+
+keras = tf.keras
+layers = keras.layers
+FIXTURES = pathlib.Path(__file__).parent.parent / "fixtures" / "keras_models"
+KERAS = json.loads((FIXTURES / "keras_models.json").read_text())
+ARRAYS = np.load(FIXTURES / "keras_models.npz")
+RNG = np.random.default_rng(11)
+
+
+def _summary(model, **kwargs) -> str:
+    lines = []
+    model.summary(print_fn=lines.append, **kwargs)
+    return "\n".join(lines).rstrip("\n")
+
+
+def _two_heads():
+    a, b = keras.Input((4,), name="a"), keras.Input((4,), name="b")
+    shared = layers.Dense(5, activation="tanh", name="shared")
+    ha, hb = shared(a), shared(b)
+    merged = layers.Add(name="add")([ha, hb])
+    out1 = layers.Dense(2, name="out1")(merged)
+    out2 = layers.Dense(1, activation="sigmoid", name="out2")(hb)
+    return keras.Model([a, b], [out1, out2], name="two_heads")
+
+
+def _mlp():
+    return keras.Sequential([keras.Input((8,), name="features"),
+                             layers.Dense(16, activation="relu", name="hidden"),
+                             layers.Dropout(0.5, name="drop"),
+                             layers.Dense(3, activation="softmax", name="probs")], name="mlp")
+
+
+def test_functional_shared_layer_matches_keras_outputs():
+    model = _two_heads()
+    assert [type(x).__name__ for x in model.layers] == ["InputLayer", "InputLayer", "Dense",
+                                                       "Add", "Dense", "Dense"]
+    weights = [ARRAYS[f"func_w{i}"] for i in range(6)]
+    model.set_weights(weights)
+    xa, xb = ARRAYS["func_xa"], ARRAYS["func_xb"]
+    p1, p2 = model.predict([xa, xb], verbose=0)
+    np.testing.assert_allclose(p1, ARRAYS["func_p1"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(p2, ARRAYS["func_p2"], rtol=1e-5, atol=1e-6)
+    # and against NumPy float64
+    w, b, w1, b1, w2, b2 = (np.float64(x) for x in weights)
+    ha, hb = np.tanh(xa @ w + b), np.tanh(xb @ w + b)
+    np.testing.assert_allclose(p1, (ha + hb) @ w1 + b1, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(p2, 1 / (1 + np.exp(-(hb @ w2 + b2))), rtol=1e-5, atol=1e-6)
+    out = model({"a": xa, "b": xb})  # inputs by name
+    np.testing.assert_allclose(out[0].numpy(), p1, rtol=1e-6)
+
+
+@pytest.mark.parametrize("name, build", [("mlp", _mlp), ("func", _two_heads)])
+def test_summary_is_keras_summary(name, build, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert _summary(build()) == KERAS[f"{name}_summary"].rstrip("\n")
+
+
+def _normalize(config):
+    """JSON's view of a config (tuples become lists)."""
+    return json.loads(json.dumps(config))
+
+
+@pytest.mark.parametrize("name, build", [("mlp", _mlp), ("func", _two_heads)])
+def test_get_config_is_keras_config_and_round_trips(name, build):
+    model = build()
+    config = _normalize(model.get_config())
+    expected = KERAS[f"{name}_config"]
+    assert config == expected
+    clone = type(model).from_config(model.get_config())
+    assert [x.name for x in clone.layers] == [x.name for x in model.layers]
+    clone.set_weights(model.get_weights())
+    x = [RNG.normal(size=(3, 4)).astype(np.float32)] * 2 if name == "func" else \
+        RNG.normal(size=(3, 8)).astype(np.float32)
+    for got, want in zip(tf.nest.flatten(clone(x)), tf.nest.flatten(model(x))):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    with pytest.raises(TypeError, match="Could not locate class 'Mystery'"):
+        bad = model.get_config()
+        bad["layers"][-1]["class_name"] = "Mystery"
+        type(model).from_config(bad)
+
+
+def test_nested_models_and_subclassed_models_track_weights_and_training():
+    inner = keras.Sequential([layers.Dense(3, name="in_dense"), layers.Dropout(0.99)],
+                             name="inner")
+    x = keras.Input((2,))
+    outer = keras.Model(x, layers.Dense(1)(inner(x)))
+    assert len(outer.weights) == 4 and outer.layers[1] is inner
+
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.body = [layers.Dense(4, activation="tanh"), layers.Dense(4)]
+            self.drop = layers.Dropout(0.5, seed=3)
+            self.head = layers.Dense(1)
+
+        def call(self, inputs, training=None):
+            h = inputs
+            for layer in self.body:
+                h = layer(h)
+            return self.head(self.drop(h))  # training reaches Dropout from the outer call
+
+    net = Net()
+    data = RNG.normal(size=(64, 2)).astype(np.float32)
+    np.testing.assert_allclose(net(data).numpy(), net(data, training=False).numpy())
+    assert not np.allclose(net(data, training=True).numpy(), net(data).numpy())
+    assert len(net.trainable_weights) == 6
+    net.body[0].trainable = False
+    assert len(net.trainable_weights) == 4 and len(net.non_trainable_weights) == 2
+    net.trainable = False
+    assert net.trainable_weights == [] and len(net.non_trainable_weights) == 6
+
+
+def test_add_loss_and_regularizers_feed_losses():
+    class Penalized(layers.Layer):
+        def call(self, x):
+            self.add_loss(tf.reduce_sum(x) * 0.0 + 2.0)
+            return x
+
+    x = keras.Input((3,))
+    h = layers.Dense(2, kernel_regularizer=keras.regularizers.L2(0.1), name="reg")(x)
+    model = keras.Model(x, Penalized()(h))
+    data = RNG.normal(size=(4, 3)).astype(np.float32)
+    model(data)
+    model(data)  # losses are those of the last call, not accumulated
+    kernel = model.get_layer("reg").kernel.numpy()
+    values = sorted(float(v.numpy()) for v in model.losses)
+    np.testing.assert_allclose(values, sorted([2.0, 0.1 * float((kernel ** 2).sum())]),
+                               rtol=1e-5)
+
+
+def test_mixed_precision_policy_layers():
+    dense = layers.Dense(4, dtype="mixed_float16")
+    out = dense(np.ones((2, 3), np.float32))
+    assert out.dtype == tf.float16 and dense.kernel.dtype == tf.float32
+    assert dense.compute_dtype == "float16" and dense.dtype == "float32"
+    final = layers.Activation("linear", dtype="float32")(out)
+    assert final.dtype == tf.float32
+    keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    try:
+        model = keras.Sequential([keras.Input((3,)), layers.Dense(2)])
+        assert model.layers[0].compute_dtype == "bfloat16"
+        assert model(np.ones((1, 3), np.float32)).dtype == tf.bfloat16
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.cast(model(np.ones((1, 3), np.float32)), tf.float32))
+        grads = tape.gradient(loss, model.trainable_variables)
+        assert [g.dtype for g in grads] == [tf.float32, tf.float32]
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+
+
+def test_bad_inputs_get_keras_errors():
+    model = _mlp()
+    with pytest.raises(ValueError, match=r'Input 0 of layer "mlp" is incompatible.*'
+                                         r"expected shape=\(None, 8\), found shape=\(2, 5\)"):
+        model(np.ones((2, 5), np.float32))
+    assert model(np.ones((2, 8), np.float32)).shape == (2, 3)  # still usable
+    dense = layers.Dense(2)
+    dense(np.ones((1, 3), np.float32))
+    with pytest.raises(ValueError, match=r"expected axis -1 of input shape to have value 3"):
+        dense(np.ones((1, 4), np.float32))
+    with pytest.raises(ValueError, match="KerasTensors created by `keras.Input`"):
+        keras.Model(layers.Dense(2)(keras.Input((2,))), keras.Input((2,)))
+    with pytest.raises(ValueError, match="Unrecognized keyword arguments passed to Dense"):
+        layers.Dense(2, kernel_size=3)
+    with pytest.raises(ValueError, match="Only instances of `keras.Layer`"):
+        keras.Sequential().add(lambda x: x)
+    with pytest.raises(ValueError, match="No such layer: nope"):
+        model.get_layer("nope")
