@@ -35,8 +35,10 @@ def unpack_x_y_sample_weight(data):
 
 @keras_export("keras.utils.pack_x_y_sample_weight")
 def pack_x_y_sample_weight(x, y=None, sample_weight=None):
+    """What a step receives: `x` alone (a list/tuple `x` as `(x,)`), `(x, y)` or
+    `(x, y, sample_weight)`."""
     if y is None:
-        return (x,) if not isinstance(x, (list, tuple)) else (x,)
+        return (x,) if isinstance(x, (list, tuple)) else x
     if sample_weight is None:
         return x, y
     return x, y, sample_weight
@@ -140,8 +142,9 @@ class ArrayDataAdapter:
         for b in range(self.num_batches):
             sel = (slice(b * bs, min((b + 1) * bs, n)) if order is None else
                    order[b * bs:min((b + 1) * bs, n)])
-            yield map_structure(
+            x, y, sw = map_structure(
                 lambda a, sel=sel: None if a is None else convert_to_tensor(a[sel]), self.data)
+            yield pack_x_y_sample_weight(x, y, sw)
 
 
 class IterableDataAdapter:
@@ -174,9 +177,10 @@ class IterableDataAdapter:
                     continue
                 return
             taken += 1
-            x, y, sw = unpack_x_y_sample_weight(batch)
-            yield tuple(map_structure(lambda a: a if a is None or isinstance(a, Tensor)
-                                      else convert_to_tensor(_to_numpy(a)), (x, y, sw)))
+            x, y, sw = map_structure(lambda a: a if a is None or isinstance(a, Tensor)
+                                     else convert_to_tensor(_to_numpy(a)),
+                                     unpack_x_y_sample_weight(batch))
+            yield pack_x_y_sample_weight(x, y, sw)
 
 
 def get_data_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None,

@@ -228,7 +228,7 @@ class Trainer:
                 callbacks.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
-            epoch_logs = _pythonify(self.get_metrics_result()) if self.metrics else logs
+            epoch_logs = self._metrics_result_or_logs(logs)
             if validation_data is not None and self._should_eval(epoch, validation_freq):
                 vx, vy, vsw = data_adapter.unpack_x_y_sample_weight(validation_data)
                 val_logs = self.evaluate(vx, vy, sample_weight=vsw,
@@ -242,6 +242,12 @@ class Trainer:
                 break
         callbacks.on_train_end(logs=training_logs)
         return self.history
+
+    def _metrics_result_or_logs(self, logs: dict) -> dict:
+        """The metrics' results when the step's logs are those metrics; else the last logs
+        (a custom step returning other values)."""
+        results = _pythonify(self.get_metrics_result())
+        return results if set(logs) == set(results) else dict(logs)
 
     @staticmethod
     def _should_eval(epoch: int, validation_freq) -> bool:
@@ -274,7 +280,7 @@ class Trainer:
             callbacks.on_test_batch_end(step, logs)
             if self.stop_evaluating:
                 break
-        logs = _pythonify(self.get_metrics_result()) if self.metrics else logs
+        logs = self._metrics_result_or_logs(logs)
         callbacks.on_test_end(logs)
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
