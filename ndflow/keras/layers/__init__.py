@@ -5,4 +5,5 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     core_layers,
     input_layer,
     input_spec,
+    normalization_layers,
 )
