@@ -1,9 +1,12 @@
 """Keras layers (`tf.keras.layers`): the Layer base and the layers built on it."""
 
 from ndflow.keras.layers import (  # noqa: F401 - their exports
+    activation_layers,
     base_layer,
     core_layers,
     input_layer,
     input_spec,
+    lambda_layer,
     normalization_layers,
+    regularization_layers,
 )
