@@ -4,9 +4,11 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     activation_layers,
     base_layer,
     core_layers,
+    embedding_layer,
     input_layer,
     input_spec,
     lambda_layer,
+    merging_layers,
     normalization_layers,
     regularization_layers,
 )
