@@ -3,6 +3,7 @@ initializers, mixed precision."""
 
 from ndflow.keras import (  # noqa: F401 - their exports
     activation_functions,
+    backend_functions,
     callbacks,
     constraint_functions,
     functional,
@@ -11,6 +12,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     metrics,
     mixed_precision,
     model,
+    numerical_utils,
     optimizers,
     regularizer_functions,
     sequential,

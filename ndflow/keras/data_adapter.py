@@ -48,11 +48,11 @@ def _to_numpy(x):
     if x is None:
         return None
     if isinstance(x, (Tensor, Variable)):
-        return np.asarray(x.numpy())
-    if isinstance(x, np.ndarray):
-        return x
-    if isinstance(x, (list, tuple)) and x and not isinstance(x[0], (np.ndarray, Tensor)):
-        return np.asarray(x)
+        x = np.asarray(x.numpy())
+    elif isinstance(x, (list, tuple)) and x and not isinstance(x[0], (np.ndarray, Tensor)):
+        x = np.asarray(x)
+    if isinstance(x, np.ndarray) and x.dtype.kind in "USO":
+        raise ValueError(f"Invalid dtype: {x.dtype.name}")
     return x
 
 

@@ -75,7 +75,10 @@ class Functional(Model):
                 seen.add(id(layer))
                 ordered.append(layer)
         self._functional_layers = ordered
-        self.input_spec = [InputSpec(shape=t.shape, dtype=None) for t in flat_inputs]
+        self.input_spec = [InputSpec(shape=(None,) + tuple(t.shape[1:]),
+                                     allow_last_axis_squeeze=True,
+                                     name=t._keras_history.operation.name)
+                           for t in flat_inputs]
         self.built = True
 
     @property

@@ -11,7 +11,6 @@ from ndflow.keras.keras_tensor import KerasTensor
 from ndflow.keras.layers import base_layer
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_layer import InputLayer
-from ndflow.keras.layers.input_spec import InputSpec
 from ndflow.keras.model import Model
 
 
@@ -89,7 +88,6 @@ class Sequential(Model):
         for layer in self._layers_list[1:]:
             x = layer(x)
         self._functional = Functional(inputs, x, name=f"{self.name}_functional")
-        self.input_spec = [InputSpec(shape=(None,) + tuple(inputs.shape[1:]))]
         self.built = True
 
     def call(self, inputs, training=None, mask=None):

@@ -161,14 +161,21 @@ def test_mixed_precision_policy_layers():
 
 def test_bad_inputs_get_keras_errors():
     model = _mlp()
-    with pytest.raises(ValueError, match=r'Input 0 of layer "mlp" is incompatible.*'
-                                         r"expected shape=\(None, 8\), found shape=\(2, 5\)"):
+    with pytest.raises(ValueError, match=r"Input 0 with name 'None' of layer 'hidden' is "
+                                         r"incompatible with the layer: expected axis -1 of "
+                                         r"input shape to have value 8, but received input "
+                                         r"with shape \(2, 5\)"):
         model(np.ones((2, 5), np.float32))
     assert model(np.ones((2, 8), np.float32)).shape == (2, 3)  # still usable
     dense = layers.Dense(2)
     dense(np.ones((1, 3), np.float32))
     with pytest.raises(ValueError, match=r"expected axis -1 of input shape to have value 3"):
         dense(np.ones((1, 4), np.float32))
+    func = _two_heads()
+    with pytest.raises(ValueError, match=r"Input 1 with name 'b' of layer 'two_heads' is "
+                                         r"incompatible.*expected shape=\(None, 4\), found "
+                                         r"shape=\(2, 3\)"):
+        func([np.ones((2, 4), np.float32), np.ones((2, 3), np.float32)])
     with pytest.raises(ValueError, match="KerasTensors created by `keras.Input`"):
         keras.Model(layers.Dense(2)(keras.Input((2,))), keras.Input((2,)))
     with pytest.raises(ValueError, match="Unrecognized keyword arguments passed to Dense"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import itertools
+import re
 import threading
 import warnings
 from collections import defaultdict
@@ -32,11 +33,24 @@ from ndflow.keras.serialization_lib import lookup_class
 from ndflow.ops import array_core, init_ops
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast
-from ndflow.ops.module import Module, camel_to_snake
+from ndflow.ops.module import Module
 
 _UIDS: dict = defaultdict(itertools.count)
 _BUILTIN_LAYERS: dict = {}     # class name -> Layer subclass defined in ndflow
 _call_context = threading.local()
+
+
+def to_snake_case(name: str) -> str:
+    """Keras' automatic layer names: "Conv2D" -> "conv2d", "BatchNormalization" ->
+    "batch_normalization", "SpatialDropout1D" -> "spatial_dropout1d"."""
+    name = re.sub(r"\W+", "", name)
+    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+def reset_names() -> None:
+    """Automatic names start again from `base` (`tf.keras.backend.clear_session`)."""
+    _UIDS.clear()
 
 
 def unique_name(base: str) -> str:
@@ -86,7 +100,7 @@ class Layer(Module):
         if unknown:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: "
                              f"{kwargs}")
-        name = name or unique_name(camel_to_snake(type(self).__name__))
+        name = name or unique_name(to_snake_case(type(self).__name__))
         super().__init__(name=name)
         self._trainable = bool(trainable)
         self.built = False

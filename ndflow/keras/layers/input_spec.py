@@ -56,7 +56,8 @@ def assert_input_compatibility(specs, inputs, layer_name: str) -> None:
         shape = _shape_of(x)
         if shape is None:
             continue
-        head = f'Input {i} of layer "{layer_name}" is incompatible with the layer: '
+        head = (f"Input {i} with name '{spec.name}' of layer '{layer_name}' is incompatible "
+                "with the layer: ")
         ndim = len(shape)
         if spec.ndim is not None and not spec.allow_last_axis_squeeze and ndim != spec.ndim:
             raise ValueError(f"{head}expected ndim={spec.ndim}, found ndim={ndim}. Full shape "
@@ -76,6 +77,11 @@ def assert_input_compatibility(specs, inputs, layer_name: str) -> None:
                 raise ValueError(f"{head}expected axis {axis} of input shape to have value "
                                  f"{value}, but received input with shape {shape}")
         if spec.shape is not None:
-            for want, got in zip(spec.shape, shape):
+            want_shape, got_shape = spec.shape, shape
+            if spec.allow_last_axis_squeeze:  # (n, 1) and (n,) are compatible
+                got_shape = got_shape[:-1] if got_shape and got_shape[-1] == 1 else got_shape
+                want_shape = want_shape[:-1] if want_shape and want_shape[-1] == 1 else \
+                    want_shape
+            for want, got in zip(want_shape, got_shape):
                 if want is not None and got is not None and want != got:
                     raise ValueError(f"{head}expected shape={spec.shape}, found shape={shape}")
