@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ndflow.core.nest import flatten
 from ndflow.keras import loss_functions
-from ndflow.keras.metrics import accuracy_metrics, base_metric, reduction_metrics
+from ndflow.keras.metrics.metric_lookup import get_compile_metric
 from ndflow.ops import reduction
 from ndflow.ops.cast import cast
 
@@ -117,43 +117,6 @@ def sum_losses(losses: list):
     return total
 
 
-def _metric_object(identifier):
-    if isinstance(identifier, base_metric.Metric):
-        return identifier
-    if isinstance(identifier, type) and issubclass(identifier, base_metric.Metric):
-        return identifier()
-    if isinstance(identifier, str):
-        fn = base_metric.FUNCTIONS.get(identifier)
-        if fn is None:
-            raise ValueError(f"Could not interpret metric identifier: {identifier}")
-        return reduction_metrics.MeanMetricWrapper(fn, name=identifier)
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret metric identifier: {identifier}")
-
-
-def get_metric(identifier, y_true, y_pred):
-    """A metric object for `identifier`; "accuracy"/"acc" become binary, sparse categorical
-    or categorical accuracy from the shapes of the targets and predictions (Keras 3)."""
-    if identifier is None:
-        raise ValueError("Expected metric, received `None`")
-    if str(identifier).lower() not in ("accuracy", "acc"):
-        metric = _metric_object(identifier)
-    else:
-        t_shape, p_shape = y_true.shape.as_list(), y_pred.shape.as_list()
-        is_binary = p_shape[-1] == 1
-        is_sparse = len(t_shape) < len(p_shape) or (t_shape[-1] == 1 and p_shape[-1] > 1)
-        cls = (accuracy_metrics.BinaryAccuracy if is_binary else
-               accuracy_metrics.SparseCategoricalAccuracy if is_sparse else
-               accuracy_metrics.CategoricalAccuracy)
-        metric = cls(name=str(identifier))
-    if not isinstance(metric, base_metric.Metric):
-        metric = reduction_metrics.MeanMetricWrapper(metric)
-    if isinstance(identifier, str):
-        metric.name = identifier
-    return metric
-
-
 class CompileMetrics:
     """The metrics of `compile(metrics=..., weighted_metrics=...)`, built on the first batch
     (when the shapes that resolve "accuracy" are known); one result dict for all. With
@@ -198,7 +161,7 @@ class CompileMetrics:
                                                     "weighted_metrics" if weighted else
                                                     "metrics")):
                 for ident in idents:
-                    metric = get_metric(ident, trues[i], preds[i])
+                    metric = get_compile_metric(ident, trues[i], preds[i])
                     if len(preds) > 1:
                         metric.name = f"{names[i]}_{metric.name}"
                     self._metrics.append((i, metric, weighted))
