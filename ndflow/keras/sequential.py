@@ -85,8 +85,9 @@ class Sequential(Model):
             self._layers_list.insert(0, InputLayer(batch_shape=input_shape))
         inputs = self._layers_list[0].output
         x = inputs
-        for layer in self._layers_list[1:]:
-            x = layer(x)
+        with self._name_scope_if_outside():
+            for layer in self._layers_list[1:]:
+                x = layer(x)
         self._functional = Functional(inputs, x, name=f"{self.name}_functional")
         self.built = True
 

@@ -184,3 +184,29 @@ def test_bad_inputs_get_keras_errors():
         keras.Sequential().add(lambda x: x)
     with pytest.raises(ValueError, match="No such layer: nope"):
         model.get_layer("nope")
+
+
+def test_weight_paths_follow_keras_nesting():
+    """Keras 3's variable paths (what .weights.h5 files and optimizer slots are named by)."""
+    keras.backend.clear_session()
+    seq = keras.Sequential([keras.Input((3,)), layers.Dense(2)])
+    assert [v.path for v in seq.weights] == ["sequential/dense/kernel", "sequential/dense/bias"]
+    by_call = keras.Sequential([layers.Dense(2)])
+    by_call(np.ones((1, 3), np.float32))
+    assert [v.path for v in by_call.weights] == ["sequential_1/dense_1/kernel",
+                                                 "sequential_1/dense_1/bias"]
+    x = keras.Input((3,))
+    func = keras.Model(x, layers.Dense(2)(x))
+    assert [v.path for v in func.weights] == ["dense_2/kernel", "dense_2/bias"]
+
+    class M(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = layers.Dense(2)
+
+        def call(self, x):
+            return self.d(x)
+
+    sub = M()
+    sub(np.ones((1, 3), np.float32))
+    assert [v.path for v in sub.weights] == ["m/dense_3/kernel", "m/dense_3/bias"]

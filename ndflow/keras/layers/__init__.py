@@ -3,6 +3,7 @@
 from ndflow.keras.layers import (  # noqa: F401 - their exports
     activation_layers,
     base_layer,
+    conv_layers,
     core_layers,
     embedding_layer,
     input_layer,
@@ -10,5 +11,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     lambda_layer,
     merging_layers,
     normalization_layers,
+    pooling_layers,
     regularization_layers,
+    reshaping_layers,
 )

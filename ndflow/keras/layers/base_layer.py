@@ -23,7 +23,7 @@ import numpy as np
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten, map_structure
-from ndflow.core.scopes import get_name_scope, init_scope
+from ndflow.core.scopes import init_scope, name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.keras import keras_tensor, regularizer_functions
 from ndflow.keras.keras_variable import KerasVariable, autocast_dtype, autocast_scope
@@ -57,6 +57,13 @@ def unique_name(base: str) -> str:
     """Keras' per-process names: `base`, then `base_1`, `base_2`, ..."""
     n = next(_UIDS[base])
     return base if n == 0 else f"{base}_{n}"
+
+
+def _path_stack() -> list:
+    stack = getattr(_call_context, "path", None)
+    if stack is None:
+        stack = _call_context.path = []
+    return stack
 
 
 def _policy(dtype) -> dtype_policies.DTypePolicy:
@@ -162,7 +169,7 @@ class Layer(Module):
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         init = init_ops.get(initializer)
         with self._name_scope_if_outside():
-            path = f"{get_name_scope()}/{name or 'variable'}".lstrip("/")
+            path = "/".join(_path_stack() + [name or "variable"])
         with init_scope():  # weights live outside functions, named by the layer's path
             value = init(shape, dtype=dtype) if callable(init) else init
             saved, context.state().name_scope = context.state().name_scope, ""
@@ -176,11 +183,22 @@ class Layer(Module):
         (self._trainable_variables if trainable else self._non_trainable_variables).append(var)
         return var
 
+    @contextlib.contextmanager
+    def _scope(self):
+        """Inside the layer: ops named under it (`tf.name_scope`, relative) and weights given
+        Keras' paths, which follow the call nesting ("sequential/dense/kernel")."""
+        stack = _path_stack()
+        stack.append(self.name)
+        try:
+            with name_scope(self.name):
+                yield
+        finally:
+            stack.pop()
+
     def _name_scope_if_outside(self):
-        # Weights made in `build` are already inside the layer's scope; ones made in
-        # `__init__` (a subclass creating weights eagerly) enter it here.
-        return contextlib.nullcontext() if self.built or getattr(
-            _call_context, "building", None) is self else self.name_scope
+        """The layer's scope, unless already in it (weights made in `__init__` enter it)."""
+        stack = _path_stack()
+        return contextlib.nullcontext() if stack and stack[-1] == self.name else self._scope()
 
     @property
     def _layers(self) -> list:
@@ -332,12 +350,8 @@ class Layer(Module):
         shapes = map_structure(_shape_tuple, inputs) if flatten(inputs) else None
         if type(self).build is not Layer.build:  # weightless layers have no build config
             self._build_shapes = shapes
-        _call_context.building = self
-        try:
-            with self.name_scope:
-                self.build(shapes)
-        finally:
-            _call_context.building = None
+        with self._scope():
+            self.build(shapes)
         self.built = True
 
     def __call__(self, *args, **kwargs):
@@ -370,7 +384,7 @@ class Layer(Module):
             self._clear_losses()
         _call_context.training = training
         try:
-            with self._autocast_scope(), self.name_scope:
+            with self._autocast_scope(), self._scope():
                 outputs = self.call(*args, **kwargs)
                 if self.activity_regularizer is not None:
                     self._add_activity_loss(outputs)
@@ -451,7 +465,7 @@ class Layer(Module):
             shape = [tuple(s) for s in shape] if shape and isinstance(shape[0], (list, tuple)) \
                 else tuple(shape)
             self._build_shapes = shape
-            with self.name_scope:
+            with self._scope():
                 self.build(shape)
             self.built = True
 
