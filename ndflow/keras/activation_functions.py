@@ -17,16 +17,26 @@ def _export(name: str):
 
 @_export("relu")
 def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
-    """max(x, 0) with Keras' options: a slope below `threshold`, a cap at `max_value`."""
+    """Keras 3's relu, term for term: `x` above `threshold` (0 at or below it), capped at
+    `max_value`, minus `negative_slope * relu(threshold - x)`."""
     x = convert_to_tensor(x)
-    if negative_slope == 0.0 and max_value is None and threshold == 0.0:
-        return nn_activation.relu(x)
-    below = comparison.less(x, threshold)
-    out = arithmetic.select_v2(below, negative_slope * (x - threshold) if negative_slope
-                               else x * 0.0, x)
-    if max_value is not None:
-        out = arithmetic.minimum(out, cast(convert_to_tensor(max_value), x.dtype))
-    return out
+    if negative_slope != 0.0:
+        if max_value is None and threshold == 0:
+            return nn_activation.leaky_relu(x, alpha=negative_slope)
+        negative_part = nn_activation.relu(-x + threshold if threshold != 0 else -x)
+    clip_max = max_value is not None
+    if threshold != 0:
+        x = x * cast(comparison.greater(x, cast(threshold, x.dtype)), x.dtype)
+    elif max_value == 6:
+        x = nn_activation.relu6(x)
+        clip_max = False
+    else:
+        x = nn_activation.relu(x)
+    if clip_max:
+        x = math.clip_by_value(x, cast(0.0, x.dtype), cast(max_value, x.dtype))
+    if negative_slope != 0.0:
+        x = x - negative_slope * negative_part
+    return x
 
 
 @_export("leaky_relu")

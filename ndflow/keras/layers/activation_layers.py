@@ -19,28 +19,6 @@ from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast
 
 
-def keras_relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
-    """Keras 3's relu, term for term: `x` above `threshold` (0 at or below it), capped at
-    `max_value`, minus `negative_slope * relu(threshold - x)`."""
-    if negative_slope != 0.0:
-        if max_value is None and threshold == 0:
-            return nn_activation.leaky_relu(x, alpha=negative_slope)
-        negative_part = nn_activation.relu(-x + threshold if threshold != 0 else -x)
-    clip_max = max_value is not None
-    if threshold != 0:
-        x = x * cast(comparison.greater(x, cast(threshold, x.dtype)), x.dtype)
-    elif max_value == 6:
-        x = nn_activation.relu6(x)
-        clip_max = False
-    else:
-        x = nn_activation.relu(x)
-    if clip_max:
-        x = math.clip_by_value(x, cast(0.0, x.dtype), cast(max_value, x.dtype))
-    if negative_slope != 0.0:
-        x = x - negative_slope * negative_part
-    return x
-
-
 class ElementwiseLayer(Layer):
     """A mask-propagating layer whose output shape is its input shape (the base of the
     activation layers and of other shape-preserving ones)."""
@@ -72,7 +50,7 @@ class ReLU(ElementwiseLayer):
             threshold
 
     def call(self, inputs):
-        return keras_relu(inputs, self.negative_slope, self.max_value, self.threshold)
+        return activations.relu(inputs, self.negative_slope, self.max_value, self.threshold)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "max_value": self.max_value,
