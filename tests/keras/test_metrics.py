@@ -75,6 +75,8 @@ def _close(ours, keras_results, rtol=2e-5, atol=2e-6):
 
 # -- against Keras 3 -----------------------------------------------------------------------------
 
+@pytest.mark.filterwarnings("ignore:You are passing weight as `float`")
+@pytest.mark.filterwarnings("ignore:More independent predictors")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_metric_matches_keras(name):
     case = CASES[name]
@@ -96,9 +98,11 @@ def test_metric_matches_keras(name):
 TRACED = ["mean_w2d", "sum", "binary_accuracy_07", "sparse_categorical_accuracy_col",
           "sparse_top_k", "rmse", "cce", "auc", "auc_pr", "auc_multi", "auc_multi_uneven",
           "precision_top_k", "recall_thresholds", "recall_top_k_class", "sens_at_spec",
-          "false_negatives", "wrapper"]
+          "false_negatives", "wrapper", "r2_variance", "f1_micro", "fbeta_weighted", "pearson",
+          "iou", "binary_iou"]
 
 
+@pytest.mark.filterwarnings("ignore:You are passing weight as `float`")
 @pytest.mark.parametrize("name", TRACED)
 def test_metric_inside_tf_function(name):
     """A traced step updates the metric's variables on every call (each call a new batch)."""
@@ -328,6 +332,81 @@ def test_auc_against_numpy(name, thresholds, result):
            rtol=1e-4, atol=1e-5)
 
 
+def _accumulate(case, stats, result):
+    """`result(sum of stats(t, p, w) over the batches since the reset)` after each update."""
+    total, out = None, []
+    for i, (t, p, w) in enumerate(_batches(case)):
+        if i == 3:
+            total = None
+            out.append(None)
+        s = stats(t.astype(np.float64), p.astype(np.float64),
+                  None if w is None else w.astype(np.float64))
+        total = s if total is None else [a + b for a, b in zip(total, s)]
+        out.append(result(total))
+    return out
+
+
+def _r2_stats(t, p, w):
+    w = np.ones(len(t)) if w is None else w
+    w = np.broadcast_to(w[:, None] if w.ndim == 1 else w, t.shape)
+    return [(w * t).sum(0), (w * t * t).sum(0), (w * (t - p) ** 2).sum(0), w.sum(0)]
+
+
+def _r2(stats):
+    s, ss, res, c = stats
+    return float(np.mean(1 - res / (ss - s * s / c)))
+
+
+def _iou_stats(t, p, w):
+    cm = np.zeros((5, 5))
+    w = np.ones(len(t)) if w is None else np.trunc(w)  # int64 weights, as Keras casts them
+    np.add.at(cm, (t.astype(int).ravel(), p.argmax(-1)), w)
+    return [cm]
+
+
+def _iou(stats, ids=(0, 2, 4)):
+    cm = stats[0]
+    tp = np.diag(cm)[list(ids)]
+    denominator = (cm.sum(0) + cm.sum(1) - np.diag(cm))[list(ids)]
+    valid = denominator > 0
+    return float(np.where(valid, tp / (denominator + 1e-7), 0).sum() / (valid.sum() + 1e-7))
+
+
+def _f1_stats(t, p, w):
+    w = np.ones(len(t)) if w is None else w
+    pred = ((p >= p.max(-1, keepdims=True)) & (np.abs(p) > 1e-9)).astype(np.float64)
+    return [(w[:, None] * pred * t).sum(0), (w[:, None] * pred * (1 - t)).sum(0),
+            (w[:, None] * (1 - pred) * t).sum(0)]
+
+
+def _f1(stats):
+    tp, fp, fn = stats
+    precision, recall = tp / (tp + fp + 1e-7), tp / (tp + fn + 1e-7)
+    return 2 * precision * recall / (precision + recall + 1e-7)
+
+
+@pytest.mark.filterwarnings("ignore:You are passing weight as `float`")
+@pytest.mark.parametrize("name, stats, result", [
+    ("r2", _r2_stats, _r2), ("iou", _iou_stats, _iou), ("f1", _f1_stats, _f1)])
+def test_r2_iou_f1_against_numpy(name, stats, result):
+    case = CASES[name]
+    ours = _run(_make(case), case)
+    want = _accumulate(case, stats, result)
+    for i, (got, expected) in enumerate(zip(ours, want)):
+        if expected is not None:  # after the reset: 0 or 0/0, compared with Keras above
+            np.testing.assert_allclose(got, expected, rtol=2e-5, atol=1e-6, err_msg=str(i))
+
+
+def test_iou_and_r2_warn_as_keras():
+    with pytest.warns(UserWarning, match="You are passing weight as `float`, but dtype is"):
+        M.MeanIoU(num_classes=2)(np.array([0, 1]), np.array([0, 1]),
+                                 sample_weight=np.array([1.0, 1.0], np.float32))
+    r2 = M.R2Score(num_regressors=3)
+    r2.update_state(np.array([[1.0], [2.0]]), np.array([[1.0], [2.5]]))
+    with pytest.warns(UserWarning, match="More independent predictors than datapoints"):
+        r2.result()
+
+
 # -- behaviour -----------------------------------------------------------------------------------
 
 class BinaryTruePositives(M.Metric):
@@ -442,6 +521,19 @@ def test_mismatched_shapes_raise_kerass_errors():
     (lambda: M.get(3), ValueError, "Could not interpret metric identifier: 3"),
     (lambda: M.Mean().add_variable((), "zeros", aggregation="bad"), ValueError,
      "Invalid value for argument `aggregation`"),
+    (lambda: M.FBetaScore(average="mean"), ValueError, "Invalid `average` argument value"),
+    (lambda: M.FBetaScore(beta=2), ValueError, "It should be a Python float"),
+    (lambda: M.F1Score(threshold=1.5), ValueError, "It should verify 0 < threshold <= 1"),
+    (lambda: M.F1Score()([1.0, 0.0], [0.3, 0.6]), ValueError,
+     r"FBetaScore expects 2D inputs with shape \(batch_size, output_dim\). Received input "
+     r"shapes: y_pred.shape=\(2,\) and y_true.shape=\(2,\)"),
+    (lambda: M.R2Score(class_aggregation="mean"), ValueError,
+     "Invalid value for argument `class_aggregation`"),
+    (lambda: M.R2Score(num_regressors=-1), ValueError,
+     "Invalid value for argument `num_regressors`"),
+    (lambda: M.R2Score()([1.0, 2.0], [1.0, 2.5]), ValueError, "R2Score expects 2D inputs"),
+    (lambda: M.IoU(num_classes=3, target_class_ids=[0, 3]), ValueError,
+     r"Target class id 3 is out of range, which is \[0, 3\)"),
 ])
 def test_bad_arguments(make, error, message):
     with pytest.raises(error, match=message):

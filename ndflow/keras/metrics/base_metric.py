@@ -55,6 +55,10 @@ def compute_dtype(dtype) -> str:
     """The dtype name a metric computes in: a policy's compute dtype, else the dtype's name."""
     if dtype is None:
         return FLOATX
+    if dtype in ("int", int):  # Keras' Python-type names
+        return "int64"
+    if dtype is float:
+        return FLOATX
     if isinstance(dtype, DTypePolicy):
         return dtype.compute_dtype
     if isinstance(dtype, dict):  # a serialized policy
@@ -62,6 +66,18 @@ def compute_dtype(dtype) -> str:
     if isinstance(dtype, str):
         return DTypePolicy(dtype).compute_dtype
     return dtypes.as_dtype(dtype).name
+
+
+def check_2d_inputs(class_name: str, y_true_shape, y_pred_shape) -> None:
+    """Keras' check that a metric built from its inputs gets (batch, known output_dim)."""
+    if len(y_pred_shape) != 2 or len(y_true_shape) != 2:
+        raise ValueError(f"{class_name} expects 2D inputs with shape (batch_size, output_dim). "
+                         f"Received input shapes: y_pred.shape={y_pred_shape} and "
+                         f"y_true.shape={y_true_shape}.")
+    if y_pred_shape[-1] is None or y_true_shape[-1] is None:
+        raise ValueError(f"{class_name} expects 2D inputs with shape (batch_size, output_dim), "
+                         "with output_dim fully defined (not None). Received input shapes: "
+                         f"y_pred.shape={y_pred_shape} and y_true.shape={y_true_shape}.")
 
 
 def get_keras_mask(x):

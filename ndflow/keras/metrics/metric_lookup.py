@@ -16,6 +16,9 @@ from ndflow.keras.metrics import (
     accuracy_metrics,
     auc_metric,
     confusion_metrics,
+    correlation_metrics,
+    f_score_metrics,
+    iou_metrics,
     probabilistic_metrics,
     reduction_metrics,
     regression_metrics,
@@ -65,7 +68,10 @@ ALL_OBJECTS = (
     probabilistic_metrics.SparseCategoricalCrossentropy, accuracy_metrics.Accuracy,
     accuracy_metrics.BinaryAccuracy, accuracy_metrics.CategoricalAccuracy,
     accuracy_metrics.SparseCategoricalAccuracy, accuracy_metrics.TopKCategoricalAccuracy,
-    accuracy_metrics.SparseTopKCategoricalAccuracy,
+    accuracy_metrics.SparseTopKCategoricalAccuracy, regression_metrics.R2Score,
+    correlation_metrics.PearsonCorrelation, correlation_metrics.ConcordanceCorrelation,
+    f_score_metrics.F1Score, f_score_metrics.FBetaScore, iou_metrics.IoU, iou_metrics.BinaryIoU,
+    iou_metrics.MeanIoU, iou_metrics.OneHotIoU, iou_metrics.OneHotMeanIoU,
 )
 ALL_OBJECTS_DICT = {cls.__name__: cls for cls in ALL_OBJECTS}
 ALL_OBJECTS_DICT.update({to_snake_case(cls.__name__): cls for cls in ALL_OBJECTS})
