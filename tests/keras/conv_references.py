@@ -99,6 +99,25 @@ def check_error(label: str, fn) -> None:
         assert got == message
 
 
+def check_unknown_batch(layer, shape, rng) -> None:
+    """`layer` traced by tf.function for inputs (None, *shape): the values of eager calls on
+    batches of 2 and 3, one trace, whose static shape is compute_output_shape's (the batch
+    unknown, every other dim known)."""
+    traced = []
+
+    @tf.function(input_signature=[tf.TensorSpec([None, *shape], tf.float32)])
+    def run(x):
+        y = layer(x)
+        traced.append(tuple(y.shape.as_list()))
+        return y
+
+    for batch in (2, 3):
+        x = rng.normal(size=(batch, *shape)).astype(np.float32)
+        np.testing.assert_allclose(run(x).numpy(), layer(x).numpy(), rtol=1e-5, atol=1e-6)
+    assert traced == [tuple(layer.compute_output_shape((None, *shape)))]
+    assert traced[0][0] is None and None not in traced[0][1:]
+
+
 # -- layouts -----------------------------------------------------------------------------------
 
 

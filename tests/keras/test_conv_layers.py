@@ -217,20 +217,7 @@ def test_default_initializers():
     (lambda: layers.SeparableConv2D(3, 2, padding="same"), (5, 4, 2)),
 ])
 def test_tf_function_with_unknown_batch(make, shape):
-    layer = make()
-    traced = []
-
-    @tf.function(input_signature=[tf.TensorSpec([None, *shape], tf.float32)])
-    def run(x):
-        y = layer(x)
-        traced.append(tuple(y.shape.as_list()))
-        return y
-
-    for batch in (2, 3):
-        x = RNG.normal(size=(batch, *shape)).astype(np.float32)
-        np.testing.assert_allclose(run(x).numpy(), layer(x).numpy(), rtol=1e-5, atol=1e-6)
-    assert traced == [tuple(layer.compute_output_shape((None, *shape)))]
-    assert traced[0][0] is None and None not in traced[0][1:]
+    ref.check_unknown_batch(make(), shape, RNG)
 
 
 def _call_twice(layer, first, second):

@@ -191,20 +191,7 @@ def test_gradients_match_finite_differences(make, shape):
 ], ids=["max_pool", "avg_pool1d_cf", "global_avg", "global_max1d", "reshape", "permute",
         "bilinear", "nearest_cf", "zero_padding", "cropping_cf", "repeat_vector"])
 def test_tf_function_with_unknown_batch(make, shape):
-    layer = make()
-    traced = []
-
-    @tf.function(input_signature=[tf.TensorSpec([None, *shape], tf.float32)])
-    def run(x):
-        y = layer(x)
-        traced.append(tuple(y.shape.as_list()))
-        return y
-
-    for batch in (2, 3):
-        x = RNG.normal(size=(batch, *shape)).astype(np.float32)
-        np.testing.assert_allclose(run(x).numpy(), layer(x).numpy(), rtol=1e-6, atol=1e-6)
-    assert traced == [tuple(layer.compute_output_shape((None, *shape)))]
-    assert traced[0][0] is None and None not in traced[0][1:]
+    ref.check_unknown_batch(make(), shape, RNG)
 
 
 def test_unknown_spatial_dims_in_tf_function():
