@@ -188,8 +188,13 @@ def test_gradients_match_finite_differences(make, shape):
     (lambda: layers.ZeroPadding2D(((1, 0), (2, 1))), (3, 4, 2)),
     (lambda: layers.Cropping2D(((1, 0), (0, 2)), data_format="channels_first"), (2, 4, 5)),
     (lambda: layers.RepeatVector(3), (4,)),
+    (lambda: layers.MaxPooling1D(3, padding="same"), (7, 2)),
+    (lambda: layers.AveragePooling2D(data_format="channels_first"), (2, 5, 4)),
+    (lambda: layers.GlobalAveragePooling1D(keepdims=True), (4, 3)),
+    (lambda: layers.GlobalMaxPooling2D(data_format="channels_first"), (2, 4, 3)),
 ], ids=["max_pool", "avg_pool1d_cf", "global_avg", "global_max1d", "reshape", "permute",
-        "bilinear", "nearest_cf", "zero_padding", "cropping_cf", "repeat_vector"])
+        "bilinear", "nearest_cf", "zero_padding", "cropping_cf", "repeat_vector",
+        "max_pool1d", "avg_pool_cf", "global_avg1d", "global_max_cf"])
 def test_tf_function_with_unknown_batch(make, shape):
     ref.check_unknown_batch(make(), shape, RNG)
 
