@@ -273,10 +273,12 @@ def bilinear_upsample(x, size, data_format="channels_last"):
 # -- gradients ---------------------------------------------------------------------------------
 
 
-def check_gradients(layer, x, rng, eps=1e-6, rtol=1e-6, atol=1e-8):
-    """The tape's gradients of sum(layer(x) * r) w.r.t. x and each trainable weight against
-    central finite differences (float64). Samples are independent, so the perturbed inputs
-    run as one batch: row i is x with element i moved by eps."""
+def check_gradients(layer, x, rng, eps=1e-6, rtol=1e-6, atol=1e-8, directions=3):
+    """The tape's gradients of sum(layer(x) * r) against central finite differences
+    (float64): w.r.t. x element by element (samples are independent, so the perturbed
+    inputs run as one batch: row i is x with element i moved by eps), w.r.t. each trainable
+    weight along `directions` random directions v (<grad, v> against the difference quotient
+    along v, which a wrong gradient entry fails for almost every v)."""
     x = np.asarray(x, np.float64)
     y0 = layer(x).numpy()
     r = rng.normal(size=y0.shape)
@@ -296,13 +298,12 @@ def check_gradients(layer, x, rng, eps=1e-6, rtol=1e-6, atol=1e-8):
     np.testing.assert_allclose(grads[0].numpy(), numeric_x, rtol=rtol, atol=atol)
     for var, grad in zip(layer.trainable_variables, grads[1:]):
         value = var.numpy().copy()
-        numeric = np.zeros(value.size)
-        for i in range(value.size):
+        for _ in range(directions):
+            v = rng.normal(size=value.shape)
+            quotient = 0.0
             for sign in (1, -1):
-                moved = value.copy().reshape(-1)
-                moved[i] += sign * eps
-                var.assign(moved.reshape(value.shape))
-                numeric[i] += sign * float(np.sum(layer(x).numpy() * r))
-        var.assign(value)
-        np.testing.assert_allclose(grad.numpy(), (numeric / (2 * eps)).reshape(value.shape),
-                                   rtol=rtol, atol=atol, err_msg=var.name)
+                var.assign(value + sign * eps * v)
+                quotient += sign * float(np.sum(layer(x).numpy() * r)) / (2 * eps)
+            var.assign(value)
+            np.testing.assert_allclose(np.sum(grad.numpy() * v), quotient, rtol=rtol,
+                                       atol=atol, err_msg=var.name)
