@@ -14,4 +14,6 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     pooling_layers,
     regularization_layers,
     reshaping_layers,
+    rnn_cells,
+    rnn_layers,
 )
