@@ -365,8 +365,8 @@ def without_names(obj):
 
 
 def _short_path(path: str) -> str:
-    """The owning layer and weight names, without Keras' _<n> name counters."""
-    return "/".join(re.sub(r"_\d+$", "", p) for p in path.split("/")[-2:])
+    """A weight's path without Keras' _<n> name counters."""
+    return "/".join(re.sub(r"_\d+$", "", p) for p in path.split("/"))
 
 
 def _replay(name):
