@@ -6,6 +6,7 @@ from __future__ import annotations
 from ndflow.core.api_export import keras_export
 from ndflow.keras import summary_utils
 from ndflow.keras.layers.base_layer import Layer
+from ndflow.keras.saving import saving_api
 from ndflow.keras.trainer import Trainer
 
 # Set by functional.py (which subclasses Model): the class `Model(inputs, outputs)` makes.
@@ -72,3 +73,18 @@ class Model(Trainer, Layer):
         if "layers" in config and "input_layers" in config and functional_class is not None:
             return functional_class.from_config(config, custom_objects=custom_objects)
         return cls(**config)
+
+    # -- saving (ndflow/keras/saving) --------------------------------------------------------
+    def save(self, filepath, overwrite=True, zipped=None, **kwargs):
+        """Saves the model (config, weights, optimizer state) as a `.keras` archive."""
+        return saving_api.save_model(self, filepath, overwrite=overwrite, zipped=zipped,
+                                     **kwargs)
+
+    def save_weights(self, filepath, overwrite=True, max_shard_size=None):
+        """Saves the weights (and the optimizer's state) to a `.weights.h5` file."""
+        return saving_api.save_weights(self, filepath, overwrite=overwrite,
+                                       max_shard_size=max_shard_size)
+
+    def load_weights(self, filepath, skip_mismatch=False, **kwargs):
+        """Loads weights from a `.weights.h5` file or a `.keras` archive."""
+        saving_api.load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)

@@ -1,0 +1,136 @@
+"""`tf.keras.models.save_model` / `load_model` / `model_from_json` and what `Model.save`,
+`save_weights` and `load_weights` call — Keras 3's entry points, their file-name rules and
+messages (TensorFlow 2.21's `tf.keras` has no `saving` namespace: `keras.saving` is the
+standalone Keras package's). Formats: `.keras` archives (keras_archive.py) and `.weights.h5` files
+(weights_h5.py). Keras 2's whole-model HDF5 (`.h5`) is not written nor read."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import h5py
+
+from ndflow.core.api_export import keras_export
+from ndflow.keras.saving import file_io, keras_archive, weights_h5
+
+_LEGACY_H5_MESSAGE = (
+    "Saving or loading a whole model in the legacy HDF5 format (`.h5` / `.hdf5`) is not "
+    "supported by ndflow. This file format is considered legacy by Keras 3. Use instead the "
+    "native Keras format, e.g. `model.save('my_model.keras')` or "
+    "`keras.saving.save_model(model, 'my_model.keras')`, or `model.save_weights("
+    "'my_model.weights.h5')` for the weights alone. Received: filepath={}")
+
+
+def _path(filepath) -> str:
+    return os.fspath(filepath)
+
+
+@keras_export("keras.models.save_model")
+def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
+    """Saves `model` as a `.keras` archive (config, weights, optimizer state)."""
+    kwargs.pop("include_optimizer", None)   # Keras 2's legacy HDF5 option: nothing to leave out
+    save_format = kwargs.pop("save_format", False)
+    if save_format and not str(filepath).endswith((".h5", ".hdf5", ".keras")):
+        raise ValueError("The `save_format` argument is deprecated in Keras 3. Please remove "
+                         "this argument and pass a file path with either `.keras` or `.h5` "
+                         f"extension.Received: save_format={save_format}")
+    if kwargs:
+        raise ValueError(f"The following argument(s) are not supported: {list(kwargs.keys())}")
+    filepath = _path(filepath)
+    if zipped is False:
+        raise NotImplementedError("ndflow saves models as zipped `.keras` archives only "
+                                  f"(zipped=False was passed). Received: filepath={filepath}")
+    if os.path.exists(filepath) and not overwrite:
+        if not file_io.ask_to_proceed_with_overwrite(filepath):
+            return
+    if filepath.endswith(".keras"):
+        return keras_archive.save_model(model, filepath)
+    if filepath.endswith((".h5", ".hdf5")):
+        raise ValueError(_LEGACY_H5_MESSAGE.format(filepath))
+    raise ValueError("Invalid filepath extension for saving. Please add either a `.keras` "
+                     "extension for the native Keras format (recommended) or a `.h5` extension. "
+                     "Use `model.export(filepath)` if you want to export a SavedModel for use "
+                     f"with TFLite/TFServing/etc. Received: filepath={filepath}.")
+
+
+@keras_export("keras.models.load_model")
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
+    """Loads a model saved by `model.save()` (a `.keras` archive, also Keras 3's own)."""
+    filepath = _path(filepath)
+    if filepath.endswith(".keras"):
+        return keras_archive.load_model(filepath, custom_objects=custom_objects,
+                                        compile=compile, safe_mode=safe_mode)
+    if filepath.endswith((".h5", ".hdf5")):
+        raise ValueError(_LEGACY_H5_MESSAGE.format(filepath))
+    raise ValueError(f"File format not supported: filepath={filepath}. Keras 3 only supports "
+                     "V3 `.keras` files, legacy H5 format files (`.h5` extension). Note that "
+                     "the legacy SavedModel format is not supported by `load_model()` in "
+                     "Keras 3. In order to reload a TensorFlow SavedModel as an inference-only "
+                     f"layer in Keras 3, use `keras.layers.TFSMLayer({filepath}, "
+                     "call_endpoint='serving_default')` (note that your `call_endpoint` might "
+                     "have a different name).")
+
+
+def save_weights(model, filepath, overwrite=True, max_shard_size=None, **kwargs):
+    """Writes the weights of `model` (and its optimizer's state) to a `.weights.h5` file."""
+    filepath = _path(filepath)
+    if max_shard_size is not None:
+        raise NotImplementedError("ndflow does not write sharded weights (`max_shard_size`).")
+    if kwargs:
+        raise ValueError(f"Invalid keyword arguments: {kwargs}")
+    if not filepath.endswith(".weights.h5"):
+        raise ValueError(f"The filename must end in `.weights.h5`. Received: filepath={filepath}")
+    if os.path.exists(filepath) and not overwrite:
+        if not file_io.ask_to_proceed_with_overwrite(filepath):
+            return
+    if not model.built:
+        raise ValueError("You are saving a model that has not yet been built. Try building the "
+                         "model first by calling it on some data or by using `build()`.")
+    with file_io.atomic_path(filepath) as tmp, h5py.File(tmp, "w") as f:
+        weights_h5.save_state(model, f)
+
+
+def _open_weights_file(filepath: str) -> h5py.File:
+    if not os.path.exists(filepath):
+        raise FileNotFoundError(2, "No such file or directory", filepath)
+    try:
+        return h5py.File(filepath, "r")
+    except OSError as e:
+        raise OSError(f"Unable to read the weights file {filepath}: {e} (the file may be "
+                      "truncated or corrupted, or not an HDF5 file)") from e
+
+
+def load_weights(model, filepath, skip_mismatch=False, **kwargs):
+    """Loads weights saved by `save_weights` (`.weights.h5`) or `save` (`.keras`)."""
+    filepath = _path(filepath)
+    kwargs.pop("objects_to_skip", None)
+    by_name = kwargs.pop("by_name", None)
+    if kwargs:
+        raise ValueError(f"Invalid keyword arguments: {kwargs}")
+    is_keras = filepath.endswith(".keras")
+    if (is_keras or filepath.endswith(".weights.h5")) and by_name is not None:
+        raise ValueError("`by_name` only supports loading legacy '.h5' or '.hdf5' files. "
+                         f"Received: {filepath}")
+    if not is_keras and not filepath.endswith(".weights.h5"):
+        if filepath.endswith((".h5", ".hdf5")):
+            raise ValueError(_LEGACY_H5_MESSAGE.format(filepath))
+        raise ValueError(f"File format not supported: filepath={filepath}. Keras 3 only "
+                         "supports V3 `.keras` files, `.weights.h5` files, legacy H5 format "
+                         "files (`.h5` extension), or Orbax checkpoints.")
+    if not model.built:
+        raise ValueError("You are loading weights into a model that has not yet been built. "
+                         "Try building the model first by calling it on some data or by using "
+                         "`build()`.")
+    if is_keras:
+        keras_archive.load_weights(model, filepath, skip_mismatch=skip_mismatch)
+        return
+    with _open_weights_file(filepath) as f:
+        weights_h5.load_state(model, f, skip_mismatch=skip_mismatch)
+
+
+@keras_export("keras.models.model_from_json")
+def model_from_json(json_string, custom_objects=None):
+    """A model (new weights; compiled when the JSON has a compile config) from a JSON string
+    of its serialized config (`model.to_json()`)."""
+    return keras_archive.deserialize_model(json.loads(json_string), custom_objects)
