@@ -306,11 +306,9 @@ def test_auto_mode_follows_the_compiled_metrics_direction():
 
 
 # -- real saving -----------------------------------------------------------------------------
-@pytest.mark.skipif(not hasattr(tf.keras.Sequential, "save_weights"),
-                    reason="TODO(lead): Model.save_weights not written yet; the checkpoint "
-                           "scenarios above record the calls meanwhile")
 def test_model_checkpoint_writes_weights_files(tmp_path):
     model = make_model(tf.keras)
+    model.set_weights([np.full(w.shape, 0.5, w.dtype) for w in model.get_weights()])
     mc = cbks.ModelCheckpoint(str(tmp_path / "w" / "{epoch:02d}.weights.h5"),
                               save_weights_only=True)
     cbl = cbks.CallbackList([mc], model=model)
@@ -320,3 +318,7 @@ def test_model_checkpoint_writes_weights_files(tmp_path):
         cbl.on_epoch_end(e, {"loss": 1.0})
     assert sorted(p.name for p in (tmp_path / "w").iterdir()) == ["01.weights.h5",
                                                                    "02.weights.h5"]
+    fresh = make_model(tf.keras)  # zeros
+    fresh.load_weights(str(tmp_path / "w" / "02.weights.h5"))
+    for loaded, saved in zip(fresh.get_weights(), model.get_weights(), strict=True):
+        np.testing.assert_array_equal(loaded, saved)
