@@ -5,6 +5,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     activation_functions,
     backend_functions,
     callbacks,
+    cloning,
     constraint_functions,
     functional,
     layers,

@@ -5,6 +5,7 @@ automatic layer names), is_keras_tensor, int_shape, count_params, get_value/set_
 from __future__ import annotations
 
 import gc
+import random
 
 import numpy as np
 
@@ -12,6 +13,7 @@ from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.keras import keras_tensor
 from ndflow.keras.layers import base_layer
+from ndflow.ops import random_seed
 
 _CONFIG = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
 
@@ -87,3 +89,14 @@ def get_value(x):
 @keras_export("keras.backend.set_value")
 def set_value(x, value) -> None:
     x.assign(np.asarray(value, dtype=x.dtype.np_dtype))
+
+
+@keras_export("keras.utils.set_random_seed")
+def set_random_seed(seed) -> None:
+    """Seeds Python's `random`, NumPy and ndflow (`tf.random.set_seed`) at once."""
+    if not isinstance(seed, int):
+        raise ValueError("Expected `seed` argument to be an integer. Received: "
+                         f"seed={seed} (of type {type(seed)})")
+    random.seed(seed)
+    np.random.seed(seed)
+    random_seed.set_seed(seed)

@@ -210,3 +210,16 @@ def test_weight_paths_follow_keras_nesting():
     sub = M()
     sub(np.ones((1, 3), np.float32))
     assert [v.path for v in sub.weights] == ["m/dense_3/kernel", "m/dense_3/bias"]
+
+
+def test_clone_model_and_seeds():
+    keras.utils.set_random_seed(7)
+    model = _two_heads()
+    clone = keras.models.clone_model(model)
+    assert clone is not model and [x.name for x in clone.layers] == [x.name for x in model.layers]
+    assert not np.allclose(clone.get_weights()[0], model.get_weights()[0])  # fresh weights
+    keras.utils.set_random_seed(7)
+    again = _two_heads()
+    np.testing.assert_array_equal(again.get_weights()[0], model.get_weights()[0])
+    with pytest.raises(ValueError, match="only supported for Sequential models or Functional"):
+        keras.models.clone_model(layers.Dense(2))
