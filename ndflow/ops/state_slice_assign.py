@@ -75,7 +75,8 @@ def sliced_variable(var, slice_spec):
     out = apply_op(StridedSlice, [value] + packed, masks, name="strided_slice").outputs[0]
     del value
     if isinstance(out, EagerTensor):  # its own copy of the rows: no view keeps the variable's
-        out = SlicedEagerTensor(out.value.clone(), out.dtype)  # tensor shared (in-place assign)
+        out._value = out.value.clone()  # tensor shared (in-place assign); the same object, so
+        out.__class__ = SlicedEagerTensor  # a GradientTape that recorded the slice still has it
     else:
         out.__class__ = SlicedSymbolicTensor
 

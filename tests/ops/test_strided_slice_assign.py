@@ -167,3 +167,14 @@ def test_integer_variable():
     w = tf.Variable([1, 2, 3])
     w[0].assign(5)
     np.testing.assert_array_equal(w.numpy(), [5, 2, 3])
+
+
+def test_gradient_flows_through_an_eager_variable_slice():
+    """`v[1:]` read under a GradientTape is differentiable eagerly, as in tf.function."""
+    v = tf.Variable([1.0, 2.0, 3.0])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(v[1:] ** 2) + 2.0 * v[0]
+    np.testing.assert_allclose(tape.gradient(y, v).numpy(), [2.0, 4.0, 6.0])
+    graph_grad = tf.function(lambda: tf.gradients(tf.reduce_sum(v[1:] ** 2) + 2.0 * v[0],
+                                                  v)[0])
+    np.testing.assert_allclose(graph_grad().numpy(), [2.0, 4.0, 6.0])
