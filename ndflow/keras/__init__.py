@@ -16,5 +16,6 @@ from ndflow.keras import (  # noqa: F401 - their exports
     numerical_utils,
     optimizers,
     regularizer_functions,
+    saving,
     sequential,
 )

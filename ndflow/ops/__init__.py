@@ -91,6 +91,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     gather_batch,
     importer,
     init_ops,
+    init_orthogonal,
     losses_impl,
     module,
     nn_activation_composite,

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import ndflow as tf
-from ndflow.keras.layers.rnn_cells import Orthogonal
+from ndflow.ops.init_orthogonal import Orthogonal
 from tests.keras.layer_checks import numeric_grad
 
 layers = tf.keras.layers
@@ -615,3 +615,15 @@ def test_unbuilt_features_and_stateful():
         layers.RNN(layers.SimpleRNNCell(2))(tf.zeros([2, 3]))
     with pytest.raises(ValueError, match="state_size"):
         layers.RNN(layers.Dense(2))
+
+
+def test_orthogonal_initializer_is_a_keras_initializer():
+    init = tf.keras.initializers.get("orthogonal")
+    assert isinstance(init, tf.keras.initializers.Orthogonal)
+    q = init((6, 4)).numpy()
+    np.testing.assert_allclose(q.T @ q, np.eye(4), atol=1e-5)
+    wide = tf.keras.initializers.Orthogonal(gain=2.0)((3, 5)).numpy()
+    np.testing.assert_allclose(wide @ wide.T, 4 * np.eye(3), atol=1e-4)
+    assert tf.keras.initializers.deserialize(tf.keras.initializers.serialize(init)).gain == 1.0
+    with pytest.raises(ValueError, match="at least two-dimensional"):
+        init((4,))

@@ -1,9 +1,7 @@
 """Keras 3's recurrent cells: SimpleRNNCell, LSTMCell, GRUCell (one time step each, Keras 3's
 weights `kernel`, `recurrent_kernel`, `bias` in its gate order and layout, defaults, configs
 and dropout masks) and StackedRNNCells; built from ndflow ops (matmul, split, activations).
-
-Also the Orthogonal initializer the cells' recurrent kernels default to (Keras 3's: QR of a
-normal matrix, signs fixed by R's diagonal), until `tf.keras.initializers` has it."""
+Recurrent kernels default to the Orthogonal initializer (ndflow/ops/init_orthogonal.py)."""
 
 from __future__ import annotations
 
@@ -14,57 +12,10 @@ from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
 from ndflow.keras.layers.base_layer import Layer, deserialize, serialize
 from ndflow.ops import init_ops, linalg, nn_dropout
-from ndflow.ops import random as random_ops
-from ndflow.ops.array_core import reshape, unstack
+from ndflow.ops.array_core import unstack
 from ndflow.ops.array_fill import ones_like, zeros
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.array_split import split
-from ndflow.ops.array_transpose import transpose
-from ndflow.ops.linalg_decomp import qr
-from ndflow.ops.linalg_diag import matrix_diag_part
-from ndflow.ops.math import sign
-
-
-class Orthogonal(init_ops.Initializer):
-    """Keras 3's `Orthogonal(gain=1.0, seed=None)`: a (rows x cols) matrix with orthonormal
-    rows or columns (rows = the product of all dims but the last), times `gain`."""
-
-    def __init__(self, gain=1.0, seed=None):
-        super().__init__()
-        self.gain, self.seed = gain, seed
-
-    def __call__(self, shape, dtype=None, **kwargs):
-        shape = [int(d) for d in shape]
-        if len(shape) < 2:
-            raise ValueError("The tensor to initialize must be at least two-dimensional. "
-                             f"Received: shape={tuple(shape)} of rank {len(shape)}.")
-        rows = 1
-        for d in shape[:-1]:
-            rows *= d
-        cols = shape[-1]
-        dtype = self._dtype(dtype)
-        a = random_ops.random_normal([max(rows, cols), min(rows, cols)], dtype=dtype,
-                                     seed=self.seed)
-        q, r = qr(a)
-        q = q * sign(matrix_diag_part(r))
-        if rows < cols:
-            q = transpose(q)
-        return self.gain * reshape(q, shape)
-
-    def get_config(self) -> dict:
-        return {"seed": self.seed, "gain": self.gain}
-
-
-def initializer(identifier):
-    """`init_ops.get`, knowing "orthogonal" (and its config dict) too."""
-    try:
-        return init_ops.get(identifier)
-    except ValueError:
-        name = identifier.get("class_name") if isinstance(identifier, dict) else identifier
-        if name in ("orthogonal", "Orthogonal", "OrthogonalInitializer"):
-            config = identifier.get("config", {}) if isinstance(identifier, dict) else {}
-            return Orthogonal(**config)
-        raise
 
 
 def activation_name(fn):
@@ -131,7 +82,7 @@ class _GatedCell(Layer, DropoutRNNCell):
             self.recurrent_activation = activations.get(recurrent_activation)
         self.use_bias = use_bias
         for role in _ROLES:
-            setattr(self, f"{role}_initializer", initializer(weight_args[f"{role}_initializer"]))
+            setattr(self, f"{role}_initializer", init_ops.get(weight_args[f"{role}_initializer"]))
             setattr(self, f"{role}_regularizer",
                     regularizers.get(weight_args[f"{role}_regularizer"]))
             setattr(self, f"{role}_constraint",
