@@ -4,7 +4,7 @@ functional model (functional.py); subclasses define `__init__` and `call`."""
 from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
-from ndflow.keras import summary_utils
+from ndflow.keras import keras_tensor, summary_utils
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.saving import saving_api
 from ndflow.keras.trainer import Trainer
@@ -35,6 +35,19 @@ class Model(Trainer, Layer):
             raise TypeError(f"Model.__init__() got unexpected arguments {args} {kwargs}")
         Layer.__init__(self, trainable=trainable, name=name, dtype=dtype)
         self._metrics: list = []
+
+    _records_build_shapes = True
+
+    def build(self, input_shape=None) -> None:
+        """A subclassed model builds its sublayers by being called once on a symbolic input
+        of `input_shape` (Keras 3)."""
+        if input_shape is None:
+            raise ValueError("You must provide an `input_shape` argument.")
+        self.built = True  # the traced call must not build again
+        spec = keras_tensor.KerasTensor(tuple(input_shape), self.compute_dtype)
+        keras_tensor.output_spec(self.__call__, (spec,), {})
+
+    build._builds_by_calling = True  # a first real call needs no separate build
 
     @property
     def layers(self) -> list:

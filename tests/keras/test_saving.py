@@ -489,3 +489,26 @@ def test_overwrite_false_asks_like_keras(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(builtins, "input", no_terminal)   # as Keras without a terminal
     with pytest.raises(EOFError):
         model.save_weights(target, overwrite=False)
+
+
+def test_subclassed_model_round_trips_through_a_keras_archive(tmp_path):
+    """The first call records the build shape, so `load_model` can rebuild the weights."""
+    class Net(tf.keras.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.hidden = tf.keras.layers.Dense(4, activation="tanh")
+            self.out = tf.keras.layers.Dense(2)
+
+        def call(self, x):
+            return self.out(self.hidden(x))
+
+    net = Net()
+    x = np.random.default_rng(0).normal(size=(3, 5)).astype(np.float32)
+    want = net(x).numpy()
+    assert net.get_build_config() == {"input_shape": (3, 5)}
+    net.save(tmp_path / "net.keras")
+    loaded = tf.keras.models.load_model(tmp_path / "net.keras", custom_objects={"Net": Net})
+    np.testing.assert_allclose(loaded(x).numpy(), want, rtol=1e-6)
+    built = Net()
+    built.build((None, 5))  # Keras 3: build a subclassed model from a shape
+    assert [w.shape.as_list() for w in built.weights] == [[5, 4], [4], [4, 2], [2]]

@@ -11,6 +11,7 @@ KerasTensors (the functional API) it records a Node instead (keras_tensor.py).""
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import itertools
 import re
@@ -59,6 +60,21 @@ def unique_name(base: str) -> str:
     return base if n == 0 else f"{base}_{n}"
 
 
+def _recording_build(build):
+    """`build` that also records its input shape (the layer's build config), whether the
+    layer's first call or the user calls it."""
+    @functools.wraps(build)
+    def recording(self, *args, **kwargs):
+        shape = args[0] if args else kwargs.get("input_shape")
+        if getattr(self, "_build_shapes", None) is None and shape is not None:
+            self._build_shapes = shape
+        out = build(self, *args, **kwargs)
+        self.built = True
+        return out
+    recording._records = True
+    return recording
+
+
 def _path_stack() -> list:
     stack = getattr(_call_context, "path", None)
     if stack is None:
@@ -96,10 +112,16 @@ class Layer(Module):
     """A Keras layer: override `build(input_shape)` (create weights with `add_weight`) and
     `call(inputs, training=None, mask=None)`."""
 
+    # Whether the first call's input shape is the build config even without a `build`
+    # override (models: their weights come from their sublayers' first calls).
+    _records_build_shapes = False
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if cls.__module__.startswith("ndflow."):
             _BUILTIN_LAYERS[cls.__name__] = cls
+        if "build" in cls.__dict__:
+            cls.build = _recording_build(cls.__dict__["build"])
 
     def __init__(self, *, activity_regularizer=None, trainable=True, dtype=None,
                  autocast=True, name=None, **kwargs):
@@ -348,8 +370,11 @@ class Layer(Module):
         if self.built:
             return
         shapes = map_structure(_shape_tuple, inputs) if flatten(inputs) else None
-        if type(self).build is not Layer.build:  # weightless layers have no build config
+        if self._records_build_shapes:  # (layers with a `build` record it there)
             self._build_shapes = shapes
+        if getattr(type(self).build, "_builds_by_calling", False):
+            self.built = True  # this very call builds the sublayers
+            return
         with self._scope():
             self.build(shapes)
         self.built = True

@@ -212,8 +212,6 @@ class RNN(Layer):
         if isinstance(self.cell, Layer) and not self.cell.built:
             with self._name_scope_if_outside():
                 self.cell.build_from_config({"input_shape": step_shape})
-        if self._build_shapes is None:  # built directly, not by a call: Keras records it too
-            self._build_shapes = tuple(sequences_shape)
         self.built = True
 
     def get_initial_state(self, batch_size):
@@ -488,8 +486,6 @@ class Bidirectional(Layer):
             for sub in (self.forward_layer, self.backward_layer):
                 if not sub.built:
                     sub.build_from_config({"input_shape": tuple(sequences_shape)})
-        if self._build_shapes is None:
-            self._build_shapes = tuple(sequences_shape)
         if self._initial_weights:
             self.built = True
             self.set_weights(self._initial_weights)
