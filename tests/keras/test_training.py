@@ -205,3 +205,16 @@ def test_terminate_on_nan_stops_training(capsys):
                   callbacks=[keras.callbacks.TerminateOnNaN()])
     assert len(h.history["loss"]) == 1 and model.stop_training
     assert "Invalid loss, terminating training" in capsys.readouterr().out
+
+
+def test_labels_out_of_range_and_wrong_dtypes():
+    model = keras.Sequential([keras.Input((3,)), layers.Dense(4)])
+    model.compile("sgd", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    x = np.ones((4, 3), np.float32)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Received a label value of 7 which is outside the valid range "
+                             r"of \[0, 4\)"):
+        model.fit(x, np.array([0, 1, 2, 7]), shuffle=False, verbose=0)
+    with pytest.raises(ValueError, match="Invalid dtype: str32"):
+        model.fit(np.array([["a", "b", "c"]] * 4), np.array([0, 1, 2, 3]), verbose=0)
+    assert np.isfinite(model.fit(x, np.array([0, 1, 2, 3]), verbose=0).history["loss"][0])
