@@ -135,6 +135,15 @@ def serialize(activation):
     raise ValueError(f"Could not serialize activation {activation!r}")
 
 
+def config_name(activation) -> str:
+    """What a layer's config shows for its activation: the Keras name, else the function's
+    own name (a user function, found again through `custom_objects`)."""
+    try:
+        return serialize(activation)
+    except ValueError:
+        return getattr(activation, "__name__", repr(activation))
+
+
 @_export("deserialize")
 def deserialize(config, custom_objects=None):
     fn = (custom_objects or {}).get(config) or _BY_NAME.get(config)

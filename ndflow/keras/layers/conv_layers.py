@@ -16,13 +16,6 @@ from ndflow.ops import init_ops, nn_conv, nn_conv_nd
 from ndflow.ops.array_fill import pad
 
 
-def _activation_name(fn):
-    try:
-        return activations.serialize(fn)
-    except ValueError:
-        return getattr(fn, "__name__", repr(fn))
-
-
 class _WindowedConv(Layer):
     """What every convolution layer shares: the window arguments (kernel_size, strides,
     padding, data_format, dilation_rate), the activation, the bias, and the weight arguments
@@ -89,7 +82,7 @@ class _WindowedConv(Layer):
                 "dilation_rate": self.dilation_rate}
 
     def _weights_config(self) -> dict:
-        config = {"activation": _activation_name(self.activation), "use_bias": self.use_bias}
+        config = {"activation": activations.config_name(self.activation), "use_bias": self.use_bias}
         for role in self._ROLES:
             config[f"{role}_initializer"] = init_ops.serialize(
                 getattr(self, f"{role}_initializer"))

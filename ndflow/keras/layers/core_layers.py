@@ -18,13 +18,6 @@ def _export(name: str):
     return tf_export(f"keras.layers.{name}", v1=[f"keras.layers.{name}"])
 
 
-def _activation_name(fn) -> str:
-    try:
-        return activations.serialize(fn)
-    except ValueError:
-        return getattr(fn, "__name__", repr(fn))
-
-
 @_export("Dense")
 class Dense(Layer):
     """`activation(inputs @ kernel + bias)` on the last axis of the inputs."""
@@ -81,7 +74,7 @@ class Dense(Layer):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "units": self.units,
-                "activation": _activation_name(self.activation), "use_bias": self.use_bias,
+                "activation": activations.config_name(self.activation), "use_bias": self.use_bias,
                 "kernel_initializer": init_ops.serialize(self.kernel_initializer),
                 "bias_initializer": init_ops.serialize(self.bias_initializer),
                 "kernel_regularizer": None, "bias_regularizer": None,
@@ -105,7 +98,7 @@ class Activation(Layer):
         return input_shape
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "activation": _activation_name(self.activation)}
+        return {**super().get_config(), "activation": activations.config_name(self.activation)}
 
 
 @_export("Flatten")
