@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ndflow.core.api_export import keras_export
 from ndflow.keras.serialization_lib import deserialize_object, serialize_object
 from ndflow.ops import math, reduction
@@ -60,7 +62,7 @@ class L1(Regularizer):
         return cast(self.l1, x.dtype) * reduction.reduce_sum(math.abs(x))
 
     def get_config(self) -> dict:
-        return {"l1": self.l1}
+        return {"l1": float(np.float32(self.l1))}  # Keras 3 keeps L1's factor as a float32
 
 
 @keras_export("keras.regularizers.L2", "keras.regularizers.l2")
