@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
-from ndflow.keras.serialization_lib import deserialize_object, serialize_object
+from ndflow.keras.serialization_lib import deserialize_object, get_object, serialize_object
 from ndflow.ops import arithmetic, math, reduction
 
 _EPSILON = 1e-7
@@ -103,16 +103,4 @@ def deserialize(config, custom_objects=None):
 @keras_export("keras.constraints.get")
 def get(identifier):
     """None, a name ("non_neg"), a config dict, a class or a callable -> a constraint."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, (dict, str)):
-        try:
-            return deserialize(identifier)
-        except TypeError:
-            raise ValueError(f"Could not interpret constraint identifier: {identifier}") \
-                from None
-    if isinstance(identifier, type):
-        return identifier()
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret constraint identifier: {identifier}")
+    return get_object(identifier, _KNOWN, "constraint")

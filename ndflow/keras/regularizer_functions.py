@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core.api_export import keras_export
-from ndflow.keras.serialization_lib import deserialize_object, serialize_object
+from ndflow.keras.serialization_lib import deserialize_object, get_object, serialize_object
 from ndflow.ops import math, reduction
 from ndflow.ops.cast import cast
 
@@ -96,16 +96,4 @@ def deserialize(config, custom_objects=None):
 @keras_export("keras.regularizers.get")
 def get(identifier):
     """None, a name ("l2"), a config dict, a class or a callable -> a regularizer."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, (dict, str)):
-        try:
-            return deserialize(identifier)
-        except TypeError:
-            raise ValueError(f"Could not interpret regularizer identifier: {identifier}") \
-                from None
-    if isinstance(identifier, type):
-        return identifier()
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret regularizer identifier: {identifier}")
+    return get_object(identifier, _KNOWN, "regularizer")

@@ -28,3 +28,19 @@ def deserialize_object(config, known: dict, custom_objects: dict | None, kind: s
         raise ValueError(f"Could not interpret {kind} identifier: {config}")
     cls = lookup_class(config["class_name"], known, custom_objects, kind)
     return cls.from_config(config.get("config") or {})
+
+
+def get_object(identifier, known: dict, kind: str):
+    """Keras' `get`: None, a name, a config dict, a class (instantiated) or a callable."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, (dict, str)):
+        try:
+            return deserialize_object(identifier, known, None, kind)
+        except TypeError:
+            raise ValueError(f"Could not interpret {kind} identifier: {identifier}") from None
+    if isinstance(identifier, type):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret {kind} identifier: {identifier}")
