@@ -221,13 +221,8 @@ class Trainer:
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch)
-            logs = {}
-            for step, data in enumerate(batches):
-                callbacks.on_train_batch_begin(step)
-                logs = _pythonify(train(data))
-                callbacks.on_train_batch_end(step, logs)
-                if self.stop_training:
-                    break
+            logs = self._run_batches(batches, train, callbacks.on_train_batch_begin,
+                                     callbacks.on_train_batch_end, "stop_training")
             epoch_logs = self._metrics_result_or_logs(logs)
             if validation_data is not None and self._should_eval(epoch, validation_freq):
                 vx, vy, vsw = data_adapter.unpack_x_y_sample_weight(validation_data)
@@ -242,6 +237,17 @@ class Trainer:
                 break
         callbacks.on_train_end(logs=training_logs)
         return self.history
+
+    def _run_batches(self, batches, step_fn, on_begin, on_end, stop_flag: str) -> dict:
+        """One pass of `step_fn` over the batches with the batch hooks; the last logs."""
+        logs = {}
+        for step, data in enumerate(batches):
+            on_begin(step)
+            logs = _pythonify(step_fn(data))
+            on_end(step, logs)
+            if getattr(self, stop_flag):
+                break
+        return logs
 
     def _metrics_result_or_logs(self, logs: dict) -> dict:
         """The metrics' results when the step's logs are those metrics; else the last logs
@@ -273,13 +279,8 @@ class Trainer:
         self.stop_evaluating = False
         callbacks.on_test_begin()
         self.reset_metrics()
-        logs = {}
-        for step, data in enumerate(batches):
-            callbacks.on_test_batch_begin(step)
-            logs = _pythonify(test(data))
-            callbacks.on_test_batch_end(step, logs)
-            if self.stop_evaluating:
-                break
+        logs = self._run_batches(batches, test, callbacks.on_test_batch_begin,
+                                 callbacks.on_test_batch_end, "stop_evaluating")
         logs = self._metrics_result_or_logs(logs)
         callbacks.on_test_end(logs)
         return logs if return_dict else self._flatten_metrics_in_order(logs)
