@@ -21,15 +21,14 @@ from ndflow.models.image.mnist.dataset import (
 )
 from ndflow.models.image.mnist.model import (
     BATCH_SIZE,
-    DIGITS_NUM_EPOCHS,
     EVAL_BATCH_SIZE,
     EVAL_FREQUENCY,
-    NUM_EPOCHS,
     SEED,
     build_variables,
     data_type,
     eval_in_batches,
     model,
+    num_epochs_for,
     regularized_loss,
     report,
 )
@@ -99,12 +98,7 @@ def train_tf1(d, num_epochs: int, dtype) -> float:
 def main(argv=None) -> float:
     args = parse_args(argv)
     d = load(args.data_dir, args.self_test, EVAL_BATCH_SIZE)
-    if args.num_epochs is not None:
-        num_epochs = args.num_epochs
-    elif args.self_test:
-        num_epochs = 1
-    else:
-        num_epochs = DIGITS_NUM_EPOCHS if d.source == "digits" else NUM_EPOCHS
+    num_epochs = num_epochs_for(args.num_epochs, args.self_test, d.source)
     dtype = data_type(args.use_fp16)
     if args.api == "tf2":
         test_error = convolutional_tf2.train(d, num_epochs, dtype)

@@ -30,6 +30,7 @@ from ndflow.models.image.mnist.model import (
     EVAL_BATCH_SIZE,
     NUM_EPOCHS,
     SEED,
+    num_epochs_for,
 )
 
 keras = tf.keras
@@ -107,12 +108,7 @@ def main(argv=None) -> float:
     """Trains and returns the test accuracy (0..1)."""
     args = parse_args(argv)
     d = load(args.data_dir, args.self_test, EVAL_BATCH_SIZE)
-    if args.epochs is not None:
-        epochs = args.epochs
-    elif args.self_test:
-        epochs = 1
-    else:
-        epochs = DIGITS_NUM_EPOCHS if d.source == "digits" else NUM_EPOCHS
+    epochs = num_epochs_for(args.epochs, args.self_test, d.source)
     _, loss, accuracy = train(d, epochs, args.batch_size, args.amp, args.verbose)
     print(f"Test loss: {loss:.4f}, test accuracy: {100 * accuracy:.1f}% "
           f"({d.test_labels.shape[0]} {d.source} images)")

@@ -13,6 +13,15 @@ SEED = 66478  # Set to None for random seed.
 BATCH_SIZE = 64
 NUM_EPOCHS = 10
 DIGITS_NUM_EPOCHS = 20  # the digits set is 1/40 of MNIST: more passes, still ~2x fewer steps
+
+
+def num_epochs_for(requested, self_test: bool, source: str) -> int:
+    """The epochs an example runs: as asked, 1 for a self-test, else by dataset."""
+    if requested is not None:
+        return requested
+    if self_test:
+        return 1
+    return DIGITS_NUM_EPOCHS if source == "digits" else NUM_EPOCHS
 EVAL_BATCH_SIZE = 64
 EVAL_FREQUENCY = 100  # Number of steps between evaluations.
 
