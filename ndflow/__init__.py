@@ -12,10 +12,14 @@ into the namespace modules.
 from ndflow import (  # noqa: F401 - importing the packages runs their declarations
     _namespaces,
     autodiff,
+    checkpoint,
+    data,
     keras,
     kernels,
     ops,
     runtime,
+    saved_model,
+    summary,
     train,
 )
 from ndflow.core import api_export, tf_logging, versions  # noqa: F401 - their tf_exports

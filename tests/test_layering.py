@@ -23,7 +23,8 @@ LAYERS: dict[str, int] = {
     "kernels": 2, "autodiff": 2,
     "passes": 3, "jit": 3,
     "runtime": 4, "autograph": 4,
-    "train": 5, "data": 5, "summary": 5, "profiler": 5, "distribute": 5,
+    "train": 5, "data": 5, "summary": 5, "profiler": 5, "distribute": 5, "checkpoint": 5,
+    "saved_model": 5,
     "keras": 6,
     "models": 7,
 }

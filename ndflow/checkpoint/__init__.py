@@ -1,0 +1,3 @@
+"""Checkpoints in TensorFlow's format: the TensorBundle (`.index` table + `.data-*` shards),
+object-graph checkpoints (`tf.train.Checkpoint`, `CheckpointManager`) and readers
+(`tf.train.load_checkpoint`, `list_variables`, `latest_checkpoint`)."""
