@@ -7,6 +7,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     callbacks,
     cloning,
     constraint_functions,
+    datasets,
     functional,
     layers,
     loss_functions,
