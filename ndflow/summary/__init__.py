@@ -1,1 +1,9 @@
+"""`tf.summary` (TF2) and `tf.compat.v1.summary` (TF1): summaries written to TensorBoard's
+event files in TensorFlow's own format, through the `tensorboard` package's writer."""
 
+from ndflow.summary import (  # noqa: F401 - importing runs their tf_export declarations
+    encoders,
+    event_file,
+    summary_ops,
+    writer,
+)

@@ -1,0 +1,171 @@
+"""Event files as TensorFlow writes them: `events.out.tfevents.<secs>.<host>[.<pid>.<n>]<suffix>`,
+TFRecord framing (length, masked CRC-32C of the length, the serialized `Event`, masked CRC of
+the data), a first `file_version: "brain.Event:2"` event.
+
+Records go through the `tensorboard` package's asynchronous writer (a queue drained by a
+background thread that also flushes every `flush_secs`); only the record framing is ours,
+because tensorboard's own RecordWriter computes CRC-32C in pure Python (~1 MB/s), while
+`google_crc32c` is C. Every open writer is closed at interpreter exit, so a program that
+never calls `close()` still leaves complete files.
+"""
+
+from __future__ import annotations
+
+import atexit
+import errno
+import itertools
+import os
+import socket
+import struct
+import threading
+import time
+import weakref
+
+import google_crc32c
+from tensorboard.compat.proto import event_pb2
+from tensorboard.summary.writer.event_file_writer import _AsyncWriter
+
+from ndflow.core import errors
+
+_MASK_DELTA = 0xA282EAD8
+_file_counter = itertools.count()  # TF2's per-process writer counter in file names
+_OPEN_WRITERS: weakref.WeakSet = weakref.WeakSet()
+_open_lock = threading.Lock()
+
+
+def masked_crc32c(data: bytes) -> int:
+    """TFRecord's checksum: CRC-32C rotated right by 15 bits plus a constant."""
+    crc = google_crc32c.value(data)
+    return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
+
+
+def encode_record(data: bytes) -> bytes:
+    """One TFRecord: the framing TensorFlow's RecordWriter writes around `data`."""
+    header = struct.pack("<Q", len(data))
+    return (header + struct.pack("<I", masked_crc32c(header)) + data
+            + struct.pack("<I", masked_crc32c(data)))
+
+
+class _FastRecordWriter:
+    """tensorboard's RecordWriter interface over a binary file, with C CRCs."""
+
+    def __init__(self, file):
+        self._file = file
+
+    def write(self, data: bytes) -> None:
+        self._file.write(encode_record(data))
+
+    def flush(self) -> None:
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._file.closed
+
+
+def make_log_dir(logdir: str) -> None:
+    """Creates `logdir` and its parents; TensorFlow's error classes when that fails
+    (a missing parent that cannot be created: NotFoundError; a file in the way:
+    FailedPreconditionError; no permission: PermissionDeniedError)."""
+    if not isinstance(logdir, (str, bytes, os.PathLike)) or not os.fspath(logdir):
+        raise ValueError(f"logdir cannot be None or empty, got {logdir!r}")
+    path = os.fsdecode(os.fspath(logdir))
+    try:
+        os.makedirs(path, exist_ok=True)
+    except FileExistsError:
+        raise errors.FailedPreconditionError(None, None, f"{path} is not a directory") from None
+    except NotADirectoryError as e:
+        blocker = _first_non_directory(path)
+        raise errors.FailedPreconditionError(
+            None, None, f"{blocker or e.filename or path} is not a directory") from None
+    except PermissionError as e:
+        raise errors.PermissionDeniedError(
+            None, None, f"{e.filename or path}; Permission denied") from None
+    except OSError as e:
+        cls = {errno.ENOENT: errors.NotFoundError, errno.EROFS: errors.PermissionDeniedError,
+               errno.ENOSPC: errors.ResourceExhaustedError}.get(e.errno, errors.UnknownError)
+        raise cls(None, None, f"{e.filename or path}; {os.strerror(e.errno or 0)}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise errors.PermissionDeniedError(None, None, f"{path}; Permission denied")
+
+
+def _first_non_directory(path: str) -> str | None:
+    parts = os.path.abspath(path).split(os.sep)
+    for i in range(2, len(parts) + 1):
+        prefix = os.sep.join(parts[:i])
+        if os.path.exists(prefix) and not os.path.isdir(prefix):
+            return prefix
+    return None
+
+
+class EventFileWriter:
+    """Appends `Event` protos to a new event file in `logdir` on a background thread.
+
+    `v2_name=True` names the file as TF2's summary writers do (pid and a per-process counter
+    before the suffix); TF1's FileWriter names it `events.out.tfevents.<secs>.<host><suffix>`.
+    """
+
+    def __init__(self, logdir, max_queue: int = 10, flush_secs: float = 120.0,
+                 filename_suffix: str = "", v2_name: bool = True):
+        make_log_dir(logdir)
+        self.logdir = os.fsdecode(os.fspath(logdir))
+        now = time.time()
+        name = f"events.out.tfevents.{int(now):010d}.{socket.gethostname()}"
+        if v2_name:
+            name += f".{os.getpid()}.{next(_file_counter)}"
+        self.path = os.path.join(self.logdir, name + (filename_suffix or ""))
+        try:
+            file = open(self.path, "wb")  # noqa: SIM115 - owned by the async writer
+        except OSError as e:
+            raise errors.PermissionDeniedError(None, None, f"{self.path}; {e.strerror}") \
+                if isinstance(e, PermissionError) else \
+                errors.UnknownError(None, None, f"{self.path}; {e.strerror}") from None
+        self._async = _AsyncWriter(_FastRecordWriter(file), max(int(max_queue), 1),
+                                   float(flush_secs))
+        self._closed = False
+        self._lock = threading.Lock()
+        self.add_event(event_pb2.Event(wall_time=float(int(now)), file_version="brain.Event:2",
+                                       source_metadata=event_pb2.SourceMetadata(
+                                           writer="ndflow.summary")))
+        self.flush()
+        with _open_lock:
+            _OPEN_WRITERS.add(self)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def add_event(self, event: event_pb2.Event) -> None:
+        if not isinstance(event, event_pb2.Event):
+            raise TypeError(f"Expected an event_pb2.Event proto, but got {type(event)}")
+        self.add_serialized(event.SerializeToString())
+
+    def add_serialized(self, data: bytes) -> None:
+        if self._closed:
+            raise RuntimeError(f"The event file {self.path} is already closed")
+        self._async.write(data)
+
+    def flush(self) -> None:
+        if not self._closed:
+            self._async.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._async.close()
+
+
+@atexit.register
+def _close_all() -> None:
+    with _open_lock:
+        writers = list(_OPEN_WRITERS)
+    for w in writers:
+        try:
+            w.close()
+        except Exception:  # noqa: BLE001 - exit must not fail on one bad file
+            pass
