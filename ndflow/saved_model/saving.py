@@ -1,0 +1,388 @@
+"""`tf.saved_model.save`: a `tf.Module` (or Keras model) in TensorFlow's SavedModel layout.
+
+    export_dir/saved_model.pb      SavedModel: one MetaGraphDef tagged "serve" (graph_def with
+                                   the traced functions as its FunctionDef library, signature
+                                   defs, the SavedObjectGraph)
+    export_dir/variables/variables.{index,data-00000-of-00001}
+                                   the variables as an object-graph TensorBundle checkpoint
+    export_dir/assets/             (empty: ndflow saves no asset files)
+    export_dir/fingerprint.pb
+
+Everything is written into a temporary directory beside `export_dir`, which then replaces
+it, so a failed or killed save leaves any previous SavedModel whole.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import inspect
+import os
+import shutil
+import uuid
+
+from tensorboard.compat.proto import (
+    graph_pb2,
+    meta_graph_pb2,
+    saved_object_graph_pb2,
+    trackable_object_graph_pb2,
+)
+
+from ndflow.core import dtypes, errors
+from ndflow.core.api_export import tf_export
+from ndflow.core.graph_def import GRAPH_DEF_VERSION, attr_to_proto, shape_to_proto
+from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.core.protos.saved_model_pb import FingerprintDef, SavedModel
+from ndflow.core.tensor_spec import TensorSpec
+from ndflow.ops.module import Module
+from ndflow.ops.variables import Variable
+from ndflow.runtime.concrete_function import ConcreteFunction
+from ndflow.runtime.function import Function
+from ndflow.saved_model import constants
+from ndflow.saved_model import signatures as sigs
+from ndflow.saved_model.function_serialization import concrete_function_def, signature_wrapper_def
+from ndflow.saved_model.nested_structure_coder import encode
+from ndflow.saved_model.object_graph import Container, ObjectGraph, children
+from ndflow.saved_model.variables_io import write_variables
+
+
+class _SignatureMap:
+    """The root's `signatures` child: one bare concrete function per signature key."""
+
+    def __init__(self, wrappers: dict):
+        self.wrappers = wrappers
+
+    def _saved_model_children(self) -> list:
+        return list(self.wrappers.items())
+
+
+class _SignatureWrapper:
+    def __init__(self, key, cf, name):
+        self.key, self.cf, self.name = key, cf, name
+
+
+def _fullargspec(fn: Function):
+    python_function = fn.python_function
+    spec = inspect.getfullargspec(python_function)
+    args = list(spec.args)
+    if inspect.ismethod(python_function) and args:
+        args = args[1:]  # TF records a method's arguments without `self`
+    defaults = spec.defaults
+    try:
+        encode(defaults)
+    except ValueError:
+        defaults = None
+    return inspect.FullArgSpec(args, spec.varargs, spec.varkw, defaults, list(spec.kwonlyargs),
+                               None, {})
+
+
+def _function_spec(proto, fn: Function | None, kwargs_only: list | None = None) -> None:
+    if fn is not None:
+        argspec = _fullargspec(fn)
+        signature = None if fn.input_signature is None else tuple(fn.input_signature)
+    else:
+        argspec = inspect.FullArgSpec([], None, None, None, list(kwargs_only or []), None, {})
+        signature = None
+    proto.fullargspec.CopyFrom(encode(argspec))
+    proto.input_signature.CopyFrom(encode(signature))
+
+
+def _input_signature(cf: ConcreteFunction, fn: Function | None):
+    if fn is not None and fn.input_signature is not None:
+        specs = flatten(fn.input_signature)
+        named = [TensorSpec(s.shape, s.dtype, s.name or ph.op.name)
+                 for s, ph in zip(specs, cf.graph.arg_inputs)]
+        return pack_sequence_as(tuple(fn.input_signature), named), {}
+    return cf.structured_input_signature
+
+
+def _output_signature(cf: ConcreteFunction):
+    def spec(slot):
+        if slot.index is None:
+            return slot.value if slot.value is None or isinstance(
+                slot.value, (bool, int, float, str)) else None
+        t = cf.graph.outputs[slot.index]
+        return TensorSpec(t.shape, t.dtype, "output")
+    return pack_sequence_as(cf._structure, [spec(s) for s in flatten(cf._structure)])
+
+
+class _Builder:
+    def __init__(self, obj, signatures):
+        if not isinstance(obj, Module):
+            raise ValueError(f"Expected an object of type `Trackable`, such as `tf.Module` or "
+                             f"a subclass of the `Trackable` class, for export. Got {obj!r} "
+                             f"with type {type(obj)}.")
+        self.counter = 0
+        sig_fns = sigs.canonical_signatures(signatures, children(obj))
+        wrappers = {k: _SignatureWrapper(k, cf, self._name("signature_wrapper"))
+                    for k, cf in sig_fns.items()}
+        self.signature_map = _SignatureMap(wrappers)
+        self.graph = ObjectGraph(obj, [("signatures", self.signature_map)])
+        self.library: dict = {}          # FunctionDef name -> FunctionDef
+        self.function_names: dict = {}   # id(ConcreteFunction) -> FunctionDef name
+        self.bound: dict = {}            # FunctionDef name -> [node ids]
+        self.proto = saved_object_graph_pb2.SavedObjectGraph()
+
+    def _name(self, base: str) -> str:
+        self.counter += 1
+        return f"__inference_{base}_{self.counter}"
+
+    def _variable_for(self, handle):
+        for i, node in enumerate(self.graph.nodes):
+            if isinstance(node, Variable) and node.handle is handle:
+                return i, node
+        raise AssertionError(
+            "Tried to export a function which references an 'untracked' resource. TensorFlow "
+            "objects (e.g. tf.Variable) captured by functions must be 'tracked' by assigning "
+            "them to an attribute of a tracked object or assigned to an attribute of the main "
+            "object directly.")
+
+    def add_concrete(self, cf: ConcreteFunction, fn: Function | None) -> str:
+        name = self.function_names.get(id(cf))
+        if name is not None:
+            return name
+        name = self._name(cf.name)
+        ids = {}
+
+        def variable_for(handle):
+            i, var = self._variable_for(handle)
+            ids[id(var)] = i
+            return var
+
+        fd, bound, nested = concrete_function_def(cf, name, variable_for)
+        self.library[name] = fd
+        for nfd in nested:
+            self.library.setdefault(nfd.signature.name, nfd)
+        self.function_names[id(cf)] = name
+        self.bound[name] = [ids[id(v)] for v in bound]
+        entry = self.proto.concrete_functions[name]
+        entry.bound_inputs.extend(self.bound[name])
+        entry.canonicalized_input_signature.CopyFrom(encode(_input_signature(cf, fn)))
+        entry.output_signature.CopyFrom(encode(_output_signature(cf)))
+        return name
+
+    def add_wrapper(self, w: _SignatureWrapper) -> list:
+        callee_name = self.add_concrete(w.cf, None)
+        callee = self.library[callee_name]
+        keys = sigs.input_keys(w.cf)
+        arg_order = sorted(range(len(keys)), key=lambda i: keys[i])
+        outs = sigs.output_map(w.cf)
+        out_keys = sorted(outs)
+        self.library[w.name] = signature_wrapper_def(w.name, callee, arg_order,
+                                                     [outs[k] for k in out_keys])
+        entry = self.proto.concrete_functions[w.name]
+        entry.bound_inputs.extend(self.bound[callee_name])
+        in_specs = {keys[i]: TensorSpec(w.cf.graph.arg_inputs[i].shape,
+                                        w.cf.graph.arg_inputs[i].dtype, keys[i])
+                    for i in range(len(keys))}
+        entry.canonicalized_input_signature.CopyFrom(encode(((), in_specs)))
+        entry.output_signature.CopyFrom(encode(
+            {k: sigs.output_spec(w.cf, outs[k], k) for k in out_keys}))
+        return sorted(keys)
+
+    def build_nodes(self) -> None:
+        for i, node in enumerate(self.graph.nodes):
+            p = self.proto.nodes.add()
+            for name, j in self.graph.edges[i]:
+                p.children.add(node_id=j, local_name=name)
+            if isinstance(node, Variable):
+                v = p.variable
+                v.dtype = node.dtype.enum
+                v.shape.CopyFrom(shape_to_proto(node.shape))
+                v.trainable = node.trainable
+                v.name = node.name[:-2] if node.name.endswith(":0") else node.name
+            elif isinstance(node, Function):
+                p.function.SetInParent()
+                cfs = _concrete_functions_of(node)
+                p.function.concrete_functions.extend(self.add_concrete(cf, node) for cf in cfs)
+                _function_spec(p.function.function_spec, node)
+            elif isinstance(node, ConcreteFunction):
+                b = p.bare_concrete_function
+                b.concrete_function_name = self.add_concrete(node, None)
+                b.argument_keywords.extend(ph.op.name for ph in node.graph.arg_inputs)
+                b.allowed_positional_arguments = len(node.graph.arg_inputs)
+            elif isinstance(node, _SignatureWrapper):
+                b = p.bare_concrete_function
+                b.concrete_function_name = node.name
+                keys = self.add_wrapper(node)
+                b.argument_keywords.extend(keys)
+                b.allowed_positional_arguments = len(keys)
+                _function_spec(b.function_spec, None, keys)
+            else:
+                identifier = ("signature_map" if isinstance(node, _SignatureMap) else
+                              node.identifier if isinstance(node, Container) else
+                              "_generic_user_object")
+                p.user_object.identifier = identifier
+                p.user_object.version.producer = 1
+                p.user_object.version.min_consumer = 1
+
+
+def _concrete_functions_of(fn: Function) -> list:
+    if fn.input_signature is not None:
+        return [fn.get_concrete_function()]
+    out, seen = [], set()
+    for bucket in fn._buckets.values():
+        for cf in bucket:
+            if id(cf) not in seen:
+                seen.add(id(cf))
+                out.append(cf)
+    return out
+
+
+def _graph_def(b: _Builder) -> graph_pb2.GraphDef:
+    """Call-site nodes, as TF writes them: a VarHandleOp per variable, a Placeholder per
+    signature input and a StatefulPartitionedCall per signature (for graph-level loaders
+    and `saved_model_cli`); the functions themselves are in the library."""
+    gd = graph_pb2.GraphDef()
+    gd.versions.producer = GRAPH_DEF_VERSION
+    gd.versions.min_consumer = 12
+    handle_node = {}
+    used_names: set = set()
+
+    def unique(name):
+        base, k = name, 0
+        while name in used_names:
+            k += 1
+            name = f"{base}_{k}"
+        used_names.add(name)
+        return name
+
+    for i, node in enumerate(b.graph.nodes):
+        if isinstance(node, Variable):
+            n = gd.node.add(name=unique("/".join(b.graph.paths[i]) or "variable"),
+                            op="VarHandleOp")
+            n.attr["dtype"].type = node.dtype.enum
+            n.attr["shape"].shape.CopyFrom(shape_to_proto(node.shape))
+            n.attr["shared_name"].s = n.name.encode()
+            handle_node[i] = n.name
+    signature_defs = {}
+    for key, w in b.signature_map.wrappers.items():
+        fd = b.library[w.name]
+        keys = sorted(sigs.input_keys(w.cf))
+        sd = meta_graph_pb2.SignatureDef(method_name=constants.PREDICT_METHOD_NAME)
+        call_inputs = []
+        for k, arg in zip(keys, fd.signature.input_arg):
+            ph = gd.node.add(name=unique(f"{key}_{k}"), op="Placeholder")
+            shape = shape_to_proto(w.cf.graph.arg_inputs[sigs.input_keys(w.cf).index(k)].shape)
+            ph.attr["dtype"].type = arg.type
+            ph.attr["shape"].shape.CopyFrom(shape)
+            info = sd.inputs[k]
+            info.name, info.dtype = f"{ph.name}:0", arg.type
+            info.tensor_shape.CopyFrom(shape)
+            call_inputs.append(ph.name)
+        call = gd.node.add(name=unique("StatefulPartitionedCall"), op="StatefulPartitionedCall")
+        call.input.extend(call_inputs + [handle_node[j] for j in b.proto.concrete_functions[
+            w.name].bound_inputs])
+        call.attr["f"].func.name = w.name
+        call.attr["Tin"].CopyFrom(attr_to_proto([dtypes.as_dtype(a.type)
+                                                 for a in fd.signature.input_arg], "list(type)"))
+        call.attr["Tout"].CopyFrom(attr_to_proto([dtypes.as_dtype(a.type)
+                                                  for a in fd.signature.output_arg],
+                                                 "list(type)"))
+        outs = sigs.output_map(w.cf)
+        for pos, k in enumerate(sorted(outs)):
+            t = w.cf.graph.outputs[outs[k]]
+            info = sd.outputs[k]
+            info.name, info.dtype = f"{call.name}:{pos}", t.dtype.enum
+            info.tensor_shape.CopyFrom(shape_to_proto(t.shape))
+        signature_defs[key] = sd
+    noop = gd.node.add(name=unique("NoOp"), op="NoOp")
+    init = meta_graph_pb2.SignatureDef()
+    init.outputs[constants.INIT_OP_SIGNATURE_KEY].name = noop.name
+    init.outputs[constants.INIT_OP_SIGNATURE_KEY].tensor_shape.unknown_rank = True
+    signature_defs[constants.INIT_OP_SIGNATURE_KEY] = init
+    gd.library.function.extend(b.library.values())
+    return gd, signature_defs
+
+
+def _checkpoint_graph(b: _Builder) -> trackable_object_graph_pb2.TrackableObjectGraph:
+    g = trackable_object_graph_pb2.TrackableObjectGraph()
+    for i, node in enumerate(b.graph.nodes):
+        p = g.nodes.add()
+        for name, j in b.graph.edges[i]:
+            p.children.add(node_id=j, local_name=name)
+        if isinstance(node, Variable):
+            a = p.attributes.add(name="VARIABLE_VALUE")
+            a.full_name = node.name[:-2] if node.name.endswith(":0") else node.name
+            a.checkpoint_key = b.graph.checkpoint_key(i)
+    return g
+
+
+def _hash64(data: bytes) -> int:
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+def _write_tree(tmp: str, sm_bytes: bytes, ckpt, variables: dict, parts: dict) -> None:
+    os.makedirs(os.path.join(tmp, constants.VARIABLES_DIRECTORY))
+    os.makedirs(os.path.join(tmp, constants.ASSETS_DIRECTORY))
+    prefix = os.path.join(tmp, constants.VARIABLES_DIRECTORY, constants.VARIABLES_FILENAME)
+    write_variables(prefix, variables, ckpt.SerializeToString())
+    with open(os.path.join(tmp, constants.SAVED_MODEL_FILENAME_PB), "wb") as f:
+        f.write(sm_bytes)
+    with open(prefix + ".index", "rb") as f:
+        ckpt_hash = _hash64(f.read())
+    fp = FingerprintDef(saved_model_checksum=_hash64(sm_bytes),
+                        graph_def_program_hash=_hash64(parts["graph"]),
+                        signature_def_hash=_hash64(parts["signatures"]),
+                        saved_object_graph_hash=_hash64(parts["objects"]),
+                        checkpoint_hash=ckpt_hash, uuid=str(uuid.uuid4().int))
+    fp.version.producer = 1
+    with open(os.path.join(tmp, constants.FINGERPRINT_FILENAME), "wb") as f:
+        f.write(fp.SerializeToString())
+
+
+def _replace_dir(tmp: str, export_dir: str) -> None:
+    """Moves the finished tree into place; an existing SavedModel there is replaced only
+    after the new one is complete."""
+    if os.path.isdir(export_dir):
+        old = f"{export_dir}.old-{uuid.uuid4().hex}"
+        os.rename(export_dir, old)
+        os.rename(tmp, export_dir)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(tmp, export_dir)
+
+
+@tf_export("saved_model.save", v1=["saved_model.save", "saved_model.experimental.save"])
+def save(obj, export_dir, signatures=None, options=None) -> None:
+    """Exports `obj` (a `tf.Module`) with its variables, tf.functions and signatures."""
+    export_dir = os.fspath(export_dir)
+    b = _Builder(obj, signatures)
+    b.build_nodes()
+    gd, signature_defs = _graph_def(b)
+    mg = meta_graph_pb2.MetaGraphDef()
+    mg.meta_info_def.tags.append(constants.SERVING)
+    for tag in getattr(options, "extra_tags", None) or []:
+        mg.meta_info_def.tags.append(tag)
+    mg.meta_info_def.tensorflow_version = "2.21.0"
+    mg.meta_info_def.tensorflow_git_version = "ndflow"
+    mg.graph_def.CopyFrom(gd)
+    for k, sd in signature_defs.items():
+        mg.signature_def[k].CopyFrom(sd)
+    mg.object_graph_def.CopyFrom(b.proto)
+    sm = SavedModel(saved_model_schema_version=constants.SAVED_MODEL_SCHEMA_VERSION)
+    sm.meta_graphs.append(mg)
+    sm_bytes = sm.SerializeToString()
+    variables = {b.graph.checkpoint_key(i): node for i, node in enumerate(b.graph.nodes)
+                 if isinstance(node, Variable)}
+    parts = {"graph": gd.SerializeToString(),
+             "signatures": b"".join(signature_defs[k].SerializeToString()
+                                    for k in sorted(signature_defs)),
+             "objects": b.proto.SerializeToString()}
+    parent = os.path.dirname(os.path.abspath(export_dir))
+    tmp = os.path.join(parent, f".{os.path.basename(export_dir)}.tmp-{uuid.uuid4().hex}")
+    try:
+        os.makedirs(parent, exist_ok=True)
+        _write_tree(tmp, sm_bytes, _checkpoint_graph(b), variables, parts)
+        _replace_dir(tmp, export_dir)
+    except OSError as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        cls = (errors.PermissionDeniedError if e.errno in (errno.EACCES, errno.EPERM,
+                                                           errno.EROFS)
+               else errors.ResourceExhaustedError if e.errno == errno.ENOSPC
+               else errors.UnknownError)
+        raise cls(None, None, f"Failed to write the SavedModel to {export_dir}: "
+                  f"{e.strerror or e}") from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

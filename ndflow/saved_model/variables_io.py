@@ -1,0 +1,68 @@
+"""A SavedModel's `variables/variables` checkpoint: an object-graph TensorBundle (each
+variable under its `<path>/.ATTRIBUTES/VARIABLE_VALUE` key, the TrackableObjectGraph proto
+under `_CHECKPOINTABLE_OBJECT_GRAPH`), as TensorFlow writes and reads it."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+from tensorboard.compat.proto import trackable_object_graph_pb2
+
+from ndflow.checkpoint.tensor_bundle import BundleReader, BundleWriter
+from ndflow.core import dtypes, errors
+
+OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+
+
+def _host_value(var) -> np.ndarray:
+    value = np.asarray(var.numpy())
+    if var.dtype is dtypes.bfloat16 and value.dtype != ml_dtypes.bfloat16:
+        value = value.astype(ml_dtypes.bfloat16)
+    return value
+
+
+def write_variables(prefix: str, variables: dict, object_graph: bytes) -> None:
+    """Writes `{checkpoint key: variable}` and the object graph to the bundle `prefix`."""
+    writer = BundleWriter(prefix)
+    writer.add(OBJECT_GRAPH_KEY, np.array(object_graph, dtype=object))
+    for key, var in variables.items():
+        writer.add(key, _host_value(var))
+    writer.finish()
+
+
+class VariablesReader:
+    """The checkpoint of a SavedModel: its object graph and the tensors it names."""
+
+    def __init__(self, prefix: str):
+        self.reader = BundleReader(prefix)
+        self.graph = trackable_object_graph_pb2.TrackableObjectGraph()
+        if self.reader.has(OBJECT_GRAPH_KEY):
+            raw = self.reader.read(OBJECT_GRAPH_KEY).reshape(-1)[0]
+            try:
+                self.graph.ParseFromString(bytes(raw))
+            except Exception:  # noqa: BLE001 - protobuf's DecodeError
+                raise errors.DataLossError(None, None, f"{prefix}: the checkpoint's object "
+                                           "graph cannot be parsed") from None
+
+    def variable_keys(self, saved_nodes) -> dict:
+        """{SavedObjectGraph node id: checkpoint key} for the variables: both graphs are
+        walked from the root together, matching children by local name."""
+        out: dict = {}
+        if not len(self.graph.nodes):
+            return out
+        pairs, seen = [(0, 0)], {0}
+        while pairs:
+            s, c = pairs.pop()
+            for attr in self.graph.nodes[c].attributes:
+                if attr.name == "VARIABLE_VALUE":
+                    out[s] = attr.checkpoint_key
+            ckpt_children = {r.local_name: r.node_id for r in self.graph.nodes[c].children}
+            for ref in saved_nodes[s].children:
+                j = ckpt_children.get(ref.local_name)
+                if j is not None and ref.node_id not in seen:
+                    seen.add(ref.node_id)
+                    pairs.append((ref.node_id, j))
+        return out
+
+    def read(self, key: str) -> np.ndarray:
+        return self.reader.read(key)
