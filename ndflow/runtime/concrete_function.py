@@ -29,6 +29,10 @@ from ndflow.runtime.func_graph import FuncGraph, inline_graph
 from ndflow.runtime.plan import Plan
 from ndflow.runtime.state import EAGER_CONTEXT
 
+# Callables told of each eager call of a ConcreteFunction (`tf.summary.trace_on` records the
+# graphs that ran); empty, as almost always, it costs one truth test per call.
+CALL_OBSERVERS: list = []
+
 
 class OutputSlot:
     """A leaf of a function's output structure: graph output `index` (a TensorArray like
@@ -154,6 +158,8 @@ class ConcreteFunction:
         """Runs the function on flat argument tensors; returns the flat outputs."""
         if not context.executing_eagerly():
             return inline_graph(self.graph, tensors, self.graph.outputs)
+        for observe in CALL_OBSERVERS:
+            observe(self)
         captures = self._captures()
         tapes = context.active_tapes()
         if tapes and self._watched_by(tapes, tensors):

@@ -4,6 +4,7 @@ event files in TensorFlow's own format, through the `tensorboard` package's writ
 from ndflow.summary import (  # noqa: F401 - importing runs their tf_export declarations
     encoders,
     event_file,
+    graph_summary,
     summary_ops,
     writer,
 )

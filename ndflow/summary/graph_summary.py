@@ -1,0 +1,126 @@
+"""Graphs for TensorBoard's Graphs dashboard: `tf.summary.graph` (an Event's `graph_def`) and
+`tf.summary.trace_on` / `trace_export` / `trace_off`, which record the `tf.function` graphs
+run in between and write them as TF2 does: a `RunMetadata` (each function's traced graph as
+`pre_optimization_graph`, the graph after ndflow's pass pipeline — mixed-precision casts,
+fused ops — as `post_optimization_graph`) in a string tensor summary of plugin
+"graph_run_metadata_graph"."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+from tensorboard.compat.proto import config_pb2, event_pb2, graph_pb2, summary_pb2
+
+from ndflow.core import context, dtypes, tf_logging
+from ndflow.core.api_export import tf_export
+from ndflow.core.graph import Graph
+from ndflow.core.graph_def import ndarray_to_tensor_proto
+from ndflow.ops.apply import convert_to_tensor
+from ndflow.runtime import concrete_function
+from ndflow.summary.summary_ops import summary_tag, write_summary
+from ndflow.summary.writer import STATE, NoopSummaryWriter, recording_condition
+
+
+def graph_def_of(graph_data) -> graph_pb2.GraphDef:
+    """A GraphDef from an ndflow Graph (or FuncGraph) or a GraphDef."""
+    if isinstance(graph_data, graph_pb2.GraphDef):
+        return graph_data
+    if isinstance(graph_data, Graph):
+        return graph_data.as_graph_def(add_shapes=True)
+    raise ValueError("Argument 'graph_data' is not tf.Graph or tf.compat.v1.GraphDef. "
+                     f"Received graph_data={graph_data} of type {type(graph_data).__name__}.")
+
+
+@tf_export("summary.graph", v1=[])
+def graph(graph_data):
+    """Writes a graph (a `tf.Graph` or `GraphDef`) to the default writer, for the Graphs
+    dashboard; eager only, as TF."""
+    if not context.executing_eagerly():
+        raise ValueError("graph() cannot be invoked inside a graph context.")
+    writer = STATE.writer
+    if writer is None or isinstance(writer, NoopSummaryWriter) or not recording_condition():
+        return _bool(False)
+    gd = graph_def_of(graph_data)
+    writer.write_event(event_pb2.Event(wall_time=time.time(), step=0,
+                                       graph_def=gd.SerializeToString()))
+    return _bool(True)
+
+
+def _bool(value: bool):
+    return convert_to_tensor(value)
+
+
+class _Trace:
+    def __init__(self, graph: bool, profiler: bool):
+        self.graph, self.profiler = graph, profiler
+        self.functions: dict = {}
+
+    def __call__(self, fn) -> None:
+        self.functions.setdefault(id(fn), fn)
+
+
+_trace_lock = threading.Lock()
+_trace: _Trace | None = None
+
+
+@tf_export("summary.trace_on", v1=[])
+def trace_on(graph=True, profiler=False, profiler_outdir=None):
+    """Starts recording the graphs of the `tf.function`s called from now on (the profiler
+    is not available in ndflow: `profiler=True` records the graphs only, with a warning)."""
+    global _trace
+    with _trace_lock:
+        if _trace is not None:
+            tf_logging.warning("Trace already enabled")
+            return
+        if profiler:
+            tf_logging.warning("ndflow has no TensorFlow profiler: trace_on(profiler=True) "
+                               "records the function graphs only.")
+        _trace = _Trace(bool(graph), bool(profiler))
+        concrete_function.CALL_OBSERVERS.append(_trace)
+
+
+@tf_export("summary.trace_off", v1=[])
+def trace_off():
+    """Stops the current trace and discards what it recorded."""
+    global _trace
+    with _trace_lock:
+        if _trace is None:
+            return
+        if _trace in concrete_function.CALL_OBSERVERS:
+            concrete_function.CALL_OBSERVERS.remove(_trace)
+        _trace = None
+
+
+def run_metadata_of(functions) -> config_pb2.RunMetadata:
+    meta = config_pb2.RunMetadata()
+    for fn in functions:
+        entry = meta.function_graphs.add()
+        entry.pre_optimization_graph.CopyFrom(fn.graph.as_graph_def(add_shapes=True))
+        entry.post_optimization_graph.CopyFrom(graph_def_of(fn.optimized_graph()))
+    return meta
+
+
+@tf_export("summary.trace_export", v1=[])
+def trace_export(name, step=None, profiler_outdir=None):
+    """Writes the graphs recorded since `trace_on` as summary `name` at `step` and stops
+    tracing."""
+    if not context.executing_eagerly():
+        tf_logging.warning("Can only export trace while executing eagerly.")
+        return
+    with _trace_lock:
+        if _trace is None:
+            raise ValueError("Must enable trace before export through tf.summary.trace_on.")
+        functions = list(_trace.functions.values())
+    meta = run_metadata_of(functions)
+    md = summary_pb2.SummaryMetadata()
+    md.plugin_data.plugin_name = "graph_run_metadata_graph"
+    md.plugin_data.content = b"1"
+    data = np.array(meta.SerializeToString(), dtype=object)
+    write_summary(summary_tag(name), data, step, md,
+                  lambda a: ndarray_to_tensor_proto(a, dtypes.string))
+    trace_off()
+
+
+__all__ = ["graph", "trace_on", "trace_off", "trace_export", "graph_def_of", "run_metadata_of"]
