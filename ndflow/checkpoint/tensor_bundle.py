@@ -1,0 +1,317 @@
+"""TensorFlow's TensorBundle checkpoint format (tensorflow/core/util/tensor_bundle).
+
+A bundle under `prefix` is two files:
+- `prefix.index`: a LevelDB table (sstable.py) whose "" key holds a `BundleHeaderProto` and
+  every other key a `BundleEntryProto` (dtype, shape, shard, offset, size, masked CRC-32C);
+- `prefix.data-00000-of-00001`: the tensors' bytes back to back, little-endian. A string
+  tensor is the varint64 length of every element, the masked CRC-32C of those lengths (as
+  uint32s), then the elements' bytes.
+
+`BundleWriter.finish` writes both files under temporary names and renames them into place,
+data file first, so a writer killed mid-save never leaves a readable half-written bundle.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import struct
+import uuid
+
+import google_crc32c
+import ml_dtypes
+import numpy as np
+
+from ndflow.checkpoint import sstable
+from ndflow.core import errors
+from ndflow.core.file_io import _os_error
+from ndflow.core.protos.tensor_bundle_pb import BundleEntryProto, BundleHeaderProto
+
+HEADER_KEY = b""
+TENSOR_BUNDLE_VERSION = 1
+DT_STRING = 7
+# DataType enum (types.proto) -> NumPy dtype of the stored elements
+_NUMPY_OF_ENUM = {
+    1: np.dtype(np.float32), 2: np.dtype(np.float64), 3: np.dtype(np.int32),
+    4: np.dtype(np.uint8), 5: np.dtype(np.int16), 6: np.dtype(np.int8),
+    8: np.dtype(np.complex64), 9: np.dtype(np.int64), 10: np.dtype(np.bool_),
+    14: np.dtype(ml_dtypes.bfloat16), 17: np.dtype(np.uint16),
+    18: np.dtype(np.complex128), 19: np.dtype(np.float16), 22: np.dtype(np.uint32),
+    23: np.dtype(np.uint64),
+}
+_ENUM_OF_NUMPY = {v: k for k, v in _NUMPY_OF_ENUM.items()}
+_DTYPE_NAMES = {1: "float32", 2: "float64", 3: "int32", 4: "uint8", 5: "int16", 6: "int8",
+                7: "string", 8: "complex64", 9: "int64", 10: "bool", 14: "bfloat16",
+                17: "uint16", 18: "complex128", 19: "float16", 22: "uint32", 23: "uint64"}
+
+
+def index_filename(prefix: str) -> str:
+    return f"{prefix}.index"
+
+
+def data_filename(prefix: str, shard: int = 0, num_shards: int = 1) -> str:
+    return f"{prefix}.data-{shard:05d}-of-{num_shards:05d}"
+
+
+def dtype_name(enum: int) -> str:
+    """TensorFlow's name of a DataType enum ("float32"), or "DataType(<n>)"."""
+    return _DTYPE_NAMES.get(enum, f"DataType({enum})")
+
+
+def _as_key(key) -> bytes:
+    return key.encode() if isinstance(key, str) else bytes(key)
+
+
+def _string_bytes(value: np.ndarray) -> tuple[bytes, int]:
+    """A string tensor's data-file bytes and their (unmasked) CRC-32C, as WriteStringTensor."""
+    elements = [e.encode() if isinstance(e, str) else bytes(e) for e in value.reshape(-1)]
+    lengths = b"".join(sstable.put_varint(len(e)) for e in elements)
+    crc = 0
+    for e in elements:
+        size = len(e)
+        crc = google_crc32c.extend(crc, struct.pack("<I" if size <= 0xFFFFFFFF else "<Q",
+                                                    size))
+    length_checksum = struct.pack("<I", sstable.mask_crc(crc))
+    crc = google_crc32c.extend(crc, length_checksum)
+    body = b"".join(elements)
+    crc = google_crc32c.extend(crc, body)
+    return lengths + length_checksum + body, crc
+
+
+def _is_string_array(value: np.ndarray) -> bool:
+    return value.dtype.kind in ("O", "U", "S")
+
+
+class BundleWriter:
+    """Collects tensors under string keys; `finish()` writes `prefix.index` and
+    `prefix.data-00000-of-00001` atomically (temporary files renamed into place)."""
+
+    def __init__(self, prefix):
+        self._prefix = os.fspath(prefix)
+        self._entries: dict[bytes, BundleEntryProto] = {}
+        self._chunks: list[bytes] = []
+        self._size = 0
+        self._finished = False
+
+    def add(self, key, value) -> None:
+        """Adds one tensor (a NumPy array or anything np.asarray takes; bfloat16 as
+        ml_dtypes.bfloat16; strings as str/bytes/object arrays)."""
+        key = _as_key(key)
+        if key == HEADER_KEY:
+            raise errors.InvalidArgumentError(None, None, "The empty key is reserved for the "
+                                                          "bundle header")
+        if key in self._entries:
+            raise errors.InvalidArgumentError(None, None,
+                                              f"Adding duplicate key: {key.decode()}")
+        value = np.asarray(value)
+        entry = BundleEntryProto()
+        if _is_string_array(value):
+            data, crc = _string_bytes(value)
+            entry.dtype = DT_STRING
+        else:
+            enum = _ENUM_OF_NUMPY.get(value.dtype)
+            if enum is None:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Cannot save tensor {key.decode()!r} of dtype {value.dtype}")
+            data = np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<")).tobytes()
+            crc = google_crc32c.value(data)
+            entry.dtype = enum
+        entry.shape.SetInParent()  # a scalar's empty shape is still written, as TF does
+        for dim in value.shape:
+            entry.shape.dim.add().size = int(dim)
+        entry.shard_id = 0
+        entry.offset = self._size
+        entry.size = len(data)
+        entry.crc32c = sstable.mask_crc(crc)
+        self._entries[key] = entry
+        self._chunks.append(data)
+        self._size += len(data)
+
+    def finish(self) -> None:
+        """Writes the bundle: data then index, each to a temporary file renamed into place.
+        An OS error is TensorFlow's error class for it (PermissionDeniedError, ...), and
+        leaves no temporary file behind."""
+        if self._finished:
+            raise errors.InternalError(None, None, "BundleWriter is closed")
+        self._finished = True
+        header = BundleHeaderProto(num_shards=1, endianness=BundleHeaderProto.LITTLE)
+        header.version.producer = TENSOR_BUNDLE_VERSION
+        items = [(HEADER_KEY, header.SerializeToString())]
+        items += [(k, self._entries[k].SerializeToString()) for k in sorted(self._entries)]
+        index = sstable.build_table(items)
+        directory = os.path.dirname(self._prefix)
+        try:
+            if directory:
+                os.makedirs(directory, exist_ok=True)
+        except OSError as e:
+            raise _os_error(directory, e) from None
+        _atomic_write(data_filename(self._prefix), self._chunks, "data")
+        _atomic_write(index_filename(self._prefix), [index], "index")
+
+
+def _atomic_write(path: str, chunks, kind: str) -> None:
+    """Writes the chunks to `path.tempstate<random>`, fsyncs, renames it over `path`."""
+    temp = f"{path}.tempstate{uuid.uuid4().int & 0xFFFFFFFFFFFFFFFF}"
+    try:
+        with open(temp, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
+            f.flush()
+            os.fsync(f.fileno())
+        kill_point(f"{kind}_temp_written")
+        os.replace(temp, path)
+    except OSError as e:
+        try:
+            os.remove(temp)
+        except OSError:
+            pass
+        raise _os_error(temp if not os.path.exists(path) else path, e) from None
+
+
+def kill_point(name: str) -> None:
+    """Test hook: NDFLOW_CHECKPOINT_KILL_AT=<name> kills this process (SIGKILL) there, so a
+    test can check what a writer killed mid-save leaves behind ("data_temp_written",
+    "index_temp_written", and the checkpoint module's own points)."""
+    if os.environ.get("NDFLOW_CHECKPOINT_KILL_AT") == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+class BundleReader:
+    """Reads a bundle: `keys()`, `dtype_and_shape(key)`, `read(key)` -> NumPy array, each
+    tensor's CRC-32C checked. Missing files are NotFoundError; a corrupted or truncated file
+    is DataLossError naming it."""
+
+    def __init__(self, prefix):
+        self._prefix = os.fspath(prefix)
+        self._index_path = index_filename(self._prefix)
+        try:
+            with open(self._index_path, "rb") as f:
+                table = f.read()
+        except FileNotFoundError:
+            raise errors.NotFoundError(
+                None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any "
+                            f"matching files for {self._prefix}") from None
+        except OSError as e:
+            raise _os_error(self._index_path, e) from None
+        items = sstable.read_table(table, self._index_path)
+        if not items or items[0][0] != HEADER_KEY:
+            raise self._corrupt("failed to seek to header entry")
+        header = BundleHeaderProto()
+        try:
+            header.ParseFromString(items[0][1])
+        except Exception:  # noqa: BLE001 - protobuf's DecodeError and friends
+            raise self._corrupt("unable to parse header") from None
+        if header.endianness != BundleHeaderProto.LITTLE:
+            raise errors.UnimplementedError(None, None, f"{self._index_path}: big-endian "
+                                                        "checkpoints are not supported")
+        self._num_shards = max(1, header.num_shards)
+        self._entries: dict[str, BundleEntryProto] = {}
+        for key, value in items[1:]:
+            entry = BundleEntryProto()
+            try:
+                entry.ParseFromString(value)
+            except Exception:  # noqa: BLE001
+                raise self._corrupt(f"unable to parse the entry of key {key!r}") from None
+            self._entries[key.decode("utf-8", "replace")] = entry
+        self._data: dict[int, bytes] = {}
+
+    def _corrupt(self, what: str) -> errors.DataLossError:
+        return errors.DataLossError(None, None, f"{what} in file {self._index_path}: the "
+                                                "checkpoint is corrupted or truncated")
+
+    @property
+    def prefix(self) -> str:
+        return self._prefix
+
+    def keys(self) -> list[str]:
+        """The tensor keys, sorted (the header's empty key excluded)."""
+        return list(self._entries)
+
+    def has(self, key: str) -> bool:
+        return key in self._entries
+
+    def _entry(self, key: str) -> BundleEntryProto:
+        try:
+            return self._entries[key]
+        except KeyError:
+            raise errors.NotFoundError(None, None,
+                                       f"Key {key} not found in checkpoint") from None
+
+    def dtype_enum(self, key: str) -> int:
+        return self._entry(key).dtype
+
+    def dtype_and_shape(self, key: str) -> tuple[np.dtype, tuple[int, ...]]:
+        """(NumPy dtype, shape); the dtype of a string tensor is `object`."""
+        entry = self._entry(key)
+        return self._numpy_dtype(key, entry), tuple(d.size for d in entry.shape.dim)
+
+    def _numpy_dtype(self, key: str, entry) -> np.dtype:
+        if entry.dtype == DT_STRING:
+            return np.dtype(object)
+        dtype = _NUMPY_OF_ENUM.get(entry.dtype)
+        if dtype is None:
+            raise errors.UnimplementedError(None, None, f"Reading tensor {key!r} of dtype "
+                                                        f"{dtype_name(entry.dtype)} from "
+                                                        f"{self._prefix} is not supported")
+        return dtype
+
+    def _shard(self, shard_id: int) -> bytes:
+        if shard_id not in self._data:
+            path = data_filename(self._prefix, shard_id, self._num_shards)
+            try:
+                with open(path, "rb") as f:
+                    self._data[shard_id] = f.read()
+            except OSError as e:
+                raise _os_error(path, e) from None
+        return self._data[shard_id]
+
+    def read(self, key: str) -> np.ndarray:
+        """The tensor under `key` as a NumPy array (strings: an object array of bytes)."""
+        entry = self._entry(key)
+        if len(entry.slices):
+            raise errors.UnimplementedError(None, None, f"Tensor {key!r} is saved in slices "
+                                                        "(partitioned); not supported")
+        dtype, shape = self.dtype_and_shape(key)
+        path = data_filename(self._prefix, entry.shard_id, self._num_shards)
+        data = self._shard(entry.shard_id)
+        start, end = entry.offset, entry.offset + entry.size
+        if end > len(data):
+            raise errors.DataLossError(None, None, f"Checkpoint data file {path} is truncated: "
+                                                   f"tensor {key!r} needs bytes [{start}, "
+                                                   f"{end}) of {len(data)}")
+        raw = data[start:end]
+        bad_crc = errors.DataLossError(None, None, f"Checksum does not match: stored "
+                                                   f"{entry.crc32c} vs. calculated on the "
+                                                   f"restored bytes; tensor {key!r} in file "
+                                                   f"{path} is corrupted")
+        count = int(np.prod(shape, dtype=np.int64))
+        if entry.dtype == DT_STRING:
+            value = self._parse_strings(raw, count, path, key)
+            if value is None or sstable.mask_crc(_string_bytes(value)[1]) != entry.crc32c:
+                raise bad_crc
+            return value.reshape(shape)
+        if len(raw) != count * dtype.itemsize:
+            raise errors.DataLossError(None, None, f"Tensor {key!r} in {path}: size "
+                                                   f"{len(raw)} does not match its shape "
+                                                   f"{list(shape)} and dtype")
+        if sstable.mask_crc(google_crc32c.value(raw)) != entry.crc32c:
+            raise bad_crc
+        return np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(shape)
+
+    @staticmethod
+    def _parse_strings(raw: bytes, count: int, path: str, key: str):
+        try:
+            pos, sizes = 0, []
+            for _ in range(count):
+                size, pos = sstable.get_varint(raw, pos)
+                sizes.append(size)
+        except ValueError:
+            return None
+        pos += 4  # the lengths' checksum, covered by the whole-tensor CRC
+        if pos + sum(sizes) != len(raw):
+            return None
+        out = np.empty(count, dtype=object)
+        for i, size in enumerate(sizes):
+            out[i] = raw[pos:pos + size]
+            pos += size
+        return out
