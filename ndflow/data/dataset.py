@@ -1,0 +1,286 @@
+"""`tf.data.Dataset`: the base class of every dataset, its iteration and its method surface.
+
+A dataset is a Python object that makes fresh iterators of flat elements (tuples of eager
+tensors, see structure.py). Transformations are subclasses in the modules beside this one
+(sources.py, mapping.py, batching.py, ...), registered by name with `register_op`; the
+methods here (`ds.map(...)`, `Dataset.range(...)`) look them up, so this module does not
+import them and they can subclass `DatasetV2`.
+
+Iteration: eagerly `iter(ds)` is an `OwnedIterator` pulling from a Python iterator; inside a
+`tf.function` (or a TF1 graph) it is a graph iterator (iterator_ops.py) whose ops pull from
+the same Python iterators when the graph runs.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ndflow.core import context, dtypes
+from ndflow.core.api_export import tf_export
+from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.data import structure
+from ndflow.ops.apply import convert_to_tensor
+
+AUTOTUNE = -1
+INFINITE = -1
+UNKNOWN = -2
+tf_export("data.AUTOTUNE", "data.experimental.AUTOTUNE")(AUTOTUNE)
+tf_export("data.INFINITE_CARDINALITY",
+          "data.experimental.INFINITE_CARDINALITY")(INFINITE)
+tf_export("data.UNKNOWN_CARDINALITY", "data.experimental.UNKNOWN_CARDINALITY")(UNKNOWN)
+
+_OPS: dict = {}
+
+
+def register_op(name: str):
+    """Registers the class (or function) implementing `Dataset.<name>`."""
+    def register(obj):
+        _OPS[name] = obj
+        return obj
+    return register
+
+
+def _op(name: str):
+    return _OPS[name]
+
+
+@tf_export("data.Dataset", v1=["data.Dataset"])
+class DatasetV2:
+    """A sequence of elements, each a nest of tensors described by `element_spec`.
+
+    Subclassing (for new sources, e.g. `TFRecordDataset`): call
+    `super().__init__(element_spec)` with the element's nest of `tf.TensorSpec`, and
+    implement either
+
+    - `_elements(self)`: a fresh Python iterator of elements as nests shaped like
+      `element_spec` whose leaves are tensors, NumPy arrays or Python values (bytes for a
+      string spec); each is converted to the spec's dtype and checked against its shape, or
+    - `_iter_flat(self)`: a fresh iterator of *flat* elements — tuples of `EagerTensor`s in
+      `tf.nest.flatten(element_spec)` order, already of the specs' dtypes (the fast path:
+      `EagerTensor(torch_tensor, tf.float32)`; a string scalar is
+      `EagerTensor(np.array(b"...", dtype=object), tf.string)`);
+
+    and optionally `_cardinality(self)` (a count, `INFINITE` or `UNKNOWN`, the default) and
+    `_inputs(self)` (the datasets it reads, for `repr`/options). Errors raised while
+    iterating should be `tf.errors` types (`DataLossError`, `NotFoundError`, ...): they
+    reach the user unchanged, eagerly and from graph iterators.
+
+        class LinesDataset(tf.data.Dataset):
+            def __init__(self, path):
+                super().__init__(tf.TensorSpec([], tf.string))
+                self._path = path
+            def _elements(self):
+                with open(self._path, "rb") as f:
+                    yield from (line.rstrip(b"\\n") for line in f)
+    """
+
+    def __init__(self, element_spec):
+        structure.check_spec(element_spec, "element_spec")
+        self._element_spec = element_spec
+        self._flat_specs = flatten(element_spec)
+
+    # -- what subclasses provide ---------------------------------------------------------------
+    def _elements(self):
+        raise NotImplementedError(f"{type(self).__name__} must implement _elements or "
+                                  "_iter_flat")
+
+    def _iter_flat(self):
+        specs, what = self._flat_specs, type(self).__name__
+        for element in self._elements():
+            yield structure.to_flat(element, specs, what)
+
+    def _cardinality(self) -> int:
+        return UNKNOWN
+
+    def _inputs(self) -> list:
+        return []
+
+    # -- element structure ---------------------------------------------------------------------
+    @property
+    def element_spec(self):
+        """The type specification of an element: a nest of `tf.TensorSpec`."""
+        return self._element_spec
+
+    def _pack(self, flat):
+        return flat[0] if len(flat) == 1 and not isinstance(
+            self._element_spec, (tuple, list, dict)) else \
+            pack_sequence_as(self._element_spec, flat)
+
+    # -- iteration -----------------------------------------------------------------------------
+    def __iter__(self):
+        if context.executing_eagerly():
+            return OwnedIterator(self)
+        return _op("graph_iterator")(self)
+
+    def as_numpy_iterator(self):
+        """Elements as NumPy arrays (strings as bytes), eagerly."""
+        if not context.executing_eagerly():
+            raise RuntimeError("`tf.data.Dataset.as_numpy_iterator()` is only supported in "
+                               "eager mode.")
+        return NumpyIterator(self)
+
+    def cardinality(self):
+        """The number of elements as an int64 scalar tensor: `INFINITE_CARDINALITY` (-1) for
+        an endless dataset, `UNKNOWN_CARDINALITY` (-2) when it cannot be known statically."""
+        return convert_to_tensor(np.int64(self._cardinality()), dtypes.int64)
+
+    def __len__(self):
+        if not context.executing_eagerly():
+            raise TypeError("`tf.data.Dataset` only supports `len` in eager mode. Use "
+                            "`tf.data.Dataset.cardinality()` instead.")
+        n = self._cardinality()
+        if n == INFINITE:
+            raise TypeError("The dataset is infinite.")
+        if n == UNKNOWN:
+            raise TypeError("The dataset length is unknown.")
+        return n
+
+    def __bool__(self):
+        return True
+
+    def __repr__(self):
+        name = type(self).__name__
+        return f"<_{name} element_spec={self._element_spec}>"
+
+    # -- sources (static constructors) --------------------------------------------------------
+    @staticmethod
+    def from_tensor_slices(tensors, name=None):
+        return _op("from_tensor_slices")(tensors)
+
+    @staticmethod
+    def from_tensors(tensors, name=None):
+        return _op("from_tensors")(tensors)
+
+    @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None, args=None,
+                       output_signature=None, name=None):
+        return _op("from_generator")(generator, output_types, output_shapes, args,
+                                     output_signature)
+
+    @staticmethod
+    def range(*args, output_type=dtypes.int64, name=None):
+        return _op("range")(*args, output_type=output_type)
+
+    @staticmethod
+    def zip(*args, datasets=None, name=None):
+        return _op("zip")(*args, datasets=datasets)
+
+    # -- transformations ---------------------------------------------------------------------
+    def concatenate(self, dataset, name=None):
+        return _op("concatenate")(self, dataset)
+
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, synchronous=None,
+            use_unbounded_threadpool=False, name=None):
+        return _op("map")(self, map_func, num_parallel_calls, deterministic)
+
+    def filter(self, predicate, name=None):
+        return _op("filter")(self, predicate)
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
+              deterministic=None, name=None):
+        return _op("batch")(self, batch_size, drop_remainder)
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
+                     drop_remainder=False, name=None):
+        return _op("padded_batch")(self, batch_size, padded_shapes, padding_values,
+                                   drop_remainder)
+
+    def unbatch(self, name=None):
+        return _op("unbatch")(self)
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
+        return _op("shuffle")(self, buffer_size, seed, reshuffle_each_iteration)
+
+    def repeat(self, count=None, name=None):
+        return _op("repeat")(self, count)
+
+    def take(self, count, name=None):
+        return _op("take")(self, count)
+
+    def skip(self, count, name=None):
+        return _op("skip")(self, count)
+
+    def cache(self, filename="", name=None):
+        return _op("cache")(self, filename)
+
+    def prefetch(self, buffer_size, name=None):
+        return _op("prefetch")(self, buffer_size)
+
+    def interleave(self, map_func, cycle_length=None, block_length=None,
+                   num_parallel_calls=None, deterministic=None, name=None):
+        return _op("interleave")(self, map_func, cycle_length, block_length,
+                                 num_parallel_calls, deterministic)
+
+    def flat_map(self, map_func, name=None):
+        return _op("interleave")(self, map_func, 1, 1, None, None)
+
+    def enumerate(self, start=0, name=None):
+        return _op("enumerate")(self, start)
+
+    def reduce(self, initial_state, reduce_func, name=None):
+        return _op("reduce")(self, initial_state, reduce_func)
+
+    def apply(self, transformation_func):
+        out = transformation_func(self)
+        if not isinstance(out, DatasetV2):
+            raise TypeError("`transformation_func` must return a `tf.data.Dataset` object. "
+                            f"Got {type(out)}.")
+        return out
+
+
+Dataset = DatasetV2
+
+
+class OwnedIterator:
+    """`iter(dataset)` eagerly: the next element packed in the dataset's structure. Thread
+    safe: `next` from several threads hands each element to one of them."""
+
+    def __init__(self, dataset: DatasetV2):
+        self._dataset = dataset
+        self._it = dataset._iter_flat()
+        self._lock = threading.Lock()
+
+    @property
+    def element_spec(self):
+        return self._dataset.element_spec
+
+    def __iter__(self):
+        return self
+
+    def _next_flat(self):
+        with self._lock:
+            return next(self._it)
+
+    def __next__(self):
+        return self._dataset._pack(self._next_flat())
+
+    def get_next(self):
+        """The next element; `tf.errors.OutOfRangeError` at the end (TF's get_next)."""
+        try:
+            return next(self)
+        except StopIteration:
+            raise _op("out_of_range")() from None
+
+    def get_next_as_optional(self):
+        try:
+            return _op("optional")(next(self), self.element_spec)
+        except StopIteration:
+            return _op("optional")(None, self.element_spec)
+
+
+class NumpyIterator:
+    """`as_numpy_iterator()`: elements with NumPy arrays for tensors."""
+
+    def __init__(self, dataset: DatasetV2):
+        self._dataset = dataset
+        self._it = dataset._iter_flat()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._dataset._pack([structure.to_numpy(t) for t in next(self._it)])
+
+    next = __next__
