@@ -1,0 +1,311 @@
+"""`tf.saved_model.load`: a SavedModel (written by TensorFlow or ndflow) back as objects.
+
+The SavedObjectGraph is rebuilt node by node: user objects become `Loaded` modules with the
+saved attributes, list/dict/tuple wrappers plain containers, variables `tf.Variable`s holding
+the values of `variables/variables` (matched through the checkpoint's own object graph),
+functions callables over the graphs rebuilt from the FunctionDef library (function-call
+nodes inlined first), and the root's `signatures` a dict of signature functions. An op
+ndflow lacks is TensorFlow's NotFoundError ("Op type not registered 'X'") naming the
+function; an unreadable or corrupted saved_model.pb an error naming the file.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from google.protobuf import text_format
+from google.protobuf.message import DecodeError
+
+from ndflow.core import errors
+from ndflow.core.api_export import tf_export
+from ndflow.core.graph_def import dtype_from_enum, shape_from_proto
+from ndflow.core.protos.saved_model_pb import SavedModel
+from ndflow.ops.function_library import FunctionLibrary
+from ndflow.ops.module import Module
+from ndflow.ops.variables import Variable
+from ndflow.saved_model import constants
+from ndflow.saved_model.call_inlining import Inliner
+from ndflow.saved_model.nested_structure_coder import decode
+from ndflow.saved_model.restored_functions import (
+    RestoredConcreteFunction,
+    RestoredFunction,
+    SignatureFunction,
+)
+from ndflow.saved_model.variables_io import VariablesReader
+
+
+class Loaded(Module):
+    """A user object of a loaded SavedModel (TensorFlow's `_UserObject`)."""
+
+    def __init__(self):
+        super().__init__(name="loaded")
+
+    # Saved attributes named like tf.Module's properties (a Keras export's `variables`
+    # list) are what TensorFlow's loaded object returns.
+    @property
+    def variables(self):
+        return self.__dict__["variables"] if "variables" in self.__dict__ else \
+            Module.variables.fget(self)
+
+    @property
+    def trainable_variables(self):
+        return self.__dict__["trainable_variables"] if "trainable_variables" in \
+            self.__dict__ else Module.trainable_variables.fget(self)
+
+    @property
+    def non_trainable_variables(self):
+        return self.__dict__["non_trainable_variables"] if "non_trainable_variables" in \
+            self.__dict__ else Module.non_trainable_variables.fget(self)
+
+    def __call__(self, *args, **kwargs):
+        fn = self.__dict__.get("__call__")
+        if fn is None:
+            raise TypeError(f"'{type(self).__name__}' object is not callable")
+        return fn(*args, **kwargs)
+
+
+def _path(export_dir: str, name: str) -> str:
+    return os.path.join(export_dir, name)
+
+
+def read_saved_model(export_dir: str) -> SavedModel:
+    """The SavedModel proto of `export_dir/saved_model.pb` (or `.pbtxt`)."""
+    pb = _path(export_dir, constants.SAVED_MODEL_FILENAME_PB)
+    pbtxt = _path(export_dir, constants.SAVED_MODEL_FILENAME_PBTXT)
+    sm = SavedModel()
+    if os.path.isfile(pb):
+        try:
+            with open(pb, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise errors.PermissionDeniedError(None, None, f"{pb}; {e.strerror}") from None
+        try:
+            sm.ParseFromString(data)
+        except (DecodeError, ValueError, RuntimeError):
+            raise errors.DataLossError(None, None, f"Could not parse SavedModel file {pb}: it "
+                                       "is truncated or corrupted") from None
+        return sm
+    if os.path.isfile(pbtxt):
+        from_text(pbtxt, sm)
+        return sm
+    raise OSError(f"SavedModel file does not exist at: {export_dir}{os.sep}"
+                  f"{{{constants.SAVED_MODEL_FILENAME_PBTXT}|"
+                  f"{constants.SAVED_MODEL_FILENAME_PB}}}")
+
+
+def from_text(path: str, sm) -> None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            text_format.Parse(f.read(), sm)
+    except (text_format.ParseError, UnicodeDecodeError):
+        raise errors.DataLossError(None, None, f"Could not parse SavedModel file {path}") \
+            from None
+
+
+def _meta_graph(sm, tags, export_dir: str):
+    if not sm.meta_graphs:
+        raise errors.DataLossError(None, None, f"SavedModel at {export_dir} has no MetaGraphs")
+    if tags is None:
+        return sm.meta_graphs[0]
+    wanted = {tags} if isinstance(tags, str) else set(tags)
+    for mg in sm.meta_graphs:
+        if set(mg.meta_info_def.tags) == wanted:
+            return mg
+    available = [list(mg.meta_info_def.tags) for mg in sm.meta_graphs]
+    raise ValueError(f"Got an incompatible argument to `tags`: {sorted(wanted)}. The SavedModel "
+                     f"at {export_dir} has one MetaGraph with tags {available}. You may omit "
+                     "the argument, pass 'None', or pass matching tags.")
+
+
+class _Loader:
+    def __init__(self, mg, export_dir: str, options):
+        self.proto = mg.object_graph_def
+        self.export_dir = export_dir
+        self.options = options
+        defs = {fd.signature.name: fd for fd in mg.graph_def.library.function}
+        self.inliner = Inliner(defs)
+        self.nodes: list = [None] * len(self.proto.nodes)
+        self._concrete: dict = {}
+        self._library = None
+
+    # -- functions -----------------------------------------------------------------------------
+    def _function_graph(self, name: str):
+        """The function graph of FunctionDef `name`, its calls inlined."""
+        try:
+            fd = self.inliner.get(name)
+            if fd is None:
+                raise ValueError(f"Function '{name}' is not in the SavedModel's function "
+                                 "library")
+            if self._library is None:
+                self._library = _InlinedLibrary(self.inliner)
+            return self._library.get(name, "f", name)
+        except errors.NotFoundError as e:
+            raise errors.NotFoundError(None, None, f"{e.message} (in function '{name}' of the "
+                                       f"SavedModel at {self.export_dir})") from None
+        except ValueError as e:
+            raise ValueError(f"Cannot load function '{name}' of the SavedModel at "
+                             f"{self.export_dir}: {e}") from None
+
+    def concrete(self, name: str) -> RestoredConcreteFunction:
+        cf = self._concrete.get(name)
+        if cf is None:
+            info = self.proto.concrete_functions[name] \
+                if name in self.proto.concrete_functions else None
+            variables = []
+            in_sig, out_sig = ((), {}), None
+            if info is not None:
+                for node_id in info.bound_inputs:
+                    obj = self.nodes[node_id]
+                    if not isinstance(obj, Variable):
+                        raise ValueError(f"Function '{name}' captures node {node_id}, which "
+                                         "is not a variable (unsupported by ndflow)")
+                    variables.append(obj)
+                in_sig = decode(info.canonicalized_input_signature)
+                out_sig = decode(info.output_signature)
+            cf = RestoredConcreteFunction(name, self._function_graph(name), variables,
+                                          in_sig, out_sig)
+            self._concrete[name] = cf
+        return cf
+
+    # -- objects -------------------------------------------------------------------------------
+    def load(self):
+        values = self._restore_values()
+        for i, p in enumerate(self.proto.nodes):
+            kind = p.WhichOneof("kind")
+            if kind == "variable":
+                self.nodes[i] = self._variable(i, p.variable, values)
+            elif kind == "user_object" or kind is None:
+                ident = p.user_object.identifier
+                self.nodes[i] = ([] if ident == "trackable_list_wrapper" else
+                                 {} if ident == "trackable_dict_wrapper" else
+                                 [] if ident == "trackable_tuple_wrapper" else
+                                 {} if ident == "signature_map" else Loaded())
+        for i, p in enumerate(self.proto.nodes):
+            kind = p.WhichOneof("kind")
+            if kind == "function":
+                self.nodes[i] = self._function(i, p.function)
+            elif kind == "bare_concrete_function":
+                b = p.bare_concrete_function
+                cf = self.concrete(b.concrete_function_name)
+                self.nodes[i] = SignatureFunction(cf, list(b.argument_keywords),
+                                                  b.allowed_positional_arguments)
+            elif kind in ("asset", "constant", "resource", "captured_tensor"):
+                raise ValueError(f"SavedModel node {i} is a {kind}, which ndflow cannot load "
+                                 "yet")
+        # children first (breadth-first ids: mostly higher), so tuples are complete when
+        # their parents take them
+        for i in reversed(range(len(self.proto.nodes))):
+            self._attach(i, self.proto.nodes[i])
+        return self.nodes[0]
+
+    def _restore_values(self) -> dict:
+        has_variables = any(p.WhichOneof("kind") == "variable" for p in self.proto.nodes)
+        if not has_variables or getattr(self.options, "experimental_skip_checkpoint", False):
+            return {}
+        prefix = os.path.join(self.export_dir, constants.VARIABLES_DIRECTORY,
+                              constants.VARIABLES_FILENAME)
+        reader = VariablesReader(prefix)
+        keys = reader.variable_keys(self.proto.nodes)
+        return {i: (reader, k) for i, k in keys.items()}
+
+    def _variable(self, i: int, v, values: dict) -> Variable:
+        dtype = dtype_from_enum(v.dtype)
+        entry = values.get(i)
+        if entry is None:
+            if getattr(self.options, "allow_partial_checkpoint", False) or not values:
+                shape = shape_from_proto(v.shape)
+                value = _zeros(dtype, shape)
+            else:
+                raise errors.NotFoundError(None, None, f"Variable '{v.name}' (SavedModel node "
+                                           f"{i}) has no value in the checkpoint of "
+                                           f"{self.export_dir}")
+        else:
+            reader, key = entry
+            value = reader.read(key)
+        return Variable(value, trainable=v.trainable, name=v.name or None, dtype=dtype)
+
+    def _function(self, i: int, f) -> RestoredFunction:
+        spec = decode(f.function_spec.fullargspec) if f.function_spec.HasField(
+            "fullargspec") else None
+        args = list(getattr(spec, "args", None) or [])
+        signature = decode(f.function_spec.input_signature) \
+            if f.function_spec.HasField("input_signature") else None
+        concrete = [self.concrete(n) for n in f.concrete_functions]
+        return RestoredFunction(_local_name(self.proto, i), concrete, args, signature)
+
+    def _attach(self, i: int, p) -> None:
+        obj = self.nodes[i]
+        for ref in p.children:
+            child = self.nodes[ref.node_id]
+            if self.proto.nodes[ref.node_id].user_object.identifier == \
+                    "trackable_tuple_wrapper":
+                child = tuple(child)
+            if isinstance(obj, list):
+                obj.append(child)
+            elif isinstance(obj, dict):
+                obj[ref.local_name] = child
+            elif isinstance(obj, Loaded):
+                obj.__dict__[ref.local_name] = child
+
+
+def _local_name(proto, node_id: int) -> str:
+    for p in proto.nodes:
+        for ref in p.children:
+            if ref.node_id == node_id:
+                return ref.local_name
+    return f"function_{node_id}"
+
+
+def _zeros(dtype, shape):
+    dims = [d or 0 for d in (shape.as_list() if shape.rank is not None else [])]
+    return np.zeros(dims, dtype=dtype.np_dtype or np.float32)
+
+
+class _InlinedLibrary(FunctionLibrary):
+    """ndflow's FunctionDef import over the inlined FunctionDefs."""
+
+    def __init__(self, inliner: Inliner):
+        self._inliner = inliner
+        self._defs = _LazyDefs(inliner)
+        self._built = {}
+        self._building = []
+
+
+class _LazyDefs(dict):
+    def __init__(self, inliner):
+        super().__init__()
+        self._inliner = inliner
+
+    def get(self, name, default=None):
+        fd = self._inliner.get(name)
+        return default if fd is None else fd
+
+
+@tf_export("saved_model.load", v1=["saved_model.load_v2"])
+def load(export_dir, tags=None, options=None):
+    """Loads the SavedModel at `export_dir`: an object with its saved attributes, variables,
+    functions and `signatures`."""
+    export_dir = os.fspath(export_dir)
+    sm = read_saved_model(export_dir)
+    mg = _meta_graph(sm, tags, export_dir)
+    if not len(mg.object_graph_def.nodes):
+        raise ValueError(f"The SavedModel at {export_dir} is a TF1 SavedModel (no object "
+                         "graph); ndflow loads TF2 SavedModels (tf.saved_model.save / "
+                         "Keras export) only.")
+    root = _Loader(mg, export_dir, options).load()
+    if isinstance(root, Loaded):
+        if "signatures" not in root.__dict__:
+            root.__dict__["signatures"] = {}
+        root.__dict__["tensorflow_version"] = mg.meta_info_def.tensorflow_version
+        root.__dict__["tensorflow_git_version"] = mg.meta_info_def.tensorflow_git_version
+    return root
+
+
+@tf_export("saved_model.contains_saved_model", v1=["saved_model.contains_saved_model",
+                                                   "saved_model.maybe_saved_model_directory"])
+def contains_saved_model(export_dir) -> bool:
+    """Whether `export_dir` holds a saved_model.pb or saved_model.pbtxt."""
+    export_dir = os.fspath(export_dir)
+    return (os.path.isfile(_path(export_dir, constants.SAVED_MODEL_FILENAME_PB)) or
+            os.path.isfile(_path(export_dir, constants.SAVED_MODEL_FILENAME_PBTXT)))
