@@ -4,7 +4,9 @@ event files in TensorFlow's own format, through the `tensorboard` package's writ
 from ndflow.summary import (  # noqa: F401 - importing runs their tf_export declarations
     encoders,
     event_file,
+    file_writer_v1,
     graph_summary,
     summary_ops,
+    v1_summary_ops,
     writer,
 )

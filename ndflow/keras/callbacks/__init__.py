@@ -13,5 +13,6 @@ from ndflow.keras.callbacks import (  # noqa: F401 - their exports
     monitor_callback,
     progbar_logger,
     reduce_lr_on_plateau,
+    tensorboard,
     terminate_on_nan,
 )
