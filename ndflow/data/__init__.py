@@ -2,4 +2,15 @@
 in `tf.function` and in TF1 Sessions). This package is the `tf.data` namespace module: only
 the names exported by its modules show in `dir(tf.data)`."""
 
-from ndflow.data import dataset, sources  # noqa: F401 - importing runs their tf_exports
+# The runtime first: it and autograph import each other in that order.
+from ndflow import runtime  # noqa: F401, I001
+from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and registrations
+    batching,
+    caching,
+    dataset,
+    interleave,
+    mapping,
+    ordering,
+    prefetching,
+    sources,
+)

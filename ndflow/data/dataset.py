@@ -97,6 +97,11 @@ class DatasetV2:
     def _inputs(self) -> list:
         return []
 
+    def _batches(self, size: int, drop_remainder: bool):
+        """An iterator of whole flat batches when this dataset can slice them in bulk (the
+        `batch` fast path), else None."""
+        return None
+
     # -- element structure ---------------------------------------------------------------------
     @property
     def element_spec(self):

@@ -55,10 +55,19 @@ class TensorSliceDataset(DatasetV2):
             yield tuple(EagerTensor(_row(v, i), d) for v, d in zip(values, dts))
 
     def _batches(self, size: int, drop_remainder: bool):
+        return self._slices(size, drop_remainder, None)
+
+    def _slices(self, size: int, drop_remainder: bool, order):
+        """Batches of rows in order, or of the rows `order` (a permutation) lists."""
         values, dts, n = self._values, self._dtypes, self._n
         stop = n - n % size if drop_remainder else n
         for start in range(0, stop, size):
-            yield tuple(EagerTensor(v[start:start + size], d) for v, d in zip(values, dts))
+            if order is None:
+                yield tuple(EagerTensor(v[start:start + size], d) for v, d in zip(values, dts))
+            else:
+                rows = order[start:start + size]
+                yield tuple(EagerTensor(v[torch.from_numpy(rows)] if isinstance(
+                    v, torch.Tensor) else v[rows], d) for v, d in zip(values, dts))
 
 
 class TensorDataset(DatasetV2):
@@ -96,6 +105,9 @@ class RangeDataset(DatasetV2):
             yield (EagerTensor(torch.tensor(i, dtype=td), d),)
 
     def _batches(self, size: int, drop_remainder: bool):
+        return self._slices(size, drop_remainder)
+
+    def _slices(self, size: int, drop_remainder: bool):
         values = torch.arange(self._start, self._stop, self._step, dtype=self._dtype.torch_dtype)
         n = values.shape[0]
         stop = n - n % size if drop_remainder else n

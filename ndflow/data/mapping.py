@@ -1,0 +1,157 @@
+"""`map` (sequential or on a thread pool), `filter` and `reduce`.
+
+A parallel map pulls input elements on the consumer's thread and runs the traced function
+on `num_parallel_calls` worker threads (ATen kernels release the GIL, so the calls overlap);
+results come back in input order, or as they finish with `deterministic=False`.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import os
+
+from ndflow.autograph.conversion import convert_or_original
+from ndflow.autograph.options import ConversionOptions
+from ndflow.core import dtypes
+from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.data import structure
+from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
+from ndflow.data.traced_function import TracedFunction, call_with_element
+
+
+def parallelism(num_parallel_calls) -> int:
+    """Worker count for `num_parallel_calls` (AUTOTUNE: the CPU count)."""
+    n = int(num_parallel_calls.numpy() if hasattr(num_parallel_calls, "numpy")
+            else num_parallel_calls)
+    if n == AUTOTUNE:
+        return max(2, os.cpu_count() or 2)
+    if n <= 0:
+        raise ValueError(f"num_parallel_calls must be positive or tf.data.AUTOTUNE, got {n}")
+    return n
+
+
+class MapDataset(DatasetV2):
+    def __init__(self, input_dataset: DatasetV2, map_func, num_parallel_calls=None,
+                 deterministic=None):
+        self._input = input_dataset
+        name = "MapDataset" if num_parallel_calls is None else "ParallelMapDatasetV2"
+        self._fn = TracedFunction(map_func, input_dataset.element_spec, name)
+        self._workers = None if num_parallel_calls is None else parallelism(num_parallel_calls)
+        self._deterministic = deterministic is not False
+        super().__init__(self._fn.output_spec)
+
+    def _inputs(self):
+        return [self._input]
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _iter_flat(self):
+        if self._workers is None or self._workers == 1:
+            fn = self._fn
+            for i, flat in enumerate(self._input._iter_flat()):
+                try:
+                    yield fn(flat)
+                except Exception as e:  # noqa: BLE001 - re-raised as TF's error
+                    raise fn.error(e, i) from e
+            return
+        yield from self._parallel()
+
+    def _parallel(self):
+        fn, workers = self._fn, self._workers
+        pending: collections.deque = collections.deque()
+        pool = concurrent.futures.ThreadPoolExecutor(workers, "tf_data_map")
+        source = enumerate(self._input._iter_flat())
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and len(pending) < workers:
+                    try:
+                        i, flat = next(source)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    pending.append((i, pool.submit(fn, flat)))
+                if not pending:
+                    return
+                if self._deterministic:
+                    i, future = pending.popleft()
+                else:
+                    done, _ = concurrent.futures.wait([f for _, f in pending],
+                                                      return_when="FIRST_COMPLETED")
+                    i, future = next(p for p in pending if p[1] in done)
+                    pending.remove((i, future))
+                try:
+                    result = future.result()
+                except Exception as e:  # noqa: BLE001 - re-raised as TF's error
+                    raise fn.error(e, i) from e
+                yield result
+        finally:
+            for _, f in pending:
+                f.cancel()
+            pool.shutdown(wait=False)
+
+
+class FilterDataset(DatasetV2):
+    def __init__(self, input_dataset: DatasetV2, predicate):
+        self._input = input_dataset
+        self._fn = TracedFunction(predicate, input_dataset.element_spec, "FilterDataset")
+        out = self._fn.output_spec
+        if not (hasattr(out, "dtype") and out.dtype is dtypes.bool and out.shape.rank == 0):
+            raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
+                             f"tensor, but its return type was {out}.")
+        super().__init__(input_dataset.element_spec)
+
+    def _inputs(self):
+        return [self._input]
+
+    def _iter_flat(self):
+        fn = self._fn
+        for i, flat in enumerate(self._input._iter_flat()):
+            try:
+                keep = fn(flat)[0]
+            except Exception as e:  # noqa: BLE001 - re-raised as TF's error
+                raise fn.error(e, i) from e
+            if bool(keep._value):
+                yield flat
+
+
+register_op("map")(MapDataset)
+register_op("filter")(FilterDataset)
+
+
+@register_op("reduce")
+def reduce_dataset(dataset: DatasetV2, initial_state, reduce_func):
+    """`Dataset.reduce`: the state folded over the elements by one traced function."""
+    state = structure.normalize(initial_state)
+    state_spec = structure.specs_of(state)
+    spec = (state_spec, dataset.element_spec)
+    reduce_func = convert_or_original(reduce_func, ConversionOptions.make(True, None))
+
+    def step(s, element):
+        return call_with_element(lambda *e: reduce_func(s, *e), element) \
+            if type(element) is tuple else reduce_func(s, element)
+
+    fn = TracedFunction(lambda s, e: step(s, e), spec, "ReduceDataset")
+    out_flat = flatten(fn.output_spec)
+    n_state = len(flatten(state_spec))
+    if len(out_flat) != n_state or any(
+            a.dtype is not b.dtype for a, b in zip(out_flat, flatten(state_spec))):
+        raise TypeError("The element types for the new state must match the initial state. "
+                        f"Expected {state_spec}; got {fn.output_spec}.")
+    relaxed = [a.shape.is_compatible_with(b.shape) and a.shape == b.shape
+               for a, b in zip(out_flat, flatten(state_spec))]
+    if not all(relaxed):  # the state changes shape: retrace with the shapes relaxed
+        loose = structure.with_shapes(state_spec, [
+            a.shape.most_specific_compatible_shape(b.shape)
+            for a, b in zip(out_flat, flatten(state_spec))])
+        fn = TracedFunction(lambda s, e: step(s, e), (loose, dataset.element_spec),
+                            "ReduceDataset")
+    flat_state = tuple(flatten(state))
+    for i, element in enumerate(dataset._iter_flat()):
+        try:
+            flat_state = fn(flat_state + tuple(element))
+        except Exception as e:  # noqa: BLE001 - re-raised as TF's error
+            raise fn.error(e, i) from e
+    return pack_sequence_as(state_spec, list(flat_state))

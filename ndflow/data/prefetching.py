@@ -1,0 +1,81 @@
+"""`prefetch`: a background thread runs the input pipeline ahead of the consumer.
+
+The producer thread pulls elements from the input into a bounded queue; ATen kernels (map
+functions, batching) release the GIL, so preparing the next elements overlaps the consumer's
+work (a training step). Errors reach the consumer at the element where they happened; an
+iterator dropped early stops its producer.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+
+from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
+
+AUTOTUNE_BUFFER = 8  # elements prefetched under tf.data.AUTOTUNE
+_END = object()
+
+
+class PrefetchDataset(DatasetV2):
+    def __init__(self, input_dataset: DatasetV2, buffer_size):
+        self._input = input_dataset
+        n = int(buffer_size.numpy() if hasattr(buffer_size, "numpy") else buffer_size)
+        if n < 0 and n != AUTOTUNE:
+            raise ValueError(f"buffer_size must be >= 0 or tf.data.AUTOTUNE, got {n}")
+        self._buffer = AUTOTUNE_BUFFER if n == AUTOTUNE else n
+        super().__init__(input_dataset.element_spec)
+
+    def _inputs(self):
+        return [self._input]
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _batches(self, size: int, drop_remainder: bool):
+        return None
+
+    def _iter_flat(self):
+        if self._buffer == 0:
+            yield from self._input._iter_flat()
+            return
+        q: queue.Queue = queue.Queue(self._buffer)
+        stop = threading.Event()
+        source = self._input._iter_flat()
+
+        def put(item) -> bool:
+            while not stop.is_set():
+                try:
+                    q.put(item, timeout=0.1)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        def produce():
+            try:
+                for flat in source:
+                    if not put(flat):
+                        return
+                put(_END)
+            except BaseException as e:  # noqa: BLE001 - handed to the consumer
+                put(e)
+            finally:
+                if stop.is_set():
+                    source.close()
+
+        thread = threading.Thread(target=produce, name="tf_data_prefetch", daemon=True)
+        thread.start()
+        try:
+            while True:
+                item = q.get()
+                if item is _END:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            stop.set()
+
+
+register_op("prefetch")(PrefetchDataset)

@@ -1,0 +1,144 @@
+"""TensorFlow's TFRecord framing, read and written as TensorFlow does.
+
+A record is `uint64 length | uint32 masked_crc32c(length) | data | uint32 masked_crc32c(data)`
+(little endian). The file may be compressed as a whole: "ZLIB" (a zlib stream) or "GZIP" (a
+gzip stream); offsets in error messages count bytes of the uncompressed stream, as
+TensorFlow's reader does.
+
+End-of-file rules (TensorFlow 2.21's): a file that ends inside a record header is a clean end
+(the partly written header is ignored); one that ends inside the data or its CRC is
+`DataLossError("truncated record at N' failed with Read less bytes than requested")` (N: the
+record's offset); a CRC mismatch is `DataLossError("corrupted record at N")` (N: the header's
+offset, with "(Is this even a TFRecord file?)" for the file's first; or the data's offset).
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import zlib
+
+import google_crc32c
+
+from ndflow.core.errors import DataLossError, NotFoundError, PermissionDeniedError
+
+_MASK_DELTA = 0xA282EAD8
+_HEADER = struct.Struct("<QI")
+_U32 = struct.Struct("<I")
+# zlib window bits by compression type (+16: a gzip header/trailer instead of zlib's)
+_WBITS = {"ZLIB": zlib.MAX_WBITS, "GZIP": 16 + zlib.MAX_WBITS}
+DEFAULT_BUFFER_SIZE = 256 * 1024  # TensorFlow's TFRecordDataset default
+
+
+def masked_crc32c(data) -> int:
+    """TensorFlow's masked CRC-32C (rotate right by 15, add a constant) of `data`."""
+    crc = google_crc32c.value(data)
+    return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
+
+
+def encode_record(data: bytes) -> bytes:
+    """`data` framed as one TFRecord."""
+    length = struct.pack("<Q", len(data))
+    return b"".join((length, _U32.pack(masked_crc32c(length)), data,
+                     _U32.pack(masked_crc32c(data))))
+
+
+def compressor(compression_type: str, level: int | None = None):
+    """A zlib compressobj writing TensorFlow's stream for "ZLIB"/"GZIP" (None for "")."""
+    if not compression_type:
+        return None
+    return zlib.compressobj(-1 if level is None else level, zlib.DEFLATED,
+                            _WBITS[compression_type])
+
+
+def inflate_error(e: zlib.error) -> DataLossError:
+    """zlib's "Error -3 while decompressing data: ..." worded as TensorFlow's inflate error."""
+    m = re.match(r"Error (-?\d+) while decompressing data: (.*)", str(e))
+    return DataLossError(None, None, f"inflate() failed with error {m[1]}: {m[2]}" if m
+                         else f"inflate() failed: {e}")
+
+
+class _InflatingReader:
+    """`read(n)` over the decompressed stream of a zlib/gzip file (multi-member gzip too)."""
+
+    def __init__(self, raw, compression_type: str, buffer_size: int):
+        self._raw, self._wbits, self._chunk = raw, _WBITS[compression_type], buffer_size
+        self._d = zlib.decompressobj(self._wbits)
+        self._buf = b""
+        self._pos = 0
+
+    def _fill(self) -> bool:
+        while True:
+            if self._d.unconsumed_tail:
+                data = self._d.unconsumed_tail
+            elif self._d.eof and self._d.unused_data:  # a further gzip member
+                data = self._d.unused_data
+                self._d = zlib.decompressobj(self._wbits)
+            else:
+                data = self._raw.read(self._chunk)
+                if not data:
+                    return False  # a stream without its trailer ends where the data ends
+            try:
+                out = self._d.decompress(data, self._chunk * 4)
+            except zlib.error as e:
+                raise inflate_error(e) from None
+            if out:
+                self._buf = self._buf[self._pos:] + out
+                self._pos = 0
+                return True
+
+    def read(self, n: int) -> bytes:
+        while len(self._buf) - self._pos < n:
+            if not self._fill():
+                break
+        out = self._buf[self._pos:self._pos + n]
+        self._pos += len(out)
+        return out
+
+    def close(self):
+        self._raw.close()
+
+
+def open_for_read(path: str, compression_type: str = "", buffer_size: int | None = None):
+    """A reader with `read(n)`/`close()` over the (decompressed) bytes of `path`."""
+    size = buffer_size if buffer_size and buffer_size > 0 else DEFAULT_BUFFER_SIZE
+    try:
+        raw = open(path, "rb", buffering=size)
+    except FileNotFoundError:
+        raise NotFoundError(None, None, f"{path}; No such file or directory") from None
+    except IsADirectoryError:
+        raise DataLossError(None, None, f"{path}; Is a directory") from None
+    except PermissionError:
+        raise PermissionDeniedError(None, None, f"{path}; Permission denied") from None
+    return _InflatingReader(raw, compression_type, size) if compression_type else raw
+
+
+def iter_records(path: str, compression_type: str = "", buffer_size: int | None = None):
+    """An iterator of the records of the TFRecord file `path`, CRCs checked, as TensorFlow
+    reads them; the file is opened here (a missing file fails now, as in TensorFlow)."""
+    return _records(open_for_read(path, compression_type, buffer_size))
+
+
+def _records(f):
+    read, header_unpack, u32_unpack = f.read, _HEADER.unpack, _U32.unpack
+    offset = 0
+    try:
+        while True:
+            header = read(12)
+            if len(header) < 12:
+                return  # EOF, or a header cut short: TensorFlow ends there without an error
+            length, length_crc = header_unpack(header)
+            if masked_crc32c(header[:8]) != length_crc:
+                hint = " (Is this even a TFRecord file?)" if offset == 0 else ""
+                raise DataLossError(None, None, f"corrupted record at {offset}{hint}")
+            body = read(length + 4)
+            if len(body) < length + 4:
+                raise DataLossError(None, None, f"truncated record at {offset}' failed with "
+                                    "Read less bytes than requested")
+            data = body[:length]
+            if masked_crc32c(data) != u32_unpack(body[length:])[0]:  # TF names the data's offset
+                raise DataLossError(None, None, f"corrupted record at {offset + 12}")
+            offset += length + 16
+            yield data
+    finally:
+        f.close()

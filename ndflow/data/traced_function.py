@@ -1,0 +1,96 @@
+"""User functions of dataset transformations (map, filter, interleave, reduce), traced once
+into a graph function as TensorFlow does (`StructuredFunctionWrapper`).
+
+The function is converted by AutoGraph and traced with placeholders of the input
+`element_spec`; each element then runs the compiled plan of that one `ConcreteFunction`
+(no per-element Python tracing). A plain tuple element is passed as positional arguments,
+anything else (a tensor, a dict, a namedtuple) as one argument. Lists returned become tuples,
+as in TensorFlow.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from ndflow.autograph.conversion import convert_or_original, user_error
+from ndflow.autograph.options import ConversionOptions
+from ndflow.core import errors as tf_errors
+from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.core.tensor import Tensor
+from ndflow.core.tensor_spec import TensorSpec
+from ndflow.data import structure
+from ndflow.ops.apply import convert_to_tensor
+from ndflow.runtime.function import Function
+
+_counter = itertools.count()
+
+
+def call_with_element(func, element):
+    """`func(*element)` for a plain tuple, `func(element)` otherwise (TF's unpacking)."""
+    if type(element) is tuple:
+        return func(*element)
+    return func(element)
+
+
+class TracedFunction:
+    """`func` traced for elements of `input_spec`; `output_spec` describes its result.
+
+    `transformation` (e.g. "MapDataset") names the op in errors raised by the function."""
+
+    def __init__(self, func, input_spec, transformation: str, autograph: bool = True):
+        if not callable(func):
+            raise TypeError(f"`{transformation}` expects a callable, got {func!r}.")
+        self.transformation = transformation
+        self._func = func
+        options = ConversionOptions.make(True, None)
+        user = convert_or_original(func, options) if autograph else func
+
+        def element_function(element):
+            out = call_with_element(user, element)
+            return _as_tensors(structure.lists_to_tuples(out), transformation)
+
+        name = f"{getattr(func, '__name__', 'fn')}_{transformation}_{next(_counter)}"
+        fn = Function(element_function, name=name.replace("<", "").replace(">", ""),
+                      input_signature=[input_spec], autograph=False)
+        try:
+            self.concrete = fn.get_concrete_function()
+        except Exception as e:
+            rewritten = user_error(e)  # TF's "in user code:" message naming the user's line
+            if rewritten is None:
+                raise
+            raise rewritten.with_traceback(e.__traceback__) from None
+        outputs = self.concrete.graph.structured_outputs
+        self.output_spec = pack_sequence_as(outputs, [TensorSpec(t.shape, t.dtype)
+                                                      for t in flatten(outputs)])
+        self._call_flat = self.concrete._call_flat
+
+    def __call__(self, flat: tuple) -> tuple:
+        """The function on one flat element; flat outputs (eager tensors)."""
+        return tuple(self._call_flat(list(flat)))
+
+    def error(self, e: Exception, index: int | None):
+        """`e` (an error of one call) re-raised as TF: same type, naming the transformation
+        and the element."""
+        where = "" if index is None else f" (element {index})"
+        if isinstance(e, tf_errors.OpError):
+            return type(e)(None, None, f"Error in user-defined function passed to "
+                           f"{self.transformation} transformation{where}: {e.message}")
+        return tf_errors.InvalidArgumentError(
+            None, None, f"Error in user-defined function passed to {self.transformation} "
+            f"transformation{where}: {type(e).__name__}: {e}")
+
+
+def _as_tensors(out, transformation: str):
+    def convert(v):
+        if isinstance(v, Tensor):
+            return v
+        if v is None:
+            raise TypeError(f"The function passed to {transformation} returned None: a "
+                            "dataset element must be a (nested) structure of tensors.")
+        try:
+            return convert_to_tensor(v)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"The function passed to {transformation} returned a value that "
+                            f"is not convertible to a tensor: {v!r} ({e})") from None
+    leaves = flatten(out)
+    return pack_sequence_as(out, [convert(v) for v in leaves])
