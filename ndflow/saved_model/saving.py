@@ -43,6 +43,7 @@ from ndflow.saved_model import signatures as sigs
 from ndflow.saved_model.function_serialization import concrete_function_def, signature_wrapper_def
 from ndflow.saved_model.nested_structure_coder import encode
 from ndflow.saved_model.object_graph import Container, ObjectGraph, children
+from ndflow.saved_model.saver_graph import add_saver
 from ndflow.saved_model.variables_io import write_variables
 
 
@@ -229,15 +230,16 @@ def _concrete_functions_of(fn: Function) -> list:
     return out
 
 
-def _graph_def(b: _Builder) -> graph_pb2.GraphDef:
-    """Call-site nodes, as TF writes them: a VarHandleOp per variable, a Placeholder per
-    signature input and a StatefulPartitionedCall per signature (for graph-level loaders
-    and `saved_model_cli`); the functions themselves are in the library."""
+def _graph_def(b: _Builder) -> tuple:
+    """(GraphDef, signature defs, saver def). The GraphDef's nodes are for graph-level
+    loaders (TF1's loader, `saved_model_cli run`, Serving), as TF writes them: a VarHandleOp
+    per variable, the saver's nodes, a Placeholder per signature input and a
+    StatefulPartitionedCall per signature; the functions are in its library."""
     gd = graph_pb2.GraphDef()
     gd.versions.producer = GRAPH_DEF_VERSION
     gd.versions.min_consumer = 12
     handle_node = {}
-    used_names: set = set()
+    used_names: set = {"saver_filename", "save"}
 
     def unique(name):
         base, k = name, 0
@@ -255,6 +257,8 @@ def _graph_def(b: _Builder) -> graph_pb2.GraphDef:
             n.attr["shape"].shape.CopyFrom(shape_to_proto(node.shape))
             n.attr["shared_name"].s = n.name.encode()
             handle_node[i] = n.name
+    saver_def = add_saver(gd, [(b.graph.checkpoint_key(i), handle_node[i], b.graph.nodes[i])
+                               for i in sorted(handle_node)])
     signature_defs = {}
     for key, w in b.signature_map.wrappers.items():
         fd = b.library[w.name]
@@ -292,7 +296,7 @@ def _graph_def(b: _Builder) -> graph_pb2.GraphDef:
     init.outputs[constants.INIT_OP_SIGNATURE_KEY].tensor_shape.unknown_rank = True
     signature_defs[constants.INIT_OP_SIGNATURE_KEY] = init
     gd.library.function.extend(b.library.values())
-    return gd, signature_defs
+    return gd, signature_defs, saver_def
 
 
 def _checkpoint_graph(b: _Builder) -> trackable_object_graph_pb2.TrackableObjectGraph:
@@ -349,7 +353,7 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
     export_dir = os.fspath(export_dir)
     b = _Builder(obj, signatures)
     b.build_nodes()
-    gd, signature_defs = _graph_def(b)
+    gd, signature_defs, saver_def = _graph_def(b)
     mg = meta_graph_pb2.MetaGraphDef()
     mg.meta_info_def.tags.append(constants.SERVING)
     for tag in getattr(options, "extra_tags", None) or []:
@@ -357,6 +361,7 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
     mg.meta_info_def.tensorflow_version = "2.21.0"
     mg.meta_info_def.tensorflow_git_version = "ndflow"
     mg.graph_def.CopyFrom(gd)
+    mg.saver_def.CopyFrom(saver_def)
     for k, sd in signature_defs.items():
         mg.signature_def[k].CopyFrom(sd)
     mg.object_graph_def.CopyFrom(b.proto)
