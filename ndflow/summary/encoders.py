@@ -77,9 +77,12 @@ def encode_png(image: np.ndarray, level: int = 6) -> bytes:
 
 def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
     """[frames, channels] float audio in [-1, 1] as 16-bit little-endian PCM WAV, samples
-    clipped and truncated as TensorFlow's EncodeWav does."""
+    as TensorFlow's EncodeWav makes them: float32 x * 32768 rounded half away from zero,
+    clamped to int16."""
     frames, channels = samples.shape
-    pcm = (np.clip(np.asarray(samples, np.float64), -1.0, 1.0) * 32767).astype("<i2")
+    scaled = np.asarray(samples, np.float32) * np.float32(32768.0)
+    rounded = np.sign(scaled) * np.floor(np.abs(scaled) + np.float32(0.5))
+    pcm = np.clip(rounded, -32768, 32767).astype("<i2")
     data = pcm.tobytes()
     fmt = struct.pack("<HHIIHH", 1, channels, int(sample_rate),
                       int(sample_rate) * channels * 2, channels * 2, 16)

@@ -46,6 +46,7 @@ class FileWriter:
                                      v2_name=False)
         self._closed = False
         self._added_graph = False
+        self._seen_tags: set = set()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
 
@@ -79,6 +80,13 @@ class FileWriter:
         elif not isinstance(summary, summary_pb2.Summary):
             raise TypeError(f"add_summary expects a Summary proto or its serialized bytes, "
                             f"got {type(summary).__name__}")
+        else:
+            summary = summary_pb2.Summary.FromString(summary.SerializeToString())
+        for value in summary.value:  # TF1 keeps plugin metadata only at a tag's first value
+            if value.HasField("metadata"):
+                if value.tag in self._seen_tags:
+                    value.ClearField("metadata")
+                self._seen_tags.add(value.tag)
         self._add(global_step, summary=summary)
 
     def add_session_log(self, session_log, global_step=None) -> None:

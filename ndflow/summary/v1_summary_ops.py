@@ -141,6 +141,31 @@ def image(name, tensor, max_outputs=3, collections=None, family=None):
     return _summary_op(name, "ImageSummary", tensor, build, collections, family)
 
 
+@tf_export(v1=["summary.audio"])
+def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=None):
+    """A serialized `Summary` with up to `max_outputs` WAV clips of a [k, frames, channels]
+    (or [k, frames]) float batch in [-1, 1], tagged `name/audio` (one) or `name/audio/i`."""
+    rate = float(np.asarray(convert_to_tensor(sample_rate).numpy())) \
+        if context.executing_eagerly() or not isinstance(sample_rate, (int, float)) \
+        else float(sample_rate)
+
+    def build(tag, a):
+        if a.ndim == 2:
+            a = a[:, :, None]
+        if a.ndim != 3:
+            raise ValueError(f"Tensor must be 3-D or 2-D, got: {list(a.shape)}")
+        values = []
+        for i, clip in enumerate(a[:int(max_outputs)]):
+            values.append(summary_pb2.Summary.Value(
+                tag=f"{tag}/audio" if max_outputs == 1 else f"{tag}/audio/{i}",
+                audio=summary_pb2.Summary.Audio(
+                    sample_rate=rate, num_channels=clip.shape[1], length_frames=clip.shape[0],
+                    encoded_audio_string=encoders.encode_wav(clip, int(rate)),
+                    content_type="audio/wav")))
+        return summary_pb2.Summary(value=values)
+    return _summary_op(name, "AudioSummary", tensor, build, collections, family)
+
+
 @tf_export(v1=["summary.text"])
 def text(name, tensor, collections=None):
     """A serialized `Summary` with the string `tensor` as a text-plugin tensor summary."""
@@ -192,5 +217,5 @@ def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
     return merge(ops, name=name) if ops else None
 
 
-__all__ = ["scalar", "histogram", "image", "text", "merge", "merge_all", "histogram_proto",
+__all__ = ["scalar", "histogram", "image", "audio", "text", "merge", "merge_all", "histogram_proto",
            "merge_serialized"]
