@@ -53,6 +53,11 @@ def data_filename(prefix: str, shard: int = 0, num_shards: int = 1) -> str:
     return f"{prefix}.data-{shard:05d}-of-{num_shards:05d}"
 
 
+def numpy_dtype_of(enum: int) -> np.dtype:
+    """The NumPy dtype of a DataType enum's elements (object for strings)."""
+    return np.dtype(object) if enum == DT_STRING else _NUMPY_OF_ENUM[enum]
+
+
 def dtype_name(enum: int) -> str:
     """TensorFlow's name of a DataType enum ("float32"), or "DataType(<n>)"."""
     return _DTYPE_NAMES.get(enum, f"DataType({enum})")

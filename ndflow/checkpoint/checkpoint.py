@@ -1,0 +1,169 @@
+"""`tf.train.Checkpoint`: object-based checkpoints in TensorFlow's format.
+
+`Checkpoint(model=..., optimizer=...)` is the root of an object graph (object_graph.py).
+`write(prefix)` saves every variable reachable from it under its object-path key plus the
+graph itself (`_CHECKPOINTABLE_OBJECT_GRAPH`) as a TensorBundle; `save(prefix)` also counts
+saves in `save_counter`, writes `prefix-<n>` and updates the directory's `checkpoint` file.
+`restore`/`read` match the saved graph against the live objects (restore.py).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ndflow.checkpoint import checkpoint_management, object_graph, restore, tensor_bundle
+from ndflow.core import context, dtypes, errors
+from ndflow.core.api_export import tf_export
+from ndflow.ops.variables import Variable
+from ndflow.train.init_scope import init_scope
+
+
+@tf_export("train.CheckpointOptions", v1=["train.CheckpointOptions"])
+class CheckpointOptions:
+    """Options of `save`/`restore` (accepted; ndflow writes one shard on the host)."""
+
+    def __init__(self, experimental_io_device=None, experimental_enable_async_checkpoint=False,
+                 experimental_write_callbacks=None, enable_async=False,
+                 experimental_sharding_callback=None, experimental_skip_slot_variables=False):
+        self.experimental_io_device = experimental_io_device
+        self.enable_async = enable_async or experimental_enable_async_checkpoint
+        self.experimental_enable_async_checkpoint = self.enable_async
+        self.experimental_write_callbacks = experimental_write_callbacks
+        self.experimental_sharding_callback = experimental_sharding_callback
+        self.experimental_skip_slot_variables = experimental_skip_slot_variables
+
+
+def _variable_value(var: Variable) -> np.ndarray:
+    value = var.numpy()
+    if var.dtype is dtypes.bfloat16:
+        value = np.asarray(value, dtype=tensor_bundle.numpy_dtype_of(14))
+    return value
+
+
+def write_object_graph(root, file_prefix: str) -> str:
+    """Writes the variables reachable from `root` and the object graph under `file_prefix`."""
+    graph = object_graph.ObjectGraph(root)
+    writer = tensor_bundle.BundleWriter(file_prefix)
+    writer.add(object_graph.OBJECT_GRAPH_PROTO_KEY,
+               np.array(graph.to_proto().SerializeToString(), dtype=object))
+    for node_id, var in graph.variables():
+        writer.add(object_graph.variable_key(graph.paths[node_id]), _variable_value(var))
+    writer.finish()
+    return file_prefix
+
+
+def _check_trackable(name: str, value) -> None:
+    if not object_graph.holds_trackables(value) and not object_graph.is_trackable(value) \
+            and not isinstance(value, (list, tuple, dict)):
+        raise ValueError(f"`Checkpoint` was expecting {name} to be a trackable object (an "
+                         f"object derived from `Trackable`), got {value}. If you believe "
+                         "this object should be trackable (i.e. it is part of the TensorFlow "
+                         "Python API and manages state), please open an issue.")
+
+
+@tf_export("train.Checkpoint", v1=["train.Checkpoint"])
+class Checkpoint:
+    """Groups trackable objects (variables, `tf.Module`s, Keras models and optimizers) and
+    saves/restores them in TensorFlow's object-based checkpoint format."""
+
+    def __init__(self, root=None, **kwargs):
+        object.__setattr__(self, "_children", {})
+        object.__setattr__(self, "_save_counter", None)
+        object.__setattr__(self, "_root", root)
+        if root is not None:
+            _check_trackable("root", root)
+        for name, value in sorted(kwargs.items()):  # TensorFlow tracks them sorted by name
+            _check_trackable(name, value)
+            self._children[name] = value
+
+    def __setattr__(self, name, value):
+        if not name.startswith("_") and (object_graph.holds_trackables(value) or
+                                         isinstance(value, (list, tuple, dict))):
+            self._children[name] = value
+        object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        children = object.__getattribute__(self, "_children")
+        if name in children:
+            return children[name]
+        raise AttributeError(f"'Checkpoint' object has no attribute {name!r}")
+
+    def _checkpoint_children(self):
+        kids = []
+        if self._root is not None:
+            kids.extend(object_graph.trackable_children(self._root))
+        kids.extend(self._children.items())
+        if self._save_counter is not None:
+            kids.append(("save_counter", self._save_counter))
+        return kids
+
+    # -- the save counter --------------------------------------------------------------------
+    def _maybe_create_save_counter(self) -> None:
+        if self._save_counter is None:
+            with init_scope():
+                counter = Variable(0, dtype=dtypes.int64, trainable=False, name="save_counter")
+            object.__setattr__(self, "_save_counter", counter)
+
+    @property
+    def save_counter(self) -> Variable:
+        """How many times `save` ran (restored with the checkpoint)."""
+        self._maybe_create_save_counter()
+        return self._save_counter
+
+    # -- saving ------------------------------------------------------------------------------
+    def write(self, file_prefix, options=None) -> str:
+        """Writes a checkpoint at exactly `file_prefix` (no counter, no state file)."""
+        _require_eager("write")
+        return write_object_graph(self, os.fspath(file_prefix))
+
+    def save(self, file_prefix, options=None) -> str:
+        """Increments `save_counter`, writes `<file_prefix>-<counter>` and records it as the
+        latest checkpoint in the directory's `checkpoint` file. Returns the path."""
+        _require_eager("save")
+        file_prefix = os.fspath(file_prefix)
+        self._maybe_create_save_counter()
+        number = int(self._save_counter.assign_add(1).numpy())
+        path = self.write(f"{file_prefix}-{number}", options)
+        tensor_bundle.kill_point("before_state_file")
+        checkpoint_management.update_checkpoint_state(
+            os.path.dirname(file_prefix) or ".", path, all_model_checkpoint_paths=[path])
+        return path
+
+    # -- restoring ---------------------------------------------------------------------------
+    def read(self, save_path, options=None):
+        """Restores the checkpoint at `save_path`; returns a load status."""
+        _require_eager("read")
+        save_path = os.fspath(save_path)
+        reader = tensor_bundle.BundleReader(save_path)
+        proto = restore.read_object_graph(reader)
+        if any(c.local_name == "save_counter" for c in proto.nodes[0].children):
+            self._maybe_create_save_counter()
+        restoration = restore.Restoration(reader, proto, self, save_path)
+        restoration.match(0, self)
+        return restore.CheckpointLoadStatus(restoration)
+
+    def restore(self, save_path, options=None):
+        """Restores from a checkpoint prefix (or a directory's latest checkpoint); `None`
+        restores nothing. Variables created later (Keras layers built lazily) get their
+        values when they are created."""
+        if save_path is None:
+            return restore.InitializationOnlyStatus()
+        save_path = os.fspath(save_path)
+        if os.path.isdir(save_path):
+            save_path = checkpoint_management.latest_checkpoint(save_path) or save_path
+        try:
+            return self.read(save_path, options)
+        except errors.NotFoundError as e:
+            raise errors.NotFoundError(
+                None, None, f"Error when restoring from checkpoint or SavedModel at "
+                            f"{save_path}: {e.message}\nPlease double-check that the path is "
+                            "correct. You may be missing the checkpoint suffix (e.g. the '-1' "
+                            "in 'path/to/ckpt-1').") from None
+
+
+def _require_eager(method: str) -> None:
+    if not context.executing_eagerly():
+        raise RuntimeError(f"tf.train.Checkpoint.{method} runs eagerly; in a TF1 graph "
+                           "program use tf.compat.v1.train.Saver.")

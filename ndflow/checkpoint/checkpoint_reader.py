@@ -1,0 +1,83 @@
+"""Reading any checkpoint by key: `tf.train.load_checkpoint` (a `CheckpointReader`),
+`tf.train.list_variables`, `tf.train.load_variable`, TF1's `NewCheckpointReader`."""
+
+from __future__ import annotations
+
+import os
+
+from ndflow.checkpoint import checkpoint_management, tensor_bundle
+from ndflow.core import dtypes, errors
+from ndflow.core.api_export import tf_export
+
+
+class CheckpointReader:
+    """The tensors of one checkpoint by key (TensorFlow's py_checkpoint_reader)."""
+
+    def __init__(self, prefix):
+        self._bundle = tensor_bundle.BundleReader(prefix)
+
+    def get_tensor(self, tensor_str):
+        """The value under the key (NumPy array; a scalar string is bytes)."""
+        value = self._bundle.read(_key(tensor_str))
+        return value.reshape(()).item() if value.dtype == object and value.ndim == 0 \
+            else value
+
+    def has_tensor(self, tensor_str) -> bool:
+        return self._bundle.has(_key(tensor_str))
+
+    def get_variable_to_shape_map(self) -> dict:
+        return {k: list(self._bundle.dtype_and_shape(k)[1]) for k in self._bundle.keys()}
+
+    def get_variable_to_dtype_map(self) -> dict:
+        return {k: dtypes.as_dtype(self._bundle.dtype_enum(k)) for k in self._bundle.keys()}
+
+    def debug_string(self) -> bytes:
+        return "".join(f"{k} ({dtypes.as_dtype(self._bundle.dtype_enum(k)).name}) "
+                       f"{list(self._bundle.dtype_and_shape(k)[1])}\n"
+                       for k in self._bundle.keys()).encode()
+
+
+def _key(name) -> str:
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def _prefix(ckpt_dir_or_file) -> str:
+    path = os.fspath(ckpt_dir_or_file)
+    if os.path.isdir(path):
+        latest = checkpoint_management.latest_checkpoint(path)
+        if latest is None:
+            raise ValueError(f"Couldn't find 'checkpoint' file or checkpoints in given "
+                             f"directory {path}")
+        return latest
+    return path
+
+
+@tf_export("train.load_checkpoint")
+def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
+    """A reader of the checkpoint (a prefix, or a directory's latest checkpoint)."""
+    return CheckpointReader(_prefix(ckpt_dir_or_file))
+
+
+@tf_export(v1=["train.NewCheckpointReader"])
+def NewCheckpointReader(filepattern) -> CheckpointReader:  # noqa: N802 - TF's name
+    return CheckpointReader(os.fspath(filepattern))
+
+
+@tf_export("train.list_variables")
+def list_variables(ckpt_dir_or_file) -> list:
+    """[(key, shape)] of every tensor in the checkpoint, sorted by key."""
+    reader = load_checkpoint(ckpt_dir_or_file)
+    shapes = reader.get_variable_to_shape_map()
+    return [(name, shapes[name]) for name in sorted(shapes)]
+
+
+@tf_export("train.load_variable")
+def load_variable(ckpt_dir_or_file, name):
+    """The value saved under `name` (a trailing ":0" is ignored)."""
+    name = _key(name)
+    if name.endswith(":0"):
+        name = name[:-2]
+    reader = load_checkpoint(ckpt_dir_or_file)
+    if not reader.has_tensor(name):
+        raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint")
+    return reader.get_tensor(name)

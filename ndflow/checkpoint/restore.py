@@ -1,0 +1,230 @@
+"""Restoring an object-based checkpoint into Python objects, as TensorFlow does.
+
+The checkpoint's object graph is matched against the live objects from the root, by local
+names: each matched variable gets its saved value at once (after a dtype and shape check).
+A checkpointed child that does not exist yet (a Keras layer not built, an optimizer without
+its slots) is remembered on its parent; when the parent creates it and calls
+`restore_deferred(parent)` (Keras does after `build`), the value is restored then. The
+returned status tells what matched: `assert_consumed`, `assert_existing_objects_matched`,
+`assert_nontrivial_match`, `expect_partial`.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+from tensorboard.compat.proto import trackable_object_graph_pb2
+
+from ndflow.checkpoint import object_graph as og
+from ndflow.checkpoint.tensor_bundle import BundleReader, dtype_name
+from ndflow.core import errors
+from ndflow.ops.variables import Variable
+
+# id(parent) -> (weakref to parent, [(local name, node id, restoration), ...])
+_DEFERRED: dict[int, tuple[object, list]] = {}
+
+
+def restore_deferred(parent) -> None:
+    """Restores checkpointed children that `parent` has created since a restore found them
+    missing. Keras calls it after a layer's `build`; harmless when nothing waits."""
+    pending = _DEFERRED.get(id(parent))
+    if pending is None or pending[0]() is not parent:
+        return
+    waiting = pending[1]
+    del _DEFERRED[id(parent)]
+    children = dict(og.trackable_children(parent))
+    still = []
+    for name, node_id, restoration in waiting:
+        child = children.get(name)
+        if child is None:
+            still.append((name, node_id, restoration))
+        else:
+            restoration.match(node_id, child)
+    if still:
+        _defer(parent, still)
+
+
+def _defer(parent, items) -> None:
+    entry = _DEFERRED.get(id(parent))
+    if entry is None or entry[0]() is not parent:
+        try:
+            ref = weakref.ref(parent)
+        except TypeError:
+            return
+        key = id(parent)
+        entry = _DEFERRED[key] = (ref, [])
+        weakref.finalize(parent, _DEFERRED.pop, key, None)
+    entry[1].extend(items)
+
+
+def _assign(var: Variable, value: np.ndarray, key: str, reader: BundleReader) -> None:
+    shape = tuple(var.shape.as_list()) if var.shape.rank is not None else value.shape
+    if None in shape:
+        shape = value.shape
+    if tuple(value.shape) != tuple(shape):
+        raise ValueError(f"Received incompatible tensor with shape {tuple(value.shape)} when "
+                         f"attempting to restore variable with shape {tuple(shape)} and name "
+                         f"{var.name}.")
+    saved = dtype_name(reader.dtype_enum(key))
+    if saved != var.dtype.name:
+        raise ValueError(f"Received incompatible tensor of dtype {saved} when attempting to "
+                         f"restore variable {var.name} of dtype {var.dtype.name} (checkpoint "
+                         f"key {key!r}).")
+    if var.dtype.name == "bfloat16":
+        value = value.astype(np.float32)
+    var.assign(value)
+
+
+class Restoration:
+    """One `restore()`/`read()` of a checkpoint into a root object."""
+
+    def __init__(self, reader: BundleReader, graph_proto, root, save_path: str):
+        self.reader = reader
+        self.proto = graph_proto
+        self.save_path = save_path
+        self.root = root
+        self.matched: dict[int, object] = {}
+        self.paths: dict[int, tuple[str, ...]] = {0: ()}
+        self._set_paths()
+
+    def _set_paths(self) -> None:
+        queue = [0]
+        for node_id in queue:
+            for child in self.proto.nodes[node_id].children:
+                if child.node_id not in self.paths:
+                    self.paths[child.node_id] = self.paths[node_id] + (child.local_name,)
+                    queue.append(child.node_id)
+
+    def match(self, node_id: int, obj) -> None:
+        """Binds checkpoint node `node_id` to `obj`, restores its value, then its children
+        (breadth first), deferring those `obj` has not created yet."""
+        queue = [(node_id, obj)]
+        for node_id, obj in queue:
+            if node_id in self.matched:
+                continue
+            if node_id >= len(self.proto.nodes):
+                continue
+            self.matched[node_id] = obj
+            node = self.proto.nodes[node_id]
+            if isinstance(obj, Variable):
+                for attribute in node.attributes:
+                    if attribute.name == og.VARIABLE_VALUE_KEY:
+                        key = attribute.checkpoint_key
+                        _assign(obj, self.reader.read(key), key, self.reader)
+                continue
+            children = dict(og.trackable_children(obj))
+            missing = []
+            for child in node.children:
+                value = children.get(child.local_name)
+                if value is None:
+                    missing.append((child.local_name, child.node_id, self))
+                elif child.node_id not in self.matched:
+                    queue.append((child.node_id, value))
+            if missing:
+                _defer(obj, missing)
+
+    def unresolved_nodes(self) -> list[int]:
+        return [i for i, node in enumerate(self.proto.nodes)
+                if node.attributes and i not in self.matched]
+
+    def unmatched_objects(self) -> list:
+        """Variables reachable from the root that no checkpoint value was bound to."""
+        bound = {id(o) for o in self.matched.values()}
+        return [obj for _, obj in og.ObjectGraph(self.root).variables() if id(obj) not in bound]
+
+
+class CheckpointLoadStatus:
+    """What `Checkpoint.restore(path)` returns: assertions on how the checkpoint matched."""
+
+    def __init__(self, restoration: Restoration):
+        self._restoration = restoration
+
+    def assert_consumed(self):
+        """Every value in the checkpoint was restored and every variable was matched."""
+        r = self._restoration
+        for node_id in r.unresolved_nodes():
+            raise AssertionError(f"Unresolved object in checkpoint "
+                                 f"{og.pretty_path(r.paths.get(node_id, ('?',)))}: "
+                                 f"{r.proto.nodes[node_id]}")
+        return self.assert_existing_objects_matched()
+
+    def assert_existing_objects_matched(self):
+        """Every variable reachable from the root now was matched with a saved value."""
+        unmatched = self._restoration.unmatched_objects()
+        if unmatched:
+            shown = unmatched[:10]
+            raise AssertionError(
+                f"Found {len(unmatched)} Python objects that were not bound to checkpointed "
+                f"values, likely due to changes in the Python program. Showing {len(shown)} "
+                f"of {len(unmatched)} unmatched objects: {shown!r}")
+        return self
+
+    def assert_nontrivial_match(self):
+        """Something besides the root was matched."""
+        if len(self._restoration.matched) <= 1:
+            raise AssertionError(f"Nothing except the root object matched a checkpointed "
+                                 f"value. Typically this means that the checkpoint does not "
+                                 f"match the Python program. The following objects have no "
+                                 f"matching checkpointed value: "
+                                 f"{self._restoration.unmatched_objects()!r}")
+        return self
+
+    def expect_partial(self):
+        """Silences warnings about values left unrestored (ndflow does not warn)."""
+        return self
+
+    def run_restore_ops(self, session=None):
+        """Values are restored eagerly at `restore` time: nothing to run."""
+
+    def initialize_or_restore(self, session=None):
+        """Values are restored eagerly at `restore` time: nothing to run."""
+
+
+class InitializationOnlyStatus:
+    """What `restore(None)` returns: nothing was restored."""
+
+    def assert_consumed(self):
+        raise AssertionError("No checkpoint specified (save_path=None); nothing is being "
+                             "restored.")
+
+    def assert_existing_objects_matched(self):
+        raise AssertionError("No checkpoint specified (save_path=None); nothing is being "
+                             "restored.")
+
+    def assert_nontrivial_match(self):
+        raise AssertionError("No checkpoint specified (save_path=None); nothing is being "
+                             "restored.")
+
+    def expect_partial(self):
+        return self
+
+    def run_restore_ops(self, session=None):
+        """Nothing to restore."""
+
+    def initialize_or_restore(self, session=None):
+        """Nothing to restore (variables are initialized at creation)."""
+
+
+def read_object_graph(reader: BundleReader):
+    """The checkpoint's TrackableObjectGraph; NotFoundError for a name-based (TF1 Saver)
+    checkpoint, DataLossError if the stored proto does not parse."""
+    if not reader.has(og.OBJECT_GRAPH_PROTO_KEY):
+        raise errors.NotFoundError(
+            None, None, f"The checkpoint at {reader.prefix} has no object graph "
+                        f"({og.OBJECT_GRAPH_PROTO_KEY}): it was written by a name-based "
+                        "saver (tf.compat.v1.train.Saver); restore it with a Saver, or read "
+                        "its values with tf.train.load_checkpoint.")
+    data = reader.read(og.OBJECT_GRAPH_PROTO_KEY).reshape(()).item()
+    graph = trackable_object_graph_pb2.TrackableObjectGraph()
+    try:
+        graph.ParseFromString(data)
+    except Exception:  # noqa: BLE001 - protobuf's DecodeError
+        raise errors.DataLossError(None, None, f"The object graph of checkpoint "
+                                               f"{reader.prefix} does not parse") from None
+    for node in graph.nodes:
+        for child in node.children:
+            if not 0 <= child.node_id < len(graph.nodes):
+                raise errors.DataLossError(None, None, f"The object graph of checkpoint "
+                                                       f"{reader.prefix} is corrupted")
+    return graph
