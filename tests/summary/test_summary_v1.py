@@ -1,0 +1,122 @@
+"""tf.compat.v1.summary for Session programs, against the file TensorFlow 2.21 wrote for the
+same program (tests/fixtures/tensorboard/tf1)."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+
+import numpy as np
+import pytest
+from tensorboard.compat.proto import summary_pb2
+
+import ndflow as tf
+from ndflow.summary.v1_summary_ops import histogram_proto
+from tests.summary.events import FIXTURES, accumulate, decode_png, event_files, raw_events
+
+v1 = tf.compat.v1
+
+
+def _program(logdir):
+    """The fixture's tf1() program."""
+    with tf.Graph().as_default() as g:
+        x = v1.placeholder(tf.float32, [None], name="x")
+        v1.summary.scalar("mean", tf.reduce_mean(x))
+        v1.summary.histogram("values", x)
+        v1.summary.image("picture", tf.reshape(x[:12], [1, 2, 2, 3]))
+        v1.summary.text("label", tf.constant("digits"))
+        merged = v1.summary.merge_all()
+        writer = v1.summary.FileWriter(logdir, g)
+        with v1.Session() as sess:
+            for step in range(3):
+                data = np.arange(20, dtype=np.float32) - 5.0 + step
+                writer.add_summary(sess.run(merged, {x: data}), step)
+        writer.close()
+
+
+def _summaries(path):
+    return [(e.step, v) for e in raw_events(path) for v in e.summary.value]
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    logdir = str(tmp_path_factory.mktemp("tf1"))
+    _program(logdir)
+    return event_files(logdir)[0]
+
+
+def test_tf1_file_name(written):
+    assert re.fullmatch(rf"events\.out\.tfevents\.\d{{10}}\.{re.escape(socket.gethostname())}",
+                        os.path.basename(written))
+
+
+def test_same_values_as_tensorflow(written):
+    ours = _summaries(written)
+    theirs = _summaries(event_files(os.path.join(FIXTURES, "tf1"))[0])
+    assert [(s, v.tag, v.WhichOneof("value")) for s, v in ours] == \
+           [(s, v.tag, v.WhichOneof("value")) for s, v in theirs]
+    for (_, a), (_, b) in zip(ours, theirs):
+        kind = a.WhichOneof("value")
+        if kind == "image":
+            assert (a.image.height, a.image.width, a.image.colorspace) == \
+                   (b.image.height, b.image.width, b.image.colorspace)
+            np.testing.assert_array_equal(decode_png(a.image.encoded_image_string),
+                                          decode_png(b.image.encoded_image_string))
+        elif kind == "tensor":
+            assert a.tensor.string_val == b.tensor.string_val
+            assert a.metadata == b.metadata  # plugin metadata at the first value only
+        else:
+            assert getattr(a, kind) == getattr(b, kind)  # simple_value, HistogramProto
+
+
+def test_graph_event_and_tensorboard_migration(written):
+    acc = accumulate(os.path.dirname(written))
+    tags = acc.Tags()
+    assert acc.Graph().node and tags["graph"]
+    assert tags["scalars"] == ["mean_1"] and tags["histograms"] == ["values"]
+    assert tags["images"] == ["picture/image/0"] and tags["tensors"] == ["label"]
+    assert [e.value for e in acc.Scalars("mean_1")] == [4.5, 5.5, 6.5]
+    assert [e.histogram_value.num for e in acc.Histograms("values")] == [20, 20, 20]
+    assert acc.Images("picture/image/0")[0].width == 2
+
+
+def test_histogram_proto_against_numpy():
+    data = np.random.RandomState(1).randn(500) * 10
+    h = histogram_proto(data)
+    assert (h.min, h.max, h.num) == (data.min(), data.max(), 500)
+    assert h.sum == pytest.approx(data.sum()) and h.sum_squares == pytest.approx((data**2).sum())
+    assert sum(h.bucket) == 500
+    assert list(h.bucket_limit) == sorted(h.bucket_limit)
+
+
+def test_file_writer_api(tmp_path):
+    with pytest.raises(RuntimeError, match="not compatible with eager execution"):
+        v1.summary.FileWriter(str(tmp_path))
+    with tf.Graph().as_default():
+        with v1.summary.FileWriter(str(tmp_path)) as w:
+            assert w.get_logdir() == str(tmp_path)
+            w.add_summary(summary_pb2.Summary(value=[summary_pb2.Summary.Value(
+                tag="direct", simple_value=2.5)]), global_step=4)
+            w.add_session_log(v1.summary.SessionLog(status=v1.summary.SessionLog.START), 4)
+            with pytest.raises(TypeError):
+                w.add_summary(42)
+        w.add_summary(summary_pb2.Summary(), 5)  # after close: dropped, as TF
+    events = raw_events(event_files(str(tmp_path))[0])
+    assert [(e.step, e.WhichOneof("what")) for e in events[1:]] == [(4, "summary"),
+                                                                     (4, "session_log")]
+
+
+def test_merge_duplicate_tags_and_eager_merge_all():
+    with tf.Graph().as_default():
+        a = v1.summary.scalar("same", 1.0, collections=[])
+        b = v1.summary.scalar("other", 2.0, collections=[])
+        assert v1.summary.merge_all() is None  # collections=[]: not collected
+        m = v1.summary.merge([a, b])
+        with v1.Session() as sess:
+            s = summary_pb2.Summary.FromString(sess.run(m))
+    assert [(v.tag, v.simple_value) for v in s.value] == [("same", 1.0), ("other", 2.0)]
+    with pytest.raises(RuntimeError, match="not compatible with eager"):
+        v1.summary.merge_all()
+    eager = summary_pb2.Summary.FromString(v1.summary.scalar("e", 3.0).numpy())
+    assert eager.value[0].simple_value == 3.0

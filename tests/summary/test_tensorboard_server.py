@@ -1,0 +1,106 @@
+"""TensorBoard itself serving what ndflow wrote: its server on loopback (in-process, the
+`tensorboard` package ndflow depends on) answers the scalars and graph HTTP APIs, and a
+headless Chromium renders the Time Series (scalars) dashboard with the run's tags."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import threading
+import time
+import urllib.parse
+import urllib.request
+
+import numpy as np
+import pytest
+from tensorboard import default, program
+
+import ndflow as tf
+from ndflow.summary import tensorboard as tensorboard_cli
+
+CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser"),
+                             shutil.which("google-chrome")) if p), None)
+
+
+def _write_logs(logdir: str) -> None:
+    @tf.function
+    def step_fn(x, w):
+        return tf.nn.relu(tf.matmul(x, w))
+
+    x, w = tf.ones([2, 3]), tf.ones([3, 4])
+    for run, scale in (("train", 1.0), ("validation", 2.0)):
+        writer = tf.summary.create_file_writer(f"{logdir}/{run}")
+        with writer.as_default():
+            for step in range(3):
+                tf.summary.scalar("epoch_loss", scale / (step + 1), step=step)
+            tf.summary.histogram("weights", np.arange(10.0), step=0)
+            if run == "train":
+                tf.summary.graph(step_fn.get_concrete_function(x, w).graph)
+        writer.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    logdir = str(tmp_path_factory.mktemp("logs"))
+    _write_logs(logdir)
+    tb = program.TensorBoard(plugins=default.get_plugins())
+    tb.configure(argv=[None, "--logdir", logdir, "--host", "127.0.0.1", "--port", "0",
+                       "--load_fast", "false", "--reload_interval", "0"])
+    srv = tb._make_server()  # launch() without keeping the server: we shut it down
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    url = srv.get_url().rstrip("/")
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        if sorted(json.loads(_get(url, "/data/runs"))) == ["train", "validation"]:
+            break
+        time.sleep(0.05)
+    yield url
+    srv.shutdown()
+    thread.join(5)
+
+
+def _get(url: str, path: str, **params) -> bytes:
+    query = ("?" + urllib.parse.urlencode(params)) if params else ""
+    with urllib.request.urlopen(url + path + query, timeout=10) as r:
+        return r.read()
+
+
+def test_scalars_over_http(server):
+    tags = json.loads(_get(server, "/data/plugin/scalars/tags"))
+    assert set(tags) == {"train", "validation"}
+    assert set(tags["train"]) == {"epoch_loss"}
+    points = json.loads(_get(server, "/data/plugin/scalars/scalars", run="validation",
+                             tag="epoch_loss"))
+    assert [(step, round(value, 6)) for _, step, value in points] == \
+        [(0, 2.0), (1, 1.0), (2, round(2 / 3, 6))]
+    hist_tags = json.loads(_get(server, "/data/plugin/histograms/tags"))
+    assert "weights" in hist_tags["train"]
+
+
+def test_graph_over_http(server):
+    info = json.loads(_get(server, "/data/plugin/graphs/info"))
+    assert info["train"]["run_graph"]
+    graph_text = _get(server, "/data/plugin/graphs/graph", run="train",
+                      conceptual="false").decode()
+    assert 'op: "MatMul"' in graph_text and 'op: "Relu"' in graph_text
+    assert "type: DT_FLOAT" in graph_text  # node attributes carry the dtypes
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (Debian: "
+                    "apt-get install -y chromium); the browser test needs it")
+def test_browser_renders_the_scalars_dashboard(server):
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+           "--virtual-time-budget=15000", "--dump-dom", server + "/#timeseries"]
+    dom = subprocess.run(cmd, capture_output=True, text=True, timeout=90).stdout
+    assert "TensorBoard" in dom
+    assert "epoch_loss" in dom  # the tag's card, rendered by the dashboard's JavaScript
+    assert "> train <" in dom and "> validation <" in dom  # the runs table
+
+
+def test_module_entry_point_runs_tensorboards_cli(capsys):
+    with pytest.raises(SystemExit) as exit_info:  # absl's app.run ends with sys.exit
+        tensorboard_cli.main(["--version_tb"])
+    assert exit_info.value.code in (0, None)
+    assert capsys.readouterr().out.strip().startswith("2.")
