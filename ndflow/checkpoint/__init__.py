@@ -5,5 +5,6 @@ object-graph checkpoints (`tf.train.Checkpoint`, `CheckpointManager`) and reader
 from ndflow.checkpoint import (  # noqa: F401 - importing a module declares its exports
     checkpoint,
     checkpoint_management,
+    checkpoint_manager,
     checkpoint_reader,
 )

@@ -21,40 +21,49 @@ from ndflow.checkpoint.tensor_bundle import BundleReader, dtype_name
 from ndflow.core import errors
 from ndflow.ops.variables import Variable
 
-# id(parent) -> (weakref to parent, [(local name, node id, restoration), ...])
+# id(anchor) -> (weakref to anchor, [(path of local names, node id, restoration), ...])
 _DEFERRED: dict[int, tuple[object, list]] = {}
 
 
 def restore_deferred(parent) -> None:
-    """Restores checkpointed children that `parent` has created since a restore found them
-    missing. Keras calls it after a layer's `build`; harmless when nothing waits."""
+    """Restores checkpointed objects below `parent` that it has created since a restore
+    found them missing. Keras calls it after a layer's `build` and an optimizer's; harmless
+    when nothing waits."""
     pending = _DEFERRED.get(id(parent))
     if pending is None or pending[0]() is not parent:
         return
-    waiting = pending[1]
     del _DEFERRED[id(parent)]
-    children = dict(og.trackable_children(parent))
     still = []
-    for name, node_id, restoration in waiting:
-        child = children.get(name)
+    for path, node_id, restoration in pending[1]:
+        child = _follow(parent, path)
         if child is None:
-            still.append((name, node_id, restoration))
+            still.append((path, node_id, restoration))
         else:
-            restoration.match(node_id, child)
+            restoration.match(node_id, child, parent, path)
     if still:
         _defer(parent, still)
 
 
-def _defer(parent, items) -> None:
-    entry = _DEFERRED.get(id(parent))
-    if entry is None or entry[0]() is not parent:
+def _follow(obj, path):
+    """The object reached from `obj` by the local names of `path`, or None."""
+    for name in path:
+        obj = dict(og.trackable_children(obj)).get(name)
+        if obj is None:
+            return None
+    return obj
+
+
+def _defer(anchor, items) -> None:
+    """Remembers (path from anchor, node id, restoration) items on `anchor`."""
+    entry = _DEFERRED.get(id(anchor))
+    if entry is None or entry[0]() is not anchor:
         try:
-            ref = weakref.ref(parent)
-        except TypeError:
+            ref = weakref.ref(anchor)
+        except TypeError:  # not weakly referenceable: nothing can notify us later
             return
-        key = id(parent)
+        key = id(anchor)
         entry = _DEFERRED[key] = (ref, [])
-        weakref.finalize(parent, _DEFERRED.pop, key, None)
+        weakref.finalize(anchor, _DEFERRED.pop, key, None)
     entry[1].extend(items)
 
 
@@ -96,14 +105,13 @@ class Restoration:
                     self.paths[child.node_id] = self.paths[node_id] + (child.local_name,)
                     queue.append(child.node_id)
 
-    def match(self, node_id: int, obj) -> None:
+    def match(self, node_id: int, obj, anchor=None, path=()) -> None:
         """Binds checkpoint node `node_id` to `obj`, restores its value, then its children
-        (breadth first), deferring those `obj` has not created yet."""
-        queue = [(node_id, obj)]
-        for node_id, obj in queue:
-            if node_id in self.matched:
-                continue
-            if node_id >= len(self.proto.nodes):
+        (breadth first). A child not created yet is deferred on the nearest object above it
+        that is not a list or dict (its anchor), by its path from there."""
+        queue = [(node_id, obj, anchor, tuple(path))]
+        for node_id, obj, anchor, path in queue:
+            if node_id in self.matched or node_id >= len(self.proto.nodes):
                 continue
             self.matched[node_id] = obj
             node = self.proto.nodes[node_id]
@@ -113,16 +121,19 @@ class Restoration:
                         key = attribute.checkpoint_key
                         _assign(obj, self.reader.read(key), key, self.reader)
                 continue
+            if anchor is None or not isinstance(obj, (list, tuple, dict)):
+                anchor, path = obj, ()
             children = dict(og.trackable_children(obj))
             missing = []
             for child in node.children:
                 value = children.get(child.local_name)
+                child_path = path + (child.local_name,)
                 if value is None:
-                    missing.append((child.local_name, child.node_id, self))
+                    missing.append((child_path, child.node_id, self))
                 elif child.node_id not in self.matched:
-                    queue.append((child.node_id, value))
+                    queue.append((child.node_id, value, anchor, child_path))
             if missing:
-                _defer(obj, missing)
+                _defer(anchor, missing)
 
     def unresolved_nodes(self) -> list[int]:
         return [i for i, node in enumerate(self.proto.nodes)

@@ -21,6 +21,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from ndflow.checkpoint.restore import restore_deferred
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten, map_structure
@@ -70,6 +71,7 @@ def _recording_build(build):
             self._build_shapes = shape
         out = build(self, *args, **kwargs)
         self.built = True
+        restore_deferred(self)  # weights a checkpoint restore was waiting for
         return out
     recording._records = True
     return recording

@@ -14,6 +14,7 @@ import re
 import warnings
 
 from ndflow.autodiff.tape import GradientTape
+from ndflow.checkpoint.restore import restore_deferred
 from ndflow.core import dtypes, scopes
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
@@ -216,6 +217,7 @@ class Optimizer:
                 with init_scope():
                     self.build(trainable_variables)
                 self.built = True
+                restore_deferred(self)  # slots a checkpoint restore was waiting for
             for v in trainable_variables:
                 if id(v) not in self._index:
                     raise ValueError(f"Unknown variable: {v}. This optimizer can only be called "

@@ -3,6 +3,7 @@
 `.keras` archives, readable by Keras 3 and read from Keras 3's files."""
 
 from ndflow.keras.saving import (  # noqa: F401 - importing a module declares its exports
+    checkpoint_tracking,
     keras_archive,
     saving_api,
     weights_h5,
