@@ -8,6 +8,7 @@ from ndflow.keras import keras_tensor, summary_utils
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.saving import saving_api
 from ndflow.keras.trainer import Trainer
+from ndflow.saved_model.export_archive import export_saved_model
 
 # Set by functional.py (which subclasses Model): the class `Model(inputs, outputs)` makes.
 functional_class = None
@@ -101,3 +102,12 @@ class Model(Trainer, Layer):
     def load_weights(self, filepath, skip_mismatch=False, **kwargs):
         """Loads weights from a `.weights.h5` file or a `.keras` archive."""
         saving_api.load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
+
+    def export(self, filepath, format="tf_saved_model", verbose=None, input_signature=None,
+               **kwargs):
+        """Exports the model for inference as a SavedModel (Keras 3's `serve` endpoint and
+        `serving_default` signature); TensorFlow and TF Serving load it."""
+        if format != "tf_saved_model":
+            raise ValueError(f"Unrecognized format={format!r}. ndflow exports "
+                             "format='tf_saved_model' only.")
+        export_saved_model(self, filepath, verbose=verbose, input_signature=input_signature)

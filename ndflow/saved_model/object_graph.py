@@ -26,12 +26,13 @@ class Container:
 
 
 def _is_trackable(value) -> bool:
+    """Trackables, and containers holding some (or empty ones, which TF tracks too)."""
     if isinstance(value, (Variable, Module, Function, ConcreteFunction)):
         return True
     if isinstance(value, (list, tuple)):
-        return any(_is_trackable(v) for v in value)
+        return not value or any(_is_trackable(v) for v in value)
     if isinstance(value, dict):
-        return any(_is_trackable(v) for v in value.values())
+        return not value or any(_is_trackable(v) for v in value.values())
     return False
 
 

@@ -114,7 +114,7 @@ class _Builder:
                              f"a subclass of the `Trackable` class, for export. Got {obj!r} "
                              f"with type {type(obj)}.")
         self.counter = 0
-        sig_fns = sigs.canonical_signatures(signatures, children(obj))
+        sig_fns = sigs.canonical_signatures(signatures, obj, children(obj))
         wrappers = {k: _SignatureWrapper(k, cf, self._name("signature_wrapper"))
                     for k, cf in sig_fns.items()}
         self.signature_map = _SignatureMap(wrappers)

@@ -3,7 +3,7 @@ input keys and output keys, as TensorFlow's signature_serialization decides them
 
 from __future__ import annotations
 
-from ndflow.core.nest import flatten
+from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.runtime.concrete_function import ConcreteFunction
 from ndflow.runtime.function import Function
@@ -26,22 +26,50 @@ def concrete_of(fn, what: str) -> ConcreteFunction:
                      "concrete functions can be used as a signature.")
 
 
-def default_signature(root_children: list):
+def model_input_signature(model):
+    """The input TensorSpecs of a built Keras model (its symbolic `input`), or None."""
+    inputs = getattr(model, "inputs", None)
+    if not inputs or not callable(model):
+        return None
+    structure = getattr(model, "input", inputs)
+    leaves = flatten(structure)
+    if not all(hasattr(x, "shape") and hasattr(x, "dtype") for x in leaves):
+        return None
+    return pack_sequence_as(structure, [TensorSpec(x.shape, x.dtype) for x in leaves])
+
+
+def keras_serving_function(model):
+    """Keras' default serving signature: `serving_default(inputs)` calling the model on its
+    input specs (Keras 3's `_default_save_signature`), or None for an unbuilt model."""
+    spec = model_input_signature(model)
+    if spec is None:
+        return None
+
+    def serving_default(inputs):
+        return model(inputs)
+
+    return Function(serving_default, input_signature=[spec])
+
+
+def default_signature(root, root_children: list):
     """TF's choice when `signatures` is None: the root's single tf.function with an
-    input_signature (or concrete function), else no signature."""
+    input_signature (or concrete function); for a Keras model, its serving function on its
+    inputs; else no signature."""
     found = []
     for _, child in root_children:
         if isinstance(child, Function) and child.input_signature is not None:
             found.append(child)
         elif isinstance(child, ConcreteFunction):
             found.append(child)
-    return found[0] if len(found) == 1 else None
+    if len(found) == 1:
+        return found[0]
+    return keras_serving_function(root) if not found else None
 
 
-def canonical_signatures(signatures, root_children: list) -> dict:
+def canonical_signatures(signatures, root, root_children: list) -> dict:
     """{signature key: ConcreteFunction} from `tf.saved_model.save`'s `signatures`."""
     if signatures is None:
-        fn = default_signature(root_children)
+        fn = default_signature(root, root_children)
         return {} if fn is None else {DEFAULT_SERVING_SIGNATURE_DEF_KEY:
                                       concrete_of(fn, "the default signature")}
     if not isinstance(signatures, dict):

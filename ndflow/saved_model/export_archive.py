@@ -1,0 +1,52 @@
+"""A Keras model exported for inference as Keras 3's `model.export(filepath)` does: a
+SavedModel whose root holds the model's `variables`, `trainable_variables` and
+`non_trainable_variables` lists and a `serve` endpoint, with the signatures `serve` and
+`serving_default` (inputs keyed by the model's input names)."""
+
+from __future__ import annotations
+
+from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.core.tensor_spec import TensorSpec
+from ndflow.ops.module import Module
+from ndflow.runtime.function import Function
+from ndflow.saved_model.saving import save
+
+
+def _model_input_specs(model):
+    inputs = getattr(model, "inputs", None)
+    if not inputs:
+        raise ValueError("The model provided has never been called. It must be called at "
+                         "least once before export, or `input_signature` must be given.")
+    structure = getattr(model, "input", inputs)
+    return [pack_sequence_as(structure, [TensorSpec(x.shape, x.dtype, getattr(x, "name", None))
+                                         for x in flatten(structure)])]
+
+
+class _ExportArchive(Module):
+    # plain attributes here (lists saved as children), not tf.Module's computed properties
+    variables = trainable_variables = non_trainable_variables = None
+
+    def __init__(self):
+        super().__init__(name="export_archive")
+
+
+def export_saved_model(model, filepath, verbose=None, input_signature=None) -> None:
+    """Writes `model` as an inference SavedModel at `filepath` (Keras' ExportArchive)."""
+    signature = list(input_signature) if input_signature is not None else \
+        _model_input_specs(model)
+    archive = _ExportArchive()
+
+    def serve(*args):
+        return model(*args, training=False)
+
+    archive.serve = Function(serve, name="serve", input_signature=signature, autograph=False)
+    archive.serve.get_concrete_function()  # builds an unbuilt model's variables
+    archive.variables = list(model.variables)
+    archive.trainable_variables = list(model.trainable_variables)
+    archive.non_trainable_variables = list(model.non_trainable_variables)
+    save(archive, filepath, signatures={"serve": archive.serve,
+                                        "serving_default": archive.serve})
+    if verbose or verbose is None:
+        names = ", ".join(f"{s}" for s in flatten(signature))
+        print(f"Saved artifact at '{filepath}'. The following endpoints are available:\n\n"
+              f"* Endpoint 'serve'\n  args_0 ({names})")
