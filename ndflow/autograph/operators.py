@@ -422,7 +422,12 @@ def _invariant_or_shape(invariant, value):
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     """`for target in iter_: body(target)`: a tensor (its rows, or a tf.range's values)
-    stages tf.while_loop; anything else is a Python loop."""
+    stages tf.while_loop; a tf.data dataset or iterator in a graph stages its own loop (its
+    `_autograph_for_stmt`); anything else is a Python loop."""
+    staged_loop = getattr(iter_, "_autograph_for_stmt", None)
+    if staged_loop is not None and not context.executing_eagerly():
+        staged_loop(extra_test, body, get_state, set_state, symbol_names, opts)
+        return
     if is_tensor(iter_):
         if isinstance(iter_, SymbolicTensor) and iter_.op.type == "Range":
             _tf_range_for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names,

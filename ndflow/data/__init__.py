@@ -9,8 +9,10 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     caching,
     dataset,
     interleave,
+    iterator_ops,
     mapping,
     ordering,
     prefetching,
     sources,
 )
+from ndflow.data import tfrecord_io  # noqa: F401, I001 - TFRecord files (tf.io.TFRecordWriter...)

@@ -76,7 +76,9 @@ class DatasetV2:
                     yield from (line.rstrip(b"\\n") for line in f)
     """
 
-    def __init__(self, element_spec):
+    def __init__(self, element_spec, variant_tensor=None):
+        # variant_tensor: TensorFlow's graph value of a dataset; ndflow's datasets are Python
+        # objects (graphs refer to them through iterator ops), so it is accepted and unused.
         structure.check_spec(element_spec, "element_spec")
         self._element_spec = element_spec
         self._flat_specs = flatten(element_spec)
@@ -118,6 +120,18 @@ class DatasetV2:
         if context.executing_eagerly():
             return OwnedIterator(self)
         return _op("graph_iterator")(self)
+
+    def _autograph_for_stmt(self, extra_test, body, get_state, set_state, symbol_names, opts):
+        """AutoGraph's `for x in ds:` in a graph: a while loop over a graph iterator."""
+        _op("for_stmt")(self, extra_test, body, get_state, set_state, symbol_names, opts)
+
+    def make_one_shot_iterator(self):
+        """TF1 (`tf.compat.v1.data.Dataset`): an iterator initialized on first use."""
+        return _op("make_one_shot_iterator")(self)
+
+    def make_initializable_iterator(self, shared_name=None):
+        """TF1: an iterator with an `initializer` op to run first."""
+        return _op("make_initializable_iterator")(self, shared_name)
 
     def as_numpy_iterator(self):
         """Elements as NumPy arrays (strings as bytes), eagerly."""

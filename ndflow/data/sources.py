@@ -163,7 +163,8 @@ class GeneratorDataset(DatasetV2):
                 spec = pack_sequence_as(types, [TensorSpec(s, d) for d, s in
                                                 zip(flat_types, shapes)])
         self._generator = generator
-        self._args = tuple(np.asarray(convert_to_tensor(a).numpy()) for a in (args or ()))
+        self._args = tuple(np.asarray(a.numpy() if hasattr(a, "numpy") else a)
+                           for a in (args or ()))
         super().__init__(spec)
 
     def _iter_flat(self):

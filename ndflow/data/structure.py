@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ndflow.core import dtypes
+from ndflow.core import context, dtypes
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.graph import SymbolicTensor
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import EagerTensor, Tensor
@@ -23,12 +24,25 @@ from ndflow.ops.apply import convert_to_tensor
 
 def normalize(value):
     """A user value as a nest of eager tensors: tuples, namedtuples and dicts are structure;
-    anything else (lists included, as TensorFlow) is converted to one tensor."""
+    anything else (lists included, as TensorFlow) is converted to one tensor. Datasets hold
+    eager values even when built while a graph is the default (TF1 programs, tf.function)."""
+    if context.executing_eagerly():
+        return _normalize(value)
+    for leaf in flatten(value):
+        if isinstance(leaf, SymbolicTensor):
+            raise TypeError(f"ndflow datasets hold concrete values: the graph tensor {leaf} "
+                            "cannot be an element. Build the dataset outside the graph "
+                            "function (or from NumPy values).")
+    with context.eager_scope():
+        return _normalize(value)
+
+
+def _normalize(value):
     if isinstance(value, dict):
-        return type(value)((k, normalize(v)) for k, v in value.items()) \
-            if type(value) is not dict else {k: normalize(v) for k, v in value.items()}
+        return type(value)((k, _normalize(v)) for k, v in value.items()) \
+            if type(value) is not dict else {k: _normalize(v) for k, v in value.items()}
     if isinstance(value, tuple):
-        items = [normalize(v) for v in value]
+        items = [_normalize(v) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     if isinstance(value, Tensor):
         return value

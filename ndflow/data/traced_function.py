@@ -14,6 +14,7 @@ import itertools
 
 from ndflow.autograph.conversion import convert_or_original, user_error
 from ndflow.autograph.options import ConversionOptions
+from ndflow.core import context
 from ndflow.core import errors as tf_errors
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
@@ -53,7 +54,8 @@ class TracedFunction:
         fn = Function(element_function, name=name.replace("<", "").replace(">", ""),
                       input_signature=[input_spec], autograph=False)
         try:
-            self.concrete = fn.get_concrete_function()
+            with context.eager_scope():  # traced on its own, also while a graph is built
+                self.concrete = fn.get_concrete_function()
         except Exception as e:
             rewritten = user_error(e)  # TF's "in user code:" message naming the user's line
             if rewritten is None:

@@ -1,0 +1,183 @@
+"""Dataset iteration in graphs: `iter(ds)` / `next(it)` and AutoGraph's `for x in ds`
+inside a `tf.function`, and TF1's `tf.compat.v1.data.make_one_shot_iterator` /
+`make_initializable_iterator` for Session programs.
+
+The graph holds iterator ops (ops/dataset_ops.py) whose kernels pull elements from the
+dataset's Python iterators when the graph runs; the end of the data is TensorFlow's
+`OutOfRangeError` ("End of sequence"). AutoGraph converts `for x in ds:` into a
+`tf.while_loop` that runs while the iterator has a next element (TF converts it to a loop
+over the iterator's optional; the effect is the same: one pass over the dataset per call).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from ndflow.autograph import operators
+from ndflow.core import context, dtypes
+from ndflow.core.api_export import tf_export
+from ndflow.data.dataset import DatasetV2, register_op
+from ndflow.ops import dataset_ops
+from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.array_core import identity
+from ndflow.runtime import control_flow
+
+_names = itertools.count()
+
+
+def _dataset_variant(dataset: DatasetV2):
+    attrs = dataset_ops.type_attrs(dataset._flat_specs)
+    token = dataset_ops.register_dataset(dataset)
+    return apply_op(dataset_ops.PythonDataset, [], {"token": token, **attrs}).outputs[0]
+
+
+class GraphIterator:
+    """An iterator in a graph: `get_next()` builds an `IteratorGetNext` op (its value at the
+    end of the data is `OutOfRangeError`)."""
+
+    def __init__(self, dataset: DatasetV2, handle, initializer=None):
+        self._dataset = dataset
+        self._handle = handle
+        self._initializer = initializer
+        self._attrs = dataset_ops.type_attrs(dataset._flat_specs)
+
+    @classmethod
+    def anonymous(cls, dataset: DatasetV2) -> GraphIterator:
+        """TF2's `iter(ds)` in a tf.function: a fresh iterator each time the graph runs."""
+        attrs = dataset_ops.type_attrs(dataset._flat_specs)
+        variant = _dataset_variant(dataset)
+        handle = apply_op(dataset_ops.AnonymousIteratorV3, [], attrs).outputs[0]
+        init = apply_op(dataset_ops.MakeIterator, [variant, handle])
+        graph = context.get_default_graph()
+        with graph.control_dependencies([init]):  # every use of the handle follows init
+            handle = identity(handle)
+        return cls(dataset, handle)
+
+    @property
+    def element_spec(self):
+        return self._dataset.element_spec
+
+    @property
+    def initializer(self):
+        if self._initializer is None:
+            raise ValueError("The iterator does not have an initializer. This means it was "
+                             "likely created using `tf.data.Dataset.make_one_shot_iterator()`."
+                             " For an initializable iterator, use "
+                             "`tf.data.Dataset.make_initializable_iterator()` instead.")
+        return self._initializer
+
+    def get_next(self, name=None):
+        outs = apply_op(dataset_ops.IteratorGetNext, [self._handle], self._attrs,
+                        name=name).outputs
+        return self._dataset._pack(list(outs))
+
+    def get_next_as_optional(self):
+        return GraphOptional(apply_op(dataset_ops.IteratorGetNextAsOptional, [self._handle],
+                                      self._attrs).outputs[0], self._dataset)
+
+    def has_next(self):
+        return apply_op(dataset_ops.IteratorHasNext, [self._handle], {}).outputs[0]
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.get_next()
+
+    def _autograph_for_stmt(self, extra_test, body, get_state, set_state, symbol_names, opts):
+        dataset_for_stmt(self, extra_test, body, get_state, set_state, symbol_names, opts)
+
+
+class GraphOptional:
+    """`tf.experimental.Optional` of a graph iterator's next element."""
+
+    def __init__(self, variant, dataset: DatasetV2):
+        self._variant = variant
+        self._dataset = dataset
+
+    @property
+    def element_spec(self):
+        return self._dataset.element_spec
+
+    def has_value(self, name=None):
+        return apply_op(dataset_ops.OptionalHasValue, [self._variant], {}, name=name).outputs[0]
+
+    def get_value(self, name=None):
+        outs = apply_op(dataset_ops.OptionalGetValue, [self._variant],
+                        dataset_ops.type_attrs(self._dataset._flat_specs), name=name).outputs
+        return self._dataset._pack(list(outs))
+
+
+class _Counter:
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = convert_to_tensor(0, dtypes.int32)
+
+
+def dataset_for_stmt(iterator: GraphIterator, extra_test, body, get_state, set_state,
+                     symbol_names, opts):
+    """`for x in <dataset or graph iterator>:` staged as a while loop over the iterator; an
+    iteration counter is a loop variable so loops with only side effects stage too."""
+    counter = _Counter()
+
+    def test():
+        if extra_test is None:
+            return iterator.has_next()
+        return control_flow.cond(convert_to_tensor(extra_test()), iterator.has_next,
+                                 lambda: convert_to_tensor(False))
+
+    def loop_body():
+        body(iterator.get_next())
+        counter.value = counter.value + 1
+
+    def aug_get_state():
+        return (counter.value,) + tuple(get_state())
+
+    def aug_set_state(values):
+        counter.value = values[0]
+        set_state(tuple(values[1:]))
+
+    operators.while_stmt(test, loop_body, aug_get_state, aug_set_state,
+                         ("<iteration>",) + tuple(symbol_names), opts)
+
+
+def _dataset_autograph_for_stmt(dataset, extra_test, body, get_state, set_state, symbol_names,
+                                opts):
+    dataset_for_stmt(GraphIterator.anonymous(dataset), extra_test, body, get_state, set_state,
+                     symbol_names, opts)
+
+
+register_op("for_stmt")(_dataset_autograph_for_stmt)
+register_op("graph_iterator")(GraphIterator.anonymous)
+
+
+# -- TF1 ------------------------------------------------------------------------------------
+
+@tf_export(v1=["data.make_one_shot_iterator"])
+@register_op("make_one_shot_iterator")
+def make_one_shot_iterator(dataset: DatasetV2) -> GraphIterator:
+    """An iterator initialized on first use (TF1); eagerly, a Python iterator."""
+    if context.executing_eagerly():
+        return iter(dataset)
+    attrs = dataset_ops.type_attrs(dataset._flat_specs)
+    token = dataset_ops.register_dataset(dataset)
+    handle = apply_op(dataset_ops.OneShotIterator, [],
+                      {"token": token, "container": "",
+                       "shared_name": f"one_shot_iterator_{next(_names)}", **attrs}).outputs[0]
+    return GraphIterator(dataset, handle)
+
+
+@tf_export(v1=["data.make_initializable_iterator"])
+@register_op("make_initializable_iterator")
+def make_initializable_iterator(dataset: DatasetV2, shared_name=None) -> GraphIterator:
+    """An iterator that `sess.run(it.initializer)` (re)starts at the dataset's beginning."""
+    if context.executing_eagerly():
+        raise RuntimeError("dataset.make_initializable_iterator is not supported when eager "
+                           "execution is enabled. Use `for element in dataset` instead.")
+    attrs = dataset_ops.type_attrs(dataset._flat_specs)
+    name = shared_name or f"iterator_{next(_names)}"
+    handle = apply_op(dataset_ops.IteratorV2, [],
+                      {"shared_name": name, "container": "", **attrs}).outputs[0]
+    init = apply_op(dataset_ops.MakeIterator, [_dataset_variant(dataset), handle])
+    return GraphIterator(dataset, handle, init)

@@ -1,0 +1,110 @@
+"""Kernels of the iterator ops (ops/dataset_ops.py): they pull flat elements from the Python
+iterators that `IteratorResource`s hold. Iterator resources live in the runtime context of
+the Session (TF1) or of eager execution and tf.functions (TF2)."""
+
+from __future__ import annotations
+
+import torch
+
+from ndflow.core import context
+from ndflow.core.errors import FailedPreconditionError
+from ndflow.kernels.registry import kernel
+from ndflow.ops import dataset_ops as ops
+from ndflow.ops.dataset_ops import DATASETS, IteratorResource, end_of_sequence
+
+
+def _values(flat, n: int):
+    values = tuple(t._value for t in flat)
+    return values[0] if n == 1 else values
+
+
+def _named_iterator(ctx, container: str, name: str) -> IteratorResource:
+    key = ("iterator", container, name)
+    with ctx._lock:
+        it = ctx.resources.get(key)
+        if it is None:
+            it = ctx.resources[key] = IteratorResource(name)
+    return it
+
+
+@kernel(ops.PythonDataset)
+def _python_dataset(node):
+    token = node.attrs["token"]
+    return lambda: DATASETS[token]
+
+
+@kernel(ops.AnonymousIteratorV3)
+def _anonymous_iterator(node):
+    return lambda: IteratorResource(node.name)
+
+
+@kernel(ops.IteratorV2)
+def _iterator(node):
+    ctx, container = node.ctx, node.attrs["container"]
+    name = node.attrs["shared_name"] or node.name
+    return lambda: _named_iterator(ctx, container, name)
+
+
+@kernel(ops.OneShotIterator)
+def _one_shot_iterator(node):
+    ctx, token = node.ctx, node.attrs["token"]
+    name = node.attrs["shared_name"] or node.name
+
+    def run():
+        it = _named_iterator(ctx, node.attrs["container"], name)
+        if not it.initialized:
+            it.reset(DATASETS[token])
+        return it
+    return run
+
+
+@kernel(ops.MakeIterator)
+def _make_iterator(node):
+    def run(dataset, iterator):
+        iterator.reset(dataset)
+    return run
+
+
+@kernel(ops.IteratorGetNext)
+def _get_next(node):
+    n = len(node.attrs["output_types"])
+
+    def run(iterator):
+        with context.eager_scope():  # the pipeline runs eagerly (map's functions, ...)
+            flat = iterator.get_next()
+        if flat is None:
+            raise end_of_sequence()
+        return _values(flat, n)
+    return run
+
+
+@kernel(ops.IteratorHasNext)
+def _has_next(node):
+    def run(iterator):
+        with context.eager_scope():
+            return torch.tensor(bool(iterator.has_next()))
+    return run
+
+
+@kernel(ops.IteratorGetNextAsOptional)
+def _get_next_as_optional(node):
+    def run(iterator):
+        with context.eager_scope():
+            return iterator.get_next()  # the optional: a flat element or None
+    return run
+
+
+@kernel(ops.OptionalHasValue)
+def _optional_has_value(node):
+    return lambda optional: torch.tensor(optional is not None)
+
+
+@kernel(ops.OptionalGetValue)
+def _optional_get_value(node):
+    n = len(node.attrs["output_types"])
+
+    def run(optional):
+        if optional is None:
+            raise FailedPreconditionError(None, None, "The optional does not have a value.")
+        return _values(optional, n)
+    return run

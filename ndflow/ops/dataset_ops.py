@@ -1,0 +1,131 @@
+"""Iterator ops: how graphs (a `tf.function`, a TF1 Session's graph) pull dataset elements.
+
+A dataset stays a Python object (ndflow/data); a graph refers to it through `PythonDataset`,
+whose `token` attr keys `DATASETS` (as py_func's registry: such a graph runs only in the
+process that built it). An iterator is a resource whose runtime value is an
+`IteratorResource` holding a Python iterator of the dataset's flat elements; the kernels
+(kernels/dataset_ops.py) pull from it when the graph runs:
+
+- TF2 (`iter(ds)` in a tf.function): `AnonymousIteratorV3` + `MakeIterator`, then
+  `IteratorGetNext` / `IteratorGetNextAsOptional` + `OptionalHasValue` / `OptionalGetValue`;
+  `for x in ds` (AutoGraph) loops while `IteratorHasNext` (ndflow's own op: a peek that
+  buffers the next element) and takes each element with `IteratorGetNext`.
+- TF1: `OneShotIterator` (initialized on first use) and `IteratorV2` (a named iterator,
+  initialized by running `MakeIterator`), each per Session.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+
+from ndflow.core.errors import FailedPreconditionError, OutOfRangeError
+from ndflow.core.shapes import TensorShape
+from ndflow.ops.op_def import op_def
+
+DATASETS: dict = {}  # token -> dataset (a Python object with `_iter_flat()`)
+_tokens = itertools.count()
+
+
+def register_dataset(dataset) -> str:
+    """The token a graph uses to refer to `dataset` (one per dataset object)."""
+    token = getattr(dataset, "_graph_token", None)
+    if token is None:
+        token = f"dataset_{next(_tokens)}"
+        DATASETS[token] = dataset
+        dataset._graph_token = token
+    return token
+
+
+def end_of_sequence() -> OutOfRangeError:
+    return OutOfRangeError(None, None, "End of sequence")
+
+
+class IteratorResource:
+    """An iterator's state: the Python iterator of flat elements (None before
+    initialization) and at most one element peeked ahead."""
+
+    _NOTHING = object()
+
+    def __init__(self, name: str = ""):
+        self.name = name
+        self._it = None
+        self._peeked = self._NOTHING
+        self._lock = threading.Lock()
+
+    def reset(self, dataset) -> None:
+        with self._lock:
+            self._it = dataset._iter_flat()
+            self._peeked = self._NOTHING
+
+    @property
+    def initialized(self) -> bool:
+        return self._it is not None
+
+    def _pull(self):
+        if self._it is None:
+            raise FailedPreconditionError(
+                None, None, "GetNext() failed because the iterator has not been initialized. "
+                "Ensure that you have run the initializer operation for this iterator before "
+                "getting the next element.")
+        if self._peeked is not self._NOTHING:
+            value, self._peeked = self._peeked, self._NOTHING
+            return value
+        return next(self._it, None)
+
+    def get_next(self):
+        """The next flat element, or None at the end."""
+        with self._lock:
+            return self._pull()
+
+    def has_next(self) -> bool:
+        """Whether an element follows (pulled ahead and kept for the next `get_next`)."""
+        with self._lock:
+            if self._peeked is self._NOTHING:
+                self._peeked = self._pull()
+            return self._peeked is not None
+
+
+def _element_shapes(ctx):
+    return [TensorShape(s) for s in ctx.attrs["output_shapes"]]
+
+
+_TYPES = ["output_types: list(type)", "output_shapes: list(shape)"]
+
+PythonDataset = op_def(
+    "PythonDataset", outputs=["handle: variant"], attrs=["token: string"] + _TYPES,
+    shape=lambda ctx: [TensorShape([])], stateful=True, not_differentiable=True)
+AnonymousIteratorV3 = op_def(
+    "AnonymousIteratorV3", outputs=["handle: resource"], attrs=_TYPES,
+    shape=lambda ctx: [TensorShape([])], stateful=True, not_differentiable=True)
+IteratorV2 = op_def(
+    "IteratorV2", outputs=["handle: resource"],
+    attrs=["shared_name: string", "container: string"] + _TYPES,
+    shape=lambda ctx: [TensorShape([])], stateful=True, not_differentiable=True)
+OneShotIterator = op_def(
+    "OneShotIterator", outputs=["handle: resource"],
+    attrs=["token: string", "container: string = ''", "shared_name: string = ''"] + _TYPES,
+    shape=lambda ctx: [TensorShape([])], stateful=True, not_differentiable=True)
+MakeIterator = op_def(
+    "MakeIterator", inputs=["dataset: variant", "iterator: resource"], stateful=True,
+    not_differentiable=True)
+IteratorGetNext = op_def(
+    "IteratorGetNext", inputs=["iterator: resource"], outputs=["components: output_types"],
+    attrs=_TYPES, shape=_element_shapes, stateful=True, not_differentiable=True)
+IteratorHasNext = op_def(
+    "IteratorHasNext", inputs=["iterator: resource"], outputs=["has_next: bool"],
+    shape=lambda ctx: [TensorShape([])], stateful=True, not_differentiable=True)
+IteratorGetNextAsOptional = op_def(
+    "IteratorGetNextAsOptional", inputs=["iterator: resource"], outputs=["optional: variant"],
+    attrs=_TYPES, shape=lambda ctx: [TensorShape([])], stateful=True, not_differentiable=True)
+OptionalHasValue = op_def(
+    "OptionalHasValue", inputs=["optional: variant"], outputs=["has_value: bool"],
+    shape=lambda ctx: [TensorShape([])], stateful=True, not_differentiable=True)
+OptionalGetValue = op_def(
+    "OptionalGetValue", inputs=["optional: variant"], outputs=["components: output_types"],
+    attrs=_TYPES, shape=_element_shapes, stateful=True, not_differentiable=True)
+
+
+def type_attrs(flat_specs) -> dict:
+    return {"output_types": [s.dtype for s in flat_specs],
+            "output_shapes": [s.shape for s in flat_specs]}
