@@ -35,7 +35,6 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     nn_norm,
     nn_pool,
     nn_pool_argmax,
-    parsing_kernels,
     random,
     reduction,
     script_ops,
