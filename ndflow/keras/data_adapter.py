@@ -1,18 +1,27 @@
 """What `fit`/`evaluate`/`predict` accept as data, turned into batches of tensors: NumPy
 arrays and ndflow tensors (nested in lists/tuples/dicts; sliced per batch, shuffled per
-epoch), Python generators and other iterables of batches (`tf.data.Dataset`-like), with
+epoch), `tf.data.Dataset`s (Keras 3's epochs and `steps_per_epoch` rules), Python
+generators and other iterables of batches, with
 Keras 3's `validation_split`, `class_weight` and error messages."""
 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
+from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten, map_structure
 from ndflow.core.tensor import Tensor
+from ndflow.data.dataset import DatasetV2
 from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.array_core import reshape
+from ndflow.ops.array_gather import gather
+from ndflow.ops.cast import cast
+from ndflow.ops.math import round as round_
+from ndflow.ops.reduction import argmax
 from ndflow.ops.variables import Variable
 
 
@@ -183,6 +192,80 @@ class IterableDataAdapter:
             yield pack_x_y_sample_weight(x, y, sw)
 
 
+def _interrupted_warning() -> None:
+    warnings.warn("Your input ran out of data; interrupting training. Make sure that your "
+                  "dataset or generator can generate at least `steps_per_epoch * epochs` "
+                  "batches. You may need to use the `.repeat()` function when building your "
+                  "dataset.", stacklevel=3)
+
+
+class DatasetAdapter:
+    """Batches from a `tf.data.Dataset`, as Keras 3's TFDatasetAdapter and EpochIterator:
+    without `steps` each epoch is one pass over a fresh iterator; with `steps` (e.g. on a
+    repeated dataset) the iterator carries on across epochs, restarting after a pass over a
+    finite dataset, and running out mid-epoch ends the epoch with Keras' warning."""
+
+    def __init__(self, dataset: DatasetV2, steps=None, class_weight=None):
+        if class_weight is not None:
+            dataset = dataset.map(_class_weight_map_fn(class_weight))
+        self._dataset = dataset
+        card = dataset._cardinality()
+        self._num = card if card >= 0 else None
+        self._steps = steps or None
+        self.num_batches = self._steps or self._num
+        self._iterator = None
+        self._seen = 0
+
+    def __iter__(self):
+        steps = self._steps or self._num or -1
+        if steps <= 0:
+            yield from self._dataset
+            return
+        if self._iterator is None or self._steps is None:
+            self._iterator, self._seen = iter(self._dataset), 0
+        for _ in range(steps):
+            if self._num and self._seen >= self._num:
+                if self._steps:
+                    _interrupted_warning()
+                break
+            try:
+                data = next(self._iterator)
+            except StopIteration:
+                if self._num is None:
+                    self._num = self._seen
+                if self._steps:
+                    _interrupted_warning()
+                self._iterator = None
+                return
+            self._seen += 1
+            yield data
+        if self._num and self._seen >= self._num:
+            self._iterator, self._seen = iter(self._dataset), 0
+
+
+def _class_weight_map_fn(class_weight: dict):
+    """Keras 3's make_class_weight_map_fn: (x, y) -> (x, y, weight of y's class)."""
+    table = convert_to_tensor([float(class_weight.get(int(c), 1.0))
+                               for c in range(max(class_weight) + 1)])
+
+    def class_weights_map_fn(*data):
+        x, y, sw = unpack_x_y_sample_weight(data)
+        if sw is not None:
+            raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
+        if isinstance(y, (list, tuple, dict)):
+            raise ValueError("`class_weight` is only supported for Models with a single "
+                             "output.")
+        if y.shape.rank is not None and y.shape.rank >= 2:
+            classes = argmax(y, axis=-1, output_type=dtypes.int32) if (
+                y.shape.as_list()[-1] or 2) > 1 else \
+                cast(round_(reshape(y, [-1])), dtypes.int32)
+        else:
+            classes = cast(round_(y), dtypes.int32)
+        return x, y, gather(table, classes)
+
+    return class_weights_map_fn
+
+
 def get_data_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None,
                      shuffle=False, class_weight=None):
     """The adapter for `x` (with Keras 3's errors for what each kind does not accept)."""
@@ -190,9 +273,20 @@ def get_data_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None,
         raise ValueError("Unrecognized data type: x=None (of type <class 'NoneType'>)")
     if is_array_data(x):
         return ArrayDataAdapter(x, y, sample_weight, batch_size, steps, shuffle, class_weight)
+    if isinstance(x, DatasetV2):
+        _check_no_targets(x, y, sample_weight)
+        return DatasetAdapter(x, steps, class_weight)
     if isinstance(x, (str, bytes, dict)) or not hasattr(x, "__iter__") and not hasattr(
             x, "__next__"):
         raise ValueError(f"Unrecognized data type: x={x} (of type {type(x)})")
+    _check_no_targets(x, y, sample_weight)
+    if class_weight is not None:
+        raise ValueError("Argument `class_weight` is not supported for generators or "
+                         "datasets in ndflow.")
+    return IterableDataAdapter(x, steps)
+
+
+def _check_no_targets(x, y, sample_weight) -> None:
     if y is not None:
         raise ValueError("When providing `x` as a generator or dataset, `y` should not be "
                          f"passed. Instead, the targets should be included as part of the "
@@ -201,7 +295,3 @@ def get_data_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None,
         raise ValueError("When providing `x` as a generator or dataset, `sample_weight` "
                          "should not be passed. Instead, the sample weights should be included "
                          "as part of the dataset `x`.")
-    if class_weight is not None:
-        raise ValueError("Argument `class_weight` is not supported for generators or "
-                         "datasets in ndflow.")
-    return IterableDataAdapter(x, steps)
