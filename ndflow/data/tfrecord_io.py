@@ -14,7 +14,7 @@ from ndflow.core.errors import FailedPreconditionError, NotFoundError, Permissio
 from ndflow.data import tfrecord_format
 
 
-@tf_export(v1=["io.TFRecordCompressionType", "python_io.TFRecordCompressionType"])
+@tf_export(v1=["io.TFRecordCompressionType"])
 class TFRecordCompressionType:
     """The type of compression for the record."""
     NONE = 0
@@ -22,7 +22,7 @@ class TFRecordCompressionType:
     GZIP = 2
 
 
-@tf_export("io.TFRecordOptions", v1=["io.TFRecordOptions", "python_io.TFRecordOptions"])
+@tf_export("io.TFRecordOptions", v1=["io.TFRecordOptions"])
 class TFRecordOptions:
     """Options for TFRecord files: `compression_type` "GZIP", "ZLIB" or "" (none); the zlib
     settings apply to writing (`compression_level` is honoured, the others are accepted)."""
@@ -73,7 +73,7 @@ def _as_bytes(record) -> bytes:
                     f"{type(record).__name__}: {record!r:.60}")
 
 
-@tf_export("io.TFRecordWriter", v1=["io.TFRecordWriter", "python_io.TFRecordWriter"])
+@tf_export("io.TFRecordWriter", v1=["io.TFRecordWriter"])
 class TFRecordWriter:
     """Writes records to a TFRecord file; a context manager (closes on exit).
 
@@ -140,7 +140,7 @@ class TFRecordWriter:
             pass
 
 
-@tf_export(v1=["io.tf_record_iterator", "python_io.tf_record_iterator"])
+@tf_export(v1=["io.tf_record_iterator"])
 def tf_record_iterator(path, options=None):
     """An iterator of the records (bytes) of the TFRecord file `path`, CRCs checked:
     `DataLossError` for a corrupted or truncated record, `NotFoundError` for a missing file."""

@@ -1,0 +1,154 @@
+"""Feature configurations of `tf.io.parse_example` (`FixedLenFeature`, `VarLenFeature`,
+`FixedLenSequenceFeature`) and their translation to ParseExampleV2's keys, types, shapes and
+default tensors, with TensorFlow's validation messages."""
+
+from __future__ import annotations
+
+import collections
+import re
+
+import numpy as np
+
+from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.protos import example_pb
+from ndflow.core.shapes import TensorShape
+from ndflow.ops.apply import convert_to_tensor
+
+
+@tf_export("io.VarLenFeature", v1=["VarLenFeature", "io.VarLenFeature"])
+class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
+    """A variable-length feature, parsed as a `SparseTensor`."""
+
+    __slots__ = ()
+
+
+@tf_export("io.FixedLenFeature", v1=["FixedLenFeature", "io.FixedLenFeature"])
+class FixedLenFeature(collections.namedtuple("FixedLenFeature",
+                                             ["shape", "dtype", "default_value"])):
+    """A feature of fixed shape, parsed as a dense tensor; without `default_value` it is
+    required in every example."""
+
+    __slots__ = ()
+
+    def __new__(cls, shape, dtype, default_value=None):
+        return super().__new__(cls, shape, dtype, default_value)
+
+
+@tf_export("io.FixedLenSequenceFeature",
+           v1=["FixedLenSequenceFeature", "io.FixedLenSequenceFeature"])
+class FixedLenSequenceFeature(collections.namedtuple(
+        "FixedLenSequenceFeature", ["shape", "dtype", "allow_missing", "default_value"])):
+    """A feature of a variable number of fixed-shape rows, parsed as a dense tensor with a
+    leading dimension of rows (padded with `default_value` across a batch)."""
+
+    __slots__ = ()
+
+    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+        return super().__new__(cls, shape, dtype, allow_missing, default_value)
+
+# The tf.train.Example protos (classes in core/protos/example_pb.py) under TensorFlow's names.
+for _name in ("BytesList", "FloatList", "Int64List", "Feature", "Features", "FeatureList",
+              "FeatureLists", "Example", "SequenceExample"):
+    tf_export(f"train.{_name}")(getattr(example_pb, _name))
+
+
+def _fmt(feature) -> str:
+    """A feature as TensorFlow prints it in messages (`dtype=tf.int64`)."""
+    parts = []
+    for field, value in zip(feature._fields, feature):
+        if field == "dtype" and value is not None:
+            value = f"tf.{dtypes.as_dtype(value).name}"
+        else:
+            value = repr(value)
+        parts.append(f"{field}={value}")
+    return f"{type(feature).__name__}({', '.join(parts)})"
+
+
+class ParseParams:
+    """ParseExampleV2's arguments for a features dict (keys sorted, as TensorFlow does)."""
+
+    def __init__(self, features: dict):
+        if not features:
+            raise ValueError(f"Argument `features` cannot be None or falsy. Got {features}")
+        self.sparse_keys, self.sparse_types = [], []
+        self.dense_keys, self.dense_types, self.dense_shapes = [], [], []
+        self._defaults = {}
+        for key in sorted(features):
+            self._add(key, features[key])
+
+    def _add(self, key, f):
+        if not isinstance(f, (VarLenFeature, FixedLenFeature, FixedLenSequenceFeature)):
+            raise ValueError(f"Unsupported {type(f).__name__} {f} for key '{key}'")
+        if not f.dtype:
+            raise ValueError(f"Missing type for feature {key}. Received feature={_fmt(f)}.")
+        dt = dtypes.as_dtype(f.dtype)
+        if dt not in (dtypes.float32, dtypes.int64, dtypes.string):
+            attr = "sparse_types" if isinstance(f, VarLenFeature) else "Tdense"
+            raise InvalidArgumentError(
+                None, None, f"Value for attr '{attr}' of {dt.name} is not in the list of "
+                "allowed values: float, int64, string")
+        if isinstance(f, VarLenFeature):
+            self.sparse_keys.append(key)
+            self.sparse_types.append(dt)
+            return
+        if f.shape is None:
+            raise ValueError(f"Missing shape for feature {key}. Received feature={_fmt(f)}.")
+        shape = TensorShape(f.shape)
+        if isinstance(f, FixedLenSequenceFeature):
+            if not f.allow_missing:
+                raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing "
+                                 "to be True.")
+            shape = TensorShape([None] + shape.as_list())
+        elif shape.rank and shape.as_list()[0] is None:
+            raise ValueError(f"First dimension of shape for feature {key} unknown. Consider "
+                             f"using FixedLenSequenceFeature. Received feature={_fmt(f)}.")
+        elif not shape.is_fully_defined():
+            raise ValueError(f"All dimensions of shape for feature {key} need to be known but "
+                             f"received {f.shape!s}.")
+        self.dense_keys.append(key)
+        self.dense_types.append(dt)
+        self.dense_shapes.append(shape)
+        self._defaults[key] = f.default_value
+
+    def dense_defaults(self) -> list:
+        """One tensor per dense key: the default (shaped as the feature), an empty tensor for
+        a required feature, or the scalar padding value of a sequence feature."""
+        out = []
+        for key, dt, shape in zip(self.dense_keys, self.dense_types, self.dense_shapes):
+            value = self._defaults[key]
+            np_dt = object if dt is dtypes.string else dt.np_dtype
+            safe = re.sub(r"[^A-Za-z0-9_.\-/]", "_", key)
+            if shape.rank and shape.as_list()[0] is None:  # sequence: a scalar padding value
+                value = (b"" if dt is dtypes.string else 0) if value is None else value
+                arr = _as_array(value, np_dt)
+                if arr.size != 1:
+                    raise InvalidArgumentError(None, None, f"Input to reshape is a tensor with "
+                                               f"{arr.size} values, but the requested shape "
+                                               "has 1")
+                out.append(convert_to_tensor(arr.reshape(()), dt, name="padding_" + safe))
+            elif value is None:
+                out.append(convert_to_tensor(np.zeros([0], np_dt), dt, name="Const"))
+            elif hasattr(value, "dtype") and hasattr(value, "shape") and \
+                    not isinstance(value, np.ndarray):
+                out.append(value)  # a tensor, used as it is (as TensorFlow does)
+            else:
+                arr = _as_array(value, np_dt)
+                dims = shape.as_list()
+                if arr.size != int(np.prod(dims)):
+                    raise InvalidArgumentError(None, None, f"Input to reshape is a tensor with "
+                                               f"{arr.size} values, but the requested shape "
+                                               f"has {int(np.prod(dims))}")
+                out.append(convert_to_tensor(arr.reshape(dims), dt, name="key_" + safe))
+        return out
+
+
+def _as_array(value, np_dt) -> np.ndarray:
+    if np_dt is object:
+        arr = np.asarray(value, dtype=object)
+        flat = [v.encode() if isinstance(v, str) else v for v in arr.reshape(-1)]
+        out = np.empty(len(flat), dtype=object)
+        out[:] = flat
+        return out.reshape(arr.shape)
+    return np.asarray(value, dtype=np_dt)

@@ -1,0 +1,107 @@
+"""`tf.io.parse_example` / `parse_single_example`: `tf.train.Example` protos to tensors by
+TensorFlow's ParseExampleV2 op (one op for a batch or a single example, as TensorFlow 2
+builds it), so graphs, `tf.function`s and `Dataset.map` functions hold the op TensorFlow
+would. Host kernel in kernels/parsing_kernels.py; feature configs in parsing_config.py.
+"""
+
+from __future__ import annotations
+
+from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.scopes import name_scope
+from ndflow.core.shapes import TensorShape
+from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.op_def import op_def
+from ndflow.ops.parsing_config import ParseParams
+from ndflow.ops.sparse_tensor import SparseTensor
+
+
+def _parse_example_shape(ctx):
+    serialized = ctx.shapes[0]
+    a = ctx.attrs
+    n_sparse, shapes = a["num_sparse"], a["dense_shapes"]
+    rank = serialized.rank
+    batch = [] if rank == 0 else (serialized.as_list() if rank is not None else None)
+    out = [TensorShape([None, None if rank is None else rank + 1])] * n_sparse
+    out += [TensorShape([None])] * n_sparse
+    out += [TensorShape([None if rank is None else rank + 1])] * n_sparse
+    for s in shapes:
+        s = TensorShape(s)
+        out.append(TensorShape(None) if batch is None else TensorShape(batch + s.as_list()))
+    return out
+
+
+ParseExampleV2 = op_def(
+    "ParseExampleV2",
+    inputs=["serialized: string", "names: string", "sparse_keys: string",
+            "dense_keys: string", "ragged_keys: string", "dense_defaults: Tdense"],
+    outputs=["sparse_indices: num_sparse * int64", "sparse_values: sparse_types",
+             "sparse_shapes: num_sparse * int64", "dense_values: Tdense",
+             "ragged_values: ragged_value_types", "ragged_row_splits: ragged_split_types"],
+    attrs=["Tdense: list(type) = []",  # TF: list({float, int64, string}) >= 0
+           "num_sparse: int >= 0", "sparse_types: list(type) = []",
+           "ragged_value_types: list(type) = []", "ragged_split_types: list(type) = []",
+           "dense_shapes: list(shape) = []"],
+    shape=_parse_example_shape, not_differentiable=True)
+
+
+def _keys(keys, name):
+    return convert_to_tensor(list(keys), dtypes.string, name=name)
+
+
+def _parse(serialized, features, example_names, name):
+    params = ParseParams(features)
+    with name_scope(name or "ParseExample"):
+        s = convert_to_tensor(serialized, dtypes.string, name="serialized")
+        if s.shape.rank is not None and s.shape.rank > 1:
+            raise ValueError(f"Input serialized must be a scalar or a vector, got shape "
+                             f"{s.shape}")
+        names = convert_to_tensor([] if example_names is None else example_names,
+                                  dtypes.string, name="names")
+        defaults = params.dense_defaults()
+        op = apply_op(ParseExampleV2, [
+            s, names, _keys(params.sparse_keys, "sparse_keys"),
+            _keys(params.dense_keys, "dense_keys"), _keys([], "ragged_keys"), defaults], {
+                "Tdense": list(params.dense_types), "num_sparse": len(params.sparse_keys),
+                "sparse_types": list(params.sparse_types), "ragged_value_types": [],
+                "ragged_split_types": [], "dense_shapes": list(params.dense_shapes)},
+            name="ParseExampleV2")
+    outs, n = op.outputs, len(params.sparse_keys)
+    result = {}
+    for i, key in enumerate(params.sparse_keys):
+        result[key] = SparseTensor(outs[i], outs[n + i], outs[2 * n + i])
+    for j, key in enumerate(params.dense_keys):
+        result[key] = outs[3 * n + j]
+    return result
+
+
+@tf_export("io.parse_example", v1=[])
+def parse_example_v2(serialized, features, example_names=None, name=None):
+    """Parses a vector of serialized `Example`s into a dict of batched tensors
+    (`SparseTensor`s for `VarLenFeature`s)."""
+    return _parse(serialized, features, example_names, name)
+
+
+@tf_export(v1=["io.parse_example", "parse_example"])
+def parse_example(serialized, features, name=None, example_names=None):
+    return _parse(serialized, features, example_names, name)
+
+
+@tf_export("io.parse_single_example", v1=[])
+def parse_single_example_v2(serialized, features, example_names=None, name=None):
+    """Parses one serialized `Example` (a scalar string) into a dict of tensors."""
+    if features is None:
+        raise ValueError("Invalid argument: features cannot be None.")
+    if not features:
+        raise ValueError("Invalid argument: features cannot be empty.")
+    with name_scope(name or "ParseSingleExample"):
+        s = convert_to_tensor(serialized, dtypes.string, name="serialized")
+        if s.shape.rank is not None and s.shape.rank != 0:
+            raise InvalidArgumentError(None, None, "Input serialized must be a scalar")
+        return _parse(s, features, example_names, None)
+
+
+@tf_export(v1=["io.parse_single_example", "parse_single_example"])
+def parse_single_example(serialized, features, name=None, example_names=None):
+    return parse_single_example_v2(serialized, features, example_names, name)

@@ -1,0 +1,81 @@
+"""`tf.sparse.SparseTensor` (indices, values, dense_shape) and `tf.sparse.to_dense`
+(SparseToDense, kernels in kernels/parsing_kernels.py).
+
+What `tf.io.parse_example` returns for a `VarLenFeature`. It is a plain value holder here:
+the three tensors are ordinary tensors (eager or symbolic); `tf.nest` treats a SparseTensor as
+one leaf, so a `tf.function` or `Dataset.map` should densify it (`tf.sparse.to_dense`) before
+returning it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
+from ndflow.core.shapes import TensorShape
+from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.op_def import op_def
+
+
+def _sparse_to_dense_shape(ctx):
+    shape = ctx.value(1)
+    if shape is not None:
+        return [TensorShape([int(d) for d in np.asarray(shape).reshape(-1)])]
+    n = ctx.shapes[1].as_list()[0] if ctx.shapes[1].rank == 1 else None
+    return [TensorShape(None if n is None else [None] * n)]
+
+
+SparseToDense = op_def(
+    "SparseToDense",
+    inputs=["sparse_indices: Tindices", "output_shape: Tindices", "sparse_values: T",
+            "default_value: T"],
+    outputs=["dense: T"],
+    attrs=["validate_indices: bool = true", "T: type", "Tindices: {int32, int64}"],
+    shape=_sparse_to_dense_shape, not_differentiable=True)
+
+
+@tf_export("sparse.SparseTensor", "SparseTensor", v1=["sparse.SparseTensor", "SparseTensor"])
+class SparseTensor:
+    """A sparse tensor: `values[i]` sits at `indices[i]` (int64 [N, rank]) in a tensor of
+    shape `dense_shape` (int64 [rank]); the other entries are implicitly zero/empty."""
+
+    def __init__(self, indices, values, dense_shape):
+        self._indices = convert_to_tensor(indices, dtypes.int64, name="indices")
+        self._values = convert_to_tensor(values, name="values")
+        self._dense_shape = convert_to_tensor(dense_shape, dtypes.int64, name="dense_shape")
+
+    indices = property(lambda self: self._indices, doc="int64 [N, rank] positions.")
+    values = property(lambda self: self._values, doc="[N] values.")
+    dense_shape = property(lambda self: self._dense_shape, doc="int64 [rank] shape.")
+    dtype = property(lambda self: self._values.dtype, doc="The values' dtype.")
+
+    @property
+    def shape(self) -> TensorShape:
+        """The static dense shape (known eagerly; in graphs as far as inferred)."""
+        v = getattr(self._dense_shape, "numpy", None)
+        if v is not None:
+            return TensorShape([int(d) for d in v()])
+        n = self._dense_shape.shape.as_list()[0] if self._dense_shape.shape.rank else None
+        return TensorShape(None if n is None else [None] * n)
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    def __repr__(self):
+        return (f"SparseTensor(indices={self._indices!r}, values={self._values!r}, "
+                f"dense_shape={self._dense_shape!r})")
+
+
+@tf_export("sparse.to_dense", v1=["sparse.to_dense", "sparse_tensor_to_dense"])
+def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, name=None):
+    """The dense tensor of `sp_input`, `default_value` (0 or b"") where it has no value."""
+    if not isinstance(sp_input, SparseTensor):
+        raise TypeError(f"Input must be a SparseTensor, got {type(sp_input).__name__}.")
+    dt = sp_input.dtype
+    if default_value is None:
+        default_value = b"" if dt is dtypes.string else 0
+    default = convert_to_tensor(default_value, dt, name="default_value")
+    return apply_op(SparseToDense, [sp_input.indices, sp_input.dense_shape, sp_input.values,
+                                    default], {"validate_indices": bool(validate_indices)},
+                    name=name or "SparseToDense").outputs[0]

@@ -1,0 +1,141 @@
+"""TFRecord files: ndflow reads TensorFlow 2.21's (plain, GZIP, ZLIB; fixtures made by
+tests/fixtures/tfrecord/generate.py) and writes the same bytes; CRC and truncation errors as
+TensorFlow reports them."""
+
+import base64
+import gzip
+import json
+import os
+import zlib
+
+import pytest
+
+import ndflow as tf
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tfrecord")
+with open(os.path.join(FIXTURES, "expected.json")) as _f:
+    EXPECTED = json.load(_f)
+RAW = [base64.b64decode(r) for r in EXPECTED["raw_records"]]
+FILES = {"": "raw.tfrecord", "GZIP": "raw.tfrecord.gz", "ZLIB": "raw.tfrecord.zz"}
+
+
+def fixture(name):
+    return os.path.join(FIXTURES, name)
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("kind", ["", "GZIP", "ZLIB"])
+def test_reads_tensorflows_files(kind):
+    options = tf.io.TFRecordOptions(kind)
+    assert list(tf.compat.v1.io.tf_record_iterator(fixture(FILES[kind]), options)) == RAW
+    assert list(tf.compat.v1.io.tf_record_iterator(fixture(FILES[kind]), kind)) == RAW
+
+
+@pytest.mark.parametrize("kind", ["", "GZIP", "ZLIB"])
+def test_writes_tensorflows_bytes(tmp_path, kind):
+    path = str(tmp_path / "out")
+    with tf.io.TFRecordWriter(path, kind) as w:
+        for r in RAW:
+            w.write(r)
+    ours, theirs = read_bytes(path), read_bytes(fixture(FILES[kind]))
+    if kind == "":
+        assert ours == theirs
+    else:  # same stream once inflated (a zlib build may choose other deflate blocks)
+        wbits = 31 if kind == "GZIP" else 15
+        assert zlib.decompress(ours, wbits) == zlib.decompress(theirs, wbits)
+        assert ours[:2] == theirs[:2]  # gzip magic / zlib header
+    if kind == "GZIP":
+        assert gzip.decompress(ours) == read_bytes(fixture(FILES[""]))
+
+
+def test_masked_crc_and_framing():
+    from ndflow.data import tfrecord_format
+    framed = tfrecord_format.encode_record(b"hello")
+    assert framed == read_bytes(fixture("raw.tfrecord"))[:len(framed)]
+    assert tfrecord_format.masked_crc32c(b"") == 0xA282EAD8  # crc32c("") = 0, masked
+
+
+def test_writer_str_flush_close(tmp_path):
+    path = str(tmp_path / "w.tfrecord")
+    w = tf.io.TFRecordWriter(path)
+    w.write("text")
+    w.write(bytearray(b"ab"))
+    w.flush()
+    assert list(tf.compat.v1.io.tf_record_iterator(path)) == [b"text", b"ab"]
+    w.close()
+    w.close()  # a second close is a no-op
+    with pytest.raises(tf.errors.FailedPreconditionError, match="Writer is closed."):
+        w.write(b"x")
+    with pytest.raises(TypeError, match="bytes or str"):
+        tf.io.TFRecordWriter(str(tmp_path / "t")).write(5)
+
+
+def test_gzip_flush_makes_records_readable(tmp_path):
+    path = str(tmp_path / "g.tfrecord")
+    with tf.io.TFRecordWriter(path, "GZIP") as w:
+        w.write(b"a" * 50)
+        w.flush()
+        assert list(tf.compat.v1.io.tf_record_iterator(path, "GZIP")) == [b"a" * 50]
+        w.write(b"b")
+    assert list(tf.compat.v1.io.tf_record_iterator(path, "GZIP")) == [b"a" * 50, b"b"]
+
+
+def test_options_and_compression_types():
+    opts = tf.io.TFRecordOptions
+    assert opts.get_compression_type_string(None) == ""
+    assert opts.get_compression_type_string(opts("GZIP")) == "GZIP"
+    assert opts.get_compression_type_string(tf.compat.v1.io.TFRecordCompressionType.ZLIB) == \
+        "ZLIB"
+    with pytest.raises(ValueError, match='Not a valid compression_type: "BAD"'):
+        opts("BAD")
+    with pytest.raises(ValueError, match='Not a valid compression_type: "BAD"'):
+        tf.io.TFRecordWriter("/tmp/never", "BAD")
+
+
+def _damaged(tmp_path, data):
+    path = str(tmp_path / "bad.tfrecord")
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+# records of raw.tfrecord: b"hello" at 0 (21 bytes), b"" at 21 (16), b"x"*300 at 37
+@pytest.mark.parametrize("flip, message", [
+    (12, "corrupted record at 12"),  # the first record's data
+    (9, r"corrupted record at 0 \(Is this even a TFRecord file\?\)"),  # its length's CRC
+    (21, "corrupted record at 21"),  # the second record's length
+])
+def test_corrupted_record_is_data_loss(tmp_path, flip, message):
+    data = bytearray(read_bytes(fixture("raw.tfrecord")))
+    data[flip] ^= 1
+    path = _damaged(tmp_path, bytes(data))
+    with pytest.raises(tf.errors.DataLossError, match=message):
+        list(tf.compat.v1.io.tf_record_iterator(path))
+
+
+@pytest.mark.parametrize("keep, count, error", [
+    (5, 0, None),     # inside the first header: a clean end, as TensorFlow
+    (43, 2, None),    # inside the third header
+    (49, None, "truncated record at 37"),   # header complete, data missing
+    (-1, None, "truncated record at 353"),  # the last CRC cut short (record 4 at 353)
+])
+def test_truncated_file(tmp_path, keep, count, error):
+    path = _damaged(tmp_path, read_bytes(fixture("raw.tfrecord"))[:keep])
+    if error is None:
+        assert len(list(tf.compat.v1.io.tf_record_iterator(path))) == count
+    else:
+        with pytest.raises(tf.errors.DataLossError, match=error):
+            list(tf.compat.v1.io.tf_record_iterator(path))
+
+
+def test_missing_file_and_bad_compressed_stream(tmp_path):
+    with pytest.raises(tf.errors.NotFoundError, match="No such file or directory"):
+        tf.compat.v1.io.tf_record_iterator(str(tmp_path / "nope"))
+    with pytest.raises(tf.errors.NotFoundError, match="No such file or directory"):
+        tf.io.TFRecordWriter(str(tmp_path / "no" / "dir"))
+    with pytest.raises(tf.errors.DataLossError, match="inflate\\(\\) failed with error -3"):
+        list(tf.compat.v1.io.tf_record_iterator(fixture("raw.tfrecord"), "GZIP"))
