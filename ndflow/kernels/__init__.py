@@ -35,6 +35,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     nn_norm,
     nn_pool,
     nn_pool_argmax,
+    parsing_kernels,
     random,
     reduction,
     script_ops,

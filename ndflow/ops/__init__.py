@@ -67,6 +67,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     script_ops,
     segment,
     sort,
+    sparse_tensor,
     spectral_ops,
     state,
     state_scatter_nd,
