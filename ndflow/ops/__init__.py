@@ -61,6 +61,8 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     nn_pool3d,
     nn_pool_argmax,
     norms,
+    parsing_config,
+    parsing_ops,
     random,
     random_gamma_poisson,
     reduction,
