@@ -28,7 +28,8 @@ _names = itertools.count()
 def _dataset_variant(dataset: DatasetV2):
     attrs = dataset_ops.type_attrs(dataset._flat_specs)
     token = dataset_ops.register_dataset(dataset)
-    return apply_op(dataset_ops.PythonDataset, [], {"token": token, **attrs}).outputs[0]
+    return apply_op(dataset_ops.PythonDataset, [], {"token": token, **attrs},
+                    name="PythonDataset").outputs[0]
 
 
 class GraphIterator:
@@ -76,7 +77,8 @@ class GraphIterator:
                                       self._attrs).outputs[0], self._dataset)
 
     def has_next(self):
-        return apply_op(dataset_ops.IteratorHasNext, [self._handle], {}).outputs[0]
+        return apply_op(dataset_ops.IteratorHasNext, [self._handle], {},
+                        name="IteratorHasNext").outputs[0]
 
     def __iter__(self):
         return self

@@ -1,14 +1,14 @@
 """Iterator ops: how graphs (a `tf.function`, a TF1 Session's graph) pull dataset elements.
 
-A dataset stays a Python object (ndflow/data); a graph refers to it through `PythonDataset`,
-whose `token` attr keys `DATASETS` (as py_func's registry: such a graph runs only in the
-process that built it). An iterator is a resource whose runtime value is an
-`IteratorResource` holding a Python iterator of the dataset's flat elements; the kernels
-(kernels/dataset_ops.py) pull from it when the graph runs:
+A dataset stays a Python object (ndflow/data); a graph refers to it through
+`_PythonDataset` (ndflow's own op), whose `token` attr keys `DATASETS` (as py_func's
+registry: such a graph runs only in the process that built it). An iterator is a resource
+whose runtime value is an `IteratorResource` holding a Python iterator of the dataset's
+flat elements; the kernels (kernels/dataset_ops.py) pull from it when the graph runs:
 
 - TF2 (`iter(ds)` in a tf.function): `AnonymousIteratorV3` + `MakeIterator`, then
   `IteratorGetNext` / `IteratorGetNextAsOptional` + `OptionalHasValue` / `OptionalGetValue`;
-  `for x in ds` (AutoGraph) loops while `IteratorHasNext` (ndflow's own op: a peek that
+  `for x in ds` (AutoGraph) loops while `_IteratorHasNext` (ndflow's own op: a peek that
   buffers the next element) and takes each element with `IteratorGetNext`.
 - TF1: `OneShotIterator` (initialized on first use) and `IteratorV2` (a named iterator,
   initialized by running `MakeIterator`), each per Session.
@@ -93,37 +93,42 @@ def _element_shapes(ctx):
 _TYPES = ["output_types: list(type)", "output_shapes: list(shape)"]
 
 PythonDataset = op_def(
-    "PythonDataset", outputs=["handle: variant"], attrs=["token: string"] + _TYPES,
-    shape=lambda ctx: [TensorShape([])], stateful=True, not_differentiable=True)
+    "_PythonDataset", outputs=["handle: variant"], attrs=["token: string"] + _TYPES,
+    shape=lambda ctx: [TensorShape([])], stateful=True, gradient_undefined=True)
 AnonymousIteratorV3 = op_def(
     "AnonymousIteratorV3", outputs=["handle: resource"], attrs=_TYPES,
-    shape=lambda ctx: [TensorShape([])], stateful=True, not_differentiable=True)
+    shape=lambda ctx: [TensorShape([])], stateful=True, gradient_undefined=True)
 IteratorV2 = op_def(
     "IteratorV2", outputs=["handle: resource"],
     attrs=["shared_name: string", "container: string"] + _TYPES,
-    shape=lambda ctx: [TensorShape([])], stateful=True, not_differentiable=True)
+    shape=lambda ctx: [TensorShape([])], stateful=True, gradient_undefined=True)
 OneShotIterator = op_def(
     "OneShotIterator", outputs=["handle: resource"],
     attrs=["token: string", "container: string = ''", "shared_name: string = ''"] + _TYPES,
-    shape=lambda ctx: [TensorShape([])], stateful=True, not_differentiable=True)
+    shape=lambda ctx: [TensorShape([])], stateful=True, gradient_undefined=True)
 MakeIterator = op_def(
     "MakeIterator", inputs=["dataset: variant", "iterator: resource"], stateful=True,
-    not_differentiable=True)
+    gradient_undefined=True)
 IteratorGetNext = op_def(
     "IteratorGetNext", inputs=["iterator: resource"], outputs=["components: output_types"],
-    attrs=_TYPES, shape=_element_shapes, stateful=True, not_differentiable=True)
+    attrs=_TYPES, shape=_element_shapes, stateful=True, gradient_undefined=True)
 IteratorHasNext = op_def(
-    "IteratorHasNext", inputs=["iterator: resource"], outputs=["has_next: bool"],
-    shape=lambda ctx: [TensorShape([])], stateful=True, not_differentiable=True)
+    "_IteratorHasNext", inputs=["iterator: resource"], outputs=["has_next: bool"],
+    shape=lambda ctx: [TensorShape([])], stateful=True, gradient_undefined=True)
 IteratorGetNextAsOptional = op_def(
     "IteratorGetNextAsOptional", inputs=["iterator: resource"], outputs=["optional: variant"],
-    attrs=_TYPES, shape=lambda ctx: [TensorShape([])], stateful=True, not_differentiable=True)
+    attrs=_TYPES, shape=lambda ctx: [TensorShape([])], stateful=True, gradient_undefined=True)
 OptionalHasValue = op_def(
     "OptionalHasValue", inputs=["optional: variant"], outputs=["has_value: bool"],
-    shape=lambda ctx: [TensorShape([])], stateful=True, not_differentiable=True)
+    shape=lambda ctx: [TensorShape([])], gradient_undefined=True)
 OptionalGetValue = op_def(
     "OptionalGetValue", inputs=["optional: variant"], outputs=["components: output_types"],
-    attrs=_TYPES, shape=_element_shapes, stateful=True, not_differentiable=True)
+    attrs=_TYPES, shape=_element_shapes)
+
+
+@OptionalGetValue.def_grad
+def _optional_get_value_grad(op, *grads):
+    return [None]  # no gradient flows into the optional (a variant)
 
 
 def type_attrs(flat_specs) -> dict:
