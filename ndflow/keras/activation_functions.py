@@ -5,6 +5,7 @@ that namespace.)"""
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
+from ndflow.keras import serialization_lib
 from ndflow.ops import arithmetic, comparison, math, nn_activation
 from ndflow.ops import nn_activation_composite as composite
 from ndflow.ops.apply import convert_to_tensor
@@ -135,18 +136,21 @@ def serialize(activation):
     raise ValueError(f"Could not serialize activation {activation!r}")
 
 
-def config_name(activation) -> str:
-    """What a layer's config shows for its activation: the Keras name, else the function's
-    own name (a user function, found again through `custom_objects`)."""
+def config_name(activation):
+    """What a layer's config shows for its activation: the Keras name, else Keras' record of
+    a user function (found again through `custom_objects` or its registered name)."""
     try:
         return serialize(activation)
     except ValueError:
-        return getattr(activation, "__name__", repr(activation))
+        return serialization_lib.function_config(activation)
 
 
 @_export("deserialize")
 def deserialize(config, custom_objects=None):
-    fn = (custom_objects or {}).get(config) or _BY_NAME.get(config)
+    if isinstance(config, dict) and config.get("class_name") == "function":
+        config = config.get("config")   # Keras' record of a function: its (registered) name
+    fn = (custom_objects or {}).get(config) or serialization_lib.custom_object(config) or \
+        (_BY_NAME.get(config) if isinstance(config, str) else None)
     if fn is None:
         raise ValueError(f"Could not interpret activation function identifier: {config}")
     return fn
@@ -154,10 +158,12 @@ def deserialize(config, custom_objects=None):
 
 @_export("get")
 def get(identifier):
-    """None or a name -> the activation function; a callable is returned as is."""
+    """None, a name or Keras' record of a function -> the activation function; a callable
+    is returned as is."""
     if identifier is None:
         return linear
-    if isinstance(identifier, str):
+    if isinstance(identifier, str) or (isinstance(identifier, dict)
+                                       and identifier.get("class_name") == "function"):
         return deserialize(identifier)
     if callable(identifier):
         return identifier

@@ -5,14 +5,119 @@ configs: no code is loaded from a config."""
 
 from __future__ import annotations
 
+import threading
+
+from ndflow.core.api_export import keras_export
+
+# None: each load's own `safe_mode` decides; False: enable_unsafe_deserialization() was called.
+_GLOBAL_SAFE_MODE: dict = {"value": None}
+
+
+@keras_export("keras.config.enable_unsafe_deserialization")
+def enable_unsafe_deserialization():
+    """Disables safe mode globally, allowing deserialization of lambdas (as Keras 3: it
+    overrides every later load's `safe_mode`, for the rest of the process)."""
+    _GLOBAL_SAFE_MODE["value"] = False
+
+
+def in_safe_mode():
+    """The global safe mode: None unless enable_unsafe_deserialization() was called."""
+    return _GLOBAL_SAFE_MODE["value"]
+
 
 def serialize_object(obj, module: str) -> dict:
     return {"module": module, "class_name": type(obj).__name__, "config": obj.get_config(),
             "registered_name": None}
 
 
-def lookup_class(name: str, known: dict, custom_objects: dict | None, kind: str):
-    cls = (custom_objects or {}).get(name) or known.get(name)
+# Keras' custom objects: registered for the process (register_keras_serializable,
+# get_custom_objects()) or for a `with custom_object_scope(...)` block (per thread).
+_GLOBAL_CUSTOM_OBJECTS: dict = {}
+_SCOPES = threading.local()
+
+
+@keras_export("keras.utils.get_custom_objects")
+def get_custom_objects() -> dict:
+    """The global dict of custom objects (name -> class or function); edit it to register."""
+    return _GLOBAL_CUSTOM_OBJECTS
+
+
+@keras_export("keras.utils.register_keras_serializable")
+def register_keras_serializable(package="Custom", name=None):
+    """Registers a class or function as `package>name` (default: its own name), the
+    `registered_name` Keras writes for it and finds it by when loading."""
+    def decorator(obj):
+        key = f"{package}>{name or obj.__name__}"
+        if isinstance(obj, type) and not hasattr(obj, "get_config"):
+            raise ValueError("Cannot register a class that does not have a get_config() method.")
+        _GLOBAL_CUSTOM_OBJECTS[key] = obj
+        _REGISTERED_NAMES[obj] = key
+        return obj
+    return decorator
+
+
+_REGISTERED_NAMES: dict = {}
+
+
+def registered_name(obj):
+    """`package>name` for a registered class or function, else None."""
+    return _REGISTERED_NAMES.get(obj)
+
+
+@keras_export("keras.utils.CustomObjectScope", "keras.utils.custom_object_scope")
+class CustomObjectScope:
+    """`with custom_object_scope({"Name": obj}):` — deserialization inside the block finds
+    these objects by name, as if passed as `custom_objects`."""
+
+    def __init__(self, custom_objects):
+        self.custom_objects = dict(custom_objects or {})
+
+    def __enter__(self):
+        stack = getattr(_SCOPES, "stack", None)
+        if stack is None:
+            stack = _SCOPES.stack = []
+        stack.append(self.custom_objects)
+        return self
+
+    def __exit__(self, *exc):
+        _SCOPES.stack.pop()
+
+
+def function_config(fn) -> dict:
+    """Keras' record of a user function: its registered name, else its own name."""
+    name = registered_name(fn) or getattr(fn, "__name__", repr(fn))
+    return {"module": "builtins", "class_name": "function", "config": name,
+            "registered_name": "function"}
+
+
+def active_custom_objects() -> dict:
+    """The registry overlaid by the open custom object scopes (innermost last)."""
+    merged = dict(_GLOBAL_CUSTOM_OBJECTS)
+    for scope in getattr(_SCOPES, "stack", None) or []:
+        merged.update(scope)
+    return merged
+
+
+def custom_object(name):
+    """The object `name` from the innermost custom object scope or the global registry."""
+    if not isinstance(name, str):
+        return None
+    for scope in reversed(getattr(_SCOPES, "stack", None) or []):
+        if name in scope:
+            return scope[name]
+    return _GLOBAL_CUSTOM_OBJECTS.get(name)
+
+
+def lookup_class(name: str, known: dict, custom_objects: dict | None, kind: str,
+                 registered: str | None = None):
+    """The class called `registered` (Keras' registered name, when the config has one) or
+    `name`: from `custom_objects`, the custom object scopes and registry, then `known`."""
+    cls = None
+    for key in dict.fromkeys(k for k in (registered, name) if isinstance(k, str)):
+        cls = (custom_objects or {}).get(key) or custom_object(key)
+        if cls is not None:
+            break
+    cls = cls or known.get(name)
     if cls is None:
         raise TypeError(f"Could not locate {kind} '{name}'. Make sure custom classes are "
                         "decorated with `@keras.saving.register_keras_serializable()` or "

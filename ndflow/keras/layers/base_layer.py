@@ -27,7 +27,7 @@ from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten, map_structure
 from ndflow.core.scopes import init_scope, name_scope
 from ndflow.core.tensor import Tensor
-from ndflow.keras import keras_tensor, regularizer_functions
+from ndflow.keras import keras_tensor, regularizer_functions, serialization_lib
 from ndflow.keras.keras_variable import KerasVariable, autocast_dtype, autocast_scope
 from ndflow.keras.layers.input_spec import assert_input_compatibility
 from ndflow.keras.mixed_precision import policy as dtype_policies
@@ -502,8 +502,17 @@ class Layer(Module):
 
 @keras_export("keras.layers.serialize")
 def serialize(layer) -> dict:
-    out = {"module": "keras.layers", "class_name": type(layer).__name__,
-           "config": layer.get_config(), "registered_name": None}
+    cls = type(layer)
+    if cls.__module__.startswith("ndflow."):
+        # keras.ops nodes (saving/keras_operations.py) name their own module, as Keras does
+        module = getattr(layer, "_keras_module", "keras.layers")
+        registered = getattr(layer, "_keras_registered_name", None)
+    else:   # a user's class, as Keras writes it: found again by its registered name
+        registered = serialization_lib.registered_name(cls)
+        module = None if registered else cls.__module__
+        registered = registered or cls.__name__
+    out = {"module": module, "class_name": cls.__name__, "config": layer.get_config(),
+           "registered_name": registered}
     build_config = layer.get_build_config()
     if build_config is not None:
         out["build_config"] = build_config
@@ -515,7 +524,8 @@ def deserialize(config, custom_objects=None):
     """A layer from its serialized form; only ndflow's layers and `custom_objects`."""
     if not isinstance(config, dict) or "class_name" not in config:
         raise ValueError(f"Could not interpret serialized layer: {config}")
-    cls = lookup_class(config["class_name"], _BUILTIN_LAYERS, custom_objects, "class")
+    cls = lookup_class(config["class_name"], _BUILTIN_LAYERS, custom_objects, "class",
+                       registered=config.get("registered_name"))
     conf = config.get("config") or {}
     if "custom_objects" in inspect.signature(cls.from_config).parameters:
         layer = cls.from_config(conf, custom_objects=custom_objects)

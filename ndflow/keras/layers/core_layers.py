@@ -106,6 +106,8 @@ class Flatten(Layer):
     """Each sample flattened to one dimension (channels_first inputs are first moved to
     channels_last, so weights keep their order across data formats)."""
 
+    _records_build_shapes = True   # Keras records its build config (input shape)
+
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
         self.data_format = data_format or "channels_last"

@@ -15,7 +15,7 @@ import numpy as np
 from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten, map_structure
 from ndflow.core.tensor import Tensor
-from ndflow.keras import activation_functions, keras_tensor, loss_functions
+from ndflow.keras import activation_functions, keras_tensor, loss_functions, serialization_lib
 from ndflow.keras.layers.activation_layers import ElementwiseLayer
 from ndflow.keras.layers.base_layer import Layer
 
@@ -205,6 +205,8 @@ class Lambda(Layer):
         """Rebuilds the layer; a Python lambda in the config (function, output_shape or
         mask) raises Keras' ValueError unless `safe_mode=False`."""
         config = dict(config)
+        if safe_mode is None:   # unset: the global mode (keras.config.enable_unsafe_...)
+            safe_mode = serialization_lib.in_safe_mode()
         safe = safe_mode is not False
         config["function"] = _deserialize_function(config["function"], custom_objects, safe)
         if "output_shape" in config:

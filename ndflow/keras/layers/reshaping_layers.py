@@ -72,6 +72,8 @@ class Reshape(Layer):
 class Permute(Layer):
     """The non-batch axes permuted: `dims` is a permutation of 1..rank-1."""
 
+    _records_build_shapes = True   # Keras records its build config (input shape)
+
     def __init__(self, dims, **kwargs):
         super().__init__(**kwargs)
         self.dims = tuple(dims)
@@ -118,6 +120,8 @@ def _bilinear(x, axis: int, size, factor: int):
 @keras_export("keras.layers.UpSampling2D")
 class UpSampling2D(Layer):
     """Rows and columns repeated `size` times ('nearest') or interpolated ('bilinear')."""
+
+    _records_build_shapes = True   # Keras records its build config (input shape)
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
         super().__init__(**kwargs)
@@ -171,6 +175,8 @@ class ZeroPadding2D(Layer):
     """Zero rows and columns added around each image: `padding` an int, (rows, cols) or
     ((top, bottom), (left, right))."""
 
+    _records_build_shapes = True   # Keras records its build config (input shape)
+
     def __init__(self, padding=(1, 1), data_format=None, **kwargs):
         super().__init__(**kwargs)
         self.data_format = cu.standardize_data_format(data_format)
@@ -199,6 +205,8 @@ class ZeroPadding2D(Layer):
 class Cropping2D(Layer):
     """Rows and columns removed from each image's edges: `cropping` an int, (rows, cols) or
     ((top, bottom), (left, right))."""
+
+    _records_build_shapes = True   # Keras records its build config (input shape)
 
     def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -236,6 +244,8 @@ class Cropping2D(Layer):
 @keras_export("keras.layers.RepeatVector")
 class RepeatVector(Layer):
     """(batch, features) -> (batch, n, features): each vector repeated `n` times."""
+
+    _records_build_shapes = True   # Keras records its build config (input shape)
 
     def __init__(self, n, **kwargs):
         super().__init__(**kwargs)

@@ -19,10 +19,7 @@ from ndflow.ops.array_split import split
 
 
 def activation_name(fn):
-    try:
-        return activations.serialize(fn)
-    except ValueError:
-        return getattr(fn, "__name__", repr(fn))
+    return activations.config_name(fn)
 
 
 def _positive_units(units) -> None:

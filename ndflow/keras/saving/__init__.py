@@ -5,6 +5,7 @@
 from ndflow.keras.saving import (  # noqa: F401 - importing a module declares its exports
     checkpoint_tracking,
     keras_archive,
+    keras_operations,
     saving_api,
     weights_h5,
 )

@@ -9,7 +9,7 @@ import inspect
 import types
 import warnings
 
-from ndflow.keras import loss_functions
+from ndflow.keras import loss_functions, serialization_lib
 from ndflow.keras.metrics import metric_lookup
 from ndflow.keras.metrics.base_metric import Metric
 from ndflow.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
@@ -23,6 +23,10 @@ def _is_object_config(value) -> bool:
 
 
 def _function_config(fn, module: str) -> dict:
+    """Keras' record of a loss or metric function: a built-in one by its name in `module`,
+    a user's one as `builtins.function` with its (registered) name."""
+    if not getattr(fn, "__module__", "").startswith("ndflow."):
+        return serialization_lib.function_config(fn)
     name = fn.__name__
     return {"module": module, "class_name": "function", "config": name,
             "registered_name": name}

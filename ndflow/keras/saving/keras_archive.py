@@ -20,6 +20,7 @@ import numpy as np
 
 from ndflow.core.dtypes import DType
 from ndflow.core.shapes import TensorShape
+from ndflow.keras import serialization_lib
 from ndflow.keras.layers import base_layer
 from ndflow.keras.layers.lambda_layer import Lambda
 from ndflow.keras.saving import compile_config, file_io, object_tree, weights_h5
@@ -63,8 +64,9 @@ def serialize_model(model) -> dict:
             out["build_config"] = {"input_shape": list(model.inputs[0].shape)}
     else:
         cls = type(model)
-        out = {"module": cls.__module__, "class_name": cls.__name__,
-               "config": model.get_config(), "registered_name": cls.__name__}
+        registered = serialization_lib.registered_name(cls)
+        out = {"module": None if registered else cls.__module__, "class_name": cls.__name__,
+               "config": model.get_config(), "registered_name": registered or cls.__name__}
         build_config = model.get_build_config()
         if build_config is not None:
             out["build_config"] = build_config
@@ -89,14 +91,18 @@ def deserialize_model(config: dict, custom_objects=None, safe_mode: bool = True,
     """A model from its config.json dict (Keras 3's deserialize_keras_object on a model)."""
     if not isinstance(config, dict) or "class_name" not in config:
         raise ValueError(f"Could not interpret serialized model: {config!r}")
-    custom = dict(custom_objects or {})
-    if safe_mode is False and "Lambda" not in custom:
-        custom["Lambda"] = _UnsafeLambda
-    spec = {k: v for k, v in config.items() if k != "compile_config"}
-    model = base_layer.deserialize(spec, custom)
-    saved_compile = config.get("compile_config")
-    if compile and saved_compile:
-        compile_config.compile_from_config(model, saved_compile, custom_objects)
+    if serialization_lib.in_safe_mode() is not None:   # as Keras: the global mode wins
+        safe_mode = serialization_lib.in_safe_mode()
+    # the registered and scoped objects, then the caller's; in scope for activation functions
+    custom = {**serialization_lib.active_custom_objects(), **(custom_objects or {})}
+    with serialization_lib.CustomObjectScope(custom):
+        if safe_mode is False and "Lambda" not in custom:
+            custom["Lambda"] = _UnsafeLambda
+        spec = {k: v for k, v in config.items() if k != "compile_config"}
+        model = base_layer.deserialize(spec, custom)
+        saved_compile = config.get("compile_config")
+        if compile and saved_compile:
+            compile_config.compile_from_config(model, saved_compile, custom)
     return model
 
 
