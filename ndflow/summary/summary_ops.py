@@ -11,10 +11,12 @@ Each returns a bool tensor: whether a summary was written.
 
 from __future__ import annotations
 
+import contextlib
+import re
 import time
 
 import numpy as np
-from tensorboard.compat.proto import summary_pb2
+from tensorboard.compat.proto import event_pb2, summary_pb2
 from tensorboard.plugins.audio import metadata as audio_metadata
 from tensorboard.plugins.histogram import metadata as histogram_metadata
 from tensorboard.plugins.image import metadata as image_metadata
@@ -24,7 +26,7 @@ from tensorboard.plugins.text import metadata as text_metadata
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph_def import ndarray_to_tensor_proto
-from ndflow.core.scopes import get_name_scope
+from ndflow.core.scopes import get_name_scope, name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast
@@ -40,6 +42,21 @@ def summary_tag(name: str) -> str:
     """TF's summary_scope: the tag is the current name scope joined with `name`."""
     scope = get_name_scope().rstrip("/")
     return f"{scope}/{name}" if scope else name
+
+
+@tf_export("summary.experimental.summary_scope", v1=[])
+@contextlib.contextmanager
+def summary_scope(name, default_name="summary", values=None):
+    """A name scope for a summary op; yields (tag, scope): the tag is the enclosing name
+    scope joined with `name` (not made unique), as TF's summary_scope."""
+    name = name or default_name
+    tag = summary_tag(name)
+    scope_name = _INVALID_SCOPE_CHARACTERS.sub("", name) or None
+    with name_scope(scope_name, default_name, values) as scope:
+        yield tag, scope
+
+
+_INVALID_SCOPE_CHARACTERS = re.compile(r"[^-_/.A-Za-z0-9]")
 
 
 def _host_array(value) -> np.ndarray:
@@ -107,8 +124,23 @@ def _graph_write(writer, tag, data, step, metadata, to_proto, name):
         writer.write_summary(tag, to_proto(np.asarray(value)), int(step_value), metadata,
                              time.time())
         return np.bool_(True)
-    return numpy_function(write_at_run_time, [step_t, tensor, cond_t], dtypes.bool,
-                          stateful=True, name=name or "write_summary")
+    op = numpy_function(write_at_run_time, [step_t, tensor, cond_t], dtypes.bool,
+                        stateful=True, name=name or "write_summary")
+    op.set_shape([])
+    context.get_default_graph().add_to_collection(SUMMARY_V2_COLLECTION, op)
+    return op
+
+
+SUMMARY_V2_COLLECTION = "_SUMMARY_V2"  # TF's key: what all_v2_summary_ops returns
+
+
+@tf_export(v1=["summary.all_v2_summary_ops"])
+def all_v2_summary_ops():
+    """The TF2 summary ops built in the default graph (None when eager), for TF1 programs
+    to run with `Session.run`."""
+    if context.executing_eagerly():
+        return None
+    return context.get_default_graph().get_collection(SUMMARY_V2_COLLECTION)
 
 
 def _static_shape(data):
@@ -213,5 +245,27 @@ def audio(name, data, sample_rate, step=None, max_outputs=3, encoding=None,
     return write_summary(summary_tag(name), data, step, md, to_proto)
 
 
-__all__ = ["write", "scalar", "histogram", "image", "text", "audio", "write_summary",
-           "summary_tag"]
+@tf_export("summary.experimental.write_raw_pb", v1=[])
+def write_raw_pb(tensor, step=None, name=None):
+    """Writes serialized `Summary` protos (a string scalar or vector) as they are."""
+    writer = STATE.writer
+    if writer is None:
+        return _false()
+    if step is None:
+        step = STATE.step
+        if step is None:
+            raise ValueError(_NO_STEP)
+    if not context.executing_eagerly():
+        raise NotImplementedError("write_raw_pb runs eagerly in ndflow")
+    if isinstance(writer, NoopSummaryWriter) or not recording_condition():
+        return _false()
+    step_value = int(_host_array(step))
+    for blob in np.asarray(_host_array(tensor), dtype=object).reshape(-1):
+        writer.write_event(event_pb2.Event(wall_time=time.time(), step=step_value,
+                                           summary=summary_pb2.Summary.FromString(blob)))
+    return convert_to_tensor(True)
+
+
+__all__ = ["write", "scalar", "histogram", "image", "text", "audio", "summary_scope",
+           "write_raw_pb", "all_v2_summary_ops", "write_summary", "summary_tag",
+           "SUMMARY_V2_COLLECTION"]

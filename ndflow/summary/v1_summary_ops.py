@@ -177,6 +177,25 @@ def text(name, tensor, collections=None):
     return _summary_op(name, "TextSummary", tensor, build, collections)
 
 
+@tf_export(v1=["summary.tensor_summary"])
+def tensor_summary(name, tensor, summary_description=None, collections=None,
+                   summary_metadata=None, family=None, display_name=None):
+    """A serialized `Summary` holding `tensor` itself, with `summary_metadata` (or one made
+    of `display_name` and `summary_description`)."""
+    md = summary_pb2.SummaryMetadata()
+    if summary_metadata is not None:
+        md.CopyFrom(summary_metadata)
+    if display_name is not None:
+        md.display_name = display_name
+    if summary_description is not None:
+        md.summary_description = summary_description
+
+    def build(tag, a):
+        return summary_pb2.Summary(value=[summary_pb2.Summary.Value(
+            tag=tag, metadata=md, tensor=ndarray_to_tensor_proto(a))])
+    return _summary_op(name, "TensorSummary", tensor, build, collections, family)
+
+
 def merge_serialized(blobs) -> bytes:
     """The union of serialized Summaries (TF's MergeSummary: a tag twice is an error)."""
     merged, seen = summary_pb2.Summary(), set()
@@ -217,5 +236,5 @@ def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
     return merge(ops, name=name) if ops else None
 
 
-__all__ = ["scalar", "histogram", "image", "audio", "text", "merge", "merge_all", "histogram_proto",
-           "merge_serialized"]
+__all__ = ["scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge",
+           "merge_all", "histogram_proto", "merge_serialized"]

@@ -120,3 +120,27 @@ def test_merge_duplicate_tags_and_eager_merge_all():
         v1.summary.merge_all()
     eager = summary_pb2.Summary.FromString(v1.summary.scalar("e", 3.0).numpy())
     assert eager.value[0].simple_value == 3.0
+
+
+def test_tf2_summaries_in_a_tf1_session(tmp_path):
+    """TF2 summary ops built in a TF1 graph run where the Session runs all_v2_summary_ops."""
+    with tf.Graph().as_default():
+        step = v1.placeholder(tf.int64, [])
+        x = v1.placeholder(tf.float32, [])
+        writer = tf.summary.create_file_writer(str(tmp_path))
+        with writer.as_default(step=step):
+            tf.summary.scalar("x", x)
+        ops = v1.summary.all_v2_summary_ops()
+        assert len(ops) == 1
+        tensor = v1.summary.tensor_summary("t", tf.constant([1, 2]), display_name="shown")
+        with v1.Session() as sess:
+            for i in range(3):
+                sess.run(ops, {step: i * 10, x: i / 2})
+            t = summary_pb2.Summary.FromString(sess.run(tensor))
+        writer.close()
+    assert v1.summary.all_v2_summary_ops() is None  # eager
+    values = [(e.step, v.tag, v.tensor.tensor_content)
+              for e in raw_events(event_files(str(tmp_path))[0]) for v in e.summary.value]
+    assert [(s, tag) for s, tag, _ in values] == [(0, "x"), (10, "x"), (20, "x")]
+    assert t.value[0].metadata.display_name == "shown"
+    assert list(np.frombuffer(t.value[0].tensor.tensor_content, np.int32)) == [1, 2]

@@ -276,3 +276,17 @@ def test_write_with_metadata_bytes(tmp_path):
     [(step, arr, value)] = _tensors(event_files(str(tmp_path))[0])["raw"]
     assert step == 5 and arr.tolist() == [1, 2, 3] and arr.dtype == np.int32
     assert value.metadata.plugin_data.plugin_name == "custom"
+
+
+def test_summary_scope_and_write_raw_pb(tmp_path):
+    with tf.name_scope("outer"):
+        with tf.summary.experimental.summary_scope("my sum", "default") as (tag, scope):
+            assert tag == "outer/my sum"  # the tag keeps the name; the scope drops spaces
+            assert scope == "outer/mysum/"
+    raw = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag="legacy", simple_value=7.0)])
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    with writer.as_default(step=2):
+        assert bool(tf.summary.experimental.write_raw_pb(raw.SerializeToString()))
+    writer.close()
+    acc = accumulate(str(tmp_path))
+    assert [(s.step, s.value) for s in acc.Scalars("legacy")] == [(2, 7.0)]
