@@ -183,3 +183,12 @@ def test_enable_unsafe_deserialization(tmp_path, monkeypatch):
         else None
     if spec is not None:
         assert keras.layers.deserialize(spec)(np.ones((1, 2), np.float32)).numpy()[0, 0] == 3.0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_load_weights_from_keras_archive_into_an_ndflow_model(name):
+    tf.keras.backend.clear_session()   # Keras' automatic layer names, as in generate.py
+    model = zoo.MODELS[name](keras)
+    model.load_weights(HERE / f"{name}.keras")
+    np.testing.assert_allclose(model.predict(ARRAYS[f"x_{name}"], verbose=0),
+                               ARRAYS[f"y_{name}"], rtol=1e-5, atol=1e-6)
