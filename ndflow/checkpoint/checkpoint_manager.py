@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import time
 
-from ndflow.checkpoint import checkpoint_management
+from ndflow.checkpoint import checkpoint_management, tensor_bundle
 from ndflow.core.api_export import tf_export
 
 
@@ -73,9 +73,13 @@ class CheckpointManager:
         """The prefixes of the checkpoints this manager keeps, oldest first."""
         return list(self._maybe_delete)
 
-    def _sweep(self) -> None:
+    def _sweep(self) -> list[str]:
+        """Drops the checkpoints beyond max_to_keep from the list; returns those to delete
+        (deleted after the state file stops naming them, so a kill in between loses no
+        checkpoint the state file names)."""
+        doomed = []
         if self._max_to_keep is None:
-            return
+            return doomed
         while len(self._maybe_delete) > self._max_to_keep:
             path, stamp = next(iter(self._maybe_delete.items()))
             del self._maybe_delete[path]
@@ -83,7 +87,8 @@ class CheckpointManager:
             if hours and stamp - hours * 3600.0 >= self._last_preserved_timestamp:
                 self._last_preserved_timestamp = stamp
                 continue
-            checkpoint_management.remove_checkpoint(path)
+            doomed.append(path)
+        return doomed
 
     def _record_state(self) -> None:
         checkpoint_management.update_checkpoint_state(
@@ -117,8 +122,11 @@ class CheckpointManager:
         self._maybe_delete.pop(path, None)
         self._maybe_delete[path] = stamp
         self._latest_checkpoint = path
-        self._sweep()
+        tensor_bundle.kill_point("before_state_file")
+        doomed = self._sweep()
         self._record_state()
+        for old in doomed:
+            checkpoint_management.remove_checkpoint(old)
         return path
 
     def restore_or_initialize(self):

@@ -7,8 +7,10 @@ A bundle under `prefix` is two files:
   tensor is the varint64 length of every element, the masked CRC-32C of those lengths (as
   uint32s), then the elements' bytes.
 
-`BundleWriter.finish` writes both files under temporary names and renames them into place,
-data file first, so a writer killed mid-save never leaves a readable half-written bundle.
+`BundleWriter.finish` writes both files under temporary names and then renames them into
+place, data file first: a writer killed before the renames leaves an older bundle under the
+same prefix intact, and one killed between them leaves a bundle whose CRCs fail to match
+(DataLossError), never silently wrong values.
 """
 
 from __future__ import annotations
@@ -150,12 +152,28 @@ class BundleWriter:
                 os.makedirs(directory, exist_ok=True)
         except OSError as e:
             raise _os_error(directory, e) from None
-        _atomic_write(data_filename(self._prefix), self._chunks, "data")
-        _atomic_write(index_filename(self._prefix), [index], "index")
+        # Both files are complete on disk before either replaces an older bundle's, so a
+        # writer killed before the renames leaves the previous bundle untouched.
+        data_path, index_path = data_filename(self._prefix), index_filename(self._prefix)
+        temp_data = _write_temp(data_path, self._chunks)
+        try:
+            temp_index = _write_temp(index_path, [index])
+        except errors.OpError:
+            _remove_quietly(temp_data)
+            raise
+        kill_point("temp_files_written")
+        try:
+            os.replace(temp_data, data_path)
+            kill_point("data_file_renamed")
+            os.replace(temp_index, index_path)
+        except OSError as e:
+            _remove_quietly(temp_data)
+            _remove_quietly(temp_index)
+            raise _os_error(self._prefix, e) from None
 
 
-def _atomic_write(path: str, chunks, kind: str) -> None:
-    """Writes the chunks to `path.tempstate<random>`, fsyncs, renames it over `path`."""
+def _write_temp(path: str, chunks) -> str:
+    """Writes the chunks to `path.tempstate<random>` (fsynced); returns that name."""
     temp = f"{path}.tempstate{uuid.uuid4().int & 0xFFFFFFFFFFFFFFFF}"
     try:
         with open(temp, "wb") as f:
@@ -163,20 +181,23 @@ def _atomic_write(path: str, chunks, kind: str) -> None:
                 f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
-        kill_point(f"{kind}_temp_written")
-        os.replace(temp, path)
     except OSError as e:
-        try:
-            os.remove(temp)
-        except OSError:
-            pass
-        raise _os_error(temp if not os.path.exists(path) else path, e) from None
+        _remove_quietly(temp)
+        raise _os_error(temp, e) from None
+    return temp
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass
 
 
 def kill_point(name: str) -> None:
     """Test hook: NDFLOW_CHECKPOINT_KILL_AT=<name> kills this process (SIGKILL) there, so a
-    test can check what a writer killed mid-save leaves behind ("data_temp_written",
-    "index_temp_written", and the checkpoint module's own points)."""
+    test can check what a writer killed mid-save leaves behind ("temp_files_written",
+    "data_file_renamed", and checkpoint.py's "before_state_file")."""
     if os.environ.get("NDFLOW_CHECKPOINT_KILL_AT") == name:
         os.kill(os.getpid(), signal.SIGKILL)
 

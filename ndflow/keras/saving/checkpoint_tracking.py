@@ -12,13 +12,14 @@ through `_operations/<i>`, a compiled model's optimizer as `optimizer`, and an o
 from __future__ import annotations
 
 from ndflow.checkpoint.object_graph import holds_trackables, register_children
-from ndflow.keras.functional import Functional
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_layer import InputLayer
-from ndflow.keras.model import Model
 from ndflow.keras.optimizers.base_optimizer import Optimizer
-from ndflow.keras.sequential import Sequential
 from ndflow.ops.variables import Variable
+
+# Models are recognized by their layer lists, not their classes: this module is imported
+# by keras.saving, which model.py itself imports, so importing the model classes here
+# would be circular.
 
 # Attributes that are Keras bookkeeping, not tracked by Keras 3 as checkpoint dependencies.
 _BOOKKEEPING = frozenset({
@@ -42,6 +43,12 @@ def _renames(layer) -> dict:
 
 
 def layer_children(layer) -> list:
+    if "_layers_list" in vars(layer):  # Sequential
+        return [("_functional", {"_operations": _operations(list(layer._layers_list))})] + \
+            _optimizer_child(layer)
+    if "_functional_layers" in vars(layer):  # a functional model
+        return [("_operations", _operations(list(layer._functional_layers)))] + \
+            _optimizer_child(layer)
     renames = _renames(layer)
     kids = []
     for name, value in vars(layer).items():
@@ -69,24 +76,6 @@ def _operations(layers: list) -> dict:
     return {str(i + offset): layer for i, layer in enumerate(layers)}
 
 
-def sequential_children(model) -> list:
-    return [("_functional", {"_operations": _operations(list(model._layers_list))})] + \
-        _optimizer_child(model)
-
-
-def functional_children(model) -> list:
-    return [("_operations", _operations(list(model._functional_layers)))] + \
-        _optimizer_child(model)
-
-
-def model_children(model) -> list:
-    if isinstance(model, Sequential):
-        return sequential_children(model)
-    if isinstance(model, Functional):
-        return functional_children(model)
-    return layer_children(model)
-
-
 def optimizer_children(optimizer) -> list:
     kids = [("_variables", list(optimizer._variables)),
             ("_trainable_variables", list(optimizer._trainable_variables))]
@@ -98,5 +87,4 @@ def optimizer_children(optimizer) -> list:
 
 
 register_children(Layer, layer_children)
-register_children(Model, model_children)
 register_children(Optimizer, optimizer_children)

@@ -1,0 +1,108 @@
+"""A writer killed mid-save (SIGKILL at points set by NDFLOW_CHECKPOINT_KILL_AT) leaves the
+previous checkpoint loadable; an unwritable directory is a TF-typed error that loses nothing.
+The writers are forked processes, so the test pays for no second `import ndflow`."""
+
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+from ndflow.core import errors
+
+
+def _run_killed(point, action):
+    """Runs action() in a forked child with the kill point set; returns its exit status."""
+    pid = os.fork()
+    if pid == 0:  # the child: killed at `point`, or exits 0 when it never gets there
+        try:
+            os.environ["NDFLOW_CHECKPOINT_KILL_AT"] = point
+            action()
+        except BaseException:  # noqa: BLE001 - reported by the exit status
+            os._exit(3)
+        os._exit(0)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.01)
+    os.kill(pid, signal.SIGKILL)
+    raise AssertionError(f"writer killed at {point} did not finish")
+
+
+@pytest.mark.parametrize("point", ["temp_files_written", "data_file_renamed",
+                                   "before_state_file"])
+def test_killed_manager_save_leaves_previous_checkpoint(tmp_path, point):
+    v = tf.Variable([1.0, 2.0])
+    ckpt = tf.train.Checkpoint(v=v)
+    manager = tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=1)
+    first = manager.save()
+
+    def second_save():
+        v.assign([9.0, 9.0])
+        manager.save()
+
+    status = _run_killed(point, second_save)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    assert tf.train.latest_checkpoint(str(tmp_path)) == first
+    restored = tf.Variable([0.0, 0.0])
+    tf.train.Checkpoint(v=restored).restore(first).assert_consumed()
+    np.testing.assert_array_equal(restored.numpy(), [1.0, 2.0])
+
+
+def test_killed_overwrite_of_same_prefix(tmp_path):
+    v = tf.Variable([1.0, 2.0])
+    ckpt = tf.train.Checkpoint(v=v)
+    prefix = ckpt.write(str(tmp_path / "same"))
+
+    def overwrite():
+        v.assign([7.0, 7.0])
+        ckpt.write(prefix)
+
+    # killed before the renames: the old bundle is intact
+    assert os.WTERMSIG(_run_killed("temp_files_written", overwrite)) == signal.SIGKILL
+    restored = tf.Variable([0.0, 0.0])
+    tf.train.Checkpoint(v=restored).read(prefix).assert_consumed()
+    np.testing.assert_array_equal(restored.numpy(), [1.0, 2.0])
+    # killed between the renames: the mix is detected, never silently wrong values
+    v.assign([1.0, 2.0])
+    assert os.WTERMSIG(_run_killed("data_file_renamed", overwrite)) == signal.SIGKILL
+    with pytest.raises(errors.DataLossError, match=r"same\.data-00000-of-00001"):
+        tf.train.Checkpoint(v=restored).read(prefix)
+
+
+def test_read_only_directory_is_permission_denied_and_keeps_previous(tmp_path):
+    if os.geteuid() == 0:
+        pytest.skip("root writes into read-only directories (run as a user to check)")
+    v = tf.Variable([1.0])
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(v=v), str(tmp_path), 2)
+    first = manager.save()
+    before = sorted(os.listdir(tmp_path))
+    os.chmod(tmp_path, 0o500)
+    try:
+        with pytest.raises(errors.PermissionDeniedError):
+            manager.save()
+    finally:
+        os.chmod(tmp_path, 0o700)
+    assert sorted(os.listdir(tmp_path)) == before
+    assert tf.train.latest_checkpoint(str(tmp_path)) == first
+
+
+def test_refused_rename_is_permission_denied_and_keeps_previous(tmp_path, monkeypatch):
+    # as root the read-only directory test cannot run; refuse the rename instead
+    v = tf.Variable([1.0])
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(v=v), str(tmp_path), 2)
+    first = manager.save()
+    before = sorted(os.listdir(tmp_path))
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied", dst)
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(errors.PermissionDeniedError, match="Permission denied"):
+        manager.save()
+    monkeypatch.undo()
+    assert sorted(os.listdir(tmp_path)) == before
+    assert tf.train.latest_checkpoint(str(tmp_path)) == first
