@@ -16,3 +16,4 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     sources,
 )
 from ndflow.data import tfrecord_io  # noqa: F401, I001 - TFRecord files (tf.io.TFRecordWriter...)
+from ndflow.data import tfrecord_dataset  # noqa: F401, I001 - tf.data.TFRecordDataset
