@@ -60,8 +60,18 @@ _INVALID_SCOPE_CHARACTERS = re.compile(r"[^-_/.A-Za-z0-9]")
 
 
 def _host_array(value) -> np.ndarray:
+    """`value` as tf.convert_to_tensor would hold it, as NumPy (Python numbers without a
+    trip through a tensor: summaries are written per batch)."""
     if isinstance(value, np.ndarray):
         return value
+    if isinstance(value, bool):
+        return np.asarray(value)
+    if isinstance(value, float):
+        return np.asarray(value, np.float32)
+    if isinstance(value, int):
+        return np.asarray(value, np.int32 if -2**31 <= value < 2**31 else np.int64)
+    if isinstance(value, np.generic):
+        return np.asarray(value)
     if isinstance(value, (str, bytes)):
         return np.array(value.encode() if isinstance(value, str) else value, dtype=object)
     if hasattr(value, "numpy"):  # eager tensors and variables
@@ -80,8 +90,24 @@ def _metadata(metadata) -> summary_pb2.SummaryMetadata:
                     f"{type(metadata).__name__}")
 
 
+_BOOLS: dict = {}
+
+
 def _false():
-    return convert_to_tensor(False)
+    return _bool(False)
+
+
+def _true():
+    return _bool(True)
+
+
+def _bool(value: bool):
+    """The eager bool result (one immutable tensor each, made once); a constant in graphs."""
+    if not context.executing_eagerly():
+        return convert_to_tensor(value)
+    if value not in _BOOLS:
+        _BOOLS[value] = convert_to_tensor(value)
+    return _BOOLS[value]
 
 
 def write_summary(tag: str, data, step, metadata, to_proto, name: str | None = None):
@@ -100,9 +126,9 @@ def write_summary(tag: str, data, step, metadata, to_proto, name: str | None = N
         if isinstance(writer, NoopSummaryWriter) or not recording_condition():
             return _false()
         value = _host_array(data() if callable(data) else data)
-        step_value = int(_host_array(step))
+        step_value = step if isinstance(step, int) else int(_host_array(step))
         writer.write_summary(tag, to_proto(value), step_value, metadata, time.time())
-        return convert_to_tensor(True)
+        return _true()
     return _graph_write(writer, tag, data, step, metadata, to_proto, name)
 
 
@@ -263,7 +289,7 @@ def write_raw_pb(tensor, step=None, name=None):
     for blob in np.asarray(_host_array(tensor), dtype=object).reshape(-1):
         writer.write_event(event_pb2.Event(wall_time=time.time(), step=step_value,
                                            summary=summary_pb2.Summary.FromString(blob)))
-    return convert_to_tensor(True)
+    return _true()
 
 
 __all__ = ["write", "scalar", "histogram", "image", "text", "audio", "summary_scope",
