@@ -28,6 +28,7 @@ from tensorboard.compat.proto import (
     trackable_object_graph_pb2,
 )
 
+from ndflow.checkpoint.tensor_bundle import kill_point
 from ndflow.core import dtypes, errors
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph_def import GRAPH_DEF_VERSION, attr_to_proto, shape_to_proto
@@ -379,6 +380,7 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
     try:
         os.makedirs(parent, exist_ok=True)
         _write_tree(tmp, sm_bytes, _checkpoint_graph(b), variables, parts)
+        kill_point("saved_model_tree_written")
         _replace_dir(tmp, export_dir)
     except OSError as e:
         shutil.rmtree(tmp, ignore_errors=True)

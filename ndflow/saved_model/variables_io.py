@@ -14,8 +14,9 @@ from ndflow.core import dtypes, errors
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
 
-def _host_value(var) -> np.ndarray:
-    value = np.asarray(var.numpy())
+def host_value(var, value=None) -> np.ndarray:
+    """A variable's value (or `value` read for it) as the bundle stores it."""
+    value = np.asarray(var.numpy() if value is None else value)
     if var.dtype is dtypes.bfloat16 and value.dtype != ml_dtypes.bfloat16:
         value = value.astype(ml_dtypes.bfloat16)
     return value
@@ -26,7 +27,7 @@ def write_variables(prefix: str, variables: dict, object_graph: bytes) -> None:
     writer = BundleWriter(prefix)
     writer.add(OBJECT_GRAPH_KEY, np.array(object_graph, dtype=object))
     for key, var in variables.items():
-        writer.add(key, _host_value(var))
+        writer.add(key, host_value(var))
     writer.finish()
 
 

@@ -234,7 +234,7 @@ def test_writer_killed_mid_save_leaves_the_previous_saved_model(tmp_path):
     script = ("import sys; sys.path.insert(0, sys.argv[2]); import ndflow as tf\n"
               "from test_save import save_affine\n"
               "save_affine(sys.argv[1])\n")
-    env = dict(os.environ, NDFLOW_CHECKPOINT_KILL_AT="index_temp_written")
+    env = dict(os.environ, NDFLOW_CHECKPOINT_KILL_AT="saved_model_tree_written")
     proc = subprocess.run([sys.executable, "-c", script, str(d), os.path.dirname(__file__)],
                           env=env, capture_output=True, timeout=120)
     assert proc.returncode == -9, proc.stderr.decode()[-2000:]
