@@ -85,10 +85,10 @@ class PaddedBatchDataset(DatasetV2):
         else:
             shapes = [as_shape(p) for p in _up_to(spec, padded_shapes)]
             for s, p in zip(flat, shapes):
-                if not p.is_compatible_with(s.shape) and not (
-                        p.rank == s.shape.rank or s.shape.rank is None):
-                    raise ValueError(f"The padded shape {p} is not compatible with the "
-                                     f"shape {s.shape} of the corresponding input component.")
+                if not _fits(p, s.shape):
+                    raise ValueError(f"The padded shape {_tuple(p)} is not compatible with "
+                                     f"the shape {_tuple(s.shape)} of the corresponding input "
+                                     "component.")
         self._shapes = shapes
         if padding_values is None:
             values = [b"" if s.dtype.name == "string" else 0 for s in flat]
@@ -146,6 +146,18 @@ class PaddedBatchDataset(DatasetV2):
                     full[(i,) + tuple(slice(0, s) for s in v.shape)] = v
             out.append(EagerTensor(full, spec.dtype))
         return tuple(out)
+
+
+def _fits(padded: TensorShape, shape: TensorShape) -> bool:
+    """TF's check: same rank, and no padded dim smaller than a known input dim."""
+    if padded.rank is None or shape.rank is None:
+        return True
+    return padded.rank == shape.rank and all(
+        p is None or d is None or p >= d for p, d in zip(padded.as_list(), shape.as_list()))
+
+
+def _tuple(shape: TensorShape):
+    return "<unknown>" if shape.rank is None else tuple(shape.as_list())
 
 
 def _up_to(spec, value) -> list:

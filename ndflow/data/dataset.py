@@ -19,9 +19,11 @@ import numpy as np
 
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.data import structure
 from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.dataset_ops import end_of_sequence
 
 AUTOTUNE = -1
 INFINITE = -1
@@ -89,9 +91,9 @@ class DatasetV2:
                                   "_iter_flat")
 
     def _iter_flat(self):
-        specs, what = self._flat_specs, type(self).__name__
+        spec, what = self._element_spec, type(self).__name__
         for element in self._elements():
-            yield structure.to_flat(element, specs, what)
+            yield structure.to_flat(element, spec, what)
 
     def _cardinality(self) -> int:
         return UNKNOWN
@@ -280,13 +282,30 @@ class OwnedIterator:
         try:
             return next(self)
         except StopIteration:
-            raise _op("out_of_range")() from None
+            raise end_of_sequence() from None
 
     def get_next_as_optional(self):
+        """The next element as an optional (`has_value()` False at the end)."""
         try:
-            return _op("optional")(next(self), self.element_spec)
+            return EagerOptional(next(self), self.element_spec)
         except StopIteration:
-            return _op("optional")(None, self.element_spec)
+            return EagerOptional(None, self.element_spec)
+
+
+class EagerOptional:
+    """An eager iterator's next element, or nothing (TF's `tf.experimental.Optional`)."""
+
+    def __init__(self, value, element_spec):
+        self._value = value
+        self.element_spec = element_spec
+
+    def has_value(self, name=None):
+        return convert_to_tensor(self._value is not None)
+
+    def get_value(self, name=None):
+        if self._value is None:
+            raise InvalidArgumentError(None, None, "The optional does not have a value.")
+        return self._value
 
 
 class NumpyIterator:

@@ -100,7 +100,7 @@ class FilterDataset(DatasetV2):
         out = self._fn.output_spec
         if not (hasattr(out, "dtype") and out.dtype is dtypes.bool and out.shape.rank == 0):
             raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
-                             f"tensor, but its return type was {out}.")
+                             f"tensor, but its return type is {out}.")
         super().__init__(input_dataset.element_spec)
 
     def _inputs(self):

@@ -145,7 +145,7 @@ class TakeDataset(DatasetV2):
         if self._count < 0:
             return n
         if n == UNKNOWN:
-            return UNKNOWN if self._count else 0
+            return UNKNOWN
         return self._count if n == INFINITE else min(n, self._count)
 
     def _iter_flat(self):

@@ -113,14 +113,16 @@ def eager(value, dtype) -> EagerTensor:
     return EagerTensor(value, dtype)
 
 
-def to_flat(element, flat_specs: list, what: str) -> tuple:
+def to_flat(element, spec_structure, what: str) -> tuple:
     """A nested element (tensors, NumPy arrays, Python values) as a flat tuple of eager
     tensors of the specs' dtypes; a value that does not fit is InvalidArgumentError."""
-    leaves = flatten(element)
-    if len(leaves) != len(flat_specs):
-        raise InvalidArgumentError(None, None, f"{what} produced an element with "
-                                   f"{len(leaves)} components where {len(flat_specs)} were "
-                                   "expected.")
+    flat_specs = flatten(spec_structure)
+    try:
+        leaves = flatten_up_to(spec_structure, element)
+    except (TypeError, ValueError, KeyError):
+        raise InvalidArgumentError(None, None, f"{what} produced an element that does not "
+                                   f"match the structure {spec_structure}: {element!r}") \
+            from None
     out = []
     for value, spec in zip(leaves, flat_specs):
         if isinstance(value, EagerTensor) and value.dtype is spec.dtype:
