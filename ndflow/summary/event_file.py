@@ -19,7 +19,6 @@ import socket
 import struct
 import threading
 import time
-import weakref
 
 import google_crc32c
 from tensorboard.compat.proto import event_pb2
@@ -29,7 +28,7 @@ from ndflow.core import errors
 
 _MASK_DELTA = 0xA282EAD8
 _file_counter = itertools.count()  # TF2's per-process writer counter in file names
-_OPEN_WRITERS: weakref.WeakSet = weakref.WeakSet()
+_OPEN_WRITERS: set = set()  # closed at exit; a writer leaves it when closed
 _open_lock = threading.Lock()
 
 
@@ -157,7 +156,11 @@ class EventFileWriter:
             if self._closed:
                 return
             self._closed = True
-        self._async.close()
+        try:
+            self._async.close()
+        finally:
+            with _open_lock:
+                _OPEN_WRITERS.discard(self)
 
 
 @atexit.register

@@ -127,6 +127,13 @@ class FileSummaryWriter(SummaryWriter):
             self._closed = True
             self._file.close()
 
+    def __del__(self):
+        # As TF's writer resource: dropping the last reference flushes and closes the file.
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001, S110 - never raise from a finalizer
+            pass
+
 
 class NoopSummaryWriter(SummaryWriter):
     """A writer that writes nothing (`tf.summary.create_noop_writer`)."""

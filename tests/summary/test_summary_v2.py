@@ -290,3 +290,32 @@ def test_summary_scope_and_write_raw_pb(tmp_path):
     writer.close()
     acc = accumulate(str(tmp_path))
     assert [(s.step, s.value) for s in acc.Scalars("legacy")] == [(2, 7.0)]
+
+
+def test_dropped_writer_is_flushed_and_closed(tmp_path):
+    writer = tf.summary.create_file_writer(str(tmp_path), flush_millis=10 ** 7)
+    with writer.as_default(step=1):
+        tf.summary.scalar("s", 1.0)
+    events = writer._file
+    del writer  # the last reference, as TF's writer resource is deleted
+    assert events.closed
+    assert len(raw_events(event_files(str(tmp_path))[0])) == 2
+
+
+@pytest.mark.slow
+def test_program_exit_closes_open_writers(tmp_path):
+    """A real process that never closes its writer: the atexit handler completes the file."""
+    import subprocess
+    import sys
+    program = (
+        "import ndflow as tf, numpy as np\n"
+        f"w = tf.summary.create_file_writer({str(tmp_path)!r}, flush_millis=10**8, "
+        "max_queue=1000)\n"
+        "with w.as_default(step=0):\n"
+        "    for i in range(200):\n"
+        "        tf.summary.histogram('h', np.arange(100.0) * i, step=i)\n"
+        "keep = w\n")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert len(accumulate(str(tmp_path)).Tensors("h")) == 200
