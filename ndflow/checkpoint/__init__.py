@@ -7,4 +7,5 @@ from ndflow.checkpoint import (  # noqa: F401 - importing a module declares its 
     checkpoint_management,
     checkpoint_manager,
     checkpoint_reader,
+    saver,
 )

@@ -1,0 +1,213 @@
+"""`tf.compat.v1.train.Saver`: TF1 name-based checkpoints in TensorFlow's V2 format.
+
+Each variable is saved under its name ("dense/kernel", as TF's SaveV2 keys them) in a
+TensorBundle, the directory's `checkpoint` file lists the kept checkpoints (at most
+`max_to_keep`, plus one every `keep_checkpoint_every_n_hours`), and `prefix.meta` holds the
+MetaGraphDef (meta_graph.py). In a graph, saving fetches the variables' values with the
+session and writes the files from the host; restoring feeds the saved values to assign ops
+that the Saver adds to the graph when it is built (under the "save" name scope).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ndflow.checkpoint import checkpoint_management, meta_graph, tensor_bundle
+from ndflow.core import context, errors
+from ndflow.core.api_export import tf_export
+from ndflow.ops import array_core, state
+from ndflow.ops.variables import GraphKeys, Variable
+
+
+def _variable_name(var) -> str:
+    return var.name.split(":")[0] if var.name.endswith(":0") else var.name
+
+
+def _names_to_variables(var_list) -> dict:
+    """{checkpoint name: variable} from a list or dict, as TF's op_list_to_dict."""
+    if isinstance(var_list, dict):
+        out = {}
+        for name, var in var_list.items():
+            if not isinstance(var, Variable):
+                raise TypeError(f"Variable to save is not a Variable: {var!r}")
+            out[name] = var
+        return out
+    out = {}
+    for var in var_list:
+        if not isinstance(var, Variable):
+            raise TypeError(f"Variable to save is not a Variable: {var!r}")
+        name = _variable_name(var)
+        if name in out:
+            raise ValueError(f"At least two variables have the same name: {name}")
+        out[name] = var
+    return out
+
+
+@tf_export(v1=["train.Saver"])
+class Saver:
+    """Saves and restores variables by name (TF1)."""
+
+    def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
+                 keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False,
+                 saver_def=None, builder=None, defer_build=False, allow_empty=False,
+                 write_version=2, pad_step_number=False, save_relative_paths=False,
+                 filename=None):
+        self._eager = context.executing_eagerly()
+        if var_list is None:
+            if self._eager:
+                raise RuntimeError("When eager execution is enabled, `var_list` must specify "
+                                   "a list or dict of variables to save")
+            graph = context.get_default_graph()
+            var_list = graph.get_collection(GraphKeys.GLOBAL_VARIABLES) + \
+                graph.get_collection("saveable_objects")
+        self._variables = _names_to_variables(var_list)
+        if not self._variables and not allow_empty:
+            raise ValueError("No variables to save")
+        self._max_to_keep = max_to_keep
+        self._keep_every_seconds = keep_checkpoint_every_n_hours * 3600.0
+        self._next_keep_time = time.time() + self._keep_every_seconds
+        self._pad_step_number = pad_step_number
+        self._save_relative_paths = save_relative_paths
+        self._filename = filename
+        self._last_checkpoints: list[tuple[str, float]] = []
+        self._restore_feeds = None
+        if not self._eager:
+            self._build_restore_ops(name or "save")
+
+    def _build_restore_ops(self, scope: str) -> None:
+        """One placeholder and assign op per variable, grouped as `<scope>/restore_all`."""
+        graph = context.get_default_graph()
+        feeds, assigns = {}, []
+        with graph.as_default(), graph.control_dependencies(None), graph.name_scope(scope):
+            for i, (name, var) in enumerate(self._variables.items()):
+                value = array_core.placeholder(var.dtype, var.shape,
+                                               name=f"restore_value_{i}")
+                assigns.append(state.assign_variable_op(var.handle, value,
+                                                        name=f"Assign_{i}"))
+                feeds[name] = value
+            self._restore_op = array_core.group(*assigns, name="restore_all")
+        self._restore_feeds = feeds
+
+    # -- bookkeeping of kept checkpoints -----------------------------------------------------
+    @property
+    def last_checkpoints(self) -> list[str]:
+        """The checkpoints not yet deleted, oldest first."""
+        return [p for p, _ in self._last_checkpoints]
+
+    def set_last_checkpoints_with_time(self, last_checkpoints_with_time) -> None:
+        self._last_checkpoints = [(p, t) for p, t in last_checkpoints_with_time]
+
+    def recover_last_checkpoints(self, checkpoint_paths) -> None:
+        stamps = checkpoint_management.get_checkpoint_mtimes(checkpoint_paths)
+        self.set_last_checkpoints_with_time(list(zip(checkpoint_paths, stamps)))
+
+    def _record(self, path: str, meta_graph_suffix: str) -> list[str]:
+        """Adds `path` as the newest checkpoint; returns those to delete."""
+        self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints if p != path]
+        self._last_checkpoints.append((path, time.time()))
+        doomed = []
+        if self._max_to_keep is None or self._max_to_keep <= 0:
+            return doomed
+        while len(self._last_checkpoints) > self._max_to_keep:
+            old, stamp = self._last_checkpoints.pop(0)
+            if stamp > self._next_keep_time:  # one kept every n hours
+                self._next_keep_time += self._keep_every_seconds
+                continue
+            doomed.append(old)
+        return doomed
+
+    # -- saving ------------------------------------------------------------------------------
+    def _values(self, sess) -> dict:
+        if self._eager or sess is None:
+            if not self._eager:
+                raise errors.InvalidArgumentError(None, None, "Saver.save needs a session "
+                                                              "in graph mode")
+            return {n: v.numpy() for n, v in self._variables.items()}
+        names = list(self._variables)
+        fetched = sess.run([self._variables[n] for n in names])
+        return dict(zip(names, fetched))
+
+    def save(self, sess, save_path, global_step=None, latest_filename=None,
+             meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
+             strip_default_attrs=False, save_debug_info=False):
+        """Writes `save_path[-step]` (.index, .data, .meta) and updates the state file;
+        returns the checkpoint's path."""
+        save_path = os.fspath(save_path)
+        directory = os.path.dirname(save_path)
+        if directory and not os.path.isdir(directory):
+            raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+        if global_step is not None:
+            if not isinstance(global_step, int):
+                global_step = int(sess.run(global_step) if sess is not None and
+                                  not self._eager else global_step.numpy())
+            path = f"{save_path}-{global_step:08d}" if self._pad_step_number else \
+                f"{save_path}-{global_step}"
+        else:
+            path = save_path
+        writer = tensor_bundle.BundleWriter(path)
+        for name, value in self._values(sess).items():
+            writer.add(name, value)
+        writer.finish()
+        if write_meta_graph and not self._eager:
+            meta_graph.write_meta_graph(f"{path}.{meta_graph_suffix}",
+                                        context.get_default_graph()
+                                        if sess is None else sess.graph)
+        if write_state:
+            doomed = self._record(path, meta_graph_suffix)
+            checkpoint_management.update_checkpoint_state(
+                directory or ".", path, all_model_checkpoint_paths=self.last_checkpoints,
+                latest_filename=latest_filename,
+                save_relative_paths=self._save_relative_paths)  # no timestamps, as TF's
+            for old in doomed:
+                checkpoint_management.remove_checkpoint(old, meta_graph_suffix=meta_graph_suffix)
+        return path
+
+    # -- restoring ---------------------------------------------------------------------------
+    def restore(self, sess, save_path) -> None:
+        """Assigns every variable its value saved under its name."""
+        if save_path is None:
+            raise ValueError("Can't load save_path when it is None.")
+        save_path = os.fspath(save_path)
+        if not checkpoint_management.checkpoint_prefix_exists(save_path):
+            raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
+        reader = tensor_bundle.BundleReader(save_path)
+        values = {}
+        for name, var in self._variables.items():
+            if not reader.has(name):
+                raise errors.NotFoundError(
+                    None, None, "Restoring from checkpoint failed. This is most likely due to "
+                                "a Variable name or other graph key that is missing from the "
+                                "checkpoint. Please ensure that you have not altered the graph "
+                                "expected based on the checkpoint. Original error:\n\nKey "
+                                f"{name} not found in checkpoint")
+            value = reader.read(name)
+            want = var.shape
+            if want.rank is not None and (len(want) != value.ndim or any(
+                    d is not None and d != s for d, s in zip(want.as_list(), value.shape))):
+                raise errors.InvalidArgumentError(
+                    None, None, "Restoring from checkpoint failed. This is most likely due to "
+                                "a mismatch between the current graph and the graph from the "
+                                "checkpoint. Please ensure that you have not altered the graph "
+                                "expected based on the checkpoint. Original error:\n\n"
+                                f"Shape of variable {name} ({want}) doesn't match the shape "
+                                f"{list(value.shape)} saved in {save_path}")
+            saved = tensor_bundle.dtype_name(reader.dtype_enum(name))
+            if saved != var.dtype.name:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Restoring from checkpoint failed: variable {name} is "
+                                f"{var.dtype.name}, the checkpoint {save_path} holds {saved}")
+            values[name] = value
+        if self._eager:
+            for name, var in self._variables.items():
+                var.assign(values[name])
+            return
+        sess.run(self._restore_op,
+                 feed_dict={self._restore_feeds[n]: v for n, v in values.items()})
+
+    def export_meta_graph(self, filename=None, collection_list=None, as_text=False,
+                          export_scope=None, clear_devices=False, clear_extraneous_savers=False,
+                          strip_default_attrs=False, save_debug_info=False):
+        """Writes the default graph's MetaGraphDef; returns it."""
+        return meta_graph.write_meta_graph(filename, context.get_default_graph(),
+                                           as_text=as_text)
