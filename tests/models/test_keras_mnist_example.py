@@ -1,6 +1,7 @@
 """The Keras MNIST example (keras_convolutional.py): Sequential + compile + fit with the progress
 bar; the guide's `--amp` rewrite of fit's graph; the bundled digits to >= 93% accuracy."""
 
+import numpy as np
 import pytest
 
 import ndflow as tf
@@ -57,3 +58,70 @@ def test_digits_reach_93_percent_held_out_accuracy(tmp_path, capsys):
     assert "Training on the bundled UCI handwritten digits" in out.err
     assert accuracy >= 0.93, out.out
     assert "Epoch 8/8" in out.out and "val_accuracy" in out.out
+
+
+class _Interrupt(tf.keras.callbacks.Callback):
+    """Stops training like Ctrl-C after `batches` batches of epoch `epoch` (0-based)."""
+
+    def __init__(self, epoch, batches):
+        super().__init__()
+        self.at = (epoch, batches)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if (self.epoch, batch + 1) == self.at:
+            raise KeyboardInterrupt
+
+
+class _Start(tf.keras.callbacks.Callback):
+    """Records the weights and the optimizer's step `fit` starts from."""
+
+    def on_train_begin(self, logs=None):
+        self.weights = [w.numpy().copy() for w in self.model.weights]
+        self.step = int(self.model.optimizer.iterations.numpy())
+
+
+def _check_tensorboard_logs(logdir):
+    """Keras' TensorBoard layout, read by TensorBoard's own loader."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    train = EventAccumulator(str(logdir / "train"), size_guidance={"tensors": 0}).Reload()
+    tags = train.Tags()
+    assert {"epoch_loss", "epoch_accuracy", "epoch_learning_rate"} <= set(tags["tensors"])
+    assert any("kernel" in t for t in tags["tensors"])   # histogram_freq=1: weight histograms
+    assert tags["graph"]
+    validation = EventAccumulator(str(logdir / "validation")).Reload()
+    assert {"epoch_loss", "epoch_accuracy"} <= set(validation.Tags()["tensors"])
+
+
+def test_checkpoint_dir_resumes_at_the_saved_epoch_and_step_and_logdir(tmp_path, capsys):
+    d = load(None, True, keras_convolutional.EVAL_BATCH_SIZE)
+    ckpt = str(tmp_path / "ckpt")
+    first, _, _ = keras_convolutional.train(d, epochs=1, verbose=0, checkpoint_dir=ckpt,
+                                            logdir=str(tmp_path / "logs"))
+    _check_tensorboard_logs(tmp_path / "logs")
+    saved = [w.numpy().copy() for w in first.weights]
+    assert tf.train.latest_checkpoint(ckpt).endswith("ckpt-4")   # 4 steps of 64 images
+    # epoch 2 is interrupted after 2 of its 4 steps: nothing newer than ckpt-4 is saved
+    with pytest.raises(KeyboardInterrupt):
+        keras_convolutional.train(d, epochs=2, verbose=0, checkpoint_dir=ckpt,
+                                  callbacks=[_Interrupt(epoch=1, batches=2)])
+    assert tf.train.latest_checkpoint(ckpt).endswith("ckpt-4")
+    capsys.readouterr()
+    start = _Start()
+    model, _, accuracy = keras_convolutional.train(d, epochs=2, verbose=2, checkpoint_dir=ckpt,
+                                                   callbacks=[start])
+    out = capsys.readouterr().out
+    assert f"Restored {ckpt}/ckpt-4: continuing at epoch 2, step 4" in out
+    assert "Epoch 2/2" in out and "Epoch 1/2" not in out
+    assert start.step == 4
+    for restored, expected in zip(start.weights, saved, strict=True):
+        np.testing.assert_array_equal(restored, expected)
+    assert int(model.optimizer.iterations.numpy()) == 8 and accuracy == 1.0
+    assert tf.train.latest_checkpoint(ckpt).endswith("ckpt-8")
+    # a finished run restores and only evaluates
+    capsys.readouterr()
+    keras_convolutional.main(["--self_test", "--epochs=2", f"--checkpoint_dir={ckpt}"])
+    assert "Epoch" not in capsys.readouterr().out

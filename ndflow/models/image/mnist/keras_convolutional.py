@@ -6,7 +6,7 @@ of 0.01 decayed by 0.95 every epoch) written with `tf.keras.Sequential`, trained
 `model.fit(..., validation_data=...)` and its progress bar, then evaluated on the test split.
 
     python -m ndflow.models.image.mnist.keras_convolutional [--epochs N] [--batch_size 64]
-        [--amp] [--self_test] [--data_dir DIR]
+        [--amp] [--self_test] [--data_dir DIR] [--logdir DIR] [--checkpoint_dir DIR]
 
 Data as in the other MNIST examples: MNIST from `--data_dir` (downloaded when online), else
 the bundled UCI digits (offline), or generated data with `--self_test`. `--amp` is the user
@@ -14,6 +14,12 @@ guide's one-line rewrite, `opt = tf.train.experimental.enable_mixed_precision_gr
 opt)` before `compile`: `fit`'s training graph is rewritten to float16 on a GPU (bfloat16 on
 a CPU with bf16 units; on other CPUs the rewrite warns and leaves float32) and the loss is
 scaled dynamically.
+
+`--logdir` adds Keras' TensorBoard callback (`logdir/train`, `logdir/validation`: epoch
+scalars, weight histograms, the graph `fit` runs). `--checkpoint_dir` saves a TensorFlow
+checkpoint (`tf.train.Checkpoint` of the model, its optimizer and the epoch, kept by a
+`CheckpointManager`) after every epoch, numbered by the optimizer's step; a rerun with the
+same directory restores the latest one and continues from the epoch and step it saved.
 """
 
 from __future__ import annotations
@@ -82,12 +88,49 @@ def parse_args(argv=None):
                    help="directory of the four MNIST .gz files (default ~/.ndflow/datasets/mnist)")
     p.add_argument("--verbose", type=int, choices=(0, 1, 2), default=1,
                    help="fit's verbosity: 1 a progress bar, 2 one line per epoch, 0 silent")
+    p.add_argument("--logdir", default=None,
+                   help="write TensorBoard logs (scalars, histograms, graph) here")
+    p.add_argument("--checkpoint_dir", default=None,
+                   help="save a checkpoint here after each epoch; resume from the latest one")
     return p.parse_args(argv)
 
 
-def train(d, epochs: int, batch_size: int = BATCH_SIZE, amp: bool = False, verbose: int = 1):
-    """Builds, compiles and fits the model on `d` (dataset.Data); returns (model, test loss,
-    test accuracy)."""
+class EpochCheckpoint(keras.callbacks.Callback):
+    """Saves `tf.train.Checkpoint(model, optimizer, epoch)` after each epoch, numbered by the
+    optimizer's step; `restore()` (before fit) returns the epoch to continue from."""
+
+    def __init__(self, model, directory: str, max_to_keep: int = 3):
+        super().__init__()
+        self.epoch = tf.Variable(0, dtype=tf.int64, trainable=False)
+        self.checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer,
+                                              epoch=self.epoch)
+        self.manager = tf.train.CheckpointManager(self.checkpoint, directory, max_to_keep)
+
+    def restore(self) -> int:
+        latest = self.manager.latest_checkpoint
+        if latest is None:
+            return 0
+        self.checkpoint.restore(latest).expect_partial()
+        print(f"Restored {latest}: continuing at epoch {int(self.epoch.numpy()) + 1}, "
+              f"step {_step(self.model)}")
+        return int(self.epoch.numpy())
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.epoch.assign(epoch + 1)
+        path = self.manager.save(checkpoint_number=_step(self.model))
+        if self.params.get("verbose"):
+            print(f"Saved checkpoint {path}")
+
+
+def _step(model) -> int:
+    return int(model.optimizer.iterations.numpy())
+
+
+def train(d, epochs: int, batch_size: int = BATCH_SIZE, amp: bool = False, verbose: int = 1,
+          logdir: str | None = None, checkpoint_dir: str | None = None, callbacks=()):
+    """Builds, compiles and fits the model on `d` (dataset.Data), writing TensorBoard logs to
+    `logdir` and resuming from / saving checkpoints to `checkpoint_dir` when given; returns
+    (model, test loss, test accuracy)."""
     # What keras.utils.set_random_seed does: NumPy's (fit's shuffling) and ndflow's seeds.
     np.random.seed(SEED)
     tf.random.set_seed(SEED)
@@ -97,8 +140,18 @@ def train(d, epochs: int, batch_size: int = BATCH_SIZE, amp: bool = False, verbo
                   optimizer=make_optimizer(steps_per_epoch, amp), metrics=["accuracy"])
     if verbose:
         model.summary()
-    model.fit(d.train_data, d.train_labels, batch_size=batch_size, epochs=epochs,
-              validation_data=(d.validation_data, d.validation_labels), verbose=verbose)
+    callbacks, initial_epoch = list(callbacks), 0
+    if logdir:
+        callbacks.append(keras.callbacks.TensorBoard(logdir, histogram_freq=1, write_graph=True))
+    if checkpoint_dir:
+        saver = EpochCheckpoint(model, checkpoint_dir)
+        saver.set_model(model)
+        initial_epoch = saver.restore()
+        callbacks.append(saver)
+    if initial_epoch < epochs:
+        model.fit(d.train_data, d.train_labels, batch_size=batch_size, epochs=epochs,
+                  initial_epoch=initial_epoch, callbacks=callbacks,
+                  validation_data=(d.validation_data, d.validation_labels), verbose=verbose)
     loss, accuracy = model.evaluate(d.test_data, d.test_labels, batch_size=EVAL_BATCH_SIZE,
                                     verbose=min(verbose, 1))
     return model, loss, accuracy
@@ -109,7 +162,8 @@ def main(argv=None) -> float:
     args = parse_args(argv)
     d = load(args.data_dir, args.self_test, EVAL_BATCH_SIZE)
     epochs = num_epochs_for(args.epochs, args.self_test, d.source)
-    _, loss, accuracy = train(d, epochs, args.batch_size, args.amp, args.verbose)
+    _, loss, accuracy = train(d, epochs, args.batch_size, args.amp, args.verbose, args.logdir,
+                              args.checkpoint_dir)
     print(f"Test loss: {loss:.4f}, test accuracy: {100 * accuracy:.1f}% "
           f"({d.test_labels.shape[0]} {d.source} images)")
     if args.self_test:
