@@ -15,6 +15,7 @@ from ndflow.ops.module import Module
 from ndflow.ops.variables import Variable
 from ndflow.runtime.concrete_function import ConcreteFunction
 from ndflow.runtime.function import Function
+from ndflow.saved_model.restored_functions import RestoredFunction
 
 
 class Container:
@@ -27,7 +28,7 @@ class Container:
 
 def _is_trackable(value) -> bool:
     """Trackables, and containers holding some (or empty ones, which TF tracks too)."""
-    if isinstance(value, (Variable, Module, Function, ConcreteFunction)):
+    if isinstance(value, (Variable, Module, Function, ConcreteFunction, RestoredFunction)):
         return True
     if isinstance(value, (list, tuple)):
         return not value or any(_is_trackable(v) for v in value)
@@ -94,8 +95,10 @@ class ObjectGraph:
         while queue:
             i = queue.pop(0)
             kids = children(self.nodes[i])
-            if i == 0:
-                kids = kids + list(extra_root_children)
+            if i == 0:  # the extra children replace attributes of the same name
+                extra = list(extra_root_children)
+                names = {n for n, _ in extra}
+                kids = [(n, c) for n, c in kids if n not in names] + extra
             for name, child in kids:
                 key = id(child.value) if isinstance(child, Container) else id(child)
                 j = ids.get(key)

@@ -48,13 +48,19 @@ class RestoredConcreteFunction:
                 return outs[0] if len(outs) == 1 else list(outs)
             return pack_sequence_as(output_signature, outs)
 
-        specs = [TensorSpec(s.shape, s.dtype, f"arg_{i}")
-                 for i, s in enumerate(self._flat_specs)]
+        names = [s.name for s in self._flat_specs]
+        if not all(names) or len(set(names)) != len(names):
+            names = [f"arg_{i}" for i in range(len(names))]
+        specs = [TensorSpec(s.shape, s.dtype, n) for s, n in zip(self._flat_specs, names)]
         self._function = Function(body, name=name, input_signature=specs, autograph=False)
 
     @property
     def trainable_variables(self) -> tuple:
         return tuple(v for v in self.variables if v.trainable)
+
+    def traced(self):
+        """The ConcreteFunction running this function (what saving it again writes)."""
+        return self._function.get_concrete_function()
 
     def accepts(self, flat: list) -> bool:
         if len(flat) != len(self._flat_specs):

@@ -44,6 +44,7 @@ from ndflow.saved_model import signatures as sigs
 from ndflow.saved_model.function_serialization import concrete_function_def, signature_wrapper_def
 from ndflow.saved_model.nested_structure_coder import encode
 from ndflow.saved_model.object_graph import Container, ObjectGraph, children
+from ndflow.saved_model.restored_functions import RestoredFunction
 from ndflow.saved_model.saver_graph import add_saver
 from ndflow.saved_model.variables_io import write_variables
 
@@ -139,7 +140,8 @@ class _Builder:
             "them to an attribute of a tracked object or assigned to an attribute of the main "
             "object directly.")
 
-    def add_concrete(self, cf: ConcreteFunction, fn: Function | None) -> str:
+    def add_concrete(self, cf: ConcreteFunction, fn: Function | None,
+                     input_signature=None) -> str:
         name = self.function_names.get(id(cf))
         if name is not None:
             return name
@@ -159,7 +161,8 @@ class _Builder:
         self.bound[name] = [ids[id(v)] for v in bound]
         entry = self.proto.concrete_functions[name]
         entry.bound_inputs.extend(self.bound[name])
-        entry.canonicalized_input_signature.CopyFrom(encode(_input_signature(cf, fn)))
+        entry.canonicalized_input_signature.CopyFrom(encode(
+            input_signature if input_signature is not None else _input_signature(cf, fn)))
         entry.output_signature.CopyFrom(encode(_output_signature(cf)))
         return name
 
@@ -198,6 +201,15 @@ class _Builder:
                 cfs = _concrete_functions_of(node)
                 p.function.concrete_functions.extend(self.add_concrete(cf, node) for cf in cfs)
                 _function_spec(p.function.function_spec, node)
+            elif isinstance(node, RestoredFunction):  # a loaded object saved again
+                p.function.SetInParent()
+                p.function.concrete_functions.extend(
+                    self.add_concrete(rcf.traced(), None, rcf.structured_input_signature)
+                    for rcf in node.concrete_functions)
+                spec = p.function.function_spec
+                spec.fullargspec.CopyFrom(encode(inspect.FullArgSpec(
+                    list(node._arg_names), None, None, None, [], None, {})))
+                spec.input_signature.CopyFrom(encode(node.input_signature))
             elif isinstance(node, ConcreteFunction):
                 b = p.bare_concrete_function
                 b.concrete_function_name = self.add_concrete(node, None)

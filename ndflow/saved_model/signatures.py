@@ -69,6 +69,9 @@ def default_signature(root, root_children: list):
 def canonical_signatures(signatures, root, root_children: list) -> dict:
     """{signature key: ConcreteFunction} from `tf.saved_model.save`'s `signatures`."""
     if signatures is None:
+        loaded = _loaded_signatures(root)
+        if loaded:
+            return loaded
         fn = default_signature(root, root_children)
         return {} if fn is None else {DEFAULT_SERVING_SIGNATURE_DEF_KEY:
                                       concrete_of(fn, "the default signature")}
@@ -80,6 +83,16 @@ def canonical_signatures(signatures, root, root_children: list) -> dict:
             raise ValueError(f"Invalid signature key {key!r}: signature keys must be strings")
         out[key] = concrete_of(fn, f"signature {key!r}")
     return out
+
+
+def _loaded_signatures(root) -> dict:
+    """A loaded SavedModel's own signatures (saved again with it), as TF keeps them."""
+    found = vars(root).get("signatures")
+    if not isinstance(found, dict) or not found:
+        return {}
+    if not all(hasattr(getattr(f, "concrete", None), "traced") for f in found.values()):
+        return {}
+    return {k: f.concrete.traced() for k, f in found.items()}
 
 
 def input_keys(cf: ConcreteFunction) -> list:

@@ -122,3 +122,20 @@ def test_wrong_tags_are_a_value_error():
     with pytest.raises(ValueError, match="incompatible argument to `tags`"):
         tf.saved_model.load(fixture("tf_module"), tags=["train"])
     assert tf.saved_model.load(fixture("tf_module"), tags=["serve"]) is not None
+
+
+@pytest.mark.parametrize("name", ["tf_module", "keras_export"])
+def test_loaded_model_saves_again_with_its_functions_and_signatures(tmp_path, name):
+    m = tf.saved_model.load(fixture(name))
+    m.variables[0].assign(m.variables[0] * 2.0)  # the new values are what gets saved
+    tf.saved_model.save(m, str(tmp_path / "again"))
+    again = tf.saved_model.load(str(tmp_path / "again"))
+    assert sorted(again.signatures) == sorted(m.signatures)
+    for key, f in m.signatures.items():
+        ours, theirs = again.signatures[key](X), f(X)
+        assert sorted(ours) == sorted(theirs)
+        for k in ours:
+            np.testing.assert_allclose(ours[k].numpy(), theirs[k].numpy(), rtol=1e-6)
+    endpoint = "serve" if name == "keras_export" else "__call__"
+    np.testing.assert_allclose(getattr(again, endpoint)(X).numpy(),
+                               getattr(m, endpoint)(X).numpy(), rtol=1e-6)
