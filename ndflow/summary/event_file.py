@@ -46,16 +46,27 @@ def encode_record(data: bytes) -> bytes:
 
 
 class _FastRecordWriter:
-    """tensorboard's RecordWriter interface over a binary file, with C CRCs."""
+    """tensorboard's RecordWriter interface over a binary file, with C CRCs. An OSError on
+    the writer thread (a full disk) is kept in `error` for the writing thread to raise, not
+    left to kill the thread with a traceback."""
 
     def __init__(self, file):
         self._file = file
+        self.error: OSError | None = None
 
     def write(self, data: bytes) -> None:
-        self._file.write(encode_record(data))
+        if self.error is None:
+            try:
+                self._file.write(encode_record(data))
+            except OSError as e:
+                self.error = e
 
     def flush(self) -> None:
-        self._file.flush()
+        if self.error is None:
+            try:
+                self._file.flush()
+            except OSError as e:
+                self.error = e
 
     def close(self) -> None:
         self._file.close()
@@ -63,6 +74,20 @@ class _FastRecordWriter:
     @property
     def closed(self) -> bool:
         return self._file.closed
+
+
+_ERRNO_ERRORS = {errno.ENOENT: errors.NotFoundError, errno.EACCES: errors.PermissionDeniedError,
+                 errno.EPERM: errors.PermissionDeniedError,
+                 errno.EROFS: errors.PermissionDeniedError,
+                 errno.ENOSPC: errors.ResourceExhaustedError,
+                 errno.EDQUOT: errors.ResourceExhaustedError,
+                 errno.ENOTDIR: errors.FailedPreconditionError}
+
+
+def io_error(path: str, e: OSError) -> errors.OpError:
+    """TensorFlow's error class for an OSError on `path` ("<path>; <strerror>")."""
+    cls = _ERRNO_ERRORS.get(e.errno, errors.UnknownError)
+    return cls(None, None, f"{path}; {os.strerror(e.errno) if e.errno else e}")
 
 
 def make_log_dir(logdir: str) -> None:
@@ -80,13 +105,8 @@ def make_log_dir(logdir: str) -> None:
         blocker = _first_non_directory(path)
         raise errors.FailedPreconditionError(
             None, None, f"{blocker or e.filename or path} is not a directory") from None
-    except PermissionError as e:
-        raise errors.PermissionDeniedError(
-            None, None, f"{e.filename or path}; Permission denied") from None
     except OSError as e:
-        cls = {errno.ENOENT: errors.NotFoundError, errno.EROFS: errors.PermissionDeniedError,
-               errno.ENOSPC: errors.ResourceExhaustedError}.get(e.errno, errors.UnknownError)
-        raise cls(None, None, f"{e.filename or path}; {os.strerror(e.errno or 0)}") from None
+        raise io_error(e.filename or path, e) from None
     if not os.access(path, os.W_OK | os.X_OK):
         raise errors.PermissionDeniedError(None, None, f"{path}; Permission denied")
 
@@ -119,11 +139,9 @@ class EventFileWriter:
         try:
             file = open(self.path, "wb")  # noqa: SIM115 - owned by the async writer
         except OSError as e:
-            raise errors.PermissionDeniedError(None, None, f"{self.path}; {e.strerror}") \
-                if isinstance(e, PermissionError) else \
-                errors.UnknownError(None, None, f"{self.path}; {e.strerror}") from None
-        self._async = _AsyncWriter(_FastRecordWriter(file), max(int(max_queue), 1),
-                                   float(flush_secs))
+            raise io_error(self.path, e) from None
+        self._records = _FastRecordWriter(file)
+        self._async = _AsyncWriter(self._records, max(int(max_queue), 1), float(flush_secs))
         self._closed = False
         self._lock = threading.Lock()
         self.add_event(event_pb2.Event(wall_time=float(int(now)), file_version="brain.Event:2",
@@ -145,11 +163,19 @@ class EventFileWriter:
     def add_serialized(self, data: bytes) -> None:
         if self._closed:
             raise RuntimeError(f"The event file {self.path} is already closed")
+        self._raise_write_error()
         self._async.write(data)
+
+    def _raise_write_error(self) -> None:
+        """A write that failed on the writer thread (a full disk, a lost mount) as TF's
+        error; the records from then on are dropped."""
+        if self._records.error is not None:
+            raise io_error(self.path, self._records.error)
 
     def flush(self) -> None:
         if not self._closed:
             self._async.flush()
+            self._raise_write_error()
 
     def close(self) -> None:
         with self._lock:
@@ -158,9 +184,12 @@ class EventFileWriter:
             self._closed = True
         try:
             self._async.close()
+        except OSError as e:
+            raise io_error(self.path, e) from None
         finally:
             with _open_lock:
                 _OPEN_WRITERS.discard(self)
+        self._raise_write_error()
 
 
 @atexit.register

@@ -66,11 +66,16 @@ class _SummaryContextManager:
             STATE.step = self._step
         return self._writer
 
-    def __exit__(self, *exc):
-        STATE.writer.flush()
-        STATE.writer = self._old_writer
-        if self._step is not None:
-            STATE.step = self._old_step
+    def __exit__(self, exc_type, *exc):
+        try:
+            STATE.writer.flush()
+        except Exception:
+            if exc_type is None:  # a flush error must not hide the error leaving the block
+                raise
+        finally:
+            STATE.writer = self._old_writer
+            if self._step is not None:
+                STATE.step = self._old_step
         return False
 
 

@@ -319,3 +319,33 @@ def test_program_exit_closes_open_writers(tmp_path):
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert len(accumulate(str(tmp_path)).Tensors("h")) == 200
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_full_disk_is_resource_exhausted(tmp_path):
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    writer._file._records._file = open("/dev/full", "wb", buffering=0)  # noqa: SIM115
+    with pytest.raises(errors.ResourceExhaustedError, match="No space left on device"):
+        with writer.as_default(step=1):
+            tf.summary.scalar("a", 1.0)
+    with pytest.raises(errors.ResourceExhaustedError):
+        writer.close()
+    assert tf.summary.experimental.get_step() is None  # the default step was restored
+    event_file._close_all()  # nothing left to fail at exit
+
+
+def test_summary_iterator_reads_tensorflows_files_and_checks_crcs(tmp_path):
+    [path] = event_files(os.path.join(FIXTURES, "tf2"))
+    ours = list(tf.compat.v1.train.summary_iterator(path))
+    assert ours == raw_events(path)  # the same Events TensorBoard's loader reads
+    data = open(path, "rb").read()
+    corrupt = tmp_path / "corrupt"
+    corrupt.write_bytes(data[:200] + bytes([data[200] ^ 1]) + data[201:])
+    with pytest.raises(errors.DataLossError, match="corrupted record at"):
+        list(tf.compat.v1.train.summary_iterator(str(corrupt)))
+    truncated = tmp_path / "truncated"
+    truncated.write_bytes(data[:-7])
+    with pytest.raises(errors.DataLossError, match="truncated record"):
+        list(tf.compat.v1.train.summary_iterator(str(truncated)))
+    with pytest.raises(errors.NotFoundError):
+        list(tf.compat.v1.train.summary_iterator(str(tmp_path / "missing")))
