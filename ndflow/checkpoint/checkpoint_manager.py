@@ -18,7 +18,7 @@ class CheckpointManager:
 
     def __init__(self, checkpoint, directory, max_to_keep, keep_checkpoint_every_n_hours=None,
                  checkpoint_name="ckpt", step_counter=None, checkpoint_interval=None,
-                 init_fn=None):
+                 init_fn=None, last_checkpoint_step=None):
         if max_to_keep is not None and max_to_keep <= 0:
             raise ValueError(f"Expected a positive integer or `None` for `max_to_keep`, got "
                              f"{max_to_keep}.")
@@ -33,7 +33,7 @@ class CheckpointManager:
         self._step_counter = step_counter
         self._checkpoint_interval = checkpoint_interval
         self._init_fn = init_fn
-        self._last_checkpoint_step = None
+        self._last_checkpoint_step = last_checkpoint_step
         recovered = checkpoint_management.get_checkpoint_state(self._directory)
         now = time.time()
         self._maybe_delete: dict[str, float] = {}
