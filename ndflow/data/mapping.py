@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import itertools
 import os
 
 from ndflow.autograph.conversion import convert_or_original
@@ -18,6 +19,8 @@ from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.data import structure
 from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
 from ndflow.data.traced_function import TracedFunction, call_with_element
+
+_CHUNK = 8  # elements per task of a parallel map
 
 
 def parallelism(num_parallel_calls) -> int:
@@ -59,36 +62,43 @@ class MapDataset(DatasetV2):
         yield from self._parallel()
 
     def _parallel(self):
+        """Workers each run the function on a chunk of consecutive elements (one task per
+        element costs more in thread hand-offs than a small function takes)."""
         fn, workers = self._fn, self._workers
         pending: collections.deque = collections.deque()
         pool = concurrent.futures.ThreadPoolExecutor(workers, "tf_data_map")
-        source = enumerate(self._input._iter_flat())
-        exhausted = False
+        source = self._input._iter_flat()
+        exhausted, index = False, 0
+
+        def run_chunk(first: int, chunk: list):
+            out = []
+            for k, flat in enumerate(chunk):
+                try:
+                    out.append(fn(flat))
+                except Exception as e:  # noqa: BLE001 - re-raised as TF's error
+                    raise fn.error(e, first + k) from e
+            return out
+
         try:
             while True:
                 while not exhausted and len(pending) < workers:
-                    try:
-                        i, flat = next(source)
-                    except StopIteration:
+                    chunk = list(itertools.islice(source, _CHUNK))
+                    if len(chunk) < _CHUNK:
                         exhausted = True
-                        break
-                    pending.append((i, pool.submit(fn, flat)))
+                    if chunk:
+                        pending.append(pool.submit(run_chunk, index, chunk))
+                        index += len(chunk)
                 if not pending:
                     return
                 if self._deterministic:
-                    i, future = pending.popleft()
+                    future = pending.popleft()
                 else:
-                    done, _ = concurrent.futures.wait([f for _, f in pending],
-                                                      return_when="FIRST_COMPLETED")
-                    i, future = next(p for p in pending if p[1] in done)
-                    pending.remove((i, future))
-                try:
-                    result = future.result()
-                except Exception as e:  # noqa: BLE001 - re-raised as TF's error
-                    raise fn.error(e, i) from e
-                yield result
+                    done, _ = concurrent.futures.wait(pending, return_when="FIRST_COMPLETED")
+                    future = next(f for f in pending if f in done)
+                    pending.remove(future)
+                yield from future.result()
         finally:
-            for _, f in pending:
+            for f in pending:
                 f.cancel()
             pool.shutdown(wait=False)
 

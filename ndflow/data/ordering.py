@@ -60,33 +60,42 @@ class ShuffleDataset(DatasetV2):
         return np.random.Generator(np.random.PCG64([self._seed[0], self._seed[1], epoch]))
 
     def _iter_flat(self):
-        rng = self._rng()
-        buffer: list = []
-        randoms = iter(())
-        source = self._input._iter_flat()
-        for flat in source:
-            buffer.append(flat)
-            if len(buffer) >= self._size:
-                break
-        for flat in source:
-            u = next(randoms, None)
-            if u is None:
-                randoms = iter(rng.random(1024).tolist())
-                u = next(randoms)
-            i = int(u * len(buffer))
-            yield buffer[i]
-            buffer[i] = flat
-        order = rng.permutation(len(buffer))
-        for i in order:
-            yield buffer[i]
+        return _buffer_shuffle(self._input._iter_flat(), self._size, self._rng())
 
     def _batches(self, size: int, drop_remainder: bool):
-        """Slices of a whole permutation when the buffer holds the whole tensor input (the
-        same distribution as element by element: a uniform permutation)."""
+        """For tensor slices: the same buffer algorithm run on row indices, then one gather
+        per batch (instead of moving elements one by one)."""
         src = self._input
-        if not isinstance(src, TensorSliceDataset) or self._size < src._n:
+        if not isinstance(src, TensorSliceDataset):
             return None
-        return src._slices(size, drop_remainder, self._rng().permutation(src._n))
+        rng = self._rng()
+        if self._size >= src._n:  # the buffer holds everything: a uniform permutation
+            order = rng.permutation(src._n)
+        else:
+            order = np.fromiter(_buffer_shuffle(iter(range(src._n)), self._size, rng),
+                                dtype=np.int64, count=src._n)
+        return src._slices(size, drop_remainder, order)
+
+
+def _buffer_shuffle(source, size: int, rng: np.random.Generator):
+    """TensorFlow's shuffle buffer: fill with the first `size` items; then each output is a
+    uniformly chosen slot, refilled with the next input; at the end drain in random order."""
+    buffer: list = []
+    randoms = iter(())
+    for item in source:
+        buffer.append(item)
+        if len(buffer) >= size:
+            break
+    for item in source:
+        u = next(randoms, None)
+        if u is None:
+            randoms = iter(rng.random(1024).tolist())
+            u = next(randoms)
+        i = int(u * len(buffer))
+        yield buffer[i]
+        buffer[i] = item
+    for i in rng.permutation(len(buffer)).tolist():
+        yield buffer[i]
 
 
 class RepeatDataset(DatasetV2):

@@ -66,7 +66,8 @@ class TensorSliceDataset(DatasetV2):
                 yield tuple(EagerTensor(v[start:start + size], d) for v, d in zip(values, dts))
             else:
                 rows = order[start:start + size]
-                yield tuple(EagerTensor(v[torch.from_numpy(rows)] if isinstance(
+                index = torch.from_numpy(rows)
+                yield tuple(EagerTensor(torch.index_select(v, 0, index) if isinstance(
                     v, torch.Tensor) else v[rows], d) for v, d in zip(values, dts))
 
 
