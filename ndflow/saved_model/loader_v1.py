@@ -17,7 +17,7 @@ import os
 
 from tensorboard.compat.proto import graph_pb2
 
-from ndflow.core import context, errors
+from ndflow.core import errors
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph_def import tensor_proto_to_ndarray
 from ndflow.ops.apply import apply_op
@@ -110,8 +110,8 @@ def load_v1(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     """Loads the MetaGraph tagged `tags` into `sess.graph` and restores its variables;
     returns the MetaGraphDef."""
     export_dir = os.fspath(export_dir)
-    if context.executing_eagerly():
-        raise RuntimeError("tf.compat.v1.saved_model.load needs a Session (graph mode)")
+    if not (hasattr(sess, "graph") and hasattr(sess, "run")):
+        raise RuntimeError(f"tf.compat.v1.saved_model.load needs a Session, got {sess!r}")
     if import_scope:
         raise errors.UnimplementedError(None, None, "import_scope is not supported by ndflow's "
                                         "SavedModel loader")

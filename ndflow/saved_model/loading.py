@@ -18,7 +18,6 @@ from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
 from ndflow.core import errors
-from ndflow.core.api_export import tf_export
 from ndflow.core.graph_def import dtype_from_enum, shape_from_proto
 from ndflow.core.protos.saved_model_pb import SavedModel
 from ndflow.ops.function_library import FunctionLibrary
@@ -280,32 +279,3 @@ class _LazyDefs(dict):
     def get(self, name, default=None):
         fd = self._inliner.get(name)
         return default if fd is None else fd
-
-
-@tf_export("saved_model.load", v1=["saved_model.load_v2"])
-def load(export_dir, tags=None, options=None):
-    """Loads the SavedModel at `export_dir`: an object with its saved attributes, variables,
-    functions and `signatures`."""
-    export_dir = os.fspath(export_dir)
-    sm = read_saved_model(export_dir)
-    mg = _meta_graph(sm, tags, export_dir)
-    if not len(mg.object_graph_def.nodes):
-        raise ValueError(f"The SavedModel at {export_dir} is a TF1 SavedModel (no object "
-                         "graph); ndflow loads TF2 SavedModels (tf.saved_model.save / "
-                         "Keras export) only.")
-    root = _Loader(mg, export_dir, options).load()
-    if isinstance(root, Loaded):
-        if "signatures" not in root.__dict__:
-            root.__dict__["signatures"] = {}
-        root.__dict__["tensorflow_version"] = mg.meta_info_def.tensorflow_version
-        root.__dict__["tensorflow_git_version"] = mg.meta_info_def.tensorflow_git_version
-    return root
-
-
-@tf_export("saved_model.contains_saved_model", v1=["saved_model.contains_saved_model",
-                                                   "saved_model.maybe_saved_model_directory"])
-def contains_saved_model(export_dir) -> bool:
-    """Whether `export_dir` holds a saved_model.pb or saved_model.pbtxt."""
-    export_dir = os.fspath(export_dir)
-    return (os.path.isfile(_path(export_dir, constants.SAVED_MODEL_FILENAME_PB)) or
-            os.path.isfile(_path(export_dir, constants.SAVED_MODEL_FILENAME_PBTXT)))

@@ -92,7 +92,7 @@ def test_v1_load_of_ndflows_tf2_saved_model(tmp_path):
 def test_v1_load_needs_matching_tags_and_a_session(tmp_path):
     with pytest.raises(ValueError, match="tags"):
         run_signature(os.path.join(FIXTURES, "tf_module"), "scaled", tags=("train",))
-    with pytest.raises(RuntimeError, match="Session"):
+    with pytest.raises(RuntimeError, match="needs a Session"):
         tf1.saved_model.load(None, ["serve"], os.path.join(FIXTURES, "tf_module"))
 
 
@@ -104,3 +104,20 @@ def test_predict_signature_def_needs_inputs_and_outputs():
         sd = tf1.saved_model.predict_signature_def({"x": x}, {"y": x})
         assert sd.method_name == "tensorflow/serving/predict"
         assert tf1.saved_model.build_tensor_info(x).name == "x:0"
+
+
+def test_tensorflows_tf1_simple_save_loads_in_both_apis():
+    path = os.path.join(FIXTURES, "tf1_simple_save")  # generate_tf1.py
+    expected = np.load(os.path.join(FIXTURES, "tf1_expected.npy"))
+    np.testing.assert_allclose(run_signature(path, "serving_default")["y"], expected)
+    loaded = tf.saved_model.load(path)
+    np.testing.assert_allclose(loaded.signatures["serving_default"](x=X)["y"].numpy(),
+                               expected)
+    with pytest.raises(TypeError, match="missing"):
+        loaded.signatures["serving_default"]()
+
+
+def test_v2_load_of_ndflows_simple_save(tmp_path):
+    expected = simple_model(tmp_path / "m")
+    loaded = tf.saved_model.load(str(tmp_path / "m"))
+    np.testing.assert_allclose(loaded.signatures["serving_default"](X)["y"].numpy(), expected)
