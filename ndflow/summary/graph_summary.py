@@ -48,6 +48,21 @@ def graph(graph_data):
     return _bool(True)
 
 
+@tf_export(v1=["summary.initialize"])
+def initialize(graph=None, session=None):
+    """TF1's summary initialization for graph mode: ndflow's writers open their files when
+    created, so this only writes `graph` (a Graph or GraphDef), when given, to the default
+    writer at step 0."""
+    if context.executing_eagerly():
+        return
+    writer = STATE.writer
+    if writer is None:
+        raise RuntimeError("No default tf.contrib.summary.SummaryWriter found")
+    if graph is not None and not isinstance(writer, NoopSummaryWriter):
+        writer.write_event(event_pb2.Event(wall_time=time.time(), step=0,
+                                           graph_def=graph_def_of(graph).SerializeToString()))
+
+
 def _bool(value: bool):
     return convert_to_tensor(value)
 
@@ -123,4 +138,5 @@ def trace_export(name, step=None, profiler_outdir=None):
     trace_off()
 
 
-__all__ = ["graph", "trace_on", "trace_off", "trace_export", "graph_def_of", "run_metadata_of"]
+__all__ = ["graph", "initialize", "trace_on", "trace_off", "trace_export", "graph_def_of",
+           "run_metadata_of"]

@@ -144,3 +144,17 @@ def test_tf2_summaries_in_a_tf1_session(tmp_path):
     assert [(s, tag) for s, tag, _ in values] == [(0, "x"), (10, "x"), (20, "x")]
     assert t.value[0].metadata.display_name == "shown"
     assert list(np.frombuffer(t.value[0].tensor.tensor_content, np.int32)) == [1, 2]
+
+
+def test_initialize_writes_the_graph(tmp_path):
+    v1.summary.initialize()  # eager: nothing to do
+    with tf.Graph().as_default() as g:
+        with pytest.raises(RuntimeError, match="No default"):
+            v1.summary.initialize()
+        tf.constant(1.0, name="c")
+        writer = tf.summary.create_file_writer(str(tmp_path))
+        with writer.as_default():
+            v1.summary.initialize(graph=g)
+        writer.close()
+    [graph] = [e for e in raw_events(event_files(str(tmp_path))[0]) if e.graph_def]
+    assert graph.step == 0 and accumulate(str(tmp_path)).Graph().node[0].name == "c"
