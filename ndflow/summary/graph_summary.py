@@ -108,13 +108,27 @@ def trace_off():
         _trace = None
 
 
-def run_metadata_of(functions) -> config_pb2.RunMetadata:
+def run_metadata_of(functions, optimized=None) -> config_pb2.RunMetadata:
+    """A RunMetadata with each function's traced graph and its optimized graph (computed,
+    or the GraphDefs in `optimized`, one per function)."""
     meta = config_pb2.RunMetadata()
-    for fn in functions:
+    for i, fn in enumerate(functions):
         entry = meta.function_graphs.add()
         entry.pre_optimization_graph.CopyFrom(fn.graph.as_graph_def(add_shapes=True))
-        entry.post_optimization_graph.CopyFrom(graph_def_of(fn.optimized_graph()))
+        post = optimized[i] if optimized is not None else graph_def_of(fn.optimized_graph())
+        entry.post_optimization_graph.CopyFrom(post)
     return meta
+
+
+def write_run_metadata_graphs(name, run_metadata, step):
+    """Writes `run_metadata` as TF2's trace_export does (plugin "graph_run_metadata_graph":
+    TensorBoard's Graphs dashboard lists it under tag `name`)."""
+    md = summary_pb2.SummaryMetadata()
+    md.plugin_data.plugin_name = "graph_run_metadata_graph"
+    md.plugin_data.content = b"1"
+    data = np.array(run_metadata.SerializeToString(), dtype=object)
+    return write_summary(summary_tag(name), data, step, md,
+                         lambda a: ndarray_to_tensor_proto(a, dtypes.string))
 
 
 @tf_export("summary.trace_export", v1=[])
@@ -128,15 +142,9 @@ def trace_export(name, step=None, profiler_outdir=None):
         if _trace is None:
             raise ValueError("Must enable trace before export through tf.summary.trace_on.")
         functions = list(_trace.functions.values())
-    meta = run_metadata_of(functions)
-    md = summary_pb2.SummaryMetadata()
-    md.plugin_data.plugin_name = "graph_run_metadata_graph"
-    md.plugin_data.content = b"1"
-    data = np.array(meta.SerializeToString(), dtype=object)
-    write_summary(summary_tag(name), data, step, md,
-                  lambda a: ndarray_to_tensor_proto(a, dtypes.string))
+    write_run_metadata_graphs(name, run_metadata_of(functions), step)
     trace_off()
 
 
 __all__ = ["graph", "initialize", "trace_on", "trace_off", "trace_export", "graph_def_of",
-           "run_metadata_of"]
+           "run_metadata_of", "write_run_metadata_graphs"]

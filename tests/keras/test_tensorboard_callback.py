@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 import pytest
-from tensorboard.compat.proto import graph_pb2
+from tensorboard.compat.proto import config_pb2, graph_pb2
 from tensorboard.util import tensor_util
 
 import ndflow as tf
@@ -152,7 +152,14 @@ def test_write_graph_writes_the_optimized_mixed_precision_graph(tmp_path):
     assert {"ResourceApplyGradientDescent", "Conv2DBackpropFilter"} <= ops  # the train step
     keras_model = [v for e in events for v in e.summary.value if v.tag == "keras"]
     assert keras_model[0].metadata.plugin_data.plugin_name == "graph_keras_model"
-    assert accumulate(str(tmp_path / "train")).Graph().node  # TensorBoard's loader takes it
+    acc = accumulate(str(tmp_path / "train"))
+    assert acc.Graph().node  # TensorBoard's loader takes it
+    [traced] = acc.Tensors("train_function")  # the traced graph beside the optimized one
+    meta = config_pb2.RunMetadata.FromString(tensor_util.make_ndarray(traced.tensor_proto).item())
+    [fn] = meta.function_graphs
+    assert fn.post_optimization_graph == graph
+    assert "_FusedConv2D" not in {n.op for n in fn.pre_optimization_graph.node}
+    assert "Conv2D" in {n.op for n in fn.pre_optimization_graph.node}
 
 
 def test_run_eagerly_writes_no_graph_and_does_not_fail(tmp_path):

@@ -7,7 +7,8 @@ gets the `val_` metrics as `epoch_<name>` and `evaluation_<name>_vs_iterations` 
 optimizer's iteration. `write_graph=True` writes the Keras model config (plugin
 "graph_keras_model", the conceptual graph) and the graph `fit` really runs: the train step's
 `tf.function` after ndflow's pass pipeline (mixed-precision casts, fused ops), with node
-attributes carrying the dtypes — recorded as the first training batch runs it.
+attributes carrying the dtypes — recorded as the first training batch runs it — plus, under
+tag "train_function", a RunMetadata holding the traced and the optimized graph.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ from ndflow.keras import backend_functions
 from ndflow.keras.callbacks.callback import Callback
 from ndflow.keras.saving.keras_archive import model_to_json
 from ndflow.runtime import concrete_function
+from ndflow.summary.graph_summary import (
+    graph_def_of,
+    run_metadata_of,
+    write_run_metadata_graphs,
+)
 
 
 class _FirstCall:
@@ -148,8 +154,12 @@ class TensorBoard(Callback):
         fn = self._stop_graph_recording()
         if fn is None:  # run_eagerly: no graph
             return
+        optimized = graph_def_of(fn.optimized_graph())
         with self._train_writer.as_default():
-            summary.graph(fn.optimized_graph())
+            summary.graph(optimized)  # the run's graph in the Graphs dashboard
+            # ... and, as tag "train_function", the traced graph beside the optimized one.
+            write_run_metadata_graphs("train_function", run_metadata_of([fn], [optimized]),
+                                      step=0)
 
     # -- hooks -------------------------------------------------------------------------------
     def on_train_begin(self, logs=None):
