@@ -18,8 +18,10 @@ from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
 from ndflow.core import errors
-from ndflow.core.graph_def import dtype_from_enum, shape_from_proto
+from ndflow.core.graph_def import dtype_from_enum, shape_from_proto, tensor_proto_to_ndarray
 from ndflow.core.protos.saved_model_pb import SavedModel
+from ndflow.core.tensor import Tensor
+from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.function_library import FunctionLibrary
 from ndflow.ops.module import Module
 from ndflow.ops.variables import Variable
@@ -125,6 +127,7 @@ class _Loader:
         defs = {fd.signature.name: fd for fd in mg.graph_def.library.function}
         self.inliner = Inliner(defs)
         self.nodes: list = [None] * len(self.proto.nodes)
+        self._graph_nodes = {n.name: n for n in mg.graph_def.node}
         self._concrete: dict = {}
         self._library = None
 
@@ -151,18 +154,19 @@ class _Loader:
         if cf is None:
             info = self.proto.concrete_functions[name] \
                 if name in self.proto.concrete_functions else None
-            variables = []
+            captures = []
             in_sig, out_sig = ((), {}), None
             if info is not None:
                 for node_id in info.bound_inputs:
                     obj = self.nodes[node_id]
-                    if not isinstance(obj, Variable):
+                    if not isinstance(obj, (Variable, Tensor)):
                         raise ValueError(f"Function '{name}' captures node {node_id}, which "
-                                         "is not a variable (unsupported by ndflow)")
-                    variables.append(obj)
+                                         "is not a variable or a constant (unsupported by "
+                                         "ndflow)")
+                    captures.append(obj)
                 in_sig = decode(info.canonicalized_input_signature)
                 out_sig = decode(info.output_signature)
-            cf = RestoredConcreteFunction(name, self._function_graph(name), variables,
+            cf = RestoredConcreteFunction(name, self._function_graph(name), captures,
                                           in_sig, out_sig)
             self._concrete[name] = cf
         return cf
@@ -174,6 +178,8 @@ class _Loader:
             kind = p.WhichOneof("kind")
             if kind == "variable":
                 self.nodes[i] = self._variable(i, p.variable, values)
+            elif kind == "constant":
+                self.nodes[i] = self._constant(p.constant.operation)
             elif kind == "user_object" or kind is None:
                 ident = p.user_object.identifier
                 self.nodes[i] = ([] if ident == "trackable_list_wrapper" else
@@ -189,7 +195,7 @@ class _Loader:
                 cf = self.concrete(b.concrete_function_name)
                 self.nodes[i] = SignatureFunction(cf, list(b.argument_keywords),
                                                   b.allowed_positional_arguments)
-            elif kind in ("asset", "constant", "resource", "captured_tensor"):
+            elif kind in ("asset", "resource", "captured_tensor"):
                 raise ValueError(f"SavedModel node {i} is a {kind}, which ndflow cannot load "
                                  "yet")
         # children first (breadth-first ids: mostly higher), so tuples are complete when
@@ -197,6 +203,14 @@ class _Loader:
         for i in reversed(range(len(self.proto.nodes))):
             self._attach(i, self.proto.nodes[i])
         return self.nodes[0]
+
+    def _constant(self, operation: str):
+        node = self._graph_nodes.get(operation)
+        if node is None or node.op != "Const":
+            raise ValueError(f"SavedModel constant '{operation}' is not a Const node of the "
+                             f"graph in {self.export_dir}")
+        value, dtype = tensor_proto_to_ndarray(node.attr["value"].tensor)
+        return convert_to_tensor(value, dtype)
 
     def _restore_values(self) -> dict:
         has_variables = any(p.WhichOneof("kind") == "variable" for p in self.proto.nodes)

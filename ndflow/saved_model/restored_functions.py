@@ -26,16 +26,18 @@ class RestoredConcreteFunction:
     """One saved concrete function: `structured_input_signature` ((args), {kwargs}) of
     TensorSpecs, `structured_outputs`, callable with tensors matching the specs."""
 
-    def __init__(self, name: str, graph, variables: list, input_signature, output_signature):
+    def __init__(self, name: str, graph, captures: list, input_signature, output_signature):
+        """`captures`: the bound inputs, variables (passed by handle) or constant tensors."""
         self.name = name
         self.graph = graph
+        variables = [c for c in captures if not isinstance(c, Tensor)]
         self.variables = tuple(variables)
         self.structured_input_signature = input_signature
         self.structured_outputs = output_signature
         self._flat_specs = [s for s in flatten(input_signature) if isinstance(s, TensorSpec)]
         graph.variables = list(variables)
         graph.name = name.lstrip("_") or "function"  # its ops' name scope when inlined
-        handles = [v.handle for v in variables]
+        handles = [c if isinstance(c, Tensor) else c.handle for c in captures]
         n_args = len(graph.arg_inputs) - len(handles)
         if n_args != len(self._flat_specs):
             raise ValueError(f"Function '{name}' takes {n_args} tensor arguments, but its saved "
@@ -101,13 +103,27 @@ def _bind(signature, args, kwargs, name: str) -> list:
         kw_values[key] = kwargs.pop(key)
     if kwargs:
         raise TypeError(f"{name}: got unexpected keyword arguments {sorted(kwargs)}")
-    flat = []
-    for spec, v in zip(flatten((pos_sig, kw_sig)), flatten((tuple(values), kw_values))):
-        if isinstance(spec, TensorSpec) and not isinstance(v, Tensor):
-            v = convert_to_tensor(v, spec.dtype)
-        if isinstance(spec, TensorSpec):
-            flat.append(v)
+    flat: list = []
+    _flatten_up_to((pos_sig, kw_sig), (tuple(values), kw_values), flat, name)
     return flat
+
+
+def _flatten_up_to(spec, value, out: list, name: str) -> None:
+    """Appends the tensors of `value` at the TensorSpec leaves of `spec` (a Python list
+    given for a TensorSpec is one tensor, not a structure)."""
+    if isinstance(spec, TensorSpec):
+        out.append(value if isinstance(value, Tensor) else convert_to_tensor(value, spec.dtype))
+    elif isinstance(spec, dict):
+        if not isinstance(value, dict) or sorted(value) != sorted(spec):
+            raise TypeError(f"{name}: expected a dict with keys {sorted(spec)}, got {value!r}")
+        for k in sorted(spec):
+            _flatten_up_to(spec[k], value[k], out, name)
+    elif isinstance(spec, (list, tuple)):
+        if not isinstance(value, (list, tuple)) or len(value) != len(spec):
+            raise TypeError(f"{name}: expected a sequence of {len(spec)} elements matching "
+                            f"{spec}, got {value!r}")
+        for s, v in zip(spec, value):
+            _flatten_up_to(s, v, out, name)
 
 
 class RestoredFunction:

@@ -139,3 +139,10 @@ def test_loaded_model_saves_again_with_its_functions_and_signatures(tmp_path, na
     endpoint = "serve" if name == "keras_export" else "__call__"
     np.testing.assert_allclose(getattr(again, endpoint)(X).numpy(),
                                getattr(m, endpoint)(X).numpy(), rtol=1e-6)
+
+
+def test_function_capturing_a_constant():
+    m = tf.saved_model.load(fixture("tf_constant_capture"))
+    np.testing.assert_allclose(m.f(X).numpy(), EXPECTED["constant_capture"])
+    np.testing.assert_allclose(m.signatures["serving_default"](x=X.tolist())["output_0"].numpy(),
+                               EXPECTED["constant_capture"])
