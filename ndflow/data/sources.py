@@ -20,7 +20,6 @@ from ndflow.core.tensor import EagerTensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.data import structure
 from ndflow.data.dataset import INFINITE, UNKNOWN, DatasetV2, register_op
-from ndflow.ops.apply import convert_to_tensor
 
 
 def _row(value, i):
@@ -195,7 +194,7 @@ def _generator_element(flat: list, specs) -> tuple:
     out = []
     for v, spec in zip(flat, specs):
         try:
-            t = convert_to_tensor(v.numpy() if hasattr(v, "numpy") else v, spec.dtype)
+            t = structure.to_eager(v, spec.dtype)
         except (TypeError, ValueError):
             raise tf_errors.InvalidArgumentError(
                 None, None, "TypeError: `generator` yielded an element that could not be "

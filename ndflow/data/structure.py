@@ -19,7 +19,7 @@ from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.core.tensor_spec import TensorSpec
-from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.apply import convert_to_tensor, infer_numpy, numpy_to_torch
 
 
 def normalize(value):
@@ -113,6 +113,19 @@ def eager(value, dtype) -> EagerTensor:
     return EagerTensor(value, dtype)
 
 
+def to_eager(value, dtype) -> EagerTensor:
+    """`value` (a tensor, NumPy array or Python value) as an eager tensor of `dtype`, without
+    consulting the execution mode (pipelines also run on worker threads of TF1 programs)."""
+    if isinstance(value, EagerTensor):
+        if value.dtype is not dtype:
+            raise TypeError(f"expected {dtype.name}, got a {value.dtype.name} tensor")
+        return value
+    if isinstance(value, Tensor):
+        value = value.numpy()
+    arr, dt = infer_numpy(value, dtype)
+    return EagerTensor(numpy_to_torch(arr, dt), dt)
+
+
 def to_flat(element, spec_structure, what: str) -> tuple:
     """A nested element (tensors, NumPy arrays, Python values) as a flat tuple of eager
     tensors of the specs' dtypes; a value that does not fit is InvalidArgumentError."""
@@ -129,8 +142,7 @@ def to_flat(element, spec_structure, what: str) -> tuple:
             t = value
         else:
             try:
-                t = convert_to_tensor(np.asarray(value.numpy()) if isinstance(value, Tensor)
-                                      else value, spec.dtype)
+                t = to_eager(value, spec.dtype)
             except (TypeError, ValueError) as e:
                 raise InvalidArgumentError(
                     None, None, f"{what} produced an element that could not be converted to "

@@ -14,10 +14,10 @@ import itertools
 
 from ndflow.autograph.conversion import convert_or_original, user_error
 from ndflow.autograph.options import ConversionOptions
-from ndflow.core import context
+from ndflow.core import context, optimizer_options
 from ndflow.core import errors as tf_errors
 from ndflow.core.nest import flatten, pack_sequence_as
-from ndflow.core.tensor import Tensor
+from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.data import structure
 from ndflow.ops.apply import convert_to_tensor
@@ -64,11 +64,19 @@ class TracedFunction:
         outputs = self.concrete.graph.structured_outputs
         self.output_spec = pack_sequence_as(outputs, [TensorSpec(t.shape, t.dtype)
                                                       for t in flatten(outputs)])
-        self._call_flat = self.concrete._call_flat
+        self._out_dtypes = [t.dtype for t in self.concrete.graph.outputs]
 
     def __call__(self, flat: tuple) -> tuple:
-        """The function on one flat element; flat outputs (eager tensors)."""
-        return tuple(self._call_flat(list(flat)))
+        """The function on one flat element; flat outputs (eager tensors). Runs the compiled
+        plan directly: the same on any thread, whatever the thread's execution mode (a TF1
+        program's pipeline runs on prefetch and map worker threads)."""
+        cf = self.concrete
+        cf._captures()
+        plan = cf._plan
+        if plan is None or cf._plan_options != optimizer_options.version():
+            plan = cf._build_plan()
+        outs = plan.run([t._value for t in flat] + cf._capture_vals)
+        return tuple(EagerTensor(v, d) for v, d in zip(outs, self._out_dtypes))
 
     def error(self, e: Exception, index: int | None):
         """`e` (an error of one call) re-raised as TF: same type, naming the transformation

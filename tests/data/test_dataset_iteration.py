@@ -138,3 +138,15 @@ def test_tf1_dataset_methods_and_training_loop(graph_mode):
             for _ in range(60):
                 sess.run(step)
             assert abs(float(sess.run(w)[0, 0]) - 3.0) < 1e-2
+
+
+def test_tf1_pipeline_on_worker_threads(graph_mode):
+    with tf.Graph().as_default():
+        gen = D.from_generator(lambda: iter(range(6)), output_signature=tf.TensorSpec(
+            [], tf.int64))
+        ds = gen.map(lambda v: v * 10, num_parallel_calls=2).batch(4).prefetch(2)
+        nxt = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()
+        with tf.compat.v1.Session() as sess:
+            assert sess.run(nxt).tolist() == [0, 10, 20, 30]
+            assert sess.run(nxt).tolist() == [40, 50]
+        assert not tf.executing_eagerly()
