@@ -49,7 +49,7 @@ def write_object_graph(root, file_prefix: str) -> str:
     writer.add(object_graph.OBJECT_GRAPH_PROTO_KEY,
                np.array(graph.to_proto().SerializeToString(), dtype=object))
     for node_id, var in graph.variables():
-        writer.add(object_graph.variable_key(graph.paths[node_id]), _variable_value(var))
+        writer.add(graph.key(node_id), _variable_value(var))
     writer.finish()
     return file_prefix
 

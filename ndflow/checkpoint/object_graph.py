@@ -25,6 +25,7 @@ from ndflow.ops.variables import Variable
 OBJECT_GRAPH_PROTO_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 VARIABLE_VALUE_KEY = "VARIABLE_VALUE"
 _ATTRIBUTES = ".ATTRIBUTES"
+_OPTIMIZER_SLOT = ".OPTIMIZER_SLOT"
 
 _REGISTERED: dict[type, object] = {}
 
@@ -104,6 +105,12 @@ def variable_key(path: tuple[str, ...]) -> str:
                     [_ATTRIBUTES, VARIABLE_VALUE_KEY])
 
 
+def slot_variable_key(variable_path, optimizer_path, slot_name: str) -> str:
+    return "/".join([escape_local_name(n) for n in variable_path] + [_OPTIMIZER_SLOT] +
+                    [escape_local_name(n) for n in optimizer_path] +
+                    [escape_local_name(slot_name), _ATTRIBUTES, VARIABLE_VALUE_KEY])
+
+
 def pretty_path(path: tuple[str, ...]) -> str:
     """TensorFlow's way of naming a node in messages: "(root).model.dense"."""
     return ".".join(("(root)",) + tuple(path))
@@ -117,6 +124,9 @@ class ObjectGraph:
         self.nodes = [root]
         self.paths: list[tuple[str, ...]] = [()]
         self.children: list[list[tuple[str, int]]] = []
+        self.keys: dict[int, str] = {}  # node id -> bundle key, for slot variables
+        # optimizer node id -> [(original variable node id, slot name, slot node id)]
+        self.slots: dict[int, list[tuple[int, str, int]]] = {}
         index = {id(root): 0}
         i = 0
         while i < len(self.nodes):
@@ -132,6 +142,30 @@ class ObjectGraph:
                 kids.append((name, node_id))
             self.children.append(kids)
             i += 1
+        self._add_slot_variables(index)
+
+    def _add_slot_variables(self, index: dict) -> None:
+        """Optimizer slots of variables in the graph become nodes after all others, keyed
+        `<variable path>/.OPTIMIZER_SLOT/<optimizer path>/<slot name>/...` as TF's."""
+        for opt_id in range(len(self.nodes)):
+            slots_fn = getattr(self.nodes[opt_id], "_checkpoint_slots", None)
+            if not callable(slots_fn) or isinstance(self.nodes[opt_id], Variable):
+                continue
+            for var, slot_name, slot in slots_fn():
+                var_id = index.get(id(var))
+                if var_id is None or id(slot) in index:
+                    continue
+                slot_id = index[id(slot)] = len(self.nodes)
+                self.nodes.append(slot)
+                self.paths.append(self.paths[var_id] + (slot_name,))
+                self.children.append([])
+                self.keys[slot_id] = slot_variable_key(self.paths[var_id],
+                                                       self.paths[opt_id], slot_name)
+                self.slots.setdefault(opt_id, []).append((var_id, slot_name, slot_id))
+
+    def key(self, node_id: int) -> str:
+        """The bundle key of the variable at node `node_id`."""
+        return self.keys.get(node_id) or variable_key(self.paths[node_id])
 
     def variables(self) -> list[tuple[int, Variable]]:
         return [(i, obj) for i, obj in enumerate(self.nodes) if isinstance(obj, Variable)]
@@ -144,10 +178,13 @@ class ObjectGraph:
             node = graph.nodes.add()
             for name, child_id in self.children[i]:
                 node.children.add(node_id=child_id, local_name=name)
+            for var_id, slot_name, slot_id in self.slots.get(i, ()):
+                node.slot_variables.add(original_variable_node_id=var_id, slot_name=slot_name,
+                                        slot_variable_node_id=slot_id)
             if isinstance(obj, Variable):
                 node.attributes.add(name=VARIABLE_VALUE_KEY,
                                     full_name=obj.name.split(":")[0],
-                                    checkpoint_key=variable_key(self.paths[i]))
+                                    checkpoint_key=self.key(i))
             if has_values[i]:
                 node.has_checkpoint_values.value = True
         return graph
@@ -159,6 +196,7 @@ class ObjectGraph:
         while changed:
             changed = False
             for i, kids in enumerate(self.children):
-                if not has[i] and any(has[c] for _, c in kids):
+                linked = [c for _, c in kids] + [s for _, _, s in self.slots.get(i, ())]
+                if not has[i] and any(has[c] for c in linked):
                     has[i] = changed = True
         return has

@@ -23,6 +23,7 @@ from ndflow.ops.variables import Variable
 
 # id(anchor) -> (weakref to anchor, [(path of local names, node id, restoration), ...])
 _DEFERRED: dict[int, tuple[object, list]] = {}
+_SLOT = "\0slot"  # first element of the path of a deferred optimizer slot
 
 
 def restore_deferred(parent) -> None:
@@ -33,8 +34,13 @@ def restore_deferred(parent) -> None:
     if pending is None or pending[0]() is not parent:
         return
     del _DEFERRED[id(parent)]
-    still = []
+    still, slot_restorations = [], []
     for path, node_id, restoration in pending[1]:
+        if path[:1] == (_SLOT,):  # an optimizer slot: retried below
+            restoration.deferred_slots.discard(node_id)
+            if restoration not in slot_restorations:
+                slot_restorations.append(restoration)
+            continue
         child = _follow(parent, path)
         if child is None:
             still.append((path, node_id, restoration))
@@ -42,6 +48,8 @@ def restore_deferred(parent) -> None:
             restoration.match(node_id, child, parent, path)
     if still:
         _defer(parent, still)
+    for restoration in slot_restorations:
+        restoration.match_slots()
 
 
 def _follow(obj, path):
@@ -94,6 +102,7 @@ class Restoration:
         self.save_path = save_path
         self.root = root
         self.matched: dict[int, object] = {}
+        self.deferred_slots: set[int] = set()
         self.paths: dict[int, tuple[str, ...]] = {0: ()}
         self._set_paths()
 
@@ -134,6 +143,29 @@ class Restoration:
                     queue.append((child.node_id, value, anchor, child_path))
             if missing:
                 _defer(anchor, missing)
+        self.match_slots()
+
+    def match_slots(self) -> None:
+        """Binds the saved slot variables of matched optimizers (TF1 ones: their
+        `_checkpoint_slots`) whose original variable is matched; a slot the optimizer has
+        not created yet waits for the optimizer's `restore_deferred`."""
+        for opt_id, optimizer in list(self.matched.items()):
+            refs = self.proto.nodes[opt_id].slot_variables
+            slots_fn = getattr(optimizer, "_checkpoint_slots", None)
+            if not refs or not callable(slots_fn):
+                continue
+            slots = {(id(var), name): slot for var, name, slot in slots_fn()}
+            for ref in refs:
+                var = self.matched.get(ref.original_variable_node_id)
+                node_id = ref.slot_variable_node_id
+                if var is None or node_id in self.matched or node_id in self.deferred_slots:
+                    continue
+                slot = slots.get((id(var), ref.slot_name))
+                if slot is not None:
+                    self.match(node_id, slot)
+                else:
+                    self.deferred_slots.add(node_id)
+                    _defer(optimizer, [((_SLOT,), node_id, self)])
 
     def unresolved_nodes(self) -> list[int]:
         return [i for i, node in enumerate(self.proto.nodes)

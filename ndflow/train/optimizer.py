@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ndflow.autodiff.gradients import gradients
 from ndflow.autodiff.tape import GradientTape
+from ndflow.checkpoint.restore import restore_deferred
 from ndflow.core import config, context, dtypes, scopes
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys
@@ -204,6 +205,7 @@ class Optimizer:
                              f"{[str(v) for _, v in converted]}.")
         with init_scope():
             self._create_slots(var_list)
+            restore_deferred(self)  # slots a checkpoint restore was waiting for
         update_ops = []
         with scopes.name_scope(name, self._name) as scope:
             self._prepare()
@@ -310,6 +312,18 @@ class Optimizer:
 
     def _non_slot_variables(self) -> list:
         return list(self._non_slot_dict.values())
+
+    def _checkpoint_children(self) -> list:
+        """Its non-slot variables (beta1_power ...) by name, as `tf.train.Checkpoint` saves
+        a TF1 optimizer."""
+        key = _graph_key()
+        return [(name, v) for (name, g), v in self._non_slot_dict.items() if g is key]
+
+    def _checkpoint_slots(self) -> list:
+        """(variable, slot name, slot variable), slot names sorted: saved under the
+        variable's key as `<variable>/.OPTIMIZER_SLOT/<optimizer>/<slot name>`."""
+        return [(var, name, slot) for name in sorted(self._slots)
+                for var, slot in self._slots[name].values()]
 
     def variables(self) -> list:
         """The optimizer's variables in the current graph (or eager), sorted by name."""
