@@ -218,6 +218,8 @@ class Trainer:
         train = self.make_train_function()
         callbacks.on_train_begin()
         training_logs = None
+        # a callback restoring a backup (BackupAndRestore) sets where to continue, as Keras
+        initial_epoch = getattr(self, "_initial_epoch", None) or initial_epoch
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch)

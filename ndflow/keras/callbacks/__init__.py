@@ -2,6 +2,7 @@
 it imports modules only; their classes are exported by `keras_export`)."""
 
 from ndflow.keras.callbacks import (  # noqa: F401 - their exports
+    backup_and_restore,
     callback,
     callback_list,
     csv_logger,
