@@ -228,6 +228,7 @@ def test_failed_save_keeps_the_previous_saved_model(tmp_path, monkeypatch):
     np.testing.assert_allclose(tf.saved_model.load(str(d))(X).numpy(), EXPECTED["module_call"])
 
 
+@pytest.mark.slow  # a fresh interpreter importing ndflow: seconds
 def test_writer_killed_mid_save_leaves_the_previous_saved_model(tmp_path):
     d = tmp_path / "m"
     shutil.copytree(os.path.join(FIXTURES, "tf_module"), d)
