@@ -29,7 +29,7 @@ from tensorboard.compat.proto import (
 )
 
 from ndflow.checkpoint.tensor_bundle import kill_point
-from ndflow.core import dtypes, errors
+from ndflow.core import context, dtypes, errors
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph_def import GRAPH_DEF_VERSION, attr_to_proto, shape_to_proto
 from ndflow.core.nest import flatten, pack_sequence_as
@@ -41,6 +41,7 @@ from ndflow.runtime.concrete_function import ConcreteFunction
 from ndflow.runtime.function import Function
 from ndflow.saved_model import constants
 from ndflow.saved_model import signatures as sigs
+from ndflow.saved_model.directory_swap import replace_tree
 from ndflow.saved_model.function_serialization import concrete_function_def, signature_wrapper_def
 from ndflow.saved_model.nested_structure_coder import encode
 from ndflow.saved_model.object_graph import Container, ObjectGraph, children
@@ -348,22 +349,15 @@ def _write_tree(tmp: str, sm_bytes: bytes, ckpt, variables: dict, parts: dict) -
         f.write(fp.SerializeToString())
 
 
-def _replace_dir(tmp: str, export_dir: str) -> None:
-    """Moves the finished tree into place; an existing SavedModel there is replaced only
-    after the new one is complete."""
-    if os.path.isdir(export_dir):
-        old = f"{export_dir}.old-{uuid.uuid4().hex}"
-        os.rename(export_dir, old)
-        os.rename(tmp, export_dir)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.rename(tmp, export_dir)
-
-
 @tf_export("saved_model.save", v1=["saved_model.save", "saved_model.experimental.save"])
 def save(obj, export_dir, signatures=None, options=None) -> None:
     """Exports `obj` (a `tf.Module`) with its variables, tf.functions and signatures."""
     export_dir = os.fspath(export_dir)
+    if not context.executing_eagerly():
+        raise AssertionError("tf.saved_model.save is not supported inside a traced "
+                             "@tf.function or a TF1 graph. Move the call to the outer "
+                             "eagerly-executed context (TF1 programs: "
+                             "tf.compat.v1.saved_model.simple_save).")
     b = _Builder(obj, signatures)
     b.build_nodes()
     gd, signature_defs, saver_def = _graph_def(b)
@@ -393,7 +387,7 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
         os.makedirs(parent, exist_ok=True)
         _write_tree(tmp, sm_bytes, _checkpoint_graph(b), variables, parts)
         kill_point("saved_model_tree_written")
-        _replace_dir(tmp, export_dir)
+        replace_tree(tmp, export_dir)
     except OSError as e:
         shutil.rmtree(tmp, ignore_errors=True)
         cls = (errors.PermissionDeniedError if e.errno in (errno.EACCES, errno.EPERM,

@@ -241,3 +241,23 @@ def test_writer_killed_mid_save_leaves_the_previous_saved_model(tmp_path):
     assert proc.returncode == -9, proc.stderr.decode()[-2000:]
     loaded = tf.saved_model.load(str(d))
     np.testing.assert_allclose(loaded(X).numpy(), EXPECTED["module_call"])
+
+
+def test_saving_again_replaces_the_tree_in_place(tmp_path):
+    d = tmp_path / "m"
+    save_affine(d)
+    (d / "assets" / "stale.txt").write_text("from the previous save")
+    m = save_affine(d)
+    assert not (d / "assets" / "stale.txt").exists()
+    assert sorted(os.listdir(tmp_path)) == ["m"]
+    np.testing.assert_allclose(tf.saved_model.load(str(d))(X).numpy(), m(X).numpy())
+
+
+def test_save_inside_a_function_is_an_error(tmp_path):
+    @tf.function
+    def f():
+        tf.saved_model.save(Affine(), str(tmp_path / "m"))
+        return 1.0
+
+    with pytest.raises(AssertionError, match="not supported inside a traced"):
+        f()
