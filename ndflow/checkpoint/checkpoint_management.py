@@ -1,7 +1,8 @@
 """The `checkpoint` state file and the helpers around it (`tf.train.latest_checkpoint`,
 `get_checkpoint_state`, `checkpoints_iterator`, TF1's `checkpoint_exists` ...).
 
-The state file is a `CheckpointState` proto in text form, as TensorFlow writes it:
+The state file is a `CheckpointState` proto (core/protos/checkpoint_state_pb.py) in text
+format, as TensorFlow writes it:
     model_checkpoint_path: "ckpt-5"
     all_model_checkpoint_paths: "ckpt-4"
     all_model_checkpoint_paths: "ckpt-5"
@@ -13,71 +14,26 @@ atomically (temporary file + rename), so a reader never sees half of it.
 
 from __future__ import annotations
 
-import ast
 import os
 import time
 import uuid
+
+from google.protobuf import text_format
 
 from ndflow.checkpoint import tensor_bundle
 from ndflow.core import errors, logging
 from ndflow.core.api_export import tf_export
 from ndflow.core.file_io import _os_error
+from ndflow.core.protos.checkpoint_state_pb import CheckpointState
 
 STATE_FILENAME = "checkpoint"
 
 
-class CheckpointState:
-    """The parsed `checkpoint` file (TensorFlow's CheckpointState proto fields)."""
-
-    def __init__(self, model_checkpoint_path="", all_model_checkpoint_paths=(),
-                 all_model_checkpoint_timestamps=(), last_preserved_timestamp=0.0):
-        self.model_checkpoint_path = model_checkpoint_path
-        self.all_model_checkpoint_paths = list(all_model_checkpoint_paths)
-        self.all_model_checkpoint_timestamps = list(all_model_checkpoint_timestamps)
-        self.last_preserved_timestamp = last_preserved_timestamp
-
-    def to_text(self) -> str:
-        def quote(s):
-            return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-        lines = [f"model_checkpoint_path: {quote(self.model_checkpoint_path)}"]
-        lines += [f"all_model_checkpoint_paths: {quote(p)}"
-                  for p in self.all_model_checkpoint_paths]
-        lines += [f"all_model_checkpoint_timestamps: {t!r}"
-                  for t in self.all_model_checkpoint_timestamps]
-        if self.last_preserved_timestamp:
-            lines.append(f"last_preserved_timestamp: {self.last_preserved_timestamp!r}")
-        return "\n".join(lines) + "\n"
-
-    @classmethod
-    def from_text(cls, text: str, filename: str) -> CheckpointState:
-        state = cls()
-        for line in text.splitlines():
-            line = line.strip()
-            if not line:
-                continue
-            name, sep, value = line.partition(":")
-            value = value.strip()
-            try:
-                parsed = ast.literal_eval(value)
-            except (ValueError, SyntaxError):
-                parsed = None
-            if not sep or parsed is None:
-                raise errors.DataLossError(None, None, f"{filename}: cannot parse the "
-                                                       f"checkpoint state line {line!r}")
-            if isinstance(parsed, bytes):
-                parsed = parsed.decode()
-            if name == "model_checkpoint_path":
-                state.model_checkpoint_path = str(parsed)
-            elif name == "all_model_checkpoint_paths":
-                state.all_model_checkpoint_paths.append(str(parsed))
-            elif name == "all_model_checkpoint_timestamps":
-                state.all_model_checkpoint_timestamps.append(float(parsed))
-            elif name == "last_preserved_timestamp":
-                state.last_preserved_timestamp = float(parsed)
-        return state
-
-    def __repr__(self):
-        return self.to_text()
+def _state(model_checkpoint_path, all_paths=(), timestamps=(), last_preserved=0.0):
+    return CheckpointState(model_checkpoint_path=model_checkpoint_path,
+                           all_model_checkpoint_paths=list(all_paths),
+                           all_model_checkpoint_timestamps=list(timestamps),
+                           last_preserved_timestamp=last_preserved or 0.0)
 
 
 def atomic_write_text(path: str, text: str) -> None:
@@ -111,11 +67,10 @@ def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoin
     if save_relative_paths:
         model_checkpoint_path = _relative(model_checkpoint_path, save_dir)
         all_paths = [_relative(p, save_dir) for p in all_paths]
-    state = CheckpointState(model_checkpoint_path, all_paths,
-                            all_model_checkpoint_timestamps or (),
-                            last_preserved_timestamp or 0.0)
+    state = _state(model_checkpoint_path, all_paths, all_model_checkpoint_timestamps or (),
+                   last_preserved_timestamp)
     atomic_write_text(os.path.join(save_dir, latest_filename or STATE_FILENAME),
-                      state.to_text())
+                      text_format.MessageToString(state))
 
 
 @tf_export("train.get_checkpoint_state")
@@ -126,20 +81,22 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     if not os.path.exists(path):
         return None
     try:
-        with open(path) as f:
-            state = CheckpointState.from_text(f.read(), path)
+        with open(path, "rb") as f:
+            state = text_format.Parse(f.read().decode("utf-8"), CheckpointState())
     except OSError as e:
         raise _os_error(path, e) from None
-    except UnicodeDecodeError:
-        raise errors.DataLossError(None, None, f"{path}: not a checkpoint state file") \
-            from None
+    except (UnicodeDecodeError, text_format.ParseError) as e:
+        raise errors.DataLossError(None, None, f"{path}: not a checkpoint state file "
+                                               f"({e})") from None
     if not state.model_checkpoint_path:
         raise ValueError(f"Invalid checkpoint state loaded from {checkpoint_dir}")
 
     def absolute(p):
         return p if os.path.isabs(p) else os.path.join(checkpoint_dir, p)
     state.model_checkpoint_path = absolute(state.model_checkpoint_path)
-    state.all_model_checkpoint_paths = [absolute(p) for p in state.all_model_checkpoint_paths]
+    paths = [absolute(p) for p in state.all_model_checkpoint_paths]
+    del state.all_model_checkpoint_paths[:]
+    state.all_model_checkpoint_paths.extend(paths)
     return state
 
 
@@ -219,10 +176,10 @@ def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, time
 def generate_checkpoint_state_proto(save_dir, model_checkpoint_path,
                                     all_model_checkpoint_paths=None,
                                     all_model_checkpoint_timestamps=None,
-                                    last_preserved_timestamp=None) -> CheckpointState:
-    """A CheckpointState (the latest path last in the list)."""
+                                    last_preserved_timestamp=None):
+    """A CheckpointState proto (the latest path last in the list)."""
     paths = list(all_model_checkpoint_paths or [])
     if not paths or paths[-1] != model_checkpoint_path:
         paths.append(model_checkpoint_path)
-    return CheckpointState(model_checkpoint_path, paths, all_model_checkpoint_timestamps or (),
-                           last_preserved_timestamp or 0.0)
+    return _state(model_checkpoint_path, paths, all_model_checkpoint_timestamps or (),
+                  last_preserved_timestamp)

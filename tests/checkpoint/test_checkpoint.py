@@ -2,6 +2,7 @@
 (tests/fixtures/checkpoints/module, written by generate.py)."""
 
 import os
+import pathlib
 import shutil
 
 import numpy as np
@@ -52,8 +53,8 @@ def test_writes_the_object_graph_and_keys_tensorflow_writes(tmp_path):
     assert ours.keys() == theirs.keys()
     for key in theirs.keys():  # the object graph proto is byte-identical too
         np.testing.assert_array_equal(ours.read(key), theirs.read(key))
-    assert open(tmp_path / "checkpoint").read() == \
-        open(os.path.join(FIXTURES, "module", "checkpoint")).read()
+    assert pathlib.Path(tmp_path / "checkpoint").read_text() == \
+        pathlib.Path(os.path.join(FIXTURES, "module", "checkpoint")).read_text()
 
 
 def test_save_numbers_and_latest_checkpoint(tmp_path):
@@ -169,7 +170,7 @@ def test_manager_keeps_max_to_keep_and_writes_state(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "ckpt-2.data-00000-of-00001",
                                             "ckpt-2.index", "ckpt-3.data-00000-of-00001",
                                             "ckpt-3.index"]
-    state = open(tmp_path / "checkpoint").read().splitlines()
+    state = pathlib.Path(tmp_path / "checkpoint").read_text().splitlines()
     assert state[:3] == ['model_checkpoint_path: "ckpt-3"',
                          'all_model_checkpoint_paths: "ckpt-2"',
                          'all_model_checkpoint_paths: "ckpt-3"']

@@ -2,6 +2,7 @@
 (tests/fixtures/checkpoints/saver: dense/kernel, dense/bias, global_step=3, with .meta)."""
 
 import os
+import pathlib
 
 import numpy as np
 import pytest
@@ -56,11 +57,11 @@ def test_save_writes_tf_keys_meta_graph_and_state(tmp_path):
     assert ours.keys() == theirs.keys() == ["dense/bias", "dense/kernel", "global_step"]
     for key in ours.keys():
         np.testing.assert_array_equal(ours.read(key), theirs.read(key))
-    state = open(tmp_path / "checkpoint").read()
+    state = pathlib.Path(tmp_path / "checkpoint").read_text()
     assert state == (f'model_checkpoint_path: "{paths[2]}"\n'
                      f'all_model_checkpoint_paths: "{paths[1]}"\n'
                      f'all_model_checkpoint_paths: "{paths[2]}"\n')
-    meta = meta_graph_pb2.MetaGraphDef.FromString(open(paths[-1] + ".meta", "rb").read())
+    meta = meta_graph_pb2.MetaGraphDef.FromString(pathlib.Path(paths[-1] + ".meta").read_bytes())
     assert {"dense/kernel", "dense/bias", "global_step"} <= {n.name for n in meta.graph_def.node}
     names = [variable_pb2.VariableDef.FromString(b).variable_name
              for b in meta.collection_def["variables"].bytes_list.value]

@@ -2,6 +2,7 @@
 TensorFlow 2.21 (tests/fixtures/checkpoints, generate.py beside them)."""
 
 import os
+import pathlib
 import shutil
 
 import ml_dtypes
@@ -61,7 +62,7 @@ def test_many_keys_span_several_table_blocks(tmp_path, monkeypatch):
     for i in range(300):
         writer.add(f"var_{i:04d}/with/a/long/shared/prefix", np.full((2,), i, np.int32))
     writer.finish()
-    items = sstable.read_table(open(str(tmp_path / "big") + ".index", "rb").read(), "x")
+    items = sstable.read_table(pathlib.Path(str(tmp_path / "big") + ".index").read_bytes(), "x")
     assert len(items) == 301
     reader = BundleReader(tmp_path / "big")
     assert len(reader.keys()) == 300
@@ -97,9 +98,9 @@ def _copy_fixture(tmp_path):
 
 
 def _flip(path, offset):
-    data = bytearray(open(path, "rb").read())
+    data = bytearray(pathlib.Path(path).read_bytes())
     data[offset] ^= 0x40
-    open(path, "wb").write(bytes(data))
+    pathlib.Path(path).write_bytes(bytes(data))
 
 
 @pytest.mark.parametrize("offset", [0, 100, -5, -49])
@@ -112,9 +113,9 @@ def test_corrupted_index_is_data_loss_naming_the_file(tmp_path, offset):
 
 def test_truncated_index_is_data_loss(tmp_path):
     prefix = _copy_fixture(tmp_path)
-    data = open(prefix + ".index", "rb").read()
+    data = pathlib.Path(prefix + ".index").read_bytes()
     for size in (0, 10, len(data) - 1):
-        open(prefix + ".index", "wb").write(data[:size])
+        pathlib.Path(prefix + ".index").write_bytes(data[:size])
         with pytest.raises(errors.DataLossError, match=r"b\.index"):
             BundleReader(prefix)
 
@@ -128,8 +129,8 @@ def test_corrupted_or_truncated_data_is_data_loss_naming_the_file(tmp_path):
         reader.read("a/nested/key")
     np.testing.assert_array_equal(reader.read("f64"), EXPECTED["f64"])  # others intact
     _flip(data_file, 3)
-    data = open(data_file, "rb").read()
-    open(data_file, "wb").write(data[:-20])
+    data = pathlib.Path(data_file).read_bytes()
+    pathlib.Path(data_file).write_bytes(data[:-20])
     with pytest.raises(errors.DataLossError, match=r"truncated"):
         BundleReader(prefix).read("u8")
 
