@@ -19,12 +19,12 @@ from ndflow.kernels.registry import host_kernel, kernel
 from ndflow.ops import parsing_ops, sparse_tensor
 
 # dtype -> (Feature oneof field, TensorFlow's type name in messages)
-_KIND = {dtypes.float32: ("float_list", "float"), dtypes.int64: ("int64_list", "int64"),
+KIND = {dtypes.float32: ("float_list", "float"), dtypes.int64: ("int64_list", "int64"),
          dtypes.string: ("bytes_list", "string")}
-_TYPE_OF_KIND = {"float_list": "float", "int64_list": "int64", "bytes_list": "string"}
+TYPE_OF_KIND = {"float_list": "float", "int64_list": "int64", "bytes_list": "string"}
 
 
-def _shape_str(dims) -> str:
+def shape_str(dims) -> str:
     return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
 
 
@@ -38,17 +38,17 @@ def _host(x) -> np.ndarray:
     return np.asarray(x, dtype=object) if not isinstance(x, np.ndarray) else x
 
 
-def _values(feature, kind: str):
-    """The feature's values (a list), or None when its type is not `kind`."""
+def feature_values(feature, kind: str):
+    """The feature's values (a repeated field), or None when its type is not `kind`."""
+    values = getattr(feature, kind).value
+    if values:
+        return values  # a oneof: values in `kind` mean the feature is of that kind
     which = feature.WhichOneof("kind")
-    if which is None:
-        return []  # a Feature with no list set reads as an empty list of any type
-    if which != kind:
-        return None
-    return getattr(feature, kind).value
+    # a Feature with no list set reads as an empty list of any type
+    return values if which is None or which == kind else None
 
 
-def _to_array(values, dt, n: int) -> np.ndarray:
+def to_array(values, dt, n: int) -> np.ndarray:
     if dt is dtypes.string:
         out = np.empty(n, dtype=object)
         out[:] = list(values)
@@ -61,87 +61,113 @@ class _Dense:
 
     def __init__(self, key, dt, shape, default):
         self.key, self.dt = key, dt
-        self.kind, self.type_name = _KIND[dt]
+        self.kind, self.type_name = KIND[dt]
         self.dims = shape.as_list()
         self.seq = bool(self.dims) and self.dims[0] is None
         self.row = self.dims[1:] if self.seq else self.dims
         self.stride = int(np.prod(self.row)) if self.row else 1
         self.count = None if self.seq else int(np.prod(self.dims)) if self.dims else 1
         self.default = _host(default)
+        self.default_list = self.default.reshape(-1).tolist()
 
 
-class _Parser:
-    def __init__(self, node):
-        a = node.attrs
+class ExampleParser:
+    """The kernel: examples decoded one by one; fixed-shape features gathered into one flat
+    list per feature (one array built per batch, not one per example)."""
+
+    def __init__(self, node=None, sparse_types=(), dense_types=(), dense_shapes=()):
+        a = node.attrs if node is not None else {
+            "sparse_types": sparse_types, "Tdense": dense_types, "dense_shapes": dense_shapes}
         self.sparse_types = list(a["sparse_types"])
         self.dense_types = list(a["Tdense"])
         self.dense_shapes = list(a["dense_shapes"])
+        self._plan_key = None
 
-    def __call__(self, serialized, names, sparse_keys, dense_keys, ragged_keys, *defaults):
+    def _plan(self, sparse_keys, dense_keys, defaults):
+        # keys and defaults are usually the same constants call after call: plan once
+        key = (tuple(np.asarray(sparse_keys, object).reshape(-1)),
+               tuple(np.asarray(dense_keys, object).reshape(-1)), tuple(map(id, defaults)))
+        if key != self._plan_key:
+            self._dense = [_Dense(k.decode(), t, s, d) for k, t, s, d in
+                           zip(key[1], self.dense_types, self.dense_shapes, defaults)]
+            self._sparse = [(k.decode(),) + KIND[t] for k, t in zip(key[0], self.sparse_types)]
+            self._plan_key, self._defaults = key, defaults  # (holds them: ids stay unique)
+        return self._dense, self._sparse
+
+    def parse(self, serialized, names, sparse_keys, dense_keys, defaults) -> list:
         ser = np.asarray(serialized, dtype=object)
         if ser.ndim > 1:
             raise InvalidArgumentError(None, None, "Expected serialized to be a scalar or "
-                                       f"vector, got shape: {_shape_str(ser.shape)}")
+                                       f"vector, got shape: {shape_str(ser.shape)}")
         single = ser.ndim == 0
-        flat = ser.reshape(-1)
-        names = [n.decode("utf-8", "replace") for n in np.asarray(names, object).reshape(-1)]
-        skeys = [k.decode() for k in np.asarray(sparse_keys, object).reshape(-1)]
-        dkeys = [k.decode() for k in np.asarray(dense_keys, object).reshape(-1)]
-        dense = [_Dense(k, t, s, d) for k, t, s, d in
-                 zip(dkeys, self.dense_types, self.dense_shapes, defaults)]
-        sparse_kinds = [_KIND[t] for t in self.sparse_types]
-        b = len(flat)
-        dense_vals = [[None] * b for _ in dense]
-        sparse_vals = [[None] * b for _ in skeys]
-
-        for i, record in enumerate(flat):
-            name = names[i] if i < len(names) and names[i] else "<unknown>"
-            where = "" if single else f"Name: {name}, "
-            at = (lambda key: f"Key: {key}.  ") if single else \
-                (lambda key, i=i, name=name: f"Name: {name}, Key: {key}, Index: {i}.  ")
+        names = np.asarray(names, object).reshape(-1)
+        maps = []
+        for i, record in enumerate(ser.reshape(-1)):
             try:
-                fmap = Example.FromString(record).features.feature
+                maps.append(Example.FromString(record).features.feature)
             except (DecodeError, TypeError):
-                raise InvalidArgumentError(None, None, f"{where}Could not parse example input, "
-                                           f"value: '{record[:64]!r}'") from None
+                raise InvalidArgumentError(None, None, f"{_where(names, i, single)}Could not "
+                                           f"parse example input, value: '{record[:64]!r}'"
+                                           ) from None
+        return self.parse_maps(maps, names, single, sparse_keys, dense_keys, defaults)
+
+    def parse_maps(self, maps, names, single, sparse_keys, dense_keys, defaults):
+        """The op's outputs for decoded feature maps (`Features.feature` of each example)."""
+        dense, sparse = self._plan(sparse_keys, dense_keys, defaults)
+        b = len(maps)
+        fixed = [[] for _ in dense]  # flat values of the fixed-shape features
+        rows = [[None] * b if d.seq else None for d in dense]  # sequence features' rows
+        sparse_vals = [[None] * b for _ in sparse]
+
+        for i, fmap in enumerate(maps):
             for j, d in enumerate(dense):
                 f = fmap.get(d.key)
-                vals = None if f is None else _values(f, d.kind)
                 if f is None:
-                    dense_vals[j][i] = self._missing(d, where)
+                    if d.seq:
+                        rows[j][i] = np.empty([0] + d.row, dtype=_np_dtype(d.dt))
+                    elif d.default.size == 0:
+                        raise InvalidArgumentError(
+                            None, None, f"{_where(names, i, single)}Feature: {d.key} (data "
+                            f"type: {d.type_name}) is required but could not be found.")
+                    else:
+                        fixed[j].extend(d.default_list)
                     continue
+                vals = feature_values(f, d.kind)
                 if vals is None:
-                    raise InvalidArgumentError(None, None, f"{at(d.key)}Data types don't match."
-                                               f" Data type: "
-                                               f"{_TYPE_OF_KIND[f.WhichOneof('kind')]} but "
+                    raise InvalidArgumentError(None, None, f"{_at(names, i, single, d.key)}Data "
+                                               "types don't match. Data type: "
+                                               f"{TYPE_OF_KIND[f.WhichOneof('kind')]} but "
                                                f"expected type: {d.type_name}")
                 n = len(vals)
                 if d.seq:
                     if n % d.stride:
                         raise InvalidArgumentError(
-                            None, None, f"{at(d.key)}Number of {d.type_name} values is not a "
-                            f"multiple of stride length. Saw {n} values but output shape is: "
-                            f"{_shape_str(d.dims)}")
-                    dense_vals[j][i] = _to_array(vals, d.dt, n).reshape([n // d.stride] + d.row)
+                            None, None, f"{_at(names, i, single, d.key)}Number of "
+                            f"{d.type_name} values is not a multiple of stride length. Saw {n}"
+                            f" values but output shape is: {shape_str(d.dims)}")
+                    rows[j][i] = to_array(vals, d.dt, n).reshape([n // d.stride] + d.row)
                 elif n != d.count:
+                    at = _at(names, i, single, d.key)
                     if single:
-                        raise InvalidArgumentError(None, None, f"{at(d.key)}Can't parse "
-                                                   "serialized Example: Some "
-                                                   f"{d.kind} slice was not parsed.")
+                        raise InvalidArgumentError(None, None, f"{at}Can't parse serialized "
+                                                   f"Example: Some {d.kind} slice was not "
+                                                   "parsed.")
                     raise InvalidArgumentError(
-                        None, None, f"{at(d.key)}Number of {d.type_name} values != expected. "
-                        f" Values size: {n} but output shape: {_shape_str(d.dims)}")
+                        None, None, f"{at}Number of {d.type_name} values != expected.  Values"
+                        f" size: {n} but output shape: {shape_str(d.dims)}")
+                elif n == 1:
+                    fixed[j].append(vals[0])
                 else:
-                    dense_vals[j][i] = _to_array(vals, d.dt, n).reshape(d.dims)
-            for j, (key, (kind, type_name)) in enumerate(zip(skeys, sparse_kinds)):
+                    fixed[j].extend(vals)
+            for j, (key, kind, type_name) in enumerate(sparse):
                 f = fmap.get(key)
-                vals = [] if f is None else _values(f, kind)
+                vals = [] if f is None else feature_values(f, kind)
                 if vals is None:
-                    actual = _TYPE_OF_KIND[f.WhichOneof("kind")]
-                    raise InvalidArgumentError(None, None, f"{at(key)}Data types don't match. "
-                                               f"Expected type: {type_name}, Actual type: "
-                                               f"{actual}")
-                sparse_vals[j][i] = _to_array(vals, self.sparse_types[j], len(vals))
+                    raise InvalidArgumentError(None, None, f"{_at(names, i, single, key)}Data "
+                                               f"types don't match. Expected type: {type_name},"
+                                               f" Actual type: "
+                                               f"{TYPE_OF_KIND[f.WhichOneof('kind')]}")
+                sparse_vals[j][i] = to_array(vals, self.sparse_types[j], len(vals))
 
         out_idx, out_val, out_shape = [], [], []
         for j, dt in enumerate(self.sparse_types):
@@ -149,21 +175,39 @@ class _Parser:
             out_idx.append(idx)
             out_val.append(val)
             out_shape.append(shape)
-        out_dense = [_stack(dense_vals[j], d, single) for j, d in enumerate(dense)]
-        outs = out_idx + out_val + out_shape + out_dense
+        out_dense = [_stack(rows[j], d, single) if d.seq else _fixed(fixed[j], d, b, single)
+                     for j, d in enumerate(dense)]
+        return out_idx + out_val + out_shape + out_dense
+
+    def __call__(self, serialized, names, sparse_keys, dense_keys, ragged_keys, *defaults):
+        outs = self.parse(serialized, names, sparse_keys, dense_keys, defaults)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
-    @staticmethod
-    def _missing(d: _Dense, where: str):
-        if d.seq:
-            return np.empty([0] + d.row, dtype=_np_dtype(d.dt))
-        if d.default.size == 0:
-            raise InvalidArgumentError(None, None, f"{where}Feature: {d.key} (data type: "
-                                       f"{d.type_name}) is required but could not be found.")
-        return d.default.reshape(d.dims)
+
+def _where(names, i: int, single: bool) -> str:
+    """TensorFlow's message prefix naming the example (nothing for a single one)."""
+    if single:
+        return ""
+    name = names[i].decode("utf-8", "replace") if i < len(names) and names[i] else "<unknown>"
+    return f"Name: {name}, "
 
 
-def _out(arr: np.ndarray, dt):
+def _at(names, i: int, single: bool, key: str) -> str:
+    if single:
+        return f"Key: {key}.  "
+    return f"{_where(names, i, False)[:-2]}, Key: {key}, Index: {i}.  "
+
+
+def _fixed(values: list, d: _Dense, b: int, single: bool):
+    shape = d.dims if single else [b] + d.dims
+    if d.dt is dtypes.string:
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+        return out.reshape(shape)
+    return torch.from_numpy(np.array(values, dtype=d.dt.np_dtype).reshape(shape))
+
+
+def host_output(arr: np.ndarray, dt):
     if dt is dtypes.string:
         return arr
     arr = np.asarray(arr, dtype=dt.np_dtype)  # (ascontiguousarray would make a scalar 1-D)
@@ -171,19 +215,14 @@ def _out(arr: np.ndarray, dt):
 
 
 def _stack(rows: list, d: _Dense, single: bool):
-    if d.seq:
-        longest = max((len(r) for r in rows), default=0)
-        pad = d.default.reshape(()).item() if d.default.size == 1 else \
-            (b"" if d.dt is dtypes.string else 0)
-        out = np.full([len(rows), longest] + d.row, pad, dtype=_np_dtype(d.dt))
-        for i, r in enumerate(rows):
-            out[i, :len(r)] = r
-    else:
-        out = np.empty([len(rows)] + d.dims, dtype=_np_dtype(d.dt))
-        per_row = out.reshape(len(rows), -1)  # element-wise (a 0-d object array is no value)
-        for i, r in enumerate(rows):
-            per_row[i, :] = r.reshape(-1)
-    return _out(out[0] if single else out, d.dt)
+    """Sequence rows padded to the longest with the padding value."""
+    longest = max((len(r) for r in rows), default=0)
+    pad = d.default.reshape(()).item() if d.default.size == 1 else \
+        (b"" if d.dt is dtypes.string else 0)
+    out = np.full([len(rows), longest] + d.row, pad, dtype=_np_dtype(d.dt))
+    for i, r in enumerate(rows):
+        out[i, :len(r)] = r
+    return host_output(out[0] if single else out, d.dt)
 
 
 def _sparse(per_example: list, dt, single: bool):
@@ -204,10 +243,10 @@ def _sparse(per_example: list, dt, single: bool):
     for v in per_example:
         values[pos:pos + len(v)] = v
         pos += len(v)
-    return torch.from_numpy(idx), _out(values, dt), torch.from_numpy(shape)
+    return torch.from_numpy(idx), host_output(values, dt), torch.from_numpy(shape)
 
 
-host_kernel(parsing_ops.ParseExampleV2)(_Parser)
+host_kernel(parsing_ops.ParseExampleV2)(ExampleParser)
 
 
 def _sparse_to_dense(node):
@@ -220,8 +259,8 @@ def _sparse_to_dense(node):
         if validate and idx.size and ((idx < 0).any() or (idx >= np.array(dims)).any()):
             bad = int(np.nonzero(((idx < 0) | (idx >= np.array(dims))).any(axis=1))[0][0])
             raise InvalidArgumentError(None, None, f"indices[{bad}] = "
-                                       f"{_shape_str(idx[bad].tolist())} is out of bounds: "
-                                       f"need 0 <= index < {_shape_str(dims)}")
+                                       f"{shape_str(idx[bad].tolist())} is out of bounds: "
+                                       f"need 0 <= index < {shape_str(dims)}")
         out = np.full(dims, dflt.reshape(()).item() if dflt.size else 0, dtype=vals.dtype)
         if idx.size:
             out[tuple(idx.T)] = vals.reshape(-1) if vals.size > 1 or vals.ndim else vals

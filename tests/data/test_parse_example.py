@@ -144,3 +144,45 @@ def test_example_protos_exported():
     assert tf.train.Example.FromString(EXAMPLES[0]).features.feature["label"] \
         .int64_list.value[0] == 7
     assert tf.train.SequenceExample and tf.train.FeatureList and tf.train.FeatureLists
+
+
+SEQUENCES = [base64.b64decode(s) for s in EXPECTED["sequence_examples"]]
+SEQ_CONTEXT = {"opt": tf.io.FixedLenFeature([], tf.int64, default_value=-1)}
+SEQ_FEATURES = {"tok": tf.io.FixedLenSequenceFeature([], tf.int64),
+                "vec": tf.io.FixedLenSequenceFeature([2], tf.float32),
+                "words": tf.io.VarLenFeature(tf.string),
+                "miss": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True)}
+
+
+def test_parse_single_sequence_example_matches_tensorflow():
+    context, lists = tf.io.parse_single_sequence_example(
+        SEQUENCES[0], {"len": tf.io.FixedLenFeature([], tf.int64), **SEQ_CONTEXT},
+        SEQ_FEATURES)
+    want_context, want_lists = EXPECTED["parse_single_sequence_example"]
+    check(context, want_context)
+    check(lists, want_lists)
+
+
+def test_parse_sequence_example_matches_tensorflow():
+    got = tf.io.parse_sequence_example(SEQUENCES, SEQ_CONTEXT, SEQ_FEATURES)
+    for result, want in zip(got, EXPECTED["parse_sequence_example"]):
+        check(result, want)
+
+
+def test_sequence_errors_as_tensorflow():
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Feature list 'w2' is required but could not be found"):
+        tf.io.parse_single_sequence_example(
+            SEQUENCES[1], None, {"w2": tf.io.FixedLenSequenceFeature([], tf.string)})
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Key: vec, Index: 0.  Number of values != expected.  values size:"
+                             r" 2 but output shape: \[3\]"):
+        tf.io.parse_sequence_example(SEQUENCES, None, {
+            "vec": tf.io.FixedLenSequenceFeature([3], tf.float32)})
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Feature list: tok, Index: 0.  Data types don't match. Expected "
+                             "type: float"):
+        tf.io.parse_single_sequence_example(SEQUENCES[0], None, {
+            "tok": tf.io.VarLenFeature(tf.float32)})
+    with pytest.raises(ValueError, match="at least one should have values"):
+        tf.io.parse_single_sequence_example(SEQUENCES[0])
