@@ -36,6 +36,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     nn_pool,
     nn_pool_argmax,
     parsing_kernels,
+    parsing_sequence_kernels,
     random,
     reduction,
     script_ops,

@@ -63,6 +63,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     norms,
     parsing_config,
     parsing_ops,
+    parsing_sequence_ops,
     random,
     random_gamma_poisson,
     reduction,
