@@ -14,9 +14,11 @@ from ndflow.core.api_export import tf_export
 from ndflow.summary.event_file import EventFileWriter
 from ndflow.summary.graph_summary import graph_def_of
 
-tf_export(v1=["summary.Event"])(event_pb2.Event)
-tf_export(v1=["summary.SessionLog"])(event_pb2.SessionLog)
-tf_export(v1=["summary.Summary"])(summary_pb2.Summary)
+tf_export(v1=["Event", "summary.Event"])(event_pb2.Event)
+tf_export(v1=["SessionLog", "summary.SessionLog"])(event_pb2.SessionLog)
+tf_export(v1=["Summary", "summary.Summary"])(summary_pb2.Summary)
+tf_export(v1=["SummaryMetadata"])(summary_pb2.SummaryMetadata)
+tf_export(v1=["HistogramProto"])(summary_pb2.HistogramProto)
 tf_export(v1=["summary.SummaryDescription"])(summary_pb2.SummaryDescription)
 tf_export(v1=["summary.TaggedRunMetadata"])(event_pb2.TaggedRunMetadata)
 

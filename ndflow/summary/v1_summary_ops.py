@@ -7,7 +7,10 @@ proto at once."""
 
 from __future__ import annotations
 
+import contextlib
+import re
 import sys
+import warnings
 
 import numpy as np
 from tensorboard.compat.proto import summary_pb2
@@ -20,7 +23,9 @@ from ndflow.core.graph_def import ndarray_to_tensor_proto
 from ndflow.core.scopes import name_scope
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.script_ops import numpy_function
-from ndflow.summary import encoders
+from ndflow.summary import encoders, summary_ops
+from ndflow.summary.writer import STATE
+from ndflow.train.training_util import get_global_step
 
 
 def _default_bucket_limits() -> np.ndarray:
@@ -84,14 +89,35 @@ def _tf1_uint8_images(images: np.ndarray) -> np.ndarray:
     return out
 
 
+_INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w\.]")
+
+
+def _clean_tag(name):
+    r"""TF1's clean_tag: characters other than [-/\w.] become '_', no leading '/'."""
+    if name is None:
+        return None
+    return _INVALID_TAG_CHARACTERS.sub("_", name).lstrip("/")
+
+
+@contextlib.contextmanager
+def v1_summary_scope(name, family=None, default_name=None):
+    """TF1's summary_scope: a name scope `family/name` (unique in graphs); yields
+    (tag, scope), the tag being the scope, prefixed by `family` again when one is given
+    (so the summary shows in that family's tab): `fam/outer/fam/x`, as TensorFlow."""
+    name, family = _clean_tag(name), _clean_tag(family)
+    base = name if family is None else f"{family}/{name}"
+    with name_scope(base, default_name) as scope:
+        tag = scope.rstrip("/")
+        yield (tag if family is None else f"{family}/{tag}"), scope
+
+
 def _summary_op(name: str, default: str, tensor, build, collections, family=None):
     """A string op computing `build(ndarray) -> Summary` for `tensor`, or its bytes now."""
-    name = f"{family}/{name}" if family else name
     if context.executing_eagerly():
-        value = convert_to_tensor(tensor).numpy()
-        return convert_to_tensor(build(name, np.asarray(value)).SerializeToString())
-    with name_scope(name, default) as scope:
-        tag = scope.rstrip("/")
+        with v1_summary_scope(name, family, default) as (tag, _):
+            value = convert_to_tensor(tensor).numpy()
+            return convert_to_tensor(build(tag, np.asarray(value)).SerializeToString())
+    with v1_summary_scope(name, family, default) as (tag, _):
         t = convert_to_tensor(tensor)
         op = numpy_function(lambda a: build(tag, np.asarray(a)).SerializeToString(), [t],
                             dtypes.string, stateful=False, name=default)
@@ -101,9 +127,43 @@ def _summary_op(name: str, default: str, tensor, build, collections, family=None
     return op
 
 
+def _v2_step():
+    step = STATE.step
+    return get_global_step() if step is None else step
+
+
+def _invoke_v2(name, family, v2_summary, **kwargs):
+    """TF's TF2 compatibility for TF1 summary ops: run eagerly with a default TF2 writer and
+    a step (the writer's, set_step's or the global step), a TF1 summary op writes through
+    the TF2 op and returns an empty string (which `merge` accepts). None when it does not
+    apply (with TF's warnings)."""
+    if not context.executing_eagerly():
+        return None
+    if STATE.writer is None:
+        warnings.warn("Cannot activate TF2 compatibility support for TF1 summary ops: "
+                      "default summary writer not found.", stacklevel=3)
+        return None
+    step = _v2_step()
+    if step is None:
+        warnings.warn("Cannot activate TF2 compatibility support for TF1 summary ops: global "
+                      "step not set. To set step for summary writer, use "
+                      "`tf.summary.SummaryWriter.as_default(step=_)`, "
+                      "`tf.summary.experimental.set_step()` or "
+                      "`tf.compat.v1.train.create_global_step()`.", stacklevel=3)
+        return None
+    with v1_summary_scope(name, family) as (tag, _):
+        with name_scope(""):  # the tag is complete: no scope prefix again
+            v2_summary(name=tag, step=step, **kwargs)
+    return convert_to_tensor(b"")
+
+
 @tf_export(v1=["summary.scalar"])
 def scalar(name, tensor, collections=None, family=None):
     """A serialized `Summary` with one `simple_value`: the scalar `tensor`."""
+    v2 = _invoke_v2(name, family, summary_ops.scalar, data=tensor)
+    if v2 is not None:
+        return v2
+
     def build(tag, a):
         if a.size != 1 or a.ndim > 1:
             raise ValueError(f"tags and values are not the same shape: [] != {list(a.shape)}"
@@ -116,6 +176,10 @@ def scalar(name, tensor, collections=None, family=None):
 @tf_export(v1=["summary.histogram"])
 def histogram(name, values, collections=None, family=None):
     """A serialized `Summary` with a `HistogramProto` of `values`."""
+    v2 = _invoke_v2(name, family, summary_ops.histogram, data=values)
+    if v2 is not None:
+        return v2
+
     def build(tag, a):
         return summary_pb2.Summary(value=[summary_pb2.Summary.Value(
             tag=tag, histo=histogram_proto(a))])
@@ -126,6 +190,10 @@ def histogram(name, values, collections=None, family=None):
 def image(name, tensor, max_outputs=3, collections=None, family=None):
     """A serialized `Summary` with up to `max_outputs` PNG images of a [k, h, w, c] batch,
     tagged `name/image` (one) or `name/image/i`."""
+    v2 = _invoke_v2(name, family, summary_ops.image, data=tensor, max_outputs=max_outputs)
+    if v2 is not None:
+        return v2
+
     def build(tag, a):
         if a.ndim != 4 or a.shape[-1] not in (1, 3, 4):
             raise ValueError(f"Tensor must be 4-D with last dim 1, 3, or 4, not {list(a.shape)}")
@@ -145,6 +213,11 @@ def image(name, tensor, max_outputs=3, collections=None, family=None):
 def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=None):
     """A serialized `Summary` with up to `max_outputs` WAV clips of a [k, frames, channels]
     (or [k, frames]) float batch in [-1, 1], tagged `name/audio` (one) or `name/audio/i`."""
+    v2 = _invoke_v2(name, family, summary_ops.audio, data=tensor, sample_rate=sample_rate,
+                    max_outputs=max_outputs)
+    if v2 is not None:
+        return v2
+
     rate = float(np.asarray(convert_to_tensor(sample_rate).numpy())) \
         if context.executing_eagerly() or not isinstance(sample_rate, (int, float)) \
         else float(sample_rate)
@@ -169,6 +242,10 @@ def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=Non
 @tf_export(v1=["summary.text"])
 def text(name, tensor, collections=None):
     """A serialized `Summary` with the string `tensor` as a text-plugin tensor summary."""
+    v2 = _invoke_v2(name, None, summary_ops.text, data=tensor)
+    if v2 is not None:
+        return v2
+
     md = text_metadata.create_summary_metadata(display_name=None, description=None)
 
     def build(tag, a):

@@ -158,3 +158,39 @@ def test_initialize_writes_the_graph(tmp_path):
         writer.close()
     [graph] = [e for e in raw_events(event_files(str(tmp_path))[0]) if e.graph_def]
     assert graph.step == 0 and accumulate(str(tmp_path)).Graph().node[0].name == "c"
+
+
+def test_family_tags_as_tensorflow():
+    """TF 2.21 tags `family` summaries `fam/<scope>/fam/name` (checked with the oracle)."""
+    with tf.Graph().as_default():
+        with tf.name_scope("sc"):
+            a = v1.summary.scalar("x", 2.0, family="fam")
+            b = v1.summary.scalar("z", 2.0)
+        c = v1.summary.image("i", np.zeros((1, 2, 2, 3)), family="f2")
+        with v1.Session() as sess:
+            tags = [[v.tag for v in v1.Summary.FromString(t).value] for t in sess.run([a, b, c])]
+    assert tags == [["fam/sc/fam/x"], ["sc/z"], ["f2/f2/i/image/0"]]
+
+
+def test_tf1_ops_write_through_a_default_tf2_writer_when_eager(tmp_path):
+    """TF's TF2 compatibility: eager TF1 summary ops with a default writer and a step write
+    TF2 summaries and return b''."""
+    with pytest.warns(UserWarning, match="default summary writer not found"):
+        legacy = v1.summary.scalar("no_writer", 1.0)
+    assert v1.Summary.FromString(legacy.numpy()).value[0].simple_value == 1.0
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    with writer.as_default(step=5):
+        with tf.name_scope("sc"):
+            assert v1.summary.scalar("x", 2.0, family="fam").numpy() == b""
+        v1.summary.histogram("h", np.arange(5.0))
+        v1.summary.image("i", np.zeros((1, 2, 2, 3)))
+        v1.summary.text("t", "hello")
+        v1.summary.audio("a", np.zeros((1, 10, 1), np.float32), 100)
+        merged = v1.summary.merge([v1.summary.scalar("y", 1.0)])
+    writer.close()
+    assert v1.Summary.FromString(merged.numpy()) == v1.Summary()
+    written = [(e.step, v.tag, v.metadata.plugin_data.plugin_name)
+               for e in raw_events(event_files(str(tmp_path))[0]) for v in e.summary.value]
+    assert written == [(5, "fam/sc/fam/x", "scalars"), (5, "h", "histograms"),
+                       (5, "i", "images"), (5, "t", "text"), (5, "a", "audio"),
+                       (5, "y", "scalars")]
