@@ -11,9 +11,11 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     interleave,
     iterator_ops,
     mapping,
+    options,
     ordering,
     prefetching,
     sources,
+    text_line,
 )
 from ndflow.data import tfrecord_io  # noqa: F401, I001 - TFRecord files (tf.io.TFRecordWriter...)
 from ndflow.data import tfrecord_dataset  # noqa: F401, I001 - tf.data.TFRecordDataset

@@ -20,7 +20,8 @@ import numpy as np
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.errors import InvalidArgumentError
-from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.core.nest import flatten, map_structure, pack_sequence_as
+from ndflow.core.tensor import Tensor
 from ndflow.data import structure
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.dataset_ops import end_of_sequence
@@ -243,6 +244,18 @@ class DatasetV2:
     def reduce(self, initial_state, reduce_func, name=None):
         return _op("reduce")(self, initial_state, reduce_func)
 
+    def with_options(self, options, name=None):
+        """This dataset with `options` (a `tf.data.Options`) merged into its own."""
+        return _op("with_options")(self, options)
+
+    def options(self):
+        """The `tf.data.Options` set on this dataset and its inputs."""
+        own = getattr(self, "_options", None)
+        if own is not None:
+            return own
+        inputs = self._inputs()
+        return inputs[0].options() if inputs else _op("options_class")()
+
     def apply(self, transformation_func):
         out = transformation_func(self)
         if not isinstance(out, DatasetV2):
@@ -254,7 +267,19 @@ class DatasetV2:
 Dataset = DatasetV2
 
 
-class OwnedIterator:
+@tf_export("data.Iterator", v1=[])
+class IteratorBase:
+    """The type of dataset iterators (`isinstance(iter(ds), tf.data.Iterator)`)."""
+
+    @property
+    def element_spec(self):
+        raise NotImplementedError
+
+    def get_next(self):
+        raise NotImplementedError
+
+
+class OwnedIterator(IteratorBase):
     """`iter(dataset)` eagerly: the next element packed in the dataset's structure. Thread
     safe: `next` from several threads hands each element to one of them."""
 
@@ -308,6 +333,7 @@ class EagerOptional:
         return self._value
 
 
+@tf_export("data.NumpyIterator")
 class NumpyIterator:
     """`as_numpy_iterator()`: elements with NumPy arrays for tensors."""
 
@@ -322,3 +348,24 @@ class NumpyIterator:
         return self._dataset._pack([structure.to_numpy(t) for t in next(self._it)])
 
     next = __next__
+
+
+@tf_export("data.experimental.cardinality")
+def cardinality(dataset: DatasetV2):
+    """`dataset.cardinality()` (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY or a count)."""
+    return dataset.cardinality()
+
+
+@tf_export(v1=["data.get_output_types"])
+def get_output_types(dataset_or_iterator):
+    return map_structure(lambda s: s.dtype, dataset_or_iterator.element_spec)
+
+
+@tf_export(v1=["data.get_output_shapes"])
+def get_output_shapes(dataset_or_iterator):
+    return map_structure(lambda s: s.shape, dataset_or_iterator.element_spec)
+
+
+@tf_export(v1=["data.get_output_classes"])
+def get_output_classes(dataset_or_iterator):
+    return map_structure(lambda s: Tensor, dataset_or_iterator.element_spec)

@@ -16,13 +16,25 @@ import itertools
 from ndflow.autograph import operators
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
-from ndflow.data.dataset import DatasetV2, register_op
+from ndflow.core.nest import flatten, map_structure, pack_sequence_as
+from ndflow.core.shapes import as_shape
+from ndflow.core.tensor_spec import TensorSpec
+from ndflow.data.dataset import DatasetV2, IteratorBase, register_op
 from ndflow.ops import dataset_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import identity
 from ndflow.runtime import control_flow
 
 _names = itertools.count()
+
+
+def _shapes_like(types, shapes) -> list:
+    """The TensorShape of each component of `types` (shapes nested like types)."""
+    if isinstance(types, dict):
+        return [s for k in sorted(types) for s in _shapes_like(types[k], shapes[k])]
+    if isinstance(types, (tuple, list)):
+        return [s for t, sh in zip(types, shapes) for s in _shapes_like(t, sh)]
+    return [as_shape(shapes)]
 
 
 def _dataset_variant(dataset: DatasetV2):
@@ -32,15 +44,26 @@ def _dataset_variant(dataset: DatasetV2):
                     name="PythonDataset").outputs[0]
 
 
-class GraphIterator:
-    """An iterator in a graph: `get_next()` builds an `IteratorGetNext` op (its value at the
-    end of the data is `OutOfRangeError`)."""
+@tf_export(v1=["data.Iterator"])
+class GraphIterator(IteratorBase):
+    """An iterator in a graph (TF1's `tf.compat.v1.data.Iterator`): `get_next()` builds an
+    `IteratorGetNext` op (its value at the end of the data is `OutOfRangeError`)."""
 
-    def __init__(self, dataset: DatasetV2, handle, initializer=None):
-        self._dataset = dataset
-        self._handle = handle
+    def __init__(self, iterator_resource, initializer, output_types, output_shapes,
+                 output_classes=None):
+        self._handle = iterator_resource
         self._initializer = initializer
-        self._attrs = dataset_ops.type_attrs(dataset._flat_specs)
+        flat_types = flatten(output_types)
+        flat_shapes = _shapes_like(output_types, output_shapes)
+        self._element_spec = pack_sequence_as(output_types, [
+            TensorSpec(s, d) for d, s in zip(flat_types, flat_shapes)])
+        self._attrs = {"output_types": flat_types, "output_shapes": flat_shapes}
+
+    @classmethod
+    def for_dataset(cls, dataset: DatasetV2, handle, initializer=None) -> GraphIterator:
+        spec = dataset.element_spec
+        return cls(handle, initializer, map_structure(lambda s: s.dtype, spec),
+                   map_structure(lambda s: s.shape, spec))
 
     @classmethod
     def anonymous(cls, dataset: DatasetV2) -> GraphIterator:
@@ -52,11 +75,15 @@ class GraphIterator:
         graph = context.get_default_graph()
         with graph.control_dependencies([init]):  # every use of the handle follows init
             handle = identity(handle)
-        return cls(dataset, handle)
+        return cls.for_dataset(dataset, handle)
+
+    def _pack(self, flat: list):
+        return pack_sequence_as(self._element_spec, flat)
 
     @property
     def element_spec(self):
-        return self._dataset.element_spec
+        return self._element_spec
+
 
     @property
     def initializer(self):
@@ -70,11 +97,11 @@ class GraphIterator:
     def get_next(self, name=None):
         outs = apply_op(dataset_ops.IteratorGetNext, [self._handle], self._attrs,
                         name=name).outputs
-        return self._dataset._pack(list(outs))
+        return self._pack(list(outs))
 
     def get_next_as_optional(self):
         return GraphOptional(apply_op(dataset_ops.IteratorGetNextAsOptional, [self._handle],
-                                      self._attrs).outputs[0], self._dataset)
+                                      self._attrs).outputs[0], self)
 
     def has_next(self):
         return apply_op(dataset_ops.IteratorHasNext, [self._handle], {},
@@ -93,21 +120,21 @@ class GraphIterator:
 class GraphOptional:
     """`tf.experimental.Optional` of a graph iterator's next element."""
 
-    def __init__(self, variant, dataset: DatasetV2):
+    def __init__(self, variant, iterator: GraphIterator):
         self._variant = variant
-        self._dataset = dataset
+        self._iterator = iterator
 
     @property
     def element_spec(self):
-        return self._dataset.element_spec
+        return self._iterator.element_spec
 
     def has_value(self, name=None):
         return apply_op(dataset_ops.OptionalHasValue, [self._variant], {}, name=name).outputs[0]
 
     def get_value(self, name=None):
-        outs = apply_op(dataset_ops.OptionalGetValue, [self._variant],
-                        dataset_ops.type_attrs(self._dataset._flat_specs), name=name).outputs
-        return self._dataset._pack(list(outs))
+        outs = apply_op(dataset_ops.OptionalGetValue, [self._variant], self._iterator._attrs,
+                        name=name).outputs
+        return self._iterator._pack(list(outs))
 
 
 class _Counter:
@@ -167,7 +194,7 @@ def make_one_shot_iterator(dataset: DatasetV2) -> GraphIterator:
     handle = apply_op(dataset_ops.OneShotIterator, [],
                       {"token": token, "container": "",
                        "shared_name": f"one_shot_iterator_{next(_names)}", **attrs}).outputs[0]
-    return GraphIterator(dataset, handle)
+    return GraphIterator.for_dataset(dataset, handle)
 
 
 @tf_export(v1=["data.make_initializable_iterator"])
@@ -182,4 +209,4 @@ def make_initializable_iterator(dataset: DatasetV2, shared_name=None) -> GraphIt
     handle = apply_op(dataset_ops.IteratorV2, [],
                       {"shared_name": name, "container": "", **attrs}).outputs[0]
     init = apply_op(dataset_ops.MakeIterator, [_dataset_variant(dataset), handle])
-    return GraphIterator(dataset, handle, init)
+    return GraphIterator.for_dataset(dataset, handle, init)

@@ -41,7 +41,7 @@ class MapDataset(DatasetV2):
         name = "MapDataset" if num_parallel_calls is None else "ParallelMapDatasetV2"
         self._fn = TracedFunction(map_func, input_dataset.element_spec, name)
         self._workers = None if num_parallel_calls is None else parallelism(num_parallel_calls)
-        self._deterministic = deterministic is not False
+        self._deterministic = deterministic
         super().__init__(self._fn.output_spec)
 
     def _inputs(self):
@@ -65,6 +65,9 @@ class MapDataset(DatasetV2):
         """Workers each run the function on a chunk of consecutive elements (one task per
         element costs more in thread hand-offs than a small function takes)."""
         fn, workers = self._fn, self._workers
+        deterministic = self._deterministic
+        if deterministic is None:  # tf.data.Options(deterministic=...) decides, else ordered
+            deterministic = self.options().deterministic is not False
         pending: collections.deque = collections.deque()
         pool = concurrent.futures.ThreadPoolExecutor(workers, "tf_data_map")
         source = self._input._iter_flat()
@@ -90,7 +93,7 @@ class MapDataset(DatasetV2):
                         index += len(chunk)
                 if not pending:
                     return
-                if self._deterministic:
+                if deterministic:
                     future = pending.popleft()
                 else:
                     done, _ = concurrent.futures.wait(pending, return_when="FIRST_COMPLETED")

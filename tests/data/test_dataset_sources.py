@@ -133,3 +133,40 @@ def test_subclass_hook_for_sources():
     with pytest.raises(tf.errors.InvalidArgumentError, match="LinesDataset produced an "
                                                               "element of shape"):
         list(LinesDataset([[b"a", b"b"]]))
+
+
+def test_text_line_dataset(tmp_path):
+    import gzip
+    import zlib
+    plain = tmp_path / "l.txt"
+    plain.write_bytes(b"a\nbb\r\n\nc")
+    packed = tmp_path / "l.gz"
+    packed.write_bytes(gzip.compress(b"x\ny\n"))
+    z = tmp_path / "l.z"
+    z.write_bytes(zlib.compress(b"p\nq"))
+    ds = tf.data.TextLineDataset(str(plain))
+    assert ds.element_spec == spec([], tf.string)
+    assert list(ds.as_numpy_iterator()) == [b"a", b"bb", b"", b"c"]  # TensorFlow's lines
+    assert list(tf.data.TextLineDataset([str(packed)], compression_type="GZIP")
+                .as_numpy_iterator()) == [b"x", b"y"]
+    both = tf.data.TextLineDataset([str(z), str(plain)], compression_type="ZLIB")
+    with pytest.raises(tf.errors.DataLossError, match="l.txt"):
+        list(both)
+    with pytest.raises(tf.errors.NotFoundError, match="nope.txt; No such file"):
+        list(tf.data.TextLineDataset(str(tmp_path / "nope.txt")))
+
+
+def test_options_iterator_type_and_v1_helpers():
+    options = tf.data.Options()
+    assert options.deterministic is None and options.threading.private_threadpool_size is None
+    options.deterministic = False
+    ds = D.range(3).with_options(options)
+    assert ds.options() == options and ds.options().deterministic is False
+    assert list(ds.as_numpy_iterator()) == [0, 1, 2]
+    with pytest.raises(AttributeError, match="Cannot set the property foo on Options."):
+        options.foo = 1
+    assert isinstance(iter(ds), tf.data.Iterator)
+    assert isinstance(ds.as_numpy_iterator(), tf.data.NumpyIterator)
+    assert int(tf.data.experimental.cardinality(D.range(3))) == 3
+    assert tf.compat.v1.data.get_output_types(D.range(2)) == tf.int64
+    assert tf.compat.v1.data.get_output_shapes(D.range(2).batch(2)) == tf.TensorShape([None])
