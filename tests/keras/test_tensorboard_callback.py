@@ -184,3 +184,21 @@ def test_bad_arguments_and_log_dir(tmp_path):
         model.fit(x, y, epochs=1, verbose=0,
                   callbacks=[keras.callbacks.TensorBoard(str(blocker / "logs"))])
     assert blocker.read_text() == "keep"
+
+
+def test_profile_batch_traces_the_step_graphs(tmp_path):
+    x, y = _data()
+    model = _model()
+    with pytest.warns(UserWarning, match="no TensorFlow profiler"):
+        cb = keras.callbacks.TensorBoard(str(tmp_path), profile_batch="2,3", write_graph=False)
+    model.fit(x, y, batch_size=4, epochs=1, verbose=0, callbacks=[cb])
+    acc = accumulate(str(tmp_path / "train"))
+    [trace] = acc.Tensors("batch_3")  # Keras' tag: the stop batch
+    assert trace.step == 3
+    assert acc.SummaryMetadata("batch_3").plugin_data.plugin_name == "graph_run_metadata_graph"
+    meta = config_pb2.RunMetadata.FromString(tensor_util.make_ndarray(trace.tensor_proto).item())
+    [step_fn] = meta.function_graphs  # the train step that ran in batches 2..3
+    assert "ResourceApplyGradientDescent" in {n.op for n in step_fn.post_optimization_graph.node}
+    for bad in (-1, (3, 2), "a,b", [1, 2, 3]):
+        with pytest.raises(ValueError, match="profile_batch must be"):
+            keras.callbacks.TensorBoard(str(tmp_path), profile_batch=bad)

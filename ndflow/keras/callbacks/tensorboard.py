@@ -65,15 +65,49 @@ class TensorBoard(Callback):
                              "'batch' or a positive integer)")
         self.embeddings_freq = embeddings_freq
         self.embeddings_metadata = embeddings_metadata
-        if profile_batch:
-            warnings.warn("ndflow has no TensorFlow profiler: profile_batch is ignored",
-                          stacklevel=2)
+        self._init_profile_batch(profile_batch)
         self._global_train_batch = 0
         self._global_test_batch = 0
         self._writers: dict = {}
         self._prev_summary_state: list = []
         self._graph_recorder = None
         self._should_write_train_graph = False
+
+    def _init_profile_batch(self, profile_batch):
+        """Keras' batch range to trace (`profile_batch`: an int, a pair, or "a,b"). ndflow has
+        no TensorFlow profiler: the range's function graphs are traced and exported as
+        `batch_<stop>` (what Keras' trace writes besides the profile)."""
+        message = ("profile_batch must be a non-negative integer or 2-tuple of positive "
+                   "integers. A pair of positive integers signifies a range of batches to "
+                   f"profile. Found: {profile_batch}")
+        if isinstance(profile_batch, str):
+            try:
+                profile_batch = [int(p) for p in profile_batch.split(",")]
+            except ValueError:
+                raise ValueError(message) from None
+        if isinstance(profile_batch, int):
+            self._start_batch = self._stop_batch = profile_batch
+        elif isinstance(profile_batch, (tuple, list)) and len(profile_batch) == 2:
+            self._start_batch, self._stop_batch = profile_batch
+        else:
+            raise ValueError(message)
+        if self._start_batch < 0 or self._stop_batch < self._start_batch:
+            raise ValueError(message)
+        self._is_tracing = False
+        self._should_trace = not (self._start_batch == 0 and self._stop_batch == 0)
+        if self._should_trace:
+            warnings.warn("ndflow has no TensorFlow profiler: profile_batch traces the "
+                          "function graphs only", stacklevel=3)
+
+    def _start_trace(self):
+        summary.trace_on(graph=True, profiler=False)
+        self._is_tracing = True
+
+    def _stop_trace(self, batch=None):
+        batch = self._stop_batch if batch is None else batch
+        with self._train_writer.as_default():
+            summary.trace_export(name=f"batch_{batch}", step=batch)
+        self._is_tracing = False
 
     # -- writers -----------------------------------------------------------------------------
     def set_model(self, model):
@@ -170,6 +204,8 @@ class TensorBoard(Callback):
     def on_train_end(self, logs=None):
         self._pop_writer()
         self._stop_graph_recording()
+        if self._is_tracing:
+            self._stop_trace()
         self._close_writers()
 
     def on_test_begin(self, logs=None):
@@ -193,6 +229,8 @@ class TensorBoard(Callback):
             self._batch_start_time = time.time()
         if self._should_write_train_graph and self._graph_recorder is None:
             self._start_graph_recording()
+        if self._should_trace and self._global_train_batch == self._start_batch:
+            self._start_trace()
 
     def on_train_batch_end(self, batch, logs=None):
         if self._should_write_train_graph:
@@ -205,6 +243,8 @@ class TensorBoard(Callback):
         if isinstance(logs, dict):
             for name, value in logs.items():
                 summary.scalar(f"batch_{name}", value, step=self._global_train_batch)
+        if self._is_tracing and self._global_train_batch >= self._stop_batch:
+            self._stop_trace()
 
     def on_test_batch_begin(self, batch, logs=None):
         self._global_test_batch += 1
