@@ -202,3 +202,24 @@ def test_profile_batch_traces_the_step_graphs(tmp_path):
     for bad in (-1, (3, 2), "a,b", [1, 2, 3]):
         with pytest.raises(ValueError, match="profile_batch must be"):
             keras.callbacks.TensorBoard(str(tmp_path), profile_batch=bad)
+
+
+def test_embeddings_projector_config_and_checkpoints(tmp_path):
+    keras.backend.clear_session()
+    model = keras.Sequential([keras.Input((3,), dtype="int32"), keras.layers.Embedding(10, 4),
+                              keras.layers.Flatten(), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    cb = keras.callbacks.TensorBoard(str(tmp_path), embeddings_freq=1, write_graph=False,
+                                     embeddings_metadata={"embedding": "meta.tsv"})
+    model.fit(np.array([[1, 2, 3]] * 4), np.ones((4, 1)), epochs=2, verbose=0, callbacks=[cb])
+    assert (tmp_path / "projector_config.pbtxt").read_text() == (
+        "embeddings {\n"
+        '  tensor_name: "layer_with_weights-0/embeddings/.ATTRIBUTES/VARIABLE_VALUE"\n'
+        '  metadata_path: "meta.tsv"\n'
+        "}\n")
+    for epoch in (0, 1):
+        assert (tmp_path / "train" / f"keras_embedding.ckpt-{epoch}.weights.h5").exists()
+    with pytest.raises(ValueError, match="Unrecognized `Embedding` layer names"):
+        model.fit(np.array([[1, 2, 3]]), np.ones((1, 1)), verbose=0, callbacks=[
+            keras.callbacks.TensorBoard(str(tmp_path), embeddings_freq=1,
+                                        embeddings_metadata={"nope": "x.tsv"})])

@@ -19,12 +19,15 @@ import time
 import warnings
 
 import numpy as np
+from google.protobuf import text_format
 from tensorboard.compat.proto import summary_pb2
+from tensorboard.plugins import projector
 
 from ndflow import summary
 from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions
 from ndflow.keras.callbacks.callback import Callback
+from ndflow.keras.layers.embedding_layer import Embedding
 from ndflow.keras.saving.keras_archive import model_to_json
 from ndflow.runtime import concrete_function
 from ndflow.summary.graph_summary import (
@@ -120,6 +123,8 @@ class TensorBoard(Callback):
         if self.write_graph:
             self._write_keras_model_summary()
             self._should_write_train_graph = True
+        if self.embeddings_freq:
+            self._configure_embeddings()
 
     @property
     def _train_writer(self):
@@ -195,6 +200,33 @@ class TensorBoard(Callback):
             write_run_metadata_graphs("train_function", run_metadata_of([fn], [optimized]),
                                       step=0)
 
+    # -- embeddings (TensorBoard's projector) ------------------------------------------------
+    def _configure_embeddings(self):
+        """`log_dir/projector_config.pbtxt` naming each Embedding layer's matrix, as Keras."""
+        config = projector.ProjectorConfig()
+        for layer in self.model.layers:
+            if isinstance(layer, Embedding):
+                embedding = config.embeddings.add()
+                embedding.tensor_name = \
+                    "layer_with_weights-0/embeddings/.ATTRIBUTES/VARIABLE_VALUE"
+                if self.embeddings_metadata is not None:
+                    if isinstance(self.embeddings_metadata, str):
+                        embedding.metadata_path = self.embeddings_metadata
+                    elif layer.name in self.embeddings_metadata:
+                        embedding.metadata_path = self.embeddings_metadata.pop(layer.name)
+        if self.embeddings_metadata and not isinstance(self.embeddings_metadata, str):
+            raise ValueError("Unrecognized `Embedding` layer names passed to "
+                             "`keras.callbacks.TensorBoard` `embeddings_metadata` argument: "
+                             f"{self.embeddings_metadata.keys()}")
+        os.makedirs(self._log_write_dir, exist_ok=True)
+        path = os.path.join(self._log_write_dir, "projector_config.pbtxt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text_format.MessageToString(config))
+
+    def _log_embeddings(self, epoch):
+        self.model.save_weights(os.path.join(self._log_write_dir, "train",
+                                             f"keras_embedding.ckpt-{epoch}.weights.h5"))
+
     # -- hooks -------------------------------------------------------------------------------
     def on_train_begin(self, logs=None):
         self._global_train_batch = 0
@@ -261,6 +293,8 @@ class TensorBoard(Callback):
         self._log_epoch_metrics(epoch, logs)
         if self.histogram_freq and epoch % self.histogram_freq == 0:
             self._log_weights(epoch)
+        if self.embeddings_freq and epoch % self.embeddings_freq == 0:
+            self._log_embeddings(epoch)
 
     # -- epoch summaries ---------------------------------------------------------------------
     def _collect_learning_rate(self, logs):
