@@ -8,6 +8,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     cloning,
     constraint_functions,
     datasets,
+    file_downloads,
     functional,
     layers,
     loss_functions,

@@ -7,28 +7,18 @@ and only then renamed into place, so a failed, interrupted or tampered download 
 nothing behind. Offline, the error names the files to fetch and the directory to put them in.
 """
 
-import hashlib
 import http.client
 import os
-import tempfile
-import urllib.error
-import urllib.request
 
 from ndflow.core.errors import UnavailableError
+from ndflow.keras import file_downloads
 
 ORIGIN = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
-DOWNLOAD_TIMEOUT = 30.0  # seconds per connection attempt and per read
-_CHUNK = 1 << 16
-
-
-def keras_home() -> str:
-    """`$KERAS_HOME`, else `~/.keras` (read at call time, unlike Keras' import-time read)."""
-    return os.path.expanduser(os.environ.get("KERAS_HOME") or os.path.join("~", ".keras"))
 
 
 def datasets_dir(subdir: str = "") -> str:
-    return os.path.join(keras_home(), "datasets", subdir) if subdir else \
-        os.path.join(keras_home(), "datasets")
+    return os.path.join(file_downloads.keras_home(), "datasets", subdir) if subdir else \
+        os.path.join(file_downloads.keras_home(), "datasets")
 
 
 def fetch(dataset: str, files: list, subdir: str = "") -> list:
@@ -45,7 +35,7 @@ def fetch(dataset: str, files: list, subdir: str = "") -> list:
             try:
                 os.makedirs(directory, exist_ok=True)
                 print(f"Downloading data from {origin}")
-                _download(origin, target, sha256)
+                file_downloads.download(origin, target, sha256, "sha256")
                 continue
             except (OSError, http.client.HTTPException) as e:  # URLError is an OSError
                 cause = e
@@ -58,27 +48,3 @@ def fetch(dataset: str, files: list, subdir: str = "") -> list:
             f"and put them in the directory {directory} (set KERAS_HOME to use another "
             f"directory than ~/.keras)."))
     return paths
-
-
-def _download(origin: str, target: str, sha256) -> None:
-    """Streams `origin` to a temporary file beside `target`, hashing as it goes; renames it
-    to `target` only when the hash matches."""
-    fd, partial = tempfile.mkstemp(prefix=os.path.basename(target) + ".",
-                                   suffix=".part", dir=os.path.dirname(target))
-    try:
-        digest = hashlib.sha256()
-        request = urllib.request.Request(origin, headers={"User-Agent": "ndflow"})
-        with os.fdopen(fd, "wb") as out, \
-                urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT) as response:
-            while chunk := response.read(_CHUNK):
-                digest.update(chunk)
-                out.write(chunk)
-        if sha256 is not None and digest.hexdigest() != sha256:
-            raise ValueError(
-                f"Incomplete or corrupted file detected downloading {origin}: its sha256 "
-                f"file hash {digest.hexdigest()} does not match the expected value {sha256}. "
-                f"Nothing was written to {target}.")
-        os.replace(partial, target)
-    finally:
-        if os.path.exists(partial):
-            os.remove(partial)
