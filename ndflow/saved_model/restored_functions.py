@@ -14,6 +14,8 @@ output structure.
 
 from __future__ import annotations
 
+import inspect
+
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
@@ -54,6 +56,11 @@ class RestoredConcreteFunction:
         if not all(names) or len(set(names)) != len(names):
             names = [f"arg_{i}" for i in range(len(names))]
         specs = [TensorSpec(s.shape, s.dtype, n) for s, n in zip(self._flat_specs, names)]
+        # one named parameter per flat input (tf.function binds an input_signature to
+        # parameters, not to *args)
+        body.__signature__ = inspect.Signature(
+            [inspect.Parameter(f"arg_{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+             for i in range(len(specs))])
         self._function = Function(body, name=name, input_signature=specs, autograph=False)
 
     @property

@@ -146,3 +146,18 @@ def test_function_capturing_a_constant():
     np.testing.assert_allclose(m.f(X).numpy(), EXPECTED["constant_capture"])
     np.testing.assert_allclose(m.signatures["serving_default"](x=X.tolist())["output_0"].numpy(),
                                EXPECTED["constant_capture"])
+
+
+def test_keras_model_with_two_inputs_and_a_dict_of_outputs():
+    m = tf.saved_model.load(fixture("keras_multi_io"))
+    x2 = np.arange(8, dtype=np.float32).reshape(2, 4)
+    out = m.signatures["serving_default"](inputs=X, inputs_1=x2)
+    assert sorted(out) == ["o1", "o2"]
+    for k in out:
+        np.testing.assert_allclose(out[k].numpy(), EXPECTED[f"multi_{k}"], rtol=1e-6)
+
+
+def test_keras_lstm_export_runs_its_while_loop():
+    m = tf.saved_model.load(fixture("keras_lstm_export"))
+    seq = np.linspace(-1.0, 1.0, 20, dtype=np.float32).reshape(2, 5, 2)
+    np.testing.assert_allclose(m.serve(seq).numpy(), EXPECTED["lstm"], rtol=1e-5, atol=1e-6)
