@@ -7,5 +7,6 @@ from ndflow.checkpoint import (  # noqa: F401 - importing a module declares its 
     checkpoint_management,
     checkpoint_manager,
     checkpoint_reader,
+    io_ops,
     saver,
 )

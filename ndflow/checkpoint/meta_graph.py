@@ -2,16 +2,25 @@
 graph's GraphDef and its variable collections (`VariableDef`s), so TensorFlow's
 `tf.compat.v1.train.import_meta_graph` rebuilds the graph and its variables, and a Saver
 over them restores the checkpoint. No `saver_def` is written: ndflow's Saver has no save
-ops in the graph, and TensorFlow builds a fresh Saver for an imported graph without one."""
+ops in the graph, and TensorFlow builds a fresh Saver for an imported graph without one.
+
+`import_meta_graph` does the same here: imports the GraphDef, rebuilds the variables of the
+variable collections around their imported ops, restores the other collections of node
+names, and returns a Saver over the global variables (TF's own save ops are ignored)."""
 
 from __future__ import annotations
+
+import itertools
+import os
 
 from google.protobuf import text_format
 from tensorboard.compat.proto import meta_graph_pb2, variable_pb2
 
+from ndflow.core import errors
 from ndflow.core.graph_def import graph_to_graph_def
 from ndflow.core.graph_io import atomic_write
 from ndflow.core.versions import GIT_VERSION, VERSION
+from ndflow.ops.importer import import_graph_def
 from ndflow.ops.variables import GraphKeys, Variable
 
 _VARIABLE_COLLECTIONS = (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES,
@@ -52,3 +61,84 @@ def write_meta_graph(filename, graph, as_text: bool = False):
             meta.SerializeToString()
         atomic_write(str(filename), data)
     return meta
+
+
+def read_meta_graph(filename):
+    """A MetaGraphDef from a binary or text `.meta` file."""
+    filename = os.fspath(filename)
+    try:
+        with open(filename, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise OSError(f"File {filename} does not exist.") from None
+    meta = meta_graph_pb2.MetaGraphDef()
+    try:
+        meta.ParseFromString(data)
+    except Exception:  # noqa: BLE001 - not binary: try the text format
+        try:
+            text_format.Parse(data.decode("utf-8"), meta)
+        except Exception:  # noqa: BLE001
+            raise errors.DataLossError(None, None, f"Cannot parse file {filename} as a "
+                                                   "MetaGraphDef") from None
+    return meta
+
+
+_imported_ids = itertools.count(1 << 40)
+
+
+def _scoped(name: str, scope: str) -> str:
+    return f"{scope}/{name}" if scope else name
+
+
+def variable_from_def(graph, proto, scope: str = "") -> Variable:
+    """A graph Variable around the imported ops a VariableDef names (TF's
+    `Variable(variable_def=...)`)."""
+    var = Variable.__new__(Variable)
+    handle = graph.get_tensor_by_name(_scoped(proto.variable_name, scope))
+    var._handle = handle
+    var._name = handle.name
+    var._shared_name = handle.op.name
+    var._dtype = handle.op.get_attr("dtype")
+    var._shape = handle.op.get_attr("shape")
+    var._trainable = proto.trainable
+    var._constraint = var._synchronization = var._aggregation = None
+    var._unique_id = next(_imported_ids)
+    var._initializer_op = graph.get_operation_by_name(_scoped(proto.initializer_name, scope)) \
+        if proto.initializer_name else None
+    var._graph_element = graph.get_tensor_by_name(_scoped(proto.snapshot_name, scope)) \
+        if proto.snapshot_name else None
+    var._initial_value = graph.get_tensor_by_name(_scoped(proto.initial_value_name, scope)) \
+        if proto.initial_value_name else None
+    is_initialized = _scoped(f"{handle.op.name}/IsInitialized/VarIsInitializedOp", "")
+    try:
+        var._is_initialized_op = graph.get_operation_by_name(is_initialized).outputs[0]
+    except (KeyError, ValueError):
+        var._is_initialized_op = None
+    return var
+
+
+def import_into_graph(meta, graph, scope: str = "", clear_devices: bool = False) -> list:
+    """Imports the MetaGraphDef's graph and collections into `graph`; returns the rebuilt
+    variables."""
+    if clear_devices:
+        for node in meta.graph_def.node:
+            node.device = ""
+    with graph.as_default():
+        import_graph_def(meta.graph_def, name=scope)
+    by_handle = {}
+    for key, collection in meta.collection_def.items():
+        if key in _VARIABLE_COLLECTIONS:
+            for raw in collection.bytes_list.value:
+                proto = variable_pb2.VariableDef.FromString(raw)
+                var = by_handle.get(proto.variable_name)
+                if var is None:
+                    var = by_handle[proto.variable_name] = variable_from_def(graph, proto,
+                                                                             scope)
+                graph.add_to_collection(key, var)
+        elif collection.HasField("node_list"):
+            for name in collection.node_list.value:
+                try:
+                    graph.add_to_collection(key, graph.as_graph_element(_scoped(name, scope)))
+                except (KeyError, ValueError):
+                    pass
+    return list(by_handle.values())

@@ -211,3 +211,18 @@ class Saver:
         """Writes the default graph's MetaGraphDef; returns it."""
         return meta_graph.write_meta_graph(filename, context.get_default_graph(),
                                            as_text=as_text)
+
+
+@tf_export(v1=["train.import_meta_graph"])
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
+    """Imports a MetaGraphDef (or a `.meta` file) into the default graph; returns a Saver
+    over its variables (None when it has none)."""
+    if context.executing_eagerly():
+        raise RuntimeError("Exporting/importing meta graphs is not supported when eager "
+                           "execution is enabled. No graph exists when eager execution is "
+                           "enabled.")
+    meta = meta_graph_or_file if hasattr(meta_graph_or_file, "graph_def") else \
+        meta_graph.read_meta_graph(meta_graph_or_file)
+    variables = meta_graph.import_into_graph(meta, context.get_default_graph(),
+                                             import_scope or "", clear_devices)
+    return Saver() if variables else None

@@ -100,3 +100,38 @@ def test_bad_restores_are_typed_errors(tmp_path):
     with tf.Graph().as_default():
         with pytest.raises(ValueError, match="No variables to save"):
             v1.train.Saver()
+
+
+def test_import_meta_graph_of_tensorflows_saver_and_its_ops(tmp_path):
+    meta_file = TF_SAVER_CKPT + ".meta"
+    saver_def = meta_graph_pb2.MetaGraphDef.FromString(
+        pathlib.Path(meta_file).read_bytes()).saver_def
+    with tf.Graph().as_default():
+        saver = v1.train.import_meta_graph(meta_file)
+        assert [v.name for v in v1.trainable_variables()] == ["dense/kernel:0", "dense/bias:0"]
+        with v1.Session() as sess:
+            saver.restore(sess, TF_SAVER_CKPT)
+            assert sess.run(v1.global_variables())[2] == 3
+            # TensorFlow's own save/restore ops (SaveV2, RestoreV2) run here too
+            sess.run(saver_def.save_tensor_name,
+                     {saver_def.filename_tensor_name: str(tmp_path / "again")})
+            sess.run(v1.global_variables()[0].assign([[0.0, 0.0]]))
+            sess.run(saver_def.restore_op_name,
+                     {saver_def.filename_tensor_name: str(tmp_path / "again")})
+            np.testing.assert_array_equal(sess.run(v1.global_variables()[0]), [[1.0, 2.0]])
+    assert tf.train.list_variables(str(tmp_path / "again")) == \
+        tf.train.list_variables(TF_SAVER_CKPT)
+
+
+def test_import_meta_graph_of_ndflows_saver(tmp_path):
+    with tf.Graph().as_default():
+        _graph(((4.0, 5.0),))
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            path = v1.train.Saver().save(sess, str(tmp_path / "m"))
+    with tf.Graph().as_default() as graph:
+        saver = v1.train.import_meta_graph(path + ".meta")
+        with v1.Session() as sess:
+            saver.restore(sess, path)
+            kernel = graph.get_tensor_by_name("dense/kernel/Read/ReadVariableOp:0")
+            np.testing.assert_array_equal(sess.run(kernel), [[4.0, 5.0]])
