@@ -7,6 +7,7 @@ from ndflow import runtime  # noqa: F401, I001
 from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and registrations
     batching,
     caching,
+    combinators,
     dataset,
     interleave,
     iterator_ops,
@@ -14,6 +15,7 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     options,
     ordering,
     prefetching,
+    selection,
     sources,
     text_line,
 )

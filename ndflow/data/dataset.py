@@ -189,7 +189,45 @@ class DatasetV2:
     def zip(*args, datasets=None, name=None):
         return _op("zip")(*args, datasets=datasets)
 
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        return _op("choose_from_datasets")(datasets, choice_dataset, stop_on_empty_dataset)
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        return _op("sample_from_datasets")(datasets, weights, seed, stop_on_empty_dataset,
+                                           rerandomize_each_iteration)
+
+    @staticmethod
+    def counter(start=0, step=1, dtype=dtypes.int64, name=None):
+        return _op("counter")(start, step, dtype)
+
+    @staticmethod
+    def random(seed=None, rerandomize_each_iteration=None, name=None):
+        return _op("random")(seed, rerandomize_each_iteration)
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        return _op("list_files")(file_pattern, shuffle, seed)
+
     # -- transformations ---------------------------------------------------------------------
+    def shard(self, num_shards, index, name=None):
+        return _op("shard")(self, num_shards, index)
+
+    def take_while(self, predicate, name=None):
+        return _op("take_while")(self, predicate)
+
+    def unique(self, name=None):
+        return _op("unique")(self)
+
+    def scan(self, initial_state, scan_func, name=None):
+        return _op("scan")(self, initial_state, scan_func)
+
+    def get_single_element(self, name=None):
+        """The only element of the dataset (InvalidArgumentError when it has 0 or 2+)."""
+        return _op("get_single_element")(self)
+
     def concatenate(self, dataset, name=None):
         return _op("concatenate")(self, dataset)
 

@@ -242,3 +242,39 @@ def test_as_numpy_iterator_and_apply():
     assert D.range(3).apply(lambda d: d.map(lambda x: x + 1)).cardinality().numpy() == 3
     with pytest.raises(TypeError, match="must return a `tf.data.Dataset`"):
         D.range(3).apply(lambda d: 1)
+
+
+def test_shard_take_while_unique_scan_single_element():
+    assert values(D.range(10).shard(3, 1)) == [1, 4, 7]
+    assert int(D.range(10).shard(3, 1).cardinality()) == 3
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Index must be between 0 and 1"):
+        D.range(3).shard(2, 2)
+    assert values(D.range(10).take_while(lambda x: x < 4)) == [0, 1, 2, 3]
+    assert int(D.range(10).take_while(lambda x: x < 4).cardinality()) == -2
+    assert values(D.from_tensor_slices([1, 2, 1, 3, 2]).unique()) == [1, 2, 3]
+    scanned = D.range(5).scan(tf.constant(0, tf.int64), lambda s, x: (s + x, s * 10))
+    assert values(scanned) == [0, 0, 10, 30, 60] and int(scanned.cardinality()) == 5
+    assert int(D.range(1).get_single_element()) == 0
+    with pytest.raises(tf.errors.InvalidArgumentError, match="more than one element"):
+        D.range(2).get_single_element()
+
+
+def test_choose_sample_counter_random_list_files(tmp_path):
+    choice = D.from_tensor_slices(np.array([0, 1, 1, 0], np.int64))
+    chosen = D.choose_from_datasets([D.from_tensors("a").repeat(), D.from_tensors("b").repeat()],
+                                    choice)
+    assert values(chosen) == [b"a", b"b", b"b", b"a"]
+    sampled = D.sample_from_datasets([D.range(3), D.range(10, 13)], seed=1)
+    assert sorted(values(sampled)) == [0, 1, 2, 10, 11, 12]
+    assert values(sampled) == values(D.sample_from_datasets([D.range(3), D.range(10, 13)],
+                                                            seed=1))
+    assert int(sampled.cardinality()) == -2
+    assert values(D.counter(start=3, step=2).take(3)) == [3, 5, 7]
+    assert int(D.counter().cardinality()) == -1
+    assert len(set(values(D.random(seed=4).take(5)))) == 5
+    for name in ("b.txt", "a.txt", "c.csv"):
+        (tmp_path / name).write_text("x")
+    listed = D.list_files(str(tmp_path / "*.txt"), shuffle=False)
+    assert [os.path.basename(v) for v in values(listed)] == [b"a.txt", b"b.txt"]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="no files matched"):
+        D.list_files(str(tmp_path / "*.none"))
