@@ -10,9 +10,14 @@ from tensorboard import main as tensorboard_main
 
 
 def main(argv=None) -> int:
-    """Runs TensorBoard's own command line on `argv` (default: sys.argv[1:])."""
+    """Runs TensorBoard's own command line on `argv` (default: sys.argv[1:]); absl's app.run
+    parses sys.argv, which is restored afterwards."""
+    saved = sys.argv
     sys.argv = ["tensorboard", *(sys.argv[1:] if argv is None else argv)]
-    return tensorboard_main.run_main()
+    try:
+        return tensorboard_main.run_main()
+    finally:
+        sys.argv = saved
 
 
 if __name__ == "__main__":

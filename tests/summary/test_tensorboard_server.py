@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 import threading
 import time
 import urllib.parse
@@ -14,6 +15,7 @@ import urllib.request
 
 import numpy as np
 import pytest
+from absl import logging as absl_logging
 from tensorboard import default, program
 
 import ndflow as tf
@@ -99,8 +101,11 @@ def test_browser_renders_the_scalars_dashboard(server):
     assert "> train <" in dom and "> validation <" in dom  # the runs table
 
 
-def test_module_entry_point_runs_tensorboards_cli(capsys):
+def test_module_entry_point_runs_tensorboards_cli(capsys, monkeypatch):
+    monkeypatch.setattr(absl_logging, "set_verbosity", lambda level: None)  # process-global
+    argv = list(sys.argv)
     with pytest.raises(SystemExit) as exit_info:  # absl's app.run ends with sys.exit
         tensorboard_cli.main(["--version_tb"])
+    assert sys.argv == argv
     assert exit_info.value.code in (0, None)
     assert capsys.readouterr().out.strip().startswith("2.")
