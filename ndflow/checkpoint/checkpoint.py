@@ -137,6 +137,8 @@ class Checkpoint:
         _require_eager("read")
         save_path = os.fspath(save_path)
         reader = tensor_bundle.BundleReader(save_path)
+        if not reader.has(object_graph.OBJECT_GRAPH_PROTO_KEY):  # a TF1 Saver's checkpoint
+            return restore.restore_by_name(reader, self)
         proto = restore.read_object_graph(reader)
         if any(c.local_name == "save_counter" for c in proto.nodes[0].children):
             self._maybe_create_save_counter()

@@ -249,6 +249,50 @@ class InitializationOnlyStatus:
         """Nothing to restore (variables are initialized at creation)."""
 
 
+class NameBasedSaverStatus:
+    """What restoring a TF1 Saver (name-based) checkpoint returns: variables were matched by
+    their names, as TensorFlow's fallback does."""
+
+    def __init__(self, unmatched: list):
+        self._unmatched = unmatched
+
+    def assert_consumed(self):
+        if self._unmatched:
+            listed = "\n".join(f"    {v!r}: [{v.name.split(':')[0]!r}]"
+                                for v in self._unmatched)
+            raise AssertionError(f"Some objects had attributes which were not restored: "
+                                 f"\n{listed}")
+        return self
+
+    def assert_existing_objects_matched(self):
+        return self.assert_consumed()
+
+    def assert_nontrivial_match(self):
+        return self
+
+    def expect_partial(self):
+        return self
+
+    def run_restore_ops(self, session=None):
+        """Values are restored eagerly: nothing to run."""
+
+    def initialize_or_restore(self, session=None):
+        """Values are restored eagerly: nothing to run."""
+
+
+def restore_by_name(reader: BundleReader, root) -> NameBasedSaverStatus:
+    """Restores the variables reachable from `root` whose names (without ":0") are keys of
+    a name-based checkpoint."""
+    unmatched = []
+    for _, var in og.ObjectGraph(root).variables():
+        key = var.name.split(":")[0]
+        if reader.has(key):
+            _assign(var, reader.read(key), key, reader)
+        else:
+            unmatched.append(var)
+    return NameBasedSaverStatus(unmatched)
+
+
 def read_object_graph(reader: BundleReader):
     """The checkpoint's TrackableObjectGraph; NotFoundError for a name-based (TF1 Saver)
     checkpoint, DataLossError if the stored proto does not parse."""

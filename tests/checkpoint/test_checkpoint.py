@@ -134,10 +134,14 @@ def test_corrupted_checkpoint_is_data_loss_naming_the_file(tmp_path):
         tf.train.load_checkpoint(str(tmp_path / "m"))
 
 
-def test_tf1_saver_checkpoint_is_not_object_based():
-    with pytest.raises(errors.NotFoundError, match="name-based saver"):
-        tf.train.Checkpoint(v=tf.Variable(1.0)).read(os.path.join(FIXTURES, "saver",
-                                                                  "model-3"))
+def test_tf1_saver_checkpoint_restores_by_variable_name():
+    saver_ckpt = os.path.join(FIXTURES, "saver", "model-3")
+    kernel = tf.Variable([[0.0, 0.0]], name="dense/kernel")
+    tf.train.Checkpoint(v=kernel).restore(saver_ckpt).assert_consumed()
+    np.testing.assert_array_equal(kernel.numpy(), [[1.0, 2.0]])
+    status = tf.train.Checkpoint(v=tf.Variable([1.0], name="nothere")).restore(saver_ckpt)
+    with pytest.raises(AssertionError, match=r"not restored: \n.*'nothere:0'.*\['nothere'\]"):
+        status.assert_consumed()
 
 
 def test_reader_functions_on_tensorflows_files():
