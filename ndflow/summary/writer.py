@@ -9,11 +9,13 @@ from __future__ import annotations
 import contextlib
 import threading
 
+import numpy as np
 from tensorboard.compat.proto import event_pb2, summary_pb2
 
-from ndflow.core import context
+from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.script_ops import numpy_function
 from ndflow.summary.event_file import EventFileWriter
 
 
@@ -217,10 +219,19 @@ def should_record_summaries():
 
 @tf_export("summary.flush", v1=[])
 def flush(writer=None, name=None):
-    """Flushes `writer` (default: the default writer) to disk."""
+    """Flushes `writer` (default: the default writer) to disk; in a graph, an op that
+    flushes each time it runs."""
     writer = STATE.writer if writer is None else writer
-    if writer is not None:
+    if writer is None:
+        return None
+    if context.executing_eagerly():
         writer.flush()
+        return None
+
+    def flush_now():
+        writer.flush()
+        return np.bool_(True)
+    return numpy_function(flush_now, [], dtypes.bool, stateful=True, name=name or "flush")
 
 
 __all__ = ["SummaryWriter", "FileSummaryWriter", "NoopSummaryWriter", "create_file_writer",

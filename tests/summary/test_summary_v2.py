@@ -349,3 +349,19 @@ def test_summary_iterator_reads_tensorflows_files_and_checks_crcs(tmp_path):
         list(tf.compat.v1.train.summary_iterator(str(truncated)))
     with pytest.raises(errors.NotFoundError):
         list(tf.compat.v1.train.summary_iterator(str(tmp_path / "missing")))
+
+
+def test_flush_inside_a_function_flushes_when_it_runs(tmp_path):
+    writer = tf.summary.create_file_writer(str(tmp_path), flush_millis=10 ** 8)
+
+    @tf.function
+    def f(x):
+        with writer.as_default(step=1):
+            tf.summary.scalar("x", x)
+        tf.summary.flush(writer)
+        return x
+
+    for i in range(2):
+        f(tf.constant(float(i)))
+        assert len(raw_events(writer.path)) == 2 + i  # on disk without closing
+    writer.close()
