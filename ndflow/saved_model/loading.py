@@ -130,6 +130,20 @@ class _Loader:
         self._graph_nodes = {n.name: n for n in mg.graph_def.node}
         self._concrete: dict = {}
         self._library = None
+        self._check_references()
+
+    def _check_references(self) -> None:
+        """Every node id the object graph mentions exists (a damaged file is an error
+        naming it, not an IndexError later)."""
+        n = len(self.proto.nodes)
+        bad = [ref.node_id for p in self.proto.nodes for ref in p.children
+               if not 0 <= ref.node_id < n]
+        bad += [i for cf in self.proto.concrete_functions.values() for i in cf.bound_inputs
+                if not 0 <= i < n]
+        if bad:
+            raise ValueError(f"The object graph of the SavedModel at {self.export_dir} refers "
+                             f"to node {bad[0]}, but it has {n} nodes (saved_model.pb is "
+                             "damaged)")
 
     # -- functions -----------------------------------------------------------------------------
     def _function_graph(self, name: str):

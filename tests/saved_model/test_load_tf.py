@@ -161,3 +161,22 @@ def test_keras_lstm_export_runs_its_while_loop():
     m = tf.saved_model.load(fixture("keras_lstm_export"))
     seq = np.linspace(-1.0, 1.0, 20, dtype=np.float32).reshape(2, 5, 2)
     np.testing.assert_allclose(m.serve(seq).numpy(), EXPECTED["lstm"], rtol=1e-5, atol=1e-6)
+
+
+def test_missing_variables_are_not_found(tmp_path):
+    d = tmp_path / "m"
+    shutil.copytree(fixture("tf_module"), d)
+    shutil.rmtree(d / "variables")
+    with pytest.raises(tf.errors.NotFoundError, match="variables"):
+        tf.saved_model.load(str(d))
+
+
+def test_damaged_object_graph_is_a_value_error_naming_the_model(tmp_path):
+    d = tmp_path / "m"
+    shutil.copytree(fixture("tf_module"), d)
+    sm = SavedModel()
+    sm.ParseFromString((d / "saved_model.pb").read_bytes())
+    sm.meta_graphs[0].object_graph_def.nodes[0].children[0].node_id = 999
+    (d / "saved_model.pb").write_bytes(sm.SerializeToString())
+    with pytest.raises(ValueError, match="refers to node 999"):
+        tf.saved_model.load(str(d))
