@@ -2,12 +2,13 @@
 (SparseToDense, kernels in kernels/parsing_kernels.py).
 
 What `tf.io.parse_example` returns for a `VarLenFeature`. It is a plain value holder here:
-the three tensors are ordinary tensors (eager or symbolic); `tf.nest` treats a SparseTensor as
-one leaf, so a `tf.function` or `Dataset.map` should densify it (`tf.sparse.to_dense`) before
-returning it.
+the three tensors are ordinary tensors (eager or symbolic), held as a named tuple so that
+`tf.nest` (and with it `tf.function` outputs and `Dataset.map` elements) carries them.
 """
 
 from __future__ import annotations
+
+import collections
 
 import numpy as np
 
@@ -35,36 +36,47 @@ SparseToDense = op_def(
     shape=_sparse_to_dense_shape, not_differentiable=True)
 
 
+_PLAIN = (list, tuple, np.ndarray, np.generic, int, float, bytes, str)
+
+
+def _tensor(value, dtype, name):
+    """Python/NumPy values become tensors; anything else (a tensor, or the placeholder
+    `tf.nest` packs while a function's outputs are rebuilt) is kept as it is."""
+    return convert_to_tensor(value, dtype, name=name) if isinstance(value, _PLAIN) else value
+
+
 @tf_export("sparse.SparseTensor", "SparseTensor", v1=["sparse.SparseTensor", "SparseTensor"])
-class SparseTensor:
+class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", "dense_shape"])):
     """A sparse tensor: `values[i]` sits at `indices[i]` (int64 [N, rank]) in a tensor of
-    shape `dense_shape` (int64 [rank]); the other entries are implicitly zero/empty."""
+    shape `dense_shape` (int64 [rank]); the other entries are implicitly zero/empty.
 
-    def __init__(self, indices, values, dense_shape):
-        self._indices = convert_to_tensor(indices, dtypes.int64, name="indices")
-        self._values = convert_to_tensor(values, name="values")
-        self._dense_shape = convert_to_tensor(dense_shape, dtypes.int64, name="dense_shape")
+    A named tuple of its three tensors (as TensorFlow's SparseTensorValue), so `tf.nest` sees
+    them: a `tf.function` or `Dataset.map` may return it and gets it back rebuilt."""
 
-    indices = property(lambda self: self._indices, doc="int64 [N, rank] positions.")
-    values = property(lambda self: self._values, doc="[N] values.")
-    dense_shape = property(lambda self: self._dense_shape, doc="int64 [rank] shape.")
-    dtype = property(lambda self: self._values.dtype, doc="The values' dtype.")
+    __slots__ = ()
+
+    def __new__(cls, indices, values, dense_shape):
+        return super().__new__(cls, _tensor(indices, dtypes.int64, "indices"),
+                               _tensor(values, None, "values"),
+                               _tensor(dense_shape, dtypes.int64, "dense_shape"))
+
+    dtype = property(lambda self: self.values.dtype, doc="The values' dtype.")
 
     @property
     def shape(self) -> TensorShape:
         """The static dense shape (known eagerly; in graphs as far as inferred)."""
-        v = getattr(self._dense_shape, "numpy", None)
+        v = getattr(self.dense_shape, "numpy", None)
         if v is not None:
             return TensorShape([int(d) for d in v()])
-        n = self._dense_shape.shape.as_list()[0] if self._dense_shape.shape.rank else None
+        n = self.dense_shape.shape.as_list()[0] if self.dense_shape.shape.rank else None
         return TensorShape(None if n is None else [None] * n)
 
     def get_shape(self) -> TensorShape:
         return self.shape
 
     def __repr__(self):
-        return (f"SparseTensor(indices={self._indices!r}, values={self._values!r}, "
-                f"dense_shape={self._dense_shape!r})")
+        return (f"SparseTensor(indices={self.indices!r}, values={self.values!r}, "
+                f"dense_shape={self.dense_shape!r})")
 
 
 @tf_export("sparse.to_dense", v1=["sparse.to_dense", "sparse_tensor_to_dense"])

@@ -186,3 +186,17 @@ def test_sequence_errors_as_tensorflow():
             "tok": tf.io.VarLenFeature(tf.float32)})
     with pytest.raises(ValueError, match="at least one should have values"):
         tf.io.parse_single_sequence_example(SEQUENCES[0])
+
+
+def test_sparse_tensor_returned_from_function_and_map():
+    spec = {"ids": tf.io.VarLenFeature(tf.int64)}
+    out = tf.function(lambda s: tf.io.parse_single_example(s, spec))(tf.constant(EXAMPLES[0]))
+    assert isinstance(out["ids"], tf.SparseTensor)
+    assert out["ids"].values.numpy().tolist() == [1, 2, 3]
+    assert out["ids"].dense_shape.numpy().tolist() == [3]
+    ds = tf.data.Dataset.from_tensor_slices(EXAMPLES).map(
+        lambda s: tf.io.parse_single_example(s, spec)["ids"])
+    assert [sp.values.numpy().tolist() for sp in ds] == [[1, 2, 3], [9], []]
+    built = tf.SparseTensor([[0, 1]], [5.0], [2, 3])
+    assert built.shape.as_list() == [2, 3] and built.dtype == tf.float32
+    np.testing.assert_array_equal(tf.sparse.to_dense(built).numpy(), [[0, 5, 0], [0, 0, 0]])
