@@ -8,12 +8,14 @@ import functools
 import hashlib
 import http.server
 import importlib.util
+import io
 import os
 import pickle
 import shutil
 import socket
 import tarfile
 import threading
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -67,9 +69,17 @@ def test_mnist_npz_with_pickled_member_is_refused(home):
         tf.keras.datasets.mnist.load_data()
 
 
-@pytest.mark.parametrize("damage", ["truncate", "missing_key"])
+@pytest.mark.parametrize("damage", ["truncate", "missing_key", "oversized_header"])
 def test_mnist_damaged_archive(home, damage):
-    if damage == "truncate":
+    if damage == "oversized_header":   # refused before NumPy allocates the claimed 7.8 PB
+        header = io.BytesIO()
+        np.lib.format.write_array_header_1_0(
+            header, {"descr": "|u1", "fortran_order": False, "shape": (10**13, 28, 28)})
+        with zipfile.ZipFile(home / "mnist.npz", "w") as zf:
+            for key in ("x_train", "y_train", "x_test", "y_test"):
+                zf.writestr(f"{key}.npy", header.getvalue() + bytes(64))
+        match = r"member x_train\.npy claims shape \(10000000000000, 28, 28\)"
+    elif damage == "truncate":
         gen.write_mnist_npz(str(home / "mnist.npz"))
         data = (home / "mnist.npz").read_bytes()
         (home / "mnist.npz").write_bytes(data[: len(data) // 2])

@@ -30,6 +30,7 @@ def load_mnist(path="mnist.npz"):
                          f"Received: fname={path}")
     [file] = _cache.fetch("MNIST", [(path, _cache.ORIGIN + "mnist.npz", _MNIST_SHA256)])
     try:
+        _check_npz_sizes(file)
         with np.load(file, allow_pickle=False) as f:
             missing = [k for k in _MNIST_KEYS if k not in f.files]
             if missing:
@@ -41,6 +42,24 @@ def load_mnist(path="mnist.npz"):
         raise DataLossError(None, None, f"Corrupt MNIST archive {file}: "
                                         f"{type(e).__name__}: {e}") from None
     return (x_train, y_train), (x_test, y_test)
+
+
+def _check_npz_sizes(file: str) -> None:
+    """Refuses a member whose .npy header claims more data than the member holds (a crafted
+    header would otherwise make NumPy allocate the claimed size before failing)."""
+    with zipfile.ZipFile(file) as zf:
+        for info in zf.infolist():
+            with zf.open(info) as member:
+                version = np.lib.format.read_magic(member)
+                header = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                    np.lib.format.read_array_header_2_0
+                shape, _, dtype = header(member)
+                claimed = int(np.prod(shape, dtype=object)) * dtype.itemsize
+            if claimed > info.file_size:
+                raise DataLossError(None, None, f"Corrupt MNIST archive {file}: member "
+                                                f"{info.filename} claims shape {shape} "
+                                                f"({claimed} bytes) but holds "
+                                                f"{info.file_size} bytes")
 
 
 @keras_export("keras.datasets.fashion_mnist.load_data")
