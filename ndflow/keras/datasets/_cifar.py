@@ -24,6 +24,7 @@ from ndflow.keras.datasets._restricted_pickle import load_restricted
 CIFAR_HOST = "https://www.cs.toronto.edu/~kriz/"
 _CIFAR10_SHA256 = "6d958be074577803d12ecdefd02955f39262c83c16fe9348329d7fe0b5c001ce"
 _CIFAR10_MEMBERS = [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]
+_MAX_BATCH_BYTES = 1 << 30   # CIFAR-100's train batch, the largest, is ~155 MB
 _CIFAR100_SHA256 = "85cd44d02ba6437773c5bbd22e183051d648de2e7d6b014e1ef29b855ba677a7"
 
 
@@ -98,6 +99,10 @@ def _read_batches_from_tar(path: str, inner: str, members: list) -> list:
                 except KeyError:
                     raise DataLossError(None, None, f"Corrupt CIFAR archive {path}: it has no "
                                                     f"member {name}") from None
+                if info.size > _MAX_BATCH_BYTES:
+                    raise DataLossError(None, None, f"Corrupt CIFAR archive {path}: member "
+                                                    f"{name} claims {info.size} bytes (a "
+                                                    "CIFAR batch holds at most ~160 MB)")
                 stream = tar.extractfile(info)
                 if stream is None:
                     raise DataLossError(None, None, f"Corrupt CIFAR archive {path}: member "
