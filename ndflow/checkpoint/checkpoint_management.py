@@ -118,7 +118,7 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     if state and checkpoint_prefix_exists(state.model_checkpoint_path):
         return state.model_checkpoint_path
     if state:
-        logging.error("Couldn't match files for checkpoint %s", state.model_checkpoint_path)
+        logging.error(f"Couldn't match files for checkpoint {state.model_checkpoint_path}")
     return None
 
 

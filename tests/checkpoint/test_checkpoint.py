@@ -208,3 +208,20 @@ def test_manager_keep_every_n_hours_and_interval(tmp_path, monkeypatch):
     assert interval.save() is not None
     with pytest.raises(ValueError, match="step_counter"):
         tf.train.CheckpointManager(ckpt, str(tmp_path), 1, checkpoint_interval=3)
+
+
+def test_checkpoints_iterator_and_state_helpers(tmp_path):
+    ckpt = tf.train.Checkpoint(v=tf.Variable(1.0))
+    assert list(tf.train.checkpoints_iterator(str(tmp_path), timeout=0.01)) == []
+    path = ckpt.save(str(tmp_path / "c"))
+    assert list(tf.train.checkpoints_iterator(str(tmp_path), timeout=0.01)) == [path]
+    state = tf.train.get_checkpoint_state(str(tmp_path))
+    assert state.model_checkpoint_path == path
+    assert list(state.all_model_checkpoint_paths) == [path]
+    assert tf.compat.v1.train.checkpoint_exists(path)
+    tf.compat.v1.train.remove_checkpoint(path)
+    assert not tf.compat.v1.train.checkpoint_exists(path)
+    assert tf.train.latest_checkpoint(str(tmp_path)) is None
+    (tmp_path / "checkpoint").write_bytes(b"model_checkpoint_path: \xff")
+    with pytest.raises(errors.DataLossError, match="not a checkpoint state file"):
+        tf.train.get_checkpoint_state(str(tmp_path))
