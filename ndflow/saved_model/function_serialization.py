@@ -56,11 +56,12 @@ def nested_functions(graph, found: dict) -> dict:
     return found
 
 
-def concrete_function_def(cf, name: str, variable_for) -> tuple:
-    """(FunctionDef, captured variables in input order, nested FunctionDefs) of `cf`.
+def concrete_function_def(cf, name: str, owner_of) -> tuple:
+    """(FunctionDef, captured objects in input order, nested FunctionDefs) of `cf`.
 
-    `variable_for(handle)` returns the variable owning a captured resource handle, or
-    raises when the handle belongs to no saved variable.
+    `owner_of(tensor)` returns the saved object a captured tensor stands for: the variable
+    owning a resource handle (raising when it belongs to no saved variable), an Asset for
+    its path, or None for a plain value (written as a constant).
     """
     fg = cf.graph
     fd = function_pb2.FunctionDef()
@@ -76,13 +77,19 @@ def concrete_function_def(cf, name: str, variable_for) -> tuple:
     bound = []
     consts = []
     for ext, ph in fg.captures:
+        owner = owner_of(ext)
         if ext.dtype is dtypes.resource:
-            var = variable_for(ext)
             arg = fd.signature.input_arg.add(name=arg_name(ph.op.name + "_resource", taken),
                                              type=dtypes.resource.enum)
-            arg.handle_data.add(dtype=var.dtype.enum).shape.CopyFrom(shape_to_proto(var.shape))
+            arg.handle_data.add(dtype=owner.dtype.enum).shape.CopyFrom(
+                shape_to_proto(owner.shape))
             ref[ph] = arg.name
-            bound.append(var)
+            bound.append(owner)
+        elif owner is not None:  # an asset's path, bound to the asset at load
+            arg = fd.signature.input_arg.add(name=arg_name(ph.op.name, taken),
+                                             type=ext.dtype.enum)
+            ref[ph] = arg.name
+            bound.append(owner)
         else:  # a captured eager value: baked in as a constant
             node = node_def_pb2.NodeDef(name=ph.op.name, op="Const")
             node.attr["dtype"].type = ext.dtype.enum

@@ -142,13 +142,19 @@ def load_v1(sess, tags, export_dir, import_scope=None, **saver_kwargs):
         restore.update(_object_graph_restore_map(mg, gd, reader))
     graph = sess.graph
     with graph.as_default():
-        import_graph_def(keep, name="")
+        # asset paths: the files in this SavedModel's assets/ (TF feeds them at load)
+        assets = {_tensor_name(a.tensor_info.name): constant(os.path.join(
+            export_dir, constants.ASSETS_DIRECTORY, a.filename)) for a in mg.asset_file_def}
+        present = {n.name for n in keep.node}
+        import_graph_def(keep, name="", input_map={k: v for k, v in assets.items()
+                                                    if _source(k) in present})
         loader = _Loader(mg, export_dir, None)
         for n in calls:
             fgraph = loader._function_graph(n.attr["f"].func.name)
             fgraph.name = n.attr["f"].func.name.lstrip("_") or "function"
-            inputs = [graph.get_tensor_by_name(_tensor_name(i)) for i in n.input
-                      if not i.startswith("^")]
+            inputs = [assets[_tensor_name(i)] if _tensor_name(i) in assets
+                      else graph.get_tensor_by_name(_tensor_name(i))
+                      for i in n.input if not i.startswith("^")]
             outs = inline_graph(fgraph, inputs, fgraph.outputs)
             apply_op(IdentityN, [list(outs)], name=n.name)
         assigns = []

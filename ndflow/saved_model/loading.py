@@ -26,6 +26,7 @@ from ndflow.ops.function_library import FunctionLibrary
 from ndflow.ops.module import Module
 from ndflow.ops.variables import Variable
 from ndflow.saved_model import constants
+from ndflow.saved_model.asset import Asset
 from ndflow.saved_model.call_inlining import Inliner
 from ndflow.saved_model.nested_structure_coder import decode
 from ndflow.saved_model.restored_functions import (
@@ -128,6 +129,7 @@ class _Loader:
         self.inliner = Inliner(defs)
         self.nodes: list = [None] * len(self.proto.nodes)
         self._graph_nodes = {n.name: n for n in mg.graph_def.node}
+        self.asset_files = list(mg.asset_file_def)
         self._concrete: dict = {}
         self._library = None
         self._check_references()
@@ -173,6 +175,8 @@ class _Loader:
             if info is not None:
                 for node_id in info.bound_inputs:
                     obj = self.nodes[node_id]
+                    if isinstance(obj, Asset):
+                        obj = obj.asset_path
                     if not isinstance(obj, (Variable, Tensor)):
                         raise ValueError(f"Function '{name}' captures node {node_id}, which "
                                          "is not a variable or a constant (unsupported by "
@@ -194,6 +198,8 @@ class _Loader:
                 self.nodes[i] = self._variable(i, p.variable, values)
             elif kind == "constant":
                 self.nodes[i] = self._constant(p.constant.operation)
+            elif kind == "asset":
+                self.nodes[i] = self._asset(p.asset.asset_file_def_index)
             elif kind == "user_object" or kind is None:
                 ident = p.user_object.identifier
                 self.nodes[i] = ([] if ident == "trackable_list_wrapper" else
@@ -209,7 +215,7 @@ class _Loader:
                 cf = self.concrete(b.concrete_function_name)
                 self.nodes[i] = SignatureFunction(cf, list(b.argument_keywords),
                                                   b.allowed_positional_arguments)
-            elif kind in ("asset", "resource", "captured_tensor"):
+            elif kind in ("resource", "captured_tensor"):
                 raise ValueError(f"SavedModel node {i} is a {kind}, which ndflow cannot load "
                                  "yet")
         # children first (breadth-first ids: mostly higher), so tuples are complete when
@@ -217,6 +223,13 @@ class _Loader:
         for i in reversed(range(len(self.proto.nodes))):
             self._attach(i, self.proto.nodes[i])
         return self.nodes[0]
+
+    def _asset(self, index: int) -> Asset:
+        if not 0 <= index < len(self.asset_files):
+            raise ValueError(f"SavedModel asset {index} is not in the asset_file_def of "
+                             f"{self.export_dir}")
+        return Asset(os.path.join(self.export_dir, constants.ASSETS_DIRECTORY,
+                                  self.asset_files[index].filename))
 
     def _constant(self, operation: str):
         node = self._graph_nodes.get(operation)

@@ -15,6 +15,7 @@ from ndflow.ops.module import Module
 from ndflow.ops.variables import Variable
 from ndflow.runtime.concrete_function import ConcreteFunction
 from ndflow.runtime.function import Function
+from ndflow.saved_model.asset import Asset
 from ndflow.saved_model.restored_functions import RestoredFunction
 
 
@@ -28,7 +29,8 @@ class Container:
 
 def _is_trackable(value) -> bool:
     """Trackables, and containers holding some (or empty ones, which TF tracks too)."""
-    if isinstance(value, (Variable, Module, Function, ConcreteFunction, RestoredFunction)):
+    if isinstance(value, (Variable, Module, Function, ConcreteFunction, RestoredFunction,
+                          Asset)):
         return True
     if isinstance(value, (list, tuple)):
         return not value or any(_is_trackable(v) for v in value)

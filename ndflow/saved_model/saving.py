@@ -41,6 +41,7 @@ from ndflow.runtime.concrete_function import ConcreteFunction
 from ndflow.runtime.function import Function
 from ndflow.saved_model import constants
 from ndflow.saved_model import signatures as sigs
+from ndflow.saved_model.asset import Asset, asset_file_names
 from ndflow.saved_model.directory_swap import replace_tree
 from ndflow.saved_model.function_serialization import concrete_function_def, signature_wrapper_def
 from ndflow.saved_model.nested_structure_coder import encode
@@ -126,6 +127,7 @@ class _Builder:
         self.function_names: dict = {}   # id(ConcreteFunction) -> FunctionDef name
         self.bound: dict = {}            # FunctionDef name -> [node ids]
         self.proto = saved_object_graph_pb2.SavedObjectGraph()
+        self.assets = [n for n in self.graph.nodes if isinstance(n, Asset)]
 
     def _name(self, base: str) -> str:
         self.counter += 1
@@ -149,12 +151,18 @@ class _Builder:
         name = self._name(cf.name)
         ids = {}
 
-        def variable_for(handle):
-            i, var = self._variable_for(handle)
-            ids[id(var)] = i
-            return var
+        def owner_of(tensor):
+            if tensor.dtype is dtypes.resource:
+                i, var = self._variable_for(tensor)
+                ids[id(var)] = i
+                return var
+            for i, node in enumerate(self.graph.nodes):
+                if isinstance(node, Asset) and node.asset_path is tensor:
+                    ids[id(node)] = i
+                    return node
+            return None
 
-        fd, bound, nested = concrete_function_def(cf, name, variable_for)
+        fd, bound, nested = concrete_function_def(cf, name, owner_of)
         self.library[name] = fd
         for nfd in nested:
             self.library.setdefault(nfd.signature.name, nfd)
@@ -202,6 +210,8 @@ class _Builder:
                 cfs = _concrete_functions_of(node)
                 p.function.concrete_functions.extend(self.add_concrete(cf, node) for cf in cfs)
                 _function_spec(p.function.function_spec, node)
+            elif isinstance(node, Asset):
+                p.asset.asset_file_def_index = self.assets.index(node)
             elif isinstance(node, RestoredFunction):  # a loaded object saved again
                 p.function.SetInParent()
                 p.function.concrete_functions.extend(
@@ -271,8 +281,19 @@ def _graph_def(b: _Builder) -> tuple:
             n.attr["shape"].shape.CopyFrom(shape_to_proto(node.shape))
             n.attr["shared_name"].s = n.name.encode()
             handle_node[i] = n.name
+    asset_files = []
+    for asset, (_, filename) in zip(b.assets, asset_file_names(b.assets)):
+        ph = gd.node.add(name=unique("asset_path_initializer"), op="Placeholder")
+        ph.attr["dtype"].type = dtypes.string.enum
+        ph.attr["shape"].shape.SetInParent()
+        handle_node[b.graph.node_id(asset)] = ph.name
+        entry = meta_graph_pb2.AssetFileDef(filename=filename)
+        entry.tensor_info.name = f"{ph.name}:0"
+        entry.tensor_info.dtype = dtypes.string.enum
+        asset_files.append(entry)
     saver_def = add_saver(gd, [(b.graph.checkpoint_key(i), handle_node[i], b.graph.nodes[i])
-                               for i in sorted(handle_node)])
+                               for i in sorted(handle_node)
+                               if isinstance(b.graph.nodes[i], Variable)])
     signature_defs = {}
     for key, w in b.signature_map.wrappers.items():
         fd = b.library[w.name]
@@ -310,7 +331,7 @@ def _graph_def(b: _Builder) -> tuple:
     init.outputs[constants.INIT_OP_SIGNATURE_KEY].tensor_shape.unknown_rank = True
     signature_defs[constants.INIT_OP_SIGNATURE_KEY] = init
     gd.library.function.extend(b.library.values())
-    return gd, signature_defs, saver_def
+    return gd, signature_defs, saver_def, asset_files
 
 
 def _checkpoint_graph(b: _Builder) -> trackable_object_graph_pb2.TrackableObjectGraph:
@@ -330,9 +351,12 @@ def _hash64(data: bytes) -> int:
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
-def _write_tree(tmp: str, sm_bytes: bytes, ckpt, variables: dict, parts: dict) -> None:
+def _write_tree(tmp: str, sm_bytes: bytes, ckpt, variables: dict, parts: dict,
+                assets: list) -> None:
     os.makedirs(os.path.join(tmp, constants.VARIABLES_DIRECTORY))
     os.makedirs(os.path.join(tmp, constants.ASSETS_DIRECTORY))
+    for source, filename in assets:
+        shutil.copyfile(source, os.path.join(tmp, constants.ASSETS_DIRECTORY, filename))
     prefix = os.path.join(tmp, constants.VARIABLES_DIRECTORY, constants.VARIABLES_FILENAME)
     write_variables(prefix, variables, ckpt.SerializeToString())
     with open(os.path.join(tmp, constants.SAVED_MODEL_FILENAME_PB), "wb") as f:
@@ -360,7 +384,7 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
                              "tf.compat.v1.saved_model.simple_save).")
     b = _Builder(obj, signatures)
     b.build_nodes()
-    gd, signature_defs, saver_def = _graph_def(b)
+    gd, signature_defs, saver_def, asset_files = _graph_def(b)
     mg = meta_graph_pb2.MetaGraphDef()
     mg.meta_info_def.tags.append(constants.SERVING)
     for tag in getattr(options, "extra_tags", None) or []:
@@ -369,6 +393,7 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
     mg.meta_info_def.tensorflow_git_version = "ndflow"
     mg.graph_def.CopyFrom(gd)
     mg.saver_def.CopyFrom(saver_def)
+    mg.asset_file_def.extend(asset_files)
     for k, sd in signature_defs.items():
         mg.signature_def[k].CopyFrom(sd)
     mg.object_graph_def.CopyFrom(b.proto)
@@ -385,7 +410,8 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
     tmp = os.path.join(parent, f".{os.path.basename(export_dir)}.tmp-{uuid.uuid4().hex}")
     try:
         os.makedirs(parent, exist_ok=True)
-        _write_tree(tmp, sm_bytes, _checkpoint_graph(b), variables, parts)
+        _write_tree(tmp, sm_bytes, _checkpoint_graph(b), variables, parts,
+                    asset_file_names(b.assets))
         kill_point("saved_model_tree_written")
         replace_tree(tmp, export_dir)
     except OSError as e:

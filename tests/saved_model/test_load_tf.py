@@ -180,3 +180,12 @@ def test_damaged_object_graph_is_a_value_error_naming_the_model(tmp_path):
     (d / "saved_model.pb").write_bytes(sm.SerializeToString())
     with pytest.raises(ValueError, match="refers to node 999"):
         tf.saved_model.load(str(d))
+
+
+def test_asset_is_read_from_the_loaded_directory(tmp_path):
+    d = tmp_path / "moved"
+    shutil.copytree(fixture("tf_asset"), d)  # the path bound at load is the new one
+    m = tf.saved_model.load(str(d))
+    assert m.vocab.asset_path.numpy().decode() == str(
+        d / "assets" / "saved_model_fixture_vocab.txt")
+    assert m.read().numpy() == b"alpha\nbeta\n"

@@ -261,3 +261,44 @@ def test_save_inside_a_function_is_an_error(tmp_path):
 
     with pytest.raises(AssertionError, match="not supported inside a traced"):
         f()
+
+
+def test_assets_are_copied_and_bound(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("one\ntwo\n")
+
+    class WithAsset(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.vocab = tf.saved_model.Asset(str(vocab))
+
+        @tf.function(input_signature=[])
+        def read(self):
+            return tf.io.read_file(self.vocab.asset_path)
+
+    tf.saved_model.save(WithAsset(), str(tmp_path / "m"))
+    assert (tmp_path / "m" / "assets" / "vocab.txt").read_text() == "one\ntwo\n"
+    mg = meta_graph(str(tmp_path / "m"))
+    assert [a.filename for a in mg.asset_file_def] == ["vocab.txt"]
+    theirs = meta_graph(os.path.join(FIXTURES, "tf_asset"))
+    assert mg.asset_file_def[0].tensor_info.name == theirs.asset_file_def[0].tensor_info.name
+    vocab.unlink()
+    shutil.move(str(tmp_path / "m"), str(tmp_path / "moved"))
+    loaded = tf.saved_model.load(str(tmp_path / "moved"))
+    assert loaded.read().numpy() == b"one\ntwo\n"
+    assert loaded.signatures["serving_default"]()["output_0"].numpy() == b"one\ntwo\n"
+    with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+        mg = tf.compat.v1.saved_model.load(sess, ["serve"], str(tmp_path / "moved"))
+        out = mg.signature_def["serving_default"].outputs["output_0"].name
+        assert sess.run(out) == b"one\ntwo\n"
+
+
+def test_missing_asset_file_is_an_error(tmp_path):
+    class Broken(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.vocab = tf.saved_model.Asset(str(tmp_path / "nope.txt"))
+
+    with pytest.raises(ValueError, match="nope.txt"):
+        tf.saved_model.save(Broken(), str(tmp_path / "m"))
+    assert not (tmp_path / "m").exists()
