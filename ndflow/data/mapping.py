@@ -19,6 +19,7 @@ from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.data import structure
 from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
 from ndflow.data.traced_function import TracedFunction, call_with_element
+from ndflow.data.worker_threads import init_worker_thread, intra_op_threads
 
 _CHUNK = 8  # elements per task of a parallel map
 
@@ -69,7 +70,9 @@ class MapDataset(DatasetV2):
         if deterministic is None:  # tf.data.Options(deterministic=...) decides, else ordered
             deterministic = self.options().deterministic is not False
         pending: collections.deque = collections.deque()
-        pool = concurrent.futures.ThreadPoolExecutor(workers, "tf_data_map")
+        pool = concurrent.futures.ThreadPoolExecutor(workers, "tf_data_map",
+                                                     initializer=init_worker_thread,
+                                                     initargs=(intra_op_threads(self),))
         source = self._input._iter_flat()
         exhausted, index = False, 0
 

@@ -12,6 +12,7 @@ import queue
 import threading
 
 from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
+from ndflow.data.worker_threads import init_worker_thread, intra_op_threads
 
 AUTOTUNE_BUFFER = 8  # elements prefetched under tf.data.AUTOTUNE
 _END = object()
@@ -52,7 +53,10 @@ class PrefetchDataset(DatasetV2):
                     continue
             return False
 
+        threads = intra_op_threads(self)
+
         def produce():
+            init_worker_thread(threads)
             try:
                 for flat in source:
                     if not put(flat):
