@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from ndflow.checkpoint import sstable
+from ndflow.checkpoint.object_graph import escape_local_name, variable_key
 from ndflow.checkpoint.tensor_bundle import BundleReader, BundleWriter
 from ndflow.core import errors
 
@@ -167,3 +168,9 @@ def test_unwritable_directory_is_permission_denied_and_leaves_nothing(tmp_path):
     finally:
         os.chmod(tmp_path, 0o700)
     assert os.listdir(tmp_path) == []
+
+
+def test_local_names_are_escaped_as_tensorflow():
+    # TF 2.21 keys a dict {"x/y": ..., "a.b": ...} as d/x.Sy/... and d/a..b/...
+    assert escape_local_name("a/b.c") == "a.Sb..c"
+    assert variable_key(("model", "x/y")) == "model/x.Sy/.ATTRIBUTES/VARIABLE_VALUE"
