@@ -16,6 +16,7 @@ import os
 import numpy as np
 from google.protobuf import text_format
 from google.protobuf.message import DecodeError
+from tensorboard.compat.proto import function_pb2
 
 from ndflow.core import errors
 from ndflow.core.graph_def import dtype_from_enum, shape_from_proto, tensor_proto_to_ndarray
@@ -127,6 +128,7 @@ class _Loader:
         self.options = options
         defs = {fd.signature.name: fd for fd in mg.graph_def.library.function}
         self.inliner = Inliner(defs)
+        self._function_names = list(defs)
         self.nodes: list = [None] * len(self.proto.nodes)
         self._graph_nodes = {n.name: n for n in mg.graph_def.node}
         self.asset_files = list(mg.asset_file_def)
@@ -155,8 +157,11 @@ class _Loader:
             if fd is None:
                 raise ValueError(f"Function '{name}' is not in the SavedModel's function "
                                  "library")
-            if self._library is None:
-                self._library = _InlinedLibrary(self.inliner)
+            if self._library is None:  # every function, its calls inlined
+                lib = function_pb2.FunctionDefLibrary()
+                lib.function.extend(self._inlined_or_original(n)
+                                    for n in self._function_names)
+                self._library = FunctionLibrary(lib)
             return self._library.get(name, "f", name)
         except errors.NotFoundError as e:
             raise errors.NotFoundError(None, None, f"{e.message} (in function '{name}' of the "
@@ -164,6 +169,14 @@ class _Loader:
         except ValueError as e:
             raise ValueError(f"Cannot load function '{name}' of the SavedModel at "
                              f"{self.export_dir}: {e}") from None
+
+    def _inlined_or_original(self, name: str):
+        """A function with its calls inlined; as written when that fails (an error then
+        surfaces only if something runs it)."""
+        try:
+            return self.inliner.get(name)
+        except ValueError:
+            return self.inliner._defs[name]
 
     def concrete(self, name: str) -> RestoredConcreteFunction:
         cf = self._concrete.get(name)
@@ -300,23 +313,3 @@ def _local_name(proto, node_id: int) -> str:
 def _zeros(dtype, shape):
     dims = [d or 0 for d in (shape.as_list() if shape.rank is not None else [])]
     return np.zeros(dims, dtype=dtype.np_dtype or np.float32)
-
-
-class _InlinedLibrary(FunctionLibrary):
-    """ndflow's FunctionDef import over the inlined FunctionDefs."""
-
-    def __init__(self, inliner: Inliner):
-        self._inliner = inliner
-        self._defs = _LazyDefs(inliner)
-        self._built = {}
-        self._building = []
-
-
-class _LazyDefs(dict):
-    def __init__(self, inliner):
-        super().__init__()
-        self._inliner = inliner
-
-    def get(self, name, default=None):
-        fd = self._inliner.get(name)
-        return default if fd is None else fd
