@@ -9,6 +9,7 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     caching,
     combinators,
     dataset,
+    experimental_ops,
     interleave,
     iterator_ops,
     mapping,

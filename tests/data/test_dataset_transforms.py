@@ -278,3 +278,22 @@ def test_choose_sample_counter_random_list_files(tmp_path):
     assert [os.path.basename(v) for v in values(listed)] == [b"a.txt", b"b.txt"]
     with pytest.raises(tf.errors.InvalidArgumentError, match="no files matched"):
         D.list_files(str(tmp_path / "*.none"))
+
+
+def test_experimental_namespace():
+    exp = tf.data.experimental
+    with pytest.raises(tf.errors.FailedPreconditionError,
+                       match="expected to contain 3 elements but contained at least 4"):
+        list(D.range(5).apply(exp.assert_cardinality(3)))
+    with pytest.raises(tf.errors.FailedPreconditionError, match="contained only 5 elements"):
+        list(D.range(5).apply(exp.assert_cardinality(6)))
+    assert int(D.range(5).filter(lambda x: True).apply(exp.assert_cardinality(5))
+               .cardinality()) == 5
+    listed = exp.from_list([(1, "a"), (2, "b")])
+    assert list(listed.as_numpy_iterator()) == [(1, b"a"), (2, b"b")]
+    assert values(D.range(5).apply(exp.map_and_batch(lambda x: x * 2, 2))) == [[0, 2], [4, 6],
+                                                                               [8]]
+    choice = D.from_tensor_slices(np.array([0, 0, 0, 1], np.int64))
+    # the experimental endpoint keeps going past an empty dataset (stop_on_empty=False)
+    assert values(exp.choose_from_datasets([D.range(2), D.range(10, 13)], choice)) == [0, 1, 10]
+    assert values(D.range(3).apply(exp.enumerate_dataset(1))) == [(1, 0), (2, 1), (3, 2)]
