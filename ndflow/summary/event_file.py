@@ -55,9 +55,12 @@ class _BlobWriter:
         self.error: OSError | None = None
 
     def write(self, blob: bytes) -> None:
+        """Writes and flushes: a blob is handed on only when TF would flush (a full queue,
+        flush_secs passed)."""
         if self.error is None:
             try:
                 self._file.write(blob)
+                self._file.flush()
             except OSError as e:
                 self.error = e
 
@@ -205,7 +208,6 @@ class EventFileWriter:
                 if self._pending:
                     self._records.write(b"".join(self._pending))
                     self._pending = []
-                self._records.flush()
                 self._last_handoff = time.monotonic()
                 self._raise_write_error()
                 return

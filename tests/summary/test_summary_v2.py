@@ -7,6 +7,7 @@ import io
 import os
 import re
 import socket
+import time
 import wave
 
 import numpy as np
@@ -364,4 +365,19 @@ def test_flush_inside_a_function_flushes_when_it_runs(tmp_path):
     for i in range(2):
         f(tf.constant(float(i)))
         assert len(raw_events(writer.path)) == 2 + i  # on disk without closing
+    writer.close()
+
+
+def test_events_reach_the_file_when_the_queue_overflows(tmp_path):
+    """TF's policy: up to max_queue events wait; one more writes them all (flushed)."""
+    writer = tf.summary.create_file_writer(str(tmp_path), max_queue=3, flush_millis=10 ** 8)
+    with writer.as_default(step=1):
+        for i in range(3):
+            tf.summary.scalar("s", float(i))
+        assert len(raw_events(writer.path)) == 1  # the file_version record only
+        tf.summary.scalar("s", 3.0)
+        deadline = time.time() + 10
+        while len(raw_events(writer.path)) < 5 and time.time() < deadline:
+            time.sleep(0.01)  # written by the writer thread
+        assert len(raw_events(writer.path)) == 5
     writer.close()
