@@ -2,11 +2,12 @@
 TFRecord framing (length, masked CRC-32C of the length, the serialized `Event`, masked CRC of
 the data), a first `file_version: "brain.Event:2"` event.
 
-Records go through the `tensorboard` package's asynchronous writer (a queue drained by a
-background thread that also flushes every `flush_secs`); only the record framing is ours,
-because tensorboard's own RecordWriter computes CRC-32C in pure Python (~1 MB/s), while
-`google_crc32c` is C. Every open writer is closed at interpreter exit, so a program that
-never calls `close()` still leaves complete files.
+Records are written by the `tensorboard` package's asynchronous writer (a queue drained by a
+background thread); the record framing is ours, because tensorboard's RecordWriter computes
+CRC-32C in pure Python (~3 MB/s, 36 us for a 100-byte event) while `google_crc32c` is C
+(0.4 us). Events wait in the caller's queue as in TensorFlow's summary file writer and go to
+the thread in blobs (see EventFileWriter). Every open writer is closed at interpreter exit,
+so a program that never calls `close()` still leaves complete files.
 """
 
 from __future__ import annotations
