@@ -285,7 +285,8 @@ class _Loader:
         signature = decode(f.function_spec.input_signature) \
             if f.function_spec.HasField("input_signature") else None
         concrete = [self.concrete(n) for n in f.concrete_functions]
-        return RestoredFunction(_local_name(self.proto, i), concrete, args, signature)
+        defaults = tuple(getattr(spec, "defaults", None) or ())
+        return RestoredFunction(_local_name(self.proto, i), concrete, args, signature, defaults)
 
     def _attach(self, i: int, p) -> None:
         obj = self.nodes[i]

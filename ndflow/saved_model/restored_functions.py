@@ -131,15 +131,20 @@ def _flatten_up_to(spec, value, out: list, name: str) -> None:
                             f"{spec}, got {value!r}")
         for s, v in zip(spec, value):
             _flatten_up_to(s, v, out, name)
+    elif isinstance(value, Tensor) or spec != value:  # a Python value traced as such
+        raise TypeError(f"{name}: expected the Python value {spec!r}, got {value!r}")
 
 
 class RestoredFunction:
     """A saved `tf.function`: its concrete functions, tried in order."""
 
-    def __init__(self, name: str, concrete: list, arg_names: list, input_signature):
+    def __init__(self, name: str, concrete: list, arg_names: list, input_signature,
+                 defaults=()):
         self.name = name
         self.concrete_functions = list(concrete)
         self._arg_names = list(arg_names)
+        self._defaults = dict(zip(self._arg_names[len(self._arg_names) - len(defaults):],
+                                  defaults))
         self.input_signature = input_signature
 
     def __call__(self, *args, **kwargs):
@@ -147,6 +152,10 @@ class RestoredFunction:
         for n in self._arg_names[len(args):]:
             if n in kwargs:
                 args.append(kwargs.pop(n))
+            elif n in self._defaults:  # canonicalized as TF does: defaults filled in
+                args.append(self._defaults[n])
+            else:
+                break
         errors = []
         for cf in self.concrete_functions:
             try:

@@ -207,8 +207,9 @@ class _Builder:
                 v.name = node.name[:-2] if node.name.endswith(":0") else node.name
             elif isinstance(node, Function):
                 p.function.SetInParent()
-                cfs = _concrete_functions_of(node)
-                p.function.concrete_functions.extend(self.add_concrete(cf, node) for cf in cfs)
+                p.function.concrete_functions.extend(
+                    self.add_concrete(cf, node, signature)
+                    for cf, signature in _concrete_functions_of(node))
                 _function_spec(p.function.function_spec, node)
             elif isinstance(node, Asset):
                 p.asset.asset_file_def_index = self.assets.index(node)
@@ -243,15 +244,39 @@ class _Builder:
 
 
 def _concrete_functions_of(fn: Function) -> list:
+    """(ConcreteFunction, canonical input signature or None) per traced signature; a trace
+    of Python arguments records their values, as TF's canonicalized signatures do."""
     if fn.input_signature is not None:
-        return [fn.get_concrete_function()]
+        return [(fn.get_concrete_function(), None)]
     out, seen = [], set()
-    for bucket in fn._buckets.values():
+    for key, bucket in fn._buckets.items():
         for cf in bucket:
             if id(cf) not in seen:
                 seen.add(id(cf))
-                out.append(cf)
+                out.append((cf, _signature_from_key(key, cf)))
     return out
+
+
+def _signature_from_key(key, cf):
+    specs = iter(TensorSpec(ph.shape, ph.dtype, ph.op.name) for ph in cf.graph.arg_inputs)
+
+    def value(enc):
+        if enc == "<tensor>":
+            return next(specs)
+        if isinstance(enc, tuple) and enc and enc[0] == "value":
+            return enc[2]
+        if isinstance(enc, tuple) and enc and enc[0] == "dict":
+            return {k: value(v) for k, v in enc[1]}
+        if isinstance(enc, tuple) and len(enc) == 2 and enc[0] in (list, tuple):
+            return enc[0](value(v) for v in enc[1])
+        return None  # variables and other objects: not encodable
+
+    try:
+        args = tuple(value(enc) for _, enc in key)
+        encode(args)
+    except (StopIteration, ValueError):
+        return None
+    return args, {}
 
 
 def _graph_def(b: _Builder) -> tuple:

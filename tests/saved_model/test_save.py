@@ -302,3 +302,30 @@ def test_missing_asset_file_is_an_error(tmp_path):
     with pytest.raises(ValueError, match="nope.txt"):
         tf.saved_model.save(Broken(), str(tmp_path / "m"))
     assert not (tmp_path / "m").exists()
+
+
+def test_traced_python_arguments_are_part_of_the_saved_signatures(tmp_path):
+    class Poly(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.k = tf.Variable(2.0)
+
+        @tf.function
+        def f(self, x, scale=1.0):
+            return x * self.k * scale
+
+    p = Poly()
+    p.f(tf.constant(1.0))
+    p.f(tf.constant([1.0, 2.0]))
+    p.f(tf.constant(1.0), scale=3.0)
+    tf.saved_model.save(p, str(tmp_path / "m"))
+    mg = meta_graph(str(tmp_path / "m"))
+    signatures = sorted(repr(decode(c.canonicalized_input_signature))
+                        for c in mg.object_graph_def.concrete_functions.values())
+    assert any("3.0" in s for s in signatures) and any("1.0" in s for s in signatures)
+    loaded = tf.saved_model.load(str(tmp_path / "m"))
+    assert float(loaded.f(tf.constant(1.0)).numpy()) == 2.0
+    assert float(loaded.f(tf.constant(1.0), scale=3.0).numpy()) == 6.0
+    np.testing.assert_allclose(loaded.f(tf.constant([1.0, 2.0])).numpy(), [2.0, 4.0])
+    with pytest.raises(ValueError, match="Could not find matching concrete function"):
+        loaded.f(tf.constant(1.0), scale=5.0)
