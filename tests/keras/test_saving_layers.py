@@ -190,3 +190,57 @@ def test_load_weights_from_keras_archive_into_an_ndflow_model(name):
     model.load_weights(HERE / f"{name}.keras")
     np.testing.assert_allclose(model.predict(ARRAYS[f"x_{name}"], verbose=0),
                                ARRAYS[f"y_{name}"], rtol=1e-5, atol=1e-6)
+
+
+# -- sharded weights (max_shard_size) ---------------------------------------------------------
+SHARDS = ["cnn_00000.weights.h5", "cnn_00001.weights.h5", "cnn_00002.weights.h5"]
+
+
+def _cnn():
+    tf.keras.backend.clear_session()   # Keras' automatic layer names, as in generate.py
+    model = zoo.MODELS["cnn"](keras)
+    model.compile(optimizer=keras.optimizers.Adam(0.01), loss="categorical_crossentropy")
+    model.optimizer.build(model.trainable_variables)
+    return model
+
+
+def test_keras_sharded_weights_load():
+    model = _cnn()
+    model.load_weights(HERE / "cnn.weights.json")
+    np.testing.assert_allclose(model.predict(ARRAYS["x_cnn"], verbose=0), ARRAYS["y_cnn"],
+                               rtol=1e-5, atol=1e-6)
+    assert int(model.optimizer.iterations.numpy()) == 1
+
+
+def test_ndflow_sharded_weights_have_keras_layout(tmp_path):
+    model = _cnn()
+    model.save_weights(tmp_path / "cnn.weights.json", max_shard_size=1e-6)   # ~1 KB shards
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cnn.weights.json"] + SHARDS
+    ours = json.loads((tmp_path / "cnn.weights.json").read_text())
+    assert ours == json.loads((HERE / "cnn.weights.json").read_text())
+    for shard in SHARDS:
+        assert _h5_tree((tmp_path / shard).read_bytes()) == _h5_tree((HERE / shard).read_bytes())
+    other = _cnn()
+    other.load_weights(tmp_path / "cnn.weights.json")
+    for a, b in zip(other.weights + other.optimizer.variables,
+                    model.weights + model.optimizer.variables, strict=True):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_sharded_weights_errors(tmp_path):
+    model = _cnn()
+    with pytest.warns(UserWarning, match="requires `\\*.json` as the extension"):
+        model.save_weights(tmp_path / "w.weights.h5", max_shard_size=1.0)
+    assert (tmp_path / "w.weights.json").exists() and (tmp_path / "w_00000.weights.h5").exists()
+    with pytest.raises(ValueError, match="must end in `.weights.json` when `max_shard_size`"):
+        model.save_weights(tmp_path / "w.h5", max_shard_size=1.0)
+    with pytest.raises(ValueError, match="exceeds the maximum shard size"):
+        model.save_weights(tmp_path / "x.weights.json", max_shard_size=1e-8)   # ~10 bytes
+    assert not list(tmp_path.glob("x*"))   # checked before any file is written
+    (tmp_path / "w_00000.weights.h5").unlink()
+    with pytest.raises(FileNotFoundError, match="Shard w_00000.weights.h5 named by"):
+        model.load_weights(tmp_path / "w.weights.json")
+    (tmp_path / "bad.weights.json").write_text(json.dumps(
+        {"metadata": {}, "weight_map": {"/vars": ["../outside.weights.h5"]}}))
+    with pytest.raises(ValueError, match="is not in the map's directory"):
+        model.load_weights(tmp_path / "bad.weights.json")

@@ -12,7 +12,7 @@ import os
 import h5py
 
 from ndflow.core.api_export import keras_export
-from ndflow.keras.saving import file_io, keras_archive, weights_h5
+from ndflow.keras.saving import file_io, keras_archive, sharded_weights, weights_h5
 
 _LEGACY_H5_MESSAGE = (
     "Saving or loading a whole model in the legacy HDF5 format (`.h5` / `.hdf5`) is not "
@@ -75,18 +75,22 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
 def save_weights(model, filepath, overwrite=True, max_shard_size=None, **kwargs):
     """Writes the weights of `model` (and its optimizer's state) to a `.weights.h5` file."""
     filepath = _path(filepath)
-    if max_shard_size is not None:
-        raise NotImplementedError("ndflow does not write sharded weights (`max_shard_size`).")
     if kwargs:
         raise ValueError(f"Invalid keyword arguments: {kwargs}")
-    if not filepath.endswith(".weights.h5"):
+    if max_shard_size is None and not filepath.endswith(".weights.h5"):
         raise ValueError(f"The filename must end in `.weights.h5`. Received: filepath={filepath}")
+    if max_shard_size is not None and not filepath.endswith(("weights.h5", "weights.json")):
+        raise ValueError("The filename must end in `.weights.json` when `max_shard_size` is "
+                         f"specified. Received: filepath={filepath}")
     if os.path.exists(filepath) and not overwrite:
         if not file_io.ask_to_proceed_with_overwrite(filepath):
             return
     if not model.built:
         raise ValueError("You are saving a model that has not yet been built. Try building the "
                          "model first by calling it on some data or by using `build()`.")
+    if max_shard_size is not None:
+        sharded_weights.save(model, filepath, max_shard_size)
+        return
     with file_io.atomic_path(filepath) as tmp, h5py.File(tmp, "w") as f:
         weights_h5.save_state(model, f)
 
@@ -109,10 +113,11 @@ def load_weights(model, filepath, skip_mismatch=False, **kwargs):
     if kwargs:
         raise ValueError(f"Invalid keyword arguments: {kwargs}")
     is_keras = filepath.endswith(".keras")
-    if (is_keras or filepath.endswith(".weights.h5")) and by_name is not None:
+    sharded = filepath.endswith(".weights.json")
+    if (is_keras or sharded or filepath.endswith(".weights.h5")) and by_name is not None:
         raise ValueError("`by_name` only supports loading legacy '.h5' or '.hdf5' files. "
                          f"Received: {filepath}")
-    if not is_keras and not filepath.endswith(".weights.h5"):
+    if not is_keras and not sharded and not filepath.endswith(".weights.h5"):
         if filepath.endswith((".h5", ".hdf5")):
             raise ValueError(_LEGACY_H5_MESSAGE.format(filepath))
         raise ValueError(f"File format not supported: filepath={filepath}. Keras 3 only "
@@ -124,6 +129,9 @@ def load_weights(model, filepath, skip_mismatch=False, **kwargs):
                          "`build()`.")
     if is_keras:
         keras_archive.load_weights(model, filepath, skip_mismatch=skip_mismatch)
+        return
+    if sharded:
+        sharded_weights.load(model, filepath, skip_mismatch=skip_mismatch)
         return
     with _open_weights_file(filepath) as f:
         weights_h5.load_state(model, f, skip_mismatch=skip_mismatch)
