@@ -12,7 +12,7 @@ import threading
 import numpy as np
 from tensorboard.compat.proto import event_pb2, summary_pb2
 
-from ndflow.core import context, dtypes
+from ndflow.core import context, dtypes, errors
 from ndflow.core.api_export import tf_export
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.script_ops import numpy_function
@@ -105,7 +105,8 @@ class FileSummaryWriter(SummaryWriter):
         return self._closed
 
     def _check_open(self):
-        if self._closed:
+        # Eagerly only, as TF: a function traced with a closed writer fails when it runs.
+        if self._closed and context.executing_eagerly():
             raise RuntimeError(f"SummaryWriter {self!r} is already closed")
 
     def set_as_default(self, step=None):
@@ -117,7 +118,10 @@ class FileSummaryWriter(SummaryWriter):
         return super().as_default(step)
 
     def write_event(self, event: event_pb2.Event) -> None:
-        self._check_open()
+        if self._closed:
+            # TF: the writer's resource is gone (a function using it, run after close()).
+            raise errors.NotFoundError(None, None, f"The summary writer for "
+                                       f"{self._logdir!r} was closed: {self._file.path}")
         self._file.add_event(event)
 
     def write_summary(self, tag: str, tensor_proto, step: int, metadata, wall_time: float):

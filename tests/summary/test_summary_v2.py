@@ -381,3 +381,19 @@ def test_events_reach_the_file_when_the_queue_overflows(tmp_path):
             time.sleep(0.01)  # written by the writer thread
         assert len(raw_events(writer.path)) == 5
     writer.close()
+
+
+def test_function_using_a_closed_writer_fails_when_it_runs(tmp_path):
+    writer = tf.summary.create_file_writer(str(tmp_path))
+
+    @tf.function
+    def f(x):
+        with writer.as_default(step=1):
+            return tf.summary.scalar("x", x)
+
+    assert bool(f(tf.constant(1.0)))
+    writer.close()
+    with pytest.raises(errors.NotFoundError, match="was closed"):  # TF: NotFoundError too
+        f(tf.constant(2.0))
+    with pytest.raises(errors.NotFoundError, match="was closed"):  # traced after close()
+        f(3.0)
