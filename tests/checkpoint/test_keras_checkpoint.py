@@ -99,3 +99,31 @@ def test_restoring_another_models_checkpoint_names_the_mismatch(tmp_path):
     with pytest.raises(AssertionError, match=r"\(root\)\.model\._functional\._operations\.2"):
         status.assert_consumed()
     status.assert_existing_objects_matched()
+
+
+def test_loss_scale_optimizer_keys_as_keras_3(tmp_path):
+    def compiled():
+        model = _model()
+        optimizer = keras.optimizers.LossScaleOptimizer(keras.optimizers.Adam(0.01))
+        model.compile(optimizer, "mse")
+        return model, optimizer
+
+    model, optimizer = compiled()
+    model.fit(np.ones((4, 3), np.float32), np.ones((4, 2), np.float32), verbose=0)
+    path = tf.train.Checkpoint(model=model, optimizer=optimizer).write(str(tmp_path / "l"))
+    keys = [k.replace("/.ATTRIBUTES/VARIABLE_VALUE", "")
+            for k, _ in tf.train.list_variables(path)]
+    # what Keras 3.15 under TensorFlow 2.21 writes for this model and optimizer (the model's
+    # variables are first reached through the optimizer's list, so they are keyed there)
+    assert keys == ["_CHECKPOINTABLE_OBJECT_GRAPH", "optimizer/_iterations",
+                    "optimizer/_learning_rate"] + \
+        [f"optimizer/_trainable_variables/{i}" for i in range(4)] + \
+        ["optimizer/dynamic_scale", "optimizer/inner_optimizer/_iterations",
+         "optimizer/inner_optimizer/_learning_rate"] + \
+        [f"optimizer/inner_optimizer/_variables/{i}" for i in range(2, 10)] + \
+        ["optimizer/step_counter"]
+    fresh, fresh_optimizer = compiled()
+    status = tf.train.Checkpoint(model=fresh, optimizer=fresh_optimizer).restore(path)
+    fresh.fit(np.ones((4, 3), np.float32), np.ones((4, 2), np.float32), verbose=0)
+    status.assert_consumed()  # the inner optimizer's slots were restored when it was built
+    assert int(fresh_optimizer.iterations.numpy()) == 2

@@ -10,6 +10,7 @@ where one computes exactly Keras's formula.
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 
@@ -62,10 +63,26 @@ def scalar(x, dtype):
     return convert_to_tensor(x, dtype=dtype) if isinstance(x, (int, float)) else cast(x, dtype)
 
 
+def _restoring_build(build):
+    """`build` that then restores the slots a checkpoint restore was waiting for, however
+    the optimizer gets built (its first apply, a wrapper's build, the user)."""
+    @functools.wraps(build)
+    def restoring(self, *args, **kwargs):
+        out = build(self, *args, **kwargs)
+        restore_deferred(self)
+        return out
+    return restoring
+
+
 @tf_export("keras.Optimizer", "keras.optimizers.Optimizer", "optimizers.Optimizer",
            v1=["keras.Optimizer", "keras.optimizers.Optimizer"])
 class Optimizer:
     """Keras 3 optimizer base: apply/apply_gradients/minimize, clipping, weight decay."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "build" in cls.__dict__:
+            cls.build = _restoring_build(cls.__dict__["build"])
 
     def __init__(self, learning_rate, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, use_ema: bool = False, ema_momentum=0.99,

@@ -11,11 +11,15 @@ through `_operations/<i>`, a compiled model's optimizer as `optimizer`, and an o
 
 from __future__ import annotations
 
+import weakref
+
 from ndflow.checkpoint.object_graph import holds_trackables, register_children
+from ndflow.core import dtypes
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_layer import InputLayer
 from ndflow.keras.optimizers.base_optimizer import Optimizer
 from ndflow.ops.variables import Variable
+from ndflow.train.init_scope import init_scope
 
 # Models are recognized by their layer lists, not their classes: this module is imported
 # by keras.saving, which model.py itself imports, so importing the model classes here
@@ -77,6 +81,19 @@ def _operations(layers: list) -> dict:
 
 
 def optimizer_children(optimizer) -> list:
+    inner = vars(optimizer).get("_optimizer")
+    if isinstance(inner, Optimizer):  # LossScaleOptimizer: Keras 3's names for its state
+        iterations, learning_rate = _unused_wrapper_variables(optimizer)
+        kids = [("_trainable_variables", list(getattr(inner, "_trainable_variables", []))),
+                ("_iterations", iterations), ("_learning_rate", learning_rate),
+                ("inner_optimizer", inner)]
+        scale = vars(optimizer).get("_loss_scale")
+        for name, attribute in (("dynamic_scale", "_current_loss_scale"),
+                                ("step_counter", "_num_good_steps")):
+            value = getattr(scale, attribute, None)
+            if isinstance(value, Variable):
+                kids.append((name, value))
+        return kids
     kids = [("_variables", list(optimizer._variables)),
             ("_trainable_variables", list(optimizer._trainable_variables))]
     for name in ("_iterations", "_learning_rate"):
@@ -85,6 +102,22 @@ def optimizer_children(optimizer) -> list:
             kids.append((name, value))
     return kids
 
+
+def _unused_wrapper_variables(optimizer) -> tuple:
+    """Keras 3's LossScaleOptimizer saves its own (never updated) iterations and learning
+    rate, 0 and 0.0, beside its inner optimizer's; ndflow's wrapper has none, so stand-ins
+    are kept per wrapper, for the same keys both ways."""
+    pair = _WRAPPER_VARIABLES.get(optimizer)
+    if pair is None:
+        with init_scope():
+            pair = (Variable(0, dtype=dtypes.int64, trainable=False, name="iteration"),
+                    Variable(0.0, dtype=dtypes.float32, trainable=False,
+                             name="learning_rate"))
+        _WRAPPER_VARIABLES[optimizer] = pair
+    return pair
+
+
+_WRAPPER_VARIABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 register_children(Layer, layer_children)
 register_children(Optimizer, optimizer_children)
