@@ -244,3 +244,28 @@ def test_sharded_weights_errors(tmp_path):
         {"metadata": {}, "weight_map": {"/vars": ["../outside.weights.h5"]}}))
     with pytest.raises(ValueError, match="is not in the map's directory"):
         model.load_weights(tmp_path / "bad.weights.json")
+
+
+# -- the unzipped format (zipped=False) -------------------------------------------------------
+def test_keras_unzipped_model_directory_loads():
+    model = keras.models.load_model(HERE / "cnn_dir")
+    np.testing.assert_allclose(model.predict(ARRAYS["x_cnn"], verbose=0), ARRAYS["y_cnn"],
+                               rtol=1e-5, atol=1e-6)
+    assert int(model.optimizer.iterations.numpy()) == 1
+
+
+def test_ndflow_unzipped_directory_has_keras_layout(tmp_path):
+    model = _cnn()
+    model.save(tmp_path / "m", zipped=False)
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == \
+        ["assets", "config.json", "metadata.json", "model.weights.h5"]   # as Keras 3 writes
+    ours = json.loads((tmp_path / "m" / "config.json").read_text())
+    theirs = json.loads((HERE / "cnn_dir" / "config.json").read_text())
+    assert sorted(ours) == sorted(theirs) and _layer_specs(ours) == _layer_specs(theirs)
+    assert _h5_tree((tmp_path / "m" / "model.weights.h5").read_bytes()) == \
+        _h5_tree((HERE / "cnn_dir" / "model.weights.h5").read_bytes())
+    loaded = keras.models.load_model(tmp_path / "m")
+    x = ARRAYS["x_cnn"]
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+    with pytest.raises(ValueError, match="should not end in `.keras`"):
+        model.save(tmp_path / "m.keras", zipped=False)

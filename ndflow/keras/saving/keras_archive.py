@@ -133,6 +133,39 @@ def save_model(model, filepath: str) -> None:
         zf.writestr(WEIGHTS_FILENAME, weights)
 
 
+def save_model_dir(model, dirpath: str) -> None:
+    """`zipped=False`: the archive's three members as files of directory `dirpath` (each
+    written atomically; the weights last, as the file a reader needs complete)."""
+    config_json = model_to_json(model)
+    weights = weights_bytes(model)
+    os.makedirs(os.path.join(dirpath, "assets"), exist_ok=True)   # as Keras (empty here)
+    for name, data in ((METADATA_FILENAME, _metadata_json().encode()),
+                       (CONFIG_FILENAME, config_json.encode()), (WEIGHTS_FILENAME, weights)):
+        with file_io.atomic_path(os.path.join(dirpath, name)) as tmp, open(tmp, "wb") as f:
+            f.write(data)
+
+
+def load_model_dir(dirpath: str, custom_objects=None, compile: bool = True,
+                   safe_mode: bool = True):
+    """A model saved with `zipped=False` (Keras 3's unzipped directory)."""
+    try:
+        with open(os.path.join(dirpath, CONFIG_FILENAME), "rb") as f:
+            config = json.loads(f.read())
+    except ValueError as e:
+        raise ValueError(f"Invalid Keras model directory {dirpath}: config.json is not valid "
+                         f"JSON ({e}).") from e
+    model = deserialize_model(config, custom_objects, safe_mode, compile)
+    weights_path = os.path.join(dirpath, WEIGHTS_FILENAME)
+    if not os.path.exists(weights_path):
+        raise ValueError(f"Expected a {WEIGHTS_FILENAME} or model.weights.npz file in "
+                         f"{dirpath}.")
+    with open(weights_path, "rb") as f:
+        weights = f.read()
+    with open_weights(weights, weights_path) as h5:
+        weights_h5.load_state(model, h5)
+    return model
+
+
 def _read_member(zf: zipfile.ZipFile, name: str, filepath: str) -> bytes:
     try:
         info = zf.getinfo(name)

@@ -1,8 +1,10 @@
 """`tf.keras.models.save_model` / `load_model` / `model_from_json` and what `Model.save`,
 `save_weights` and `load_weights` call — Keras 3's entry points, their file-name rules and
 messages (TensorFlow 2.21's `tf.keras` has no `saving` namespace: `keras.saving` is the
-standalone Keras package's). Formats: `.keras` archives (keras_archive.py) and `.weights.h5` files
-(weights_h5.py). Keras 2's whole-model HDF5 (`.h5`) is not written nor read."""
+standalone Keras package's). Formats: `.keras` archives and their unzipped directories
+(`zipped=False`, keras_archive.py), `.weights.h5` files (weights_h5.py) and sharded
+`.weights.json` + shards (`max_shard_size`, sharded_weights.py). Keras 2's whole-model HDF5
+(`.h5`) is not written nor read."""
 
 from __future__ import annotations
 
@@ -38,12 +40,14 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     if kwargs:
         raise ValueError(f"The following argument(s) are not supported: {list(kwargs.keys())}")
     filepath = _path(filepath)
-    if zipped is False:
-        raise NotImplementedError("ndflow saves models as zipped `.keras` archives only "
-                                  f"(zipped=False was passed). Received: filepath={filepath}")
     if os.path.exists(filepath) and not overwrite:
         if not file_io.ask_to_proceed_with_overwrite(filepath):
             return
+    if zipped is False:
+        if filepath.endswith(".keras"):
+            raise ValueError("When using `zipped=False`, the `filepath` argument should not "
+                             f"end in `.keras`. Received: filepath={filepath}")
+        return keras_archive.save_model_dir(model, filepath)
     if filepath.endswith(".keras"):
         return keras_archive.save_model(model, filepath)
     if filepath.endswith((".h5", ".hdf5")):
@@ -63,6 +67,9 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
                                         compile=compile, safe_mode=safe_mode)
     if filepath.endswith((".h5", ".hdf5")):
         raise ValueError(_LEGACY_H5_MESSAGE.format(filepath))
+    if os.path.isdir(filepath) and os.path.exists(os.path.join(filepath, "config.json")):
+        return keras_archive.load_model_dir(filepath, custom_objects=custom_objects,
+                                            compile=compile, safe_mode=safe_mode)
     raise ValueError(f"File format not supported: filepath={filepath}. Keras 3 only supports "
                      "V3 `.keras` files, legacy H5 format files (`.h5` extension). Note that "
                      "the legacy SavedModel format is not supported by `load_model()` in "
