@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 
+from ndflow.checkpoint import object_graph as ckpt_graph
 from ndflow.ops.module import Module
 from ndflow.ops.variables import Variable
 from ndflow.runtime.concrete_function import ConcreteFunction
@@ -49,6 +50,14 @@ def _wrap(value):
     return value
 
 
+_FUNCTIONS = (Function, ConcreteFunction, RestoredFunction)
+
+
+def _uses_checkpoint_children(obj) -> bool:
+    return (ckpt_graph._registered_fn(obj) is not None or
+            callable(getattr(obj, "_checkpoint_children", None)))
+
+
 def children(obj) -> list:
     """(local name, child) pairs of a node, in TensorFlow's order."""
     if isinstance(obj, Container):
@@ -57,14 +66,23 @@ def children(obj) -> list:
     own = getattr(obj, "_saved_model_children", None)
     if own is not None and not isinstance(obj, Module):
         return own()
-    if not isinstance(obj, Module):
+    if not ckpt_graph.is_trackable(obj):
         return []
-    out = []
-    ignored = getattr(obj, "_TF_MODULE_IGNORED_PROPERTIES", frozenset())
-    for name, value in vars(obj).items():
-        if name in ignored or not _is_trackable(value):
-            continue
-        out.append((name, _wrap(value)))
+    if _uses_checkpoint_children(obj):
+        # Keras layers/models (registered) and tf.train.Checkpoint: the checkpoint's
+        # children, so variable keys are those TF writes for them; then their functions
+        out = [(n, _wrap(v)) for n, v in ckpt_graph.trackable_children(obj) if v is not None]
+        seen = {name for name, _ in out}
+        for name, value in vars(obj).items():
+            if name not in seen and isinstance(value, _FUNCTIONS):
+                out.append((name, value))
+    else:
+        out = []
+        ignored = getattr(obj, "_TF_MODULE_IGNORED_PROPERTIES", frozenset())
+        for name, value in vars(obj).items():
+            if name in ignored or not _is_trackable(value):
+                continue
+            out.append((name, _wrap(value)))
     seen = {name for name, _ in out}
     for name in sorted(dir(type(obj))):
         if name in seen:

@@ -28,6 +28,7 @@ from tensorboard.compat.proto import (
     trackable_object_graph_pb2,
 )
 
+from ndflow.checkpoint import object_graph as ckpt_graph
 from ndflow.checkpoint.tensor_bundle import kill_point
 from ndflow.core import context, dtypes, errors
 from ndflow.core.api_export import tf_export
@@ -35,7 +36,6 @@ from ndflow.core.graph_def import GRAPH_DEF_VERSION, attr_to_proto, shape_to_pro
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.protos.saved_model_pb import FingerprintDef, SavedModel
 from ndflow.core.tensor_spec import TensorSpec
-from ndflow.ops.module import Module
 from ndflow.ops.variables import Variable
 from ndflow.runtime.concrete_function import ConcreteFunction
 from ndflow.runtime.function import Function
@@ -113,7 +113,7 @@ def _output_signature(cf: ConcreteFunction):
 
 class _Builder:
     def __init__(self, obj, signatures):
-        if not isinstance(obj, Module):
+        if not ckpt_graph.is_trackable(obj) or isinstance(obj, Variable):
             raise ValueError(f"Expected an object of type `Trackable`, such as `tf.Module` or "
                              f"a subclass of the `Trackable` class, for export. Got {obj!r} "
                              f"with type {type(obj)}.")

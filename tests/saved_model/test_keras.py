@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import ndflow as tf
+from ndflow.checkpoint.tensor_bundle import BundleReader
 from ndflow.core.protos.saved_model_pb import SavedModel
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "saved_model")
@@ -78,3 +79,11 @@ def test_export_of_an_uncalled_model_is_an_error(tmp_path):
                  input_signature=[tf.TensorSpec([None, 3], tf.float32, "x")])
     loaded = tf.saved_model.load(str(tmp_path / "m"))
     assert loaded.serve(X).shape == (2, 2)
+
+
+def test_keras_variables_keep_keras_checkpoint_keys(tmp_path):
+    tf.saved_model.save(small_model(), str(tmp_path / "m"))
+    keys = set(BundleReader(str(tmp_path / "m" / "variables" / "variables")).keys())
+    # the names Keras 3 layers get in TensorFlow checkpoints
+    assert "_functional/_operations/1/_kernel/.ATTRIBUTES/VARIABLE_VALUE" in keys
+    assert "_functional/_operations/2/bias/.ATTRIBUTES/VARIABLE_VALUE" in keys

@@ -329,3 +329,14 @@ def test_traced_python_arguments_are_part_of_the_saved_signatures(tmp_path):
     np.testing.assert_allclose(loaded.f(tf.constant([1.0, 2.0])).numpy(), [2.0, 4.0])
     with pytest.raises(ValueError, match="Could not find matching concrete function"):
         loaded.f(tf.constant(1.0), scale=5.0)
+
+
+def test_checkpoint_object_as_root(tmp_path):
+    root = tf.train.Checkpoint(v=tf.Variable(2.0))
+    root.f = tf.function(lambda x: x * root.v, input_signature=[tf.TensorSpec([], tf.float32)])
+    tf.saved_model.save(root, str(tmp_path / "m"))
+    keys = BundleReader(str(tmp_path / "m" / "variables" / "variables")).keys()
+    assert "v/.ATTRIBUTES/VARIABLE_VALUE" in keys
+    loaded = tf.saved_model.load(str(tmp_path / "m"))
+    assert float(loaded.f(3.0).numpy()) == 6.0
+    assert float(loaded.signatures["serving_default"](x=3.0)["output_0"].numpy()) == 6.0
