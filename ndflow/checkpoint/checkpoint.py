@@ -42,14 +42,22 @@ def _variable_value(var: Variable) -> np.ndarray:
     return value
 
 
-def write_object_graph(root, file_prefix: str) -> str:
-    """Writes the variables reachable from `root` and the object graph under `file_prefix`."""
+def write_object_graph(root, file_prefix: str, session=None) -> str:
+    """Writes the variables reachable from `root` and the object graph under `file_prefix`
+    (in a TF1 graph, their values fetched with `session`)."""
     graph = object_graph.ObjectGraph(root)
+    variables = graph.variables()
+    if context.executing_eagerly():
+        values = [_variable_value(var) for _, var in variables]
+    else:
+        values = restore._session(session).run([var for _, var in variables])
+        values = [np.asarray(v, dtype=tensor_bundle.numpy_dtype_of(14))
+                  if var.dtype is dtypes.bfloat16 else v for (_, var), v in zip(variables, values)]
     writer = tensor_bundle.BundleWriter(file_prefix)
     writer.add(object_graph.OBJECT_GRAPH_PROTO_KEY,
                np.array(graph.to_proto().SerializeToString(), dtype=object))
-    for node_id, var in graph.variables():
-        writer.add(graph.key(node_id), _variable_value(var))
+    for (node_id, _), value in zip(variables, values):
+        writer.add(graph.key(node_id), value)
     writer.finish()
     return file_prefix
 
@@ -106,6 +114,17 @@ class Checkpoint:
                 counter = Variable(0, dtype=dtypes.int64, trainable=False, name="save_counter")
             object.__setattr__(self, "_save_counter", counter)
 
+    def _graph_increment(self, session) -> int:
+        """In a TF1 graph: initializes the counter the first time, then runs one cached
+        assign_add op."""
+        counter = self._save_counter
+        if getattr(self, "_save_assign_op", None) is None:
+            if not session.run(counter.is_initialized()):
+                session.run(counter.initializer)
+            with session.graph.as_default():
+                object.__setattr__(self, "_save_assign_op", counter.assign_add(1))
+        return int(session.run(self._save_assign_op))
+
     @property
     def save_counter(self) -> Variable:
         """How many times `save` ran (restored with the checkpoint)."""
@@ -113,19 +132,21 @@ class Checkpoint:
         return self._save_counter
 
     # -- saving ------------------------------------------------------------------------------
-    def write(self, file_prefix, options=None) -> str:
-        """Writes a checkpoint at exactly `file_prefix` (no counter, no state file)."""
-        _require_eager("write")
-        return write_object_graph(self, os.fspath(file_prefix))
+    def write(self, file_prefix, options=None, session=None) -> str:
+        """Writes a checkpoint at exactly `file_prefix` (no counter, no state file). In a TF1
+        graph the values are fetched with `session` (default: the default session)."""
+        return write_object_graph(self, os.fspath(file_prefix), session)
 
-    def save(self, file_prefix, options=None) -> str:
+    def save(self, file_prefix, options=None, session=None) -> str:
         """Increments `save_counter`, writes `<file_prefix>-<counter>` and records it as the
         latest checkpoint in the directory's `checkpoint` file. Returns the path."""
-        _require_eager("save")
         file_prefix = os.fspath(file_prefix)
         self._maybe_create_save_counter()
-        number = int(self._save_counter.assign_add(1).numpy())
-        path = self.write(f"{file_prefix}-{number}", options)
+        if context.executing_eagerly():
+            number = int(self._save_counter.assign_add(1).numpy())
+        else:
+            number = self._graph_increment(restore._session(session))
+        path = self.write(f"{file_prefix}-{number}", options, session)
         tensor_bundle.kill_point("before_state_file")
         checkpoint_management.update_checkpoint_state(
             os.path.dirname(file_prefix) or ".", path, all_model_checkpoint_paths=[path])
@@ -134,7 +155,6 @@ class Checkpoint:
     # -- restoring ---------------------------------------------------------------------------
     def read(self, save_path, options=None):
         """Restores the checkpoint at `save_path`; returns a load status."""
-        _require_eager("read")
         save_path = os.fspath(save_path)
         reader = tensor_bundle.BundleReader(save_path)
         if not reader.has(object_graph.OBJECT_GRAPH_PROTO_KEY):  # a TF1 Saver's checkpoint
@@ -151,7 +171,7 @@ class Checkpoint:
         restores nothing. Variables created later (Keras layers built lazily) get their
         values when they are created."""
         if save_path is None:
-            return restore.InitializationOnlyStatus()
+            return restore.InitializationOnlyStatus(self)
         save_path = os.fspath(save_path)
         if os.path.isdir(save_path):
             save_path = checkpoint_management.latest_checkpoint(save_path) or save_path
@@ -163,9 +183,3 @@ class Checkpoint:
                             f"{save_path}: {e.message}\nPlease double-check that the path is "
                             "correct. You may be missing the checkpoint suffix (e.g. the '-1' "
                             "in 'path/to/ckpt-1').") from None
-
-
-def _require_eager(method: str) -> None:
-    if not context.executing_eagerly():
-        raise RuntimeError(f"tf.train.Checkpoint.{method} runs eagerly; in a TF1 graph "
-                           "program use tf.compat.v1.train.Saver.")

@@ -18,8 +18,10 @@ from tensorboard.compat.proto import trackable_object_graph_pb2
 
 from ndflow.checkpoint import object_graph as og
 from ndflow.checkpoint.tensor_bundle import BundleReader, dtype_name
-from ndflow.core import errors
+from ndflow.core import context, errors
+from ndflow.ops import array_core, state
 from ndflow.ops.variables import Variable
+from ndflow.runtime.session import get_default_session
 
 # id(anchor) -> (weakref to anchor, [(path of local names, node id, restoration), ...])
 _DEFERRED: dict[int, tuple[object, list]] = {}
@@ -75,7 +77,8 @@ def _defer(anchor, items) -> None:
     entry[1].extend(items)
 
 
-def _assign(var: Variable, value: np.ndarray, key: str, reader: BundleReader) -> None:
+def _assign(var: Variable, value: np.ndarray, key: str, reader: BundleReader,
+            graph_assigns=None) -> None:
     shape = tuple(var.shape.as_list()) if var.shape.rank is not None else value.shape
     if None in shape:
         shape = value.shape
@@ -90,6 +93,9 @@ def _assign(var: Variable, value: np.ndarray, key: str, reader: BundleReader) ->
                          f"key {key!r}).")
     if var.dtype.name == "bfloat16":
         value = value.astype(np.float32)
+    if graph_assigns is not None and not context.executing_eagerly():
+        graph_assigns.append((var, value))  # a graph: run by the status in a session
+        return
     var.assign(value)
 
 
@@ -103,6 +109,7 @@ class Restoration:
         self.root = root
         self.matched: dict[int, object] = {}
         self.deferred_slots: set[int] = set()
+        self.graph_assigns: list = []  # (variable, value) to run in a session (TF1 graphs)
         self.paths: dict[int, tuple[str, ...]] = {0: ()}
         self._set_paths()
 
@@ -128,7 +135,8 @@ class Restoration:
                 for attribute in node.attributes:
                     if attribute.name == og.VARIABLE_VALUE_KEY:
                         key = attribute.checkpoint_key
-                        _assign(obj, self.reader.read(key), key, self.reader)
+                        _assign(obj, self.reader.read(key), key, self.reader,
+                                self.graph_assigns)
                 continue
             if anchor is None or not isinstance(obj, (list, tuple, dict)):
                 anchor, path = obj, ()
@@ -218,14 +226,55 @@ class CheckpointLoadStatus:
         return self
 
     def run_restore_ops(self, session=None):
-        """Values are restored eagerly at `restore` time: nothing to run."""
+        """In a TF1 graph, assigns the restored values in `session` (the default session
+        if None); eagerly, values were restored at `restore` time."""
+        run_graph_assigns(self._restoration.graph_assigns, session)
 
     def initialize_or_restore(self, session=None):
-        """Values are restored eagerly at `restore` time: nothing to run."""
+        """In a TF1 graph, initializes the root's variables that were not restored, then
+        runs the restore ops."""
+        if context.executing_eagerly():
+            return
+        session = _session(session)
+        bound = {id(o) for o in self._restoration.matched.values()}
+        init = [v.initializer for _, v in og.ObjectGraph(self._restoration.root).variables()
+                if id(v) not in bound and v.initializer is not None]
+        if init:
+            session.run(init)
+        self.run_restore_ops(session)
+
+
+def run_graph_assigns(pending: list, session=None) -> None:
+    """Runs (variable, value) assignments of a TF1 graph in a session, then forgets them."""
+    if not pending:
+        return
+    session = _session(session)
+    feeds, ops = {}, []
+    graph = session.graph
+    with graph.as_default(), graph.control_dependencies(None), \
+            graph.name_scope("checkpoint_restore"):
+        for var, value in pending:
+            holder = array_core.placeholder(var.dtype, var.shape)
+            ops.append(state.assign_variable_op(var.handle, holder))
+            feeds[holder] = value
+    session.run(ops, feed_dict=feeds)
+    del pending[:]
+
+
+def _session(session):
+    if session is None:
+        session = get_default_session()
+    if session is None:
+        raise ValueError("Restoring or saving a checkpoint in a graph needs a session: pass "
+                         "`session=` or run inside `with tf.compat.v1.Session():`.")
+    return session
 
 
 class InitializationOnlyStatus:
     """What `restore(None)` returns: nothing was restored."""
+
+    def __init__(self, root=None):
+        self._root = root
 
     def assert_consumed(self):
         raise AssertionError("No checkpoint specified (save_path=None); nothing is being "
@@ -246,15 +295,22 @@ class InitializationOnlyStatus:
         """Nothing to restore."""
 
     def initialize_or_restore(self, session=None):
-        """Nothing to restore (variables are initialized at creation)."""
+        """Initializes the root's variables in a TF1 graph (eagerly they already are)."""
+        if context.executing_eagerly() or self._root is None:
+            return
+        init = [v.initializer for _, v in og.ObjectGraph(self._root).variables()
+                if v.initializer is not None]
+        if init:
+            _session(session).run(init)
 
 
 class NameBasedSaverStatus:
     """What restoring a TF1 Saver (name-based) checkpoint returns: variables were matched by
     their names, as TensorFlow's fallback does."""
 
-    def __init__(self, unmatched: list):
+    def __init__(self, unmatched: list, graph_assigns: list):
         self._unmatched = unmatched
+        self._graph_assigns = graph_assigns
 
     def assert_consumed(self):
         if self._unmatched:
@@ -274,23 +330,24 @@ class NameBasedSaverStatus:
         return self
 
     def run_restore_ops(self, session=None):
-        """Values are restored eagerly: nothing to run."""
+        """In a TF1 graph, assigns the values in a session; eagerly they already are."""
+        run_graph_assigns(self._graph_assigns, session)
 
     def initialize_or_restore(self, session=None):
-        """Values are restored eagerly: nothing to run."""
+        self.run_restore_ops(session)
 
 
 def restore_by_name(reader: BundleReader, root) -> NameBasedSaverStatus:
     """Restores the variables reachable from `root` whose names (without ":0") are keys of
     a name-based checkpoint."""
-    unmatched = []
+    unmatched, graph_assigns = [], []
     for _, var in og.ObjectGraph(root).variables():
         key = var.name.split(":")[0]
         if reader.has(key):
-            _assign(var, reader.read(key), key, reader)
+            _assign(var, reader.read(key), key, reader, graph_assigns)
         else:
             unmatched.append(var)
-    return NameBasedSaverStatus(unmatched)
+    return NameBasedSaverStatus(unmatched, graph_assigns)
 
 
 def read_object_graph(reader: BundleReader):

@@ -225,3 +225,27 @@ def test_checkpoints_iterator_and_state_helpers(tmp_path):
     (tmp_path / "checkpoint").write_bytes(b"model_checkpoint_path: \xff")
     with pytest.raises(errors.DataLossError, match="not a checkpoint state file"):
         tf.train.get_checkpoint_state(str(tmp_path))
+
+
+def test_checkpoint_in_a_tf1_graph_with_a_session(tmp_path):
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        w = tf.Variable([1.0, 2.0], name="w")
+        ckpt = v1.train.Checkpoint(w=w)
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            assert ckpt.save(str(tmp_path / "c"), session=sess).endswith("c-1")
+            sess.run(w.assign([5.0, 6.0]))
+            latest = ckpt.save(str(tmp_path / "c"))  # the default session
+    assert latest.endswith("c-2")
+    with tf.Graph().as_default():
+        w = tf.Variable([0.0, 0.0], name="w")
+        ckpt = v1.train.Checkpoint(w=w)
+        status = ckpt.restore(tf.train.latest_checkpoint(str(tmp_path)))
+        with v1.Session() as sess:
+            status.initialize_or_restore(sess)  # values are assigned in the session
+            np.testing.assert_array_equal(sess.run(w), [5.0, 6.0])
+            assert sess.run(ckpt.save_counter) == 2
+        status.assert_consumed()
+        with pytest.raises(ValueError, match="needs a session"):
+            ckpt.restore(latest).run_restore_ops()
