@@ -163,6 +163,12 @@ def load_v1(sess, tags, export_dir, import_scope=None, **saver_kwargs):
             assigns.append(assign_variable_op(handle, constant(reader.read(key))))
     if assigns:
         sess.run(assigns)
+    init = mg.signature_def[constants.INIT_OP_SIGNATURE_KEY].outputs \
+        if constants.INIT_OP_SIGNATURE_KEY in mg.signature_def else {}
+    for info in init.values():  # the init op (asset paths, tables), as TF's loader runs it
+        name = _source(info.name)
+        if name in {n.name for n in keep.node}:
+            sess.run(graph.get_operation_by_name(name))
     return mg
 
 

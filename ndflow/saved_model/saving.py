@@ -306,12 +306,25 @@ def _graph_def(b: _Builder) -> tuple:
             n.attr["shape"].shape.CopyFrom(shape_to_proto(node.shape))
             n.attr["shared_name"].s = n.name.encode()
             handle_node[i] = n.name
-    asset_files = []
+    asset_files, init_deps = [], []
     for asset, (_, filename) in zip(b.assets, asset_file_names(b.assets)):
         ph = gd.node.add(name=unique("asset_path_initializer"), op="Placeholder")
         ph.attr["dtype"].type = dtypes.string.enum
         ph.attr["shape"].shape.SetInParent()
-        handle_node[b.graph.node_id(asset)] = ph.name
+        # graph-level loaders feed the path only to the init op: it is kept in a string
+        # variable that the init op assigns and the signature calls read (as TF does)
+        var = gd.node.add(name=unique("asset_path"), op="VarHandleOp")
+        var.attr["dtype"].type = dtypes.string.enum
+        var.attr["shape"].shape.SetInParent()
+        var.attr["shared_name"].s = var.name.encode()
+        assign = gd.node.add(name=unique(f"{var.name}/Assign"), op="AssignVariableOp",
+                             input=[var.name, ph.name])
+        assign.attr["dtype"].type = dtypes.string.enum
+        init_deps.append("^" + assign.name)
+        read = gd.node.add(name=unique(f"{var.name}/Read"), op="ReadVariableOp",
+                           input=[var.name])
+        read.attr["dtype"].type = dtypes.string.enum
+        handle_node[b.graph.node_id(asset)] = read.name
         entry = meta_graph_pb2.AssetFileDef(filename=filename)
         entry.tensor_info.name = f"{ph.name}:0"
         entry.tensor_info.dtype = dtypes.string.enum
@@ -350,7 +363,7 @@ def _graph_def(b: _Builder) -> tuple:
             info.name, info.dtype = f"{call.name}:{pos}", t.dtype.enum
             info.tensor_shape.CopyFrom(shape_to_proto(t.shape))
         signature_defs[key] = sd
-    noop = gd.node.add(name=unique("NoOp"), op="NoOp")
+    noop = gd.node.add(name=unique("NoOp"), op="NoOp", input=init_deps)
     init = meta_graph_pb2.SignatureDef()
     init.outputs[constants.INIT_OP_SIGNATURE_KEY].name = noop.name
     init.outputs[constants.INIT_OP_SIGNATURE_KEY].tensor_shape.unknown_rank = True

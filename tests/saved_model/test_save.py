@@ -280,6 +280,10 @@ def test_assets_are_copied_and_bound(tmp_path):
     assert (tmp_path / "m" / "assets" / "vocab.txt").read_text() == "one\ntwo\n"
     mg = meta_graph(str(tmp_path / "m"))
     assert [a.filename for a in mg.asset_file_def] == ["vocab.txt"]
+    # graph-level loaders: the init op assigns the fed path to a variable the calls read
+    init = mg.signature_def["__saved_model_init_op"].outputs["__saved_model_init_op"].name
+    (init_node,) = [n for n in mg.graph_def.node if n.name == init]
+    assert any(i.startswith("^asset_path") for i in init_node.input)
     theirs = meta_graph(os.path.join(FIXTURES, "tf_asset"))
     assert mg.asset_file_def[0].tensor_info.name == theirs.asset_file_def[0].tensor_info.name
     vocab.unlink()

@@ -121,3 +121,10 @@ def test_v2_load_of_ndflows_simple_save(tmp_path):
     expected = simple_model(tmp_path / "m")
     loaded = tf.saved_model.load(str(tmp_path / "m"))
     np.testing.assert_allclose(loaded.signatures["serving_default"](X)["y"].numpy(), expected)
+
+
+def test_v1_load_of_tensorflows_asset_model_runs_its_init_op():
+    with tf.Graph().as_default(), tf1.Session() as sess:
+        mg = tf1.saved_model.load(sess, ["serve"], os.path.join(FIXTURES, "tf_asset"))
+        out = mg.signature_def["serving_default"].outputs["output_0"].name
+        assert sess.run(out) == b"alpha\nbeta\n"
