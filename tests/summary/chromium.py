@@ -75,7 +75,12 @@ class Chromium:
         """Evaluates `expression` until it gives a truthy value (returned), or None."""
         deadline = time.time() + timeout
         while time.time() < deadline:
-            value = self.evaluate(expression)
+            try:
+                value = self.evaluate(expression)
+            except RuntimeError as e:  # the page is still navigating: no context yet
+                if "execution context" not in str(e):
+                    raise
+                value = None
             if value:
                 return value
             time.sleep(0.25)
