@@ -1,4 +1,18 @@
 """SavedModel in TensorFlow's layout: `saved_model.pb` (MetaGraphDef, function library,
-signatures, object graph), `variables/` (a TensorBundle checkpoint) and `assets/`."""
+signatures, object graph), `variables/` (a TensorBundle checkpoint) and `assets/`.
 
-from ndflow.saved_model import asset, builder_v1, constants, load_api, options, saving  # noqa: F401 - run their exports
+saving.py writes one (object_graph.py walks the objects, function_serialization.py turns
+traced functions into FunctionDefs, signatures.py picks the serving signatures,
+saver_graph.py adds the graph-level saver); load_api.py / loading.py read one back
+(call_inlining.py flattens function calls, restored_functions.py makes them callable);
+builder_v1.py / loader_v1.py are the TF1 API; export_archive.py is Keras' `model.export`.
+"""
+
+from ndflow.saved_model import (  # noqa: F401 - run their exports
+    asset,
+    builder_v1,
+    constants,
+    load_api,
+    options,
+    saving,
+)

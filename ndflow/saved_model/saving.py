@@ -2,14 +2,15 @@
 
     export_dir/saved_model.pb      SavedModel: one MetaGraphDef tagged "serve" (graph_def with
                                    the traced functions as its FunctionDef library, signature
-                                   defs, the SavedObjectGraph)
+                                   defs, the SavedObjectGraph, a graph-level saver)
     export_dir/variables/variables.{index,data-00000-of-00001}
                                    the variables as an object-graph TensorBundle checkpoint
-    export_dir/assets/             (empty: ndflow saves no asset files)
-    export_dir/fingerprint.pb
+    export_dir/assets/             the files of `tf.saved_model.Asset`s
+    export_dir/fingerprint.pb      (its hashes are BLAKE2b-64, not TF's FarmHash: TensorFlow
+                                   records them but does not check them)
 
 Everything is written into a temporary directory beside `export_dir`, which then replaces
-it, so a failed or killed save leaves any previous SavedModel whole.
+it (directory_swap.py), so a failed or killed save leaves any previous SavedModel whole.
 """
 
 from __future__ import annotations
