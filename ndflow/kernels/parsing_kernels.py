@@ -84,14 +84,19 @@ class ExampleParser:
         self._plan_key = None
 
     def _plan(self, sparse_keys, dense_keys, defaults):
-        # keys and defaults are usually the same constants call after call: plan once
+        # keys and defaults are usually the same constant objects call after call: plan once
+        inputs = (sparse_keys, dense_keys, *defaults)
+        if self._plan_key is not None and len(inputs) == len(self._inputs) and all(
+                a is b for a, b in zip(inputs, self._inputs)):
+            return self._dense, self._sparse
         key = (tuple(np.asarray(sparse_keys, object).reshape(-1)),
                tuple(np.asarray(dense_keys, object).reshape(-1)), tuple(map(id, defaults)))
         if key != self._plan_key:
             self._dense = [_Dense(k.decode(), t, s, d) for k, t, s, d in
                            zip(key[1], self.dense_types, self.dense_shapes, defaults)]
             self._sparse = [(k.decode(),) + KIND[t] for k, t in zip(key[0], self.sparse_types)]
-            self._plan_key, self._defaults = key, defaults  # (holds them: ids stay unique)
+            self._plan_key = key
+        self._inputs = inputs  # (held, so that their ids stay unique)
         return self._dense, self._sparse
 
     def parse(self, serialized, names, sparse_keys, dense_keys, defaults) -> list:
@@ -100,7 +105,6 @@ class ExampleParser:
             raise InvalidArgumentError(None, None, "Expected serialized to be a scalar or "
                                        f"vector, got shape: {shape_str(ser.shape)}")
         single = ser.ndim == 0
-        names = np.asarray(names, object).reshape(-1)
         maps = []
         for i, record in enumerate(ser.reshape(-1)):
             try:
@@ -188,6 +192,7 @@ def _where(names, i: int, single: bool) -> str:
     """TensorFlow's message prefix naming the example (nothing for a single one)."""
     if single:
         return ""
+    names = np.asarray(names, object).reshape(-1)
     name = names[i].decode("utf-8", "replace") if i < len(names) and names[i] else "<unknown>"
     return f"Name: {name}, "
 

@@ -200,3 +200,11 @@ def test_sparse_tensor_returned_from_function_and_map():
     built = tf.SparseTensor([[0, 1]], [5.0], [2, 3])
     assert built.shape.as_list() == [2, 3] and built.dtype == tf.float32
     np.testing.assert_array_equal(tf.sparse.to_dense(built).numpy(), [[0, 5, 0], [0, 0, 0]])
+
+
+def test_example_names_in_messages():
+    bad = base64.b64decode(EXPECTED["errors"]["wrong_type"]["serialized"])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Name: ex1, Key: label, Index: 1.  Data types don't match"):
+        tf.io.parse_example([EXAMPLES[0], bad], {"label": tf.io.FixedLenFeature([], tf.int64)},
+                            example_names=["ex0", "ex1"])
