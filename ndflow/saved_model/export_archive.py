@@ -10,11 +10,15 @@ from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.module import Module
 from ndflow.runtime.function import Function
 from ndflow.saved_model.saving import save
+from ndflow.saved_model.signatures import model_input_signature
 
 
 def _model_input_specs(model):
     inputs = getattr(model, "inputs", None)
-    if not inputs:
+    if not inputs:  # a subclassed model: the shape its first call built it with
+        built = model_input_signature(model)
+        if built is not None:
+            return [built]
         raise ValueError("The model provided has never been called. It must be called at "
                          "least once before export, or `input_signature` must be given.")
     structure = getattr(model, "input", inputs)

@@ -26,11 +26,33 @@ def concrete_of(fn, what: str) -> ConcreteFunction:
                      "concrete functions can be used as a signature.")
 
 
-def model_input_signature(model):
-    """The input TensorSpecs of a built Keras model (its symbolic `input`), or None."""
-    inputs = getattr(model, "inputs", None)
-    if not inputs or not callable(model):
+def _build_shape_signature(model):
+    """Keras 3 for a subclassed model: specs of the shape its first call built it with."""
+    get = getattr(model, "get_build_config", None)
+    config = get() if callable(get) else None
+    shape = (config or {}).get("input_shape")
+    if shape is None:
         return None
+    dtype = getattr(model, "input_dtype", None) or "float32"
+
+    def is_shape(s):
+        return isinstance(s, (list, tuple)) and all(d is None or isinstance(d, int) for d in s)
+
+    if is_shape(shape):
+        return TensorSpec(shape, dtype)
+    if isinstance(shape, (list, tuple)) and all(is_shape(s) for s in shape):
+        return [TensorSpec(s, dtype) for s in shape]
+    return None
+
+
+def model_input_signature(model):
+    """The input TensorSpecs of a built Keras model (its symbolic `input`, else the shape
+    its first call built it with), or None."""
+    if not callable(model):
+        return None
+    inputs = getattr(model, "inputs", None)
+    if not inputs:
+        return _build_shape_signature(model)
     structure = getattr(model, "input", inputs)
     leaves = flatten(structure)
     if not all(hasattr(x, "shape") and hasattr(x, "dtype") for x in leaves):

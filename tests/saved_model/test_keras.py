@@ -87,3 +87,25 @@ def test_keras_variables_keep_keras_checkpoint_keys(tmp_path):
     # the names Keras 3 layers get in TensorFlow checkpoints
     assert "_functional/_operations/1/_kernel/.ATTRIBUTES/VARIABLE_VALUE" in keys
     assert "_functional/_operations/2/bias/.ATTRIBUTES/VARIABLE_VALUE" in keys
+
+
+def test_subclassed_model_signature_uses_its_build_shape(tmp_path):
+    class Sub(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = tf.keras.layers.Dense(2)
+
+        def call(self, x):
+            return self.d(x) * 2.0
+
+    m = Sub()
+    expected = m(X[:1]).numpy()
+    tf.saved_model.save(m, str(tmp_path / "s"))
+    sd = meta_graph(str(tmp_path / "s")).signature_def["serving_default"]
+    assert [d.size for d in sd.inputs["inputs"].tensor_shape.dim] == [1, 3]  # as Keras 3
+    loaded = tf.saved_model.load(str(tmp_path / "s"))
+    out = loaded.signatures["serving_default"](inputs=X[:1])["output_0"]
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
+    m.export(str(tmp_path / "e"), verbose=False)
+    np.testing.assert_allclose(tf.saved_model.load(str(tmp_path / "e")).serve(X[:1]).numpy(),
+                               expected, rtol=1e-6)
