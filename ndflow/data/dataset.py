@@ -13,8 +13,6 @@ the same Python iterators when the graph runs.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 from ndflow.core import context, dtypes
@@ -24,7 +22,7 @@ from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.core.tensor import Tensor
 from ndflow.data import structure
 from ndflow.ops.apply import convert_to_tensor
-from ndflow.ops.dataset_ops import end_of_sequence
+from ndflow.ops.dataset_ops import IteratorResource, end_of_sequence
 
 AUTOTUNE = -1
 INFINITE = -1
@@ -323,25 +321,40 @@ class OwnedIterator(IteratorBase):
 
     def __init__(self, dataset: DatasetV2):
         self._dataset = dataset
-        self._it = dataset._iter_flat()
-        self._lock = threading.Lock()
+        self._resource = IteratorResource("OwnedIterator")
+        self._resource.reset(dataset)
 
     @property
     def element_spec(self):
         return self._dataset.element_spec
 
     def __iter__(self):
+        if not context.executing_eagerly():
+            raise graph_loop_error()
         return self
 
     def _next_flat(self):
-        with self._lock:
-            return next(self._it)
+        flat = self._resource.get_next()
+        if flat is None:
+            raise StopIteration
+        return flat
 
     def __next__(self):
+        if not context.executing_eagerly():  # in a tf.function: an op pulling from this
+            return self._graph_iterator().get_next()
         return self._dataset._pack(self._next_flat())
+
+    def _graph_iterator(self):
+        return _op("owned_graph_iterator")(self)
+
+    def _autograph_for_stmt(self, extra_test, body, get_state, set_state, symbol_names, opts):
+        self._graph_iterator()._autograph_for_stmt(extra_test, body, get_state, set_state,
+                                                   symbol_names, opts)
 
     def get_next(self):
         """The next element; `tf.errors.OutOfRangeError` at the end (TF's get_next)."""
+        if not context.executing_eagerly():
+            return self._graph_iterator().get_next()
         try:
             return next(self)
         except StopIteration:
@@ -349,10 +362,19 @@ class OwnedIterator(IteratorBase):
 
     def get_next_as_optional(self):
         """The next element as an optional (`has_value()` False at the end)."""
+        if not context.executing_eagerly():
+            return self._graph_iterator().get_next_as_optional()
         try:
             return EagerOptional(next(self), self.element_spec)
         except StopIteration:
             return EagerOptional(None, self.element_spec)
+
+
+def graph_loop_error() -> TypeError:
+    """A Python `for` over an iterator while a graph is built would add ops forever."""
+    return TypeError("Iterating over a tf.data iterator with a Python loop is not allowed "
+                     "while building a graph: use AutoGraph (`tf.function` converts `for x in "
+                     "iterator:`), or call `next(iterator)` a fixed number of times.")
 
 
 class EagerOptional:

@@ -19,7 +19,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.core.shapes import as_shape
 from ndflow.core.tensor_spec import TensorSpec
-from ndflow.data.dataset import DatasetV2, IteratorBase, register_op
+from ndflow.data.dataset import DatasetV2, IteratorBase, graph_loop_error, register_op
 from ndflow.ops import dataset_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import identity
@@ -108,7 +108,7 @@ class GraphIterator(IteratorBase):
                         name="IteratorHasNext").outputs[0]
 
     def __iter__(self):
-        return self
+        raise graph_loop_error()
 
     def __next__(self):
         return self.get_next()
@@ -178,6 +178,16 @@ def _dataset_autograph_for_stmt(dataset, extra_test, body, get_state, set_state,
 
 
 register_op("for_stmt")(_dataset_autograph_for_stmt)
+
+
+@register_op("owned_graph_iterator")
+def _owned_graph_iterator(owned) -> GraphIterator:
+    """An eager iterator used inside a graph: its own resource, so eager `next` and graph
+    `next` share one position."""
+    token = dataset_ops.register_iterator(owned._resource)
+    handle = apply_op(dataset_ops.PythonIterator, [], {"token": token},
+                      name="PythonIterator").outputs[0]
+    return GraphIterator.for_dataset(owned._dataset, handle)
 register_op("graph_iterator")(GraphIterator.anonymous)
 
 

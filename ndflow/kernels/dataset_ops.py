@@ -33,6 +33,12 @@ def _python_dataset(node):
     return lambda: DATASETS[token]
 
 
+@kernel(ops.PythonIterator)
+def _python_iterator(node):
+    token = node.attrs["token"]
+    return lambda: ops.ITERATORS[token]
+
+
 @kernel(ops.AnonymousIteratorV3)
 def _anonymous_iterator(node):
     return lambda: IteratorResource(node.name)

@@ -10,6 +10,8 @@ flat elements; the kernels (kernels/dataset_ops.py) pull from it when the graph 
   `IteratorGetNext` / `IteratorGetNextAsOptional` + `OptionalHasValue` / `OptionalGetValue`;
   `for x in ds` (AutoGraph) loops while `_IteratorHasNext` (ndflow's own op: a peek that
   buffers the next element) and takes each element with `IteratorGetNext`.
+- An eager iterator passed into a tf.function: `_PythonIterator` (ndflow's own op) is its
+  resource, so `next(it)` in the graph pulls from the same iterator as eager code.
 - TF1: `OneShotIterator` (initialized on first use) and `IteratorV2` (a named iterator,
   initialized by running `MakeIterator`), each per Session.
 """
@@ -24,6 +26,7 @@ from ndflow.core.shapes import TensorShape
 from ndflow.ops.op_def import op_def
 
 DATASETS: dict = {}  # token -> dataset (a Python object with `_iter_flat()`)
+ITERATORS: dict = {}  # token -> IteratorResource of an eager iterator used in a graph
 _tokens = itertools.count()
 
 
@@ -34,6 +37,15 @@ def register_dataset(dataset) -> str:
         token = f"dataset_{next(_tokens)}"
         DATASETS[token] = dataset
         dataset._graph_token = token
+    return token
+
+
+def register_iterator(resource) -> str:
+    """The token a graph uses to pull from an eager iterator's `IteratorResource`."""
+    token = getattr(resource, "graph_token", None)
+    if token is None:
+        token = resource.graph_token = f"iterator_{next(_tokens)}"
+        ITERATORS[token] = resource
     return token
 
 
@@ -49,6 +61,7 @@ class IteratorResource:
 
     def __init__(self, name: str = ""):
         self.name = name
+        self.graph_token = None
         self._it = None
         self._peeked = self._NOTHING
         self._lock = threading.Lock()
@@ -105,6 +118,9 @@ IteratorV2 = op_def(
 OneShotIterator = op_def(
     "OneShotIterator", outputs=["handle: resource"],
     attrs=["token: string", "container: string = ''", "shared_name: string = ''"] + _TYPES,
+    shape=lambda ctx: [TensorShape([])], stateful=True, gradient_undefined=True)
+PythonIterator = op_def(
+    "_PythonIterator", outputs=["handle: resource"], attrs=["token: string"],
     shape=lambda ctx: [TensorShape([])], stateful=True, gradient_undefined=True)
 MakeIterator = op_def(
     "MakeIterator", inputs=["dataset: variant", "iterator: resource"], stateful=True,

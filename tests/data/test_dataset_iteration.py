@@ -150,3 +150,30 @@ def test_tf1_pipeline_on_worker_threads(graph_mode):
             assert sess.run(nxt).tolist() == [0, 10, 20, 30]
             assert sess.run(nxt).tolist() == [40, 50]
         assert not tf.executing_eagerly()
+
+
+def test_eager_iterator_passed_into_tf_function_shares_its_position():
+    it = iter(D.range(10).batch(3))
+
+    @tf.function
+    def step(iterator):
+        return tf.reduce_sum(next(iterator))
+    assert int(step(it)) == 3 and int(step(it)) == 12
+    assert next(it).numpy().tolist() == [6, 7, 8]  # eager next continues after the graph's
+
+    @tf.function
+    def rest(iterator):
+        s = tf.constant(0, tf.int64)
+        for b in iterator:
+            s += tf.reduce_sum(b)
+        return s
+    assert int(rest(it)) == 9
+    with pytest.raises(tf.errors.OutOfRangeError):
+        step(it)
+
+    @tf.function(autograph=False)
+    def python_loop(d):
+        for _ in iter(d):
+            pass
+    with pytest.raises(TypeError, match="Python loop is not allowed while building a graph"):
+        python_loop(D.range(3))
