@@ -10,6 +10,7 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     combinators,
     dataset,
     experimental_ops,
+    fixed_length,
     interleave,
     iterator_ops,
     mapping,

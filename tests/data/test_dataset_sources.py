@@ -170,3 +170,22 @@ def test_options_iterator_type_and_v1_helpers():
     assert int(tf.data.experimental.cardinality(D.range(3))) == 3
     assert tf.compat.v1.data.get_output_types(D.range(2)) == tf.int64
     assert tf.compat.v1.data.get_output_shapes(D.range(2).batch(2)) == tf.TensorShape([None])
+
+
+def test_fixed_length_record_dataset(tmp_path):
+    import gzip
+    plain, packed, ragged = tmp_path / "a.bin", tmp_path / "a.gz", tmp_path / "b.bin"
+    plain.write_bytes(b"HHabcdefghiFF")
+    packed.write_bytes(gzip.compress(b"HHabcdefghiFF"))
+    ragged.write_bytes(b"HHabcdefgFF")
+    ds = tf.data.FixedLengthRecordDataset([str(plain)], 3, header_bytes=2, footer_bytes=2)
+    assert ds.element_spec == spec([], tf.string) and int(ds.cardinality()) == -2
+    assert list(ds.as_numpy_iterator()) == [b"abc", b"def", b"ghi"]  # TensorFlow's records
+    gz = tf.data.FixedLengthRecordDataset(str(packed), 3, 2, 2, compression_type="GZIP")
+    assert list(gz.as_numpy_iterator()) == [b"abc", b"def", b"ghi"]
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"has body length 7 bytes, which is not an exact multiple of the "
+                             r"record length \(4 bytes\)"):
+        list(tf.data.FixedLengthRecordDataset(str(ragged), 4, header_bytes=2, footer_bytes=2))
+    assert repr(tf.data.DatasetSpec.from_value(D.range(3))) == \
+        "DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorShape([]))"
