@@ -399,13 +399,17 @@ class NumpyIterator:
 
     def __init__(self, dataset: DatasetV2):
         self._dataset = dataset
-        self._it = dataset._iter_flat()
+        self._resource = IteratorResource("NumpyIterator")
+        self._resource.reset(dataset)
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        return self._dataset._pack([structure.to_numpy(t) for t in next(self._it)])
+        flat = self._resource.get_next()
+        if flat is None:
+            raise StopIteration
+        return self._dataset._pack([structure.to_numpy(t) for t in flat])
 
     next = __next__
 

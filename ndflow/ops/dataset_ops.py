@@ -18,8 +18,11 @@ flat elements; the kernels (kernels/dataset_ops.py) pull from it when the graph 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
+
+import torch
 
 from ndflow.core.errors import FailedPreconditionError, OutOfRangeError
 from ndflow.core.shapes import TensorShape
@@ -88,15 +91,32 @@ class IteratorResource:
 
     def get_next(self):
         """The next flat element, or None at the end."""
-        with self._lock:
+        with self._lock, single_threaded_kernels():
             return self._pull()
 
     def has_next(self) -> bool:
         """Whether an element follows (pulled ahead and kept for the next `get_next`)."""
-        with self._lock:
+        with self._lock, single_threaded_kernels():
             if self._peeked is self._NOTHING:
                 self._peeked = self._pull()
             return self._peeked is not None
+
+
+@contextlib.contextmanager
+def single_threaded_kernels():
+    """Pipeline work pulled on the consumer's thread runs its ATen kernels on that thread
+    alone (as on the pipeline's own threads): OpenMP kernels spread over cores that other
+    work holds stall for milliseconds. ATen's thread count is per thread under OpenMP, and
+    restored after (a pair of calls costs well under a microsecond)."""
+    n = torch.get_num_threads()
+    if n == 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(n)
 
 
 def _element_shapes(ctx):
