@@ -10,6 +10,7 @@ its own setting; threads started later default to the last count set.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import torch
@@ -30,3 +31,35 @@ def init_worker_thread(threads: int = PIPELINE_INTRA_OP_THREADS) -> None:
     """Run first in each pipeline thread."""
     if torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
+
+
+def runs_background_threads(dataset) -> bool:
+    """Whether iterating `dataset` starts pipeline threads (a prefetch, a parallel map)."""
+    stack, seen = [dataset], set()
+    while stack:
+        d = stack.pop()
+        if id(d) in seen:
+            continue
+        seen.add(id(d))
+        if getattr(d, "_buffer", 0) and type(d).__name__ == "PrefetchDataset":
+            return True
+        if (getattr(d, "_workers", None) or 1) > 1:
+            return True
+        stack.extend(d._inputs())
+    return False
+
+
+@contextlib.contextmanager
+def leave_a_core_to_the_pipeline(dataset):
+    """While a consumer (a training loop) iterates a dataset whose pipeline runs on its own
+    threads, the consumer's ATen kernels use one thread fewer, so the two overlap instead of
+    contending for every core (OpenMP kernels stall when a core they spread over is busy)."""
+    n = torch.get_num_threads()
+    if n <= 1 or not runs_background_threads(dataset):
+        yield
+        return
+    torch.set_num_threads(n - 1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(n)

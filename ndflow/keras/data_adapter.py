@@ -16,6 +16,7 @@ from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten, map_structure
 from ndflow.core.tensor import Tensor
 from ndflow.data.dataset import DatasetV2
+from ndflow.data.worker_threads import leave_a_core_to_the_pipeline
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import reshape
 from ndflow.ops.array_gather import gather
@@ -217,6 +218,10 @@ class DatasetAdapter:
         self._seen = 0
 
     def __iter__(self):
+        with leave_a_core_to_the_pipeline(self._dataset):
+            yield from self._batches()
+
+    def _batches(self):
         steps = self._steps or self._num or -1
         if steps <= 0:
             yield from self._dataset
