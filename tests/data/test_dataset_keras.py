@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
 
 import ndflow as tf
 
@@ -36,7 +37,9 @@ def test_fit_on_a_dataset_equals_fit_on_the_arrays():
     m = model()
     ds = D.from_tensor_slices((X, Y)).batch(16).prefetch(tf.data.AUTOTUNE)
     val = D.from_tensor_slices((X[:16], Y[:16])).batch(8)
+    threads = torch.get_num_threads()
     history = m.fit(ds, epochs=3, verbose=0, validation_data=val).history
+    assert torch.get_num_threads() == threads  # the core left to the pipeline is given back
     assert_same_history(arrays, history)
     assert len(history["loss"]) == 3
     reference = model()
