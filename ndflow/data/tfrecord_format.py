@@ -116,29 +116,38 @@ def open_for_read(path: str, compression_type: str = "", buffer_size: int | None
 def iter_records(path: str, compression_type: str = "", buffer_size: int | None = None):
     """An iterator of the records of the TFRecord file `path`, CRCs checked, as TensorFlow
     reads them; the file is opened here (a missing file fails now, as in TensorFlow)."""
-    return _records(open_for_read(path, compression_type, buffer_size))
+    size = buffer_size if buffer_size and buffer_size > 0 else DEFAULT_BUFFER_SIZE
+    return _records(open_for_read(path, compression_type, buffer_size), size)
 
 
-def _records(f):
-    read, header_unpack, u32_unpack = f.read, _HEADER.unpack, _U32.unpack
-    offset = 0
+def _records(f, chunk: int):
+    # Records are cut from chunks of the file (one read per chunk, not two per record).
+    read, header_at, u32_at, crc = f.read, _HEADER.unpack_from, _U32.unpack_from, masked_crc32c
+    buf, pos, offset = b"", 0, 0  # offset: the stream offset of buf[pos]
     try:
         while True:
-            header = read(12)
-            if len(header) < 12:
-                return  # EOF, or a header cut short: TensorFlow ends there without an error
-            length, length_crc = header_unpack(header)
-            if masked_crc32c(header[:8]) != length_crc:
+            if len(buf) - pos < 12:
+                more = read(chunk)
+                if not more:
+                    return  # EOF, or a header cut short: TensorFlow ends there without an error
+                buf, pos = buf[pos:] + more, 0
+                continue
+            length, length_crc = header_at(buf, pos)
+            if crc(buf[pos:pos + 8]) != length_crc:
                 hint = " (Is this even a TFRecord file?)" if offset == 0 else ""
                 raise DataLossError(None, None, f"corrupted record at {offset}{hint}")
-            body = read(length + 4)
-            if len(body) < length + 4:
-                raise DataLossError(None, None, f"truncated record at {offset}' failed with "
-                                    "Read less bytes than requested")
-            data = body[:length]
-            if masked_crc32c(data) != u32_unpack(body[length:])[0]:  # TF names the data's offset
+            end = pos + length + 16
+            while len(buf) < end:
+                more = read(max(chunk, end - len(buf)))
+                if not more:
+                    raise DataLossError(None, None, f"truncated record at {offset}' failed "
+                                        "with Read less bytes than requested")
+                buf, end, pos = buf[pos:] + more, end - pos, 0
+            data = buf[pos + 12:end - 4]
+            if crc(data) != u32_at(buf, end - 4)[0]:  # TF names the data's offset
                 raise DataLossError(None, None, f"corrupted record at {offset + 12}")
             offset += length + 16
+            pos = end
             yield data
     finally:
         f.close()
