@@ -69,6 +69,7 @@ class _Dense:
         self.count = None if self.seq else int(np.prod(self.dims)) if self.dims else 1
         self.default = _host(default)
         self.default_list = self.default.reshape(-1).tolist()
+        self.fast = not self.seq and self.count > 0
 
 
 class ExampleParser:
@@ -126,6 +127,14 @@ class ExampleParser:
         for i, fmap in enumerate(maps):
             for j, d in enumerate(dense):
                 f = fmap.get(d.key)
+                if d.fast and f is not None:  # the common case: present, right type and size
+                    vals = getattr(f, d.kind).value
+                    if len(vals) == d.count:
+                        if d.count == 1:
+                            fixed[j].append(vals[0])
+                        else:
+                            fixed[j].extend(vals)
+                        continue
                 if f is None:
                     if d.seq:
                         rows[j][i] = np.empty([0] + d.row, dtype=_np_dtype(d.dt))
