@@ -60,6 +60,9 @@ class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", 
                                _tensor(values, None, "values"),
                                _tensor(dense_shape, dtypes.int64, "dense_shape"))
 
+    def __init__(self, indices, values, dense_shape):  # noqa: ARG002 - TF's signature; __new__
+        super().__init__()                               # sets the fields
+
     dtype = property(lambda self: self.values.dtype, doc="The values' dtype.")
 
     @property
