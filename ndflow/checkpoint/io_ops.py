@@ -29,21 +29,22 @@ from ndflow.ops.op_def import op_def
 SaveV2 = op_def(
     "SaveV2", inputs=["prefix: string", "tensor_names: string", "shape_and_slices: string",
                       "tensors: dtypes"],
-    attrs=["dtypes: list(type)"], stateful=True, shape=lambda ctx: [])
+    attrs=["dtypes: list(type)"], stateful=True, gradient_undefined=True, shape=lambda ctx: [])
 
 RestoreV2 = op_def(
     "RestoreV2", inputs=["prefix: string", "tensor_names: string", "shape_and_slices: string"],
     outputs=["tensors: dtypes"], attrs=["dtypes: list(type)"], stateful=True,
-    shape=lambda ctx: [TensorShape(None)] * len(ctx.attrs["dtypes"]))
+    gradient_undefined=True, shape=lambda ctx: [TensorShape(None)] * len(ctx.attrs["dtypes"]))
 
 MergeV2Checkpoints = op_def(
     "MergeV2Checkpoints", inputs=["checkpoint_prefixes: string", "destination_prefix: string"],
     attrs=["delete_old_dirs: bool = true", "allow_missing_files: bool = false"],
-    stateful=True, shape=lambda ctx: [])
+    stateful=True, gradient_undefined=True, shape=lambda ctx: [])
 
 ShardedFilename = op_def(
     "ShardedFilename", inputs=["basename: string", "shard: int32", "num_shards: int32"],
-    outputs=["filename: string"], shape=lambda ctx: [TensorShape([])])
+    outputs=["filename: string"], gradient_undefined=True,
+    shape=lambda ctx: [TensorShape([])])
 
 
 def _str(value) -> str:
