@@ -42,6 +42,7 @@ import numpy as np
 BATCH = 128
 SHUFFLE = 1000
 SEED = 1234
+MAX_REPS = 400
 
 
 # -- the worker: runs under ndflow or TensorFlow ---------------------------------------------
@@ -144,9 +145,11 @@ def _calibrate_extra_work(tf, path, step_s: float) -> int:  # noqa: ARG001
         return 1.0 / _images_per_second(vectorized_pipeline(tf, path, reps), 1) * BATCH
 
     base = per_batch(0)
-    probe = 8
-    cost = max(per_batch(probe) - base, 1e-6) / probe
-    return max(1, int(round(max(step_s - base, 0.0) / cost)))
+    probe = 32
+    # floor the measured cost: on a busy machine a noisy probe could ask for thousands of
+    # repetitions (a huge graph that TensorFlow then spends minutes optimizing)
+    cost = max(per_batch(probe) - base, 2e-5 * probe) / probe
+    return max(1, min(MAX_REPS, int(round(max(step_s - base, 0.0) / cost))))
 
 
 def _progress(what: str, value) -> None:
