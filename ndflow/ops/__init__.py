@@ -126,5 +126,6 @@ from ndflow.ops import (  # noqa: F401 - importing a gradient module registers i
     nn_grad,
     random_grad,
     segment_grad,
+    sparse_grad,
     spectral_ops_grad,
 )

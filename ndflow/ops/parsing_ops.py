@@ -43,7 +43,7 @@ ParseExampleV2 = op_def(
            "num_sparse: int >= 0", "sparse_types: list(type) = []",
            "ragged_value_types: list(type) = []", "ragged_split_types: list(type) = []",
            "dense_shapes: list(shape) = []"],
-    shape=_parse_example_shape, not_differentiable=True)
+    shape=_parse_example_shape, gradient_undefined=True)
 
 
 def _keys(keys, name):

@@ -75,7 +75,7 @@ ParseSequenceExampleV2 = op_def(
            "feature_list_ragged_value_types: list(type) = []",
            "feature_list_ragged_split_types: list(type) = []",
            "feature_list_dense_shapes: list(shape) = []"],
-    shape=_shape_fn, not_differentiable=True)
+    shape=_shape_fn, gradient_undefined=True)
 
 
 class _SequenceParams:

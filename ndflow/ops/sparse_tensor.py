@@ -33,7 +33,7 @@ SparseToDense = op_def(
             "default_value: T"],
     outputs=["dense: T"],
     attrs=["validate_indices: bool = true", "T: type", "Tindices: {int32, int64}"],
-    shape=_sparse_to_dense_shape, not_differentiable=True)
+    shape=_sparse_to_dense_shape)
 
 
 _PLAIN = (list, tuple, np.ndarray, np.generic, int, float, bytes, str)
