@@ -1,9 +1,11 @@
 """README's Python examples run as written, each as a script in a fresh interpreter, and print
 what the README shows under them (the ```text block that follows each ```python block)."""
 
+import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -25,13 +27,28 @@ def _words_and_numbers(text: str) -> tuple[list[str], np.ndarray]:
     return words, np.array([float(n) for n in NUMBER.findall(text)])
 
 
-@pytest.mark.parametrize("index", range(len(EXAMPLES)))
-def test_readme_example_prints_what_the_readme_shows(index, tmp_path):
-    source, shown = EXAMPLES[index]
-    script = tmp_path / "example.py"  # a file, as users run them: AutoGraph reads the source
+def _run_example(source: str, directory: Path) -> subprocess.CompletedProcess:
+    script = directory / "example.py"  # a file, as users run them: AutoGraph reads the source
     script.write_text(source, encoding="utf-8")
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                         timeout=300)
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=300, cwd=directory)
+
+
+@pytest.fixture(scope="module")
+def example_runs(tmp_path_factory):
+    """Every example started at once, as many at a time as there are cores: each is mostly a
+    fresh interpreter importing ndflow, one core's work."""
+    dirs = [tmp_path_factory.mktemp(f"example{i}") for i in range(len(EXAMPLES))]
+    pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1))
+    futures = [pool.submit(_run_example, source, d) for (source, _), d in zip(EXAMPLES, dirs)]
+    yield futures
+    pool.shutdown(wait=True)
+
+
+@pytest.mark.parametrize("index", range(len(EXAMPLES)))
+def test_readme_example_prints_what_the_readme_shows(index, example_runs):
+    _, shown = EXAMPLES[index]
+    out = example_runs[index].result()
     assert out.returncode == 0, out.stderr[-2000:]
     got_words, got_numbers = _words_and_numbers(out.stdout)
     want_words, want_numbers = _words_and_numbers(shown)

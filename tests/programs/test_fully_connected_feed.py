@@ -10,6 +10,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 PROGRAM = textwrap.dedent('''
     import math
     import sys
@@ -120,6 +122,7 @@ PROGRAM = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.slow  # trains to an accuracy: CI's slow pass runs it
 def test_fully_connected_feed_runs_with_flags_and_learns(tmp_path):
     script = tmp_path / "fully_connected_feed.py"
     script.write_text(PROGRAM)

@@ -101,6 +101,7 @@ def test_graph_over_http(server):
     assert "type: DT_FLOAT" in graph_text  # node attributes carry the dtypes
 
 
+@pytest.mark.slow  # a browser start: CI's slow pass runs it
 @pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 def test_browser_renders_the_scalars_dashboard(server):
     cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
