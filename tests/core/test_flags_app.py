@@ -7,6 +7,7 @@ import sys
 import textwrap
 
 import absl.flags
+import pytest
 
 import ndflow as tf
 
@@ -41,6 +42,7 @@ TUTORIAL = """
 """
 
 
+@pytest.mark.slow  # a fresh process: CI's slow pass runs it
 def test_app_run_parses_flags_and_passes_unknown_ones_on():
     out = _run(TUTORIAL, "--learning_rate=0.5", "--max_steps", "7", "--fake_data",
                "--not_a_flag=1", "positional")
@@ -51,6 +53,7 @@ def test_app_run_parses_flags_and_passes_unknown_ones_on():
         "deprecated" in out.stderr
 
 
+@pytest.mark.slow  # a fresh process: CI's slow pass runs it
 def test_flags_parse_on_first_read_and_app_run_takes_main_and_argv():
     source = """
         import ndflow as tf

@@ -27,6 +27,7 @@ def amp_rewrite():
     tf.train.experimental.disable_mixed_precision_graph_rewrite()
 
 
+@pytest.mark.slow  # a fresh process: CI's slow pass runs it
 def test_amp_rewrites_fit_graph_and_scales_the_loss(amp_rewrite):
     d = load(None, True, keras_convolutional.EVAL_BATCH_SIZE)
     model, _, accuracy = keras_convolutional.train(d, epochs=1, amp=True, verbose=0)

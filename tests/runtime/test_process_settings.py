@@ -25,16 +25,19 @@ def _released_bytes(env_value: str) -> int:
     return int(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # a fresh process: CI's slow pass runs it
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc tuning is Linux-only")
 def test_freed_tensor_memory_stays_in_the_process():
     assert _released_bytes("1") < 2 * 1024 * 1024
 
 
+@pytest.mark.slow  # a fresh process: CI's slow pass runs it
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc tuning is Linux-only")
 def test_switch_off_restores_glibc_behaviour():
     assert _released_bytes("0") > 12 * 1024 * 1024
 
 
+@pytest.mark.slow  # a fresh process: CI's slow pass runs it
 def test_intra_op_threads_follow_tf_num_intraop_threads():
     probe = "import ndflow, torch; print(torch.get_num_threads())"
     env = dict(os.environ, TF_NUM_INTRAOP_THREADS="1")
