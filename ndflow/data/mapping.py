@@ -14,11 +14,10 @@ import os
 
 from ndflow.autograph.conversion import convert_or_original
 from ndflow.autograph.options import ConversionOptions
-from ndflow.core import dtypes
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.data import structure
 from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
-from ndflow.data.traced_function import TracedFunction, call_with_element
+from ndflow.data.traced_function import TracedFunction, call_with_element, traced_predicate
 from ndflow.data.worker_threads import init_worker_thread, intra_op_threads
 
 _CHUNK = 8  # elements per task of a parallel map
@@ -112,11 +111,7 @@ class MapDataset(DatasetV2):
 class FilterDataset(DatasetV2):
     def __init__(self, input_dataset: DatasetV2, predicate):
         self._input = input_dataset
-        self._fn = TracedFunction(predicate, input_dataset.element_spec, "FilterDataset")
-        out = self._fn.output_spec
-        if not (hasattr(out, "dtype") and out.dtype is dtypes.bool and out.shape.rank == 0):
-            raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
-                             f"tensor, but its return type is {out}.")
+        self._fn = traced_predicate(predicate, input_dataset.element_spec, "FilterDataset")
         super().__init__(input_dataset.element_spec)
 
     def _inputs(self):

@@ -8,7 +8,7 @@ from ndflow.core import errors as tf_errors
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.data import structure
 from ndflow.data.dataset import INFINITE, UNKNOWN, DatasetV2, register_op
-from ndflow.data.traced_function import TracedFunction
+from ndflow.data.traced_function import TracedFunction, traced_predicate
 
 
 def _int(value) -> int:
@@ -45,11 +45,7 @@ class ShardDataset(DatasetV2):
 class TakeWhileDataset(DatasetV2):
     def __init__(self, input_dataset: DatasetV2, predicate):
         self._input = input_dataset
-        self._fn = TracedFunction(predicate, input_dataset.element_spec, "TakeWhileDataset")
-        out = self._fn.output_spec
-        if not (hasattr(out, "dtype") and out.dtype is dtypes.bool and out.shape.rank == 0):
-            raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
-                             f"tensor, but its return type is {out}.")
+        self._fn = traced_predicate(predicate, input_dataset.element_spec, "TakeWhileDataset")
         super().__init__(input_dataset.element_spec)
 
     def _inputs(self):

@@ -14,7 +14,7 @@ import itertools
 
 from ndflow.autograph.conversion import convert_or_original, user_error
 from ndflow.autograph.options import ConversionOptions
-from ndflow.core import context, optimizer_options
+from ndflow.core import context, dtypes, optimizer_options
 from ndflow.core import errors as tf_errors
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import EagerTensor, Tensor
@@ -88,6 +88,17 @@ class TracedFunction:
         return tf_errors.InvalidArgumentError(
             None, None, f"Error in user-defined function passed to {self.transformation} "
             f"transformation{where}: {type(e).__name__}: {e}")
+
+
+def traced_predicate(predicate, element_spec, transformation: str) -> TracedFunction:
+    """`predicate` traced on `element_spec`; TF's error unless it returns a tf.bool scalar
+    (filter and take_while)."""
+    fn = TracedFunction(predicate, element_spec, transformation)
+    out = fn.output_spec
+    if not (hasattr(out, "dtype") and out.dtype is dtypes.bool and out.shape.rank == 0):
+        raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
+                         f"tensor, but its return type is {out}.")
+    return fn
 
 
 def _as_tensors(out, transformation: str):
