@@ -10,8 +10,10 @@ Times one step (forward, backward, momentum update) at batch 64 on the same data
   graph rewrite (`auto_mixed_precision_onednn_bfloat16`), reported against float32 (the bar:
   ndflow AMP step <= 0.7x the ndflow float32 step).
 Prints the median of at least 20 steps after warm-up for each, and ratios to TensorFlow.
+With --device gpu, ndflow runs under `tf.device("/GPU:0")` and PyTorch on cuda:0 (each step
+synchronized); the AMP rewrite is then the float16 one (`auto_mixed_precision`).
 
-    python benchmarks/mnist_cnn.py [--steps 30] [--warmup 10] [--no-amp]
+    python benchmarks/mnist_cnn.py [--steps 30] [--warmup 10] [--no-amp] [--device gpu]
 """
 
 from __future__ import annotations
@@ -52,6 +54,22 @@ def make_data(seed: int = 0):
     return x, y, {k: v.astype(np.float32) for k, v in params.items()}
 
 
+DEVICE = "cpu"  # set by --device
+
+
+def _sync() -> None:
+    if DEVICE == "gpu":
+        torch.cuda.synchronize()
+
+
+def _tf_device() -> str:
+    return "/GPU:0" if DEVICE == "gpu" else "/CPU:0"
+
+
+def _amp_option() -> str:
+    return "auto_mixed_precision" if DEVICE == "gpu" else "auto_mixed_precision_onednn_bfloat16"
+
+
 def median_ms(step, steps: int, warmup: int) -> float:
     for _ in range(warmup):
         step()
@@ -59,6 +77,7 @@ def median_ms(step, steps: int, warmup: int) -> float:
     for _ in range(steps):
         t = time.perf_counter()
         step()
+        _sync()
         times.append(time.perf_counter() - t)
     return 1000 * float(np.median(times))
 
@@ -72,7 +91,7 @@ def _ndflow_loss(p, data, labels):
 
 def ndflow_session(x, y, params, steps, warmup):
     v1 = tf.compat.v1
-    with tf.Graph().as_default():
+    with tf.Graph().as_default(), tf.device(_tf_device()):
         xp = v1.placeholder(tf.float32, [BATCH, 28, 28, 1])
         yp = v1.placeholder(tf.int64, [BATCH])
         p = {k: tf.Variable(v) for k, v in params.items()}
@@ -85,12 +104,12 @@ def ndflow_session(x, y, params, steps, warmup):
 
 
 def ndflow_function(x, y, params, steps, warmup, eager=False, amp=False):
-    tf.config.optimizer.set_experimental_options(
-        {"auto_mixed_precision_onednn_bfloat16": amp})
-    p = {k: tf.Variable(v) for k, v in params.items()}
+    tf.config.optimizer.set_experimental_options({_amp_option(): amp})
+    with tf.device(_tf_device()):
+        p = {k: tf.Variable(v) for k, v in params.items()}
+        xt, yt = tf.constant(x), tf.constant(y)
     variables = list(p.values())
     opt = tf.keras.optimizers.SGD(0.01, momentum=0.9)
-    xt, yt = tf.constant(x), tf.constant(y)
 
     def step(data, labels):
         with tf.GradientTape() as tape:
@@ -99,20 +118,25 @@ def ndflow_function(x, y, params, steps, warmup, eager=False, amp=False):
         return loss
 
     fn = step if eager else tf.function(step)
-    return median_ms(lambda: fn(xt, yt).numpy(), steps, warmup)
+
+    def run():
+        with tf.device(_tf_device()):
+            return fn(xt, yt).numpy()
+    return median_ms(run, steps, warmup)
 
 
 # -- PyTorch eager ---------------------------------------------------------------------------------
 
 def torch_eager(x, y, params, steps, warmup):
-    p = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
+    dev = "cuda" if DEVICE == "gpu" else "cpu"
+    p = {k: torch.tensor(v, device=dev, requires_grad=True) for k, v in params.items()}
     w1 = p["conv1_weights"].detach().permute(3, 2, 0, 1).contiguous().requires_grad_()
     w2 = p["conv2_weights"].detach().permute(3, 2, 0, 1).contiguous().requires_grad_()
     ps = [w1, p["conv1_biases"], w2, p["conv2_biases"], p["fc1_weights"], p["fc1_biases"],
           p["fc2_weights"], p["fc2_biases"]]
     opt = torch.optim.SGD(ps, lr=0.01, momentum=0.9)
-    xt = torch.tensor(x).permute(0, 3, 1, 2).contiguous()
-    yt = torch.tensor(y)
+    xt = torch.tensor(x, device=dev).permute(0, 3, 1, 2).contiguous()
+    yt = torch.tensor(y, device=dev)
 
     def step():
         opt.zero_grad()
@@ -190,18 +214,22 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--amp", action=argparse.BooleanOptionalAction, default=True,
-                    help="also time the bfloat16 mixed-precision graph rewrite")
+                    help="also time the mixed-precision graph rewrite")
+    ap.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
     args = ap.parse_args(argv)
+    global DEVICE
+    DEVICE = args.device
+    amp_name = "AMP fp16" if DEVICE == "gpu" else "AMP bf16"
     x, y, params = make_data()
     results = {}
-    tf_ms, tf_info = tensorflow_graph(x, y, params, args.steps, args.warmup)
+    tf_ms, tf_info = (tensorflow_graph(x, y, params, args.steps, args.warmup)
+                      if DEVICE == "cpu" else (None, "not run on the GPU"))
     results["ndflow Session (graph)"] = ndflow_session(x, y, params, args.steps, args.warmup)
     results["ndflow tf.function"] = ndflow_function(x, y, params, args.steps, args.warmup)
     if args.amp:
-        results["ndflow tf.function AMP bf16"] = ndflow_function(
+        results[f"ndflow tf.function {amp_name}"] = ndflow_function(
             x, y, params, args.steps, args.warmup, amp=True)
-        tf.config.optimizer.set_experimental_options(
-            {"auto_mixed_precision_onednn_bfloat16": False})
+        tf.config.optimizer.set_experimental_options({_amp_option(): False})
     results["ndflow eager"] = ndflow_function(x, y, params, args.steps, args.warmup, eager=True)
     results["PyTorch eager"] = torch_eager(x, y, params, args.steps, args.warmup)
     if tf_ms is not None:
@@ -211,6 +239,8 @@ def main(argv=None):
             if tf_amp_ms is not None:
                 results[f"TensorFlow {tf_info} AMP bf16"] = tf_amp_ms
     print(cpu_line())
+    if DEVICE == "gpu":
+        print(f"GPU: {torch.cuda.get_device_name(0)} (torch {torch.__version__})")
     print(f"MNIST CNN training step, batch {BATCH}, median of {args.steps} steps "
           f"after {args.warmup} warm-up")
     for name, ms in results.items():
@@ -219,8 +249,8 @@ def main(argv=None):
     if tf_ms is None:
         print(f"  TensorFlow: {tf_info}")
     if args.amp:
-        amp_ratio = results["ndflow tf.function AMP bf16"] / results["ndflow tf.function"]
-        print(f"  ndflow AMP bf16 / ndflow float32 (tf.function): {amp_ratio:.2f}x "
+        amp_ratio = results[f"ndflow tf.function {amp_name}"] / results["ndflow tf.function"]
+        print(f"  ndflow {amp_name} / ndflow float32 (tf.function): {amp_ratio:.2f}x "
               f"(bar <= 0.70x)")
     torch_ms = results["PyTorch eager"]
     print(f"  ndflow Session / PyTorch eager: {results['ndflow Session (graph)'] / torch_ms:.2f}x")

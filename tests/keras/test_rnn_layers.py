@@ -608,9 +608,47 @@ def test_bad_arguments(key, fn):
     assert got == want
 
 
-def test_unbuilt_features_and_stateful():
-    with pytest.raises(NotImplementedError, match="stateful"):
-        layers.LSTM(2, stateful=True)
+@pytest.mark.parametrize("cls", [layers.SimpleRNN, layers.LSTM, layers.GRU])
+def test_stateful_layer_carries_its_state_across_calls(cls):
+    """Two calls on the halves of a sequence == one call on the whole; reset_state restarts."""
+    x = np.random.default_rng(3).normal(size=(2, 6, 3)).astype(np.float32)
+    stateful = cls(4, stateful=True, return_sequences=True)
+    whole = cls(4, return_sequences=True)
+    first = stateful(x[:, :3])
+    whole(x)
+    whole.set_weights(stateful.get_weights())
+    second = stateful(x[:, 3:])
+    want = whole(x).numpy()
+    np.testing.assert_allclose(np.concatenate([first, second], 1), want, rtol=1e-5, atol=1e-6)
+    assert len(stateful.weights) == len(whole.weights)  # the states are not weights
+    assert all(v.path.endswith("/rnn_state") and not v.trainable for v in stateful.states)
+    stateful.reset_state()
+    np.testing.assert_allclose(stateful(x[:, :3]).numpy(), first.numpy(), rtol=1e-6)
+
+
+def test_stateful_rnn_in_a_model_and_its_errors():
+    x = np.random.default_rng(4).normal(size=(2, 3, 2)).astype(np.float32)
+    inp = tf.keras.Input(batch_shape=(2, 3, 2))
+    lstm = layers.LSTM(4, stateful=True)
+    model = tf.keras.Model(inp, lstm(inp))
+    a, b = model.predict(x, verbose=0), model.predict(x, verbose=0)
+    assert np.abs(a - b).max() > 1e-3  # the second call starts from the first one's state
+    lstm.reset_state()
+    np.testing.assert_allclose(model.predict(x, verbose=0), a, rtol=1e-6)
+    with pytest.raises(ValueError, match="batch size of the input sequences must be the same"):
+        lstm(np.zeros((3, 3, 2), np.float32))
+    with pytest.raises(ValueError, match="batch size must be static"):
+        layers.GRU(2, stateful=True)(tf.keras.Input((3, 2)))
+    bidi = layers.Bidirectional(layers.SimpleRNN(2, stateful=True))
+    bidi(x)
+    assert len(bidi.states) == 2
+    bidi.reset_state()
+    assert all(not v.numpy().any() for v in bidi.states)
+    with pytest.raises(AttributeError, match="Layer must be stateful"):
+        layers.Bidirectional(layers.SimpleRNN(2)).reset_state()
+
+
+def test_unbuilt_features():
     with pytest.raises(ValueError, match="expects inputs of shape"):
         layers.RNN(layers.SimpleRNNCell(2))(tf.zeros([2, 3]))
     with pytest.raises(ValueError, match="state_size"):

@@ -192,20 +192,27 @@ class Layer(Module):
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         init = init_ops.get(initializer)
-        with self._name_scope_if_outside():
-            path = "/".join(_path_stack() + [name or "variable"])
-        with init_scope():  # weights live outside functions, named by the layer's path
-            value = init(shape, dtype=dtype) if callable(init) else init
-            saved, context.state().name_scope = context.state().name_scope, ""
-            try:
-                var = KerasVariable(value, trainable=trainable, dtype=dtype, name=path,
-                                    constraint=constraint,
-                                    regularizer=regularizer_functions.get(regularizer),
-                                    autocast=autocast)
-            finally:
-                context.state().name_scope = saved
+        var = self._new_variable(lambda: init(shape, dtype=dtype) if callable(init) else init,
+                                 name or "variable", dtype, trainable=trainable,
+                                 constraint=constraint,
+                                 regularizer=regularizer_functions.get(regularizer),
+                                 autocast=autocast)
         (self._trainable_variables if trainable else self._non_trainable_variables).append(var)
         return var
+
+    def _new_variable(self, make_value, name, dtype, trainable=True, **kwargs):
+        """A `KerasVariable` outside any function, named by the layer's path ("lstm/kernel"),
+        not tracked as a weight (add_weight tracks it; an RNN's states stay untracked)."""
+        with self._name_scope_if_outside():
+            path = "/".join(_path_stack() + [name])
+        with init_scope():
+            value = make_value()
+            saved, context.state().name_scope = context.state().name_scope, ""
+            try:
+                return KerasVariable(value, trainable=trainable, dtype=dtype, name=path,
+                                     **kwargs)
+            finally:
+                context.state().name_scope = saved
 
     @contextlib.contextmanager
     def _scope(self):

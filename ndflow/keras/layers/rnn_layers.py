@@ -15,6 +15,7 @@ import copy
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten, is_nested, map_structure, pack_sequence_as
+from ndflow.core.scopes import init_scope
 from ndflow.core.tensor import Tensor
 from ndflow.keras import regularizer_functions as regularizers
 from ndflow.keras.layers.base_layer import Layer, deserialize, serialize
@@ -163,9 +164,6 @@ class RNN(Layer):
                              "integer or list of integers, one integer per RNN state). "
                              f"Received: cell={cell}")
         super().__init__(**kwargs)
-        if stateful:
-            raise NotImplementedError(f"{type(self).__name__}(stateful=True) is not built in "
-                                      "ndflow yet: stateful recurrent layers are missing")
         self.zero_output_for_mask = zero_output_for_mask
         self.cell = cell
         self.return_sequences = return_sequences
@@ -174,7 +172,8 @@ class RNN(Layer):
         self.stateful = stateful
         self.unroll = unroll
         self.supports_masking = True
-        self.states = None
+        self.states = None  # stateful: the state variables (not weights), made by build
+        self._expected_batch_size = None
         state_size = getattr(self.cell, "state_size", None)
         if state_size is None:
             raise ValueError("state_size must be specified as property on the RNN cell.")
@@ -212,7 +211,27 @@ class RNN(Layer):
         if isinstance(self.cell, Layer) and not self.cell.built:
             with self._name_scope_if_outside():
                 self.cell.build_from_config({"input_shape": step_shape})
+        if self.stateful:
+            if self.states is not None:
+                self.reset_state()
+            else:
+                if sequences_shape[0] is None:
+                    raise ValueError("When using `stateful=True` in a RNN, the batch size must "
+                                     "be static. Found dynamic batch size: sequence.shape="
+                                     f"{tuple(sequences_shape)}")
+                self._create_state_variables(sequences_shape[0])
         self.built = True
+
+    def _create_state_variables(self, batch_size: int) -> None:
+        """Keras 3's stateful RNN: one non-trainable "rnn_state" variable per state, in the
+        variable dtype; not among the layer's weights (Keras does not track them either)."""
+        dtype = dtypes.as_dtype(self.variable_dtype)
+        with init_scope():
+            initial = self.get_initial_state(batch_size)
+        self.states = map_structure(
+            lambda v: self._new_variable(lambda: cast(v, dtype), "rnn_state", dtype,
+                                         trainable=False), initial)
+        self._expected_batch_size = batch_size
 
     def get_initial_state(self, batch_size):
         fn = getattr(self.cell, "get_initial_state", None)
@@ -223,7 +242,10 @@ class RNN(Layer):
         return list(state) if is_nested(state) else [state]
 
     def reset_state(self) -> None:
-        """Stateful layers only (not built in ndflow): nothing to reset."""
+        """Stateful layers: sets the carried states back to zeros."""
+        if self.states is not None:
+            for v in flatten(self.states):
+                v.assign(zeros_like(v.value()))
 
     reset_states = reset_state
 
@@ -247,10 +269,17 @@ class RNN(Layer):
                              "an `Input()` as your first layer.\n- If using the functional "
                              "API, specify the time dimension by passing a `shape` or "
                              "`batch_shape` argument to your `Input()`.")
+        batch = sequences.shape.as_list()[0]
         if initial_state is None:
-            batch = sequences.shape.as_list()[0]
-            initial_state = self.get_initial_state(shape(sequences)[0] if batch is None
-                                                   else batch)
+            initial_state = (self.states if self.stateful else
+                             self.get_initial_state(shape(sequences)[0] if batch is None
+                                                    else batch))
+        if (self.stateful and self._expected_batch_size is not None and batch is not None
+                and batch != self._expected_batch_size):
+            raise ValueError("If an RNN is stateful, the batch size of the input sequences "
+                             "must be the same as the batch size of the initial state. \n"
+                             f"- Expected batch size: {self._expected_batch_size}\n"
+                             f"- Received batch size: {batch}")
         if not is_nested(initial_state):
             initial_state = [initial_state]
         state_dtype = dtypes.as_dtype(getattr(self.cell, "compute_dtype", self.compute_dtype))
@@ -272,6 +301,9 @@ class RNN(Layer):
                 return_all_outputs=self.return_sequences)
         finally:
             _reset_dropout_masks(self.cell)
+        if self.stateful:
+            for var, new in zip(flatten(self.states), flatten(states)):
+                var.assign(new if new.dtype is var.dtype.base_dtype else cast(new, var.dtype))
         output = outputs if self.return_sequences else last
         compute = dtypes.as_dtype(self.compute_dtype)
         output = output if output.dtype is compute else cast(output, compute)
@@ -557,10 +589,15 @@ class Bidirectional(Layer):
 
     @property
     def states(self):
+        if self.forward_layer.states and self.backward_layer.states:
+            return tuple(list(self.forward_layer.states) + list(self.backward_layer.states))
         return None
 
     def reset_state(self) -> None:
-        raise AttributeError("Layer must be stateful.")
+        if not self.stateful:
+            raise AttributeError("Layer must be stateful.")
+        self.forward_layer.reset_state()
+        self.backward_layer.reset_state()
 
     reset_states = reset_state
 
