@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from ndflow.core import logging
 from ndflow.core.graph import Graph
 from ndflow.passes.amp.auto_mixed_precision import auto_mixed_precision
+from ndflow.passes.arithmetic_optimizer import arithmetic_optimizer
 from ndflow.passes.constant_folding import constant_folding
 from ndflow.passes.cse import cse
 from ndflow.passes.pass_context import PassContext
@@ -45,6 +46,7 @@ PIPELINE: list[PassSpec] = [
     PassSpec("constant_folding", constant_folding, option="constant_folding"),
     PassSpec("auto_mixed_precision", auto_mixed_precision),  # its own toggles (pass_config)
     PassSpec("cse", cse, option="common_subgraph_elimination"),
+    PassSpec("arithmetic_optimizer", arithmetic_optimizer, option="arithmetic_optimization"),
     PassSpec("remapper", remapper, option="remapping"),
 ]
 

@@ -419,7 +419,7 @@ def test_session_training_matches_with_and_without_remapping(remapping):
 
 def test_pass_is_pure_and_in_the_pipeline_after_cse():
     names = pass_names()
-    assert names.index("remapper") == names.index("cse") + 1
+    assert names.index("cse") < names.index("arithmetic_optimizer") < names.index("remapper")
     g, fetches, feeds = _conv_graph("Relu", dtypes.float32, "NHWC")
     before = snapshot(g)
     g2 = remapper(g, PassContext(fetches=fetches, feeds=list(feeds)))

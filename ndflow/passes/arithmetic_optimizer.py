@@ -1,0 +1,227 @@
+"""Arithmetic simplifications, as TensorFlow grappler's ArithmeticOptimizer (and the identity
+rewrites its ConstantFolding/DependencyOptimizer make) do them.
+
+Each rewrite either forwards an op's input to its consumers (the op disappears) or replaces
+the op by a cheaper one under the same name. The rules, with TF's stage names:
+
+- RemoveRedundantCast: `Cast` with SrcT == DstT.
+- RemoveIdentityTranspose: `Transpose(x, perm)` with a constant identity perm, and
+  `Transpose(Transpose(x, p1), p2)` whose perms compose to the identity.
+- RemoveRedundantReshape: `Reshape(Reshape(x, s1), s2)` -> `Reshape(x, s2)`; a Reshape whose
+  input already has the output's static shape (both fully known) is `x`.
+- RemoveInvolution: `f(f(x))` -> `x` for Neg, Reciprocal, Conj, LogicalNot, Invert.
+- ReplaceMulWithSquare: `Mul(x, x)` -> `Square(x)`.
+- Neutral elements (TF's constant folding, SimplifyArithmeticOperations): `x * 1`, `1 * x`,
+  `x + 0`, `0 + x`, `x - 0`, `x / 1` with a constant of ones/zeros are `x` only when the
+  broadcast cannot change x's shape (a scalar constant; a constant whose dims are all 1 and
+  whose rank is at most x's; or both static shapes fully known and equal).
+- Identity forwarding (TF's dependency optimizer): `Identity`/`StopGradient` (after gradients
+  were built they only pass the value on) on the same device as their input.
+
+Never rewritten: preserved ops (fetch/feed producers, targets), ops with control inputs
+(their consumers would lose the ordering), ops whose inputs are resources or variants, and
+constants that are fed. An op that other ops depend on by control edge hands that role to
+the producer of the forwarded value. Ops left without consumers are removed at the end (the
+dead code the rewrites leave). Matching reads the output graph built so far, so chains
+collapse in one pass (`Identity(Neg(Identity(Neg(x))))` -> `x`). Switched by the
+RewriterConfig toggle `arithmetic_optimization`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ndflow.core import dtypes
+from ndflow.core.graph import Graph, Operation, SymbolicTensor
+from ndflow.ops.op_def import REGISTRY
+from ndflow.passes.graph_rewriter import GraphRewriter
+from ndflow.passes.pass_context import PassContext
+from ndflow.passes.prune import needed_ops
+
+_INVOLUTIONS = frozenset({"Neg", "Reciprocal", "Conj", "LogicalNot", "Invert"})
+_FORWARDING = frozenset({"Identity", "StopGradient"})
+_ADD = frozenset({"AddV2", "Add"})
+_DIV = frozenset({"RealDiv", "Div"})
+_STATE_DTYPES = (dtypes.resource, dtypes.variant)
+
+
+class _Ctx:
+    def __init__(self, rw: GraphRewriter, ctx: PassContext):
+        self.rw = rw
+        self.fed = ctx.fed_tensor_names()
+
+    def src(self, t: SymbolicTensor) -> SymbolicTensor:
+        """`t` in the output graph built so far."""
+        return self.rw.map[t]
+
+    def const_value(self, t: SymbolicTensor):
+        """The value of an output-graph tensor produced by a (not fed) Const, else None."""
+        op = t.op
+        if op.type != "Const" or t.name in self.fed:
+            return None
+        return np.asarray(op.attrs["value"])
+
+    def producer(self, t: SymbolicTensor, types) -> Operation | None:
+        """The output-graph producer of `t` when it is one of `types` and `t` is not fed."""
+        op = t.op
+        return op if op.type in types and t.name not in self.fed else None
+
+
+def _numeric(dtype) -> bool:
+    return dtype.is_numeric or dtype.is_complex
+
+
+def _full_shape_equal(a, b) -> bool:
+    return a.is_fully_defined() and b.is_fully_defined() and a.as_list() == b.as_list()
+
+
+def _keeps_shape(x: SymbolicTensor, out: SymbolicTensor, const: np.ndarray) -> bool:
+    """Broadcasting `x` with `const` gives `x`'s shape."""
+    if x.dtype is not out.dtype:
+        return False
+    if const.ndim == 0:
+        return True
+    if x.shape.rank is not None and const.ndim <= x.shape.rank and all(d == 1 for d in
+                                                                       const.shape):
+        return True
+    return _full_shape_equal(x.shape, out.shape) and all(
+        d == 1 or d == s for d, s in zip(const.shape[::-1], x.shape.as_list()[::-1]))
+
+
+def _all(value: np.ndarray | None, neutral) -> bool:
+    return value is not None and value.size > 0 and bool(np.all(value == neutral))
+
+
+def _neutral_operand(c: _Ctx, op: Operation, a: SymbolicTensor, b: SymbolicTensor):
+    """x for `x*1`, `1*x`, `x+0`, `0+x`, `x-0`, `x/1` (see module doc), else None."""
+    out = op.outputs[0]
+    if not _numeric(out.dtype):
+        return None
+    candidates = []  # (x, constant, neutral value)
+    if op.type == "Mul":
+        candidates = [(a, b, 1), (b, a, 1)]
+    elif op.type in _ADD:
+        candidates = [(a, b, 0), (b, a, 0)]
+    elif op.type == "Sub":
+        candidates = [(a, b, 0)]
+    elif op.type in _DIV:
+        candidates = [(a, b, 1)]
+    for x, k, neutral in candidates:
+        value = c.const_value(k)
+        if _all(value, neutral) and _keeps_shape(x, out, value):
+            return x
+    return None
+
+
+def _is_identity_perm(perm) -> bool:
+    return perm is not None and perm.ndim == 1 and list(perm) == list(range(perm.size))
+
+
+def _transpose_source(c: _Ctx, op: Operation, x: SymbolicTensor, perm: SymbolicTensor):
+    p2 = c.const_value(perm)
+    if p2 is None or p2.ndim != 1:
+        return None
+    if _is_identity_perm(p2):
+        return x
+    inner = c.producer(x, {"Transpose"})
+    if inner is None:
+        return None
+    p1 = c.const_value(inner.inputs[1])
+    if p1 is None or p1.shape != p2.shape:
+        return None
+    composed = np.asarray(p1)[np.asarray(p2)]  # out[i] = x[p1[p2[i]]]
+    return inner.inputs[0] if _is_identity_perm(composed) else None
+
+
+def _simplify(c: _Ctx, op: Operation):
+    """('forward', output-graph tensor), ('replace', emit function) or None."""
+    ins = [c.src(t) for t in op.inputs]
+    out = op.outputs[0] if op.outputs else None
+    kind = op.type
+    if kind in _FORWARDING:
+        return ("forward", ins[0]) if ins[0].op.device == op.device else None
+    if kind == "Cast":
+        return ("forward", ins[0]) if op.attrs.get("SrcT") == op.attrs.get("DstT") else None
+    if kind in _INVOLUTIONS:
+        inner = c.producer(ins[0], {kind})
+        return ("forward", inner.inputs[0]) if inner is not None else None
+    if kind == "Transpose":
+        x = _transpose_source(c, op, ins[0], ins[1])
+        return ("forward", x) if x is not None else None
+    if kind == "Reshape":
+        return _reshape(c, op, ins, out)
+    if kind in ("Mul", "Sub") or kind in _ADD or kind in _DIV:
+        x = _neutral_operand(c, op, ins[0], ins[1])
+        if x is not None:
+            return ("forward", x)
+        if kind == "Mul" and ins[0] is ins[1] and _numeric(out.dtype):
+            return ("replace", lambda rw: rw.add_op(
+                REGISTRY["Square"], [ins[0]], {"T": op.attrs["T"]},
+                [(out.dtype, out.shape)], op.name, [], op.device))
+    return None
+
+
+def _reshape(c: _Ctx, op: Operation, ins: list, out: SymbolicTensor):
+    x = ins[0]
+    inner = c.producer(x, {"Reshape"})
+    if inner is not None:
+        x = inner.inputs[0]
+    if _full_shape_equal(x.shape, out.shape):
+        return ("forward", x)
+    if inner is None:
+        return None
+    return ("replace", lambda rw: rw.add_op(
+        op.op_def, [x, ins[1]], op.attrs, [(out.dtype, out.shape)], op.name, [], op.device))
+
+
+def _rewritable(op: Operation, preserved: set) -> bool:
+    return (op.name not in preserved and not op.control_inputs and len(op.outputs) == 1
+            and not op.op_def.is_stateful
+            and not any(t.dtype in _STATE_DTYPES for t in list(op.inputs) + op.outputs))
+
+
+def arithmetic_optimizer(graph: Graph, ctx: PassContext) -> Graph:
+    """Applies the simplifications of the module doc; `graph` itself when none applies."""
+    preserved = ctx.preserved_op_names()
+    rw = GraphRewriter(graph)
+    c = _Ctx(rw, ctx)
+    changed = False
+    for op in graph.get_operations():
+        action = _simplify(c, op) if _rewritable(op, preserved) else None
+        if action is None:
+            rw.copy_op(op)
+            continue
+        changed = True
+        kind, what = action
+        if kind == "forward":
+            rw.replace_outputs(op, [what], control_op=what.op)
+        else:
+            new = what(rw)
+            rw.map[op] = new
+            rw.map.update(zip(op.outputs, new.outputs))
+    if not changed:
+        return graph
+    return remove_dead_ops(rw.graph, ctx)
+
+
+def remove_dead_ops(graph: Graph, ctx: PassContext) -> Graph:
+    """The ops the fetches and targets still need (feeds cut the walk), in creation order;
+    `graph` itself when there is nothing to remove or no fetch/target to anchor the walk."""
+    if not ctx.fetches and not ctx.targets:
+        return graph
+    try:
+        fed = {graph.get_tensor_by_name(ctx.current_name(n)) for n in ctx.feeds}
+        fetches = [graph.get_tensor_by_name(ctx.current_name(n)) for n in ctx.fetches]
+        targets = [graph.get_operation_by_name(ctx.current_name(n)) for n in ctx.targets]
+    except (KeyError, ValueError):
+        return graph
+    need = needed_ops(fetches, targets, fed)
+    need.update(t.op for t in fed)
+    ops = graph.get_operations()
+    if all(op in need for op in ops):
+        return graph
+    rw = GraphRewriter(graph)
+    for op in ops:
+        if op in need:
+            rw.copy_op(op)
+    return rw.graph
