@@ -1,27 +1,40 @@
-"""`cache`: elements kept after the first complete pass, in memory or in a file.
+"""`cache`: elements kept after the first complete pass, in memory or in files.
 
 The memory cache is filled by the first iterator that reaches the end (a partial pass
-caches nothing, as TensorFlow). The file cache writes `<filename>.ndcache` at the end of
-the first complete pass (to a temporary file renamed into place, so an interrupted pass
-leaves no cache) and later iterators — also in later runs — read it instead of the input.
-Its format is ndflow's own (TensorFlow's cache files are not read or written).
+caches nothing, as TensorFlow). The file cache is TensorFlow's: a TensorBundle at the
+prefix `filename` (`filename.index` + `filename.data-00000-of-00001`, the checkpoint
+format) holding element i's tensor j under the key `"%7d_%d" % (i, j)`, so TensorFlow
+reads ndflow's cache files and the other way round. While the first pass runs, the lock
+file `filename_0.lockfile` says so (a second writer gets TF's AlreadyExistsError); the
+bundle is written at the end of the pass, atomically, and an interrupted pass leaves no
+cache. Later iterators — also in later runs — read the bundle instead of the input.
 """
 
 from __future__ import annotations
 
 import os
-import struct
 import threading
+import time
 
-import numpy as np
-import torch
-
-from ndflow.core import dtypes
+from ndflow.checkpoint import tensor_bundle
 from ndflow.core import errors as tf_errors
+from ndflow.core import logging
 from ndflow.core.tensor import EagerTensor
 from ndflow.data.dataset import DatasetV2, register_op
+from ndflow.ops.apply import numpy_to_torch
 
-_MAGIC = b"NDFLOWCACHE1"
+_MAX_ITEMS = 10_000_000  # TF's limit: element indices are written in 7 characters
+_INCOMPLETE = ("The calling iterator did not fully read the dataset being cached. In order to "
+               "avoid unexpected truncation of the dataset, the partially cached contents of "
+               "the dataset  will be discarded. This can happen if you have an input pipeline "
+               "similar to `dataset.cache().take(k).repeat()`. You should use "
+               "`dataset.take(k).cache().repeat()` instead.")
+
+
+def cache_key(item: int, tensor: int, num_tensors: int) -> str:
+    """TF's key for an element's tensor: both indices right-aligned in fixed widths (spaces
+    sort before digits, so the bundle's sorted keys are in element order)."""
+    return f"{item:7d}_{tensor:{len(str(num_tensors - 1))}d}"
 
 
 class CacheDataset(DatasetV2):
@@ -31,7 +44,7 @@ class CacheDataset(DatasetV2):
             filename = filename.numpy()
         if isinstance(filename, bytes):
             filename = filename.decode()
-        self._path = f"{os.fspath(filename)}.ndcache" if filename else None
+        self._prefix = os.fspath(filename) if filename else None
         self._memory = None
         self._lock = threading.Lock()
         super().__init__(input_dataset.element_spec)
@@ -46,77 +59,86 @@ class CacheDataset(DatasetV2):
         if self._memory is not None:
             yield from self._memory
             return
-        if self._path is not None and os.path.exists(self._path):
-            yield from _read(self._path, self._flat_specs)
-            return
-        seen = []
-        for flat in self._input._iter_flat():
-            seen.append(flat)
-            yield flat
-        with self._lock:
-            if self._path is None:
+        if self._prefix is None:
+            seen = []
+            for flat in self._input._iter_flat():
+                seen.append(flat)
+                yield flat
+            with self._lock:
                 self._memory = seen
-            elif not os.path.exists(self._path):
-                _write(self._path, seen)
+            return
+        if os.path.exists(tensor_bundle.index_filename(self._prefix)):
+            yield from self._read()
+        else:
+            yield from self._write_through()
 
+    def _read(self):
+        reader = tensor_bundle.BundleReader(self._prefix)
+        keys, n = reader.keys(), len(self._flat_specs)
+        if len(keys) % n:
+            raise tf_errors.DataLossError(None, None, f"Corrupted cache {self._prefix}: "
+                                          f"{len(keys)} tensors for elements of {n}")
+        for item in range(len(keys) // n):
+            flat = []
+            for j, spec in enumerate(self._flat_specs):
+                key = cache_key(item, j, n)
+                if keys[item * n + j] != key:
+                    raise tf_errors.DataLossError(None, None, f"Corrupted cache "
+                                                  f"{self._prefix}: no tensor {key!r}")
+                value = reader.read(key)
+                got = tensor_bundle.dtype_name(reader.dtype_enum(key))
+                if got != spec.dtype.name:
+                    raise tf_errors.InvalidArgumentError(
+                        None, None, f"The cache {self._prefix} holds {got} tensors where the "
+                        f"dataset's component {j} is {spec.dtype.name}")
+                flat.append(EagerTensor(numpy_to_torch(value, spec.dtype), spec.dtype))
+            yield tuple(flat)
 
-def _write(path: str, elements: list) -> None:
-    tmp = f"{path}.tmp{os.getpid()}_{threading.get_ident()}"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(_MAGIC + struct.pack("<q", len(elements)))
-            for flat in elements:
-                for t in flat:
-                    _write_value(f, t._value)
-        os.replace(tmp, path)
-    except OSError as e:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise tf_errors.UnknownError(None, None, f"Failed to write cache file {path}: "
-                                     f"{e}") from e
-
-
-def _write_value(f, v) -> None:
-    shape = tuple(v.shape)
-    f.write(struct.pack("<i", len(shape)) + struct.pack(f"<{len(shape)}q", *shape))
-    if isinstance(v, torch.Tensor):
-        data = v.contiguous().view(torch.uint8).numpy().tobytes() if v.numel() else b""
-        f.write(struct.pack("<q", len(data)) + data)
-    else:  # strings: length-prefixed bytes
-        items = np.asarray(v, dtype=object).reshape(-1)
-        f.write(struct.pack("<q", len(items)))
-        for b in items:
-            f.write(struct.pack("<q", len(b)) + b)
-
-
-def _read(path: str, specs: list):
-    try:
-        with open(path, "rb") as f:
-            if f.read(len(_MAGIC)) != _MAGIC:
-                raise ValueError("not an ndflow cache file")
-            (count,) = struct.unpack("<q", f.read(8))
-            for _ in range(count):
-                yield tuple(EagerTensor(_read_value(f, s.dtype), s.dtype) for s in specs)
-    except (ValueError, struct.error, RuntimeError, OSError) as e:
-        raise tf_errors.DataLossError(None, None, f"Corrupted cache file {path}: "
-                                      f"{e}") from None
-
-
-def _read_value(f, dtype):
-    (rank,) = struct.unpack("<i", f.read(4))
-    shape = struct.unpack(f"<{rank}q", f.read(8 * rank))
-    (n,) = struct.unpack("<q", f.read(8))
-    if dtype is dtypes.string:
-        out = np.empty(n, dtype=object)
-        for i in range(n):
-            (size,) = struct.unpack("<q", f.read(8))
-            out[i] = f.read(size)
-        return out.reshape(shape)
-    data = bytearray(f.read(n))
-    if len(data) != n:
-        raise ValueError("truncated")
-    flat = torch.frombuffer(data, dtype=torch.uint8) if n else torch.empty(0, dtype=torch.uint8)
-    return flat.view(dtype.torch_dtype).reshape(shape)
+    def _write_through(self):
+        """Passes the input's elements on while collecting them; at the end of a complete
+        pass writes the bundle (TF's FileWriterIterator)."""
+        shard = f"{self._prefix}_0"
+        lockfile = f"{shard}.lockfile"
+        if os.path.exists(tensor_bundle.index_filename(shard)):
+            raise tf_errors.AlreadyExistsError(
+                None, None, f"Existing cache files found: \n"
+                f"{tensor_bundle.index_filename(shard)}\n"
+                f"{tensor_bundle.data_filename(shard)}\nTo continue delete the above files.")
+        try:
+            fd = os.open(lockfile, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            with open(lockfile, "rb") as f:
+                contents = f.read(150).decode("utf-8", "replace")
+            raise tf_errors.AlreadyExistsError(
+                None, None, "There appears to be a concurrent caching iterator running - cache "
+                f"lockfile already exists ('{lockfile}'). If you are sure no other running TF "
+                "computations are using this cache prefix, delete the lockfile and "
+                f"re-initialize the iterator. Lockfile contents: {contents}") from None
+        except OSError as e:
+            raise tf_errors.UnknownError(None, None, f"{lockfile}: {e.strerror}") from None
+        with os.fdopen(fd, "w") as f:
+            f.write(f"Created at: {int(time.time())}")
+        writer, n, item, complete = tensor_bundle.BundleWriter(self._prefix), None, 0, False
+        try:
+            for flat in self._input._iter_flat():
+                if item >= _MAX_ITEMS:
+                    raise tf_errors.InvalidArgumentError(
+                        None, None, f"Upstream iterator is producing more than {_MAX_ITEMS} "
+                        "items, which is more than the cache limit.")
+                n = len(flat)
+                for j, t in enumerate(flat):
+                    writer.add(cache_key(item, j, n), t.numpy())
+                item += 1
+                yield flat
+            complete = True
+            writer.finish()
+        finally:
+            if not complete:
+                logging.warning(_INCOMPLETE)
+            try:
+                os.remove(lockfile)
+            except OSError:
+                pass
 
 
 register_op("cache")(CacheDataset)

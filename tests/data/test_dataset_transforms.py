@@ -2,6 +2,7 @@
 orders and errors (checked with the TF oracle); ndflow's own shuffle stream is checked for
 TF's buffer semantics and determinism (TF's exact permutation is not reproduced)."""
 
+import gc
 import os
 import threading
 import time
@@ -207,16 +208,59 @@ def test_cache_in_memory_and_in_a_file(tmp_path):
     path = str(tmp_path / "c")
     fc = D.from_tensor_slices((["a", "bb"], [[1.0, 2.0], [3.0, 4.0]])).cache(path)
     first = list(fc.as_numpy_iterator())
-    assert os.path.exists(path + ".ndcache")
+    assert os.path.exists(path + ".index") and not os.path.exists(path + "_0.lockfile")
     reread = D.from_tensor_slices((["x", "y"], [[0.0, 0.0], [0.0, 0.0]])).cache(path)
     second = list(reread.as_numpy_iterator())  # another run: read from the file
     assert [s for s, _ in second] == [b"a", b"bb"]
     np.testing.assert_array_equal(np.stack([v for _, v in second]),
                                   np.stack([v for _, v in first]))
-    with open(path + ".ndcache", "r+b") as f:
-        f.truncate(20)
-    with pytest.raises(tf.errors.DataLossError, match="Corrupted cache file"):
+    with open(path + ".data-00000-of-00001", "r+b") as f:
+        f.write(b"\xff")
+    with pytest.raises(tf.errors.DataLossError):
         list(reread)
+
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_data_cache")
+
+
+def test_file_cache_is_tensorflows_format(tmp_path):
+    """Reads the cache TensorFlow 2.21 wrote (generate.py beside it) instead of the input,
+    and writes the same keys, dtypes and values for the same pipeline."""
+    def pipeline():
+        return D.range(12).map(lambda x: (x * 3, tf.strings.as_string(x),
+                                          tf.fill([2], tf.cast(x, tf.float32) / 4)))
+    from_tf = list(D.range(0).map(lambda x: (x, tf.strings.as_string(x),
+                                             tf.fill([2], tf.cast(x, tf.float32))))
+                   .cache(os.path.join(FIXTURES, "cache")).as_numpy_iterator())
+    want = list(pipeline().as_numpy_iterator())
+    assert len(from_tf) == 12
+    for (a, b, c), (x, y, z) in zip(from_tf, want):
+        assert a == x and b == y
+        np.testing.assert_array_equal(c, z)
+    prefix = str(tmp_path / "mine")
+    assert len(list(pipeline().cache(prefix))) == 12
+    ours = tf.train.load_checkpoint(prefix)
+    theirs = tf.train.load_checkpoint(os.path.join(FIXTURES, "cache"))
+    assert ours.get_variable_to_dtype_map() == theirs.get_variable_to_dtype_map()
+    assert "     11_2" in ours.get_variable_to_shape_map()
+    for key in theirs.get_variable_to_shape_map():
+        np.testing.assert_array_equal(ours.get_tensor(key), theirs.get_tensor(key))
+
+
+def test_file_cache_partial_pass_and_concurrent_writer(tmp_path):
+    prefix = str(tmp_path / "c")
+    it = iter(D.range(5).cache(prefix))
+    next(it)
+    assert os.path.exists(prefix + "_0.lockfile")
+    with pytest.raises(tf.errors.AlreadyExistsError, match="concurrent caching iterator"):
+        next(iter(D.range(5).cache(prefix)))
+    del it  # a partial pass caches nothing and releases the lock
+    gc.collect()
+    assert not os.path.exists(prefix + "_0.lockfile") and not os.path.exists(prefix + ".index")
+    assert [int(v) for v in D.range(5).cache(prefix)] == list(range(5))
+    assert os.path.exists(prefix + ".index")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="holds int64 tensors"):
+        list(D.range(5).map(lambda x: tf.cast(x, tf.float32)).cache(prefix))
 
 
 def test_prefetch_runs_ahead_on_a_thread():
