@@ -9,8 +9,10 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     caching,
     combinators,
     dataset,
+    dataset_spec,
     experimental_ops,
     fixed_length,
+    grouping,
     interleave,
     iterator_ops,
     mapping,
@@ -20,6 +22,7 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     selection,
     sources,
     text_line,
+    windowing,
 )
 from ndflow.data import tfrecord_io  # noqa: F401, I001 - TFRecord files (tf.io.TFRecordWriter...)
 from ndflow.data import tfrecord_dataset  # noqa: F401, I001 - tf.data.TFRecordDataset

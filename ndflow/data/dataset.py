@@ -139,6 +139,10 @@ class DatasetV2:
         if not context.executing_eagerly():
             raise RuntimeError("`tf.data.Dataset.as_numpy_iterator()` is only supported in "
                                "eager mode.")
+        for spec in self._flat_specs:
+            if getattr(spec, "_is_dataset_spec", False):  # a component that is a dataset
+                raise TypeError("`tf.data.Dataset.as_numpy_iterator()` is not supported for "
+                                f"datasets that produce values of type {spec.value_type}")
         return NumpyIterator(self)
 
     def cardinality(self):
@@ -279,6 +283,22 @@ class DatasetV2:
 
     def reduce(self, initial_state, reduce_func, name=None):
         return _op("reduce")(self, initial_state, reduce_func)
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        return _op("window")(self, size, shift, stride, drop_remainder)
+
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None,
+                        name=None):
+        return _op("group_by_window")(self, key_func, reduce_func, window_size,
+                                      window_size_func)
+
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries,
+                                  bucket_batch_sizes, padded_shapes=None, padding_values=None,
+                                  pad_to_bucket_boundary=False, no_padding=False,
+                                  drop_remainder=False, name=None):
+        return _op("bucket_by_sequence_length")(
+            self, element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
+            padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)
 
     def with_options(self, options, name=None):
         """This dataset with `options` (a `tf.data.Options`) merged into its own."""

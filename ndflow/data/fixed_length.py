@@ -1,6 +1,5 @@
 """`tf.data.FixedLengthRecordDataset`: the fixed-size records between a header and a footer
-of binary files (GZIP/ZLIB-compressed or not), as scalar strings; and `tf.data.DatasetSpec`,
-the type of a dataset value."""
+of binary files (GZIP/ZLIB-compressed or not), as scalar strings."""
 
 from __future__ import annotations
 
@@ -9,7 +8,6 @@ import os
 from ndflow.core import dtypes
 from ndflow.core import errors as tf_errors
 from ndflow.core.api_export import tf_export
-from ndflow.core.shapes import as_shape
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.data.dataset import DatasetV2
 from ndflow.data.text_line import _chunks, _scalar, file_names
@@ -56,34 +54,3 @@ class FixedLengthRecordDataset(DatasetV2):
                     f"({self._record} bytes).")
             for start in range(self._header, self._header + body, self._record):
                 yield (_scalar(data[start:start + self._record]),)
-
-
-@tf_export("data.DatasetSpec", v1=["data.DatasetSpec"])
-class DatasetSpec:
-    """The type of a dataset: its element_spec (and the dataset's own shape, [] here)."""
-
-    def __init__(self, element_spec, dataset_shape=()):
-        self._element_spec = element_spec
-        self._dataset_shape = as_shape(dataset_shape)
-
-    @property
-    def element_spec(self):
-        return self._element_spec
-
-    @staticmethod
-    def from_value(value):
-        return DatasetSpec(value.element_spec)
-
-    def is_compatible_with(self, other) -> bool:
-        spec = other.element_spec if hasattr(other, "element_spec") else None
-        return spec == self._element_spec
-
-    def __eq__(self, other):
-        return isinstance(other, DatasetSpec) and other._element_spec == self._element_spec \
-            and other._dataset_shape == self._dataset_shape
-
-    def __hash__(self):
-        return hash(repr(self))
-
-    def __repr__(self):
-        return f"DatasetSpec({self._element_spec}, {self._dataset_shape!r})"

@@ -104,7 +104,7 @@ def with_shapes(spec_structure, shapes: list):
 
 def check_spec(spec_structure, what: str) -> None:
     for s in flatten(spec_structure):
-        if not isinstance(s, TensorSpec):
+        if not isinstance(s, TensorSpec) and not getattr(s, "_is_dataset_spec", False):
             raise TypeError(f"{what} must be a (nested) structure of `tf.TensorSpec` objects, "
                             f"got {s!r}.")
 
