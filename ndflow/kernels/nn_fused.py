@@ -6,6 +6,10 @@ folded into the GEMM) then the activation in place. `_MatMulAddScaled`: `mm` the
 `addcmul_` of `y * scale` into the product. In-place activations only ever touch the
 buffer the kernel itself just allocated, never an input.
 
+`_FusedBatchNormEx`: FusedBatchNormV3's kernel, then the side input added and the activation
+applied in place on the batch norm's fresh output (one allocation and one pass less than
+separate Add/Relu kernels).
+
 `_MaxPoolWithIndices` keeps ATen's argmax indices from the forward pool so
 `_MaxPoolGradWithIndices` scatters the gradient directly instead of recomputing the argmax
 from (orig_input, orig_output) as MaxPoolGrad must. Both use the same window plan
@@ -19,6 +23,7 @@ import torch
 
 from ndflow.core.errors import UnimplementedError
 from ndflow.kernels.nn_conv import ConvGeometry
+from ndflow.kernels.nn_norm import fused_batch_norm_kernel
 from ndflow.kernels.nn_pool import PoolGeometry, lowest_value
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_fused
@@ -125,3 +130,25 @@ def _max_pool_grad_with_indices(node):
             dx = p.unpad(dx, pl.extra, h, w)
         return p.back(dx)
     return max_pool_grad_with_indices
+
+
+_BN_ACTIVATIONS = {"Identity": None, "Relu": aten.relu_}
+
+
+@kernel(nn_fused.FusedBatchNormEx)
+def _fused_batch_norm_ex(node):
+    mode = node.attrs["activation_mode"]
+    if mode not in _BN_ACTIVATIONS:
+        raise UnimplementedError(None, None, f"Unsupported activation mode: {mode}")
+    act = _BN_ACTIVATIONS[mode]
+    bn = fused_batch_norm_kernel(node)
+
+    def fused_batch_norm_ex(x, scale, offset, mean, var, *side):
+        outs = bn(x, scale, offset, mean, var)
+        y = outs[0]
+        for s in side:
+            y.add_(s)  # y is the batch norm's own fresh buffer
+        if act is not None:
+            act(y)
+        return outs
+    return fused_batch_norm_ex

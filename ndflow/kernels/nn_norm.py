@@ -25,7 +25,8 @@ def _nhwc(y, nhwc):
 
 
 @kernel(nn_norm.FusedBatchNormV3)
-def _fused_batch_norm(node):
+def fused_batch_norm_kernel(node):
+    """FusedBatchNormV3's kernel (also the first half of `_FusedBatchNormEx`'s)."""
     a = node.attrs
     nhwc = a["data_format"] == "NHWC"
     eps = float(a["epsilon"])

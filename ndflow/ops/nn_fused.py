@@ -5,6 +5,10 @@
   `epsilon`, `leakyrelu_alpha`, plus the Conv2D/MatMul attrs), so graphs compare with
   grappler's output node by node. ndflow also accepts float64 in `_FusedMatMul` (TF's CPU
   kernel does not), because the remapper fuses float64 graphs too.
+- `_FusedBatchNormEx` is TensorFlow's internal op (FusedBatchNormV3's inputs plus
+  `num_side_inputs` side inputs added before the activation; `activation_mode` "Identity"
+  or "Relu"; the six outputs of FusedBatchNormV3). ndflow also accepts T/U double, as its
+  FusedBatchNormV3 does, so fused graphs can be checked in float64.
 - `_MatMulAddScaled(a, b, y, scale)` = `a @ b + y * scale` (scale a scalar) is
   ndflow-internal: the gradient of a weight with L2 regularization, `AddN(MatMul(..),
   Mul(w, c))`, in one GEMM plus one in-place multiply-add on the GEMM's own output.
@@ -21,7 +25,7 @@ remapper runs on graphs whose gradients are already built.
 from __future__ import annotations
 
 from ndflow.core.shapes import TensorShape
-from ndflow.ops import linalg, nn_conv, nn_pool
+from ndflow.ops import linalg, nn_conv, nn_norm, nn_pool
 from ndflow.ops.nn_common import (
     DATA_FORMAT,
     DILATIONS,
@@ -111,3 +115,27 @@ MaxPoolGradWithIndices = op_def(
     outputs=["output: T"], attrs=_POOL_ATTRS, shape=_pool_grad_with_indices_shape,
     gradient_undefined=True,
     doc="ndflow-internal: MaxPoolGrad scattering `grad` to `_MaxPoolWithIndices`' indices.")
+
+
+def _fused_batch_norm_ex_shape(ctx):
+    out = nn_norm.FusedBatchNormV3.shape_fn(ctx)
+    for side in ctx.shapes[5:]:
+        if not out[0].is_compatible_with(side):
+            raise ValueError(f"Incompatible shapes: {out[0]} vs. {side}")
+        out[0] = out[0].merge_with(side)
+    return out
+
+
+FusedBatchNormEx = op_def(
+    "_FusedBatchNormEx",
+    inputs=["x: T", "scale: U", "offset: U", "mean: U", "variance: U",
+            "side_input: num_side_inputs * T"],
+    outputs=["y: T", "batch_mean: U", "batch_variance: U", "reserve_space_1: U",
+             "reserve_space_2: U", "reserve_space_3: U"],
+    attrs=["T: {half, float, bfloat16, double}", "U: {float, double}",
+           "epsilon: float = 0.0001", "exponential_avg_factor: float = 1.0",
+           "num_side_inputs: int >= 0 = 0", "activation_mode: string = 'Identity'",
+           "data_format: {'NHWC', 'NCHW'} = 'NHWC'", "is_training: bool = true"],
+    shape=_fused_batch_norm_ex_shape, gradient_undefined=True,
+    doc="FusedBatchNormV3 [+ side input] + activation in one kernel (TensorFlow's internal "
+        "op).")

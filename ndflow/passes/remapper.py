@@ -20,6 +20,9 @@ fetched, fed or a target, and every op of a pattern must be on the same device. 
   indices), and each such MaxPoolGrad becomes `_MaxPoolGradWithIndices(orig_input, grad,
   indices)`: the backward pass no longer recomputes the argmax.
 
+- `Relu(FusedBatchNormV3)` and `Relu(Add(FusedBatchNormV3, side))` become `_FusedBatchNormEx`
+  (ndflow/passes/batch_norm_fusion.py: it is emitted at the batch norm, not at the root).
+
 A fused op takes the name of the last op it replaces (`Relu`, `MaxPool`, ...), so fetches
 of that op's output and consumers such as ReluGrad (which reads the Relu output, equal to
 the fused op's output) keep working; its control inputs are the union of the fused ops'.
@@ -35,6 +38,7 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph, Operation
 from ndflow.ops import nn_fused
+from ndflow.passes.batch_norm_fusion import fuse_batch_norm_activation
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import Any as AnyTensor
@@ -194,5 +198,6 @@ RULES: list[Rule] = [
 
 
 def remapper(graph: Graph, ctx: PassContext) -> Graph:
-    """Fuses Conv2D/MatMul + bias [+ activation], L2 gradient sums and MaxPool/MaxPoolGrad."""
-    return rewrite(graph, ctx, RULES)
+    """Fuses Conv2D/MatMul + bias [+ activation], L2 gradient sums, MaxPool/MaxPoolGrad and
+    batch norm + Relu."""
+    return fuse_batch_norm_activation(rewrite(graph, ctx, RULES), ctx)
