@@ -1,0 +1,150 @@
+"""compile_cluster: a cluster specialized to one signature gives the uncompiled outputs."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import torch
+
+import ndflow as tf
+from ndflow.jit import executable
+from ndflow.jit.errors import CompileUnimplemented
+from ndflow.jit.executable import compile_cluster, specialize_shapes
+from ndflow.ops.op_def import ArgDef, AttrDef, OpDef
+from tests.jit.cluster_graphs import (
+    CountingFallback,
+    build,
+    elementwise_chain,
+    mlp_block,
+    randn,
+    reductions,
+)
+
+CPU = torch.device("cpu")
+
+
+def _specs(args):
+    return [(tf.as_dtype(a.dtype), tuple(a.shape)) for a in args]
+
+
+CASES = {
+    "mlp_block": (mlp_block, [(tf.float32, [None, 8]), (tf.float32, [8, 4]),
+                              (tf.float32, [4])], [(5, 8), (8, 4), (4,)]),
+    "elementwise_chain": (elementwise_chain, [(tf.float32, [None, 6])] * 2, [(3, 6), (3, 6)]),
+    "reductions": (reductions, [(tf.float32, [None, 16])], [(7, 16)]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_executable_outputs_equal_fallback(case):
+    fn, specs, shapes = CASES[case]
+    fg = build(fn, specs)
+    args = [randn(*s, seed=i) for i, s in enumerate(shapes)]
+    exe = compile_cluster(fg, _specs(args), CPU)
+    got = exe(args)
+    want = CountingFallback(fg)(args)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_shapes_are_specialized_to_the_signature():
+    fg = build(mlp_block, CASES["mlp_block"][1])
+    shapes = specialize_shapes(fg, [(tf.float32, (5, 8)), (tf.float32, (8, 4)),
+                                    (tf.float32, (4,))])
+    by_name = {t.name: s.as_list() for t, s in shapes.items()}
+    assert by_name["MatMul:0"] == [5, 4]       # the graph only knows [None, 4]
+    assert by_name["Sum:0"] == [5]
+
+
+def test_intermediates_are_released_after_last_use(monkeypatch):
+    monkeypatch.setattr(executable, "plan_fusions", list)   # every op its own step
+    fg = build(mlp_block, CASES["mlp_block"][1])
+    exe = compile_cluster(fg, [(tf.float32, (5, 8)), (tf.float32, (8, 4)),
+                               (tf.float32, (4,))], CPU)
+    matmul_out = re.search(r"s = 0; (\w+) = ", exe.source).group(1)
+    bias_add_line = next(i for i, line in enumerate(exe.source.splitlines()) if "s = 1;" in line)
+    assert exe.source.splitlines()[bias_add_line + 1].strip() == f"del {matmul_out}"
+    assert exe.stats["library_calls"] == 6
+
+
+class _Group:
+    """A stand-in for J3's FusionGroup."""
+
+    def __init__(self, ops, inputs, outputs):
+        self.ops, self.inputs, self.outputs = ops, inputs, outputs
+
+
+def _elementwise_group(ops):
+    """Every op after the BiasAdd as one group (Relu, Mul, AddV2, Sum and their Consts)."""
+    start = next(i for i, op in enumerate(ops) if op.type == "Relu")
+    members = ops[start:]
+    inside = set(members)
+    inputs = [t for op in members for t in op.inputs if t.op not in inside]
+    outputs = [members[0].outputs[0], members[-1].outputs[0]]
+    return ops[:start] + [_Group(members, inputs, outputs)]
+
+
+def test_fusion_groups_go_to_the_code_generator(monkeypatch):
+    seen = {}
+
+    def fake_compile_fusion(group, input_specs, device, cache_dir):
+        seen["specs"] = input_specs
+        types = [op.type for op in group.ops]
+
+        def run(x):
+            y = torch.relu(x)
+            return [y, (y * 2.0 + 1.0).sum(dim=1)]
+        assert "Relu" in types and "Sum" in types
+        return run
+
+    monkeypatch.setattr(executable, "plan_fusions", _elementwise_group)
+    monkeypatch.setattr(executable, "compile_fusion", fake_compile_fusion)
+    fg = build(mlp_block, CASES["mlp_block"][1])
+    args = [randn(5, 8), randn(8, 4), randn(4)]
+    exe = compile_cluster(fg, _specs(args), CPU)
+    assert seen["specs"] == [(tf.float32, (5, 4))]
+    assert exe.stats["fused_groups"] == 1 and exe.stats["library_calls"] == 2
+    for g, w in zip(exe(args), CountingFallback(fg)(args)):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("failure", [CompileUnimplemented("no bf16 tanh"), RuntimeError("bug")])
+def test_a_group_the_generator_cannot_compile_runs_unfused(monkeypatch, failure):
+    def refuse(group, input_specs, device, cache_dir):
+        raise failure
+
+    monkeypatch.setattr(executable, "plan_fusions", _elementwise_group)
+    monkeypatch.setattr(executable, "compile_fusion", refuse)
+    fg = build(mlp_block, CASES["mlp_block"][1])
+    args = [randn(5, 8), randn(8, 4), randn(4)]
+    exe = compile_cluster(fg, _specs(args), CPU)
+    assert exe.stats["fused_groups"] == 0 and exe.stats["unfused_groups"] == 1
+    for g, w in zip(exe(args), CountingFallback(fg)(args)):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
+
+
+# An op with no kernel on any device (declared here, not registered: a stand-in).
+_NO_KERNEL = OpDef("_JitTestNoKernel", [ArgDef("x", type_attr="T")], [ArgDef("y", type_attr="T")],
+                   {"T": AttrDef("T", "type")}, shape_fn=lambda ctx: [ctx.shapes[0]])
+
+
+def test_op_without_kernel_is_compile_unimplemented():
+    def uses_no_kernel_op(x):
+        y = tf.nn.relu(x)
+        g = y.graph
+        return [g.create_op(_NO_KERNEL, [y], {"T": tf.float32}, [(tf.float32, y.shape)],
+                            "odd").outputs[0]]
+    fg = build(uses_no_kernel_op, [(tf.float32, [3])])
+    with pytest.raises(CompileUnimplemented, match="_JitTestNoKernel"):
+        compile_cluster(fg, [(tf.float32, (3,))], CPU)
+
+
+def test_runtime_errors_name_the_node():
+    fg = build(lambda x, y: [tf.matmul(x, y)], [(tf.float32, [None, None])] * 2)
+    exe = compile_cluster(fg, [(tf.float32, (2, 3)), (tf.float32, (2, 3))], CPU)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="MatMul"):
+        exe([randn(2, 3), randn(2, 3)])
