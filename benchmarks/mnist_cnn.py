@@ -8,7 +8,12 @@ Times one step (forward, backward, momentum update) at batch 64 on the same data
 - PyTorch eager (torch.nn.functional + autograd + torch.optim.SGD);
 - with --amp (default on): ndflow tf.function and TensorFlow with the bfloat16 mixed-precision
   graph rewrite (`auto_mixed_precision_onednn_bfloat16`), reported against float32 (the bar:
-  ndflow AMP step <= 0.7x the ndflow float32 step).
+  ndflow AMP step <= 0.7x the ndflow float32 step);
+- with --jit (default on): ndflow tf.function with auto-clustering (`tf.config.optimizer.
+  set_jit(True)`) and with `jit_compile=True`, and TensorFlow with `jit_compile=True` (issue
+  11's bar: ndflow's best configuration <= 0.8x TensorFlow graph mode and <= 0.8x PyTorch eager);
+- with --loss-scale (default on): ndflow tf.function with the Keras `LossScaleOptimizer`
+  (dynamic scaling, rewrite off) against the same step without it (bar: <= 1.03x).
 Prints the median of at least 20 steps after warm-up for each, and ratios to TensorFlow.
 With --device gpu, ndflow runs under `tf.device("/GPU:0")` and PyTorch on cuda:0 (each step
 synchronized); the AMP rewrite is then the float16 one (`auto_mixed_precision`).
@@ -103,21 +108,30 @@ def ndflow_session(x, y, params, steps, warmup):
             return median_ms(lambda: sess.run(train, feed), steps, warmup)
 
 
-def ndflow_function(x, y, params, steps, warmup, eager=False, amp=False):
+def ndflow_function(x, y, params, steps, warmup, eager=False, amp=False, jit=None,
+                    loss_scale=False):
+    """`jit`: None, "auto" (set_jit(True): auto-clustering) or "compile" (jit_compile=True)."""
     tf.config.optimizer.set_experimental_options({_amp_option(): amp})
     with tf.device(_tf_device()):
         p = {k: tf.Variable(v) for k, v in params.items()}
         xt, yt = tf.constant(x), tf.constant(y)
     variables = list(p.values())
     opt = tf.keras.optimizers.SGD(0.01, momentum=0.9)
+    if loss_scale:
+        opt = tf.keras.mixed_precision.LossScaleOptimizer(opt)
 
     def step(data, labels):
         with tf.GradientTape() as tape:
             loss = _ndflow_loss(p, data, labels)
-        opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
+            scaled = opt.get_scaled_loss(loss) if loss_scale else loss
+        grads = tape.gradient(scaled, variables)
+        if loss_scale:
+            grads = opt.get_unscaled_gradients(grads)
+        opt.apply_gradients(zip(grads, variables))
         return loss
 
-    fn = step if eager else tf.function(step)
+    tf.config.optimizer.set_jit(jit == "auto")
+    fn = step if eager else tf.function(step, jit_compile=True if jit == "compile" else None)
 
     def run():
         with tf.device(_tf_device()):
@@ -160,13 +174,14 @@ import json, sys, time
 import numpy as np
 import tensorflow as tf
 d = np.load(sys.argv[1]); steps, warmup = int(sys.argv[2]), int(sys.argv[3])
-if len(sys.argv) > 4 and sys.argv[4] == "amp":
+mode = sys.argv[4] if len(sys.argv) > 4 else "f32"
+if mode == "amp":
     tf.config.optimizer.set_experimental_options({"auto_mixed_precision_onednn_bfloat16": True})
 x, y = tf.constant(d["x"]), tf.constant(d["y"])
 p = {k[2:]: tf.Variable(d[k]) for k in d.files if k.startswith("p_")}
 variables = list(p.values())
 opt = tf.keras.optimizers.SGD(0.01, momentum=0.9)
-@tf.function
+@tf.function(jit_compile=True if mode == "xla" else None)
 def step(data, labels):
     with tf.GradientTape() as tape:
         conv = tf.nn.conv2d(data, p["conv1_weights"], [1, 1, 1, 1], "SAME")
@@ -192,7 +207,8 @@ print(json.dumps({"tf_graph_ms": 1000 * float(np.median(ts)), "version": tf.__ve
 """
 
 
-def tensorflow_graph(x, y, params, steps, warmup, amp=False):
+def tensorflow_graph(x, y, params, steps, warmup, mode="f32"):
+    """`mode`: "f32", "amp" (the bf16 rewrite) or "xla" (jit_compile=True)."""
     tf_python = os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python")
     if not os.path.exists(tf_python):
         return None, "not installed"
@@ -201,7 +217,7 @@ def tensorflow_graph(x, y, params, steps, warmup, amp=False):
         np.savez(path, x=x, y=y, **{"p_" + k: v for k, v in params.items()})
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
         out = subprocess.run([tf_python, "-c", _TF_SCRIPT, path, str(steps), str(warmup),
-                              "amp" if amp else "f32"],
+                              mode],
                              capture_output=True, text=True, env=env)
     if out.returncode != 0:
         return None, out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"
@@ -215,6 +231,10 @@ def main(argv=None):
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--amp", action=argparse.BooleanOptionalAction, default=True,
                     help="also time the mixed-precision graph rewrite")
+    ap.add_argument("--jit", action=argparse.BooleanOptionalAction, default=True,
+                    help="also time auto-clustering and jit_compile=True")
+    ap.add_argument("--loss-scale", action=argparse.BooleanOptionalAction, default=True,
+                    help="also time the step with a dynamic LossScaleOptimizer")
     ap.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
     args = ap.parse_args(argv)
     global DEVICE
@@ -230,14 +250,29 @@ def main(argv=None):
         results[f"ndflow tf.function {amp_name}"] = ndflow_function(
             x, y, params, args.steps, args.warmup, amp=True)
         tf.config.optimizer.set_experimental_options({_amp_option(): False})
+    if args.jit:
+        for label, jit in (("auto-jit", "auto"), ("jit_compile", "compile")):
+            try:
+                results[f"ndflow tf.function {label}"] = ndflow_function(
+                    x, y, params, args.steps, args.warmup, jit=jit)
+            except Exception as e:  # noqa: BLE001 - report and go on with the other figures
+                print(f"  ndflow {label}: failed: {type(e).__name__}: {e}")
+        tf.config.optimizer.set_jit(False)
+    if args.loss_scale:
+        results["ndflow tf.function LossScaleOptimizer"] = ndflow_function(
+            x, y, params, args.steps, args.warmup, loss_scale=True)
     results["ndflow eager"] = ndflow_function(x, y, params, args.steps, args.warmup, eager=True)
     results["PyTorch eager"] = torch_eager(x, y, params, args.steps, args.warmup)
     if tf_ms is not None:
         results[f"TensorFlow {tf_info} graph"] = tf_ms
         if args.amp:
-            tf_amp_ms, _ = tensorflow_graph(x, y, params, args.steps, args.warmup, amp=True)
+            tf_amp_ms, _ = tensorflow_graph(x, y, params, args.steps, args.warmup, mode="amp")
             if tf_amp_ms is not None:
                 results[f"TensorFlow {tf_info} AMP bf16"] = tf_amp_ms
+        if args.jit:
+            tf_xla_ms, _ = tensorflow_graph(x, y, params, args.steps, args.warmup, mode="xla")
+            if tf_xla_ms is not None:
+                results[f"TensorFlow {tf_info} jit_compile"] = tf_xla_ms
     print(cpu_line())
     if DEVICE == "gpu":
         print(f"GPU: {torch.cuda.get_device_name(0)} (torch {torch.__version__})")
@@ -245,14 +280,23 @@ def main(argv=None):
           f"after {args.warmup} warm-up")
     for name, ms in results.items():
         ratio = f"  {ms / tf_ms:5.2f}x TF graph" if tf_ms else ""
-        print(f"  {name:28s} {ms:8.2f} ms{ratio}")
+        print(f"  {name:40s} {ms:8.2f} ms{ratio}")
     if tf_ms is None:
         print(f"  TensorFlow: {tf_info}")
     if args.amp:
         amp_ratio = results[f"ndflow tf.function {amp_name}"] / results["ndflow tf.function"]
         print(f"  ndflow {amp_name} / ndflow float32 (tf.function): {amp_ratio:.2f}x "
               f"(bar <= 0.70x)")
+    if args.loss_scale:
+        ls_ratio = results["ndflow tf.function LossScaleOptimizer"] / results["ndflow tf.function"]
+        print(f"  ndflow LossScaleOptimizer / ndflow float32 (tf.function): {ls_ratio:.3f}x "
+              f"(bar <= 1.03x)")
     torch_ms = results["PyTorch eager"]
+    ndflow_best = min(v for k, v in results.items() if k.startswith("ndflow") and "AMP" not in k
+                      and "LossScale" not in k)
+    if tf_ms:
+        print(f"  ndflow best float32 / TF graph: {ndflow_best / tf_ms:.2f}x (bar <= 0.80x)")
+    print(f"  ndflow best float32 / PyTorch eager: {ndflow_best / torch_ms:.2f}x (bar <= 0.80x)")
     print(f"  ndflow Session / PyTorch eager: {results['ndflow Session (graph)'] / torch_ms:.2f}x")
     return results
 
