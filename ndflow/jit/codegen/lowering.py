@@ -1,0 +1,367 @@
+"""A fusion group lowered to a backend-neutral loop description (`KernelIR`).
+
+Every value of the group is a *virtual array*: an expression DAG whose leaves are the group's
+inputs seen through strides (a broadcast dimension has stride 0; Reshape/ExpandDims/Squeeze/
+BroadcastTo only change the leaves' strides, as `torch.Tensor.view`/`expand` would). The
+outputs' expressions are then all indexed by one iteration space:
+
+- loop fusion: the (first) output's shape; every output has that many elements;
+- input fusion: the reductions' common input shape, split into kept and reduced dimensions.
+
+Adjacent dimensions that every leaf walks contiguously are merged, so a plain elementwise chain
+becomes one flat loop. A backend turns the IR into source (numba_backend.py); a GPU backend can
+take the same IR.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ndflow.core import dtypes
+from ndflow.jit.codegen import emitters
+from ndflow.jit.errors import CompileUnimplemented
+
+
+def compute_dtype(dt):
+    """The type a value is computed in: float32 for the 16-bit floats."""
+    return dtypes.float32 if dt in (dtypes.float16, dtypes.bfloat16) else dt
+
+
+@dataclass(frozen=True)
+class Leaf:
+    index: int                  # group input number
+    strides: tuple              # element strides per dimension of the value's shape
+
+
+@dataclass(frozen=True)
+class Literal:
+    value: object
+    dtype: object
+
+
+@dataclass(frozen=True)
+class Node:
+    op: object                  # the Operation (identity-compared)
+    args: tuple
+    dtype: object               # result dtype (before compute_dtype)
+
+    def __hash__(self):
+        return hash((id(self.op), self.args))
+
+    def __eq__(self, other):
+        return isinstance(other, Node) and self.op is other.op and self.args == other.args
+
+
+@dataclass
+class OutputIR:
+    expr: object
+    dtype: object
+    shape: tuple
+    reduce: str | None = None   # accumulator kind for a reduction output
+    count: int = 1              # elements reduced into one output element (Mean)
+
+
+@dataclass
+class KernelIR:
+    kind: str                   # "loop" or "input"
+    shape: tuple                # iteration space after merging dimensions
+    reduced: tuple              # per dimension: True if reduced (input fusion)
+    input_dtypes: list
+    input_sizes: list
+    outputs: list = field(default_factory=list)
+    out_strides: list = field(default_factory=list)   # per output, strides in the space
+    leaf_strides: dict = field(default_factory=dict)  # Leaf -> strides in merged space
+
+
+def _contiguous_strides(shape) -> tuple:
+    s, out = 1, []
+    for d in reversed(shape):
+        out.append(s)
+        s *= d
+    return tuple(reversed(out))
+
+
+def _broadcast_shape(shapes) -> tuple:
+    rank = max((len(s) for s in shapes), default=0)
+    out = [1] * rank
+    for s in shapes:
+        for i, d in enumerate(s, start=rank - len(s)):
+            if d != 1:
+                if out[i] not in (1, d):
+                    raise CompileUnimplemented(f"shapes {shapes} do not broadcast")
+                out[i] = d
+    return tuple(out)
+
+
+class _Views:
+    """Rewrites a virtual array for a new shape (broadcast or reshape), memoized so that a DAG
+    stays a DAG."""
+
+    def __init__(self):
+        self.memo = {}
+
+    def map(self, e, key, fn):
+        k = (e, key)
+        if k in self.memo:
+            return self.memo[k]
+        if isinstance(e, Leaf):
+            r = Leaf(e.index, fn(e.strides))
+        elif isinstance(e, Literal):
+            r = e
+        else:
+            r = Node(e.op, tuple(self.map(a, key, fn) for a in e.args), e.dtype)
+        self.memo[k] = r
+        return r
+
+    def broadcast(self, e, src: tuple, dst: tuple):
+        if src == dst:
+            return e
+        lead = len(dst) - len(src)
+
+        def fn(st):
+            return tuple(0 if i < lead or src[i - lead] != d else st[i - lead]
+                         for i, d in enumerate(dst))
+        return self.map(e, ("b", src, dst), fn)
+
+    def reshape(self, e, src: tuple, dst: tuple):
+        if src == dst:
+            return e
+
+        def fn(st):
+            r = _view_strides(src, st, dst)
+            if r is None:
+                raise CompileUnimplemented(f"reshape {list(src)} -> {list(dst)} of a "
+                                           "broadcast value is not a view")
+            return r
+        return self.map(e, ("r", src, dst), fn)
+
+
+def _view_strides(shape, strides, new_shape):
+    """Strides of `new_shape` viewing the same elements (torch's computeStride), or None."""
+    if math.prod(shape) == 0:
+        return _contiguous_strides(new_shape)
+    old = [(d, s) for d, s in zip(shape, strides) if d != 1]
+    out = [0] * len(new_shape)
+    oi = 0
+    ni = 0
+    new_dims = list(new_shape)
+    while ni < len(new_dims):
+        if new_dims[ni] == 1:
+            out[ni] = 0
+            ni += 1
+            continue
+        if oi >= len(old):
+            return None
+        # Take a chunk of old dims that is contiguous among itself, and split it into new dims.
+        chunk = [old[oi]]
+        oi += 1
+        size = chunk[0][0]
+        target = [ni]
+        tsize = new_dims[ni]
+        while size != tsize:
+            if size < tsize:
+                if oi >= len(old):
+                    return None
+                d, s = old[oi]
+                if chunk[-1][1] != d * s:
+                    return None  # not contiguous: no view
+                chunk.append(old[oi])
+                oi += 1
+                size *= d
+            else:
+                ni2 = target[-1] + 1
+                while ni2 < len(new_dims) and new_dims[ni2] == 1:
+                    ni2 += 1
+                if ni2 >= len(new_dims):
+                    return None
+                target.append(ni2)
+                tsize *= new_dims[ni2]
+        base = chunk[-1][1]
+        for t in reversed(target):
+            out[t] = base
+            base *= new_dims[t]
+        ni = target[-1] + 1
+    if oi != len(old):
+        return None
+    return tuple(out)
+
+
+def _const_literal(op):
+    v = np.asarray(op.attrs["value"]).reshape(())
+    return Literal(v.item(), op.outputs[0].dtype)
+
+
+def lower(group, input_specs: list) -> KernelIR:
+    """The KernelIR of `group` for `input_specs` [(DType, shape tuple)], one per group input."""
+    if len(input_specs) != len(group.inputs):
+        raise CompileUnimplemented(f"{len(input_specs)} input specs for "
+                                   f"{len(group.inputs)} group inputs")
+    views = _Views()
+    val: dict = {}     # tensor -> (expr, shape)
+    for i, (t, (dt, shape)) in enumerate(zip(group.inputs, input_specs)):
+        if dt not in emitters.SUPPORTED:
+            raise CompileUnimplemented(f"dtype {getattr(dt, 'name', dt)} is not generated")
+        shape = tuple(int(d) for d in shape)
+        val[t] = (Leaf(i, _contiguous_strides(shape)), shape)
+    reductions = []
+    for op in group.ops:
+        if op.type == "Const":
+            val[op.outputs[0]] = (_const_literal(op), ())
+            continue
+        if emitters.is_reduction(op):
+            reductions.append(op)
+            continue
+        val[op.outputs[0]] = _lower_op(op, val, views)
+    outputs = list(group.outputs)
+    for t in outputs:
+        if t not in val and t.op not in reductions:
+            raise CompileUnimplemented(f"output {t.name} is not computed by the group")
+    if reductions:
+        return _lower_input_fusion(group, input_specs, outputs, reductions, val, views)
+    return _lower_loop_fusion(input_specs, outputs, val, views)
+
+
+def _value(t, val):
+    try:
+        return val[t]
+    except KeyError:
+        raise CompileUnimplemented(f"{t.name} is neither a group input nor computed") from None
+
+
+def _lower_op(op, val, views):
+    t = op.type
+    if t in emitters.SHAPE_OPS:
+        e, shape = _value(op.inputs[0], val)
+        new = _static_result_shape(op, shape)
+        if t == "BroadcastTo":
+            out = _broadcast_shape([shape, new])
+            return views.broadcast(e, shape, out), out
+        if math.prod(new) != math.prod(shape):
+            raise CompileUnimplemented(f"{op.name}: cannot reshape {list(shape)} to {list(new)}")
+        return views.reshape(e, shape, new), new
+    ins = [_value(x, val) for x in op.inputs]
+    shapes = [s for _, s in ins]
+    if t == "BiasAdd":
+        (x, xs), (b, bs) = ins
+        fmt = op.attrs.get("data_format", "NHWC")
+        fmt = fmt.decode() if isinstance(fmt, bytes) else fmt
+        if fmt == "NCHW" and len(xs) >= 3:
+            b = views.reshape(b, bs, bs + (1,) * (len(xs) - 2))
+            bs = bs + (1,) * (len(xs) - 2)
+        ins = [(x, xs), (b, bs)]
+        shapes = [xs, bs]
+    out_shape = _broadcast_shape(shapes)
+    if t == "BiasAdd" and out_shape != shapes[0]:
+        raise CompileUnimplemented(f"{op.name}: bias does not match the channel dimension")
+    args = tuple(views.broadcast(e, s, out_shape) for e, s in ins)
+    return Node(op, args, op.outputs[0].dtype), out_shape
+
+
+def _static_result_shape(op, shape) -> tuple:
+    t = op.type
+    if t == "Squeeze":
+        dims = op.attrs.get("squeeze_dims") or op.attrs.get("axis") or []
+        dims = {d % max(len(shape), 1) for d in dims}
+        if not dims:
+            return tuple(d for d in shape if d != 1)
+        return tuple(d for i, d in enumerate(shape) if i not in dims)
+    v = emitters.const_value(op.inputs[1])
+    if v is None:
+        raise CompileUnimplemented(f"{op.name}: shape operand is not constant")
+    if t == "ExpandDims":
+        axis = int(np.ravel(v)[0])
+        axis = axis if axis >= 0 else len(shape) + 1 + axis
+        return shape[:axis] + (1,) + shape[axis:]
+    dims = [int(d) for d in np.ravel(v)]
+    if t == "Reshape" and -1 in dims:
+        known = math.prod(d for d in dims if d != -1)
+        dims[dims.index(-1)] = math.prod(shape) // known if known else 0
+    return tuple(dims)
+
+
+def _lower_loop_fusion(input_specs, outputs, val, views) -> KernelIR:
+    space = val[outputs[0]][1]
+    n = math.prod(space)
+    exprs = []
+    for t in outputs:
+        e, s = val[t]
+        if math.prod(s) != n:
+            raise CompileUnimplemented(f"outputs of {n} and {math.prod(s)} elements in one loop")
+        exprs.append(OutputIR(views.reshape(e, s, space), t.dtype, s))
+    ir = KernelIR("loop", space, (False,) * len(space), [d for d, _ in input_specs],
+                  [math.prod(s) for _, s in input_specs], exprs)
+    strides = [_contiguous_strides(space) for _ in exprs]
+    return _merge_dims(ir, strides)
+
+
+def _lower_input_fusion(group, input_specs, outputs, reductions, val, views) -> KernelIR:
+    space = _value(reductions[0].inputs[0], val)[1]
+    axes = emitters.static_axes(reductions[0])
+    keep = reductions[0].attrs.get("keep_dims", False)
+    for r in reductions[1:]:
+        if (_value(r.inputs[0], val)[1] != space or emitters.static_axes(r) != axes
+                or r.attrs.get("keep_dims", False) != keep):
+            raise CompileUnimplemented("sibling reductions over different spaces")
+    if axes is None:
+        raise CompileUnimplemented("reduction axes are not constant")
+    axes = tuple(sorted({a % max(len(space), 1) for a in axes})) if space else ()
+    reduced = tuple(i in axes for i in range(len(space)))
+    kept_shape = tuple(1 if r else d for d, r in zip(space, reduced))
+    out_strides_kept = _contiguous_strides(kept_shape)
+    acc_strides = tuple(0 if r else s for s, r in zip(out_strides_kept, reduced))
+    count = math.prod(d for d, r in zip(space, reduced) if r)
+    exprs, strides = [], []
+    for t in outputs:
+        if t.op in reductions:
+            e, _ = _value(t.op.inputs[0], val)
+            kind = emitters.REDUCTIONS[t.op.type]
+            oshape = kept_shape if keep else tuple(d for d, r in zip(space, reduced) if not r)
+            exprs.append(OutputIR(e, t.dtype, oshape, kind, count))
+            strides.append(acc_strides)
+        else:
+            e, s = val[t]
+            if math.prod(s) != math.prod(space):
+                raise CompileUnimplemented(f"{t.name} is not in the reduction's input space")
+            exprs.append(OutputIR(views.reshape(e, s, space), t.dtype, s))
+            strides.append(_contiguous_strides(space))
+    ir = KernelIR("input", space, reduced, [d for d, _ in input_specs],
+                  [math.prod(s) for _, s in input_specs], exprs)
+    return _merge_dims(ir, strides)
+
+
+def _leaves(e, out: set):
+    if isinstance(e, Leaf):
+        out.add(e)
+    elif isinstance(e, Node):
+        for a in e.args:
+            _leaves(a, out)
+
+
+def _merge_dims(ir: KernelIR, out_strides: list) -> KernelIR:
+    """Drops size-1 dimensions and merges neighbours every leaf and output walks as one."""
+    leaves: set = set()
+    for o in ir.outputs:
+        _leaves(o.expr, leaves)
+    leaves = sorted(leaves, key=lambda lf: (lf.index, lf.strides))
+    vectors = [list(lf.strides) for lf in leaves] + [list(s) for s in out_strides]
+    dims = [i for i, d in enumerate(ir.shape) if d != 1]
+    shape = [ir.shape[i] for i in dims]
+    reduced = [ir.reduced[i] for i in dims]
+    vecs = [[v[i] for i in dims] for v in vectors]
+    i = len(shape) - 2
+    while i >= 0:
+        if reduced[i] == reduced[i + 1] and all(v[i] == v[i + 1] * shape[i + 1] for v in vecs):
+            shape[i] *= shape[i + 1]
+            del shape[i + 1], reduced[i + 1]
+            for v in vecs:
+                del v[i + 1]
+        i -= 1
+    if math.prod(ir.shape) == 0:
+        shape, reduced, vecs = [0], [False], [[0] for _ in vecs]
+    ir.shape, ir.reduced = tuple(shape), tuple(reduced)
+    ir.leaf_strides = {lf: tuple(v) for lf, v in zip(leaves, vecs)}
+    ir.out_strides = [tuple(v) for v in vecs[len(leaves):]]
+    return ir

@@ -1,0 +1,362 @@
+"""CPU backend: a KernelIR rendered as Python source of one loop nest, compiled by numba (LLVM).
+
+The kernel takes every input and output as a flat 1-D array (16-bit floats as uint16 bits) and
+indexes them with the strides of lowering.py; values are SSA temporaries placed at the
+shallowest loop level where they change (loop-invariant loads and math are hoisted). Reductions
+accumulate float32/16-bit values in float64 and integers in int64 (so results agree with ATen's
+within rounding), in a register when the reduced dimensions are innermost, else in an
+accumulator array walked in memory order. Big loops run their outermost dimension with
+`prange` on numba's thread pool.
+
+With a cache directory, the source goes to `<dir>/<hash>.py` (atomically) and is imported with
+numba's `cache=True`: another process loads the machine code from numba's cache in
+`<dir>/__pycache__` instead of compiling. numba is imported here only, inside functions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+import os
+import sys
+import tempfile
+import threading
+
+import numpy as np
+import torch
+
+from ndflow.core import dtypes
+from ndflow.jit.codegen import emitters
+from ndflow.jit.codegen.lowering import KernelIR, Leaf, Literal, compute_dtype
+from ndflow.jit.errors import CompileUnimplemented
+
+# Elements from which the outermost loop runs on numba's threads.
+PARALLEL_MIN_ELEMENTS = 1 << 20
+_HALF = (dtypes.float16, dtypes.bfloat16)
+_LOCK = threading.Lock()
+_KERNELS: dict = {}     # source hash -> compiled dispatcher (one per process)
+
+_PRELUDE = """\
+import numpy as np
+from math import (exp, log, log1p, expm1, sqrt, tanh, sin, cos, erf, fabs, isnan,
+                  isinf, isfinite)
+from numpy import floor, ceil, rint, fmod
+from numba import njit, prange
+from ndflow.jit.codegen.numba_intrinsics import (
+    select, maximum, minimum, pow, trunc_div, f16_to_f32, f32_to_f16, bf16_to_f32,
+    f32_to_bf16, round_bf16, round_f16)
+"""
+
+
+def _np_name(dt) -> str:
+    dt = compute_dtype(dt)
+    return "np.bool_" if dt.is_bool else f"np.{dt.name}"
+
+
+def _literal(v, dt) -> str:
+    dt = compute_dtype(dt)
+    if dt.is_bool:
+        return "True" if bool(v) else "False"
+    if dt.is_floating:
+        f = float(v)
+        if math.isnan(f):
+            text = "np.nan"
+        elif math.isinf(f):
+            text = "np.inf" if f > 0 else "-np.inf"
+        else:
+            text = repr(f)
+        return f"{_np_name(dt)}({text})"
+    return f"{_np_name(dt)}({int(v)})"
+
+
+class _Body:
+    """SSA statements per loop level (-1: before all loops)."""
+
+    def __init__(self, ir: KernelIR):
+        self.ir = ir
+        self.levels: dict = {}
+        self.names: dict = {}
+        self.depth: dict = {}
+        self.n = 0
+
+    def emit(self, e) -> tuple:
+        """(name or literal text, depth) of expression `e`."""
+        if e in self.names:
+            return self.names[e], self.depth[e]
+        if isinstance(e, Literal):
+            return _literal(e.value, e.dtype), -1
+        if isinstance(e, Leaf):
+            st = self.ir.leaf_strides[e]
+            terms = [f"i{d}" if s == 1 else f"i{d} * {s}" for d, s in enumerate(st) if s]
+            depth = max((d for d, s in enumerate(st) if s), default=-1)
+            load = f"in{e.index}[{' + '.join(terms) or '0'}]"
+            dt = self.ir.input_dtypes[e.index]
+            if dt == dtypes.bfloat16:
+                load = f"bf16_to_f32({load})"
+            elif dt == dtypes.float16:
+                load = f"f16_to_f32({load})"
+            return self._assign(e, load, depth)
+        args = [self.emit(a) for a in e.args]
+        depth = max((d for _, d in args), default=-1)
+        op = e.op
+        k = emitters.EmitContext(op, _literal)
+        text = emitters.emitter(op.type)([a for a, _ in args], k)
+        text = f"{_np_name(e.dtype)}({text})"
+        if e.dtype == dtypes.bfloat16:
+            text = f"round_bf16({text})"
+        elif e.dtype == dtypes.float16:
+            text = f"round_f16({text})"
+        return self._assign(e, text, depth)
+
+    def _assign(self, e, text, depth):
+        name = f"t{self.n}"
+        self.n += 1
+        self.levels.setdefault(depth, []).append(f"{name} = {text}")
+        self.names[e], self.depth[e] = name, depth
+        return name, depth
+
+
+def _store(value: str, dt) -> str:
+    if dt == dtypes.bfloat16:
+        return f"f32_to_bf16({value})"
+    if dt == dtypes.float16:
+        return f"f32_to_f16({value})"
+    return value
+
+
+_ACC = {"sum": ("{a} + {v}", "0"), "mean": ("{a} + {v}", "0"), "prod": ("{a} * {v}", "1"),
+        "max": ("maximum({a}, {v})", None), "min": ("minimum({a}, {v})", None),
+        "all": ("{a} & {v}", "True"), "any": ("{a} | {v}", "False")}
+
+
+def _acc_type(o) -> str:
+    if o.reduce in ("all", "any"):
+        return "np.bool_"
+    dt = compute_dtype(o.dtype)
+    if o.reduce in ("max", "min"):
+        return _np_name(dt)
+    return "np.float64" if dt.is_floating else "np.int64"
+
+
+def _acc_init(o) -> str:
+    op, init = _ACC[o.reduce]
+    if init is not None:
+        return f"{_acc_type(o)}({init})"
+    dt = compute_dtype(o.dtype)
+    lowest = o.reduce == "max"
+    if dt.is_floating:
+        return f"{_np_name(dt)}({'-np.inf' if lowest else 'np.inf'})"
+    return f"{_np_name(dt)}({dt.min if lowest else dt.max})"
+
+
+def _acc_final(o, a: str) -> str:
+    dt = compute_dtype(o.dtype)
+    if o.reduce == "mean":
+        a = (f"({a} / {o.count})" if dt.is_floating else f"trunc_div({a}, {max(o.count, 1)})")
+    return _store(f"{_np_name(dt)}({a})", o.dtype)
+
+
+def render(ir: KernelIR, parallel: bool) -> str:
+    """Python source of the kernel `kernel(in0, ..., out0, ...)`."""
+    body = _Body(ir)
+    shape, reduced = ir.shape, ir.reduced
+    rank = len(shape)
+    out_vals = [body.emit(o.expr) for o in ir.outputs]
+    row = not any(reduced[i] and not reduced[i + 1] for i in range(rank - 1))
+    first_reduced = next((i for i, r in enumerate(reduced) if r), rank)
+    lines = []
+    ind = "    "
+
+    def put(level_indent, text):
+        lines.append(ind * level_indent + text)
+
+    reds = [(j, o) for j, o in enumerate(ir.outputs) if o.reduce]
+    depth_indent = {}
+    for j, o in reds if not row else []:
+        n_acc = math.prod(s for s, r in zip(shape, reduced) if not r)
+        put(1, f"acc{j} = np.full({n_acc}, {_acc_init(o)})")
+    for s in body.levels.get(-1, []):
+        put(1, s)
+    level_indent = 1
+    for d in range(rank):
+        if row and d == first_reduced:
+            for j, o in reds:
+                put(level_indent, f"acc{j} = {_acc_init(o)}")
+        loop = "prange" if parallel and d == 0 and not reduced[0] else "range"
+        put(level_indent, f"for i{d} in {loop}({shape[d]}):")
+        level_indent += 1
+        depth_indent[d] = level_indent
+        for s in body.levels.get(d, []):
+            put(level_indent, s)
+    if row and first_reduced == rank:
+        for j, o in reds:
+            put(level_indent, f"acc{j} = {_acc_init(o)}")
+    inner = level_indent
+
+    def index(strides):
+        terms = [f"i{d}" if s == 1 else f"i{d} * {s}" for d, s in enumerate(strides) if s]
+        return " + ".join(terms) or "0"
+
+    for j, (o, (v, _)) in enumerate(zip(ir.outputs, out_vals)):
+        if not o.reduce:
+            put(inner, f"out{j}[{index(ir.out_strides[j])}] = {_store(v, o.dtype)}")
+            continue
+        op = _ACC[o.reduce][0]
+        cast = f"{_acc_type(o)}({v})"
+        if row:
+            put(inner, f"acc{j} = {op.format(a=f'acc{j}', v=cast)}")
+        else:
+            a = f"acc{j}[{index(ir.out_strides[j])}]"
+            put(inner, f"{a} = {op.format(a=a, v=cast)}")
+    if reds and row:
+        close = depth_indent.get(first_reduced - 1, 1) if first_reduced > 0 else 1
+        for j, o in reds:
+            kept = ir.out_strides[j][:first_reduced]
+            put(close, f"out{j}[{index(kept)}] = {_acc_final(o, f'acc{j}')}")
+    elif reds:
+        for j, o in reds:
+            put(1, f"for k in range(acc{j}.size):")
+            put(2, f"out{j}[k] = {_acc_final(o, f'acc{j}[k]')}")
+    n_in, n_out = len(ir.input_dtypes), len(ir.outputs)
+    args = [f"in{i}" for i in range(n_in)] + [f"out{j}" for j in range(n_out)]
+    fastmath = "{'reassoc', 'nsz'}" if reds else "False"
+    head = (f"@njit(cache=CACHE, parallel={parallel}, fastmath={fastmath}, "
+            "error_model='numpy', nogil=True)\n"
+            f"def kernel({', '.join(args)}):\n")
+    return _PRELUDE + "\n\n" + head + "\n".join(lines or ["    pass"]) + "\n"
+
+
+def _array_type(dt):
+    import numba  # noqa: PLC0415 - numba loads only when a kernel is compiled
+    if dt in _HALF:
+        return numba.types.Array(numba.types.uint16, 1, "C")
+    if dt.is_bool:
+        return numba.types.Array(numba.types.boolean, 1, "C")
+    return numba.types.Array(numba.from_dtype(np.dtype(dt.np_dtype)), 1, "C")
+
+
+def _signature(ir: KernelIR):
+    import numba  # noqa: PLC0415
+    arrays = [_array_type(d) for d in ir.input_dtypes] + [_array_type(o.dtype)
+                                                          for o in ir.outputs]
+    return numba.types.void(*arrays)
+
+
+def _write_atomic(path: str, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".py")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _load_module(name: str, path: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    sys.modules[name] = mod  # numba's cache locates the function's module by name
+    return mod
+
+
+def _from_cache_dir(source: str, digest: str, cache_dir: str):
+    """The kernel module from `<cache_dir>/k<digest>.py`, (re)written when missing or not the
+    expected source (a corrupt file)."""
+    path = os.path.join(cache_dir, f"k{digest}.py")
+    try:
+        with open(path) as f:
+            ok = f.read() == source
+    except (OSError, UnicodeDecodeError):
+        ok = False
+    if not ok:
+        os.makedirs(cache_dir, exist_ok=True)
+        _write_atomic(path, source)
+    return _load_module(f"_ndflow_jit_k{digest}", path)
+
+
+def _compile_source(source: str, sig, cache_dir: str | None):
+    digest = hashlib.sha256(source.encode()).hexdigest()[:32]
+    with _LOCK:
+        hit = _KERNELS.get(digest)
+        if hit is not None:
+            return hit
+        if cache_dir:
+            text = source.replace("cache=CACHE", "cache=True")
+            try:
+                mod = _from_cache_dir(text, digest, cache_dir)
+                mod.kernel.compile(sig)
+            except OSError as e:
+                raise CompileUnimplemented(f"kernel cache {cache_dir!r}: {e}") from None
+            except Exception:  # noqa: BLE001 - a corrupt numba cache entry: rebuild it
+                _drop_numba_cache(cache_dir, digest)
+                mod = _from_cache_dir(text, digest, cache_dir)
+                mod.kernel.compile(sig)
+        else:
+            scope: dict = {"__name__": f"_ndflow_jit_k{digest}"}
+            exec(compile(source.replace("cache=CACHE", "cache=False"),  # noqa: S102
+                         f"<ndflow jit kernel {digest}>", "exec"), scope)
+            mod = type("module", (), scope)
+            mod.kernel.compile(sig)
+        _KERNELS[digest] = mod.kernel
+        return mod.kernel
+
+
+def _drop_numba_cache(cache_dir: str, digest: str) -> None:
+    folder = os.path.join(cache_dir, "__pycache__")
+    if not os.path.isdir(folder):
+        return
+    for name in os.listdir(folder):
+        if name.startswith(f"k{digest}."):
+            try:
+                os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass
+
+
+def _flat_numpy(t: torch.Tensor, dt):
+    if not t.is_contiguous():
+        t = t.contiguous()
+    if dt in _HALF:
+        t = t.view(torch.uint16)
+    return t.reshape(-1).numpy()
+
+
+_EMPTY_FILL = {"sum": 0, "mean": float("nan"), "prod": 1, "all": True, "any": False}
+
+
+def _empty_fill(red: str, dt):
+    """What a reduction of no elements gives (ATen's, as ndflow's kernels)."""
+    if red == "mean" and not dt.is_floating:
+        return 0
+    if red in _EMPTY_FILL:
+        return _EMPTY_FILL[red]
+    if dt.is_floating:
+        return -math.inf if red == "max" else math.inf
+    return dt.min if red == "max" else dt.max
+
+
+def build(ir: KernelIR, device: torch.device, cache_dir: str | None):
+    """The callable running `ir`: (*torch tensors) -> [torch tensors]."""
+    numel = math.prod(ir.shape)
+    parallel = numel >= PARALLEL_MIN_ELEMENTS and not (ir.reduced and ir.reduced[0])
+    source = render(ir, parallel)
+    kernel = None if numel == 0 else _compile_source(source, _signature(ir), cache_dir)
+    in_dtypes = list(ir.input_dtypes)
+    outs = [(tuple(o.shape), o.dtype, o.reduce) for o in ir.outputs]
+
+    def run(*tensors):
+        args = [_flat_numpy(t, d) for t, d in zip(tensors, in_dtypes)]
+        results = [torch.empty(s, dtype=dt.torch_dtype, device=device) for s, dt, _ in outs]
+        if kernel is None:
+            for r, (_, dt, red) in zip(results, outs):
+                if red is not None and r.numel():
+                    r.fill_(_empty_fill(red, dt))
+            return results
+        kernel(*args, *[_flat_numpy(r, dt) for r, (_, dt, _) in zip(results, outs)])
+        return results
+    run.source = source
+    return run

@@ -1,0 +1,349 @@
+"""XLA's fusion rules: which ops of a compiled cluster become one generated kernel.
+
+`plan_fusions(ops, live_outputs)` splits a cluster's ops (topological order) into
+`FusionGroup`s and the `Operation`s that stay library calls (MatMul, Conv2D, pooling, ...),
+following the reference's section 4 rules, applied consumer-first as XLA's instruction
+fusion does:
+
+- *loop* fusions: elementwise chains with the broadcasts, reshapes and casts between them, one
+  loop over the output;
+- *input* fusions: a reduction (Sum/Mean/Max/Min/Prod/All/Any over constant axes) is the root
+  ("hero") and its elementwise producers are fused in; a reduction is never fused into its
+  consumers. Sibling reductions over the same input space share one read (mean and variance);
+- an expensive producer (exp, log, tanh, sqrt, divide, pow, erf, ...) is never computed twice:
+  it is not fused where the consumer reuses its elements (a broadcast), and a producer with
+  users in several places is fused into one group that also writes it out (XLA's
+  producer-consumer multi-output fusion) rather than recomputed elsewhere;
+- the bandwidth guard: a producer whose inputs are larger than its output is fused only into a
+  group that holds all its consumers;
+- an op belongs to at most one group, and merging never creates a cycle between units.
+
+What the code generator can emit (op types, dtypes, static axes) is asked of
+`ndflow.jit.codegen.emitters`, so the plan never holds a group that codegen cannot compile for
+a reason the graph already shows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ndflow.core.graph import Operation
+from ndflow.jit.codegen import emitters
+
+LOOP, INPUT = "loop", "input"
+
+
+@dataclass(eq=False)
+class FusionGroup:
+    """Ops fused into one generated kernel.
+
+    `ops` in topological order; `inputs`: tensors read from outside (first use order, static
+    axis/shape constants excluded); `outputs`: tensors used outside the group or fetched;
+    `kind`: "loop" (elementwise over the output) or "input" (reduction roots)."""
+
+    ops: list
+    inputs: list = field(default_factory=list)
+    outputs: list = field(default_factory=list)
+    kind: str = LOOP
+    name: str = ""
+
+    @property
+    def roots(self) -> list:
+        """The reductions of an input fusion (its heroes); empty for a loop fusion."""
+        return [op for op in self.ops if emitters.is_reduction(op)]
+
+    def __repr__(self):
+        return (f"<FusionGroup {self.name} {self.kind}: "
+                f"{', '.join(op.type for op in self.ops)}>")
+
+
+def _numel(t) -> int | None:
+    dims = t.shape.as_list() if t.shape.rank is not None else None
+    if dims is None or any(d is None for d in dims):
+        return None
+    return math.prod(dims)
+
+
+def _same_numel(a, b) -> bool:
+    na, nb = _numel(a), _numel(b)
+    return na is not None and na == nb
+
+
+class _Group:
+    """A group under construction."""
+
+    def __init__(self, root: Operation):
+        self.ops = {root}
+        self.root = root
+        self.reductions = [root] if emitters.is_reduction(root) else []
+
+    @property
+    def space(self):
+        """A tensor whose shape is the group's iteration space."""
+        return self.reductions[0].inputs[0] if self.reductions else self.root.outputs[0]
+
+
+def _fusible(op: Operation) -> bool:
+    return emitters.can_emit(op)
+
+
+def _data_inputs(op: Operation) -> list:
+    """Inputs read as values (static axis/shape operands of fused ops excluded)."""
+    static = emitters.static_input_indices(op) if _fusible(op) else ()
+    return [t for i, t in enumerate(op.inputs) if i not in static]
+
+
+def _broadcasts(producer_out, consumer: Operation) -> bool:
+    """Whether `consumer` reads `producer_out`'s elements more than once (a broadcast)."""
+    na = _numel(producer_out)
+    nb = _numel(consumer.outputs[0]) if consumer.outputs else None
+    if emitters.is_reduction(consumer):
+        return False
+    if na is None or nb is None:
+        ra, rb = producer_out.shape.rank, consumer.outputs[0].shape.rank
+        return ra is None or rb is None or ra < rb
+    return na < nb
+
+
+def _bandwidth_heavy(op: Operation) -> bool:
+    """XLA's bandwidth guard: a non-unary op whose inputs are larger than its output."""
+    ins = _data_inputs(op)
+    if len(ins) < 2 or not op.outputs:
+        return False
+    out = _numel(op.outputs[0])
+    sizes = [_numel(t) for t in ins]
+    if out is None or any(s is None for s in sizes):
+        return False
+    return sum(s * t.dtype.size for s, t in zip(sizes, ins)) > out * op.outputs[0].dtype.size
+
+
+def plan_fusions(ops: list, live_outputs=None) -> list:
+    """`ops` (topological order) as a list of FusionGroups and Operations, in topological
+    order. `live_outputs`: tensors fetched from the cluster (default: the graph's `outputs`);
+    a tensor read by an op outside `ops` is live too."""
+    ops = list(ops)
+    if not ops:
+        return []
+    op_set = set(ops)
+    if live_outputs is None:
+        live_outputs = getattr(ops[0].graph, "outputs", None) or []
+    live = set(live_outputs)
+    for op in ops:
+        for t in op.outputs:
+            if any(c not in op_set for c in t.consumers()):
+                live.add(t)
+    order = {op: i for i, op in enumerate(ops)}
+    group_of: dict = {}
+    groups: list[_Group] = []
+
+    def consumers(op):
+        return [c for t in op.outputs for c in t.consumers() if c in op_set]
+
+    def value_consumers(op):
+        """Consumers reading op's outputs as values (not as a static axis/shape)."""
+        out = []
+        for t in op.outputs:
+            for c in t.consumers():
+                if c in op_set and any(x is t for x in _data_inputs(c)):
+                    out.append(c)
+        return out
+
+    for op in reversed(ops):
+        if not _fusible(op):
+            continue
+        if op.type == "Const":
+            users = value_consumers(op)
+            targets = {group_of.get(c) for c in users}
+            if (len(targets) == 1 and None not in targets and emitters.is_small_const(op)
+                    and not any(t in live for t in op.outputs)):
+                g = targets.pop()
+                g.ops.add(op)
+                group_of[op] = g
+            continue
+        users = value_consumers(op)
+        is_live = any(t in live for t in op.outputs)
+        static_only = [c for c in consumers(op) if c not in users]
+        target = None
+        if users and not emitters.is_reduction(op) and not static_only:
+            target = _choose_target(op, users, is_live, group_of, order)
+        if target is not None and not _creates_cycle(target, op, op_set, group_of):
+            target.ops.add(op)
+            group_of[op] = target
+            continue
+        g = _Group(op)
+        groups.append(g)
+        group_of[op] = g
+
+    _merge_siblings(groups, group_of, op_set)
+    return _assemble(ops, groups, group_of, live, op_set)
+
+
+def _choose_target(op, users, is_live, group_of, order):
+    """The group `op` fuses into, or None (it starts its own)."""
+    user_groups = []
+    for c in users:
+        g = group_of.get(c)
+        if g is not None and g not in user_groups:
+            user_groups.append(g)
+    all_inside = (len(user_groups) == 1 and not is_live
+                  and all(group_of.get(c) is user_groups[0] for c in users))
+    out = op.outputs[0]
+    expensive = emitters.is_expensive(op)
+    if all_inside:
+        g = user_groups[0]
+        if expensive and any(_broadcasts(out, c) for c in users):
+            return None  # rule 5: a consumer reusing elements would recompute it
+        return g
+    if _bandwidth_heavy(op):
+        return None  # rule 6: fused only where all its consumers are
+    # Multi-output: fuse into one consumer's group and write the value out for the others;
+    # the group's iteration space must be the value's (same element count).
+    for g in sorted(user_groups, key=lambda g: -order[g.root]):
+        if not _same_numel(out, g.space):
+            continue
+        if any(_broadcasts(out, c) for c in users if group_of.get(c) is g):
+            continue
+        return g
+    return None
+
+
+def _creates_cycle(group: _Group, op, op_set, group_of) -> bool:
+    """Whether adding `op` to `group` makes some path leave the group and come back."""
+    members = set(group.ops) | {op}
+    return _path_back(members, op_set, group_of)
+
+
+def _path_back(members: set, op_set, group_of) -> bool:
+    # Units outside the group are single ops or other groups; a path through any of them that
+    # re-enters `members` is a cycle.
+    frontier = []
+    for m in members:
+        for t in m.outputs:
+            for c in t.consumers():
+                if c in op_set and c not in members:
+                    frontier.append(c)
+    seen = set()
+    while frontier:
+        n = frontier.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        unit = group_of.get(n)
+        nodes = unit.ops if unit is not None else {n}
+        for u in nodes:
+            seen.add(u)
+            for t in u.outputs:
+                for c in t.consumers():
+                    if c in members:
+                        return True
+                    if c in op_set and c not in seen:
+                        frontier.append(c)
+    return False
+
+
+def _merge_siblings(groups: list, group_of: dict, op_set) -> None:
+    """Rule 3: input fusions reducing the same input space over the same axes become one
+    multi-output kernel (one read for mean and variance), when no path joins them."""
+    i = 0
+    while i < len(groups):
+        a = groups[i]
+        if not a.reductions:
+            i += 1
+            continue
+        for b in groups[i + 1:]:
+            if not b.reductions or not _same_reduction(a.reductions[0], b.reductions[0]):
+                continue
+            merged = a.ops | b.ops
+            saved = {op: group_of[op] for op in merged}
+            for op in merged:
+                group_of[op] = a
+            if _path_back(merged, op_set, group_of):
+                group_of.update(saved)
+                continue
+            a.ops = merged
+            a.reductions += b.reductions
+            groups.remove(b)
+        i += 1
+
+
+def _same_reduction(r1, r2) -> bool:
+    s1, s2 = r1.inputs[0].shape, r2.inputs[0].shape
+    if not (s1.is_fully_defined() and s2.is_fully_defined()) or s1.as_list() != s2.as_list():
+        return False
+    return (emitters.static_axes(r1) == emitters.static_axes(r2)
+            and r1.attrs.get("keep_dims") == r2.attrs.get("keep_dims"))
+
+
+def _assemble(ops, groups, group_of, live, op_set) -> list:
+    """FusionGroups (boundaries computed) and the remaining Operations, topologically sorted.
+    A Const read only as a static axis/shape of fused ops is dropped: nothing reads its value."""
+    units: list = []
+    unit_of: dict = {}
+    fusion_of: dict = {}
+    for n, g in enumerate(groups):
+        members = [op for op in ops if op in g.ops]
+        fg = FusionGroup(members, kind=INPUT if g.reductions else LOOP,
+                         name=f"fusion_{n}")
+        fusion_of[g] = fg
+    for op in ops:
+        g = group_of.get(op)
+        if g is not None:
+            unit = fusion_of[g]
+        else:
+            if op.type == "Const" and _only_static_use(op, op_set, group_of, live):
+                continue
+            unit = op
+        unit_of[op] = unit
+        if not units or units[-1] is not unit and unit not in units:
+            units.append(unit)
+    for fg in fusion_of.values():
+        inside = set(fg.ops)
+        for op in fg.ops:
+            for t in _data_inputs(op):
+                if t.op not in inside and t not in fg.inputs:
+                    fg.inputs.append(t)
+            for t in op.outputs:
+                if t in live or any(c in op_set and c not in inside for c in t.consumers()):
+                    fg.outputs.append(t)
+    return _toposort_units(units, unit_of)
+
+
+def _only_static_use(op, op_set, group_of, live) -> bool:
+    t = op.outputs[0]
+    if t in live:
+        return False
+    cs = [c for c in t.consumers() if c in op_set]
+    return bool(cs) and all(group_of.get(c) is not None and
+                            not any(x is t for x in _data_inputs(c)) for c in cs)
+
+
+def _toposort_units(units: list, unit_of: dict) -> list:
+    """Kahn's sort of the units, stable in first-op order."""
+    index = {id(u): i for i, u in enumerate(units)}
+    deps: dict = {id(u): set() for u in units}
+    for u in units:
+        members = u.ops if isinstance(u, FusionGroup) else [u]
+        for op in members:
+            for t in list(op.inputs) + [c.outputs[0] for c in op.control_inputs if c.outputs]:
+                p = unit_of.get(t.op)
+                if p is not None and p is not u:
+                    deps[id(u)].add(id(p))
+            for c in op.control_inputs:
+                p = unit_of.get(c)
+                if p is not None and p is not u:
+                    deps[id(u)].add(id(p))
+    done: set = set()
+    out: list = []
+    remaining = list(units)
+    while remaining:
+        for u in remaining:
+            if deps[id(u)] <= done:
+                out.append(u)
+                done.add(id(u))
+                remaining.remove(u)
+                break
+        else:  # a cycle would be a planner bug: keep the original order rather than loop
+            out.extend(sorted(remaining, key=lambda u: index[id(u)]))
+            break
+    return out
