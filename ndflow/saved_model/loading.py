@@ -35,6 +35,7 @@ from ndflow.saved_model.restored_functions import (
     RestoredFunction,
     SignatureFunction,
 )
+from ndflow.saved_model.restored_resources import CapturedTensor, RestoredResource
 from ndflow.saved_model.variables_io import VariablesReader
 
 
@@ -135,6 +136,7 @@ class _Loader:
         self._concrete: dict = {}
         self._library = None
         self._check_references()
+        self._paths = _node_paths(self.proto)
 
     def _check_references(self) -> None:
         """Every node id the object graph mentions exists (a damaged file is an error
@@ -190,6 +192,10 @@ class _Loader:
                     obj = self.nodes[node_id]
                     if isinstance(obj, Asset):
                         obj = obj.asset_path
+                    elif isinstance(obj, RestoredResource):
+                        obj = obj.resource_handle
+                    elif isinstance(obj, CapturedTensor):
+                        raise obj.unavailable(name)
                     if not isinstance(obj, (Variable, Tensor)):
                         raise ValueError(f"Function '{name}' captures node {node_id}, which "
                                          "is not a variable or a constant (unsupported by "
@@ -213,29 +219,65 @@ class _Loader:
                 self.nodes[i] = self._constant(p.constant.operation)
             elif kind == "asset":
                 self.nodes[i] = self._asset(p.asset.asset_file_def_index)
+            elif kind == "resource":
+                self.nodes[i] = RestoredResource(self._paths[i], i, p.resource.device)
+            elif kind == "captured_tensor":
+                c = p.captured_tensor
+                self.nodes[i] = CapturedTensor(c.name, c.concrete_function, i)
             elif kind == "user_object" or kind is None:
                 ident = p.user_object.identifier
                 self.nodes[i] = ([] if ident == "trackable_list_wrapper" else
                                  {} if ident == "trackable_dict_wrapper" else
                                  [] if ident == "trackable_tuple_wrapper" else
                                  {} if ident == "signature_map" else Loaded())
+        # resources first: the functions using a resource capture the handle its saved
+        # creator makes (TF's order too: a resource's creator captures nothing)
+        for i, p in enumerate(self.proto.nodes):
+            if p.WhichOneof("kind") == "resource":
+                self._create_resource(i, p)
         for i, p in enumerate(self.proto.nodes):
             kind = p.WhichOneof("kind")
-            if kind == "function":
+            if kind == "function" and self.nodes[i] is None:
                 self.nodes[i] = self._function(i, p.function)
             elif kind == "bare_concrete_function":
-                b = p.bare_concrete_function
-                cf = self.concrete(b.concrete_function_name)
-                self.nodes[i] = SignatureFunction(cf, list(b.argument_keywords),
-                                                  b.allowed_positional_arguments)
-            elif kind in ("resource", "captured_tensor"):
-                raise ValueError(f"SavedModel node {i} is a {kind}, which ndflow cannot load "
-                                 "yet")
+                self.nodes[i] = self._bare_concrete(i, p.bare_concrete_function)
         # children first (breadth-first ids: mostly higher), so tuples are complete when
         # their parents take them
         for i in reversed(range(len(self.proto.nodes))):
             self._attach(i, self.proto.nodes[i])
         return self.nodes[0]
+
+    def _bare_concrete(self, i: int, b):
+        try:
+            cf = self.concrete(b.concrete_function_name)
+        except ValueError as e:
+            if not any(isinstance(n, CapturedTensor) for n in self.nodes):
+                raise
+            return _Unavailable(b.concrete_function_name, str(e))
+        return SignatureFunction(cf, list(b.argument_keywords), b.allowed_positional_arguments)
+
+    def _create_resource(self, i: int, p) -> None:
+        """Builds the resource's saved functions and runs its creator and initializer."""
+        fns = {}
+        for ref in p.children:
+            child = self.proto.nodes[ref.node_id]
+            if ref.local_name in ("_create_resource", "_initialize") and \
+                    child.WhichOneof("kind") == "function":
+                if ref.local_name == "_create_resource":
+                    try:
+                        self.nodes[ref.node_id] = self._function(ref.node_id, child.function)
+                    except errors.NotFoundError as e:
+                        raise errors.NotFoundError(
+                            None, None, f"Cannot load SavedModel node {i} ('{self._paths[i]}')"
+                            f", a resource (e.g. a tf.lookup table): {e.message}") from None
+                fns[ref.local_name] = ref.node_id
+        creator = self.nodes[fns["_create_resource"]] if "_create_resource" in fns else None
+        self.nodes[i].create(creator, None)
+        init_id = fns.get("_initialize")
+        if init_id is not None:  # captures the handle just made
+            init = self._function(init_id, self.proto.nodes[init_id].function)
+            self.nodes[init_id] = init
+            init()
 
     def _asset(self, index: int) -> Asset:
         if not 0 <= index < len(self.asset_files):
@@ -301,6 +343,35 @@ class _Loader:
                 obj[ref.local_name] = child
             elif isinstance(obj, Loaded):
                 obj.__dict__[ref.local_name] = child
+
+
+class _Unavailable:
+    """A saved concrete function ndflow cannot call (it captures a custom gradient's
+    tensor): calling it raises the reason."""
+
+    def __init__(self, name: str, reason: str):
+        self.name = name
+        self._reason = reason
+
+    def __call__(self, *args, **kwargs):
+        raise ValueError(self._reason)
+
+
+def _node_paths(proto) -> list:
+    """'root.a.b' for each node (breadth-first from the root), for error messages."""
+    paths = [""] * len(proto.nodes)
+    if not proto.nodes:
+        return paths
+    paths[0] = "root"
+    queue = [0]
+    while queue:
+        i = queue.pop(0)
+        for ref in proto.nodes[i].children:
+            j = ref.node_id
+            if 0 <= j < len(paths) and not paths[j]:
+                paths[j] = f"{paths[i]}.{ref.local_name}"
+                queue.append(j)
+    return [p or f"node {i}" for i, p in enumerate(paths)]
 
 
 def _local_name(proto, node_id: int) -> str:

@@ -51,6 +51,9 @@ def _wrap(value):
 
 
 _FUNCTIONS = (Function, ConcreteFunction, RestoredFunction)
+# Keras' fit/evaluate/predict step functions: TensorFlow does not save them (they capture
+# the metrics' variables, which are not part of the model's object graph)
+_KERAS_STEP_FUNCTIONS = frozenset({"train_function", "test_function", "predict_function"})
 
 
 def _uses_checkpoint_children(obj) -> bool:
@@ -74,7 +77,8 @@ def children(obj) -> list:
         out = [(n, _wrap(v)) for n, v in ckpt_graph.trackable_children(obj) if v is not None]
         seen = {name for name, _ in out}
         for name, value in vars(obj).items():
-            if name not in seen and isinstance(value, _FUNCTIONS):
+            if name not in seen and isinstance(value, _FUNCTIONS) and \
+                    name not in _KERAS_STEP_FUNCTIONS:
                 out.append((name, value))
     else:
         out = []

@@ -48,6 +48,7 @@ class RestoredConcreteFunction:
         def body(*args):
             outs = inline_graph(graph, list(args) + handles, graph.outputs)
             leaves = flatten(output_signature)
+            _refine_shapes(outs, leaves)
             if len(leaves) != len(outs):  # a structure without tensors: flat outputs
                 return outs[0] if len(outs) == 1 else list(outs)
             return pack_sequence_as(output_signature, outs)
@@ -86,6 +87,19 @@ class RestoredConcreteFunction:
 
     def __repr__(self):
         return f"<RestoredConcreteFunction {self.name}>"
+
+
+def _refine_shapes(outs: list, leaves: list) -> None:
+    """Gives the outputs the saved output signature's static shapes where the rebuilt graph
+    lost them (a Keras layer over a loaded function sees `(None, 2)`, not `(None, None)`)."""
+    if len(leaves) != len(outs):
+        return
+    for t, spec in zip(outs, leaves):
+        if isinstance(spec, TensorSpec) and hasattr(t, "set_shape"):
+            try:
+                t.set_shape(spec.shape)
+            except ValueError:
+                pass  # the graph knows better than a stale signature
 
 
 def _bind(signature, args, kwargs, name: str) -> list:

@@ -16,4 +16,5 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     reshaping_layers,
     rnn_cells,
     rnn_layers,
+    tfsm_layer,
 )

@@ -58,7 +58,8 @@ def layer_children(layer) -> list:
     for name, value in vars(layer).items():
         if name in _BOOKKEEPING:
             continue
-        if isinstance(value, (Variable, Layer, Optimizer)):
+        if isinstance(value, (Variable, Layer, Optimizer)) or \
+                name in getattr(type(layer), "_tracked_attributes", ()):
             kids.append((renames.get(name, name), value))
         elif not name.startswith("_") and isinstance(value, (list, tuple, dict)) and \
                 holds_trackables(value):

@@ -23,6 +23,7 @@ from ndflow.core.shapes import TensorShape
 from ndflow.keras import serialization_lib
 from ndflow.keras.layers import base_layer
 from ndflow.keras.layers.lambda_layer import Lambda
+from ndflow.keras.layers.tfsm_layer import TFSMLayer
 from ndflow.keras.saving import compile_config, file_io, object_tree, weights_h5
 
 KERAS_VERSION = "3.15.1"   # the Keras whose format this is (TensorFlow 2.21's)
@@ -86,6 +87,14 @@ class _UnsafeLambda:
         return Lambda.from_config(config, custom_objects=custom_objects, safe_mode=False)
 
 
+class _UnsafeTFSMLayer:
+    """Stands for `TFSMLayer` when the caller passed `safe_mode=False`."""
+
+    @staticmethod
+    def from_config(config, custom_objects=None):
+        return TFSMLayer.from_config(config, custom_objects=custom_objects, safe_mode=False)
+
+
 def deserialize_model(config: dict, custom_objects=None, safe_mode: bool = True,
                       compile: bool = True):
     """A model from its config.json dict (Keras 3's deserialize_keras_object on a model)."""
@@ -98,6 +107,8 @@ def deserialize_model(config: dict, custom_objects=None, safe_mode: bool = True,
     with serialization_lib.CustomObjectScope(custom):
         if safe_mode is False and "Lambda" not in custom:
             custom["Lambda"] = _UnsafeLambda
+        if safe_mode is False and "TFSMLayer" not in custom:
+            custom["TFSMLayer"] = _UnsafeTFSMLayer
         spec = {k: v for k, v in config.items() if k != "compile_config"}
         model = base_layer.deserialize(spec, custom)
         saved_compile = config.get("compile_config")

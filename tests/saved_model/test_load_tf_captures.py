@@ -1,0 +1,53 @@
+"""SavedModels written by TensorFlow 2.21 whose functions capture more than variables
+(tests/fixtures/saved_model, made by generate.py there): Keras models whose functions
+capture constants and non-trainable variables (export and tf.saved_model.save), a custom
+gradient's captured tensor, and a tf.lookup table resource, which ndflow refuses by name."""
+
+import os
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "saved_model")
+EXPECTED = np.load(os.path.join(FIXTURES, "expected.npz"))
+X = np.array([[1.0, 1.0, 1.0], [2.0, 0.0, -1.0]], np.float32)
+
+
+def fixture(name):
+    return os.path.join(FIXTURES, name)
+
+
+def test_keras_export_with_captured_constants_and_batch_norm_state():
+    m = tf.saved_model.load(fixture("keras_preprocessing_export"))
+    np.testing.assert_allclose(m.serve(X).numpy(), EXPECTED["keras_preprocessing"],
+                               rtol=1e-5, atol=1e-6)
+    (out,) = m.signatures["serving_default"](X).values()
+    np.testing.assert_allclose(out.numpy(), EXPECTED["keras_preprocessing"], rtol=1e-5,
+                               atol=1e-6)
+    # the serving function reads BatchNormalization's moving statistics, not batch ones
+    assert sum(not v.trainable for v in m.signatures["serving_default"].variables) == 2
+
+
+def test_tf_saved_keras_model_with_captured_constants():
+    m = tf.saved_model.load(fixture("keras_preprocessing_saved_model"))
+    (out,) = m.signatures["serving_default"](tf.constant(X)).values()
+    np.testing.assert_allclose(out.numpy(), EXPECTED["keras_preprocessing"], rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_custom_gradient_captured_tensor_loads_and_the_forward_function_runs():
+    m = tf.saved_model.load(fixture("tf_custom_gradient"))
+    np.testing.assert_allclose(m.f(X[0]).numpy(), EXPECTED["custom_gradient"], rtol=1e-6)
+    out = m.signatures["serving_default"](x=X[0])
+    np.testing.assert_allclose(out["output_0"].numpy(), EXPECTED["custom_gradient"],
+                               rtol=1e-6)
+    assert float(m.v.numpy()) == 2.0
+
+
+def test_lookup_table_resource_is_refused_naming_the_node_and_the_op():
+    with pytest.raises(tf.errors.NotFoundError,
+                       match=r"node 1 \('root.table'\), a resource.*'HashTableV2'"
+                             r".*__inference__creator"):
+        tf.saved_model.load(fixture("tf_lookup_table"))
