@@ -85,6 +85,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     string_ops,
     training,
     training_sparse,
+    xla_ops,
 )
 
 # isort: split

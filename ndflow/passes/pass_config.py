@@ -59,6 +59,10 @@ class PassConfig:
     auto_mixed_precision_gpu: dict | None = None
     # tf.config.optimizer.set_jit: '' or 'autoclustering'.
     jit: str = ""
+    # The session's auto-clustering level as TF maps OptimizerOptions.global_jit_level:
+    # DEFAULT(0) and OFF are -1, ON_1 is 1, ON_2 is 2; set_jit(True) gives ON_1. The
+    # clustering pass applies --tf_xla_auto_jit on top (ndflow/passes/mark_for_compilation.py).
+    global_jit_level: int = -1
 
     def pass_enabled(self, name: str, option: str | None = None) -> bool:
         """Whether the optional pipeline pass `name`, switched by `option`, runs."""
@@ -79,6 +83,7 @@ def resolve_pass_config(session_config=None) -> PassConfig:
         meta_disabled = optimizer_options.rewriter_bool("disable_meta_optimizer")
         min_nodes = optimizer_options.min_graph_nodes()
         max_constant = DEFAULT_MAX_CONSTANT_SIZE_IN_BYTES
+        jit_level = 1 if optimizer_options.get_jit() else -1
     else:
         rewrite = session_config.graph_options.rewrite_options
         opt = session_config.graph_options.optimizer_options
@@ -90,6 +95,7 @@ def resolve_pass_config(session_config=None) -> PassConfig:
         meta_disabled = bool(rewrite.disable_meta_optimizer)
         min_nodes = rewrite.min_graph_nodes
         max_constant = opt.max_folded_constant_in_bytes or DEFAULT_MAX_CONSTANT_SIZE_IN_BYTES
+        jit_level = opt.global_jit_level if opt.global_jit_level > 0 else -1
     amp = _toggle(rewrite, "auto_mixed_precision")
     if amp is None:
         amp = _env_enabled()
@@ -100,7 +106,7 @@ def resolve_pass_config(session_config=None) -> PassConfig:
             _toggle(rewrite, "auto_mixed_precision_onednn_bfloat16")
             or _toggle(rewrite, "auto_mixed_precision_mkl")),
         auto_mixed_precision_cpu=bool(_toggle(rewrite, "auto_mixed_precision_cpu")),
-        jit=optimizer_options.get_jit())
+        jit=optimizer_options.get_jit(), global_jit_level=jit_level)
 
 
 def _toggle(rewrite, name: str) -> bool | None:

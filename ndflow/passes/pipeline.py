@@ -26,6 +26,8 @@ from ndflow.passes.amp.auto_mixed_precision import auto_mixed_precision
 from ndflow.passes.arithmetic_optimizer import arithmetic_optimizer
 from ndflow.passes.constant_folding import constant_folding
 from ndflow.passes.cse import cse
+from ndflow.passes.encapsulate_clusters import encapsulate_clusters
+from ndflow.passes.mark_for_compilation import mark_for_compilation
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.prune import prune
 from ndflow.passes.remapper import remapper
@@ -48,6 +50,10 @@ PIPELINE: list[PassSpec] = [
     PassSpec("cse", cse, option="common_subgraph_elimination"),
     PassSpec("arithmetic_optimizer", arithmetic_optimizer, option="arithmetic_optimization"),
     PassSpec("remapper", remapper, option="remapping"),
+    # Auto-clustering (TF's POST_REWRITE_FOR_EXEC passes): always part of the pipeline, they do
+    # nothing unless auto-jit is on or an op asks for compilation (jit_scope, jit_compile).
+    PassSpec("mark_for_compilation", mark_for_compilation, required=True),
+    PassSpec("encapsulate_clusters", encapsulate_clusters, required=True),
 ]
 
 

@@ -6,7 +6,9 @@ from ndflow.runtime import (  # noqa: F401 - hooks, If/While kernels, public nam
     eager,
     function,
     functional_ops,
+    memory_info,
     session,
+    xla_cluster_kernel,
 )
 from ndflow.runtime.memory import keep_freed_memory
 from ndflow.runtime.threads import apply_thread_settings

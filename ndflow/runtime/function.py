@@ -30,7 +30,7 @@ import numpy as np
 
 from ndflow.autograph.conversion import convert_or_original, user_error
 from ndflow.autograph.options import ConversionOptions
-from ndflow.core import context, devices, logging
+from ndflow.core import context, devices
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import Operation, SymbolicTensor
 from ndflow.core.nest import flatten, pack_sequence_as
@@ -40,6 +40,7 @@ from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import identity
 from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.tensor_array_ops import TensorArray
+from ndflow.passes.mark_for_compilation import MUST_COMPILE_ATTR
 from ndflow.runtime.concrete_function import ConcreteFunction, OutputSlot, accepts
 from ndflow.runtime.func_graph import FuncGraph, tracing_scope
 
@@ -315,6 +316,8 @@ class Function:
                 call_args, call_kwargs = ba.args, ba.kwargs
             result = self._call_python(call_args, call_kwargs)
             structure = _collect_outputs(fg, result)
+        if self._jit_compile:
+            _mark_must_compile(fg)
         self._tracing_count += 1
         return ConcreteFunction(fg, specs, structure, refs, self)
 
@@ -394,9 +397,6 @@ def function(func=None, input_signature=None, autograph: bool = True,
     if experimental_compile is not None and jit_compile is None:
         jit_compile = experimental_compile
 
-    if jit_compile:
-        _warn_jit_compile_once()
-
     def decorate(fn):
         if isinstance(fn, Function):
             fn = fn.python_function
@@ -406,15 +406,10 @@ def function(func=None, input_signature=None, autograph: bool = True,
     return decorate if func is None else decorate(func)
 
 
-_jit_warned = False
-
-
-def _warn_jit_compile_once() -> None:
-    """TensorFlow never ignores jit_compile=True silently; until ndflow's JIT exists, say so
-    once per process."""
-    global _jit_warned
-    if not _jit_warned:
-        _jit_warned = True
-        logging.warning("tf.function(jit_compile=True): ndflow has no XLA-style compiler yet; "
-                        "the function runs as a regular graph (optimized by the graph passes, "
-                        "not compiled).")
+def _mark_must_compile(fg: FuncGraph) -> None:
+    """tf.function(jit_compile=True): every op of the function must be compiled (TF's
+    `_XlaMustCompile` on the call). The clustering pass gathers them into must-compile clusters
+    (ndflow/passes/mark_for_compilation.py), which the JIT compiles with no fallback; an op the
+    JIT cannot compile stays outside them."""
+    for op in fg.get_operations():
+        op.attrs.setdefault(MUST_COMPILE_ATTR, True)

@@ -143,13 +143,3 @@ def test_a_new_pass_is_switched_by_its_declared_option(monkeypatch):
     assert len(ran) == 1
     assert not dataclasses.replace(PassConfig(), disabled_passes=frozenset({"mark"})) \
         .pass_enabled("mark", "loop_optimization")
-
-
-def test_jit_compile_is_not_ignored_silently(capfd, monkeypatch):
-    from ndflow.runtime import function as function_module
-    monkeypatch.setattr(function_module, "_jit_warned", False)
-    f = tf.function(lambda x: x + 1.0, jit_compile=True)
-    tf.function(lambda x: x - 1.0, jit_compile=True)
-    assert f(tf.constant(1.0)).numpy() == 2.0
-    err = capfd.readouterr().err
-    assert err.count("jit_compile=True") == 1 and "no XLA-style compiler" in err

@@ -1,0 +1,194 @@
+"""TF_XLA_FLAGS and XLA_FLAGS, parsed once per process with TensorFlow's rules.
+
+    flags = xla_flags()            # an XlaFlags (frozen): every field with TF's default
+    flags.tf_xla_min_cluster_size  # 4
+    flags.persistent_cache_dir     # --tf_xla_persistent_cache_directory or its alias
+
+Rules (tsl's ParseFlagsFromEnvAndDieIfUnknown and TF's flags.cc):
+- a value whose first non-space character is `-` is a list of flags; any other non-empty
+  value is the name of a file holding the flags (whitespace- and newline-separated);
+- each flag is `--name=value`, or `--name` for a boolean (true); booleans take true/false/1/0,
+  integers decimal digits; anything else is an error naming the flag and the value;
+- single or double quotes group a value holding spaces (`--xla_dump_to='/tmp/a b'`);
+- an unknown flag is an error in TensorFlow's words: "Unknown flag in TF_XLA_FLAGS: --x
+  Perhaps you meant to specify these on the XLA_FLAGS envvar?" (and the reverse for XLA_FLAGS).
+
+`--tf_xla_auto_jit` takes 0, -1, 1, 2, `fusible` (level 1 plus ops_to_cluster=FUSIBLE) or
+`single-gpu(N)` (level N only for graphs whose ops use exactly one GPU). The container's
+`--xla_gpu_persistent_cache_dir=DIR` spelling is accepted in either variable as an alias of
+`--tf_xla_persistent_cache_directory`. A malformed variable raises ValueError on the first
+`xla_flags()` call; `reset_xla_flags_for_test()` makes the next call read the environment again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shlex
+import threading
+from dataclasses import dataclass
+
+from ndflow.core import config
+
+INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class XlaFlags:
+    """Every TF_XLA_FLAGS field (TensorFlow's defaults) plus the XLA_FLAGS ndflow reads."""
+
+    # --tf_xla_auto_jit, as given ("0", "-1", "1", "2", "fusible", "single-gpu(N)").
+    tf_xla_auto_jit: str = "0"
+    tf_xla_min_cluster_size: int = 4
+    tf_xla_max_cluster_size: int = INT32_MAX
+    tf_xla_ops_to_cluster: str = ""
+    tf_xla_cluster_exclude_ops: str = ""
+    tf_xla_clustering_debug: bool = False
+    tf_xla_cpu_global_jit: bool = False
+    tf_xla_clustering_fuel: int = INT64_MAX
+    tf_xla_disable_deadness_safety_checks_for_debugging: bool = False
+    tf_xla_disable_resource_variable_safety_checks_for_debugging: bool = False
+    tf_xla_deterministic_cluster_names: bool = False
+    tf_xla_persistent_cache_directory: str = ""
+    tf_xla_persistent_cache_prefix: str = "xla_compile_cache"
+    tf_xla_disable_strict_signature_checks: bool = False
+    tf_xla_enable_lazy_compilation: bool = True
+    tf_xla_always_defer_compilation: bool = False
+    tf_xla_async_compilation: bool = False
+    tf_xla_disable_constant_folding: bool = False
+    tf_xla_print_cluster_outputs: bool = False
+    tf_xla_check_cluster_input_numerics: bool = False
+    tf_xla_check_cluster_output_numerics: bool = False
+    tf_xla_compile_on_demand: bool = False
+    tf_xla_enable_xla_devices: bool = False
+    # XLA_FLAGS (DebugOptions) ndflow reads.
+    xla_gpu_autotune_level: int = 4
+    xla_dump_to: str = ""
+    xla_dump_hlo_as_text: bool = False
+    xla_cpu_enable_fast_math: bool = False
+    xla_gpu_persistent_cache_dir: str = ""   # the container's spelling (alias, see below)
+    xla_gpu_kernel_cache_file: str = ""
+    xla_gpu_per_fusion_autotune_cache_dir: str = ""
+
+    # -- derived ----------------------------------------------------------------------------
+    @property
+    def persistent_cache_dir(self) -> str:
+        """The compile cache directory: --tf_xla_persistent_cache_directory, else the
+        container's --xla_gpu_persistent_cache_dir alias ('' = no persistent cache)."""
+        return self.tf_xla_persistent_cache_directory or self.xla_gpu_persistent_cache_dir
+
+    def auto_jit_override(self, single_gpu_graph: bool = False) -> int | None:
+        """The level --tf_xla_auto_jit imposes (-1 off, 1, 2), or None to use the session's
+        (0, or single-gpu(N) on a graph that does not use exactly one GPU)."""
+        value = self.tf_xla_auto_jit
+        if value == "fusible":
+            return 1
+        m = _SINGLE_GPU.fullmatch(value)
+        if m:
+            n = int(m.group(1))
+            return (n if n != 0 else None) if single_gpu_graph else None
+        n = int(value)
+        return None if n == 0 else n
+
+    @property
+    def ops_to_cluster(self) -> str:
+        """The allowlist spec: `fusible` auto-jit means FUSIBLE (TF's flags.cc)."""
+        if self.tf_xla_auto_jit == "fusible" and not self.tf_xla_ops_to_cluster:
+            return "FUSIBLE"
+        return self.tf_xla_ops_to_cluster
+
+
+_SINGLE_GPU = re.compile(r"single-gpu\((-?[0-9]+)\)")
+_FIELDS = {f.name: f for f in dataclasses.fields(XlaFlags)}
+_TF_NAMES = frozenset(n for n in _FIELDS if n.startswith("tf_xla_"))
+_XLA_NAMES = frozenset(n for n in _FIELDS if n.startswith("xla_"))
+_ALIAS = "xla_gpu_persistent_cache_dir"  # accepted in TF_XLA_FLAGS too
+
+
+def _parse_value(name: str, raw: str | None, var: str):
+    kind = _FIELDS[name].type
+    if kind == "bool":
+        if raw is None or raw in ("true", "1"):
+            return True
+        if raw in ("false", "0"):
+            return False
+    elif raw is None:
+        pass  # a non-boolean flag needs a value
+    elif kind == "int":
+        if re.fullmatch(r"[+-]?[0-9]+", raw.strip()):
+            value = int(raw)
+            limit = INT64_MAX if name == "tf_xla_clustering_fuel" else INT32_MAX
+            if -limit - 1 <= value <= limit:
+                return value
+    elif name == "tf_xla_auto_jit":
+        if raw == "fusible" or _SINGLE_GPU.fullmatch(raw) or re.fullmatch(r"-?[0-9]+", raw):
+            return raw
+        raise ValueError(f"Failed to parse {var}: invalid value {raw!r} for "
+                         "--tf_xla_auto_jit; expected 0, -1, 1, 2, 'fusible' or "
+                         "'single-gpu(N)'")
+    else:
+        return raw
+    shown = "(none)" if raw is None else repr(raw)
+    raise ValueError(f"Failed to parse {var}: couldn't interpret value {shown} for flag "
+                     f"--{name} (expected {'true/false/1/0' if kind == 'bool' else 'an int'})")
+
+
+def _tokens(var: str, value: str) -> list[str]:
+    """The flag tokens of a variable: its value, or the content of the file it names."""
+    text = value.strip()
+    if not text:
+        return []
+    if not text.startswith("-"):
+        try:
+            with open(text, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise ValueError(f"Failed to parse {var}: its value {value!r} does not start "
+                             f"with '-', so it names a file of flags, which cannot be read: "
+                             f"{e.strerror or e}") from None
+    try:
+        return shlex.split(text, comments=False, posix=True)
+    except ValueError as e:
+        raise ValueError(f"Failed to parse {var}: {e} in {text!r}") from None
+
+
+def parse_flags(tf_xla_flags: str = "", xla_flags_value: str = "") -> XlaFlags:
+    """XlaFlags from the two variables' values (pure: no caching, no environment)."""
+    values: dict = {}
+    for var, raw, known in (("TF_XLA_FLAGS", tf_xla_flags, _TF_NAMES | {_ALIAS}),
+                            ("XLA_FLAGS", xla_flags_value, _XLA_NAMES)):
+        unknown = []
+        for tok in _tokens(var, raw):
+            m = re.fullmatch(r"--?([A-Za-z0-9_]+)(?:=(.*))?", tok, re.S)
+            if not m or m.group(1) not in known:
+                unknown.append(tok)
+                continue
+            values[m.group(1)] = _parse_value(m.group(1), m.group(2), var)
+        if unknown:
+            other = "XLA_FLAGS" if var == "TF_XLA_FLAGS" else "TF_XLA_FLAGS"
+            raise ValueError(f"Unknown flag{'s' if len(unknown) > 1 else ''} in {var}: "
+                             f"{' '.join(unknown)}\nPerhaps you meant to specify these on the "
+                             f"{other} envvar?")
+    return XlaFlags(**values)
+
+
+_lock = threading.Lock()
+_cached: XlaFlags | None = None
+
+
+def xla_flags() -> XlaFlags:
+    """The process's flags, parsed from TF_XLA_FLAGS and XLA_FLAGS on the first call."""
+    global _cached
+    if _cached is None:
+        with _lock:
+            if _cached is None:
+                _cached = parse_flags(config.tf_xla_flags(), config.xla_flags())
+    return _cached
+
+
+def reset_xla_flags_for_test() -> None:
+    """The next `xla_flags()` reads the environment again."""
+    global _cached
+    with _lock:
+        _cached = None
