@@ -6,6 +6,7 @@ from ndflow.runtime import (  # noqa: F401 - hooks, If/While kernels, public nam
     eager,
     function,
     functional_ops,
+    memory_info,
     session,
     xla_cluster_kernel,
 )

@@ -12,6 +12,9 @@ creation (= topological) order, instantiates each kernel once, and generates a f
 so a step is one Python call per kernel: no graph walking, no dict lookups, and each
 intermediate is released right after its last use (its memory goes back to the allocator
 for the next kernel). `s` names the failing node in errors.
+
+`memory_plan()` reports the peak bytes of intermediates live at once (runtime/memory_plan.py):
+from static shapes when all are known, else measured on the plan's first run.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from ndflow.core.shapes import fmt
 from ndflow.kernels import registry
 from ndflow.ops.apply import numpy_to_torch
 from ndflow.passes.prune import needed_ops
+from ndflow.runtime import memory_plan
 
 
 def resolve_device(spec: str, soft_placement: bool = True, op=None) -> torch.device:
@@ -59,7 +63,10 @@ class Plan:
         need = needed_ops(self.fetches, targets, fed)
         self.ops = [op for op in graph.get_operations() if op in need]
         self.num_kernels = 0
+        self._steps: list = []  # memory_plan.Step per kernel
         self._run = self._compile(fed, soft_placement)
+        self._memory = memory_plan.static_plan(self._steps)
+        self._measure_first_run = self._memory.peak_bytes is None
 
     def _compile(self, fed, soft_placement):
         names: dict = {}      # tensor -> python expression
@@ -115,8 +122,12 @@ class Plan:
                 stmt = f"{outs[0]} = {call}" if outs[0] != "_" else call
             else:
                 stmt = f"{', '.join(outs)}, = {call}"
-            dead = sorted({names[t] for t in op.inputs if last_use.get(t) == idx
-                           and names[t].startswith("v")})
+            dying = {t for t in op.inputs if last_use.get(t) == idx
+                     and names[t].startswith("v")}
+            dead = sorted({names[t] for t in dying})
+            self._steps.append(memory_plan.Step(
+                op, tuple((t, o != "_") for t, o in zip(op.outputs, outs)),
+                tuple(sorted(dying, key=lambda t: names[t]))))
             lines.append(f"        s = {len(nodes) - 1}; {stmt}")
             if dead:
                 lines.append(f"        del {', '.join(dead)}")
@@ -144,10 +155,15 @@ class Plan:
         op = self._nodes[step] if 0 <= step < len(self._nodes) else None
         where = f"\n\t [[{{{{node {op.name}}}}}]]" if op is not None else ""
         if is_op_error:
-            return type(e)(None, op, f"{e.message}{where}")
-        msg = _runtime_message(e, self._input_shapes(e, step))
-        kind = f" ({op.type})" if op is not None else ""
-        return InvalidArgumentError(None, op, f"{msg}{kind}{where}")
+            err = type(e)(None, op, f"{e.message}{where}")
+        else:
+            msg = _runtime_message(e, self._input_shapes(e, step))
+            kind = f" ({op.type})" if op is not None else ""
+            err = InvalidArgumentError(None, op, f"{msg}{kind}{where}")
+        # the innermost failing node and where the user made it (also inside If/While bodies)
+        err.failed_node = getattr(e, "failed_node", None) or (
+            (op.name, op._traceback) if op is not None else None)
+        return err
 
     def _input_shapes(self, e: Exception, step: int) -> list | None:
         """The shapes of the failing kernel's inputs, read from the plan's frame."""
@@ -162,7 +178,32 @@ class Plan:
 
     def run(self, feed_values):
         """Runs one step: `feed_values` are ATen tensors in `feeds` order; returns fetches."""
+        if self._measure_first_run:
+            return self._measured_run(feed_values)
         return self._run(*feed_values)
+
+    def memory_plan(self) -> memory_plan.MemoryPlan:
+        """The peak bytes of live intermediates (None until a run measured them)."""
+        return self._memory
+
+    def _measured_run(self, feed_values):
+        """A run whose kernels record their outputs' buffers, for the memory plan."""
+        foreign = {memory_plan.storage_key(v) for v in feed_values}
+        foreign.update(memory_plan.storage_key(v) for k, v in self._scope.items()
+                       if k.startswith("c"))
+        buffers: dict = {}
+        originals = {}
+        for kname, step in zip(self._knames, self._steps):
+            originals[kname] = fn = self._scope[kname]
+            self._scope[kname] = _recording(fn, step, buffers, foreign)
+        try:
+            out = self._run(*feed_values)
+        finally:
+            self._scope.update(originals)
+        self._memory = memory_plan.measured_plan(self._steps, buffers)
+        self._measure_first_run = False
+        logging.vlog("plan", 1, f"Measured memory plan: peak {self._memory.peak_bytes} bytes")
+        return out
 
     def profile(self, feed_values, steps: int = 10) -> list:
         """Per-node wall time: [(op name, op type, mean seconds per step)], slowest first.
@@ -191,6 +232,22 @@ def _runtime_message(e: Exception, shapes: list | None) -> str:
     if shapes and len(shapes) == 2 and None not in shapes and "must match the size" in text:
         return f"Incompatible shapes: {fmt(shapes[0])} vs. {fmt(shapes[1])}"
     return text.splitlines()[0] if text else type(e).__name__
+
+
+def _recording(fn, step, buffers: dict, foreign: set):
+    """`fn`, recording the (buffer, bytes) of each output into `buffers`."""
+    outputs = [t for t, _ in step.outputs]
+    state = memory_plan.reads_state(step.op)
+
+    def recording(*args):
+        out = fn(*args)
+        values = [] if not outputs else [out] if len(outputs) == 1 else list(out)
+        for t, v in zip(outputs, values):
+            if state:  # a variable's own buffer: not an intermediate, nor are its aliases
+                foreign.add(memory_plan.storage_key(v))
+            buffers[t] = memory_plan.buffer_key(v, foreign)
+        return out
+    return recording
 
 
 def _timed(fn, totals: list, i: int):
