@@ -18,6 +18,8 @@ from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.data import structure
 from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
 from ndflow.data.traced_function import TracedFunction, call_with_element, traced_predicate
+from ndflow.data.vectorized_map import CHUNK as VECTOR_CHUNK
+from ndflow.data.vectorized_map import vectorize
 from ndflow.data.worker_threads import init_worker_thread, intra_op_threads
 
 _CHUNK = 8  # elements per task of a parallel map
@@ -42,7 +44,15 @@ class MapDataset(DatasetV2):
         self._fn = TracedFunction(map_func, input_dataset.element_spec, name)
         self._workers = None if num_parallel_calls is None else parallelism(num_parallel_calls)
         self._deterministic = deterministic
+        self._vectorized = False  # not tried yet; then None or the chunk-at-once callable
         super().__init__(self._fn.output_spec)
+
+    def _vectorized_call(self):
+        """The function rebuilt to run a chunk of elements at once (vectorized_map.py), or
+        None when its graph has an op without a batching rule."""
+        if self._vectorized is False:
+            self._vectorized = vectorize(self._fn, flatten(self._input.element_spec))
+        return self._vectorized
 
     def _inputs(self):
         return [self._input]
@@ -74,8 +84,15 @@ class MapDataset(DatasetV2):
                                                      initargs=(intra_op_threads(self),))
         source = self._input._iter_flat()
         exhausted, index = False, 0
+        vectorized = self._vectorized_call()
+        size = _CHUNK if vectorized is None else VECTOR_CHUNK
 
         def run_chunk(first: int, chunk: list):
+            if vectorized is not None and len(chunk) > 1:
+                try:
+                    return vectorized(chunk)
+                except Exception:  # noqa: BLE001, S110 - run per element: exact results/errors
+                    pass
             out = []
             for k, flat in enumerate(chunk):
                 try:
@@ -87,8 +104,8 @@ class MapDataset(DatasetV2):
         try:
             while True:
                 while not exhausted and len(pending) < workers:
-                    chunk = list(itertools.islice(source, _CHUNK))
-                    if len(chunk) < _CHUNK:
+                    chunk = list(itertools.islice(source, size))
+                    if len(chunk) < size:
                         exhausted = True
                     if chunk:
                         pending.append(pool.submit(run_chunk, index, chunk))
