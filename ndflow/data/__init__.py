@@ -12,6 +12,7 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     dataset_spec,
     experimental_ops,
     fixed_length,
+    graph_datasets,
     grouping,
     interleave,
     iterator_ops,

@@ -147,7 +147,10 @@ class DatasetV2:
 
     def cardinality(self):
         """The number of elements as an int64 scalar tensor: `INFINITE_CARDINALITY` (-1) for
-        an endless dataset, `UNKNOWN_CARDINALITY` (-2) when it cannot be known statically."""
+        an endless dataset, `UNKNOWN_CARDINALITY` (-2) when it cannot be known statically.
+        In a graph, for a pipeline reading graph tensors, the count when the graph runs."""
+        if not context.executing_eagerly() and "graph_cardinality" in _OPS:
+            return _op("graph_cardinality")(self)
         return convert_to_tensor(np.int64(self._cardinality()), dtypes.int64)
 
     def __len__(self):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.core import dtypes
+from ndflow.core import context, dtypes
 from ndflow.core import errors as tf_errors
 from ndflow.core.api_export import tf_export
 from ndflow.core.nest import flatten, pack_sequence_as
@@ -72,7 +72,8 @@ class GroupByWindowDataset(DatasetV2):
         self._key_fn = _int64_key(key_func, "key_func", input_dataset.element_spec,
                                   self._NAME)
         if window_size is not None:
-            size = convert_to_tensor(window_size, dtypes.int64)
+            with context.eager_scope():  # a value, also while a graph is built
+                size = convert_to_tensor(window_size, dtypes.int64)
             self._size_fn = lambda key: size._value
         else:
             traced = _int64_key(window_size_func, "window_size_func", _KEY_SPEC, self._NAME)
@@ -80,8 +81,9 @@ class GroupByWindowDataset(DatasetV2):
         self._reduce_func = reduce_func
         if element_spec is None:  # reduce_func on an empty window tells the output's spec
             empty = VariantDataset([], input_dataset.element_spec)
-            element_spec = self._reduce(EagerTensor(np.int64(0), dtypes.int64), empty,
-                                        None).element_spec
+            with context.eager_scope():  # as when windows are reduced (eagerly)
+                element_spec = self._reduce(EagerTensor(np.int64(0), dtypes.int64), empty,
+                                            None).element_spec
         super().__init__(element_spec)
 
     def _inputs(self):

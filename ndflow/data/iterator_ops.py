@@ -19,6 +19,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.core.shapes import as_shape
 from ndflow.core.tensor_spec import TensorSpec
+from ndflow.data import graph_datasets
 from ndflow.data.dataset import DatasetV2, IteratorBase, graph_loop_error, register_op
 from ndflow.ops import dataset_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -38,10 +39,7 @@ def _shapes_like(types, shapes) -> list:
 
 
 def _dataset_variant(dataset: DatasetV2):
-    attrs = dataset_ops.type_attrs(dataset._flat_specs)
-    token = dataset_ops.register_dataset(dataset)
-    return apply_op(dataset_ops.PythonDataset, [], {"token": token, **attrs},
-                    name="PythonDataset").outputs[0]
+    return graph_datasets.dataset_variant(dataset)
 
 
 @tf_export(v1=["data.Iterator"])
@@ -62,8 +60,10 @@ class GraphIterator(IteratorBase):
     @classmethod
     def for_dataset(cls, dataset: DatasetV2, handle, initializer=None) -> GraphIterator:
         spec = dataset.element_spec
-        return cls(handle, initializer, map_structure(lambda s: s.dtype, spec),
-                   map_structure(lambda s: s.shape, spec))
+        it = cls(handle, initializer, map_structure(lambda s: s.dtype, spec),
+                 map_structure(lambda s: s.shape, spec))
+        it._element_spec = spec  # DatasetSpecs kept (the dtype/shape view loses them)
+        return it
 
     @classmethod
     def anonymous(cls, dataset: DatasetV2) -> GraphIterator:
@@ -78,6 +78,10 @@ class GraphIterator(IteratorBase):
         return cls.for_dataset(dataset, handle)
 
     def _pack(self, flat: list):
+        # a dataset component (a window) is a variant tensor: as a dataset over its value
+        flat = [graph_datasets.GraphVariantDataset(t, s.element_spec)
+                if getattr(s, "_is_dataset_spec", False) else t
+                for t, s in zip(flat, flatten(self._element_spec))]
         return pack_sequence_as(self._element_spec, flat)
 
     @property
@@ -199,6 +203,11 @@ def make_one_shot_iterator(dataset: DatasetV2) -> GraphIterator:
     """An iterator initialized on first use (TF1); eagerly, a Python iterator."""
     if context.executing_eagerly():
         return iter(dataset)
+    if graph_datasets.graph_tensors(dataset):
+        raise ValueError("Failed to create a one-shot iterator for a dataset: it reads graph "
+                         "tensors (placeholders), which a one-shot iterator cannot capture. "
+                         "Use `tf.compat.v1.data.make_initializable_iterator(dataset)` and "
+                         "run its initializer with the values fed.")
     attrs = dataset_ops.type_attrs(dataset._flat_specs)
     token = dataset_ops.register_dataset(dataset)
     handle = apply_op(dataset_ops.OneShotIterator, [],

@@ -14,7 +14,8 @@ from ndflow.ops.dataset_ops import DATASETS, IteratorResource, end_of_sequence
 
 
 def _values(flat, n: int):
-    values = tuple(t._value for t in flat)
+    # a dataset component (a window) is its own value (a variant)
+    values = tuple(getattr(t, "_value", t) for t in flat)
     return values[0] if n == 1 else values
 
 
@@ -31,6 +32,31 @@ def _named_iterator(ctx, container: str, name: str) -> IteratorResource:
 def _python_dataset(node):
     token = node.attrs["token"]
     return lambda: DATASETS[token]
+
+
+@kernel(ops.GraphInputDataset)
+def _graph_input_dataset(node):
+    token = node.attrs["token"]
+
+    def run(*values):
+        return ops.DATASET_FUNCTIONS[token](list(values))  # the binder: the Python dataset
+    return run
+
+
+@kernel(ops.DatasetReduce)
+def _dataset_reduce(node):
+    token, n = node.attrs["token"], len(node.attrs["Tstate"])
+
+    def run(dataset, *args):  # the initial state, then the function's captured tensors
+        with context.eager_scope():  # the pipeline and the reduce function run eagerly
+            out = ops.DATASET_FUNCTIONS[token](dataset, list(args[:n]), list(args[n:]))
+        return out[0] if n == 1 else tuple(out)
+    return run
+
+
+@kernel(ops.DatasetCardinality)
+def _dataset_cardinality(node):
+    return lambda dataset: torch.tensor(dataset._cardinality(), dtype=torch.int64)
 
 
 @kernel(ops.PythonIterator)

@@ -12,6 +12,10 @@ flat elements; the kernels (kernels/dataset_ops.py) pull from it when the graph 
   buffers the next element) and takes each element with `IteratorGetNext`.
 - An eager iterator passed into a tf.function: `_PythonIterator` (ndflow's own op) is its
   resource, so `next(it)` in the graph pulls from the same iterator as eager code.
+- A dataset whose source values are graph tensors (`from_tensor_slices(x)` of a tf.function
+  argument or a TF1 placeholder): `_GraphInputDataset` takes them as inputs and its kernel
+  builds the Python dataset from their values each time it runs; `ds.reduce` in a graph is
+  `_DatasetReduce`, folding the dataset's elements when the graph runs.
 - TF1: `OneShotIterator` (initialized on first use) and `IteratorV2` (a named iterator,
   initialized by running `MakeIterator`), each per Session.
 """
@@ -29,6 +33,9 @@ from ndflow.core.shapes import TensorShape
 from ndflow.ops.op_def import op_def
 
 DATASETS: dict = {}  # token -> dataset (a Python object with `_iter_flat()`)
+# token -> a dataset's binder (`bind(values) -> dataset`) or reducer (`(dataset, values) ->
+# values`): the Python side of `_GraphInputDataset` / `_DatasetReduce` (ndflow/data).
+DATASET_FUNCTIONS: dict = {}
 ITERATORS: dict = {}  # token -> IteratorResource of an eager iterator used in a graph
 _tokens = itertools.count()
 
@@ -142,6 +149,21 @@ OneShotIterator = op_def(
 PythonIterator = op_def(
     "_PythonIterator", outputs=["handle: resource"], attrs=["token: string"],
     shape=lambda ctx: [TensorShape([])], stateful=True, gradient_undefined=True)
+GraphInputDataset = op_def(
+    "_GraphInputDataset", inputs=["components: Targuments"], outputs=["handle: variant"],
+    attrs=["token: string", "Targuments: list(type)"] + _TYPES,
+    shape=lambda ctx: [TensorShape([])], stateful=True, gradient_undefined=True)
+DatasetReduce = op_def(
+    "_DatasetReduce", inputs=["input_dataset: variant", "initial_state: Tstate",
+                              "other_arguments: Targuments"],
+    outputs=["components: Tstate"],
+    attrs=["token: string", "Tstate: list(type)", "Targuments: list(type)",
+           "output_shapes: list(shape)"],
+    shape=lambda ctx: [TensorShape(s) for s in ctx.attrs["output_shapes"]], stateful=True,
+    gradient_undefined=True)
+DatasetCardinality = op_def(
+    "DatasetCardinality", inputs=["input_dataset: variant"], outputs=["cardinality: int64"],
+    attrs=["cardinality_options: string = ''"], shape=lambda ctx: [TensorShape([])], stateful=True, gradient_undefined=True)
 MakeIterator = op_def(
     "MakeIterator", inputs=["dataset: variant", "iterator: resource"], stateful=True,
     gradient_undefined=True)
