@@ -163,7 +163,8 @@ DatasetReduce = op_def(
     gradient_undefined=True)
 DatasetCardinality = op_def(
     "DatasetCardinality", inputs=["input_dataset: variant"], outputs=["cardinality: int64"],
-    attrs=["cardinality_options: string = ''"], shape=lambda ctx: [TensorShape([])], stateful=True, gradient_undefined=True)
+    attrs=["cardinality_options: string = ''"], shape=lambda ctx: [TensorShape([])],
+    gradient_undefined=True)
 MakeIterator = op_def(
     "MakeIterator", inputs=["dataset: variant", "iterator: resource"], stateful=True,
     gradient_undefined=True)
