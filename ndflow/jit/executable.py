@@ -27,6 +27,7 @@ import torch
 
 from ndflow.core import logging
 from ndflow.core.errors import InvalidArgumentError, NotFoundError, OpError
+from ndflow.core.graph import Graph
 from ndflow.core.shapes import TensorShape
 from ndflow.jit.errors import CompileUnimplemented
 from ndflow.kernels import registry
@@ -75,7 +76,12 @@ def plan_fusions(ops: list) -> list:
     """The cluster's ops as a list of Operations and fusion groups (J3's `plan_fusions`)."""
     if _fusion is None:
         return list(ops)
-    return _fusion.plan_fusions(ops)
+    try:
+        return _fusion.plan_fusions(ops)
+    except Exception as e:  # noqa: BLE001 - a planner failure must not fail the cluster
+        logging.vlog(VMODULE, 1, f"Fusion planning failed, ops run unfused: "
+                     f"{type(e).__name__}: {e}")
+        return list(ops)
 
 
 def compile_fusion(group, input_specs: list, device: torch.device, cache_dir: str | None):
@@ -121,6 +127,25 @@ def specialize_shapes(fg, input_specs: list) -> dict:
             shapes[t] = s if s is not None and (s.is_fully_defined()
                                                 or not static.is_fully_defined()) else static
     return shapes
+
+
+def specialize_graph(fg, input_specs: list) -> tuple:
+    """A copy of `fg` whose tensors carry the shapes of signature `input_specs`: (graph, its
+    inputs, its outputs). The fusion planner and the kernels see static shapes."""
+    shapes = specialize_shapes(fg, input_specs)
+    g = Graph()
+    g.record_tracebacks = False
+    mapping: dict = {}
+    for op in fg.get_operations():
+        new = g.create_op(op.op_def, [mapping[t] for t in op.inputs], op.attrs,
+                          [(t.dtype, shapes.get(t, t.shape)) for t in op.outputs], op.name,
+                          [mapping[c] for c in op.control_inputs], op.device)
+        mapping[op] = new
+        mapping.update(zip(op.outputs, new.outputs))
+    outputs = [mapping[t] for t in fg.outputs]
+    g.outputs = outputs          # what the fusion planner treats as live out of the cluster
+    g.name = getattr(fg, "name", "cluster")
+    return g, [mapping[t] for t in fg.inputs], outputs
 
 
 def _infer(op, in_shapes: list, value_of):
@@ -179,17 +204,19 @@ def compile_cluster(fg, input_specs: list, device: torch.device, ctx=None, pass_
     inputs = list(fg.inputs)
     if len(input_specs) != len(inputs):
         raise ValueError(f"{name}: {len(input_specs)} input specs for {len(inputs)} inputs")
-    shapes = specialize_shapes(fg, input_specs)
+    graph, inputs, outputs = specialize_graph(fg, input_specs)
     input_set = set(inputs)
     ops = []
-    for op in fg.get_operations():
+    for op in graph.get_operations():
         if op.type == "Placeholder" and op.outputs[0] in input_set:
             continue
         if op.type == "Placeholder":
             raise CompileUnimplemented(f"{name}: placeholder {op.name} is not a cluster input")
         ops.append(op)
-    builder = _Builder(name, fg, inputs, shapes, device, ctx, pass_config, cache_dir)
-    for item in plan_fusions(ops):
+    items = plan_fusions(ops)
+    _check_kernels(name, [op for op in items if not _is_group(op)], device)
+    builder = _Builder(name, inputs, outputs, device, ctx, pass_config, cache_dir)
+    for item in items:
         if _is_group(item):
             builder.add_group(item)
         else:
@@ -211,19 +238,18 @@ def _human_signature(specs) -> str:
 class _Builder:
     """Collects the steps of one executable and generates its straight-line function."""
 
-    def __init__(self, name, fg, inputs, shapes, device, ctx, pass_config, cache_dir):
+    def __init__(self, name, inputs, outputs, device, ctx, pass_config, cache_dir):
         self.name = name
-        self.fg = fg
-        self.shapes = shapes
+        self.n_args = len(inputs)
+        self.outputs = list(outputs)
         self.device = device
-        self.device_type = "GPU" if device.type == "cuda" else "CPU"
+        self.device_type = _device_type(device)
         self.ctx, self.pass_config, self.cache_dir = ctx, pass_config, cache_dir
         self.names: dict = {t: f"a{i}" for i, t in enumerate(inputs)}
         self.scope: dict = {"_OpError": OpError}
         self.steps: list = []
         self.stats = {"library_calls": 0, "fused_groups": 0, "fused_ops": 0,
                       "unfused_groups": 0}
-        self._consumed_later = None
 
     # -- single ops (library calls and unfused ops) -------------------------------------------
     def add_op(self, op) -> None:
@@ -232,11 +258,10 @@ class _Builder:
             self.scope[cname] = numpy_to_torch(op.attrs["value"], op.attrs["dtype"], self.device)
             self.names[op.outputs[0]] = cname
             return
-        node = registry.NodeInfo(op.name, op.op_def, op.attrs, [t.dtype for t in op.inputs],
-                                 [self.shapes.get(t, t.shape) for t in op.inputs],
-                                 [t.dtype for t in op.outputs],
-                                 [self.shapes.get(t, t.shape) for t in op.outputs],
-                                 self.device, self.ctx, self.pass_config)
+        for t in op.inputs:   # constants the planner left out (static axes of fused ops)
+            if t not in self.names and t.op.type == "Const":
+                self.add_op(t.op)
+        node = registry.NodeInfo.for_op(op, self.device, self.ctx, self.pass_config)
         try:
             factory = registry.kernel_for(node, self.device_type)
         except NotFoundError:
@@ -252,17 +277,21 @@ class _Builder:
     # -- fusion groups ------------------------------------------------------------------------
     def add_group(self, group) -> None:
         ops = list(group.ops)
+        for op in ops:        # a group's constants stay readable by ops outside it
+            if op.type == "Const":
+                self.add_op(op)
         inputs, outputs = _group_boundary(group, ops)
         needed = self._needed_outside(ops)
         fn = None
         if needed <= set(outputs):
-            specs = [(t.dtype, self.shapes.get(t, t.shape)) for t in inputs]
+            specs = [(t.dtype, t.shape) for t in inputs]
             if all(s.is_fully_defined() for _, s in specs):
                 fn = self._try_codegen(group, [(d, tuple(s.as_list())) for d, s in specs])
         if fn is None:
             self.stats["unfused_groups"] += 1
             for op in ops:
-                self.add_op(op)
+                if op.type != "Const":
+                    self.add_op(op)
             return
         self.steps.append(_Step(fn, inputs, outputs, ops[-1], fused=True, unpack=True))
         self.stats["fused_groups"] += 1
@@ -283,7 +312,7 @@ class _Builder:
         returns)."""
         inside = set(ops)
         needed = set()
-        fetched = set(self.fg.outputs)
+        fetched = set(self.outputs)
         for op in ops:
             for t in op.outputs:
                 if t in fetched or any(c not in inside for c in t.consumers()):
@@ -292,7 +321,7 @@ class _Builder:
 
     # -- code generation ----------------------------------------------------------------------
     def generate(self):
-        fetches = list(self.fg.outputs)
+        fetches = self.outputs
         last_use: dict = {}
         for i, step in enumerate(self.steps):
             for t in step.inputs:
@@ -325,7 +354,7 @@ class _Builder:
                            and self.names[t].startswith("v")})
             if dead:
                 lines.append(f"        del {', '.join(dead)}")
-        n_args = len(self.fg.inputs)
+        n_args = self.n_args
         ret = ", ".join(self._name(t) for t in fetches)
         src = [f"def run({', '.join(f'a{i}' for i in range(n_args))}):", "    s = -1",
                "    try:"] + lines + [
@@ -358,6 +387,18 @@ class _Builder:
                                               f"{kind}{where}")
 
 
+def _device_type(device: torch.device) -> str:
+    return "GPU" if device.type == "cuda" else "CPU"
+
+
+def _check_kernels(name: str, ops: list, device: torch.device) -> None:
+    """Fails fast (before any code generation) when a library op has no kernel."""
+    for op in ops:
+        if op.type != "Const" and not registry.has_kernel(op.op_def, _device_type(device)):
+            raise CompileUnimplemented(f"{name}: no {_device_type(device)} kernel for "
+                                       f"{op.type} (node {op.name})")
+
+
 def _group_boundary(group, ops: list) -> tuple:
     """(inputs, outputs) of a fusion group: its own when it declares them, else the tensors
     read from outside and the tensors of its last op."""
@@ -365,10 +406,11 @@ def _group_boundary(group, ops: list) -> tuple:
     outputs = getattr(group, "outputs", None)
     if inputs is None:
         inside = set(ops)
-        inputs = []
+        inputs, seen = [], set()
         for op in ops:
             for t in op.inputs:
-                if t.op not in inside and t not in inputs:
+                if t.op not in inside and t not in seen:   # sets: tensors' == is elementwise
+                    seen.add(t)
                     inputs.append(t)
     if outputs is None:
         outputs = list(ops[-1].outputs)

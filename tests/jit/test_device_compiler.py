@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import ndflow as tf
-from ndflow.jit import device_compiler
+from ndflow.jit import device_compiler, executable
 from ndflow.jit.device_compiler import (
     DeviceCompiler,
     human_readable_elapsed_time,
@@ -21,6 +21,13 @@ from tests.jit.cluster_graphs import CountingFallback, Flags, build, mlp_block, 
 CPU = torch.device("cpu")
 MLP_SPECS = [(tf.float32, [None, 8]), (tf.float32, [8, 4]), (tf.float32, [4])]
 
+
+
+@pytest.fixture(autouse=True)
+def _registry_kernels_only(monkeypatch):
+    """The policy does not depend on code generation (tested in test_executable.py); numba
+    compiles cost about a second a kernel."""
+    monkeypatch.setattr(executable, "plan_fusions", list)
 
 def _mlp_args(batch):
     return [randn(batch, 8), randn(8, 4), randn(4)]

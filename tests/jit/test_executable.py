@@ -37,11 +37,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_executable_outputs_equal_fallback(case):
-    fn, specs, shapes = CASES[case]
-    fg = build(fn, specs)
-    args = [randn(*s, seed=i) for i, s in enumerate(shapes)]
+def _equal_to_fallback(fg, args):
     exe = compile_cluster(fg, _specs(args), CPU)
     got = exe(args)
     want = CountingFallback(fg)(args)
@@ -49,6 +45,28 @@ def test_executable_outputs_equal_fallback(case):
     for g, w in zip(got, want):
         assert g.shape == w.shape and g.dtype == w.dtype
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+    return exe
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_library_kernel_executable_equals_fallback(case, monkeypatch):
+    monkeypatch.setattr(executable, "plan_fusions", list)   # every op a registry kernel
+    fn, specs, shapes = CASES[case]
+    exe = _equal_to_fallback(build(fn, specs), [randn(*s, seed=i) for i, s in enumerate(shapes)])
+    assert exe.stats["fused_groups"] == 0
+
+
+# Generated kernels take numba about a second each to compile: one cluster in the default run.
+@pytest.mark.parametrize("case", [
+    "mlp_block",
+    pytest.param("elementwise_chain", marks=pytest.mark.slow),
+    pytest.param("reductions", marks=pytest.mark.slow)])
+def test_generated_kernel_executable_equals_fallback(case):
+    if executable._codegen is None or executable._fusion is None:
+        pytest.skip("no fusion planner / code generator in this tree")
+    fn, specs, shapes = CASES[case]
+    exe = _equal_to_fallback(build(fn, specs), [randn(*s, seed=i) for i, s in enumerate(shapes)])
+    assert exe.stats["fused_groups"] >= 1
 
 
 def test_shapes_are_specialized_to_the_signature():
