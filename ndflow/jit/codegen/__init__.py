@@ -41,7 +41,7 @@ def compile_fusion(group, input_specs: list, device, cache_dir: str | None = Non
     if not _numba_available():
         raise CompileUnimplemented("numba is not installed: fused kernels cannot be compiled")
     for op in group.ops:
-        if not emitters.can_emit(op):
+        if op.type != "Const" and not emitters.can_emit(op):
             raise CompileUnimplemented(f"no code generator for {op.type} (node {op.name})")
     ir = lowering.lower(group, list(input_specs))
     return numba_backend.build(ir, device, cache_dir)

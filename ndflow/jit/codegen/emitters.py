@@ -149,7 +149,9 @@ _TABLE: dict = {
     "LogicalAnd": (lambda a, k: f"({a[0]} & {a[1]})", {dtypes.bool}, False),
     "LogicalOr": (lambda a, k: f"({a[0]} | {a[1]})", {dtypes.bool}, False),
     # gradients (TF's argument order)
-    "ReluGrad": (lambda a, k: _sel(f"{a[1]} > {k.c(0)}", a[0], k.c(0)), _FI, False),
+    # as ndflow's kernels: ATen's threshold_backward passes the gradient at a NaN feature,
+    # Relu6Grad (TF's features > 0 & features < 6) does not
+    "ReluGrad": (lambda a, k: _sel(f"{a[1]} <= {k.c(0)}", k.c(0), a[0]), _FI, False),
     "Relu6Grad": (lambda a, k: _sel(f"({a[1]} > {k.c(0)}) & ({a[1]} < {k.c(6)})", a[0],
                                     k.c(0)), _FI, False),
     "EluGrad": (lambda a, k: _sel(f"{a[1]} <= {k.c(0)}", f"({a[0]} * ({a[1]} + {k.c(1)}))",

@@ -209,7 +209,8 @@ def lower(group, input_specs: list) -> KernelIR:
     reductions = []
     for op in group.ops:
         if op.type == "Const":
-            val[op.outputs[0]] = (_const_literal(op), ())
+            if emitters.is_small_const(op):  # others are only static shapes/axes here
+                val[op.outputs[0]] = (_const_literal(op), ())
             continue
         if emitters.is_reduction(op):
             reductions.append(op)
@@ -357,11 +358,24 @@ def _merge_dims(ir: KernelIR, out_strides: list) -> KernelIR:
             shape[i] *= shape[i + 1]
             del shape[i + 1], reduced[i + 1]
             for v in vecs:
-                del v[i + 1]
+                v[i] = v.pop(i + 1)  # the merged dimension steps like the inner one
         i -= 1
     if math.prod(ir.shape) == 0:
         shape, reduced, vecs = [0], [False], [[0] for _ in vecs]
     ir.shape, ir.reduced = tuple(shape), tuple(reduced)
     ir.leaf_strides = {lf: tuple(v) for lf, v in zip(leaves, vecs)}
     ir.out_strides = [tuple(v) for v in vecs[len(leaves):]]
+    _check_bounds(ir)
     return ir
+
+
+def _check_bounds(ir: KernelIR) -> None:
+    """Generated kernels index without bounds checks: prove every index stays inside."""
+    if math.prod(ir.shape) == 0:
+        return
+    for leaf, st in ir.leaf_strides.items():
+        if sum((d - 1) * s for d, s in zip(ir.shape, st)) >= ir.input_sizes[leaf.index]:
+            raise CompileUnimplemented(f"input {leaf.index} indexed past its end")
+    for o, st in zip(ir.outputs, ir.out_strides):
+        if sum((d - 1) * s for d, s in zip(ir.shape, st)) >= max(math.prod(o.shape), 1):
+            raise CompileUnimplemented("output indexed past its end")

@@ -1,0 +1,108 @@
+"""Helpers of the fusion/codegen tests: build small graphs from raw ops, run ops through their
+registered (ATen) kernels as the reference, and run a plan with generated kernels."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+import ndflow as tf
+from ndflow.core import dtypes
+from ndflow.jit.codegen import compile_fusion
+from ndflow.jit.fusion import FusionGroup
+from ndflow.kernels import registry
+from ndflow.ops.apply import apply_op
+from ndflow.ops.op_def import REGISTRY
+
+CPU = torch.device("cpu")
+
+
+def kernel_cache_dir(config) -> str:
+    """The generated-kernel cache of the test runs: pytest's cache directory, so a later run
+    loads kernels instead of compiling them (kernel names hash their source, numba's version
+    and the helpers' source: a stale entry is never picked up)."""
+    return str(config.cache.mkdir("ndflow_jit_kernels"))
+
+
+def raw(name, *inputs, **attrs):
+    """One graph op by its TF name (`raw("LeakyRelu", x, alpha=0.3)`)."""
+    return apply_op(REGISTRY[name], list(inputs), attrs).outputs[0]
+
+
+def build(fn, specs):
+    """(graph, placeholders, outputs) of `fn(*placeholders)` for specs [(DType, shape)]."""
+    g = tf.Graph()
+    with g.as_default():
+        phs = [tf.compat.v1.placeholder(dt, shape) for dt, shape in specs]
+        outs = fn(*phs)
+    return g, phs, list(outs) if isinstance(outs, (list, tuple)) else [outs]
+
+
+def random_tensor(dt, shape, rng, specials=True):
+    """Values covering signs, halves (rounding), zeros and, for floats, inf/NaN."""
+    if dt.is_bool:
+        return torch.from_numpy(rng.random(shape) < 0.5)
+    if dt.is_integer:
+        return torch.from_numpy(rng.integers(-9, 10, size=shape)).to(dt.torch_dtype)
+    v = (rng.standard_normal(shape) * 3).astype(np.float64)
+    flat = v.reshape(-1)
+    if specials and flat.size >= 12:
+        flat[:12] = [0.0, -0.0, 0.5, 1.5, 2.5, -2.5, np.inf, -np.inf, np.nan, 1e-3, -7.0, 30.0]
+    return torch.from_numpy(v).to(dt.torch_dtype)
+
+
+def const_tensor(op):
+    dt = op.outputs[0].dtype
+    v = np.asarray(op.attrs["value"])
+    if dt == dtypes.bfloat16:
+        return torch.from_numpy(v.astype(np.float32)).to(torch.bfloat16)
+    return torch.from_numpy(np.array(v))
+
+
+def run_reference(ops, values: dict) -> dict:
+    """Runs `ops` (topological order) op by op through their registered kernels."""
+    values = dict(values)
+    for op in ops:
+        if op.type == "Placeholder":
+            continue
+        if op.type == "Const":
+            values[op.outputs[0]] = const_tensor(op)
+            continue
+        node = registry.NodeInfo.for_op(op, CPU)
+        r = registry.kernel_for(node)(node)(*[values[t] for t in op.inputs])
+        values[op.outputs[0]] = r
+    return values
+
+
+def group_of(graph, inputs, outputs, kind="loop") -> FusionGroup:
+    ops = [op for op in graph.get_operations() if op.type != "Placeholder"]
+    return FusionGroup(ops, list(inputs), list(outputs), kind)
+
+
+def run_plan(plan, values: dict, cache_dir=None) -> dict:
+    """Runs a plan_fusions result: groups through generated kernels, ops through kernels."""
+    values = dict(values)
+    for unit in plan:
+        if isinstance(unit, FusionGroup):
+            specs = [(t.dtype, tuple(values[t].shape)) for t in unit.inputs]
+            fn = compile_fusion(unit, specs, CPU, cache_dir)
+            for t, v in zip(unit.outputs, fn(*[values[t] for t in unit.inputs])):
+                values[t] = v
+        else:
+            values.update({k: v for k, v in run_reference([unit], values).items()
+                           if k.op is unit})
+    return values
+
+
+def assert_same(got, want, dt, what: str):
+    """Float tolerances per dtype (16-bit floats: two units in the last place: a fused
+    kernel rounds once where ATen rounds each op of a composite kernel)."""
+    assert tuple(got.shape) == tuple(want.shape), f"{what}: shape {got.shape} vs {want.shape}"
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} vs {want.dtype}"
+    if not dt.is_floating:
+        assert torch.equal(got, want), f"{what}: {got} != {want}"
+        return
+    tol = {dtypes.float64: (1e-12, 1e-12), dtypes.float32: (4e-6, 1e-6),
+           dtypes.float16: (4e-3, 1e-3), dtypes.bfloat16: (1.6e-2, 1e-2)}[dt]
+    torch.testing.assert_close(got.double(), want.double(), rtol=tol[0], atol=tol[1],
+                               equal_nan=True, msg=lambda m: f"{what}: {m}")
