@@ -6,8 +6,7 @@
     export_dir/variables/variables.{index,data-00000-of-00001}
                                    the variables as an object-graph TensorBundle checkpoint
     export_dir/assets/             the files of `tf.saved_model.Asset`s
-    export_dir/fingerprint.pb      (its hashes are BLAKE2b-64, not TF's FarmHash: TensorFlow
-                                   records them but does not check them)
+    export_dir/fingerprint.pb      TensorFlow's fingerprint of the files (fingerprinting.py)
 
 Everything is written into a temporary directory beside `export_dir`, which then replaces
 it (directory_swap.py), so a failed or killed save leaves any previous SavedModel whole.
@@ -16,7 +15,6 @@ it (directory_swap.py), so a failed or killed save leaves any previous SavedMode
 from __future__ import annotations
 
 import errno
-import hashlib
 import inspect
 import os
 import shutil
@@ -35,7 +33,7 @@ from ndflow.core import context, dtypes, errors
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph_def import GRAPH_DEF_VERSION, attr_to_proto, shape_to_proto
 from ndflow.core.nest import flatten, pack_sequence_as
-from ndflow.core.protos.saved_model_pb import FingerprintDef, SavedModel
+from ndflow.core.protos.saved_model_pb import SavedModel
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.variables import Variable
 from ndflow.runtime.concrete_function import ConcreteFunction
@@ -44,6 +42,7 @@ from ndflow.saved_model import constants
 from ndflow.saved_model import signatures as sigs
 from ndflow.saved_model.asset import Asset, asset_file_names
 from ndflow.saved_model.directory_swap import replace_tree
+from ndflow.saved_model.fingerprinting import create_fingerprint_def
 from ndflow.saved_model.function_serialization import concrete_function_def, signature_wrapper_def
 from ndflow.saved_model.nested_structure_coder import encode
 from ndflow.saved_model.object_graph import Container, ObjectGraph, children
@@ -386,12 +385,7 @@ def _checkpoint_graph(b: _Builder) -> trackable_object_graph_pb2.TrackableObject
     return g
 
 
-def _hash64(data: bytes) -> int:
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
-
-
-def _write_tree(tmp: str, sm_bytes: bytes, ckpt, variables: dict, parts: dict,
-                assets: list) -> None:
+def _write_tree(tmp: str, sm, sm_bytes: bytes, ckpt, variables: dict, assets: list) -> None:
     os.makedirs(os.path.join(tmp, constants.VARIABLES_DIRECTORY))
     os.makedirs(os.path.join(tmp, constants.ASSETS_DIRECTORY))
     for source, filename in assets:
@@ -401,13 +395,7 @@ def _write_tree(tmp: str, sm_bytes: bytes, ckpt, variables: dict, parts: dict,
     with open(os.path.join(tmp, constants.SAVED_MODEL_FILENAME_PB), "wb") as f:
         f.write(sm_bytes)
     with open(prefix + ".index", "rb") as f:
-        ckpt_hash = _hash64(f.read())
-    fp = FingerprintDef(saved_model_checksum=_hash64(sm_bytes),
-                        graph_def_program_hash=_hash64(parts["graph"]),
-                        signature_def_hash=_hash64(parts["signatures"]),
-                        saved_object_graph_hash=_hash64(parts["objects"]),
-                        checkpoint_hash=ckpt_hash, uuid=str(uuid.uuid4().int))
-    fp.version.producer = 1
+        fp = create_fingerprint_def(sm, f.read())
     with open(os.path.join(tmp, constants.FINGERPRINT_FILENAME), "wb") as f:
         f.write(fp.SerializeToString())
 
@@ -441,15 +429,11 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
     sm_bytes = sm.SerializeToString()
     variables = {b.graph.checkpoint_key(i): node for i, node in enumerate(b.graph.nodes)
                  if isinstance(node, Variable)}
-    parts = {"graph": gd.SerializeToString(),
-             "signatures": b"".join(signature_defs[k].SerializeToString()
-                                    for k in sorted(signature_defs)),
-             "objects": b.proto.SerializeToString()}
     parent = os.path.dirname(os.path.abspath(export_dir))
     tmp = os.path.join(parent, f".{os.path.basename(export_dir)}.tmp-{uuid.uuid4().hex}")
     try:
         os.makedirs(parent, exist_ok=True)
-        _write_tree(tmp, sm_bytes, _checkpoint_graph(b), variables, parts,
+        _write_tree(tmp, sm, sm_bytes, _checkpoint_graph(b), variables,
                     asset_file_names(b.assets))
         kill_point("saved_model_tree_written")
         replace_tree(tmp, export_dir)
