@@ -13,7 +13,8 @@ becomes ONE `_XlaClusterCall` node whose `function` attr holds the cluster's ops
 - The function's ops keep `_XlaAlreadyClustered`, so compiling the fallback never clusters
   them again. The call runs on the cluster's device (GPU over others, as TF picks).
 - Ops are emitted in a topological order of the contracted graph that keeps creation order
-  wherever it can (a cluster takes the position of its first member when its inputs allow).
+  wherever it can (a cluster takes the position of its first member when its inputs allow)
+  and always keeps the creation order of stateful ops (ndflow's program order).
 """
 
 from __future__ import annotations
@@ -27,7 +28,11 @@ from ndflow.ops.array_core import Placeholder
 from ndflow.ops.function_library import FunctionGraph
 from ndflow.ops.xla_ops import XlaClusterCall
 from ndflow.passes.graph_rewriter import GraphRewriter
-from ndflow.passes.mark_for_compilation import CLUSTER_ATTR, MUST_COMPILE_ATTR
+from ndflow.passes.mark_for_compilation import (
+    CLUSTER_ATTR,
+    MUST_COMPILE_ATTR,
+    program_order_edges,
+)
 from ndflow.passes.pass_context import PassContext
 
 
@@ -51,9 +56,12 @@ def _emission_order(graph: Graph, unit_of: dict) -> list:
         key.setdefault(u, op._id)
         deps.setdefault(u, set())
         users.setdefault(u, set())
+    order_deps: dict = {}
+    for before, after in program_order_edges(ops):
+        order_deps.setdefault(after, []).append(before)
     for op in ops:
         u = unit_of.get(op, op)
-        for src in [t.op for t in op.inputs] + op.control_inputs:
+        for src in [t.op for t in op.inputs] + op.control_inputs + order_deps.get(op, []):
             s = unit_of.get(src, src)
             if s != u and s not in deps[u]:
                 deps[u].add(s)

@@ -114,6 +114,15 @@ def _resource_kind(op: Operation) -> str | None:
     return None
 
 
+def program_order_edges(ops: list) -> list:
+    """(previous, next) for consecutive stateful ops in creation order: ndflow runs a graph's
+    stateful ops in the order they were created (a variable read after an assign_add sees the
+    update even without a control edge), so clustering and encapsulation treat that order as
+    edges too."""
+    stateful = [op for op in ops if op.is_stateful]
+    return list(zip(stateful, stateful[1:]))
+
+
 def _touches_resource(op: Operation) -> bool:
     return any(t.dtype == dtypes.resource for t in list(op.inputs) + op.outputs)
 
@@ -200,6 +209,8 @@ class _Clusterer:
                 elif src.type == "NextIteration":
                     continue
                 self.cycles.insert_edge(a, b)
+        for before, after in program_order_edges(self.ops):
+            self.cycles.insert_edge(index[before], index[after])
 
     def _frame_node(self, frame: str) -> int:
         if frame not in self.frame_nodes:
