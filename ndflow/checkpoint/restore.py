@@ -19,6 +19,7 @@ from tensorboard.compat.proto import trackable_object_graph_pb2
 from ndflow.checkpoint import object_graph as og
 from ndflow.checkpoint.tensor_bundle import BundleReader, dtype_name
 from ndflow.core import context, errors
+from ndflow.core.tensor import EagerTensor
 from ndflow.ops import array_core, state
 from ndflow.ops.variables import Variable
 from ndflow.runtime.session import get_default_session
@@ -77,13 +78,15 @@ def _defer(anchor, items) -> None:
     entry[1].extend(items)
 
 
-def _assign(var: Variable, value: np.ndarray, key: str, reader: BundleReader,
-            graph_assigns=None) -> None:
-    shape = tuple(var.shape.as_list()) if var.shape.rank is not None else value.shape
+def _assign(var: Variable, key: str, reader: BundleReader, graph_assigns=None) -> None:
+    """Restores `var` from checkpoint `key`. Eagerly a numeric tensor is read straight into
+    a new ATen tensor that the variable then owns (one copy of the bytes; no clone)."""
+    _, saved_shape = reader.dtype_and_shape(key)
+    shape = tuple(var.shape.as_list()) if var.shape.rank is not None else saved_shape
     if None in shape:
-        shape = value.shape
-    if tuple(value.shape) != tuple(shape):
-        raise ValueError(f"Received incompatible tensor with shape {tuple(value.shape)} when "
+        shape = saved_shape
+    if tuple(saved_shape) != tuple(shape):
+        raise ValueError(f"Received incompatible tensor with shape {tuple(saved_shape)} when "
                          f"attempting to restore variable with shape {tuple(shape)} and name "
                          f"{var.name}.")
     saved = dtype_name(reader.dtype_enum(key))
@@ -91,11 +94,19 @@ def _assign(var: Variable, value: np.ndarray, key: str, reader: BundleReader,
         raise ValueError(f"Received incompatible tensor of dtype {saved} when attempting to "
                          f"restore variable {var.name} of dtype {var.dtype.name} (checkpoint "
                          f"key {key!r}).")
-    if var.dtype.name == "bfloat16":
-        value = value.astype(np.float32)
     if graph_assigns is not None and not context.executing_eagerly():
+        value = reader.read(key)
+        if var.dtype.name == "bfloat16":
+            value = value.astype(np.float32)
         graph_assigns.append((var, value))  # a graph: run by the status in a session
         return
+    tensor = reader.read_tensor(key)
+    if tensor is not None:
+        var.assign(EagerTensor(tensor, var.dtype))
+        return
+    value = reader.read(key)
+    if var.dtype.name == "bfloat16":
+        value = value.astype(np.float32)
     var.assign(value)
 
 
@@ -135,8 +146,7 @@ class Restoration:
                 for attribute in node.attributes:
                     if attribute.name == og.VARIABLE_VALUE_KEY:
                         key = attribute.checkpoint_key
-                        _assign(obj, self.reader.read(key), key, self.reader,
-                                self.graph_assigns)
+                        _assign(obj, key, self.reader, self.graph_assigns)
                 continue
             if anchor is None or not isinstance(obj, (list, tuple, dict)):
                 anchor, path = obj, ()
@@ -344,7 +354,7 @@ def restore_by_name(reader: BundleReader, root) -> NameBasedSaverStatus:
     for _, var in og.ObjectGraph(root).variables():
         key = var.name.split(":")[0]
         if reader.has(key):
-            _assign(var, reader.read(key), key, reader, graph_assigns)
+            _assign(var, key, reader, graph_assigns)
         else:
             unmatched.append(var)
     return NameBasedSaverStatus(unmatched, graph_assigns)

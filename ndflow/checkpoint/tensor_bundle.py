@@ -19,12 +19,15 @@ import os
 import signal
 import struct
 import uuid
+import weakref
 
 import google_crc32c
 import ml_dtypes
 import numpy as np
+import torch
 
 from ndflow.checkpoint import sstable
+from ndflow.checkpoint.bundle_reading import buffer_at, crc32c_at, read_into
 from ndflow.core import errors
 from ndflow.core.file_io import _os_error
 from ndflow.core.protos.tensor_bundle_pb import BundleEntryProto, BundleHeaderProto
@@ -42,6 +45,11 @@ _NUMPY_OF_ENUM = {
     23: np.dtype(np.uint64),
 }
 _ENUM_OF_NUMPY = {v: k for k, v in _NUMPY_OF_ENUM.items()}
+_TORCH_OF_ENUM = {
+    1: torch.float32, 2: torch.float64, 3: torch.int32, 4: torch.uint8, 5: torch.int16,
+    6: torch.int8, 8: torch.complex64, 9: torch.int64, 10: torch.bool, 14: torch.bfloat16,
+    18: torch.complex128, 19: torch.float16,
+}
 _DTYPE_NAMES = {1: "float32", 2: "float64", 3: "int32", 4: "uint8", 5: "int16", 6: "int8",
                 7: "string", 8: "complex64", 9: "int64", 10: "bool", 14: "bfloat16",
                 17: "uint16", 18: "complex128", 19: "float16", 22: "uint32", 23: "uint64"}
@@ -239,7 +247,8 @@ class BundleReader:
             except Exception:  # noqa: BLE001
                 raise self._corrupt(f"unable to parse the entry of key {key!r}") from None
             self._entries[key.decode("utf-8", "replace")] = entry
-        self._data: dict[int, bytes] = {}
+        self._files: dict[int, tuple] = {}  # shard -> (unbuffered file, its size)
+        weakref.finalize(self, _close_all, self._files)
 
     def _corrupt(self, what: str) -> errors.DataLossError:
         return errors.DataLossError(None, None, f"{what} in file {self._index_path}: the "
@@ -281,48 +290,96 @@ class BundleReader:
                                                         f"{self._prefix} is not supported")
         return dtype
 
-    def _shard(self, shard_id: int) -> bytes:
-        if shard_id not in self._data:
+    def _file(self, shard_id: int) -> tuple:
+        opened = self._files.get(shard_id)
+        if opened is None:
             path = data_filename(self._prefix, shard_id, self._num_shards)
             try:
-                with open(path, "rb") as f:
-                    self._data[shard_id] = f.read()
+                f = open(path, "rb", buffering=0)  # noqa: SIM115 - kept open for later reads
             except OSError as e:
                 raise _os_error(path, e) from None
-        return self._data[shard_id]
+            opened = self._files[shard_id] = (f, os.fstat(f.fileno()).st_size)
+        return opened
 
-    def read(self, key: str) -> np.ndarray:
-        """The tensor under `key` as a NumPy array (strings: an object array of bytes)."""
+    def _checked_entry(self, key: str):
         entry = self._entry(key)
         if len(entry.slices):
             raise errors.UnimplementedError(None, None, f"Tensor {key!r} is saved in slices "
                                                         "(partitioned); not supported")
-        dtype, shape = self.dtype_and_shape(key)
+        return entry
+
+    def _bad_crc(self, key: str, entry, path: str) -> errors.DataLossError:
+        return errors.DataLossError(None, None, f"Checksum does not match: stored "
+                                                f"{entry.crc32c} vs. calculated on the "
+                                                f"restored bytes; tensor {key!r} in file "
+                                                f"{path} is corrupted")
+
+    def _read_bytes_into(self, key: str, entry, shape, itemsize: int, address: int) -> None:
+        """A numeric tensor's bytes read once into the `entry.size` bytes at `address`, size
+        and CRC checked (one copy: no file-sized buffer, no slices)."""
         path = data_filename(self._prefix, entry.shard_id, self._num_shards)
-        data = self._shard(entry.shard_id)
+        f, file_size = self._file(entry.shard_id)
         start, end = entry.offset, entry.offset + entry.size
-        if end > len(data):
+        if end > file_size:
             raise errors.DataLossError(None, None, f"Checkpoint data file {path} is truncated: "
                                                    f"tensor {key!r} needs bytes [{start}, "
-                                                   f"{end}) of {len(data)}")
-        raw = data[start:end]
-        bad_crc = errors.DataLossError(None, None, f"Checksum does not match: stored "
-                                                   f"{entry.crc32c} vs. calculated on the "
-                                                   f"restored bytes; tensor {key!r} in file "
-                                                   f"{path} is corrupted")
+                                                   f"{end}) of {file_size}")
         count = int(np.prod(shape, dtype=np.int64))
-        if entry.dtype == DT_STRING:
-            value = self._parse_strings(raw, count, path, key)
-            if value is None or sstable.mask_crc(_string_bytes(value)[1]) != entry.crc32c:
-                raise bad_crc
-            return value.reshape(shape)
-        if len(raw) != count * dtype.itemsize:
+        if entry.size != count * itemsize:
             raise errors.DataLossError(None, None, f"Tensor {key!r} in {path}: size "
-                                                   f"{len(raw)} does not match its shape "
+                                                   f"{entry.size} does not match its shape "
                                                    f"{list(shape)} and dtype")
-        if sstable.mask_crc(google_crc32c.value(raw)) != entry.crc32c:
-            raise bad_crc
-        return np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(shape)
+        if not entry.size:
+            got = 0
+        else:
+            try:
+                got = read_into(f, start, buffer_at(address, entry.size))
+            except OSError as e:
+                raise _os_error(path, e) from None
+        if got != entry.size:
+            raise errors.DataLossError(None, None, f"Checkpoint data file {path} is truncated: "
+                                                   f"tensor {key!r} needs bytes [{start}, "
+                                                   f"{end})")
+        if sstable.mask_crc(crc32c_at(address, entry.size)) != entry.crc32c:
+            raise self._bad_crc(key, entry, path)
+
+    def read_tensor(self, key: str):
+        """The numeric tensor under `key` as a new ATen tensor that owns its memory (read
+        straight into it), or None for strings and dtypes ATen lacks (use `read`)."""
+        entry = self._checked_entry(key)
+        torch_dtype = _TORCH_OF_ENUM.get(entry.dtype)
+        if torch_dtype is None:
+            return None
+        dtype, shape = self.dtype_and_shape(key)
+        out = torch.empty(entry.size, dtype=torch.uint8)
+        self._read_bytes_into(key, entry, shape, dtype.itemsize, out.data_ptr())
+        return out.view(torch_dtype).reshape(shape)
+
+    def read(self, key: str) -> np.ndarray:
+        """The tensor under `key` as a NumPy array (strings: an object array of bytes)."""
+        entry = self._checked_entry(key)
+        dtype, shape = self.dtype_and_shape(key)
+        if entry.dtype != DT_STRING:
+            out = np.empty(entry.size, dtype=np.uint8)
+            self._read_bytes_into(key, entry, shape, dtype.itemsize, out.ctypes.data)
+            return out.view(dtype.newbyteorder("<")).astype(dtype, copy=False).reshape(shape)
+        path = data_filename(self._prefix, entry.shard_id, self._num_shards)
+        f, file_size = self._file(entry.shard_id)
+        start, end = entry.offset, entry.offset + entry.size
+        if end > file_size:
+            raise errors.DataLossError(None, None, f"Checkpoint data file {path} is truncated: "
+                                                   f"tensor {key!r} needs bytes [{start}, "
+                                                   f"{end}) of {file_size}")
+        try:
+            f.seek(start)
+            raw = f.read(entry.size)
+        except OSError as e:
+            raise _os_error(path, e) from None
+        count = int(np.prod(shape, dtype=np.int64))
+        value = self._parse_strings(raw, count, path, key)
+        if value is None or sstable.mask_crc(_string_bytes(value)[1]) != entry.crc32c:
+            raise self._bad_crc(key, entry, path)
+        return value.reshape(shape)
 
     @staticmethod
     def _parse_strings(raw: bytes, count: int, path: str, key: str):
@@ -341,3 +398,9 @@ class BundleReader:
             out[i] = raw[pos:pos + size]
             pos += size
         return out
+
+
+def _close_all(files: dict) -> None:
+    for f, _ in files.values():
+        f.close()
+    files.clear()
