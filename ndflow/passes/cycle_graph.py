@@ -7,8 +7,8 @@ would close a cycle, is refused. `contract_edge(a, b)` merges `b` into `a` unles
 a -> ... -> b exists (then the merged node would sit on a cycle).
 
     g = CycleGraph(3); g.insert_edge(0, 1); g.insert_edge(1, 2); g.insert_edge(0, 2)
-    g.contract_edge(0, 2)      # False: 0 -> 1 -> 2 is another path
-    g.contract_edge(0, 1)      # True: node 1 is gone, 0 -> 2 remains
+    g.contract_edge(0, 2)      # None: 0 -> 1 -> 2 is another path
+    g.contract_edge(0, 1)      # 0 (the survivor): node 1 is gone, 0 -> 2 remains
 """
 
 from __future__ import annotations
@@ -117,13 +117,25 @@ class CycleGraph:
                     stack.append(m)
         return []
 
-    def contract_edge(self, a: int, b: int) -> bool:
-        """Merges b into a along the edge a -> b; False (no change) when another path from a
-        to b exists."""
+    def contract_edge(self, a: int, b: int) -> int | None:
+        """Merges the edge a -> b into one node and returns it (the end with more edges
+        survives, so growing a large cluster stays cheap); None (no change) when another path
+        from a to b exists."""
         self.remove_edge(a, b)
         if self.is_reachable(a, b):
             self.insert_edge(a, b)
-            return False
+            return None
+        if len(self.succ[b]) + len(self.pred[b]) > len(self.succ[a]) + len(self.pred[a]):
+            for p in list(self.pred[a]):
+                self.remove_edge(p, a)
+                ok = self.insert_edge(p, b)
+                assert ok, "contracting an edge with no other path cannot create a cycle"
+            for s in list(self.succ[a]):
+                self.remove_edge(a, s)
+                ok = self.insert_edge(b, s)
+                assert ok, "contracting an edge with no other path cannot create a cycle"
+            self.alive[a] = False
+            return b
         for p in list(self.pred[b]):
             self.remove_edge(p, b)
             ok = self.insert_edge(p, a)
@@ -133,7 +145,7 @@ class CycleGraph:
             ok = self.insert_edge(a, s)
             assert ok, "contracting an edge with no other path cannot create a cycle"
         self.alive[b] = False
-        return True
+        return a
 
     def successors(self, n: int) -> list[int]:
         return sorted(self.succ[n])

@@ -236,6 +236,7 @@ class _Clusterer:
                 or _attr_true(op, MUST_COMPILE_ATTR),
                 must_compile=_attr_true(op, MUST_COMPILE_ATTR), scope=scope or None,
                 has_functional_cf=op.type in ("If", "While", "StatelessIf", "StatelessWhile"))
+        self.multi_device = len({d for c in self.clusters.values() for d in c.devices}) > 1
         self._unsafe_resource_pairs(candidates)
 
     def _unsafe_resource_pairs(self, candidates: list) -> None:
@@ -268,14 +269,20 @@ class _Clusterer:
         return next(iter(gpus or other or cpus))
 
     def compatible(self, a: Cluster, b: Cluster) -> bool:
-        picked = self.pick_device(a.devices | b.devices)
-        if picked is None:
-            return False
+        if len(a.devices) == 1 and a.devices == b.devices:
+            picked = next(iter(a.devices))
+        else:
+            picked = self.pick_device(a.devices | b.devices)
+            if picked is None:
+                return False
         return all(c.resource_op_device in (None, picked) for c in (a, b))
 
-    def _refuse(self, a: Cluster, b: Cluster, reason: str) -> bool:
-        logging.vlog(VLOG_MODULE, 3, f"Could not contract {a.describe()} -> {b.describe()} "
-                     f"because {reason}.")
+    def _refuse(self, a: Cluster, b: Cluster, reason) -> bool:
+        """Logs why a -> b stays apart (`reason`: text, or a callable building it)."""
+        if logging.vlog_is_on(VLOG_MODULE, 3):
+            text = reason() if callable(reason) else reason
+            logging.vlog(VLOG_MODULE, 3, f"Could not contract {a.describe()} -> "
+                         f"{b.describe()} because {text}.")
         return False
 
     def try_contract(self, a: Cluster, b: Cluster) -> bool:
@@ -288,7 +295,7 @@ class _Clusterer:
         if len(a.ops) + len(b.ops) > self.flags.tf_xla_max_cluster_size:
             return self._refuse(a, b, "the new cluster will be larger than the max cluster "
                                 "size")
-        for p in self.cycles.predecessors(b.node):
+        for p in (self.cycles.pred[b.node] if self.multi_device else ()):
             pc = self.clusters.get(p)
             if pc is not None and pc is not a and (not self.compatible(b, pc)
                                                    or not self.compatible(a, pc)):
@@ -298,10 +305,11 @@ class _Clusterer:
                 any((x, y) in self.unsafe_pairs for x in a.resource_ops for y in b.resource_ops):
             return self._refuse(a, b, "the new cluster would break resource variable "
                                 "semantics")
-        if not self.cycles.contract_edge(a.node, b.node):
-            return self._refuse(a, b, "contracting the edge would create a cycle via "
+        survivor = self.cycles.contract_edge(a.node, b.node)
+        if survivor is None:
+            return self._refuse(a, b, lambda: "contracting the edge would create a cycle via "
                                 f"[{self._describe_cycle(a, b)}]")
-        self._merge(a, b)
+        self._merge(a, b, survivor)
         return True
 
     def _describe_cycle(self, a: Cluster, b: Cluster) -> str:
@@ -318,7 +326,8 @@ class _Clusterer:
             return f"{self.ops[n].name} #{n}"
         return f"frame #{n}"
 
-    def _merge(self, a: Cluster, b: Cluster) -> None:
+    def _merge(self, a: Cluster, b: Cluster, survivor: int) -> None:
+        """b's ops join a; a lives on at the cycle-graph node that survived."""
         a.ops += b.ops
         a.effective_size += b.effective_size
         a.devices |= b.devices
@@ -327,7 +336,9 @@ class _Clusterer:
         a.xla_compile_attr_true |= b.xla_compile_attr_true
         a.has_functional_cf |= b.has_functional_cf
         a.scope = a.scope if a.scope is not None else b.scope
-        del self.clusters[b.node]
+        del self.clusters[a.node], self.clusters[b.node]
+        a.node = survivor
+        self.clusters[survivor] = a
 
     def for_each_edge_in_post_order(self, fn) -> bool:
         changed = False
@@ -335,9 +346,9 @@ class _Clusterer:
             a = self.clusters.get(n)
             if a is None:
                 continue
-            for s in self.cycles.successors(n):
+            for s in self.cycles.successors(n):  # a copy: contraction changes them
                 b = self.clusters.get(s)
-                if b is not None and self.clusters.get(n) is a:
+                if b is not None and b is not a:
                     changed |= fn(a, b)
         return changed
 

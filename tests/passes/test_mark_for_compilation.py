@@ -408,8 +408,8 @@ def test_cycle_graph_contraction_and_reordering():
     c = CycleGraph(4)
     assert c.insert_edge(0, 1) and c.insert_edge(1, 2) and c.insert_edge(0, 2)
     assert not c.insert_edge(2, 0)  # would close a cycle
-    assert not c.contract_edge(0, 2)  # 0 -> 1 -> 2 is another path
-    assert c.contract_edge(0, 1) and c.has_edge(0, 2) and not c.alive[1]
+    assert c.contract_edge(0, 2) is None  # 0 -> 1 -> 2 is another path
+    assert c.contract_edge(0, 1) == 0 and c.has_edge(0, 2) and not c.alive[1]
     assert c.insert_edge(3, 0) and c.is_reachable(3, 2) and not c.is_reachable(2, 3)
     assert c.rank[3] < c.rank[0] < c.rank[2]  # re-ranked after the backward edge
     assert c.nodes_in_post_order() == [2, 0, 3]
