@@ -49,8 +49,12 @@ def no_gradient(op_type: str) -> None:
 
 def gradient_function(op) -> tuple[bool, Callable | None]:
     """(found, fn) for `op` from the user's registrations: its override name first (set by
-    `gradient_override_map`), then its type; fn None means not differentiable."""
+    `gradient_override_map`, or TF's `_gradient_op_type` attr, which copies of the op keep),
+    then its type; fn None means not differentiable."""
     name = getattr(op, "gradient_override", None)
+    if name is None:   # an op of a loaded SavedModel with a saved custom gradient
+        attrs = getattr(op, "attrs", None)
+        name = attrs.get("_gradient_op_type") if isinstance(attrs, dict) else None
     if name is not None:
         if name not in GRADIENTS:
             raise LookupError(f"No gradient defined for operation '{op.name}' (op type: "

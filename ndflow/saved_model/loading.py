@@ -29,6 +29,7 @@ from ndflow.ops.variables import Variable
 from ndflow.saved_model import constants
 from ndflow.saved_model.asset import Asset
 from ndflow.saved_model.call_inlining import Inliner
+from ndflow.saved_model.custom_gradients import CustomGradients
 from ndflow.saved_model.nested_structure_coder import decode
 from ndflow.saved_model.restored_functions import (
     RestoredConcreteFunction,
@@ -137,6 +138,7 @@ class _Loader:
         self._library = None
         self._check_references()
         self._paths = _node_paths(self.proto)
+        self.custom_gradients = CustomGradients(self, mg.graph_def.library)
 
     def _check_references(self) -> None:
         """Every node id the object graph mentions exists (a damaged file is an error
@@ -164,7 +166,9 @@ class _Loader:
                 lib.function.extend(self._inlined_or_original(n)
                                     for n in self._function_names)
                 self._library = FunctionLibrary(lib)
-            return self._library.get(name, "f", name)
+            graph = self._library.get(name, "f", name)
+            self.custom_gradients.bind(fd, graph)
+            return graph
         except errors.NotFoundError as e:
             raise errors.NotFoundError(None, None, f"{e.message} (in function '{name}' of the "
                                        f"SavedModel at {self.export_dir})") from None

@@ -62,7 +62,9 @@ class RestoredConcreteFunction:
         body.__signature__ = inspect.Signature(
             [inspect.Parameter(f"arg_{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
              for i in range(len(specs))])
-        self._function = Function(body, name=name, input_signature=specs, autograph=False)
+        # a graph name scope cannot start with "_": the traced function is named without them
+        self._function = Function(body, name=graph.name, input_signature=specs,
+                                  autograph=False)
 
     @property
     def trainable_variables(self) -> tuple:

@@ -1,7 +1,8 @@
 """SavedModels written by TensorFlow 2.21 whose functions capture more than variables
 (tests/fixtures/saved_model, made by generate.py there): Keras models whose functions
 capture constants and non-trainable variables (export and tf.saved_model.save), a custom
-gradient's captured tensor, and a tf.lookup table resource, which ndflow refuses by name."""
+gradient (its captured tensor, and the gradient itself, used as TensorFlow uses it), and a
+tf.lookup table resource, which ndflow refuses by name."""
 
 import os
 
@@ -44,6 +45,36 @@ def test_custom_gradient_captured_tensor_loads_and_the_forward_function_runs():
     np.testing.assert_allclose(out["output_0"].numpy(), EXPECTED["custom_gradient"],
                                rtol=1e-6)
     assert float(m.v.numpy()) == 2.0
+
+
+def _tape_gradient(m, x):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = m.f(x)
+    return tape.gradient(y, [x, m.v])
+
+
+def test_saved_custom_gradient_is_used_eagerly_and_in_graphs():
+    # f(x) = exp3(x) * v whose saved gradient is dy * exp(x) * 3 (TensorFlow computes these
+    # same values for the fixture); the ops' own gradient would give dy * exp(x)
+    m = tf.saved_model.load(fixture("tf_custom_gradient"))
+    x = tf.constant(X[0])
+    want_dx, want_dv = 3.0 * np.exp(X[0]) * 2.0, np.exp(X[0]).sum()
+    for dx, dv in (_tape_gradient(m, x),
+                   tf.function(lambda t: _tape_gradient(m, t), autograph=False)(x)):
+        np.testing.assert_allclose(dx.numpy(), want_dx, rtol=1e-6)
+        np.testing.assert_allclose(dv.numpy(), want_dv, rtol=1e-6)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = m.signatures["serving_default"](x=x)["output_0"]
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), want_dx, rtol=1e-6)
+
+
+def test_loaded_functions_run_inside_a_tf_function():
+    m = tf.saved_model.load(fixture("keras_preprocessing_export"))
+    out = tf.function(lambda x: m.serve(x) * 2.0, autograph=False)(tf.constant(X))
+    np.testing.assert_allclose(out.numpy(), EXPECTED["keras_preprocessing"] * 2.0, rtol=1e-5,
+                               atol=1e-6)
 
 
 def test_lookup_table_resource_is_refused_naming_the_node_and_the_op():
