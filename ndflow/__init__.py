@@ -22,7 +22,9 @@ from ndflow import (  # noqa: F401 - importing the packages runs their declarati
     summary,
     train,
 )
-from ndflow.core import api_export, tf_logging, versions  # noqa: F401 - their tf_exports
+from ndflow.core import api_export, tf_logging, traceback_utils, versions  # noqa: F401
+
+traceback_utils.install_excepthook()  # uncaught errors show the user's frames, as in TF
 
 __version__ = versions.VERSION  # the TensorFlow API level (programs gate on tf.__version__)
 

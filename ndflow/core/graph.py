@@ -12,7 +12,7 @@ import contextlib
 import re
 import threading
 
-from ndflow.core import context, devices, errors, graph_def
+from ndflow.core import context, devices, errors, graph_def, traceback_utils
 from ndflow.core import dtypes as _dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape, as_shape, fmt
@@ -121,6 +121,8 @@ class Operation:
         self.outputs = [SymbolicTensor(self, i, dt, shape)
                         for i, (dt, shape) in enumerate(output_specs)]
         self._control_outputs = []
+        # where the user made it (a pass's copy takes the original's: see Graph.copy)
+        self._traceback = traceback_utils.user_frames(1) if graph.record_tracebacks else ()
         # the name a tf.RegisterGradient function is registered under, when the op was built
         # inside graph.gradient_override_map (TF's `_gradient_op_type`)
         self.gradient_override = graph._gradient_override_map.get(self.type)
@@ -132,6 +134,11 @@ class Operation:
     @property
     def inputs(self) -> tuple:
         return tuple(self._inputs)
+
+    @property
+    def traceback(self):
+        """The user's frames that created this op, outermost first (a StackSummary)."""
+        return traceback_utils.as_stack_summary(self._traceback)
 
     @property
     def control_inputs(self) -> list:
@@ -223,6 +230,7 @@ class Graph:
         self._gradient_override_map: dict[str, str] = {}
         self._collections: dict[str, list] = {}
         self._finalized = False
+        self.record_tracebacks = True  # ops remember the user frames that made them
         self._unfeedable: set = set()
         self._unfetchable: set = set()
         self.seed = None
@@ -502,12 +510,14 @@ class Graph:
         """A structural copy plus the map old tensor/op -> new tensor/op."""
         g = Graph()
         g.seed = self.seed
+        g.record_tracebacks = False
         mapping: dict = {}
         for op in self._ops:
             new = g.create_op(op.op_def, [mapping[t] for t in op._inputs], op.attrs,
                               [(t.dtype, t.shape) for t in op.outputs], op.name,
                               [mapping[c] for c in op._control_inputs], op.device)
             new.gradient_override = op.gradient_override
+            new._traceback = op._traceback
             mapping[op] = new
             mapping.update(zip(op.outputs, new.outputs))
         g._names_in_use = dict(self._names_in_use)

@@ -27,6 +27,7 @@ class GraphRewriter:
         self.source = source
         self.graph = Graph()
         self.graph.seed = source.seed
+        self.graph.record_tracebacks = False  # ops keep where the user made their originals
         self.map: dict = {}
         for op in source.get_operations():
             self.graph.unique_name(op.name)
@@ -50,8 +51,12 @@ class GraphRewriter:
         for c in control_inputs:
             if c not in controls:
                 controls.append(c)
-        return self.graph.create_op(op_def, list(inputs), dict(attrs), list(output_specs),
-                                    name, controls, device or "")
+        new = self.graph.create_op(op_def, list(inputs), dict(attrs), list(output_specs),
+                                   name, controls, device or "")
+        original = self.source._by_name.get(name)  # a fused op is named after an op it replaces
+        if original is not None:
+            new._traceback = original._traceback
+        return new
 
     def copy_op(self, op: Operation, inputs=None, control_inputs=None,
                 name: str | None = None) -> Operation:

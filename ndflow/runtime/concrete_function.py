@@ -15,7 +15,8 @@ import threading
 
 import numpy as np
 
-from ndflow.core import context, optimizer_options
+from ndflow.core import context, optimizer_options, traceback_utils
+from ndflow.core.errors import OpError
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.core.tensor_spec import TensorSpec
@@ -167,7 +168,10 @@ class ConcreteFunction:
         plan = self._plan
         if plan is None or self._plan_options != optimizer_options.version():
             plan = self._build_plan()
-        outs = plan.run([t._value for t in tensors] + self._capture_vals)
+        try:
+            outs = plan.run([t._value for t in tensors] + self._capture_vals)
+        except OpError as e:
+            raise graph_execution_error(e) from None
         return [EagerTensor(v, d) for v, d in zip(outs, self._out_dtypes)]
 
     def _captures(self) -> list:
@@ -256,3 +260,13 @@ class ConcreteFunction:
                 tape.record(eop)
             env.update(zip(op.outputs, eop.outputs))
         return [env[t] for t in self.graph.outputs]
+
+
+def graph_execution_error(e: OpError) -> OpError:
+    """TensorFlow's error for a failed function call: "Graph execution error:", the node and
+    the user's lines that made it, then the kernel's message."""
+    node = getattr(e, "failed_node", None)
+    name, frames = node if node is not None else ("", ())
+    err = type(e)(None, None, traceback_utils.graph_execution_message(name, frames, e.message))
+    err.failed_node = node
+    return err

@@ -20,7 +20,7 @@ from typing import Any
 
 import torch
 
-from ndflow.core import context, optimizer_options
+from ndflow.core import context, optimizer_options, traceback_utils
 from ndflow.core.api_export import tf_export
 from ndflow.core.errors import OpError, UnimplementedError
 from ndflow.core.graph import Graph, Operation
@@ -260,7 +260,16 @@ class Session:
                 op = self._graph.get_operation_by_name(op.name)
             except (KeyError, TypeError):
                 op = None
-        return type(e)(e.node_def, op, e.message)
+        node = getattr(e, "failed_node", None)
+        message = e.message
+        if node is not None and node[1]:  # TF1's wording: the node, then where it was made
+            name, frames = node
+            message = (f"Graph execution error:\n\nDetected at node '{name}' defined at (most "
+                       f"recent call last):\n{traceback_utils.format_frames(frames, '    ', False)}"
+                       f"Node: '{name}'\n{message}")
+        err = type(e)(e.node_def, op, message)
+        err.failed_node = node
+        return err
 
 
 @tf_export(v1=["InteractiveSession"])

@@ -80,10 +80,12 @@ def test_asserts_run_in_tf_function_and_sessions():
     np.testing.assert_array_equal(f(tf.constant(X), tf.constant(Y) + 1).numpy(), [3, 8, 7])
     with pytest.raises(tf.errors.InvalidArgumentError) as info:
         f(tf.constant(X), tf.constant(Y))
-    assert str(info.value).startswith(
-        "assertion failed: [a<b] [Condition x < y did not hold element-wise:] [x (a:0) = ] "
-        "[1 2 3] [y (b:0) = ] [1 5 3]")
-    assert "assert_less/Assert/Assert" in str(info.value)
+    msg = str(info.value)  # TF's: where the failing node was made, then the kernel's text
+    assert msg.startswith("Graph execution error:\n\nDetected at node "
+                          "assert_less/Assert/Assert defined at (most recent call last):\n")
+    assert ("\n\nassertion failed: [a<b] [Condition x < y did not hold element-wise:] "
+            "[x (a:0) = ] [1 2 3] [y (b:0) = ] [1 5 3]\n\t [[{{node assert_less/Assert/Assert}}]]"
+            ) in msg
 
     with tf.Graph().as_default():
         a = v1.placeholder(tf.int32, [None])
