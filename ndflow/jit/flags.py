@@ -7,8 +7,10 @@
 Rules (tsl's ParseFlagsFromEnvAndDieIfUnknown and TF's flags.cc):
 - a value whose first non-space character is `-` is a list of flags; any other non-empty
   value is the name of a file holding the flags (whitespace- and newline-separated);
-- each flag is `--name=value`, or `--name` for a boolean (true); booleans take true/false/1/0,
-  integers decimal digits; anything else is an error naming the flag and the value;
+- each flag is `--name=value`, or `--name` for a boolean (true; a bare non-boolean is unknown);
+  booleans take true/false/1/0, integers decimal digits; anything else is TF's "Couldn't
+  interpret value V for flag NAME." error; every flag TF 2.21 knows is accepted (those steering
+  parts ndflow lacks, as the MLIR bridge or TPU embeddings, change nothing);
 - single or double quotes group a value holding spaces (`--xla_dump_to='/tmp/a b'`);
 - an unknown flag is an error in TensorFlow's words: "Unknown flag in TF_XLA_FLAGS: --x
   Perhaps you meant to specify these on the XLA_FLAGS envvar?" (and the reverse for XLA_FLAGS).
@@ -62,6 +64,33 @@ class XlaFlags:
     tf_xla_check_cluster_output_numerics: bool = False
     tf_xla_compile_on_demand: bool = False
     tf_xla_enable_xla_devices: bool = False
+    tf_xla_persistent_cache_device_types: str = ""
+    tf_xla_persistent_cache_read_only: bool = False
+    # Accepted as TF 2.21 accepts them; they steer parts ndflow does not have (TPU embedding,
+    # the MLIR bridge, PjRt device API), so they change nothing.
+    tf_xla_disable_full_embedding_pipelining: bool = False
+    tf_xla_disable_full_embedding_pipelining_with_summaries: bool = True
+    tf_xla_embedding_parallel_iterations: int = 0
+    tf_xla_use_device_api_for_xla_launch: bool = True
+    tf_xla_use_device_api_for_compile_on_demand: bool = True
+    tf_xla_use_device_api_for_auto_jit: bool = True
+    tf_xla_use_device_api: bool = False
+    tf_xla_enable_device_api_for_gpu: bool = True
+    tf_xla_call_module_disabled_checks: str = ""
+    tf_mlir_enable_mlir_bridge: bool = False
+    tf_mlir_enable_merge_control_flow_pass: bool = True
+    tf_mlir_enable_convert_control_to_data_outputs_pass: bool = False
+    tf_mlir_composite_tpuexecute_side_effects: bool = False
+    tf_mlir_enable_strict_clusters: bool = False
+    tf_mlir_enable_multiple_local_cpu_devices: bool = False
+    tf_mlir_enable_debug_info_serialization: bool = True
+    tf_dump_graphs_in_tfg: bool = False
+    tf_mlir_enable_tpu_variable_runtime_reformatting_pass: bool = True
+    tf_serialize_mlir_to_compressed_bytecode: bool = False
+    tf_xla_sparse_core_disable_table_stacking: bool = False
+    tf_xla_sparse_core_minibatch_max_division_level: int = 6
+    tf_xla_sparse_core_stacking_mem_limit_bytes: int = 2097152
+    tf_xla_sparse_core_stacking_table_shard_limit_bytes: int = 2147483648
     # XLA_FLAGS (DebugOptions) ndflow reads.
     xla_gpu_autotune_level: int = 4
     xla_dump_to: str = ""
@@ -101,37 +130,38 @@ class XlaFlags:
 
 _SINGLE_GPU = re.compile(r"single-gpu\((-?[0-9]+)\)")
 _FIELDS = {f.name: f for f in dataclasses.fields(XlaFlags)}
-_TF_NAMES = frozenset(n for n in _FIELDS if n.startswith("tf_xla_"))
+_TF_NAMES = frozenset(n for n in _FIELDS if n.startswith("tf_"))
+_INT64_NAMES = frozenset({"tf_xla_clustering_fuel", "tf_xla_sparse_core_stacking_mem_limit_bytes",
+                          "tf_xla_sparse_core_stacking_table_shard_limit_bytes"})
 _XLA_NAMES = frozenset(n for n in _FIELDS if n.startswith("xla_"))
 _ALIAS = "xla_gpu_persistent_cache_dir"  # accepted in TF_XLA_FLAGS too
 
 
-def _parse_value(name: str, raw: str | None, var: str):
+def _parse_value(name: str, raw: str, var: str):
+    """A flag's value (`raw` is None for a bare `--name`, which only booleans allow)."""
     kind = _FIELDS[name].type
     if kind == "bool":
         if raw is None or raw in ("true", "1"):
             return True
         if raw in ("false", "0"):
             return False
-    elif raw is None:
-        pass  # a non-boolean flag needs a value
+        expected = "true, false, 1 or 0"
     elif kind == "int":
         if re.fullmatch(r"[+-]?[0-9]+", raw.strip()):
             value = int(raw)
-            limit = INT64_MAX if name == "tf_xla_clustering_fuel" else INT32_MAX
+            limit = INT64_MAX if name in _INT64_NAMES else INT32_MAX
             if -limit - 1 <= value <= limit:
                 return value
+        expected = f"an int{'64' if name in _INT64_NAMES else '32'}"
     elif name == "tf_xla_auto_jit":
         if raw == "fusible" or _SINGLE_GPU.fullmatch(raw) or re.fullmatch(r"-?[0-9]+", raw):
             return raw
-        raise ValueError(f"Failed to parse {var}: invalid value {raw!r} for "
-                         "--tf_xla_auto_jit; expected 0, -1, 1, 2, 'fusible' or "
-                         "'single-gpu(N)'")
+        expected = "0, -1, 1, 2, fusible or single-gpu(N)"
     else:
         return raw
-    shown = "(none)" if raw is None else repr(raw)
-    raise ValueError(f"Failed to parse {var}: couldn't interpret value {shown} for flag "
-                     f"--{name} (expected {'true/false/1/0' if kind == 'bool' else 'an int'})")
+    # TF's words (tsl command_line_flags.cc), then what would have parsed.
+    raise ValueError(f"Failed to parse {var}: Couldn't interpret value {raw} for flag "
+                     f"{name}. (expected {expected})")
 
 
 def _tokens(var: str, value: str) -> list[str]:
@@ -161,7 +191,9 @@ def parse_flags(tf_xla_flags: str = "", xla_flags_value: str = "") -> XlaFlags:
         unknown = []
         for tok in _tokens(var, raw):
             m = re.fullmatch(r"--?([A-Za-z0-9_]+)(?:=(.*))?", tok, re.S)
-            if not m or m.group(1) not in known:
+            if not m or m.group(1) not in known or \
+                    (m.group(2) is None and _FIELDS[m.group(1)].type != "bool"):
+                # tsl matches `--name=` for non-booleans: a bare one is an unknown flag
                 unknown.append(tok)
                 continue
             values[m.group(1)] = _parse_value(m.group(1), m.group(2), var)

@@ -114,10 +114,9 @@ def allowed_ops(spec: str, compilable: frozenset[str] | None = None) -> frozense
         elif item in compilable:
             result.add(item)
         else:
-            raise InvalidArgumentError(
+            raise InvalidArgumentError(  # TF's message; here "XLA" is ndflow's JIT tables
                 None, None, f"The operation '{item}' passed to --tf_xla_ops_to_cluster is not "
-                "supported by XLA (not a category of the fusible table and not an op ndflow's "
-                "JIT can compile).")
+                "supported by XLA.")
     return frozenset(result)
 
 
@@ -128,8 +127,8 @@ def excluded_ops(spec: str) -> frozenset[str]:
         if not item:
             continue
         if item not in EXCLUDABLE_OPS:
-            raise InvalidArgumentError(
-                None, None, f"--tf_xla_cluster_exclude_ops={spec}: '{item}' cannot be excluded; "
-                "only 'Where' is supported")
+            raise InvalidArgumentError(  # TF's message: only Where may be excluded
+                None, None, f"The operation '{item}' passed to --tf_xla_cluster_exclude_ops is "
+                "not supported by XLA.")
         result.add(item)
     return frozenset(result)

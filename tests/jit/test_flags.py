@@ -79,19 +79,31 @@ def test_unknown_flags_are_tensorflows_error():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("--tf_xla_min_cluster_size=abc", "couldn't interpret value 'abc' for flag "
-                                      "--tf_xla_min_cluster_size"),
-    ("--tf_xla_max_cluster_size", "couldn't interpret value (none)"),
-    ("--tf_xla_cpu_global_jit=yes", "'yes' for flag --tf_xla_cpu_global_jit"),
-    ("--tf_xla_min_cluster_size=99999999999", "'99999999999'"),
-    ("--tf_xla_auto_jit=3x", "invalid value '3x' for --tf_xla_auto_jit"),
-    ("--tf_xla_auto_jit=single-gpu(x)", "invalid value 'single-gpu(x)'"),
+    ("--tf_xla_min_cluster_size=abc",
+     "Couldn't interpret value abc for flag tf_xla_min_cluster_size. (expected an int32)"),
+    ("--tf_xla_cpu_global_jit=yes", "Couldn't interpret value yes for flag "
+                                    "tf_xla_cpu_global_jit. (expected true, false, 1 or 0)"),
+    ("--tf_xla_min_cluster_size=99999999999", "value 99999999999 for"),
+    ("--tf_xla_auto_jit=3x", "value 3x for flag tf_xla_auto_jit. (expected 0, -1, 1, 2, "
+                             "fusible or single-gpu(N))"),
+    ("--tf_xla_auto_jit=single-gpu(x)", "value single-gpu(x) for flag"),
     ("--xla_dump_to='unterminated", "No closing quotation"),
 ])
 def test_malformed_values_name_the_flag(text, message):
     with pytest.raises(ValueError, match="Failed to parse TF_XLA_FLAGS") as e:
         parse_flags(text.replace("--xla_dump_to", "--tf_xla_persistent_cache_directory"))
     assert message in str(e.value)
+
+
+def test_every_tensorflow_flag_is_accepted_and_a_bare_non_boolean_is_unknown():
+    f = parse_flags("--tf_mlir_enable_mlir_bridge --tf_xla_sparse_core_stacking_mem_limit_bytes="
+                    "4294967296 --tf_xla_persistent_cache_read_only=true "
+                    "--tf_xla_call_module_disabled_checks=shape_assertions")
+    assert f.tf_mlir_enable_mlir_bridge and f.tf_xla_persistent_cache_read_only
+    assert f.tf_xla_sparse_core_stacking_mem_limit_bytes == 2**32
+    with pytest.raises(ValueError, match="Unknown flag in TF_XLA_FLAGS: "
+                                         "--tf_xla_max_cluster_size\n"):
+        parse_flags("--tf_xla_max_cluster_size")
 
 
 def test_parsed_once_per_process_until_reset(monkeypatch):

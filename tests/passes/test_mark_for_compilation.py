@@ -354,7 +354,9 @@ def test_ops_to_cluster_and_exclude_ops():
     with pytest.raises(InvalidArgumentError, match="'Frobnicate' passed to "
                                                    "--tf_xla_ops_to_cluster"):
         _clusters(g, flags="--tf_xla_ops_to_cluster=PW,Frobnicate")
-    with pytest.raises(InvalidArgumentError, match="only 'Where' is supported"):
+    with pytest.raises(InvalidArgumentError, match="The operation 'MatMul' passed to "
+                                                   "--tf_xla_cluster_exclude_ops is not "
+                                                   "supported by XLA."):
         _clusters(g, flags="--tf_xla_cluster_exclude_ops=MatMul")
     del w
 
