@@ -20,6 +20,7 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     options,
     ordering,
     prefetching,
+    save_load,
     selection,
     sources,
     text_line,

@@ -287,6 +287,15 @@ class DatasetV2:
     def reduce(self, initial_state, reduce_func, name=None):
         return _op("reduce")(self, initial_state, reduce_func)
 
+    def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
+        """Writes the dataset under `path` in TensorFlow's format (save_load.py)."""
+        return _op("save")(self, path, compression, shard_func, checkpoint_args)
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None, wait=False):
+        """A dataset `Dataset.save` (ndflow's or TensorFlow's) wrote under `path`."""
+        return _op("load")(path, element_spec, compression, reader_func, wait)
+
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
         return _op("window")(self, size, shift, stride, drop_remainder)
 
