@@ -1,7 +1,9 @@
 """ATen kernels for the remapper's fused ops (ndflow/ops/nn_fused.py).
 
-`_FusedConv2D`: one `aten.convolution` call with the bias (oneDNN adds it while writing the
-output), then the activation in place on that fresh output. `_FusedMatMul`: `addmm` (bias
+`_FusedConv2D`: on a float32 CPU conv, oneDNN's convolution with the bias and the activation
+as post-ops (`torch.ops.mkldnn._convolution_pointwise`; Elu has no oneDNN post-op there);
+otherwise one `aten.convolution` call with the bias, then the activation in place on that
+fresh output. `_FusedMatMul`: `addmm` (bias
 folded into the GEMM) then the activation in place. `_MatMulAddScaled`: `mm` then
 `addcmul_` of `y * scale` into the product. In-place activations only ever touch the
 buffer the kernel itself just allocated, never an input.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import torch
 
+from ndflow.core import dtypes
 from ndflow.core.errors import UnimplementedError
 from ndflow.kernels.nn_conv import ConvGeometry
 from ndflow.kernels.nn_norm import fused_batch_norm_kernel
@@ -55,17 +58,42 @@ def _check_fused_ops(node, expected_args: int) -> None:
         raise UnimplementedError(None, None, f"Fusion is not implemented: [{', '.join(fused)}]")
 
 
+# oneDNN post-ops through ATen's mkldnn pointwise convolution: the activation is applied
+# while the output is written (measured on MNIST's convolutions, one AVX2 core, CPU time:
+# 5x5x1x32 2.59 -> 2.27 ms, 5x5x32x64 19.7 -> 18.3 ms against convolution + relu_).
+_ONEDNN_POST_OPS = {None: ("none", []), "Relu": ("relu", []), "Relu6": ("hardtanh", [0.0, 6.0])}
+_ONEDNN = torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn,
+                                                           "_convolution_pointwise")
+
+
+def _onednn_post_op(node, device):
+    """(attr, scalars) of the oneDNN post-op computing the fused activation, or None when
+    the plain path must run (not a float32 CPU conv, or an activation oneDNN lacks here)."""
+    if not _ONEDNN or device.type != "cpu" or node.attrs["T"] is not dtypes.float32:
+        return None
+    rest = list(node.attrs["fused_ops"][1:])
+    act = rest[0] if rest else None
+    if act == "LeakyRelu":
+        return "leaky_relu", [float(node.attrs.get("leakyrelu_alpha", 0.2))]
+    return _ONEDNN_POST_OPS.get(act)
+
+
 @kernel(nn_fused.FusedConv2D)
 def _fused_conv2d(node):
     _check_fused_ops(node, 1)
     c = ConvGeometry(node)
     act = _inplace_activation(node.attrs["fused_ops"], node.attrs)
+    post_op = _onednn_post_op(node, node.device)
 
     def fused_conv2d(x, w, b):
         xv = c.to_nchw(x)
         wv = c.weight(w)
         groups = c.groups(xv.shape[1], w.shape[2])
         xv, pad = c.pad_input(xv, c.pads(xv.shape[2], xv.shape[3], w.shape[0], w.shape[1]))
+        if post_op is not None:
+            y = torch.ops.mkldnn._convolution_pointwise(xv, wv, b, pad, c.stride, c.dilation,
+                                                        groups, post_op[0], post_op[1], "")
+            return c.from_nchw(y)
         y = aten.convolution(xv, wv, b, c.stride, pad, c.dilation, False, [0, 0], groups)
         if act is not None:
             act(y)
