@@ -20,6 +20,12 @@ The policy is TensorFlow's, exactly (xla.md 2.2-2.3):
 * compiled executables are kept for the life of the process (never evicted), and with
   `--tf_xla_persistent_cache_directory` stored for the next process (persistent_cache.py).
 
+One difference, on purpose: TensorFlow keys the counts and the cache by the cluster's name,
+and a tf.function retraced for a new shape gets new clusters, each compiled on its first
+execution (the "keeps recompiling" of tensorflow#62198). ndflow keys both by what the cluster
+computes (its graph without names and traced shapes, `graph_fingerprint`), so retraces share
+compiled signatures and the lazy and megamorphic rules hold across them.
+
 Logs, in TensorFlow's words: TF_CPP_VMODULE=device_compilation_profiler=1 (or the older
 xla_compilation_cache=1) shows `Compiled cluster_3 1 times, compile time: 153421 us,
 cumulative: 153421 us (0 us / 153.42 ms)` and `Marking cluster_3 as megamorphic, ...`; level 2
@@ -67,7 +73,7 @@ class CompileMode(enum.Enum):
 
 @dataclass
 class ClusterCompileStats:
-    """Per cluster name, for the life of the process (TF's ClusterCompileStats)."""
+    """Per cluster computation, for the life of the process (TF's ClusterCompileStats)."""
 
     execution_count: int = 0
     compile_count: int = 0
@@ -76,22 +82,23 @@ class ClusterCompileStats:
 
 
 class _Profiler:
-    """TF's DeviceCompilationProfiler: execution and compile counts per cluster name."""
+    """TF's DeviceCompilationProfiler: execution and compile counts per cluster (keyed by
+    what it computes; TF keys by name)."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.stats: dict[str, ClusterCompileStats] = {}
         self.ongoing_async = 0
 
-    def _stats(self, name: str) -> ClusterCompileStats:
-        s = self.stats.get(name)
+    def _stats(self, key) -> ClusterCompileStats:
+        s = self.stats.get(key)
         if s is None:
-            s = self.stats[name] = ClusterCompileStats()
+            s = self.stats[key] = ClusterCompileStats()
         return s
 
-    def register_execution(self, name: str, megamorphic_threshold: int = 0) -> None:
+    def register_execution(self, key, name: str, megamorphic_threshold: int = 0) -> None:
         with self.lock:
-            s = self._stats(name)
+            s = self._stats(key)
             s.execution_count += 1
             if not s.is_megamorphic and _should_be_megamorphic(
                     s.compile_count, s.execution_count, megamorphic_threshold):
@@ -99,12 +106,12 @@ class _Profiler:
                       f"execution_count={s.execution_count}")
                 s.is_megamorphic = True
 
-    def should_compile(self, name: str, mode: CompileMode, request_count: int) -> bool:
+    def should_compile(self, key, name: str, mode: CompileMode, request_count: int) -> bool:
         if mode is CompileMode.STRICT:
             return True
         threshold = COMPILATION_THRESHOLD if mode is CompileMode.LAZY else 0
         with self.lock:
-            s = self._stats(name)
+            s = self._stats(key)
             if s.is_megamorphic:
                 _vlog(2, f"Not compiling cluster {name} because it is megamorphic.")
                 return False
@@ -120,9 +127,9 @@ class _Profiler:
             return False
         return True
 
-    def register_compilation(self, name: str, compile_time_us: int) -> None:
+    def register_compilation(self, key, name: str, compile_time_us: int) -> None:
         with self.lock:
-            s = self._stats(name)
+            s = self._stats(key)
             s.compile_count += 1
             s.cumulative_compile_time_us += compile_time_us
             count, total = s.compile_count, s.cumulative_compile_time_us
@@ -217,7 +224,7 @@ class _Entry:
         self.lock = threading.Lock()
 
 
-_CACHES: dict = {}     # (cluster name, graph fingerprint, device) -> {signature: _Entry}
+_CACHES: dict = {}     # (graph fingerprint, device, context) -> {signature: _Entry}
 _CACHES_LOCK = threading.Lock()
 
 
@@ -243,9 +250,13 @@ class DeviceCompiler:
             self.mode = CompileMode.ASYNC
         else:
             self.mode = CompileMode.LAZY
+        # Stats and executables belong to what the cluster computes on this device, not to
+        # its name: a function retraced for a new shape (new cluster_N, same computation)
+        # reuses them, and the megamorphic rule holds across retraces.
         self.fingerprint = persistent_cache.graph_fingerprint(fg)
+        self.key = (self.fingerprint, str(self.device), id(ctx) if ctx is not None else None)
         self._input_dtypes = [t.dtype for t in fg.inputs]
-        self._entries = _shared_cache((cluster_name, self.fingerprint, str(self.device)))
+        self._entries = _shared_cache(self.key)
         self._lock = threading.Lock()
         self.cannot_compile = False   # sticky: a lazy compile failed (TF's UNIMPLEMENTED bit)
 
@@ -256,7 +267,7 @@ class DeviceCompiler:
     @property
     def stats(self) -> ClusterCompileStats:
         with PROFILER.lock:
-            s = PROFILER.stats.get(self.cluster_name, ClusterCompileStats())
+            s = PROFILER.stats.get(self.key, ClusterCompileStats())
             return ClusterCompileStats(**vars(s))
 
     def compiled_signatures(self) -> list:
@@ -287,8 +298,8 @@ class DeviceCompiler:
     def _compile_if_needed(self, args: list):
         name = self.cluster_name
         sig = self.signature(args)
-        PROFILER.register_execution(name, getattr(self.flags,
-                                                  "tf_xla_threshold_for_megamorphic", 0))
+        PROFILER.register_execution(self.key, name,
+                                    getattr(self.flags, "tf_xla_threshold_for_megamorphic", 0))
         with self._lock:
             entry = self._entries.get(sig)
             if entry is None:
@@ -297,7 +308,7 @@ class DeviceCompiler:
             entry.request_count += 1
             state = entry.state
             if state == _UNCOMPILED:
-                if not PROFILER.should_compile(name, self.mode, entry.request_count):
+                if not PROFILER.should_compile(self.key, name, self.mode, entry.request_count):
                     return None
                 if self.mode is CompileMode.ASYNC:
                     self._queue_async(entry, sig)
@@ -368,7 +379,7 @@ class DeviceCompiler:
         exe.compile_time_us = compile_us
         exe.loaded_from_persistent_cache = loaded
         _log_once_compiled_first_cluster()
-        PROFILER.register_compilation(self.cluster_name, compile_us)
+        PROFILER.register_compilation(self.key, self.cluster_name, compile_us)
         return exe
 
     def _fail_lazily(self, e: Exception) -> None:

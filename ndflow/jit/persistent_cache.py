@@ -78,19 +78,26 @@ def _versions() -> dict:
 # -- graph fingerprints --------------------------------------------------------------------------
 
 def graph_fingerprint(fg) -> str:
-    """A hex digest of a cluster function: its ops (type, name, inputs, attrs) in order, its
-    inputs and its outputs. Equal for the same cluster traced in another process."""
+    """A hex digest of what a cluster function computes: its ops in order (type, attributes,
+    device, which outputs feed which inputs), its inputs' dtypes and its outputs. Names and the
+    static shapes a trace gave the inputs are left out, so the same computation traced again
+    (for another shape, in another process, as another cluster_N) has the same fingerprint."""
     h = hashlib.sha256()
-    for op in fg.get_operations():
-        h.update(f"{op.type}|{op.name}|{op.device}|".encode())
-        h.update(",".join(t.name for t in op.inputs).encode())
-        h.update(("^" + ",".join(c.name for c in op.control_inputs)).encode())
+    index = {op: i for i, op in enumerate(fg.get_operations())}
+    inputs = {t: i for i, t in enumerate(fg.inputs)}
+    for op, i in index.items():
+        arg = inputs.get(op.outputs[0]) if op.type == "Placeholder" and op.outputs else None
+        h.update(f"{i}:{op.type}@{op.device}|arg={arg}|".encode())
+        h.update(",".join(f"{index.get(t.op, '?')}.{t.value_index}" for t in op.inputs).encode())
+        h.update(("^" + ",".join(str(index.get(c, "?")) for c in op.control_inputs)).encode())
         for k in sorted(op.attrs):
+            if k.startswith("_") or (op.type == "Placeholder" and k == "shape"):
+                continue
             h.update(f"|{k}=".encode())
             _hash_value(h, op.attrs[k])
         h.update(b"\n")
-    h.update(("in:" + ",".join(t.name for t in fg.inputs)).encode())
-    h.update(("out:" + ",".join(t.name for t in fg.outputs)).encode())
+    h.update(("out:" + ",".join(f"{index.get(t.op, '?')}.{t.value_index}"
+                                for t in fg.outputs)).encode())
     return h.hexdigest()
 
 

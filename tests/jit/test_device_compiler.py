@@ -28,6 +28,9 @@ def _registry_kernels_only(monkeypatch):
     """The policy does not depend on code generation (tested in test_executable.py); numba
     compiles cost about a second a kernel."""
     monkeypatch.setattr(executable, "plan_fusions", list)
+    # Stats and executables are per computation, process-wide: each test starts afresh.
+    monkeypatch.setattr(device_compiler, "PROFILER", device_compiler._Profiler())
+    monkeypatch.setattr(device_compiler, "_CACHES", {})
 
 def _mlp_args(batch):
     return [randn(batch, 8), randn(8, 4), randn(4)]
@@ -171,8 +174,9 @@ def test_compile_logs_in_tensorflow_words(monkeypatch, capsys):
     dc.run(_mlp_args(5), fallback)
     dc.run(_mlp_args(6), fallback)
     dc.run(_mlp_args(6), fallback)
-    other, other_fallback = _setup()
-    other.run(_mlp_args(5), other_fallback)
+    other, other_fallback = _setup(fn=lambda x: [tf.nn.relu(x) * 2.0], specs=[(tf.float32, [3])])
+    other.run([torch.ones(3)], other_fallback)
+    assert other.stats.compile_count == 1
     err = capsys.readouterr().err
     name = dc.cluster_name
     first = re.search(rf"Compiled {name} 1 times, compile time: (\d+) us, cumulative: (\d+) us "
@@ -200,3 +204,44 @@ def test_logs_are_silent_by_default(monkeypatch, capsys):
                                           (90, "1.5 min"), (7200, "2 h")])
 def test_human_readable_elapsed_time(seconds, text):
     assert human_readable_elapsed_time(seconds) == text
+
+
+def test_a_retraced_cluster_shares_executables_and_stats():
+    """Retracing for a new shape gives a new cluster_N with the same computation: it reuses
+    what was compiled, and counts toward the same megamorphic rule."""
+    first = build(mlp_block, MLP_SPECS, "cluster_a")
+    retraced = build(mlp_block, [(tf.float32, [6, 8])] + MLP_SPECS[1:], "cluster_b")
+    fallback = CountingFallback(first)
+    DeviceCompiler("cluster_a", first, CPU, Flags(), False).run(_mlp_args(5), fallback)
+    dc = DeviceCompiler("cluster_b", retraced, CPU, Flags(), False)
+    dc.run(_mlp_args(5), fallback)
+    assert fallback.calls == 0 and dc.stats.compile_count == 1
+    assert dc.stats.execution_count == 2
+    other = build(lambda x, w, b: [tf.matmul(x, w) - b], MLP_SPECS, "cluster_c")
+    assert DeviceCompiler("cluster_c", other, CPU, Flags(), False).stats.execution_count == 0
+
+
+def test_shapes_changing_every_step_do_not_cause_a_recompile_storm():
+    """tf.function retraces for every new batch size; with auto-jit the clusters of all
+    traces are one computation, so the lazy rule and then the megamorphic rule hold."""
+    w = tf.Variable(np.ones((8, 8), np.float32))
+
+    @tf.function
+    def f(x):
+        h = tf.matmul(x, w)
+        return tf.reduce_sum(tf.tanh(h * 2.0 + 1.0) * h - 3.0, axis=1)
+
+    tf.config.optimizer.set_jit(True)
+    try:
+        for n in range(1, 13):     # every step a new shape
+            out = f(tf.constant(np.full((n, 8), 0.1, np.float32)))
+        np.testing.assert_allclose(out.numpy(), f.python_function(
+            tf.constant(np.full((12, 8), 0.1, np.float32))).numpy(), rtol=1e-6)
+        stats = list(device_compiler.PROFILER.stats.values())
+        assert len(stats) == 1, "the retraces' clusters are one computation"
+        assert stats[0].execution_count == 12 and stats[0].compile_count == 1
+        for n in range(1, 13):     # each shape again: compiled on its second sighting ...
+            f(tf.constant(np.full((n, 8), 0.1, np.float32)))
+        assert stats[0].compile_count == 11 and stats[0].is_megamorphic   # ... until 11
+    finally:
+        tf.config.optimizer.set_jit(False)

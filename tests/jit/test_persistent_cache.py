@@ -31,6 +31,7 @@ def _registry_kernels_only(monkeypatch):
     """The policy does not depend on code generation (tested in test_executable.py); numba
     compiles cost about a second a kernel."""
     monkeypatch.setattr(executable, "plan_fusions", list)
+    _fresh_process_state(monkeypatch)
 
 def _args():
     return [randn(5, 8), randn(8, 4), randn(4)]
