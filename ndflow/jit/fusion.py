@@ -95,19 +95,27 @@ def _data_inputs(op: Operation) -> list:
 
 
 def _broadcasts(producer_out, consumer: Operation) -> bool:
-    """Whether `consumer` reads `producer_out`'s elements more than once (a broadcast)."""
-    na = _numel(producer_out)
-    nb = _numel(consumer.outputs[0]) if consumer.outputs else None
-    if emitters.is_reduction(consumer):
+    """Whether `consumer` reads `producer_out`'s elements more than once (a broadcast) in a way
+    that recomputes it: a value broadcast only along inner dimensions ([N, 1] into [N, C]) is
+    computed once per outer index, since codegen hoists it out of the inner loops."""
+    if emitters.is_reduction(consumer) or not consumer.outputs:
         return False
-    if na is None or nb is None:
-        ra, rb = producer_out.shape.rank, consumer.outputs[0].shape.rank
-        return ra is None or rb is None or ra < rb
-    return na < nb
+    p, c = producer_out.shape, consumer.outputs[0].shape
+    if p.rank is None or c.rank is None:
+        return True
+    pd, cd = p.as_list(), c.as_list()
+    if pd == cd and None not in pd:
+        return False
+    if len(pd) != len(cd):
+        return math.prod(d or 2 for d in pd) > 1  # broadcast over new outer dimensions
+    k = 0
+    while k < len(pd) and pd[k] is not None and pd[k] == cd[k]:
+        k += 1
+    return not all(d == 1 for d in pd[k:])
 
 
 def _bandwidth_heavy(op: Operation) -> bool:
-    """XLA's bandwidth guard: a non-unary op whose inputs are larger than its output."""
+    """XLA's bandwidth guard: a non-unary op with an input larger than its output."""
     ins = _data_inputs(op)
     if len(ins) < 2 or not op.outputs:
         return False
@@ -115,7 +123,7 @@ def _bandwidth_heavy(op: Operation) -> bool:
     sizes = [_numel(t) for t in ins]
     if out is None or any(s is None for s in sizes):
         return False
-    return sum(s * t.dtype.size for s, t in zip(sizes, ins)) > out * op.outputs[0].dtype.size
+    return any(s * t.dtype.size > out * op.outputs[0].dtype.size for s, t in zip(sizes, ins))
 
 
 def plan_fusions(ops: list, live_outputs=None) -> list:
@@ -166,8 +174,9 @@ def plan_fusions(ops: list, live_outputs=None) -> list:
         static_only = [c for c in consumers(op) if c not in users]
         target = None
         if users and not emitters.is_reduction(op) and not static_only:
-            target = _choose_target(op, users, is_live, group_of, order)
-        if target is not None and not _creates_cycle(target, op, op_set, group_of):
+            target = _choose_target(op, users, is_live, group_of, order,
+                                    lambda g: not _creates_cycle(g, op, op_set, group_of))
+        if target is not None:
             target.ops.add(op)
             group_of[op] = target
             continue
@@ -179,8 +188,9 @@ def plan_fusions(ops: list, live_outputs=None) -> list:
     return _assemble(ops, groups, group_of, live, op_set)
 
 
-def _choose_target(op, users, is_live, group_of, order):
-    """The group `op` fuses into, or None (it starts its own)."""
+def _choose_target(op, users, is_live, group_of, order, acyclic):
+    """The group `op` fuses into, or None (it starts its own). `acyclic(g)`: whether adding
+    `op` to `g` keeps the units acyclic."""
     user_groups = []
     for c in users:
         g = group_of.get(c)
@@ -194,17 +204,19 @@ def _choose_target(op, users, is_live, group_of, order):
         g = user_groups[0]
         if expensive and any(_broadcasts(out, c) for c in users):
             return None  # rule 5: a consumer reusing elements would recompute it
-        return g
+        return g if acyclic(g) else None
     if _bandwidth_heavy(op):
         return None  # rule 6: fused only where all its consumers are
     # Multi-output: fuse into one consumer's group and write the value out for the others;
-    # the group's iteration space must be the value's (same element count).
-    for g in sorted(user_groups, key=lambda g: -order[g.root]):
+    # the group's iteration space must be the value's (same element count). The group that
+    # runs first is tried first: the others then read the value it wrote.
+    for g in sorted(user_groups, key=lambda g: order[g.root]):
         if not _same_numel(out, g.space):
             continue
         if any(_broadcasts(out, c) for c in users if group_of.get(c) is g):
             continue
-        return g
+        if acyclic(g):
+            return g
     return None
 
 
@@ -255,6 +267,9 @@ def _merge_siblings(groups: list, group_of: dict, op_set) -> None:
             if not b.reductions or not _same_reduction(a.reductions[0], b.reductions[0]):
                 continue
             merged = a.ops | b.ops
+            heroes = set(a.reductions + b.reductions)
+            if any(t.op in heroes for op in merged for t in _data_inputs(op)):
+                continue  # one needs the other's finished result: two kernels
             saved = {op: group_of[op] for op in merged}
             for op in merged:
                 group_of[op] = a
@@ -306,6 +321,7 @@ def _assemble(ops, groups, group_of, live, op_set) -> list:
             for t in op.outputs:
                 if t in live or any(c in op_set and c not in inside for c in t.consumers()):
                     fg.outputs.append(t)
+    units = [u for u in units if not isinstance(u, FusionGroup) or u.outputs]  # dead code
     return _toposort_units(units, unit_of)
 
 
