@@ -58,7 +58,8 @@ CATEGORIES: dict[str, frozenset[str]] = {
 }
 FUSIBLE: frozenset[str] = frozenset().union(*CATEGORIES.values())
 
-# Compilable, run as library kernels inside a compiled cluster (never fused into loops).
+# Compilable, run as library kernels inside a compiled cluster (never fused into loops);
+# the `_` ones are ndflow's own fused/indexed kernels that its passes emit.
 LIBRARY_OPS: frozenset[str] = frozenset("""
 MatMul BatchMatMul BatchMatMulV2 BatchMatMulV3 _FusedMatMul Einsum
 Conv2D Conv2DBackpropInput Conv2DBackpropFilter DepthwiseConv2dNative
@@ -66,6 +67,7 @@ DepthwiseConv2dNativeBackpropInput DepthwiseConv2dNativeBackpropFilter
 MaxPool MaxPoolV2 AvgPool MaxPoolGrad AvgPoolGrad
 Gather GatherV2 GatherNd ResourceGather Cumsum Cumprod
 SoftmaxCrossEntropyWithLogits BiasAddV1 L2Loss LeakyRelu Where
+_MaxPoolWithIndices _MaxPoolGradWithIndices _MatMulAddScaled
 """.split())
 
 # Refused whatever the tables say (TF: stateful RNG, ControlTrigger, Assert/CheckNumerics,

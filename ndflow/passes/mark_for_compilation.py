@@ -23,16 +23,20 @@ candidate at any level, since ndflow compiles such functions through clustering 
 XlaLaunch). Must-compile and may-fall-back ops never share a cluster.
 
 Logs: TF_CPP_VMODULE=mark_for_compilation_pass=2 prints the "*** Clustering info" summary, =3
-adds op histograms, "Could not contract" reasons and node assignments.
+adds op histograms, "Could not contract" reasons and node assignments;
+`--tf_xla_clustering_debug` dumps the annotated graph under TF_DUMP_GRAPH_PREFIX.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
+import os
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
+
+from google.protobuf import text_format
 
 from ndflow.core import dtypes, logging
 from ndflow.core.devices import DeviceSpec
@@ -57,6 +61,7 @@ _STATEFUL_RNG = frozenset({"RandomUniform", "RandomShuffle", "RandomUniformInt",
 _BAD_DTYPES = (dtypes.string, dtypes.variant)
 _seq_lock = threading.Lock()
 _next_seq = itertools.count()
+_dump_seq = itertools.count()
 _deterministic_seq: dict = {}
 
 
@@ -450,6 +455,48 @@ def _report(graph: Graph, marked: list) -> None:
         logging.vlog(VLOG_MODULE, 2, line)
 
 
+_warned_must_compile: set = set()
+
+
+def _warn_uncompiled_must_compile(graph: Graph, marked: list) -> None:
+    """jit_compile=True ops the JIT cannot compile run outside the compiled cluster (TF would
+    fail the call); said once per op-type set."""
+    inside = {op for c in marked for op in c.ops}
+    left = sorted({op.type for op in graph.get_operations()
+                   if _attr_true(op, MUST_COMPILE_ATTR) and op not in inside
+                   and op.type not in ("Placeholder", "NoOp")})
+    key = tuple(left)
+    if left and key not in _warned_must_compile:
+        _warned_must_compile.add(key)
+        logging.warning("tf.function(jit_compile=True): ndflow's JIT cannot compile "
+                        f"{', '.join(left)}; these ops run outside the compiled cluster.")
+
+
+def _dump_clustering(graph: Graph, marked: list) -> None:
+    """--tf_xla_clustering_debug: the graph with its `_XlaCluster` attrs as a GraphDef text
+    file under TF_DUMP_GRAPH_PREFIX (TF's mark_for_compilation_annotated dump)."""
+    prefix = os.environ.get("TF_DUMP_GRAPH_PREFIX", "")
+    name = "mark_for_compilation_annotated"
+    if not prefix:
+        logging.warning(f"Failed to dump {name} because dump location is not specified "
+                        "through either TF_DUMP_GRAPH_PREFIX environment variable or function "
+                        "argument.")
+        return
+    gd = graph.as_graph_def()
+    cluster_of = {op.name: c.name for c in marked for op in c.ops}
+    for node in gd.node:
+        if node.name in cluster_of:
+            node.attr[CLUSTER_ATTR].s = cluster_of[node.name].encode()
+    os.makedirs(prefix, exist_ok=True)
+    with _seq_lock:
+        path = os.path.join(prefix, f"{name}_{next(_dump_seq)}.pbtxt")
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text_format.MessageToString(gd))
+    os.replace(tmp, path)
+    logging.info(f"Dumped {name} to {path}")
+
+
 def _needs_clustering(graph: Graph, level: int) -> bool:
     ops = graph.get_operations()
     if any(ALREADY_CLUSTERED_ATTR in op.attrs for op in ops):
@@ -483,6 +530,9 @@ def find_clusters(graph: Graph, ctx: PassContext, flags: XlaFlags | None = None)
     c.contract()
     marked = c.finalize()
     _report(graph, marked)
+    _warn_uncompiled_must_compile(graph, marked)
+    if flags.tf_xla_clustering_debug:
+        _dump_clustering(graph, marked)
     return marked
 
 

@@ -209,3 +209,14 @@ def test_jit_scope_compiles_only_marked_ops_with_auto_jit_off(runner):
     (call,) = _clusters(f.get_concrete_function(x).optimized_graph())
     types = {op.type for op in call.attrs["function"].get_operations()}
     assert {"Relu", "Mul"} <= types and "Exp" not in types and "Sqrt" not in types
+
+
+def test_jit_compile_ops_the_jit_cannot_compile_run_outside_with_a_warning(runner, capfd):
+    @tf.function(jit_compile=True)
+    def f(x):
+        noise = tf.random.uniform([3], seed=1)
+        return tf.reduce_sum(tf.nn.relu(x) * 2.0 + noise * 0.0)
+
+    assert f(tf.constant([-1.0, 2.0, 3.0])).numpy() == pytest.approx(10.0)
+    err = capfd.readouterr().err
+    assert "tf.function(jit_compile=True): ndflow's JIT cannot compile RandomUniform" in err

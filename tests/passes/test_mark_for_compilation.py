@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from google.protobuf import text_format
+from tensorboard.compat.proto import graph_pb2
 
 from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
@@ -443,3 +445,19 @@ def test_vlog_summary_histograms_and_contraction_reasons(monkeypatch, capfd):
     err = capfd.readouterr().err
     assert "*** Clustering info" in err and "instances" not in err
     assert "Could not contract" not in err
+
+
+def test_clustering_debug_dumps_the_annotated_graph(monkeypatch, tmp_path, capfd):
+    g = Graph()
+    _relu_chain(g)
+    debug = HARNESS + " --tf_xla_clustering_debug"
+    monkeypatch.delenv("TF_DUMP_GRAPH_PREFIX", raising=False)
+    _clusters(g, flags=debug)
+    assert "Failed to dump mark_for_compilation_annotated because dump location is not " \
+           "specified" in capfd.readouterr().err
+    monkeypatch.setenv("TF_DUMP_GRAPH_PREFIX", str(tmp_path))
+    got = _clusters(g, flags=debug)
+    (path,) = tmp_path.glob("mark_for_compilation_annotated_*.pbtxt")
+    gd = text_format.Parse(path.read_text(), graph_pb2.GraphDef())
+    marks = {n.name: n.attr["_XlaCluster"].s.decode() for n in gd.node if "_XlaCluster" in n.attr}
+    assert marks == got and len(marks) == 4
