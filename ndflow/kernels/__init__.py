@@ -22,6 +22,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     linalg_diag,
     list_ops,
     logging_ops,
+    lookup_ops,
     math,
     math_cumulative,
     math_special,

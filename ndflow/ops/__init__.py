@@ -44,6 +44,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     linalg_tridiag,
     list_ops,
     logging_ops,
+    lookup_ops,
     math,
     math_cumulative,
     math_special,

@@ -11,6 +11,7 @@ function; an unreadable or corrupted saved_model.pb an error naming the file.
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import numpy as np
@@ -129,6 +130,7 @@ class _Loader:
         self.export_dir = export_dir
         self.options = options
         defs = {fd.signature.name: fd for fd in mg.graph_def.library.function}
+        _suffix_shared_names(defs.values(), f"_load_{next(_LOADS)}")
         self.inliner = Inliner(defs)
         self._function_names = list(defs)
         self.nodes: list = [None] * len(self.proto.nodes)
@@ -347,6 +349,20 @@ class _Loader:
                 obj[ref.local_name] = child
             elif isinstance(obj, Loaded):
                 obj.__dict__[ref.local_name] = child
+
+
+_LOADS = itertools.count()
+# Ops whose `shared_name` names a resource in the runtime: made unique per load (as
+# TensorFlow's loader does), so two loaded models never share a table
+_SHARED_RESOURCE_OPS = frozenset({"HashTableV2", "MutableHashTableV2",
+                                  "MutableHashTableOfTensorsV2", "MutableDenseHashTableV2"})
+
+
+def _suffix_shared_names(function_defs, suffix: str) -> None:
+    for fd in function_defs:
+        for node in fd.node_def:
+            if node.op in _SHARED_RESOURCE_OPS and node.attr["shared_name"].s:
+                node.attr["shared_name"].s += suffix.encode()
 
 
 class _Unavailable:

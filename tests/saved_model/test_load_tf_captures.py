@@ -1,15 +1,18 @@
 """SavedModels written by TensorFlow 2.21 whose functions capture more than variables
 (tests/fixtures/saved_model, made by generate.py there): Keras models whose functions
 capture constants and non-trainable variables (export and tf.saved_model.save), a custom
-gradient (its captured tensor, and the gradient itself, used as TensorFlow uses it), and a
-tf.lookup table resource, which ndflow refuses by name."""
+gradient (its captured tensor, and the gradient itself, used as TensorFlow uses it), and
+tf.lookup table resources (Keras' StringLookup among them); a resource whose op ndflow lacks
+is refused naming the node."""
 
 import os
+import shutil
 
 import numpy as np
 import pytest
 
 import ndflow as tf
+from ndflow.core.protos.saved_model_pb import SavedModel
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "saved_model")
 EXPECTED = np.load(os.path.join(FIXTURES, "expected.npz"))
@@ -77,8 +80,44 @@ def test_loaded_functions_run_inside_a_tf_function():
                                atol=1e-6)
 
 
-def test_lookup_table_resource_is_refused_naming_the_node_and_the_op():
+def test_lookup_table_resource_is_created_initialized_and_read():
+    m = tf.saved_model.load(fixture("tf_lookup_table"))
+    out = m.lookup(tf.constant(["a", "c", "zz", "b"]))   # TensorFlow: [1, 3, -1, 2]
+    assert out.dtype == tf.int64 and out.numpy().tolist() == [1, 3, -1, 2]
+    out = m.signatures["serving_default"](k=tf.constant(["b", "q"]))["output_0"]
+    assert out.numpy().tolist() == [2, -1]
+    again = tf.saved_model.load(fixture("tf_lookup_table"))   # its own table, not shared
+    assert again.table.resource_handle._value is not m.table.resource_handle._value
+    assert again.lookup(tf.constant(["a"])).numpy().tolist() == [1]
+
+
+def test_table_initialized_from_a_vocabulary_asset(tmp_path):
+    d = tmp_path / "moved"
+    shutil.copytree(fixture("tf_text_file_table"), d)   # the asset read from the new place
+    m = tf.saved_model.load(str(d))
+    assert m.lookup(tf.constant(["beta", "alpha", "gamma"])).numpy().tolist() == [1, 0, -1]
+
+
+def test_keras_string_lookup_export_and_tfsm_layer():
+    # Keras' StringLookup(vocabulary=["x", "y", "z"]): out-of-vocabulary 0, then 1, 2, 3
+    words = tf.constant([["x", "q"], ["z", "y"]])
+    m = tf.saved_model.load(fixture("keras_string_lookup_export"))
+    assert m.serve(words).numpy().tolist() == [[1, 0], [3, 2]]
+    layer = tf.keras.layers.TFSMLayer(fixture("keras_string_lookup_export"))
+    assert layer(words).numpy().tolist() == [[1, 0], [3, 2]]
+
+
+def test_resource_whose_op_ndflow_lacks_is_refused_naming_the_node(tmp_path):
+    d = tmp_path / "m"
+    shutil.copytree(fixture("tf_lookup_table"), d)
+    sm = SavedModel()
+    sm.ParseFromString((d / "saved_model.pb").read_bytes())
+    for fd in sm.meta_graphs[0].graph_def.library.function:
+        for node in fd.node_def:
+            if node.op == "HashTableV2":
+                node.op = "FancyTableOp"
+    (d / "saved_model.pb").write_bytes(sm.SerializeToString())
     with pytest.raises(tf.errors.NotFoundError,
-                       match=r"node 1 \('root.table'\), a resource.*'HashTableV2'"
+                       match=r"node 1 \('root.table'\), a resource.*'FancyTableOp'"
                              r".*__inference__creator"):
-        tf.saved_model.load(fixture("tf_lookup_table"))
+        tf.saved_model.load(str(d))
