@@ -28,8 +28,10 @@ compiled signatures and the lazy and megamorphic rules hold across them.
 
 Logs, in TensorFlow's words: TF_CPP_VMODULE=device_compilation_profiler=1 (or the older
 xla_compilation_cache=1) shows `Compiled cluster_3 1 times, compile time: 153421 us,
-cumulative: 153421 us (0 us / 153.42 ms)` and `Marking cluster_3 as megamorphic, ...`; level 2
-the reasons for not compiling. The first compile in a process logs (INFO) `Compiled cluster
+cumulative: 153421 us (0 us / 153 ms)` and `Marking cluster_3 as megamorphic, ...`; level 2
+the reasons for not compiling; device_compiler=2 the cache lookups (`Compilation cache entry
+hit: 2 signature: cluster_3 with request count 5`, `Instantly compiling for signature: ...`,
+`Already Compiled for signature: ...`). The first compile in a process logs (INFO) `Compiled cluster
 using XLA!  This line is logged at most once for the lifetime of the process.`
 """
 
@@ -55,11 +57,14 @@ COMPILATION_THRESHOLD = 2             # kDefaultCompilationThreshold
 MEGAMORPHIC_COMPILE_THRESHOLD = 10    # kCompileThreshold
 MIN_EXECUTIONS_PER_COMPILE = 50       # kMinExecutionsPerCompile
 
-_VMODULES = ("device_compilation_profiler", "xla_compilation_cache", "device_compiler")
+# TF's files: device_compilation_profiler.cc (counts, megamorphic, thresholds) and
+# device_compiler.h (cache lookups); xla_compilation_cache.cc held both in older versions.
+_PROFILER_MODULES = ("device_compilation_profiler", "xla_compilation_cache")
+_COMPILER_MODULES = ("device_compiler", "xla_compilation_cache")
 
 
-def _vlog(level: int, msg: str) -> None:
-    for module in _VMODULES:
+def _vlog(level: int, msg: str, modules=_PROFILER_MODULES) -> None:
+    for module in modules:
         if logging.vlog_is_on(module, level):
             logging.vlog(module, level, msg, stacklevel=2)
             return
@@ -209,6 +214,7 @@ def wait_for_async_compilations(timeout: float | None = None) -> bool:
 # -- per-cluster compiled entries ----------------------------------------------------------------
 
 _UNCOMPILED, _COMPILING, _COMPILED = "uncompiled", "compiling", "compiled"
+_STATE_NUMBER = {_UNCOMPILED: 0, _COMPILING: 1, _COMPILED: 2}   # TF's DeviceCompileState
 
 
 class _Entry:
@@ -307,16 +313,23 @@ class DeviceCompiler:
         with entry.lock:
             entry.request_count += 1
             state = entry.state
+            _vlog(2, f"Compilation cache entry hit: {_STATE_NUMBER[state]} signature: {name} "
+                  f"with request count {entry.request_count}", _COMPILER_MODULES)
             if state == _UNCOMPILED:
                 if not PROFILER.should_compile(self.key, name, self.mode, entry.request_count):
+                    _vlog(2, f"Not compiling for signature: {name}", _COMPILER_MODULES)
                     return None
                 if self.mode is CompileMode.ASYNC:
                     self._queue_async(entry, sig)
                     return None
+                _vlog(2, f"Instantly compiling for signature: {name}", _COMPILER_MODULES)
                 self._compile(entry, sig)
             elif state == _COMPILING:
-                _vlog(2, f"Ongoing asynchronous compilation for signature: {name}")
+                _vlog(2, f"Ongoing asynchronous compilation for signature: {name}",
+                      _COMPILER_MODULES)
                 return None
+            else:
+                _vlog(2, f"Already Compiled for signature: {name}", _COMPILER_MODULES)
             if entry.error is not None:
                 if self.mode is CompileMode.STRICT:
                     raise entry.error
@@ -339,7 +352,8 @@ class DeviceCompiler:
         entry.state = _COMPILING
         with PROFILER.lock:
             PROFILER.ongoing_async += 1
-        _vlog(2, f"Queueing asynchronous compilation for signature: {self.cluster_name}")
+        _vlog(2, f"Queueing asynchronous compilation for signature: {self.cluster_name}",
+              _COMPILER_MODULES)
 
         def work():
             try:
@@ -348,7 +362,8 @@ class DeviceCompiler:
             finally:
                 with PROFILER.lock:
                     PROFILER.ongoing_async -= 1
-                _vlog(2, f"Finished asynchronous compilation of cluster {self.cluster_name}.")
+                _vlog(2, f"Finished asynchronous compilation of cluster {self.cluster_name}.",
+                      _COMPILER_MODULES)
 
         future = _async_pool().submit(work)
         with _pool_lock:

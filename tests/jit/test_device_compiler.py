@@ -189,6 +189,21 @@ def test_compile_logs_in_tensorflow_words(monkeypatch, capsys):
             "threshold is 2 execution count 1.") in err
     assert err.count("Compiled cluster using XLA!  This line is logged at most once for the "
                      "lifetime of the process.") == 1
+    assert (f"Compilation cache entry hit: 0 signature: {name} with request count 1" in err
+            and f"Instantly compiling for signature: {name}" in err
+            and f"Compilation cache entry hit: 2 signature: {name} with request count 1" not in err)
+
+
+def test_cache_lookup_logs_under_device_compiler(monkeypatch, capsys):
+    monkeypatch.setenv("TF_CPP_VMODULE", "device_compiler=2")
+    dc, fallback = _setup()
+    dc.run(_mlp_args(5), fallback)
+    dc.run(_mlp_args(5), fallback)
+    err = capsys.readouterr().err
+    name = dc.cluster_name
+    assert f"Compilation cache entry hit: 2 signature: {name} with request count 2" in err
+    assert f"Already Compiled for signature: {name}" in err
+    assert "Compiled " + name not in err      # the profiler's lines are another module's
 
 
 def test_logs_are_silent_by_default(monkeypatch, capsys):
