@@ -54,8 +54,10 @@ VMODULE = "xla_compilation_cache"
 class Executable:
     """A cluster compiled for one signature: `exe(args) -> outputs` (ATen tensors)."""
 
-    def __init__(self, name: str, input_specs: list, run_fn, source: str, stats: dict):
+    def __init__(self, name: str, input_specs: list, run_fn, source: str, stats: dict,
+                 steps: list = ()):
         self.name = name
+        self.steps = list(steps)    # (function name in the source, node name, what runs)
         self.input_specs = list(input_specs)
         self._run = run_fn
         self.source = source
@@ -64,6 +66,23 @@ class Executable:
 
     def __call__(self, args) -> list:
         return self._run(*args)
+
+    def profile(self, args, steps: int = 10) -> list:
+        """Wall time per step of the executable: [(node name, what runs, mean seconds)],
+        slowest first; "what runs" is the op type of a library call, or `fusion(A+B+...)`."""
+        scope = self._run.__globals__
+        totals = [0.0] * len(self.steps)
+        originals = {}
+        for i, (kname, _, _) in enumerate(self.steps):
+            originals[kname] = fn = scope[kname]
+            scope[kname] = _timed(fn, totals, i)
+        try:
+            for _ in range(steps):
+                self._run(*args)
+        finally:
+            scope.update(originals)
+        rows = [(name, what, t / steps) for (_, name, what), t in zip(self.steps, totals)]
+        return sorted(rows, key=lambda r: -r[2])
 
     def __repr__(self):
         return (f"<Executable {self.name}: {self.stats['library_calls']} library calls, "
@@ -185,11 +204,11 @@ class _InferenceContext:
 # -- compilation --------------------------------------------------------------------------------
 
 class _Step:
-    __slots__ = ("fn", "inputs", "outputs", "op", "fused", "unpack")
+    __slots__ = ("fn", "inputs", "outputs", "op", "fused", "unpack", "group_ops")
 
-    def __init__(self, fn, inputs, outputs, op, fused=False, unpack=False):
+    def __init__(self, fn, inputs, outputs, op, fused=False, unpack=False, group_ops=()):
         self.fn, self.inputs, self.outputs, self.op = fn, inputs, outputs, op
-        self.fused, self.unpack = fused, unpack
+        self.fused, self.unpack, self.group_ops = fused, unpack, list(group_ops)
 
 
 def compile_cluster(fg, input_specs: list, device: torch.device, ctx=None, pass_config=None,
@@ -228,7 +247,7 @@ def compile_cluster(fg, input_specs: list, device: torch.device, ctx=None, pass_
                  f"{stats['library_calls']} library calls, {stats['fused_groups']} fused "
                  f"kernels ({stats['fused_ops']} ops), {stats['unfused_groups']} groups "
                  "run unfused")
-    return Executable(name, input_specs, run_fn, source, stats)
+    return Executable(name, input_specs, run_fn, source, stats, builder.step_names)
 
 
 def _human_signature(specs) -> str:
@@ -293,7 +312,8 @@ class _Builder:
                 if op.type != "Const":
                     self.add_op(op)
             return
-        self.steps.append(_Step(fn, inputs, outputs, ops[-1], fused=True, unpack=True))
+        self.steps.append(_Step(fn, inputs, outputs, ops[-1], fused=True, unpack=True,
+                                group_ops=[op for op in ops if op.type != "Const"]))
         self.stats["fused_groups"] += 1
         self.stats["fused_ops"] += len(ops)
 
@@ -330,10 +350,14 @@ class _Builder:
             last_use[t] = len(self.steps)
         lines = []
         self._nodes = []
+        self.step_names = []
         for i, step in enumerate(self.steps):
             kname = f"{'f' if step.fused else 'k'}{i}"
             self.scope[kname] = step.fn
             self._nodes.append(step.op)
+            what = (f"fusion({'+'.join(op.type for op in step.group_ops)})" if step.fused
+                    else step.op.type)
+            self.step_names.append((kname, step.op.name, what))
             args = ", ".join(self._name(t) for t in step.inputs)
             outs = []
             for j, t in enumerate(step.outputs):
@@ -415,3 +439,12 @@ def _group_boundary(group, ops: list) -> tuple:
     if outputs is None:
         outputs = list(ops[-1].outputs)
     return list(inputs), list(outputs)
+
+
+def _timed(fn, totals: list, i: int):
+    def timed(*args):
+        t = time.perf_counter()
+        out = fn(*args)
+        totals[i] += time.perf_counter() - t
+        return out
+    return timed

@@ -126,6 +126,10 @@ def test_fusion_groups_go_to_the_code_generator(monkeypatch):
     exe = compile_cluster(fg, _specs(args), CPU)
     assert seen["specs"] == [(tf.float32, (5, 4))]
     assert exe.stats["fused_groups"] == 1 and exe.stats["library_calls"] == 2
+    rows = exe.profile(args, steps=2)
+    assert sorted(what for _, what, _ in rows) == ["BiasAdd", "MatMul",
+                                                   "fusion(Relu+Mul+AddV2+Sum)"]
+    assert all(t >= 0 for _, _, t in rows)
     for g, w in zip(exe(args), CountingFallback(fg)(args)):
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
 
