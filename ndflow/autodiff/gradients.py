@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import enum
 
 from ndflow.autodiff.backprop import backprop, is_differentiable
@@ -58,6 +59,26 @@ def _between(ys, xs) -> list:
     return [op for op in graph.get_operations() if op in reach_fwd]
 
 
+@contextlib.contextmanager
+def _grad_scope(graph, op):
+    """The name scope of `op`'s gradient; when `op` was built in a jit_scope (`_XlaCompile`),
+    its gradient ops are marked for compilation too, in the forward op's `_XlaScope` or, with
+    separate_compiled_gradients, in `<scope>_grad_<tf.gradients name scope>` (TF's
+    _MaybeCompile)."""
+    start = len(graph.get_operations())
+    grad_scope = graph.get_name_scope().rstrip("/").replace("/", "_")  # the tf.gradients call's
+    with graph.name_scope(op.name + "_grad"):
+        yield
+    if op.attrs.get("_XlaCompile") is not True:
+        return
+    xla_scope = op.attrs.get("_XlaScope", "")
+    if op.attrs.get("_XlaSeparateCompiledGradients") is True:
+        xla_scope = f"{xla_scope}_grad_{grad_scope}"
+    for new in graph.get_operations()[start:]:
+        new.attrs.setdefault("_XlaCompile", True)
+        new.attrs.setdefault("_XlaScope", xla_scope)
+
+
 @tf_export(v1=["gradients"])
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
               gate_gradients=False, aggregation_method=None, stop_gradients=None,
@@ -92,7 +113,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             ops = _between(ys, xs)
 
             def scope(op):
-                return graph.name_scope(op.name + "_grad")
+                return _grad_scope(graph, op)
 
             result = backprop(ops, seeds, xs, stop, scope) if seeds else [None] * len(xs)
             if unconnected_gradients is UnconnectedGradients.ZERO:

@@ -220,3 +220,20 @@ def test_jit_compile_ops_the_jit_cannot_compile_run_outside_with_a_warning(runne
     assert f(tf.constant([-1.0, 2.0, 3.0])).numpy() == pytest.approx(10.0)
     err = capfd.readouterr().err
     assert "tf.function(jit_compile=True): ndflow's JIT cannot compile RandomUniform" in err
+
+
+def test_jit_scope_marks_gradients_as_tensorflow_does():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [2])
+        with tf.xla.experimental.jit_scope():
+            y = tf.reduce_sum(tf.nn.relu(x) * 2.0)
+        with tf.xla.experimental.jit_scope(separate_compiled_gradients=True):
+            z = tf.reduce_sum(tf.exp(x))
+        tf.gradients(y, [x])
+        tf.gradients(z, [x], name="second")
+    attrs = {op.name: (op.attrs.get("_XlaCompile"), op.attrs.get("_XlaScope"))
+             for op in g.get_operations()}
+    assert attrs["gradients/mul_grad/Mul"] == (True, "jit_scope_0")  # the forward's scope
+    assert attrs["second/Exp_grad/Mul"] == (True, "jit_scope_1_grad_second")
+    assert attrs["gradients/grad_ys_0"] == (None, None)  # the seed is not the op's gradient
