@@ -10,7 +10,8 @@ tests).
 Device policy: `auto_mixed_precision` converts GPU nodes to float16 when there is a GPU with
 compute capability >= 7.0; without one, ndflow converts CPU nodes to bfloat16 when the CPU
 has bf16 units (AVX512_BF16 / AMX-BF16), else it warns `No (suitable) GPUs detected,
-skipping auto_mixed_precision graph optimizer` as TensorFlow does. The oneDNN toggle always
+skipping auto_mixed_precision graph optimizer` as TensorFlow does (once per process, not at
+every graph compile as TensorFlow). The oneDNN toggle always
 converts CPU nodes to bfloat16; `auto_mixed_precision_cpu` runs the float16 lists on CPU
 nodes with float16 emulation (testing). Graphs with fewer than `min_graph_nodes` nodes
 (default 4) are skipped, and `disable_meta_optimizer` turns the pass off.
@@ -41,6 +42,8 @@ OPTIMIZER_NAMES = {
     Mode.CPU: "auto_mixed_precision_cpu",
 }
 
+_WARNED_NO_DEVICE: list = []  # non-empty once the no-device warning was logged
+
 
 def target_dtype(mode: Mode):
     return dtypes.bfloat16 if mode is Mode.BF16 else dtypes.float16
@@ -69,7 +72,8 @@ def modes_to_run(ctx: PassContext, gpu) -> list[Mode]:
             modes.append(Mode.CUDA)
         elif amp_device.cpu_has_bf16_units():
             modes.append(Mode.BF16)
-        else:
+        elif not _WARNED_NO_DEVICE:  # once per process: every graph compile would repeat it
+            _WARNED_NO_DEVICE.append(True)
             logging.warning("No (suitable) GPUs detected, skipping auto_mixed_precision "
                             "graph optimizer")
     if cfg.auto_mixed_precision_onednn_bfloat16 and Mode.BF16 not in modes:

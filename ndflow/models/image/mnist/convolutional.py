@@ -41,6 +41,7 @@ from ndflow.models.image.mnist.model import (
     regularized_loss,
     report,
 )
+from ndflow.models.image.mnist.run_info import run_line
 
 
 def parse_args(argv=None):
@@ -169,6 +170,7 @@ def main(argv=None) -> float:
     d = load(args.data_dir, args.self_test, EVAL_BATCH_SIZE)
     num_epochs = num_epochs_for(args.num_epochs, args.self_test, d.source)
     dtype = data_type(args.use_fp16)
+    print(run_line(dtype.name))
     if args.api == "tf2":
         test_error = convolutional_tf2.train(d, num_epochs, dtype)
     else:

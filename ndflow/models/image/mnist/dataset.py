@@ -56,7 +56,7 @@ def load(data_dir: str | None, self_test: bool, eval_batch_size: int) -> Data:
     try:
         splits = load_mnist(data_dir)
     except (UnavailableError, NotFoundError, DataLossError, OSError) as e:
-        print(f"MNIST is not available ({e}).\nTraining on the bundled UCI handwritten digits "
+        print(f"MNIST is not available: {e}\nTraining on the bundled UCI handwritten digits "
               "(1797 8x8 images scaled to 28x28) instead.", file=sys.stderr)
         splits = load_digits()
     return Data(normalize(splits.train.images), splits.train.labels,

@@ -38,6 +38,7 @@ from ndflow.models.image.mnist.model import (
     SEED,
     num_epochs_for,
 )
+from ndflow.models.image.mnist.run_info import run_line
 
 keras = tf.keras
 # The example's `5e-4 * (l2_loss(fc1) + l2_loss(fc2) + ...)` with l2_loss(w) = sum(w**2) / 2.
@@ -162,6 +163,7 @@ def main(argv=None) -> float:
     args = parse_args(argv)
     d = load(args.data_dir, args.self_test, EVAL_BATCH_SIZE)
     epochs = num_epochs_for(args.epochs, args.self_test, d.source)
+    print(run_line("float32", args.amp or None))
     _, loss, accuracy = train(d, epochs, args.batch_size, args.amp, args.verbose, args.logdir,
                               args.checkpoint_dir)
     print(f"Test loss: {loss:.4f}, test accuracy: {100 * accuracy:.1f}% "

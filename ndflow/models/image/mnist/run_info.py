@@ -1,0 +1,62 @@
+"""The line the MNIST examples print at start: the device, the CPU's vector/bf16 features and
+the precision the run really trains in — for mixed precision, whether the graph rewrite is
+active on this machine and, if not, why (it needs a GPU of compute capability 7.0+ for
+float16, or a CPU with bf16 units for bfloat16)."""
+
+from __future__ import annotations
+
+import os
+
+import torch
+
+from ndflow.core import devices
+from ndflow.passes.amp import device as amp_device
+from ndflow.passes.pass_config import resolve_pass_config
+
+_FEATURES = ("avx2", "fma", "avx512f", "avx512_bf16", "amx_bf16")
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def device_description() -> str:
+    if devices.gpu_count() > 0:
+        major, minor = torch.cuda.get_device_capability(0)
+        return f"GPU: {torch.cuda.get_device_name(0)} (compute capability {major}.{minor})"
+    flags = amp_device.cpu_flags()
+    have = [f for f in _FEATURES if f in flags]
+    units = "bf16 units" if amp_device.cpu_has_bf16_units() else "no bf16 units"
+    return (f"CPU: {_cpu_model()} ({os.cpu_count()} cores; "
+            f"{', '.join(have) or 'no AVX2'}; {units})")
+
+
+def precision_description(dtype_name: str, mixed_precision_requested: bool | None = None) -> str:
+    """What the run trains in. `mixed_precision_requested`: None reads the graph rewrite's
+    configuration (TF_ENABLE_AUTO_MIXED_PRECISION*, set_experimental_options)."""
+    if mixed_precision_requested is None:
+        config = resolve_pass_config()
+        mixed_precision_requested = (config.auto_mixed_precision
+                                     or config.auto_mixed_precision_onednn_bfloat16)
+    if not mixed_precision_requested:
+        return f"{dtype_name}; mixed precision off"
+    gpu = amp_device.detect_gpu()
+    if amp_device.suitable_gpu(gpu):
+        return "mixed precision: the graph rewrite runs the allowed ops in float16 on the GPU"
+    if amp_device.cpu_has_bf16_units():
+        return "mixed precision: the graph rewrite runs the allowed ops in bfloat16 on the CPU"
+    why = ("the GPU's compute capability is below 7.0" if gpu is not None else "there is no GPU")
+    return (f"{dtype_name}: mixed precision was asked for, but the rewrite is inactive here "
+            f"({why}, and this CPU has no bf16 units: AVX512_BF16 or AMX-BF16)")
+
+
+def run_line(dtype_name: str, mixed_precision_requested: bool | None = None) -> str:
+    return (f"Training on {device_description()} in "
+            f"{precision_description(dtype_name, mixed_precision_requested)}.")

@@ -1,0 +1,37 @@
+"""The MNIST examples' start line: the device and the precision the run really trains in."""
+
+import pytest
+
+from ndflow.models.image.mnist import run_info
+from ndflow.passes.amp import device as amp_device
+
+
+@pytest.mark.parametrize("gpu,bf16,want", [
+    (None, False, "float32: mixed precision was asked for, but the rewrite is inactive here "
+                  "(there is no GPU, and this CPU has no bf16 units"),
+    (None, True, "mixed precision: the graph rewrite runs the allowed ops in bfloat16 on the CPU"),
+    (amp_device.GpuProperties((6, 1)), False, "(the GPU's compute capability is below 7.0"),
+    (amp_device.GpuProperties((8, 0)), False, "in float16 on the GPU"),
+])
+def test_mixed_precision_says_what_really_happens(monkeypatch, gpu, bf16, want):
+    monkeypatch.setattr(amp_device, "detect_gpu", lambda: gpu)
+    monkeypatch.setattr(amp_device, "cpu_has_bf16_units", lambda: bf16)
+    assert want in run_info.precision_description("float32", True)
+    assert run_info.precision_description("float32", False) == "float32; mixed precision off"
+
+
+def test_mixed_precision_request_is_read_from_the_environment(monkeypatch):
+    monkeypatch.setattr(amp_device, "detect_gpu", lambda: None)
+    monkeypatch.setattr(amp_device, "cpu_has_bf16_units", lambda: False)
+    monkeypatch.delenv("TF_ENABLE_AUTO_MIXED_PRECISION", raising=False)
+    assert run_info.precision_description("float32").endswith("mixed precision off")
+    monkeypatch.setenv("TF_ENABLE_AUTO_MIXED_PRECISION", "1")
+    assert "rewrite is inactive" in run_info.precision_description("float32")
+
+
+def test_the_line_names_the_cpu_and_its_features(monkeypatch):
+    monkeypatch.setattr(amp_device, "cpu_flags", lambda: frozenset({"avx2", "fma"}))
+    monkeypatch.setattr(amp_device, "cpu_has_bf16_units", lambda: False)
+    line = run_info.run_line("float32", False)
+    assert line.startswith(f"Training on CPU: {run_info._cpu_model()} (")
+    assert "avx2, fma; no bf16 units) in float32; mixed precision off." in line
