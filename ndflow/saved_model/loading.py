@@ -140,6 +140,7 @@ class _Loader:
         self._library = None
         self._check_references()
         self._paths = _node_paths(self.proto)
+        self._saved_attributes = None   # (reader, {node id: {attribute: key}}) once read
         self.custom_gradients = CustomGradients(self, mg.graph_def.library)
 
     def _check_references(self) -> None:
@@ -284,6 +285,7 @@ class _Loader:
             init = self._function(init_id, self.proto.nodes[init_id].function)
             self.nodes[init_id] = init
             init()
+        self._restore_saveables(i, p)
 
     def _asset(self, index: int) -> Asset:
         if not 0 <= index < len(self.asset_files):
@@ -301,14 +303,33 @@ class _Loader:
         return convert_to_tensor(value, dtype)
 
     def _restore_values(self) -> dict:
-        has_variables = any(p.WhichOneof("kind") == "variable" for p in self.proto.nodes)
-        if not has_variables or getattr(self.options, "experimental_skip_checkpoint", False):
+        has_state = any(p.WhichOneof("kind") == "variable" or p.saveable_objects
+                        for p in self.proto.nodes)
+        if not has_state or getattr(self.options, "experimental_skip_checkpoint", False):
             return {}
         prefix = os.path.join(self.export_dir, constants.VARIABLES_DIRECTORY,
                               constants.VARIABLES_FILENAME)
         reader = VariablesReader(prefix)
+        self._saved_attributes = (reader, reader.attribute_keys(self.proto.nodes))
         keys = reader.variable_keys(self.proto.nodes)
         return {i: (reader, k) for i, k in keys.items()}
+
+    def _restore_saveables(self, i: int, p) -> None:
+        """A resource's checkpointed state (a mutable table's keys and values): its saved
+        restore function called on the tensors of its checkpoint attributes."""
+        if self._saved_attributes is None:
+            return
+        reader, attributes = self._saved_attributes
+        attrs = attributes.get(i, {})
+        for name, saveable in p.saveable_objects.items():
+            keys = reader.saveable_keys(attrs[name]) if name in attrs else []
+            if not keys:
+                continue
+            fn = self.proto.nodes[saveable.restore_function]
+            cf = self.concrete(fn.bare_concrete_function.concrete_function_name)
+            tensors = [convert_to_tensor(reader.read(k), spec.dtype)
+                       for k, spec in zip(keys, cf._flat_specs)]
+            cf.call_flat(tensors)
 
     def _variable(self, i: int, v, values: dict) -> Variable:
         dtype = dtype_from_enum(v.dtype)

@@ -46,7 +46,14 @@ class VariablesReader:
                                            "graph cannot be parsed") from None
 
     def variable_keys(self, saved_nodes) -> dict:
-        """{SavedObjectGraph node id: checkpoint key} for the variables: both graphs are
+        """{SavedObjectGraph node id: checkpoint key} for the variables."""
+        return {i: attrs["VARIABLE_VALUE"]
+                for i, attrs in self.attribute_keys(saved_nodes).items()
+                if "VARIABLE_VALUE" in attrs}
+
+    def attribute_keys(self, saved_nodes) -> dict:
+        """{SavedObjectGraph node id: {attribute name: checkpoint key}} (a variable's
+        VARIABLE_VALUE, a mutable table's table-keys/table-values, ...): both graphs are
         walked from the root together, matching children by local name."""
         out: dict = {}
         if not len(self.graph.nodes):
@@ -54,9 +61,8 @@ class VariablesReader:
         pairs, seen = [(0, 0)], {0}
         while pairs:
             s, c = pairs.pop()
-            for attr in self.graph.nodes[c].attributes:
-                if attr.name == "VARIABLE_VALUE":
-                    out[s] = attr.checkpoint_key
+            if self.graph.nodes[c].attributes:
+                out[s] = {a.name: a.checkpoint_key for a in self.graph.nodes[c].attributes}
             ckpt_children = {r.local_name: r.node_id for r in self.graph.nodes[c].children}
             for ref in saved_nodes[s].children:
                 j = ckpt_children.get(ref.local_name)
@@ -64,6 +70,13 @@ class VariablesReader:
                     seen.add(ref.node_id)
                     pairs.append((ref.node_id, j))
         return out
+
+    def saveable_keys(self, key: str) -> list:
+        """The bundle keys of a saveable attribute: `key` itself, else its `key-<name>`
+        tensors (a mutable table's `-keys`, `-values`) in name order, as they were saved."""
+        if self.reader.has(key):
+            return [key]
+        return sorted(k for k in self.reader.keys() if k.startswith(key + "-"))
 
     def read(self, key: str) -> np.ndarray:
         return self.reader.read(key)

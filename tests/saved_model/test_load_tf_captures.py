@@ -91,6 +91,11 @@ def test_lookup_table_resource_is_created_initialized_and_read():
     assert again.lookup(tf.constant(["a"])).numpy().tolist() == [1]
 
 
+def test_mutable_table_contents_are_restored_from_the_checkpoint():
+    m = tf.saved_model.load(fixture("tf_mutable_table"))
+    assert m.lookup(tf.constant(["b", "a", "q"])).numpy().tolist() == [2, 1, -1]
+
+
 def test_table_initialized_from_a_vocabulary_asset(tmp_path):
     d = tmp_path / "moved"
     shutil.copytree(fixture("tf_text_file_table"), d)   # the asset read from the new place
