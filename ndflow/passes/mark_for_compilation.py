@@ -504,7 +504,8 @@ def _needs_clustering(graph: Graph, level: int) -> bool:
     if level != OFF:
         return True
     return any(_attr_true(op, COMPILE_ATTR) or _attr_true(op, MUST_COMPILE_ATTR)
-               or _device(op)[0].startswith("XLA_") for op in ops)
+               or ("XLA_" in op.device.upper() and _device(op)[0].startswith("XLA_"))
+               for op in ops)
 
 
 def find_clusters(graph: Graph, ctx: PassContext, flags: XlaFlags | None = None) -> list:

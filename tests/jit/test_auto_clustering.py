@@ -237,3 +237,26 @@ def test_jit_scope_marks_gradients_as_tensorflow_does():
     assert attrs["gradients/mul_grad/Mul"] == (True, "jit_scope_0")  # the forward's scope
     assert attrs["second/Exp_grad/Mul"] == (True, "jit_scope_1_grad_second")
     assert attrs["gradients/grad_ys_0"] == (None, None)  # the seed is not the op's gradient
+
+
+def test_branch_and_loop_bodies_are_clustered_too(auto_jit, capfd, monkeypatch):
+    monkeypatch.setenv("TF_CPP_VMODULE", "mark_for_compilation_pass=2")
+
+    @tf.function
+    def f(x, n):
+        y = tf.cond(tf.reduce_sum(x) > 0, lambda: tf.nn.relu(x) * 2.0 + tf.exp(-x) - 1.0,
+                    lambda: tf.tanh(x) * 3.0 - x * x + 1.0)
+
+        def body(i, y):
+            return i + 1, tf.sigmoid(y) * 1.5 + y * 0.5 - 0.25
+        return tf.while_loop(lambda i, y: i < n, body, [tf.constant(0), y])[1]
+
+    x = np.array([0.5, -1.0, 2.0], np.float32)
+    for sign, n in ((1.0, 3), (-1.0, 2)):
+        xs = sign * x
+        y = np.maximum(xs, 0) * 2 + np.exp(-xs) - 1 if xs.sum() > 0 else \
+            np.tanh(xs) * 3 - xs * xs + 1
+        for _ in range(n):
+            y = 1 / (1 + np.exp(-y)) * 1.5 + y * 0.5 - 0.25
+        np.testing.assert_allclose(f(tf.constant(xs), tf.constant(n)).numpy(), y, rtol=1e-5)
+    assert capfd.readouterr().err.count(" Built 1 clusters") >= 3  # both branches, the body
