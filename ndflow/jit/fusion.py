@@ -175,7 +175,7 @@ def plan_fusions(ops: list, live_outputs=None) -> list:
         target = None
         if users and not emitters.is_reduction(op) and not static_only:
             target = _choose_target(op, users, is_live, group_of, order,
-                                    lambda g: not _creates_cycle(g, op, op_set, group_of))
+                                    lambda g, op=op: not _creates_cycle(g, op, op_set, group_of))
         if target is not None:
             target.ops.add(op)
             group_of[op] = target
