@@ -5,8 +5,9 @@
   `FUSIBLE` is their union.
 - `LIBRARY_OPS`: ops a compiled cluster runs as library calls (matmul, convolution, pooling,
   gathers, ...): compilable, never fused into generated loops (XLA's "expensive" ops).
-- `COMPILABLE_OPS` = FUSIBLE | LIBRARY_OPS: ndflow's "has an XLA kernel". An op outside it is
-  never clustered (TF's RecursiveCompilabilityChecker "no XLA kernel" rule).
+- `COMPILABLE_OPS` = FUSIBLE | LIBRARY_OPS less the refused and variable ops: ndflow's "has an
+  XLA kernel". An op outside it is never clustered (TF's RecursiveCompilabilityChecker "no XLA
+  kernel" rule).
 - `NEVER_CLUSTER`: ops TF refuses even where a kernel exists (stateful RNG, Assert,
   CheckNumerics, Stack/TensorArray, slow/inaccurate linalg, Unique, collectives).
 
@@ -81,7 +82,12 @@ TensorArrayGatherV3 TensorArrayScatterV3 TensorArrayConcatV3 TensorArraySplitV3
 TensorArraySizeV3 TensorArrayCloseV3 TensorArrayGradV3
 """.split())
 
-COMPILABLE_OPS: frozenset[str] = (FUSIBLE | LIBRARY_OPS) - NEVER_CLUSTER
+# Variables stay outside clusters in ndflow: a compiled cluster takes and returns tensors, so
+# the table's variable ops (TF clusters them: reads at entry, writes at exit) are left out.
+VARIABLE_OPS_IN_TABLES: frozenset[str] = frozenset({"ResourceGather",
+                                                    "ResourceStridedSliceAssign"})
+
+COMPILABLE_OPS: frozenset[str] = (FUSIBLE | LIBRARY_OPS) - NEVER_CLUSTER - VARIABLE_OPS_IN_TABLES
 
 # Ops whose output is a small summary of their input's shape (phase 0 of clustering).
 SHAPE_CONSUMERS: frozenset[str] = frozenset({"Shape", "Rank", "Size"})
@@ -104,7 +110,7 @@ def allowed_ops(spec: str, compilable: frozenset[str] | None = None) -> frozense
     """The op types a `--tf_xla_ops_to_cluster` value allows (None: no allowlist)."""
     if not spec:
         return None
-    compilable = COMPILABLE_OPS if compilable is None else compilable
+    compilable = FUSIBLE | LIBRARY_OPS if compilable is None else compilable  # XLA's op names
     result: set[str] = set()
     for item in (s.strip() for s in spec.split(",")):
         if not item:
