@@ -2,6 +2,7 @@
 
 from ndflow.core import (  # noqa: F401 - importing a module declares its exports
     app,
+    build_info,
     file_io,
     flags,
     graph_io,

@@ -154,6 +154,14 @@ XLA_FLAGS = _declare(
 
 del _list, _name, _op
 
+# Declared and validated, but nothing in ndflow acts on them yet (README's "in effect"
+# column and `python -m ndflow.info` read this).
+PARSED_ONLY = frozenset({
+    TF_ENABLE_NHWC, TF_ENABLE_NVTX_RANGES, TF_DISABLE_NVTX_RANGES, TF_CUDNN_USE_AUTOTUNE,
+    TF_ENABLE_CUBLAS_TENSOR_OP_MATH_FP32, TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32,
+    TF_ENABLE_CUDNN_RNN_TENSOR_OP_MATH_FP32, TF_NUM_INTEROP_THREADS, XLA_FLAGS,
+})
+
 _INT_RE = re.compile(r"\s*[+-]?[0-9]+\s*\Z")
 
 
@@ -414,13 +422,14 @@ _ACCESSORS = {
 }
 
 
+def snapshot_one(name: str) -> object:
+    """One declared variable's parsed value; ValueError when it is malformed."""
+    if name in _ACCESSORS:
+        return _ACCESSORS[name]()
+    return tuple(_op_list(name))  # the mixed-precision list overrides
+
+
 def snapshot() -> dict[str, object]:
     """Every declared variable's parsed value (the effective one for derived switches); raises
     ValueError on the first malformed variable. Call it at start-up to fail early."""
-    values: dict[str, object] = {}
-    for name in VARIABLES:
-        if name in _ACCESSORS:
-            values[name] = _ACCESSORS[name]()
-        else:  # the mixed-precision list overrides
-            values[name] = tuple(_op_list(name))
-    return values
+    return {name: snapshot_one(name) for name in VARIABLES}
