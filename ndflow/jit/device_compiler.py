@@ -230,13 +230,17 @@ class _Entry:
         self.lock = threading.Lock()
 
 
-_CACHES: dict = {}     # (graph fingerprint, device, context) -> {signature: _Entry}
+_CACHES: dict = {}     # (graph fingerprint, device, context) -> ({signature: _Entry}, lock)
 _CACHES_LOCK = threading.Lock()
 
 
-def _shared_cache(key) -> dict:
+def _shared_cache(key) -> tuple:
+    """(entries by signature, the lock guarding that dict) of one cluster computation."""
     with _CACHES_LOCK:
-        return _CACHES.setdefault(key, {})
+        cache = _CACHES.get(key)
+        if cache is None:
+            cache = _CACHES[key] = ({}, threading.Lock())
+        return cache
 
 
 class DeviceCompiler:
@@ -262,7 +266,7 @@ class DeviceCompiler:
         self.fingerprint = persistent_cache.graph_fingerprint(fg)
         self.key = (self.fingerprint, str(self.device), id(ctx) if ctx is not None else None)
         self._input_dtypes = [t.dtype for t in fg.inputs]
-        self._entries = _shared_cache(self.key)
+        self._entries, self._entries_lock = _shared_cache(self.key)
         self._lock = threading.Lock()
         self.cannot_compile = False   # sticky: a lazy compile failed (TF's UNIMPLEMENTED bit)
 
@@ -306,7 +310,7 @@ class DeviceCompiler:
         sig = self.signature(args)
         PROFILER.register_execution(self.key, name,
                                     getattr(self.flags, "tf_xla_threshold_for_megamorphic", 0))
-        with self._lock:
+        with self._entries_lock:
             entry = self._entries.get(sig)
             if entry is None:
                 entry = self._entries[sig] = _Entry()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 
 import numpy as np
 import pytest
@@ -260,3 +261,21 @@ def test_shapes_changing_every_step_do_not_cause_a_recompile_storm():
         assert stats[0].compile_count == 11 and stats[0].is_megamorphic   # ... until 11
     finally:
         tf.config.optimizer.set_jit(False)
+
+
+def test_concurrent_calls_compile_a_signature_once():
+    dc, fallback = _setup()
+    args = _mlp_args(5)
+    want = fallback.plan.run(args)
+    results = [None] * 6
+
+    def call(i):
+        results[i] = dc.run(args, fallback)
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert dc.stats.compile_count == 1 and dc.stats.execution_count == 6
+    for out in results:
+        np.testing.assert_allclose(out[1].numpy(), want[1].numpy(), rtol=1e-6)
