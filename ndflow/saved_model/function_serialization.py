@@ -81,8 +81,9 @@ def concrete_function_def(cf, name: str, owner_of) -> tuple:
         if ext.dtype is dtypes.resource:
             arg = fd.signature.input_arg.add(name=arg_name(ph.op.name + "_resource", taken),
                                              type=dtypes.resource.enum)
-            arg.handle_data.add(dtype=owner.dtype.enum).shape.CopyFrom(
-                shape_to_proto(owner.shape))
+            if hasattr(owner, "dtype"):   # a variable (a table's handle carries none)
+                arg.handle_data.add(dtype=owner.dtype.enum).shape.CopyFrom(
+                    shape_to_proto(owner.shape))
             ref[ph] = arg.name
             bound.append(owner)
         elif owner is not None:  # an asset's path, bound to the asset at load

@@ -227,7 +227,8 @@ class _Loader:
             elif kind == "asset":
                 self.nodes[i] = self._asset(p.asset.asset_file_def_index)
             elif kind == "resource":
-                self.nodes[i] = RestoredResource(self._paths[i], i, p.resource.device)
+                self.nodes[i] = RestoredResource(self._paths[i], i, p.resource.device,
+                                                 list(p.saveable_objects))
             elif kind == "captured_tensor":
                 c = p.captured_tensor
                 self.nodes[i] = CapturedTensor(c.name, c.concrete_function, i)
@@ -370,6 +371,8 @@ class _Loader:
                 obj[ref.local_name] = child
             elif isinstance(obj, Loaded):
                 obj.__dict__[ref.local_name] = child
+            elif isinstance(obj, RestoredResource):
+                obj.functions[ref.local_name] = child
 
 
 _LOADS = itertools.count()

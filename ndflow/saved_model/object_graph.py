@@ -18,6 +18,7 @@ from ndflow.runtime.concrete_function import ConcreteFunction
 from ndflow.runtime.function import Function
 from ndflow.saved_model.asset import Asset
 from ndflow.saved_model.restored_functions import RestoredFunction
+from ndflow.saved_model.restored_resources import RestoredResource
 
 
 class Container:
@@ -31,7 +32,7 @@ class Container:
 def _is_trackable(value) -> bool:
     """Trackables, and containers holding some (or empty ones, which TF tracks too)."""
     if isinstance(value, (Variable, Module, Function, ConcreteFunction, RestoredFunction,
-                          Asset)):
+                          Asset, RestoredResource)):
         return True
     if isinstance(value, (list, tuple)):
         return not value or any(_is_trackable(v) for v in value)

@@ -14,11 +14,21 @@ class RestoredResource:
     returned; the functions capturing the resource take that handle (TF's
     `_RestoredResource`)."""
 
-    def __init__(self, path: str, node_id: int, device: str = ""):
+    def __init__(self, path: str, node_id: int, device: str = "", saveables=()):
         self.path = path
         self.node_id = node_id
         self.device = device
         self.resource_handle = None
+        self.functions: dict = {}           # _create_resource, _initialize, ... by name
+        self.saveables = tuple(saveables)   # names of checkpointed state (mutable tables)
+
+    def _saved_model_children(self) -> list:
+        """Saved again: its functions, under their names."""
+        if self.saveables:
+            raise ValueError(f"Cannot save the loaded resource '{self.path}' again: its "
+                             f"state ({', '.join(self.saveables)}) is checkpointed through "
+                             "save/restore functions ndflow does not re-export")
+        return sorted(self.functions.items())
 
     def create(self, creator, initializer) -> None:
         """Runs the saved creator (its ops must exist in ndflow), then the initializer."""

@@ -47,6 +47,7 @@ from ndflow.saved_model.function_serialization import concrete_function_def, sig
 from ndflow.saved_model.nested_structure_coder import encode
 from ndflow.saved_model.object_graph import Container, ObjectGraph, children
 from ndflow.saved_model.restored_functions import RestoredFunction
+from ndflow.saved_model.restored_resources import RestoredResource
 from ndflow.saved_model.saver_graph import add_saver
 from ndflow.saved_model.variables_io import write_variables
 
@@ -153,6 +154,10 @@ class _Builder:
 
         def owner_of(tensor):
             if tensor.dtype is dtypes.resource:
+                for i, node in enumerate(self.graph.nodes):   # a loaded table's handle
+                    if isinstance(node, RestoredResource) and node.resource_handle is tensor:
+                        ids[id(node)] = i
+                        return node
                 i, var = self._variable_for(tensor)
                 ids[id(var)] = i
                 return var
@@ -213,6 +218,8 @@ class _Builder:
                 _function_spec(p.function.function_spec, node)
             elif isinstance(node, Asset):
                 p.asset.asset_file_def_index = self.assets.index(node)
+            elif isinstance(node, RestoredResource):   # its functions are its children
+                p.resource.device = node.device
             elif isinstance(node, RestoredFunction):  # a loaded object saved again
                 p.function.SetInParent()
                 p.function.concrete_functions.extend(
@@ -329,6 +336,10 @@ def _graph_def(b: _Builder) -> tuple:
         entry.tensor_info.name = f"{ph.name}:0"
         entry.tensor_info.dtype = dtypes.string.enum
         asset_files.append(entry)
+    for i, node in enumerate(b.graph.nodes):
+        if isinstance(node, RestoredResource):
+            handle_node[i] = _resource_graph_nodes(b, i, node, gd, unique, handle_node,
+                                                   init_deps)
     saver_def = add_saver(gd, [(b.graph.checkpoint_key(i), handle_node[i], b.graph.nodes[i])
                                for i in sorted(handle_node)
                                if isinstance(b.graph.nodes[i], Variable)])
@@ -383,6 +394,43 @@ def _checkpoint_graph(b: _Builder) -> trackable_object_graph_pb2.TrackableObject
             a.full_name = node.name[:-2] if node.name.endswith(":0") else node.name
             a.checkpoint_key = b.graph.checkpoint_key(i)
     return g
+
+
+def _resource_graph_nodes(b, i: int, resource, gd, unique, handle_node: dict,
+                          init_deps: list) -> str:
+    """A loaded resource (a table) in the graph-level program, as TensorFlow writes it for
+    graph loaders (C++, TF Serving): its creating op, and a call of its initializer that the
+    init op runs. Returns the node giving its handle."""
+    edges = dict(b.graph.edges[i])
+    created = None
+    if "_create_resource" in edges:
+        fd = b.library[b.proto.nodes[edges["_create_resource"]].function.concrete_functions[0]]
+        created = next((n for n in fd.node_def if n.op in _RESOURCE_CREATORS), None)
+    if created is None:
+        raise ValueError(f"Cannot save the loaded resource '{resource.path}': its creator "
+                         "function makes none of the resources ndflow knows "
+                         f"({', '.join(sorted(_RESOURCE_CREATORS))})")
+    table = gd.node.add(name=unique(created.name), op=created.op)
+    for k, v in created.attr.items():
+        if not k.startswith("_"):
+            table.attr[k].CopyFrom(v)
+    handle_node[i] = table.name
+    if "_initialize" in edges:
+        name = b.proto.nodes[edges["_initialize"]].function.concrete_functions[0]
+        fd = b.library[name]
+        call = gd.node.add(name=unique("StatefulPartitionedCall"), op="StatefulPartitionedCall")
+        call.input.extend(handle_node[j] for j in b.proto.concrete_functions[name].bound_inputs)
+        call.attr["f"].func.name = name
+        call.attr["Tin"].CopyFrom(attr_to_proto([dtypes.as_dtype(a.type)
+                                                 for a in fd.signature.input_arg], "list(type)"))
+        call.attr["Tout"].CopyFrom(attr_to_proto([dtypes.as_dtype(a.type)
+                                                  for a in fd.signature.output_arg],
+                                                 "list(type)"))
+        init_deps.append("^" + call.name)
+    return table.name
+
+
+_RESOURCE_CREATORS = frozenset({"HashTableV2", "MutableHashTableV2"})
 
 
 def _write_tree(tmp: str, sm, sm_bytes: bytes, ckpt, variables: dict, assets: list) -> None:

@@ -112,6 +112,34 @@ def test_keras_string_lookup_export_and_tfsm_layer():
     assert layer(words).numpy().tolist() == [[1, 0], [3, 2]]
 
 
+@pytest.mark.parametrize("name", ["tf_lookup_table", "keras_string_lookup_export",
+                                  "tf_text_file_table"])
+def test_loaded_tables_save_again_with_their_creator_and_initializer(tmp_path, name):
+    m = tf.saved_model.load(fixture(name))
+    tf.saved_model.save(m, str(tmp_path / "again"))
+    again = tf.saved_model.load(str(tmp_path / "again"))
+    words = tf.constant(["a", "beta", "x", "?"])
+    fn = "lookup"
+    if name.startswith("keras"):
+        fn, words = "serve", tf.constant([["x", "?"], ["z", "y"]])
+    assert getattr(again, fn)(words).numpy().tolist() == getattr(m, fn)(words).numpy().tolist()
+    # the graph-level program (C++ and TF Serving loaders) creates the table and the init op
+    # runs its initializer
+    sm = SavedModel()
+    sm.ParseFromString((tmp_path / "again" / "saved_model.pb").read_bytes())
+    graph = sm.meta_graphs[0].graph_def
+    assert any(n.op == "HashTableV2" for n in graph.node)
+    init = next(n for n in graph.node if n.name == "NoOp")
+    assert any(i.startswith("^StatefulPartitionedCall") for i in init.input)
+
+
+def test_a_loaded_mutable_table_is_not_saved_again_without_its_contents(tmp_path):
+    m = tf.saved_model.load(fixture("tf_mutable_table"))
+    with pytest.raises(ValueError, match="Cannot save the loaded resource 'root.table'"):
+        tf.saved_model.save(m, str(tmp_path / "again"))
+    assert not (tmp_path / "again").exists()
+
+
 def test_resource_whose_op_ndflow_lacks_is_refused_naming_the_node(tmp_path):
     d = tmp_path / "m"
     shutil.copytree(fixture("tf_lookup_table"), d)
