@@ -15,6 +15,7 @@ from google.protobuf.message import DecodeError
 from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.protos.example_pb import Example
+from ndflow.kernels.parsing_uniform import MIN_BATCH, parse_uniform
 from ndflow.kernels.registry import host_kernel, kernel
 from ndflow.ops import parsing_ops, sparse_tensor
 
@@ -106,6 +107,12 @@ class ExampleParser:
             raise InvalidArgumentError(None, None, "Expected serialized to be a scalar or "
                                        f"vector, got shape: {shape_str(ser.shape)}")
         single = ser.ndim == 0
+        if not single and ser.size >= MIN_BATCH:  # records alike but for their values
+            dense, sparse = self._plan(sparse_keys, dense_keys, defaults)
+            if not sparse:
+                outs = parse_uniform(ser.tolist(), dense)
+                if outs is not None:
+                    return outs
         maps = []
         for i, record in enumerate(ser.reshape(-1)):
             try:
