@@ -39,12 +39,11 @@ _KERNELS: dict = {}     # (source hash, cache dir) -> compiled dispatcher, per p
 
 _PRELUDE = """\
 import numpy as np
-from math import (exp, log, log1p, expm1, sqrt, tanh, sin, cos, erf, fabs, isnan,
-                  isinf, isfinite)
+from math import (log, log1p, expm1, sqrt, sin, cos, erf, fabs, isnan, isinf, isfinite)
 from numpy import floor, ceil, rint, fmod
 from numba import njit, prange
 from ndflow.jit.codegen.numba_intrinsics import (
-    select, maximum, minimum, pow, trunc_div, f16_to_f32, f32_to_f16, bf16_to_f32,
+    exp, tanh, select, maximum, minimum, pow, trunc_div, f16_to_f32, f32_to_f16, bf16_to_f32,
     f32_to_bf16, round_bf16, round_f16)
 """
 

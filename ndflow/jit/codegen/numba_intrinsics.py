@@ -8,10 +8,12 @@ backend-neutral primitives of emitters.py (maximum/minimum propagate NaN like AT
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 
 @intrinsic
@@ -112,3 +114,67 @@ def pow(x, y):  # noqa: A001 - the backend-neutral primitive's name
 def trunc_div(s, n):
     q = abs(s) // n
     return -q if s < 0 else q
+
+
+# -- exp and tanh that LLVM can vectorize ------------------------------------------------------
+# math.exp/tanh are calls into libm, one element at a time; these are branch-free arithmetic
+# (Cephes' float32 polynomials, a few ulp from ATen's SLEEF results), so a loop calling them
+# becomes AVX code. float64 keeps libm.
+
+def exp(x):  # noqa: D103 - typed by the overload below
+    return math.exp(x)
+
+
+def tanh(x):  # noqa: D103
+    return math.tanh(x)
+
+
+@njit
+def _exp_f32(x):
+    xc = min(max(x, np.float32(-103.9)), np.float32(88.72283))
+    n = np.floor(xc * np.float32(1.44269504088896341) + np.float32(0.5))
+    r = xc - n * np.float32(0.693359375) - n * np.float32(-2.12194440e-4)
+    p = np.float32(1.9875691500e-4)
+    p = p * r + np.float32(1.3981999507e-3)
+    p = p * r + np.float32(8.3334519073e-3)
+    p = p * r + np.float32(4.1665795894e-2)
+    p = p * r + np.float32(1.6666665459e-1)
+    p = p * r + np.float32(5.0000001201e-1)
+    p = p * (r * r) + r + np.float32(1.0)
+    k = np.int32(n)
+    k1 = k >> np.int32(1)
+    s1 = _f32_from_bits(np.uint32((k1 + np.int32(127)) << np.int32(23)))
+    s2 = _f32_from_bits(np.uint32((k - k1 + np.int32(127)) << np.int32(23)))
+    y = p * s1 * s2
+    y = np.float32(0.0) if x < np.float32(-103.9) else y
+    y = np.float32(np.inf) if x > np.float32(88.72283) else y
+    return x if x != x else y
+
+
+@njit
+def _tanh_f32(x):
+    a = abs(x)
+    z = x * x
+    q = np.float32(-5.70498872745e-3)
+    q = q * z + np.float32(2.06390887954e-2)
+    q = q * z + np.float32(-5.37397155531e-2)
+    q = q * z + np.float32(1.33314422036e-1)
+    q = q * z + np.float32(-3.33332819422e-1)
+    small = x + x * z * q
+    big = np.float32(1.0) - np.float32(2.0) / (_exp_f32(a + a) + np.float32(1.0))
+    big = -big if x < np.float32(0.0) else big
+    return small if a < np.float32(0.625) else big
+
+
+@overload(exp)
+def _exp_overload(x):
+    if x == types.float32:
+        return lambda x: _exp_f32(x)
+    return lambda x: math.exp(x)
+
+
+@overload(tanh)
+def _tanh_overload(x):
+    if x == types.float32:
+        return lambda x: _tanh_f32(x)
+    return lambda x: math.tanh(x)
