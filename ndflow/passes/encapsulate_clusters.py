@@ -5,7 +5,9 @@ becomes ONE `_XlaClusterCall` node whose `function` attr holds the cluster's ops
     ->  y = _XlaClusterCall(x, w, b, function=cluster_0, cluster_name="cluster_0")
 
 - Inputs: the tensors the cluster reads from outside, in the order its ops first use them;
-  each becomes a placeholder of the function graph.
+  each becomes a placeholder of the function graph, except small constants (<= 16 elements,
+  e.g. a scalar another cluster holds), which are copied in (TF's
+  CloneConstantsForBetterClustering) so the compiler sees their values.
 - Outputs: the cluster's tensors read outside it or fetched; fetches are renamed to the call's
   outputs on the PassContext, so the caller still finds them.
 - Control edges: into the cluster -> into the call; out of the cluster -> out of the call;
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import heapq
 
+import numpy as np
+
 from ndflow.core.devices import DeviceSpec
 from ndflow.core.graph import Graph, Operation
 from ndflow.core.shapes import TensorShape
@@ -34,6 +38,8 @@ from ndflow.passes.mark_for_compilation import (
     program_order_edges,
 )
 from ndflow.passes.pass_context import PassContext
+
+SMALL_CONSTANT_ELEMENTS = 16
 
 
 def _clusters(graph: Graph) -> dict:
@@ -95,11 +101,28 @@ def _call_device(members: list) -> str:
     return ""
 
 
-def _build_function(name: str, members: list, inputs: list, outputs: list) -> FunctionGraph:
+def _small_constant(t) -> bool:
+    """A Const small enough to copy into each cluster that reads it rather than pass it in
+    (TF's CloneConstantsForBetterClustering: at most 16 elements), so the compiler sees its
+    value."""
+    op = t.op
+    value = op.attrs.get("value")
+    return op.type == "Const" and not op.control_inputs and value is not None and \
+        getattr(value, "dtype", None) is not None and value.dtype != object and \
+        np.size(value) <= SMALL_CONSTANT_ELEMENTS
+
+
+def _build_function(name: str, members: list, inputs: list, outputs: list,
+                    constants: list) -> FunctionGraph:
     fg = FunctionGraph(name)
     for op in members:
         fg.unique_name(op.name)
     mapping: dict = {}
+    for t in constants:
+        op = t.op
+        new = fg.create_op(op.op_def, [], dict(op.attrs), [(t.dtype, t.shape)],
+                           fg.unique_name(op.name), device=op.device)
+        mapping[t] = new.outputs[0]
     for t in inputs:
         arg = fg.unique_name(f"{t.op.name}_{t.value_index}_arg".replace("/", "_"))
         ph = fg.create_op(Placeholder, [], {"dtype": t.dtype, "shape": TensorShape(t.shape)},
@@ -133,18 +156,19 @@ def encapsulate_clusters(graph: Graph, ctx: PassContext) -> Graph:
             continue
         members = clusters[unit]
         inside = set(members)
-        inputs, outputs, controls = [], [], []
+        inputs, constants, outputs, controls = [], [], [], []
         for op in members:
             for t in op.inputs:
-                if t.op not in inside and t not in inputs:
-                    inputs.append(t)
+                if t.op in inside or t in inputs or t in constants:
+                    continue
+                (constants if _small_constant(t) else inputs).append(t)
             for c in op.control_inputs:
                 if c not in inside and rw.map[c] not in controls:
                     controls.append(rw.map[c])
             for t in op.outputs:
                 if t.name in fetched or any(u not in inside for u in t.consumers()):
                     outputs.append(t)
-        fg = _build_function(unit, members, inputs, outputs)
+        fg = _build_function(unit, members, inputs, outputs, constants)
         call = rw.add_op(
             XlaClusterCall, [rw.map[t] for t in inputs],
             {"Tin": [t.dtype for t in inputs], "Tout": [t.dtype for t in outputs],

@@ -260,3 +260,21 @@ def test_branch_and_loop_bodies_are_clustered_too(auto_jit, capfd, monkeypatch):
             y = 1 / (1 + np.exp(-y)) * 1.5 + y * 0.5 - 0.25
         np.testing.assert_allclose(f(tf.constant(xs), tf.constant(n)).numpy(), y, rtol=1e-5)
     assert capfd.readouterr().err.count(" Built 1 clusters") >= 3  # both branches, the body
+
+
+def test_small_constants_are_copied_into_each_cluster(auto_jit):
+    @tf.function
+    def f(x):
+        a = tf.nn.relu(x) * 2.0 + tf.exp(x) * 2.0 - 1.0   # 2.0 and 1.0: one Const each (CSE)
+        b = tf.math.asinh(a)                              # not compiled: two clusters
+        return tf.tanh(b) * 2.0 + b * 2.0 - 1.0
+
+    x = tf.constant([0.5, -1.0])
+    a = np.maximum(x.numpy(), 0) * 2 + np.exp(x.numpy()) * 2 - 1
+    b = np.arcsinh(a)
+    np.testing.assert_allclose(f(x).numpy(), np.tanh(b) * 2 + b * 2 - 1, rtol=1e-5)
+    calls = _clusters(f.get_concrete_function(x).optimized_graph())
+    assert len(calls) == 2
+    for call in calls:  # each reads only its tensor input; the constants live inside
+        assert len(call.inputs) == 1
+        assert {"Const"} <= {op.type for op in call.attrs["function"].get_operations()}
