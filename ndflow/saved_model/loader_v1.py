@@ -21,7 +21,7 @@ from ndflow.core import errors
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph_def import tensor_proto_to_ndarray
 from ndflow.ops.apply import apply_op
-from ndflow.ops.array_core import IdentityN, constant
+from ndflow.ops.array_core import IdentityN, NoOp, constant
 from ndflow.ops.importer import import_graph_def
 from ndflow.ops.state import assign_variable_op
 from ndflow.runtime.func_graph import inline_graph
@@ -125,10 +125,15 @@ def load_v1(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     keep = graph_pb2.GraphDef()
     keep.versions.CopyFrom(gd.versions)
     keep.library.CopyFrom(gd.library)
+    # NoOps waiting on calls (the init op runs the table initializers' calls): made after
+    # the calls are rebuilt
+    after_calls = [n for n in gd.node if n.op == "NoOp" and n.name not in dropped
+                   and any(_source(i) in call_names for i in n.input)]
+    later = {n.name for n in after_calls}
     for n in gd.node:
-        if n.name in dropped or n.name in call_names:
+        if n.name in dropped or n.name in call_names or n.name in later:
             continue
-        if any(_source(i) in call_names for i in n.input):
+        if any(_source(i) in call_names | later for i in n.input):
             raise errors.UnimplementedError(None, None, f"Node '{n.name}' consumes the output "
                                             "of a function call; ndflow's TF1 SavedModel "
                                             "loader supports calls only as graph outputs")
@@ -143,8 +148,12 @@ def load_v1(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     graph = sess.graph
     with graph.as_default():
         # asset paths: the files in this SavedModel's assets/ (TF feeds them at load)
-        assets = {_tensor_name(a.tensor_info.name): constant(os.path.join(
-            export_dir, constants.ASSETS_DIRECTORY, a.filename)) for a in mg.asset_file_def}
+        # (named apart from the imported nodes: a plain "Const" would take the name of the
+        # graph's own first constant)
+        assets = {_tensor_name(a.tensor_info.name): constant(
+            os.path.join(export_dir, constants.ASSETS_DIRECTORY, a.filename),
+            name=f"{_source(a.tensor_info.name)}/saved_model_asset_path")
+            for a in mg.asset_file_def}
         present = {n.name for n in keep.node}
         import_graph_def(keep, name="", input_map={k: v for k, v in assets.items()
                                                     if _source(k) in present})
@@ -155,8 +164,19 @@ def load_v1(sess, tags, export_dir, import_scope=None, **saver_kwargs):
             inputs = [assets[_tensor_name(i)] if _tensor_name(i) in assets
                       else graph.get_tensor_by_name(_tensor_name(i))
                       for i in n.input if not i.startswith("^")]
+            first = len(graph.get_operations())
             outs = inline_graph(fgraph, inputs, fgraph.outputs)
-            apply_op(IdentityN, [list(outs)], name=n.name)
+            # a call runs its stateful ops (a table's import) even when no output needs them
+            stateful = [op for op in graph.get_operations()[first:] if op.is_stateful]
+            with graph.control_dependencies(stateful):
+                if outs:
+                    apply_op(IdentityN, [list(outs)], name=n.name)
+                else:
+                    apply_op(NoOp, [], name=n.name)
+        for n in after_calls:
+            with graph.control_dependencies([graph.get_operation_by_name(_source(i))
+                                             for i in n.input]):
+                apply_op(NoOp, [], name=n.name)
         assigns = []
         for var_name, key in restore.items():
             handle = graph.get_tensor_by_name(f"{var_name}:0")
@@ -167,7 +187,7 @@ def load_v1(sess, tags, export_dir, import_scope=None, **saver_kwargs):
         if constants.INIT_OP_SIGNATURE_KEY in mg.signature_def else {}
     for info in init.values():  # the init op (asset paths, tables), as TF's loader runs it
         name = _source(info.name)
-        if name in {n.name for n in keep.node}:
+        if name in {n.name for n in keep.node} | later:
             sess.run(graph.get_operation_by_name(name))
     return mg
 

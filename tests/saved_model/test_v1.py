@@ -128,3 +128,15 @@ def test_v1_load_of_tensorflows_asset_model_runs_its_init_op():
         mg = tf1.saved_model.load(sess, ["serve"], os.path.join(FIXTURES, "tf_asset"))
         out = mg.signature_def["serving_default"].outputs["output_0"].name
         assert sess.run(out) == b"alpha\nbeta\n"
+
+
+@pytest.mark.parametrize("name, want", [("tf_lookup_table", [2, -1, -1]),
+                                        ("tf_text_file_table", [-1, -1, 0])])
+def test_session_loads_tables_and_runs_their_initializers(name, want):
+    # the init op calls the tables' initializer functions (the text-file one reads the
+    # SavedModel's asset); a loaded table is looked up through the signature
+    with tf.Graph().as_default(), tf1.Session() as sess:
+        mg = tf1.saved_model.load(sess, ["serve"], os.path.join(FIXTURES, name))
+        sd = mg.signature_def["serving_default"]
+        out = sess.run(sd.outputs["output_0"].name, {sd.inputs["k"].name: ["b", "?", "alpha"]})
+    assert out.tolist() == want
