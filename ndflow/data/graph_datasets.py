@@ -44,6 +44,7 @@ from ndflow.data import (  # noqa: F401
     windowing,
 )
 from ndflow.data.dataset import _OPS, UNKNOWN, DatasetV2, register_op
+from ndflow.data.dataset_spec import DatasetSpec
 from ndflow.data.traced_function import TracedFunction
 from ndflow.ops import dataset_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -244,6 +245,41 @@ def graph_input_variant(dataset: DatasetV2, tensors: list):
     return apply_op(dataset_ops.GraphInputDataset, [list(tensors)],
                     {"token": token, **attrs},
                     name="GraphInputDataset").outputs[0]
+
+
+# -- dataset components as variant tensors in traced functions (map over windows) ------------
+
+@register_op("variant_specs")
+def variant_specs(spec_structure):
+    """`spec_structure` with each DatasetSpec a variant scalar's TensorSpec (how a traced
+    function takes a dataset argument)."""
+    return pack_sequence_as(spec_structure, [
+        TensorSpec([], dtypes.variant) if isinstance(s, DatasetSpec) else s
+        for s in flatten(spec_structure)])
+
+
+@register_op("graph_datasets_of")
+def graph_datasets_of(element, spec_structure):
+    """A traced function's argument with its variant placeholders as datasets."""
+    return pack_sequence_as(spec_structure, [
+        GraphVariantDataset(t, s.element_spec) if isinstance(s, DatasetSpec) else t
+        for t, s in zip(flatten(element), flatten(spec_structure))])
+
+
+@register_op("datasets_as_variants")
+def datasets_as_variants(output, returned: dict):
+    """A traced function's result with each dataset as its variant tensor; `returned`
+    records the DatasetSpec of each (by flat index)."""
+    leaves = flatten(output)
+    if not any(isinstance(v, DatasetV2) for v in leaves):
+        return output
+    out = []
+    for i, v in enumerate(leaves):
+        if isinstance(v, DatasetV2):
+            returned[i] = DatasetSpec(v.element_spec)
+            v = dataset_variant(v)
+        out.append(v)
+    return pack_sequence_as(output, out)
 
 
 # -- sources taking graph tensors -----------------------------------------------------------

@@ -20,6 +20,8 @@ from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.data import structure
+from ndflow.data.dataset import _op
+from ndflow.data.dataset_spec import DatasetSpec
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.runtime.function import Function
 
@@ -46,13 +48,21 @@ class TracedFunction:
         options = ConversionOptions.make(True, None)
         user = convert_or_original(func, options) if autograph else func
 
+        # Dataset components (windows) in or out travel as variant tensors (graph_datasets.py)
+        datasets_in = any(isinstance(s, DatasetSpec) for s in flatten(input_spec))
+        returned = {}  # index of a flat output -> the DatasetSpec of the dataset returned there
+
         def element_function(element):
-            out = call_with_element(user, element)
-            return _as_tensors(structure.lists_to_tuples(out), transformation)
+            if datasets_in:
+                element = _op("graph_datasets_of")(element, input_spec)
+            out = _op("datasets_as_variants")(structure.lists_to_tuples(
+                call_with_element(user, element)), returned)
+            return _as_tensors(out, transformation)
 
         name = f"{getattr(func, '__name__', 'fn')}_{transformation}_{next(_counter)}"
+        signature = _op("variant_specs")(input_spec) if datasets_in else input_spec
         fn = Function(element_function, name=name.replace("<", "").replace(">", ""),
-                      input_signature=[input_spec], autograph=False)
+                      input_signature=[signature], autograph=False)
         try:
             with context.eager_scope():  # traced on its own, also while a graph is built
                 self.concrete = fn.get_concrete_function()
@@ -62,9 +72,10 @@ class TracedFunction:
                 raise
             raise rewritten.with_traceback(e.__traceback__) from None
         outputs = self.concrete.graph.structured_outputs
-        self.output_spec = pack_sequence_as(outputs, [TensorSpec(t.shape, t.dtype)
-                                                      for t in flatten(outputs)])
+        self.output_spec = pack_sequence_as(outputs, [returned.get(i) or TensorSpec(
+            t.shape, t.dtype) for i, t in enumerate(flatten(outputs))])
         self._out_dtypes = [t.dtype for t in self.concrete.graph.outputs]
+        self._has_datasets = datasets_in or bool(returned)
 
     def __call__(self, flat: tuple) -> tuple:
         """The function on one flat element; flat outputs (eager tensors). Runs the compiled
@@ -75,6 +86,10 @@ class TracedFunction:
         plan = cf._plan
         if plan is None or cf._plan_options != optimizer_options.version():
             plan = cf._build_plan()
+        if self._has_datasets:  # a dataset is its own (variant) value
+            outs = plan.run([getattr(t, "_value", t) for t in flat] + cf._capture_vals)
+            return tuple(v if d is dtypes.variant else EagerTensor(v, d)
+                         for v, d in zip(outs, self._out_dtypes))
         outs = plan.run([t._value for t in flat] + cf._capture_vals)
         return tuple(EagerTensor(v, d) for v, d in zip(outs, self._out_dtypes))
 
