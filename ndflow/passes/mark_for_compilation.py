@@ -460,11 +460,12 @@ _warned_must_compile: set = set()
 
 def _warn_uncompiled_must_compile(graph: Graph, marked: list) -> None:
     """jit_compile=True ops the JIT cannot compile run outside the compiled cluster (TF would
-    fail the call); said once per op-type set."""
+    fail the call); said once per op-type set. Variable reads and writes are not named: they
+    always run outside clusters in ndflow, by design."""
     inside = {op for c in marked for op in c.ops}
     left = sorted({op.type for op in graph.get_operations()
                    if _attr_true(op, MUST_COMPILE_ATTR) and op not in inside
-                   and op.type not in ("Placeholder", "NoOp")})
+                   and op.type not in ("Placeholder", "NoOp") and not _touches_resource(op)})
     key = tuple(left)
     if left and key not in _warned_must_compile:
         _warned_must_compile.add(key)
