@@ -93,7 +93,7 @@ for _list in AMP_LISTS:
 # Layout, tracing, GPU math.
 TF_ENABLE_NHWC = _declare(
     "TF_ENABLE_NHWC", "bool", False,
-    "Lets the layout pass keep convolutions in NHWC (channels-last) end to end.")
+    "Computes NCHW convolutions on channels-last (NHWC) memory too; NHWC graphs always are.")
 TF_DISABLE_NVTX_RANGES = _declare(
     "TF_DISABLE_NVTX_RANGES", "bool", False,
     "Turns NVTX ranges off, whatever TF_ENABLE_NVTX_RANGES says.")

@@ -7,12 +7,20 @@ through `permute(3, 2, 0, 1)`. TF's asymmetric SAME padding (the extra row/colum
 bottom/right) is applied with one `constant_pad_nd` only when the two sides differ.
 Padding arithmetic runs in the factory when static shapes are known, else once per new
 input shape.
+
+So NHWC graphs stay NHWC end to end: conv, BiasAdd, activations and pooling (which views
+its input the same way) pass channels_last data along with no transposes or copies. With
+TF_ENABLE_NHWC=1 (NVIDIA's switch for computing convolutions in NHWC) NCHW convolutions do
+too: their input is made channels_last once (a no-op when it already is), and since ATen's
+elementwise ops, NCHW BiasAdd and pooling keep the memory format of their input, the data
+stays channels-last from one convolution to the next.
 """
 
 from __future__ import annotations
 
 import torch
 
+from ndflow.core import config
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_conv
@@ -20,6 +28,14 @@ from ndflow.ops.nn_common import explicit_hw, hw, window_geometry
 
 aten = torch.ops.aten
 _CL = torch.channels_last
+
+
+def _nhwc_for_nchw() -> bool:
+    """TF_ENABLE_NHWC, read when a kernel is built; a malformed value counts as off."""
+    try:
+        return config.nhwc_enabled()
+    except ValueError:
+        return False
 
 
 class ConvGeometry:
@@ -35,6 +51,8 @@ class ConvGeometry:
         self.padding = a["padding"]
         self.explicit = explicit_hw(a.get("explicit_paddings") or [], self.fmt)
         self.depthwise = depthwise
+        # TF_ENABLE_NHWC: NCHW convolutions compute on channels-last memory too (module doc).
+        self.channels_last = self.nhwc or (not depthwise and _nhwc_for_nchw())
         self._pads: dict = {}
 
     def pads(self, h: int, w: int, kh: int, kw: int):
@@ -50,7 +68,11 @@ class ConvGeometry:
         return p
 
     def to_nchw(self, x: torch.Tensor) -> torch.Tensor:
-        return x.permute(0, 3, 1, 2) if self.nhwc else x
+        if self.nhwc:
+            return x.permute(0, 3, 1, 2)
+        if self.channels_last and x.dim() == 4:
+            return x.contiguous(memory_format=_CL)  # a no-op once the graph's data is NHWC
+        return x
 
     def from_nchw(self, y: torch.Tensor) -> torch.Tensor:
         return y.permute(0, 2, 3, 1) if self.nhwc else y
@@ -152,7 +174,7 @@ def _backprop_input(node, depthwise=False):
         c.check_out(h, wd, w.shape[0], w.shape[1], g)
         mh, mw = min(pt, pb), min(pl, pr)
         hp, wp = h + pt + pb - 2 * mh, wd + pl + pr - 2 * mw
-        fmt = _CL if c.nhwc else torch.contiguous_format
+        fmt = _CL if c.channels_last else torch.contiguous_format
         dummy = torch.empty((n, ch, hp, wp), dtype=g.dtype, device=g.device, memory_format=fmt)
         dx = aten.convolution_backward(gv, dummy, wv, None, c.stride, [mh, mw], c.dilation,
                                        False, [0, 0], groups, [True, False, False])[0]
