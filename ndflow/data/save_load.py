@@ -339,9 +339,19 @@ class LoadDataset(DatasetV2):
         return self._out._iter_flat()
 
 
+_RETRY_INTERVAL_SEC = 5  # TensorFlow's, for load(wait=True)
+
+
 @register_op("load")
 def load(path, element_spec=None, compression=None, reader_func=None, wait=False):
-    return LoadDataset(path, element_spec, compression, reader_func)
+    """`Dataset.load`; with `wait`, retries until the snapshot exists (as TensorFlow)."""
+    while True:
+        try:
+            return LoadDataset(path, element_spec, compression, reader_func)
+        except tf_errors.NotFoundError:
+            if not wait:
+                raise
+            time.sleep(_RETRY_INTERVAL_SEC)
 
 
 @tf_export("data.experimental.load", v1=[])
