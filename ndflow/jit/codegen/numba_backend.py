@@ -31,8 +31,8 @@ from ndflow.jit.codegen import emitters
 from ndflow.jit.codegen.lowering import KernelIR, Leaf, Literal, compute_dtype
 from ndflow.jit.errors import CompileUnimplemented
 
-# Elements from which the outermost loop runs on numba's threads.
-PARALLEL_MIN_ELEMENTS = 1 << 20
+# Elements from which the outermost loop runs on numba's threads (when torch uses several).
+PARALLEL_MIN_ELEMENTS = 1 << 22
 _HALF = (dtypes.float16, dtypes.bfloat16)
 _LOCK = threading.Lock()
 _KERNELS: dict = {}     # (source hash, cache dir) -> compiled dispatcher, per process
@@ -358,7 +358,10 @@ def _empty_fill(red: str, dt):
 def build(ir: KernelIR, device: torch.device, cache_dir: str | None):
     """The callable running `ir`: (*torch tensors) -> [torch tensors]."""
     numel = math.prod(ir.shape)
-    parallel = numel >= PARALLEL_MIN_ELEMENTS and not (ir.reduced and ir.reduced[0])
+    # numba's threads only where ATen may use several too (a busy 2-core box measured the
+    # serial loop faster up to 4M elements)
+    parallel = (numel >= PARALLEL_MIN_ELEMENTS and torch.get_num_threads() > 1
+                and not (ir.reduced and ir.reduced[0]))
     source = render(ir, parallel)
     kernel = None if numel == 0 else _compile_source(source, _signature(ir), cache_dir)
     in_dtypes = list(ir.input_dtypes)
