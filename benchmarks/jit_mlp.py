@@ -32,6 +32,7 @@ import torch
 from machine import cpu_line  # benchmarks/ is the script's directory
 
 import ndflow
+from ndflow.jit import device_compiler
 
 BATCH, HIDDEN, LAYERS, LR = 256, 1024, 4, 0.01
 
@@ -100,7 +101,12 @@ def ndflow_run(data, steps, warmup, jit=None) -> tuple:
         exec(MODEL, ns)  # noqa: S102 - the benchmark's own model source
         step = ns["make_step"](tf, data, True if jit == "compile" else None)
         x, y = tf.constant(data["x"]), tf.constant(data["y"])
-        return time_steps(step, x, y, steps, warmup)
+        known = len(device_compiler.compile_stats())
+        res = time_steps(step, x, y, steps, warmup)
+        for s in device_compiler.compile_stats()[known:]:
+            print(f"  ndflow {jit}: {s.cluster_name} compiled {s.compile_count}x in "
+                  f"{s.cumulative_compile_time_us / 1e6:.2f} s, ran {s.execution_count}x")
+        return res
     finally:
         tf.config.optimizer.set_jit(False)
 

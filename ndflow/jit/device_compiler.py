@@ -84,6 +84,7 @@ class ClusterCompileStats:
     compile_count: int = 0
     cumulative_compile_time_us: int = 0
     is_megamorphic: bool = False
+    cluster_name: str = ""      # the first cluster name this computation ran under
 
 
 class _Profiler:
@@ -105,6 +106,7 @@ class _Profiler:
         with self.lock:
             s = self._stats(key)
             s.execution_count += 1
+            s.cluster_name = s.cluster_name or name
             if not s.is_megamorphic and _should_be_megamorphic(
                     s.compile_count, s.execution_count, megamorphic_threshold):
                 _vlog(1, f"Marking {name} as megamorphic, compile_count={s.compile_count} "
@@ -149,6 +151,13 @@ def _should_be_megamorphic(compile_count: int, execution_count: int, threshold: 
         return False
     limit = threshold if threshold > 0 else MEGAMORPHIC_COMPILE_THRESHOLD
     return compile_count > limit and execution_count < MIN_EXECUTIONS_PER_COMPILE * compile_count
+
+
+def compile_stats() -> list:
+    """This process's ClusterCompileStats, one per cluster computation (copies), in the
+    order they first ran: compile counts and times for reports and benchmarks."""
+    with PROFILER.lock:
+        return [ClusterCompileStats(**vars(s)) for s in PROFILER.stats.values()]
 
 
 def human_readable_elapsed_time(seconds: float) -> str:

@@ -233,6 +233,8 @@ def test_a_retraced_cluster_shares_executables_and_stats():
     dc.run(_mlp_args(5), fallback)
     assert fallback.calls == 0 and dc.stats.compile_count == 1
     assert dc.stats.execution_count == 2
+    [stats] = device_compiler.compile_stats()
+    assert stats.cluster_name == "cluster_a" and stats.cumulative_compile_time_us > 0
     other = build(lambda x, w, b: [tf.matmul(x, w) - b], MLP_SPECS, "cluster_c")
     assert DeviceCompiler("cluster_c", other, CPU, Flags(), False).stats.execution_count == 0
 
