@@ -24,15 +24,20 @@ One difference, on purpose: TensorFlow keys the counts and the cache by the clus
 and a tf.function retraced for a new shape gets new clusters, each compiled on its first
 execution (the "keeps recompiling" of tensorflow#62198). ndflow keys both by what the cluster
 computes (its graph without names and traced shapes, `graph_fingerprint`), so retraces share
-compiled signatures and the lazy and megamorphic rules hold across them.
+compiled signatures and the lazy and megamorphic rules hold across them. Also: TF fails the
+op on a lazy compile error other than UNIMPLEMENTED; ndflow falls back for any compile error
+in lazy mode (the uncompiled function then reports a real error in its own words), and a
+must-compile cluster compiles even under `--tf_xla_always_defer_compilation` (it has no
+fallback to defer to).
 
 Logs, in TensorFlow's words: TF_CPP_VMODULE=device_compilation_profiler=1 (or the older
 xla_compilation_cache=1) shows `Compiled cluster_3 1 times, compile time: 153421 us,
 cumulative: 153421 us (0 us / 153 ms)` and `Marking cluster_3 as megamorphic, ...`; level 2
 the reasons for not compiling; device_compiler=2 the cache lookups (`Compilation cache entry
 hit: 2 signature: cluster_3 with request count 5`, `Instantly compiling for signature: ...`,
-`Already Compiled for signature: ...`). The first compile in a process logs (INFO) `Compiled cluster
-using XLA!  This line is logged at most once for the lifetime of the process.`
+`Already Compiled for signature: ...`). The first compile in a process logs (INFO)
+`Compiled cluster using XLA!  This line is logged at most once for the lifetime of the
+process.`
 """
 
 from __future__ import annotations
