@@ -31,12 +31,8 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import os
 import threading
-from collections import Counter
 from dataclasses import dataclass, field
-
-from google.protobuf import text_format
 
 from ndflow.core import dtypes, logging
 from ndflow.core.devices import DeviceSpec
@@ -44,15 +40,20 @@ from ndflow.core.graph import Graph, Operation
 from ndflow.jit import fusible_ops
 from ndflow.jit.flags import XlaFlags, xla_flags
 from ndflow.passes.cluster_scoping import pipeline_stage_scopes
+from ndflow.passes.clustering_report import (
+    CLUSTER_ATTR,
+    MUST_COMPILE_ATTR,
+    VLOG_MODULE,
+    dump_clustering,
+    report,
+    warn_uncompiled_must_compile,
+)
 from ndflow.passes.cycle_graph import CycleGraph
 from ndflow.passes.pass_context import PassContext, op_name_of
 
-CLUSTER_ATTR = "_XlaCluster"
 ALREADY_CLUSTERED_ATTR = "_XlaAlreadyClustered"
 COMPILE_ATTR = "_XlaCompile"
-MUST_COMPILE_ATTR = "_XlaMustCompile"
 SCOPE_ATTR = "_XlaScope"
-VLOG_MODULE = "mark_for_compilation_pass"
 
 OFF = -1
 _JIT_DEVICE_TYPES = ("CPU", "GPU", "XLA_CPU", "XLA_GPU")
@@ -61,7 +62,6 @@ _STATEFUL_RNG = frozenset({"RandomUniform", "RandomShuffle", "RandomUniformInt",
 _BAD_DTYPES = (dtypes.string, dtypes.variant)
 _seq_lock = threading.Lock()
 _next_seq = itertools.count()
-_dump_seq = itertools.count()
 _deterministic_seq: dict = {}
 
 
@@ -425,79 +425,6 @@ def _fingerprint(graph: Graph) -> int:
     return int.from_bytes(h.digest()[:8], "little")
 
 
-def _report(graph: Graph, marked: list) -> None:
-    """TF's clustering summary (VLOG 2) with op histograms (VLOG 3); sizes count _SOURCE and
-    _SINK, as TF's graph->num_nodes() does."""
-    if not logging.vlog_is_on(VLOG_MODULE, 2):
-        return
-    ops = graph.get_operations()
-    total = len(ops) + 2
-    clustered = sum(len(c.ops) for c in marked)
-    detail = logging.vlog_is_on(VLOG_MODULE, 3)
-
-    def pct(n):
-        return f"{n} / {total} ({100.0 * n / total:.2f}%)"
-
-    def histogram(types, indent):
-        return [f"{indent}{t}: {n} instances" for t, n in sorted(Counter(types).items())]
-
-    lines = [f"*** Clustering info for graph of size {total}",
-             f" Built {len(marked)} clusters, size {pct(clustered)}"]
-    for c in marked:
-        lines.append(f"  {c.name} {pct(len(c.ops))}")
-        if detail:
-            lines += histogram([op.type for op in c.ops], "   ")
-    inside = {op for c in marked for op in c.ops}
-    lines.append(f" Unclustered nodes: {pct(total - clustered)}")
-    if detail:
-        lines += histogram([op.type for op in ops if op not in inside] + ["NoOp", "NoOp"], "  ")
-    for line in lines:
-        logging.vlog(VLOG_MODULE, 2, line)
-
-
-_warned_must_compile: set = set()
-
-
-def _warn_uncompiled_must_compile(graph: Graph, marked: list) -> None:
-    """jit_compile=True ops the JIT cannot compile run outside the compiled cluster (TF would
-    fail the call); said once per op-type set. Variable reads and writes are not named: they
-    always run outside clusters in ndflow, by design."""
-    inside = {op for c in marked for op in c.ops}
-    left = sorted({op.type for op in graph.get_operations()
-                   if _attr_true(op, MUST_COMPILE_ATTR) and op not in inside
-                   and op.type not in ("Placeholder", "NoOp") and not _touches_resource(op)})
-    key = tuple(left)
-    if left and key not in _warned_must_compile:
-        _warned_must_compile.add(key)
-        logging.warning("tf.function(jit_compile=True): ndflow's JIT cannot compile "
-                        f"{', '.join(left)}; these ops run outside the compiled cluster.")
-
-
-def _dump_clustering(graph: Graph, marked: list) -> None:
-    """--tf_xla_clustering_debug: the graph with its `_XlaCluster` attrs as a GraphDef text
-    file under TF_DUMP_GRAPH_PREFIX (TF's mark_for_compilation_annotated dump)."""
-    prefix = os.environ.get("TF_DUMP_GRAPH_PREFIX", "")
-    name = "mark_for_compilation_annotated"
-    if not prefix:
-        logging.warning(f"Failed to dump {name} because dump location is not specified "
-                        "through either TF_DUMP_GRAPH_PREFIX environment variable or function "
-                        "argument.")
-        return
-    gd = graph.as_graph_def()
-    cluster_of = {op.name: c.name for c in marked for op in c.ops}
-    for node in gd.node:
-        if node.name in cluster_of:
-            node.attr[CLUSTER_ATTR].s = cluster_of[node.name].encode()
-    os.makedirs(prefix, exist_ok=True)
-    with _seq_lock:
-        path = os.path.join(prefix, f"{name}_{next(_dump_seq)}.pbtxt")
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text_format.MessageToString(gd))
-    os.replace(tmp, path)
-    logging.info(f"Dumped {name} to {path}")
-
-
 def _needs_clustering(graph: Graph, level: int) -> bool:
     ops = graph.get_operations()
     if any(ALREADY_CLUSTERED_ATTR in op.attrs for op in ops):
@@ -531,10 +458,10 @@ def find_clusters(graph: Graph, ctx: PassContext, flags: XlaFlags | None = None)
     c.make_clusters(candidates, scopes)
     c.contract()
     marked = c.finalize()
-    _report(graph, marked)
-    _warn_uncompiled_must_compile(graph, marked)
+    report(graph, marked)
+    warn_uncompiled_must_compile(graph, marked)
     if flags.tf_xla_clustering_debug:
-        _dump_clustering(graph, marked)
+        dump_clustering(graph, marked)
     return marked
 
 
