@@ -281,3 +281,23 @@ def test_concurrent_calls_compile_a_signature_once():
     assert dc.stats.compile_count == 1 and dc.stats.execution_count == 6
     for out in results:
         np.testing.assert_allclose(out[1].numpy(), want[1].numpy(), rtol=1e-6)
+
+
+def test_must_compile_ignores_always_defer():
+    dc, fallback = _setup(Flags(tf_xla_always_defer_compilation=True), must_compile=True)
+    dc.run(_mlp_args(3), fallback)
+    assert fallback.calls == 0 and dc.stats.compile_count == 1
+
+
+def test_any_lazy_compile_error_falls_back(monkeypatch, capsys):
+    def broken(*args, **kwargs):
+        raise RuntimeError("generator bug")
+    monkeypatch.setattr(device_compiler, "compile_cluster", broken)
+    dc, fallback = _setup()
+    out = dc.run(_mlp_args(3), fallback)
+    assert fallback.calls == 1 and out[0].shape == (3, 4) and dc.cannot_compile
+    assert "Compilation failed:UNIMPLEMENTED: generator bug.  Falling back to TF function " \
+        "call." in capsys.readouterr().err
+    strict, _ = _setup(must_compile=True)
+    with pytest.raises(tf.errors.InternalError, match=f"{strict.cluster_name}.*generator bug"):
+        strict.run(_mlp_args(3), fallback)
