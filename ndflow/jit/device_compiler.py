@@ -350,7 +350,7 @@ class DeviceCompiler:
                 _vlog(2, f"Already Compiled for signature: {name}", _COMPILER_MODULES)
             if entry.error is not None:
                 if self.mode is CompileMode.STRICT:
-                    raise entry.error
+                    raise self._strict_error(entry.error) from None
                 return None
             return entry.executable
 
@@ -361,7 +361,7 @@ class DeviceCompiler:
             entry.executable = self._build(self._specs(sig))
             entry.error = None
         except Exception as e:  # noqa: BLE001 - any compile failure falls back in lazy mode
-            entry.error = self._strict_error(e)
+            entry.error = e
             if self.mode is not CompileMode.STRICT:
                 self._fail_lazily(e)
         entry.state = _COMPILED
