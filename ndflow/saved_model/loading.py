@@ -4,9 +4,14 @@ The SavedObjectGraph is rebuilt node by node: user objects become `Loaded` modul
 saved attributes, list/dict/tuple wrappers plain containers, variables `tf.Variable`s holding
 the values of `variables/variables` (matched through the checkpoint's own object graph),
 functions callables over the graphs rebuilt from the FunctionDef library (function-call
-nodes inlined first), and the root's `signatures` a dict of signature functions. An op
-ndflow lacks is TensorFlow's NotFoundError ("Op type not registered 'X'") naming the
-function; an unreadable or corrupted saved_model.pb an error naming the file.
+nodes inlined first), and the root's `signatures` a dict of signature functions.
+Resources (tf.lookup tables) are made first by calling their saved `_create_resource` and
+`_initialize` functions (their checkpointed state restored through their restore function),
+since the other functions capture their handles; `captured_tensor` nodes (tensors a saved
+custom gradient takes from its forward function) are bound when that gradient runs
+(custom_gradients.py). An op ndflow lacks is TensorFlow's NotFoundError ("Op type not
+registered 'X'") naming the function (and the resource node, for a resource's creator); an
+unreadable or corrupted saved_model.pb an error naming the file.
 """
 
 from __future__ import annotations
