@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 
+from ndflow.data import graph_datasets
 from ndflow.data.dataset import AUTOTUNE, INFINITE, UNKNOWN, DatasetV2, register_op
+from ndflow.data.dataset_spec import DatasetSpec
 from ndflow.data.sources import python_error
-from ndflow.data.traced_function import call_with_element
+from ndflow.data.traced_function import TracedFunction, call_with_element
 
 
 def _int(value) -> int:
@@ -29,7 +31,20 @@ class InterleaveDataset(DatasetV2):
         self._block = 1 if block_length is None else _int(block_length)
         if self._cycle <= 0 or self._block <= 0:
             raise ValueError("cycle_length and block_length must be positive.")
-        first = self._datasets_spec()
+        # An input read from graph tensors cannot be iterated while the graph is built:
+        # map_func is then traced (as TensorFlow always does) and returns its dataset as a
+        # variant value (graph_datasets.py).
+        self._traced = None
+        if graph_datasets.graph_tensors(input_dataset):
+            self._traced = TracedFunction(map_func, input_dataset.element_spec,
+                                          "InterleaveDataset")
+            out = self._traced.output_spec
+            if not isinstance(out, DatasetSpec):
+                raise TypeError("The `map_func` argument must return a `Dataset` object. Got "
+                                f"{out}.")
+            first = out.element_spec
+        else:
+            first = self._datasets_spec()
         super().__init__(first)
 
     def _datasets_spec(self):
@@ -41,6 +56,11 @@ class InterleaveDataset(DatasetV2):
         return self._input.element_spec
 
     def _apply(self, flat, index: int) -> DatasetV2:
+        if self._traced is not None:
+            try:
+                return self._traced(flat)[0]
+            except Exception as e:  # noqa: BLE001 - re-raised as TF's error
+                raise self._traced.error(e, index) from e
         try:
             out = call_with_element(self._func, self._input._pack(flat))
         except Exception as e:  # noqa: BLE001 - user code: TF's error types
