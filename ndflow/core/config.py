@@ -127,6 +127,10 @@ NDFLOW_KEEP_FREED_MEMORY = _declare(
     "NDFLOW_KEEP_FREED_MEMORY", "bool", True,
     "Keeps freed tensor memory in the process heap (glibc thresholds) so that each step reuses "
     "the previous step's buffers; 0 leaves malloc as it is.")
+NDFLOW_INPLACE = _declare(
+    "NDFLOW_INPLACE", "bool", True,
+    "Lets an execution plan run elementwise ops in place when an input dies at the op "
+    "(ndflow/runtime/inplace.py); 0 always allocates a new output.")
 
 # Logging.
 TF_CPP_MIN_LOG_LEVEL = _declare(
@@ -389,6 +393,10 @@ def keep_freed_memory() -> bool:
     return env_bool(NDFLOW_KEEP_FREED_MEMORY, True)
 
 
+def inplace_kernels() -> bool:
+    return env_bool(NDFLOW_INPLACE, True)
+
+
 def tf_xla_flags() -> str:
     return env_str(TF_XLA_FLAGS)
 
@@ -405,6 +413,7 @@ _ACCESSORS = {
         auto_mixed_precision_ignore_performance,
     TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL: auto_mixed_precision_level,
     TF_ENABLE_NHWC: nhwc_enabled,
+    NDFLOW_INPLACE: inplace_kernels,
     TF_DISABLE_NVTX_RANGES: nvtx_ranges_enabled,
     TF_ENABLE_NVTX_RANGES: nvtx_ranges_enabled,
     TF_CUDNN_USE_AUTOTUNE: cudnn_use_autotune,

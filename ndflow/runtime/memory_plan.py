@@ -38,6 +38,7 @@ class Step:
     op: object
     outputs: tuple   # (symbolic tensor, kept: bool)
     frees: tuple     # symbolic tensors that die after this step
+    inplace_of: object = None  # the input whose buffer output 0 overwrites (runtime/inplace.py)
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,9 @@ def static_plan(steps: list) -> MemoryPlan:
     produced = {t for s in steps for t, _ in s.outputs}
     buffers: dict = {}
     for s in steps:
+        if s.inplace_of is not None:
+            buffers[s.outputs[0][0]] = buffers.get(s.inplace_of)
+            continue
         for t, _ in s.outputs:
             if t.op.type in _ALIASING_OPS and t.op.inputs:
                 buffers[t] = buffers.get(t.op.inputs[0]) if t.op.inputs[0] in produced \

@@ -23,13 +23,13 @@ import time
 
 import torch
 
-from ndflow.core import devices, logging
+from ndflow.core import config, devices, logging
 from ndflow.core.errors import InvalidArgumentError, OpError
 from ndflow.core.shapes import fmt
 from ndflow.kernels import registry
 from ndflow.ops.apply import numpy_to_torch
 from ndflow.passes.prune import needed_ops
-from ndflow.runtime import memory_plan
+from ndflow.runtime import inplace, memory_plan
 
 
 def resolve_device(spec: str, soft_placement: bool = True, op=None) -> torch.device:
@@ -80,6 +80,11 @@ class Plan:
                 last_use[t] = idx
         for t in self.fetches:
             last_use[t] = len(self.ops)
+        use_inplace = config.inplace_kernels()  # NDFLOW_INPLACE; runtime/inplace.py
+        readers: dict = {}
+        for op in self.ops:
+            for t in op.inputs:
+                readers.setdefault(t, []).append(op)
         nodes = []
         self._knames = []
         self._node_args = []  # per kernel: the expressions of its inputs (for error messages)
@@ -101,6 +106,11 @@ class Plan:
                 fn = registry.kernel_for(node, "GPU" if dev.type == "cuda" else "CPU")(node)
             except OpError as e:
                 raise type(e)(None, op, f"{e.message}\n\t [[{{{{node {op.name}}}}}]]") from None
+            in_place = inplace.inplace_kernel(
+                op, lambda t, i=idx: last_use.get(t) == i and names[t].startswith("v"),
+                lambda t: readers.get(t, ())) if use_inplace else None
+            if in_place is not None:
+                fn = in_place[1]
             kname = f"k{idx}"
             scope[kname] = fn
             nodes.append(op)
@@ -127,7 +137,8 @@ class Plan:
             dead = sorted({names[t] for t in dying})
             self._steps.append(memory_plan.Step(
                 op, tuple((t, o != "_") for t, o in zip(op.outputs, outs)),
-                tuple(sorted(dying, key=lambda t: names[t]))))
+                tuple(sorted(dying, key=lambda t: names[t])),
+                op.inputs[in_place[0]] if in_place is not None else None))
             lines.append(f"        s = {len(nodes) - 1}; {stmt}")
             if dead:
                 lines.append(f"        del {', '.join(dead)}")
