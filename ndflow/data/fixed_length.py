@@ -9,6 +9,7 @@ from ndflow.core import dtypes
 from ndflow.core import errors as tf_errors
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor_spec import TensorSpec
+from ndflow.data import graph_datasets
 from ndflow.data.dataset import DatasetV2
 from ndflow.data.text_line import _chunks, _scalar, file_names
 
@@ -23,6 +24,11 @@ def _int(value, default: int = 0) -> int:
 class FixedLengthRecordDataset(DatasetV2):
     """Records of `record_bytes` bytes from each file, after `header_bytes` and before
     `footer_bytes`; a body that is not a whole number of records is InvalidArgumentError."""
+
+    def __new__(cls, *args, **kwargs):
+        # file names that are graph tensors: the files are known when the graph runs
+        return graph_datasets.graph_file_source(cls, "FixedLengthRecordDataset", args, kwargs) or \
+            super().__new__(cls)
 
     def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None,
                  buffer_size=None, compression_type=None, num_parallel_reads=None, name=None):

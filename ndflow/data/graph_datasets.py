@@ -78,7 +78,9 @@ class GraphSourceDataset(DatasetV2):
 
     def __init__(self, make, arguments, element_spec, cardinality: int, what: str):
         self._make, self._arguments = make, arguments
-        self._graph_tensors = [t for t in flatten(arguments) if isinstance(t, SymbolicTensor)]
+        leaves = flatten(arguments)
+        self._graph_tensors = [t for t in leaves if isinstance(t, SymbolicTensor)] + [
+            t for d in leaves if isinstance(d, DatasetV2) for t in graph_tensors(d)]
         self._static_cardinality, self._what = cardinality, what
         super().__init__(element_spec)
 
@@ -91,7 +93,7 @@ class GraphSourceDataset(DatasetV2):
             "in the graph that built it: its values exist when that graph runs.")
 
     def _bound(self, values: dict, memo: dict) -> DatasetV2:
-        return self._make(_bound_arguments(self._arguments, values))
+        return self._make(_bound_arguments(self._arguments, values, memo))
 
 
 class GraphVariantDataset(DatasetV2):
@@ -112,9 +114,24 @@ class GraphVariantDataset(DatasetV2):
         return values[id(self._variant)]
 
 
-def _bound_arguments(arguments, values: dict):
-    leaves = [values[id(t)] if isinstance(t, SymbolicTensor) else t for t in flatten(arguments)]
+def _bound_arguments(arguments, values: dict, memo: dict):
+    """`arguments` with graph tensors replaced by their values (datasets bound)."""
+    leaves = [values[id(t)] if isinstance(t, SymbolicTensor) else
+              bind(t, values, memo) if isinstance(t, DatasetV2) else t
+              for t in flatten(arguments)]
     return pack_sequence_as(arguments, leaves)
+
+
+def graph_file_source(cls, what: str, args: tuple, kwargs: dict):
+    """For a file dataset's `__new__` (TFRecordDataset, TextLineDataset, ...): while a graph
+    is built, a GraphSourceDataset when an argument is a graph tensor (a TF1 placeholder of
+    file names fed to an initializable iterator) or a dataset reading one; else None."""
+    arguments = (args, kwargs)
+    if context.executing_eagerly() or not (_has_graph_leaf(arguments) or any(
+            isinstance(d, DatasetV2) and graph_tensors(d) for d in flatten(arguments))):
+        return None
+    return GraphSourceDataset(lambda a: cls(*a[0], **a[1]), arguments,
+                              TensorSpec([], dtypes.string), UNKNOWN, what)
 
 
 class GraphArgumentsDataset(DatasetV2):
@@ -137,7 +154,7 @@ class GraphArgumentsDataset(DatasetV2):
 
     def _bound(self, values: dict, memo: dict) -> DatasetV2:
         return self._make(bind(self._input, values, memo),
-                          *_bound_arguments(list(self._arguments), values))
+                          *_bound_arguments(list(self._arguments), values, memo))
 
 
 def graph_tensors(dataset: DatasetV2) -> list:

@@ -14,6 +14,7 @@ from ndflow.core import errors as tf_errors
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import EagerTensor
 from ndflow.core.tensor_spec import TensorSpec
+from ndflow.data import graph_datasets
 from ndflow.data.dataset import DatasetV2
 
 _CHUNK = 1 << 16
@@ -77,6 +78,11 @@ def _scalar(b: bytes) -> EagerTensor:
 @tf_export("data.TextLineDataset", v1=["data.TextLineDataset"])
 class TextLineDataset(DatasetV2):
     """Lines of text files as scalar strings (line endings removed)."""
+
+    def __new__(cls, *args, **kwargs):
+        # file names that are graph tensors: the files are known when the graph runs
+        return graph_datasets.graph_file_source(cls, "TextLineDataset", args, kwargs) or \
+            super().__new__(cls)
 
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None, name=None):

@@ -15,7 +15,7 @@ from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import EagerTensor
 from ndflow.core.tensor_spec import TensorSpec
-from ndflow.data import tfrecord_format
+from ndflow.data import graph_datasets, tfrecord_format
 from ndflow.data.dataset import UNKNOWN, DatasetV2
 from ndflow.data.tfrecord_io import TFRecordOptions
 
@@ -54,6 +54,11 @@ class TFRecordDatasetV2(DatasetV2):
 
         ds = tf.data.TFRecordDataset(["a.tfrecord", "b.tfrecord"], compression_type="GZIP")
     """
+
+    def __new__(cls, *args, **kwargs):
+        # file names that are graph tensors: the files are known when the graph runs
+        return graph_datasets.graph_file_source(cls, "TFRecordDataset", args, kwargs) or \
+            super().__new__(cls)
 
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None, name=None):

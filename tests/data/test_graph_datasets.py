@@ -107,3 +107,47 @@ def test_element_spec_of_graph_sources():
         return tf.data.Dataset.from_tensor_slices(x)
     with pytest.raises(ValueError, match="Unbatching a tensor is only supported for rank >= 1"):
         scalar(tf.constant(1.))
+
+
+def test_tf1_file_names_fed_to_file_datasets(tmp_path):
+    """TF's classic TF1 pattern: a placeholder of file names, fed at iterator initialization
+    (results as TensorFlow 2.21 gives them)."""
+    records, texts = [], []
+    for i in range(3):
+        records.append(str(tmp_path / f"f{i}.tfrecord"))
+        with tf.io.TFRecordWriter(records[-1]) as w:
+            for j in range(i + 1):
+                w.write(f"r{i}{j}".encode())
+        texts.append(tmp_path / f"t{i}.txt")
+        texts[-1].write_text(f"line{i}a\nline{i}b\n")
+    graph = tf.Graph()
+    with graph.as_default():
+        names = tf.compat.v1.placeholder(tf.string, [None])
+        ds = tf.data.TFRecordDataset(names).map(lambda r: tf.strings.length(r)).batch(2)
+        it = tf.compat.v1.data.make_initializable_iterator(ds)
+        lines = tf.data.Dataset.from_tensor_slices(names).interleave(
+            lambda f: tf.data.TextLineDataset(f), cycle_length=2)
+        it2 = tf.compat.v1.data.make_initializable_iterator(lines)
+        nxt, nxt2 = it.get_next(), it2.get_next()
+
+        def drain(sess, t):
+            out = []
+            with pytest.raises(tf.errors.OutOfRangeError):
+                while True:
+                    out.append(sess.run(t))
+            return out
+        with tf.compat.v1.Session() as sess:
+            sess.run(it.initializer, {names: records[:2]})
+            assert [b.tolist() for b in drain(sess, nxt)] == [[3, 3], [3]]
+            sess.run(it.initializer, {names: records[2:]})
+            assert sess.run(nxt).tolist() == [3, 3]
+            sess.run(it2.initializer, {names: [str(t) for t in texts]})
+            assert drain(sess, nxt2) == [b"line0a", b"line1a", b"line0b", b"line1b",
+                                         b"line2a", b"line2b"]
+
+    @tf.function
+    def count(files):
+        return tf.data.TFRecordDataset(files).reduce(tf.constant(0, tf.int64),
+                                                     lambda n, r: n + 1)
+    assert int(count(tf.constant(records))) == 6
+    assert int(count(tf.constant(records[:1]))) == 1
