@@ -191,7 +191,9 @@ class _Clusterer:
         return candidates
 
     # -- 2. cycle graph and initial clusters -------------------------------------------------
-    def build_cycle_graph(self) -> None:
+    def build_cycle_graph(self) -> bool:
+        """The cycle graph of every op (v1 loop frames as phantom nodes, program order of
+        stateful ops as edges); False when it has a cycle (TF then skips the graph)."""
         index = {op: i for i, op in enumerate(self.ops)}
         frame_of: dict = {}
         for op in self.ops:
@@ -213,9 +215,10 @@ class _Clusterer:
                         a = self._frame_node(frame_of.get(src, ""))
                 elif src.type == "NextIteration":
                     continue
-                self.cycles.insert_edge(a, b)
-        for before, after in program_order_edges(self.ops):
-            self.cycles.insert_edge(index[before], index[after])
+                if not self.cycles.insert_edge(a, b):
+                    return False
+        return all(self.cycles.insert_edge(index[before], index[after])
+                   for before, after in program_order_edges(self.ops))
 
     def _frame_node(self, frame: str) -> int:
         if frame not in self.frame_nodes:
@@ -454,7 +457,10 @@ def find_clusters(graph: Graph, ctx: PassContext, flags: XlaFlags | None = None)
         logging.vlog(VLOG_MODULE, 2, "No compilable candidates")
         return []
     scopes = pipeline_stage_scopes(c.ops) if level != OFF else {}
-    c.build_cycle_graph()
+    if not c.build_cycle_graph():
+        logging.vlog(VLOG_MODULE, 2, "Cycle detected in the graph (through a loop frame); "
+                     "not clustering it")
+        return []
     c.make_clusters(candidates, scopes)
     c.contract()
     marked = c.finalize()

@@ -461,3 +461,16 @@ def test_clustering_debug_dumps_the_annotated_graph(monkeypatch, tmp_path, capfd
     gd = text_format.Parse(path.read_text(), graph_pb2.GraphDef())
     marks = {n.name: n.attr["_XlaCluster"].s.decode() for n in gd.node if "_XlaCluster" in n.attr}
     assert marks == got and len(marks) == 4
+
+
+def test_a_cycle_through_a_loop_frame_skips_the_graph():
+    g = Graph()
+    a = _const(g, "A")
+    b = _node(g, "Relu", [a], "B")
+    enter = _node(g, "Enter", [b], "enter", attrs={"frame_name": "f"})
+    exit_ = _node(g, "Exit", [enter], "exit")
+    c = _node(g, "Relu", [exit_], "C")
+    _node(g, "Enter", [c], "enter2", attrs={"frame_name": "f"})  # frame -> C -> frame
+    d = _node(g, "Relu", [b], "D")
+    _node(g, "Relu", [d], "E")
+    assert _clusters(g) == {}
