@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
@@ -61,3 +62,17 @@ def _bound(right: bool):
 
 kernel(array_search.LowerBound)(_bound(right=False))
 kernel(array_search.UpperBound)(_bound(right=True))
+
+
+@kernel(array_search.Bucketize)
+def _bucketize(node):
+    # boundaries are float32 attrs, compared in the input's precision as TF's upper_bound
+    bounds = np.asarray(node.attrs["boundaries"], np.float32).astype(np.float64)
+    if np.any(bounds[1:] < bounds[:-1]):
+        raise InvalidArgumentError(None, None, "Expected sorted boundaries")
+
+    def bucketize(x):
+        b = torch.from_numpy(bounds).to(x.device)
+        values = x.double() if not x.is_floating_point() else x
+        return torch.bucketize(values, b.to(values.dtype), right=True).to(torch.int32)
+    return bucketize

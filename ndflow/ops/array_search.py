@@ -1,5 +1,5 @@
-"""Array ops that search values: Unique / UniqueWithCounts (`tf.unique`) and LowerBound /
-UpperBound (`tf.searchsorted`)."""
+"""Array ops that search values: Unique / UniqueWithCounts (`tf.unique`), LowerBound /
+UpperBound (`tf.searchsorted`) and Bucketize (Keras' Discretization layer)."""
 
 from __future__ import annotations
 
@@ -72,6 +72,12 @@ _BOUND = dict(inputs=["sorted_inputs: T", "values: T"], outputs=["output: out_ty
               gradient_undefined=True)
 LowerBound = op_def("LowerBound", **_BOUND)
 UpperBound = op_def("UpperBound", **_BOUND)
+
+Bucketize = op_def(
+    "Bucketize", inputs=["input: T"], outputs=["output: int32"],
+    attrs=["T: {int32, int64, float, double}", "boundaries: list(float)"],
+    shape=lambda ctx: [ctx.shapes[0]], gradient_undefined=True,
+    doc="The bucket of each value: how many of the sorted `boundaries` are <= it.")
 
 
 @tf_export("searchsorted")

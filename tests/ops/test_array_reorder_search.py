@@ -1,12 +1,14 @@
 """ReverseV2 / Roll / ReverseSequence (`tf.reverse`, `tf.roll`, `tf.reverse_sequence`),
-Unique / UniqueWithCounts (`tf.unique`) and LowerBound / UpperBound (`tf.searchsorted`):
-table-driven against NumPy; errors as TF 2.21."""
+Unique / UniqueWithCounts (`tf.unique`), LowerBound / UpperBound (`tf.searchsorted`) and
+Bucketize: table-driven against NumPy; errors as TF 2.21."""
 
 import numpy as np
 import pytest
 
 import ndflow as tf
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.ops.apply import apply_op
+from ndflow.ops.array_search import Bucketize
 from tests.ops.harness import OpCase
 
 rng = np.random.default_rng(5)
@@ -107,3 +109,16 @@ def test_reverse_and_roll_gradients_move_back():
         reversed_ = tf.reduce_sum(tf.reverse(x, [0]) * [1.0, 2.0, 3.0])
     assert tape.gradient(rolled, x).numpy().tolist() == [2.0, 3.0, 1.0]
     assert tape.gradient(reversed_, x).numpy().tolist() == [3.0, 2.0, 1.0]
+
+
+def test_bucketize_counts_the_boundaries_at_or_below_each_value():
+    def bucketize(x, boundaries):
+        return apply_op(Bucketize, [tf.constant(x)], {"boundaries": boundaries}).outputs[0]
+
+    x = np.array([[-1.0, 0.0, 0.5, 1.0, 2.0, np.nan, -np.inf]], np.float32)
+    want = np.searchsorted([0.0, 1.0], np.nan_to_num(x, nan=np.inf), side="right")
+    np.testing.assert_array_equal(bucketize(x, [0.0, 1.0]).numpy(), want)   # TF: NaN -> 2
+    out = bucketize(np.array([3, 5, 9], np.int64), [4.5, 9.0])
+    assert out.dtype == tf.int32 and out.numpy().tolist() == [0, 1, 2]
+    with pytest.raises(InvalidArgumentError, match="Expected sorted boundaries"):
+        bucketize(np.array([3.0], np.float32), [2.0, 1.0])

@@ -140,6 +140,12 @@ def test_a_loaded_mutable_table_is_not_saved_again_without_its_contents(tmp_path
     assert not (tmp_path / "again").exists()
 
 
+def test_keras_discretization_export_buckets_as_tensorflow():
+    m = tf.saved_model.load(fixture("keras_discretization_export"))
+    out = m.serve(np.array([[-1.0, 0.5, 2.0], [1.0, 0.0, 3.0]], np.float32))
+    assert out.numpy().tolist() == [[0, 1, 2], [2, 1, 2]]   # TensorFlow's output
+
+
 def test_resource_whose_op_ndflow_lacks_is_refused_naming_the_node(tmp_path):
     d = tmp_path / "m"
     shutil.copytree(fixture("tf_lookup_table"), d)
