@@ -1,5 +1,4 @@
-"""Datasets built from graph tensors, and `Dataset.reduce` in graphs (as TensorFlow builds
-dataset ops in the graph).
+"""Datasets that depend on graph tensors (as TensorFlow builds dataset ops in the graph).
 
 Inside a `tf.function` (or a TF1 graph) `tf.data.Dataset.from_tensor_slices(x)`,
 `from_tensors(x)` and `range(n)` may take symbolic tensors. ndflow's datasets are Python
@@ -15,8 +14,9 @@ Session's feeds).
 A dataset-valued component produced in a graph (a window of `Dataset.window` iterated in a
 tf.function) is a `GraphVariantDataset`: a dataset whose value is that variant tensor's.
 
-`ds.reduce(...)` in a graph is the `_DatasetReduce` op: it folds the dataset's elements with
-the traced reduce function when the graph runs (not once while tracing).
+Traced functions (map, filter, ...) take and return dataset components as variant tensors.
+graph_sources.py makes the sources and transformations accept graph tensors; reducing.py is
+`Dataset.reduce` (in graphs the `_DatasetReduce` op).
 """
 
 from __future__ import annotations
@@ -28,22 +28,10 @@ from ndflow.core import context, dtypes
 from ndflow.core import errors as tf_errors
 from ndflow.core.graph import SymbolicTensor
 from ndflow.core.nest import flatten, pack_sequence_as
-from ndflow.core.shapes import TensorShape
-from ndflow.core.tensor import EagerTensor, Tensor
+from ndflow.core.tensor import EagerTensor
 from ndflow.core.tensor_spec import TensorSpec
-
-# These register "reduce", the sources and the transformations wrapped here first.
-from ndflow.data import (  # noqa: F401
-    batching,
-    mapping,
-    ordering,
-    prefetching,
-    selection,
-    sources,
-    structure,
-    windowing,
-)
-from ndflow.data.dataset import _OPS, UNKNOWN, DatasetV2, register_op
+from ndflow.data import structure
+from ndflow.data.dataset import UNKNOWN, DatasetV2, register_op
 from ndflow.data.dataset_spec import DatasetSpec
 from ndflow.data.traced_function import TracedFunction
 from ndflow.ops import dataset_ops
@@ -52,22 +40,22 @@ from ndflow.ops.apply import apply_op, convert_to_tensor
 _tokens = itertools.count()
 
 
-def _has_graph_leaf(value) -> bool:
+def has_graph_leaf(value) -> bool:
     return any(isinstance(leaf, SymbolicTensor) for leaf in flatten(value))
 
 
-def _split_normalize(value):
+def split_normalize(value):
     """A user value as a nest of tensors (structure.normalize's rules) whose leaves stay
     symbolic where they involve graph tensors and are eager elsewhere."""
     if isinstance(value, dict):
-        items = {k: _split_normalize(v) for k, v in value.items()}
+        items = {k: split_normalize(v) for k, v in value.items()}
         return items if type(value) is dict else type(value)(items.items())
     if isinstance(value, tuple):
-        items = [_split_normalize(v) for v in value]
+        items = [split_normalize(v) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     if isinstance(value, SymbolicTensor):
         return value
-    if _has_graph_leaf(value):  # e.g. a list of graph tensors: one packed graph tensor
+    if has_graph_leaf(value):  # e.g. a list of graph tensors: one packed graph tensor
         return convert_to_tensor(value)
     with context.eager_scope():
         return structure.normalize(value)
@@ -127,7 +115,7 @@ def graph_file_source(cls, what: str, args: tuple, kwargs: dict):
     is built, a GraphSourceDataset when an argument is a graph tensor (a TF1 placeholder of
     file names fed to an initializable iterator) or a dataset reading one; else None."""
     arguments = (args, kwargs)
-    if context.executing_eagerly() or not (_has_graph_leaf(arguments) or any(
+    if context.executing_eagerly() or not (has_graph_leaf(arguments) or any(
             isinstance(d, DatasetV2) and graph_tensors(d) for d in flatten(arguments))):
         return None
     return GraphSourceDataset(lambda a: cls(*a[0], **a[1]), arguments,
@@ -169,7 +157,7 @@ def graph_tensors(dataset: DatasetV2) -> list:
             found.setdefault(id(t), t)
         for value in vars(ds).values():  # functions capturing tensors of the graph
             if isinstance(value, TracedFunction):
-                for t in _graph_captures(value):
+                for t in graph_captures(value):
                     found.setdefault(id(t), t)
         for d in ds._inputs():
             visit(d)
@@ -199,15 +187,15 @@ def bind(dataset: DatasetV2, values: dict, memo: dict | None = None) -> DatasetV
     return out
 
 
-def _graph_captures(fn: TracedFunction) -> list:
+def graph_captures(fn: TracedFunction) -> list:
     """The graph tensors a traced function (map's, filter's...) captured: a tf.function's
     tensors used by a dataset function built inside it."""
     return [c for c in fn.concrete.graph.external_captures if isinstance(c, SymbolicTensor)]
 
 
-def _bound_function(fn: TracedFunction, values: dict) -> TracedFunction:
+def bound_function(fn: TracedFunction, values: dict) -> TracedFunction:
     """`fn` running with its captured graph tensors' values."""
-    if not _graph_captures(fn):
+    if not graph_captures(fn):
         return fn
     concrete = copy.copy(fn.concrete)
     concrete._capture_vals = [values[id(c)]._value if isinstance(c, SymbolicTensor)
@@ -221,7 +209,7 @@ def _bind_value(value, values: dict, memo: dict):
     if isinstance(value, DatasetV2):
         return bind(value, values, memo)
     if isinstance(value, TracedFunction):
-        return _bound_function(value, values)
+        return bound_function(value, values)
     if isinstance(value, (list, tuple)) and any(isinstance(v, (DatasetV2, list, tuple, dict))
                                                 for v in value[:64]):
         items = [_bind_value(v, values, memo) for v in value]
@@ -264,6 +252,18 @@ def graph_input_variant(dataset: DatasetV2, tensors: list):
                     name="GraphInputDataset").outputs[0]
 
 
+def dataset_variant(dataset: DatasetV2):
+    """The graph value of `dataset` (what iterators and reduce read): `_PythonDataset`, or
+    `_GraphInputDataset` when the pipeline reads graph tensors."""
+    tensors = graph_tensors(dataset)
+    if tensors:
+        return graph_input_variant(dataset, tensors)
+    attrs = dataset_ops.type_attrs(dataset._flat_specs)
+    token = dataset_ops.register_dataset(dataset)
+    return apply_op(dataset_ops.PythonDataset, [], {"token": token, **attrs},
+                    name="PythonDataset").outputs[0]
+
+
 # -- dataset components as variant tensors in traced functions (map over windows) ------------
 
 @register_op("variant_specs")
@@ -297,182 +297,3 @@ def datasets_as_variants(output, returned: dict):
             v = dataset_variant(v)
         out.append(v)
     return pack_sequence_as(output, out)
-
-
-# -- sources taking graph tensors -----------------------------------------------------------
-
-def _slices_spec(arguments):
-    flat = flatten(arguments)
-    rows = None
-    for t in flat:
-        if t.shape.rank == 0:
-            raise ValueError("Unbatching a tensor is only supported for rank >= 1")
-        n = t.shape.as_list()[0] if t.shape.rank is not None else None
-        if n is not None and rows is not None and n != rows:
-            raise ValueError(f"Dimensions {rows} and {n} are not compatible")
-        rows = rows if n is None else n
-    spec = pack_sequence_as(arguments, [
-        TensorSpec(None if t.shape.rank is None else t.shape.as_list()[1:], t.dtype)
-        for t in flat])
-    return spec, UNKNOWN if rows is None else rows
-
-
-def _from_tensor_slices(tensors):
-    if context.executing_eagerly() or not _has_graph_leaf(tensors):
-        return sources.TensorSliceDataset(tensors)
-    arguments = _split_normalize(tensors)
-    spec, rows = _slices_spec(arguments)
-    return GraphSourceDataset(sources.TensorSliceDataset, arguments, spec, rows,
-                              "Dataset.from_tensor_slices")
-
-
-def _from_tensors(tensors):
-    if context.executing_eagerly() or not _has_graph_leaf(tensors):
-        return sources.TensorDataset(tensors)
-    arguments = _split_normalize(tensors)
-    return GraphSourceDataset(sources.TensorDataset, arguments, structure.specs_of(arguments),
-                              1, "Dataset.from_tensors")
-
-
-def _range(*args, output_type=dtypes.int64):
-    if context.executing_eagerly() or not _has_graph_leaf(list(args)):
-        return sources.RangeDataset(*args, output_type=output_type)
-    if not 1 <= len(args) <= 3:
-        raise ValueError("Invalid `args`. The length of `args` should be between 1 and 3 but "
-                         f"was {len(args)}.")
-    arguments = tuple(_split_normalize(a) for a in args)
-    for a in arguments:
-        if not a.dtype.is_integer or a.shape.rank not in (0, None):
-            raise TypeError(f"`Dataset.range` takes integer scalars, got {a!r}.")
-    return GraphSourceDataset(lambda a: sources.RangeDataset(*a, output_type=output_type),
-                              arguments, TensorSpec([], output_type), UNKNOWN,
-                              "Dataset.range")
-
-
-# Sources built while a graph is the default accept graph tensors (the eager path is the
-# sources.py classes unchanged).
-register_op("from_tensor_slices")(_from_tensor_slices)
-register_op("from_tensors")(_from_tensors)
-register_op("range")(_range)
-
-
-@register_op("graph_cardinality")
-def _graph_cardinality(dataset: DatasetV2):
-    """`cardinality()` in a graph: a constant, or (when the pipeline reads graph tensors) a
-    `DatasetCardinality` op counting the dataset bound to their values."""
-    if not graph_tensors(dataset):
-        return convert_to_tensor(dataset._cardinality(), dtypes.int64)
-    return apply_op(dataset_ops.DatasetCardinality, [dataset_variant(dataset)], {},
-                    name="DatasetCardinality").outputs[0]
-
-
-# -- transformations taking graph tensors as arguments ---------------------------------------
-
-def _with_graph_arguments(name: str):
-    """Wraps the registered `Dataset.<name>` so that its scalar arguments may be graph
-    tensors while a graph is built (the eager path is the original)."""
-    make = _OPS[name]
-    batches = name in ("batch", "padded_batch")
-
-    def transformation(dataset, *args):
-        if context.executing_eagerly() or not _has_graph_leaf(list(args)):
-            return make(dataset, *args)
-        if not batches:  # take, skip, repeat, shuffle, prefetch, shard keep the spec
-            spec = dataset.element_spec
-        else:  # the spec of a batch of 1; the batch dimension unknown (as TF's)
-            stand_in = [1 if i == 0 else False if isinstance(a, SymbolicTensor) else a
-                        for i, a in enumerate(args)]
-            spec = _unknown_batch(make(dataset, *stand_in).element_spec)
-        arguments = tuple(a if isinstance(a, SymbolicTensor) or not _has_graph_leaf(a)
-                          else convert_to_tensor(a) for a in args)
-        return GraphArgumentsDataset(make, dataset, arguments, spec)
-    register_op(name)(transformation)
-
-
-def _unknown_batch(spec):
-    return pack_sequence_as(spec, [TensorSpec(TensorShape([None]).concatenate(
-        s.shape[1:]), s.dtype) for s in flatten(spec)])
-
-
-for _name in ("take", "skip", "repeat", "batch", "padded_batch", "shuffle", "prefetch",
-              "shard", "window"):
-    _with_graph_arguments(_name)
-
-
-# -- reduce in graphs -----------------------------------------------------------------------
-
-class _Reducer:
-    """The `_DatasetReduce` kernel's function: the traced reduce function folded over the
-    dataset's flat elements."""
-
-    def __init__(self, fn: TracedFunction, state_dtypes: list):
-        self._fn, self._dtypes = fn, state_dtypes
-
-    def __call__(self, dataset: DatasetV2, raw_state: list, raw_captures=()) -> list:
-        state = tuple(EagerTensor(v, d) for v, d in zip(raw_state, self._dtypes))
-        fn = self._fn
-        if raw_captures:  # the values of the graph tensors the function captured
-            fn = _bound_function(fn, {id(c): EagerTensor(v, c.dtype) for c, v in
-                                      zip(_graph_captures(fn), raw_captures)})
-        for i, element in enumerate(dataset._iter_flat()):
-            try:
-                state = fn(state + tuple(element))
-            except Exception as e:  # noqa: BLE001 - re-raised as TF's error
-                raise fn.error(e, i) from e
-        return [t._value for t in state]
-
-
-def _traced_reduce(reduce_func, state_spec, element_spec) -> tuple:
-    """The reduce function traced for the state (its shapes relaxed until they are a fixed
-    point, as TensorFlow) and the final state spec."""
-    while True:  # reduce_func(state, element): the element is not unpacked (as TF)
-        fn = TracedFunction(reduce_func, (state_spec, element_spec), "ReduceDataset")
-        old, new = flatten(state_spec), flatten(fn.output_spec)
-        if len(old) != len(new) or any(a.dtype is not b.dtype for a, b in zip(old, new)):
-            raise TypeError("The element types for the new state must match the initial "
-                            f"state. Expected {state_spec}; got {fn.output_spec}.")
-        relaxed = [a.shape.most_specific_compatible_shape(b.shape) for a, b in zip(old, new)]
-        if all(a.shape == r for a, r in zip(old, relaxed)):
-            return fn, state_spec
-        state_spec = structure.with_shapes(state_spec, relaxed)
-
-
-def dataset_variant(dataset: DatasetV2):
-    """The graph value of `dataset` (what iterators and reduce read): `_PythonDataset`, or
-    `_GraphInputDataset` when the pipeline reads graph tensors."""
-    tensors = graph_tensors(dataset)
-    if tensors:
-        return graph_input_variant(dataset, tensors)
-    attrs = dataset_ops.type_attrs(dataset._flat_specs)
-    token = dataset_ops.register_dataset(dataset)
-    return apply_op(dataset_ops.PythonDataset, [], {"token": token, **attrs},
-                    name="PythonDataset").outputs[0]
-
-
-def _reduce(dataset: DatasetV2, initial_state, reduce_func):
-    """`Dataset.reduce`: eagerly the fold itself; in a graph a `_DatasetReduce` op folding
-    when the graph runs."""
-    graph = not context.executing_eagerly()
-    state = _split_normalize(initial_state) if graph else structure.normalize(initial_state)
-    for leaf in flatten(state):
-        if not isinstance(leaf, Tensor):
-            raise TypeError(f"The initial state of `reduce` must be tensors, got {leaf!r}.")
-    fn, state_spec = _traced_reduce(reduce_func, structure.specs_of(state),
-                                    dataset.element_spec)
-    flat_specs = flatten(state_spec)
-    reducer = _Reducer(fn, [s.dtype for s in flat_specs])
-    if not graph:
-        out = reducer(dataset, [t._value for t in flatten(state)])
-        return pack_sequence_as(state_spec, [EagerTensor(v, s.dtype)
-                                             for v, s in zip(out, flat_specs)])
-    token = f"dataset_reduce_{next(_tokens)}"
-    dataset_ops.DATASET_FUNCTIONS[token] = reducer
-    outs = apply_op(dataset_ops.DatasetReduce,
-                    [dataset_variant(dataset), [convert_to_tensor(t) for t in flatten(state)],
-                     _graph_captures(fn)],
-                    {"token": token, "output_shapes": [s.shape for s in flat_specs]},
-                    name="ReduceDataset").outputs
-    return pack_sequence_as(state_spec, list(outs))
-
-
-register_op("reduce")(_reduce)
