@@ -3,6 +3,8 @@ registered (ATen) kernels as the reference, and run a plan with generated kernel
 
 from __future__ import annotations
 
+import tempfile
+
 import numpy as np
 import torch
 
@@ -20,8 +22,12 @@ CPU = torch.device("cpu")
 def kernel_cache_dir(config) -> str:
     """The generated-kernel cache of the test runs: pytest's cache directory, so a later run
     loads kernels instead of compiling them (kernel names hash their source, numba's version
-    and the helpers' source: a stale entry is never picked up)."""
-    return str(config.cache.mkdir("ndflow_jit_kernels"))
+    and the helpers' source: a stale entry is never picked up). Without pytest's cache plugin
+    (`-p no:cacheprovider`): a fresh temporary directory."""
+    cache = getattr(config, "cache", None)
+    if cache is None:
+        return tempfile.mkdtemp(prefix="ndflow-jit-kernels-")
+    return str(cache.mkdir("ndflow_jit_kernels"))
 
 
 def raw(name, *inputs, **attrs):
