@@ -338,6 +338,13 @@ def test_auto_jit_flag_overrides_the_session_level():
     assert not _clusters(g, level=2, flags="--tf_xla_auto_jit=-1")
     assert _clusters(g, level=1, flags="--tf_xla_auto_jit=0")
     assert not _clusters(g, level=-1, flags="--tf_xla_auto_jit=single-gpu(2)")
+    one_gpu = Graph()
+    t = _placeholder(one_gpu)
+    for i in range(4):
+        t = _node(one_gpu, "Relu", [t], f"r{i}", device="/device:GPU:0")
+    assert len(_clusters(one_gpu, level=-1, flags="--tf_xla_auto_jit=single-gpu(2)")) == 4
+    _node(one_gpu, "Relu", [t], "other", device="/device:GPU:1")
+    assert not _clusters(one_gpu, level=-1, flags="--tf_xla_auto_jit=single-gpu(2)")
 
 
 def test_ops_to_cluster_and_exclude_ops():
