@@ -65,9 +65,18 @@ def _numel(t) -> int | None:
     return math.prod(dims)
 
 
+def _dims(t):
+    return t.shape.as_list() if t.shape.rank is not None else None
+
+
 def _same_numel(a, b) -> bool:
+    """Same element count: known sizes equal, or the same dims with the same unknown ones (a
+    batch dimension left open by tf.function). Codegen checks the real shapes again."""
     na, nb = _numel(a), _numel(b)
-    return na is not None and na == nb
+    if na is not None or nb is not None:
+        return na == nb
+    da = _dims(a)
+    return da is not None and da == _dims(b)
 
 
 class _Group:
@@ -104,12 +113,12 @@ def _broadcasts(producer_out, consumer: Operation) -> bool:
     if p.rank is None or c.rank is None:
         return True
     pd, cd = p.as_list(), c.as_list()
-    if pd == cd and None not in pd:
-        return False
+    if pd == cd:
+        return False  # unknown dims in the same places: taken as the same (batch) size
     if len(pd) != len(cd):
         return math.prod(d or 2 for d in pd) > 1  # broadcast over new outer dimensions
     k = 0
-    while k < len(pd) and pd[k] is not None and pd[k] == cd[k]:
+    while k < len(pd) and pd[k] == cd[k]:
         k += 1
     return not all(d == 1 for d in pd[k:])
 
@@ -283,8 +292,8 @@ def _merge_siblings(groups: list, group_of: dict, op_set) -> None:
 
 
 def _same_reduction(r1, r2) -> bool:
-    s1, s2 = r1.inputs[0].shape, r2.inputs[0].shape
-    if not (s1.is_fully_defined() and s2.is_fully_defined()) or s1.as_list() != s2.as_list():
+    d1, d2 = _dims(r1.inputs[0]), _dims(r2.inputs[0])
+    if d1 is None or d1 != d2:
         return False
     return (emitters.static_axes(r1) == emitters.static_axes(r2)
             and r1.attrs.get("keep_dims") == r2.attrs.get("keep_dims"))

@@ -135,7 +135,9 @@ def test_softmax_as_ops_computes_exp_once():
     assert [_types(g) for g in plan] == [["Max"], ["Sub", "Exp", "Sum"], ["RealDiv"]]
 
 
-def test_layer_norm_as_ops():
+@pytest.mark.parametrize("batch", [4, None])
+def test_layer_norm_as_ops(batch):
+    # an open batch dimension (tf.function's None) plans as a known one
     def fn(x, gamma, beta):
         ax = tf.constant([1])
         mean = raw("Mean", x, ax, keep_dims=True)
@@ -143,7 +145,7 @@ def test_layer_norm_as_ops():
         var = raw("Mean", raw("Square", d), ax, keep_dims=True)
         y = raw("Mul", d, raw("Rsqrt", raw("AddV2", var, tf.constant(1e-5))))
         return raw("AddV2", raw("Mul", y, gamma), beta)
-    plan, _ = _plan(fn, [(F32, [4, 8]), (F32, [8]), (F32, [8])])
+    plan, _ = _plan(fn, [(F32, [batch, 8]), (F32, [8]), (F32, [8])])
     kinds = [(g.kind, _types(g)) for g in plan]
     assert kinds[0] == ("input", ["Mean"])
     assert kinds[1] == ("input", ["Sub", "Square", "Mean"])  # d written out once, here
