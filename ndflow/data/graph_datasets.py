@@ -40,8 +40,13 @@ from ndflow.ops.apply import apply_op, convert_to_tensor
 _tokens = itertools.count()
 
 
+def _is_variable(value) -> bool:
+    return hasattr(value, "handle") and hasattr(value, "read_value")
+
+
 def has_graph_leaf(value) -> bool:
-    return any(isinstance(leaf, SymbolicTensor) for leaf in flatten(value))
+    """Whether `value` holds graph tensors or variables (read when the graph runs)."""
+    return any(isinstance(leaf, SymbolicTensor) or _is_variable(leaf) for leaf in flatten(value))
 
 
 def split_normalize(value):
@@ -55,6 +60,8 @@ def split_normalize(value):
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     if isinstance(value, SymbolicTensor):
         return value
+    if _is_variable(value):
+        return value.read_value()  # its value when the graph runs
     if has_graph_leaf(value):  # e.g. a list of graph tensors: one packed graph tensor
         return convert_to_tensor(value)
     with context.eager_scope():
