@@ -39,6 +39,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     parsing_kernels,
     parsing_sequence_kernels,
     random,
+    ragged_conversion,
     reduction,
     script_ops,
     segment,

@@ -67,6 +67,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     parsing_sequence_ops,
     random,
     random_gamma_poisson,
+    ragged_conversion_ops,
     reduction,
     script_ops,
     segment,

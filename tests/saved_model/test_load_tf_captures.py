@@ -146,6 +146,12 @@ def test_keras_discretization_export_buckets_as_tensorflow():
     assert out.numpy().tolist() == [[0, 1, 2], [2, 1, 2]]   # TensorFlow's output
 
 
+def test_keras_text_vectorization_export_pads_token_ids_as_tensorflow():
+    m = tf.saved_model.load(fixture("keras_text_vectorization_export"))
+    out = m.serve(tf.constant(["the cat ran", "a dog", "fast fast fast fast fast"]))
+    assert out.numpy().tolist() == [[2, 7, 4, 0], [1, 6, 0, 0], [5, 5, 5, 5]]   # TF's
+
+
 def test_resource_whose_op_ndflow_lacks_is_refused_naming_the_node(tmp_path):
     d = tmp_path / "m"
     shutil.copytree(fixture("tf_lookup_table"), d)
