@@ -14,6 +14,7 @@ from ndflow.passes.arithmetic_optimizer import arithmetic_optimizer
 from ndflow.passes.pass_config import PassConfig, resolve_pass_config
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pipeline import run_pipeline
+from ndflow.passes.prune import needed_ops
 from ndflow.runtime.config_proto import ConfigProto, RewriterConfig
 from tests.passes.graph_helpers import op_counts, run_graph, snapshot
 
@@ -199,3 +200,14 @@ def test_tf_function_graph_is_simplified():
     types = {op.type for op in cf.optimized_graph().get_operations()}
     assert not types & {"Transpose", "Reshape", "Mul"}
     np.testing.assert_allclose(f(tf.constant(XV)).numpy(), XV)
+
+
+def test_pipeline_leaves_no_dead_ops():
+    """Folding, CSE and the simplifications leave nothing the fetches do not need."""
+    g = _graph(lambda x: tf.reshape(tf.transpose(tf.transpose(x + tf.zeros([2, 3]) * 3.0)),
+                                    [6]) * (tf.ones([6]) + tf.zeros([6])))
+    g2, names = run_pipeline(g, PassContext(fetches=["y:0", "gx:0"], feeds=["x:0"]))
+    fetches = [g2.get_tensor_by_name(names[n]) for n in ("y:0", "gx:0")]
+    need = needed_ops(fetches, [], {g2.get_tensor_by_name(names["x:0"])})
+    assert set(g2.get_operations()) - need <= {g2.get_operation_by_name(names["x:0"][:-2])}
+    assert "Transpose" not in op_counts(g2)
