@@ -45,7 +45,7 @@ INT_UNARY = ["Identity", "Neg", "Abs", "Sign", "Square", "Relu", "Relu6", "Round
 INT_BINARY = ["Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference", "Equal",
               "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual"]
 OTHER = ["BiasAdd", "Select", "SelectV2", "AddN", "Cast", "LogicalAnd", "LogicalOr",
-         "LogicalNot", "Const", "Reshape", "ExpandDims", "Squeeze", "BroadcastTo",
+         "LogicalNot", "Const", "Reshape", "ExpandDims", "Squeeze", "BroadcastTo", "Transpose",
          "Sum", "Mean", "Max", "Min", "Prod", "All", "Any"]
 # float32 and bfloat16 run by default; the other widths in CI's slow pass (compile time)
 FLOATS = [dtypes.float32, dtypes.bfloat16,
@@ -152,8 +152,10 @@ def test_shape_ops_in_a_loop(dt, cache_dir):
         h = raw("Reshape", raw("Mul", x, x), tf.constant([6, 4]))
         h = raw("AddV2", h, raw("ExpandDims", b, tf.constant(0)))
         s = raw("Squeeze", raw("ExpandDims", raw("Tanh", h), tf.constant(-1)))
+        t = raw("Transpose", raw("Exp", raw("Reshape", raw("Mul", x, x), tf.constant([4, 6]))),
+                tf.constant([1, 0]))
         return [s, raw("AddV2", raw("BroadcastTo", b, tf.constant([6, 4])), s),
-                raw("Sub", s, h)]
+                raw("Sub", s, h), raw("Mul", t, h)]
     _check_group(fn, [(dt, [2, 3, 4]), (dt, [4])], cache_dir=cache_dir)
 
 
@@ -205,6 +207,17 @@ def test_float32_sum_accumulates_precisely(cache_dir):
     x = torch.rand(300_000, generator=torch.Generator().manual_seed(3))
     exact = x.double().sum()
     assert abs(float(kernel(x)[0]) - float(exact)) <= 1e-6 * float(exact)
+
+
+def test_reshape_of_a_broadcast_that_is_no_view_is_refused():
+    # [6, 4] holding a broadcast [4] row cannot be re-viewed as [4, 6] without a copy: the
+    # group is refused (it then runs op by op), never computed wrong
+    def fn(x, b):
+        return [raw("Neg", raw("Reshape", raw("AddV2", x, b), tf.constant([4, 6])))]
+    g, phs, outs = build(fn, [(dtypes.float32, [6, 4]), (dtypes.float32, [4])])
+    with pytest.raises(CompileUnimplemented, match="not a view"):
+        compile_fusion(group_of(g, phs, outs), [(dtypes.float32, (6, 4)),
+                                                 (dtypes.float32, (4,))], CPU)
 
 
 def test_zero_size_and_noncontiguous_inputs():

@@ -176,7 +176,7 @@ _TABLE: dict = {
 }
 
 # Shape ops: no expression, only a different view of their first input.
-SHAPE_OPS = frozenset({"Reshape", "ExpandDims", "Squeeze", "BroadcastTo"})
+SHAPE_OPS = frozenset({"Reshape", "ExpandDims", "Squeeze", "BroadcastTo", "Transpose"})
 # Reductions (input fusion roots): op type -> accumulator kind.
 REDUCTIONS = {"Sum": "sum", "Mean": "mean", "Max": "max", "Min": "min", "Prod": "prod",
               "All": "all", "Any": "any"}
@@ -214,7 +214,7 @@ def const_value(t):
 
 def static_input_indices(op) -> tuple:
     """Indices of inputs read as static values (axes, shapes), not as elements."""
-    if op.type in REDUCTIONS or op.type in ("Reshape", "ExpandDims", "BroadcastTo"):
+    if op.type in REDUCTIONS or op.type in ("Reshape", "ExpandDims", "BroadcastTo", "Transpose"):
         return (1,)
     return ()
 
@@ -246,7 +246,7 @@ def can_emit(op) -> bool:
         return is_small_const(op)
     if any(x.dtype not in SUPPORTED for x in op.inputs):
         return False
-    if t in REDUCTIONS or t in ("Reshape", "ExpandDims", "BroadcastTo"):
+    if t in REDUCTIONS or t in ("Reshape", "ExpandDims", "BroadcastTo", "Transpose"):
         if const_value(op.inputs[1]) is None:
             return False
         return t not in REDUCTIONS or _reduction_ok(op)

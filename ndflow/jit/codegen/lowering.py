@@ -2,7 +2,8 @@
 
 Every value of the group is a *virtual array*: an expression DAG whose leaves are the group's
 inputs seen through strides (a broadcast dimension has stride 0; Reshape/ExpandDims/Squeeze/
-BroadcastTo only change the leaves' strides, as `torch.Tensor.view`/`expand` would). The
+BroadcastTo/Transpose only change the leaves' strides, as `torch.Tensor.view`/`expand`/
+`permute` would). The
 outputs' expressions are then all indexed by one iteration space:
 
 - loop fusion: the (first) output's shape; every output has that many elements;
@@ -240,6 +241,12 @@ def _lower_op(op, val, views):
         if t == "BroadcastTo":
             out = _broadcast_shape([shape, new])
             return views.broadcast(e, shape, out), out
+        if t == "Transpose":
+            perm = tuple(p % max(len(shape), 1) for p in new)
+            if sorted(perm) != list(range(len(shape))):
+                raise CompileUnimplemented(f"{op.name}: perm {list(new)} for rank {len(shape)}")
+            return (views.map(e, ("t", perm), lambda st: tuple(st[p] for p in perm)),
+                    tuple(shape[p] for p in perm))
         if math.prod(new) != math.prod(shape):
             raise CompileUnimplemented(f"{op.name}: cannot reshape {list(shape)} to {list(new)}")
         return views.reshape(e, shape, new), new
