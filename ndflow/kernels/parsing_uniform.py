@@ -120,6 +120,21 @@ def _layout(first: bytes):
     return features, mask
 
 
+_last_layout: tuple | None = None  # (size, mask, first record's masked bytes, features)
+
+
+def _cached_layout(first: bytes, first_row: np.ndarray):
+    """The layout of `first`, reused from the previous batch when `first` matches it (the
+    same check as for every record against the first: the layout is then the same)."""
+    global _last_layout
+    last = _last_layout
+    if last is not None and last[0] == len(first) and not ((first_row ^ last[2]) & last[1]).any():
+        return last[3], last[1]
+    features, mask = _layout(first)
+    _last_layout = (len(first), mask, first_row & mask, features)
+    return features, mask
+
+
 def _int64s(matrix: np.ndarray, regions: list) -> np.ndarray:
     out = np.zeros((matrix.shape[0], len(regions)), dtype=np.uint64)
     for j, (start, length) in enumerate(regions):
@@ -147,7 +162,7 @@ def parse_uniform(records, dense) -> list | None:
         return None  # (lengths differ; one of a different length would not divide evenly)
     matrix = np.frombuffer(joined, dtype=np.uint8).reshape(n, size)
     try:
-        features, mask = _layout(first)
+        features, mask = _cached_layout(first, matrix[0])
     except (_Layout, IndexError):
         return None
     if ((matrix ^ matrix[0]) & mask).any():
@@ -161,7 +176,8 @@ def parse_uniform(records, dense) -> list | None:
         shape = [n] + d.dims
         if d.kind == "bytes_list":
             out = np.empty(n * d.count, dtype=object)
-            out[:] = [bytes(matrix[i, s:s + length]) for i in range(n) for s, length in regions]
+            out[:] = [joined[base + s:base + s + length]
+                      for base in range(0, n * size, size) for s, length in regions]
             outs.append(out.reshape(shape))
             continue
         if d.kind == "float_list":
