@@ -13,7 +13,7 @@ step's FLOPs and bytes, how far each configuration is from this CPU's limit (pea
 FLOP/s and copy bandwidth measured here with ATen), and issue 11's ratios (bars: auto-jit
 on / off <= 0.75x, ndflow auto-jit / TensorFlow auto-clustering <= 0.8x).
 
-    python benchmarks/jit_mlp.py [--steps 20] [--warmup 5] [--no-tf]
+    python benchmarks/jit_mlp.py [--steps 20] [--warmup 5] [--threads N] [--no-tf]
 """
 
 from __future__ import annotations
@@ -117,6 +117,9 @@ import numpy as np
 import tensorflow as tf
 d = dict(np.load(sys.argv[1]))
 steps, warmup, mode = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+if int(sys.argv[6]):
+    tf.config.threading.set_intra_op_parallelism_threads(int(sys.argv[6]))
+    tf.config.threading.set_inter_op_parallelism_threads(int(sys.argv[6]))
 ns = json.loads(open(sys.argv[5]).read())
 code = {"LAYERS": ns["LAYERS"], "LR": ns["LR"], "time": time, "np": np}
 exec(ns["model"] + "\n" + ns["timing"], code)
@@ -126,7 +129,7 @@ print(json.dumps({"first_ms": first, "median_ms": median, "version": tf.__versio
 """
 
 
-def tensorflow_run(data, steps, warmup, mode="graph"):
+def tensorflow_run(data, steps, warmup, mode="graph", threads=0):
     """`mode`: "graph", "autojit" (TF_XLA_FLAGS auto-clustering on CPU) or "xla"."""
     tf_python = os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python")
     if not os.path.exists(tf_python):
@@ -142,7 +145,8 @@ def tensorflow_run(data, steps, warmup, mode="graph"):
             json.dump({"model": MODEL, "timing": inspect.getsource(time_steps),
                        "LAYERS": LAYERS, "LR": LR}, f)
         out = subprocess.run([tf_python, "-c", _TF_SCRIPT, path, str(steps), str(warmup), mode,
-                              src], capture_output=True, text=True, env=env, cwd=tmp)
+                              src, str(threads)], capture_output=True, text=True, env=env,
+                             cwd=tmp)
     if out.returncode != 0:
         return None, out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"
     res = json.loads(out.stdout.strip().splitlines()[-1])
@@ -188,7 +192,12 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--no-tf", action="store_true", help="skip the TensorFlow subprocesses")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="intra-op threads for both libraries (0: their defaults); 1 is the "
+                         "fair setting on a machine other jobs keep busy")
     args = ap.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     data = make_data()
     results, info = {}, {}
     for name, jit in (("ndflow graph (auto-jit off)", None), ("ndflow auto-jit", "auto"),
@@ -201,7 +210,7 @@ def main(argv=None):
         for name, mode in (("TensorFlow graph", "graph"),
                            ("TensorFlow auto-clustering (auto_jit=2, cpu_global_jit)", "autojit"),
                            ("TensorFlow jit_compile=True", "xla")):
-            res, info[name] = tensorflow_run(data, args.steps, args.warmup, mode)
+            res, info[name] = tensorflow_run(data, args.steps, args.warmup, mode, args.threads)
             if res is not None:
                 results[name] = res
             else:
