@@ -109,16 +109,20 @@ def _with_graph_arguments(name: str):
     tensors while a graph is built (the eager path is the original)."""
     make = _OPS[name]
     batches = name in ("batch", "padded_batch")
+    drop_at = {"batch": 1, "padded_batch": 3, "window": 3}.get(name)
 
     def transformation(dataset, *args):
         if context.executing_eagerly() or not has_graph_leaf(list(args)):
             return make(dataset, *args)
-        if not batches:  # take, skip, repeat, shuffle, prefetch, shard keep the spec
-            spec = dataset.element_spec
-        else:  # the spec of a batch of 1; the batch dimension unknown (as TF's)
-            stand_in = [1 if i == 0 else False if isinstance(a, SymbolicTensor) else a
+        if name in ("batch", "padded_batch", "window"):
+            # the spec of the same transformation with 1 for each graph-tensor count (and
+            # no dropping); a batch dimension is unknown (as TF's for a tensor batch size)
+            stand_in = [a if not has_graph_leaf(a) else False if i == drop_at else 1
                         for i, a in enumerate(args)]
-            spec = _unknown_batch(make(dataset, *stand_in).element_spec)
+            spec = make(dataset, *stand_in).element_spec
+            spec = _unknown_batch(spec) if batches else spec
+        else:  # take, skip, repeat, shuffle, prefetch, shard keep the spec
+            spec = dataset.element_spec
         arguments = tuple(a if isinstance(a, SymbolicTensor) or not has_graph_leaf(a)
                           else convert_to_tensor(a) for a in args)
         return GraphArgumentsDataset(make, dataset, arguments, spec)
