@@ -121,11 +121,31 @@ def iter_records(path: str, compression_type: str = "", buffer_size: int | None 
 
 
 def _records(f, chunk: int):
-    # Records are cut from chunks of the file (one read per chunk, not two per record).
-    read, header_at, u32_at, crc = f.read, _HEADER.unpack_from, _U32.unpack_from, masked_crc32c
+    # Records are cut from chunks of the file (one read per chunk, not two per record); the
+    # records whole in a chunk are cut in one tight loop (CRC masking inlined: ~1 us a record).
+    read, header_at, u32_at = f.read, _HEADER.unpack_from, _U32.unpack_from
+    crc, delta = google_crc32c.value, _MASK_DELTA
     buf, pos, offset = b"", 0, 0  # offset: the stream offset of buf[pos]
     try:
         while True:
+            out = []
+            size = len(buf)
+            while size - pos >= 12:
+                length, length_crc = header_at(buf, pos)
+                c = crc(buf[pos:pos + 8])
+                if (((c >> 15) | (c << 17)) + delta) & 0xFFFFFFFF != length_crc:
+                    break  # (raised below, after the records before it)
+                end = pos + length + 16
+                if end > size:
+                    break
+                data = buf[pos + 12:end - 4]
+                c = crc(data)
+                if (((c >> 15) | (c << 17)) + delta) & 0xFFFFFFFF != u32_at(buf, end - 4)[0]:
+                    break
+                out.append(data)
+                offset += length + 16
+                pos = end
+            yield from out
             if len(buf) - pos < 12:
                 more = read(chunk)
                 if not more:
@@ -133,7 +153,7 @@ def _records(f, chunk: int):
                 buf, pos = buf[pos:] + more, 0
                 continue
             length, length_crc = header_at(buf, pos)
-            if crc(buf[pos:pos + 8]) != length_crc:
+            if masked_crc32c(buf[pos:pos + 8]) != length_crc:
                 hint = " (Is this even a TFRecord file?)" if offset == 0 else ""
                 raise DataLossError(None, None, f"corrupted record at {offset}{hint}")
             end = pos + length + 16
@@ -144,7 +164,7 @@ def _records(f, chunk: int):
                                         "with Read less bytes than requested")
                 buf, end, pos = buf[pos:] + more, end - pos, 0
             data = buf[pos + 12:end - 4]
-            if crc(data) != u32_at(buf, end - 4)[0]:  # TF names the data's offset
+            if masked_crc32c(data) != u32_at(buf, end - 4)[0]:  # TF names the data's offset
                 raise DataLossError(None, None, f"corrupted record at {offset + 12}")
             offset += length + 16
             pos = end

@@ -139,3 +139,18 @@ def test_missing_file_and_bad_compressed_stream(tmp_path):
         tf.io.TFRecordWriter(str(tmp_path / "no" / "dir"))
     with pytest.raises(tf.errors.DataLossError, match="inflate\\(\\) failed with error -3"):
         list(tf.compat.v1.io.tf_record_iterator(fixture("raw.tfrecord"), "GZIP"))
+
+
+def test_records_before_a_corrupted_one_come_out_first(tmp_path):
+    path = str(tmp_path / "many.tfrecord")
+    with tf.io.TFRecordWriter(path) as w:
+        for i in range(300):
+            w.write(b"r%03d" % i)
+    data = bytearray(read_bytes(path))
+    data[150 * 20 + 12] ^= 1  # record 150's data (20 bytes a record)
+    path = _damaged(tmp_path, bytes(data))
+    got = []
+    with pytest.raises(tf.errors.DataLossError, match=f"corrupted record at {150 * 20 + 12}"):
+        for r in tf.compat.v1.io.tf_record_iterator(path):
+            got.append(r)
+    assert got == [b"r%03d" % i for i in range(150)]
