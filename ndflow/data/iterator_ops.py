@@ -27,6 +27,7 @@ from ndflow.ops.array_core import identity
 from ndflow.runtime import control_flow
 
 _names = itertools.count()
+_PYTHON_NEXT_LIMIT = 1000  # next() calls on one graph iterator (see GraphIterator.__next__)
 
 
 def _shapes_like(types, shapes) -> list:
@@ -115,6 +116,15 @@ class GraphIterator(IteratorBase):
         raise graph_loop_error()
 
     def __next__(self):
+        # A Python `for` over a dataset in a graph with AutoGraph off never ends: each step
+        # adds ops. TF stops it with this error (after 32 calls when it knows AutoGraph is
+        # off; ndflow cannot tell, so only past a count no unrolled loop reaches).
+        self._python_next_calls = getattr(self, "_python_next_calls", 0) + 1
+        if self._python_next_calls > _PYTHON_NEXT_LIMIT:
+            raise ValueError("An unusually high number of `tf.data.Iterator.get_next()` calls "
+                             "was detected. This suggests that the `for elem in dataset: ...` "
+                             "idiom is used within tf.function with AutoGraph disabled. This "
+                             "idiom is only supported when AutoGraph is enabled.")
         return self.get_next()
 
     def _autograph_for_stmt(self, extra_test, body, get_state, set_state, symbol_names, opts):

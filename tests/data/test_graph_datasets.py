@@ -151,3 +151,14 @@ def test_tf1_file_names_fed_to_file_datasets(tmp_path):
                                                      lambda n, r: n + 1)
     assert int(count(tf.constant(records))) == 6
     assert int(count(tf.constant(records[:1]))) == 1
+
+
+def test_a_python_for_over_a_dataset_without_autograph_stops_with_tensorflows_error():
+    @tf.function(autograph=False)
+    def f():
+        s = tf.constant(0, tf.int64)
+        for v in tf.data.Dataset.range(3):
+            s += v
+        return s
+    with pytest.raises(ValueError, match="idiom is only supported when AutoGraph is enabled"):
+        f()
