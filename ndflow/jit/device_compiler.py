@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import enum
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -68,7 +69,29 @@ _PROFILER_MODULES = ("device_compilation_profiler", "xla_compilation_cache")
 _COMPILER_MODULES = ("device_compiler", "xla_compilation_cache")
 
 
+_LOG_ENV = ("TF_CPP_VMODULE", "TF_CPP_MIN_VLOG_LEVEL", "TF_CPP_MAX_VLOG_LEVEL",
+            "TF_CPP_MIN_LOG_LEVEL")
+_vlog_on_memo: dict = {}
+
+
+def _vlog_on(level: int, modules=_PROFILER_MODULES) -> bool:
+    """VLOG_IS_ON for any of `modules`, memoized on the logging variables' values: parsing
+    TF_CPP_VMODULE on every cluster call cost more than running a small cluster."""
+    env = os.environ
+    key = (level, modules) + tuple(env.get(k) for k in _LOG_ENV)
+    on = _vlog_on_memo.get(key)
+    if on is None:
+        on = (logging.log_is_on(logging.INFO)
+              and any(logging.vlog_is_on(m, level) for m in modules))
+        if len(_vlog_on_memo) > 256:
+            _vlog_on_memo.clear()
+        _vlog_on_memo[key] = on
+    return on
+
+
 def _vlog(level: int, msg: str, modules=_PROFILER_MODULES) -> None:
+    if not _vlog_on(level, modules):
+        return
     for module in modules:
         if logging.vlog_is_on(module, level):
             logging.vlog(module, level, msg, stacklevel=2)
@@ -283,6 +306,9 @@ class DeviceCompiler:
         self._entries, self._entries_lock = _shared_cache(self.key)
         self._lock = threading.Lock()
         self.cannot_compile = False   # sticky: a lazy compile failed (TF's UNIMPLEMENTED bit)
+        self._defer = self.mode is not CompileMode.STRICT and bool(
+            getattr(flags, "tf_xla_always_defer_compilation", False))
+        self._megamorphic_threshold = getattr(flags, "tf_xla_threshold_for_megamorphic", 0)
 
     @property
     def device_type(self) -> str:
@@ -302,9 +328,7 @@ class DeviceCompiler:
     def run(self, args: list, fallback: Callable[[list], list]) -> list:
         """The cluster's outputs for `args`: from its compiled executable when there is one
         (compiling it if the policy says so), else from `fallback(args)`."""
-        if self.mode is not CompileMode.STRICT and (
-                getattr(self.flags, "tf_xla_always_defer_compilation", False)
-                or self.cannot_compile):
+        if self._defer or self.cannot_compile:
             return fallback(args)
         exe = self._compile_if_needed(args)
         if exe is None:
@@ -322,15 +346,17 @@ class DeviceCompiler:
     def _compile_if_needed(self, args: list):
         name = self.cluster_name
         sig = self.signature(args)
-        PROFILER.register_execution(self.key, name,
-                                    getattr(self.flags, "tf_xla_threshold_for_megamorphic", 0))
+        PROFILER.register_execution(self.key, name, self._megamorphic_threshold)
         with self._entries_lock:
             entry = self._entries.get(sig)
             if entry is None:
                 entry = self._entries[sig] = _Entry()
+        chatty = _vlog_on(2, _COMPILER_MODULES)
         with entry.lock:
             entry.request_count += 1
             state = entry.state
+            if state == _COMPILED and entry.error is None and not chatty:   # the steady state
+                return entry.executable
             _vlog(2, f"Compilation cache entry hit: {_STATE_NUMBER[state]} signature: {name} "
                   f"with request count {entry.request_count}", _COMPILER_MODULES)
             if state == _UNCOMPILED:
