@@ -20,7 +20,6 @@ import copy
 import os
 import uuid
 
-import farmhash
 from google.protobuf.message import DecodeError
 
 from ndflow.core.api_export import tf_export
@@ -34,7 +33,17 @@ FINGERPRINT_PRODUCER = 4   # what TensorFlow 2.21 records in `version.producer`
 _STRING = 7                # DT_STRING
 
 
+try:
+    import farmhash
+except ImportError:  # a dependency; without it `import ndflow` still works, saving does not
+    farmhash = None
+
+
 def fingerprint64(data: bytes) -> int:
+    """TensorFlow's Fingerprint64 (FarmHash's Fingerprint64)."""
+    if farmhash is None:
+        raise ImportError("SavedModel fingerprints need the `pyfarmhash` package (an ndflow "
+                          "dependency): pip install pyfarmhash")
     return farmhash.fingerprint64(data)
 
 
