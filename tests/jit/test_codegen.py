@@ -232,6 +232,11 @@ def test_zero_size_and_noncontiguous_inputs():
     kernel = compile_fusion(group_of(g, phs, outs), [(f32, (4, 3))], CPU)
     x = torch.arange(12.0).reshape(3, 4).t()
     assert torch.equal(kernel(x)[0], -x)
+    frozen = np.arange(12, dtype=np.float32).reshape(4, 3)
+    frozen.flags.writeable = False  # as a constant decoded from protobuf bytes
+    with pytest.warns(UserWarning, match="not writable"):
+        x = torch.from_numpy(frozen)
+    assert torch.equal(kernel(x)[0], -x)
 
 
 def test_what_cannot_be_generated_raises_compile_unimplemented():

@@ -226,19 +226,23 @@ def render(ir: KernelIR, parallel: bool) -> str:
     return _PRELUDE + "\n\n" + head + "\n".join(lines or ["    pass"]) + "\n"
 
 
-def _array_type(dt):
+def _array_type(dt, readonly=False):
+    """A flat C array; inputs are typed read-only so that read-only buffers (constants made
+    from protobuf bytes) pass as well as writable ones."""
     import numba  # noqa: PLC0415 - numba loads only when a kernel is compiled
     if dt in _HALF:
-        return numba.types.Array(numba.types.uint16, 1, "C")
-    if dt.is_bool:
-        return numba.types.Array(numba.types.boolean, 1, "C")
-    return numba.types.Array(numba.from_dtype(np.dtype(dt.np_dtype)), 1, "C")
+        scalar = numba.types.uint16
+    elif dt.is_bool:
+        scalar = numba.types.boolean
+    else:
+        scalar = numba.from_dtype(np.dtype(dt.np_dtype))
+    return numba.types.Array(scalar, 1, "C", readonly=readonly)
 
 
 def _signature(ir: KernelIR):
     import numba  # noqa: PLC0415
-    arrays = [_array_type(d) for d in ir.input_dtypes] + [_array_type(o.dtype)
-                                                          for o in ir.outputs]
+    arrays = ([_array_type(d, readonly=True) for d in ir.input_dtypes]
+              + [_array_type(o.dtype) for o in ir.outputs])
     return numba.types.void(*arrays)
 
 
