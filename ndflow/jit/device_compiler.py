@@ -267,7 +267,7 @@ class _Entry:
         self.lock = threading.Lock()
 
 
-_CACHES: dict = {}     # (graph fingerprint, device, context) -> ({signature: _Entry}, lock)
+_CACHES: dict = {}     # (graph fingerprint, device) -> ({signature: _Entry}, its lock)
 _CACHES_LOCK = threading.Lock()
 
 
@@ -301,9 +301,12 @@ class DeviceCompiler:
         # its name: a function retraced for a new shape (new cluster_N, same computation)
         # reuses them, and the megamorphic rule holds across retraces.
         self.fingerprint = persistent_cache.graph_fingerprint(fg)
-        self.key = (self.fingerprint, str(self.device), id(ctx) if ctx is not None else None)
+        self.key = (self.fingerprint, str(self.device))
         self._input_dtypes = [t.dtype for t in fg.inputs]
-        self._entries, self._entries_lock = _shared_cache(self.key)
+        if ctx is None:
+            self._entries, self._entries_lock = _shared_cache(self.key)
+        else:   # kernels bound to a runtime context (its resources) are not shared
+            self._entries, self._entries_lock = {}, threading.Lock()
         self._lock = threading.Lock()
         self.cannot_compile = False   # sticky: a lazy compile failed (TF's UNIMPLEMENTED bit)
         self._defer = self.mode is not CompileMode.STRICT and bool(
