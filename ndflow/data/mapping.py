@@ -60,6 +60,37 @@ class MapDataset(DatasetV2):
     def _cardinality(self):
         return self._input._cardinality()
 
+    def _batches(self, size: int, drop_remainder: bool):
+        """`map(f).batch(n)` fused (TensorFlow's map_and_batch): a sequential map whose
+        function vectorizes runs once per batch on the stacked inputs, its outputs are the
+        batch (batch pulls those elements anyway). A batch that cannot run as a whole runs
+        per element, with the unfused pipeline's results and errors."""
+        if self._workers not in (None, 1):
+            return None
+        vectorized = self._vectorized_call()
+        if vectorized is None:
+            return None
+        return self._fused_batches(vectorized, size, drop_remainder)
+
+    def _fused_batches(self, vectorized, size: int, drop_remainder: bool):
+        fn, source, index = self._fn, self._input._iter_flat(), 0
+        specs = flatten(self.element_spec)
+        while True:
+            group = list(itertools.islice(source, size))
+            if not group or (drop_remainder and len(group) < size):
+                return
+            try:
+                yield vectorized.batched(group)
+            except Exception:  # noqa: BLE001 - run per element: exact results and errors
+                outs = []
+                for k, flat in enumerate(group):
+                    try:
+                        outs.append(fn(flat))
+                    except Exception as e:  # noqa: BLE001 - re-raised as TF's error
+                        raise fn.error(e, index + k) from e
+                yield structure.batch_flat(outs, specs)
+            index += len(group)
+
     def _iter_flat(self):
         if self._workers is None or self._workers == 1:
             fn = self._fn

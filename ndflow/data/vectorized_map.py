@@ -77,17 +77,26 @@ class VectorizedCall:
         self._specs = flat_specs
         self._out_dtypes = out_dtypes
 
-    def __call__(self, elements: list) -> list:
+    def _run(self, elements: list) -> list:
         cf = self.concrete
         cf._captures()
         plan = cf._plan or cf._build_plan()
         stacked = structure.batch_flat(elements, self._specs)
         outs = plan.run([t._value for t in stacked])
+        for v in outs:
+            if v.shape[0] != len(elements):
+                raise ValueError("a vectorized output lost its batch dimension")
+        return outs
+
+    def batched(self, elements: list) -> tuple:
+        """The outputs for `elements` stacked: one flat batch."""
+        return tuple(EagerTensor(v, dt) for v, dt in zip(self._run(elements), self._out_dtypes))
+
+    def __call__(self, elements: list) -> list:
+        """The outputs for `elements`, one flat tuple each."""
         n = len(elements)
         columns = []
-        for v, dt in zip(outs, self._out_dtypes):
-            if v.shape[0] != n:
-                raise ValueError("a vectorized output lost its batch dimension")
+        for v, dt in zip(self._run(elements), self._out_dtypes):
             parts = torch.unbind(v) if isinstance(v, torch.Tensor) else \
                 [v[i, ...] for i in range(n)]
             columns.append([EagerTensor(p, dt) for p in parts])

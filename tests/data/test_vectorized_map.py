@@ -110,3 +110,38 @@ def test_functions_without_a_batching_rule_stay_per_element():
     assert list(stateful.as_numpy_iterator()) == [0, 2, 4, 6, 8]
     constant = ds.map(lambda x: tf.constant(1.0), num_parallel_calls=2)
     assert list(constant.as_numpy_iterator()) == [1.0] * 5
+
+
+def test_map_then_batch_runs_once_per_batch_with_the_unfused_results():
+    records = _records(70)
+    ds = tf.data.Dataset.from_tensor_slices(records)
+    fused = list(ds.map(_decode).batch(32).as_numpy_iterator())
+    assert [len(b[1]) for b in fused] == [32, 32, 6]
+    per_element = list(ds.map(_decode).as_numpy_iterator())
+    for i, (a, label) in enumerate(per_element):
+        batch, row = fused[i // 32], i % 32
+        assert batch[1][row] == label
+        for key in a:
+            np.testing.assert_allclose(batch[0][key][row], a[key], rtol=1e-6, err_msg=key)
+    dropped = ds.map(_decode).batch(32, drop_remainder=True)
+    assert [len(b[1]) for b in dropped.as_numpy_iterator()] == [32, 32]
+    assert dropped.element_spec[1].shape.as_list() == [32]
+
+
+def test_map_then_batch_keeps_tensorflows_errors():
+    def decode(record):
+        return tf.io.decode_raw(tf.io.parse_single_example(record, FEATURES)["image"],
+                                tf.uint8)
+
+    uneven = tf.data.Dataset.from_tensor_slices(_records(10, [12] * 5 + [6] + [12] * 4))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot batch tensors with "
+                       "different shapes in component 0"):
+        list(uneven.map(decode).batch(10))
+    records = _records(10)
+    records[7] = b"not a proto"
+    bad = tf.data.Dataset.from_tensor_slices(records).map(decode).batch(4)
+    got = []
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"element 7"):
+        for b in bad:
+            got.append(b)
+    assert len(got) == 1
