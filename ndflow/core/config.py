@@ -132,6 +132,16 @@ NDFLOW_INPLACE = _declare(
     "Lets an execution plan run elementwise ops in place when an input dies at the op "
     "(ndflow/runtime/inplace.py); 0 always allocates a new output.")
 
+# tf.image color adjustments (NVIDIA container switches).
+TF_ADJUST_HUE_FUSED = _declare(
+    "TF_ADJUST_HUE_FUSED", "bool", True,
+    "tf.image.adjust_hue runs one fused kernel (RGB->HSV->shift->RGB in one pass); 0 runs "
+    "RGBToHSV, the hue shift and HSVToRGB as separate ops.")
+TF_ADJUST_SATURATION_FUSED = _declare(
+    "TF_ADJUST_SATURATION_FUSED", "bool", True,
+    "tf.image.adjust_saturation runs one fused kernel; 0 runs RGBToHSV, the saturation "
+    "scaling and HSVToRGB as separate ops.")
+
 # Logging.
 TF_CPP_MIN_LOG_LEVEL = _declare(
     "TF_CPP_MIN_LOG_LEVEL", "int", 0,
@@ -397,6 +407,14 @@ def inplace_kernels() -> bool:
     return env_bool(NDFLOW_INPLACE, True)
 
 
+def adjust_hue_fused() -> bool:
+    return env_bool(TF_ADJUST_HUE_FUSED, True)
+
+
+def adjust_saturation_fused() -> bool:
+    return env_bool(TF_ADJUST_SATURATION_FUSED, True)
+
+
 def tf_xla_flags() -> str:
     return env_str(TF_XLA_FLAGS)
 
@@ -414,6 +432,8 @@ _ACCESSORS = {
     TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL: auto_mixed_precision_level,
     TF_ENABLE_NHWC: nhwc_enabled,
     NDFLOW_INPLACE: inplace_kernels,
+    TF_ADJUST_HUE_FUSED: adjust_hue_fused,
+    TF_ADJUST_SATURATION_FUSED: adjust_saturation_fused,
     TF_DISABLE_NVTX_RANGES: nvtx_ranges_enabled,
     TF_ENABLE_NVTX_RANGES: nvtx_ranges_enabled,
     TF_CUDNN_USE_AUTOTUNE: cudnn_use_autotune,

@@ -1,0 +1,172 @@
+"""tf.image against TensorFlow 2.21's outputs (tests/fixtures/tf_image: the expressions in
+cases.json, evaluated by TF in generate.py and by ndflow here), plus TF's errors for bad
+images and sizes, the fused/composed color switches and graph mode."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tf_image"
+CASES = json.loads((FIXTURE / "cases.json").read_text())
+EXPECTED = np.load(FIXTURE / "tf_image_outputs.npz")
+
+
+def _inputs() -> dict:
+    rng = np.random.RandomState(0)
+    x = rng.rand(2, 5, 7, 3).astype(np.float32)
+    x[0, 0, 0], x[0, 0, 1], x[0, 0, 2] = [0.5, 0.5, 0.5], [0.2, 0.9, 0.9], [0.0, 0.0, 0.0]
+    u8 = (rng.rand(2, 5, 7, 3) * 255).astype(np.uint8)
+    return {"x": x, "u8": u8}
+
+
+INPUTS = _inputs()
+
+
+def _eval(expr: str) -> np.ndarray:
+    return np.asarray(eval(expr, {"tf": tf, "np": np, **INPUTS}))  # noqa: S307 - our fixture
+
+
+def _assert_matches(name: str, got: np.ndarray) -> None:
+    want = EXPECTED[name]
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape)
+    if want.dtype.kind == "f":
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_tensorflow(name):
+    _assert_matches(name, _eval(CASES[name]))
+
+
+@pytest.mark.parametrize("name", ["hue", "hue_neg", "hue_u8", "sat", "sat_hi", "sat_u8",
+                                  "s_hue", "s_sat"])
+def test_composed_color_path_matches_tensorflow(name, monkeypatch):
+    monkeypatch.setenv("TF_ADJUST_HUE_FUSED", "0")
+    monkeypatch.setenv("TF_ADJUST_SATURATION_FUSED", "0")
+    _assert_matches(name, _eval(CASES[name]))
+
+
+def test_fused_switch_chooses_the_graph():
+    x = INPUTS["x"]
+
+    def op_types() -> set:
+        g = tf.Graph()
+        with g.as_default():
+            tf.image.adjust_hue(tf.constant(x), 0.2)
+            tf.image.adjust_saturation(tf.constant(x), 0.5)
+        return {op.type for op in g.get_operations()}
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TF_ADJUST_HUE_FUSED", "1")
+        mp.setenv("TF_ADJUST_SATURATION_FUSED", "1")
+        fused = op_types()
+        mp.setenv("TF_ADJUST_HUE_FUSED", "0")
+        mp.setenv("TF_ADJUST_SATURATION_FUSED", "0")
+        composed = op_types()
+    assert {"AdjustHue", "AdjustSaturation"} <= fused and "RGBToHSV" not in fused
+    assert {"RGBToHSV", "HSVToRGB"} <= composed and "AdjustHue" not in composed
+
+
+def test_hsv_round_trip_and_reference():
+    x = INPUTS["x"].astype(np.float64)
+    hsv = tf.image.rgb_to_hsv(x).numpy()
+    v = x.max(-1)
+    s = np.where(v > 0, (v - x.min(-1)) / np.where(v > 0, v, 1), 0)
+    np.testing.assert_allclose(hsv[..., 2], v, atol=1e-12)
+    np.testing.assert_allclose(hsv[..., 1], s, atol=1e-12)
+    np.testing.assert_allclose(tf.image.hsv_to_rgb(hsv).numpy(), x, atol=1e-12)
+
+
+def test_random_flips_are_per_image_and_seeded():
+    batch = np.arange(128, dtype=np.float32).reshape(64, 1, 2, 1)
+    out = tf.image.random_flip_left_right(batch, seed=7).numpy()
+    flipped = out[:, 0, 0, 0] > out[:, 0, 1, 0]
+    assert 0 < flipped.sum() < 64  # each image decides on its own
+    np.testing.assert_array_equal(out[~flipped], batch[~flipped])
+    a = tf.image.stateless_random_flip_up_down(batch, seed=[1, 2]).numpy()
+    np.testing.assert_array_equal(a, tf.image.stateless_random_flip_up_down(batch, [1, 2]).numpy())
+
+
+def test_random_crop_and_v1_alias():
+    x = INPUTS["x"][0]
+    out = tf.image.random_crop(x, [2, 3, 3], seed=1).numpy()
+    assert out.shape == (2, 3, 3)
+    rows = [i for i in range(4) if any(np.array_equal(out, x[i:i + 2, j:j + 3])
+                                       for j in range(5))]
+    assert rows, "the crop is a window of the image"
+    assert tf.compat.v1.random_crop is tf.image.random_crop
+
+
+def test_random_adjustments_stay_in_range():
+    x = INPUTS["x"]
+    for fn in (lambda: tf.image.random_brightness(x, 0.2, seed=1),
+               lambda: tf.image.random_contrast(x, 0.5, 1.5, seed=1),
+               lambda: tf.image.random_hue(x, 0.2, seed=1),
+               lambda: tf.image.random_saturation(x, 0.5, 1.5, seed=1)):
+        out = fn().numpy()
+        assert out.shape == x.shape and out.dtype == np.float32
+    delta = tf.image.random_brightness(x, 0.2, seed=3).numpy() - x
+    assert np.ptp(delta) < 1e-6 and abs(delta.flat[0]) <= 0.2
+
+
+def test_graph_mode_pipeline():
+    @tf.function
+    def distort(img):
+        img = tf.image.random_crop(img, [4, 4, 3])
+        img = tf.image.random_flip_left_right(img)
+        img = tf.image.random_brightness(img, max_delta=63 / 255)
+        img = tf.image.random_contrast(img, lower=0.2, upper=1.8)
+        return tf.image.per_image_standardization(img)
+
+    out = distort(tf.constant(INPUTS["x"][0])).numpy()
+    assert out.shape == (4, 4, 3)
+    np.testing.assert_allclose(out.mean(), 0.0, atol=1e-5)
+
+
+@pytest.mark.parametrize("fn, error, message", [
+    (lambda x: tf.image.flip_left_right(x[0, 0]), ValueError,
+     r"'image' \(shape \(7, 3\)\) must be at least three-dimensional."),
+    (lambda x: tf.image.flip_up_down(x[None]), ValueError,
+     r"must have either 3 or 4 dimensions."),
+    (lambda x: tf.image.crop_to_bounding_box(x, 3, 1, 3, 3), ValueError,
+     "height must be >= target \\+ offset."),
+    (lambda x: tf.image.crop_to_bounding_box(x, -1, 1, 3, 3), ValueError,
+     "offset_height must be >= 0."),
+    (lambda x: tf.image.pad_to_bounding_box(x, 1, 1, 3, 3), ValueError,
+     "width must be <= target - offset"),
+    (lambda x: tf.image.resize_with_crop_or_pad(x, 0, 3), ValueError,
+     "target_height must be > 0."),
+    (lambda x: tf.image.central_crop(x, 1.5), ValueError,
+     r"central_fraction must be within \(0, 1\]"),
+    (lambda x: tf.image.random_crop(x[0], [6, 3, 3]), tf.errors.InvalidArgumentError,
+     "Need value.shape >= size"),
+    (lambda x: tf.image.random_brightness(x, -0.1), ValueError,
+     "max_delta must be non-negative."),
+    (lambda x: tf.image.random_contrast(x, 0.5, 0.2), ValueError, "upper must be > lower."),
+    (lambda x: tf.image.random_hue(x, 0.6), ValueError, "max_delta must be <= 0.5."),
+    (lambda x: tf.image.adjust_hue(x, 1.5), ValueError,
+     r"delta must be in the interval \[-1, 1\]"),
+    (lambda x: tf.image.adjust_hue(x[..., :2], 0.1), tf.errors.InvalidArgumentError,
+     "input must have 3 channels but instead has 2 channels."),
+    (lambda x: tf.image.adjust_contrast(x, [1.0]), tf.errors.InvalidArgumentError,
+     r"Shape \(1,\) must have rank 0"),
+    (lambda x: tf.image.adjust_saturation(x[0, 0], 0.5), tf.errors.InvalidArgumentError,
+     "Shape must be at least rank 3 but is rank 2"),
+    (lambda x: tf.image.rgb_to_hsv(x[..., :2]), tf.errors.InvalidArgumentError,
+     "Dimension must be 3 but is 2"),
+    (lambda x: tf.image.grayscale_to_rgb(x), ValueError,
+     "Last dimension of a grayscale image should be size 1."),
+    (lambda x: tf.image.convert_image_dtype(x, tf.string), AttributeError,
+     "dtype must be either floating point or integer"),
+])
+def test_bad_input(fn, error, message):
+    with pytest.raises(error, match=message):
+        fn(INPUTS["x"])
