@@ -424,8 +424,10 @@ class DeviceCompiler:
         if cache is not None and cache.usable:
             key = cache.key(self.fingerprint, specs, self.device_type, self.flags)
             payload = cache.load(key)
+            cache_dir = cache.artifact_dir(key) if payload is not None or cache.writable \
+                else None
             exe = compile_cluster(self.fg, specs, self.device, self.ctx, self.pass_config,
-                                  cache_dir=cache.artifact_dir(key), name=self.cluster_name)
+                                  cache_dir=cache_dir, name=self.cluster_name)
             if payload is not None:
                 loaded = True
                 persistent_cache.vlog(1, f"Loading cached entry for: {self.cluster_name} "

@@ -15,8 +15,9 @@ The key holds the cluster's graph fingerprint, the signature, the device type, t
 that change generated code and the versions of ndflow, torch, numba and llvmlite. An entry
 is written atomically (temp file + rename) with a checksum; one that does not parse, fails
 its checksum or holds another key is ignored with a warning, its artifacts are removed and it
-is rebuilt. A directory that cannot be created, read or written gives one warning and the
-JIT goes on without persistence.
+is rebuilt. A directory that cannot be created or read gives one warning and the JIT goes on
+without persistence; a read-only one (a cache shipped in an image) is loaded from, with one
+warning, and nothing is written to it.
 """
 
 from __future__ import annotations
@@ -134,31 +135,40 @@ class PersistentCache:
         self.directory = os.path.abspath(os.path.expanduser(directory))
         self.prefix = prefix or DEFAULT_PREFIX
         self._usable: bool | None = None
+        self.writable = False
 
     @property
     def usable(self) -> bool:
-        """Whether the directory exists (or could be created) and is readable and writable;
-        warns once per directory per process when it is not."""
+        """Whether entries can be read from the directory (created when missing); warns once
+        per directory per process when they cannot, or when it is read-only (entries are
+        then loaded but not written)."""
         if self._usable is None:
             reason = None
             try:
                 os.makedirs(self.directory, exist_ok=True)
                 if not os.path.isdir(self.directory):
                     reason = "not a directory"
-                elif not os.access(self.directory, os.R_OK | os.W_OK | os.X_OK):
+                elif not os.access(self.directory, os.R_OK | os.X_OK):
                     reason = "permission denied"
             except OSError as e:
                 reason = e.strerror or str(e)
             self._usable = reason is None
+            self.writable = self._usable and os.access(self.directory, os.W_OK)
             if reason is not None:
                 self._warn_dir(reason)
+            elif not self.writable:
+                self._warn_dir(None)
         return self._usable
 
-    def _warn_dir(self, reason: str) -> None:
+    def _warn_dir(self, reason: str | None) -> None:
         with _warn_lock:
             if self.directory in _warned_dirs:
                 return
             _warned_dirs.add(self.directory)
+        if reason is None:
+            logging.warning(f"XLA persistent cache directory {self.directory} is read-only; "
+                            "compiled clusters are loaded from it but not persisted.")
+            return
         logging.warning(f"XLA persistent cache directory {self.directory} cannot be used "
                         f"({reason}); compiled clusters will not be persisted or loaded.")
 
@@ -179,10 +189,13 @@ class PersistentCache:
         return os.path.join(self.directory, self.entry_stem(key) + ".json")
 
     def artifact_dir(self, key: dict) -> str | None:
-        """The directory the code generator keeps this entry's kernels in (created)."""
+        """The directory the code generator keeps this entry's kernels in (created); None
+        when there is none to read and none can be written."""
         if not self.usable:
             return None
         path = os.path.join(self.directory, self.entry_stem(key) + ".d")
+        if not self.writable:
+            return path if os.path.isdir(path) else None
         try:
             os.makedirs(path, exist_ok=True)
         except OSError as e:
@@ -215,7 +228,7 @@ class PersistentCache:
 
     def store(self, key: dict, payload: dict) -> bool:
         """Writes the entry for `key` atomically; False (after one warning) if it cannot."""
-        if not self.usable:
+        if not self.usable or not self.writable:
             return False
         body = {"key": key, "payload": payload}
         body["checksum"] = _checksum(body)
@@ -238,6 +251,8 @@ class PersistentCache:
         return True
 
     def _discard(self, key: dict) -> None:
+        if not self.writable:
+            return
         try:
             os.unlink(self.entry_path(key))
         except OSError:

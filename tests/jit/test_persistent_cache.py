@@ -154,6 +154,28 @@ def test_second_compiler_loads_the_entry_and_hands_codegen_its_artifact_dir(
     assert len([n for n in os.listdir(tmp_path) if n.endswith(".json")]) == 1
 
 
+def test_read_only_directory_is_loaded_from_and_never_written(tmp_path, capsys, monkeypatch):
+    flags = Flags(tf_xla_persistent_cache_directory=str(tmp_path))
+    fg = build(mlp_block, MLP_SPECS, "cluster_ro")
+    DeviceCompiler("cluster_ro", fg, CPU, flags, False).run(_args(), CountingFallback(fg))
+    before = sorted(os.listdir(tmp_path))
+    _fresh_process_state(monkeypatch)
+    real_access = os.access
+    monkeypatch.setattr(persistent_cache.os, "access",
+                        lambda path, mode: not mode & os.W_OK and real_access(path, mode))
+    dc = DeviceCompiler("cluster_ro", fg, CPU, flags, False)
+    dc.run(_args(), CountingFallback(fg))
+    assert dc._entries[dc.signature(_args())].executable.loaded_from_persistent_cache
+    wide = [randn(7, 8), randn(8, 4), randn(4)]
+    dc.run(wide, CountingFallback(fg))
+    dc.run(wide, CountingFallback(fg))                  # a new signature: compiled, not stored
+    assert dc.stats.compile_count == 2
+    assert sorted(os.listdir(tmp_path)) == before
+    err = capsys.readouterr().err
+    assert err.count(f"XLA persistent cache directory {tmp_path} is read-only; compiled "
+                     "clusters are loaded from it but not persisted.") == 1
+
+
 class _Group:
     def __init__(self, ops):
         self.ops, self.inputs, self.outputs = ops, [ops[0].inputs[0]], [ops[0].outputs[0]]
