@@ -18,6 +18,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     histogram,
     host_array,
     image_color,
+    image_resize,
     linalg,
     linalg_decomp,
     linalg_diag,

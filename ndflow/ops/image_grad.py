@@ -1,5 +1,5 @@
-"""Gradients of the image ops TensorFlow differentiates: RGBToHSV here (resize gradients in
-image_resize_grad.py).
+"""Gradients of the image ops TensorFlow differentiates: RGBToHSV, ResizeBilinear,
+ResizeBicubic and ResizeNearestNeighbor (the resize ones through TF's gradient ops).
 
 RGBToHSV's is the exact derivative of the op's piecewise formulas, with TF's tie rules for
 which channel is the largest / smallest (red wins ties for largest, blue for smallest). (TF's
@@ -8,7 +8,10 @@ own _RGBToHSVGrad approximates the hue term: it differs from finite differences 
 
 from __future__ import annotations
 
+from ndflow.core import dtypes
 from ndflow.ops import arithmetic, array_core, array_fill, cast, comparison, reduction
+from ndflow.ops import image_resize as resize
+from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.image_color import RGBToHSV
 
 
@@ -54,3 +57,33 @@ def _rgb_to_hsv_grad(op, grad):
     dh = coef * (d_num / array_core.expand_dims(safe_span, -1)
                  - array_core.expand_dims(num / (safe_span * safe_span), -1) * (is_max - is_min))
     return [array_core.expand_dims(gv, -1) * is_max + ds + dh]
+
+
+def _corner_attrs(op) -> dict:
+    return {"align_corners": op.get_attr("align_corners"),
+            "half_pixel_centers": op.get_attr("half_pixel_centers")}
+
+
+@resize.ResizeBilinear.def_grad
+def _resize_bilinear_grad(op, grad):
+    x = op.inputs[0]
+    return [apply_op(resize.ResizeBilinearGrad, [grad, x], dict(_corner_attrs(op), T=x.dtype))
+            .outputs[0], None]
+
+
+@resize.ResizeBicubic.def_grad
+def _resize_bicubic_grad(op, grad):
+    x = op.inputs[0]
+    if x.dtype not in (dtypes.float32, dtypes.float64):
+        return [None, None]  # TF: no gradient for integer images
+    return [apply_op(resize.ResizeBicubicGrad, [grad, x], dict(_corner_attrs(op), T=x.dtype))
+            .outputs[0], None]
+
+
+@resize.ResizeNearestNeighbor.def_grad
+def _resize_nearest_grad(op, grad):
+    x = op.inputs[0]
+    size = x.shape[1:3] if x.shape[1:3].is_fully_defined() else None
+    size = size.as_list() if size is not None else array_core.shape(x)[1:3]
+    return [apply_op(resize.ResizeNearestNeighborGrad, [grad, convert_to_tensor(
+        size, dtypes.int32)], dict(_corner_attrs(op), T=grad.dtype)).outputs[0], None]

@@ -28,8 +28,20 @@ def _inputs() -> dict:
 INPUTS = _inputs()
 
 
+def grad(fn, x):
+    """The gradient of sum(fn(x) * w), w the fixed pattern generate.py uses."""
+    x = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = fn(x)
+        w = tf.reshape(tf.range(tf.size(y), dtype=y.dtype) % 7 - 3, tf.shape(y))
+        loss = tf.reduce_sum(y * w)
+    return tape.gradient(loss, x).numpy()
+
+
 def _eval(expr: str) -> np.ndarray:
-    return np.asarray(eval(expr, {"tf": tf, "np": np, **INPUTS}))  # noqa: S307 - our fixture
+    env = {"tf": tf, "np": np, "grad": grad, **INPUTS}
+    return np.asarray(eval(expr, env))  # noqa: S307 - our own fixture's expressions
 
 
 def _assert_matches(name: str, got: np.ndarray) -> None:
@@ -168,5 +180,74 @@ def test_graph_mode_pipeline():
      "dtype must be either floating point or integer"),
 ])
 def test_bad_input(fn, error, message):
+    with pytest.raises(error, match=message):
+        fn(INPUTS["x"])
+
+
+@pytest.mark.parametrize("method, kwargs", [
+    ("bilinear", {}), ("bicubic", {}), ("nearest", {}),
+    ("v1_bilinear", {"align_corners": True}), ("v1_bicubic", {}), ("v1_nearest", {}),
+])
+@pytest.mark.parametrize("size", [(3, 11), (9, 4)])
+def test_resize_gradient_is_the_adjoint(method, kwargs, size):
+    """Resizing is linear, so <resize(x), g> must equal <x, gradient(g)> (a finite-difference
+    check that is exact for a linear map)."""
+    rng = np.random.RandomState(1)
+    x = rng.rand(2, 5, 7, 3).astype(np.float32)
+    g = rng.rand(2, *size, 3).astype(np.float32)
+    v1 = tf.compat.v1.image
+
+    def fn(t):
+        if method.startswith("v1_"):
+            return {"v1_bilinear": v1.resize_bilinear, "v1_bicubic": v1.resize_bicubic,
+                    "v1_nearest": v1.resize_nearest_neighbor}[method](t, size, **kwargs)
+        return tf.image.resize(t, size, method=method)
+
+    xt = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        y = fn(xt)
+        loss = tf.reduce_sum(y * g)
+    dx = tape.gradient(loss, xt).numpy()
+    np.testing.assert_allclose(np.sum(x.astype(np.float64) * dx), float(loss.numpy()),
+                               rtol=1e-5)
+    # One more direction: perturbing one pixel by 1 changes the output by its column.
+    e = np.zeros_like(x)
+    e[1, 2, 3, 1] = 1.0
+    delta = fn(x + e).numpy() - y.numpy()
+    np.testing.assert_allclose(np.sum(delta * g), dx[1, 2, 3, 1], rtol=1e-4, atol=1e-5)
+
+
+def test_resize_in_graph_keeps_static_shapes():
+    @tf.function
+    def f(img):
+        return (tf.image.resize(img, [12, 10]), tf.image.resize(img, [4, 4], "nearest"),
+                tf.image.resize_with_crop_or_pad(img, 4, 9), tf.image.central_crop(img, 0.5))
+
+    outs = f(tf.constant(INPUTS["x"]))
+    assert [tuple(o.shape) for o in outs] == [(2, 12, 10, 3), (2, 4, 4, 3), (2, 4, 9, 3),
+                                              (2, 3, 5, 3)]
+    concrete = f.get_concrete_function(tf.TensorSpec([None, 5, 7, 3], tf.float32))
+    assert [o.shape.as_list() for o in concrete.outputs][:2] == [[None, 12, 10, 3],
+                                                                 [None, 4, 4, 3]]
+
+
+@pytest.mark.parametrize("fn, error, message", [
+    (lambda x: tf.image.resize(x[0, 0], [2, 2]), ValueError,
+     "'images' must have either 3 or 4 dimensions."),
+    (lambda x: tf.image.resize(x, [2, 2, 3]), ValueError,
+     "'size' must be a 1-D Tensor of 2 elements: new_height, new_width"),
+    (lambda x: tf.image.resize(x, [2, 2], method="foo"), ValueError,
+     "Resize method is not implemented: foo"),
+    (lambda x: tf.image.resize(x, [0, 2]), tf.errors.InvalidArgumentError,
+     "output dimensions must be positive"),
+    (lambda x: tf.compat.v1.image.resize_bilinear(x, [2, 2], align_corners=True,
+                                                  half_pixel_centers=True),
+     tf.errors.InvalidArgumentError,
+     "If half_pixel_centers is True, align_corners must be False."),
+    (lambda x: tf.compat.v1.image.resize_area(x[0], [2, 2]), tf.errors.InvalidArgumentError,
+     "rank 4"),
+])
+def test_resize_bad_input(fn, error, message):
     with pytest.raises(error, match=message):
         fn(INPUTS["x"])
