@@ -297,4 +297,5 @@ def test_persistent_cache_across_processes(tmp_path):
     assert "def kernel(" in sources[0].read_text()
     for f in (tmp_path / "__pycache__").iterdir():
         f.write_bytes(b"\x00garbage")
-    assert run() == (0, 1)  # recompiled
+    hits, misses = run()
+    assert hits == 0 and misses >= 1  # recompiled
