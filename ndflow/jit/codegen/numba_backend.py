@@ -321,6 +321,9 @@ def _compile_source(source: str, sig, cache_dir: str | None):
                          f"<ndflow jit kernel {digest}>", "exec"), scope)
             mod = type("module", (), scope)
             mod.kernel.compile(sig)
+        # no more specializations: a writable input array converts to the read-only type
+        # instead of compiling a second kernel on the first call
+        mod.kernel.disable_compile()
         _KERNELS[key] = mod.kernel
         return mod.kernel
 
