@@ -14,13 +14,19 @@ from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
 from ndflow.kernels.registry import kernel
 from ndflow.ops import image_adjust, image_color
 
-# For h-category k (0..5), which of (largest, middle, smallest) each of R, G, B takes: the
-# six orderings of the color hexagon (TF's hv_range_to_rgb / hsv_to_rgb switch).
-_SECTOR_ORDER = torch.tensor([[0, 1, 2], [1, 0, 2], [2, 0, 1], [2, 1, 0], [1, 2, 0], [0, 2, 1]])
-
 
 def _compute(x: torch.Tensor) -> torch.Tensor:
     return x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
+
+
+def _planes(x: torch.Tensor) -> torch.Tensor:
+    """[..., 3] -> contiguous [3, ...]: per-channel planes make every later op a dense
+    elementwise one (reductions over a last axis of 3 are slow in ATen)."""
+    return _compute(x).movedim(-1, 0).contiguous()
+
+
+def _interleave(planes: torch.Tensor, dtype) -> torch.Tensor:
+    return planes.movedim(0, -1).contiguous().to(dtype)
 
 
 def _check_adjust(op: str, x: torch.Tensor, scalar: torch.Tensor, scalar_name: str,
@@ -36,20 +42,33 @@ def _check_adjust(op: str, x: torch.Tensor, scalar: torch.Tensor, scalar_name: s
                                                f"{x.shape[-1]} channels.")
 
 
-def _by_sector(sector: torch.Tensor, big, mid, small) -> torch.Tensor:
-    """RGB from the three levels of each pixel and its hexagon sector (0..5)."""
-    levels = torch.stack([big, mid, small], dim=-1)
-    order = _SECTOR_ORDER.to(sector.device)[sector]
-    return torch.gather(levels, -1, order)
+def _hexagon(h6: torch.Tensor) -> torch.Tensor:
+    """Per channel, where between the smallest (0) and largest (1) component a pixel of hue
+    h6 in [0, 6] lies: TF's HSVToRGB ramps, equal to its sector-by-sector switch."""
+    return torch.stack([(h6 - 3.0).abs_().sub_(1.0), (h6 - 2.0).abs_().neg_().add_(2.0),
+                        (h6 - 4.0).abs_().neg_().add_(2.0)]).clamp_(0.0, 1.0)
+
+
+def _value_range(p: torch.Tensor):
+    r, g, b = p
+    vmax = torch.maximum(torch.maximum(r, g), b)
+    vmin = torch.minimum(torch.minimum(r, g), b)
+    return r, g, b, vmax, vmin, vmax - vmin
 
 
 def _hue6(r, g, b, vmax, span):
     """Hue in [0, 6) (0 where the pixel is gray), as TF's rgb_to_hsv times 6."""
     safe = torch.where(span > 0, span, torch.ones_like(span))
-    h = torch.where(r == vmax, (g - b) / safe,
-                    torch.where(g == vmax, (b - r) / safe + 2.0, (r - g) / safe + 4.0))
-    h = torch.where(span > 0, h, torch.zeros_like(h))
+    h = torch.where(r == vmax, g - b, torch.where(g == vmax, b - r + 2 * safe,
+                                                  r - g + 4 * safe))
+    h.div_(safe)
+    h.masked_fill_(span <= 0, 0.0)
     return torch.where(h < 0, h + 6.0, h)
+
+
+def _saturation(vmax, span):
+    safe = torch.where(vmax > 0, vmax, torch.ones_like(vmax))
+    return torch.where(vmax > 0, span / safe, torch.zeros_like(vmax))
 
 
 @kernel(image_adjust.AdjustContrastv2)
@@ -73,13 +92,9 @@ def _check_rgb(x: torch.Tensor) -> None:
 def _rgb_to_hsv(node):
     def rgb_to_hsv(x):
         _check_rgb(x)
-        xc = _compute(x)
-        r, g, b = xc.unbind(-1)
-        v = xc.amax(-1)
-        span = v - xc.amin(-1)
-        s = torch.where(v > 0, span / torch.where(v > 0, v, torch.ones_like(v)),
-                        torch.zeros_like(v))
-        return torch.stack([_hue6(r, g, b, v, span) / 6.0, s, v], dim=-1).to(x.dtype)
+        r, g, b, v, _, span = _value_range(_planes(x))
+        h = _hue6(r, g, b, v, span).div_(6.0)
+        return _interleave(torch.stack([h, _saturation(v, span), v]), x.dtype)
     return rgb_to_hsv
 
 
@@ -87,32 +102,22 @@ def _rgb_to_hsv(node):
 def _hsv_to_rgb(node):
     def hsv_to_rgb(x):
         _check_rgb(x)
-        h, s, v = _compute(x).unbind(-1)
-        dh = h * 6.0
-        dr = ((dh - 3.0).abs() - 1.0).clamp(0.0, 1.0)
-        dg = (2.0 - (dh - 2.0).abs()).clamp(0.0, 1.0)
-        db = (2.0 - (dh - 4.0).abs()).clamp(0.0, 1.0)
-        one_s = 1.0 - s
-        rgb = torch.stack([(one_s + s * dr) * v, (one_s + s * dg) * v, (one_s + s * db) * v],
-                          dim=-1)
-        return rgb.to(x.dtype)
+        h, s, v = _planes(x)
+        # (1 - s + s * ramp) * v, as colorspace_op.h.
+        rgb = _hexagon(h * 6.0).mul_(s).add_(1.0 - s).mul_(v)
+        return _interleave(rgb, x.dtype)
     return hsv_to_rgb
 
 
 @kernel(image_color.AdjustHue)
 def _adjust_hue(node):
     def adjust_hue(x, delta):
-        """One pass: hue in [0, 6) and the value range, shift, back to RGB."""
+        """One pass: hue in [0, 6) and the value range, shift, back to RGB (each channel is
+        min + range * ramp(hue), which is TF's hv_range_to_rgb)."""
         _check_adjust("AdjustHue", x, delta, "delta", channels=True)
-        xc = _compute(x)
-        r, g, b = xc.unbind(-1)
-        vmax, vmin = xc.amax(-1), xc.amin(-1)
-        span = vmax - vmin
-        h = torch.remainder(_hue6(r, g, b, vmax, span) + float(delta) * 6.0, 6.0)
-        sector = h.long().clamp_(0, 5)
-        ratio = h - sector
-        ratio = torch.where(sector % 2 == 1, 1.0 - ratio, ratio)
-        return _by_sector(sector, vmax, vmin + ratio * span, vmin).to(x.dtype)
+        r, g, b, vmax, vmin, span = _value_range(_planes(x))
+        h = torch.remainder(_hue6(r, g, b, vmax, span).add_(float(delta) * 6.0), 6.0)
+        return _interleave(_hexagon(h).mul_(span).add_(vmin), x.dtype)
     return adjust_hue
 
 
@@ -121,18 +126,8 @@ def _adjust_saturation(node):
     def adjust_saturation(x, scale):
         """One pass: hue, saturation and value, scale the saturation, back to RGB."""
         _check_adjust("AdjustSaturation", x, scale, "scale", channels=True)
-        xc = _compute(x)
-        r, g, b = xc.unbind(-1)
-        v = xc.amax(-1)
-        span = v - xc.amin(-1)
-        s = torch.where(v > 0, span / torch.where(v > 0, v, torch.ones_like(v)),
-                        torch.zeros_like(v))
-        s = (s * float(scale)).clamp(0.0, 1.0)
-        dh = _hue6(r, g, b, v, span)
-        c = s * v
-        m = v - c
-        sector = dh.long().clamp_(0, 5)
-        x_mid = c * (1.0 - (torch.remainder(dh, 2.0) - 1.0).abs())
-        rgb = _by_sector(sector, c, x_mid, torch.zeros_like(c)) + m.unsqueeze(-1)
-        return rgb.to(x.dtype)
+        r, g, b, v, _, span = _value_range(_planes(x))
+        c = _saturation(v, span).mul_(float(scale)).clamp_(0.0, 1.0).mul_(v)
+        rgb = _hexagon(_hue6(r, g, b, v, span)).mul_(c).add_(v - c)
+        return _interleave(rgb, x.dtype)
     return adjust_saturation

@@ -1,0 +1,92 @@
+"""tf.image color adjustments: the fused kernels (one pass RGB -> HSV -> adjust -> RGB) against
+the composition RGBToHSV, adjust, HSVToRGB (TF_ADJUST_HUE_FUSED / TF_ADJUST_SATURATION_FUSED
+= 0), and TensorFlow's own AdjustHue / AdjustSaturation, each in a subprocess.
+
+    python benchmarks/image_ops.py [--batch 128] [--size 32] [--repeat 20] [--tf PYTHON]
+
+Input: a float32 batch [batch, size, size, 3] (CIFAR-10's distorted inputs at the defaults,
+before the 24x24 crop). Printed: best-of-`repeat` milliseconds per call of adjust_hue and
+adjust_saturation for each path, plus tf.image.resize (bilinear, 2x up) for reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directory
+
+_PROGRAM = '''
+import json, sys, time
+import numpy as np
+import {module} as tf
+
+batch, size, repeat = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+x = tf.constant(np.random.RandomState(0).rand(batch, size, size, 3).astype(np.float32))
+
+
+def best_ms(fn):
+    fn().numpy()
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn().numpy()
+        best = min(best, time.perf_counter() - t)
+    return best * 1e3
+
+
+print(json.dumps({{
+    "adjust_hue": best_ms(lambda: tf.image.adjust_hue(x, 0.2)),
+    "adjust_saturation": best_ms(lambda: tf.image.adjust_saturation(x, 1.5)),
+    "resize_bilinear_2x": best_ms(lambda: tf.image.resize(x, [2 * size, 2 * size])),
+}}))
+'''
+
+
+def _run(python: str, module: str, args, env: dict | None = None) -> dict | None:
+    out = subprocess.run([python, "-c", _PROGRAM.format(module=module), str(args.batch),
+                          str(args.size), str(args.repeat)], capture_output=True, text=True,
+                         timeout=600, cwd="/tmp", env={
+                             **os.environ, "TF_NUM_INTRAOP_THREADS": str(args.threads),
+                             "TF_NUM_INTEROP_THREADS": "1", **(env or {})})
+    if out.returncode != 0:
+        print(f"{module} run failed:", out.stderr[-500:])
+        return None
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--size", type=int, default=32)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="intra-op threads for both (TF_NUM_INTRAOP_THREADS)")
+    parser.add_argument("--tf", default="/work/tfvenv/bin/python")
+    args = parser.parse_args()
+    print(cpu_line())
+    print(f"float32 images [{args.batch}, {args.size}, {args.size}, 3], best of {args.repeat}, "
+          f"{args.threads} intra-op thread(s)")
+    fused = _run(sys.executable, "ndflow", args,
+                 {"TF_ADJUST_HUE_FUSED": "1", "TF_ADJUST_SATURATION_FUSED": "1"})
+    composed = _run(sys.executable, "ndflow", args,
+                    {"TF_ADJUST_HUE_FUSED": "0", "TF_ADJUST_SATURATION_FUSED": "0"})
+    theirs = _run(args.tf, "tensorflow", args) if os.path.exists(args.tf) else None
+    for op in ("adjust_hue", "adjust_saturation", "resize_bilinear_2x"):
+        row = [f"{op:20s}"]
+        for label, r in (("ndflow fused", fused), ("ndflow composed", composed),
+                         ("TensorFlow", theirs)):
+            if r is not None and not (op.startswith("resize") and label == "ndflow composed"):
+                row.append(f"{label} {r[op]:7.2f} ms")
+        if fused and theirs:
+            row.append(f"(fused/TF {fused[op] / theirs[op]:.2f}x)")
+        print("  ".join(row))
+
+
+if __name__ == "__main__":
+    main()
