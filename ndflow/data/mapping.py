@@ -11,6 +11,7 @@ import collections
 import concurrent.futures
 import itertools
 import os
+import time
 
 from ndflow.autograph.conversion import convert_or_original
 from ndflow.autograph.options import ConversionOptions
@@ -22,7 +23,8 @@ from ndflow.data.vectorized_map import CHUNK as VECTOR_CHUNK
 from ndflow.data.vectorized_map import vectorize
 from ndflow.data.worker_threads import init_worker_thread, intra_op_threads
 
-_CHUNK = 8  # elements per task of a parallel map
+_CHUNK = 8  # elements per task of a parallel map whose calls are short
+_SHORT_CALL_S = 5e-4  # longer calls (a map over whole batches) go one element per task
 
 
 def parallelism(num_parallel_calls) -> int:
@@ -116,7 +118,9 @@ class MapDataset(DatasetV2):
         source = self._input._iter_flat()
         exhausted, index = False, 0
         vectorized = self._vectorized_call()
-        size = _CHUNK if vectorized is None else VECTOR_CHUNK
+        # seconds per call, measured by the workers: tasks of one element while unknown or
+        # long (a chunk of slow calls would keep the other workers waiting for input)
+        call_s = [None]
 
         def run_chunk(first: int, chunk: list):
             if vectorized is not None and len(chunk) > 1:
@@ -125,16 +129,23 @@ class MapDataset(DatasetV2):
                 except Exception:  # noqa: BLE001, S110 - run per element: exact results/errors
                     pass
             out = []
+            start = time.perf_counter()
             for k, flat in enumerate(chunk):
                 try:
                     out.append(fn(flat))
                 except Exception as e:  # noqa: BLE001 - re-raised as TF's error
                     raise fn.error(e, first + k) from e
+            call_s[0] = (time.perf_counter() - start) / len(chunk)
             return out
 
         try:
             while True:
-                while not exhausted and len(pending) < workers:
+                while not exhausted and len(pending) <= workers:
+                    if vectorized is not None:
+                        size = VECTOR_CHUNK
+                    else:
+                        size = _CHUNK if call_s[0] is not None and call_s[0] < _SHORT_CALL_S \
+                            else 1
                     chunk = list(itertools.islice(source, size))
                     if len(chunk) < size:
                         exhausted = True
