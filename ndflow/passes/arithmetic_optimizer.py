@@ -117,7 +117,7 @@ def _is_identity_perm(perm) -> bool:
     return perm is not None and perm.ndim == 1 and list(perm) == list(range(perm.size))
 
 
-def _transpose_source(c: _Ctx, op: Operation, x: SymbolicTensor, perm: SymbolicTensor):
+def _transpose_source(c: _Ctx, x: SymbolicTensor, perm: SymbolicTensor):
     p2 = c.const_value(perm)
     if p2 is None or p2.ndim != 1:
         return None
@@ -146,7 +146,7 @@ def _simplify(c: _Ctx, op: Operation):
         inner = c.producer(ins[0], {kind})
         return ("forward", inner.inputs[0]) if inner is not None else None
     if kind == "Transpose":
-        x = _transpose_source(c, op, ins[0], ins[1])
+        x = _transpose_source(c, ins[0], ins[1])
         return ("forward", x) if x is not None else None
     if kind == "Reshape":
         return _reshape(c, op, ins, out)

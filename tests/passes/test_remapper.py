@@ -6,11 +6,15 @@ values and gradients), and by the patterns it must leave alone.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
+import torch
 
 import ndflow as tf
 from ndflow.core import dtypes
+from ndflow.kernels import nn_fused as nn_fused_kernels
 from ndflow.ops import nn_pool
 from ndflow.ops.apply import apply_op
 from ndflow.passes.pass_config import PassConfig, resolve_pass_config
@@ -436,3 +440,18 @@ def test_session_settings_turn_the_pass_off():
     cfg = ConfigProto()
     cfg.graph_options.rewrite_options.disable_meta_optimizer = True
     assert resolve_pass_config(cfg).pass_enabled("remapper", "remapping") is False
+
+
+@pytest.mark.parametrize("fused_ops,dtype,device,expected", [
+    (["BiasAdd", "Relu"], dtypes.float32, "cpu", ("relu", [])),
+    (["BiasAdd", "Relu6"], dtypes.float32, "cpu", ("hardtanh", [0.0, 6.0])),
+    (["BiasAdd", "LeakyRelu"], dtypes.float32, "cpu", ("leaky_relu", [0.3])),
+    (["BiasAdd"], dtypes.float32, "cpu", ("none", [])),
+    (["BiasAdd", "Elu"], dtypes.float32, "cpu", None),       # no oneDNN post-op: ATen path
+    (["BiasAdd", "Relu"], dtypes.float64, "cpu", None),
+    (["BiasAdd", "Relu"], dtypes.float32, "cuda", None),
+])
+def test_fused_conv_takes_onednn_post_ops_on_float32_cpu(fused_ops, dtype, device, expected):
+    node = SimpleNamespace(attrs={"T": dtype, "fused_ops": fused_ops, "leakyrelu_alpha": 0.3})
+    post_op = nn_fused_kernels._onednn_post_op(node, torch.device(device))
+    assert post_op == (expected if nn_fused_kernels._ONEDNN else None)
