@@ -17,6 +17,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     einsum,
     histogram,
     host_array,
+    image_codec,
     image_color,
     image_resize,
     linalg,

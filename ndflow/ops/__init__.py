@@ -98,6 +98,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     embedding_ops,
     gather_batch,
     image_adjust,
+    image_codec,
     image_color,
     image_ops,
     image_resize,

@@ -251,3 +251,60 @@ def test_resize_in_graph_keeps_static_shapes():
 def test_resize_bad_input(fn, error, message):
     with pytest.raises(error, match=message):
         fn(INPUTS["x"])
+
+
+@pytest.mark.parametrize("fname", ["tf_rgba.png", "tf_rgb.png", "tf_gray.png", "tf_smooth.jpg"])
+@pytest.mark.parametrize("channels", [0, 1, 3, 4])
+def test_decodes_tensorflows_files(fname, channels):
+    key = f"decode_{fname.replace('.', '_')}_{channels}"
+    if key not in EXPECTED.files:
+        pytest.skip("TF: JPEG does not support 4 channels")
+    data = (FIXTURE / fname).read_bytes()
+    decoder = tf.io.decode_jpeg if fname.endswith(".jpg") else tf.io.decode_png
+    for fn in (decoder, tf.io.decode_image):
+        got = fn(data, channels=channels).numpy()
+        want = EXPECTED[key]
+        assert got.shape == want.shape and got.dtype == np.uint8
+        diff = np.abs(got.astype(int) - want.astype(int))
+        if fname.endswith(".jpg"):  # TF's libjpeg-turbo uses the fast integer IDCT
+            assert diff.max() <= 4 and diff.mean() < 1.5
+        elif channels == 1 and "gray" not in fname:  # libpng's fixed-point luma
+            assert diff.max() <= 1 and diff.mean() < 0.05
+        else:
+            assert diff.max() == 0
+
+
+def test_png_round_trip_and_tensorflow_structure():
+    rgba = EXPECTED["codec_rgba"]
+    for image in (rgba, rgba[..., :3], rgba[..., :1], rgba[..., :2]):
+        data = tf.io.encode_png(image).numpy()
+        assert data.startswith(b"\x89PNG\r\n\x1a\n") and not tf.image.is_jpeg(data).numpy()
+        np.testing.assert_array_equal(tf.io.decode_png(data).numpy(), image)
+    smaller = tf.io.encode_png(rgba[..., :3], compression=9).numpy()
+    np.testing.assert_array_equal(tf.io.decode_png(smaller).numpy(), rgba[..., :3])
+
+
+def test_jpeg_round_trip():
+    smooth = EXPECTED["codec_smooth"]
+    data = tf.io.encode_jpeg(smooth, quality=95).numpy()
+    assert tf.image.is_jpeg(data).numpy()
+    back = tf.io.decode_jpeg(data).numpy().astype(int)
+    assert back.shape == smooth.shape and np.abs(back - smooth).mean() < 2.0
+    as_float = tf.io.decode_image(data, dtype=tf.float32).numpy()
+    np.testing.assert_allclose(as_float, back / 255.0, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn, message", [
+    (lambda: tf.io.decode_png(b"garbage"),
+     "Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required."),
+    (lambda: tf.io.decode_png((FIXTURE / "tf_rgb.png").read_bytes()[:40]), "Invalid PNG"),
+    (lambda: tf.io.decode_png((FIXTURE / "tf_rgb.png").read_bytes(), channels=2),
+     "`channels` must be 0, 1, 3 or 4 but got 2"),
+    (lambda: tf.io.decode_jpeg((FIXTURE / "tf_smooth.jpg").read_bytes(), channels=4),
+     "JPEG does not support 4 channels"),
+    (lambda: tf.io.encode_png(np.zeros((4, 3), np.uint8)), "rank 3"),
+    (lambda: tf.io.encode_jpeg(np.zeros((4, 3, 2), np.uint8)), "channels"),
+])
+def test_codec_bad_input(fn, message):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+        fn()

@@ -1,0 +1,189 @@
+"""Host kernels for the image file ops, on Pillow: DecodePng / DecodeJpeg / DecodeImage (any
+of PNG, JPEG, GIF, BMP, WebP, sniffed from the bytes, as TF 2.21's decoders) and EncodePng /
+EncodeJpeg.
+
+Channel conversions follow TF's decoders: RGB -> gray is libpng's fixed-point luma
+(9798 R + 19235 G + 3735 B) >> 15, gray -> RGB repeats, a missing alpha is 255; 16-bit PNG
+samples keep their high byte. JPEG pixels can differ from TF's libjpeg-turbo by 1 (IDCT and
+chroma upsampling rounding).
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import torch
+
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels.registry import host_kernel
+from ndflow.ops import image_codec as ops
+
+_UNKNOWN = "Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required."
+_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM")
+
+
+def _pil():
+    # Pillow is imported on first use: `import ndflow` must not pay for it.
+    import PIL.Image  # noqa: PLC0415
+    return PIL.Image
+
+
+def _known_format(data: bytes) -> bool:
+    return data.startswith(_SIGNATURES) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP")
+
+
+def _scalar_bytes(x) -> bytes:
+    arr = np.asarray(x, dtype=object)
+    if arr.ndim != 0:
+        raise InvalidArgumentError(None, None, f"contents must be scalar, got shape "
+                                               f"{list(arr.shape)}".replace(" ", ""))
+    return arr.item()
+
+
+def _to_array(frame) -> np.ndarray:
+    """A Pillow frame as uint8 [h, w, c] with the file's own channels."""
+    mode = frame.mode
+    if mode == "P":
+        frame = frame.convert("RGBA" if "transparency" in frame.info else "RGB")
+    elif mode == "PA":
+        frame = frame.convert("RGBA")
+    elif mode in ("1",):
+        frame = frame.convert("L")
+    elif mode in ("CMYK", "YCbCr", "LAB", "HSV"):
+        frame = frame.convert("RGB")
+    arr = np.asarray(frame)
+    if arr.dtype != np.uint8:  # 16-bit samples (I;16, I): their high byte
+        arr = (arr.astype(np.uint32) >> 8).clip(0, 255).astype(np.uint8)
+    return arr if arr.ndim == 3 else arr[:, :, None]
+
+
+def _convert_channels(arr: np.ndarray, channels: int) -> np.ndarray:
+    have = arr.shape[-1]
+    if channels == 0 or channels == have:
+        return arr
+    color = arr[..., :3] if have >= 3 else np.repeat(arr[..., :1], 3, axis=-1)
+    if channels == 1:
+        if have < 3:
+            return arr[..., :1]
+        c = color.astype(np.uint32)
+        gray = (9798 * c[..., 0] + 19235 * c[..., 1] + 3735 * c[..., 2]) >> 15
+        return gray.astype(np.uint8)[..., None]
+    if channels == 3:
+        return np.ascontiguousarray(color)
+    alpha = arr[..., 3:4] if have == 4 else arr[..., 1:2] if have == 2 else \
+        np.full(arr.shape[:-1] + (1,), 255, np.uint8)
+    return np.concatenate([color, alpha], axis=-1)
+
+
+def _decode(data: bytes, channels: int, animated: bool) -> np.ndarray:
+    if channels not in (0, 1, 3, 4):
+        raise InvalidArgumentError(None, None, f"`channels` must be 0, 1, 3 or 4 but got "
+                                               f"{channels}")
+    if not _known_format(data):
+        raise InvalidArgumentError(None, None, _UNKNOWN)
+    if channels == 4 and data.startswith(_SIGNATURES[1]):
+        raise InvalidArgumentError(None, None, "JPEG does not support 4 channels")
+    Image = _pil()
+    try:
+        im = Image.open(io.BytesIO(data))
+        frames = []
+        for i in range(getattr(im, "n_frames", 1) if animated else 1):
+            im.seek(i)
+            frames.append(_convert_channels(_to_array(im), channels))
+    except (OSError, ValueError, SyntaxError, EOFError) as e:
+        kind = "PNG" if data.startswith(_SIGNATURES[0]) else "JPEG" if data.startswith(
+            _SIGNATURES[1]) else "image"
+        raise InvalidArgumentError(None, None, f"Invalid {kind}. Failed to decode: {e}".replace(
+            "<_io.BytesIO object", "<bytes").split(" at 0x")[0]) \
+            from None
+    is_gif = data.startswith((b"GIF87a", b"GIF89a"))
+    if is_gif and animated:
+        return np.stack([_convert_channels(f, 3) if channels == 0 else f for f in frames])
+    return frames[0]
+
+
+def _decoder(node, animated_attr: bool):
+    channels = int(node.attrs.get("channels", 0))
+    as_float = node.attrs.get("dtype") is not None and node.attrs["dtype"].name == "float32"
+    animated = bool(node.attrs.get("expand_animations", True)) if animated_attr else False
+
+    def decode(contents):
+        arr = _decode(_scalar_bytes(contents), channels, animated)
+        t = torch.from_numpy(np.array(arr, copy=True))
+        return t.to(torch.float32).div_(255.0) if as_float else t
+    return decode
+
+
+@host_kernel(ops.DecodePng)
+def _decode_png(node):
+    return _decoder(node, False)
+
+
+@host_kernel(ops.DecodeJpeg)
+def _decode_jpeg(node):
+    return _decoder(node, False)
+
+
+@host_kernel(ops.DecodeImage)
+def _decode_image(node):
+    return _decoder(node, True)
+
+
+def _image_array(image, op: str, allowed: tuple) -> np.ndarray:
+    arr = image.cpu().numpy() if isinstance(image, torch.Tensor) else np.asarray(image)
+    if arr.ndim != 3:
+        raise InvalidArgumentError(None, None, f"image must be 3-dimensional"
+                                               f"{list(arr.shape)}".replace(" ", ""))
+    if arr.shape[-1] not in allowed:
+        raise InvalidArgumentError(None, None, f"image must have {' or '.join(map(str, allowed))}"
+                                               f" channels, got {arr.shape[-1]}")
+    if arr.size == 0 and op == "EncodeJpeg":
+        raise InvalidArgumentError(None, None, "image must have non-zero size")
+    return np.ascontiguousarray(arr)
+
+
+def _bytes_scalar(data: bytes) -> np.ndarray:
+    out = np.empty((), dtype=object)
+    out[()] = data
+    return out
+
+
+_MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
+
+
+@host_kernel(ops.EncodePng)
+def _encode_png(node):
+    level = int(node.attrs["compression"])
+
+    def encode_png(image):
+        arr = _image_array(image, "EncodePng", (1, 2, 3, 4))
+        im = _pil().fromarray(arr[..., 0] if arr.shape[-1] == 1 else arr,
+                              _MODES[arr.shape[-1]])
+        buf = io.BytesIO()
+        im.save(buf, format="PNG", compress_level=6 if level < 0 else min(level, 9))
+        return _bytes_scalar(buf.getvalue())
+    return encode_png
+
+
+@host_kernel(ops.EncodeJpeg)
+def _encode_jpeg(node):
+    a = node.attrs
+    fmt = a["format"]
+
+    def encode_jpeg(image):
+        arr = _image_array(image, "EncodeJpeg", (1, 3))
+        if fmt == "grayscale" and arr.shape[-1] != 1 or fmt == "rgb" and arr.shape[-1] != 3:
+            raise InvalidArgumentError(None, None, f"format {fmt!r} does not match "
+                                                   f"{arr.shape[-1]} channels")
+        im = _pil().fromarray(arr[..., 0] if arr.shape[-1] == 1 else arr,
+                              "L" if arr.shape[-1] == 1 else "RGB")
+        dpi = (a["x_density"], a["y_density"])
+        if a["density_unit"] == "cm":  # Pillow takes dots per inch
+            dpi = (dpi[0] * 2.54, dpi[1] * 2.54)
+        buf = io.BytesIO()
+        im.save(buf, format="JPEG", quality=int(a["quality"]),
+                progressive=bool(a["progressive"]), optimize=bool(a["optimize_size"]),
+                subsampling=2 if a["chroma_downsampling"] else 0, dpi=dpi)
+        return _bytes_scalar(buf.getvalue())
+    return encode_jpeg

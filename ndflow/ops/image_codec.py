@@ -1,0 +1,133 @@
+"""`tf.io` / `tf.image` image files: decode_png, encode_png, decode_jpeg, encode_jpeg,
+decode_image, is_jpeg (TF's ops DecodePng, EncodePng, DecodeJpeg, EncodeJpeg, DecodeImage;
+host kernels on Pillow in ndflow/kernels/image_codec.py).
+
+As in TF 2.21, every decoder reads any of PNG, JPEG, GIF, BMP and WebP (the format is sniffed
+from the bytes); `channels` = 0 keeps the file's channels, 1 / 3 / 4 convert. ndflow has no
+uint16 dtype, so 16-bit PNGs decode to uint8 (TF's `dtype=tf.uint8` result) and
+`dtype=tf.uint16` is not available.
+"""
+
+from __future__ import annotations
+
+from ndflow.core import dtypes
+from ndflow.core.api_export import tf_export
+from ndflow.core.shapes import TensorShape
+from ndflow.core.tensor import Tensor
+from ndflow.ops import comparison, string_ops
+from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.image_adjust import convert_image_dtype
+from ndflow.ops.op_def import op_def
+
+
+def _decoded_shape(ctx):
+    ctx.shapes[0].with_rank(0)
+    channels = ctx.attrs.get("channels", 0)
+    return [TensorShape([None, None, channels or None])]
+
+
+def _image_shape(ctx):
+    ctx.shapes[0].with_rank(0)
+    channels = ctx.attrs.get("channels", 0)
+    if ctx.attrs.get("expand_animations", True):
+        return [TensorShape(None)]  # 3-D, or 4-D for an animated GIF
+    return [TensorShape([None, None, channels or None])]
+
+
+def _encoded_shape(ctx):
+    if ctx.shapes[0].ndims is not None and ctx.shapes[0].ndims != 3:
+        raise ValueError(f"Shape must be rank 3 but is rank {ctx.shapes[0].ndims}")
+    return [TensorShape([])]
+
+
+_CHANNELS = "channels: int = 0"
+DecodePng = op_def("DecodePng", inputs=["contents: string"], outputs=["image: dtype"],
+                   attrs=[_CHANNELS, "dtype: {uint8} = DT_UINT8"], shape=_decoded_shape,
+                   gradient_undefined=True)
+DecodeJpeg = op_def(
+    "DecodeJpeg", inputs=["contents: string"], outputs=["image: uint8"],
+    attrs=[_CHANNELS, "ratio: int = 1", "fancy_upscaling: bool = true",
+           "try_recover_truncated: bool = false", "acceptable_fraction: float = 1.0",
+           "dct_method: string = ''"], shape=_decoded_shape, gradient_undefined=True)
+DecodeImage = op_def(
+    "DecodeImage", inputs=["contents: string"], outputs=["image: dtype"],
+    attrs=[_CHANNELS, "dtype: {uint8, float} = DT_UINT8", "expand_animations: bool = true"],
+    shape=_image_shape, gradient_undefined=True)
+EncodePng = op_def("EncodePng", inputs=["image: T"], outputs=["contents: string"],
+                   attrs=["compression: int = -1", "T: {uint8} = DT_UINT8"],
+                   shape=_encoded_shape, gradient_undefined=True)
+EncodeJpeg = op_def(
+    "EncodeJpeg", inputs=["image: uint8"], outputs=["contents: string"],
+    attrs=["format: {'', 'grayscale', 'rgb'} = ''", "quality: int = 95",
+           "progressive: bool = false", "optimize_size: bool = false",
+           "chroma_downsampling: bool = true", "density_unit: {'in', 'cm'} = 'in'",
+           "x_density: int = 300", "y_density: int = 300", "xmp_metadata: string = ''"],
+    shape=_encoded_shape, gradient_undefined=True)
+
+
+def _contents(contents) -> Tensor:
+    return convert_to_tensor(contents, dtypes.string, name="contents")
+
+
+@tf_export("io.decode_png", "image.decode_png", v1=["io.decode_png", "image.decode_png"])
+def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None) -> Tensor:
+    """`tf.io.decode_png`: a PNG (or other image) file's bytes -> [height, width, channels]."""
+    return apply_op(DecodePng, [_contents(contents)],
+                    {"channels": int(channels), "dtype": dtypes.as_dtype(dtype)},
+                    name=name).outputs[0]
+
+
+@tf_export("io.decode_jpeg", "image.decode_jpeg", v1=["io.decode_jpeg", "image.decode_jpeg"])
+def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True,
+                try_recover_truncated=False, acceptable_fraction=1, dct_method="",
+                name=None) -> Tensor:
+    """`tf.io.decode_jpeg`: a JPEG (or other image) file's bytes -> uint8 [h, w, channels]."""
+    attrs = {"channels": int(channels), "ratio": int(ratio),
+             "fancy_upscaling": bool(fancy_upscaling),
+             "try_recover_truncated": bool(try_recover_truncated),
+             "acceptable_fraction": float(acceptable_fraction), "dct_method": dct_method}
+    return apply_op(DecodeJpeg, [_contents(contents)], attrs, name=name).outputs[0]
+
+
+@tf_export("io.decode_image", "image.decode_image",
+           v1=["io.decode_image", "image.decode_image"])
+def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
+                 expand_animations=True) -> Tensor:
+    """`tf.io.decode_image`: any supported image file -> [h, w, c] (animated GIFs: [n, h, w,
+    3] unless `expand_animations=False`); float dtypes are scaled to [0, 1]."""
+    dtype = dtypes.as_dtype(dtype)
+    decode_as = dtype if dtype in (dtypes.uint8, dtypes.float32) else dtypes.float32
+    image = apply_op(DecodeImage, [_contents(contents)],
+                     {"channels": int(channels or 0), "dtype": decode_as,
+                      "expand_animations": bool(expand_animations)}, name=name).outputs[0]
+    return image if decode_as is dtype else convert_image_dtype(image, dtype)
+
+
+@tf_export("io.encode_png", "image.encode_png", v1=["io.encode_png", "image.encode_png"])
+def encode_png(image, compression=-1, name=None) -> Tensor:
+    """`tf.io.encode_png`: a uint8 [height, width, 1-4] image -> PNG bytes (compression -1
+    is zlib's default, 0-9 its levels)."""
+    image = convert_to_tensor(image, name="image")
+    return apply_op(EncodePng, [image], {"compression": int(compression), "T": image.dtype},
+                    name=name).outputs[0]
+
+
+@tf_export("io.encode_jpeg", "image.encode_jpeg", v1=["io.encode_jpeg", "image.encode_jpeg"])
+def encode_jpeg(image, format="", quality=95, progressive=False,  # noqa: A002 - TF's name
+                optimize_size=False, chroma_downsampling=True, density_unit="in",
+                x_density=300, y_density=300, xmp_metadata="", name=None) -> Tensor:
+    """`tf.io.encode_jpeg`: a uint8 [height, width, 1 or 3] image -> JPEG bytes."""
+    attrs = {"format": format, "quality": int(quality), "progressive": bool(progressive),
+             "optimize_size": bool(optimize_size),
+             "chroma_downsampling": bool(chroma_downsampling), "density_unit": density_unit,
+             "x_density": int(x_density), "y_density": int(y_density),
+             "xmp_metadata": xmp_metadata}
+    return apply_op(EncodeJpeg, [convert_to_tensor(image, dtypes.uint8, name="image")], attrs,
+                    name=name).outputs[0]
+
+
+@tf_export("io.is_jpeg", "image.is_jpeg", v1=["io.is_jpeg", "image.is_jpeg"])
+def is_jpeg(contents, name=None) -> Tensor:
+    """`tf.io.is_jpeg`: whether the bytes start with JPEG's signature (FF D8 FF)."""
+    prefix = string_ops.substr(_contents(contents), 0, 3)
+    return comparison.equal(prefix, b"\xff\xd8\xff", name=name)
