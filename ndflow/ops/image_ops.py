@@ -90,7 +90,7 @@ def image_dims(image: Tensor, rank: int) -> list:
     return [d if d is not None else dynamic[i] for i, d in enumerate(dims)]
 
 
-def _as_batch(image: Tensor) -> tuple[Tensor, bool]:
+def as_batch(image: Tensor) -> tuple[Tensor, bool]:
     """A 3-D image as a batch of one (TF's `is_batch` handling)."""
     nd = image.shape.ndims
     if nd == 3 or nd is None:
@@ -184,7 +184,7 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height,
                          target_width) -> Tensor:
     """`tf.image.crop_to_bounding_box`: the window at (offset_height, offset_width)."""
     with name_scope(None, "crop_to_bounding_box"):
-        image, is_batch = _as_batch(convert_to_tensor(image, name="image"))
+        image, is_batch = as_batch(convert_to_tensor(image, name="image"))
         deps = check_at_least_3d(image)
         batch, height, width, depth = image_dims(image, 4)
         deps += assert_true(_cmp(offset_width, 0, ">="), "offset_width must be >= 0.")
@@ -207,7 +207,7 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height,
                         target_width) -> Tensor:
     """`tf.image.pad_to_bounding_box`: zeros around the image up to the target size."""
     with name_scope(None, "pad_to_bounding_box"):
-        image, is_batch = _as_batch(convert_to_tensor(image, name="image"))
+        image, is_batch = as_batch(convert_to_tensor(image, name="image"))
         batch, height, width, depth = image_dims(image, 4)
         after_w = target_width - offset_width - width
         after_h = target_height - offset_height - height
@@ -243,7 +243,7 @@ def _min(x, y):
 def resize_with_crop_or_pad(image, target_height, target_width) -> Tensor:
     """`tf.image.resize_with_crop_or_pad`: center crop and/or zero-pad to the target size."""
     with name_scope(None, "resize_image_with_crop_or_pad"):
-        image, is_batch = _as_batch(convert_to_tensor(image, name="image"))
+        image, is_batch = as_batch(convert_to_tensor(image, name="image"))
         deps = check_at_least_3d(image)
         deps += assert_true(_cmp(target_width, 0, ">"), "target_width must be > 0.")
         deps += assert_true(_cmp(target_height, 0, ">"), "target_height must be > 0.")

@@ -10,14 +10,23 @@ nearest keeps the dtype.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import arithmetic, array_core, cast, math
+from ndflow.ops import arithmetic, array_core, cast, comparison, math
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
-from ndflow.ops.image_ops import image_dims
+from ndflow.ops.image_ops import (
+    as_batch,
+    assert_true,
+    check_at_least_3d,
+    image_dims,
+    pad_to_bounding_box,
+    with_dependencies,
+)
 from ndflow.ops.op_def import op_def
 
 _REAL = ("T: {int8, uint8, int16, int32, int64, half, float, double, bfloat16} "
@@ -213,3 +222,54 @@ def resize_images(images, size, method=ResizeMethodV1.BILINEAR, align_corners=Fa
             return resize_area(images_t, new_size, align_corners=align_corners)
         raise ValueError(f"Resize method is not implemented: {method}")
     return _resize_common(images, resize_fn, size, preserve_aspect_ratio, name, True)
+
+
+def _resize_with_pad(image, target_height, target_width, resize_fn) -> Tensor:
+    """Scales the image to fit the target box keeping its aspect ratio, then zero-pads it
+    centered (TF's float32 arithmetic: floors of the scaled sizes and half-paddings)."""
+    with name_scope(None, "resize_image_with_pad"):
+        image, is_batch = as_batch(convert_to_tensor(image, name="image"))
+        deps = check_at_least_3d(image)
+        deps += assert_true(_positive(target_width), "target_width must be > 0.")
+        deps += assert_true(_positive(target_height), "target_height must be > 0.")
+        image = with_dependencies(deps, image)
+        _, height, width, _ = image_dims(image, 4)
+        if all(isinstance(v, int) for v in (height, width, target_height, target_width)):
+            f32 = np.float32
+            ratio = max(f32(width) / f32(target_width), f32(height) / f32(target_height))
+            rh, rw = f32(height) / ratio, f32(width) / ratio
+            new_size = [int(np.floor(rh)), int(np.floor(rw))]
+            pad_h = max(0, int(np.floor((f32(target_height) - rh) / f32(2))))
+            pad_w = max(0, int(np.floor((f32(target_width) - rw) / f32(2))))
+        else:
+            f = [cast.cast(v, dtypes.float32) for v in (height, width, target_height,
+                                                        target_width)]
+            ratio = arithmetic.maximum(f[1] / f[3], f[0] / f[2])
+            rh, rw = f[0] / ratio, f[1] / ratio
+            new_size = array_core.stack([cast.cast(math.floor(rh), dtypes.int32),
+                                         cast.cast(math.floor(rw), dtypes.int32)])
+            pad_h = arithmetic.maximum(0, cast.cast(math.floor((f[2] - rh) / 2), dtypes.int32))
+            pad_w = arithmetic.maximum(0, cast.cast(math.floor((f[3] - rw) / 2), dtypes.int32))
+        padded = pad_to_bounding_box(resize_fn(image, new_size), pad_h, pad_w, target_height,
+                                     target_width)
+        return padded if is_batch else array_core.squeeze(padded, axis=[0])
+
+
+def _positive(v):
+    return v > 0 if not isinstance(v, Tensor) else comparison.greater(v, 0)
+
+
+@tf_export("image.resize_with_pad", v1=[])
+def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR,
+                    antialias=False) -> Tensor:
+    """`tf.image.resize_with_pad`: resize keeping the aspect ratio, then pad with zeros."""
+    return _resize_with_pad(image, target_height, target_width, lambda im, size: resize(
+        im, size, method=method, antialias=antialias))
+
+
+@tf_export(v1=["image.resize_image_with_pad"])
+def resize_image_with_pad(image, target_height, target_width, method=ResizeMethodV1.BILINEAR,
+                          align_corners=False) -> Tensor:
+    """`tf.compat.v1.image.resize_image_with_pad`: as resize_with_pad, TF1 resizing."""
+    return _resize_with_pad(image, target_height, target_width, lambda im, size: resize_images(
+        im, size, method, align_corners=align_corners))
