@@ -100,6 +100,15 @@ def as_batch(image: Tensor) -> tuple[Tensor, bool]:
     return image, True
 
 
+def set_static_shape(t: Tensor, dims: list) -> Tensor:
+    """TF's `set_shape` after a slice/pad whose sizes were stacked into a tensor: the dims
+    known as Python ints (graph tensors only; eager ones know their shape)."""
+    if hasattr(t, "set_shape") and not context.executing_eagerly():
+        t.set_shape([d if isinstance(d, int) and not isinstance(d, bool) else None
+                     for d in dims])
+    return t
+
+
 def _unbatch(image: Tensor, is_batch: bool) -> Tensor:
     return image if is_batch else array_core.squeeze(image, axis=[0])
 
@@ -199,6 +208,7 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height,
         cropped = array_slicing.slice(
             image, array_core.stack([0, offset_height, offset_width, 0]),
             array_core.stack([-1, target_height, target_width, -1]))
+        set_static_shape(cropped, [batch, target_height, target_width, depth])
         return _unbatch(cropped, is_batch)
 
 
@@ -220,7 +230,9 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height,
         paddings = array_core.reshape(
             array_core.stack([0, 0, offset_height, after_h, offset_width, after_w, 0, 0]),
             [4, 2])
-        return _unbatch(array_fill.pad(image, paddings), is_batch)
+        padded = array_fill.pad(image, paddings)
+        set_static_shape(padded, [batch, target_height, target_width, depth])
+        return _unbatch(padded, is_batch)
 
 
 def _cmp(x, y, op: str):
@@ -292,7 +304,8 @@ def central_crop(image, central_fraction) -> Tensor:
         size = [h - h_start * 2, w - w_start * 2, -1]
         if rank == 4:
             size = [-1, *size]
-        return array_slicing.slice(image, array_core.stack(begin), array_core.stack(size))
+        out = array_slicing.slice(image, array_core.stack(begin), array_core.stack(size))
+        return set_static_shape(out, [*dims[:-3], size[-3], size[-2], dims[-1]])
 
 
 @tf_export("image.per_image_standardization")

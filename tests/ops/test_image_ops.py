@@ -308,3 +308,20 @@ def test_jpeg_round_trip():
 def test_codec_bad_input(fn, message):
     with pytest.raises(tf.errors.InvalidArgumentError, match=message):
         fn()
+
+
+def test_unknown_batch_keeps_static_image_dims():
+    g = tf.Graph()
+    with g.as_default():
+        p = tf.compat.v1.placeholder(tf.float32, [None, None, None, 3])
+        q = tf.compat.v1.placeholder(tf.float32, [None, 8, 6, 3])
+        shapes = [t.shape.as_list() for t in (
+            tf.image.resize_with_crop_or_pad(p, 4, 4), tf.image.central_crop(q, 0.5),
+            tf.image.resize_with_pad(q, 5, 5), tf.image.crop_to_bounding_box(q[0], 1, 1, 3, 2),
+            tf.image.resize(p, [7, 2]))]
+        assert shapes == [[None, 4, 4, 3], [None, 4, 4, 3], [None, 5, 5, 3], [3, 2, 3],
+                          [None, 7, 2, 3]]
+        out = tf.image.resize_with_crop_or_pad(p, 4, 4)
+        with tf.compat.v1.Session() as sess:
+            value = sess.run(out, {p: np.ones((1, 6, 2, 3), np.float32)})
+    np.testing.assert_array_equal(value[0, :, :, 0], [[0, 1, 1, 0]] * 4)
