@@ -122,6 +122,8 @@ def _flip(image, flip_index: int, scope: str) -> Tensor:
             return array_reorder.reverse(image, [flip_index])
         if nd == 4:
             return array_reorder.reverse(image, [flip_index + 1])
+        if nd is None:  # height and width are the 3rd and 2nd axes from the end either way
+            return array_reorder.reverse(image, [flip_index - 3])
         raise ValueError(f"'image' (shape {image.shape})must have either 3 or 4 dimensions.")
 
 

@@ -325,3 +325,17 @@ def test_unknown_batch_keeps_static_image_dims():
         with tf.compat.v1.Session() as sess:
             value = sess.run(out, {p: np.ones((1, 6, 2, 3), np.float32)})
     np.testing.assert_array_equal(value[0, :, :, 0], [[0, 1, 1, 0]] * 4)
+
+
+def test_flips_of_unknown_rank():
+    g = tf.Graph()
+    with g.as_default():
+        p = tf.compat.v1.placeholder(tf.float32)
+        lr, ud = tf.image.flip_left_right(p), tf.image.flip_up_down(p)
+        x = np.arange(24, dtype=np.float32).reshape(2, 4, 3, 1)
+        with tf.compat.v1.Session() as sess:
+            got_lr, got_ud = sess.run([lr, ud], {p: x})
+            got_3d = sess.run(lr, {p: x[0]})
+    np.testing.assert_array_equal(got_lr, x[:, :, ::-1])
+    np.testing.assert_array_equal(got_ud, x[:, ::-1])
+    np.testing.assert_array_equal(got_3d, x[0, :, ::-1])
