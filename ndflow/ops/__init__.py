@@ -100,6 +100,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     image_adjust,
     image_codec,
     image_color,
+    image_colorspace,
     image_misc,
     image_ops,
     image_resize,

@@ -1,12 +1,25 @@
-"""`tf.image` odds and ends built from array ops, as in TF: rot90, transpose, adjust_gamma and
-total_variation."""
+"""`tf.image` odds and ends built from array ops, as in TF: rot90, transpose, adjust_gamma,
+total_variation, image_gradients and psnr."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
-from ndflow.ops import arithmetic, array_reorder, array_transpose, comparison, math, reduction
+from ndflow.ops import (
+    arithmetic,
+    array_fill,
+    array_reorder,
+    array_slicing,
+    array_transpose,
+    cast,
+    comparison,
+    math,
+    reduction,
+)
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.image_adjust import convert_image_dtype, to_float
 from ndflow.ops.image_ops import assert_true, check_at_least_3d, static_value, with_dependencies
@@ -86,3 +99,33 @@ def total_variation(images, name=None) -> Tensor:
         return reduction.reduce_sum(math.abs(d1), axis=axis) + \
             reduction.reduce_sum(math.abs(d2), axis=axis)
 
+
+
+@tf_export("image.image_gradients")
+def image_gradients(image) -> tuple:
+    """`tf.image.image_gradients`: (dy, dx), forward differences with a zero last row /
+    column, for a 4-D batch."""
+    image = convert_to_tensor(image, name="image")
+    if image.shape.ndims != 4:
+        raise ValueError(f"image_gradients expects a 4D tensor [batch_size, h, w, d], not "
+                         f"{image.shape}.")
+    dy = image[:, 1:, :, :] - image[:, :-1, :, :]
+    dx = image[:, :, 1:, :] - image[:, :, :-1, :]
+    dy = array_slicing.concat([dy, array_fill.zeros_like(image[:, :1, :, :])], 1)
+    dx = array_slicing.concat([dx, array_fill.zeros_like(image[:, :, :1, :])], 2)
+    return dy, dx
+
+
+@tf_export("image.psnr")
+def psnr(a, b, max_val, name=None) -> Tensor:
+    """`tf.image.psnr`: 20 log10(max_val) - 10 log10(mean squared error), per image."""
+    with name_scope(name, "PSNR"):
+        a, b = convert_to_tensor(a, name="a"), convert_to_tensor(b, name="b")
+        if not a.shape.is_compatible_with(b.shape) or (
+                a.shape.ndims is not None and a.shape.ndims < 3):
+            raise ValueError(f"Two images are not compatible: {a.shape} and {b.shape}")
+        max_val = convert_image_dtype(cast.cast(max_val, a.dtype), dtypes.float32)
+        a, b = convert_image_dtype(a, dtypes.float32), convert_image_dtype(b, dtypes.float32)
+        mse = reduction.reduce_mean(arithmetic.squared_difference(a, b), [-3, -2, -1])
+        return arithmetic.subtract(20 * arithmetic.log(max_val) / arithmetic.log(10.0),
+                                   np.float32(10 / np.log(10)) * arithmetic.log(mse), name="psnr")
