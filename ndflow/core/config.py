@@ -171,7 +171,7 @@ del _list, _name, _op
 # Declared and validated, but nothing in ndflow acts on them yet (README's "in effect"
 # column and `python -m ndflow.info` read this).
 PARSED_ONLY = frozenset({
-    TF_ENABLE_NHWC, TF_ENABLE_NVTX_RANGES, TF_DISABLE_NVTX_RANGES, TF_CUDNN_USE_AUTOTUNE,
+    TF_ENABLE_NVTX_RANGES, TF_DISABLE_NVTX_RANGES, TF_CUDNN_USE_AUTOTUNE,
     TF_ENABLE_CUBLAS_TENSOR_OP_MATH_FP32, TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32,
     TF_ENABLE_CUDNN_RNN_TENSOR_OP_MATH_FP32, TF_NUM_INTEROP_THREADS, XLA_FLAGS,
 })
