@@ -130,6 +130,54 @@ def _decode_image(node):
     return _decoder(node, True)
 
 
+@host_kernel(ops.DecodeGif)
+def _decode_gif(node):
+    def decode_gif(contents):
+        arr = _decode(_scalar_bytes(contents), 3, True)
+        return torch.from_numpy(np.array(arr if arr.ndim == 4 else arr[None], copy=True))
+    return decode_gif
+
+
+_FORMAT_NAMES = {_SIGNATURES[0]: ("PNG", "png"), _SIGNATURES[1]: ("JPEG", "jpeg"),
+                 _SIGNATURES[2]: ("GIF", "gif"), _SIGNATURES[3]: ("GIF", "gif")}
+
+
+@host_kernel(ops.DecodeBmp)
+def _decode_bmp(node):
+    channels = int(node.attrs["channels"])
+
+    def decode_bmp(contents):
+        data = _scalar_bytes(contents)
+        for signature, (kind, fn) in _FORMAT_NAMES.items():
+            if data.startswith(signature):
+                raise InvalidArgumentError(None, None, f"Trying to decode {kind} format using "
+                                                       f"DecodeBmp op. Use `decode_{fn}` or "
+                                                       "`decode_image` instead.")
+        return torch.from_numpy(np.array(_decode(data, channels, False), copy=True))
+    return decode_bmp
+
+
+_JPEG_CHANNELS = {"L": 1, "RGB": 3, "YCbCr": 3, "CMYK": 4}
+
+
+@host_kernel(ops.ExtractJpegShape)
+def _extract_jpeg_shape(node):
+    dtype = torch.int64 if node.attrs["output_type"].name == "int64" else torch.int32
+
+    def extract_jpeg_shape(contents):
+        data = _scalar_bytes(contents)
+        try:
+            if not data.startswith(_SIGNATURES[1]):
+                raise ValueError("not a JPEG")
+            im = _pil().open(io.BytesIO(data))  # reads the header only
+            shape = [im.size[1], im.size[0], _JPEG_CHANNELS.get(im.mode, 3)]
+        except (OSError, ValueError, SyntaxError):
+            raise InvalidArgumentError(None, None, f"Invalid JPEG data, size {len(data)}") \
+                from None
+        return torch.tensor(shape, dtype=dtype)
+    return extract_jpeg_shape
+
+
 def _image_array(image, op: str, allowed: tuple) -> np.ndarray:
     arr = image.cpu().numpy() if isinstance(image, torch.Tensor) else np.asarray(image)
     if arr.ndim != 3:

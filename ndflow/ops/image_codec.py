@@ -1,5 +1,5 @@
 """`tf.io` / `tf.image` image files: decode_png, encode_png, decode_jpeg, encode_jpeg,
-decode_image, is_jpeg (TF's ops DecodePng, EncodePng, DecodeJpeg, EncodeJpeg, DecodeImage;
+decode_image, decode_gif, decode_bmp, extract_jpeg_shape, is_jpeg (TF's ops of those names;
 host kernels on Pillow in ndflow/kernels/image_codec.py).
 
 As in TF 2.21, every decoder reads any of PNG, JPEG, GIF, BMP and WebP (the format is sniffed
@@ -53,6 +53,15 @@ DecodeImage = op_def(
     "DecodeImage", inputs=["contents: string"], outputs=["image: dtype"],
     attrs=[_CHANNELS, "dtype: {uint8, float} = DT_UINT8", "expand_animations: bool = true"],
     shape=_image_shape, gradient_undefined=True)
+DecodeGif = op_def("DecodeGif", inputs=["contents: string"], outputs=["image: uint8"],
+                   shape=lambda ctx: [TensorShape([None, None, None, 3])],
+                   gradient_undefined=True)
+DecodeBmp = op_def("DecodeBmp", inputs=["contents: string"], outputs=["image: uint8"],
+                   attrs=[_CHANNELS], shape=_decoded_shape, gradient_undefined=True)
+ExtractJpegShape = op_def(
+    "ExtractJpegShape", inputs=["contents: string"], outputs=["image_shape: output_type"],
+    attrs=["output_type: {int32, int64} = DT_INT32"],
+    shape=lambda ctx: [TensorShape([3])], gradient_undefined=True)
 EncodePng = op_def("EncodePng", inputs=["image: T"], outputs=["contents: string"],
                    attrs=["compression: int = -1", "T: {uint8} = DT_UINT8"],
                    shape=_encoded_shape, gradient_undefined=True)
@@ -101,6 +110,27 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
                      {"channels": int(channels or 0), "dtype": decode_as,
                       "expand_animations": bool(expand_animations)}, name=name).outputs[0]
     return image if decode_as is dtype else convert_image_dtype(image, dtype)
+
+
+@tf_export("io.decode_gif", "image.decode_gif", v1=["io.decode_gif", "image.decode_gif"])
+def decode_gif(contents, name=None) -> Tensor:
+    """`tf.io.decode_gif`: every frame, as uint8 [frames, height, width, 3]."""
+    return apply_op(DecodeGif, [_contents(contents)], {}, name=name).outputs[0]
+
+
+@tf_export("io.decode_bmp", "image.decode_bmp", v1=["io.decode_bmp", "image.decode_bmp"])
+def decode_bmp(contents, channels=0, name=None) -> Tensor:
+    """`tf.io.decode_bmp`: a BMP file -> uint8 [height, width, channels]."""
+    return apply_op(DecodeBmp, [_contents(contents)], {"channels": int(channels)},
+                    name=name).outputs[0]
+
+
+@tf_export("io.extract_jpeg_shape", "image.extract_jpeg_shape",
+           v1=["io.extract_jpeg_shape", "image.extract_jpeg_shape"])
+def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None) -> Tensor:
+    """`tf.io.extract_jpeg_shape`: [height, width, channels] of a JPEG, without decoding."""
+    return apply_op(ExtractJpegShape, [_contents(contents)],
+                    {"output_type": dtypes.as_dtype(output_type)}, name=name).outputs[0]
 
 
 @tf_export("io.encode_png", "image.encode_png", v1=["io.encode_png", "image.encode_png"])

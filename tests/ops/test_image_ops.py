@@ -339,3 +339,19 @@ def test_flips_of_unknown_rank():
     np.testing.assert_array_equal(got_lr, x[:, :, ::-1])
     np.testing.assert_array_equal(got_ud, x[:, ::-1])
     np.testing.assert_array_equal(got_3d, x[0, :, ::-1])
+
+
+def test_gif_bmp_and_jpeg_shape_as_tensorflow():
+    gif = (FIXTURE / "pillow_anim.gif").read_bytes()
+    np.testing.assert_array_equal(tf.io.decode_gif(gif).numpy(), EXPECTED["decode_gif"])
+    np.testing.assert_array_equal(tf.io.decode_image(gif).numpy(), EXPECTED["decode_image_gif"])
+    bmp = (FIXTURE / "pillow_rgb.bmp").read_bytes()
+    np.testing.assert_array_equal(tf.io.decode_bmp(bmp).numpy(), EXPECTED["decode_bmp"])
+    jpeg = (FIXTURE / "tf_smooth.jpg").read_bytes()
+    np.testing.assert_array_equal(tf.io.extract_jpeg_shape(jpeg).numpy(), EXPECTED["jpeg_shape"])
+    assert tf.io.extract_jpeg_shape(jpeg, tf.int64).dtype == tf.int64
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Trying to decode JPEG format "
+                       "using DecodeBmp op"):
+        tf.io.decode_bmp(jpeg)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid JPEG data, size"):
+        tf.io.extract_jpeg_shape(bmp)
