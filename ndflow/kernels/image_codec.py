@@ -214,6 +214,21 @@ def _encode_png(node):
     return encode_png
 
 
+@host_kernel(ops.EncodeJpegVariableQuality)
+def _encode_jpeg_variable_quality(node):
+    def encode(image, quality):
+        arr = _image_array(image, "EncodeJpeg", (1, 3))
+        q = int(quality)
+        if not 0 <= q <= 100:
+            raise InvalidArgumentError(None, None, f"quality must be in [0,100], got {q}")
+        im = _pil().fromarray(arr[..., 0] if arr.shape[-1] == 1 else arr,
+                              "L" if arr.shape[-1] == 1 else "RGB")
+        buf = io.BytesIO()
+        im.save(buf, format="JPEG", quality=q)
+        return _bytes_scalar(buf.getvalue())
+    return encode
+
+
 @host_kernel(ops.EncodeJpeg)
 def _encode_jpeg(node):
     a = node.attrs

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import comparison, string_ops
+from ndflow.ops import comparison, random, stateless_random, string_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.image_adjust import convert_image_dtype
 from ndflow.ops.op_def import op_def
@@ -62,6 +63,9 @@ ExtractJpegShape = op_def(
     "ExtractJpegShape", inputs=["contents: string"], outputs=["image_shape: output_type"],
     attrs=["output_type: {int32, int64} = DT_INT32"],
     shape=lambda ctx: [TensorShape([3])], gradient_undefined=True)
+EncodeJpegVariableQuality = op_def(
+    "EncodeJpegVariableQuality", inputs=["images: uint8", "quality: int32"],
+    outputs=["contents: string"], shape=_encoded_shape, gradient_undefined=True)
 EncodePng = op_def("EncodePng", inputs=["image: T"], outputs=["contents: string"],
                    attrs=["compression: int = -1", "T: {uint8} = DT_UINT8"],
                    shape=_encoded_shape, gradient_undefined=True)
@@ -161,3 +165,44 @@ def is_jpeg(contents, name=None) -> Tensor:
     """`tf.io.is_jpeg`: whether the bytes start with JPEG's signature (FF D8 FF)."""
     prefix = string_ops.substr(_contents(contents), 0, 3)
     return comparison.equal(prefix, b"\xff\xd8\xff", name=name)
+
+
+@tf_export("image.adjust_jpeg_quality")
+def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None) -> Tensor:
+    """`tf.image.adjust_jpeg_quality`: the image after a JPEG round trip at `jpeg_quality`
+    (the EncodeJpegVariableQuality op, then DecodeJpeg), in its own dtype."""
+    with name_scope(name, "adjust_jpeg_quality"):
+        image = convert_to_tensor(image, name="image")
+        channels = image.shape.as_list()[-1]
+        as_uint8 = convert_image_dtype(image, dtypes.uint8, saturate=True)
+        quality = jpeg_quality if isinstance(jpeg_quality, Tensor) else \
+            convert_to_tensor(jpeg_quality, dtypes.int32)
+        data = apply_op(EncodeJpegVariableQuality, [as_uint8, quality], {}).outputs[0]
+        decoded = decode_jpeg(data, channels=channels or 0, dct_method=dct_method)
+        return convert_image_dtype(decoded, image.dtype, saturate=True)
+
+
+def _check_quality_range(lo, hi) -> None:
+    if lo < 0 or hi < 0 or lo > 100 or hi > 100:
+        raise ValueError("jpeg encoding range must be between 0 and 100.")
+    if lo >= hi:
+        raise ValueError("`min_jpeg_quality` must be less than `max_jpeg_quality`.")
+
+
+@tf_export("image.random_jpeg_quality")
+def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None) -> Tensor:
+    """`tf.image.random_jpeg_quality`: a JPEG round trip at a quality drawn from
+    [min_jpeg_quality, max_jpeg_quality)."""
+    _check_quality_range(min_jpeg_quality, max_jpeg_quality)
+    quality = random.random_uniform([], min_jpeg_quality, max_jpeg_quality, seed=seed,
+                                    dtype=dtypes.int32)
+    return adjust_jpeg_quality(image, quality)
+
+
+@tf_export("image.stateless_random_jpeg_quality", v1=[])
+def stateless_random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed) -> Tensor:
+    """`tf.image.stateless_random_jpeg_quality`: the quality determined by `seed`."""
+    _check_quality_range(min_jpeg_quality, max_jpeg_quality)
+    quality = stateless_random.stateless_uniform([], seed, min_jpeg_quality, max_jpeg_quality,
+                                                 dtype=dtypes.int32)
+    return adjust_jpeg_quality(image, quality)

@@ -355,3 +355,18 @@ def test_gif_bmp_and_jpeg_shape_as_tensorflow():
         tf.io.decode_bmp(jpeg)
     with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid JPEG data, size"):
         tf.io.extract_jpeg_shape(bmp)
+
+
+def test_jpeg_quality_round_trip_as_tensorflow():
+    smooth = EXPECTED["codec_smooth"]
+    got = tf.image.adjust_jpeg_quality(smooth, 60).numpy().astype(int)
+    diff = np.abs(got - EXPECTED["jpeg_quality_60"].astype(int))
+    assert diff.max() <= 4 and diff.mean() < 1.5  # libjpeg vs libjpeg-turbo rounding
+    as_float = tf.image.adjust_jpeg_quality(smooth / np.float32(255), 60).numpy()
+    assert as_float.dtype == np.float32 and np.abs(as_float * 255 - got).max() <= 1
+    out = tf.image.stateless_random_jpeg_quality(smooth, 40, 90, seed=[1, 2]).numpy()
+    assert out.shape == smooth.shape
+    with pytest.raises(ValueError, match="`min_jpeg_quality` must be less than"):
+        tf.image.random_jpeg_quality(smooth, 90, 40)
+    with pytest.raises(ValueError, match="jpeg encoding range must be between 0 and 100."):
+        tf.image.random_jpeg_quality(smooth, 10, 140)
