@@ -2,6 +2,7 @@
 
 import pytest
 
+from ndflow.core import optimizer_options
 from ndflow.models.image.mnist import run_info
 from ndflow.passes.amp import device as amp_device
 
@@ -20,7 +21,23 @@ def test_mixed_precision_says_what_really_happens(monkeypatch, gpu, bf16, want):
     assert run_info.precision_description("float32", False) == "float32; mixed precision off"
 
 
-def test_mixed_precision_request_is_read_from_the_environment(monkeypatch):
+@pytest.fixture
+def no_explicit_options():
+    """An explicit tf.config option wins over the environment: start from none (another
+    test may have left one set) and put them back afterwards."""
+    saved = (dict(optimizer_options._options), optimizer_options._jit,
+             optimizer_options._graph_rewrite_enabled,
+             optimizer_options._non_mixed_precision_session_created)
+    optimizer_options.reset()
+    yield
+    optimizer_options.reset()
+    optimizer_options._options.update(saved[0])
+    (optimizer_options._jit, optimizer_options._graph_rewrite_enabled,
+     optimizer_options._non_mixed_precision_session_created) = saved[1:]
+    optimizer_options._bump()
+
+
+def test_mixed_precision_request_is_read_from_the_environment(monkeypatch, no_explicit_options):
     monkeypatch.setattr(amp_device, "detect_gpu", lambda: None)
     monkeypatch.setattr(amp_device, "cpu_has_bf16_units", lambda: False)
     monkeypatch.delenv("TF_ENABLE_AUTO_MIXED_PRECISION", raising=False)
