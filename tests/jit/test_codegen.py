@@ -47,8 +47,8 @@ INT_BINARY = ["Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "SquaredDiffer
 OTHER = ["BiasAdd", "Select", "SelectV2", "AddN", "Cast", "LogicalAnd", "LogicalOr",
          "LogicalNot", "Const", "Reshape", "ExpandDims", "Squeeze", "BroadcastTo", "Transpose",
          "Sum", "Mean", "Max", "Min", "Prod", "All", "Any"]
-# float32 and bfloat16 run by default; the other widths in CI's slow pass (compile time)
-FLOATS = [dtypes.float32, dtypes.bfloat16,
+# float32 runs by default; the other widths in CI's slow pass (compile time)
+FLOATS = [dtypes.float32, pytest.param(dtypes.bfloat16, marks=pytest.mark.slow),
           pytest.param(dtypes.float64, marks=pytest.mark.slow),
           pytest.param(dtypes.float16, marks=pytest.mark.slow)]
 
@@ -58,15 +58,20 @@ def cache_dir(request):
     return kernel_cache_dir(request.config)
 
 
+# TF op names ndflow does not register (codegen still emits them); another test module may
+# register a stand-in under one of these names (tests/passes/amp_helpers.py's "Inv").
+NOT_NDFLOW_OPS = {"Inv", "PreventGradient", "Snapshot", "Div"}
+
+
 def _present(names):
-    return [n for n in names if n in REGISTRY]
+    return [n for n in names if n in REGISTRY and n not in NOT_NDFLOW_OPS]
 
 
 def test_every_emitted_op_is_tested():
     tested = set(UNARY) | set(BINARY) | set(GRADS) | set(OTHER)
     assert emitters.emitted_op_types() <= tested, emitters.emitted_op_types() - tested
     # names TF has that ndflow does not register are tolerated, nothing else
-    assert {n for n in tested if n not in REGISTRY} <= {"Inv", "PreventGradient", "Snapshot", "Div"}
+    assert {n for n in tested if n not in REGISTRY} <= NOT_NDFLOW_OPS
 
 
 def _check_group(fn, specs, seed=0, cache_dir=None, make=None):
@@ -162,7 +167,8 @@ def test_shape_ops_in_a_loop(dt, cache_dir):
 _slow = pytest.mark.slow
 REDUCTION_CASES = [  # (shape, axes, keep_dims): rows, columns, middle, mixed, all
     ([6, 40], [1], False), ([6, 40], [0], True), pytest.param([3, 4, 5], [1], False, marks=_slow),
-    ([3, 4, 5], [0, 2], True), pytest.param([3, 4, 5], [0, 1, 2], False, marks=_slow),
+    pytest.param([3, 4, 5], [0, 2], True, marks=_slow),
+    pytest.param([3, 4, 5], [0, 1, 2], False, marks=_slow),
     pytest.param([7], [0], False, marks=_slow),
 ]
 

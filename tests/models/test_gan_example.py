@@ -24,9 +24,10 @@ def _rows(path):
         return list(csv.DictReader(f))
 
 
-@pytest.mark.parametrize("precision,compute", [("float32", "float32"),
-                                               ("mixed_float16", "float16"),
-                                               ("mixed_bfloat16", "bfloat16")])
+@pytest.mark.parametrize("precision,compute", [
+    ("float32", "float32"),
+    pytest.param("mixed_float16", "float16", marks=pytest.mark.slow),  # CI's slow pass
+    pytest.param("mixed_bfloat16", "bfloat16", marks=pytest.mark.slow)])
 def test_self_test_under_each_precision(precision, compute, tmp_path, capsys):
     history = train.main(["--self_test", f"--precision={precision}", f"--log_dir={tmp_path}"])
     out = capsys.readouterr().out
@@ -47,7 +48,8 @@ def test_self_test_under_each_precision(precision, compute, tmp_path, capsys):
     assert "d_loss_scale" not in rows[0]
 
 
-@pytest.mark.parametrize("scaling,scale", [("dynamic", 2.0 ** 15), ("fixed:128", 128.0)])
+@pytest.mark.parametrize("scaling,scale", [
+    ("dynamic", 2.0 ** 15), pytest.param("fixed:128", 128.0, marks=pytest.mark.slow)])
 def test_loss_scaling_runs(scaling, scale, tmp_path, capsys):
     history = train.main(["--self_test", "--precision=mixed_float16", f"--loss_scaling={scaling}",
                           "--epochs=2", f"--log_dir={tmp_path}"])
@@ -64,6 +66,7 @@ def test_loss_scaling_runs(scaling, scale, tmp_path, capsys):
         assert all(math.isfinite(float(row[k])) for k in ("d_loss", "g_loss"))
 
 
+@pytest.mark.slow
 def test_scaled_and_unscaled_runs_agree(tmp_path):
     """Loss scaling by a power of two only changes the gradients' exponent: in float32 the
     losses of a scaled and an unscaled run from the same seeds are the same."""

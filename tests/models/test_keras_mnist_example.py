@@ -97,6 +97,7 @@ def _check_tensorboard_logs(logdir):
     assert {"epoch_loss", "epoch_accuracy"} <= set(validation.Tags()["tensors"])
 
 
+@pytest.mark.slow  # a full training run: CI's slow pass
 def test_checkpoint_dir_resumes_at_the_saved_epoch_and_step_and_logdir(tmp_path, capsys):
     d = load(None, True, keras_convolutional.EVAL_BATCH_SIZE)
     ckpt = str(tmp_path / "ckpt")

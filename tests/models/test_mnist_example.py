@@ -38,6 +38,7 @@ def test_digits_with_amp_bf16_match_float32_accuracy(tmp_path, monkeypatch, caps
     assert error <= 5.0, out.out
 
 
+@pytest.mark.slow  # a full training run: CI's slow pass
 def test_tf1_logdir_and_checkpoint_dir_resume_at_the_saved_step(tmp_path, capsys):
     """Half an epoch (2 steps) with a checkpoint, as if interrupted; the rerun restores it and
     continues at step 2. TensorBoard's loader reads the TF1 summaries and the graph."""
