@@ -45,6 +45,7 @@ def example_runs(tmp_path_factory):
     pool.shutdown(wait=True)
 
 
+@pytest.mark.slow  # 12 fresh interpreters (~30 s on 2 cores): CI's slow pass runs them
 @pytest.mark.parametrize("index", range(len(EXAMPLES)))
 def test_readme_example_prints_what_the_readme_shows(index, example_runs):
     _, shown = EXAMPLES[index]
