@@ -5,26 +5,15 @@ only), and the torch build."""
 from __future__ import annotations
 
 import os
-import platform
 
 import torch
 
-FEATURES = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16", "amx_bf16", "amx_tile")
+from ndflow.core.build_info import CPU_FEATURES as FEATURES
+from ndflow.core.build_info import cpu_model_and_flags
 
 
 def cpu_line() -> str:
-    model, flags = platform.processor() or "unknown CPU", set()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                if key.strip() == "model name":
-                    model = value.strip()
-                elif key.strip() == "flags":
-                    flags = set(value.split())
-                    break
-    except OSError:
-        pass
+    model, flags = cpu_model_and_flags()
     have = [f for f in FEATURES if f in flags] or ["none of " + "/".join(FEATURES)]
     lacks = [f for f in FEATURES if f not in flags and flags]
     lacking = f"; no {', '.join(lacks)}" if lacks else ""

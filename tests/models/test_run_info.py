@@ -3,6 +3,7 @@
 import pytest
 
 from ndflow.core import optimizer_options
+from ndflow.core.build_info import cpu_model_and_flags
 from ndflow.models.image.mnist import run_info
 from ndflow.passes.amp import device as amp_device
 
@@ -50,5 +51,5 @@ def test_the_line_names_the_cpu_and_its_features(monkeypatch):
     monkeypatch.setattr(amp_device, "cpu_flags", lambda: frozenset({"avx2", "fma"}))
     monkeypatch.setattr(amp_device, "cpu_has_bf16_units", lambda: False)
     line = run_info.run_line("float32", False)
-    assert line.startswith(f"Training on CPU: {run_info._cpu_model()} (")
+    assert line.startswith(f"Training on CPU: {cpu_model_and_flags()[0]} (")
     assert "avx2, fma; no bf16 units) in float32; mixed precision off." in line

@@ -3,6 +3,7 @@
 from ndflow.keras.layers import (  # noqa: F401 - their exports
     activation_layers,
     base_layer,
+    bidirectional,
     conv_layers,
     core_layers,
     embedding_layer,

@@ -10,21 +10,11 @@ import os
 import torch
 
 from ndflow.core import devices
+from ndflow.core.build_info import cpu_model_and_flags
 from ndflow.passes.amp import device as amp_device
 from ndflow.passes.pass_config import resolve_pass_config
 
 _FEATURES = ("avx2", "fma", "avx512f", "avx512_bf16", "amx_bf16")
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 def device_description() -> str:
@@ -34,7 +24,7 @@ def device_description() -> str:
     flags = amp_device.cpu_flags()
     have = [f for f in _FEATURES if f in flags]
     units = "bf16 units" if amp_device.cpu_has_bf16_units() else "no bf16 units"
-    return (f"CPU: {_cpu_model()} ({os.cpu_count()} cores; "
+    return (f"CPU: {cpu_model_and_flags()[0]} ({os.cpu_count()} cores; "
             f"{', '.join(have) or 'no AVX2'}; {units})")
 
 
