@@ -314,9 +314,9 @@ class BundleReader:
                                                 f"restored bytes; tensor {key!r} in file "
                                                 f"{path} is corrupted")
 
-    def _read_bytes_into(self, key: str, entry, shape, itemsize: int, address: int) -> None:
-        """A numeric tensor's bytes read once into the `entry.size` bytes at `address`, size
-        and CRC checked (one copy: no file-sized buffer, no slices)."""
+    def _located(self, key: str, entry) -> tuple:
+        """(data file path, its open file, the entry's offset), the entry checked to lie
+        inside the file (a truncated file is DataLossError naming it)."""
         path = data_filename(self._prefix, entry.shard_id, self._num_shards)
         f, file_size = self._file(entry.shard_id)
         start, end = entry.offset, entry.offset + entry.size
@@ -324,6 +324,12 @@ class BundleReader:
             raise errors.DataLossError(None, None, f"Checkpoint data file {path} is truncated: "
                                                    f"tensor {key!r} needs bytes [{start}, "
                                                    f"{end}) of {file_size}")
+        return path, f, start
+
+    def _read_bytes_into(self, key: str, entry, shape, itemsize: int, address: int) -> None:
+        """A numeric tensor's bytes read once into the `entry.size` bytes at `address`, size
+        and CRC checked (one copy: no file-sized buffer, no slices)."""
+        path, f, start = self._located(key, entry)
         count = int(np.prod(shape, dtype=np.int64))
         if entry.size != count * itemsize:
             raise errors.DataLossError(None, None, f"Tensor {key!r} in {path}: size "
@@ -339,7 +345,7 @@ class BundleReader:
         if got != entry.size:
             raise errors.DataLossError(None, None, f"Checkpoint data file {path} is truncated: "
                                                    f"tensor {key!r} needs bytes [{start}, "
-                                                   f"{end})")
+                                                   f"{start + entry.size})")
         if sstable.mask_crc(crc32c_at(address, entry.size)) != entry.crc32c:
             raise self._bad_crc(key, entry, path)
 
@@ -363,13 +369,7 @@ class BundleReader:
             out = np.empty(entry.size, dtype=np.uint8)
             self._read_bytes_into(key, entry, shape, dtype.itemsize, out.ctypes.data)
             return out.view(dtype.newbyteorder("<")).astype(dtype, copy=False).reshape(shape)
-        path = data_filename(self._prefix, entry.shard_id, self._num_shards)
-        f, file_size = self._file(entry.shard_id)
-        start, end = entry.offset, entry.offset + entry.size
-        if end > file_size:
-            raise errors.DataLossError(None, None, f"Checkpoint data file {path} is truncated: "
-                                                   f"tensor {key!r} needs bytes [{start}, "
-                                                   f"{end}) of {file_size}")
+        path, f, start = self._located(key, entry)
         try:
             f.seek(start)
             raw = f.read(entry.size)

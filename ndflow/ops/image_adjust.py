@@ -144,7 +144,8 @@ def _check_delta(max_delta) -> None:
         raise ValueError("max_delta must be non-negative.")
 
 
-def _check_range(lower, upper) -> None:
+def check_factor_range(lower, upper) -> None:
+    """TF's checks of a random contrast/saturation factor range."""
     if upper <= lower:
         raise ValueError("upper must be > lower.")
     if lower < 0:
@@ -169,12 +170,12 @@ def stateless_random_brightness(image, max_delta, seed) -> Tensor:
 @tf_export("image.random_contrast")
 def random_contrast(image, lower, upper, seed=None) -> Tensor:
     """`tf.image.random_contrast`: a factor drawn uniformly from [lower, upper)."""
-    _check_range(lower, upper)
+    check_factor_range(lower, upper)
     return adjust_contrast(image, random.random_uniform([], lower, upper, seed=seed))
 
 
 @tf_export("image.stateless_random_contrast", v1=[])
 def stateless_random_contrast(image, lower, upper, seed) -> Tensor:
     """`tf.image.stateless_random_contrast`: the factor determined by `seed`."""
-    _check_range(lower, upper)
+    check_factor_range(lower, upper)
     return adjust_contrast(image, stateless_random.stateless_uniform([], seed, lower, upper))

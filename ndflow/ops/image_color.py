@@ -24,6 +24,7 @@ from ndflow.ops import (
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.image_adjust import (
     adjust_shape,
+    check_factor_range,
     convert_image_dtype,
     to_float,
     with_rank_at_least,
@@ -120,13 +121,6 @@ def _check_hue_delta(max_delta) -> None:
         raise ValueError("max_delta must be non-negative.")
 
 
-def _check_range(lower, upper) -> None:
-    if upper <= lower:
-        raise ValueError("upper must be > lower.")
-    if lower < 0:
-        raise ValueError("lower must be non-negative.")
-
-
 @tf_export("image.random_hue")
 def random_hue(image, max_delta, seed=None) -> Tensor:
     """`tf.image.random_hue`: a hue delta drawn uniformly from [-max_delta, max_delta)."""
@@ -144,12 +138,12 @@ def stateless_random_hue(image, max_delta, seed) -> Tensor:
 @tf_export("image.random_saturation")
 def random_saturation(image, lower, upper, seed=None) -> Tensor:
     """`tf.image.random_saturation`: a factor drawn uniformly from [lower, upper)."""
-    _check_range(lower, upper)
+    check_factor_range(lower, upper)
     return adjust_saturation(image, random.random_uniform([], lower, upper, seed=seed))
 
 
 @tf_export("image.stateless_random_saturation", v1=[])
 def stateless_random_saturation(image, lower, upper, seed=None) -> Tensor:
     """`tf.image.stateless_random_saturation`: the factor determined by `seed`."""
-    _check_range(lower, upper)
+    check_factor_range(lower, upper)
     return adjust_saturation(image, stateless_random.stateless_uniform([], seed, lower, upper))
