@@ -98,8 +98,9 @@ TF_DISABLE_NVTX_RANGES = _declare(
     "TF_DISABLE_NVTX_RANGES", "bool", False,
     "Turns NVTX ranges off, whatever TF_ENABLE_NVTX_RANGES says.")
 TF_ENABLE_NVTX_RANGES = _declare(
-    "TF_ENABLE_NVTX_RANGES", "bool", False,
-    "Wraps each executed op in an NVTX range for Nsight Systems (GPU only).")
+    "TF_ENABLE_NVTX_RANGES", "bool", True,
+    "Wraps each executed op in an NVTX range `<op type>: <node name>` for Nsight Systems "
+    "(GPU only; on by default, as in NVIDIA's build).")
 TF_CUDNN_USE_AUTOTUNE = _declare(
     "TF_CUDNN_USE_AUTOTUNE", "bool", True,
     "Lets cuDNN benchmark convolution algorithms and pick the fastest (GPU only).")
@@ -171,7 +172,7 @@ del _list, _name, _op
 # Declared and validated, but nothing in ndflow acts on them yet (README's "in effect"
 # column and `python -m ndflow.info` read this).
 PARSED_ONLY = frozenset({
-    TF_ENABLE_NVTX_RANGES, TF_DISABLE_NVTX_RANGES, TF_CUDNN_USE_AUTOTUNE,
+    TF_CUDNN_USE_AUTOTUNE,
     TF_ENABLE_CUBLAS_TENSOR_OP_MATH_FP32, TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32,
     TF_ENABLE_CUDNN_RNN_TENSOR_OP_MATH_FP32, TF_NUM_INTEROP_THREADS, XLA_FLAGS,
 })
@@ -367,9 +368,10 @@ def nhwc_enabled() -> bool:
 
 
 def nvtx_ranges_enabled() -> bool:
-    """NVTX ranges: off when TF_DISABLE_NVTX_RANGES is true, else TF_ENABLE_NVTX_RANGES."""
+    """NVTX ranges (runtime/plan.py, GPU plans only): on unless TF_DISABLE_NVTX_RANGES is
+    true or TF_ENABLE_NVTX_RANGES false."""
     disabled = env_bool(TF_DISABLE_NVTX_RANGES, False)
-    enabled = env_bool(TF_ENABLE_NVTX_RANGES, False)
+    enabled = env_bool(TF_ENABLE_NVTX_RANGES, True)
     return enabled and not disabled
 
 

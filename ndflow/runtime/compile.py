@@ -41,8 +41,10 @@ def compile_plan(graph: Graph, feeds: list, fetches: list, targets: list, config
     """`optimize`, then the optimized graph compiled into a Plan running on `runtime_ctx`."""
     optimized, feeds, fetches, targets = optimize(graph, feeds, fetches, targets, config,
                                                   graph_id, feed_specs)
-    return Plan(optimized, feeds, fetches, targets, runtime_ctx,
+    plan = Plan(optimized, feeds, fetches, targets, runtime_ctx,
                 soft_placement=soft_placement, pass_config=config)
+    plan.label = graph_id  # what profiles and traces call it
+    return plan
 
 
 def stateful_ops(graph) -> list:

@@ -15,6 +15,13 @@ for the next kernel). `s` names the failing node in errors.
 
 `memory_plan()` reports the peak bytes of intermediates live at once (runtime/memory_plan.py):
 from static shapes when all are known, else measured on the plan's first run.
+
+Profiling (ndflow/profiler, a higher layer) installs itself with `set_profiler(p)`; while one
+is installed every `Plan.run` goes to `p.run_plan(plan, feed_values)`, which runs a variant of
+the same generated code whose kernels are wrapped (`instrumented(wrap)`). With none installed
+the only cost is one global test per plan call: the generated code has no profiling branches.
+On a GPU each kernel runs inside an NVTX range `<op type>: <node name>` (NVIDIA's build does
+the same; TF_DISABLE_NVTX_RANGES=1 turns it off).
 """
 
 from __future__ import annotations
@@ -30,6 +37,14 @@ from ndflow.kernels import registry
 from ndflow.ops.apply import numpy_to_torch
 from ndflow.passes.prune import needed_ops
 from ndflow.runtime import inplace, memory_plan
+
+_profiler = None  # the installed profiler (ndflow/profiler), or None: see set_profiler
+
+
+def set_profiler(profiler) -> None:
+    """Routes every Plan.run through `profiler.run_plan(plan, feed_values)` (None: stop)."""
+    global _profiler
+    _profiler = profiler
 
 
 def resolve_device(spec: str, soft_placement: bool = True, op=None) -> torch.device:
@@ -64,7 +79,10 @@ class Plan:
         self.ops = [op for op in graph.get_operations() if op in need]
         self.num_kernels = 0
         self._steps: list = []  # memory_plan.Step per kernel
-        self._run = self._compile(fed, soft_placement)
+        self.label = "tf_graph"  # compile_plan names it after the graph (the function's name)
+        self._run = self._plain_run = self._compile(fed, soft_placement)
+        if config.nvtx_ranges_enabled() and any(d.type == "cuda" for d in self.devices):
+            self._run = self.instrumented(_nvtx_range)[0]
         self._memory = memory_plan.static_plan(self._steps)
         self._measure_first_run = self._memory.peak_bytes is None
 
@@ -86,6 +104,7 @@ class Plan:
             for t in op.inputs:
                 readers.setdefault(t, []).append(op)
         nodes = []
+        self.devices = []  # per kernel: the ATen device it runs on
         self._knames = []
         self._node_args = []  # per kernel: the expressions of its inputs (for error messages)
         for idx, op in enumerate(self.ops):
@@ -114,6 +133,7 @@ class Plan:
             kname = f"k{idx}"
             scope[kname] = fn
             nodes.append(op)
+            self.devices.append(dev)
             self._knames.append(kname)
             self._node_args.append(args)
             n_out = len(op.outputs)
@@ -189,9 +209,24 @@ class Plan:
 
     def run(self, feed_values):
         """Runs one step: `feed_values` are ATen tensors in `feeds` order; returns fetches."""
+        if _profiler is not None:
+            return _profiler.run_plan(self, feed_values)
         if self._measure_first_run:
             return self._measured_run(feed_values)
         return self._run(*feed_values)
+
+    def instrumented(self, wrap):
+        """The plan's generated code with each kernel replaced by `wrap(i, op, kernel)` (i:
+        its index among `nodes()`): a separate function, so the plain one stays untouched."""
+        scope = dict(self._scope)
+        for i, (kname, op) in enumerate(zip(self._knames, self._nodes)):
+            scope[kname] = wrap(i, op, self._scope[kname])
+        exec(compile(self.source, f"<instrumented plan {id(self):x}>", "exec"), scope)  # noqa: S102
+        return scope["run"], scope
+
+    def nodes(self) -> list:
+        """The ops that run a kernel, in execution order (Const values are bound, not run)."""
+        return list(self._nodes)
 
     def memory_plan(self) -> memory_plan.MemoryPlan:
         """The peak bytes of live intermediates (None until a run measured them)."""
@@ -208,7 +243,7 @@ class Plan:
             originals[kname] = fn = self._scope[kname]
             self._scope[kname] = _recording(fn, step, buffers, foreign)
         try:
-            out = self._run(*feed_values)
+            out = self._plain_run(*feed_values)
         finally:
             self._scope.update(originals)
         self._memory = memory_plan.measured_plan(self._steps, buffers)
@@ -229,7 +264,7 @@ class Plan:
             self._scope[kname] = _timed(fn, totals, i)
         try:
             for _ in range(steps):
-                self._run(*feed_values)
+                self._plain_run(*feed_values)
         finally:
             self._scope.update(originals)
         rows = [(op.name, op.type, t / steps) for op, t in zip(self._nodes, totals)]
@@ -259,6 +294,20 @@ def _recording(fn, step, buffers: dict, foreign: set):
             buffers[t] = memory_plan.buffer_key(v, foreign)
         return out
     return recording
+
+
+def _nvtx_range(i: int, op, fn):
+    """`fn` inside an NVTX range named `<op type>: <node name>` (Nsight Systems shows it)."""
+    name = f"{op.type}: {op.name}"
+    push, pop = torch.cuda.nvtx.range_push, torch.cuda.nvtx.range_pop
+
+    def ranged(*args):
+        push(name)
+        try:
+            return fn(*args)
+        finally:
+            pop()
+    return ranged
 
 
 def _timed(fn, totals: list, i: int):

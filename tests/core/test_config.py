@@ -62,7 +62,7 @@ def test_defaults_match_the_container():
     assert values["TF_ENABLE_AUTO_MIXED_PRECISION"] is False
     assert values["TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE"] is False
     assert values["TF_CUDNN_USE_AUTOTUNE"] is True
-    assert values["TF_ENABLE_NVTX_RANGES"] is False
+    assert values["TF_ENABLE_NVTX_RANGES"] is True  # on by default, as in NVIDIA's build
     assert values["TF_NUM_INTEROP_THREADS"] == 0
     assert values["TF_CPP_MIN_LOG_LEVEL"] == 0
     assert values["TF_CPP_VMODULE"] == {}
