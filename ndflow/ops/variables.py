@@ -18,7 +18,9 @@ GradientTape watches trainable variables automatically; gradients flow to `handl
 from __future__ import annotations
 
 import contextlib
+import inspect
 import itertools
+import threading
 import weakref
 
 import numpy as np
@@ -83,9 +85,58 @@ class VariableRef:
     def __repr__(self):
         return f"<Reference wrapping {self._var!r}>"
 
+# -- variable creators (`tf.variable_creator_scope`): how distribution strategies make their
+# variables (a MirroredVariable per `tf.Variable(...)` inside `strategy.scope()`) ------------
+_creators = threading.local()
+
+
+def variable_creator_stack() -> list:
+    """This thread's creators, innermost last (strategies copy it into replica threads)."""
+    stack = getattr(_creators, "stack", None)
+    if stack is None:
+        stack = _creators.stack = []
+    return stack
+
+
+def set_variable_creator_stack(stack: list) -> None:
+    _creators.stack = list(stack)
+
+
+@tf_export("variable_creator_scope", v1=[])
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator):
+    """`tf.Variable(...)` inside calls `variable_creator(next_creator, **kwargs)`."""
+    stack = variable_creator_stack()
+    stack.append(variable_creator)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+class VariableMetaclass(type):
+    """Routes `tf.Variable(...)` (the class itself, not subclasses such as Keras' weights)
+    through the active creators, as TensorFlow's VariableMetaclass does."""
+
+    def __call__(cls, *args, **kwargs):
+        stack = variable_creator_stack()
+        if cls is not Variable or not stack:
+            return super().__call__(*args, **kwargs)
+        bound = _VARIABLE_SIGNATURE.bind(None, *args, **kwargs)
+        kwargs = dict(bound.arguments)
+        kwargs.pop("self")
+
+        def base(**kw):
+            return type.__call__(cls, **kw)
+
+        creator = base
+        for fn in stack:
+            creator = (lambda f, nxt: lambda **kw: f(nxt, **kw))(fn, creator)
+        return creator(**kwargs)
+
 
 @tf_export("Variable")
-class Variable:
+class Variable(metaclass=VariableMetaclass):
     """A resource variable (`tf.Variable`, also `tf.compat.v1.Variable`)."""
 
     __array_priority__ = 100  # NumPy defers to our reflected operators
@@ -486,6 +537,7 @@ def _variable_operators():
 
 
 _variable_operators()
+_VARIABLE_SIGNATURE = inspect.signature(Variable.__init__)
 
 # TF1's name for the same class.
 ResourceVariable = Variable
