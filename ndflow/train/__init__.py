@@ -10,6 +10,7 @@ from ndflow.train import (  # noqa: F401 - importing a module declares its expor
     loss_scale_optimizer,
     mixed_precision,
     momentum,
+    moving_averages,
     optimizer,
     rmsprop,
     training_util,
