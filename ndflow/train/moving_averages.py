@@ -1,4 +1,4 @@
-"""`tf.train.ExponentialMovingAverage` and `assign_moving_average`.
+"""`tf.train.ExponentialMovingAverage` (and the `assign_moving_average` it is built on).
 
 Shadow variables hold `shadow -= (1 - decay) * (shadow - value)` (TF's lock-free form of
 `decay * shadow + (1 - decay) * value`). With `num_updates` the decay used is
@@ -36,7 +36,6 @@ def _op_name(x) -> str:
     return slot_creator.variable_op_name(x)
 
 
-@tf_export(v1=["train.assign_moving_average"])
 def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
     """Updates `variable` to `variable * decay + value * (1 - decay)`; returns the new value
     (graph) or the variable (eager). `zero_debias` divides by `1 - decay ** num_updates`
