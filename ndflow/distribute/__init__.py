@@ -1,1 +1,15 @@
+"""`tf.distribute`: distribution strategies (MirroredStrategy over the devices of one
+process, MultiWorkerMirroredStrategy over processes on torch.distributed, OneDeviceStrategy)
+and the replica/cross-replica context functions. This package is the `tf.distribute`
+namespace module: only exported names show in `dir(tf.distribute)`."""
 
+from ndflow.distribute import (  # noqa: F401 - importing runs their tf_exports
+    cross_device_ops,
+    distribute_lib,
+    distribution_context,
+    input_lib,
+    mirrored_strategy,
+    one_device_strategy,
+    reduce_util,
+    values,
+)

@@ -1,0 +1,143 @@
+"""Distributed input: `tf.distribute.DistributedDataset` / `DistributedIterator`.
+
+`experimental_distribute_dataset(ds)`: each element of `ds` is a global batch; it is split
+along the first dimension into one part per replica, sizes as TensorFlow's rebatching
+gives them (differing by at most one, the first replicas larger; a short final batch fills
+the first replicas first, the last may get empty parts), and yielded as PerReplica values.
+`distribute_datasets_from_function(fn)`: `fn(InputContext)` makes one dataset per input
+pipeline, whose elements are already per-replica batches; replica r takes successive
+elements.
+"""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import tf_export
+from ndflow.core.errors import OutOfRangeError
+from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.distribute import values as values_lib
+from ndflow.distribute.distribute_lib import InputContext
+from ndflow.ops.array_core import shape
+from ndflow.ops.array_slicing import slice as slice_op
+
+
+def rebatch_sizes(global_batch: int, num_replicas: int) -> list:
+    """Per-replica sizes of a global batch: as even as possible, the first ones larger."""
+    base, extra = divmod(global_batch, num_replicas)
+    return [base + (1 if i < extra else 0) for i in range(num_replicas)]
+
+
+def _static_batch(element_spec) -> int | None:
+    for spec in flatten(element_spec):
+        dims = getattr(getattr(spec, "shape", None), "as_list", lambda: None)()
+        if dims:
+            return dims[0]
+    return None
+
+
+def split_batch(element, sizes: list) -> list:
+    """The element (a structure of tensors with a batch dimension) cut into `sizes` parts
+    (clamped to what the batch holds)."""
+    flat = flatten(element)
+    n = int(shape(flat[0])[0].numpy()) if flat else 0
+    parts, start = [], 0
+    for size in sizes:
+        take = max(0, min(size, n - start))
+        leaves = []
+        for t in flat:
+            begin = [start] + [0] * (t.shape.rank - 1)
+            leaves.append(slice_op(t, begin, [take] + [-1] * (t.shape.rank - 1)))
+        parts.append(pack_sequence_as(element, leaves))
+        start += take
+    return parts
+
+
+@tf_export("distribute.DistributedIterator", v1=[])
+class DistributedIterator:
+    """Yields PerReplica batches (see the module doc)."""
+
+    def __init__(self, next_parts, element_spec=None):
+        self._next_parts = next_parts
+        self._element_spec = element_spec
+
+    @property
+    def element_spec(self):
+        return self._element_spec
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return values_lib.regroup(self._next_parts())
+
+    def get_next(self):
+        try:
+            return next(self)
+        except StopIteration:
+            raise OutOfRangeError(None, None, "End of sequence") from None
+
+    def get_next_as_optional(self):
+        raise NotImplementedError("get_next_as_optional on a distributed iterator")
+
+
+@tf_export("distribute.DistributedDataset", v1=[])
+class DistributedDataset:
+    """A dataset of global batches, delivered split per replica."""
+
+    def __init__(self, dataset, strategy):
+        self._dataset = dataset
+        self._strategy = strategy
+        n = strategy.num_replicas_in_sync
+        static = _static_batch(dataset.element_spec)
+        self._sizes = rebatch_sizes(static, n) if static is not None else None
+
+    @property
+    def element_spec(self):
+        return self._dataset.element_spec
+
+    def __iter__(self):
+        it = iter(self._dataset)
+        n = self._strategy.num_replicas_in_sync
+
+        def next_parts():
+            element = next(it)
+            if n == 1:
+                return [element]
+            sizes = self._sizes
+            if sizes is None:
+                first = flatten(element)[0]
+                sizes = rebatch_sizes(int(shape(first)[0].numpy()), n)
+            return split_batch(element, sizes)
+
+        return DistributedIterator(next_parts, self._dataset.element_spec)
+
+    def reduce(self, initial_state, reduce_func):
+        state = initial_state
+        for batch in self:
+            state = reduce_func(state, batch)
+        return state
+
+
+class DistributedDatasetsFromFunction:
+    """Per-replica batches from `dataset_fn(InputContext)` (one input pipeline here)."""
+
+    def __init__(self, dataset_fn, strategy):
+        self._strategy = strategy
+        ctx = InputContext(num_input_pipelines=1, input_pipeline_id=0,
+                           num_replicas_in_sync=strategy.num_replicas_in_sync)
+        self._dataset = dataset_fn(ctx)
+
+    @property
+    def element_spec(self):
+        return self._dataset.element_spec
+
+    def __iter__(self):
+        it = iter(self._dataset)
+        n = self._strategy.num_replicas_in_sync
+
+        def next_parts():
+            parts = [next(it)]
+            for _ in range(n - 1):
+                parts.append(next(it))
+            return parts
+
+        return DistributedIterator(next_parts, self._dataset.element_spec)

@@ -1,0 +1,234 @@
+"""Values that have one component per replica: `PerReplica` (each replica's own result),
+`Mirrored` (the same value on every device) and `MirroredVariable` (a variable with one copy
+per device, kept equal by writing every copy).
+
+A `MirroredVariable` is a `tf.Variable` whose handle is the component of the replica that
+uses it: replica r's reads and gradients see component r; in cross-replica context the
+first (primary) component is read and writes go to every component; inside
+`strategy.extended.update(var, fn)` the component being updated. A write in a replica
+context aggregates the replicas' values first (`aggregation` SUM, MEAN or
+ONLY_FIRST_REPLICA) through `merge_call`, as TensorFlow does. Checkpoints see one variable:
+the primary's value is saved, and a restore (a cross-replica assign) writes every copy.
+"""
+
+from __future__ import annotations
+
+from ndflow.core import context
+from ndflow.core.api_export import tf_export
+from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.core.tensor import Tensor
+from ndflow.distribute import distribution_context as dc
+from ndflow.distribute.reduce_util import ReduceOp
+from ndflow.ops.array_core import group
+from ndflow.ops.variable_enums import VariableAggregation, VariableAggregationV2
+from ndflow.ops.variables import Variable
+
+
+def current_replica_id() -> int:
+    """The component the current code uses: the replica's, the update's, else the primary."""
+    update = dc.update_replica_id()
+    if update is not None:
+        return update
+    ctx = dc.get_replica_context()
+    return 0 if ctx is None else getattr(ctx, "_replica_id", 0)
+
+
+@tf_export("distribute.DistributedValues")
+class DistributedValues:
+    """One value per replica (`.values`, in replica order)."""
+
+    _kind = "DistributedValues"
+
+    def __init__(self, values):
+        self._values = tuple(values)
+
+    @property
+    def values(self) -> tuple:
+        return self._values
+
+    def _get(self):
+        return self._values[min(current_replica_id(), len(self._values) - 1)]
+
+    @property
+    def _primary(self):
+        return self._values[0]
+
+    def __repr__(self):
+        body = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._values))
+        return f"{self._kind}:{{\n{body}\n}}"
+
+    __str__ = __repr__
+
+
+class PerReplica(DistributedValues):
+    """Each replica's own value (what `strategy.run` returns)."""
+
+    _kind = "PerReplica"
+
+
+class Mirrored(DistributedValues):
+    """The same value on every replica's device."""
+
+    _kind = "Mirrored"
+
+
+def _aggregation_name(aggregation) -> str:
+    if aggregation is None:
+        return "NONE"
+    if isinstance(aggregation, (VariableAggregation, VariableAggregationV2)):
+        return aggregation.name
+    raise ValueError(f"Invalid variable aggregation mode: {aggregation} for variable")
+
+
+class MirroredVariable(Variable):
+    """A variable with one component per device of its strategy (see the module doc)."""
+
+    def __init__(self, strategy, components, aggregation=None):  # noqa: D107 - no super init
+        self._strategy = strategy
+        self._components = tuple(components)
+        primary = self._components[0]
+        self._aggregation_mode = _aggregation_name(aggregation)
+        self._aggregation = VariableAggregationV2[self._aggregation_mode]
+        for attr in ("_dtype", "_shape", "_name", "_shared_name", "_trainable", "_constraint",
+                     "_synchronization", "_unique_id", "_initial_value", "_initializer_op"):
+            setattr(self, attr, getattr(primary, attr, None))
+
+    # one component per replica -----------------------------------------------------------
+    @property
+    def values(self) -> tuple:
+        return self._components
+
+    @property
+    def _primary(self):
+        return self._components[0]
+
+    @property
+    def distribute_strategy(self):
+        return self._strategy
+
+    def _get(self):
+        return self._components[min(current_replica_id(), len(self._components) - 1)]
+
+    def _get_on_device_or_primary(self):
+        return self._get()
+
+    @property
+    def _handle(self):
+        return self._get()._handle
+
+    @property
+    def _graph_element(self):
+        return self._get()._graph_element
+
+    @property
+    def _is_initialized_op(self):
+        return self._get()._is_initialized_op
+
+    @property
+    def device(self) -> str:
+        return self._get().device
+
+    @property
+    def initializer(self):
+        if context.executing_eagerly():
+            return None
+        return group(*[c.initializer for c in self._components])
+
+    # writes ------------------------------------------------------------------------------
+    def _write(self, method: str, value, read_value: bool, **kwargs):
+        if dc.update_replica_id() is not None:
+            return getattr(self._get(), method)(value, read_value=read_value, **kwargs)
+        replica = dc.get_replica_context()
+        if replica is None or replica.num_replicas_in_sync == 1 and \
+                getattr(replica, "_replica_id", None) is None:
+            return self._write_all(method, value, read_value, **kwargs)
+        if self._aggregation_mode == "NONE":
+            # TF 2.21 writes each replica's own copy (the values are expected to agree)
+            return getattr(self._get(), method)(value, read_value=read_value, **kwargs)
+        replica.merge_call(self._merge_write, args=(method, value), kwargs=kwargs)
+        return self if read_value and context.executing_eagerly() else \
+            (self._get().read_value() if read_value else None)
+
+    def _merge_write(self, strategy, method, value, **kwargs):
+        if self._aggregation_mode == "ONLY_FIRST_REPLICA":
+            value = value.values[0] if isinstance(value, DistributedValues) else value
+        else:
+            value = strategy.extended.reduce_to(
+                ReduceOp.from_variable_aggregation(self._aggregation), value, self)
+        return strategy.extended.update(
+            self, lambda var, v: getattr(var, method)(v, read_value=False, **kwargs),
+            args=(value,))
+
+    def _write_all(self, method: str, value, read_value: bool, **kwargs):
+        ops = []
+        for i, component in enumerate(self._components):
+            v = value.values[i] if isinstance(value, DistributedValues) else value
+            ops.append(getattr(component, method)(v, read_value=False, **kwargs))
+        if context.executing_eagerly():
+            return self if read_value else None
+        if read_value:
+            return self._components[0].read_value()
+        return group(*ops)
+
+    def assign(self, value, use_locking=None, name=None, read_value: bool = True):
+        return self._write("assign", value, read_value, name=name)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value: bool = True):
+        return self._write("assign_add", delta, read_value, name=name)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value: bool = True):
+        return self._write("assign_sub", delta, read_value, name=name)
+
+    def __repr__(self):
+        body = ",\n".join(f"  {i}: {c!r}" for i, c in enumerate(self._components))
+        return f"MirroredVariable:{{\n{body}\n}}"
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        return id(self)
+
+
+# -- nested structures of per-replica values ---------------------------------------------------
+
+def regroup(per_replica: list, wrap=PerReplica):
+    """Per-replica structures -> one structure whose leaves are `wrap`ped per-replica values
+    (a leaf that is the same object on every replica, such as a variable, stays itself)."""
+    if len(per_replica) == 1:
+        return per_replica[0]
+    flats = [flatten(s) for s in per_replica]
+    if any(len(f) != len(flats[0]) for f in flats):
+        raise ValueError("The replicas returned structures that do not match: "
+                         f"{per_replica!r}")
+    leaves = []
+    for items in zip(*flats):
+        if all(x is items[0] for x in items):
+            leaves.append(items[0])
+        else:
+            leaves.append(wrap(items))
+    return pack_sequence_as(per_replica[0], leaves)
+
+
+def select_replica(replica_id: int, structured):
+    """Replica `replica_id`'s part of a structure holding distributed values."""
+    def pick(x):
+        if isinstance(x, DistributedValues):
+            return x.values[replica_id]
+        return x
+    return pack_sequence_as(structured, [pick(x) for x in flatten(structured)])
+
+
+def is_distributed(x) -> bool:
+    return isinstance(x, (DistributedValues, MirroredVariable))
+
+
+def local_results(value) -> tuple:
+    if isinstance(value, DistributedValues):
+        return value.values
+    if isinstance(value, MirroredVariable):
+        return value.values
+    return (value,)
+
+
+def tensors_in(structured) -> list:
+    return [x for x in flatten(structured) if isinstance(x, Tensor)]
