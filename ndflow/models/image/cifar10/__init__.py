@@ -1,0 +1,1 @@
+"""TensorFlow's classic CIFAR-10 tutorial (`tensorflow/models/image/cifar10`) on ndflow."""
