@@ -53,6 +53,10 @@ class DistributedValues:
     def _primary(self):
         return self._values[0]
 
+    def _tf_function_parts(self) -> tuple:
+        """A `tf.function` argument: each replica's part is traced as its own input."""
+        return self._values
+
     def __repr__(self):
         body = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._values))
         return f"{self._kind}:{{\n{body}\n}}"

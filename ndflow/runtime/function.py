@@ -79,12 +79,21 @@ def _encode(value, leaves: list, refs: list):
         return ("dict", tuple((k, _encode(value[k], leaves, refs)) for k in _keys(value)))
     if isinstance(value, (list, tuple)):
         return (type(value), tuple(_encode(v, leaves, refs) for v in value))
+    if hasattr(value, "_tf_function_parts"):  # a value made of tensors (tf.distribute's
+        # PerReplica): its parts are traced as arguments, the object rebuilt around them
+        return (type(value), _encode(value._tf_function_parts(), leaves, refs))
     try:
         hash(value)
     except TypeError:
         refs.append(value)
         return ("object", type(value), id(value))
     return ("value", type(value), value)
+
+
+def _tensor_leaves(value) -> list:
+    leaves: list = []
+    _encode(value, leaves, [])
+    return leaves
 
 
 def _keys(d: dict) -> list:
@@ -107,6 +116,8 @@ def _substitute(value, it):
     if isinstance(value, (list, tuple)):
         items = [_substitute(v, it) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if hasattr(value, "_tf_function_parts"):
+        return type(value)(_substitute(value._tf_function_parts(), it))
     return value
 
 
@@ -298,8 +309,7 @@ class Function:
             if context.eager_device():
                 fg._device_stack = [devices.DeviceSpec.from_string(context.eager_device())]
         items = self._arguments(bound)
-        names = [str(n) for n, v in items
-                 for x in flatten(v) if isinstance(x, (Tensor, TensorSpec, np.ndarray))]
+        names = [str(n) for n, v in items for _ in _tensor_leaves(v)]
         sig_names = [s.name for s in flatten(self._input_signature or [])]
         with tracing_scope(fg):
             for i, (dtype, shape) in enumerate(specs):
