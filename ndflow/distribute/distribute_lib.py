@@ -411,3 +411,38 @@ def creator_with(strategy_create):
 
 def nest_map(fn, structure):
     return map_structure(fn, structure)
+
+
+# -- optimizers: gradients summed over the replicas before they are applied -------------------
+
+def in_multi_replica_context() -> bool:
+    """Whether the code runs in one replica of several (inside `strategy.run`)."""
+    ctx = dc.get_replica_context()
+    return ctx is not None and ctx.num_replicas_in_sync > 1 and \
+        not isinstance(ctx, _DefaultReplicaContext)
+
+
+def apply_across_replicas(apply_fn, grads_and_vars):
+    """What TF's optimizers do in a replica context: `merge_call` once, sum each variable's
+    gradient over the replicas, then `apply_fn(pairs, i)` for each component index i of the
+    mirrored variables (inside `extended.update`'s context, so variables and slots resolve
+    to their i-th copy); plain variables are updated at i = 0 only. Returns the last result
+    of `apply_fn` (eager: None; graph: its op)."""
+    pairs = [(g, v) for g, v in grads_and_vars]
+
+    def merge(strategy, gvs):
+        n = strategy.num_replicas_in_sync
+        reduced = [(None if g is None else strategy.extended.reduce_to(ReduceOp.SUM, g, v), v)
+                   for g, v in gvs]
+        copies = n if any(values_lib.is_distributed(v) for _, v in reduced) else 1
+        results = []
+        for i in range(copies):
+            with dc.update_context(i):
+                part = [(values_lib.select_replica(i, g), v) for g, v in reduced
+                        if i == 0 or values_lib.is_distributed(v)]
+                results.append(apply_fn(part, i))
+        return results[-1] if len(results) == 1 or results[-1] is None else \
+            values_lib.Mirrored(results)
+
+    result = dc.get_replica_context().merge_call(merge, args=(pairs,))
+    return result

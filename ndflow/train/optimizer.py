@@ -25,6 +25,8 @@ from ndflow.core import config, context, dtypes, scopes
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys
 from ndflow.core.tensor import Tensor
+from ndflow.distribute import distribute_lib
+from ndflow.distribute.values import is_distributed
 from ndflow.ops import array_core, array_search, state, state_sparse, variable_scope, variables
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import NoOp, group, no_op
@@ -172,7 +174,13 @@ class Optimizer:
 
     # -- applying ----------------------------------------------------------------------------
     def apply_gradients(self, grads_and_vars, global_step=None, name: str | None = None):
-        """Applies the gradients; increments `global_step` after all updates."""
+        """Applies the gradients; increments `global_step` after all updates. In a replica
+        of a distribution strategy the gradients are first summed over the replicas."""
+        if self._loss_scale is None and distribute_lib.in_multi_replica_context():
+            return distribute_lib.apply_across_replicas(
+                lambda pairs, i: self._apply_gradients(
+                    pairs, global_step if i == 0 or is_distributed(global_step) else None,
+                    name), grads_and_vars)
         if self._loss_scale is None:
             return self._apply_gradients(grads_and_vars, global_step, name)
         grads_and_vars = tuple(grads_and_vars)

@@ -19,6 +19,8 @@ from ndflow.checkpoint.restore import restore_deferred
 from ndflow.core import dtypes, scopes
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
+from ndflow.distribute import distribute_lib
+from ndflow.distribute.values import is_distributed
 from ndflow.ops import arithmetic, math, reduction
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast as cast_op
@@ -213,6 +215,19 @@ class Optimizer:
         grads = list(grads)
         if not grads:
             return
+        if distribute_lib.in_multi_replica_context():
+            # in a replica of a tf.distribute strategy: gradients summed over the replicas
+            variables_ = self._trainable_variables if trainable_variables is None \
+                else list(trainable_variables)
+            distribute_lib.apply_across_replicas(
+                lambda pairs, i: self._apply_copy([g for g, _ in pairs],
+                                                  [v for _, v in pairs], i),
+                zip(grads, variables_))
+            return
+        self._apply_copy(grads, trainable_variables, 0)
+
+    def _apply_copy(self, grads, trainable_variables, copy_index: int) -> None:
+        """Applies the gradients to copy `copy_index` of (mirrored) variables."""
         if trainable_variables is None:
             if not self.built:
                 raise ValueError("When passing `grads` without `variables`, the optimizer must "
@@ -263,7 +278,8 @@ class Optimizer:
                 constraint = getattr(v, "constraint", None)
                 if constraint is not None:
                     v.assign(constraint(v.read_value()))
-        self._iterations.assign_add(1)
+        if copy_index == 0 or is_distributed(self._iterations):
+            self._iterations.assign_add(1)
 
     # Whether update_step takes IndexedSlices (sparse rows) as they are; others get them dense.
     handles_indexed_slices = False
