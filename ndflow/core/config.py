@@ -113,6 +113,24 @@ TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32 = _declare(
 TF_ENABLE_CUDNN_RNN_TENSOR_OP_MATH_FP32 = _declare(
     "TF_ENABLE_CUDNN_RNN_TENSOR_OP_MATH_FP32", "bool", False,
     "Allows Tensor Core (TF32) math for float32 cuDNN RNNs.")
+TF_DISABLE_CUBLAS_TENSOR_OP_MATH = _declare(
+    "TF_DISABLE_CUBLAS_TENSOR_OP_MATH", "bool", False,
+    "Keeps cuBLAS matmuls off Tensor Core shortcuts: no TF32, no reduced-precision "
+    "float16/bfloat16 reductions, whatever the switches above say.")
+TF_DISABLE_CUDNN_TENSOR_OP_MATH = _declare(
+    "TF_DISABLE_CUDNN_TENSOR_OP_MATH", "bool", False,
+    "Keeps cuDNN convolutions off TF32, whatever TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32 says.")
+TF_AUTOTUNE_THRESHOLD = _declare(
+    "TF_AUTOTUNE_THRESHOLD", "int", 1,
+    "How many times TensorFlow's autotuner must pick the same convolution algorithm before "
+    "the choice is final (values below 1 count as 1).")
+TF_ENABLE_WINOGRAD_NONFUSED = _declare(
+    "TF_ENABLE_WINOGRAD_NONFUSED", "bool", True,
+    "Lets cuDNN's autotuner consider the non-fused Winograd convolution algorithms.")
+CUDA_DEVICE_MAX_CONNECTIONS = _declare(
+    "CUDA_DEVICE_MAX_CONNECTIONS", "int", 8,
+    "Hardware work queues per GPU (1-32), read by the CUDA driver when the process's CUDA "
+    "context is created.")
 
 # Threads.
 TF_NUM_INTEROP_THREADS = _declare(
@@ -172,9 +190,9 @@ del _list, _name, _op
 # Declared and validated, but nothing in ndflow acts on them yet (README's "in effect"
 # column and `python -m ndflow.info` read this).
 PARSED_ONLY = frozenset({
-    TF_CUDNN_USE_AUTOTUNE,
-    TF_ENABLE_CUBLAS_TENSOR_OP_MATH_FP32, TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32,
-    TF_ENABLE_CUDNN_RNN_TENSOR_OP_MATH_FP32, TF_NUM_INTEROP_THREADS, XLA_FLAGS,
+    # ATen's cuDNN benchmark mode times each convolution shape once and has no re-check
+    # count, nor a way to leave Winograd algorithms out of its search.
+    TF_AUTOTUNE_THRESHOLD, TF_ENABLE_WINOGRAD_NONFUSED,
 })
 
 _INT_RE = re.compile(r"\s*[+-]?[0-9]+\s*\Z")
@@ -391,6 +409,32 @@ def cudnn_rnn_tensor_op_math_fp32() -> bool:
     return env_bool(TF_ENABLE_CUDNN_RNN_TENSOR_OP_MATH_FP32, False)
 
 
+def cublas_tensor_op_math_disabled() -> bool:
+    return env_bool(TF_DISABLE_CUBLAS_TENSOR_OP_MATH, False)
+
+
+def cudnn_tensor_op_math_disabled() -> bool:
+    return env_bool(TF_DISABLE_CUDNN_TENSOR_OP_MATH, False)
+
+
+def autotune_threshold() -> int:
+    """TF_AUTOTUNE_THRESHOLD (TensorFlow raises values below 1 to 1)."""
+    return max(env_int(TF_AUTOTUNE_THRESHOLD, 1), 1)
+
+
+def winograd_nonfused_enabled() -> bool:
+    return env_bool(TF_ENABLE_WINOGRAD_NONFUSED, True)
+
+
+def cuda_device_max_connections() -> int:
+    """CUDA_DEVICE_MAX_CONNECTIONS as the CUDA driver accepts it: 1 to 32 (default 8)."""
+    n = env_int(CUDA_DEVICE_MAX_CONNECTIONS, 8, minimum=1)
+    if n > 32:
+        raise ValueError(f"The env-var ${{{CUDA_DEVICE_MAX_CONNECTIONS}}} must be at most 32, "
+                         f"got {n}")
+    return n
+
+
 def num_interop_threads() -> int:
     """0 = choose automatically; negative = run every op in the caller's thread."""
     return env_int(TF_NUM_INTEROP_THREADS, 0)
@@ -442,6 +486,11 @@ _ACCESSORS = {
     TF_ENABLE_CUBLAS_TENSOR_OP_MATH_FP32: cublas_tensor_op_math_fp32,
     TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32: cudnn_tensor_op_math_fp32,
     TF_ENABLE_CUDNN_RNN_TENSOR_OP_MATH_FP32: cudnn_rnn_tensor_op_math_fp32,
+    TF_DISABLE_CUBLAS_TENSOR_OP_MATH: cublas_tensor_op_math_disabled,
+    TF_DISABLE_CUDNN_TENSOR_OP_MATH: cudnn_tensor_op_math_disabled,
+    TF_AUTOTUNE_THRESHOLD: autotune_threshold,
+    TF_ENABLE_WINOGRAD_NONFUSED: winograd_nonfused_enabled,
+    CUDA_DEVICE_MAX_CONNECTIONS: cuda_device_max_connections,
     TF_NUM_INTEROP_THREADS: num_interop_threads,
     TF_NUM_INTRAOP_THREADS: num_intraop_threads,
     TF_CPP_MIN_LOG_LEVEL: min_log_level,

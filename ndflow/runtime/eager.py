@@ -13,6 +13,7 @@ from ndflow.core.errors import InvalidArgumentError, OpError
 from ndflow.core.tensor import EagerTensor
 from ndflow.kernels import registry
 from ndflow.ops.apply import EagerOperation, freeze_attr, infer_shapes, output_dtypes
+from ndflow.runtime import math_modes
 from ndflow.runtime.state import EAGER_CONTEXT
 
 _TorchTensor = torch.Tensor
@@ -36,6 +37,7 @@ def _input_key(t):
 
 def build_kernel(op_def, name, inputs, attrs, device_spec: str, ctx=EAGER_CONTEXT):
     """Shape-checks the op and instantiates its kernel: (fn, output dtypes)."""
+    math_modes.ensure_applied()  # TF32/cuDNN switches, once per process
     out_dtypes = output_dtypes(op_def, attrs)
     shapes = infer_shapes(op_def, name, inputs, attrs, len(out_dtypes), eager=True)
     dev, dev_type = _device(device_spec)

@@ -36,7 +36,7 @@ from ndflow.core.shapes import fmt
 from ndflow.kernels import registry
 from ndflow.ops.apply import numpy_to_torch
 from ndflow.passes.prune import needed_ops
-from ndflow.runtime import inplace, memory_plan
+from ndflow.runtime import inplace, math_modes, memory_plan, parallel_plan
 
 _profiler = None  # the installed profiler (ndflow/profiler), or None: see set_profiler
 
@@ -69,6 +69,7 @@ class Plan:
 
     def __init__(self, graph, feeds, fetches, targets, ctx, soft_placement: bool = True,
                  pass_config=None):
+        math_modes.ensure_applied()  # TF32/cuDNN switches, once per process
         self.graph = graph
         self.pass_config = pass_config  # what If/While kernels compile their bodies with
         self.feeds = list(feeds)
@@ -83,6 +84,7 @@ class Plan:
         self._run = self._plain_run = self._compile(fed, soft_placement)
         if config.nvtx_ranges_enabled() and any(d.type == "cuda" for d in self.devices):
             self._run = self.instrumented(_nvtx_range)[0]
+        self._run = parallel_plan.parallel_run(self, self._run)  # TF_NUM_INTEROP_THREADS
         self._memory = memory_plan.static_plan(self._steps)
         self._measure_first_run = self._memory.peak_bytes is None
 
@@ -107,6 +109,7 @@ class Plan:
         self.devices = []  # per kernel: the ATen device it runs on
         self._knames = []
         self._node_args = []  # per kernel: the expressions of its inputs (for error messages)
+        self._node_outs = []  # per kernel: its outputs' variable names ('_' = unused)
         for idx, op in enumerate(self.ops):
             dev = resolve_device(op.device, soft_placement, op)
             if op.type == "Const":
@@ -145,6 +148,7 @@ class Plan:
                     outs.append(vname)
                 else:
                     outs.append("_")
+            self._node_outs.append(outs)
             call = f"{kname}({', '.join(args)})"
             if n_out == 0:
                 stmt = call
@@ -166,7 +170,8 @@ class Plan:
         logging.vlog("plan", 1, f"Compiled plan: {len(nodes)} kernels, {len(self.feeds)} feeds, "
                      f"{len(self.fetches)} fetches")
         self._nodes = nodes
-        ret = ", ".join(names[t] for t in self.fetches)
+        self._fetch_exprs = [names[t] for t in self.fetches]
+        ret = ", ".join(self._fetch_exprs)
         args = ", ".join(f"f{i}" for i in range(len(self.feeds)))
         src = [f"def run({args}):", "    s = -1", "    try:"] + lines + [
             f"        return [{ret}]",

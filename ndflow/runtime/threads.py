@@ -1,8 +1,9 @@
 """Kernel thread pools from TF_NUM_INTRAOP_THREADS (ATen's intra-op pool).
 
-Plans run their kernels one after another on the calling thread, so inter-op parallelism
-(TF_NUM_INTEROP_THREADS) has no pool to size here; each kernel parallelizes internally over
-ATen's intra-op threads, which this sets when the variable asks for a fixed count.
+Each kernel parallelizes internally over ATen's intra-op threads, which this sets when the
+variable asks for a fixed count. Inter-op parallelism (independent branches of a plan at the
+same time: TF_NUM_INTEROP_THREADS or `set_inter_op_parallelism_threads`) is
+runtime/parallel_plan.py's.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import torch
 
 from ndflow.core import config
 from ndflow.core.api_export import tf_export
+from ndflow.runtime import parallel_plan
 
 
 def apply_thread_settings() -> int:
@@ -36,9 +38,13 @@ def set_intra_op_parallelism_threads(num_threads: int) -> None:
 
 @tf_export("config.threading.get_inter_op_parallelism_threads")
 def get_inter_op_parallelism_threads() -> int:
-    return torch.get_num_interop_threads()
+    """The set inter-op thread count; 0 (TF's default) when none was set."""
+    n = parallel_plan.explicit_threads()
+    return 0 if n is None else n
 
 
 @tf_export("config.threading.set_inter_op_parallelism_threads")
 def set_inter_op_parallelism_threads(num_threads: int) -> None:
-    """Accepted for compatibility: plans run their kernels in order on the calling thread."""
+    """Threads running a plan's independent branches (plans compiled from now on): 0 =
+    automatic, 1 or negative = the caller's thread only (runtime/parallel_plan.py)."""
+    parallel_plan.set_explicit_threads(int(num_threads))
