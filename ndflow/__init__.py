@@ -14,6 +14,7 @@ from ndflow import (  # noqa: F401 - importing the packages runs their declarati
     autodiff,
     checkpoint,
     data,
+    distribute,
     keras,
     kernels,
     ops,

@@ -37,6 +37,7 @@ import json
 import os
 import socket
 import struct
+import time
 from collections.abc import Sequence
 
 import torch
@@ -81,6 +82,8 @@ def initialize(resolver: ClusterResolver | None = None, *,
         if backend == "gloo":
             _choose_gloo_interface(spec_)
         address = spec_.address
+        if spec_.rank != 0:  # fail within the timeout, whatever the store's retry policy
+            _wait_for_rendezvous(spec_, timeout_seconds)
         try:
             dist.init_process_group(
                 backend, init_method=f"tcp://{_url_host(spec_.master_addr)}:{spec_.master_port}",
@@ -94,6 +97,25 @@ def initialize(resolver: ClusterResolver | None = None, *,
             raise err from None
     _state["spec"], _state["timeout"] = spec_, timeout_seconds
     return spec_
+
+
+def _wait_for_rendezvous(spec_: ProcessGroupSpec, timeout_seconds: float) -> None:
+    """Waits until rank 0's rendezvous port accepts connections; DeadlineExceededError naming
+    the address after `timeout_seconds`."""
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        try:
+            socket.create_connection((spec_.master_addr, spec_.master_port),
+                                     timeout=max(0.1, min(2.0, deadline - time.monotonic()))
+                                     ).close()
+            return
+        except OSError as e:
+            if time.monotonic() >= deadline:
+                raise DeadlineExceededError(
+                    None, None, f"Rank {spec_.rank} of {spec_.world_size} could not reach rank "
+                    f"0's rendezvous at {spec_.address} within {timeout_seconds:g} s: "
+                    f"{e.strerror or e}") from None
+            time.sleep(0.2)
 
 
 def is_initialized() -> bool:

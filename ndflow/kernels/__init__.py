@@ -11,6 +11,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     array_space,
     array_split,
     candidate_sampling,
+    collective_ops,
     complex_ops,
     custom_op,
     data_flow,

@@ -25,6 +25,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     cast,
     cast_bits,
     check_ops,
+    collective_ops,
     comparison,
     complex_ops,
     constant_op,
