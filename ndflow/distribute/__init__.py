@@ -4,6 +4,8 @@ and the replica/cross-replica context functions. This package is the `tf.distrib
 namespace module: only exported names show in `dir(tf.distribute)`."""
 
 from ndflow.distribute import (  # noqa: F401 - importing runs their tf_exports
+    cluster_resolver,
+    collective,
     cross_device_ops,
     distribute_lib,
     distribution_context,
