@@ -108,6 +108,8 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     importer,
     init_ops,
     init_orthogonal,
+    lookup_initializers,
+    lookup_tables,
     losses_impl,
     module,
     nn_activation_composite,

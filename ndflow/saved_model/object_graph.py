@@ -19,6 +19,7 @@ from ndflow.runtime.function import Function
 from ndflow.saved_model.asset import Asset
 from ndflow.saved_model.restored_functions import RestoredFunction
 from ndflow.saved_model.restored_resources import RestoredResource
+from ndflow.saved_model.table_resources import LookupInterface, table_children
 
 
 class Container:
@@ -32,7 +33,7 @@ class Container:
 def _is_trackable(value) -> bool:
     """Trackables, and containers holding some (or empty ones, which TF tracks too)."""
     if isinstance(value, (Variable, Module, Function, ConcreteFunction, RestoredFunction,
-                          Asset, RestoredResource)):
+                          Asset, RestoredResource, LookupInterface)):
         return True
     if isinstance(value, (list, tuple)):
         return not value or any(_is_trackable(v) for v in value)
@@ -67,6 +68,8 @@ def children(obj) -> list:
     if isinstance(obj, Container):
         items = obj.value.items() if isinstance(obj.value, dict) else enumerate(obj.value)
         return [(str(k), _wrap(v)) for k, v in items if _is_trackable(v)]
+    if isinstance(obj, LookupInterface):
+        return table_children(obj)
     own = getattr(obj, "_saved_model_children", None)
     if own is not None and not isinstance(obj, Module):
         return own()

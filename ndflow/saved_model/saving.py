@@ -47,8 +47,8 @@ from ndflow.saved_model.function_serialization import concrete_function_def, sig
 from ndflow.saved_model.nested_structure_coder import encode
 from ndflow.saved_model.object_graph import Container, ObjectGraph, children
 from ndflow.saved_model.restored_functions import RestoredFunction
-from ndflow.saved_model.restored_resources import RestoredResource
 from ndflow.saved_model.saver_graph import add_saver
+from ndflow.saved_model.table_resources import saves_as_resource
 from ndflow.saved_model.variables_io import write_variables
 
 
@@ -155,7 +155,7 @@ class _Builder:
         def owner_of(tensor):
             if tensor.dtype is dtypes.resource:
                 for i, node in enumerate(self.graph.nodes):   # a loaded table's handle
-                    if isinstance(node, RestoredResource) and node.resource_handle is tensor:
+                    if saves_as_resource(node) and node.resource_handle is tensor:
                         ids[id(node)] = i
                         return node
                 i, var = self._variable_for(tensor)
@@ -218,8 +218,8 @@ class _Builder:
                 _function_spec(p.function.function_spec, node)
             elif isinstance(node, Asset):
                 p.asset.asset_file_def_index = self.assets.index(node)
-            elif isinstance(node, RestoredResource):   # its functions are its children
-                p.resource.device = node.device
+            elif saves_as_resource(node):   # its functions are its children
+                p.resource.device = getattr(node, "device", "")
             elif isinstance(node, RestoredFunction):  # a loaded object saved again
                 p.function.SetInParent()
                 p.function.concrete_functions.extend(
@@ -337,7 +337,7 @@ def _graph_def(b: _Builder) -> tuple:
         entry.tensor_info.dtype = dtypes.string.enum
         asset_files.append(entry)
     for i, node in enumerate(b.graph.nodes):
-        if isinstance(node, RestoredResource):
+        if saves_as_resource(node):
             handle_node[i] = _resource_graph_nodes(b, i, node, gd, unique, handle_node,
                                                    init_deps)
     saver_def = add_saver(gd, [(b.graph.checkpoint_key(i), handle_node[i], b.graph.nodes[i])
@@ -407,7 +407,8 @@ def _resource_graph_nodes(b, i: int, resource, gd, unique, handle_node: dict,
         fd = b.library[b.proto.nodes[edges["_create_resource"]].function.concrete_functions[0]]
         created = next((n for n in fd.node_def if n.op in _RESOURCE_CREATORS), None)
     if created is None:
-        raise ValueError(f"Cannot save the loaded resource '{resource.path}': its creator "
+        what = getattr(resource, "path", type(resource).__name__)
+        raise ValueError(f"Cannot save the resource '{what}': its creator "
                          "function makes none of the resources ndflow knows "
                          f"({', '.join(sorted(_RESOURCE_CREATORS))})")
     table = gd.node.add(name=unique(created.name), op=created.op)
