@@ -18,6 +18,7 @@ from ndflow import (  # noqa: F401 - importing the packages runs their declarati
     keras,
     kernels,
     ops,
+    profiler,
     runtime,
     saved_model,
     summary,

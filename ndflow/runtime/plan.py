@@ -233,6 +233,10 @@ class Plan:
         """The ops that run a kernel, in execution order (Const values are bound, not run)."""
         return list(self._nodes)
 
+    def kernel_names(self) -> list:
+        """Per node of `nodes()`: the name its kernel has in the generated code."""
+        return list(self._knames)
+
     def memory_plan(self) -> memory_plan.MemoryPlan:
         """The peak bytes of live intermediates (None until a run measured them)."""
         return self._memory

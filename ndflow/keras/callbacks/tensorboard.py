@@ -24,11 +24,13 @@ from tensorboard.compat.proto import summary_pb2
 from tensorboard.plugins import projector
 
 from ndflow import summary
+from ndflow.core import logging
 from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions
 from ndflow.keras.callbacks.callback import Callback
 from ndflow.keras.layers.embedding_layer import Embedding
 from ndflow.keras.saving.keras_archive import model_to_json
+from ndflow.profiler import profiler_api
 from ndflow.runtime import concrete_function
 from ndflow.summary.graph_summary import (
     graph_def_of,
@@ -77,9 +79,10 @@ class TensorBoard(Callback):
         self._should_write_train_graph = False
 
     def _init_profile_batch(self, profile_batch):
-        """Keras' batch range to trace (`profile_batch`: an int, a pair, or "a,b"). ndflow has
-        no TensorFlow profiler: the range's function graphs are traced and exported as
-        `batch_<stop>` (what Keras' trace writes besides the profile)."""
+        """Keras' batch range to profile (`profile_batch`: an int, a pair, or "a,b"): those
+        batches run under `tf.profiler.experimental` (a trace under
+        `log_dir/train/plugins/profile/<run>/`), and their function graphs are exported as
+        `batch_<stop>`, as Keras does."""
         message = ("profile_batch must be a non-negative integer or 2-tuple of positive "
                    "integers. A pair of positive integers signifies a range of batches to "
                    f"profile. Found: {profile_batch}")
@@ -97,19 +100,30 @@ class TensorBoard(Callback):
         if self._start_batch < 0 or self._stop_batch < self._start_batch:
             raise ValueError(message)
         self._is_tracing = False
+        self._profiler_started = False
         self._should_trace = not (self._start_batch == 0 and self._stop_batch == 0)
-        if self._should_trace:
-            warnings.warn("ndflow has no TensorFlow profiler: profile_batch traces the "
-                          "function graphs only", stacklevel=3)
 
     def _start_trace(self):
         summary.trace_on(graph=True, profiler=False)
+        if not self._profiler_started:
+            try:  # as Keras: a profiler already running is logged, not raised
+                profiler_api.start(self._train_dir)
+                self._profiler_started = True
+            except Exception as e:  # noqa: BLE001 - Keras logs any failure to start
+                logging.error(f"Failed to start profiler: {e}")
         self._is_tracing = True
 
     def _stop_trace(self, batch=None):
         batch = self._stop_batch if batch is None else batch
         with self._train_writer.as_default():
             summary.trace_export(name=f"batch_{batch}", step=batch)
+        if self._profiler_started:
+            try:
+                profiler_api.stop()
+            except Exception as e:  # noqa: BLE001 - Keras logs any failure to stop
+                logging.error(f"Failed to stop profiler: {e}")
+            finally:
+                self._profiler_started = False
         self._is_tracing = False
 
     # -- writers -----------------------------------------------------------------------------
