@@ -1,4 +1,4 @@
-"""`map` (sequential or on a thread pool), `filter` and `reduce`.
+"""`map` (sequential or on a thread pool) and `filter` (`reduce` is in reducing.py).
 
 A parallel map pulls input elements on the consumer's thread and runs the traced function
 on `num_parallel_calls` worker threads (ATen kernels release the GIL, so the calls overlap);
@@ -13,12 +13,10 @@ import itertools
 import os
 import time
 
-from ndflow.autograph.conversion import convert_or_original
-from ndflow.autograph.options import ConversionOptions
-from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.core.nest import flatten
 from ndflow.data import structure
 from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
-from ndflow.data.traced_function import TracedFunction, call_with_element, traced_predicate
+from ndflow.data.traced_function import TracedFunction, traced_predicate
 from ndflow.data.vectorized_map import CHUNK as VECTOR_CHUNK
 from ndflow.data.vectorized_map import vectorize
 from ndflow.data.worker_threads import init_worker_thread, intra_op_threads
@@ -190,38 +188,3 @@ class FilterDataset(DatasetV2):
 register_op("map")(MapDataset)
 register_op("filter")(FilterDataset)
 
-
-@register_op("reduce")
-def reduce_dataset(dataset: DatasetV2, initial_state, reduce_func):
-    """`Dataset.reduce`: the state folded over the elements by one traced function."""
-    state = structure.normalize(initial_state)
-    state_spec = structure.specs_of(state)
-    spec = (state_spec, dataset.element_spec)
-    reduce_func = convert_or_original(reduce_func, ConversionOptions.make(True, None))
-
-    def step(s, element):
-        return call_with_element(lambda *e: reduce_func(s, *e), element) \
-            if type(element) is tuple else reduce_func(s, element)
-
-    fn = TracedFunction(lambda s, e: step(s, e), spec, "ReduceDataset")
-    out_flat = flatten(fn.output_spec)
-    n_state = len(flatten(state_spec))
-    if len(out_flat) != n_state or any(
-            a.dtype is not b.dtype for a, b in zip(out_flat, flatten(state_spec))):
-        raise TypeError("The element types for the new state must match the initial state. "
-                        f"Expected {state_spec}; got {fn.output_spec}.")
-    relaxed = [a.shape.is_compatible_with(b.shape) and a.shape == b.shape
-               for a, b in zip(out_flat, flatten(state_spec))]
-    if not all(relaxed):  # the state changes shape: retrace with the shapes relaxed
-        loose = structure.with_shapes(state_spec, [
-            a.shape.most_specific_compatible_shape(b.shape)
-            for a, b in zip(out_flat, flatten(state_spec))])
-        fn = TracedFunction(lambda s, e: step(s, e), (loose, dataset.element_spec),
-                            "ReduceDataset")
-    flat_state = tuple(flatten(state))
-    for i, element in enumerate(dataset._iter_flat()):
-        try:
-            flat_state = fn(flat_state + tuple(element))
-        except Exception as e:  # noqa: BLE001 - re-raised as TF's error
-            raise fn.error(e, i) from e
-    return pack_sequence_as(state_spec, list(flat_state))

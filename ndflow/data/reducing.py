@@ -12,9 +12,7 @@ import itertools
 from ndflow.core import context
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import EagerTensor, Tensor
-
-# mapping registers "reduce" first: this module replaces it.
-from ndflow.data import mapping, structure  # noqa: F401
+from ndflow.data import structure
 from ndflow.data.dataset import DatasetV2, register_op
 from ndflow.data.graph_datasets import (
     bound_function,
