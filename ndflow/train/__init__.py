@@ -10,8 +10,11 @@ from ndflow.train import (  # noqa: F401 - importing a module declares its expor
     loss_scale_optimizer,
     mixed_precision,
     momentum,
+    monitored_session,
     moving_averages,
     optimizer,
     rmsprop,
+    session_run_hook,
+    session_run_hooks,
     training_util,
 )

@@ -1,0 +1,313 @@
+"""TF1's basic session-run hooks (`tf.compat.v1.train.StopAtStepHook`, NanTensorHook,
+CheckpointSaverHook, StepCounterHook, SummarySaverHook) and the SecondOrStepTimer they use.
+
+As TensorFlow's: hooks that act every N steps fetch the global step (as it was before the
+step ran) in `before_run`, and in `after_run` re-read it only when the stale value says the
+trigger may be due. CheckpointSaverHook saves once when the session is created and once at
+the end, besides every `save_steps`/`save_secs`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+from tensorboard.compat.proto.summary_pb2 import Summary
+
+from ndflow.checkpoint.saver import Saver
+from ndflow.core import context, tf_logging
+from ndflow.core.api_export import tf_export
+from ndflow.core.graph import GraphKeys
+from ndflow.core.graph_io import write_graph
+from ndflow.summary.file_writer_v1 import FileWriterCache
+from ndflow.train import training_util
+from ndflow.train.session_run_hook import SessionRunArgs, SessionRunHook
+
+
+@tf_export(v1=["train.SecondOrStepTimer"])
+class SecondOrStepTimer:
+    """Triggers at most once every `every_secs` seconds or every `every_steps` steps."""
+
+    def __init__(self, every_secs=None, every_steps=None):
+        if every_secs is None and every_steps is None:
+            raise ValueError("Either every_secs or every_steps should be provided.")
+        if every_secs is not None and every_steps is not None:
+            raise ValueError("Can not provide both every_secs and every_steps.")
+        self._every_secs = every_secs
+        self._every_steps = every_steps
+        self.reset()
+
+    def reset(self) -> None:
+        self._last_triggered_step = None
+        self._last_triggered_time = None
+
+    def should_trigger_for_step(self, step) -> bool:
+        if self._last_triggered_step is None:
+            return True
+        if self._last_triggered_step == step:
+            return False
+        if self._every_secs is not None and time.time() >= (self._last_triggered_time +
+                                                            self._every_secs):
+            return True
+        return self._every_steps is not None and step >= (self._last_triggered_step +
+                                                          self._every_steps)
+
+    def update_last_triggered_step(self, step):
+        """Records a trigger at `step`; returns (elapsed secs, elapsed steps) since the last
+        one, or (None, None) the first time."""
+        now = time.time()
+        if self._last_triggered_time is None:
+            elapsed = (None, None)
+        else:
+            elapsed = (now - self._last_triggered_time, step - self._last_triggered_step)
+        self._last_triggered_time, self._last_triggered_step = now, step
+        return elapsed
+
+    def last_triggered_step(self):
+        return self._last_triggered_step
+
+
+def _global_step_read(hook_name: str):
+    step = training_util.get_global_step()
+    if step is None:
+        raise RuntimeError(f"Global step should be created to use {hook_name}.")
+    return step
+
+
+@tf_export(v1=["train.StopAtStepHook"])
+class StopAtStepHook(SessionRunHook):
+    """Requests a stop when the global step reaches `last_step` (or `num_steps` more than it
+    was when the session was created)."""
+
+    def __init__(self, num_steps=None, last_step=None):
+        if num_steps is None and last_step is None:
+            raise ValueError("One of num_steps or last_step must be specified.")
+        if num_steps is not None and last_step is not None:
+            raise ValueError("Only one of num_steps or last_step can be specified.")
+        self._num_steps = num_steps
+        self._last_step = last_step
+
+    def begin(self):
+        self._global_step_tensor = _global_step_read("StopAtStepHook")
+
+    def after_create_session(self, session, coord):
+        if self._last_step is None:
+            self._last_step = int(session.run(self._global_step_tensor)) + self._num_steps
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._global_step_tensor)
+
+    def after_run(self, run_context, run_values):
+        if run_values.results + 1 >= self._last_step:
+            # The fetched value predates this step's increment (if any): re-read it.
+            if run_context.session.run(self._global_step_tensor) >= self._last_step:
+                run_context.request_stop()
+
+
+@tf_export(v1=["train.NanLossDuringTrainingError"])
+class NanLossDuringTrainingError(RuntimeError):
+    def __str__(self):
+        return "NaN loss during training."
+
+
+@tf_export(v1=["train.NanTensorHook"])
+class NanTensorHook(SessionRunHook):
+    """Fetches `loss_tensor` with every step; a NaN raises NanLossDuringTrainingError (or,
+    with `fail_on_nan_loss=False`, logs and requests a stop)."""
+
+    def __init__(self, loss_tensor, fail_on_nan_loss=True):
+        self._loss_tensor = loss_tensor
+        self._fail_on_nan_loss = fail_on_nan_loss
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._loss_tensor)
+
+    def after_run(self, run_context, run_values):
+        if np.isnan(run_values.results):
+            message = "Model diverged with loss = NaN."
+            if self._fail_on_nan_loss:
+                tf_logging.error(message)
+                raise NanLossDuringTrainingError
+            tf_logging.warning(message)
+            run_context.request_stop()
+
+
+@tf_export(v1=["train.CheckpointSaverListener"])
+class CheckpointSaverListener:
+    """Called around each save of a CheckpointSaverHook; `after_save` returning True stops
+    training."""
+
+    def begin(self):
+        pass
+
+    def before_save(self, session, global_step_value):
+        pass
+
+    def after_save(self, session, global_step_value):
+        pass
+
+    def end(self, session, global_step_value):
+        pass
+
+
+@tf_export(v1=["train.CheckpointSaverHook"])
+class CheckpointSaverHook(SessionRunHook):
+    """Saves `<checkpoint_dir>/<checkpoint_basename>-<global step>` every `save_steps` steps
+    or `save_secs` seconds, when the session is created and at the end."""
+
+    def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
+                 checkpoint_basename="model.ckpt", scaffold=None, listeners=None,
+                 save_graph_def=True):
+        if saver is not None and scaffold is not None:
+            raise ValueError("You cannot provide both saver and scaffold.")
+        self._saver = saver
+        self._checkpoint_dir = checkpoint_dir
+        self._save_path = os.path.join(checkpoint_dir, checkpoint_basename)
+        self._scaffold = scaffold
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+        self._listeners = list(listeners or [])
+        self._save_graph_def = save_graph_def
+
+    def begin(self):
+        self._global_step_tensor = _global_step_read("CheckpointSaverHook")
+        for listener in self._listeners:
+            listener.begin()
+
+    def after_create_session(self, session, coord):
+        global_step = int(session.run(self._global_step_tensor))
+        if self._save_graph_def:
+            os.makedirs(self._checkpoint_dir, exist_ok=True)
+            write_graph(context.get_default_graph(), self._checkpoint_dir, "graph.pbtxt")
+        self._save(session, global_step)
+        self._timer.update_last_triggered_step(global_step)
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._global_step_tensor)
+
+    def after_run(self, run_context, run_values):
+        if self._timer.should_trigger_for_step(run_values.results + 1):
+            global_step = int(run_context.session.run(self._global_step_tensor))
+            if self._timer.should_trigger_for_step(global_step):
+                self._timer.update_last_triggered_step(global_step)
+                if self._save(run_context.session, global_step):
+                    run_context.request_stop()
+
+    def end(self, session):
+        last_step = int(session.run(self._global_step_tensor))
+        if last_step != self._timer.last_triggered_step():
+            self._save(session, last_step)
+        for listener in self._listeners:
+            listener.end(session, last_step)
+
+    def _get_saver(self):
+        if self._saver is not None:
+            return self._saver
+        if self._scaffold is not None:
+            return self._scaffold.saver
+        savers = context.get_default_graph().get_collection(GraphKeys.SAVERS)
+        if len(savers) > 1:
+            raise RuntimeError(f"More than one item in collection {GraphKeys.SAVERS}. Please "
+                               "indicate which one to use by passing it to the constructor.")
+        if not savers:
+            self._saver = Saver(sharded=True, allow_empty=True)
+            return self._saver
+        return savers[0]
+
+    def _save(self, session, step: int) -> bool:
+        """Saves; True when a listener asks to stop."""
+        tf_logging.info("Saving checkpoints for %d into %s.", step, self._save_path)
+        for listener in self._listeners:
+            listener.before_save(session, step)
+        os.makedirs(self._checkpoint_dir, exist_ok=True)
+        self._get_saver().save(session, self._save_path, global_step=step,
+                               write_meta_graph=self._save_graph_def)
+        stop = False
+        for listener in self._listeners:
+            stop = bool(listener.after_save(session, step)) or stop
+        return stop
+
+
+@tf_export(v1=["train.StepCounterHook"])
+class StepCounterHook(SessionRunHook):
+    """Logs (and with an output dir, records as `global_step/sec`) the training speed."""
+
+    def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None,
+                 summary_writer=None):
+        if (every_n_steps is None) == (every_n_secs is None):
+            raise ValueError("exactly one of every_n_steps and every_n_secs should be "
+                             "provided.")
+        self._timer = SecondOrStepTimer(every_steps=every_n_steps, every_secs=every_n_secs)
+        self._summary_writer = summary_writer
+        self._output_dir = output_dir
+
+    def begin(self):
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = FileWriterCache.get(self._output_dir)
+        self._global_step_tensor = _global_step_read("StepCounterHook")
+        self._summary_tag = self._global_step_tensor.op.name + "/sec"
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._global_step_tensor)
+
+    def after_run(self, run_context, run_values):
+        if not self._timer.should_trigger_for_step(run_values.results + 1):
+            return
+        global_step = int(run_context.session.run(self._global_step_tensor))
+        if self._timer.should_trigger_for_step(global_step):
+            elapsed_time, elapsed_steps = self._timer.update_last_triggered_step(global_step)
+            if elapsed_time:
+                steps_per_sec = elapsed_steps / elapsed_time
+                if self._summary_writer is not None:
+                    summary = Summary()
+                    summary.value.add(tag=self._summary_tag, simple_value=steps_per_sec)
+                    self._summary_writer.add_summary(summary, global_step)
+                tf_logging.info("%s: %g", self._summary_tag, steps_per_sec)
+
+
+@tf_export(v1=["train.SummarySaverHook"])
+class SummarySaverHook(SessionRunHook):
+    """Runs the summary op (the scaffold's, or `summary_op`) every `save_steps` steps or
+    `save_secs` seconds and writes it to `output_dir`."""
+
+    def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None,
+                 scaffold=None, summary_op=None):
+        if (scaffold is None) == (summary_op is None):
+            raise ValueError("Exactly one of scaffold or summary_op must be provided.")
+        self._summary_op = summary_op
+        self._summary_writer = summary_writer
+        self._output_dir = output_dir
+        self._scaffold = scaffold
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+
+    def begin(self):
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = FileWriterCache.get(self._output_dir)
+        self._global_step_tensor = _global_step_read("SummarySaverHook")
+        self._next_step = None
+
+    def _op(self):
+        return self._scaffold.summary_op if self._scaffold is not None else self._summary_op
+
+    def before_run(self, run_context):
+        self._request_summary = self._next_step is None or \
+            self._timer.should_trigger_for_step(self._next_step)
+        fetches = {"global_step": self._global_step_tensor}
+        if self._request_summary and self._op() is not None:
+            fetches["summary"] = self._op()
+        return SessionRunArgs(fetches)
+
+    def after_run(self, run_context, run_values):
+        stale_global_step = int(run_values.results["global_step"])
+        global_step = stale_global_step + 1
+        if self._next_step is None or self._request_summary:
+            global_step = int(run_context.session.run(self._global_step_tensor))
+        if self._request_summary:
+            self._timer.update_last_triggered_step(global_step)
+            if "summary" in run_values.results and self._summary_writer is not None:
+                self._summary_writer.add_summary(run_values.results["summary"], global_step)
+        self._next_step = global_step + 1
+
+    def end(self, session):
+        if self._summary_writer is not None:
+            self._summary_writer.flush()
