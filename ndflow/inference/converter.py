@@ -39,8 +39,8 @@ from ndflow.inference.conversion_params import (
     precision_of,
 )
 from ndflow.inference.freeze import freeze, import_frozen
+from ndflow.inference.onnx_export import DEFAULT_OPSET
 from ndflow.inference.segmenter import converted_graph_def, find_segments
-from ndflow.onnx import DEFAULT_OPSET
 from ndflow.ops.importer import import_graph_def
 from ndflow.ops.module import Module
 from ndflow.passes.arithmetic_optimizer import arithmetic_optimizer

@@ -24,8 +24,8 @@ import torch
 
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.shapes import TensorShape
+from ndflow.inference.onnx_export import backend
 from ndflow.kernels import registry
-from ndflow.onnx import backend
 from ndflow.ops.op_def import op_def
 
 PREFERRED_PROVIDERS = ("TensorrtExecutionProvider", "CUDAExecutionProvider",

@@ -15,7 +15,7 @@ from tensorboard.compat.proto import graph_pb2
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
 from ndflow.core.graph_def import ndarray_to_tensor_proto
-from ndflow.onnx.graph_source import frozen_variable_values, function_inputs
+from ndflow.inference.onnx_export.graph_source import frozen_variable_values, function_inputs
 from ndflow.ops.graph_def_nodes import parse_tensor_name
 from ndflow.ops.importer import import_graph_def
 

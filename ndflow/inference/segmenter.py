@@ -16,7 +16,7 @@ from tensorboard.compat.proto import graph_pb2
 
 from ndflow.core import dtypes
 from ndflow.core.graph_def import shape_to_proto
-from ndflow.onnx import UnsupportedOpError, graph_to_onnx, is_convertible
+from ndflow.inference.onnx_export import UnsupportedOpError, graph_to_onnx, is_convertible
 from ndflow.ops.graph_def_nodes import parse_tensor_name
 
 _ENGINE_DTYPES = {dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64,

@@ -1,54 +1,13 @@
 """`ndflow.onnx.export`: a traced ndflow function or Keras model as a standard ONNX model.
 
-    import ndflow as tf
     import ndflow.onnx
     model_proto = ndflow.onnx.export(model, "model.onnx", opset=17)
 
-The graph is converted op by op from TensorFlow's op set (exporter.py, convert_nn.py,
-convert_array.py); variables become initializers with their current values; unknown
-dimensions (the batch) stay symbolic; the `onnx` checker validates the result before it is
-written (atomically). An op without a conversion raises UnsupportedOpError naming the op and
-its type. `onnx` is imported on first use (backend.py).
+A thin public module over ndflow/inference/onnx_export (which the inference converter also
+uses): `import ndflow` does not import it, so `import ndflow.onnx` makes `ndflow.onnx` an
+attribute as usual. Needs the `onnx` package (`pip install 'ndflow[inference]'`).
 """
 
-from __future__ import annotations
+from ndflow.inference.onnx_export import DEFAULT_OPSET, UnsupportedOpError, export
 
-import os
-
-from ndflow.onnx.builder import UnsupportedOpError
-from ndflow.onnx.exporter import (
-    DEFAULT_OPSET,
-    check_model,
-    graph_to_onnx,
-    is_convertible,
-    save_model_atomic,
-)
-from ndflow.onnx.graph_source import (
-    concrete_function_of,
-    frozen_variable_values,
-    function_inputs,
-    output_names,
-)
-
-__all__ = ["export", "UnsupportedOpError", "DEFAULT_OPSET", "graph_to_onnx", "is_convertible",
-           "concrete_function_of"]
-
-
-def export(concrete_function_or_keras_model, path=None, opset: int = DEFAULT_OPSET,
-           input_signature=None):
-    """Exports a ConcreteFunction, `tf.function` or Keras model to ONNX; writes it to `path`
-    (when given) and returns the ModelProto."""
-    cf = concrete_function_of(concrete_function_or_keras_model, input_signature)
-    inputs = function_inputs(cf)
-    outputs = list(cf.graph.outputs)
-    in_names = [t.op.name for t in inputs]
-    model = graph_to_onnx(inputs, outputs, frozen_variable_values(cf), in_names,
-                          output_names(cf, len(outputs)), opset=opset,
-                          graph_name=getattr(cf, "name", "ndflow") or "ndflow")
-    check_model(model)
-    if path is not None:
-        save_model_atomic(model, os.fspath(path))
-    return model
-
-
-
+__all__ = ["export", "UnsupportedOpError", "DEFAULT_OPSET"]

@@ -16,8 +16,13 @@ import tempfile
 import numpy as np
 
 from ndflow.core import errors
-from ndflow.onnx import backend, convert_array, convert_nn  # noqa: F401 - register converters
-from ndflow.onnx.builder import CONVERTERS, OnnxBuilder, UnsupportedOpError, onnx_dtype
+from ndflow.inference.onnx_export import backend, convert_array, convert_nn  # noqa: F401 - register converters
+from ndflow.inference.onnx_export.builder import (
+    CONVERTERS,
+    OnnxBuilder,
+    UnsupportedOpError,
+    onnx_dtype,
+)
 
 DEFAULT_OPSET = 17
 MIN_OPSET = 13  # Squeeze/Unsqueeze/ReduceSum with axes as inputs, Softmax over one axis

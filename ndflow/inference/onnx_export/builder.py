@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core import errors
-from ndflow.onnx import backend
+from ndflow.inference.onnx_export import backend
 
 CONVERTERS: dict = {}
 

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.onnx.builder import OnnxBuilder, UnsupportedOpError, converter, onnx_dtype
+from ndflow.inference.onnx_export.builder import (
+    OnnxBuilder,
+    UnsupportedOpError,
+    converter,
+    onnx_dtype,
+)
 
 
 def _binary(onnx_type: str):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.onnx.builder import OnnxBuilder, UnsupportedOpError, converter
+from ndflow.inference.onnx_export.builder import OnnxBuilder, UnsupportedOpError, converter
 
 _SELU_ALPHA = 1.6732632423543772
 _SELU_SCALE = 1.0507009873554805
