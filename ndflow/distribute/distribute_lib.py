@@ -31,7 +31,7 @@ class InputReplicationMode(enum.Enum):
     PER_REPLICA = "PER_REPLICA"
 
 
-@tf_export("distribute.InputOptions")
+@tf_export("distribute.InputOptions", v1=[])
 class InputOptions:
     def __init__(self, experimental_fetch_to_device=None,
                  experimental_replication_mode=InputReplicationMode.PER_WORKER,
@@ -88,7 +88,7 @@ class InputContext:
     __repr__ = __str__
 
 
-@tf_export("distribute.experimental.ValueContext")
+@tf_export("distribute.experimental.ValueContext", v1=[])
 class ValueContext:
     def __init__(self, replica_id_in_sync_group=0, num_replicas_in_sync=1):
         self._replica_id_in_sync_group = replica_id_in_sync_group
@@ -105,7 +105,7 @@ class ValueContext:
 
 # -- replica context ---------------------------------------------------------------------------
 
-@tf_export("distribute.ReplicaContext", v1=[])
+@tf_export("distribute.ReplicaContext")
 class ReplicaContext:
     """The context of one replica inside `strategy.run`: its id, the number of replicas, and
     the collectives (`all_reduce`, `all_gather`, `merge_call`) that meet the others."""
@@ -168,7 +168,7 @@ class ReplicaContext:
 
 # -- strategies --------------------------------------------------------------------------------
 
-@tf_export("distribute.StrategyExtended", v1=[])
+@tf_export("distribute.StrategyExtended")
 class StrategyExtended:
     """The strategy's mechanics; subclasses set `_devices` and override what differs."""
 
@@ -281,7 +281,7 @@ def _as_dtype_of(n: int, tensor):
     return cast(constant(n), tensor.dtype)
 
 
-@tf_export("distribute.Strategy", v1=[])
+@tf_export("distribute.Strategy")
 class Strategy:
     """Distributes computation over replicas; see `tf.distribute` in TensorFlow's guide."""
 

@@ -119,7 +119,7 @@ class MirroredExtended(StrategyExtended):
                                                          self._container_strategy())
 
 
-@tf_export("distribute.MirroredStrategy", v1=[])
+@tf_export("distribute.MirroredStrategy")
 class MirroredStrategy(Strategy):
     """Synchronous training on several devices of one machine (see the module doc)."""
 

@@ -44,7 +44,7 @@ class OneDeviceExtended(StrategyExtended):
         return dataset_fn(InputContext())
 
 
-@tf_export("distribute.OneDeviceStrategy", v1=[])
+@tf_export("distribute.OneDeviceStrategy")
 class OneDeviceStrategy(Strategy):
     """All variables and computation on `device` ("/gpu:0", "/cpu:0")."""
 

@@ -33,7 +33,7 @@ def current_replica_id() -> int:
     return 0 if ctx is None else getattr(ctx, "_replica_id", 0)
 
 
-@tf_export("distribute.DistributedValues")
+@tf_export("distribute.DistributedValues", v1=[])
 class DistributedValues:
     """One value per replica (`.values`, in replica order)."""
 
@@ -143,8 +143,8 @@ class MirroredVariable(Variable):
         if dc.update_replica_id() is not None:
             return getattr(self._get(), method)(value, read_value=read_value, **kwargs)
         replica = dc.get_replica_context()
-        if replica is None or replica.num_replicas_in_sync == 1 and \
-                getattr(replica, "_replica_id", None) is None:
+        if replica is None or replica.strategy is not self._strategy:
+            # cross-replica context (or no strategy at all): every copy
             return self._write_all(method, value, read_value, **kwargs)
         if self._aggregation_mode == "NONE":
             # TF 2.21 writes each replica's own copy (the values are expected to agree)
