@@ -279,3 +279,14 @@ def test_load_op_library_errors(tmp_path):
     with pytest.raises(tf.errors.NotFoundError, match="not an ndflow op library"):
         tf.load_op_library(libm)
     assert tf.compat.v1.load_op_library is tf.load_op_library
+
+
+def test_profiler_records_the_custom_op(tmp_path):
+    f = tf.function(lambda x: zero_out(x) * 2.0)
+    x = tf.constant([1.0, 2.0])
+    f(x)
+    tf.profiler.experimental.start(str(tmp_path))
+    f(x)
+    tf.profiler.experimental.stop()
+    [run] = list((tmp_path / "plugins" / "profile").iterdir())
+    assert "NdflowTestZeroOut" in (run / "op_types.csv").read_text()
