@@ -11,8 +11,8 @@ from __future__ import annotations
 from ndflow.ops.op_def import op_def
 
 
-def _same_shape(op):
-    return [op.inputs[0].shape]
+def _same_shape(ctx):
+    return [ctx.shapes[0]]
 
 
 CollectiveReduceV2 = op_def(

@@ -8,6 +8,7 @@ from ndflow.keras.callbacks import (  # noqa: F401 - their exports
     csv_logger,
     early_stopping,
     history,
+    horovod_callbacks,
     lambda_callback,
     learning_rate_scheduler,
     model_checkpoint,
