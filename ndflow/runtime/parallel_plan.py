@@ -23,14 +23,15 @@ sequential meaning:
 Tasks holding a stateful op other than a variable read run on the calling thread only
 (Python-level state such as the default graph, tapes and summary writers is per thread).
 
-Threads (`interop_threads()`): tf.config.threading.set_inter_op_parallelism_threads when set,
-else TF_NUM_INTEROP_THREADS. 1 or negative: the plan runs sequentially on the caller's thread;
-N > 1: the caller plus N - 1 pool threads; 0 (automatic): sequential. Measured on the 2-core
-box (benchmarks/interop_threads.py): two matmul towers gain only when ATen's intra-op pool is
-smaller than the cores (1 intra-op thread: 1.6-1.9x at 512..2048); with ATen's default pool
-each kernel already uses every core and the towers gain nothing, and small kernels lose the
-~20-40 us a dispatch costs, so automatic stays sequential. A plan without two tasks that
-could run at once always runs sequentially.
+Threads: a Session's ConfigProto.inter_op_parallelism_threads when not 0, else
+tf.config.threading.set_inter_op_parallelism_threads when set, else TF_NUM_INTEROP_THREADS
+(`interop_threads()`). 1 or negative: the plan runs sequentially on the caller's thread;
+N > 1: the caller plus N - 1 pool threads; 0 (automatic): sequential. Overlap only pays
+where cores are left idle by ATen's intra-op pool (TF_NUM_INTRAOP_THREADS below the core
+count) and the kernels are large: a dispatch costs ~20-40 us of Python, so small branches
+lose (two towers of three 8x8 matmuls: 0.55x), and with ATen's default pool every kernel
+already uses every core (benchmarks/interop_threads.py). Hence automatic is sequential. A
+plan without two tasks that could run at once always runs sequentially.
 """
 
 from __future__ import annotations
@@ -333,7 +334,8 @@ class _Run:
 class ParallelRun:
     """A plan's run function that dispatches its tasks on `threads` threads."""
 
-    def __init__(self, plan, scope: dict, graph: TaskGraph, threads: int):
+    def __init__(self, plan, scope: dict, graph: TaskGraph, threads: int, sequential):
+        self.sequential = sequential  # the plan's own run function
         self.graph = graph
         self.threads = threads
         self.pool = _pool(threads - 1)
@@ -361,10 +363,12 @@ class ParallelRun:
         return [env[v] if in_env else scope[v] for v, in_env in self._fetch]
 
 
-def parallel_run(plan, run):
+def parallel_run(plan, run, threads: int | None = None):
     """`run` (the plan's sequential function), or a ParallelRun of the same kernels when the
-    configured inter-op threads are more than one and the plan has branches to overlap."""
-    threads = effective_threads(interop_threads())
+    inter-op threads (`threads`, else the configured count) are more than one and the plan
+    has branches to overlap."""
+    run = getattr(run, "sequential", run)
+    threads = effective_threads(interop_threads() if threads is None else threads)
     if threads <= 1 or len(plan._nodes) < 2:
         return run
     graph = TaskGraph(plan)
@@ -373,4 +377,11 @@ def parallel_run(plan, run):
         return run
     logging.vlog("parallel_plan", 1, f"Parallel plan: {len(plan._nodes)} kernels in "
                  f"{len(graph.steps)} tasks, width {width}, {threads} threads")
-    return ParallelRun(plan, run.__globals__, graph, threads)
+    return ParallelRun(plan, run.__globals__, graph, threads, run)
+
+
+def set_plan_threads(plan, threads: int) -> None:
+    """A Session's ConfigProto.inter_op_parallelism_threads for its plans: non-zero wins over
+    TF_NUM_INTEROP_THREADS, as in TensorFlow (0 keeps the configured count)."""
+    if threads != 0:
+        plan._run = parallel_run(plan, plan._run, threads)

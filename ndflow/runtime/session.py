@@ -25,6 +25,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.errors import OpError, UnimplementedError
 from ndflow.core.graph import Graph, Operation
 from ndflow.passes.pass_config import resolve_pass_config
+from ndflow.runtime import parallel_plan
 from ndflow.runtime.compile import compile_plan
 from ndflow.runtime.config_proto import ConfigProto, session_settings
 from ndflow.runtime.fetch_mapper import FetchMapper
@@ -241,6 +242,7 @@ class Session:
                                 resolve_pass_config(self._pass_config_proto), self._ctx, soft,
                                 feed_specs={t.name: (t.dtype, feeds[t].shape) for t in fed})
             devices = [resolve_device(t.op.device, soft, t.op) for t in plan.feeds]
+            parallel_plan.set_plan_threads(plan, self._settings.inter_op_parallelism_threads)
         except OpError as e:
             raise self._user_error(e) from None
         self.plans_built += 1

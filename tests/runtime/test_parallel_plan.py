@@ -159,3 +159,18 @@ def test_a_chain_stays_sequential():
         x = tf.compat.v1.placeholder(tf.float32, [4])
         y = tf.exp(tf.nn.relu(x * 2.0) + 1.0)
     assert not isinstance(_plan(g, [x], [y], 4)._run, ParallelRun)
+
+
+def test_session_config_threads_win_over_the_variable(monkeypatch):
+    monkeypatch.setenv("TF_NUM_INTEROP_THREADS", "-1")
+    g, x, fetches = _towers()
+    parallel_plan.set_explicit_threads(None)
+    feed = np.ones((32, 128), np.float32)
+    runs = {}
+    for threads in (0, 2):
+        config = tf.compat.v1.ConfigProto(inter_op_parallelism_threads=threads)
+        with tf.compat.v1.Session(graph=g, config=config) as sess:
+            runs[threads] = sess.run(fetches[0], {x: feed})
+            plan = next(iter(sess._plans.values())).plan
+            assert isinstance(plan._run, ParallelRun) == (threads == 2)
+    np.testing.assert_array_equal(runs[0], runs[2])
