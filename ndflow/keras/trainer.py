@@ -15,7 +15,8 @@ import numpy as np
 
 from ndflow.autodiff.tape import GradientTape
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
-from ndflow.keras import compile_utils, data_adapter
+from ndflow.distribute import distribution_context
+from ndflow.keras import compile_utils, data_adapter, replica_towers
 from ndflow.keras.callbacks.callback_list import CallbackList
 from ndflow.keras.metrics import reduction_metrics
 from ndflow.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
@@ -71,6 +72,9 @@ class Trainer:
             self._compile_metrics = compile_utils.CompileMetrics(metrics, weighted_metrics,
                                                                  output_names)
         self._loss_tracker = reduction_metrics.Mean(name="loss")
+        # compiled under `strategy.scope()`: fit's steps run one tower per replica
+        self._distribute_strategy = (distribution_context.get_strategy()
+                                     if distribution_context.has_strategy() else None)
         if jit_compile == "auto":
             jit_compile = False
         if jit_compile and run_eagerly:
@@ -141,7 +145,16 @@ class Trainer:
             self._compile_metrics.update_state(y, y_pred, sample_weight)
         return self.get_metrics_result()
 
+    @property
+    def distribute_strategy(self):
+        """The strategy the model was compiled under (else the current one)."""
+        return getattr(self, "_distribute_strategy", None) or \
+            distribution_context.get_strategy()
+
     def train_step(self, data):
+        strategy = getattr(self, "_distribute_strategy", None)
+        if strategy is not None and strategy.num_replicas_in_sync > 1:
+            return replica_towers.train_step_on_replicas(self, data, strategy)
         x, y, sample_weight = data_adapter.unpack_x_y_sample_weight(data)
         with GradientTape() as tape:
             y_pred = self(x, training=True)
