@@ -5,6 +5,7 @@ differences, the output checks, and the REGISTER_OP text parser."""
 from __future__ import annotations
 
 import ctypes.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -290,3 +291,16 @@ def test_profiler_records_the_custom_op(tmp_path):
     tf.profiler.experimental.stop()
     [run] = list((tmp_path / "plugins" / "profile").iterdir())
     assert "NdflowTestZeroOut" in (run / "op_types.csv").read_text()
+
+
+def test_the_c_plus_plus_examples_declarations_parse():
+    """examples/custom_op/custom_ops.cpp's REGISTER_OP text (the library itself is built in the
+    slow pass, tests/ops/test_custom_op_library.py)."""
+    source = (Path(__file__).resolve().parents[2] / "examples" / "custom_op" /
+              "custom_ops.cpp").read_text()
+    specs = custom_op.parse_register_ops(source.split("NDFLOW_OP_LIBRARY(", 1)[1])
+    assert [(s.name, s.inputs, s.outputs) for s in specs] == [
+        ("ZeroOut", ["to_zero: T"], ["zeroed: T"]),
+        ("FusedBiasRelu", ["x: T", "bias: T"], ["y: T"]),
+        ("FusedBiasReluGrad", ["grad: T", "y: T"], ["dx: T"])]
+    assert all(s.shape_fn is custom_op.unchanged_shape for s in specs)
