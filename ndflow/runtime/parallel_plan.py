@@ -92,8 +92,9 @@ class TaskGraph:
                 readers.setdefault(v, []).append(i)
         deps = [set() for _ in range(n)]
         self.caller_only_steps = set()
-        last_barrier = None
+        last_barrier = -1
         since_barrier: list = []
+        has_succ: set = set()
         last_random = None
         for i, op in enumerate(nodes):
             d = deps[i]
@@ -103,7 +104,9 @@ class TaskGraph:
             if inplace_of is not None:
                 var = args[i][next(k for k, t in enumerate(op.inputs) if t is inplace_of)]
                 d.update(j for j in readers.get(var, ()) if j < i)
-            if last_barrier is not None:
+            d.discard(i)
+            # after the last barrier (directly only when no dependency already is)
+            if last_barrier >= 0 and not any(j >= last_barrier for j in d):
                 d.add(last_barrier)
             if op.op_def.is_stateful and op.type not in READ_STATE:
                 self.caller_only_steps.add(i)
@@ -111,13 +114,12 @@ class TaskGraph:
                     if last_random is not None:
                         d.add(last_random)
                     last_random = i
-                else:  # a barrier: after everything before it, before everything after it
-                    d.update(since_barrier)
+                else:  # a barrier: after every kernel since the last one (their sinks)
+                    d.update(j for j in since_barrier if j not in has_succ)
                     last_barrier, since_barrier, last_random = i, [], None
-                    continue
-            since_barrier.append(i)
-        for i in range(n):
-            deps[i].discard(i)
+            if last_barrier != i:
+                since_barrier.append(i)
+            has_succ.update(d)
         self.step_deps = deps
         self._chain(n, deps)
         self._values(plan, produced_by)
