@@ -86,7 +86,7 @@ class OnnxBuilder:
     def initializer(self, array, base: str = "const") -> str:
         """Adds `array` as an initializer; returns its name."""
         name = self.unique(base)
-        arr = np.ascontiguousarray(array)
+        arr = np.array(array, order="C")  # (ascontiguousarray would make a scalar 1-d)
         self.initializers.append(backend.onnx().numpy_helper.from_array(arr, name))
         return name
 

@@ -27,10 +27,31 @@ def _spatial(values, nhwc: bool) -> list:
     return values[1:3] if nhwc else values[2:4]
 
 
-def _padding(op) -> dict:
+def _same_pads(op, nhwc: bool, kernel: list, strides: list, dilations: list):
+    """TF's SAME padding as explicit ONNX pads (ONNX Runtime refuses SAME_UPPER with
+    dilations); None when a spatial size is unknown."""
+    dims = op.inputs[0].shape.as_list() if op.inputs[0].shape.rank == 4 else None
+    sizes = _spatial(dims, nhwc) if dims else [None, None]
+    if None in sizes:
+        return None
+    begins, ends = [], []
+    for n, k, s, d in zip(sizes, kernel, strides, dilations):
+        out = -(-n // s)
+        total = max((out - 1) * s + (k - 1) * d + 1 - n, 0)
+        begins.append(total // 2)
+        ends.append(total - total // 2)
+    return begins + ends
+
+
+def _padding(op, kernel=None, strides=None, dilations=(1, 1)) -> dict:
     pad = op.attrs.get("padding", "VALID")
     pad = pad.decode() if isinstance(pad, bytes) else pad
     if pad == "SAME":
+        if kernel is not None and tuple(dilations) != (1, 1):
+            pads = _same_pads(op, _nhwc(op), kernel, strides, dilations)
+            if pads is None:
+                raise UnsupportedOpError(op, "dilated SAME padding with unknown spatial size")
+            return {"pads": pads}
         return {"auto_pad": "SAME_UPPER"}
     if pad == "VALID":
         return {"auto_pad": "VALID"}
@@ -50,8 +71,14 @@ def _conv2d(b: OnnxBuilder, op, ins: list) -> list:
     nhwc = _nhwc(op)
     w = b.constant(op.inputs[1])
     depthwise = op.type == "DepthwiseConv2dNative"
-    attrs = dict(_padding(op), strides=_spatial(op.attrs["strides"], nhwc),
-                 dilations=_spatial(op.attrs.get("dilations", [1, 1, 1, 1]), nhwc))
+    strides = _spatial(op.attrs["strides"], nhwc)
+    dilations = _spatial(op.attrs.get("dilations", [1, 1, 1, 1]), nhwc)
+    w_static = op.inputs[1].shape.as_list() if op.inputs[1].shape.rank == 4 else None
+    kernel = w_static[:2] if w_static and None not in w_static[:2] else None
+    if kernel is None and tuple(dilations) != (1, 1):
+        raise UnsupportedOpError(op, "dilated convolution with an unknown filter size")
+    attrs = dict(_padding(op, kernel, strides, dilations), strides=strides,
+                 dilations=dilations)
     if w is not None:
         if depthwise:  # [H, W, C, M] -> [C*M, 1, H, W], group = C
             h, wd, c, m = w.shape

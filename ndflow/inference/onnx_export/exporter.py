@@ -138,7 +138,7 @@ def check_model(model) -> None:
     onnx = backend.onnx()
     try:
         onnx.checker.check_model(model, full_check=True)
-    except onnx.checker.ValidationError as e:
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as e:
         raise errors.InvalidArgumentError(None, None, f"ONNX export produced an invalid "
                                                       f"model: {e}") from e
 
