@@ -18,6 +18,7 @@ from ndflow.models.image.cifar10 import (
     cifar10_eval,
     cifar10_input,
     cifar10_multi_gpu_train,
+    cifar10_train,
     generated_data,
 )
 from ndflow.runtime import device_config
@@ -86,27 +87,7 @@ def test_offline_data_dir_gets_generated_batches(tmp_path, capsys, monkeypatch):
     assert "CIFAR-10 is not available" in err and "data_batch_1.bin" in err
 
 
-def test_training_steps_lower_the_loss(batches_dir):
-    with tf.Graph().as_default():
-        v1.set_random_seed(1)
-        global_step = v1.train.get_or_create_global_step()
-        images, labels = cifar10_input.distorted_inputs(batches_dir, 8)
-        assert images.shape.as_list() == [8, 24, 24, 3] and labels.shape.as_list() == [8]
-        logits = cifar10.inference(images)
-        assert logits.shape.as_list() == [8, 10]
-        loss = cifar10.loss(logits, labels)
-        train_op = cifar10.train(loss, global_step, batch_size=8)
-        ema_names = {v.name for v in v1.global_variables() if "ExponentialMovingAverage" in v.name}
-        assert "local3/weights/ExponentialMovingAverage:0" in ema_names and len(ema_names) == 10
-        with v1.Session() as sess:
-            sess.run(v1.global_variables_initializer())
-            losses = [sess.run([train_op, loss])[1] for _ in range(20)]
-            assert sess.run(global_step) == 20
-    assert np.all(np.isfinite(losses))
-    assert np.mean(losses[-5:]) < np.mean(losses[:5]) - 0.1, losses
-
-
-def _run_towers(devices, images, labels, init_values, steps=2):
+def _run_towers(devices, images, labels, init_values, steps=1):
     """Trains `steps` steps with len(devices) towers fed constant equal slices of `images`."""
     per_tower = images.shape[0] // len(devices)
     slices = iter(range(len(devices)))
@@ -157,20 +138,22 @@ def test_more_towers_than_devices_is_an_invalid_argument(monkeypatch):
         cifar10_multi_gpu_train.tower_devices(2)
 
 
-def test_eval_restores_averages_and_reports_precision(batches_dir, tmp_path, capsys):
-    train_dir = str(tmp_path / "train")
-    with tf.Graph().as_default():
-        global_step = v1.train.get_or_create_global_step()
-        images, labels = cifar10_input.distorted_inputs(batches_dir, 8)
-        loss = cifar10.loss(cifar10.inference(images), labels)
-        train_op = cifar10.train(loss, global_step, batch_size=8)
-        with v1.train.MonitoredTrainingSession(
-                checkpoint_dir=train_dir, save_summaries_steps=None, log_step_count_steps=None,
-                hooks=[v1.train.StopAtStepHook(last_step=2)]) as sess:
-            while not sess.should_stop():
-                sess.run(train_op)
-    assert v1.train.latest_checkpoint(train_dir).endswith("model.ckpt-2")
-    data_dir = os.path.dirname(batches_dir)
+def test_training_lowers_the_loss_and_eval_reports_precision(batches_dir, tmp_path, capsys):
+    """cifar10_train's graph and MonitoredTrainingSession loop for 20 steps of batch 8, then
+    cifar10_eval restores the moving averages from its checkpoint."""
+    train_dir, data_dir = str(tmp_path / "train"), os.path.dirname(batches_dir)
+    logger = cifar10_train.main(["--max_steps", "20", "--batch_size", "8", "--train_dir",
+                                 train_dir, "--data_dir", data_dir])
+    losses = logger.losses
+    assert len(losses) == 20 and np.all(np.isfinite(losses))
+    # The first loss is ~ln(10) + weight decay; SGD at 0.1 on batches of 8 is noisy, so
+    # compare the mean of the last ten steps (measured: 0.35-0.45 lower over many runs).
+    assert np.mean(losses[10:]) < losses[0] - 0.15, losses
+    out = capsys.readouterr().out
+    assert "step 0, loss = " in out and "step 10, loss = " in out and "examples/sec;" in out
+    assert v1.train.latest_checkpoint(train_dir).endswith("model.ckpt-20")
+    reader = tf.train.load_checkpoint(train_dir)
+    assert reader.has_tensor("local3/weights/ExponentialMovingAverage")
     precision = cifar10_eval.main(["--run_once", "--checkpoint_dir", train_dir,
                                    "--eval_dir", str(tmp_path / "eval"), "--data_dir", data_dir,
                                    "--batch_size", "8", "--num_examples", "16"])
