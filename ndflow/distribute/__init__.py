@@ -11,6 +11,7 @@ from ndflow.distribute import (  # noqa: F401 - importing runs their tf_exports
     distribution_context,
     input_lib,
     mirrored_strategy,
+    multi_worker_mirrored_strategy,
     one_device_strategy,
     reduce_util,
     values,

@@ -125,7 +125,9 @@ class ReplicaContext:
 
     @property
     def replica_id_in_sync_group(self):
-        return constant(self._replica_id, dtypes.int32)
+        extended = self._strategy.extended
+        first = getattr(extended, "worker_index", 0) * len(extended.worker_devices)
+        return constant(first + self._replica_id, dtypes.int32)
 
     @property
     def devices(self) -> tuple:
@@ -431,10 +433,10 @@ def apply_across_replicas(apply_fn, grads_and_vars):
     pairs = [(g, v) for g, v in grads_and_vars]
 
     def merge(strategy, gvs):
-        n = strategy.num_replicas_in_sync
         reduced = [(None if g is None else strategy.extended.reduce_to(ReduceOp.SUM, g, v), v)
                    for g, v in gvs]
-        copies = n if any(values_lib.is_distributed(v) for _, v in reduced) else 1
+        copies = max([len(v.values) for _, v in reduced if values_lib.is_distributed(v)],
+                     default=1)  # this process's copies (another worker updates its own)
         results = []
         for i in range(copies):
             with dc.update_context(i):

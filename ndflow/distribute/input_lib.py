@@ -83,12 +83,20 @@ class DistributedIterator:
 class DistributedDataset:
     """A dataset of global batches, delivered split per replica."""
 
-    def __init__(self, dataset, strategy):
+    def __init__(self, dataset, strategy, num_workers: int = 1, worker_index: int = 0):
         self._dataset = dataset
         self._strategy = strategy
-        n = strategy.num_replicas_in_sync
+        self._num_workers, self._worker_index = num_workers, worker_index
         static = _static_batch(dataset.element_spec)
-        self._sizes = rebatch_sizes(static, n) if static is not None else None
+        self._sizes = self._local_sizes(static) if static is not None else None
+
+    def _local_sizes(self, global_batch: int) -> list:
+        """This worker's rows of a global batch: [skip, size of local replica 0, ...]."""
+        total = self._strategy.num_replicas_in_sync
+        local = total // self._num_workers
+        sizes = rebatch_sizes(global_batch, total)
+        first = self._worker_index * local
+        return [sum(sizes[:first])] + sizes[first:first + local]
 
     @property
     def element_spec(self):
@@ -105,8 +113,8 @@ class DistributedDataset:
             sizes = self._sizes
             if sizes is None:
                 first = flatten(element)[0]
-                sizes = rebatch_sizes(int(shape(first)[0].numpy()), n)
-            return split_batch(element, sizes)
+                sizes = self._local_sizes(int(shape(first)[0].numpy()))
+            return split_batch(element, sizes)[1:]  # the first part: other workers' rows
 
         return DistributedIterator(next_parts, self._dataset.element_spec)
 

@@ -5,9 +5,10 @@ Each global batch is cut into one part per replica (sizes differing by at most o
 `experimental_distribute_dataset` cuts them); tower i runs under `tf.device(device_i)`
 (and the name scope `replica_i` for i > 0 in a traced step): forward pass, loss, metric
 updates and gradients of its loss weighted by its share of the batch. The towers' gradients
-are summed and applied once, so a step equals the single-device step on the global batch
-(mean losses, to float rounding) — TF's all-reduced gradients of losses scaled by
-1/num_replicas, the same thing for equal parts.
+are summed (over the workers too, under MultiWorkerMirroredStrategy, where each worker
+takes its own share of every batch) and applied once, so a step equals the single-device
+step on the global batch (mean losses, to float rounding) — TF's all-reduced gradients
+of losses scaled by 1/num_replicas, the same thing for equal parts.
 """
 
 from __future__ import annotations
@@ -71,8 +72,11 @@ def train_step_on_replicas(model, data, strategy):
     devices = strategy.extended.worker_devices
     optimizer = model.optimizer
     variables = model.trainable_weights
+    total = strategy.num_replicas_in_sync  # several workers: this one's share of the batch
+    first = getattr(strategy.extended, "worker_index", 0) * len(devices)
+    towers = tower_slices(data, total)[first:first + len(devices)]
     per_tower, y_pred = [], None
-    for i, (part, size, batch) in enumerate(tower_slices(data, len(devices))):
+    for i, (part, size, batch) in enumerate(towers):
         x, y, sample_weight = data_adapter.unpack_x_y_sample_weight(part)
         with _tower_scope(i, devices[i]):
             with GradientTape() as tape:
@@ -91,6 +95,8 @@ def train_step_on_replicas(model, data, strategy):
                 model._compile_metrics.update_state(y, y_pred, sample_weight)
     if variables:
         grads = _sum_gradients(per_tower)
+        if total > len(devices):
+            grads = strategy.extended.sum_across_workers(grads)
         if isinstance(optimizer, LossScaleOptimizer):
             grads = optimizer.get_unscaled_gradients(grads)
         optimizer.apply_gradients(zip(grads, variables))

@@ -229,6 +229,9 @@ class Trainer:
                                     add_history=True)
         self.stop_training = False
         train = self.make_train_function()
+        strategy = getattr(self, "_distribute_strategy", None)
+        if hasattr(getattr(strategy, "extended", None), "broadcast_variables"):
+            strategy.extended.broadcast_variables(self.weights)  # workers start equal
         callbacks.on_train_begin()
         training_logs = None
         # a callback restoring a backup (BackupAndRestore) sets where to continue, as Keras
