@@ -138,6 +138,7 @@ def test_more_towers_than_devices_is_an_invalid_argument(monkeypatch):
         cifar10_multi_gpu_train.tower_devices(2)
 
 
+@pytest.mark.slow  # ~2 s of plan compiles, summaries, graph.pbtxt and checkpoints: CI's slow pass
 def test_training_lowers_the_loss_and_eval_reports_precision(batches_dir, tmp_path, capsys):
     """cifar10_train's graph and MonitoredTrainingSession loop for 20 steps of batch 8, then
     cifar10_eval restores the moving averages from its checkpoint."""
@@ -181,7 +182,12 @@ def test_example_commands_offline(tmp_path):
     out = _example("cifar10_eval", "--run_once", "--checkpoint_dir", train, "--batch_size", "16",
                    "--eval_dir", str(tmp_path / "eval"), "--data_dir", data)
     assert "precision @ 1 = " in out
+
+
+@pytest.mark.slow
+def test_multi_gpu_command_on_two_logical_cpus(tmp_path):
     out = _example("cifar10_multi_gpu_train", "--num_gpus", "2", "--max_steps", "11",
                    "--batch_size", "16", "--train_dir", str(tmp_path / "multi"),
-                   "--data_dir", data)
-    assert "step 10, loss = " in out
+                   "--data_dir", str(tmp_path / "data"))
+    assert "step 0, loss = " in out and "step 10, loss = " in out
+    assert v1.train.latest_checkpoint(str(tmp_path / "multi")).endswith("model.ckpt-10")
