@@ -11,14 +11,14 @@ from __future__ import annotations
 import contextlib
 import enum
 
-from ndflow.core import dtypes
+from ndflow.core import dtypes, scopes
 from ndflow.core.api_export import tf_export
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.distribute import distribution_context as dc
 from ndflow.distribute import values as values_lib
 from ndflow.distribute.reduce_util import ReduceOp, as_reduce_op
 from ndflow.ops.arithmetic import truediv
-from ndflow.ops.array_core import constant
+from ndflow.ops.array_core import constant, identity
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
 from ndflow.ops.reduction import reduce_sum
@@ -149,7 +149,19 @@ class ReplicaContext:
         flat = flatten(value)
 
         def merge(strategy, *per_replica):
-            return [strategy.extended.reduce_to(reduce_op, v, None) for v in per_replica]
+            reduced = [strategy.extended.reduce_to(reduce_op, v, None) for v in per_replica]
+            copies = len(values_lib.local_results(per_replica[0])) if per_replica else 1
+            if copies == 1:
+                return reduced
+            devices = strategy.extended.worker_devices
+            out = []
+            for r in reduced:  # each replica its own copy, on its device (as TF)
+                parts = []
+                for i in range(copies):
+                    with scopes.device(devices[i]):
+                        parts.append(identity(r))
+                out.append(values_lib.Mirrored(parts))
+            return out
 
         reduced = self.merge_call(merge, args=tuple(flat))
         return pack_sequence_as(value, [values_lib.select_replica(self._replica_id, r)

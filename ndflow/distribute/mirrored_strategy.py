@@ -75,6 +75,12 @@ class MirroredExtended(StrategyExtended):
         return variable_creator_scope(self._create_variable)
 
     def _create_variable(self, next_creator, **kwargs):
+        replica = dc.get_replica_context()
+        if replica is not None and replica.strategy is self._container_strategy() and \
+                replica._merge_hook is not None:
+            # in a replica: created once (by the merge), the same variable for every replica
+            return replica.merge_call(
+                lambda strategy: self._create_variable(next_creator, **kwargs))
         aggregation = kwargs.pop("aggregation", None)
         initial_value = kwargs.get("initial_value")
         name = kwargs.pop("name", None)

@@ -78,7 +78,7 @@ def test_all_reduce_and_merge_call(strategy):
         return total, seen
 
     total, seen = strategy.run(fn)
-    assert float(total.numpy()) == 3.0
+    assert [float(t.numpy()) for t in total.values] == [3.0, 3.0]  # a copy per replica
     assert seen == (True, [1.0, 2.0])
 
 
@@ -199,3 +199,51 @@ def test_distribute_datasets_from_function(strategy):
         [[[0, 1], [2, 3]], [[4, 5], [6, 7]]]
     with pytest.raises(ValueError, match="not divisible"):
         tf.distribute.InputContext(1, 0, 4).get_per_replica_batch_size(7)
+
+
+def test_variable_created_in_replicas_is_one_mirrored_variable(strategy):
+    made = []
+
+    def fn():
+        made.append(tf.Variable(3.0))
+        return made[-1] * 1.0
+
+    with strategy.scope():
+        strategy.run(fn)
+    assert len(made) == 2 and made[0] is made[1]
+    assert [c.numpy() for c in made[0].values] == [3.0, 3.0]
+
+
+def test_replica_errors_reach_the_caller(strategy):
+    def fails_on_replica_1():
+        if tf.distribute.get_replica_context()._replica_id == 1:
+            raise KeyError("boom")
+        return 1.0
+
+    with pytest.raises(KeyError, match="boom"):
+        strategy.run(fails_on_replica_1)
+
+    def unbalanced_merge():
+        ctx = tf.distribute.get_replica_context()
+        if ctx._replica_id == 0:
+            ctx.merge_call(lambda s: None)
+        return 1.0
+
+    with pytest.raises(RuntimeError, match="different number of"):
+        strategy.run(unbalanced_merge)
+    with pytest.raises(ValueError, match="cannot be reduced"):
+        strategy.reduce("SUM", tf.constant(1.0), axis=None)
+    assert float(strategy.reduce("MEAN", tf.constant(1.0), axis=None).numpy()) == 1.0
+
+
+def test_mirrored_variable_in_cross_replica_function(strategy):
+    with strategy.scope():
+        v = tf.Variable(2.0)
+
+    @tf.function
+    def double():
+        v.assign_add(1.0)
+        return v * 2.0
+
+    assert float(double().numpy()) == 6.0
+    assert [c.numpy() for c in v.values] == [3.0, 3.0]

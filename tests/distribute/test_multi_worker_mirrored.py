@@ -125,3 +125,28 @@ def test_two_workers_equal_one_process(tmp_path):
         np.testing.assert_allclose(a, ref, rtol=1e-5, atol=1e-6)
 
     assert os.listdir(tmp_path / "ckpt_0") and not (tmp_path / "ckpt_1").exists()
+
+
+def test_one_worker_without_cluster(monkeypatch):
+    from ndflow.distribute import collective
+
+    for name in ("TF_CONFIG", "WORLD_SIZE", "RANK"):
+        monkeypatch.delenv(name, raising=False)
+    try:
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        assert strategy.num_replicas_in_sync == 1
+        assert strategy.extended.should_checkpoint
+        with strategy.scope():
+            v = tf.Variable([1.0, 2.0])
+        out = strategy.run(lambda: v * 2.0)
+        np.testing.assert_allclose(strategy.reduce("SUM", out, axis=None).numpy(), [2.0, 4.0])
+    finally:
+        collective.shutdown()
+
+
+def test_inconsistent_tf_config(monkeypatch):
+    monkeypatch.setenv("TF_CONFIG", json.dumps(
+        {"cluster": {"worker": ["127.0.0.1:1", "127.0.0.1:2"]},
+         "task": {"type": "worker", "index": 5}}))
+    with pytest.raises(ValueError, match="index"):
+        tf.distribute.MultiWorkerMirroredStrategy()
