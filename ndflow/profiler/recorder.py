@@ -15,6 +15,7 @@ uninstalled, and its lists dropped, when the last window closes.
 
 from __future__ import annotations
 
+import array
 import threading
 import time
 import weakref
@@ -98,7 +99,8 @@ class Recorder:
     def __init__(self):
         self.nodes: list[NodeInfo] = []
         self.plans: list[PlanInfo] = []
-        self.node_events: list = []   # (node key, t0, t1, thread id)
+        # (node key, t0, t1, thread id) flat in one array: 32 bytes per kernel execution
+        self.node_events = array.array("Q")
         self.plan_events: list = []   # (plan index, t0, t1, thread id)
         self.user_events: list = []   # (name, t0, t1, thread id, args): Trace spans
         self._instrumented: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -149,7 +151,7 @@ class Recorder:
                         getattr(fn, "__qualname__", type(fn).__name__),
                         _plain_attrs(op), amp=amp)
         self.nodes.append(node)
-        append, ident = self.node_events.append, threading.get_ident
+        append, ident = self.node_events.extend, threading.get_ident
         if device.type == "cuda":
             sync = torch.cuda.synchronize
             push, pop = torch.cuda.nvtx.range_push, torch.cuda.nvtx.range_pop
@@ -196,13 +198,27 @@ class Recorder:
         self.user_events.append((name, t0, t1, threading.get_ident(), args))
 
 
+class Events:
+    """A slice of the recorder's flat event array, iterated as (key, t0, t1, thread) tuples."""
+
+    def __init__(self, flat: array.array):
+        self._flat = flat
+
+    def __len__(self) -> int:
+        return len(self._flat) // 4
+
+    def __iter__(self):
+        it = iter(self._flat)
+        return zip(it, it, it, it)
+
+
 @dataclass
 class Capture:
     """What one window saw: node infos (all, by key), and its slices of the event lists."""
 
     nodes: list
     plans: list
-    node_events: list
+    node_events: Events
     plan_events: list
     user_events: list
     t_start: int
@@ -226,6 +242,7 @@ class Window:
             self.recorder = _recorder
             _open_windows.append(self)
         r = self.recorder
+        # where this window starts in each list (node_events: 4 array items per event)
         self._marks = (len(r.node_events), len(r.plan_events), len(r.user_events))
         self.t_start = clock()
         self.closed = False
@@ -233,8 +250,8 @@ class Window:
     def capture(self) -> Capture:
         r = self.recorder
         n, p, u = self._marks
-        return Capture(list(r.nodes), list(r.plans), r.node_events[n:], r.plan_events[p:],
-                       r.user_events[u:], self.t_start, clock())
+        return Capture(list(r.nodes), list(r.plans), Events(r.node_events[n:]),
+                       r.plan_events[p:], r.user_events[u:], self.t_start, clock())
 
     def close(self) -> Capture:
         """The window's capture; uninstalls the recorder when no other window is open."""
