@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 
 import torch
 
@@ -27,10 +28,45 @@ def intra_op_threads(dataset) -> int:
     return int(n) if n > 0 else (os.cpu_count() or 1)
 
 
+def pipeline_thread_niceness() -> int:
+    """How much lower (in nice steps) pipeline threads run than the consumer's threads."""
+    try:
+        return max(0, int(os.environ.get("NDFLOW_DATA_THREAD_NICENESS", "10")))
+    except ValueError:
+        return 10
+
+
+# > 0 while a training loop (Keras fit/evaluate/predict) consumes a pipeline: pipeline threads
+# started meanwhile run below the loop's threads
+_training_consumers = [0]
+_consumers_lock = threading.Lock()
+
+
 def init_worker_thread(threads: int = PIPELINE_INTRA_OP_THREADS) -> None:
-    """Run first in each pipeline thread."""
+    """Run first in each pipeline thread (never on the consumer's thread)."""
     if torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
+    if _training_consumers[0] > 0:
+        _lower_priority(pipeline_thread_niceness())
+
+
+def _lower_priority(steps: int) -> None:
+    """Linux nice values are per thread: this pipeline thread yields a core to the
+    consumer's (training) threads whenever they wake, so an OpenMP region of the step never
+    waits a scheduler slice for a core the pipeline holds; the pipeline runs in the step's
+    gaps. Raising one's own nice value needs no privilege; it ends with the thread."""
+    if steps <= 0 or not hasattr(os, "setpriority"):
+        return
+    try:
+        # relative to the main thread's value (the pid is its thread id): a thread started by
+        # a pipeline thread (a parallel map's workers under a prefetch) inherits that
+        # thread's value and is not lowered twice
+        target = min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + steps)
+        tid = threading.get_native_id()
+        if os.getpriority(os.PRIO_PROCESS, tid) < target:
+            os.setpriority(os.PRIO_PROCESS, tid, target)
+    except OSError:  # not permitted here: run at the normal priority
+        pass
 
 
 def runs_background_threads(dataset) -> bool:
@@ -53,16 +89,29 @@ def runs_background_threads(dataset) -> bool:
 def leave_a_core_to_the_pipeline(dataset):
     """While a consumer (a training loop) iterates a dataset whose pipeline runs on its own
     threads, the consumer's ATen kernels use one thread fewer, so the two overlap instead of
-    contending for every core (OpenMP kernels stall when a core they spread over is busy)."""
-    n = torch.get_num_threads()
-    if n <= 1 or not runs_background_threads(dataset) or _passive_openmp():
-        yield
-        return
-    torch.set_num_threads(n - 1)
+    contending for every core (OpenMP kernels stall when a core they spread over is busy);
+    and the pipeline threads started meanwhile run at a lower priority (`_lower_priority`)."""
+    with _consumer_first():
+        n = torch.get_num_threads()
+        if n <= 1 or not runs_background_threads(dataset) or _passive_openmp():
+            yield
+            return
+        torch.set_num_threads(n - 1)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(n)
+
+
+@contextlib.contextmanager
+def _consumer_first():
+    with _consumers_lock:
+        _training_consumers[0] += 1
     try:
         yield
     finally:
-        torch.set_num_threads(n)
+        with _consumers_lock:
+            _training_consumers[0] -= 1
 
 
 def _passive_openmp() -> bool:

@@ -1,5 +1,9 @@
 """A consumer iterating a pipeline with its own threads leaves them a core, unless OpenMP's
-idle threads sleep (OMP_WAIT_POLICY=PASSIVE), and always gets its thread count back."""
+idle threads sleep (OMP_WAIT_POLICY=PASSIVE), and always gets its thread count back; the
+pipeline's threads run at a lower priority (nice) than the consumer."""
+
+import os
+import threading
 
 import pytest
 import torch
@@ -20,3 +24,32 @@ def test_a_core_is_left_unless_openmp_sleeps(monkeypatch, policy, fewer):
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+def _nice_of_this_thread():
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="no per-thread nice values here")
+@pytest.mark.parametrize("setting, raised", [(None, 10), ("0", 0), ("3", 3)])
+def test_pipeline_threads_run_below_a_training_loop(monkeypatch, setting, raised):
+    if setting is None:
+        monkeypatch.delenv("NDFLOW_DATA_THREAD_NICENESS", raising=False)
+    else:
+        monkeypatch.setenv("NDFLOW_DATA_THREAD_NICENESS", setting)
+    main = _nice_of_this_thread()
+    seen = []
+
+    def record(x):
+        seen.append(_nice_of_this_thread())
+        return x
+
+    ds = tf.data.Dataset.range(6).map(lambda x: tf.py_function(record, [x], tf.int64),
+                                      num_parallel_calls=2).prefetch(2)
+    with leave_a_core_to_the_pipeline(ds):  # as Keras fit consumes a dataset
+        assert [int(v) for v in ds] == list(range(6))
+    assert set(seen) == {min(19, main + raised)}
+    assert _nice_of_this_thread() == main  # the consumer's own priority is untouched
+    seen.clear()
+    assert [int(v) for v in ds] == list(range(6))  # outside a training loop: not lowered
+    assert set(seen) == {main}
