@@ -32,6 +32,14 @@ def main(scenario: str) -> dict:
         collective.check_consistent([("bias", (4,), "float32"), ("dense/kernel", shape,
                                                                  "float32")])
         return {}
+    if scenario == "hvd_mismatch":
+        import ndflow as tf
+        import ndflow.distribute.horovod as hvd
+        hvd.init()
+        shape = [5, 3] if rank == 0 else [3, 5]
+        kernel = tf.Variable(tf.zeros(shape), name="dense/kernel")
+        hvd.broadcast_variables([tf.Variable(tf.zeros([3]), name="bias"), kernel], 0)
+        return {}
     if scenario == "die":
         x = torch.ones(4)
         for step in range(1000):
