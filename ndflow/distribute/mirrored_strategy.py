@@ -9,8 +9,8 @@ replica per device (mirrored_run.py); `reduce`/`gather` combine PerReplica value
 
 from __future__ import annotations
 
-from ndflow.core import context, scopes
 from ndflow.core import devices as device_lib
+from ndflow.core import scopes
 from ndflow.core.api_export import tf_export
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.distribute import distribution_context as dc
@@ -54,7 +54,9 @@ def validate_devices(names) -> tuple:
         if spec.device_type not in ("CPU", "GPU"):
             raise InvalidArgumentError(None, None, f"Unknown device type {spec.device_type!r} "
                                        f"in {d}: MirroredStrategy runs on CPU and GPU devices")
-        if d.startswith(_LOCAL) and d not in known and not context.soft_device_placement():
+        if d.startswith(_LOCAL) and d not in known:
+            # TF soft-places such a replica on another device, silently running two towers
+            # on one; more towers than devices is a mistake worth an error (issue 12)
             raise InvalidArgumentError(None, None, f"Device {d} does not exist; the "
                                        f"devices are {sorted(known)}. Split the CPU with "
                                        "tf.config.set_logical_device_configuration.")

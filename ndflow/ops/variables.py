@@ -102,7 +102,7 @@ def set_variable_creator_stack(stack: list) -> None:
     _creators.stack = list(stack)
 
 
-@tf_export("variable_creator_scope", v1=[])
+@tf_export("variable_creator_scope")
 @contextlib.contextmanager
 def variable_creator_scope(variable_creator):
     """`tf.Variable(...)` inside calls `variable_creator(next_creator, **kwargs)`."""
