@@ -18,6 +18,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.graph import Graph
 from ndflow.core.graph_def import ndarray_to_tensor_proto
 from ndflow.ops.apply import convert_to_tensor
+from ndflow.profiler import profiler_api
 from ndflow.runtime import concrete_function
 from ndflow.summary.summary_ops import summary_tag, write_summary
 from ndflow.summary.writer import STATE, NoopSummaryWriter, recording_condition
@@ -82,16 +83,21 @@ _trace: _Trace | None = None
 
 @tf_export("summary.trace_on", v1=[])
 def trace_on(graph=True, profiler=False, profiler_outdir=None):
-    """Starts recording the graphs of the `tf.function`s called from now on (the profiler
-    is not available in ndflow: `profiler=True` records the graphs only, with a warning)."""
+    """Starts recording the graphs of the `tf.function`s called from now on; with
+    `profiler=True` also profiles into `profiler_outdir` (tf.profiler.experimental.start;
+    as TensorFlow, no profiler without a directory, with a warning)."""
     global _trace
     with _trace_lock:
         if _trace is not None:
             tf_logging.warning("Trace already enabled")
             return
         if profiler:
-            tf_logging.warning("ndflow has no TensorFlow profiler: trace_on(profiler=True) "
-                               "records the function graphs only.")
+            if profiler_outdir is None:
+                tf_logging.warning("No `profiler_outdir` passed to trace_on(). Profiler won't "
+                                   "be enabled.")
+                profiler = False
+            else:
+                profiler_api.start(profiler_outdir)
         _trace = _Trace(bool(graph), bool(profiler))
         concrete_function.CALL_OBSERVERS.append(_trace)
 
@@ -105,7 +111,12 @@ def trace_off():
             return
         if _trace in concrete_function.CALL_OBSERVERS:
             concrete_function.CALL_OBSERVERS.remove(_trace)
-        _trace = None
+        profiling, _trace = _trace.profiler, None
+    if profiling:
+        try:
+            profiler_api.stop()
+        except Exception as e:  # noqa: BLE001 - TensorFlow logs a failure to stop
+            tf_logging.warning(f"Error while stopping profiler: {e}")
 
 
 def run_metadata_of(functions, optimized=None) -> config_pb2.RunMetadata:
@@ -134,7 +145,7 @@ def write_run_metadata_graphs(name, run_metadata, step):
 @tf_export("summary.trace_export", v1=[])
 def trace_export(name, step=None, profiler_outdir=None):
     """Writes the graphs recorded since `trace_on` as summary `name` at `step` and stops
-    tracing."""
+    tracing (and the profiler trace_on started, which writes its profile)."""
     if not context.executing_eagerly():
         tf_logging.warning("Can only export trace while executing eagerly.")
         return
@@ -142,8 +153,11 @@ def trace_export(name, step=None, profiler_outdir=None):
         if _trace is None:
             raise ValueError("Must enable trace before export through tf.summary.trace_on.")
         functions = list(_trace.functions.values())
+        if _trace.profiler and profiler_outdir:
+            tf_logging.warning("Ignoring `profiler_outdir` passed to trace_export(). Please "
+                               "pass it to trace_on() instead.")
     write_run_metadata_graphs(name, run_metadata_of(functions), step)
-    trace_off()
+    trace_off()  # stops and saves the profile when trace_on started one
 
 
 __all__ = ["graph", "initialize", "trace_on", "trace_off", "trace_export", "graph_def_of",

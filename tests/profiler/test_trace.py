@@ -136,3 +136,19 @@ def test_keras_profile_batch_traces_those_batches(tmp_path):
     assert train_plan["calls"] == 2
     assert "MatMul" in {r["op_type"] for r in doc["op_types"]}
     assert plan_module._profiler is None
+
+
+def test_summary_trace_on_with_profiler(tmp_path):
+    x = tf.constant(np.ones((8, 8), np.float32))
+    _step(x, x)
+    tf.summary.trace_on(graph=True, profiler=True, profiler_outdir=str(tmp_path / "prof"))
+    assert plan_module._profiler is not None
+    _step(x, x)
+    with tf.summary.create_file_writer(str(tmp_path / "logs")).as_default():
+        tf.summary.trace_export("step", step=0)
+    assert plan_module._profiler is None  # trace_export stopped the profiler and saved
+    [run] = list((tmp_path / "prof" / "plugins" / "profile").iterdir())
+    assert json.loads((run / "profile.json").read_text())["plans"][0]["calls"] == 1
+    tf.summary.trace_on(profiler=True)  # no directory: TF's warning, no profiler
+    assert plan_module._profiler is None
+    tf.summary.trace_off()
