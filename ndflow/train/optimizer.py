@@ -176,7 +176,12 @@ class Optimizer:
     def apply_gradients(self, grads_and_vars, global_step=None, name: str | None = None):
         """Applies the gradients; increments `global_step` after all updates. In a replica
         of a distribution strategy the gradients are first summed over the replicas."""
-        if self._loss_scale is None and distribute_lib.in_multi_replica_context():
+        if self._loss_scale is not None and distribute_lib.in_multi_replica_context():
+            raise NotImplementedError(
+                "A loss-scaled tf.compat.v1 optimizer inside strategy.run is not supported: "
+                "use a Keras LossScaleOptimizer, or apply the gradients in cross-replica "
+                "context")
+        if distribute_lib.in_multi_replica_context():
             return distribute_lib.apply_across_replicas(
                 lambda pairs, i: self._apply_gradients(
                     pairs, global_step if i == 0 or is_distributed(global_step) else None,
