@@ -35,6 +35,7 @@ class LookupTable:
         self.initialized = mutable
         self.data: dict = {}
         self.lock = threading.Lock()
+        self.reserved: dict = {}  # key -> its role (a dense table's empty_key/deleted_key)
 
     def __repr__(self):
         return f"<LookupTable {self.name} {self.key_dtype.name}->{self.value_dtype.name}>"
@@ -98,6 +99,35 @@ kernel(ops.HashTableV2)(_table_kernel(False))
 kernel(ops.MutableHashTableV2)(_table_kernel(True))
 
 
+def _dense_table_kernel(node):
+    """MutableDenseHashTableV2: a mutable table refusing its two marker keys (TF's open
+    addressing needs them; here the entries live in a dict as the other tables')."""
+    make = _table_kernel(True)(node)
+
+    def run(empty_key, deleted_key):
+        empty, deleted = _flat(empty_key), _flat(deleted_key)
+        if empty == deleted:
+            raise InvalidArgumentError(None, None, "Empty and deleted keys cannot be equal")
+        table = make()
+        table.reserved = {tuple(empty) if len(empty) > 1 else empty[0]: "empty_key",
+                          tuple(deleted) if len(deleted) > 1 else deleted[0]: "deleted_key"}
+        return table
+    return run
+
+
+kernel(ops.MutableDenseHashTableV2)(_dense_table_kernel)
+host_kernel(ops.MutableDenseHashTableV2)(_dense_table_kernel)
+
+
+def _check_not_reserved(table: LookupTable, keys: list) -> None:
+    if table.reserved:
+        for k in keys:
+            role = table.reserved.get(k)
+            if role is not None:
+                raise InvalidArgumentError(None, None, f"Using the {role} as a table key is "
+                                           "not allowed")
+
+
 def _initialize(table: LookupTable, keys: list, values: list) -> None:
     """A read-only table's one initialization (TF's InitializableLookupTable)."""
     entries: dict = {}
@@ -154,6 +184,7 @@ def _find(node):
             raise FailedPreconditionError(None, None, "Table not initialized.")
         defaults = _flat(default)
         shape = _shape(keys)
+        _check_not_reserved(table, _flat(keys))
         with table.lock:
             data = table.data
             if len(defaults) == 1:
@@ -180,6 +211,7 @@ def _insert(node):
         if not table.mutable:
             raise FailedPreconditionError(None, None, "Table is read-only: it is initialized "
                                           "once (use a MutableHashTable to insert)")
+        _check_not_reserved(table, ks)
         with table.lock:
             table.data.update(zip(ks, vs))
         return None
@@ -193,6 +225,7 @@ host_kernel(ops.LookupTableInsertV2)(_insert)
 def _remove(node):
     def run(table, keys):
         _check_types(table, node.attrs["Tin"])
+        _check_not_reserved(table, _flat(keys))
         with table.lock:
             for k in _flat(keys):
                 table.data.pop(k, None)

@@ -109,6 +109,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     init_ops,
     init_orthogonal,
     lookup_initializers,
+    lookup_mutable_tables,
     lookup_tables,
     losses_impl,
     module,

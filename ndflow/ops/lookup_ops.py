@@ -43,6 +43,15 @@ MutableHashTableV2 = op_def(
     shape=_scalar, stateful=True, not_differentiable=True,
     doc="Creates an empty hash table that inserts and removes update.")
 
+MutableDenseHashTableV2 = op_def(
+    "MutableDenseHashTableV2", inputs=["empty_key: key_dtype", "deleted_key: key_dtype"],
+    outputs=["table_handle: resource"],
+    attrs=_TABLE_ATTRS + ["value_shape: shape = []", "initial_num_buckets: int = 131072",
+                          "max_load_factor: float = 0.8"],
+    shape=_scalar, stateful=True, not_differentiable=True,
+    doc="Creates an empty open-addressing hash table: `empty_key` and `deleted_key` mark its "
+        "free and erased buckets, so neither may be used as a key.")
+
 LookupTableFindV2 = op_def(
     "LookupTableFindV2",
     inputs=["table_handle: resource", "keys: Tin", "default_value: Tout"],

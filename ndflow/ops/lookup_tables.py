@@ -1,7 +1,7 @@
 """`tf.lookup` tables: `StaticHashTable` (filled once by an initializer, lookup_initializers.py),
 `StaticVocabularyTable` (a vocabulary's ids, out-of-vocabulary keys hashed into
-`num_oov_buckets` extra ids by FarmHash Fingerprint64 as TensorFlow), and the mutable
-`experimental.MutableHashTable` / `experimental.DenseHashTable`.
+`num_oov_buckets` extra ids by FarmHash Fingerprint64 as TensorFlow); the mutable
+`experimental` tables are in lookup_mutable_tables.py.
 
 A table's `resource_handle` is a resource tensor made by the table op (`HashTableV2`,
 `MutableHashTableV2`, kernels/lookup_ops.py) in the outermost context: eagerly in TF2 code,
@@ -240,77 +240,6 @@ class StaticVocabularyTableV1(StaticVocabularyTable):
         if self._table is not None:
             return self._table._init_op
         return no_op()
-
-
-@tf_export("lookup.experimental.MutableHashTable", v1=["lookup.experimental.MutableHashTable"])
-class MutableHashTable(LookupInterface):
-    """A table that `insert` and `remove` update; missing keys read `default_value` (or
-    per-key `dynamic_default_values`). Scalar values."""
-
-    def __init__(self, key_dtype, value_dtype, default_value, name="MutableHashTable",
-                 checkpoint=True, experimental_is_anonymous=False):
-        super().__init__(key_dtype, value_dtype)
-        with init_scope():
-            self._default_value = convert_to_tensor(default_value, dtype=self._value_dtype)
-        if self._default_value.shape.rank not in (None, 0):
-            raise NotImplementedError(
-                "MutableHashTable: ndflow's tables hold scalar values; the default value "
-                f"has shape {self._default_value.shape}")
-        self._name = name
-        self._checkpoint = checkpoint
-        self._is_anonymous = experimental_is_anonymous
-        self._shared_name = f"mutable_hash_table_{uuid.uuid4()}"
-        self._table_name = None
-        self.resource_handle  # noqa: B018 - created now, as TF's
-
-    def _create_resource(self):
-        handle = _table_op(lookup_ops.MutableHashTableV2, self._shared_name, self._key_dtype,
-                           self._value_dtype, self._name)
-        self._table_name = None if context.executing_eagerly() else \
-            handle.op.name.split("/")[-1]
-        return handle
-
-    @property
-    def default_value(self):
-        return self._default_value
-
-    def _keys_values(self, keys, values):
-        keys = convert_to_tensor(keys, dtype=self._key_dtype, name="keys")
-        values = convert_to_tensor(values, dtype=self._value_dtype, name="values")
-        return keys, values
-
-    def insert(self, keys, values, name=None):
-        """Adds or updates `keys[i] -> values[i]`; the op (None eagerly)."""
-        keys, values = self._keys_values(keys, values)
-        with name_scope(name or f"{self.name}_lookup_table_insert"):
-            op = apply_op(lookup_ops.LookupTableInsertV2, [self.resource_handle, keys, values])
-        return None if context.executing_eagerly() else op
-
-    def remove(self, keys, name=None):
-        """Removes `keys` (absent ones are ignored); the op (None eagerly)."""
-        if getattr(keys, "dtype", self._key_dtype) != self._key_dtype:
-            raise TypeError(f"Signature mismatch. Keys must be dtype {self._key_dtype}, got "
-                            f"{keys.dtype}.")
-        keys = convert_to_tensor(keys, dtype=self._key_dtype, name="keys")
-        with name_scope(name or f"{self.name}_lookup_table_remove"):
-            op = apply_op(lookup_ops.LookupTableRemoveV2, [self.resource_handle, keys])
-        return None if context.executing_eagerly() else op
-
-    def lookup(self, keys, dynamic_default_values=None, name=None):
-        """The value of each key, `default_value` (or the key's dynamic default) if absent."""
-        keys = convert_to_tensor(keys, dtype=self._key_dtype, name="keys")
-        default = self._default_value if dynamic_default_values is None else \
-            convert_to_tensor(dynamic_default_values, dtype=self._value_dtype)
-        return _shaped_as(self._find(keys, default, name), keys)
-
-    def _serialize_to_tensors(self):
-        keys, values = self.export()
-        return {"-keys": keys, "-values": values}
-
-    def _restore_from_tensors(self, restored):
-        with name_scope(f"{self.name}_table_restore"):
-            return apply_op(lookup_ops.LookupTableImportV2,
-                            [self.resource_handle, restored["-keys"], restored["-values"]])
 
 
 @tf_export(v1=["initializers.tables_initializer", "tables_initializer"])

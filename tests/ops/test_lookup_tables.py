@@ -163,3 +163,23 @@ def test_bad_input_errors():
     with pytest.raises(tf.errors.InvalidArgumentError, match="vocab_size"):
         tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(
             VOCAB, tf.string, 0, tf.int64, 1, vocab_size=9), -1)
+
+
+def test_dense_hash_table_and_its_reserved_keys():
+    t = tf.lookup.experimental.DenseHashTable(tf.string, tf.int64, -1, empty_key="",
+                                              deleted_key="$", initial_num_buckets=8)
+    t.insert(tf.constant(["a", "b"]), tf.constant([1, 2], tf.int64))
+    t.erase(tf.constant(["a"]))
+    assert t.lookup(tf.constant(["a", "b", "z"])).numpy().tolist() == [-1, 2, -1]
+    assert int(t.size()) == 1
+    for key, role in (("", "empty_key"), ("$", "deleted_key")):  # TensorFlow's errors
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=f"Using the {role} as a table key is not allowed"):
+            t.insert(tf.constant([key]), tf.constant([3], tf.int64))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Empty and deleted keys cannot"):
+        tf.lookup.experimental.DenseHashTable(tf.int64, tf.int64, -1, empty_key=0,
+                                              deleted_key=0)
+    d = tf.lookup.experimental.DenseHashTable(tf.int64, tf.float32, 0.5, empty_key=-1,
+                                              deleted_key=-2)
+    d.insert_or_assign(tf.constant([3, 4], tf.int64), tf.constant([1.0, 2.0]))
+    assert d[tf.constant([[3, 9]], tf.int64)].numpy().tolist() == [[1.0, 0.5]]
