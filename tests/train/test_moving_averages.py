@@ -4,6 +4,9 @@ tutorial: checkpoint the averages, restore them into the model via variables_to_
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -165,3 +168,44 @@ def test_checkpoint_round_trip_restores_averages_into_the_model(tmp_path):
         with v1.Session() as sess:
             v1.train.Saver(restore).restore(sess, path)
             np.testing.assert_allclose(sess.run(w), want_avg)
+
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "ema_checkpoint"
+
+
+def _fixture_graph():
+    """The graph of fixtures/ema_checkpoint/generate.py (TensorFlow 2.21 wrote the fixture)."""
+    with v1.variable_scope("local3"):
+        w = v1.get_variable("weights", [3], initializer=v1.constant_initializer([1.0, -2.0, 0.5]))
+    step = v1.train.get_or_create_global_step()
+    loss = tf.reduce_sum(tf.square(w), name="total_loss")
+    loss_avg = tf.train.ExponentialMovingAverage(0.9, name="avg")
+    ema = tf.train.ExponentialMovingAverage(0.99, num_updates=step)
+    with tf.control_dependencies([loss_avg.apply([loss])]):
+        update = w.assign_sub(0.1 * w)
+    with tf.control_dependencies([update, step.assign_add(1)]):
+        train = ema.apply([w])
+    return w, ema, train
+
+
+def test_same_values_and_restore_names_as_tensorflow_and_reads_its_checkpoint():
+    expected = json.loads((FIXTURE / "expected.json").read_text())
+    with tf.Graph().as_default():
+        w, ema, train = _fixture_graph()
+        assert sorted(ema.variables_to_restore()) == expected["variables_to_restore"]
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            for _ in range(4):
+                sess.run(train)
+            got = {v.op.name: sess.run(v) for v in v1.global_variables()}
+    assert got.keys() == expected["values"].keys()
+    for name, value in expected["values"].items():
+        np.testing.assert_allclose(got[name], value, rtol=1e-6, err_msg=name)
+    with tf.Graph().as_default():  # evaluation: TF's averages restored into the weights
+        with v1.variable_scope("local3"):
+            w = v1.get_variable("weights", [3])
+        saver = v1.train.Saver(tf.train.ExponentialMovingAverage(0.99).variables_to_restore())
+        with v1.Session() as sess:
+            saver.restore(sess, str(FIXTURE / "ckpt" / "model.ckpt-4"))
+            np.testing.assert_allclose(
+                sess.run(w), expected["values"]["local3/weights/ExponentialMovingAverage"])
