@@ -337,12 +337,15 @@ class Strategy:
         if axis is None:
             return self._extended.reduce_to(reduce_op, value, None)
         parts = [_read(p) for p in values_lib.local_results(value)]
-        summed = values_lib.PerReplica([reduce_sum(p, axis=axis) for p in parts])
-        total = self._extended.reduce_to(ReduceOp.SUM, summed if len(parts) > 1 else
-                                         summed.values[0], None)
+
+        def across_replicas(per_part):  # SUM over the replicas (and workers, if any)
+            wrapped = values_lib.PerReplica(per_part) if len(per_part) > 1 else per_part[0]
+            return self._extended.reduce_to(ReduceOp.SUM, wrapped, None)
+
+        total = across_replicas([reduce_sum(p, axis=axis) for p in parts])
         if reduce_op is ReduceOp.MEAN:
-            count = sum(_dim(p, axis) for p in parts)
-            total = truediv(total, _as_dtype_of(count, total))
+            count = across_replicas([_as_dtype_of(_dim(p, axis), total) for p in parts])
+            total = truediv(total, count)
         return total
 
     def gather(self, value, axis):

@@ -125,12 +125,7 @@ def call_for_each_replica(strategy, fn, args, kwargs):
         for t in threads:
             t.join(timeout=5)
         _restore_graph_scopes(main_scopes)
-    state.seed_counter = max(state.seed_counter, max(_seed_counters(threads)))
     return values_lib.regroup([t.result for t in threads])
-
-
-def _seed_counters(threads):
-    return [0]  # each thread's counter lives in its own thread-local state
 
 
 def _merge(strategy, threads) -> None:
