@@ -87,14 +87,15 @@ def _kernels_by_device(name: str, kernel_fn) -> dict:
 # -- the kernel wrapper ---------------------------------------------------------------------
 
 def kernel_params(fn) -> set | None:
-    """The keyword names `fn` accepts (None: any). A `torch.ops` op lists its schema's."""
+    """The keyword names `fn` accepts (None: any). A `torch.ops` op lists its schema's; a
+    builtin without a readable signature (`torch.relu`) gets no attrs."""
     schema = getattr(getattr(fn, "default", None), "_schema", None)
     if schema is not None:
         return {a.name for a in schema.arguments}
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
-        return None
+        return set()
     if any(p.kind is p.VAR_KEYWORD for p in params):
         return None
     return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
@@ -272,14 +273,22 @@ def op_function(od: OpDef, kernels: dict | None = None) -> Callable:
     params.append(inspect.Parameter("name", inspect.Parameter.KEYWORD_ONLY, default=None))
     signature = inspect.Signature(params)
 
+    fname = snake_case(od.name)
+    input_names = [a.name for a in od.inputs]
+    n_in = len(input_names)
+    keywords = set(input_names) | set(attr_names) | {"name"}
+    required = [n for n in attr_names if not od.attrs[n].has_default]
+    single = len(od.outputs) == 1 and not od.outputs[0].is_list
+
     def call(*args, **kwargs):
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"{snake_case(od.name)}(): {e}") from None
-        values = bound.arguments
-        attrs = {n: values[n] for n in attr_names if n in values}
-        op = apply_op(od, [values[a.name] for a in od.inputs], attrs, name=values.get("name"))
+        if len(args) == n_in and not kwargs and not required:   # the common call: no bind
+            op = apply_op(od, list(args))
+        else:
+            inputs, attrs, name = _bind(fname, input_names, attr_names, keywords, required,
+                                        args, kwargs)
+            op = apply_op(od, inputs, attrs, name=name)
+        if single:
+            return op.outputs[0]
         results = list(op.outputs)
         per_arg, i = [], 0
         for n in _arg_sizes(od.outputs, op.attrs):
@@ -289,9 +298,29 @@ def op_function(od: OpDef, kernels: dict | None = None) -> Callable:
             return outputs(*per_arg)
         return per_arg[0] if per_arg else op
 
-    call.__name__ = call.__qualname__ = snake_case(od.name)
+    call.__name__ = call.__qualname__ = fname
     call.__signature__ = signature
     call.__doc__ = od.doc or f"The custom op {od.name}."
     call.op_def = od
     call.kernels = kernels or {}
     return call
+
+
+def _bind(fname, input_names, attr_names, keywords, required, args, kwargs):
+    """(inputs, attrs, name) from an op function's arguments, with Python's TypeErrors."""
+    if len(args) > len(input_names):
+        raise TypeError(f"{fname}() takes {len(input_names)} positional arguments but "
+                        f"{len(args)} were given")
+    unknown = sorted(set(kwargs) - keywords)
+    if unknown:
+        raise TypeError(f"{fname}() got an unexpected keyword argument '{unknown[0]}'")
+    values = dict(zip(input_names, args))
+    for k, v in kwargs.items():
+        if k in values:
+            raise TypeError(f"{fname}() got multiple values for argument '{k}'")
+        values[k] = v
+    missing = [n for n in input_names + required if n not in values]
+    if missing:
+        raise TypeError(f"{fname}() missing required argument '{missing[0]}'")
+    return ([values[n] for n in input_names], {n: values[n] for n in attr_names if n in values},
+            values.get("name"))

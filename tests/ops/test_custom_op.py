@@ -304,3 +304,24 @@ def test_the_c_plus_plus_examples_declarations_parse():
         ("FusedBiasRelu", ["x: T", "bias: T"], ["y: T"]),
         ("FusedBiasReluGrad", ["grad: T", "y: T"], ["dx: T"])]
     assert all(s.shape_fn is custom_op.unchanged_shape for s in specs)
+
+
+def test_builtin_kernel_gets_no_attrs():
+    relu = custom_op.register_op(
+        'REGISTER_OP("NdflowTestTorchRelu").Input("x: T").Output("y: T").Attr("T: {float}")',
+        torch.relu, shape_fn=custom_op.unchanged_shape)
+    np.testing.assert_array_equal(relu([-1.0, 2.0]).numpy(), [0.0, 2.0])
+
+
+def test_op_function_arguments_as_python_checks_them():
+    assert str(__import__("inspect").signature(scaled_cube)) == "(x, *, scale=1.0, name=None)"
+    np.testing.assert_allclose(scaled_cube(x=tf.constant([2.0]), scale=2.0).numpy(), [16.0])
+    with pytest.raises(TypeError, match=r"ndflow_test_scaled_cube\(\) got an unexpected keyword "
+                                        "argument 'scal'"):
+        scaled_cube([1.0], scal=2.0)
+    with pytest.raises(TypeError, match="takes 1 positional arguments but 2 were given"):
+        scaled_cube([1.0], 2.0)
+    with pytest.raises(TypeError, match="missing required argument 'x'"):
+        scaled_cube(scale=2.0)
+    with pytest.raises(TypeError, match="missing required argument 'K'"):
+        split_sum([tf.ones([2])])
