@@ -9,8 +9,8 @@ replica per device (mirrored_run.py); `reduce`/`gather` combine PerReplica value
 
 from __future__ import annotations
 
+from ndflow.core import context, scopes
 from ndflow.core import devices as device_lib
-from ndflow.core import scopes
 from ndflow.core.api_export import tf_export
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.distribute import distribution_context as dc
@@ -93,7 +93,8 @@ class MirroredExtended(StrategyExtended):
                 if i > 0:
                     # every copy starts from the primary's value (TF's mirrored init)
                     primary = components[0]
-                    from_primary["initial_value"] = lambda p=primary: identity(p.read_value())
+                    from_primary["initial_value"] = lambda p=primary: identity(
+                        p.read_value() if context.executing_eagerly() else p.initial_value)
                     from_primary["name"] = f"{(name or 'Variable').rstrip(':0')}/replica_{i}"
                 else:
                     from_primary["initial_value"] = initial_value
