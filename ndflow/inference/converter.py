@@ -14,9 +14,9 @@ OnnxEngineOp (engine_op.py), which runs it in ONNX Runtime — TensorRT's execut
 when onnxruntime has it, else the CPU. Unsupported ops stay ndflow ops, with a log line
 naming them, as TF-TRT leaves them to TensorFlow.
 
-Differences from TF-TRT, by design: conversion runs without a GPU (TF-TRT refuses); FP16
-and INT8 engines on the CPU keep FP32 arithmetic (logged), the INT8 calibration data still
-being required and run, as TF-TRT's calibration runs it.
+Precision: INT8 runs the calibration data through the frozen graph and quantizes each
+segment statically from the ranges it sees (int8_calibration.py: ONNX Runtime's QDQ int8
+kernels); FP16 keeps FP32 engines (logged). Unlike TF-TRT, conversion needs no GPU.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from ndflow.inference.conversion_params import (
     precision_of,
 )
 from ndflow.inference.freeze import freeze, import_frozen
+from ndflow.inference.int8_calibration import collect_segment_inputs, quantize_segments
 from ndflow.inference.onnx_export import DEFAULT_OPSET
 from ndflow.inference.segmenter import converted_graph_def, find_segments
 from ndflow.ops.importer import import_graph_def
@@ -169,22 +170,36 @@ class TrtGraphConverterV2:
         logging.info(f"Number of inference engine segments: {len(self.segments)} "
                      f"(engine: ONNX Runtime, providers {engine_op.available_providers()})")
         _log_left_in_ndflow(self.ops_left_in_ndflow)
-        if precision != TrtPrecisionMode.FP32 and "CPUExecutionProvider" == \
-                engine_op.available_providers()[0]:
-            logging.warning(f"precision_mode {precision}: ONNX Runtime's CPU engine keeps "
-                            "FP32 arithmetic (reduced precision needs a GPU provider)")
+        specs = self._input_specs(signature, inputs)
+        if precision == TrtPrecisionMode.FP16:
+            logging.warning("precision_mode FP16: ONNX Runtime's engines keep FP32 arithmetic "
+                            "(no float16 segment conversion yet)")
+        if self._need_calibration:
+            self._calibrate(graph, inputs, specs, calibration_input_fn)
         gd, moved = converted_graph_def(graph, self.segments, precision)
         out_names = [moved.get(t.name, t.name) for t in outputs]
-        specs = self._input_specs(signature, inputs)
         structure = signature.structured_outputs
         keys = sorted(structure) if isinstance(structure, dict) else None
         self._converted_function = _converted_function(gd, inputs, specs, keys, out_names)
         self._converted_func = self._converted_function.get_concrete_function()
-        if self._need_calibration:
-            self._run(calibration_input_fn, "calibration_input_fn")
-            self._calibrated = True
         self._converted = True
         return self._converted_func
+
+    def _calibrate(self, graph, inputs: list, specs: list, calibration_input_fn) -> None:
+        """Runs the calibration data through the frozen graph and quantizes each segment
+        from the ranges reaching it (int8_calibration.py)."""
+        seg_inputs = [t.name for seg in self.segments for t in seg.inputs]
+        probe = _converted_function(graph.as_graph_def(), inputs, specs, None, seg_inputs)
+        if not seg_inputs:
+            self._calibrated = True
+            return
+        flat_probe = lambda *a, **k: (lambda r: r if isinstance(r, list) else [r])(
+            probe(*a, **k))
+        feeds = collect_segment_inputs(flat_probe, calibration_input_fn, self.segments)
+        quantized = quantize_segments(self.segments, feeds)
+        logging.info(f"INT8 calibration: {quantized} of {len(self.segments)} segments "
+                     f"quantized from {len(feeds[0]) if feeds else 0} calibration batches")
+        self._calibrated = True
 
     @staticmethod
     def _input_specs(signature, inputs: list) -> list:

@@ -4,8 +4,6 @@ cannot take stay in ndflow with a log line; TF-TRT's errors for bad input."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
@@ -122,7 +120,7 @@ def test_minimum_segment_size_leaves_short_runs_in_ndflow(lgamma_model):
     assert converter.segments == [] and len(converter.ops_left_in_ndflow) >= 5
 
 
-def test_int8_needs_calibration_data(conv_model, tmp_path):
+def test_int8_needs_calibration_data(conv_model):
     _, path = conv_model
     converter = Converter(input_saved_model_dir=path, precision_mode="INT8")
     with pytest.raises(ValueError, match="Should specify calibration_input_fn because INT8 "
@@ -131,16 +129,30 @@ def test_int8_needs_calibration_data(conv_model, tmp_path):
     fp32 = Converter(input_saved_model_dir=path)
     with pytest.raises(ValueError, match="Should not specify calibration_input_fn"):
         fp32.convert(calibration_input_fn=lambda: iter([]))
+
+
+@pytest.mark.slow  # ~1 s: onnxruntime.quantization's import and calibration
+def test_int8_quantizes_segments_from_calibration_data(conv_model, tmp_path):
+    module, path = conv_model
     calls = []
 
     def calibration_input_fn():
         calls.append(1)
-        yield (np.ones((2, 8, 8, 2), np.float32),)
+        for seed in range(2):
+            yield (np.random.RandomState(seed).rand(4, 8, 8, 2).astype(np.float32),)
     int8 = Converter(input_saved_model_dir=path, precision_mode="INT8")
-    int8.convert(calibration_input_fn=calibration_input_fn)
+    converted = int8.convert(calibration_input_fn=calibration_input_fn)
     assert calls == [1]
+    types = {n.op_type for n in int8.segments[0].model.graph.node}
+    assert {"QuantizeLinear", "DequantizeLinear"} <= types  # int8 engine, not FP32
+    x = np.random.RandomState(5).rand(6, 8, 8, 2).astype(np.float32)
+    want = module(x)["probs"].numpy()
+    got = converted(images=x)["probs"].numpy()
+    assert np.abs(got - want).max() < 0.05  # int8 rounding, not a different function
     int8.save(str(tmp_path / "int8"))
-    assert os.path.exists(tmp_path / "int8" / "saved_model.pb")
+    loaded = tf.saved_model.load(str(tmp_path / "int8"))
+    np.testing.assert_allclose(loaded.signatures["serving_default"](images=x)["probs"], got,
+                               rtol=1e-6, atol=1e-6)
 
 
 def test_bad_input(tmp_path):
