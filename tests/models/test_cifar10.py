@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tarfile
 
 import numpy as np
 import pytest
@@ -136,6 +137,20 @@ def test_more_towers_than_devices_is_an_invalid_argument(monkeypatch):
     with pytest.raises(tf.errors.InvalidArgumentError, match="--num_gpus=2 asks for 2 towers, "
                                                              "but only 1 CPU device"):
         cifar10_multi_gpu_train.tower_devices(2)
+
+
+def test_downloaded_tarball_is_extracted(tmp_path, batches_dir):
+    with tarfile.open(tmp_path / cifar10_input.TARBALL, "w:gz") as tar:
+        tar.add(batches_dir, arcname=cifar10_input.BATCHES_DIR)
+    out = cifar10_input.locate_data(str(tmp_path))
+    assert out == str(tmp_path / cifar10_input.BATCHES_DIR)
+    assert cifar10_input.check_files([os.path.join(out, f) for f in
+                                      cifar10_input.TRAIN_FILES]) == 200
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / cifar10_input.TARBALL).write_bytes(b"not a tarball")
+    with pytest.raises(tf.errors.DataLossError, match="Cannot extract"):
+        cifar10_input.locate_data(str(broken))
 
 
 @pytest.mark.slow  # ~2 s of plan compiles, summaries, graph.pbtxt and checkpoints: CI's slow pass
