@@ -243,3 +243,28 @@ def test_mirrored_variable_in_cross_replica_function(strategy):
 
     assert float(double().numpy()) == 6.0
     assert [c.numpy() for c in v.values] == [3.0, 3.0]
+
+
+def test_tf1_graph_and_session(strategy):
+    x, y = _data()
+    with tf.Graph().as_default():
+        with strategy.scope():
+            w = tf.Variable(np.ones([3, 1], np.float32))
+            opt = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+
+        def step(xb, yb):
+            loss = tf.reduce_sum((tf.matmul(xb, w) - yb) ** 2) / 8.0
+            return opt.apply_gradients(zip(tf.gradients(loss, [w]), [w]))
+
+        batch = strategy.experimental_distribute_values_from_function(
+            lambda ctx: (tf.constant(x[4 * ctx.replica_id_in_sync_group:][:4]),
+                         tf.constant(y[4 * ctx.replica_id_in_sync_group:][:4])))
+        train = strategy.run(step, args=batch)
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            sess.run(strategy.experimental_local_results(train))
+            copies = sess.run([c.read_value() for c in w.values])
+    w_ref = np.ones([3, 1], np.float32)
+    w_ref = w_ref - 0.1 * 2 * x.T @ (x @ w_ref - y) / 8
+    for c in copies:
+        np.testing.assert_allclose(c, w_ref, rtol=1e-5)
