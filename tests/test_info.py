@@ -22,7 +22,7 @@ def test_build_info_has_tensorflows_keys():
 
 def test_report_names_versions_cpu_variables_and_caches(monkeypatch):
     monkeypatch.setenv("TF_ENABLE_AUTO_MIXED_PRECISION", "1")
-    monkeypatch.setenv("TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32", "1")
+    monkeypatch.setenv("TF_AUTOTUNE_THRESHOLD", "2")
     monkeypatch.setenv("TF_CPP_VMODULE", "not-a-level")
     monkeypatch.delenv("TF_XLA_FLAGS", raising=False)
     text = info.report()
@@ -30,7 +30,7 @@ def test_report_names_versions_cpu_variables_and_caches(monkeypatch):
     assert f"CPU: {model}, {os.cpu_count()} cores" in text
     assert f"TensorFlow API {tf.__version__}" in text
     assert "TF_ENABLE_AUTO_MIXED_PRECISION='1': in effect" in text
-    assert "TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32='1': parsed only" in text
+    assert "TF_AUTOTUNE_THRESHOLD='2': parsed only" in text
     assert "TF_CPP_VMODULE='not-a-level': malformed: Failed to parse the env-var" in text
     assert "TF_XLA_FLAGS" not in text  # only the variables that are set
     assert f"package: {os.path.dirname(tf.__file__)}" in text
