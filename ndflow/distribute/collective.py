@@ -11,9 +11,11 @@ One group per process (torch.distributed's default group), created from a cluste
 API (every function takes and returns torch tensors; EagerTensors are accepted too):
 
 - `initialize(resolver=None, *, timeout_seconds=DEFAULT_TIMEOUT_SECONDS, backend=None)` ->
-  `ProcessGroupSpec`. Idempotent for the same group. The rendezvous (rank 0's address) and
-  every later collective are bounded by `timeout_seconds`: a worker that cannot reach the
-  others gets `DeadlineExceededError` naming the address, never a hang.
+  `ProcessGroupSpec`. Idempotent for the same group (a one-process group may be re-described;
+  another multi-process group is a FailedPreconditionError until `shutdown()`). The
+  rendezvous (rank 0's address) and every later collective are bounded by
+  `timeout_seconds`: a worker that cannot reach the others gets `DeadlineExceededError`
+  naming the address, never a hang.
 - `is_initialized()`, `spec()` (FailedPreconditionError before `initialize`), `shutdown()`.
 - `all_reduce(tensors, op=SUM|MEAN, bucket_bytes=BUCKET_BYTES)`: new tensors; the inputs are
   flattened into buckets of about `bucket_bytes` (25 MB, as DDP) per dtype and device, one
@@ -72,6 +74,9 @@ def initialize(resolver: ClusterResolver | None = None, *,
     """Joins this process to the collective group `resolver` (default: the environment's)
     describes; returns its ProcessGroupSpec."""
     spec_ = process_group_spec(resolver or resolver_from_environment())
+    if _state["spec"] is not None and _state["spec"].world_size == spec_.world_size == 1:
+        _state["spec"] = spec_  # one process: nothing in torch to re-create
+        return spec_
     if _state["spec"] is not None:
         if _state["spec"] != spec_:
             raise FailedPreconditionError(None, None, "The collective group is already "

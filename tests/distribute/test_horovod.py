@@ -3,7 +3,9 @@
 with identical weights, equal to one process trained on the concatenated batches to float
 rounding — eagerly-built tf.function steps with DistributedGradientTape, TF1 Sessions with
 DistributedOptimizer + broadcast_global_variables, and Keras' LossScaleOptimizer under
-DistributedOptimizer, where an overflow on one worker only makes both skip the step.
+DistributedOptimizer and TF1's MixedPrecisionLossScaleOptimizer around DistributedOptimizer,
+where an overflow on one worker only makes both skip the step, and Keras fit with
+BroadcastGlobalVariablesCallback.
 Plus single-process checks of the API (fast)."""
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def _train(mode: str, tmp_path: Path) -> tuple[list[dict], dict]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode", ["tf2", "tf1", "keras_lso"])
+@pytest.mark.parametrize("mode", ["tf2", "tf1", "keras_lso", "tf1_lso", "keras_fit"])
 def test_two_workers_train_as_one_process_on_the_whole_batch(mode, tmp_path):
     (w0, w1), single = _train(mode, tmp_path)
     assert sorted(w0) == sorted(single)
@@ -54,6 +56,8 @@ def test_two_workers_train_as_one_process_on_the_whole_batch(mode, tmp_path):
         np.testing.assert_allclose(w0[name], single[name], rtol=1e-5, atol=1e-6, err_msg=name)
     if mode == "keras_lso":  # the overflow on worker 1 skipped step 1 on both workers
         assert float(w0["loss_scale"]) == 2.0 ** 9 and int(w0["iterations"]) == 3
+    if mode == "tf1_lso":  # dynamic scale 2**15 halved once by the skipped step
+        assert float(w0["loss_scale"]) == 2.0 ** 14
 
 
 def test_single_process_api():
