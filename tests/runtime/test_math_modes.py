@@ -142,3 +142,19 @@ def test_applied_once_at_first_use_from_the_environment():
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
                          text=True, check=True)
     assert out.stdout.split() == ["None", "True", "tf32"]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available()
+                    or torch.cuda.get_device_capability() < (8, 0),
+                    reason="TF32 needs an NVIDIA GPU of compute capability 8.0 or newer")
+def test_tf32_switch_changes_gpu_matmul_precision(monkeypatch):
+    """TensorFlow's own example: 1.0001 rounds to 1.0 in TF32, so the sum of 1024 products
+    is 1024.0 with TF32 and about 1024.1 without."""
+    def product() -> float:
+        with tf.device("/GPU:0"):
+            x = tf.fill((1024, 1024), 1.0001)
+            return float(tf.matmul(x, tf.fill((1024, 1024), 1.0))[0, 0].numpy())
+    _settings(monkeypatch)
+    assert product() == pytest.approx(1024.1, abs=0.01)
+    _settings(monkeypatch, TF_ENABLE_CUBLAS_TENSOR_OP_MATH_FP32="1")
+    assert product() == 1024.0
