@@ -5,7 +5,8 @@ Iterations are delimited by the key node's executions, as DLProf does: iteration
 the start of profiling to the end of the key node's first execution, iteration i from the end
 of its i-th to the end of its (i+1)-th; what runs after the last one is an unfinished iteration
 and is left out. The key is a node name (every plan's node of that name counts) or
-`plan:<label>`, one iteration per call of that plan (a tf.function's step).
+`plan:<label>`, one iteration per call of that plan (a tf.function's step), or `trace:<name>`,
+one per `tf.profiler.experimental.Trace(name, step_num=...)` span (preferred when present).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ndflow.profiler import op_costs
 from ndflow.profiler.recorder import Capture, NodeInfo
 
 PLAN_KEY_PREFIX = "plan:"
+TRACE_KEY_PREFIX = "trace:"  # tf.profiler.experimental.Trace spans of that name (step_num)
 
 
 class KeyNodeError(ValueError):
@@ -163,8 +165,13 @@ def candidates(cap: Capture, limit: int = 10) -> list[str]:
 
 
 def propose_key(cap: Capture) -> tuple[str | None, str]:
-    """DLProf's choice: a variable increment run once per step (the global step's
-    AssignAddVariableOp), else the busiest plan called once per step."""
+    """The program's own step spans (Trace with step_num) when it has them; else DLProf's
+    choice: a variable increment run once per step (the global step's AssignAddVariableOp),
+    else the busiest plan called more than once."""
+    steps = [e[0] for e in cap.user_events if "step_num" in e[4]]
+    if len(steps) >= 1:
+        return (TRACE_KEY_PREFIX + steps[0],
+                f"the program's Trace({steps[0]!r}, step_num=...) spans are its steps")
     cands = candidates(cap)
     if not cands:
         return None, "no node or plan ran more than once: the whole run is one iteration"
@@ -179,7 +186,10 @@ def propose_key(cap: Capture) -> tuple[str | None, str]:
 
 def key_end_times(cap: Capture, key: str) -> list[int]:
     """When the key ended, each time it ran; KeyNodeError when nothing of that name ran."""
-    if key.startswith(PLAN_KEY_PREFIX):
+    if key.startswith(TRACE_KEY_PREFIX):
+        name = key[len(TRACE_KEY_PREFIX):]
+        ends = [t1 for n, _, t1, _, _ in cap.user_events if n == name]
+    elif key.startswith(PLAN_KEY_PREFIX):
         label = key[len(PLAN_KEY_PREFIX):]
         idx = {p.index for p in cap.plans if p.label == label}
         ends = [t1 for i, _, t1, _ in cap.plan_events if i in idx]

@@ -21,8 +21,10 @@ def render(profile, precision: dict, advice: list, top: int = 10) -> str:
     if kept:
         n = len(kept)
         lines.append(f"  CPU: {cpu_model_and_flags()[0]}")
-        lines.append(f"  mean iteration {profile.iteration_ns / n / 1e6:.3f} ms, op time "
-                     f"{profile.node_ns / n / 1e6:.3f} ms per iteration")
+        durations = sorted(profile.iterations[i]["duration_us"] / 1e3 for i in kept)
+        lines.append(f"  mean iteration {profile.iteration_ns / n / 1e6:.3f} ms (median "
+                     f"{durations[n // 2]:.3f}, min {durations[0]:.3f}, max {durations[-1]:.3f})"
+                     f", op time {profile.node_ns / n / 1e6:.3f} ms per iteration")
     lines.append("")
     lines.append(f"Top op types by time ({'share':>6s}):")
     for r in profile.op_types()[:top]:

@@ -90,6 +90,9 @@ def test_trace_is_valid_nested_and_covers_the_step(tmp_path):
     for name in ("nodes.csv", "op_types.csv", "iterations.csv", "reduced_precision.csv",
                  "profile.json"):
         assert (run / name).stat().st_size > 0
+    # the program's Trace(step_num=...) spans are the iterations
+    doc = json.loads((run / "profile.json").read_text())
+    assert doc["key_node"] == "trace:train" and len(doc["iterations"]) == 3
 
 
 def test_profiler_api_errors_and_profile_context(tmp_path):
