@@ -14,9 +14,16 @@ from dataclasses import dataclass, field
 
 from tensorboard.compat.proto import graph_pb2
 
-from ndflow.core import dtypes
+from ndflow.core import dtypes, logging
+from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph_def import shape_to_proto
-from ndflow.inference.onnx_export import UnsupportedOpError, graph_to_onnx, is_convertible
+from ndflow.inference.engine_op import engine_session
+from ndflow.inference.onnx_export import (
+    UnsupportedOpError,
+    check_model,
+    graph_to_onnx,
+    is_convertible,
+)
 from ndflow.ops.graph_def_nodes import parse_tensor_name
 
 _ENGINE_DTYPES = {dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64,
@@ -98,9 +105,40 @@ def find_segments(graph, outputs: list, minimum_segment_size: int, opset: int) -
                 excluded.add(e.op.name if e.op is not None else "")
                 retry = True
                 break
+            problem = engine_rejects(seg.model)
+            culprit = _named_in(problem, run) if problem else None
+            if culprit is not None:  # the engine lacks this op (for these types): skip it
+                logging.warning(f"{culprit.name} ({culprit.type}) stays in ndflow: {problem}")
+                excluded.add(culprit.name)
+                retry = True
+                break
+            if problem:  # as TF-TRT falls back to the native segment when an engine fails
+                logging.warning(f"{seg.name} ({len(run)} ops) stays in ndflow: {problem}")
+                left.extend(run)
+                continue
             segments.append(seg)
         if not retry:
             return segments, left
+
+
+def _named_in(message: str, run: list):
+    """The op of `run` whose ONNX node the message names (nodes are named node/<op name>...),
+    the longest name winning; None if none is named."""
+    named = [op for op in run if f"node/{op.name}" in message]
+    return max(named, key=lambda op: len(op.name)) if named else None
+
+
+def engine_rejects(model) -> str | None:
+    """Why the engine cannot take `model` (the onnx checker's or ONNX Runtime's complaint),
+    or None. Building the session here also caches it for the converted function's calls."""
+    try:
+        check_model(model)
+        engine_session(model.SerializeToString())
+    except InvalidArgumentError as e:
+        return str(e)
+    except Exception as e:  # ONNX Runtime's own exception types
+        return f"ONNX Runtime: {type(e).__name__}: {e}"
+    return None
 
 
 def _tensor_key(name: str) -> str:

@@ -114,6 +114,27 @@ def test_ops_the_engine_cannot_take_stay_in_ndflow(lgamma_model, capfd):
                                rtol=1e-5, atol=1e-6)
 
 
+class _Float64Lrn(tf.Module):
+    """LRN in float64: ONNX has it, ONNX Runtime's CPU kernels do not (float32 only)."""
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 4, 4, 8], tf.float64, name="x")])
+    def __call__(self, x):
+        return {"y": tf.nn.relu(tf.nn.lrn(tf.nn.relu(x) * 2.0 + 1.0, 2)) + 1.0}
+
+
+def test_op_the_engine_rejects_is_left_in_ndflow(tmp_path, capfd):
+    module = _Float64Lrn()
+    path = _save(module, tmp_path / "saved")
+    converter = Converter(input_saved_model_dir=path, minimum_segment_size=2)
+    converted = converter.convert()
+    assert "(LRN) stays in ndflow: ONNX Runtime" in capfd.readouterr().err
+    assert [op.type for op in converter.ops_left_in_ndflow] == ["LRN"]
+    assert len(converter.segments) == 2
+    x = np.random.RandomState(2).rand(2, 4, 4, 8)
+    np.testing.assert_allclose(converted(x=x)["y"].numpy(), module(x)["y"].numpy(),
+                               rtol=1e-12)
+
+
 def test_minimum_segment_size_leaves_short_runs_in_ndflow(lgamma_model):
     converter = Converter(input_saved_model_dir=lgamma_model[1], minimum_segment_size=10)
     converter.convert()
