@@ -2,7 +2,8 @@
 collectives. Both a custom loop (strategy.run + a Keras optimizer inside tf.function) and
 Keras `fit` under the scope end with identical weights on both workers, equal to one process
 trained on the whole (concatenated) batches; workers that start from different initial
-values are given worker 0's; only the chief writes the checkpoint."""
+values are given worker 0's; only the chief writes the checkpoint; a variable shaped
+differently on the two workers is an InvalidArgumentError on both."""
 
 import json
 import os
@@ -55,10 +56,19 @@ WORKER = textwrap.dedent('''
         model.compile(tf.keras.optimizers.Adam(0.01), "mse")
     model.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
 
+    # a variable whose shape differs between the workers: an error on both, not a hang
+    try:
+        with strategy.scope():
+            tf.Variable(np.zeros([2 + rank], np.float32), name="mismatched")
+        mismatch = "no error"
+    except tf.errors.InvalidArgumentError as e:
+        mismatch = str(e)
+
     ckpt_dir = os.path.join(out, f"ckpt_{rank}")
     if strategy.extended.should_checkpoint:
         tf.train.Checkpoint(w=w).save(os.path.join(ckpt_dir, "ckpt"))
     np.savez(os.path.join(out, f"result_{rank}.npz"), w=w.numpy(), losses=np.array(losses),
+             mismatch=np.array(mismatch),
              **{f"keras_{i}": v for i, v in enumerate(model.get_weights())})
 ''')
 
@@ -125,6 +135,9 @@ def test_two_workers_equal_one_process(tmp_path):
         np.testing.assert_allclose(a, ref, rtol=1e-5, atol=1e-6)
 
     assert os.listdir(tmp_path / "ckpt_0") and not (tmp_path / "ckpt_1").exists()
+    for r in results:
+        message = str(r["mismatch"])
+        assert "mismatched:0" in message and "[2]" in message and "[3]" in message, message
 
 
 def test_one_worker_without_cluster(monkeypatch):
