@@ -356,6 +356,8 @@ class ParallelRun:
         self._n_feeds = len(plan.feeds)
 
     def __call__(self, *feed_values):
+        if self.pool.pid != os.getpid():  # a forked child: its own pool
+            self.pool = _pool(self.threads - 1)
         env = {f"f{i}": v for i, v in enumerate(feed_values)}
         run = _Run(self, env)
         for _ in range(min(len(run.ready) - 1, self.threads - 1)):
