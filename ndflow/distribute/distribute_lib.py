@@ -13,7 +13,7 @@ import enum
 
 from ndflow.core import dtypes, scopes
 from ndflow.core.api_export import tf_export
-from ndflow.core.nest import flatten, map_structure, pack_sequence_as
+from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.distribute import distribution_context as dc
 from ndflow.distribute import values as values_lib
 from ndflow.distribute.reduce_util import ReduceOp, as_reduce_op
@@ -22,7 +22,6 @@ from ndflow.ops.array_core import constant, identity
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
 from ndflow.ops.reduction import reduce_sum
-from ndflow.ops.variables import variable_creator_scope
 
 
 @tf_export("distribute.InputReplicationMode")
@@ -419,15 +418,6 @@ class _DefaultReplicaContext(ReplicaContext):
 
 _DEFAULT = _DefaultDistributionStrategy()
 dc.set_default(_DEFAULT, _DefaultReplicaContext(_DEFAULT, 0))
-
-
-def creator_with(strategy_create):
-    """A `variable_creator_scope` running `strategy_create(next_creator, **kwargs)`."""
-    return variable_creator_scope(strategy_create)
-
-
-def nest_map(fn, structure):
-    return map_structure(fn, structure)
 
 
 # -- optimizers: gradients summed over the replicas before they are applied -------------------

@@ -26,7 +26,6 @@ from __future__ import annotations
 import enum
 
 from ndflow.core.api_export import tf_export
-from ndflow.core.nest import flatten
 from ndflow.distribute import collective, input_lib
 from ndflow.distribute import values as values_lib
 from ndflow.distribute.cluster_resolver.resolvers import resolver_from_environment
@@ -228,6 +227,3 @@ class ExperimentalMultiWorkerMirroredStrategy(MultiWorkerMirroredStrategy):
         super().__init__(cluster_resolver,
                          CommunicationOptions(implementation=communication))
 
-
-def flat_tensors(structure) -> list:
-    return [t for t in flatten(structure) if t is not None]

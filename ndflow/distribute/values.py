@@ -16,7 +16,6 @@ from __future__ import annotations
 from ndflow.core import context
 from ndflow.core.api_export import tf_export
 from ndflow.core.nest import flatten, pack_sequence_as
-from ndflow.core.tensor import Tensor
 from ndflow.distribute import distribution_context as dc
 from ndflow.distribute.reduce_util import ReduceOp
 from ndflow.ops.array_core import group
@@ -233,6 +232,3 @@ def local_results(value) -> tuple:
         return value.values
     return (value,)
 
-
-def tensors_in(structured) -> list:
-    return [x for x in flatten(structured) if isinstance(x, Tensor)]
