@@ -12,7 +12,9 @@ Configurations, each in fresh processes:
   `hvd.DistributedOptimizer` (bucketed CollectiveReduceV2 over gloo on loopback).
 Figures: steps/s per process, images/s in total, the all-reduce time per step (the model's
 gradients through the same bucketed all-reduce, timed alone in the 2-process run), and the
-scaling efficiency = 2-process images/s / (2 x 1-process-1-thread images/s). Bar (issue 12):
+scaling efficiency = 2-process images/s / (2 x 1-process-1-thread images/s); and the same
+network in PyTorch with DistributedDataParallel (gloo), 1 vs 2 processes, as the peer (its
+scaling on this machine in the same run is what ndflow's should match). Bar (issue 12):
 2 workers on 2 cores >= 1.6x the throughput of one 1-thread worker. The machine may be shared
 with other jobs: figures are indicative; each is the best of `--rounds` timed windows.
 """
@@ -96,6 +98,50 @@ def worker(args) -> None:
     print("RESULT " + json.dumps(result), flush=True)
 
 
+def torch_worker(args) -> None:
+    """The peer: the same network in PyTorch (NCHW), trained with DistributedDataParallel over
+    gloo when the launcher started several processes. Prints 'RESULT {json}'."""
+    import torch
+    import torch.distributed as dist
+    from torch import nn
+
+    size = int(os.environ.get("WORLD_SIZE", "1"))
+    rank = int(os.environ.get("RANK", "0"))
+    if args.pin:
+        _pin(list(range(args.threads)) if size == 1 else [int(os.environ["LOCAL_RANK"])])
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(rank)
+    lrn = nn.LocalResponseNorm(9, alpha=0.001, beta=0.75, k=1.0)  # TF's depth_radius 4
+    net = nn.Sequential(
+        nn.Conv2d(3, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(3, 2, padding=1), lrn,
+        nn.Conv2d(64, 64, 5, padding=2), nn.ReLU(), lrn, nn.MaxPool2d(3, 2, padding=1),
+        nn.Flatten(), nn.Linear(6 * 6 * 64, 384), nn.ReLU(), nn.Linear(384, 192), nn.ReLU(),
+        nn.Linear(192, 10))
+    if size > 1:
+        dist.init_process_group("gloo")
+        net = nn.parallel.DistributedDataParallel(net)
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, weight_decay=0.004)
+    x = torch.rand(args.batch, 3, 24, 24)
+    y = torch.randint(0, 10, (args.batch,))
+
+    def step():
+        opt.zero_grad()
+        nn.functional.cross_entropy(net(x), y).backward()
+        opt.step()
+
+    for _ in range(args.warmup):
+        step()
+    windows = []
+    for _ in range(args.rounds):
+        if size > 1:
+            dist.barrier()
+        t0 = time.perf_counter()
+        for _ in range(args.steps):
+            step()
+        windows.append((time.perf_counter() - t0) / args.steps)
+    print("RESULT " + json.dumps({"rank": rank, "step_s": min(windows)}), flush=True)
+
+
 def _run(cmd: list[str]) -> list[dict]:
     env = {k: v for k, v in os.environ.items()
            if k not in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TF_CONFIG")}
@@ -117,10 +163,16 @@ def main() -> None:
     p.add_argument("--batch", type=int, default=128)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--no-pin", dest="pin", action="store_false")
+    p.add_argument("--no-torch", dest="torch", action="store_false",
+                   help="skip the PyTorch DistributedDataParallel peer")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--torch-worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
         worker(args)
+        return
+    if args.torch_worker:
+        torch_worker(args)
         return
     me = [sys.executable, str(Path(__file__).resolve()), "--worker", "--steps",
           str(args.steps), "--warmup", str(args.warmup), "--rounds", str(args.rounds),
@@ -148,6 +200,22 @@ def main() -> None:
           f"{'PASS' if speedup >= 1.6 else 'BELOW BAR'}")
     print(f"  2 workers vs 1 process with 2 threads: "
           f"{ips['2 processes x 1 thread'] / ips['1 process, 2 threads']:.2f}x")
+    if not args.torch:
+        return
+    peer = [a if a != "--worker" else "--torch-worker" for a in me]
+    t_one = b / _run(peer + ["--threads", "1"])[0]["step_s"]
+    t_two = sum(b / r["step_s"] for r in _run(
+        [sys.executable, "-m", "ndflow.distribute.run", "-np", "2"] + peer + ["--threads", "1"]))
+    print(f"PyTorch {torch_version()} DistributedDataParallel (gloo), same network: 1 process "
+          f"{t_one:.1f} images/s, 2 processes {t_two:.1f} images/s ({t_two / t_one:.2f}x)")
+    print(f"  ndflow / PyTorch throughput: 1 process {ips['1 process, 1 thread'] / t_one:.2f}x, "
+          f"2 processes {ips['2 processes x 1 thread'] / t_two:.2f}x; scaling "
+          f"{speedup:.2f}x vs {t_two / t_one:.2f}x")
+
+
+def torch_version() -> str:
+    import torch
+    return torch.__version__.split("+")[0]
 
 
 if __name__ == "__main__":
