@@ -2,12 +2,13 @@
 (gloo on CPU, NCCL on GPU), which ndflow.distribute.collective initialises.
 
 `CollectiveReduceV2` all-reduces one tensor (merge_op Add/Mul/Min/Max, final_op Id/Div by the
-group size); a broadcast in a graph is a sum where only the root contributes its value (exact:
-x + 0 == x). One
-default group serves every collective: `group_size` must equal its world size, and
-`group_key`/`instance_key` only name the collective in errors (torch orders collectives by
-call order, which identical graphs on every worker give). Failures of the transport become
-TensorFlow's errors through `collective_error`, which the Python-level collectives share.
+group size); `CollectiveGatherV2` concatenates every worker's tensor along the first dimension
+(the sizes may differ: they are exchanged first); a broadcast in a graph is a sum where only
+the root contributes its value (exact: x + 0 == x). One default group serves every
+collective: `group_size` must equal its world size, and `group_key`/`instance_key` only name
+the collective in errors (torch orders collectives by call order, which identical graphs on
+every worker give). Failures of the transport become TensorFlow's errors through
+`collective_error`, which the Python-level collectives share.
 """
 
 from __future__ import annotations
@@ -86,3 +87,20 @@ def _collective_reduce(node):
             out = out / world if out.is_floating_point() else out // world
         return out
     return reduce
+
+
+@kernel(collective_ops.CollectiveGatherV2)
+def _collective_gather(node):
+    def gather(x, group_size, group_key, instance_key, *ordering):
+        world = _check_group_size(node, group_size)
+        what = f"CollectiveGatherV2 '{node.name}' (instance {int(instance_key)})"
+        x = x.contiguous() if x.dim() else x.reshape(1)
+        sizes = [torch.zeros(1, dtype=torch.int64) for _ in range(world)]
+        run_collective(lambda: dist.all_gather(sizes, torch.tensor([x.shape[0]])), what)
+        longest = int(max(int(s) for s in sizes))
+        padded = torch.zeros((longest,) + tuple(x.shape[1:]), dtype=x.dtype)
+        padded[:x.shape[0]] = x
+        pieces = [torch.empty_like(padded) for _ in range(world)]
+        run_collective(lambda: dist.all_gather(pieces, padded), what)
+        return torch.cat([p[:int(s)] for p, s in zip(pieces, sizes)])
+    return gather

@@ -54,6 +54,14 @@ def test_all_reduce_and_broadcast_values():
         assert got["inputs_untouched"]
 
 
+def test_hvd_allgather_and_objects():
+    import json
+    for out in _run_workers("gather"):
+        got = json.loads(_line(out, "RESULT ")[len("RESULT "):])
+        assert got["eager"] == got["graph"] == [[0.0, 0.0], [1.0, 1.0], [1.0, 1.0]]
+        assert got["objects"] == [{"rank": 0}, {"rank": 1}] and got["bcast"] == "from 1"
+
+
 def test_a_killed_peer_fails_the_others_quickly():
     start = time.monotonic()
     survivor, _ = _run_workers("die")

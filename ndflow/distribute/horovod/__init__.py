@@ -42,9 +42,12 @@ from ndflow.distribute.horovod.basics import (
 from ndflow.distribute.horovod.hooks import BroadcastGlobalVariablesHook
 from ndflow.distribute.horovod.optimizers import DistributedGradientTape, DistributedOptimizer
 from ndflow.distribute.horovod.tensor_ops import (
+    allgather,
+    allgather_object,
     allreduce,
     broadcast,
     broadcast_global_variables,
+    broadcast_object,
     broadcast_variables,
     grouped_allreduce,
 )
@@ -52,10 +55,11 @@ from ndflow.distribute.horovod.tensor_ops import (
 __all__ = [
     "Adasum", "Average", "BroadcastGlobalVariablesHook", "Compression",
     "DistributedGradientTape", "DistributedOptimizer", "Max", "Min", "Product", "Sum",
-    "allreduce", "broadcast", "broadcast_global_variables", "broadcast_variables", "callbacks",
-    "cross_rank", "cross_size", "gloo_enabled", "grouped_allreduce", "init", "is_homogeneous",
-    "is_initialized", "local_rank", "local_size", "mpi_enabled", "mpi_threads_supported",
-    "nccl_built", "rank", "shutdown", "size",
+    "allgather", "allgather_object", "allreduce", "broadcast", "broadcast_global_variables",
+    "broadcast_object", "broadcast_variables", "callbacks", "cross_rank", "cross_size",
+    "gloo_enabled", "grouped_allreduce", "init", "is_homogeneous", "is_initialized",
+    "local_rank", "local_size", "mpi_enabled", "mpi_threads_supported", "nccl_built", "rank",
+    "shutdown", "size",
 ]
 
 

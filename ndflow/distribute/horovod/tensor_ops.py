@@ -1,5 +1,6 @@
 """Horovod's tensor collectives as graph-level ops: `allreduce`, `grouped_allreduce`,
-`broadcast`, `broadcast_variables`, `broadcast_global_variables`.
+`allgather`, `broadcast`, `broadcast_variables`, `broadcast_global_variables`, and
+`allgather_object`/`broadcast_object` (JSON, eager).
 
 Every all-reduce is TensorFlow's `CollectiveReduceV2` op (kernel on torch.distributed), so the
 same code runs eagerly, inside `tf.function` and in TF1 Sessions. `grouped_allreduce` packs
@@ -96,6 +97,32 @@ def _buckets(values, bucket_bytes: int) -> list[list[int]]:
         b[0].append(j)
         b[1] += size
     return buckets
+
+
+def allgather(tensor, name=None, process_set=None, ignore_name_scope=False):
+    """Every worker's `tensor` concatenated along the first dimension, in rank order (the
+    first dimension may differ between workers)."""
+    tensor = convert_to_tensor(tensor)
+    if basics.size() == 1:
+        return identity(tensor)
+    _counter["instance"] += 1
+    return apply_op(collective_ops.CollectiveGatherV2,
+                    [tensor, constant(basics.size(), name="group_size"),
+                     constant(0, name="group_key"),
+                     constant(_counter["instance"], name="instance_key"), []],
+                    {}, name=name).outputs[0]
+
+
+def allgather_object(obj, name=None, process_set=None) -> list:
+    """Every worker's `obj`, by rank. Objects travel as JSON (nothing from a peer is ever
+    unpickled), so they must be JSON-serialisable."""
+    return collective.all_gather_json(obj)
+
+
+def broadcast_object(obj, root_rank: int = 0, name=None, process_set=None):
+    """Rank `root_rank`'s `obj` on every worker (JSON-serialisable, as allgather_object)."""
+    _check_root(root_rank)
+    return collective.all_gather_json(obj if basics.rank() == root_rank else None)[root_rank]
 
 
 def broadcast(tensor, root_rank: int, name=None, process_set=None, ignore_name_scope=False):

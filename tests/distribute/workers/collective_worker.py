@@ -40,6 +40,16 @@ def main(scenario: str) -> dict:
         kernel = tf.Variable(tf.zeros(shape), name="dense/kernel")
         hvd.broadcast_variables([tf.Variable(tf.zeros([3]), name="bias"), kernel], 0)
         return {}
+    if scenario == "gather":
+        import ndflow as tf
+        import ndflow.distribute.horovod as hvd
+        hvd.init()
+        x = tf.fill([rank + 1, 2], float(rank))  # first dims differ: 1 and 2 rows
+        eager = hvd.allgather(x).numpy().tolist()
+        graph = tf.function(hvd.allgather)(x).numpy().tolist()
+        return {"eager": eager, "graph": graph,
+                "objects": hvd.allgather_object({"rank": rank}),
+                "bcast": hvd.broadcast_object(f"from {rank}", root_rank=1)}
     if scenario == "die":
         x = torch.ones(4)
         for step in range(1000):
