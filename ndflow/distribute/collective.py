@@ -86,6 +86,8 @@ def initialize(resolver: ClusterResolver | None = None, *,
         backend = backend or ("nccl" if torch.cuda.is_available() else "gloo")
         if backend == "gloo":
             _choose_gloo_interface(spec_)
+        elif backend == "nccl":  # one GPU per local worker, as Horovod's examples pin them
+            torch.cuda.set_device(spec_.local_rank % torch.cuda.device_count())
         address = spec_.address
         if spec_.rank != 0:  # fail within the timeout, whatever the store's retry policy
             _wait_for_rendezvous(spec_, timeout_seconds)
