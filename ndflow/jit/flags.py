@@ -66,6 +66,11 @@ class XlaFlags:
     tf_xla_enable_xla_devices: bool = False
     tf_xla_persistent_cache_device_types: str = ""
     tf_xla_persistent_cache_read_only: bool = False
+    # Newer than TF 2.21 (TensorFlow master's flags.cc / device_compilation_profiler.cc; 2.21
+    # itself rejects it as unknown): the compile count above which a cluster with fewer than
+    # 50 executions per compile turns megamorphic. 0: TF's 10; -1: never megamorphic; below
+    # -1: an error (TF's LOG(FATAL) "out of range").
+    tf_xla_threshold_for_megamorphic: int = 0
     # Accepted as TF 2.21 accepts them; they steer parts ndflow does not have (TPU embedding,
     # the MLIR bridge, PjRt device API), so they change nothing.
     tf_xla_disable_full_embedding_pipelining: bool = False
@@ -131,7 +136,8 @@ class XlaFlags:
 _SINGLE_GPU = re.compile(r"single-gpu\((-?[0-9]+)\)")
 _FIELDS = {f.name: f for f in dataclasses.fields(XlaFlags)}
 _TF_NAMES = frozenset(n for n in _FIELDS if n.startswith("tf_"))
-_INT64_NAMES = frozenset({"tf_xla_clustering_fuel", "tf_xla_sparse_core_stacking_mem_limit_bytes",
+_INT64_NAMES = frozenset({"tf_xla_clustering_fuel", "tf_xla_threshold_for_megamorphic",
+                          "tf_xla_sparse_core_stacking_mem_limit_bytes",
                           "tf_xla_sparse_core_stacking_table_shard_limit_bytes"})
 _XLA_NAMES = frozenset(n for n in _FIELDS if n.startswith("xla_"))
 _ALIAS = "xla_gpu_persistent_cache_dir"  # accepted in TF_XLA_FLAGS too
@@ -151,6 +157,11 @@ def _parse_value(name: str, raw: str, var: str):
             value = int(raw)
             limit = INT64_MAX if name in _INT64_NAMES else INT32_MAX
             if -limit - 1 <= value <= limit:
+                if name == "tf_xla_threshold_for_megamorphic" and value < -1:
+                    # TF checks this when the profiler first reads it and dies; here: at parse
+                    raise ValueError(
+                        f"The value for the {name} flag is out of range.\nAllowed ranges are "
+                        f"(-1) to {INT64_MAX} got {value}.")
                 return value
         expected = f"an int{'64' if name in _INT64_NAMES else '32'}"
     elif name == "tf_xla_auto_jit":

@@ -16,6 +16,7 @@ from ndflow.jit.device_compiler import (
     human_readable_elapsed_time,
     wait_for_async_compilations,
 )
+from ndflow.jit.flags import parse_flags
 from ndflow.ops.op_def import ArgDef, AttrDef, OpDef
 from tests.jit.cluster_graphs import CountingFallback, Flags, build, mlp_block, randn
 
@@ -93,6 +94,32 @@ def test_many_executions_per_compile_is_not_megamorphic():
         for _ in range(60):
             dc.run(_mlp_args(batch), fallback)
     assert dc.stats.compile_count == 12 and not dc.stats.is_megamorphic
+
+
+def _compile_signatures(dc, fallback, n):
+    """n signatures compiled, each on its 2nd sighting (the first one on the first run)."""
+    dc.run(_mlp_args(1), fallback)
+    for batch in range(2, n + 1):
+        dc.run(_mlp_args(batch), fallback)
+        dc.run(_mlp_args(batch), fallback)
+
+
+def test_threshold_for_megamorphic_sets_the_compile_count():
+    # --tf_xla_threshold_for_megamorphic=3 (TF master): megamorphic past 3 compiles, not 10
+    dc, fallback = _setup(parse_flags("--tf_xla_threshold_for_megamorphic=3"))
+    _compile_signatures(dc, fallback, 4)
+    assert dc.stats.compile_count == 4
+    calls = fallback.calls
+    for _ in range(2):                       # a 5th signature, seen twice: not compiled
+        dc.run(_mlp_args(9), fallback)
+    assert dc.stats.is_megamorphic and dc.stats.compile_count == 4
+    assert fallback.calls == calls + 2
+
+
+def test_threshold_for_megamorphic_minus_one_never_turns_megamorphic():
+    dc, fallback = _setup(parse_flags("--tf_xla_threshold_for_megamorphic=-1"))
+    _compile_signatures(dc, fallback, 13)    # default: megamorphic from the 12th signature on
+    assert dc.stats.compile_count == 13 and not dc.stats.is_megamorphic
 
 
 def test_always_defer_runs_only_the_fallback():

@@ -122,3 +122,21 @@ def test_parsed_once_per_process_until_reset(monkeypatch):
     finally:
         monkeypatch.delenv("TF_XLA_FLAGS")
         flags_module.reset_xla_flags_for_test()
+
+
+def test_threshold_for_megamorphic():
+    # TensorFlow master's flag (newer than 2.21): default 0 (TF's threshold of 10), -1 disables,
+    # any positive count replaces 10; below -1 is TF's "out of range" (fatal there)
+    assert parse_flags("").tf_xla_threshold_for_megamorphic == 0
+    assert parse_flags("--tf_xla_threshold_for_megamorphic=-1"
+                       ).tf_xla_threshold_for_megamorphic == -1
+    assert parse_flags("--tf_xla_threshold_for_megamorphic=3"
+                       ).tf_xla_threshold_for_megamorphic == 3
+    assert parse_flags(f"--tf_xla_threshold_for_megamorphic={INT64_MAX}"
+                       ).tf_xla_threshold_for_megamorphic == INT64_MAX
+    with pytest.raises(ValueError, match=r"tf_xla_threshold_for_megamorphic flag is out of "
+                       r"range.\nAllowed ranges are \(-1\) to 9223372036854775807 got -2."):
+        parse_flags("--tf_xla_threshold_for_megamorphic=-2")
+    with pytest.raises(ValueError, match="Couldn't interpret value x for flag "
+                       "tf_xla_threshold_for_megamorphic"):
+        parse_flags("--tf_xla_threshold_for_megamorphic=x")

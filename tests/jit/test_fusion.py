@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import ndflow as tf
 from ndflow.core import dtypes
 from ndflow.core.graph import Operation
+from ndflow.jit.codegen import lowering
 from ndflow.jit.fusion import FusionGroup, plan_fusions
 from tests.jit.jit_graphs import (
     build,
@@ -123,6 +124,26 @@ def test_sibling_reductions_share_one_kernel():
     plan, outs = _plan(fn, [(F32, [4, 8])])
     (g,) = plan
     assert g.kind == "input" and len(g.roots) == 2 and set(g.outputs) == set(outs)
+
+
+@pytest.mark.parametrize("keep_dims", [False, True])
+def test_sibling_reductions_never_join_a_reduction_they_consume(keep_dims):
+    # batch-norm statistics: m = mean(x); v = mean(square(x - m)); s = sum(x). s merges with
+    # one of them only; v's group reads m, so m's kernel and v's stay apart, and each group
+    # lowers (before the fix one group held both means: "Mean:0 is neither a group input nor
+    # computed")
+    def fn(x):
+        ax = tf.constant([0])
+        m = raw("Mean", x, ax, keep_dims=keep_dims)
+        v = raw("Mean", raw("Square", raw("Sub", x, m)), ax, keep_dims=keep_dims)
+        return [m, v, raw("Sum", x, ax, keep_dims=keep_dims)]
+    plan, outs = _plan(fn, [(F32, [8, 4])])
+    groups = _groups(plan)
+    assert len(groups) == 2 and sorted(len(g.roots) for g in groups) == [1, 2]
+    m_group = next(g for g in groups if outs[0].op in g.roots)
+    assert outs[1].op not in m_group.roots
+    for g in groups:
+        lowering.lower(g, [(t.dtype, tuple(t.shape.as_list())) for t in g.inputs])
 
 
 def test_softmax_as_ops_computes_exp_once():
