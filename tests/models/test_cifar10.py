@@ -15,7 +15,6 @@ import pytest
 
 import ndflow as tf
 from ndflow.models.image.cifar10 import (
-    cifar10,
     cifar10_eval,
     cifar10_input,
     cifar10_multi_gpu_train,
@@ -88,8 +87,10 @@ def test_offline_data_dir_gets_generated_batches(tmp_path, capsys, monkeypatch):
     assert "CIFAR-10 is not available" in err and "data_batch_1.bin" in err
 
 
-def _run_towers(devices, images, labels, init_values, steps=1):
-    """Trains `steps` steps with len(devices) towers fed constant equal slices of `images`."""
+def _run_towers(devices, images, labels, init_values=None, steps=1):
+    """Trains `steps` steps with len(devices) towers fed constant equal slices of `images`,
+    from `init_values` (weights and their averages) or from a fresh initialization; returns
+    (initial trainable values, final values of every variable)."""
     per_tower = images.shape[0] // len(devices)
     slices = iter(range(len(devices)))
     with tf.Graph().as_default():
@@ -100,27 +101,30 @@ def _run_towers(devices, images, labels, init_values, steps=1):
 
         train_op, _, _, _ = cifar10_multi_gpu_train.build_train_graph(next_batch, devices, 8)
         variables = {v.op.name: v for v in v1.global_variables()}
+        trainable = {v.op.name: v for v in v1.trainable_variables()}
+        # One feed of all the weights and their averages (one plan, not one per variable).
+        feeds = {n: v1.placeholder(v.dtype, v.shape) for n, v in trainable.items()}
+        load = tf.group(*[variables[n + suffix].assign(p) for n, p in feeds.items()
+                          for suffix in ("", "/ExponentialMovingAverage")])
         with v1.Session() as sess:
             sess.run(v1.global_variables_initializer())
-            for name, value in init_values.items():  # the weights and their averages
-                variables[name].load(value, sess)
-                variables[f"{name}/ExponentialMovingAverage"].load(value, sess)
+            if init_values is None:
+                init_values = sess.run(trainable)
+            else:
+                sess.run(load, {feeds[n]: value for n, value in init_values.items()})
             for _ in range(steps):
                 sess.run(train_op)
-            return {n: sess.run(v) for n, v in variables.items()}
+            return init_values, sess.run(variables)
 
 
 def test_two_towers_equal_one_tower_with_the_doubled_batch():
+    """Towers on /cpu:0 and /cpu:1 (logical CPU devices) with batch 4 each, against one tower
+    with batch 8 from the same weights: same updated weights, averages and step."""
     rng = np.random.RandomState(0)
     images = rng.standard_normal((8, 24, 24, 3)).astype(np.float32)
     labels = (np.arange(8) % 10).astype(np.int32)
-    with tf.Graph().as_default():  # the shared initial weights
-        cifar10.inference(tf.constant(images))
-        with v1.Session() as sess:
-            sess.run(v1.global_variables_initializer())
-            init = {v.op.name: sess.run(v) for v in v1.trainable_variables()}
-    two = _run_towers(["/cpu:0", "/cpu:1"], images, labels, init)
-    one = _run_towers(["/cpu:0"], images, labels, init)
+    init, two = _run_towers(["/cpu:0", "/cpu:1"], images, labels)
+    _, one = _run_towers(["/cpu:0"], images, labels, init)
     assert two.keys() == one.keys() and "conv1/weights/ExponentialMovingAverage" in two
     for name in one:
         np.testing.assert_allclose(two[name], one[name], rtol=2e-5, atol=2e-6, err_msg=name)
