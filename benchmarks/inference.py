@@ -1,7 +1,8 @@
 """Inference latency (batch 1) and throughput (batch 64) of the MNIST example's model and the
 CIFAR-10 tutorial model: ndflow's graph mode, the SavedModel loaded back, ndflow's converted
-model (tf.experimental.tensorrt.Converter: ONNX Runtime engine segments), ONNX Runtime on
-ndflow.onnx.export's model, and TensorFlow (graph mode and its loaded SavedModel).
+model (tf.experimental.tensorrt.Converter: ONNX Runtime engine segments, FP32 and INT8
+calibrated on the benchmark's images), ONNX Runtime on ndflow.onnx.export's model, and
+TensorFlow (graph mode and its loaded SavedModel).
 
     python benchmarks/inference.py [--iters 200] [--rounds 2] [--tf PYTHON]
 
@@ -91,7 +92,8 @@ def _module(tf, name: str, weights: list):
     return module
 
 
-def _engines(tf, module, name: str, tmp: str, ndflow: bool) -> dict:
+def _engines(tf, module, name: str, tmp: str, ndflow: bool, calibration,
+             threads: int) -> dict:
     """name -> callable(np images) -> np probabilities."""
     path = os.path.join(tmp, f"{name}_{'ndflow' if ndflow else 'tf'}")
     tf.saved_model.save(module, path, signatures=module.serve.get_concrete_function())
@@ -105,15 +107,23 @@ def _engines(tf, module, name: str, tmp: str, ndflow: bool) -> dict:
         converter = tf.experimental.tensorrt.Converter(input_saved_model_dir=path)
         converted = converter.convert()
         out["converted"] = lambda x: converted(images=tf.constant(x))["probs"].numpy()
+        int8 = tf.experimental.tensorrt.Converter(input_saved_model_dir=path,
+                                                  precision_mode="INT8")
+        int8_fn = int8.convert(calibration_input_fn=lambda: iter([(calibration,)]))
+        out["converted_int8"] = lambda x: int8_fn(images=tf.constant(x))["probs"].numpy()
         proto = ndflow.onnx.export(module.serve)
-        session = ort.InferenceSession(proto.SerializeToString(),
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        session = ort.InferenceSession(proto.SerializeToString(), sess_options=options,
                                        providers=["CPUExecutionProvider"])
         out["onnxruntime"] = lambda x: session.run(None, {"images": x})[0]
     return out
 
 
-def worker(module_name: str, data_path: str, iters: int) -> dict:
+def worker(module_name: str, data_path: str, iters: int, threads: int) -> dict:
     tf = __import__(module_name)
+    if threads:  # every engine gets the same intra-op budget (ORT sessions: below)
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
     d = np.load(data_path)
     result = {"version": tf.__version__, "figures": {}}
     with tempfile.TemporaryDirectory() as tmp:
@@ -121,10 +131,10 @@ def worker(module_name: str, data_path: str, iters: int) -> dict:
             weights = [d[f"{name}_w{i}"] for i in range(len(shapes))]
             images, want = d[f"{name}_x"], d[f"{name}_probs"]
             engines = _engines(tf, _module(tf, name, weights), name, tmp,
-                               module_name != "tensorflow")
+                               module_name != "tensorflow", images, threads)
             for engine, fn in engines.items():
                 err = float(np.abs(fn(images) - want).max())
-                if err > 1e-4:
+                if err > (0.05 if engine.endswith("int8") else 1e-4):  # int8 rounding
                     raise SystemExit(f"{module_name} {name} {engine}: outputs differ by {err}")
                 result["figures"][f"{name}/{engine}"] = {
                     "b1_ms": _median_ms(fn, images[:1], iters),
@@ -158,10 +168,12 @@ def make_data(path: str) -> None:
     np.savez(path, **arrays)
 
 
-def run_worker(python: str, module: str, data_path: str, iters: int) -> dict | None:
+def run_worker(python: str, module: str, data_path: str, iters: int,
+               threads: int) -> dict | None:
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     out = subprocess.run([python, os.path.abspath(__file__), "--worker", module, data_path,
-                          "--iters", str(iters)], capture_output=True, text=True, env=env,
+                          "--iters", str(iters), "--threads", str(threads)],
+                         capture_output=True, text=True, env=env,
                          timeout=1800, cwd=tempfile.gettempdir())
     if out.returncode != 0:
         print(f"{module} run failed:\n{out.stderr[-2000:]}", file=sys.stderr)
@@ -202,24 +214,29 @@ def main(argv=None) -> None:
     ap.add_argument("--iters", type=int, default=200, help="timed calls at batch 1")
     ap.add_argument("--rounds", type=int, default=2, help="runs of each worker, alternating")
     ap.add_argument("--tf", default=os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python"))
+    ap.add_argument("--threads", type=int, default=0,
+                    help="intra-op threads for every engine (0: each library's default); "
+                         "1 gives stable figures on a shared machine")
     ap.add_argument("--worker", nargs=2, metavar=("MODULE", "DATA"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
-        print(json.dumps(worker(args.worker[0], args.worker[1], args.iters)))
+        print(json.dumps(worker(args.worker[0], args.worker[1], args.iters, args.threads)))
         return
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from machine import cpu_line
 
-    print(cpu_line())
+    print(cpu_line() + (f"; {args.threads} intra-op thread(s) per engine" if args.threads
+                        else ""))
     have_tf = os.path.exists(args.tf)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "data.npz")
         make_data(path)
         ours, theirs = [], []
         for _ in range(args.rounds):
-            ours.append(run_worker(sys.executable, "ndflow", path, args.iters))
+            ours.append(run_worker(sys.executable, "ndflow", path, args.iters, args.threads))
             if have_tf:
-                theirs.append(run_worker(args.tf, "tensorflow", path, args.iters))
+                theirs.append(run_worker(args.tf, "tensorflow", path, args.iters,
+                                         args.threads))
     if not any(ours):
         sys.exit("the ndflow run failed")
     tf_version = next((t["version"] for t in theirs if t), None)

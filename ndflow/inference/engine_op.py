@@ -68,6 +68,8 @@ def engine_session(model_bytes: bytes):
             ort = backend.onnxruntime()
             options = ort.SessionOptions()
             options.log_severity_level = 3  # ORT's own warnings are not the user's concern
+            # The same intra-op thread budget as ndflow's kernels (tf.config.threading).
+            options.intra_op_num_threads = torch.get_num_threads()
             session = ort.InferenceSession(model_bytes, sess_options=options,
                                            providers=available_providers())
             _SESSIONS[key] = session
