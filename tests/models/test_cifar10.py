@@ -100,7 +100,12 @@ def _run_towers(devices, images, labels, init_values=None, steps=1):
                     tf.constant(labels[i * per_tower:(i + 1) * per_tower]))
 
         train_op, _, _, _ = cifar10_multi_gpu_train.build_train_graph(next_batch, devices, 8)
+        ops = v1.get_default_graph().get_operations()
+        for i in range(len(devices)):  # each tower's ops on its device, the weights on CPU:0
+            conv = [op for op in ops if op.name == f"tower_{i}/conv1/Conv2D"]
+            assert len(conv) == 1 and conv[0].device.endswith(f"CPU:{i}"), conv[0].device
         variables = {v.op.name: v for v in v1.global_variables()}
+        assert all(v.device.endswith("CPU:0") for v in variables.values())
         trainable = {v.op.name: v for v in v1.trainable_variables()}
         # One feed of all the weights and their averages (one plan, not one per variable).
         feeds = {n: v1.placeholder(v.dtype, v.shape) for n, v in trainable.items()}
