@@ -1,11 +1,12 @@
-"""Cluster resolvers: TF_CONFIG as TensorFlow reads it (values checked against TensorFlow 2.21's
-TFConfigClusterResolver and ClusterSpec by hand: same task_type/task_id/master/as_dict), torch's
-launcher variables, and the collective group both describe; inconsistent configurations are
-ValueErrors naming the field."""
+"""Cluster resolvers: TF_CONFIG as TensorFlow reads it (against what TensorFlow 2.21's
+TFConfigClusterResolver and ClusterSpec make of the same values: tests/fixtures/tf_config,
+written by the generate.py beside it), torch's launcher variables, and the collective group
+both describe; inconsistent configurations are ValueErrors naming the field."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +23,23 @@ def _tf_config(cluster, task=None, **extra):
 
 def _spec(env):
     return cr.process_group_spec(cr.resolver_from_environment(env))
+
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tf_config" / "expected.json"
+
+
+@pytest.mark.parametrize("expected", json.loads(FIXTURE.read_text()),
+                         ids=lambda e: "-".join(sorted(e["config"]["cluster"])))
+def test_tf_config_read_as_tensorflow_reads_it(expected, monkeypatch):
+    monkeypatch.setenv("TF_CONFIG", json.dumps(expected["config"]))
+    r = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    spec = r.cluster_spec()
+    as_dict = {k: v if isinstance(v, list) else {str(i): a for i, a in v.items()}
+               for k, v in spec.as_dict().items()}
+    assert (r.task_type, r.task_id, r.rpc_layer, r.master()) == \
+        (expected["task_type"], expected["task_id"], expected["rpc_layer"], expected["master"])
+    assert as_dict == expected["as_dict"] and repr(spec) == expected["repr"]
+    assert spec.as_cluster_def().SerializeToString().hex() == expected["cluster_def"]
 
 
 def test_cluster_spec_as_tensorflow():
