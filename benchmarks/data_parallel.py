@@ -76,15 +76,17 @@ def worker(args) -> None:
                 sess.run(bcast)
             for _ in range(args.warmup):
                 sess.run(train, feed)
-            windows = []
+            windows, cpu = [], []
             for _ in range(args.rounds):
                 collective.barrier()
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 for _ in range(args.steps):
                     sess.run(train, feed)
                 windows.append((time.perf_counter() - t0) / args.steps)
+                cpu.append((time.process_time() - c0) / args.steps)
     result = {"rank": hvd.rank(), "size": hvd.size(), "threads": args.threads,
-              "step_s": min(windows), "params": int(sum(np.prod(s) for s in shapes))}
+              "step_s": min(windows), "cpu_s": min(cpu),
+              "params": int(sum(np.prod(s) for s in shapes))}
     if hvd.size() > 1:
         grads = [torch.randn(s) for s in shapes]
         for _ in range(3):
@@ -194,6 +196,12 @@ def main() -> None:
         print(f"  worker {r['rank']}: {1 / r['step_s']:.2f} steps/s, all-reduce "
               f"{1000 * r['allreduce_s']:.2f} ms per step "
               f"({100 * r['allreduce_s'] / r['step_s']:.1f}% of the step)")
+    # CPU-seconds per image: what the run costs whatever else shares the machine (a loaded
+    # box distorts the wall-clock figures above; this shows the work data parallelism adds)
+    cpu_one = one_1t["cpu_s"] / b
+    cpu_two = sum(r["cpu_s"] for r in two) / (len(two) * b)
+    print(f"  CPU-ms per image: 1 process {1000 * cpu_one:.2f}, 2 processes "
+          f"{1000 * cpu_two:.2f} ({cpu_two / cpu_one:.2f}x: the all-reduce and gloo's threads)")
     speedup = ips["2 processes x 1 thread"] / ips["1 process, 1 thread"]
     print(f"  2 workers vs 1 worker (1 thread each): {speedup:.2f}x throughput, scaling "
           f"efficiency {100 * speedup / 2:.0f}% (bar: >= 1.6x) "
