@@ -19,9 +19,15 @@ from ndflow.runtime.function import Function, function
 
 
 def _keras_signature(model) -> list:
+    """The model's inputs as specs, named as the user named the Input layers; an automatic
+    name (keras_tensor_<n>) becomes "inputs" (inputs_<i> for several), as in the serving
+    signature TensorFlow saves for a Keras model."""
     specs = []
+    many = len(model.inputs) > 1
     for i, t in enumerate(model.inputs):
-        name = getattr(t, "name", None) or f"input_{i}"
+        name = getattr(t, "name", None) or ""
+        if not name or name.startswith("keras_tensor"):
+            name = f"inputs_{i}" if many else "inputs"
         specs.append(TensorSpec(tuple(t.shape), dtypes.as_dtype(t.dtype), name=name))
     return specs
 
