@@ -7,7 +7,8 @@ and a NumPy float64 reference. The harness then checks
 - static shape inference: with fully known input shapes the inferred shape must equal the
   computed one; with every dimension unknown it must stay compatible with it;
 - gradients in float64: the symbolic gradient (`tf.gradients` in a graph, and the eager
-  `GradientTape`) against central finite differences of the op's own forward pass;
+  `GradientTape`) against central finite differences of the op's own forward pass (per
+  element for small inputs, along random directions for large ones);
 - the full pass pipeline (`check_pipeline`), as a Session runs a graph: with constant inputs
   (constant folding computes the result), with every pass on, and with the oneDNN bfloat16
   mixed-precision rewrite on.
@@ -192,22 +193,58 @@ def _grad_indices(case: OpCase) -> list:
     return floats if case.grad is True else list(case.grad)
 
 
-def numeric_gradient(case: OpCase, weights: list, idx: int) -> np.ndarray:
+# Inputs up to this many elements get their full numeric gradient (one central difference per
+# element); larger ones are checked along random unit directions, as jax.test_util.check_grads
+# does: d/dt f(x + t v) at 0 must equal <analytic gradient, v>. A wrong gradient entry shows in
+# every direction with a non-zero component there, at a cost of 2 evaluations per direction
+# instead of 2 per element (conv and pooling cases have hundreds of elements).
+FULL_NUMERIC_MAX = 32
+DIRECTIONS = 3
+
+
+@dataclass
+class NumericGradient:
+    """Central differences of `sum_k w_k . out_k` with respect to one input: the full gradient
+    (`directions` None) or its derivatives along the columns of `directions` (size x k)."""
+    values: np.ndarray
+    directions: np.ndarray | None
+
+    def project(self, analytic: np.ndarray) -> np.ndarray:
+        """The analytic gradient in the same form as `values`."""
+        analytic = np.asarray(analytic)
+        return analytic if self.directions is None else analytic.reshape(-1) @ self.directions
+
+
+def _weighted_output(case: OpCase, arrs: list, weights: list) -> float:
+    sub = OpCase(case.id, case.fn, arrs, case.ref, dtypes=(dtypes.float64,))
+    outs = run_eager(sub, dtypes.float64)
+    return sum(float(np.sum(o * w)) for o, w in zip(outs, weights))
+
+
+def numeric_gradient(case: OpCase, weights: list, idx: int) -> NumericGradient:
     """d(sum_k w_k . out_k)/d input[idx] by central differences of the ndflow forward pass."""
     arrs, _ = _cast_inputs(case, dtypes.float64)
     base = arrs[idx]
-    grad = np.zeros_like(base)
-    flat = grad.reshape(-1)
-    for j in range(base.size):
-        vals = []
+    if base.size <= FULL_NUMERIC_MAX:
+        directions = None
+        steps = [(j, None) for j in range(base.size)]
+    else:
+        rng = np.random.default_rng(1 + idx)
+        directions = rng.standard_normal((base.size, DIRECTIONS))
+        directions /= np.linalg.norm(directions, axis=0)
+        steps = [(None, directions[:, k]) for k in range(DIRECTIONS)]
+    values = np.zeros(base.shape if directions is None else DIRECTIONS, dtype=base.dtype)
+    for n, (j, v) in enumerate(steps):
+        diffs = []
         for sign in (1.0, -1.0):
             pert = [a.copy() for a in arrs]
-            pert[idx].reshape(-1)[j] += sign * case.grad_eps
-            sub = OpCase(case.id, case.fn, pert, case.ref, dtypes=(dtypes.float64,))
-            outs = run_eager(sub, dtypes.float64)
-            vals.append(sum(float(np.sum(o * w)) for o, w in zip(outs, weights)))
-        flat[j] = (vals[0] - vals[1]) / (2 * case.grad_eps)
-    return grad
+            if v is None:
+                pert[idx].reshape(-1)[j] += sign * case.grad_eps
+            else:
+                pert[idx] = base + (sign * case.grad_eps * v).reshape(base.shape)
+            diffs.append(_weighted_output(case, pert, weights))
+        values.reshape(-1)[n] = (diffs[0] - diffs[1]) / (2 * case.grad_eps)
+    return NumericGradient(values, directions)
 
 
 def check_gradients(case: OpCase) -> None:
@@ -231,10 +268,11 @@ def check_gradients(case: OpCase) -> None:
         grads = [None if gr is None else convert_to_tensor(gr) for gr in grads]
     for i, (gr, num) in enumerate(zip(grads, numeric)):
         if gr is None:
-            assert np.allclose(num, 0), f"{case.id}: graph gradient of input {idx[i]} is None"
+            assert np.allclose(num.values, 0), \
+                f"{case.id}: graph gradient of input {idx[i]} is None"
             continue
         (analytic,) = run_plan(g, feeds, [gr], vals)
-        _close(analytic, num, case.grad_tol, case.grad_tol,
+        _close(num.project(analytic), num.values, case.grad_tol, case.grad_tol,
                f"{case.id}: graph gradient of input {idx[i]}")
     # Eager mode: GradientTape with output_gradients = weights.
     arrs, dts = _cast_inputs(case, dtypes.float64)
@@ -248,10 +286,11 @@ def check_gradients(case: OpCase) -> None:
                                             for w in weights if w is not None])
     for i, (gr, num) in enumerate(zip(grads, numeric)):
         if gr is None:
-            assert np.allclose(num, 0), f"{case.id}: eager gradient of input {idx[i]} is None"
+            assert np.allclose(num.values, 0), \
+                f"{case.id}: eager gradient of input {idx[i]} is None"
             continue
-        _close(convert_to_tensor(gr).numpy(), num, case.grad_tol, case.grad_tol,
-               f"{case.id}: eager gradient of input {idx[i]}")
+        _close(num.project(convert_to_tensor(gr).numpy()), num.values, case.grad_tol,
+               case.grad_tol, f"{case.id}: eager gradient of input {idx[i]}")
 
 
 # -- the full pass pipeline ------------------------------------------------------------------
