@@ -22,7 +22,8 @@ TF_OPS = json.loads(FIXTURE.read_text())["ops"]
 # Internal ops of ndflow's own passes, which TensorFlow does not have.
 NDFLOW_ONLY = {"_MatMulAddScaled", "_MaxPoolWithIndices", "_MaxPoolGradWithIndices",
                "_PythonDataset", "_IteratorHasNext", "_PythonIterator",
-               "_XlaClusterCall", "_GraphInputDataset", "_DatasetReduce"}
+               "_XlaClusterCall", "_GraphInputDataset", "_DatasetReduce",
+               "OnnxEngineOp"}  # the inference converter's engine segments (TRTEngineOp's role)
 
 
 def _gradient_kind(op: OpDef) -> str:
