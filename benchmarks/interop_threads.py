@@ -119,6 +119,8 @@ def main(argv=None) -> None:
     print(f"two towers of {DEPTH} n x n float32 matmuls + tanh, ms per step (median; best of "
           f"{args.rounds} rounds)")
     have_tf = os.path.exists(args.tf)
+    print(f"{'intra':>5} {'inter':>5} {'n':>5} {'ndflow':>9} {'TF':>9} {'torch':>9} "
+          f"{'nd/TF':>6} {'overlap gain':>12}", flush=True)
     results: dict = {}
     for intra, inter in CONFIGS:
         runs: dict = {"ndflow": [], "tensorflow": [], "torch": []}
@@ -130,20 +132,16 @@ def main(argv=None) -> None:
                                                      args.sizes, args.steps))
             runs["torch"].append(run_worker(sys.executable, "torch", intra, inter,
                                             args.sizes, args.steps))
-        results[(intra, inter)] = {k: _best(v) for k, v in runs.items()}
-    header = f"{'intra':>5} {'inter':>5} {'n':>5} {'ndflow':>9} {'TF':>9} {'torch':>9} " \
-             f"{'nd/TF':>6} {'overlap gain':>12}"
-    print(header)
-    for (intra, inter), r in results.items():
-        for n in map(str, sizes):
-            ours = r["ndflow"][n] if r["ndflow"] else float("nan")
-            theirs = r["tensorflow"][n] if r["tensorflow"] else float("nan")
-            torch_ms = r["torch"][n] if r["torch"] else float("nan")
-            base = results[(intra, 1)]["ndflow"]
-            gain = base[n] / ours if base and inter > 1 else float("nan")
+        r = results[(intra, inter)] = {k: _best(v) for k, v in runs.items()}
+        nan = float("nan")
+        for n in map(str, sizes):  # a row as soon as its configuration is done
+            ours = r["ndflow"][n] if r["ndflow"] else nan
+            theirs = r["tensorflow"][n] if r["tensorflow"] else nan
+            torch_ms = r["torch"][n] if r["torch"] else nan
+            base = results.get((intra, 1), {}).get("ndflow")
+            gain = base[n] / ours if base and inter > 1 else nan
             print(f"{intra:>5} {inter:>5} {n:>5} {ours:>9.2f} {theirs:>9.2f} {torch_ms:>9.2f} "
-                  f"{ours / theirs:>6.2f} {gain:>12.2f}")
-
+                  f"{ours / theirs:>6.2f} {gain:>12.2f}", flush=True)
 
 if __name__ == "__main__":
     main()
