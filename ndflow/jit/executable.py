@@ -110,6 +110,18 @@ def compile_fusion(group, input_specs: list, device: torch.device, cache_dir: st
     return _codegen.compile_fusion(group, input_specs, device, cache_dir)
 
 
+# Ops that only relabel a value (ATen views); a group with one op besides these has nothing to
+# fuse, so its generated kernel would cost a compile (about a second) to do what one ATen call
+# does as fast.
+_VIEW_OPS = frozenset({"Const", "Identity", "Snapshot", "StopGradient", "PreventGradient",
+                       "Reshape", "ExpandDims", "Squeeze"})
+
+
+def _is_trivial(ops: list) -> bool:
+    """A fusion group with at most one computing op: run through the registry, not compiled."""
+    return sum(op.type not in _VIEW_OPS for op in ops) <= 1
+
+
 def _is_group(item) -> bool:
     return not hasattr(item, "op_def")
 
@@ -246,7 +258,7 @@ def compile_cluster(fg, input_specs: list, device: torch.device, ctx=None, pass_
     logging.vlog(VMODULE, 2, f"Compiled {name} for {_human_signature(input_specs)}: "
                  f"{stats['library_calls']} library calls, {stats['fused_groups']} fused "
                  f"kernels ({stats['fused_ops']} ops), {stats['unfused_groups']} groups "
-                 "run unfused")
+                 f"run unfused, {stats['trivial_groups']} single-op groups as library calls")
     return Executable(name, input_specs, run_fn, source, stats, builder.step_names)
 
 
@@ -268,7 +280,7 @@ class _Builder:
         self.scope: dict = {"_OpError": OpError}
         self.steps: list = []
         self.stats = {"library_calls": 0, "fused_groups": 0, "fused_ops": 0,
-                      "unfused_groups": 0}
+                      "unfused_groups": 0, "trivial_groups": 0}
 
     # -- single ops (library calls and unfused ops) -------------------------------------------
     def add_op(self, op) -> None:
@@ -302,12 +314,15 @@ class _Builder:
         inputs, outputs = _group_boundary(group, ops)
         needed = self._needed_outside(ops)
         fn = None
-        if needed <= set(outputs):
+        if _is_trivial(ops):
+            self.stats["trivial_groups"] += 1
+        elif needed <= set(outputs):
             specs = [(t.dtype, t.shape) for t in inputs]
             if all(s.is_fully_defined() for _, s in specs):
                 fn = self._try_codegen(group, [(d, tuple(s.as_list())) for d, s in specs])
         if fn is None:
-            self.stats["unfused_groups"] += 1
+            if not _is_trivial(ops):
+                self.stats["unfused_groups"] += 1
             for op in ops:
                 if op.type != "Const":
                     self.add_op(op)

@@ -149,6 +149,32 @@ def test_a_group_the_generator_cannot_compile_runs_unfused(monkeypatch, failure)
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
 
 
+def _lone_ops(x, w):
+    # three groups with one computing op each (a Reshape is a view, a Sum alone, a Mul alone),
+    # separated by library calls, and one real fusion (Relu + AddV2)
+    h = tf.reshape(tf.matmul(x, w), [-1, 4])
+    s = tf.reduce_sum(h, axis=1, keepdims=True)
+    m = tf.matmul(h * 2.0, tf.transpose(w))
+    return [s, tf.nn.relu(m) + 1.0]
+
+
+def test_single_op_groups_run_as_library_calls_without_codegen(monkeypatch):
+    # a group with one computing op has nothing to fuse: no kernel compile (~1 s under numba)
+    compiled = []
+
+    def fake_compile_fusion(group, input_specs, device, cache_dir):
+        compiled.append(sorted(op.type for op in group.ops if op.type != "Const"))
+        return lambda *a: (_ for _ in ()).throw(AssertionError("only the Relu+AddV2 group"))
+
+    monkeypatch.setattr(executable, "compile_fusion", fake_compile_fusion)
+    fg = build(_lone_ops, [(tf.float32, [6, 8]), (tf.float32, [8, 4])])
+    args = [randn(6, 8), randn(8, 4, seed=1)]
+    exe = compile_cluster(fg, _specs(args), CPU)
+    assert compiled == [["AddV2", "Relu"]]
+    assert exe.stats["trivial_groups"] >= 2 and exe.stats["fused_groups"] == 1
+    assert exe.stats["unfused_groups"] == 0
+
+
 # An op with no kernel on any device (declared here, not registered: a stand-in).
 _NO_KERNEL = OpDef("_JitTestNoKernel", [ArgDef("x", type_attr="T")], [ArgDef("y", type_attr="T")],
                    {"T": AttrDef("T", "type")}, shape_fn=lambda ctx: [ctx.shapes[0]])

@@ -125,14 +125,18 @@ def test_second_compiler_loads_the_entry_and_hands_codegen_its_artifact_dir(
 
     def fake_codegen(group, specs, device, cache_dir):
         handed.append(cache_dir)
-        return lambda x: [torch.relu(x)]
+        return lambda h, b: [torch.relu(h + b)]
 
     def one_group(ops):
+        # BiasAdd + Relu (a one-op group would run as a library call, never compiled)
         relu = next(op for op in ops if op.type == "Relu")
-        group = executable._fusion.FusionGroup([relu], [relu.inputs[0]], [relu.outputs[0]]) \
-            if executable._fusion is not None else _Group([relu])
-        return [op for op in ops if op is not relu][:3] + [group] + \
-            [op for op in ops if op is not relu][3:]
+        bias = relu.inputs[0].op
+        members = [bias, relu]
+        group = executable._fusion.FusionGroup(members, list(bias.inputs), [relu.outputs[0]]) \
+            if executable._fusion is not None else _Group(members)
+        rest = [op for op in ops if op not in members]
+        at = next(i for i, op in enumerate(rest) if op.type == "MatMul") + 1
+        return rest[:at] + [group] + rest[at:]
 
     monkeypatch.setattr(executable, "plan_fusions", one_group)
     monkeypatch.setattr(executable, "compile_fusion", fake_codegen)
