@@ -29,11 +29,15 @@ def intra_op_threads(dataset) -> int:
 
 
 def pipeline_thread_niceness() -> int:
-    """How much lower (in nice steps) pipeline threads run than the consumer's threads."""
+    """How much lower (in nice steps) pipeline threads run than the consumer's threads during
+    a training loop: NDFLOW_DATA_THREAD_NICENESS, 0 (off) by default. On a quiet machine a
+    lower priority can only help the step; on a machine shared with other processes it also
+    loses the pipeline CPU share to them, and A/B runs on the loaded 2-core box did not
+    settle which wins, so it is opt-in (benchmarks/input_pipeline.py --env ...=10)."""
     try:
-        return max(0, int(os.environ.get("NDFLOW_DATA_THREAD_NICENESS", "10")))
+        return max(0, int(os.environ.get("NDFLOW_DATA_THREAD_NICENESS", "0")))
     except ValueError:
-        return 10
+        return 0
 
 
 # > 0 while a training loop (Keras fit/evaluate/predict) consumes a pipeline: pipeline threads
