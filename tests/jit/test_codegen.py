@@ -18,7 +18,7 @@ import torch
 
 import ndflow as tf
 from ndflow.core import dtypes
-from ndflow.jit.codegen import compile_fusion, emitters
+from ndflow.jit.codegen import compile_fusion, emitters, numba_intrinsics
 from ndflow.jit.errors import CompileUnimplemented
 from ndflow.ops.op_def import REGISTRY
 from tests.jit.jit_graphs import (
@@ -305,3 +305,11 @@ def test_persistent_cache_across_processes(tmp_path):
         f.write_bytes(b"\x00garbage")
     hits, misses = run()
     assert hits == 0 and misses >= 1  # recompiled
+
+
+def test_scalar_helpers_use_numbas_disk_cache():
+    # a later process loads the helpers' machine code (float32 tanh/exp: ~1 s of compile)
+    helpers = [v for v in vars(numba_intrinsics).values()
+               if type(v).__name__ == "CPUDispatcher"]
+    assert {h.__name__ for h in helpers} >= {"_exp_f32", "_tanh_f32", "maximum", "select"}
+    assert all(type(h._cache).__name__ == "FunctionCache" for h in helpers)

@@ -65,12 +65,15 @@ def f32_to_f16(typingctx, x):
     return types.uint16(x), codegen
 
 
-@njit
+# The helpers keep their machine code in numba's on-disk cache (beside this file, or numba's
+# user cache when the package is read-only; keyed on this file's stamp): the float32 tanh/exp
+# chain alone costs a process ~1 s of its first JIT step to compile, ~0.3 s to load.
+@njit(cache=True)
 def bf16_to_f32(u):
     return _f32_from_bits(np.uint32(u) << np.uint32(16))
 
 
-@njit
+@njit(cache=True)
 def f32_to_bf16(x):
     x = np.float32(x)
     u = _f32_bits(x)
@@ -80,37 +83,37 @@ def f32_to_bf16(x):
                      >> np.uint32(16))
 
 
-@njit
+@njit(cache=True)
 def round_bf16(x):
     return bf16_to_f32(f32_to_bf16(x))
 
 
-@njit
+@njit(cache=True)
 def round_f16(x):
     return f16_to_f32(f32_to_f16(np.float32(x)))
 
 
-@njit
+@njit(cache=True)
 def select(c, a, b):
     return a if c else b
 
 
-@njit
+@njit(cache=True)
 def maximum(a, b):
     return a if (a > b or a != a) else b
 
 
-@njit
+@njit(cache=True)
 def minimum(a, b):
     return a if (a < b or a != a) else b
 
 
-@njit
+@njit(cache=True)
 def pow(x, y):  # noqa: A001 - the backend-neutral primitive's name
     return x ** y
 
 
-@njit
+@njit(cache=True)
 def trunc_div(s, n):
     q = abs(s) // n
     return -q if s < 0 else q
@@ -129,7 +132,7 @@ def tanh(x):  # noqa: D103
     return math.tanh(x)
 
 
-@njit
+@njit(cache=True)
 def _exp_f32(x):
     xc = min(max(x, np.float32(-103.9)), np.float32(88.72283))
     n = np.floor(xc * np.float32(1.44269504088896341) + np.float32(0.5))
@@ -151,7 +154,7 @@ def _exp_f32(x):
     return x if x != x else y
 
 
-@njit
+@njit(cache=True)
 def _tanh_f32(x):
     a = abs(x)
     z = x * x
