@@ -8,14 +8,34 @@ iterator dropped early stops its producer.
 
 from __future__ import annotations
 
+import atexit
 import queue
 import threading
+import weakref
 
 from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
 from ndflow.data.worker_threads import init_worker_thread, intra_op_threads
 
 AUTOTUNE_BUFFER = 8  # elements prefetched under tf.data.AUTOTUNE
 _END = object()
+
+# producer thread -> its stop event (a thread leaves when it is gone; threading keeps live
+# ones referenced)
+_producers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_producers_lock = threading.Lock()
+
+
+@atexit.register
+def _stop_producers_at_exit() -> None:
+    """A daemon producer still inside an ATen kernel when the interpreter finalizes is ended
+    by pthread_exit unwinding through C++ frames, which aborts the process ("terminate called
+    without an active exception"): stop the producers, each after its current element."""
+    with _producers_lock:
+        producers = list(_producers.items())
+    for _, stop in producers:
+        stop.set()
+    for thread, _ in producers:
+        thread.join(timeout=30)
 
 
 class PrefetchDataset(DatasetV2):
@@ -69,6 +89,8 @@ class PrefetchDataset(DatasetV2):
                     source.close()
 
         thread = threading.Thread(target=produce, name="tf_data_prefetch", daemon=True)
+        with _producers_lock:
+            _producers[thread] = stop
         thread.start()
         try:
             while True:

@@ -4,11 +4,13 @@ pipeline's threads can run at a lower priority (nice) than a training loop."""
 
 import os
 import threading
+import time
 
 import pytest
 import torch
 
 import ndflow as tf
+from ndflow.data import prefetching
 from ndflow.data.worker_threads import leave_a_core_to_the_pipeline
 
 
@@ -53,3 +55,20 @@ def test_pipeline_threads_run_below_a_training_loop(monkeypatch, setting, raised
     seen.clear()
     assert [int(v) for v in ds] == list(range(6))  # outside a training loop: not lowered
     assert set(seen) == {main}
+
+
+
+def test_exit_hook_stops_and_joins_running_producers():
+    """At interpreter exit every prefetch producer is stopped and joined before finalization:
+    a daemon thread still freeing tensors then is killed inside C++ and aborts the process
+    ("terminate called without an active exception")."""
+    def slow(x):
+        time.sleep(0.02)
+        return x
+    it = iter(tf.data.Dataset.range(100).map(
+        lambda x: tf.py_function(slow, [x], tf.int64)).prefetch(4))
+    assert int(next(it)) == 0
+    producers = [t for t in threading.enumerate() if t.name == "tf_data_prefetch"]
+    assert producers and all(t.is_alive() for t in producers)
+    prefetching._stop_producers_at_exit()
+    assert not any(t.is_alive() for t in producers)
