@@ -17,7 +17,7 @@ from ndflow.core import context, scopes
 from ndflow.distribute import distribution_context as dc
 from ndflow.distribute import values as values_lib
 from ndflow.distribute.distribute_lib import ReplicaContext
-from ndflow.ops.variables import set_variable_creator_stack, variable_creator_stack
+from ndflow.ops.variable_creators import set_variable_creator_stack, variable_creator_stack
 
 
 class _Stopped(BaseException):

@@ -19,7 +19,7 @@ from ndflow.distribute import values as values_lib
 from ndflow.distribute.cross_device_ops import CrossDeviceOps, ReductionToOneDevice
 from ndflow.distribute.distribute_lib import ReplicaContext, Strategy, StrategyExtended
 from ndflow.ops.array_core import identity
-from ndflow.ops.variables import variable_creator_scope
+from ndflow.ops.variable_creators import variable_creator_scope
 from ndflow.runtime.device_config import list_logical_devices
 
 _LOCAL = "/job:localhost/replica:0/task:0"

@@ -14,7 +14,7 @@ from ndflow.distribute.distribute_lib import (
     StrategyExtended,
 )
 from ndflow.distribute.mirrored_strategy import canonical_device
-from ndflow.ops.variables import variable_creator_scope
+from ndflow.ops.variable_creators import variable_creator_scope
 
 
 class OneDeviceExtended(StrategyExtended):

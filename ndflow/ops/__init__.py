@@ -121,6 +121,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     random_generator,
     signal,
     tensor_array_ops,
+    variable_creators,
     variable_enums,
     variable_scope,
     variables,

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 import itertools
-import threading
 import weakref
 
 import numpy as np
@@ -36,6 +35,7 @@ from ndflow.ops.apply import convert_to_tensor, register_tensor_conversion_funct
 from ndflow.ops.array_core import group, identity
 from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.random import name_scope
+from ndflow.ops.variable_creators import create_through, variable_creator_stack
 
 _uid = itertools.count()
 
@@ -85,35 +85,6 @@ class VariableRef:
     def __repr__(self):
         return f"<Reference wrapping {self._var!r}>"
 
-# -- variable creators (`tf.variable_creator_scope`): how distribution strategies make their
-# variables (a MirroredVariable per `tf.Variable(...)` inside `strategy.scope()`) ------------
-_creators = threading.local()
-
-
-def variable_creator_stack() -> list:
-    """This thread's creators, innermost last (strategies copy it into replica threads)."""
-    stack = getattr(_creators, "stack", None)
-    if stack is None:
-        stack = _creators.stack = []
-    return stack
-
-
-def set_variable_creator_stack(stack: list) -> None:
-    _creators.stack = list(stack)
-
-
-@tf_export("variable_creator_scope")
-@contextlib.contextmanager
-def variable_creator_scope(variable_creator):
-    """`tf.Variable(...)` inside calls `variable_creator(next_creator, **kwargs)`."""
-    stack = variable_creator_stack()
-    stack.append(variable_creator)
-    try:
-        yield
-    finally:
-        stack.pop()
-
-
 class VariableMetaclass(type):
     """Routes `tf.Variable(...)` (the class itself, not subclasses such as Keras' weights)
     through the active creators, as TensorFlow's VariableMetaclass does."""
@@ -129,10 +100,7 @@ class VariableMetaclass(type):
         def base(**kw):
             return type.__call__(cls, **kw)
 
-        creator = base
-        for fn in stack:
-            creator = (lambda f, nxt: lambda **kw: f(nxt, **kw))(fn, creator)
-        return creator(**kwargs)
+        return create_through(stack, base, kwargs)
 
 
 @tf_export("Variable")
