@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from ndflow.core.build_info import cpu_model_and_flags
+from machine import cpu_line
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -187,9 +187,9 @@ def main() -> None:
     ips = {"1 process, 1 thread": b / one_1t["step_s"],
            "1 process, 2 threads": b / one_2t["step_s"],
            "2 processes x 1 thread": sum(b / r["step_s"] for r in two)}
-    model, _ = cpu_model_and_flags()
-    print(f"CPU: {model}, {os.cpu_count()} cores; CIFAR-10 model ({one_1t['params']:,} "
-          f"parameters), batch {b} per worker, TF1 Session + SGD")
+    print(cpu_line())
+    print(f"CIFAR-10 model ({one_1t['params']:,} parameters), batch {b} per worker, "
+          "TF1 Session + SGD")
     for name, value in ips.items():
         print(f"  {name:<24} {value:8.1f} images/s")
     for r in sorted(two, key=lambda r: r["rank"]):
