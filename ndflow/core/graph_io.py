@@ -8,12 +8,12 @@ write leaves any previous file intact.
 from __future__ import annotations
 
 import os
-import uuid
 
 from google.protobuf import text_format
 from tensorboard.compat.proto import graph_pb2
 
 from ndflow.core.api_export import tf_export
+from ndflow.core.file_io import atomic_write
 from ndflow.core.graph_def import graph_to_graph_def
 
 
@@ -26,23 +26,6 @@ def _as_graph_def(graph_or_graph_def) -> graph_pb2.GraphDef:
         return graph_pb2.GraphDef.FromString(graph_or_graph_def.SerializeToString())
     raise TypeError("Argument `graph_or_graph_def` must be a Graph or a GraphDef proto, got "
                     f"{type(graph_or_graph_def).__name__}")
-
-
-def atomic_write(path: str, data: bytes) -> None:
-    """Writes `data` to `path` through a temporary file and `os.replace`."""
-    tmp = f"{path}.tmp{uuid.uuid4().hex}"
-    try:
-        with open(tmp, "xb") as f:  # default permissions, unlike mkstemp's 0600
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 @tf_export("io.write_graph", v1=["io.write_graph", "train.write_graph"])

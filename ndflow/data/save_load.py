@@ -28,6 +28,7 @@ from tensorboard.compat.proto import struct_pb2, tensor_pb2
 from ndflow.core import dtypes
 from ndflow.core import errors as tf_errors
 from ndflow.core.api_export import tf_export
+from ndflow.core.file_io import atomic_write
 from ndflow.core.graph_def import (
     dtype_from_enum,
     ndarray_to_tensor_proto,
@@ -57,13 +58,6 @@ def _compression(value) -> str:
             None, None, f"Compression {value!r} is not supported by ndflow's Dataset.save/load"
             ": use None, 'GZIP' or 'ZLIB'.")
     return _COMPRESSIONS[value]
-
-
-def _write_atomically(path: str, data: bytes) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
 
 
 # -- tensors as records ---------------------------------------------------------------------
@@ -172,7 +166,7 @@ def save(dataset: DatasetV2, path, compression=None, shard_func=None, checkpoint
     path = path.decode() if isinstance(path, bytes) else path
     os.makedirs(path, exist_ok=True)
     encoded = nested_structure_coder.encode(dataset.element_spec)
-    _write_atomically(os.path.join(path, DATASET_SPEC_FILENAME),
+    atomic_write(os.path.join(path, DATASET_SPEC_FILENAME),
                       encoded.SerializeToString(deterministic=True))
     run_id = str(random.getrandbits(64))
     run_dir = os.path.join(path, run_id)
@@ -209,7 +203,7 @@ def save(dataset: DatasetV2, path, compression=None, shard_func=None, checkpoint
                                       version=_FILE_FORMAT_VERSION,
                                       dtype=[s.dtype.enum for s in specs],
                                       num_elements=count, finalized=True)
-    _write_atomically(os.path.join(path, METADATA_FILENAME), metadata.SerializeToString())
+    atomic_write(os.path.join(path, METADATA_FILENAME), metadata.SerializeToString())
 
 
 @tf_export("data.experimental.save", v1=[])

@@ -21,6 +21,7 @@ import socket
 import tempfile
 
 from ndflow.core import errors
+from ndflow.core.file_io import atomic_write
 from ndflow.profiler import trace_events
 
 FORMATS = ("csv", "json", "tensorboard", "trace")
@@ -49,17 +50,9 @@ def check_writable(directory: str) -> None:
 
 
 def write_atomic(path: str, data: bytes) -> str:
-    directory = os.path.dirname(path) or "."
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    """`data` to `path` through a temporary file (creating the directory); returns `path`."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    atomic_write(path, data)
     return path
 
 

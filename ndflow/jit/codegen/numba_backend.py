@@ -20,13 +20,13 @@ import importlib.util
 import math
 import os
 import sys
-import tempfile
 import threading
 
 import numpy as np
 import torch
 
 from ndflow.core import dtypes
+from ndflow.core.file_io import atomic_write
 from ndflow.jit.codegen import emitters
 from ndflow.jit.codegen.lowering import KernelIR, Leaf, Literal, compute_dtype
 from ndflow.jit.errors import CompileUnimplemented
@@ -246,18 +246,6 @@ def _signature(ir: KernelIR):
     return numba.types.void(*arrays)
 
 
-def _write_atomic(path: str, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".py")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def _load_module(name: str, path: str):
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
@@ -277,7 +265,7 @@ def _from_cache_dir(source: str, digest: str, cache_dir: str):
         ok = False
     if not ok:
         os.makedirs(cache_dir, exist_ok=True)
-        _write_atomic(path, source)
+        atomic_write(path, source.encode("utf-8"))
     return _load_module(f"_ndflow_jit_k{digest}", path)
 
 

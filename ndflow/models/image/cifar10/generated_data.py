@@ -15,6 +15,7 @@ import os
 
 import numpy as np
 
+from ndflow.core.file_io import atomic_write
 from ndflow.data.digits import load_digits
 
 LABEL_NAMES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -41,13 +42,6 @@ def encode_records(images: np.ndarray, labels: np.ndarray) -> bytes:
     return records.tobytes()
 
 
-def _write_atomic(path: str, data: bytes) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
-
-
 def write_batches(directory: str) -> None:
     """Writes data_batch_1..5.bin, test_batch.bin and batches.meta.txt into `directory`."""
     os.makedirs(directory, exist_ok=True)
@@ -58,9 +52,9 @@ def write_batches(directory: str) -> None:
     train = to_cifar_images(train_images, rng)
     test = to_cifar_images(splits.test.images, rng)
     for i, part in enumerate(np.array_split(np.arange(train.shape[0]), NUM_TRAIN_FILES)):
-        _write_atomic(os.path.join(directory, f"data_batch_{i + 1}.bin"),
+        atomic_write(os.path.join(directory, f"data_batch_{i + 1}.bin"),
                       encode_records(train[part], train_labels[part]))
-    _write_atomic(os.path.join(directory, "test_batch.bin"),
+    atomic_write(os.path.join(directory, "test_batch.bin"),
                   encode_records(test, splits.test.labels))
-    _write_atomic(os.path.join(directory, "batches.meta.txt"),
+    atomic_write(os.path.join(directory, "batches.meta.txt"),
                   ("\n".join(LABEL_NAMES) + "\n").encode())
