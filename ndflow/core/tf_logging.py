@@ -22,6 +22,22 @@ _logger = None
 _lock = threading.Lock()
 
 
+class _StderrHandler(_logging.StreamHandler):
+    """Writes to the `sys.stderr` of the moment, as absl's handler does: a stderr replaced
+    after the logger was made (a notebook cell's, a test's capture) still gets the lines."""
+
+    def __init__(self):
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value):
+        pass
+
+
 @tf_export("get_logger", v1=["get_logger"])
 def get_logger() -> _logging.Logger:
     """The "tensorflow" Python logger (one stderr handler, TF's `LEVEL:tensorflow:msg`)."""
@@ -30,7 +46,7 @@ def get_logger() -> _logging.Logger:
         if _logger is None:
             logger = _logging.getLogger("tensorflow")
             if not logger.handlers:
-                handler = _logging.StreamHandler(sys.stderr)
+                handler = _StderrHandler()
                 handler.setFormatter(_logging.Formatter("%(levelname)s:%(name)s:%(message)s"))
                 logger.addHandler(handler)
             _logger = logger
