@@ -17,7 +17,7 @@ from google.protobuf import text_format
 from tensorboard.compat.proto import meta_graph_pb2, variable_pb2
 
 from ndflow.core import errors
-from ndflow.core.file_io import atomic_write
+from ndflow.core.atomic_file import atomic_write
 from ndflow.core.graph_def import graph_to_graph_def
 from ndflow.core.versions import GIT_VERSION, VERSION
 from ndflow.ops.importer import import_graph_def

@@ -591,20 +591,3 @@ def stat(filename) -> FileStatistics:
 def get_registered_schemes() -> list[str]:
     """The URI schemes `tf.io.gfile` accepts: 'file' and '' (plain local paths)."""
     return ["file", ""]
-
-
-def atomic_write(path: str, data: bytes) -> None:
-    """Writes `data` to `path` through a temporary file and `os.replace`."""
-    tmp = f"{path}.tmp{uuid.uuid4().hex}"
-    try:
-        with open(tmp, "xb") as f:  # default permissions, unlike mkstemp's 0600
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

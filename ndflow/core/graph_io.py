@@ -13,7 +13,7 @@ from google.protobuf import text_format
 from tensorboard.compat.proto import graph_pb2
 
 from ndflow.core.api_export import tf_export
-from ndflow.core.file_io import atomic_write
+from ndflow.core.atomic_file import atomic_write
 from ndflow.core.graph_def import graph_to_graph_def
 
 

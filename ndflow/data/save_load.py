@@ -28,7 +28,7 @@ from tensorboard.compat.proto import struct_pb2, tensor_pb2
 from ndflow.core import dtypes
 from ndflow.core import errors as tf_errors
 from ndflow.core.api_export import tf_export
-from ndflow.core.file_io import atomic_write
+from ndflow.core.atomic_file import atomic_write
 from ndflow.core.graph_def import (
     dtype_from_enum,
     ndarray_to_tensor_proto,

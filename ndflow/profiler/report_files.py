@@ -21,7 +21,7 @@ import socket
 import tempfile
 
 from ndflow.core import errors
-from ndflow.core.file_io import atomic_write
+from ndflow.core.atomic_file import atomic_write
 from ndflow.profiler import trace_events
 
 FORMATS = ("csv", "json", "tensorboard", "trace")

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from ndflow.core import dtypes
-from ndflow.core.file_io import atomic_write
+from ndflow.core.atomic_file import atomic_write
 from ndflow.jit.codegen import emitters
 from ndflow.jit.codegen.lowering import KernelIR, Leaf, Literal, compute_dtype
 from ndflow.jit.errors import CompileUnimplemented

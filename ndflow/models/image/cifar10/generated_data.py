@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from ndflow.core.file_io import atomic_write
+from ndflow.core.atomic_file import atomic_write
 from ndflow.data.digits import load_digits
 
 LABEL_NAMES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
