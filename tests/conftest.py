@@ -5,6 +5,13 @@ test ops of its own (tests/ops/test_registry.py checks only these).
 """
 
 import gc
+import os
+
+# Under pytest-xdist each worker owns one core: a second intra-op thread per worker would only
+# oversubscribe the machine (the default suite's tensors are tiny, and OpenMP threads
+# spin-wait). Set before torch starts its thread pools; the serial slow pass keeps the default.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import ndflow  # noqa: F401 - registers every op, kernel and gradient
 from ndflow.ops.op_def import REGISTRY
