@@ -13,7 +13,13 @@ import os
 
 import numpy as np
 
-from ndflow.checkpoint import checkpoint_management, object_graph, restore, tensor_bundle
+from ndflow.checkpoint import (
+    checkpoint_management,
+    object_graph,
+    restore,
+    saveables,
+    tensor_bundle,
+)
 from ndflow.core import context, dtypes, errors
 from ndflow.core.api_export import tf_export
 from ndflow.ops.variables import Variable
@@ -47,10 +53,14 @@ def write_object_graph(root, file_prefix: str, session=None) -> str:
     (in a TF1 graph, their values fetched with `session`)."""
     graph = object_graph.ObjectGraph(root)
     variables = graph.variables()
+    tables = graph.saveables()  # objects saving tensors of their own (mutable tables)
     if context.executing_eagerly():
         values = [_variable_value(var) for _, var in variables]
+        serialized = saveables.serialize([obj for _, obj in tables])
     else:
-        values = restore._session(session).run([var for _, var in variables])
+        session = restore._session(session)
+        serialized = saveables.serialize([obj for _, obj in tables], session)
+        values = session.run([var for _, var in variables]) if variables else []
         values = [np.asarray(v, dtype=tensor_bundle.numpy_dtype_of(14))
                   if var.dtype is dtypes.bfloat16 else v for (_, var), v in zip(variables, values)]
     writer = tensor_bundle.BundleWriter(file_prefix)
@@ -58,6 +68,10 @@ def write_object_graph(root, file_prefix: str, session=None) -> str:
                np.array(graph.to_proto().SerializeToString(), dtype=object))
     for (node_id, _), value in zip(variables, values):
         writer.add(graph.key(node_id), value)
+    for (node_id, _), tensors in zip(tables, serialized):
+        prefix = graph.saveable_key(node_id)
+        for suffix, value in tensors.items():
+            writer.add(prefix + suffix, value)
     writer.finish()
     return file_prefix
 

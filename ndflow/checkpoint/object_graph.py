@@ -9,6 +9,11 @@ first (shortest) route that reaches it, each escaped as TensorFlow does ("." -> 
 by key. The graph is saved in the checkpoint as a `TrackableObjectGraph` proto under
 `_CHECKPOINTABLE_OBJECT_GRAPH`.
 
+An object that is not a variable but declares `_serialize_to_tensors` (a mutable lookup
+table) is a leaf too: its tensors are saved under `<path>/.ATTRIBUTES/<name><suffix>`, the
+name being its legacy saveable name ("table", as TensorFlow keys them) and the suffixes
+those of the dict it returns ("-keys", "-values"); `_restore_from_tensors` takes them back.
+
 Which children an object has: a class registered with `register_children` (Keras registers
 its layers, models and optimizers so that keys match Keras 3 under TensorFlow), else the
 object's own `_checkpoint_children()`, else (tf.Module and plain objects) the attributes
@@ -25,6 +30,7 @@ from ndflow.ops.variables import Variable
 OBJECT_GRAPH_PROTO_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 VARIABLE_VALUE_KEY = "VARIABLE_VALUE"
 _ATTRIBUTES = ".ATTRIBUTES"
+SERIALIZE_TO_TENSORS_NAME = ".TENSORS"  # TF's attribute name when no legacy name is set
 _OPTIMIZER_SLOT = ".OPTIMIZER_SLOT"
 
 _REGISTERED: dict[type, object] = {}
@@ -44,10 +50,21 @@ def _registered_fn(obj):
     return None
 
 
+def is_saveable(value) -> bool:
+    """Whether `value` saves tensors of its own through `_serialize_to_tensors`."""
+    return not isinstance(value, (Variable, type)) and \
+        callable(getattr(value, "_serialize_to_tensors", None))
+
+
+def saveable_name(obj) -> str:
+    """The attribute name of a saveable's tensors ("table" for lookup tables)."""
+    return getattr(obj, "_legacy_saveable_name", None) or SERIALIZE_TO_TENSORS_NAME
+
+
 def is_trackable(value) -> bool:
     """Whether `value` is a node of its own in the graph (not counting containers)."""
     return (isinstance(value, (Variable, Module)) or _registered_fn(value) is not None
-            or callable(getattr(value, "_checkpoint_children", None)))
+            or callable(getattr(value, "_checkpoint_children", None)) or is_saveable(value))
 
 
 def holds_trackables(value, depth: int = 0) -> bool:
@@ -82,7 +99,7 @@ def container_children(value) -> list[tuple[str, object]]:
 def trackable_children(obj) -> list[tuple[str, object]]:
     """(local name, child) pairs of one node, in TensorFlow's order. A child may be None:
     a slot with no object yet (it keeps its name, so the numbering stays as TF's)."""
-    if isinstance(obj, Variable):
+    if isinstance(obj, Variable) or is_saveable(obj):
         return []
     if isinstance(obj, (list, tuple, dict)):
         return container_children(obj)
@@ -103,6 +120,13 @@ def variable_key(path: tuple[str, ...]) -> str:
     """The bundle key of the variable at `path`."""
     return "/".join([escape_local_name(n) for n in path] +
                     [_ATTRIBUTES, VARIABLE_VALUE_KEY])
+
+
+def saveable_key(path: tuple[str, ...], name: str) -> str:
+    """The bundle key prefix of a saveable's tensors at `path` (each tensor's key is it
+    plus the tensor's suffix)."""
+    return "/".join([escape_local_name(n) for n in path] + [_ATTRIBUTES,
+                                                              escape_local_name(name)])
 
 
 def slot_variable_key(variable_path, optimizer_path, slot_name: str) -> str:
@@ -170,6 +194,13 @@ class ObjectGraph:
     def variables(self) -> list[tuple[int, Variable]]:
         return [(i, obj) for i, obj in enumerate(self.nodes) if isinstance(obj, Variable)]
 
+    def saveables(self) -> list[tuple[int, object]]:
+        """(node id, object) of the nodes saved through `_serialize_to_tensors`."""
+        return [(i, obj) for i, obj in enumerate(self.nodes) if is_saveable(obj)]
+
+    def saveable_key(self, node_id: int) -> str:
+        return saveable_key(self.paths[node_id], saveable_name(self.nodes[node_id]))
+
     def to_proto(self):
         """The `TrackableObjectGraph` proto TensorFlow writes for these nodes."""
         has_values = self._has_values()
@@ -185,13 +216,16 @@ class ObjectGraph:
                 node.attributes.add(name=VARIABLE_VALUE_KEY,
                                     full_name=obj.name.split(":")[0],
                                     checkpoint_key=self.key(i))
+            elif is_saveable(obj):
+                node.attributes.add(name=saveable_name(obj),
+                                    checkpoint_key=self.saveable_key(i))
             if has_values[i]:
                 node.has_checkpoint_values.value = True
         return graph
 
     def _has_values(self) -> list[bool]:
         """Whether a node's subgraph holds a saved value (TF's has_checkpoint_values)."""
-        has = [isinstance(obj, Variable) for obj in self.nodes]
+        has = [isinstance(obj, Variable) or is_saveable(obj) for obj in self.nodes]
         changed = True
         while changed:
             changed = False

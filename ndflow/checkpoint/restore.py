@@ -17,6 +17,7 @@ import numpy as np
 from tensorboard.compat.proto import trackable_object_graph_pb2
 
 from ndflow.checkpoint import object_graph as og
+from ndflow.checkpoint import saveables
 from ndflow.checkpoint.tensor_bundle import BundleReader, dtype_name
 from ndflow.core import context, errors
 from ndflow.core.tensor import EagerTensor
@@ -148,6 +149,12 @@ class Restoration:
                         key = attribute.checkpoint_key
                         _assign(obj, key, self.reader, self.graph_assigns)
                 continue
+            if og.is_saveable(obj):  # a mutable table: its tensors by suffix
+                for attribute in node.attributes:
+                    values = saveables.saved_tensors(self.reader, attribute.checkpoint_key)
+                    if values:
+                        saveables.restore(obj, values, self.graph_assigns)
+                continue
             if anchor is None or not isinstance(obj, (list, tuple, dict)):
                 anchor, path = obj, ()
             children = dict(og.trackable_children(obj))
@@ -190,9 +197,12 @@ class Restoration:
                 if node.attributes and i not in self.matched]
 
     def unmatched_objects(self) -> list:
-        """Variables reachable from the root that no checkpoint value was bound to."""
+        """Variables (and saveables) reachable from the root that no checkpoint value was
+        bound to."""
         bound = {id(o) for o in self.matched.values()}
-        return [obj for _, obj in og.ObjectGraph(self.root).variables() if id(obj) not in bound]
+        graph = og.ObjectGraph(self.root)
+        return [obj for _, obj in graph.variables() + graph.saveables()
+                if id(obj) not in bound]
 
 
 class CheckpointLoadStatus:
@@ -264,6 +274,9 @@ def run_graph_assigns(pending: list, session=None) -> None:
     with graph.as_default(), graph.control_dependencies(None), \
             graph.name_scope("checkpoint_restore"):
         for var, value in pending:
+            if not isinstance(var, Variable):  # a saveable (table) and its tensors
+                ops.append(saveables.graph_restore_op(var, value, feeds))
+                continue
             holder = array_core.placeholder(var.dtype, var.shape)
             ops.append(state.assign_variable_op(var.handle, holder))
             feeds[holder] = value
@@ -351,12 +364,19 @@ def restore_by_name(reader: BundleReader, root) -> NameBasedSaverStatus:
     """Restores the variables reachable from `root` whose names (without ":0") are keys of
     a name-based checkpoint."""
     unmatched, graph_assigns = [], []
-    for _, var in og.ObjectGraph(root).variables():
+    graph = og.ObjectGraph(root)
+    for _, var in graph.variables():
         key = var.name.split(":")[0]
         if reader.has(key):
             _assign(var, key, reader, graph_assigns)
         else:
             unmatched.append(var)
+    for _, obj in graph.saveables():  # a table: "<its name>-keys", "-values"
+        values = saveables.saved_tensors(reader, str(getattr(obj, "_name", "")))
+        if values and getattr(obj, "_name", None):
+            saveables.restore(obj, values, graph_assigns)
+        else:
+            unmatched.append(obj)
     return NameBasedSaverStatus(unmatched, graph_assigns)
 
 

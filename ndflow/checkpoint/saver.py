@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import time
 
-from ndflow.checkpoint import checkpoint_management, meta_graph, tensor_bundle
+from ndflow.checkpoint import checkpoint_management, meta_graph, saveables, tensor_bundle
+from ndflow.checkpoint.object_graph import is_saveable
 from ndflow.core import context, errors
 from ndflow.core.api_export import tf_export
 from ndflow.ops import array_core, state
@@ -24,20 +25,24 @@ def _variable_name(var) -> str:
     return var.name.split(":")[0] if var.name.endswith(":0") else var.name
 
 
+def _saveable_name(obj) -> str:
+    """A table's Saver name: the `name` it was made with, as TF's table saveables."""
+    return str(obj._name)
+
+
 def _names_to_variables(var_list) -> dict:
-    """{checkpoint name: variable} from a list or dict, as TF's op_list_to_dict."""
-    if isinstance(var_list, dict):
-        out = {}
-        for name, var in var_list.items():
-            if not isinstance(var, Variable):
-                raise TypeError(f"Variable to save is not a Variable: {var!r}")
-            out[name] = var
-        return out
+    """{checkpoint name: variable or saveable} from a list or dict, as TF's op_list_to_dict
+    (a mutable table saves "<name>-keys" and "<name>-values")."""
+    items = var_list.items() if isinstance(var_list, dict) else \
+        [(None, v) for v in var_list]
     out = {}
-    for var in var_list:
-        if not isinstance(var, Variable):
+    for name, var in items:
+        if isinstance(var, Variable):
+            name = _variable_name(var) if name is None else name
+        elif is_saveable(var):
+            name = _saveable_name(var) if name is None else name
+        else:
             raise TypeError(f"Variable to save is not a Variable: {var!r}")
-        name = _variable_name(var)
         if name in out:
             raise ValueError(f"At least two variables have the same name: {name}")
         out[name] = var
@@ -60,9 +65,11 @@ class Saver:
                                    "a list or dict of variables to save")
             graph = context.get_default_graph()
             var_list = graph.get_collection(GraphKeys.GLOBAL_VARIABLES) + \
-                graph.get_collection("saveable_objects")
-        self._variables = _names_to_variables(var_list)
-        if not self._variables and not allow_empty:
+                graph.get_collection(GraphKeys.SAVEABLE_OBJECTS)
+        named = _names_to_variables(var_list)
+        self._variables = {n: v for n, v in named.items() if isinstance(v, Variable)}
+        self._saveables = {n: v for n, v in named.items() if not isinstance(v, Variable)}
+        if not named and not allow_empty:
             raise ValueError("No variables to save")
         self._max_to_keep = max_to_keep
         self._keep_every_seconds = keep_checkpoint_every_n_hours * 3600.0
@@ -72,20 +79,30 @@ class Saver:
         self._filename = filename
         self._last_checkpoints: list[tuple[str, float]] = []
         self._restore_feeds = None
+        self._saveable_tensors = {}
         if not self._eager:
             self._build_restore_ops(name or "save")
 
     def _build_restore_ops(self, scope: str) -> None:
-        """One placeholder and assign op per variable, grouped as `<scope>/restore_all`."""
+        """One placeholder and assign op per variable, and per table a restore op on one
+        placeholder per saved tensor, grouped as `<scope>/restore_all`; the tables' tensors
+        that saving fetches."""
         graph = context.get_default_graph()
         feeds, assigns = {}, []
         with graph.as_default(), graph.control_dependencies(None), graph.name_scope(scope):
+            self._saveable_tensors = {n: obj._serialize_to_tensors()
+                                      for n, obj in self._saveables.items()}
             for i, (name, var) in enumerate(self._variables.items()):
                 value = array_core.placeholder(var.dtype, var.shape,
                                                name=f"restore_value_{i}")
                 assigns.append(state.assign_variable_op(var.handle, value,
                                                         name=f"Assign_{i}"))
                 feeds[name] = value
+            for name, obj in self._saveables.items():
+                holders = {suffix: array_core.placeholder(t.dtype, None)
+                           for suffix, t in self._saveable_tensors[name].items()}
+                assigns.append(obj._restore_from_tensors(holders))
+                feeds.update({name + suffix: h for suffix, h in holders.items()})
             self._restore_op = array_core.group(*assigns, name="restore_all")
         self._restore_feeds = feeds
 
@@ -119,14 +136,25 @@ class Saver:
 
     # -- saving ------------------------------------------------------------------------------
     def _values(self, sess) -> dict:
+        """{bundle key: value} of the variables and the saveables' tensors."""
         if self._eager or sess is None:
             if not self._eager:
                 raise errors.InvalidArgumentError(None, None, "Saver.save needs a session "
                                                               "in graph mode")
-            return {n: v.numpy() for n, v in self._variables.items()}
-        names = list(self._variables)
-        fetched = sess.run([self._variables[n] for n in names])
-        return dict(zip(names, fetched))
+            out = {n: v.numpy() for n, v in self._variables.items()}
+            tensors = saveables.serialize(list(self._saveables.values()))
+        else:
+            names = list(self._variables)
+            specs = [self._saveable_tensors[n] for n in self._saveables]
+            flat = [t for spec in specs for t in spec.values()]
+            fetched = sess.run([self._variables[n] for n in names] + flat)
+            out = dict(zip(names, fetched[:len(names)]))
+            rest = iter(fetched[len(names):])
+            tensors = [{s: next(rest) for s in spec} for spec in specs]
+        for name, spec in zip(self._saveables, tensors):
+            for suffix, value in spec.items():
+                out[name + suffix] = value
+        return out
 
     def save(self, sess, save_path, global_step=None, latest_filename=None,
              meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
@@ -198,12 +226,27 @@ class Saver:
                     None, None, f"Restoring from checkpoint failed: variable {name} is "
                                 f"{var.dtype.name}, the checkpoint {save_path} holds {saved}")
             values[name] = value
+        for name in self._saveables:
+            tables = saveables.saved_tensors(reader, name)
+            expected = set(self._saveable_tensors.get(name, {"-keys": None}))
+            if not tables or not expected <= set(tables):
+                raise errors.NotFoundError(
+                    None, None, "Restoring from checkpoint failed. This is most likely due to "
+                                "a Variable name or other graph key that is missing from the "
+                                "checkpoint. Please ensure that you have not altered the graph "
+                                "expected based on the checkpoint. Original error:\n\nKey "
+                                f"{name}-keys not found in checkpoint")
+            if self._eager:
+                saveables.restore(self._saveables[name], tables)
+            else:
+                values.update({name + suffix: v for suffix, v in tables.items()})
         if self._eager:
             for name, var in self._variables.items():
                 var.assign(values[name])
             return
         sess.run(self._restore_op,
-                 feed_dict={self._restore_feeds[n]: v for n, v in values.items()})
+                 feed_dict={self._restore_feeds[n]: v for n, v in values.items()
+                            if n in self._restore_feeds})
 
     def export_meta_graph(self, filename=None, collection_list=None, as_text=False,
                           export_scope=None, clear_devices=False, clear_extraneous_savers=False,

@@ -211,6 +211,7 @@ class GraphKeys:
     ASSET_FILEPATHS = "asset_filepaths"
     MOVING_AVERAGE_VARIABLES = "moving_average_variables"
     SAVERS = "savers"
+    SAVEABLE_OBJECTS = "saveable_objects"  # non-variables a Saver saves (mutable tables)
 
 
 @tf_export("Graph")

@@ -19,6 +19,7 @@ from ndflow.core.errors import (
     InvalidArgumentError,
     NotFoundError,
 )
+from ndflow.kernels.dense_table_layout import DenseLayout
 from ndflow.kernels.registry import host_kernel, kernel
 from ndflow.ops import lookup_ops as ops
 
@@ -36,6 +37,7 @@ class LookupTable:
         self.data: dict = {}
         self.lock = threading.Lock()
         self.reserved: dict = {}  # key -> its role (a dense table's empty_key/deleted_key)
+        self.dense = None  # a dense table's DenseLayout (its export/import bucket arrays)
 
     def __repr__(self):
         return f"<LookupTable {self.name} {self.key_dtype.name}->{self.value_dtype.name}>"
@@ -109,8 +111,12 @@ def _dense_table_kernel(node):
         if empty == deleted:
             raise InvalidArgumentError(None, None, "Empty and deleted keys cannot be equal")
         table = make()
-        table.reserved = {tuple(empty) if len(empty) > 1 else empty[0]: "empty_key",
-                          tuple(deleted) if len(deleted) > 1 else deleted[0]: "deleted_key"}
+        empty = tuple(empty) if len(empty) > 1 else empty[0]
+        deleted = tuple(deleted) if len(deleted) > 1 else deleted[0]
+        table.reserved = {empty: "empty_key", deleted: "deleted_key"}
+        if table.dense is None:
+            table.dense = DenseLayout(empty, deleted, node.attrs["initial_num_buckets"],
+                                      node.attrs["max_load_factor"])
         return table
     return run
 
@@ -161,7 +167,8 @@ def _import_kernel(key_attr: str, value_attr: str, replace: bool):
             _check_types(table, kd, vd)
             if table.mutable and replace:   # import into a mutable table replaces it
                 with table.lock:
-                    table.data = dict(zip(ks, vs))
+                    table.data = table.dense.entries(ks, vs) if table.dense is not None \
+                        else dict(zip(ks, vs))
                 return None
             _initialize(table, ks, vs)
             return None
@@ -213,6 +220,8 @@ def _insert(node):
                                           "once (use a MutableHashTable to insert)")
         _check_not_reserved(table, ks)
         with table.lock:
+            if table.dense is not None:
+                table.dense.grow_for(len(table.data) + len(ks))
             table.data.update(zip(ks, vs))
         return None
     return run
@@ -242,12 +251,18 @@ def _size(node):
     return lambda table: torch.tensor(len(table.data), dtype=torch.int64)
 
 
+_ZERO = {dtypes.string: b"", dtypes.bool: False, dtypes.float32: 0.0, dtypes.float64: 0.0}
+
+
 def _export(node):
     kd, vd = node.attrs["Tkeys"], node.attrs["Tvalues"]
 
     def run(table):
         _check_types(table, kd, vd)
         with table.lock:
+            if table.dense is not None:  # TensorFlow's bucket arrays, [num_buckets, 1]
+                keys, values = table.dense.buckets(table.data, _ZERO.get(vd, 0))
+                return _tensor(keys, (len(keys), 1), kd), _tensor(values, (len(values), 1), vd)
             keys, values = list(table.data), list(table.data.values())
         return _tensor(keys, (len(keys),), kd), _tensor(values, (len(values),), vd)
     return run

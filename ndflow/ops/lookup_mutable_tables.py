@@ -1,8 +1,10 @@
 """`tf.lookup.experimental.MutableHashTable` and `DenseHashTable`: tables that `insert` and
 `remove`/`erase` update (scalar values), on the `MutableHashTableV2` /
-`MutableDenseHashTableV2` resources (kernels/lookup_ops.py). Checkpointing their contents
-(`_serialize_to_tensors`: "-keys"/"-values", as TensorFlow names them) is declared for
-savers that read it.
+`MutableDenseHashTableV2` resources (kernels/lookup_ops.py). Their contents are
+checkpointed as TensorFlow's: `_serialize_to_tensors` gives "-keys"/"-values" (the exported
+entries; a dense table's bucket arrays), saved by `tf.train.Checkpoint` under
+`<path>/.ATTRIBUTES/table-keys` and by a TF1 Saver under `<name>-keys` (a table made in a
+graph with `checkpoint=True` joins the SAVEABLE_OBJECTS collection that a Saver saves).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import uuid
 
 from ndflow.core import context
 from ndflow.core.api_export import tf_export
+from ndflow.core.graph import GraphKeys
 from ndflow.core.scopes import init_scope, name_scope
 from ndflow.ops import lookup_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -21,6 +24,8 @@ from ndflow.ops.lookup_tables import LookupInterface, _shaped_as, _table_op
 class MutableHashTable(LookupInterface):
     """A table that `insert` and `remove` update; missing keys read `default_value` (or
     per-key `dynamic_default_values`). Scalar values."""
+
+    _legacy_saveable_name = "table"  # its checkpoint attribute, as TensorFlow names it
 
     def __init__(self, key_dtype, value_dtype, default_value, name="MutableHashTable",
                  checkpoint=True, experimental_is_anonymous=False):
@@ -37,6 +42,8 @@ class MutableHashTable(LookupInterface):
         self._shared_name = f"{type(self).__name__}_{uuid.uuid4()}"
         self._table_name = None
         self.resource_handle  # noqa: B018 - created now, as TF's
+        if checkpoint and not context.executing_eagerly():  # saved by a TF1 Saver()
+            context.add_to_collection(GraphKeys.SAVEABLE_OBJECTS, self)
 
     def _create_resource(self):
         handle = _table_op(lookup_ops.MutableHashTableV2, self._shared_name, self._key_dtype,

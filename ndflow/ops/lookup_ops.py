@@ -27,6 +27,9 @@ def _keys_shape(ctx):
 
 
 def _vectors(ctx):
+    producer = getattr(getattr(ctx._inputs[0], "op", None), "type", None)
+    if producer == "MutableDenseHashTableV2":  # its bucket arrays, [num_buckets, 1]
+        return [TensorShape([None, 1]), TensorShape([None, 1])]
     return [TensorShape([None]), TensorShape([None])]
 
 
