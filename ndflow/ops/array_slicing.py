@@ -16,8 +16,10 @@ import numpy as np
 
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import OPERATORS, Tensor
+from ndflow.ops import composite_dispatch
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.array_core import (
     INDEX_ATTR,
@@ -453,6 +455,8 @@ def concat(values, axis, name: str = "concat") -> Tensor:
     """`tf.concat`: joins tensors along `axis` (Identity for a single tensor, as TF)."""
     if not isinstance(values, (list, tuple)):
         values = [values]
+    if any(isinstance(v, CompositeTensor) for v in values):  # ops/ragged_math.py
+        return composite_dispatch.call("concat", values, axis)
     if len(values) == 1:
         return identity(values[0], name=name)
     return apply_op(ConcatV2, [list(values), int_tensor(axis)],

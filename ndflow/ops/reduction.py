@@ -11,10 +11,11 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.deprecation import deprecated_argument_lookup
 from ndflow.core.shapes import TensorShape, unknown_shape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array_core, array_fill
+from ndflow.ops import array_core, array_fill, composite_dispatch
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import NUMERIC, WITH_COMPLEX
 from ndflow.ops.op_def import op_def
@@ -71,6 +72,8 @@ Any = _reduction_op("Any", type_attr="bool")
 
 def reduce(op, x, axis, keepdims, name):
     """Applies reduction `op`: axis None = all axes (for unknown rank, via a flat view)."""
+    if isinstance(x, CompositeTensor):  # a RaggedTensor: ops/ragged_math.py
+        return composite_dispatch.call("reduce", op.name, x, axis, keepdims, name)
     if not isinstance(x, Tensor):
         x = convert_to_tensor(x)
     keepdims = bool(keepdims)

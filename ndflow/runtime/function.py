@@ -32,6 +32,7 @@ from ndflow.autograph.conversion import convert_or_original, user_error
 from ndflow.autograph.options import ConversionOptions
 from ndflow.core import context, devices
 from ndflow.core.api_export import tf_export
+from ndflow.core.composite_tensor import is_composite
 from ndflow.core.graph import Operation, SymbolicTensor
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
@@ -75,6 +76,8 @@ def _encode(value, leaves: list, refs: list):
     if _is_variable(value):
         refs.append(value)
         return ("variable", id(value))
+    if is_composite(value):  # a RaggedTensor (or its spec): traced as its components
+        return ("composite", _encode(value._to_components(), leaves, refs))
     if isinstance(value, dict):
         return ("dict", tuple((k, _encode(value[k], leaves, refs)) for k in _keys(value)))
     if isinstance(value, (list, tuple)):
@@ -109,6 +112,8 @@ def _substitute(value, it):
         return next(it)
     if _is_variable(value):
         return value
+    if is_composite(value):
+        return value._from_components_like(_substitute(value._to_components(), it))
     if isinstance(value, dict):
         new = {k: _substitute(value[k], it) for k in _keys(value)}
         return {k: new[k] for k in value} if type(value) is dict else \
