@@ -367,7 +367,14 @@ def restore_by_name(reader: BundleReader, root) -> NameBasedSaverStatus:
     graph = og.ObjectGraph(root)
     for _, var in graph.variables():
         key = var.name.split(":")[0]
-        if reader.has(key):
+        info = var._get_save_slice_info()
+        if info is not None and reader.has(info.full_name):  # a part: its slice
+            value = reader.read_slice(info.full_name, info.extents)
+            if graph_assigns is not None and not context.executing_eagerly():
+                graph_assigns.append((var, value))
+            else:
+                var.assign(value)
+        elif reader.has(key):
             _assign(var, key, reader, graph_assigns)
         else:
             unmatched.append(var)

@@ -31,13 +31,23 @@ def _saveable_name(obj) -> str:
 
 
 def _names_to_variables(var_list) -> dict:
-    """{checkpoint name: variable or saveable} from a list or dict, as TF's op_list_to_dict
-    (a mutable table saves "<name>-keys" and "<name>-values")."""
+    """{checkpoint name: variable, saveable or list of parts} from a list or dict, as TF's
+    op_list_to_dict: a mutable table saves "<name>-keys" and "<name>-values"; the parts of
+    a partitioned variable (a PartitionedVariable, or variables with a SaveSliceInfo)
+    share their full variable's name, each saved as a slice of it."""
     items = var_list.items() if isinstance(var_list, dict) else \
         [(None, v) for v in var_list]
     out = {}
     for name, var in items:
-        if isinstance(var, Variable):
+        if callable(getattr(var, "_get_variable_list", None)):  # a PartitionedVariable
+            name, var = (var.name if name is None else name), list(var)
+        elif isinstance(var, Variable) and var._get_save_slice_info() is not None:
+            name = var._get_save_slice_info().full_name if name is None else name
+            if isinstance(out.get(name), list):
+                out[name].append(var)
+                continue
+            var = [var]
+        elif isinstance(var, Variable):
             name = _variable_name(var) if name is None else name
         elif is_saveable(var):
             name = _saveable_name(var) if name is None else name
@@ -47,6 +57,28 @@ def _names_to_variables(var_list) -> dict:
             raise ValueError(f"At least two variables have the same name: {name}")
         out[name] = var
     return out
+
+
+def _check_part(part, name: str, reader, save_path: str) -> None:
+    """InvalidArgumentError if the checkpoint's tensor `name` cannot hold `part`."""
+    info = part._get_save_slice_info()
+    dtype, shape = reader.dtype_and_shape(name)
+    if list(shape) != list(info.full_shape):
+        raise errors.InvalidArgumentError(
+            None, None, "Restoring from checkpoint failed. This is most likely due to a "
+                        "mismatch between the current graph and the graph from the checkpoint. "
+                        "Original error:\n\nShape of partitioned variable "
+                        f"{name} ({info.full_shape}) doesn't match the shape {list(shape)} "
+                        f"saved in {save_path}")
+    saved = tensor_bundle.dtype_name(reader.dtype_enum(name))
+    if saved != part.dtype.name:
+        raise errors.InvalidArgumentError(
+            None, None, f"Restoring from checkpoint failed: variable {name} is "
+                        f"{part.dtype.name}, the checkpoint {save_path} holds {saved}")
+
+
+def _part_key(part) -> str:
+    return "\0part:" + part.name  # a restore feed's key, apart from checkpoint names
 
 
 @tf_export(v1=["train.Saver"])
@@ -68,7 +100,10 @@ class Saver:
                 graph.get_collection(GraphKeys.SAVEABLE_OBJECTS)
         named = _names_to_variables(var_list)
         self._variables = {n: v for n, v in named.items() if isinstance(v, Variable)}
-        self._saveables = {n: v for n, v in named.items() if not isinstance(v, Variable)}
+        self._parts = [(n, part) for n, v in named.items() if isinstance(v, list)
+                       for part in v]  # (full name, part) of partitioned variables
+        self._saveables = {n: v for n, v in named.items()
+                           if not isinstance(v, (Variable, list))}
         if not named and not allow_empty:
             raise ValueError("No variables to save")
         self._max_to_keep = max_to_keep
@@ -98,6 +133,10 @@ class Saver:
                 assigns.append(state.assign_variable_op(var.handle, value,
                                                         name=f"Assign_{i}"))
                 feeds[name] = value
+            for _, part in self._parts:
+                value = array_core.placeholder(part.dtype, part.shape)
+                assigns.append(state.assign_variable_op(part.handle, value))
+                feeds[_part_key(part)] = value
             for name, obj in self._saveables.items():
                 holders = {suffix: array_core.placeholder(t.dtype, None)
                            for suffix, t in self._saveable_tensors[name].items()}
@@ -135,26 +174,29 @@ class Saver:
         return doomed
 
     # -- saving ------------------------------------------------------------------------------
-    def _values(self, sess) -> dict:
-        """{bundle key: value} of the variables and the saveables' tensors."""
+    def _values(self, sess) -> tuple[dict, list]:
+        """({bundle key: value} of the variables and the saveables' tensors, [value] of
+        the partitioned variables' parts)."""
         if self._eager or sess is None:
             if not self._eager:
                 raise errors.InvalidArgumentError(None, None, "Saver.save needs a session "
                                                               "in graph mode")
             out = {n: v.numpy() for n, v in self._variables.items()}
+            parts = [part.numpy() for _, part in self._parts]
             tensors = saveables.serialize(list(self._saveables.values()))
         else:
             names = list(self._variables)
             specs = [self._saveable_tensors[n] for n in self._saveables]
             flat = [t for spec in specs for t in spec.values()]
-            fetched = sess.run([self._variables[n] for n in names] + flat)
-            out = dict(zip(names, fetched[:len(names)]))
-            rest = iter(fetched[len(names):])
-            tensors = [{s: next(rest) for s in spec} for spec in specs]
+            fetched = iter(sess.run([self._variables[n] for n in names] +
+                                    [part for _, part in self._parts] + flat))
+            out = {n: next(fetched) for n in names}
+            parts = [next(fetched) for _ in self._parts]
+            tensors = [{s: next(fetched) for s in spec} for spec in specs]
         for name, spec in zip(self._saveables, tensors):
             for suffix, value in spec.items():
                 out[name + suffix] = value
-        return out
+        return out, parts
 
     def save(self, sess, save_path, global_step=None, latest_filename=None,
              meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
@@ -174,8 +216,12 @@ class Saver:
         else:
             path = save_path
         writer = tensor_bundle.BundleWriter(path)
-        for name, value in self._values(sess).items():
+        whole, parts = self._values(sess)
+        for name, value in whole.items():
             writer.add(name, value)
+        for (name, part), value in zip(self._parts, parts):
+            info = part._get_save_slice_info()
+            writer.add_slice(name, info.full_shape, info.extents, value)
         writer.finish()
         if write_meta_graph and not self._eager:
             meta_graph.write_meta_graph(f"{path}.{meta_graph_suffix}",
@@ -240,9 +286,22 @@ class Saver:
                 saveables.restore(self._saveables[name], tables)
             else:
                 values.update({name + suffix: v for suffix, v in tables.items()})
+        for name, part in self._parts:  # read from any partitioning, or a whole tensor
+            if not reader.has(name):
+                raise errors.NotFoundError(
+                    None, None, "Restoring from checkpoint failed. This is most likely due to "
+                                "a Variable name or other graph key that is missing from the "
+                                "checkpoint. Please ensure that you have not altered the graph "
+                                "expected based on the checkpoint. Original error:\n\nKey "
+                                f"{name} not found in checkpoint")
+            _check_part(part, name, reader, save_path)
+            values[_part_key(part)] = reader.read_slice(
+                name, part._get_save_slice_info().extents)
         if self._eager:
             for name, var in self._variables.items():
                 var.assign(values[name])
+            for _, part in self._parts:
+                part.assign(values[_part_key(part)])
             return
         sess.run(self._restore_op,
                  feed_dict={self._restore_feeds[n]: v for n, v in values.items()

@@ -26,7 +26,7 @@ import ml_dtypes
 import numpy as np
 import torch
 
-from ndflow.checkpoint import sstable
+from ndflow.checkpoint import sstable, tensor_slices
 from ndflow.checkpoint.bundle_reading import buffer_at, crc32c_at, read_into
 from ndflow.core import errors
 from ndflow.core.file_io import _os_error
@@ -142,6 +142,28 @@ class BundleWriter:
         self._chunks.append(data)
         self._size += len(data)
 
+    def add_slice(self, full_key: str, full_shape, extents, value) -> None:
+        """Adds one slice (extents: (start, length) pairs) of the tensor `full_key` of shape
+        `full_shape`, as TensorFlow's AddSlice: the data under the slice's encoded key, the
+        slice recorded in the full tensor's entry (which holds no data)."""
+        value = np.asarray(value)
+        tensor_slices.check_slice(full_key, full_shape, extents)
+        self.add(tensor_slices.encode_tensor_name_slice(full_key, extents), value)
+        key = _as_key(full_key)
+        data_entry = self._entries[tensor_slices.encode_tensor_name_slice(full_key, extents)]
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._entries[key] = BundleEntryProto(dtype=data_entry.dtype)
+            entry.shape.SetInParent()
+            for dim in full_shape:
+                entry.shape.dim.add().size = int(dim)
+        elif not len(entry.slices) or entry.dtype != data_entry.dtype or \
+                [d.size for d in entry.shape.dim] != [int(d) for d in full_shape]:
+            raise errors.InvalidArgumentError(
+                None, None, f"Conflicting slices of tensor {full_key!r}: dtypes or full "
+                            "shapes differ, or it was also added whole")
+        entry.slices.append(tensor_slices.slice_proto(extents))
+
     def finish(self) -> None:
         """Writes the bundle: data then index, each to a temporary file renamed into place.
         An OS error is TensorFlow's error class for it (PermissionDeniedError, ...), and
@@ -240,13 +262,17 @@ class BundleReader:
                                                         "checkpoints are not supported")
         self._num_shards = max(1, header.num_shards)
         self._entries: dict[str, BundleEntryProto] = {}
+        self._slice_entries: dict[bytes, BundleEntryProto] = {}  # by encoded slice key
         for key, value in items[1:]:
             entry = BundleEntryProto()
             try:
                 entry.ParseFromString(value)
             except Exception:  # noqa: BLE001
                 raise self._corrupt(f"unable to parse the entry of key {key!r}") from None
-            self._entries[key.decode("utf-8", "replace")] = entry
+            if key[:1] == b"\x00":  # a slice's data (tensor_slices.encode_tensor_name_slice)
+                self._slice_entries[bytes(key)] = entry
+            else:
+                self._entries[key.decode("utf-8", "replace")] = entry
         self._files: dict[int, tuple] = {}  # shard -> (unbuffered file, its size)
         weakref.finalize(self, _close_all, self._files)
 
@@ -301,12 +327,32 @@ class BundleReader:
             opened = self._files[shard_id] = (f, os.fstat(f.fileno()).st_size)
         return opened
 
-    def _checked_entry(self, key: str):
+    def is_sliced(self, key: str) -> bool:
+        """Whether the tensor is saved in slices (a partitioned variable)."""
+        return bool(len(self._entry(key).slices))
+
+    def read_slice(self, key: str, extents) -> np.ndarray:
+        """The region `extents` ((start, length) pairs, length -1 for a whole dimension) of
+        the tensor under `key`, whether it was saved whole or in slices."""
         entry = self._entry(key)
-        if len(entry.slices):
-            raise errors.UnimplementedError(None, None, f"Tensor {key!r} is saved in slices "
-                                                        "(partitioned); not supported")
-        return entry
+        full_shape = [d.size for d in entry.shape.dim]
+        tensor_slices.check_slice(key, full_shape, extents)
+        if not len(entry.slices):
+            whole = self.read(key)
+            return whole[tuple(slice(s, None if n == tensor_slices.FULL else s + n)
+                               for s, n in extents)]
+        stored = [tensor_slices.extents_of(p, full_shape) for p in entry.slices]
+
+        def read(saved):
+            data_key = tensor_slices.encode_tensor_name_slice(key, saved)
+            data_entry = self._slice_entries.get(data_key)
+            if data_entry is None:
+                raise self._corrupt(f"missing the data of slice {list(saved)} of {key!r}")
+            return self._read_entry(key, data_entry)
+        return tensor_slices.assemble(key, full_shape, stored, tuple(extents), read)
+
+    def _checked_entry(self, key: str):
+        return self._entry(key)
 
     def _bad_crc(self, key: str, entry, path: str) -> errors.DataLossError:
         return errors.DataLossError(None, None, f"Checksum does not match: stored "
@@ -351,10 +397,11 @@ class BundleReader:
 
     def read_tensor(self, key: str):
         """The numeric tensor under `key` as a new ATen tensor that owns its memory (read
-        straight into it), or None for strings and dtypes ATen lacks (use `read`)."""
+        straight into it), or None for strings, dtypes ATen lacks and tensors saved in
+        slices (use `read`)."""
         entry = self._checked_entry(key)
         torch_dtype = _TORCH_OF_ENUM.get(entry.dtype)
-        if torch_dtype is None:
+        if torch_dtype is None or len(entry.slices):
             return None
         dtype, shape = self.dtype_and_shape(key)
         out = torch.empty(entry.size, dtype=torch.uint8)
@@ -362,9 +409,16 @@ class BundleReader:
         return out.view(torch_dtype).reshape(shape)
 
     def read(self, key: str) -> np.ndarray:
-        """The tensor under `key` as a NumPy array (strings: an object array of bytes)."""
+        """The tensor under `key` as a NumPy array (strings: an object array of bytes); one
+        saved in slices is assembled from them."""
         entry = self._checked_entry(key)
-        dtype, shape = self.dtype_and_shape(key)
+        if len(entry.slices):
+            return self.read_slice(key, [(0, tensor_slices.FULL)] * len(entry.shape.dim))
+        return self._read_entry(key, entry)
+
+    def _read_entry(self, key: str, entry) -> np.ndarray:
+        dtype = self._numpy_dtype(key, entry)
+        shape = tuple(d.size for d in entry.shape.dim)
         if entry.dtype != DT_STRING:
             out = np.empty(entry.size, dtype=np.uint8)
             self._read_bytes_into(key, entry, shape, dtype.itemsize, out.ctypes.data)

@@ -1,6 +1,7 @@
 """`tf.nn.embedding_lookup`: rows of an embedding table, or of a table sharded over several
-tensors or variables by TensorFlow's "mod" or "div" partition strategy (TF's
-embedding_ops.py: DynamicPartition of the ids, one gather per shard, DynamicStitch)."""
+tensors or variables (a list, or a PartitionedVariable's parts) by TensorFlow's "mod" or
+"div" partition strategy (TF's embedding_ops.py: DynamicPartition of the ids, one gather
+per shard, DynamicStitch)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,8 @@ def _assign(flat_ids, params: list, partition_strategy: str):
 def _lookup(params, ids, partition_strategy: str, name, max_norm) -> Tensor:
     if params is None:
         raise ValueError("params must be specified")
+    if callable(getattr(params, "_get_variable_list", None)):  # a PartitionedVariable
+        params = params._get_variable_list()
     if isinstance(params, (list, tuple)) and not params:
         raise ValueError("Length of params is currently 0. Need at least one param.")
     params = list(params) if isinstance(params, (list, tuple)) else [params]

@@ -221,7 +221,9 @@ class VarianceScaling(Initializer):
     def __call__(self, shape, dtype=None, **kwargs):
         shape = _shape_list(shape)
         dtype = _float_dtype(self._dtype(dtype))
-        fan_in, fan_out = compute_fans(shape, self.input_axes, self.output_axes)
+        info = kwargs.get("partition_info")  # a partitioned variable's part: full-shape fans
+        fan_in, fan_out = compute_fans(_shape_list(info.full_shape) if info else shape,
+                                       self.input_axes, self.output_axes)
         scale = self.scale
         if self.mode == "fan_in":
             scale /= max(1.0, fan_in)

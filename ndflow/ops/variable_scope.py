@@ -5,7 +5,9 @@ graph collections as TF does. `get_variable("w")` inside `variable_scope("foo")`
 variable `foo/w` whatever the current name scope is; it creates the variable, or returns
 the existing one when the scope reuses (`reuse=True`, `AUTO_REUSE`), with TF's errors when
 the request and the store disagree. In eager mode variables are not stored (as TF2 without
-an `EagerVariableStore`): every call creates a new variable.
+an `EagerVariableStore`): every call creates a new variable. With a `partitioner` (argument
+or scope's), the variable is made in parts: a `PartitionedVariable`
+(partitioned_variables.py).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys
 from ndflow.core.shapes import as_shape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import init_ops
+from ndflow.ops import init_ops, partitioned_variables
 from ndflow.ops.variables import Variable
 
 _STORE_KEY = ("__variable_store",)
@@ -110,6 +112,7 @@ class _VariableStore:
 
     def __init__(self, store_variables: bool = True):
         self.vars: dict = {}
+        self.partitioned_vars: dict = {}  # full name -> PartitionedVariable
         self.scope_counts: dict = {}
         self.store_variables = store_variables
         self.current = VariableScope(False)
@@ -162,8 +165,10 @@ def _default_initializer(name: str, dtype):
 
 
 def _create(store: _VariableStore, name, shape, dtype, initializer, regularizer, reuse,
-            trainable, collections, validate_shape, constraint, **kwargs):
-    """The store's `_get_single_variable`: share, check and create, with TF's messages."""
+            trainable, collections, validate_shape, constraint, partition_info=None,
+            **kwargs):
+    """The store's `_get_single_variable`: share, check and create, with TF's messages
+    (`partition_info`: where a partitioned variable's part lies, for its initializer)."""
     shape = as_shape(shape) if shape is not None else None
     found = store.vars.get(name) if store.store_variables else None
     if found is not None:
@@ -197,7 +202,7 @@ def _create(store: _VariableStore, name, shape, dtype, initializer, regularizer,
                              "fully defined.")
         dims = shape.as_list()
         if _fn_takes(initializer, "partition_info"):
-            init_val = lambda: initializer(dims, dtype=dtype, partition_info=None)
+            init_val = lambda: initializer(dims, dtype=dtype, partition_info=partition_info)
         else:
             init_val = lambda: initializer(dims, dtype=dtype)
         var_dtype = dtype
@@ -232,9 +237,10 @@ def get_variable(name: str, shape=None, dtype=None, initializer=None, regularize
                  validate_shape: bool = True, use_resource=None, custom_getter=None,
                  constraint=None, synchronization=None, aggregation=None):
     """`tf.compat.v1.get_variable`: an existing variable of the current scope, or a new one."""
-    if partitioner is not None:
-        raise NotImplementedError("Partitioned variables are not supported.")
     scope = get_variable_scope()
+    partitioner = partitioner if partitioner is not None else scope.partitioner
+    if partitioner is not None and not callable(partitioner):
+        raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
     full_name = f"{scope.name}/{name}" if scope.name else name
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
     initializer = initializer if initializer is not None else scope.initializer
@@ -246,7 +252,16 @@ def get_variable(name: str, shape=None, dtype=None, initializer=None, regularize
 
     def getter(name, shape=None, dtype=None, initializer=None, regularizer=None,
                reuse=None, trainable=True, collections=None, validate_shape=True,
-               constraint=None, **kwargs):
+               constraint=None, partitioner=None, **kwargs):
+        is_scalar = shape is not None and len(as_shape(shape)) == 0
+        if partitioner is not None and not is_scalar:
+            def part(part_name, part_shape, part_dtype, init, info):
+                return _create(store, part_name, part_shape, part_dtype, init, regularizer,
+                               reuse, trainable, collections, validate_shape, constraint,
+                               partition_info=info)
+            return partitioned_variables.get_partitioned_variable(
+                store, name, partitioner, shape, dtype, initializer, reuse, part,
+                _default_initializer)
         return _create(store, name, shape, dtype, initializer, regularizer, reuse, trainable,
                        collections, validate_shape, constraint)
 
@@ -254,7 +269,7 @@ def get_variable(name: str, shape=None, dtype=None, initializer=None, regularize
                   (scope.dtype if scope.dtype is not dtypes.float32 else None),
                   initializer=initializer, regularizer=regularizer, reuse=scope.reuse,
                   trainable=trainable, collections=collections, validate_shape=validate_shape,
-                  constraint=constraint)
+                  constraint=constraint, partitioner=partitioner)
     for getter_fn in (custom_getter, scope.custom_getter):
         if getter_fn is not None:
             inner = getter
@@ -274,6 +289,29 @@ def get_local_variable(name: str, shape=None, dtype=None, initializer=None, regu
     return get_variable(name, shape, dtype, initializer, regularizer, False, collections,
                         caching_device, partitioner, validate_shape, use_resource,
                         custom_getter, constraint, synchronization, aggregation)
+
+
+@tf_export(v1=["create_partitioned_variables"])
+def create_partitioned_variables(shape, slicing, initializer, dtype=dtypes.float32,
+                                 trainable=True, collections=None, name=None, reuse=None):
+    """The parts (a list) of a variable of `shape` sliced as `slicing` says, named after a
+    new variable scope (`name`, default "PartitionedVariable"): `<scope>/part_<i>`."""
+    if len(shape) != len(slicing):
+        raise ValueError(f"The 'shape' and 'slicing' of a partitioned Variable must have the "
+                         f"length: shape: {shape}, slicing: {slicing}")
+    if len(shape) < 1:
+        raise ValueError(f"A partitioned Variable must have rank at least 1: shape: {shape}")
+    with variable_scope(name, "PartitionedVariable", reuse=reuse) as scope:
+        store = _store()
+        dtype = dtypes.as_dtype(dtype)
+
+        def part(part_name, part_shape, part_dtype, init, info):
+            return _create(store, part_name, part_shape, part_dtype, init, None, scope.reuse,
+                           trainable, collections, True, None, partition_info=info)
+        variable = partitioned_variables.get_partitioned_variable(
+            store, scope.name, lambda **unused: list(slicing), shape, dtype, initializer,
+            scope.reuse, part, _default_initializer)
+    return list(variable)
 
 
 def _unique_default(store: _VariableStore, parent: str, prefix: str) -> str:

@@ -108,6 +108,13 @@ class Variable(metaclass=VariableMetaclass):
     """A resource variable (`tf.Variable`, also `tf.compat.v1.Variable`)."""
 
     __array_priority__ = 100  # NumPy defers to our reflected operators
+    _save_slice_info = None  # a partitioned variable's part: its SaveSliceInfo
+
+    def _set_save_slice_info(self, save_slice_info) -> None:
+        self._save_slice_info = save_slice_info
+
+    def _get_save_slice_info(self):
+        return self._save_slice_info
 
     def __init__(self, initial_value=None, trainable=None, validate_shape: bool = True,
                  caching_device=None, name: str | None = None, variable_def=None, dtype=None,

@@ -1,0 +1,119 @@
+"""Partitioned variables in TF1 Saver checkpoints, as TensorFlow's TensorBundle holds them:
+each part a slice of one tensor under the full name (the full entry lists the slices, each
+slice's data under its OrderedCode-encoded key), restorable into any partitioning. The
+fixture was written by TensorFlow 2.21 (tests/fixtures/partitioned_checkpoint/generate.py)."""
+
+import os
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+from ndflow.checkpoint import sstable, tensor_bundle, tensor_slices
+from ndflow.core.protos.tensor_bundle_pb import BundleEntryProto
+
+v1 = tf.compat.v1
+FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "partitioned_checkpoint",
+                       "saver", "model")
+EMB = np.arange(14, dtype=np.float32).reshape(7, 2)
+WIDE = (np.arange(390) / 10).astype(np.float32).reshape(130, 3)
+
+
+def _model(parts):
+    """emb [7, 2], wide [130, 3] in `parts` parts (None: unpartitioned), bias [2]."""
+    partitioner = v1.fixed_size_partitioner(parts) if parts else None
+    emb = v1.get_variable("emb", [7, 2], partitioner=partitioner)
+    wide = v1.get_variable("wide", [130, 3], partitioner=partitioner)
+    v1.get_variable("bias", [2])
+    return tf.convert_to_tensor(emb), tf.convert_to_tensor(wide)
+
+
+def _index_entries(prefix):
+    with open(prefix + ".index", "rb") as f:
+        items = sstable.read_table(f.read(), prefix)
+    out = {}
+    for key, value in items[1:]:
+        entry = BundleEntryProto()
+        entry.ParseFromString(value)
+        out[bytes(key)] = entry
+    return out
+
+
+@pytest.mark.parametrize("parts", [3, 2, 5, None])
+def test_restores_tensorflows_sliced_checkpoint_into_any_partitioning(parts):
+    with tf.Graph().as_default():
+        emb, wide = _model(parts)
+        with v1.Session() as sess:
+            v1.train.Saver().restore(sess, FIXTURE)
+            got_emb, got_wide = sess.run([emb, wide])
+    np.testing.assert_array_equal(got_emb, EMB)
+    np.testing.assert_array_equal(got_wide, WIDE)
+
+
+def test_load_checkpoint_assembles_sliced_tensors():
+    reader = tf.train.load_checkpoint(FIXTURE)
+    assert reader.get_variable_to_shape_map() == {"bias": [2], "emb": [7, 2],
+                                                  "wide": [130, 3]}
+    np.testing.assert_array_equal(reader.get_tensor("emb"), EMB)
+    np.testing.assert_array_equal(tf.train.load_variable(FIXTURE, "wide"), WIDE)
+    region = tensor_bundle.BundleReader(FIXTURE).read_slice("wide", [(40, 10), (0, -1)])
+    np.testing.assert_array_equal(region, WIDE[40:50])  # across two saved slices
+
+
+def test_written_slices_are_tensorflows_entries_byte_for_byte(tmp_path):
+    with tf.Graph().as_default():
+        _model(3)
+        saver = v1.train.Saver()
+        with v1.Session() as sess:
+            saver.restore(sess, FIXTURE)  # TensorFlow's values, saved again by ndflow
+            path = saver.save(sess, str(tmp_path / "model"), write_meta_graph=False)
+    ours, theirs = _index_entries(path), _index_entries(FIXTURE)
+    assert ours == theirs  # the full entries with their slices, the encoded slice keys
+    assert ours[b"emb"].slices[1] == tensor_slices.slice_proto(((3, 2), (0, 2)))
+    assert tensor_slices.encode_tensor_name_slice("wide", ((87, 43), (0, 3))) in ours
+    with open(path + ".data-00000-of-00001", "rb") as a, \
+            open(FIXTURE + ".data-00000-of-00001", "rb") as b:
+        assert a.read() == b.read()
+
+
+def test_round_trip_between_partitionings_eagerly_and_into_whole_variables(tmp_path):
+    parts = v1.get_variable("emb", [7, 2], partitioner=v1.fixed_size_partitioner(2))
+    parts.assign(EMB)
+    path = v1.train.Saver([parts]).save(None, str(tmp_path / "ckpt"))
+    reader = tf.train.load_checkpoint(path)
+    np.testing.assert_array_equal(reader.get_tensor("emb"), EMB)
+    other = v1.get_variable("emb", [7, 2], partitioner=v1.fixed_size_partitioner(4))
+    v1.train.Saver([other]).restore(None, path)
+    np.testing.assert_array_equal(tf.convert_to_tensor(other).numpy(), EMB)
+    whole = tf.Variable(np.zeros((7, 2), np.float32), name="emb")
+    v1.train.Saver([whole]).restore(None, path)
+    np.testing.assert_array_equal(whole.numpy(), EMB)
+    # and a whole checkpoint into parts
+    whole_path = v1.train.Saver([whole]).save(None, str(tmp_path / "whole"))
+    again = v1.get_variable("emb", [7, 2], partitioner=v1.fixed_size_partitioner(3))
+    v1.train.Saver({"emb": again}).restore(None, whole_path)
+    np.testing.assert_array_equal(tf.convert_to_tensor(again).numpy(), EMB)
+
+
+def test_mismatched_shapes_and_uncovered_slices_are_errors(tmp_path):
+    bigger = v1.get_variable("emb", [8, 2], partitioner=v1.fixed_size_partitioner(2))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="doesn't match the shape"):
+        v1.train.Saver([bigger]).restore(None, FIXTURE)
+    writer = tensor_bundle.BundleWriter(str(tmp_path / "gap"))
+    writer.add_slice("t", [4], [(0, 2)], np.ones(2, np.float32))  # rows 2..3 never saved
+    writer.finish()
+    with pytest.raises(tf.errors.NotFoundError, match="not fully covered"):
+        tf.train.load_checkpoint(str(tmp_path / "gap")).get_tensor("t")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="does not fit"):
+        tensor_bundle.BundleWriter(str(tmp_path / "bad")).add_slice(
+            "t", [4], [(3, 2)], np.ones(2, np.float32))
+
+
+def test_ordered_code_of_slice_keys():
+    assert tensor_slices.encode_tensor_name_slice("emb", ((3, 2), (0, 2))) == \
+        b"\x00emb\x00\x01\x01\x02\x83\x82\x80\x82"  # TensorFlow's key for that slice
+    assert tensor_slices.encode_tensor_name_slice("a\x00b", ((0, -1),)) == \
+        b"\x00a\x00\xffb\x00\x01\x01\x01\x80\x7f"
+    assert tensor_slices._signed_num_increasing(100) == b"\xc0\x64"
+    assert tensor_slices._signed_num_increasing(-100) == b"\x3f\x9c"
+    assert tensor_slices._num_increasing(300) == b"\x02\x01\x2c"
