@@ -21,6 +21,7 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     options,
     ordering,
     prefetching,
+    ragged_batching,
     reducing,
     save_load,
     selection,

@@ -17,6 +17,7 @@ import numpy as np
 
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.composite_tensor import CompositeTensor, is_composite
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.core.tensor import Tensor
@@ -255,6 +256,11 @@ class DatasetV2:
     def unbatch(self, name=None):
         return _op("unbatch")(self)
 
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=dtypes.int64,
+                     name=None):
+        """Batches elements whose shapes differ into RaggedTensors (data/ragged_batching.py)."""
+        return _op("ragged_batch")(self, batch_size, drop_remainder, row_splits_dtype)
+
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         return _op("shuffle")(self, buffer_size, seed, reshuffle_each_iteration)
 
@@ -441,6 +447,11 @@ class NumpyIterator:
         flat = self._resource.get_next()
         if flat is None:
             raise StopIteration
+        if any(is_composite(x) for x in flatten(self._dataset.element_spec, False)):
+            # a RaggedTensor part: its .numpy() (an object array of rows), as TensorFlow
+            return map_structure(lambda v: v.numpy() if isinstance(v, CompositeTensor)
+                                 else structure.to_numpy(v), self._dataset._pack(flat),
+                                 expand_composites=False)
         return self._dataset._pack([structure.to_numpy(t) for t in flat])
 
     next = __next__

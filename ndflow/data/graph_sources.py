@@ -18,6 +18,7 @@ from ndflow.data import (  # noqa: F401
     batching,
     ordering,
     prefetching,
+    ragged_batching,
     selection,
     sources,
     structure,
@@ -55,6 +56,8 @@ def _slices_spec(arguments):
 
 def _from_tensor_slices(tensors):
     if context.executing_eagerly() or not has_graph_leaf(tensors):
+        if ragged_batching.has_ragged(tensors):
+            return ragged_batching.RaggedSliceDataset(tensors)
         return sources.TensorSliceDataset(tensors)
     arguments = split_normalize(tensors)
     spec, rows = _slices_spec(arguments)

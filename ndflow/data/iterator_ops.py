@@ -16,6 +16,7 @@ import itertools
 from ndflow.autograph import operators
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.composite_tensor import is_composite
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.core.shapes import as_shape
 from ndflow.core.tensor_spec import TensorSpec
@@ -61,8 +62,12 @@ class GraphIterator(IteratorBase):
     @classmethod
     def for_dataset(cls, dataset: DatasetV2, handle, initializer=None) -> GraphIterator:
         spec = dataset.element_spec
-        it = cls(handle, initializer, map_structure(lambda s: s.dtype, spec),
-                 map_structure(lambda s: s.shape, spec))
+        if any(is_composite(x) for x in flatten(spec, expand_composites=False)):
+            flat = flatten(spec)  # RaggedTensorSpecs: typed by their components
+            it = cls(handle, initializer, [s.dtype for s in flat], [s.shape for s in flat])
+        else:
+            it = cls(handle, initializer, map_structure(lambda s: s.dtype, spec),
+                     map_structure(lambda s: s.shape, spec))
         it._element_spec = spec  # DatasetSpecs kept (the dtype/shape view loses them)
         return it
 

@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from ndflow.core import context, dtypes
+from ndflow.core.composite_tensor import CompositeTensor, is_composite
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import SymbolicTensor
 from ndflow.core.nest import flatten, pack_sequence_as
@@ -44,7 +45,7 @@ def _normalize(value):
     if isinstance(value, tuple):
         items = [_normalize(v) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-    if isinstance(value, Tensor):
+    if isinstance(value, (Tensor, CompositeTensor)):
         return value
     if hasattr(value, "handle") and hasattr(value, "read_value"):  # a variable: its value
         return value.read_value()
@@ -77,6 +78,14 @@ def flatten_up_to(spec_structure, value) -> list:
         if not isinstance(value, (tuple, list)) or len(value) != len(spec_structure):
             raise ValueError("structure mismatch")
         return [x for s, v in zip(spec_structure, value) for x in flatten_up_to(s, v)]
+    if is_composite(spec_structure):  # a RaggedTensorSpec: the value's components
+        if isinstance(value, CompositeTensor):
+            parts = value._to_components()
+            if len(parts) != len(spec_structure._to_components()):
+                raise ValueError("structure mismatch")
+            return parts
+        if len(spec_structure._to_components()) != 1:
+            raise ValueError("structure mismatch")
     return [value]
 
 

@@ -278,10 +278,15 @@ def ragged_range(starts, limits=None, deltas=1, dtype=None, name=None,
         dtype = max((p.dtype for p in parts), key=lambda d: order.index(d) if d in order else 0)
         parts = [p if p.dtype is dtype else cast(p, dtype) for p in parts]
     splits_dtype = dtypes.as_dtype(row_splits_dtype)
-    n = arithmetic.maximum(*[shape_op(p[None] if p.shape.rank == 0 else p,
-                                      out_type=splits_dtype)[0] for p in parts[:2]])
-    n = arithmetic.maximum(n, shape_op(parts[2][None] if parts[2].shape.rank == 0
-                                       else parts[2], out_type=splits_dtype)[0])
+    sizes = [1 if p.shape.rank == 0 else p.shape.as_list()[0] if p.shape.rank == 1 else None
+             for p in parts]
+    if all(isinstance(k, int) for k in sizes):  # a static number of rows
+        n = convert_to_tensor(max(sizes), splits_dtype)
+    else:
+        n = arithmetic.maximum(*[shape_op(p[None] if p.shape.rank == 0 else p,
+                                          out_type=splits_dtype)[0] for p in parts[:2]])
+        n = arithmetic.maximum(n, shape_op(parts[2][None] if parts[2].shape.rank == 0
+                                           else parts[2], out_type=splits_dtype)[0])
     start, limit, delta = (broadcast_to(p, n[None]) for p in parts)
     check_ops.assert_none_equal(delta, convert_to_tensor(0, dtype),
                                 message="Requires delta != 0")

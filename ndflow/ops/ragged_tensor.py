@@ -18,6 +18,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
+from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops import arithmetic, composite_dispatch
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_builders import repeat
@@ -59,6 +60,9 @@ class RaggedTensor(CompositeTensor):
         return [self.flat_values] + list(self.nested_row_splits)
 
     def _from_components_like(self, components: list):
+        if components and all(isinstance(c, TensorSpec) for c in components):
+            return composite_dispatch.call("ragged_spec_from_components", components,
+                                           self.ragged_rank)  # specs of the components
         return from_components(components[0], components[1:])
 
     @property

@@ -133,3 +133,4 @@ def _spec_from_component_specs(components: list, ragged_rank: int) -> RaggedTens
 
 
 composite_dispatch.register("ragged_spec_from_value")(RaggedTensorSpec.from_value)
+composite_dispatch.register("ragged_spec_from_components")(_spec_from_component_specs)
