@@ -21,6 +21,7 @@ from ndflow.core.atomic_file import atomic_write
 from ndflow.core.graph_def import graph_to_graph_def
 from ndflow.core.versions import GIT_VERSION, VERSION
 from ndflow.ops.importer import import_graph_def
+from ndflow.ops.partitioned_variables import SaveSliceInfo
 from ndflow.ops.variables import GraphKeys, Variable
 
 _VARIABLE_COLLECTIONS = (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES,
@@ -37,6 +38,12 @@ def variable_def(var: Variable):
         proto.snapshot_name = var._graph_element.name
     if var._initial_value is not None:
         proto.initial_value_name = var._initial_value.name
+    info = var._get_save_slice_info()
+    if info is not None:  # a partitioned variable's part: where it lies in the whole
+        proto.save_slice_info_def.full_name = info.full_name
+        proto.save_slice_info_def.full_shape.extend(info.full_shape)
+        proto.save_slice_info_def.var_offset.extend(info.var_offset)
+        proto.save_slice_info_def.var_shape.extend(info.var_shape)
     return proto
 
 
@@ -109,6 +116,10 @@ def variable_from_def(graph, proto, scope: str = "") -> Variable:
         if proto.snapshot_name else None
     var._initial_value = graph.get_tensor_by_name(_scoped(proto.initial_value_name, scope)) \
         if proto.initial_value_name else None
+    if proto.HasField("save_slice_info_def"):
+        info = SaveSliceInfo(save_slice_info_def=proto.save_slice_info_def)
+        info.full_name = _scoped(info.full_name, scope)
+        var._set_save_slice_info(info)
     is_initialized = _scoped(f"{handle.op.name}/IsInitialized/VarIsInitializedOp", "")
     try:
         var._is_initialized_op = graph.get_operation_by_name(is_initialized).outputs[0]

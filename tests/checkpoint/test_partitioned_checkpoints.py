@@ -117,3 +117,20 @@ def test_ordered_code_of_slice_keys():
     assert tensor_slices._signed_num_increasing(100) == b"\xc0\x64"
     assert tensor_slices._signed_num_increasing(-100) == b"\x3f\x9c"
     assert tensor_slices._num_increasing(300) == b"\x02\x01\x2c"
+
+
+def test_meta_graph_keeps_the_parts_slice_info(tmp_path):
+    with tf.Graph().as_default():
+        emb, _ = _model(3)
+        saver = v1.train.Saver()
+        with v1.Session() as sess:
+            saver.restore(sess, FIXTURE)
+            path = saver.save(sess, str(tmp_path / "model"))  # with model.meta
+    with tf.Graph().as_default():
+        saver = v1.train.import_meta_graph(path + ".meta")
+        parts = [v for v in v1.global_variables() if v.name.startswith("emb/")]
+        assert [p._get_save_slice_info().spec for p in parts] == \
+            ["7 2 0,3:0,2", "7 2 3,2:0,2", "7 2 5,2:0,2"]
+        with v1.Session() as sess:
+            saver.restore(sess, FIXTURE)
+            np.testing.assert_array_equal(np.concatenate(sess.run(parts)), EMB)
