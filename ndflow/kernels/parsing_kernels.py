@@ -83,6 +83,9 @@ class ExampleParser:
         self.sparse_types = list(a["sparse_types"])
         self.dense_types = list(a["Tdense"])
         self.dense_shapes = list(a["dense_shapes"])
+        self.ragged_types = list(a.get("ragged_value_types", []))
+        self.ragged_types_splits = list(a.get("ragged_split_types", []))
+        self._ragged_parser = None
         self._plan_key = None
 
     def _plan(self, sparse_keys, dense_keys, defaults):
@@ -200,8 +203,37 @@ class ExampleParser:
         return out_idx + out_val + out_shape + out_dense
 
     def __call__(self, serialized, names, sparse_keys, dense_keys, ragged_keys, *defaults):
-        outs = self.parse(serialized, names, sparse_keys, dense_keys, defaults)
+        ragged = np.asarray(ragged_keys, object).reshape(-1)
+        if ragged.size:
+            outs = self._parse_ragged(serialized, names, sparse_keys, dense_keys, ragged,
+                                      defaults)
+        else:
+            outs = self.parse(serialized, names, sparse_keys, dense_keys, defaults)
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _parse_ragged(self, serialized, names, sparse_keys, dense_keys, ragged, defaults):
+        """RaggedFeature keys: parsed as extra sparse keys, their values then given row
+        splits over the examples (the op's ragged_values and ragged_row_splits outputs)."""
+        if self._ragged_parser is None:
+            self._ragged_parser = ExampleParser(
+                None, self.sparse_types + self.ragged_types, self.dense_types,
+                self.dense_shapes)
+        keys = np.concatenate([np.asarray(sparse_keys, object).reshape(-1), ragged])
+        outs = self._ragged_parser.parse(serialized, names, keys, dense_keys, defaults)
+        ns, nr = len(self.sparse_types), len(ragged)
+        n = ns + nr
+        idx, vals, shapes, dense = outs[:n], outs[n:2 * n], outs[2 * n:3 * n], outs[3 * n:]
+        single = np.asarray(serialized, dtype=object).ndim == 0
+        batch = 1 if single else int(np.asarray(serialized, dtype=object).size)
+        values, splits = [], []
+        for j, split_type in enumerate(self.ragged_types_splits):
+            rows = np.zeros(len(idx[ns + j]), np.int64) if single else \
+                idx[ns + j][:, 0].numpy()
+            counts = np.bincount(rows, minlength=batch)
+            values.append(vals[ns + j])
+            splits.append(torch.from_numpy(np.concatenate([[0], np.cumsum(counts)]).astype(
+                split_type.np_dtype)))
+        return idx[:ns] + vals[:ns] + shapes[:ns] + dense + values + splits
 
 
 def _where(names, i: int, single: bool) -> str:

@@ -48,6 +48,64 @@ class FixedLenSequenceFeature(collections.namedtuple(
     def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
         return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
+
+@tf_export("io.SparseFeature", v1=["SparseFeature", "io.SparseFeature"])
+class SparseFeature(collections.namedtuple(
+        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"])):
+    """A sparse feature stored as index feature(s) and a value feature, parsed as one
+    `SparseTensor` of dense shape [batch..., size] (ops/parsing_composite.py)."""
+
+    __slots__ = ()
+
+    def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
+
+
+@tf_export("io.RaggedFeature", v1=["io.RaggedFeature"])
+class RaggedFeature(collections.namedtuple(
+        "RaggedFeature", ["dtype", "value_key", "partitions", "row_splits_dtype",
+                          "validate"])):
+    """A feature parsed as a `RaggedTensor`: the values of `value_key` (default: the
+    feature's key), split by `partitions` (outermost first) read from other features."""
+
+    __slots__ = ()
+    RowSplits = collections.namedtuple("RowSplits", ["key"])
+    RowLengths = collections.namedtuple("RowLengths", ["key"])
+    RowStarts = collections.namedtuple("RowStarts", ["key"])
+    RowLimits = collections.namedtuple("RowLimits", ["key"])
+    ValueRowIds = collections.namedtuple("ValueRowIds", ["key"])
+    UniformRowLength = collections.namedtuple("UniformRowLength", ["length"])
+
+    def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype=dtypes.int32,
+                validate=False):
+        if value_key is not None:
+            if not isinstance(value_key, str):
+                raise ValueError(f"Argument `value_key` must be a string; got {value_key}")
+            if not value_key:
+                raise ValueError("Argument `value_key` must not be empty")
+        dtype = dtypes.as_dtype(dtype)
+        if dtype not in (dtypes.int64, dtypes.float32, dtypes.string):
+            raise ValueError("Argument `dtype` must be int64, float32, or bytes; got "
+                             f"{dtype!r}")
+        row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
+        if row_splits_dtype not in (dtypes.int32, dtypes.int64):
+            raise ValueError("Argument `row_splits_dtype` must be int32 or int64; got"
+                             f"{row_splits_dtype!r}")
+        if not isinstance(partitions, (list, tuple)):
+            raise TypeError("Argument `partitions` must be a list or tuple. Received"
+                            f"partitions={partitions} of type {type(partitions).__name__}.")
+        kinds = (cls.RowSplits, cls.RowLengths, cls.RowStarts, cls.RowLimits,
+                 cls.ValueRowIds, cls.UniformRowLength)
+        for p in partitions:
+            if not isinstance(p, kinds):
+                raise TypeError("Argument `partitions` must be a list of partition objects "
+                                f"{kinds}; got: {p!r}")
+        if not isinstance(validate, bool):
+            raise TypeError(f"Argument `validate` must be a bool; got {validate!r}")
+        return super().__new__(cls, dtype, value_key, tuple(partitions), row_splits_dtype,
+                               validate)
+
+
 # The tf.train.Example protos (classes in core/protos/example_pb.py) under TensorFlow's names.
 for _name in ("BytesList", "FloatList", "Int64List", "Feature", "Features", "FeatureList",
               "FeatureLists", "Example", "SequenceExample"):
@@ -74,11 +132,47 @@ class ParseParams:
             raise ValueError(f"Argument `features` cannot be None or falsy. Got {features}")
         self.sparse_keys, self.sparse_types = [], []
         self.dense_keys, self.dense_types, self.dense_shapes = [], [], []
+        self.ragged_keys, self.ragged_value_types, self.ragged_split_types = [], [], []
         self._defaults = {}
         for key in sorted(features):
             self._add(key, features[key])
 
+    def _add_keyed(self, keys: list, types: list, key, dt):
+        """A sparse or ragged key (features may share one: a SparseFeature's value key)."""
+        if key in keys:
+            if types[keys.index(key)] is not dt:
+                raise ValueError(f"Conflicting type {types[keys.index(key)]} vs {dt} for "
+                                 f"feature {key}.")
+            return False
+        keys.append(key)
+        types.append(dt)
+        return True
+
+    def _add_ragged(self, key, dt, splits_dt):
+        if self._add_keyed(self.ragged_keys, self.ragged_value_types, key, dt):
+            self.ragged_split_types.append(splits_dt)
+        elif self.ragged_split_types[self.ragged_keys.index(key)] is not splits_dt:
+            raise ValueError(f"Conflicting partition type for feature {key}.")
+
     def _add(self, key, f):
+        if isinstance(f, RaggedFeature):
+            self._add_ragged(key if f.value_key is None else f.value_key, f.dtype,
+                             f.row_splits_dtype)
+            for p in f.partitions:
+                if not isinstance(p, RaggedFeature.UniformRowLength):
+                    self._add_ragged(p.key, dtypes.int64, f.row_splits_dtype)
+            return
+        if isinstance(f, SparseFeature):
+            for name, value in (("index_key", f.index_key), ("value_key", f.value_key),
+                                ("dtype", f.dtype)):
+                if not value:
+                    raise ValueError(f"Missing {name} for SparseFeature {f}.")
+            index_keys = [f.index_key] if isinstance(f.index_key, str) else f.index_key
+            for k in sorted(index_keys):
+                self._add_keyed(self.sparse_keys, self.sparse_types, k, dtypes.int64)
+            self._add_keyed(self.sparse_keys, self.sparse_types, f.value_key,
+                            dtypes.as_dtype(f.dtype))
+            return
         if not isinstance(f, (VarLenFeature, FixedLenFeature, FixedLenSequenceFeature)):
             raise ValueError(f"Unsupported {type(f).__name__} {f} for key '{key}'")
         if not f.dtype:
@@ -90,8 +184,7 @@ class ParseParams:
                 None, None, f"Value for attr '{attr}' of {dt.name} is not in the list of "
                 "allowed values: float, int64, string")
         if isinstance(f, VarLenFeature):
-            self.sparse_keys.append(key)
-            self.sparse_types.append(dt)
+            self._add_keyed(self.sparse_keys, self.sparse_types, key, dt)
             return
         if f.shape is None:
             raise ValueError(f"Missing shape for feature {key}. Received feature={_fmt(f)}.")

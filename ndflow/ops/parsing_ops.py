@@ -11,9 +11,10 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
+from ndflow.ops import parsing_composite
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.op_def import op_def
-from ndflow.ops.parsing_config import ParseParams
+from ndflow.ops.parsing_config import ParseParams, RaggedFeature, SparseFeature
 from ndflow.ops.sparse_tensor import SparseTensor
 
 
@@ -29,6 +30,10 @@ def _parse_example_shape(ctx):
     for s in shapes:
         s = TensorShape(s)
         out.append(TensorShape(None) if batch is None else TensorShape(batch + s.as_list()))
+    n_ragged = len(a.get("ragged_value_types", []))
+    rows = None if batch is None else (batch[0] + 1 if batch and batch[0] is not None else
+                                        None if batch else 2)
+    out += [TensorShape([None])] * n_ragged + [TensorShape([rows])] * n_ragged
     return out
 
 
@@ -59,20 +64,34 @@ def _parse(serialized, features, example_names, name):
                              f"{s.shape}")
         names = convert_to_tensor([] if example_names is None else example_names,
                                   dtypes.string, name="names")
+        if params.ragged_keys and s.shape.rank is None:
+            raise ValueError("serialized must have statically-known rank to parse ragged "
+                             "features.")
         defaults = params.dense_defaults()
         op = apply_op(ParseExampleV2, [
             s, names, _keys(params.sparse_keys, "sparse_keys"),
-            _keys(params.dense_keys, "dense_keys"), _keys([], "ragged_keys"), defaults], {
+            _keys(params.dense_keys, "dense_keys"), _keys(params.ragged_keys, "ragged_keys"),
+            defaults], {
                 "Tdense": list(params.dense_types), "num_sparse": len(params.sparse_keys),
-                "sparse_types": list(params.sparse_types), "ragged_value_types": [],
-                "ragged_split_types": [], "dense_shapes": list(params.dense_shapes)},
+                "sparse_types": list(params.sparse_types),
+                "ragged_value_types": list(params.ragged_value_types),
+                "ragged_split_types": list(params.ragged_split_types),
+                "dense_shapes": list(params.dense_shapes)},
             name="ParseExampleV2")
     outs, n = op.outputs, len(params.sparse_keys)
+    nd, nr = len(params.dense_keys), len(params.ragged_keys)
     result = {}
     for i, key in enumerate(params.sparse_keys):
         result[key] = SparseTensor(outs[i], outs[n + i], outs[2 * n + i])
     for j, key in enumerate(params.dense_keys):
         result[key] = outs[3 * n + j]
+    ragged_start = 3 * n + nd
+    ragged = parsing_composite.ragged_outputs(
+        s.shape.rank == 0, outs[ragged_start:ragged_start + nr],
+        outs[ragged_start + nr:ragged_start + 2 * nr])
+    result.update(zip(params.ragged_keys, ragged))
+    if any(isinstance(f, (SparseFeature, RaggedFeature)) for f in features.values()):
+        result = parsing_composite.construct(features, result)
     return result
 
 

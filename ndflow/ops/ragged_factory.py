@@ -15,6 +15,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import control_dependencies
 from ndflow.core.tensor import Tensor
 from ndflow.ops import arithmetic, check_ops
+from ndflow.ops import math as math_ops
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_builders import sequence_mask
 from ndflow.ops.array_core import identity, reshape
@@ -112,6 +113,24 @@ def from_row_lengths(cls, values, row_lengths, name=None, validate=True) -> Ragg
     return _from_row_partition(values, lengths_to_splits(lengths), validate)
 
 
+def from_row_starts(cls, values, row_starts, name=None, validate=True) -> RaggedTensor:
+    """Rows starting at `row_starts` (the last row ends at the last value)."""
+    values = _values(values)
+    starts = _index_tensor(row_starts, "row_starts")
+    _rank1(starts, "row_starts")
+    splits = concat([starts, values_count(values, starts.dtype)[None]], 0)
+    return from_row_splits(cls, values, splits, validate=validate)
+
+
+def from_row_limits(cls, values, row_limits, name=None, validate=True) -> RaggedTensor:
+    """Rows ending at `row_limits` (the first row starts at 0)."""
+    values = _values(values)
+    limits = _index_tensor(row_limits, "row_limits")
+    _rank1(limits, "row_limits")
+    return from_row_splits(cls, values, concat([zeros([1], limits.dtype), limits], 0),
+                           validate=validate)
+
+
 def lengths_to_splits(lengths):
     return concat([zeros([1], lengths.dtype), cumsum(lengths)], 0)
 
@@ -180,7 +199,7 @@ def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validat
     length = _index_tensor(uniform_row_length, "uniform_row_length", dtype)
     nvals = values_count(values, dtype)
     if nrows is None:
-        nrows = arithmetic.floordiv(nvals, arithmetic.maximum(length, 1))
+        nrows = math_ops.floordiv(nvals, arithmetic.maximum(length, 1))
     nrows = _index_tensor(nrows, "nrows", dtype)
     splits = arithmetic.multiply(range_op(arithmetic.add(nrows, 1), dtype=dtype), length)
     return _from_row_partition(values, splits, validate)
@@ -235,7 +254,8 @@ def _uniform(values, nrows, ncols, dtype):
     return RaggedTensor._from_splits(values, splits)
 
 
-for _fn in (from_row_splits, from_row_lengths, from_value_rowids, from_nested_row_splits,
+for _fn in (from_row_splits, from_row_lengths, from_value_rowids, from_row_starts,
+            from_row_limits, from_nested_row_splits,
             from_nested_row_lengths, from_nested_value_rowids, from_uniform_row_length,
             from_tensor):
     setattr(RaggedTensor, _fn.__name__, classmethod(_fn))

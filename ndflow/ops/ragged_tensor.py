@@ -20,6 +20,7 @@ from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops import arithmetic, composite_dispatch
+from ndflow.ops import math as math_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_builders import repeat
 from ndflow.ops.array_core import shape as shape_op
@@ -275,7 +276,7 @@ class RaggedTensor(CompositeTensor):
         return _binary(arithmetic.truediv, other, self)
 
     def __floordiv__(self, other):
-        return _binary(arithmetic.floordiv, self, other)
+        return _binary(math_ops.floordiv, self, other)
 
     def __mod__(self, other):
         return _binary(arithmetic.floormod, self, other)
@@ -299,7 +300,7 @@ class RaggedTensor(CompositeTensor):
         return self.with_flat_values(arithmetic.negative(self.flat_values))
 
     def __abs__(self):
-        return self.with_flat_values(arithmetic.abs(self.flat_values))
+        return self.with_flat_values(math_ops.abs(self.flat_values))
 
     def __bool__(self):
         raise TypeError("RaggedTensor may not be used as a boolean.")

@@ -17,6 +17,7 @@ def test_operators_and_map_flat_values():
     assert (2 * rt).to_list() == [[2, 4], [], [6, 8, 10]]
     assert (rt * rt).to_list() == [[1, 4], [], [9, 16, 25]]
     assert (-rt).to_list() == [[-1, -2], [], [-3, -4, -5]]
+    assert abs(-rt).to_list() == ROWS and (rt // 2).to_list() == [[0, 1], [], [1, 2, 2]]
     assert (rt > 2).to_list() == [[False, False], [], [True, True, True]]
     assert tf.ragged.map_flat_values(tf.math.square, rt).to_list() == \
         [[1, 4], [], [9, 16, 25]]
