@@ -23,6 +23,7 @@ from ndflow.core.graph_def import tensor_proto_to_ndarray
 from ndflow.ops.apply import apply_op
 from ndflow.ops.array_core import IdentityN, NoOp, constant
 from ndflow.ops.importer import import_graph_def
+from ndflow.ops.lookup_ops import LookupTableImportV2
 from ndflow.ops.state import assign_variable_op
 from ndflow.runtime.func_graph import inline_graph
 from ndflow.saved_model import constants
@@ -84,11 +85,13 @@ def _graph_restore_map(gd) -> dict:
     return out
 
 
-def _object_graph_restore_map(mg, gd, reader) -> dict:
+def _object_graph_restore_map(mg, gd, reader, attribute: str = "VARIABLE_VALUE") -> dict:
     """{variable node name: checkpoint key} for a TF2 SavedModel: a signature call's
-    captured inputs are its function's bound inputs (object-graph variables)."""
+    captured inputs are its function's bound inputs (object-graph variables); with
+    `attribute="table"`, {table node name: its checkpoint key prefix} (mutable tables)."""
     proto = mg.object_graph_def
-    keys = reader.variable_keys(proto.nodes)
+    keys = {i: attrs[attribute] for i, attrs in reader.attribute_keys(proto.nodes).items()
+            if attribute in attrs}
     library = {f.signature.name: f for f in gd.library.function}
     out = {}
     for n in gd.node:
@@ -140,11 +143,14 @@ def load_v1(sess, tags, export_dir, import_scope=None, **saver_kwargs):
         keep.node.add().CopyFrom(n)
     prefix = os.path.join(export_dir, constants.VARIABLES_DIRECTORY,
                           constants.VARIABLES_FILENAME)
-    has_variables = any(n.op in ("VarHandleOp", "VariableV2") for n in keep.node)
+    has_variables = any(n.op in ("VarHandleOp", "VariableV2", "MutableHashTableV2",
+                                 "MutableDenseHashTableV2") for n in keep.node)
     reader = VariablesReader(prefix) if has_variables else None
     restore = _graph_restore_map(gd) if reader else {}
+    tables = {}
     if reader and len(mg.object_graph_def.nodes):
         restore.update(_object_graph_restore_map(mg, gd, reader))
+        tables = _object_graph_restore_map(mg, gd, reader, "table")
     graph = sess.graph
     with graph.as_default():
         # asset paths: the files in this SavedModel's assets/ (TF feeds them at load)
@@ -181,6 +187,12 @@ def load_v1(sess, tags, export_dir, import_scope=None, **saver_kwargs):
         for var_name, key in restore.items():
             handle = graph.get_tensor_by_name(f"{var_name}:0")
             assigns.append(assign_variable_op(handle, constant(reader.read(key))))
+        for table_name, prefix in tables.items():  # a mutable table's keys and values
+            saved = reader.saveable_keys(prefix)
+            if len(saved) == 2:
+                handle = graph.get_tensor_by_name(f"{table_name}:0")
+                assigns.append(apply_op(LookupTableImportV2, [handle] + [
+                    constant(reader.read(k)) for k in saved]))
     if assigns:
         sess.run(assigns)
     init = mg.signature_def[constants.INIT_OP_SIGNATURE_KEY].outputs \

@@ -139,6 +139,15 @@ class ObjectGraph:
                 self.edges[i].append((name, j))
         self._ids = ids
 
+    def add_detached(self, obj, path: tuple) -> int:
+        """Adds a node no other node names as a child (a table's save/restore functions,
+        referenced by id from its `saveable_objects`); its id."""
+        j = self._ids[id(obj)] = len(self.nodes)
+        self.nodes.append(obj)
+        self.edges.append([])
+        self.paths.append(tuple(path))
+        return j
+
     def node_id(self, obj) -> int | None:
         return self._ids.get(id(obj))
 

@@ -28,6 +28,7 @@ from tensorboard.compat.proto import (
 )
 
 from ndflow.checkpoint import object_graph as ckpt_graph
+from ndflow.checkpoint.saveables import serialize as serialize_saveables
 from ndflow.checkpoint.tensor_bundle import kill_point
 from ndflow.core import context, dtypes, errors
 from ndflow.core.api_export import tf_export
@@ -48,7 +49,7 @@ from ndflow.saved_model.nested_structure_coder import encode
 from ndflow.saved_model.object_graph import Container, ObjectGraph, children
 from ndflow.saved_model.restored_functions import RestoredFunction
 from ndflow.saved_model.saver_graph import add_saver
-from ndflow.saved_model.table_resources import saves_as_resource
+from ndflow.saved_model.table_resources import saveable_functions, saves_as_resource
 from ndflow.saved_model.variables_io import write_variables
 
 
@@ -124,6 +125,13 @@ class _Builder:
                     for k, cf in sig_fns.items()}
         self.signature_map = _SignatureMap(wrappers)
         self.graph = ObjectGraph(obj, [("signatures", self.signature_map)])
+        # a mutable table's node id -> (save_fn node, restore_fn node): its contents
+        self.saveables: dict = {}
+        for i, node in enumerate(list(self.graph.nodes)):
+            fns = saveable_functions(node)
+            if fns is not None:
+                self.saveables[i] = tuple(self.graph.add_detached(
+                    fn, self.graph.paths[i] + (f"_{fn.name}",)) for fn in fns)
         self.library: dict = {}          # FunctionDef name -> FunctionDef
         self.function_names: dict = {}   # id(ConcreteFunction) -> FunctionDef name
         self.bound: dict = {}            # FunctionDef name -> [node ids]
@@ -220,6 +228,9 @@ class _Builder:
                 p.asset.asset_file_def_index = self.assets.index(node)
             elif saves_as_resource(node):   # its functions are its children
                 p.resource.device = getattr(node, "device", "")
+                if i in self.saveables:  # TF's name for a table's checkpointed contents
+                    saveable = p.saveable_objects[ckpt_graph.saveable_name(node)]
+                    saveable.save_function, saveable.restore_function = self.saveables[i]
             elif isinstance(node, RestoredFunction):  # a loaded object saved again
                 p.function.SetInParent()
                 p.function.concrete_functions.extend(
@@ -234,6 +245,10 @@ class _Builder:
                 b.concrete_function_name = self.add_concrete(node, None)
                 b.argument_keywords.extend(ph.op.name for ph in node.graph.arg_inputs)
                 b.allowed_positional_arguments = len(node.graph.arg_inputs)
+                if any(i in fns for fns in self.saveables.values()):  # as TF writes them
+                    b.function_spec.fullargspec.CopyFrom(encode(inspect.FullArgSpec(
+                        list(b.argument_keywords), None, None, None, [], None, {})))
+                    b.function_spec.input_signature.CopyFrom(encode(None))
             elif isinstance(node, _SignatureWrapper):
                 b = p.bare_concrete_function
                 b.concrete_function_name = node.name
@@ -342,7 +357,9 @@ def _graph_def(b: _Builder) -> tuple:
                                                    init_deps)
     saver_def = add_saver(gd, [(b.graph.checkpoint_key(i), handle_node[i], b.graph.nodes[i])
                                for i in sorted(handle_node)
-                               if isinstance(b.graph.nodes[i], Variable)])
+                               if isinstance(b.graph.nodes[i], Variable)],
+                          [(_saveable_key(b, i), handle_node[i], b.graph.nodes[i])
+                           for i in sorted(b.saveables) if i in handle_node])
     signature_defs = {}
     for key, w in b.signature_map.wrappers.items():
         fd = b.library[w.name]
@@ -393,7 +410,23 @@ def _checkpoint_graph(b: _Builder) -> trackable_object_graph_pb2.TrackableObject
             a = p.attributes.add(name="VARIABLE_VALUE")
             a.full_name = node.name[:-2] if node.name.endswith(":0") else node.name
             a.checkpoint_key = b.graph.checkpoint_key(i)
+        elif i in b.saveables:  # a mutable table: "<path>/.ATTRIBUTES/table" + suffixes
+            p.attributes.add(name=ckpt_graph.saveable_name(node),
+                             checkpoint_key=_saveable_key(b, i))
     return g
+
+
+def _saveable_key(b: _Builder, i: int) -> str:
+    return ckpt_graph.saveable_key(b.graph.paths[i], ckpt_graph.saveable_name(b.graph.nodes[i]))
+
+
+def _saveable_values(b: _Builder) -> dict:
+    """{bundle key: NumPy value} of the mutable tables' contents."""
+    nodes = list(b.saveables)
+    out = {}
+    for i, tensors in zip(nodes, serialize_saveables([b.graph.nodes[i] for i in nodes])):
+        out.update({_saveable_key(b, i) + suffix: v for suffix, v in tensors.items()})
+    return out
 
 
 def _resource_graph_nodes(b, i: int, resource, gd, unique, handle_node: dict,
@@ -478,6 +511,7 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
     sm_bytes = sm.SerializeToString()
     variables = {b.graph.checkpoint_key(i): node for i, node in enumerate(b.graph.nodes)
                  if isinstance(node, Variable)}
+    variables.update(_saveable_values(b))  # NumPy values, written as they are
     parent = os.path.dirname(os.path.abspath(export_dir))
     tmp = os.path.join(parent, f".{os.path.basename(export_dir)}.tmp-{uuid.uuid4().hex}")
     try:

@@ -23,11 +23,12 @@ def host_value(var, value=None) -> np.ndarray:
 
 
 def write_variables(prefix: str, variables: dict, object_graph: bytes) -> None:
-    """Writes `{checkpoint key: variable}` and the object graph to the bundle `prefix`."""
+    """Writes `{checkpoint key: variable or NumPy value}` and the object graph to the
+    bundle `prefix`."""
     writer = BundleWriter(prefix)
     writer.add(OBJECT_GRAPH_KEY, np.array(object_graph, dtype=object))
     for key, var in variables.items():
-        writer.add(key, host_value(var))
+        writer.add(key, var if isinstance(var, np.ndarray) else host_value(var))
     writer.finish()
 
 

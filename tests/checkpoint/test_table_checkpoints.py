@@ -9,6 +9,8 @@ import pytest
 
 import ndflow as tf
 
+v1 = tf.compat.v1
+
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures",
                         "mutable_table_checkpoint")
 
@@ -145,3 +147,40 @@ def test_restoring_into_a_table_of_other_dtypes_is_an_error(tmp_path):
     wrong = tf.lookup.experimental.MutableHashTable(tf.string, tf.float32, -1.0)
     with pytest.raises(tf.errors.InvalidArgumentError, match="float"):
         tf.train.Checkpoint(t=wrong).read(path)
+
+
+def test_saved_model_keeps_table_contents_as_tensorflow_writes_them(tmp_path):
+    from ndflow.core.protos.saved_model_pb import SavedModel
+
+    module = tf.Module()
+    module.table = _words()
+    module.table.insert(tf.constant(["x", "w"]), tf.constant([9, 4], tf.int64))
+    module.lookup = tf.function(lambda k: module.table.lookup(k),
+                                input_signature=[tf.TensorSpec([None], tf.string)])
+    tf.saved_model.save(module, str(tmp_path / "sm"))
+
+    reader = tf.train.load_checkpoint(str(tmp_path / "sm" / "variables" / "variables"))
+    saved = dict(zip(reader.get_tensor("table/.ATTRIBUTES/table-keys").tolist(),
+                     reader.get_tensor("table/.ATTRIBUTES/table-values").tolist()))
+    assert saved == {b"x": 9, b"w": 4}
+    proto = SavedModel()
+    proto.ParseFromString((tmp_path / "sm" / "saved_model.pb").read_bytes())
+    nodes = proto.meta_graphs[0].object_graph_def.nodes
+    table = nodes[[c.node_id for c in nodes[0].children if c.local_name == "table"][0]]
+    functions = table.saveable_objects["table"]  # TF's save_fn/restore_fn nodes
+    assert list(nodes[functions.save_function].bare_concrete_function.argument_keywords) \
+        == ["checkpoint_key"]
+    assert list(nodes[functions.restore_function].bare_concrete_function
+                .argument_keywords) == ["restored_tensors_0", "restored_tensors_1"]
+
+    module.table.insert(tf.constant(["x"]), tf.constant([0], tf.int64))  # not in the file
+    loaded = tf.saved_model.load(str(tmp_path / "sm"))
+    assert loaded.lookup(tf.constant(["x", "w", "y"])).numpy().tolist() == [9, 4, -1]
+    with tf.Graph().as_default(), v1.Session() as sess:  # graph-level loaders: the saver
+        meta = v1.saved_model.load(sess, ["serve"], str(tmp_path / "sm"))
+        sig = meta.signature_def["serving_default"]
+        assert sess.run(sig.outputs["output_0"].name,
+                        {sig.inputs["k"].name: ["x", "w"]}).tolist() == [9, 4]
+    saver_nodes = {n.op for n in proto.meta_graphs[0].graph_def.node
+                   if n.name.startswith("save/")}
+    assert {"LookupTableExportV2", "LookupTableImportV2"} <= saver_nodes
