@@ -120,6 +120,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     nn_sampled_loss,
     ragged_factory,
     ragged_math,
+    ragged_string_ops,
     ragged_tensor,
     ragged_tensor_spec,
     random_generator,

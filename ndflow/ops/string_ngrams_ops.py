@@ -1,13 +1,15 @@
-"""`tf.strings.ngrams` on dense string tensors (StringNGrams; kernel in
-kernels/string_ngrams.py). A 1-D input gives TensorFlow's 1-D result and a 2-D one its
-[rows, ngrams] tensor; a RaggedTensor input (ndflow has none yet) or rank > 2 is refused."""
+"""`tf.strings.ngrams` (StringNGrams; kernel in kernels/string_ngrams.py). A 1-D input gives
+TensorFlow's 1-D result and a 2-D one its [rows, ngrams] tensor; a RaggedTensor input a
+RaggedTensor of each row's n-grams (ragged_string_ops.py); rank > 2 is refused."""
 
 from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
+from ndflow.ops import composite_dispatch
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import reshape, shape, stack
 from ndflow.ops.array_range import range as tf_range
@@ -39,12 +41,17 @@ def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None
     else:
         left = right = pad_values
     pad = 0 if pad_values is None else (-1 if padding_width is None else padding_width)
+    attrs = {"separator": separator, "ngram_widths": [int(w) for w in widths],
+             "left_pad": left, "right_pad": right, "pad_width": int(pad),
+             "preserve_short_sequences": bool(preserve_short_sequences)}
     with name_scope(name, "StringNGrams"):
+        if isinstance(data, CompositeTensor):
+            return composite_dispatch.call("strings.ngrams", data, attrs)
         x = convert_to_tensor(data, dtypes.string, name="data")
         if x.shape.rank not in (1, 2):
             raise NotImplementedError(
                 f"tf.strings.ngrams of a tensor of rank {x.shape.rank}: ndflow takes 1-D and "
-                "2-D dense tensors (other ranks need RaggedTensors, not yet in ndflow).")
+                "2-D dense tensors and RaggedTensors.")
         rows = shape(x, out_type=dtypes.int64)
         if x.shape.rank == 1:
             splits = stack([convert_to_tensor(0, dtypes.int64), rows[0]])
@@ -52,10 +59,7 @@ def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None
         else:
             splits = tf_range(rows[0] + 1, dtype=dtypes.int64) * rows[1]
             flat = reshape(x, [-1])
-        out, _ = apply_op(StringNGrams, [flat, splits], {
-            "separator": separator, "ngram_widths": [int(w) for w in widths],
-            "left_pad": left, "right_pad": right, "pad_width": int(pad),
-            "preserve_short_sequences": bool(preserve_short_sequences)}).outputs
+        out, _ = apply_op(StringNGrams, [flat, splits], attrs).outputs
         result = out if x.shape.rank == 1 else reshape(
             out, stack([rows[0], convert_to_tensor(-1, dtypes.int64)]))
         n = x.shape.as_list()[-1]

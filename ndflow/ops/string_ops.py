@@ -4,17 +4,19 @@ AsString, ReduceJoin, Substr, StringSplitV2, DecodeRaw, UnicodeDecode, UnicodeEn
 string tensors (host object arrays of bytes; kernels in kernels/string_ops.py).
 
 Ragged results: `tf.strings.split`, `unicode_decode` and `bytes_split` of a scalar give
-TensorFlow's dense 1-D result; for higher ranks TensorFlow returns a RaggedTensor, which
-ndflow does not have yet, so they raise NotImplementedError saying so.
+TensorFlow's dense 1-D result; for higher ranks (and RaggedTensor inputs) they return
+RaggedTensors, built in ragged_string_ops.py.
 """
 
 from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape, broadcast_shapes
+from ndflow.ops import composite_dispatch
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import Reshape, reshape, size, stack
 from ndflow.ops.array_fill import ones_like
@@ -250,11 +252,9 @@ def substr_v1(input, pos, len, name=None, unit="BYTE"):  # noqa: A002
     return substr(input, pos, len, unit, name)
 
 
-def _scalar_only(x, what: str):
-    if x.shape.rank != 0:
-        raise NotImplementedError(
-            f"{what} of a tensor of rank {x.shape.rank} returns a RaggedTensor in TensorFlow, "
-            "which ndflow does not have yet; apply it to one string (a scalar) at a time.")
+def _ragged_result(x) -> bool:
+    """Whether the result is a RaggedTensor (a ragged input, or a non-scalar tensor)."""
+    return isinstance(x, CompositeTensor) or convert_to_tensor(x, dtypes.string).shape.rank != 0
 
 
 @tf_export(v1=["strings.split"])
@@ -269,8 +269,9 @@ def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
     """A scalar string split on `sep` (whitespace runs when None) into a 1-D string tensor, as
     TensorFlow returns for a scalar (higher ranks: RaggedTensor, not yet in ndflow)."""
     with name_scope(name, "StringSplit"):
+        if _ragged_result(input):
+            return composite_dispatch.call("strings.split", input, sep, maxsplit)
         x = _s(input)
-        _scalar_only(x, "tf.strings.split")
         flat = apply_op(Reshape, [x, convert_to_tensor([1], dtypes.int32)]).outputs[0]
         _, values, _ = _run(StringSplitV2, [flat, _s(sep or "", "sep")],
                             {"maxsplit": int(maxsplit)})
@@ -281,8 +282,9 @@ def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
 def bytes_split(input, name=None):  # noqa: A002
     """A scalar string as a 1-D tensor of its bytes (one-byte strings)."""
     with name_scope(name, "BytesSplit"):
+        if _ragged_result(input):
+            return composite_dispatch.call("strings.bytes_split", input)
         x = _s(input)
-        _scalar_only(x, "tf.strings.bytes_split")
         n = string_length(x)
         pos = tf_range(n)
         return substr(x, pos, ones_like(pos))
@@ -292,25 +294,28 @@ def bytes_split(input, name=None):  # noqa: A002
 def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                    replace_control_characters=False, name=None):
     """A scalar string's Unicode code points (int32), as TensorFlow gives for a scalar."""
+    attrs = {"input_encoding": input_encoding, "errors": errors,
+             "replacement_char": replacement_char,
+             "replace_control_characters": replace_control_characters}
     with name_scope(name, "UnicodeDecode"):
-        x = _s(input)
-        _scalar_only(x, "tf.strings.unicode_decode")
-        _, chars = _run(UnicodeDecode, [x], {
-            "input_encoding": input_encoding, "errors": errors,
-            "replacement_char": replacement_char,
-            "replace_control_characters": replace_control_characters})
+        if _ragged_result(input):
+            return composite_dispatch.call("strings.unicode_decode", input, attrs)
+        _, chars = _run(UnicodeDecode, [_s(input)], attrs)
         return chars
 
 
 @tf_export("strings.unicode_encode")
 def unicode_encode(input, output_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                    name=None):
-    """A 1-D tensor of code points encoded as one string (TensorFlow's result for rank 1)."""
+    """Rows of code points encoded as strings: a 1-D tensor gives one string, a 2-D or
+    ragged one a string per row (ragged_string_ops.py)."""
     with name_scope(name, "UnicodeEncode"):
+        if isinstance(input, CompositeTensor) or \
+                convert_to_tensor(input, dtypes.int32).shape.rank != 1:
+            return composite_dispatch.call("strings.unicode_encode", input, {
+                "errors": errors, "output_encoding": output_encoding,
+                "replacement_char": replacement_char})
         codes = convert_to_tensor(input, dtypes.int32)
-        if codes.shape.rank != 1:
-            raise NotImplementedError("tf.strings.unicode_encode of other than a 1-D tensor of "
-                                      "code points needs RaggedTensors, not yet in ndflow.")
         splits = stack([convert_to_tensor(0, dtypes.int64), size(codes, out_type=dtypes.int64)])
         out = _run(UnicodeEncode, [codes, splits], {
             "errors": errors, "output_encoding": output_encoding,
