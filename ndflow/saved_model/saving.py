@@ -444,7 +444,18 @@ def _resource_graph_nodes(b, i: int, resource, gd, unique, handle_node: dict,
         raise ValueError(f"Cannot save the resource '{what}': its creator "
                          "function makes none of the resources ndflow knows "
                          f"({', '.join(sorted(_RESOURCE_CREATORS))})")
-    table = gd.node.add(name=unique(created.name), op=created.op)
+    by_name = {n.name: n for n in fd.node_def}
+    inputs = []
+    for ref in created.input:  # a dense table's empty_key/deleted_key constants
+        source = by_name.get(ref.split(":")[0])
+        if source is None or source.op != "Const":
+            raise ValueError(f"Cannot save the resource '{type(resource).__name__}': its "
+                             f"creator's input {ref!r} is not a constant")
+        const = gd.node.add(name=unique(f"{created.name}/{source.name}"), op="Const")
+        const.attr["dtype"].CopyFrom(source.attr["dtype"])
+        const.attr["value"].CopyFrom(source.attr["value"])
+        inputs.append(const.name)
+    table = gd.node.add(name=unique(created.name), op=created.op, input=inputs)
     for k, v in created.attr.items():
         if not k.startswith("_"):
             table.attr[k].CopyFrom(v)
@@ -464,7 +475,7 @@ def _resource_graph_nodes(b, i: int, resource, gd, unique, handle_node: dict,
     return table.name
 
 
-_RESOURCE_CREATORS = frozenset({"HashTableV2", "MutableHashTableV2"})
+_RESOURCE_CREATORS = frozenset({"HashTableV2", "MutableHashTableV2", "MutableDenseHashTableV2"})
 
 
 def _write_tree(tmp: str, sm, sm_bytes: bytes, ckpt, variables: dict, assets: list) -> None:

@@ -184,3 +184,23 @@ def test_saved_model_keeps_table_contents_as_tensorflow_writes_them(tmp_path):
     saver_nodes = {n.op for n in proto.meta_graphs[0].graph_def.node
                    if n.name.startswith("save/")}
     assert {"LookupTableExportV2", "LookupTableImportV2"} <= saver_nodes
+
+
+def test_saved_model_with_a_dense_table(tmp_path):
+    module = tf.Module()
+    module.table = _ids()
+    module.table.insert(tf.constant([3, 12], tf.int64), tf.constant([0.3, 1.2]))
+    module.lookup = tf.function(lambda k: module.table.lookup(k),
+                                input_signature=[tf.TensorSpec([None], tf.int64)])
+    tf.saved_model.save(module, str(tmp_path / "sm"))
+    reader = tf.train.load_checkpoint(str(tmp_path / "sm" / "variables" / "variables"))
+    assert reader.get_tensor("table/.ATTRIBUTES/table-keys").ravel().tolist() == \
+        [-1, -1, -1, 3, 12, -1, -1, -1]  # TF's buckets: 3 & 7, 12 & 7
+    loaded = tf.saved_model.load(str(tmp_path / "sm"))
+    assert loaded.lookup(tf.constant([3, 12, 4], tf.int64)).numpy() == \
+        pytest.approx([0.3, 1.2, -1.0])
+    with tf.Graph().as_default(), v1.Session() as sess:  # the graph-level table and saver
+        meta = v1.saved_model.load(sess, ["serve"], str(tmp_path / "sm"))
+        sig = meta.signature_def["serving_default"]
+        assert sess.run(sig.outputs["output_0"].name, {sig.inputs["k"].name: [12]}) == \
+            pytest.approx([1.2])
