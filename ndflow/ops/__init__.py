@@ -150,3 +150,7 @@ from ndflow.ops import (  # noqa: F401 - importing a gradient module registers i
     sparse_grad,
     spectral_ops_grad,
 )
+
+# isort: split
+# Last: wraps the public elementwise APIs declared above for RaggedTensor arguments.
+from ndflow.ops import ragged_dispatch  # noqa: E402, F401

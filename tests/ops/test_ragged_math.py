@@ -103,3 +103,17 @@ def test_validation_in_a_graph_fails_at_run_time():
     assert good.to_list() == [[1.0], [2.0, 3.0]]
     with pytest.raises(tf.errors.InvalidArgumentError):
         make(tf.constant([1.0, 2.0, 3.0]), tf.constant([0, 1, 2], tf.int64))
+
+
+def test_elementwise_apis_dispatch_on_ragged_arguments():
+    rt = tf.ragged.constant([[1.0, 4.0], [], [9.0]])
+    assert tf.math.sqrt(rt).to_list() == [[1.0, 2.0], [], [3.0]]
+    assert tf.add(rt, 1.0).to_list() == [[2.0, 5.0], [], [10.0]]
+    assert tf.maximum(rt, rt * 2).to_list() == [[2.0, 8.0], [], [18.0]]
+    assert tf.cast(rt, tf.int32).dtype is tf.int32
+    words = tf.strings.split(["The Cat", "sat"])
+    assert tf.strings.lower(words).to_list() == [[b"the", b"cat"], [b"sat"]]
+    assert tf.strings.length(words).to_list() == [[3, 3], [3]]
+    assert tf.add is tf.math.add                      # one wrapper per object
+    with pytest.raises(ValueError, match="from_tensor"):
+        tf.add(rt, [1.0, 2.0])                        # no silent wrong broadcasting
