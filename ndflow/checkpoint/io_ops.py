@@ -14,6 +14,7 @@ import os
 import numpy as np
 import torch
 
+from ndflow.checkpoint import tensor_slices
 from ndflow.checkpoint.tensor_bundle import (
     BundleReader,
     BundleWriter,
@@ -58,10 +59,17 @@ def _strings(value) -> list[str]:
             for v in np.asarray(value, dtype=object).reshape(-1)]
 
 
-def _check_full_slices(shape_and_slices) -> None:
-    if any(_strings(shape_and_slices)):
-        raise errors.UnimplementedError(None, None, "Saving or restoring tensor slices "
-                                                    "(partitioned variables) is not supported")
+def _slice_specs(shape_and_slices, count: int) -> list:
+    """Per tensor: None (the whole tensor), or (full shape, extents) of a slice spec
+    ("7 2 3,2:0,2": a partitioned variable's part, as TF's Saver writes them)."""
+    specs = _strings(shape_and_slices)
+    if len(specs) != count:
+        raise errors.InvalidArgumentError(None, None, f"Expected {count} shape_and_slices, "
+                                                      f"got {len(specs)}")
+    try:
+        return [tensor_slices.parse_spec(s) if s else None for s in specs]
+    except ValueError:
+        raise errors.InvalidArgumentError(None, None, f"Bad slice specs: {specs}") from None
 
 
 def _to_numpy(value) -> np.ndarray:
@@ -75,14 +83,17 @@ def _to_numpy(value) -> np.ndarray:
 @host_kernel(SaveV2)
 def _save_v2(node):
     def save(prefix, tensor_names, shape_and_slices, *tensors):
-        _check_full_slices(shape_and_slices)
         names = _strings(tensor_names)
         if len(names) != len(tensors):
             raise errors.InvalidArgumentError(None, None, f"Expected {len(tensors)} tensor "
                                                           f"names, got {len(names)}")
         writer = BundleWriter(_str(prefix))
-        for name, tensor in zip(names, tensors):
-            writer.add(name, _to_numpy(tensor))
+        for name, spec, tensor in zip(names, _slice_specs(shape_and_slices, len(names)),
+                                      tensors):
+            if spec is None:
+                writer.add(name, _to_numpy(tensor))
+            else:
+                writer.add_slice(name, spec[0], spec[1], _to_numpy(tensor))
         writer.finish()
     return save
 
@@ -92,11 +103,12 @@ def _restore_v2(node):
     dtypes = node.attrs["dtypes"]
 
     def restore(prefix, tensor_names, shape_and_slices):
-        _check_full_slices(shape_and_slices)
         reader = BundleReader(_str(prefix))
         out = []
-        for name, dtype in zip(_strings(tensor_names), dtypes):
-            value = reader.read(name)
+        names = _strings(tensor_names)
+        for name, spec, dtype in zip(names, _slice_specs(shape_and_slices, len(names)),
+                                     dtypes):
+            value = reader.read(name) if spec is None else reader.read_slice(name, spec[1])
             saved = numpy_dtype_of(reader.dtype_enum(name))
             if dtype.name == "string":
                 out.append(value)

@@ -132,6 +132,11 @@ def _var_is_initialized(node):
     return lambda res: torch.tensor(res.value is not None, device=device)
 
 
+@kernel(state.DisableCopyOnRead)
+def _disable_copy_on_read(node):
+    return lambda res: None
+
+
 @kernel(state.DestroyResourceOp)
 def _destroy_resource(node):
     ctx = node.ctx

@@ -72,6 +72,12 @@ VarIsInitializedOp = op_def(
     shape=_scalar, not_differentiable=True, stateful=True,
     doc="Whether the variable behind the handle has been initialized.")
 
+DisableCopyOnRead = op_def(
+    "DisableCopyOnRead", inputs=["resource: resource"], shape=_no_outputs,
+    gradient_undefined=True, stateful=True,
+    doc="Turns off copy-on-read for the variable (TF's save graphs run it before reading; "
+        "ndflow's reads never copy, so it does nothing).")
+
 DestroyResourceOp = op_def(
     "DestroyResourceOp", inputs=["resource: resource"],
     attrs=["ignore_lookup_error: bool = true"], shape=_no_outputs, gradient_undefined=True,

@@ -134,3 +134,16 @@ def test_meta_graph_keeps_the_parts_slice_info(tmp_path):
         with v1.Session() as sess:
             saver.restore(sess, FIXTURE)
             np.testing.assert_array_equal(np.concatenate(sess.run(parts)), EMB)
+
+
+def test_tensorflows_own_save_graph_runs_with_slice_specs(tmp_path):
+    """TF's Saver ops in its .meta (RestoreV2/SaveV2 with "7 2 3,2:0,2" slice specs) run
+    here and write what TensorFlow writes."""
+    with tf.Graph().as_default():
+        v1.train.import_meta_graph(FIXTURE + ".meta")
+        parts = [v for v in v1.global_variables() if v.name.startswith("emb/")]
+        with v1.Session() as sess:
+            sess.run("save/restore_all", {"save/Const:0": FIXTURE})
+            np.testing.assert_array_equal(np.concatenate(sess.run(parts)), EMB)
+            sess.run("save/control_dependency:0", {"save/Const:0": str(tmp_path / "again")})
+    assert _index_entries(str(tmp_path / "again")) == _index_entries(FIXTURE)
