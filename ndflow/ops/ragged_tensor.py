@@ -24,9 +24,12 @@ from ndflow.ops import math as math_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_builders import repeat
 from ndflow.ops.array_core import shape as shape_op
+from ndflow.ops.array_fill import zeros
+from ndflow.ops.array_gather import gather
 from ndflow.ops.array_range import range as range_op
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
+from ndflow.ops.math_cumulative import cumsum
 from ndflow.ops.ragged_conversion_ops import RaggedTensorToTensor
 from ndflow.ops.reduction import reduce_max
 
@@ -235,9 +238,8 @@ class RaggedTensor(CompositeTensor):
             if not rest:
                 return self[first]
             if isinstance(first, slice):
-                raise ValueError("ndflow indexes a RaggedTensor by row (rt[i], rt[i, j], "
-                                 "rt[a:b]); slicing inside every row (rt[:, ...]) is not "
-                                 "supported yet.")
+                rows = self if first == slice(None) else self[first]
+                return _index_inner(rows, rest)
             return self[first][rest]
         if isinstance(key, slice):
             return _slice_rows(self, key)
@@ -413,6 +415,56 @@ def _slice_values(values, start, limit):
             _slice_values(values._values, inner_start, inner_limit),
             arithmetic.subtract(splits, inner_start))
     return values[start:limit]
+
+
+def _index_inner(rt, rest: tuple):
+    """rt[:, rest...]: the ragged axis 1 may be sliced (each row on its own), not indexed
+    (TensorFlow's rule); the axes below are indexed in the values."""
+    key, more = rest[0], rest[1:]
+    if not isinstance(key, slice):
+        raise ValueError("Cannot index into an inner ragged dimension.")
+    sliced = rt if key == slice(None) else _slice_each_row(rt, key)
+    if not more:
+        return sliced
+    return sliced.with_values(sliced._values[(slice(None),) + more])
+
+
+def _slice_each_row(rt, key: slice):
+    """Every row sliced by `key` (Python's clamping, per row length)."""
+    if key.step not in (None, 1):
+        raise ValueError("RaggedTensor slicing inside rows supports step 1 only.")
+    lengths = rt.row_lengths()
+    dt = lengths.dtype
+    zero = convert_to_tensor(0, dt)
+
+    def bound(v, default):
+        if v is None:
+            return default
+        v = int(v)  # a Python (or eager) int: its sign picks the clamping
+        t = convert_to_tensor(v, dt)
+        return arithmetic.minimum(t, lengths) if v >= 0 else \
+            arithmetic.maximum(arithmetic.add(lengths, t), zero)
+
+    begin, end = bound(key.start, arithmetic.multiply(lengths, 0)), bound(key.stop, lengths)
+    new_lengths = arithmetic.maximum(arithmetic.subtract(end, begin), zero)
+    return _gather_ranges(rt._values, arithmetic.add(rt._row_splits[:-1], begin), new_lengths)
+
+
+def _gather_ranges(values, starts, lengths):
+    """The rows `values[starts[i]:starts[i] + lengths[i]]` as a RaggedTensor."""
+    splits = concat([zeros([1], lengths.dtype), cumsum(lengths)], 0)
+    rowids = splits_to_segment_ids(splits)
+    positions = arithmetic.add(
+        arithmetic.subtract(range_op(splits[-1], dtype=splits.dtype), gather(splits, rowids)),
+        gather(starts, rowids))
+    return RaggedTensor._from_splits(_gather_rows(values, positions), splits)
+
+
+def _gather_rows(values, indices):
+    if not isinstance(values, RaggedTensor):
+        return gather(values, indices)
+    return _gather_ranges(values._values, gather(values._row_splits[:-1], indices),
+                          gather(values.row_lengths(), indices))
 
 
 def _static_nrows(rt):

@@ -122,3 +122,24 @@ def test_ragged_range_and_segment_ids():
         [0, 2, 2, 5]
     assert tf.ragged.segment_ids_to_row_splits([0, 1], num_segments=4).numpy().tolist() == \
         [0, 1, 2, 2, 2]
+
+
+def test_slicing_inside_rows_as_tensorflow():
+    rt = tf.ragged.constant([[1, 2, 3], [], [4, 5]])
+    assert rt[:, 1:].to_list() == [[2, 3], [], [5]]
+    assert rt[:, -1:].to_list() == [[3], [], [5]]
+    assert rt[:, 1:-1].to_list() == [[2], [], []]
+    assert rt[1:, :1].to_list() == [[], [4]]
+    with pytest.raises(ValueError, match="Cannot index into an inner ragged dimension"):
+        rt[:, 0]
+    r3 = tf.ragged.constant([[[1, 2], [3]], [[4, 5, 6]]])
+    assert r3[:, 1:].to_list() == [[[3]], []]
+    assert r3[:, :, :1].to_list() == [[[1], [3]], [[4]]]
+    dense_inner = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
+    assert dense_inner[:, :, 1].to_list() == [[2, 4], [6]]
+
+    @tf.function
+    def first_two(x):
+        return x[:, :2]
+
+    assert first_two(rt).to_list() == [[1, 2], [], [4, 5]]
