@@ -7,6 +7,7 @@ from ndflow.checkpoint import (  # noqa: F401 - importing a module declares its 
     checkpoint_management,
     checkpoint_manager,
     checkpoint_reader,
+    checkpoint_utils,
     io_ops,
     saver,
 )

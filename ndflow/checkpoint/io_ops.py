@@ -121,7 +121,7 @@ def _restore_v2(node):
                     None, None, f"tensor_name = {name}; expected dtype {dtype.name} does not "
                                 f"equal original dtype {saved}")
             out.append(torch.from_numpy(np.array(value)))
-        return tuple(out)
+        return out[0] if len(out) == 1 else tuple(out)  # one output: the bare value
     return restore
 
 

@@ -1,0 +1,59 @@
+"""`tf.compat.v1.train.init_from_checkpoint` (TF1 fine-tuning) over TensorFlow 2.21's
+partitioned checkpoint (tests/fixtures/partitioned_checkpoint): by name, by variable and by
+scope, into other partitionings; outputs as TensorFlow's for the same program."""
+
+import os
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+
+v1 = tf.compat.v1
+FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "partitioned_checkpoint",
+                       "saver", "model")
+EMB = np.arange(14, dtype=np.float32).reshape(7, 2)
+WIDE = (np.arange(390) / 10).astype(np.float32).reshape(130, 3)
+
+
+def test_by_name_by_variable_and_into_other_partitionings():
+    with tf.Graph().as_default():
+        with v1.variable_scope("model"):
+            emb = v1.get_variable("emb", [7, 2], partitioner=v1.fixed_size_partitioner(2))
+            bias = v1.get_variable("bias", [2])
+            other = v1.get_variable("other", [3], initializer=v1.ones_initializer())
+        w = v1.get_variable("w", [130, 3], partitioner=v1.fixed_size_partitioner(5))
+        v1.train.init_from_checkpoint(FIXTURE, {"emb": "model/emb", "bias": bias,
+                                                "wide": w})
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(emb)), EMB)
+            np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(w)), WIDE)
+            assert sess.run(bias).tolist() == [0.5, -1.0]
+            assert sess.run(other).tolist() == [1.0, 1.0, 1.0]  # not mapped: its own init
+
+
+def test_root_scope_mapping_and_eager_assignment():
+    with tf.Graph().as_default():
+        emb = v1.get_variable("emb", [7, 2], partitioner=v1.fixed_size_partitioner(4))
+        wide = v1.get_variable("wide", [130, 3])
+        v1.get_variable("bias", [2])
+        v1.train.init_from_checkpoint(FIXTURE, {"/": "/"})
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(emb)), EMB)
+            np.testing.assert_array_equal(sess.run(wide), WIDE)
+    bias = tf.Variable(np.zeros(2, np.float32))
+    v1.train.init_from_checkpoint(FIXTURE, {"bias": bias})
+    assert bias.numpy().tolist() == [0.5, -1.0]
+
+
+def test_bad_mappings_name_the_tensor():
+    with tf.Graph().as_default():
+        v = v1.get_variable("v", [3])
+        with pytest.raises(ValueError, match="Tensor nope is not found"):
+            v1.train.init_from_checkpoint(FIXTURE, {"nope": v})
+        with pytest.raises(ValueError, match="Shape of variable v:0 .* doesn't match"):
+            v1.train.init_from_checkpoint(FIXTURE, {"bias": v})
+        with pytest.raises(ValueError, match="Should be 'scope/': 'other_scope/'"):
+            v1.train.init_from_checkpoint(FIXTURE, {"emb": "scope/"})
