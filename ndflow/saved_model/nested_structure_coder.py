@@ -1,7 +1,7 @@
 """Python structures <-> `StructuredValue` protos, as TensorFlow's nested_structure_coder
 writes them in a SavedModel's object graph (function input signatures, output signatures,
 argument specs): None, bool, int, float, str, tuple, list, dict, named tuples, TensorShape,
-DType and TensorSpec."""
+DType, TensorSpec and RaggedTensorSpec."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from ndflow.core import dtypes
 from ndflow.core.graph_def import dtype_from_enum, shape_from_proto, shape_to_proto
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor_spec import TensorSpec
+from ndflow.ops.ragged_tensor_spec import RaggedTensorSpec
 
 
 def _is_named_tuple(x) -> bool:
@@ -38,6 +39,13 @@ def encode(value) -> struct_pb2.StructuredValue:
             spec.name = value.name
         spec.shape.CopyFrom(shape_to_proto(value.shape))
         spec.dtype = value.dtype.enum
+    elif isinstance(value, RaggedTensorSpec):  # TF's TypeSpecProto of a RaggedTensorSpec
+        ts = p.type_spec_value
+        ts.type_spec_class = struct_pb2.TypeSpecProto.RAGGED_TENSOR_SPEC
+        ts.type_spec_class_name = "RaggedTensorSpec"
+        ts.num_flat_components = value.ragged_rank + 1
+        ts.type_state.CopyFrom(encode((value.shape, value.dtype, value.ragged_rank,
+                                       value.row_splits_dtype)))
     elif isinstance(value, TensorShape):
         p.tensor_shape_value.CopyFrom(shape_to_proto(value))
     elif isinstance(value, dtypes.DType):
@@ -104,5 +112,9 @@ def _decode_type_spec(ts):
     if ts.type_spec_class_name == "TensorSpec":
         shape, dtype, name = decode(ts.type_state)
         return TensorSpec(shape, dtype, name)
+    if ts.type_spec_class == struct_pb2.TypeSpecProto.RAGGED_TENSOR_SPEC or \
+            ts.type_spec_class_name == "RaggedTensorSpec":
+        state = decode(ts.type_state)
+        return RaggedTensorSpec(*state[:4])
     raise ValueError(f"Cannot decode a {ts.type_spec_class_name or ts.type_spec_class} "
-                     "type spec (ndflow supports TensorSpec signatures only)")
+                     "type spec (ndflow supports TensorSpec and RaggedTensorSpec signatures)")

@@ -20,6 +20,8 @@ from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.ragged_tensor import RaggedTensor
+from ndflow.ops.ragged_tensor_spec import RaggedTensorSpec
 from ndflow.runtime.func_graph import inline_graph
 from ndflow.runtime.function import Function
 
@@ -136,6 +138,10 @@ def _flatten_up_to(spec, value, out: list, name: str) -> None:
     given for a TensorSpec is one tensor, not a structure)."""
     if isinstance(spec, TensorSpec):
         out.append(value if isinstance(value, Tensor) else convert_to_tensor(value, spec.dtype))
+    elif isinstance(spec, RaggedTensorSpec):  # its components: flat values, row splits
+        if not spec.is_compatible_with(value):
+            raise TypeError(f"{name}: expected a value of {spec}, got {value!r}")
+        out.extend(value._to_components() if isinstance(value, RaggedTensor) else [value])
     elif isinstance(spec, dict):
         if not isinstance(value, dict) or sorted(value) != sorted(spec):
             raise TypeError(f"{name}: expected a dict with keys {sorted(spec)}, got {value!r}")
