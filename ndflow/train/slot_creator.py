@@ -14,6 +14,7 @@ import numpy as np
 from ndflow.core import context, dtypes
 from ndflow.ops import variables
 from ndflow.ops.array_core import constant
+from ndflow.ops.partitioned_variables import SaveSliceInfo
 
 
 def variable_op_name(var) -> str:
@@ -37,6 +38,21 @@ def make_variable(initial_value, name: str, trainable: bool = False, dtype=None,
                               collections=collections)
 
 
+def _sliced_like_primary(slot, primary):
+    """A part of a partitioned variable has its slots saved as slices too, of a tensor
+    named `<full name>/<slot name>` ("emb/Adam" for "emb/part_1/Adam"), as TensorFlow's
+    slot_creator does."""
+    info = primary._get_save_slice_info() if isinstance(primary, variables.Variable) \
+        else None
+    rank = slot.shape.rank
+    if info is not None and (rank is None or rank > 0):
+        real_name = variable_op_name(slot)[len(variable_op_name(primary)) + 1:]
+        slot._set_save_slice_info(SaveSliceInfo(
+            f"{info.full_name}/{real_name}", info.full_shape[:rank], info.var_offset[:rank],
+            info.var_shape[:rank]))
+    return slot
+
+
 def create_slot(primary, value, name: str, eager_names: dict | None = None):
     """A slot for `primary` named `<primary>/<name>`, initialized from `value()`.
 
@@ -51,10 +67,12 @@ def create_slot(primary, value, name: str, eager_names: dict | None = None):
             eager_names[full] = n + 1
             if n:
                 full = f"{full}_{n}"
-        return make_variable(value, full, trainable=False, dtype=primary.dtype)
+        return _sliced_like_primary(make_variable(value, full, trainable=False,
+                                                  dtype=primary.dtype), primary)
     graph = context.get_default_graph()
     with graph.name_scope(None):  # absolute name, as TF's variable_scope(None, name)
-        return make_variable(value, full, trainable=False, dtype=primary.dtype)
+        return _sliced_like_primary(make_variable(value, full, trainable=False,
+                                                  dtype=primary.dtype), primary)
 
 
 def create_zeros_slot(primary, name: str, eager_names: dict | None = None):

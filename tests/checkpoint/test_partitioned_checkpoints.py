@@ -147,3 +147,34 @@ def test_tensorflows_own_save_graph_runs_with_slice_specs(tmp_path):
             np.testing.assert_array_equal(np.concatenate(sess.run(parts)), EMB)
             sess.run("save/control_dependency:0", {"save/Const:0": str(tmp_path / "again")})
     assert _index_entries(str(tmp_path / "again")) == _index_entries(FIXTURE)
+
+
+def test_optimizer_slots_of_parts_are_slices_of_one_tensor(tmp_path):
+    """Adam's slots of `emb/part_1` save as slices of `emb/Adam`, as TensorFlow's slot
+    creator names them (TF 2.21 writes the same keys and values for this program)."""
+    def program(parts):
+        emb = v1.get_variable("emb", initializer=tf.constant(EMB),
+                              partitioner=v1.fixed_size_partitioner(parts))
+        ids = tf.constant([0, 4, 6])
+        loss = tf.reduce_sum(tf.square(v1.nn.embedding_lookup(emb, ids)))
+        return emb, v1.train.AdamOptimizer(0.1).minimize(loss)
+
+    with tf.Graph().as_default():
+        _, step = program(3)
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            sess.run(step)
+            path = v1.train.Saver().save(sess, str(tmp_path / "m"), write_meta_graph=False)
+    reader = tf.train.load_checkpoint(path)
+    assert sorted(reader.get_variable_to_shape_map().items()) == [
+        ("beta1_power", []), ("beta2_power", []), ("emb", [7, 2]), ("emb/Adam", [7, 2]),
+        ("emb/Adam_1", [7, 2])]
+    np.testing.assert_allclose(reader.get_tensor("emb/Adam_1")[4], [0.2559967, 0.32399583],
+                               rtol=1e-6)  # TensorFlow's value after the same step
+    with tf.Graph().as_default():
+        emb, _ = program(2)
+        slots = [v for v in v1.global_variables() if v.name.endswith("/Adam_1:0")]
+        with v1.Session() as sess:
+            v1.train.Saver().restore(sess, path)
+            np.testing.assert_allclose(np.concatenate(sess.run(slots)),
+                                       reader.get_tensor("emb/Adam_1"))
