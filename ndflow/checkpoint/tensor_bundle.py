@@ -342,12 +342,23 @@ class BundleReader:
             return whole[tuple(slice(s, None if n == tensor_slices.FULL else s + n)
                                for s, n in extents)]
         stored = [tensor_slices.extents_of(p, full_shape) for p in entry.slices]
+        for saved in stored:
+            try:
+                tensor_slices.check_slice(key, full_shape, saved)
+            except errors.InvalidArgumentError:
+                raise self._corrupt(f"slice {list(saved)} of {key!r} is outside its shape "
+                                    f"{full_shape}") from None
 
         def read(saved):
             data_key = tensor_slices.encode_tensor_name_slice(key, saved)
             data_entry = self._slice_entries.get(data_key)
             if data_entry is None:
                 raise self._corrupt(f"missing the data of slice {list(saved)} of {key!r}")
+            want = [d if n == tensor_slices.FULL else n for (_, n), d in zip(saved, full_shape)]
+            if data_entry.dtype != entry.dtype or \
+                    [d.size for d in data_entry.shape.dim] != want:
+                raise self._corrupt(f"the data of slice {list(saved)} of {key!r} does not "
+                                    "match the slice")
             return self._read_entry(key, data_entry)
         return tensor_slices.assemble(key, full_shape, stored, tuple(extents), read)
 

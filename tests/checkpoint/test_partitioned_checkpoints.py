@@ -178,3 +178,23 @@ def test_optimizer_slots_of_parts_are_slices_of_one_tensor(tmp_path):
             v1.train.Saver().restore(sess, path)
             np.testing.assert_allclose(np.concatenate(sess.run(slots)),
                                        reader.get_tensor("emb/Adam_1"))
+
+
+def test_corrupted_slice_metadata_is_data_loss(tmp_path):
+    """An index whose slices disagree with their data (a damaged or forged file) is
+    DataLossError naming the file, never a NumPy error or wrong values."""
+    from ndflow.core.protos.tensor_bundle_pb import BundleHeaderProto
+
+    entries = _index_entries(FIXTURE)
+    entries[b"emb"].slices[1].extent[0].length = 3  # rows 3..5, but 2 rows were saved
+    header = BundleHeaderProto(num_shards=1)
+    header.version.producer = 1
+    items = [(b"", header.SerializeToString())] + [
+        (k, entries[k].SerializeToString()) for k in sorted(entries)]
+    (tmp_path / "bad.index").write_bytes(sstable.build_table(items))
+    data = open(FIXTURE + ".data-00000-of-00001", "rb").read()
+    (tmp_path / "bad.data-00000-of-00001").write_bytes(data)
+    reader = tf.train.load_checkpoint(str(tmp_path / "bad"))
+    np.testing.assert_array_equal(reader.get_tensor("wide"), WIDE)  # the others still read
+    with pytest.raises(tf.errors.DataLossError, match="bad.index"):
+        reader.get_tensor("emb")
