@@ -80,6 +80,11 @@ class PaddedBatchDataset(DatasetV2):
         self._size = _positive(batch_size, "Batch size", "PaddedBatchDatasetV2")
         self._drop = bool(drop_remainder)
         spec = input_dataset.element_spec
+        for leaf in flatten(spec, expand_composites=False):
+            if not isinstance(leaf, TensorSpec):  # TF's rule: ragged_batch pads nothing
+                raise TypeError("`padded_batch` is only supported for datasets that produce "
+                                "tensor elements but type spec of elements in the input "
+                                f"dataset is not a subclass of TensorSpec: `{leaf}`.")
         flat = flatten(spec)
         if padded_shapes is None:
             for s in flat:

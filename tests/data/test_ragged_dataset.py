@@ -86,3 +86,19 @@ def test_ragged_batch_of_generated_elements_with_two_unknown_dims():
     batched = ds.ragged_batch(2)                   # ragged_rank 1: both dims may vary
     assert batched.element_spec == tf.RaggedTensorSpec([None, None, None], tf.float32, 2)
     assert [x.to_list() for x in batched] == [[[[0.0, 0.0]], [[0.0, 0.0, 0.0]]]]
+
+
+def test_generator_of_ragged_values_and_padded_batch_refused():
+    def gen():
+        yield tf.ragged.constant([[1], [2, 3]])
+        yield tf.ragged.constant([[4, 5, 6]])
+
+    ds = tf.data.Dataset.from_generator(
+        gen, output_signature=tf.RaggedTensorSpec([None, None], tf.int32, 1))
+    assert [x.to_list() for x in ds] == [[[1], [2, 3]], [[4, 5, 6]]]
+    try:
+        tf.data.Dataset.from_tensor_slices(tf.ragged.constant(ROWS)).padded_batch(2)
+    except TypeError as e:
+        assert "only supported for datasets that produce tensor elements" in str(e)
+    else:
+        raise AssertionError("padded_batch of ragged elements must be a TypeError, as TF")
