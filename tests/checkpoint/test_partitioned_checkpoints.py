@@ -198,3 +198,10 @@ def test_corrupted_slice_metadata_is_data_loss(tmp_path):
     np.testing.assert_array_equal(reader.get_tensor("wide"), WIDE)  # the others still read
     with pytest.raises(tf.errors.DataLossError, match="bad.index"):
         reader.get_tensor("emb")
+
+
+def test_object_checkpoint_restores_parts_from_a_name_based_checkpoint():
+    emb = v1.get_variable("emb", [7, 2], partitioner=v1.fixed_size_partitioner(2))
+    status = tf.train.Checkpoint(parts=list(emb)).restore(FIXTURE)  # TF1 Saver's: by name
+    status.assert_consumed()
+    np.testing.assert_array_equal(tf.convert_to_tensor(emb).numpy(), EMB)
