@@ -391,7 +391,7 @@ def _row_bounds(rt, i):
             raise IndexError(f"index {i} is out of bounds for a RaggedTensor of {n} rows")
         i %= n
         return splits[i], splits[i + 1]
-    i = convert_to_tensor(i, splits.dtype)
+    i = cast(i, splits.dtype) if isinstance(i, Tensor) else convert_to_tensor(i, splits.dtype)
     if _is_eager(rt):
         n = int(rt.nrows())
         iv = int(i)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.composite_tensor import is_composite
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.core.scopes import control_dependencies, name_scope
 from ndflow.core.shapes import TensorShape
@@ -72,6 +73,9 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop=
         raise TypeError(f"fn must be callable, got {fn!r}")
     if fn_output_signature is None:
         fn_output_signature = dtype
+    if any(is_composite(e) for e in flatten(elems, expand_composites=False)):
+        return _map_fn_ragged(fn, elems, fn_output_signature, parallel_iterations, back_prop,
+                              swap_memory, infer_shape, name)
     with name_scope(name, "map"):
         flat = _flat_elems(elems)
         n = _length(flat)
@@ -97,6 +101,41 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop=
                                    maximum_iterations=n)
         results = [_stacked(ta, n) for ta in result_tas]
         return pack_sequence_as(out_specs, results)
+
+
+def _map_fn_ragged(fn, elems, fn_output_signature, parallel_iterations, back_prop,
+                   swap_memory, infer_shape, name):
+    """map_fn over RaggedTensors: `fn` gets row i of each (`rt[i]`, a tensor or a ragged
+    tensor of one rank less); its results must be dense (`fn_output_signature`)."""
+    out_specs = None if fn_output_signature is None else \
+        _signature_structure(elems, fn_output_signature)
+    if out_specs is None or any(is_composite(s) for s in
+                                flatten(out_specs, expand_composites=False)):
+        raise ValueError("ndflow's tf.map_fn over RaggedTensors needs a fn_output_signature "
+                         "of dense tensors (dtypes or TensorSpecs); ragged results are not "
+                         "supported yet.")
+    leaves = flatten(elems, expand_composites=False)
+    with name_scope(name, "map"):
+        first = leaves[0]
+        n = first.shape.as_list()[0] if first.shape.rank else None
+        if n is None:
+            n = first.nrows() if is_composite(first) else shape(first)[0]
+        flat_specs = flatten(out_specs)
+        result_tas = [TensorArray(s.dtype, size=n, dynamic_size=False, infer_shape=infer_shape,
+                                  element_shape=s.shape if s.shape.rank is not None else None)
+                      for s in flat_specs]
+
+        def body(i, tas):
+            row = pack_sequence_as(elems, [leaf[i] for leaf in leaves], expand_composites=False)
+            outs = [convert_to_tensor(o, dtype=sp.dtype) for o, sp in
+                    zip(flatten(fn(row)), flat_specs)]
+            return i + 1, [ta.write(i, o) for ta, o in zip(tas, outs)]
+
+        _, result_tas = while_loop(lambda i, _: less(i, n), body, (0, result_tas),
+                                   parallel_iterations=parallel_iterations or 10,
+                                   back_prop=back_prop, swap_memory=swap_memory,
+                                   maximum_iterations=n)
+        return pack_sequence_as(out_specs, [_stacked(ta, n) for ta in result_tas])
 
 
 def _stacked(ta: TensorArray, n) -> Tensor:

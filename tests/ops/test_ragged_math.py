@@ -117,3 +117,17 @@ def test_elementwise_apis_dispatch_on_ragged_arguments():
     assert tf.add is tf.math.add                      # one wrapper per object
     with pytest.raises(ValueError, match="from_tensor"):
         tf.add(rt, [1.0, 2.0])                        # no silent wrong broadcasting
+
+
+def test_map_fn_over_ragged_rows():
+    rt = tf.ragged.constant(ROWS)
+    assert tf.map_fn(tf.reduce_sum, rt, fn_output_signature=tf.int32).numpy().tolist() == \
+        [3, 0, 12]
+
+    @tf.function
+    def sizes(x):
+        return tf.map_fn(tf.size, x, fn_output_signature=tf.int32)
+
+    assert sizes(rt).numpy().tolist() == [2, 0, 3]
+    with pytest.raises(ValueError, match="fn_output_signature"):
+        tf.map_fn(lambda r: r, rt)
