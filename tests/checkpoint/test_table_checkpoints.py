@@ -204,3 +204,15 @@ def test_saved_model_with_a_dense_table(tmp_path):
         sig = meta.signature_def["serving_default"]
         assert sess.run(sig.outputs["output_0"].name, {sig.inputs["k"].name: [12]}) == \
             pytest.approx([1.2])
+
+
+def test_object_graph_is_tensorflows(tmp_path):
+    from ndflow.checkpoint.restore import read_object_graph
+    from ndflow.checkpoint.tensor_bundle import BundleReader
+
+    fixture = os.path.join(FIXTURES, "object", "ckpt")
+    names = tf.lookup.experimental.DenseHashTable(tf.string, tf.float32, 0.0, empty_key="",
+                                                  deleted_key="$", initial_num_buckets=8)
+    path = tf.train.Checkpoint(words=_words(), ids=_ids(), names=names).write(
+        str(tmp_path / "ckpt"))  # the fixture's structure: attributes "table", keys
+    assert read_object_graph(BundleReader(path)) == read_object_graph(BundleReader(fixture))
