@@ -7,6 +7,7 @@ Keras 3's `validation_split`, `class_weight` and error messages."""
 from __future__ import annotations
 
 import math
+import time
 import warnings
 
 import numpy as np
@@ -16,7 +17,7 @@ from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten, map_structure
 from ndflow.core.tensor import Tensor
 from ndflow.data.dataset import DatasetV2
-from ndflow.data.worker_threads import leave_a_core_to_the_pipeline
+from ndflow.data.worker_threads import share_cores_with_the_pipeline
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import reshape
 from ndflow.ops.array_gather import gather
@@ -218,14 +219,22 @@ class DatasetAdapter:
         self._seen = 0
 
     def __iter__(self):
-        with leave_a_core_to_the_pipeline(self._dataset):
-            yield from self._batches()
+        with share_cores_with_the_pipeline(self._dataset) as sharing:
+            yield from self._batches(sharing)
 
-    def _batches(self):
+    def _batches(self, sharing):
         steps = self._steps or self._num or -1
         if steps <= 0:
-            yield from self._dataset
-            return
+            it = iter(self._dataset)
+            while True:
+                t = time.perf_counter()
+                try:
+                    data = next(it)
+                except StopIteration:
+                    return
+                now = time.perf_counter()
+                sharing.waited(now - t, now)
+                yield data
         if self._iterator is None or self._steps is None:
             self._iterator, self._seen = iter(self._dataset), 0
         for _ in range(steps):
@@ -233,6 +242,7 @@ class DatasetAdapter:
                 if self._steps:
                     _interrupted_warning()
                 break
+            t = time.perf_counter()
             try:
                 data = next(self._iterator)
             except StopIteration:
@@ -243,6 +253,8 @@ class DatasetAdapter:
                 self._iterator = None
                 return
             self._seen += 1
+            now = time.perf_counter()
+            sharing.waited(now - t, now)
             yield data
         if self._num and self._seen >= self._num:
             self._iterator, self._seen = iter(self._dataset), 0

@@ -1,6 +1,7 @@
-"""A consumer iterating a pipeline with its own threads leaves them a core, unless OpenMP's
-idle threads sleep (OMP_WAIT_POLICY=PASSIVE), and always gets its thread count back; the
-pipeline's threads can run at a lower priority (nice) than a training loop."""
+"""A consumer iterating a pipeline with its own threads keeps every core while the pipeline
+keeps up, leaves it a core once it waits for batches (unless OpenMP's idle threads sleep:
+OMP_WAIT_POLICY=PASSIVE), and always gets its thread count back; the pipeline's threads can
+run at a lower priority (nice) than a training loop."""
 
 import os
 import threading
@@ -11,21 +12,72 @@ import torch
 
 import ndflow as tf
 from ndflow.data import prefetching
-from ndflow.data.worker_threads import leave_a_core_to_the_pipeline
+from ndflow.data.worker_threads import CoreSharing, share_cores_with_the_pipeline
 
 
-@pytest.mark.parametrize("policy, fewer", [("", 1), ("passive", 0)])
-def test_a_core_is_left_unless_openmp_sleeps(monkeypatch, policy, fewer):
-    monkeypatch.setenv("OMP_WAIT_POLICY", policy)
+@pytest.fixture
+def two_threads():
     before = torch.get_num_threads()
     torch.set_num_threads(2)
-    try:
-        ds = tf.data.Dataset.range(4).prefetch(1)
-        with leave_a_core_to_the_pipeline(ds):
-            assert torch.get_num_threads() == 2 - fewer
-        assert torch.get_num_threads() == 2
-    finally:
-        torch.set_num_threads(before)
+    yield
+    torch.set_num_threads(before)
+
+
+def _feed(sharing, wait_share: float, batches: int = 12, now: float = 0.0) -> float:
+    """Batches that each take 10 ms of the consumer's time, `wait_share` of it waiting;
+    returns the clock after the last."""
+    for _ in range(batches):
+        now += 0.01
+        sharing.waited(0.01 * wait_share, now)
+    return now
+
+
+@pytest.mark.parametrize("policy, wait_share, fewer", [
+    ("", 0.02, 0),          # the pipeline keeps up: the step keeps every core
+    ("", 0.5, 1),           # the step waits half its time: it leaves the pipeline a core
+    ("passive", 0.5, 0),    # idle OpenMP threads sleep: nothing to leave
+])
+def test_a_core_is_left_only_when_the_consumer_waits(monkeypatch, two_threads, policy,
+                                                    wait_share, fewer):
+    monkeypatch.setenv("OMP_WAIT_POLICY", policy)
+    ds = tf.data.Dataset.range(4).prefetch(1)
+    with share_cores_with_the_pipeline(ds) as sharing:
+        now = _feed(sharing, wait_share, CoreSharing.WARMUP + CoreSharing.WINDOW - 1)
+        assert torch.get_num_threads() == 2      # undecided before a full window
+        _feed(sharing, wait_share, 4, now)
+        assert torch.get_num_threads() == 2 - fewer
+        assert sharing.left_a_core == bool(fewer)
+    assert torch.get_num_threads() == 2
+
+
+def test_a_pipeline_without_threads_shares_nothing(two_threads):
+    with share_cores_with_the_pipeline(tf.data.Dataset.range(4)) as sharing:
+        _feed(sharing, 0.9)
+        assert torch.get_num_threads() == 2 and not sharing.left_a_core
+
+
+def test_fit_restores_the_thread_count_after_a_waiting_pass(two_threads):
+    """Keras fit on a pipeline whose batches come slowly (a sleep in the map: the GIL is
+    released) leaves a core during the pass and gets it back afterwards."""
+    seen = []
+
+    def slow(x):
+        time.sleep(0.004)
+        return x
+
+    n = CoreSharing.WARMUP + CoreSharing.WINDOW + 4
+    ds = (tf.data.Dataset.from_tensor_slices((tf.ones([n, 2]), tf.zeros([n, 1]))).batch(1)
+          .map(lambda x, y: (tf.py_function(slow, [x], tf.float32), y)).prefetch(1))
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+    model.compile(loss="mse", optimizer="sgd")
+
+    class Threads(tf.keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            seen.append(torch.get_num_threads())
+
+    model.fit(ds, epochs=1, verbose=0, callbacks=[Threads()])
+    assert seen[0] == 2 and seen[-1] == 1     # the step waited for every batch
+    assert torch.get_num_threads() == 2
 
 
 def _nice_of_this_thread():
@@ -48,7 +100,7 @@ def test_pipeline_threads_run_below_a_training_loop(monkeypatch, setting, raised
 
     ds = tf.data.Dataset.range(6).map(lambda x: tf.py_function(record, [x], tf.int64),
                                       num_parallel_calls=2).prefetch(2)
-    with leave_a_core_to_the_pipeline(ds):  # as Keras fit consumes a dataset
+    with share_cores_with_the_pipeline(ds):  # as Keras fit consumes a dataset
         assert [int(v) for v in ds] == list(range(6))
     assert set(seen) == {min(19, main + raised)}
     assert _nice_of_this_thread() == main  # the consumer's own priority is untouched
