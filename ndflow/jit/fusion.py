@@ -109,7 +109,7 @@ def _broadcasts(producer_out, consumer: Operation) -> bool:
     computed once per outer index, since codegen hoists it out of the inner loops."""
     if emitters.is_reduction(consumer) or not consumer.outputs:
         return False
-    if consumer.type in emitters.SHAPE_OPS and consumer.type != "BroadcastTo":
+    if consumer.type in emitters.SHAPE_OPS and consumer.type not in emitters.BROADCAST_OPS:
         return False  # a reshape or transpose reads each element once
     p, c = producer_out.shape, consumer.outputs[0].shape
     if p.rank is None or c.rank is None:

@@ -46,7 +46,7 @@ INT_BINARY = ["Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "SquaredDiffer
               "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual"]
 OTHER = ["BiasAdd", "Select", "SelectV2", "AddN", "Cast", "LogicalAnd", "LogicalOr",
          "LogicalNot", "Const", "Reshape", "ExpandDims", "Squeeze", "BroadcastTo", "Transpose",
-         "Sum", "Mean", "Max", "Min", "Prod", "All", "Any"]
+         "Tile", "Sum", "Mean", "Max", "Min", "Prod", "All", "Any"]
 # float32 runs by default; the other widths in CI's slow pass (compile time)
 FLOATS = [dtypes.float32, pytest.param(dtypes.bfloat16, marks=pytest.mark.slow),
           pytest.param(dtypes.float64, marks=pytest.mark.slow),
@@ -159,8 +159,10 @@ def test_shape_ops_in_a_loop(dt, cache_dir):
         s = raw("Squeeze", raw("ExpandDims", raw("Tanh", h), tf.constant(-1)))
         t = raw("Transpose", raw("Exp", raw("Reshape", raw("Mul", x, x), tf.constant([4, 6]))),
                 tf.constant([1, 0]))
+        # a Tile of size-1 dimensions (a mean's gradient) is a broadcast
+        tiled = raw("Tile", raw("ExpandDims", b, tf.constant(0)), tf.constant([6, 1]))
         return [s, raw("AddV2", raw("BroadcastTo", b, tf.constant([6, 4])), s),
-                raw("Sub", s, h), raw("Mul", t, h)]
+                raw("Sub", s, h), raw("Mul", t, h), raw("Mul", tiled, s)]
     _check_group(fn, [(dt, [2, 3, 4]), (dt, [4])], cache_dir=cache_dir)
 
 
@@ -247,6 +249,10 @@ def test_zero_size_and_noncontiguous_inputs():
 
 def test_what_cannot_be_generated_raises_compile_unimplemented():
     f32 = dtypes.float32
+    g, _, outs = build(lambda x: [raw("Tile", x, tf.constant([2, 1])),
+                                  raw("Tile", x, tf.constant([1, 3]))], [(f32, [2, 1])])
+    copies, broadcast = (t.op for t in outs)
+    assert not emitters.can_emit(copies) and emitters.can_emit(broadcast)  # blocks vs a view
     g, phs, outs = build(lambda x: raw("Exp", x), [(f32, [4])])
     group = group_of(g, phs, outs)
     with pytest.raises(CompileUnimplemented, match="cuda"):

@@ -176,7 +176,11 @@ _TABLE: dict = {
 }
 
 # Shape ops: no expression, only a different view of their first input.
-SHAPE_OPS = frozenset({"Reshape", "ExpandDims", "Squeeze", "BroadcastTo", "Transpose"})
+SHAPE_OPS = frozenset({"Reshape", "ExpandDims", "Squeeze", "BroadcastTo", "Transpose", "Tile"})
+# Shape ops whose result reads elements more than once (a broadcast of size-1 dimensions:
+# the gradient of a mean or sum tiles its reduced dimensions this way).
+BROADCAST_OPS = frozenset({"BroadcastTo", "Tile"})
+_STATIC_OPERAND_OPS = ("Reshape", "ExpandDims", "BroadcastTo", "Transpose", "Tile")
 # Reductions (input fusion roots): op type -> accumulator kind.
 REDUCTIONS = {"Sum": "sum", "Mean": "mean", "Max": "max", "Min": "min", "Prod": "prod",
               "All": "all", "Any": "any"}
@@ -214,7 +218,7 @@ def const_value(t):
 
 def static_input_indices(op) -> tuple:
     """Indices of inputs read as static values (axes, shapes), not as elements."""
-    if op.type in REDUCTIONS or op.type in ("Reshape", "ExpandDims", "BroadcastTo", "Transpose"):
+    if op.type in REDUCTIONS or op.type in _STATIC_OPERAND_OPS:
         return (1,)
     return ()
 
@@ -246,9 +250,11 @@ def can_emit(op) -> bool:
         return is_small_const(op)
     if any(x.dtype not in SUPPORTED for x in op.inputs):
         return False
-    if t in REDUCTIONS or t in ("Reshape", "ExpandDims", "BroadcastTo", "Transpose"):
+    if t in REDUCTIONS or t in _STATIC_OPERAND_OPS:
         if const_value(op.inputs[1]) is None:
             return False
+        if t == "Tile":
+            return _tile_is_broadcast(op)
         return t not in REDUCTIONS or _reduction_ok(op)
     if t == "Squeeze":
         return True
@@ -264,6 +270,16 @@ def can_emit(op) -> bool:
                                                                       b"NHWC", b"NCHW"):
         return False
     return all(x.dtype in entry[1] for x in op.inputs)
+
+
+def _tile_is_broadcast(op) -> bool:
+    """A Tile that repeats only dimensions of size 1 is a broadcast (a view of its input);
+    other tilings copy blocks and stay library calls."""
+    shape, multiples = op.inputs[0].shape, const_value(op.inputs[1])
+    if not shape.is_fully_defined() or multiples is None:
+        return False
+    dims, reps = shape.as_list(), [int(m) for m in multiples.reshape(-1)]
+    return len(dims) == len(reps) and all(m == 1 or d == 1 for d, m in zip(dims, reps))
 
 
 def _reduction_ok(op) -> bool:

@@ -238,6 +238,8 @@ def _lower_op(op, val, views):
     if t in emitters.SHAPE_OPS:
         e, shape = _value(op.inputs[0], val)
         new = _static_result_shape(op, shape)
+        if t == "Tile":   # of size-1 dimensions only (emitters.can_emit)
+            return views.broadcast(e, shape, new), new
         if t == "BroadcastTo":
             out = _broadcast_shape([shape, new])
             return views.broadcast(e, shape, out), out
@@ -284,6 +286,10 @@ def _static_result_shape(op, shape) -> tuple:
         axis = axis if axis >= 0 else len(shape) + 1 + axis
         return shape[:axis] + (1,) + shape[axis:]
     dims = [int(d) for d in np.ravel(v)]
+    if t == "Tile":
+        if len(dims) != len(shape):
+            raise CompileUnimplemented(f"{op.name}: {len(dims)} multiples for rank {len(shape)}")
+        return tuple(s * m for s, m in zip(shape, dims))
     if t == "Reshape" and -1 in dims:
         known = math.prod(d for d in dims if d != -1)
         dims[dims.index(-1)] = math.prod(shape) // known if known else 0
