@@ -118,6 +118,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     nn_loss_composite,
     nn_moments,
     nn_sampled_loss,
+    ragged_array_ops,
     ragged_factory,
     ragged_math,
     ragged_string_ops,
