@@ -49,6 +49,7 @@ else:
     CODEGEN_IMPORT_ERROR = None
 
 VMODULE = "xla_compilation_cache"
+_CODEGEN_FAILURES_LOGGED: set = set()   # cluster names whose codegen failure was logged
 
 
 class Executable:
@@ -338,8 +339,13 @@ class _Builder:
         except CompileUnimplemented as e:
             logging.vlog(VMODULE, 2, f"{self.name}: fusion group runs unfused: {e}")
         except Exception as e:  # noqa: BLE001 - a code generator failure must not fail the run
-            logging.vlog(VMODULE, 1, f"{self.name}: code generation failed, group runs "
-                         f"unfused: {type(e).__name__}: {e}")
+            # not a limit the planner knew of but a failure (numba's typing, LLVM): said once
+            # per cluster at the default level, as TF's lazy mode logs a failed compile
+            if self.name not in _CODEGEN_FAILURES_LOGGED:
+                _CODEGEN_FAILURES_LOGGED.add(self.name)
+                logging.warning(f"{self.name}: code generation failed for a fusion group of "
+                                f"{'+'.join(op.type for op in group.ops)}; its ops run "
+                                f"unfused: {type(e).__name__}: {e}")
         return None
 
     def _needed_outside(self, ops: list) -> set:

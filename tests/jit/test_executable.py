@@ -134,19 +134,29 @@ def test_fusion_groups_go_to_the_code_generator(monkeypatch):
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
 
 
-@pytest.mark.parametrize("failure", [CompileUnimplemented("no bf16 tanh"), RuntimeError("bug")])
-def test_a_group_the_generator_cannot_compile_runs_unfused(monkeypatch, failure):
+@pytest.mark.parametrize("failure, logged", [(CompileUnimplemented("no bf16 tanh"), False),
+                                             (RuntimeError("numba typing bug"), True)])
+def test_a_group_the_generator_cannot_compile_runs_unfused(monkeypatch, capsys, failure,
+                                                          logged):
+    """A limit of the code generator is expected (a level-2 log line); a failure of it is
+    said once per cluster at the default level, and the cluster still runs, unfused."""
     def refuse(group, input_specs, device, cache_dir):
         raise failure
 
     monkeypatch.setattr(executable, "plan_fusions", _elementwise_group)
     monkeypatch.setattr(executable, "compile_fusion", refuse)
+    monkeypatch.setattr(executable, "_CODEGEN_FAILURES_LOGGED", set())
     fg = build(mlp_block, CASES["mlp_block"][1])
     args = [randn(5, 8), randn(8, 4), randn(4)]
-    exe = compile_cluster(fg, _specs(args), CPU)
+    for _ in range(2):
+        exe = compile_cluster(fg, _specs(args), CPU, name="cluster_7")
     assert exe.stats["fused_groups"] == 0 and exe.stats["unfused_groups"] == 1
     for g, w in zip(exe(args), CountingFallback(fg)(args)):
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
+    err = capsys.readouterr().err
+    assert err.count("code generation failed") == int(logged)
+    if logged:
+        assert "cluster_7" in err and "numba typing bug" in err
 
 
 def _lone_ops(x, w):
