@@ -10,4 +10,5 @@ from ndflow.checkpoint import (  # noqa: F401 - importing a module declares its 
     checkpoint_utils,
     io_ops,
     saver,
+    warm_starting,
 )

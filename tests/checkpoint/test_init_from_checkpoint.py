@@ -57,3 +57,41 @@ def test_bad_mappings_name_the_tensor():
             v1.train.init_from_checkpoint(FIXTURE, {"bias": v})
         with pytest.raises(ValueError, match="Should be 'scope/': 'other_scope/'"):
             v1.train.init_from_checkpoint(FIXTURE, {"emb": "scope/"})
+
+
+def test_warm_start_trainable_variables_renames_and_scopes():
+    with tf.Graph().as_default():
+        emb = v1.get_variable("emb", [7, 2], partitioner=v1.fixed_size_partitioner(2))
+        bias = v1.get_variable("b", [2])
+        wide = v1.get_variable("wide", [130, 3], trainable=False,
+                               initializer=v1.zeros_initializer())
+        v1.train.warm_start(FIXTURE, var_name_to_prev_var_name={"b": "bias"})
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(emb)), EMB)
+            assert sess.run(bias).tolist() == [0.5, -1.0]
+            assert not sess.run(wide).any()  # not trainable: left to its initializer
+    with tf.Graph().as_default():
+        wide = v1.get_variable("wide", [130, 3], trainable=False)
+        v1.train.warm_start(FIXTURE, ["wide"])  # regexes over GLOBAL_VARIABLES
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(wide), WIDE)
+        with pytest.raises(ValueError, match="var_name_to_prev_var_name that were not used"):
+            v1.train.warm_start(FIXTURE, var_name_to_prev_var_name={"nope": "x"})
+        with pytest.raises(ValueError, match="must be a `list` or `str`"):
+            v1.train.warm_start(FIXTURE, vars_to_warm_start=3)
+
+
+def test_warm_start_from_an_object_based_checkpoint(tmp_path):
+    with tf.Graph().as_default():
+        kernel = v1.get_variable("dense/kernel", initializer=tf.constant([[1.0, 2.0]]))
+        with v1.Session() as sess:
+            sess.run(kernel.initializer)
+            path = tf.train.Checkpoint(k=kernel).write(str(tmp_path / "c"), session=sess)
+    with tf.Graph().as_default():
+        kernel = v1.get_variable("dense/kernel", [1, 2])
+        v1.train.warm_start(path)  # "dense/kernel" found through the object graph
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            assert sess.run(kernel).tolist() == [[1.0, 2.0]]
