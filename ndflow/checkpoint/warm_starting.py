@@ -5,15 +5,15 @@
 over GLOBAL_VARIABLES, or a list of variables; the parts of a partitioned variable are one
 group under its full name. A group reads the checkpoint tensor of the same name, or the one
 `var_name_to_prev_var_name` gives; from an object-based checkpoint the names are mapped to
-its keys through the object graph's `full_name`s. Vocabulary remapping
-(`var_name_to_vocab_info`) is not implemented.
+its keys through the object graph's `full_name`s. A group with a `VocabInfo` in
+`var_name_to_vocab_info` gets its rows remapped between vocabularies (vocab_remapping.py).
 """
 
 from __future__ import annotations
 
 import re
 
-from ndflow.checkpoint import checkpoint_utils, tensor_bundle
+from ndflow.checkpoint import checkpoint_utils, tensor_bundle, vocab_remapping
 from ndflow.checkpoint.object_graph import OBJECT_GRAPH_PROTO_KEY
 from ndflow.checkpoint.restore import read_object_graph
 from ndflow.core import context
@@ -78,19 +78,22 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*",
                var_name_to_vocab_info=None, var_name_to_prev_var_name=None) -> None:
     """Warm-starts the chosen variables from `ckpt_to_initialize_from` (see the module
     doc)."""
-    if var_name_to_vocab_info:
-        raise NotImplementedError(
-            "warm_start: vocabulary remapping (var_name_to_vocab_info for "
-            f"{sorted(var_name_to_vocab_info)}) is not implemented in ndflow")
     prefix = checkpoint_utils._checkpoint_prefix(ckpt_to_initialize_from)
     grouped = _grouped_variables(vars_to_warm_start)
+    vocab_infos = dict(var_name_to_vocab_info or {})
     if var_name_to_prev_var_name is None:
         var_name_to_prev_var_name = _object_checkpoint_renames(prefix, grouped.keys())
-    used, assignment = set(), {}
+    used, vocab_used, assignment = set(), set(), {}
     for name, group in grouped.items():
         previous = var_name_to_prev_var_name.get(name)
         if previous:
             used.add(name)
+        if name in vocab_infos:
+            vocab_used.add(name)
+            vocab_remapping.remapped_initializers(
+                group, tensor_bundle.BundleReader(prefix), previous or name,
+                vocab_infos[name])
+            continue
         if not vars_to_warm_start:
             continue
         tensor_name = previous or name
@@ -100,8 +103,13 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*",
         assignment[tensor_name] = group[0] if len(group) == 1 else group
     if assignment:
         checkpoint_utils.init_from_checkpoint(prefix, assignment)
+    unused_vocab = set(vocab_infos) - vocab_used
     unused = set(var_name_to_prev_var_name) - used
     if unused:
         raise ValueError(f"You provided the following variables in var_name_to_prev_var_name "
                          f"that were not used: {unused}.  Perhaps you misspelled them?  Here "
                          f"is the list of viable variable names: {grouped.keys()}")
+    if unused_vocab:
+        raise ValueError(f"You provided the following variables in var_name_to_vocab_info "
+                         f"that were not used: {unused_vocab}.  Perhaps you misspelled them?"
+                         f"  Here is the list of viable variable names: {grouped.keys()}")

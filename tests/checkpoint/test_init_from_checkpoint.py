@@ -95,3 +95,32 @@ def test_warm_start_from_an_object_based_checkpoint(tmp_path):
         with v1.Session() as sess:
             sess.run(v1.global_variables_initializer())
             assert sess.run(kernel).tolist() == [[1.0, 2.0]]
+
+
+def test_warm_start_remaps_rows_and_columns_between_vocabularies(tmp_path):
+    """TensorFlow 2.21 gives the same values for this program."""
+    (tmp_path / "old.txt").write_text("apple\nbanana\ncherry\n")
+    (tmp_path / "new.txt").write_text("cherry\ndate\napple\n")
+    with tf.Graph().as_default():
+        v1.get_variable("emb", initializer=tf.constant(np.arange(6.0, dtype=np.float32)
+                                                       .reshape(3, 2)))
+        v1.get_variable("out", initializer=tf.constant(np.arange(6.0, dtype=np.float32)
+                                                       .reshape(2, 3)))
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            path = v1.train.Saver().save(sess, str(tmp_path / "m"), write_meta_graph=False)
+    new, old = str(tmp_path / "new.txt"), str(tmp_path / "old.txt")
+    with tf.Graph().as_default():
+        emb = v1.get_variable("emb", [4, 2], partitioner=v1.fixed_size_partitioner(2))
+        out = v1.get_variable("out", [2, 4])
+        v1.train.warm_start(path, var_name_to_vocab_info={
+            "emb": v1.train.VocabInfo(new, 3, 1, old),  # rows; one OOV bucket row
+            "out": v1.train.VocabInfo(new, 3, 1, old, axis=1)})  # columns
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            assert sess.run(tf.convert_to_tensor(emb)).tolist() == \
+                [[4.0, 5.0], [0.0, 0.0], [0.0, 1.0], [0.0, 0.0]]
+            assert sess.run(out).tolist() == [[2.0, 0.0, 0.0, 0.0], [5.0, 0.0, 3.0, 0.0]]
+        with pytest.raises(ValueError, match="var_name_to_vocab_info that were not used"):
+            v1.train.warm_start(path, [], var_name_to_vocab_info={
+                "nope": v1.train.VocabInfo(new, 3, 0, old)})
