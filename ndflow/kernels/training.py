@@ -16,7 +16,7 @@ import torch
 from ndflow.core import dtypes
 from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
 from ndflow.kernels.registry import kernel
-from ndflow.ops import training
+from ndflow.ops import nn_fused, training
 
 
 def _shape_str(shape) -> str:
@@ -67,6 +67,24 @@ def _gradient_descent(node):
     def run(var, alpha, delta):
         (v,), (lr,) = _prepare(node, ("var",), ("alpha",), (var,), (alpha,), delta, "delta")
         var.value = torch.add(v, delta, alpha=-lr)
+    return run
+
+
+@kernel(nn_fused.MatMulApplyGradientDescent)
+def _matmul_gradient_descent(node):
+    """var -= alpha * op(a) @ op(b): one GEMM accumulating into a copy of the weight (addmm
+    with beta 1), the product never written on its own."""
+    ta, tb = bool(node.attrs["transpose_a"]), bool(node.attrs["transpose_b"])
+
+    def run(var, alpha, a, b):
+        a, b = a.t() if ta else a, b.t() if tb else b
+        v = _read(var, "var", node.attrs["T"].torch_dtype)
+        lr = _scalar(alpha, "alpha")
+        if tuple(v.shape) != (a.shape[0], b.shape[1]):
+            raise InvalidArgumentError(None, None, f"var and delta do not have the same shape"
+                                       f"{_shape_str(v.shape)} "
+                                       f"{_shape_str((a.shape[0], b.shape[1]))}")
+        var.value = torch.addmm(v, a, b, alpha=-lr)
     return run
 
 

@@ -12,6 +12,11 @@
 - `_MatMulAddScaled(a, b, y, scale)` = `a @ b + y * scale` (scale a scalar) is
   ndflow-internal: the gradient of a weight with L2 regularization, `AddN(MatMul(..),
   Mul(w, c))`, in one GEMM plus one in-place multiply-add on the GEMM's own output.
+- `_MatMulApplyGradientDescent(var, alpha, a, b)`: `var -= alpha * (a @ b)` is
+  ndflow-internal: a weight's gradient product that only feeds its plain SGD update
+  (`ResourceApplyGradientDescent`, or `assign_sub(lr * g)` written by hand) becomes one GEMM
+  accumulating into a copy of the weight, instead of a GEMM writing the gradient, a scaling
+  pass and an update pass over weight-sized buffers.
 - `_MaxPoolWithIndices` / `_MaxPoolGradWithIndices` are ndflow-internal (no TensorFlow
   counterpart): a MaxPool that also returns ATen's argmax indices (int64, flat positions in
   each (n, c) plane of the possibly padded input) and the MaxPoolGrad that scatters with
@@ -100,6 +105,25 @@ def _pool_grad_with_indices_shape(ctx):
         if a is not None and b is not None and a != b:
             raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
     return [TensorShape(x.dims)]
+
+
+def _matmul_apply_shape(ctx):
+    """No outputs; alpha is a scalar and a, b are matrices (the remapper builds this op from
+    a valid MatMul, whose own shape rule already held)."""
+    for i, (what, rank) in enumerate((("alpha", 0), ("a", 2), ("b", 2)), start=1):
+        r = ctx.shapes[i].rank
+        if r is not None and r != rank:
+            raise ValueError(f"Shape must be rank {rank} but is rank {r} for "
+                             f"'{ctx.op_name}' ({what})")
+    return []
+
+
+MatMulApplyGradientDescent = op_def(
+    "_MatMulApplyGradientDescent", inputs=["var: resource", "alpha: T", "a: T", "b: T"],
+    outputs=[], attrs=["transpose_a: bool = false", "transpose_b: bool = false", FLOAT_T,
+                       "use_locking: bool = false"],
+    shape=_matmul_apply_shape, gradient_undefined=True, stateful=True,
+    doc="ndflow-internal: var -= alpha * MatMul(a, b) in one GEMM.")
 
 
 _POOL_ATTRS = ["ksize: list(int)", "strides: list(int)", PADDING, EXPLICIT_PADDINGS,

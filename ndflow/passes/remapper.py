@@ -15,6 +15,11 @@ fetched, fed or a target, and every op of a pattern must be on the same device. 
   an L2-regularized weight) becomes the ndflow-internal `_MatMulAddScaled(a, b, y, s)`: the
   scaled term is added in place into the product, saving two passes over the weight-sized
   gradient and one allocation.
+- `ResourceApplyGradientDescent(var, alpha, MatMul(a, b))` and
+  `AssignSubVariableOp(var, Mul(MatMul(a, b), alpha))` (scalar `alpha`, either order: plain
+  SGD written by hand) become the ndflow-internal `_MatMulApplyGradientDescent(var, alpha, a,
+  b)`: a weight gradient that only feeds its update is accumulated into the new weight by
+  the GEMM itself (two fewer passes over weight-sized buffers, one allocation fewer).
 - `MaxPool` whose output feeds a `MaxPoolGrad` with the same `orig_input` (and the same
   window attrs) becomes the ndflow-internal `_MaxPoolWithIndices` (value + ATen argmax
   indices), and each such MaxPoolGrad becomes `_MaxPoolGradWithIndices(orig_input, grad,
@@ -68,6 +73,11 @@ def _act(inner):
 _SCALED_ADD = P({"AddN", "AddV2", "Add"}, _MATMUL,
                 P({"Mul"}, AnyTensor("scaled"), AnyTensor("scale"), commutative=True),
                 name="add", commutative=True)
+_APPLY_MATMUL = P({"ResourceApplyGradientDescent"}, AnyTensor("var"), AnyTensor("alpha"), _MATMUL,
+                  name="apply")
+_ASSIGN_SUB_SCALED_MATMUL = P(
+    {"AssignSubVariableOp"}, AnyTensor("var"),
+    P({"Mul"}, _MATMUL, AnyTensor("alpha"), name="scale", commutative=True), name="apply")
 _POOL = P({"MaxPool"}, AnyTensor("input"), name="pool", shared=True)
 _POOL_GRAD = P({"MaxPoolGrad"}, AnyTensor("input"), _POOL, AnyTensor("grad"), name="pool_grad")
 _POOL_ROOT = P({"MaxPool"}, AnyTensor("input"), name="pool")
@@ -98,6 +108,17 @@ def _scaled_add(view: GraphView, m: Match) -> bool:
     product = m.ops["root"].outputs[0]
     return (_float_op(m.ops["add"]) and s.shape.rank == 0 and y.shape.is_fully_defined()
             and product.shape == y.shape and y.shape == out.shape and y.dtype is out.dtype)
+
+
+def _matmul_update(view: GraphView, m: Match) -> bool:
+    """A float product of known matrix shape and a scalar alpha of its dtype; for the
+    hand-written form, the variable's dtype is the product's."""
+    product, alpha = m.ops["root"].outputs[0], m.tensors["alpha"]
+    apply = m.ops["apply"]
+    dtype_ok = (apply.attrs.get("dtype", product.dtype) is product.dtype
+                if apply.type == "AssignSubVariableOp" else apply.attrs["T"] is product.dtype)
+    return (_float_op(m.ops["root"]) and alpha.shape.rank == 0 and alpha.dtype is product.dtype
+            and dtype_ok)
 
 
 def _reuses_argmax(grad: Operation, pool: Operation) -> bool:
@@ -160,6 +181,15 @@ def _emit_scaled_add(rw: GraphRewriter, m: Match) -> Operation:
                  {k: src.attrs[k] for k in ("transpose_a", "transpose_b", "T")})
 
 
+def _emit_matmul_update(rw: GraphRewriter, m: Match) -> Operation:
+    mm, apply = m.ops["root"], m.ops["apply"]
+    inputs = [rw.mapped(m.tensors[k]) for k in ("var", "alpha", "input", "filter")]
+    attrs = {k: mm.attrs[k] for k in ("transpose_a", "transpose_b", "T")}
+    attrs["use_locking"] = bool(apply.attrs.get("use_locking", False))
+    return rw.add_op(nn_fused.MatMulApplyGradientDescent, inputs, attrs, [], apply.name,
+                     control_inputs(rw, m), apply.device)
+
+
 def _pool_attrs(op: Operation) -> dict:
     attrs = {k: op.attrs.get(k) for k in _POOL_ATTRS}
     attrs["explicit_paddings"] = list(attrs["explicit_paddings"] or [])
@@ -192,6 +222,9 @@ RULES: list[Rule] = [
          _matmul_add_bias),
     Rule("matmul_add", _MATMUL_ADD, _emit_bias_fusion(nn_fused.FusedMatMul), _matmul_add_bias),
     Rule("matmul_add_scaled", _SCALED_ADD, _emit_scaled_add, _scaled_add),
+    Rule("matmul_apply_gradient_descent", _APPLY_MATMUL, _emit_matmul_update, _matmul_update),
+    Rule("matmul_assign_sub_scaled", _ASSIGN_SUB_SCALED_MATMUL, _emit_matmul_update,
+         _matmul_update),
     Rule("max_pool_grad_with_indices", _POOL_GRAD, _emit_pool_grad, _pool_grad),
     Rule("max_pool_with_indices", _POOL_ROOT, _emit_pool, _pool_with_grads),
 ]
