@@ -9,7 +9,6 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.ops import arithmetic
 from ndflow.ops import math as math_ops
-from ndflow.ops.array_builders import repeat
 from ndflow.ops.array_core import expand_dims, reshape
 from ndflow.ops.array_core import shape as shape_op
 from ndflow.ops.array_gather import gather
@@ -116,19 +115,19 @@ def _add_batched_partition(rt, p, parsed, key, validate):
     if isinstance(p, (RaggedFeature.RowSplits, RaggedFeature.RowLimits)):
         if isinstance(p, RaggedFeature.RowSplits):
             part = _drop_first_of_each_row(part)
-        limits = arithmetic.add(part.values, repeat(rt.row_splits[:-1], part.row_lengths()))
+        limits = arithmetic.add(part.values, gather(rt.row_splits[:-1], part.value_rowids()))
         return part.with_values(RaggedTensor.from_row_limits(rt.values, limits,
                                                              validate=validate))
     if isinstance(p, RaggedFeature.RowStarts):
-        starts = arithmetic.add(part.values, repeat(rt.row_splits[:-1], part.row_lengths()))
+        starts = arithmetic.add(part.values, gather(rt.row_splits[:-1], part.value_rowids()))
         return part.with_values(RaggedTensor.from_row_starts(rt.values, starts,
                                                              validate=validate))
     if isinstance(p, RaggedFeature.RowLengths):
         return part.with_values(RaggedTensor.from_row_lengths(rt.values, part.values,
                                                               validate=validate))
     nrows = arithmetic.maximum(ragged_reduce("Max", part + 1, 1, False), 0)
-    rowids = arithmetic.add(part.values, repeat(cumsum(nrows, exclusive=True),
-                                                part.row_lengths()))
+    rowids = arithmetic.add(part.values, gather(cumsum(nrows, exclusive=True),
+                                                part.value_rowids()))
     return RaggedTensor.from_row_lengths(
         RaggedTensor.from_value_rowids(rt.values, rowids, validate=validate), nrows,
         validate=validate)

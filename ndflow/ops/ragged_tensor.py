@@ -22,10 +22,9 @@ from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops import arithmetic, composite_dispatch
 from ndflow.ops import math as math_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.array_builders import repeat
 from ndflow.ops.array_core import shape as shape_op
-from ndflow.ops.array_fill import zeros
-from ndflow.ops.array_gather import gather
+from ndflow.ops.array_fill import ones_like, zeros
+from ndflow.ops.array_gather import gather, unsorted_segment_sum
 from ndflow.ops.array_range import range as range_op
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
@@ -361,10 +360,14 @@ def _to_numpy(values: np.ndarray, splits: list):
 
 
 def splits_to_segment_ids(splits, out_type=None):
-    """The row id of each value: row i repeated row_lengths[i] times."""
-    lengths = arithmetic.subtract(splits[1:], splits[:-1])
-    n = shape_op(lengths, out_type=splits.dtype)[0]
-    ids = repeat(range_op(n, dtype=splits.dtype), lengths)
+    """The row id of each value: row i repeated row_lengths[i] times. Computed as the
+    running count of row boundaries up to each value (a scatter-add and a cumsum: cheaper
+    than tf.repeat's search)."""
+    nvals = splits[-1]
+    boundaries = splits[1:-1]
+    starts = unsorted_segment_sum(ones_like(boundaries), boundaries,
+                                  arithmetic.add(nvals, 1))[:-1]
+    ids = cumsum(starts)
     return ids if out_type is None else cast(ids, out_type)
 
 
