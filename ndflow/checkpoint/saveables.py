@@ -27,12 +27,26 @@ def _host(tensor, value=None) -> np.ndarray:
 
 def serialize(objects, session=None) -> list[dict]:
     """{suffix: NumPy value} of each object's tensors, now (in a graph: run in `session`)."""
-    specs = [obj._serialize_to_tensors() for obj in objects]
-    if context.executing_eagerly() or not specs:
-        return [{s: _host(t) for s, t in spec.items()} for spec in specs]
+    if context.executing_eagerly():
+        return [{s: _host(t) for s, t in obj._serialize_to_tensors().items()}
+                for obj in objects]
+    if not objects:
+        return []
+    specs = [_graph_tensors(obj, session.graph) for obj in objects]
     flat = [t for spec in specs for t in spec.values()]
     fetched = iter(session.run(flat))
     return [{s: _host(t, next(fetched)) for s, t in spec.items()} for spec in specs]
+
+
+def _graph_tensors(obj, graph) -> dict:
+    """The object's tensors in `graph`, built once (saving again adds no ops: a finalized
+    graph can still be saved)."""
+    cached = getattr(obj, "_checkpoint_tensors", None)
+    if cached is None or cached[0] is not graph:
+        with graph.as_default(), graph.control_dependencies(None):
+            cached = (graph, obj._serialize_to_tensors())
+        obj._checkpoint_tensors = cached
+    return cached[1]
 
 
 def saved_tensors(reader: BundleReader, prefix: str) -> dict:

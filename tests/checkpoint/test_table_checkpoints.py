@@ -80,6 +80,8 @@ def test_checkpoint_in_a_tf1_session_saves_and_restores_tables(tmp_path):
         ckpt = tf.train.Checkpoint(table=table)
         with tf.compat.v1.Session() as sess:
             sess.run(fill)
+            ckpt.write(str(tmp_path / "first"), session=sess)
+            sess.graph.finalize()  # saving again adds no ops (MonitoredSession's graphs)
             path = ckpt.write(str(tmp_path / "ckpt"), session=sess)
     with tf.Graph().as_default():
         table = _words()
