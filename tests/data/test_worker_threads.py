@@ -4,6 +4,7 @@ OMP_WAIT_POLICY=PASSIVE), and always gets its thread count back; the pipeline's 
 run at a lower priority (nice) than a training loop."""
 
 import os
+import sys
 import threading
 import time
 
@@ -11,7 +12,7 @@ import pytest
 import torch
 
 import ndflow as tf
-from ndflow.data import prefetching
+from ndflow.data import prefetching, worker_threads
 from ndflow.data.worker_threads import CoreSharing, share_cores_with_the_pipeline
 
 
@@ -58,7 +59,8 @@ def test_a_pipeline_without_threads_shares_nothing(two_threads):
 
 def test_fit_restores_the_thread_count_after_a_waiting_pass(two_threads):
     """Keras fit on a pipeline whose batches come slowly (a sleep in the map: the GIL is
-    released) leaves a core during the pass and gets it back afterwards."""
+    released) leaves a core during the pass and gets it back afterwards; the GIL switch
+    interval is shorter during the pass only."""
     seen = []
 
     def slow(x):
@@ -71,13 +73,21 @@ def test_fit_restores_the_thread_count_after_a_waiting_pass(two_threads):
     model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
     model.compile(loss="mse", optimizer="sgd")
 
+    intervals = []
+
     class Threads(tf.keras.callbacks.Callback):
         def on_train_batch_end(self, batch, logs=None):
             seen.append(torch.get_num_threads())
+            intervals.append(sys.getswitchinterval())
 
+    before = sys.getswitchinterval()
     model.fit(ds, epochs=1, verbose=0, callbacks=[Threads()])
     assert seen[0] == 2 and seen[-1] == 1     # the step waited for every batch
     assert torch.get_num_threads() == 2
+    # the GIL changes hands sooner while the pipeline's threads run Python beside the step
+    assert set(intervals) == {worker_threads.CONSUMER_SWITCH_INTERVAL}
+    assert worker_threads.CONSUMER_SWITCH_INTERVAL < before
+    assert sys.getswitchinterval() == before
 
 
 def _nice_of_this_thread():
