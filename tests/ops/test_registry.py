@@ -20,7 +20,8 @@ from tests.conftest import NDFLOW_OP_NAMES
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tf_ops" / "tf_2_21_ops.json"
 TF_OPS = json.loads(FIXTURE.read_text())["ops"]
 # Internal ops of ndflow's own passes, which TensorFlow does not have.
-NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MaxPoolWithIndices", "_MaxPoolGradWithIndices",
+NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MaxPoolWithIndices",
+               "_MaxPoolGradWithIndices",
                "_PythonDataset", "_IteratorHasNext", "_PythonIterator",
                "_XlaClusterCall", "_GraphInputDataset", "_DatasetReduce",
                "OnnxEngineOp"}  # the inference converter's engine segments (TRTEngineOp's role)
