@@ -37,8 +37,11 @@ class VariantDataset(DatasetV2):
 
 
 def window_spec(element_spec):
-    """The element_spec of a windowed dataset: a DatasetSpec for each component."""
-    return pack_sequence_as(element_spec, [DatasetSpec(s) for s in flatten(element_spec)])
+    """The element_spec of a windowed dataset: a DatasetSpec for each component (a ragged
+    component is one dataset of RaggedTensors)."""
+    return pack_sequence_as(element_spec, [
+        DatasetSpec(s) for s in flatten(element_spec, expand_composites=False)],
+        expand_composites=False)
 
 
 class WindowDataset(DatasetV2):
@@ -54,7 +57,9 @@ class WindowDataset(DatasetV2):
                 raise tf_errors.InvalidArgumentError(
                     None, None, f"Window {what} must be greater than zero. [Op:WindowDataset]")
         self._drop = bool(_int(drop_remainder))
-        self._component_specs = flatten(input_dataset.element_spec)
+        # (spec, number of flat parts) of each component: a RaggedTensor travels as several
+        self._component_specs = [(s, len(flatten(s))) for s in flatten(
+            input_dataset.element_spec, expand_composites=False)]
         super().__init__(window_spec(input_dataset.element_spec))
 
     def _inputs(self):
@@ -86,8 +91,11 @@ class WindowDataset(DatasetV2):
             if not buffer or (self._drop and len(buffer) < span):
                 return
             picked = list(buffer)[::stride]
-            yield tuple(VariantDataset([(e[c],) for e in picked], spec)
-                        for c, spec in enumerate(self._component_specs))
+            windows, c = [], 0
+            for spec, k in self._component_specs:
+                windows.append(VariantDataset([tuple(e[c:c + k]) for e in picked], spec))
+                c += k
+            yield tuple(windows)
             # the next window starts `shift` elements later (past the buffer: skip input)
             drop = min(shift, len(buffer))
             for _ in range(drop):

@@ -102,3 +102,17 @@ def test_generator_of_ragged_values_and_padded_batch_refused():
         assert "only supported for datasets that produce tensor elements" in str(e)
     else:
         raise AssertionError("padded_batch of ragged elements must be a TypeError, as TF")
+
+
+def test_cache_save_load_and_window_keep_ragged_elements(tmp_path):
+    ds = tf.data.Dataset.from_tensor_slices(tf.ragged.constant(ROWS)).ragged_batch(2)
+    want = [ROWS[:2], ROWS[2:]]
+    cached = ds.cache(str(tmp_path / "cache"))
+    assert _lists(cached) == want and _lists(cached) == want
+    ds.save(str(tmp_path / "saved"))
+    loaded = tf.data.Dataset.load(str(tmp_path / "saved"))
+    assert loaded.element_spec == ds.element_spec and _lists(loaded) == want
+    windows = tf.data.Dataset.from_tensor_slices(
+        {"a": tf.ragged.constant(ROWS), "b": [1, 2, 3, 4]}).window(2)
+    assert windows.element_spec["a"].element_spec == tf.RaggedTensorSpec([None], tf.int32, 0)
+    assert _lists(windows.flat_map(lambda w: w["a"].ragged_batch(2))) == want

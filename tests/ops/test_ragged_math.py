@@ -131,3 +131,11 @@ def test_map_fn_over_ragged_rows():
     assert sizes(rt).numpy().tolist() == [2, 0, 3]
     with pytest.raises(ValueError, match="fn_output_signature"):
         tf.map_fn(lambda r: r, rt)
+
+
+def test_gradients_flow_through_ragged_ops():
+    v = tf.Variable([1.0, 2.0, 3.0])
+    with tf.GradientTape() as tape:
+        rt = tf.RaggedTensor.from_row_lengths(v * 2.0, [2, 1])
+        y = tf.reduce_sum(tf.reduce_max(rt, axis=1)) + tf.reduce_sum(rt.to_tensor())
+    assert tape.gradient(y, v).numpy().tolist() == [2.0, 4.0, 4.0]   # TensorFlow's values
