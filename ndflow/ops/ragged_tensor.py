@@ -5,8 +5,11 @@ row-splits vector per ragged dimension (TensorFlow's encoding: row i of `rt` is
 A composite tensor (core/composite_tensor.py): its components are
 `[flat_values, *nested_row_splits]`, so `tf.function`, `tf.nest(expand_composites=True)` and
 `tf.data` carry it as those tensors. Every method is built from ordinary ops, so it works
-eagerly and in graphs alike. The factory methods live in ops/ragged_factory.py, reductions and
-`tf.ragged.map_flat_values` in ops/ragged_math.py, the spec in ops/ragged_tensor_spec.py.
+eagerly and in graphs alike. Around it: the factory methods and `tf.ragged.constant/range`
+(ragged_factory.py), reductions, operators and `tf.ragged.map_flat_values` (ragged_math.py),
+to/from_sparse, merge_dims, stack, boolean_mask (ragged_array_ops.py), `tf.strings` with
+ragged results (ragged_string_ops.py), the elementwise API dispatch (ragged_dispatch.py) and
+`tf.RaggedTensorSpec` (ragged_tensor_spec.py); tf.data support in data/ragged_batching.py.
 """
 
 from __future__ import annotations
@@ -172,7 +175,7 @@ class RaggedTensor(CompositeTensor):
         while isinstance(rt, RaggedTensor):
             lengths = rt.row_lengths()
             longest = arithmetic.maximum(
-                _reduce_max0(lengths), convert_to_tensor(0, lengths.dtype))
+                reduce_max(lengths), convert_to_tensor(0, lengths.dtype))
             dims.append(cast(longest, out_type))
             rt = rt._values
         dims += [cast(d, out_type) for d in _inner_dims(rt)]
@@ -369,10 +372,6 @@ def splits_to_segment_ids(splits, out_type=None):
                                   arithmetic.add(nvals, 1))[:-1]
     ids = cumsum(starts)
     return ids if out_type is None else cast(ids, out_type)
-
-
-def _reduce_max0(x):
-    return reduce_max(x)
 
 
 def _inner_dims(values) -> list:
