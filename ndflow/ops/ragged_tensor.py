@@ -19,6 +19,7 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor
+from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
@@ -213,6 +214,11 @@ class RaggedTensor(CompositeTensor):
             shape_t = convert_to_tensor(-1, self._row_splits.dtype)
         else:
             dims = TensorShape(shape).as_list() if not isinstance(shape, Tensor) else None
+            rank = self.shape.rank
+            if dims is not None and rank is not None and len(dims) != rank:
+                raise InvalidArgumentError(
+                    None, None, f"rt_input.shape and shape={_shape_text(dims)} are "
+                    f"incompatible: rt_input.rank = {rank} but shape.rank = {len(dims)}")
             shape_t = shape if dims is None else convert_to_tensor(
                 [-1 if d is None else d for d in dims], self._row_splits.dtype)
             shape_t = cast(shape_t, self._row_splits.dtype)
@@ -332,6 +338,10 @@ def from_components(flat_values, nested_row_splits):
     for splits in reversed(list(nested_row_splits)):
         rt = RaggedTensor._from_splits(rt, splits)
     return rt
+
+
+def _shape_text(dims) -> str:
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
 
 
 def _is_eager(rt) -> bool:

@@ -143,3 +143,9 @@ def test_slicing_inside_rows_as_tensorflow():
         return x[:, :2]
 
     assert first_two(rt).to_list() == [[1, 2], [], [4, 5]]
+
+
+def test_to_tensor_shape_of_another_rank_is_tensorflows_error():
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="rt_input.rank = 2 but shape.rank = 3"):
+        tf.ragged.constant(ROWS).to_tensor(shape=[2, 2, 2])
