@@ -9,8 +9,10 @@ import sys
 
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
+from ndflow.ops import composite_dispatch
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.op_def import op_def
 
@@ -40,6 +42,7 @@ PrintV2 = op_def("PrintV2", inputs=["input: string"], outputs=[],
                  attrs=["output_stream: string = 'stderr'", "end: string = '\\n'"],
                  shape=_print_shape, gradient_undefined=True, stateful=True)
 
+_TENSORS = (Tensor, CompositeTensor)  # printed by StringFormat (a RaggedTensor as nested lists)
 _LOG_STREAMS = ("log(info)", "log(warning)", "log(error)")
 _IMPORT_STDOUT, _IMPORT_STDERR = sys.stdout, sys.stderr  # the signature's default objects
 
@@ -77,7 +80,11 @@ def _map(x, fn):
 
 def string_format(inputs: list, template: str, placeholder: str = "{}", summarize: int = 3,
                   name: str | None = None) -> Tensor:
-    """`tf.strings.format`'s op: `template` with each placeholder replaced by a tensor."""
+    """`tf.strings.format`'s op: `template` with each placeholder replaced by a tensor (a
+    RaggedTensor: by its nested-list text, ragged_string_ops.py)."""
+    if any(isinstance(x, CompositeTensor) for x in inputs):
+        return composite_dispatch.call("string_format", list(inputs), template, placeholder,
+                                       summarize, string_format)
     return apply_op(StringFormat, [list(inputs)],
                     {"template": template, "placeholder": placeholder,
                      "summarize": int(summarize)}, name=name).outputs[0]
@@ -91,7 +98,7 @@ def format_(template, inputs, placeholder="{}", summarize=3, name=None):
         values = list(inputs)
     else:
         values = [inputs]
-    values = [convert_to_tensor(v) for v in values]
+    values = [v if isinstance(v, CompositeTensor) else convert_to_tensor(v) for v in values]
     if template.count(placeholder) != len(values):
         raise ValueError(f"The template expects {template.count(placeholder)} tensors, but "
                          f"the inputs only has {len(values)}. Please ensure the number of "
@@ -109,12 +116,12 @@ def print_v2(*inputs, output_stream=sys.stderr, sep: str = " ", end: str = "\n",
             and inputs[0].dtype is dtypes.string):
         formatted = inputs[0]
     else:
-        free = _map(list(inputs), lambda x: "" if isinstance(x, Tensor) else x)
+        free = _map(list(inputs), lambda x: "" if isinstance(x, _TENSORS) else x)
         placeholder = _placeholder_for(" ".join(pprint.pformat(x) for x in free))
         tensors, templates = [], []
 
         def leaf(x):
-            if isinstance(x, Tensor):
+            if isinstance(x, _TENSORS):
                 tensors.append(x)
                 return placeholder
             return x

@@ -3,6 +3,8 @@ unicode_encode, ngrams), as TensorFlow 2.21 returns them; checked against Python
 
 from __future__ import annotations
 
+import sys
+
 import ndflow as tf
 
 LINES = ["the cat sat", "", "on  the mat "]
@@ -45,3 +47,21 @@ def test_ngrams_of_ragged_rows():
     assert tf.strings.ngrams(rows, 2).to_list() == [[b"a b", b"b c"], []]
     assert tf.strings.ngrams(tf.strings.split(["x y z"]), 2, separator="_").to_list() == \
         [[b"x_y", b"y_z"]]
+
+
+def test_print_and_format_ragged_as_tensorflow(capsys):
+    rt = tf.ragged.constant([[1, 2], [], [3]])
+    got = tf.strings.format("r={} d={}", [rt, tf.constant([1, 2])])
+    assert got.numpy() == b"r=[[1, 2], [], [3]] d=[1 2]"
+    long_rows = tf.ragged.constant([[1] * 10] * 10)
+    assert tf.strings.format("{}", long_rows).numpy().decode() == (
+        "[" + ", ".join(["[1, 1, 1, ..., 1, 1, 1]"] * 3 + ["..."] +
+                        ["[1, 1, 1, ..., 1, 1, 1]"] * 3) + "]")
+    tf.print("x", tf.ragged.constant([["it's"], []]), output_stream=sys.stdout)
+
+    @tf.function
+    def show(x):
+        tf.print(x, output_stream=sys.stdout)
+
+    show(tf.ragged.constant([[[1, 2], [3]], [[4]]]))
+    assert capsys.readouterr().out == "x [['it\\'s'], []]\n[[[1, 2], [3]], [[4]]]\n"
