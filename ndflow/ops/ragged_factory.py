@@ -202,7 +202,17 @@ def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validat
         nrows = math_ops.floordiv(nvals, arithmetic.maximum(length, 1))
     nrows = _index_tensor(nrows, "nrows", dtype)
     splits = arithmetic.multiply(range_op(arithmetic.add(nrows, 1), dtype=dtype), length)
-    return _from_row_partition(values, splits, validate)
+    rt = _from_row_partition(values, splits, validate)
+    rt._uniform_row_length = _static_int(uniform_row_length)
+    return rt
+
+
+def _static_int(x):
+    """`x` as a Python int when it is one (or an eager scalar), else None."""
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    value = getattr(x, "numpy", None)
+    return int(value()) if value is not None and np.ndim(value()) == 0 else None
 
 
 def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None,
@@ -251,7 +261,7 @@ def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=Non
 
 def _uniform(values, nrows, ncols, dtype):
     splits = arithmetic.multiply(range_op(arithmetic.add(nrows, 1), dtype=dtype), ncols)
-    return RaggedTensor._from_splits(values, splits)
+    return RaggedTensor._from_splits(values, splits, _static_int(ncols))
 
 
 for _fn in (from_row_splits, from_row_lengths, from_value_rowids, from_row_starts,

@@ -48,7 +48,9 @@ class RaggedTensor(CompositeTensor):
     Built with the factory methods (`from_row_splits`, `from_row_lengths`, `from_tensor`,
     `tf.ragged.constant`, ...), not this constructor."""
 
-    __slots__ = ("_values", "_row_splits", "__weakref__")
+    # _uniform_row_length: the rows' common length when known statically (a dimension
+    # TensorFlow's shape shows, as from_tensor or from_uniform_row_length make), else None
+    __slots__ = ("_values", "_row_splits", "_uniform_row_length", "__weakref__")
 
     def __init__(self, values, row_partition, internal=False):
         if not internal:
@@ -56,11 +58,14 @@ class RaggedTensor(CompositeTensor):
                              "factory methods instead (e.g., RaggedTensor.from_row_lengths())")
         self._values = values
         self._row_splits = row_partition
+        self._uniform_row_length = None
 
     @classmethod
-    def _from_splits(cls, values, row_splits) -> RaggedTensor:
+    def _from_splits(cls, values, row_splits, uniform_row_length=None) -> RaggedTensor:
         """No conversion, no validation: the callers made both."""
-        return cls(values, row_splits, internal=True)
+        rt = cls(values, row_splits, internal=True)
+        rt._uniform_row_length = uniform_row_length
+        return rt
 
     # -- composite protocol --------------------------------------------------------------------
     def _to_components(self) -> list:
@@ -70,7 +75,7 @@ class RaggedTensor(CompositeTensor):
         if components and all(isinstance(c, TensorSpec) for c in components):
             return composite_dispatch.call("ragged_spec_from_components", components,
                                            self.ragged_rank)  # specs of the components
-        return from_components(components[0], components[1:])
+        return from_components(components[0], components[1:], self._uniform_dims())
 
     @property
     def _type_spec(self):
@@ -116,7 +121,14 @@ class RaggedTensor(CompositeTensor):
         tail = inner.as_list()[1:] if inner.rank is not None else None
         if tail is None:
             return TensorShape(None)
-        return TensorShape([nrows] + [None] * self.ragged_rank + tail)
+        return TensorShape([nrows] + self._uniform_dims() + tail)
+
+    def _uniform_dims(self) -> list:
+        out, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            out.append(rt._uniform_row_length)
+            rt = rt._values
+        return out
 
     def get_shape(self) -> TensorShape:
         return self.shape
@@ -185,7 +197,7 @@ class RaggedTensor(CompositeTensor):
 
     # -- rebuilding ----------------------------------------------------------------------------
     def with_values(self, new_values) -> RaggedTensor:
-        return RaggedTensor._from_splits(new_values, self._row_splits)
+        return RaggedTensor._from_splits(new_values, self._row_splits, self._uniform_row_length)
 
     def with_flat_values(self, new_values) -> RaggedTensor:
         if isinstance(self._values, RaggedTensor):
@@ -200,7 +212,7 @@ class RaggedTensor(CompositeTensor):
             if isinstance(self._values, RaggedTensor) else self._values
         splits = self._row_splits if self._row_splits.dtype is dtype \
             else cast(self._row_splits, dtype)
-        return RaggedTensor._from_splits(values, splits)
+        return RaggedTensor._from_splits(values, splits, self._uniform_row_length)
 
     # -- conversion ----------------------------------------------------------------------------
     def to_tensor(self, default_value=None, name=None, shape=None):
@@ -332,11 +344,14 @@ def _binary(op, x, y):
     return composite_dispatch.call("ragged_elementwise", op, x, y)
 
 
-def from_components(flat_values, nested_row_splits):
-    """The RaggedTensor of these components (no validation); no splits: `flat_values`."""
+def from_components(flat_values, nested_row_splits, uniform_row_lengths=None):
+    """The RaggedTensor of these components (no validation); no splits: `flat_values`.
+    `uniform_row_lengths`: each level's static row length or None (as a spec's shape)."""
+    splits = list(nested_row_splits)
+    uniform = list(uniform_row_lengths or [None] * len(splits))
     rt = flat_values
-    for splits in reversed(list(nested_row_splits)):
-        rt = RaggedTensor._from_splits(rt, splits)
+    for s, u in reversed(list(zip(splits, uniform))):
+        rt = RaggedTensor._from_splits(rt, s, u)
     return rt
 
 

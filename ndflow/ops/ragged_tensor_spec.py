@@ -83,7 +83,9 @@ class RaggedTensorSpec(TypeSpec):
             return _spec_from_component_specs(components, self._ragged_rank)
         if self._ragged_rank == 0:
             return components[0]
-        return from_components(components[0], components[1:])
+        dims = self._shape.as_list() if self._shape.rank is not None else \
+            [None] * (self._ragged_rank + 1)
+        return from_components(components[0], components[1:], dims[1:self._ragged_rank + 1])
 
     # -- compatibility -------------------------------------------------------------------------
     def is_compatible_with(self, spec_or_value) -> bool:

@@ -149,3 +149,13 @@ def test_to_tensor_shape_of_another_rank_is_tensorflows_error():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match="rt_input.rank = 2 but shape.rank = 3"):
         tf.ragged.constant(ROWS).to_tensor(shape=[2, 2, 2])
+
+
+def test_static_uniform_row_lengths_show_in_shapes_as_tensorflow():
+    deep = tf.RaggedTensor.from_tensor(np.arange(8).reshape(2, 2, 2), ragged_rank=2)
+    assert deep.shape.as_list() == [2, 2, 2]
+    assert deep._type_spec == tf.RaggedTensorSpec([2, 2, 2], tf.int64, 2)
+    assert tf.RaggedTensor.from_uniform_row_length(tf.range(6), 2).shape.as_list() == [3, 2]
+    assert tf.strings.split([["a b"], ["c"]]).shape.as_list() == [2, 1, None]
+    assert (deep + 1).shape.as_list() == [2, 2, 2]          # kept by with_flat_values
+    assert tf.ragged.constant(ROWS).shape.as_list() == [3, None]
