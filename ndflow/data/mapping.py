@@ -19,7 +19,11 @@ from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
 from ndflow.data.traced_function import TracedFunction, traced_predicate
 from ndflow.data.vectorized_map import CHUNK as VECTOR_CHUNK
 from ndflow.data.vectorized_map import vectorize
-from ndflow.data.worker_threads import init_worker_thread, intra_op_threads
+from ndflow.data.worker_threads import (
+    init_worker_thread,
+    intra_op_threads,
+    pipeline_threads_live,
+)
 
 _CHUNK = 8  # elements per task of a parallel map whose calls are short
 _SHORT_CALL_S = 5e-4  # longer calls (a map over whole batches) go one element per task
@@ -136,33 +140,34 @@ class MapDataset(DatasetV2):
             call_s[0] = (time.perf_counter() - start) / len(chunk)
             return out
 
-        try:
-            while True:
-                while not exhausted and len(pending) <= workers:
-                    if vectorized is not None:
-                        size = VECTOR_CHUNK
+        with pipeline_threads_live():   # the GIL changes hands sooner meanwhile
+            try:
+                while True:
+                    while not exhausted and len(pending) <= workers:
+                        short = call_s[0] is not None and call_s[0] < _SHORT_CALL_S
+                        if vectorized is not None:
+                            size = VECTOR_CHUNK
+                        else:
+                            size = _CHUNK if short else 1
+                        chunk = list(itertools.islice(source, size))
+                        if len(chunk) < size:
+                            exhausted = True
+                        if chunk:
+                            pending.append(pool.submit(run_chunk, index, chunk))
+                            index += len(chunk)
+                    if not pending:
+                        return
+                    if deterministic:
+                        future = pending.popleft()
                     else:
-                        size = _CHUNK if call_s[0] is not None and call_s[0] < _SHORT_CALL_S \
-                            else 1
-                    chunk = list(itertools.islice(source, size))
-                    if len(chunk) < size:
-                        exhausted = True
-                    if chunk:
-                        pending.append(pool.submit(run_chunk, index, chunk))
-                        index += len(chunk)
-                if not pending:
-                    return
-                if deterministic:
-                    future = pending.popleft()
-                else:
-                    done, _ = concurrent.futures.wait(pending, return_when="FIRST_COMPLETED")
-                    future = next(f for f in pending if f in done)
-                    pending.remove(future)
-                yield from future.result()
-        finally:
-            for f in pending:
-                f.cancel()
-            pool.shutdown(wait=False)
+                        done, _ = concurrent.futures.wait(pending, return_when="FIRST_COMPLETED")
+                        future = next(f for f in pending if f in done)
+                        pending.remove(future)
+                    yield from future.result()
+            finally:
+                for f in pending:
+                    f.cancel()
+                pool.shutdown(wait=False)
 
 
 class FilterDataset(DatasetV2):

@@ -14,7 +14,11 @@ import threading
 import weakref
 
 from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
-from ndflow.data.worker_threads import init_worker_thread, intra_op_threads
+from ndflow.data.worker_threads import (
+    init_worker_thread,
+    intra_op_threads,
+    pipeline_threads_live,
+)
 
 AUTOTUNE_BUFFER = 8  # elements prefetched under tf.data.AUTOTUNE
 _END = object()
@@ -91,17 +95,18 @@ class PrefetchDataset(DatasetV2):
         thread = threading.Thread(target=produce, name="tf_data_prefetch", daemon=True)
         with _producers_lock:
             _producers[thread] = stop
-        thread.start()
-        try:
-            while True:
-                item = q.get()
-                if item is _END:
-                    return
-                if isinstance(item, BaseException):
-                    raise item
-                yield item
-        finally:
-            stop.set()
+        with pipeline_threads_live():
+            thread.start()
+            try:
+                while True:
+                    item = q.get()
+                    if item is _END:
+                        return
+                    if isinstance(item, BaseException):
+                        raise item
+                    yield item
+            finally:
+                stop.set()
 
 
 register_op("prefetch")(PrefetchDataset)

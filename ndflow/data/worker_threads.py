@@ -18,7 +18,7 @@ import threading
 import torch
 
 PIPELINE_INTRA_OP_THREADS = 1
-# The GIL switch interval while a training loop consumes a pipeline running on threads.
+# The GIL switch interval while a pipeline runs threads beside its consumer (a training loop).
 # Every ATen kernel of the step releases the GIL; taking it back from a pipeline thread that
 # runs Python (a map function's ops) waits up to the interval (CPython's 5 ms), so a step of
 # 50 kernels could wait 50 intervals: a convoy. A shorter interval bounds each wait (measured
@@ -150,14 +150,34 @@ def share_cores_with_the_pipeline(dataset):
     consumer's thread count is restored at the end."""
     with _consumer_first():
         sharing = CoreSharing(dataset)
-        interval = sys.getswitchinterval()
-        if runs_background_threads(dataset) and interval > CONSUMER_SWITCH_INTERVAL:
-            sys.setswitchinterval(CONSUMER_SWITCH_INTERVAL)
         try:
             yield sharing
         finally:
             sharing.restore()
-            sys.setswitchinterval(interval)
+
+
+_live_pipelines = [0, None]   # iterations with threads running, the interval to restore
+_live_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def pipeline_threads_live():
+    """Entered by the consumer side of every iteration that runs pipeline threads (a
+    prefetch, a parallel map): while any is live the GIL switch interval is
+    CONSUMER_SWITCH_INTERVAL, and the last one out restores the previous interval."""
+    with _live_lock:
+        if _live_pipelines[0] == 0:
+            _live_pipelines[1] = sys.getswitchinterval()
+            if _live_pipelines[1] > CONSUMER_SWITCH_INTERVAL:
+                sys.setswitchinterval(CONSUMER_SWITCH_INTERVAL)
+        _live_pipelines[0] += 1
+    try:
+        yield
+    finally:
+        with _live_lock:
+            _live_pipelines[0] -= 1
+            if _live_pipelines[0] == 0:
+                sys.setswitchinterval(_live_pipelines[1])
 
 
 @contextlib.contextmanager

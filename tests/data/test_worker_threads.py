@@ -3,6 +3,7 @@ keeps up, leaves it a core once it waits for batches (unless OpenMP's idle threa
 OMP_WAIT_POLICY=PASSIVE), and always gets its thread count back; the pipeline's threads can
 run at a lower priority (nice) than a training loop."""
 
+import gc
 import os
 import sys
 import threading
@@ -87,6 +88,23 @@ def test_fit_restores_the_thread_count_after_a_waiting_pass(two_threads):
     # the GIL changes hands sooner while the pipeline's threads run Python beside the step
     assert set(intervals) == {worker_threads.CONSUMER_SWITCH_INTERVAL}
     assert worker_threads.CONSUMER_SWITCH_INTERVAL < before
+    assert sys.getswitchinterval() == before
+
+
+def test_the_gil_changes_hands_sooner_while_pipeline_threads_run():
+    """A custom loop over a prefetched, parallel-mapped dataset runs with the short switch
+    interval (nested pipelines count once); the interval comes back when the last ends,
+    whether exhausted or abandoned."""
+    before = sys.getswitchinterval()
+    ds = tf.data.Dataset.range(6).map(lambda x: x + 1, num_parallel_calls=2).prefetch(2)
+    seen = [sys.getswitchinterval() for _ in ds]
+    assert set(seen) == {worker_threads.CONSUMER_SWITCH_INTERVAL}
+    assert sys.getswitchinterval() == before
+    it = iter(ds)
+    next(it)
+    assert sys.getswitchinterval() == worker_threads.CONSUMER_SWITCH_INTERVAL
+    del it          # abandoned mid-way: its generators close when collected
+    gc.collect()
     assert sys.getswitchinterval() == before
 
 
