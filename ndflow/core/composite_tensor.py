@@ -36,6 +36,11 @@ class CompositeTensor:
         `components`."""
         raise NotImplementedError
 
+    def _traced_from_components(self, components: list):
+        """The object a `tf.function` trace sees for this argument, around its placeholders:
+        only what the trace is keyed on (the components' specs) may be static there."""
+        return self._from_components_like(components)
+
 
 @tf_export("TypeSpec")
 class TypeSpec:

@@ -77,6 +77,10 @@ class RaggedTensor(CompositeTensor):
                                            self.ragged_rank)  # specs of the components
         return from_components(components[0], components[1:], self._uniform_dims())
 
+    def _traced_from_components(self, components: list):
+        # static uniform row lengths are not part of a trace's key: not claimed in the trace
+        return from_components(components[0], components[1:])
+
     @property
     def _type_spec(self):
         return composite_dispatch.call("ragged_spec_from_value", self)

@@ -32,7 +32,7 @@ from ndflow.autograph.conversion import convert_or_original, user_error
 from ndflow.autograph.options import ConversionOptions
 from ndflow.core import context, devices
 from ndflow.core.api_export import tf_export
-from ndflow.core.composite_tensor import is_composite
+from ndflow.core.composite_tensor import CompositeTensor, is_composite
 from ndflow.core.graph import Operation, SymbolicTensor
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
@@ -112,8 +112,10 @@ def _substitute(value, it):
         return next(it)
     if _is_variable(value):
         return value
-    if is_composite(value):
-        return value._from_components_like(_substitute(value._to_components(), it))
+    if is_composite(value):  # a RaggedTensor around placeholders (from a value or a spec)
+        parts = _substitute(value._to_components(), it)
+        return value._traced_from_components(parts) if isinstance(value, CompositeTensor) \
+            else value._from_components_like(parts)
     if isinstance(value, dict):
         new = {k: _substitute(value[k], it) for k in _keys(value)}
         return {k: new[k] for k in value} if type(value) is dict else \
