@@ -8,17 +8,20 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.scopes import control_dependencies
 from ndflow.core.tensor import Tensor
 from ndflow.ops import arithmetic, check_ops, comparison, composite_dispatch, reduction, segment
 from ndflow.ops.apply import convert_to_tensor
-from ndflow.ops.array_core import expand_dims
+from ndflow.ops.array_core import expand_dims, identity
+from ndflow.ops.array_core import shape as shape_op
 from ndflow.ops.array_fill import ones_like
 from ndflow.ops.array_gather import gather
 from ndflow.ops.array_range import range as range_op
 from ndflow.ops.array_slicing import concat as dense_concat
 from ndflow.ops.cast import cast
 from ndflow.ops.ragged_factory import constant as ragged_constant
-from ndflow.ops.ragged_tensor import RaggedTensor, splits_to_segment_ids
+from ndflow.ops.ragged_factory import lengths_to_splits
+from ndflow.ops.ragged_tensor import RaggedTensor, _gather_rows, splits_to_segment_ids
 
 _COMPARISONS = {"less": comparison.less, "less_equal": comparison.less_equal,
                 "greater": comparison.greater, "greater_equal": comparison.greater_equal}
@@ -190,14 +193,21 @@ def _ragged_mean(rt, axis, keepdims):
 
 @composite_dispatch.register("concat")
 def ragged_concat(values, axis):
-    """`tf.concat` of ragged (and dense) tensors along axis 0: the rows one after another."""
+    """`tf.concat` of ragged (and dense) tensors: along axis 0 the rows one after another,
+    along axis 1 each row the concatenation of the inputs' rows."""
     axis = int(axis.numpy()) if isinstance(axis, Tensor) else int(axis)
-    rts = [v if isinstance(v, RaggedTensor) else
-           RaggedTensor.from_tensor(v, row_splits_dtype=_splits_dtype(values))
-           for v in values]
-    if axis != 0:
-        raise ValueError("ndflow concatenates RaggedTensors along axis 0 only.")
-    return _concat_rows(rts)
+    first = next(v for v in values if isinstance(v, RaggedTensor))
+    rank = first.shape.rank
+    if axis < 0 and rank is not None:
+        axis += rank
+    rts = [v if isinstance(v, RaggedTensor) else RaggedTensor.from_tensor(
+        v, ragged_rank=first.ragged_rank, row_splits_dtype=first.row_splits.dtype)
+        for v in values]
+    if axis == 0:
+        return _concat_rows(rts)
+    if axis == 1:
+        return _concat_in_rows(rts)
+    raise ValueError(f"ndflow concatenates RaggedTensors along axis 0 or 1, not {axis}.")
 
 
 def _splits_dtype(values):
@@ -218,3 +228,31 @@ def _concat_rows(rts):
     return RaggedTensor._from_splits(_concat_rows([r.values for r in rts]),
                                      dense_concat(parts, 0))
 
+
+def _concat_in_rows(rts):
+    """Row i of the result: row i of each input in turn. Each input value's place in the
+    result is computed, and the values gathered by the inverse of that permutation."""
+    if len({r.ragged_rank for r in rts}) != 1:
+        raise ValueError("Ragged tensors to concatenate must have the same ragged_rank.")
+    checks = [check_ops.assert_equal(rts[0].nrows(), r.nrows(), message=f"Input tensors at "
+                                     f"index 0 (=x) and {i} (=y) have incompatible shapes.")
+              for i, r in enumerate(rts[1:], 1)]
+    with control_dependencies([c for c in checks if c is not None]):
+        lengths = [identity(r.row_lengths()) for r in rts]
+    total = lengths[0]
+    for length in lengths[1:]:
+        total = arithmetic.add(total, length)
+    splits = lengths_to_splits(total)
+    before, places = arithmetic.multiply(lengths[0], 0), []
+    for r, length in zip(rts, lengths):
+        rowids = r.value_rowids()
+        position = arithmetic.subtract(range_op(r.row_splits[-1], dtype=splits.dtype),
+                                       gather(r.row_splits, rowids))
+        places.append(arithmetic.add(gather(arithmetic.add(splits[:-1], before), rowids),
+                                     position))
+        before = arithmetic.add(before, length)
+    place = dense_concat(places, 0)
+    n = shape_op(place, out_type=place.dtype)[0]
+    order = segment.unsorted_segment_sum(range_op(n, dtype=place.dtype), place, n)
+    values = _gather_rows(_concat_rows([r.values for r in rts]), order)
+    return RaggedTensor._from_splits(values, splits)

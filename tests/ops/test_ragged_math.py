@@ -45,6 +45,18 @@ def test_reductions_against_numpy():
                                   [[3], [0], [12]])
 
 
+def test_concat_along_rows_axis1():
+    a = tf.ragged.constant([[1, 2], [], [3]])
+    b = tf.ragged.constant([[4], [5, 6], []])
+    assert tf.concat([a, b], axis=1).to_list() == [[1, 2, 4], [5, 6], [3]]
+    bos_eos = tf.concat([tf.fill([3, 1], 0), a, tf.fill([3, 1], 9)], axis=-1)
+    assert bos_eos.to_list() == [[0, 1, 2, 9], [0, 9], [0, 3, 9]]
+    nested = tf.ragged.constant([[[1], [2, 3]], [[4]]])
+    assert tf.concat([nested, nested], 1).to_list() == [[[1], [2, 3], [1], [2, 3]], [[4], [4]]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="incompatible shapes"):
+        tf.concat([a, tf.ragged.constant([[1]])], axis=1)
+
+
 def test_concat_axis0():
     a = tf.ragged.constant([[1], [2, 3]])
     b = tf.ragged.constant([[], [4, 5, 6]])
