@@ -161,10 +161,20 @@ def _reduce_axis(kind, rt, axis: int, dense_reduce):
 
 
 def _segment(op, data, segment_ids, num_segments):
-    if isinstance(data, RaggedTensor):
-        raise ValueError("ndflow reduces a RaggedTensor along axis 0 or 1 when the values "
-                         "below that axis are dense (ragged_rank 1 at that level).")
-    return op(data, segment_ids, num_segments)
+    """`op` (an unsorted segment reduction) over the rows of `data`; ragged rows are reduced
+    position by position, each output row as long as the longest row in its segment."""
+    if not isinstance(data, RaggedTensor):
+        return op(data, segment_ids, num_segments)
+    dt = data.row_splits.dtype
+    ids = cast(segment_ids, dt)
+    longest = arithmetic.maximum(segment.unsorted_segment_max(
+        data.row_lengths(), ids, num_segments), convert_to_tensor(0, dt))
+    splits = lengths_to_splits(longest)
+    rowids = data.value_rowids()
+    position = arithmetic.subtract(range_op(data.row_splits[-1], dtype=dt),
+                                   gather(data.row_splits, rowids))
+    value_ids = arithmetic.add(gather(splits, gather(ids, rowids)), position)
+    return RaggedTensor._from_splits(_segment(op, data.values, value_ids, splits[-1]), splits)
 
 
 def _expand(x, axis: int):

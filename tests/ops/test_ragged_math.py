@@ -45,6 +45,14 @@ def test_reductions_against_numpy():
                                   [[3], [0], [12]])
 
 
+def test_reductions_over_ragged_rows_of_rows():
+    r3 = tf.ragged.constant([[[1, 2], [3]], [[4, 5, 6]], []])     # TF 2.21's results:
+    assert tf.reduce_sum(r3, axis=1).to_list() == [[4, 2], [4, 5, 6], []]
+    assert tf.reduce_sum(r3, axis=0).to_list() == [[5, 7, 6], [3]]
+    assert tf.reduce_max(r3, axis=1).to_list() == [[3, 2], [4, 5, 6], []]
+    assert tf.reduce_mean(r3, axis=1).to_list() == [[2.0, 2.0], [4.0, 5.0, 6.0], []]
+
+
 def test_concat_along_rows_axis1():
     a = tf.ragged.constant([[1, 2], [], [3]])
     b = tf.ragged.constant([[4], [5, 6], []])
