@@ -98,9 +98,13 @@ def map_structure(func: Callable, *structures, expand_composites: bool = True):
 
 @tf_export("nest.map_structure")
 def map_structure_public(func: Callable, *structures, **kwargs):
-    """`tf.nest.map_structure`: `func` applied leafwise to structures of the same shape."""
-    return map_structure(func, *structures,
-                         expand_composites=bool(kwargs.pop("expand_composites", False)))
+    """`tf.nest.map_structure`: `func` applied leafwise to structures of the same shape
+    (`check_types` is accepted; the structures' leaf counts are what is checked)."""
+    expand = bool(kwargs.pop("expand_composites", False))
+    kwargs.pop("check_types", None)
+    if kwargs:
+        raise TypeError(f"map_structure() got unexpected keyword arguments: {sorted(kwargs)}")
+    return map_structure(func, *structures, expand_composites=expand)
 
 
 def _shape_of(s, check_types: bool, expand: bool):
