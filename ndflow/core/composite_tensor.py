@@ -36,6 +36,10 @@ class CompositeTensor:
         `components`."""
         raise NotImplementedError
 
+    def _session_value(self, arrays: list):
+        """What a TF1 `Session.run` returns for this object, its components computed."""
+        raise NotImplementedError
+
     def _traced_from_components(self, components: list):
         """The object a `tf.function` trace sees for this argument, around its placeholders:
         only what the trace is keyed on (the components' specs) may be static there."""

@@ -124,6 +124,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     ragged_string_ops,
     ragged_tensor,
     ragged_tensor_spec,
+    ragged_tensor_value,
     random_generator,
     signal,
     tensor_array_ops,

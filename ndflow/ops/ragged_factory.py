@@ -345,6 +345,23 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
             raise ValueError(f"Invalid pylist={pylist!r}: incompatible with ragged_rank="
                              f"{ragged_rank}")
         return convert_to_tensor(pylist, dtype, name=name)
+    values, nested_splits = nested_pieces(pylist, ragged_rank, inner_shape)
+    if not nested_splits:
+        return convert_to_tensor(pylist, dtype, name=name)
+    splits_dtype = dtypes.as_dtype(row_splits_dtype)
+    inner = tuple(inner_shape) if inner_shape is not None else \
+        (np.shape(values[0]) if values else ())
+    flat = convert_to_tensor(np.empty((0,) + tuple(inner), np.float32) if not values else
+                             values, dtype, name=name)
+    result = flat
+    for splits in reversed(nested_splits):
+        result = RaggedTensor._from_splits(result, convert_to_tensor(splits, splits_dtype))
+    return result
+
+
+def nested_pieces(pylist, ragged_rank=None, inner_shape=None):
+    """(the innermost items, the row splits of each ragged level as int64 arrays) of nested
+    Python lists, with TensorFlow's checks; no ragged level (ragged_rank 0): (pylist, [])."""
     scalar_depth, max_depth = _depths(pylist)
     if scalar_depth is not None and max_depth > scalar_depth:
         raise ValueError(f"Invalid pylist={pylist!r}: empty list nesting is greater than "
@@ -355,29 +372,21 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
     if ragged_rank is None:
         ragged_rank = max(1, depth - 1 - (len(inner_shape) if inner_shape else 0))
     if ragged_rank == 0:
-        return convert_to_tensor(pylist, dtype, name=name)
+        return pylist, []
     if scalar_depth is not None and ragged_rank >= scalar_depth:
         raise ValueError(f"Invalid pylist={pylist!r}: incompatible with ragged_rank="
                          f"{ragged_rank}")
-    splits_dtype = dtypes.as_dtype(row_splits_dtype)
     nested_splits, values = [], list(pylist)
     for _ in range(ragged_rank):
         lengths = [len(v) for v in values]
         nested_splits.append(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64))
         values = [x for v in values for x in v]
-    if inner_shape is None:
-        inner = np.shape(values[0]) if values else ()
-    else:
-        inner = tuple(inner_shape)
+    inner = tuple(inner_shape) if inner_shape is not None else \
+        (np.shape(values[0]) if values else ())
     if values and any(np.shape(v) != inner for v in values):
         raise ValueError("all flat_values must have compatible shapes (inner values have "
                          "inconsistent shapes)")
-    flat = convert_to_tensor(np.empty((0,) + tuple(inner), np.float32) if not values else
-                             values, dtype, name=name)
-    result = flat
-    for splits in reversed(nested_splits):
-        result = RaggedTensor._from_splits(result, convert_to_tensor(splits, splits_dtype))
-    return result
+    return values, nested_splits
 
 
 def _depths(pylist, depth: int = 1):

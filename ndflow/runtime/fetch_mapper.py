@@ -1,9 +1,10 @@
 """`Session.run`'s fetch structures and graph-element lookup, with TensorFlow's messages.
 
 A fetch is a tensor, an operation, a name (`"y:0"` a tensor, `"train"` an op), an object
-with `_as_graph_element()` (e.g. a variable), or any nesting of lists, tuples, namedtuples
-and dicts of those. `FetchMapper` flattens it to unique graph elements and rebuilds the
-same structure from their values (an operation's value is None).
+with `_as_graph_element()` (e.g. a variable), a RaggedTensor (fetched as a
+RaggedTensorValue), or any nesting of lists, tuples, namedtuples and dicts of those.
+`FetchMapper` flattens it to unique graph elements and rebuilds the same structure from
+their values (an operation's value is None).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import collections
 from collections.abc import Mapping
 
+from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.errors import InaccessibleTensorError
 from ndflow.core.graph import Graph, Operation
 from ndflow.ops.indexed_slices import IndexedSlices, IndexedSlicesValue
@@ -72,6 +74,9 @@ class FetchMapper:
                      if t is not None]
             return lambda values: IndexedSlicesValue(
                 *[c(values) for c in parts], *([None] * (3 - len(parts))))
+        if isinstance(fetch, CompositeTensor):  # a RaggedTensor: a RaggedTensorValue
+            parts = [self._map(t) for t in fetch._to_components()]
+            return lambda values: fetch._session_value([c(values) for c in parts])
         el = _fetch_element(self.graph, fetch)
         self._add(el)
         return lambda values: values[el]

@@ -159,3 +159,18 @@ def test_static_uniform_row_lengths_show_in_shapes_as_tensorflow():
     assert tf.strings.split([["a b"], ["c"]]).shape.as_list() == [2, 1, None]
     assert (deep + 1).shape.as_list() == [2, 2, 2]          # kept by with_flat_values
     assert tf.ragged.constant(ROWS).shape.as_list() == [3, None]
+
+
+def test_tf1_session_fetches_ragged_as_ragged_tensor_value():
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        rt = tf.ragged.constant(ROWS)
+        with v1.Session() as sess:
+            got = sess.run({"rt": rt, "sums": tf.reduce_sum(rt, axis=1)})
+    value = got["rt"]
+    assert isinstance(value, v1.ragged.RaggedTensorValue) and value.to_list() == ROWS
+    assert value.row_splits.tolist() == [0, 2, 2, 5] and got["sums"].tolist() == [3, 0, 12]
+    made = v1.ragged.constant_value([[1, 2], [3]])
+    assert repr(made) == ("tf.RaggedTensorValue(values=array([1, 2, 3]), "
+                          "row_splits=array([0, 2, 3]))")
+    assert str(made) == "<tf.RaggedTensorValue [[1, 2], [3]]>" and made.shape == (2, None)
