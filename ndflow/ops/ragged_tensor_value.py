@@ -1,6 +1,6 @@
 """`tf.compat.v1.ragged.RaggedTensorValue`: a RaggedTensor's value as NumPy arrays, what a
 TF1 `Session.run` returns for a fetched RaggedTensor and `tf.compat.v1.ragged.constant_value`
-builds from Python lists."""
+builds from Python lists; `tf.compat.v1.ragged.placeholder` and feeding RaggedTensors."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.scopes import name_scope
+from ndflow.ops.array_core import placeholder as array_placeholder
 from ndflow.ops.ragged_factory import nested_pieces
-from ndflow.ops.ragged_tensor import RaggedTensor, _to_list
+from ndflow.ops.ragged_tensor import RaggedTensor, _to_list, from_components
 
 
 @tf_export(v1=["ragged.RaggedTensorValue"])
@@ -91,4 +93,36 @@ def _session_value(self, arrays: list):
     return value_of(arrays)
 
 
+def _feed_components(self, value) -> list:
+    """The values fed for this RaggedTensor's components (`feed_dict={rt: value}`): from a
+    RaggedTensorValue, an eager RaggedTensor or nested Python lists."""
+    if isinstance(value, list):
+        value = constant_value(value, ragged_rank=self.ragged_rank)
+    if isinstance(value, RaggedTensorValue):
+        parts = [value.flat_values, *value.nested_row_splits]
+    elif isinstance(value, RaggedTensor):
+        parts = [t.numpy() for t in value._to_components()]
+    else:
+        raise TypeError(f"Cannot feed {type(value).__name__} for a RaggedTensor; feed a "
+                        "tf.compat.v1.ragged.RaggedTensorValue")
+    if len(parts) != self.ragged_rank + 1:
+        raise ValueError(f"Cannot feed a value of ragged_rank {len(parts) - 1} for a "
+                         f"RaggedTensor of ragged_rank {self.ragged_rank}")
+    return parts
+
+
 RaggedTensor._session_value = _session_value
+RaggedTensor._feed_components = _feed_components
+
+
+@tf_export(v1=["ragged.placeholder"])
+def placeholder(dtype, ragged_rank, value_shape=None, name=None) -> RaggedTensor:
+    """A RaggedTensor of placeholders (flat values of shape [None] + value_shape, int64 row
+    splits) for TF1 graphs, fed with a RaggedTensorValue."""
+    if not isinstance(ragged_rank, int) or ragged_rank < 1:
+        raise ValueError(f"ragged_rank must be an int >= 1, got {ragged_rank!r}")
+    with name_scope(name, "RaggedPlaceholder"):
+        flat = array_placeholder(dtype, [None] + list(value_shape or []), name="flat_values")
+        splits = [array_placeholder(dtypes.int64, [None], name=f"row_splits_{i}")
+                  for i in range(ragged_rank)]
+        return from_components(flat, splits)

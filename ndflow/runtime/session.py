@@ -22,6 +22,7 @@ import torch
 
 from ndflow.core import context, optimizer_options, traceback_utils
 from ndflow.core.api_export import tf_export
+from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.errors import OpError, UnimplementedError
 from ndflow.core.graph import Graph, Operation
 from ndflow.passes.pass_config import resolve_pass_config
@@ -201,7 +202,13 @@ class Session:
             raise TypeError("Argument `feed_dict` must be a dictionary, got "
                             f"{type(feed_dict).__name__}")
         feeds: dict = {}
+        items = []
         for key, value in feed_dict.items():
+            if isinstance(key, CompositeTensor):  # a RaggedTensor: its components are fed
+                items += zip(key._to_components(), key._feed_components(value))
+            else:
+                items.append((key, value))
+        for key, value in items:
             try:
                 t = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
             except Exception as e:  # noqa: BLE001 - TF reports every lookup failure this way

@@ -174,3 +174,14 @@ def test_tf1_session_fetches_ragged_as_ragged_tensor_value():
     assert repr(made) == ("tf.RaggedTensorValue(values=array([1, 2, 3]), "
                           "row_splits=array([0, 2, 3]))")
     assert str(made) == "<tf.RaggedTensorValue [[1, 2], [3]]>" and made.shape == (2, None)
+
+
+def test_tf1_ragged_placeholder_fed_with_values():
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        ph = v1.ragged.placeholder(tf.float32, 1)
+        sums = tf.reduce_sum(ph, axis=1)
+        with v1.Session() as sess:
+            fed = v1.ragged.constant_value([[1.0, 2.0], [], [3.0]], dtype=tf.float32)
+            assert sess.run(sums, {ph: fed}).tolist() == [3.0, 0.0, 3.0]
+            assert sess.run(ph * 2, {ph: fed}).to_list() == [[2.0, 4.0], [], [6.0]]
