@@ -41,7 +41,8 @@ def _key(name) -> str:
     return name.decode() if isinstance(name, bytes) else str(name)
 
 
-def _prefix(ckpt_dir_or_file) -> str:
+def checkpoint_prefix(ckpt_dir_or_file) -> str:
+    """The checkpoint prefix of a file prefix, or of a directory's latest checkpoint."""
     path = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(path):
         latest = checkpoint_management.latest_checkpoint(path)
@@ -55,7 +56,7 @@ def _prefix(ckpt_dir_or_file) -> str:
 @tf_export("train.load_checkpoint")
 def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
     """A reader of the checkpoint (a prefix, or a directory's latest checkpoint)."""
-    return CheckpointReader(_prefix(ckpt_dir_or_file))
+    return CheckpointReader(checkpoint_prefix(ckpt_dir_or_file))
 
 
 @tf_export(v1=["train.NewCheckpointReader"])

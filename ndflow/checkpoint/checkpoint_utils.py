@@ -12,25 +12,13 @@ loads the checkpoint); eagerly the values are assigned at once.
 
 from __future__ import annotations
 
-import os
-
-from ndflow.checkpoint import checkpoint_management, io_ops, tensor_bundle
+from ndflow.checkpoint import io_ops, tensor_bundle
+from ndflow.checkpoint.checkpoint_reader import checkpoint_prefix
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.ops import array_core, state, variable_scope
 from ndflow.ops.apply import apply_op
 from ndflow.ops.variables import Variable
-
-
-def _checkpoint_prefix(ckpt_dir_or_file) -> str:
-    path = os.fspath(ckpt_dir_or_file)
-    if os.path.isdir(path):
-        latest = checkpoint_management.latest_checkpoint(path)
-        if latest is None:
-            raise ValueError(f"Couldn't find 'checkpoint' file or checkpoints in given "
-                             f"directory {path}")
-        return latest
-    return path
 
 
 def _is_variable(x) -> bool:
@@ -91,7 +79,7 @@ def _set_variable_or_list(var_or_list, prefix: str, reader, tensor_name: str) ->
 @tf_export(v1=["train.init_from_checkpoint"])
 def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
     """Initializes the mapped variables from the checkpoint (see the module doc)."""
-    prefix = _checkpoint_prefix(ckpt_dir_or_file)
+    prefix = checkpoint_prefix(ckpt_dir_or_file)
     reader = tensor_bundle.BundleReader(prefix)
     shapes = {k: list(reader.dtype_and_shape(k)[1]) for k in reader.keys()}
     items = assignment_map.items() if isinstance(assignment_map, dict) else assignment_map

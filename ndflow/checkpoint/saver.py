@@ -70,11 +70,16 @@ def _check_part(part, name: str, reader, save_path: str) -> None:
                         "Original error:\n\nShape of partitioned variable "
                         f"{name} ({info.full_shape}) doesn't match the shape {list(shape)} "
                         f"saved in {save_path}")
+    _check_saved_dtype(reader, name, part.dtype, save_path)
+
+
+def _check_saved_dtype(reader, name: str, dtype, save_path: str) -> None:
+    """InvalidArgumentError if the checkpoint holds `name` in another dtype than `dtype`."""
     saved = tensor_bundle.dtype_name(reader.dtype_enum(name))
-    if saved != part.dtype.name:
+    if saved != dtype.name:
         raise errors.InvalidArgumentError(
             None, None, f"Restoring from checkpoint failed: variable {name} is "
-                        f"{part.dtype.name}, the checkpoint {save_path} holds {saved}")
+                        f"{dtype.name}, the checkpoint {save_path} holds {saved}")
 
 
 def _part_key(part) -> str:
@@ -266,11 +271,7 @@ class Saver:
                                 "expected based on the checkpoint. Original error:\n\n"
                                 f"Shape of variable {name} ({want}) doesn't match the shape "
                                 f"{list(value.shape)} saved in {save_path}")
-            saved = tensor_bundle.dtype_name(reader.dtype_enum(name))
-            if saved != var.dtype.name:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Restoring from checkpoint failed: variable {name} is "
-                                f"{var.dtype.name}, the checkpoint {save_path} holds {saved}")
+            _check_saved_dtype(reader, name, var.dtype, save_path)
             values[name] = value
         for name in self._saveables:
             tables = saveables.saved_tensors(reader, name)
