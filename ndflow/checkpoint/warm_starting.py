@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from ndflow.checkpoint import checkpoint_utils, tensor_bundle, vocab_remapping
+from ndflow.checkpoint.checkpoint_reader import checkpoint_prefix
 from ndflow.checkpoint.object_graph import OBJECT_GRAPH_PROTO_KEY
 from ndflow.checkpoint.restore import read_object_graph
 from ndflow.core import context
@@ -78,7 +79,7 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*",
                var_name_to_vocab_info=None, var_name_to_prev_var_name=None) -> None:
     """Warm-starts the chosen variables from `ckpt_to_initialize_from` (see the module
     doc)."""
-    prefix = checkpoint_utils._checkpoint_prefix(ckpt_to_initialize_from)
+    prefix = checkpoint_prefix(ckpt_to_initialize_from)
     grouped = _grouped_variables(vars_to_warm_start)
     vocab_infos = dict(var_name_to_vocab_info or {})
     if var_name_to_prev_var_name is None:
