@@ -73,6 +73,15 @@ def _check_part(part, name: str, reader, save_path: str) -> None:
     _check_saved_dtype(reader, name, part.dtype, save_path)
 
 
+def _missing_key(key: str) -> errors.NotFoundError:
+    """TF's Saver error for a key the checkpoint lacks."""
+    return errors.NotFoundError(
+        None, None, "Restoring from checkpoint failed. This is most likely due to a Variable "
+                    "name or other graph key that is missing from the checkpoint. Please ensure "
+                    "that you have not altered the graph expected based on the checkpoint. "
+                    f"Original error:\n\nKey {key} not found in checkpoint")
+
+
 def _check_saved_dtype(reader, name: str, dtype, save_path: str) -> None:
     """InvalidArgumentError if the checkpoint holds `name` in another dtype than `dtype`."""
     saved = tensor_bundle.dtype_name(reader.dtype_enum(name))
@@ -254,12 +263,7 @@ class Saver:
         values = {}
         for name, var in self._variables.items():
             if not reader.has(name):
-                raise errors.NotFoundError(
-                    None, None, "Restoring from checkpoint failed. This is most likely due to "
-                                "a Variable name or other graph key that is missing from the "
-                                "checkpoint. Please ensure that you have not altered the graph "
-                                "expected based on the checkpoint. Original error:\n\nKey "
-                                f"{name} not found in checkpoint")
+                raise _missing_key(name)
             value = reader.read(name)
             want = var.shape
             if want.rank is not None and (len(want) != value.ndim or any(
@@ -277,24 +281,14 @@ class Saver:
             tables = saveables.saved_tensors(reader, name)
             expected = set(self._saveable_tensors.get(name, {"-keys": None}))
             if not tables or not expected <= set(tables):
-                raise errors.NotFoundError(
-                    None, None, "Restoring from checkpoint failed. This is most likely due to "
-                                "a Variable name or other graph key that is missing from the "
-                                "checkpoint. Please ensure that you have not altered the graph "
-                                "expected based on the checkpoint. Original error:\n\nKey "
-                                f"{name}-keys not found in checkpoint")
+                raise _missing_key(f"{name}-keys")
             if self._eager:
                 saveables.restore(self._saveables[name], tables)
             else:
                 values.update({name + suffix: v for suffix, v in tables.items()})
         for name, part in self._parts:  # read from any partitioning, or a whole tensor
             if not reader.has(name):
-                raise errors.NotFoundError(
-                    None, None, "Restoring from checkpoint failed. This is most likely due to "
-                                "a Variable name or other graph key that is missing from the "
-                                "checkpoint. Please ensure that you have not altered the graph "
-                                "expected based on the checkpoint. Original error:\n\nKey "
-                                f"{name} not found in checkpoint")
+                raise _missing_key(name)
             _check_part(part, name, reader, save_path)
             values[_part_key(part)] = reader.read_slice(
                 name, part._get_save_slice_info().extents)
