@@ -6,6 +6,7 @@ parse_single_example, against what TensorFlow 2.21 returns for the same serializ
 from __future__ import annotations
 
 import base64
+import importlib.util
 import json
 from pathlib import Path
 
@@ -14,26 +15,15 @@ import pytest
 
 import ndflow as tf
 
-FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "ragged_parsing" /
-                      "parsed.json").read_text())
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ragged_parsing"
+FIXTURE = json.loads((FIXTURES / "parsed.json").read_text())
 SERIALIZED = [base64.b64decode(s) for s in FIXTURE["examples"]]
 
+_spec = importlib.util.spec_from_file_location("ragged_parsing_configs", FIXTURES / "configs.py")
+_configs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_configs)
+CONFIGS = _configs.feature_configs(tf)   # the configs TensorFlow parsed with
 R = tf.io.RaggedFeature
-CONFIGS = {
-    "plain": {"v": R(tf.int64)},
-    "lengths": {"r": R(tf.float32, value_key="f", partitions=[R.RowLengths("lens")])},
-    "splits64": {"r": R(tf.int64, value_key="v", partitions=[R.RowSplits("splits")],
-                        row_splits_dtype=tf.int64)},
-    "uniform": {"r": R(tf.int64, value_key="v4", partitions=[R.UniformRowLength(2)])},
-    "rowids": {"r": R(tf.int64, value_key="v", partitions=[R.ValueRowIds("ids")])},
-    "starts_limits": {"a": R(tf.int64, value_key="v", partitions=[R.RowStarts("starts")]),
-                      "b": R(tf.int64, value_key="v", partitions=[R.RowLimits("limits")])},
-    "bytes": {"s": R(tf.string), "n": tf.io.VarLenFeature(tf.int64)},
-    "nested": {"r": R(tf.float32, value_key="f", partitions=[R.RowLengths("outer"),
-                                                             R.RowLengths("lens")])},
-    "sparse": {"sp": tf.io.SparseFeature("idx", "sv", tf.float32, 10)},
-    "sparse2d": {"sp": tf.io.SparseFeature(["idx", "idx2"], "sv", tf.float32, [10, 5])},
-}
 
 
 def _values(t):
