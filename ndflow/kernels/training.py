@@ -1,10 +1,11 @@
 """ATen kernels for the fused optimizer updates (`ndflow.ops.training`).
 
-A kernel receives the variables as runtime `Resource`s and never writes into a tensor it
-did not create: it computes new values in as few passes over memory as ATen allows
-(`add(alpha=)`, `addcmul`, `addcdiv`, `lerp`, in-place ops on its own fresh buffers) and
-stores them as the resources' new `value`s. Hyperparameters (lr, momentum, beta powers ...)
-are host scalars read once per call; the formulas follow TF's `training_ops.cc` CPU kernels.
+A kernel receives the variables as runtime `Resource`s and computes their new values in as
+few passes over memory as ATen allows (`add(alpha=)`, `addcmul`, `addcdiv`, `lerp`, `out=`
+targets). The targets are the variables' own buffers when nothing else holds them, else new
+ones (TF's copy-on-write: `kernels/state.py` `exclusive_value`), so a value read earlier
+never changes under its reader. Hyperparameters (lr, momentum, beta powers ...) are host
+scalars read once per call; the formulas follow TF's `training_ops.cc` CPU kernels.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import torch
 from ndflow.core import dtypes
 from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
 from ndflow.kernels.registry import kernel
+from ndflow.kernels.state import exclusive_value, update_targets
 from ndflow.ops import nn_fused, training
 
 
@@ -52,21 +54,24 @@ def _scalar(t: torch.Tensor, arg: str):
 
 
 def _prepare(node, resources: tuple, scalars: tuple, res_vals, scalar_vals, grad, grad_arg):
-    """Reads and validates the variables; returns (tensors, python scalars)."""
+    """Reads and validates the variables; returns (their tensors, python scalars, the
+    tensors to write the new values into)."""
+    owned = all(exclusive_value(r) for r in res_vals)  # before this frame holds any value
     dtype = node.attrs["T"].torch_dtype
     tensors = [_read(r, name, dtype) for r, name in zip(res_vals, resources)]
     for t, name in zip(tensors[1:], resources[1:]):
         _check_same(tensors[0], t, name)
     nums = [_scalar(v, name) for v, name in zip(scalar_vals, scalars)]
     _check_same(tensors[0], grad, grad_arg)
-    return tensors, nums
+    return tensors, nums, update_targets(owned, tensors)
 
 
 @kernel(training.ResourceApplyGradientDescent)
 def _gradient_descent(node):
     def run(var, alpha, delta):
-        (v,), (lr,) = _prepare(node, ("var",), ("alpha",), (var,), (alpha,), delta, "delta")
-        var.value = torch.add(v, delta, alpha=-lr)
+        (v,), (lr,), (out,) = _prepare(node, ("var",), ("alpha",), (var,), (alpha,), delta,
+                                       "delta")
+        var.value = torch.add(v, delta, alpha=-lr, out=out)
     return run
 
 
@@ -78,13 +83,15 @@ def _matmul_gradient_descent(node):
 
     def run(var, alpha, a, b):
         a, b = a.t() if ta else a, b.t() if tb else b
+        owned = exclusive_value(var)
         v = _read(var, "var", node.attrs["T"].torch_dtype)
         lr = _scalar(alpha, "alpha")
         if tuple(v.shape) != (a.shape[0], b.shape[1]):
             raise InvalidArgumentError(None, None, f"var and delta do not have the same shape"
                                        f"{_shape_str(v.shape)} "
                                        f"{_shape_str((a.shape[0], b.shape[1]))}")
-        var.value = torch.addmm(v, a, b, alpha=-lr)
+        (out,) = update_targets(owned, [v])
+        var.value = torch.addmm(v, a, b, alpha=-lr, out=out)
     return run
 
 
@@ -93,12 +100,13 @@ def _momentum(node):
     nesterov = node.attrs["use_nesterov"]
 
     def run(var, accum, lr, grad, momentum):
-        (v, a), (lr, mu) = _prepare(node, ("var", "accum"), ("lr", "momentum"), (var, accum),
-                                    (lr, momentum), grad, "grad")
-        a = torch.add(grad, a, alpha=mu)                      # accum * momentum + grad
+        (v, a), (lr, mu), (v_out, a_out) = _prepare(
+            node, ("var", "accum"), ("lr", "momentum"), (var, accum), (lr, momentum), grad,
+            "grad")
+        a = torch.add(grad, a, alpha=mu, out=a_out)           # accum * momentum + grad
         step = torch.add(grad, a, alpha=mu) if nesterov else a
         accum.value = a
-        var.value = torch.add(v, step, alpha=-lr)             # var -= lr * step
+        var.value = torch.add(v, step, alpha=-lr, out=v_out)  # var -= lr * step
     return run
 
 
@@ -107,23 +115,24 @@ def _keras_momentum(node):
     nesterov = node.attrs["use_nesterov"]
 
     def run(var, accum, lr, grad, momentum):
-        (v, a), (lr, mu) = _prepare(node, ("var", "accum"), ("lr", "momentum"), (var, accum),
-                                    (lr, momentum), grad, "grad")
-        a = torch.mul(a, mu).add_(grad, alpha=-lr)            # accum * momentum - lr * grad
+        (v, a), (lr, mu), (v_out, a_out) = _prepare(
+            node, ("var", "accum"), ("lr", "momentum"), (var, accum), (lr, momentum), grad,
+            "grad")
+        a = torch.mul(a, mu, out=a_out).add_(grad, alpha=-lr)  # accum * momentum - lr * grad
         accum.value = a
-        if nesterov:                                          # var += accum * mu - lr * grad
-            var.value = torch.add(v, a, alpha=mu).add_(grad, alpha=-lr)
+        if nesterov:                                           # var += accum * mu - lr * grad
+            var.value = torch.add(v, a, alpha=mu, out=v_out).add_(grad, alpha=-lr)
         else:
-            var.value = torch.add(v, a)
+            var.value = torch.add(v, a, out=v_out)
     return run
 
 
 _ADAM_SCALARS = ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon")
 
 
-def _adam_moments(m, v, grad, beta1: float, beta2: float):
-    m = torch.lerp(m, grad, 1.0 - beta1)                      # m + (g - m) * (1 - beta1)
-    v = torch.mul(v, beta2).addcmul_(grad, grad, value=1.0 - beta2)
+def _adam_moments(m, v, grad, beta1: float, beta2: float, m_out, v_out):
+    m = torch.lerp(m, grad, 1.0 - beta1, out=m_out)           # m + (g - m) * (1 - beta1)
+    v = torch.mul(v, beta2, out=v_out).addcmul_(grad, grad, value=1.0 - beta2)
     return m, v
 
 
@@ -132,30 +141,30 @@ def _adam(node):
     nesterov = node.attrs["use_nesterov"]
 
     def run(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
-        (w, m_, v_), (b1p, b2p, lr, b1, b2, eps) = _prepare(
+        (w, m_, v_), (b1p, b2p, lr, b1, b2, eps), (w_out, m_out, v_out) = _prepare(
             node, ("var", "m", "v"), _ADAM_SCALARS, (var, m, v),
             (beta1_power, beta2_power, lr, beta1, beta2, epsilon), grad, "grad")
         alpha = lr * math.sqrt(1.0 - b2p) / (1.0 - b1p)
-        m_, v_ = _adam_moments(m_, v_, grad, b1, b2)
+        m_, v_ = _adam_moments(m_, v_, grad, b1, b2, m_out, v_out)
         denom = torch.sqrt(v_).add_(eps)
         num = torch.mul(grad, 1.0 - b1).add_(m_, alpha=b1) if nesterov else m_
         m.value, v.value = m_, v_
-        var.value = torch.addcdiv(w, num, denom, value=-alpha)
+        var.value = torch.addcdiv(w, num, denom, value=-alpha, out=w_out)
     return run
 
 
 @kernel(training.ResourceApplyAdamWithAmsgrad)
 def _adam_amsgrad(node):
     def run(var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
-        (w, m_, v_, vh), (b1p, b2p, lr, b1, b2, eps) = _prepare(
+        (w, m_, v_, vh), (b1p, b2p, lr, b1, b2, eps), outs = _prepare(
             node, ("var", "m", "v", "vhat"), _ADAM_SCALARS, (var, m, v, vhat),
             (beta1_power, beta2_power, lr, beta1, beta2, epsilon), grad, "grad")
         alpha = lr * math.sqrt(1.0 - b2p) / (1.0 - b1p)
-        m_, v_ = _adam_moments(m_, v_, grad, b1, b2)
-        vh = torch.maximum(vh, v_)
+        m_, v_ = _adam_moments(m_, v_, grad, b1, b2, outs[1], outs[2])
+        vh = torch.maximum(vh, v_, out=outs[3])
         denom = torch.sqrt(vh).add_(eps)
         m.value, v.value, vhat.value = m_, v_, vh
-        var.value = torch.addcdiv(w, m_, denom, value=-alpha)
+        var.value = torch.addcdiv(w, m_, denom, value=-alpha, out=outs[0])
     return run
 
 
@@ -165,27 +174,27 @@ _RMS_SCALARS = ("lr", "rho", "momentum", "epsilon")
 @kernel(training.ResourceApplyRMSProp)
 def _rms_prop(node):
     def run(var, ms, mom, lr, rho, momentum, epsilon, grad):
-        (w, ms_, mom_), (lr, rho, mu, eps) = _prepare(
+        (w, ms_, mom_), (lr, rho, mu, eps), (w_out, ms_out, mom_out) = _prepare(
             node, ("var", "ms", "mom"), _RMS_SCALARS, (var, ms, mom),
             (lr, rho, momentum, epsilon), grad, "grad")
-        ms_ = torch.mul(ms_, rho).addcmul_(grad, grad, value=1.0 - rho)
+        ms_ = torch.mul(ms_, rho, out=ms_out).addcmul_(grad, grad, value=1.0 - rho)
         denom = torch.add(ms_, eps).sqrt_()
-        mom_ = torch.mul(mom_, mu).addcdiv_(grad, denom, value=lr)
+        mom_ = torch.mul(mom_, mu, out=mom_out).addcdiv_(grad, denom, value=lr)
         ms.value, mom.value = ms_, mom_
-        var.value = torch.sub(w, mom_)
+        var.value = torch.sub(w, mom_, out=w_out)
     return run
 
 
 @kernel(training.ResourceApplyCenteredRMSProp)
 def _centered_rms_prop(node):
     def run(var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
-        (w, mg_, ms_, mom_), (lr, rho, mu, eps) = _prepare(
+        (w, mg_, ms_, mom_), (lr, rho, mu, eps), outs = _prepare(
             node, ("var", "mg", "ms", "mom"), _RMS_SCALARS, (var, mg, ms, mom),
             (lr, rho, momentum, epsilon), grad, "grad")
-        mg_ = torch.lerp(mg_, grad, 1.0 - rho)
-        ms_ = torch.mul(ms_, rho).addcmul_(grad, grad, value=1.0 - rho)
+        mg_ = torch.lerp(mg_, grad, 1.0 - rho, out=outs[1])
+        ms_ = torch.mul(ms_, rho, out=outs[2]).addcmul_(grad, grad, value=1.0 - rho)
         denom = torch.addcmul(ms_, mg_, mg_, value=-1.0).add_(eps).sqrt_()
-        mom_ = torch.mul(mom_, mu).addcdiv_(grad, denom, value=lr)
+        mom_ = torch.mul(mom_, mu, out=outs[3]).addcdiv_(grad, denom, value=lr)
         mg.value, ms.value, mom.value = mg_, ms_, mom_
-        var.value = torch.sub(w, mom_)
+        var.value = torch.sub(w, mom_, out=outs[0])
     return run

@@ -27,7 +27,7 @@ GRADS = [RNG.normal(size=N) for _ in range(4)]
 
 def _resource(value, dtype=dtypes.float64, name="var"):
     r = Resource(name, dtype, tuple(np.shape(value)), torch.device("cpu"))
-    r.value = numpy_to_torch(np.asarray(value), dtype)
+    r.value = numpy_to_torch(np.asarray(value), dtype).clone()  # as AssignVariableOp: owned
     return r
 
 
@@ -104,7 +104,8 @@ def test_eager_matches_reference(case, dtype):
     for r, s in zip(res, state):
         np.testing.assert_allclose(_np(r), s, rtol=tol, atol=tol)
         assert r.value.dtype == dtype.torch_dtype
-    # values are immutable: the tensors the resources held before were never written
+    # copy-on-write: the tensors the resources held before (still referenced here) were
+    # never written
     for o, v in zip(old, init):
         np.testing.assert_array_equal(o.numpy(), np.asarray(v, dtype.np_dtype))
 
