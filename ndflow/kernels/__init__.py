@@ -50,6 +50,8 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     script_ops,
     segment,
     sort,
+    sparse_ops,
+    sparse_reductions,
     spectral,
     state,
     state_scatter_nd,

@@ -73,6 +73,8 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     script_ops,
     segment,
     sort,
+    sparse_ops,
+    sparse_reductions,
     sparse_tensor,
     spectral_ops,
     state,
@@ -127,6 +129,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     ragged_tensor_value,
     random_generator,
     signal,
+    sparse_api,
     tensor_array_ops,
     variable_creators,
     variable_enums,
@@ -150,6 +153,7 @@ from ndflow.ops import (  # noqa: F401 - importing a gradient module registers i
     random_grad,
     segment_grad,
     sparse_grad,
+    sparse_ops_grad,
     spectral_ops_grad,
 )
 

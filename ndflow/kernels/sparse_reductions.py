@@ -1,0 +1,163 @@
+"""Kernels of the sparse reductions (ops/sparse_reductions.py): entries are grouped by the
+row-major key of their kept coordinates and reduced with index_add / scatter_reduce; only
+explicit entries take part (TensorFlow's semantics)."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ndflow.kernels.registry import kernel
+from ndflow.kernels.sparse_common import bad, check_entries, dims, linear, long, unravel
+from ndflow.ops import sparse_reductions as red
+
+
+def _groups(indices: torch.Tensor, shape: list[int], axes_t, keep_dims: bool):
+    """(key of each entry's output element, the output's dense shape, its kept shape)."""
+    rank = len(shape)
+    axes = set()
+    for a in long(axes_t).reshape(-1).tolist():
+        if not -rank <= a < rank:
+            raise bad(f"Invalid reduction dimension {a}, for input with {rank} dimensions.")
+        axes.add(a % rank)
+    kept = [d for d in range(rank) if d not in axes]
+    kept_shape = [shape[d] for d in kept]
+    key = linear(indices[:, kept], kept_shape)
+    out_shape = [1 if d in axes else shape[d] for d in range(rank)] if keep_dims else kept_shape
+    return key, out_shape, kept_shape, kept
+
+
+def _reduced(values: torch.Tensor, key: torch.Tensor, size: int, how: str):
+    """Per-key reductions of values; keys with no entry hold 0. Also the per-key counts."""
+    counts = torch.bincount(key, minlength=size) if key.numel() else torch.zeros(
+        size, dtype=torch.int64)
+    if how == "sum":
+        out = torch.zeros(size, dtype=values.dtype, device=values.device)
+        out.index_add_(0, key.to(values.device), values)
+        return out, counts
+    out = torch.zeros(size, dtype=values.dtype, device=values.device)
+    out.scatter_reduce_(0, key.to(values.device), values, how, include_self=False)
+    return out, counts
+
+
+def _reduce_factory(how: str, sparse: bool):
+    def factory(node):
+        keep_dims = node.attrs["keep_dims"]
+
+        def reduce(indices, values, shape, axes):
+            indices, shape_l = long(indices), dims(shape)
+            check_entries(indices, values, long(shape))
+            key, out_shape, kept_shape, kept = _groups(indices, shape_l, axes, keep_dims)
+            size = math.prod(kept_shape)
+            out, counts = _reduced(values, key, size, how)
+            if not sparse:
+                return out.reshape(out_shape)
+            present = torch.nonzero(counts).reshape(-1)
+            out_idx = unravel(present, kept_shape)
+            if keep_dims:   # the reduced dimensions come back as zero columns
+                full = torch.zeros((present.shape[0], len(shape_l)), dtype=torch.int64)
+                full[:, kept] = out_idx
+                out_idx = full
+            return out_idx, out[present.to(out.device)], torch.tensor(out_shape,
+                                                                      dtype=torch.int64)
+        return reduce
+    return factory
+
+
+kernel(red.SparseReduceSum)(_reduce_factory("sum", False))
+kernel(red.SparseReduceSumSparse)(_reduce_factory("sum", True))
+kernel(red.SparseReduceMax)(_reduce_factory("amax", False))
+kernel(red.SparseReduceMaxSparse)(_reduce_factory("amax", True))
+
+
+@kernel(red.SparseSoftmax)
+def _softmax(node):
+    def softmax(indices, values, shape):
+        indices, shape_l = long(indices), dims(shape)
+        check_entries(indices, values, long(shape))
+        if len(shape_l) < 2:
+            raise bad(f"Input should have rank >= 2, but received shape: "
+                      f"[{','.join(map(str, shape_l))}]")
+        key = linear(indices[:, :-1], shape_l[:-1]).to(values.device)
+        size = math.prod(shape_l[:-1])
+        top = torch.full((size,), -math.inf, dtype=values.dtype, device=values.device)
+        top.scatter_reduce_(0, key, values, "amax", include_self=True)
+        e = torch.exp(values - top[key])
+        total = torch.zeros(size, dtype=values.dtype, device=values.device)
+        total.index_add_(0, key, e)
+        return e / total[key]
+    return softmax
+
+
+def _pairwise_factory(how):
+    def factory(node):
+        def pairwise(a_idx, a_val, a_shape, b_idx, b_val, b_shape):
+            a_idx, b_idx = long(a_idx), long(b_idx)
+            check_entries(a_idx, a_val, long(a_shape))
+            check_entries(b_idx, b_val, long(b_shape))
+            shape = dims(a_shape)
+            if shape != dims(b_shape):
+                raise bad(f"Operands do not have the same ranks; got shapes: "
+                          f"[{','.join(map(str, shape))}] and "
+                          f"[{','.join(map(str, dims(b_shape)))}]")
+            ka, kb = linear(a_idx, shape), linear(b_idx, shape)
+            keys, group = torch.unique(torch.cat([ka, kb]), return_inverse=True)
+            n = keys.shape[0]
+            # An entry missing on one side counts as 0 there.
+            av = torch.zeros(n, dtype=a_val.dtype, device=a_val.device)
+            bv = torch.zeros(n, dtype=b_val.dtype, device=b_val.device)
+            av[group[:ka.shape[0]]] = a_val
+            bv[group[ka.shape[0]:]] = b_val
+            return unravel(keys, shape), how(av, bv)
+        return pairwise
+    return factory
+
+
+kernel(red.SparseSparseMaximum)(_pairwise_factory(torch.maximum))
+kernel(red.SparseSparseMinimum)(_pairwise_factory(torch.minimum))
+
+
+def _segment_factory(kind: str, counted: bool):
+    def factory(node):
+        def segment(data, indices, segment_ids, num_segments=None):
+            indices, ids = long(indices).to(data.device), long(segment_ids).to(data.device)
+            if indices.dim() != 1:
+                raise bad("indices should be a vector.")
+            if ids.dim() != 1 or ids.shape[0] != indices.shape[0]:
+                raise bad("segment_ids and indices should have same size.")
+            rows = data.shape[0] if data.dim() else 0
+            wrong = (indices < 0) | (indices >= rows)
+            if bool(wrong.any()):
+                i = int(torch.nonzero(wrong)[0])
+                raise bad(f"Bad: indices[{i}] == {int(indices[i])} out of range [0, {rows})")
+            if ids.numel() and bool((ids[1:] < ids[:-1]).any()):
+                raise bad("segment ids are not increasing")
+            if ids.numel() and int(ids[0]) < 0:
+                raise bad("segment ids must be >= 0")
+            last = int(ids[-1]) + 1 if ids.numel() else 0
+            if counted:
+                out_rows = int(num_segments)
+                if last > out_rows:
+                    raise bad(f"segment ids must be < num_segments: got {last - 1} >= "
+                              f"{out_rows}")
+            else:
+                out_rows = last
+            picked = data[indices]
+            out = torch.zeros((out_rows,) + tuple(data.shape[1:]), dtype=data.dtype,
+                              device=data.device)
+            out.index_add_(0, ids, picked)
+            if kind != "sum":
+                counts = torch.bincount(ids, minlength=out_rows).clamp(min=1).to(data.dtype)
+                scale = counts if kind == "mean" else counts.sqrt()
+                out = out / scale.reshape((-1,) + (1,) * (data.dim() - 1))
+            return out
+        return segment
+    return factory
+
+
+for _kind, _ops in (("sum", (red.SparseSegmentSum, red.SparseSegmentSumWithNumSegments)),
+                    ("mean", (red.SparseSegmentMean, red.SparseSegmentMeanWithNumSegments)),
+                    ("sqrt_n", (red.SparseSegmentSqrtN, red.SparseSegmentSqrtNWithNumSegments))):
+    kernel(_ops[0])(_segment_factory(_kind, False))
+    kernel(_ops[1])(_segment_factory(_kind, True))
