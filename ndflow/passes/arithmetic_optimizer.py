@@ -15,6 +15,11 @@ the op by a cheaper one under the same name. The rules, with TF's stage names:
   `x + 0`, `0 + x`, `x - 0`, `x / 1` with a constant of ones/zeros are `x` only when the
   broadcast cannot change x's shape (a scalar constant; a constant whose dims are all 1 and
   whose rank is at most x's; or both static shapes fully known and equal).
+- ReluGrad through MaxPoolGrad (ndflow's own): `ReluGrad(MaxPoolGrad(F, P, g), F)` with
+  `P = MaxPool(F)` (same window) is `MaxPoolGrad(F, P, ReluGrad(g, P))`. MaxPoolGrad's output
+  is nonzero only at each window's argmax p, where F[p] = P[window]; so masking by F > 0
+  there is masking g by P > 0 (NaN and ties alike), on the pooled size instead of the full
+  one (the Relu -> MaxPool of every CNN: one pass over the conv-sized gradient fewer).
 - Identity forwarding (TF's dependency optimizer): `Identity`/`StopGradient` (after gradients
   were built they only pass the value on) on the same device as their input.
 
@@ -49,6 +54,7 @@ class _Ctx:
     def __init__(self, rw: GraphRewriter, ctx: PassContext):
         self.rw = rw
         self.fed = ctx.fed_tensor_names()
+        self.preserved = ctx.preserved_op_names()
 
     def src(self, t: SymbolicTensor) -> SymbolicTensor:
         """`t` in the output graph built so far."""
@@ -150,6 +156,8 @@ def _simplify(c: _Ctx, op: Operation):
         return ("forward", x) if x is not None else None
     if kind == "Reshape":
         return _reshape(c, op, ins, out)
+    if kind == "ReluGrad":
+        return _relu_grad_through_pool_grad(c, op, ins, out)
     if kind in ("Mul", "Sub") or kind in _ADD or kind in _DIV:
         x = _neutral_operand(c, op, ins[0], ins[1])
         if x is not None:
@@ -172,6 +180,32 @@ def _reshape(c: _Ctx, op: Operation, ins: list, out: SymbolicTensor):
         return None
     return ("replace", lambda rw: rw.add_op(
         op.op_def, [x, ins[1]], op.attrs, [(out.dtype, out.shape)], op.name, [], op.device))
+
+
+_POOL_WINDOW = ("ksize", "strides", "padding", "explicit_paddings", "data_format", "T")
+
+
+def _relu_grad_through_pool_grad(c: _Ctx, op: Operation, ins: list, out: SymbolicTensor):
+    grad, features = ins
+    pool_grad = c.producer(grad, {"MaxPoolGrad"})
+    if pool_grad is None or pool_grad.inputs[0] is not features or pool_grad.control_inputs:
+        return None
+    pooled = pool_grad.inputs[1]
+    pool = c.producer(pooled, {"MaxPool"})
+    original = op.inputs[0]            # the MaxPoolGrad's output in the input graph
+    if (pool is None or pool.inputs[0] is not features or original.name in c.fed
+            or len(original.consumers()) != 1 or original.op.name in c.preserved
+            or len({op.device, pool_grad.device, pool.device}) != 1
+            or any(pool.attrs.get(k) != pool_grad.attrs.get(k) for k in _POOL_WINDOW)):
+        return None
+
+    def emit(rw: GraphRewriter) -> Operation:
+        masked = rw.add_op(op.op_def, [pool_grad.inputs[2], pooled], op.attrs,
+                           [(pooled.dtype, pooled.shape)], rw.fresh_name(op.name + "/pooled"), [],
+                           op.device)
+        return rw.add_op(pool_grad.op_def, [features, pooled, masked.outputs[0]],
+                         pool_grad.attrs, [(out.dtype, out.shape)], op.name, [], op.device)
+    return ("replace", emit)
 
 
 def _rewritable(op: Operation, preserved: set) -> bool:
