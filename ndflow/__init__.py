@@ -32,3 +32,9 @@ traceback_utils.install_excepthook()  # uncaught errors show the user's frames, 
 __version__ = versions.VERSION  # the TensorFlow API level (programs gate on tf.__version__)
 
 _namespaces.build(__import__(__name__), api_export.EXPORTS)
+
+# tf.raw_ops (and tf.compat.v1.raw_ops): a module whose op functions are made on first use,
+# attached after the build so it is not taken for an implementation module
+from ndflow.kernels import raw_ops  # noqa: E402
+
+compat.v1.raw_ops = raw_ops  # noqa: F821 - compat is a namespace the build made
