@@ -197,9 +197,10 @@ def reset_shape(sp_input, new_shape=None):
         old_v, new_v = old_v(), new_v()
         if old_v.shape != new_v.shape:
             raise ValueError(f"Shapes {list(old_v)} and {list(new_v)} must have the same rank")
-        if (new_v < old_v).any():
-            raise ValueError("Condition x >= y did not hold: new_shape must be no smaller "
-                             f"than the current shape; got {list(new_v)} < {list(old_v)}")
+        if (new_v < old_v).any():   # (TF's message names the two the other way round)
+            raise ValueError("Requested new_shape should have dimension sizes >= "
+                             f"sp_input.shape.  Found new_shape ({old_v}), sp_input.shape "
+                             f"({new_v}).")
     return SparseTensor(sp.indices, sp.values, new)
 
 

@@ -1,0 +1,131 @@
+"""tf.sparse functions against TensorFlow 2.21's results (tests/fixtures/sparse_ops, the calls
+in sparse_cases.py), eagerly and inside tf.function; string values; TF1 Sessions; TF's errors."""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "sparse_ops"
+EXPECTED = json.loads((FIXTURE / "expected.json").read_text())
+sys.path.insert(0, str(FIXTURE))
+try:
+    from sparse_cases import cases, to_python  # noqa: E402
+finally:
+    sys.path.remove(str(FIXTURE))
+
+CASES = cases(tf)
+
+
+def _close(actual, expected):
+    if isinstance(expected, list):
+        assert isinstance(actual, list) and len(actual) == len(expected), (actual, expected)
+        for a, e in zip(actual, expected):
+            _close(a, e)
+    elif isinstance(expected, float):
+        assert actual == pytest.approx(expected, rel=1e-6, abs=1e-7)
+    else:
+        assert actual == expected
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_eager_matches_tensorflow(name):
+    want = EXPECTED[name]
+    if "error" in want:
+        with pytest.raises(getattr(tf.errors, want["error"], None) or ValueError) as e:
+            CASES[name]()
+        assert type(e.value).__name__ == want["error"]
+        assert str(e.value).startswith(want["message"].split(" [Op:")[0])
+        return
+    _close(to_python(CASES[name]()), want["value"])
+
+
+GRAPH_CASES = ["from_dense", "retain", "reset_none", "ind", "transpose3", "expand1", "eye",
+               "map", "str_fill", "str_concat_expand", "str_split", "rsum_sparse_keep",
+               "matmul_dense_first", "add_thresh", "softmax3", "mask"]
+
+
+@pytest.mark.parametrize("name", GRAPH_CASES)
+def test_tf_function_matches_tensorflow(name):
+    _close(to_python(tf.function(CASES[name])()), EXPECTED[name]["value"])
+
+
+def test_session_runs_sparse_ops_fed_by_placeholders():
+    g = tf.Graph()
+    with g.as_default():
+        idx = tf.compat.v1.placeholder(tf.int64, [None, 2])
+        vals = tf.compat.v1.placeholder(tf.float32, [None])
+        sp = tf.SparseTensor(idx, vals, [3, 4])
+        total = tf.sparse.reduce_sum(tf.sparse.reorder(sp), axis=1)
+        dense = tf.sparse.to_dense(tf.sparse.reshape(sp, [4, 3]))
+        grad = tf.gradients(tf.reduce_sum(tf.sparse.sparse_dense_matmul(sp, tf.ones([4, 2]))),
+                            vals)[0]
+    with tf.compat.v1.Session(graph=g) as sess:
+        out = sess.run([total, dense, grad], {idx: [[2, 1], [0, 3]], vals: [5.0, 7.0]})
+    np.testing.assert_allclose(out[0], [7.0, 0.0, 5.0])
+    np.testing.assert_allclose(out[1], np.array([0, 0, 0, 7, 0, 0, 0, 0, 0, 5, 0, 0.0])
+                               .reshape(4, 3))
+    np.testing.assert_allclose(out[2], [2.0, 2.0])
+
+
+def test_parsed_var_len_feature_post_processing():
+    # The usual pipeline: a VarLenFeature's SparseTensor, filled and densified per batch.
+    examples = [tf.train.Example(features=tf.train.Features(feature={
+        "ids": tf.train.Feature(int64_list=tf.train.Int64List(value=v))})).SerializeToString()
+        for v in ([3, 1], [], [2])]
+    sp = tf.io.parse_example(examples, {"ids": tf.io.VarLenFeature(tf.int64)})["ids"]
+    filled, empty = tf.sparse.fill_empty_rows(sp, tf.constant(-1, tf.int64))
+    np.testing.assert_array_equal(tf.sparse.to_dense(filled).numpy(), [[3, 1], [-1, 0], [2, 0]])
+    np.testing.assert_array_equal(empty.numpy(), [False, True, False])
+    np.testing.assert_array_equal(tf.sparse.to_indicator(sp, 4).numpy(),
+                                  [[0, 1, 0, 1], [0, 0, 0, 0], [0, 0, 1, 0]])
+
+
+SP = tf.SparseTensor([[0, 5], [1, 0]], [1.0, 2.0], [2, 3])
+ERRORS = [
+    (lambda: tf.sparse.sparse_dense_matmul(SP, tf.ones([3, 2])),
+     "k (5) from index[0,1] out of bounds (>=3)"),
+    (lambda: tf.sparse.add(SP, tf.SparseTensor([[0, 1]], [1.0], [2, 4])),
+     "Operands' shapes do not match: got 3 and 4 for dimension 1"),
+    (lambda: tf.sparse.reshape(SP, [4, 2]),
+     "Input to reshape is a tensor with 6 dense values, but the requested shape has 8. "
+     "input_shape=[2,3] output_shape=[4,2]"),
+    (lambda: tf.sparse.reshape(SP, [-1, -1]), "only one output dimension may be -1, not both 0 "
+     "and 1"),
+    (lambda: tf.sparse.concat(0, [SP, tf.SparseTensor([[0]], [1.0], [2])]),
+     "Ranks of all input tensors must match: expected 2 but got 1 at position 1"),
+    (lambda: tf.sparse.concat(1, [SP, tf.SparseTensor([[0, 1]], [1.0], [3, 3])]),
+     "Input shapes must match: expected 2 for dimension 0 but got 3 at position 1"),
+    (lambda: tf.sparse.reduce_sum(SP, 2), "Invalid reduction dimension 2, for input with 2 "
+     "dimensions."),
+    (lambda: tf.sparse.split(sp_input=SP, num_split=4, axis=1),
+     "Input num_split should be between 1 and the splitting dimension size (3), got 4"),
+    (lambda: tf.sparse.fill_empty_rows(tf.SparseTensor([[5, 1]], [1.0], [4, 3]), 9.0),
+     "indices(0, 0) is invalid: 5 >= 4"),
+    (lambda: tf.sparse.segment_sum(tf.ones([3, 2]), [0, 2, 5], [0, 0, 1]),
+     "Bad: indices[2] == 5 out of range [0, 3)"),
+    (lambda: tf.sparse.to_dense(SP), "indices[0] = [0,5] is out of bounds: need 0 <= index < "
+     "[2,3]"),
+]
+
+
+@pytest.mark.parametrize("fn,message", ERRORS, ids=[m[:30] for _, m in ERRORS])
+def test_bad_input_raises_tensorflows_error(fn, message):
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        fn()
+    assert message in str(e.value)
+
+
+def test_gradients_of_fill_empty_rows_reach_the_default_value():
+    sp_vals, default = tf.Variable([1.0, 2.0]), tf.Variable(3.0)
+    with tf.GradientTape() as tape:
+        sp = tf.SparseTensor([[0, 0], [2, 1]], sp_vals, [4, 2])
+        filled, _ = tf.sparse.fill_empty_rows(sp, default)
+        loss = tf.reduce_sum(filled.values * tf.constant([1.0, 10.0, 100.0, 1000.0]))
+    g_vals, g_default = tape.gradient(loss, [sp_vals, default])
+    np.testing.assert_allclose(g_vals.numpy(), [1.0, 100.0])
+    np.testing.assert_allclose(g_default.numpy(), 1010.0)
