@@ -130,6 +130,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     random_generator,
     signal,
     sparse_api,
+    sparse_v1,
     tensor_array_ops,
     variable_creators,
     variable_enums,

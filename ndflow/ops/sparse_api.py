@@ -68,7 +68,7 @@ def _real_dtype(dt):
     return {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}.get(dt, dt)
 
 
-@tf_export("sparse.add", v1=["sparse.add", "sparse_add"])
+@tf_export("sparse.add", v1=[])
 def add(a, b, threshold=0):
     """a + b: two SparseTensors give a SparseTensor (sums smaller in magnitude than
     `threshold` dropped); a SparseTensor and a dense tensor give a dense tensor."""
@@ -268,7 +268,7 @@ def eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
                             stack([rows, cols]))
 
 
-@tf_export("sparse.map_values")
+@tf_export("sparse.map_values", v1=[])
 def map_values(op, *args, **kwargs):
     """`op` applied to the values of the SparseTensors among the arguments (which must share
     their indices); returns a SparseTensor with those indices."""

@@ -129,3 +129,20 @@ def test_gradients_of_fill_empty_rows_reach_the_default_value():
     g_vals, g_default = tape.gradient(loss, [sp_vals, default])
     np.testing.assert_allclose(g_vals.numpy(), [1.0, 100.0])
     np.testing.assert_allclose(g_default.numpy(), 1010.0)
+
+
+def test_tf1_spellings_take_the_old_argument_names():
+    v1 = tf.compat.v1
+    sp = tf.SparseTensor([[0, 1], [1, 2]], [1.0, -2.0], [2, 3])
+    np.testing.assert_allclose(v1.sparse.reduce_sum(sp, reduction_axes=1, keep_dims=True)
+                               .numpy(), [[1.0], [-2.0]])
+    total = v1.sparse_reduce_sum_sparse(sp, reduction_axes=0)
+    np.testing.assert_array_equal(total.indices.numpy(), [[1], [2]])
+    halves = v1.sparse_split(sp_input=sp, num_split=3, split_dim=1)
+    assert [h.values.numpy().tolist() for h in halves] == [[], [1.0], [-2.0]]
+    both = v1.sparse_concat(concat_dim=0, sp_inputs=[sp, sp], axis=None)
+    assert both.dense_shape.numpy().tolist() == [4, 3]
+    kept = v1.sparse_add(sp, tf.SparseTensor([[0, 1]], [-0.9], [2, 3]), thresh=0.5)
+    assert kept.indices.numpy().tolist() == [[1, 2]]
+    with pytest.raises(ValueError, match="Keyword arguments are required"):
+        v1.sparse.split(sp, 2)
