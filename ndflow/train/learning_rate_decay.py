@@ -8,9 +8,11 @@ return a no-argument callable evaluating it at the step's current value (TF's
 from __future__ import annotations
 
 import functools
+import math as pymath
 
 from ndflow.core import context
 from ndflow.core.api_export import tf_export
+from ndflow.train import cosine_schedules as cos
 from ndflow.train import learning_rate_schedule as lrs
 
 
@@ -55,3 +57,41 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
         raise ValueError("global_step is required for polynomial_decay.")
     return _bind(lrs.PolynomialDecay(learning_rate, decay_steps, end_learning_rate, power,
                                      cycle=cycle, name=name), global_step)
+
+
+@tf_export(v1=["train.natural_exp_decay"])
+def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate,
+                      staircase: bool = False, name: str | None = None):
+    """learning_rate * exp(-decay_rate * global_step / decay_steps), floored if `staircase`
+    (TF's: an exponential decay with rate exp(-decay_rate))."""
+    return _bind(lrs.ExponentialDecay(learning_rate, decay_steps, pymath.exp(-decay_rate),
+                                      staircase=staircase, name=name), global_step)
+
+
+@tf_export(v1=["train.cosine_decay"])
+def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name: str | None = None):
+    return _bind(cos.CosineDecay(learning_rate, decay_steps, alpha=alpha, name=name),
+                 global_step)
+
+
+@tf_export(v1=["train.cosine_decay_restarts"])
+def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0, m_mul=1.0,
+                          alpha=0.0, name: str | None = None):
+    return _bind(cos.CosineDecayRestarts(learning_rate, first_decay_steps, t_mul=t_mul,
+                                         m_mul=m_mul, alpha=alpha, name=name), global_step)
+
+
+@tf_export(v1=["train.linear_cosine_decay"])
+def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0,
+                        beta=0.001, name: str | None = None):
+    return _bind(cos.LinearCosineDecay(learning_rate, decay_steps, num_periods, alpha, beta,
+                                       name), global_step)
+
+
+@tf_export(v1=["train.noisy_linear_cosine_decay"])
+def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_variance=1.0,
+                              variance_decay=0.55, num_periods=0.5, alpha=0.0, beta=0.001,
+                              name: str | None = None):
+    return _bind(cos.LinearCosineDecay(learning_rate, decay_steps, num_periods, alpha, beta,
+                                       name, noise=(initial_variance, variance_decay)),
+                 global_step)

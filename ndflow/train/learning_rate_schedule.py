@@ -140,7 +140,8 @@ class InverseTimeDecay(_RateDecay):
 @tf_export("keras.optimizers.schedules.PolynomialDecay", "optimizers.schedules.PolynomialDecay",
            v1=["keras.optimizers.schedules.PolynomialDecay"])
 class PolynomialDecay(LearningRateSchedule):
-    """(lr0 - end) * (1 - min(step, decay_steps) / decay_steps) ^ power + end (no cycle)."""
+    """(lr0 - end) * (1 - min(step, decay_steps) / decay_steps) ^ power + end; with `cycle`,
+    decay_steps grows to the next multiple of itself past the step instead."""
 
     def __init__(
         self,
@@ -152,8 +153,6 @@ class PolynomialDecay(LearningRateSchedule):
         name: str = "PolynomialDecay",
     ):
         _check_decay_steps(decay_steps)
-        if cycle:
-            raise NotImplementedError("PolynomialDecay(cycle=True) is not supported yet.")
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.end_learning_rate = end_learning_rate
@@ -167,7 +166,13 @@ class PolynomialDecay(LearningRateSchedule):
             dtype = lr0.dtype
             end = _cast(self.end_learning_rate, dtype)
             steps = _cast(self.decay_steps, dtype)
-            p = arithmetic.truediv(arithmetic.minimum(_cast(step, dtype), steps), steps)
+            step = _cast(step, dtype)
+            if self.cycle:  # step 0 keeps the first period
+                periods = math.ceil(arithmetic.truediv(step, steps))
+                steps = arithmetic.multiply(steps, arithmetic.maximum(periods, _cast(1, dtype)))
+            else:
+                step = arithmetic.minimum(step, steps)
+            p = arithmetic.truediv(step, steps)
             decayed = arithmetic.pow(
                 arithmetic.subtract(_cast(1, dtype), p), _cast(self.power, dtype)
             )

@@ -1,5 +1,6 @@
 """`tf.keras.optimizers.schedules`: the learning-rate schedules (defined in ndflow.train)."""
 
+from ndflow.train.cosine_schedules import CosineDecay, CosineDecayRestarts
 from ndflow.train.learning_rate_schedule import (
     ExponentialDecay,
     InverseTimeDecay,
@@ -10,5 +11,5 @@ from ndflow.train.learning_rate_schedule import (
     serialize,
 )
 
-__all__ = ["ExponentialDecay", "InverseTimeDecay", "LearningRateSchedule",
+__all__ = ["CosineDecay", "CosineDecayRestarts", "ExponentialDecay", "InverseTimeDecay", "LearningRateSchedule",
            "PiecewiseConstantDecay", "PolynomialDecay", "deserialize", "serialize"]
