@@ -221,6 +221,21 @@ class DatasetV2:
     def shard(self, num_shards, index, name=None):
         return _op("shard")(self, num_shards, index)
 
+    def ignore_errors(self, log_warning=False, name=None):
+        return _op("ignore_errors")(self, log_warning)
+
+    def sparse_batch(self, batch_size, row_shape, name=None):
+        return _op("sparse_batch")(self, int(getattr(batch_size, "numpy", lambda: batch_size)()),
+                                   row_shape)
+
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None,
+                           name=None):
+        return _op("rejection_resample")(self, class_func, target_dist, initial_dist, seed)
+
+    def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None,
+                 name=None):
+        return _op("snapshot")(self, path, compression, reader_func, shard_func)
+
     def take_while(self, predicate, name=None):
         return _op("take_while")(self, predicate)
 

@@ -69,7 +69,7 @@ class MapDataset(DatasetV2):
         function vectorizes runs once per batch on the stacked inputs, its outputs are the
         batch (batch pulls those elements anyway). A batch that cannot run as a whole runs
         per element, with the unfused pipeline's results and errors."""
-        if self._workers not in (None, 1):
+        if self._workers not in (None, 1) or self._fn.debug_mode:
             return None
         vectorized = self._vectorized_call()
         if vectorized is None:
@@ -96,7 +96,7 @@ class MapDataset(DatasetV2):
             index += len(group)
 
     def _iter_flat(self):
-        if self._workers is None or self._workers == 1:
+        if self._workers is None or self._workers == 1 or self._fn.debug_mode:
             fn = self._fn
             for i, flat in enumerate(self._input._iter_flat()):
                 try:

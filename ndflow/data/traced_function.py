@@ -26,6 +26,9 @@ from ndflow.ops.apply import convert_to_tensor
 from ndflow.runtime.function import Function
 
 _counter = itertools.count()
+# tf.data.experimental.enable_debug_mode(): functions of datasets built afterwards run their
+# Python body eagerly on each element (still traced once for the output structure)
+DEBUG_MODE = [False]
 
 
 def call_with_element(func, element):
@@ -45,6 +48,8 @@ class TracedFunction:
             raise TypeError(f"`{transformation}` expects a callable, got {func!r}.")
         self.transformation = transformation
         self._func = func
+        self._input_spec = input_spec
+        self.debug_mode = DEBUG_MODE[0]
         options = ConversionOptions.make(True, None)
         user = convert_or_original(func, options) if autograph else func
 
@@ -81,6 +86,8 @@ class TracedFunction:
         """The function on one flat element; flat outputs (eager tensors). Runs the compiled
         plan directly: the same on any thread, whatever the thread's execution mode (a TF1
         program's pipeline runs on prefetch and map worker threads)."""
+        if self.debug_mode and not self._has_datasets:
+            return self._call_eagerly(flat)
         cf = self.concrete
         cf._captures()
         plan = cf._plan
@@ -92,6 +99,22 @@ class TracedFunction:
                          for v, d in zip(outs, self._out_dtypes))
         outs = plan.run([t._value for t in flat] + cf._capture_vals)
         return tuple(EagerTensor(v, d) for v, d in zip(outs, self._out_dtypes))
+
+    def _call_eagerly(self, flat: tuple) -> tuple:
+        """Debug mode: the user's Python function on the element's eager tensors."""
+        with context.eager_scope():
+            element = pack_sequence_as(self._input_spec, list(flat)) if (
+                isinstance(self._input_spec, (tuple, list, dict)) or len(flat) != 1) \
+                else flat[0]
+            out = _as_tensors(structure.lists_to_tuples(call_with_element(self._func, element)),
+                              self.transformation)
+            outs = flatten(out)
+            if len(outs) != len(self._out_dtypes):
+                raise TypeError(f"The function passed to {self.transformation} returned "
+                                f"{len(outs)} components in debug mode, "
+                                f"{len(self._out_dtypes)} when traced.")
+            return tuple(t if t.dtype is d else EagerTensor(convert_to_tensor(t, d)._value, d)
+                         for t, d in zip(outs, self._out_dtypes))
 
     def error(self, e: Exception, index: int | None):
         """`e` (an error of one call) re-raised as TF: same type, naming the transformation
