@@ -27,6 +27,7 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     reducing,
     save_load,
     selection,
+    snapshot,
     sources,
     text_line,
     windowing,
