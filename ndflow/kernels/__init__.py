@@ -50,6 +50,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     script_ops,
     segment,
     sort,
+    sparse_cross,
     sparse_ops,
     sparse_reductions,
     spectral,

@@ -82,6 +82,14 @@ class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", 
                 f"dense_shape={self.dense_shape!r})")
 
 
+@tf_export(v1=["SparseTensorValue"])
+class SparseTensorValue(collections.namedtuple("SparseTensorValue",
+                                               ["indices", "values", "dense_shape"])):
+    """What `Session.run` returns for a SparseTensor: its three NumPy arrays."""
+
+    __slots__ = ()
+
+
 @tf_export("sparse.to_dense", v1=["sparse.to_dense", "sparse_tensor_to_dense"])
 def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     """The dense tensor of `sp_input`, `default_value` (0 or b"") where it has no value."""

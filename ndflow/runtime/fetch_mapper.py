@@ -2,7 +2,8 @@
 
 A fetch is a tensor, an operation, a name (`"y:0"` a tensor, `"train"` an op), an object
 with `_as_graph_element()` (e.g. a variable), a RaggedTensor (fetched as a
-RaggedTensorValue), or any nesting of lists, tuples, namedtuples and dicts of those.
+RaggedTensorValue), a SparseTensor (fetched as a SparseTensorValue), or any nesting of
+lists, tuples, namedtuples and dicts of those.
 `FetchMapper` flattens it to unique graph elements and rebuilds the same structure from
 their values (an operation's value is None).
 """
@@ -16,6 +17,7 @@ from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.errors import InaccessibleTensorError
 from ndflow.core.graph import Graph, Operation
 from ndflow.ops.indexed_slices import IndexedSlices, IndexedSlicesValue
+from ndflow.ops.sparse_tensor import SparseTensor, SparseTensorValue
 
 
 def _fetch_element(graph: Graph, fetch):
@@ -54,6 +56,9 @@ class FetchMapper:
         if fetch is None:
             raise TypeError(f"Argument `fetch` = {fetch} has invalid type "
                             f"\"{type(fetch).__name__}\". Cannot be None")
+        if isinstance(fetch, SparseTensor):   # its NumPy arrays, as TF's SparseTensorValue
+            parts = [self._map(t) for t in fetch]
+            return lambda values: SparseTensorValue(*[c(values) for c in parts])
         if isinstance(fetch, (list, tuple)):
             children = [self._map(f) for f in fetch]
             kind = type(fetch)
