@@ -63,6 +63,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     string_io,
     string_ngrams,
     string_ops,
+    string_unicode,
     training,
     training_sparse,
 )

@@ -132,6 +132,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     signal,
     sparse_api,
     sparse_cross,
+    string_unicode_ops,
     sparse_v1,
     tensor_array_ops,
     variable_creators,
