@@ -10,6 +10,7 @@ import torch
 
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.sparse_common import bad, check_entries, dims, linear, long, unravel
+from ndflow.ops import sparse_bincount
 from ndflow.ops import sparse_reductions as red
 
 
@@ -161,3 +162,60 @@ for _kind, _ops in (("sum", (red.SparseSegmentSum, red.SparseSegmentSumWithNumSe
                     ("sqrt_n", (red.SparseSegmentSqrtN, red.SparseSegmentSqrtNWithNumSegments))):
     kernel(_ops[0])(_segment_factory(_kind, False))
     kernel(_ops[1])(_segment_factory(_kind, True))
+
+
+def _count_factory(sparse_input: bool):
+    def factory(node):
+        minlength, maxlength = node.attrs["minlength"], node.attrs["maxlength"]
+        binary = node.attrs["binary_output"]
+
+        def count(*args):
+            if sparse_input:
+                indices, values, shape, weights = args
+                indices, shape_l = long(indices), dims(shape)
+                batched = len(shape_l) == 2
+                rows = indices[:, 0] if batched else None
+                batch = shape_l[0] if batched else 1
+            else:
+                values, weights = args
+                batched, batch = values.dim() == 2, values.shape[0] if values.dim() == 2 else 1
+                if values.dim() not in (1, 2):
+                    raise bad(f"Input must be a 1 or 2-dimensional tensor. Got: "
+                              f"{list(values.shape)}")
+                rows = torch.arange(batch).repeat_interleave(values.shape[1]) if batched \
+                    else None
+            flat = values.reshape(-1).long()
+            w = weights.reshape(-1)
+            if w.numel() and w.numel() != flat.numel():
+                raise bad(f"Weights and values must have the same shape. Weight shape: "
+                          f"{list(weights.shape)}; values shape: {list(values.shape)}")
+            if bool((flat < 0).any()):
+                raise bad("Input values must all be non-negative")
+            keep = flat < maxlength if maxlength >= 0 else torch.ones_like(flat, dtype=torch.bool)
+            flat = flat[keep]
+            rows = torch.zeros_like(flat) if rows is None else rows.long()[keep]
+            size = maxlength if maxlength > 0 else max(int(flat.max()) + 1 if flat.numel()
+                                                       else 1, minlength)
+            key = rows * size + flat
+            keys, group = torch.unique(key, return_inverse=True)
+            out_dtype = weights.dtype
+            if binary or not w.numel():
+                vals = torch.zeros(keys.shape[0], dtype=out_dtype)
+                vals.index_add_(0, group, torch.ones_like(flat, dtype=out_dtype))
+                if binary:
+                    vals = torch.ones_like(vals)
+            else:
+                vals = torch.zeros(keys.shape[0], dtype=out_dtype)
+                vals.index_add_(0, group, w[keep].to(out_dtype))
+            if batched:
+                idx = torch.stack([keys // size, keys % size], 1)
+                shape_out = [batch, size]
+            else:
+                idx, shape_out = keys.reshape(-1, 1), [size]
+            return idx, vals, torch.tensor(shape_out, dtype=torch.int64)
+        return count
+    return factory
+
+
+kernel(sparse_bincount.DenseCountSparseOutput)(_count_factory(False))
+kernel(sparse_bincount.SparseCountSparseOutput)(_count_factory(True))

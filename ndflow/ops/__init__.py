@@ -131,6 +131,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     random_generator,
     signal,
     sparse_api,
+    sparse_bincount,
     sparse_cross,
     string_unicode_ops,
     sparse_v1,
