@@ -8,6 +8,8 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     batching,
     caching,
     combinators,
+    csv_dataset,
+    csv_pipeline,
     dataset,
     dataset_spec,
     experimental_transforms,

@@ -1,0 +1,255 @@
+"""`tf.data.experimental.CsvDataset`: records of CSV files (RFC 4180 as TensorFlow's CSVDataset
+parses it) as tuples of scalars typed by `record_defaults`.
+
+As TensorFlow: fields are split on a one-character `field_delim`; with `use_quote_delim` a
+field starting with a double quote is quoted (the delimiter and newlines inside it are data,
+`""` is a quote) and a quote inside an unquoted field is an error; an empty field or one equal
+to `na_value` takes the column's default, or is an error when the column is required (a
+dtype or an empty tensor as its default); records end at `\\n` or `\\r\\n`. Errors are
+TensorFlow's InvalidArgumentError messages ("Expect 3 fields but have 2 in record", "Field 0
+is required but missing in record!", "Field 1 in record is not a valid int32: x", ...).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+
+import numpy as np
+import torch
+
+from ndflow.core import dtypes
+from ndflow.core import errors as tf_errors
+from ndflow.core.api_export import tf_export
+from ndflow.core.tensor import EagerTensor
+from ndflow.core.tensor_spec import TensorSpec
+from ndflow.data.dataset import DatasetV2
+
+CSV_TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.string)
+_INT_RANGE = {dtypes.int32: (-2**31, 2**31 - 1), dtypes.int64: (-2**63, 2**63 - 1)}
+
+
+def _invalid(message: str) -> tf_errors.InvalidArgumentError:
+    return tf_errors.InvalidArgumentError(None, None, message)
+
+
+def _scalar(value):
+    return value.numpy() if hasattr(value, "numpy") else value
+
+
+def _text(value) -> str:
+    value = _scalar(value)
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def filename_list(filenames) -> list:
+    """File names from a string, a list of them or a string tensor."""
+    value = _scalar(filenames)
+    if isinstance(value, np.ndarray):
+        value = value.reshape(-1).tolist()
+    if isinstance(value, (str, bytes, os.PathLike)):
+        value = [value]
+    return [os.fsdecode(v) if isinstance(v, bytes) else os.fspath(v) for v in value]
+
+
+def column_default(value, index: int):
+    """(dtype, default or None when required) of one `record_defaults` entry."""
+    if isinstance(value, dtypes.DType):
+        dtype, default = value, None
+    else:
+        arr = np.asarray(_scalar(value))
+        dtype = getattr(value, "dtype", None)
+        if arr.dtype.kind in "USO":
+            dtype = dtypes.string
+        elif not isinstance(dtype, dtypes.DType):  # NumPy values keep their type, Python
+            dtype = (dtypes.as_dtype(arr.dtype) if isinstance(value, (np.ndarray, np.generic))
+                     else dtypes.int32 if arr.dtype.kind in "iu"  # numbers are int32/float32
+                     else dtypes.float32 if arr.dtype.kind == "f" else None)
+        if arr.size > 1:
+            raise ValueError(f"`record_defaults[{index}]` must be a scalar or an empty "
+                             f"tensor, got shape {arr.shape}.")
+        default = None if arr.size == 0 else arr.reshape(-1)[0]
+        if isinstance(default, str):
+            default = default.encode()
+    if dtype not in CSV_TYPES:
+        raise TypeError(f"`record_defaults[{index}]` has type {dtype}: CSV columns are "
+                        "float32, float64, int32, int64 or string.")
+    return dtype, default
+
+
+def read_bytes(path: str, compression: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise tf_errors.NotFoundError(None, None, f"{path}; No such file or directory") \
+            from None
+    except OSError as e:
+        raise tf_errors.UnknownError(None, None, f"{path}; {e.strerror}") from None
+    try:
+        if compression == "GZIP":
+            return gzip.decompress(data)
+        if compression == "ZLIB":
+            return zlib.decompress(data)
+    except (OSError, EOFError, zlib.error) as e:
+        raise tf_errors.DataLossError(None, None, f"{path}: not a valid {compression} "
+                                      f"stream ({e}).") from None
+    return data
+
+
+def split_records(data: bytes, delim: int, quoted: bool):
+    """Each record of `data` as its list of raw field bytes (None marks a quoted empty
+    field as empty too, so plain bytes)."""
+    n, pos = len(data), 0
+    quote = 0x22
+    while pos < n:
+        end = data.find(b"\n", pos)
+        end = n if end < 0 else end
+        line = data[pos:end]
+        if not quoted or b'"' not in line:
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            pos = end + 1
+            yield line.split(bytes([delim]))
+            continue
+        fields, field, i = [], bytearray(), pos  # the quoted path: byte by byte
+        while True:
+            if i < n and data[i] == quote:
+                i += 1
+                while True:
+                    if i >= n:
+                        raise _invalid("Reached end of file without closing quoted field in "
+                                       "record")
+                    c = data[i]
+                    if c == quote:
+                        if i + 1 < n and data[i + 1] == quote:
+                            field.append(quote)
+                            i += 2
+                            continue
+                        i += 1
+                        break
+                    field.append(c)
+                    i += 1
+                if i < n and data[i] not in (delim, 0x0A) and data[i:i + 2] != b"\r\n":
+                    raise _invalid("Quote inside a string has to be escaped by another quote")
+            else:
+                while i < n and data[i] != delim and data[i] != 0x0A:
+                    if data[i] == quote:
+                        raise _invalid("Unquoted fields cannot have quotes inside")
+                    field.append(data[i])
+                    i += 1
+                if field.endswith(b"\r") and (i >= n or data[i] == 0x0A):
+                    del field[-1]
+            fields.append(bytes(field))
+            field = bytearray()
+            if data[i:i + 2] == b"\r\n":
+                i += 1
+            if i < n and data[i] == delim:
+                i += 1
+                continue
+            pos = i + 1
+            break
+        yield fields
+
+
+def convert_field(raw: bytes, dtype, index: int):
+    """One field as a Python value of `dtype` (TF's messages when it is not one)."""
+    if dtype is dtypes.string:
+        return raw
+    text = raw.decode("utf-8", "replace")
+    try:
+        if "_" in text:
+            raise ValueError(text)
+        if dtype in _INT_RANGE:
+            value = int(text.strip())
+            lo, hi = _INT_RANGE[dtype]
+            if not lo <= value <= hi:
+                raise ValueError(text)
+            return value
+        return float(text)
+    except ValueError:
+        raise _invalid(f"Field {index} in record is not a valid {dtype.name}: {text}") \
+            from None
+
+
+@tf_export("data.experimental.CsvDataset")
+class CsvDataset(DatasetV2):
+    """The records of CSV files as tuples of scalar tensors (see the module docstring)."""
+
+    def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None,
+                 header=False, field_delim=",", use_quote_delim=True, na_value="",
+                 select_cols=None, exclude_cols=None):
+        self._files = filename_list(filenames)
+        self._columns = [column_default(v, i) for i, v in enumerate(record_defaults)]
+        kind = "" if compression_type is None else _text(compression_type)
+        if kind not in ("", "GZIP", "ZLIB"):
+            raise _invalid(f"Unsupported compression_type: {kind}. [Op:CSVDatasetV2]")
+        delim = _text(field_delim).encode()
+        if len(delim) != 1:
+            raise _invalid("field_delim should be only 1 char [Op:CSVDatasetV2]")
+        select = [] if select_cols is None else [int(_scalar(c)) for c in select_cols]
+        exclude = [] if exclude_cols is None else [int(_scalar(c)) for c in exclude_cols]
+        if select and len(select) != len(self._columns):
+            raise _invalid("select_cols should match output size [Op:CSVDatasetV2]")
+        if select and exclude:
+            raise _invalid("Either select_cols or exclude_cols should be empty "
+                           "[Op:CSVDatasetV2]")
+        for name, cols in (("select_cols", select), ("exclude_cols", exclude)):
+            if any(c < 0 for c in cols):
+                raise _invalid(f"{name} should be >= 0 [Op:CSVDatasetV2]")
+            if any(b <= a for a, b in zip(cols, cols[1:])):
+                raise _invalid(f"{name} should be strictly increasing indices "
+                               "[Op:CSVDatasetV2]")
+        self._kind, self._delim = kind, delim[0]
+        self._header, self._quoted = bool(_scalar(header)), bool(_scalar(use_quote_delim))
+        self._na = _text(na_value).encode()
+        self._select, self._exclude = select, exclude
+        super().__init__(tuple(TensorSpec([], d) for d, _ in self._columns))
+
+    def _records(self):
+        for path in self._files:
+            records = split_records(read_bytes(path, self._kind), self._delim, self._quoted)
+            if self._header:
+                next(records, None)
+            yield from records
+
+    def _wanted(self, fields: list) -> list:
+        n = len(self._columns)
+        if self._select:
+            last = self._select[-1]
+            if len(fields) <= last:
+                raise _invalid(f"Expect {n} fields but have {len(fields)} in record")
+            return [fields[c] for c in self._select]
+        if self._exclude:
+            drop = set(self._exclude)
+            fields = [f for c, f in enumerate(fields) if c not in drop]
+        if len(fields) < n:
+            raise _invalid(f"Expect {n} fields but have {len(fields)} in record")
+        if len(fields) > n:
+            raise _invalid(f"Expect {n} fields but have more in record")
+        return fields
+
+    def _iter_flat(self):
+        columns, na = self._columns, self._na
+        for fields in self._records():
+            out = []
+            for i, (raw, (dtype, default)) in enumerate(zip(self._wanted(fields), columns)):
+                if raw == b"" or (na and raw == na):
+                    if default is None:
+                        raise _invalid(f"Field {i} is required but missing in record!")
+                    value = default
+                else:
+                    value = convert_field(raw, dtype, i)
+                out.append(_scalar_tensor(value, dtype))
+            yield tuple(out)
+
+
+_TORCH = {dtypes.float32: torch.float32, dtypes.float64: torch.float64,
+          dtypes.int32: torch.int32, dtypes.int64: torch.int64}
+
+
+def _scalar_tensor(value, dtype) -> EagerTensor:
+    if dtype is dtypes.string:
+        return EagerTensor(np.array(bytes(value), dtype=object), dtype)
+    return EagerTensor(torch.tensor(value, dtype=_TORCH[dtype]), dtype)
