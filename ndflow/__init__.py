@@ -23,6 +23,7 @@ from ndflow import (  # noqa: F401 - importing the packages runs their declarati
     runtime,
     saved_model,
     summary,
+    testing,
     train,
 )
 from ndflow.core import api_export, tf_logging, traceback_utils, versions  # noqa: F401
