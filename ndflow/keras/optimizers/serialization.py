@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
+from ndflow.keras.optimizers.adadelta import Adadelta
+from ndflow.keras.optimizers.adafactor import Adafactor
+from ndflow.keras.optimizers.adagrad import Adagrad
 from ndflow.keras.optimizers.adam import Adam
+from ndflow.keras.optimizers.adamax import Adamax
+from ndflow.keras.optimizers.adamw import AdamW
 from ndflow.keras.optimizers.base_optimizer import Optimizer
+from ndflow.keras.optimizers.ftrl import Ftrl
+from ndflow.keras.optimizers.lamb import Lamb
+from ndflow.keras.optimizers.lion import Lion
+from ndflow.keras.optimizers.nadam import Nadam
 from ndflow.keras.optimizers.rmsprop import RMSprop
 from ndflow.keras.optimizers.sgd import SGD
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
-_CLASSES = {"SGD": SGD, "Adam": Adam, "RMSprop": RMSprop}
+_CLASSES = {c.__name__: c for c in (SGD, Adam, RMSprop, AdamW, Adadelta, Adafactor, Adagrad,
+                                    Adamax, Ftrl, Lamb, Lion, Nadam)}
+_BY_NAME = {name.lower(): c for name, c in _CLASSES.items()}
 
 
 @tf_export("keras.optimizers.serialize", "optimizers.serialize",

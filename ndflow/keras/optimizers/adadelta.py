@@ -1,0 +1,56 @@
+"""`tf.keras.optimizers.Adadelta`: Keras 3's Adadelta::
+
+    accumulated_grad = rho * accumulated_grad + (1 - rho) * g^2
+    delta = -sqrt(accumulated_delta_var + eps) * g / sqrt(accumulated_grad + eps)
+    accumulated_delta_var = rho * accumulated_delta_var + (1 - rho) * delta^2
+    var += lr * delta
+"""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import tf_export
+from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
+from ndflow.ops import math
+
+
+@tf_export("keras.optimizers.Adadelta", "optimizers.Adadelta",
+           v1=["keras.optimizers.Adadelta"])
+class Adadelta(Optimizer):
+    """Adadelta with slots "accumulated_grad" and "accumulated_delta_var"."""
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, weight_decay=None,
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema: bool = False,
+                 ema_momentum=0.99, ema_overwrite_frequency=None, loss_scale_factor=None,
+                 gradient_accumulation_steps=None, name: str | None = None, **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
+        self.rho = rho
+        self.epsilon = epsilon
+
+    def build(self, var_list) -> None:
+        if self.built:
+            return
+        super().build(var_list)
+        self._accumulated_grads, self._accumulated_delta_vars = self.add_optimizer_variables(
+            var_list, ["accumulated_grad", "accumulated_delta_var"])
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        dt = variable.dtype
+        i = self._get_variable_index(variable)
+        acc_grad, acc_delta = self._accumulated_grads[i], self._accumulated_delta_vars[i]
+        rho, one_minus_rho = scalar(self.rho, dt), scalar(1 - self.rho, dt)
+        eps = scalar(self.epsilon, dt)
+        new_acc_grad = rho * acc_grad.read_value() + one_minus_rho * math.square(gradient)
+        acc_grad.assign(new_acc_grad)
+        old_delta = acc_delta.read_value()
+        delta = -(math.sqrt(old_delta + eps) * gradient / math.sqrt(new_acc_grad + eps))
+        acc_delta.assign(rho * old_delta + one_minus_rho * math.square(delta))
+        variable.assign_add(cast(learning_rate, dt) * delta)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "rho": self.rho, "epsilon": self.epsilon}

@@ -1,0 +1,64 @@
+"""`tf.keras.optimizers.Adamax`: Keras 3's Adamax (Adam with the infinity norm)::
+
+    m += (g - m) * (1 - beta_1);  u = max(beta_2 * u, |g|)
+    var -= lr * m / ((1 - beta_1^t) * (u + epsilon))
+"""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import tf_export
+from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
+from ndflow.ops import arithmetic, math
+
+
+@tf_export("keras.optimizers.Adamax", "optimizers.Adamax", v1=["keras.optimizers.Adamax"])
+class Adamax(Optimizer):
+    """Adamax with slots "momentum" and "norm"."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 use_ema: bool = False, ema_momentum=0.99, ema_overwrite_frequency=None,
+                 loss_scale_factor=None, gradient_accumulation_steps=None,
+                 name: str | None = None, **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.epsilon = epsilon
+
+    def build(self, var_list) -> None:
+        if self.built:
+            return
+        super().build(var_list)
+        self._m, self._u = self.add_optimizer_variables(var_list, ["momentum", "norm"])
+
+    def _bias_correction(self, dtype):
+        """1 - beta_1^t, once per step and dtype."""
+        key = ("adamax", dtype)
+        if key not in self._step_cache:
+            local_step = cast(self.iterations + 1, dtype)
+            power = arithmetic.pow(cast(self.beta_1, dtype), local_step)
+            self._step_cache[key] = 1 - power
+        return self._step_cache[key]
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        dt = variable.dtype
+        i = self._get_variable_index(variable)
+        m_var, u_var = self._m[i], self._u[i]
+        m = m_var.read_value()
+        m = m + (gradient - m) * scalar(1 - self.beta_1, dt)
+        m_var.assign(m)
+        u = arithmetic.maximum(scalar(self.beta_2, dt) * u_var.read_value(),
+                               math.abs(gradient))
+        u_var.assign(u)
+        variable.assign_sub(cast(learning_rate, dt) * m /
+                            (self._bias_correction(dt) * (u + scalar(self.epsilon, dt))))
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2,
+                "epsilon": self.epsilon}

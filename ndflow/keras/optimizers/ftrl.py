@@ -1,0 +1,98 @@
+"""`tf.keras.optimizers.Ftrl`: Keras 3's FTRL-Proximal (with L2 shrinkage and beta)::
+
+    l2 = l2_regularization_strength + beta / (2 lr)
+    g_s = g + 2 * l2_shrinkage * var;  n' = n + g^2
+    linear += g_s - (n'^(-p) - n^(-p)) / lr * var           (p = learning_rate_power)
+    var = (clip(linear, -l1, l1) - linear) / (n'^(-p) / lr + 2 * l2);  n = n'
+"""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import tf_export
+from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
+from ndflow.ops import arithmetic, math
+
+
+@tf_export("keras.optimizers.Ftrl", "optimizers.Ftrl", v1=["keras.optimizers.Ftrl"])
+class Ftrl(Optimizer):
+    """FTRL with slots "accumulator" (from `initial_accumulator_value`) and "linear"."""
+
+    def __init__(self, learning_rate=0.001, learning_rate_power=-0.5,
+                 initial_accumulator_value=0.1, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, l2_shrinkage_regularization_strength=0.0,
+                 beta=0.0, weight_decay=None, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None, use_ema: bool = False, ema_momentum=0.99,
+                 ema_overwrite_frequency=None, loss_scale_factor=None,
+                 gradient_accumulation_steps=None, name: str | None = None, **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
+        checks = (
+            (initial_accumulator_value < 0.0, "initial_accumulator_value",
+             initial_accumulator_value, "`initial_accumulator_value` needs to be positive or "
+             "zero."),
+            (learning_rate_power > 0.0, "learning_rate_power", learning_rate_power,
+             "`learning_rate_power` needs to be negative or zero."),
+            (l1_regularization_strength < 0.0, "l1_regularization_strength",
+             l1_regularization_strength, "`l1_regularization_strength` needs to be positive "
+             "or zero."),
+            (l2_regularization_strength < 0.0, "l2_regularization_strength",
+             l2_regularization_strength, "`l2_regularization_strength` needs to be positive "
+             "or zero."),
+            (l2_shrinkage_regularization_strength < 0.0,
+             "l2_shrinkage_regularization_strength", l2_shrinkage_regularization_strength,
+             "`l2_shrinkage_regularization_strength` needs to be positive or zero."))
+        for bad, arg, value, message in checks:
+            if bad:
+                raise ValueError(f"{message} Received: {arg}={value}.")
+        self.learning_rate_power = learning_rate_power
+        self.initial_accumulator_value = initial_accumulator_value
+        self.l1_regularization_strength = l1_regularization_strength
+        self.l2_regularization_strength = l2_regularization_strength
+        self.l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength
+        self.beta = beta
+
+    def build(self, var_list) -> None:
+        if self.built:
+            return
+        super().build(var_list)
+        self._accumulators, self._linears = [], []
+        for v in var_list:   # interleaved per variable, as Keras orders them
+            self._accumulators.append(self.add_variable_from_reference(
+                v, "accumulator", float(self.initial_accumulator_value)))
+            self._linears.append(self.add_variable_from_reference(v, "linear"))
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        dt = variable.dtype
+        i = self._get_variable_index(variable)
+        accum_var, linear_var = self._accumulators[i], self._linears[i]
+        lr = cast(learning_rate, dt)
+        neg_power = scalar(-self.learning_rate_power, dt)
+        l2 = scalar(self.l2_regularization_strength, dt) + \
+            scalar(self.beta, dt) / (scalar(2.0, dt) * lr)
+        value = variable.read_value()
+        accum = accum_var.read_value()
+        grad_to_use = gradient + scalar(2 * self.l2_shrinkage_regularization_strength, dt) * value
+        new_accum = accum + math.square(gradient)
+        new_accum_power = arithmetic.pow(new_accum, neg_power)
+        sigma = (new_accum_power - arithmetic.pow(accum, neg_power)) / lr
+        linear = linear_var.read_value() + (grad_to_use - sigma * value)
+        linear_var.assign(linear)
+        quadratic = new_accum_power / lr + scalar(2.0, dt) * l2
+        l1 = self.l1_regularization_strength
+        clipped = math.clip_by_value(linear, scalar(-l1, dt), scalar(l1, dt))
+        variable.assign((clipped - linear) / quadratic)
+        accum_var.assign(new_accum)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "learning_rate_power": self.learning_rate_power,
+                "initial_accumulator_value": self.initial_accumulator_value,
+                "l1_regularization_strength": self.l1_regularization_strength,
+                "l2_regularization_strength": self.l2_regularization_strength,
+                "l2_shrinkage_regularization_strength":
+                    self.l2_shrinkage_regularization_strength,
+                "beta": self.beta}

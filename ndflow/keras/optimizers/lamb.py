@@ -1,0 +1,74 @@
+"""`tf.keras.optimizers.Lamb`: Keras 3's LAMB (Adam's step rescaled per variable by the
+trust ratio ||var|| / ||step||, 1 when either norm is 0)::
+
+    m += (g - m) * (1 - beta_1);  v += (g^2 - v) * (1 - beta_2)
+    step = (m / (1 - beta_1^t)) / (sqrt(v / (1 - beta_2^t)) + epsilon)
+    var -= ratio * lr * step
+"""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import tf_export
+from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
+from ndflow.ops import arithmetic, comparison, math, reduction
+
+
+@tf_export("keras.optimizers.Lamb", "optimizers.Lamb", v1=["keras.optimizers.Lamb"])
+class Lamb(Optimizer):
+    """LAMB with slots "momentum" and "velocity"."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 use_ema: bool = False, ema_momentum=0.99, ema_overwrite_frequency=None,
+                 loss_scale_factor=None, gradient_accumulation_steps=None,
+                 name: str | None = None, **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.epsilon = epsilon
+
+    def build(self, var_list) -> None:
+        if self.built:
+            return
+        super().build(var_list)
+        self._momentums, self._velocities = self.add_optimizer_variables(
+            var_list, ["momentum", "velocity"])
+
+    def _bias_corrections(self, dtype):
+        key = ("lamb", dtype)
+        if key not in self._step_cache:
+            local_step = cast(self.iterations + 1, dtype)
+            self._step_cache[key] = (
+                1.0 - arithmetic.pow(cast(self.beta_1, dtype), local_step),
+                1.0 - arithmetic.pow(cast(self.beta_2, dtype), local_step))
+        return self._step_cache[key]
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        dt = variable.dtype
+        i = self._get_variable_index(variable)
+        c1, c2 = self._bias_corrections(dt)
+        m_var, v_var = self._momentums[i], self._velocities[i]
+        m = m_var.read_value()
+        m = m + (gradient - m) * scalar(1 - self.beta_1, dt)
+        m_var.assign(m)
+        v = v_var.read_value()
+        v = v + (math.square(gradient) - v) * scalar(1 - self.beta_2, dt)
+        v_var.assign(v)
+        step = (m / c1) / (math.sqrt(v / c2) + scalar(self.epsilon, dt))
+        w_norm = math.sqrt(reduction.reduce_sum(math.square(variable.read_value())))
+        g_norm = math.sqrt(reduction.reduce_sum(math.square(step)))
+        zero, one = scalar(0.0, dt), scalar(1.0, dt)
+        ratio = arithmetic.where(
+            comparison.greater(w_norm, zero),
+            arithmetic.where(comparison.greater(g_norm, zero), w_norm / g_norm, one), one)
+        variable.assign_sub(ratio * cast(learning_rate, dt) * step)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2,
+                "epsilon": self.epsilon}
