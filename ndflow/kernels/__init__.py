@@ -10,6 +10,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     array_slicing,
     array_space,
     array_split,
+    bitwise,
     candidate_sampling,
     collective_ops,
     complex_ops,

@@ -1,0 +1,57 @@
+"""`tf.bitwise`: and, or, xor, invert and the shifts of integer tensors (TF's ops, not
+differentiable). Shift amounts are clamped to [0, bits - 1] as TensorFlow's kernels do, and
+a left shift wraps in the type (two's complement for signed types)."""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import tf_export
+from ndflow.core.tensor import Tensor
+from ndflow.ops.apply import apply_op
+from ndflow.ops.comparison import broadcast_shape, unchanged_shape
+from ndflow.ops.op_def import op_def
+
+_INTS = "T: {int8, int16, int32, int64, uint8}"  # TF also has uint16-64, which ndflow lacks
+
+
+def _binary(name: str, commutative: bool):
+    return op_def(name, inputs=["x: T", "y: T"], outputs=["z: T"], attrs=[_INTS],
+                  shape=broadcast_shape, not_differentiable=True, commutative=commutative)
+
+
+BitwiseAnd = _binary("BitwiseAnd", True)
+BitwiseOr = _binary("BitwiseOr", True)
+BitwiseXor = _binary("BitwiseXor", True)
+LeftShift = _binary("LeftShift", False)
+RightShift = _binary("RightShift", False)
+Invert = op_def("Invert", inputs=["x: T"], outputs=["y: T"], attrs=[_INTS],
+                shape=unchanged_shape, not_differentiable=True)
+
+
+@tf_export("bitwise.bitwise_and")
+def bitwise_and(x, y, name=None) -> Tensor:
+    return apply_op(BitwiseAnd, [x, y], name=name).outputs[0]
+
+
+@tf_export("bitwise.bitwise_or")
+def bitwise_or(x, y, name=None) -> Tensor:
+    return apply_op(BitwiseOr, [x, y], name=name).outputs[0]
+
+
+@tf_export("bitwise.bitwise_xor")
+def bitwise_xor(x, y, name=None) -> Tensor:
+    return apply_op(BitwiseXor, [x, y], name=name).outputs[0]
+
+
+@tf_export("bitwise.invert")
+def invert(x, name=None) -> Tensor:
+    return apply_op(Invert, [x], name=name).outputs[0]
+
+
+@tf_export("bitwise.left_shift")
+def left_shift(x, y, name=None) -> Tensor:
+    return apply_op(LeftShift, [x, y], name=name).outputs[0]
+
+
+@tf_export("bitwise.right_shift")
+def right_shift(x, y, name=None) -> Tensor:
+    return apply_op(RightShift, [x, y], name=name).outputs[0]
