@@ -1,17 +1,24 @@
 """`tf.ragged.cross` / `tf.ragged.cross_hashed` (TensorFlow's RaggedCross): feature crosses of
 rank-2 RaggedTensors, SparseTensors and dense tensors, in the inputs' own order (the op's
 `input_order` attr), as a RaggedTensor with one row per input row. The same crossing and
-hashing as tf.sparse.cross* (kernels/sparse_cross.py)."""
+hashing as tf.sparse.cross* (kernels/sparse_cross.py). Also `tf.ragged.stack_dynamic_partitions`
+(items grouped into rows by partition id), another way of building rows from flat items."""
 
 from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.array_core import reshape, shape, stack
+from ndflow.ops.array_gather import gather
+from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
 from ndflow.ops.op_def import op_def
 from ndflow.ops.ragged_tensor import RaggedTensor
+from ndflow.ops.sort import argsort
 from ndflow.ops.sparse_cross import DEFAULT_HASH_KEY
 from ndflow.ops.sparse_tensor import SparseTensor
 
@@ -81,3 +88,44 @@ def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
     """Each row's combinations of one value per input as fingerprint-chained ids modulo
     `num_buckets` (0: modulo 2**63 - 1)."""
     return _cross(inputs, True, num_buckets, hash_key, name)
+
+
+@tf_export("ragged.stack_dynamic_partitions")
+def stack_dynamic_partitions(data, partitions, num_partitions, name=None):
+    """A RaggedTensor whose row i holds the items of `data` whose partition is i, in order
+    (a stable sort by partition)."""
+    with name_scope(name, "SegmentStack"):
+        if isinstance(data, RaggedTensor) or isinstance(partitions, RaggedTensor):
+            if not (isinstance(data, RaggedTensor) and isinstance(partitions, RaggedTensor)):
+                raise NotImplementedError("ndflow's stack_dynamic_partitions takes ragged data "
+                                          "with ragged partitions of the same row structure")
+            return stack_dynamic_partitions(data.values, partitions.values, num_partitions)
+        data = convert_to_tensor(data, name="data")
+        partitions = convert_to_tensor(partitions, name="partitions")
+        rank = partitions.shape.rank
+        if rank is None:
+            raise ValueError("partitions must have known rank.")
+        if rank == 0:
+            data, partitions = stack([data]), stack([partitions])
+        elif rank > 1:
+            data = reshape(data, concat([[-1], shape(data)[rank:]], 0))
+            partitions = reshape(partitions, [-1])
+        ids = cast(partitions, dtypes.int64)
+        order = argsort(ids, stable=True)
+        rows = gather(ids, order)
+        n = cast(convert_to_tensor(num_partitions), dtypes.int64)
+        _check_partitions(rows, n)
+        return RaggedTensor.from_value_rowids(gather(data, order), rows, nrows=n,
+                                              validate=False)
+
+
+def _check_partitions(rows, n):
+    """TF's range checks, eagerly (graphs skip them)."""
+    eager = getattr(rows, "numpy", None)
+    if eager is not None:
+        r, limit = eager(), int(n.numpy())
+        if r.size and r[-1] >= limit:
+            raise InvalidArgumentError(None, None, "partitions must be less than "
+                                       "num_partitions")
+        if r.size and r[0] < 0:
+            raise InvalidArgumentError(None, None, "partitions must be non-negative.")

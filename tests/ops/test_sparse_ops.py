@@ -85,6 +85,12 @@ CASES = [
     OpCase("softmax", lambda v: tf.sparse.softmax(_sp(v)).values, [VALS], _softmax_ref,
            low_precision=False),
     _segment_ref("sum"), _segment_ref("mean"), _segment_ref("sqrt_n"),
+    OpCase("sampled_addmm",
+           lambda v, a, b: tf.sparse.sampled_addmm(IDX, v, [4, 4], a, b, beta=0.5,
+                                                   alpha=2.0, output_type=a.dtype)[1],
+           [VALS, np.arange(12.0).reshape(4, 3) / 5, np.arange(12.0).reshape(3, 4) / 7 - 1],
+           lambda v, a, b: 2.0 * (a @ b)[tuple(IDX.T)] + 0.5 * v, low_precision=False,
+           static_shape_exact=False),
 ] + [
     OpCase(f"matmul_adj{int(aa)}{int(ab)}",
            lambda v, b, aa=aa, ab=ab: tf.sparse.sparse_dense_matmul(_sp(v), b, aa, ab),
