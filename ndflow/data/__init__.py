@@ -13,6 +13,7 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     dataset,
     dataset_spec,
     experimental_transforms,
+    feature_datasets,
     experimental_ops,
     fixed_length,
     graph_datasets,
