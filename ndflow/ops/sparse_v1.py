@@ -1,11 +1,19 @@
 """TF1 spellings of the tf.sparse functions (`tf.compat.v1.sparse.*`, `tf.compat.v1.sparse_*`):
 the deprecated argument names (thresh, concat_dim, reduction_axes, keep_dims, split_dim) and
-the *_sparse reductions, all forwarding to the TF2 functions."""
+the *_sparse reductions, forwarding to the TF2 functions; and the TF1-only sparse_placeholder,
+sparse_to_dense and sparse_merge."""
 
 from __future__ import annotations
 
+from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
-from ndflow.ops import sparse_api, sparse_reductions
+from ndflow.core.scopes import name_scope
+from ndflow.ops import array_core, sparse_api, sparse_reductions
+from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.array_core import expand_dims
+from ndflow.ops.array_slicing import concat
+from ndflow.ops.cast import cast
+from ndflow.ops.sparse_tensor import SparseTensor, SparseToDense
 
 
 def _pick(new, old, new_name: str, old_name: str):
@@ -73,3 +81,46 @@ def split_v1(keyword_required=None, sp_input=None, num_split=None, axis=None, na
         raise ValueError("Keyword arguments are required for this function.")
     return sparse_api.split(sp_input, num_split, _pick(axis, split_dim, "axis", "split_dim"),
                             name)
+
+
+@tf_export(v1=["sparse.placeholder", "sparse_placeholder"])
+def placeholder(dtype, shape=None, name=None):
+    """A SparseTensor of three placeholders, fed in `Session.run` from a SparseTensorValue
+    (or an (indices, values, dense_shape) tuple); a fully known `shape` is its default."""
+    with name_scope(name, "SparseTensor"):
+        rank = None if shape is None else len(shape)
+        values = array_core.placeholder(dtype, [None], name="values")
+        indices = array_core.placeholder(dtypes.int64, [None, rank], name="indices")
+        if shape is not None and all(d is not None and d >= 0 for d in shape):
+            dense_shape = array_core.placeholder_with_default(
+                convert_to_tensor([int(d) for d in shape], dtypes.int64), [rank], name="shape")
+        else:
+            dense_shape = array_core.placeholder(dtypes.int64, [rank], name="shape")
+        return SparseTensor(indices, values, dense_shape)
+
+
+@tf_export(v1=["sparse_to_dense"])
+def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0,
+                    validate_indices=True, name=None):
+    """The dense tensor of shape `output_shape` holding `sparse_values` at `sparse_indices`
+    (a scalar value fills every index) and `default_value` elsewhere."""
+    values = convert_to_tensor(sparse_values)
+    return apply_op(SparseToDense, [convert_to_tensor(sparse_indices),
+                                    convert_to_tensor(output_shape,
+                                                      dtype_hint=dtypes.int32),
+                                    values, convert_to_tensor(default_value, values.dtype)],
+                    {"validate_indices": bool(validate_indices)},
+                    name=name or "SparseToDense").outputs[0]
+
+
+@tf_export(v1=["sparse.merge", "sparse_merge"])
+def merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
+    """A SparseTensor whose last index is each entry's id (from `sp_ids`) in a dimension of
+    `vocab_size`, holding `sp_values`' values (TF1's sparse_merge, one id column)."""
+    with name_scope(name, "SparseMerge"):
+        ids = cast(sp_ids.values, dtypes.int64)
+        indices = concat([sp_ids.indices[:, :-1], expand_dims(ids, 1)], 1)
+        shape = concat([sp_ids.dense_shape[:-1],
+                        convert_to_tensor([int(vocab_size)], dtypes.int64)], 0)
+        merged = SparseTensor(indices, sp_values.values, shape)
+        return merged if already_sorted else sparse_api.reorder(merged)

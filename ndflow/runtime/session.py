@@ -25,6 +25,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.errors import OpError, UnimplementedError
 from ndflow.core.graph import Graph, Operation
+from ndflow.ops.sparse_tensor import SparseTensor
 from ndflow.passes.pass_config import resolve_pass_config
 from ndflow.runtime import parallel_plan
 from ndflow.runtime.compile import compile_plan
@@ -206,6 +207,8 @@ class Session:
         for key, value in feed_dict.items():
             if isinstance(key, CompositeTensor):  # a RaggedTensor: its components are fed
                 items += zip(key._to_components(), key._feed_components(value))
+            elif isinstance(key, SparseTensor):  # fed from a SparseTensorValue / 3-tuple
+                items += zip(key, value)
             else:
                 items.append((key, value))
         for key, value in items:

@@ -146,3 +146,33 @@ def test_tf1_spellings_take_the_old_argument_names():
     assert kept.indices.numpy().tolist() == [[1, 2]]
     with pytest.raises(ValueError, match="Keyword arguments are required"):
         v1.sparse.split(sp, 2)
+
+
+def test_sparse_placeholder_fed_in_a_session():
+    g = tf.Graph()
+    with g.as_default():
+        sp = tf.compat.v1.sparse.placeholder(tf.float32, shape=[2, 3])
+        open_sp = tf.compat.v1.sparse_placeholder(tf.float32)
+        total = tf.sparse.reduce_sum(sp, axis=1)
+        dense = tf.sparse.to_dense(open_sp)
+    with tf.compat.v1.Session(graph=g) as sess:
+        value = tf.compat.v1.SparseTensorValue(np.array([[0, 1], [1, 2]]), np.array([1.5, 2.0]),
+                                               np.array([2, 3]))
+        got_total, got_sp = sess.run([total, sp], {sp: value})
+        got_dense = sess.run(dense, {open_sp: ([[1, 0]], [4.0], [2, 2])})
+    np.testing.assert_allclose(got_total, [1.5, 2.0])
+    assert isinstance(got_sp, tf.compat.v1.SparseTensorValue)
+    np.testing.assert_array_equal(got_sp.indices, [[0, 1], [1, 2]])
+    np.testing.assert_allclose(got_dense, [[0.0, 0.0], [4.0, 0.0]])
+
+
+def test_tf1_sparse_to_dense_and_sparse_merge():
+    np.testing.assert_array_equal(
+        tf.compat.v1.sparse_to_dense([[0, 1], [2, 0]], [3, 2], [5, 6], default_value=-1)
+        .numpy(), [[-1, 5], [-1, -1], [6, -1]])
+    ids = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([4, 1, 2], tf.int64), [2, 2])
+    vals = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], [0.5, 0.25, 1.0], [2, 2])
+    merged = tf.compat.v1.sparse_merge(ids, vals, 5)
+    assert merged.indices.numpy().tolist() == [[0, 1], [0, 4], [1, 2]]
+    assert merged.values.numpy().tolist() == [0.25, 0.5, 1.0]
+    assert merged.dense_shape.numpy().tolist() == [2, 5]
