@@ -138,6 +138,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     string_unicode_ops,
     sparse_v1,
     tensor_array_ops,
+    tensor_protos,
     variable_creators,
     variable_enums,
     variable_scope,
