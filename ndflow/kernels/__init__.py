@@ -23,6 +23,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     image_codec,
     image_color,
     image_resize,
+    io_serialization,
     linalg,
     linalg_decomp,
     linalg_diag,

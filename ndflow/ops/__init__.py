@@ -37,6 +37,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     einsum,
     histogram,
     indexed_slices,
+    io_serialization_ops,
     linalg,
     linalg_decomp,
     linalg_diag,
