@@ -12,6 +12,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     functional,
     layers,
     loss_functions,
+    loss_functions_extra,
     metrics,
     mixed_precision,
     model,
