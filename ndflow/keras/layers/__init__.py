@@ -2,15 +2,18 @@
 
 from ndflow.keras.layers import (  # noqa: F401 - their exports
     activation_layers,
+    attention_layers,
     base_layer,
     bidirectional,
     conv_layers,
     core_layers,
+    einsum_dense,
     embedding_layer,
     input_layer,
     input_spec,
     lambda_layer,
     merging_layers,
+    multi_head_attention,
     normalization_layers,
     pooling_layers,
     regularization_layers,
@@ -18,4 +21,6 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     rnn_cells,
     rnn_layers,
     tfsm_layer,
+    unit_rms_normalization,
+    wrappers,
 )

@@ -1,0 +1,96 @@
+"""`keras.layers.Wrapper` (a layer holding another layer) and `keras.layers.TimeDistributed`
+(the inner layer applied to every time step of a [batch, time, ...] input, with the same
+weights)."""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import keras_export
+from ndflow.keras.layers.base_layer import Layer, deserialize, serialize
+from ndflow.ops.array_core import reshape, shape
+from ndflow.ops.array_slicing import concat
+from ndflow.ops.array_slicing import slice as tf_slice
+
+
+@keras_export("keras.layers.Wrapper")
+class Wrapper(Layer):
+    """Base of the layers that wrap one layer (`self.layer`), serialized inside their config
+    as Keras 3 does."""
+
+    def __init__(self, layer, **kwargs):
+        if not isinstance(layer, Layer):
+            raise ValueError(f"Layer {layer} supplied to Wrapper isn't a supported layer type. "
+                             "Please ensure wrapped layer is a valid Keras layer.")
+        super().__init__(**kwargs)
+        self.layer = layer
+
+    def build(self, input_shape=None) -> None:
+        if not self.layer.built:
+            with self._name_scope_if_outside():
+                self.layer.build(input_shape)
+            self.layer.built = True
+        self.built = True
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "layer": serialize(self.layer)}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        layer = deserialize(config.pop("layer"), custom_objects=custom_objects)
+        return cls(layer, **config)
+
+
+@keras_export("keras.layers.TimeDistributed")
+class TimeDistributed(Wrapper):
+    """`layer` applied to each slice `inputs[:, t]`. The batch and time axes are merged into
+    one for a single call of the inner layer (its weights are shared across time)."""
+
+    def __init__(self, layer, **kwargs):
+        if not isinstance(layer, Layer):
+            raise ValueError("Please initialize `TimeDistributed` layer with a "
+                             f"`keras.layers.Layer` instance. Received: {layer}")
+        super().__init__(layer, **kwargs)
+        self.supports_masking = True
+
+    @staticmethod
+    def _child_input_shape(input_shape):
+        if not isinstance(input_shape, (tuple, list)) or len(input_shape) < 3:
+            raise ValueError("`TimeDistributed` Layer should be passed an `input_shape` with "
+                             f"at least 3 dimensions, received: {input_shape}")
+        return (input_shape[0], *input_shape[2:])
+
+    def compute_output_shape(self, input_shape):
+        child = self.layer.compute_output_shape(self._child_input_shape(input_shape))
+        return (child[0], input_shape[1], *child[1:])
+
+    def build(self, input_shape) -> None:
+        super().build(self._child_input_shape(tuple(input_shape)))
+
+    def call(self, inputs, training=None, mask=None):
+        in_shape = inputs.shape.as_list()
+        if mask is not None:
+            m_shape = mask.shape.as_list()
+            if len(m_shape) < 2:
+                raise ValueError("The `mask` passed to the `TimeDistributed` layer must be at "
+                                 "least 2D (e.g., `(batch_size, timesteps)`), but it has "
+                                 f"{len(m_shape)} dimension(s) with shape {mask.shape}.")
+            if any(a is not None and b is not None and a != b
+                   for a, b in zip(in_shape[:2], m_shape[:2])):
+                raise ValueError(f"The `mask` passed to the `TimeDistributed` layer has a "
+                                 f"shape {tuple(m_shape)} that is incompatible with the input "
+                                 f"shape {tuple(in_shape)}. The first two dimensions of the "
+                                 "mask (batch size and timesteps) must match the input's first "
+                                 "two dimensions. Expected mask shape prefix: "
+                                 f"({in_shape[0]}, {in_shape[1]}).")
+        dims = shape(inputs)
+        # [batch, time, ...] -> [batch * time, ...]: one call, the same numbers as a loop
+        merged = reshape(inputs, concat([[-1], tf_slice(dims, [2], [-1])], 0))
+        kwargs = {}
+        if self.layer._call_takes_mask and mask is not None:
+            kwargs["mask"] = reshape(mask, concat([[-1], tf_slice(shape(mask), [2], [-1])], 0))
+        if self.layer._call_takes_training:
+            kwargs["training"] = training
+        out = self.layer.call(merged, **kwargs)
+        out_dims = shape(out)
+        return reshape(out, concat([tf_slice(dims, [0], [2]), tf_slice(out_dims, [1], [-1])],
+                                   0))
