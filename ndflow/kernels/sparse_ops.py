@@ -275,14 +275,20 @@ def _fill_empty_rows(node):
                       f"indices({i}, 0) is invalid: {r} >= {rows_n}")
         counts = torch.bincount(rows, minlength=rows_n)
         empty = counts == 0
+        in_order = n < 2 or bool((rows[1:] >= rows[:-1]).all())
+        if in_order and not bool(empty.any()):   # nothing to fill or move
+            return indices, values, empty, torch.arange(n, dtype=torch.int64)
         per_row = counts + empty.long()           # an empty row gets its one default entry
         out_start = torch.cumsum(per_row, 0) - per_row
         # Entries keep their order within a row (a stable sort by row).
-        order = torch.argsort(rows, stable=True)
         in_start = torch.cumsum(counts, 0) - counts
-        place = torch.empty(n, dtype=torch.int64)
-        sorted_rows = rows[order]
-        place[order] = out_start[sorted_rows] + torch.arange(n) - in_start[sorted_rows]
+        if in_order:
+            place = out_start[rows] + torch.arange(n) - in_start[rows]
+        else:
+            order = torch.argsort(rows, stable=True)
+            place = torch.empty(n, dtype=torch.int64)
+            sorted_rows = rows[order]
+            place[order] = out_start[sorted_rows] + torch.arange(n) - in_start[sorted_rows]
         total = int(per_row.sum())
         out_idx = torch.zeros((total, len(shape)), dtype=torch.int64)
         out_idx[place] = indices
@@ -346,6 +352,12 @@ def _dense_matmul(node):
                 raise bad(f"{what} ({int(coord[i])}) from index[{i},{col}] out of bounds "
                           f"(>={bound})")
         vals = a_val.conj() if adj_a else a_val
+        if vals.numel() and (b.dtype.is_floating_point or b.dtype.is_complex) and \
+                b.dtype not in (torch.float16, torch.bfloat16):
+            # ATen's sparse x dense product (duplicate entries add up, as in TF's kernel).
+            coo = torch.sparse_coo_tensor(torch.stack([rows, cols]).to(b.device),
+                                          vals.to(b.dtype), (m, k), check_invariants=False)
+            return torch.sparse.mm(coo, bm.contiguous())
         out = torch.zeros((m, bm.shape[1]), dtype=b.dtype, device=b.device)
         if vals.numel():
             out.index_add_(0, rows.to(b.device), vals.reshape(-1, 1) * bm[cols.to(b.device)])
