@@ -1,11 +1,9 @@
 """Host kernels of the feature crosses (SparseCross, SparseCrossV2, RaggedCross): each row's
 cartesian product of its values in each input column (the last column varying fastest), as
-joined strings or as TensorFlow's chained fingerprints. A string op: a Python loop over the
-output elements."""
+joined strings or as TensorFlow's chained fingerprints. Positions and hashes are computed
+with NumPy for all rows at once; only joining strings loops over the output."""
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 import torch
@@ -16,33 +14,43 @@ from ndflow.kernels.string_hash import fingerprint64
 from ndflow.ops import ragged_cross, sparse_cross
 
 _M64 = (1 << 64) - 1
-_K_MUL = 0xC6A4A7935BD1E995
+_K_MUL = np.uint64(0xC6A4A7935BD1E995)
+_SHIFT = np.uint64(47)
 
 
-def _shift_mix(v: int) -> int:
-    return v ^ (v >> 47)
+def _shift_mix(v: np.ndarray) -> np.ndarray:
+    return v ^ (v >> _SHIFT)
 
 
-def fingerprint_cat64(fp1: int, fp2: int) -> int:
-    """TensorFlow's FingerprintCat64: combines two 64-bit fingerprints."""
-    result = fp1 ^ _K_MUL
-    result ^= (_shift_mix((fp2 * _K_MUL) & _M64) * _K_MUL) & _M64
-    result = (result * _K_MUL) & _M64
-    result = (_shift_mix(result) * _K_MUL) & _M64
-    return _shift_mix(result)
+def fingerprint_cat64(fp1: np.ndarray, fp2: np.ndarray) -> np.ndarray:
+    """TensorFlow's FingerprintCat64, elementwise on uint64 arrays (products wrap mod 2**64
+    as in C++)."""
+    with np.errstate(over="ignore"):
+        result = fp1 ^ _K_MUL
+        result ^= _shift_mix(fp2 * _K_MUL) * _K_MUL
+        result *= _K_MUL
+        result = _shift_mix(result) * _K_MUL
+        return _shift_mix(result)
 
 
 class Column:
     """One input: for each row, the slice [start, start + count) of its flat values."""
 
     def __init__(self, values, starts: np.ndarray, counts: np.ndarray):
-        self.values = values.tolist() if isinstance(values, np.ndarray) else \
-            values.cpu().reshape(-1).tolist()
-        self.starts, self.counts = starts, counts
+        self.values = values if isinstance(values, np.ndarray) else values.cpu().reshape(-1) \
+            .numpy()
+        self.starts, self.counts = np.asarray(starts, np.int64), np.asarray(counts, np.int64)
 
-    def row(self, b: int) -> list:
-        s = int(self.starts[b])
-        return self.values[s:s + int(self.counts[b])]
+    def hashes(self) -> np.ndarray:
+        """uint64 of each value: FarmHash Fingerprint64 of a string (each distinct string
+        hashed once), an int64 as its two's-complement bits."""
+        if self.values.dtype != object:
+            return self.values.astype(np.int64).view(np.uint64)
+        uniq, inverse = np.unique(self.values.astype(object), return_inverse=True)
+        return np.array([fingerprint64(bytes(u)) for u in uniq], dtype=np.uint64)[inverse]
+
+    def texts(self) -> list:
+        return [v if isinstance(v, bytes) else str(int(v)).encode() for v in self.values]
 
 
 def sparse_column(indices, values, shape, batch: int) -> Column:
@@ -67,32 +75,36 @@ def ragged_column(values, splits) -> Column:
     return Column(values, s[:-1], np.diff(s))
 
 
-def _as_bytes(v) -> bytes:
-    return v if isinstance(v, bytes) else str(int(v)).encode()
-
-
-def _as_hash(v) -> int:
-    return fingerprint64(v) if isinstance(v, bytes) else int(v) & _M64
-
-
-def cross_rows(columns: list, batch: int, hashed: bool, num_buckets: int, hash_key: int,
-               sep: bytes):
-    """Per row, the list of its crosses (bytes, or int ids when hashed)."""
-    rows = []
-    modulus = num_buckets if num_buckets > 0 else (1 << 63) - 1
-    for b in range(batch):
-        parts = [c.row(b) for c in columns]
-        out = []
-        for combo in itertools.product(*parts) if columns else ():
-            if hashed:
-                h = hash_key & _M64
-                for v in combo:
-                    h = fingerprint_cat64(h, _as_hash(v))
-                out.append(h % modulus)
-            else:
-                out.append(sep.join(_as_bytes(v) for v in combo))
-        rows.append(out)
-    return rows
+def cross(columns: list, batch: int, hashed: bool, num_buckets: int, hash_key: int,
+          sep: bytes):
+    """(crosses per row, the crosses in row order: int64 ids or bytes). Each row's crosses
+    run through the cartesian product of its columns' values, the last column fastest; the
+    positions are computed for all rows at once (mixed-radix digits of each cross's rank)."""
+    if not columns:
+        return np.zeros(batch, np.int64), np.zeros(0, np.int64 if hashed else object)
+    per_row = np.ones(batch, np.int64)
+    for c in columns:
+        per_row = per_row * c.counts
+    total = int(per_row.sum())
+    row = np.repeat(np.arange(batch), per_row)
+    rank = np.arange(total) - np.repeat(np.cumsum(per_row) - per_row, per_row)
+    positions, stride = [], np.ones(total, np.int64)
+    for c in reversed(columns):
+        counts = c.counts[row]
+        positions.append(c.starts[row] + (rank // stride) % np.maximum(counts, 1))
+        stride = stride * counts
+    positions.reverse()
+    if hashed:
+        h = np.full(total, np.uint64(hash_key & _M64), dtype=np.uint64)
+        for c, pos in zip(columns, positions):
+            h = fingerprint_cat64(h, c.hashes()[pos])
+        modulus = np.uint64(num_buckets if num_buckets > 0 else (1 << 63) - 1)
+        return per_row, (h % modulus).astype(np.int64)
+    texts = [c.texts() for c in columns]
+    out = np.empty(total, dtype=object)
+    for i in range(total):
+        out[i] = sep.join(t[p[i]] for t, p in zip(texts, positions))
+    return per_row, out
 
 
 def _batch_size(sizes: list) -> int:
@@ -104,12 +116,8 @@ def _batch_size(sizes: list) -> int:
     return sizes[0]
 
 
-def _values(rows: list, hashed: bool):
-    flat = [v for r in rows for v in r]
-    if hashed:
-        return torch.tensor(np.array(flat, dtype=np.uint64).astype(np.int64)
-                            if flat else np.zeros(0, np.int64))
-    return np.array(flat, dtype=object) if flat else np.zeros(0, dtype=object)
+def _values(values: np.ndarray, hashed: bool):
+    return torch.from_numpy(values) if hashed else values
 
 
 def _sparse_factory(v2: bool):
@@ -128,12 +136,12 @@ def _sparse_factory(v2: bool):
             batch = _batch_size(sizes)
             columns = [sparse_column(i, v, s, batch) for i, v, s in zip(indices, values, shapes)]
             columns += [dense_column(d, batch) for d in dense]
-            rows = cross_rows(columns, batch, hashed, buckets, key, sep)
-            counts = [len(r) for r in rows]
-            out_idx = np.array([[b, k] for b, c in enumerate(counts) for k in range(c)],
-                               dtype=np.int64).reshape(-1, 2)
-            shape = torch.tensor([batch, max(counts, default=0)], dtype=torch.int64)
-            return torch.from_numpy(out_idx), _values(rows, hashed), shape
+            counts, values = cross(columns, batch, hashed, buckets, key, sep)
+            rows = np.repeat(np.arange(batch), counts)
+            within = np.arange(rows.size) - np.repeat(np.cumsum(counts) - counts, counts)
+            out_idx = np.stack([rows, within], 1).astype(np.int64).reshape(-1, 2)
+            shape = torch.tensor([batch, int(counts.max()) if batch else 0], dtype=torch.int64)
+            return torch.from_numpy(out_idx), _values(values, hashed), shape
         return run
     return factory
 
@@ -166,10 +174,9 @@ def _ragged_cross(node):
                             for i, v, s in zip(s_idx, s_vals, s_shapes)]),
                  "D": iter([dense_column(d, batch) for d in dense])}
         columns = [next(kinds[k]) for k in order]
-        rows = cross_rows(columns, batch, hashed, buckets, key, b"_X_")
-        splits = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(
-            splits_dtype.np_dtype)
-        return _values(rows, hashed), torch.from_numpy(splits)
+        counts, values = cross(columns, batch, hashed, buckets, key, b"_X_")
+        splits = np.concatenate([[0], np.cumsum(counts)]).astype(splits_dtype.np_dtype)
+        return _values(values, hashed), torch.from_numpy(splits)
     return run
 
 
