@@ -1,4 +1,5 @@
-"""Keras 3 optimizers AdamW, Adadelta, Adafactor, Adagrad, Adamax, Ftrl, Lamb, Lion, Nadam:
+"""Keras 3 optimizers AdamW, Adadelta, Adafactor, Adagrad, Adamax, Ftrl, Lamb, Lion, Muon,
+Nadam, ScheduleFreeAdamW:
 5-step trajectories and optimizer state vs Keras 3 (tests/fixtures/keras_optimizers, made by
 generate.py there), float64 references, configs, errors and resuming a Keras 3 .keras file."""
 
@@ -20,7 +21,7 @@ HERE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "keras_optimize
 with open(os.path.join(HERE, "trajectories.json")) as _f:
     META = json.load(_f)
 DATA = dict(np.load(os.path.join(HERE, "trajectories.npz")))
-NAMES = ("k", "b", "c")
+NAMES = ("k", "b", "c", "t")
 STEPS = 5
 
 
@@ -76,13 +77,14 @@ def test_trajectory_state_and_config_match_keras(key):
     assert again.get_config() == mine
 
 
-@pytest.mark.parametrize("key", ["nadam", "adafactor", "ftrl", "lamb_wd"])
+@pytest.mark.parametrize("key", ["nadam", "adafactor", "ftrl", "lamb_wd", "muon",
+                                 "schedule_free_adamw_warmup"])
 def test_inside_tf_function_matches_eager_keras(key):
     opt, vs = _make(key), _variables()
 
     @function
-    def step(g0, g1, g2):
-        opt.apply_gradients(zip([g0, g1, g2], vs))
+    def step(g0, g1, g2, g3):
+        opt.apply_gradients(zip([g0, g1, g2, g3], vs))
 
     for i in range(STEPS):
         step(*_grads(i))
@@ -131,7 +133,7 @@ def test_float64_variables_follow_the_formulas(kind):
 
 def test_get_serialize_and_names():
     for name in ("adamw", "adadelta", "adafactor", "adagrad", "adamax", "ftrl", "lamb",
-                 "lion", "nadam"):
+                 "lion", "nadam", "muon", "schedulefreeadamw"):
         opt = optimizers.get(name)
         assert type(opt).__name__.lower() == name
         again = optimizers.deserialize(optimizers.serialize(opt))

@@ -1,5 +1,5 @@
-"""`tf.keras.optimizers`: Keras 3 optimizers (SGD, Adam, RMSprop, AdamW,
-Adadelta, Adafactor, Adagrad, Adamax, Ftrl, Lamb, Lion, Nadam), their schedules and their
+"""`tf.keras.optimizers`: Keras 3 optimizers (SGD, Adam, RMSprop, AdamW, Adadelta, Adafactor,
+Adagrad, Adamax, Ftrl, Lamb, Lion, Muon, Nadam, ScheduleFreeAdamW), their schedules and their
 (de)serialization. The public names are declared in the modules (`keras_export`)."""
 
 from ndflow.keras.optimizers import (  # noqa: F401 - importing a module declares its exports
@@ -13,8 +13,10 @@ from ndflow.keras.optimizers import (  # noqa: F401 - importing a module declare
     ftrl,
     lamb,
     lion,
+    muon,
     nadam,
     rmsprop,
+    schedule_free_adamw,
     schedules,
     serialization,
     sgd,

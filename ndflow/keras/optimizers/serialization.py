@@ -13,12 +13,14 @@ from ndflow.keras.optimizers.base_optimizer import Optimizer
 from ndflow.keras.optimizers.ftrl import Ftrl
 from ndflow.keras.optimizers.lamb import Lamb
 from ndflow.keras.optimizers.lion import Lion
+from ndflow.keras.optimizers.muon import Muon
 from ndflow.keras.optimizers.nadam import Nadam
 from ndflow.keras.optimizers.rmsprop import RMSprop
+from ndflow.keras.optimizers.schedule_free_adamw import ScheduleFreeAdamW
 from ndflow.keras.optimizers.sgd import SGD
 
 _CLASSES = {c.__name__: c for c in (SGD, Adam, RMSprop, AdamW, Adadelta, Adafactor, Adagrad,
-                                    Adamax, Ftrl, Lamb, Lion, Nadam)}
+                                    Adamax, Ftrl, Lamb, Lion, Muon, Nadam, ScheduleFreeAdamW)}
 _BY_NAME = {name.lower(): c for name, c in _CLASSES.items()}
 
 
