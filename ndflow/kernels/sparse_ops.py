@@ -280,22 +280,21 @@ def _fill_empty_rows(node):
             return indices, values, empty, torch.arange(n, dtype=torch.int64)
         per_row = counts + empty.long()           # an empty row gets its one default entry
         out_start = torch.cumsum(per_row, 0) - per_row
-        # Entries keep their order within a row (a stable sort by row).
-        in_start = torch.cumsum(counts, 0) - counts
+        # An entry moves down by the number of empty rows before its row; entries keep their
+        # order within a row (a stable sort by row when the rows are not in order).
+        shift = out_start - (torch.cumsum(counts, 0) - counts)
         if in_order:
-            place = out_start[rows] + torch.arange(n) - in_start[rows]
+            place = torch.arange(n) + shift.index_select(0, rows)
         else:
             order = torch.argsort(rows, stable=True)
             place = torch.empty(n, dtype=torch.int64)
-            sorted_rows = rows[order]
-            place[order] = out_start[sorted_rows] + torch.arange(n) - in_start[sorted_rows]
+            place[order] = torch.arange(n) + shift.index_select(0, rows.index_select(0, order))
         total = int(per_row.sum())
         out_idx = torch.zeros((total, len(shape)), dtype=torch.int64)
-        out_idx[place] = indices
+        out_idx.index_copy_(0, place, indices)
         empty_rows = torch.nonzero(empty).reshape(-1)
-        out_idx[out_start[empty_rows], 0] = empty_rows
-        fill = torch.zeros(total, dtype=torch.bool)
-        fill[out_start[empty_rows]] = True
+        fill = out_start[empty_rows]              # where the default entries go
+        out_idx[:, 0].index_copy_(0, fill, empty_rows)
         out_val = _scatter_values(values, default, place, fill, total)
         return out_idx, out_val, empty, place
     return fill_empty_rows
@@ -303,10 +302,8 @@ def _fill_empty_rows(node):
 
 def _scatter_values(values, default, place: torch.Tensor, fill: torch.Tensor, total: int):
     if isinstance(values, torch.Tensor):
-        out = torch.empty(total, dtype=values.dtype, device=values.device)
-        out[place.to(values.device)] = values
-        out[fill.to(values.device)] = default.reshape(()).to(values.device)
-        return out
+        out = default.reshape(1).to(values.device, values.dtype).expand(total).clone()
+        return out.index_copy_(0, place.to(values.device), values)
     out = np.empty(total, dtype=object)
     out[place.numpy()] = values
     out[fill.numpy()] = np.asarray(default, dtype=object).reshape(())
