@@ -12,12 +12,12 @@ import string
 from ndflow.core.api_export import keras_export
 from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
-from ndflow.keras.layers.activation_layers import Softmax
+from ndflow.keras.layers.activation_layers import Softmax, _large_negative
 from ndflow.keras.layers.base_layer import Layer, _shape_tuple
 from ndflow.keras.layers.core_layers import Dropout
 from ndflow.keras.layers.einsum_dense import EinsumDense
-from ndflow.ops import arithmetic, comparison, init_ops
-from ndflow.ops.array_core import expand_dims, reshape, shape
+from ndflow.ops import arithmetic, comparison, init_ops, nn_activation
+from ndflow.ops.array_core import expand_dims, identity, reshape, shape
 from ndflow.ops.array_range import range as tf_range
 from ndflow.ops.cast import cast
 from ndflow.ops.einsum import einsum
@@ -167,13 +167,16 @@ class MultiHeadAttention(Layer):
     def build(self, query_shape, value_shape=None, key_shape=None) -> None:
         query_shape = tuple(query_shape)
         value_shape = query_shape if value_shape is None else tuple(value_shape)
-        key_shape = value_shape if key_shape is None else tuple(key_shape)
+        # the build config names the shapes the call was given (Keras 3's shapes_dict)
+        self._shapes_dict = {"query_shape": query_shape, "value_shape": value_shape}
+        if key_shape is not None:
+            self._shapes_dict["key_shape"] = key_shape = tuple(key_shape)
+        else:
+            key_shape = value_shape
         if value_shape[1:-1] != key_shape[1:-1]:
             raise ValueError("All dimensions of `value` and `key`, except the last one, must "
                              f"be equal. Received: value_shape={value_shape} and "
                              f"key_shape={key_shape}")
-        self._shapes_dict = {"query_shape": query_shape, "value_shape": value_shape,
-                             "key_shape": key_shape}
         heads = self._num_heads
         with self._name_scope_if_outside():
             self._query_dense = self._projection(len(query_shape), [heads, self._key_dim],
@@ -258,7 +261,17 @@ class MultiHeadAttention(Layer):
                            return_attention_scores=False):
         query = query * cast(self._inverse_sqrt_key_dim, query.dtype)
         scores = einsum(self._dot_product_equation, key, query)
-        scores = self._masked_softmax(scores, attention_mask)
+        if self._dropout > 0.0 or return_attention_scores or query.shape.rank != 4:
+            scores = self._masked_softmax(scores, attention_mask)
+        else:
+            # Keras 3 takes its fused dot_product_attention here, where a fully masked
+            # query row averages all the values instead of giving zeros
+            if attention_mask is not None:
+                for _ in range(4 - attention_mask.shape.rank):
+                    attention_mask = expand_dims(attention_mask, -3)
+                scores = arithmetic.select_v2(attention_mask, scores,
+                                              cast(_large_negative(scores.dtype), scores.dtype))
+            scores = nn_activation.softmax(scores, axis=-1)
         final = (self._dropout_layer(scores, training=training) if self._dropout > 0.0
                  else scores)
         return einsum(self._combine_equation, final, value), scores
@@ -269,6 +282,14 @@ class MultiHeadAttention(Layer):
         if key is None:
             key = value
         query_mask = getattr(query, "_keras_mask", None)
+        # the projections must not see the masks (Keras clears them on the inputs; we leave
+        # the caller's tensors alone and project copies)
+        if query_mask is not None:
+            query = identity(query)
+        if getattr(value, "_keras_mask", None) is not None:
+            value = identity(value)
+        if getattr(key, "_keras_mask", None) is not None:
+            key = identity(key)
         attention_mask = self._compute_attention_mask(
             query, value, query_mask=query_mask, value_mask=value_mask, key_mask=key_mask,
             attention_mask=attention_mask, use_causal_mask=use_causal_mask)
