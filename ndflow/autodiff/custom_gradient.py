@@ -9,10 +9,10 @@
 
 The body runs with recording paused; the active tapes then record one op whose inputs are
 the tensor arguments, whose outputs are the returned tensors and whose gradient function is
-`grad` (eager, and inside `tf.function` tracing where tapes record graph ops). `grad` may take
-`variables=` (the trainable variables the body read) and then returns
-`(input_grads, variable_grads)`. Limitation: symbolic `tf.gradients` on a v1 graph walks
-the graph and does not see the override.
+`grad` (eager, and inside `tf.function` tracing where tapes record graph ops). When the body
+read trainable variables, `grad` must take `variables=` (TF's TypeError otherwise), is called
+with them and returns `(input_grads, variable_grads)`. Limitation: symbolic `tf.gradients` on
+a v1 graph walks the graph and does not see the override.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import inspect
 
+from ndflow.autodiff.gradients import as_source
 from ndflow.core import context
 from ndflow.core.api_export import tf_export
 from ndflow.core.nest import flatten
@@ -70,8 +71,15 @@ def custom_gradient(f=None):
                 tape.variable_accessed(var)
         if not outer_tapes:
             return result
-        wants_vars = "variables" in inspect.signature(grad_fn).parameters
-        handles = [v.handle for v in variables] if wants_vars else []
+        params = inspect.signature(grad_fn).parameters
+        takes_vars = "variables" in params or any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+        if variables and not takes_vars:
+            raise TypeError("@tf.custom_gradient grad_fn must accept keyword argument "
+                            f"'variables', since function uses variables: {variables}")
+        wants_vars = takes_vars and bool(variables)   # TF passes them only when there are
+        # inside a function being traced, the captured placeholder stands for each handle
+        handles = [as_source(v) for v in variables] if wants_vars else []
 
         def grad(op, *dys):
             if wants_vars:

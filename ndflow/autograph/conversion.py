@@ -38,8 +38,11 @@ _WARNED: set = set()
 _LIBRARY_PACKAGES = {"ndflow", "numpy", "torch", "absl", "google", "tensorflow", "keras",
                      "builtins", "functools", "collections", "typing", "abc", "enum",
                      "threading", "contextlib", "inspect", "copy", "re", "math", "random"}
+# ...and code living in those places, ndflow's own source tree included (a wrapper made with
+# functools.wraps carries the user's __module__ but runs ndflow's code: custom_gradient)
 _LIBRARY_PATHS = tuple(os.path.realpath(p) + os.sep for p in
-                       {sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")})
+                       {*(sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")),
+                        os.path.dirname(os.path.dirname(os.path.abspath(__file__)))})
 
 
 # The user's `from __future__` imports, kept when the converted code is compiled.
