@@ -166,3 +166,40 @@ def test_keras_adamw_model_file_resumes_identically():
     np.testing.assert_allclose(losses, saved["losses"], rtol=1e-5)
     for i, w in enumerate(model.get_weights()):
         np.testing.assert_allclose(w, saved[f"w{i}"], rtol=1e-5, atol=1e-6)
+
+
+def _multi():
+    o = optimizers
+    return o.MultiOptimizer(o.OptimizerMap(o.Adam(0.01, name="adam"), {
+        "k": o.SGD(0.1, momentum=0.9, name="sgd"), ".*c": o.Lion(0.01, name="lion")}),
+        name="multi")
+
+
+def test_multi_optimizer_matches_keras():
+    with open(os.path.join(HERE, "multi_optimizer.json")) as f:
+        meta = json.load(f)
+    data = np.load(os.path.join(HERE, "multi_optimizer.npz"))
+    opt, vs = _multi(), _variables()
+    for i in range(STEPS):
+        opt.apply_gradients(zip(_grads(i), vs))
+        for n, v in zip(NAMES, vs):
+            np.testing.assert_allclose(v.numpy(), data[f"step{i}/{n}"], rtol=2e-5, atol=2e-6)
+    assert [[v.shape.as_list(), v.dtype.name] for v in opt.variables] == \
+        [[shape, dtype] for _, shape, dtype in meta["variables"]]
+    for j, v in enumerate(opt.variables):
+        np.testing.assert_allclose(v.numpy(), data[f"opt{j}"], rtol=2e-5, atol=2e-6)
+    assert [type(o).__name__ for o in opt.optimizers] == ["SGD", "Lion", "Adam"]
+    serialized = optimizers.serialize(opt)
+    theirs = meta["serialized"]
+    assert serialized["class_name"] == theirs["class_name"] == "MultiOptimizer"
+    inner = serialized["config"]["optimizer_map"]["config"]
+    assert set(inner["optimizer_map"]) == {"k", ".*c"}
+    assert inner["default_optimizer"]["class_name"] == "Adam"
+    again = optimizers.deserialize(theirs)   # Keras 3's config
+    assert isinstance(again, optimizers.MultiOptimizer) and again.name == "multi"
+    # the map's order (sorted in the fixture's JSON), then the default
+    assert [o.name for o in again.optimizers] == ["lion", "sgd", "adam"]
+    with pytest.raises(AttributeError, match="sub-optimizers"):
+        _ = opt.learning_rate
+    with pytest.raises(ValueError, match="already exists"):
+        opt._optimizer_map["k"] = optimizers.SGD()

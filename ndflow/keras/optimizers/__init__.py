@@ -1,6 +1,7 @@
 """`tf.keras.optimizers`: Keras 3 optimizers (SGD, Adam, RMSprop, AdamW, Adadelta, Adafactor,
-Adagrad, Adamax, Ftrl, Lamb, Lion, Muon, Nadam, ScheduleFreeAdamW), their schedules and their
-(de)serialization. The public names are declared in the modules (`keras_export`)."""
+Adagrad, Adamax, Ftrl, Lamb, Lion, Muon, Nadam, ScheduleFreeAdamW, MultiOptimizer), their
+schedules and their (de)serialization. The public names are declared in the modules
+(`keras_export`)."""
 
 from ndflow.keras.optimizers import (  # noqa: F401 - importing a module declares its exports
     adadelta,
@@ -13,6 +14,7 @@ from ndflow.keras.optimizers import (  # noqa: F401 - importing a module declare
     ftrl,
     lamb,
     lion,
+    multi_optimizer,
     muon,
     nadam,
     rmsprop,
