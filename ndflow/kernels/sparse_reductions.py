@@ -10,7 +10,7 @@ import torch
 
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.sparse_common import bad, check_entries, dims, linear, long, unravel
-from ndflow.ops import sparse_bincount
+from ndflow.ops import sparse_bincount, sparse_dense_cwise
 from ndflow.ops import sparse_reductions as red
 
 
@@ -219,3 +219,30 @@ def _count_factory(sparse_input: bool):
 
 kernel(sparse_bincount.DenseCountSparseOutput)(_count_factory(False))
 kernel(sparse_bincount.SparseCountSparseOutput)(_count_factory(True))
+
+
+def _cwise_factory(how):
+    def factory(node):
+        def cwise(indices, values, shape, dense):
+            indices, shape_l = long(indices), dims(shape)
+            check_entries(indices, values, long(shape))
+            d_shape = list(dense.shape)
+            if len(d_shape) > len(shape_l) or any(
+                    d not in (1, s) for d, s in zip(d_shape[::-1], shape_l[::-1])):
+                raise bad(f"SparseDenseBinaryOpShared broadcasts dense to sparse only; got "
+                          f"incompatible shapes: [{','.join(map(str, shape_l))}] vs. "
+                          f"[{','.join(map(str, d_shape))}]")
+            # Each entry's element of the broadcast dense operand: size-1 dims read index 0.
+            cols = indices[:, len(shape_l) - len(d_shape):].to(dense.device)
+            cols = cols * torch.tensor([1 if d > 1 else 0 for d in d_shape],
+                                       dtype=torch.int64, device=dense.device)
+            picked = dense.reshape(-1).index_select(0, linear(cols, d_shape)) if d_shape else \
+                dense.reshape(1).expand(values.shape[0])
+            return how(values, picked)
+        return cwise
+    return factory
+
+
+kernel(sparse_dense_cwise.SparseDenseCwiseMul)(_cwise_factory(torch.mul))
+kernel(sparse_dense_cwise.SparseDenseCwiseDiv)(_cwise_factory(torch.div))
+kernel(sparse_dense_cwise.SparseDenseCwiseAdd)(_cwise_factory(torch.add))

@@ -134,6 +134,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     signal,
     sparse_api,
     sparse_bincount,
+    sparse_dense_cwise,
     sparse_sampled_addmm,
     sparse_cross,
     string_unicode_ops,

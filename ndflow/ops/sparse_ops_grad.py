@@ -5,18 +5,22 @@ shapes get None."""
 from __future__ import annotations
 
 from ndflow.core import dtypes
+from ndflow.ops import sparse_dense_cwise as cwise
 from ndflow.ops import sparse_ops as ops
 from ndflow.ops import sparse_reductions as red
 from ndflow.ops.apply import apply_op
 from ndflow.ops.arithmetic import multiply, subtract
 from ndflow.ops.array_core import reshape, shape
-from ndflow.ops.array_gather import gather
+from ndflow.ops.array_fill import ones_like
+from ndflow.ops.array_gather import gather, unsorted_segment_sum
 from ndflow.ops.array_nd import gather_nd
 from ndflow.ops.array_range import range as tf_range
+from ndflow.ops.array_slicing import concat
 from ndflow.ops.array_transpose import invert_permutation, transpose
 from ndflow.ops.complex_ops import conj
 from ndflow.ops.math import floordiv
-from ndflow.ops.reduction import reduce_sum
+from ndflow.ops.math_cumulative import cumprod
+from ndflow.ops.reduction import reduce_prod, reduce_sum
 
 
 @ops.SparseReorder.def_grad
@@ -115,3 +119,36 @@ def _register_segment_grads():
 
 
 _register_segment_grads()
+
+
+def _cwise_grad(op, grad, is_mul: bool):
+    """TF's _SparseDenseCwiseMulOrDivGrad: the values' gradient elementwise; the dense
+    operand's summed over the entries that read each of its elements."""
+    indices, values, dense_shape, y = op.inputs
+    y_shape = shape(y, out_type=dtypes.int64)
+    rank_gap = (shape(dense_shape, out_type=dtypes.int64)[0]
+                - shape(y_shape, out_type=dtypes.int64)[0])
+    padded = concat([ones_like(dense_shape)[:rank_gap], y_shape], 0)
+    scaled = floordiv(indices, floordiv(dense_shape, padded))[:, rank_gap:]
+    y_values = gather_nd(y, scaled)
+    if is_mul:
+        dx, dy_values = grad * y_values, grad * values
+    else:
+        dx, dy_values = grad / y_values, -grad * values / (y_values * y_values)
+    flat = reduce_sum(scaled * _row_major_strides(y_shape), axis=1)
+    dy = reshape(unsorted_segment_sum(dy_values, flat, reduce_prod(y_shape)), y_shape)
+    return [None, dx, None, dy]
+
+
+def _row_major_strides(y_shape):
+    # strides[i] = prod(y_shape[i + 1:]): a reversed cumulative product, exclusive
+    return cumprod(y_shape, exclusive=True, reverse=True)
+
+
+cwise.SparseDenseCwiseMul.def_grad(lambda op, grad: _cwise_grad(op, grad, True))
+cwise.SparseDenseCwiseDiv.def_grad(lambda op, grad: _cwise_grad(op, grad, False))
+
+
+@cwise.SparseDenseCwiseAdd.def_grad
+def _cwise_add_grad(op, grad):
+    raise NotImplementedError("Gradient for SparseDenseCwiseAdd is not implemented.")
