@@ -21,4 +21,6 @@ from ndflow.keras import (  # noqa: F401 - their exports
     regularizer_functions,
     saving,
     sequential,
+    utils_image,
+    utils_image_dataset,
 )
