@@ -25,7 +25,7 @@ from ndflow.ops.cast import cast
 from ndflow.ops.comparison import equal, logical_not, not_equal
 from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.reduction import reduce_any, reduce_max, reduce_min
-from ndflow.ops.sparse_tensor import SparseTensor, SparseToDense
+from ndflow.ops.sparse_tensor import SparseTensor, SparseToDense, sparse_tensor_to_dense
 
 
 def _check(sp, what="Input"):
@@ -306,6 +306,10 @@ def mask(a, mask_indices, name=None):
         return IndexedSlices(gather(a.values, keep), gather(a.indices, keep), a.dense_shape)
 
 
-__all__ = ["from_dense", "reorder", "reshape", "add", "concat", "slice", "split",
+# tf.sparse.to_dense lives with SparseTensor (sparse_tensor.py); the same function here, so
+# that every tf.sparse function can be imported from this module.
+to_dense = sparse_tensor_to_dense
+
+__all__ = ["to_dense", "from_dense", "reorder", "reshape", "add", "concat", "slice", "split",
            "fill_empty_rows", "sparse_dense_matmul", "retain", "reset_shape", "to_indicator",
            "transpose", "expand_dims", "eye", "map_values", "mask"]
