@@ -31,6 +31,7 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     save_load,
     selection,
     snapshot,
+    sql_dataset,
     sources,
     text_line,
     windowing,

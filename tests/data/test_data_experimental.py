@@ -231,3 +231,33 @@ def test_tfrecord_writer(tmp_path, compression):
         E.TFRecordWriter(path).write(tf.data.Dataset.range(2))
     with pytest.raises(TypeError, match="Expected a `tf.data.Dataset`"):
         E.TFRecordWriter(path).write([b"a"])
+
+
+# -- SqlDataset --------------------------------------------------------------------------------
+def test_sql_dataset_matches_tensorflow(tmp_path):
+    import sqlite3
+    db = str(tmp_path / "t.db")
+    conn = sqlite3.connect(db)
+    conn.execute("create table t(name text, age int, h real)")
+    conn.executemany("insert into t values (?,?,?)",
+                     [("ann", 30, 1.5), ("bob", None, 2.0), ("c\u00e9", 7, None)])
+    conn.commit()
+    conn.close()
+    ds = E.SqlDataset("sqlite", db, "select name, age, h from t",
+                      (tf.string, tf.int32, tf.float64))
+    # TensorFlow 2.21's rows for this table (NULL reads as 0 / 0.0)
+    assert [tuple(v.item() if hasattr(v, "item") else v for v in row)
+            for row in ds.as_numpy_iterator()] == [
+        (b"ann", 30, 1.5), (b"bob", 0, 2.0), ("c\u00e9".encode(), 7, 0.0)]
+    as_text = E.SqlDataset("sqlite", db, "select age from t", (tf.string,))
+    assert [r[0] for r in as_text.as_numpy_iterator()] == [b"30", b"", b"7"]
+    as_bool = E.SqlDataset("sqlite", db, "select age from t", (tf.bool,))
+    assert [bool(r[0]) for r in as_bool.as_numpy_iterator()] == [True, False, True]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"number of columns in query \(2\)"):
+        list(E.SqlDataset("sqlite", db, "select name, age from t", (tf.string,)))
+    with pytest.raises(tf.errors.UnknownError, match="no such column: nam"):
+        list(E.SqlDataset("sqlite", db, "select nam from t", (tf.string,)))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Sqlite::Open"):
+        list(E.SqlDataset("sqlite", str(tmp_path / "no" / "t.db"), "select 1", (tf.int64,)))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="mysql, is not supported"):
+        E.SqlDataset("mysql", db, "select 1", (tf.int64,))
