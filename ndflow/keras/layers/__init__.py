@@ -2,10 +2,12 @@
 
 from ndflow.keras.layers import (  # noqa: F401 - their exports
     activation_layers,
+    alpha_dropout,
     attention_layers,
     base_layer,
     bidirectional,
     conv_layers,
+    conv_nd_layers,
     core_layers,
     einsum_dense,
     embedding_layer,
@@ -15,8 +17,10 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     merging_layers,
     multi_head_attention,
     normalization_layers,
+    pooling3d_layers,
     pooling_layers,
     regularization_layers,
+    reshaping_1d3d,
     reshaping_layers,
     rnn_cells,
     rnn_layers,
