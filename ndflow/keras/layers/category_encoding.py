@@ -1,0 +1,88 @@
+"""Keras 3's CategoryEncoding (integer ids to one-hot, multi-hot or count vectors of
+`num_tokens`), and the encoding it shares with StringLookup/IntegerLookup/TextVectorization.
+Ids outside [0, depth) encode to nothing (the lookups map their mask to int64 max for that)."""
+
+from __future__ import annotations
+
+from ndflow.core import dtypes
+from ndflow.core.api_export import keras_export
+from ndflow.keras.layers.base_layer import Layer
+from ndflow.ops import arithmetic, reduction
+from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.array_core import expand_dims, reshape
+from ndflow.ops.array_gather import one_hot
+from ndflow.ops.cast import cast
+
+
+def encode_categorical(inputs, output_mode, depth, dtype, count_weights=None):
+    """Keras' encode_categorical_inputs: rank 0 becomes one sample; `one_hot` drops a trailing
+    1 dimension; `multi_hot`/`count` reduce a rank-2 batch over its ids (a rank-1 input is one
+    sample)."""
+    inputs = convert_to_tensor(inputs)
+    if output_mode == "int":
+        return cast(inputs, dtype)
+    rank = inputs.shape.rank
+    if rank == 0:
+        inputs = expand_dims(inputs, -1)
+        rank = 1
+    dtype = dtypes.as_dtype(dtype)
+    if output_mode == "one_hot":
+        dims = inputs.shape.as_list()
+        if rank > 1 and dims[-1] == 1:
+            inputs = reshape(inputs, [-1 if d is None else d for d in dims[:-1]])
+        return one_hot(cast(inputs, dtypes.int64), depth, dtype=dtype)
+    axis = 1 if rank > 1 else 0
+    if rank > 2:
+        raise ValueError(f"`{output_mode}` encoding takes inputs of rank <= 2. Received: "
+                         f"inputs.shape={tuple(inputs.shape.as_list())}")
+    if count_weights is not None:
+        dtype = count_weights.dtype
+    hot = one_hot(cast(inputs, dtypes.int64), depth, dtype=dtype)
+    if output_mode == "multi_hot":
+        return reduction.reduce_max(hot, axis=axis)
+    if count_weights is not None:
+        hot = arithmetic.multiply(hot, expand_dims(count_weights, -1))
+    return reduction.reduce_sum(hot, axis=axis)
+
+
+@keras_export("keras.layers.CategoryEncoding")
+class CategoryEncoding(Layer):
+    def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):
+        super().__init__(**kwargs)
+        if output_mode == "binary":
+            output_mode = "multi_hot"
+        if output_mode not in ("count", "one_hot", "multi_hot"):
+            raise ValueError(f"Unknown arg for output_mode: {output_mode}")
+        if num_tokens is None:
+            raise ValueError("num_tokens must be set to use this layer. If the number of tokens "
+                             "is not known beforehand, use the IntegerLookup layer instead.")
+        if num_tokens < 1:
+            raise ValueError(f"`num_tokens` must be >= 1. Received: num_tokens={num_tokens}.")
+        if sparse:
+            raise NotImplementedError("CategoryEncoding(sparse=True) is not supported by ndflow")
+        self.num_tokens = num_tokens
+        self.output_mode = output_mode
+        self.sparse = sparse
+
+    def call(self, inputs, count_weights=None):
+        if count_weights is not None:
+            if self.output_mode != "count":
+                raise ValueError("`count_weights` is not used when `output_mode` is not "
+                                 f"`'count'`. Received `count_weights={count_weights}`.")
+            count_weights = convert_to_tensor(count_weights, self.compute_dtype)
+        return encode_categorical(inputs, self.output_mode, self.num_tokens, self.compute_dtype,
+                                  count_weights)
+
+    def compute_output_shape(self, input_shape):
+        input_shape = tuple(input_shape)
+        if len(input_shape) == 0:
+            return (self.num_tokens,)
+        if self.output_mode == "one_hot":
+            if input_shape[-1] != 1 or len(input_shape) == 1:
+                return input_shape + (self.num_tokens,)
+            return input_shape[:-1] + (self.num_tokens,)
+        return input_shape[:-1] + (self.num_tokens,)
+
+    def get_config(self):
+        return {**super().get_config(), "num_tokens": self.num_tokens,
+                "output_mode": self.output_mode}
