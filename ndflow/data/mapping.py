@@ -16,6 +16,7 @@ import time
 from ndflow.core.nest import flatten
 from ndflow.data import structure
 from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
+from ndflow.data.options import pipeline_options
 from ndflow.data.traced_function import TracedFunction, traced_predicate
 from ndflow.data.vectorized_map import CHUNK as VECTOR_CHUNK
 from ndflow.data.vectorized_map import vectorize
@@ -47,6 +48,8 @@ class MapDataset(DatasetV2):
         name = "MapDataset" if num_parallel_calls is None else "ParallelMapDatasetV2"
         self._fn = TracedFunction(map_func, input_dataset.element_spec, name)
         self._workers = None if num_parallel_calls is None else parallelism(num_parallel_calls)
+        self._autotuned = num_parallel_calls is not None and int(
+            getattr(num_parallel_calls, "numpy", lambda: num_parallel_calls)()) == AUTOTUNE
         self._deterministic = deterministic
         self._vectorized = False  # not tried yet; then None or the chunk-at-once callable
         super().__init__(self._fn.output_spec)
@@ -69,7 +72,11 @@ class MapDataset(DatasetV2):
         function vectorizes runs once per batch on the stacked inputs, its outputs are the
         batch (batch pulls those elements anyway). A batch that cannot run as a whole runs
         per element, with the unfused pipeline's results and errors."""
-        if self._workers not in (None, 1) or self._fn.debug_mode:
+        if self._sequential_workers() not in (None, 1):
+            return None
+        optimization = pipeline_options(self).experimental_optimization
+        if optimization.map_and_batch_fusion is False or \
+                optimization.apply_default_optimizations is False:
             return None
         vectorized = self._vectorized_call()
         if vectorized is None:
@@ -95,8 +102,16 @@ class MapDataset(DatasetV2):
                 yield structure.batch_flat(outs, specs)
             index += len(group)
 
+    def _sequential_workers(self):
+        """The worker count this iteration uses: 1 in debug mode and for AUTOTUNE when the
+        pipeline's options disable autotuning (TF then leaves parallelism at its start)."""
+        if self._fn.debug_mode or (self._autotuned and
+                                   pipeline_options(self).autotune.enabled is False):
+            return 1
+        return self._workers
+
     def _iter_flat(self):
-        if self._workers is None or self._workers == 1 or self._fn.debug_mode:
+        if self._sequential_workers() in (None, 1):
             fn = self._fn
             for i, flat in enumerate(self._input._iter_flat()):
                 try:
@@ -112,7 +127,7 @@ class MapDataset(DatasetV2):
         fn, workers = self._fn, self._workers
         deterministic = self._deterministic
         if deterministic is None:  # tf.data.Options(deterministic=...) decides, else ordered
-            deterministic = self.options().deterministic is not False
+            deterministic = pipeline_options(self).deterministic is not False
         pending: collections.deque = collections.deque()
         pool = concurrent.futures.ThreadPoolExecutor(workers, "tf_data_map",
                                                      initializer=init_worker_thread,

@@ -7,15 +7,19 @@ unset, unknown names are refused, `merge` keeps the later of two set values (war
 they differ), and the options a dataset returns from `options()` are read-only.
 
 What ndflow's pipeline honours: `deterministic` (a parallel map whose own `deterministic` is
-None follows it) and `threading.max_intra_op_parallelism` (threads per pipeline worker),
-both read from the options set at or upstream of the transformation. The rest (autotune, whose
-tf.data.AUTOTUNE parallelism ndflow sizes by CPU count; the static optimizations, which
-ndflow's pipeline applies by its own rules; the distribute options; the external state
-policy; service options) are recorded and travel with the dataset.
+None follows it), `autotune.enabled=False` (a map with num_parallel_calls=AUTOTUNE runs
+sequentially: nothing tunes its parallelism up), `experimental_optimization.
+map_and_batch_fusion=False` or `apply_default_optimizations=False` (map+batch stay unfused)
+and `threading.max_intra_op_parallelism` (threads per pipeline worker). A map reads them from
+the options set anywhere in the pipeline (those downstream as it starts on the pulling
+thread). The rest (autotune budgets and algorithm, the other static optimizations, which
+ndflow applies by its own rules; the distribute options; the external state policy; service
+options) are recorded and travel with the dataset.
 """
 
 from __future__ import annotations
 
+import contextvars
 import enum
 import logging
 
@@ -261,6 +265,21 @@ def _default_options():
     return Options()._frozen()
 
 
+# The options of the `with_options` datasets a pull is passing through (set around each pull
+# of an OptionsDataset's input), so that transformations upstream of `with_options` see
+# them when they start, as TensorFlow applies a pipeline's options to all of it.
+_PULL_OPTIONS: contextvars.ContextVar = contextvars.ContextVar("tf_data_pull_options",
+                                                              default=None)
+
+
+def pipeline_options(dataset: DatasetV2) -> Options:
+    """`dataset`'s own options merged with those set downstream of it in the pipeline being
+    iterated (known on the thread that pulls; worker threads see the dataset's own)."""
+    downstream = _PULL_OPTIONS.get()
+    own = dataset.options()
+    return own if downstream is None else own.merge(downstream)
+
+
 class OptionsDataset(DatasetV2):
     def __init__(self, input_dataset: DatasetV2, options: Options):
         if not isinstance(options, Options):
@@ -276,10 +295,26 @@ class OptionsDataset(DatasetV2):
         return self._input._cardinality()
 
     def _iter_flat(self):
-        return self._input._iter_flat()
+        source = self._input._iter_flat()
+        while True:
+            token = _PULL_OPTIONS.set(self._downstream(_PULL_OPTIONS.get()))
+            try:
+                flat = next(source)
+            except StopIteration:
+                return
+            finally:
+                _PULL_OPTIONS.reset(token)
+            yield flat
+
+    def _downstream(self, outer):
+        return self._options if outer is None else self._options.merge(outer)
 
     def _batches(self, size, drop_remainder):
-        return self._input._batches(size, drop_remainder)
+        token = _PULL_OPTIONS.set(self._downstream(_PULL_OPTIONS.get()))
+        try:
+            return self._input._batches(size, drop_remainder)
+        finally:
+            _PULL_OPTIONS.reset(token)
 
 
 register_op("with_options")(OptionsDataset)

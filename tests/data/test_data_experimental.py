@@ -76,6 +76,29 @@ def test_dataset_options_are_read_only_and_travel():
     assert list(ds.as_numpy_iterator()) == [1, 2, 3]
 
 
+def test_autotune_disabled_downstream_runs_autotuned_maps_sequentially():
+    import threading
+    threads = set()
+
+    def record(v):
+        threads.add(threading.current_thread().name)
+        return v
+    ds = tf.data.Dataset.range(20).map(lambda x: tf.py_function(record, [x], tf.int64),
+                                       num_parallel_calls=tf.data.AUTOTUNE)
+    assert sorted(ds.as_numpy_iterator()) == list(range(20))
+    assert all(t.startswith("tf_data_map") for t in threads)  # parallel by default
+    threads.clear()
+    o = tf.data.Options()
+    o.autotune.enabled = False
+    assert list(ds.with_options(o).as_numpy_iterator()) == list(range(20))
+    assert threads == {threading.current_thread().name}  # set downstream, honoured upstream
+    threads.clear()
+    fixed = tf.data.Dataset.range(20).map(lambda x: tf.py_function(record, [x], tf.int64),
+                                          num_parallel_calls=2).with_options(o)
+    assert sorted(fixed.as_numpy_iterator()) == list(range(20))
+    assert all(t.startswith("tf_data_map") for t in threads)  # an explicit count stays
+
+
 # -- Optional, specs ---------------------------------------------------------------------------
 def test_optional_and_specs():
     opt = tf.experimental.Optional.from_value({"a": tf.constant(1)})
