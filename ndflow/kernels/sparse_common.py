@@ -97,3 +97,13 @@ def check_entries(indices: torch.Tensor, values, shape=None, what: str = "input"
         if shape.shape[0] != indices.shape[1]:
             raise bad(f"Dimension mismatch: indices has rank {indices.shape[1]} but shape "
                       f"has {shape.shape[0]} dimensions ({what})")
+
+
+def same_shape(a: list[int], b: list[int]):
+    """TF's check that two SparseTensor operands have one dense shape."""
+    if len(a) != len(b):
+        raise bad(f"Operands do not have the same ranks; got shapes: "
+                  f"[{','.join(map(str, a))}] and [{','.join(map(str, b))}]")
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            raise bad(f"Operands' shapes do not match: got {x} and {y} for dimension {i}")

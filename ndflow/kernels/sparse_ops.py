@@ -16,6 +16,7 @@ from ndflow.kernels.sparse_common import (
     dims,
     linear,
     long,
+    same_shape,
     take,
     unravel,
 )
@@ -81,15 +82,6 @@ def _reshape(node):
     return reshape
 
 
-def _same_shape(a: list[int], b: list[int]):
-    if len(a) != len(b):
-        raise bad(f"Operands do not have the same ranks; got shapes: "
-                  f"[{','.join(map(str, a))}] and [{','.join(map(str, b))}]")
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x != y:
-            raise bad(f"Operands' shapes do not match: got {x} and {y} for dimension {i}")
-
-
 @kernel(sparse_ops.SparseAdd)
 def _add(node):
     def add(a_idx, a_val, a_shape, b_idx, b_val, b_shape, thresh):
@@ -97,7 +89,7 @@ def _add(node):
         check_entries(a_idx, a_val, long(a_shape))
         check_entries(b_idx, b_val, long(b_shape))
         shape = dims(a_shape)
-        _same_shape(shape, dims(b_shape))
+        same_shape(shape, dims(b_shape))
         # Sorting both sides' keys together merges them (TF walks two ordered lists).
         keys = torch.cat([linear(a_idx, shape), linear(b_idx, shape)])
         order = torch.argsort(keys, stable=True)
@@ -133,26 +125,26 @@ def _matched(grad: torch.Tensor, sum_keys: torch.Tensor, keys: torch.Tensor) -> 
     return out
 
 
-def _check_in_range(indices: torch.Tensor, shape: list[int]):
-    if not indices.numel():
-        return
-    upper = torch.tensor(shape, dtype=torch.int64, device=indices.device)
-    wrong = ((indices < 0) | (indices >= upper)).any(1)
-    if bool(wrong.any()):
-        i = int(torch.nonzero(wrong)[0])
-        raise bad(f"indices[{i}] = [{','.join(map(str, indices[i].tolist()))}] is out of "
-                  f"bounds: need 0 <= index < [{','.join(map(str, shape))}]")
-
-
 @kernel(sparse_ops.SparseTensorDenseAdd)
 def _tensor_dense_add(node):
     def tensor_dense_add(a_idx, a_val, a_shape, b):
         a_idx, shape = long(a_idx), dims(a_shape)
         check_entries(a_idx, a_val, long(a_shape))
-        if list(b.shape) != shape:
+        for d, (x, y) in enumerate(zip(shape, b.shape)):
+            if x != y:
+                raise bad(f"Dimension {d} does not equal (no broadcasting is supported): sparse "
+                          f"side {x} vs dense side {y}")
+        if len(shape) != b.dim():
             raise bad(f"Dimension mismatch: a_shape [{','.join(map(str, shape))}] and b.shape "
                       f"[{','.join(map(str, b.shape))}]")
-        _check_in_range(a_idx, shape)
+        if a_idx.numel():
+            upper = torch.tensor(shape, dtype=torch.int64)
+            wrong = (a_idx < 0) | (a_idx >= upper)
+            if bool(wrong.any()):
+                i, d = (int(v) for v in torch.nonzero(wrong)[0])
+                raise bad(f"Sparse tensor has an invalid index on dimension {d}: "
+                          f"a_indices({i},{d}) = {int(a_idx[i, d])}, dense tensor shape: "
+                          f"{' '.join(map(str, shape))}")
         out = b.clone()
         out.index_put_(tuple(a_idx.t()), a_val.to(b.dtype), accumulate=True)
         return out
@@ -201,9 +193,10 @@ def _slice(node):
         indices = long(indices)
         check_entries(indices, values, long(shape))
         shape, start, size = dims(shape), dims(start), dims(size)
-        if len(start) != len(shape) or len(size) != len(shape):
-            raise bad(f"Expected start and size to have {len(shape)} elements, got "
-                      f"{len(start)} and {len(size)}")
+        for what, v in (("start", start), ("size", size)):
+            if len(v) != len(shape):
+                raise bad(f"Expected {what} to be a vector of length {len(shape)} but got "
+                          f"length {len(v)}")
         lo = torch.tensor(start, dtype=torch.int64, device=indices.device)
         hi = lo + torch.tensor(size, dtype=torch.int64, device=indices.device)
         inside = ((indices >= lo) & (indices < hi)).all(1)
@@ -235,7 +228,7 @@ def _split(node):
         rank, axis = len(shape), int(long(split_dim).reshape(()))
         dim = axis + rank if axis < 0 else axis
         if not 0 <= dim < rank:
-            raise bad(f"Input split_dim should be between {-rank} and {rank}, got {axis}")
+            raise bad(f"Input axis should be in range [{-rank}, {rank}), got {axis}")
         if not 1 <= num <= shape[dim]:
             raise bad(f"Input num_split should be between 1 and the splitting dimension size "
                       f"({shape[dim]}), got {num}")
@@ -271,8 +264,7 @@ def _fill_empty_rows(node):
         if bool(wrong.any()):
             i = int(torch.nonzero(wrong)[0])
             r = int(rows[i])
-            raise bad(f"indices({i}, 0) is invalid: {r} < 0" if r < 0 else
-                      f"indices({i}, 0) is invalid: {r} >= {rows_n}")
+            raise bad(f"indices({i}, 0) is invalid: {r} >= {rows_n}")   # (TF's text for < 0 too)
         counts = torch.bincount(rows, minlength=rows_n)
         empty = counts == 0
         in_order = n < 2 or bool((rows[1:] >= rows[:-1]).all())
@@ -325,9 +317,11 @@ def _dense_matmul(node):
 
     def dense_matmul(a_idx, a_val, a_shape, b):
         a_idx, shape = long(a_idx), dims(a_shape)
-        if len(shape) != 2 or a_idx.dim() != 2 or a_idx.shape[1] != 2:
-            raise bad(f"Tensor 'a_shape' is not a vector of 2 values or a_indices is not a "
-                      f"matrix of 2 columns: a_shape {shape}")
+        if len(shape) != 2:
+            raise bad("Tensor 'a_shape' must have 2 elements")
+        if a_idx.dim() != 2 or a_idx.shape[1] != 2:
+            raise bad(f"Tensor 'a_indices' is not a matrix of 2 columns: "
+                      f"{list(a_idx.shape)}")
         if b.dim() != 2:
             raise bad(f"Tensor 'b' is not a matrix: {list(b.shape)}")
         if a_val.dim() != 1 or a_val.shape[0] != a_idx.shape[0]:

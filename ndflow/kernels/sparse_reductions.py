@@ -9,7 +9,15 @@ import math
 import torch
 
 from ndflow.kernels.registry import kernel
-from ndflow.kernels.sparse_common import bad, check_entries, dims, linear, long, unravel
+from ndflow.kernels.sparse_common import (
+    bad,
+    check_entries,
+    dims,
+    linear,
+    long,
+    same_shape,
+    unravel,
+)
 from ndflow.ops import sparse_bincount, sparse_dense_cwise
 from ndflow.ops import sparse_reductions as red
 
@@ -79,7 +87,7 @@ def _softmax(node):
         check_entries(indices, values, long(shape))
         if len(shape_l) < 2:
             raise bad(f"Input should have rank >= 2, but received shape: "
-                      f"[{','.join(map(str, shape_l))}]")
+                      f"{' '.join(map(str, shape_l))}")
         key = linear(indices[:, :-1], shape_l[:-1]).to(values.device)
         size = math.prod(shape_l[:-1])
         top = torch.full((size,), -math.inf, dtype=values.dtype, device=values.device)
@@ -98,10 +106,7 @@ def _pairwise_factory(how):
             check_entries(a_idx, a_val, long(a_shape))
             check_entries(b_idx, b_val, long(b_shape))
             shape = dims(a_shape)
-            if shape != dims(b_shape):
-                raise bad(f"Operands do not have the same ranks; got shapes: "
-                          f"[{','.join(map(str, shape))}] and "
-                          f"[{','.join(map(str, dims(b_shape)))}]")
+            same_shape(shape, dims(b_shape))
             ka, kb = linear(a_idx, shape), linear(b_idx, shape)
             keys, group = torch.unique(torch.cat([ka, kb]), return_inverse=True)
             n = keys.shape[0]
@@ -140,8 +145,7 @@ def _segment_factory(kind: str, counted: bool):
             if counted:
                 out_rows = int(num_segments)
                 if last > out_rows:
-                    raise bad(f"segment ids must be < num_segments: got {last - 1} >= "
-                              f"{out_rows}")
+                    raise bad("segment ids must be < num_segments")
             else:
                 out_rows = last
             picked = data[indices]

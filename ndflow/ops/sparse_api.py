@@ -219,7 +219,7 @@ def to_indicator(sp_input, vocab_size, name=None):
                                                                     dtypes.bool), shape]).outputs
         return apply_op(SparseToDense, [ordered, shape, flags,
                                         convert_to_tensor(False, dtypes.bool)],
-                        {"validate_indices": False}).outputs[0]
+                        {"validate_indices": True}).outputs[0]   # ids out of range: an error
 
 
 @tf_export("sparse.transpose", v1=["sparse.transpose", "sparse_transpose"])

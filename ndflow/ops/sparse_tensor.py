@@ -45,6 +45,18 @@ def _tensor(value, dtype, name):
     return convert_to_tensor(value, dtype, name=name) if isinstance(value, _PLAIN) else value
 
 
+def _check_static_shapes(indices, values, dense_shape):
+    """TF's ValueError when the three tensors' known sizes disagree (entries, rank)."""
+    shapes = [getattr(t, "shape", None) for t in (indices, values, dense_shape)]
+    if not all(isinstance(s, TensorShape) and s.rank is not None for s in shapes):
+        return
+    i, v, d = (s.as_list() for s in shapes)
+    for a, b in ((i[0], v[0]) if len(i) == 2 and len(v) == 1 else (None, None),
+                 (i[1], d[0]) if len(i) == 2 and len(d) == 1 else (None, None)):
+        if a is not None and b is not None and a != b:
+            raise ValueError(f"Dimensions {a} and {b} are not compatible")
+
+
 @tf_export("sparse.SparseTensor", "SparseTensor", v1=["sparse.SparseTensor", "SparseTensor"])
 class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", "dense_shape"])):
     """A sparse tensor: `values[i]` sits at `indices[i]` (int64 [N, rank]) in a tensor of
@@ -56,9 +68,11 @@ class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", 
     __slots__ = ()
 
     def __new__(cls, indices, values, dense_shape):
-        return super().__new__(cls, _tensor(indices, dtypes.int64, "indices"),
+        self = super().__new__(cls, _tensor(indices, dtypes.int64, "indices"),
                                _tensor(values, None, "values"),
                                _tensor(dense_shape, dtypes.int64, "dense_shape"))
+        _check_static_shapes(*self)
+        return self
 
     def __init__(self, indices, values, dense_shape):  # noqa: ARG002 - TF's signature; __new__
         super().__init__()                               # sets the fields

@@ -110,7 +110,24 @@ ERRORS = [
      "Bad: indices[2] == 5 out of range [0, 3)"),
     (lambda: tf.sparse.to_dense(SP), "indices[0] = [0,5] is out of bounds: need 0 <= index < "
      "[2,3]"),
+    (lambda: tf.sparse.add(SP, tf.ones([2, 3])), "Sparse tensor has an invalid index on dimension "
+     "1: a_indices(0,1) = 5, dense tensor shape: 2 3"),
+    (lambda: tf.sparse.split(sp_input=SP, num_split=2, axis=5), "Input axis should be in range "
+     "[-2, 2), got 5"),
+    (lambda: tf.sparse.slice(SP, [0], [1, 1]), "Expected start to be a vector of length 2 but got "
+     "length 1"),
+    (lambda: tf.sparse.maximum(SP, tf.SparseTensor([[0, 1]], [1.0], [2, 4])),
+     "Operands' shapes do not match: got 3 and 4 for dimension 1"),
+    (lambda: tf.sparse.to_indicator(tf.SparseTensor([[0, 1]], tf.constant([-1], tf.int64),
+                                                    [2, 3]), 4), "is out of bounds"),
 ]
+
+
+def test_sparse_tensor_parts_of_different_sizes_are_a_value_error():
+    with pytest.raises(ValueError, match="Dimensions 1 and 2 are not compatible"):
+        tf.SparseTensor([[0, 1]], [1.0, 2.0], [2, 3])
+    with pytest.raises(ValueError, match="Dimensions 2 and 3 are not compatible"):
+        tf.SparseTensor([[0, 1]], [1.0], [2, 3, 4])
 
 
 @pytest.mark.parametrize("fn,message", ERRORS, ids=[m[:30] for _, m in ERRORS])
