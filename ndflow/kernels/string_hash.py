@@ -216,3 +216,33 @@ def _strong(node):
         raise InvalidArgumentError(None, None, "Key must have 2 elements")
     k0, k1 = (k & _M for k in key)
     return _bucket_kernel(lambda v: siphash24(k0, k1, v))(node)
+
+
+def _fingerprint_bytes(value: int) -> bytes:
+    return value.to_bytes(8, "little")
+
+
+@host_kernel(string_hash_ops.Fingerprint)
+def _fingerprint(node):  # noqa: ARG001
+    def run(data, method):
+        m = np.asarray(method, dtype=object).item()
+        m = m.decode() if isinstance(m, bytes) else str(m)
+        if m != "farmhash64":
+            raise InvalidArgumentError(None, None, f"Unsupported fingerprint method: {m}")
+        arr = data.numpy() if isinstance(data, torch.Tensor) else np.asarray(data)
+        if arr.ndim < 1:
+            raise InvalidArgumentError(None, None, "`data` should have at least one "
+                                                   f"dimension: {list(arr.shape)}")
+        rows = arr.reshape(arr.shape[0], -1)
+        out = np.empty((rows.shape[0], 8), np.uint8)
+        for i, row in enumerate(rows):
+            if arr.dtype == object:   # strings: each one's fingerprint, then of their bytes
+                prints = [fingerprint64(bytes(s)) for s in row]
+                fp = prints[0] if len(prints) == 1 else \
+                    fingerprint64(b"".join(map(_fingerprint_bytes, prints)))
+            else:
+                fp = fingerprint64(np.ascontiguousarray(row).astype(
+                    row.dtype.newbyteorder("<")).tobytes())
+            out[i] = np.frombuffer(_fingerprint_bytes(fp), np.uint8)
+        return torch.from_numpy(out)
+    return run

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.shapes import TensorShape
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.op_def import op_def
 
@@ -51,3 +52,25 @@ def string_to_hash_bucket(input, num_buckets, name=None):  # noqa: A002
 def string_to_hash_bucket_v1(string_tensor=None, num_buckets=None, name=None, input=None):  # noqa: A002
     return string_to_hash_bucket(input if input is not None else string_tensor, num_buckets,
                                  name)
+
+
+def _fingerprint_shape(ctx):
+    data = ctx.shapes[0]
+    if data.rank is not None and data.rank < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {data.rank}")
+    ctx.shapes[1].with_rank(0)
+    return [TensorShape([data[0] if data.rank else None, 8])]
+
+
+Fingerprint = op_def("Fingerprint", inputs=["data: T", "method: string"],
+                     outputs=["fingerprint: uint8"], attrs=["T: type"],
+                     shape=_fingerprint_shape, not_differentiable=True)
+
+
+@tf_export("fingerprint", v1=["fingerprint"])
+def fingerprint(data, method="farmhash64", name=None):
+    """uint8 [N, 8]: the FarmHash Fingerprint64 (little-endian bytes) of each of `data`'s N
+    rows — of a row's bytes for numbers, of a row's strings' fingerprints for strings (one
+    string: its own fingerprint), as TensorFlow's."""
+    return apply_op(Fingerprint, [data, convert_to_tensor(method, dtypes.string)],
+                    name=name).outputs[0]
