@@ -23,6 +23,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     sequential,
     utils_image,
     utils_image_dataset,
+    utils_py_dataset,
     utils_sequences,
     utils_text_audio_dataset,
 )

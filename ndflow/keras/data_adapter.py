@@ -18,6 +18,7 @@ from ndflow.core.nest import flatten, map_structure
 from ndflow.core.tensor import Tensor
 from ndflow.data.dataset import DatasetV2
 from ndflow.data.worker_threads import share_cores_with_the_pipeline
+from ndflow.keras.utils_py_dataset import PyDataset, PyDatasetAdapter
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import reshape
 from ndflow.ops.array_gather import gather
@@ -288,6 +289,9 @@ def get_data_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None,
     """The adapter for `x` (with Keras 3's errors for what each kind does not accept)."""
     if x is None:
         raise ValueError("Unrecognized data type: x=None (of type <class 'NoneType'>)")
+    if isinstance(x, PyDataset):
+        _check_no_targets(x, y, sample_weight)
+        return PyDatasetAdapter(x, steps, shuffle, class_weight)
     if is_array_data(x):
         return ArrayDataAdapter(x, y, sample_weight, batch_size, steps, shuffle, class_weight)
     if isinstance(x, DatasetV2):
