@@ -64,7 +64,7 @@ def _fingerprint_shape(ctx):
 
 Fingerprint = op_def("Fingerprint", inputs=["data: T", "method: string"],
                      outputs=["fingerprint: uint8"], attrs=["T: type"],
-                     shape=_fingerprint_shape, not_differentiable=True)
+                     shape=_fingerprint_shape, gradient_undefined=True)
 
 
 @tf_export("fingerprint", v1=["fingerprint"])
