@@ -137,6 +137,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     sparse_bincount,
     sparse_dense_cwise,
     sparse_sampled_addmm,
+    sparse_tensor_spec,
     sparse_cross,
     string_unicode_ops,
     sparse_v1,

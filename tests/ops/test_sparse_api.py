@@ -193,3 +193,18 @@ def test_tf1_sparse_to_dense_and_sparse_merge():
     assert merged.indices.numpy().tolist() == [[0, 1], [0, 4], [1, 2]]
     assert merged.values.numpy().tolist() == [0.25, 0.5, 1.0]
     assert merged.dense_shape.numpy().tolist() == [2, 5]
+
+
+def test_sparse_tensor_spec_as_a_tf_function_input_signature():
+    spec = tf.SparseTensorSpec([None, 3], tf.float32)
+    assert repr(spec) == "SparseTensorSpec(TensorShape([None, 3]), tf.float32)"
+    assert spec.is_compatible_with(tf.SparseTensor([[0, 1]], [1.0], [5, 3]))
+    assert not spec.is_compatible_with(tf.SparseTensor([[0, 1]], [1], [5, 3]))
+
+    @tf.function(input_signature=[spec])
+    def row_sums(sp):
+        return tf.sparse.reduce_sum(sp, axis=1)
+
+    np.testing.assert_allclose(row_sums(tf.SparseTensor([[0, 1], [1, 2]], [1.0, 2.0], [2, 3])),
+                               [1.0, 2.0])
+    np.testing.assert_allclose(row_sums(tf.SparseTensor([[2, 2]], [4.0], [3, 3])), [0, 0, 4.0])
