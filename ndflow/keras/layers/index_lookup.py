@@ -44,7 +44,7 @@ def _text(x, encoding="utf-8"):
 class IndexLookup(Layer):
     def __init__(self, max_tokens, num_oov_indices, mask_token, oov_token, vocabulary_dtype,
                  vocabulary=None, idf_weights=None, invert=False, output_mode="int",
-                 sparse=False, pad_to_max_tokens=False, oov_method="farmhash", salt=None,
+                 sparse=False, pad_to_max_tokens=False, oov_method="floormod", salt=None,
                  name=None, **kwargs):
         if max_tokens is not None and max_tokens <= 1:
             raise ValueError("If set, `max_tokens` must be greater than 1. Received: "

@@ -1,0 +1,137 @@
+"""Keras 3 preprocessing layers (TextVectorization, StringLookup, IntegerLookup, Hashing,
+CategoryEncoding, Discretization, Normalization) against outputs Keras 3.15 produced for the
+same adapt data and inputs (tests/fixtures/keras_text_preprocessing/generate.py)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "keras_text_preprocessing"
+CASES = json.loads((FIXTURE / "fixture.json").read_text(encoding="utf-8"))["cases"]
+NUMERIC = ("Normalization", "Discretization")
+
+
+def _kwargs(case):
+    kwargs = dict(case["kwargs"])
+    if isinstance(kwargs.get("ngrams"), list):
+        kwargs["ngrams"] = tuple(kwargs["ngrams"])
+    if isinstance(kwargs.get("axis"), list):
+        kwargs["axis"] = tuple(kwargs["axis"])
+    return kwargs
+
+
+def _build(case):
+    name, adapt = case["layer"], case["adapt"]
+    layer = getattr(tf.keras.layers, name)(**_kwargs(case))
+    if adapt is not None:
+        if isinstance(adapt, dict):  # streamed batches, as a tf.data pipeline
+            batches = adapt["batches"]
+            if name == "TextVectorization":
+                ds = tf.data.Dataset.from_generator(
+                    lambda: iter(batches), output_signature=tf.TensorSpec([None], tf.string))
+            else:
+                ds = tf.data.Dataset.from_tensor_slices(batches)
+            layer.adapt(ds)
+        else:
+            layer.adapt(np.asarray(adapt) if name in NUMERIC else tf.constant(adapt))
+    return layer
+
+
+def _value(x):
+    x = np.asarray(x.numpy() if hasattr(x, "numpy") else x)
+    if x.dtype == object:
+        return np.vectorize(lambda v: v.decode() if isinstance(v, bytes) else v)(x).tolist()
+    return x
+
+
+def _ids(cases):
+    return [f"{i}-{c['layer']}-{'-'.join(map(str, c['kwargs']))}" for i, c in enumerate(cases)]
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
+def test_outputs_vocabulary_and_config_equal_keras(case):
+    layer = _build(case)
+    x = tf.constant(case["inputs"], tf.float32 if case["layer"] in NUMERIC else None)
+    out = layer(x)
+    if out.dtype == tf.string:
+        assert _value(out) == case["output"]
+    else:
+        np.testing.assert_allclose(_value(out), np.asarray(case["output"]), rtol=1e-6,
+                                   atol=1e-6)
+        assert out.dtype.name == case["output_dtype"]
+    if "vocabulary" in case:
+        assert layer.get_vocabulary() == case["vocabulary"]
+    if "bin_boundaries" in case:
+        np.testing.assert_allclose(layer.bin_boundaries, case["bin_boundaries"], rtol=1e-6)
+    config = json.loads(json.dumps(layer.get_config(), default=list))
+    config.pop("name", None)
+    assert config == case["config"]
+
+
+def test_config_round_trip_keeps_vocabulary():
+    layer = tf.keras.layers.StringLookup(vocabulary=["a", "b", "c"], num_oov_indices=2)
+    clone = tf.keras.layers.StringLookup.from_config(layer.get_config())
+    x = tf.constant([["c", "zz", "a"]])
+    np.testing.assert_array_equal(clone(x).numpy(), layer(x).numpy())
+    tv = tf.keras.layers.TextVectorization(vocabulary=["cat", "dog"], ngrams=2,
+                                           output_mode="multi_hot")
+    tv2 = tf.keras.layers.TextVectorization.from_config(tv.get_config())
+    np.testing.assert_array_equal(tv2(tf.constant(["cat dog"])).numpy(),
+                                  tv(tf.constant(["cat dog"])).numpy())
+
+
+def test_layers_run_in_tf_function_and_dataset_map():
+    texts = ["The cat sat.", "A dog ate the cat", "dogs!"]
+    tv = tf.keras.layers.TextVectorization(output_sequence_length=5)
+    tv.adapt(texts)
+    eager = tv(tf.constant(texts)).numpy()
+    traced = tf.function(lambda x: tv(x))(tf.constant(texts)).numpy()
+    np.testing.assert_array_equal(traced, eager)
+    ds = tf.data.Dataset.from_tensor_slices((texts, [0, 1, 2])).batch(2)
+    mapped = np.concatenate([x for x, _ in ds.map(lambda x, y: (tv(x), y)).as_numpy_iterator()])
+    np.testing.assert_array_equal(mapped, eager)
+    lookup = tf.keras.layers.IntegerLookup(vocabulary=[5, 7])
+    got = list(tf.data.Dataset.from_tensor_slices([7, 5, 9]).map(lookup).as_numpy_iterator())
+    assert got == [2, 1, 0]
+
+
+def test_ragged_text_vectorization_and_vocabulary_file(tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_text("cat\ndog\nthe\n")
+    tv = tf.keras.layers.TextVectorization(vocabulary=str(path), ragged=True)
+    out = tv(tf.constant(["the cat", "dog dog bird the"]))
+    assert isinstance(out, tf.RaggedTensor)
+    assert out.to_list() == [[4, 2], [3, 3, 1, 4]]
+    assert tv.get_vocabulary() == ["", "[UNK]", "cat", "dog", "the"]
+
+
+def test_normalization_adapt_streaming_matches_numpy_float64():
+    rng = np.random.default_rng(0)
+    data = rng.normal(3.0, 2.0, size=(37, 4))
+    layer = tf.keras.layers.Normalization()
+    layer.adapt(tf.data.Dataset.from_tensor_slices(data).batch(5))
+    expect = (data - data.mean(0)) / data.std(0)
+    np.testing.assert_allclose(layer(data).numpy(), expect, rtol=1e-4, atol=1e-5)
+    inv = tf.keras.layers.Normalization(mean=data.mean(0), variance=data.var(0), invert=True)
+    np.testing.assert_allclose(inv(expect).numpy(), data, rtol=1e-4, atol=1e-4)
+
+
+def test_bad_arguments_raise_keras_errors():
+    with pytest.raises(ValueError, match="`output_mode` must be `'int'` when `invert`"):
+        tf.keras.layers.StringLookup(invert=True, output_mode="multi_hot")
+    with pytest.raises(ValueError, match="repeated term"):
+        tf.keras.layers.StringLookup(vocabulary=["a", "a"])
+    with pytest.raises(ValueError, match="`num_bins` for `Hashing` cannot be"):
+        tf.keras.layers.Hashing(num_bins=0)
+    with pytest.raises(ValueError, match="either `num_bins` or `bin_boundaries`"):
+        tf.keras.layers.Discretization()
+    with pytest.raises(ValueError, match="both `mean` and `variance` must be set"):
+        tf.keras.layers.Normalization(mean=1.0)
+    with pytest.raises(RuntimeError, match="must set the layer's vocabulary"):
+        tf.keras.layers.StringLookup(output_mode="multi_hot")(tf.constant(["a"]))
+    with pytest.raises(ValueError, match="input rank must be 1 or the last"):
+        tf.keras.layers.TextVectorization(vocabulary=["a"])(tf.constant([["a b", "c"]]))
