@@ -31,6 +31,8 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     list_ops,
     logging_ops,
     lookup_ops,
+    queue_ops,
+    reader_ops,
     math,
     math_cumulative,
     math_special,

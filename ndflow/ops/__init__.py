@@ -116,6 +116,8 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     lookup_initializers,
     lookup_mutable_tables,
     lookup_tables,
+    data_flow_queues,
+    io_readers,
     losses_impl,
     module,
     nn_activation_composite,

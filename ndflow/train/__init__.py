@@ -3,8 +3,11 @@ scaling. Public names (mostly `tf.compat.v1.train`) are declared in the modules.
 
 from ndflow.train import (  # noqa: F401 - importing a module declares its exports
     adam,
+    coordinator,
     cosine_schedules,
     gradient_descent,
+    input_batching,
+    input_producers,
     learning_rate_decay,
     learning_rate_schedule,
     loss_scale,
@@ -14,6 +17,7 @@ from ndflow.train import (  # noqa: F401 - importing a module declares its expor
     monitored_session,
     moving_averages,
     optimizer,
+    queue_runner,
     rmsprop,
     session_run_hook,
     session_run_hooks,
