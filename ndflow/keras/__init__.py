@@ -21,9 +21,11 @@ from ndflow.keras import (  # noqa: F401 - their exports
     regularizer_functions,
     saving,
     sequential,
+    utils_config,
     utils_image,
     utils_image_dataset,
     utils_py_dataset,
     utils_sequences,
+    utils_serialization,
     utils_text_audio_dataset,
 )

@@ -11,6 +11,7 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.data.dataset import DatasetV2
+from ndflow.keras.utils_config import print_msg
 from ndflow.ops.array_core import expand_dims
 from ndflow.ops.array_gather import one_hot
 from ndflow.ops.cast import cast
@@ -93,9 +94,9 @@ def index_directory(directory, labels, formats, class_names=None, shuffle=True, 
         class_names = [str(label) for label in sorted(set(labels))]
     if verbose:
         if labels is None:
-            print(f"Found {len(filenames)} files.")
+            print_msg(f"Found {len(filenames)} files.")
         else:
-            print(f"Found {len(filenames)} files belonging to {len(class_names)} classes.")
+            print_msg(f"Found {len(filenames)} files belonging to {len(class_names)} classes.")
     file_paths = [os.path.join(directory, name) for name in filenames]
     if shuffle:
         if seed is None:
@@ -112,10 +113,10 @@ def training_or_validation_split(samples, labels, validation_split, subset):
         return samples, labels
     num_val = int(validation_split * len(samples))
     if subset == "training":
-        print(f"Using {len(samples) - num_val} files for training.")
+        print_msg(f"Using {len(samples) - num_val} files for training.")
         return samples[:-num_val], None if labels is None else labels[:-num_val]
     if subset == "validation":
-        print(f"Using {num_val} files for validation.")
+        print_msg(f"Using {num_val} files for validation.")
         return samples[-num_val:], None if labels is None else labels[-num_val:]
     raise ValueError('`subset` must be either "training" '
                      f'or "validation", received: {subset}')
