@@ -12,6 +12,7 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     csv_pipeline,
     dataset,
     dataset_spec,
+    dataset_variants,
     experimental_transforms,
     feature_datasets,
     experimental_ops,

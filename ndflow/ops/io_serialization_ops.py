@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.graph import GraphKeys
 from ndflow.core.shapes import TensorShape
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.op_def import op_def
 from ndflow.ops.sparse_tensor import SparseTensor
+from ndflow.ops.variables import Variable
 
 _SPARSE_INPUTS = ["sparse_indices: int64", "sparse_values: T", "sparse_shape: int64"]
 
@@ -100,3 +102,11 @@ def matching_files(pattern, name=None):
     none match."""
     p = convert_to_tensor(pattern, dtypes.string, name="pattern")
     return apply_op(MatchingFiles, [p], {}, name=name).outputs[0]
+
+
+@tf_export("io.match_filenames_once", v1=["io.match_filenames_once", "train.match_filenames_once"])
+def match_filenames_once(pattern, name=None):
+    """A local, untrainable string variable initialised with `matching_files(pattern)` (TF1
+    programs run its initializer with `local_variables_initializer()`)."""
+    return Variable(matching_files(pattern), trainable=False, validate_shape=False,
+                    name=name or "matching_filenames", collections=[GraphKeys.LOCAL_VARIABLES])

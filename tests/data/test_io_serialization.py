@@ -133,3 +133,27 @@ def test_tables_from_datasets():
         E.table_from_dataset(words)
     with pytest.raises(ValueError, match="`default_value` must be specified"):
         E.table_from_dataset(tf.data.Dataset.from_tensor_slices((["a"], ["b"])))
+
+
+def test_match_filenames_once(tmp_path):
+    (tmp_path / "a.txt").write_text("x")
+    v = tf.io.match_filenames_once(str(tmp_path / "*.txt"))
+    assert isinstance(v, tf.Variable) and not v.trainable
+    assert v.numpy().tolist() == [str(tmp_path / "a.txt").encode()]
+
+
+def test_dataset_to_and_from_variant():
+    ds = tf.data.Dataset.range(4)
+    v = E.to_variant(ds)
+    assert v.dtype == tf.variant
+    assert list(E.from_variant(v, tf.TensorSpec([], tf.int64)).as_numpy_iterator()) == \
+        [0, 1, 2, 3]
+    with pytest.raises(TypeError, match="not compatible"):
+        E.from_variant(v, tf.TensorSpec([], tf.string))
+
+    @tf.function
+    def total():
+        var = E.to_variant(tf.data.Dataset.range(5))
+        return E.from_variant(var, tf.TensorSpec([], tf.int64)).reduce(
+            tf.constant(0, tf.int64), lambda a, b: a + b)
+    assert int(total()) == 10
