@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.ops import comparison, reduction
+from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.cast import cast
 
 
 class KerasOperation(Layer):
@@ -50,3 +52,25 @@ class Any(KerasOperation):
 
     def get_config(self):
         return {"name": self.name, "axis": self.axis, "keepdims": self.keepdims}
+
+
+class ConvertToTensor(KerasOperation):
+    """`keras.ops.convert_to_tensor(x, dtype)`: Keras' Attention layers record it on their
+    output mask (module `keras.src.ops.core`)."""
+
+    _keras_module = "keras.src.ops.core"
+
+    def __init__(self, dtype=None, sparse=None, ragged=None, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self._target_dtype, self.sparse, self.ragged = dtype, sparse, ragged
+
+    def call(self, x):
+        x = convert_to_tensor(x)
+        return x if self._target_dtype is None else cast(x, self._target_dtype)
+
+    def compute_output_shape(self, x_shape):
+        return x_shape
+
+    def get_config(self):
+        return {"name": self.name, "dtype": self._target_dtype, "sparse": self.sparse,
+                "ragged": self.ragged}
