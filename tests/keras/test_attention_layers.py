@@ -83,6 +83,14 @@ def test_keras3_transformer_block_loads_and_matches(tmp_path):
                                out.numpy(), rtol=1e-6, atol=1e-6)
 
 
+def test_keras3_masked_model_predicts_the_same():
+    """Embedding(mask_zero) masks through MHA, TimeDistributed, Attention and the masked
+    average: Keras' numbers, including MultiHeadAttention clearing its inputs' masks."""
+    model = tf.keras.models.load_model(os.path.join(HERE, "masked.keras"))
+    out = model(tf.constant(ARRAYS["masked/in"]))
+    np.testing.assert_allclose(out.numpy(), ARRAYS["masked/out"], rtol=1e-5, atol=1e-6)
+
+
 # -- NumPy float64 references ----------------------------------------------------------------
 
 

@@ -13,11 +13,11 @@ from ndflow.core.api_export import keras_export
 from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
 from ndflow.keras.layers.activation_layers import Softmax, _large_negative
-from ndflow.keras.layers.base_layer import Layer, _shape_tuple
+from ndflow.keras.layers.base_layer import Layer, _set_mask, _shape_tuple
 from ndflow.keras.layers.core_layers import Dropout
 from ndflow.keras.layers.einsum_dense import EinsumDense
 from ndflow.ops import arithmetic, comparison, init_ops, nn_activation
-from ndflow.ops.array_core import expand_dims, identity, reshape, shape
+from ndflow.ops.array_core import expand_dims, reshape, shape
 from ndflow.ops.array_range import range as tf_range
 from ndflow.ops.cast import cast
 from ndflow.ops.einsum import einsum
@@ -236,11 +236,6 @@ class MultiHeadAttention(Layer):
         if not self.built:   # the base builds from the first argument only: build from all
             self.build(_shape_tuple(query), _shape_tuple(value),
                        None if key is None else _shape_tuple(key))
-        # Keras fills `value_mask` / `key_mask` from the tensors' masks.
-        if kwargs.get("value_mask") is None:
-            kwargs["value_mask"] = getattr(value, "_keras_mask", None)
-        if key is not None and kwargs.get("key_mask") is None:
-            kwargs["key_mask"] = getattr(key, "_keras_mask", None)
         outputs = super().__call__(query, value, key, **kwargs)
         if isinstance(outputs, tuple):   # the scores carry no mask
             try:
@@ -279,17 +274,20 @@ class MultiHeadAttention(Layer):
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
              attention_mask=None, return_attention_scores=False, training=None,
              use_causal_mask=False):
+        # Keras fills `value_mask` / `key_mask` from the masks the tensors carry (the key's
+        # only when a key is given)
+        if value_mask is None:
+            value_mask = getattr(value, "_keras_mask", None)
+        if key is not None and key_mask is None:
+            key_mask = getattr(key, "_keras_mask", None)
         if key is None:
             key = value
         query_mask = getattr(query, "_keras_mask", None)
-        # the projections must not see the masks (Keras clears them on the inputs; we leave
-        # the caller's tensors alone and project copies)
-        if query_mask is not None:
-            query = identity(query)
-        if getattr(value, "_keras_mask", None) is not None:
-            value = identity(value)
-        if getattr(key, "_keras_mask", None) is not None:
-            key = identity(key)
+        # Keras 3 clears the masks on the input tensors themselves (so a later layer fed
+        # the same tensor sees no mask): done alike, so models trained in Keras predict the
+        # same here
+        for t in (query, value, key):
+            _set_mask(t, None)
         attention_mask = self._compute_attention_mask(
             query, value, query_mask=query_mask, value_mask=value_mask, key_mask=key_mask,
             attention_mask=attention_mask, use_causal_mask=use_causal_mask)

@@ -4,11 +4,10 @@ weights)."""
 
 from __future__ import annotations
 
+from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.keras.layers.base_layer import Layer, deserialize, serialize
-from ndflow.ops.array_core import reshape, shape
-from ndflow.ops.array_slicing import concat
-from ndflow.ops.array_slicing import slice as tf_slice
+from ndflow.ops.array_core import constant, reshape, shape, stack
 
 
 @keras_export("keras.layers.Wrapper")
@@ -82,15 +81,30 @@ class TimeDistributed(Wrapper):
                                  "mask (batch size and timesteps) must match the input's first "
                                  "two dimensions. Expected mask shape prefix: "
                                  f"({in_shape[0]}, {in_shape[1]}).")
-        dims = shape(inputs)
         # [batch, time, ...] -> [batch * time, ...]: one call, the same numbers as a loop
-        merged = reshape(inputs, concat([[-1], tf_slice(dims, [2], [-1])], 0))
+        merged = reshape(inputs, _dims([-1], inputs, 2))
         kwargs = {}
         if self.layer._call_takes_mask and mask is not None:
-            kwargs["mask"] = reshape(mask, concat([[-1], tf_slice(shape(mask), [2], [-1])], 0))
+            kwargs["mask"] = reshape(mask, _dims([-1], mask, 2))
         if self.layer._call_takes_training:
             kwargs["training"] = training
         out = self.layer.call(merged, **kwargs)
-        out_dims = shape(out)
-        return reshape(out, concat([tf_slice(dims, [0], [2]), tf_slice(out_dims, [1], [-1])],
-                                   0))
+        return reshape(out, _dims(_sizes(inputs)[:2], out, 1))
+
+
+def _sizes(x) -> list:
+    """x's dims: static ints where known, scalar tensors elsewhere."""
+    static = x.shape.as_list()
+    if all(d is not None for d in static):
+        return static
+    dynamic = shape(x)
+    return [dynamic[i] if d is None else d for i, d in enumerate(static)]
+
+
+def _dims(head: list, x, start: int):
+    """`head` followed by x's dims from `start`: a list of ints, or a stacked tensor (a
+    reshape to it keeps every statically known dim)."""
+    dims = list(head) + _sizes(x)[start:]
+    if all(isinstance(d, int) for d in dims):
+        return dims
+    return stack([d if not isinstance(d, int) else constant(d, dtypes.int32) for d in dims])
