@@ -54,6 +54,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     reduction,
     script_ops,
     segment,
+    sets_ops,
     sort,
     sparse_cross,
     sparse_ops,

@@ -75,6 +75,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     reduction,
     script_ops,
     segment,
+    sets_ops,
     sort,
     sparse_ops,
     sparse_reductions,
