@@ -3,6 +3,7 @@ CategoryEncoding, Discretization, Normalization) against outputs Keras 3.15 prod
 same adapt data and inputs (tests/fixtures/keras_text_preprocessing/generate.py)."""
 
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -135,3 +136,40 @@ def test_bad_arguments_raise_keras_errors():
         tf.keras.layers.StringLookup(output_mode="multi_hot")(tf.constant(["a"]))
     with pytest.raises(ValueError, match="input rank must be 1 or the last"):
         tf.keras.layers.TextVectorization(vocabulary=["a"])(tf.constant([["a b", "c"]]))
+
+
+def _saved_inputs(saved):
+    return [tf.constant(saved["texts"]), tf.constant(saved["words"]),
+            tf.constant(saved["numbers"], tf.float32)]
+
+
+def test_keras_archive_with_adapted_layers_loads_with_keras_outputs():
+    saved = json.loads((FIXTURE / "fixture.json").read_text(encoding="utf-8"))["saved_model"]
+    model = tf.keras.models.load_model(str(FIXTURE / "text_model.keras"))
+    for out, expect in zip(model(_saved_inputs(saved)), saved["outputs"]):
+        np.testing.assert_allclose(out.numpy(), np.asarray(expect), rtol=1e-6)
+
+
+def test_saved_archive_holds_vocabularies_as_keras_and_reloads(tmp_path):
+    saved = json.loads((FIXTURE / "fixture.json").read_text(encoding="utf-8"))["saved_model"]
+    texts = ["The cat sat on the mat.", "The dog ate my homework!", "A cat, a dog; the END",
+             "dog dog cat zebra", "Über café, naïve résumé"]
+    tv = tf.keras.layers.TextVectorization(max_tokens=12, output_sequence_length=6)
+    tv.adapt(texts)
+    sl = tf.keras.layers.StringLookup(output_mode="multi_hot")
+    sl.adapt(tf.constant(saved["words"]))
+    norm = tf.keras.layers.Normalization()
+    norm.adapt(np.arange(12.0).reshape(4, 3))
+    a = tf.keras.Input(shape=(), dtype="string")
+    b = tf.keras.Input(shape=(4,), dtype="string")
+    c = tf.keras.Input(shape=(3,))
+    model = tf.keras.Model([a, b, c], [tv(a), sl(b), norm(c)])
+    path = str(tmp_path / "m.keras")
+    model.save(path)
+    with zipfile.ZipFile(path) as zf, zipfile.ZipFile(FIXTURE / "text_model.keras") as ref:
+        ours = {n: zf.read(n) for n in zf.namelist() if n.startswith("assets/")}
+        keras = {n: ref.read(n) for n in ref.namelist() if n.startswith("assets/")}
+    assert ours == keras
+    reloaded = tf.keras.models.load_model(path)
+    for out, expect in zip(reloaded(_saved_inputs(saved)), saved["outputs"]):
+        np.testing.assert_allclose(out.numpy(), np.asarray(expect), rtol=1e-6)

@@ -24,6 +24,7 @@ from ndflow.ops.lookup_tables import StaticHashTable
 from ndflow.ops.ragged_tensor import RaggedTensor
 from ndflow.ops.string_hash_ops import string_to_hash_bucket_fast, string_to_hash_bucket_strong
 from ndflow.ops.string_ops import as_string
+from ndflow.train.init_scope import init_scope
 
 _INT64_MAX = np.iinfo(np.int64).max
 
@@ -101,7 +102,7 @@ class IndexLookup(Layer):
         if output_mode == "tf_idf" and self._has_input_vocabulary and idf_weights is None:
             raise ValueError("When specifying the `vocabulary` argument, in TF-IDF output mode, "
                              "the `idf_weights` argument must also be provided.")
-        self._table = None
+        self._set_tokens([])
         if vocabulary is not None:
             self.set_vocabulary(vocabulary, idf_weights)
 
@@ -208,9 +209,10 @@ class IndexLookup(Layer):
             tokens = np.zeros((0,), dtype=object)
         keys, values = (indices, tokens) if self.invert else (tokens, indices)
         kd, vd = (dtypes.int64, key_dtype) if self.invert else (key_dtype, dtypes.int64)
-        init = KeyValueTensorInitializer(convert_to_tensor(keys, kd),
-                                         convert_to_tensor(values, vd), kd, vd)
-        self._table = StaticHashTable(init, self._default_value())
+        with init_scope():  # an eager table, also when set while a graph is being traced
+            init = KeyValueTensorInitializer(convert_to_tensor(keys, kd),
+                                             convert_to_tensor(values, vd), kd, vd)
+            self._table = StaticHashTable(init, self._default_value())
 
     def _default_value(self):
         if self.invert:
@@ -296,8 +298,6 @@ class IndexLookup(Layer):
         key_dtype = dtypes.int64 if self.invert else (
             dtypes.string if self._is_string else dtypes.int64)
         inputs = cast(inputs, key_dtype) if key_dtype != dtypes.string else inputs
-        if self._table is None:
-            self._set_tokens([])
         lookups = self._table.lookup(inputs)
         if self.mask_token is not None:
             mask_key = 0 if self.invert else self._key(self.mask_token)

@@ -24,7 +24,7 @@ from ndflow.keras import serialization_lib
 from ndflow.keras.layers import base_layer
 from ndflow.keras.layers.lambda_layer import Lambda
 from ndflow.keras.layers.tfsm_layer import TFSMLayer
-from ndflow.keras.saving import compile_config, file_io, object_tree, weights_h5
+from ndflow.keras.saving import assets_store, compile_config, file_io, object_tree, weights_h5
 
 KERAS_VERSION = "3.15.1"   # the Keras whose format this is (TensorFlow 2.21's)
 CONFIG_FILENAME = "config.json"
@@ -142,6 +142,7 @@ def save_model(model, filepath: str) -> None:
         zf.writestr(METADATA_FILENAME, _metadata_json())
         zf.writestr(CONFIG_FILENAME, config_json)
         zf.writestr(WEIGHTS_FILENAME, weights)
+        assets_store.write_assets(model, zf)   # vocabularies of lookup layers, as Keras
 
 
 def save_model_dir(model, dirpath: str) -> None:
@@ -226,6 +227,7 @@ def load_model(filepath: str, custom_objects=None, compile: bool = True,
                              f"valid JSON ({e}).") from e
         model = deserialize_model(config, custom_objects, safe_mode, compile)
         weights = _read_member(zf, WEIGHTS_FILENAME, filepath)
+        assets_store.read_assets(model, zf)
     with open_weights(weights, filepath) as f:
         weights_h5.load_state(model, f)
     return model
