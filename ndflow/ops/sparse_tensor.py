@@ -91,6 +91,17 @@ class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", 
     def get_shape(self) -> TensorShape:
         return self.shape
 
+    def with_values(self, new_values) -> SparseTensor:
+        """The same indices and dense shape with other values (one per entry)."""
+        return SparseTensor(self.indices, new_values, self.dense_shape)
+
+    @classmethod
+    def from_value(cls, sparse_tensor_value) -> SparseTensor:
+        """A SparseTensor of a SparseTensorValue (or a SparseTensor, returned as it is)."""
+        if isinstance(sparse_tensor_value, SparseTensor):
+            return sparse_tensor_value
+        return cls(*sparse_tensor_value)
+
     def __repr__(self):
         return (f"SparseTensor(indices={self.indices!r}, values={self.values!r}, "
                 f"dense_shape={self.dense_shape!r})")

@@ -208,3 +208,13 @@ def test_sparse_tensor_spec_as_a_tf_function_input_signature():
     np.testing.assert_allclose(row_sums(tf.SparseTensor([[0, 1], [1, 2]], [1.0, 2.0], [2, 3])),
                                [1.0, 2.0])
     np.testing.assert_allclose(row_sums(tf.SparseTensor([[2, 2]], [4.0], [3, 3])), [0, 0, 4.0])
+
+
+def test_with_values_and_from_value():
+    sp = tf.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
+    doubled = sp.with_values(sp.values * 2)
+    np.testing.assert_allclose(tf.sparse.to_dense(doubled), [[0, 2.0], [4.0, 0]])
+    value = tf.compat.v1.SparseTensorValue(np.array([[1, 1]]), np.array([5.0]), np.array([2, 2]))
+    np.testing.assert_allclose(tf.sparse.to_dense(tf.SparseTensor.from_value(value)),
+                               [[0, 0], [0, 5.0]])
+    assert tf.SparseTensor.from_value(sp) is sp
