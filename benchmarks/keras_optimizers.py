@@ -1,0 +1,116 @@
+"""Keras optimizers' update step: ndflow vs TensorFlow's Keras 3, per optimizer.
+
+    python benchmarks/keras_optimizers.py [--steps 40] [--rounds 2] [--tf PYTHON]
+
+Each optimizer applies fixed gradients to an MLP's variables (784x512, 512, 512x512, 512,
+512x10, 10: 0.67 M parameters) inside a `tf.function`, the state kept on the variables; the
+figure is the median time of one `apply_gradients` over `steps` calls after 3 warm-up calls,
+the best of `rounds` runs of each interpreter (alternating; the machine may be shared). The
+same source runs in both (`--worker MODULE`: `import MODULE as tf`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+SHAPES = [(784, 512), (512,), (512, 512), (512,), (512, 10), (10,)]
+OPTIMIZERS = ["SGD", "Adam", "AdamW", "Adadelta", "Adafactor", "Adagrad", "Adamax", "Ftrl",
+              "Lamb", "Lion", "Nadam", "Muon", "ScheduleFreeAdamW"]
+
+
+def _make_step(tf, opt, grads, variables):
+    @tf.function
+    def step():
+        opt.apply_gradients(zip(grads, variables))
+    return step
+
+
+def worker(module: str, steps: int) -> dict:
+    tf = __import__(module)
+    rng = np.random.default_rng(0)
+    init = [rng.standard_normal(s).astype(np.float32) * 0.05 for s in SHAPES]
+    grads = [tf.constant(rng.standard_normal(s).astype(np.float32) * 0.01) for s in SHAPES]
+    out = {"version": tf.__version__}
+    # Keras 3 on TF wants its own variables (a tf.Variable's "v0:0" is no valid scope name)
+    make_variable = getattr(tf.keras, "Variable", None) or tf.Variable
+    for name in OPTIMIZERS:
+        variables = [make_variable(v, name=f"v{i}") for i, v in enumerate(init)]
+        opt = getattr(tf.keras.optimizers, name)(learning_rate=0.001)
+        opt.build(variables)   # eagerly: Keras cannot build inside a tf.function
+
+        step = _make_step(tf, opt, grads, variables)
+
+        for _ in range(3):
+            step()
+        times = []
+        for _ in range(steps):
+            t = time.perf_counter()
+            step()
+            _ = variables[-1].numpy()   # the step has finished
+            times.append(time.perf_counter() - t)
+        out[name] = 1000 * float(np.median(times))
+    return out
+
+
+def run_worker(python: str, module: str, steps: int) -> dict | None:
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    res = subprocess.run([python, os.path.abspath(__file__), "--worker", module,
+                          "--steps", str(steps)], capture_output=True, text=True, env=env,
+                         timeout=1800)
+    if res.returncode != 0:
+        print(f"{module} run failed:\n{res.stderr[-2000:]}", file=sys.stderr)
+        return None
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def _best(runs: list) -> dict | None:
+    runs = [r for r in runs if r]
+    if not runs:
+        return None
+    return {k: (min(r[k] for r in runs) if k != "version" else runs[0][k]) for k in runs[0]}
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=40)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--tf", default=os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python"))
+    ap.add_argument("--worker", metavar="MODULE", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.steps)))
+        return
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from machine import cpu_line
+
+    print(cpu_line())
+    ours, theirs = [], []
+    for _ in range(args.rounds):
+        ours.append(run_worker(sys.executable, "ndflow", args.steps))
+        if os.path.exists(args.tf):
+            theirs.append(run_worker(args.tf, "tensorflow", args.steps))
+    best_ours, best_theirs = _best(ours), _best(theirs)
+    if best_ours is None:
+        sys.exit("the ndflow run failed")
+    tf_name = f"TF {best_theirs['version']}" if best_theirs else "TF"
+    print(f"apply_gradients in a tf.function, {sum(int(np.prod(s)) for s in SHAPES):,} "
+          f"float32 parameters in {len(SHAPES)} variables; median of {args.steps} steps, best "
+          f"of {args.rounds} rounds")
+    print(f"  {'optimizer':18s} {'ndflow ms':>10s} {tf_name + ' ms':>12s} {'ratio':>7s}")
+    for name in OPTIMIZERS:
+        mine = best_ours[name]
+        theirs_ms = best_theirs.get(name) if best_theirs else None
+        ratio = f"{mine / theirs_ms:6.2f}x" if theirs_ms else "    n/a"
+        theirs_text = f"{theirs_ms:12.3f}" if theirs_ms else f"{'n/a':>12s}"
+        print(f"  {name:18s} {mine:10.3f} {theirs_text} {ratio}")
+
+
+if __name__ == "__main__":
+    main()
