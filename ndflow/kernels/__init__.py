@@ -18,6 +18,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     custom_op,
     data_flow,
     dataset_ops,
+    edit_distance,
     einsum,
     histogram,
     host_array,

@@ -35,6 +35,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     control_flow_assert,
     data_flow,
     dataset_ops,
+    edit_distance,
     einsum,
     histogram,
     indexed_slices,
