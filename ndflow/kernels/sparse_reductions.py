@@ -248,5 +248,7 @@ def _cwise_factory(how):
 
 
 kernel(sparse_dense_cwise.SparseDenseCwiseMul)(_cwise_factory(torch.mul))
-kernel(sparse_dense_cwise.SparseDenseCwiseDiv)(_cwise_factory(torch.div))
+kernel(sparse_dense_cwise.SparseDenseCwiseDiv)(_cwise_factory(
+    lambda x, y: torch.div(x, y, rounding_mode="trunc") if not (x.is_floating_point() or
+                                                               x.is_complex()) else x / y))
 kernel(sparse_dense_cwise.SparseDenseCwiseAdd)(_cwise_factory(torch.add))

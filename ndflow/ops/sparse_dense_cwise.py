@@ -6,8 +6,10 @@ sparse_ops_grad.py."""
 
 from __future__ import annotations
 
+from ndflow.core import dtypes
 from ndflow.core.shapes import TensorShape
 from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.cast import cast
 from ndflow.ops.op_def import op_def
 from ndflow.ops.sparse_tensor import SparseTensor
 
@@ -51,6 +53,11 @@ def _rmul(self, other):
 def _truediv(self, other):
     if not _dense_operand(other):
         return NotImplemented
+    dtype = self.dtype
+    if dtype.is_integer:   # Python 3 division, as TF's: small ints to float32, others float64
+        dtype = dtypes.float32 if dtype.size <= 2 else dtypes.float64
+        self = SparseTensor(self.indices, cast(self.values, dtype), self.dense_shape)
+        other = cast(convert_to_tensor(other), dtype)
     return _apply(SparseDenseCwiseDiv, self, other)
 
 

@@ -218,3 +218,12 @@ def test_with_values_and_from_value():
     np.testing.assert_allclose(tf.sparse.to_dense(tf.SparseTensor.from_value(value)),
                                [[0, 0], [0, 5.0]])
     assert tf.SparseTensor.from_value(sp) is sp
+
+
+def test_integer_sparse_division_is_true_division():
+    sp = tf.SparseTensor([[0, 1], [1, 0]], [7, -7], [2, 2])
+    out = sp / tf.constant(2)
+    assert out.dtype == tf.float64
+    np.testing.assert_allclose(out.values.numpy(), [3.5, -3.5])
+    small = tf.SparseTensor([[0, 1]], tf.constant([7], tf.int16), [2, 2]) / 2
+    assert small.dtype == tf.float32
