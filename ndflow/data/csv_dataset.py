@@ -180,7 +180,7 @@ class CsvDataset(DatasetV2):
     def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None,
                  header=False, field_delim=",", use_quote_delim=True, na_value="",
                  select_cols=None, exclude_cols=None):
-        self._files = filename_list(filenames)
+        self._files_list = filename_list(filenames)
         self._columns = [column_default(v, i) for i, v in enumerate(record_defaults)]
         kind = "" if compression_type is None else _text(compression_type)
         if kind not in ("", "GZIP", "ZLIB"):
@@ -207,13 +207,6 @@ class CsvDataset(DatasetV2):
         self._select, self._exclude = select, exclude
         super().__init__(tuple(TensorSpec([], d) for d, _ in self._columns))
 
-    def _records(self):
-        for path in self._files:
-            records = split_records(read_bytes(path, self._kind), self._delim, self._quoted)
-            if self._header:
-                next(records, None)
-            yield from records
-
     def _wanted(self, fields: list) -> list:
         n = len(self._columns)
         if self._select:
@@ -230,26 +223,117 @@ class CsvDataset(DatasetV2):
             raise _invalid(f"Expect {n} fields but have more in record")
         return fields
 
+    def _row_values(self, fields: list) -> list:
+        """One record's values (TF's errors for a missing required field or a bad number)."""
+        out = []
+        for i, (raw, (dtype, default)) in enumerate(zip(self._wanted(fields), self._columns)):
+            if raw == b"" or (self._na and raw == self._na):
+                if default is None:
+                    raise _invalid(f"Field {i} is required but missing in record!")
+                out.append(default)
+            else:
+                out.append(convert_field(raw, dtype, i))
+        return out
+
+    def _file_columns(self, path: str, records):
+        """The file's records as one array per column, converted in bulk; a file with a bad
+        record gives the columns of the records before it and the error (raised after
+        them, as TF's reader yields them first)."""
+        rows, error = [], None
+        try:
+            for fields in records:
+                rows.append(self._wanted(fields))
+        except tf_errors.OpError as e:
+            error = e
+        try:
+            return self._bulk(rows), error
+        except (ValueError, OverflowError, tf_errors.OpError):
+            pass
+        values = []  # a bad field: convert row by row up to it, for TF's error and order
+        for fields in rows:
+            try:
+                values.append(self._row_values(fields))
+            except tf_errors.OpError as e:
+                error = e
+                break
+        return [_column_array([v[j] for v in values], dtype)
+                for j, (dtype, _) in enumerate(self._columns)], error
+
+    def _bulk(self, rows: list) -> list:
+        out = []
+        for j, (dtype, default) in enumerate(self._columns):
+            raw = [r[j] for r in rows]
+            missing = [v == b"" or (self._na != b"" and v == self._na) for v in raw]
+            if any(missing):
+                if default is None:
+                    raise ValueError("required field missing")
+                fill = default if dtype is dtypes.string else str(default).encode()
+                raw = [fill if m else v for v, m in zip(raw, missing)]
+            if dtype is dtypes.string:
+                out.append(_column_array(raw, dtype))
+                continue
+            if any(b"_" in v for v in raw):  # Python's number syntax, not strtod's
+                raise ValueError("underscore")
+            arr = np.array(raw, dtype=bytes)
+            if dtype in _INT_RANGE:
+                values = arr.astype(np.int64) if len(raw) else np.zeros(0, np.int64)
+                lo, hi = _INT_RANGE[dtype]
+                if len(raw) and (values.min() < lo or values.max() > hi):
+                    raise ValueError("out of range")
+                out.append(values.astype(dtype.as_numpy_dtype))
+            else:
+                out.append(arr.astype(np.float64).astype(dtype.as_numpy_dtype)
+                           if len(raw) else np.zeros(0, dtype.as_numpy_dtype))
+        return out
+
+    def _files(self):
+        """(columns, error) of each file in turn."""
+        for path in self._files_list:
+            records = split_records(read_bytes(path, self._kind), self._delim, self._quoted)
+            if self._header:
+                next(records, None)
+            yield self._file_columns(path, records)
+
     def _iter_flat(self):
-        columns, na = self._columns, self._na
-        for fields in self._records():
-            out = []
-            for i, (raw, (dtype, default)) in enumerate(zip(self._wanted(fields), columns)):
-                if raw == b"" or (na and raw == na):
-                    if default is None:
-                        raise _invalid(f"Field {i} is required but missing in record!")
-                    value = default
-                else:
-                    value = convert_field(raw, dtype, i)
-                out.append(_scalar_tensor(value, dtype))
-            yield tuple(out)
+        dts = [d for d, _ in self._columns]
+        for columns, error in self._files():
+            tensors = [c if d is dtypes.string else torch.from_numpy(c)
+                       for c, d in zip(columns, dts)]
+            n = len(columns[0]) if columns else 0
+            for i in range(n):
+                yield tuple(EagerTensor(np.array(t[i], dtype=object) if d is dtypes.string
+                                        else t[i], d) for t, d in zip(tensors, dts))
+            if error is not None:
+                raise error
+
+    def _batches(self, size: int, drop_remainder: bool):
+        """Whole batches sliced from the files' column arrays (the `batch` fast path)."""
+        dts = [d for d, _ in self._columns]
+        pending = None
+        for columns, error in self._files():
+            pending = columns if pending is None else [
+                np.concatenate([a, b]) for a, b in zip(pending, columns)]
+            n = len(pending[0])
+            full = n - n % size
+            for start in range(0, full, size):
+                yield tuple(_batch_tensor(c[start:start + size], d)
+                            for c, d in zip(pending, dts))
+            pending = [c[full:] for c in pending]
+            if error is not None:
+                raise error
+        if pending is not None and len(pending[0]) and not drop_remainder:
+            yield tuple(_batch_tensor(c, d) for c, d in zip(pending, dts))
 
 
-_TORCH = {dtypes.float32: torch.float32, dtypes.float64: torch.float64,
-          dtypes.int32: torch.int32, dtypes.int64: torch.int64}
-
-
-def _scalar_tensor(value, dtype) -> EagerTensor:
+def _column_array(values: list, dtype) -> np.ndarray:
     if dtype is dtypes.string:
-        return EagerTensor(np.array(bytes(value), dtype=object), dtype)
-    return EagerTensor(torch.tensor(value, dtype=_TORCH[dtype]), dtype)
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+        return out
+    return np.array(values, dtype=dtype.as_numpy_dtype).reshape(-1)
+
+
+def _batch_tensor(column: np.ndarray, dtype) -> EagerTensor:
+    if dtype is dtypes.string:
+        return EagerTensor(column.copy(), dtype)
+    return EagerTensor(torch.from_numpy(np.ascontiguousarray(column)), dtype)
