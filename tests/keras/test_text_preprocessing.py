@@ -173,3 +173,22 @@ def test_saved_archive_holds_vocabularies_as_keras_and_reloads(tmp_path):
     reloaded = tf.keras.models.load_model(path)
     for out, expect in zip(reloaded(_saved_inputs(saved)), saved["outputs"]):
         np.testing.assert_allclose(out.numpy(), np.asarray(expect), rtol=1e-6)
+
+
+@pytest.mark.parametrize("case", json.loads((FIXTURE / "fixture.json").read_text(
+    encoding="utf-8"))["crossings"], ids=lambda c: f"{c['output_mode']}-{c['num_bins']}")
+def test_hashed_crossing_equals_keras(case):
+    layer = tf.keras.layers.HashedCrossing(num_bins=case["num_bins"],
+                                           output_mode=case["output_mode"])
+    out = layer((tf.constant(case["a"]), tf.constant(case["b"])))
+    np.testing.assert_array_equal(out.numpy(), np.asarray(case["output"]))
+    clone = tf.keras.layers.HashedCrossing.from_config(layer.get_config())
+    np.testing.assert_array_equal(clone((tf.constant(case["a"]), tf.constant(case["b"]))).numpy(),
+                                  out.numpy())
+
+
+def test_no_oov_indices_rejects_unknown_values():
+    layer = tf.keras.layers.IntegerLookup(vocabulary=[3, 4], num_oov_indices=0)
+    np.testing.assert_array_equal(layer(tf.constant([[4, 3]])).numpy(), [[1, 0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"found OOV values \[5\]"):
+        layer(tf.constant([[3, 5]]))

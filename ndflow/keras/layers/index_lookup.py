@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from ndflow.core import dtypes
+from ndflow.core import dtypes, errors
 from ndflow.core.api_export import keras_export
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.category_encoding import encode_categorical
@@ -192,10 +192,15 @@ class IndexLookup(Layer):
                 raise ValueError(
                     "`idf_weights` must be the same length as vocabulary. "
                     f"len(idf_weights) is {len(idf)}; len(vocabulary) is {len(vocabulary)}")
-            if len(idf) != len(tokens):  # only tokens given: pad the special indices
-                idf = np.concatenate([np.full(token_start, idf.mean()), idf])
-            if self.pad_to_max_tokens and self.max_tokens is not None:
-                idf = np.pad(idf, (0, self.max_tokens - idf.size))
+            if idf.ndim != 1:
+                raise ValueError("TF-IDF data must be a 1-index array. Received: "
+                                 f"type(idf_weights)={type(idf_weights)}")
+            found_special = vocabulary[:token_start] == special_keys
+            front = 0 if found_special else token_start  # specials weigh the mean idf
+            back = self.max_tokens - front - idf.size \
+                if self.pad_to_max_tokens and self.max_tokens is not None else 0
+            idf = np.pad(idf, (front, back), constant_values=(
+                0 if found_special else np.average(idf), 0))
             self.idf_weights_const = idf.astype(np.float32)
         self._record_vocabulary_size()
 
@@ -310,10 +315,12 @@ class IndexLookup(Layer):
         if self.invert:
             return lookups
         if self.num_oov_indices == 0:
-            bad = np.asarray(lookups.numpy() if hasattr(lookups, "numpy") else [])
-            if bad.size and (bad == -1).any():
-                raise ValueError("When `num_oov_indices=0` all inputs should be in vocabulary, "
-                                 "found OOV values, consider setting `num_oov_indices=1`.")
+            found = np.asarray(lookups.numpy()) if hasattr(lookups, "numpy") else None
+            if found is not None and (found == -1).any():  # eager only (no tf.Assert yet)
+                oov = to_numpy_tokens(inputs)[found == -1]
+                raise errors.InvalidArgumentError(
+                    None, None, "When `num_oov_indices=0` all inputs should be in vocabulary, "
+                    f"found OOV values {oov}, consider setting `num_oov_indices=1`.")
         elif self.num_oov_indices > 1:
             if not self._is_string and self.oov_method != "farmhash":
                 oov = arithmetic.floormod(inputs, convert_to_tensor(self.num_oov_indices,
