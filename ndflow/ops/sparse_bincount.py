@@ -11,6 +11,7 @@ from ndflow.core.shapes import TensorShape
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import reshape
 from ndflow.ops.op_def import op_def
+from ndflow.ops.ragged_tensor import RaggedTensor
 from ndflow.ops.sparse_tensor import SparseTensor
 
 _ATTRS = ["T: {int32, int64}", "minlength: int >= -1 = -1", "maxlength: int >= -1 = -1",
@@ -31,8 +32,8 @@ SparseCountSparseOutput = op_def(
 @tf_export("sparse.bincount")
 def bincount(values, weights=None, axis=0, minlength=None, maxlength=None,
              binary_output=False, name=None):
-    """How often each value occurs in `values` (dense or SparseTensor; per row when
-    axis=-1), or the sum of its `weights`, as a SparseTensor of the values seen."""
+    """How often each value occurs in `values` (dense, SparseTensor or RaggedTensor; per row
+    when axis=-1), or the sum of its `weights`, as a SparseTensor of the values seen."""
     if weights is not None and binary_output:
         raise ValueError("Arguments `binary_output` and `weights` are mutually exclusive. "
                          "Please specify only one.")
@@ -41,6 +42,10 @@ def bincount(values, weights=None, axis=0, minlength=None, maxlength=None,
         raise ValueError(f"Unsupported value for argument axis={axis}. Only 0 and -1 are "
                          "currently supported.")
     with name_scope(name, "count"):
+        if isinstance(values, RaggedTensor):   # its rows as a SparseTensor's (same order)
+            values = values.to_sparse()
+        if isinstance(weights, RaggedTensor):
+            weights = weights.flat_values
         if not isinstance(values, SparseTensor):
             values = convert_to_tensor(values, name="values")
         if weights is not None and not isinstance(weights, CompositeTensor):
