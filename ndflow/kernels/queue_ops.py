@@ -24,8 +24,10 @@ from ndflow.core.errors import (
     OutOfRangeError,
 )
 from ndflow.core.shapes import TensorShape
+from ndflow.kernels import random as random_kernels
 from ndflow.kernels.registry import host_kernel, kernel
 from ndflow.ops import data_flow_queues as ops
+from ndflow.ops import random as random_ops
 
 
 def _shape_of(v) -> tuple:
@@ -320,3 +322,20 @@ def _count_up_to(node):
 
 
 kernel(ops.ResourceCountUpTo)(_count_up_to)
+
+
+def _random_shuffle_strings(node):
+    """RandomShuffle of a string tensor (string_input_producer shuffles file names): the
+    ATen kernel's permutation, from the same per-node generator, applied on the host."""
+    gen = random_kernels._generator_fn(node)
+
+    def run(x):
+        x = np.asarray(x, dtype=object)
+        if x.ndim == 0 or x.shape[0] <= 1:
+            return x
+        perm = torch.randperm(x.shape[0], generator=gen(), device=node.device).cpu().numpy()
+        return x[perm]
+    return run
+
+
+host_kernel(random_ops.RandomShuffle)(_random_shuffle_strings)

@@ -26,6 +26,7 @@ the same; TF_DISABLE_NVTX_RANGES=1 turns it off).
 
 from __future__ import annotations
 
+import threading
 import time
 
 import torch
@@ -87,6 +88,7 @@ class Plan:
         self._run = parallel_plan.parallel_run(self, self._run)  # TF_NUM_INTEROP_THREADS
         self._memory = memory_plan.static_plan(self._steps)
         self._measure_first_run = self._memory.peak_bytes is None
+        self._measure_lock = threading.Lock()
 
     def _compile(self, fed, soft_placement):
         names: dict = {}      # tensor -> python expression
@@ -216,8 +218,14 @@ class Plan:
         """Runs one step: `feed_values` are ATen tensors in `feeds` order; returns fetches."""
         if _profiler is not None:
             return _profiler.run_plan(self, feed_values)
-        if self._measure_first_run:
-            return self._measured_run(feed_values)
+        # One thread measures the first run (it swaps the scope's kernels for recording
+        # ones); threads running the plan meanwhile (queue runners) skip measuring.
+        if self._measure_first_run and self._measure_lock.acquire(blocking=False):
+            try:
+                if self._measure_first_run:
+                    return self._measured_run(feed_values)
+            finally:
+                self._measure_lock.release()
         return self._run(*feed_values)
 
     def instrumented(self, wrap):

@@ -19,8 +19,6 @@ AbortedError, `ready_op` checks, `run_step_fn`.
 
 from __future__ import annotations
 
-import threading
-
 from ndflow.checkpoint.checkpoint_management import latest_checkpoint
 from ndflow.checkpoint.saver import Saver
 from ndflow.core import context, errors
@@ -29,6 +27,8 @@ from ndflow.core.graph import GraphKeys
 from ndflow.ops.variables import global_variables_initializer, local_variables_initializer
 from ndflow.runtime.session import Session
 from ndflow.summary.v1_summary_ops import merge_all
+from ndflow.train.coordinator import Coordinator
+from ndflow.train.queue_runner import start_queue_runners
 from ndflow.train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
 from ndflow.train.session_run_hooks import (
     CheckpointSaverHook,
@@ -152,22 +152,6 @@ class ChiefSessionCreator(SessionCreator):
         return sess
 
 
-class _Coordinator:
-    """What hooks get as `coord` in after_create_session: a stop flag (no threads here)."""
-
-    def __init__(self):
-        self._stop = threading.Event()
-
-    def request_stop(self, ex=None):
-        self._stop.set()
-
-    def should_stop(self) -> bool:
-        return self._stop.is_set()
-
-    def join(self, threads=None, stop_grace_period_secs=120, ignore_live_threads=False):
-        pass
-
-
 @tf_export(v1=["train.MonitoredSession"])
 class MonitoredSession:
     """A session that runs hooks around every `run` and knows when to stop."""
@@ -178,7 +162,11 @@ class MonitoredSession:
             h.begin()
         self._graph = context.get_default_graph()
         self._sess = (session_creator or ChiefSessionCreator()).create_session()
-        self._coord = _Coordinator()
+        # As TF's _CoordinatedSession: the graph's queue runners (tf.compat.v1.train.batch
+        # and friends) run under a Coordinator, stopped and joined by close().
+        self._coord = Coordinator()
+        self._stop_grace_period_secs = stop_grace_period_secs
+        self._threads = start_queue_runners(self._sess, self._coord)
         self._should_stop = False
         self._closed = False
         for h in self._hooks:
@@ -232,7 +220,12 @@ class MonitoredSession:
                     h.end(self._sess)
         finally:
             self._closed = True
-            self._sess.close()
+            self._coord.request_stop()
+            try:
+                self._coord.join(self._threads, self._stop_grace_period_secs,
+                                 ignore_live_threads=True)  # re-raises a runner's error
+            finally:
+                self._sess.close()
 
     def __enter__(self):
         return self
