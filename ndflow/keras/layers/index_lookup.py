@@ -347,7 +347,8 @@ class IndexLookup(Layer):
             lookups = inputs.with_flat_values(self._lookup_dense(inputs.flat_values))
             if self.output_mode == "int":
                 return lookups
-            raise NotImplementedError("ragged inputs take output_mode='int' in ndflow")
+            # rows padded with an id the encoding drops
+            return self._encode(lookups.to_tensor(default_value=_INT64_MAX))
         inputs = convert_to_tensor(inputs)
         rank0 = inputs.shape.rank == 0
         if rank0:
@@ -355,6 +356,9 @@ class IndexLookup(Layer):
         lookups = self._lookup_dense(inputs)
         if self.output_mode == "int":
             return squeeze(lookups, -1) if rank0 else lookups
+        return self._encode(lookups)
+
+    def _encode(self, lookups):
         depth = self.max_tokens if self.pad_to_max_tokens else self._frozen_vocab_size
         if self.output_mode == "tf_idf":
             out = encode_categorical(lookups, "count", depth, dtypes.float32)
