@@ -82,7 +82,8 @@ def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
                                                       num_classes)))
         if shuffled:
             ds = ds.shuffle(buffer_size=buffer, seed=seed)
-        ds = ds.map((lambda x, y: (load(x), y)) if label_mode else load)
+        ds = ds.map((lambda x, y: (load(x), y)) if label_mode else load,
+                    num_parallel_calls=-1)  # AUTOTUNE, as Keras
         if batch_size is not None:
             ds = ds.batch(batch_size)
         ds = ds.prefetch(-1)

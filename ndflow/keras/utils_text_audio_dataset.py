@@ -33,7 +33,8 @@ def _build(paths, labels, label_mode, num_classes, load, shuffle, buffer, seed):
         ds = DatasetV2.zip((ds, labels_to_dataset(labels, label_mode, num_classes)))
     if shuffle:
         ds = ds.shuffle(buffer_size=buffer or 1024, seed=seed)
-    return ds.map((lambda x, y: (load(x), y)) if label_mode else load)
+    return ds.map((lambda x, y: (load(x), y)) if label_mode else load,
+                  num_parallel_calls=-1)  # AUTOTUNE, as Keras
 
 
 def _index(directory, labels, label_mode, class_names, shuffle, seed, validation_split,
