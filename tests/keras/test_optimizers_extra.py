@@ -203,3 +203,13 @@ def test_multi_optimizer_matches_keras():
         _ = opt.learning_rate
     with pytest.raises(ValueError, match="already exists"):
         opt._optimizer_map["k"] = optimizers.SGD()
+
+
+@pytest.mark.parametrize("key", ["nadam", "adafactor", "lion_clip"])
+def test_loss_scale_optimizer_unscales_for_the_new_optimizers(key):
+    scale = 256.0
+    opt = tf.keras.mixed_precision.LossScaleOptimizer(_make(key), initial_scale=scale)
+    vs = _variables()
+    for i in range(STEPS):
+        opt.apply_gradients(zip([g * scale for g in _grads(i)], vs))
+        _check_step(key, i, vs)
