@@ -25,6 +25,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     image_codec,
     image_color,
     image_resize,
+    image_transform,
     io_serialization,
     linalg,
     linalg_decomp,

@@ -112,6 +112,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     image_misc,
     image_ops,
     image_resize,
+    image_transform,
     importer,
     init_ops,
     init_orthogonal,

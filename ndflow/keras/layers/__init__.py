@@ -14,6 +14,8 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     einsum_dense,
     embedding_layer,
     hashing_layers,
+    image_augmentation,
+    image_preprocessing,
     index_lookup,
     input_layer,
     input_spec,

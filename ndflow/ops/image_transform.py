@@ -1,0 +1,59 @@
+"""TF's projective image transform ops, ImageProjectiveTransformV2 and V3 (`tf.raw_ops`), which
+Keras 3's `ops.image.affine_transform` and its RandomRotation / RandomZoom / RandomTranslation
+layers run on (kernel: ndflow/kernels/image_transform.py).
+
+A transform row [a0, a1, a2, b0, b1, b2, c0, c1] maps each OUTPUT pixel (x, y) to the input
+point ((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k), k = c0 x + c1 y + 1; points outside the
+image follow `fill_mode` (REFLECT, WRAP, CONSTANT, NEAREST), sampled NEAREST or BILINEAR.
+Not differentiable here (TF's gradient is a transform by the inverse matrix: left for later).
+"""
+
+from __future__ import annotations
+
+from ndflow.core import dtypes
+from ndflow.core.shapes import TensorShape
+from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.op_def import op_def
+
+_DTYPE = "dtype: {uint8, int32, int64, half, bfloat16, float, double}"
+_ATTRS = [_DTYPE, "interpolation: string", "fill_mode: string = 'CONSTANT'"]
+
+
+def _transform_shape(ctx):
+    images = ctx.shapes[0].with_rank(4)
+    ctx.shapes[1].with_rank(2)
+    ctx.shapes[2].with_rank(1)
+    size = ctx.value(2)
+    h = w = None
+    if size is not None:
+        if len(size) != 2:
+            raise ValueError(f"Dimension must be 2 but is {len(size)}")
+        h, w = int(size[0]), int(size[1])
+    dims = images.as_list() if images.ndims is not None else [None] * 4
+    return [TensorShape([dims[0], h, w, dims[3]])]
+
+
+ImageProjectiveTransformV2 = op_def(
+    "ImageProjectiveTransformV2",
+    inputs=["images: dtype", "transforms: float", "output_shape: int32"],
+    outputs=["transformed_images: dtype"], attrs=_ATTRS, shape=_transform_shape,
+    not_differentiable=True)
+
+ImageProjectiveTransformV3 = op_def(
+    "ImageProjectiveTransformV3",
+    inputs=["images: dtype", "transforms: float", "output_shape: int32", "fill_value: float"],
+    outputs=["transformed_images: dtype"], attrs=_ATTRS, shape=_transform_shape,
+    not_differentiable=True)
+
+
+def image_projective_transform_v3(images, transforms, output_shape, fill_value=0.0,
+                                  interpolation="BILINEAR", fill_mode="CONSTANT", name=None):
+    """The ImageProjectiveTransformV3 op on a [B, H, W, C] batch (transforms [B or 1, 8])."""
+    images = convert_to_tensor(images, name="images")
+    transforms = convert_to_tensor(transforms, dtypes.float32, name="transforms")
+    output_shape = convert_to_tensor(output_shape, dtypes.int32, name="output_shape")
+    fill_value = convert_to_tensor(fill_value, dtypes.float32, name="fill_value")
+    attrs = {"dtype": images.dtype, "interpolation": str(interpolation).upper(),
+             "fill_mode": str(fill_mode).upper()}
+    return apply_op(ImageProjectiveTransformV3, [images, transforms, output_shape, fill_value],
+                    attrs, name=name).outputs[0]
