@@ -275,29 +275,37 @@ def _fill_empty_rows(node):
         # An entry moves down by the number of empty rows before its row; entries keep their
         # order within a row (a stable sort by row when the rows are not in order).
         shift = out_start - (torch.cumsum(counts, 0) - counts)
-        if in_order:
-            place = torch.arange(n) + shift.index_select(0, rows)
-        else:
-            order = torch.argsort(rows, stable=True)
-            place = torch.empty(n, dtype=torch.int64)
-            place[order] = torch.arange(n) + shift.index_select(0, rows.index_select(0, order))
+        order = None if in_order else torch.argsort(rows, stable=True)
+        ordered_rows = rows if in_order else rows.index_select(0, order)
+        place = torch.arange(n) + shift.index_select(0, ordered_rows)
+        if not in_order:
+            place = torch.empty_like(place).index_copy_(0, order, place)
         total = int(per_row.sum())
-        out_idx = torch.zeros((total, len(shape)), dtype=torch.int64)
-        out_idx.index_copy_(0, place, indices)
         empty_rows = torch.nonzero(empty).reshape(-1)
-        fill = out_start[empty_rows]              # where the default entries go
-        out_idx[:, 0].index_copy_(0, fill, empty_rows)
-        out_val = _scatter_values(values, default, place, fill, total)
-        return out_idx, out_val, empty, place
+        fill = out_start.index_select(0, empty_rows)   # where the default entries go
+        # Each output entry's source entry (a gather: much faster than scattering rows).
+        is_fill = torch.zeros(total, dtype=torch.int64).index_fill_(0, fill, 1)
+        src = (torch.arange(total) - torch.cumsum(is_fill, 0)).clamp_(0, max(n - 1, 0))
+        if order is not None:
+            src = order.index_select(0, src)
+        filler = torch.zeros((empty_rows.numel(), len(shape)), dtype=torch.int64)
+        filler[:, 0] = empty_rows
+        out_idx = indices.index_select(0, src) if n else torch.zeros(
+            (total, len(shape)), dtype=torch.int64)
+        out_idx.index_copy_(0, fill, filler)
+        return out_idx, _gathered_values(values, default, src, fill, total), empty, place
     return fill_empty_rows
 
 
-def _scatter_values(values, default, place: torch.Tensor, fill: torch.Tensor, total: int):
+def _gathered_values(values, default, src: torch.Tensor, fill: torch.Tensor, total: int):
+    """values[src] with `default` at the `fill` positions (ATen or NumPy string values)."""
     if isinstance(values, torch.Tensor):
-        out = default.reshape(1).to(values.device, values.dtype).expand(total).clone()
-        return out.index_copy_(0, place.to(values.device), values)
-    out = np.empty(total, dtype=object)
-    out[place.numpy()] = values
+        if not values.numel():
+            return default.reshape(1).to(values.device, values.dtype).expand(total).clone()
+        out = values.index_select(0, src.to(values.device))
+        return out.index_fill_(0, fill.to(values.device),
+                               default.reshape(()).to(values.device, values.dtype))
+    out = values[src.numpy()] if values.size else np.empty(total, dtype=object)
     out[fill.numpy()] = np.asarray(default, dtype=object).reshape(())
     return out
 
