@@ -1,10 +1,14 @@
-"""`tf.keras.utils.standardize_dtype` (Keras 3's dtype names, TF backend: Python `int` is
-int64) and the interactive logging switch (`enable/disable/is_interactive_logging_enabled`,
-also under keras.config): when off, the directory loaders' messages go to the `logging`
-module instead of stdout, as Keras' print_msg sends them to absl logging."""
+"""`tf.keras.utils.Config` (Keras 3's attribute dict), `standardize_dtype` (Keras 3's dtype
+names, TF backend: Python `int` is int64) and the interactive logging switch
+(`enable/disable/is_interactive_logging_enabled`, also under keras.config): when off, the
+directory loaders' messages go to the `logging` module instead of stdout, as Keras'
+print_msg sends them to absl logging."""
 
 from __future__ import annotations
 
+import copy
+import difflib
+import json
 import logging
 
 from ndflow.core.api_export import keras_export
@@ -66,3 +70,95 @@ def print_msg(message: str) -> None:
         print(message, flush=True)
     else:
         logging.getLogger("ndflow.keras").info(message)
+
+
+@keras_export("keras.utils.Config")
+class Config:
+    """Keras 3's attribute-style dict of settings: `config.x = 1`, `config["x"]`,
+    `as_dict()`, `to_json()`; `freeze()` makes every mutation raise."""
+
+    def __init__(self, **kwargs):
+        object.__setattr__(self, "_config", kwargs)
+        object.__setattr__(self, "_frozen", False)
+
+    @property
+    def frozen(self):
+        """Whether mutations are refused."""
+        return self._frozen
+
+    def freeze(self):
+        object.__setattr__(self, "_frozen", True)
+
+    def unfreeze(self):
+        object.__setattr__(self, "_frozen", False)
+
+    def _raise_if_frozen(self):
+        if self._frozen:
+            raise ValueError("Cannot mutate attribute(s) because the config is frozen.")
+
+    def as_dict(self):
+        return copy.copy(self._config)
+
+    def to_json(self):
+        return json.dumps(self._config)
+
+    def keys(self):
+        return self._config.keys()
+
+    def values(self):
+        return self._config.values()
+
+    def items(self):
+        return self._config.items()
+
+    def pop(self, *args):
+        self._raise_if_frozen()
+        return self._config.pop(*args)
+
+    def update(self, *args, **kwargs):
+        self._raise_if_frozen()
+        return self._config.update(*args, **kwargs)
+
+    def get(self, keyname, value=None):
+        return self._config.get(keyname, value)
+
+    def __setattr__(self, name, value):
+        if hasattr(type(self), name):  # the class's own attributes and properties
+            return object.__setattr__(self, name, value)
+        self._raise_if_frozen()
+        self._config[name] = value
+        return None
+
+    def __getattr__(self, name):  # only reached for names that are not real attributes
+        if name.startswith("__") or name in ("_config", "_frozen"):
+            raise AttributeError(name)
+        if name in self._config:
+            return self._config[name]
+        msg = f"Unknown attribute: '{name}'."
+        close = difflib.get_close_matches(name, self._config.keys(), n=1, cutoff=0.7)
+        if close:
+            msg += f" Did you mean '{close[0]}'?"
+        raise AttributeError(msg)
+
+    def __setitem__(self, key, item):
+        self._raise_if_frozen()
+        self._config[key] = item
+
+    def __getitem__(self, key):
+        return self._config[key]
+
+    def __delitem__(self, key):
+        self._raise_if_frozen()
+        del self._config[key]
+
+    def __contains__(self, item):
+        return item in self._config
+
+    def __iter__(self):
+        yield from sorted(self._config.keys())
+
+    def __len__(self):
+        return len(self._config)
+
+    def __repr__(self):
+        return f"<Config {self._config}>"

@@ -105,3 +105,27 @@ def test_interactive_logging_switch(tmp_path, capsys, caplog):
     finally:
         U.enable_interactive_logging()
     assert U.is_interactive_logging_enabled()
+
+
+def test_config_attribute_dict():
+    config = U.Config(learning_rate=0.1, momentum=0.9)
+    config.optimizer = "sgd"
+    config["seed"] = 1
+    assert config.learning_rate == 0.1 and config["optimizer"] == "sgd"
+    assert list(config) == ["learning_rate", "momentum", "optimizer", "seed"]
+    assert config.as_dict() == {"learning_rate": 0.1, "momentum": 0.9, "optimizer": "sgd",
+                                "seed": 1}
+    assert config.to_json().startswith('{"learning_rate": 0.1') and len(config) == 4
+    with pytest.raises(AttributeError, match="Unknown attribute: 'learning_rat'. Did you "
+                                             "mean 'learning_rate'?"):
+        _ = config.learning_rat
+    config.freeze()
+    assert config.frozen
+    with pytest.raises(ValueError, match="the config is frozen"):
+        config.momentum = 0.5
+    with pytest.raises(ValueError, match="the config is frozen"):
+        config.update(seed=2)
+    config.unfreeze()
+    del config["seed"]
+    assert "seed" not in config and config.pop("momentum") == 0.9
+    assert repr(config) == "<Config {'learning_rate': 0.1, 'optimizer': 'sgd'}>"
