@@ -38,7 +38,7 @@ def _reorder(node):
         indices, shape = long(indices), long(shape)
         check_entries(indices, values, shape)
         perm = torch.argsort(linear(indices, dims(shape)), stable=True)
-        return indices[perm], take(values, perm)
+        return indices.index_select(0, perm), take(values, perm)
     return reorder
 
 
@@ -182,7 +182,7 @@ def _concat(node):
         indices, values = torch.cat(shifted, 0), cat(list(vals))
         if dim != 0:   # along another dimension the entries interleave: row-major order
             perm = torch.argsort(linear(indices, out_shape), stable=True)
-            indices, values = indices[perm], take(values, perm)
+            indices, values = indices.index_select(0, perm), take(values, perm)
         return indices, values, torch.tensor(out_shape, dtype=torch.int64)
     return concat
 
@@ -202,7 +202,7 @@ def _slice(node):
         inside = ((indices >= lo) & (indices < hi)).all(1)
         pos = torch.nonzero(inside).reshape(-1)
         out_shape = [max(0, min(st + sz, d) - st) for st, sz, d in zip(start, size, shape)]
-        return (indices[pos] - lo, take(values, pos),
+        return (indices.index_select(0, pos) - lo, take(values, pos),
                 torch.tensor(out_shape, dtype=torch.int64))
     return sparse_slice
 
@@ -238,7 +238,7 @@ def _split(node):
         for s in sizes:
             coord = indices[:, dim]
             pos = torch.nonzero((coord >= offset) & (coord < offset + s)).reshape(-1)
-            idx = indices[pos].clone()
+            idx = indices.index_select(0, pos)
             idx[:, dim] -= offset
             out_idx.append(idx)
             out_val.append(take(values, pos))
