@@ -3,6 +3,7 @@ scaling. Public names (mostly `tf.compat.v1.train`) are declared in the modules.
 
 from ndflow.train import (  # noqa: F401 - importing a module declares its exports
     adam,
+    adaptive_optimizers,
     coordinator,
     cosine_schedules,
     gradient_descent,
