@@ -73,5 +73,6 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     string_ops,
     string_unicode,
     training,
+    training_adaptive,
     training_sparse,
 )

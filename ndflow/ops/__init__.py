@@ -94,6 +94,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     string_ngrams_ops,
     string_ops,
     training,
+    training_adaptive,
     training_sparse,
     xla_ops,
 )
