@@ -12,7 +12,7 @@ import itertools
 from ndflow.core import context
 from ndflow.core import dtypes as _dtypes
 from ndflow.core.api_export import tf_export
-from ndflow.core.scopes import init_scope, name_scope
+from ndflow.core.scopes import init_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import static_value
@@ -189,15 +189,22 @@ class QueueBase:
 
     def enqueue(self, vals, name=None):
         """Enqueues one element (a tensor, a tuple, or a dict for named queues)."""
-        with name_scope(name or f"{self._name}_enqueue"):
-            tensors = self._check_enqueue_dtypes(vals, False)
-            return apply_op(QueueEnqueueV2, [self._queue_ref, tensors])
+        return self._enqueue(QueueEnqueueV2, vals, False, name or f"{self._name}_enqueue")
 
     def enqueue_many(self, vals, name=None):
         """Enqueues the slices of `vals` along their first dimension."""
-        with name_scope(name or f"{self._name}_EnqueueMany"):
-            tensors = self._check_enqueue_dtypes(vals, True)
-            return apply_op(QueueEnqueueManyV2, [self._queue_ref, tensors])
+        return self._enqueue(QueueEnqueueManyV2, vals, True,
+                             name or f"{self._name}_EnqueueMany")
+
+    def _enqueue(self, op_def, vals, many: bool, name: str):
+        """As TF: the components' conversions inside scope `name`, the op named `name`."""
+        if context.executing_eagerly():
+            return apply_op(op_def, [self._queue_ref, self._check_enqueue_dtypes(vals, many)])
+        graph = context.get_default_graph()
+        final = graph.unique_name(name, mark_as_used=False)
+        with graph.name_scope(final + "/"):
+            tensors = self._check_enqueue_dtypes(vals, many)
+        return apply_op(op_def, [self._queue_ref, tensors], name=final)
 
     def _structured(self, outputs):
         outputs = list(outputs)

@@ -129,7 +129,8 @@ def test_graph_uses_tensorflow_op_names():
     g = tf.Graph()
     with g.as_default():
         q = tf1.RandomShuffleQueue(10, 2, [tf.float32], shapes=[[3]], seed=1)
-        q.enqueue_many([tf.zeros([4, 3])])
+        q.enqueue_many([tf.zeros([4, 3])], name="fill")
+        q.enqueue([tf.zeros([3])])
         batch = q.dequeue_many(2)
         q.dequeue_up_to(2)
         q.close()
@@ -137,3 +138,6 @@ def test_graph_uses_tensorflow_op_names():
     assert {"RandomShuffleQueueV2", "QueueEnqueueManyV2", "QueueDequeueManyV2",
             "QueueDequeueUpToV2", "QueueCloseV2"} <= types
     assert batch.shape.as_list() == [2, 3]
+    # TF's names: the enqueue op is its scope (its component conversions inside it)
+    assert g.get_operation_by_name("fill").type == "QueueEnqueueManyV2"
+    assert g.get_operation_by_name("random_shuffle_queue_enqueue").type == "QueueEnqueueV2"
