@@ -7,11 +7,13 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.keras.layers.base_layer import Layer
-from ndflow.ops import arithmetic, reduction
-from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import expand_dims, reshape
 from ndflow.ops.array_gather import one_hot
 from ndflow.ops.cast import cast
+from ndflow.ops.histogram import DenseBincount
+
+_BINCOUNT_DTYPES = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)
 
 
 def encode_categorical(inputs, output_mode, depth, dtype, count_weights=None):
@@ -31,18 +33,18 @@ def encode_categorical(inputs, output_mode, depth, dtype, count_weights=None):
         if rank > 1 and dims[-1] == 1:
             inputs = reshape(inputs, [-1 if d is None else d for d in dims[:-1]])
         return one_hot(cast(inputs, dtypes.int64), depth, dtype=dtype)
-    axis = 1 if rank > 1 else 0
     if rank > 2:
         raise ValueError(f"`{output_mode}` encoding takes inputs of rank <= 2. Received: "
                          f"inputs.shape={tuple(inputs.shape.as_list())}")
     if count_weights is not None:
         dtype = count_weights.dtype
-    hot = one_hot(cast(inputs, dtypes.int64), depth, dtype=dtype)
-    if output_mode == "multi_hot":
-        return reduction.reduce_max(hot, axis=axis)
-    if count_weights is not None:
-        hot = arithmetic.multiply(hot, expand_dims(count_weights, -1))
-    return reduction.reduce_sum(hot, axis=axis)
+    # TensorFlow's fast path (as Keras' TF backend): DenseBincount per row, ids >= depth dropped
+    kernel_dtype = dtype if dtype in _BINCOUNT_DTYPES else dtypes.float32
+    weights = convert_to_tensor([], kernel_dtype) if count_weights is None \
+        else cast(count_weights, kernel_dtype)
+    out = apply_op(DenseBincount, [cast(inputs, dtypes.int64), convert_to_tensor(
+        depth, dtypes.int64), weights], {"binary_output": output_mode == "multi_hot"}).outputs[0]
+    return out if out.dtype == dtype else cast(out, dtype)
 
 
 @keras_export("keras.layers.CategoryEncoding")
