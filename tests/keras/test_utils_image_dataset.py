@@ -29,6 +29,10 @@ CASES = {
     "seeded": dict(shuffle=True, seed=7, image_size=(2, 2), batch_size=16),
     "train": dict(seed=3, validation_split=0.3, subset="training", image_size=(2, 2),
                   batch_size=16),
+    "explicit_labels": dict(shuffle=False, labels=[3, 1, 1, 0, 3, 1, 0, 0],
+                            label_mode="categorical", image_size=(2, 3), batch_size=16),
+    "channels_first": dict(shuffle=False, image_size=(3, 2), data_format="channels_first",
+                           crop_to_aspect_ratio=True, batch_size=16),
 }
 
 
@@ -52,7 +56,7 @@ def test_matches_keras(name, capsys):
     if kw.get("batch_size", 32) is None:
         batches = [tuple(np.stack([t.numpy() for t in c]) for c in zip(*batches))]
     first = batches[0]
-    x, y = (first, None) if "labels" in kw else first
+    x, y = (first, None) if kw.get("labels", "inferred") is None else first
     x = np.asarray(x)
     want = EXPECTED[f"{name}_x"]
     assert x.dtype == want.dtype and x.shape == want.shape  # nearest keeps uint8, as TF

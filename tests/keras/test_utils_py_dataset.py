@@ -90,3 +90,22 @@ def test_bad_batches_and_missing_super_init():
             _model().fit(Bad(), verbose=0)
     with pytest.raises(ValueError, match="`y` should not be passed"):
         _model().fit(Squares(), np.zeros(6), verbose=0)
+
+
+def test_endless_dataset_needs_steps():
+    class Endless(tf.keras.utils.PyDataset):
+        def __init__(self):
+            super().__init__()
+            self.calls = 0
+
+        @property
+        def num_batches(self):
+            return None
+
+        def __getitem__(self, i):
+            self.calls += 1
+            return np.ones((2, 1), "float32"), np.ones((2, 1), "float32")
+
+    data = Endless()
+    _model().fit(data, epochs=2, steps_per_epoch=3, verbose=0)
+    assert data.calls == 6

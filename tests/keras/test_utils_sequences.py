@@ -107,3 +107,15 @@ def test_split_dataset():
         tf.keras.utils.split_dataset((x,))
     with pytest.raises(ValueError, match="`left_size` should be either a positive integer"):
         tf.keras.utils.split_dataset((x,), left_size=10)
+
+
+def test_audio_ragged_and_unlabelled_as_keras():
+    audio = os.path.join(FIXTURES, "audio")
+    x, _ = next(iter(tf.keras.utils.audio_dataset_from_directory(
+        audio, shuffle=False, ragged=True, verbose=False, batch_size=5)))
+    assert isinstance(x, tf.RaggedTensor)
+    assert [int(r.shape[0]) for r in x] == [30, 50, 40, 20, 35]  # Keras 3.15's lengths
+    np.testing.assert_array_equal(np.stack(list(x[1].numpy())), EXPECTED["audio_x"][1])
+    clips = tf.keras.utils.audio_dataset_from_directory(audio, labels=None, shuffle=False,
+                                                        verbose=False, batch_size=None)
+    assert [tuple(a.shape) for a in clips] == [(30, 1), (50, 1), (40, 1), (20, 1), (35, 1)]
