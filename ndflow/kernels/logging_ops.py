@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 
 import numpy as np
 import torch
@@ -132,3 +133,9 @@ def _assert(node):
         parts = [f"[{_assert_summary(_to_numpy(x), dt, limit)}]" for x, dt in zip(data, kinds)]
         raise InvalidArgumentError(None, None, "assertion failed: " + " ".join(parts))
     return assert_
+
+
+@kernel(logging_ops.Timestamp)
+def _timestamp(node):
+    device = node.device
+    return lambda: torch.tensor(time.time(), dtype=torch.float64, device=device)

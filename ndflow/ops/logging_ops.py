@@ -135,3 +135,14 @@ def print_v2(*inputs, output_stream=sys.stderr, sep: str = " ", end: str = "\n",
 
 
 __all__ = ["StringFormat", "PrintV2", "string_format", "format_", "print_v2"]
+
+
+Timestamp = op_def("Timestamp", outputs=["ts: double"], shape=lambda ctx: [TensorShape([])],
+                   stateful=True, not_differentiable=True)
+
+
+@tf_export("timestamp", v1=["timestamp"])
+def timestamp(name=None) -> Tensor:
+    """float64 seconds since the Unix epoch when the op runs (stateful: every run reads the
+    clock again, in graphs too)."""
+    return apply_op(Timestamp, [], name=name).outputs[0]
