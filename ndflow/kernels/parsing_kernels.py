@@ -309,7 +309,10 @@ def _sparse_to_dense(node):
         idx = _host(indices).astype(np.int64).reshape(-1, _host(shape).size or 1)
         dims = [int(s) for s in _host(shape).reshape(-1)]
         vals, dflt = _host(values), _host(default)
-        if validate and idx.size and ((idx < 0).any() or (idx >= np.array(dims)).any()):
+        if idx.size and ((idx < 0).any() or (idx >= np.array(dims)).any()):
+            if not validate:   # TF checks bounds either way (NumPy would wrap -1 silently)
+                raise InvalidArgumentError(None, None, "Indices are not valid (out of "
+                                           f"bounds).  Shape: {shape_str(dims)}")
             bad = int(np.nonzero(((idx < 0) | (idx >= np.array(dims))).any(axis=1))[0][0])
             raise InvalidArgumentError(None, None, f"indices[{bad}] = "
                                        f"{shape_str(idx[bad].tolist())} is out of bounds: "

@@ -227,3 +227,9 @@ def test_integer_sparse_division_is_true_division():
     np.testing.assert_allclose(out.values.numpy(), [3.5, -3.5])
     small = tf.SparseTensor([[0, 1]], tf.constant([7], tf.int16), [2, 2]) / 2
     assert small.dtype == tf.float32
+
+
+def test_sparse_to_dense_checks_bounds_without_validate_indices():
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Indices are not valid \(out of "
+                       r"bounds\).  Shape: \[3\]"):
+        tf.compat.v1.sparse_to_dense([[-1]], [3], [5], validate_indices=False)
