@@ -54,6 +54,16 @@ class Any(KerasOperation):
         return {"name": self.name, "axis": self.axis, "keepdims": self.keepdims}
 
 
+class LogicalOr(KerasOperation):
+    """`keras.ops.logical_or(x1, x2)`: how a merge layer combines its inputs' masks."""
+
+    def call(self, x1, x2):
+        return comparison.logical_or(x1, x2)
+
+    def compute_output_shape(self, x1_shape, x2_shape=None):
+        return x1_shape
+
+
 class ConvertToTensor(KerasOperation):
     """`keras.ops.convert_to_tensor(x, dtype)`: Keras' Attention layers record it on their
     output mask (module `keras.src.ops.core`)."""
