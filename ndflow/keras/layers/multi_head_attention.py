@@ -13,11 +13,11 @@ from ndflow.core.api_export import keras_export
 from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
 from ndflow.keras.layers.activation_layers import Softmax, _large_negative
-from ndflow.keras.layers.base_layer import Layer, _set_mask, _shape_tuple
+from ndflow.keras.layers.base_layer import Layer, _shape_tuple
 from ndflow.keras.layers.core_layers import Dropout
 from ndflow.keras.layers.einsum_dense import EinsumDense
 from ndflow.ops import arithmetic, comparison, init_ops, nn_activation
-from ndflow.ops.array_core import expand_dims, reshape, shape
+from ndflow.ops.array_core import expand_dims, identity, reshape, shape
 from ndflow.ops.array_range import range as tf_range
 from ndflow.ops.cast import cast
 from ndflow.ops.einsum import einsum
@@ -283,11 +283,12 @@ class MultiHeadAttention(Layer):
         if key is None:
             key = value
         query_mask = getattr(query, "_keras_mask", None)
-        # Keras 3 clears the masks on the input tensors themselves (so a later layer fed
-        # the same tensor sees no mask): done alike, so models trained in Keras predict the
-        # same here
-        for t in (query, value, key):
-            _set_mask(t, None)
+        # The projections must not see the masks. Keras 3 clears them on the caller's
+        # tensors; its functional models still pass the masks recorded at construction
+        # on to later layers (a residual Add keeps the padding mask), which is what keeping
+        # the caller's tensors intact gives here: project copies.
+        query, value, key = (identity(t) if getattr(t, "_keras_mask", None) is not None
+                             else t for t in (query, value, key))
         attention_mask = self._compute_attention_mask(
             query, value, query_mask=query_mask, value_mask=value_mask, key_mask=key_mask,
             attention_mask=attention_mask, use_causal_mask=use_causal_mask)
