@@ -84,8 +84,9 @@ def test_keras3_transformer_block_loads_and_matches(tmp_path):
 
 
 def test_keras3_masked_model_predicts_the_same():
-    """Embedding(mask_zero) masks through MHA, TimeDistributed, Attention and the masked
-    average: Keras' numbers, including MultiHeadAttention clearing its inputs' masks."""
+    """Embedding(mask_zero) masks through a causal MHA, a residual Add, LayerNormalization,
+    TimeDistributed, Attention and the masked average: Keras' numbers (its functional model
+    keeps the padding mask past the attention)."""
     model = tf.keras.models.load_model(os.path.join(HERE, "masked.keras"))
     out = model(tf.constant(ARRAYS["masked/in"]))
     np.testing.assert_allclose(out.numpy(), ARRAYS["masked/out"], rtol=1e-5, atol=1e-6)
