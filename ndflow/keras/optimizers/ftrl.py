@@ -78,8 +78,12 @@ class Ftrl(Optimizer):
         accum = accum_var.read_value()
         grad_to_use = gradient + scalar(2 * self.l2_shrinkage_regularization_strength, dt) * value
         new_accum = accum + math.square(gradient)
-        new_accum_power = arithmetic.pow(new_accum, neg_power)
-        sigma = (new_accum_power - arithmetic.pow(accum, neg_power)) / lr
+        if self.learning_rate_power == -0.5:   # the default: sqrt is far cheaper than pow
+            new_accum_power, accum_power = math.sqrt(new_accum), math.sqrt(accum)
+        else:
+            new_accum_power = arithmetic.pow(new_accum, neg_power)
+            accum_power = arithmetic.pow(accum, neg_power)
+        sigma = (new_accum_power - accum_power) / lr
         linear = linear_var.read_value() + (grad_to_use - sigma * value)
         linear_var.assign(linear)
         quadratic = new_accum_power / lr + scalar(2.0, dt) * l2
