@@ -16,7 +16,7 @@ import time
 import numpy as np
 import torch
 
-from ndflow.core import dtypes
+from ndflow.core import dtypes, run_deadline
 from ndflow.core.errors import (
     CancelledError,
     DeadlineExceededError,
@@ -77,6 +77,7 @@ class Queue:
         self.items: list = []
         self.closed = False
         self.cancelled = False
+        self.session_closed = False
         self.cond = threading.Condition()
         self._generator = None
         if kind == "RandomShuffleQueue":
@@ -89,7 +90,10 @@ class Queue:
 
     # -- waiting ------------------------------------------------------------------------------
     def _wait(self, ready, deadline) -> None:
+        deadline = run_deadline.earliest(deadline)
         while not ready():
+            if self.session_closed:
+                raise CancelledError(None, None, "Session has been closed.")
             if deadline is None:
                 self.cond.wait()
             else:
@@ -164,6 +168,12 @@ class Queue:
         if not self.shapes or not all(s.is_fully_defined() for s in self.shapes):
             raise InvalidArgumentError(None, None, f"{self.kind}'s {op} require the "
                                        "components to have specified shapes.")
+
+    def cancel_on_session_close(self) -> None:
+        """Session.close: the ops still waiting fail with CancelledError, as in TF."""
+        with self.cond:
+            self.session_closed = True
+            self.cond.notify_all()
 
     def close(self, cancel_pending_enqueues: bool) -> None:
         with self.cond:

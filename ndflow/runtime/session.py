@@ -20,7 +20,7 @@ from typing import Any
 
 import torch
 
-from ndflow.core import context, optimizer_options, traceback_utils
+from ndflow.core import context, optimizer_options, run_deadline, traceback_utils
 from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.errors import OpError, UnimplementedError
@@ -151,6 +151,10 @@ class Session:
         with self._lock:
             self._closed = True
             self._plans.clear()
+            for resource in list(self._ctx.resources.values()):
+                cancel = getattr(resource, "cancel_on_session_close", None)
+                if cancel is not None:  # a queue: wake its waiting ops (TF: cancelled)
+                    cancel()
             self._ctx.clear()
 
     def __del__(self):
@@ -177,7 +181,12 @@ class Session:
                 tensors.append(el)
         values: dict = {}
         if tensors or targets:
-            outs = self._run_plan(tensors, targets, feeds)
+            timeout_ms = getattr(options, "timeout_in_ms", 0) if options is not None else 0
+            if timeout_ms > 0:  # queue ops waiting past it raise DeadlineExceededError
+                with run_deadline.deadline_after(timeout_ms):
+                    outs = self._run_plan(tensors, targets, feeds)
+            else:
+                outs = self._run_plan(tensors, targets, feeds)
             values.update(zip(tensors, (fetch_value(v) for v in outs)))
         for el in mapper.unique_elements:
             if isinstance(el, Operation):

@@ -141,3 +141,27 @@ def test_graph_uses_tensorflow_op_names():
     # TF's names: the enqueue op is its scope (its component conversions inside it)
     assert g.get_operation_by_name("fill").type == "QueueEnqueueManyV2"
     assert g.get_operation_by_name("random_shuffle_queue_enqueue").type == "QueueEnqueueV2"
+
+
+def test_run_options_timeout_and_session_close_unblock_waiting_ops():
+    g = tf.Graph()
+    with g.as_default():
+        q = tf1.FIFOQueue(2, [tf.int32], shapes=[[]])
+        deq = q.dequeue()
+    sess = tf1.Session(graph=g)
+    with pytest.raises(tf.errors.DeadlineExceededError):
+        sess.run(deq, options=tf1.RunOptions(timeout_in_ms=20))
+    errs = []
+
+    def wait():
+        try:
+            sess.run(deq)
+        except tf.errors.CancelledError as e:
+            errs.append(e)
+    t = threading.Thread(target=wait, daemon=True)
+    t.start()
+    t.join(0.05)
+    assert t.is_alive()
+    sess.close()  # as TF: the pending dequeue is cancelled
+    t.join(5)
+    assert not t.is_alive() and "Session has been closed" in errs[0].message

@@ -167,13 +167,33 @@ def test_slice_producer_dynamic_pad_and_maybe_batch():
         seq = tf.range(ids)  # variable length: padded by dynamic_pad
         [padded] = tf1.train.batch([seq], batch_size=2, dynamic_pad=True,
                                  allow_smaller_final_batch=True)
-        evens = tf1.train.maybe_batch([ids], keep_input=tf.equal(ids % 2, 0), batch_size=1)
         with tf1.Session() as sess:
             sess.run(tf1.local_variables_initializer())
             batches = _run_to_end(sess, padded)
     assert [b.tolist() for b in batches] == [[[0, 0], [0, 1]], [[0, 1, 2, 0], [0, 1, 2, 3]],
                                              [[0, 1, 2, 3, 4]]]
-    assert evens[0].shape.as_list() == [1]
+
+
+def test_maybe_batch_keeps_selected_examples():
+    g = tf.Graph()
+    with g.as_default():
+        q = tf1.train.range_input_producer(7, num_epochs=1, shuffle=False)
+        i = q.dequeue()
+        [evens] = tf1.train.maybe_batch([i], keep_input=tf.equal(i % 2, 0), batch_size=2,
+                                        allow_smaller_final_batch=True)
+        [many] = tf1.train.maybe_batch([tf.constant([1, 2, 3])],
+                                       keep_input=tf.constant([True, False, True]),
+                                       batch_size=2, enqueue_many=True)
+        with tf1.Session() as sess:
+            sess.run(tf1.local_variables_initializer())
+            coord = tf1.train.Coordinator()
+            threads = tf1.train.start_queue_runners(sess, coord)
+            assert sess.run(many).tolist() == [1, 3]
+            assert [sess.run(evens).tolist() for _ in range(2)] == [[0, 2], [4, 6]]
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(evens)
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=5)
 
 
 def test_limit_epochs_and_range_producer():
