@@ -13,6 +13,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     discretization,
     einsum_dense,
     embedding_layer,
+    grouped_query_attention,
     hashing_layers,
     image_augmentation,
     image_preprocessing,
