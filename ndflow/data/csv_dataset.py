@@ -297,7 +297,8 @@ class CsvDataset(DatasetV2):
     def _iter_flat(self):
         dts = [d for d, _ in self._columns]
         for columns, error in self._files():
-            tensors = [c if d is dtypes.string else torch.from_numpy(c)
+            # one C call per column makes every row's 0-d tensor (indexing costs ~10x more)
+            tensors = [c if d is dtypes.string else torch.from_numpy(c).unbind(0)
                        for c, d in zip(columns, dts)]
             n = len(columns[0]) if columns else 0
             for i in range(n):
