@@ -60,6 +60,8 @@ def _to_numpy(x):
     if x is None:
         return None
     if isinstance(x, (Tensor, Variable)):
+        if x.dtype == dtypes.string:  # string tensors feed text layers, as in Keras' TF backend
+            return np.asarray(x.numpy(), dtype=object)
         x = np.asarray(x.numpy())
     elif isinstance(x, (list, tuple)) and x and not isinstance(x[0], (np.ndarray, Tensor)):
         x = np.asarray(x)

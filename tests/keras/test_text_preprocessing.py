@@ -192,3 +192,18 @@ def test_no_oov_indices_rejects_unknown_values():
     np.testing.assert_array_equal(layer(tf.constant([[4, 3]])).numpy(), [[1, 0]])
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"found OOV values \[5\]"):
         layer(tf.constant([[3, 5]]))
+
+
+def test_text_model_fits_on_dataset_and_predicts_string_tensors():
+    texts = np.array(["good great", "bad awful", "great fun", "awful boring"] * 4)
+    labels = np.array([1, 0, 1, 0] * 4)
+    vectorize = tf.keras.layers.TextVectorization(max_tokens=10, output_sequence_length=3)
+    vectorize.adapt(texts)
+    inp = tf.keras.Input(shape=(1,), dtype=tf.string)
+    x = tf.keras.layers.GlobalAveragePooling1D()(tf.keras.layers.Embedding(10, 4)(vectorize(inp)))
+    model = tf.keras.Model(inp, tf.keras.layers.Dense(1, activation="sigmoid")(x))
+    model.compile("adam", "binary_crossentropy")
+    model.fit(tf.data.Dataset.from_tensor_slices((texts[:, None], labels)).batch(8), epochs=1,
+              verbose=0)
+    probe = tf.constant([["good fun"], ["bad"]])
+    np.testing.assert_allclose(model.predict(probe, verbose=0), model(probe).numpy(), rtol=1e-5)
