@@ -177,14 +177,14 @@ def test_dense_to_sparse_batch_matches_tensorflow():
 
 
 def test_rejection_resample_reaches_the_target_distribution():
-    ds = tf.data.Dataset.range(2000).map(lambda x: x % 4)
+    ds = tf.data.Dataset.from_tensor_slices(np.arange(1000) % 4)
     target = np.array([0.1, 0.2, 0.3, 0.4])
     out = ds.rejection_resample(lambda x: tf.cast(x, tf.int32), target, seed=1)
     assert out.element_spec[0] == tf.TensorSpec([], tf.int32)
     pairs = list(out.as_numpy_iterator())
     assert all(int(c) == int(v) for c, v in pairs)
     freq = np.bincount([int(c) for c, _ in pairs], minlength=4) / len(pairs)
-    assert np.abs(freq - target).max() < 0.06  # about 1250 samples: 4 sigma
+    assert np.abs(freq - target).max() < 0.06  # about 625 samples: 3 sigma (seeded)
     known = ds.apply(E.rejection_resample(lambda x: tf.cast(x, tf.int32), [0.5, 0.5, 0, 0],
                                           initial_dist=[0.25] * 4, seed=2))
     classes = {int(c) for c, _ in known.as_numpy_iterator()}
