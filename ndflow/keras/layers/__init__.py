@@ -16,6 +16,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     grouped_query_attention,
     hashing_layers,
     image_augmentation,
+    image_color_augmentation,
     image_preprocessing,
     index_lookup,
     input_layer,
@@ -34,6 +35,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     rnn_layers,
     text_vectorization,
     tfsm_layer,
+    thresholded_relu,
     unit_rms_normalization,
     wrappers,
 )
