@@ -24,6 +24,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     utils_config,
     utils_image,
     utils_image_dataset,
+    utils_legacy_sequence,
     utils_legacy_text,
     utils_py_dataset,
     utils_sequences,
