@@ -4,13 +4,15 @@
     delta = -sqrt(accumulated_delta_var + eps) * g / sqrt(accumulated_grad + eps)
     accumulated_delta_var = rho * accumulated_delta_var + (1 - rho) * delta^2
     var += lr * delta
+
+which is TF's ResourceApplyAdadelta, used as one fused op.
 """
 
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
 from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
-from ndflow.ops import math
+from ndflow.ops import training_adaptive
 
 
 @tf_export("keras.optimizers.Adadelta", "optimizers.Adadelta",
@@ -40,17 +42,13 @@ class Adadelta(Optimizer):
             var_list, ["accumulated_grad", "accumulated_delta_var"])
 
     def update_step(self, gradient, variable, learning_rate) -> None:
+        # Keras 3's formula is TF's ResourceApplyAdadelta: one fused op
         dt = variable.dtype
         i = self._get_variable_index(variable)
-        acc_grad, acc_delta = self._accumulated_grads[i], self._accumulated_delta_vars[i]
-        rho, one_minus_rho = scalar(self.rho, dt), scalar(1 - self.rho, dt)
-        eps = scalar(self.epsilon, dt)
-        new_acc_grad = rho * acc_grad.read_value() + one_minus_rho * math.square(gradient)
-        acc_grad.assign(new_acc_grad)
-        old_delta = acc_delta.read_value()
-        delta = -(math.sqrt(old_delta + eps) * gradient / math.sqrt(new_acc_grad + eps))
-        acc_delta.assign(rho * old_delta + one_minus_rho * math.square(delta))
-        variable.assign_add(cast(learning_rate, dt) * delta)
+        training_adaptive.resource_apply_adadelta(
+            variable.handle, self._accumulated_grads[i].handle,
+            self._accumulated_delta_vars[i].handle, cast(learning_rate, dt),
+            scalar(self.rho, dt), scalar(self.epsilon, dt), gradient)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "rho": self.rho, "epsilon": self.epsilon}

@@ -4,13 +4,15 @@
     g_s = g + 2 * l2_shrinkage * var;  n' = n + g^2
     linear += g_s - (n'^(-p) - n^(-p)) / lr * var           (p = learning_rate_power)
     var = (clip(linear, -l1, l1) - linear) / (n'^(-p) / lr + 2 * l2);  n = n'
+
+which is TF's ResourceApplyFtrlV2 (with that l2), used as one fused op.
 """
 
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
 from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
-from ndflow.ops import arithmetic, math
+from ndflow.ops import training_adaptive
 
 
 @tf_export("keras.optimizers.Ftrl", "optimizers.Ftrl", v1=["keras.optimizers.Ftrl"])
@@ -67,30 +69,17 @@ class Ftrl(Optimizer):
             self._linears.append(self.add_variable_from_reference(v, "linear"))
 
     def update_step(self, gradient, variable, learning_rate) -> None:
+        # Keras 3's formula is TF's ResourceApplyFtrlV2 with l2 + beta / (2 lr): one fused op
         dt = variable.dtype
         i = self._get_variable_index(variable)
-        accum_var, linear_var = self._accumulators[i], self._linears[i]
         lr = cast(learning_rate, dt)
-        neg_power = scalar(-self.learning_rate_power, dt)
         l2 = scalar(self.l2_regularization_strength, dt) + \
             scalar(self.beta, dt) / (scalar(2.0, dt) * lr)
-        value = variable.read_value()
-        accum = accum_var.read_value()
-        grad_to_use = gradient + scalar(2 * self.l2_shrinkage_regularization_strength, dt) * value
-        new_accum = accum + math.square(gradient)
-        if self.learning_rate_power == -0.5:   # the default: sqrt is far cheaper than pow
-            new_accum_power, accum_power = math.sqrt(new_accum), math.sqrt(accum)
-        else:
-            new_accum_power = arithmetic.pow(new_accum, neg_power)
-            accum_power = arithmetic.pow(accum, neg_power)
-        sigma = (new_accum_power - accum_power) / lr
-        linear = linear_var.read_value() + (grad_to_use - sigma * value)
-        linear_var.assign(linear)
-        quadratic = new_accum_power / lr + scalar(2.0, dt) * l2
-        l1 = self.l1_regularization_strength
-        clipped = math.clip_by_value(linear, scalar(-l1, dt), scalar(l1, dt))
-        variable.assign((clipped - linear) / quadratic)
-        accum_var.assign(new_accum)
+        training_adaptive.resource_apply_ftrl(
+            variable.handle, self._accumulators[i].handle, self._linears[i].handle, gradient,
+            lr, scalar(self.l1_regularization_strength, dt), l2,
+            scalar(self.learning_rate_power, dt),
+            l2_shrinkage=scalar(self.l2_shrinkage_regularization_strength, dt))
 
     def get_config(self) -> dict:
         return {**super().get_config(), "learning_rate_power": self.learning_rate_power,
