@@ -35,7 +35,9 @@ def _shape_of(v) -> tuple:
 
 
 def _to_cpu(v):
-    return v.detach().to("cpu") if isinstance(v, torch.Tensor) else np.asarray(v, dtype=object)
+    if isinstance(v, torch.Tensor):
+        return v.detach() if v.device.type == "cpu" else v.detach().cpu()
+    return np.asarray(v, dtype=object)
 
 
 def _stack(values: list, dtype, pad_shape=None):
@@ -72,6 +74,8 @@ class Queue:
         if kind == "PriorityQueue":
             shapes = [TensorShape([])] + shapes
         self.shapes = shapes      # [] when the queue declares none
+        # per component: its dims (None: unknown size) to check elements against quickly
+        self._dims = [None if sh.rank is None else tuple(sh.as_list()) for sh in shapes]
         self.capacity = int(attrs.get("capacity", -1))
         self.min_after_dequeue = int(attrs.get("min_after_dequeue", 0))
         self.items: list = []
@@ -108,12 +112,14 @@ class Queue:
         if len(element) != len(self.dtypes):
             raise InvalidArgumentError(None, None, f"Expected {len(self.dtypes)} components, "
                                        f"got {len(element)}")
-        for i, (v, s) in enumerate(zip(element, self.shapes)):
-            if not TensorShape(_shape_of(v)).is_compatible_with(s) or \
-                    (s.rank is not None and len(_shape_of(v)) != s.rank):
+        for i, (v, dims) in enumerate(zip(element, self._dims)):
+            if dims is None:
+                continue
+            got = _shape_of(v)
+            if len(got) != len(dims) or any(d is not None and d != g for d, g in zip(dims, got)):
                 raise InvalidArgumentError(None, None, f"Shape mismatch in tuple component "
-                                           f"{i}. Expected {_dims(s)}, got "
-                                           f"{list(_shape_of(v))}")
+                                           f"{i}. Expected {_dims(self.shapes[i])}, got "
+                                           f"{list(got)}")
 
     def enqueue(self, elements: list, deadline) -> None:
         for e in elements:
