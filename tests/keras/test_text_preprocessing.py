@@ -207,3 +207,22 @@ def test_text_model_fits_on_dataset_and_predicts_string_tensors():
               verbose=0)
     probe = tf.constant([["good fun"], ["bad"]])
     np.testing.assert_allclose(model.predict(probe, verbose=0), model(probe).numpy(), rtol=1e-5)
+
+
+def test_callable_standardize_saves_as_keras_function_record(tmp_path):
+    def strip_html(x):
+        return tf.strings.regex_replace(tf.strings.lower(x), "<br />", " ")
+
+    tv = tf.keras.layers.TextVectorization(standardize=strip_html, output_sequence_length=3)
+    tv.adapt(["Hello<br />World", "hello there"])
+    assert tv.get_config()["standardize"] == {
+        "module": "builtins", "class_name": "function", "config": "strip_html",
+        "registered_name": "function"}
+    inp = tf.keras.Input(shape=(1,), dtype=tf.string)
+    path = str(tmp_path / "m.keras")
+    tf.keras.Model(inp, tv(inp)).save(path)
+    probe = tf.constant([["HELLO<br />there"]])
+    loaded = tf.keras.models.load_model(path, custom_objects={"strip_html": strip_html})
+    np.testing.assert_array_equal(loaded(probe).numpy(), tv(probe).numpy())
+    with pytest.raises(TypeError, match="Could not locate function 'strip_html'"):
+        tf.keras.models.load_model(path)

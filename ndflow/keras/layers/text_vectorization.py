@@ -12,6 +12,7 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
+from ndflow.keras import serialization_lib
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.category_encoding import encode_categorical
 from ndflow.keras.layers.index_lookup import StringLookup, to_numpy_tokens
@@ -195,7 +196,8 @@ class TextVectorization(Layer):
             x = x.numpy() if hasattr(x, "numpy") else x
             return x.tolist() if isinstance(x, np.ndarray) else x
         return {**super().get_config(), "max_tokens": lookup.max_tokens,
-                "standardize": self._standardize, "split": self._split,
+                "standardize": _serialize_fn(self._standardize),
+                "split": _serialize_fn(self._split),
                 "ngrams": self._ngrams_arg, "output_mode": self._output_mode,
                 "output_sequence_length": self._output_sequence_length,
                 "pad_to_max_tokens": lookup.pad_to_max_tokens, "sparse": lookup.sparse,
@@ -208,6 +210,8 @@ class TextVectorization(Layer):
         config = dict(config)
         if isinstance(config.get("ngrams"), list):
             config["ngrams"] = tuple(config["ngrams"])
+        for key in ("standardize", "split"):
+            config[key] = _deserialize_fn(config.get(key))
         return cls(**config)
 
     def save_assets(self, dir_path):
@@ -215,6 +219,24 @@ class TextVectorization(Layer):
 
     def load_assets(self, dir_path):
         self._lookup_layer.load_assets(dir_path)
+
+
+def _serialize_fn(value):
+    """A callable standardize/split as Keras records a function in config.json."""
+    return serialization_lib.function_config(value) if callable(value) else value
+
+
+def _deserialize_fn(value):
+    if not isinstance(value, dict):
+        return value
+    name = value.get("config")
+    fn = serialization_lib.custom_object(name)
+    if fn is None:
+        raise TypeError(f"Could not locate function '{name}'. Make sure custom classes and "
+                        "functions are decorated with "
+                        "`@keras.saving.register_keras_serializable()` or passed in "
+                        "`custom_objects`.")
+    return fn
 
 
 def _pad_or_truncate(ids, length):
