@@ -16,6 +16,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     grouped_query_attention,
     hashing_layers,
     image_augmentation,
+    image_color_augmentation,
     image_preprocessing,
     index_lookup,
     input_layer,

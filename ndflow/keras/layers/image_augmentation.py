@@ -422,3 +422,61 @@ class RandomBrightness(ImagePreprocessingLayer):
         return {**super().get_config(), "factor": self.factor,
                 "value_range": self.value_range, "seed": self.seed,
                 "data_format": self.data_format}
+
+
+@keras_export("keras.layers.RandomShear")
+class RandomShear(_AffineLayer):
+    """Shears each image along x and y by random factors in `x_factor` / `y_factor`, each
+    sign flipped together with probability 1/2 (about the top-left corner, as Keras)."""
+
+    _USE_BASE_FACTOR = False
+    _MESSAGE = ("The `factor` argument should be a number (or a list of two numbers) in the "
+                "range [0, 1.0]. ")
+
+    def __init__(self, x_factor=0.0, y_factor=0.0, interpolation="bilinear",
+                 fill_mode="reflect", fill_value=0.0, data_format=None, seed=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self.x_factor = self._shear_factor(x_factor, "x_factor")
+        self.y_factor = self._shear_factor(y_factor, "y_factor")
+        self._init_affine(fill_mode, interpolation, seed, fill_value)
+
+    def _shear_factor(self, factor, name):
+        def check(v):
+            if v > 1.0 or v < 0.0:
+                raise ValueError(self._MESSAGE + f"Received: input_number={v}")
+        if isinstance(factor, (tuple, list)):
+            if len(factor) != 2:
+                raise ValueError(self._MESSAGE + f"Received: {name}={factor}")
+            # |values|: the stored (-f, f) form of a config loads again (Keras 3.15 rejects it)
+            check(abs(factor[0]))
+            check(abs(factor[1]))
+            return tuple(sorted(factor))
+        if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+            check(factor)
+            return -abs(factor), abs(factor)
+        raise ValueError(self._MESSAGE + f"Received: {name}={factor}")
+
+    def get_random_transformation(self, images, training=True, seed=None):
+        if not training:
+            return None
+        shape = _shape(_batch(images), 1)
+        dtype = self.compute_dtype
+        invert = random_ops.random_uniform(shape, dtype=dtype, seed=self.seed)
+        sign = arithmetic.where(comparison.greater(invert, 0.5), -array_fill.ones_like(invert),
+                                array_fill.ones_like(invert))
+        shear_y = random_ops.random_uniform(shape, self.y_factor[0], self.y_factor[1],
+                                            dtype=dtype, seed=self.seed)
+        shear_x = random_ops.random_uniform(shape, self.x_factor[0], self.x_factor[1],
+                                            dtype=dtype, seed=self.seed)
+        return array_slicing.concat([shear_x, shear_y], axis=1) * sign
+
+    def matrix(self, images, shear):
+        sx, sy = shear[:, 0], shear[:, 1]
+        zeros, ones = array_fill.zeros_like(sx), array_fill.ones_like(sx)
+        return array_core.stack([ones, sx, zeros, sy, ones, zeros, zeros, zeros], axis=1)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "x_factor": self.x_factor, "y_factor": self.y_factor,
+                "fill_mode": self.fill_mode, "interpolation": self.interpolation,
+                "seed": self.seed, "fill_value": self.fill_value,
+                "data_format": self.data_format}

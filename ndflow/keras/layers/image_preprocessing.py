@@ -132,7 +132,10 @@ class ImagePreprocessingLayer(Layer):
         return tuple(input_shape)
 
     def get_config(self) -> dict:
-        return super().get_config()
+        config = {**super().get_config(), "data_format": self.data_format}
+        if self.bounding_box_format is not None:
+            config["bounding_box_format"] = self.bounding_box_format
+        return config
 
 
 @keras_export("keras.layers.Rescaling")
