@@ -192,6 +192,10 @@ def test_no_oov_indices_rejects_unknown_values():
     np.testing.assert_array_equal(layer(tf.constant([[4, 3]])).numpy(), [[1, 0]])
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"found OOV values \[5\]"):
         layer(tf.constant([[3, 5]]))
+    traced = tf.function(lambda x: layer(x))
+    np.testing.assert_array_equal(traced(tf.constant([[4, 3]])).numpy(), [[1, 0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="all inputs should be in vocab"):
+        traced(tf.constant([[3, 5]]))
 
 
 def test_text_model_fits_on_dataset_and_predicts_string_tensors():

@@ -11,14 +11,16 @@ import os
 
 import numpy as np
 
-from ndflow.core import dtypes, errors
+from ndflow.core import context, dtypes, errors
 from ndflow.core.api_export import keras_export
+from ndflow.core.scopes import control_dependencies
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.category_encoding import encode_categorical
-from ndflow.ops import arithmetic, comparison
+from ndflow.ops import arithmetic, comparison, reduction
 from ndflow.ops.apply import convert_to_tensor
-from ndflow.ops.array_core import expand_dims, squeeze
+from ndflow.ops.array_core import expand_dims, identity, squeeze
 from ndflow.ops.cast import cast
+from ndflow.ops.control_flow_assert import Assert
 from ndflow.ops.lookup_initializers import KeyValueTensorInitializer
 from ndflow.ops.lookup_tables import StaticHashTable
 from ndflow.ops.ragged_tensor import RaggedTensor
@@ -315,12 +317,22 @@ class IndexLookup(Layer):
         if self.invert:
             return lookups
         if self.num_oov_indices == 0:
-            found = np.asarray(lookups.numpy()) if hasattr(lookups, "numpy") else None
-            if found is not None and (found == -1).any():  # eager only (no tf.Assert yet)
-                oov = to_numpy_tokens(inputs)[found == -1]
-                raise errors.InvalidArgumentError(
-                    None, None, "When `num_oov_indices=0` all inputs should be in vocabulary, "
-                    f"found OOV values {oov}, consider setting `num_oov_indices=1`.")
+            if context.executing_eagerly():
+                found = np.asarray(lookups.numpy())
+                if (found == -1).any():
+                    oov = to_numpy_tokens(inputs)[found == -1]
+                    raise errors.InvalidArgumentError(
+                        None, None, "When `num_oov_indices=0` all inputs should be in "
+                        f"vocabulary, found OOV values {oov}, consider setting "
+                        "`num_oov_indices=1`.")
+            else:  # in a graph: an Assert the result depends on
+                ok = reduction.reduce_all(comparison.not_equal(
+                    lookups, convert_to_tensor(-1, dtypes.int64)))
+                check = Assert(ok, [convert_to_tensor(
+                    "When `num_oov_indices=0` all inputs should be in vocabulary, found OOV "
+                    "values, consider setting `num_oov_indices=1`.")])
+                with control_dependencies([check]):
+                    lookups = identity(lookups)
         elif self.num_oov_indices > 1:
             if not self._is_string and self.oov_method != "farmhash":
                 oov = arithmetic.floormod(inputs, convert_to_tensor(self.num_oov_indices,
