@@ -167,7 +167,10 @@ def convert_field(raw: bytes, dtype, index: int):
             if not lo <= value <= hi:
                 raise ValueError(text)
             return value
-        return float(text)
+        try:
+            return float(text)
+        except ValueError:  # strtod also reads C99 hex floats ("0x1p3")
+            return float.fromhex(text.strip())
     except ValueError:
         raise _invalid(f"Field {index} in record is not a valid {dtype.name}: {text}") \
             from None
