@@ -276,3 +276,31 @@ def test_bad_arguments():
             np.zeros((4, 4, 1), np.float32))
     with pytest.raises(ValueError, match="rank 3"):
         L.RandomFlip()(np.zeros((4, 4), np.float32))
+
+
+@pytest.mark.parametrize("interp", ["NEAREST", "BILINEAR"])
+def test_projective_transform_gradient_is_tensorflows(fx, interp):
+    src = tf.constant(fx["t_img"])
+    with tf.GradientTape() as tape:
+        tape.watch(src)
+        y = tf.raw_ops.ImageProjectiveTransformV3(
+            images=src, transforms=fx["t_transforms"][:2], output_shape=[7, 9],
+            fill_value=1.0, interpolation=interp, fill_mode="REFLECT")
+        loss = tf.reduce_sum(y * fx["t_grad_w"])
+    np.testing.assert_allclose(tape.gradient(loss, src).numpy(), fx[f"t_grad_{interp}"],
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_layers_with_unknown_dims_in_tf_function(fx):
+    x = fx["x"]
+    spec = [tf.TensorSpec([None, None, None, 2], tf.float32)]
+    crop = tf.function(lambda t: L.Resizing(6, 6, crop_to_aspect_ratio=True)(t),
+                       input_signature=spec)
+    np.testing.assert_allclose(crop(x).numpy(), fx["y_resize_crop"], rtol=1e-5, atol=1e-4)
+    pad = tf.function(lambda t: L.Resizing(6, 6, pad_to_aspect_ratio=True, fill_value=0.5)(t),
+                      input_signature=spec)
+    np.testing.assert_allclose(pad(x).numpy(), fx["y_resize_pad"], rtol=1e-5, atol=1e-4)
+    rot = L.RandomRotation(0.2, fill_mode="constant")
+    fn = tf.function(lambda t: rot(t, training=True), input_signature=spec)
+    out = fn(x).numpy()
+    assert out.shape == x.shape and not np.array_equal(out, x)

@@ -75,6 +75,7 @@ def test_mixup_weights_are_convex_mixes_of_the_batch():
     assert np.all(out >= -1e-6)
     assert np.all(np.count_nonzero(out > 1e-6, axis=1) <= 2)
     assert np.allclose(L.MixUp()(x, training=False).numpy(), x)
+    np.testing.assert_allclose(L.MixUp()(x[0]).numpy(), x[0], rtol=1e-6)  # mixed with itself
 
 
 @pytest.mark.parametrize("make", [

@@ -297,8 +297,10 @@ class MixUp(ImagePreprocessingLayer):
     def transform_images(self, images, transformation=None, training=True):
         if not training:
             return images
+        return _unbatched(self._mix, cast(images, self.compute_dtype), transformation)
+
+    def _mix(self, images, transformation):
         weight, order = transformation
-        images = cast(images, self.compute_dtype)
         weight = cast(array_core.reshape(weight, [-1, 1, 1, 1]), self.compute_dtype)
         other = array_gather.gather(images, order, axis=0)
         return weight * images + (1.0 - weight) * other
