@@ -52,6 +52,16 @@ def test_csv_dataset_matches_tensorflow(csv_dir, case):
         error = [type(e).__name__, e.message.split(" [Op:")[0]]
     assert rows == case["rows"]
     assert error == case["error"]
+    batched, batch_error = [], None  # the bulk path (whole batches of columns)
+    try:
+        for batch in E.CsvDataset(case["file"], **kwargs).batch(2):
+            cols = [_plain(c) for c in batch]
+            batched.extend([list(r) for r in zip(*cols)])
+    except tf.errors.OpError as e:
+        batch_error = [type(e).__name__, e.message.split(" [Op:")[0]]
+    expected = case["rows"] if case["error"] is None else case["rows"][:len(rows) // 2 * 2]
+    assert batched == expected
+    assert batch_error == case["error"]
 
 
 def test_csv_dataset_spec_and_types(csv_dir):
