@@ -230,3 +230,15 @@ def test_callable_standardize_saves_as_keras_function_record(tmp_path):
     np.testing.assert_array_equal(loaded(probe).numpy(), tv(probe).numpy())
     with pytest.raises(TypeError, match="Could not locate function 'strip_html'"):
         tf.keras.models.load_model(path)
+
+
+def test_unzipped_model_directory_keeps_vocabulary(tmp_path):
+    tv = tf.keras.layers.TextVectorization(output_sequence_length=3)
+    tv.adapt(["a b", "b c"])
+    inp = tf.keras.Input(shape=(1,), dtype=tf.string)
+    model = tf.keras.Model(inp, tv(inp))
+    model.save(str(tmp_path / "m"), zipped=False)
+    vocab = tmp_path / "m" / "assets" / "layers" / "text_vectorization" / "vocabulary.txt"
+    assert vocab.read_text().splitlines() == ["", "[UNK]", "b", "c", "a"]
+    loaded = tf.keras.models.load_model(str(tmp_path / "m"))
+    np.testing.assert_array_equal(loaded(tf.constant([["b a c"]])).numpy(), [[2, 4, 3]])

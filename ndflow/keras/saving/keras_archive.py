@@ -150,7 +150,8 @@ def save_model_dir(model, dirpath: str) -> None:
     written atomically; the weights last, as the file a reader needs complete)."""
     config_json = model_to_json(model)
     weights = weights_bytes(model)
-    os.makedirs(os.path.join(dirpath, "assets"), exist_ok=True)   # as Keras (empty here)
+    os.makedirs(os.path.join(dirpath, "assets"), exist_ok=True)   # as Keras
+    assets_store.save_to_dir(model, os.path.join(dirpath, "assets"))
     for name, data in ((METADATA_FILENAME, _metadata_json().encode()),
                        (CONFIG_FILENAME, config_json.encode()), (WEIGHTS_FILENAME, weights)):
         with file_io.atomic_path(os.path.join(dirpath, name)) as tmp, open(tmp, "wb") as f:
@@ -173,6 +174,7 @@ def load_model_dir(dirpath: str, custom_objects=None, compile: bool = True,
                          f"{dirpath}.")
     with open(weights_path, "rb") as f:
         weights = f.read()
+    assets_store.load_from_dir(model, os.path.join(dirpath, "assets"))
     with open_weights(weights, weights_path) as h5:
         weights_h5.load_state(model, h5)
     return model
