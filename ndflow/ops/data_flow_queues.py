@@ -201,10 +201,10 @@ class QueueBase:
         if context.executing_eagerly():
             return apply_op(op_def, [self._queue_ref, self._check_enqueue_dtypes(vals, many)])
         graph = context.get_default_graph()
-        final = graph.unique_name(name, mark_as_used=False)
+        final = graph.unique_name(name, mark_as_used=False)  # the full name, e.g. batch/x
         with graph.name_scope(final + "/"):
             tensors = self._check_enqueue_dtypes(vals, many)
-        return apply_op(op_def, [self._queue_ref, tensors], name=final)
+        return apply_op(op_def, [self._queue_ref, tensors], name=final.rsplit("/", 1)[-1])
 
     def _structured(self, outputs):
         outputs = list(outputs)

@@ -16,6 +16,7 @@ from ndflow.ops.array_core import expand_dims, reshape, shape
 from ndflow.ops.array_fill import fill
 from ndflow.ops.array_mask import boolean_mask
 from ndflow.ops.data_flow_queues import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
+from ndflow.train.input_producers import op_scope
 from ndflow.train.queue_runner import QueueRunner, add_queue_runner
 
 
@@ -120,7 +121,8 @@ def _dequeue(queue, batch_size, allow_smaller_final_batch: bool, name):
 def _batch(tensor_lists, original, batch_size, num_threads, capacity, enqueue_many, shapes,
            dynamic_pad, allow_smaller_final_batch, shared_name, name, keep_input,
            default_name, min_after_dequeue=None, seed=None):
-    with name_scope(name or default_name):
+    final, scope = op_scope(name, default_name)  # TF: the dequeue op is named `batch`
+    with name_scope(scope):
         flat = [_flatten(tl) for tl in tensor_lists]
         types = _dtypes(flat)
         shapes = _shapes(flat, shapes, enqueue_many, dynamic_pad)
@@ -135,7 +137,7 @@ def _batch(tensor_lists, original, batch_size, num_threads, capacity, enqueue_ma
             queue = FIFOQueue(capacity=capacity, dtypes=types, shapes=shapes,
                               shared_name=shared_name)
         _enqueue(queue, flat, num_threads, enqueue_many, keep_input)
-        return _pack(original, _dequeue(queue, batch_size, allow_smaller_final_batch, name))
+    return _pack(original, _dequeue(queue, batch_size, allow_smaller_final_batch, final))
 
 
 @tf_export(v1=["train.batch"])

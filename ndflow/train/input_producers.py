@@ -8,7 +8,7 @@ it drains. Batching: input_batching.py."""
 
 from __future__ import annotations
 
-from ndflow.core import dtypes
+from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys
 from ndflow.core.scopes import control_dependencies, name_scope
@@ -28,6 +28,20 @@ def _local_variable(initial_value, name):
                     collections=[GraphKeys.LOCAL_VARIABLES])
 
 
+def op_scope(name, default: str):
+    """TF's `with name_scope(name, default) as scope: ... op(name=scope)` naming: (the name
+    of the final op, relative to the current scope; the full scope to build its inputs in).
+    A name ending in '/' (a scope passed down by a caller) is used as is."""
+    graph = context.get_default_graph()
+    if name and name.endswith("/"):
+        full = name[:-1]
+    else:
+        full = graph.unique_name(name or default, mark_as_used=False)
+    current = graph.get_name_scope()
+    relative = full[len(current) + 1:] if current and full.startswith(current + "/") else full
+    return relative, full + "/"
+
+
 @tf_export(v1=["train.limit_epochs"])
 def limit_epochs(tensor, num_epochs=None, name=None):
     """`tensor`, readable `num_epochs` times: each read counts an epoch in a local variable
@@ -36,12 +50,13 @@ def limit_epochs(tensor, num_epochs=None, name=None):
         return tensor
     if num_epochs <= 0:
         raise ValueError(f"num_epochs must be > 0 not {num_epochs}.")
-    with name_scope(name or "limit_epochs"):
+    final, scope = op_scope(name, "limit_epochs")
+    with name_scope(scope):
         tensor = convert_to_tensor(tensor)
         epochs = _local_variable(convert_to_tensor(0, dtype=dtypes.int64), name="epochs")
         counter = resource_count_up_to(epochs.handle, num_epochs, dtypes.int64)
-        with control_dependencies([counter]):
-            return identity(tensor, name="limit_epochs")
+    with control_dependencies([counter]):
+        return identity(tensor, name=final)
 
 
 @tf_export(v1=["train.input_producer"])
@@ -49,8 +64,10 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
                    seed=None, capacity=32, shared_name=None, summary_name=None, name=None,
                    cancel_op=None):
     """A queue of the rows of `input_tensor` (shuffled per epoch when `shuffle`), filled by
-    a QueueRunner added to the graph's QUEUE_RUNNERS collection."""
-    with name_scope(name or "input_producer"):
+    a QueueRunner added to the graph's QUEUE_RUNNERS collection. Named as TF's: the queue
+    `input_producer`, its ops `input_producer/input_producer_EnqueueMany`, ...."""
+    queue_name, scope = op_scope(name, "input_producer")
+    with name_scope(scope):
         input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
         element_shape = TensorShape(input_tensor.shape[1:] if input_tensor.shape.rank
                                     else None).merge_with(TensorShape(element_shape))
@@ -60,11 +77,12 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
         if shuffle:
             input_tensor = random_shuffle(input_tensor, seed=seed)
         input_tensor = limit_epochs(input_tensor, num_epochs)
-        q = FIFOQueue(capacity=capacity, dtypes=[input_tensor.dtype.base_dtype],
-                      shapes=[element_shape], shared_name=shared_name, name=name)
+    q = FIFOQueue(capacity=capacity, dtypes=[input_tensor.dtype.base_dtype],
+                  shapes=[element_shape], shared_name=shared_name, name=queue_name)
+    with name_scope(scope):
         enqueue = q.enqueue_many([input_tensor])
         add_queue_runner(QueueRunner(q, [enqueue], cancel_op=cancel_op))
-        return q
+    return q
 
 
 @tf_export(v1=["train.string_input_producer"])
@@ -75,23 +93,25 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
     not_null_err = "string_input_producer requires a non-null input tensor"
     if isinstance(string_tensor, (list, tuple)) and not string_tensor:
         raise ValueError(not_null_err)
-    with name_scope(name or "input_producer"):
+    _, scope = op_scope(name, "input_producer")
+    with name_scope(scope):
         string_tensor = convert_to_tensor(string_tensor, dtype=dtypes.string)
         if string_tensor.shape.rank is not None and string_tensor.shape.num_elements() == 0:
             raise ValueError(not_null_err)
-        return input_producer(string_tensor, element_shape=[], num_epochs=num_epochs,
-                              shuffle=shuffle, seed=seed, capacity=capacity,
-                              shared_name=shared_name, name=name, cancel_op=cancel_op)
+    return input_producer(string_tensor, element_shape=[], num_epochs=num_epochs,
+                          shuffle=shuffle, seed=seed, capacity=capacity,
+                          shared_name=shared_name, name=scope, cancel_op=cancel_op)
 
 
 @tf_export(v1=["train.range_input_producer"])
 def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32,
                          shared_name=None, name=None):
     """A queue of the integers 0 .. limit-1 (int32)."""
-    with name_scope(name or "input_producer"):
+    _, scope = op_scope(name, "input_producer")
+    with name_scope(scope):
         r = range_op(limit, dtype=dtypes.int32)
-        return input_producer(r, [], num_epochs, shuffle, seed, capacity, shared_name,
-                              name=name)
+    return input_producer(r, [], num_epochs, shuffle, seed, capacity, shared_name,
+                          name=scope)
 
 
 @tf_export(v1=["train.slice_input_producer"])

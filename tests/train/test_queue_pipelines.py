@@ -273,3 +273,23 @@ def test_tensorflow_queue_graph_def_imports_and_runs():
         sess.run("pad_put_a")
         sess.run("pad_put_b")
         np.testing.assert_array_equal(sess.run("pad_take:0"), [[1.0, 2.0], [3.0, 0.0]])
+
+
+def test_pipeline_ops_are_named_as_tensorflow_names_them():
+    g = tf.Graph()
+    with g.as_default():
+        q = tf1.train.string_input_producer(["a", "b"], num_epochs=1)
+        _, v = tf1.TextLineReader().read(q)
+        tf1.train.batch([v], batch_size=2)
+        tf1.train.shuffle_batch([v], batch_size=2, capacity=10, min_after_dequeue=2)
+    names = {(op.name, op.type) for op in g.get_operations()}
+    # as TF 2.21 names this program's ops (its summaries and Assert aside)
+    assert {("input_producer", "FIFOQueueV2"), ("input_producer/RandomShuffle", "RandomShuffle"),
+            ("input_producer/limit_epochs", "Identity"),
+            ("input_producer/limit_epochs/ResourceCountUpTo", "ResourceCountUpTo"),
+            ("input_producer/input_producer_EnqueueMany", "QueueEnqueueManyV2"),
+            ("input_producer/input_producer_Close_1", "QueueCloseV2"),
+            ("ReaderReadV2", "ReaderReadV2"), ("batch/fifo_queue", "FIFOQueueV2"),
+            ("batch/fifo_queue_enqueue", "QueueEnqueueV2"), ("batch", "QueueDequeueManyV2"),
+            ("shuffle_batch/random_shuffle_queue", "RandomShuffleQueueV2"),
+            ("shuffle_batch", "QueueDequeueManyV2")} <= names
