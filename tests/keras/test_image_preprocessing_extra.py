@@ -100,3 +100,38 @@ def test_extra_bad_arguments():
         L.RandomShear(-0.5)
     with pytest.raises(ValueError, match="range"):
         L.Solarization(2.0)
+
+
+def test_mixup_and_cutmix_mix_labels_with_images():
+    n = 8
+    x = np.repeat(np.arange(n, dtype=np.float32).reshape(n, 1, 1, 1), 3, 1)
+    x = np.tile(x, (1, 1, 10, 1))                      # image i is filled with the value i
+    labels = np.eye(n, dtype=np.float32)
+    out = L.MixUp(0.4, seed=3)({"images": x, "labels": labels})
+    img, lab = out["images"].numpy(), out["labels"].numpy()
+    np.testing.assert_allclose(lab.sum(axis=1), 1.0, rtol=1e-5)
+    # an image's value is its label's expectation of the source index
+    np.testing.assert_allclose(img[:, 0, 0, 0], lab @ np.arange(n), rtol=1e-4, atol=1e-4)
+    out = L.CutMix(seed=4)({"images": x, "labels": labels})
+    img, lab = out["images"].numpy(), out["labels"].numpy()
+    np.testing.assert_allclose(lab.sum(axis=1), 1.0, rtol=1e-5)
+    for i in range(n):
+        vals, counts = np.unique(img[i, ..., 0], return_counts=True)
+        assert set(vals) <= {float(i)} | set(np.flatnonzero(lab[i] > 1e-6).astype(float))
+        own = counts[vals == i].sum() / img[i, ..., 0].size if i in vals else 0.0
+        # the label weight left to the image is the area the box left (box edges in pixels)
+        assert abs(lab[i, i] - own) < 0.35 or np.count_nonzero(lab[i] > 1e-6) == 1
+    same = L.CutMix()({"images": x, "labels": labels}, training=False)
+    np.testing.assert_array_equal(same["images"].numpy(), x)
+    np.testing.assert_array_equal(same["labels"].numpy(), labels)
+
+
+def test_dict_inputs_share_one_draw_with_segmentation_masks():
+    x = np.random.default_rng(6).random((4, 6, 6, 1)).astype(np.float32)
+    out = L.RandomFlip("horizontal", seed=5)({"images": x, "segmentation_masks": x,
+                                              "labels": np.arange(4)})
+    np.testing.assert_array_equal(out["images"].numpy(), out["segmentation_masks"].numpy())
+    np.testing.assert_array_equal(out["labels"].numpy(), np.arange(4))
+    masks = np.round(x * 3)
+    out = L.RandomRotation(0.2, fill_mode="nearest")({"images": x, "segmentation_masks": masks})
+    assert set(np.unique(out["segmentation_masks"].numpy())) <= set(np.unique(masks))

@@ -120,6 +120,12 @@ class _AffineLayer(ImagePreprocessingLayer):
         return affine_transform(images, matrix, self.interpolation, self.fill_mode,
                                 self.fill_value, self.data_format)
 
+    def transform_segmentation_masks(self, masks, transformation, training=True):
+        if not training or transformation is None:
+            return masks
+        return affine_transform(masks, self.matrix(masks, transformation), "nearest",
+                                self.fill_mode, self.fill_value, self.data_format)
+
     def _uniform(self, shape, low, high):
         return random_ops.random_uniform(shape, low, high, seed=self.seed)
 
@@ -156,6 +162,11 @@ class RandomFlip(ImagePreprocessingLayer):
             out = arithmetic.where(transformation, array_reorder.reverse(out, [w_axis - 1]),
                                    out)
         return out
+
+    def transform_segmentation_masks(self, masks, transformation, training=True):
+        if not training or transformation is None:
+            return masks
+        return self.transform_images(masks, transformation, training)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "seed": self.seed, "mode": self.mode,

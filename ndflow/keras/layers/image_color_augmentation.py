@@ -13,10 +13,15 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.keras.layers.image_augmentation import _batch, _shape
-from ndflow.keras.layers.image_preprocessing import ImagePreprocessingLayer, saturate_cast
+from ndflow.keras.layers.image_preprocessing import (
+    ImagePreprocessingLayer,
+    dims,
+    saturate_cast,
+)
 from ndflow.ops import (
     arithmetic,
     array_core,
+    array_fill,
     array_gather,
     array_range,
     array_transpose,
@@ -289,10 +294,7 @@ class MixUp(ImagePreprocessingLayer):
         n = _batch(images)
         order = random_ops.random_shuffle(array_range.range(0, n, dtype=dtypes.int64),
                                           seed=self.seed)
-        shape = _shape(n)
-        g1 = random_gamma_poisson.random_gamma(shape, self.alpha, seed=self.seed)
-        g2 = random_gamma_poisson.random_gamma(shape, self.alpha, seed=self.seed)
-        return g1 / (g1 + g2), order
+        return _beta(_shape(n), self.alpha, dtypes.float32, self.seed), order
 
     def transform_images(self, images, transformation=None, training=True):
         if not training:
@@ -305,5 +307,92 @@ class MixUp(ImagePreprocessingLayer):
         other = array_gather.gather(images, order, axis=0)
         return weight * images + (1.0 - weight) * other
 
+    def transform_labels(self, labels, transformation, training=True):
+        if not training or transformation is None:
+            return labels
+        return _mix_labels(labels, transformation[0], transformation[1], self.compute_dtype)
+
     def get_config(self) -> dict:
         return {**super().get_config(), "alpha": self.alpha, "seed": self.seed}
+
+
+def _mix_labels(labels, weight, order, dtype):
+    """`w * labels + (1 - w) * labels[order]` per example (one-hot or soft labels)."""
+    labels = cast(labels, dtype)
+    rank = labels.shape.rank or 1
+    weight = cast(array_core.reshape(weight, [-1] + [1] * (rank - 1)), dtype)
+    return weight * labels + (1.0 - weight) * array_gather.gather(labels, order, axis=0)
+
+
+def _beta(shape, alpha, dtype, seed):
+    """Beta(alpha, alpha) draws as G1 / (G1 + G2) of two Gamma(alpha) draws."""
+    g1 = random_gamma_poisson.random_gamma(shape, alpha, dtype=dtype, seed=seed)
+    g2 = random_gamma_poisson.random_gamma(shape, alpha, dtype=dtype, seed=seed)
+    return g1 / (g1 + g2)
+
+
+@keras_export("keras.layers.CutMix")
+class CutMix(ImagePreprocessingLayer):
+    """Pastes a random box of another image of the batch (a random permutation) into each
+    image; the box covers 1 - w of the area, w ~ Beta(a, a) with a drawn in `factor`, and
+    labels mix by the box's actual area (Keras 3.15). Unbatched images pass through."""
+
+    _USE_BASE_FACTOR = False
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor=1.0, seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.seed = seed
+
+    def get_random_transformation(self, images, training=True, seed=None):
+        if not training or images.shape.rank == 3:
+            return None
+        dtype = self.compute_dtype
+        first = self.data_format == "channels_first"
+        d = dims(images)
+        n, h, w = d[0], *(d[2:4] if first else d[1:3])
+        channels = d[1] if first else d[3]
+        alpha = random_ops.random_uniform([], self.factor[0], self.factor[1], dtype=dtype,
+                                          seed=self.seed) + 1e-6
+        ratio = math.sqrt(1.0 - _beta(_shape(n), alpha, dtype, self.seed))
+
+        def bounds(length):
+            length = cast(length, dtype)
+            crop = ratio * length
+            start = random_ops.random_uniform(_shape(n), dtype=dtype, seed=self.seed) * (
+                length - crop)
+            return array_core.reshape(start, [-1, 1, 1, 1]), \
+                array_core.reshape(start + crop, [-1, 1, 1, 1])
+        x0, x1 = bounds(w)
+        y0, y1 = bounds(h)
+        gy = cast(array_range.range(0, h), dtype)
+        gx = cast(array_range.range(0, w), dtype)
+        gy = array_core.reshape(gy, [1, 1, -1, 1] if first else [1, -1, 1, 1])
+        gx = array_core.reshape(gx, [1, 1, 1, -1] if first else [1, 1, -1, 1])
+        inside = comparison.logical_and(
+            comparison.logical_and(comparison.greater_equal(gx, x0), comparison.less(gx, x1)),
+            comparison.logical_and(comparison.greater_equal(gy, y0), comparison.less(gy, y1)))
+        reps = [1, channels, 1, 1] if first else [1, 1, 1, channels]
+        mask = array_fill.tile(inside, _shape(*reps))
+        area = cast(w, dtype) * cast(h, dtype)
+        weight = array_core.reshape(1.0 - (x1 - x0) * (y1 - y0) / area, [-1])
+        order = random_ops.random_shuffle(array_range.range(0, n, dtype=dtypes.int32),
+                                          seed=self.seed)
+        return mask, weight, order
+
+    def transform_images(self, images, transformation=None, training=True):
+        images = cast(images, self.compute_dtype)
+        if not training or transformation is None:
+            return images
+        mask, _, order = transformation
+        return arithmetic.where(mask, array_gather.gather(images, order, axis=0), images)
+
+    def transform_labels(self, labels, transformation, training=True):
+        if not training or transformation is None:
+            return labels
+        _, weight, order = transformation
+        return _mix_labels(labels, weight, order, self.compute_dtype)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "factor": self.factor, "seed": self.seed}

@@ -122,11 +122,36 @@ class ImagePreprocessingLayer(Layer):
                              f"of images). Received: data.shape={tuple(images.shape.as_list())}")
         return rank == 4
 
+    def transform_labels(self, labels, transformation, training=True):
+        return labels
+
+    def transform_segmentation_masks(self, masks, transformation, training=True):
+        raise NotImplementedError(f"{type(self).__name__} does not transform segmentation "
+                                  "masks in ndflow yet")
+
     def call(self, inputs, training=True):
-        images = convert_to_tensor(inputs)
+        if not isinstance(inputs, dict):
+            images = convert_to_tensor(inputs)
+            self.check_rank(images)
+            transformation = self.get_random_transformation(images, training=training)
+            return self.transform_images(images, transformation, training=training)
+        # Keras' dict form: {"images", "labels", "segmentation_masks"} share one draw
+        data = dict(inputs)
+        images = convert_to_tensor(data["images"])
         self.check_rank(images)
         transformation = self.get_random_transformation(images, training=training)
-        return self.transform_images(images, transformation, training=training)
+        data["images"] = self.transform_images(images, transformation, training=training)
+        if "bounding_boxes" in data:
+            raise NotImplementedError("Bounding boxes are not supported by ndflow's image "
+                                      "preprocessing layers yet")
+        if "labels" in data:
+            data["labels"] = self.transform_labels(convert_to_tensor(data["labels"]),
+                                                   transformation, training=training)
+        if "segmentation_masks" in data:
+            data["segmentation_masks"] = self.transform_segmentation_masks(
+                convert_to_tensor(data["segmentation_masks"]), transformation,
+                training=training)
+        return data
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)
