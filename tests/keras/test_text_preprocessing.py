@@ -242,3 +242,16 @@ def test_unzipped_model_directory_keeps_vocabulary(tmp_path):
     assert vocab.read_text().splitlines() == ["", "[UNK]", "b", "c", "a"]
     loaded = tf.keras.models.load_model(str(tmp_path / "m"))
     np.testing.assert_array_equal(loaded(tf.constant([["b a c"]])).numpy(), [[2, 4, 3]])
+
+
+def test_sparse_inputs_as_keras():
+    sp = tf.SparseTensor([[0, 0], [1, 2]], ["a", "zz"], [2, 3])
+    out = tf.keras.layers.StringLookup(vocabulary=["a", "b"])(sp)
+    assert isinstance(out, tf.SparseTensor)
+    assert out.values.numpy().tolist() == [1, 0]
+    multi = tf.keras.layers.StringLookup(vocabulary=["a", "b"], output_mode="multi_hot")(sp)
+    np.testing.assert_array_equal(multi.numpy(), [[0, 1, 0], [1, 0, 0]])
+    assert tf.keras.layers.Hashing(num_bins=5)(sp).values.numpy().tolist() == [4, 2]
+    ints = tf.SparseTensor([[0, 1]], tf.constant([6], tf.int64), [1, 2])
+    np.testing.assert_array_equal(tf.keras.layers.IntegerLookup(vocabulary=[5, 6])(ints).numpy(),
+                                  [[0, 2]])

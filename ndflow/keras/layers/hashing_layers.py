@@ -14,6 +14,7 @@ from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import expand_dims, reshape, squeeze
 from ndflow.ops.cast import cast
 from ndflow.ops.sparse_cross import cross_hashed
+from ndflow.ops.sparse_tensor import SparseTensor
 from ndflow.ops.sparse_tensor import sparse_tensor_to_dense as to_dense
 from ndflow.ops.string_hash_ops import string_to_hash_bucket_fast, string_to_hash_bucket_strong
 from ndflow.ops.string_ops import as_string
@@ -80,9 +81,17 @@ class Hashing(Layer):
 
     def __call__(self, inputs, *args, **kwargs):
         # the inputs are ids or strings: no float casting to the layer's dtype
-        return super().__call__(convert_to_tensor(inputs), *args, **kwargs)
+        if not isinstance(inputs, SparseTensor):
+            inputs = convert_to_tensor(inputs)
+        return super().__call__(inputs, *args, **kwargs)
 
     def call(self, inputs):
+        if isinstance(inputs, SparseTensor):
+            if self.output_mode != "int":
+                raise NotImplementedError("Hashing of a SparseTensor takes output_mode='int' "
+                                          "in ndflow")
+            return SparseTensor(inputs.indices, self._hash_values_to_bins(inputs.values),
+                                inputs.dense_shape)
         inputs = convert_to_tensor(inputs)
         if self.output_mode == "one_hot" and inputs.shape.rank and inputs.shape[-1] == 1:
             inputs = squeeze(inputs, -1)

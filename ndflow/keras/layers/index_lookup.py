@@ -24,6 +24,7 @@ from ndflow.ops.control_flow_assert import Assert
 from ndflow.ops.lookup_initializers import KeyValueTensorInitializer
 from ndflow.ops.lookup_tables import StaticHashTable
 from ndflow.ops.ragged_tensor import RaggedTensor
+from ndflow.ops.sparse_tensor import SparseTensor, sparse_tensor_to_dense
 from ndflow.ops.string_hash_ops import string_to_hash_bucket_fast, string_to_hash_bucket_strong
 from ndflow.ops.string_ops import as_string
 from ndflow.train.init_scope import init_scope
@@ -361,6 +362,12 @@ class IndexLookup(Layer):
                 return lookups
             # rows padded with an id the encoding drops
             return self._encode(lookups.to_tensor(default_value=_INT64_MAX))
+        if isinstance(inputs, SparseTensor):
+            lookups = SparseTensor(inputs.indices, self._lookup_dense(inputs.values),
+                                   inputs.dense_shape)
+            if self.output_mode == "int":
+                return lookups
+            return self._encode(sparse_tensor_to_dense(lookups, default_value=_INT64_MAX))
         inputs = convert_to_tensor(inputs)
         rank0 = inputs.shape.rank == 0
         if rank0:
@@ -463,3 +470,8 @@ class IntegerLookup(IndexLookup):
                          invert=invert, output_mode=output_mode, sparse=sparse,
                          pad_to_max_tokens=pad_to_max_tokens, oov_method=oov_method, salt=salt,
                          name=name, **kwargs)
+
+    def call(self, inputs):
+        if isinstance(inputs, SparseTensor):  # Keras 3 densifies them first (zeros filled in)
+            inputs = sparse_tensor_to_dense(inputs)
+        return super().call(inputs)
