@@ -19,10 +19,12 @@ from tensorboard.compat.proto import meta_graph_pb2, variable_pb2
 from ndflow.core import errors
 from ndflow.core.atomic_file import atomic_write
 from ndflow.core.graph_def import graph_to_graph_def
+from ndflow.core.protos.queue_runner_pb import QueueRunnerDef
 from ndflow.core.versions import GIT_VERSION, VERSION
 from ndflow.ops.importer import import_graph_def
 from ndflow.ops.partitioned_variables import SaveSliceInfo
 from ndflow.ops.variables import GraphKeys, Variable
+from ndflow.train.queue_runner import QueueRunner
 
 _VARIABLE_COLLECTIONS = (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES,
                          GraphKeys.LOCAL_VARIABLES, GraphKeys.MODEL_VARIABLES)
@@ -57,6 +59,11 @@ def build_meta_graph(graph):
         if variables:
             values = meta.collection_def[key].bytes_list.value
             values.extend(variable_def(v).SerializeToString() for v in variables)
+    runners = [r.to_proto() for r in graph.get_collection(GraphKeys.QUEUE_RUNNERS)
+               if isinstance(r, QueueRunner)]  # TF1 input pipelines' queue runners
+    if any(r is not None for r in runners):
+        meta.collection_def[GraphKeys.QUEUE_RUNNERS].bytes_list.value.extend(
+            r.SerializeToString() for r in runners if r is not None)
     return meta
 
 
@@ -146,6 +153,11 @@ def import_into_graph(meta, graph, scope: str = "", clear_devices: bool = False)
                     var = by_handle[proto.variable_name] = variable_from_def(graph, proto,
                                                                              scope)
                 graph.add_to_collection(key, var)
+        elif key == GraphKeys.QUEUE_RUNNERS and collection.HasField("bytes_list"):
+            with graph.as_default():
+                for raw in collection.bytes_list.value:
+                    graph.add_to_collection(key, QueueRunner.from_proto(
+                        QueueRunnerDef.FromString(raw), import_scope=scope or None))
         elif collection.HasField("node_list"):
             for name in collection.node_list.value:
                 try:

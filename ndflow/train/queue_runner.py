@@ -13,6 +13,7 @@ import weakref
 from ndflow.core import context, errors, logging
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys
+from ndflow.core.protos.queue_runner_pb import QueueRunnerDef
 from ndflow.runtime.session import get_default_session
 
 
@@ -28,8 +29,10 @@ class QueueRunner:
                                "enabled. Instead, please use tf.data to get data into your "
                                "model.")
         if queue_runner_def is not None:
-            raise NotImplementedError("QueueRunner from a QueueRunnerDef is not supported "
-                                      "by ndflow")
+            if queue or enqueue_ops:
+                raise ValueError("queue_runner_def and queue are mutually exclusive.")
+            self._init_from_proto(queue_runner_def, import_scope)
+            return
         if not queue or not enqueue_ops:
             raise ValueError("Must provide queue and enqueue_ops.")
         self._queue = queue
@@ -48,6 +51,42 @@ class QueueRunner:
         self._lock = threading.Lock()
         self._runs_per_session = weakref.WeakKeyDictionary()
         self._exceptions_raised: list = []
+
+    def _init_from_proto(self, proto, import_scope):
+        graph = context.get_default_graph()
+
+        def element(name):
+            return graph.as_graph_element(f"{import_scope}/{name}" if import_scope else name)
+        self._queue = _ImportedQueue(element(proto.queue_name))
+        self._enqueue_ops = [element(n) for n in proto.enqueue_op_name]
+        self._close_op = element(proto.close_op_name)
+        self._cancel_op = element(proto.cancel_op_name)
+        self._queue_closed_exception_types = tuple(
+            errors.exception_type_from_error_code(c)
+            for c in proto.queue_closed_exception_types) or (errors.OutOfRangeError,)
+        self._lock = threading.Lock()
+        self._runs_per_session = weakref.WeakKeyDictionary()
+        self._exceptions_raised = []
+
+    def to_proto(self, export_scope=None):
+        """The QueueRunnerDef of this runner (None when its queue is outside
+        `export_scope`)."""
+        name = self._queue.name
+        if export_scope and not name.startswith(export_scope):
+            return None
+
+        def strip(n):
+            return n[len(export_scope) + 1:] if export_scope and n.startswith(
+                export_scope + "/") else n
+        return QueueRunnerDef(
+            queue_name=strip(name), enqueue_op_name=[strip(op.name) for op in self._enqueue_ops],
+            close_op_name=strip(self._close_op.name), cancel_op_name=strip(self._cancel_op.name),
+            queue_closed_exception_types=[t.error_code
+                                          for t in self._queue_closed_exception_types])
+
+    @staticmethod
+    def from_proto(queue_runner_def, import_scope=None):
+        return QueueRunner(queue_runner_def=queue_runner_def, import_scope=import_scope)
 
     @property
     def queue(self):
@@ -137,6 +176,14 @@ class QueueRunner:
             if start:
                 t.start()
         return threads
+
+
+class _ImportedQueue:
+    """The queue of a runner rebuilt from a QueueRunnerDef: its creating op's name."""
+
+    def __init__(self, op):
+        self.op = op
+        self.name = op.name
 
 
 @tf_export(v1=["train.add_queue_runner"])

@@ -293,3 +293,25 @@ def test_pipeline_ops_are_named_as_tensorflow_names_them():
             ("batch/fifo_queue_enqueue", "QueueEnqueueV2"), ("batch", "QueueDequeueManyV2"),
             ("shuffle_batch/random_shuffle_queue", "RandomShuffleQueueV2"),
             ("shuffle_batch", "QueueDequeueManyV2")} <= names
+
+
+def test_meta_graph_keeps_queue_runners(tmp_path):
+    g = tf.Graph()
+    with g.as_default():
+        q = tf1.train.range_input_producer(6, num_epochs=1, shuffle=False)
+        tf1.train.batch([q.dequeue()], batch_size=2)
+        saver = tf1.train.Saver(var_list=[tf1.Variable(1.0)])
+        with tf1.Session() as sess:
+            sess.run(tf1.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "model"))  # writes model.meta
+    g2 = tf.Graph()
+    with g2.as_default():
+        restorer = tf1.train.import_meta_graph(path + ".meta")
+        runners = tf1.get_collection(tf1.GraphKeys.QUEUE_RUNNERS)
+        assert [r.queue.name for r in runners] == ["input_producer", "batch/fifo_queue"]
+        assert runners[0].enqueue_ops[0].name == "input_producer/input_producer_EnqueueMany"
+        with tf1.Session() as sess:
+            restorer.restore(sess, path)
+            sess.run(tf1.local_variables_initializer())
+            batches = _run_to_end(sess, "batch:0")
+    assert [b.tolist() for b in batches] == [[0, 1], [2, 3], [4, 5]]
