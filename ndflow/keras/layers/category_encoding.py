@@ -71,8 +71,8 @@ class CategoryEncoding(Layer):
             if self.output_mode != "count":
                 raise ValueError("`count_weights` is not used when `output_mode` is not "
                                  f"`'count'`. Received `count_weights={count_weights}`.")
-            count_weights = convert_to_tensor(count_weights, self.compute_dtype)
-        return encode_categorical(inputs, self.output_mode, self.num_tokens, self.compute_dtype,
+            count_weights = cast(convert_to_tensor(count_weights), self.compute_dtype)
+        return encode_categorical(inputs, self.output_mode, self.num_tokens, self.dtype,
                                   count_weights)
 
     def compute_output_shape(self, input_shape):
