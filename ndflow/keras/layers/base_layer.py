@@ -518,7 +518,9 @@ def serialize(layer) -> dict:
         registered = serialization_lib.registered_name(cls)
         module = None if registered else cls.__module__
         registered = registered or cls.__name__
-    out = {"module": module, "class_name": cls.__name__, "config": layer.get_config(),
+    # (a class Keras saves under its exported name sets `_keras_class_name`)
+    out = {"module": module, "class_name": getattr(cls, "_keras_class_name", cls.__name__),
+           "config": layer.get_config(),
            "registered_name": registered}
     build_config = layer.get_build_config()
     if build_config is not None:
