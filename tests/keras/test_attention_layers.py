@@ -231,3 +231,15 @@ def test_errors_match_keras():
         L.TimeDistributed(L.Dense(2))(np.zeros((2, 3)))
     with pytest.raises(ValueError, match="TimeDistributed"):
         L.TimeDistributed(object())
+
+
+def test_saved_under_keras_names():
+    """GroupQueryAttention is written by its exported name (Keras' class is
+    GroupedQueryAttention, its weights under grouped_query_attention/_query_dense ...), the
+    legacy ThresholdedReLU under keras._legacy.layers, as Keras 3 reads them."""
+    gqa = L.serialize(L.GroupQueryAttention(2, 2, 1))
+    assert (gqa["module"], gqa["class_name"]) == ("keras.layers", "GroupQueryAttention")
+    assert type(L.deserialize(gqa)).__name__ == "GroupedQueryAttention"
+    relu = L.serialize(L.ThresholdedReLU(0.5))
+    assert (relu["module"], relu["class_name"]) == ("keras._legacy.layers", "ThresholdedReLU")
+    assert L.deserialize(relu).theta == 0.5

@@ -10,7 +10,7 @@ from ndflow.core.api_export import keras_export
 from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
 from ndflow.keras.layers.activation_layers import Softmax, _large_negative
-from ndflow.keras.layers.base_layer import Layer, _shape_tuple
+from ndflow.keras.layers.base_layer import _BUILTIN_LAYERS, Layer, _shape_tuple
 from ndflow.keras.layers.core_layers import Dropout
 from ndflow.keras.layers.einsum_dense import EinsumDense
 from ndflow.keras.layers.multi_head_attention import MultiHeadAttention
@@ -23,9 +23,13 @@ from ndflow.ops.einsum import einsum
 
 @keras_export("keras.layers.GroupQueryAttention")
 class GroupedQueryAttention(Layer):
-    """`layer(query, value, key=None, attention_mask=None, return_attention_scores=False,
+    """Keras 3's GroupedQueryAttention: saved as "GroupQueryAttention", its exported name,
+    its weights under the class's snake-case name as Keras does.
+    `layer(query, value, key=None, attention_mask=None, return_attention_scores=False,
     training=None, use_causal_mask=False)` with `num_query_heads` query heads of size
     `head_dim` and `num_key_value_heads` key/value heads (a divisor of the former)."""
+
+    _keras_class_name = "GroupQueryAttention"
 
     def __init__(self, head_dim, num_query_heads, num_key_value_heads, dropout=0.0,
                  use_bias=True, sliding_window=None, flash_attention=None,
@@ -61,10 +65,8 @@ class GroupedQueryAttention(Layer):
                              "Please set dropout to 0.0 to use flash attention.")
         self._shapes_dict = None
 
-    query_dense = property(lambda self: self._query_dense)
-    key_dense = property(lambda self: self._key_dense)
-    value_dense = property(lambda self: self._value_dense)
-    output_dense = property(lambda self: self._output_dense)
+    # (no public query_dense ... properties: Keras 3 saves the projections under their
+    # private names, _query_dense ...)
 
     def _dense(self, equation, out_shape, bias_axes, name, activation=None):
         return EinsumDense(
@@ -187,3 +189,7 @@ class GroupedQueryAttention(Layer):
                 "kernel_constraint": constraints.serialize(self.kernel_constraint),
                 "bias_constraint": constraints.serialize(self.bias_constraint),
                 "seed": self.seed}
+
+
+# Keras' files name the class "GroupQueryAttention"
+_BUILTIN_LAYERS["GroupQueryAttention"] = GroupedQueryAttention

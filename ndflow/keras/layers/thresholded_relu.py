@@ -13,6 +13,8 @@ from ndflow.ops.comparison import greater
 class ThresholdedReLU(Layer):
     """`inputs * (inputs > theta)` (theta >= 0, default 1.0)."""
 
+    _keras_module = "keras._legacy.layers"   # where Keras' saving finds the legacy class
+
     def __init__(self, theta=1.0, **kwargs):
         super().__init__(**kwargs)
         if theta is None:
