@@ -320,6 +320,10 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
                            "enabled.")
     meta = meta_graph_or_file if hasattr(meta_graph_or_file, "graph_def") else \
         meta_graph.read_meta_graph(meta_graph_or_file)
-    variables = meta_graph.import_into_graph(meta, context.get_default_graph(),
-                                             import_scope or "", clear_devices)
-    return Saver() if variables else None
+    graph = context.get_default_graph()
+    variables = meta_graph.import_into_graph(meta, graph, import_scope or "", clear_devices)
+    # As TF: a Saver only when there is something to save (a TF1 input pipeline's meta graph
+    # holds just local variables such as limit_epochs' counter).
+    saved = {id(x) for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.SAVEABLE_OBJECTS)
+             for x in graph.get_collection(key)}
+    return Saver() if any(id(v) in saved for v in variables) else None

@@ -35,6 +35,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     lookup_ops,
     queue_ops,
     reader_ops,
+    summary_v1_kernels,
     math,
     math_cumulative,
     math_special,

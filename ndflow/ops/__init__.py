@@ -122,6 +122,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     lookup_tables,
     data_flow_queues,
     io_readers,
+    summary_v1_ops,
     losses_impl,
     module,
     nn_activation_composite,

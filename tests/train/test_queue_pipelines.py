@@ -315,3 +315,22 @@ def test_meta_graph_keeps_queue_runners(tmp_path):
             sess.run(tf1.local_variables_initializer())
             batches = _run_to_end(sess, "batch:0")
     assert [b.tolist() for b in batches] == [[0, 1], [2, 3], [4, 5]]
+
+
+def test_tensorflow_pipeline_meta_graph_runs_its_queue_runners():
+    g = tf.Graph()
+    with g.as_default():
+        tf1.train.import_meta_graph(os.path.join(os.path.dirname(FIXTURE), "pipeline.meta"))
+        assert len(tf1.get_collection(tf1.GraphKeys.QUEUE_RUNNERS)) == 2
+        with tf1.Session() as sess:
+            sess.run(tf1.local_variables_initializer())
+            coord = tf1.train.Coordinator()
+            threads = tf1.train.start_queue_runners(sess, coord)
+            assert sess.run("batch:0").tolist() == [0, 1]
+            summary = tf1.Summary.FromString(sess.run("batch/fraction_of_32_full:0"))
+            assert summary.value[0].tag == "batch/fraction_of_32_full"  # TF's ScalarSummary
+            assert [sess.run("batch:0").tolist() for _ in range(2)] == [[2, 3], [4, 5]]
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run("batch:0")
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=5)
