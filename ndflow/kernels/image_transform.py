@@ -95,38 +95,38 @@ def projective_transform(images, transforms, oh, ow, fill, interpolation, mode):
     proj = t[:, 6] * xs + t[:, 7] * ys + 1.0                     # [N, OH, OW]
     in_x = (t[:, 0] * xs + t[:, 1] * ys + t[:, 2]) / proj
     in_y = (t[:, 3] * xs + t[:, 4] * ys + t[:, 5]) / proj
-    x = _map(mode, in_x, w).expand(b, oh, ow)
-    y = _map(mode, in_y, h).expand(b, oh, ow)
-    # TF 2.21 samples CONSTANT-mode points outside the image too (neighbours read as fill)
-    outside = (proj == 0).expand(b, oh, ow)
-    x = torch.where(outside, torch.zeros_like(x), x)
-    y = torch.where(outside, torch.zeros_like(y), y)
-    flat = images.reshape(b, h * w, ch)
-    fill_t = torch.tensor(fill, dtype=torch.float32, device=dev)
+    nowhere = proj == 0
+    x = torch.where(nowhere, -1.0, _map(mode, in_x, w))
+    y = torch.where(nowhere, -1.0, _map(mode, in_y, h))
+    nearest = interpolation == "NEAREST"
+    # A one-pixel border of fill_value: every out-of-image neighbour is clamped onto it, so
+    # reads need no masks; flat index 0 (a border pixel) serves zero-denominator points.
+    work = images if nearest else images.to(torch.float32)
+    padded = torch.full((b, h + 2, w + 2, ch), fill, dtype=work.dtype, device=dev)
+    padded[:, 1:-1, 1:-1] = work
+    flat = padded.reshape(b, (h + 2) * (w + 2), ch)
 
-    def read(yi: torch.Tensor, xi: torch.Tensor) -> torch.Tensor:
-        """Pixels at integer (yi, xi) [B, OH, OW] as float32 [B, OH, OW, C]; fill outside."""
-        valid = (yi >= 0) & (yi < h) & (xi >= 0) & (xi < w)
-        idx = (yi.clamp(0, h - 1) * w + xi.clamp(0, w - 1)).reshape(b, oh * ow, 1)
-        vals = torch.gather(flat, 1, idx.expand(b, oh * ow, ch)).reshape(b, oh, ow, ch)
-        return torch.where(valid[..., None], vals.to(torch.float32), fill_t)
+    def index(yi: torch.Tensor, xi: torch.Tensor) -> torch.Tensor:
+        yi = (yi.clamp(-1.0, float(h)) + 1.0).long()
+        xi = (xi.clamp(-1.0, float(w)) + 1.0).long()
+        return torch.where(nowhere, 0, yi * (w + 2) + xi)
 
-    if interpolation == "NEAREST":  # a gather in the input's dtype: exact
-        xr, yr = _round_half_away(x), _round_half_away(y)
-        valid = (~outside) & (yr >= 0) & (yr < h) & (xr >= 0) & (xr < w)
-        idx = (yr.clamp(0, h - 1) * w + xr.clamp(0, w - 1)).reshape(b, oh * ow, 1)
-        vals = torch.gather(flat, 1, idx.expand(b, oh * ow, ch)).reshape(b, oh, ow, ch)
-        fill_same = torch.tensor(fill, dtype=torch.float64).to(images.dtype)
-        return torch.where(valid[..., None], vals, fill_same)
-    else:
-        x0, y0 = x.floor(), y.floor()
-        x1, y1 = x0 + 1, y0 + 1
-        x0i, y0i, x1i, y1i = (v.clamp(-2.0 ** 40, 2.0 ** 40).long() for v in (x0, y0, x1, y1))
-        wx0, wx1 = (x1 - x)[..., None], (x - x0)[..., None]
-        top = wx0 * read(y0i, x0i) + wx1 * read(y0i, x1i)
-        bottom = wx0 * read(y1i, x0i) + wx1 * read(y1i, x1i)
-        out = (y1 - y)[..., None] * top + (y - y0)[..., None] * bottom
-    out = torch.where(outside[..., None], fill_t, out)
+    def gather(idx: torch.Tensor, k: int) -> torch.Tensor:
+        """idx [N, k, OH, OW] -> pixels [B, k, OH, OW, C]."""
+        idx = idx.reshape(idx.shape[0], -1, 1).expand(b, k * oh * ow, ch)
+        return torch.gather(flat, 1, idx).reshape(b, k, oh, ow, ch)
+
+    if nearest:  # a gather in the input's dtype: exact
+        return gather(index(_round_half_away(y).float(), _round_half_away(x).float())[:, None],
+                      1)[:, 0]
+    x0, y0 = x.floor(), y.floor()
+    x1, y1 = x0 + 1, y0 + 1
+    idx = torch.stack([index(y0, x0), index(y0, x1), index(y1, x0), index(y1, x1)], 1)
+    v = gather(idx, 4)
+    wx0, wx1 = (x1 - x)[..., None], (x - x0)[..., None]
+    top = wx0 * v[:, 0] + wx1 * v[:, 1]
+    bottom = wx0 * v[:, 2] + wx1 * v[:, 3]
+    out = (y1 - y)[..., None] * top + (y - y0)[..., None] * bottom
     if not images.dtype.is_floating_point:
         out = torch.trunc(out)
     return out.to(images.dtype)
