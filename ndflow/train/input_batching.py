@@ -12,10 +12,13 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.arithmetic import maximum
 from ndflow.ops.array_core import expand_dims, reshape, shape
 from ndflow.ops.array_fill import fill
 from ndflow.ops.array_mask import boolean_mask
+from ndflow.ops.cast import cast
 from ndflow.ops.data_flow_queues import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
+from ndflow.summary.v1_summary_ops import scalar as summary_scalar
 from ndflow.train.input_producers import op_scope
 from ndflow.train.queue_runner import QueueRunner, add_queue_runner
 
@@ -137,6 +140,14 @@ def _batch(tensor_lists, original, batch_size, num_threads, capacity, enqueue_ma
             queue = FIFOQueue(capacity=capacity, dtypes=types, shapes=shapes,
                               shared_name=shared_name)
         _enqueue(queue, flat, num_threads, enqueue_many, keep_input)
+        if min_after_dequeue is None:  # TF's queue-fill summaries (in merge_all)
+            summary_scalar(f"fraction_of_{capacity}_full",
+                           cast(queue.size(), dtypes.float32) * (1.0 / capacity))
+        else:
+            over = capacity - min_after_dequeue
+            summary_scalar(f"fraction_over_{min_after_dequeue}_of_{over}_full",
+                           cast(maximum(0, queue.size() - min_after_dequeue), dtypes.float32)
+                           * (1.0 / over))
     return _pack(original, _dequeue(queue, batch_size, allow_smaller_final_batch, final))
 
 

@@ -17,9 +17,11 @@ from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import identity, shape
 from ndflow.ops.array_gather import gather
 from ndflow.ops.array_range import range as range_op
+from ndflow.ops.cast import cast
 from ndflow.ops.data_flow_queues import FIFOQueue, resource_count_up_to
 from ndflow.ops.random import random_shuffle
 from ndflow.ops.variables import Variable
+from ndflow.summary.v1_summary_ops import scalar as summary_scalar
 from ndflow.train.queue_runner import QueueRunner, add_queue_runner
 
 
@@ -82,6 +84,8 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
     with name_scope(scope):
         enqueue = q.enqueue_many([input_tensor])
         add_queue_runner(QueueRunner(q, [enqueue], cancel_op=cancel_op))
+        if summary_name is not None:  # TF's queue-fill summary (in merge_all)
+            summary_scalar(summary_name, cast(q.size(), dtypes.float32) * (1.0 / capacity))
     return q
 
 
@@ -100,7 +104,8 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
             raise ValueError(not_null_err)
     return input_producer(string_tensor, element_shape=[], num_epochs=num_epochs,
                           shuffle=shuffle, seed=seed, capacity=capacity,
-                          shared_name=shared_name, name=scope, cancel_op=cancel_op)
+                          shared_name=shared_name, summary_name=f"fraction_of_{capacity}_full",
+                          name=scope, cancel_op=cancel_op)
 
 
 @tf_export(v1=["train.range_input_producer"])
@@ -111,7 +116,7 @@ def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capaci
     with name_scope(scope):
         r = range_op(limit, dtype=dtypes.int32)
     return input_producer(r, [], num_epochs, shuffle, seed, capacity, shared_name,
-                          name=scope)
+                          f"fraction_of_{capacity}_full", name=scope)
 
 
 @tf_export(v1=["train.slice_input_producer"])

@@ -334,3 +334,18 @@ def test_tensorflow_pipeline_meta_graph_runs_its_queue_runners():
                 sess.run("batch:0")
             coord.request_stop()
             coord.join(threads, stop_grace_period_secs=5)
+
+
+def test_queue_fill_summaries_as_tensorflow():
+    g = tf.Graph()
+    with g.as_default():
+        q = tf1.train.range_input_producer(6, num_epochs=1, shuffle=False)
+        tf1.train.batch([q.dequeue()], batch_size=2)
+        tf1.train.shuffle_batch([q.dequeue()], batch_size=2, capacity=10, min_after_dequeue=2)
+        merged = tf1.summary.merge_all()
+        with tf1.Session() as sess:
+            sess.run(tf1.local_variables_initializer())
+            tags = [v.tag for v in tf1.Summary.FromString(sess.run(merged)).value]
+    # TF 2.21's tags for the same program
+    assert tags == ["input_producer/fraction_of_32_full", "batch/fraction_of_32_full",
+                    "shuffle_batch/fraction_over_2_of_8_full"]
