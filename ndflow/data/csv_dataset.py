@@ -329,6 +329,42 @@ class CsvDataset(DatasetV2):
             yield tuple(_batch_tensor(c, d) for c, d in zip(pending, dts))
 
 
+    def _iter_flat_ignoring_errors(self, on_error):
+        """`ignore_errors()` of this dataset, as TensorFlow's: a bad record is skipped and
+        reading goes on; an unterminated quote ends its file. A file that cannot be read
+        is skipped (TensorFlow 2.21 retries it forever)."""
+        dts = [d for d, _ in self._columns]
+        for path in self._files_list:
+            try:
+                records = split_records(read_bytes(path, self._kind), self._delim,
+                                        self._quoted)
+                if self._header:
+                    next(records, None)
+            except tf_errors.OpError as e:
+                on_error(e)
+                continue
+            while True:
+                try:
+                    fields = next(records)
+                except StopIteration:
+                    break
+                except tf_errors.OpError as e:
+                    on_error(e)
+                    break
+                try:
+                    values = self._row_values(fields)
+                except tf_errors.OpError as e:
+                    on_error(e)
+                    continue
+                yield tuple(_row_tensor(v, d) for v, d in zip(values, dts))
+
+
+def _row_tensor(value, dtype) -> EagerTensor:
+    if dtype is dtypes.string:
+        return EagerTensor(np.array(value, dtype=object), dtype)
+    return EagerTensor(torch.from_numpy(np.array(value, dtype=dtype.as_numpy_dtype)), dtype)
+
+
 def _column_array(values: list, dtype) -> np.ndarray:
     if dtype is dtypes.string:
         out = np.empty(len(values), dtype=object)

@@ -28,7 +28,9 @@ _log = logging.getLogger("ndflow.data")
 def _tolerant(dataset: DatasetV2, on_error):
     """Flat elements of `dataset`, with elements whose map/filter function fails dropped
     (reported to `on_error`). A map or filter runs here element by element, so an error skips
-    one element and iteration goes on; an error raised by any other dataset ends it."""
+    one element and iteration goes on, as does a dataset with its own
+    `_iter_flat_ignoring_errors` (CsvDataset: bad records); an error raised by any other
+    dataset ends it."""
     if isinstance(dataset, (MapDataset, FilterDataset)):
         fn, is_map = dataset._fn, isinstance(dataset, MapDataset)
         for i, flat in enumerate(_tolerant(dataset._input, on_error)):
@@ -41,6 +43,10 @@ def _tolerant(dataset: DatasetV2, on_error):
                 yield out
             elif bool(out[0]._value):
                 yield flat
+        return
+    own = getattr(dataset, "_iter_flat_ignoring_errors", None)  # a reader that can go on
+    if own is not None:
+        yield from own(on_error)
         return
     try:
         yield from dataset._iter_flat()

@@ -114,3 +114,20 @@ def test_make_csv_dataset_errors(csv_dir):
         E.make_csv_dataset("types.csv", 2, header=False)
     with pytest.raises(ValueError, match="Problem inferring types: CSV row 2 has 5"):
         E.make_csv_dataset("types.csv", 2, column_names=["a", "b"])
+
+
+def test_csv_dataset_ignore_errors_skips_bad_records(tmp_path):
+    (tmp_path / "mixed.csv").write_text('1,2\n3\nx,5\n6,7\n"8,9\n')
+    path = str(tmp_path / "mixed.csv")
+    ds = E.CsvDataset(path, [0, 0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Expect 2 fields but have 1"):
+        list(ds)
+    # TensorFlow 2.21: [[1, 2], [6, 7]] (the unterminated quote ends the file)
+    assert [[int(v) for v in r] for r in ds.ignore_errors()] == [[1, 2], [6, 7]]
+    assert [int(v) for v in ds.map(lambda a, b: a + b).ignore_errors()] == [3, 13]
+    (tmp_path / "t.csv").write_text("a,b\n1,2\nx,3\n4,5\n")
+    batches = E.make_csv_dataset(str(tmp_path / "t.csv"), 4, column_defaults=[0, 0],
+                                 label_name="b", num_epochs=1, shuffle=False,
+                                 ignore_errors=True)
+    assert [(f["a"].numpy().tolist(), y.numpy().tolist()) for f, y in batches] == \
+        [([1, 4], [2, 5])]
