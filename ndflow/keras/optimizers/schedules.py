@@ -11,5 +11,6 @@ from ndflow.train.learning_rate_schedule import (
     serialize,
 )
 
-__all__ = ["CosineDecay", "CosineDecayRestarts", "ExponentialDecay", "InverseTimeDecay", "LearningRateSchedule",
-           "PiecewiseConstantDecay", "PolynomialDecay", "deserialize", "serialize"]
+__all__ = ["CosineDecay", "CosineDecayRestarts", "ExponentialDecay", "InverseTimeDecay",
+           "LearningRateSchedule", "PiecewiseConstantDecay", "PolynomialDecay", "deserialize",
+           "serialize"]
