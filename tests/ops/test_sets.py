@@ -4,18 +4,16 @@ graph mode, TF's errors."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 import ndflow as tf
+from tests import fixture_modules
 
 HERE = Path(__file__).parents[1] / "fixtures" / "sets"
-sys.path.insert(0, str(HERE))
-from configs import cases  # noqa: E402
-
-sys.path.remove(str(HERE))
+_configs = fixture_modules.load("sets")
+cases = _configs.cases
 WANT = json.loads((HERE / "results.json").read_text())
 CASES = cases(tf)
 

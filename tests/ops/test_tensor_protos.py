@@ -4,19 +4,18 @@ tests/fixtures/tensor_protos/configs.py, TF's errors, and the round trip back to
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import ndflow as tf
+from tests import fixture_modules
 
 FIXTURE_DIR = Path(__file__).parents[1] / "fixtures" / "tensor_protos"
-sys.path.insert(0, str(FIXTURE_DIR))
-from configs import CASES, ERRORS  # noqa: E402
-
-sys.path.remove(str(FIXTURE_DIR))
+_configs = fixture_modules.load("tensor_protos")
+CASES = _configs.CASES
+ERRORS = _configs.ERRORS
 WANT = json.loads((FIXTURE_DIR / "protos.json").read_text())
 
 

@@ -5,19 +5,21 @@ repeated row), eagerly too; TF's argument errors."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import ndflow as tf
+from tests import fixture_modules
 
 HERE = Path(__file__).parents[1] / "fixtures" / "adaptive_optimizers"
-sys.path.insert(0, str(HERE))
-from configs import E0, OPTIMIZERS, ROWS, W0, train  # noqa: E402
-
-sys.path.remove(str(HERE))
+_configs = fixture_modules.load("adaptive_optimizers")
+E0 = _configs.E0
+OPTIMIZERS = _configs.OPTIMIZERS
+ROWS = _configs.ROWS
+W0 = _configs.W0
+train = _configs.train
 WANT = json.loads((HERE / "trajectories.json").read_text())
 
 

@@ -1,0 +1,19 @@
+"""Loads a fixture's Python module (the calls TensorFlow ran in its generate.py, shared with the
+test) under a name unique to its fixture, so two fixtures' `configs.py` never shadow each other
+in one pytest process (xdist workers run many test files)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def load(fixture: str, module: str = "configs") -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"{fixture}_{module}",
+                                                  FIXTURES / fixture / f"{module}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
