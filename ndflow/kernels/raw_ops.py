@@ -11,6 +11,7 @@ ops' wrappers) and kept; ndflow-internal ops (`_FusedConv2D`, ...) are not liste
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 
 from ndflow.core import context
@@ -19,8 +20,9 @@ from ndflow.ops.op_def import REGISTRY
 
 _FUNCTIONS: dict = {}
 _LOCK = threading.Lock()
-# ndflow's ops without a leading underscore that TensorFlow does not have
-_NOT_TENSORFLOWS = frozenset({"OnnxEngineOp"})
+# ndflow's ops without a leading underscore that TensorFlow does not have, or has with other
+# arguments (ndflow's OneShotIterator takes a dataset token, TF's a dataset_factory function)
+_NOT_TENSORFLOWS = frozenset({"OnnxEngineOp", "OneShotIterator"})
 
 
 def _public(name: str) -> bool:
@@ -28,10 +30,30 @@ def _public(name: str) -> bool:
             and name in REGISTRY)
 
 
+# Inputs whose Python name in TensorFlow (its api_def renames) is not the OpDef's, for the ops
+# ndflow has (read from TF 2.21's tf.raw_ops signatures; tests/ops/test_raw_ops.py compares
+# every signature with them).
+_TF_INPUT_NAMES = {
+    "All": ["input", "axis"], "Any": ["input", "axis"], "ExpandDims": ["input", "axis"],
+    "Max": ["input", "axis"], "Mean": ["input", "axis"], "Min": ["input", "axis"],
+    "Prod": ["input", "axis"], "Select": ["condition", "x", "y"], "Split": ["axis", "value"],
+    "SplitV": ["value", "size_splits", "axis"], "Sum": ["input", "axis"],
+    "Where": ["condition"],
+}
+_TF_ATTR_NAMES = {"Squeeze": {"squeeze_dims": "axis"}}   # OpDef attr -> TensorFlow's keyword
+
+
 def _raw_op(name: str):
     op_def = REGISTRY[name]
     wrapped = op_function(op_def)
-    keys = list(wrapped.__signature__.parameters)
+    params = list(wrapped.__signature__.parameters.values())
+    tf_names = _TF_INPUT_NAMES.get(name, [a.name for a in op_def.inputs])
+    renames = {tf: a.name for tf, a in zip(tf_names, op_def.inputs) if tf != a.name}
+    attr_names = _TF_ATTR_NAMES.get(name, {})
+    renames.update({tf: ours for ours, tf in attr_names.items()})
+    params = [p.replace(name=tf_names[i]) if i < len(tf_names)
+              else p.replace(name=attr_names.get(p.name, p.name)) for i, p in enumerate(params)]
+    keys = [p.name for p in params]
     no_outputs = not op_def.outputs
 
     @functools.wraps(wrapped)
@@ -39,9 +61,16 @@ def _raw_op(name: str):
         if args:
             raise TypeError(f"{wrapped.__name__} only takes keyword args (possible keys: "
                             f"{keys}). Please pass these args as kwargs instead.")
+        for tf_name, ours in renames.items():
+            if tf_name in kwargs:
+                kwargs[ours] = kwargs.pop(tf_name)
+            elif ours in kwargs:   # the OpDef's own name is not TensorFlow's keyword
+                raise TypeError(f"{wrapped.__name__}() got an unexpected keyword argument "
+                                f"'{ours}'")
         out = wrapped(**kwargs)
         return None if no_outputs and context.executing_eagerly() else out
 
+    raw_op.__signature__ = inspect.Signature(params)
     return raw_op
 
 

@@ -53,61 +53,61 @@ _QUEUE_ATTRS = ["component_types: list(type)", "shapes: list(shape) = []",
                 "capacity: int = -1"] + _RESOURCE
 
 FIFOQueueV2 = op_def("FIFOQueueV2", outputs=["handle: resource"], attrs=_QUEUE_ATTRS,
-                     shape=_scalar, stateful=True, not_differentiable=True,
+                     shape=_scalar, stateful=True, gradient_undefined=True,
                      doc="A queue producing elements in first-in first-out order.")
 PaddingFIFOQueueV2 = op_def(
     "PaddingFIFOQueueV2", outputs=["handle: resource"], attrs=_QUEUE_ATTRS, shape=_scalar,
-    stateful=True, not_differentiable=True,
+    stateful=True, gradient_undefined=True,
     doc="A FIFO queue whose dequeue_many pads variable-size components with zeros.")
 RandomShuffleQueueV2 = op_def(
     "RandomShuffleQueueV2", outputs=["handle: resource"],
     attrs=_QUEUE_ATTRS[:3] + ["min_after_dequeue: int = 0", "seed: int = 0", "seed2: int = 0"]
-    + _RESOURCE, shape=_scalar, stateful=True, not_differentiable=True,
+    + _RESOURCE, shape=_scalar, stateful=True, gradient_undefined=True,
     doc="A queue dequeuing elements in a random order.")
 PriorityQueueV2 = op_def(
     "PriorityQueueV2", outputs=["handle: resource"],
     attrs=["component_types: list(type) = []", "shapes: list(shape)",
            "capacity: int = -1"] + _RESOURCE, shape=_scalar, stateful=True,
-    not_differentiable=True,
+    gradient_undefined=True,
     doc="A queue producing elements sorted by their first (int64) component.")
 
 QueueEnqueueV2 = op_def(
     "QueueEnqueueV2", inputs=["handle: resource", "components: Tcomponents"],
     attrs=["Tcomponents: list(type)", "timeout_ms: int = -1"], shape=_none,
-    stateful=True, not_differentiable=True, doc="Enqueues one element.")
+    stateful=True, gradient_undefined=True, doc="Enqueues one element.")
 QueueEnqueueManyV2 = op_def(
     "QueueEnqueueManyV2", inputs=["handle: resource", "components: Tcomponents"],
     attrs=["Tcomponents: list(type)", "timeout_ms: int = -1"], shape=_none,
-    stateful=True, not_differentiable=True,
+    stateful=True, gradient_undefined=True,
     doc="Enqueues the slices of the components along their first dimension.")
 QueueDequeueV2 = op_def(
     "QueueDequeueV2", inputs=["handle: resource"], outputs=["components: component_types"],
     attrs=["component_types: list(type)", "timeout_ms: int = -1"],
-    shape=lambda ctx: _element_shapes(ctx, False), stateful=True, not_differentiable=True,
+    shape=lambda ctx: _element_shapes(ctx, False), stateful=True, gradient_undefined=True,
     doc="Dequeues one element, waiting for one.")
 QueueDequeueManyV2 = op_def(
     "QueueDequeueManyV2", inputs=["handle: resource", "n: int32"],
     outputs=["components: component_types"],
     attrs=["component_types: list(type)", "timeout_ms: int = -1"],
     shape=lambda ctx: _dequeue_many_shape(ctx, True), stateful=True,
-    not_differentiable=True, doc="Dequeues n elements stacked, waiting for them.")
+    gradient_undefined=True, doc="Dequeues n elements stacked, waiting for them.")
 QueueDequeueUpToV2 = op_def(
     "QueueDequeueUpToV2", inputs=["handle: resource", "n: int32"],
     outputs=["components: component_types"],
     attrs=["component_types: list(type)", "timeout_ms: int = -1"],
     shape=lambda ctx: _dequeue_many_shape(ctx, False), stateful=True,
-    not_differentiable=True,
+    gradient_undefined=True,
     doc="Dequeues n elements stacked, or fewer once the queue is closed.")
 QueueCloseV2 = op_def(
     "QueueCloseV2", inputs=["handle: resource"],
     attrs=["cancel_pending_enqueues: bool = false"], shape=_none, stateful=True,
-    not_differentiable=True, doc="Closes the queue: later enqueues fail.")
+    gradient_undefined=True, doc="Closes the queue: later enqueues fail.")
 QueueIsClosedV2 = op_def(
     "QueueIsClosedV2", inputs=["handle: resource"], outputs=["is_closed: bool"],
-    shape=_scalar, stateful=True, not_differentiable=True, doc="Whether the queue is closed.")
+    shape=_scalar, stateful=True, gradient_undefined=True, doc="Whether the queue is closed.")
 QueueSizeV2 = op_def(
     "QueueSizeV2", inputs=["handle: resource"], outputs=["size: int32"], shape=_scalar,
-    stateful=True, not_differentiable=True, doc="The number of elements in the queue.")
+    stateful=True, gradient_undefined=True, doc="The number of elements in the queue.")
 
 
 def _as_list(x):
@@ -352,7 +352,7 @@ class PriorityQueue(QueueBase):
 ResourceCountUpTo = op_def(
     "ResourceCountUpTo", inputs=["resource: resource"], outputs=["output: T"],
     attrs=["limit: int", "T: {int32, int64}"], shape=_scalar, stateful=True,
-    not_differentiable=True, doc="Increments the variable unless it reached `limit`.")
+    gradient_undefined=True, doc="Increments the variable unless it reached `limit`.")
 
 
 def resource_count_up_to(handle, limit: int, dtype, name=None):

@@ -33,7 +33,7 @@ _RESOURCE = ["container: string = ''", "shared_name: string = ''"]
 
 def _reader_op(name, attrs, doc):
     return op_def(name, outputs=["reader_handle: resource"], attrs=attrs + _RESOURCE,
-                  shape=_scalar, stateful=True, not_differentiable=True, doc=doc)
+                  shape=_scalar, stateful=True, gradient_undefined=True, doc=doc)
 
 
 TFRecordReaderV2 = _reader_op("TFRecordReaderV2", ["compression_type: string = ''"],
@@ -53,30 +53,30 @@ IdentityReaderV2 = _reader_op("IdentityReaderV2", [],
 ReaderReadV2 = op_def(
     "ReaderReadV2", inputs=["reader_handle: resource", "queue_handle: resource"],
     outputs=["key: string", "value: string"], shape=lambda ctx: [TensorShape([])] * 2,
-    stateful=True, not_differentiable=True, doc="The next (key, value) record.")
+    stateful=True, gradient_undefined=True, doc="The next (key, value) record.")
 ReaderReadUpToV2 = op_def(
     "ReaderReadUpToV2",
     inputs=["reader_handle: resource", "queue_handle: resource", "num_records: int64"],
     outputs=["keys: string", "values: string"],
-    shape=lambda ctx: [TensorShape([None])] * 2, stateful=True, not_differentiable=True,
+    shape=lambda ctx: [TensorShape([None])] * 2, stateful=True, gradient_undefined=True,
     doc="Up to num_records (key, value) records.")
 ReaderNumRecordsProducedV2 = op_def(
     "ReaderNumRecordsProducedV2", inputs=["reader_handle: resource"],
     outputs=["records_produced: int64"], shape=_scalar, stateful=True,
-    not_differentiable=True, doc="How many records the reader produced.")
+    gradient_undefined=True, doc="How many records the reader produced.")
 ReaderNumWorkUnitsCompletedV2 = op_def(
     "ReaderNumWorkUnitsCompletedV2", inputs=["reader_handle: resource"],
     outputs=["units_completed: int64"], shape=_scalar, stateful=True,
-    not_differentiable=True, doc="How many work units (files) the reader finished.")
+    gradient_undefined=True, doc="How many work units (files) the reader finished.")
 ReaderSerializeStateV2 = op_def(
     "ReaderSerializeStateV2", inputs=["reader_handle: resource"], outputs=["state: string"],
-    shape=_scalar, stateful=True, not_differentiable=True, doc="The reader's state.")
+    shape=_scalar, stateful=True, gradient_undefined=True, doc="The reader's state.")
 ReaderRestoreStateV2 = op_def(
     "ReaderRestoreStateV2", inputs=["reader_handle: resource", "state: string"],
-    shape=_none, stateful=True, not_differentiable=True, doc="Restores a reader's state.")
+    shape=_none, stateful=True, gradient_undefined=True, doc="Restores a reader's state.")
 ReaderResetV2 = op_def(
     "ReaderResetV2", inputs=["reader_handle: resource"], shape=_none, stateful=True,
-    not_differentiable=True, doc="Restores the reader to its initial clean state.")
+    gradient_undefined=True, doc="Restores the reader to its initial clean state.")
 
 
 def _queue_ref(queue):

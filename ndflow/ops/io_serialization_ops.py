@@ -19,23 +19,23 @@ _SPARSE_INPUTS = ["sparse_indices: int64", "sparse_values: T", "sparse_shape: in
 SerializeSparse = op_def(
     "SerializeSparse", inputs=_SPARSE_INPUTS, outputs=["serialized_sparse: out_type"],
     attrs=["T: type", "out_type: {string, variant} = DT_STRING"],
-    shape=lambda ctx: [TensorShape([3])], not_differentiable=True)
+    shape=lambda ctx: [TensorShape([3])], gradient_undefined=True)
 SerializeManySparse = op_def(
     "SerializeManySparse", inputs=_SPARSE_INPUTS, outputs=["serialized_sparse: out_type"],
     attrs=["T: type", "out_type: {string, variant} = DT_STRING"],
-    shape=lambda ctx: [TensorShape([None, 3])], not_differentiable=True)
+    shape=lambda ctx: [TensorShape([None, 3])], gradient_undefined=True)
 DeserializeManySparse = op_def(
     "DeserializeManySparse", inputs=["serialized_sparse: string"],
     outputs=["sparse_indices: int64", "sparse_values: dtype", "sparse_shape: int64"],
     attrs=["dtype: type"],
     shape=lambda ctx: [TensorShape([None, None]), TensorShape([None]), TensorShape([None])],
-    not_differentiable=True)
+    gradient_undefined=True)
 DecodeJSONExample = op_def(
     "DecodeJSONExample", inputs=["json_examples: string"], outputs=["binary_examples: string"],
-    shape=lambda ctx: [ctx.shapes[0]], not_differentiable=True)
+    shape=lambda ctx: [ctx.shapes[0]], gradient_undefined=True)
 MatchingFiles = op_def(
     "MatchingFiles", inputs=["pattern: string"], outputs=["filenames: string"],
-    shape=lambda ctx: [TensorShape([None])], not_differentiable=True)
+    shape=lambda ctx: [TensorShape([None])], gradient_undefined=True)
 
 
 def _sparse(sp_input) -> SparseTensor:

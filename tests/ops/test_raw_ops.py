@@ -22,7 +22,7 @@ def test_values_match_numpy():
     np.testing.assert_allclose(tf.raw_ops.MatMul(a=a, b=b, transpose_a=True).numpy(), a.T @ b)
     np.testing.assert_array_equal(
         tf.raw_ops.ConcatV2(values=[a, a], axis=1).numpy(), np.concatenate([a, a], 1))
-    parts = tf.raw_ops.Split(axis=1, value=a, num_split=2)
+    parts = tf.raw_ops.Split(axis=1, value=a, num_split=2)   # TF's name for split_dim
     assert [p.shape.as_list() for p in parts] == [[3, 2], [3, 2]]
     assert tf.raw_ops.Cast(x=[1, 2], DstT=tf.float16).dtype == tf.float16
 
@@ -68,3 +68,21 @@ def test_lists_only_tensorflows_ops():
         tf.raw_ops._FusedConv2D  # noqa: B018 - ndflow-internal
     with pytest.raises(AttributeError):
         tf.raw_ops.NoSuchOp  # noqa: B018
+
+
+SIGNATURES = json.loads((Path(__file__).parents[1] / "fixtures" / "tf_raw_ops" /
+                         "signatures.json").read_text())
+
+
+def test_parameters_are_tensorflows():
+    """Every raw op takes TensorFlow's keyword names (its api_def renames included)."""
+    import inspect
+    wrong = {}
+    for name in dir(tf.raw_ops):
+        ours = list(inspect.signature(getattr(tf.raw_ops, name)).parameters)
+        if set(ours) != set(SIGNATURES[name]):
+            wrong[name] = (ours, SIGNATURES[name])
+    assert not wrong, wrong
+    with pytest.raises(TypeError, match="unexpected keyword argument 'reduction_indices'"):
+        tf.raw_ops.Sum(input=[1, 2], reduction_indices=0)
+    assert int(tf.raw_ops.Sum(input=[1, 2], axis=0)) == 3
