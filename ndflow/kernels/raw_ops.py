@@ -25,9 +25,14 @@ _LOCK = threading.Lock()
 _NOT_TENSORFLOWS = frozenset({"OnnxEngineOp", "OneShotIterator"})
 
 
+# ndflow's own ops: those registered when `import ndflow` imports this module last (custom ops
+# registered later, as TensorFlow's op libraries, are not raw ops)
+_BUILTIN = frozenset(REGISTRY)
+
+
 def _public(name: str) -> bool:
     return (not name.startswith(("_", "NdflowTest")) and name not in _NOT_TENSORFLOWS
-            and name in REGISTRY)
+            and name in _BUILTIN)
 
 
 # Inputs whose Python name in TensorFlow (its api_def renames) is not the OpDef's, for the ops
@@ -85,4 +90,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(n for n in list(REGISTRY) if _public(n))
+    return sorted(n for n in _BUILTIN if _public(n))
