@@ -10,28 +10,13 @@ import numpy as np
 import pytest
 
 import ndflow as tf
+from tests import fixture_modules
 
 FIXTURE = json.loads((Path(__file__).parents[1] / "fixtures" / "cosine_schedules" /
                       "values.json").read_text())
 K = tf.keras.optimizers.schedules
 v1 = tf.compat.v1.train
-CASES = {
-    "cosine": lambda s: K.CosineDecay(0.1, 100)(s),
-    "cosine_alpha": lambda s: K.CosineDecay(0.1, 100, alpha=0.2)(s),
-    "cosine_warmup": lambda s: K.CosineDecay(0.0, 90, alpha=0.1, warmup_target=0.5,
-                                             warmup_steps=10)(s),
-    "restarts": lambda s: K.CosineDecayRestarts(0.1, 10)(s),
-    "restarts_t1_m05": lambda s: K.CosineDecayRestarts(0.1, 10, t_mul=1.0, m_mul=0.5,
-                                                       alpha=0.1)(s),
-    "restarts_t3": lambda s: K.CosineDecayRestarts(1.0, 7, t_mul=3.0, m_mul=0.9)(s),
-    "v1_cosine_decay": lambda s: v1.cosine_decay(0.1, s, 100, alpha=0.05)(),
-    "v1_cosine_decay_restarts": lambda s: v1.cosine_decay_restarts(0.1, s, 10, 2.0, 0.8)(),
-    "v1_linear_cosine_decay": lambda s: v1.linear_cosine_decay(0.1, s, 100, 1.5, 0.1, 0.01)(),
-    "polynomial_cycle": lambda s: K.PolynomialDecay(0.1, 10, 0.01, power=2.0, cycle=True)(s),
-    "v1_natural_exp_decay": lambda s: v1.natural_exp_decay(0.1, s, 10, 0.5)(),
-    "v1_natural_exp_decay_staircase": lambda s: v1.natural_exp_decay(0.1, s, 10, 0.5,
-                                                                     staircase=True)(),
-}
+CASES = fixture_modules.load("cosine_schedules").cases(tf)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
