@@ -169,6 +169,15 @@ def _classify(name: str):
 IsFinite = _classify("IsFinite")
 IsNan = _classify("IsNan")
 IsInf = _classify("IsInf")
+# ndflow-internal: reduce_all(is_finite(x)) in one pass, for the loss-scale optimizers' check of
+# every gradient (IsFinite + All cost four passes and a bool buffer of the gradient's size)
+AllFinite = op_def("_AllFinite", inputs=["x: T"], outputs=["y: bool"], attrs=[FLOAT],
+                   shape=lambda ctx: [TensorShape([])], gradient_undefined=True)
+
+
+def all_finite(x, name=None) -> Tensor:
+    """A scalar bool: every element of the floating tensor `x` is finite."""
+    return apply_op(AllFinite, [x], name=name or "AllFinite").outputs[0]
 
 
 @tf_export("math.is_finite", v1=["debugging.is_finite", "is_finite", "math.is_finite"])

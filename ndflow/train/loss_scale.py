@@ -56,8 +56,7 @@ def raw_values(grad):
 
 def all_finite(grads) -> Tensor:
     """A scalar bool tensor: every non-None gradient has only finite values."""
-    per_grad = [reduction.reduce_all(comparison.is_finite(raw_values(g)))
-                for g in grads if g is not None]
+    per_grad = [comparison.all_finite(raw_values(g)) for g in grads if g is not None]
     if not per_grad:
         return convert_to_tensor(True)
     if len(per_grad) == 1:
