@@ -162,6 +162,46 @@ def tensor_proto_to_ndarray(p: tensor_pb2.TensorProto) -> tuple[np.ndarray, obje
     return flat.reshape(dims), dt
 
 
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def encode_string_content(values: list) -> bytes:
+    """The `tensor_content` TensorFlow writes for a string tensor (AsProtoTensorContent):
+    every length as a varint, then every string's bytes."""
+    return b"".join(_varint(len(v)) for v in values) + b"".join(values)
+
+
+def decode_string_content(content: bytes, n: int) -> list:
+    """The `n` strings of a string tensor's `tensor_content`; ValueError when truncated or
+    malformed."""
+    lengths, pos = [], 0
+    for _ in range(n):
+        value, shift = 0, 0
+        while True:
+            if pos >= len(content):
+                raise ValueError("truncated string tensor content")
+            b = content[pos]
+            pos += 1
+            value |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                break
+        lengths.append(value)
+    out = []
+    for length in lengths:
+        out.append(bytes(content[pos:pos + length]))
+        pos += length
+    if pos != len(content):
+        raise ValueError("malformed string tensor content")
+    return out
+
+
 def _expand(vals: list, n: int, zero, field: str) -> list:
     """TensorFlow's rule: missing trailing values repeat the last one (zero if none)."""
     if len(vals) > n:

@@ -30,7 +30,9 @@ from ndflow.core import errors as tf_errors
 from ndflow.core.api_export import tf_export
 from ndflow.core.atomic_file import atomic_write
 from ndflow.core.graph_def import (
+    decode_string_content,
     dtype_from_enum,
+    encode_string_content,
     ndarray_to_tensor_proto,
     shape_from_proto,
     shape_to_proto,
@@ -62,42 +64,12 @@ def _compression(value) -> str:
 
 # -- tensors as records ---------------------------------------------------------------------
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def _encode_strings(values: list) -> bytes:
-    """TensorFlow's tensor_content of a string tensor: every length (varint), then the
-    bytes of every string."""
-    return b"".join(_varint(len(v)) for v in values) + b"".join(values)
-
-
-def _decode_strings(content: bytes, n: int) -> list:
-    lengths, pos = [], 0
-    for _ in range(n):
-        value, shift = 0, 0
-        while True:
-            if pos >= len(content):
-                raise tf_errors.DataLossError(None, None, "Truncated string tensor content.")
-            b = content[pos]
-            pos += 1
-            value |= (b & 0x7F) << shift
-            shift += 7
-            if b < 0x80:
-                break
-        lengths.append(value)
-    out = []
-    for length in lengths:
-        out.append(bytes(content[pos:pos + length]))
-        pos += length
-    if pos != len(content):
-        raise tf_errors.DataLossError(None, None, "Malformed string tensor content.")
-    return out
+def _decode_strings(content: bytes, n: int, path: str) -> list:
+    try:
+        return decode_string_content(content, n)
+    except ValueError as e:
+        raise tf_errors.DataLossError(None, None, f"{str(e).capitalize()} in the snapshot "
+                                      f"file {path}.") from None
 
 
 def tensor_record(t: EagerTensor) -> bytes:
@@ -106,7 +78,7 @@ def tensor_record(t: EagerTensor) -> bytes:
         arr = np.asarray(t.numpy(), dtype=object)
         p = tensor_pb2.TensorProto(dtype=t.dtype.enum)
         p.tensor_shape.CopyFrom(shape_to_proto(t.shape))
-        content = _encode_strings([bytes(v) for v in arr.reshape(-1)])
+        content = encode_string_content([bytes(v) for v in arr.reshape(-1)])
         if content:
             p.tensor_content = content
         return p.SerializeToString()
@@ -124,7 +96,7 @@ def tensor_from_record(record: bytes, path: str) -> EagerTensor:
     if dt is dtypes.string:
         dims = shape_from_proto(p.tensor_shape).as_list()
         n = int(np.prod(dims, dtype=np.int64))
-        values = _decode_strings(p.tensor_content, n) if p.tensor_content else \
+        values = _decode_strings(p.tensor_content, n, path) if p.tensor_content else \
             list(p.string_val) + [b""] * (n - len(p.string_val))
         arr = np.empty(n, dtype=object)
         arr[:] = values

@@ -15,7 +15,9 @@ from tensorboard.compat.proto import tensor_pb2
 from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph_def import (
+    decode_string_content,
     dtype_from_enum,
+    encode_string_content,
     ndarray_to_tensor_proto,
     shape_from_proto,
     shape_to_proto,
@@ -34,51 +36,19 @@ def _np(x) -> np.ndarray:
     return np.asarray(x, dtype=object)
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def tensor_content_proto(arr: np.ndarray, dt) -> bytes:
     """A serialized TensorProto as TensorFlow's AsProtoTensorContent writes it."""
     if dt is dtypes.string:
         p = tensor_pb2.TensorProto(dtype=dt.enum)
         p.tensor_shape.CopyFrom(shape_to_proto(TensorShape(arr.shape)))
         values = [bytes(v) for v in arr.reshape(-1)]
-        content = b"".join(_varint(len(v)) for v in values) + b"".join(values)
+        content = encode_string_content(values)
         if content:
             p.tensor_content = content
         return p.SerializeToString()
     p = ndarray_to_tensor_proto(arr, dt)
     p.tensor_shape.SetInParent()
     return p.SerializeToString()
-
-
-def _decode_strings(content: bytes, n: int) -> list:
-    lengths, pos = [], 0
-    for _ in range(n):
-        value, shift = 0, 0
-        while True:
-            if pos >= len(content):
-                raise ValueError("truncated string tensor content")
-            b = content[pos]
-            pos += 1
-            value |= (b & 0x7F) << shift
-            shift += 7
-            if b < 0x80:
-                break
-        lengths.append(value)
-    out = []
-    for length in lengths:
-        out.append(bytes(content[pos:pos + length]))
-        pos += length
-    if pos != len(content):
-        raise ValueError("malformed string tensor content")
-    return out
 
 
 def parse_tensor_proto(data: bytes) -> tuple[np.ndarray, object]:
@@ -89,7 +59,7 @@ def parse_tensor_proto(data: bytes) -> tuple[np.ndarray, object]:
     if dt is dtypes.string:
         dims = shape_from_proto(p.tensor_shape).as_list()
         n = int(np.prod(dims, dtype=np.int64))
-        values = _decode_strings(p.tensor_content, n) if p.tensor_content else \
+        values = decode_string_content(p.tensor_content, n) if p.tensor_content else \
             list(p.string_val) + [b""] * (n - len(p.string_val))
         arr = np.empty(n, dtype=object)
         arr[:] = values
