@@ -13,7 +13,7 @@ from ndflow.keras.layers.activation_layers import Softmax, _large_negative
 from ndflow.keras.layers.base_layer import _BUILTIN_LAYERS, Layer, _shape_tuple
 from ndflow.keras.layers.core_layers import Dropout
 from ndflow.keras.layers.einsum_dense import EinsumDense
-from ndflow.keras.layers.multi_head_attention import MultiHeadAttention
+from ndflow.keras.layers.multi_head_attention import MultiHeadAttention, attention_shapes
 from ndflow.ops import arithmetic, init_ops, nn_activation
 from ndflow.ops.array_builders import repeat
 from ndflow.ops.array_core import expand_dims, identity
@@ -80,13 +80,8 @@ class GroupedQueryAttention(Layer):
             bias_initializer=init_ops.get(init_ops.serialize(self.bias_initializer)))
 
     def build(self, query_shape, value_shape=None, key_shape=None) -> None:
-        query_shape = tuple(query_shape)
-        value_shape = query_shape if value_shape is None else tuple(value_shape)
-        self._shapes_dict = {"query_shape": query_shape, "value_shape": value_shape}
-        if key_shape is not None:
-            self._shapes_dict["key_shape"] = key_shape = tuple(key_shape)
-        else:
-            key_shape = value_shape
+        self._shapes_dict, query_shape, value_shape, key_shape = attention_shapes(
+            query_shape, value_shape, key_shape)
         self.feature_dim = query_shape[-1]
         q, kv = (None, self.num_query_heads, self.head_dim), \
             (None, self.num_key_value_heads, self.head_dim)

@@ -57,6 +57,19 @@ def _output_shape(output_rank: int, known_last_dims) -> list:
     return [None] * (output_rank - len(known_last_dims)) + list(known_last_dims)
 
 
+def attention_shapes(query_shape, value_shape=None, key_shape=None) -> tuple:
+    """(Keras 3's build-config `shapes_dict` naming the shapes a call was given, and the
+    query, value and key shapes as tuples: value defaults to query, key to value)."""
+    query_shape = tuple(query_shape)
+    value_shape = query_shape if value_shape is None else tuple(value_shape)
+    shapes = {"query_shape": query_shape, "value_shape": value_shape}
+    if key_shape is not None:
+        shapes["key_shape"] = key_shape = tuple(key_shape)
+    else:
+        key_shape = value_shape
+    return shapes, query_shape, value_shape, key_shape
+
+
 @keras_export("keras.layers.MultiHeadAttention")
 class MultiHeadAttention(Layer):
     """Multi-head scaled dot-product attention (Vaswani et al.) of `query` over `value`
@@ -165,14 +178,8 @@ class MultiHeadAttention(Layer):
                            activation=activation, name=name, **self._sublayer_kwargs())
 
     def build(self, query_shape, value_shape=None, key_shape=None) -> None:
-        query_shape = tuple(query_shape)
-        value_shape = query_shape if value_shape is None else tuple(value_shape)
-        # the build config names the shapes the call was given (Keras 3's shapes_dict)
-        self._shapes_dict = {"query_shape": query_shape, "value_shape": value_shape}
-        if key_shape is not None:
-            self._shapes_dict["key_shape"] = key_shape = tuple(key_shape)
-        else:
-            key_shape = value_shape
+        self._shapes_dict, query_shape, value_shape, key_shape = attention_shapes(
+            query_shape, value_shape, key_shape)
         if value_shape[1:-1] != key_shape[1:-1]:
             raise ValueError("All dimensions of `value` and `key`, except the last one, must "
                              f"be equal. Received: value_shape={value_shape} and "
