@@ -33,6 +33,7 @@ identity (MEAN divides by 1), so single-process code runs unchanged.
 
 from __future__ import annotations
 
+import atexit
 import datetime
 import fcntl
 import json
@@ -103,7 +104,20 @@ def initialize(resolver: ClusterResolver | None = None, *,
                 err = DeadlineExceededError(None, None, err.message)
             raise err from None
     _state["spec"], _state["timeout"] = spec_, timeout_seconds
+    if not _state.get("atexit"):
+        # a program that never calls shutdown() still leaves the group before the interpreter
+        # tears down: gloo's threads destroyed at static destruction abort the process
+        # ("terminate called without an active exception", seen once in CI after "done")
+        atexit.register(_leave_at_exit)
+        _state["atexit"] = True
     return spec_
+
+
+def _leave_at_exit() -> None:
+    try:
+        shutdown()
+    except Exception:  # noqa: BLE001 - exiting anyway; the group may already be broken
+        pass
 
 
 def _wait_for_rendezvous(spec_: ProcessGroupSpec, timeout_seconds: float) -> None:
