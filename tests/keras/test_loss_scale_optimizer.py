@@ -226,3 +226,61 @@ def test_tf_function_step_is_a_cond_on_the_finite_check():
     assert "ResourceApplyAdam" in then_types
     assert "AssignAddVariableOp" in else_types and "ResourceApplyAdam" not in else_types
     assert "ResourceApplyAdam" not in {op.type for op in graph.get_operations()}
+
+
+def _sgd_reference(factors, transform=lambda g: g):
+    w = variables.Variable(W0)
+    opt = tf.keras.optimizers.SGD(0.1, momentum=0.9)
+    out = []
+    for f in factors:
+        if np.isfinite(f):
+            with tf.GradientTape() as tape:
+                loss = _loss(w, f)
+            opt.apply_gradients(zip([transform(g) for g in tape.gradient(loss, [w])], [w]))
+        out.append(w.numpy().copy())
+    return out
+
+
+def test_momentum_sgd_folds_the_unscaling_into_its_learning_rate():
+    """In a graph the unscaled gradients `get_unscaled_gradients` made come back to
+    `apply_gradients`: the finite check and the momentum step read the scaled gradients and
+    the step's learning rate carries 1/scale, so no pass multiplies a gradient. With
+    power-of-two scales the weights equal the unscaled reference bit for bit."""
+    w = variables.Variable(W0)
+    opt = LossScaleOptimizer(tf.keras.optimizers.SGD(0.1, momentum=0.9), initial_scale=4,
+                             dynamic_growth_steps=2)
+    step = tf.function(_tape_step(opt, w))
+    got = _run(step, opt, w)
+    for (w_got, iterations, scale, _), w_ref, s, i in zip(got, _sgd_reference(FACTORS), SCALES,
+                                                         range(len(FACTORS))):
+        np.testing.assert_array_equal(w_got, w_ref)
+        assert iterations == i + 1 and scale == s
+    graph = step.get_concrete_function(tf.constant(1.0)).graph
+    (cond,) = [op for op in graph.get_operations() if op.type == "If"]
+    finite = [op for op in graph.get_operations() if op.type == "_AllFinite"]
+    fed = list(cond.inputs) + [t for op in finite for t in op.inputs]
+    assert finite and not [t for t in fed if t.op.type == "Mul" and t.shape.rank]
+    (apply,) = [op for op in cond.attrs["then_branch"].get_operations()
+                if op.type == "ResourceApplyKerasMomentum"]
+    assert apply.inputs[3].op.type != "Mul"        # the gradient, as the tape computed it
+
+
+def test_gradients_changed_after_unscaling_are_applied_as_given():
+    """Gradients that are not exactly the unscaled ones (clipped here) take the plain path."""
+    w = variables.Variable(W0)
+    opt = LossScaleOptimizer(tf.keras.optimizers.SGD(0.1, momentum=0.9), initial_scale=4,
+                             dynamic_growth_steps=2)
+
+    @tf.function
+    def step(f):
+        with tf.GradientTape() as tape:
+            scaled = opt.get_scaled_loss(_loss(w, f))
+        grads = opt.get_unscaled_gradients(tape.gradient(scaled, [w]))
+        opt.apply_gradients(zip([tf.clip_by_norm(g, 1.0) for g in grads], [w]))
+
+    factors = [1.0, NAN, 1.0]
+    for f in factors:
+        step(tf.constant(f))
+    ref = _sgd_reference(factors, lambda g: tf.clip_by_norm(g, 1.0))
+    np.testing.assert_allclose(w.numpy(), ref[-1], rtol=1e-6)
+    assert int(opt.iterations.numpy()) == 3

@@ -21,7 +21,7 @@ from ndflow.autodiff.gradients import gradients
 from ndflow.autodiff.tape import GradientTape
 from ndflow.core import logging
 from ndflow.core.api_export import tf_export
-from ndflow.core.tensor import Tensor
+from ndflow.core.tensor import Tensor, is_symbolic_tensor
 from ndflow.keras import optimizers
 from ndflow.keras.optimizers.base_optimizer import Optimizer
 from ndflow.ops.apply import convert_to_tensor
@@ -84,6 +84,7 @@ class LossScaleOptimizer(Optimizer):
         self.name = name if name is not None else inner_optimizer.name
         self._loss_has_been_scaled = False
         self._gradients_have_been_unscaled = False
+        self._last_unscaling = None   # see get_unscaled_gradients
 
     # -- properties ------------------------------------------------------------------------------
     @property
@@ -153,17 +154,41 @@ class LossScaleOptimizer(Optimizer):
         return loss * cast_to(self.loss_scale, loss.dtype)
 
     def get_unscaled_gradients(self, grads) -> list:
-        """Each gradient times `1 / loss_scale`; None passed through."""
+        """Each gradient times `1 / loss_scale`; None passed through.
+
+        In a graph the products are also remembered: when exactly they come back to
+        `apply_gradients`, the step checks and applies the scaled gradients with the scale
+        passed on to the inner optimizer (a momentum-SGD step folds it into its learning
+        rate), so the unused products cost nothing."""
         self._gradients_have_been_unscaled = True
         reciprocal = 1.0 / self.loss_scale
-        out = []
+        out, sources = [], {}
         for g in grads:
             if g is None:
                 out.append(None)
                 continue
             g = convert_to_tensor(g)
-            out.append(g * cast_to(reciprocal, g.dtype))
+            unscaled = g * cast_to(reciprocal, g.dtype)
+            if is_symbolic_tensor(unscaled):
+                sources[id(unscaled)] = (unscaled, g)
+            out.append(unscaled)
+        self._last_unscaling = (sources, reciprocal) if sources else None
         return out
+
+    def _scaled_sources(self, grads):
+        """(the scaled gradients, the reciprocal scale) when every gradient is a product of
+        the last `get_unscaled_gradients`; else (None, None)."""
+        last, self._last_unscaling = self._last_unscaling, None
+        if last is None:
+            return None, None
+        sources, reciprocal = last
+        raw = []
+        for g in grads:
+            entry = sources.get(id(g))
+            if entry is None or entry[0] is not g:
+                return None, None
+            raw.append(entry[1])
+        return raw, reciprocal
 
     def compute_gradients(self, loss, var_list, tape=None) -> list:
         """(unscaled gradient, variable) pairs of the scaled `loss` (a callable, or a tensor
@@ -211,14 +236,20 @@ class LossScaleOptimizer(Optimizer):
             with init_scope():
                 inner.build(variables_)
             inner.built = True
+        # A scale s = 1/loss_scale <= 1 maps finite to finite, so checking the scaled
+        # gradients decides as checking the unscaled ones would.
+        scaled, reciprocal = self._scaled_sources(grads)
         if self.dynamic:
-            _, should_apply = self._loss_scale.update(grads)
+            _, should_apply = self._loss_scale.update(grads if scaled is None else scaled)
         else:
             should_apply = True
         iterations = inner.iterations
 
         def apply_fn():
-            inner.apply_gradients(list(zip(grads, variables_)))
+            if scaled is None:
+                inner.apply_gradients(list(zip(grads, variables_)))
+            else:
+                inner.apply(scaled, variables_, gradient_scale=reciprocal)
 
         def do_not_apply_fn():
             iterations.assign_add(1, read_value=False)

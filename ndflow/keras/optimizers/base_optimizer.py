@@ -211,7 +211,9 @@ class Optimizer:
         self.apply(grads, [v for _, v in pairs])
         return self._iterations
 
-    def apply(self, grads, trainable_variables=None) -> None:
+    def apply(self, grads, trainable_variables=None, gradient_scale=None) -> None:
+        """`gradient_scale` (a scalar tensor, for wrappers such as the loss-scale optimizer):
+        the step uses `grads * gradient_scale`."""
         grads = list(grads)
         if not grads:
             return
@@ -221,12 +223,18 @@ class Optimizer:
                 else list(trainable_variables)
             distribute_lib.apply_across_replicas(
                 lambda pairs, i: self._apply_copy([g for g, _ in pairs],
-                                                  [v for _, v in pairs], i),
+                                                  [v for _, v in pairs], i, gradient_scale),
                 zip(grads, variables_))
             return
-        self._apply_copy(grads, trainable_variables, 0)
+        self._apply_copy(grads, trainable_variables, 0, gradient_scale)
 
-    def _apply_copy(self, grads, trainable_variables, copy_index: int) -> None:
+    # Whether update_step is linear in the gradient (plain and momentum SGD): a gradient scale
+    # then rides on the learning rate instead of costing a pass over every gradient. With a
+    # power-of-two scale (dynamic loss scaling's) both orders round identically.
+    linear_in_gradient = False
+
+    def _apply_copy(self, grads, trainable_variables, copy_index: int,
+                    gradient_scale=None) -> None:
         """Applies the gradients to copy `copy_index` of (mirrored) variables."""
         if trainable_variables is None:
             if not self.built:
@@ -265,9 +273,14 @@ class Optimizer:
                      not clipping else convert_to_tensor(g) for g in grads]
             if self.loss_scale_factor is not None:
                 grads = [_scaled(g, 1 / self.loss_scale_factor) for g in grads]
+            fold = gradient_scale is not None and self.linear_in_gradient and not clipping
+            if gradient_scale is not None and not fold:
+                grads = [_scaled(g, cast(gradient_scale, g.dtype)) for g in grads]
             grads = self._clip_gradients(grads)
             self._apply_weight_decay(trainable_variables)
             lr = self.learning_rate
+            if fold:
+                lr = cast(lr, dtypes.float32) * cast(gradient_scale, dtypes.float32)
             self._step_cache = {}
             for g, v in zip(grads, trainable_variables):
                 if g.dtype is not v.dtype:

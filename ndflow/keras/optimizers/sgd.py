@@ -44,6 +44,7 @@ class SGD(Optimizer):
             self.momentums = self.add_optimizer_variables(variables, "momentum")
 
     handles_indexed_slices = True
+    linear_in_gradient = True
 
     def update_step(self, gradient, variable, learning_rate) -> None:
         lr = cast(learning_rate, variable.dtype)
