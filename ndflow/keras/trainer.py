@@ -253,6 +253,9 @@ class Trainer:
             training_logs = epoch_logs
             if self.stop_training:
                 break
+        finalize = getattr(self.optimizer, "finalize_variable_values", None)
+        if finalize is not None and epochs > 0:   # use_ema: the averages become the weights
+            finalize(self.trainable_weights)
         callbacks.on_train_end(logs=training_logs)
         return self.history
 

@@ -141,6 +141,9 @@ class LossScaleOptimizer(Optimizer):
     def build(self, variables_) -> None:
         self._optimizer.build(variables_)
 
+    def finalize_variable_values(self, var_list) -> None:
+        self._optimizer.finalize_variable_values(var_list)
+
     # -- scaling ---------------------------------------------------------------------------------
     def get_scaled_loss(self, loss):
         """`loss * loss_scale` (in the loss's dtype); a callable gives a callable."""
@@ -243,7 +246,7 @@ class LossScaleOptimizer(Optimizer):
             _, should_apply = self._loss_scale.update(grads if scaled is None else scaled)
         else:
             should_apply = True
-        iterations = inner.iterations
+        iterations = inner._iterations
 
         def apply_fn():
             if scaled is None:

@@ -21,10 +21,11 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.distribute import distribute_lib
 from ndflow.distribute.values import is_distributed
-from ndflow.ops import arithmetic, math, reduction
+from ndflow.ops import arithmetic, array_fill, comparison, math, reduction
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast as cast_op
 from ndflow.ops.indexed_slices import IndexedSlices
+from ndflow.runtime.control_flow import smart_cond
 from ndflow.train import learning_rate_schedule as lrs
 from ndflow.train import slot_creator
 from ndflow.train.init_scope import init_scope
@@ -51,6 +52,14 @@ def _scaled(g, factor):
     if isinstance(g, IndexedSlices):
         return IndexedSlices(g.values * factor, g.indices, g.dense_shape)
     return g * factor
+
+
+def _as_dtype(g, dtype):
+    if g.dtype is dtype:
+        return g
+    if isinstance(g, IndexedSlices):
+        return IndexedSlices(cast_op(g.values, dtype), g.indices, g.dense_shape)
+    return cast_op(g, dtype)
 
 
 def cast(x, dtype):
@@ -95,9 +104,17 @@ class Optimizer:
                           stacklevel=2)
         if kwargs:
             raise ValueError(f"Argument(s) not recognized: {kwargs}")
-        if use_ema or gradient_accumulation_steps:
-            raise NotImplementedError("`use_ema` and `gradient_accumulation_steps` are not "
-                                      "supported by ndflow's Keras optimizers yet.")
+        if gradient_accumulation_steps and not gradient_accumulation_steps >= 2:
+            raise ValueError("`gradient_accumulation_steps` must be an integer >= 2. Received: "
+                             f"gradient_accumulation_steps={gradient_accumulation_steps}")
+        if use_ema:
+            if ema_momentum > 1 or ema_momentum < 0:
+                raise ValueError("`ema_momentum` must be in the range [0, 1]. Received: "
+                                 f"ema_momentum={ema_momentum}")
+            if ema_overwrite_frequency and (not isinstance(ema_overwrite_frequency, int)
+                                            or ema_overwrite_frequency < 1):
+                raise ValueError("`ema_overwrite_frequency` must be an integer >= 1 or None. "
+                                 f"Received: ema_overwrite_frequency={ema_overwrite_frequency}")
         if sum(a is not None for a in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be "
                              f"set. Received: clipnorm={clipnorm}, clipvalue={clipvalue}, "
@@ -132,6 +149,9 @@ class Optimizer:
     # -- state -------------------------------------------------------------------------------
     @property
     def iterations(self):
+        """Applied steps: with gradient accumulation, the updates (calls // steps)."""
+        if self.gradient_accumulation_steps:
+            return arithmetic.floor_div(self._iterations, self.gradient_accumulation_steps)
         return self._iterations
 
     @property
@@ -169,6 +189,12 @@ class Optimizer:
         return out[0] if isinstance(name, str) else out
 
     def build(self, variables_) -> None:
+        if self.use_ema:
+            self._model_variables_moving_average = self.add_optimizer_variables(variables_,
+                                                                                "average")
+        if self.gradient_accumulation_steps:
+            self._accumulated_gradients = self.add_optimizer_variables(variables_,
+                                                                       "gradient_accumulator")
         for i, v in enumerate(variables_):
             self._index[id(v)] = i
         self._trainable_variables = list(variables_)
@@ -273,26 +299,82 @@ class Optimizer:
                      not clipping else convert_to_tensor(g) for g in grads]
             if self.loss_scale_factor is not None:
                 grads = [_scaled(g, 1 / self.loss_scale_factor) for g in grads]
-            fold = gradient_scale is not None and self.linear_in_gradient and not clipping
+            # (accumulated gradients of several steps may carry different scales)
+            fold = gradient_scale is not None and self.linear_in_gradient and not clipping \
+                and not self.gradient_accumulation_steps
             if gradient_scale is not None and not fold:
                 grads = [_scaled(g, cast(gradient_scale, g.dtype)) for g in grads]
-            grads = self._clip_gradients(grads)
-            self._apply_weight_decay(trainable_variables)
             lr = self.learning_rate
             if fold:
                 lr = cast(lr, dtypes.float32) * cast(gradient_scale, dtypes.float32)
-            self._step_cache = {}
-            for g, v in zip(grads, trainable_variables):
-                if g.dtype is not v.dtype:
-                    g = IndexedSlices(cast_op(g.values, v.dtype), g.indices, g.dense_shape) \
-                        if isinstance(g, IndexedSlices) else cast_op(g, v.dtype)
-                self.update_step(g, v, lr)
+            grads = [_as_dtype(g, v.dtype) for g, v in zip(grads, trainable_variables)]
+            if self.gradient_accumulation_steps:
+                self._accumulate_or_update(grads, trainable_variables, lr)
+            else:
+                self._update(grads, trainable_variables, lr)
+            if self.use_ema:
+                self._update_moving_averages()
             for v in trainable_variables:
                 constraint = getattr(v, "constraint", None)
                 if constraint is not None:
                     v.assign(constraint(v.read_value()))
         if copy_index == 0 or is_distributed(self._iterations):
             self._iterations.assign_add(1)
+
+    def _update(self, grads, variables_, lr) -> None:
+        """Clipping, weight decay and each variable's update_step."""
+        grads = self._clip_gradients(grads)
+        self._apply_weight_decay(variables_)
+        self._step_cache = {}
+        for g, v in zip(grads, variables_):
+            self.update_step(g, v, lr)
+
+    def _accumulate_or_update(self, grads, variables_, lr) -> None:
+        """Keras' gradient accumulation: every `gradient_accumulation_steps`-th call updates
+        with the mean of the accumulated gradients and clears them; the others add to them."""
+        steps = self.gradient_accumulation_steps
+        accumulators = [self._accumulated_gradients[self._get_variable_index(v)]
+                        for v in variables_]
+        grads = [convert_to_tensor(g) for g in grads]
+
+        def update():
+            self._update([(g + a.read_value()) / steps for g, a in zip(grads, accumulators)],
+                         variables_, lr)
+            for a in accumulators:
+                a.assign(array_fill.zeros_like(a.read_value()))
+
+        def accumulate():
+            for g, a in zip(grads, accumulators):
+                a.assign_add(g)
+
+        smart_cond(comparison.equal((self._iterations + 1) % steps, 0), update, accumulate)
+
+    def _update_moving_averages(self) -> None:
+        """Keras' EMA of the trainable variables (the first step copies them), and every
+        `ema_overwrite_frequency` steps the variables overwritten by their averages."""
+        not_first_step = comparison.not_equal(self.iterations, 0)
+        for var, average in zip(self._trainable_variables, self._model_variables_moving_average):
+            momentum = cast_op(not_first_step, var.dtype) * scalar(self.ema_momentum, var.dtype)
+            average.assign(momentum * average.read_value()
+                           + (scalar(1, var.dtype) - momentum) * var.read_value())
+        if self.ema_overwrite_frequency:
+            smart_cond(comparison.equal((self.iterations + 1) % self.ema_overwrite_frequency, 0),
+                       lambda: self._overwrite_model_variables_with_average_value(
+                           self._trainable_variables), lambda: None)
+
+    def _overwrite_model_variables_with_average_value(self, variables_) -> None:
+        if len(variables_) != len(self._model_variables_moving_average):
+            raise ValueError(f"The length of model variables ({len(variables_)}) to override "
+                             "does not match the length of model variables stored in the "
+                             f"optimizer ({len(self._model_variables_moving_average)}). Please "
+                             "check if the optimizer was called on your model.")
+        for var, average in zip(variables_, self._model_variables_moving_average):
+            var.assign(average.read_value())
+
+    def finalize_variable_values(self, var_list) -> None:
+        """At the end of `fit`: with `use_ema`, the variables take their moving averages."""
+        if self.use_ema:
+            self._overwrite_model_variables_with_average_value(var_list)
 
     # Whether update_step takes IndexedSlices (sparse rows) as they are; others get them dense.
     handles_indexed_slices = False

@@ -165,7 +165,7 @@ class MultiOptimizer(Optimizer):
                 opt.build(group)
         super().build(var_list)
 
-    def apply(self, grads, trainable_variables=None) -> None:
+    def apply(self, grads, trainable_variables=None, gradient_scale=None) -> None:
         grads = list(grads)
         if not grads:
             return
@@ -192,8 +192,18 @@ class MultiOptimizer(Optimizer):
             vs.append(v)
         for opt, (gs, vs) in zip(self._inner_optimizers, groups):
             if gs:
-                opt.apply(gs, vs)
+                opt.apply(gs, vs, gradient_scale=gradient_scale)
         self._iterations.assign_add(1)
+
+    def finalize_variable_values(self, var_list) -> None:
+        """Each inner optimizer finalizes its own variables (use_ema averages)."""
+        groups: list = [[] for _ in self._inner_optimizers]
+        for v in var_list:
+            if id(v) in getattr(self, "_var_to_optimizer", {}):
+                groups[self._var_to_optimizer[id(v)]].append(v)
+        for opt, group in zip(self._inner_optimizers, groups):
+            if group:
+                opt.finalize_variable_values(group)
 
     def get_config(self) -> dict:
         return {"optimizer_map": _serialize_map(self._optimizer_map),
