@@ -13,6 +13,7 @@ from ndflow.keras.layers import base_layer
 from ndflow.keras.layers.input_layer import InputLayer
 from ndflow.keras.layers.input_spec import InputSpec
 from ndflow.keras.model import Model
+from ndflow.ops import array_core
 
 
 def _ordered_nodes(inputs: list, outputs: list) -> list:
@@ -94,6 +95,16 @@ class Functional(Model):
         return [t._keras_history.operation.name for t in self.outputs]
 
     @property
+    def input_shape(self):
+        shapes = [tuple(t.shape) for t in self.inputs]
+        return shapes[0] if len(shapes) == 1 else pack_sequence_as(self._inputs_struct, shapes)
+
+    @property
+    def output_shape(self):
+        shapes = [tuple(t.shape) for t in self.outputs]
+        return shapes[0] if len(shapes) == 1 else pack_sequence_as(self._outputs_struct, shapes)
+
+    @property
     def input_names(self) -> list:
         return [t._keras_history.operation.name for t in self.inputs]
 
@@ -123,7 +134,7 @@ class Functional(Model):
     def call(self, inputs, training=None, mask=None):
         values = {}
         for kt, value in zip(self.inputs, self._flatten_inputs(inputs)):
-            values[id(kt)] = value
+            values[id(kt)] = adjust_input_rank(value, kt.shape, kt.name)
         for node in self._nodes:
             outs = node.replay(values)
             for kt, value in zip(node.output_tensors, outs):
@@ -241,3 +252,22 @@ def _map(fn, x):
 
 
 model_module.functional_class = Functional
+
+
+def adjust_input_rank(x, ref_shape, name=None):
+    """Keras' input standardization: an input one rank short of its `Input` whose last
+    dimension is 1 gains that axis (1-D features into `Input((1,))`), one a rank over with a
+    trailing 1 loses it; other rank mismatches are Keras' ValueError."""
+    shape = getattr(x, "shape", None)
+    if shape is None or ref_shape is None:
+        return x
+    ref_shape = tuple(ref_shape)
+    rank, ref_rank = len(shape), len(ref_shape)
+    if rank == ref_rank:
+        return x
+    if rank == ref_rank + 1 and shape[-1] == 1:
+        return array_core.squeeze(x, axis=-1)
+    if rank == ref_rank - 1 and ref_shape[-1] == 1:
+        return array_core.expand_dims(x, axis=-1)
+    raise ValueError(f"Invalid input shape for input {x} with name '{name}'. Expected shape "
+                     f"{ref_shape}, but input has incompatible shape {tuple(shape)}")

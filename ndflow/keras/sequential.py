@@ -6,7 +6,7 @@ or the first call) the stack is also recorded as a functional graph, which gives
 from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
-from ndflow.keras.functional import Functional
+from ndflow.keras.functional import Functional, adjust_input_rank
 from ndflow.keras.keras_tensor import KerasTensor
 from ndflow.keras.layers import base_layer
 from ndflow.keras.layers.base_layer import Layer
@@ -50,8 +50,8 @@ class Sequential(Model):
                              f"names. Name '{layer.name}' is already the name of a layer in "
                              "this model. Update the `name` argument to pass a unique name.")
         if not self._layers_list and not isinstance(layer, InputLayer) and \
-                layer._build_input_shape is not None:
-            self._layers_list.append(InputLayer(batch_shape=layer._build_input_shape))
+                getattr(layer, "_input_shape_arg", None) is not None:
+            self._layers_list.append(InputLayer(batch_shape=layer._input_shape_arg))
         self._layers_list.append(layer)
         if rebuild:
             self._maybe_rebuild()
@@ -93,9 +93,24 @@ class Sequential(Model):
 
     def call(self, inputs, training=None, mask=None):
         x = inputs
+        first = self._layers_list[0] if self._layers_list else None
+        if isinstance(first, InputLayer) and not isinstance(x, (list, tuple, dict)):
+            x = adjust_input_rank(x, first.batch_shape, first.name)
         for layer in self.layers:
             x = layer(x, training=training) if layer._call_takes_training else layer(x)
         return x
+
+    @property
+    def input_shape(self):
+        if self._functional:
+            return self._functional.input_shape
+        raise AttributeError(f"Sequential model '{self.name}' has no defined input shape yet.")
+
+    @property
+    def output_shape(self):
+        if self._functional:
+            return self._functional.output_shape
+        raise AttributeError(f"Sequential model '{self.name}' has no defined output shape yet.")
 
     @property
     def inputs(self):

@@ -117,6 +117,10 @@ def test_normalization_adapt_streaming_matches_numpy_float64():
     layer.adapt(tf.data.Dataset.from_tensor_slices(data).batch(5))
     expect = (data - data.mean(0)) / data.std(0)
     np.testing.assert_allclose(layer(data).numpy(), expect, rtol=1e-4, atol=1e-5)
+    # Keras' broadcastable `mean`/`variance` attributes (the regression tutorial prints them)
+    np.testing.assert_allclose(layer.mean.numpy(), data.mean(0)[None], rtol=1e-5)
+    np.testing.assert_allclose(layer.variance.numpy(), data.var(0)[None], rtol=1e-5)
+    assert tf.keras.layers.Normalization().mean is None
     inv = tf.keras.layers.Normalization(mean=data.mean(0), variance=data.var(0), invert=True)
     np.testing.assert_allclose(inv(expect).numpy(), data, rtol=1e-4, atol=1e-4)
 

@@ -153,6 +153,8 @@ class Layer(Module):
         else:
             self._build_input_shape = (None if shape is None else
                                        (kwargs.get("batch_size"),) + tuple(shape))
+        # what a Sequential's InputLayer takes (a layer's own build may change the other)
+        self._input_shape_arg = self._build_input_shape
         params = inspect.signature(self.call).parameters
         self._call_takes_training = "training" in params
         self._call_takes_mask = "mask" in params

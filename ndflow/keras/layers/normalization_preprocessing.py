@@ -43,7 +43,7 @@ class Normalization(Layer):
         self.invert = invert
         self.supports_masking = True
         self._build_input_shape = None
-        self.mean = None
+        self._fixed = None    # (mean, variance) from input_mean/input_variance
         if (mean is not None) != (variance is not None):
             raise ValueError(
                 "When setting values directly, both `mean` and `variance` must be set. "
@@ -100,8 +100,8 @@ class Normalization(Layer):
                     expanded[self._keep_axis[-i]] = mean.shape[-i]
                 mean, variance = mean.reshape(expanded), variance.reshape(expanded)
             shape = tuple(self._broadcast_shape) if self._broadcast_shape else ()
-            self.mean = np.broadcast_to(mean, shape).astype(self.compute_dtype)
-            self.variance = np.broadcast_to(variance, shape).astype(self.compute_dtype)
+            self._fixed = (np.broadcast_to(mean, shape).astype(self.compute_dtype),
+                           np.broadcast_to(variance, shape).astype(self.compute_dtype))
             self.built = True
 
     def adapt(self, data):
@@ -167,13 +167,20 @@ class Normalization(Layer):
         self.finalize_state()
 
     def finalize_state(self):
-        if self.input_mean is not None or not self.built:
-            return
-        self.mean = None  # read from the (restorable) weights in call
+        pass  # `mean`/`variance` are read from the (restorable) weights whenever used
+
+    @property
+    def mean(self):
+        """The broadcastable mean in use (Keras' attribute; None before `build`)."""
+        return self._mean_variance()[0] if self.built else None
+
+    @property
+    def variance(self):
+        return self._mean_variance()[1] if self.built else None
 
     def _mean_variance(self):
-        if self.input_mean is not None:
-            return self.mean, self.variance
+        if self._fixed is not None:
+            return self._fixed
         mean = cast(reshape(self.adapt_mean, self._broadcast_shape), self.compute_dtype)
         variance = cast(reshape(self.adapt_variance, self._broadcast_shape), self.compute_dtype)
         return mean, variance

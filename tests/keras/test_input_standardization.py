@@ -1,0 +1,40 @@
+"""Keras' input standardization in models: 1-D features into `Input((1,))` gain the axis, a
+trailing 1 too many is squeezed, other rank mismatches are Keras' ValueError; a layer's
+`input_shape=` argument (not its later build shape) makes a Sequential's InputLayer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+
+L = tf.keras.layers
+
+
+def test_regression_tutorial_single_feature_model():
+    """The "Basic regression" tutorial: a Normalization adapted on 1-D data (so built with
+    shape (200,)) and given input_shape=[1] leads a Sequential fed 1-D arrays."""
+    rng = np.random.default_rng(0)
+    horsepower = rng.normal(100.0, 30.0, 200).astype(np.float32)
+    labels = (0.2 * horsepower + 3.0).astype(np.float32)
+    normalizer = L.Normalization(input_shape=[1], axis=None)
+    normalizer.adapt(horsepower)
+    model = tf.keras.Sequential([normalizer, L.Dense(units=1)])
+    assert model.input_shape == (None, 1) and model.output_shape == (None, 1)
+    model.compile(optimizer=tf.keras.optimizers.Adam(learning_rate=0.1), loss="mae")
+    model.fit(horsepower, labels, epochs=2, verbose=0, validation_split=0.2)
+    out = model.predict(horsepower[:10], verbose=0)
+    w, b = model.layers[-1].get_weights()
+    want = (horsepower[:10, None] - horsepower.mean()) / horsepower.std() @ w + b
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4)
+
+
+def test_functional_rank_adjustment_and_error():
+    inp = tf.keras.Input((1,))
+    model = tf.keras.Model(inp, L.Dense(2, kernel_initializer="ones")(inp))
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_allclose(model(x).numpy(), np.repeat(x[:, None], 2, 1))
+    np.testing.assert_allclose(model(x[:, None, None]).numpy(), np.repeat(x[:, None], 2, 1))
+    with pytest.raises(ValueError, match="Invalid input shape for input"):
+        model(np.zeros((2, 3, 4, 5), np.float32))
