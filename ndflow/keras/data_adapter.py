@@ -65,7 +65,7 @@ def _to_numpy(x):
         x = np.asarray(x.numpy())
     elif isinstance(x, (list, tuple)) and x and not isinstance(x[0], (np.ndarray, Tensor)):
         x = np.asarray(x)
-    if isinstance(x, np.ndarray) and x.dtype.kind in "USO":
+    if isinstance(x, np.ndarray) and x.dtype.kind in "US":  # as Keras 3 (object arrays pass)
         raise ValueError(f"Invalid dtype: {x.dtype.name}")
     return x
 

@@ -82,7 +82,8 @@ class Sequential(Model):
         if isinstance(input_shape, list):
             input_shape = tuple(input_shape)
         if not isinstance(self._layers_list[0], InputLayer):
-            self._layers_list.insert(0, InputLayer(batch_shape=input_shape))
+            self._layers_list.insert(0, InputLayer(batch_shape=input_shape,
+                                                   dtype=self._layers_list[0].compute_dtype))
         inputs = self._layers_list[0].output
         x = inputs
         with self._name_scope_if_outside():

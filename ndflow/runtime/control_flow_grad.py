@@ -301,7 +301,9 @@ def _while_grad(op, *grads):
                        for a, d in zip(acc, dx[len(read):])]
             return j + 1, new_g, new_acc, rest
 
-        invariants = [TensorShape(()), [shapes[k] for k in carried],
+        # an incoming gradient may know less of its shape than the loop output it seeds
+        invariants = [TensorShape(()), [shapes[k].most_specific_compatible_shape(g.shape)
+                                        for k, g in zip(carried, gs)],
                       [a.shape for a in accs], [TensorShape(())] * len(stacks)]
         _, g_final, acc_final, _ = while_loop(lambda j, g, a, lists: j < trips, step,
                                               [constant(0), gs, accs, stacks],

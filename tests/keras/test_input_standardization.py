@@ -38,3 +38,25 @@ def test_functional_rank_adjustment_and_error():
     np.testing.assert_allclose(model(x[:, None, None]).numpy(), np.repeat(x[:, None], 2, 1))
     with pytest.raises(ValueError, match="Invalid input shape for input"):
         model(np.zeros((2, 3, 4, 5), np.float32))
+
+
+def test_sequential_led_by_text_layers_takes_strings():
+    """The text-classification tutorial's export model: a Sequential without Input led by
+    TextVectorization builds on string inputs (the layer's compute dtype, as Keras), and takes
+    object arrays and string tensors (Keras 3 rejects fixed-width NumPy strings)."""
+    vectorize = L.TextVectorization(max_tokens=10, output_sequence_length=4)
+    vectorize.adapt(["a b c", "b c d"])
+    assert (vectorize.compute_dtype, vectorize.dtype) == ("string", "string")
+    lookup = L.StringLookup(vocabulary=["a", "b"])
+    assert (lookup.compute_dtype, L.IntegerLookup(vocabulary=[3]).compute_dtype) == \
+        ("string", "int64")
+    model = tf.keras.Sequential([vectorize, L.Embedding(10, 3, embeddings_initializer="ones"),
+                                 L.GlobalAveragePooling1D()])
+    model.compile("sgd", "mse")
+    texts = np.array(["a b", "c d e"], dtype=object)
+    assert model.evaluate(texts, np.ones((2, 3)), verbose=0) == pytest.approx(0.0)
+    np.testing.assert_allclose(model.predict(tf.constant(["a", "b c d e f"]), verbose=0),
+                               np.ones((2, 3)))
+    assert model.inputs[0].dtype == tf.string
+    with pytest.raises(ValueError, match="Invalid dtype: str"):
+        model.predict(np.array(["a b"]), verbose=0)

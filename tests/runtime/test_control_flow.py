@@ -320,3 +320,31 @@ def test_cond_branches_returning_ops_run_them_only_when_taken():
     assert f(_t(True, np.bool_)).numpy() and w.numpy() == 2.0
     assert not f(_t(False, np.bool_)).numpy() and w.numpy() == 2.0
     assert "If" in _types(f, _t(True, np.bool_))
+
+
+def test_while_gradient_seeded_by_a_gradient_of_unknown_shape():
+    """The incoming gradient of a loop output may know less of its shape than the output
+    (here the gradient of a Slice of dynamic size, a Pad of unknown paddings): the backward
+    loop still builds, and the gradient equals NumPy's (a Keras Bidirectional LSTM over
+    masked text in fit hit this)."""
+    w = tf.Variable(np.full((4, 4), 0.5, np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32),
+                                  tf.TensorSpec([], tf.int32)])
+    def grad(x, cols):
+        with tf.GradientTape() as tape:
+            _, h = tf.while_loop(lambda i, h: i < 3, lambda i, h: (i + 1, tf.matmul(h, w)),
+                                 [tf.constant(0), x])
+            y = tf.slice(h, [0, 0], tf.stack([-1, cols]))
+            loss = tf.reduce_sum(y)
+        return tape.gradient(loss, w)
+
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    cols = 2
+    w0 = np.full((4, 4), 0.5)
+    seed = np.zeros((2, 4))
+    seed[:, :cols] = 1.0
+    # d/dW sum(x W W W)[:, :cols] = sum over the three positions of W in the product
+    h0, h1, h2 = x, x @ w0, x @ w0 @ w0
+    want = (h0.T @ seed @ w0.T @ w0.T + h1.T @ seed @ w0.T + h2.T @ seed)
+    np.testing.assert_allclose(grad(x, tf.constant(cols)).numpy(), want, rtol=1e-5)

@@ -173,8 +173,8 @@ class Layer(Module):
 
     @property
     def dtype(self) -> str:
-        """The variable dtype (Keras 3)."""
-        return self._dtype_policy.variable_dtype
+        """The variable dtype (Keras 3; a layer overriding `variable_dtype` changes it)."""
+        return self.variable_dtype
 
     @property
     def compute_dtype(self) -> str:

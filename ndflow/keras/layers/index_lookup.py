@@ -46,6 +46,16 @@ def _text(x, encoding="utf-8"):
 
 
 class IndexLookup(Layer):
+    # Keras: the layer computes in its vocabulary's dtype (a Sequential it leads takes
+    # string or int64 inputs)
+    @property
+    def compute_dtype(self) -> str:
+        return self.vocabulary_dtype
+
+    @property
+    def variable_dtype(self) -> str:
+        return self.vocabulary_dtype
+
     def __init__(self, max_tokens, num_oov_indices, mask_token, oov_token, vocabulary_dtype,
                  vocabulary=None, idf_weights=None, invert=False, output_mode="int",
                  sparse=False, pad_to_max_tokens=False, oov_method="floormod", salt=None,

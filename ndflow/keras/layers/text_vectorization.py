@@ -31,6 +31,14 @@ _INT64_MAX = np.iinfo(np.int64).max
 
 @keras_export("keras.layers.TextVectorization")
 class TextVectorization(Layer):
+    @property
+    def compute_dtype(self) -> str:   # Keras: string in (a Sequential it leads takes strings)
+        return "string"
+
+    @property
+    def variable_dtype(self) -> str:
+        return "string"
+
     def __init__(self, max_tokens=None, standardize="lower_and_strip_punctuation",
                  split="whitespace", ngrams=None, output_mode="int",
                  output_sequence_length=None, pad_to_max_tokens=False, vocabulary=None,
