@@ -160,3 +160,17 @@ def test_files_and_gzip(tmp_path):
         with v1.Session() as sess:
             sess.run(write)
     assert open(path, "rb").read() == b"ab"
+
+
+def test_split_rows_keep_a_static_row_count_in_graphs():
+    """In a traced function, unicode_split of a (1,) input is a (1, None) ragged tensor and its
+    to_tensor() is (1, None), as TF infers (the text-generation tutorial's GRU state keeps its
+    batch size of 1 across the RNN loop because of it)."""
+    @tf.function
+    def split(x):
+        ragged = tf.strings.unicode_split(x, "UTF-8")
+        dense = ragged.to_tensor()
+        assert ragged.shape.as_list() == [1, None] and dense.shape.as_list() == [1, None]
+        return dense
+    np.testing.assert_array_equal(split(tf.constant(["héllo"])).numpy(),
+                                  [[b"h", "é".encode(), b"l", b"l", b"o"]])

@@ -12,7 +12,7 @@ import torch
 
 from ndflow.core import dtypes as _dtypes
 from ndflow.core.api_export import tf_export
-from ndflow.core.shapes import TensorShape
+from ndflow.core.shapes import TensorShape, as_shape
 
 # name -> callable(x, y) / callable(x); filled by ndflow.ops.
 OPERATORS: dict = {}
@@ -106,6 +106,13 @@ class EagerTensor(Tensor):
             self._shape = TensorShape(tuple(v.shape)) \
                 if isinstance(v, (torch.Tensor, np.ndarray)) else TensorShape(())
         return self._shape
+
+    def set_shape(self, shape) -> None:
+        """A check only (an eager value's shape is known): TF's ValueError when `shape` is
+        not compatible with it."""
+        if not self.shape.is_compatible_with(as_shape(shape)):
+            raise ValueError(f"Tensor's shape {self.shape} is not compatible with supplied "
+                             f"shape {as_shape(shape)}.")
 
     @property
     def device(self) -> str:

@@ -32,8 +32,12 @@ class Model(Trainer, Layer):
         trainable = kwargs.pop("trainable", True)
         name = kwargs.pop("name", None)
         dtype = kwargs.pop("dtype", None)
-        if args or kwargs:
-            raise TypeError(f"Model.__init__() got unexpected arguments {args} {kwargs}")
+        if args:   # Keras' (Python's) message: Layer.__init__ takes keywords only
+            raise TypeError(f"Layer.__init__() takes 1 positional argument but "
+                            f"{len(args) + 1} were given")
+        if kwargs:
+            raise ValueError(f"Unrecognized keyword arguments passed to "
+                             f"{type(self).__name__}: {kwargs}")
         Layer.__init__(self, trainable=trainable, name=name, dtype=dtype)
         self._metrics: list = []
 

@@ -28,9 +28,17 @@ def _dense_shape(ctx):
     if values.rank is None:
         return [TensorShape(None)]
     rank = 1 + ragged_rank + values.rank - 1
+    dims = [None] * (1 + ragged_rank) + values.as_list()[1:]
     if requested is not None and requested.ndim == 1 and len(requested) == rank:
-        return [TensorShape([None if d < 0 else int(d) for d in requested.tolist()])]
-    return [TensorShape([None] * (1 + ragged_rank) + values.as_list()[1:])]
+        dims = [None if d < 0 else int(d) for d in requested.tolist()]
+    types = [t.decode() if isinstance(t, bytes) else t for t in ctx.attrs["row_partition_types"]]
+    first = ctx.shapes[3] if len(ctx.shapes) > 3 else TensorShape(None)
+    if dims[0] is None and types and types[0] == "ROW_SPLITS" and first.rank == 1 \
+            and first.as_list()[0] is not None:   # TF's shape fn: as many rows as splits - 1
+        dims[0] = first.as_list()[0] - 1
+    elif dims[0] is None and types and types[0] == "FIRST_DIM_SIZE" and ctx.value(3) is not None:
+        dims[0] = int(ctx.value(3))
+    return [TensorShape(dims)]
 
 
 RaggedTensorToTensor = op_def(

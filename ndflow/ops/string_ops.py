@@ -121,7 +121,9 @@ UnicodeDecode = _string_op(
     attrs=["input_encoding: string", "errors: {'strict', 'replace', 'ignore'} = 'replace'",
            "replacement_char: int = 65533", "replace_control_characters: bool = false",
            "Tsplits: {int32, int64} = DT_INT64"],
-    shape=lambda ctx: [TensorShape([None]), TensorShape([None])])
+    shape=lambda ctx: [TensorShape([ctx.shapes[0].num_elements() + 1
+                                    if ctx.shapes[0].is_fully_defined() else None]),
+                       TensorShape([None])])
 UnicodeEncode = _string_op(
     "UnicodeEncode", ["input_values: int32", "input_splits: Tsplits"], ["output: string"],
     ["errors: {'ignore', 'replace', 'strict'} = 'replace'",

@@ -5,6 +5,8 @@ inside tf.function, tf.VariableAggregation / tf.VariableSynchronization, tf.Devi
 
 import logging
 
+import pytest
+
 import ndflow as tf
 
 v1 = tf.compat.v1
@@ -62,3 +64,15 @@ def test_small_types():
     assert tf.VariableSynchronization.ON_READ.value == 3
     spec = tf.DeviceSpec(job="worker", device_type="GPU", device_index=1)
     assert spec.to_string() == "/job:worker/device:GPU:1"
+
+
+def test_eager_set_shape_checks_compatibility():
+    """`EagerTensor.set_shape` is TF's check (the time-series tutorial's split_window calls it
+    on eager tensors): compatible shapes pass, others are TF's ValueError."""
+    t = tf.zeros([2, 3])
+    t.set_shape([None, 3])
+    t.set_shape([2, None])
+    assert t.shape == (2, 3)
+    with pytest.raises(ValueError, match=r"Tensor's shape \(2, 3\) is not compatible with "
+                                         r"supplied shape \(2, 4\)"):
+        t.set_shape([2, 4])

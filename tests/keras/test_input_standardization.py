@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tensorboard.compat.proto import trackable_object_graph_pb2
 
 import ndflow as tf
 
@@ -60,3 +61,55 @@ def test_sequential_led_by_text_layers_takes_strings():
     assert model.inputs[0].dtype == tf.string
     with pytest.raises(ValueError, match="Invalid dtype: str"):
         model.predict(np.array(["a b"]), verbose=0)
+
+
+def test_inputs_by_keyword_and_model_init_errors():
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = L.Dense(2, kernel_initializer="ones")
+
+        def call(self, inputs, scale=1.0):
+            return self.dense(inputs) * scale
+
+    net = Net()
+    x = np.ones((1, 3), np.float32)
+    np.testing.assert_allclose(net(inputs=x, scale=2.0).numpy(), [[6.0, 6.0]])
+    np.testing.assert_allclose(L.Dense(1, kernel_initializer="ones")(inputs=x).numpy(), [[3.0]])
+
+    class Positional(tf.keras.Model):
+        def __init__(self):
+            super().__init__(self)           # Keras 3: keyword arguments only
+
+    class Unknown(tf.keras.Model):
+        def __init__(self):
+            super().__init__(foo=1)
+
+    with pytest.raises(TypeError, match="takes 1 positional argument but 2 were given"):
+        Positional()
+    with pytest.raises(ValueError, match="Unrecognized keyword arguments passed to Unknown"):
+        Unknown()
+
+
+def test_lookup_table_is_tracked_and_exported(tmp_path):
+    """A StringLookup's table is its `lookup_table` child (as in TF's object graph), so a
+    module whose function uses the layer exports to a SavedModel that reloads (TF 2.21 loads
+    it too: checked when this was written) — the text-generation tutorial's OneStep."""
+    layer = L.StringLookup(vocabulary=["a", "b"], mask_token=None)
+    ckpt = tf.train.Checkpoint(layer=layer)
+    path = ckpt.write(str(tmp_path / "ckpt"))
+    graph = tf.train.load_checkpoint(path).get_tensor("_CHECKPOINTABLE_OBJECT_GRAPH")
+    nodes = trackable_object_graph_pb2.TrackableObjectGraph.FromString(graph).nodes
+    assert [c.local_name for c in nodes[1].children] == ["lookup_table"]
+
+    class Module(tf.Module):
+        def __init__(self):
+            self.lookup = layer
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+        def ids(self, x):
+            return self.lookup(x)
+
+    tf.saved_model.save(Module(), str(tmp_path / "model"))
+    loaded = tf.saved_model.load(str(tmp_path / "model"))
+    np.testing.assert_array_equal(loaded.ids(tf.constant(["b", "zz", "a"])).numpy(), [2, 0, 1])

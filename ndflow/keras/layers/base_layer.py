@@ -156,6 +156,9 @@ class Layer(Module):
         # what a Sequential's InputLayer takes (a layer's own build may change the other)
         self._input_shape_arg = self._build_input_shape
         params = inspect.signature(self.call).parameters
+        # the inputs may come by their name (`model(inputs=x)`), as Keras' call spec allows
+        self._call_first_arg = next((p.name for p in params.values() if p.kind in (
+            p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)), None)
         self._call_takes_training = "training" in params
         self._call_takes_mask = "mask" in params
         self._training_default = (params["training"].default if self._call_takes_training
@@ -391,6 +394,8 @@ class Layer(Module):
         self.built = True
 
     def __call__(self, *args, **kwargs):
+        if not args and self._call_first_arg in kwargs:
+            args = (kwargs.pop(self._call_first_arg),)
         if keras_tensor.any_keras_tensors(args, kwargs):
             return self._symbolic_call(args, kwargs)
         if not args:

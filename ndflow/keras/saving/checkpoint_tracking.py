@@ -35,7 +35,10 @@ _BOOKKEEPING = frozenset({
 # Keras 3 attribute names where ndflow's differ (layer class name -> {ndflow: Keras 3})
 _KERAS_NAMES = {"Dense": {"kernel": "_kernel"}, "EinsumDense": {"kernel": "_kernel"},
                 "_Conv": {"kernel": "_kernel"},  # Conv1D/2D/3D (Keras' BaseConv)
-                "Embedding": {"embeddings": "_embeddings"}}
+                "Embedding": {"embeddings": "_embeddings"},
+                # StringLookup/IntegerLookup: the vocabulary's table (TF's object graph and
+                # a SavedModel's resource node)
+                "IndexLookup": {"_table": "lookup_table"}}
 
 
 def _renames(layer) -> dict:
