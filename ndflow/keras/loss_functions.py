@@ -190,6 +190,10 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
 @_export("binary_crossentropy")
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     y_true, y_pred = _pair(y_true, y_pred)
+    true_shape, pred_shape = tuple(y_true.shape.as_list()), tuple(y_pred.shape.as_list())
+    if len(true_shape) != len(pred_shape):   # Keras' TF backend checks before computing
+        raise ValueError("Arguments `target` and `output` must have the same rank (ndim). "
+                         f"Received: target.shape={true_shape}, output.shape={pred_shape}")
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:

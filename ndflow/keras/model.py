@@ -19,6 +19,16 @@ def _is_functional_call(args, kwargs) -> bool:
             or ("inputs" in kwargs and "outputs" in kwargs))
 
 
+def _inject_functional(cls):
+    """Keras' inject_functional_model_class: Model replaced by Functional in `cls`'s bases."""
+    if cls is Model:
+        return functional_class
+    if cls is object or not issubclass(cls, Model):
+        return cls
+    cls.__bases__ = tuple(_inject_functional(base) for base in cls.__bases__)
+    return cls
+
+
 @keras_export("keras.Model", "keras.models.Model")
 class Model(Trainer, Layer):
     """Groups layers into an object with training and inference features."""
@@ -29,6 +39,12 @@ class Model(Trainer, Layer):
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):
+        if _is_functional_call(args, kwargs) and not isinstance(self, functional_class):
+            # a subclass called as `Sub(inputs, outputs)` (a custom train_step over a
+            # functional graph): as Keras, Functional takes Model's place in its bases
+            _inject_functional(type(self))
+            functional_class.__init__(self, *args, **kwargs)
+            return
         trainable = kwargs.pop("trainable", True)
         name = kwargs.pop("name", None)
         dtype = kwargs.pop("dtype", None)

@@ -24,7 +24,8 @@ def _bincount_shape(ctx):
     if arr.rank is not None and arr.rank > 2:
         raise ValueError(f"Shape must be at most rank 2 but is rank {arr.rank}")
     rows = [arr.dims[0]] if arr.rank == 2 else []
-    return [TensorShape(rows + [None])]
+    size = ctx.value(1)   # TF's shape fn: a constant size is the last dimension
+    return [TensorShape(rows + [int(size) if size is not None and size.ndim == 0 else None])]
 
 
 DenseBincount = op_def(

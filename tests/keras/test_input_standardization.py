@@ -113,3 +113,48 @@ def test_lookup_table_is_tracked_and_exported(tmp_path):
     tf.saved_model.save(Module(), str(tmp_path / "model"))
     loaded = tf.saved_model.load(str(tmp_path / "model"))
     np.testing.assert_array_equal(loaded.ids(tf.constant(["b", "zz", "a"])).numpy(), [2, 0, 1])
+
+
+def test_model_subclass_called_with_inputs_and_outputs_is_functional():
+    """"Customizing what happens in fit()": a Model subclass overriding train_step, built as
+    `CustomModel(inputs, outputs)`, is a functional model (Keras injects Functional into its
+    bases) whose own train_step fit runs."""
+    steps = []
+
+    class CustomModel(tf.keras.Model):
+        def train_step(self, data):
+            steps.append(1)
+            x, y = data
+            with tf.GradientTape() as tape:
+                loss = self.compute_loss(y=y, y_pred=self(x, training=True))
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+            return {"loss": loss}
+
+    inputs = tf.keras.Input(shape=(4,))
+    model = CustomModel(inputs, L.Dense(1)(inputs))
+    assert isinstance(model, tf.keras.Model) and len(model.layers) == 2
+    model.compile(optimizer="sgd", loss="mse")
+    x = np.random.default_rng(0).random((16, 4)).astype(np.float32)
+    y = x.sum(1, keepdims=True)
+    before = model.evaluate(x, y, verbose=0)
+    model.fit(x, y, epochs=3, batch_size=16, verbose=0)
+    assert len(steps) == 1          # traced once, run three times
+    assert model.evaluate(x, y, verbose=0) < before
+
+
+def test_category_encoding_of_lookups_has_a_static_width():
+    """The structured-data tutorial concatenates CategoryEncoding(num_tokens=N) outputs into a
+    Dense layer: the encoding's last dimension is N (DenseBincount's constant size)."""
+    inp = tf.keras.Input((1,), dtype="string")
+    encoded = L.CategoryEncoding(num_tokens=3)(L.StringLookup(vocabulary=["a", "b"])(inp))
+    assert tuple(encoded.shape) == (None, 3)
+    model = tf.keras.Model(inp, L.Dense(1)(encoded))
+    assert model.predict(tf.constant([["a"], ["zz"]]), verbose=0).shape == (2, 1)
+
+
+def test_binary_crossentropy_rank_mismatch_is_keras_error():
+    metric = tf.keras.metrics.BinaryCrossentropy(from_logits=True)
+    with pytest.raises(ValueError, match=r"must have the same rank \(ndim\). Received: "
+                                         r"target.shape=\(4,\), output.shape=\(4, 1\)"):
+        metric.update_state(np.zeros(4, np.float32), np.zeros((4, 1), np.float32))
