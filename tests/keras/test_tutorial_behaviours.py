@@ -1,6 +1,8 @@
-"""Keras' input standardization in models: 1-D features into `Input((1,))` gain the axis, a
-trailing 1 too many is squeezed, other rank mismatches are Keras' ValueError; a layer's
-`input_shape=` argument (not its later build shape) makes a Sequential's InputLayer."""
+"""Keras behaviours the TensorFlow tutorials rely on, each found by running a tutorial
+unchanged: Keras' input standardization (1-D features into `Input((1,))`, a layer's
+`input_shape=` making a Sequential's InputLayer), text layers leading a Sequential on string
+inputs, inputs passed by keyword, Model.__init__ errors, functional subclasses with their own
+train_step, lookup tables in checkpoints and SavedModels, static shapes of encodings."""
 
 from __future__ import annotations
 
