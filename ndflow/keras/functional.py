@@ -50,6 +50,49 @@ def _ordered_nodes(inputs: list, outputs: list) -> list:
     return order
 
 
+def _keras_layer_order(inputs: list, outputs: list) -> list:
+    """The layers in Keras 3's order (its `map_graph`): deepest first (depth: the longest path
+    to an output), ties broken by when a depth-first walk from the outputs first met them.
+    `model.layers`, the weights' order and the checkpoint numbering all follow it."""
+    input_ids = {id(t) for t in inputs}
+    first_seen: dict = {}          # id(layer) -> traversal index
+    layers: dict = {}              # id(layer) -> layer
+    post_order, done = [], set()
+
+    def walk(tensor):
+        layer, index, _ = tensor._keras_history
+        node = layer._inbound_nodes[index]
+        if id(node) in done:
+            return
+        layers[id(layer)] = layer
+        first_seen.setdefault(id(layer), len(first_seen))
+        done.add(id(node))
+        if id(tensor) not in input_ids and not isinstance(layer, InputLayer):
+            for t in node.input_tensors:
+                walk(t)
+        post_order.append(node)
+
+    for t in outputs:
+        walk(t)
+    node_depth: dict = {}
+    layer_depth: dict = {}
+    for node in reversed(post_order):
+        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = node_depth[id(node)] = depth
+        if isinstance(node.layer, InputLayer):
+            continue
+        for t in node.input_tensors:
+            layer, index, _ = t._keras_history
+            parent = layer._inbound_nodes[index]
+            node_depth[id(parent)] = max(depth + 1, node_depth.get(id(parent), 0))
+    for t in inputs:                 # inputs no output depends on
+        layer = t._keras_history.operation
+        if id(layer) not in layer_depth:
+            layers[id(layer)], layer_depth[id(layer)], first_seen[id(layer)] = layer, 0, -1
+    return sorted(layers.values(), key=lambda layer: (-layer_depth[id(layer)],
+                                                      first_seen[id(layer)]))
+
+
 class Functional(Model):
     """A model defined by its inputs and outputs."""
 
@@ -69,13 +112,7 @@ class Functional(Model):
         self._inputs_struct, self._outputs_struct = inputs, outputs
         self.inputs, self.outputs = flat_inputs, flat_outputs
         self._nodes = _ordered_nodes(flat_inputs, flat_outputs)
-        input_layers = [t._keras_history.operation for t in flat_inputs]
-        seen, ordered = set(), []
-        for layer in input_layers + [n.layer for n in self._nodes]:
-            if id(layer) not in seen:
-                seen.add(id(layer))
-                ordered.append(layer)
-        self._functional_layers = ordered
+        self._functional_layers = _keras_layer_order(flat_inputs, flat_outputs)
         self.input_spec = [InputSpec(shape=(None,) + tuple(t.shape[1:]),
                                      allow_last_axis_squeeze=True,
                                      name=t._keras_history.operation.name)

@@ -331,8 +331,6 @@ def test_wrong_suffixes(tmp_path):
         model.load_weights(tmp_path / "w.h6")
     with pytest.raises(ValueError, match="^Invalid filepath extension for saving"):
         model.save(tmp_path / "m.tf")
-    with pytest.raises(ValueError, match="legacy HDF5 format"):
-        model.save(tmp_path / "m.h5")
     with pytest.raises(ValueError, match="^File format not supported: filepath=.*m.pb"):
         keras.models.load_model(tmp_path / "m.pb")
     assert list(tmp_path.iterdir()) == []

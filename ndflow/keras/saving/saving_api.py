@@ -3,8 +3,8 @@
 messages (TensorFlow 2.21's `tf.keras` has no `saving` namespace: `keras.saving` is the
 standalone Keras package's). Formats: `.keras` archives and their unzipped directories
 (`zipped=False`, keras_archive.py), `.weights.h5` files (weights_h5.py) and sharded
-`.weights.json` + shards (`max_shard_size`, sharded_weights.py). Keras 2's whole-model HDF5
-(`.h5`) is not written nor read."""
+`.weights.json` + shards (`max_shard_size`, sharded_weights.py), and the legacy whole-model
+HDF5 format (`.h5`, Keras 2's and 3's: legacy_h5.py)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,15 @@ import os
 
 import h5py
 
+from ndflow.core import logging
 from ndflow.core.api_export import keras_export
-from ndflow.keras.saving import file_io, keras_archive, sharded_weights, weights_h5
-
-_LEGACY_H5_MESSAGE = (
-    "Saving or loading a whole model in the legacy HDF5 format (`.h5` / `.hdf5`) is not "
-    "supported by ndflow. This file format is considered legacy by Keras 3. Use instead the "
-    "native Keras format, e.g. `model.save('my_model.keras')` or "
-    "`keras.saving.save_model(model, 'my_model.keras')`, or `model.save_weights("
-    "'my_model.weights.h5')` for the weights alone. Received: filepath={}")
+from ndflow.keras.saving import (
+    file_io,
+    keras_archive,
+    legacy_h5,
+    sharded_weights,
+    weights_h5,
+)
 
 
 def _path(filepath) -> str:
@@ -31,15 +31,25 @@ def _path(filepath) -> str:
 @keras_export("keras.models.save_model")
 def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     """Saves `model` as a `.keras` archive (config, weights, optimizer state)."""
-    kwargs.pop("include_optimizer", None)   # Keras 2's legacy HDF5 option: nothing to leave out
+    include_optimizer = kwargs.pop("include_optimizer", True)   # the legacy HDF5 format's
     save_format = kwargs.pop("save_format", False)
-    if save_format and not str(filepath).endswith((".h5", ".hdf5", ".keras")):
+    if save_format and str(filepath).endswith((".h5", ".hdf5", ".keras")):
+        logging.warning("The `save_format` argument is deprecated in Keras 3. We recommend "
+                        "removing this argument as it can be inferred from the file path. "
+                        f"Received: save_format={save_format}")
+    elif save_format:
         raise ValueError("The `save_format` argument is deprecated in Keras 3. Please remove "
                          "this argument and pass a file path with either `.keras` or `.h5` "
                          f"extension.Received: save_format={save_format}")
     if kwargs:
         raise ValueError(f"The following argument(s) are not supported: {list(kwargs.keys())}")
     filepath = _path(filepath)
+    if filepath.endswith((".h5", ".hdf5")):
+        logging.warning("You are saving your model as an HDF5 file via `model.save()` or "
+                        "`keras.saving.save_model(model)`. This file format is considered "
+                        "legacy. We recommend using instead the native Keras format, e.g. "
+                        "`model.save('my_model.keras')` or "
+                        "`keras.saving.save_model(model, 'my_model.keras')`. ")
     if os.path.exists(filepath) and not overwrite:
         if not file_io.ask_to_proceed_with_overwrite(filepath):
             return
@@ -51,7 +61,7 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     if filepath.endswith(".keras"):
         return keras_archive.save_model(model, filepath)
     if filepath.endswith((".h5", ".hdf5")):
-        raise ValueError(_LEGACY_H5_MESSAGE.format(filepath))
+        return legacy_h5.save_model(model, filepath, include_optimizer=include_optimizer)
     raise ValueError("Invalid filepath extension for saving. Please add either a `.keras` "
                      "extension for the native Keras format (recommended) or a `.h5` extension. "
                      "Use `model.export(filepath)` if you want to export a SavedModel for use "
@@ -66,7 +76,8 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         return keras_archive.load_model(filepath, custom_objects=custom_objects,
                                         compile=compile, safe_mode=safe_mode)
     if filepath.endswith((".h5", ".hdf5")):
-        raise ValueError(_LEGACY_H5_MESSAGE.format(filepath))
+        return legacy_h5.load_model(filepath, custom_objects=custom_objects, compile=compile,
+                                    safe_mode=safe_mode)
     if os.path.isdir(filepath) and os.path.exists(os.path.join(filepath, "config.json")):
         return keras_archive.load_model_dir(filepath, custom_objects=custom_objects,
                                             compile=compile, safe_mode=safe_mode)
@@ -102,16 +113,6 @@ def save_weights(model, filepath, overwrite=True, max_shard_size=None, **kwargs)
         weights_h5.save_state(model, f)
 
 
-def _open_weights_file(filepath: str) -> h5py.File:
-    if not os.path.exists(filepath):
-        raise FileNotFoundError(2, "No such file or directory", filepath)
-    try:
-        return h5py.File(filepath, "r")
-    except OSError as e:
-        raise OSError(f"Unable to read the weights file {filepath}: {e} (the file may be "
-                      "truncated or corrupted, or not an HDF5 file)") from e
-
-
 def load_weights(model, filepath, skip_mismatch=False, **kwargs):
     """Loads weights saved by `save_weights` (`.weights.h5`) or `save` (`.keras`)."""
     filepath = _path(filepath)
@@ -124,9 +125,8 @@ def load_weights(model, filepath, skip_mismatch=False, **kwargs):
     if (is_keras or sharded or filepath.endswith(".weights.h5")) and by_name is not None:
         raise ValueError("`by_name` only supports loading legacy '.h5' or '.hdf5' files. "
                          f"Received: {filepath}")
-    if not is_keras and not sharded and not filepath.endswith(".weights.h5"):
-        if filepath.endswith((".h5", ".hdf5")):
-            raise ValueError(_LEGACY_H5_MESSAGE.format(filepath))
+    legacy = filepath.endswith((".h5", ".hdf5")) and not filepath.endswith(".weights.h5")
+    if not is_keras and not sharded and not filepath.endswith(".weights.h5") and not legacy:
         raise ValueError(f"File format not supported: filepath={filepath}. Keras 3 only "
                          "supports V3 `.keras` files, `.weights.h5` files, legacy H5 format "
                          "files (`.h5` extension), or Orbax checkpoints.")
@@ -140,7 +140,16 @@ def load_weights(model, filepath, skip_mismatch=False, **kwargs):
     if sharded:
         sharded_weights.load(model, filepath, skip_mismatch=skip_mismatch)
         return
-    with _open_weights_file(filepath) as f:
+    if legacy:
+        with weights_h5.open_h5(filepath) as f:
+            group = f
+            if "layer_names" not in f.attrs and "model_weights" in f:   # a whole-model file
+                group = weights_h5._group(f, "model_weights")
+            load = legacy_h5.load_weights_from_group_by_name if by_name else \
+                legacy_h5.load_weights_from_group
+            load(group, model, skip_mismatch=skip_mismatch)
+        return
+    with weights_h5.open_h5(filepath) as f:
         weights_h5.load_state(model, f, skip_mismatch=skip_mismatch)
 
 

@@ -12,6 +12,7 @@ objects that fail (wrong count or shapes of variables) and raises Keras' error l
 from __future__ import annotations
 
 import math
+import os
 import warnings
 
 import h5py
@@ -28,6 +29,17 @@ _BOMB_MAX_EXPANSION = 1000
 
 
 # -- reading groups and datasets safely ------------------------------------------------------
+def open_h5(filepath: str) -> h5py.File:
+    """The HDF5 file at `filepath` for reading, with errors naming it."""
+    if not os.path.exists(filepath):
+        raise FileNotFoundError(2, "No such file or directory", filepath)
+    try:
+        return h5py.File(filepath, "r")
+    except OSError as e:
+        raise OSError(f"Unable to read the weights file {filepath}: {e} (the file may be "
+                      "truncated or corrupted, or not an HDF5 file)") from e
+
+
 def _check_link(parent, name: str) -> None:
     kind = parent.get(name, default=None, getclass=True, getlink=True)
     if kind in (h5py.ExternalLink, h5py.SoftLink):
