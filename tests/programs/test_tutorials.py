@@ -1,0 +1,40 @@
+"""TensorFlow's tutorials run unchanged (tests/programs/tutorials/, one script per tutorial or
+group of tutorials, as the tutorial writes it; small random stand-ins replace the downloaded
+datasets, and the few lines TF 2.21 itself rejects are adapted as a TF 2.21 user must — each
+script's header says where). Each runs in a subprocess in its own directory and must finish
+and print what the tutorial prints at its checkpoints."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.join(os.path.dirname(__file__), "tutorials")
+# script -> lines its output must contain (the tutorial's own prints)
+EXPECTED = {
+    "basic_classification.py": ["Test accuracy:"],
+    "basic_regression.py": ["dnn_model"],
+    "save_and_load.py": ["Restored model, accuracy:", "cp-0004.weights.h5"],
+    "cnn_and_augmentation.py": ["most likely belongs to", "(4, 30, 30, 3)"],
+    "dcgan_and_cvae.py": ["Time for epoch 2", "Test set ELBO"],
+    "text_classification.py": ["binary_accuracy", "[False, True, True, True, True, True, True]"],
+    "time_series_and_text_generation.py": ["ROMEO:", "(batch_size, sequence_length, vocab_size)"],
+    "transformer.py": ["(2, 6)"],
+    "word2vec_structured_custom_distributed.py": ["probability of getting adopted",
+                                                  "Test set accuracy:", "Endpoint 'serve'"],
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", sorted(EXPECTED))
+def test_tutorial_runs(script, tmp_path):
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
+    run = subprocess.run([sys.executable, os.path.join(HERE, script)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    output = run.stdout + run.stderr
+    assert run.returncode == 0, output[-4000:]
+    for line in EXPECTED[script]:
+        assert line in output, f"{line!r} not printed:\n{output[-4000:]}"
