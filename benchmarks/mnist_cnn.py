@@ -14,7 +14,9 @@ Times one step (forward, backward, momentum update) at batch 64 on the same data
   11's bar: ndflow's best configuration <= 0.8x TensorFlow graph mode and <= 0.8x PyTorch eager);
 - with --loss-scale (default on): ndflow tf.function with the Keras `LossScaleOptimizer`
   (dynamic scaling, rewrite off) against the same step without it (bar: <= 1.03x).
-Prints the median of at least 20 steps after warm-up for each, and ratios to TensorFlow.
+Prints the median of at least 20 steps after warm-up for each, and ratios to TensorFlow. The
+figures the bars compare in-process (ndflow's step with and without the loss-scale optimizer,
+PyTorch eager) are timed round-robin, one step of each in turn.
 With --device gpu, ndflow runs under `tf.device("/GPU:0")` and PyTorch on cuda:0 (each step
 synchronized); the AMP rewrite is then the float16 one (`auto_mixed_precision`).
 
@@ -76,15 +78,24 @@ def _amp_option() -> str:
 
 
 def median_ms(step, steps: int, warmup: int) -> float:
+    return paired_medians({"step": step}, steps, warmup)["step"]
+
+
+def paired_medians(runs: dict, steps: int, warmup: int) -> dict:
+    """Median ms of each callable, timed round-robin (one step of each in turn), so a slow
+    drift of the machine (another process, the CPU's clock) weighs on all of them alike and
+    their ratios hold: a ratio of medians taken minutes apart can be off by 10% here."""
     for _ in range(warmup):
-        step()
-    times = []
+        for step in runs.values():
+            step()
+    times: dict = {name: [] for name in runs}
     for _ in range(steps):
-        t = time.perf_counter()
-        step()
-        _sync()
-        times.append(time.perf_counter() - t)
-    return 1000 * float(np.median(times))
+        for name, step in runs.items():
+            t = time.perf_counter()
+            step()
+            _sync()
+            times[name].append(time.perf_counter() - t)
+    return {name: 1000 * float(np.median(ts)) for name, ts in times.items()}
 
 
 # -- ndflow ----------------------------------------------------------------------------------------
@@ -108,9 +119,13 @@ def ndflow_session(x, y, params, steps, warmup):
             return median_ms(lambda: sess.run(train, feed), steps, warmup)
 
 
-def ndflow_function(x, y, params, steps, warmup, eager=False, amp=False, jit=None,
-                    loss_scale=False):
-    """`jit`: None, "auto" (set_jit(True): auto-clustering) or "compile" (jit_compile=True)."""
+def ndflow_function(x, y, params, steps, warmup, **options):
+    return median_ms(ndflow_step(x, y, params, **options), steps, warmup)
+
+
+def ndflow_step(x, y, params, eager=False, amp=False, jit=None, loss_scale=False):
+    """One training step as a callable. `jit`: None, "auto" (set_jit(True): auto-clustering)
+    or "compile" (jit_compile=True)."""
     tf.config.optimizer.set_experimental_options({_amp_option(): amp})
     with tf.device(_tf_device()):
         p = {k: tf.Variable(v) for k, v in params.items()}
@@ -136,12 +151,12 @@ def ndflow_function(x, y, params, steps, warmup, eager=False, amp=False, jit=Non
     def run():
         with tf.device(_tf_device()):
             return fn(xt, yt).numpy()
-    return median_ms(run, steps, warmup)
+    return run
 
 
 # -- PyTorch eager ---------------------------------------------------------------------------------
 
-def torch_eager(x, y, params, steps, warmup):
+def torch_step(x, y, params):
     dev = "cuda" if DEVICE == "gpu" else "cpu"
     p = {k: torch.tensor(v, device=dev, requires_grad=True) for k, v in params.items()}
     w1 = p["conv1_weights"].detach().permute(3, 2, 0, 1).contiguous().requires_grad_()
@@ -164,7 +179,7 @@ def torch_eager(x, y, params, steps, warmup):
         loss.backward()
         opt.step()
 
-    return median_ms(step, steps, warmup)
+    return step
 
 
 # -- TensorFlow (subprocess) -----------------------------------------------------------------------
@@ -245,7 +260,14 @@ def main(argv=None):
     tf_ms, tf_info = (tensorflow_graph(x, y, params, args.steps, args.warmup)
                       if DEVICE == "cpu" else (None, "not run on the GPU"))
     results["ndflow Session (graph)"] = ndflow_session(x, y, params, args.steps, args.warmup)
-    results["ndflow tf.function"] = ndflow_function(x, y, params, args.steps, args.warmup)
+    # the figures the bars compare, timed round-robin (their ratios are what counts)
+    paired = {"ndflow tf.function": ndflow_step(x, y, params),
+              "PyTorch eager": torch_step(x, y, params)}
+    if args.loss_scale:
+        paired["ndflow tf.function LossScaleOptimizer"] = ndflow_step(x, y, params,
+                                                                      loss_scale=True)
+    results.update(paired_medians(paired, args.steps, args.warmup))
+    del paired
     if args.amp:
         results[f"ndflow tf.function {amp_name}"] = ndflow_function(
             x, y, params, args.steps, args.warmup, amp=True)
@@ -258,11 +280,7 @@ def main(argv=None):
             except Exception as e:  # noqa: BLE001 - report and go on with the other figures
                 print(f"  ndflow {label}: failed: {type(e).__name__}: {e}")
         tf.config.optimizer.set_jit(False)
-    if args.loss_scale:
-        results["ndflow tf.function LossScaleOptimizer"] = ndflow_function(
-            x, y, params, args.steps, args.warmup, loss_scale=True)
     results["ndflow eager"] = ndflow_function(x, y, params, args.steps, args.warmup, eager=True)
-    results["PyTorch eager"] = torch_eager(x, y, params, args.steps, args.warmup)
     if tf_ms is not None:
         results[f"TensorFlow {tf_info} graph"] = tf_ms
         if args.amp:
