@@ -243,3 +243,41 @@ def test_conv_int32():
     got = tf.nn.conv2d(tf.constant(x), tf.constant(w), 1, "VALID").numpy()
     np.testing.assert_array_equal(got, ref.conv2d(x.astype(float), w.astype(float), padding=
                                                   "VALID").astype(np.int32))
+
+
+@pytest.mark.parametrize("shape,filt,strides,padding,dilations", [
+    ((3, 9, 11, 1), (5, 5), (1, 1), "SAME", (1, 1)),          # MNIST's conv1
+    ((2, 10, 8, 2), (3, 3), (2, 1), "SAME", (1, 1)),          # asymmetric SAME padding
+    ((2, 9, 9, 3), (3, 2), (1, 2), "VALID", (2, 1)),          # dilation and stride
+    ((2, 7, 7, 2), (2, 2), (1, 1), [[0, 0], [1, 2], [0, 1], [0, 0]], (1, 1)),
+    ((2, 6, 6, 16), (3, 3), (1, 1), "SAME", (1, 1)),
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_filter_gradient_paths_equal_numpy(shape, filt, strides, padding, dilations, dtype):
+    """Conv2DBackpropFilter equals the float64 NumPy sum over output positions of
+    patch x out_backprop, across strides, dilations, SAME/VALID/explicit padding."""
+    x = _r(*shape)
+    kh, kw = filt
+    cout = 4
+    explicit = None
+    if isinstance(padding, list):
+        explicit = (tuple(padding[1]), tuple(padding[2]))
+    (sh, sw), (dh, dw) = strides, dilations
+    pad = "EXPLICIT" if explicit else padding
+    oh, pt, pb = ref._geometry(shape[1], kh, sh, dh, pad, explicit and explicit[0])
+    ow, pl, pr = ref._geometry(shape[2], kw, sw, dw, pad, explicit and explicit[1])
+    g = _r(shape[0], oh, ow, cout)
+    xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
+    want = np.zeros((kh, kw, shape[3], cout))
+    for a in range(kh):
+        for b in range(kw):
+            patch = xp[:, a * dh: a * dh + (oh - 1) * sh + 1: sh,
+                       b * dw: b * dw + (ow - 1) * sw + 1: sw, :]
+            want[a, b] = np.einsum("nhwc,nhwo->co", patch, g)
+    got = tf.raw_ops.Conv2DBackpropFilter(
+        input=tf.constant(x.astype(dtype)), filter_sizes=[kh, kw, shape[3], cout],
+        out_backprop=tf.constant(g.astype(dtype)), strides=[1, sh, sw, 1], padding=pad,
+        explicit_paddings=sum(padding, []) if explicit else [],
+        dilations=[1, dh, dw, 1]).numpy()
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
