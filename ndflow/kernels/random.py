@@ -217,6 +217,11 @@ def _stateless_uniform_int(node):
     return _philox_fill(node, "uniform_int")
 
 
+@kernel(stateless_random.StatelessRandomUniformFullInt)
+def _stateless_uniform_full_int(node):
+    return _philox_fill(node, "full_int")
+
+
 # -- stateful ops on a tf.random.Generator's Philox state -------------------------------------
 
 _STATE_STEP = 256  # TF advances a Philox state's counter by 256 per output element

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ndflow.core import dtypes, scopes
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
-from ndflow.ops import arithmetic
+from ndflow.ops import arithmetic, array_core
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.op_def import op_def
 from ndflow.ops.random import shape_from_tensor, shape_tensor
@@ -37,6 +37,10 @@ StatelessRandomUniformInt = _stateless("StatelessRandomUniformInt",
                                        ["minval: dtype", "maxval: dtype"],
                                        "dtype: {int32, int64}")
 
+# TF's default dtype is uint64, which ndflow has not: int64 here (the same bits).
+StatelessRandomUniformFullInt = _stateless("StatelessRandomUniformFullInt",
+                                           dtype_attr="dtype: {int32, int64} = DT_INT64")
+
 
 def stateless_seed(seed) -> Tensor:
     seed = convert_to_tensor(seed, dtype_hint=dtypes.int64, name="seed")
@@ -53,6 +57,9 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, 
     with scopes.name_scope(name, "stateless_random_uniform"):
         shape_t, seed = shape_tensor(shape), stateless_seed(seed)
         if dtype.is_integer:
+            if minval is None and maxval is None:   # every value of the dtype (TF's rule)
+                return apply_op(StatelessRandomUniformFullInt, [shape_t, seed],
+                                {"dtype": dtype}).outputs[0]
             if maxval is None:
                 raise ValueError("Must specify maxval for integer dtype")
             return apply_op(StatelessRandomUniformInt,
@@ -88,3 +95,22 @@ def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.f
     """`tf.random.stateless_truncated_normal`: normal values within 2 stddev, by `seed`."""
     return _scaled(StatelessTruncatedNormal, shape, seed, mean, stddev, dtype, name,
                    "stateless_truncated_normal")
+
+
+@tf_export("random.split", "random.experimental.stateless_split")
+def split(seed, num=2, alg="auto_select") -> Tensor:
+    """`tf.random.split`: `num` new seeds (a [num, 2] tensor of `seed`'s dtype) drawn from
+    `seed`, as TF computes them (full-range integers of its stateless stream)."""
+    seed = stateless_seed(convert_to_tensor(seed, name="seed"))   # Python ints: int32, as TF
+    return stateless_uniform([num, 2], seed, minval=None, maxval=None, dtype=seed.dtype,
+                             alg=alg)
+
+
+@tf_export("random.fold_in", "random.experimental.stateless_fold_in")
+def fold_in(seed, data, alg="auto_select") -> Tensor:
+    """`tf.random.fold_in`: a new seed `[draw from seed, data]` (TF's construction)."""
+    data = convert_to_tensor(data, name="data")
+    first = stateless_uniform([], stateless_seed(convert_to_tensor(seed, name="seed")),
+                              minval=None, maxval=None,
+                              dtype=data.dtype, alg=alg)
+    return array_core.stack([first, data])

@@ -110,3 +110,23 @@ def test_bad_arguments():
         tf.random.stateless_normal([2], [1, 2, 3])
     with pytest.raises(ValueError, match="Either `copy_from` or `state` must be given"):
         tf.random.Generator()
+
+
+@pytest.mark.parametrize("case", PHILOX["split_fold_in"],
+                         ids=lambda c: f"{c['dtype']}-{c['seed']}")
+def test_split_fold_in_and_full_int_are_tensorflows(case):
+    """tf.random.split / fold_in (the augmentation tutorial's seeds) and full-range stateless
+    integers (StatelessRandomUniformFullInt), bit for bit as TF, eagerly and in a graph."""
+    dtype = getattr(tf, case["dtype"])
+    seed = tf.constant(case["seed"], dtype)
+    full = tf.random.stateless_uniform([5], seed=seed, minval=None, maxval=None, dtype=dtype)
+    assert full.numpy().tolist() == case["full_int"]
+    assert tf.random.split(seed, 3).numpy().ravel().tolist() == case["split"]
+    folded = tf.function(lambda s: tf.random.fold_in(s, tf.constant(42, dtype)))(seed)
+    assert folded.numpy().tolist() == case["fold_in"]
+    assert tf.random.experimental.stateless_split is tf.random.split
+
+
+def test_split_of_python_ints_is_int32_as_tensorflow():
+    pair = tf.random.split([1, 2])
+    assert pair.dtype == tf.int32 and pair.numpy().ravel().tolist() == PHILOX["split_python_ints"]
