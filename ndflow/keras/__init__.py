@@ -31,3 +31,8 @@ from ndflow.keras import (  # noqa: F401 - their exports
     utils_serialization,
     utils_text_audio_dataset,
 )
+
+# isort: off
+# applications builds models with everything above: imported once the rest is complete
+from ndflow.keras import applications  # noqa: E402, F401 - its exports
+# isort: on

@@ -23,6 +23,7 @@ EXPECTED = {
     "text_classification.py": ["binary_accuracy", "[False, True, True, True, True, True, True]"],
     "time_series_and_text_generation.py": ["ROMEO:", "(batch_size, sequence_length, vocab_size)"],
     "transformer.py": ["(2, 6)"],
+    "transfer_learning.py": ["Number of layers in the base model:  154", "Test accuracy :"],
     "word2vec_structured_custom_distributed.py": ["probability of getting adopted",
                                                   "Test set accuracy:", "Endpoint 'serve'"],
 }

@@ -109,6 +109,13 @@ def _set_mask(tensor, mask) -> None:
         pass
 
 
+def _scope_name(name: str) -> str:
+    if name.isidentifier():
+        return name
+    safe = re.sub(r"\W", "_", name)
+    return safe if safe.isidentifier() else f"_{safe}"
+
+
 @keras_export("keras.layers.Layer", "keras.Layer")
 class Layer(Module):
     """A Keras layer: override `build(input_shape)` (create weights with `add_weight`) and
@@ -132,7 +139,13 @@ class Layer(Module):
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: "
                              f"{kwargs}")
         name = name or unique_name(to_snake_case(type(self).__name__))
-        super().__init__(name=name)
+        if not isinstance(name, str) or "/" in name:   # Keras' only rule for layer names
+            raise ValueError("Argument `name` must be a string and cannot contain character "
+                             f"`/`. Received: name={name} (of type {type(name)})")
+        # tf.Module wants an identifier (its name scope): other names, such as Keras'
+        # "mobilenetv2_1.00_224", scope under a sanitized form and keep their own
+        super().__init__(name=_scope_name(name))
+        self._name = name
         self._trainable = bool(trainable)
         self.built = False
         self.autocast = autocast

@@ -1,0 +1,11 @@
+"""`tf.keras.applications`: Keras' ImageNet models (MobileNetV2, VGG16/19, ResNet50/101/152)
+with their preprocessing and decoding, layer for layer as Keras 3.15 builds them so Keras'
+published weight files load (one module per family; this package is the namespace, so it
+imports modules only)."""
+
+from ndflow.keras.applications import (  # noqa: F401 - their exports
+    _imagenet_utils,
+    _mobilenet_v2,
+    _resnet,
+    _vgg,
+)

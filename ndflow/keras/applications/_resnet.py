@@ -1,0 +1,117 @@
+"""`tf.keras.applications.ResNet50` / `101` / `152` (He et al. 2015): bottleneck residual
+stacks (1x1, 3x3, 1x1 convolutions with batch normalization, a projection shortcut in each
+stack's first block), Keras 3.15's layer names and ImageNet weight files. Preprocessing:
+"caffe" mode."""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import keras_export
+from ndflow.keras import backend_functions, layers
+from ndflow.keras.applications import _imagenet_utils as utils
+from ndflow.keras.functional import Functional
+
+BASE_WEIGHTS_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/resnet/"
+WEIGHTS_HASHES = {
+    "resnet50": ("2cb95161c43110f7111970584f804107", "4d473c1dd8becc155b73f8504c6f6626"),
+    "resnet101": ("f1aeb4b969a6efcfb50fad2f0c20cfc5", "88cf7a10940856eca736dc7b7e228a21"),
+    "resnet152": ("100835be76be38e30d865e96f2aaae62", "ee4c566cf9a93f14d82f913c2dc6dd0c"),
+}
+# blocks in the stacks conv2..conv5 (filters 64, 128, 256, 512)
+_BLOCKS = {"resnet50": (3, 4, 6, 3), "resnet101": (3, 4, 23, 3), "resnet152": (3, 8, 36, 3)}
+_EPS = 1.001e-5
+
+
+def _bn(name):
+    axis = 3 if backend_functions.image_data_format() == "channels_last" else 1
+    return layers.BatchNormalization(axis=axis, epsilon=_EPS, name=name)
+
+
+def _block(x, filters, stride=1, conv_shortcut=True, name=None):
+    if conv_shortcut:
+        shortcut = layers.Conv2D(4 * filters, 1, strides=stride, name=f"{name}_0_conv")(x)
+        shortcut = _bn(f"{name}_0_bn")(shortcut)
+    else:
+        shortcut = x
+    x = layers.Conv2D(filters, 1, strides=stride, name=f"{name}_1_conv")(x)
+    x = layers.Activation("relu", name=f"{name}_1_relu")(_bn(f"{name}_1_bn")(x))
+    x = layers.Conv2D(filters, 3, padding="SAME", name=f"{name}_2_conv")(x)
+    x = layers.Activation("relu", name=f"{name}_2_relu")(_bn(f"{name}_2_bn")(x))
+    x = _bn(f"{name}_3_bn")(layers.Conv2D(4 * filters, 1, name=f"{name}_3_conv")(x))
+    x = layers.Add(name=f"{name}_add")([shortcut, x])
+    return layers.Activation("relu", name=f"{name}_out")(x)
+
+
+def _stack(x, filters, blocks, stride1=2, name=None):
+    x = _block(x, filters, stride=stride1, name=f"{name}_block1")
+    for i in range(2, blocks + 1):
+        x = _block(x, filters, conv_shortcut=False, name=f"{name}_block{i}")
+    return x
+
+
+def _resnet(kind, include_top, weights, input_tensor, input_shape, pooling, classes,
+            classifier_activation, name):
+    utils.check_weights(weights, include_top, classes)
+    input_shape = utils.obtain_input_shape(input_shape, 224, 32,
+                                           backend_functions.image_data_format(), include_top,
+                                           weights)
+    img_input = utils.image_input(input_tensor, input_shape)
+    x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)), name="conv1_pad")(img_input)
+    x = layers.Conv2D(64, 7, strides=2, use_bias=True, name="conv1_conv")(x)
+    x = layers.Activation("relu", name="conv1_relu")(_bn("conv1_bn")(x))
+    x = layers.ZeroPadding2D(padding=((1, 1), (1, 1)), name="pool1_pad")(x)
+    x = layers.MaxPooling2D(3, strides=2, name="pool1_pool")(x)
+    for i, (blocks, filters) in enumerate(zip(_BLOCKS[kind], (64, 128, 256, 512))):
+        x = _stack(x, filters, blocks, stride1=1 if i == 0 else 2, name=f"conv{i + 2}")
+    if include_top:
+        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
+        utils.validate_activation(classifier_activation, weights)
+        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+    else:
+        x = utils.top_pooling(x, pooling, include_top, names=("avg_pool", "max_pool"))
+    model = Functional(utils.model_inputs(input_tensor, img_input), x, name=name)
+    top = "" if include_top else "_notop"
+    file_name = f"{kind}_weights_tf_dim_ordering_tf_kernels{top}.h5"
+    utils.load_weights(model, weights, file_name, BASE_WEIGHTS_PATH + file_name,
+                       WEIGHTS_HASHES[kind][0 if include_top else 1])
+    return model
+
+
+@keras_export("keras.applications.resnet50.ResNet50", "keras.applications.resnet.ResNet50",
+              "keras.applications.ResNet50")
+def ResNet50(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
+             input_shape=None, pooling=None, classes=1000, classifier_activation="softmax",
+             name="resnet50"):
+    """ResNet50: 16 bottleneck blocks in stacks of 3, 4, 6, 3."""
+    return _resnet("resnet50", include_top, weights, input_tensor, input_shape, pooling,
+                   classes, classifier_activation, name)
+
+
+@keras_export("keras.applications.resnet.ResNet101", "keras.applications.ResNet101")
+def ResNet101(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
+              input_shape=None, pooling=None, classes=1000, classifier_activation="softmax",
+              name="resnet101"):
+    """ResNet101: stacks of 3, 4, 23, 3 blocks."""
+    return _resnet("resnet101", include_top, weights, input_tensor, input_shape, pooling,
+                   classes, classifier_activation, name)
+
+
+@keras_export("keras.applications.resnet.ResNet152", "keras.applications.ResNet152")
+def ResNet152(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
+              input_shape=None, pooling=None, classes=1000, classifier_activation="softmax",
+              name="resnet152"):
+    """ResNet152: stacks of 3, 8, 36, 3 blocks."""
+    return _resnet("resnet152", include_top, weights, input_tensor, input_shape, pooling,
+                   classes, classifier_activation, name)
+
+
+@keras_export("keras.applications.resnet50.preprocess_input",
+              "keras.applications.resnet.preprocess_input")
+def preprocess_input(x, data_format=None):
+    """RGB to BGR, minus the ImageNet channel means ("caffe" mode)."""
+    return utils.preprocess_input(x, data_format=data_format, mode="caffe")
+
+
+@keras_export("keras.applications.resnet50.decode_predictions",
+              "keras.applications.resnet.decode_predictions")
+def decode_predictions(preds, top=5):
+    return utils.decode_predictions(preds, top=top)

@@ -1,0 +1,78 @@
+"""`tf.keras.applications.VGG16` / `VGG19` (Simonyan & Zisserman 2014): five blocks of 3x3
+convolutions and max pooling, then two 4096-unit layers; Keras 3.15's layer names, so its
+ImageNet weight files load. Preprocessing: "caffe" mode."""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import keras_export
+from ndflow.keras import backend_functions, layers
+from ndflow.keras.applications import _imagenet_utils as utils
+from ndflow.keras.functional import Functional
+
+_BASE = "https://storage.googleapis.com/tensorflow/keras-applications/"
+# convolutions per block (filters: 64, 128, 256, 512, 512); file hashes (top, no top)
+_DEPTHS = {"vgg16": (2, 2, 3, 3, 3), "vgg19": (2, 2, 4, 4, 4)}
+_HASHES = {"vgg16": ("64373286793e3c8b2b4e3219cbf3544b", "6d6bbae143d832006294945121d1f1fc"),
+           "vgg19": ("cbe5617147190e668d6c5d5026f83318", "253f8cb515780f3b799900260a226db6")}
+
+
+def _vgg(kind, include_top, weights, input_tensor, input_shape, pooling, classes,
+         classifier_activation, name):
+    utils.check_weights(weights, include_top, classes)
+    input_shape = utils.obtain_input_shape(input_shape, 224, 32,
+                                           backend_functions.image_data_format(), include_top,
+                                           weights)
+    img_input = utils.image_input(input_tensor, input_shape)
+    x = img_input
+    for block, (convs, filters) in enumerate(zip(_DEPTHS[kind], (64, 128, 256, 512, 512)), 1):
+        for i in range(1, convs + 1):
+            x = layers.Conv2D(filters, (3, 3), activation="relu", padding="same",
+                              name=f"block{block}_conv{i}")(x)
+        x = layers.MaxPooling2D((2, 2), strides=(2, 2), name=f"block{block}_pool")(x)
+    if include_top:
+        x = layers.Flatten(name="flatten")(x)
+        x = layers.Dense(4096, activation="relu", name="fc1")(x)
+        x = layers.Dense(4096, activation="relu", name="fc2")(x)
+        utils.validate_activation(classifier_activation, weights)
+        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+    else:
+        x = utils.top_pooling(x, pooling, include_top)
+    model = Functional(utils.model_inputs(input_tensor, img_input), x, name=name)
+    top = "" if include_top else "_notop"
+    file_name = f"{kind}_weights_tf_dim_ordering_tf_kernels{top}.h5"
+    utils.load_weights(model, weights, file_name, f"{_BASE}{kind}/{file_name}",
+                       _HASHES[kind][0 if include_top else 1])
+    return model
+
+
+@keras_export("keras.applications.vgg16.VGG16", "keras.applications.VGG16")
+def VGG16(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,  # noqa: N802
+          pooling=None, classes=1000, classifier_activation="softmax", name="vgg16"):
+    """VGG16: 13 convolutions in 5 blocks, then 3 dense layers."""
+    return _vgg("vgg16", include_top, weights, input_tensor, input_shape, pooling, classes,
+                classifier_activation, name)
+
+
+@keras_export("keras.applications.vgg19.VGG19", "keras.applications.VGG19")
+def VGG19(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,  # noqa: N802
+          pooling=None, classes=1000, classifier_activation="softmax", name="vgg19"):
+    """VGG19: 16 convolutions in 5 blocks, then 3 dense layers."""
+    return _vgg("vgg19", include_top, weights, input_tensor, input_shape, pooling, classes,
+                classifier_activation, name)
+
+
+@keras_export("keras.applications.vgg16.preprocess_input")
+def preprocess_input(x, data_format=None):
+    """RGB to BGR, minus the ImageNet channel means ("caffe" mode)."""
+    return utils.preprocess_input(x, data_format=data_format, mode="caffe")
+
+
+@keras_export("keras.applications.vgg19.preprocess_input")
+def vgg19_preprocess_input(x, data_format=None):
+    return utils.preprocess_input(x, data_format=data_format, mode="caffe")
+
+
+@keras_export("keras.applications.vgg16.decode_predictions",
+              "keras.applications.vgg19.decode_predictions")
+def decode_predictions(preds, top=5):
+    return utils.decode_predictions(preds, top=top)
