@@ -4,6 +4,8 @@ initializers, mixed precision."""
 from ndflow.keras import (  # noqa: F401 - their exports
     activation_functions,
     backend_functions,
+    backend_legacy,
+    backend_legacy_nn,
     callbacks,
     cloning,
     constraint_functions,

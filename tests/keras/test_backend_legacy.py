@@ -1,0 +1,86 @@
+"""`tf.keras.backend`'s Keras 1/2 functions against TensorFlow 2.21's on the same inputs
+(tests/fixtures/keras_backend_legacy: 81 calls — math, reductions, shapes, dot/batch_dot,
+activations, the Keras-2 cross-entropies, convolutions, pooling, padding, resizing), plus
+variables, updates, switch, random draws and result_type."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+from tests import fixture_modules
+
+CONFIGS = fixture_modules.load("keras_backend_legacy")
+VALUES = np.load(os.path.join(os.path.dirname(__file__), "..", "fixtures",
+                              "keras_backend_legacy", "values.npz"))
+K = tf.keras.backend
+
+
+def _tensors(a):
+    if isinstance(a, np.ndarray):
+        return tf.constant(a)
+    if isinstance(a, list):
+        return [_tensors(v) for v in a]
+    return a
+
+
+@pytest.mark.parametrize("case,name,args,kwargs", CONFIGS.CASES,
+                         ids=[c[0] for c in CONFIGS.CASES])
+def test_values_equal_tensorflows(case, name, args, kwargs):
+    got = getattr(K, name)(*[_tensors(a) for a in args], **kwargs)
+    got = np.asarray(got.numpy() if hasattr(got, "numpy") else got)
+    want = VALUES[case]
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype)
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
+
+
+def test_variables_updates_and_values():
+    v = K.variable(np.zeros(3), name="v")
+    assert K.dtype(v) == "float32" and K.int_shape(v) == (3,) and K.ndim(v) == 1
+    K.update_add(v, np.ones(3))
+    K.update_sub(v, np.full(3, 0.5))
+    np.testing.assert_array_equal(K.eval(v), [0.5, 0.5, 0.5])
+    K.moving_average_update(v, np.full(3, 1.5), 0.9)
+    np.testing.assert_allclose(K.get_value(v), 0.5 * 0.9 + 1.5 * 0.1, rtol=1e-6)
+    K.batch_set_value([(v, [1.0, 2.0, 3.0])])
+    assert K.batch_get_value([v])[0].tolist() == [1.0, 2.0, 3.0]
+    z = K.zeros((2, 2))
+    assert K.eval(z).tolist() == [[0.0, 0.0], [0.0, 0.0]] and K.eval(K.eye(2)).trace() == 2.0
+    assert K.get_uid("my_prefix") + 1 == K.get_uid("my_prefix")
+    assert K.backend() == "tensorflow" and K.is_float_dtype("float16") and \
+        K.is_int_dtype("int8")
+
+
+def test_switch_random_and_result_type():
+    assert float(K.switch(K.constant(1.0) > 0, lambda: K.constant(2.0),
+                          lambda: K.constant(3.0))) == 2.0
+    picked = K.switch(K.constant([True, False]), K.constant([[1.0, 1.0], [2.0, 2.0]]),
+                      K.constant([[5.0, 5.0], [6.0, 6.0]]))
+    np.testing.assert_array_equal(picked.numpy(), [[1.0, 1.0], [6.0, 6.0]])
+    draws = K.random_uniform((2000,), 1.0, 3.0, seed=1).numpy()
+    assert 1.0 <= draws.min() and draws.max() < 3.0 and abs(draws.mean() - 2.0) < 0.1
+    bern = K.random_bernoulli((4000,), p=0.25, seed=2).numpy()
+    assert set(np.unique(bern)) <= {0.0, 1.0} and abs(bern.mean() - 0.25) < 0.04
+    # Keras 3's promotion (checked against TF 2.21's K.result_type)
+    assert [K.result_type(*a) for a in (("int32", "float32"), ("int64", "float16"),
+                                        ("float16", "bfloat16"), ("int8", "uint8"),
+                                        ("bool", "int32"), (), (float,), (int, "int8"))] == \
+        ["float32", "float16", "float32", "int16", "int32", "float32", "float32", "int8"]
+
+
+def test_custom_metric_in_keras_2_style_trains():
+    """The Keras-2 recall metric public programs define with K.* in compile()."""
+    def recall(y_true, y_pred):
+        true_positives = K.sum(K.round(K.clip(y_true * y_pred, 0, 1)))
+        possible = K.sum(K.round(K.clip(y_true, 0, 1)))
+        return true_positives / (possible + K.epsilon())
+
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(
+        1, activation="sigmoid", kernel_initializer="ones")])
+    model.compile("sgd", "binary_crossentropy", metrics=[recall])
+    x = np.array([[1.0, 1.0, 1.0], [-1.0, -1.0, -1.0]], np.float32)
+    logs = model.evaluate(x, np.array([[1.0], [1.0]], np.float32), return_dict=True, verbose=0)
+    assert logs["recall"] == pytest.approx(0.5, abs=1e-6)
