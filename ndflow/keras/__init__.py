@@ -13,6 +13,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     file_downloads,
     functional,
     layers,
+    loss_ctc,
     loss_functions,
     loss_functions_extra,
     metrics,

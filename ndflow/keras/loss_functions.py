@@ -386,7 +386,8 @@ def get(identifier):
     if identifier is None:
         return None
     if isinstance(identifier, (str, dict)):
-        return deserialize(identifier)
+        identifier = deserialize(identifier)   # a class name gives an instance, as Keras
+        return identifier() if isinstance(identifier, type) else identifier
     if isinstance(identifier, type) and issubclass(identifier, Loss):
         return identifier()
     if callable(identifier):

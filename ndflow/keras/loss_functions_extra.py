@@ -2,7 +2,7 @@
 the generalized cross-entropy, as functions (`tf.keras.losses.dice`, ...) and Loss classes
 (`tf.keras.losses.Dice`, ...) with Keras 3's formulas and configs. Importing this module
 adds them to `tf.keras.losses.get`/`deserialize` (and the focal functions to
-`tf.keras.metrics`). CTC is absent: ndflow has no `tf.nn.ctc_loss` kernel yet."""
+`tf.keras.metrics`). CTC is in loss_ctc.py."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     candidate_sampling,
     collective_ops,
     complex_ops,
+    ctc,
     custom_op,
     data_flow,
     dataset_ops,

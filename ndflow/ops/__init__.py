@@ -33,6 +33,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     constant_op,
     control_flow,
     control_flow_assert,
+    ctc_ops,
     data_flow,
     dataset_ops,
     edit_distance,
