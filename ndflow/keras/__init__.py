@@ -21,6 +21,8 @@ from ndflow.keras import (  # noqa: F401 - their exports
     model,
     numerical_utils,
     optimizers,
+    preprocessing_image_legacy,
+    preprocessing_image_transforms,
     regularizer_functions,
     saving,
     sequential,
