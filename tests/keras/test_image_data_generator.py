@@ -36,7 +36,7 @@ def test_affine_transform_equals_keras(name, mode, order):
         # samples than its order-1 extension (ndflow extends both alike): the interior agrees
         if mode == "reflect":
             got, want = got[3:-3, 3:-3], want[3:-3, 3:-3]
-        assert np.mean(np.isclose(got, want, rtol=1e-6).all(-1)) >= 0.95
+        assert np.sum(~np.isclose(got, want, rtol=1e-6).all(-1)) <= 3
     else:
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
 
