@@ -19,18 +19,10 @@ VALUES = np.load(os.path.join(os.path.dirname(__file__), "..", "fixtures",
 K = tf.keras.backend
 
 
-def _tensors(a):
-    if isinstance(a, np.ndarray):
-        return tf.constant(a)
-    if isinstance(a, list):
-        return [_tensors(v) for v in a]
-    return a
-
-
 @pytest.mark.parametrize("case,name,args,kwargs", CONFIGS.CASES,
                          ids=[c[0] for c in CONFIGS.CASES])
 def test_values_equal_tensorflows(case, name, args, kwargs):
-    got = getattr(K, name)(*[_tensors(a) for a in args], **kwargs)
+    got = getattr(K, name)(*[CONFIGS.tensors(a, tf.constant) for a in args], **kwargs)
     got = np.asarray(got.numpy() if hasattr(got, "numpy") else got)
     want = VALUES[case]
     assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype)

@@ -10,25 +10,19 @@ import numpy as np
 import pytest
 
 import ndflow as tf
+from tests import fixture_modules
 
 FIXTURE = np.load(os.path.join(os.path.dirname(__file__), "..", "fixtures", "keras_optimizer_ema",
                                "ema_accumulation.npz"))
 K = tf.keras
-CONFIGS = {
-    "sgd_ema": lambda: K.optimizers.SGD(0.1, momentum=0.9, use_ema=True, ema_momentum=0.8),
-    "adam_ema_overwrite": lambda: K.optimizers.Adam(0.05, use_ema=True, ema_momentum=0.7,
-                                                     ema_overwrite_frequency=3),
-    "adam_accumulate": lambda: K.optimizers.Adam(0.05, gradient_accumulation_steps=3),
-    "sgd_accumulate_ema": lambda: K.optimizers.SGD(0.1, momentum=0.5, use_ema=True,
-                                                   gradient_accumulation_steps=2),
-}
+SHARED = fixture_modules.load("keras_optimizer_ema")
 
 
 @pytest.mark.parametrize("graph", [False, True], ids=["eager", "tf_function"])
-@pytest.mark.parametrize("name", list(CONFIGS))
+@pytest.mark.parametrize("name", list(SHARED.CONFIGS))
 def test_steps_match_keras(name, graph):
     w = tf.Variable(FIXTURE["w0"])
-    opt = CONFIGS[name]()
+    opt = SHARED.make(K.optimizers, name)
 
     def step(g):
         opt.apply_gradients([(g, w)])
