@@ -46,6 +46,30 @@ class KerasTensor:
                         "Keras Functional models. It has no value.")
 
 
+# Python operators on KerasTensors (`inputs / 255.0`): layers/tensor_operators.py registers
+# the function that adds them to the graph (it is a Layer, which imports this module).
+_DUNDER = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+           "floordiv": "floor_divide", "mod": "mod", "pow": "power", "matmul": "matmul",
+           "and": "logical_and", "or": "logical_or", "xor": "logical_xor"}
+_COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal"}
+_UNARY_DUNDER = {"neg": "negative", "abs": "absolute", "invert": "logical_not"}
+
+
+def register_operators(apply, binary: list, unary: list) -> None:
+    def binary_method(op, reverse):
+        return lambda self, other: apply(op, self, other, reverse)
+
+    for dunder, op in {**_DUNDER, **_COMPARE}.items():
+        if op in binary:
+            setattr(KerasTensor, f"__{dunder}__", binary_method(op, False))
+            if dunder in _DUNDER:
+                setattr(KerasTensor, f"__r{dunder}__", binary_method(op, True))
+    for dunder, op in _UNARY_DUNDER.items():
+        if op in unary:
+            setattr(KerasTensor, f"__{dunder}__", lambda self, op=op: apply(op, self))
+    KerasTensor.__getitem__ = lambda self, key: apply("getitem", self, key)
+
+
 def is_keras_tensor(x) -> bool:
     return isinstance(x, KerasTensor)
 

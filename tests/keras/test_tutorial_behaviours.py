@@ -160,3 +160,25 @@ def test_binary_crossentropy_rank_mismatch_is_keras_error():
     with pytest.raises(ValueError, match=r"must have the same rank \(ndim\). Received: "
                                          r"target.shape=\(4,\), output.shape=\(4, 1\)"):
         metric.update_state(np.zeros(4, np.float32), np.zeros((4, 1), np.float32))
+
+
+def test_python_operators_on_keras_tensors_build_the_graph(tmp_path):
+    """Keras 3 code writes `inputs / 255.0`, `x + shortcut`, `x[:, -1]` in functional models:
+    each is a step of the graph, replayed, saved and loaded."""
+    inp = tf.keras.Input((4, 3))
+    x = inp / 255.0
+    y = L.Dense(3, kernel_initializer="ones", bias_initializer="ones")(x) + x
+    z = 1.0 - (-y[:, -1] * 2) ** 2
+    flags = (y > 0.5) & (y < 10.0)
+    model = tf.keras.Model(inp, [z, flags])
+    a = np.random.default_rng(0).uniform(0, 255, (2, 4, 3)).astype(np.float32)
+    xs = a / 255.0
+    ys = xs.sum(-1, keepdims=True) + 1.0 + xs
+    want_z = 1.0 - (-ys[:, -1] * 2) ** 2
+    got_z, got_flags = model.predict(a, verbose=0)
+    np.testing.assert_allclose(got_z, want_z, rtol=1e-5)
+    np.testing.assert_array_equal(got_flags, (ys > 0.5) & (ys < 10.0))
+    path = str(tmp_path / "ops.keras")
+    model.save(path)
+    again = tf.keras.models.load_model(path)
+    np.testing.assert_allclose(again.predict(a, verbose=0)[0], want_z, rtol=1e-5)

@@ -33,6 +33,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     reshaping_layers,
     rnn_cells,
     rnn_layers,
+    tensor_operators,
     text_vectorization,
     tfsm_layer,
     thresholded_relu,
