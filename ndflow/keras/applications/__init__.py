@@ -1,10 +1,13 @@
-"""`tf.keras.applications`: Keras' ImageNet models (MobileNetV2, VGG16/19, ResNet50/101/152)
+"""`tf.keras.applications`: Keras' ImageNet models (MobileNet, MobileNetV2, VGG16/19,
+ResNet50/101/152, DenseNet121/169/201)
 with their preprocessing and decoding, layer for layer as Keras 3.15 builds them so Keras'
 published weight files load (one module per family; this package is the namespace, so it
 imports modules only)."""
 
 from ndflow.keras.applications import (  # noqa: F401 - their exports
+    _densenet,
     _imagenet_utils,
+    _mobilenet,
     _mobilenet_v2,
     _resnet,
     _vgg,

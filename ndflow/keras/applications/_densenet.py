@@ -1,0 +1,116 @@
+"""`tf.keras.applications.DenseNet121` / `169` / `201` (Huang et al. 2016): dense blocks
+(each layer's output concatenated to its input, growth rate 32) between transition layers,
+Keras 3.15's layer names and ImageNet weight files. Preprocessing: "torch" mode."""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import keras_export
+from ndflow.keras import backend_functions, layers
+from ndflow.keras.applications import _imagenet_utils as utils
+from ndflow.keras.functional import Functional
+
+BASE_WEIGHTS_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/densenet/"
+_BLOCKS = {"densenet121": (6, 12, 24, 16), "densenet169": (6, 12, 32, 32),
+           "densenet201": (6, 12, 48, 32)}
+_HASHES = {"densenet121": ("9d60b8095a5708f2dcce2bca79d332c7",
+                           "30ee3e1110167f948a6b9946edeeb738"),
+           "densenet169": ("d699b8f76981ab1b30698df4c175e90b",
+                           "b8c4d4c20dd625c148057b9ff1c1176b"),
+           "densenet201": ("1ceb130c1ea1b78c3bf6114dbdfd8807",
+                           "c13680b51ded0fb44dff2d8f86ac8bb1")}
+
+
+def _axis():
+    return 3 if backend_functions.image_data_format() == "channels_last" else 1
+
+
+def _bn_relu(x, name):
+    x = layers.BatchNormalization(axis=_axis(), epsilon=1.001e-5, name=f"{name}_bn")(x)
+    return layers.Activation("relu", name=f"{name}_relu")(x)
+
+
+def _conv_block(x, growth_rate, name):
+    y = _bn_relu(x, f"{name}_0")
+    y = layers.Conv2D(4 * growth_rate, 1, use_bias=False, name=f"{name}_1_conv")(y)
+    y = _bn_relu(y, f"{name}_1")
+    y = layers.Conv2D(growth_rate, 3, padding="same", use_bias=False, name=f"{name}_2_conv")(y)
+    return layers.Concatenate(axis=_axis(), name=f"{name}_concat")([x, y])
+
+
+def _transition(x, reduction, name):
+    x = _bn_relu(x, name)
+    x = layers.Conv2D(int(x.shape[_axis()] * reduction), 1, use_bias=False,
+                      name=f"{name}_conv")(x)
+    return layers.AveragePooling2D(2, strides=2, name=f"{name}_pool")(x)
+
+
+def _densenet(kind, include_top, weights, input_tensor, input_shape, pooling, classes,
+              classifier_activation, name):
+    utils.check_weights(weights, include_top, classes)
+    input_shape = utils.obtain_input_shape(input_shape, 224, 32,
+                                           backend_functions.image_data_format(), include_top,
+                                           weights)
+    img_input = utils.image_input(input_tensor, input_shape)
+    x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)))(img_input)
+    x = layers.Conv2D(64, 7, strides=2, use_bias=False, name="conv1_conv")(x)
+    x = _bn_relu(x, "conv1")
+    x = layers.ZeroPadding2D(padding=((1, 1), (1, 1)))(x)
+    x = layers.MaxPooling2D(3, strides=2, name="pool1")(x)
+    blocks = _BLOCKS[kind]
+    for stage, count in enumerate(blocks, 2):
+        for i in range(count):
+            x = _conv_block(x, 32, name=f"conv{stage}_block{i + 1}")
+        if stage < 5:
+            x = _transition(x, 0.5, name=f"pool{stage}")
+    x = layers.BatchNormalization(axis=_axis(), epsilon=1.001e-5, name="bn")(x)
+    x = layers.Activation("relu", name="relu")(x)
+    if include_top:
+        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
+        utils.validate_activation(classifier_activation, weights)
+        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+    else:
+        x = utils.top_pooling(x, pooling, include_top, names=("avg_pool", "max_pool"))
+    model = Functional(utils.model_inputs(input_tensor, img_input), x, name=name)
+    top = "" if include_top else "_notop"
+    file_name = f"{kind}_weights_tf_dim_ordering_tf_kernels{top}.h5"
+    utils.load_weights(model, weights, file_name, BASE_WEIGHTS_PATH + file_name,
+                       _HASHES[kind][0 if include_top else 1])
+    return model
+
+
+@keras_export("keras.applications.densenet.DenseNet121", "keras.applications.DenseNet121")
+def DenseNet121(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
+                input_shape=None, pooling=None, classes=1000, classifier_activation="softmax",
+                name="densenet121"):
+    """DenseNet121: dense blocks of 6, 12, 24, 16 layers."""
+    return _densenet("densenet121", include_top, weights, input_tensor, input_shape, pooling,
+                     classes, classifier_activation, name)
+
+
+@keras_export("keras.applications.densenet.DenseNet169", "keras.applications.DenseNet169")
+def DenseNet169(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
+                input_shape=None, pooling=None, classes=1000, classifier_activation="softmax",
+                name="densenet169"):
+    """DenseNet169: dense blocks of 6, 12, 32, 32 layers."""
+    return _densenet("densenet169", include_top, weights, input_tensor, input_shape, pooling,
+                     classes, classifier_activation, name)
+
+
+@keras_export("keras.applications.densenet.DenseNet201", "keras.applications.DenseNet201")
+def DenseNet201(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
+                input_shape=None, pooling=None, classes=1000, classifier_activation="softmax",
+                name="densenet201"):
+    """DenseNet201: dense blocks of 6, 12, 48, 32 layers."""
+    return _densenet("densenet201", include_top, weights, input_tensor, input_shape, pooling,
+                     classes, classifier_activation, name)
+
+
+@keras_export("keras.applications.densenet.preprocess_input")
+def preprocess_input(x, data_format=None):
+    """Pixels to [0, 1], normalized by the ImageNet means and deviations ("torch" mode)."""
+    return utils.preprocess_input(x, data_format=data_format, mode="torch")
+
+
+@keras_export("keras.applications.densenet.decode_predictions")
+def decode_predictions(preds, top=5):
+    return utils.decode_predictions(preds, top=top)
