@@ -1,5 +1,5 @@
 """`tf.keras.applications`: Keras' ImageNet models (MobileNet, MobileNetV2, VGG16/19,
-ResNet50/101/152, DenseNet121/169/201)
+ResNet50/101/152, DenseNet121/169/201, InceptionV3, Xception)
 with their preprocessing and decoding, layer for layer as Keras 3.15 builds them so Keras'
 published weight files load (one module per family; this package is the namespace, so it
 imports modules only)."""
@@ -7,8 +7,10 @@ imports modules only)."""
 from ndflow.keras.applications import (  # noqa: F401 - their exports
     _densenet,
     _imagenet_utils,
+    _inception_v3,
     _mobilenet,
     _mobilenet_v2,
     _resnet,
     _vgg,
+    _xception,
 )

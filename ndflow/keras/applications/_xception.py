@@ -1,0 +1,100 @@
+"""`tf.keras.applications.Xception` (Chollet 2017): depthwise-separable convolutions with
+residual connections, entry/middle/exit flows, Keras 3.15's layer names (its projection
+shortcuts and additions are unnamed, as in Keras) and ImageNet weight files. Preprocessing:
+"tf" mode; images of at least 71x71 (299x299 by default)."""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import keras_export
+from ndflow.keras import backend_functions, layers
+from ndflow.keras.applications import _imagenet_utils as utils
+from ndflow.keras.functional import Functional
+
+_BASE = "https://storage.googleapis.com/tensorflow/keras-applications/xception/"
+_HASHES = ("0a58e3b7378bc2990ea3b43d5981f1f6", "b0042744bf5b25fce3cb969f33bebb97")
+
+
+def _axis():
+    return 1 if backend_functions.image_data_format() == "channels_first" else -1
+
+
+def _sepconv_bn(x, filters, name, relu_first=True, act_name=None):
+    if relu_first:
+        x = layers.Activation("relu", name=act_name or f"{name}_act")(x)
+    x = layers.SeparableConv2D(filters, (3, 3), padding="same", use_bias=False, name=name)(x)
+    return layers.BatchNormalization(axis=_axis(), name=f"{name}_bn")(x)
+
+
+def _projection(x, filters):
+    shortcut = layers.Conv2D(filters, (1, 1), strides=(2, 2), padding="same", use_bias=False)(x)
+    return layers.BatchNormalization(axis=_axis())(shortcut)
+
+
+def _entry_block(x, block, filters, first=False):
+    """Two separable convolutions and a strided max pool, plus a projected shortcut."""
+    shortcut = _projection(x, filters[-1])
+    name = f"block{block}"
+    if first:   # block 2 starts without a ReLU; its second ReLU is named after sepconv2
+        x = layers.SeparableConv2D(filters[0], (3, 3), padding="same", use_bias=False,
+                                   name=f"{name}_sepconv1")(x)
+        x = layers.BatchNormalization(axis=_axis(), name=f"{name}_sepconv1_bn")(x)
+    else:
+        x = _sepconv_bn(x, filters[0], f"{name}_sepconv1")
+    x = _sepconv_bn(x, filters[1], f"{name}_sepconv2")
+    x = layers.MaxPooling2D((3, 3), strides=(2, 2), padding="same", name=f"{name}_pool")(x)
+    return layers.add([x, shortcut])
+
+
+@keras_export("keras.applications.xception.Xception", "keras.applications.Xception")
+def Xception(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
+             input_shape=None, pooling=None, classes=1000, classifier_activation="softmax",
+             name="xception"):
+    """Xception: 36 convolutions in 14 residual blocks."""
+    utils.check_weights(weights, include_top, classes)
+    input_shape = utils.obtain_input_shape(input_shape, 299, 71,
+                                           backend_functions.image_data_format(), include_top,
+                                           weights)
+    img_input = utils.image_input(input_tensor, input_shape)
+    x = img_input
+    for i, (filters, strides) in enumerate(((32, (2, 2)), (64, (1, 1))), 1):
+        x = layers.Conv2D(filters, (3, 3), strides=strides, use_bias=False,
+                          name=f"block1_conv{i}")(x)
+        x = layers.BatchNormalization(axis=_axis(), name=f"block1_conv{i}_bn")(x)
+        x = layers.Activation("relu", name=f"block1_conv{i}_act")(x)
+    x = _entry_block(x, 2, (128, 128), first=True)
+    x = _entry_block(x, 3, (256, 256))
+    x = _entry_block(x, 4, (728, 728))
+    for i in range(8):                                     # the middle flow
+        shortcut, prefix = x, f"block{i + 5}"
+        for j in (1, 2, 3):
+            x = _sepconv_bn(x, 728, f"{prefix}_sepconv{j}")
+        x = layers.add([x, shortcut])
+    x = _entry_block(x, 13, (728, 1024))
+    for j, filters in ((1, 1536), (2, 2048)):             # the exit flow
+        x = layers.SeparableConv2D(filters, (3, 3), padding="same", use_bias=False,
+                                   name=f"block14_sepconv{j}")(x)
+        x = layers.BatchNormalization(axis=_axis(), name=f"block14_sepconv{j}_bn")(x)
+        x = layers.Activation("relu", name=f"block14_sepconv{j}_act")(x)
+    if include_top:
+        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
+        utils.validate_activation(classifier_activation, weights)
+        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+    else:
+        x = utils.top_pooling(x, pooling, include_top)
+    model = Functional(utils.model_inputs(input_tensor, img_input), x, name=name)
+    top = "" if include_top else "_notop"
+    file_name = f"xception_weights_tf_dim_ordering_tf_kernels{top}.h5"
+    utils.load_weights(model, weights, file_name, _BASE + file_name,
+                       _HASHES[0 if include_top else 1])
+    return model
+
+
+@keras_export("keras.applications.xception.preprocess_input")
+def preprocess_input(x, data_format=None):
+    """Scales pixels from [0, 255] to [-1, 1] ("tf" mode)."""
+    return utils.preprocess_input(x, data_format=data_format, mode="tf")
+
+
+@keras_export("keras.applications.xception.decode_predictions")
+def decode_predictions(preds, top=5):
+    return utils.decode_predictions(preds, top=top)
