@@ -1,7 +1,7 @@
 """`tf.keras.applications.ResNet50` / `101` / `152` (He et al. 2015): bottleneck residual
 stacks (1x1, 3x3, 1x1 convolutions with batch normalization, a projection shortcut in each
-stack's first block), Keras 3.15's layer names and ImageNet weight files. Preprocessing:
-"caffe" mode."""
+stack's first block), and their pre-activation `ResNet50V2` / `101V2` / `152V2`; Keras
+3.15's layer names and ImageNet weight files. Preprocessing: "caffe" mode (V2: "tf")."""
 
 from __future__ import annotations
 
@@ -15,9 +15,13 @@ WEIGHTS_HASHES = {
     "resnet50": ("2cb95161c43110f7111970584f804107", "4d473c1dd8becc155b73f8504c6f6626"),
     "resnet101": ("f1aeb4b969a6efcfb50fad2f0c20cfc5", "88cf7a10940856eca736dc7b7e228a21"),
     "resnet152": ("100835be76be38e30d865e96f2aaae62", "ee4c566cf9a93f14d82f913c2dc6dd0c"),
+    "resnet50v2": ("3ef43a0b657b3be2300d5770ece849e0", "fac2f116257151a9d068a22e544a4917"),
+    "resnet101v2": ("6343647c601c52e1368623803854d971", "c0ed64b8031c3730f411d2eb4eea35b5"),
+    "resnet152v2": ("a49b44d1979771252814e80f8ec446f9", "ed17cf2e0169df9d443503ef94b23b33"),
 }
 # blocks in the stacks conv2..conv5 (filters 64, 128, 256, 512)
 _BLOCKS = {"resnet50": (3, 4, 6, 3), "resnet101": (3, 4, 23, 3), "resnet152": (3, 8, 36, 3)}
+_BLOCKS.update({f"{k}v2": v for k, v in list(_BLOCKS.items())})
 _EPS = 1.001e-5
 
 
@@ -48,6 +52,30 @@ def _stack(x, filters, blocks, stride1=2, name=None):
     return x
 
 
+def _block_v2(x, filters, stride=1, conv_shortcut=False, name=None):
+    """ResNetV2's pre-activation bottleneck (He et al. 2016b)."""
+    preact = layers.Activation("relu", name=f"{name}_preact_relu")(_bn(f"{name}_preact_bn")(x))
+    if conv_shortcut:
+        shortcut = layers.Conv2D(4 * filters, 1, strides=stride, name=f"{name}_0_conv")(preact)
+    else:
+        shortcut = layers.MaxPooling2D(1, strides=stride)(x) if stride > 1 else x
+    x = layers.Conv2D(filters, 1, strides=1, use_bias=False, name=f"{name}_1_conv")(preact)
+    x = layers.Activation("relu", name=f"{name}_1_relu")(_bn(f"{name}_1_bn")(x))
+    x = layers.ZeroPadding2D(padding=((1, 1), (1, 1)), name=f"{name}_2_pad")(x)
+    x = layers.Conv2D(filters, 3, strides=stride, use_bias=False, name=f"{name}_2_conv")(x)
+    x = layers.Activation("relu", name=f"{name}_2_relu")(_bn(f"{name}_2_bn")(x))
+    x = layers.Conv2D(4 * filters, 1, name=f"{name}_3_conv")(x)
+    return layers.Add(name=f"{name}_out")([shortcut, x])
+
+
+def _stack_v2(x, filters, blocks, stride1=2, name=None):
+    """The stride sits in the stack's last block (ResNetV2)."""
+    x = _block_v2(x, filters, conv_shortcut=True, name=f"{name}_block1")
+    for i in range(2, blocks):
+        x = _block_v2(x, filters, name=f"{name}_block{i}")
+    return _block_v2(x, filters, stride=stride1, name=f"{name}_block{blocks}")
+
+
 def _resnet(kind, include_top, weights, input_tensor, input_shape, pooling, classes,
             classifier_activation, name):
     utils.check_weights(weights, include_top, classes)
@@ -57,11 +85,18 @@ def _resnet(kind, include_top, weights, input_tensor, input_shape, pooling, clas
     img_input = utils.image_input(input_tensor, input_shape)
     x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)), name="conv1_pad")(img_input)
     x = layers.Conv2D(64, 7, strides=2, use_bias=True, name="conv1_conv")(x)
-    x = layers.Activation("relu", name="conv1_relu")(_bn("conv1_bn")(x))
+    v2 = kind.endswith("v2")
+    if not v2:
+        x = layers.Activation("relu", name="conv1_relu")(_bn("conv1_bn")(x))
     x = layers.ZeroPadding2D(padding=((1, 1), (1, 1)), name="pool1_pad")(x)
     x = layers.MaxPooling2D(3, strides=2, name="pool1_pool")(x)
     for i, (blocks, filters) in enumerate(zip(_BLOCKS[kind], (64, 128, 256, 512))):
-        x = _stack(x, filters, blocks, stride1=1 if i == 0 else 2, name=f"conv{i + 2}")
+        if v2:
+            x = _stack_v2(x, filters, blocks, stride1=1 if i == 3 else 2, name=f"conv{i + 2}")
+        else:
+            x = _stack(x, filters, blocks, stride1=1 if i == 0 else 2, name=f"conv{i + 2}")
+    if v2:
+        x = layers.Activation("relu", name="post_relu")(_bn("post_bn")(x))
     if include_top:
         x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
         utils.validate_activation(classifier_activation, weights)
@@ -114,4 +149,33 @@ def preprocess_input(x, data_format=None):
 @keras_export("keras.applications.resnet50.decode_predictions",
               "keras.applications.resnet.decode_predictions")
 def decode_predictions(preds, top=5):
+    return utils.decode_predictions(preds, top=top)
+
+
+def _v2(kind):
+    def builder(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
+                pooling=None, classes=1000, classifier_activation="softmax", name=kind):
+        return _resnet(kind, include_top, weights, input_tensor, input_shape, pooling,
+                       classes, classifier_activation, name)
+    builder.__name__ = builder.__qualname__ = kind.replace("resnet", "ResNet").replace("v2",
+                                                                                       "V2")
+    builder.__doc__ = f"{builder.__name__}: the pre-activation ResNet (stacks of " \
+        f"{', '.join(map(str, _BLOCKS[kind]))} blocks)."
+    return keras_export(f"keras.applications.resnet_v2.{builder.__name__}",
+                        f"keras.applications.{builder.__name__}")(builder)
+
+
+ResNet50V2 = _v2("resnet50v2")
+ResNet101V2 = _v2("resnet101v2")
+ResNet152V2 = _v2("resnet152v2")
+
+
+@keras_export("keras.applications.resnet_v2.preprocess_input")
+def resnet_v2_preprocess_input(x, data_format=None):
+    """Scales pixels from [0, 255] to [-1, 1] ("tf" mode)."""
+    return utils.preprocess_input(x, data_format=data_format, mode="tf")
+
+
+@keras_export("keras.applications.resnet_v2.decode_predictions")
+def resnet_v2_decode_predictions(preds, top=5):
     return utils.decode_predictions(preds, top=top)

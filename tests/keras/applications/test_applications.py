@@ -43,7 +43,8 @@ def _build(key):
     return getattr(A, builder)(weights=None, **kwargs)
 
 
-_DEEP = {"resnet101_notop", "densenet169_notop"}   # the deep variants: CI's slow pass
+# the deep variants: CI's slow pass
+_DEEP = {"resnet101_notop", "densenet169_notop", "resnet101v2_notop"}
 
 
 @pytest.mark.parametrize("key", [pytest.param(k, marks=pytest.mark.slow) if k in _DEEP else k
@@ -59,7 +60,7 @@ def test_structure_equals_keras(key):
     assert list(model.output_shape) == want["output_shape"]
 
 
-_HEAVY = {"resnet50", "densenet121", "inception_v3", "xception_notop"}
+_HEAVY = {"resnet50", "densenet121", "inception_v3", "xception_notop", "resnet50v2"}
 
 
 @pytest.mark.parametrize("key", [pytest.param(k, marks=pytest.mark.slow) if k in _HEAVY else k
