@@ -24,6 +24,7 @@ A = tf.keras.applications
 
 
 _AUTO = re.compile(r"^(input_layer|conv2d|batch_normalization|activation|add|concatenate|"
+                   r"rescaling|normalization|"
                    r"average_pooling2d|max_pooling2d|zero_padding2d|global_average_pooling2d|"
                    r"global_max_pooling2d)(_\d+)?(/|$)")
 
@@ -44,7 +45,7 @@ def _build(key):
 
 
 # the deep variants: CI's slow pass
-_DEEP = {"resnet101_notop", "densenet169_notop", "resnet101v2_notop"}
+_DEEP = {"resnet101_notop", "densenet169_notop", "resnet101v2_notop", "efficientnetb3_notop"}
 
 
 @pytest.mark.parametrize("key", [pytest.param(k, marks=pytest.mark.slow) if k in _DEEP else k
@@ -60,7 +61,8 @@ def test_structure_equals_keras(key):
     assert list(model.output_shape) == want["output_shape"]
 
 
-_HEAVY = {"resnet50", "densenet121", "inception_v3", "xception_notop", "resnet50v2"}
+_HEAVY = {"resnet50", "densenet121", "inception_v3", "xception_notop", "resnet50v2",
+          "efficientnetb0"}
 
 
 @pytest.mark.parametrize("key", [pytest.param(k, marks=pytest.mark.slow) if k in _HEAVY else k
