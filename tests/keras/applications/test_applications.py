@@ -6,6 +6,7 @@ index; weights="imagenet" offline names the file; Keras' argument errors."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -18,7 +19,8 @@ from tests import fixture_modules
 
 HERE = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "keras_applications")
 GEN = fixture_modules.load("keras_applications")
-STRUCTURE = json.load(open(os.path.join(HERE, "structure.json")))
+with gzip.open(os.path.join(HERE, "structure.json.gz"), "rt") as _f:
+    STRUCTURE = json.load(_f)
 OUT = np.load(os.path.join(HERE, "outputs.npz"))
 A = tf.keras.applications
 
