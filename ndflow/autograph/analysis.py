@@ -137,13 +137,22 @@ def _block_definitely_assigned(stmts: list) -> set:
     return out
 
 
-def read_before_assigned(stmts: list) -> set:
+def read_before_assigned(stmts: list, bound: frozenset = frozenset()) -> set:
     """Names a block may read before it assigns them: its loop-carried values when it is a
-    loop body."""
+    loop body. A `with` binds its `as` targets before its body runs (a tape created and used
+    inside a loop body is not carried)."""
     out: set = set()
-    bound: set = set()
+    bound = set(bound)
     for s in stmts:
-        out |= read(s) - bound
+        if isinstance(s, (ast.With, ast.AsyncWith)):
+            targets: set = set()
+            for item in s.items:
+                out |= read(item.context_expr) - bound
+                if item.optional_vars is not None:
+                    _target_names(item.optional_vars, targets)
+            out |= read_before_assigned(s.body, frozenset(bound | targets))
+        else:
+            out |= read(s) - bound
         bound |= _definitely_assigned(s)
     return out
 

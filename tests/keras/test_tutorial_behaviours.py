@@ -182,3 +182,34 @@ def test_python_operators_on_keras_tensors_build_the_graph(tmp_path):
     model.save(path)
     again = tf.keras.models.load_model(path)
     np.testing.assert_allclose(again.predict(a, verbose=0)[0], want_z, rtol=1e-5)
+
+
+def test_layer_input_output_and_a_removed_activation():
+    """Style transfer and Grad-CAM build feature extractors from `layer.output` and drop the
+    classifier's softmax with `layer.activation = None`."""
+    inp = tf.keras.Input((4,))
+    dense = L.Dense(3, activation="softmax", kernel_initializer="ones")
+    out = dense(inp)
+    assert dense.input is inp and dense.output is out
+    with pytest.raises(AttributeError, match="has never been called and thus has no defined"):
+        _ = L.Dense(2).output
+    model = tf.keras.Model(inp, out)
+    dense.activation = None
+    np.testing.assert_allclose(model.predict(np.ones((1, 4), np.float32), verbose=0),
+                               [[4.0, 4.0, 4.0]])
+
+
+def test_autograph_loop_with_a_tape_inside_the_body():
+    """DeepDream's loop creates a GradientTape in each iteration: the tape is not a loop
+    variable (a `with` binds it before its body reads it)."""
+    @tf.function(input_signature=[tf.TensorSpec([3], tf.float32), tf.TensorSpec([], tf.int32)])
+    def ascend(x, steps):
+        for _ in tf.range(steps):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                loss = tf.reduce_sum(x * x)
+            x = x + 0.1 * tape.gradient(loss, x)
+        return x
+
+    np.testing.assert_allclose(ascend(tf.constant([1.0, 2.0, 3.0]), 3).numpy(),
+                               np.array([1.0, 2.0, 3.0]) * 1.2 ** 3, rtol=1e-6)

@@ -24,6 +24,8 @@ EXPECTED = {
     "time_series_and_text_generation.py": ["ROMEO:", "(batch_size, sequence_length, vocab_size)"],
     "transformer.py": ["(2, 6)"],
     "transfer_learning.py": ["Number of layers in the base model:  154", "Test accuracy :"],
+    "style_transfer_deepdream_gradcam.py": ["style transfer step ok", "Step 2, loss",
+                                            "heatmap (3, 3)"],
     "word2vec_structured_custom_distributed.py": ["probability of getting adopted",
                                                   "Test set accuracy:", "Endpoint 'serve'"],
 }

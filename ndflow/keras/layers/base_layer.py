@@ -200,6 +200,34 @@ class Layer(Module):
     def variable_dtype(self) -> str:
         return self._dtype_policy.variable_dtype
 
+    # -- the functional graph ------------------------------------------------------------------
+    def _first_node(self, attr: str, what: str):
+        """Keras' `layer.input` / `layer.output`: the tensors of the layer's first call on
+        KerasTensors (one tensor unwrapped)."""
+        if not self._inbound_nodes:
+            raise AttributeError(f"The layer {self.name} has never been called and thus has no "
+                                 f"defined {what}.")
+        values = getattr(self._inbound_nodes[0], attr)
+        return values[0] if isinstance(values, list) and len(values) == 1 else values
+
+    @property
+    def output(self):
+        own = self.__dict__.get("_output")
+        return own if own is not None else self._first_node("output_tensors", "output")
+
+    @output.setter
+    def output(self, value) -> None:
+        self.__dict__["_output"] = value
+
+    @property
+    def input(self):
+        own = self.__dict__.get("_input")
+        return own if own is not None else self._first_node("input_tensors", "input")
+
+    @input.setter
+    def input(self, value) -> None:
+        self.__dict__["_input"] = value
+
     # -- weights -----------------------------------------------------------------------------
     def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
                    autocast=True, regularizer=None, constraint=None, aggregation="none",

@@ -74,7 +74,7 @@ class _WindowedConv(Layer):
     def _finish(self, outputs):
         if self.use_bias:
             outputs = cu.add_bias(outputs, self.bias, self.data_format)
-        return self.activation(outputs)
+        return outputs if self.activation is None else self.activation(outputs)
 
     def _window_config(self) -> dict:
         return {"kernel_size": self.kernel_size, "strides": self.strides,

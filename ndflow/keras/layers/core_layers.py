@@ -70,7 +70,7 @@ class Dense(Layer):
             out = linalg_extra.tensordot(inputs, self.kernel, [[rank - 1], [0]])
         if self.use_bias:
             out = out + self.bias
-        return self.activation(out)
+        return out if self.activation is None else self.activation(out)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "units": self.units,

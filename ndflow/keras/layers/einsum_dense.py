@@ -144,7 +144,7 @@ class EinsumDense(Layer):
         x = einsum(self.equation, inputs, self.kernel)
         if self.bias is not None:
             x = x + self.bias
-        return self.activation(x)
+        return x if self.activation is None else self.activation(x)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "output_shape": self.partial_output_shape,
