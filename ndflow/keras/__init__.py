@@ -8,6 +8,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     backend_legacy_nn,
     callbacks,
     cloning,
+    config_functions,
     constraint_functions,
     datasets,
     file_downloads,

@@ -11,19 +11,19 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
-from ndflow.keras import keras_tensor
+from ndflow.keras import global_config, keras_tensor
 from ndflow.keras.layers import base_layer
 from ndflow.ops import random_seed
 
-_CONFIG = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
+_CONFIG = global_config.SETTINGS
 
 
-@keras_export("keras.backend.floatx")
+@keras_export("keras.backend.floatx", "keras.config.floatx")
 def floatx() -> str:
     return _CONFIG["floatx"]
 
 
-@keras_export("keras.backend.set_floatx")
+@keras_export("keras.backend.set_floatx", "keras.config.set_floatx")
 def set_floatx(value) -> None:
     name = dtypes.as_dtype(value).name
     if name not in ("bfloat16", "float16", "float32", "float64"):
@@ -32,22 +32,22 @@ def set_floatx(value) -> None:
     _CONFIG["floatx"] = name
 
 
-@keras_export("keras.backend.epsilon")
+@keras_export("keras.backend.epsilon", "keras.config.epsilon")
 def epsilon() -> float:
     return _CONFIG["epsilon"]
 
 
-@keras_export("keras.backend.set_epsilon")
+@keras_export("keras.backend.set_epsilon", "keras.config.set_epsilon")
 def set_epsilon(value) -> None:
     _CONFIG["epsilon"] = float(value)
 
 
-@keras_export("keras.backend.image_data_format")
+@keras_export("keras.backend.image_data_format", "keras.config.image_data_format")
 def image_data_format() -> str:
     return _CONFIG["image_data_format"]
 
 
-@keras_export("keras.backend.set_image_data_format")
+@keras_export("keras.backend.set_image_data_format", "keras.config.set_image_data_format")
 def set_image_data_format(data_format) -> None:
     value = str(data_format).lower()
     if value not in ("channels_first", "channels_last"):

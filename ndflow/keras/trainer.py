@@ -16,7 +16,7 @@ import numpy as np
 from ndflow.autodiff.tape import GradientTape
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.distribute import distribution_context
-from ndflow.keras import compile_utils, data_adapter, replica_towers
+from ndflow.keras import compile_utils, data_adapter, global_config, replica_towers
 from ndflow.keras.callbacks.callback_list import CallbackList
 from ndflow.keras.metrics import reduction_metrics
 from ndflow.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
@@ -223,6 +223,7 @@ class Trainer:
                                  f"NumPy arrays.Found incompatible type in the input: {type(x)}")
             (x, y, sample_weight), validation_data = data_adapter.train_validation_split(
                 (x, y, sample_weight), validation_split)
+        epochs, steps_per_epoch = _capped(epochs, steps_per_epoch)
         batches = data_adapter.get_data_adapter(x, y, sample_weight, batch_size,
                                                 steps_per_epoch, shuffle, class_weight)
         callbacks = self._callbacks(callbacks, verbose, epochs, batches.num_batches,
@@ -374,3 +375,16 @@ class Trainer:
     def predict_on_batch(self, x):
         out = self.make_predict_function()(self._one_batch(x, None, None))
         return map_structure(lambda t: np.asarray(t.numpy()), out)
+
+
+def _capped(epochs, steps_per_epoch):
+    """keras.config.set_max_epochs / set_max_steps_per_epoch: debugging caps, as Keras."""
+    max_epochs = global_config.SETTINGS["max_epochs"]
+    if max_epochs and max_epochs < epochs:
+        warnings.warn(f"Limiting epochs to {max_epochs}", stacklevel=3)
+        epochs = max_epochs
+    max_steps = global_config.SETTINGS["max_steps_per_epoch"]
+    if max_steps and (not steps_per_epoch or max_steps < steps_per_epoch):
+        warnings.warn(f"Limiting steps_per_epoch to {max_steps}", stacklevel=3)
+        steps_per_epoch = max_steps
+    return epochs, steps_per_epoch

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core.tensor import Tensor
+from ndflow.keras import global_config
 from ndflow.ops import nn_conv
 from ndflow.ops.array_core import shape as dynamic_shape
 from ndflow.ops.array_core import stack
@@ -52,9 +53,9 @@ def standardize_padding(value, allow_causal: bool = False) -> str:
 
 
 def standardize_data_format(data_format) -> str:
-    """None -> 'channels_last' (Keras' default image_data_format); else checked."""
+    """None -> Keras' image_data_format() ('channels_last' unless set); else checked."""
     if data_format is None:
-        return "channels_last"
+        return global_config.image_data_format()
     data_format = str(data_format).lower()
     if data_format not in ("channels_first", "channels_last"):
         raise ValueError("The `data_format` argument must be one of {'channels_first', "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
+from ndflow.keras import global_config
 from ndflow.keras.keras_tensor import KerasTensor, Node
 from ndflow.keras.layers.base_layer import Layer
 
@@ -40,7 +41,7 @@ class InputLayer(Layer):
                                  f"{type(input_tensor)})")
             batch_shape, dtype = input_tensor.shape, input_tensor.dtype
         self._batch_shape = tuple(batch_shape)
-        self._input_dtype = dtypes.as_dtype(dtype or "float32")
+        self._input_dtype = dtypes.as_dtype(dtype or global_config.floatx())
         self.sparse, self.optional = bool(sparse), optional
         self.built = True
         if input_tensor is None:

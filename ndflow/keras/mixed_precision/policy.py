@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
+from ndflow.keras import global_config
 from ndflow.train import mixed_precision as graph_rewrite
 
 _MIXED = {"mixed_float16": ("float16", "float32"), "mixed_bfloat16": ("bfloat16", "float32")}
@@ -76,13 +77,15 @@ Policy = DTypePolicy
 _global_policy: DTypePolicy | None = None
 
 
-@keras_export("keras.mixed_precision.dtype_policy", "keras.mixed_precision.global_policy")
+@keras_export("keras.mixed_precision.dtype_policy", "keras.mixed_precision.global_policy",
+              "keras.config.dtype_policy")
 def global_policy() -> DTypePolicy:
-    """The global policy (float32 unless `set_global_policy` chose another)."""
-    return _global_policy if _global_policy is not None else DTypePolicy("float32")
+    """The global policy (floatx(), float32 by default, unless `set_global_policy` chose one)."""
+    return _global_policy if _global_policy is not None else DTypePolicy(global_config.floatx())
 
 
-@keras_export("keras.mixed_precision.set_dtype_policy", "keras.mixed_precision.set_global_policy")
+@keras_export("keras.mixed_precision.set_dtype_policy", "keras.mixed_precision.set_global_policy",
+              "keras.config.set_dtype_policy")
 def set_global_policy(policy) -> None:
     """Sets the global policy from a DTypePolicy or a policy name."""
     global _global_policy

@@ -1,0 +1,86 @@
+"""`tf.keras.config`'s switches beyond floatx/epsilon/image_data_format (which live in
+backend_functions, shared with tf.keras.backend): the backend name, traceback filtering,
+flash attention, Keras' fit caps for debugging and the NNX flag."""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import keras_export
+from ndflow.keras import global_config
+
+_SETTINGS = global_config.SETTINGS
+_KERAS_BACKENDS = ("tensorflow", "jax", "torch", "numpy", "openvino")
+
+
+@keras_export("keras.config.backend")
+def backend() -> str:
+    """ndflow is TensorFlow's API, so Keras runs on the 'tensorflow' backend."""
+    return "tensorflow"
+
+
+@keras_export("keras.config.set_backend")
+def set_backend(backend) -> None:
+    """'tensorflow' is a no-op (already active); Keras' other backends are not part of ndflow."""
+    if backend not in _KERAS_BACKENDS:
+        raise ValueError("Available backends are ('tensorflow', 'jax', 'torch', 'numpy' and "
+                         f"'openvino'). Received: backend={backend}")
+    if backend != "tensorflow":
+        raise ValueError(f"ndflow provides Keras' 'tensorflow' backend only; backend={backend} "
+                         "is not available")
+
+
+@keras_export("keras.config.is_nnx_enabled")
+def is_nnx_enabled() -> bool:
+    return False    # NNX is a JAX-backend feature
+
+
+@keras_export("keras.config.enable_traceback_filtering")
+def enable_traceback_filtering() -> None:
+    _SETTINGS["traceback_filtering"] = True
+
+
+@keras_export("keras.config.disable_traceback_filtering")
+def disable_traceback_filtering() -> None:
+    _SETTINGS["traceback_filtering"] = False
+
+
+@keras_export("keras.config.is_traceback_filtering_enabled")
+def is_traceback_filtering_enabled() -> bool:
+    return _SETTINGS["traceback_filtering"]
+
+
+@keras_export("keras.config.enable_flash_attention")
+def enable_flash_attention() -> None:
+    """As Keras: 'enabled' means None, flash attention where the inputs allow it."""
+    _SETTINGS["flash_attention"] = None
+
+
+@keras_export("keras.config.disable_flash_attention")
+def disable_flash_attention() -> None:
+    _SETTINGS["flash_attention"] = False
+
+
+@keras_export("keras.config.is_flash_attention_enabled")
+def is_flash_attention_enabled():
+    return _SETTINGS["flash_attention"]
+
+
+@keras_export("keras.config.max_epochs")
+def max_epochs():
+    return _SETTINGS["max_epochs"]
+
+
+@keras_export("keras.config.set_max_epochs")
+def set_max_epochs(max_epochs) -> None:
+    """Caps `epochs` of every `fit` (None: no cap), for debugging, as Keras."""
+    _SETTINGS["max_epochs"] = max_epochs
+
+
+@keras_export("keras.config.max_steps_per_epoch")
+def max_steps_per_epoch():
+    return _SETTINGS["max_steps_per_epoch"]
+
+
+@keras_export("keras.config.set_max_steps_per_epoch")
+def set_max_steps_per_epoch(max_steps_per_epoch) -> None:
+    """Caps the steps of every `fit` epoch (None: no cap), as Keras."""
+    _SETTINGS["max_steps_per_epoch"] = max_steps_per_epoch
