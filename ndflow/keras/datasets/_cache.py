@@ -35,7 +35,7 @@ def fetch(dataset: str, files: list, subdir: str = "") -> list:
             try:
                 os.makedirs(directory, exist_ok=True)
                 print(f"Downloading data from {origin}")
-                file_downloads.download(origin, target, sha256, "sha256")
+                file_downloads.download(origin, target, sha256, "auto")  # md5 for 32 digits
                 continue
             except (OSError, http.client.HTTPException) as e:  # URLError is an OSError
                 cause = e
