@@ -6,6 +6,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     backend_functions,
     backend_legacy,
     backend_legacy_nn,
+    backend_legacy_rnn,
     callbacks,
     cloning,
     config_functions,

@@ -76,3 +76,53 @@ def test_custom_metric_in_keras_2_style_trains():
     x = np.array([[1.0, 1.0, 1.0], [-1.0, -1.0, -1.0]], np.float32)
     logs = model.evaluate(x, np.array([[1.0], [1.0]], np.float32), return_dict=True, verbose=0)
     assert logs["recall"] == pytest.approx(0.5, abs=1e-6)
+
+
+def _numpy_rnn(x, w, u, c, mask, go_backwards, zero_output_for_mask):
+    """Keras 2's masked RNN loop in NumPy: masked steps repeat the previous output/state."""
+    order = range(x.shape[1] - 1, -1, -1) if go_backwards else range(x.shape[1])
+    h, outs, masks = np.zeros((x.shape[0], w.shape[1]), np.float32), [], []
+    for t in order:
+        new = np.tanh(x[:, t] @ w + h @ u + c)
+        m = mask[:, t:t + 1] if mask is not None else np.ones((x.shape[0], 1), bool)
+        prev = outs[-1] if outs else np.zeros_like(new)
+        outs.append(np.where(m, new, prev))
+        h = np.where(m, new, h)
+        masks.append(m)
+    outputs = np.stack(outs, 1)
+    last = outs[-1]
+    if zero_output_for_mask:
+        outputs = np.where(np.stack(masks, 1), outputs, 0)
+        last = np.where(masks[-1], last, 0)
+    return last, outputs, h
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"go_backwards": True}, {"mask": True},
+                                    {"mask": True, "zero_output_for_mask": True},
+                                    {"mask": True, "go_backwards": True,
+                                     "zero_output_for_mask": True}])
+def test_rnn_loops_step_function_as_keras(kwargs):
+    rng = np.random.RandomState(0)
+    x = rng.rand(2, 4, 3).astype("float32")
+    w, u = rng.rand(3, 5).astype("float32"), rng.rand(5, 5).astype("float32")
+    c = np.full((2, 5), 0.1, np.float32)
+    mask = np.array([[1, 1, 0, 1], [1, 0, 0, 0]], bool) if kwargs.get("mask") else None
+
+    def step(inp, states):
+        h = tf.tanh(tf.matmul(inp, w) + tf.matmul(states[0], u) + states[1])
+        return h, [h]
+
+    last, outputs, states = tf.keras.backend.rnn(
+        step, tf.constant(x), [tf.zeros((2, 5))], constants=[tf.constant(c)], mask=mask,
+        go_backwards=kwargs.get("go_backwards", False),
+        zero_output_for_mask=kwargs.get("zero_output_for_mask", False))
+    want_last, want_outputs, want_h = _numpy_rnn(
+        x, w, u, c, mask, kwargs.get("go_backwards", False),
+        kwargs.get("zero_output_for_mask", False))
+    np.testing.assert_allclose(last.numpy(), want_last, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(outputs.numpy(), want_outputs, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(states[0].numpy(), want_h, rtol=1e-5, atol=1e-6)
+    _, only_last, _ = tf.keras.backend.rnn(step, tf.constant(x), [tf.zeros((2, 5))],
+                                           constants=[tf.constant(c)], mask=mask,
+                                           return_all_outputs=False)
+    assert only_last.shape == (2, 1, 5)
