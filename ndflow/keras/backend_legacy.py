@@ -52,12 +52,24 @@ def _floatx_if_bool(x):
 
 
 # -- elementwise -----------------------------------------------------------------------------
+def _unary_of(fn):
+    """A closure with Keras' signature (x) (no default-argument capture in the signature)."""
+    def unary(x):
+        return fn(x)
+    return unary
+
+
+def _binary_of(fn):
+    def binary(x, y):
+        return fn(x, y)
+    return binary
+
+
 for _name, _fn in (("abs", math.abs), ("exp", math.exp), ("log", arithmetic.log),
                    ("sqrt", math.sqrt), ("square", math.square), ("sign", math.sign),
                    ("round", math.round), ("sin", math_trig.sin), ("cos", math_trig.cos),
                    ("tanh", math.tanh), ("sigmoid", math.sigmoid), ("softsign", math.softsign)):
-    def _unary(x, _fn=_fn):
-        return _fn(x)
+    _unary = _unary_of(_fn)
     _unary.__name__ = _unary.__qualname__ = _name
     _unary.__doc__ = f"`{_name}` of each element."
     globals()[_name] = keras_export(f"keras.backend.{_name}")(_unary)
@@ -66,8 +78,7 @@ for _name, _fn in (("equal", comparison.equal), ("not_equal", comparison.not_equ
                    ("greater", comparison.greater), ("greater_equal", comparison.greater_equal),
                    ("less", comparison.less), ("less_equal", comparison.less_equal),
                    ("maximum", arithmetic.maximum), ("minimum", arithmetic.minimum)):
-    def _binary(x, y, _fn=_fn):
-        return _fn(x, y)
+    _binary = _binary_of(_fn)
     _binary.__name__ = _binary.__qualname__ = _name
     _binary.__doc__ = f"Elementwise `{_name}`."
     globals()[_name] = keras_export(f"keras.backend.{_name}")(_binary)
