@@ -42,6 +42,8 @@ def test_epsilon_and_image_data_format_shared():
     assert conv(np.ones((1, 2, 5, 5), np.float32)).shape == (1, 4, 3, 3)
     assert tf.keras.layers.Conv2D(4, 3, data_format="channels_last").data_format == \
         "channels_last"
+    assert tf.keras.layers.MaxPooling2D().data_format == "channels_first"
+    assert tf.keras.layers.Flatten().data_format == "channels_first"
     with pytest.raises(ValueError, match="data_format"):
         tf.keras.config.set_image_data_format("nchw")
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from ndflow.core.api_export import tf_export
 from ndflow.keras import activation_functions as activations
+from ndflow.keras import global_config
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
 from ndflow.ops import init_ops, linalg, linalg_extra, nn_dropout
@@ -110,7 +111,7 @@ class Flatten(Layer):
 
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
-        self.data_format = data_format or "channels_last"
+        self.data_format = (data_format or global_config.image_data_format()).lower()
         if self.data_format not in ("channels_last", "channels_first"):
             raise ValueError("The `data_format` argument must be one of 'channels_first', "
                              f"'channels_last'. Received: {data_format}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from ndflow.core.api_export import keras_export
+from ndflow.keras import global_config
 from ndflow.keras import regularizer_functions as regularizers
 from ndflow.keras.layers.activation_layers import ElementwiseLayer
 from ndflow.keras.layers.core_layers import Dropout
@@ -20,7 +21,8 @@ from ndflow.ops.cast import cast
 
 
 def _data_format(data_format):
-    data_format = "channels_last" if data_format is None else str(data_format).lower()
+    data_format = global_config.image_data_format() if data_format is None else \
+        str(data_format).lower()
     if data_format not in ("channels_first", "channels_last"):
         raise ValueError("The `data_format` argument must be one of {'channels_first', "
                          f"'channels_last'}}. Received: data_format={data_format}")
