@@ -22,6 +22,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     mixed_precision,
     model,
     numerical_utils,
+    ops,
     optimizers,
     preprocessing_image_legacy,
     preprocessing_image_transforms,
