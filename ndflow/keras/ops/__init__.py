@@ -4,6 +4,10 @@ functional model's KerasTensors (each call a step of the model). This package is
 `tf.keras.ops` namespace: it imports its implementation modules, nothing else."""
 
 from ndflow.keras.ops import (  # noqa: F401 - their exports
+    core_functions,
+    math_functions,
+    nn_conv_functions,
+    nn_functions,
     numpy_array,
     numpy_linear,
     numpy_math,
