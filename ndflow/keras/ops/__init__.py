@@ -5,12 +5,14 @@ functional model's KerasTensors (each call a step of the model). This package is
 
 from ndflow.keras.ops import (  # noqa: F401 - their exports
     core_functions,
+    linalg_functions,
     math_functions,
     nn_conv_functions,
     nn_functions,
     numpy_array,
     numpy_linear,
     numpy_math,
+    numpy_misc,
     numpy_reduce,
     op_layer,
 )

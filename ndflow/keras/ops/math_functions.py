@@ -100,6 +100,11 @@ def erf(x):
     return math.erf(rules.to_tensor(x))
 
 
+@keras_op("erfc")
+def erfc(x):
+    return math_special.erfc(rules.to_tensor(x))
+
+
 @keras_op("erfinv")
 def erfinv(x):
     x = rules.to_tensor(x)
