@@ -3,6 +3,7 @@ initializers, mixed precision."""
 
 from ndflow.keras import (  # noqa: F401 - their exports
     activation_functions,
+    activation_functions_extra,
     backend_functions,
     backend_legacy,
     backend_legacy_nn,
