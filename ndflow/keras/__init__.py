@@ -30,6 +30,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     regularizer_functions,
     saving,
     sequential,
+    tree_functions,
     utils_config,
     utils_image,
     utils_image_dataset,

@@ -305,8 +305,8 @@ def _fix_index(index, size, fill_mode):
         period = 2 * (size - 1)
         m = arithmetic.floormod(index, arithmetic.maximum(period, cast(1, index.dtype)))
         return arithmetic.where(comparison.less(m, size), m, period - m)
-    if fill_mode == "reflect":  # ... 1 0 | 0 1 2 | 2 1 ...
-        m = arithmetic.floormod(index, 2 * size)
+    if fill_mode == "reflect":  # Keras': |i| reflected at the far edge (-1 -> 1, n -> n - 1)
+        m = arithmetic.floormod(math.abs(index), 2 * size)
         return arithmetic.where(comparison.less(m, size), m, 2 * size - 1 - m)
     return index
 
@@ -404,9 +404,11 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
 
     def kernel_1d(n, s):
         x = np.arange(n) - (n - 1) / 2.0
-        k = np.exp(-(x ** 2) / (2.0 * s ** 2))
+        k = np.exp(-0.5 * (x / s) ** 2)
         return k / k.sum()
-    k = np.outer(kernel_1d(kernel_size[0], sigma[0]), kernel_1d(kernel_size[1], sigma[1]))
+    # Keras' construction: outer(k_y, k_x) laid out as (kernel_size[0], kernel_size[1])
+    k = np.outer(kernel_1d(kernel_size[1], sigma[1]), kernel_1d(kernel_size[0], sigma[0]))
+    k = k.reshape(kernel_size[0], kernel_size[1])
     out = _depthwise_filter(images, k, data_format)
     return cast(out, original)
 

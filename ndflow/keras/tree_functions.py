@@ -1,0 +1,217 @@
+"""`tf.keras.tree` (Keras 3's nested-structure utilities, optree semantics): lists, tuples,
+namedtuples and dicts are nodes (dict children in sorted key order, OrderedDict in insertion
+order), everything else (None, strings, arrays, tensors) is a leaf. (Not named tree.py: a
+module named like a public namespace becomes that namespace.)"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, defaultdict
+
+from ndflow.core.api_export import keras_export
+
+
+@keras_export("keras.tree.MAP_TO_NONE")
+class MAP_TO_NONE:  # noqa: N801 - Keras' name
+    """A `traverse` function returning this class replaces the node by None."""
+
+
+def _is_namedtuple(x) -> bool:
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+def _is_node(x) -> bool:
+    return isinstance(x, (list, tuple, dict))
+
+
+def _keys(node) -> list:
+    if isinstance(node, dict):
+        if isinstance(node, OrderedDict):
+            return list(node)
+        try:
+            return sorted(node)
+        except TypeError:
+            return sorted(node, key=repr)
+    if _is_namedtuple(node):
+        return list(node._fields)
+    return list(range(len(node)))
+
+
+def _children(node) -> list:
+    if isinstance(node, dict):
+        return [node[k] for k in _keys(node)]
+    return list(node)
+
+
+def _rebuild(node, children):
+    if isinstance(node, dict):
+        pairs = list(zip(_keys(node), children))
+        if isinstance(node, defaultdict):
+            out = defaultdict(node.default_factory)
+            out.update(pairs)
+            return out
+        if isinstance(node, OrderedDict):
+            return type(node)(pairs)
+        rebuilt = type(node)(pairs) if type(node) is not dict else dict(pairs)
+        return {k: rebuilt[k] for k in node} if type(node) is dict else rebuilt
+    if _is_namedtuple(node):
+        return type(node)(*children)
+    if isinstance(node, tuple):
+        return tuple(children) if type(node) is tuple else type(node)(children)
+    return list(children) if type(node) is list else type(node)(children)
+
+
+@keras_export("keras.tree.is_nested")
+def is_nested(structure):
+    return _is_node(structure)
+
+
+@keras_export("keras.tree.flatten")
+def flatten(structure):
+    if not _is_node(structure):
+        return [structure]
+    out = []
+    for child in _children(structure):
+        out.extend(flatten(child))
+    return out
+
+
+@keras_export("keras.tree.flatten_with_path")
+def flatten_with_path(structure):
+    def walk(node, path):
+        if not _is_node(node):
+            return [(path, node)]
+        out = []
+        for key, child in zip(_keys(node), _children(node)):
+            out.extend(walk(child, path + (key,)))
+        return out
+    return walk(structure, ())
+
+
+def _mismatch(a, b):
+    if type(a) is not type(b) and not (isinstance(a, dict) and isinstance(b, dict)):
+        return f"Expected an instance of {type(a).__name__}, got {b!r}."
+    if isinstance(a, dict):
+        ka, kb = _keys(a), _keys(b)
+        if set(ka) != set(kb):
+            return (f"dictionary key mismatch; expected key(s): {ka}, got key(s): {kb}, "
+                    f"missing key(s): {sorted(set(ka) - set(kb), key=repr)}, extra key(s): "
+                    f"{sorted(set(kb) - set(ka), key=repr)}; dict: {b!r}.")
+    elif len(a) != len(b):
+        return f"{type(a).__name__} arity mismatch; expected: {len(a)}, got: {len(b)}; " \
+               f"{type(a).__name__}: {b!r}."
+    return None
+
+
+def _zip_children(first, other):
+    problem = _mismatch(first, other)
+    if problem:
+        raise ValueError(problem)
+    if isinstance(first, dict):
+        return [other[k] for k in _keys(first)]
+    return list(other)
+
+
+@keras_export("keras.tree.map_structure")
+def map_structure(func, *structures, none_is_leaf=True):
+    if not structures:
+        raise TypeError("Must provide at least one structure")
+
+    def walk(nodes):
+        first = nodes[0]
+        if first is None and not none_is_leaf:
+            return None
+        if not _is_node(first):
+            return func(*nodes)
+        columns = [_children(first)] + [_zip_children(first, n) for n in nodes[1:]]
+        return _rebuild(first, [walk(list(c)) for c in zip(*columns)])
+    return walk(list(structures))
+
+
+@keras_export("keras.tree.map_structure_up_to")
+def map_structure_up_to(shallow_structure, func, *structures):
+    def walk(shallow, nodes):
+        if not _is_node(shallow):
+            return func(*nodes)
+        columns = [_zip_children(shallow, n) for n in nodes]
+        return _rebuild(shallow, [walk(s, list(c)) for s, c in
+                                  zip(_children(shallow), zip(*columns))])
+    return walk(shallow_structure, list(structures))
+
+
+@keras_export("keras.tree.assert_same_structure")
+def assert_same_structure(a, b, check_types=None):
+    def walk(x, y):
+        if _is_node(x) != _is_node(y):
+            raise ValueError("Structures don't have the same nested structure.")
+        if _is_node(x):
+            for cx, cy in zip(_children(x), _zip_children(x, y)):
+                walk(cx, cy)
+    walk(a, b)
+
+
+@keras_export("keras.tree.assert_same_paths")
+def assert_same_paths(a, b):
+    a_paths = {p for p, _ in flatten_with_path(a)}
+    b_paths = {p for p, _ in flatten_with_path(b)}
+    if a_paths != b_paths:
+        msg = "`a` and `b` don't have the same paths."
+        if a_paths - b_paths:
+            msg += f"\nPaths in `a` missing in `b`:\n{a_paths - b_paths}"
+        if b_paths - a_paths:
+            msg += f"\nPaths in `b` missing in `a`:\n{b_paths - a_paths}"
+        raise ValueError(msg)
+
+
+@keras_export("keras.tree.pack_sequence_as")
+def pack_sequence_as(structure, flat_sequence):
+    flat = list(flat_sequence)
+    count = len(flatten(structure))
+    if len(flat) != count:
+        raise ValueError(f"Too {'few' if len(flat) < count else 'many'} leaves for "
+                         f"PyTreeSpec; expected: {count}, got: {len(flat)}.")
+    it = iter(flat)
+
+    def walk(node):
+        if not _is_node(node):
+            return next(it)
+        return _rebuild(node, [walk(c) for c in _children(node)])
+    return walk(structure)
+
+
+@keras_export("keras.tree.traverse")
+def traverse(func, structure, top_down=True):
+    """`func` on every node and leaf: top-down, a non-None result replaces the subtree
+    (MAP_TO_NONE: by None); bottom-up, on the rebuilt children first."""
+    def children_done(node):
+        if not _is_node(node):
+            return node
+        return _rebuild(node, [traverse(func, c, top_down) for c in _children(node)])
+
+    if top_down:
+        ret = func(structure)
+        if ret is None:
+            return children_done(structure)
+    else:
+        done = children_done(structure)
+        ret = func(done)
+        if ret is None:
+            return done
+    return None if ret is MAP_TO_NONE else ret
+
+
+@keras_export("keras.tree.lists_to_tuples")
+def lists_to_tuples(structure):
+    return traverse(lambda x: tuple(x) if isinstance(x, list) else None, structure,
+                    top_down=False)
+
+
+def _is_shape(x) -> bool:
+    return isinstance(x, (list, tuple)) and all(isinstance(e, (int, type(None))) for e in x)
+
+
+@keras_export("keras.tree.map_shape_structure")
+def map_shape_structure(func, structure):
+    """`func` on each shape (a list/tuple of ints and None) of a nested structure."""
+    if _is_shape(structure) or not _is_node(structure):
+        return func(structure)
+    return _rebuild(structure, [map_shape_structure(func, c) for c in _children(structure)])
