@@ -27,6 +27,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     optimizers,
     preprocessing_image_legacy,
     preprocessing_image_transforms,
+    random_functions,
     regularizer_functions,
     saving,
     sequential,
