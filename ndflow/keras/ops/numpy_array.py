@@ -135,18 +135,20 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
     dtype = _dtype(dtype or rules.result_type(rules.dtype_of(start), rules.dtype_of(stop),
                                               float))
-    exponents = linspace(start, stop, num, endpoint=endpoint, dtype="float32", axis=axis)
-    return cast(arithmetic.pow(cast(base, "float32"), exponents), dtype)
+    compute = "float64" if dtype == "float64" else "float32"
+    exponents = linspace(start, stop, num, endpoint=endpoint, dtype=compute, axis=axis)
+    return cast(arithmetic.pow(cast(base, compute), exponents), dtype)
 
 
 @_np("geomspace")
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     dtype = _dtype(dtype or rules.result_type(rules.dtype_of(start), rules.dtype_of(stop),
                                               float))
-    start = rules.to_tensor(start, "float32")
-    stop = rules.to_tensor(stop, "float32")
-    logs = linspace(arithmetic.log(math.abs(start)),
-                    arithmetic.log(math.abs(stop)), num, endpoint=endpoint, axis=axis)
+    compute = "float64" if dtype == "float64" else "float32"
+    start = rules.to_tensor(start, compute)
+    stop = rules.to_tensor(stop, compute)
+    logs = linspace(arithmetic.log(math.abs(start)), arithmetic.log(math.abs(stop)), num,
+                    endpoint=endpoint, dtype=compute, axis=axis)
     return cast(math.exp(logs) * math.sign(start), dtype)
 
 

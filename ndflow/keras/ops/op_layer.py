@@ -64,7 +64,9 @@ class KerasOpLayer(Layer):
         tensors = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
         args = _decode(self.arguments["args"], tensors)
         kwargs = _decode(self.arguments["kwargs"], tensors)
-        return symbolic.OPS[self.function](*args, **kwargs)
+        out = symbolic.OPS[self.function](*args, **kwargs)
+        # a tuple subclass (top_k's result) as a plain tuple: what the model's nests rebuild
+        return tuple(out) if isinstance(out, tuple) and type(out) is not tuple else out
 
     def compute_mask(self, inputs, mask=None):
         return None
