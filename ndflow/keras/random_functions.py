@@ -11,6 +11,7 @@ import random as python_random
 
 import numpy as np
 
+from ndflow.core import scopes
 from ndflow.core.api_export import keras_export
 from ndflow.core.tensor import Tensor
 from ndflow.keras import global_config
@@ -54,8 +55,9 @@ class SeedGenerator:
             seed = python_random.randint(1, int(1e9))
         if not isinstance(seed, int):
             raise ValueError(f"Argument `seed` must be an integer. Received: seed={seed}")
-        self.state = variables.Variable(rules.to_tensor([seed, 0], "int64"), trainable=False,
-                                        name="seed_generator_state")
+        with scopes.init_scope():   # created in a tf.function: still a program-wide state
+            self.state = variables.Variable(np.array([seed, 0], np.int64), trainable=False,
+                                            name="seed_generator_state")
 
     def next(self, ordered=True):
         value = self.state.read_value() * 1
@@ -76,7 +78,8 @@ class SeedGenerator:
 
 def global_seed_generator() -> SeedGenerator:
     if _GLOBAL["generator"] is None:
-        _GLOBAL["generator"] = SeedGenerator()
+        with scopes.init_scope():
+            _GLOBAL["generator"] = SeedGenerator()
     return _GLOBAL["generator"]
 
 
