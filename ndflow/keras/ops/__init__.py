@@ -16,4 +16,5 @@ from ndflow.keras.ops import (  # noqa: F401 - their exports
     numpy_misc,
     numpy_reduce,
     op_layer,
+    rearrange_elastic,
 )
