@@ -6,6 +6,7 @@ functional model's KerasTensors (each call a step of the model). This package is
 from ndflow.keras.ops import (  # noqa: F401 - their exports
     core_functions,
     image_functions,
+    image_scale_translate,
     linalg_functions,
     math_functions,
     nn_conv_functions,
