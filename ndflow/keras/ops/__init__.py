@@ -17,5 +17,6 @@ from ndflow.keras.ops import (  # noqa: F401 - their exports
     numpy_misc,
     numpy_reduce,
     op_layer,
+    operation_nodes,
     rearrange_elastic,
 )

@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core import dtypes
+from ndflow.core.tensor import Tensor
 from ndflow.keras.keras_tensor import KerasTensor
 from ndflow.keras.layers.base_layer import Layer, unique_name
-from ndflow.keras.ops import symbolic
+from ndflow.keras.ops import operation_nodes, symbolic
 
 _SLOT = "__keras_tensor__"
 
@@ -28,6 +29,8 @@ def _encode(value, tensors: list):
         return {k: _encode(v, tensors) for k, v in value.items()}
     if isinstance(value, dtypes.DType):
         return value.name
+    if isinstance(value, Tensor) and hasattr(value, "numpy"):   # an eager constant
+        value = value.numpy()
     if isinstance(value, np.ndarray):
         return {"__array__": value.tolist(), "dtype": value.dtype.name}
     if isinstance(value, np.generic):
@@ -77,6 +80,10 @@ class KerasOpLayer(Layer):
 
 
 def apply_symbolic(function: str, args, kwargs):
+    node = operation_nodes.make_node(function, args, kwargs)
+    if node is not None:   # the node Keras itself writes for this op
+        layer, call_args, call_kwargs = node
+        return layer(*call_args, **call_kwargs)
     tensors: list = []
     arguments = {"args": _encode(list(args), tensors), "kwargs": _encode(dict(kwargs), tensors)}
     layer = KerasOpLayer(function, arguments)

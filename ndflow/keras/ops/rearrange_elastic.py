@@ -31,7 +31,9 @@ def rearrange(tensor, pattern, **axes_lengths):
     if len(in_groups) != x.shape.rank:
         raise ValueError(f"The pattern's left side has {len(in_groups)} axes; the tensor has "
                          f"rank {x.shape.rank}")
-    shape = x.shape.as_list()
+    static = x.shape.as_list()
+    dynamic = array_core.shape(x) if None in static else None
+    shape = [dynamic[i] if d is None else d for i, d in enumerate(static)]
     sizes = dict(axes_lengths)
     for group, dim in zip(in_groups, shape):
         unknown = [a for a in group if a not in sizes]
@@ -47,15 +49,22 @@ def rearrange(tensor, pattern, **axes_lengths):
     missing = {a for g in out_groups for a in g} - set(names)
     if missing:
         raise ValueError(f"Unknown axes on the right side of the pattern: {sorted(missing)}")
-    x = array_core.reshape(x, [sizes[a] for a in names])
+    x = array_core.reshape(x, _shape([sizes[a] for a in names]))
     x = arr.transpose(x, [names.index(a) for g in out_groups for a in g])
     out_shape = []
     for g in out_groups:
         size = 1
         for a in g:
-            size *= sizes[a]
+            size = size * sizes[a]
         out_shape.append(size)
-    return array_core.reshape(x, out_shape)
+    return array_core.reshape(x, _shape(out_shape))
+
+
+def _shape(dims):
+    """A reshape target: ints, or a tensor where some dims are only known at run time."""
+    if all(isinstance(d, int) for d in dims):
+        return dims
+    return array_core.stack([cast(d, "int32") for d in dims])
 
 
 @keras_op("elastic_transform", "image")

@@ -1,0 +1,152 @@
+"""keras.ops calls on KerasTensors as the functional-model nodes Keras 3 itself writes: one
+layer class per Keras Operation class (`Sum`, `ExpandDims`, `Matmul`, ... from
+keras_op_table.py), configured by the Operation's constructor arguments and called with its
+call arguments, serialized with Keras' module (`keras.src.ops.numpy`), class and config. So a
+Keras model with keras.ops steps loads in ndflow, and ndflow's loads in Keras.
+
+Ten Keras Operation names are also ndflow layer names (Add, Concatenate, Reshape, ...), and
+ndflow finds layers by class name alone: those ops (and calls whose constant arguments are
+not JSON) keep ndflow's own KerasOpLayer node (op_layer.py)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+import numpy as np
+
+from ndflow.core import dtypes
+from ndflow.core.tensor import Tensor
+from ndflow.keras.keras_tensor import KerasTensor
+from ndflow.keras.layers.base_layer import _BUILTIN_LAYERS, Layer, unique_name
+from ndflow.keras.ops import symbolic
+from ndflow.keras.ops.keras_op_table import TABLE
+
+# Keras' op classes whose names ndflow's layers (or its saving module) already use.
+_TAKEN = {"Add", "Any", "Average", "Concatenate", "ConvertToTensor", "Dot", "LogicalOr",
+          "Maximum", "Minimum", "Multiply", "NotEqual", "Reshape", "Softmax", "Subtract"}
+
+
+class KerasOperationNode(Layer):
+    """Base of the generated node classes: `function` called with the constructor arguments
+    (the config) and the node's call arguments."""
+
+    function = ""
+    init_args: tuple = ()
+    call_args: tuple = ()
+
+    def __init__(self, name=None, **config):
+        unknown = set(config) - set(self.init_args)
+        if unknown:
+            raise ValueError(f"Unrecognized keyword arguments passed to "
+                             f"{type(self).__name__}: {sorted(unknown)}")
+        super().__init__(name=name or unique_name(self.function), autocast=False)
+        self.op_config = config
+        self.supports_masking = True   # (masks are dropped: compute_mask)
+
+    @property
+    def _keras_module(self):
+        return f"keras.src.ops.{self._keras_ops_module}"
+
+    @property
+    def _keras_registered_name(self):
+        return type(self).__name__
+
+    def call(self, *args, **kwargs):
+        names = [a for a in self.call_args if not a.startswith("*")]
+        values = dict(zip(names, args))
+        rest = list(args[len(names):])
+        values.update(self.op_config)
+        values.update(kwargs)
+        fn = symbolic.OPS[self.function]
+        positional, keywords = [], {}
+        for p in inspect.signature(fn).parameters.values():
+            if p.kind == p.VAR_POSITIONAL:
+                positional.extend(rest)
+            elif p.kind == p.VAR_KEYWORD:
+                keywords.update({k: v for k, v in values.items()
+                                 if k not in inspect.signature(fn).parameters})
+            elif p.name in values:
+                if p.kind == p.KEYWORD_ONLY:
+                    keywords[p.name] = values[p.name]
+                else:
+                    positional.append(values[p.name])
+        out = fn(*positional, **keywords)
+        # a tuple subclass (top_k's result) as a plain tuple: what the model's nests rebuild
+        return tuple(out) if isinstance(out, tuple) and type(out) is not tuple else out
+
+    def compute_mask(self, inputs, mask=None):
+        return None
+
+    def get_config(self):
+        return {"name": self.name, **self.op_config}
+
+
+def _json_value(value):
+    """A constant as Keras' config holds it, or raise TypeError when it has no JSON form."""
+    if isinstance(value, dtypes.DType):
+        return value.name
+    if isinstance(value, tuple):
+        return [_json_value(v) for v in value]
+    if isinstance(value, (np.ndarray, Tensor)) or callable(value):
+        raise TypeError("not a JSON constant")
+    json.dumps(value)
+    return value
+
+
+def _has_constant_arrays(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_has_constant_arrays(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_constant_arrays(v) for v in value.values())
+    return isinstance(value, (np.ndarray, Tensor)) and not isinstance(value, KerasTensor)
+
+
+NODE_CLASSES: dict = {}
+
+
+def _declare(function, row):
+    module, class_name, init_args, call_args = row
+    cls = type(class_name, (KerasOperationNode,), {
+        "__module__": __name__, "__doc__": f"keras.ops.{function} as Keras' {class_name} node.",
+        "function": function, "init_args": init_args, "call_args": call_args,
+        "_keras_ops_module": module})
+    NODE_CLASSES[function] = cls
+
+
+for _function, _row in TABLE.items():
+    if _row[1] not in _TAKEN and _row[1] not in _BUILTIN_LAYERS:
+        _declare(_function, _row)
+
+
+def make_node(function, args, kwargs):
+    """The Keras-named node layer for `function(*args, **kwargs)` and the arguments to call it
+    with, or None where the call has no Keras form (ndflow's own node then)."""
+    cls = NODE_CLASSES.get(function)
+    if cls is None or function not in symbolic.OPS:
+        return None
+    sig = inspect.signature(symbolic.OPS[function])
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    values = dict(bound.arguments)
+    extra = {}
+    for p in sig.parameters.values():
+        if p.kind == p.VAR_KEYWORD:
+            extra = values.pop(p.name, {})
+    try:
+        config = {k: _json_value(values.pop(k)) for k in cls.init_args if k in values}
+    except TypeError:
+        return None
+    call = []
+    for name in cls.call_args:
+        key = name.lstrip("*")
+        if name.startswith("*"):
+            call.extend(values.pop(key, ()))
+        elif key in values:
+            call.append(values.pop(key))
+    if values or _has_constant_arrays(call):
+        return None   # arguments Keras' class does not take, or constants without JSON
+    return cls(**config), call, extra
