@@ -4,9 +4,12 @@ keras_op_table.py), configured by the Operation's constructor arguments and call
 call arguments, serialized with Keras' module (`keras.src.ops.numpy`), class and config. So a
 Keras model with keras.ops steps loads in ndflow, and ndflow's loads in Keras.
 
-Ten Keras Operation names are also ndflow layer names (Add, Concatenate, Reshape, ...), and
-ndflow finds layers by class name alone: those ops (and calls whose constant arguments are
-not JSON) keep ndflow's own KerasOpLayer node (op_layer.py)."""
+Fourteen Keras Operation names are also ndflow layer names (Add, Concatenate, Reshape, ...),
+and ndflow's loader finds layers by class name alone. Their node classes are made too (with
+Keras' module, so they do not take the layers' names) and offered to the loader through
+`base_layer.KERAS_OPERATIONS` (a class-name table for configs whose module is
+keras.src.ops.*); only when the loader has that table are they used, otherwise those ops
+(and calls whose constant arguments are not JSON) keep ndflow's own KerasOpLayer node."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.tensor import Tensor
 from ndflow.keras.keras_tensor import KerasTensor
+from ndflow.keras.layers import base_layer
 from ndflow.keras.layers.base_layer import _BUILTIN_LAYERS, Layer, unique_name
 from ndflow.keras.ops import symbolic
 from ndflow.keras.ops.keras_op_table import TABLE
@@ -102,21 +106,30 @@ def _has_constant_arrays(value) -> bool:
     return isinstance(value, (np.ndarray, Tensor)) and not isinstance(value, KerasTensor)
 
 
-NODE_CLASSES: dict = {}
+NODE_CLASSES: dict = {}          # function -> node class used for its symbolic calls
+OPERATION_CLASSES: dict = {}     # Keras class name -> node class (every one)
 
 
-def _declare(function, row):
+def _declare(function, row, taken):
     module, class_name, init_args, call_args = row
+    # a taken name: Keras' module, so the class is not registered under the layer's name
     cls = type(class_name, (KerasOperationNode,), {
-        "__module__": __name__, "__doc__": f"keras.ops.{function} as Keras' {class_name} node.",
+        "__module__": f"keras.src.ops.{module}" if taken else __name__,
+        "__doc__": f"keras.ops.{function} as Keras' {class_name} node.",
         "function": function, "init_args": init_args, "call_args": call_args,
         "_keras_ops_module": module})
-    NODE_CLASSES[function] = cls
+    OPERATION_CLASSES.setdefault(class_name, cls)
+    return cls
 
 
+_MODULE_AWARE_LOADER = isinstance(getattr(base_layer, "KERAS_OPERATIONS", None), dict)
 for _function, _row in TABLE.items():
-    if _row[1] not in _TAKEN and _row[1] not in _BUILTIN_LAYERS:
-        _declare(_function, _row)
+    _taken = _row[1] in _TAKEN or _row[1] in _BUILTIN_LAYERS
+    _cls = _declare(_function, _row, _taken)
+    if not _taken or _MODULE_AWARE_LOADER:
+        NODE_CLASSES[_function] = _cls
+if _MODULE_AWARE_LOADER:
+    base_layer.KERAS_OPERATIONS.update(OPERATION_CLASSES)
 
 
 def make_node(function, args, kwargs):
