@@ -85,6 +85,18 @@ def _weak(dtype: str) -> str:
 def result_type(*types) -> str:
     """Keras' `backend.result_type`: Python `int`/`float` are weak (they take the other
     operand's kind and precision); 64-bit results stay 64-bit on the TensorFlow backend."""
+    try:
+        return _cached_result_type(types, global_config.floatx())
+    except TypeError:   # an unhashable dtype spec
+        return _result_type(types)
+
+
+@functools.lru_cache(1024)
+def _cached_result_type(types, floatx):
+    return _result_type(types)
+
+
+def _result_type(types) -> str:
     if not types:
         return global_config.floatx()
     names, weak = [], []
@@ -144,6 +156,9 @@ def to_tensor(x, dtype=None) -> Tensor:
 def promote(*xs, extra=()):
     """Operands converted to their Keras result dtype (`extra`: more dtypes, e.g. `float`)."""
     xs = [x if isinstance(x, (int, float)) else to_tensor(x) for x in xs]
+    if not extra and len(xs) == 2 and isinstance(xs[0], Tensor) and \
+            isinstance(xs[1], Tensor) and xs[0].dtype is xs[1].dtype:
+        return xs   # the common case: nothing to promote
     dtype = result_type(*(dtype_of(x) for x in xs), *extra)
     return [to_tensor(x, dtype) for x in xs]
 

@@ -45,14 +45,15 @@ def matmul(x1, x2):
         raise ValueError("matmul: inputs must not be scalars (use multiply). Received: "
                          f"x1.shape={x1.shape}, x2.shape={x2.shape}")
     compute, result = _product_dtypes(x1, x2)
-    x1, x2 = cast(x1, compute), cast(x2, compute)
+    if x1.dtype.name != compute or x2.dtype.name != compute:
+        x1, x2 = cast(x1, compute), cast(x2, compute)
     if x2.shape.rank == 1:
         out = linalg_extra.tensordot(x1, x2, axes=1)
     elif x1.shape.rank == 1:
         out = linalg_extra.tensordot(x1, x2, axes=[[0], [x2.shape.rank - 2]])
     else:
         out = linalg.matmul(x1, x2)
-    return cast(out, result)
+    return out if out.dtype.name == result else cast(out, result)
 
 
 @_np("dot")
