@@ -13,7 +13,10 @@ import os
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+import pytest
+
 import ndflow  # noqa: F401 - registers every op, kernel and gradient
+from ndflow.core import optimizer_options
 from ndflow.ops.op_def import REGISTRY
 
 NDFLOW_OP_NAMES = frozenset(REGISTRY)
@@ -26,3 +29,20 @@ def pytest_collection_finish(session):
     the tests create are collected as before (`gc.collect()` in a test still frees them)."""
     gc.collect()   # nothing unreachable gets frozen
     gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def _restore_optimizer_options():
+    """Each test starts from the process-wide optimizer options it found: a test that turns a
+    rewrite OFF (not back to DEFAULT) would otherwise outrank a later test's environment
+    switch (TF_ENABLE_AUTO_MIXED_PRECISION), exactly as an explicit OFF does in TensorFlow."""
+    saved = (dict(optimizer_options._options), optimizer_options._jit,
+             optimizer_options._graph_rewrite_enabled)
+    yield
+    if saved != (optimizer_options._options, optimizer_options._jit,
+                 optimizer_options._graph_rewrite_enabled):
+        with optimizer_options._lock:
+            optimizer_options._options.clear()
+            optimizer_options._options.update(saved[0])
+            optimizer_options._jit, optimizer_options._graph_rewrite_enabled = saved[1:]
+            optimizer_options._bump()
