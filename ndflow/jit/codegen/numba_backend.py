@@ -5,8 +5,8 @@ indexes them with the strides of lowering.py; values are SSA temporaries placed 
 shallowest loop level where they change (loop-invariant loads and math are hoisted). Reductions
 accumulate float32/16-bit values in float64 and integers in int64 (so results agree with ATen's
 within rounding), in a register when the reduced dimensions are innermost, else in an
-accumulator array walked in memory order. Big loops run their outermost dimension with
-`prange` on numba's thread pool.
+accumulator array walked in memory order. Big kernels run chunks of their outermost dimension
+on ATen's own OpenMP threads (omp_pool.py), not on a thread pool of numba's.
 
 With a cache directory, the source goes to `<dir>/<hash>.py` (atomically) and is imported with
 numba's `cache=True`: another process loads the machine code from numba's cache in
@@ -27,12 +27,14 @@ import torch
 
 from ndflow.core import dtypes
 from ndflow.core.atomic_file import atomic_write
-from ndflow.jit.codegen import emitters
+from ndflow.jit.codegen import emitters, omp_pool
 from ndflow.jit.codegen.lowering import KernelIR, Leaf, Literal, compute_dtype
 from ndflow.jit.errors import CompileUnimplemented
 
-# Elements from which the outermost loop runs on numba's threads (when torch uses several).
-PARALLEL_MIN_ELEMENTS = 1 << 22
+# Elements from which a kernel's outermost loop is split into chunks that ATen's OpenMP threads
+# run (omp_pool.py), and the least work one chunk gets.
+PARALLEL_MIN_ELEMENTS = 1 << 16
+MIN_CHUNK_ELEMENTS = 1 << 14
 _HALF = (dtypes.float16, dtypes.bfloat16)
 _LOCK = threading.Lock()
 _KERNELS: dict = {}     # (source hash, cache dir) -> compiled dispatcher, per process
@@ -41,8 +43,9 @@ _PRELUDE = """\
 import numpy as np
 from math import (log, log1p, expm1, sqrt, sin, cos, erf, fabs, isnan, isinf, isfinite)
 from numpy import floor, ceil, rint, fmod
-from numba import njit, prange
+from numba import carray, cfunc, njit, types
 from ndflow.jit.codegen.numba_intrinsics import (
+    address_as_pointer, claim_chunk,
     exp, tanh, select, maximum, minimum, pow, trunc_div, f16_to_f32, f32_to_f16, bf16_to_f32,
     f32_to_bf16, round_bf16, round_f16)
 """
@@ -156,13 +159,54 @@ def _acc_final(o, a: str) -> str:
     return _store(f"{_np_name(dt)}({a})", o.dtype)
 
 
-def render(ir: KernelIR, parallel: bool) -> str:
-    """Python source of the kernel `kernel(in0, ..., out0, ...)`."""
+def chunk_dim(ir: KernelIR) -> int:
+    """The first kept (not reduced) loop dimension: the one a chunked kernel splits."""
+    return next((d for d, r in enumerate(ir.reduced) if not r), len(ir.shape))
+
+
+def chunkable(ir: KernelIR) -> bool:
+    """Whether chunks of the chunk dimension can run on different threads: every loop outside
+    it is reduced (so chunks write disjoint outputs), an accumulator array (a reduction with
+    kept dimensions inside reduced ones) covers a chunk's outputs as one contiguous block, and
+    no array is boolean (the C callback views arrays through typed pointers)."""
+    shape, reduced = ir.shape, ir.reduced
+    cd = chunk_dim(ir)
+    if cd == len(shape) or shape[cd] < 2:
+        return False
+    if any(dt.is_bool for dt in [*ir.input_dtypes, *(o.dtype for o in ir.outputs)]):
+        return False
+    if not _row_form(reduced):
+        inner = math.prod(s for s, r in zip(shape[cd + 1:], reduced[cd + 1:]) if not r)
+        if any(o.reduce and st[cd] != inner for o, st in zip(ir.outputs, ir.out_strides)):
+            return False
+    return _chunk_strides(ir) is not None
+
+
+def _row_form(reduced) -> bool:
+    """Reduced dimensions innermost: accumulators live in registers."""
+    return not any(reduced[i] and not reduced[i + 1] for i in range(len(reduced) - 1))
+
+
+def _chunk_strides(ir: KernelIR):
+    """Per input, its stride along the chunk dimension (None if its loads disagree)."""
+    cd = chunk_dim(ir)
+    strides: dict = {}
+    for leaf, st in ir.leaf_strides.items():
+        if strides.setdefault(leaf.index, st[cd]) != st[cd]:
+            return None
+    return [strides.get(i, 0) for i in range(len(ir.input_dtypes))]
+
+
+def render(ir: KernelIR, chunked: bool = False) -> str:
+    """Python source of the kernel `kernel(in0, ..., out0, ...)`; `chunked` (see chunkable):
+    `kernel(lo, hi, in0, ..., out0, ...)` running rows lo..hi of the outermost loop, and the
+    C callback `tramp(data)` that runs the chunks a thread claims (omp_pool.run_chunks)."""
     body = _Body(ir)
     shape, reduced = ir.shape, ir.reduced
     rank = len(shape)
     out_vals = [body.emit(o.expr) for o in ir.outputs]
-    row = not any(reduced[i] and not reduced[i + 1] for i in range(rank - 1))
+    row = _row_form(reduced)
+    cd = chunk_dim(ir) if chunked else -1
     first_reduced = next((i for i, r in enumerate(reduced) if r), rank)
     lines = []
     ind = "    "
@@ -174,7 +218,19 @@ def render(ir: KernelIR, parallel: bool) -> str:
     depth_indent = {}
     for j, o in reds if not row else []:
         n_acc = math.prod(s for s, r in zip(shape, reduced) if not r)
+        if chunked:   # the chunk's block of outputs only
+            n_acc = f"(hi - lo) * {n_acc // shape[cd]}"
         put(1, f"acc{j} = np.full({n_acc}, {_acc_init(o)})")
+    if chunked:
+        # Each array starts at the chunk's first row, so the loop counts from 0: with indices
+        # known to be >= 0, LLVM drops numba's negative-index wraparound and vectorizes
+        # (a loop over range(lo, hi) ran ~10x slower).
+        for i, s0 in enumerate(_chunk_strides(ir)):
+            if s0:
+                put(1, f"in{i} = in{i}[lo * {s0}:]")
+        for j, st in enumerate(ir.out_strides):
+            if st[cd]:
+                put(1, f"out{j} = out{j}[lo * {st[cd]}:]")
     for s in body.levels.get(-1, []):
         put(1, s)
     level_indent = 1
@@ -182,8 +238,8 @@ def render(ir: KernelIR, parallel: bool) -> str:
         if row and d == first_reduced:
             for j, o in reds:
                 put(level_indent, f"acc{j} = {_acc_init(o)}")
-        loop = "prange" if parallel and d == 0 and not reduced[0] else "range"
-        put(level_indent, f"for i{d} in {loop}({shape[d]}):")
+        bounds = "hi - lo" if d == cd else str(shape[d])
+        put(level_indent, f"for i{d} in range({bounds}):")
         level_indent += 1
         depth_indent[d] = level_indent
         for s in body.levels.get(d, []):
@@ -220,10 +276,28 @@ def render(ir: KernelIR, parallel: bool) -> str:
     n_in, n_out = len(ir.input_dtypes), len(ir.outputs)
     args = [f"in{i}" for i in range(n_in)] + [f"out{j}" for j in range(n_out)]
     fastmath = "{'reassoc', 'nsz'}" if reds else "False"
-    head = (f"@njit(cache=CACHE, parallel={parallel}, fastmath={fastmath}, "
-            "error_model='numpy', nogil=True)\n"
-            f"def kernel({', '.join(args)}):\n")
-    return _PRELUDE + "\n\n" + head + "\n".join(lines or ["    pass"]) + "\n"
+    head = (f"@njit(cache=CACHE, fastmath={fastmath}, error_model='numpy', nogil=True)\n"
+            f"def kernel({', '.join(['lo', 'hi'] * chunked + args)}):\n")
+    source = _PRELUDE + "\n\n" + head + "\n".join(lines or ["    pass"]) + "\n"
+    if chunked:
+        dts = [*ir.input_dtypes, *(o.dtype for o in ir.outputs)]
+        source += _trampoline(args, [_np_storage(dt) for dt in dts])
+    return source
+
+
+def _trampoline(args: list, storage: list) -> str:
+    """The C callback of a chunked kernel: data = [counter, rows, chunk, (address, length)
+    per array] (int64s); each call claims chunks until none is left."""
+    lines = ["", "", "@cfunc(types.void(types.voidptr), cache=CACHE)", "def tramp(data):",
+             f"    d = carray(data, {3 + 2 * len(args)}, dtype=np.int64)"]
+    for k, (a, st) in enumerate(zip(args, storage)):
+        lines.append(f"    {a} = carray(address_as_pointer(d[{3 + 2 * k}], np.{st.name}), "
+                     f"d[{4 + 2 * k}])")
+    lines += ["    rows, chunk = d[1], d[2]", "    c = claim_chunk(data)",
+              "    while c * chunk < rows:", "        lo = c * chunk",
+              f"        kernel(lo, min(lo + chunk, rows), {', '.join(args)})",
+              "        c = claim_chunk(data)"]
+    return "\n".join(lines) + "\n"
 
 
 def _array_type(dt, readonly=False):
@@ -284,6 +358,19 @@ def _runtime_id() -> str:
     return _RUNTIME_ID[0]
 
 
+def _entry(mod, sig):
+    """The callable of a kernel module: the compiled `kernel`, or a chunked kernel's C callback
+    (`tramp`, compiled when the module ran; its `kernel` compiled for the callback's arrays)."""
+    if hasattr(mod, "tramp"):
+        mod.kernel.disable_compile()
+        return mod.tramp
+    mod.kernel.compile(sig)
+    # no more specializations: a writable input array converts to the read-only type
+    # instead of compiling a second kernel on the first call
+    mod.kernel.disable_compile()
+    return mod.kernel
+
+
 def _compile_source(source: str, sig, cache_dir: str | None):
     source = f"# generated by ndflow.jit.codegen ({_runtime_id()})\n{source}"
     digest = hashlib.sha256(source.encode()).hexdigest()[:32]
@@ -295,25 +382,19 @@ def _compile_source(source: str, sig, cache_dir: str | None):
         if cache_dir:
             text = source.replace("cache=CACHE", "cache=True")
             try:
-                mod = _from_cache_dir(text, digest, cache_dir)
-                mod.kernel.compile(sig)
+                entry = _entry(_from_cache_dir(text, digest, cache_dir), sig)
             except OSError as e:
                 raise CompileUnimplemented(f"kernel cache {cache_dir!r}: {e}") from None
             except Exception:  # noqa: BLE001 - a corrupt numba cache entry: rebuild it
                 _drop_numba_cache(cache_dir, digest)
-                mod = _from_cache_dir(text, digest, cache_dir)
-                mod.kernel.compile(sig)
+                entry = _entry(_from_cache_dir(text, digest, cache_dir), sig)
         else:
             scope: dict = {"__name__": f"_ndflow_jit_k{digest}"}
             exec(compile(source.replace("cache=CACHE", "cache=False"),  # noqa: S102
                          f"<ndflow jit kernel {digest}>", "exec"), scope)
-            mod = type("module", (), scope)
-            mod.kernel.compile(sig)
-        # no more specializations: a writable input array converts to the read-only type
-        # instead of compiling a second kernel on the first call
-        mod.kernel.disable_compile()
-        _KERNELS[key] = mod.kernel
-        return mod.kernel
+            entry = _entry(type("module", (), scope), sig)
+        _KERNELS[key] = entry
+        return entry
 
 
 def _drop_numba_cache(cache_dir: str, digest: str) -> None:
@@ -340,6 +421,29 @@ def _np_storage(dt):
     return np.dtype(np.uint16) if dt in _HALF else np.dtype(dt.np_dtype)
 
 
+def _chunked_run(tramp, ir: KernelIR, source: str, threads: int):
+    """`run` of a chunked kernel: about 4 chunks per thread of at least MIN_CHUNK_ELEMENTS,
+    on ATen's OpenMP team (as many threads as ATen uses at the call)."""
+    cd = chunk_dim(ir)
+    rows = ir.shape[cd]
+    per_row = math.prod(ir.shape) // rows
+    chunk = max(-(-MIN_CHUNK_ELEMENTS // per_row), -(-rows // (4 * threads)))
+    in_dtypes = list(ir.input_dtypes)
+    storage = [(tuple(o.shape), _np_storage(o.dtype),
+                o.dtype.torch_dtype if o.dtype in _HALF else None) for o in ir.outputs]
+    address = tramp.address
+
+    def run(*tensors):
+        args = [_flat_numpy(t, d) for t, d in zip(tensors, in_dtypes)]
+        arrays = [np.empty(s, dtype=nd) for s, nd, _ in storage]
+        omp_pool.run_chunks(address, rows, chunk, [*args, *[a.reshape(-1) for a in arrays]],
+                            torch.get_num_threads())
+        return [torch.from_numpy(a) if view is None else torch.from_numpy(a).view(view)
+                for a, (_, _, view) in zip(arrays, storage)]
+    run.source = source
+    return run
+
+
 _EMPTY_FILL = {"sum": 0, "mean": float("nan"), "prod": 1, "all": True, "any": False}
 
 
@@ -357,12 +461,13 @@ def _empty_fill(red: str, dt):
 def build(ir: KernelIR, device: torch.device, cache_dir: str | None):
     """The callable running `ir`: (*torch tensors) -> [torch tensors]."""
     numel = math.prod(ir.shape)
-    # numba's threads only where ATen may use several too (a busy 2-core box measured the
-    # serial loop faster up to 4M elements)
-    parallel = (numel >= PARALLEL_MIN_ELEMENTS and torch.get_num_threads() > 1
-                and not (ir.reduced and ir.reduced[0]))
-    source = render(ir, parallel)
+    threads = torch.get_num_threads()
+    chunked = (numel >= PARALLEL_MIN_ELEMENTS and threads > 1 and chunkable(ir)
+               and omp_pool.launcher() is not None)
+    source = render(ir, chunked)
     kernel = None if numel == 0 else _compile_source(source, _signature(ir), cache_dir)
+    if chunked and kernel is not None:
+        return _chunked_run(kernel, ir, source, threads)
     in_dtypes = list(ir.input_dtypes)
     outs = [(tuple(o.shape), o.dtype, o.reduce) for o in ir.outputs]
     # Outputs are NumPy allocations shared with torch (np.empty + from_numpy costs a fraction

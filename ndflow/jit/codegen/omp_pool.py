@@ -1,0 +1,75 @@
+"""Runs a generated kernel's chunks on ATen's own OpenMP thread pool.
+
+numba's `parallel=True` starts a second OpenMP runtime (its omppool links the system libgomp,
+torch ships its own copy), so after every ATen GEMM the two pools' spinning workers fought for
+the same cores: on 2 cores the MLP step of benchmarks/jit_mlp.py got slower with numba's
+threads than without them. Instead a kernel is compiled as a C callback (`tramp`, see
+numba_backend.render) that claims chunks of its outermost loop from an atomic counter, and
+`GOMP_parallel` of the libgomp torch itself loaded runs that callback on ATen's team, whose
+workers are usually still spinning from the last ATen op: no second pool, no wake-up.
+
+Found only where ATen's parallel backend is OpenMP through GNU libgomp (or LLVM/Intel
+runtimes, which export the same entry point); elsewhere `launcher()` is None and kernels run
+serially on the calling thread.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+
+import numpy as np
+import torch
+
+_LOCK = threading.Lock()
+_LAUNCHER: list = []    # [callable or None], resolved once
+
+
+def _loaded_omp_libraries() -> list:
+    """Paths of OpenMP runtimes mapped into this process, torch's own first."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split()[-1] for line in f if line.rstrip().endswith(".so")
+                     or ".so." in line}
+    except OSError:
+        paths = set()
+    names = ("libgomp", "libiomp5", "libomp")
+    found = [p for p in paths if os.path.basename(p).startswith(names)]
+    torch_lib = os.path.join(os.path.dirname(torch.__file__), "lib")
+    return sorted(found, key=lambda p: not p.startswith(torch_lib))
+
+
+def _resolve():
+    if "OpenMP" not in torch.__config__.parallel_info():
+        return None
+    for path in _loaded_omp_libraries():
+        try:
+            lib = ctypes.CDLL(path)   # the already-loaded copy: same handle, same thread pool
+            fn = lib.GOMP_parallel
+        except (OSError, AttributeError):
+            continue
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint]
+        fn.restype = None
+        return fn
+    return None
+
+
+def launcher():
+    """`GOMP_parallel(fn, data, num_threads, flags)` of ATen's OpenMP runtime, or None."""
+    if not _LAUNCHER:
+        with _LOCK:
+            if not _LAUNCHER:
+                _LAUNCHER.append(_resolve())
+    return _LAUNCHER[0]
+
+
+def run_chunks(callback_address: int, rows: int, chunk: int, arrays: list, threads: int) -> None:
+    """Runs the compiled callback on `threads` threads of ATen's pool; the callback's data is
+    [chunk counter, rows, chunk rows, (address, length) of each array...] as int64s."""
+    data = np.empty(3 + 2 * len(arrays), dtype=np.int64)
+    data[0], data[1], data[2] = 0, rows, chunk
+    for k, a in enumerate(arrays):
+        data[3 + 2 * k] = a.ctypes.data
+        data[4 + 2 * k] = a.size
+    launcher()(callback_address, data.ctypes.data, threads, 0)
