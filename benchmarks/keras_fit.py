@@ -269,6 +269,10 @@ def report(ours: list, theirs: list, steps: int, epochs: int) -> None:
                  [o[key] / t[key] for o, t in pairs])
     if not best_theirs:
         print("  TensorFlow: not available")
+    from machine import floor_line  # imports torch: the parent only, never a worker
+    print(floor_line(flops, "training step"))
+    if best_theirs:
+        print(f"  a 0.80x bar on TF's fit asks for {0.8 * best_theirs['fit_ms']:.2f} ms/step")
 
 
 def main(argv=None) -> None:

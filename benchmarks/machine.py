@@ -5,6 +5,7 @@ only), and the torch build."""
 from __future__ import annotations
 
 import os
+import time
 
 import torch
 
@@ -19,3 +20,27 @@ def cpu_line() -> str:
     lacking = f"; no {', '.join(lacks)}" if lacks else ""
     return (f"CPU: {model}, {os.cpu_count()} cores, {', '.join(have)}{lacking} "
             f"(torch {torch.__version__}, {torch.get_num_threads()} threads)")
+
+
+def gemm_peak_gflops(dtype=torch.float32, n: int = 1024) -> float:
+    """This CPU's practical matrix-multiply rate (GFLOP/s) with ATen on an n x n x n product:
+    the ceiling of any CNN/MLP step made of convolutions and matmuls, so a speed bar that
+    needs more than this in the GEMMs alone cannot be met by scheduling or fusion."""
+    a, b = torch.randn(n, n).to(dtype), torch.randn(n, n).to(dtype)
+    for _ in range(3):
+        a @ b
+    best = float("inf")
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(4):
+            a @ b
+        best = min(best, (time.perf_counter() - t) / 4)
+    return 2 * n ** 3 / best / 1e9
+
+
+def floor_line(flops: float, what: str = "step") -> str:
+    """'floor: N GFLOP at this CPU's float32 GEMM peak = X ms (bfloat16 peak: Y ms)'."""
+    f32, bf16 = gemm_peak_gflops(torch.float32), gemm_peak_gflops(torch.bfloat16)
+    return (f"  floor: {flops / 1e9:.2f} GFLOP per {what} at this CPU's measured GEMM peak "
+            f"({f32:.0f} GFLOP/s float32, {bf16:.0f} bfloat16) = {flops / f32 / 1e6:.2f} ms in "
+            f"float32, {flops / bf16 / 1e6:.2f} ms in bfloat16")

@@ -36,7 +36,8 @@ import time
 import numpy as np
 import torch
 import torch.nn.functional as F
-from machine import cpu_line  # benchmarks/ is the script's directory
+from keras_fit import train_flops  # the same CNN's FLOPs
+from machine import cpu_line, floor_line  # benchmarks/ is the script's directory
 
 import ndflow as tf
 from ndflow.models.image.mnist.model import model, regularized_loss
@@ -156,8 +157,11 @@ def ndflow_step(x, y, params, eager=False, amp=False, jit=None, loss_scale=False
 
 # -- PyTorch eager ---------------------------------------------------------------------------------
 
-def torch_step(x, y, params):
+def torch_step(x, y, params, amp=False):
+    """PyTorch eager; `amp`: the forward under `torch.autocast` (bfloat16 on the CPU, float16
+    on a GPU), PyTorch's own mixed precision, to compare with the AMP rewrites."""
     dev = "cuda" if DEVICE == "gpu" else "cpu"
+    amp_dtype = torch.float16 if DEVICE == "gpu" else torch.bfloat16
     p = {k: torch.tensor(v, device=dev, requires_grad=True) for k, v in params.items()}
     w1 = p["conv1_weights"].detach().permute(3, 2, 0, 1).contiguous().requires_grad_()
     w2 = p["conv2_weights"].detach().permute(3, 2, 0, 1).contiguous().requires_grad_()
@@ -169,15 +173,19 @@ def torch_step(x, y, params):
 
     def step():
         opt.zero_grad()
+        with torch.autocast(dev, dtype=amp_dtype, enabled=amp):
+            loss = forward()
+        loss.backward()
+        opt.step()
+
+    def forward():
         h = F.max_pool2d(F.relu(F.conv2d(xt, w1, p["conv1_biases"], padding=2)), 2)
         h = F.max_pool2d(F.relu(F.conv2d(h, w2, p["conv2_biases"], padding=2)), 2)
         h = F.relu(h.reshape(BATCH, -1) @ p["fc1_weights"] + p["fc1_biases"])
         h = F.dropout(h, 0.5)
         logits = h @ p["fc2_weights"] + p["fc2_biases"]
-        loss = F.cross_entropy(logits, yt) + 5e-4 * 0.5 * sum(
+        return F.cross_entropy(logits, yt) + 5e-4 * 0.5 * sum(
             (p[k] ** 2).sum() for k in ("fc1_weights", "fc1_biases", "fc2_weights", "fc2_biases"))
-        loss.backward()
-        opt.step()
 
     return step
 
@@ -269,8 +277,10 @@ def main(argv=None):
     results.update(paired_medians(paired, args.steps, args.warmup))
     del paired
     if args.amp:
-        results[f"ndflow tf.function {amp_name}"] = ndflow_function(
-            x, y, params, args.steps, args.warmup, amp=True)
+        amp_runs = {f"ndflow tf.function {amp_name}": ndflow_step(x, y, params, amp=True),
+                    f"PyTorch eager autocast {amp_name[4:]}": torch_step(x, y, params, amp=True)}
+        results.update(paired_medians(amp_runs, args.steps, args.warmup))
+        del amp_runs
         tf.config.optimizer.set_experimental_options({_amp_option(): False})
     if args.jit:
         for label, jit in (("auto-jit", "auto"), ("jit_compile", "compile")):
@@ -316,6 +326,14 @@ def main(argv=None):
         print(f"  ndflow best float32 / TF graph: {ndflow_best / tf_ms:.2f}x (bar <= 0.80x)")
     print(f"  ndflow best float32 / PyTorch eager: {ndflow_best / torch_ms:.2f}x (bar <= 0.80x)")
     print(f"  ndflow Session / PyTorch eager: {results['ndflow Session (graph)'] / torch_ms:.2f}x")
+    if args.amp:   # like for like: each library's own mixed precision
+        ours = results[f"ndflow tf.function {amp_name}"]
+        for name, ms in results.items():
+            if name != f"ndflow tf.function {amp_name}" and ("AMP" in name or "autocast" in name):
+                print(f"  ndflow {amp_name} / {name}: {ours / ms:.2f}x")
+    if DEVICE == "cpu":
+        print(floor_line(train_flops(BATCH)))
+        print(f"  a 0.80x bar on TF graph asks for {0.8 * tf_ms:.2f} ms" if tf_ms else "")
     return results
 
 
