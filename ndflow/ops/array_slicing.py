@@ -240,9 +240,19 @@ def _check_index(idx):
         raise TypeError(f"{_SLICE_TYPE_ERROR}, got {idx!r}")
 
 
+def is_boolean_index(slice_spec) -> bool:
+    """A whole index that is a bool, a boolean tensor or a boolean NumPy array (a mask)."""
+    return (isinstance(slice_spec, bool)
+            or (isinstance(slice_spec, Tensor) and slice_spec.dtype == dtypes.bool)
+            or (isinstance(slice_spec, np.ndarray) and slice_spec.dtype == bool))
+
+
 def slice_helper(tensor, slice_spec, var=None) -> Tensor:
     """`Tensor.__getitem__` as TF's `_slice_helper`: one StridedSlice with packed indices."""
     tensor = convert_to_tensor(tensor)
+    if is_boolean_index(slice_spec):  # TF: `x[x > 0]`, `x[np_mask]` are tf.boolean_mask
+        from ndflow.ops.array_mask import boolean_mask  # noqa: PLC0415 - it imports this module
+        return boolean_mask(tensor=tensor, mask=slice_spec)
     with slice_scope():
         packed, masks = slice_args(slice_spec)
     return apply_op(StridedSlice, [tensor] + packed, masks, name="strided_slice").outputs[0]

@@ -91,3 +91,19 @@ def test_stride_zero_rejected():
         x = tf.compat.v1.placeholder(tf.float32, [2, 3])
         with pytest.raises(ValueError, match=r"strides\[0\] must be non-zero"):
             x[::0]
+
+
+def test_a_boolean_index_is_boolean_mask():
+    """TF's _slice_helper: a bool tensor or NumPy bool array as the whole index masks rows, for
+    tensors and variables, eagerly and in graphs; a scalar bool is boolean_mask's error."""
+    data = np.arange(12, dtype=np.float32).reshape(4, 3)
+    mask = np.array([True, False, True, True])
+    x = tf.constant(data)
+    np.testing.assert_array_equal(x[mask].numpy(), data[mask])
+    np.testing.assert_array_equal(x[x > 4.0].numpy(), data[data > 4.0])
+    v = tf.Variable(data)
+    np.testing.assert_array_equal(v[mask].numpy(), data[mask])
+    f = tf.function(lambda t: t[t[:, 0] > 2.0])
+    np.testing.assert_array_equal(f(x).numpy(), data[data[:, 0] > 2.0])
+    with pytest.raises(ValueError, match="mask cannot be scalar"):
+        x[True]
