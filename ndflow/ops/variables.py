@@ -438,7 +438,7 @@ class Variable(metaclass=VariableMetaclass):
     # -- Python protocol -------------------------------------------------------------------------
     def __repr__(self):
         head = f"<tf.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}"
-        if self._in_graph_mode:
+        if self._in_graph_mode or not context.executing_eagerly():  # TF: no value in a graph
             return head + ">"
         arr = self._raw_read().numpy()
         text = repr(arr) if getattr(arr, "ndim", 0) else str(arr)  # a string scalar: bytes

@@ -48,6 +48,10 @@ def test_eager_basics_and_repr():
     assert repr(V.Variable(3, name="s")) == "<tf.Variable 's:0' shape=() dtype=int32, numpy=3>"
     assert repr(V.Variable([[1, 2], [3, 4]])).endswith(
         "numpy=\narray([[1, 2],\n       [3, 4]], dtype=int32)>")
+    # inside a tf.function (an error message formatting it, say): TF shows no value
+    seen = []
+    ndflow.function(lambda: seen.append(repr(v)) or 0)()
+    assert seen == ["<tf.Variable 'v:0' shape=(2,) dtype=float32>"]
     assert v.initializer is None
     with pytest.raises(RuntimeError, match="not supported when eager"):
         v.initial_value  # noqa: B018
