@@ -1,4 +1,5 @@
-"""`tf.keras.mixed_precision.LossScaleOptimizer` (Keras 2 contract) and `Policy`: scaling,
+"""`tf.keras.mixed_precision.LossScaleOptimizer` (Keras 2's contract, and Keras 3's scale_loss
+protocol) and `Policy`: scaling,
 skipped steps that still count `iterations` (eager and tf.function), properties, errors."""
 
 from __future__ import annotations
@@ -80,6 +81,28 @@ def test_skipped_steps_tf_function():
     _check(got)
     m, v = opt.inner_optimizer.variables[2:]
     assert np.all(np.isfinite(m.numpy())) and np.all(np.isfinite(v.numpy()))
+
+
+def _keras3_step(opt, w):
+    """Keras 3's protocol (TF 2.21's tf.keras): scale_loss, then the scaled gradients go to
+    apply_gradients as they are and the step unscales them."""
+    def step(f):
+        with tf.GradientTape() as tape:
+            scaled = opt.scale_loss(_loss(w, f))
+        opt.apply_gradients(zip(tape.gradient(scaled, [w]), [w]))
+    return step
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "tf_function"])
+def test_keras3_scale_loss_protocol(compiled, capfd):
+    w = variables.Variable(W0)
+    opt = LossScaleOptimizer(tf.keras.optimizers.Adam(0.1), initial_scale=4,
+                             dynamic_growth_steps=2)
+    assert float(opt.scale_loss(tf.constant(2.0)).numpy()) == 8.0
+    assert float(opt.dynamic_scale.numpy()) == 4.0
+    step = _keras3_step(opt, w)
+    _check(_run(tf.function(step) if compiled else step, opt, w))
+    assert "You forgot" not in capfd.readouterr().err   # Keras 3 has nothing to warn about
 
 
 def test_minimize_scales_and_unscales():

@@ -85,6 +85,7 @@ class LossScaleOptimizer(Optimizer):
         self._loss_has_been_scaled = False
         self._gradients_have_been_unscaled = False
         self._last_unscaling = None   # see get_unscaled_gradients
+        self._scale_loss_called = False   # Keras 3's protocol in use: see scale_loss
 
     # -- properties ------------------------------------------------------------------------------
     @property
@@ -153,6 +154,20 @@ class LossScaleOptimizer(Optimizer):
                 value = loss()
                 return value * cast_to(self.loss_scale, value.dtype)
             return new_loss
+        loss = convert_to_tensor(loss)
+        return loss * cast_to(self.loss_scale, loss.dtype)
+
+    @property
+    def dynamic_scale(self) -> Tensor:
+        """Keras 3's name for the current scale."""
+        return self.loss_scale
+
+    def scale_loss(self, loss):
+        """Keras 3's protocol: `loss * scale`, and the gradients of the scaled loss go to
+        `apply_gradients`/`apply` as they are: the step unscales them (folded into the update
+        where the inner optimizer can) after the finite check. (Keras 2's protocol, which
+        this class also keeps, unscales with `get_unscaled_gradients` before applying.)"""
+        self._scale_loss_called = True
         loss = convert_to_tensor(loss)
         return loss * cast_to(self.loss_scale, loss.dtype)
 
@@ -229,8 +244,11 @@ class LossScaleOptimizer(Optimizer):
     def apply_gradients(self, grads_and_vars, skip_gradients_aggregation: bool = False):
         """Updates the loss scale and applies the step unless a gradient is non-finite;
         `iterations` counts every call. Returns `iterations`."""
-        _maybe_warn_about_scaling(self._loss_has_been_scaled,
-                                  self._gradients_have_been_unscaled)
+        keras3 = self._scale_loss_called and not self._gradients_have_been_unscaled
+        self._scale_loss_called = False
+        if not keras3:
+            _maybe_warn_about_scaling(self._loss_has_been_scaled,
+                                      self._gradients_have_been_unscaled)
         pairs = list(grads_and_vars)
         grads, variables_ = self._optimizer._filter_empty_gradients(
             [g for g, _ in pairs], [v for _, v in pairs])
@@ -242,6 +260,8 @@ class LossScaleOptimizer(Optimizer):
         # A scale s = 1/loss_scale <= 1 maps finite to finite, so checking the scaled
         # gradients decides as checking the unscaled ones would.
         scaled, reciprocal = self._scaled_sources(grads)
+        if keras3:   # the gradients of scale_loss's product: still scaled
+            scaled, reciprocal = grads, 1.0 / self.loss_scale
         if self.dynamic:
             _, should_apply = self._loss_scale.update(grads if scaled is None else scaled)
         else:
