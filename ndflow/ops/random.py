@@ -16,6 +16,7 @@ from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops import arithmetic
 from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.array_core import partial_shape
 from ndflow.ops.op_def import op_def
 from ndflow.ops.random_seed import op_seed_attrs
 
@@ -35,8 +36,8 @@ def shape_from_tensor(ctx, i: int = 0) -> TensorShape:
         if any(d < 0 for d in dims):
             raise ValueError(f"Dimension {min(dims)} must be >= 0")
         return TensorShape(dims)
-    if s.rank == 1 and s[0] is not None:
-        return TensorShape([None] * s[0])
+    if s.rank == 1 and s[0] is not None:   # known in part (a stack of dims and a batch size)
+        return partial_shape(ctx._inputs[i])
     return TensorShape(None)
 
 

@@ -178,6 +178,14 @@ def test_graph_names_and_static_shapes():
     assert u.shape == TensorShape([2, 3]) and n.shape == TensorShape([4])
     assert t.shape == TensorShape([5, 1]) and i.shape == TensorShape([7])
     assert d.shape.as_list() == [None, None, None]
+    # a shape known in part (a batch size stacked with constants): TF's MakeShapeFromShapeTensor
+    with g.as_default():
+        images = placeholder(dtypes.float32, [None, 8, 8, 1])
+        batch = ndflow.shape(images)[0]
+        flips = R.random_uniform(ndflow.stack([batch, 1, 1, 1]))
+        noise = R.random_normal(ndflow.shape(images))
+    assert flips.shape.as_list() == [None, 1, 1, 1]
+    assert noise.shape.as_list() == [None, 8, 8, 1]
     (dv,) = run(g, [d], feeds={p: np.array([2, 1, 3], np.int32)})
     assert dv.shape == (2, 1, 3)
 
