@@ -26,6 +26,12 @@ EXPECTED = {
     "transfer_learning.py": ["Number of layers in the base model:  154", "Test accuracy :"],
     "style_transfer_deepdream_gradcam.py": ["style transfer step ok", "Step 2, loss",
                                             "heatmap (3, 3)"],
+    "autoencoders_segmentation_custom_loops.py": ["Threshold: ", "mask (64, 64, 1)",
+                                                  "weighted (None, 64, 64, 1)",
+                                                  "Validation acc:", "x.dtype: float16",
+                                                  "mixed precision loss True",
+                                                  "Restored from ./tf_ckpts/ckpt-5",
+                                                  "Dtype: float32"],
     "word2vec_structured_custom_distributed.py": ["probability of getting adopted",
                                                   "Test set accuracy:", "Endpoint 'serve'"],
 }
