@@ -199,8 +199,8 @@ def _chunk_strides(ir: KernelIR):
 
 def render(ir: KernelIR, chunked: bool = False) -> str:
     """Python source of the kernel `kernel(in0, ..., out0, ...)`; `chunked` (see chunkable):
-    `kernel(lo, hi, in0, ..., out0, ...)` running rows lo..hi of the outermost loop, and the
-    C callback `tramp(data)` that runs the chunks a thread claims (omp_pool.run_chunks)."""
+    the C callback `tramp(data)` running the chunks of the chunk dimension a thread claims
+    (omp_pool.run_chunks)."""
     body = _Body(ir)
     shape, reduced = ir.shape, ir.reduced
     rank = len(shape)
@@ -226,11 +226,10 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
         # known to be >= 0, LLVM drops numba's negative-index wraparound and vectorizes
         # (a loop over range(lo, hi) ran ~10x slower).
         for i, s0 in enumerate(_chunk_strides(ir)):
-            if s0:
-                put(1, f"in{i} = in{i}[lo * {s0}:]")
+            put(1, f"in{i} = all_in{i}[lo * {s0}:]" if s0 else f"in{i} = all_in{i}")
         for j, st in enumerate(ir.out_strides):
-            if st[cd]:
-                put(1, f"out{j} = out{j}[lo * {st[cd]}:]")
+            put(1, f"out{j} = all_out{j}[lo * {st[cd]}:]" if st[cd] else
+                f"out{j} = all_out{j}")
     for s in body.levels.get(-1, []):
         put(1, s)
     level_indent = 1
@@ -276,27 +275,30 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
     n_in, n_out = len(ir.input_dtypes), len(ir.outputs)
     args = [f"in{i}" for i in range(n_in)] + [f"out{j}" for j in range(n_out)]
     fastmath = "{'reassoc', 'nsz'}" if reds else "False"
-    head = (f"@njit(cache=CACHE, fastmath={fastmath}, error_model='numpy', nogil=True)\n"
-            f"def kernel({', '.join(['lo', 'hi'] * chunked + args)}):\n")
-    source = _PRELUDE + "\n\n" + head + "\n".join(lines or ["    pass"]) + "\n"
+    options = f"cache=CACHE, fastmath={fastmath}, error_model='numpy'"
     if chunked:
         dts = [*ir.input_dtypes, *(o.dtype for o in ir.outputs)]
-        source += _trampoline(args, [_np_storage(dt) for dt in dts])
-    return source
+        return _PRELUDE + "\n\n" + _trampoline(args, [_np_storage(dt) for dt in dts],
+                                                lines, options)
+    head = f"@njit({options}, nogil=True)\ndef kernel({', '.join(args)}):\n"
+    return _PRELUDE + "\n\n" + head + "\n".join(lines or ["    pass"]) + "\n"
 
 
-def _trampoline(args: list, storage: list) -> str:
-    """The C callback of a chunked kernel: data = [counter, rows, chunk, (address, length)
-    per array] (int64s); each call claims chunks until none is left."""
-    lines = ["", "", "@cfunc(types.void(types.voidptr), cache=CACHE)", "def tramp(data):",
+def _trampoline(args: list, storage: list, body: list, options: str) -> str:
+    """A chunked kernel: the C callback `tramp(data)`, data = [counter, rows, chunk, (address,
+    length) per array] (int64s), running the loop nest `body` on each chunk it claims until
+    none is left. The loop nest lives in the callback itself: as a separate function numba
+    compiled and optimized it twice (once more inlined), doubling the compile time."""
+    lines = [f"@cfunc(types.void(types.voidptr), {options})", "def tramp(data):",
              f"    d = carray(data, {3 + 2 * len(args)}, dtype=np.int64)"]
     for k, (a, st) in enumerate(zip(args, storage)):
-        lines.append(f"    {a} = carray(address_as_pointer(d[{3 + 2 * k}], np.{st.name}), "
+        lines.append(f"    all_{a} = carray(address_as_pointer(d[{3 + 2 * k}], np.{st.name}), "
                      f"d[{4 + 2 * k}])")
     lines += ["    rows, chunk = d[1], d[2]", "    c = claim_chunk(data)",
               "    while c * chunk < rows:", "        lo = c * chunk",
-              f"        kernel(lo, min(lo + chunk, rows), {', '.join(args)})",
-              "        c = claim_chunk(data)"]
+              "        hi = min(lo + chunk, rows)"]
+    lines += ["    " + line for line in body]
+    lines.append("        c = claim_chunk(data)")
     return "\n".join(lines) + "\n"
 
 
@@ -360,9 +362,8 @@ def _runtime_id() -> str:
 
 def _entry(mod, sig):
     """The callable of a kernel module: the compiled `kernel`, or a chunked kernel's C callback
-    (`tramp`, compiled when the module ran; its `kernel` compiled for the callback's arrays)."""
+    (`tramp`, compiled when the module ran)."""
     if hasattr(mod, "tramp"):
-        mod.kernel.disable_compile()
         return mod.tramp
     mod.kernel.compile(sig)
     # no more specializations: a writable input array converts to the read-only type
