@@ -6,11 +6,11 @@ from __future__ import annotations
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
-from ndflow.core.tensor import Tensor
+from ndflow.core.tensor import OPERATORS, Tensor
 from ndflow.ops.apply import constant_value, convert_to_tensor
 from ndflow.ops.array_core import reshape, shape, squeeze
 from ndflow.ops.array_gather import gather, where
-from ndflow.ops.array_slicing import concat
+from ndflow.ops.array_slicing import concat, is_boolean_index, slice_helper
 from ndflow.ops.reduction import reduce_prod
 
 
@@ -59,3 +59,14 @@ def _prod(dims: list) -> int:
 
 
 __all__ = ["boolean_mask"]
+
+
+def getitem(tensor, slice_spec, var=None) -> Tensor:
+    """`Tensor.__getitem__` (TF's `_slice_helper`): a boolean index (`x[x > 0]`, `x[np_mask]`,
+    also of a variable) is `boolean_mask`; anything else one StridedSlice."""
+    if is_boolean_index(slice_spec):
+        return boolean_mask(tensor=convert_to_tensor(tensor), mask=slice_spec)
+    return slice_helper(tensor, slice_spec, var)
+
+
+OPERATORS["getitem"] = getitem

@@ -248,11 +248,9 @@ def is_boolean_index(slice_spec) -> bool:
 
 
 def slice_helper(tensor, slice_spec, var=None) -> Tensor:
-    """`Tensor.__getitem__` as TF's `_slice_helper`: one StridedSlice with packed indices."""
+    """`Tensor.__getitem__` as TF's `_slice_helper`: one StridedSlice with packed indices (a
+    boolean index is array_mask.getitem's, which is what `__getitem__` calls)."""
     tensor = convert_to_tensor(tensor)
-    if is_boolean_index(slice_spec):  # TF: `x[x > 0]`, `x[np_mask]` are tf.boolean_mask
-        from ndflow.ops.array_mask import boolean_mask  # noqa: PLC0415 - it imports this module
-        return boolean_mask(tensor=tensor, mask=slice_spec)
     with slice_scope():
         packed, masks = slice_args(slice_spec)
     return apply_op(StridedSlice, [tensor] + packed, masks, name="strided_slice").outputs[0]

@@ -14,11 +14,11 @@ import weakref
 from ndflow.core.graph import SymbolicTensor
 from ndflow.core.tensor import EagerTensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.array_mask import getitem
 from ndflow.ops.array_slicing import (
     StridedSlice,
     is_boolean_index,
     slice_args,
-    slice_helper,
     slice_scope,
 )
 from ndflow.ops.op_def import op_def
@@ -77,7 +77,7 @@ def sliced_variable(var, slice_spec):
     """
     value = var.value()
     if is_boolean_index(slice_spec):   # a mask: a new tensor, nothing to assign through (TF)
-        return slice_helper(value, slice_spec)
+        return getitem(value, slice_spec)
     with slice_scope() as scope:
         packed, masks = slice_args(slice_spec)
     out = apply_op(StridedSlice, [value] + packed, masks, name="strided_slice").outputs[0]
