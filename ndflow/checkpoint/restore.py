@@ -151,7 +151,8 @@ class Restoration:
                 continue
             if og.is_saveable(obj):  # a mutable table: its tensors by suffix
                 for attribute in node.attributes:
-                    values = saveables.saved_tensors(self.reader, attribute.checkpoint_key)
+                    values = saveables.saved_tensors(self.reader, attribute.checkpoint_key,
+                                                     obj)
                     if values:
                         saveables.restore(obj, values, self.graph_assigns)
                 continue

@@ -49,9 +49,13 @@ def _graph_tensors(obj, graph) -> dict:
     return cached[1]
 
 
-def saved_tensors(reader: BundleReader, prefix: str) -> dict:
-    """{suffix: NumPy value} of the tensors saved under key `prefix` + suffix (suffixes
-    start with "-", as TensorFlow's tables name them: "table" never takes "table_2-keys")."""
+def saved_tensors(reader: BundleReader, prefix: str, obj=None) -> dict:
+    """{suffix: NumPy value} of the tensors saved under key `prefix` + suffix: the suffixes
+    `obj` declares (`_checkpoint_suffixes`: an iterator's "_STATE"), else those starting with
+    "-", as TensorFlow's tables name them ("table" never takes "table_2-keys")."""
+    suffixes = getattr(obj, "_checkpoint_suffixes", None)
+    if suffixes is not None:
+        return {s: reader.read(prefix + s) for s in suffixes if reader.has(prefix + s)}
     return {key[len(prefix):]: reader.read(key) for key in reader.keys()
             if key.startswith(prefix + "-")}
 

@@ -52,7 +52,8 @@ _TORCH_OF_ENUM = {
 }
 _DTYPE_NAMES = {1: "float32", 2: "float64", 3: "int32", 4: "uint8", 5: "int16", 6: "int8",
                 7: "string", 8: "complex64", 9: "int64", 10: "bool", 14: "bfloat16",
-                17: "uint16", 18: "complex128", 19: "float16", 22: "uint32", 23: "uint64"}
+                17: "uint16", 18: "complex128", 19: "float16", 20: "resource", 21: "variant",
+                22: "uint32", 23: "uint64"}
 
 
 def index_filename(prefix: str) -> str:
@@ -311,9 +312,13 @@ class BundleReader:
             return np.dtype(object)
         dtype = _NUMPY_OF_ENUM.get(entry.dtype)
         if dtype is None:
+            hint = (" (TensorFlow's serialized state of an object, such as a dataset "
+                    "iterator's: restore without that object, with expect_partial())"
+                    if dtype_name(entry.dtype) == "variant" else "")
             raise errors.UnimplementedError(None, None, f"Reading tensor {key!r} of dtype "
                                                         f"{dtype_name(entry.dtype)} from "
-                                                        f"{self._prefix} is not supported")
+                                                        f"{self._prefix} is not supported"
+                                                        f"{hint}")
         return dtype
 
     def _file(self, shard_id: int) -> tuple:

@@ -375,6 +375,7 @@ class OwnedIterator(IteratorBase):
     def __init__(self, dataset: DatasetV2):
         self._dataset = dataset
         self._resource = IteratorResource("OwnedIterator")
+        self._start_states = pass_states(dataset)
         self._resource.reset(dataset)
 
     @property
@@ -421,6 +422,60 @@ class OwnedIterator(IteratorBase):
             return EagerOptional(next(self), self.element_spec)
         except StopIteration:
             return EagerOptional(None, self.element_spec)
+
+    # -- tf.train.Checkpoint(iterator=iterator) ------------------------------------------------
+    # Saved under TensorFlow's key and object-graph attribute (`ITERATOR`, tensor suffix
+    # `_STATE`: `<path>/.ATTRIBUTES/ITERATOR_STATE`). TensorFlow stores its
+    # iterators' whole state (shuffle buffers too) as a serialized variant; ndflow stores an
+    # int64 vector, the position (elements handed out) and the pass number each shuffle of
+    # the pipeline drew its order from, and on restore replays the pipeline to that position
+    # with those orders: the same elements follow for a deterministic pipeline (shuffles with
+    # a seed, op-level or global). Neither library reads the other's iterator entry
+    # (restoring TensorFlow's names the key and its variant dtype); the checkpoint's
+    # variables move both ways as ever.
+    _legacy_saveable_name = "ITERATOR"
+    _checkpoint_suffixes = ("_STATE",)
+
+    def _serialize_to_tensors(self):
+        state = np.array([self._resource.produced, *self._start_states], dtype=np.int64)
+        return {"_STATE": convert_to_tensor(state)}
+
+    def _restore_from_tensors(self, restored):
+        state = np.asarray(restored["_STATE"])
+        n_states = len(self._start_states)
+        if state.dtype != np.int64 or state.shape != (1 + n_states,):
+            raise InvalidArgumentError(
+                None, None, "The checkpointed iterator state does not fit this iterator: "
+                f"expected int64 [{1 + n_states}] (a position, and the pass of each of the "
+                f"pipeline's {n_states} shuffle(s)), got {state.dtype} {list(state.shape)}")
+        states = [int(s) for s in state[1:]]
+        nodes = _stateful_nodes(self._dataset)
+        for node, s in zip(nodes, states):
+            node._set_pass_state(s)
+        self._start_states = states
+        self._resource.reset(self._dataset)
+        for _ in range(int(state[0])):   # the replay moves the passes on as the run did
+            if self._resource.get_next() is None:
+                break
+
+
+def _stateful_nodes(dataset) -> list:
+    """The pipeline's datasets whose passes differ (shuffles), in a fixed walk order."""
+    out, stack, seen = [], [dataset], set()
+    while stack:
+        d = stack.pop()
+        if id(d) in seen:
+            continue
+        seen.add(id(d))
+        if callable(getattr(d, "_pass_state", None)):
+            out.append(d)
+        stack.extend(reversed(d._inputs()))
+    return out
+
+
+def pass_states(dataset) -> list:
+    """Each stateful node's next pass number (see OwnedIterator's checkpoint state)."""
+    return [d._pass_state() for d in _stateful_nodes(dataset)]
 
 
 def graph_loop_error() -> TypeError:

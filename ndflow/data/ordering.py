@@ -46,7 +46,7 @@ class ShuffleDataset(DatasetV2):
             seed1, seed2 = random.SystemRandom().getrandbits(62), 0
         self._seed = (int(seed1), int(seed2))
         self._reshuffle = bool(reshuffle_each_iteration)
-        self._epochs = itertools.count()
+        self.epoch = 0   # the next pass's stream (an iterator checkpoint records it)
         super().__init__(input_dataset.element_spec)
 
     def _inputs(self):
@@ -55,8 +55,15 @@ class ShuffleDataset(DatasetV2):
     def _cardinality(self):
         return self._input._cardinality()
 
+    # the per-pass stream number, for iterator checkpoints (dataset.pass_states)
+    def _pass_state(self) -> int:
+        return self.epoch
+
+    def _set_pass_state(self, epoch: int) -> None:
+        self.epoch = epoch
+
     def _rng(self) -> np.random.Generator:
-        epoch = next(self._epochs) if self._reshuffle else 0
+        epoch, self.epoch = (self.epoch, self.epoch + 1) if self._reshuffle else (0, 0)
         return np.random.Generator(np.random.PCG64([self._seed[0], self._seed[1], epoch]))
 
     def _iter_flat(self):

@@ -65,7 +65,8 @@ def end_of_sequence() -> OutOfRangeError:
 
 class IteratorResource:
     """An iterator's state: the Python iterator of flat elements (None before
-    initialization) and at most one element peeked ahead."""
+    initialization), at most one element peeked ahead, and how many elements it has handed
+    out since the last reset (an iterator checkpoint's position)."""
 
     _NOTHING = object()
 
@@ -75,11 +76,13 @@ class IteratorResource:
         self._it = None
         self._peeked = self._NOTHING
         self._lock = threading.Lock()
+        self.produced = 0
 
     def reset(self, dataset) -> None:
         with self._lock:
             self._it = dataset._iter_flat()
             self._peeked = self._NOTHING
+            self.produced = 0
 
     @property
     def initialized(self) -> bool:
@@ -99,7 +102,10 @@ class IteratorResource:
     def get_next(self):
         """The next flat element, or None at the end."""
         with self._lock, single_threaded_kernels():
-            return self._pull()
+            value = self._pull()
+            if value is not None:
+                self.produced += 1
+            return value
 
     def has_next(self) -> bool:
         """Whether an element follows (pulled ahead and kept for the next `get_next`)."""

@@ -7,9 +7,7 @@
 # stand-in defined here; a custom train_step's loss is a MeanSquaredError instance (TF 2.21's
 # tf.keras.losses has no mean_squared_error); the second training loop gets its own optimizer
 # and the checkpoint guide's Net is built before save_weights (Keras 3 requires both), its key
-# is net/l1/_kernel as TF 2.21 writes it; fewer
-# epochs and steps. Not run: the checkpoint guide's iterator=iterator (ndflow cannot checkpoint
-# a dataset iterator's position yet), so the restored run starts its data from the beginning.
+# is net/l1/_kernel as TF 2.21 writes it; fewer epochs and steps.
 import numpy as np
 import ndflow as tf
 from ndflow.keras import layers, losses
@@ -472,7 +470,7 @@ def train_step(net, example, optimizer):
 opt = tf.keras.optimizers.Adam(0.1)
 dataset = toy_dataset()
 iterator = iter(dataset)
-ckpt = tf.train.Checkpoint(step=tf.Variable(1), optimizer=opt, net=net)
+ckpt = tf.train.Checkpoint(step=tf.Variable(1), optimizer=opt, net=net, iterator=iterator)
 manager = tf.train.CheckpointManager(ckpt, './tf_ckpts', max_to_keep=3)
 
 
@@ -497,7 +495,7 @@ opt = tf.keras.optimizers.Adam(0.1)
 net = Net()
 dataset = toy_dataset()
 iterator = iter(dataset)
-ckpt = tf.train.Checkpoint(step=tf.Variable(1), optimizer=opt, net=net)
+ckpt = tf.train.Checkpoint(step=tf.Variable(1), optimizer=opt, net=net, iterator=iterator)
 manager = tf.train.CheckpointManager(ckpt, './tf_ckpts', max_to_keep=3)
 train_and_checkpoint(net, manager)
 print(manager.checkpoints)
