@@ -92,16 +92,38 @@ def _string_strip(node):
     return lambda x: _map(lambda v: v.strip(_WHITESPACE), x)
 
 
-def _compile(pattern, op: str):
+class _Regex:
+    """A pattern as RE2 runs it on TF's strings: on UTF-8 text, characters (code points) are
+    what `.` and classes such as `[^a-z¿]` match; a string that is not valid UTF-8 is matched
+    byte by byte."""
+
+    __slots__ = ("text", "raw", "groups")
+
+    def __init__(self, text: str):
+        self.text, self.raw = re.compile(text), re.compile(text.encode("utf-8"))
+        self.groups = self.text.groups
+
+    def on(self, v: bytes):
+        """(compiled pattern, the value as it is matched, decoded?) for `v`."""
+        try:
+            return self.text, v.decode("utf-8"), True
+        except UnicodeDecodeError:
+            return self.raw, v, False
+
+
+def _compile(pattern, op: str) -> _Regex:
     text = pattern.decode() if isinstance(pattern, bytes) else str(pattern)
     try:
-        return re.compile(text.encode("utf-8"))
+        return _Regex(text)
     except re.error as e:
         raise InvalidArgumentError(None, None, f"Invalid pattern: {text}, error: {e}") from None
 
 
-def _full_match(rx):
-    return lambda x: torch.from_numpy(_map(lambda v: rx.fullmatch(v) is not None, x, bool))
+def _full_match(rx: _Regex):
+    def full_match(v: bytes) -> bool:
+        compiled, value, _ = rx.on(v)
+        return compiled.fullmatch(value) is not None
+    return lambda x: torch.from_numpy(_map(full_match, x, bool))
 
 
 @host_kernel(string_ops.StaticRegexFullMatch)
@@ -138,11 +160,29 @@ def _rewrite(rewrite) -> list | None:
     return pieces + [bytes(lit)]
 
 
-def _sub(rx, pieces: list, v: bytes, replace_global: bool) -> bytes:
+def _sub(regex: _Regex, pieces: list, v: bytes, replace_global: bool) -> bytes:
     """RE2's GlobalReplace/Replace: unlike Python's re.sub, an empty match right where the
     previous match ended is skipped (`'aaa'` with `a*` -> one replacement)."""
+    rx, value, decoded = regex.on(v)
     if pieces is None:  # an invalid rewrite: RE2's Replace gives '' where anything matched
-        return v if rx.search(v) is None else b""
+        return v if rx.search(value) is None else b""
+    if decoded:
+        pieces = [q.decode("utf-8", "surrogateescape") if isinstance(q, bytes) else q
+                  for q in pieces]
+        out = _sub_in(rx, pieces, value, replace_global, "", lambda text, b: 1)
+        return out.encode("utf-8", "surrogateescape")
+    return _sub_in(rx, pieces, value, replace_global, b"", _utf8_step)
+
+
+def _utf8_step(v: bytes, b: int) -> int:
+    """Bytes of the (possibly broken) UTF-8 character at `b`."""
+    step = 1
+    while b + step < len(v) and (v[b + step] & 0xC0) == 0x80:
+        step += 1
+    return step
+
+
+def _sub_in(rx, pieces: list, v, replace_global: bool, empty, char_len):
     out, p, last, n = [], 0, -1, len(v)
     while p <= n:
         m = rx.search(v, p)
@@ -150,20 +190,18 @@ def _sub(rx, pieces: list, v: bytes, replace_global: bool) -> bytes:
             break
         b, e = m.span()
         out.append(v[p:b])
-        if b == e == last:  # copy one UTF-8 character and search again after it
-            step = 1
-            while b + step < n and (v[b + step] & 0xC0) == 0x80:
-                step += 1
+        if b == e == last:  # copy one character and search again after it
+            step = char_len(v, b)
             out.append(v[b:b + step])
             p = b + step
             continue
-        out += [piece if isinstance(piece, bytes) else (m.group(piece) or b"")
+        out += [piece if isinstance(piece, (bytes, str)) else (m.group(piece) or empty)
                 for piece in pieces]
         p = last = e
         if not replace_global:
             break
     out.append(v[p:])
-    return b"".join(out)
+    return empty.join(out)
 
 
 def _replace(rx, pieces: list | None, replace_global: bool):

@@ -83,3 +83,17 @@ def test_no_gradient_flows_through_strings():
         tape.watch(x)
         z = tf.strings.to_number(tf.strings.as_string(x))
     assert tape.gradient(z, x) is None
+
+
+def test_regexes_match_characters_of_utf8_text():
+    """RE2 runs on UTF-8 text: a class such as [^ a-z¿] holds whole characters (the NMT
+    tutorial's standardization keeps '¿' and drops 'í' whole); a string that is not UTF-8 is
+    matched byte by byte. Expected values from TensorFlow 2.21."""
+    text = tf.strings.lower(tf.constant("¿Todavía está en casa?"))
+    out = tf.strings.regex_replace(text, "[^ a-z.?!,¿]", "")
+    assert out.numpy().decode() == "¿todava est en casa?"
+    assert tf.strings.regex_replace(tf.constant("añb"), "a.b", "X").numpy() == b"X"
+    assert tf.strings.regex_full_match(tf.constant("é"), ".").numpy()
+    assert tf.strings.regex_replace(tf.constant([b"\xffab"]), "a", "X").numpy().tolist() == \
+        [b"\xffXb"]
+    assert tf.strings.regex_replace(tf.constant("aaa"), "a*", "-").numpy() == b"-"
