@@ -96,6 +96,8 @@ def _keras_layer_order(inputs: list, outputs: list) -> list:
 class Functional(Model):
     """A model defined by its inputs and outputs."""
 
+    _allow_non_tensor_positional_args = True   # Keras: Python values allowed
+
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
         Model.__init__(self, name=name, trainable=trainable, **kwargs)
         flat_inputs, flat_outputs = flatten(inputs), flatten(outputs)

@@ -213,3 +213,24 @@ def test_autograph_loop_with_a_tape_inside_the_body():
 
     np.testing.assert_allclose(ascend(tf.constant([1.0, 2.0, 3.0]), 3).numpy(),
                                np.array([1.0, 2.0, 3.0]) * 1.2 ** 3, rtol=1e-6)
+
+
+def test_positional_arguments_must_be_tensors_as_in_keras_3():
+    """Keras 3 (TF 2.21): a nested Python list of numbers as a positional argument is refused
+    naming the value; NumPy arrays and variables convert; preprocessing layers, functional
+    models and ops steps take Python values (StringLookup('[START]'), the NMT tutorial)."""
+    dense = tf.keras.layers.Dense(2)
+    with pytest.raises(ValueError, match=r"Only input tensors may be passed as positional "
+                                         r"arguments.*: 1\.0 \(of type <class 'float'>\)"):
+        dense([[1.0, 2.0]])
+    with pytest.raises(ValueError, match="Only input tensors"):
+        tf.keras.layers.Dropout(0.5)(np.ones((1, 2), np.float32), True)  # training positional
+    assert dense(np.ones((1, 2), np.float32)).shape == (1, 2)
+    assert dense(tf.Variable(np.ones((1, 2), np.float32))).shape == (1, 2)
+    lookup = tf.keras.layers.StringLookup(vocabulary=["a", "b"], mask_token="",
+                                          oov_token="[UNK]")
+    assert int(lookup("b")) == 3 and lookup(["a", "b"]).numpy().tolist() == [2, 3]
+    assert tf.keras.layers.Rescaling(2.0)([[1.0, 2.0]]).numpy().tolist() == [[2.0, 4.0]]
+    inputs = tf.keras.Input((2,))
+    model = tf.keras.Model(inputs, tf.keras.ops.not_equal(inputs, 0.0))   # a constant operand
+    assert model(np.array([[0.0, 1.0]], np.float32)).numpy().tolist() == [[False, True]]

@@ -96,10 +96,23 @@ def _policy(dtype) -> dtype_policies.DTypePolicy:
 
 
 def _shape_tuple(x):
-    shape = x.shape
+    shape = getattr(x, "shape", None)
+    if shape is None:   # a Python value (`lookup("[START]")`): Keras builds from tensors only
+        return None
     if isinstance(shape, tuple):
         return shape
     return None if shape.rank is None else tuple(shape.as_list())
+
+
+def _check_positional_tensors(args) -> None:
+    """Keras 3's rule: every positional argument leaf is a tensor, an array (converted) or
+    None; anything else belongs in a keyword argument."""
+    for arg in flatten(args):
+        if arg is None or isinstance(arg, Tensor) or hasattr(arg, "__array__"):
+            continue
+        raise ValueError("Only input tensors may be passed as positional arguments. The "
+                         f"following argument value should be passed as a keyword argument: "
+                         f"{arg} (of type {type(arg)})")
 
 
 def _set_mask(tensor, mask) -> None:
@@ -124,6 +137,10 @@ class Layer(Module):
     # Whether the first call's input shape is the build config even without a `build`
     # override (models: their weights come from their sublayers' first calls).
     _records_build_shapes = False
+    # Keras 3: positional arguments must be tensors (NumPy arrays are converted); a nested
+    # Python list of numbers is refused. Preprocessing layers and functional models allow
+    # Python values (a string, a list of them) and convert them themselves.
+    _allow_non_tensor_positional_args = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -442,6 +459,8 @@ class Layer(Module):
         if not args:
             raise TypeError(f"Layer {self.name}: call() needs an input tensor as its first "
                             "positional argument.")
+        if not self._allow_non_tensor_positional_args:
+            _check_positional_tensors(args)
         inputs = map_structure(self._convert_input, args[0])
         args = (inputs,) + tuple(args[1:])
         assert_input_compatibility(self.input_spec, inputs, self.name)

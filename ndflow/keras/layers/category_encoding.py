@@ -49,6 +49,8 @@ def encode_categorical(inputs, output_mode, depth, dtype, count_weights=None):
 
 @keras_export("keras.layers.CategoryEncoding")
 class CategoryEncoding(Layer):
+
+    _allow_non_tensor_positional_args = True   # Keras: Python values allowed
     def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):
         super().__init__(**kwargs)
         if output_mode == "binary":

@@ -44,6 +44,8 @@ def _merge(a, b, epsilon):
 
 @keras_export("keras.layers.Discretization")
 class Discretization(Layer):
+
+    _allow_non_tensor_positional_args = True   # Keras: Python values allowed
     def __init__(self, bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode="int",
                  sparse=False, dtype=None, name=None):
         super().__init__(name=name, dtype=dtype)

@@ -33,6 +33,8 @@ def _salt_pair(salt, layer):
 
 @keras_export("keras.layers.Hashing")
 class Hashing(Layer):
+
+    _allow_non_tensor_positional_args = True   # Keras: Python values allowed
     def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False,
                  **kwargs):
         if kwargs.get("dtype") is None:
@@ -113,6 +115,8 @@ class Hashing(Layer):
 
 @keras_export("keras.layers.HashedCrossing")
 class HashedCrossing(Layer):
+
+    _allow_non_tensor_positional_args = True   # Keras: Python values allowed
     def __init__(self, num_bins, output_mode="int", sparse=False, name=None, dtype=None,
                  **kwargs):
         if output_mode == "int" and dtype is None:

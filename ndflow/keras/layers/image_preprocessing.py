@@ -78,6 +78,8 @@ class ImagePreprocessingLayer(Layer):
     """Base of the image preprocessing layers: factor validation, rank and data_format
     handling, and the random-transformation / transform split of Keras 3."""
 
+    _allow_non_tensor_positional_args = True   # Keras: Python values allowed
+
     _USE_BASE_FACTOR = True
     _FACTOR_BOUNDS = (-1, 1)
 
@@ -166,6 +168,8 @@ class ImagePreprocessingLayer(Layer):
 @keras_export("keras.layers.Rescaling")
 class Rescaling(Layer):
     """`inputs * scale + offset` in the layer's compute dtype (any input dtype)."""
+
+    _allow_non_tensor_positional_args = True   # Keras: Python values allowed
 
     def __init__(self, scale, offset=0.0, **kwargs):
         super().__init__(**kwargs)

@@ -46,6 +46,8 @@ def _text(x, encoding="utf-8"):
 
 
 class IndexLookup(Layer):
+
+    _allow_non_tensor_positional_args = True   # Keras: Python values allowed
     _tracked_attributes = ("_table",)   # a checkpoint/SavedModel child ("lookup_table")
 
     # Keras: the layer computes in its vocabulary's dtype (a Sequential it leads takes

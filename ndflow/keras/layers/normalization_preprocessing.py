@@ -29,6 +29,8 @@ def _batch_features(batch):
 
 @keras_export("keras.layers.Normalization")
 class Normalization(Layer):
+
+    _allow_non_tensor_positional_args = True   # Keras: Python values allowed
     def __init__(self, axis=-1, mean=None, variance=None, invert=False, **kwargs):
         super().__init__(**kwargs)
         if axis is None:

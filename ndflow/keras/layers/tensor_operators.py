@@ -50,6 +50,8 @@ class TensorOperator(Layer):
     """`op` applied to the inputs: one KerasTensor with the constant `other` (on the left
     when `reverse`), two KerasTensors, or an index (`op="getitem"`)."""
 
+    _allow_non_tensor_positional_args = True   # Keras Operations: constants too
+
     def __init__(self, op, other=None, reverse=False, **kwargs):
         if op not in _BINARY and op not in _UNARY and op != "getitem":
             raise ValueError(f"Unknown tensor operator: {op}")

@@ -31,6 +31,8 @@ _INT64_MAX = np.iinfo(np.int64).max
 
 @keras_export("keras.layers.TextVectorization")
 class TextVectorization(Layer):
+
+    _allow_non_tensor_positional_args = True   # Keras: Python values allowed
     @property
     def compute_dtype(self) -> str:   # Keras: string in (a Sequential it leads takes strings)
         return "string"

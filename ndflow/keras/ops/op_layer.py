@@ -55,6 +55,8 @@ def _decode(value, tensors):
 class KerasOpLayer(Layer):
     """`keras.ops.<function>(*args, **kwargs)` with the model's tensors in the marked slots."""
 
+    _allow_non_tensor_positional_args = True   # Keras Operations: constants too
+
     def __init__(self, function, arguments, **kwargs):
         if function not in symbolic.OPS:
             raise ValueError(f"Unknown keras.ops function: {function}")

@@ -35,6 +35,8 @@ class KerasOperationNode(Layer):
     """Base of the generated node classes: `function` called with the constructor arguments
     (the config) and the node's call arguments."""
 
+    _allow_non_tensor_positional_args = True   # Keras Operations: constants too
+
     function = ""
     init_args: tuple = ()
     call_args: tuple = ()

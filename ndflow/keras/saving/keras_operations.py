@@ -17,6 +17,8 @@ from ndflow.ops.cast import cast
 class KerasOperation(Layer):
     """A stateless keras.ops operation as a functional node (no weights, no mask)."""
 
+    _allow_non_tensor_positional_args = True   # Keras Operations: constants too
+
     _keras_module = "keras.src.ops.numpy"
 
     def __init__(self, name=None, **kwargs):
