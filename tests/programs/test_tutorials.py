@@ -32,6 +32,10 @@ EXPECTED = {
                                                   "mixed precision loss True",
                                                   "Restored from ./tf_ckpts/ckpt-5",
                                                   "Dtype: float32"],
+    "rnn_nmt_pix2pix_modules.py": ["[False, True, True, True, True]", "stacked (1, 1)",
+                                   "[START] ¿ todava est en casa ? [END]",
+                                   "Attention weights, shape (batch, t, s):",
+                                   "reloaded (3,)", "pix2pix done", "modules guide done"],
     "word2vec_structured_custom_distributed.py": ["probability of getting adopted",
                                                   "Test set accuracy:", "Endpoint 'serve'"],
 }
