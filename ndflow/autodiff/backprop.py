@@ -78,6 +78,8 @@ def backprop(ops, seeds: dict, sources, stop=frozenset(), scope=None,
             grad_fn = op.op_def.grad_fn
         elif grad_fn is None:  # tf.no_gradient
             continue
+        if grad_fn is None and getattr(op, "_eager", False):   # TF's eager tape says so
+            raise LookupError(f"gradient registry has no entry for: {op.type}")
         if grad_fn is None:
             raise LookupError(f"No gradient defined for operation '{op.name}' (op type: "
                               f"{op.type}). In general every operation must have an "

@@ -13,7 +13,7 @@ import numpy as np
 
 from ndflow.autodiff.backprop import backprop, is_differentiable
 from ndflow.autodiff.gradients import UnconnectedGradients, as_source
-from ndflow.core import context, dtypes
+from ndflow.core import context, dtypes, tf_logging
 from ndflow.core.api_export import tf_export
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
@@ -26,7 +26,7 @@ def _zeros(shape: list, dtype):
     return constant(np.zeros(shape, np.float32), dtype=dtype)
 
 
-@tf_export("GradientTape")
+@tf_export("GradientTape", "autodiff.GradientTape", v1=["GradientTape"])
 class GradientTape:
     """Record operations for automatic differentiation (TF2 `tf.GradientTape`)."""
 
@@ -81,7 +81,10 @@ class GradientTape:
             if not isinstance(t, Tensor):
                 raise ValueError(f"Passed in object {t!r} of type '{type(t).__name__}', not "
                                  "tf.Tensor or tf.Variable or ExtensionType.")
-            if is_differentiable(t.dtype):
+            if not is_differentiable(t.dtype):
+                tf_logging.warning("The dtype of the watched tensor must be floating (e.g. "
+                                   f"tf.float32), got {t.dtype!r}")
+            else:
                 t = as_source(t)
                 self._watched[id(t)] = t
 
@@ -124,21 +127,32 @@ class GradientTape:
         unconnected_gradients = UnconnectedGradients(unconnected_gradients)
         if sources is None:
             raise ValueError("`sources` must not be None")
-        targets = [convert_to_tensor(t) for t in flatten(target)]
+        flat_targets = flatten(target)
         flat_sources = flatten(sources)
         for s in flat_sources:
             if s is None:
                 raise ValueError("`sources` must not contain None")
         srcs = [as_source(s) for s in flat_sources]
-        out_grads = [None] * len(targets) if output_gradients is None \
+        out_grads = [None] * len(flat_targets) if output_gradients is None \
             else flatten(output_gradients)
-        if len(out_grads) != len(targets):
+        if len(out_grads) != len(flat_targets):
             raise ValueError(f"output_gradients has {len(out_grads)} entries for "
-                             f"{len(targets)} targets")
+                             f"{len(flat_targets)} targets")
+        # A variable as a target (`result = v0` in a branch) is its own handle, as in TF: its
+        # gradient with respect to itself is ones (or its output gradient), else nothing.
+        variable_targets = [(t, g) for t, g in zip(flat_targets, out_grads) if _is_variable(t)]
+        pairs = [(convert_to_tensor(t), g) for t, g in zip(flat_targets, out_grads)
+                 if not _is_variable(t)]
         with self._paused():
-            grads = self._backward(targets, srcs, out_grads)
+            grads = self._backward([t for t, _ in pairs], srcs, [g for _, g in pairs]) \
+                if pairs else [None] * len(srcs)
+            for v, seed in variable_targets:
+                for i, s in enumerate(flat_sources):
+                    if s is v:
+                        own = _ones_of(v) if seed is None else convert_to_tensor(seed)
+                        grads[i] = own if grads[i] is None else grads[i] + own
             if unconnected_gradients is UnconnectedGradients.ZERO:
-                grads = [zeros_like(s) if g is None else g for s, g in zip(srcs, grads)]
+                grads = [_zeros_of(s) if g is None else g for s, g in zip(flat_sources, grads)]
         self._mark_used()
         return pack_sequence_as(sources, grads)
 
@@ -168,19 +182,62 @@ class GradientTape:
                 for r, g in zip(rows, self._backward([t], srcs, [seed])):
                     r.append(g)
             result = []
-            for s, r in zip(srcs, rows):
+            for s, r in zip(flat_sources, rows):   # the sources themselves: a variable's
+                s = convert_to_tensor(s) if not hasattr(s, "dtype") else s   # shape and dtype
                 if all(g is None for g in r):
                     if unconnected_gradients is UnconnectedGradients.ZERO:
                         sshape = s.shape.as_list()
-                        result.append(_zeros(tshape + sshape, s.dtype))
+                        result.append(_zeros(tshape + sshape, s.dtype.base_dtype))
                     else:
                         result.append(None)
                     continue
-                r = [zeros_like(s) if g is None else g for g in r]
+                r = [_zeros_of(s) if g is None else g for g in r]
                 packed = stack(r) if n else _zeros([0] + s.shape.as_list(), s.dtype)
                 result.append(reshape(packed, tshape + s.shape.as_list()))
         self._mark_used()
         return pack_sequence_as(sources, result)
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """Per example i of the batch, d(target[i])/d(source[i]): shape target.shape +
+        source.shape[1:]. One backward pass per element of an example's target, seeded at
+        that element of every example (valid when examples do not interact, as TF assumes)."""
+        self._check_usable()
+        unconnected_gradients = UnconnectedGradients(unconnected_gradients)
+        t = convert_to_tensor(target)
+        src = source if hasattr(source, "read_value") else convert_to_tensor(source)
+        if t.shape.rank is None or t.shape.rank < 1 or src.shape.rank is None \
+                or src.shape.rank < 1:
+            raise ValueError("Need first dimension of `target` shape "
+                             f"({t.shape}) and `source` shape ({src.shape}) to be known and "
+                             "at least rank 1")
+        if t.shape[0] is not None and src.shape[0] is not None and t.shape[0] != src.shape[0]:
+            raise ValueError(f"Need first dimension of `target` shape ({t.shape}) and `source` "
+                             f"shape ({src.shape}) to match.")
+        if not t.shape.is_fully_defined() or not src.shape.is_fully_defined():
+            raise NotImplementedError("GradientTape.batch_jacobian needs `target` and `source` "
+                                      f"with fully defined static shapes, got {t.shape} and "
+                                      f"{src.shape}")
+        tshape, sshape = t.shape.as_list(), src.shape.as_list()
+        batch, per_example = tshape[0], int(np.prod(tshape[1:], dtype=np.int64))
+        columns = []
+        with self._paused():
+            for j in range(per_example):
+                onehot = np.zeros((batch, per_example), dtype=t.dtype.np_dtype or np.float32)
+                onehot[:, j] = 1
+                seed = constant(onehot.reshape(tshape), dtype=t.dtype)
+                g, = self._backward([t], [as_source(source)], [seed])
+                columns.append(g)
+            if all(g is None for g in columns) and \
+                    unconnected_gradients is UnconnectedGradients.NONE:
+                result = None
+            else:
+                cols = [_zeros_of(src) if g is None else g for g in columns]
+                packed = stack(cols, axis=1) if per_example else \
+                    _zeros([batch, 0] + sshape[1:], src.dtype.base_dtype)
+                result = reshape(packed, tshape + sshape[1:])
+        self._mark_used()
+        return result
 
     # -- internals -------------------------------------------------------------------------------
     def _check_usable(self) -> None:
@@ -219,3 +276,18 @@ class GradientTape:
         watched = self._watched
         return backprop(self._ops, seeds, srcs,
                         needs_grad=lambda t: id(t) in watched)
+
+
+def _zeros_of(source):
+    """Zeros shaped as a gradient source: a tensor, or a variable's value (not its handle)."""
+    if hasattr(source, "read_value"):
+        return _zeros(source.shape.as_list(), source.dtype.base_dtype)
+    return zeros_like(source)
+
+
+def _is_variable(value) -> bool:
+    return hasattr(value, "read_value") and not isinstance(value, Tensor)
+
+
+def _ones_of(variable):
+    return ones_like(variable.read_value())

@@ -278,3 +278,27 @@ def test_eager_backprop_skips_gradients_no_source_needs():
     gx, gw = tape2.gradient(y, [x, w])
     assert gx is not None and gw is not None     # both needed: both computed
     np.testing.assert_allclose(gx.numpy()[0, 1, 1], [18.0, 18.0])
+
+
+def test_tape_edges_as_in_the_gradients_guide(capsys):
+    """TF 2.21's behaviour in the autodiff guide: a variable returned as the target has
+    gradient 1 with respect to itself; watching an integer tensor warns and gives None; an op
+    without a gradient is the eager tape's LookupError."""
+    v0, v1 = tf.Variable(2.0), tf.Variable(2.0)
+    with tf.GradientTape() as tape:
+        result = v0
+    dv0, dv1 = tape.gradient(result, [v0, v1])
+    assert float(dv0) == 1.0 and dv1 is None
+    x = tf.constant(10)
+    with tf.GradientTape() as g:
+        g.watch(x)
+        y = x * x
+    assert g.gradient(y, x) is None
+    assert "The dtype of the watched tensor must be floating (e.g. tf.float32), got tf.int32" \
+        in capsys.readouterr().err
+    image, delta = tf.Variable([[[0.5, 0.0, 0.0]]]), tf.Variable(0.1)
+    with tf.GradientTape() as tape:
+        new_image = tf.image.adjust_contrast(image, delta)
+    with pytest.raises(LookupError, match="^gradient registry has no entry for: "
+                                          "AdjustContrastv2$"):
+        tape.gradient(new_image, [image, delta])
