@@ -82,6 +82,10 @@ def _filled(value, shape_, dtype, name):
         if dims is not None and None not in dims and int(np.prod(dims)) < 1000:
             return constant(value, dtype, shape=dims, name=name)
     if graph is None:
+        if not isinstance(shape_, Tensor) and np.ndim(shape_) == 0:
+            shape_ = [shape_]   # TF: a scalar shape is one dimension (tf.zeros(2))
+        elif isinstance(shape_, Tensor) and shape_.shape.rank == 0:
+            shape_ = reshape(shape_, [-1])
         return fill(shape_, convert_to_tensor(value, dtype), name=name)
     scope = graph.unique_name(name, mark_as_used=False)
     with graph.name_scope(scope + "/"):

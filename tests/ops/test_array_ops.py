@@ -356,3 +356,11 @@ def test_slice_gradient_with_unknown_input_rank():
     want = np.zeros_like(x_val)
     want[1:3, 2:4] = 2 * x_val[1:3, 2:4]
     np.testing.assert_allclose(got, want)
+
+
+def test_a_scalar_shape_is_one_dimension():
+    """TF: tf.zeros(2) is [0, 0] (TensorShape(2) is (2,)), eagerly and in graphs, also for a
+    scalar shape tensor."""
+    assert tf.zeros(2).numpy().tolist() == [0.0, 0.0]
+    assert tf.ones(tf.constant(3), tf.int32).numpy().tolist() == [1, 1, 1]
+    assert tf.function(lambda: tf.zeros(2))().numpy().tolist() == [0.0, 0.0]
