@@ -28,6 +28,7 @@ from ndflow.passes.prune import needed_ops
 from ndflow.runtime.compile import compile_plan, optimize, stateful_ops
 from ndflow.runtime.func_graph import FuncGraph, inline_graph
 from ndflow.runtime.plan import Plan
+from ndflow.runtime.signature_text import signature_text
 from ndflow.runtime.state import EAGER_CONTEXT
 
 # Callables told of each eager call of a ConcreteFunction (`tf.summary.trace_on` records the
@@ -123,6 +124,13 @@ class ConcreteFunction:
     def structured_input_signature(self) -> tuple:
         specs = tuple(TensorSpec(t.shape, t.dtype, t.op.name) for t in self.graph.arg_inputs)
         return specs, {}
+
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        """Its parameters, output type and captures, as TensorFlow prints them."""
+        params = getattr(self, "_parameters", None)
+        if params is None:   # not traced from Python arguments (a loaded function)
+            params = [(t.op.name, "POSITIONAL_ONLY", t) for t in self.graph.arg_inputs]
+        return signature_text(params, self.structured_outputs, self.captured_inputs)
 
     def __repr__(self):
         return f"<ConcreteFunction {self.name} inputs={len(self._arg_specs)}>"

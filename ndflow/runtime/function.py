@@ -181,6 +181,11 @@ class Function:
     def experimental_get_tracing_count(self) -> int:
         return self._tracing_count
 
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        """The signature of every function traced so far, as TensorFlow prints them."""
+        return "\n\n".join(cf.pretty_printed_signature(verbose)
+                            for bucket in self._buckets.values() for cf in bucket)
+
     # -- methods: @tf.function on a method binds per instance -----------------------------
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -327,16 +332,22 @@ class Function:
             if ba is None:
                 call_args = [_substitute(a, it) for a in args]
                 call_kwargs = {k: _substitute(kwargs[k], it) for k in sorted(kwargs)}
+                parameters = [(str(i), "POSITIONAL_ONLY", a) for i, a in enumerate(call_args)]
+                parameters += [(k, "KEYWORD_ONLY", v) for k, v in call_kwargs.items()]
             else:
                 for name, v in list(ba.arguments.items()):
                     ba.arguments[name] = _substitute(v, it)
                 call_args, call_kwargs = ba.args, ba.kwargs
+                kinds = self._signature.parameters
+                parameters = [(n, kinds[n].kind.name, v) for n, v in ba.arguments.items()]
             result = self._call_python(call_args, call_kwargs)
             structure = _collect_outputs(fg, result)
         if self._jit_compile:
             _mark_must_compile(fg)
         self._tracing_count += 1
-        return ConcreteFunction(fg, specs, structure, refs, self)
+        cf = ConcreteFunction(fg, specs, structure, refs, self)
+        cf._parameters = parameters
+        return cf
 
     def _call_python(self, args, kwargs):
         """The Python function, converted by AutoGraph unless `autograph=False`; an error it

@@ -431,3 +431,33 @@ def test_tape_and_tf_gradients_inside_function_reach_captured_variables():
     np.testing.assert_allclose(_np(gt), [1.0, 0.0])
     np.testing.assert_allclose(_np(gs), [1.0, 0.0])
     assert bool(watched)
+
+
+def test_pretty_printed_signatures_as_tensorflow_prints_them():
+    """The text TF 2.21 printed for this very function (run in the fixture environment)."""
+    @tf.function
+    def f(x, y=2):
+        return x + 1
+
+    f(tf.constant(1))
+    f(tf.constant([1.0]), y=3)
+    assert f.pretty_printed_concrete_signatures() == (
+        "Input Parameters:\n"
+        "  x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=tf.int32, name=None)\n"
+        "  y (POSITIONAL_OR_KEYWORD): Literal[2]\n"
+        "Output Type:\n"
+        "  TensorSpec(shape=(), dtype=tf.int32, name=None)\n"
+        "Captures:\n"
+        "  None\n\n"
+        "Input Parameters:\n"
+        "  x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(1,), dtype=tf.float32, name=None)\n"
+        "  y (POSITIONAL_OR_KEYWORD): Literal[3]\n"
+        "Output Type:\n"
+        "  TensorSpec(shape=(1,), dtype=tf.float32, name=None)\n"
+        "Captures:\n"
+        "  None")
+    v = tf.Variable(1.0)
+    text = tf.function(lambda x: x * v).get_concrete_function(
+        tf.TensorSpec([None], tf.float32)).pretty_printed_signature()
+    assert "TensorSpec(shape=(None,), dtype=tf.float32, name=None)" in text
+    assert text.endswith("TensorSpec(shape=(), dtype=tf.resource, name=None)")
