@@ -94,3 +94,19 @@ def test_values_where_tensorflow_differs_from_aten():
     assert variance.numpy().tolist() == [0.0, 0.0]
     # A bool axis is an int (True is 1), as TF's int attrs take it.
     assert len(tf.unstack(tf.zeros([2, 3]), axis=True)) == 3
+
+
+def test_a_scalars_numpy_value_is_a_numpy_scalar():
+    """TF: tf.constant(3.0).numpy() is np.float32(3.0), not a 0-d array (printing a list of
+    them shows np.int64(0), ...); NumPy still converts scalar tensors and variables to arrays,
+    and numpy_function hands its function arrays, 0-d ones too."""
+    value = tf.constant(3.0).numpy()
+    assert type(value) is np.float32 and value == 3.0
+    assert type(tf.constant(3).numpy()) is np.int32
+    assert type(next(iter(tf.data.Dataset.range(2))).numpy()) is np.int64
+    assert tf.constant(b"x").numpy() == b"x"
+    assert isinstance(tf.constant([1.0]).numpy(), np.ndarray)
+    assert np.asarray(tf.constant(2.0)).shape == () and np.asarray(tf.Variable(2.0)) == 2.0
+    seen = []
+    tf.numpy_function(lambda x: seen.append(type(x)) or x, [tf.constant(1.0)], tf.float32)
+    assert seen == [np.ndarray]

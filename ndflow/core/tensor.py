@@ -126,7 +126,8 @@ class EagerTensor(Tensor):
         raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
 
     def numpy(self) -> np.ndarray:
-        """A NumPy copy of the value (bfloat16 comes back as float32, as NumPy has no bf16)."""
+        """A NumPy copy of the value (bfloat16 comes back as float32, as NumPy has no bf16); a
+        scalar is a NumPy scalar (np.float32(3.0)), as TensorFlow's."""
         v = self._value
         if not isinstance(v, torch.Tensor):  # a string tensor: bytes (scalar) or object array
             arr = np.asarray(v, dtype=object)
@@ -136,10 +137,11 @@ class EagerTensor(Tensor):
             v = v.cpu()
         if v.dtype == torch.bfloat16:
             v = v.float()
-        return v.numpy().copy()
+        out = v.numpy().copy()
+        return out[()] if out.ndim == 0 else out
 
     def __array__(self, dtype=None, copy=None):
-        a = self.numpy()
+        a = np.asarray(self.numpy())   # NumPy wants an array, also of a scalar
         return a if dtype is None else a.astype(dtype)
 
     # TF2 tensor equality: elementwise for values; hashing stays by identity.

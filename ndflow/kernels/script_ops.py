@@ -34,7 +34,7 @@ def _tf_error(e: Exception):
 def _to_host(x: torch.Tensor, dtype):
     if not isinstance(x, torch.Tensor):  # strings: NumPy object arrays already
         return np.asarray(x)
-    return EagerTensor(x, dtype).numpy()
+    return np.asarray(EagerTensor(x, dtype).numpy())   # PyFunc hands arrays, 0-d too
 
 
 def _output(value, dtype, device, index: int, token: str) -> torch.Tensor:

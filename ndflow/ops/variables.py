@@ -464,7 +464,7 @@ class Variable(metaclass=VariableMetaclass):
         return state_slice_assign.sliced_variable(self, key)
 
     def __array__(self, dtype=None, copy=None):
-        a = self.numpy()
+        a = np.asarray(self.numpy())   # NumPy wants an array, also of a scalar
         return a if dtype is None else a.astype(dtype)
 
     def __float__(self):
