@@ -186,7 +186,11 @@ class EagerTensor(Tensor):
         return int(self.numpy())
 
     def __format__(self, spec):
-        return format(self.numpy(), spec) if self.shape.rank == 0 else str(self)
+        """TF: the NumPy value formatted ("{}".format(t) of [0 1] is "[0 1]"; str() is the
+        tf.Tensor(...) text)."""
+        if self.dtype is _dtypes.resource or self.dtype is _dtypes.variant:
+            return format("<unprintable>", spec)
+        return format(self.numpy(), spec)
 
     def __repr__(self):
         if self.dtype is _dtypes.string:  # TF shows NumPy's repr: b'x' / array([...], dtype=object)
