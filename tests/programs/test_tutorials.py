@@ -32,6 +32,11 @@ EXPECTED = {
                                                   "mixed precision loss True",
                                                   "Restored from ./tf_ckpts/ckpt-5",
                                                   "Dtype: float32"],
+    "autodiff_graphs_data_guides.py": ["dz/dx: tf.Tensor(4.0", "jvp [1.5 0. ]",
+                                       "batch_jacobian equal: True", "Calculating MSE!",
+                                       "'survived': [", "resampled (6,)",
+                                       "[np.int64(5), np.int64(6), np.int64(7), np.int64(8), "
+                                       "np.int64(9)]", "data guide done"],
     "rnn_nmt_pix2pix_modules.py": ["[False, True, True, True, True]", "stacked (1, 1)",
                                    "[START] ¿ todava est en casa ? [END]",
                                    "Attention weights, shape (batch, t, s):",
