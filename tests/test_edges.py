@@ -116,6 +116,6 @@ def test_format_of_a_tensor_is_its_numpy_values():
     """TF's EagerTensor.__format__: "{}".format(t) formats the NumPy value (the tf.data guide's
     "'survived': {}".format(labels) prints [0 1 0 0]); str() keeps the tf.Tensor text."""
     labels = tf.constant([0, 1, 0, 0])
-    assert "'survived': {}".format(labels) == "'survived': [0 1 0 0]"
+    assert "'survived': {}".format(labels) == "'survived': [0 1 0 0]"  # noqa: UP032 - format() is what is tested
     assert f"{tf.constant(2.5):.2f}" == "2.50"
     assert str(labels).startswith("tf.Tensor([0 1 0 0]")
