@@ -9,24 +9,30 @@
 
 The body runs with recording paused; the active tapes then record one op whose inputs are
 the tensor arguments, whose outputs are the returned tensors and whose gradient function is
-`grad` (eager, and inside `tf.function` tracing where tapes record graph ops). When the body
-read trainable variables, `grad` must take `variables=` (TF's TypeError otherwise), is called
-with them and returns `(input_grads, variable_grads)`. Limitation: symbolic `tf.gradients` on
-a v1 graph walks the graph and does not see the override.
+`grad`. While a graph is built (tf.function, TF1), the results instead pass through an
+IdentityN whose registered gradient calls `grad`, as TensorFlow's graph mode does, so
+`tf.gradients` and tapes around a call of the function see it too. When the body read
+trainable variables, `grad` must take `variables=` (TF's TypeError otherwise), is called with
+them and returns `(input_grads, variable_grads)`.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 
 from ndflow.autodiff.gradients import as_source
 from ndflow.core import context
 from ndflow.core.api_export import tf_export
-from ndflow.core.nest import flatten
+from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import EagerOperation
+from ndflow.ops.array_core import identity_n
+from ndflow.ops.gradient_registry import GRADIENTS
 from ndflow.ops.op_def import OpDef
+
+_UIDS = itertools.count()
 
 
 class _VariableCollector:
@@ -69,29 +75,11 @@ def custom_gradient(f=None):
         for var in variables:
             for tape in outer_tapes:
                 tape.variable_accessed(var)
+        if not context.executing_eagerly():   # building a graph (tf.function, TF1)
+            return _through_identity_n(f, result, grad_fn, inputs, variables)
         if not outer_tapes:
             return result
-        params = inspect.signature(grad_fn).parameters
-        takes_vars = "variables" in params or any(
-            p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-        if variables and not takes_vars:
-            raise TypeError("@tf.custom_gradient grad_fn must accept keyword argument "
-                            f"'variables', since function uses variables: {variables}")
-        wants_vars = takes_vars and bool(variables)   # TF passes them only when there are
-        # inside a function being traced, the captured placeholder stands for each handle
-        handles = [as_source(v) for v in variables] if wants_vars else []
-
-        def grad(op, *dys):
-            if wants_vars:
-                in_grads, var_grads = grad_fn(*dys, variables=variables)
-            else:
-                in_grads, var_grads = grad_fn(*dys), []
-            in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
-            if len(in_grads) != len(inputs):
-                raise ValueError(f"custom_gradient function returned {len(in_grads)} "
-                                 f"gradients but {len(inputs)} inputs were given")
-            return in_grads + list(var_grads)
-
+        grad, handles = _gradient(grad_fn, inputs, variables)
         od = OpDef("CustomGradient", [], [], {}, grad_fn=grad)
         record = EagerOperation(od, f"{getattr(f, '__name__', 'custom')}_CustomGradient",
                                 inputs + handles, outputs, {}, "")
@@ -100,3 +88,53 @@ def custom_gradient(f=None):
         return result
 
     return wrapped
+
+
+def _gradient(grad_fn, inputs: list, variables: list) -> tuple:
+    """(the gradient function of the op standing for the body: output gradients -> input
+    and variable gradients, the variable handles it differentiates)."""
+    params = inspect.signature(grad_fn).parameters
+    takes_vars = "variables" in params or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    if variables and not takes_vars:
+        raise TypeError("@tf.custom_gradient grad_fn must accept keyword argument "
+                        f"'variables', since function uses variables: {variables}")
+    wants_vars = takes_vars and bool(variables)   # TF passes them only when there are
+    # inside a function being traced, the captured placeholder stands for each handle
+    handles = [as_source(v) for v in variables] if wants_vars else []
+
+    def grad(op, *dys):
+        if wants_vars:
+            in_grads, var_grads = grad_fn(*dys, variables=variables)
+        else:
+            in_grads, var_grads = grad_fn(*dys), []
+        in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
+        if len(in_grads) != len(inputs):
+            raise ValueError(f"custom_gradient function returned {len(in_grads)} "
+                             f"gradients but {len(inputs)} inputs were given")
+        return in_grads + list(var_grads)
+    return grad, handles
+
+
+def _through_identity_n(f, result, grad_fn, inputs: list, variables: list):
+    """TF's graph-mode custom gradient: the results pass through one IdentityN over
+    [results, inputs, variable handles] whose gradient (registered under a fresh name, kept
+    by every copy of the op as its `_gradient_op_type`) sends the results' gradients to the
+    inputs through `grad_fn`, and nothing to the results' own producers. So tf.gradients,
+    tapes inside the function and tapes around a call of it all see the override."""
+    flat = [o for o in flatten(result) if isinstance(o, Tensor)]
+    if not flat:
+        return result
+    grad, handles = _gradient(grad_fn, inputs, variables)
+    name = f"CustomGradient-{next(_UIDS)}"
+
+    def identity_n_grad(op, *dys):
+        return [None] * len(flat) + grad(op, *dys[:len(flat)])
+    GRADIENTS[name] = identity_n_grad
+    graph = context.get_default_graph()
+    with graph.gradient_override_map({"IdentityN": name}):
+        passed = identity_n(flat + inputs + handles)
+    passed[0].op.attrs["_gradient_op_type"] = name
+    it = iter(passed[:len(flat)])
+    return pack_sequence_as(result, [next(it) if isinstance(o, Tensor) else o
+                                     for o in flatten(result)])

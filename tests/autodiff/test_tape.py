@@ -302,3 +302,45 @@ def test_tape_edges_as_in_the_gradients_guide(capsys):
     with pytest.raises(LookupError, match="^gradient registry has no entry for: "
                                           "AdjustContrastv2$"):
         tape.gradient(new_image, [image, delta])
+
+
+@tf.custom_gradient
+def _clip_gradients(y):
+    def backward(dy):
+        return tf.clip_by_norm(dy, 0.5)
+    return y, backward
+
+
+def test_custom_gradients_hold_in_graphs_too():
+    """The advanced-autodiff guide's clip: d(v*v)/dv = 2v = 4 clipped to 0.5 * 2v / |..| -> the
+    override gives 0.5 * 4 = 2.0, through a tf.function called under a tape, through a tape
+    inside one, and through tf.gradients in a TF1 graph (TF's IdentityN override)."""
+    v = tf.Variable(2.0)
+    f = tf.function(_clip_gradients)
+    with tf.GradientTape() as tape:
+        out = f(v * v)
+    assert float(tape.gradient(out, v)) == 2.0
+
+    @tf.function
+    def inside():
+        with tf.GradientTape() as t:
+            out = _clip_gradients(v * v)
+        return t.gradient(out, v)
+    assert float(inside()) == 2.0
+    with tf.Graph().as_default():
+        x = tf.constant(2.0)
+        grad, = tf.gradients(_clip_gradients(x * x), x)
+        with tf.compat.v1.Session() as sess:
+            assert float(sess.run(grad)) == 2.0
+    w = tf.Variable(3.0)
+
+    @tf.custom_gradient
+    def scaled(x):
+        def grad(dy, variables=None):
+            return dy * 10.0, [dy * 100.0]
+        return x * w, grad
+    x = tf.constant(2.0)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        out = tf.function(scaled)(x)
+    assert [float(g) for g in tape.gradient(out, [x, w])] == [10.0, 100.0]
