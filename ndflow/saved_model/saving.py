@@ -397,7 +397,20 @@ def _graph_def(b: _Builder) -> tuple:
     init.outputs[constants.INIT_OP_SIGNATURE_KEY].tensor_shape.unknown_rank = True
     signature_defs[constants.INIT_OP_SIGNATURE_KEY] = init
     gd.library.function.extend(b.library.values())
+    _drop_unexported_gradient_overrides(gd.library)
     return gd, signature_defs, saver_def, asset_files
+
+
+def _drop_unexported_gradient_overrides(library) -> None:
+    """ndflow does not write custom gradients into SavedModels yet (TF's registered_gradients):
+    an op naming one (`_gradient_op_type` of a tf.custom_gradient's IdentityN) would make
+    TensorFlow's loader refuse to differentiate it, so the op is saved as a plain IdentityN,
+    differentiated by its own gradient, as before custom gradients existed."""
+    for fd in library.function:
+        for node in fd.node_def:
+            op_type = node.attr.get("_gradient_op_type")
+            if op_type is not None and op_type.s.startswith(b"CustomGradient-"):
+                del node.attr["_gradient_op_type"]
 
 
 def _checkpoint_graph(b: _Builder) -> trackable_object_graph_pb2.TrackableObjectGraph:
