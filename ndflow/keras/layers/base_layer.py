@@ -29,6 +29,7 @@ from ndflow.core.scopes import init_scope, name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.keras import keras_tensor, regularizer_functions, serialization_lib
 from ndflow.keras.keras_variable import KerasVariable, autocast_dtype, autocast_scope
+from ndflow.keras.layers.call_arguments import check_positional_tensors, set_mask, shape_tuple
 from ndflow.keras.layers.input_spec import assert_input_compatibility
 from ndflow.keras.mixed_precision import policy as dtype_policies
 from ndflow.keras.serialization_lib import lookup_class
@@ -93,33 +94,6 @@ def _policy(dtype) -> dtype_policies.DTypePolicy:
         return dtype_policies.DTypePolicy(dtype["config"]["name"])
     return dtype_policies.DTypePolicy(dtypes.as_dtype(dtype).name
                                       if not isinstance(dtype, str) else dtype)
-
-
-def _shape_tuple(x):
-    shape = getattr(x, "shape", None)
-    if shape is None:   # a Python value (`lookup("[START]")`): Keras builds from tensors only
-        return None
-    if isinstance(shape, tuple):
-        return shape
-    return None if shape.rank is None else tuple(shape.as_list())
-
-
-def _check_positional_tensors(args) -> None:
-    """Keras 3's rule: every positional argument leaf is a tensor, an array (converted) or
-    None; anything else belongs in a keyword argument."""
-    for arg in flatten(args):
-        if arg is None or isinstance(arg, Tensor) or hasattr(arg, "__array__"):
-            continue
-        raise ValueError("Only input tensors may be passed as positional arguments. The "
-                         f"following argument value should be passed as a keyword argument: "
-                         f"{arg} (of type {type(arg)})")
-
-
-def _set_mask(tensor, mask) -> None:
-    try:
-        tensor._keras_mask = mask
-    except AttributeError:  # a Python value or a composite: it carries no mask
-        pass
 
 
 def _scope_name(name: str) -> str:
@@ -441,7 +415,7 @@ class Layer(Module):
     def _maybe_build(self, inputs) -> None:
         if self.built:
             return
-        shapes = map_structure(_shape_tuple, inputs) if flatten(inputs) else None
+        shapes = map_structure(shape_tuple, inputs) if flatten(inputs) else None
         if self._records_build_shapes:  # (layers with a `build` record it there)
             self._build_shapes = shapes
         if getattr(type(self).build, "_builds_by_calling", False):
@@ -460,7 +434,7 @@ class Layer(Module):
             raise TypeError(f"Layer {self.name}: call() needs an input tensor as its first "
                             "positional argument.")
         if not self._allow_non_tensor_positional_args:
-            _check_positional_tensors(args)
+            check_positional_tensors(args)
         inputs = map_structure(self._convert_input, args[0])
         args = (inputs,) + tuple(args[1:])
         assert_input_compatibility(self.input_spec, inputs, self.name)
@@ -528,10 +502,10 @@ class Layer(Module):
         flat_out, flat_masks = flatten(outputs), flatten(masks) if masks is not None else []
         if len(flat_masks) == len(flat_out):
             for out, mask in zip(flat_out, flat_masks):
-                _set_mask(out, mask)
+                set_mask(out, mask)
         elif len(flat_masks) == 1:
             for out in flat_out:
-                _set_mask(out, flat_masks[0])
+                set_mask(out, flat_masks[0])
 
     def _symbolic_call(self, args, kwargs):
         """Functional API: outputs as KerasTensors, the call recorded as a Node."""

@@ -10,7 +10,8 @@ from ndflow.core.api_export import keras_export
 from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
 from ndflow.keras.layers.activation_layers import Softmax, _large_negative
-from ndflow.keras.layers.base_layer import _BUILTIN_LAYERS, Layer, _shape_tuple
+from ndflow.keras.layers.base_layer import _BUILTIN_LAYERS, Layer
+from ndflow.keras.layers.call_arguments import shape_tuple
 from ndflow.keras.layers.core_layers import Dropout
 from ndflow.keras.layers.einsum_dense import EinsumDense
 from ndflow.keras.layers.multi_head_attention import MultiHeadAttention, attention_shapes
@@ -110,8 +111,8 @@ class GroupedQueryAttention(Layer):
         if value is None:
             raise TypeError(f"Layer {self.name}: call() needs `query` and `value`.")
         if not self.built:
-            self.build(_shape_tuple(query), _shape_tuple(value),
-                       None if key is None else _shape_tuple(key))
+            self.build(shape_tuple(query), shape_tuple(value),
+                       None if key is None else shape_tuple(key))
         return super().__call__(query, value, key, **kwargs)
 
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,

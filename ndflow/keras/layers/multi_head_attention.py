@@ -13,7 +13,8 @@ from ndflow.core.api_export import keras_export
 from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
 from ndflow.keras.layers.activation_layers import Softmax, _large_negative
-from ndflow.keras.layers.base_layer import Layer, _shape_tuple
+from ndflow.keras.layers.base_layer import Layer
+from ndflow.keras.layers.call_arguments import shape_tuple
 from ndflow.keras.layers.core_layers import Dropout
 from ndflow.keras.layers.einsum_dense import EinsumDense
 from ndflow.ops import arithmetic, comparison, init_ops, nn_activation
@@ -241,8 +242,8 @@ class MultiHeadAttention(Layer):
         if value is None:
             raise TypeError(f"Layer {self.name}: call() needs `query` and `value`.")
         if not self.built:   # the base builds from the first argument only: build from all
-            self.build(_shape_tuple(query), _shape_tuple(value),
-                       None if key is None else _shape_tuple(key))
+            self.build(shape_tuple(query), shape_tuple(value),
+                       None if key is None else shape_tuple(key))
         outputs = super().__call__(query, value, key, **kwargs)
         if isinstance(outputs, tuple):   # the scores carry no mask
             try:
