@@ -91,14 +91,17 @@ class VariableMetaclass(type):
 
     def __call__(cls, *args, **kwargs):
         stack = variable_creator_stack()
-        if cls is not Variable or not stack:
+        if cls is not Variable:
             return super().__call__(*args, **kwargs)
+        made = ResourceVariable   # what tf.Variable(...) makes, as in TensorFlow
+        if not stack:
+            return type.__call__(made, *args, **kwargs)
         bound = _VARIABLE_SIGNATURE.bind(None, *args, **kwargs)
         kwargs = dict(bound.arguments)
         kwargs.pop("self")
 
         def base(**kw):
-            return type.__call__(cls, **kw)
+            return type.__call__(made, **kw)
 
         return create_through(stack, base, kwargs)
 
@@ -514,8 +517,9 @@ def _variable_operators():
 _variable_operators()
 _VARIABLE_SIGNATURE = inspect.signature(Variable.__init__)
 
-# TF1's name for the same class.
-ResourceVariable = Variable
+class ResourceVariable(Variable):
+    """The class of what `tf.Variable(...)` makes (TensorFlow's ResourceVariable: a program
+    printing `type(v).__name__` sees that name); `isinstance(v, tf.Variable)` holds."""
 
 
 def _dense_var_to_tensor(var, dtype=None, name=None, as_ref=False):

@@ -420,3 +420,15 @@ def test_session_runs_variables():
         np.testing.assert_array_equal(v.eval(sess), [2.0, 3.0])
         v.load([7.0, 8.0], sess)
         np.testing.assert_array_equal(sess.run(v), [7.0, 8.0])
+
+
+def test_tf_variable_makes_a_resource_variable():
+    """As TF: type(tf.Variable(2.0)).__name__ is 'ResourceVariable' (the gradients guide
+    prints it), isinstance against tf.Variable holds, subclasses keep their own class."""
+    v = ndflow.Variable(2.0)
+    assert type(v).__name__ == "ResourceVariable" and isinstance(v, ndflow.Variable)
+    assert ndflow.Variable.__name__ == "Variable"
+
+    class Mine(ndflow.Variable):
+        pass
+    assert type(Mine(1.0)) is Mine
