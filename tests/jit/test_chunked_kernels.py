@@ -49,10 +49,10 @@ def _compile(fn, specs, chunked: bool):
     return g, phs, outs, kernel
 
 
-def _check(fn, specs, chunked=True, seed=0):
+def _check(fn, specs, chunked=True, seed=0, specials=True):
     g, phs, outs, kernel = _compile(fn, specs, chunked)
     rng = np.random.default_rng(seed)
-    feeds = {p: random_tensor(dt, shape, rng) for p, (dt, shape) in zip(phs, specs)}
+    feeds = {p: random_tensor(dt, shape, rng, specials) for p, (dt, shape) in zip(phs, specs)}
     want = run_reference(g.get_operations(), feeds)
     got = kernel(*[feeds[p] for p in phs])
     for t, v in zip(outs, got):
@@ -113,9 +113,10 @@ def test_a_transposed_operand(two_threads):
            [(F32, [12, 8]), (F32, [8, 12])])
 
 
-def test_a_full_reduction_and_booleans_stay_serial(two_threads):
+def test_integer_means_and_booleans_stay_serial(two_threads):
+    i32 = dtypes.int32
     _check(lambda x: [raw("Mean", raw("Square", x), tf.constant([0, 1]), keep_dims=False)],
-           [(F32, [16, 8])], chunked=False)
+           [(i32, [16, 8])], chunked=False)
     _check(lambda x, y: [raw("Greater", x, y)], [(F32, [16, 8]), (F32, [16, 8])],
            chunked=False)
 
@@ -128,3 +129,15 @@ def test_one_thread_compiles_the_plain_kernel(monkeypatch):
         _compile(lambda x: [raw("Tanh", x)], [(F32, [16, 8])], chunked=False)
     finally:
         torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("dt", [F32, BF16], ids=lambda d: d.name)
+def test_full_reductions_combine_the_chunks_partials(two_threads, dt):
+    """A reduction to a scalar (the loss's mean of a GELU, beside its elementwise output):
+    each chunk leaves partials, combined after the team finishes (finite values: an inf or
+    NaN would hide a partial left out)."""
+    axes = tf.constant([0, 1])
+    _check(lambda x: [raw("Mean", raw("Square", _gelu(x)), axes, keep_dims=False), _gelu(x),
+                      raw("Sum", x, axes, keep_dims=False), raw("Max", x, axes, keep_dims=False),
+                      raw("Min", x, axes, keep_dims=False)],
+           [(dt, [40, 33])], specials=False)

@@ -160,8 +160,18 @@ def _acc_final(o, a: str) -> str:
 
 
 def chunk_dim(ir: KernelIR) -> int:
-    """The first kept (not reduced) loop dimension: the one a chunked kernel splits."""
-    return next((d for d, r in enumerate(ir.reduced) if not r), len(ir.shape))
+    """The dimension a chunked kernel splits: the first kept (not reduced) loop dimension, or
+    for a reduction to scalars (every dimension reduced) the outermost one, each chunk then
+    leaving a partial result that the caller combines (see is_split)."""
+    return next((d for d, r in enumerate(ir.reduced) if not r), 0)
+
+
+def is_split(ir: KernelIR) -> bool:
+    """A full reduction: chunks accumulate partial sums/means/maxima/minima of their rows."""
+    return bool(ir.shape) and all(ir.reduced)
+
+
+_SPLIT_REDUCTIONS = ("sum", "mean", "max", "min")
 
 
 def chunkable(ir: KernelIR) -> bool:
@@ -171,9 +181,13 @@ def chunkable(ir: KernelIR) -> bool:
     no array is boolean (the C callback views arrays through typed pointers)."""
     shape, reduced = ir.shape, ir.reduced
     cd = chunk_dim(ir)
-    if cd == len(shape) or shape[cd] < 2:
+    if not shape or shape[cd] < 2:
         return False
     if any(dt.is_bool for dt in [*ir.input_dtypes, *(o.dtype for o in ir.outputs)]):
+        return False
+    if is_split(ir) and any(o.reduce and (o.reduce not in _SPLIT_REDUCTIONS
+                                          or not compute_dtype(o.dtype).is_floating)
+                            for o in ir.outputs):
         return False
     if not _row_form(reduced):
         inner = math.prod(s for s, r in zip(shape[cd + 1:], reduced[cd + 1:]) if not r)
@@ -263,7 +277,10 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
         else:
             a = f"acc{j}[{index(ir.out_strides[j])}]"
             put(inner, f"{a} = {op.format(a=a, v=cast)}")
-    if reds and row:
+    if reds and row and chunked and is_split(ir):   # the chunk's partial, combined later
+        for j, _ in reds:
+            put(1, f"out{j}[c] = acc{j}")
+    elif reds and row:
         close = depth_indent.get(first_reduced - 1, 1) if first_reduced > 0 else 1
         for j, o in reds:
             kept = ir.out_strides[j][:first_reduced]
@@ -277,9 +294,10 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
     fastmath = "{'reassoc', 'nsz'}" if reds else "False"
     options = f"cache=CACHE, fastmath={fastmath}, error_model='numpy'"
     if chunked:
-        dts = [*ir.input_dtypes, *(o.dtype for o in ir.outputs)]
-        return _PRELUDE + "\n\n" + _trampoline(args, [_np_storage(dt) for dt in dts],
-                                                lines, options)
+        storage = [_np_storage(dt) for dt in ir.input_dtypes]
+        storage += [_partial_storage(o) if o.reduce and is_split(ir) else _np_storage(o.dtype)
+                    for o in ir.outputs]
+        return _PRELUDE + "\n\n" + _trampoline(args, storage, lines, options)
     head = f"@njit({options}, nogil=True)\ndef kernel({', '.join(args)}):\n"
     return _PRELUDE + "\n\n" + head + "\n".join(lines or ["    pass"]) + "\n"
 
@@ -424,13 +442,17 @@ def _np_storage(dt):
 
 def _chunked_run(tramp, ir: KernelIR, source: str, threads: int):
     """`run` of a chunked kernel: about 4 chunks per thread of at least MIN_CHUNK_ELEMENTS,
-    on ATen's OpenMP team (as many threads as ATen uses at the call)."""
+    on ATen's OpenMP team (as many threads as ATen uses at the call). A full reduction's
+    chunks leave partials (in the accumulator's type) that are combined here."""
     cd = chunk_dim(ir)
     rows = ir.shape[cd]
     per_row = math.prod(ir.shape) // rows
     chunk = max(-(-MIN_CHUNK_ELEMENTS // per_row), -(-rows // (4 * threads)))
+    n_chunks = -(-rows // chunk)
+    split = is_split(ir)
     in_dtypes = list(ir.input_dtypes)
-    storage = [(tuple(o.shape), _np_storage(o.dtype),
+    storage = [((n_chunks,), _partial_storage(o), None) if o.reduce and split else
+               (tuple(o.shape), _np_storage(o.dtype),
                 o.dtype.torch_dtype if o.dtype in _HALF else None) for o in ir.outputs]
     address = tramp.address
 
@@ -439,10 +461,31 @@ def _chunked_run(tramp, ir: KernelIR, source: str, threads: int):
         arrays = [np.empty(s, dtype=nd) for s, nd, _ in storage]
         omp_pool.run_chunks(address, rows, chunk, [*args, *[a.reshape(-1) for a in arrays]],
                             torch.get_num_threads())
-        return [torch.from_numpy(a) if view is None else torch.from_numpy(a).view(view)
-                for a, (_, _, view) in zip(arrays, storage)]
+        return [_combine(a, o) if o.reduce and split else
+                torch.from_numpy(a) if view is None else torch.from_numpy(a).view(view)
+                for a, o, (_, _, view) in zip(arrays, ir.outputs, storage)]
     run.source = source
     return run
+
+
+def _partial_storage(o) -> np.dtype:
+    """A full reduction's partials: its accumulator's type (float64 sums, as the kernel's)."""
+    return np.dtype(np.float64) if o.reduce in ("sum", "mean") else \
+        np.dtype(compute_dtype(o.dtype).np_dtype)
+
+
+def _combine(partials: np.ndarray, o) -> torch.Tensor:
+    """The reduction of the chunks' partials, finished as the serial kernel finishes it (a
+    mean's division, the float32 value, 16-bit floats rounded to nearest even)."""
+    if o.reduce in ("sum", "mean"):
+        value = partials.sum()
+        if o.reduce == "mean":
+            value = value / o.count
+    else:
+        value = partials.max() if o.reduce == "max" else partials.min()
+    compute = compute_dtype(o.dtype)
+    out = torch.from_numpy(np.full(tuple(o.shape), value, dtype=compute.np_dtype))
+    return out if compute is o.dtype else out.to(o.dtype.torch_dtype)
 
 
 _EMPTY_FILL = {"sum": 0, "mean": float("nan"), "prod": 1, "all": True, "any": False}
