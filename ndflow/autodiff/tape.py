@@ -205,7 +205,7 @@ class GradientTape:
         self._check_usable()
         unconnected_gradients = UnconnectedGradients(unconnected_gradients)
         t = convert_to_tensor(target)
-        src = source if hasattr(source, "read_value") else convert_to_tensor(source)
+        src = source if _is_variable(source) else convert_to_tensor(source)
         if t.shape.rank is None or t.shape.rank < 1 or src.shape.rank is None \
                 or src.shape.rank < 1:
             raise ValueError("Need first dimension of `target` shape "
@@ -280,7 +280,7 @@ class GradientTape:
 
 def _zeros_of(source):
     """Zeros shaped as a gradient source: a tensor, or a variable's value (not its handle)."""
-    if hasattr(source, "read_value"):
+    if _is_variable(source):
         return _zeros(source.shape.as_list(), source.dtype.base_dtype)
     return zeros_like(source)
 
