@@ -10,12 +10,16 @@ value depends only on (key, counter, index) — the same on any thread count or 
 
 from __future__ import annotations
 
+import secrets
+import threading
+
 import numpy as np
 
 _M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
 _W0, _W1 = 0x9E3779B9, 0xBB67AE85
 _MASK32 = np.uint64(0xFFFFFFFF)
 _SEED_KEY = (0x3EC8F720, 0x02461E29)
+_MASK128 = (1 << 128) - 1
 
 
 def _rounds(counters: np.ndarray, key: tuple[int, int]) -> np.ndarray:
@@ -101,19 +105,26 @@ def uniform(n: int, kind: str, key, counter) -> np.ndarray:
 
 def normal(n: int, kind: str, key, counter) -> np.ndarray:
     """n standard normal values by TF's Box-Muller (float math for half/bfloat16/float)."""
-    if kind == "double":
-        bits = random_bits(_calls(n, 2), key, counter)
+    double = kind == "double"
+    bits = random_bits(_calls(n, 2 if double else 4), key, counter)
+    return box_muller(bits, double)[:n]
+
+
+def box_muller(bits: np.ndarray, double: bool) -> np.ndarray:
+    """Philox outputs uint32 [m, 4] -> 2m float64 or 4m float32 normals (TF's BoxMuller).
+    Float32 here is each C float function correctly rounded; the C library's logf/sinf/cosf
+    (kernels/philox_numba.py) differ in the last bit for ~1.5% of values."""
+    if double:
         u1 = np.maximum(_uint64_to_double(bits[:, 0], bits[:, 1]), 1e-7)
         v1 = 2.0 * np.pi * _uint64_to_double(bits[:, 2], bits[:, 3])
         u2 = np.sqrt(-2.0 * np.log(u1))
-        return np.stack([np.sin(v1) * u2, np.cos(v1) * u2], axis=1).reshape(-1)[:n]
-    bits = random_bits(_calls(n, 4), key, counter).reshape(-1, 2)
+        return np.stack([np.sin(v1) * u2, np.cos(v1) * u2], axis=1).reshape(-1)
+    bits = bits.reshape(-1, 2)
     u1 = np.maximum(_uint32_to_float(bits[:, 0]), np.float32(1e-7))
     v1 = _f32(2.0 * np.pi * _uint32_to_float(bits[:, 1]).astype(np.float64))  # M_PI: double
-    # each float function correctly rounded, as C's logf/sqrtf/sincosf give them
     u2 = _f32(np.sqrt(_f32(np.float32(-2.0) * _f32(np.log(u1.astype(np.float64))))))
     sin, cos = _f32(np.sin(v1.astype(np.float64))), _f32(np.cos(v1.astype(np.float64)))
-    return np.stack([sin * u2, cos * u2], axis=1).reshape(-1)[:n]
+    return np.stack([sin * u2, cos * u2], axis=1).reshape(-1)
 
 
 def _f32(x: np.ndarray) -> np.ndarray:
@@ -140,3 +151,52 @@ def full_int(n: int, wide: bool, key, counter) -> np.ndarray:
         words = bits[:, 0].astype(np.uint64) | (bits[:, 1].astype(np.uint64) << np.uint64(32))
         return words.view(np.int64)[:n]
     return random_bits(_calls(n, 4), key, counter).reshape(-1)[:n].view(np.int32)
+
+
+def truncated_normal(n: int, double: bool, key, counter) -> np.ndarray:
+    """TF's TruncatedNormalDistribution: group g of k values (4 float32, 2 float64) draws from
+    the sub-stream at counter + g * 256 (float64: g * 128), taking Box-Muller pairs until k of
+    them lie strictly within 2 stddev. Rounds of one Philox call per unfinished group."""
+    k = 2 if double else 4
+    groups = _calls(n, k)
+    out = np.zeros((groups, k), np.float64 if double else np.float32)
+    got = np.zeros(groups, np.int64)
+    base = (counter[0] | counter[1] << 32) | (counter[2] | counter[3] << 32) << 64
+    step = 128 if double else 256
+    call = 0
+    while groups and got.min() < k:
+        todo = np.flatnonzero(got < k)
+        starts = [(base + int(g) * step + call) % (1 << 128) for g in todo]
+        words = np.array([[s >> (32 * i) & 0xFFFFFFFF for i in range(4)] for s in starts],
+                         np.uint32)
+        cand = box_muller(_rounds(words, key), double).reshape(len(todo), -1)
+        for row, g in enumerate(todo):
+            for v in cand[row]:
+                if abs(v) < 2.0 and got[g] < k:
+                    out[g, got[g]] = v
+                    got[g] += 1
+        call += 1
+    return out.reshape(-1)[:n]
+
+
+class GuardedPhilox:
+    """TF's GuardedPhiloxRandom, the state of one stateful random kernel: the key is `seed`, the
+    counter starts at [0, 0, seed2 low, seed2 high] (both 0: random seeds), and
+    `reserve(samples)` hands out the counter and skips it `samples` Philox calls ahead."""
+
+    __slots__ = ("key", "_counter", "_lock")
+
+    def __init__(self, seed: int, seed2: int):
+        if seed == 0 and seed2 == 0:
+            seed, seed2 = (secrets.randbits(64) for _ in range(2))
+        s, s2 = int(seed) & 0xFFFFFFFFFFFFFFFF, int(seed2) & 0xFFFFFFFFFFFFFFFF
+        self.key = (s & 0xFFFFFFFF, s >> 32)
+        self._counter = s2 << 64
+        self._lock = threading.Lock()
+
+    def reserve(self, samples: int) -> list[int]:
+        """The counter's four words before skipping `samples` calls (modulo 2**128)."""
+        with self._lock:
+            c = self._counter
+            self._counter = (c + samples) & _MASK128
+        return [c & 0xFFFFFFFF, c >> 32 & 0xFFFFFFFF, c >> 64 & 0xFFFFFFFF, c >> 96]

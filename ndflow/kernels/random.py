@@ -1,9 +1,19 @@
-"""Kernels of the random ops, drawing from the runtime context's generators.
+"""Kernels of the random ops, drawing from the runtime context's generator states.
 
-Each node draws from `ctx.generator(key, seed, seed2, device)`, keyed by the node name and
-its seeds: a graph node keeps its stream across `Session.run` calls, eager ops with the same
-seeds continue one stream (TF's eager kernel cache), and an eager `set_seed` starts a new
-generation of streams (`random_seed.generation()`), so seeded sequences replay.
+On the CPU, RandomUniform, RandomStandardNormal, TruncatedNormal and RandomUniformInt are TF's
+PhiloxRandomOp: a Philox state per kernel (`ctx.philox`: key `seed`, counter from `seed2`);
+each execution of n outputs takes the state's counter and skips it n * 256 calls ahead
+(ReserveRandomOutputs(n, 256)), and the values are TF's distributions at that counter
+(kernels/philox_numba.py), so seeded programs give TensorFlow's exact numbers. On a GPU they
+draw from a torch generator seeded from (seed, seed2): fast, not TF's numbers (copying CPU
+draws over would cost more than the op). The other stateful ops (shuffle, multinomial, gamma,
+Poisson, candidate samplers) use torch generators everywhere.
+
+States are keyed by the node (op type, name, attrs): a graph node keeps its stream across
+`Session.run` calls, eager ops with the same attrs continue one stream (TF's eager kernel
+cache), and an eager `set_seed` starts a new generation of streams
+(`random_seed.generation()`), so seeded sequences replay. Eager ops seeded by the global seed
+alone take TF's fresh op seed per call (`random_seed.eager_op_seeds`).
 """
 
 from __future__ import annotations
@@ -12,30 +22,51 @@ import numpy as np
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
-from ndflow.kernels import philox
+from ndflow.kernels import philox, philox_numba
 from ndflow.kernels.registry import kernel
 from ndflow.ops import random, random_gamma_poisson, random_seed, stateful_random, stateless_random
 
-_MAXINT32 = 2**31 - 1
+_STATE_STEP = 256  # TF skips a Philox state 256 calls per output element
+_PHILOX_KIND = {torch.float16: "half", torch.bfloat16: "bfloat16", torch.float32: "float",
+                torch.float64: "double"}
+
+
+def _state_key(node, kind: str) -> tuple:
+    """The node's generator key, less the `set_seed` generation (read at each execution)."""
+    attrs = tuple((k, v) for k, v in sorted(node.attrs.items()) if not k.startswith("_"))
+    return (kind, node.type, node.name, attrs)
 
 
 def _generator_fn(node):
+    """`() -> torch.Generator` for one execution of `node`."""
     ctx, device = node.ctx, node.device
     seed, seed2 = int(node.attrs["seed"]), int(node.attrs["seed2"])
-    name = node.name
     if node.attrs.get(random_seed.GLOBAL_STREAM_ATTR, False):
-        # Eager ops seeded only by the global seed share one stream per (seed, generation).
-        def get() -> torch.Generator:
-            key = ("random-global", seed, random_seed.generation())
-            return ctx.generator(key, seed, _MAXINT32, device)
+        def fresh() -> torch.Generator:   # TF: a new op seed, so a new kernel, per call
+            s1, s2 = random_seed.eager_op_seeds(seed)
+            return torch.Generator(device=device).manual_seed(
+                (s1 * 0x9E3779B97F4A7C15 + s2) % (2**63))
+        return fresh
+    key = _state_key(node, "torch")
+    return lambda: ctx.generator((key, random_seed.generation()), seed, seed2, device)
 
-        return get
 
-    def get() -> torch.Generator:
-        key = ("random", name, seed, seed2, random_seed.generation())
-        return ctx.generator(key, seed, seed2, device)
+def _reserve_fn(node):
+    """`reserve(n) -> (key, counter)`: the Philox key and counter of one execution drawing n
+    outputs, the node's state skipped n * 256 calls ahead (TF's ReserveRandomOutputs)."""
+    ctx = node.ctx
+    seed, seed2 = int(node.attrs["seed"]), int(node.attrs["seed2"])
+    if node.attrs.get(random_seed.GLOBAL_STREAM_ATTR, False):
+        def fresh(n: int):
+            state = philox.GuardedPhilox(*random_seed.eager_op_seeds(seed))
+            return state.key, state.reserve(n * _STATE_STEP)
+        return fresh
+    key = _state_key(node, "philox")
 
-    return get
+    def reserve(n: int):
+        state = ctx.philox((key, random_seed.generation()), seed, seed2)
+        return state.key, state.reserve(n * _STATE_STEP)
+    return reserve
 
 
 def _dims(shape: torch.Tensor) -> list:
@@ -45,8 +76,41 @@ def _dims(shape: torch.Tensor) -> list:
     return dims
 
 
+def _stateful_philox(node, kind: str):
+    """A PhiloxRandomOp kernel on the CPU: `run(shape, *bounds)`."""
+    dtype_attr = node.attrs["Tout" if kind == "uniform_int" else "dtype"]
+    dtype, reserve = dtype_attr.torch_dtype, _reserve_fn(node)
+    float_kind = _PHILOX_KIND.get(dtype) or ("int64" if dtype == torch.int64 else "int32")
+
+    def run(shape, *bounds):
+        dims = _dims(shape)
+        lo, hi = _bounds(bounds)
+        n = int(np.prod(dims, dtype=np.int64))
+        key, counter = reserve(n)
+        out = torch.from_numpy(philox_numba.generate(kind, float_kind, n, key, counter, lo, hi))
+        if out.dtype != dtype:
+            out = out.to(dtype)
+        return out if len(dims) == 1 else out.reshape(dims)
+    return run
+
+
+def _bounds(bounds) -> tuple[int, int]:
+    if not bounds:
+        return 0, 0
+    lo, hi = int(bounds[0]), int(bounds[1])
+    if lo >= hi:
+        raise InvalidArgumentError(None, None, f"Need minval < maxval: {lo} >= {hi}")
+    return lo, hi
+
+
+def _on_cpu(node) -> bool:
+    return node.device.type == "cpu"
+
+
 @kernel(random.RandomUniform)
 def _random_uniform(node):
+    if _on_cpu(node):
+        return _stateful_philox(node, "uniform")
     gen, device = _generator_fn(node), node.device
     dtype = node.attrs["dtype"].torch_dtype
     return lambda shape: torch.rand(_dims(shape), generator=gen(), dtype=dtype, device=device)
@@ -54,6 +118,8 @@ def _random_uniform(node):
 
 @kernel(random.RandomStandardNormal)
 def _random_normal(node):
+    if _on_cpu(node):
+        return _stateful_philox(node, "normal")
     gen, device = _generator_fn(node), node.device
     dtype = node.attrs["dtype"].torch_dtype
     return lambda shape: torch.randn(_dims(shape), generator=gen(), dtype=dtype, device=device)
@@ -61,6 +127,8 @@ def _random_normal(node):
 
 @kernel(random.TruncatedNormal)
 def _truncated_normal(node):
+    if _on_cpu(node):
+        return _stateful_philox(node, "truncated_normal")
     gen, device = _generator_fn(node), node.device
     dtype = node.attrs["dtype"].torch_dtype
     work = torch.float64 if dtype == torch.float64 else torch.float32
@@ -85,13 +153,13 @@ def _truncated(dims: list, g: torch.Generator, work, device) -> torch.Tensor:
 
 @kernel(random.RandomUniformInt)
 def _random_uniform_int(node):
+    if _on_cpu(node):
+        return _stateful_philox(node, "uniform_int")
     gen, device = _generator_fn(node), node.device
     dtype = node.attrs["Tout"].torch_dtype
 
     def run(shape, minval, maxval):
-        lo, hi = int(minval), int(maxval)
-        if lo >= hi:
-            raise InvalidArgumentError(None, None, f"Need minval < maxval: {lo} >= {hi}")
+        lo, hi = _bounds((minval, maxval))
         return torch.randint(lo, hi, _dims(shape), generator=gen(), dtype=dtype, device=device)
 
     return run
@@ -133,8 +201,7 @@ def _multinomial(node):
     return run
 
 
-# -- stateless ops: TensorFlow's Philox streams (kernels/philox.py) for uniform, normal and
-# integers; the truncated normal (a rejection sampler) uses a generator seeded by the seed --
+# -- stateless ops: TensorFlow's Philox streams (kernels/philox_numba.py) --
 
 def _check_seed(seed: torch.Tensor) -> list:
     if seed.numel() != 2:
@@ -150,27 +217,16 @@ def _seeded(seed: torch.Tensor, device) -> torch.Generator:
     return torch.Generator(device=device).manual_seed(mixed)
 
 
-_PHILOX_KIND = {torch.float16: "half", torch.bfloat16: "bfloat16", torch.float32: "float",
-                torch.float64: "double"}
-
-
 def _philox_draw(node, kind: str):
-    """`draw(n, key, counter, *bounds)` -> NumPy values for a uniform / normal / uniform_int /
-    full_int op of `node`'s dtype (TF's distributions, kernels/philox.py)."""
+    """`draw(n, key, counter, *bounds)` -> NumPy values of TF's `kind` distribution
+    ('uniform', 'normal', 'truncated_normal', 'uniform_int', 'full_int') for `node`'s dtype."""
     dtype = node.attrs["dtype"].torch_dtype
-    if kind in ("uniform", "normal"):
-        fn, float_kind = getattr(philox, kind), _PHILOX_KIND[dtype]
-        return lambda n, key, counter: fn(n, float_kind, key, counter)
-    wide = dtype == torch.int64
-    if kind == "full_int":
-        return lambda n, key, counter: philox.full_int(n, wide, key, counter)
+    float_kind = _PHILOX_KIND.get(dtype) or ("int64" if dtype == torch.int64 else "int32")
 
-    def uniform_int(n, key, counter, minval, maxval):
-        lo, hi = int(minval), int(maxval)
-        if lo >= hi:
-            raise InvalidArgumentError(None, None, f"Need minval < maxval: {lo} >= {hi}")
-        return philox.uniform_int(n, wide, lo, hi, key, counter)
-    return uniform_int
+    def draw(n, key, counter, *bounds):
+        lo, hi = _bounds(bounds)
+        return philox_numba.generate(kind, float_kind, n, key, counter, lo, hi)
+    return draw
 
 
 def _drawn(draw, shape, key, counter, bounds, dtype, device) -> tuple[torch.Tensor, int]:
@@ -204,12 +260,7 @@ def _stateless_normal(node):
 
 @kernel(stateless_random.StatelessTruncatedNormal)
 def _stateless_truncated_normal(node):
-    dtype, device = node.attrs["dtype"].torch_dtype, node.device
-    work = torch.float64 if dtype == torch.float64 else torch.float32
-
-    def run(shape, seed):
-        return _truncated(_dims(shape), _seeded(seed, device), work, device).to(dtype)
-    return run
+    return _philox_fill(node, "truncated_normal")
 
 
 @kernel(stateless_random.StatelessRandomUniformInt)
@@ -223,8 +274,6 @@ def _stateless_uniform_full_int(node):
 
 
 # -- stateful ops on a tf.random.Generator's Philox state -------------------------------------
-
-_STATE_STEP = 256  # TF advances a Philox state's counter by 256 per output element
 
 
 def _philox_state_kernel(node, draw):
@@ -277,15 +326,7 @@ def _stateful_uniform_full_int(node):
 
 @kernel(stateful_random.StatefulTruncatedNormal)
 def _stateful_truncated_normal(node):
-    """Not TensorFlow's stream (its rejection sampler's consumption is not reproduced): a
-    generator seeded by the state's key and counter."""
-    work = torch.float64 if node.attrs["dtype"].torch_dtype == torch.float64 else torch.float32
-
-    def draw(n, k, c):
-        seed = (k[0] | k[1] << 32) ^ (c[0] | c[1] << 32) ^ (c[2] | c[3] << 32) << 1
-        gen = torch.Generator().manual_seed(seed & 0x7FFFFFFFFFFFFFFF)
-        return _truncated([n], gen, work, torch.device("cpu")).numpy()
-    return _philox_state_kernel(node, draw)
+    return _philox_state_kernel(node, _philox_draw(node, "truncated_normal"))
 
 
 # -- gamma and Poisson (ATen's samplers) ----------------------------------------------------

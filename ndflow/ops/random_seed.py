@@ -5,14 +5,16 @@ mode: `graph.seed`; eager: the global seed in `ndflow.core.context.state().seed`
 op-level seed, exactly as TF's `random_seed.get_seed`:
 
 - neither set: (None, None) -> attrs (0, 0), a randomly seeded generator;
-- only the global seed: op seed taken from a counter (per graph; in eager from a sequence
-  derived from the global seed, so repeated calls differ and `set_seed` replays them);
+- only the global seed: op seed taken from a counter (per graph); in eager TF's
+  `context.internal_operation_seed()`: the next `random.Random(global_seed).randint(0, 2**31-1)`,
+  so repeated calls differ and `set_seed` replays them;
 - only the op seed: the global seed defaults to `DEFAULT_GRAPH_SEED`;
 - both: used as given (truncated to 31 bits).
 
-The bit streams cannot match TF's Philox kernels; the seeding *semantics* do. Eager kernels
-keep their generator across calls (TF's kernel cache), and `set_seed` starts a new
-*generation* of eager generators so the sequence replays (TF clears its kernel cache).
+With the CPU kernels' Philox streams (kernels/random.py) the seeded stateful ops give TF's
+exact numbers. Eager kernels keep their generator across calls (TF's kernel cache), and
+`set_seed` starts a new *generation* of eager generators so the sequence replays (TF clears
+its kernel cache).
 """
 
 from __future__ import annotations
@@ -41,11 +43,28 @@ def generation() -> int:
 
 
 def _internal_operation_seed() -> int:
+    """TF's eager op seed: draw number `seed_counter` of `random.Random(global seed)` (the
+    counter travels to replica threads; the Random object is kept while it is in step)."""
     st = context.state()
     n = st.seed_counter
     st.seed_counter = n + 1
-    # String seeding is deterministic across processes (unlike hash-based seeding).
-    return random.Random(f"{st.seed}:{n}").randint(0, _MAXINT32)
+    cached = getattr(st, "seed_rng", None)
+    if cached is not None and cached[0] == st.seed and cached[1] == n:
+        rng = cached[2]
+    else:
+        rng = random.Random(st.seed)
+        for _ in range(n):
+            rng.randint(0, _MAXINT32)
+    value = rng.randint(0, _MAXINT32)
+    st.seed_rng = (st.seed, n + 1, rng)
+    return value
+
+
+def eager_op_seeds(seed: int) -> tuple[int, int]:
+    """(seed, seed2) of one execution of an eager op seeded by the global seed `seed` alone:
+    TF draws a fresh op seed per call (a new kernel, its generator at the start)."""
+    s2 = _truncate_seed(_internal_operation_seed())
+    return (seed, _MAXINT32) if (seed, s2) == (0, 0) else (seed, s2)
 
 
 @tf_export(v1=["get_seed", "random.get_seed"])
@@ -77,10 +96,12 @@ def get_seed(op_seed: int | None) -> tuple:
 def op_seed_attrs(op_seed: int | None) -> dict:
     """`{"seed": s1, "seed2": s2}` for a random op (None becomes 0, as TF's wrappers do).
 
-    An eager op without an op seed under a global seed would get a fresh op seed per call
-    (TF), i.e. a new kernel and generator per call. Such ops instead draw from one stream per
-    global seed (hidden attr `_global_stream`): calls still differ and `set_seed` still
-    replays them, but memory stays bounded in long eager loops.
+    An eager op without an op seed under a global seed gets a fresh op seed per call in TF,
+    i.e. a new kernel and generator per call. Here such ops keep one kernel (hidden attr
+    `_global_stream`) that draws TF's op seed when it runs (`eager_op_seeds`) and starts a
+    fresh stream at it: TF's numbers with memory bounded in long eager loops. (Should two
+    calls draw the same op seed, TF's cached kernel would continue its stream; here it
+    restarts.)
     """
     if op_seed is None and context.executing_eagerly():
         global_seed = context.state().seed

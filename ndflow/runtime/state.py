@@ -1,4 +1,4 @@
-"""Runtime state that kernels may touch: resources (variables) and random generators.
+"""Runtime state that kernels may touch: resources (variables) and random generator states.
 
 Each Session owns one `RuntimeContext` (TF: a session's ResourceMgr, so two sessions on one
 graph hold separate variable values); eager execution and `tf.function` share the global
@@ -12,6 +12,8 @@ import random
 import threading
 
 import torch
+
+from ndflow.kernels.philox import GuardedPhilox
 
 
 class Resource:
@@ -48,7 +50,8 @@ class RuntimeContext:
         return r
 
     def generator(self, key, seed: int, seed2: int, device: torch.device) -> torch.Generator:
-        """The generator of one random kernel; seeded from (seed, seed2) as TF's PhiloxRandom.
+        """The torch generator of one random kernel (GPU ones, and the ops TF's Philox streams
+        are not reproduced for); seeded from (seed, seed2).
 
         With seed == seed2 == 0 the op is not seeded and draws a fresh random seed.
         """
@@ -61,6 +64,15 @@ class RuntimeContext:
                 else:
                     g.manual_seed((int(seed) * 0x9E3779B97F4A7C15 + int(seed2)) % (2**63))
                 self._generators[key] = g
+        return g
+
+    def philox(self, key, seed: int, seed2: int) -> GuardedPhilox:
+        """The Philox state of one stateful random kernel on the CPU (TF's GuardedPhiloxRandom:
+        key `seed`, counter from `seed2`; both 0: random)."""
+        with self._lock:
+            g = self._generators.get(key)
+            if g is None:
+                g = self._generators[key] = GuardedPhilox(seed, seed2)
         return g
 
     def clear(self) -> None:
