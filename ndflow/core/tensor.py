@@ -197,11 +197,17 @@ class EagerTensor(Tensor):
             text = repr(self.numpy())
             return (f"<tf.Tensor: shape={self.shape}, dtype=string, "
                     f"numpy={chr(10) + text if chr(10) in text else text}>")
+        host = self._host()
+        # TF: NumPy's repr (array([1, 2], dtype=int32)) on a new line when it has several,
+        # a scalar's Python value (float32 0.1 shows as 0.10000000149011612)
+        text = repr(host.item()) if host.ndim == 0 else repr(host)
         return (f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
-                f"numpy={np.array2string(self._host(), separator=', ')}>")
+                f"numpy={chr(10) + text if chr(10) in text else text}>")
 
     def __str__(self):
         value = str(self._host())  # str(): f-strings format 0-d arrays as floats
+        if "\n" in value:  # TF starts a value of several lines on a line of its own
+            value = "\n" + value
         return f"tf.Tensor({value}, shape={self.shape}, dtype={self.dtype.name})"
 
     def _host(self) -> np.ndarray:

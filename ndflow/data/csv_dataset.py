@@ -73,7 +73,7 @@ def column_default(value, index: int):
         if isinstance(default, str):
             default = default.encode()
     if dtype not in CSV_TYPES:
-        raise TypeError(f"`record_defaults[{index}]` has type {dtype}: CSV columns are "
+        raise TypeError(f"`record_defaults[{index}]` has type {dtype!r}: CSV columns are "
                         "float32, float64, int32, int64 or string.")
     return dtype, default
 

@@ -1,0 +1,43 @@
+"""How tensors and dtypes print: TensorFlow 2.21's texts, observed by running the same values
+under TF 2.21 (repr: NumPy's repr of the value, on its own line when it has several; a
+scalar's Python value; str: NumPy's str, a multi-line value starting on a new line)."""
+
+import numpy as np
+
+import ndflow as tf
+
+CASES = [  # value, repr, str (TF 2.21)
+    (33, "<tf.Tensor: shape=(), dtype=int32, numpy=33>",
+     "tf.Tensor(33, shape=(), dtype=int32)"),
+    (3.0, "<tf.Tensor: shape=(), dtype=float32, numpy=3.0>",
+     "tf.Tensor(3.0, shape=(), dtype=float32)"),
+    (0.1, "<tf.Tensor: shape=(), dtype=float32, numpy=0.10000000149011612>",
+     "tf.Tensor(0.1, shape=(), dtype=float32)"),
+    (True, "<tf.Tensor: shape=(), dtype=bool, numpy=True>",
+     "tf.Tensor(True, shape=(), dtype=bool)"),
+    ([1, 2], "<tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>",
+     "tf.Tensor([1 2], shape=(2,), dtype=int32)"),
+    ([1.5, 2.0], "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1.5, 2. ], "
+     "dtype=float32)>", "tf.Tensor([1.5 2. ], shape=(2,), dtype=float32)"),
+    ([True, False], "<tf.Tensor: shape=(2,), dtype=bool, numpy=array([ True, False])>",
+     "tf.Tensor([ True False], shape=(2,), dtype=bool)"),
+    ([[1, 2], [3, 4]], "<tf.Tensor: shape=(2, 2), dtype=int32, numpy=\narray([[1, 2],\n"
+     "       [3, 4]], dtype=int32)>", "tf.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=int32)"),
+    (np.arange(1200).reshape(2, 600),
+     "<tf.Tensor: shape=(2, 600), dtype=int64, numpy=\narray([[   0,    1,    2, ...,  597,  "
+     "598,  599],\n       [ 600,  601,  602, ..., 1197, 1198, 1199]], shape=(2, 600))>",
+     "tf.Tensor(\n[[   0    1    2 ...  597  598  599]\n [ 600  601  602 ... 1197 1198 1199]],"
+     " shape=(2, 600), dtype=int64)"),
+]
+
+
+def test_tensor_repr_and_str_are_tfs():
+    for value, rep, text in CASES:
+        t = tf.constant(value)
+        assert repr(t) == rep
+        assert str(t) == text
+
+
+def test_dtype_str_and_repr():
+    assert str(tf.float32) == "<dtype: 'float32'>" and repr(tf.float32) == "tf.float32"
+    assert f"{tf.bool}" == "<dtype: 'bool'>" and str(tf.string) == "<dtype: 'string'>"
