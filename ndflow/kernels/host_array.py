@@ -289,7 +289,14 @@ def _gather_nd(node):
 
 def _compare(equal: bool):
     def factory(node):
+        strict = node.attrs.get("incompatible_shape_error", True)
+
         def compare(x, y):
+            if not strict:  # shapes that do not broadcast: one scalar, as the device kernel
+                try:
+                    np.broadcast_shapes(np.shape(x), np.shape(y))
+                except ValueError:
+                    return torch.tensor(not equal)
             out = np.equal(x, y) if equal else np.not_equal(x, y)
             return torch.from_numpy(np.array(out, dtype=bool))
         return compare

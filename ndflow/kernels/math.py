@@ -25,7 +25,7 @@ _DIRECT = {
     math.Abs: torch.abs, math.Square: torch.square, math.Sqrt: torch.sqrt,
     math.Rsqrt: torch.rsqrt, math.Exp: torch.exp, math.Floor: torch.floor, math.Log1p: torch.log1p,
     math.Tanh: torch.tanh, math.Sigmoid: torch.sigmoid, math.Erf: torch.erf,
-    cmp.Equal: torch.eq, cmp.NotEqual: torch.ne, cmp.Less: torch.lt, cmp.LessEqual: torch.le,
+    cmp.Less: torch.lt, cmp.LessEqual: torch.le,
     cmp.Greater: torch.gt, cmp.GreaterEqual: torch.ge, cmp.LogicalAnd: torch.logical_and,
     cmp.LogicalOr: torch.logical_or, cmp.LogicalNot: torch.logical_not,
     cmp.IsFinite: torch.isfinite, cmp.IsNan: torch.isnan, cmp.IsInf: torch.isinf,
@@ -45,6 +45,27 @@ def _register_direct(op_def, fn):
 
 for _op, _fn in _DIRECT.items():
     _register_direct(_op, _fn)
+
+
+def _equality(fn, mismatch: bool):
+    """Equal/NotEqual: with incompatible_shape_error=False, inputs whose shapes do not
+    broadcast give one scalar, `mismatch` (False for Equal, True for NotEqual), as TF."""
+    def factory(node):
+        if node.attrs.get("incompatible_shape_error", True):
+            return fn
+
+        def compare(x, y):
+            try:
+                torch.broadcast_shapes(x.shape, y.shape)
+            except RuntimeError:
+                return torch.tensor(mismatch, device=x.device)
+            return fn(x, y)
+        return compare
+    return factory
+
+
+kernel(cmp.Equal)(_equality(torch.eq, False))
+kernel(cmp.NotEqual)(_equality(torch.ne, True))
 
 
 def _is_int(node) -> bool:

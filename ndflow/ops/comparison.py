@@ -78,8 +78,27 @@ def _compare(name: str, attrs=(REAL,), commutative: bool = False):
 
 _ALL_TYPES = ("T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, bool, string, "
               "complex64, complex128}")
-Equal = _compare("Equal", (_ALL_TYPES, "incompatible_shape_error: bool = true"), True)
-NotEqual = _compare("NotEqual", (_ALL_TYPES, "incompatible_shape_error: bool = true"), True)
+
+
+def _equality_shape(ctx) -> list:
+    """With incompatible_shape_error=False, shapes that do not broadcast are no error: the
+    result is then a scalar (False for Equal, True for NotEqual)."""
+    if ctx.attrs.get("incompatible_shape_error", True):
+        return broadcast_shape(ctx)
+    try:
+        return [broadcast_shapes(ctx.shapes[0], ctx.shapes[1])]
+    except ValueError:
+        return [TensorShape([])]
+
+
+def _equality(name: str):
+    return op_def(name, inputs=["x: T", "y: T"], outputs=["z: bool"],
+                  attrs=[_ALL_TYPES, "incompatible_shape_error: bool = true"],
+                  shape=_equality_shape, not_differentiable=True, commutative=True)
+
+
+Equal = _equality("Equal")
+NotEqual = _equality("NotEqual")
 Less = _compare("Less")
 LessEqual = _compare("LessEqual")
 Greater = _compare("Greater")
