@@ -112,15 +112,18 @@ def test_mixup_and_cutmix_mix_labels_with_images():
     np.testing.assert_allclose(lab.sum(axis=1), 1.0, rtol=1e-5)
     # an image's value is its label's expectation of the source index
     np.testing.assert_allclose(img[:, 0, 0, 0], lab @ np.arange(n), rtol=1e-4, atol=1e-4)
-    out = L.CutMix(seed=4)({"images": x, "labels": labels})
+    # CutMix on 40x40 images (on 3x10 ones a box's pixels and its real-valued area, which
+    # the labels follow, can differ by half the image)
+    big = np.tile(np.arange(n, dtype=np.float32).reshape(n, 1, 1, 1), (1, 40, 40, 1))
+    out = L.CutMix(seed=4)({"images": big, "labels": labels})
     img, lab = out["images"].numpy(), out["labels"].numpy()
     np.testing.assert_allclose(lab.sum(axis=1), 1.0, rtol=1e-5)
     for i in range(n):
-        vals, counts = np.unique(img[i, ..., 0], return_counts=True)
+        vals = np.unique(img[i, ..., 0])
         assert set(vals) <= {float(i)} | set(np.flatnonzero(lab[i] > 1e-6).astype(float))
-        own = counts[vals == i].sum() / img[i, ..., 0].size if i in vals else 0.0
-        # the label weight left to the image is the area the box left (box edges in pixels)
-        assert abs(lab[i, i] - own) < 0.35 or np.count_nonzero(lab[i] > 1e-6) == 1
+        # the label weight left to the image is the area the box left (edges within a pixel)
+        own = (img[i, ..., 0] == i).mean()
+        assert abs(lab[i, i] - own) < 0.08 or np.count_nonzero(lab[i] > 1e-6) == 1
     same = L.CutMix()({"images": x, "labels": labels}, training=False)
     np.testing.assert_array_equal(same["images"].numpy(), x)
     np.testing.assert_array_equal(same["labels"].numpy(), labels)
