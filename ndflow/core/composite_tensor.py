@@ -45,6 +45,11 @@ class CompositeTensor:
         only what the trace is keyed on (the components' specs) may be static there."""
         return self._from_components_like(components)
 
+    def _trace_static_key(self):
+        """What a `tf.function` trace is keyed on besides the components' specs (hashable;
+        an ExtensionType's type and Python fields)."""
+        return None
+
 
 @tf_export("TypeSpec")
 class TypeSpec:
@@ -66,6 +71,10 @@ class TypeSpec:
 
     def most_specific_common_supertype(self, others):
         raise NotImplementedError
+
+    def _trace_static_key(self):
+        """As CompositeTensor._trace_static_key; a spec and its values give the same key."""
+        return None
 
 
 def is_composite(x) -> bool:

@@ -102,11 +102,13 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
 
 # isort: split
 from ndflow.ops import (  # noqa: F401 - public names built on the ops
+    api_dispatch,
     array_builders,
     clip_ops,
     confusion_matrix,
     data_flow_queues,
     embedding_ops,
+    extension_type,
     gather_batch,
     image_adjust,
     image_codec,
@@ -151,6 +153,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     summary_v1_ops,
     tensor_array_ops,
     tensor_protos,
+    type_spec_util,
     variable_creators,
     variable_enums,
     variable_scope,

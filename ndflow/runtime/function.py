@@ -77,7 +77,8 @@ def _encode(value, leaves: list, refs: list):
         refs.append(value)
         return ("variable", id(value))
     if is_composite(value):  # a RaggedTensor (or its spec): traced as its components
-        return ("composite", _encode(value._to_components(), leaves, refs))
+        return ("composite", value._trace_static_key(),
+                _encode(value._to_components(), leaves, refs))
     if isinstance(value, dict):
         return ("dict", tuple((k, _encode(value[k], leaves, refs)) for k in _keys(value)))
     if isinstance(value, (list, tuple)):

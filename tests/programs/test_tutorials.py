@@ -41,6 +41,13 @@ EXPECTED = {
                                    "[START] ¿ todava est en casa ? [END]",
                                    "Attention weights, shape (batch, t, s):",
                                    "reloaded (3,)", "pix2pix done", "modules guide done"],
+    "extension_types_guide.py": [
+        "Got expected AttributeError: Cannot mutate attribute `mask` outside the custom "
+        "constructor of ExtensionType.",
+        "<MaskedTensor [[np.int32(2), np.int32(4), _], [np.int32(8), _, np.int32(12)]]>",
+        "<MaskedTensor [[np.float32(3.0), _], [np.float32(4.0), np.float32(9.0)]]>",
+        "labels={'b': TensorSpec(shape=(1,), dtype=tf.float32, name=None)",
+        "tf.Tensor(3.1622775, shape=(), dtype=float32)", "extension types guide done"],
     "word2vec_structured_custom_distributed.py": ["probability of getting adopted",
                                                   "Test set accuracy:", "Endpoint 'serve'"],
 }

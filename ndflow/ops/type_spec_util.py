@@ -1,0 +1,27 @@
+"""`tf.type_spec_from_value`: the TypeSpec of a tensor, composite tensor or array-like."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ndflow.core.api_export import tf_export
+from ndflow.core.composite_tensor import CompositeTensor
+from ndflow.core.tensor import Tensor
+from ndflow.core.tensor_spec import TensorSpec
+from ndflow.ops.apply import convert_to_tensor
+
+
+@tf_export("type_spec_from_value")
+def type_spec_from_value(value):
+    """A `TensorSpec` for a tensor (or a value convertible to one), the value's own spec for
+    a composite tensor (RaggedTensor, SparseTensor, ExtensionType)."""
+    if isinstance(value, CompositeTensor):
+        return value._type_spec
+    if isinstance(value, Tensor):
+        return TensorSpec(value.shape, value.dtype)
+    try:
+        t = convert_to_tensor(value)
+    except (TypeError, ValueError) as e:
+        kind = type(value).__name__ if not isinstance(value, np.generic) else "numpy scalar"
+        raise TypeError(f"Could not build a TypeSpec for {value!r} with type {kind}") from e
+    return TensorSpec(t.shape, t.dtype)
