@@ -10,14 +10,17 @@ of a unit normal truncated to [-2, 2].
 from __future__ import annotations
 
 import math
+import random as python_random
 
 import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
+from ndflow.ops import arithmetic, stateless_random
 from ndflow.ops import random as random_ops
 from ndflow.ops.array_core import constant
+from ndflow.ops.cast import cast
 
 TRUNCATED_NORMAL_STDDEV = 0.87962566103423978
 
@@ -132,35 +135,79 @@ class Constant(Initializer):
         return {"value": v.tolist() if isinstance(v, np.ndarray) else v}
 
 
+class _RandomInitializer(Initializer):
+    """Keras 3's seeding (TF 2.21's `tf.keras.initializers`): an unseeded initializer takes a
+    seed from Python's `random` when it is made (so `keras.utils.set_random_seed` replays a
+    model's weights), and each call draws from the stateless ops seeded [seed, 0] (the same
+    values on every call), or from a `keras.random.SeedGenerator` given as the seed. TF's own
+    initializers (`tf.random_uniform_initializer`, the `tf.compat.v1` ones) set `_stateful`:
+    stateful ops with op seed `seed`, a new draw each call, as init_ops(_v2)."""
+
+    _stateful = False
+
+    def _set_seed(self, seed) -> None:
+        self._config_seed = seed
+        if not self._stateful:
+            if seed is None:
+                seed = python_random.randint(1, int(1e9))
+            elif not (isinstance(seed, int) or hasattr(seed, "next")):
+                raise ValueError("`seed` argument should be an instance of "
+                                 "`keras.random.SeedGenerator()` or an integer. Received: "
+                                 f"seed={seed}")
+        self.seed = seed
+
+    def _keras_seed(self):
+        pair = self.seed.next() if hasattr(self.seed, "next") else \
+            constant([self.seed, 0], dtype=dtypes.int64)
+        return cast(arithmetic.floormod(pair, 2 ** 31 - 2), dtypes.int32)
+
+    def _uniform(self, shape, minval, maxval, dtype):
+        if self._stateful:
+            return random_ops.random_uniform(shape, minval, maxval, dtype, seed=self.seed)
+        return stateless_random.stateless_uniform(shape, self._keras_seed(), minval, maxval,
+                                                  dtype)
+
+    def _normal(self, shape, mean, stddev, dtype):
+        if self._stateful:
+            return random_ops.random_normal(shape, mean, stddev, dtype, seed=self.seed)
+        return stateless_random.stateless_normal(shape, self._keras_seed(), mean, stddev, dtype)
+
+    def _truncated_normal(self, shape, mean, stddev, dtype):
+        if self._stateful:
+            return random_ops.truncated_normal(shape, mean, stddev, dtype, seed=self.seed)
+        return stateless_random.stateless_truncated_normal(shape, self._keras_seed(), mean,
+                                                           stddev, dtype)
+
+
 @tf_export("initializers.RandomNormal", "initializers.random_normal",
            "keras.initializers.RandomNormal", "keras.initializers.random_normal",
-           "random_normal_initializer",
            v1=["keras.initializers.RandomNormal", "keras.initializers.random_normal"])
-class RandomNormal(Initializer):
+class RandomNormal(_RandomInitializer):
     """Normal values, N(mean, stddev**2) (Keras defaults: mean 0, stddev 0.05)."""
 
     def __init__(self, mean=0.0, stddev=0.05, seed=None, dtype=None):
         super().__init__(dtype)
-        self.mean, self.stddev, self.seed = mean, stddev, seed
+        self.mean, self.stddev = mean, stddev
+        self._set_seed(seed)
 
     def __call__(self, shape, dtype=None, **kwargs):
-        return random_ops.random_normal(_shape_list(shape), self.mean, self.stddev,
-                                        _float_dtype(self._dtype(dtype)), seed=self.seed)
+        return self._normal(_shape_list(shape), self.mean, self.stddev,
+                            _float_dtype(self._dtype(dtype)))
 
     def get_config(self):
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self._config_seed}
 
 
 @tf_export("initializers.RandomUniform", "initializers.random_uniform",
            "keras.initializers.RandomUniform", "keras.initializers.random_uniform",
-           "random_uniform_initializer",
            v1=["keras.initializers.RandomUniform", "keras.initializers.random_uniform"])
-class RandomUniform(Initializer):
+class RandomUniform(_RandomInitializer):
     """Uniform values in [minval, maxval) (Keras defaults: -0.05, 0.05); ints allowed."""
 
     def __init__(self, minval=-0.05, maxval=0.05, seed=None, dtype=None):
         super().__init__(dtype)
-        self.minval, self.maxval, self.seed = minval, maxval, seed
+        self.minval, self.maxval = minval, maxval
+        self._set_seed(seed)
 
     def __call__(self, shape, dtype=None, **kwargs):
         dtype = self._dtype(dtype)
@@ -169,35 +216,38 @@ class RandomUniform(Initializer):
         maxval = self.maxval
         if maxval is None and dtype.is_floating:
             maxval = 1.0
-        return random_ops.random_uniform(_shape_list(shape), self.minval, maxval, dtype,
-                                         seed=self.seed)
+        if dtype.is_integer and not self._stateful:   # Keras' uniform is for floats only
+            return random_ops.random_uniform(_shape_list(shape), self.minval, maxval, dtype,
+                                             seed=self.seed)
+        return self._uniform(_shape_list(shape), self.minval, maxval, dtype)
 
     def get_config(self):
-        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self._config_seed}
 
 
 @tf_export("initializers.TruncatedNormal", "initializers.truncated_normal",
            "keras.initializers.TruncatedNormal", "keras.initializers.truncated_normal",
            v1=["keras.initializers.TruncatedNormal", "keras.initializers.truncated_normal"])
-class TruncatedNormal(Initializer):
+class TruncatedNormal(_RandomInitializer):
     """Normal values redrawn beyond 2 standard deviations (Keras: mean 0, stddev 0.05)."""
 
     def __init__(self, mean=0.0, stddev=0.05, seed=None, dtype=None):
         super().__init__(dtype)
-        self.mean, self.stddev, self.seed = mean, stddev, seed
+        self.mean, self.stddev = mean, stddev
+        self._set_seed(seed)
 
     def __call__(self, shape, dtype=None, **kwargs):
-        return random_ops.truncated_normal(_shape_list(shape), self.mean, self.stddev,
-                                           _float_dtype(self._dtype(dtype)), seed=self.seed)
+        return self._truncated_normal(_shape_list(shape), self.mean, self.stddev,
+                                      _float_dtype(self._dtype(dtype)))
 
     def get_config(self):
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self._config_seed}
 
 
 @tf_export("initializers.VarianceScaling", "initializers.variance_scaling",
            "keras.initializers.VarianceScaling", "keras.initializers.variance_scaling",
            v1=["keras.initializers.VarianceScaling", "keras.initializers.variance_scaling"])
-class VarianceScaling(Initializer):
+class VarianceScaling(_RandomInitializer):
     """Samples scaled to the weight's fans (TF's `VarianceScaling`)."""
 
     _distributions = ("normal", "uniform", "truncated_normal", "untruncated_normal")
@@ -216,7 +266,8 @@ class VarianceScaling(Initializer):
             raise ValueError("Invalid `distribution` argument: expected one of "
                              f"{set(self._distributions)}. Received: "
                              f"distribution={distribution}")
-        self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
+        self.scale, self.mode, self.distribution = scale, mode, distribution
+        self._set_seed(seed)
 
     def __call__(self, shape, dtype=None, **kwargs):
         shape = _shape_list(shape)
@@ -233,16 +284,15 @@ class VarianceScaling(Initializer):
             scale /= max(1.0, (fan_in + fan_out) / 2.0)
         if self.distribution in ("normal", "truncated_normal"):
             stddev = math.sqrt(scale) / TRUNCATED_NORMAL_STDDEV
-            return random_ops.truncated_normal(shape, 0.0, stddev, dtype, seed=self.seed)
+            return self._truncated_normal(shape, 0.0, stddev, dtype)
         if self.distribution == "untruncated_normal":
-            return random_ops.random_normal(shape, 0.0, math.sqrt(scale), dtype,
-                                            seed=self.seed)
+            return self._normal(shape, 0.0, math.sqrt(scale), dtype)
         limit = math.sqrt(3.0 * scale)
-        return random_ops.random_uniform(shape, -limit, limit, dtype, seed=self.seed)
+        return self._uniform(shape, -limit, limit, dtype)
 
     def get_config(self):
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
-                "seed": self.seed, "input_axes": self.input_axes,
+                "seed": self._config_seed, "input_axes": self.input_axes,
                 "output_axes": self.output_axes}
 
 
@@ -252,7 +302,7 @@ def _scaling(name: str, scale: float, mode: str, distribution: str) -> type:
                                  output_axes)
 
     def get_config(self):
-        return {"seed": self.seed, "input_axes": self.input_axes,
+        return {"seed": self._config_seed, "input_axes": self.input_axes,
                 "output_axes": self.output_axes}
 
     doc = f"VarianceScaling(scale={scale}, mode='{mode}', distribution='{distribution}')."
@@ -353,6 +403,28 @@ def get(identifier):
     raise ValueError(f"Could not interpret initializer identifier: {identifier}")
 
 
+# -- TF2's own random initializers (init_ops_v2: stateful ops, a new draw each call) ----------
+
+@tf_export("random_normal_initializer", v1=[])
+class RandomNormalInitializerV2(RandomNormal):
+    """`tf.random_normal_initializer(mean=0.0, stddev=0.05, seed=None)`."""
+
+    _stateful = True
+
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        super().__init__(mean, stddev, seed)
+
+
+@tf_export("random_uniform_initializer", v1=[])
+class RandomUniformInitializerV2(RandomUniform):
+    """`tf.random_uniform_initializer(minval=-0.05, maxval=0.05, seed=None)`."""
+
+    _stateful = True
+
+    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+        super().__init__(minval, maxval, seed)
+
+
 # -- TF1 names (`tf.compat.v1.*_initializer`, `tf.compat.v1.initializers.*`) ---------------------
 
 @tf_export(v1=["initializers.zeros", "zeros_initializer"])
@@ -381,24 +453,32 @@ class constant_initializer(Constant):  # noqa: N801 - TF's name
 
 @tf_export(v1=["initializers.random_normal", "random_normal_initializer"])
 class random_normal_initializer(RandomNormal):  # noqa: N801 - TF's name
+    _stateful = True
+
     def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
         super().__init__(mean, stddev, seed, dtype)
 
 
 @tf_export(v1=["initializers.random_uniform", "random_uniform_initializer"])
 class random_uniform_initializer(RandomUniform):  # noqa: N801 - TF's name
+    _stateful = True
+
     def __init__(self, minval=0.0, maxval=None, seed=None, dtype=dtypes.float32):
         super().__init__(minval, maxval, seed, dtype)
 
 
 @tf_export(v1=["initializers.truncated_normal", "truncated_normal_initializer"])
 class truncated_normal_initializer(TruncatedNormal):  # noqa: N801 - TF's name
+    _stateful = True
+
     def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
         super().__init__(mean, stddev, seed, dtype)
 
 
 @tf_export(v1=["initializers.variance_scaling", "variance_scaling_initializer"])
 class variance_scaling_initializer(VarianceScaling):  # noqa: N801 - TF's name
+    _stateful = True
+
     def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
                  dtype=dtypes.float32):
         super().__init__(scale, mode, distribution, seed, dtype)
@@ -408,7 +488,7 @@ def _v1(cls: type, name: str) -> type:
     def __init__(self, seed=None, dtype=dtypes.float32):
         cls.__init__(self, seed, dtype)
 
-    return type(name, (cls,), {"__init__": __init__})
+    return type(name, (cls,), {"__init__": __init__, "_stateful": True})
 
 
 glorot_uniform_initializer = _v1(GlorotUniform, "glorot_uniform_initializer")

@@ -1,0 +1,77 @@
+"""Keras 3's seeding gives TensorFlow's numbers: initializers (seeded, or unseeded after
+`keras.utils.set_random_seed`) draw TF 2.21's exact values, so a seeded model starts from
+TF's weights and (without shuffling) trains to TF's losses; a multi-output model logs each
+output's loss (`a_loss`) and orders `evaluate`'s list as Keras does. Expected values:
+tests/fixtures/keras_seeded/expected.json, written by TF 2.21 (generate.py beside it)."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+
+keras = tf.keras
+FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "keras_seeded",
+                       "expected.json")
+
+
+@pytest.fixture(scope="module")
+def expected():
+    with open(FIXTURE) as f:
+        return json.load(f)
+
+
+def test_initializers_draw_tfs_values(expected):
+    made = {
+        "GlorotUniform(seed=3)": keras.initializers.GlorotUniform(seed=3),
+        "HeNormal(seed=1)": keras.initializers.HeNormal(seed=1),
+        "RandomNormal(seed=5)": keras.initializers.RandomNormal(seed=5),
+        "TruncatedNormal(seed=2)": keras.initializers.TruncatedNormal(seed=2),
+        "RandomUniform(seed=4)": keras.initializers.RandomUniform(seed=4),
+        "VarianceScaling(2.0, 'fan_out', 'untruncated_normal', seed=9)":
+            keras.initializers.VarianceScaling(2.0, "fan_out", "untruncated_normal", seed=9),
+    }
+    for name, init in made.items():
+        np.testing.assert_array_equal(init((3, 4)).numpy(),
+                                      np.float32(expected["initializers"][name]), err_msg=name)
+        # an int seed gives the same values on every call (Keras 3)
+        np.testing.assert_array_equal(init((3, 4)).numpy(), init((3, 4)).numpy())
+    keras.utils.set_random_seed(11)
+    unseeded = [keras.initializers.GlorotUniform(), keras.initializers.LecunNormal()]
+    want = expected["initializers"]["after set_random_seed(11): GlorotUniform(), LecunNormal()"]
+    for init, values in zip(unseeded, want):
+        np.testing.assert_array_equal(init((2, 5)).numpy(), np.float32(values))
+    assert keras.initializers.GlorotUniform().get_config()["seed"] is None
+
+
+def test_tf_random_initializers_stay_stateful():
+    init = tf.random_uniform_initializer(seed=3)   # init_ops_v2: a new draw each call
+    assert not np.array_equal(init((3,)).numpy(), init((3,)).numpy())
+
+
+def test_seeded_model_trains_like_tf(expected):
+    keras.utils.set_random_seed(7)
+    inp = keras.Input((5,), name="x")
+    h = keras.layers.Dense(8, activation="relu")(inp)
+    a = keras.layers.Dense(1, name="a")(h)
+    b = keras.layers.Dense(3, name="b")(h)
+    model = keras.Model(inp, {"a": a, "b": b})
+    model.compile("sgd", loss={"a": "mse",
+                               "b": keras.losses.SparseCategoricalCrossentropy(from_logits=True)},
+                  loss_weights={"a": 2.0, "b": 0.5}, metrics={"b": ["accuracy"]})
+    for w, want in zip(model.weights, expected["weights"]):
+        np.testing.assert_array_equal(w.numpy(), np.float32(want))
+    rng = np.random.RandomState(0)
+    x = rng.rand(32, 5).astype("float32")
+    ya = rng.rand(32, 1).astype("float32")
+    yb = rng.randint(0, 3, 32)
+    history = model.fit(x, {"a": ya, "b": yb}, batch_size=8, epochs=2, verbose=0,
+                        shuffle=False)
+    assert sorted(history.history) == sorted(expected["history"])
+    for key, values in expected["history"].items():
+        np.testing.assert_allclose(history.history[key], values, rtol=2e-5, err_msg=key)
+    assert model.metrics_names == expected["metrics_names"]
+    np.testing.assert_allclose(model.evaluate(x, {"a": ya, "b": yb}, verbose=0),
+                               expected["evaluate"], rtol=2e-5)
