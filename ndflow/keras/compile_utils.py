@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from ndflow.core.nest import flatten
 from ndflow.keras import loss_functions
+from ndflow.keras.metrics import reduction_metrics
 from ndflow.keras.metrics.metric_lookup import get_compile_metric
-from ndflow.ops import reduction
+from ndflow.ops import array_core, reduction
 from ndflow.ops.cast import cast
 
 
@@ -60,7 +61,14 @@ class CompileLoss:
         self.output_names = list(output_names or [])
         self.losses: list = []
         self.weights: list = []
+        # With several losses, Keras 3 tracks each one's unweighted value as a Mean named
+        # `<output>_loss` (`history.history["priority_loss"]`); None per loss otherwise.
+        self.trackers: list = []
         self.built = False
+
+    @property
+    def metrics(self) -> list:
+        return [t for t in self.trackers if t is not None]
 
     def build(self, y_true, y_pred) -> None:
         names = self.output_names or [f"output_{i}" for i in range(len(flatten(y_pred)))]
@@ -72,6 +80,10 @@ class CompileLoss:
                         [1.0 if w is None else float(w)
                          for w in _per_output(weights, names, "loss_weights")])
         self.output_names = names
+        several = sum(loss is not None for loss in self.losses) > 1
+        self.trackers = [reduction_metrics.Mean(name=f"{name}_loss")
+                         if several and loss is not None else None
+                         for name, loss in zip(names, self.losses)]
         self.built = True
 
     def __call__(self, y_true, y_pred, sample_weight=None):
@@ -82,11 +94,14 @@ class CompileLoss:
         weights = (flatten(sample_weight) if isinstance(sample_weight, (list, tuple, dict))
                    else [sample_weight] * len(preds))
         total = None
-        for loss, w, yt, yp, sw in zip(self.losses, self.weights, trues, preds, weights):
+        for loss, w, tracker, yt, yp, sw in zip(self.losses, self.weights, self.trackers, trues,
+                                                preds, weights):
             if loss is None:
                 continue
             value = loss(yt, yp, sample_weight=sw)
             value = cast(value, "float32") if value.dtype.name != "float32" else value
+            if tracker is not None:   # the unweighted loss, weighted by the batch size
+                tracker.update_state(value, sample_weight=array_core.shape(yp)[0])
             value = value * w if w != 1.0 else value
             total = value if total is None else total + value
         if total is None:
@@ -120,14 +135,15 @@ def sum_losses(losses: list):
 class CompileMetrics:
     """The metrics of `compile(metrics=..., weighted_metrics=...)`, built on the first batch
     (when the shapes that resolve "accuracy" are known); one result dict for all. With
-    several outputs each metric is named `<output>_<metric>`."""
+    several outputs each result is keyed `<output>_<metric>` (the metric keeps its own name,
+    as in Keras 3, which orders `evaluate`'s list by it); a repeated key gets `_1`, `_2`."""
 
     name = "compile_metrics"
 
     def __init__(self, metrics=None, weighted_metrics=None, output_names=None):
         self._specs = (metrics, weighted_metrics)
         self.output_names = list(output_names or [])
-        self._metrics: list = []     # (output index, metric, weighted)
+        self._metrics: list = []     # (output index, metric, weighted, result key)
         self.built = False
 
     def _spread(self, spec, n: int, what: str) -> list:
@@ -162,14 +178,20 @@ class CompileMetrics:
                                                     "metrics")):
                 for ident in idents:
                     metric = get_compile_metric(ident, trues[i], preds[i])
-                    if len(preds) > 1:
-                        metric.name = f"{names[i]}_{metric.name}"
-                    self._metrics.append((i, metric, weighted))
+                    key = f"{names[i]}_{metric.name}" if len(preds) > 1 else metric.name
+                    self._metrics.append((i, metric, weighted, key))
+        seen: dict = {}
+        for j, (i, metric, weighted, key) in enumerate(self._metrics):
+            if key in seen:
+                seen[key] += 1
+                self._metrics[j] = (i, metric, weighted, f"{key}_{seen[key] - 1}")
+            else:
+                seen[key] = 1
         self.built = True
 
     @property
     def metrics(self) -> list:
-        return [m for _, m, _ in self._metrics]
+        return [m for _, m, _, _ in self._metrics]
 
     @property
     def variables(self) -> list:
@@ -182,12 +204,12 @@ class CompileMetrics:
         trues = flatten(y_true) if len(preds) > 1 else [y_true]
         weights = (flatten(sample_weight) if isinstance(sample_weight, (list, tuple))
                    else [sample_weight] * len(preds))
-        for i, metric, weighted in self._metrics:
+        for i, metric, weighted, _ in self._metrics:
             metric.update_state(trues[i], preds[i],
                                 sample_weight=weights[i] if weighted else None)
 
     def result(self) -> dict:
-        return {m.name: m.result() for m in self.metrics}
+        return {key: m.result() for _, m, _, key in self._metrics}
 
     def reset_state(self) -> None:
         for m in self.metrics:

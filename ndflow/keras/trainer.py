@@ -103,6 +103,8 @@ class Trainer:
                 out.append(self._loss_tracker)
             if self._compile_metrics is not None:
                 out.append(self._compile_metrics)
+            if self._compile_loss is not None:   # per-output losses (Keras 3's order)
+                out.extend(self._compile_loss.metrics)
         out.extend(getattr(self, "_metrics", []))
         return out
 
