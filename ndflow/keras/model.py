@@ -35,7 +35,8 @@ class Model(Trainer, Layer):
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and _is_functional_call(args, kwargs):
-            return functional_class(*args, **kwargs)
+            # a Functional, initialized once by the __init__ call that follows (as Keras)
+            return super().__new__(functional_class)
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):

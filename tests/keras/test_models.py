@@ -223,3 +223,16 @@ def test_clone_model_and_seeds():
     np.testing.assert_array_equal(again.get_weights()[0], model.get_weights()[0])
     with pytest.raises(ValueError, match="only supported for Sequential models or Functional"):
         keras.models.clone_model(layers.Dense(2))
+
+
+def test_functional_model_is_initialized_once_and_named_as_keras():
+    # TF 2.21: a named model takes no automatic name; the first unnamed one is "functional"
+    from ndflow.keras.layers.base_layer import reset_names
+    reset_names()
+    k = tf.keras
+    i = k.Input((3,))
+    named = k.Model(i, k.layers.Dense(2)(i), name="named")
+    first = k.Model(i, k.layers.Dense(2)(i))
+    second = k.Model(i, named(i))
+    assert (named.name, first.name, second.name) == ("named", "functional", "functional_1")
+    assert type(first).__name__ == "Functional"
