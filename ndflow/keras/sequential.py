@@ -89,7 +89,7 @@ class Sequential(Model):
         with self._name_scope_if_outside():
             for layer in self._layers_list[1:]:
                 x = layer(x)
-        self._functional = Functional(inputs, x, name=f"{self.name}_functional")
+        self._functional = Functional(inputs, x)   # takes an automatic name, as Keras
         self.built = True
 
     def call(self, inputs, training=None, mask=None):

@@ -236,3 +236,17 @@ def test_functional_model_is_initialized_once_and_named_as_keras():
     second = k.Model(i, named(i))
     assert (named.name, first.name, second.name) == ("named", "functional", "functional_1")
     assert type(first).__name__ == "Functional"
+
+
+def test_sequential_rebuilds_take_functional_names_as_keras():
+    # TF 2.21: each rebuild of a Sequential with an Input makes an unnamed Functional (a
+    # Sequential of Input + 3 layers takes functional .. functional_2)
+    from ndflow.keras.layers.base_layer import reset_names
+    reset_names()
+    k = tf.keras
+    seq = k.Sequential()
+    seq.add(k.layers.Input((3,)))
+    for _ in range(3):
+        seq.add(k.layers.Dense(2))
+    i = k.Input((3,))
+    assert k.Model(i, seq(i)).name == "functional_3" and seq.name == "sequential"
