@@ -48,6 +48,11 @@ EXPECTED = {
         "<MaskedTensor [[np.float32(3.0), _], [np.float32(4.0), np.float32(9.0)]]>",
         "labels={'b': TensorSpec(shape=(1,), dtype=tf.float32, name=None)",
         "tf.Tensor(3.1622775, shape=(), dtype=float32)", "extension types guide done"],
+    "keras_functional_rnn_guides.py": [   # the whole output equals TF 2.21's
+        "['accuracy', 'loss', 'val_accuracy', 'val_loss']", "Total params: 28,241 (110.32 KB)",
+        "['department_loss', 'loss', 'priority_loss']", 'Model: "functional_10"',
+        "│ bidirectional_1 (Bidirectional) │ (None, 64)             │        41,216 │",
+        "keras guides done"],
     "word2vec_structured_custom_distributed.py": ["probability of getting adopted",
                                                   "Test set accuracy:", "Endpoint 'serve'"],
 }
