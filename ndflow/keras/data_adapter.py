@@ -298,6 +298,10 @@ def get_data_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None,
         return ArrayDataAdapter(x, y, sample_weight, batch_size, steps, shuffle, class_weight)
     if isinstance(x, DatasetV2):
         _check_no_targets(x, y, sample_weight)
+        if shuffle:
+            warnings.warn("`shuffle=True` was passed, but will be ignored since the data `x` "
+                          "was provided as a tf.data.Dataset. The Dataset is expected to "
+                          "already be shuffled (via `.shuffle(buffer_size)`).", stacklevel=2)
         return DatasetAdapter(x, steps, class_weight)
     if isinstance(x, (str, bytes, dict)) or not hasattr(x, "__iter__") and not hasattr(
             x, "__next__"):
