@@ -189,8 +189,8 @@ def main(argv=None):
         "gan_logs", f"{args.precision}-{_scaling_name(args.loss_scaling)}")
     os.makedirs(log_dir, exist_ok=True)
     csv_path = os.path.join(log_dir, "losses.csv")
-    np.random.seed(SEED)
-    tf.random.set_seed(SEED)
+    # Python's random (Keras 3's initializer seeds), NumPy's and TF's seeds at once
+    keras.utils.set_random_seed(SEED)
     keras.mixed_precision.set_global_policy(args.precision)
     images = load_images(args.self_test)
     gan = GAN(build_discriminator(), build_generator())

@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 import ndflow as tf
 from ndflow.models.image.mnist.dataset import IMAGE_SIZE, NUM_CHANNELS, NUM_LABELS, load
 from ndflow.models.image.mnist.model import (
@@ -132,9 +130,8 @@ def train(d, epochs: int, batch_size: int = BATCH_SIZE, amp: bool = False, verbo
     """Builds, compiles and fits the model on `d` (dataset.Data), writing TensorBoard logs to
     `logdir` and resuming from / saving checkpoints to `checkpoint_dir` when given; returns
     (model, test loss, test accuracy)."""
-    # What keras.utils.set_random_seed does: NumPy's (fit's shuffling) and ndflow's seeds.
-    np.random.seed(SEED)
-    tf.random.set_seed(SEED)
+    # Python's random (Keras 3's initializer seeds), NumPy's (fit's shuffling) and TF's
+    keras.utils.set_random_seed(SEED)
     steps_per_epoch = -(-d.train_labels.shape[0] // batch_size)
     model = build_model()
     model.compile(loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
