@@ -57,6 +57,10 @@ EXPECTED = {
         "ctp {'categorical_true_positives': [3806.0, 4032.0]", "Epoch 3: early stopping",
         "early stop epochs 3", "0.09600000083446503 0.10000000149011612", "per batch 6",
         "UserWarning: `shuffle=True` was passed, but will be ignored", "training guide done"],
+    "keras_subclassing_guide.py": [   # seeded: the whole output equals TF 2.21's
+        "[[2.0, 0.0, 2.0, 2.0], [0.0, 0.0, 2.0, 2.0]]",
+        "weights: 1 non-trainable weights: 1 trainable_weights: []",
+        "['kernel', 'bias', 'kernel', 'bias'] 10", "subclassing guide done"],
     "word2vec_structured_custom_distributed.py": ["probability of getting adopted",
                                                   "Test set accuracy:", "Endpoint 'serve'"],
 }
