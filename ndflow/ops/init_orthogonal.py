@@ -9,7 +9,6 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.ops import init_ops
-from ndflow.ops import random as random_ops
 from ndflow.ops.array_core import reshape
 from ndflow.ops.array_transpose import transpose
 from ndflow.ops.linalg_decomp import qr
@@ -22,12 +21,13 @@ from ndflow.ops.math import sign
            "keras.initializers.OrthogonalInitializer", "keras.initializers.orthogonal",
            v1=["keras.initializers.Orthogonal", "keras.initializers.OrthogonalInitializer",
                "keras.initializers.orthogonal"])
-class Orthogonal(init_ops.Initializer):
-    """Keras 3's `Orthogonal(gain=1.0, seed=None)`."""
+class Orthogonal(init_ops._RandomInitializer):
+    """Keras 3's `Orthogonal(gain=1.0, seed=None)` (Keras 3's seeding, init_ops)."""
 
     def __init__(self, gain=1.0, seed=None):
         super().__init__()
-        self.gain, self.seed = gain, seed
+        self.gain = gain
+        self._set_seed(seed)
 
     def __call__(self, shape, dtype=None, **kwargs):
         shape = [int(d) for d in shape]
@@ -39,8 +39,7 @@ class Orthogonal(init_ops.Initializer):
             rows *= d
         cols = shape[-1]
         dtype = self._dtype(dtype)
-        draw = random_ops.random_normal([max(rows, cols), min(rows, cols)], dtype=dtype,
-                                        seed=self.seed)
+        draw = self._normal([max(rows, cols), min(rows, cols)], 0.0, 1.0, dtype)
         q, r = qr(draw)
         q = q * sign(matrix_diag_part(r))
         if rows < cols:
@@ -48,12 +47,14 @@ class Orthogonal(init_ops.Initializer):
         return self.gain * reshape(q, shape)
 
     def get_config(self) -> dict:
-        return {"seed": self.seed, "gain": self.gain}
+        return {"seed": self._config_seed, "gain": self.gain}
 
 
 @tf_export(v1=["orthogonal_initializer", "initializers.orthogonal"])
 class orthogonal_initializer(Orthogonal):  # noqa: N801 - TF1's name
     """TF1's `orthogonal_initializer(gain=1.0, seed=None, dtype=tf.float32)`."""
+
+    _stateful = True
 
     def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
         super().__init__(gain, seed)

@@ -33,6 +33,8 @@ def test_initializers_draw_tfs_values(expected):
         "VarianceScaling(2.0, 'fan_out', 'untruncated_normal', seed=9)":
             keras.initializers.VarianceScaling(2.0, "fan_out", "untruncated_normal", seed=9),
     }
+    np.testing.assert_allclose(keras.initializers.Orthogonal(seed=3)((4, 4)).numpy(),
+                               expected["initializers"]["Orthogonal(seed=3)"], atol=2e-6)
     for name, init in made.items():
         np.testing.assert_array_equal(init((3, 4)).numpy(),
                                       np.float32(expected["initializers"][name]), err_msg=name)
@@ -75,3 +77,30 @@ def test_seeded_model_trains_like_tf(expected):
     assert model.metrics_names == expected["metrics_names"]
     np.testing.assert_allclose(model.evaluate(x, {"a": ya, "b": yb}, verbose=0),
                                expected["evaluate"], rtol=2e-5)
+
+
+def test_seeded_recurrent_layers_start_from_tfs_weights(expected):
+    keras.utils.set_random_seed(4)
+    layers = [keras.layers.Embedding(50, 4), keras.layers.LSTM(3), keras.layers.GRU(3),
+              keras.layers.SimpleRNN(3)]
+    tokens = np.array([[1, 2, 3]])
+    for layer in layers[1:]:
+        layer(layers[0](tokens))
+    weights = [w.numpy() for layer in layers for w in layer.weights]
+    assert len(weights) == len(expected["rnn_weights"])
+    for w, want in zip(weights, expected["rnn_weights"]):   # QR's rounding in orthogonal ones
+        np.testing.assert_allclose(w, np.float32(want), atol=2e-6)
+
+
+def test_a_layer_overriding_compute_mask_supports_masking():
+    class Split(keras.layers.Layer):
+        def call(self, inputs):
+            return keras.ops.split(inputs, 2, axis=1)
+
+        def compute_mask(self, inputs, mask=None):
+            return None if mask is None else keras.ops.split(mask, 2, axis=1)
+
+    x = keras.layers.Masking()(np.array([[[1.0], [0.0], [2.0], [0.0]]], np.float32))
+    first, second = Split()(x)
+    np.testing.assert_array_equal(first._keras_mask.numpy(), [[True, False]])
+    np.testing.assert_array_equal(second._keras_mask.numpy(), [[True, False]])

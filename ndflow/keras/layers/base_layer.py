@@ -147,7 +147,8 @@ class Layer(Module):
         self._losses: list = []
         self._inbound_nodes: list = []
         self.input_spec = None
-        self.supports_masking = False
+        # Keras 3: a layer that overrides compute_mask supports masking
+        self.supports_masking = type(self).compute_mask is not Layer.compute_mask
         self._build_shapes = None  # the input shape `build` was called with
         shape = kwargs.get("input_shape")
         if kwargs.get("input_dim") is not None:

@@ -11,6 +11,7 @@ from ndflow.keras import activation_functions as activations
 from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
 from ndflow.keras.layers.base_layer import Layer, deserialize, serialize
+from ndflow.keras.random_functions import SeedGenerator
 from ndflow.ops import init_ops, linalg, nn_dropout
 from ndflow.ops.array_core import unstack
 from ndflow.ops.array_fill import ones_like, zeros
@@ -68,11 +69,16 @@ class _GatedCell(Layer, DropoutRNNCell):
     roles (kernel, recurrent, bias), dropout rates, the seed, zero initial states, configs."""
 
     _HAS_RECURRENT_ACTIVATION = True
+    # Keras 3 makes each cell's SeedGenerator (which takes a Python-random seed) after its
+    # initializers, SimpleRNNCell before them: the same order keeps seeded weights TF's.
+    _SEED_GENERATOR_FIRST = False
 
     def __init__(self, units, activation, recurrent_activation, use_bias, weight_args: dict,
                  dropout, recurrent_dropout, seed, **kwargs):
         _positive_units(units)
         super().__init__(**kwargs)
+        if self._SEED_GENERATOR_FIRST:
+            self.seed_generator = SeedGenerator(seed)
         self.units = units
         self.activation = activations.get(activation)
         if self._HAS_RECURRENT_ACTIVATION:
@@ -87,6 +93,8 @@ class _GatedCell(Layer, DropoutRNNCell):
         self.dropout = min(1.0, max(0.0, dropout))
         self.recurrent_dropout = min(1.0, max(0.0, recurrent_dropout))
         self.seed = seed
+        if not self._SEED_GENERATOR_FIRST:
+            self.seed_generator = SeedGenerator(seed)
         self.kernel = self.recurrent_kernel = self.bias = None
         self.state_size = self.units
         self.output_size = self.units
@@ -156,6 +164,7 @@ class SimpleRNNCell(_GatedCell):
     """`h = activation(x @ kernel + bias + h_prev @ recurrent_kernel)`."""
 
     _HAS_RECURRENT_ACTIVATION = False
+    _SEED_GENERATOR_FIRST = True
 
     def __init__(self, units, activation="tanh", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
