@@ -16,7 +16,8 @@ from ndflow.core.api_export import tf_export
 
 @tf_export("DType", "dtypes.DType")
 class DType:
-    """A tensor element type. Instances are singletons compared by identity."""
+    """A tensor element type. Instances are singletons (`is` compares them); `==` also takes
+    what `as_dtype` takes, as TF's."""
 
     __slots__ = ("name", "enum", "torch_dtype", "np_dtype", "is_floating", "is_integer",
                  "is_bool", "is_unsigned", "size", "is_complex")
@@ -77,6 +78,23 @@ class DType:
 
     def __repr__(self):
         return f"tf.{self.name}"
+
+    def __eq__(self, other):
+        """TF's: anything `as_dtype` turns into this dtype is equal to it (tf.float32 ==
+        "float32", == np.float32; tf.int32 == 3, its enum)."""
+        if other is self:
+            return True
+        if other is None or isinstance(other, DType):
+            return False
+        try:
+            return as_dtype(other) is self
+        except (TypeError, ValueError, KeyError):
+            return False
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = object.__hash__
 
     def __str__(self):
         return f"<dtype: '{self.name}'>"

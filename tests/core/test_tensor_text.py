@@ -41,3 +41,11 @@ def test_tensor_repr_and_str_are_tfs():
 def test_dtype_str_and_repr():
     assert str(tf.float32) == "<dtype: 'float32'>" and repr(tf.float32) == "tf.float32"
     assert f"{tf.bool}" == "<dtype: 'bool'>" and str(tf.string) == "<dtype: 'string'>"
+
+
+def test_dtype_equality_takes_what_as_dtype_takes():
+    # TF 2.21: tf.float32 == "float32" and == np.float32; tf.int32 == 3 (its enum)
+    assert tf.float32 == "float32" and "float32" == tf.float32 and tf.float32 == np.float32
+    assert tf.int32 == 3 and not tf.float32 == 3 and not tf.float32 == "foo"
+    assert tf.float32 != "int32" and not tf.float32 == None  # noqa: E711
+    assert {tf.float32: 1}[tf.float32] == 1
