@@ -61,12 +61,23 @@ def register_tensor_conversion_function(base_type, conversion_func, priority: in
     _CONVERSIONS.sort(key=lambda c: c[:2])
 
 
+def _as_array(value, dtype=None) -> np.ndarray:
+    """np.asarray with TF's error for a ragged nest of lists."""
+    try:
+        return np.asarray(value, dtype=dtype)
+    except ValueError as e:
+        if "inhomogeneous" in str(e) or "with a sequence" in str(e):
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") \
+                from None
+        raise
+
+
 def infer_numpy(value, dtype):
     """Python/NumPy value -> ndarray with TF's dtype rules (float->float32, int->int32)."""
     if dtype is dtypes.string or (dtype is None and is_string_value(value)):
         return as_bytes_array(value), dtypes.string
     if dtype is not None and dtype.np_dtype is not None:
-        arr = np.asarray(value)
+        arr = _as_array(value)
         if arr.dtype.kind == "O" and dtype is not dtypes.string:
             raise _unsupported(value)  # np would turn None into NaN
         if arr.dtype.kind in "US" and dtype is not dtypes.string:  # NumPy would parse "3"
@@ -82,11 +93,11 @@ def infer_numpy(value, dtype):
             raise ValueError(f"Can't convert Python int to {dtype.name} tensor (out of range)")
         return arr.astype(dtype.np_dtype, copy=False), dtype
     if dtype is dtypes.bfloat16:
-        return np.asarray(value, dtype=np.float32), dtype
+        return _as_array(value, np.float32), dtype
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
-        arr = np.asarray(value)
+        arr = _as_array(value)
         return arr, dtypes.as_dtype(arr.dtype)
-    arr = np.asarray(value)
+    arr = _as_array(value)
     if arr.dtype == np.float64:
         return arr.astype(np.float32), dtypes.float32
     if arr.dtype.kind in "iu":

@@ -103,8 +103,8 @@ class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", 
         return cls(*sparse_tensor_value)
 
     def __repr__(self):
-        return (f"SparseTensor(indices={self.indices!r}, values={self.values!r}, "
-                f"dense_shape={self.dense_shape!r})")
+        return (f"SparseTensor(indices={self.indices!s}, values={self.values!s}, "
+                f"dense_shape={self.dense_shape!s})")
 
 
 @tf_export(v1=["SparseTensorValue"])

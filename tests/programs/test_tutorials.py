@@ -20,6 +20,12 @@ EXPECTED = {
     "save_and_load.py": ["Restored model, accuracy:", "cp-0004.weights.h5"],
     "cnn_and_augmentation.py": ["most likely belongs to", "(4, 30, 30, 3)"],
     "dcgan_and_cvae.py": ["Time for epoch 2", "Test set ELBO"],
+    "tensor_variable_guides.py": [   # the whole output equals TF 2.21's
+        "tf.Tensor(\n[[1. 2.]\n [3. 4.]\n [5. 6.]], shape=(3, 2), dtype=float16)",
+        "ValueError: Can't convert non-rectangular Python sequence to Tensor.",
+        "SparseTensor(indices=tf.Tensor(\n[[0 0]\n [1 2]], shape=(2, 2), dtype=int64), "
+        "values=tf.Tensor([1 2], shape=(2,), dtype=int32)",
+        "Type of every element: <dtype: 'float32'>", "tensor guides done"],
     "text_classification.py": ["binary_accuracy", "[False, True, True, True, True, True, True]"],
     "time_series_and_text_generation.py": ["ROMEO:", "(batch_size, sequence_length, vocab_size)"],
     "transformer.py": ["(2, 6)"],
