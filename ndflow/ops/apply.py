@@ -61,6 +61,9 @@ def register_tensor_conversion_function(base_type, conversion_func, priority: in
     _CONVERSIONS.sort(key=lambda c: c[:2])
 
 
+_MIXED = "Can't convert Python sequence with mixed types to Tensor."
+
+
 def _as_array(value, dtype=None) -> np.ndarray:
     """np.asarray with TF's error for a ragged nest of lists."""
     try:
@@ -75,7 +78,12 @@ def _as_array(value, dtype=None) -> np.ndarray:
 def infer_numpy(value, dtype):
     """Python/NumPy value -> ndarray with TF's dtype rules (float->float32, int->int32)."""
     if dtype is dtypes.string or (dtype is None and is_string_value(value)):
-        return as_bytes_array(value), dtypes.string
+        try:
+            return as_bytes_array(value), dtypes.string
+        except TypeError:
+            if dtype is None and isinstance(value, (list, tuple)):   # strings, then others
+                raise ValueError(_MIXED) from None
+            raise
     if dtype is not None and dtype.np_dtype is not None:
         arr = _as_array(value)
         if arr.dtype.kind == "O" and dtype is not dtypes.string:
@@ -106,6 +114,8 @@ def infer_numpy(value, dtype):
         return arr.astype(np.int64), dtypes.int64
     if arr.dtype.kind == "O":
         raise _unsupported(value)
+    if arr.dtype.kind in "US":   # NumPy made numbers and strings all strings
+        raise ValueError(_MIXED)
     if arr.dtype.kind == "c" and arr.ndim and not isinstance(_first_leaf(value), complex):
         raise _unsupported(value)  # TF: a complex after real numbers mixes types
     return arr, dtypes.as_dtype(arr.dtype)

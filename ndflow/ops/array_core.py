@@ -545,8 +545,11 @@ def stack(values, axis: int = 0, name: str = "stack") -> Tensor:
 
 def _autopacking_conversion(value, dtype=None, name=None, as_ref=False):
     """Lists and tuples holding tensors convert to one Pack (TF's autopacking)."""
-    if not any(isinstance(v, Tensor) for v in _flat(value)):
+    tensors = [v for v in _flat(value) if isinstance(v, Tensor)]
+    if not tensors:
         return NotImplemented
+    if dtype is None:   # TF: Python numbers beside a tensor take its dtype ([nrows, 1])
+        dtype = tensors[0].dtype
     parts = [convert_to_tensor(v, dtype) for v in value]
     return apply_op(Pack, [parts], {"axis": 0}, name=name or "packed").outputs[0]
 

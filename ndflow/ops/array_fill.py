@@ -7,8 +7,10 @@ import numpy as np
 
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
+from ndflow.ops import composite_dispatch
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.array_core import (
     INDEX_ATTR,
@@ -196,6 +198,8 @@ Tile = op_def("Tile", inputs=["input: T", "multiples: Tmultiples"], outputs=["ou
 @tf_export("tile", v1=["tile", "manip.tile"])
 def tile(input, multiples, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
     """`tf.tile`: repeats `input` `multiples[i]` times along dimension i."""
+    if isinstance(input, CompositeTensor):   # ops/ragged_array_ops.py
+        return composite_dispatch.call("tile", input, multiples, name)
     return apply_op(Tile, [input, int_tensor(multiples)],
                     name=name).outputs[0]
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.deprecation import deprecated_argument_lookup
 from ndflow.core.tensor import Tensor
+from ndflow.ops import composite_dispatch
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import int_tensor
 from ndflow.ops.comparison import unchanged_shape
@@ -25,6 +27,8 @@ Roll = op_def("Roll", inputs=["input: T", "shift: Tshift", "axis: Taxis"],
 @tf_export("reverse", v1=["reverse", "manip.reverse", "reverse_v2"])
 def reverse(tensor, axis, name: str | None = None) -> Tensor:
     """`tf.reverse`: `tensor` with the order along each of `axis` reversed."""
+    if isinstance(tensor, CompositeTensor):   # ops/ragged_array_ops.py
+        return composite_dispatch.call("reverse", tensor, axis, name)
     return apply_op(ReverseV2, [convert_to_tensor(tensor), int_tensor(axis)],
                     name=name).outputs[0]
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.tensor import Tensor
+from ndflow.ops import composite_dispatch
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import floor_div, floormod, maximum, subtract, where
 from ndflow.ops.array_core import identity, reshape, shape, size, stack
@@ -89,6 +91,9 @@ def _lookup(params, ids, partition_strategy: str, name, max_norm) -> Tensor:
 def embedding_lookup(params, ids, max_norm=None, name: str | None = None) -> Tensor:
     """`tf.nn.embedding_lookup`: `params[ids]` for a table (tensor or variable) or a list of
     shards split by the "div" strategy; `max_norm` clips each embedding's l2 norm."""
+    if isinstance(ids, CompositeTensor):   # ops/ragged_array_ops.py
+        return composite_dispatch.call("embedding_lookup", embedding_lookup, params, ids,
+                                       max_norm, name)
     return _lookup(params, ids, "div", name, max_norm)
 
 

@@ -1,17 +1,19 @@
 """Reshaping RaggedTensors: `RaggedTensor.from_sparse`/`to_sparse`, `merge_dims`,
-`tf.ragged.stack` (axis 0) and `tf.ragged.boolean_mask`, as TensorFlow 2.21 computes them
-(built from ordinary ops: eager and graph alike). The methods are attached to the class
-here, which ops/ragged_tensor.py cannot import.
+`tf.ragged.stack` (axis 0), `tf.ragged.boolean_mask`, `tf.tile` and embedding lookups, as
+TensorFlow 2.21 computes them (built from ordinary ops: eager and graph alike). The methods
+are attached to the class here, which ops/ragged_tensor.py cannot import.
 """
 
 from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
-from ndflow.ops import arithmetic
+from ndflow.ops import arithmetic, composite_dispatch
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import reshape, stack
 from ndflow.ops.array_core import shape as shape_op
+from ndflow.ops.array_fill import ones_like
+from ndflow.ops.array_fill import tile as dense_tile
 from ndflow.ops.array_gather import gather, unsorted_segment_sum
 from ndflow.ops.array_mask import boolean_mask as dense_boolean_mask
 from ndflow.ops.array_range import range as range_op
@@ -163,3 +165,58 @@ def _mask_values(data: RaggedTensor, mask: RaggedTensor) -> RaggedTensor:
                                   data.nrows())
     return RaggedTensor._from_splits(dense_boolean_mask(data.values, keep),
                                      lengths_to_splits(counts))
+
+
+@composite_dispatch.register("tile")
+def tile_ragged(rt, multiples, name=None) -> RaggedTensor:
+    """`tf.tile` of a RaggedTensor with one ragged dimension: each row's contents repeated
+    `multiples[1]` times within the row, the rows `multiples[0]` times, inner dense
+    dimensions tiled as `tf.tile` tiles them."""
+    if not isinstance(rt, RaggedTensor) or rt.ragged_rank != 1:
+        raise ValueError("ndflow's tf.tile of a RaggedTensor supports one ragged dimension "
+                         f"(ragged_rank 1), got {rt!r}")
+    multiples = cast(convert_to_tensor(multiples), dtypes.int64)
+    values = rt.values
+    rank = values.shape.rank
+    if rank is not None and rank > 1:
+        values = dense_tile(values, concat([[1], multiples[2:]], 0))
+    lengths = rt.row_lengths()
+    new_lengths = lengths * multiples[1]
+    new_splits = lengths_to_splits(new_lengths)
+    rows = splits_to_segment_ids(new_splits)
+    position = range_op(new_splits[-1], dtype=dtypes.int64) - gather(new_splits[:-1], rows)
+    source = gather(rt.row_splits[:-1], rows) + arithmetic.floormod(position,
+                                                                    gather(lengths, rows))
+    values = gather(values, source)
+    outer = stack([multiples[0]])
+    inner = ones_like(shape_op(values, out_type=dtypes.int64)[1:])
+    values = dense_tile(values, concat([outer, inner], 0))
+    return RaggedTensor.from_row_lengths(values, dense_tile(new_lengths, outer), name=name)
+
+
+@composite_dispatch.register("embedding_lookup")
+def embedding_lookup_ragged(lookup, params, ids, *args, **kwargs) -> RaggedTensor:
+    """An embedding lookup of RaggedTensor ids: the lookup of their flat values, in the ids'
+    row partitions (TF's ragged embedding_lookup)."""
+    return ids.with_flat_values(lookup(params, ids.flat_values, *args, **kwargs))
+
+
+@composite_dispatch.register("reverse")
+def reverse_ragged(rt, axis, name=None) -> RaggedTensor:
+    """`tf.reverse` of a RaggedTensor with one ragged dimension along axis 0 (the rows'
+    order) and/or 1 (each row's contents)."""
+    axes = [int(a) for a in (axis if isinstance(axis, (list, tuple)) else [axis])]
+    rank = rt.shape.rank
+    axes = [a + rank if a < 0 and rank is not None else a for a in axes]
+    if not isinstance(rt, RaggedTensor) or rt.ragged_rank != 1 or not set(axes) <= {0, 1}:
+        raise ValueError("ndflow's tf.reverse of a RaggedTensor supports one ragged "
+                         f"dimension and axes 0 and 1, got axis={axis} for {rt!r}")
+    if 1 in axes:
+        splits = rt.row_splits
+        rows = splits_to_segment_ids(splits)
+        position = range_op(splits[-1], dtype=dtypes.int64) - gather(splits[:-1], rows)
+        source = gather(splits[1:], rows) - 1 - position
+        rt = rt.with_values(gather(rt.values, source))
+    if 0 in axes:
+        rt = _gather_rows(rt, range_op(rt.nrows() - 1, -1, -1, dtype=dtypes.int64))
+    return rt

@@ -24,7 +24,8 @@ from ndflow.ops.ragged_factory import lengths_to_splits
 from ndflow.ops.ragged_tensor import RaggedTensor, _gather_rows, splits_to_segment_ids
 
 _COMPARISONS = {"less": comparison.less, "less_equal": comparison.less_equal,
-                "greater": comparison.greater, "greater_equal": comparison.greater_equal}
+                "greater": comparison.greater, "greater_equal": comparison.greater_equal,
+                "equal": comparison.equal, "not_equal": comparison.not_equal}
 
 
 def _same_partitions(a: RaggedTensor, b: RaggedTensor) -> list:

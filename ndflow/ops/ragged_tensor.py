@@ -331,15 +331,42 @@ class RaggedTensor(CompositeTensor):
     def __bool__(self):
         raise TypeError("RaggedTensor may not be used as a boolean.")
 
-    __hash__ = object.__hash__
+    def __eq__(self, other):
+        """TF's: elementwise `==` (a ragged bool tensor), False for None or operands whose
+        shapes do not combine."""
+        if other is None:
+            return False
+        try:
+            return _binary("equal", self, other)
+        except (ValueError, TypeError, InvalidArgumentError):
+            return False
+
+    def __ne__(self, other):
+        if other is None:
+            return True
+        try:
+            return _binary("not_equal", self, other)
+        except (ValueError, TypeError, InvalidArgumentError):
+            return True
+
+    __hash__ = object.__hash__   # TF refuses to hash eager ones; ndflow keys by identity
 
     # -- printing ------------------------------------------------------------------------------
     def __repr__(self):
         if _is_eager(self):
-            return f"<tf.RaggedTensor {self.to_list()}>"
+            # TF's text: NumPy's array2string of the rows (wrapped at NumPy's line width),
+            # each element as str() prints it
+            with np.printoptions(formatter={"all": _element_text}):
+                return f"<tf.RaggedTensor {_element_text(self.numpy())}>"
         return f"tf.RaggedTensor(values={self._values!r}, row_splits={self._row_splits!r})"
 
     __str__ = __repr__
+
+
+def _element_text(x) -> str:
+    if isinstance(x, np.ndarray):
+        return np.array2string(x, separator=", ") if x.size else repr(x.tolist())
+    return str(x)
 
 
 def _binary(op, x, y):
@@ -381,14 +408,17 @@ def _to_list(values: np.ndarray, splits: list) -> list:
 
 
 def _to_numpy(values: np.ndarray, splits: list):
+    """TF's RaggedTensor.numpy(): rows of equal lengths stack into one array, else an object
+    array of the rows."""
     if not splits:
         return values
     inner = _to_numpy(values, splits[1:])
     s = splits[0]
-    out = np.empty(len(s) - 1, dtype=object)
-    for i in range(len(s) - 1):
-        out[i] = inner[s[i]:s[i + 1]]
-    return out
+    rows = [inner[s[i]:s[i + 1]] for i in range(len(s) - 1)]
+    if not rows:
+        return np.zeros((0, 0) + inner.shape[1:], dtype=inner.dtype)
+    ragged = any(len(r) != len(rows[0]) for r in rows)
+    return np.array(rows, dtype=np.object_ if ragged else None)
 
 
 def splits_to_segment_ids(splits, out_type=None):

@@ -145,6 +145,10 @@ def string_join(inputs, separator="", name=None):
     one shape; no inputs: the empty string)."""
     if not inputs:
         return convert_to_tensor("", dtypes.string, name=name)
+    ragged = [x for x in inputs if isinstance(x, CompositeTensor)]
+    if ragged:   # RaggedTensors of one row partition (and scalars): join their values, as TF
+        parts = [x.flat_values if isinstance(x, CompositeTensor) else x for x in inputs]
+        return ragged[0].with_flat_values(string_join(parts, separator, name))
     return _run(StringJoin, [[_s(x) for x in inputs]], {"separator": separator}, name)[0]
 
 

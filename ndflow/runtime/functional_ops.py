@@ -17,8 +17,10 @@ from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import group, identity, shape, stack
+from ndflow.ops.cast import cast
 from ndflow.ops.comparison import less
 from ndflow.ops.control_flow_assert import Assert
+from ndflow.ops.ragged_tensor import RaggedTensor
 from ndflow.ops.reduction import reduce_any
 from ndflow.ops.tensor_array_ops import TensorArray
 from ndflow.runtime.control_flow import cond, while_loop
@@ -107,6 +109,12 @@ def _map_fn_ragged(fn, elems, fn_output_signature, parallel_iterations, back_pro
                    swap_memory, infer_shape, name):
     """map_fn over RaggedTensors: `fn` gets row i of each (`rt[i]`, a tensor or a ragged
     tensor of one rank less); its results must be dense (`fn_output_signature`)."""
+    if fn_output_signature is None and isinstance(elems, RaggedTensor) and \
+            elems.ragged_rank == 1:
+        # TF's default signature: each result a row like the input's (a 1-D or more dense
+        # tensor of its own length), the results a RaggedTensor of those rows
+        return _map_rows_to_ragged(fn, elems, parallel_iterations, back_prop, swap_memory,
+                                   name)
     out_specs = None if fn_output_signature is None else \
         _signature_structure(elems, fn_output_signature)
     if out_specs is None or any(is_composite(s) for s in
@@ -136,6 +144,30 @@ def _map_fn_ragged(fn, elems, fn_output_signature, parallel_iterations, back_pro
                                    back_prop=back_prop, swap_memory=swap_memory,
                                    maximum_iterations=n)
         return pack_sequence_as(out_specs, [_stacked(ta, n) for ta in result_tas])
+
+
+def _map_rows_to_ragged(fn, rt, parallel_iterations, back_prop, swap_memory, name):
+    """map_fn of a ragged_rank-1 RaggedTensor with ragged results: row i's result (a dense
+    tensor of its own length) becomes row i of the output."""
+    with name_scope(name, "map"):
+        n = cast(rt.nrows(), dtypes.int32)   # the loop counter's type
+        values = TensorArray(rt.dtype, size=n, dynamic_size=False, infer_shape=False)
+        lengths = TensorArray(dtypes.int64, size=n, dynamic_size=False)
+
+        def body(i, tas):
+            out = convert_to_tensor(fn(rt[i]))
+            if out.shape.rank == 0:
+                raise ValueError("tf.map_fn over a RaggedTensor with no fn_output_signature: "
+                                 "each result must be a row (rank >= 1), got a scalar; give "
+                                 "fn_output_signature for dense results.")
+            return i + 1, [tas[0].write(i, out), tas[1].write(i, shape(out, dtypes.int64)[0])]
+
+        _, (values, lengths) = while_loop(lambda i, _: less(i, n), body,
+                                          (0, [values, lengths]),
+                                          parallel_iterations=parallel_iterations or 10,
+                                          back_prop=back_prop, swap_memory=swap_memory,
+                                          maximum_iterations=n)
+        return RaggedTensor.from_row_lengths(values.concat(), lengths.stack())
 
 
 def _stacked(ta: TensorArray, n) -> Tensor:

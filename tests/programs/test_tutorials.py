@@ -43,6 +43,12 @@ EXPECTED = {
                                        "'survived': [", "resampled (6,)",
                                        "[np.int64(5), np.int64(6), np.int64(7), np.int64(8), "
                                        "np.int64(9)]", "data guide done"],
+    "ragged_tensor_guide.py": [   # the whole output equals TF 2.21's
+        "<tf.RaggedTensor [[3, 1, 4, 1, 3, 1, 4, 1], [], [5, 9, 2, 5, 9, 2], [6, 6], []]>",
+        "<tf.RaggedTensor [[9, 1, 16, 1], [], [25, 81, 4], [36], []]>",
+        "  [b\"I'm\", b'free', b'tomorrow']]]>",
+        "Can't convert Python sequence with mixed types to Tensor.",
+        "<tf.RaggedTensor [[1, 2, 2, 1], [3, 3], [4, 5, 6, 6, 5, 4]]>", "ragged guide done"],
     "rnn_nmt_pix2pix_modules.py": ["[False, True, True, True, True]", "stacked (1, 1)",
                                    "[START] ¿ todava est en casa ? [END]",
                                    "Attention weights, shape (batch, t, s):",
