@@ -11,7 +11,7 @@ from ndflow.keras import model as model_module
 from ndflow.keras.keras_tensor import KerasTensor
 from ndflow.keras.layers import base_layer
 from ndflow.keras.layers.input_layer import InputLayer
-from ndflow.keras.layers.input_spec import InputSpec
+from ndflow.keras.layers.input_spec import InputSpec, flatten_inputs
 from ndflow.keras.model import Model
 from ndflow.ops import array_core
 
@@ -159,7 +159,7 @@ class Functional(Model):
             names = self.input_names
             if all(n in inputs for n in names):
                 return [inputs[n] for n in names]
-        flat = flatten(inputs)
+        flat = flatten_inputs(inputs)   # a SparseTensor is one input
         if len(flat) != len(self.inputs):
             raise ValueError(f'Layer "{self.name}" expects {len(self.inputs)} input(s), but it '
                              f"received {len(flat)} input tensors. Inputs received: {inputs}")

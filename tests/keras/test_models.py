@@ -250,3 +250,18 @@ def test_sequential_rebuilds_take_functional_names_as_keras():
         seq.add(k.layers.Dense(2))
     i = k.Input((3,))
     assert k.Model(i, seq(i)).name == "functional_3" and seq.name == "sequential"
+
+
+def test_sparse_input_runs_through_a_functional_dense_layer():
+    # the sparse-tensors guide: Input(sparse=True) -> Dense, called on a SparseTensor with
+    # int values (autocast to the kernel's float32, as Keras 3)
+    k = tf.keras
+    x = k.Input(shape=(4,), sparse=True)
+    dense = k.layers.Dense(4)
+    model = k.Model(x, dense(x))
+    sp = tf.sparse.SparseTensor(indices=[(0, 0), (0, 1), (4, 3)], values=[1, 2, 3],
+                                dense_shape=(6, 4))
+    got = model(sp).numpy()
+    want = tf.sparse.to_dense(sp).numpy().astype(np.float32) @ dense.kernel.numpy() \
+        + dense.bias.numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -13,6 +13,9 @@ from ndflow.keras.layers.input_spec import InputSpec
 from ndflow.ops import init_ops, linalg, linalg_extra, nn_dropout
 from ndflow.ops.array_core import reshape, shape
 from ndflow.ops.array_transpose import transpose
+from ndflow.ops.cast import cast
+from ndflow.ops.sparse_api import sparse_dense_matmul
+from ndflow.ops.sparse_tensor import SparseTensor
 
 
 def _export(name: str):
@@ -64,6 +67,13 @@ class Dense(Layer):
         return tuple(input_shape[:-1]) + (self.units,)
 
     def call(self, inputs):
+        if isinstance(inputs, SparseTensor):   # Keras 3: a sparse matmul, values autocast
+            values = cast(inputs.values, self.kernel.dtype)
+            out = sparse_dense_matmul(SparseTensor(inputs.indices, values, inputs.dense_shape),
+                                      self.kernel)
+            if self.use_bias:
+                out = out + self.bias
+            return out if self.activation is None else self.activation(out)
         rank = inputs.shape.rank
         if rank == 2:
             out = linalg.matmul(inputs, self.kernel)

@@ -4,7 +4,9 @@ the check every layer call runs against it, with Keras 3's messages."""
 from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
+from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.nest import flatten
+from ndflow.ops.sparse_tensor import SparseTensor
 
 
 @keras_export("keras.InputSpec", "keras.layers.InputSpec")
@@ -41,12 +43,24 @@ def _shape_of(x):
     return tuple(shape)
 
 
+def flatten_inputs(inputs) -> list:
+    """A layer's input structure flattened with sparse and ragged tensors as single inputs
+    (ndflow's own flatten sees them as their component tensors)."""
+    if isinstance(inputs, (SparseTensor, CompositeTensor)):
+        return [inputs]
+    if isinstance(inputs, dict):
+        return [x for k in sorted(inputs, key=str) for x in flatten_inputs(inputs[k])]
+    if isinstance(inputs, (list, tuple)):
+        return [x for v in inputs for x in flatten_inputs(v)]
+    return [inputs]
+
+
 def assert_input_compatibility(specs, inputs, layer_name: str) -> None:
     """Raises Keras' ValueError when `inputs` break `specs` (an InputSpec or a list)."""
     if specs is None:
         return
     specs = flatten(specs)
-    inputs = flatten(inputs)
+    inputs = flatten_inputs(inputs)
     if len(inputs) != len(specs):
         raise ValueError(f'Layer "{layer_name}" expects {len(specs)} input(s), but it received '
                          f"{len(inputs)} input tensors. Inputs received: {inputs}")
