@@ -15,6 +15,7 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
+from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.op_def import op_def
 
@@ -42,7 +43,12 @@ _PLAIN = (list, tuple, np.ndarray, np.generic, int, float, bytes, str)
 def _tensor(value, dtype, name):
     """Python/NumPy values become tensors; anything else (a tensor, or the placeholder
     `tf.nest` packs while a function's outputs are rebuilt) is kept as it is."""
-    return convert_to_tensor(value, dtype, name=name) if isinstance(value, _PLAIN) else value
+    if isinstance(value, _PLAIN):
+        return convert_to_tensor(value, dtype, name=name)
+    if dtype is not None and isinstance(value, Tensor) and value.dtype is not dtype:
+        raise ValueError(f"{name}: Tensor conversion requested dtype {dtype.name} for Tensor "
+                         f"with dtype {value.dtype.name}: {value!r}")
+    return value
 
 
 def _check_static_shapes(indices, values, dense_shape):
