@@ -104,3 +104,15 @@ def test_a_layer_overriding_compute_mask_supports_masking():
     first, second = Split()(x)
     np.testing.assert_array_equal(first._keras_mask.numpy(), [[True, False]])
     np.testing.assert_array_equal(second._keras_mask.numpy(), [[True, False]])
+
+
+def test_lookup_vocabularies_are_numpy_terms_as_keras():
+    # TF 2.21: the terms come back as NumPy scalars, the special tokens as Python values
+    lookup = keras.layers.StringLookup()
+    lookup.adapt(["x", "y", "y"])
+    vocab = lookup.get_vocabulary()
+    assert vocab == ["[UNK]", "y", "x"] and type(vocab[0]) is str
+    assert all(type(v) is np.str_ for v in vocab[1:])
+    ints = keras.layers.IntegerLookup()
+    ints.adapt([3, 4, 4])
+    assert repr(ints.get_vocabulary()) == "[-1, np.int64(4), np.int64(3)]"

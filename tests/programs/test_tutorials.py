@@ -77,6 +77,9 @@ EXPECTED = {
         "Mask found: <KerasTensor shape=(None, None), dtype=bool, sparse=False, ragged=False",
         "[-0.009320000186562538, 0.003120000008493662, 0.0036299999337643385, "
         "0.0025500000920146704]", "(32, 100, 1)", "masking guide done"],
+    "keras_preprocessing_guide.py": [   # the output equals TF 2.21's
+        "['[UNK]', np.str_('c'), np.str_('b'), np.str_('a')]", "Features std: 1.00",
+        "preprocessing guide done"],
     "keras_subclassing_guide.py": [   # seeded: the whole output equals TF 2.21's
         "[[2.0, 0.0, 2.0, 2.0], [0.0, 0.0, 2.0, 2.0]]",
         "weights: 1 non-trainable weights: 1 trainable_weights: []",

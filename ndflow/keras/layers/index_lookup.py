@@ -144,9 +144,13 @@ class IndexLookup(Layer):
             vocab[0] = self.mask_token
         if not include_special_tokens:
             vocab = vocab[self._token_start_index():]
+        # Keras 3 returns the terms as NumPy scalars (np.str_('the'), np.int64(4)): they come
+        # from its table's NumPy export; the mask and OOV tokens stay Python values
+        start = self._token_start_index() if include_special_tokens else 0
         if self._is_string:
-            return [_text(v) for v in vocab]
-        return [int(v) if isinstance(v, (int, np.integer)) else v for v in vocab]
+            return [_text(v) if i < start else np.str_(_text(v)) for i, v in enumerate(vocab)]
+        return [(int(v) if i < start else np.int64(v)) if isinstance(v, (int, np.integer))
+                else v for i, v in enumerate(vocab)]
 
     # -- vocabulary -----------------------------------------------------------------------
     def set_vocabulary(self, vocabulary, idf_weights=None):

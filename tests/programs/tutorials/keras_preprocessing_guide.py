@@ -1,0 +1,62 @@
+# Keras guide "Working with preprocessing layers" (TF 2.21 / Keras 3): Normalization,
+# TextVectorization (int, multi_hot, tf_idf), String/IntegerLookup, Hashing, Discretization,
+# CategoryEncoding, HashedCrossing. Its output equals TF 2.21's.
+import numpy as np
+import ndflow as tf
+keras = tf.keras
+layers = keras.layers
+keras.utils.set_random_seed(6)
+data = np.array([[0.1, 0.2, 0.3], [0.8, 0.9, 1.0], [1.5, 1.6, 1.7]])
+layer = layers.Normalization()
+layer.adapt(data)
+normalized_data = layer(data)
+print("Features mean: %.2f" % (normalized_data.numpy().mean()))
+print("Features std: %.2f" % (normalized_data.numpy().std()))
+data = ["ξεῖν᾽, ἦ τοι μὲν ὄνειροι ἀμήχανοι ἀκριτόμυθοι", "γίγνοντ᾽, οὐδέ τι πάντα τελείεται ἀνθρώποισι.", "δοιαὶ γάρ τε πύλαι ἀμενηνῶν εἰσὶν ὀνείρων:", "αἱ μὲν γὰρ κεράεσσι τετεύχαται, αἱ δ᾽ ἐλέφαντι:", "τῶν οἳ μέν κ᾽ ἔλθωσι διὰ πριστοῦ ἐλέφαντος,", "οἵ ῥ᾽ ἐλεφαίρονται, ἔπε᾽ ἀκράαντα φέροντες:", "οἱ δὲ διὰ ξεστῶν κεράων ἔλθωσι θύραζε,", "οἵ ῥ᾽ ἔτυμα κραίνουσι, βροτῶν ὅτε κέν τις ἴδηται."]
+layer = layers.TextVectorization()
+layer.adapt(data)
+vectorized_text = layer(data)
+print(vectorized_text)
+vocab = ["a", "b", "c", "d"]
+data = tf.constant([["a", "c", "d"], ["d", "z", "b"]])
+layer = layers.StringLookup(vocabulary=vocab)
+vectorized_data = layer(data)
+print(vectorized_data)
+data = tf.constant([[0, 1, 1], [2, 0, 3]])
+print(layers.IntegerLookup(vocabulary=[1, 2, 3])(data))
+vocab = ["a", "b", "c", "d"]
+data = tf.constant([["a", "c", "d"], ["d", "z", "b"]])
+layer = layers.StringLookup(vocabulary=vocab, invert=False, output_mode="one_hot")
+print(layer(tf.constant(["a", "b", "z"])))
+layer = layers.StringLookup(vocabulary=vocab, output_mode="multi_hot")
+print(layer(data))
+layer = layers.StringLookup(vocabulary=vocab, output_mode="count")
+print(layer(tf.constant([["a", "a", "c"]])))
+data = tf.constant([["a"], ["b"], ["c"], ["b"], ["c"], ["a"]])
+lookup = layers.StringLookup(output_mode="one_hot")
+lookup.adapt(data)
+print(lookup.get_vocabulary())
+print(lookup(data))
+text = ["The Brain is wider than the Sky", "For put them side by side", "The one the other will contain", "With ease and You beside"]
+tv = layers.TextVectorization(output_mode="int", max_tokens=20, output_sequence_length=6)
+tv.adapt(text)
+print(tv.get_vocabulary())
+print(tv(["The Brain is deeper than the sea"]))
+tv2 = layers.TextVectorization(output_mode="multi_hot", ngrams=2)
+tv2.adapt(text)
+print(len(tv2.get_vocabulary()), tv2(["The Brain"]).numpy().sum())
+tv3 = layers.TextVectorization(output_mode="tf_idf", ngrams=2)
+tv3.adapt(text)
+print(np.round(tv3(["The Brain is wider"]).numpy()[0, :6], 4).tolist())
+h = layers.Hashing(num_bins=4)
+print(h(tf.constant([["A"], ["B"], ["C"], ["D"], ["E"]])))
+disc = layers.Discretization(bin_boundaries=[0., 1., 2.])
+print(disc(tf.constant([[-1.5, 1.0, 3.4, .5], [0.0, 3.0, 1.3, 0.0]])))
+disc = layers.Discretization(num_bins=4, epsilon=0.01)
+disc.adapt(np.array([[-1.5, 1.0, 3.4, .5], [0.0, 3.0, 1.3, 0.0]]))
+print(disc.bin_boundaries)
+cat = layers.CategoryEncoding(num_tokens=4, output_mode="one_hot")
+print(cat([3, 2, 0, 1]))
+hx = layers.HashedCrossing(num_bins=5)
+print(hx((tf.constant(["A", "B"]), tf.constant([1, 2]))))
+print("preprocessing guide done")
