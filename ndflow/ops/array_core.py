@@ -545,11 +545,10 @@ def stack(values, axis: int = 0, name: str = "stack") -> Tensor:
 
 def _autopacking_conversion(value, dtype=None, name=None, as_ref=False):
     """Lists and tuples holding tensors convert to one Pack (TF's autopacking)."""
-    tensors = [v for v in _flat(value) if isinstance(v, Tensor)]
-    if not tensors:
+    first = next((v for v in _flat(value) if isinstance(v, Tensor)), None)
+    if first is None:
         return NotImplemented
-    if dtype is None:   # TF: Python numbers beside a tensor take its dtype ([nrows, 1])
-        dtype = tensors[0].dtype
+    dtype = dtype or first.dtype   # TF: Python numbers beside a tensor take its dtype
     parts = [convert_to_tensor(v, dtype) for v in value]
     return apply_op(Pack, [parts], {"axis": 0}, name=name or "packed").outputs[0]
 
