@@ -29,6 +29,7 @@ import typing
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor, TypeSpec
+from ndflow.core.nest import flatten
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
@@ -97,6 +98,11 @@ def _hashable(value):
     if isinstance(value, collections.abc.Mapping):
         return ("mapping", tuple((k, _hashable(value[k])) for k in sorted(value)))
     return value
+
+
+def _components(obj) -> list:
+    """The component leaves of an ExtensionType's (or Spec's) fields, in field order."""
+    return [x for v in obj._field_values() for x in _leaves(v) if _is_component(x)]
 
 
 def _rebuild_fields(obj, components) -> dict:
@@ -326,7 +332,7 @@ class ExtensionType(CompositeTensor, metaclass=ExtensionTypeMetaclass):
         shape and values (shapes that merely broadcast are not equal)."""
         if type(self) is not type(other) or self._type_spec != other._type_spec:
             return False
-        mine, theirs = self._flat_tensors(), other._flat_tensors()
+        mine, theirs = flatten(self._to_components()), flatten(other._to_components())
         if len(mine) != len(theirs):
             return False
         conditions = []
@@ -343,13 +349,6 @@ class ExtensionType(CompositeTensor, metaclass=ExtensionTypeMetaclass):
 
     __hash__ = None
 
-    def _flat_tensors(self) -> list:
-        out = []
-        for c in self._to_components():
-            out.extend(c._flat_tensors() if isinstance(c, ExtensionType) else
-                       c._to_components() if isinstance(c, CompositeTensor) else [c])
-        return out
-
     # -- composite protocol --------------------------------------------------------------------
     @property
     def _type_spec(self) -> ExtensionTypeSpec:
@@ -359,7 +358,7 @@ class ExtensionType(CompositeTensor, metaclass=ExtensionTypeMetaclass):
         return spec
 
     def _to_components(self) -> list:
-        return [x for v in self._field_values() for x in _leaves(v) if _is_component(x)]
+        return _components(self)
 
     def _from_components_like(self, components: list):
         fields = _rebuild_fields(self, components)
@@ -437,14 +436,12 @@ class ExtensionTypeSpec(TypeSpec):
     def _trace_static_key(self):
         """What a trace is keyed on besides the component specs: the type and the static
         (non-tensor) fields."""
-        static = [x for v in self._field_values() for x in _leaves(v) if not _is_component(x)]
-        shape = [_hashable(_map(lambda x: None if _is_component(x) else x, v))
-                 for v in self._field_values()]
-        return (self.value_type, tuple(_hashable(s) for s in static), tuple(shape))
+        return (self.value_type, tuple(_hashable(_map(lambda x: None if _is_component(x) else x,
+                                                      v)) for v in self._field_values()))
 
     # -- composite protocol --------------------------------------------------------------------
     def _to_components(self) -> list:
-        return [x for v in self._field_values() for x in _leaves(v) if _is_component(x)]
+        return _components(self)
 
     def _from_components_like(self, components: list):
         fields = _rebuild_fields(self, components)
