@@ -101,6 +101,10 @@ class XlaFlags:
     xla_dump_to: str = ""
     xla_dump_hlo_as_text: bool = False
     xla_cpu_enable_fast_math: bool = False
+    # Row kernels (jit/fusion.py): per-row reductions computed inside the kernel that reads
+    # them back, ndflow's form of XLA's reduction epilogue fusion; false keeps every reduction
+    # a kernel root.
+    xla_gpu_enable_reduction_epilogue_fusion: bool = True
     xla_gpu_persistent_cache_dir: str = ""   # the container's spelling (alias, see below)
     xla_gpu_kernel_cache_file: str = ""
     xla_gpu_per_fusion_autotune_cache_dir: str = ""

@@ -9,7 +9,12 @@ fusion does:
   loop over the output;
 - *input* fusions: a reduction (Sum/Mean/Max/Min/Prod/All/Any over constant axes) is the root
   ("hero") and its elementwise producers are fused in; a reduction is never fused into its
-  consumers. Sibling reductions over the same input space share one read (mean and variance);
+  consumers, but for row kernels. Sibling reductions over the same input space share one read
+  (mean and variance);
+- *row* kernels (XLA's reduction epilogue fusion, `--xla_gpu_enable_reduction_epilogue_fusion`,
+  on by default): a loop fusion takes in the reductions over its own innermost dimensions
+  that it reads back (LayerNorm's mean and variance) and the per-row math on them, so a row
+  is reduced and normalized while it is in L1 (see _merge_row_producers);
 - an expensive producer (exp, log, tanh, sqrt, divide, pow, erf, ...) is never computed twice:
   it is not fused where the consumer reuses its elements (a broadcast), and a producer with
   users in several places is fused into one group that also writes it out (XLA's
@@ -37,6 +42,7 @@ from dataclasses import dataclass, field
 from ndflow.core.graph import Operation
 from ndflow.jit import fusion_rules as rules
 from ndflow.jit.codegen import emitters
+from ndflow.jit.flags import xla_flags
 from ndflow.jit.fusion_rules import INPUT, LOOP, is_trivial  # noqa: F401 - executable.py
 from ndflow.jit.rematerialize import rematerialize
 
@@ -61,7 +67,7 @@ class FusionGroup:
     @property
     def roots(self) -> list:
         """The reductions of an input fusion (its heroes); empty for a loop fusion."""
-        return [op for op in self.ops if emitters.is_reduction(op)]
+        return rules.root_reductions(self.ops)
 
     def __repr__(self):
         return (f"<FusionGroup {self.name} {self.kind}: "
@@ -141,6 +147,8 @@ def plan_fusions(ops: list, live_outputs=None) -> list:
         group_of[op] = g
 
     _merge_siblings(groups, group_of, op_set)
+    if xla_flags().xla_gpu_enable_reduction_epilogue_fusion:
+        _merge_row_producers(groups, group_of, op_set)
     return rematerialize(_assemble(ops, groups, group_of, live, op_set), live, order)
 
 
@@ -238,6 +246,110 @@ def _merge_siblings(groups: list, group_of: dict, op_set) -> None:
         i += 1
 
 
+# Reductions a row kernel computes per row (float accumulators, combined in any order).
+_ROW_REDUCTIONS = ("Sum", "Mean", "Max", "Min")
+
+
+def _merge_row_producers(groups: list, group_of: dict, op_set) -> None:
+    """Row kernels: a loop fusion over [rows..., inner...] takes in the groups that compute
+    its per-row values, so LayerNorm's mean, variance and rsqrt are computed inside the kernel
+    that normalizes, one row at a time while the row is in L1, instead of by three kernels each
+    streaming the tensor (or a 1-element-per-row tensor) through memory:
+    - input fusions reducing the kernel's own space over its innermost dimensions (the same
+      ones for all; float sums, means, maxima, minima), with no expensive elementwise op
+      (the reduction's row loop and the kernel's main loop would both compute it: rule 5);
+    - loop fusions over per-row values ([rows..., 1...] or [rows...]: `rsqrt(var + eps)`).
+    The reduced values stay values of the kernel (codegen's RowReduce); those read elsewhere
+    are written out, one per row."""
+    for y in list(groups):
+        if y.reductions or y not in groups:
+            continue
+        space = rules.dims(y.space)
+        if space is None or len(space) < 2 or any(d is None for d in space[1:]):
+            continue
+        split = None
+        merged = []
+        changed = True
+        while changed:
+            changed = False
+            for x in _producer_groups(y, group_of, groups):
+                k = _row_split(x, space, split)
+                if k is None:
+                    continue
+                for op in x.ops:
+                    group_of[op] = y
+                if _path_back(y.ops | x.ops, op_set, group_of):
+                    for op in x.ops:
+                        group_of[op] = x
+                    continue
+                y.ops |= x.ops
+                groups.remove(x)
+                merged.append(x)
+                split = k or split
+                changed = True
+                break
+        if merged and not any(x.reductions for x in merged):   # no row reduction: undone
+            for x in merged:
+                y.ops -= x.ops
+                groups.append(x)
+                for op in x.ops:
+                    group_of[op] = x
+
+
+def _producer_groups(y, group_of, groups) -> list:
+    """The groups computing values that `y` reads."""
+    out = []
+    for op in y.ops:
+        for t in rules.data_inputs(op):
+            g = group_of.get(t.op)
+            if g is not None and g is not y and g in groups and g not in out:
+                out.append(g)
+    return out
+
+
+def _row_split(x, space: list, split):
+    """How many leading dimensions of `space` are the rows when group `x` joins a row kernel
+    over `space` (whose rows so far are `split`, None while unknown), 0 when `x` computes
+    scalars only, or None when it cannot join."""
+    if x.reductions:
+        k = None
+        for r in x.reductions:
+            axes = emitters.static_axes(r)
+            if (r.type not in _ROW_REDUCTIONS or rules.dims(r.inputs[0]) != space or axes is None
+                    or not r.outputs[0].dtype.is_floating or r.outputs[0].dtype.size < 4):
+                return None
+            axes = sorted({a % len(space) for a in axes})
+            if not axes or axes != list(range(axes[0], len(space))) or axes[0] == 0:
+                return None
+            if k not in (None, axes[0]):
+                return None
+            k = axes[0]
+        if split not in (None, k):
+            return None
+        if any(emitters.is_expensive(op) and not emitters.is_reduction(op) for op in x.ops):
+            return None
+        return k
+    ks = set()
+    for op in x.ops:
+        for t in op.outputs:
+            d = rules.dims(t)
+            if d is None:
+                return None
+            if d == [1] * len(d):
+                continue   # a scalar: per row too
+            k = len(d)
+            while k and d[k - 1] == 1:
+                k -= 1
+            if not 0 < k < len(space) or d[:k] != space[:k]:
+                return None
+            ks.add(k)
+    if split is not None:
+        ks.add(split)
+    if not ks:
+        return 0   # scalars only: a value of every row, whatever the rows turn out to be
+    return ks.pop() if len(ks) == 1 else None
+
+
 def _same_reduction(r1, r2) -> bool:
     d1, d2 = rules.dims(r1.inputs[0]), rules.dims(r2.inputs[0])
     if d1 is None or d1 != d2:
@@ -254,7 +366,7 @@ def _assemble(ops, groups, group_of, live, op_set) -> list:
     fusion_of: dict = {}
     for n, g in enumerate(groups):
         members = [op for op in ops if op in g.ops]
-        fg = FusionGroup(members, kind=INPUT if g.reductions else LOOP,
+        fg = FusionGroup(members, kind=rules.fusion_kind(members),
                          name=f"fusion_{n}")
         fusion_of[g] = fg
     for op in ops:

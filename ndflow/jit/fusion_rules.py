@@ -20,6 +20,14 @@ VIEW_OPS = frozenset({"Const", "Identity", "Snapshot", "StopGradient", "PreventG
                       "Reshape", "ExpandDims", "Squeeze"})
 
 
+def root_reductions(ops) -> list:
+    return emitters.root_reductions(ops)
+
+
+def fusion_kind(ops) -> str:
+    return INPUT if emitters.root_reductions(ops) else LOOP
+
+
 def computing_ops(ops) -> int:
     """How many of `ops` compute something (views and constants excluded)."""
     return sum(op.type not in VIEW_OPS for op in ops)

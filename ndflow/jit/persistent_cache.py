@@ -39,7 +39,7 @@ FORMAT_VERSION = 1
 DEFAULT_PREFIX = "xla_compile_cache"
 # Flags that change what a cluster compiles into (the rest only decide when it compiles).
 _CODEGEN_FLAGS = ("tf_xla_disable_constant_folding", "xla_cpu_enable_fast_math",
-                  "xla_gpu_autotune_level")
+                  "xla_gpu_autotune_level", "xla_gpu_enable_reduction_epilogue_fusion")
 _VMODULES = ("device_executable_persistor", "device_compilation_profiler",
              "xla_compilation_cache")
 

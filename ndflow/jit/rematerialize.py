@@ -27,6 +27,8 @@ order stays topological: a copy reads only what its original group read or wrote
 
 from __future__ import annotations
 
+import math
+
 from ndflow.core.graph import Operation
 from ndflow.jit import fusion_rules as rules
 from ndflow.jit.codegen import emitters
@@ -76,8 +78,10 @@ class _State:
 
 
 def _space(g):
-    roots = [op for op in g.ops if emitters.is_reduction(op)]
-    return roots[0].inputs[0] if roots else g.outputs[0]
+    roots = rules.root_reductions(g.ops)
+    if roots:
+        return roots[0].inputs[0]
+    return max(g.outputs, key=lambda t: _bytes(t) // t.dtype.size)  # a row kernel writes row values
 
 
 def _recompute_into(g, state: _State, order: dict) -> None:
@@ -114,6 +118,18 @@ def _recompute_into(g, state: _State, order: dict) -> None:
             state.provider[x] = p
 
 
+def _writable(x, p, space) -> bool:
+    """Whether group `p`'s kernel can write its value `x` too: one of its iteration space's
+    size, or in a row kernel (fusion.py) a per-row value (its row reductions included)."""
+    rows = emitters.row_reductions(p.ops)
+    if rows:
+        space_dims = rules.dims(rows[0].inputs[0])
+        k = min(emitters.static_axes(rows[0]) or [0]) % max(len(space_dims), 1)
+        n_rows = math.prod(space_dims[:k]) if None not in space_dims[:k] else None
+        return n_rows is not None and rules.numel(x) == n_rows
+    return not emitters.is_reduction(x.op) and rules.same_numel(x, space)
+
+
 def _tree(t, p, reads: set, computed: set, state: _State):
     """What recomputing `t` (written by group `p`) inside a group that reads `reads` and
     computes `computed` takes: (ops to copy in topological order, tensors to read, values `p`
@@ -140,7 +156,7 @@ def _tree(t, p, reads: set, computed: set, state: _State):
             leaves.append(x)                        # stays in memory: read it
             cost += _bytes(x)
             if x not in written:
-                if emitters.is_reduction(op) or not rules.same_numel(x, state.space[p]):
+                if not _writable(x, p, state.space[p]):
                     return False                    # p's kernel cannot write it
                 writes.append(x)
                 cost += _bytes(x)
@@ -197,7 +213,7 @@ def _prune(g) -> bool:
     if len(need) != len(g.ops):
         g.ops = [op for op in g.ops if op in need]
         g.recomputed = [op for op in g.recomputed if op in need]
-        g.kind = rules.INPUT if any(emitters.is_reduction(op) for op in g.ops) else rules.LOOP
+        g.kind = rules.fusion_kind(g.ops)
     inputs, seen = [], set()
     for op in g.ops:
         for x in rules.data_inputs(op):

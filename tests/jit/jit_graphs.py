@@ -6,10 +6,12 @@ from __future__ import annotations
 import tempfile
 
 import numpy as np
+import pytest
 import torch
 
 import ndflow as tf
 from ndflow.core import dtypes
+from ndflow.jit import flags as flags_module
 from ndflow.jit import fusion_rules as rules
 from ndflow.jit.codegen import compile_fusion
 from ndflow.jit.fusion import FusionGroup, plan_fusions
@@ -29,6 +31,17 @@ def kernel_cache_dir(config) -> str:
     if cache is None:
         return tempfile.mkdtemp(prefix="ndflow-jit-kernels-")
     return str(cache.mkdir("ndflow_jit_kernels"))
+
+
+@pytest.fixture
+def no_row_kernels(monkeypatch):
+    """XLA's rule 2 strictly: every reduction a kernel root, no row kernels
+    (XLA_FLAGS=--xla_gpu_enable_reduction_epilogue_fusion=false)."""
+    monkeypatch.setenv("XLA_FLAGS", "--xla_gpu_enable_reduction_epilogue_fusion=false")
+    flags_module.reset_xla_flags_for_test()
+    yield
+    monkeypatch.delenv("XLA_FLAGS")
+    flags_module.reset_xla_flags_for_test()
 
 
 def raw(name, *inputs, **attrs):

@@ -21,6 +21,7 @@ from tests.jit.cluster_graphs import (
     randn,
     reductions,
 )
+from tests.jit.jit_graphs import no_row_kernels  # noqa: F401 - a fixture
 
 CPU = torch.device("cpu")
 
@@ -168,6 +169,7 @@ def _lone_ops(x, w):
     return [s, tf.nn.relu(m) + 1.0]
 
 
+@pytest.mark.usefixtures("no_row_kernels")
 def test_single_op_groups_run_as_library_calls_without_codegen(monkeypatch):
     # a group with one computing op has nothing to fuse: no kernel compile (~1 s under numba)
     compiled = []

@@ -19,6 +19,7 @@ from tests.jit.jit_graphs import (
     check_plan,
     checked_plan,
     kernel_cache_dir,
+    no_row_kernels,  # noqa: F401 - a fixture
     raw,
     run_plan,
     run_reference,
@@ -56,6 +57,7 @@ def test_reduce_of_elementwise_is_one_input_fusion():
     assert len(g.inputs) == 3 and [t.op.type for t in g.outputs] == ["Sum"]
 
 
+@pytest.mark.usefixtures("no_row_kernels")
 def test_reduction_is_never_fused_into_its_consumers():
     plan, _ = checked_plan(
         lambda x: raw("Mul", raw("Sum", x, tf.constant([1]), keep_dims=True), x), [(F32, [4, 8])])
@@ -125,6 +127,7 @@ def test_softmax_as_ops_computes_exp_once():
     assert [_types(g) for g in plan] == [["Max"], ["Sub", "Exp", "Sum"], ["RealDiv"]]
 
 
+@pytest.mark.usefixtures("no_row_kernels")
 @pytest.mark.parametrize("batch", [4, None])
 def test_layer_norm_as_ops(batch):
     # an open batch dimension (tf.function's None) plans as a known one

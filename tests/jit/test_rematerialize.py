@@ -19,6 +19,7 @@ from tests.jit.jit_graphs import (
     check_plan,
     checked_plan,
     kernel_cache_dir,
+    no_row_kernels,  # noqa: F401 - a fixture
     raw,
     run_plan,
     run_reference,
@@ -70,6 +71,7 @@ PRODUCERS = {
 }
 
 
+@pytest.mark.usefixtures("no_row_kernels")
 @pytest.mark.parametrize("name", sorted(PRODUCERS))
 def test_a_cheap_value_crossing_a_reduction_is_recomputed(name, cache_dir):
     producer, recomputed = PRODUCERS[name]
@@ -85,6 +87,7 @@ def test_a_cheap_value_crossing_a_reduction_is_recomputed(name, cache_dir):
         assert written == [t_type, "Max"] and not last.recomputed
 
 
+@pytest.mark.usefixtures("no_row_kernels")
 def test_recomputing_from_operands_the_group_reads_anyway_costs_nothing(cache_dir):
     # t = a + b would read two tensors for one, unless the reader reads a already
     plan = _run_both(lambda a, b: raw("Mul", _minus_row_max(raw("AddV2", a, b)), a),
@@ -94,6 +97,7 @@ def test_recomputing_from_operands_the_group_reads_anyway_costs_nothing(cache_di
     assert [op.type for op in last.recomputed] == ["AddV2"]
 
 
+@pytest.mark.usefixtures("no_row_kernels")
 def test_a_value_in_memory_anyway_is_read_not_recomputed():
     # a library call (MatMul) reads t: it is written whatever happens, so reading it is cheaper
     plan, _ = checked_plan(
@@ -107,6 +111,7 @@ def test_a_value_in_memory_anyway_is_read_not_recomputed():
     assert not any(g.recomputed for g in _groups(plan))
 
 
+@pytest.mark.usefixtures("no_row_kernels")
 def test_a_broadcast_read_is_not_recomputed():
     # t = b * b [8] is read by x + t over [4, 8]: recomputing it there would multiply 4 times
     plan, _ = checked_plan(
@@ -117,6 +122,7 @@ def test_a_broadcast_read_is_not_recomputed():
     assert "Mul" in [t.op.type for t in reduction.outputs] and not last.recomputed
 
 
+@pytest.mark.usefixtures("no_row_kernels")
 @pytest.mark.parametrize("n", [4, rematerialize.MAX_TREE_OPS + 4])
 def test_what_one_value_recomputes_is_bounded(n):
     def fn(a):
@@ -164,6 +170,7 @@ def _block_cluster(args):
     return call.attrs["function"]
 
 
+@pytest.mark.usefixtures("no_row_kernels")
 def test_layer_norm_gelu_forward_kernel_writes_only_what_the_backward_cannot_recompute():
     args = _block_args()
     fg = _block_cluster(args)

@@ -202,6 +202,19 @@ def is_reduction(op) -> bool:
     return op.type in REDUCTIONS
 
 
+def row_reductions(ops) -> list:
+    """The reductions among `ops` that another op of `ops` reads: the group is a row kernel
+    (jit/fusion.py), every reduction in it a per-row value."""
+    inside = set(ops)
+    return [op for op in ops if is_reduction(op)
+            and any(c in inside for c in op.outputs[0].consumers())]
+
+
+def root_reductions(ops) -> list:
+    """An input fusion's roots (heroes): its reductions, none in a row kernel."""
+    return [] if row_reductions(ops) else [op for op in ops if is_reduction(op)]
+
+
 def is_expensive(op) -> bool:
     entry = _TABLE.get(op.type)
     if entry is not None:

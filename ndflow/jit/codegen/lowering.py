@@ -56,6 +56,24 @@ class Node:
         return isinstance(other, Node) and self.op is other.op and self.args == other.args
 
 
+@dataclass(frozen=True)
+class RowReduce:
+    """A row kernel's per-row reduction that the kernel itself reads (LayerNorm's mean): `arg`
+    is indexed by the kernel's space, reduced over its inner dimensions (from `KernelIR.
+    row_split` on); the result is a value indexed like a Leaf by `strides` (over its own
+    shape), which codegen requires to be the rows' own (checked by _merge_dims)."""
+    reduce: str                 # accumulator kind (emitters.REDUCTIONS)
+    arg: object
+    dtype: object
+    count: int
+    strides: tuple
+
+    @property
+    def value(self):
+        """The reduction itself, whatever view of it is read."""
+        return (self.reduce, self.arg, self.dtype, self.count)
+
+
 @dataclass
 class OutputIR:
     expr: object
@@ -63,6 +81,7 @@ class OutputIR:
     shape: tuple
     reduce: str | None = None   # accumulator kind for a reduction output
     count: int = 1              # elements reduced into one output element (Mean)
+    row: bool = False           # a row kernel's per-row value, written once per row
 
 
 @dataclass
@@ -75,6 +94,7 @@ class KernelIR:
     outputs: list = field(default_factory=list)
     out_strides: list = field(default_factory=list)   # per output, strides in the space
     leaf_strides: dict = field(default_factory=dict)  # Leaf -> strides in merged space
+    row_split: int | None = None  # a row kernel: dimensions before it are the rows
 
 
 def _contiguous_strides(shape) -> tuple:
@@ -110,6 +130,8 @@ class _Views:
             return self.memo[k]
         if isinstance(e, Leaf):
             r = Leaf(e.index, fn(e.strides))
+        elif isinstance(e, RowReduce):   # its argument stays indexed by the kernel's space
+            r = RowReduce(e.reduce, e.arg, e.dtype, e.count, fn(e.strides))
         elif isinstance(e, Literal):
             r = e
         else:
@@ -208,13 +230,20 @@ def lower(group, input_specs: list) -> KernelIR:
         shape = tuple(int(d) for d in shape)
         val[t] = (Leaf(i, _contiguous_strides(shape)), shape)
     reductions = []
+    # A row kernel (some reduction read inside): every reduction is a per-row value, those
+    # that nothing inside reads only written out.
+    roots = set(emitters.root_reductions(group.ops))
+    row_axes: list = []
     for op in group.ops:
         if op.type == "Const":
             if emitters.is_small_const(op):  # others are only static shapes/axes here
                 val[op.outputs[0]] = (_const_literal(op), ())
             continue
-        if emitters.is_reduction(op):
+        if op in roots:
             reductions.append(op)
+            continue
+        if emitters.is_reduction(op):
+            val[op.outputs[0]] = _lower_row_reduction(op, val, row_axes)
             continue
         val[op.outputs[0]] = _lower_op(op, val, views)
     outputs = list(group.outputs)
@@ -223,7 +252,30 @@ def lower(group, input_specs: list) -> KernelIR:
             raise CompileUnimplemented(f"output {t.name} is not computed by the group")
     if reductions:
         return _lower_input_fusion(group, input_specs, outputs, reductions, val, views)
-    return _lower_loop_fusion(input_specs, outputs, val, views)
+    return _lower_loop_fusion(input_specs, outputs, val, views, row_axes)
+
+
+def _lower_row_reduction(op, val, row_axes: list):
+    """(RowReduce, result shape) of a reduction that its own kernel reads: over the innermost
+    dimensions of its input, the same ones (and input shape) for every row reduction."""
+    e, shape = _value(op.inputs[0], val)
+    axes = emitters.static_axes(op)
+    if axes is None or not shape:
+        raise CompileUnimplemented(f"{op.name}: reduction axes are not constant")
+    axes = tuple(sorted({a % len(shape) for a in axes}))
+    if axes != tuple(range(axes[0], len(shape))) or axes[0] == 0:
+        raise CompileUnimplemented(f"{op.name}: not a reduction of the innermost dimensions")
+    if row_axes and row_axes[0] != (shape, axes):
+        raise CompileUnimplemented(f"{op.name}: row reductions over different spaces")
+    dt = op.outputs[0].dtype
+    if compute_dtype(dt) is not dt or not dt.is_floating:
+        raise CompileUnimplemented(f"{op.name}: a row reduction of {dt.name}")
+    row_axes[:] = [(shape, axes)]
+    rows = shape[:axes[0]]
+    out = rows + (1,) * len(axes) if op.attrs.get("keep_dims", False) else rows
+    count = math.prod(shape[axes[0]:])
+    return (RowReduce(emitters.REDUCTIONS[op.type], e, dt, count, _contiguous_strides(out)),
+            out)
 
 
 def _value(t, val):
@@ -296,18 +348,30 @@ def _static_result_shape(op, shape) -> tuple:
     return tuple(dims)
 
 
-def _lower_loop_fusion(input_specs, outputs, val, views) -> KernelIR:
-    space = val[outputs[0]][1]
+def _lower_loop_fusion(input_specs, outputs, val, views, row_axes=()) -> KernelIR:
+    space = max((val[t][1] for t in outputs), key=math.prod) if row_axes else val[outputs[0]][1]
     n = math.prod(space)
-    exprs = []
+    split = None
+    if row_axes:
+        if row_axes[0][0] != space:
+            raise CompileUnimplemented("row reductions over another space than the kernel's")
+        split = row_axes[0][1][0]
+    rows = space[:split] if row_axes else ()
+    exprs, strides = [], []
     for t in outputs:
         e, s = val[t]
-        if math.prod(s) != n:
+        if math.prod(s) == n:
+            exprs.append(OutputIR(views.reshape(e, s, space), t.dtype, s))
+            strides.append(_contiguous_strides(space))
+        elif row_axes and math.prod(s) == math.prod(rows):   # a per-row value
+            kept = rows + (1,) * (len(space) - split)
+            e = views.broadcast(views.reshape(e, s, kept), kept, space)
+            exprs.append(OutputIR(e, t.dtype, s, row=True))
+            strides.append(_contiguous_strides(rows) + (0,) * (len(space) - split))
+        else:
             raise CompileUnimplemented(f"outputs of {n} and {math.prod(s)} elements in one loop")
-        exprs.append(OutputIR(views.reshape(e, s, space), t.dtype, s))
     ir = KernelIR("loop", space, (False,) * len(space), [d for d, _ in input_specs],
-                  [math.prod(s) for _, s in input_specs], exprs)
-    strides = [_contiguous_strides(space) for _ in exprs]
+                  [math.prod(s) for _, s in input_specs], exprs, row_split=split)
     return _merge_dims(ir, strides)
 
 
@@ -346,38 +410,60 @@ def _lower_input_fusion(group, input_specs, outputs, reductions, val, views) -> 
     return _merge_dims(ir, strides)
 
 
-def _leaves(e, out: set):
+def _leaves(e, out: set, rows: set):
+    """The Leaves of `e` into `out` (those of row reductions' arguments too), its RowReduces
+    into `rows`."""
     if isinstance(e, Leaf):
         out.add(e)
+    elif isinstance(e, RowReduce):
+        rows.add(e)
+        _leaves(e.arg, out, rows)
     elif isinstance(e, Node):
         for a in e.args:
-            _leaves(a, out)
+            _leaves(a, out, rows)
 
 
 def _merge_dims(ir: KernelIR, out_strides: list) -> KernelIR:
-    """Drops size-1 dimensions and merges neighbours every leaf and output walks as one."""
+    """Drops size-1 dimensions and merges neighbours every leaf and output walks as one (a row
+    kernel's row dimensions only with row dimensions)."""
     leaves: set = set()
+    row_values: set = set()
     for o in ir.outputs:
-        _leaves(o.expr, leaves)
+        _leaves(o.expr, leaves, row_values)
     leaves = sorted(leaves, key=lambda lf: (lf.index, lf.strides))
-    vectors = [list(lf.strides) for lf in leaves] + [list(s) for s in out_strides]
+    row_values = list(row_values)
+    vectors = ([list(lf.strides) for lf in leaves] + [list(s) for s in out_strides]
+               + [list(r.strides) for r in row_values])
     dims = [i for i, d in enumerate(ir.shape) if d != 1]
     shape = [ir.shape[i] for i in dims]
     reduced = [ir.reduced[i] for i in dims]
+    split = ir.row_split
+    is_row = [split is not None and i < split for i in dims]
     vecs = [[v[i] for i in dims] for v in vectors]
     i = len(shape) - 2
     while i >= 0:
-        if reduced[i] == reduced[i + 1] and all(v[i] == v[i + 1] * shape[i + 1] for v in vecs):
+        if reduced[i] == reduced[i + 1] and is_row[i] == is_row[i + 1] and \
+                all(v[i] == v[i + 1] * shape[i + 1] for v in vecs):
             shape[i] *= shape[i + 1]
-            del shape[i + 1], reduced[i + 1]
+            del shape[i + 1], reduced[i + 1], is_row[i + 1]
             for v in vecs:
                 v[i] = v.pop(i + 1)  # the merged dimension steps like the inner one
         i -= 1
     if math.prod(ir.shape) == 0:
+        if split is not None:
+            raise CompileUnimplemented("a row kernel of no elements")
         shape, reduced, vecs = [0], [False], [[0] for _ in vecs]
     ir.shape, ir.reduced = tuple(shape), tuple(reduced)
     ir.leaf_strides = {lf: tuple(v) for lf, v in zip(leaves, vecs)}
-    ir.out_strides = [tuple(v) for v in vecs[len(leaves):]]
+    n_out = len(ir.outputs)
+    ir.out_strides = [tuple(v) for v in vecs[len(leaves):len(leaves) + n_out]]
+    if split is not None:
+        ir.row_split = sum(is_row)
+        rows = _contiguous_strides(shape[:ir.row_split]) + (0,) * (len(shape) - ir.row_split)
+        views = vecs[len(leaves) + n_out:] + [v for o, v in zip(ir.outputs, ir.out_strides)
+                                              if o.row]
+        if any(tuple(v) != rows for v in views):
+            raise CompileUnimplemented("a per-row value read across rows")
     _check_bounds(ir)
     return ir
 

@@ -28,9 +28,9 @@ import torch
 from ndflow.core import dtypes
 from ndflow.core.atomic_file import atomic_write
 from ndflow.jit.codegen import emitters
-from ndflow.jit.codegen.lowering import KernelIR, Leaf, Literal, compute_dtype
+from ndflow.jit.codegen.lowering import KernelIR, Leaf, Literal, RowReduce, compute_dtype
 from ndflow.jit.errors import CompileUnimplemented
-from ndflow.kernels import omp_pool
+from ndflow.kernels import omp_pool, simd_numba
 
 # Elements from which a kernel's outermost loop is split into chunks that ATen's OpenMP threads
 # run (omp_pool.py), and the least work one chunk gets.
@@ -46,7 +46,7 @@ from math import (log, log1p, expm1, sqrt, sin, cos, erf, fabs, isnan, isinf, is
 from numpy import floor, ceil, rint, fmod
 from numba import carray, cfunc, njit, types
 from ndflow.jit.codegen.numba_intrinsics import (
-    address_as_pointer, claim_chunk,
+    address_as_pointer, claim_chunk, wide_vectors,
     exp, tanh, select, maximum, minimum, pow, trunc_div, f16_to_f32, f32_to_f16, bf16_to_f32,
     f32_to_bf16, round_bf16, round_f16)
 """
@@ -74,25 +74,45 @@ def _literal(v, dt) -> str:
 
 
 class _Body:
-    """SSA statements per loop level (-1: before all loops)."""
+    """SSA statements per loop level (-1: before all loops). A row kernel's row reductions are
+    blocks at the rows' innermost level, each with a loop over the row whose statements a
+    child _Body (`parent` set, `floor` the row split) collects: values that vary only per row
+    are the parent's, computed once per row before the block."""
 
-    def __init__(self, ir: KernelIR):
+    def __init__(self, ir: KernelIR, parent=None, floor: int = -1):
         self.ir = ir
+        self.parent = parent
+        self.floor = floor
         self.levels: dict = {}
         self.names: dict = {}
         self.depth: dict = {}
-        self.n = 0
+        self.n = 0 if parent is None else None
+        self.has_rows = False
+
+    def _fresh(self, prefix: str = "t") -> str:
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        root.n += 1
+        return f"{prefix}{root.n - 1}"
 
     def emit(self, e) -> tuple:
         """(name or literal text, depth) of expression `e`."""
-        if e in self.names:
-            return self.names[e], self.depth[e]
+        key = e.value if isinstance(e, RowReduce) else e
+        if key in self.names:
+            return self.names[key], self.depth[key]
         if isinstance(e, Literal):
             return _literal(e.value, e.dtype), -1
+        if isinstance(e, RowReduce):
+            if self.parent is not None:
+                return self.parent.emit(e)
+            return self._row_reduce(e, key)
         if isinstance(e, Leaf):
             st = self.ir.leaf_strides[e]
             terms = [f"i{d}" if s == 1 else f"i{d} * {s}" for d, s in enumerate(st) if s]
             depth = max((d for d, s in enumerate(st) if s), default=-1)
+            if depth < self.floor:
+                return self.parent.emit(e)
             load = f"in{e.index}[{' + '.join(terms) or '0'}]"
             dt = self.ir.input_dtypes[e.index]
             if dt == dtypes.bfloat16:
@@ -102,6 +122,8 @@ class _Body:
             return self._assign(e, load, depth)
         args = [self.emit(a) for a in e.args]
         depth = max((d for _, d in args), default=-1)
+        if depth < self.floor:
+            return self.parent.emit(e)
         op = e.op
         k = emitters.EmitContext(op, _literal)
         text = emitters.emitter(op.type)([a for a, _ in args], k)
@@ -113,10 +135,32 @@ class _Body:
         return self._assign(e, text, depth)
 
     def _assign(self, e, text, depth):
-        name = f"t{self.n}"
-        self.n += 1
+        name = self._fresh()
         self.levels.setdefault(depth, []).append(f"{name} = {text}")
         self.names[e], self.depth[e] = name, depth
+        return name, depth
+
+    def _row_reduce(self, e: RowReduce, key):
+        """The block computing row reduction `e` once per row, at the rows' innermost level:
+        an accumulator, a loop nest over the row's dimensions, the finished value."""
+        split, shape = self.ir.row_split, self.ir.shape
+        child = _Body(self.ir, parent=self, floor=split)
+        value, _ = child.emit(e.arg)
+        acc = self._fresh("r")
+        lines = [f"{acc} = {_acc_init(e)}"]
+        for d in range(split, len(shape)):
+            pad = "    " * (d - split)
+            lines.append(f"{pad}for i{d} in range({shape[d]}):")
+            lines += [f"{pad}    {st}" for st in child.levels.get(d, [])]
+        op = _ACC[e.reduce][0]
+        pad = "    " * (len(shape) - split)
+        lines.append(pad + f"{acc} = " + op.format(a=acc, v=f"{_acc_type(e)}({value})"))
+        name = self._fresh()
+        lines.append(f"{name} = {_acc_final(e, acc)}")
+        depth = split - 1
+        self.levels.setdefault(depth, []).append("\n".join(lines))
+        self.names[key], self.depth[key] = name, depth
+        self.has_rows = True
         return name, depth
 
 
@@ -182,7 +226,7 @@ def chunkable(ir: KernelIR) -> bool:
     no array is boolean (the C callback views arrays through typed pointers)."""
     shape, reduced = ir.shape, ir.reduced
     cd = chunk_dim(ir)
-    if not shape or shape[cd] < 2:
+    if not shape or shape[cd] < 2 or ir.row_split == 0:   # (chunks would split a row)
         return False
     if any(dt.is_bool for dt in [*ir.input_dtypes, *(o.dtype for o in ir.outputs)]):
         return False
@@ -220,6 +264,12 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
     shape, reduced = ir.shape, ir.reduced
     rank = len(shape)
     out_vals = [body.emit(o.expr) for o in ir.outputs]
+    for j, (o, (v, depth)) in enumerate(zip(ir.outputs, out_vals)):
+        if o.row:   # written once per row, after the row's reductions
+            if depth >= ir.row_split:
+                raise CompileUnimplemented("a per-row output varies along the row")
+            body.levels.setdefault(ir.row_split - 1, []).append(
+                f"out{j}[{_index(ir.out_strides[j])}] = {_store(v, o.dtype)}")
     row = _row_form(reduced)
     cd = chunk_dim(ir) if chunked else -1
     first_reduced = next((i for i, r in enumerate(reduced) if r), rank)
@@ -237,7 +287,8 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
             n_acc = f"(hi - lo) * {n_acc // shape[cd]}"
         put(1, f"acc{j} = np.full({n_acc}, {_acc_init(o)})")
     for s in body.levels.get(-1, []):
-        put(1, s)
+        for line in s.split("\n"):
+            put(1, line)
     level_indent = 1
     for d in range(rank):
         if row and d == first_reduced:
@@ -248,17 +299,17 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
         level_indent += 1
         depth_indent[d] = level_indent
         for s in body.levels.get(d, []):
-            put(level_indent, s)
+            for line in s.split("\n"):
+                put(level_indent, line)
     if row and first_reduced == rank:
         for j, o in reds:
             put(level_indent, f"acc{j} = {_acc_init(o)}")
     inner = level_indent
 
-    def index(strides):
-        terms = [f"i{d}" if s == 1 else f"i{d} * {s}" for d, s in enumerate(strides) if s]
-        return " + ".join(terms) or "0"
-
+    index = _index
     for j, (o, (v, _)) in enumerate(zip(ir.outputs, out_vals)):
+        if o.row:
+            continue
         if not o.reduce:
             put(inner, f"out{j}[{index(ir.out_strides[j])}] = {_store(v, o.dtype)}")
             continue
@@ -283,7 +334,7 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
             put(2, f"out{j}[k] = {_acc_final(o, f'acc{j}[k]')}")
     n_in, n_out = len(ir.input_dtypes), len(ir.outputs)
     args = [f"in{i}" for i in range(n_in)] + [f"out{j}" for j in range(n_out)]
-    fastmath = "{'reassoc', 'nsz'}" if reds else "False"
+    fastmath = "{'reassoc', 'nsz'}" if reds or body.has_rows else "False"
     options = f"cache=CACHE, fastmath={fastmath}, error_model='numpy'"
     if chunked:
         storage = [_np_storage(dt) for dt in ir.input_dtypes]
@@ -291,8 +342,13 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
                     for o in ir.outputs]
         offsets = _chunk_strides(ir) + [st[cd] for st in ir.out_strides]
         return _PRELUDE + "\n\n" + _trampoline(args, storage, offsets, lines, options)
-    head = f"@njit({options}, nogil=True)\ndef kernel({', '.join(args)}):\n"
+    head = f"@njit({options}, nogil=True)\ndef kernel({', '.join(args)}):\n    wide_vectors()\n"
     return _PRELUDE + "\n\n" + head + "\n".join(lines or ["    pass"]) + "\n"
+
+
+def _index(strides) -> str:
+    terms = [f"i{d}" if s == 1 else f"i{d} * {s}" for d, s in enumerate(strides) if s]
+    return " + ".join(terms) or "0"
 
 
 def _trampoline(args: list, storage: list, offsets: list, body: list, options: str) -> str:
@@ -374,9 +430,12 @@ def _runtime_id() -> str:
     change to either must give kernels new names (numba itself only checks the kernel file)."""
     if not _RUNTIME_ID:
         import numba  # noqa: PLC0415
-        path = os.path.join(os.path.dirname(__file__), "numba_intrinsics.py")
-        with open(path, "rb") as f:
-            helpers = hashlib.sha256(f.read()).hexdigest()[:16]
+        helpers = hashlib.sha256()
+        for path in (os.path.join(os.path.dirname(__file__), "numba_intrinsics.py"),
+                     simd_numba.__file__):
+            with open(path, "rb") as f:
+                helpers.update(f.read())
+        helpers = helpers.hexdigest()[:16]
         _RUNTIME_ID.append(f"numba {numba.__version__}, helpers {helpers}")
     return _RUNTIME_ID[0]
 

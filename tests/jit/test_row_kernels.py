@@ -1,0 +1,158 @@
+"""Row kernels (ndflow.jit.fusion._merge_row_producers, codegen's RowReduce): a loop fusion takes
+in the reductions over its own innermost dimensions that it reads back, and the per-row math on
+them, so LayerNorm's statistics are computed in the kernel that normalizes. Checked: what the
+planner merges and refuses, and generated kernels against float64 NumPy and op-by-op ATen."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import ndflow as tf
+from ndflow.core import dtypes
+from ndflow.core.graph import Operation
+from ndflow.jit.codegen import emitters
+from ndflow.jit.fusion import FusionGroup
+from ndflow.jit.fusion import plan_fusions as plan_of
+from tests.jit.jit_graphs import (
+    build,
+    check_plan,
+    kernel_cache_dir,
+    no_row_kernels,  # noqa: F401 - a fixture
+    raw,
+    run_plan,
+    run_reference,
+)
+
+F32, F64 = dtypes.float32, dtypes.float64
+
+
+@pytest.fixture(scope="module")
+def cache_dir(request):
+    return kernel_cache_dir(request.config)
+
+
+def _row_kernels(plan) -> list:
+    """The groups holding a reduction that the group itself reads."""
+    return [u for u in plan if isinstance(u, FusionGroup) and emitters.row_reductions(u.ops)]
+
+
+def _layer_norm(x, gamma, beta, axes, keep=True):
+    ax = tf.constant(axes)
+    mean = raw("Mean", x, ax, keep_dims=keep)
+    if not keep:   # keep_dims=False, then the dims back as a reshape would
+        for _ in axes:
+            mean = raw("ExpandDims", mean, tf.constant(-1))
+    d = raw("Sub", x, mean)
+    var = raw("Mean", raw("Square", d), ax, keep_dims=True)
+    rstd = raw("Rsqrt", raw("AddV2", var, tf.constant(1e-5, dtype=x.dtype)))
+    return raw("AddV2", raw("Mul", raw("Mul", d, rstd), gamma), beta), mean, rstd
+
+
+def _plan(fn, specs):
+    g, phs, outs = build(fn, specs)
+    ops = [op for op in g.get_operations() if op.type != "Placeholder"]
+    plan = plan_of(ops, outs)
+    check_plan(plan, ops, phs, outs)
+    return g, phs, outs, plan
+
+
+def _run(fn, specs, cache_dir, feeds=None):
+    """(plan, outputs of the generated kernels, outputs op by op) of `fn`."""
+    g, phs, outs, plan = _plan(fn, specs)
+    rng = np.random.default_rng(0)
+    if feeds is None:
+        feeds = [rng.uniform(-3, 3, [d for d in shape]).astype(dt.np_dtype) for dt, shape in specs]
+    values = {p: torch.from_numpy(np.asarray(v)) for p, v in zip(phs, feeds)}
+    got = run_plan(plan, values, cache_dir)
+    want = run_reference(g.get_operations(), values)
+    return plan, [got[t] for t in outs], [want[t] for t in outs]
+
+
+def test_layer_norm_is_one_row_kernel():
+    _, _, outs, plan = _plan(lambda x, g, b: _layer_norm(x, g, b, [1])[0],
+                             [(F32, [6, 8]), (F32, [8]), (F32, [8])])
+    (group,) = plan
+    assert group.kind == "loop" and _row_kernels(plan) == [group]
+    assert sorted(op.type for op in group.ops if op.type != "Const") == sorted(
+        ["Mean", "Sub", "Square", "Mean", "AddV2", "Rsqrt", "Mul", "Mul", "AddV2"])
+    assert group.outputs == outs
+
+
+@pytest.mark.usefixtures("no_row_kernels")
+def test_the_flag_off_keeps_every_reduction_a_root():
+    _, _, _, plan = _plan(lambda x, g, b: _layer_norm(x, g, b, [1])[0],
+                          [(F32, [6, 8]), (F32, [8]), (F32, [8])])
+    assert not _row_kernels(plan) and len(plan) == 3
+
+
+def test_refused_merges():
+    # softmax: the sum's row loop and the main loop would both compute exp (rule 5)
+    def softmax(x):
+        ax = tf.constant([1])
+        e = raw("Exp", raw("Sub", x, raw("Max", x, ax, keep_dims=True)))
+        return raw("RealDiv", e, raw("Sum", e, ax, keep_dims=True))
+    _, _, _, plan = _plan(softmax, [(F32, [4, 8])])
+    assert not any(u.ops and "Exp" in [op.type for op in u.ops] and "RealDiv" in
+                   [op.type for op in u.ops] for u in plan if isinstance(u, FusionGroup))
+    # reductions over outer dimensions (batch norm's statistics) are not per row
+    _, _, _, plan = _plan(lambda x: raw("Sub", x, raw("Mean", x, tf.constant([0]),
+                                                        keep_dims=True)), [(F32, [4, 8])])
+    assert not _row_kernels(plan)
+    # 16-bit floats reduce with rounding per op that a row kernel does not reproduce
+    bf = dtypes.bfloat16
+    _, _, _, plan = _plan(lambda x: raw("Sub", x, raw("Mean", x, tf.constant([1]),
+                                                        keep_dims=True)), [(bf, [4, 8])])
+    assert not _row_kernels(plan)
+
+
+@pytest.mark.parametrize("shape,axes,keep", [([6, 8], [1], True), ([5, 3, 7], [2], False),
+                                             ([2, 3, 4, 5], [2, 3], True), ([1, 9], [1], True),
+                                             ([300, 96], [1], True)])
+@pytest.mark.parametrize("dt", [F32, F64])
+def test_layer_norm_values(shape, axes, keep, dt, cache_dir):
+    inner = shape[axes[0]:]
+    specs = [(dt, shape), (dt, inner), (dt, inner)]
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(shape) * 3 + 1
+    gamma, beta = rng.standard_normal(inner), rng.standard_normal(inner)
+    feeds = [a.astype(dt.np_dtype) for a in (x, gamma, beta)]
+    plan, got, want = _run(lambda *a: list(_layer_norm(*a, axes, keep)), specs, cache_dir, feeds)
+    assert _row_kernels(plan)
+    red = tuple(axes)
+    mean = x.mean(axis=red, keepdims=True)
+    rstd = 1 / np.sqrt(((x - mean) ** 2).mean(axis=red, keepdims=True) + 1e-5)
+    ref = [(x - mean) * rstd * gamma + beta, mean if keep else mean.reshape(mean.shape), rstd]
+    tol = 2e-5 if dt == F32 else 1e-12
+    for g, w, r in zip(got, want, ref):
+        np.testing.assert_allclose(g.double().numpy().reshape(r.shape), r, rtol=tol, atol=tol)
+        torch.testing.assert_close(g, w, rtol=tol, atol=tol)
+
+
+def test_row_max_sum_and_specials(cache_dir):
+    # x - max(x) and x * sum(x) per row, with NaN and inf in rows: propagated as ATen does
+    def fn(x):
+        ax = tf.constant([1])
+        return [raw("Sub", x, raw("Max", x, ax, keep_dims=True)),
+                raw("Mul", x, raw("Min", x, ax, keep_dims=True)),
+                raw("AddV2", x, raw("Sum", x, ax, keep_dims=True))]
+    x = np.random.default_rng(2).uniform(-2, 2, (5, 33)).astype(np.float32)
+    x[1, 3], x[2, 7], x[3, 0], x[3, 1] = np.nan, np.inf, -np.inf, np.inf
+    plan, got, want = _run(fn, [(F32, [5, 33])], cache_dir, [x])
+    assert _row_kernels(plan)
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=1e-6, atol=1e-6, equal_nan=True)
+
+
+def test_statistics_read_by_a_library_call_are_written_per_row(cache_dir):
+    # the mean and rstd also feed a MatMul: the row kernel writes them, one value per row
+    def fn(x, w):
+        y, mean, rstd = _layer_norm(x, tf.constant(1.0), tf.constant(0.0), [1])
+        return [raw("AddV2", y, tf.constant(1.0)), raw("MatMul", raw("Mul", mean, rstd), w)]
+    plan, got, want = _run(fn, [(F32, [8, 16]), (F32, [1, 4])], cache_dir)
+    (row,) = _row_kernels(plan)
+    assert sorted(t.op.type for t in row.outputs) == ["AddV2", "Mul"]
+    assert isinstance(plan[-1], Operation) and plan[-1].type == "MatMul"
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
