@@ -6,6 +6,8 @@ their `_batches`) takes one slice per batch instead of stacking elements.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import torch
 
@@ -62,6 +64,10 @@ class BatchDataset(DatasetV2):
         if bulk is not None:
             yield from bulk
             return
+        scalars = None if self._composite else self._input._scalars()
+        if scalars is not None:
+            yield from _scalar_batches(scalars, self._size, self._drop, self._flat_specs[0])
+            return
         size, batch = self._size, []
         merge = (lambda b: element_batching.batch_flat(b, self._input.element_spec)) \
             if self._composite else (lambda b: structure.batch_flat(b, self._flat_specs))
@@ -72,6 +78,17 @@ class BatchDataset(DatasetV2):
                 batch = []
         if batch and not self._drop:
             yield merge(batch)
+
+
+def _scalar_batches(values, size: int, drop_remainder: bool, spec):
+    """Batches of plain scalar values (dataset.py `_scalars`): one object array each."""
+    while True:
+        group = list(itertools.islice(values, size))
+        if not group or (drop_remainder and len(group) < size):
+            return
+        out = np.empty(len(group), dtype=object)
+        out[:] = group
+        yield (EagerTensor(out, spec.dtype),)
 
 
 class PaddedBatchDataset(DatasetV2):

@@ -60,6 +60,15 @@ class ShuffleDataset(DatasetV2):
         stream = shuffle_buffer.WordStream(*self._generator.next_seeds())
         yield from shuffle_buffer.shuffled(self._input._iter_flat, self._size, stream)
 
+    def _scalars(self):
+        """The input's plain values shuffled alike (dataset.py `_scalars`), or None."""
+        source = self._input._scalars()
+        return None if source is None else self._shuffled_scalars(source)
+
+    def _shuffled_scalars(self, source):
+        stream = shuffle_buffer.WordStream(*self._generator.next_seeds())
+        yield from shuffle_buffer.shuffled(lambda: source, self._size, stream)
+
     def _make_unread_iterator(self):
         self._generator.next_seeds()
 

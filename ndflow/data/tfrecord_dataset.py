@@ -81,13 +81,20 @@ class TFRecordDatasetV2(DatasetV2):
         return UNKNOWN
 
     def _iter_flat(self):
+        return _records_as_tensors(self._records())
+
+    def _scalars(self):
+        return self._records()
+
+    def _records(self):
+        """The records (bytes) of the files, in the dataset's order."""
         paths = _paths(self._filenames) if isinstance(self._filenames, DatasetV2) \
             else self._filenames
         if self._cycle <= 1 or len(paths) <= 1:
             for path in paths:
-                yield from _records_as_tensors(self._file_records(path))
+                yield from self._file_records(path)
             return
-        yield from _records_as_tensors(self._interleaved(paths))
+        yield from self._interleaved(paths)
 
     def _interleaved(self, paths: list):
         pending = iter(paths)
