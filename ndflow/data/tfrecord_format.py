@@ -19,6 +19,7 @@ import struct
 import zlib
 
 import google_crc32c
+import numpy as np
 
 from ndflow.core.errors import DataLossError, NotFoundError, PermissionDeniedError
 
@@ -120,9 +121,46 @@ def iter_records(path: str, compression_type: str = "", buffer_size: int | None 
     return _records(open_for_read(path, compression_type, buffer_size), size)
 
 
+_MIN_RUN = 8  # records of one length checked in bulk from this many on
+_DELTA32 = np.uint32(_MASK_DELTA)
+
+
+def _alike_run(buf: bytes, pos: int, out: list) -> int:
+    """Cuts the run of records at `pos` that share one header (one length: fixed-size
+    Examples) in bulk into `out`, returning the position after them: the headers are
+    compared in one NumPy pass (the first's CRC checked once), the data CRCs computed in one
+    `map` and masked and compared as arrays (~0.25 instead of ~1.1 us a record). A record
+    whose header differs or whose CRC does not match ends the run; the per-record loop then
+    reads or rejects it."""
+    size = len(buf)
+    if size - pos < 12:
+        return pos
+    length, length_crc = _HEADER.unpack_from(buf, pos)
+    stride = length + 16
+    k = (size - pos) // stride
+    if k < _MIN_RUN or masked_crc32c(buf[pos:pos + 8]) != length_crc:
+        return pos
+    def field(dtype: str, at: int) -> np.ndarray:  # one header/trailer field of each record
+        return np.ndarray((k,), dtype, buf, pos + at, (stride,))
+    same = (field("<u8", 0) == length) & (field("<u4", 8) == length_crc)
+    if not same.all():
+        k = int(same.argmin())  # the first record with another header
+        if k < _MIN_RUN:
+            return pos
+    data = [buf[p:p + length] for p in range(pos + 12, pos + 12 + k * stride, stride)]
+    crcs = np.fromiter(map(google_crc32c.value, data), np.uint32, k)
+    ok = (((crcs >> 15) | (crcs << 17)) + _DELTA32) == field("<u4", stride - 4)
+    if not ok.all():
+        k = int(ok.argmin())  # the first corrupted record
+        del data[k:]
+    out.extend(data)
+    return pos + k * stride
+
+
 def _records(f, chunk: int):
-    # Records are cut from chunks of the file (one read per chunk, not two per record); the
-    # records whole in a chunk are cut in one tight loop (CRC masking inlined: ~1 us a record).
+    # Records are cut from chunks of the file (one read per chunk, not two per record); a run
+    # of records of one length is cut in bulk (`_alike_run`), the others in one tight loop
+    # (CRC masking inlined: ~1 us a record).
     read, header_at, u32_at = f.read, _HEADER.unpack_from, _U32.unpack_from
     crc, delta = google_crc32c.value, _MASK_DELTA
     buf, pos, offset = b"", 0, 0  # offset: the stream offset of buf[pos]
@@ -130,6 +168,9 @@ def _records(f, chunk: int):
         while True:
             out = []
             size = len(buf)
+            end = _alike_run(buf, pos, out)
+            offset += end - pos
+            pos = end
             while size - pos >= 12:
                 length, length_crc = header_at(buf, pos)
                 c = crc(buf[pos:pos + 8])
