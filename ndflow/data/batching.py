@@ -6,8 +6,6 @@ their `_batches`) takes one slice per batch instead of stacking elements.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import torch
 
@@ -64,9 +62,9 @@ class BatchDataset(DatasetV2):
         if bulk is not None:
             yield from bulk
             return
-        scalars = None if self._composite else self._input._scalars()
-        if scalars is not None:
-            yield from _scalar_batches(scalars, self._size, self._drop, self._flat_specs[0])
+        chunks = None if self._composite else self._input._scalar_chunks()
+        if chunks is not None:
+            yield from _scalar_batches(chunks, self._size, self._drop, self._flat_specs[0])
             return
         size, batch = self._size, []
         merge = (lambda b: element_batching.batch_flat(b, self._input.element_spec)) \
@@ -80,15 +78,23 @@ class BatchDataset(DatasetV2):
             yield merge(batch)
 
 
-def _scalar_batches(values, size: int, drop_remainder: bool, spec):
-    """Batches of plain scalar values (dataset.py `_scalars`): one object array each."""
-    while True:
-        group = list(itertools.islice(values, size))
-        if not group or (drop_remainder and len(group) < size):
-            return
-        out = np.empty(len(group), dtype=object)
-        out[:] = group
-        yield (EagerTensor(out, spec.dtype),)
+def _scalar_batches(chunks, size: int, drop_remainder: bool, spec):
+    """Batches of lists of plain scalar values (dataset.py `_scalar_chunks`): one object
+    array each."""
+    def batch(values):
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+        return (EagerTensor(out, spec.dtype),)
+
+    pending, at = [], 0  # values not batched yet: pending[at:]
+    for chunk in chunks:
+        pending = pending[at:] + chunk if at < len(pending) else chunk
+        at = 0
+        while len(pending) - at >= size:
+            yield batch(pending[at:at + size])
+            at += size
+    if at < len(pending) and not drop_remainder:
+        yield batch(pending[at:])
 
 
 class PaddedBatchDataset(DatasetV2):

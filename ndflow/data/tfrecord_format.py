@@ -117,8 +117,19 @@ def open_for_read(path: str, compression_type: str = "", buffer_size: int | None
 def iter_records(path: str, compression_type: str = "", buffer_size: int | None = None):
     """An iterator of the records of the TFRecord file `path`, CRCs checked, as TensorFlow
     reads them; the file is opened here (a missing file fails now, as in TensorFlow)."""
+    return _flat(iter_record_chunks(path, compression_type, buffer_size))
+
+
+def iter_record_chunks(path: str, compression_type: str = "", buffer_size: int | None = None):
+    """`iter_records` in non-empty lists of records (those whole in each read buffer); the
+    records before a damaged one come out before its error."""
     size = buffer_size if buffer_size and buffer_size > 0 else DEFAULT_BUFFER_SIZE
-    return _records(open_for_read(path, compression_type, buffer_size), size)
+    return _record_chunks(open_for_read(path, compression_type, buffer_size), size)
+
+
+def _flat(chunks):
+    for chunk in chunks:
+        yield from chunk
 
 
 _MIN_RUN = 8  # records of one length checked in bulk from this many on
@@ -157,18 +168,21 @@ def _alike_run(buf: bytes, pos: int, out: list) -> int:
     return pos + k * stride
 
 
-def _records(f, chunk: int):
+def _record_chunks(f, chunk: int):
     # Records are cut from chunks of the file (one read per chunk, not two per record); a run
     # of records of one length is cut in bulk (`_alike_run`), the others in one tight loop
     # (CRC masking inlined: ~1 us a record).
     read, header_at, u32_at = f.read, _HEADER.unpack_from, _U32.unpack_from
     crc, delta = google_crc32c.value, _MASK_DELTA
     buf, pos, offset = b"", 0, 0  # offset: the stream offset of buf[pos]
+    stride = 0  # the bytes of a record of the last run of one length
     try:
         while True:
             out = []
             size = len(buf)
             end = _alike_run(buf, pos, out)
+            if out:
+                stride = (end - pos) // len(out)
             offset += end - pos
             pos = end
             while size - pos >= 12:
@@ -186,9 +200,14 @@ def _records(f, chunk: int):
                 out.append(data)
                 offset += length + 16
                 pos = end
-            yield from out
+            if out:
+                yield out
             if len(buf) - pos < 12:
-                more = read(chunk)
+                left = len(buf) - pos
+                # records of one length: a read that ends on a record's end leaves nothing
+                # to copy in front of the next one (the buffer is the read's bytes object)
+                more = read(chunk // stride * stride - left if left < stride <= chunk
+                            else chunk)
                 if not more:
                     return  # EOF, or a header cut short: TensorFlow ends there without an error
                 buf, pos = buf[pos:] + more, 0
@@ -199,7 +218,9 @@ def _records(f, chunk: int):
                 raise DataLossError(None, None, f"corrupted record at {offset}{hint}")
             end = pos + length + 16
             while len(buf) < end:
-                more = read(max(chunk, end - len(buf)))
+                need = end - len(buf)
+                more = read(need + (chunk - need) // stride * stride
+                            if stride == length + 16 and need < chunk else max(chunk, need))
                 if not more:
                     raise DataLossError(None, None, f"truncated record at {offset}' failed "
                                         "with Read less bytes than requested")
@@ -209,6 +230,6 @@ def _records(f, chunk: int):
                 raise DataLossError(None, None, f"corrupted record at {offset + 12}")
             offset += length + 16
             pos = end
-            yield data
+            yield [data]
     finally:
         f.close()
