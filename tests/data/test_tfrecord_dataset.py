@@ -105,8 +105,9 @@ def _batches(ds):
                                                       (1000, 7, False), (300, 300, False)])
 def test_shuffle_and_batch_of_records_move_bytes_like_elements(tmp_path, buffer_size, batch,
                                                                drop):
-    """TFRecordDataset -> shuffle -> batch moves the records as lists of bytes (dataset `_scalar_chunks`),
-    with the element path's order and batches; a `map` in between takes the element path."""
+    """TFRecordDataset -> shuffle -> batch moves the records as lists of bytes (dataset
+    `_scalar_chunks`), with the element path's order and batches; a `map` in between takes
+    the element path."""
     path, records = _records_file(tmp_path)
     fast = tf.data.TFRecordDataset(path).shuffle(buffer_size, seed=5).batch(batch, drop)
     assert fast._input._scalar_chunks() is not None
