@@ -68,7 +68,8 @@ def _fresh(op) -> bool:
         return True
     if op.type == "Cast":  # x.to(another dtype) copies; to its own dtype it returns x
         src, dst = op.inputs[0].dtype, op.attrs["DstT"]
-        return not src.is_complex and src.torch_dtype != dst.torch_dtype
+        return (not src.is_complex and src.torch_dtype is not None
+                and src.torch_dtype != dst.torch_dtype)
     return False
 
 
