@@ -62,6 +62,10 @@ class BatchDataset(DatasetV2):
         if bulk is not None:
             yield from bulk
             return
+        chunks = None if self._composite else self._input._scalar_chunks()
+        if chunks is not None:
+            yield from _scalar_batches(chunks, self._size, self._drop, self._flat_specs[0])
+            return
         size, batch = self._size, []
         merge = (lambda b: element_batching.batch_flat(b, self._input.element_spec)) \
             if self._composite else (lambda b: structure.batch_flat(b, self._flat_specs))
@@ -72,6 +76,25 @@ class BatchDataset(DatasetV2):
                 batch = []
         if batch and not self._drop:
             yield merge(batch)
+
+
+def _scalar_batches(chunks, size: int, drop_remainder: bool, spec):
+    """Batches of lists of plain scalar values (dataset.py `_scalar_chunks`): one object
+    array each."""
+    def batch(values):
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+        return (EagerTensor(out, spec.dtype),)
+
+    pending, at = [], 0  # values not batched yet: pending[at:]
+    for chunk in chunks:
+        pending = pending[at:] + chunk if at < len(pending) else chunk
+        at = 0
+        while len(pending) - at >= size:
+            yield batch(pending[at:at + size])
+            at += size
+    if at < len(pending) and not drop_remainder:
+        yield batch(pending[at:])
 
 
 class PaddedBatchDataset(DatasetV2):

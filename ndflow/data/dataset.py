@@ -106,6 +106,14 @@ class DatasetV2:
         `batch` fast path), else None."""
         return None
 
+    def _scalar_chunks(self):
+        """An iterator of non-empty lists of the elements as plain Python values, for a
+        dataset whose element is one scalar string its source makes as bytes (a TFRecord
+        file's records), so that `shuffle` and `batch` after it move lists of bytes instead
+        of one tensor per element; else None (the default). Like `_iter_flat`, nothing runs
+        before the first pull; the values before an error come out before it."""
+        return None
+
     def _make_unread_iterator(self) -> None:
         """What making an iterator of this dataset that is never read does (a finite
         `repeat` makes one after its last epoch): TF makes its inputs' iterators with it, and

@@ -155,7 +155,16 @@ class MapDataset(DatasetV2):
 
         def run_chunk(first: int, chunk: list):
             with gate:
+                if tuner is None:
+                    return call_chunk(first, chunk)
+                return timed_chunk(first, chunk)
+
+        def timed_chunk(first: int, chunk: list):
+            start = time.perf_counter()
+            try:
                 return call_chunk(first, chunk)
+            finally:
+                tuner.task_time(time.perf_counter() - start)
 
         def call_chunk(first: int, chunk: list):
             if vectorized is not None and len(chunk) > 1:
@@ -192,7 +201,7 @@ class MapDataset(DatasetV2):
                         chunk = [] if exhausted else next_chunk()
                         if not chunk:
                             return
-                        results = call_chunk(index, chunk)
+                        results = timed_chunk(index, chunk)
                         index += len(chunk)
                         self._tuned_parallelism = tuner.task_done()
                         yield from results

@@ -189,4 +189,99 @@ def shuffled(make_source, buffer_size: int, stream: WordStream):
         yield item
 
 
+_OUT_CHUNK = 256  # values per list out of `shuffled_chunks`
+
+
+def shuffled_chunks(make_chunks, buffer_size: int, stream: WordStream):
+    """`shuffled` on lists of values: `make_chunks()` (called on the first pull) gives lists
+    of input values, the result lists of outputs, in `shuffled`'s order. Once the ring is
+    full, each output takes one input into the slot the last one left and one word: that
+    steady state runs as one tight loop over an input list (no generator per value). The
+    values produced before an input error come out before it."""
+    chunks = make_chunks()
+    size = buffer_size
+    buf: list = []
+    start = end = 0
+    items: list = []
+    k = 0  # the next input value: items[k]
+    words: list = []
+    w = 0  # the next word: words[w]
+    out: list = []
+    more = True
+    while True:
+        while more and end - start < size:   # fill (and refill while the input lasts)
+            if k == len(items):
+                try:
+                    nxt = next(chunks, None)
+                except BaseException:
+                    if out:
+                        yield out  # the outputs before the error, then the error
+                        out = []
+                    raise
+                if nxt is None:
+                    more = False
+                    break
+                items, k = nxt, 0
+                continue
+            if end < size:  # the ring's first pass: append as many as it takes at once
+                take = min(size - end, len(items) - k)
+                buf.extend(items[k:k + take])
+                k += take
+                end += take
+                continue
+            buf[end % size] = items[k]
+            k += 1
+            end += 1
+        if end == start:
+            if out:
+                yield out
+            return
+        if not more:  # the input is over: the ring drains
+            while end > start:
+                if w == len(words):
+                    words, w = stream.take(_CHUNK).tolist(), 0
+                i = (start + words[w] % (end - start)) % size
+                w += 1
+                s = start % size
+                out.append(buf[i])
+                buf[i] = buf[s]
+                buf[s] = None
+                start += 1
+                if len(out) >= _OUT_CHUNK:
+                    yield out
+                    out = []
+            continue
+        if w == len(words):
+            words, w = stream.take(_CHUNK).tolist(), 0
+        i = (start + words[w] % (end - start)) % size
+        w += 1
+        s = start % size
+        out.append(buf[i])
+        buf[i] = buf[s]
+        buf[s] = None
+        start += 1
+        m = min(len(items) - k, len(words) - w)
+        if more and m > 0 and end >= size and end - start == size - 1:
+            # steady state: the free slot is the one just left (end % size == s)
+            append = out.append
+            p, s = s, start % size
+            for item, word in zip(items[k:k + m], words[w:w + m]):
+                buf[p] = item
+                i = (s + word % size) % size
+                append(buf[i])
+                buf[i] = buf[s]
+                p = s
+                s += 1
+                if s == size:
+                    s = 0
+            buf[p] = None  # the last slot left keeps no reference
+            k += m
+            w += m
+            start += m
+            end += m
+        if len(out) >= _OUT_CHUNK:
+            yield out
+            out = []
+
+
 _END = object()

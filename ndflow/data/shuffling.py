@@ -60,6 +60,16 @@ class ShuffleDataset(DatasetV2):
         stream = shuffle_buffer.WordStream(*self._generator.next_seeds())
         yield from shuffle_buffer.shuffled(self._input._iter_flat, self._size, stream)
 
+    def _scalar_chunks(self):
+        """The input's lists of plain values shuffled alike (dataset.py `_scalar_chunks`),
+        or None."""
+        source = self._input._scalar_chunks()
+        return None if source is None else self._shuffled_chunks(source)
+
+    def _shuffled_chunks(self, source):
+        stream = shuffle_buffer.WordStream(*self._generator.next_seeds())
+        yield from shuffle_buffer.shuffled_chunks(lambda: source, self._size, stream)
+
     def _make_unread_iterator(self):
         self._generator.next_seeds()
 

@@ -42,6 +42,27 @@ def _paths(filenames) -> list:
     return out
 
 
+_INTERLEAVED_CHUNK = 256
+
+
+def _chunked(values, n: int):
+    """Lists of up to n of `values`; those read before an error come out before it."""
+    while True:
+        chunk = []
+        try:
+            for v in values:
+                chunk.append(v)
+                if len(chunk) == n:
+                    break
+        except BaseException:
+            if chunk:
+                yield chunk
+            raise
+        if not chunk:
+            return
+        yield chunk
+
+
 def _records_as_tensors(records):
     string = dtypes.string
     for r in records:
@@ -77,17 +98,32 @@ class TFRecordDatasetV2(DatasetV2):
     def _file_records(self, path):
         return tfrecord_format.iter_records(path, self._compression, self._buffer_size)
 
+    def _file_record_chunks(self, path):
+        return tfrecord_format.iter_record_chunks(path, self._compression, self._buffer_size)
+
     def _cardinality(self) -> int:
         return UNKNOWN
 
     def _iter_flat(self):
+        return _records_as_tensors(self._records())
+
+    def _scalar_chunks(self):
+        return self._record_chunks()
+
+    def _records(self):
+        """The records (bytes) of the files, in the dataset's order."""
+        for chunk in self._record_chunks():
+            yield from chunk
+
+    def _record_chunks(self):
+        """The records in lists (as the reader cuts them from its buffer)."""
         paths = _paths(self._filenames) if isinstance(self._filenames, DatasetV2) \
             else self._filenames
         if self._cycle <= 1 or len(paths) <= 1:
             for path in paths:
-                yield from _records_as_tensors(self._file_records(path))
+                yield from self._file_record_chunks(path)
             return
-        yield from _records_as_tensors(self._interleaved(paths))
+        yield from _chunked(self._interleaved(paths), _INTERLEAVED_CHUNK)
 
     def _interleaved(self, paths: list):
         pending = iter(paths)

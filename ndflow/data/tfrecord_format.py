@@ -19,6 +19,7 @@ import struct
 import zlib
 
 import google_crc32c
+import numpy as np
 
 from ndflow.core.errors import DataLossError, NotFoundError, PermissionDeniedError
 
@@ -116,20 +117,74 @@ def open_for_read(path: str, compression_type: str = "", buffer_size: int | None
 def iter_records(path: str, compression_type: str = "", buffer_size: int | None = None):
     """An iterator of the records of the TFRecord file `path`, CRCs checked, as TensorFlow
     reads them; the file is opened here (a missing file fails now, as in TensorFlow)."""
+    return _flat(iter_record_chunks(path, compression_type, buffer_size))
+
+
+def iter_record_chunks(path: str, compression_type: str = "", buffer_size: int | None = None):
+    """`iter_records` in non-empty lists of records (those whole in each read buffer); the
+    records before a damaged one come out before its error."""
     size = buffer_size if buffer_size and buffer_size > 0 else DEFAULT_BUFFER_SIZE
-    return _records(open_for_read(path, compression_type, buffer_size), size)
+    return _record_chunks(open_for_read(path, compression_type, buffer_size), size)
 
 
-def _records(f, chunk: int):
-    # Records are cut from chunks of the file (one read per chunk, not two per record); the
-    # records whole in a chunk are cut in one tight loop (CRC masking inlined: ~1 us a record).
+def _flat(chunks):
+    for chunk in chunks:
+        yield from chunk
+
+
+_MIN_RUN = 8  # records of one length checked in bulk from this many on
+_DELTA32 = np.uint32(_MASK_DELTA)
+
+
+def _alike_run(buf: bytes, pos: int, out: list) -> int:
+    """Cuts the run of records at `pos` that share one header (one length: fixed-size
+    Examples) in bulk into `out`, returning the position after them: the headers are
+    compared in one NumPy pass (the first's CRC checked once), the data CRCs computed in one
+    `map` and masked and compared as arrays (~0.25 instead of ~1.1 us a record). A record
+    whose header differs or whose CRC does not match ends the run; the per-record loop then
+    reads or rejects it."""
+    size = len(buf)
+    if size - pos < 12:
+        return pos
+    length, length_crc = _HEADER.unpack_from(buf, pos)
+    stride = length + 16
+    k = (size - pos) // stride
+    if k < _MIN_RUN or masked_crc32c(buf[pos:pos + 8]) != length_crc:
+        return pos
+    def field(dtype: str, at: int) -> np.ndarray:  # one header/trailer field of each record
+        return np.ndarray((k,), dtype, buf, pos + at, (stride,))
+    same = (field("<u8", 0) == length) & (field("<u4", 8) == length_crc)
+    if not same.all():
+        k = int(same.argmin())  # the first record with another header
+        if k < _MIN_RUN:
+            return pos
+    data = [buf[p:p + length] for p in range(pos + 12, pos + 12 + k * stride, stride)]
+    crcs = np.fromiter(map(google_crc32c.value, data), np.uint32, k)
+    ok = (((crcs >> 15) | (crcs << 17)) + _DELTA32) == field("<u4", stride - 4)
+    if not ok.all():
+        k = int(ok.argmin())  # the first corrupted record
+        del data[k:]
+    out.extend(data)
+    return pos + k * stride
+
+
+def _record_chunks(f, chunk: int):
+    # Records are cut from chunks of the file (one read per chunk, not two per record); a run
+    # of records of one length is cut in bulk (`_alike_run`), the others in one tight loop
+    # (CRC masking inlined: ~1 us a record).
     read, header_at, u32_at = f.read, _HEADER.unpack_from, _U32.unpack_from
     crc, delta = google_crc32c.value, _MASK_DELTA
     buf, pos, offset = b"", 0, 0  # offset: the stream offset of buf[pos]
+    stride = 0  # the bytes of a record of the last run of one length
     try:
         while True:
             out = []
             size = len(buf)
+            end = _alike_run(buf, pos, out)
+            if out:
+                stride = (end - pos) // len(out)
+            offset += end - pos
+            pos = end
             while size - pos >= 12:
                 length, length_crc = header_at(buf, pos)
                 c = crc(buf[pos:pos + 8])
@@ -145,9 +200,14 @@ def _records(f, chunk: int):
                 out.append(data)
                 offset += length + 16
                 pos = end
-            yield from out
+            if out:
+                yield out
             if len(buf) - pos < 12:
-                more = read(chunk)
+                left = len(buf) - pos
+                # records of one length: a read that ends on a record's end leaves nothing
+                # to copy in front of the next one (the buffer is the read's bytes object)
+                more = read(chunk // stride * stride - left if left < stride <= chunk
+                            else chunk)
                 if not more:
                     return  # EOF, or a header cut short: TensorFlow ends there without an error
                 buf, pos = buf[pos:] + more, 0
@@ -158,7 +218,9 @@ def _records(f, chunk: int):
                 raise DataLossError(None, None, f"corrupted record at {offset}{hint}")
             end = pos + length + 16
             while len(buf) < end:
-                more = read(max(chunk, end - len(buf)))
+                need = end - len(buf)
+                more = read(need + (chunk - need) // stride * stride
+                            if stride == length + 16 and need < chunk else max(chunk, need))
                 if not more:
                     raise DataLossError(None, None, f"truncated record at {offset}' failed "
                                         "with Read less bytes than requested")
@@ -168,6 +230,6 @@ def _records(f, chunk: int):
                 raise DataLossError(None, None, f"corrupted record at {offset + 12}")
             offset += length + 16
             pos = end
-            yield data
+            yield [data]
     finally:
         f.close()

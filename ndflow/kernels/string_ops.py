@@ -374,17 +374,21 @@ def _decode_raw(node):
     def decode_raw(x):
         flat = np.asarray(x, dtype=object).reshape(-1)
         size = len(flat[0]) if flat.size else 0
-        for i, v in enumerate(flat):
-            if len(v) != size:
-                raise InvalidArgumentError(None, None, "DecodeRaw requires input strings to all "
-                                           f"be the same size, but element {i} has size "
-                                           f"{size} != {len(v)}")
+        lengths = list(map(len, flat))
+        if lengths.count(size) != len(lengths):
+            i = next(i for i, v in enumerate(lengths) if v != size)
+            raise InvalidArgumentError(None, None, "DecodeRaw requires input strings to all "
+                                       f"be the same size, but element {i} has size "
+                                       f"{size} != {lengths[i]}")
         if size % np_dt.itemsize:
             raise InvalidArgumentError(None, None, "Input to DecodeRaw has length "
                                        f"{size} that is not a multiple of {np_dt.itemsize}, "
                                        f"the size of {out.name}")
         n = size // np_dt.itemsize
-        data = np.frombuffer(b"".join(flat), dtype=np_dt).astype(np_dt.newbyteorder("="))
+        # joined into a writable buffer: native-order data needs no second copy
+        data = np.frombuffer(bytearray().join(flat), dtype=np_dt)
+        if not np_dt.isnative:
+            data = data.astype(np_dt.newbyteorder("="))
         data = data.reshape(np.asarray(x).shape + (n,))
         if out is dtypes.bfloat16:
             return torch.from_numpy(data.astype(np.int16)).view(torch.bfloat16)

@@ -65,3 +65,51 @@ def test_the_order_kernel_equals_its_python_loop():
         shuffle_buffer.fill_order_loop(c, words, b)
         np.testing.assert_array_equal(a, c)
         assert sorted(a.tolist()) == list(range(n))
+
+
+def _chunks(values, sizes):
+    out, i, k = [], 0, 0
+    while i < len(values):
+        n = sizes[k % len(sizes)]
+        out.append(values[i:i + n])
+        i, k = i + n, k + 1
+    return out
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 37, 1500])
+@pytest.mark.parametrize("buffer_size", [1, 2, 7, 100, 1000, 2 ** 62])
+def test_the_chunked_shuffle_draws_the_element_order(n, buffer_size):
+    """`shuffled_chunks` (lists in, lists out: TFRecord records on their way to `batch`)
+    gives `shuffled`'s order for any cut of the input into lists."""
+    values = list(range(n))
+    want = list(shuffle_buffer.shuffled(lambda: iter(values), buffer_size,
+                                        shuffle_buffer.WordStream(5, 9)))
+    for sizes in ([1], [3], [312], [1, 50, 7, 500]):
+        got = list(shuffle_buffer.shuffled_chunks(lambda s=sizes: iter(_chunks(values, s)),
+                                                  buffer_size,
+                                                  shuffle_buffer.WordStream(5, 9)))
+        assert all(got) and [v for c in got for v in c] == want
+
+
+@pytest.mark.parametrize("buffer_size", [1, 5, 50])
+def test_the_chunked_shuffle_gives_the_outputs_before_an_input_error(buffer_size):
+    chunks = _chunks(list(range(200)), [7, 13])
+
+    def failing(flat: bool):
+        for c in chunks:
+            if c[-1] >= 120:
+                raise tf.errors.DataLossError(None, None, "corrupted record at 7")
+            yield from (c if flat else [c])
+
+    def collect(gen, flat):
+        got = []
+        with pytest.raises(tf.errors.DataLossError):
+            for v in gen:
+                got.extend([v] if flat else v)
+        return got
+
+    want = collect(shuffle_buffer.shuffled(lambda: failing(True), buffer_size,
+                                           shuffle_buffer.WordStream(1, 1)), True)
+    got = collect(shuffle_buffer.shuffled_chunks(lambda: failing(False), buffer_size,
+                                                 shuffle_buffer.WordStream(1, 1)), False)
+    assert got == want and len(want) >= 110 - buffer_size

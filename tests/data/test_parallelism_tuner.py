@@ -1,7 +1,7 @@
 """AUTOTUNE's parallelism for a parallel map is measured (data/parallelism_tuner.py): each
-candidate count runs a window of tasks, the fastest wins, a smaller count within 5% of it wins
-over a larger one, later iterators start from the choice, and a `Gate` keeps the calls in
-flight to it."""
+candidate count runs a window of tasks, the fastest wins, a smaller count within TOLERANCE
+of it wins over a larger one, a window is no faster than its tasks' durations allow, later
+iterators start from the choice, and a `Gate` keeps the calls in flight to it."""
 
 import threading
 import time
@@ -46,7 +46,30 @@ def test_the_fastest_count_wins():
 def test_a_smaller_count_within_tolerance_wins_ties():
     # the consumer is the slow side: every count measures alike
     assert _settles_on({4: 1.0, 2: 1.0, 1: 1.0}).limit == 1
-    assert _settles_on({4: 1.0, 2: 1.04, 1: 1.2}).limit == 2
+    t = 1 + ParallelismTuner.TOLERANCE
+    assert _settles_on({4: 1.0, 2: t - 0.01, 1: t + 0.05}).limit == 2
+
+
+def test_calls_that_take_longer_with_more_in_flight_do_not_win():
+    """A window at two calls looks faster (its outputs fill an emptied buffer downstream)
+    but each call takes 2.4x as long as alone (they contend for the GIL): the tasks'
+    durations bound the window, and one call in flight wins."""
+    clock = _Clock()
+    tuner = ParallelismTuner(2, clock=clock)
+    for _ in range(40):
+        limit = tuner.limit
+        clock.now += {2: 0.6, 1: 1.0}[limit]          # the windows' hand-outs
+        tuner.task_time({2: 2.4, 1: 0.8}[limit])      # the calls' durations
+        tuner.task_done()
+    assert tuner.settled == 1
+    clock = _Clock()
+    tuner = ParallelismTuner(2, clock=clock)          # calls that overlap (they wait)
+    for _ in range(40):
+        limit = tuner.limit
+        clock.now += {2: 0.5, 1: 1.0}[limit]
+        tuner.task_time(1.0)
+        tuner.task_done()
+    assert tuner.settled == 2
 
 
 def test_candidates_halve_down_to_one_and_the_start_is_the_maximum():

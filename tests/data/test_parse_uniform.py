@@ -70,3 +70,19 @@ def test_records_that_differ_take_the_per_example_path():
     assert tf.io.parse_example(plain, with_default)["id"].numpy().tolist() == [-1] * 10
     with pytest.raises(tf.errors.InvalidArgumentError, match="Data types don't match"):
         tf.io.parse_example(plain, {"xy": tf.io.FixedLenFeature([3], tf.int64)})
+
+
+def test_a_layout_byte_that_differs_is_seen_in_any_record_and_in_the_cached_layout():
+    """Records of the same length whose keys differ (one renamed byte): the layout check
+    (the gathered key, tag and length bytes) sends them to the per-example path, whether the
+    odd record is inside the batch or first in a batch after a cached layout."""
+    dense = _dense_plans(FEATURES)
+    renamed = _example(3).replace(b"label", b"labeL")
+    assert len(renamed) == len(_example(3)) and renamed != _example(3)
+    batch = [_example(i) for i in range(10)]
+    assert parse_uniform(batch, dense) is not None   # caches this layout
+    odd = batch[:3] + [renamed] + batch[4:]
+    assert parse_uniform(odd, dense) is None
+    assert parse_uniform([renamed] + batch[1:], dense) is None
+    with pytest.raises(tf.errors.InvalidArgumentError, match="label"):
+        tf.io.parse_example(odd, FEATURES)   # record 3 has no "label": TF's error

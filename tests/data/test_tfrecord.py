@@ -11,6 +11,7 @@ import zlib
 import pytest
 
 import ndflow as tf
+from ndflow.data import tfrecord_format
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tfrecord")
 with open(os.path.join(FIXTURES, "expected.json")) as _f:
@@ -154,3 +155,45 @@ def test_records_before_a_corrupted_one_come_out_first(tmp_path):
         for r in tf.compat.v1.io.tf_record_iterator(path):
             got.append(r)
     assert got == [b"r%03d" % i for i in range(150)]
+
+
+def _write(path, records):
+    with tf.io.TFRecordWriter(path) as w:
+        for r in records:
+            w.write(r)
+    return path
+
+
+def test_runs_of_records_of_one_length_read_in_bulk_and_mixed(tmp_path):
+    """Runs of records sharing a length are framed and CRC-checked in bulk
+    (tfrecord_format._alike_run); other lengths between them, and runs cut by the read
+    buffer, read as before."""
+    records = [b"%05d" % i for i in range(40)] + [b"odd"] + [b"%07d" % i for i in range(25)] \
+        + [b""] * 12 + [b"x" * 1000] * 9 + [b"%05d" % i for i in range(5)]
+    path = _write(str(tmp_path / "mixed.tfrecord"), records)
+    assert list(tf.compat.v1.io.tf_record_iterator(path)) == records
+    for size in (100, 1017):  # read buffers that cut runs and records
+        got = list(tf.data.TFRecordDataset(path, buffer_size=size).as_numpy_iterator())
+        assert got == records
+    buf = read_bytes(path)
+    out = []
+    end = tfrecord_format._alike_run(buf, 0, out)
+    assert out == records[:40] and end == 40 * 21
+
+
+@pytest.mark.parametrize("what", ["data", "length", "length_crc", "data_crc"])
+def test_a_damaged_record_inside_a_run_of_one_length(tmp_path, what):
+    """Inside a bulk-read run, a damaged record is TF's DataLossError at its offset, after
+    the records before it."""
+    records = [b"r%04d" % i for i in range(100)]  # 21 bytes a record
+    data = bytearray(read_bytes(_write(str(tmp_path / "run.tfrecord"), records)))
+    at = 60 * 21
+    flip, offset = {"data": (at + 13, at + 12), "length": (at + 1, at),
+                    "length_crc": (at + 9, at), "data_crc": (at + 18, at + 12)}[what]
+    data[flip] ^= 1
+    path = _damaged(tmp_path, bytes(data))
+    got = []
+    with pytest.raises(tf.errors.DataLossError, match=f"corrupted record at {offset}$"):
+        for r in tf.compat.v1.io.tf_record_iterator(path):
+            got.append(r)
+    assert got == records[:60]

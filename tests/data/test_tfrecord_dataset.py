@@ -86,3 +86,76 @@ def test_damaged_files(tmp_path):
         list(tf.data.TFRecordDataset(str(tmp_path / "missing.tfrecord")))
     with pytest.raises(ValueError, match='Not a valid compression_type: "LZ4"'):
         tf.data.TFRecordDataset(str(bad), compression_type="LZ4")
+
+
+def _records_file(tmp_path, n=300, name="many.tfrecord"):
+    records = [bytes([i % 256]) * (i % 37) + str(i).encode() for i in range(n)]
+    path = str(tmp_path / name)
+    with tf.io.TFRecordWriter(path) as w:
+        for r in records:
+            w.write(r)
+    return path, records
+
+
+def _batches(ds):
+    return [b.tolist() for b in ds.as_numpy_iterator()]
+
+
+@pytest.mark.parametrize("buffer_size, batch, drop", [(1, 16, False), (50, 32, True),
+                                                      (1000, 7, False), (300, 300, False)])
+def test_shuffle_and_batch_of_records_move_bytes_like_elements(tmp_path, buffer_size, batch,
+                                                               drop):
+    """TFRecordDataset -> shuffle -> batch moves the records as lists of bytes (dataset
+    `_scalar_chunks`), with the element path's order and batches; a `map` in between takes
+    the element path."""
+    path, records = _records_file(tmp_path)
+    fast = tf.data.TFRecordDataset(path).shuffle(buffer_size, seed=5).batch(batch, drop)
+    assert fast._input._scalar_chunks() is not None
+    slow = tf.data.TFRecordDataset(path).map(lambda r: r).shuffle(buffer_size, seed=5).batch(
+        batch, drop)
+    assert slow._input._scalar_chunks() is None
+    got = _batches(fast)
+    assert got == _batches(slow)
+    assert _batches(fast) == _batches(slow)  # the next epoch reshuffles alike
+    flat = sum(got, [])
+    if drop:
+        assert all(len(b) == batch for b in got) and len(flat) == len(records) // batch * batch
+        assert set(flat) <= set(records)
+    else:
+        assert sorted(flat) == sorted(records)
+    plain = tf.data.TFRecordDataset([path, path], num_parallel_reads=2).batch(batch, drop)
+    assert _batches(plain) == _batches(
+        tf.data.TFRecordDataset([path, path], num_parallel_reads=2).map(lambda r: r).batch(
+            batch, drop))
+
+
+def test_shuffled_records_keep_the_readers_errors(tmp_path):
+    path, _ = _records_file(tmp_path, 40)
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    data[-3] ^= 0xFF  # the last record's data CRC
+    bad = tmp_path / "bad.tfrecord"
+    bad.write_bytes(bytes(data))
+    for ds in (tf.data.TFRecordDataset(str(bad)).shuffle(8, seed=1).batch(16),
+               tf.data.TFRecordDataset(str(bad)).batch(16)):
+        with pytest.raises(tf.errors.DataLossError, match="corrupted record at"):
+            list(ds)
+    # several files read round-robin (chunked after the interleave): the batches before the
+    # error are the element path's
+    good, _ = _records_file(tmp_path, 100, "good.tfrecord")
+
+    def before_the_error(ds):
+        got = []
+        with pytest.raises(tf.errors.DataLossError, match="corrupted record at"):
+            for b in ds.as_numpy_iterator():
+                got.append(b.tolist())
+        return got
+    files = [good, str(bad)]
+    fast = tf.data.TFRecordDataset(files, num_parallel_reads=2).shuffle(8, seed=2).batch(8)
+    slow = tf.data.TFRecordDataset(files, num_parallel_reads=2).map(lambda r: r).shuffle(
+        8, seed=2).batch(8)
+    want = before_the_error(slow)
+    assert len(want) >= 8 and before_the_error(fast) == want
+    missing = tf.data.TFRecordDataset(str(tmp_path / "missing.tfrecord")).shuffle(4).batch(2)
+    with pytest.raises(tf.errors.NotFoundError, match="No such file or directory"):
+        list(missing)

@@ -4,8 +4,10 @@ signed zeros included, for every value type and broadcast of x and y."""
 
 import numpy as np
 import pytest
+import torch
 
 import ndflow as tf
+from ndflow.kernels import select as select_kernel
 from ndflow.kernels.select import MIN_ELEMENTS
 
 _SPECIAL = [np.nan, np.inf, -np.inf, -0.0, 0.0]
@@ -59,6 +61,43 @@ def test_a_transposed_operand_still_selects():
     x = rng.standard_normal((128, 64)).astype(np.float32)
     got = tf.where(cond, tf.transpose(x), 2.0).numpy()
     np.testing.assert_array_equal(got, np.where(cond, x.T, np.float32(2.0)))
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("cond_shape", [(128, 1, 1, 1), (128, 28, 1, 1), (1, 1, 1, 1),
+                                        (128, 28, 28, 1)])
+def test_a_flag_per_row_selects_whole_rows_bit_for_bit(dtype, cond_shape):
+    """A condition that is the output's shape up to a dimension and 1 after it (one flag per
+    image: a random flip) picks whole rows (the numba row kernel)."""
+    rng = np.random.default_rng(5)
+    x, y = _values(rng, (128, 28, 28, 1), dtype), _values(rng, (128, 28, 28, 1), dtype)
+    cond = rng.random(cond_shape) < 0.5
+    want = np.where(cond, x, y)
+    if cond_shape != (128, 28, 28, 1) and select_kernel._kernels() is not None and \
+            torch.from_numpy(x).dtype in select_kernel._DTYPES:
+        rows = select_kernel._select_rows(torch.from_numpy(cond), torch.from_numpy(x),
+                                          torch.from_numpy(y))
+        assert rows is not None and rows.dtype == torch.from_numpy(x).dtype
+        np.testing.assert_array_equal(_bits(rows.numpy()), _bits(want))
+    for got in (tf.where(cond, x, y).numpy(),
+                tf.function(lambda c, a, b: tf.where(c, a, b))(cond, x, y).numpy()):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
+def test_conditions_not_one_flag_per_row_take_the_general_path():
+    rng = np.random.default_rng(6)
+    x = torch.from_numpy(rng.standard_normal((64, 8, 16)).astype(np.float32))
+    y = torch.from_numpy(rng.standard_normal((64, 8, 16)).astype(np.float32))
+    for shape in [(1, 8, 16), (64, 1, 16), (1, 8, 1)]:   # flags not on leading dimensions
+        cond = torch.from_numpy(rng.random(shape) < 0.5)
+        assert select_kernel._select_rows(cond, x, y) is None
+        np.testing.assert_array_equal(select_kernel.select(cond, x, y).numpy(),
+                                      np.where(cond.numpy(), x.numpy(), y.numpy()))
+    cond = torch.from_numpy(rng.random((64, 1, 1)) < 0.5)
+    assert select_kernel._select_rows(cond, x, y[:, :, :1]) is None   # y broadcasts too
+    assert select_kernel._select_rows(cond, x, y.transpose(1, 2).contiguous()
+                                      .transpose(1, 2)) is None       # not contiguous
 
 
 def test_broadcast_and_small_conditions_still_select():

@@ -109,3 +109,59 @@ def test_mul_of_a_value_by_itself_and_relu_grad(monkeypatch):
     off = _plan(body, monkeypatch=monkeypatch, inplace=False).run([xv])
     for a, b in zip(on, off):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+
+
+def _dyn_plan(body, dtype=dtypes.float32, shapes=([None, 64],)):
+    g = tf.Graph()
+    with g.as_default():
+        xs = [v1.placeholder(dtype, list(s), name=f"x{i}") for i, s in enumerate(shapes)]
+        outs = body(*xs)
+    return Plan(g, xs, outs, [], RuntimeContext())
+
+
+def test_unknown_batch_dimensions_run_in_place(monkeypatch):
+    """A map over batches ([None, ...]): cast -> scale and noise chains run in place; a
+    Cast between dtypes and a random op's output are fresh buffers."""
+    monkeypatch.setenv("NDFLOW_INPLACE", "1")
+
+    def body(x):
+        f = tf.cast(x, dtypes.float32) / 255.0                       # RealDiv of a Cast
+        noise = tf.random.uniform(tf.shape(f), -0.5, 0.5, seed=1)    # Mul, AddV2 of it
+        return [f + noise]
+    p = _dyn_plan(body, dtypes.uint8)
+    assert _inplace_types(p) == ["RealDiv", "Mul", "AddV2", "AddV2"]
+    xv = torch.from_numpy(np.random.default_rng(0).integers(0, 256, (5, 64), np.uint8))
+    keep = xv.clone()
+    out = p.run([xv])[0].numpy()
+    assert torch.equal(xv, keep)
+    noise = out - keep.numpy().astype(np.float32) / np.float32(255.0)
+    assert out.shape == (5, 64) and np.abs(noise).max() <= 0.5 and noise.std() > 0.1
+
+
+def test_unknown_shapes_that_broadcast_at_run_time_compute_out_of_place(monkeypatch):
+    monkeypatch.setenv("NDFLOW_INPLACE", "1")
+
+    def body(x, y):
+        return [x * 2.0 + y]   # x * 2.0: fresh, [None]; the add may run in place on it
+    p = _dyn_plan(body, shapes=([None], [None]))
+    assert _inplace_types(p) == ["AddV2"]
+    x, y = torch.tensor([3.0]), torch.arange(5, dtype=torch.float32)
+    (s,) = p.run([x, y])        # [1] + [5] -> [5]: out of place
+    np.testing.assert_array_equal(s.numpy(), 6.0 + np.arange(5, dtype=np.float32))
+    (s,) = p.run([torch.arange(4, dtype=torch.float32), torch.tensor([1.0])])
+    np.testing.assert_array_equal(s.numpy(), [1.0, 3.0, 5.0, 7.0])
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        p.run([torch.ones(4), torch.ones(3)])
+
+
+def test_a_cast_to_its_own_dtype_is_not_a_fresh_buffer(monkeypatch):
+    monkeypatch.setenv("NDFLOW_INPLACE", "1")
+
+    def body(x):
+        same = tf.raw_ops.Cast(x=x, DstT=dtypes.float32)   # returns x itself
+        return [same * 2.0, x]
+    p = _dyn_plan(body)
+    assert _inplace_types(p) == []
+    xv = torch.ones(3, 64)
+    out, back = p.run([xv])
+    assert torch.equal(back, torch.ones(3, 64)) and torch.equal(out, torch.full((3, 64), 2.0))
