@@ -251,23 +251,28 @@ _ROW_REDUCTIONS = ("Sum", "Mean", "Max", "Min")
 
 
 def _merge_row_producers(groups: list, group_of: dict, op_set) -> None:
-    """Row kernels: a loop fusion over [rows..., inner...] takes in the groups that compute
-    its per-row values, so LayerNorm's mean, variance and rsqrt are computed inside the kernel
-    that normalizes, one row at a time while the row is in L1, instead of by three kernels each
-    streaming the tensor (or a 1-element-per-row tensor) through memory:
+    """Row kernels: a loop fusion over [rows..., inner...] (or an input fusion reducing that
+    space over its rows: column sums, as a LayerNorm gradient's bias and gamma gradients)
+    takes in the groups that compute its per-row values, so LayerNorm's mean, variance and
+    rsqrt are computed inside the kernel that normalizes, one row at a time while the row is
+    in L1, instead of by three kernels each streaming the tensor (or a 1-element-per-row
+    tensor) through memory:
     - input fusions reducing the kernel's own space over its innermost dimensions (the same
       ones for all; float sums, means, maxima, minima), with no expensive elementwise op
-      (the reduction's row loop and the kernel's main loop would both compute it: rule 5);
+      over the whole space (the reduction's row loop and the kernel's main loop would both
+      compute it: rule 5; one per row is computed once);
     - loop fusions over per-row values ([rows..., 1...] or [rows...]: `rsqrt(var + eps)`).
     The reduced values stay values of the kernel (codegen's RowReduce); those read elsewhere
     are written out, one per row."""
     for y in list(groups):
-        if y.reductions or y not in groups:
+        if y not in groups:
             continue
         space = rules.dims(y.space)
         if space is None or len(space) < 2 or any(d is None for d in space[1:]):
             continue
-        split = None
+        split = _column_split(y, space) if y.reductions else None
+        if y.reductions and split is None:
+            continue
         merged = []
         changed = True
         while changed:
@@ -294,6 +299,46 @@ def _merge_row_producers(groups: list, group_of: dict, op_set) -> None:
                 groups.append(x)
                 for op in x.ops:
                     group_of[op] = x
+
+
+def _column_split(y, space: list):
+    """The rows of a row kernel built on input fusion `y` whose reductions sum (or average,
+    maximize, minimize) its space over its leading dimensions — the LayerNorm gradient's bias
+    and gamma gradients — or None."""
+    k = None
+    for r in y.reductions:
+        axes = emitters.static_axes(r)
+        if (r.type not in _ROW_REDUCTIONS or rules.dims(r.inputs[0]) != space or axes is None
+                or not r.outputs[0].dtype.is_floating or r.outputs[0].dtype.size < 4):
+            return None
+        axes = sorted({a % len(space) for a in axes})
+        if axes != list(range(len(axes))) or len(axes) >= len(space) or k not in (None, len(axes)):
+            return None
+        k = len(axes)
+    return k
+
+
+def _per_row(t, space: list, k: int) -> bool:
+    """Whether `t` holds one value per row of `space` (or one in all): computed once per row."""
+    d = rules.dims(t)
+    if d is None:
+        return False
+    while d and d[-1] == 1:
+        d = d[:-1]
+    return len(d) <= k and d == space[:len(d)] if d else True
+
+
+def _row_invariant(t, space: list, k: int, memo: dict) -> bool:
+    """Whether `t` is one value per row: of a per-row shape, or elementwise (broadcasts
+    included) on such values only — codegen computes it once per row either way (a mean's
+    gradient divides the tiled row value by the count)."""
+    if t not in memo:
+        memo[t] = False   # (cycles cannot occur; a guard for the recursion)
+        op = t.op
+        memo[t] = _per_row(t, space, k) or (
+            rules.fusible(op) and not emitters.is_reduction(op) and op.type != "Const"
+            and all(_row_invariant(i, space, k, memo) for i in rules.data_inputs(op)))
+    return memo[t]
 
 
 def _producer_groups(y, group_of, groups) -> list:
@@ -326,7 +371,9 @@ def _row_split(x, space: list, split):
             k = axes[0]
         if split not in (None, k):
             return None
-        if any(emitters.is_expensive(op) and not emitters.is_reduction(op) for op in x.ops):
+        memo: dict = {}
+        if any(emitters.is_expensive(op) and not emitters.is_reduction(op)
+               and not _row_invariant(op.outputs[0], space, k, memo) for op in x.ops):
             return None
         return k
     ks = set()

@@ -156,3 +156,26 @@ def test_statistics_read_by_a_library_call_are_written_per_row(cache_dir):
     assert isinstance(plan[-1], Operation) and plan[-1].type == "MatMul"
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape", [[6, 8], [300, 256]])   # the second runs in row chunks
+def test_column_sums_of_a_row_kernel(shape, cache_dir):
+    # a LayerNorm gradient's shape: per-row sums feed a value whose column sums (the bias
+    # gradient) are the kernel's roots; chunks of rows leave partial column sums
+    def fn(x, dy):
+        ax1, ax0 = tf.constant([1]), tf.constant([0])
+        s1 = raw("Sum", dy, ax1, keep_dims=True)
+        s2 = raw("Sum", raw("Mul", dy, x), ax1, keep_dims=True)
+        dx = raw("Sub", raw("Sub", dy, raw("Mul", x, s2)), s1)
+        return [dx, raw("Sum", dx, ax0, keep_dims=False), raw("Max", dx, ax0, keep_dims=False)]
+    rng = np.random.default_rng(3)
+    x, dy = rng.standard_normal(shape), rng.standard_normal(shape)
+    plan, got, want = _run(fn, [(F32, shape), (F32, shape)], cache_dir,
+                           [x.astype(np.float32), dy.astype(np.float32)])
+    (row,) = _row_kernels(plan)
+    assert len(plan) == 1 and sum(op.type in ("Sum", "Max") for op in row.ops) == 4
+    dx = dy - x * (dy * x).sum(1, keepdims=True) - dy.sum(1, keepdims=True)
+    ref = [dx, dx.sum(0), dx.max(0)]
+    for g, w, r in zip(got, want, ref):
+        np.testing.assert_allclose(g.double().numpy(), r, rtol=2e-5, atol=2e-4)
+        torch.testing.assert_close(g, w, rtol=2e-5, atol=2e-4)

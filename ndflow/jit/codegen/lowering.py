@@ -232,7 +232,7 @@ def lower(group, input_specs: list) -> KernelIR:
     reductions = []
     # A row kernel (some reduction read inside): every reduction is a per-row value, those
     # that nothing inside reads only written out.
-    roots = set(emitters.root_reductions(group.ops))
+    roots = set(_roots(group.ops))
     row_axes: list = []
     for op in group.ops:
         if op.type == "Const":
@@ -251,8 +251,26 @@ def lower(group, input_specs: list) -> KernelIR:
         if t not in val and t.op not in reductions:
             raise CompileUnimplemented(f"output {t.name} is not computed by the group")
     if reductions:
-        return _lower_input_fusion(group, input_specs, outputs, reductions, val, views)
+        return _lower_input_fusion(group, input_specs, outputs, reductions, val, views,
+                                   row_axes)
     return _lower_loop_fusion(input_specs, outputs, val, views, row_axes)
+
+
+def _roots(ops) -> list:
+    """The reductions lowered as kernel outputs: all of them, but in a row kernel (one is read
+    inside) only those over leading dimensions (column sums: bias gradients); the others there
+    are per-row values (RowReduce)."""
+    if not emitters.row_reductions(ops):
+        return emitters.root_reductions(ops)
+    inside = set(ops)
+    out = []
+    for op in ops:
+        if not emitters.is_reduction(op) or any(c in inside for c in op.outputs[0].consumers()):
+            continue
+        axes, rank = emitters.static_axes(op), op.inputs[0].shape.rank
+        if axes is not None and rank and 0 in {a % rank for a in axes}:
+            out.append(op)
+    return out
 
 
 def _lower_row_reduction(op, val, row_axes: list):
@@ -350,32 +368,39 @@ def _static_result_shape(op, shape) -> tuple:
 
 def _lower_loop_fusion(input_specs, outputs, val, views, row_axes=()) -> KernelIR:
     space = max((val[t][1] for t in outputs), key=math.prod) if row_axes else val[outputs[0]][1]
-    n = math.prod(space)
     split = None
     if row_axes:
         if row_axes[0][0] != space:
             raise CompileUnimplemented("row reductions over another space than the kernel's")
         split = row_axes[0][1][0]
-    rows = space[:split] if row_axes else ()
     exprs, strides = [], []
     for t in outputs:
-        e, s = val[t]
-        if math.prod(s) == n:
-            exprs.append(OutputIR(views.reshape(e, s, space), t.dtype, s))
-            strides.append(_contiguous_strides(space))
-        elif row_axes and math.prod(s) == math.prod(rows):   # a per-row value
-            kept = rows + (1,) * (len(space) - split)
-            e = views.broadcast(views.reshape(e, s, kept), kept, space)
-            exprs.append(OutputIR(e, t.dtype, s, row=True))
-            strides.append(_contiguous_strides(rows) + (0,) * (len(space) - split))
-        else:
-            raise CompileUnimplemented(f"outputs of {n} and {math.prod(s)} elements in one loop")
+        o, st = _space_output(t, val, views, space, split)
+        exprs.append(o)
+        strides.append(st)
     ir = KernelIR("loop", space, (False,) * len(space), [d for d, _ in input_specs],
                   [math.prod(s) for _, s in input_specs], exprs, row_split=split)
     return _merge_dims(ir, strides)
 
 
-def _lower_input_fusion(group, input_specs, outputs, reductions, val, views) -> KernelIR:
+def _space_output(t, val, views, space, split):
+    """(OutputIR, strides) of a value the kernel writes: one of the space's size, or in a row
+    kernel (`split` not None) a per-row value, written once per row."""
+    e, s = val[t]
+    if math.prod(s) == math.prod(space):
+        return OutputIR(views.reshape(e, s, space), t.dtype, s), _contiguous_strides(space)
+    rows = space[:split] if split is not None else None
+    if rows is not None and math.prod(s) == math.prod(rows):
+        kept = rows + (1,) * (len(space) - split)
+        e = views.broadcast(views.reshape(e, s, kept), kept, space)
+        return (OutputIR(e, t.dtype, s, row=True),
+                _contiguous_strides(rows) + (0,) * (len(space) - split))
+    raise CompileUnimplemented(f"{t.name}: {math.prod(s)} elements in a kernel over "
+                               f"{list(space)}")
+
+
+def _lower_input_fusion(group, input_specs, outputs, reductions, val, views,
+                        row_axes=()) -> KernelIR:
     space = _value(reductions[0].inputs[0], val)[1]
     axes = emitters.static_axes(reductions[0])
     keep = reductions[0].attrs.get("keep_dims", False)
@@ -386,6 +411,11 @@ def _lower_input_fusion(group, input_specs, outputs, reductions, val, views) -> 
     if axes is None:
         raise CompileUnimplemented("reduction axes are not constant")
     axes = tuple(sorted({a % max(len(space), 1) for a in axes})) if space else ()
+    split = None
+    if row_axes:   # a row kernel's roots reduce its rows (column sums)
+        split = row_axes[0][1][0]
+        if row_axes[0][0] != space or axes != tuple(range(split)):
+            raise CompileUnimplemented("a row kernel's roots do not reduce its rows")
     reduced = tuple(i in axes for i in range(len(space)))
     kept_shape = tuple(1 if r else d for d, r in zip(space, reduced))
     out_strides_kept = _contiguous_strides(kept_shape)
@@ -400,13 +430,11 @@ def _lower_input_fusion(group, input_specs, outputs, reductions, val, views) -> 
             exprs.append(OutputIR(e, t.dtype, oshape, kind, count))
             strides.append(acc_strides)
         else:
-            e, s = val[t]
-            if math.prod(s) != math.prod(space):
-                raise CompileUnimplemented(f"{t.name} is not in the reduction's input space")
-            exprs.append(OutputIR(views.reshape(e, s, space), t.dtype, s))
-            strides.append(_contiguous_strides(space))
+            o, st = _space_output(t, val, views, space, split)
+            exprs.append(o)
+            strides.append(st)
     ir = KernelIR("input", space, reduced, [d for d, _ in input_specs],
-                  [math.prod(s) for _, s in input_specs], exprs)
+                  [math.prod(s) for _, s in input_specs], exprs, row_split=split)
     return _merge_dims(ir, strides)
 
 

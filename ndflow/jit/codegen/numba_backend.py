@@ -207,13 +207,22 @@ def _acc_final(o, a: str) -> str:
 def chunk_dim(ir: KernelIR) -> int:
     """The dimension a chunked kernel splits: the first kept (not reduced) loop dimension, or
     for a reduction to scalars (every dimension reduced) the outermost one, each chunk then
-    leaving a partial result that the caller combines (see is_split)."""
+    leaving a partial result that the caller combines (see is_split); for a row kernel its
+    first row dimension, so that a chunk holds whole rows."""
+    if ir.row_split is not None:
+        return 0
     return next((d for d, r in enumerate(ir.reduced) if not r), 0)
 
 
 def is_split(ir: KernelIR) -> bool:
     """A full reduction: chunks accumulate partial sums/means/maxima/minima of their rows."""
     return bool(ir.shape) and all(ir.reduced)
+
+
+def leaves_partials(ir: KernelIR) -> bool:
+    """Chunks leave partial results that the caller combines: a full reduction's, or a row
+    kernel's column sums (each chunk's sums over its own rows)."""
+    return is_split(ir) or (ir.row_split is not None and any(o.reduce for o in ir.outputs))
 
 
 _SPLIT_REDUCTIONS = ("sum", "mean", "max", "min")
@@ -230,11 +239,11 @@ def chunkable(ir: KernelIR) -> bool:
         return False
     if any(dt.is_bool for dt in [*ir.input_dtypes, *(o.dtype for o in ir.outputs)]):
         return False
-    if is_split(ir) and any(o.reduce and (o.reduce not in _SPLIT_REDUCTIONS
-                                          or not compute_dtype(o.dtype).is_floating)
-                            for o in ir.outputs):
+    if leaves_partials(ir) and any(o.reduce and (o.reduce not in _SPLIT_REDUCTIONS
+                                                 or not compute_dtype(o.dtype).is_floating)
+                                   for o in ir.outputs):
         return False
-    if not _row_form(reduced):
+    if not _row_form(reduced) and ir.row_split is None:
         inner = math.prod(s for s, r in zip(shape[cd + 1:], reduced[cd + 1:]) if not r)
         if any(o.reduce and st[cd] != inner for o, st in zip(ir.outputs, ir.out_strides)):
             return False
@@ -283,7 +292,7 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
     depth_indent = {}
     for j, o in reds if not row else []:
         n_acc = math.prod(s for s, r in zip(shape, reduced) if not r)
-        if chunked:   # the chunk's block of outputs only
+        if chunked and not reduced[cd]:   # the chunk's block of outputs only
             n_acc = f"(hi - lo) * {n_acc // shape[cd]}"
         put(1, f"acc{j} = np.full({n_acc}, {_acc_init(o)})")
     for s in body.levels.get(-1, []):
@@ -328,6 +337,10 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
         for j, o in reds:
             kept = ir.out_strides[j][:first_reduced]
             put(close, f"out{j}[{index(kept)}] = {_acc_final(o, f'acc{j}')}")
+    elif reds and chunked and reduced[cd]:   # a row kernel's chunk: its partial column sums
+        for j, _ in reds:
+            put(1, f"for k in range(acc{j}.size):")
+            put(2, f"out{j}[c * acc{j}.size + k] = acc{j}[k]")
     elif reds:
         for j, o in reds:
             put(1, f"for k in range(acc{j}.size):")
@@ -338,7 +351,8 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
     options = f"cache=CACHE, fastmath={fastmath}, error_model='numpy'"
     if chunked:
         storage = [_np_storage(dt) for dt in ir.input_dtypes]
-        storage += [_partial_storage(o) if o.reduce and is_split(ir) else _np_storage(o.dtype)
+        storage += [_partial_storage(o) if o.reduce and leaves_partials(ir)
+                    else _np_storage(o.dtype)
                     for o in ir.outputs]
         offsets = _chunk_strides(ir) + [st[cd] for st in ir.out_strides]
         return _PRELUDE + "\n\n" + _trampoline(args, storage, offsets, lines, options)
@@ -514,9 +528,10 @@ def _chunked_run(tramp, ir: KernelIR, source: str, threads: int):
     per_row = math.prod(ir.shape) // rows
     chunk = max(-(-MIN_CHUNK_ELEMENTS // per_row), -(-rows // threads))
     n_chunks = -(-rows // chunk)
-    split = is_split(ir)
+    split = leaves_partials(ir)
     in_dtypes = list(ir.input_dtypes)
-    storage = [((n_chunks,), _partial_storage(o), None) if o.reduce and split else
+    storage = [((n_chunks * math.prod(o.shape),), _partial_storage(o), None)
+               if o.reduce and split else
                (tuple(o.shape), _np_storage(o.dtype),
                 o.dtype.torch_dtype if o.dtype in _HALF else None) for o in ir.outputs]
     address = tramp.address
@@ -526,7 +541,7 @@ def _chunked_run(tramp, ir: KernelIR, source: str, threads: int):
         arrays = [np.empty(s, dtype=nd) for s, nd, _ in storage]
         omp_pool.run_chunks(address, rows, chunk, [*args, *[a.reshape(-1) for a in arrays]],
                             torch.get_num_threads())
-        return [_combine(a, o) if o.reduce and split else
+        return [_combine(a, o, n_chunks) if o.reduce and split else
                 torch.from_numpy(a) if view is None else torch.from_numpy(a).view(view)
                 for a, o, (_, _, view) in zip(arrays, ir.outputs, storage)]
     run.source = source
@@ -539,17 +554,19 @@ def _partial_storage(o) -> np.dtype:
         np.dtype(compute_dtype(o.dtype).np_dtype)
 
 
-def _combine(partials: np.ndarray, o) -> torch.Tensor:
-    """The reduction of the chunks' partials, finished as the serial kernel finishes it (a
-    mean's division, the float32 value, 16-bit floats rounded to nearest even)."""
+def _combine(partials: np.ndarray, o, n_chunks: int) -> torch.Tensor:
+    """The reduction of the chunks' partials (`n_chunks` blocks of the output's size),
+    finished as the serial kernel finishes it (a mean's division, the float32 value, 16-bit
+    floats rounded to nearest even)."""
+    blocks = partials.reshape(n_chunks, -1)
     if o.reduce in ("sum", "mean"):
-        value = partials.sum()
+        value = blocks.sum(axis=0)
         if o.reduce == "mean":
             value = value / o.count
     else:
-        value = partials.max() if o.reduce == "max" else partials.min()
+        value = blocks.max(axis=0) if o.reduce == "max" else blocks.min(axis=0)
     compute = compute_dtype(o.dtype)
-    out = torch.from_numpy(np.full(tuple(o.shape), value, dtype=compute.np_dtype))
+    out = torch.from_numpy(value.astype(compute.np_dtype).reshape(tuple(o.shape)))
     return out if compute is o.dtype else out.to(o.dtype.torch_dtype)
 
 
