@@ -273,6 +273,7 @@ def _merge_row_producers(groups: list, group_of: dict, op_set) -> None:
         split = _column_split(y, space) if y.reductions else None
         if y.reductions and split is None:
             continue
+        split = split or None
         merged = []
         changed = True
         while changed:
@@ -304,7 +305,8 @@ def _merge_row_producers(groups: list, group_of: dict, op_set) -> None:
 def _column_split(y, space: list):
     """The rows of a row kernel built on input fusion `y` whose reductions sum (or average,
     maximize, minimize) its space over its leading dimensions — the LayerNorm gradient's bias
-    and gamma gradients — or None."""
+    and gamma gradients —, 0 when they reduce everything (a loss: the rows are the row
+    reductions' to decide), or None."""
     k = None
     for r in y.reductions:
         axes = emitters.static_axes(r)
@@ -312,9 +314,10 @@ def _column_split(y, space: list):
                 or not r.outputs[0].dtype.is_floating or r.outputs[0].dtype.size < 4):
             return None
         axes = sorted({a % len(space) for a in axes})
-        if axes != list(range(len(axes))) or len(axes) >= len(space) or k not in (None, len(axes)):
+        n = 0 if len(axes) == len(space) else len(axes)   # 0: a full reduction (any rows)
+        if axes != list(range(len(axes))) or k not in (None, n):
             return None
-        k = len(axes)
+        k = n
     return k
 
 

@@ -179,3 +179,21 @@ def test_column_sums_of_a_row_kernel(shape, cache_dir):
     for g, w, r in zip(got, want, ref):
         np.testing.assert_allclose(g.double().numpy(), r, rtol=2e-5, atol=2e-4)
         torch.testing.assert_close(g, w, rtol=2e-5, atol=2e-4)
+
+
+@pytest.mark.parametrize("shape", [[6, 8], [300, 256]])
+def test_a_full_reduction_of_a_row_kernel(shape, cache_dir):
+    # a loss over normalized rows: mean((layer_norm(x) - y) ** 2), with the normalized values
+    def fn(x, y):
+        n = _layer_norm(x, tf.constant(1.0), tf.constant(0.0), [1])[0]
+        return [n, raw("Mean", raw("Square", raw("Sub", n, y)), tf.constant([0, 1]))]
+    rng = np.random.default_rng(4)
+    x, y = rng.standard_normal(shape) * 2 + 1, rng.standard_normal(shape)
+    plan, got, want = _run(fn, [(F32, shape), (F32, shape)], cache_dir,
+                           [x.astype(np.float32), y.astype(np.float32)])
+    assert len(plan) == 1 and _row_kernels(plan) == plan
+    m = x.mean(1, keepdims=True)
+    n = (x - m) / np.sqrt(((x - m) ** 2).mean(1, keepdims=True) + 1e-5)
+    for g, w, r in zip(got, want, [n, ((n - y) ** 2).mean()]):
+        np.testing.assert_allclose(g.double().numpy(), r, rtol=2e-5, atol=2e-5)
+        torch.testing.assert_close(g, w, rtol=2e-5, atol=2e-5)

@@ -414,7 +414,8 @@ def _lower_input_fusion(group, input_specs, outputs, reductions, val, views,
     split = None
     if row_axes:   # a row kernel's roots reduce its rows (column sums)
         split = row_axes[0][1][0]
-        if row_axes[0][0] != space or axes != tuple(range(split)):
+        if row_axes[0][0] != space or axes not in (tuple(range(split)),
+                                                   tuple(range(len(space)))):
             raise CompileUnimplemented("a row kernel's roots do not reduce its rows")
     reduced = tuple(i in axes for i in range(len(space)))
     kept_shape = tuple(1 if r else d for d, r in zip(space, reduced))
