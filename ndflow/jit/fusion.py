@@ -302,6 +302,16 @@ def _merge_row_producers(groups: list, group_of: dict, op_set) -> None:
                     group_of[op] = x
 
 
+def _row_kernel_axes(r, space: list):
+    """The sorted axes of reduction `r` when a row kernel over `space` can compute it (a
+    float32/float64 sum, mean, max or min of that space over constant axes), else None."""
+    axes = emitters.static_axes(r)
+    if (r.type not in _ROW_REDUCTIONS or rules.dims(r.inputs[0]) != space or axes is None
+            or not r.outputs[0].dtype.is_floating or r.outputs[0].dtype.size < 4):
+        return None
+    return sorted({a % len(space) for a in axes})
+
+
 def _column_split(y, space: list):
     """The rows of a row kernel built on input fusion `y` whose reductions sum (or average,
     maximize, minimize) its space over its leading dimensions — the LayerNorm gradient's bias
@@ -309,11 +319,9 @@ def _column_split(y, space: list):
     reductions' to decide), or None."""
     k = None
     for r in y.reductions:
-        axes = emitters.static_axes(r)
-        if (r.type not in _ROW_REDUCTIONS or rules.dims(r.inputs[0]) != space or axes is None
-                or not r.outputs[0].dtype.is_floating or r.outputs[0].dtype.size < 4):
+        axes = _row_kernel_axes(r, space)
+        if axes is None:
             return None
-        axes = sorted({a % len(space) for a in axes})
         n = 0 if len(axes) == len(space) else len(axes)   # 0: a full reduction (any rows)
         if axes != list(range(len(axes))) or k not in (None, n):
             return None
@@ -362,12 +370,8 @@ def _row_split(x, space: list, split):
     if x.reductions:
         k = None
         for r in x.reductions:
-            axes = emitters.static_axes(r)
-            if (r.type not in _ROW_REDUCTIONS or rules.dims(r.inputs[0]) != space or axes is None
-                    or not r.outputs[0].dtype.is_floating or r.outputs[0].dtype.size < 4):
-                return None
-            axes = sorted({a % len(space) for a in axes})
-            if not axes or axes != list(range(axes[0], len(space))) or axes[0] == 0:
+            axes = _row_kernel_axes(r, space)
+            if not axes or axes[0] == 0 or axes != list(range(axes[0], len(space))):
                 return None
             if k not in (None, axes[0]):
                 return None
