@@ -73,6 +73,7 @@ from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import Any as AnyTensor
 from ndflow.passes.pattern import GraphView, Match, P, Rule, control_inputs, rewrite
+from ndflow.passes.speculative_momentum import speculate_momentum
 
 _FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 _POOL_ATTRS = ("ksize", "strides", "padding", "explicit_paddings", "data_format")
@@ -283,6 +284,6 @@ def remapper(graph: Graph, ctx: PassContext) -> Graph:
     """Fuses Conv2D/MatMul + bias [+ activation], L2 gradient sums (into updates inside If
     branches first), MaxPool/MaxPoolGrad, batch norm + Relu, and conv + bias + Relu + MaxPool
     with its gradient."""
-    graph = fuse_decay_into_branches(graph, ctx)
+    graph = speculate_momentum(fuse_decay_into_branches(graph, ctx), ctx)
     fused = fuse_batch_norm_activation(rewrite(graph, ctx, RULES), ctx)
     return fuse_conv_bias_relu_pool(fused, ctx)

@@ -1,0 +1,71 @@
+"""The kernel of `_SpeculativeApplyMomentum` (ndflow/passes/speculative_momentum.py): N
+momentum updates computed into new buffers, the variables left as they are, and whether
+every gradient is finite.
+
+Large float32 CPU variables (those the in-place update would run in one numba pass,
+kernels/training.py `one_pass`) go through kernels/speculative_numba.py: one pass over g,
+var and accum that both checks the gradient and writes the new values, for all of them in
+one parallel launch. The others take the ATen forms of the ops they replace: the check of
+`_AllFinite`/`_AllFiniteAddScaled` (kernels/math.py), then `momentum_values` into new
+buffers. So each value and each decision is bit for bit the one the check ops and the
+in-place update give. When a gradient is not finite the outputs are the variables' current
+values (the step's If does not commit them anyway).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ndflow.kernels import speculative_numba
+from ndflow.kernels.math import _all_finite
+from ndflow.kernels.registry import kernel
+from ndflow.kernels.training import _check_same, _read, _scalar, momentum_values, one_pass
+from ndflow.ops import nn_fused
+
+
+def _gradient(g: torch.Tensor, v: torch.Tensor, s: float, decay: bool) -> torch.Tensor:
+    """What the check reads: g + v * s (product rounded, then the sum) or g."""
+    return torch.add(g, torch.mul(v, s)) if decay else g
+
+
+@kernel(nn_fused.SpeculativeApplyMomentum)
+def _speculative_momentum(node):
+    n = node.attrs["N"]
+    dtype = node.attrs["T"].torch_dtype
+    nesterov = [bool(x) for x in node.attrs["use_nesterov"]]
+    keras = [bool(x) for x in node.attrs["keras"]]
+    decay = [bool(x) for x in node.attrs["decay"]]
+
+    def run(*args):
+        res_v, res_a, lrs, grads, scales, moms = (args[k * n:(k + 1) * n] for k in range(6))
+        olds, nums = [], []
+        for i in range(n):
+            v, a = _read(res_v[i], "var", dtype), _read(res_a[i], "accum", dtype)
+            _check_same(v, a, "accum")
+            _check_same(v, grads[i], "grad")
+            olds.append((v, a))
+            nums.append((_scalar(scales[i], "scale"), _scalar(lrs[i], "lr"),
+                         _scalar(moms[i], "momentum")))
+        fast = [one_pass(v, a) and speculative_numba.applies(v) for v, a in olds]
+        ok = all(bool(_all_finite(_gradient(grads[i], olds[i][0], nums[i][0], decay[i])))
+                 for i in range(n) if not fast[i])
+        new = list(olds)
+        if ok:
+            entries = []
+            for i in (i for i in range(n) if fast[i]):
+                v, a = olds[i]
+                new[i] = (torch.empty_like(v), torch.empty_like(a))
+                s, lr, mu = nums[i]
+                entries.append((grads[i].contiguous(), v, a, *new[i], s, lr, mu, nesterov[i],
+                                keras[i], decay[i]))
+            ok = speculative_numba.update_all(entries)
+        if not ok:
+            return (torch.tensor(False), *(v for v, _ in olds), *(a for _, a in olds))
+        for i in (i for i in range(n) if not fast[i]):
+            v, a = olds[i]
+            s, lr, mu = nums[i]
+            outs = (torch.empty_like(v), torch.empty_like(a))
+            new[i] = momentum_values(grads[i], olds[i], outs, s if decay[i] else 0.0, lr, mu,
+                                     nesterov[i], keras[i])
+        return (torch.tensor(True), *(v for v, _ in new), *(a for _, a in new))
+    return run
