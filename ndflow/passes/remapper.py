@@ -32,6 +32,11 @@ fetched, fed or a target, and every op of a pattern must be on the same device. 
   takes g and s instead; the branch's momentum update of that gradient becomes
   `_ResourceApplyMomentumWithDecay` and each `_AllFinite` of the sum the ndflow-internal
   `_AllFiniteAddScaled(g, ReadVariableOp(var), s)`, which checks the sum without writing it.
+- Then (ndflow/passes/speculative_momentum.py) an If on `All(Pack(finite checks))` whose
+  then-branch applies the checked gradients with momentum updates (a loss-scale optimizer's
+  step): the updates are computed before the Pack by one `_SpeculativeApplyMomentum` into
+  new buffers, with the checks in the same pass over each gradient, its flag in the checks'
+  place; the branch commits the new values with `AssignVariableOp`s.
 - `MaxPool` whose output feeds a `MaxPoolGrad` with the same `orig_input` (and the same
   window attrs) becomes the ndflow-internal `_MaxPoolWithIndices` (value + ATen argmax
   indices), and each such MaxPoolGrad becomes `_MaxPoolGradWithIndices(orig_input, grad,
