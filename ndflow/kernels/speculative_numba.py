@@ -29,7 +29,7 @@ CHUNK = 1 << 15           # elements per claimed task
 STREAM_MIN = 1 << 16      # elements from which outputs are written with streaming stores
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = None
-_body = _dispatch = _task = None
+_body = None
 wide_vectors = vload = vstore = vstore_stream = store_fence = vsplat = vzero = None
 vadd = vsub = vmul = vany_nonzero = None
 
@@ -48,23 +48,29 @@ def update_all(entries: list) -> bool:
     """Runs each entry's update and check; whether every gradient was finite (when not,
     the outputs hold garbage). An entry is (g, var, accum, var_out, accum_out, scale, lr,
     momentum, nesterov, keras, decay): contiguous float32 CPU tensors of one shape (the
-    outputs new buffers) and Python scalars."""
-    tasks, params, keep = [], [], []
+    outputs new buffers, or var_out g itself: each element is read before it is written)
+    and Python scalars."""
+    tasks, params = [], []
     for e, (g, v, a, vo, ao, s, lr, mu, nesterov, keras, decay) in enumerate(entries):
         n = v.numel()
-        ptrs = [t.data_ptr() for t in (g, v, a, vo, ao)]
-        stream = n >= STREAM_MIN and ptrs[3] % 64 == 0 and ptrs[4] % 64 == 0
-        params.append([s, lr, mu, nesterov, keras, decay, stream, 0.0])
-        keep.extend((g, v, a, vo, ao))
-        for lo in range(0, n, CHUNK):
-            tasks.append([p + 4 * lo for p in ptrs] + [min(CHUNK, n - lo), e, 0])
-    if not tasks:
+        ptrs = np.array([t.data_ptr() for t in (g, v, a, vo, ao)], dtype=np.int64)
+        big = n >= STREAM_MIN
+        # var_out may be g's own buffer (donated): then its lines are in the cache already
+        stream_v = big and ptrs[3] % 64 == 0 and ptrs[3] != ptrs[0]
+        stream_a = big and ptrs[4] % 64 == 0
+        params.append([s, lr, mu, nesterov, keras, decay, stream_v, stream_a])
+        los = np.arange(0, n, CHUNK, dtype=np.int64)
+        block = np.zeros((len(los), 8), dtype=np.int64)
+        block[:, :5] = ptrs + 4 * los[:, None]
+        block[:, 5] = np.minimum(CHUNK, n - los)
+        block[:, 6] = e
+        tasks.append(block)
+    if not tasks or not sum(len(t) for t in tasks):
         return True
     flag = np.zeros(1, dtype=np.int32)
-    arrays = [np.array(tasks, dtype=np.int64).reshape(-1),
-              np.array(params, dtype=np.float32).reshape(-1), flag]
-    omp_pool.run_chunks(_callback(), len(tasks), 1, arrays, torch.get_num_threads())
-    del keep
+    table = np.concatenate(tasks).reshape(-1)
+    arrays = [table, np.array(params, dtype=np.float32).reshape(-1), flag]
+    omp_pool.run_chunks(_callback(), len(table) // 8, 1, arrays, torch.get_num_threads())
     return flag[0] == 0
 
 
@@ -74,7 +80,7 @@ def _build():
     except ImportError:
         return None
     from numba import cfunc, types  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray, _body, _dispatch, _task
+    global claim_chunk, address_as_pointer, carray, _body
     global wide_vectors, vload, vstore, vstore_stream, store_fence, vsplat, vzero
     global vadd, vsub, vmul, vany_nonzero
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
@@ -86,9 +92,10 @@ def _build():
         ops.store_fence, ops.vsplat, ops.vzero, ops.vadd, ops.vsub, ops.vmul, ops.vany_nonzero)
 
     @numba.njit(inline="always")
-    def _body(g, v, a, vo, ao, m, s, lr, mu, decay, keras, nesterov, stream):
+    def _body(g, v, a, vo, ao, m, s, lr, mu, decay, keras, nesterov, stream_v, stream_a):
         """The update of m elements (16-lane vectors, then a scalar tail); True when a
-        gradient element is not finite. The flags are constants where this is inlined."""
+        gradient element is not finite. The flags are loop-invariant branches, predicted
+        every time: the pass is bound by memory, not by them."""
         wide_vectors()
         S, LR, MU = vsplat(s), vsplat(lr), vsplat(mu)
         scaled = decay and s != 0    # the update's gradient: g + s * var, or g (no term)
@@ -110,13 +117,15 @@ def _build():
                 acc = vadd(vmul(vload(a, i), MU), grad)
                 step = vmul(LR, vadd(grad, vmul(MU, acc))) if nesterov else vmul(LR, acc)
                 new = vsub(w, step)
-            if stream:
+            if stream_a:
                 vstore_stream(ao, i, acc)
-                vstore_stream(vo, i, new)
             else:
                 vstore(ao, i, acc)
+            if stream_v:
+                vstore_stream(vo, i, new)
+            else:
                 vstore(vo, i, new)
-        if stream:
+        if stream_v or stream_a:
             store_fence()
         found = vany_nonzero(bad)
         for i in range(top, m):
@@ -134,31 +143,11 @@ def _build():
                 vo[i] = w - (lr * (grad + mu * acc) if nesterov else lr * acc)
         return found
 
-    @numba.njit(inline="always")
-    def _dispatch(g, v, a, vo, ao, m, s, lr, mu, decay, keras, nesterov, stream):
-        """`_body` with constant flags: each combination compiles to its own loop."""
-        if stream:
-            if decay:
-                if keras:
-                    if nesterov:
-                        return _body(g, v, a, vo, ao, m, s, lr, mu, True, True, True, True)
-                    return _body(g, v, a, vo, ao, m, s, lr, mu, True, True, False, True)
-                if nesterov:
-                    return _body(g, v, a, vo, ao, m, s, lr, mu, True, False, True, True)
-                return _body(g, v, a, vo, ao, m, s, lr, mu, True, False, False, True)
-            if keras:
-                if nesterov:
-                    return _body(g, v, a, vo, ao, m, s, lr, mu, False, True, True, True)
-                return _body(g, v, a, vo, ao, m, s, lr, mu, False, True, False, True)
-            if nesterov:
-                return _body(g, v, a, vo, ao, m, s, lr, mu, False, False, True, True)
-            return _body(g, v, a, vo, ao, m, s, lr, mu, False, False, False, True)
-        return _body(g, v, a, vo, ao, m, s, lr, mu, decay, keras, nesterov, False)
-
     # data = [counter, tasks, 1, (address, length) of the task table (int64: addresses of
     #         g, var, accum, var_out, accum_out at the task's first element, its length,
     #         its variable, 0), of the parameters (float32 per variable: scale, lr, momentum,
-    #         nesterov, keras, decay, stream, 0) and of the flag (int32)]
+    #         nesterov, keras, decay, stream var_out, stream accum_out) and of the flag
+    #         (int32)]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def speculative_momentum(data):
         d = carray(data, 9, dtype=np.int64)
@@ -176,8 +165,8 @@ def _build():
             a = carray(address_as_pointer(t[2], np.float32), m)
             vo = carray(address_as_pointer(t[3], np.float32), m)
             ao = carray(address_as_pointer(t[4], np.float32), m)
-            if _dispatch(g, v, a, vo, ao, m, p[0], p[1], p[2], p[5] != 0, p[4] != 0,
-                         p[3] != 0, p[6] != 0):
+            if _body(g, v, a, vo, ao, m, p[0], p[1], p[2], p[5] != 0, p[4] != 0, p[3] != 0,
+                     p[6] != 0, p[7] != 0):
                 flag[0] = 1   # every writer writes 1: the race is benign
             q = claim_chunk(data)
 

@@ -7,9 +7,11 @@ kernels/training.py `one_pass`) go through kernels/speculative_numba.py: one pas
 var and accum that both checks the gradient and writes the new values, for all of them in
 one parallel launch. The others take the ATen forms of the ops they replace: the check of
 `_AllFinite`/`_AllFiniteAddScaled` (kernels/math.py), then `momentum_values` into new
-buffers. So each value and each decision is bit for bit the one the check ops and the
-in-place update give. When a gradient is not finite the outputs are the variables' current
-values (the step's If does not commit them anyway).
+buffers. Where the plan proves a gradient dies here and nobody else sees it, the new var is
+written into the gradient's own buffer (runtime/inplace.py `donating_kernel`). So each value
+and each decision is bit for bit the one the check ops and the in-place update give. When a
+gradient is not finite the outputs are the variables' current values (the step's If does not
+commit them anyway).
 """
 
 from __future__ import annotations
@@ -36,7 +38,16 @@ def _speculative_momentum(node):
     keras = [bool(x) for x in node.attrs["keras"]]
     decay = [bool(x) for x in node.attrs["decay"]]
 
-    def run(*args):
+    def make(donated: frozenset):
+        """The kernel; entries in `donated` may write the new var into their gradient's
+        buffer (the plan proved it dies here, runtime/inplace.py `donating_kernel`)."""
+        def run(*args):
+            return _run(args, donated)
+        run.donating = lambda inputs: make(frozenset(i - 3 * n for i in inputs
+                                                     if 3 * n <= i < 4 * n))
+        return run
+
+    def _run(args, donated):
         res_v, res_a, lrs, grads, scales, moms = (args[k * n:(k + 1) * n] for k in range(6))
         olds, nums = [], []
         for i in range(n):
@@ -54,10 +65,11 @@ def _speculative_momentum(node):
             entries = []
             for i in (i for i in range(n) if fast[i]):
                 v, a = olds[i]
-                new[i] = (torch.empty_like(v), torch.empty_like(a))
+                g = grads[i].contiguous()
+                own = i in donated and g is grads[i] and g.dtype == v.dtype
+                new[i] = (g if own else torch.empty_like(v), torch.empty_like(a))
                 s, lr, mu = nums[i]
-                entries.append((grads[i].contiguous(), v, a, *new[i], s, lr, mu, nesterov[i],
-                                keras[i], decay[i]))
+                entries.append((g, v, a, *new[i], s, lr, mu, nesterov[i], keras[i], decay[i]))
             ok = speculative_numba.update_all(entries)
         if not ok:
             return (torch.tensor(False), *(v for v, _ in olds), *(a for _, a in olds))
@@ -68,4 +80,4 @@ def _speculative_momentum(node):
             new[i] = momentum_values(grads[i], olds[i], outs, s if decay[i] else 0.0, lr, mu,
                                      nesterov[i], keras[i])
         return (torch.tensor(True), *(v for v, _ in new), *(a for _, a in new))
-    return run
+    return make(frozenset())
