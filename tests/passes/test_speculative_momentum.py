@@ -272,3 +272,27 @@ def test_not_rewritten_with_remapping_off():
     with _Remapping(False):
         graph = step.get_concrete_function().optimized_graph()
     assert not _ops(graph, "_SpeculativeApplyMomentum")
+
+
+def test_the_new_weight_takes_its_dying_gradients_buffer(monkeypatch):
+    """The plan proves the large weight's gradient (a MatMul's output) dies at the op, so
+    its new value is written into that buffer (runtime/inplace.py `donating_kernel`), and
+    the training still equals the unfused one."""
+    if speculative_numba._callback() is None:
+        pytest.skip("numba or ATen's OpenMP launcher is missing")
+    donated = []
+    update_all = speculative_numba.update_all
+
+    def spy(entries):
+        donated.extend(e[0] is e[3] for e in entries)
+        return update_all(entries)
+    monkeypatch.setattr(speculative_numba, "update_all", spy)
+    on, _ = _lso_training(True, False)
+    assert any(donated)
+    monkeypatch.setenv("NDFLOW_INPLACE", "0")   # no donation: new buffers only
+    donated.clear()
+    on_fresh, _ = _lso_training(True, False)
+    assert donated and not any(donated)
+    for got, want in zip(on, on_fresh):
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
