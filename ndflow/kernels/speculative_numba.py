@@ -29,7 +29,7 @@ CHUNK = 1 << 15           # elements per claimed task
 STREAM_MIN = 1 << 16      # elements from which outputs are written with streaming stores
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = None
-_body = None
+_body = _check = None
 wide_vectors = vload = vstore = vstore_stream = store_fence = vsplat = vzero = None
 vadd = vsub = vmul = vany_nonzero = None
 
@@ -44,13 +44,16 @@ def applies(var: torch.Tensor) -> bool:
 _callback = built_once(lambda: _build() if omp_pool.launcher() is not None else None)
 
 
-def update_all(entries: list) -> bool:
-    """Runs each entry's update and check; whether every gradient was finite (when not,
-    the outputs hold garbage). An entry is (g, var, accum, var_out, accum_out, scale, lr,
-    momentum, nesterov, keras, decay): contiguous float32 CPU tensors of one shape (the
-    outputs new buffers, or var_out g itself: each element is read before it is written)
-    and Python scalars."""
+def update_all(entries: list, checks: tuple = ()) -> bool:
+    """Runs each entry's update and check, and each of `checks` alone; whether every
+    gradient was finite (when not, the outputs hold garbage). An entry is (g, var, accum,
+    var_out, accum_out, scale, lr, momentum, nesterov, keras, decay): contiguous float32 CPU
+    tensors of one shape (the outputs new buffers, or var_out g itself: each element is read
+    before it is written) and Python scalars; a check is (g, var, scale, decay), the
+    gradient's check only (as `_AllFinite(g)` or `_AllFiniteAddScaled(g, var, scale)`)."""
     tasks, params = [], []
+    entries = list(entries) + [(g, v, g, g, g, s, 0.0, 0.0, False, False, decay)
+                               for g, v, s, decay in checks]
     for e, (g, v, a, vo, ao, s, lr, mu, nesterov, keras, decay) in enumerate(entries):
         n = v.numel()
         ptrs = np.array([t.data_ptr() for t in (g, v, a, vo, ao)], dtype=np.int64)
@@ -64,6 +67,7 @@ def update_all(entries: list) -> bool:
         block[:, :5] = ptrs + 4 * los[:, None]
         block[:, 5] = np.minimum(CHUNK, n - los)
         block[:, 6] = e
+        block[:, 7] = e >= len(entries) - len(checks)     # a check alone
         tasks.append(block)
     if not tasks or not sum(len(t) for t in tasks):
         return True
@@ -80,7 +84,7 @@ def _build():
     except ImportError:
         return None
     from numba import cfunc, types  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray, _body
+    global claim_chunk, address_as_pointer, carray, _body, _check
     global wide_vectors, vload, vstore, vstore_stream, store_fence, vsplat, vzero
     global vadd, vsub, vmul, vany_nonzero
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
@@ -90,6 +94,15 @@ def _build():
                                                   ops.vstore_stream)
     store_fence, vsplat, vzero, vadd, vsub, vmul, vany_nonzero = (
         ops.store_fence, ops.vsplat, ops.vzero, ops.vadd, ops.vsub, ops.vmul, ops.vany_nonzero)
+
+    @numba.njit(inline="always")
+    def _check(g, v, m, s, decay):
+        """True when an element of g + v * s (or g) is not finite."""
+        found = False
+        for i in range(m):
+            t = g[i] + s * v[i] if decay else g[i]
+            found |= (t - t) != 0
+        return found
 
     @numba.njit(inline="always")
     def _body(g, v, a, vo, ao, m, s, lr, mu, decay, keras, nesterov, stream_v, stream_a):
@@ -145,9 +158,9 @@ def _build():
 
     # data = [counter, tasks, 1, (address, length) of the task table (int64: addresses of
     #         g, var, accum, var_out, accum_out at the task's first element, its length,
-    #         its variable, 0), of the parameters (float32 per variable: scale, lr, momentum,
-    #         nesterov, keras, decay, stream var_out, stream accum_out) and of the flag
-    #         (int32)]
+    #         its variable, 1 for a check alone), of the parameters (float32 per variable:
+    #         scale, lr, momentum, nesterov, keras, decay, stream var_out, stream accum_out)
+    #         and of the flag (int32)]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def speculative_momentum(data):
         d = carray(data, 9, dtype=np.int64)
@@ -165,8 +178,12 @@ def _build():
             a = carray(address_as_pointer(t[2], np.float32), m)
             vo = carray(address_as_pointer(t[3], np.float32), m)
             ao = carray(address_as_pointer(t[4], np.float32), m)
-            if _body(g, v, a, vo, ao, m, p[0], p[1], p[2], p[5] != 0, p[4] != 0, p[3] != 0,
-                     p[6] != 0, p[7] != 0):
+            if t[7]:
+                bad = _check(g, v, m, p[0], p[5] != 0)
+            else:
+                bad = _body(g, v, a, vo, ao, m, p[0], p[1], p[2], p[5] != 0, p[4] != 0,
+                            p[3] != 0, p[6] != 0, p[7] != 0)
+            if bad:
                 flag[0] = 1   # every writer writes 1: the race is benign
             q = claim_chunk(data)
 

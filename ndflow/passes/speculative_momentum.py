@@ -24,11 +24,12 @@ those updates (of one dtype) become one `_SpeculativeApplyMomentum` op before th
 computes the new var and accum values into new buffers (the variables untouched) and
 whether all these gradients are finite, in one pass over each gradient
 (kernels/speculative_numba.py), and its flag replaces the checks in the Pack (an `All` of
-the same values). The If takes the new values instead of the gradients and its then-branch
-commits them with `AssignVariableOp`s in the updates' place: nothing changes when any
-gradient is not finite, as before, and the values are bit for bit the in-place updates'.
-The lr/momentum computation is copied before the op (the branch keeps its own copy). Both
-branches are rebuilt as new function graphs (`<name>_speculative`).
+the same values), or the `All` itself when every Pack input was such a check. The If takes
+the new values instead of the gradients and its then-branch commits them with
+`AssignVariableOp`s in the updates' place: nothing changes when any gradient is not finite,
+as before, and the values are bit for bit the in-place updates'. The lr/momentum
+computation is copied before the op (the branch keeps its own copy). Both branches are
+rebuilt as new function graphs (`<name>_speculative`).
 
 It runs as the remapper's second step, after branch_momentum_decay.
 """
@@ -176,6 +177,7 @@ class _Plan:
     entries: list
     hoist: _Hoist
     early: list        # source ops made after the Pack, to emit before it
+    whole: bool        # every Pack input is a speculated check: All(Pack) is the flag
 
 
 def _plan(view: GraphView, cond: Operation, order: dict) -> _Plan | None:
@@ -212,7 +214,9 @@ def _plan(view: GraphView, cond: Operation, order: dict) -> _Plan | None:
     late = {x.op for x in needed if order[x.op] > order[pack]}
     if any(op.inputs or op.control_inputs for op in late):
         return None
-    return _Plan(pack, entries, hoist, sorted(late, key=order.get))
+    whole = (len(entries) == len(pack.inputs) and pred.name not in view.fetched
+             and red not in view.control_sources and red.name not in view.preserved)
+    return _Plan(pack, entries, hoist, sorted(late, key=order.get), whole)
 
 
 def _scalars(entry: _Entry) -> tuple:
@@ -242,10 +246,18 @@ def _emit_hoisted(rw: GraphRewriter, hoist: _Hoist, t, made: dict) -> SymbolicTe
     if t in made:
         return made[t]
     op = t.op
+    if op.type == "Const":   # one copy per value (each update has its own momentum Const)
+        value = np.asarray(op.attrs["value"])
+        key = (op.attrs["dtype"], value.shape, value.tobytes())
+        if key in made:
+            made[t] = made[key]
+            return made[t]
     inputs = [_emit_hoisted(rw, hoist, x, made) for x in op.inputs]
     new = rw.add_op(op.op_def, inputs, op.attrs, [(x.dtype, x.shape) for x in op.outputs],
                     rw.fresh_name(f"{hoist.cond.name}/{op.name}"), (), hoist.cond.device)
     made.update(zip(op.outputs, new.outputs))
+    if op.type == "Const":
+        made[key] = made[t]
     return made[t]
 
 
@@ -255,15 +267,12 @@ def _emit_speculation(rw: GraphRewriter, plan: _Plan) -> Operation:
     cond, entries, made = plan.hoist.cond, plan.entries, {}
     t = entries[0].update.attrs["T"]
     scalars = [[_emit_hoisted(rw, plan.hoist, x, made) for x in _scalars(e)] for e in entries]
-    scales = []
-    for e in entries:
-        if e.decay:
-            scales.append(rw.mapped(e.check.inputs[2]))
-        else:
-            zero = rw.add_op(Const, [], {"value": np.zeros((), t.as_numpy_dtype), "dtype": t},
-                             [(t, TensorShape([]))], rw.fresh_name(f"{e.update.name}/no_decay"),
-                             (), cond.device)
-            scales.append(zero.outputs[0])
+    zero = None   # the scale input of updates without an L2 term (not read)
+    if not all(e.decay for e in entries):
+        zero = rw.add_op(Const, [], {"value": np.zeros((), t.as_numpy_dtype), "dtype": t},
+                         [(t, TensorShape([]))], rw.fresh_name(f"{cond.name}/no_decay"), (),
+                         cond.device).outputs[0]
+    scales = [rw.mapped(e.check.inputs[2]) if e.decay else zero for e in entries]
     grads = [rw.mapped(cond.inputs[1 + e.index]) for e in entries]
     inputs = ([rw.mapped(cond.inputs[1 + e.var_at]) for e in entries]
               + [rw.mapped(cond.inputs[1 + e.accum_at]) for e in entries]
@@ -371,6 +380,8 @@ def speculate_momentum(graph: Graph, ctx: PassContext) -> Graph:
         return graph
     by_pack = {p.pack: p for p in plans.values()}
     checks = {e.check for p in plans.values() for e in p.entries}
+    # All(Pack(flag, ..., flag)) is the flag itself
+    reductions = {p.hoist.cond.inputs[0].op: p.pack for p in plans.values() if p.whole}
     specs: dict = {}
     early = {op for p in plans.values() for op in p.early}
     rw = GraphRewriter(graph)
@@ -382,7 +393,11 @@ def speculate_momentum(graph: Graph, ctx: PassContext) -> Graph:
                 if source not in rw.map:
                     rw.copy_op(source)
             specs[op] = _emit_speculation(rw, by_pack[op])
-            rw.copy_op(op)
+            if not by_pack[op].whole:
+                rw.copy_op(op)
+        elif op in reductions:
+            spec = specs[reductions[op]]
+            rw.replace_outputs(op, [spec.outputs[0]], spec)
         elif op in plans:
             _emit_cond(rw, plans[op], specs[plans[op].pack])
         else:
