@@ -78,4 +78,5 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     training,
     training_adaptive,
     training_sparse,
+    training_speculative,
 )

@@ -19,6 +19,7 @@ kernel's own file: after changing this one, touch the kernels' files.
 
 from __future__ import annotations
 
+import platform
 import threading
 from types import SimpleNamespace
 
@@ -26,12 +27,15 @@ _LOCK = threading.Lock()
 _OPS: list = []   # [namespace], built once
 
 LANES = 16
+# x86 has non-temporal stores (vmovntps) and the `sfence` that orders them
+STREAMING_STORES = platform.machine().lower() in ("x86_64", "amd64")
 
 
 def vector_ops() -> SimpleNamespace:
-    """The `f32x16` type and its intrinsics (`wide_vectors`, `vload`, `vstore`, `vsplat`,
-    `vzero`, `vfma`, `vadd`, `vrelu`, `vmax_step`, `vstore_codes`, `vfma_where`,
-    `vadd_below`), built on first use."""
+    """The `f32x16` type and its intrinsics (`wide_vectors`, `vload`, `vstore`,
+    `vstore_stream`, `store_fence`, `vsplat`, `vzero`, `vfma`, `vadd`, `vsub`, `vmul`,
+    `vany_nonzero`, `vrelu`, `vmax_step`, `vstore_codes`, `vfma_where`, `vadd_below`), built
+    on first use."""
     if not _OPS:
         with _LOCK:
             if not _OPS:
@@ -125,6 +129,37 @@ def _build() -> SimpleNamespace:
         return types.none(arr, index, v), codegen
 
     @intrinsic
+    def vstore_stream(typingctx, arr, index, v):
+        """arr[index:index + 16] = v as a non-temporal store (x86 `vmovntps`: the line goes
+        to memory without being read into the cache first); the address must be 64-byte
+        aligned. A plain store where STREAMING_STORES is false. Call `store_fence()` before
+        other threads read what was stored."""
+        if not _is_array(arr) or arr.dtype != types.float32 or v != f32x16:
+            return None
+
+        def codegen(context, builder, sig, args):
+            ptr = _pointer(context, builder, sig.args[0], args[0], args[1], vec)
+            if not STREAMING_STORES:
+                builder.store(args[2], ptr, align=4)
+                return context.get_dummy_value()
+            store = builder.store(args[2], ptr, align=64)
+            store.set_metadata("nontemporal", builder.module.add_metadata([i32(1)]))
+            return context.get_dummy_value()
+        return types.none(arr, index, v), codegen
+
+    @intrinsic
+    def store_fence(typingctx):
+        """x86 `sfence`: the streaming stores before it are visible before any store after
+        it (nothing where STREAMING_STORES is false)."""
+        def codegen(context, builder, sig, args):
+            if STREAMING_STORES:
+                fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(
+                    ir.VoidType(), []), "llvm.x86.sse.sfence")
+                builder.call(fn, [])
+            return context.get_dummy_value()
+        return types.none(), codegen
+
+    @intrinsic
     def vsplat(typingctx, s):
         """The scalar `s` in every lane."""
         if not isinstance(s, types.Number):
@@ -158,6 +193,37 @@ def _build() -> SimpleNamespace:
         def codegen(context, builder, sig, args):
             return builder.fadd(args[0], args[1])
         return f32x16(a, b), codegen
+
+    @intrinsic
+    def vsub(typingctx, a, b):
+        if not a == b == f32x16:
+            return None
+
+        def codegen(context, builder, sig, args):
+            return builder.fsub(args[0], args[1])
+        return f32x16(a, b), codegen
+
+    @intrinsic
+    def vmul(typingctx, a, b):
+        if not a == b == f32x16:
+            return None
+
+        def codegen(context, builder, sig, args):
+            return builder.fmul(args[0], args[1])
+        return f32x16(a, b), codegen
+
+    @intrinsic
+    def vany_nonzero(typingctx, a):
+        """Whether some lane of `a` is not 0 (NaN included)."""
+        if a != f32x16:
+            return None
+
+        def codegen(context, builder, sig, args):
+            zero = ir.Constant(vec, [0.0] * LANES)
+            lanes = builder.fcmp_unordered("!=", args[0], zero)
+            bits = builder.bitcast(lanes, ir.IntType(LANES))
+            return builder.icmp_unsigned("!=", bits, ir.Constant(ir.IntType(LANES), 0))
+        return types.boolean(a), codegen
 
     @intrinsic
     def vrelu(typingctx, a):
@@ -234,6 +300,8 @@ def _build() -> SimpleNamespace:
         return f32x16(codes, index, limit, g, a), codegen
 
     return SimpleNamespace(
-        f32x16=f32x16, wide_vectors=wide_vectors, vload=vload, vstore=vstore, vsplat=vsplat,
-        vzero=vzero, vfma=vfma, vadd=vadd, vrelu=vrelu, vmax_step=vmax_step,
-        vstore_codes=vstore_codes, vfma_where=vfma_where, vadd_below=vadd_below)
+        f32x16=f32x16, wide_vectors=wide_vectors, vload=vload, vstore=vstore,
+        vstore_stream=vstore_stream, store_fence=store_fence, vsplat=vsplat, vzero=vzero,
+        vfma=vfma, vadd=vadd, vsub=vsub, vmul=vmul, vany_nonzero=vany_nonzero, vrelu=vrelu,
+        vmax_step=vmax_step, vstore_codes=vstore_codes, vfma_where=vfma_where,
+        vadd_below=vadd_below)

@@ -99,7 +99,7 @@ def _matmul_gradient_descent(node):
 _ONE_PASS_MIN = 1 << 14  # elements from which a numba pass beats ATen's two calls
 
 
-def _one_pass(v: torch.Tensor, a: torch.Tensor) -> bool:
+def one_pass(v: torch.Tensor, a: torch.Tensor) -> bool:
     """Whether a momentum update runs as one numba pass over grad, var and accum
     (kernels/momentum_numba.py: 5 passes over memory instead of ATen's 6): float32 CPU
     variables large enough for the pass to pay."""
@@ -107,16 +107,16 @@ def _one_pass(v: torch.Tensor, a: torch.Tensor) -> bool:
             and a.is_contiguous())
 
 
-def _apply_momentum(var, accum, grad, tensors, outs, scale: float, lr: float, mu: float,
-                    nesterov: bool, keras: bool) -> None:
-    """TF's (accum = accum * mu + g; var -= lr * accum) or, with `keras`, Keras' (accum =
-    accum * mu - lr * g; var += accum) momentum update of g = grad + scale * var: one numba
+def momentum_values(grad, tensors, outs, scale: float, lr: float, mu: float, nesterov: bool,
+                    keras: bool) -> tuple:
+    """The new (var, accum) of TF's (accum = accum * mu + g; var -= lr * accum) or, with
+    `keras`, Keras' (accum = accum * mu - lr * g; var += accum) momentum update of g = grad +
+    scale * var, written into `outs` (the variables' own buffers, or new ones): one numba
     pass on large float32 CPU variables, else ATen in as few passes as it allows."""
     (v, a), (v_out, a_out) = tensors, outs
-    if _one_pass(v, a):
+    if one_pass(v, a):
         momentum_numba.update(grad, v, a, v_out, a_out, scale, lr, mu, nesterov, keras)
-        var.value, accum.value = v_out, a_out
-        return
+        return v_out, a_out
     # var * scale rounded, then the sum: the unfused AddN(grad, Mul(var, scale)) (ATen's add
     # with alpha would round once, a fused multiply-add, and differ in the last bit)
     g = torch.mul(v, scale).add_(grad) if scale else grad
@@ -130,7 +130,14 @@ def _apply_momentum(var, accum, grad, tensors, outs, scale: float, lr: float, mu
         a = torch.add(g, a, alpha=mu, out=a_out)               # accum * momentum + g
         step = torch.add(g, a, alpha=mu) if nesterov else a
         v = torch.add(v, step, alpha=-lr, out=v_out)           # var -= lr * step
-    var.value, accum.value = v, a
+    return v, a
+
+
+def _apply_momentum(var, accum, grad, tensors, outs, scale: float, lr: float, mu: float,
+                    nesterov: bool, keras: bool) -> None:
+    """`momentum_values` stored into the variables."""
+    var.value, accum.value = momentum_values(grad, tensors, outs, scale, lr, mu, nesterov,
+                                             keras)
 
 
 def _momentum_kernel(node, keras: bool):

@@ -19,6 +19,11 @@
   pass and an update pass over weight-sized buffers.
 - `_ResourceApplyMomentumWithDecay` is ndflow-internal: a (Keras) momentum update whose
   gradient is `grad + scale * var`, the L2 term of the weight read in the update itself.
+- `_SpeculativeApplyMomentum` is ndflow-internal (made by ndflow/passes/speculative_momentum.py
+  for a loss-scale optimizer's skipped-on-overflow step): for N variables, the (Keras)
+  momentum updates of their gradients (`decay[i]`: grad + scale * var) computed into new
+  buffers, without touching the variables, and whether every such gradient is finite, both
+  in one pass over each gradient; the step's `If` then commits the new values by assignment.
 - `_MaxPoolWithIndices` / `_MaxPoolGradWithIndices` are ndflow-internal (no TensorFlow
   counterpart): a MaxPool that also returns ATen's argmax indices (int64, flat positions in
   each (n, c) plane of the possibly padded input) and the MaxPoolGrad that scatters with
@@ -156,6 +161,31 @@ ResourceApplyMomentumWithDecay = op_def(
     shape=_momentum_with_decay_shape, gradient_undefined=True, stateful=True,
     doc="ndflow-internal: ResourceApplyMomentum (ResourceApplyKerasMomentum with `keras`) "
         "of the gradient grad + scale * var, in one pass.")
+
+
+def _speculative_momentum_shape(ctx):
+    """The finite flag, then each gradient's shape twice (the new values of var and accum)."""
+    n = ctx.attrs["N"]
+    for k, what in ((2, "lr"), (4, "scale"), (5, "momentum")):
+        for i in range(k * n, (k + 1) * n):
+            r = ctx.shapes[i].rank
+            if r is not None and r != 0:
+                raise ValueError(f"Shape must be rank 0 but is rank {r} for "
+                                 f"'{ctx.op_name}' ({what})")
+    grads = [ctx.shapes[i] for i in range(3 * n, 4 * n)]
+    return [TensorShape([])] + grads + grads
+
+
+SpeculativeApplyMomentum = op_def(
+    "_SpeculativeApplyMomentum",
+    inputs=["var: N * resource", "accum: N * resource", "lr: N * T", "grad: N * T",
+            "scale: N * T", "momentum: N * T"],
+    outputs=["all_finite: bool", "new_var: N * T", "new_accum: N * T"],
+    attrs=["N: int >= 1", FLOAT_T, "use_nesterov: list(int)", "keras: list(int)",
+           "decay: list(int)"],
+    shape=_speculative_momentum_shape, gradient_undefined=True, stateful=True,
+    doc="ndflow-internal: N momentum updates into new buffers (variables untouched) and "
+        "whether every gradient (grad + scale * var where `decay`) is finite.")
 
 
 def _conv_pool_shape(ctx, x, kh, kw, depth) -> TensorShape:

@@ -32,6 +32,11 @@ fetched, fed or a target, and every op of a pattern must be on the same device. 
   takes g and s instead; the branch's momentum update of that gradient becomes
   `_ResourceApplyMomentumWithDecay` and each `_AllFinite` of the sum the ndflow-internal
   `_AllFiniteAddScaled(g, ReadVariableOp(var), s)`, which checks the sum without writing it.
+- Then (ndflow/passes/speculative_momentum.py) an If on `All(Pack(finite checks))` whose
+  then-branch applies the checked gradients with momentum updates (a loss-scale optimizer's
+  step): the updates are computed before the Pack by one `_SpeculativeApplyMomentum` into
+  new buffers, with the checks in the same pass over each gradient, its flag in the checks'
+  place; the branch commits the new values with `AssignVariableOp`s.
 - `MaxPool` whose output feeds a `MaxPoolGrad` with the same `orig_input` (and the same
   window attrs) becomes the ndflow-internal `_MaxPoolWithIndices` (value + ATen argmax
   indices), and each such MaxPoolGrad becomes `_MaxPoolGradWithIndices(orig_input, grad,
@@ -73,6 +78,7 @@ from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import Any as AnyTensor
 from ndflow.passes.pattern import GraphView, Match, P, Rule, control_inputs, rewrite
+from ndflow.passes.speculative_momentum import speculate_momentum
 
 _FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 _POOL_ATTRS = ("ksize", "strides", "padding", "explicit_paddings", "data_format")
@@ -283,6 +289,6 @@ def remapper(graph: Graph, ctx: PassContext) -> Graph:
     """Fuses Conv2D/MatMul + bias [+ activation], L2 gradient sums (into updates inside If
     branches first), MaxPool/MaxPoolGrad, batch norm + Relu, and conv + bias + Relu + MaxPool
     with its gradient."""
-    graph = fuse_decay_into_branches(graph, ctx)
+    graph = speculate_momentum(fuse_decay_into_branches(graph, ctx), ctx)
     fused = fuse_batch_norm_activation(rewrite(graph, ctx, RULES), ctx)
     return fuse_conv_bias_relu_pool(fused, ctx)

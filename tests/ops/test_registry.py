@@ -21,7 +21,7 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tf_ops" / "tf_2_21
 TF_OPS = json.loads(FIXTURE.read_text())["ops"]
 # Internal ops of ndflow's own passes, which TensorFlow does not have.
 NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MaxPoolWithIndices",
-               "_ResourceApplyMomentumWithDecay",
+               "_ResourceApplyMomentumWithDecay", "_SpeculativeApplyMomentum",
                "_AllFinite", "_AllFiniteAddScaled",
                "_MaxPoolGradWithIndices", "_Conv2DBiasReluMaxPool", "_Conv2DBiasReluMaxPoolGrad",
                "_PythonDataset", "_IteratorHasNext", "_PythonIterator",
