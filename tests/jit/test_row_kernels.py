@@ -197,3 +197,16 @@ def test_a_full_reduction_of_a_row_kernel(shape, cache_dir):
     for g, w, r in zip(got, want, [n, ((n - y) ** 2).mean()]):
         np.testing.assert_allclose(g.double().numpy(), r, rtol=2e-5, atol=2e-5)
         torch.testing.assert_close(g, w, rtol=2e-5, atol=2e-5)
+
+
+def test_a_row_kernel_writing_per_row_values_only(cache_dir):
+    # found by fuzzing: the full-space consumer is dead, so the kernel writes only the row
+    # values; it still loops over the reduction's space
+    def fn(x):
+        s = raw("Sum", x, tf.constant([1]), keep_dims=False)
+        return [raw("Neg", s), raw("Neg", x)]
+    x = np.random.default_rng(5).standard_normal((4, 6)).astype(np.float32)
+    plan, got, want = _run(fn, [(F32, [4, 6])], cache_dir, [x])
+    np.testing.assert_allclose(got[0].numpy(), -x.astype(np.float64).sum(1), rtol=1e-6)
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w)

@@ -367,12 +367,9 @@ def _static_result_shape(op, shape) -> tuple:
 
 
 def _lower_loop_fusion(input_specs, outputs, val, views, row_axes=()) -> KernelIR:
-    space = max((val[t][1] for t in outputs), key=math.prod) if row_axes else val[outputs[0]][1]
-    split = None
-    if row_axes:
-        if row_axes[0][0] != space:
-            raise CompileUnimplemented("row reductions over another space than the kernel's")
-        split = row_axes[0][1][0]
+    # a row kernel loops over its row reductions' space (it may write per-row values only)
+    space = row_axes[0][0] if row_axes else val[outputs[0]][1]
+    split = row_axes[0][1][0] if row_axes else None
     exprs, strides = [], []
     for t in outputs:
         o, st = _space_output(t, val, views, space, split)
