@@ -200,13 +200,16 @@ def test_a_full_reduction_of_a_row_kernel(shape, cache_dir):
 
 
 def test_a_row_kernel_writing_per_row_values_only(cache_dir):
-    # found by fuzzing: the full-space consumer is dead, so the kernel writes only the row
-    # values; it still loops over the reduction's space
+    # found by fuzzing: the row kernel's full-space consumer (AddV2) is dead, so the kernel
+    # writes only the row values; it still loops over the reduction's space
     def fn(x):
-        s = raw("Sum", x, tf.constant([1]), keep_dims=False)
-        return [raw("Neg", s), raw("Neg", x)]
+        c = raw("Sum", x, tf.constant([0]), keep_dims=True)            # [1, 6]
+        s = raw("Neg", raw("Sum", c, tf.constant([1]), keep_dims=False))  # [1]
+        raw("AddV2", c, s)                                               # dead
+        return [s, raw("Neg", x)]
     x = np.random.default_rng(5).standard_normal((4, 6)).astype(np.float32)
     plan, got, want = _run(fn, [(F32, [4, 6])], cache_dir, [x])
-    np.testing.assert_allclose(got[0].numpy(), -x.astype(np.float64).sum(1), rtol=1e-6)
+    assert _row_kernels(plan)
+    np.testing.assert_allclose(got[0].numpy(), [-x.astype(np.float64).sum()], rtol=1e-6)
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w)

@@ -299,7 +299,9 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
         for line in s.split("\n"):
             put(1, line)
     level_indent = 1
-    for d in range(rank):
+    # a row kernel writing per-row values only needs no loop over the rows' insides
+    loops = rank if reds or not all(o.row for o in ir.outputs) else ir.row_split
+    for d in range(loops):
         if row and d == first_reduced:
             for j, o in reds:
                 put(level_indent, f"acc{j} = {_acc_init(o)}")
