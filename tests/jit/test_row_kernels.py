@@ -213,3 +213,19 @@ def test_a_row_kernel_writing_per_row_values_only(cache_dir):
     np.testing.assert_allclose(got[0].numpy(), [-x.astype(np.float64).sum()], rtol=1e-6)
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w)
+
+
+def test_a_row_kernel_whose_reader_of_a_row_value_died(cache_dir):
+    # found by fuzzing: s0 = sum(x, 0) joins s2 = sum(s1, 0) as siblings, s1 = sum(x, 1)
+    # joins them as a row reduction, then s2 is dead and pruned: the kernel still writes the
+    # column sum and the row sum
+    def fn(x):
+        s0 = raw("Sum", x, tf.constant([0]), keep_dims=False)
+        s1 = raw("Sum", x, tf.constant([1]), keep_dims=True)
+        raw("Sum", s1, tf.constant([0]), keep_dims=False)            # dead
+        return [s0, s1]
+    x = np.random.default_rng(6).standard_normal((4, 1)).astype(np.float32)  # as fuzzed
+    _, got, want = _run(fn, [(F32, [4, 1])], cache_dir, [x])
+    for g, w, r in zip(got, want, [x.sum(0), x.sum(1, keepdims=True)]):
+        np.testing.assert_allclose(g.numpy(), r, rtol=1e-6)
+        torch.testing.assert_close(g, w)

@@ -260,8 +260,13 @@ def _roots(ops) -> list:
     """The reductions lowered as kernel outputs: all of them, but in a row kernel (one is read
     inside) only those over leading dimensions (column sums: bias gradients); the others there
     are per-row values (RowReduce)."""
-    if not emitters.row_reductions(ops):
-        return emitters.root_reductions(ops)
+    reductions = [op for op in ops if emitters.is_reduction(op)]
+    signatures = {(tuple(r.inputs[0].shape.as_list()) if r.inputs[0].shape.rank is not None
+                   else None, emitters.static_axes(r), bool(r.attrs.get("keep_dims", False)))
+                  for r in reductions}
+    if not emitters.row_reductions(ops) and len(signatures) <= 1:
+        return reductions   # an input fusion (sibling reductions share one signature)
+    # a row kernel, or one whose read-back reduction became dead (rematerialize's pruning)
     inside = set(ops)
     out = []
     for op in ops:
