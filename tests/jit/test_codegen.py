@@ -272,7 +272,7 @@ _TWO_PROCESS = textwrap.dedent("""
     import torch
     from ndflow.core import dtypes
     from ndflow.jit import codegen
-    from ndflow.jit.codegen import numba_backend
+    from ndflow.jit.codegen import numba_compile
     from tests.jit.jit_graphs import build, group_of, raw
     g, phs, outs = build(lambda x: [raw("Tanh", raw("Mul", x, x)),
                                     raw("Sum", x, tf.constant([0]), keep_dims=False)],
@@ -281,7 +281,7 @@ _TWO_PROCESS = textwrap.dedent("""
     k = codegen.compile_fusion(group_of(g, phs, outs), [(dtypes.float32, (64,))], "cpu",
                                sys.argv[1])
     dt = time.perf_counter() - t
-    disp = next(iter(numba_backend._KERNELS.values()))
+    disp = next(iter(numba_compile._KERNELS.values()))
     x = torch.linspace(-1, 1, 64)
     assert torch.allclose(k(x)[0], torch.tanh(x * x))
     print(len(disp.stats.cache_hits), len(disp.stats.cache_misses), round(dt, 3))
