@@ -33,10 +33,8 @@ from dataclasses import dataclass
 
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph, Operation, SymbolicTensor
-from ndflow.core.shapes import TensorShape
 from ndflow.ops import comparison, nn_fused
-from ndflow.ops.array_core import Placeholder
-from ndflow.ops.function_library import FunctionGraph
+from ndflow.passes.function_rebuild import rebuild_function
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import Any as AnyTensor
@@ -166,44 +164,19 @@ def _qualifies(view: GraphView, cond: Operation, index: int, m: Match) -> _Sink 
 def _rebuild_branch(fg, key: str, sinks: list, scale_at: dict, new_scales: list):
     """Branch `fg` (the If's attr `key`) with a parameter per new scale after its own and
     each sink's update fused."""
-    new = FunctionGraph(f"{fg.name}_with_decay")
-    for op in fg.get_operations():
-        new.unique_name(op.name)
-    mapping: dict = {}
-    params = list(fg.inputs)
-    for ph in params:
-        op = ph.op
-        mapping[ph] = new.create_op(op.op_def, [], dict(op.attrs), [(ph.dtype, ph.shape)],
-                                    op.name, device=op.device).outputs[0]
-    extra = [new.create_op(Placeholder, [], {"dtype": s.dtype, "shape": TensorShape(s.shape)},
-                           [(s.dtype, s.shape)], new.unique_name("decay_scale"),
-                           device="").outputs[0] for s in new_scales]
-    new.arg_inputs = [mapping[p] for p in params] + extra
     fused = {sink.updates[key]: sink for sink in sinks if key in sink.updates}
-    param_ids = {id(p) for p in params}
-    for op in fg.get_operations():
-        if op.outputs and id(op.outputs[0]) in param_ids:
-            continue
-        inputs = [mapping[t] for t in op.inputs]
-        controls = [mapping[c] for c in op.control_inputs]
+
+    def replace(new, op, mapping, controls, extra):
         sink = fused.get(op)
         if sink is None:
-            copy = new.create_op(op.op_def, inputs, op.attrs,
-                                 [(t.dtype, t.shape) for t in op.outputs], op.name, controls,
-                                 op.device)
-            copy.gradient_override = op.gradient_override
-        else:
-            scale = new.arg_inputs[scale_at[sink.scale]]
-            copy = new.create_op(nn_fused.ResourceApplyMomentumWithDecay,
-                                 inputs[:4] + [scale, inputs[4]], momentum_with_decay_attrs(op),
-                                 [], op.name, controls, op.device)
-        copy._traceback = op._traceback
-        mapping[op] = copy
-        mapping.update(zip(op.outputs, copy.outputs))
-    new.outputs = [mapping[t] for t in fg.outputs]
-    new.structured_outputs = fg.structured_outputs
-    new.variables = list(fg.variables)
-    return new
+            return None
+        inputs = [mapping[t] for t in op.inputs]
+        scale = new.arg_inputs[scale_at[sink.scale]]
+        return new.create_op(nn_fused.ResourceApplyMomentumWithDecay,
+                             inputs[:4] + [scale, inputs[4]], momentum_with_decay_attrs(op),
+                             [], op.name, controls, op.device)
+    return rebuild_function(fg, f"{fg.name}_with_decay",
+                            [(s.dtype, s.shape, "decay_scale") for s in new_scales], replace)
 
 
 def _emit_cond(rw: GraphRewriter, cond: Operation, sinks: list) -> Operation:

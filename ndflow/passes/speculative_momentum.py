@@ -44,10 +44,9 @@ from ndflow.core import dtypes
 from ndflow.core.graph import Graph, Operation, SymbolicTensor
 from ndflow.core.shapes import TensorShape
 from ndflow.ops import nn_fused, state
-from ndflow.ops.array_core import Placeholder
 from ndflow.ops.constant_op import Const
-from ndflow.ops.function_library import FunctionGraph
 from ndflow.passes.branch_momentum_decay import FLOATS, only_reads
+from ndflow.passes.function_rebuild import rebuild_function
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import GraphView
@@ -299,50 +298,22 @@ def _rebuild_branch(fg, removed: set, entries: list, n_new: int, commit: bool):
     """Branch `fg` without the parameters at `removed`, with 2 * `n_new` new ones (the new
     var values, then the new accum values) and, in the then-branch (`commit`), each entry's
     update replaced by the assignments of its new values."""
-    new = FunctionGraph(f"{fg.name}_speculative")
-    for op in fg.get_operations():
-        new.unique_name(op.name)
-    mapping: dict = {}
-    params = list(fg.inputs)
-    for ph in params:
-        op = ph.op
-        mapping[ph] = new.create_op(op.op_def, [], dict(op.attrs), [(ph.dtype, ph.shape)],
-                                    op.name, device=op.device).outputs[0]
-    extra = []
-    for kind in ("var", "accum"):
-        for e in entries:
-            g = fg.inputs[e.index]
-            extra.append(new.create_op(
-                Placeholder, [], {"dtype": g.dtype, "shape": TensorShape(g.shape)},
-                [(g.dtype, g.shape)], new.unique_name(f"new_{kind}"), device="").outputs[0])
-    new.arg_inputs = [mapping[p] for k, p in enumerate(params) if k not in removed] + extra
     updates = {e.update: i for i, e in enumerate(entries)} if commit else {}
-    param_ids = {id(p) for p in params}
-    for op in fg.get_operations():
-        if op.outputs and id(op.outputs[0]) in param_ids:
-            continue
-        controls = [mapping[c] for c in op.control_inputs]
+
+    def replace(new, op, mapping, controls, extra):
         i = updates.get(op)
         if i is None:
-            copy = new.create_op(op.op_def, [mapping[t] for t in op.inputs], op.attrs,
-                                 [(t.dtype, t.shape) for t in op.outputs], op.name, controls,
-                                 op.device)
-            copy.gradient_override = op.gradient_override
-        else:
-            t = op.attrs["T"]
-            first = new.create_op(state.AssignVariableOp, [mapping[op.inputs[0]], extra[i]],
-                                  {"dtype": t}, [], new.unique_name(f"{op.name}/commit_var"),
-                                  controls, op.device)
-            copy = new.create_op(state.AssignVariableOp,
-                                 [mapping[op.inputs[1]], extra[n_new + i]], {"dtype": t}, [],
-                                 op.name, [first], op.device)
-        copy._traceback = op._traceback
-        mapping[op] = copy
-        mapping.update(zip(op.outputs, copy.outputs))
-    new.outputs = [mapping[t] for t in fg.outputs]
-    new.structured_outputs = fg.structured_outputs
-    new.variables = list(fg.variables)
-    return new
+            return None
+        t = op.attrs["T"]
+        first = new.create_op(state.AssignVariableOp, [mapping[op.inputs[0]], extra[i]],
+                              {"dtype": t}, [], new.unique_name(f"{op.name}/commit_var"),
+                              controls, op.device)
+        return new.create_op(state.AssignVariableOp,
+                             [mapping[op.inputs[1]], extra[n_new + i]], {"dtype": t}, [],
+                             op.name, [first], op.device)
+    params = [(fg.inputs[e.index].dtype, fg.inputs[e.index].shape, f"new_{kind}")
+              for kind in ("var", "accum") for e in entries]
+    return rebuild_function(fg, f"{fg.name}_speculative", params, replace, drop=removed)
 
 
 def _emit_cond(rw: GraphRewriter, plan: _Plan, spec: Operation) -> None:
