@@ -236,22 +236,7 @@ def shuffled_chunks(make_chunks, buffer_size: int, stream: WordStream):
             if out:
                 yield out
             return
-        if not more:  # the input is over: the ring drains
-            while end > start:
-                if w == len(words):
-                    words, w = stream.take(_CHUNK).tolist(), 0
-                i = (start + words[w] % (end - start)) % size
-                w += 1
-                s = start % size
-                out.append(buf[i])
-                buf[i] = buf[s]
-                buf[s] = None
-                start += 1
-                if len(out) >= _OUT_CHUNK:
-                    yield out
-                    out = []
-            continue
-        if w == len(words):
+        if w == len(words):   # one draw (once the input is over, the ring drains this way)
             words, w = stream.take(_CHUNK).tolist(), 0
         i = (start + words[w] % (end - start)) % size
         w += 1
