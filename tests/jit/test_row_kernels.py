@@ -229,3 +229,21 @@ def test_a_row_kernel_whose_reader_of_a_row_value_died(cache_dir):
     for g, w, r in zip(got, want, [x.sum(0), x.sum(1, keepdims=True)]):
         np.testing.assert_allclose(g.numpy(), r, rtol=1e-6)
         torch.testing.assert_close(g, w)
+
+
+@pytest.mark.parametrize("n", [4096, 5000])   # two-level float32 sums up to 4096, else float64
+def test_long_row_sums_stay_accurate(n, cache_dir):
+    # sums of long rows of large, cancelling values: the row loop adds float32 lanes and
+    # carries float64 across loops; still within float32 rounding of the float64 result
+    def fn(x):
+        ax = tf.constant([1])
+        return [raw("Sub", x, raw("Mean", x, ax, keep_dims=True)),
+                raw("Sum", raw("Square", x), tf.constant([0, 1]))]
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((6, n)) * 1000 + 3e4).astype(np.float32)
+    plan, got, _ = _run(fn, [(F32, [6, n])], cache_dir, [x])
+    assert _row_kernels(plan)
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(got[0].double().numpy(), x64 - x64.mean(1, keepdims=True),
+                               rtol=0, atol=3e4 * 2e-7 * 4)
+    np.testing.assert_allclose(float(got[1]), (x64 ** 2).sum(), rtol=2e-7)
