@@ -189,13 +189,14 @@ _PROCESS = textwrap.dedent("""
     import json, sys, time
     import torch
     import ndflow as tf
+    from ndflow.jit.codegen import numba_compile
     from ndflow.jit.device_compiler import DeviceCompiler
     from tests.jit.cluster_graphs import Flags, CountingFallback, build, mlp_block, randn
     fg = build(mlp_block, [(tf.float32, [None, 8]), (tf.float32, [8, 4]), (tf.float32, [4])],
                "cluster_xproc")
     dc = DeviceCompiler("cluster_xproc", fg, torch.device("cpu"),
                         Flags(tf_xla_persistent_cache_directory=sys.argv[1]), False)
-    args = [randn(5, 8), randn(8, 4), randn(4)]
+    args = [randn(int(sys.argv[2]), 8), randn(8, 4), randn(4)]
     try:   # numba's one-time start-up (import, typing registries): not this cluster's compile
         import numba
         numba.njit(lambda v: v + 1)(1)
@@ -203,19 +204,26 @@ _PROCESS = textwrap.dedent("""
         pass
     out = dc.run(args, CountingFallback(fg))
     exe = dc._entries[dc.signature(args)].executable
+    kernels = list(numba_compile._KERNELS.values())
+    # whether each generated kernel's machine code came from numba's cache (a chunked
+    # kernel is a C callback, CFunc; the others are dispatchers)
+    hits = [k._cache_hits > 0 if type(k).__name__ == "CFunc" else
+            sum(k.stats.cache_hits.values()) > 0 for k in kernels]
     print(json.dumps({"loaded": exe.loaded_from_persistent_cache,
                       "compile_us": exe.compile_time_us, "sum": float(out[1].sum()),
-                      "fused": exe.stats["fused_groups"]}))
+                      "fused": exe.stats["fused_groups"], "numba_cache_hits": hits,
+                      "chunked": any(type(k).__name__ == "CFunc" for k in kernels)}))
 """)
 
 
 @pytest.mark.slow
-def test_a_second_process_loads_instead_of_compiling(tmp_path):
+@pytest.mark.parametrize("rows", [5, 32768], ids=["small", "chunked"])
+def test_a_second_process_loads_instead_of_compiling(tmp_path, rows):
     env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_VMODULE="device_executable_persistor=1")
     runs = []
     for _ in range(2):
-        proc = subprocess.run([sys.executable, "-c", _PROCESS, str(tmp_path)], cwd=REPO,
-                              env=env, capture_output=True, text=True, timeout=120)
+        proc = subprocess.run([sys.executable, "-c", _PROCESS, str(tmp_path), str(rows)],
+                              cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
         runs.append((json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr))
     (first, err1), (second, err2) = runs
@@ -224,4 +232,7 @@ def test_a_second_process_loads_instead_of_compiling(tmp_path):
     assert "Loading cached entry" not in err1
     assert first["sum"] == second["sum"]
     if first["fused"]:   # generated kernels are loaded, not compiled again
+        assert not any(first["numba_cache_hits"]) and all(second["numba_cache_hits"]), runs
         assert second["compile_us"] < first["compile_us"] / 2, (first, second)
+        # the big signature runs a chunked kernel (a C callback compiled as its module runs)
+        assert first["chunked"] == (rows > 5)

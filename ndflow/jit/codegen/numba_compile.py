@@ -49,10 +49,18 @@ def signature(ir: KernelIR):
 
 
 def _load_module(name: str, path: str):
+    """Imports the kernel file as module `name`. It is in sys.modules while it runs: a chunked
+    kernel's `tramp` compiles (or loads) as the module runs, and numba records the module of
+    a function by name, so a module not yet importable was recorded as `<dynamic>`, whose
+    cached machine code no other process could load (it compiled every kernel again)."""
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    sys.modules[name] = mod  # numba's cache locates the function's module by name
+    sys.modules[name] = mod
+    try:
+        spec.loader.exec_module(mod)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
     return mod
 
 
