@@ -119,7 +119,7 @@ def _build():
     except ImportError:
         return None
     from numba import cfunc, types  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray
+    global claim_chunk, address_as_pointer, f32_from_bits, carray
     claim_chunk, address_as_pointer, f32_from_bits = omp_pool.chunk_intrinsics()
     carray = numba.carray
 
