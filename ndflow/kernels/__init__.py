@@ -77,6 +77,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     summary_v1_kernels,
     training,
     training_adaptive,
+    training_grouped,
     training_sparse,
     training_speculative,
 )

@@ -54,6 +54,15 @@ def _scalar(t: torch.Tensor, arg: str):
     return t.item()
 
 
+def scalar_once(t: torch.Tensor, what: str, seen: dict) -> float:
+    """A scalar input's value, read once per tensor by a kernel of N updates (which share
+    their lr and momentum tensors)."""
+    got = seen.get(id(t))
+    if got is None:
+        got = seen[id(t)] = _scalar(t, what)
+    return got
+
+
 def _prepare(node, resources: tuple, scalars: tuple, res_vals, scalar_vals, grad, grad_arg):
     """Reads and validates the variables; returns (their tensors, python scalars, the
     tensors to write the new values into)."""

@@ -21,21 +21,13 @@ import torch
 from ndflow.kernels import speculative_numba
 from ndflow.kernels.math import _all_finite
 from ndflow.kernels.registry import kernel
-from ndflow.kernels.training import _check_same, _read, _scalar, momentum_values, one_pass
+from ndflow.kernels.training import _check_same, _read, momentum_values, one_pass, scalar_once
 from ndflow.ops import nn_fused
 
 
 def _gradient(g: torch.Tensor, v: torch.Tensor, s: float, decay: bool) -> torch.Tensor:
     """What the check reads: g + v * s (product rounded, then the sum) or g."""
     return torch.add(g, torch.mul(v, s)) if decay else g
-
-
-def _host(t: torch.Tensor, what: str, seen: dict) -> float:
-    """A scalar input's value, read once per tensor (the updates share lr and momentum)."""
-    got = seen.get(id(t))
-    if got is None:
-        got = seen[id(t)] = _scalar(t, what)
-    return got
 
 
 @kernel(nn_fused.SpeculativeApplyMomentum)
@@ -63,7 +55,7 @@ def _speculative_momentum(node):
             _check_same(v, a, "accum")
             _check_same(v, grads[i], "grad")
             olds.append((v, a))
-            nums.append(tuple(_host(t, what, seen) for t, what in
+            nums.append(tuple(scalar_once(t, what, seen) for t, what in
                               ((scales[i], "scale"), (lrs[i], "lr"), (moms[i], "momentum"))))
         fast = [one_pass(v, a) and speculative_numba.applies(v) for v, a in olds]
         slow = [i for i in range(n) if not fast[i]]

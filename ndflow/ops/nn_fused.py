@@ -24,6 +24,10 @@
   momentum updates of their gradients (`decay[i]`: grad + scale * var) computed into new
   buffers, without touching the variables, and whether every such gradient is finite, both
   in one pass over each gradient; the step's `If` then commits the new values by assignment.
+- `_GroupedApplyMomentum` is ndflow-internal (made by ndflow/passes/grouped_momentum.py):
+  N (Keras) momentum updates (`decay[i]`: of grad + scale * var) applied by one op, so a
+  model of many small variables pays one kernel call, and ATen's multi-tensor (`_foreach`)
+  calls, instead of one call and several ATen calls per variable.
 - `_MaxPoolWithIndices` / `_MaxPoolGradWithIndices` are ndflow-internal (no TensorFlow
   counterpart): a MaxPool that also returns ATen's argmax indices (int64, flat positions in
   each (n, c) plane of the possibly padded input) and the MaxPoolGrad that scatters with
@@ -163,8 +167,9 @@ ResourceApplyMomentumWithDecay = op_def(
         "of the gradient grad + scale * var, in one pass.")
 
 
-def _speculative_momentum_shape(ctx):
-    """The finite flag, then each gradient's shape twice (the new values of var and accum)."""
+def _check_update_scalars(ctx) -> int:
+    """N updates' lr, scale and momentum inputs (var, accum, lr, grad, scale, momentum, N
+    of each) must be scalars; returns N."""
     n = ctx.attrs["N"]
     for k, what in ((2, "lr"), (4, "scale"), (5, "momentum")):
         for i in range(k * n, (k + 1) * n):
@@ -172,6 +177,12 @@ def _speculative_momentum_shape(ctx):
             if r is not None and r != 0:
                 raise ValueError(f"Shape must be rank 0 but is rank {r} for "
                                  f"'{ctx.op_name}' ({what})")
+    return n
+
+
+def _speculative_momentum_shape(ctx):
+    """The finite flag, then each gradient's shape twice (the new values of var and accum)."""
+    n = _check_update_scalars(ctx)
     grads = [ctx.shapes[i] for i in range(3 * n, 4 * n)]
     return [TensorShape([])] + grads + grads
 
@@ -186,6 +197,22 @@ SpeculativeApplyMomentum = op_def(
     shape=_speculative_momentum_shape, gradient_undefined=True, stateful=True,
     doc="ndflow-internal: N momentum updates into new buffers (variables untouched) and "
         "whether every gradient (grad + scale * var where `decay`) is finite.")
+
+
+def _grouped_momentum_shape(ctx):
+    _check_update_scalars(ctx)
+    return []
+
+
+GroupedApplyMomentum = op_def(
+    "_GroupedApplyMomentum",
+    inputs=["var: N * resource", "accum: N * resource", "lr: N * T", "grad: N * T",
+            "scale: N * T", "momentum: N * T"],
+    outputs=[], attrs=["N: int >= 1", FLOAT_T, "use_nesterov: list(int)", "keras: list(int)",
+                       "decay: list(int)"],
+    shape=_grouped_momentum_shape, gradient_undefined=True, stateful=True,
+    doc="ndflow-internal: N momentum updates (of grad + scale * var where `decay`) applied "
+        "together.")
 
 
 def _conv_pool_shape(ctx, x, kh, kw, depth) -> TensorShape:

@@ -17,7 +17,12 @@ collides with a copied op and later passes can still use `graph.unique_name`.
 
 from __future__ import annotations
 
+import numpy as np
+
+from ndflow.core import dtypes
 from ndflow.core.graph import Graph, Operation, SymbolicTensor
+from ndflow.core.shapes import TensorShape
+from ndflow.ops.constant_op import Const
 
 
 class GraphRewriter:
@@ -57,6 +62,13 @@ class GraphRewriter:
         if original is not None:
             new._traceback = original._traceback
         return new
+
+    def scalar_const(self, value, dtype, base: str, device: str = "") -> SymbolicTensor:
+        """A new scalar Const of `dtype` (bfloat16 held as float32, as Const holds it)."""
+        np_type = np.float32 if dtype == dtypes.bfloat16 else dtype.as_numpy_dtype
+        return self.add_op(Const, [], {"value": np.asarray(value, np_type), "dtype": dtype},
+                           [(dtype, TensorShape([]))], self.fresh_name(base), (),
+                           device).outputs[0]
 
     def copy_op(self, op: Operation, inputs=None, control_inputs=None,
                 name: str | None = None) -> Operation:

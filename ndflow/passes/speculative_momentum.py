@@ -44,7 +44,6 @@ from ndflow.core import dtypes
 from ndflow.core.graph import Graph, Operation, SymbolicTensor
 from ndflow.core.shapes import TensorShape
 from ndflow.ops import nn_fused, state
-from ndflow.ops.constant_op import Const
 from ndflow.passes.branch_momentum_decay import FLOATS, only_reads
 from ndflow.passes.function_rebuild import rebuild_function
 from ndflow.passes.graph_rewriter import GraphRewriter
@@ -268,9 +267,7 @@ def _emit_speculation(rw: GraphRewriter, plan: _Plan) -> Operation:
     scalars = [[_emit_hoisted(rw, plan.hoist, x, made) for x in _scalars(e)] for e in entries]
     zero = None   # the scale input of updates without an L2 term (not read)
     if not all(e.decay for e in entries):
-        zero = rw.add_op(Const, [], {"value": np.zeros((), t.as_numpy_dtype), "dtype": t},
-                         [(t, TensorShape([]))], rw.fresh_name(f"{cond.name}/no_decay"), (),
-                         cond.device).outputs[0]
+        zero = rw.scalar_const(0, t, f"{cond.name}/no_decay", cond.device)
     scales = [rw.mapped(e.check.inputs[2]) if e.decay else zero for e in entries]
     grads = [rw.mapped(cond.inputs[1 + e.index]) for e in entries]
     inputs = ([rw.mapped(cond.inputs[1 + e.var_at]) for e in entries]

@@ -400,15 +400,21 @@ def test_mnist_training_graph_op_counts_before_and_after():
     for t in ("Conv2D", "BiasAdd", "Relu", "MaxPool", "MaxPoolGrad"):
         assert a[t] == 0, t
     # L2-regularized updates: ResourceApplyMomentum(AddN(grad, Mul(w, 5e-4 * dloss))) of the
-    # two fc weights -> _ResourceApplyMomentumWithDecay; their weight grads stay MatMuls
-    assert a["_ResourceApplyMomentumWithDecay"] == 2 and b["ResourceApplyMomentum"] == 8
-    assert a["ResourceApplyMomentum"] == 6 and a["AddN"] == 0 and b["AddN"] == 2
+    # two fc weights -> _ResourceApplyMomentumWithDecay (their weight grads stay MatMuls);
+    # then the eight updates -> one _GroupedApplyMomentum (and a zero Const: the scale of the
+    # six without an L2 term)
+    assert b["ResourceApplyMomentum"] == 8 and a["_GroupedApplyMomentum"] == 1
+    (group,) = [op for op in after.get_operations() if op.type == "_GroupedApplyMomentum"]
+    assert group.attrs["N"] == 8 and sum(group.attrs["decay"]) == 2
+    assert a["ResourceApplyMomentum"] == a["_ResourceApplyMomentumWithDecay"] == 0
+    assert a["AddN"] == 0 and b["AddN"] == 2
     assert a["_MatMulAddScaled"] == 0
     assert a["MatMul"] == 4 and a["AddV2"] == 2 and a["Mul"] == b["Mul"] - 2
     assert a["ReluGrad"] == 2 and b["ReluGrad"] == 3    # reading the fused ops' outputs
     # conv chains (3 + 3 ops), dense layers (3 + 2) and decayed updates (2 x 3): 17 ops -> 6;
-    # conv1's block (conv, pool, ReluGrad, MaxPoolGrad, filter/bias grads, ShapeN) 7 -> 2
-    assert sum(a.values()) == sum(b.values()) - 16
+    # conv1's block (conv, pool, ReluGrad, MaxPoolGrad, filter/bias grads, ShapeN) 7 -> 2;
+    # the eight updates -> 2
+    assert sum(a.values()) == sum(b.values()) - 22
 
 @pytest.mark.parametrize("remapping", [RewriterConfig.ON, RewriterConfig.OFF])
 def test_session_training_matches_with_and_without_remapping(remapping):

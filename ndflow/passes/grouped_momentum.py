@@ -1,0 +1,129 @@
+"""Remapper: an optimizer's momentum updates of many variables applied by one op.
+
+Keras' `apply_gradients` and TF1's `minimize` emit one update per variable
+(`ResourceApplyKerasMomentum`, `ResourceApplyMomentum`, or the remapper's
+`_ResourceApplyMomentumWithDecay`). Each is a kernel call whose fixed cost (checks, lr and
+momentum read to the host, three ATen calls: ~15 us) is most of the work for a small
+variable: a model of a hundred variables spent 2 ms a step there, TensorFlow 1 ms. Runs of
+such updates become one `_GroupedApplyMomentum` (kernels/training_grouped.py), which
+updates the variables sharing lr, momentum and form with ATen's multi-tensor calls, bit for
+bit as the separate updates.
+
+The ops are walked in creation order (the program order of stateful ops). Updates join the
+pending run, which is emitted, at the latest, just before the first later op that
+
+- reads or writes a pending update's var or accum (takes its handle, or an Identity of it,
+  as an input), or
+- has a control input from a pending update, or
+- is a py_func (it may touch any variable from Python), or
+- is an update that cannot join (another dtype or device, a handle already in the run);
+
+so every other op keeps its order relative to each update: each update only moves later,
+past ops that do not touch its variables. An update alone in its run stays as it is. The
+run's control inputs are its updates' own; ops that depended on an update depend on the
+run, and so do targets (a function's updates are its plan's targets): the run takes its last
+update's name and the others are renamed to it.
+"""
+
+from __future__ import annotations
+
+from ndflow.core import dtypes
+from ndflow.core.graph import Graph, Operation, SymbolicTensor
+from ndflow.ops import nn_fused
+from ndflow.passes.graph_rewriter import GraphRewriter
+from ndflow.passes.pass_context import PassContext
+
+# update type -> (input index of momentum, whether it carries an L2 scale input)
+UPDATES = {"ResourceApplyMomentum": (4, False), "ResourceApplyKerasMomentum": (4, False),
+           "_ResourceApplyMomentumWithDecay": (5, True)}
+PY_FUNCS = frozenset({"PyFunc", "PyFuncStateless", "EagerPyFunc"})
+
+
+def _root(t: SymbolicTensor) -> SymbolicTensor:
+    """The handle a resource tensor passes on (through Identity ops)."""
+    while t.op.type == "Identity" and t.dtype == dtypes.resource:
+        t = t.op.inputs[0]
+    return t
+
+
+def _handles(op: Operation) -> tuple:
+    """An update's var and accum handles."""
+    return _root(op.inputs[0]), _root(op.inputs[1])
+
+
+class _Run:
+    """The pending updates (source ops) and the handles they write."""
+
+    def __init__(self):
+        self.ops: list = []
+        self.handles: set = set()
+
+    def joins(self, op: Operation) -> bool:
+        first = self.ops[0] if self.ops else op
+        return (op.attrs["T"] == first.attrs["T"] and op.device == first.device
+                and not self.handles.intersection(_handles(op)))
+
+    def add(self, op: Operation) -> None:
+        self.ops.append(op)
+        self.handles.update(_handles(op))
+
+    def blocks(self, op: Operation) -> bool:
+        """Whether `op` must run after the pending updates (see the module doc)."""
+        return (op.type in PY_FUNCS or any(c in self.ops for c in op.control_inputs)
+                or any(_root(t) in self.handles for t in op.inputs
+                       if t.dtype == dtypes.resource))
+
+
+def _emit(rw: GraphRewriter, run: _Run, ctx: PassContext) -> None:
+    ops = run.ops
+    if len(ops) == 1:
+        rw.copy_op(ops[0])
+        return
+    t = ops[0].attrs["T"]
+    zero = None   # the scale input of updates without an L2 term (not read)
+    if not all(UPDATES[op.type][1] for op in ops):
+        zero = rw.scalar_const(0, t, f"{ops[0].name}/no_decay", ops[0].device)
+    column = {name: [] for name in ("var", "accum", "lr", "grad", "scale", "momentum")}
+    for op in ops:
+        at_momentum, decay = UPDATES[op.type]
+        for name, k in (("var", 0), ("accum", 1), ("lr", 2), ("grad", 3)):
+            column[name].append(rw.mapped(op.inputs[k]))
+        column["scale"].append(rw.mapped(op.inputs[4]) if decay else zero)
+        column["momentum"].append(rw.mapped(op.inputs[at_momentum]))
+    attrs = {"N": len(ops), "T": t,
+             "use_nesterov": [int(bool(op.attrs.get("use_nesterov", False))) for op in ops],
+             "keras": [int(op.type == "ResourceApplyKerasMomentum"
+                           or bool(op.attrs.get("keras", False))) for op in ops],
+             "decay": [int(UPDATES[op.type][1]) for op in ops]}
+    controls = [rw.map[c] for op in ops for c in op.control_inputs if c not in ops]
+    group = rw.add_op(nn_fused.GroupedApplyMomentum, sum(column.values(), []), attrs, [],
+                      ops[-1].name, controls, ops[0].device)
+    for op in ops:
+        rw.map[op] = group
+        ctx.rename(op.name, group.name)
+
+
+def group_momentum_updates(graph: Graph, ctx: PassContext) -> Graph:
+    """Runs of momentum updates as `_GroupedApplyMomentum` ops (see the module doc); `graph`
+    itself when no run has two updates."""
+    candidates = {op for op in graph.get_operations() if op.type in UPDATES}
+    if len(candidates) < 2:
+        return graph
+    rw, run, grouped = GraphRewriter(graph), _Run(), False
+    for op in graph.get_operations():
+        if op in candidates:
+            if run.ops and not run.joins(op):
+                grouped |= len(run.ops) > 1
+                _emit(rw, run, ctx)
+                run = _Run()
+            run.add(op)
+            continue
+        if run.ops and run.blocks(op):
+            grouped |= len(run.ops) > 1
+            _emit(rw, run, ctx)
+            run = _Run()
+        rw.copy_op(op)
+    if run.ops:
+        grouped |= len(run.ops) > 1
+        _emit(rw, run, ctx)
+    return rw.graph if grouped else graph

@@ -1,0 +1,171 @@
+"""The remapper's last step: runs of momentum updates as one `_GroupedApplyMomentum`
+(ndflow/passes/grouped_momentum.py, kernels/training_grouped.py), bit for bit the separate
+updates, and the ops between them keeping their order."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+from ndflow.passes import remapper
+
+# variable shapes: small ones (multi-tensor calls) and one of 20480 elements (its own pass)
+SHAPES = [(5, 5, 1, 8), (8,), (3, 7), (7,), (160, 128), (128,), (33,)]
+
+
+@pytest.fixture
+def ungrouped(monkeypatch):
+    """Switches the grouping off (the rest of the remapper unchanged)."""
+    def off():
+        monkeypatch.setattr(remapper, "group_momentum_updates", lambda graph, ctx: graph)
+    return off
+
+
+def _ops(graph, op_type):
+    return [op for op in graph.get_operations() if op.type == op_type]
+
+
+def _keras_training(dtype, nesterov: bool, decay: float):
+    """Five Keras SGD-with-momentum steps on a loss that touches every variable (an L2 term
+    on the weights when `decay`: the remapper's _ResourceApplyMomentumWithDecay); the
+    variables and slots after each step, and the optimized graph."""
+    rng = np.random.default_rng(3)
+    params = [tf.Variable(rng.normal(size=s).astype(np.float32), dtype=dtype) for s in SHAPES]
+    opt = tf.keras.optimizers.SGD(0.05, momentum=0.9, nesterov=nesterov)
+
+    @tf.function
+    def step(x):
+        with tf.GradientTape() as tape:
+            loss = tf.add_n([tf.reduce_sum(tf.sin(p * x)) for p in params])
+            if decay:
+                loss += decay * tf.add_n([tf.nn.l2_loss(p) for p in params if p.shape.rank > 1])
+        opt.apply_gradients(zip(tape.gradient(loss, params), params))
+
+    out = []
+    for k in range(5):
+        step(tf.constant(1.0 + 0.1 * k, dtype))
+        out.append([v.numpy().astype(np.float64) for v in params + opt.variables])
+    return out, step.get_concrete_function(tf.constant(1.0, dtype)).optimized_graph()
+
+
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.bfloat16])
+@pytest.mark.parametrize("nesterov", [False, True])
+@pytest.mark.parametrize("decay", [0.0, 1e-2])
+def test_keras_training_equals_the_separate_updates(dtype, nesterov, decay, ungrouped):
+    grouped, graph = _keras_training(dtype, nesterov, decay)
+    (group,) = _ops(graph, "_GroupedApplyMomentum")
+    assert group.attrs["N"] == len(SHAPES) and group.attrs["keras"] == [1] * len(SHAPES)
+    assert group.attrs["use_nesterov"] == [int(nesterov)] * len(SHAPES)
+    assert sum(group.attrs["decay"]) == (3 if decay else 0)
+    assert not _ops(graph, "ResourceApplyKerasMomentum")
+    ungrouped()
+    separate, graph_off = _keras_training(dtype, nesterov, decay)
+    assert not _ops(graph_off, "_GroupedApplyMomentum")
+    for got, want in zip(grouped, separate):
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(grouped[-1][0], grouped[0][0])
+
+
+def test_keras_momentum_matches_a_float64_reference():
+    """The grouped Keras update is Keras' formula (float64 NumPy, float32 tolerance)."""
+    rng = np.random.default_rng(0)
+    init = [rng.normal(size=s) for s in SHAPES]
+    grads = [rng.normal(size=s) for s in SHAPES]
+    params = [tf.Variable(w.astype(np.float32)) for w in init]
+    opt = tf.keras.optimizers.SGD(0.1, momentum=0.8)
+
+    @tf.function
+    def step():
+        opt.apply_gradients(zip([tf.constant(g.astype(np.float32)) for g in grads], params))
+
+    w, m = [x.copy() for x in init], [np.zeros(s) for s in SHAPES]
+    for _ in range(3):
+        step()
+        for i, g in enumerate(grads):
+            m[i] = 0.8 * m[i] - 0.1 * g
+            w[i] = w[i] + m[i]
+    assert _ops(step.get_concrete_function().optimized_graph(), "_GroupedApplyMomentum")
+    for p, want in zip(params, w):
+        np.testing.assert_allclose(p.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_tf1_momentum_optimizer_in_a_session(ungrouped):
+    """TF1's MomentumOptimizer (TF's form; its train op a NoOp waiting on every update) in a
+    Session: one group, the train op's control edges on it, values as without grouping."""
+    def train(group: bool):
+        if not group:
+            ungrouped()
+        rng = np.random.default_rng(5)
+        with tf.Graph().as_default():
+            params = [tf.compat.v1.Variable(rng.normal(size=s).astype(np.float32))
+                      for s in SHAPES]
+            loss = tf.add_n([tf.reduce_sum(tf.square(p)) for p in params])
+            op = tf.compat.v1.train.MomentumOptimizer(0.01, 0.9, use_nesterov=True).minimize(
+                loss)
+            with tf.compat.v1.Session() as sess:
+                sess.run(tf.compat.v1.global_variables_initializer())
+                for _ in range(4):
+                    sess.run(op)
+                return [sess.run(p) for p in params]
+    for a, b in zip(train(True), train(False)):
+        np.testing.assert_array_equal(a, b)
+
+
+def _raw_updates(read_between: bool, same_variable: bool = False):
+    """Two hand-written updates; optionally a read of the first variable between them."""
+    v1, v2 = tf.Variable([1.0, 2.0, 3.0]), tf.Variable([4.0, 5.0, 6.0])
+    a1, a2 = tf.Variable([0.5, 0.5, 0.5]), tf.Variable([0.0, 0.0, 0.0])
+    second = (v1, a1) if same_variable else (v2, a2)
+
+    @tf.function
+    def step():
+        tf.raw_ops.ResourceApplyKerasMomentum(var=v1.handle, accum=a1.handle, lr=0.5,
+                                              grad=tf.constant([1.0, 1.0, 1.0]), momentum=0.5)
+        seen = v1.read_value() * 1.0 if read_between else tf.constant(0.0)
+        tf.raw_ops.ResourceApplyKerasMomentum(var=second[0].handle, accum=second[1].handle,
+                                              lr=0.5, grad=tf.constant([2.0, 2.0, 2.0]),
+                                              momentum=0.5)
+        return seen
+
+    seen = step().numpy()
+    return seen, v1.numpy(), v2.numpy(), step.get_concrete_function().optimized_graph()
+
+
+def test_a_read_between_the_updates_sees_the_first_one_applied():
+    seen, v1, v2, graph = _raw_updates(read_between=True)
+    # accum = 0.5 * 0.5 - 0.5 * 1 = -0.25; var += accum
+    np.testing.assert_array_equal(seen, [0.75, 1.75, 2.75])
+    np.testing.assert_array_equal(v1, [0.75, 1.75, 2.75])
+    np.testing.assert_array_equal(v2, [3.0, 4.0, 5.0])
+    assert not _ops(graph, "_GroupedApplyMomentum")      # the read splits the run
+    assert len(_ops(graph, "ResourceApplyKerasMomentum")) == 2
+    _, v1, v2, graph = _raw_updates(read_between=False)
+    np.testing.assert_array_equal(v1, [0.75, 1.75, 2.75])
+    np.testing.assert_array_equal(v2, [3.0, 4.0, 5.0])
+    (group,) = _ops(graph, "_GroupedApplyMomentum")
+    assert group.attrs["N"] == 2
+
+
+def test_two_updates_of_one_variable_stay_in_order():
+    _, v1, _, graph = _raw_updates(read_between=False, same_variable=True)
+    # first: accum -0.25, var 0.75..; second: accum -0.125 - 1 = -1.125
+    np.testing.assert_allclose(v1, [-0.375, 0.625, 1.625])
+    assert not _ops(graph, "_GroupedApplyMomentum")
+
+
+def test_a_gradient_of_the_wrong_shape_is_tf_s_error():
+    v1, v2 = tf.Variable(tf.zeros([3])), tf.Variable(tf.zeros([2, 2]))
+    a1, a2 = tf.Variable(tf.zeros([3])), tf.Variable(tf.zeros([2, 2]))
+
+    @tf.function
+    def step(g):
+        tf.raw_ops.ResourceApplyKerasMomentum(var=v1.handle, accum=a1.handle, lr=0.5,
+                                              grad=tf.ones([3]), momentum=0.5)
+        tf.raw_ops.ResourceApplyKerasMomentum(var=v2.handle, accum=a2.handle, lr=0.5, grad=g,
+                                              momentum=0.5)
+
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"var and grad do not have the same shape\[2,2\] \[4\]"):
+        step(tf.ones([4]))
