@@ -54,6 +54,14 @@ def _scalar(t: torch.Tensor, arg: str):
     return t.item()
 
 
+def n_update_attrs(node) -> tuple:
+    """(N, torch dtype, use_nesterov, keras, decay as lists of bools) of a kernel of N
+    momentum updates (`_SpeculativeApplyMomentum`, `_GroupedApplyMomentum`)."""
+    a = node.attrs
+    return (a["N"], a["T"].torch_dtype, [bool(x) for x in a["use_nesterov"]],
+            [bool(x) for x in a["keras"]], [bool(x) for x in a["decay"]])
+
+
 def scalar_once(t: torch.Tensor, what: str, seen: dict) -> float:
     """A scalar input's value, read once per tensor by a kernel of N updates (which share
     their lr and momentum tensors)."""

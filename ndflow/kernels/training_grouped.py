@@ -21,7 +21,14 @@ import torch
 
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.state import exclusive_value, update_targets
-from ndflow.kernels.training import _ONE_PASS_MIN, _check_same, _read, momentum_values, scalar_once
+from ndflow.kernels.training import (
+    _ONE_PASS_MIN,
+    _check_same,
+    _read,
+    momentum_values,
+    n_update_attrs,
+    scalar_once,
+)
 from ndflow.ops import nn_fused
 
 
@@ -52,11 +59,7 @@ def _large(res) -> bool:
 
 @kernel(nn_fused.GroupedApplyMomentum)
 def _grouped_momentum(node):
-    n = node.attrs["N"]
-    dtype = node.attrs["T"].torch_dtype
-    nesterov = [bool(x) for x in node.attrs["use_nesterov"]]
-    keras = [bool(x) for x in node.attrs["keras"]]
-    decay = [bool(x) for x in node.attrs["decay"]]
+    n, dtype, nesterov, keras, decay = n_update_attrs(node)
 
     def run(*args):
         res_v, res_a, lrs, grads, scales, moms = (args[k * n:(k + 1) * n] for k in range(6))

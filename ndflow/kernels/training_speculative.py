@@ -21,7 +21,14 @@ import torch
 from ndflow.kernels import speculative_numba
 from ndflow.kernels.math import _all_finite
 from ndflow.kernels.registry import kernel
-from ndflow.kernels.training import _check_same, _read, momentum_values, one_pass, scalar_once
+from ndflow.kernels.training import (
+    _check_same,
+    _read,
+    momentum_values,
+    n_update_attrs,
+    one_pass,
+    scalar_once,
+)
 from ndflow.ops import nn_fused
 
 
@@ -32,11 +39,7 @@ def _gradient(g: torch.Tensor, v: torch.Tensor, s: float, decay: bool) -> torch.
 
 @kernel(nn_fused.SpeculativeApplyMomentum)
 def _speculative_momentum(node):
-    n = node.attrs["N"]
-    dtype = node.attrs["T"].torch_dtype
-    nesterov = [bool(x) for x in node.attrs["use_nesterov"]]
-    keras = [bool(x) for x in node.attrs["keras"]]
-    decay = [bool(x) for x in node.attrs["decay"]]
+    n, dtype, nesterov, keras, decay = n_update_attrs(node)
 
     def make(donated: frozenset):
         """The kernel; entries in `donated` may write the new var into their gradient's
