@@ -109,21 +109,22 @@ def group_momentum_updates(graph: Graph, ctx: PassContext) -> Graph:
     candidates = {op for op in graph.get_operations() if op.type in UPDATES}
     if len(candidates) < 2:
         return graph
-    rw, run, grouped = GraphRewriter(graph), _Run(), False
+    rw, runs = GraphRewriter(graph), [_Run()]
+
+    def flush():
+        _emit(rw, runs[-1], ctx)
+        runs.append(_Run())
+
     for op in graph.get_operations():
+        run = runs[-1]
         if op in candidates:
             if run.ops and not run.joins(op):
-                grouped |= len(run.ops) > 1
-                _emit(rw, run, ctx)
-                run = _Run()
-            run.add(op)
+                flush()
+            runs[-1].add(op)
             continue
         if run.ops and run.blocks(op):
-            grouped |= len(run.ops) > 1
-            _emit(rw, run, ctx)
-            run = _Run()
+            flush()
         rw.copy_op(op)
-    if run.ops:
-        grouped |= len(run.ops) > 1
-        _emit(rw, run, ctx)
-    return rw.graph if grouped else graph
+    if runs[-1].ops:
+        flush()
+    return rw.graph if any(len(r.ops) > 1 for r in runs) else graph
