@@ -18,6 +18,7 @@ import pytest
 import ndflow as tf
 from ndflow.kernels import finite_numba, momentum_numba, speculative_numba
 from ndflow.ops import comparison
+from tests.passes.remapping_toggle import Remapping
 
 DECAY = 0.05
 INF, NAN = float("inf"), float("nan")
@@ -29,19 +30,6 @@ def _ops(graph, op_type: str) -> list:
 
 def _optimized(fn, *args):
     return fn.get_concrete_function(*args).optimized_graph()
-
-
-class _Remapping:
-    """`remapping` off inside the block (the RewriterConfig toggle), on again after."""
-
-    def __init__(self, on: bool):
-        self.on = on
-
-    def __enter__(self):
-        tf.config.optimizer.set_experimental_options({"remapping": self.on})
-
-    def __exit__(self, *exc):
-        tf.config.optimizer.set_experimental_options({"remapping": True})
 
 
 # -- a hand-written cond: what blocks the rewrite ---------------------------------------------
@@ -142,7 +130,7 @@ def test_not_rewritten_when_unsafe(case):
 
 def test_not_rewritten_with_remapping_off():
     step = _cond_step()
-    with _Remapping(False):
+    with Remapping(False):
         graph = _optimized(step)
     assert not _is_rewritten(graph) and _ops(graph, "_AllFinite")
 
@@ -186,7 +174,7 @@ def _lso_training(remapping: bool, nesterov: bool):
         opt.apply_gradients(zip(grads, [w, v]))
 
     out = []
-    with _Remapping(remapping):
+    with Remapping(remapping):
         for f in FACTORS:
             step(tf.constant(f))
             out.append([t.numpy().copy() for t in [w, v] + opt.inner_optimizer.variables]

@@ -21,6 +21,7 @@ from ndflow.kernels import finite_numba, momentum_numba, speculative_numba
 from ndflow.ops import comparison, nn_fused
 from ndflow.ops.apply import apply_op
 from ndflow.passes import remapper
+from tests.passes.remapping_toggle import Remapping
 
 LR, MU, DECAY = 0.1, 0.9, 0.05
 INF, NAN = float("inf"), float("nan")
@@ -114,17 +115,6 @@ def test_flag_is_the_checks_decision(big, kernel_path):
 # -- a Keras LossScaleOptimizer training: bit for bit the graph without speculation ---------------
 
 FACTORS = [1.0, 1.0, INF, 1.0, NAN, 1.0]
-
-
-class _Remapping:
-    def __init__(self, on: bool):
-        self.on = on
-
-    def __enter__(self):
-        tf.config.optimizer.set_experimental_options({"remapping": self.on})
-
-    def __exit__(self, *exc):
-        tf.config.optimizer.set_experimental_options({"remapping": True})
 
 
 class _Speculation:
@@ -288,7 +278,7 @@ def test_not_rewritten_when_unsafe(case):
 
 def test_not_rewritten_with_remapping_off():
     step, _ = _cond_step()
-    with _Remapping(False):
+    with Remapping(False):
         graph = step.get_concrete_function().optimized_graph()
     assert not _ops(graph, "_SpeculativeApplyMomentum")
 
