@@ -171,7 +171,7 @@ def _lso_training(speculate: bool, nesterov: bool, read_gradient: bool = False):
 
 
 @pytest.mark.parametrize("nesterov", [False, True])
-def test_loss_scale_training_equals_the_unfused_one(nesterov, kernel_path):
+def test_loss_scale_training_equals_the_graph_without_speculation(nesterov, kernel_path):
     on, graph = _lso_training(True, nesterov)
     off, graph_off = _lso_training(False, nesterov)
     (spec,) = _ops(graph, "_SpeculativeApplyMomentum")
