@@ -39,7 +39,8 @@ def applies(var: torch.Tensor) -> bool:
     return var.dtype == torch.float32 and var.device.type == "cpu" and _callback() is not None
 
 
-# the OpenMP callback, built on first use (None without numba or ATen's OpenMP)
+# the OpenMP callbacks (one variable, many variables), built on first use (None without numba
+# or ATen's OpenMP)
 _callback = built_once(lambda: _build() if omp_pool.launcher() is not None else None)
 
 
@@ -50,10 +51,28 @@ def update(g, var, accum, var_out, accum_out, scale: float, lr: float, momentum:
     n = var.numel()
     if n == 0:
         return
-    params = np.array([scale, lr, momentum, float(nesterov), float(keras)], dtype=np.float32)
     arrays = [t.contiguous().numpy().reshape(-1) for t in (g, var, accum)]
-    arrays += [var_out.numpy().reshape(-1), accum_out.numpy().reshape(-1), params]
-    omp_pool.run_chunks(_callback(), n, CHUNK, arrays, torch.get_num_threads())
+    arrays += [var_out.numpy().reshape(-1), accum_out.numpy().reshape(-1),
+               _params(scale, lr, momentum, nesterov, keras)]
+    omp_pool.run_chunks(_callback()[0], n, CHUNK, arrays, torch.get_num_threads())
+
+
+def update_many(table: list, total: int, scale: float, lr: float, momentum: float,
+                nesterov: bool, keras: bool) -> None:
+    """`update` of many variables sharing the scalars in one launch, a variable per claimed
+    chunk: `table` holds 6 ints per variable, the addresses of its contiguous float32 g, var,
+    accum, var_out and accum_out and its element count; `total` is the sum of the counts
+    (below `CHUNK` elements one thread does it all: a second costs more than it saves)."""
+    rows = len(table) // 6
+    if rows == 0:
+        return
+    arrays = [np.array(table, dtype=np.int64), _params(scale, lr, momentum, nesterov, keras)]
+    threads = torch.get_num_threads() if total >= CHUNK else 1
+    omp_pool.run_chunks(_callback()[1], rows, 1, arrays, threads)
+
+
+def _params(scale: float, lr: float, momentum: float, nesterov: bool, keras: bool):
+    return np.array([scale, lr, momentum, float(nesterov), float(keras)], dtype=np.float32)
 
 
 def _build():
@@ -118,4 +137,28 @@ def _build():
                 _update(g, v, a, v_out, a_out, m, s, lr, mu, nesterov, keras)
             q = claim_chunk(data)
 
-    return momentum_with_decay.address
+    # data = [counter, rows, 1, (address, length) of the table (6 int64s a variable: g, var,
+    #         accum, var_out, accum_out addresses and the element count), params]
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
+    def momentum_many(data):
+        d = carray(data, 7, dtype=np.int64)
+        rows = d[1]
+        table = carray(address_as_pointer(d[3], np.int64), d[4])
+        p = carray(address_as_pointer(d[5], np.float32), 5)
+        s, lr, mu, nesterov, keras = p[0], p[1], p[2], p[3] != 0, p[4] != 0
+        q = claim_chunk(data)
+        while q < rows:
+            r = table[q * 6:q * 6 + 6]
+            m = r[5]
+            g = carray(address_as_pointer(r[0], np.float32), m)
+            v = carray(address_as_pointer(r[1], np.float32), m)
+            a = carray(address_as_pointer(r[2], np.float32), m)
+            if r[3] == r[1] and r[4] == r[2]:
+                _update(g, v, a, v, a, m, s, lr, mu, nesterov, keras)
+            else:
+                v_out = carray(address_as_pointer(r[3], np.float32), m)
+                a_out = carray(address_as_pointer(r[4], np.float32), m)
+                _update(g, v, a, v_out, a_out, m, s, lr, mu, nesterov, keras)
+            q = claim_chunk(data)
+
+    return momentum_with_decay.address, momentum_many.address

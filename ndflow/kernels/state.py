@@ -63,6 +63,20 @@ def exclusive_value(res) -> bool:
             and _storage_users(value.untyped_storage()._cdata) == 2)
 
 
+def exclusive_values(resources) -> list:
+    """`exclusive_value` of each resource, in one call (a kernel of many updates)."""
+    if _storage_users is None:
+        return [False] * len(resources)
+    owned = []
+    for res in resources:
+        value = getattr(res, "value", None)
+        # references as in exclusive_value: the slot, `value`, getrefcount's argument
+        owned.append(isinstance(value, torch.Tensor) and not value.requires_grad
+                     and sys.getrefcount(value) == 3
+                     and _storage_users(value.untyped_storage()._cdata) == 2)
+    return owned
+
+
 def update_targets(owned: bool, values: list) -> list:
     """Where an update writes the new values of variables whose current `values` it read:
     those buffers when `owned` (each variable passed `exclusive_value`, and no two are one

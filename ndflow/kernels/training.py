@@ -113,15 +113,15 @@ def _matmul_gradient_descent(node):
     return run
 
 
-_ONE_PASS_MIN = 1 << 14  # elements from which a numba pass beats ATen's two calls
+_ONE_PASS_MIN = 1 << 14  # elements from which a variable's update is worth its own launch
 
 
 def one_pass(v: torch.Tensor, a: torch.Tensor) -> bool:
     """Whether a momentum update runs as one numba pass over grad, var and accum
-    (kernels/momentum_numba.py: 5 passes over memory instead of ATen's 6): float32 CPU
-    variables large enough for the pass to pay."""
-    return (v.numel() >= _ONE_PASS_MIN and momentum_numba.applies(v) and v.is_contiguous()
-            and a.is_contiguous())
+    (kernels/momentum_numba.py: 5 passes over memory instead of ATen's 6): contiguous float32
+    CPU variables of any size, so that an update rounds the same whether it runs alone or
+    with others (`_GroupedApplyMomentum`)."""
+    return momentum_numba.applies(v) and v.is_contiguous() and a.is_contiguous()
 
 
 def momentum_values(grad, tensors, outs, scale: float, lr: float, mu: float, nesterov: bool,

@@ -169,3 +169,48 @@ def test_a_gradient_of_the_wrong_shape_is_tf_s_error():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"var and grad do not have the same shape\[2,2\] \[4\]"):
         step(tf.ones([4]))
+
+
+def _small_float32_training(hold_reads: bool):
+    """Three Keras steps of small float32 variables (one numba launch for all); with
+    `hold_reads`, a read of every variable and slot is held across each step. Returns, per
+    step, whether each variable kept its buffer, the held reads against copies taken before
+    the step, and the final values."""
+    rng = np.random.default_rng(9)
+    small = [s for s in SHAPES if np.prod(s) < 1 << 14]
+    params = [tf.Variable(rng.normal(size=s).astype(np.float32)) for s in small]
+    grads = [tf.constant(rng.normal(size=s).astype(np.float32)) for s in small]
+    opt = tf.keras.optimizers.SGD(0.1, momentum=0.9)
+    opt.build(params)
+
+    @tf.function
+    def step():
+        opt.apply_gradients(zip(grads, params))
+
+    step()
+    owners = params + [v for v in opt.variables if v.shape.rank]   # and the momentum slots
+    kept_buffers, held = [], []
+    for _ in range(3):
+        pointers = [v.handle._value.value.data_ptr() for v in owners]
+        before = [v.numpy().copy() for v in owners]
+        reads = [v.read_value() for v in owners] if hold_reads else []
+        step()
+        kept_buffers.append([v.handle._value.value.data_ptr() == p
+                             for v, p in zip(owners, pointers)])
+        held.append([(r.numpy(), b) for r, b in zip(reads, before)])
+        del reads
+    return kept_buffers, held, [v.numpy() for v in params]
+
+
+def test_small_float32_updates_run_in_place_unless_a_read_is_held():
+    """Nobody else holds the values: the updates write the variables' own buffers. A read
+    held across the step keeps the old value (copy-on-write) and the training is the same."""
+    kept, _, in_place = _small_float32_training(hold_reads=False)
+    assert all(all(step) for step in kept)
+    kept, held, copied = _small_float32_training(hold_reads=True)
+    assert not any(any(step) for step in kept)
+    for step in held:
+        for read, before in step:
+            np.testing.assert_array_equal(read, before)
+    for a, b in zip(in_place, copied):
+        np.testing.assert_array_equal(a, b)
