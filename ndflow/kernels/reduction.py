@@ -1,8 +1,10 @@
 """ATen kernels for reductions and ArgMax/ArgMin.
 
-The axes arrive as an ATen int tensor (usually from a Const); an empty axis list is the
-identity, as in TF. Integer sums keep their dtype (ATen would widen to int64) and integer
-means truncate like TF's.
+The axes arrive as an ATen int tensor; where a plan binds them to a constant and the input's
+rank is known they are resolved once, when the kernel is built (`_fixed_axes`), saving a
+host read and the checks on every call. An empty axis list is the identity, as in TF.
+Integer sums keep their dtype (ATen would widen to int64) and integer means truncate like
+TF's.
 """
 
 from __future__ import annotations
@@ -34,6 +36,18 @@ def _axes(axes, rank: int) -> list:
     return sorted(seen) if rank else []
 
 
+def _fixed_axes(node) -> list | None:
+    """The axes resolved once: the axes input is a plan constant and the input's rank is
+    known; else None (resolved per call, where a bad axis raises TF's error)."""
+    axes, shape = node.const_input(1), node.input_shapes[0] if node.input_shapes else None
+    if axes is None or shape is None or shape.rank is None:
+        return None
+    try:
+        return _axes(axes, shape.rank)
+    except InvalidArgumentError:
+        return None
+
+
 def _empty_reduction(x, axes, keep, fill):
     shape = [1 if i in axes else d for i, d in enumerate(x.shape)] if keep else \
         [d for i, d in enumerate(x.shape) if i not in axes]
@@ -42,10 +56,12 @@ def _empty_reduction(x, axes, keep, fill):
 
 @kernel(reduction.Sum)
 def _sum(node):
-    keep = node.attrs["keep_dims"]
+    keep, fixed = node.attrs["keep_dims"], _fixed_axes(node)
+    if fixed and node.input_dtypes[0].is_floating:
+        return lambda x, axes: torch.sum(x, fixed, keep)   # a float sum keeps its dtype
 
     def reduce_sum(x, axes):
-        dims = _axes(axes, x.dim())
+        dims = fixed if fixed is not None else _axes(axes, x.dim())
         if not dims:
             return x
         return torch.sum(x, dim=dims, keepdim=keep, dtype=x.dtype)
@@ -54,10 +70,10 @@ def _sum(node):
 
 @kernel(reduction.Mean)
 def _mean(node):
-    keep = node.attrs["keep_dims"]
+    keep, fixed = node.attrs["keep_dims"], _fixed_axes(node)
     if node.input_dtypes[0].is_integer:
         def reduce_mean(x, axes):
-            dims = _axes(axes, x.dim())
+            dims = fixed if fixed is not None else _axes(axes, x.dim())
             if not dims:
                 return x
             count = math.prod(x.shape[d] for d in dims)
@@ -66,20 +82,20 @@ def _mean(node):
         return reduce_mean
 
     def reduce_mean_float(x, axes):
-        dims = _axes(axes, x.dim())
+        dims = fixed if fixed is not None else _axes(axes, x.dim())
         return torch.mean(x, dim=dims, keepdim=keep) if dims else x
     return reduce_mean_float
 
 
 def _extremum(fn, lowest: bool):
     def factory(node):
-        keep = node.attrs["keep_dims"]
+        keep, fixed = node.attrs["keep_dims"], _fixed_axes(node)
         dt = node.input_dtypes[0]
         fill = (-math.inf if lowest else math.inf) if dt.is_floating else \
             (dt.min if lowest else dt.max)
 
         def reduce_extremum(x, axes):
-            dims = _axes(axes, x.dim())
+            dims = fixed if fixed is not None else _axes(axes, x.dim())
             if not dims:
                 return x
             if x.numel() == 0:
@@ -95,10 +111,10 @@ kernel(reduction.Min)(_extremum(torch.amin, lowest=False))
 
 @kernel(reduction.Prod)
 def _prod(node):
-    keep = node.attrs["keep_dims"]
+    keep, fixed = node.attrs["keep_dims"], _fixed_axes(node)
 
     def reduce_prod(x, axes):
-        dims = _axes(axes, x.dim())
+        dims = fixed if fixed is not None else _axes(axes, x.dim())
         if not dims:
             return x
         for d in reversed(dims):  # highest axis first keeps lower indices valid
@@ -109,10 +125,10 @@ def _prod(node):
 
 def _logical(fn):
     def factory(node):
-        keep = node.attrs["keep_dims"]
+        keep, fixed = node.attrs["keep_dims"], _fixed_axes(node)
 
         def reduce_logical(x, axes):
-            dims = _axes(axes, x.dim())
+            dims = fixed if fixed is not None else _axes(axes, x.dim())
             return fn(x, dim=tuple(dims), keepdim=keep) if dims else x
         return reduce_logical
     return factory

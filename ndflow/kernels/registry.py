@@ -39,13 +39,22 @@ class NodeInfo:
     # The PassConfig of the compile building this kernel (passes layer): If/Case/While
     # compile their branch and body functions with it.
     pass_config: object = None
+    # Per input, its value (a NumPy array) where a plan binds it to a constant (not fed), else
+    # None; empty where nothing is known (eager). Kernels resolve such inputs once (the axes
+    # of a reduction) instead of on every call.
+    const_inputs: tuple = ()
 
     @classmethod
-    def for_op(cls, op, device: torch.device, ctx=None, pass_config=None) -> NodeInfo:
+    def for_op(cls, op, device: torch.device, ctx=None, pass_config=None,
+               const_inputs: tuple = ()) -> NodeInfo:
         """The NodeInfo of graph op `op` (an Operation), its kernel running on `device`."""
         return cls(op.name, op.op_def, op.attrs, [t.dtype for t in op.inputs],
                    [t.shape for t in op.inputs], [t.dtype for t in op.outputs],
-                   [t.shape for t in op.outputs], device, ctx, pass_config)
+                   [t.shape for t in op.outputs], device, ctx, pass_config, const_inputs)
+
+    def const_input(self, i: int):
+        """Input `i`'s constant value (a NumPy array), or None when it is not known."""
+        return self.const_inputs[i] if i < len(self.const_inputs) else None
 
     @property
     def type(self) -> str:

@@ -125,7 +125,9 @@ class Plan:
             for t in op.inputs:
                 expr = names[t]
                 args.append(expr)
-            node = registry.NodeInfo.for_op(op, dev, self.ctx, self.pass_config)
+            consts = tuple(t.op.attrs["value"] if names[t].startswith("c") else None
+                           for t in op.inputs)
+            node = registry.NodeInfo.for_op(op, dev, self.ctx, self.pass_config, consts)
             try:
                 fn = registry.kernel_for(node, "GPU" if dev.type == "cuda" else "CPU")(node)
             except OpError as e:

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import torch
 
 import ndflow as tf
 from ndflow import math as tfm
@@ -104,3 +105,46 @@ def test_min_max_gradient_splits_ties():
         y = tfm.reduce_max(x, 1)
     np.testing.assert_allclose(tape.gradient(y, x).numpy(),
                                [[0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]])
+
+
+_GRAPH_REDUCTIONS = [
+    (tfm.reduce_sum, np.sum), (tfm.reduce_mean, np.mean), (tfm.reduce_max, np.max),
+    (tfm.reduce_min, np.min), (tfm.reduce_prod, np.prod)]
+
+
+@pytest.mark.parametrize("axes", [[-1], [0, -1], [2, 0], [], [-3]])
+@pytest.mark.parametrize("keep", [False, True])
+def test_constant_axes_in_a_graph_match_numpy(axes, keep):
+    """A plan resolves constant axes once, when it builds the kernel (negative and unsorted
+    ones normalized as per call)."""
+    x = rng.uniform(0.5, 1.5, (2, 3, 4))
+    ints = rng.integers(-5, 5, (2, 3, 4)).astype(np.int32)
+
+    @tf.function
+    def f(a, b):
+        out = [reduce(a, axes, keepdims=keep) for reduce, _ in _GRAPH_REDUCTIONS]
+        out.append(tfm.reduce_sum(b, axes, keepdims=keep))
+        out.append(tfm.reduce_all(b > 0, axes, keepdims=keep))
+        return out
+
+    got = f(tf.constant(x), tf.constant(ints))
+    ax = tuple(axes)
+    want = [ref(x, axis=ax, keepdims=keep) for _, ref in _GRAPH_REDUCTIONS]
+    want += [np.sum(ints, axis=ax, keepdims=keep).astype(np.int32),
+             np.all(ints > 0, axis=ax, keepdims=keep)]
+    for g, w in zip(got, want):
+        assert g.dtype.as_numpy_dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g.numpy(), w, rtol=1e-12)
+
+
+def test_a_plan_s_reduction_kernel_holds_its_constant_axes():
+    @tf.function
+    def f(a):
+        return tfm.reduce_sum(a, [0, -1])
+
+    x = tf.constant(rng.uniform(size=(2, 3, 4)).astype(np.float32))
+    plan = f.get_concrete_function(x)._build_plan()
+    (i,) = [i for i, op in enumerate(plan.nodes()) if op.type == "Sum"]
+    kernel = plan._scope[plan.kernel_names()[i]]
+    out = kernel(torch.from_numpy(x.numpy()), torch.tensor([1]))   # the axes argument unread
+    np.testing.assert_allclose(out.numpy(), x.numpy().sum(axis=(0, 2)), rtol=1e-6)
