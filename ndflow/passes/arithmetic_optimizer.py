@@ -9,6 +9,10 @@ the op by a cheaper one under the same name. The rules, with TF's stage names:
   `Transpose(Transpose(x, p1), p2)` whose perms compose to the identity.
 - RemoveRedundantReshape: `Reshape(Reshape(x, s1), s2)` -> `Reshape(x, s2)`; a Reshape whose
   input already has the output's static shape (both fully known) is `x`.
+- Reduction then reshape (ndflow's own): `Reshape(Sum(x, axes, keep_dims=True), s)` whose
+  output is the reduction's shape without the kept dims is `Sum(x, axes, keep_dims=False)`
+  (Mean, Max, Min, Prod, All and Any alike): the bias gradient of `x @ w + b`, once per
+  layer of a Keras model.
 - RemoveInvolution: `f(f(x))` -> `x` for Neg, Reciprocal, Conj, LogicalNot, Invert.
 - ReplaceMulWithSquare: `Mul(x, x)` -> `Square(x)`.
 - Neutral elements (TF's constant folding, SimplifyArithmeticOperations): `x * 1`, `1 * x`,
@@ -54,6 +58,7 @@ _FORWARDING = frozenset({"Identity", "StopGradient"})
 _ADD = frozenset({"AddV2", "Add"})
 _DIV = frozenset({"RealDiv", "Div"})
 _STATE_DTYPES = (dtypes.resource, dtypes.variant)
+_REDUCTIONS = frozenset({"Sum", "Mean", "Max", "Min", "Prod", "All", "Any"})
 
 
 class _Ctx:
@@ -178,6 +183,9 @@ def _simplify(c: _Ctx, op: Operation):
 
 
 def _reshape(c: _Ctx, op: Operation, ins: list, out: SymbolicTensor):
+    reduction = _reduction_dropping_dims(c, op, ins, out)
+    if reduction is not None:
+        return reduction
     x = ins[0]
     inner = c.producer(x, {"Reshape"})
     if inner is not None:
@@ -188,6 +196,28 @@ def _reshape(c: _Ctx, op: Operation, ins: list, out: SymbolicTensor):
         return None
     return ("replace", lambda rw: rw.add_op(
         op.op_def, [x, ins[1]], op.attrs, [(out.dtype, out.shape)], op.name, [], op.device))
+
+
+def _reduction_dropping_dims(c: _Ctx, op: Operation, ins: list, out: SymbolicTensor):
+    """`Reshape(Sum(x, axes, keep_dims=True), s)` whose output is the reduction's shape
+    without the kept dims (a bias gradient: `Reshape(Sum(g, [0], keep_dims=True), [n])`) is
+    `Sum(x, axes, keep_dims=False)`: one op instead of two, the same values."""
+    red = c.producer(ins[0], _REDUCTIONS)
+    if (red is None or not red.attrs.get("keep_dims") or red.control_inputs
+            or red.name in c.preserved or red.device != op.device
+            or len(op.inputs[0].consumers()) != 1 or not out.shape.is_fully_defined()):
+        return None
+    x, axes = red.inputs[0], c.const_value(red.inputs[1])
+    rank = x.shape.rank
+    if axes is None or rank is None or axes.ndim > 1:
+        return None
+    dropped = {int(a) % max(rank, 1) for a in np.atleast_1d(axes)}
+    kept = [d for i, d in enumerate(x.shape.as_list()) if i not in dropped]
+    if kept != out.shape.as_list():
+        return None
+    attrs = dict(red.attrs, keep_dims=False)
+    return ("replace", lambda rw: rw.add_op(red.op_def, list(red.inputs), attrs,
+                                            [(out.dtype, out.shape)], op.name, [], op.device))
 
 
 _POOL_WINDOW = ("ksize", "strides", "padding", "explicit_paddings", "data_format", "T")

@@ -211,3 +211,63 @@ def test_pipeline_leaves_no_dead_ops():
     need = needed_ops(fetches, [], {g2.get_tensor_by_name(names["x:0"])})
     assert set(g2.get_operations()) - need <= {g2.get_operation_by_name(names["x:0"][:-2])}
     assert "Transpose" not in op_counts(g2)
+
+
+@pytest.mark.parametrize("reduce,ref", [(tf.reduce_sum, np.sum), (tf.reduce_mean, np.mean),
+                                        (tf.reduce_max, np.max), (tf.reduce_prod, np.prod)])
+def test_reduction_then_reshape_becomes_one_reduction(reduce, ref):
+    """`Reshape(Sum(x, axes, keep_dims=True))` to the shape without the kept dims: one Sum
+    with keep_dims=False, the same values and gradients."""
+    g = _graph(lambda x: tf.reshape(reduce(x, [0], keepdims=True), [3]) * 2.0)
+    g2, opt, plain = _both(g)
+    np.testing.assert_allclose(opt[0], 2.0 * ref(XV.astype(np.float64), axis=0), rtol=1e-6)
+    for a, b in zip(opt, plain):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+    forward = tf.Graph()   # no gradient ops (Max's reads the reduction's output)
+    with forward.as_default():
+        x = v1.placeholder(dtypes.float32, [2, 3], name="x")
+        tf.identity(tf.reshape(reduce(x, [0], keepdims=True), [3]), name="y")
+    forward = arithmetic_optimizer(forward, PassContext(fetches=["y:0"], feeds=["x:0"]))
+    (red,) = [op for op in forward.get_operations() if op.inputs and op.inputs[0].name == "x:0"]
+    assert red.get_attr("keep_dims") is False and red.outputs[0].shape.as_list() == [3]
+    assert "Reshape" not in op_counts(forward)
+
+
+def test_bias_gradient_of_a_broadcast_add_is_one_sum():
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(dtypes.float32, [4, 3], name="x")
+        b = tf.constant(np.ones(3, np.float32))
+        y = x + b
+        (gb,) = v1.gradients(tf.reduce_sum(y * y), [b])
+        tf.identity(gb, name="gb")
+    g2, names = run_pipeline(g, PassContext(fetches=["gb:0"], feeds=["x:0"]))
+    bias_grad = g2.get_operation_by_name("gb").inputs[0].op
+    assert bias_grad.type == "Sum" and bias_grad.get_attr("keep_dims") is False
+    xv = RNG.normal(size=[4, 3]).astype(np.float32)
+    (got,) = run_graph(g2, [names["gb:0"]], {"x:0": xv})
+    np.testing.assert_allclose(got, (2 * (xv.astype(np.float64) + 1)).sum(0), rtol=1e-5)
+
+
+@pytest.mark.parametrize("body", [
+    lambda x: tf.reshape(tf.reduce_sum(x, [0], keepdims=True), [3, 1]),   # another shape
+    lambda x: (lambda s: tf.reshape(s, [3]) + tf.reduce_sum(s))(           # another consumer
+        tf.reduce_sum(x, [0], keepdims=True)),
+])
+def test_reduction_then_reshape_stays_where_it_must(body):
+    g = _graph(body)
+    base = run_pipeline(g, PassContext(fetches=["y:0"], feeds=["x:0"], config=OFF))[0]
+    g2, opt, plain = _both(g, ("y:0",))
+    np.testing.assert_allclose(opt[0], plain[0], rtol=1e-6)
+    assert op_counts(g2).get("Reshape", 0) == op_counts(base).get("Reshape", 0)
+
+
+def test_a_fetched_reduction_keeps_its_reshape():
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(dtypes.float32, [2, 3], name="x")
+        s = tf.reduce_sum(x, [0], keepdims=True, name="s")
+        tf.reshape(s, [3], name="r")
+    g2 = arithmetic_optimizer(g, PassContext(fetches=["s:0", "r:0"], feeds=["x:0"]))
+    assert g2.get_operation_by_name("r").type == "Reshape"
+    assert g2.get_operation_by_name("s").get_attr("keep_dims") is True

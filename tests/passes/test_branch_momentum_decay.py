@@ -190,7 +190,7 @@ def test_loss_scale_optimizer_training_equals_the_unfused_one(nesterov, kernel_p
     # the decayed gradients' parts reach the speculative updates (passes/speculative_momentum)
     (spec,) = _ops(graph, "_SpeculativeApplyMomentum")
     assert spec.attrs["decay"] == [1, 1] and spec.attrs["use_nesterov"] == [nesterov] * 2
-    assert [t.op.type for t in spec.inputs[6:8]] == ["MatMul", "Reshape"]
+    assert [t.op.type for t in spec.inputs[6:8]] == ["MatMul", "Sum"]
     assert not _ops(graph, "_AllFinite") and not _ops(graph, "_AllFiniteAddScaled")
     (cond,) = _ops(graph, "If")
     assert not [t for t in cond.inputs if t.op.type in ("AddN", "_MatMulAddScaled")]
