@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 from ndflow.core import dtypes
@@ -86,24 +87,34 @@ def _ensure_shape(node):
 
 # -- Shape, ShapeN, Size, Rank -------------------------------------------------------------------
 
+def _int_vector(dt: torch.dtype, dev: torch.device):
+    """values (ints) -> a tensor of `dt` on `dev`. On the CPU through NumPy: `torch.tensor`
+    of a Python sequence infers its type element by element (9-10 us for a 4-d shape against
+    ~4 us, measured on the AVX2 EPYC), and a dynamic-shape graph runs a Shape per reshape."""
+    if dev.type != "cpu":
+        return lambda values: torch.tensor(values, dtype=dt, device=dev)
+    np_dtype = np.int64 if dt == torch.int64 else np.int32
+    return lambda values: torch.from_numpy(np.array(values, dtype=np_dtype))
+
+
 @kernel(array_core.Shape)
 def _shape(node):
-    dt, dev = node.attrs["out_type"].torch_dtype, node.device
-    return lambda x: torch.tensor(x.shape, dtype=dt, device=dev)
+    make = _int_vector(node.attrs["out_type"].torch_dtype, node.device)
+    return lambda x: make(x.shape)
 
 
 @kernel(array_core.ShapeN)
 def _shape_n(node):
-    dt, dev = node.attrs["out_type"].torch_dtype, node.device
+    make = _int_vector(node.attrs["out_type"].torch_dtype, node.device)
     if node.attrs["N"] == 1:
-        return lambda x: torch.tensor(x.shape, dtype=dt, device=dev)
-    return lambda *xs: tuple(torch.tensor(x.shape, dtype=dt, device=dev) for x in xs)
+        return lambda x: make(x.shape)
+    return lambda *xs: tuple(make(x.shape) for x in xs)
 
 
 @kernel(array_core.Size)
 def _size(node):
-    dt, dev = node.attrs["out_type"].torch_dtype, node.device
-    return lambda x: torch.tensor(x.numel(), dtype=dt, device=dev)
+    make = _int_vector(node.attrs["out_type"].torch_dtype, node.device)
+    return lambda x: make(x.numel())
 
 
 @kernel(array_core.Rank)
