@@ -15,8 +15,9 @@ Times one step (forward, backward, momentum update) at batch 64 on the same data
 - with --loss-scale (default on): ndflow tf.function with the Keras `LossScaleOptimizer`
   (dynamic scaling, rewrite off) against the same step without it (bar: <= 1.03x).
 Prints the median of at least 20 steps after warm-up for each, and ratios to TensorFlow. The
-figures the bars compare in-process (ndflow's step with and without the loss-scale optimizer,
-PyTorch eager) are timed round-robin, one step of each in turn.
+figures the bars compare in-process (ndflow's tf.function step, with jit_compile and with the
+loss-scale optimizer, and PyTorch eager) are timed round-robin, one step of each in turn;
+auto-jit, a global switch, runs on its own.
 With --device gpu, ndflow runs under `tf.device("/GPU:0")` and PyTorch on cuda:0 (each step
 synchronized); the AMP rewrite is then the float16 one (`auto_mixed_precision`).
 
@@ -274,6 +275,8 @@ def main(argv=None):
     if args.loss_scale:
         paired["ndflow tf.function LossScaleOptimizer"] = ndflow_step(x, y, params,
                                                                       loss_scale=True)
+    if args.jit:   # per function, unlike auto-jit's global switch: it can take turns too
+        paired["ndflow tf.function jit_compile"] = ndflow_step(x, y, params, jit="compile")
     results.update(paired_medians(paired, args.steps, args.warmup))
     del paired
     if args.amp:
@@ -283,12 +286,11 @@ def main(argv=None):
         del amp_runs
         tf.config.optimizer.set_experimental_options({_amp_option(): False})
     if args.jit:
-        for label, jit in (("auto-jit", "auto"), ("jit_compile", "compile")):
-            try:
-                results[f"ndflow tf.function {label}"] = ndflow_function(
-                    x, y, params, args.steps, args.warmup, jit=jit)
-            except Exception as e:  # noqa: BLE001 - report and go on with the other figures
-                print(f"  ndflow {label}: failed: {type(e).__name__}: {e}")
+        try:
+            results["ndflow tf.function auto-jit"] = ndflow_function(
+                x, y, params, args.steps, args.warmup, jit="auto")
+        except Exception as e:  # noqa: BLE001 - report and go on with the other figures
+            print(f"  ndflow auto-jit: failed: {type(e).__name__}: {e}")
         tf.config.optimizer.set_jit(False)
     results["ndflow eager"] = ndflow_function(x, y, params, args.steps, args.warmup, eager=True)
     if tf_ms is not None:
