@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -120,17 +119,6 @@ def torch_worker(steps: int) -> dict:
     return {"version": torch.__version__, "step_ms": _time_steps(step, steps)}
 
 
-def _run(python: str, worker: str, steps: int) -> dict | None:
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    res = subprocess.run([python, os.path.abspath(__file__), "--worker", worker,
-                          "--steps", str(steps)], capture_output=True, text=True, env=env,
-                         timeout=900)
-    if res.returncode != 0:
-        print(f"{worker} run failed:\n{res.stderr[-2000:]}", file=sys.stderr)
-        return None
-    return json.loads(res.stdout.strip().splitlines()[-1])
-
-
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3)
@@ -144,7 +132,8 @@ def main(argv=None) -> None:
         print(json.dumps(out))
         return
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from machine import cpu_line, gemm_peak_gflops  # noqa: PLC0415 - benchmarks/ on the path
+    from json_worker import run_json_worker  # noqa: PLC0415 - benchmarks/ on the path
+    from machine import cpu_line, gemm_peak_gflops  # noqa: PLC0415
 
     print(cpu_line())
     workers = [("ndflow", sys.executable), ("torch", sys.executable)]
@@ -153,7 +142,8 @@ def main(argv=None) -> None:
     runs: dict = {name: [] for name, _ in workers}
     for _ in range(args.rounds):
         for name, python in workers:
-            got = _run(python, name, args.steps)
+            got = run_json_worker(python, __file__, ["--worker", name, "--steps", args.steps],
+                                  name, timeout=900)
             if got:
                 runs[name].append(got)
     if not runs["ndflow"]:

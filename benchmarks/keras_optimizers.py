@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -67,17 +66,6 @@ def worker(module: str, steps: int) -> dict:
     return out
 
 
-def run_worker(python: str, module: str, steps: int) -> dict | None:
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    res = subprocess.run([python, os.path.abspath(__file__), "--worker", module,
-                          "--steps", str(steps)], capture_output=True, text=True, env=env,
-                         timeout=1800)
-    if res.returncode != 0:
-        print(f"{module} run failed:\n{res.stderr[-2000:]}", file=sys.stderr)
-        return None
-    return json.loads(res.stdout.strip().splitlines()[-1])
-
-
 def _best(runs: list) -> dict | None:
     runs = [r for r in runs if r]
     if not runs:
@@ -96,14 +84,18 @@ def main(argv=None) -> None:
         print(json.dumps(worker(args.worker, args.steps)))
         return
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from json_worker import run_json_worker
     from machine import cpu_line
 
     print(cpu_line())
     ours, theirs = [], []
     for _ in range(args.rounds):
-        ours.append(run_worker(sys.executable, "ndflow", args.steps))
+        ours.append(run_json_worker(sys.executable, __file__,
+                                    ["--worker", "ndflow", "--steps", args.steps], "ndflow"))
         if os.path.exists(args.tf):
-            theirs.append(run_worker(args.tf, "tensorflow", args.steps))
+            theirs.append(run_json_worker(args.tf, __file__, ["--worker", "tensorflow",
+                                                              "--steps", args.steps],
+                                          "tensorflow"))
     best_ours, best_theirs = _best(ours), _best(theirs)
     if best_ours is None:
         sys.exit("the ndflow run failed")
