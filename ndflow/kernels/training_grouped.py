@@ -12,7 +12,8 @@ L2 scale and the form (Keras or TF, Nesterov or not) are updated together:
   never changes). Measured on a 31-layer Keras MLP (62 variables of 64x64 and 64 floats, AVX2
   EPYC): the kernel 510 -> ~390 us, the step 6% faster. What remains is Python: ~5 us a
   variable of reads, checks and addresses; the launch itself is ~70 us;
-- large ones (from `_ONE_PASS_MIN` elements) by their own launch, split over the threads;
+- large ones (from `_ONE_PASS_MIN` elements) by the single update's path: float32 by their
+  own launch, split over the threads, other dtypes by ATen, in place when owned;
 - other dtypes by ATen's multi-tensor calls (`torch._foreach_*`), the single update's ATen
   ops over lists, so bit for bit too, into new tensors.
 """
@@ -65,13 +66,15 @@ def _large(value: torch.Tensor) -> bool:
 def _numba_batch(members: list, values: list, grads, owned: list, key: tuple) -> None:
     """The float32 updates of one batch in one numba launch (kernels/momentum_numba.py), in
     place for variables nobody else holds, else into new buffers."""
-    table, total = [], 0
+    table, total, gs = [], 0, []
     for i in members:
         v, a = values[i][0], values[i][1]
         v_out, a_out = update_targets(owned[i], [v, a])
+        g = grads[i].contiguous()   # as the single update reads it; held until the launch
+        gs.append(g)
         m = v.numel()
-        table += (grads[i].data_ptr(), v.data_ptr(), a.data_ptr(), v_out.data_ptr(),
-                  a_out.data_ptr(), m)
+        table += (g.data_ptr(), v.data_ptr(), a.data_ptr(), v_out.data_ptr(), a_out.data_ptr(),
+                  m)
         total += m
         values[i] = (v_out, a_out)
     momentum_numba.update_many(table, total, *key)
@@ -110,11 +113,10 @@ def _grouped_momentum(node):
         aten_batches: dict = defaultdict(list)
         for i, (v, a, s, lr, mu) in enumerate(values):
             key = (s, lr, mu, nesterov[i], keras[i])
-            if one_launch and _large(v):
+            if _large(v):   # the single update's path (in place when owned), any dtype
                 values[i] = momentum_values(grads[i], (v, a), update_targets(owned[i], [v, a]),
                                             *key)
-            elif one_launch and v.is_contiguous() and a.is_contiguous() \
-                    and grads[i].is_contiguous():
+            elif one_launch and v.is_contiguous() and a.is_contiguous():
                 batches[key].append(i)
             else:
                 aten_batches[key].append(i)
