@@ -6,9 +6,9 @@ Each optimizer applies fixed gradients to an MLP's variables (784x512, 512, 512x
 512x10, 10: 0.67 M parameters) inside a `tf.function`, the state kept on the variables; the
 figure is the median time of one `apply_gradients` over `steps` calls after 3 warm-up calls,
 the best of `rounds` runs of each interpreter (alternating; the machine may be shared). The
-same source runs in both (`--worker MODULE`: `import MODULE as tf`). A last row, SGD with
-momentum on 100 variables of 64 floats, is the per-variable cost a deep model's many small
-weights and biases pay.
+same source runs in both (`--worker MODULE`: `import MODULE as tf`). The last rows, SGD with
+momentum and Adam on 100 variables of 64 floats, are the per-variable cost a deep model's
+many small weights and biases pay.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import numpy as np
 
 SHAPES = [(784, 512), (512,), (512, 512), (512,), (512, 10), (10,)]
 MANY_SMALL = "SGD momentum, 100 x [64]"
+MANY_SMALL_ADAM = "Adam, 100 x [64]"
 OPTIMIZERS = ["SGD", "Adam", "AdamW", "Adadelta", "Adafactor", "Adagrad", "Adamax", "Ftrl",
               "Lamb", "Lion", "Nadam", "Muon", "ScheduleFreeAdamW"]
 
@@ -44,8 +45,9 @@ def worker(module: str, steps: int) -> dict:
     make_variable = getattr(tf.keras, "Variable", None) or tf.Variable
     small = [rng.standard_normal(64).astype(np.float32) for _ in range(100)]
     cases = [(name, init, grads, {}) for name in OPTIMIZERS]
-    cases.append((MANY_SMALL, small, [tf.constant(v * 0.01) for v in small],
-                  {"name": "SGD", "momentum": 0.9}))
+    small_grads = [tf.constant(v * 0.01) for v in small]
+    cases.append((MANY_SMALL, small, small_grads, {"name": "SGD", "momentum": 0.9}))
+    cases.append((MANY_SMALL_ADAM, small, small_grads, {"name": "Adam"}))
     for name, values, gradients, kwargs in cases:
         variables = [make_variable(v, name=f"v{i}") for i, v in enumerate(values)]
         opt = getattr(tf.keras.optimizers, kwargs.pop("name", name))(learning_rate=0.001,
@@ -104,7 +106,7 @@ def main(argv=None) -> None:
           f"float32 parameters in {len(SHAPES)} variables; median of {args.steps} steps, best "
           f"of {args.rounds} rounds")
     print(f"  {'optimizer':24s} {'ndflow ms':>10s} {tf_name + ' ms':>12s} {'ratio':>7s}")
-    for name in OPTIMIZERS + [MANY_SMALL]:
+    for name in OPTIMIZERS + [MANY_SMALL, MANY_SMALL_ADAM]:
         mine = best_ours[name]
         theirs_ms = best_theirs.get(name) if best_theirs else None
         ratio = f"{mine / theirs_ms:6.2f}x" if theirs_ms else "    n/a"

@@ -200,20 +200,31 @@ def _adam_moments(m, v, grad, beta1: float, beta2: float, m_out, v_out):
     return m, v
 
 
+def adam_alpha(b1p: float, b2p: float, lr: float) -> float:
+    """Adam's step size lr * sqrt(1 - beta2^t) / (1 - beta1^t)."""
+    return lr * math.sqrt(1.0 - b2p) / (1.0 - b1p)
+
+
+def adam_values(grad, tensors, outs, scalars, nesterov: bool) -> tuple:
+    """The new (var, m, v) of an Adam update, written into `outs` (the variables' own
+    buffers, or new ones); `scalars`: beta1_power, beta2_power, lr, beta1, beta2, epsilon."""
+    (w, m_, v_), (w_out, m_out, v_out) = tensors, outs
+    b1p, b2p, lr, b1, b2, eps = scalars
+    m_, v_ = _adam_moments(m_, v_, grad, b1, b2, m_out, v_out)
+    denom = torch.sqrt(v_).add_(eps)
+    num = torch.mul(grad, 1.0 - b1).add_(m_, alpha=b1) if nesterov else m_
+    return torch.addcdiv(w, num, denom, value=-adam_alpha(b1p, b2p, lr), out=w_out), m_, v_
+
+
 @kernel(training.ResourceApplyAdam)
 def _adam(node):
     nesterov = node.attrs["use_nesterov"]
 
     def run(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
-        (w, m_, v_), (b1p, b2p, lr, b1, b2, eps), (w_out, m_out, v_out) = _prepare(
+        tensors, scalars, outs = _prepare(
             node, ("var", "m", "v"), _ADAM_SCALARS, (var, m, v),
             (beta1_power, beta2_power, lr, beta1, beta2, epsilon), grad, "grad")
-        alpha = lr * math.sqrt(1.0 - b2p) / (1.0 - b1p)
-        m_, v_ = _adam_moments(m_, v_, grad, b1, b2, m_out, v_out)
-        denom = torch.sqrt(v_).add_(eps)
-        num = torch.mul(grad, 1.0 - b1).add_(m_, alpha=b1) if nesterov else m_
-        m.value, v.value = m_, v_
-        var.value = torch.addcdiv(w, num, denom, value=-alpha, out=w_out)
+        var.value, m.value, v.value = adam_values(grad, tensors, outs, scalars, nesterov)
     return run
 
 
@@ -223,7 +234,7 @@ def _adam_amsgrad(node):
         (w, m_, v_, vh), (b1p, b2p, lr, b1, b2, eps), outs = _prepare(
             node, ("var", "m", "v", "vhat"), _ADAM_SCALARS, (var, m, v, vhat),
             (beta1_power, beta2_power, lr, beta1, beta2, epsilon), grad, "grad")
-        alpha = lr * math.sqrt(1.0 - b2p) / (1.0 - b1p)
+        alpha = adam_alpha(b1p, b2p, lr)
         m_, v_ = _adam_moments(m_, v_, grad, b1, b2, outs[1], outs[2])
         vh = torch.maximum(vh, v_, out=outs[3])
         denom = torch.sqrt(vh).add_(eps)

@@ -1,5 +1,5 @@
-"""The kernel of `_GroupedApplyMomentum` (ndflow/passes/grouped_momentum.py): N momentum
-updates applied by one op.
+"""The kernels of `_GroupedApplyMomentum` and `_GroupedApplyAdam`
+(ndflow/passes/grouped_updates.py): N momentum or Adam updates applied by one op.
 
 An update of one small variable costs ~15 us in a graph, nearly all of it per-call work (its
 checks, reading lr and momentum to the host, three ATen calls); a Keras model of a hundred
@@ -28,9 +28,12 @@ from ndflow.kernels import momentum_numba
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.state import exclusive_values, update_targets
 from ndflow.kernels.training import (
+    _ADAM_SCALARS,
     _ONE_PASS_MIN,
     _check_same,
     _read,
+    adam_alpha,
+    adam_values,
     momentum_values,
     n_update_attrs,
     scalar_once,
@@ -130,4 +133,66 @@ def _grouped_momentum(node):
                 values[i] = (v, a)
         for i in range(n):
             res_v[i].value, res_a[i].value = values[i][0], values[i][1]
+    return run
+
+
+def _foreach_adam(ws, ms, vs, grads, scalars: tuple, nesterov: bool) -> tuple:
+    """New (vars, ms, vs): `adam_values`' ATen ops over lists, op for op (the same bits)."""
+    b1p, b2p, lr, b1, b2, eps = scalars
+    ms = torch._foreach_lerp(ms, grads, 1.0 - b1)
+    vs = torch._foreach_mul(vs, b2)
+    torch._foreach_addcmul_(vs, grads, grads, value=1.0 - b2)
+    denom = torch._foreach_sqrt(vs)
+    torch._foreach_add_(denom, eps)
+    num = torch._foreach_add(torch._foreach_mul(grads, 1.0 - b1), ms, alpha=b1) if nesterov \
+        else ms
+    return torch._foreach_addcdiv(ws, num, denom, value=-adam_alpha(b1p, b2p, lr)), ms, vs
+
+
+@kernel(nn_fused.GroupedApplyAdam)
+def _grouped_adam(node):
+    n, dtype = node.attrs["N"], node.attrs["T"].torch_dtype
+    nesterov = [bool(x) for x in node.attrs["use_nesterov"]]
+    names = ("var", "m", "v")
+
+    def run(*args):
+        res = [args[k * n:(k + 1) * n] for k in range(3)]            # var, m, v
+        scalar_inputs = [args[k * n:(k + 1) * n] for k in range(3, 9)]
+        grads = args[9 * n:10 * n]
+        # whether each variable is owned by its slots alone: before this frame holds values
+        free = exclusive_values(res[0] + res[1] + res[2])
+        owned = [free[i] and free[n + i] and free[2 * n + i] for i in range(n)]
+        values, scalars, seen = [], [], {}
+        for i in range(n):
+            w, m, v = (_read(res[k][i], names[k], dtype) for k in range(3))
+            if not w.shape == m.shape == v.shape == grads[i].shape:
+                _check_same(w, m, "m")
+                _check_same(w, v, "v")
+                _check_same(w, grads[i], "grad")
+            values.append((w, m, v))
+            scalars.append(tuple(scalar_once(scalar_inputs[k][i], _ADAM_SCALARS[k], seen)
+                                 for k in range(6)))
+        if len({id(r) for column in res for r in column}) < 3 * n:
+            # two handles of one variable: one update after the other, as separate ops run
+            for i in range(n):
+                tensors = tuple(_read(res[k][i], names[k], dtype) for k in range(3))
+                res[0][i].value, res[1][i].value, res[2][i].value = adam_values(
+                    grads[i], tensors, update_targets(False, list(tensors)), scalars[i],
+                    nesterov[i])
+            return
+        batches: dict = defaultdict(list)
+        for i, tensors in enumerate(values):
+            if _large(tensors[0]):   # the single update's path, in place when owned
+                values[i] = adam_values(grads[i], tensors,
+                                        update_targets(owned[i], list(tensors)), scalars[i],
+                                        nesterov[i])
+            else:
+                batches[(scalars[i], nesterov[i])].append(i)
+        for (shared, nest), members in batches.items():
+            new = _foreach_adam(*([values[i][k] for i in members] for k in range(3)),
+                                [grads[i] for i in members], shared, nest)
+            for j, i in enumerate(members):
+                values[i] = (new[0][j], new[1][j], new[2][j])
+        for i in range(n):
+            res[0][i].value, res[1][i].value, res[2][i].value = values[i]
     return run

@@ -24,10 +24,11 @@
   momentum updates of their gradients (`decay[i]`: grad + scale * var) computed into new
   buffers, without touching the variables, and whether every such gradient is finite, both
   in one pass over each gradient; the step's `If` then commits the new values by assignment.
-- `_GroupedApplyMomentum` is ndflow-internal (made by ndflow/passes/grouped_momentum.py):
-  N (Keras) momentum updates (`decay[i]`: of grad + scale * var) applied by one op, so a
-  model of many small variables pays one kernel call, and ATen's multi-tensor (`_foreach`)
-  calls, instead of one call and several ATen calls per variable.
+- `_GroupedApplyMomentum` and `_GroupedApplyAdam` are ndflow-internal (made by
+  ndflow/passes/grouped_updates.py): N (Keras) momentum updates (`decay[i]`: of grad + scale
+  * var), or N `ResourceApplyAdam`s, applied by one op, so a model of many small variables
+  pays one kernel call, and one launch or ATen's multi-tensor (`_foreach`) calls, instead
+  of one call and several ATen calls per variable.
 - `_MaxPoolWithIndices` / `_MaxPoolGradWithIndices` are ndflow-internal (no TensorFlow
   counterpart): a MaxPool that also returns ATen's argmax indices (int64, flat positions in
   each (n, c) plane of the possibly padded input) and the MaxPoolGrad that scatters with
@@ -167,11 +168,12 @@ ResourceApplyMomentumWithDecay = op_def(
         "of the gradient grad + scale * var, in one pass.")
 
 
-def _check_update_scalars(ctx) -> int:
-    """N updates' lr, scale and momentum inputs (var, accum, lr, grad, scale, momentum, N
-    of each) must be scalars; returns N."""
+def _check_update_scalars(ctx, scalars=((2, "lr"), (4, "scale"), (5, "momentum"))) -> int:
+    """N updates' scalar inputs (`scalars`: (column, name); by default the momentum ops'
+    lr, scale and momentum of var, accum, lr, grad, scale, momentum, N of each) must be
+    scalars; returns N."""
     n = ctx.attrs["N"]
-    for k, what in ((2, "lr"), (4, "scale"), (5, "momentum")):
+    for k, what in scalars:
         for i in range(k * n, (k + 1) * n):
             r = ctx.shapes[i].rank
             if r is not None and r != 0:
@@ -213,6 +215,25 @@ GroupedApplyMomentum = op_def(
     shape=_grouped_momentum_shape, gradient_undefined=True, stateful=True,
     doc="ndflow-internal: N momentum updates (of grad + scale * var where `decay`) applied "
         "together.")
+
+
+_ADAM_SCALARS = ((3, "beta1_power"), (4, "beta2_power"), (5, "lr"), (6, "beta1"),
+                 (7, "beta2"), (8, "epsilon"))
+
+
+def _grouped_adam_shape(ctx):
+    _check_update_scalars(ctx, _ADAM_SCALARS)
+    return []
+
+
+GroupedApplyAdam = op_def(
+    "_GroupedApplyAdam",
+    inputs=["var: N * resource", "m: N * resource", "v: N * resource", "beta1_power: N * T",
+            "beta2_power: N * T", "lr: N * T", "beta1: N * T", "beta2: N * T",
+            "epsilon: N * T", "grad: N * T"],
+    outputs=[], attrs=["N: int >= 1", FLOAT_T, "use_nesterov: list(int)"],
+    shape=_grouped_adam_shape, gradient_undefined=True, stateful=True,
+    doc="ndflow-internal: N ResourceApplyAdam updates applied together.")
 
 
 def _conv_pool_shape(ctx, x, kh, kw, depth) -> TensorShape:

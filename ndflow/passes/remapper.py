@@ -49,9 +49,10 @@ fetched, fed or a target, and every op of a pattern must be on the same device. 
   ReluGrad/MaxPoolGrad/Conv2DBackpropFilter/BiasAddGrad become the ndflow-internal
   `_Conv2DBiasReluMaxPool` and `_Conv2DBiasReluMaxPoolGrad` (ndflow/passes/conv_pool_fusion.py:
   matched on this pass's output, as a CNN's first block).
-- Last (ndflow/passes/grouped_momentum.py), runs of momentum updates that no op between
-  them touches become one `_GroupedApplyMomentum`: one kernel call and ATen's multi-tensor
-  calls for an optimizer's many small variables.
+- Last (ndflow/passes/grouped_updates.py), runs of momentum or Adam updates that no op
+  between them touches become one `_GroupedApplyMomentum` / `_GroupedApplyAdam`: one kernel
+  call, and one launch or ATen's multi-tensor calls, for an optimizer's many small
+  variables.
 
 A fused op takes the name of the last op it replaces (`Relu`, `MaxPool`, ...), so fetches
 of that op's output and consumers such as ReluGrad (which reads the Relu output, equal to
@@ -78,7 +79,7 @@ from ndflow.passes.branch_momentum_decay import (
 )
 from ndflow.passes.conv_pool_fusion import fuse_conv_bias_relu_pool
 from ndflow.passes.graph_rewriter import GraphRewriter
-from ndflow.passes.grouped_momentum import group_momentum_updates
+from ndflow.passes.grouped_updates import group_updates
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import Any as AnyTensor
 from ndflow.passes.pattern import GraphView, Match, P, Rule, control_inputs, rewrite
@@ -295,4 +296,4 @@ def remapper(graph: Graph, ctx: PassContext) -> Graph:
     with its gradient."""
     graph = speculate_momentum(fuse_decay_into_branches(graph, ctx), ctx)
     fused = fuse_batch_norm_activation(rewrite(graph, ctx, RULES), ctx)
-    return group_momentum_updates(fuse_conv_bias_relu_pool(fused, ctx), ctx)
+    return group_updates(fuse_conv_bias_relu_pool(fused, ctx), ctx)

@@ -47,12 +47,11 @@ from ndflow.ops import nn_fused, state
 from ndflow.passes.branch_momentum_decay import FLOATS, only_reads
 from ndflow.passes.function_rebuild import rebuild_function
 from ndflow.passes.graph_rewriter import GraphRewriter
+from ndflow.passes.grouped_updates import MOMENTUM_UPDATES
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import GraphView
 
-# update type -> (input index of momentum, whether it carries an L2 term)
-UPDATES = {"ResourceApplyMomentum": (4, False), "ResourceApplyKerasMomentum": (4, False),
-           "_ResourceApplyMomentumWithDecay": (5, True)}
+UPDATES = MOMENTUM_UPDATES   # type -> (input index of momentum, whether an L2 term)
 CHECKS = {"_AllFinite": False, "_AllFiniteAddScaled": True}
 # stateless ops the learning rate and momentum may be computed with in the branch
 HOISTABLE = frozenset({"Identity", "Cast", "Mul", "RealDiv", "AddV2", "Add", "Sub", "Neg",

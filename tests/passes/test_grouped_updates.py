@@ -1,6 +1,7 @@
-"""The remapper's last step: runs of momentum updates as one `_GroupedApplyMomentum`
-(ndflow/passes/grouped_momentum.py, kernels/training_grouped.py), bit for bit the separate
-updates, and the ops between them keeping their order."""
+"""The remapper's last step: runs of momentum updates as one `_GroupedApplyMomentum`, of
+Adam updates as one `_GroupedApplyAdam` (ndflow/passes/grouped_updates.py,
+kernels/training_grouped.py), bit for bit the separate updates, and the ops between them
+keeping their order."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ SHAPES = [(5, 5, 1, 8), (8,), (3, 7), (7,), (160, 128), (128,), (33,)]
 def ungrouped(monkeypatch):
     """Switches the grouping off (the rest of the remapper unchanged)."""
     def off():
-        monkeypatch.setattr(remapper, "group_momentum_updates", lambda graph, ctx: graph)
+        monkeypatch.setattr(remapper, "group_updates", lambda graph, ctx: graph)
     return off
 
 
@@ -214,3 +215,139 @@ def test_small_float32_updates_run_in_place_unless_a_read_is_held():
             np.testing.assert_array_equal(read, before)
     for a, b in zip(in_place, copied):
         np.testing.assert_array_equal(a, b)
+
+
+# -- Adam ----------------------------------------------------------------------------------------
+
+def _keras_adam_training(dtype):
+    """Four Keras Adam steps (small variables and one of 20480 elements); the variables and
+    slots after each step, and the optimized graph."""
+    rng = np.random.default_rng(4)
+    params = [tf.Variable(rng.normal(size=s).astype(np.float32), dtype=dtype) for s in SHAPES]
+    opt = tf.keras.optimizers.Adam(0.01)
+
+    @tf.function
+    def step(x):
+        with tf.GradientTape() as tape:
+            loss = tf.add_n([tf.reduce_sum(tf.sin(p * x)) for p in params])
+        opt.apply_gradients(zip(tape.gradient(loss, params), params))
+
+    out = []
+    for k in range(4):
+        step(tf.constant(1.0 + 0.1 * k, dtype))
+        out.append([v.numpy().astype(np.float64) for v in params + opt.variables])
+    return out, step.get_concrete_function(tf.constant(1.0, dtype)).optimized_graph()
+
+
+# (not bfloat16: 0.999 ** t rounds to 1 there, so Adam's step size is 0 in both)
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.float16])
+def test_keras_adam_equals_the_separate_updates(dtype, ungrouped):
+    grouped, graph = _keras_adam_training(dtype)
+    (group,) = _ops(graph, "_GroupedApplyAdam")
+    assert group.attrs["N"] == len(SHAPES) and not _ops(graph, "ResourceApplyAdam")
+    ungrouped()
+    separate, graph_off = _keras_adam_training(dtype)
+    assert not _ops(graph_off, "_GroupedApplyAdam")
+    assert len(_ops(graph_off, "ResourceApplyAdam")) == len(SHAPES)
+    for got, want in zip(grouped, separate):
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(grouped[-1][0], grouped[0][0])
+
+
+def test_keras_adam_matches_a_float64_reference():
+    """The grouped update is Adam's formula (float64 NumPy, float32 tolerance)."""
+    rng = np.random.default_rng(1)
+    init = [rng.normal(size=s) for s in SHAPES]
+    grads = [rng.normal(size=s) for s in SHAPES]
+    params = [tf.Variable(w.astype(np.float32)) for w in init]
+    lr, b1, b2, eps = 0.01, 0.9, 0.999, 1e-7
+    opt = tf.keras.optimizers.Adam(lr, beta_1=b1, beta_2=b2, epsilon=eps)
+
+    @tf.function
+    def step():
+        opt.apply_gradients(zip([tf.constant(g.astype(np.float32)) for g in grads], params))
+
+    w, m, v = [x.copy() for x in init], [np.zeros(s) for s in SHAPES], [np.zeros(s)
+                                                                         for s in SHAPES]
+    for t in range(1, 4):
+        step()
+        alpha = lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+        for i, g in enumerate(grads):
+            m[i] += (g - m[i]) * (1 - b1)
+            v[i] += (g * g - v[i]) * (1 - b2)
+            w[i] -= alpha * m[i] / (np.sqrt(v[i]) + eps)
+    assert _ops(step.get_concrete_function().optimized_graph(), "_GroupedApplyAdam")
+    for p, want in zip(params, w):
+        np.testing.assert_allclose(p.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_tf1_adam_optimizer_in_a_session(ungrouped):
+    def train(group: bool):
+        if not group:
+            ungrouped()
+        rng = np.random.default_rng(6)
+        with tf.Graph().as_default():
+            params = [tf.compat.v1.Variable(rng.normal(size=s).astype(np.float32))
+                      for s in SHAPES]
+            loss = tf.add_n([tf.reduce_sum(tf.square(p)) for p in params])
+            op = tf.compat.v1.train.AdamOptimizer(0.01).minimize(loss)
+            with tf.compat.v1.Session() as sess:
+                sess.run(tf.compat.v1.global_variables_initializer())
+                for _ in range(4):
+                    sess.run(op)
+                return [sess.run(p) for p in params]
+    for a, b in zip(train(True), train(False)):
+        np.testing.assert_array_equal(a, b)
+
+
+def _raw_adam(grad_shape=(3,), nesterov=(False, True), same_variable=False):
+    """Two hand-written ResourceApplyAdam updates (Nesterov as given); the variables after."""
+    w = [tf.Variable([1.0, 2.0, 3.0]), tf.Variable([4.0, 5.0, 6.0])]
+    slots = [[tf.Variable([0.1, 0.2, 0.3]), tf.Variable([0.5, 0.5, 0.5])] for _ in range(2)]
+    second = 0 if same_variable else 1
+
+    @tf.function
+    def step(g):
+        for i, k in enumerate((0, second)):
+            tf.raw_ops.ResourceApplyAdam(
+                var=w[k].handle, m=slots[k][0].handle, v=slots[k][1].handle,
+                beta1_power=0.9, beta2_power=0.999, lr=0.1, beta1=0.9, beta2=0.999,
+                epsilon=1e-7, grad=tf.constant([1.0, -2.0, 0.5]) if i == 0 else g,
+                use_nesterov=nesterov[i])
+
+    step(tf.ones(grad_shape))
+    return [x.numpy() for x in w], step.get_concrete_function(tf.ones(grad_shape))
+
+
+def _adam_step(w, m, v, g, nesterov):
+    alpha = 0.1 * np.sqrt(1 - 0.999) / (1 - 0.9)
+    m = m + (g - m) * (1 - 0.9)
+    v = v + (g * g - v) * (1 - 0.999)
+    num = g * (1 - 0.9) + 0.9 * m if nesterov else m
+    return w - alpha * num / (np.sqrt(v) + 1e-7), m, v
+
+
+def test_raw_adam_updates_group_with_their_own_nesterov_flags():
+    (w1, w2), fn = _raw_adam()
+    (group,) = _ops(fn.optimized_graph(), "_GroupedApplyAdam")
+    assert group.attrs["use_nesterov"] == [0, 1]
+    m0, v0 = np.array([0.1, 0.2, 0.3]), np.full(3, 0.5)
+    want1 = _adam_step(np.array([1.0, 2.0, 3.0]), m0, v0, np.array([1.0, -2.0, 0.5]), False)
+    want2 = _adam_step(np.array([4.0, 5.0, 6.0]), m0, v0, np.ones(3), True)
+    np.testing.assert_allclose(w1, want1[0], rtol=1e-6)
+    np.testing.assert_allclose(w2, want2[0], rtol=1e-6)
+
+
+def test_two_adam_updates_of_one_variable_stay_in_order():
+    (w1, _), fn = _raw_adam(nesterov=(False, False), same_variable=True)
+    assert not _ops(fn.optimized_graph(), "_GroupedApplyAdam")
+    first = _adam_step(np.array([1.0, 2.0, 3.0]), np.array([0.1, 0.2, 0.3]), np.full(3, 0.5),
+                       np.array([1.0, -2.0, 0.5]), False)
+    np.testing.assert_allclose(w1, _adam_step(*first, np.ones(3), False)[0], rtol=1e-6)
+
+
+def test_an_adam_gradient_of_the_wrong_shape_is_tf_s_error():
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"var and grad do not have the same shape\[3\] \[4\]"):
+        _raw_adam(grad_shape=(4,))

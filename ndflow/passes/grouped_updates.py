@@ -1,19 +1,22 @@
-"""Remapper: an optimizer's momentum updates of many variables applied by one op.
+"""Remapper: an optimizer's updates of many variables applied by one op.
 
-Keras' `apply_gradients` and TF1's `minimize` emit one update per variable
-(`ResourceApplyKerasMomentum`, `ResourceApplyMomentum`, or the remapper's
-`_ResourceApplyMomentumWithDecay`). Each is a kernel call whose fixed cost (checks, lr and
-momentum read to the host, three ATen calls: ~15 us) is most of the work for a small
-variable: a model of a hundred variables spent 2 ms a step there, TensorFlow 1 ms. Runs of
-such updates become one `_GroupedApplyMomentum` (kernels/training_grouped.py), which
-updates the variables sharing lr, momentum and form with ATen's multi-tensor calls, bit for
-bit as the separate updates.
+Keras' `apply_gradients` and TF1's `minimize` emit one update per variable. Each is a kernel
+call whose fixed cost (checks, scalars read to the host, several ATen calls: ~15 us for a
+momentum update, ~85 for Adam's) is most of the work for a small variable: a model of a
+hundred variables spent 2 ms a step in momentum updates (TensorFlow 1 ms) and 8.8 ms in
+Adam's (TensorFlow 6). Runs of updates of one family become one op:
+- momentum (`ResourceApplyKerasMomentum`, `ResourceApplyMomentum`, the remapper's
+  `_ResourceApplyMomentumWithDecay`) -> `_GroupedApplyMomentum`;
+- Adam (`ResourceApplyAdam`) -> `_GroupedApplyAdam`;
+whose kernels (kernels/training_grouped.py) update the variables sharing their scalars in
+one launch or with ATen's multi-tensor calls, bit for bit as the separate updates.
 
-The ops are walked in creation order (the program order of stateful ops). Updates join the
-pending run, which is emitted, at the latest, just before the first later op that
+The ops are walked in creation order (the program order of stateful ops), once per family.
+Updates join the pending run, which is emitted, at the latest, just before the first later
+op that
 
-- reads or writes a pending update's var or accum (takes its handle, or an Identity of it,
-  as an input), or
+- reads or writes a pending update's variable or slot (takes its handle, or an Identity of
+  it, as an input), or
 - has a control input from a pending update, or
 - is a py_func (it may touch any variable from Python), or
 - is an update that cannot join (another dtype or device, a handle already in the run);
@@ -33,9 +36,10 @@ from ndflow.ops import nn_fused
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
 
-# update type -> (input index of momentum, whether it carries an L2 scale input)
-UPDATES = {"ResourceApplyMomentum": (4, False), "ResourceApplyKerasMomentum": (4, False),
-           "_ResourceApplyMomentumWithDecay": (5, True)}
+# momentum update type -> (input index of momentum, whether it carries an L2 scale input)
+MOMENTUM_UPDATES = {"ResourceApplyMomentum": (4, False),
+                    "ResourceApplyKerasMomentum": (4, False),
+                    "_ResourceApplyMomentumWithDecay": (5, True)}
 PY_FUNCS = frozenset({"PyFunc", "PyFuncStateless", "EagerPyFunc"})
 
 
@@ -47,8 +51,8 @@ def _root(t: SymbolicTensor) -> SymbolicTensor:
 
 
 def _handles(op: Operation) -> tuple:
-    """An update's var and accum handles."""
-    return _root(op.inputs[0]), _root(op.inputs[1])
+    """The handles an update writes (its resource inputs: the variable and its slots)."""
+    return tuple(_root(t) for t in op.inputs if t.dtype == dtypes.resource)
 
 
 class _Run:
@@ -74,18 +78,14 @@ class _Run:
                        if t.dtype == dtypes.resource))
 
 
-def _emit(rw: GraphRewriter, run: _Run, ctx: PassContext) -> None:
-    ops = run.ops
-    if len(ops) == 1:
-        rw.copy_op(ops[0])
-        return
+def _momentum_op(rw: GraphRewriter, ops: list):
     t = ops[0].attrs["T"]
     zero = None   # the scale input of updates without an L2 term (not read)
-    if not all(UPDATES[op.type][1] for op in ops):
+    if not all(MOMENTUM_UPDATES[op.type][1] for op in ops):
         zero = rw.scalar_const(0, t, f"{ops[0].name}/no_decay", ops[0].device)
     column = {name: [] for name in ("var", "accum", "lr", "grad", "scale", "momentum")}
     for op in ops:
-        at_momentum, decay = UPDATES[op.type]
+        at_momentum, decay = MOMENTUM_UPDATES[op.type]
         for name, k in (("var", 0), ("accum", 1), ("lr", 2), ("grad", 3)):
             column[name].append(rw.mapped(op.inputs[k]))
         column["scale"].append(rw.mapped(op.inputs[4]) if decay else zero)
@@ -94,25 +94,52 @@ def _emit(rw: GraphRewriter, run: _Run, ctx: PassContext) -> None:
              "use_nesterov": [int(bool(op.attrs.get("use_nesterov", False))) for op in ops],
              "keras": [int(op.type == "ResourceApplyKerasMomentum"
                            or bool(op.attrs.get("keras", False))) for op in ops],
-             "decay": [int(UPDATES[op.type][1]) for op in ops]}
+             "decay": [int(MOMENTUM_UPDATES[op.type][1]) for op in ops]}
+    return nn_fused.GroupedApplyMomentum, sum(column.values(), []), attrs
+
+
+def _adam_op(rw: GraphRewriter, ops: list):
+    """ResourceApplyAdam's inputs (var, m, v, six scalars, grad), column by column."""
+    columns = [[rw.mapped(op.inputs[k]) for op in ops] for k in range(10)]
+    attrs = {"N": len(ops), "T": ops[0].attrs["T"],
+             "use_nesterov": [int(bool(op.attrs.get("use_nesterov", False))) for op in ops]}
+    return nn_fused.GroupedApplyAdam, sum(columns, []), attrs
+
+
+# a family: the update types it groups and how a run of them becomes one op
+FAMILIES = ((frozenset(MOMENTUM_UPDATES), _momentum_op),
+            (frozenset({"ResourceApplyAdam"}), _adam_op))
+
+
+def _emit(rw: GraphRewriter, run: _Run, ctx: PassContext, make) -> None:
+    ops = run.ops
+    if len(ops) == 1:
+        rw.copy_op(ops[0])
+        return
+    op_def, inputs, attrs = make(rw, ops)
     controls = [rw.map[c] for op in ops for c in op.control_inputs if c not in ops]
-    group = rw.add_op(nn_fused.GroupedApplyMomentum, sum(column.values(), []), attrs, [],
-                      ops[-1].name, controls, ops[0].device)
+    group = rw.add_op(op_def, inputs, attrs, [], ops[-1].name, controls, ops[0].device)
     for op in ops:
         rw.map[op] = group
         ctx.rename(op.name, group.name)
 
 
-def group_momentum_updates(graph: Graph, ctx: PassContext) -> Graph:
-    """Runs of momentum updates as `_GroupedApplyMomentum` ops (see the module doc); `graph`
-    itself when no run has two updates."""
-    candidates = {op for op in graph.get_operations() if op.type in UPDATES}
+def group_updates(graph: Graph, ctx: PassContext) -> Graph:
+    """Runs of updates of each family as one grouped op (see the module doc); `graph` itself
+    when no run has two updates."""
+    for types, make in FAMILIES:
+        graph = _group_family(graph, ctx, types, make)
+    return graph
+
+
+def _group_family(graph: Graph, ctx: PassContext, types: frozenset, make) -> Graph:
+    candidates = {op for op in graph.get_operations() if op.type in types}
     if len(candidates) < 2:
         return graph
     rw, runs = GraphRewriter(graph), [_Run()]
 
     def flush():
-        _emit(rw, runs[-1], ctx)
+        _emit(rw, runs[-1], ctx, make)
         runs.append(_Run())
 
     for op in graph.get_operations():
