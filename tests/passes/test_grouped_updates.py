@@ -172,7 +172,7 @@ def test_a_gradient_of_the_wrong_shape_is_tf_s_error():
         step(tf.ones([4]))
 
 
-def _small_float32_training(hold_reads: bool):
+def _small_float32_training(hold_reads: bool, make_optimizer=None):
     """Three Keras steps of small float32 variables (one numba launch for all); with
     `hold_reads`, a read of every variable and slot is held across each step. Returns, per
     step, whether each variable kept its buffer, the held reads against copies taken before
@@ -181,7 +181,7 @@ def _small_float32_training(hold_reads: bool):
     small = [s for s in SHAPES if np.prod(s) < 1 << 14]
     params = [tf.Variable(rng.normal(size=s).astype(np.float32)) for s in small]
     grads = [tf.constant(rng.normal(size=s).astype(np.float32)) for s in small]
-    opt = tf.keras.optimizers.SGD(0.1, momentum=0.9)
+    opt = (make_optimizer or (lambda: tf.keras.optimizers.SGD(0.1, momentum=0.9)))()
     opt.build(params)
 
     @tf.function
@@ -189,7 +189,7 @@ def _small_float32_training(hold_reads: bool):
         opt.apply_gradients(zip(grads, params))
 
     step()
-    owners = params + [v for v in opt.variables if v.shape.rank]   # and the momentum slots
+    owners = params + [v for v in opt.variables if v.shape.rank]   # and the slots
     kept_buffers, held = [], []
     for _ in range(3):
         pointers = [v.handle._value.value.data_ptr() for v in owners]
@@ -203,12 +203,14 @@ def _small_float32_training(hold_reads: bool):
     return kept_buffers, held, [v.numpy() for v in params]
 
 
-def test_small_float32_updates_run_in_place_unless_a_read_is_held():
+@pytest.mark.parametrize("make_optimizer", [None, lambda: tf.keras.optimizers.Adam(0.1)],
+                         ids=["momentum", "adam"])
+def test_small_float32_updates_run_in_place_unless_a_read_is_held(make_optimizer):
     """Nobody else holds the values: the updates write the variables' own buffers. A read
     held across the step keeps the old value (copy-on-write) and the training is the same."""
-    kept, _, in_place = _small_float32_training(hold_reads=False)
+    kept, _, in_place = _small_float32_training(False, make_optimizer)
     assert all(all(step) for step in kept)
-    kept, held, copied = _small_float32_training(hold_reads=True)
+    kept, held, copied = _small_float32_training(True, make_optimizer)
     assert not any(any(step) for step in kept)
     for step in held:
         for read, before in step:
