@@ -71,6 +71,15 @@ def scalar_once(t: torch.Tensor, what: str, seen: dict) -> float:
     return got
 
 
+def scalars_once(tensors, what: str, seen: dict) -> list:
+    """`scalar_once` of each tensor; one read when all are one tensor (Keras reads its
+    learning rate once per variable, each read the same value tensor)."""
+    first = tensors[0]
+    if all(t is first for t in tensors):
+        return [scalar_once(first, what, seen)] * len(tensors)
+    return [scalar_once(t, what, seen) for t in tensors]
+
+
 def _prepare(node, resources: tuple, scalars: tuple, res_vals, scalar_vals, grad, grad_arg):
     """Reads and validates the variables; returns (their tensors, python scalars, the
     tensors to write the new values into)."""

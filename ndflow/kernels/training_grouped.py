@@ -10,7 +10,7 @@ L2 scale and the form (Keras or TF, Nesterov or not) are updated together:
   variable's update gives the same bits alone or grouped), each in its own buffer when
   nobody else holds the value (`exclusive_values`), else into new ones (a value read earlier
   never changes). Measured on a 31-layer Keras MLP (62 variables of 64x64 and 64 floats, AVX2
-  EPYC): the kernel 510 -> ~390 us, the step 6% faster. What remains is Python: ~5 us a
+  EPYC): the kernel 510 -> ~340 us, the step 6% faster. What remains is Python: ~4 us a
   variable of reads, checks and addresses; the launch itself is ~70 us;
 - large ones (from `_ONE_PASS_MIN` elements) by the single update's path: float32 by their
   own launch, split over the threads, other dtypes by ATen, in place when owned;
@@ -43,6 +43,7 @@ from ndflow.kernels.training import (
     momentum_values,
     n_update_attrs,
     scalar_once,
+    scalars_once,
 )
 from ndflow.ops import nn_fused
 
@@ -78,7 +79,8 @@ def _numba_batch(members: list, values: list, grads, owned: list, key: tuple) ->
     table, total, gs = [], 0, []
     for i in members:
         v, a = values[i][0], values[i][1]
-        v_out, a_out = update_targets(owned[i], [v, a])
+        # (owned: v and a are two tensors, each held by its slot alone)
+        v_out, a_out = (v, a) if owned[i] else (torch.empty_like(v), torch.empty_like(a))
         g = grads[i].contiguous()   # as the single update reads it; held until the launch
         gs.append(g)
         m = v.numel()
@@ -105,9 +107,11 @@ def _grouped_momentum(node):
             if not v.shape == a.shape == g.shape:
                 _check_same(v, a, "accum")
                 _check_same(v, g, "grad")
-            s = scalar_once(scales[i], "scale", seen) if decay[i] else 0.0
-            values.append((v, a, s, scalar_once(lrs[i], "lr", seen),
-                           scalar_once(moms[i], "momentum", seen)))
+            values.append((v, a))
+        lr_of, mu_of = scalars_once(lrs, "lr", seen), scalars_once(moms, "momentum", seen)
+        scale_of = [scalar_once(scales[i], "scale", seen) if decay[i] else 0.0
+                    for i in range(n)] if any(decay) else [0.0] * n
+        values = [(v, a, scale_of[i], lr_of[i], mu_of[i]) for i, (v, a) in enumerate(values)]
         if len({id(r) for r in res_v + res_a}) < 2 * n:
             # two handles of one variable: one update after the other, each reading the
             # value the previous one left
@@ -176,7 +180,7 @@ def _grouped_adam(node):
         # whether each variable is owned by its slots alone: before this frame holds values
         free = exclusive_values(res[0] + res[1] + res[2])
         owned = [free[i] and free[n + i] and free[2 * n + i] for i in range(n)]
-        values, scalars, seen = [], [], {}
+        values = []
         for i in range(n):
             w, m, v = (_read(res[k][i], names[k], dtype) for k in range(3))
             if not w.shape == m.shape == v.shape == grads[i].shape:
@@ -184,8 +188,9 @@ def _grouped_adam(node):
                 _check_same(w, v, "v")
                 _check_same(w, grads[i], "grad")
             values.append((w, m, v))
-            scalars.append(tuple(scalar_once(scalar_inputs[k][i], _ADAM_SCALARS[k], seen)
-                                 for k in range(6)))
+        seen: dict = {}
+        scalars = list(zip(*(scalars_once(scalar_inputs[k], _ADAM_SCALARS[k], seen)
+                             for k in range(6))))
         if len({id(r) for column in res for r in column}) < 3 * n:
             # two handles of one variable: one update after the other, as separate ops run
             for i in range(n):
