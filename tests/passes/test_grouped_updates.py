@@ -23,6 +23,14 @@ def ungrouped(monkeypatch):
     return off
 
 
+def _assert_same_training(grouped: list, separate: list) -> None:
+    """The values after each step bit for bit equal, and the first variable trained."""
+    for got, want in zip(grouped, separate):
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(grouped[-1][0], grouped[0][0])
+
+
 def _ops(graph, op_type):
     return [op for op in graph.get_operations() if op.type == op_type]
 
@@ -63,10 +71,7 @@ def test_keras_training_equals_the_separate_updates(dtype, nesterov, decay, ungr
     ungrouped()
     separate, graph_off = _keras_training(dtype, nesterov, decay)
     assert not _ops(graph_off, "_GroupedApplyMomentum")
-    for got, want in zip(grouped, separate):
-        for a, b in zip(got, want):
-            np.testing.assert_array_equal(a, b)
-    assert not np.array_equal(grouped[-1][0], grouped[0][0])
+    _assert_same_training(grouped, separate)
 
 
 def test_keras_momentum_matches_a_float64_reference():
@@ -92,9 +97,13 @@ def test_keras_momentum_matches_a_float64_reference():
         np.testing.assert_allclose(p.numpy(), want, rtol=1e-5, atol=1e-6)
 
 
-def test_tf1_momentum_optimizer_in_a_session(ungrouped):
-    """TF1's MomentumOptimizer (TF's form; its train op a NoOp waiting on every update) in a
-    Session: one group, the train op's control edges on it, values as without grouping."""
+@pytest.mark.parametrize("make_optimizer", [
+    lambda: tf.compat.v1.train.MomentumOptimizer(0.01, 0.9, use_nesterov=True),
+    lambda: tf.compat.v1.train.AdamOptimizer(0.01)], ids=["momentum", "adam"])
+def test_tf1_optimizer_in_a_session(make_optimizer, ungrouped):
+    """TF1's MomentumOptimizer (TF's form) or AdamOptimizer, its train op a NoOp waiting on
+    every update, in a Session: one group, the train op's control edges on it, values as
+    without grouping."""
     def train(group: bool):
         if not group:
             ungrouped()
@@ -103,8 +112,7 @@ def test_tf1_momentum_optimizer_in_a_session(ungrouped):
             params = [tf.compat.v1.Variable(rng.normal(size=s).astype(np.float32))
                       for s in SHAPES]
             loss = tf.add_n([tf.reduce_sum(tf.square(p)) for p in params])
-            op = tf.compat.v1.train.MomentumOptimizer(0.01, 0.9, use_nesterov=True).minimize(
-                loss)
+            op = make_optimizer().minimize(loss)
             with tf.compat.v1.Session() as sess:
                 sess.run(tf.compat.v1.global_variables_initializer())
                 for _ in range(4):
@@ -251,10 +259,7 @@ def test_keras_adam_equals_the_separate_updates(dtype, ungrouped):
     separate, graph_off = _keras_adam_training(dtype)
     assert not _ops(graph_off, "_GroupedApplyAdam")
     assert len(_ops(graph_off, "ResourceApplyAdam")) == len(SHAPES)
-    for got, want in zip(grouped, separate):
-        for a, b in zip(got, want):
-            np.testing.assert_array_equal(a, b)
-    assert not np.array_equal(grouped[-1][0], grouped[0][0])
+    _assert_same_training(grouped, separate)
 
 
 def test_keras_adam_matches_a_float64_reference():
@@ -282,25 +287,6 @@ def test_keras_adam_matches_a_float64_reference():
     assert _ops(step.get_concrete_function().optimized_graph(), "_GroupedApplyAdam")
     for p, want in zip(params, w):
         np.testing.assert_allclose(p.numpy(), want, rtol=1e-5, atol=1e-6)
-
-
-def test_tf1_adam_optimizer_in_a_session(ungrouped):
-    def train(group: bool):
-        if not group:
-            ungrouped()
-        rng = np.random.default_rng(6)
-        with tf.Graph().as_default():
-            params = [tf.compat.v1.Variable(rng.normal(size=s).astype(np.float32))
-                      for s in SHAPES]
-            loss = tf.add_n([tf.reduce_sum(tf.square(p)) for p in params])
-            op = tf.compat.v1.train.AdamOptimizer(0.01).minimize(loss)
-            with tf.compat.v1.Session() as sess:
-                sess.run(tf.compat.v1.global_variables_initializer())
-                for _ in range(4):
-                    sess.run(op)
-                return [sess.run(p) for p in params]
-    for a, b in zip(train(True), train(False)):
-        np.testing.assert_array_equal(a, b)
 
 
 def _raw_adam(grad_shape=(3,), nesterov=(False, True), same_variable=False):
