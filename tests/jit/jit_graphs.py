@@ -22,6 +22,23 @@ from ndflow.ops.op_def import REGISTRY
 CPU = torch.device("cpu")
 
 
+def gpu_codegen_available() -> bool:
+    """A CUDA GPU and Triton, the GPU backend's compiler."""
+    if not torch.cuda.is_available():
+        return False
+    try:
+        import triton  # noqa: F401, PLC0415
+    except ImportError:
+        return False
+    return True
+
+
+# The backends' devices: numba on the CPU; Triton on a CUDA GPU (skipped without one).
+DEVICES = [pytest.param(CPU, id="cpu"),
+           pytest.param(torch.device("cuda"), id="cuda", marks=pytest.mark.skipif(
+               not gpu_codegen_available(), reason="needs a CUDA GPU and Triton"))]
+
+
 def kernel_cache_dir(config) -> str:
     """The generated-kernel cache of the test runs: pytest's cache directory, so a later run
     loads kernels instead of compiling them (kernel names hash their source, numba's version
@@ -127,16 +144,17 @@ def const_tensor(op):
     return torch.from_numpy(np.array(v))
 
 
-def run_reference(ops, values: dict) -> dict:
-    """Runs `ops` (topological order) op by op through their registered kernels."""
+def run_reference(ops, values: dict, device=CPU) -> dict:
+    """Runs `ops` (topological order) op by op through their registered kernels, on `device`
+    (the values fed must be there)."""
     values = dict(values)
     for op in ops:
         if op.type == "Placeholder":
             continue
         if op.type == "Const":
-            values[op.outputs[0]] = const_tensor(op)
+            values[op.outputs[0]] = const_tensor(op).to(device)
             continue
-        node = registry.NodeInfo.for_op(op, CPU)
+        node = registry.NodeInfo.for_op(op, device)
         r = registry.kernel_for(node)(node)(*[values[t] for t in op.inputs])
         values[op.outputs[0]] = r
     return values
@@ -147,15 +165,16 @@ def group_of(graph, inputs, outputs, kind="loop") -> FusionGroup:
     return FusionGroup(ops, list(inputs), list(outputs), kind)
 
 
-def run_plan(plan, values: dict, cache_dir=None) -> dict:
-    """Runs a plan_fusions result: groups through generated kernels, ops through kernels."""
+def run_plan(plan, values: dict, cache_dir=None, device=CPU) -> dict:
+    """Runs a plan_fusions result: groups through kernels generated for `device`, other ops
+    through their CPU kernels."""
     values = dict(values)
     for unit in plan:
         if isinstance(unit, FusionGroup):
             specs = [(t.dtype, tuple(values[t].shape)) for t in unit.inputs]
-            fn = compile_fusion(unit, specs, CPU, cache_dir)
-            for t, v in zip(unit.outputs, fn(*[values[t] for t in unit.inputs])):
-                values[t] = v
+            fn = compile_fusion(unit, specs, device, cache_dir)
+            for t, v in zip(unit.outputs, fn(*[values[t].to(device) for t in unit.inputs])):
+                values[t] = v.cpu()
         else:
             values.update({k: v for k, v in run_reference([unit], values).items()
                            if k.op is unit})

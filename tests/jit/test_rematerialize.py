@@ -15,6 +15,7 @@ from ndflow.jit.executable import compile_cluster, specialize_graph
 from ndflow.jit.fusion import FusionGroup, plan_fusions
 from tests.jit.cluster_graphs import CountingFallback, randn
 from tests.jit.jit_graphs import (
+    DEVICES,
     build,
     check_plan,
     checked_plan,
@@ -193,8 +194,8 @@ def test_layer_norm_gelu_forward_kernel_writes_only_what_the_backward_cannot_rec
     assert sum(len(g.recomputed) for g in groups) >= 10
 
 
-def _compile_block(args, cache_dir, monkeypatch, remat=True):
-    """(executable of the block's cluster for `args`, its fusion plan)."""
+def _compile_block(args, cache_dir, monkeypatch, remat=True, device=CPU):
+    """(executable of the block's cluster for `args` on `device`, its fusion plan)."""
     planned = []
 
     def plan_and_keep(ops):
@@ -206,18 +207,22 @@ def _compile_block(args, cache_dir, monkeypatch, remat=True):
         monkeypatch.setattr(fusion, "rematerialize", lambda units, live, order: units)
     fg = _block_cluster(args)
     dt = tf.as_dtype(args[0].dtype)
-    exe = compile_cluster(fg, [(dt, tuple(a.shape)) for a in args], CPU, cache_dir=cache_dir)
+    exe = compile_cluster(fg, [(dt, tuple(a.shape)) for a in args], device, cache_dir=cache_dir)
     assert exe.stats["unfused_groups"] == 0 and exe.stats["fused_groups"] >= 5
     assert any(g.recomputed for g in _groups(planned[0])) == remat
     return exe, fg
 
 
-def test_layer_norm_gelu_block_compiled_equals_uncompiled(cache_dir, monkeypatch):
+@pytest.mark.parametrize("device", DEVICES)
+def test_layer_norm_gelu_block_compiled_equals_uncompiled(cache_dir, monkeypatch, device):
     args = _block_args()
-    exe, fg = _compile_block(args, cache_dir, monkeypatch)
+    exe, fg = _compile_block(args, cache_dir, monkeypatch, device=device)
     names = ["loss", "dx", "dw", "dgamma", "dbeta", "dw2"]
-    for name, g, w in zip(names, exe(args), CountingFallback(fg)(args)):
-        torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5, msg=lambda m, n=name: f"{n}: {m}")
+    got = exe([a.to(device) for a in args])
+    for name, g, w in zip(names, got, CountingFallback(fg)(args)):
+        assert g.device.type == device.type
+        torch.testing.assert_close(g.cpu(), w, rtol=1e-5, atol=1e-5,
+                                   msg=lambda m, n=name: f"{n}: {m}")
 
 
 @pytest.mark.slow

@@ -16,6 +16,8 @@ from ndflow.jit.codegen import emitters
 from ndflow.jit.fusion import FusionGroup
 from ndflow.jit.fusion import plan_fusions as plan_of
 from tests.jit.jit_graphs import (
+    CPU,
+    DEVICES,
     build,
     check_plan,
     kernel_cache_dir,
@@ -31,6 +33,12 @@ F32, F64 = dtypes.float32, dtypes.float64
 @pytest.fixture(scope="module")
 def cache_dir(request):
     return kernel_cache_dir(request.config)
+
+
+@pytest.fixture(params=DEVICES)
+def device(request):
+    """The backend under test: numba on the CPU, Triton on a CUDA GPU (skipped without one)."""
+    return request.param
 
 
 def _row_kernels(plan) -> list:
@@ -58,14 +66,14 @@ def _plan(fn, specs):
     return g, phs, outs, plan
 
 
-def _run(fn, specs, cache_dir, feeds=None):
-    """(plan, outputs of the generated kernels, outputs op by op) of `fn`."""
+def _run(fn, specs, cache_dir, feeds=None, device=CPU):
+    """(plan, outputs of the kernels generated for `device`, outputs op by op) of `fn`."""
     g, phs, outs, plan = _plan(fn, specs)
     rng = np.random.default_rng(0)
     if feeds is None:
         feeds = [rng.uniform(-3, 3, [d for d in shape]).astype(dt.np_dtype) for dt, shape in specs]
     values = {p: torch.from_numpy(np.asarray(v)) for p, v in zip(phs, feeds)}
-    got = run_plan(plan, values, cache_dir)
+    got = run_plan(plan, values, cache_dir, device)
     want = run_reference(g.get_operations(), values)
     return plan, [got[t] for t in outs], [want[t] for t in outs]
 
@@ -111,14 +119,15 @@ def test_refused_merges():
                                              ([2, 3, 4, 5], [2, 3], True), ([1, 9], [1], True),
                                              ([300, 96], [1], True)])
 @pytest.mark.parametrize("dt", [F32, F64])
-def test_layer_norm_values(shape, axes, keep, dt, cache_dir):
+def test_layer_norm_values(shape, axes, keep, dt, cache_dir, device):
     inner = shape[axes[0]:]
     specs = [(dt, shape), (dt, inner), (dt, inner)]
     rng = np.random.default_rng(1)
     x = rng.standard_normal(shape) * 3 + 1
     gamma, beta = rng.standard_normal(inner), rng.standard_normal(inner)
     feeds = [a.astype(dt.np_dtype) for a in (x, gamma, beta)]
-    plan, got, want = _run(lambda *a: list(_layer_norm(*a, axes, keep)), specs, cache_dir, feeds)
+    plan, got, want = _run(lambda *a: list(_layer_norm(*a, axes, keep)), specs, cache_dir, feeds,
+                           device=device)
     assert _row_kernels(plan)
     red = tuple(axes)
     mean = x.mean(axis=red, keepdims=True)
@@ -130,7 +139,7 @@ def test_layer_norm_values(shape, axes, keep, dt, cache_dir):
         torch.testing.assert_close(g, w, rtol=tol, atol=tol)
 
 
-def test_row_max_sum_and_specials(cache_dir):
+def test_row_max_sum_and_specials(cache_dir, device):
     # x - max(x) and x * sum(x) per row, with NaN and inf in rows: propagated as ATen does
     def fn(x):
         ax = tf.constant([1])
@@ -139,18 +148,18 @@ def test_row_max_sum_and_specials(cache_dir):
                 raw("AddV2", x, raw("Sum", x, ax, keep_dims=True))]
     x = np.random.default_rng(2).uniform(-2, 2, (5, 33)).astype(np.float32)
     x[1, 3], x[2, 7], x[3, 0], x[3, 1] = np.nan, np.inf, -np.inf, np.inf
-    plan, got, want = _run(fn, [(F32, [5, 33])], cache_dir, [x])
+    plan, got, want = _run(fn, [(F32, [5, 33])], cache_dir, [x], device=device)
     assert _row_kernels(plan)
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w, rtol=1e-6, atol=1e-6, equal_nan=True)
 
 
-def test_statistics_read_by_a_library_call_are_written_per_row(cache_dir):
+def test_statistics_read_by_a_library_call_are_written_per_row(cache_dir, device):
     # the mean and rstd also feed a MatMul: the row kernel writes them, one value per row
     def fn(x, w):
         y, mean, rstd = _layer_norm(x, tf.constant(1.0), tf.constant(0.0), [1])
         return [raw("AddV2", y, tf.constant(1.0)), raw("MatMul", raw("Mul", mean, rstd), w)]
-    plan, got, want = _run(fn, [(F32, [8, 16]), (F32, [1, 4])], cache_dir)
+    plan, got, want = _run(fn, [(F32, [8, 16]), (F32, [1, 4])], cache_dir, device=device)
     (row,) = _row_kernels(plan)
     assert sorted(t.op.type for t in row.outputs) == ["AddV2", "Mul"]
     assert isinstance(plan[-1], Operation) and plan[-1].type == "MatMul"
@@ -159,7 +168,7 @@ def test_statistics_read_by_a_library_call_are_written_per_row(cache_dir):
 
 
 @pytest.mark.parametrize("shape", [[6, 8], [300, 256]])   # the second runs in row chunks
-def test_column_sums_of_a_row_kernel(shape, cache_dir):
+def test_column_sums_of_a_row_kernel(shape, cache_dir, device):
     # a LayerNorm gradient's shape: per-row sums feed a value whose column sums (the bias
     # gradient) are the kernel's roots; chunks of rows leave partial column sums
     def fn(x, dy):
@@ -171,7 +180,7 @@ def test_column_sums_of_a_row_kernel(shape, cache_dir):
     rng = np.random.default_rng(3)
     x, dy = rng.standard_normal(shape), rng.standard_normal(shape)
     plan, got, want = _run(fn, [(F32, shape), (F32, shape)], cache_dir,
-                           [x.astype(np.float32), dy.astype(np.float32)])
+                           [x.astype(np.float32), dy.astype(np.float32)], device=device)
     (row,) = _row_kernels(plan)
     assert len(plan) == 1 and sum(op.type in ("Sum", "Max") for op in row.ops) == 4
     dx = dy - x * (dy * x).sum(1, keepdims=True) - dy.sum(1, keepdims=True)
@@ -182,7 +191,7 @@ def test_column_sums_of_a_row_kernel(shape, cache_dir):
 
 
 @pytest.mark.parametrize("shape", [[6, 8], [300, 256]])
-def test_a_full_reduction_of_a_row_kernel(shape, cache_dir):
+def test_a_full_reduction_of_a_row_kernel(shape, cache_dir, device):
     # a loss over normalized rows: mean((layer_norm(x) - y) ** 2), with the normalized values
     def fn(x, y):
         n = _layer_norm(x, tf.constant(1.0), tf.constant(0.0), [1])[0]
@@ -190,7 +199,7 @@ def test_a_full_reduction_of_a_row_kernel(shape, cache_dir):
     rng = np.random.default_rng(4)
     x, y = rng.standard_normal(shape) * 2 + 1, rng.standard_normal(shape)
     plan, got, want = _run(fn, [(F32, shape), (F32, shape)], cache_dir,
-                           [x.astype(np.float32), y.astype(np.float32)])
+                           [x.astype(np.float32), y.astype(np.float32)], device=device)
     assert len(plan) == 1 and _row_kernels(plan) == plan
     m = x.mean(1, keepdims=True)
     n = (x - m) / np.sqrt(((x - m) ** 2).mean(1, keepdims=True) + 1e-5)
@@ -199,7 +208,7 @@ def test_a_full_reduction_of_a_row_kernel(shape, cache_dir):
         torch.testing.assert_close(g, w, rtol=2e-5, atol=2e-5)
 
 
-def test_a_row_kernel_writing_per_row_values_only(cache_dir):
+def test_a_row_kernel_writing_per_row_values_only(cache_dir, device):
     # found by fuzzing: the row kernel's full-space consumer (AddV2) is dead, so the kernel
     # writes only the row values; it still loops over the reduction's space
     def fn(x):
@@ -208,14 +217,14 @@ def test_a_row_kernel_writing_per_row_values_only(cache_dir):
         raw("AddV2", c, s)                                               # dead
         return [s, raw("Neg", x)]
     x = np.random.default_rng(5).standard_normal((4, 6)).astype(np.float32)
-    plan, got, want = _run(fn, [(F32, [4, 6])], cache_dir, [x])
+    plan, got, want = _run(fn, [(F32, [4, 6])], cache_dir, [x], device=device)
     assert _row_kernels(plan)
     np.testing.assert_allclose(got[0].numpy(), [-x.astype(np.float64).sum()], rtol=1e-6)
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w)
 
 
-def test_a_row_kernel_whose_reader_of_a_row_value_died(cache_dir):
+def test_a_row_kernel_whose_reader_of_a_row_value_died(cache_dir, device):
     # found by fuzzing: s0 = sum(x, 0) joins s2 = sum(s1, 0) as siblings, s1 = sum(x, 1)
     # joins them as a row reduction, then s2 is dead and pruned: the kernel still writes the
     # column sum and the row sum
@@ -225,14 +234,14 @@ def test_a_row_kernel_whose_reader_of_a_row_value_died(cache_dir):
         raw("Sum", s1, tf.constant([0]), keep_dims=False)            # dead
         return [s0, s1]
     x = np.random.default_rng(6).standard_normal((4, 1)).astype(np.float32)  # as fuzzed
-    _, got, want = _run(fn, [(F32, [4, 1])], cache_dir, [x])
+    _, got, want = _run(fn, [(F32, [4, 1])], cache_dir, [x], device=device)
     for g, w, r in zip(got, want, [x.sum(0), x.sum(1, keepdims=True)]):
         np.testing.assert_allclose(g.numpy(), r, rtol=1e-6)
         torch.testing.assert_close(g, w)
 
 
 @pytest.mark.parametrize("n", [4096, 5000])   # two-level float32 sums up to 4096, else float64
-def test_long_row_sums_stay_accurate(n, cache_dir):
+def test_long_row_sums_stay_accurate(n, cache_dir, device):
     # sums of long rows of large, cancelling values: the row loop adds float32 lanes and
     # carries float64 across loops; still within float32 rounding of the float64 result
     def fn(x):
@@ -241,7 +250,7 @@ def test_long_row_sums_stay_accurate(n, cache_dir):
                 raw("Sum", raw("Square", x), tf.constant([0, 1]))]
     rng = np.random.default_rng(7)
     x = (rng.standard_normal((6, n)) * 1000 + 3e4).astype(np.float32)
-    plan, got, _ = _run(fn, [(F32, [6, n])], cache_dir, [x])
+    plan, got, _ = _run(fn, [(F32, [6, n])], cache_dir, [x], device=device)
     assert _row_kernels(plan)
     x64 = x.astype(np.float64)
     np.testing.assert_allclose(got[0].double().numpy(), x64 - x64.mean(1, keepdims=True),

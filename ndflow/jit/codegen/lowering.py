@@ -31,6 +31,20 @@ def compute_dtype(dt):
     return dtypes.float32 if dt in (dtypes.float16, dtypes.bfloat16) else dt
 
 
+_EMPTY_FILL = {"sum": 0, "mean": float("nan"), "prod": 1, "all": True, "any": False}
+
+
+def empty_reduction_value(red: str, dt):
+    """What a reduction of no elements gives (ATen's, as ndflow's kernels)."""
+    if red == "mean" and not dt.is_floating:
+        return 0
+    if red in _EMPTY_FILL:
+        return _EMPTY_FILL[red]
+    if dt.is_floating:
+        return -math.inf if red == "max" else math.inf
+    return dt.min if red == "max" else dt.max
+
+
 @dataclass(frozen=True)
 class Leaf:
     index: int                  # group input number

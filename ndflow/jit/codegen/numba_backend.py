@@ -20,7 +20,14 @@ import torch
 
 from ndflow.core import dtypes
 from ndflow.jit.codegen import emitters
-from ndflow.jit.codegen.lowering import KernelIR, Leaf, Literal, RowReduce, compute_dtype
+from ndflow.jit.codegen.lowering import (
+    KernelIR,
+    Leaf,
+    Literal,
+    RowReduce,
+    compute_dtype,
+    empty_reduction_value,
+)
 from ndflow.jit.codegen.numba_compile import HALF as _HALF
 from ndflow.jit.codegen.numba_compile import compile_source, signature
 from ndflow.jit.errors import CompileUnimplemented
@@ -481,20 +488,6 @@ def _combine(partials: np.ndarray, o, n_chunks: int) -> torch.Tensor:
     return out if compute is o.dtype else out.to(o.dtype.torch_dtype)
 
 
-_EMPTY_FILL = {"sum": 0, "mean": float("nan"), "prod": 1, "all": True, "any": False}
-
-
-def _empty_fill(red: str, dt):
-    """What a reduction of no elements gives (ATen's, as ndflow's kernels)."""
-    if red == "mean" and not dt.is_floating:
-        return 0
-    if red in _EMPTY_FILL:
-        return _EMPTY_FILL[red]
-    if dt.is_floating:
-        return -math.inf if red == "max" else math.inf
-    return dt.min if red == "max" else dt.max
-
-
 def build(ir: KernelIR, device: torch.device, cache_dir: str | None):
     """The callable running `ir`: (*torch tensors) -> [torch tensors]."""
     numel = math.prod(ir.shape)
@@ -522,7 +515,7 @@ def build(ir: KernelIR, device: torch.device, cache_dir: str | None):
         results = [torch.empty(s, dtype=dt.torch_dtype, device=device) for s, dt, _ in outs]
         for r, (_, dt, red) in zip(results, outs):  # no elements: a reduction's identity
             if red is not None and r.numel():
-                r.fill_(_empty_fill(red, dt))
+                r.fill_(empty_reduction_value(red, dt))
         return results
     run.source = source
     return run

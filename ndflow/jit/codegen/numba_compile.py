@@ -10,16 +10,14 @@ inlines. numba is imported here only, inside functions.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
-import sys
 import threading
 
 import numpy as np
 
 from ndflow.core import dtypes
-from ndflow.core.atomic_file import atomic_write
 from ndflow.jit.codegen.lowering import KernelIR
+from ndflow.jit.codegen.source_modules import module_from_file
 from ndflow.jit.errors import CompileUnimplemented
 from ndflow.kernels import simd_numba
 
@@ -48,35 +46,10 @@ def signature(ir: KernelIR):
     return numba.types.void(*arrays)
 
 
-def _load_module(name: str, path: str):
-    """Imports the kernel file as module `name`. It is in sys.modules while it runs: a chunked
-    kernel's `tramp` compiles (or loads) as the module runs, and numba records the module of
-    a function by name, so a module not yet importable was recorded as `<dynamic>`, whose
-    cached machine code no other process could load (it compiled every kernel again)."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    try:
-        spec.loader.exec_module(mod)
-    except BaseException:
-        sys.modules.pop(name, None)
-        raise
-    return mod
-
-
 def _from_cache_dir(source: str, digest: str, cache_dir: str):
-    """The kernel module from `<cache_dir>/k<digest>.py`, (re)written when missing or not the
-    expected source (a corrupt file)."""
-    path = os.path.join(cache_dir, f"k{digest}.py")
-    try:
-        with open(path) as f:
-            ok = f.read() == source
-    except (OSError, UnicodeDecodeError):
-        ok = False
-    if not ok:
-        os.makedirs(cache_dir, exist_ok=True)
-        atomic_write(path, source.encode("utf-8"))
-    return _load_module(f"_ndflow_jit_k{digest}", path)
+    """The kernel module from `<cache_dir>/k<digest>.py`."""
+    return module_from_file(source, os.path.join(cache_dir, f"k{digest}.py"),
+                            f"_ndflow_jit_k{digest}")
 
 
 _RUNTIME_ID: list = []
