@@ -33,7 +33,9 @@ def _relu6(node):
 
 @kernel(act.Relu6Grad)
 def _relu6_grad(node):
-    if node.input_dtypes[0].is_floating:
+    # ATen's CUDA hardtanh_backward passes the gradient at a NaN feature, its CPU one does not
+    # (nor do the JIT's kernels): on GPUs the select, so that both devices agree.
+    if node.input_dtypes[0].is_floating and node.device.type == "cpu":
         return lambda g, x: aten.hardtanh_backward(g, x, 0.0, 6.0)
     return lambda g, x: torch.where((x > 0) & (x < 6), g, torch.zeros_like(g))
 

@@ -9,6 +9,7 @@ import os
 import pytest
 from tensorboard.compat.proto import graph_pb2
 
+import ndflow as tf
 from ndflow.core import optimizer_options
 from ndflow.core.graph import Graph
 from ndflow.passes.amp import device as amp_device
@@ -33,10 +34,10 @@ def _clean(monkeypatch):
     optimizer_options.reset()
 
 
-def _chain(middle: str = "Exp"):
-    """input -> MatMul a1 -> <middle> m -> MatMul a2 -> fetch."""
+def _chain(middle: str = "Exp", device: str = ""):
+    """input -> MatMul a1 -> <middle> m -> MatMul a2 -> fetch (all on `device`)."""
     g = Graph()
-    with g.as_default():
+    with g.as_default(), tf.device(device):
         x = const("input")
         a1 = op("MatMul", x, x, name="a1")
         m = op(middle, a1, name="m")
@@ -242,6 +243,20 @@ def test_session_rewriter_config_and_global_flag(monkeypatch):
     assert (out is not g) == amp_device.cpu_has_bf16_units()
     rw.auto_mixed_precision = RewriterConfig.OFF
     assert auto_mixed_precision(g, _ctx(cfg)) is g
+
+
+def test_a_real_gpu_converts_only_the_ops_placed_on_it(monkeypatch):
+    # ndflow runs ops without a device on the CPU, also beside a GPU: the float16 rewrite
+    # leaves them alone (a virtual GPU, TF's test device, takes them as TF's placer would)
+    real = amp_device.GpuProperties((8, 0), 11050, 8302, virtual=False)
+    monkeypatch.setattr(amp_device, "detect_gpu", lambda: real)
+    monkeypatch.setenv("TF_ENABLE_AUTO_MIXED_PRECISION", "1")
+    unplaced = _chain("Tanh")
+    assert auto_mixed_precision(unplaced, _ctx()) is unplaced
+    assert type_attrs(auto_mixed_precision(_chain("Tanh", "/GPU:0"), _ctx()), "a1")["T"] is H
+    virtual = {"architecture": "8.0", "cuda": 11050}
+    assert type_attrs(auto_mixed_precision(unplaced, _ctx(auto_mixed_precision_gpu=virtual)),
+                      "a1")["T"] is H
 
 
 def test_nvidia_variables_precedence(monkeypatch):

@@ -94,13 +94,12 @@ def modes_to_run(ctx: PassContext, gpu) -> list[Mode]:
 def _processed_nodes(graph: Graph, ctx: PassContext, mode: Mode, gpu) -> set[str]:
     logging.vlog(MODULE, 2, "Identifying nodes that should be processed")
     preserved = ctx.preserved_op_names()
-    gpu_present = gpu is not None
     want = "GPU" if mode is Mode.CUDA else "CPU"
     suitable = mode is not Mode.CUDA or amp_device.suitable_gpu(gpu)
     processed = set()
     for op in graph.get_operations():
         must_preserve = op.name in preserved
-        on_device = amp_device.node_device_type(op.device, gpu_present) == want
+        on_device = amp_device.node_device_type(op.device, gpu) == want
         if not must_preserve and on_device and suitable:
             processed.add(op.name)
         else:
@@ -139,10 +138,9 @@ def rewrite(graph: Graph, ctx: PassContext, mode: Mode, gpu=None) -> Graph:
     nodes = amp_nodes(graph, _batch_norm_renames(graph, processed))
     logging.vlog(MODULE, 2, "Building node type map for graph")
     view = TypeGraph(nodes)
-    gpu_present = gpu is not None
 
     def supports_kernel(node) -> bool:
-        device = amp_device.node_device_type(node.device, gpu_present)
+        device = amp_device.node_device_type(node.device, gpu)
         return device in kernels.DEVICE_TYPES and kernels.has_kernel(node.op_def, device)
 
     painter = Painter(view, lists, processed, target, supports_kernel,

@@ -26,6 +26,10 @@ class GpuProperties:
     architecture: tuple[int, int] = (0, 0)
     cuda: int = 0
     cudnn: int = 0
+    # A GPU described by a test or TF_..._SIMULATE_GPU, not the device ATen runs on: nodes
+    # without a device are taken to be on it (TF's placer, as in TF's own tests). On a real
+    # GPU they are where ndflow runs them: the CPU (ndflow places unplaced ops there).
+    virtual: bool = True
 
     @classmethod
     def parse(cls, props: dict) -> GpuProperties:
@@ -57,7 +61,8 @@ def detect_gpu() -> GpuProperties | None:
     if devices.gpu_count() > 0:
         major, minor = torch.cuda.get_device_capability(0)
         cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else 0
-        return GpuProperties((major, minor), _version(torch.version.cuda), int(cudnn or 0))
+        return GpuProperties((major, minor), _version(torch.version.cuda), int(cudnn or 0),
+                             virtual=False)
     if config.auto_mixed_precision_simulate_gpu():
         return SIMULATED_GPU
     return None
@@ -106,11 +111,11 @@ def cpu_has_fp16_units() -> bool:
     return bool(cpu_flags() & {"amx_fp16", "avx_ne_convert"})
 
 
-def node_device_type(device: str, gpu_present: bool) -> str:
-    """'CPU', 'GPU', ... for a node's device; an empty device goes where the placer puts it
-    (the first GPU when there is one, else the CPU)."""
+def node_device_type(device: str, gpu: GpuProperties | None) -> str:
+    """'CPU', 'GPU', ... for a node's device; an empty device is where it runs: the CPU, but
+    on a virtual GPU (a test's or a simulated one), as TensorFlow's placer would put it."""
     if not device:
-        return "GPU" if gpu_present else "CPU"
+        return "GPU" if gpu is not None and gpu.virtual else "CPU"
     try:
         return devices.device_type(device).upper()
     except Exception:  # noqa: BLE001 - an unparsable device is on no known type

@@ -18,14 +18,18 @@ _FEATURES = ("avx2", "fma", "avx512f", "avx512_bf16", "amx_bf16")
 
 
 def device_description() -> str:
-    if devices.gpu_count() > 0:
-        major, minor = torch.cuda.get_device_capability(0)
-        return f"GPU: {torch.cuda.get_device_name(0)} (compute capability {major}.{minor})"
+    """The CPU, where the examples' ops run: ndflow places ops without a device on the CPU,
+    also when a GPU is present (it runs what `tf.device("/GPU:0")` places there)."""
     flags = amp_device.cpu_flags()
     have = [f for f in _FEATURES if f in flags]
     units = "bf16 units" if amp_device.cpu_has_bf16_units() else "no bf16 units"
-    return (f"CPU: {cpu_model_and_flags()[0]} ({os.cpu_count()} cores; "
+    text = (f"CPU: {cpu_model_and_flags()[0]} ({os.cpu_count()} cores; "
             f"{', '.join(have) or 'no AVX2'}; {units})")
+    if devices.gpu_count() > 0:
+        major, minor = torch.cuda.get_device_capability(0)
+        text += (f"; {torch.cuda.get_device_name(0)} (compute capability {major}.{minor}) "
+                 "present, used by ops placed with tf.device('/GPU:0')")
+    return text
 
 
 def precision_description(dtype_name: str, mixed_precision_requested: bool | None = None) -> str:
@@ -39,6 +43,9 @@ def precision_description(dtype_name: str, mixed_precision_requested: bool | Non
     if not mixed_precision_requested:
         return f"{dtype_name}; mixed precision off"
     gpu = amp_device.detect_gpu()
+    if amp_device.suitable_gpu(gpu) and not gpu.virtual:
+        return (f"{dtype_name}: mixed precision was asked for, but the rewrite is inactive here "
+                "(it converts the ops on the GPU, and these run on the CPU)")
     if amp_device.suitable_gpu(gpu):
         return "mixed precision: the graph rewrite runs the allowed ops in float16 on the GPU"
     if amp_device.cpu_has_bf16_units() or (onednn_bf16 and amp_device.onednn_enabled()):
