@@ -56,9 +56,9 @@ class _Fusion:
 
 
 def _on_cpu(op: Operation) -> bool:
-    if not op.device:
-        return devices.gpu_count() == 0
-    return devices.device_type(op.device).upper() == "CPU"
+    """Whether `op` runs on the CPU: placed there, or on no device (ndflow runs unplaced ops
+    on the CPU, also beside a GPU)."""
+    return not op.device or devices.device_type(op.device).upper() == "CPU"
 
 
 def _float32(op: Operation) -> bool:

@@ -51,6 +51,7 @@ def test_mixed_precision_request_is_read_from_the_environment(monkeypatch, no_ex
 
 
 def test_the_line_names_the_cpu_and_its_features(monkeypatch):
+    monkeypatch.setattr(run_info.devices, "gpu_count", lambda: 0)
     monkeypatch.setattr(amp_device, "cpu_flags", lambda: frozenset({"avx2", "fma"}))
     monkeypatch.setattr(amp_device, "cpu_has_bf16_units", lambda: False)
     line = run_info.run_line("float32", False)

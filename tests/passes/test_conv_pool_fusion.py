@@ -22,16 +22,16 @@ FUSED = ("_Conv2DBiasReluMaxPool", "_Conv2DBiasReluMaxPoolGrad")
 
 def _block(shape=(2, 9, 7, 1), cout=16, k=3, padding="SAME", pool="SAME", dtype=tf.float32,
            fmt="NHWC", grads=True, pool_k=2, pool_s=2, stride=1, input_grad=False,
-           extra=None, bias_grad=True):
-    """relu(conv(x, w) + b) -> max_pool -> loss; fetches the pool, the loss and the
-    gradients of w and b (and of x with `input_grad`). `extra(relu, pool)` adds a term to
+           extra=None, bias_grad=True, device=""):
+    """relu(conv(x, w) + b) -> max_pool -> loss on `device`; fetches the pool, the loss and
+    the gradients of w and b (and of x with `input_grad`). `extra(relu, pool)` adds a term to
     the loss."""
     rng = np.random.default_rng(3)
     np_dt = dtype.np_dtype
     cin = shape[3] if fmt == "NHWC" else shape[1]
     feeds = {"x:0": rng.uniform(-1, 1, shape).astype(np_dt)}
     g = tf.Graph()
-    with g.as_default():
+    with g.as_default(), tf.device(device):
         x = v1.placeholder(dtype, shape, name="x")
         w = tf.constant(rng.normal(0, 0.3, (k, k, cin, cout)).astype(np_dt), name="w")
         b = tf.constant(rng.normal(0, 0.3, cout).astype(np_dt), name="b")
@@ -144,6 +144,17 @@ def test_fetched_intermediates_stop_the_fusion(monkeypatch):
     g2, _, fused, plain = _fused_and_plain(g, fetches + ["relu_out:0"], feeds, monkeypatch)
     _assert_close(fused, plain)
     assert not any(t in op_counts(g2) for t in FUSED)
+
+
+def test_a_block_placed_on_a_gpu_is_left_alone(monkeypatch):
+    # the fused kernels are oneDNN's (CPU); ops without a device run on the CPU, GPU or not
+    monkeypatch.setattr(conv_pool_fusion.devices, "gpu_count", lambda: 1)
+    config = PassConfig(auto_mixed_precision_gpu={"architecture": "9.0"})  # no CUDA queries
+    g, fetches, feeds = _block(device="/GPU:0")
+    g2, _ = run_pipeline(g, PassContext(fetches=fetches, feeds=list(feeds), config=config))
+    assert not any(t in op_counts(g2) for t in FUSED)
+    assert "_Conv2DBiasReluMaxPool" in op_counts(run_pipeline(
+        _block()[0], PassContext(fetches=fetches, feeds=list(feeds), config=config))[0])
 
 
 def test_remapping_off_leaves_the_block():
