@@ -15,8 +15,9 @@ from ndflow.passes.amp import device as amp_device
     (amp_device.GpuProperties((6, 1)), False, "(the GPU's compute capability is below 7.0"),
     (amp_device.GpuProperties((8, 0)), False, "in float16 on the GPU"),
     # a real GPU: the examples' unplaced ops run on the CPU, which the float16 rewrite skips
-    (amp_device.GpuProperties((8, 0), virtual=False), True,
-     "rewrite is inactive here (it converts the ops on the GPU, and these run on the CPU)"),
+    (amp_device.GpuProperties((8, 0), virtual=False), False,
+     "rewrite is inactive here (it converts the ops on the GPU, these run on the CPU"),
+    (amp_device.GpuProperties((8, 0), virtual=False), True, "in bfloat16 on the CPU"),
 ])
 def test_mixed_precision_says_what_really_happens(monkeypatch, gpu, bf16, want):
     monkeypatch.setattr(amp_device, "detect_gpu", lambda: gpu)

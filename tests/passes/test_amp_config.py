@@ -250,10 +250,14 @@ def test_a_real_gpu_converts_only_the_ops_placed_on_it(monkeypatch):
     # leaves them alone (a virtual GPU, TF's test device, takes them as TF's placer would)
     real = amp_device.GpuProperties((8, 0), 11050, 8302, virtual=False)
     monkeypatch.setattr(amp_device, "detect_gpu", lambda: real)
+    monkeypatch.setattr(amp_device, "cpu_has_bf16_units", lambda: False)
     monkeypatch.setenv("TF_ENABLE_AUTO_MIXED_PRECISION", "1")
     unplaced = _chain("Tanh")
     assert auto_mixed_precision(unplaced, _ctx()) is unplaced
     assert type_attrs(auto_mixed_precision(_chain("Tanh", "/GPU:0"), _ctx()), "a1")["T"] is H
+    # with bf16 units, the CPU's ops get the bfloat16 rewrite beside the GPU's float16 one
+    monkeypatch.setattr(amp_device, "cpu_has_bf16_units", lambda: True)
+    assert type_attrs(auto_mixed_precision(unplaced, _ctx()), "a1")["T"] is B
     virtual = {"architecture": "8.0", "cuda": 11050}
     assert type_attrs(auto_mixed_precision(unplaced, _ctx(auto_mixed_precision_gpu=virtual)),
                       "a1")["T"] is H

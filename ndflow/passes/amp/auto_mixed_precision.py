@@ -70,12 +70,14 @@ def modes_to_run(ctx: PassContext, gpu) -> list[Mode]:
         return []
     modes: list[Mode] = []
     if cfg.auto_mixed_precision:
-        if amp_device.suitable_gpu(gpu):
+        gpu_ok = amp_device.suitable_gpu(gpu)
+        if gpu_ok:
             modes.append(Mode.CUDA)
-        elif amp_device.cpu_has_bf16_units():
+        # beside a real GPU, ops without a device run on the CPU: bfloat16 there too
+        if amp_device.cpu_has_bf16_units() and (not gpu_ok or not gpu.virtual):
             modes.append(Mode.BF16)
-        elif not _WARNED_NO_DEVICE:  # once per process: every graph compile would repeat it
-            _WARNED_NO_DEVICE.append(True)
+        elif not gpu_ok and not _WARNED_NO_DEVICE:
+            _WARNED_NO_DEVICE.append(True)   # once per process: every compile would repeat it
             logging.warning("No (suitable) GPUs detected, skipping auto_mixed_precision "
                             "graph optimizer")
     if cfg.auto_mixed_precision_onednn_bfloat16 and Mode.BF16 not in modes:

@@ -40,13 +40,14 @@ def parse_args(argv=None):
 
 
 def tower_devices(num_towers: int) -> list[str]:
-    """One device per tower: the GPUs, or (none present) logical CPU devices, configured here
-    when the runtime is not initialized yet. More towers than devices: InvalidArgumentError."""
+    """One device per tower: the GPUs when there are as many, else logical CPU devices,
+    configured here when the runtime is not initialized yet. More towers than devices:
+    InvalidArgumentError."""
     if num_towers < 1:
         raise errors.InvalidArgumentError(None, None, f"--num_gpus must be >= 1, got "
                                                       f"{num_towers}")
     gpus = tf.config.list_physical_devices("GPU")
-    if gpus:
+    if len(gpus) >= num_towers:
         kind, available = "GPU", len(gpus)
     else:
         kind = "CPU"

@@ -43,13 +43,14 @@ def precision_description(dtype_name: str, mixed_precision_requested: bool | Non
     if not mixed_precision_requested:
         return f"{dtype_name}; mixed precision off"
     gpu = amp_device.detect_gpu()
-    if amp_device.suitable_gpu(gpu) and not gpu.virtual:
-        return (f"{dtype_name}: mixed precision was asked for, but the rewrite is inactive here "
-                "(it converts the ops on the GPU, and these run on the CPU)")
-    if amp_device.suitable_gpu(gpu):
+    if amp_device.suitable_gpu(gpu) and gpu.virtual:
         return "mixed precision: the graph rewrite runs the allowed ops in float16 on the GPU"
     if amp_device.cpu_has_bf16_units() or (onednn_bf16 and amp_device.onednn_enabled()):
         return "mixed precision: the graph rewrite runs the allowed ops in bfloat16 on the CPU"
+    if amp_device.suitable_gpu(gpu):   # a real GPU: the examples' ops run on the CPU
+        return (f"{dtype_name}: mixed precision was asked for, but the rewrite is inactive here "
+                "(it converts the ops on the GPU, these run on the CPU, and this CPU has no "
+                "bf16 units: AVX512_BF16 or AMX-BF16)")
     why = ("the GPU's compute capability is below 7.0" if gpu is not None else "there is no GPU")
     return (f"{dtype_name}: mixed precision was asked for, but the rewrite is inactive here "
             f"({why}, and this CPU has no bf16 units: AVX512_BF16 or AMX-BF16)")
