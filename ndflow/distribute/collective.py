@@ -69,6 +69,17 @@ BUCKET_BYTES = 25 * 2 ** 20
 _state: dict = {"spec": None, "timeout": DEFAULT_TIMEOUT_SECONDS}
 
 
+def default_backend(spec_: ProcessGroupSpec) -> str:
+    """gloo; beside GPUs, one for each of this host's workers, NCCL for CUDA tensors too.
+    CPU tensors (ops without a device run on the CPU, and the metadata exchanged before each
+    collective) always take gloo. NCCL refuses two ranks on one GPU ("invalid usage", seen
+    with two workers on a one-GPU machine): with fewer GPUs than local workers, gloo carries
+    CUDA tensors as well."""
+    if torch.cuda.is_available() and spec_.local_size <= torch.cuda.device_count():
+        return "cpu:gloo,cuda:nccl"
+    return "gloo"
+
+
 def initialize(resolver: ClusterResolver | None = None, *,
                timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
                backend: str | None = None) -> ProcessGroupSpec:
@@ -84,10 +95,10 @@ def initialize(resolver: ClusterResolver | None = None, *,
                                           f"initialised as {_state['spec']}, not {spec_}")
         return spec_
     if spec_.world_size > 1:
-        backend = backend or ("nccl" if torch.cuda.is_available() else "gloo")
-        if backend == "gloo":
+        backend = backend or default_backend(spec_)
+        if "gloo" in backend:
             _choose_gloo_interface(spec_)
-        elif backend == "nccl":  # one GPU per local worker, as Horovod's examples pin them
+        if "nccl" in backend:  # one GPU per local worker, as Horovod's examples pin them
             torch.cuda.set_device(spec_.local_rank % torch.cuda.device_count())
         address = spec_.address
         if spec_.rank != 0:  # fail within the timeout, whatever the store's retry policy

@@ -6,14 +6,17 @@ gives them (differing by at most one, the first replicas larger; a short final b
 the first replicas first, the last may get empty parts), and yielded as PerReplica values.
 `distribute_datasets_from_function(fn)`: `fn(InputContext)` makes one dataset per input
 pipeline, whose elements are already per-replica batches; replica r takes successive
-elements.
+elements. Either way each replica's part is on its replica's device (a GPU's memory), as
+TensorFlow's distributed datasets prefetch to the devices.
 """
 
 from __future__ import annotations
 
+from ndflow.core import devices
 from ndflow.core.api_export import tf_export
 from ndflow.core.errors import OutOfRangeError
 from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.core.tensor import EagerTensor
 from ndflow.distribute import values as values_lib
 from ndflow.distribute.distribute_lib import InputContext
 from ndflow.ops.array_core import shape
@@ -49,6 +52,25 @@ def split_batch(element, sizes: list) -> list:
         parts.append(pack_sequence_as(element, leaves))
         start += take
     return parts
+
+
+def on_replica_devices(parts: list, strategy) -> list:
+    """Each replica's part copied to its device where that is not the CPU (logical CPU
+    devices share the CPU's memory); symbolic tensors (inside a tf.function) stay."""
+    specs = strategy.extended.worker_devices
+    if len(specs) != len(parts):
+        return parts
+    out = []
+    for part, spec in zip(parts, specs):
+        dev = devices.to_torch_device(spec) if devices.is_available(spec) else None
+        if dev is None or dev.type == "cpu":
+            out.append(part)
+            continue
+        leaves = [EagerTensor(t._value.to(dev), t.dtype)
+                  if isinstance(t, EagerTensor) and t._value.device != dev else t
+                  for t in flatten(part)]
+        out.append(pack_sequence_as(part, leaves))
+    return out
 
 
 @tf_export("distribute.DistributedIterator", v1=[])
@@ -109,12 +131,13 @@ class DistributedDataset:
         def next_parts():
             element = next(it)
             if n == 1:
-                return [element]
+                return on_replica_devices([element], self._strategy)
             sizes = self._sizes
             if sizes is None:
                 first = flatten(element)[0]
                 sizes = self._local_sizes(int(shape(first)[0].numpy()))
-            return split_batch(element, sizes)[1:]  # the first part: other workers' rows
+            # (the first part: other workers' rows)
+            return on_replica_devices(split_batch(element, sizes)[1:], self._strategy)
 
         return DistributedIterator(next_parts, self._dataset.element_spec)
 
@@ -146,6 +169,6 @@ class DistributedDatasetsFromFunction:
             parts = [next(it)]
             for _ in range(n - 1):
                 parts.append(next(it))
-            return parts
+            return on_replica_devices(parts, self._strategy)
 
         return DistributedIterator(next_parts, self._dataset.element_spec)

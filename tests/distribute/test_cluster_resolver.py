@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 import ndflow as tf
+from ndflow.distribute import collective
 from ndflow.distribute.cluster_resolver import resolvers as cr
+from ndflow.distribute.cluster_resolver.process_group import ProcessGroupSpec
 
 
 def _tf_config(cluster, task=None, **extra):
@@ -142,3 +144,13 @@ def test_group_from_torch_variables():
 def test_inconsistent_configuration_names_the_field(env, message):
     with pytest.raises(ValueError, match=message):
         _spec(env)
+
+
+@pytest.mark.parametrize("gpus,local_size,want", [
+    (0, 2, "gloo"), (1, 1, "cpu:gloo,cuda:nccl"), (1, 2, "gloo"), (2, 2, "cpu:gloo,cuda:nccl")])
+def test_default_backend_gloo_for_cpu_tensors_nccl_for_one_gpu_per_worker(
+        monkeypatch, gpus, local_size, want):
+    monkeypatch.setattr(collective.torch.cuda, "is_available", lambda: gpus > 0)
+    monkeypatch.setattr(collective.torch.cuda, "device_count", lambda: gpus)
+    spec = ProcessGroupSpec(0, local_size, 0, local_size, "127.0.0.1", 1, "worker", 0)
+    assert collective.default_backend(spec) == want

@@ -74,3 +74,21 @@ def test_jit_compile_on_the_gpu_runs_triton_kernels_equal_to_the_uncompiled(monk
     for g, ref in zip(got, want):
         assert g.device.endswith("GPU:0")
         np.testing.assert_allclose(g.numpy(), ref.numpy(), rtol=2e-5, atol=1e-6)
+
+
+@gpu
+def test_a_distributed_dataset_delivers_each_replicas_batch_on_its_gpu():
+    strategy = tf.distribute.MirroredStrategy(["/GPU:0"])
+    ds = tf.data.Dataset.from_tensor_slices(np.arange(8, dtype=np.float32).reshape(4, 2))
+    with strategy.scope():
+        w = tf.Variable(np.ones((2, 1), np.float32))
+
+    @tf.function
+    def step(x):
+        return tf.reduce_sum(tf.matmul(x, w))
+
+    sums = []
+    for batch in strategy.experimental_distribute_dataset(ds.batch(2)):
+        assert batch.device.endswith("GPU:0")
+        sums.append(float(strategy.run(step, (batch,)).numpy()))
+    assert sums == [6.0, 22.0]
