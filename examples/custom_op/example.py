@@ -55,6 +55,6 @@ if __name__ == "__main__":
     if len(sys.argv) > 1:
         path = sys.argv[1]
     else:
-        from build import build   # build.py beside this file (the script's directory)
+        from build import build  # build.py beside this file (the script's directory)
         path = build(Path(__file__).resolve().parent / "build")
     main(path)
