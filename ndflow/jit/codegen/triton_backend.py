@@ -106,7 +106,7 @@ def _decompose(linear: str, dims: list, shape: tuple) -> dict:
     return out
 
 
-# accumulator kind -> (init value, update with {a} the accumulator and {v} the masked value)
+# accumulator kind -> its update, {a} the accumulator and {v} the masked value
 _UPDATE = {"sum": "{a} + {v}", "mean": "{a} + {v}", "prod": "{a} * {v}",
            "max": "maximum({a}, {v})", "min": "minimum({a}, {v})",
            "all": "tl.minimum({a}, {v})", "any": "tl.maximum({a}, {v})"}
