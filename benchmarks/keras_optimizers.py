@@ -7,7 +7,7 @@ Each optimizer applies fixed gradients to an MLP's variables (784x512, 512, 512x
 figure is the median time of one `apply_gradients` over `steps` calls after 3 warm-up calls,
 the best of `rounds` runs of each interpreter (alternating; the machine may be shared). The
 same source runs in both (`--worker MODULE`: `import MODULE as tf`). The last rows, SGD with
-momentum and Adam on 100 variables of 64 floats, are the per-variable cost a deep model's
+momentum, Adam and RMSprop on 100 variables of 64 floats, are the per-variable cost a deep model's
 many small weights and biases pay.
 """
 
@@ -24,8 +24,9 @@ import numpy as np
 SHAPES = [(784, 512), (512,), (512, 512), (512,), (512, 10), (10,)]
 MANY_SMALL = "SGD momentum, 100 x [64]"
 MANY_SMALL_ADAM = "Adam, 100 x [64]"
+MANY_SMALL_RMSPROP = "RMSprop, 100 x [64]"
 OPTIMIZERS = ["SGD", "Adam", "AdamW", "Adadelta", "Adafactor", "Adagrad", "Adamax", "Ftrl",
-              "Lamb", "Lion", "Nadam", "Muon", "ScheduleFreeAdamW"]
+              "Lamb", "Lion", "Nadam", "Muon", "RMSprop", "ScheduleFreeAdamW"]
 
 
 def _make_step(tf, opt, grads, variables):
@@ -48,6 +49,7 @@ def worker(module: str, steps: int) -> dict:
     small_grads = [tf.constant(v * 0.01) for v in small]
     cases.append((MANY_SMALL, small, small_grads, {"name": "SGD", "momentum": 0.9}))
     cases.append((MANY_SMALL_ADAM, small, small_grads, {"name": "Adam"}))
+    cases.append((MANY_SMALL_RMSPROP, small, small_grads, {"name": "RMSprop"}))
     for name, values, gradients, kwargs in cases:
         variables = [make_variable(v, name=f"v{i}") for i, v in enumerate(values)]
         opt = getattr(tf.keras.optimizers, kwargs.pop("name", name))(learning_rate=0.001,
@@ -106,7 +108,7 @@ def main(argv=None) -> None:
           f"float32 parameters in {len(SHAPES)} variables; median of {args.steps} steps, best "
           f"of {args.rounds} rounds")
     print(f"  {'optimizer':24s} {'ndflow ms':>10s} {tf_name + ' ms':>12s} {'ratio':>7s}")
-    for name in OPTIMIZERS + [MANY_SMALL, MANY_SMALL_ADAM]:
+    for name in OPTIMIZERS + [MANY_SMALL, MANY_SMALL_ADAM, MANY_SMALL_RMSPROP]:
         mine = best_ours[name]
         theirs_ms = best_theirs.get(name) if best_theirs else None
         ratio = f"{mine / theirs_ms:6.2f}x" if theirs_ms else "    n/a"

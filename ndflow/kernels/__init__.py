@@ -78,6 +78,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     training,
     training_adaptive,
     training_grouped,
+    training_rmsprop,
     training_sparse,
     training_speculative,
 )

@@ -236,6 +236,25 @@ GroupedApplyAdam = op_def(
     doc="ndflow-internal: N ResourceApplyAdam updates applied together.")
 
 
+_RMSPROP_SCALARS = ((2, "lr"), (3, "rho"), (4, "one_minus_rho"), (5, "epsilon"))
+
+
+def _grouped_rmsprop_shape(ctx):
+    _check_update_scalars(ctx, _RMSPROP_SCALARS)
+    return []
+
+
+GroupedApplyKerasRMSProp = op_def(
+    "_GroupedApplyKerasRMSProp",
+    inputs=["var: N * resource", "ms: N * resource", "lr: N * T", "rho: N * T",
+            "one_minus_rho: N * T", "epsilon: N * T", "grad: N * T"],
+    outputs=[], attrs=["N: int >= 1", FLOAT_T],
+    shape=_grouped_rmsprop_shape, gradient_undefined=True, stateful=True,
+    doc="ndflow-internal: N updates of Keras' RMSprop without momentum (ms = rho * ms + "
+        "(1 - rho) * grad^2; var -= lr * grad / sqrt(ms + epsilon)), the ops Keras emits for "
+        "each, applied together.")
+
+
 def _conv_pool_shape(ctx, x, kh, kw, depth) -> TensorShape:
     conv = nn_conv.conv_output_shape(ctx, x, kh, kw, depth)
     return nn_pool.pool_output_shape({"data_format": "NHWC", "ksize": [1, 2, 2, 1],

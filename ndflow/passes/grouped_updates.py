@@ -8,6 +8,8 @@ Adam's (TensorFlow 6). Runs of updates of one family become one op:
 - momentum (`ResourceApplyKerasMomentum`, `ResourceApplyMomentum`, the remapper's
   `_ResourceApplyMomentumWithDecay`) -> `_GroupedApplyMomentum`;
 - Adam (`ResourceApplyAdam`) -> `_GroupedApplyAdam`;
+- Keras' RMSprop without momentum (`_GroupedApplyKerasRMSProp`s of one variable each, made
+  by keras_rmsprop.py from Keras' ops) -> one `_GroupedApplyKerasRMSProp`;
 whose kernels (kernels/training_grouped.py) update the variables sharing their scalars in
 one launch or with ATen's multi-tensor calls, bit for bit as the separate updates.
 
@@ -43,7 +45,7 @@ MOMENTUM_UPDATES = {"ResourceApplyMomentum": (4, False),
 PY_FUNCS = frozenset({"PyFunc", "PyFuncStateless", "EagerPyFunc"})
 
 
-def _root(t: SymbolicTensor) -> SymbolicTensor:
+def resource_root(t: SymbolicTensor) -> SymbolicTensor:
     """The handle a resource tensor passes on (through Identity ops)."""
     while t.op.type == "Identity" and t.dtype == dtypes.resource:
         t = t.op.inputs[0]
@@ -52,7 +54,7 @@ def _root(t: SymbolicTensor) -> SymbolicTensor:
 
 def _handles(op: Operation) -> tuple:
     """The handles an update writes (its resource inputs: the variable and its slots)."""
-    return tuple(_root(t) for t in op.inputs if t.dtype == dtypes.resource)
+    return tuple(resource_root(t) for t in op.inputs if t.dtype == dtypes.resource)
 
 
 class _Run:
@@ -74,7 +76,7 @@ class _Run:
     def blocks(self, op: Operation) -> bool:
         """Whether `op` must run after the pending updates (see the module doc)."""
         return (op.type in PY_FUNCS or any(c in self.ops for c in op.control_inputs)
-                or any(_root(t) in self.handles for t in op.inputs
+                or any(resource_root(t) in self.handles for t in op.inputs
                        if t.dtype == dtypes.resource))
 
 
@@ -106,9 +108,20 @@ def _adam_op(rw: GraphRewriter, ops: list):
     return nn_fused.GroupedApplyAdam, sum(columns, []), attrs
 
 
+def _rmsprop_op(rw: GraphRewriter, ops: list):
+    """`_GroupedApplyKerasRMSProp`s (keras_rmsprop.py makes them with N=1) merged: their
+    seven input columns."""
+    columns = [[rw.mapped(t) for op in ops for t in op.inputs[k * op.attrs["N"]:
+                                                               (k + 1) * op.attrs["N"]]]
+               for k in range(7)]
+    attrs = {"N": sum(op.attrs["N"] for op in ops), "T": ops[0].attrs["T"]}
+    return nn_fused.GroupedApplyKerasRMSProp, sum(columns, []), attrs
+
+
 # a family: the update types it groups and how a run of them becomes one op
 FAMILIES = ((frozenset(MOMENTUM_UPDATES), _momentum_op),
-            (frozenset({"ResourceApplyAdam"}), _adam_op))
+            (frozenset({"ResourceApplyAdam"}), _adam_op),
+            (frozenset({"_GroupedApplyKerasRMSProp"}), _rmsprop_op))
 
 
 def _emit(rw: GraphRewriter, run: _Run, ctx: PassContext, make) -> None:

@@ -49,10 +49,12 @@ fetched, fed or a target, and every op of a pattern must be on the same device. 
   ReluGrad/MaxPoolGrad/Conv2DBackpropFilter/BiasAddGrad become the ndflow-internal
   `_Conv2DBiasReluMaxPool` and `_Conv2DBiasReluMaxPoolGrad` (ndflow/passes/conv_pool_fusion.py:
   matched on this pass's output, as a CNN's first block).
-- Last (ndflow/passes/grouped_updates.py), runs of momentum or Adam updates that no op
-  between them touches become one `_GroupedApplyMomentum` / `_GroupedApplyAdam`: one kernel
-  call, and one launch or ATen's multi-tensor calls, for an optimizer's many small
-  variables.
+- Keras' RMSprop without momentum, written as ops (twelve a variable), becomes one
+  `_GroupedApplyKerasRMSProp` a variable (ndflow/passes/keras_rmsprop.py).
+- Last (ndflow/passes/grouped_updates.py), runs of momentum, Adam or RMSprop updates that no
+  op between them touches become one `_GroupedApplyMomentum` / `_GroupedApplyAdam` /
+  `_GroupedApplyKerasRMSProp`: one kernel call, and one launch or ATen's multi-tensor calls,
+  for an optimizer's many small variables.
 
 A fused op takes the name of the last op it replaces (`Relu`, `MaxPool`, ...), so fetches
 of that op's output and consumers such as ReluGrad (which reads the Relu output, equal to
@@ -80,6 +82,7 @@ from ndflow.passes.branch_momentum_decay import (
 from ndflow.passes.conv_pool_fusion import fuse_conv_bias_relu_pool
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.grouped_updates import group_updates
+from ndflow.passes.keras_rmsprop import fuse_keras_rmsprop
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import Any as AnyTensor
 from ndflow.passes.pattern import GraphView, Match, P, Rule, control_inputs, rewrite
@@ -296,4 +299,4 @@ def remapper(graph: Graph, ctx: PassContext) -> Graph:
     with its gradient."""
     graph = speculate_momentum(fuse_decay_into_branches(graph, ctx), ctx)
     fused = fuse_batch_norm_activation(rewrite(graph, ctx, RULES), ctx)
-    return group_updates(fuse_conv_bias_relu_pool(fused, ctx), ctx)
+    return group_updates(fuse_keras_rmsprop(fuse_conv_bias_relu_pool(fused, ctx), ctx), ctx)
