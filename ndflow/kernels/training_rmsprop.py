@@ -4,10 +4,13 @@ without momentum, which Keras writes as ten elementwise ops and two assignments 
     ms <- rho * ms + (1 - rho) * grad^2;    var <- var - lr * grad / sqrt(ms + epsilon),
 
 applied to N variables at once. Each op is one small ATen call (~5-10 us for a small
-variable): a hundred variables of 64 floats cost ~6 ms a step (TensorFlow ~2). Here the
-variables sharing lr, rho and epsilon are updated by the same ATen ops over lists
-(`torch._foreach_*`), op for op in the graph's order, so bit for bit as the separate ops; the
-results are new tensors, as the assignments store them.
+variable): a hundred variables of 64 floats cost ~4-6 ms a step (TensorFlow ~2). Here the
+variables sharing lr, rho and epsilon are updated together: contiguous float32 CPU ones by
+one numba launch over a table of their addresses (kernels/rmsprop_numba.py: the separate
+ops' bits but for an IEEE square root, ATen's differing in the last bit), in their own
+buffers when nobody else holds them (`exclusive_values`), else into new ones; others by the
+same ATen ops over lists (`torch._foreach_*`), op for op in the graph's order, so bit for bit
+as the separate ops, into new tensors.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from collections import defaultdict
 
 import torch
 
+from ndflow.kernels import rmsprop_numba
 from ndflow.kernels.registry import kernel
+from ndflow.kernels.state import exclusive_values
 from ndflow.kernels.training import _check_same, _read, scalars_once
 from ndflow.ops import nn_fused
 
@@ -52,6 +57,7 @@ def _grouped_keras_rmsprop(node):
                     [grads[i]], *scalars[i])
                 res_v[i].value, res_ms[i].value = v, ms
             return
+        free = exclusive_values(res_v + res_ms)   # before this frame holds any value
         values = []
         for i in range(n):
             v, ms = _read(res_v[i], "var", dtype), _read(res_ms[i], "ms", dtype)
@@ -59,13 +65,38 @@ def _grouped_keras_rmsprop(node):
                 _check_same(v, ms, "ms")
                 _check_same(v, grads[i], "grad")
             values.append((v, ms))
+        one_launch = rmsprop_numba.applies(values[0][0])
         batches: dict = defaultdict(list)
         for i, shared in enumerate(scalars):
-            batches[shared].append(i)
-        for shared, members in batches.items():
-            new_v, new_ms = rmsprop_values([values[i][0] for i in members],
-                                           [values[i][1] for i in members],
-                                           [grads[i] for i in members], *shared)
-            for i, v, ms in zip(members, new_v, new_ms):
-                res_v[i].value, res_ms[i].value = v, ms
+            v, ms = values[i]
+            numba = one_launch and v.is_contiguous() and ms.is_contiguous()
+            batches[(shared, numba)].append(i)
+        for (shared, numba), members in batches.items():
+            if numba:
+                _numba_batch(members, values, grads, [free[i] and free[n + i] for i in members],
+                             shared)
+                continue
+            new = rmsprop_values([values[i][0] for i in members],
+                                 [values[i][1] for i in members],
+                                 [grads[i] for i in members], *shared)
+            for i, v, ms in zip(members, *new):
+                values[i] = (v, ms)
+        for i in range(n):
+            res_v[i].value, res_ms[i].value = values[i]
     return run
+
+
+def _numba_batch(members: list, values: list, grads, owned: list, shared: tuple) -> None:
+    """The float32 updates of one batch in one numba launch, in place for the variables
+    nobody else holds (`owned`, in `members`' order), else into new buffers."""
+    table, total, gs = [], 0, []
+    for i, own in zip(members, owned):
+        v, ms = values[i]
+        v_out, ms_out = (v, ms) if own else (torch.empty_like(v), torch.empty_like(ms))
+        g = grads[i].contiguous()   # held until the launch
+        gs.append(g)
+        table += (g.data_ptr(), v.data_ptr(), ms.data_ptr(), v_out.data_ptr(),
+                  ms_out.data_ptr(), v.numel())
+        total += v.numel()
+        values[i] = (v_out, ms_out)
+    rmsprop_numba.update_many(table, total, *shared)

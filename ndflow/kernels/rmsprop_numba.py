@@ -1,0 +1,85 @@
+"""Keras' RMSprop without momentum on many small float32 CPU variables in one numba launch
+(kernels/training_rmsprop.py), on ATen's OpenMP team (kernels/omp_pool.py):
+
+    ms = rho * ms + (1 - rho) * g * g;   var = var - lr * g / sqrt(ms + epsilon)
+
+each operation rounded to float32 in the graph's order (no contraction into FMAs): the bits
+of the separate ATen ops but for the square root, which is IEEE's correctly rounded one here,
+as TensorFlow's (Eigen's) is, while ATen's CPU float32 sqrt differs from it in the last bit
+for ~16% of values (torch 2.13, AVX2). ATen's list calls (`torch._foreach_*`) still cost
+~1.5 us a tensor an op, nine ops a variable; here a variable is a row of a table of
+addresses. The outputs may be the inputs' own buffers (an update in place): each element is
+read before it is written.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ndflow.kernels import omp_pool
+from ndflow.kernels.build_once import built_once
+
+CHUNK = 1 << 15    # from this many elements in all, more than one thread
+# numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
+claim_chunk = address_as_pointer = carray = None
+
+
+def applies(var: torch.Tensor) -> bool:
+    """Whether a float32 CPU variable's update can run here (numba and ATen's OpenMP found)."""
+    return var.dtype == torch.float32 and var.device.type == "cpu" and _callback() is not None
+
+
+_callback = built_once(lambda: _build() if omp_pool.launcher() is not None else None)
+
+
+def update_many(table: list, total: int, lr: float, rho: float, one_minus_rho: float,
+                eps: float) -> None:
+    """The updates of the variables of `table` (6 ints a variable: the addresses of its
+    contiguous float32 g, var, ms, var_out, ms_out and its element count; `total` the sum of
+    the counts), sharing the scalars."""
+    rows = len(table) // 6
+    if rows == 0:
+        return
+    params = np.array([lr, rho, one_minus_rho, eps], dtype=np.float32)
+    threads = torch.get_num_threads() if total >= CHUNK else 1
+    omp_pool.run_chunks(_callback(), rows, 1, [np.array(table, dtype=np.int64), params],
+                        threads)
+
+
+def _build():
+    try:
+        import numba  # noqa: PLC0415 - loads with the first such update, not with ndflow
+    except ImportError:
+        return None
+    from numba import cfunc, types  # noqa: PLC0415
+    global claim_chunk, address_as_pointer, carray
+    claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
+    carray = numba.carray
+
+    # data = [counter, rows, 1, (address, length) of the table, of params (lr, rho,
+    #         1 - rho, epsilon as float32)]
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
+    def rmsprop_many(data):
+        d = carray(data, 7, dtype=np.int64)
+        rows = d[1]
+        table = carray(address_as_pointer(d[3], np.int64), d[4])
+        p = carray(address_as_pointer(d[5], np.float32), 4)
+        lr, rho, omr, eps = p[0], p[1], p[2], p[3]
+        q = claim_chunk(data)
+        while q < rows:
+            r = table[q * 6:q * 6 + 6]
+            m = r[5]
+            g = carray(address_as_pointer(r[0], np.float32), m)
+            v = carray(address_as_pointer(r[1], np.float32), m)
+            a = carray(address_as_pointer(r[2], np.float32), m)
+            v_out = carray(address_as_pointer(r[3], np.float32), m)
+            a_out = carray(address_as_pointer(r[4], np.float32), m)
+            for i in range(m):
+                gi = g[i]
+                ms = rho * a[i] + omr * (gi * gi)
+                a_out[i] = ms
+                v_out[i] = v[i] - (lr * gi) / np.sqrt(ms + eps)
+            q = claim_chunk(data)
+
+    return rmsprop_many.address
