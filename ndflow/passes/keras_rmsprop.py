@@ -26,7 +26,7 @@ from ndflow.core.graph import Graph, Operation
 from ndflow.ops import nn_fused
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.grouped_updates import resource_root
-from ndflow.passes.pass_context import PassContext
+from ndflow.passes.pass_context import PassContext, op_name_of
 
 
 @dataclass
@@ -118,39 +118,36 @@ def fuse_keras_rmsprop(graph: Graph, ctx: PassContext) -> Graph:
     # and assignments) are its plan's targets only to run in program order, which the fused
     # op keeps (it runs at the update's place, and nothing in between touches `ms`); absorbed
     # targets are renamed to it, as grouped_updates.py renames the updates it merges.
-    seen = {ctx.current_name(n).split(":")[0] for n in ctx.fetches + ctx.feeds}
+    visible = {op_name_of(ctx.current_name(n)) for n in ctx.fetches + ctx.feeds}
     ops = graph.get_operations()
     # a read nobody uses, fetches or waits for never runs (the value an assignment returns,
     # with a control edge from it): not a user of its variable, dropped with a match
     waited_for = {c for op in ops for c in op.control_inputs}
     dead_reads = {op for op in ops
                   if op.type == "ReadVariableOp" and not op.outputs[0].consumers()
-                  and op.name not in seen and op not in waited_for}
+                  and op.name not in visible and op not in waited_for}
     controlling = {c for op in ops if op not in dead_reads for c in op.control_inputs}
     users = _resource_users(graph, dead_reads)
     matches = [m for op in ops if op.type == "AssignSubVariableOp"
                for m in [_match(op, users)] if m is not None]
     matches = [m for m in matches
-               if not any(op.name in seen or op in controlling for op in m.absorbed)]
+               if not any(op.name in visible or op in controlling for op in m.absorbed)]
     if not matches:
         return graph
     by_update = {m.update: m for m in matches}
-    absorbed = {op for m in matches for op in m.absorbed}
-    replaced = absorbed | set(by_update)
-    dropped = {op for op in dead_reads if replaced.intersection(op.control_inputs)}
+    owner = {op: m.update for m in matches for op in m.absorbed}   # absorbed op -> update
+    dropped = {d: owner.get(c, c) for d in dead_reads for c in d.control_inputs
+               if c in owner or c in by_update}
     rw = GraphRewriter(graph)
     for op in ops:
-        if op in absorbed or op in dropped:
-            continue
         m = by_update.get(op)
-        if m is None:
+        if m is not None:
+            rw.map[op] = rw.add_op(nn_fused.GroupedApplyKerasRMSProp,
+                                   [rw.mapped(t) for t in m.inputs],
+                                   {"N": 1, "T": op.attrs["dtype"]}, [], op.name, (), op.device)
+        elif op not in owner and op not in dropped:
             rw.copy_op(op)
-            continue
-        fused = rw.add_op(nn_fused.GroupedApplyKerasRMSProp, [rw.mapped(t) for t in m.inputs],
-                          {"N": 1, "T": op.attrs["dtype"]}, [], op.name, (), op.device)
-        rw.map[op] = fused
-        for gone in m.absorbed + [d for d in dropped if m.assign in d.control_inputs
-                                  or op in d.control_inputs]:
-            rw.map[gone] = fused
-            ctx.rename(gone.name, fused.name)
+    # the fused op has the update's name: what it absorbed, and the dropped reads, take it
+    for gone, update in [*owner.items(), *dropped.items()]:
+        ctx.rename(gone.name, update.name)
     return rw.graph
