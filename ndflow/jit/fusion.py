@@ -9,12 +9,15 @@ fusion does:
   loop over the output;
 - *input* fusions: a reduction (Sum/Mean/Max/Min/Prod/All/Any over constant axes) is the root
   ("hero") and its elementwise producers are fused in; a reduction is never fused into its
-  consumers, but for row kernels. Sibling reductions over the same input space share one read
-  (mean and variance);
+  consumers, but for row kernels. Sibling reductions over the same input space that share a
+  read of it become one kernel (mean and variance), unrelated ones do not (see
+  _share_a_read);
 - *row* kernels (XLA's reduction epilogue fusion, `--xla_gpu_enable_reduction_epilogue_fusion`,
   on by default): a loop fusion takes in the reductions over its own innermost dimensions
   that it reads back (LayerNorm's mean and variance) and the per-row math on them, so a row
-  is reduced and normalized while it is in L1 (see _merge_row_producers);
+  is reduced and normalized while it is in L1, and the column sums of the values it reads
+  (a LayerNorm gradient's gamma and beta sums of the upstream gradient) (see
+  _merge_row_producers);
 - an expensive producer (exp, log, tanh, sqrt, divide, pow, erf, ...) is never computed twice:
   it is not fused where the consumer reuses its elements (a broadcast), and a producer with
   users in several places is fused into one group that also writes it out (XLA's
@@ -220,7 +223,8 @@ def _path_back(members: set, op_set, group_of) -> bool:
 
 def _merge_siblings(groups: list, group_of: dict, op_set) -> None:
     """Rule 3: input fusions reducing the same input space over the same axes become one
-    multi-output kernel (one read for mean and variance), when no path joins them."""
+    multi-output kernel (one read for mean and variance), when they share a read of that
+    space and no path joins them."""
     i = 0
     while i < len(groups):
         a = groups[i]
@@ -228,7 +232,8 @@ def _merge_siblings(groups: list, group_of: dict, op_set) -> None:
             i += 1
             continue
         for b in groups[i + 1:]:
-            if not b.reductions or not _same_reduction(a.reductions[0], b.reductions[0]):
+            if not b.reductions or not _same_reduction(a.reductions[0], b.reductions[0]) \
+                    or not _share_a_read(a, b):
                 continue
             merged = a.ops | b.ops
             heroes = set(a.reductions + b.reductions)
@@ -246,6 +251,20 @@ def _merge_siblings(groups: list, group_of: dict, op_set) -> None:
         i += 1
 
 
+def _share_a_read(a: _Group, b: _Group) -> bool:
+    """Whether merging two sibling reductions saves memory traffic: both read one tensor of
+    the reduced space's size, or one reads a value the other computes. Same-shaped
+    reductions of unrelated data (the gamma gradients of four LayerNorms) gain nothing from
+    one kernel, and it would run where the last of them is ready, reading the earlier ones'
+    inputs again long after they left the caches."""
+    space = a.space
+    reads_a = {t for op in a.ops for t in rules.data_inputs(op) if t.op not in a.ops}
+    reads_b = {t for op in b.ops for t in rules.data_inputs(op) if t.op not in b.ops}
+    if any(t.op in b.ops for t in reads_a) or any(t.op in a.ops for t in reads_b):
+        return True
+    return any(rules.same_numel(t, space) for t in reads_a & reads_b)
+
+
 # Reductions a row kernel computes per row (float accumulators, combined in any order).
 _ROW_REDUCTIONS = ("Sum", "Mean", "Max", "Min")
 
@@ -261,9 +280,13 @@ def _merge_row_producers(groups: list, group_of: dict, op_set) -> None:
       ones for all; float sums, means, maxima, minima), with no expensive elementwise op
       over the whole space (the reduction's row loop and the kernel's main loop would both
       compute it: rule 5; one per row is computed once);
-    - loop fusions over per-row values ([rows..., 1...] or [rows...]: `rsqrt(var + eps)`).
+    - loop fusions over per-row values ([rows..., 1...] or [rows...]: `rsqrt(var + eps)`);
+    - input fusions summing the kernel's space over the same rows (column sums) of values
+      the kernel reads, when nothing in the kernel reads those sums: a LayerNorm gradient's
+      gamma and beta sums of the upstream gradient, which the dx kernel reads anyway, so
+      the upstream gradient is never written out (in benchmarks/jit_mlp.py 12 -> 8 kernels).
     The reduced values stay values of the kernel (codegen's RowReduce); those read elsewhere
-    are written out, one per row."""
+    are written out, one per row. Merges that bring no row reduction are undone."""
     for y in list(groups):
         if y not in groups:
             continue
@@ -280,7 +303,7 @@ def _merge_row_producers(groups: list, group_of: dict, op_set) -> None:
             changed = False
             for x in _producer_groups(y, group_of, groups):
                 k = _row_split(x, space, split)
-                if k is None:
+                if k is None or _reads_a_column_sum(y.ops | x.ops):
                     continue
                 for op in x.ops:
                     group_of[op] = y
@@ -294,7 +317,8 @@ def _merge_row_producers(groups: list, group_of: dict, op_set) -> None:
                 split = k or split
                 changed = True
                 break
-        if merged and not any(x.reductions for x in merged):   # no row reduction: undone
+        if merged and not any(x.reductions and not _column_sums(x, space)
+                              for x in merged):   # no row reduction: undone
             for x in merged:
                 y.ops -= x.ops
                 groups.append(x)
@@ -363,13 +387,36 @@ def _producer_groups(y, group_of, groups) -> list:
     return out
 
 
+def _column_sums(x, space: list) -> bool:
+    """Whether every reduction of group `x` reduces `space` over its leading dimensions
+    (column sums: LayerNorm's gamma and beta gradients), the rows of a row kernel."""
+    return bool(x.reductions) and _column_split(x, space) not in (None, 0)
+
+
+def _reads_a_column_sum(ops: set) -> bool:
+    """Whether an op of a would-be row kernel reads a column sum the kernel computes: that
+    needs every row reduced first, which a kernel walking the rows once cannot give."""
+    for op in ops:
+        if not emitters.is_reduction(op):
+            continue
+        axes, rank = emitters.static_axes(op), op.inputs[0].shape.rank
+        if axes is None or not rank or 0 not in {a % rank for a in axes}:
+            continue
+        if any(c in ops for c in op.outputs[0].consumers()):
+            return True
+    return False
+
+
 def _row_split(x, space: list, split):
     """How many leading dimensions of `space` are the rows when group `x` joins a row kernel
     over `space` (whose rows so far are `split`, None while unknown), 0 when `x` computes
-    scalars only, or None when it cannot join."""
+    scalars only, or None when it cannot join. A group of column sums joins with its rows:
+    the LayerNorm gradient's gamma/beta sums share the kernel that reads the same rows for
+    the input gradient, instead of writing the upstream gradient out for it."""
     if x.reductions:
-        k = None
-        for r in x.reductions:
+        col = _column_sums(x, space)
+        k = _column_split(x, space) if col else None
+        for r in x.reductions if not col else ():
             axes = _row_kernel_axes(r, space)
             if not axes or axes[0] == 0 or axes != list(range(axes[0], len(space))):
                 return None

@@ -97,6 +97,32 @@ def test_sibling_reductions_share_one_kernel():
     assert g.kind == "input" and len(g.roots) == 2 and set(g.outputs) == set(outs)
 
 
+def test_sibling_reductions_join_only_when_they_share_a_read():
+    # the gamma gradients of two LayerNorms: the same space and axes, but nothing read in
+    # common. One kernel would gain no read and would run where the later of them is ready,
+    # reading the earlier one's inputs again after they left the caches.
+    ax = tf.constant([0])
+
+    def unrelated(a, b, c, d):
+        return [raw("Sum", raw("Mul", a, b), ax, keep_dims=False),
+                raw("Sum", raw("Mul", c, d), ax, keep_dims=False)]
+    plan, _ = checked_plan(unrelated, [(F32, [8, 4])] * 4)
+    assert len(_groups(plan)) == 2 and all(len(g.roots) == 1 for g in _groups(plan))
+
+    def sharing(a, b, c, d):   # both read `a` (d, of another shape-less use, is unused)
+        return [raw("Sum", raw("Mul", a, b), ax, keep_dims=False),
+                raw("Sum", raw("Mul", a, c), ax, keep_dims=False)]
+    plan, outs = checked_plan(sharing, [(F32, [8, 4])] * 4)
+    (g,) = plan
+    assert len(g.roots) == 2 and set(g.outputs) == set(outs)
+
+    def scalar_only(a, b, s):   # a shared scalar saves no read of the space
+        return [raw("Sum", raw("Mul", a, s), ax, keep_dims=False),
+                raw("Sum", raw("Mul", b, s), ax, keep_dims=False)]
+    plan, _ = checked_plan(scalar_only, [(F32, [8, 4]), (F32, [8, 4]), (F32, [])])
+    assert len(_groups(plan)) == 2
+
+
 @pytest.mark.parametrize("keep_dims", [False, True])
 def test_sibling_reductions_never_join_a_reduction_they_consume(keep_dims):
     # batch-norm statistics: m = mean(x); v = mean(square(x - m)); s = sum(x). s merges with

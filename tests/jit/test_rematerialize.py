@@ -208,7 +208,9 @@ def _compile_block(args, cache_dir, monkeypatch, remat=True, device=CPU):
     fg = _block_cluster(args)
     dt = tf.as_dtype(args[0].dtype)
     exe = compile_cluster(fg, [(dt, tuple(a.shape)) for a in args], device, cache_dir=cache_dir)
-    assert exe.stats["unfused_groups"] == 0 and exe.stats["fused_groups"] >= 5
+    # forward: the LayerNorm + GELU kernel; backward: one row kernel (input gradient and the
+    # gamma/beta sums) and the loss's; a plan falling back to ATen would have fewer or none
+    assert exe.stats["unfused_groups"] == 0 and exe.stats["fused_groups"] >= 3
     assert any(g.recomputed for g in _groups(planned[0])) == remat
     return exe, fg
 

@@ -190,6 +190,71 @@ def test_column_sums_of_a_row_kernel(shape, cache_dir, device):
         torch.testing.assert_close(g, w, rtol=2e-5, atol=2e-4)
 
 
+def _layer_norm_grad(xhat, t, dy, gamma, read_dbeta=False):
+    """A LayerNorm's backward after a tanh-GELU's: g = dy * (1 - t^2) (the upstream gradient,
+    elementwise), dgamma = sum(g * xhat, 0), dbeta = sum(g, 0), and the input gradient from
+    the row sums of g * gamma (`read_dbeta`: it also adds dbeta back, a column sum read
+    inside)."""
+    ax0, ax1 = tf.constant([0]), tf.constant([1])
+    g = raw("Mul", dy, raw("Sub", tf.constant(1.0), raw("Mul", t, t)))
+    dbeta = raw("Sum", g, ax0, keep_dims=False)
+    dgamma = raw("Sum", raw("Mul", g, xhat), ax0, keep_dims=False)
+    gg = raw("Mul", g, gamma)
+    s1 = raw("Sum", gg, ax1, keep_dims=True)
+    s2 = raw("Sum", raw("Mul", gg, xhat), ax1, keep_dims=True)
+    dx = raw("Sub", raw("Sub", gg, raw("Mul", xhat, s2)), s1)
+    if read_dbeta:
+        dx = raw("AddV2", dx, dbeta)
+    return [dx, dgamma, dbeta]
+
+
+def _layer_norm_grad_reference(xhat, t, dy, gamma, read_dbeta=False):
+    g = dy * (1 - t * t)
+    gg = g * gamma
+    dx = gg - xhat * (gg * xhat).sum(1, keepdims=True) - gg.sum(1, keepdims=True)
+    return [dx + g.sum(0) if read_dbeta else dx, (g * xhat).sum(0), g.sum(0)]
+
+
+@pytest.mark.parametrize("shape", [[6, 8], [300, 256]])   # the second runs in row chunks
+def test_gamma_and_beta_sums_join_the_row_kernel_of_the_input_gradient(shape, cache_dir,
+                                                                      device):
+    # the upstream gradient g feeds both the column sums and the row sums: one kernel reads
+    # the rows once for all three results, and g is never written to memory
+    rng = np.random.default_rng(8)
+    xhat, t, dy = (rng.standard_normal(shape) for _ in range(3))
+    t = np.tanh(t)
+    gamma = rng.standard_normal(shape[1:])
+    feeds = [a.astype(np.float32) for a in (xhat, t, dy, gamma)]
+    plan, got, want = _run(_layer_norm_grad, [(F32, shape)] * 3 + [(F32, shape[1:])],
+                           cache_dir, feeds, device=device)
+    (row,) = _row_kernels(plan)
+    assert plan == [row] and len(row.outputs) == 3
+    assert sum(op.type == "Sum" for op in row.ops) == 4
+    for g, w, r in zip(got, want, _layer_norm_grad_reference(xhat, t, dy, gamma)):
+        np.testing.assert_allclose(g.double().numpy(), r, rtol=2e-5, atol=2e-4)
+        torch.testing.assert_close(g, w, rtol=2e-5, atol=2e-4)
+
+
+def test_a_column_sum_read_inside_keeps_its_own_kernel(cache_dir, device):
+    # dx adds dbeta back: a kernel walking the rows once cannot read a sum over all of them
+    shape = [12, 16]
+    rng = np.random.default_rng(9)
+    xhat, t, dy = (rng.standard_normal(shape) for _ in range(3))
+    t = np.tanh(t)
+    gamma = rng.standard_normal(shape[1:])
+    feeds = [a.astype(np.float32) for a in (xhat, t, dy, gamma)]
+    plan, got, want = _run(lambda *a: _layer_norm_grad(*a, read_dbeta=True),
+                           [(F32, shape)] * 3 + [(F32, shape[1:])], cache_dir, feeds,
+                           device=device)
+    (row,) = _row_kernels(plan)
+    dbeta_op = next(op for op in row.ops if op.type == "AddV2").inputs[1].op
+    assert dbeta_op not in row.ops and len(plan) >= 2
+    ref = _layer_norm_grad_reference(xhat, t, dy, gamma, read_dbeta=True)
+    for g, w, r in zip(got, want, ref):
+        np.testing.assert_allclose(g.double().numpy(), r, rtol=2e-5, atol=2e-4)
+        torch.testing.assert_close(g, w, rtol=2e-5, atol=2e-4)
+
+
 @pytest.mark.parametrize("shape", [[6, 8], [300, 256]])
 def test_a_full_reduction_of_a_row_kernel(shape, cache_dir, device):
     # a loss over normalized rows: mean((layer_norm(x) - y) ** 2), with the normalized values
