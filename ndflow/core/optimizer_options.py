@@ -59,11 +59,29 @@ _jit: bool | None = None
 _graph_rewrite_enabled = False
 _non_mixed_precision_session_created = False
 _version = 0
+# Each distinct setting of the options gets one id, which `version()` returns: a plan cached
+# per id stays valid when a setting is turned off and on again (TF caches a function's
+# instantiation per config proto the same way), so toggling `set_jit` between calls of two
+# functions does not rebuild either's plan.
+_state_ids: dict = {}
+_next_id = 1
 
 
-def _bump() -> None:
-    global _version
-    _version += 1
+def _state_key() -> tuple:
+    return (tuple(sorted((k, repr(v)) for k, v in _options.items())), _jit,
+            _graph_rewrite_enabled)
+
+
+def _bump(fresh: bool = False) -> None:
+    """The options changed (under `_lock`); `fresh`: forget every earlier id."""
+    global _version, _next_id
+    if fresh:
+        _state_ids.clear()
+    key = _state_key()
+    if key not in _state_ids:
+        _state_ids[key] = _next_id
+        _next_id += 1
+    _version = _state_ids[key]
 
 
 @tf_export("config.optimizer.set_experimental_options")
@@ -168,7 +186,8 @@ def non_mixed_precision_session_created() -> bool:
 
 
 def version() -> int:
-    """A counter bumped on every change (lets callers cache derived state)."""
+    """The id of the current setting of the options: equal ids, equal settings (lets
+    callers cache derived state per setting)."""
     return _version
 
 
@@ -180,4 +199,4 @@ def reset() -> None:
         _jit = None
         _graph_rewrite_enabled = False
         _non_mixed_precision_session_created = False
-        _bump()
+        _bump(fresh=True)

@@ -33,6 +33,10 @@ from ndflow.runtime.plan import Plan
 from ndflow.runtime.signature_text import signature_text
 from ndflow.runtime.state import EAGER_CONTEXT
 
+# Plans a function keeps for earlier optimizer settings (tf.config.optimizer.set_jit turned
+# off and on again reuses them; each holds its kernels and compiled clusters).
+PLANS_KEPT = 4
+
 # Callables told of each eager call of a ConcreteFunction (`tf.summary.trace_on` records the
 # graphs that ran); empty, as almost always, it costs one truth test per call.
 CALL_OBSERVERS: list = []
@@ -89,6 +93,7 @@ class ConcreteFunction:
         self._out_dtypes = [t.dtype for t in graph.outputs]
         self._plan = None
         self._plan_options = None        # optimizer-options version the plan was built for
+        self._plans: dict = {}           # version -> plan, the last PLANS_KEPT settings'
         self._capture_vals = None
         self._eager_ops = None
         self._lock = threading.Lock()
@@ -234,11 +239,16 @@ class ConcreteFunction:
         with self._lock:
             version = optimizer_options.version()
             if self._plan is None or self._plan_options != version:
-                g = self.graph
-                self._plan = compile_plan(g, g.inputs, list(g.outputs), stateful_ops(g),
-                                          resolve_pass_config(), EAGER_CONTEXT,
-                                          context.soft_device_placement(), graph_id=self.name)
-                self._plan_options = version
+                plan = self._plans.pop(version, None)
+                if plan is None:
+                    g = self.graph
+                    plan = compile_plan(g, g.inputs, list(g.outputs), stateful_ops(g),
+                                        resolve_pass_config(), EAGER_CONTEXT,
+                                        context.soft_device_placement(), graph_id=self.name)
+                self._plans[version] = plan   # (re)inserted last: the most recent
+                while len(self._plans) > PLANS_KEPT:
+                    self._plans.pop(next(iter(self._plans)))
+                self._plan, self._plan_options = plan, version
         return self._plan
 
     # -- op-by-op execution (under a tape) -----------------------------------------------------

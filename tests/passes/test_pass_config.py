@@ -143,3 +143,37 @@ def test_a_new_pass_is_switched_by_its_declared_option(monkeypatch):
     assert len(ran) == 1
     assert not dataclasses.replace(PassConfig(), disabled_passes=frozenset({"mark"})) \
         .pass_enabled("mark", "loop_optimization")
+
+
+def test_a_function_keeps_its_plan_per_setting_of_the_options(spy):
+    """As TF caches a function's instantiation per config: turning auto-jit off and on again
+    between calls reuses the plans built for each setting (no graph pass runs again), and each
+    plan is the one its setting asks for; reset() forgets them."""
+    f = tf.function(_dense_relu)
+    x = tf.constant(np.ones((4, 3), np.float32))
+    cf = f.get_concrete_function(x)
+    plans = {}
+    for jit in (True, False, True, False):
+        optimizer_options.set_jit(jit)
+        np.testing.assert_allclose(f(x).numpy(), np.full((4, 5), 12.0))
+        plans.setdefault(jit, cf._plan)
+        assert cf._plan is plans[jit]
+    assert plans[True] is not plans[False]
+    assert len(spy) == 2   # one pass over the pipeline per setting
+    optimizer_options.set_experimental_options({"remapping": False})   # a third setting
+    f(x)
+    assert len(spy) == 3 and cf._plan not in plans.values()
+    optimizer_options.reset()
+    f(x)
+    assert len(spy) == 4
+
+
+def test_a_function_keeps_a_bounded_number_of_plans():
+    from ndflow.runtime import concrete_function
+    f = tf.function(_dense_relu)
+    x = tf.constant(np.ones((4, 3), np.float32))
+    cf = f.get_concrete_function(x)
+    for n in range(concrete_function.PLANS_KEPT + 3):
+        optimizer_options.set_experimental_options({"min_graph_nodes": n})
+        f(x)
+    assert len(cf._plans) == concrete_function.PLANS_KEPT
