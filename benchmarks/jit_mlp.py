@@ -8,6 +8,9 @@ parameter. The same model source runs in both libraries (`import ndflow as tf` o
 - TensorFlow 2.21 graph mode (tf.function), TensorFlow with auto-clustering
   (`TF_XLA_FLAGS=--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit`) and with `jit_compile=True`,
   each in a subprocess (TF_PYTHON, default /work/tfvenv/bin/python) on the same data.
+ndflow's three configurations and PyTorch eager run in this process in turn, in blocks of 5
+steps (see round_robin: on a shared machine a ratio of medians taken minutes apart can be off
+by 20%).
 Prints the median step time after warm-up, the first step's cost (compiles included), the
 step's FLOPs and bytes, how far each configuration is from this CPU's limit (peak matmul
 FLOP/s and copy bandwidth measured here with ATen), and issue 11's ratios (bars: auto-jit
@@ -90,7 +93,8 @@ def make_data(seed: int = 0) -> dict:
 
 
 def time_steps(step, x, y, steps: int, warmup: int) -> tuple:
-    """(first step ms, median ms of `steps` after `warmup` more)."""
+    """(first step ms, median ms of `steps` after `warmup` more): TensorFlow's timing, sent to
+    its subprocess with the model."""
     t = time.perf_counter()
     float(step(x, y))
     first = 1000 * (time.perf_counter() - t)
@@ -102,28 +106,59 @@ def time_steps(step, x, y, steps: int, warmup: int) -> tuple:
         float(step(x, y))
         ts.append(time.perf_counter() - t)
     return first, 1000 * float(np.median(ts))
-def ndflow_run(data, steps, warmup, jit=None) -> tuple:
-    """`jit`: None (off), "auto" (set_jit(True)) or "compile" (jit_compile=True)."""
+def ndflow_call(data, jit=None):
+    """One call of the ndflow step as a callable. `jit`: None (off), "auto" (set_jit(True))
+    or "compile" (jit_compile=True). Each call sets auto-jit as its step was traced: a
+    function keeps its plan per setting, so steps of all three can alternate."""
     tf = ndflow
+    dev = "/GPU:0" if DEVICE == "gpu" else "/CPU:0"
     tf.config.optimizer.set_jit(jit == "auto")
-    try:
-        ns = {"LAYERS": LAYERS, "LR": LR}
-        exec(MODEL, ns)  # noqa: S102 - the benchmark's own model source
-        with tf.device("/GPU:0" if DEVICE == "gpu" else "/CPU:0"):
-            step = ns["make_step"](tf, data, True if jit == "compile" else None)
-            x, y = tf.constant(data["x"]), tf.constant(data["y"])
-            known = len(device_compiler.compile_stats())
-            res = time_steps(step, x, y, steps, warmup)
+    ns = {"LAYERS": LAYERS, "LR": LR}
+    exec(MODEL, ns)  # noqa: S102 - the benchmark's own model source
+    with tf.device(dev):
+        step = ns["make_step"](tf, data, True if jit == "compile" else None)
+        x, y = tf.constant(data["x"]), tf.constant(data["y"])
+
+    def call():
+        tf.config.optimizer.set_jit(jit == "auto")
+        with tf.device(dev):
+            return float(step(x, y))
+    return call
+
+
+def round_robin(calls: dict, steps: int, warmup: int, block: int = 5) -> dict:
+    """{name: (first call ms, median ms)}: the calls timed in turn, `block` steps of one after
+    one untimed step of it, then the next, until each has `steps`; ndflow's compile
+    statistics printed per configuration. Alternating keeps the ratios from the machine's
+    drift (on a shared machine medians taken minutes apart differ by up to 20%), and blocks
+    keep each configuration's caches as warm as a training loop has them: single
+    alternating steps, each starting on the other models' data, read 5-15% slower here."""
+    first = {}
+    for name, call in calls.items():
+        known = len(device_compiler.compile_stats())
+        t = time.perf_counter()
+        call()
+        first[name] = 1000 * (time.perf_counter() - t)
         for s in device_compiler.compile_stats()[known:]:
-            print(f"  ndflow {jit}: {s.cluster_name} compiled {s.compile_count}x in "
-                  f"{s.cumulative_compile_time_us / 1e6:.2f} s, ran {s.execution_count}x")
-        return res
-    finally:
-        tf.config.optimizer.set_jit(False)
+            print(f"  {name}: {s.cluster_name} compiled {s.compile_count}x in "
+                  f"{s.cumulative_compile_time_us / 1e6:.2f} s")
+        for _ in range(warmup):
+            call()
+    times: dict = {name: [] for name in calls}
+    while any(len(ts) < steps for ts in times.values()):
+        for name, call in calls.items():
+            call()
+            for _ in range(min(block, steps - len(times[name]))):
+                t = time.perf_counter()
+                call()
+                times[name].append(time.perf_counter() - t)
+    ndflow.config.optimizer.set_jit(False)
+    return {name: (first[name], 1000 * float(np.median(ts))) for name, ts in times.items()}
 
 
-def pytorch_run(data, steps, warmup) -> tuple:
-    """The same model in PyTorch eager (autograd, SGD by in-place updates) on the device."""
+def pytorch_call(data):
+    """The same model in PyTorch eager (autograd, SGD by in-place updates) on the device: one
+    step as a callable."""
     dev = "cuda" if DEVICE == "gpu" else "cpu"
     p = {k: torch.tensor(v, device=dev) for k, v in data.items()}
     params = [p[f"{n}{i}"].requires_grad_() for n in ("w", "b", "g", "beta")
@@ -143,7 +178,7 @@ def pytorch_run(data, steps, warmup) -> tuple:
             for v, g in zip(params, grads):
                 v.sub_(LR * g)
         return loss.detach()
-    return time_steps(step, p["x"], p["y"], steps, warmup)
+    return lambda: float(step(p["x"], p["y"]))
 
 
 def persistent_cache_runs(steps: int) -> list:
@@ -168,7 +203,8 @@ def persistent_cache_runs(steps: int) -> list:
 
 def _child_auto_jit(steps: int) -> int:
     """One auto-jit run in this fresh process, as JSON on the last line (persistent_cache_runs)."""
-    first, median = ndflow_run(make_data(), steps, 0, "auto")
+    ((first, median),) = round_robin({"auto": ndflow_call(make_data(), "auto")}, steps,
+                                     0).values()
     compile_s = sum(s.cumulative_compile_time_us for s in device_compiler.compile_stats()) / 1e6
     print(json.dumps({"first_ms": first, "median_ms": median, "compile_s": compile_s}))
     return 0
@@ -282,14 +318,15 @@ def main(argv=None):
     if args.child_auto_jit:
         return _child_auto_jit(args.steps)
     data = make_data()
-    results, info = {}, {}
+    info, calls = {}, {}
     for name, jit in (("ndflow graph (auto-jit off)", None), ("ndflow auto-jit", "auto"),
                       ("ndflow jit_compile=True", "compile")):
         try:
-            results[name] = ndflow_run(data, args.steps, args.warmup, jit)
+            calls[name] = ndflow_call(data, jit)
         except Exception as e:  # noqa: BLE001 - report and go on with the other configurations
             print(f"  {name}: failed: {type(e).__name__}: {e}")
-    results["PyTorch eager"] = pytorch_run(data, args.steps, args.warmup)
+    calls["PyTorch eager"] = pytorch_call(data)
+    results = round_robin(calls, args.steps, args.warmup)
     if not args.no_tf:
         for name, mode in (("TensorFlow graph", "graph"),
                            ("TensorFlow auto-clustering (auto_jit=2, cpu_global_jit)", "autojit"),
