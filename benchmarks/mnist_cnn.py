@@ -15,9 +15,9 @@ Times one step (forward, backward, momentum update) at batch 64 on the same data
 - with --loss-scale (default on): ndflow tf.function with the Keras `LossScaleOptimizer`
   (dynamic scaling, rewrite off) against the same step without it (bar: <= 1.03x).
 Prints the median of at least 20 steps after warm-up for each, and ratios to TensorFlow. The
-figures the bars compare in-process (ndflow's tf.function step, with jit_compile and with the
-loss-scale optimizer, and PyTorch eager) are timed round-robin, one step of each in turn;
-auto-jit, a global switch, runs on its own.
+figures the bars compare in-process (ndflow's Session step, its tf.function step with
+jit_compile, auto-jit and the loss-scale optimizer, and PyTorch eager) are timed in turn, in blocks of 5 steps (each step
+sets the global switches it was traced under; a function keeps its plan per setting).
 With --device gpu, ndflow runs under `tf.device("/GPU:0")` and PyTorch on cuda:0 (each step
 synchronized); the AMP rewrite is then the float16 one (`auto_mixed_precision`).
 
@@ -83,20 +83,26 @@ def median_ms(step, steps: int, warmup: int) -> float:
     return paired_medians({"step": step}, steps, warmup)["step"]
 
 
-def paired_medians(runs: dict, steps: int, warmup: int) -> dict:
-    """Median ms of each callable, timed round-robin (one step of each in turn), so a slow
-    drift of the machine (another process, the CPU's clock) weighs on all of them alike and
-    their ratios hold: a ratio of medians taken minutes apart can be off by 10% here."""
-    for _ in range(warmup):
-        for step in runs.values():
+def paired_medians(runs: dict, steps: int, warmup: int, block: int = 5) -> dict:
+    """Median ms of each callable, timed in turn in blocks (`block` steps of one after one
+    untimed step of it, then the next, until each has `steps`), so a slow drift of the
+    machine (another process, the CPU's clock) weighs on all of them alike and their ratios
+    hold: a ratio of medians taken minutes apart can be off by 10% here. Blocks keep each
+    step's caches as warm as a training loop has them (steps alternating one by one each
+    start on the other models' data)."""
+    for step in runs.values():
+        for _ in range(warmup):
             step()
     times: dict = {name: [] for name in runs}
-    for _ in range(steps):
+    while any(len(ts) < steps for ts in times.values()):
         for name, step in runs.items():
-            t = time.perf_counter()
             step()
             _sync()
-            times[name].append(time.perf_counter() - t)
+            for _ in range(min(block, steps - len(times[name]))):
+                t = time.perf_counter()
+                step()
+                _sync()
+                times[name].append(time.perf_counter() - t)
     return {name: 1000 * float(np.median(ts)) for name, ts in times.items()}
 
 
@@ -107,18 +113,28 @@ def _ndflow_loss(p, data, labels):
     return regularized_loss(p, model(p, data, train=True), labels)
 
 
-def ndflow_session(x, y, params, steps, warmup):
+def ndflow_session(x, y, params):
+    """One TF1 Session step as a callable; the session stays open while the callable lives
+    (`run.close()` ends it)."""
     v1 = tf.compat.v1
-    with tf.Graph().as_default(), tf.device(_tf_device()):
+    g = tf.Graph()
+    with g.as_default(), tf.device(_tf_device()):
         xp = v1.placeholder(tf.float32, [BATCH, 28, 28, 1])
         yp = v1.placeholder(tf.int64, [BATCH])
         p = {k: tf.Variable(v) for k, v in params.items()}
         loss = _ndflow_loss(p, xp, yp)
         train = v1.train.MomentumOptimizer(0.01, 0.9).minimize(loss)
-        with v1.Session() as sess:
-            sess.run(v1.global_variables_initializer())
-            feed = {xp: x, yp: y}
-            return median_ms(lambda: sess.run(train, feed), steps, warmup)
+        init = v1.global_variables_initializer()
+    sess = v1.Session(graph=g)
+    sess.run(init)
+    feed = {xp: x, yp: y}
+
+    def run():
+        tf.config.optimizer.set_experimental_options({_amp_option(): False})
+        tf.config.optimizer.set_jit(False)
+        return sess.run(train, feed)
+    run.close = sess.close
+    return run
 
 
 def ndflow_function(x, y, params, steps, warmup, **options):
@@ -151,6 +167,10 @@ def ndflow_step(x, y, params, eager=False, amp=False, jit=None, loss_scale=False
     fn = step if eager else tf.function(step, jit_compile=True if jit == "compile" else None)
 
     def run():
+        # the process-wide switches this step was traced under (a function keeps its plan
+        # per setting, so steps of different settings can take turns)
+        tf.config.optimizer.set_experimental_options({_amp_option(): amp})
+        tf.config.optimizer.set_jit(jit == "auto")
         with tf.device(_tf_device()):
             return fn(xt, yt).numpy()
     return run
@@ -268,16 +288,19 @@ def main(argv=None):
     results = {}
     tf_ms, tf_info = (tensorflow_graph(x, y, params, args.steps, args.warmup)
                       if DEVICE == "cpu" else (None, "not run on the GPU"))
-    results["ndflow Session (graph)"] = ndflow_session(x, y, params, args.steps, args.warmup)
-    # the figures the bars compare, timed round-robin (their ratios are what counts)
-    paired = {"ndflow tf.function": ndflow_step(x, y, params),
+    # the figures the bars compare, timed in turn (their ratios are what counts)
+    paired = {"ndflow Session (graph)": ndflow_session(x, y, params),
+              "ndflow tf.function": ndflow_step(x, y, params),
               "PyTorch eager": torch_step(x, y, params)}
     if args.loss_scale:
         paired["ndflow tf.function LossScaleOptimizer"] = ndflow_step(x, y, params,
                                                                       loss_scale=True)
-    if args.jit:   # per function, unlike auto-jit's global switch: it can take turns too
+    if args.jit:
         paired["ndflow tf.function jit_compile"] = ndflow_step(x, y, params, jit="compile")
+        paired["ndflow tf.function auto-jit"] = ndflow_step(x, y, params, jit="auto")
     results.update(paired_medians(paired, args.steps, args.warmup))
+    tf.config.optimizer.set_jit(False)
+    paired["ndflow Session (graph)"].close()
     del paired
     if args.amp:
         amp_runs = {f"ndflow tf.function {amp_name}": ndflow_step(x, y, params, amp=True),
@@ -285,13 +308,6 @@ def main(argv=None):
         results.update(paired_medians(amp_runs, args.steps, args.warmup))
         del amp_runs
         tf.config.optimizer.set_experimental_options({_amp_option(): False})
-    if args.jit:
-        try:
-            results["ndflow tf.function auto-jit"] = ndflow_function(
-                x, y, params, args.steps, args.warmup, jit="auto")
-        except Exception as e:  # noqa: BLE001 - report and go on with the other figures
-            print(f"  ndflow auto-jit: failed: {type(e).__name__}: {e}")
-        tf.config.optimizer.set_jit(False)
     results["ndflow eager"] = ndflow_function(x, y, params, args.steps, args.warmup, eager=True)
     if tf_ms is not None:
         results[f"TensorFlow {tf_info} graph"] = tf_ms
