@@ -9,8 +9,8 @@ parameter. The same model source runs in both libraries (`import ndflow as tf` o
   (`TF_XLA_FLAGS=--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit`) and with `jit_compile=True`,
   each in a subprocess (TF_PYTHON, default /work/tfvenv/bin/python) on the same data.
 ndflow's three configurations and PyTorch eager run in this process in turn, in blocks of 5
-steps (see round_robin: on a shared machine a ratio of medians taken minutes apart can be off
-by 20%).
+steps (in_turn.py: on a shared machine a ratio of medians taken minutes apart can be off by
+20%).
 Prints the median step time after warm-up, the first step's cost (compiles included), the
 step's FLOPs and bytes, how far each configuration is from this CPU's limit (peak matmul
 FLOP/s and copy bandwidth measured here with ATen), and issue 11's ratios (bars: auto-jit
@@ -41,6 +41,7 @@ import time
 
 import numpy as np
 import torch
+from in_turn import medians_in_turn
 from machine import cpu_line  # benchmarks/ is the script's directory
 
 import ndflow
@@ -126,13 +127,10 @@ def ndflow_call(data, jit=None):
     return call
 
 
-def round_robin(calls: dict, steps: int, warmup: int, block: int = 5) -> dict:
-    """{name: (first call ms, median ms)}: the calls timed in turn, `block` steps of one after
-    one untimed step of it, then the next, until each has `steps`; ndflow's compile
-    statistics printed per configuration. Alternating keeps the ratios from the machine's
-    drift (on a shared machine medians taken minutes apart differ by up to 20%), and blocks
-    keep each configuration's caches as warm as a training loop has them: single
-    alternating steps, each starting on the other models' data, read 5-15% slower here."""
+def round_robin(calls: dict, steps: int, warmup: int) -> dict:
+    """{name: (first call ms, median ms)}: each call's first call timed alone (compiles
+    included; ndflow's compile statistics printed), then all timed in turn in blocks of 5
+    steps (in_turn.py)."""
     first = {}
     for name, call in calls.items():
         known = len(device_compiler.compile_stats())
@@ -142,18 +140,9 @@ def round_robin(calls: dict, steps: int, warmup: int, block: int = 5) -> dict:
         for s in device_compiler.compile_stats()[known:]:
             print(f"  {name}: {s.cluster_name} compiled {s.compile_count}x in "
                   f"{s.cumulative_compile_time_us / 1e6:.2f} s")
-        for _ in range(warmup):
-            call()
-    times: dict = {name: [] for name in calls}
-    while any(len(ts) < steps for ts in times.values()):
-        for name, call in calls.items():
-            call()
-            for _ in range(min(block, steps - len(times[name]))):
-                t = time.perf_counter()
-                call()
-                times[name].append(time.perf_counter() - t)
+    medians = medians_in_turn(calls, steps, warmup)
     ndflow.config.optimizer.set_jit(False)
-    return {name: (first[name], 1000 * float(np.median(ts))) for name, ts in times.items()}
+    return {name: (first[name], medians[name]) for name in calls}
 
 
 def pytorch_call(data):

@@ -16,8 +16,9 @@ Times one step (forward, backward, momentum update) at batch 64 on the same data
   (dynamic scaling, rewrite off) against the same step without it (bar: <= 1.03x).
 Prints the median of at least 20 steps after warm-up for each, and ratios to TensorFlow. The
 figures the bars compare in-process (ndflow's Session step, its tf.function step with
-jit_compile, auto-jit and the loss-scale optimizer, and PyTorch eager) are timed in turn, in blocks of 5 steps (each step
-sets the global switches it was traced under; a function keeps its plan per setting).
+jit_compile, auto-jit and the loss-scale optimizer, and PyTorch eager) are timed in turn, in
+blocks of 5 steps (in_turn.py; each step sets the global switches it was traced under, and a
+function keeps its plan per setting).
 With --device gpu, ndflow runs under `tf.device("/GPU:0")` and PyTorch on cuda:0 (each step
 synchronized); the AMP rewrite is then the float16 one (`auto_mixed_precision`).
 
@@ -32,11 +33,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from in_turn import medians_in_turn
 from keras_fit import train_flops  # the same CNN's FLOPs
 from machine import cpu_line, floor_line  # benchmarks/ is the script's directory
 
@@ -83,27 +84,9 @@ def median_ms(step, steps: int, warmup: int) -> float:
     return paired_medians({"step": step}, steps, warmup)["step"]
 
 
-def paired_medians(runs: dict, steps: int, warmup: int, block: int = 5) -> dict:
-    """Median ms of each callable, timed in turn in blocks (`block` steps of one after one
-    untimed step of it, then the next, until each has `steps`), so a slow drift of the
-    machine (another process, the CPU's clock) weighs on all of them alike and their ratios
-    hold: a ratio of medians taken minutes apart can be off by 10% here. Blocks keep each
-    step's caches as warm as a training loop has them (steps alternating one by one each
-    start on the other models' data)."""
-    for step in runs.values():
-        for _ in range(warmup):
-            step()
-    times: dict = {name: [] for name in runs}
-    while any(len(ts) < steps for ts in times.values()):
-        for name, step in runs.items():
-            step()
-            _sync()
-            for _ in range(min(block, steps - len(times[name]))):
-                t = time.perf_counter()
-                step()
-                _sync()
-                times[name].append(time.perf_counter() - t)
-    return {name: 1000 * float(np.median(ts)) for name, ts in times.items()}
+def paired_medians(runs: dict, steps: int, warmup: int) -> dict:
+    """Median ms of each callable, timed in turn in blocks of 5 steps (in_turn.py)."""
+    return medians_in_turn(runs, steps, warmup, sync=_sync)
 
 
 # -- ndflow ----------------------------------------------------------------------------------------
