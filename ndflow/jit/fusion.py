@@ -407,6 +407,20 @@ def _reads_a_column_sum(ops: set) -> bool:
     return False
 
 
+def _row_reduction_split(x, space: list):
+    """The rows of `space` when every reduction of group `x` reduces its innermost dimensions
+    from the same one on (per-row values), else None."""
+    k = None
+    for r in x.reductions:
+        axes = _row_kernel_axes(r, space)
+        if not axes or axes[0] == 0 or axes != list(range(axes[0], len(space))):
+            return None
+        if k not in (None, axes[0]):
+            return None
+        k = axes[0]
+    return k
+
+
 def _row_split(x, space: list, split):
     """How many leading dimensions of `space` are the rows when group `x` joins a row kernel
     over `space` (whose rows so far are `split`, None while unknown), 0 when `x` computes
@@ -414,16 +428,8 @@ def _row_split(x, space: list, split):
     the LayerNorm gradient's gamma/beta sums share the kernel that reads the same rows for
     the input gradient, instead of writing the upstream gradient out for it."""
     if x.reductions:
-        col = _column_sums(x, space)
-        k = _column_split(x, space) if col else None
-        for r in x.reductions if not col else ():
-            axes = _row_kernel_axes(r, space)
-            if not axes or axes[0] == 0 or axes != list(range(axes[0], len(space))):
-                return None
-            if k not in (None, axes[0]):
-                return None
-            k = axes[0]
-        if split not in (None, k):
+        k = _column_split(x, space) or _row_reduction_split(x, space)
+        if k is None or split not in (None, k):
             return None
         memo: dict = {}
         if any(emitters.is_expensive(op) and not emitters.is_reduction(op)
