@@ -29,6 +29,7 @@ from ndflow.core import logging
 from ndflow.core.errors import InvalidArgumentError, NotFoundError, OpError
 from ndflow.core.graph import Graph
 from ndflow.core.shapes import TensorShape
+from ndflow.jit import shape_consts
 from ndflow.jit.errors import CompileUnimplemented
 from ndflow.kernels import registry
 from ndflow.ops.apply import constant_value, numpy_to_torch
@@ -158,13 +159,23 @@ def specialize_shapes(fg, input_specs: list) -> dict:
 
 def specialize_graph(fg, input_specs: list) -> tuple:
     """A copy of `fg` whose tensors carry the shapes of signature `input_specs`: (graph, its
-    inputs, its outputs). The fusion planner and the kernels see static shapes."""
+    inputs, its outputs). The fusion planner and the kernels see static shapes, and shape ops
+    of fixed shapes are constants (shape_consts.py)."""
     shapes = specialize_shapes(fg, input_specs)
     g = Graph()
     g.record_tracebacks = False
+    for op in fg.get_operations():   # new ops are named apart from these
+        g.unique_name(op.name)
+    live = set(fg.outputs)
     mapping: dict = {}
     for op in fg.get_operations():
-        new = g.create_op(op.op_def, [mapping[t] for t in op.inputs], op.attrs,
+        inputs = [mapping[t] for t in op.inputs]
+        ordered = op.control_inputs or op.control_outputs
+        consts = None if ordered else shape_consts.as_consts(g, op, shapes, live)
+        if consts is not None:
+            mapping.update(zip(op.outputs, consts))
+            continue
+        new = g.create_op(op.op_def, inputs, op.attrs,
                           [(t.dtype, shapes.get(t, t.shape)) for t in op.outputs], op.name,
                           [mapping[c] for c in op.control_inputs], op.device)
         mapping[op] = new

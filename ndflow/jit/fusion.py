@@ -22,8 +22,8 @@ fusion does:
   it is not fused where the consumer reuses its elements (a broadcast), and a producer with
   users in several places is fused into one group that also writes it out (XLA's
   producer-consumer multi-output fusion) rather than recomputed elsewhere;
-- the bandwidth guard: a producer whose inputs are larger than its output is fused only into a
-  group that holds all its consumers;
+- the bandwidth guard: a producer whose inputs are larger than its output is never copied
+  into several groups (it may still be computed once, by one group writing it out);
 - an op belongs to at most one group, and merging never creates a cycle between units;
 - then cheap values are recomputed, not stored (rematerialize.py): a group reading a value
   that a cheap elementwise producer computes in another group copies that producer (and the
@@ -172,11 +172,13 @@ def _choose_target(op, users, is_live, group_of, order, acyclic):
         if expensive and any(rules.broadcasts(out, c) for c in users):
             return None  # rule 5: a consumer reusing elements would recompute it
         return g if acyclic(g) else None
-    if rules.bandwidth_heavy(op):
-        return None  # rule 6: fused only where all its consumers are
     # Multi-output: fuse into one consumer's group and write the value out for the others;
     # the group's iteration space must be the value's (same element count). The group that
-    # runs first is tried first: the others then read the value it wrote.
+    # runs first is tried first: the others then read the value it wrote. This computes the
+    # value once, reading its inputs once, so rule 6's bandwidth guard (which keeps a
+    # producer with inputs larger than its output from being copied into several consumers)
+    # does not refuse it: dropout's `GreaterEqual(uniform, rate)` is fused into the forward
+    # select, which writes the 1-byte mask the gradient reads, rather than run on its own.
     for g in sorted(user_groups, key=lambda g: order[g.root]):
         if not rules.same_numel(out, g.space):
             continue

@@ -79,6 +79,27 @@ def test_shapes_are_specialized_to_the_signature():
     assert by_name["Sum:0"] == [5]
 
 
+def _shape_ops(x, y):
+    """A reshape to another tensor's shape (Shape), a ShapeN, a Size and a Rank, one of them
+    returned."""
+    s, n = tf.shape_n([x, y])
+    z = tf.reshape(x * 2.0, tf.shape(y)) + tf.cast(tf.size(x) + tf.rank(x), tf.float32)
+    return z, s, n + 1
+
+
+def test_shape_ops_of_fixed_shapes_are_constants(monkeypatch):
+    monkeypatch.setattr(executable, "plan_fusions", list)   # every op a registry kernel
+    fg = build(_shape_ops, [(tf.float32, [None, 6]), (tf.float32, [None, 3])])
+    args = [randn(4, 6), randn(8, 3, seed=1)]
+    exe = _equal_to_fallback(fg, args)
+    ran = [what for _, _, what in exe.steps]
+    # Shape, Size, Rank and the ShapeN's second output cost nothing; the ShapeN, whose first
+    # output the cluster returns, still runs (callers may write into what they are given)
+    assert "Shape" not in ran and "Size" not in ran and "Rank" not in ran
+    assert ran.count("ShapeN") == 1
+    assert exe(args)[1].tolist() == [4, 6]
+
+
 def test_intermediates_are_released_after_last_use(monkeypatch):
     monkeypatch.setattr(executable, "plan_fusions", list)   # every op its own step
     fg = build(mlp_block, CASES["mlp_block"][1])

@@ -87,6 +87,24 @@ def test_expensive_producer_not_fused_into_a_broadcasting_consumer():
     assert [_types(g) for g in _groups(plan)] == [["Mul", "AddV2"]]
 
 
+def test_narrowing_producer_with_several_consumers_is_a_multi_output_fusion():
+    # dropout's mask: GreaterEqual reads 4-byte floats and writes 1-byte bools, read by the
+    # forward select and by its gradient's. Rule 6 keeps it from being copied into both;
+    # fused into the first with the mask written out, it reads its input once, as it would
+    # alone, and costs no kernel of its own.
+    def fn(u, x, g):
+        keep = raw("GreaterEqual", u, tf.constant(0.5))
+        zeros = tf.zeros([64, 32])
+        y = raw("SelectV2", keep, raw("Mul", x, tf.constant(2.0)), zeros)
+        dx = raw("SelectV2", keep, raw("Mul", g, tf.constant(2.0)), zeros)
+        return [raw("MatMul", y, tf.ones([32, 8])), dx]
+    plan, _ = checked_plan(fn, [(F32, [64, 32])] * 3)
+    holders = [g for g in _groups(plan) if "GreaterEqual" in _types(g)]
+    assert len(holders) == 1 and "SelectV2" in _types(holders[0])
+    assert any(t.op.type == "GreaterEqual" for t in holders[0].outputs)
+    assert not any(isinstance(u, Operation) and u.type == "GreaterEqual" for u in plan)
+
+
 def test_sibling_reductions_share_one_kernel():
     def fn(x):
         ax = tf.constant([1])
