@@ -76,6 +76,13 @@ def _shuffle() -> None:
     list(rows.shuffle(1000, seed=1).batch(100_000))
 
 
+def _xent() -> None:
+    for dtype in (tf.float32, tf.float64):
+        for labels in (tf.constant([0, 1], tf.int32), tf.constant([0, 1], tf.int64)):
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels,
+                                                           logits=tf.zeros([2, 3], dtype))
+
+
 # longest first (tests/ops/test_numba_disk_cache.py checks that every module with a
 # disk-cached kernel is in a job)
 JOBS = {
@@ -88,6 +95,7 @@ JOBS = {
     "shuffle": Job(("philox_shuffle", "shuffle_buffer"), _shuffle),
     "rmsprop": _callbacks("rmsprop_numba", "_callback"),
     "finite": _callbacks("finite_numba", "_callback"),
+    "xent": Job(("xent_numba",), _xent),
 }
 
 

@@ -1,10 +1,12 @@
-"""ATen kernels for the softmax cross-entropy losses and L2Loss."""
+"""ATen kernels for the softmax cross-entropy losses and L2Loss (small sparse cross-entropies
+in one numba pass: xent_numba.py)."""
 
 from __future__ import annotations
 
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels import xent_numba
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_loss
 
@@ -44,6 +46,11 @@ def _sparse_xent(node):
                 None, None, f"logits and labels must have the same first dimension, got "
                 f"logits shape [{features.shape[0]},{classes}] and labels shape "
                 f"[{labels.shape[0]}]")
+        if xent_numba.applies(features, labels):
+            loss, backprop, bad = xent_numba.sparse_xent(features, labels)
+            if bad >= 0:
+                _check_labels(labels, classes)   # raises TensorFlow's error
+            return loss, backprop
         _check_labels(labels, classes)
         idx = labels.long().unsqueeze(1)
         lsm = torch.log_softmax(features, 1)

@@ -15,6 +15,7 @@ from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
 from ndflow.core.tensor import EagerTensor
+from ndflow.kernels import xent_numba
 from ndflow.ops import nn_activation, nn_loss, nn_norm
 from ndflow.ops.apply import apply_op
 from ndflow.ops.array_core import placeholder
@@ -232,6 +233,25 @@ def test_relu_second_order():
         dy = inner.gradient(y, x)
     d2 = outer.gradient(dy, x)
     np.testing.assert_allclose(d2.numpy(), [0.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize("rows, classes", [(64, 10), (3, 1), (40, 1000), (130, 1000)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("label_dtype", [np.int32, np.int64])
+def test_sparse_xent_one_pass_and_aten_paths_match_float64(rows, classes, dtype, label_dtype):
+    # small batches run in one numba pass (kernels/xent_numba.py), 130x1000 on ATen's kernels;
+    # logits of large magnitude check the max subtraction
+    gen = np.random.default_rng(rows)
+    f = (gen.normal(size=(rows, classes)) * 30).astype(dtype)
+    lab = gen.integers(0, classes, rows).astype(label_dtype)
+    small = rows * classes <= xent_numba.MAX_ELEMENTS
+    assert xent_numba.applies(torch.from_numpy(f), torch.from_numpy(lab)) is small
+    loss, backprop = _raw(nn_loss.SparseSoftmaxCrossEntropyWithLogits, f, lab)
+    want_loss, want_backprop = _sparse_ref(f.astype(np.float64), lab)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(loss.numpy(), want_loss, rtol=tol, atol=tol)
+    np.testing.assert_allclose(backprop.numpy(), want_backprop, rtol=tol, atol=tol)
+    assert loss.dtype == backprop.dtype == tf.as_dtype(dtype)
 
 
 def test_sparse_xent_label_out_of_range_eager():
