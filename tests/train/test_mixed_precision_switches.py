@@ -11,6 +11,7 @@ import ndflow as tf
 from ndflow.core import dtypes, optimizer_options
 from ndflow.core.graph import Graph
 from ndflow.keras.mixed_precision import LossScaleOptimizer, set_global_policy
+from ndflow.keras.mixed_precision import policy as policy_module
 from ndflow.ops import variables
 from ndflow.ops.array_core import placeholder
 from ndflow.runtime.session import Session
@@ -28,10 +29,12 @@ def _clean_state(monkeypatch):
     for name in AMP_VARS:
         monkeypatch.delenv(name, raising=False)
     optimizer_options.reset()
+    saved_policy = policy_module._global_policy
     set_global_policy("float32")
     yield
     optimizer_options.reset()
     set_global_policy("float32")
+    policy_module._global_policy = saved_policy   # unset again: the policy follows floatx
 
 
 def _state():
