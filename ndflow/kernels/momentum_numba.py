@@ -31,7 +31,7 @@ from ndflow.kernels.build_once import built_once
 
 CHUNK = 1 << 15           # elements per claimed chunk
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
-claim_chunk = address_as_pointer = carray = _update = None
+claim_chunk = address_as_pointer = carray = _update = _apply = None
 
 
 def applies(var: torch.Tensor) -> bool:
@@ -39,7 +39,8 @@ def applies(var: torch.Tensor) -> bool:
     return var.dtype == torch.float32 and var.device.type == "cpu" and _callback() is not None
 
 
-# the OpenMP callbacks (one variable, many variables), built on first use (None without numba
+# the OpenMP callbacks (one variable, many variables, the pass after an accumulating GEMM),
+# built on first use (None without numba
 # or ATen's OpenMP)
 _callback = built_once(lambda: _build() if omp_pool.launcher() is not None else None)
 
@@ -55,6 +56,19 @@ def update(g, var, accum, var_out, accum_out, scale: float, lr: float, momentum:
     arrays += [var_out.numpy().reshape(-1), accum_out.numpy().reshape(-1),
                _params(scale, lr, momentum, nesterov, keras)]
     omp_pool.run_chunks(_callback()[0], n, CHUNK, arrays, torch.get_num_threads())
+
+
+def apply_accumulated(var, accum, var_out, decay: float, step: float) -> None:
+    """The pass after a GEMM accumulated a gradient product into `accum` in place
+    (`_MatMulApplyMomentum`): `accum += decay * var; var_out = var + step * accum` (Keras:
+    decay = -lr * scale, step = 1; TF: decay = scale, step = -lr). Contiguous float32 CPU
+    tensors of one shape; `var_out` may be `var`."""
+    n = var.numel()
+    if n == 0:
+        return
+    arrays = [t.numpy().reshape(-1) for t in (var, accum, var_out)]
+    arrays.append(np.array([decay, step], dtype=np.float32))
+    omp_pool.run_chunks(_callback()[2], n, CHUNK, arrays, torch.get_num_threads())
 
 
 def update_many(table: list, total: int, scale: float, lr: float, momentum: float,
@@ -81,7 +95,7 @@ def _build():
     except ImportError:
         return None
     from numba import cfunc, types  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray, _update
+    global claim_chunk, address_as_pointer, carray, _update, _apply
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
 
@@ -161,4 +175,34 @@ def _build():
                 _update(g, v, a, v_out, a_out, m, s, lr, mu, nesterov, keras)
             q = claim_chunk(data)
 
-    return momentum_with_decay.address, momentum_many.address
+    @numba.njit(inline="always")
+    def _apply(v, a, v_out, m, decay, step):
+        for i in range(m):
+            w = v[i]
+            acc = a[i] + decay * w
+            a[i] = acc
+            v_out[i] = w + step * acc
+
+    # data = [counter, n, chunk, (address, length) of var, accum, var_out,
+    #         params = (decay, step) as float32]
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
+    def accumulated(data):
+        d = carray(data, 11, dtype=np.int64)
+        n, chunk = d[1], d[2]
+        p = carray(address_as_pointer(d[9], np.float32), 2)
+        decay, step = p[0], p[1]
+        in_place = d[7] == d[3]
+        q = claim_chunk(data)
+        while q * chunk < n:
+            lo = q * chunk
+            m = min(lo + chunk, n) - lo
+            v = carray(address_as_pointer(d[3] + lo * 4, np.float32), m)
+            a = carray(address_as_pointer(d[5] + lo * 4, np.float32), m)
+            if in_place:   # the same array: LLVM then sees no aliasing and vectorizes
+                _apply(v, a, v, m, decay, step)
+            else:
+                _apply(v, a, carray(address_as_pointer(d[7] + lo * 4, np.float32), m), m,
+                       decay, step)
+            q = claim_chunk(data)
+
+    return momentum_with_decay.address, momentum_many.address, accumulated.address

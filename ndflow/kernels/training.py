@@ -122,6 +122,39 @@ def _matmul_gradient_descent(node):
     return run
 
 
+@kernel(nn_fused.MatMulApplyMomentum)
+def _matmul_momentum(node):
+    """The momentum update of grad = op(a) @ op(b) + scale * var with the product accumulated
+    into the accumulator by the GEMM (`beta` = momentum; Keras: alpha = -lr), then one pass
+    adding the L2 term to the accumulator and the accumulator to the weight."""
+    ta, tb = bool(node.attrs["transpose_a"]), bool(node.attrs["transpose_b"])
+    keras = bool(node.attrs["keras"])
+    dtype = node.attrs["T"].torch_dtype
+
+    def run(var, accum, lr, a, b, scale, momentum):
+        a, b = a.t() if ta else a, b.t() if tb else b
+        owned = exclusive_value(var) and exclusive_value(accum)
+        v, acc = _read(var, "var", dtype), _read(accum, "accum", dtype)
+        _check_same(v, acc, "accum")
+        if tuple(v.shape) != (a.shape[0], b.shape[1]):
+            raise InvalidArgumentError(None, None, f"var and grad do not have the same shape"
+                                       f"{_shape_str(v.shape)} "
+                                       f"{_shape_str((a.shape[0], b.shape[1]))}")
+        lr, s, mu = _scalar(lr, "lr"), _scalar(scale, "scale"), _scalar(momentum, "momentum")
+        v_out, a_out = update_targets(owned, [v, acc])
+        # Keras: accum * mu - lr * ab; TF: accum * mu + ab
+        torch.addmm(acc, a, b, beta=mu, alpha=-lr if keras else 1.0, out=a_out)
+        decay, step = (-lr * s, 1.0) if keras else (s, -lr)
+        if s and one_pass(v, a_out) and v_out.is_contiguous():
+            momentum_numba.apply_accumulated(v, a_out, v_out, decay, step)
+        else:
+            if s:
+                a_out.add_(v, alpha=decay)
+            torch.add(v, a_out, alpha=step, out=v_out)
+        var.value, accum.value = v_out, a_out
+    return run
+
+
 _ONE_PASS_MIN = 1 << 14  # elements from which a variable's update is worth its own launch
 
 

@@ -17,6 +17,11 @@
   (`ResourceApplyGradientDescent`, or `assign_sub(lr * g)` written by hand) becomes one GEMM
   accumulating into a copy of the weight, instead of a GEMM writing the gradient, a scaling
   pass and an update pass over weight-sized buffers.
+- `_MatMulApplyMomentum(var, accum, lr, a, b, scale, momentum)` is ndflow-internal: a large
+  weight's momentum update (TF's or, with `keras`, Keras' form; not Nesterov) of the gradient
+  `a @ b + scale * var` (scale 0: no L2 term), the product accumulated into the accumulator
+  by the GEMM (`beta` = momentum), then one pass applying the L2 term and the accumulator to
+  the weight: the gradient is never written, two passes over weight-sized buffers fewer.
 - `_ResourceApplyMomentumWithDecay` is ndflow-internal: a (Keras) momentum update whose
   gradient is `grad + scale * var`, the L2 term of the weight read in the update itself.
 - `_SpeculativeApplyMomentum` is ndflow-internal (made by ndflow/passes/speculative_momentum.py
@@ -145,6 +150,29 @@ MatMulApplyGradientDescent = op_def(
                        "use_locking: bool = false"],
     shape=_matmul_apply_shape, gradient_undefined=True, stateful=True,
     doc="ndflow-internal: var -= alpha * MatMul(a, b) in one GEMM.")
+
+
+def _matmul_momentum_shape(ctx):
+    """No outputs; lr, scale and momentum are scalars and a, b matrices (the remapper builds
+    this op from a valid MatMul and momentum update, whose own shape rules already held)."""
+    for i, what, rank in ((2, "lr", 0), (3, "a", 2), (4, "b", 2), (5, "scale", 0),
+                          (6, "momentum", 0)):
+        r = ctx.shapes[i].rank
+        if r is not None and r != rank:
+            raise ValueError(f"Shape must be rank {rank} but is rank {r} for "
+                             f"'{ctx.op_name}' ({what})")
+    return []
+
+
+MatMulApplyMomentum = op_def(
+    "_MatMulApplyMomentum",
+    inputs=["var: resource", "accum: resource", "lr: T", "a: T", "b: T", "scale: T",
+            "momentum: T"],
+    outputs=[], attrs=["transpose_a: bool = false", "transpose_b: bool = false", FLOAT_T,
+                       "use_locking: bool = false", "keras: bool = false"],
+    shape=_matmul_momentum_shape, gradient_undefined=True, stateful=True,
+    doc="ndflow-internal: the (Keras) momentum update of grad = MatMul(a, b) + scale * var, "
+        "the product accumulated into accum by the GEMM itself.")
 
 
 def _momentum_with_decay_shape(ctx):

@@ -119,6 +119,15 @@ _ASSIGN_SUB_SCALED_MATMUL = P(
     P({"Mul"}, _MATMUL, AnyTensor("alpha"), name="scale", commutative=True), name="apply")
 _APPLY_MOMENTUM_DECAY = P(set(MOMENTUM_UPDATES), AnyTensor("var"), AnyTensor("accum"),
                           AnyTensor("lr"), DECAYED_GRAD, AnyTensor("momentum"), name="apply")
+# a momentum update of MatMul(a, b) [+ var * s]: MatMul as the gradient, or inside the sum
+_APPLY_MATMUL_MOMENTUM = P(set(MOMENTUM_UPDATES), AnyTensor("var"), AnyTensor("accum"),
+                           AnyTensor("lr"), _MATMUL, AnyTensor("momentum"), name="apply")
+_APPLY_MATMUL_MOMENTUM_DECAY = P(
+    set(MOMENTUM_UPDATES), AnyTensor("var"), AnyTensor("accum"), AnyTensor("lr"),
+    P({"AddN", "AddV2", "Add"}, _MATMUL,
+      P({"Mul"}, P({"ReadVariableOp"}, AnyTensor("var"), name="read", shared=True),
+        AnyTensor("scale"), name="decay", commutative=True), name="add", commutative=True),
+    AnyTensor("momentum"), name="apply")
 _POOL = P({"MaxPool"}, AnyTensor("input"), name="pool", shared=True)
 _POOL_GRAD = P({"MaxPoolGrad"}, AnyTensor("input"), _POOL, AnyTensor("grad"), name="pool_grad")
 _POOL_ROOT = P({"MaxPool"}, AnyTensor("input"), name="pool")
@@ -171,6 +180,29 @@ def _momentum_with_decay(view: GraphView, m: Match) -> bool:
             and grad.dtype is apply.attrs["T"] and grad.shape == decayed.shape
             and decayed.shape.is_fully_defined()
             and only_reads(view.consumers[m.tensors["var"]], apply))
+
+
+# Weights from this size get their gradient accumulated by the GEMM (a smaller one's update
+# is grouped with the model's other small ones instead: grouped_updates.py).
+MATMUL_MOMENTUM_MIN = 1 << 16
+
+
+def _matmul_momentum(view: GraphView, m: Match) -> bool:
+    """A non-Nesterov float update of a large weight whose gradient is the product (plus the
+    L2 term of the weight itself, a scalar scale of its dtype), with nothing else writing
+    the variable."""
+    apply, product = m.ops["apply"], m.ops["root"].outputs[0]
+    shape = product.shape
+    if not (_float_op(apply) and _float_op(m.ops["root"])
+            and product.dtype is apply.attrs["T"] and not apply.attrs.get("use_nesterov")
+            and shape.is_fully_defined() and shape.num_elements() >= MATMUL_MOMENTUM_MIN):
+        return False
+    if "decay" in m.ops:
+        scale = m.tensors["scale"]
+        if not (scale.shape.rank == 0 and scale.dtype is product.dtype
+                and m.ops["decay"].outputs[0].shape == shape):
+            return False
+    return only_reads(view.consumers[m.tensors["var"]], apply)
 
 
 def _reuses_argmax(grad: Operation, pool: Operation) -> bool:
@@ -242,6 +274,19 @@ def _emit_matmul_update(rw: GraphRewriter, m: Match) -> Operation:
                      control_inputs(rw, m), apply.device)
 
 
+def _emit_matmul_momentum(rw: GraphRewriter, m: Match) -> Operation:
+    mm, apply = m.ops["root"], m.ops["apply"]
+    var, accum, lr, a, b, mu = (rw.mapped(m.tensors[k]) for k in ("var", "accum", "lr", "input",
+                                                                   "filter", "momentum"))
+    scale = (rw.mapped(m.tensors["scale"]) if "decay" in m.ops else
+             rw.scalar_const(0.0, apply.attrs["T"], f"{apply.name}/no_decay", apply.device))
+    attrs = {k: mm.attrs[k] for k in ("transpose_a", "transpose_b", "T")}
+    attrs.update(use_locking=bool(apply.attrs.get("use_locking", False)),
+                 keras=apply.type == "ResourceApplyKerasMomentum")
+    return rw.add_op(nn_fused.MatMulApplyMomentum, [var, accum, lr, a, b, scale, mu], attrs, [],
+                     apply.name, control_inputs(rw, m), apply.device)
+
+
 def _emit_momentum_with_decay(rw: GraphRewriter, m: Match) -> Operation:
     apply = m.ops["apply"]
     inputs = [rw.mapped(m.tensors[k]) for k in ("var", "accum", "lr", "grad", "scale",
@@ -283,6 +328,9 @@ RULES: list[Rule] = [
          _matmul_add_bias),
     Rule("matmul_add", _MATMUL_ADD, _emit_bias_fusion(nn_fused.FusedMatMul), _matmul_add_bias),
     Rule("matmul_add_scaled", _SCALED_ADD, _emit_scaled_add, _scaled_add),
+    Rule("matmul_momentum_with_decay", _APPLY_MATMUL_MOMENTUM_DECAY, _emit_matmul_momentum,
+         _matmul_momentum),
+    Rule("matmul_momentum", _APPLY_MATMUL_MOMENTUM, _emit_matmul_momentum, _matmul_momentum),
     Rule("momentum_with_decay", _APPLY_MOMENTUM_DECAY, _emit_momentum_with_decay,
          _momentum_with_decay),
     Rule("matmul_apply_gradient_descent", _APPLY_MATMUL, _emit_matmul_update, _matmul_update),

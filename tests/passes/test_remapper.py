@@ -384,6 +384,7 @@ def _mnist_train_graph():
 
 def test_mnist_training_graph_op_counts_before_and_after():
     g, loss, train, _ = _mnist_train_graph()
+    f1w = g.get_collection("variables")[4]
     before, _ = _optimize(g, [loss.name], ["data:0", "labels:0"], False, [train.name])
     after, _ = _optimize(g, [loss.name], ["data:0", "labels:0"], True, [train.name])
     b, a = op_counts(before), op_counts(after)
@@ -400,20 +401,24 @@ def test_mnist_training_graph_op_counts_before_and_after():
     for t in ("Conv2D", "BiasAdd", "Relu", "MaxPool", "MaxPoolGrad"):
         assert a[t] == 0, t
     # L2-regularized updates: ResourceApplyMomentum(AddN(grad, Mul(w, 5e-4 * dloss))) of the
-    # two fc weights -> _ResourceApplyMomentumWithDecay (their weight grads stay MatMuls);
-    # then the eight updates -> one _GroupedApplyMomentum (and a zero Const: the scale of the
-    # six without an L2 term)
+    # two fc weights: fc1's (3136x512) with its weight gradient's MatMul ->
+    # _MatMulApplyMomentum, fc2's -> _ResourceApplyMomentumWithDecay (its weight grad stays a
+    # MatMul); then the seven small updates -> one _GroupedApplyMomentum (and a zero Const:
+    # the scale of the six without an L2 term)
     assert b["ResourceApplyMomentum"] == 8 and a["_GroupedApplyMomentum"] == 1
     (group,) = [op for op in after.get_operations() if op.type == "_GroupedApplyMomentum"]
-    assert group.attrs["N"] == 8 and sum(group.attrs["decay"]) == 2
+    assert group.attrs["N"] == 7 and sum(group.attrs["decay"]) == 1
+    (fc1,) = [op for op in after.get_operations() if op.type == "_MatMulApplyMomentum"]
+    assert fc1.attrs["transpose_a"] and not fc1.attrs["keras"]
+    assert fc1.inputs[0].op.name == f1w.handle.op.name
     assert a["ResourceApplyMomentum"] == a["_ResourceApplyMomentumWithDecay"] == 0
     assert a["AddN"] == 0 and b["AddN"] == 2
     assert a["_MatMulAddScaled"] == 0
-    assert a["MatMul"] == 4 and a["AddV2"] == 2 and a["Mul"] == b["Mul"] - 2
+    assert a["MatMul"] == 3 and a["AddV2"] == 2 and a["Mul"] == b["Mul"] - 2
     assert a["ReluGrad"] == 2 and b["ReluGrad"] == 3    # reading the fused ops' outputs
     # conv chains (3 + 3 ops), dense layers (3 + 2) and decayed updates (2 x 3): 17 ops -> 6;
     # conv1's block (conv, pool, ReluGrad, MaxPoolGrad, filter/bias grads, ShapeN) 7 -> 2;
-    # the eight updates -> 2
+    # the eight updates -> 2, one of them taking in its gradient's MatMul
     assert sum(a.values()) == sum(b.values()) - 22
 
 @pytest.mark.parametrize("remapping", [RewriterConfig.ON, RewriterConfig.OFF])
