@@ -20,10 +20,10 @@ from tests.conftest import NDFLOW_OP_NAMES
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tf_ops" / "tf_2_21_ops.json"
 TF_OPS = json.loads(FIXTURE.read_text())["ops"]
 # Internal ops of ndflow's own passes, which TensorFlow does not have.
-NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MaxPoolWithIndices",
-               "_ResourceApplyMomentumWithDecay", "_SpeculativeApplyMomentum",
-               "_GroupedApplyMomentum", "_GroupedApplyAdam", "_GroupedApplyKerasRMSProp",
-               "_AllFinite", "_AllFiniteAddScaled",
+NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MatMulApplyMomentum",
+               "_MaxPoolWithIndices", "_ResourceApplyMomentumWithDecay",
+               "_SpeculativeApplyMomentum", "_GroupedApplyMomentum", "_GroupedApplyAdam",
+               "_GroupedApplyKerasRMSProp", "_AllFinite", "_AllFiniteAddScaled",
                "_MaxPoolGradWithIndices", "_Conv2DBiasReluMaxPool", "_Conv2DBiasReluMaxPoolGrad",
                "_PythonDataset", "_IteratorHasNext", "_PythonIterator",
                "_XlaClusterCall", "_GraphInputDataset", "_DatasetReduce",
