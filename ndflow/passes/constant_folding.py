@@ -6,7 +6,8 @@ still resolve; the outputs of a folded multi-output op become `ConstantFolding/<
 constants (recorded in `ctx.rename`). The constant inherits the folded op's control inputs
 and those of the constants it consumed, so control dependencies survive folding. Ops whose
 value is known statically without their inputs' values (an op with a `constant_value`
-rule, e.g. the shape of a fully defined tensor) fold too.
+rule, e.g. the shape of a fully defined tensor; OnesLike and ZerosLike of a fully defined
+shape, as grappler materializes them) fold too, with no dependency on those inputs.
 
 Never folded, as in TensorFlow's grappler: stateful ops, placeholders, ops without inputs,
 functional ops (If, While, Case),
@@ -86,11 +87,26 @@ def _run_kernel(op: Operation, values: list) -> list | None:
     return None if any(v is None for v in out) else out
 
 
+# Ops whose value is one number everywhere, known from the shape alone (grappler's
+# MaterializeConstantValuedNode): the gradient's seed `OnesLike(loss)` no longer reads the
+# loss, so nothing computed for the gradient waits for the loss's value.
+_VALUE_FROM_SHAPE = {"OnesLike": 1, "ZerosLike": 0}
+
+
 def _static_value(op: Operation) -> list | None:
-    """The op's value from its `constant_value` rule when its inputs are not all constant."""
-    if len(op.outputs) != 1 or op.op_def.constant_value is None:
+    """The op's value from its `constant_value` rule, or from its shape (OnesLike,
+    ZerosLike), when its inputs are not all constant."""
+    if len(op.outputs) != 1:
         return None
     t = op.outputs[0]
+    if op.type in _VALUE_FROM_SHAPE:
+        if not t.shape.is_fully_defined() or not (t.dtype.is_floating or t.dtype.is_integer
+                                                   or t.dtype.is_bool):
+            return None
+        np_type = np.float32 if t.dtype is dtypes.bfloat16 else t.dtype.np_dtype
+        return [np.full(t.shape.as_list(), _VALUE_FROM_SHAPE[op.type], np_type)]
+    if op.op_def.constant_value is None:
+        return None
     try:
         v = constant_value(t)
     except Exception:  # noqa: BLE001 - a best-effort static rule

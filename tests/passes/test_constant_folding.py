@@ -169,6 +169,35 @@ def test_ops_with_static_values_fold_without_constant_inputs():
     np.testing.assert_array_equal(got[1], [2, 5])
 
 
+def test_ones_like_and_zeros_like_of_static_shapes_fold_without_their_input():
+    g = Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(dtypes.float32, [3, 5], name="x")
+        loss = tf.reduce_sum(x * x, name="loss")
+        seed = tf.ones_like(loss, name="seed")
+        zeros = tf.zeros_like(x, name="zeros")
+        tf.add(seed * 2.0, tf.reduce_sum(zeros), name="y")
+        u = tf.compat.v1.placeholder(dtypes.bfloat16, [None, 5], name="u")
+        tf.ones_like(u, name="unknown")
+    out = constant_folding(g, PassContext(fetches=["y:0", "unknown:0", "loss:0"],
+                                          feeds=["x:0", "u:0"]))
+    # as grappler materializes them: the seed no longer reads the loss, nor zeros x
+    assert out.get_operation_by_name("y").type == "Const"
+    assert out.get_operation_by_name("unknown").type == "OnesLike"
+    got = run_graph(out, ["y:0", "unknown:0"], {"x:0": np.ones((3, 5)),
+                                               "u:0": np.zeros((2, 5), np.float32)})
+    assert got[0] == 2.0
+    np.testing.assert_array_equal(got[1], np.ones((2, 5)))
+    g2 = Graph()
+    with g2.as_default():
+        b = tf.compat.v1.placeholder(dtypes.bfloat16, [2], name="b")
+        tf.ones_like(b, name="ones")
+    out = constant_folding(g2, PassContext(fetches=["ones:0"], feeds=["b:0"]))
+    ones = out.get_operation_by_name("ones")
+    assert ones.type == "Const" and ones.outputs[0].dtype == dtypes.bfloat16
+    assert not ones.control_inputs
+
+
 def test_unused_constants_are_removed_but_preserved_ones_stay():
     g = Graph()
     with g.as_default():
