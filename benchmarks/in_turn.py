@@ -1,32 +1,91 @@
-"""Timing several steps against each other in one process: in turn, in blocks.
+"""Timing several steps against each other: in turn, in blocks.
 
 A ratio of two medians taken minutes apart on a shared machine can be off by 10-20% (another
 process, the CPU's clock). Timed in turn, the machine's drift weighs on every configuration
 alike. In blocks of a few steps, each after one untimed step of its own, every configuration
 runs with its caches as warm as a training loop has them: single steps alternating each start
-on the other models' data (5-15% slower on the 2-core hosts)."""
+on the other models' data (5-15% slower on the 2-core hosts).
+
+A configuration may live in another process (TensorFlow, which ndflow's process never
+imports): `StepServer` starts a script that serves blocks of steps on request, so that it
+takes its turns among the others instead of being timed before or after them. While one
+process runs its block the other waits on the pipe, its threads idle."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import time
 
 import numpy as np
+
+# The loop a served script ends with: its `step()` defined, it answers each line "N" on
+# stdin with one untimed step and the seconds of N timed ones, as a JSON list.
+SERVE_LOOP = r"""
+import json as _json, sys as _sys, time as _time
+print("ready", flush=True)
+for _line in _sys.stdin:
+    if _line.strip() == "quit":
+        break
+    step()
+    _ts = []
+    for _ in range(int(_line)):
+        _t = _time.perf_counter(); step(); _ts.append(_time.perf_counter() - _t)
+    print(_json.dumps(_ts), flush=True)
+"""
+
+
+class StepServer:
+    """A step in another interpreter (`python -c script args...`, the script ending with
+    SERVE_LOOP), timed by blocks: `block(n)` -> n step times in seconds."""
+
+    def __init__(self, python: str, script: str, args: list):
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+        self.proc = subprocess.Popen([python, "-c", script + SERVE_LOOP, *map(str, args)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, env=env)
+        line = self.proc.stdout.readline()
+        if line.strip() != "ready":
+            self.close()
+            raise RuntimeError(self.proc.stderr.read()[-2000:] or "the step server exited")
+
+    def block(self, n: int) -> list:
+        self.proc.stdin.write(f"{n}\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write("quit\n")
+                self.proc.stdin.flush()
+            except OSError:
+                pass
+            self.proc.wait(timeout=60)
 
 
 def medians_in_turn(calls: dict, steps: int, warmup: int, block: int = 5,
                     sync=lambda: None) -> dict:
     """{name: median ms of `steps` timed calls}: each callable's `warmup` calls first, then
     rounds of one untimed call and `block` timed ones of each in turn. `sync` runs after each
-    call, inside the timing (a GPU's synchronize)."""
+    call, inside the timing (a GPU's synchronize). A StepServer takes its turn by blocks (it
+    warmed up before it said it was ready)."""
     for call in calls.values():
-        for _ in range(warmup):
-            call()
+        if not isinstance(call, StepServer):
+            for _ in range(warmup):
+                call()
     times: dict = {name: [] for name in calls}
     while any(len(ts) < steps for ts in times.values()):
         for name, call in calls.items():
+            n = min(block, steps - len(times[name]))
+            if isinstance(call, StepServer):
+                if n > 0:
+                    times[name] += call.block(n)
+                continue
             call()
             sync()
-            for _ in range(min(block, steps - len(times[name]))):
+            for _ in range(n):
                 t = time.perf_counter()
                 call()
                 sync()

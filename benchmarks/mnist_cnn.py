@@ -37,7 +37,7 @@ import tempfile
 import numpy as np
 import torch
 import torch.nn.functional as F
-from in_turn import medians_in_turn
+from in_turn import StepServer, medians_in_turn
 from keras_fit import train_flops  # the same CNN's FLOPs
 from machine import cpu_line, floor_line  # benchmarks/ is the script's directory
 
@@ -196,7 +196,7 @@ def torch_step(x, y, params, amp=False):
 
 # -- TensorFlow (subprocess) -----------------------------------------------------------------------
 
-_TF_SCRIPT = r"""
+_TF_STEP = r"""
 import json, sys, time
 import numpy as np
 import tensorflow as tf
@@ -209,7 +209,7 @@ p = {k[2:]: tf.Variable(d[k]) for k in d.files if k.startswith("p_")}
 variables = list(p.values())
 opt = tf.keras.optimizers.SGD(0.01, momentum=0.9)
 @tf.function(jit_compile=True if mode == "xla" else None)
-def step(data, labels):
+def train_step(data, labels):
     with tf.GradientTape() as tape:
         conv = tf.nn.conv2d(data, p["conv1_weights"], [1, 1, 1, 1], "SAME")
         h = tf.nn.relu(tf.nn.bias_add(conv, p["conv1_biases"]))
@@ -226,18 +226,45 @@ def step(data, labels):
                            ("fc1_weights", "fc1_biases", "fc2_weights", "fc2_biases"))
     opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
     return loss
-for _ in range(warmup): step(x, y).numpy()
+def step():
+    train_step(x, y).numpy()
+for _ in range(warmup): step()
+"""
+_TF_SCRIPT = _TF_STEP + r"""
 ts = []
 for _ in range(steps):
-    t = time.perf_counter(); step(x, y).numpy(); ts.append(time.perf_counter() - t)
+    t = time.perf_counter(); step(); ts.append(time.perf_counter() - t)
 print(json.dumps({"tf_graph_ms": 1000 * float(np.median(ts)), "version": tf.__version__}))
 """
 
 
+def _tf_python():
+    path = os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python")
+    return path if os.path.exists(path) else None
+
+
+def tensorflow_server(x, y, params, warmup, tmp: str):
+    """TensorFlow's graph step as a StepServer (in_turn.py), taking its turns among
+    ndflow's and PyTorch's steps; None (and why) when it cannot start."""
+    tf_python = _tf_python()
+    if tf_python is None:
+        return None, "not installed"
+    path = os.path.join(tmp, "data.npz")
+    np.savez(path, x=x, y=y, **{"p_" + k: v for k, v in params.items()})
+    version = subprocess.run([tf_python, "-c", "import tensorflow as tf; print(tf.__version__)"],
+                             capture_output=True, text=True,
+                             env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    try:
+        return StepServer(tf_python, _TF_STEP, [path, 0, warmup]), version.stdout.strip()
+    except RuntimeError as e:
+        return None, str(e).strip().splitlines()[-1] if str(e).strip() else "failed"
+
+
 def tensorflow_graph(x, y, params, steps, warmup, mode="f32"):
-    """`mode`: "f32", "amp" (the bf16 rewrite) or "xla" (jit_compile=True)."""
-    tf_python = os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python")
-    if not os.path.exists(tf_python):
+    """`mode`: "f32", "amp" (the bf16 rewrite) or "xla" (jit_compile=True): timed on their
+    own, in a subprocess."""
+    tf_python = _tf_python()
+    if tf_python is None:
         return None, "not installed"
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "data.npz")
@@ -269,12 +296,17 @@ def main(argv=None):
     amp_name = "AMP fp16" if DEVICE == "gpu" else "AMP bf16"
     x, y, params = make_data()
     results = {}
-    tf_ms, tf_info = (tensorflow_graph(x, y, params, args.steps, args.warmup)
-                      if DEVICE == "cpu" else (None, "not run on the GPU"))
-    # the figures the bars compare, timed in turn (their ratios are what counts)
+    tmp = tempfile.TemporaryDirectory()
+    server, tf_info = (tensorflow_server(x, y, params, args.warmup, tmp.name)
+                       if DEVICE == "cpu" else (None, "not run on the GPU"))
+    # the figures the bars compare, timed in turn (their ratios are what counts), TensorFlow's
+    # graph step among them from its own process
     paired = {"ndflow Session (graph)": ndflow_session(x, y, params),
               "ndflow tf.function": ndflow_step(x, y, params),
               "PyTorch eager": torch_step(x, y, params)}
+    tf_name = f"TensorFlow {tf_info} graph"
+    if server is not None:
+        paired[tf_name] = server
     if args.loss_scale:
         paired["ndflow tf.function LossScaleOptimizer"] = ndflow_step(x, y, params,
                                                                       loss_scale=True)
@@ -284,6 +316,10 @@ def main(argv=None):
     results.update(paired_medians(paired, args.steps, args.warmup))
     tf.config.optimizer.set_jit(False)
     paired["ndflow Session (graph)"].close()
+    if server is not None:
+        server.close()
+    tmp.cleanup()
+    tf_ms = results.pop(tf_name, None)
     del paired
     if args.amp:
         amp_runs = {f"ndflow tf.function {amp_name}": ndflow_step(x, y, params, amp=True),
@@ -293,7 +329,7 @@ def main(argv=None):
         tf.config.optimizer.set_experimental_options({_amp_option(): False})
     results["ndflow eager"] = ndflow_function(x, y, params, args.steps, args.warmup, eager=True)
     if tf_ms is not None:
-        results[f"TensorFlow {tf_info} graph"] = tf_ms
+        results[tf_name] = tf_ms
         if args.amp:
             tf_amp_ms, _ = tensorflow_graph(x, y, params, args.steps, args.warmup, mode="amp")
             if tf_amp_ms is not None:
