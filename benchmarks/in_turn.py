@@ -20,11 +20,12 @@ import time
 
 import numpy as np
 
-# The loop a served script ends with: its `step()` defined, it answers each line "N" on
-# stdin with one untimed step and the seconds of N timed ones, as a JSON list.
+# The loop a served script ends with: its `step()` defined (and optionally a dict
+# `ready_info`, sent back once), it answers each line "N" on stdin with one untimed step and
+# the seconds of N timed ones, as a JSON list.
 SERVE_LOOP = r"""
 import json as _json, sys as _sys, time as _time
-print("ready", flush=True)
+print("ready", _json.dumps(globals().get("ready_info", {})), flush=True)
 for _line in _sys.stdin:
     if _line.strip() == "quit":
         break
@@ -38,17 +39,25 @@ for _line in _sys.stdin:
 
 class StepServer:
     """A step in another interpreter (`python -c script args...`, the script ending with
-    SERVE_LOOP), timed by blocks: `block(n)` -> n step times in seconds."""
+    SERVE_LOOP), timed by blocks: `block(n)` -> n step times in seconds; `info`: the
+    script's `ready_info`. `env`: environment variables to set (None: to remove)."""
 
-    def __init__(self, python: str, script: str, args: list):
-        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    def __init__(self, python: str, script: str, args: list, env: dict | None = None,
+                 cwd: str | None = None):
+        environ = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+        for k, v in (env or {}).items():
+            if v is None:
+                environ.pop(k, None)
+            else:
+                environ[k] = v
         self.proc = subprocess.Popen([python, "-c", script + SERVE_LOOP, *map(str, args)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, env=env)
-        line = self.proc.stdout.readline()
-        if line.strip() != "ready":
+                                     stderr=subprocess.PIPE, text=True, env=environ, cwd=cwd)
+        word, _, info = self.proc.stdout.readline().partition(" ")
+        if word.strip() != "ready":
             self.close()
             raise RuntimeError(self.proc.stderr.read()[-2000:] or "the step server exited")
+        self.info = json.loads(info)
 
     def block(self, n: int) -> list:
         self.proc.stdin.write(f"{n}\n")

@@ -8,9 +8,9 @@ parameter. The same model source runs in both libraries (`import ndflow as tf` o
 - TensorFlow 2.21 graph mode (tf.function), TensorFlow with auto-clustering
   (`TF_XLA_FLAGS=--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit`) and with `jit_compile=True`,
   each in a subprocess (TF_PYTHON, default /work/tfvenv/bin/python) on the same data.
-ndflow's three configurations and PyTorch eager run in this process in turn, in blocks of 5
-steps (in_turn.py: on a shared machine a ratio of medians taken minutes apart can be off by
-20%).
+All of them run in turn, in blocks of 5 steps (in_turn.py: on a shared machine a ratio of
+medians taken minutes apart can be off by 20%): ndflow's three configurations and PyTorch
+eager in this process, TensorFlow's served by blocks from theirs.
 Prints the median step time after warm-up, the first step's cost (compiles included), the
 step's FLOPs and bytes, how far each configuration is from this CPU's limit (peak matmul
 FLOP/s and copy bandwidth measured here with ATen), and issue 11's ratios (bars: auto-jit
@@ -31,7 +31,6 @@ cache processes are skipped, and the limits are the GPU's.
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import subprocess
@@ -41,7 +40,7 @@ import time
 
 import numpy as np
 import torch
-from in_turn import medians_in_turn
+from in_turn import StepServer, medians_in_turn
 from machine import cpu_line  # benchmarks/ is the script's directory
 
 import ndflow
@@ -93,20 +92,6 @@ def make_data(seed: int = 0) -> dict:
     return {k: v.astype(np.float32) for k, v in d.items()}
 
 
-def time_steps(step, x, y, steps: int, warmup: int) -> tuple:
-    """(first step ms, median ms of `steps` after `warmup` more): TensorFlow's timing, sent to
-    its subprocess with the model."""
-    t = time.perf_counter()
-    float(step(x, y))
-    first = 1000 * (time.perf_counter() - t)
-    for _ in range(warmup):
-        float(step(x, y))
-    ts = []
-    for _ in range(steps):
-        t = time.perf_counter()
-        float(step(x, y))
-        ts.append(time.perf_counter() - t)
-    return first, 1000 * float(np.median(ts))
 def ndflow_call(data, jit=None):
     """One call of the ndflow step as a callable. `jit`: None (off), "auto" (set_jit(True))
     or "compile" (jit_compile=True). Each call sets auto-jit as its step was traced: a
@@ -130,9 +115,12 @@ def ndflow_call(data, jit=None):
 def round_robin(calls: dict, steps: int, warmup: int) -> dict:
     """{name: (first call ms, median ms)}: each call's first call timed alone (compiles
     included; ndflow's compile statistics printed), then all timed in turn in blocks of 5
-    steps (in_turn.py)."""
+    steps (in_turn.py), TensorFlow's StepServers among them."""
     first = {}
     for name, call in calls.items():
+        if isinstance(call, StepServer):   # it timed its own first step
+            first[name] = call.info["first_ms"]
+            continue
         known = len(device_compiler.compile_stats())
         t = time.perf_counter()
         call()
@@ -204,41 +192,49 @@ import json, sys, time
 import numpy as np
 import tensorflow as tf
 d = dict(np.load(sys.argv[1]))
-steps, warmup, mode = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-if int(sys.argv[6]):
-    tf.config.threading.set_intra_op_parallelism_threads(int(sys.argv[6]))
-    tf.config.threading.set_inter_op_parallelism_threads(int(sys.argv[6]))
-ns = json.loads(open(sys.argv[5]).read())
+warmup, mode = int(sys.argv[2]), sys.argv[3]
+if int(sys.argv[5]):
+    tf.config.threading.set_intra_op_parallelism_threads(int(sys.argv[5]))
+    tf.config.threading.set_inter_op_parallelism_threads(int(sys.argv[5]))
+ns = json.loads(open(sys.argv[4]).read())
 code = {"LAYERS": ns["LAYERS"], "LR": ns["LR"], "time": time, "np": np}
-exec(ns["model"] + "\n" + ns["timing"], code)
-step = code["make_step"](tf, d, True if mode == "xla" else None)
-first, median = code["time_steps"](step, tf.constant(d["x"]), tf.constant(d["y"]), steps, warmup)
-print(json.dumps({"first_ms": first, "median_ms": median, "version": tf.__version__}))
+exec(ns["model"], code)
+tf_step = code["make_step"](tf, d, True if mode == "xla" else None)
+x, y = tf.constant(d["x"]), tf.constant(d["y"])
+def step():
+    float(tf_step(x, y))
+t = time.perf_counter()
+step()
+ready_info = {"first_ms": 1000 * (time.perf_counter() - t), "version": tf.__version__}
+for _ in range(warmup):
+    step()
 """
 
+# TensorFlow's configurations: name -> (mode, TF_XLA_FLAGS)
+TF_MODES = {"TensorFlow graph": ("graph", None),
+            "TensorFlow auto-clustering (auto_jit=2, cpu_global_jit)":
+                ("autojit", "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"),
+            "TensorFlow jit_compile=True": ("xla", None)}
 
-def tensorflow_run(data, steps, warmup, mode="graph", threads=0):
-    """`mode`: "graph", "autojit" (TF_XLA_FLAGS auto-clustering on CPU) or "xla"."""
+
+def tensorflow_servers(data, warmup, tmp: str, threads=0) -> tuple:
+    """({name: StepServer} of TensorFlow's configurations, each in its own process, to take
+    their turns with ndflow's steps; {name: why} for those that could not start)."""
     tf_python = os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python")
     if not os.path.exists(tf_python):
-        return None, "not installed"
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    env.pop("TF_XLA_FLAGS", None)
-    if mode == "autojit":
-        env["TF_XLA_FLAGS"] = "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"
-    with tempfile.TemporaryDirectory() as tmp:
-        path, src = os.path.join(tmp, "data.npz"), os.path.join(tmp, "model.json")
-        np.savez(path, **data)
-        with open(src, "w") as f:   # the same model and timing source as ndflow's run
-            json.dump({"model": MODEL, "timing": inspect.getsource(time_steps),
-                       "LAYERS": LAYERS, "LR": LR}, f)
-        out = subprocess.run([tf_python, "-c", _TF_SCRIPT, path, str(steps), str(warmup), mode,
-                              src, str(threads)], capture_output=True, text=True, env=env,
-                             cwd=tmp)
-    if out.returncode != 0:
-        return None, out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"
-    res = json.loads(out.stdout.strip().splitlines()[-1])
-    return (res["first_ms"], res["median_ms"]), res["version"]
+        return {}, dict.fromkeys(TF_MODES, "not installed")
+    path, src = os.path.join(tmp, "data.npz"), os.path.join(tmp, "model.json")
+    np.savez(path, **data)
+    with open(src, "w") as f:   # the same model source as ndflow's run
+        json.dump({"model": MODEL, "LAYERS": LAYERS, "LR": LR}, f)
+    servers, failed = {}, {}
+    for name, (mode, flags) in TF_MODES.items():
+        try:
+            servers[name] = StepServer(tf_python, _TF_SCRIPT, [path, warmup, mode, src, threads],
+                                       env={"TF_XLA_FLAGS": flags}, cwd=tmp)
+        except RuntimeError as e:
+            failed[name] = str(e).strip().splitlines()[-1] if str(e).strip() else "failed"
+    return servers, failed
 
 
 # -- this CPU's limits and the step's work ----------------------------------------------------
@@ -315,16 +311,16 @@ def main(argv=None):
         except Exception as e:  # noqa: BLE001 - report and go on with the other configurations
             print(f"  {name}: failed: {type(e).__name__}: {e}")
     calls["PyTorch eager"] = pytorch_call(data)
-    results = round_robin(calls, args.steps, args.warmup)
-    if not args.no_tf:
-        for name, mode in (("TensorFlow graph", "graph"),
-                           ("TensorFlow auto-clustering (auto_jit=2, cpu_global_jit)", "autojit"),
-                           ("TensorFlow jit_compile=True", "xla")):
-            res, info[name] = tensorflow_run(data, args.steps, args.warmup, mode, args.threads)
-            if res is not None:
-                results[name] = res
-            else:
-                print(f"  {name}: {info[name]}")
+    tmp = tempfile.TemporaryDirectory()
+    servers, failed = ({}, {}) if args.no_tf else tensorflow_servers(data, args.warmup, tmp.name,
+                                                                   args.threads)
+    for name, why in failed.items():
+        print(f"  {name}: {why}")
+    results = round_robin({**calls, **servers}, args.steps, args.warmup)
+    for name, server in servers.items():
+        info[name] = server.info["version"]
+        server.close()
+    tmp.cleanup()
     cache_runs = [] if args.no_cache else persistent_cache_runs(3)
     gflops, gbs = machine_limits()
     flops, bytes_min = step_work()

@@ -229,6 +229,7 @@ def train_step(data, labels):
 def step():
     train_step(x, y).numpy()
 for _ in range(warmup): step()
+ready_info = {"version": tf.__version__}
 """
 _TF_SCRIPT = _TF_STEP + r"""
 ts = []
@@ -251,11 +252,9 @@ def tensorflow_server(x, y, params, warmup, tmp: str):
         return None, "not installed"
     path = os.path.join(tmp, "data.npz")
     np.savez(path, x=x, y=y, **{"p_" + k: v for k, v in params.items()})
-    version = subprocess.run([tf_python, "-c", "import tensorflow as tf; print(tf.__version__)"],
-                             capture_output=True, text=True,
-                             env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
     try:
-        return StepServer(tf_python, _TF_STEP, [path, 0, warmup]), version.stdout.strip()
+        server = StepServer(tf_python, _TF_STEP, [path, 0, warmup])
+        return server, server.info["version"]
     except RuntimeError as e:
         return None, str(e).strip().splitlines()[-1] if str(e).strip() else "failed"
 
