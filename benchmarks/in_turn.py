@@ -60,9 +60,15 @@ class StepServer:
         self.info = json.loads(info)
 
     def block(self, n: int) -> list:
-        self.proc.stdin.write(f"{n}\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())
+        try:
+            self.proc.stdin.write(f"{n}\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except OSError:
+            line = ""
+        if not line:
+            raise RuntimeError("the step server exited: " + self.proc.stderr.read()[-2000:])
+        return json.loads(line)
 
     def close(self) -> None:
         if self.proc.poll() is None:
