@@ -133,15 +133,20 @@ def _pool_grad_with_indices_shape(ctx):
     return [TensorShape(x.dims)]
 
 
-def _matmul_apply_shape(ctx):
-    """No outputs; alpha is a scalar and a, b are matrices (the remapper builds this op from
-    a valid MatMul, whose own shape rule already held)."""
-    for i, (what, rank) in enumerate((("alpha", 0), ("a", 2), ("b", 2)), start=1):
+def _check_ranks(ctx, ranks: tuple) -> list:
+    """No outputs; each (input index, name, rank) of `ranks` must have that rank (the
+    remapper builds these ops from valid ops, whose own shape rules already held)."""
+    for i, what, rank in ranks:
         r = ctx.shapes[i].rank
         if r is not None and r != rank:
             raise ValueError(f"Shape must be rank {rank} but is rank {r} for "
                              f"'{ctx.op_name}' ({what})")
     return []
+
+
+def _matmul_apply_shape(ctx):
+    """alpha is a scalar and a, b are matrices."""
+    return _check_ranks(ctx, ((1, "alpha", 0), (2, "a", 2), (3, "b", 2)))
 
 
 MatMulApplyGradientDescent = op_def(
@@ -153,15 +158,9 @@ MatMulApplyGradientDescent = op_def(
 
 
 def _matmul_momentum_shape(ctx):
-    """No outputs; lr, scale and momentum are scalars and a, b matrices (the remapper builds
-    this op from a valid MatMul and momentum update, whose own shape rules already held)."""
-    for i, what, rank in ((2, "lr", 0), (3, "a", 2), (4, "b", 2), (5, "scale", 0),
-                          (6, "momentum", 0)):
-        r = ctx.shapes[i].rank
-        if r is not None and r != rank:
-            raise ValueError(f"Shape must be rank {rank} but is rank {r} for "
-                             f"'{ctx.op_name}' ({what})")
-    return []
+    """lr, scale and momentum are scalars and a, b matrices."""
+    return _check_ranks(ctx, ((2, "lr", 0), (3, "a", 2), (4, "b", 2), (5, "scale", 0),
+                              (6, "momentum", 0)))
 
 
 MatMulApplyMomentum = op_def(

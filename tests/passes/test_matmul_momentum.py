@@ -57,6 +57,16 @@ def _loss(x, w, y, decay):
     return loss + decay * tf.nn.l2_loss(w) if decay else loss
 
 
+def _keras_step(w, opt, decay):
+    """A tf.function step applying `opt` (a Keras SGD with momentum) to `w`."""
+    @tf.function
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = _loss(x, w, y, decay)
+        opt.apply_gradients([(tape.gradient(loss, w), w)])
+    return step
+
+
 def _types(fn, *args):
     return [op.type for op in fn.get_concrete_function(*args).optimized_graph().get_operations()]
 
@@ -68,13 +78,7 @@ def test_keras_momentum_takes_the_gradient_product_into_the_accumulator(decay, d
     x, w0, y = _data(1, dtype)
     w = tf.Variable(w0)
     opt = tf.keras.optimizers.SGD(LR, momentum=MU)
-
-    @tf.function
-    def step(x, y):
-        with tf.GradientTape() as tape:
-            loss = _loss(x, w, y, decay)
-        opt.apply_gradients([(tape.gradient(loss, w), w)])
-
+    step = _keras_step(w, opt, decay)
     for _ in range(3):
         step(x, y)
     types = _types(step, x, y)
@@ -109,14 +113,7 @@ def test_a_value_read_before_the_update_keeps_its_value():
     # the variable's buffer is shared with an eager tensor: the update writes new buffers
     x, w0, y = _data(3)
     w = tf.Variable(w0)
-    opt = tf.keras.optimizers.SGD(LR, momentum=MU)
-
-    @tf.function
-    def step(x, y):
-        with tf.GradientTape() as tape:
-            loss = _loss(x, w, y, DECAY)
-        opt.apply_gradients([(tape.gradient(loss, w), w)])
-
+    step = _keras_step(w, tf.keras.optimizers.SGD(LR, momentum=MU), DECAY)
     step(x, y)
     held = w.value()
     before = held.numpy().copy()
@@ -130,23 +127,11 @@ def test_small_weights_nesterov_and_shared_gradients_are_left_alone():
     x, w0, y = _data(4, n=64)    # 4096 elements: grouped with the other small updates
     small = tf.Variable(w0)
     big = tf.Variable(_data(4)[1])
-    opt = tf.keras.optimizers.SGD(LR, momentum=MU)
-    nesterov = tf.keras.optimizers.SGD(LR, momentum=MU, nesterov=True)
+    small_step = _keras_step(small, tf.keras.optimizers.SGD(LR, momentum=MU), DECAY)
+    nesterov_step = _keras_step(big, tf.keras.optimizers.SGD(LR, momentum=MU, nesterov=True),
+                                DECAY)
     plain = tf.keras.optimizers.SGD(LR, momentum=MU)
-
-    @tf.function
-    def small_step(x, y):
-        with tf.GradientTape() as tape:
-            loss = _loss(x, small, y, DECAY)
-        opt.apply_gradients([(tape.gradient(loss, small), small)])
-
     xb, _, yb = _data(4)
-
-    @tf.function
-    def nesterov_step(x, y):
-        with tf.GradientTape() as tape:
-            loss = _loss(x, big, y, DECAY)
-        nesterov.apply_gradients([(tape.gradient(loss, big), big)])
 
     @tf.function
     def returns_gradient(x, y):
