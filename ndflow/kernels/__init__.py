@@ -34,6 +34,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     list_ops,
     logging_ops,
     lookup_ops,
+    loss_scale_update,
     math,
     math_cumulative,
     math_special,

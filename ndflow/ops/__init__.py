@@ -51,6 +51,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     list_ops,
     logging_ops,
     lookup_ops,
+    loss_scale_fused,
     math,
     math_cumulative,
     math_special,

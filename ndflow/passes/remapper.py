@@ -80,6 +80,7 @@ from ndflow.passes.branch_momentum_decay import (
     only_reads,
 )
 from ndflow.passes.conv_pool_fusion import fuse_conv_bias_relu_pool
+from ndflow.passes.dynamic_loss_scale import fuse_dynamic_loss_scale
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.grouped_updates import group_updates
 from ndflow.passes.keras_rmsprop import fuse_keras_rmsprop
@@ -346,5 +347,6 @@ def remapper(graph: Graph, ctx: PassContext) -> Graph:
     branches first), MaxPool/MaxPoolGrad, batch norm + Relu, and conv + bias + Relu + MaxPool
     with its gradient."""
     graph = speculate_momentum(fuse_decay_into_branches(graph, ctx), ctx)
+    graph = fuse_dynamic_loss_scale(graph, ctx)
     fused = fuse_batch_norm_activation(rewrite(graph, ctx, RULES), ctx)
     return group_updates(fuse_keras_rmsprop(fuse_conv_bias_relu_pool(fused, ctx), ctx), ctx)

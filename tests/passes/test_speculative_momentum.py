@@ -20,8 +20,7 @@ import ndflow as tf
 from ndflow.kernels import finite_numba, momentum_numba, speculative_numba
 from ndflow.ops import comparison, nn_fused
 from ndflow.ops.apply import apply_op
-from ndflow.passes import remapper
-from tests.passes.remapping_toggle import Remapping
+from tests.passes.remapping_toggle import RemapperStep, Remapping
 
 LR, MU, DECAY = 0.1, 0.9, 0.05
 INF, NAN = float("inf"), float("nan")
@@ -117,20 +116,6 @@ def test_flag_is_the_checks_decision(big, kernel_path):
 FACTORS = [1.0, 1.0, INF, 1.0, NAN, 1.0]
 
 
-class _Speculation:
-    """The remapper with its speculative step on or off (the other fusions unchanged)."""
-
-    def __init__(self, on: bool):
-        self.on, self.saved = on, remapper.speculate_momentum
-
-    def __enter__(self):
-        if not self.on:
-            remapper.speculate_momentum = lambda graph, ctx: graph
-
-    def __exit__(self, *exc):
-        remapper.speculate_momentum = self.saved
-
-
 def _lso_training(speculate: bool, nesterov: bool, read_gradient: bool = False):
     """Steps of `loss * f` (f = inf / nan: skipped, the scale halves) with a large
     L2-regularized weight (81920 elements: the streaming path), a small one and an
@@ -161,7 +146,7 @@ def _lso_training(speculate: bool, nesterov: bool, read_gradient: bool = False):
         return tf.reduce_sum(grads[2]) if read_gradient else loss
 
     out = []
-    with _Speculation(speculate):
+    with RemapperStep("speculate_momentum", speculate):
         for f in FACTORS:
             step(tf.constant(f))
             out.append([t.numpy().copy() for t in params + opt.inner_optimizer.variables]
