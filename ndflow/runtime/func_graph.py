@@ -152,7 +152,9 @@ def inline_graph(fg: FuncGraph, args: list, outputs: list) -> list:
         for tape in tapes:
             tape.variable_accessed(var)
     copies = ForwardCopy(fg, mapping)
-    with g.name_scope(fg.name):
+    # the scope of the copies: the function's name, less the leading underscores an op name
+    # may not start with (`_helper`, a lambda's `_lambda_`)
+    with g.name_scope(fg.name.lstrip("_") or "function"):
         for op in fg.get_operations():
             if op.type == "Placeholder" and op.outputs[0] in mapping:
                 continue

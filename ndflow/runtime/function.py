@@ -137,6 +137,13 @@ def _graph_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.\-]", "_", name) or "function"
 
 
+def _placeholder_name(name: str) -> str:
+    """An argument's placeholder name: the parameter's, or TF's fallback "Placeholder" where
+    that is no valid op name (`_x`: a name may not start with an underscore)."""
+    name = _graph_name(name)
+    return name if name[0].isalnum() or name[0] == "." else "Placeholder"
+
+
 class Function:
     """A polymorphic `tf.function`: one `ConcreteFunction` per traced input signature."""
 
@@ -329,7 +336,7 @@ class Function:
         with tracing_scope(fg):
             for i, (dtype, shape) in enumerate(specs):
                 name = sig_names[i] if i < len(sig_names) and sig_names[i] else names[i]
-                fg.arg_inputs.append(fg.add_placeholder(dtype, shape, _graph_name(name)))
+                fg.arg_inputs.append(fg.add_placeholder(dtype, shape, _placeholder_name(name)))
             it = iter(fg.arg_inputs)
             ba, args, kwargs = bound
             if ba is None:

@@ -463,3 +463,29 @@ def test_pretty_printed_signatures_as_tensorflow_prints_them():
         tf.TensorSpec([None], tf.float32)).pretty_printed_signature()
     assert "TensorSpec(shape=(None,), dtype=tf.float32, name=None)" in text
     assert text.endswith("TensorSpec(shape=(), dtype=tf.resource, name=None)")
+
+
+def test_functions_and_arguments_named_with_a_leading_underscore():
+    # An op name may not start with "_": a parameter `_x` takes TF's fallback placeholder
+    # name, and a nested function `_helper` (or a lambda) is inlined under a scope without
+    # the underscores; both once raised "'_x' is not a valid node name".
+    @tf.function
+    def scaled(_x):
+        return _x * 2.0
+
+    @tf.function
+    def _helper(x):
+        return x + 1.0
+
+    twice_plus_one = tf.function(lambda p: p * 2.0 + 1.0)
+
+    @tf.function
+    def outer(x):
+        return _helper(x) * twice_plus_one(x)
+
+    assert scaled(tf.constant(1.5)).numpy() == 3.0
+    assert outer(tf.constant(2.0)).numpy() == 15.0
+    ops = outer.get_concrete_function(tf.constant(2.0)).graph.get_operations()
+    assert {op.name.split("/")[0] for op in ops} >= {"helper", "lambda_"}
+    mapped = tf.data.Dataset.range(3).map(lambda v: twice_plus_one(tf.cast(v, tf.float32)))
+    assert list(mapped.as_numpy_iterator()) == [1.0, 3.0, 5.0]
