@@ -22,7 +22,8 @@ TF_OPS = json.loads(FIXTURE.read_text())["ops"]
 # Internal ops of ndflow's own passes, which TensorFlow does not have.
 NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MatMulApplyMomentum",
                "_MaxPoolWithIndices", "_ResourceApplyMomentumWithDecay",
-               "_SpeculativeApplyMomentum", "_UpdateDynamicLossScale", "_GroupedApplyMomentum", "_GroupedApplyAdam",
+               "_SpeculativeApplyMomentum", "_UpdateDynamicLossScale", "_GroupedApplyMomentum",
+               "_GroupedApplyAdam",
                "_GroupedApplyKerasRMSProp", "_AllFinite", "_AllFiniteAddScaled",
                "_MaxPoolGradWithIndices", "_Conv2DBiasReluMaxPool", "_Conv2DBiasReluMaxPoolGrad",
                "_PythonDataset", "_IteratorHasNext", "_PythonIterator",
