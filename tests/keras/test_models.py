@@ -265,3 +265,20 @@ def test_sparse_input_runs_through_a_functional_dense_layer():
     want = tf.sparse.to_dense(sp).numpy().astype(np.float32) @ dense.kernel.numpy() \
         + dense.bias.numpy()
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_a_layer_named_with_a_leading_underscore():
+    # Keras 3 builds models symbolically, so any layer name works; ndflow's ops at the root
+    # scope would be named "_d/MatMul", which no op name may be. Nested in the model's scope
+    # the name stays, as TensorFlow's graph keeps it ("net_1/_d_1/MatMul").
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1, name="_d")],
+                                name="net")
+    x = np.ones((4, 2), np.float32)
+    assert model(x).shape == (4, 1)
+    assert [w.path for w in model.weights] == ["net/_d/kernel", "net/_d/bias"]
+    model.compile("sgd", "mse")
+    model.fit(x, np.ones((4, 1), np.float32), verbose=0)
+    traced = tf.function(lambda t: model(t)).get_concrete_function(
+        tf.TensorSpec([4, 2], tf.float32))
+    names = [op.name for op in traced.graph.get_operations()]
+    assert any("/_d" in n and n.endswith("/MatMul") for n in names), names

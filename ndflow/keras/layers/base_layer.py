@@ -25,7 +25,7 @@ from ndflow.checkpoint.restore import restore_deferred
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten, map_structure
-from ndflow.core.scopes import init_scope, name_scope
+from ndflow.core.scopes import get_name_scope, init_scope, name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.data.structure import map_leaves
 from ndflow.keras import keras_tensor, regularizer_functions, serialization_lib
@@ -77,6 +77,16 @@ def _recording_build(build):
         return out
     recording._records = True
     return recording
+
+
+def _op_scope(name: str) -> str:
+    """The name scope of a layer's ops: its name, less leading underscores at the root scope,
+    where an op name may not start with one (Keras 3 builds a `Dense(name="_d")` model
+    symbolically without graph ops; here its ops would be "_d/MatMul"). Nested ("sequential/_d")
+    the name stays, as TensorFlow's graph scopes keep it."""
+    if name.startswith("_") and not get_name_scope():
+        return name.lstrip("_") or "layer"
+    return name
 
 
 def _path_stack() -> list:
@@ -264,7 +274,7 @@ class Layer(Module):
         stack = _path_stack()
         stack.append(self.name)
         try:
-            with name_scope(self.name):
+            with name_scope(_op_scope(self.name)):
                 yield
         finally:
             stack.pop()
