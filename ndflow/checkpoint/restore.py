@@ -213,13 +213,15 @@ class CheckpointLoadStatus:
         self._restoration = restoration
 
     def assert_consumed(self):
-        """Every value in the checkpoint was restored and every variable was matched."""
+        """Every variable was matched and every value in the checkpoint was restored (checked
+        in that order, as TensorFlow does)."""
+        self.assert_existing_objects_matched()
         r = self._restoration
         for node_id in r.unresolved_nodes():
             raise AssertionError(f"Unresolved object in checkpoint "
                                  f"{og.pretty_path(r.paths.get(node_id, ('?',)))}: "
                                  f"{r.proto.nodes[node_id]}")
-        return self.assert_existing_objects_matched()
+        return self
 
     def assert_existing_objects_matched(self):
         """Every variable reachable from the root now was matched with a saved value."""
