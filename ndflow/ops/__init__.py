@@ -85,6 +85,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     sparse_tensor,
     spectral_ops,
     state,
+    state_assign,
     state_scatter_nd,
     state_slice_assign,
     state_sparse,

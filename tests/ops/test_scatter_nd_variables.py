@@ -133,3 +133,22 @@ def test_integer_variable():
     w = tf.Variable([1, 2, 3])
     w.scatter_nd_add([[0]], [5])
     np.testing.assert_array_equal(w.numpy(), [6, 2, 3])
+
+
+def test_v1_assign_functions_update_and_return_the_new_value():
+    # tf.compat.v1.assign / assign_add / assign_sub call the resource variable's methods, as
+    # TF's state_ops do: a Session fetch of the op is the value after the update.
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        v = v1.Variable(1.0)
+        add, sub = v1.assign_add(v, 2.0), v1.assign_sub(v, 0.5)
+        put = v1.assign(v, 7.0, name="put")
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            assert sess.run(add) == 3.0 and sess.run(sub) == 2.5 and sess.run(put) == 7.0
+            assert sess.run(v.read_value()) == 7.0
+    v = tf.Variable([1, 2], dtype=tf.int32)
+    v1.assign_add(v, [10, 10])
+    assert v.numpy().tolist() == [11, 12]
+    with pytest.raises(AttributeError, match="has no attribute 'assign'"):
+        v1.assign(tf.constant(1.0), 2.0)
