@@ -33,7 +33,9 @@ def _op(graph: Graph, name: str) -> Operation:
 
 
 def needed_ops(fetches, targets, fed: set) -> set:
-    """Ops that must run for `fetches` and `targets` when the tensors in `fed` are fed."""
+    """Ops that must run for `fetches` and `targets` when the tensors in `fed` are fed. A
+    control edge from a fed Placeholder is met by the feed (TF's FeedInputs moves such edges
+    to the fed value's node), so it does not make the Placeholder run."""
     need: set = set()
     stack = [t.op for t in fetches if t not in fed] + list(targets)
     while stack:
@@ -42,8 +44,12 @@ def needed_ops(fetches, targets, fed: set) -> set:
             continue
         need.add(op)
         stack.extend(t.op for t in op.inputs if t not in fed)
-        stack.extend(op.control_inputs)
+        stack.extend(c for c in op.control_inputs
+                     if not (c.type in _PLACEHOLDERS and c.outputs[0] in fed))
     return need
+
+
+_PLACEHOLDERS = ("Placeholder", "PlaceholderV2")
 
 
 def _is_input_placeholder(op: Operation) -> bool:

@@ -406,3 +406,20 @@ def test_make_callable():
         assert out[0] == 12.0
         with pytest.raises(TypeError, match="Expected 1 feed values"):
             f()
+
+
+def test_a_control_dependency_on_a_fed_placeholder_is_met_by_the_feed():
+    # TF's FeedInputs moves a fed Placeholder's control edges to the fed value, so the
+    # Placeholder never runs (tf.compat.v1.metrics.mean waits for its float32 `values` this
+    # way); unfed, the Placeholder asks for its feed.
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        p = v1.placeholder(tf.float32, [])
+        q = v1.placeholder(tf.float32, [])
+        with v1.control_dependencies([p]):
+            r = tf.identity(q) + 1.0
+        with v1.Session() as sess:
+            assert sess.run(r, {p: 1.0, q: 2.0}) == 3.0
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="You must feed a value for placeholder tensor 'Placeholder'"):
+                sess.run(r, {q: 2.0})
