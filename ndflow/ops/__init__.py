@@ -56,6 +56,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     math_cumulative,
     math_special,
     math_trig,
+    metrics_v1,
     nn_activation,
     nn_conv,
     nn_conv3d,
