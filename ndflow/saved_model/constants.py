@@ -51,3 +51,11 @@ for _name, _value in _VALUES.items():
     tf_export(f"saved_model.{_name}")(_value)
 for _name, _value in _V1_ONLY.items():
     tf_export(v1=[f"saved_model.{_name}"])(_value)
+# TF1's modules of the same constants (`tf.compat.v1.saved_model.tag_constants.SERVING`, ...)
+for _name in ("SERVING", "TRAINING", "GPU", "TPU"):
+    tf_export(v1=[f"saved_model.tag_constants.{_name}"])(_VALUES[_name])
+for _name in ("DEFAULT_SERVING_SIGNATURE_DEF_KEY", "CLASSIFY_INPUTS", "CLASSIFY_METHOD_NAME",
+              "CLASSIFY_OUTPUT_CLASSES", "CLASSIFY_OUTPUT_SCORES", "PREDICT_INPUTS",
+              "PREDICT_METHOD_NAME", "PREDICT_OUTPUTS", "REGRESS_INPUTS", "REGRESS_METHOD_NAME",
+              "REGRESS_OUTPUTS"):
+    tf_export(v1=[f"saved_model.signature_constants.{_name}"])(_VALUES[_name])

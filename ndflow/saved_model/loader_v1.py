@@ -108,7 +108,7 @@ def _object_graph_restore_map(mg, gd, reader, attribute: str = "VARIABLE_VALUE")
     return out
 
 
-@tf_export(v1=["saved_model.load"])
+@tf_export(v1=["saved_model.load", "saved_model.loader.load"])
 def load_v1(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     """Loads the MetaGraph tagged `tags` into `sess.graph` and restores its variables;
     returns the MetaGraphDef."""

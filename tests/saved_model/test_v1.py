@@ -140,3 +140,60 @@ def test_session_loads_tables_and_runs_their_initializers(name, want):
         sd = mg.signature_def["serving_default"]
         out = sess.run(sd.outputs["output_0"].name, {sd.inputs["k"].name: ["b", "?", "alpha"]})
     assert out.tolist() == want
+
+
+def test_builder_writes_meta_graphs_under_their_tags(tmp_path):
+    # tf.compat.v1.saved_model.builder.SavedModelBuilder (also `Builder`): one MetaGraphDef
+    # with the variables, another added after it, each loadable by its tags; the module
+    # aliases TF1 programs use (tag_constants, signature_constants, utils,
+    # signature_def_utils, loader).
+    sm = tf1.saved_model
+    path = tmp_path / "built"
+    with tf.Graph().as_default():
+        x = tf1.placeholder(tf.float32, [None, 3], name="x")
+        w = tf1.get_variable("w", initializer=tf.constant([[1.0], [2.0], [3.0]]))
+        y = tf.identity(tf.matmul(x, w), name="y")
+        with tf1.Session() as sess:
+            sess.run(tf1.global_variables_initializer())
+            sess.run(w.assign([[2.0], [0.0], [1.0]]))
+            want = sess.run(y, {x: X})
+            builder = sm.builder.SavedModelBuilder(str(path))
+            with pytest.raises(AssertionError, match="has not been saved yet"):
+                builder.add_meta_graph(["train"])
+            signature = sm.signature_def_utils.predict_signature_def(
+                {"x": x}, {"y": y})
+            builder.add_meta_graph_and_variables(
+                sess, [sm.tag_constants.SERVING],
+                signature_def_map={sm.signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY:
+                                   signature})
+            with pytest.raises(AssertionError, match="has already been saved"):
+                builder.add_meta_graph_and_variables(sess, ["other"])
+            builder.add_meta_graph([sm.tag_constants.TRAINING], {"predict": signature})
+            with pytest.raises(AssertionError, match="already exists"):
+                builder.add_meta_graph([sm.tag_constants.TRAINING])
+            assert not path.exists()   # nothing is written before save()
+            assert builder.save() == str(path / "saved_model.pb").encode()
+    assert sm.Builder is sm.builder.SavedModelBuilder and sm.loader.load is sm.load
+    assert sm.utils.build_tensor_info is sm.build_tensor_info
+    np.testing.assert_array_equal(run_signature(path, "serving_default")["y"], want)
+    np.testing.assert_array_equal(run_signature(path, "predict", ("train",))["y"], want)
+    with pytest.raises(AssertionError, match="isn't empty"):
+        sm.Builder(str(path))
+
+
+def test_builder_as_text(tmp_path):
+    path = tmp_path / "text"
+    with tf.Graph().as_default():
+        x = tf1.placeholder(tf.float32, [None, 3], name="x")
+        v = tf1.Variable([[1.0], [1.0], [1.0]], name="v")
+        y = tf.matmul(x, v, name="y")
+        with tf1.Session() as sess:
+            sess.run(tf1.global_variables_initializer())
+            builder = tf1.saved_model.Builder(str(path))
+            builder.add_meta_graph_and_variables(
+                sess, ["serve"], {"serving_default": tf1.saved_model.predict_signature_def(
+                    {"x": x}, {"y": y})})
+            assert builder.save(as_text=True).endswith(b"saved_model.pbtxt")
+    assert sorted(os.listdir(path)) == ["saved_model.pbtxt", "variables"]
+    np.testing.assert_array_equal(run_signature(path, "serving_default")["y"],
+                                  X.sum(1, keepdims=True))
