@@ -38,6 +38,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     dataset_ops,
     edit_distance,
     einsum,
+    graph_util,
     histogram,
     indexed_slices,
     io_serialization_ops,
