@@ -174,3 +174,34 @@ def test_split_rows_keep_a_static_row_count_in_graphs():
         return dense
     np.testing.assert_array_equal(split(tf.constant(["héllo"])).numpy(),
                                   [[b"h", "é".encode(), b"l", b"l", b"o"]])
+
+
+_SPLIT_V1 = json.loads((Path(__file__).resolve().parent / "fixtures" / "tf_string_split"
+                        / "string_split.json").read_text())
+
+
+@pytest.mark.parametrize("case", range(len(_SPLIT_V1["cases"])))
+def test_v1_string_split_matches_tensorflow(case):
+    # tf.compat.v1.string_split (the StringSplit op: a split at every delimiter byte),
+    # against TensorFlow 2.21 (tests/fixtures/tf_string_split, made by its generate.py)
+    source, delimiter, skip_empty = _SPLIT_V1["cases"][case]
+    want = _SPLIT_V1["results"][case]
+    kwargs = {} if delimiter is None else {"delimiter": delimiter}
+    got = tf.compat.v1.string_split(source, skip_empty=skip_empty, **kwargs)
+    assert got.indices.numpy().tolist() == want["indices"]
+    assert [v.decode() for v in got.values.numpy().tolist()] == want["values"]
+    assert got.dense_shape.numpy().tolist() == want["dense_shape"]
+
+
+def test_v1_string_split_ragged_graph_and_errors():
+    ragged = tf.compat.v1.string_split(["a b", "c"], result_type="RaggedTensor")
+    assert ragged.to_list() == [[b"a", b"b"], [b"c"]]
+    with tf.Graph().as_default():
+        source = tf.compat.v1.placeholder(tf.string, [None])
+        split = tf.compat.v1.string_split(source, sep=",")
+        with tf.compat.v1.Session() as sess:
+            assert sess.run(split, {source: ["x,y"]}).values.tolist() == [b"x", b"y"]
+    with pytest.raises(ValueError, match="result_type must be 'RaggedTensor' or"):
+        tf.compat.v1.string_split(["a"], result_type="dense")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="input must be a vector"):
+        tf.compat.v1.string_split("a b")

@@ -340,6 +340,21 @@ def _substr(node):
     return substr
 
 
+def _sparse_pieces(pieces: list) -> tuple:
+    """(indices, values, shape) of a SparseTensor holding each row's list of pieces."""
+    counts = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
+    total = int(counts.sum())
+    vals = np.empty(total, dtype=object)
+    vals[:] = [p for parts in pieces for p in parts]
+    # (row, position in row) of each piece, built in NumPy (a list per piece was slow)
+    row_ids = np.repeat(np.arange(len(pieces), dtype=np.int64), counts)
+    starts = np.cumsum(counts) - counts
+    indices = np.stack([row_ids, np.arange(total, dtype=np.int64) - starts[row_ids]], 1)
+    width = int(counts.max()) if len(counts) else 0
+    return (torch.from_numpy(indices.reshape(-1, 2)), vals,
+            torch.tensor([len(pieces), width], dtype=torch.int64))
+
+
 @host_kernel(string_ops.StringSplitV2)
 def _string_split(node):
     maxsplit = node.attrs["maxsplit"]
@@ -347,19 +362,33 @@ def _string_split(node):
     def split(x, sep):
         sep = np.asarray(sep, dtype=object).item()
         rows = np.asarray(x, dtype=object).reshape(-1)
-        pieces = [v.split(None, maxsplit) if not sep else v.split(sep, maxsplit)
-                  for v in rows]
-        counts = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
-        total = int(counts.sum())
-        vals = np.empty(total, dtype=object)
-        vals[:] = [p for parts in pieces for p in parts]
-        # (row, position in row) of each piece, built in NumPy (a list per piece was slow)
-        row_ids = np.repeat(np.arange(len(rows), dtype=np.int64), counts)
-        starts = np.cumsum(counts) - counts
-        indices = np.stack([row_ids, np.arange(total, dtype=np.int64) - starts[row_ids]], 1)
-        width = int(counts.max()) if len(counts) else 0
-        return (torch.from_numpy(indices.reshape(-1, 2)), vals,
-                torch.tensor([len(rows), width], dtype=torch.int64))
+        return _sparse_pieces([v.split(None, maxsplit) if not sep else v.split(sep, maxsplit)
+                               for v in rows])
+    return split
+
+
+@host_kernel(string_ops.StringSplit)
+def _string_split_v1(node):
+    skip_empty = node.attrs["skip_empty"]
+
+    def split(x, delimiter):
+        x = np.asarray(x, dtype=object)
+        if x.ndim != 1:
+            raise InvalidArgumentError(None, None, f"input must be a vector, got shape: "
+                                       f"{list(x.shape)}")
+        delimiter = np.asarray(delimiter, dtype=object)
+        if delimiter.ndim != 0:
+            raise InvalidArgumentError(None, None, f"delimiter must be a scalar, got shape: "
+                                       f"{list(delimiter.shape)}")
+        chars = delimiter.item()
+        if not chars:   # every byte on its own
+            pieces = [[v[i:i + 1] for i in range(len(v))] for v in x]
+        else:
+            pattern = re.compile(b"[" + re.escape(chars) + b"]")
+            pieces = [pattern.split(v) if v else [] for v in x]   # "" has no pieces
+            if skip_empty:
+                pieces = [[p for p in parts if p] for parts in pieces]
+        return _sparse_pieces(pieces)
     return split
 
 

@@ -98,6 +98,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     string_io_ops,
     string_ngrams_ops,
     string_ops,
+    string_split_v1,
     training,
     training_adaptive,
     training_sparse,

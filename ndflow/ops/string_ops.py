@@ -101,6 +101,12 @@ ReduceJoin = _string_op("ReduceJoin", ["inputs: string", "reduction_indices: int
 Substr = _string_op("Substr", ["input: string", "pos: T", "len: T"],
                     attrs=["T: {int32, int64}", "unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'"],
                     shape=_broadcast_all)
+# TF1's op: splits at every byte of `delimiter` (each byte when it is empty)
+StringSplit = _string_op("StringSplit", ["input: string", "delimiter: string"],
+                         ["indices: int64", "values: string", "shape: int64"],
+                         ["skip_empty: bool = true"],
+                         shape=lambda ctx: [TensorShape([None, 2]), TensorShape([None]),
+                                            TensorShape([2])])
 StringSplitV2 = _string_op("StringSplitV2", ["input: string", "sep: string"],
                            ["indices: int64", "values: string", "shape: int64"],
                            ["maxsplit: int = -1"],
