@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 import time
 
 import numpy as np
@@ -13,7 +14,7 @@ import torch
 
 from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
-from ndflow.kernels.registry import kernel
+from ndflow.kernels.registry import host_kernel, kernel
 from ndflow.ops import control_flow_assert, logging_ops
 
 
@@ -111,16 +112,68 @@ def _print_v2(node):
     return print_v2
 
 
-def _assert_summary(arr: np.ndarray, dt, limit: int) -> str:
-    """TF's Tensor::SummarizeValue: the first `limit` elements, flat, space separated, then
-    '...' when some were left out (a string scalar as its text)."""
-    flat = arr.reshape(-1)
+def summarize_value(arr: np.ndarray, dt, limit: int) -> str:
+    """TF's Tensor::SummarizeValue (Print's and Assert's form): the first `limit` elements
+    (< 0: all) in row-major order, rows of the last dimension space separated and each
+    sub-array in brackets, then '...' where elements were left out (strings raw)."""
     if dt is dtypes.string:
-        items = [v.decode() if isinstance(v, bytes) else str(v) for v in flat[:limit]]
+        def fmt(v):
+            return v.decode() if isinstance(v, bytes) else str(v)
     else:
         fmt = _scalar_formatter(dt)
-        items = [fmt(v) for v in flat[:limit]]
-    return " ".join(items) + ("..." if flat.size > limit else "")
+    flat = arr.reshape(-1)
+    limit = flat.size if limit < 0 else min(limit, flat.size)
+    if arr.ndim == 0:
+        return fmt(flat[0]) if limit else ""
+    out, index = [], [0]
+
+    def dim(d: int) -> None:   # TF's PrintOneDim
+        if index[0] >= limit:
+            return
+        if d == arr.ndim - 1:
+            for i in range(arr.shape[d]):
+                if index[0] >= limit:
+                    if d:
+                        out.append("...")
+                    return
+                if i:
+                    out.append(" ")
+                out.append(fmt(flat[index[0]]))
+                index[0] += 1
+            return
+        for _ in range(arr.shape[d]):
+            opened = index[0] < limit
+            if opened:
+                out.append("[")
+            dim(d + 1)
+            if index[0] < limit or opened:
+                out.append("]")
+
+    dim(0)
+    return "".join(out) + ("..." if flat.size > limit else "")
+
+
+@kernel(logging_ops.Print)
+@host_kernel(logging_ops.Print)
+def _print_v1(node):
+    """TF1's Print: the input passed through; the message and each data tensor's summary
+    written to stderr, the first `first_n` times (< 0: every time)."""
+    message, first_n = node.attrs["message"], node.attrs["first_n"]
+    limit, kinds = node.attrs["summarize"], list(node.input_dtypes[1:])
+    calls = [0]
+    lock = threading.Lock()
+
+    def print_(x, *data):
+        if first_n >= 0:
+            with lock:
+                if calls[0] >= first_n:
+                    return x
+                calls[0] += 1
+        parts = [f"[{summarize_value(_to_numpy(v), dt, limit)}]" for v, dt in zip(data, kinds)]
+        sys.stderr.write(message + "".join(parts) + "\n")
+        sys.stderr.flush()
+        return x
+    return print_
 
 
 @kernel(control_flow_assert.AssertOp)
@@ -130,7 +183,7 @@ def _assert(node):
     def assert_(condition, *data):
         if bool(condition.reshape(-1)[0]) if condition.numel() else True:
             return None
-        parts = [f"[{_assert_summary(_to_numpy(x), dt, limit)}]" for x, dt in zip(data, kinds)]
+        parts = [f"[{summarize_value(_to_numpy(x), dt, limit)}]" for x, dt in zip(data, kinds)]
         raise InvalidArgumentError(None, None, "assertion failed: " + " ".join(parts))
     return assert_
 

@@ -42,6 +42,27 @@ PrintV2 = op_def("PrintV2", inputs=["input: string"], outputs=[],
                  attrs=["output_stream: string = 'stderr'", "end: string = '\\n'"],
                  shape=_print_shape, gradient_undefined=True, stateful=True)
 
+# TF1's Print: `input` passed through, the data summarized to stderr when it runs
+Print = op_def("Print", inputs=["input: T", "data: U"], outputs=["output: T"],
+               attrs=["T: type", "U: list(type)", "message: string = ''",
+                      "first_n: int = -1", "summarize: int = 3"],
+               shape=lambda ctx: [ctx.shapes[0]], stateful=True)
+Print.def_grad(lambda op, grad: [grad] + [None] * (len(op.inputs) - 1))
+
+
+@tf_export(v1=["Print"])
+def print_v1(input_, data, message=None, first_n=None, summarize=None, name=None):
+    """TF1's `tf.Print`: `input_`, and when it is computed `message` then each tensor of
+    `data` summarized in brackets (`summarize` elements, default 3; -1: all) on stderr, the
+    first `first_n` times (default: every time)."""
+    x = convert_to_tensor(input_)
+    data = [convert_to_tensor(d) for d in data]
+    attrs = {"message": message or "",
+             "first_n": -1 if first_n is None else int(first_n),
+             "summarize": 3 if summarize is None else int(summarize)}
+    return apply_op(Print, [x, data], attrs, name=name).outputs[0]
+
+
 _TENSORS = (Tensor, CompositeTensor)  # printed by StringFormat (a RaggedTensor as nested lists)
 _LOG_STREAMS = ("log(info)", "log(warning)", "log(error)")
 _IMPORT_STDOUT, _IMPORT_STDERR = sys.stdout, sys.stderr  # the signature's default objects
