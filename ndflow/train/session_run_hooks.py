@@ -1,5 +1,6 @@
 """TF1's basic session-run hooks (`tf.compat.v1.train.StopAtStepHook`, NanTensorHook,
-CheckpointSaverHook, StepCounterHook, SummarySaverHook) and the SecondOrStepTimer they use.
+LoggingTensorHook, CheckpointSaverHook, StepCounterHook, SummarySaverHook) and the
+SecondOrStepTimer they use.
 
 As TensorFlow's: hooks that act every N steps fetch the global step (as it was before the
 step ran) in `before_run`, and in `after_run` re-read it only when the stale value says the
@@ -149,6 +150,95 @@ class CheckpointSaverListener:
 
     def end(self, session, global_step_value):
         pass
+
+
+class _NeverTriggerTimer(SecondOrStepTimer):
+    """LoggingTensorHook's timer when it logs only at the end."""
+
+    def __init__(self):  # noqa: D107 - no period
+        self.reset()
+
+    def should_trigger_for_step(self, step) -> bool:
+        return False
+
+
+def _as_graph_element(obj):
+    """A tensor of the default graph, or the tensor a name ("x" or "x:0") names."""
+    graph = context.get_default_graph()
+    if not isinstance(obj, str):
+        if getattr(obj, "graph", None) is not graph:
+            raise ValueError(f"Passed {obj} should have graph attribute that is equal to "
+                             f"current graph {graph}.")
+        return obj
+    if ":" in obj:
+        return graph.as_graph_element(obj)
+    element = graph.as_graph_element(obj + ":0")
+    try:
+        graph.as_graph_element(obj + ":1")
+    except (KeyError, ValueError):
+        return element
+    raise ValueError(f"Name {obj} is ambiguous, as this `Operation` has multiple outputs "
+                     "(at least 2).")
+
+
+@tf_export(v1=["train.LoggingTensorHook"])
+class LoggingTensorHook(SessionRunHook):
+    """Logs the values of `tensors` (a list of tensors or names, or a dict tag -> tensor)
+    every `every_n_iter` local steps or `every_n_secs` seconds, and/or at the end, as
+    `tag = value, ... (0.123 sec)` with INFO (or `formatter(values)`)."""
+
+    def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False,
+                 formatter=None):
+        only_at_end = at_end and every_n_iter is None and every_n_secs is None
+        if not only_at_end and (every_n_iter is None) == (every_n_secs is None):
+            raise ValueError("either at_end and/or exactly one of every_n_iter and "
+                             "every_n_secs must be provided.")
+        if every_n_iter is not None and every_n_iter <= 0:
+            raise ValueError(f"invalid every_n_iter={every_n_iter}.")
+        if not isinstance(tensors, dict):
+            self._tag_order = list(tensors)
+            tensors = {item: item for item in tensors}
+        else:
+            self._tag_order = sorted(tensors)
+        self._tensors = tensors
+        self._formatter = formatter
+        self._timer = _NeverTriggerTimer() if only_at_end else SecondOrStepTimer(
+            every_secs=every_n_secs, every_steps=every_n_iter)
+        self._log_at_end = at_end
+
+    def begin(self):
+        self._timer.reset()
+        self._iter_count = 0
+        self._current_tensors = {tag: _as_graph_element(t) for tag, t in self._tensors.items()}
+
+    def before_run(self, run_context):
+        self._should_trigger = self._timer.should_trigger_for_step(self._iter_count)
+        return SessionRunArgs(self._current_tensors) if self._should_trigger else None
+
+    def _log_tensors(self, values) -> None:
+        original = np.get_printoptions()
+        np.set_printoptions(suppress=True)
+        try:
+            elapsed, _ = self._timer.update_last_triggered_step(self._iter_count)
+            if self._formatter:
+                tf_logging.info(self._formatter(values))
+                return
+            stats = ", ".join(f"{tag} = {values[tag]}" for tag in self._tag_order)
+            if elapsed is not None:
+                tf_logging.info("%s (%.3f sec)", stats, elapsed)
+            else:
+                tf_logging.info("%s", stats)
+        finally:
+            np.set_printoptions(**original)
+
+    def after_run(self, run_context, run_values):
+        if self._should_trigger:
+            self._log_tensors(run_values.results)
+        self._iter_count += 1
+
+    def end(self, session):
+        if self._log_at_end:
+            self._log_tensors(session.run(self._current_tensors))
 
 
 @tf_export(v1=["train.CheckpointSaverHook"])

@@ -147,3 +147,35 @@ def test_conflicting_feeds_and_bad_arguments():
     with tf.Graph().as_default():
         with pytest.raises(RuntimeError, match="Global step should be created"):
             v1.train.MonitoredSession(hooks=[v1.train.StopAtStepHook(last_step=1)])
+
+
+def test_logging_tensor_hook(caplog):
+    # TF's format: "tag = value, ..." (tags in order, dict keys sorted), the seconds since the
+    # last log after the first, every_n_iter local steps, a formatter, at_end; names resolve
+    # to tensors ("x" is "x:0")
+    with tf.Graph().as_default():
+        step = v1.train.get_or_create_global_step()
+        v = v1.Variable([1.5, 2.0], name="v")
+        inc = v1.assign_add(step, 1)
+        tf.identity(tf.reduce_sum(v), name="total")   # logged by its name
+        hooks = [v1.train.LoggingTensorHook({"v": v.value(), "step": step}, every_n_iter=2),
+                 v1.train.LoggingTensorHook(["total"], at_end=True),
+                 v1.train.LoggingTensorHook(
+                     [step], every_n_iter=3,
+                     formatter=lambda d: f"steps {[int(x) for x in d.values()]}")]
+        with caplog.at_level("INFO", logger="tensorflow"), \
+                v1.train.MonitoredSession(hooks=hooks) as sess:
+            for _ in range(5):
+                sess.run(inc)
+    logged = [r.getMessage() for r in caplog.records
+              if "=" in r.getMessage() or r.getMessage().startswith("steps")]
+    assert logged[0] == "step = 0, v = [1.5 2. ]"
+    assert logged[1] == "steps [0]"
+    assert logged[2].startswith("step = 2, v = [1.5 2. ] (") and logged[2].endswith(" sec)")
+    assert logged[3] == "steps [3]"
+    assert logged[4].startswith("step = 4, v = [1.5 2. ] (")
+    assert logged[5] == "total = 3.5"
+    with pytest.raises(ValueError, match="either at_end and/or exactly one of"):
+        v1.train.LoggingTensorHook(["x"])
+    with pytest.raises(ValueError, match="invalid every_n_iter=0"):
+        v1.train.LoggingTensorHook(["x"], every_n_iter=0)
