@@ -29,6 +29,8 @@ _REFLEXIVE = ("equal", "less_equal", "greater_equal")
 _COMPARE = {"equal": comparison.equal, "none_equal": comparison.not_equal,
             "less": comparison.less, "less_equal": comparison.less_equal,
             "greater": comparison.greater, "greater_equal": comparison.greater_equal}
+_NUMPY = {"equal": np.equal, "none_equal": np.not_equal, "less": np.less,
+          "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal}
 
 
 def _pretty(d, summarize: int) -> str:
@@ -86,10 +88,24 @@ def _binary_assert(kind: str, x, y, data, summarize, message, name):
         if (static is not None and bool(static)) or (x is y and kind in _REFLEXIVE):
             return no_op()
         if data is None:
-            data = ([message] if message else []) + [
-                f"Condition x {symbol} y did not hold element-wise:", f"x ({_label(x)}) = ", x,
-                f"y ({_label(y)}) = ", y]
+            data = [f"Condition x {symbol} y did not hold element-wise:", f"x ({_label(x)}) = ",
+                    x, f"y ({_label(y)}) = ", y]
+        if message is not None:
+            data = [message] + list(data)
+        xs, ys = constant_value(x), constant_value(y)
+        if xs is not None and ys is not None and not np.all(_NUMPY[kind](xs, ys)):
+            # known to fail: TF raises while building the graph (_assert_static)
+            raise InvalidArgumentError(None, None, "\n".join(_static_text(d) for d in data))
         return Assert(condition, data, summarize)
+
+
+def _static_text(d) -> str:
+    """A data item of a statically failing assert as TF prints it: a tensor's constant value,
+    anything else as str."""
+    if isinstance(d, Tensor):
+        value = constant_value(d)
+        return str(d) if value is None else str(value)
+    return str(d)
 
 
 def _unary_assert(kind: str, text: str, x, data, summarize, message, name):

@@ -61,6 +61,23 @@ def test_static_asserts_as_tensorflow():
     assert tf.debugging.assert_same_float_dtype([tf.constant(1.0)]) is tf.float32
 
 
+def test_graph_asserts_of_failing_constants_raise_while_building():
+    # TF's _assert_static: both sides known and failing is an InvalidArgumentError at graph
+    # construction, message first (also an empty one), then the data with constants' values
+    # (messages copied from TF 2.21 runs of the same calls)
+    with tf.Graph().as_default():
+        assert _message(lambda: v1.assert_greater_equal(tf.constant([1.5, -1.0]),
+                                                        tf.constant(0.0), message="")) == (
+            "InvalidArgumentError",
+            "\nCondition x >= y did not hold element-wise:\nx (Const:0) = \n[ 1.5 -1. ]\n"
+            "y (Const_1:0) = \n0.0")
+        assert _message(lambda: v1.assert_greater_equal(
+            tf.constant([1.5, -1.0]), 0.0, data=["d1", tf.constant([1, 2])], message="m")) == (
+            "InvalidArgumentError", "m\nd1\n[1 2]")
+        p = v1.placeholder(tf.float32, [2])   # unknown: checked when it runs
+        assert v1.assert_greater_equal(p, 0.0).type == "Assert"
+
+
 def test_assert_near_eagerly_as_tensorflow():
     assert tf.debugging.assert_near(tf.constant([1.0]), tf.constant([1.0 + 1e-7])) is None
     assert _message(lambda: tf.debugging.assert_near(tf.constant([1.0]), tf.constant([1.1]))) == (
