@@ -8,27 +8,29 @@ variables and gives the metric so far, `value` reads it without updating. Both a
 as in TensorFlow (TF2 code uses the Keras metrics).
 
 Here: mean, accuracy, mean_squared_error, mean_absolute_error, root_mean_squared_error,
-true/false positives/negatives, precision and recall.
+true/false positives/negatives, precision, recall and auc (ROC or PR, trapezoidal, minoring or
+majoring sums over TF's thresholds).
 """
 
 from __future__ import annotations
 
-from ndflow.core import context, dtypes, scopes
+from ndflow.core import context, dtypes, scopes, tf_logging
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys
-from ndflow.ops import array_core, array_fill
+from ndflow.ops import array_core, array_fill, check_ops
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import (
     div_no_nan,
     divide,
     maximum,
+    minimum,
     multiply,
     squared_difference,
     subtract,
     where,
 )
 from ndflow.ops.cast import cast
-from ndflow.ops.comparison import equal, greater, logical_and
+from ndflow.ops.comparison import equal, greater, logical_and, logical_not
 from ndflow.ops.losses_impl import broadcast_weights
 from ndflow.ops.math import abs as _abs
 from ndflow.ops.math import sqrt
@@ -44,9 +46,9 @@ def _graph_only(name: str) -> None:
                            "enabled.")
 
 
-def _metric_variable(name: str):
-    """A float32 scalar local variable starting at zero."""
-    return Variable(lambda: array_fill.zeros([], dtypes.float32), trainable=False,
+def _metric_variable(name: str, shape=()):
+    """A float32 local variable of `shape` (a scalar by default) starting at zero."""
+    return Variable(lambda: array_fill.zeros(list(shape), dtypes.float32), trainable=False,
                     collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
                     validate_shape=True, name=name)
 
@@ -209,3 +211,93 @@ def _ratio(kind: str, other):
 
 precision = _ratio("precision", false_positives)
 recall = _ratio("recall", false_negatives)
+
+
+_CONFUSION = (("tp", "true_positives", True, True), ("fn", "false_negatives", True, False),
+              ("tn", "true_negatives", False, False), ("fp", "false_positives", False, True))
+
+
+def _confusion_at_thresholds(labels, predictions, thresholds: list, weights):
+    """TF's `_confusion_matrix_at_thresholds`: per threshold, the (weighted) counts of
+    predictions above it (positive) against the labels, as values and update ops."""
+    with scopes.control_dependencies([
+            check_ops.assert_greater_equal(predictions, 0.0,
+                                           message="predictions must be in [0, 1]"),
+            check_ops.assert_less_equal(predictions, 1.0,
+                                        message="predictions must be in [0, 1]")]):
+        predictions, labels, weights = _squeeze_weights(
+            cast(predictions, dtypes.float32), cast(labels, dtypes.bool), weights)
+    n = len(thresholds)
+    preds = array_core.reshape(predictions, [1, -1])
+    labs = array_core.reshape(labels, [1, -1])
+    limits = array_core.expand_dims(convert_to_tensor(thresholds, dtypes.float32), 1)
+    pred_pos = greater(preds, limits)                                 # [thresholds, N]
+    pred_neg = logical_not(pred_pos)
+    label_pos = array_fill.tile(labs, [n, 1])
+    label_neg = logical_not(label_pos)
+    tiled = None
+    if weights is not None:
+        w = broadcast_weights(cast(weights, dtypes.float32), predictions)
+        tiled = array_fill.tile(array_core.reshape(w, [1, -1]), [n, 1])
+    sides = {True: (label_pos, pred_pos), False: (label_neg, pred_neg)}
+    values, updates = {}, {}
+    for key, var_name, label_side, pred_side in _CONFUSION:
+        count = _metric_variable(var_name, [n])
+        hits = cast(logical_and(sides[label_side][0], sides[pred_side][1]), dtypes.float32)
+        if tiled is not None:
+            hits = multiply(hits, tiled)
+        updates[key] = assign_add(count, reduce_sum(hits, 1))
+        values[key] = count.read_value()
+    return values, updates
+
+
+@tf_export(v1=["metrics.auc"])
+def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collections=None,
+        updates_collections=None, curve="ROC", name=None, summation_method="trapezoidal",
+        thresholds=None):
+    """The area under the ROC or PR curve of `predictions` (in [0, 1]) against boolean
+    `labels`, from confusion counts at `num_thresholds` evenly spaced thresholds (or the
+    given ones) between -1e-7 and 1 + 1e-7."""
+    _graph_only("auc")
+    with variable_scope(name, "auc", (labels, predictions, weights)):
+        if curve not in ("ROC", "PR"):
+            raise ValueError(f"curve must be either ROC or PR, {curve} unknown")
+        if summation_method not in ("trapezoidal", "careful_interpolation", "minoring",
+                                    "majoring"):
+            raise ValueError(f"Invalid summation_method: {summation_method}")
+        if curve == "PR" and summation_method == "trapezoidal":
+            tf_logging.warning("Trapezoidal rule is known to produce incorrect PR-AUCs; "
+                               'please switch to "careful_interpolation" instead.')
+        if summation_method == "careful_interpolation" and curve == "PR":
+            raise NotImplementedError("auc: summation_method='careful_interpolation' of the "
+                                      "PR curve is not implemented in ndflow")
+        eps_t = 1e-7
+        if thresholds is not None:
+            inner = sorted(thresholds)
+        else:
+            inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        limits = [0.0 - eps_t] + inner + [1.0 + eps_t]
+        n = len(limits)
+        values, updates = _confusion_at_thresholds(labels, predictions, limits, weights)
+        eps = 1.0e-6
+
+        def area(c, op_name):
+            rec = divide(c["tp"] + eps, c["tp"] + c["fn"] + eps)
+            if curve == "ROC":
+                x, y = divide(c["fp"], c["fp"] + c["tn"] + eps), rec
+            else:
+                x, y = rec, divide(c["tp"] + eps, c["tp"] + c["fp"] + eps)
+            dx = subtract(x[:n - 1], x[1:])
+            if summation_method == "minoring":
+                heights = minimum(y[:n - 1], y[1:])
+            elif summation_method == "majoring":
+                heights = maximum(y[:n - 1], y[1:])
+            else:
+                heights = divide(y[:n - 1] + y[1:], 2.0)
+            return reduce_sum(multiply(dx, heights), name=op_name)
+
+        value = area(values, "value")
+        update_op = area(updates, "update_op")
+    _add_to(metrics_collections, value)
+    _add_to(updates_collections, update_op)
+    return value, update_op

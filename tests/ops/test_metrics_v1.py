@@ -23,9 +23,15 @@ def _build(metric: str, weighted: bool):
     labels = v1.placeholder(tf.float32, [4])
     predictions = v1.placeholder(tf.float32, [4])
     weights = v1.placeholder(tf.float32, [4]) if weighted else None
-    fn = getattr(v1.metrics, metric)
+    fn = getattr(v1.metrics, metric, None)
     if metric == "mean":
         value, update = fn(predictions, weights)
+    elif metric.startswith("auc"):   # the generator's variants of auc
+        kwargs = {"auc_pr": {"curve": "PR"}, "auc_minoring": {"summation_method": "minoring"},
+                  "auc_thresholds": {"thresholds": [0.3, 0.5, 0.95]},
+                  "auc_majoring_pr": {"curve": "PR", "summation_method": "majoring",
+                                      "num_thresholds": 7}}.get(metric, {})
+        value, update = v1.metrics.auc(labels, predictions, weights, **kwargs)
     elif metric in REGRESSION:
         value, update = fn(labels, predictions, weights)
     else:
@@ -56,6 +62,15 @@ def test_values_and_names_match_tensorflow(key):
             np.testing.assert_allclose(got, want["values"], rtol=1e-6)
             sess.run(v1.local_variables_initializer())   # the reset starts over
             assert float(sess.run(value)) == 0.0
+
+
+def test_auc_refuses_bad_arguments_and_predictions():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="curve must be either ROC or PR, XY unknown"):
+            v1.metrics.auc([1], [0.5], curve="XY")
+        # a constant out of [0, 1] fails while building, as TF's static check does
+        with pytest.raises(tf.errors.InvalidArgumentError, match="predictions must be in"):
+            v1.metrics.auc(v1.constant([True]), v1.constant([1.5]))
 
 
 def test_collections_and_eager_refusal():
