@@ -1,6 +1,6 @@
 """TF1's basic session-run hooks (`tf.compat.v1.train.StopAtStepHook`, NanTensorHook,
-LoggingTensorHook, CheckpointSaverHook, StepCounterHook, SummarySaverHook) and the
-SecondOrStepTimer they use.
+LoggingTensorHook, FeedFnHook, FinalOpsHook, CheckpointSaverHook, StepCounterHook,
+SummarySaverHook) and the SecondOrStepTimer they use.
 
 As TensorFlow's: hooks that act every N steps fetch the global step (as it was before the
 step ran) in `before_run`, and in `after_run` re-read it only when the stale value says the
@@ -17,7 +17,7 @@ import numpy as np
 from tensorboard.compat.proto.summary_pb2 import Summary
 
 from ndflow.checkpoint.saver import Saver
-from ndflow.core import context, tf_logging
+from ndflow.core import context, errors, tf_logging
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys
 from ndflow.core.graph_io import write_graph
@@ -239,6 +239,55 @@ class LoggingTensorHook(SessionRunHook):
     def end(self, session):
         if self._log_at_end:
             self._log_tensors(session.run(self._current_tensors))
+
+
+@tf_export(v1=["train.FeedFnHook"])
+class FeedFnHook(SessionRunHook):
+    """Adds `feed_fn()` (a feed dict) to every run."""
+
+    def __init__(self, feed_fn):
+        self.feed_fn = feed_fn
+
+    def before_run(self, run_context):
+        return SessionRunArgs(fetches=None, feed_dict=self.feed_fn())
+
+
+_FINAL_OPS_OUT_OF_RANGE = (
+    "An OutOfRangeError or StopIteration exception is raised by the code in FinalOpsHook. "
+    "This typically means the Ops running by the FinalOpsHook have a dependency back to some "
+    "input source, which should not happen. For example, for metrics in "
+    "tf.estimator.Estimator, all metrics functions return two Ops: `value_op` and  "
+    "`update_op`. Estimator.evaluate calls the `update_op` for each batch of the data in "
+    "input source and, once it is exhausted, it call the `value_op` to get the metric values. "
+    "The `value_op` here should have dependency back to variables reading only, rather than "
+    "reading another batch from input. Otherwise, the `value_op`, executed by "
+    "`FinalOpsHook`, triggers another data reading, which ends OutOfRangeError/StopIteration. "
+    "Please fix that.")
+
+
+@tf_export(v1=["train.FinalOpsHook"])
+class FinalOpsHook(SessionRunHook):
+    """Runs `final_ops` (any structure `run` accepts) when the session ends; their values
+    are `final_ops_values`."""
+
+    def __init__(self, final_ops, final_ops_feed_dict=None):
+        self._final_ops = final_ops
+        self._final_ops_feed_dict = final_ops_feed_dict
+        self._final_ops_values = None
+
+    @property
+    def final_ops_values(self):
+        return self._final_ops_values
+
+    def end(self, session):
+        if self._final_ops is None:
+            return
+        try:
+            self._final_ops_values = session.run(self._final_ops,
+                                                 feed_dict=self._final_ops_feed_dict)
+        except (errors.OutOfRangeError, StopIteration):
+            tf_logging.warning(_FINAL_OPS_OUT_OF_RANGE)
+            raise
 
 
 @tf_export(v1=["train.CheckpointSaverHook"])

@@ -179,3 +179,25 @@ def test_logging_tensor_hook(caplog):
         v1.train.LoggingTensorHook(["x"])
     with pytest.raises(ValueError, match="invalid every_n_iter=0"):
         v1.train.LoggingTensorHook(["x"], every_n_iter=0)
+
+
+def test_feed_fn_and_final_ops_hooks(caplog):
+    with tf.Graph().as_default():
+        x = v1.placeholder(tf.float32, [])
+        total = v1.Variable(0.0)
+        add = v1.assign_add(total, x)
+        feeds = iter([1.0, 2.0, 4.0])
+        final = v1.train.FinalOpsHook({"total": total.value(), "doubled": total.value() * 2})
+        with v1.train.MonitoredSession(hooks=[
+                v1.train.FeedFnHook(lambda: {x: next(feeds)}), final]) as sess:
+            assert [float(sess.run(add)) for _ in range(3)] == [1.0, 3.0, 7.0]
+        assert {k: float(v) for k, v in final.final_ops_values.items()} == {
+            "total": 7.0, "doubled": 14.0}
+    with tf.Graph().as_default():   # a final op that reads input again: TF's warning, re-raised
+        nxt = v1.data.make_one_shot_iterator(tf.data.Dataset.range(1)).get_next()
+        hook = v1.train.FinalOpsHook(nxt)
+        with pytest.raises(tf.errors.OutOfRangeError):
+            with caplog.at_level("WARNING", logger="tensorflow"), \
+                    v1.train.MonitoredSession(hooks=[hook]) as sess:
+                sess.run(nxt)
+        assert "exception is raised by the code in FinalOpsHook" in caplog.text
