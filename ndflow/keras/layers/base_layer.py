@@ -14,10 +14,8 @@ import contextlib
 import functools
 import inspect
 import itertools
-import re
 import threading
 import warnings
-from collections import defaultdict
 
 import numpy as np
 
@@ -25,13 +23,20 @@ from ndflow.checkpoint.restore import restore_deferred
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten, map_structure
-from ndflow.core.scopes import get_name_scope, init_scope, name_scope
+from ndflow.core.scopes import init_scope, name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.data.structure import map_leaves
 from ndflow.keras import keras_tensor, regularizer_functions, serialization_lib
 from ndflow.keras.keras_variable import KerasVariable, autocast_dtype, autocast_scope
 from ndflow.keras.layers.call_arguments import check_positional_tensors, set_mask, shape_tuple
 from ndflow.keras.layers.input_spec import assert_input_compatibility
+from ndflow.keras.layers.layer_names import (  # noqa: F401 - names importers use
+    op_scope,
+    reset_names,
+    scope_name,
+    to_snake_case,
+    unique_name,
+)
 from ndflow.keras.mixed_precision import policy as dtype_policies
 from ndflow.keras.serialization_lib import lookup_class
 from ndflow.ops import array_core, init_ops
@@ -39,28 +44,8 @@ from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast
 from ndflow.ops.module import Module
 
-_UIDS: dict = defaultdict(itertools.count)
 _BUILTIN_LAYERS: dict = {}     # class name -> Layer subclass defined in ndflow
 _call_context = threading.local()
-
-
-def to_snake_case(name: str) -> str:
-    """Keras' automatic layer names: "Conv2D" -> "conv2d", "BatchNormalization" ->
-    "batch_normalization", "SpatialDropout1D" -> "spatial_dropout1d"."""
-    name = re.sub(r"\W+", "", name)
-    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
-
-
-def reset_names() -> None:
-    """Automatic names start again from `base` (`tf.keras.backend.clear_session`)."""
-    _UIDS.clear()
-
-
-def unique_name(base: str) -> str:
-    """Keras' per-process names: `base`, then `base_1`, `base_2`, ..."""
-    n = next(_UIDS[base])
-    return base if n == 0 else f"{base}_{n}"
 
 
 def _recording_build(build):
@@ -79,16 +64,6 @@ def _recording_build(build):
     return recording
 
 
-def _op_scope(name: str) -> str:
-    """The name scope of a layer's ops: its name, less leading underscores at the root scope,
-    where an op name may not start with one (Keras 3 builds a `Dense(name="_d")` model
-    symbolically without graph ops; here its ops would be "_d/MatMul"). Nested ("sequential/_d")
-    the name stays, as TensorFlow's graph scopes keep it."""
-    if name.startswith("_") and not get_name_scope():
-        return name.lstrip("_") or "layer"
-    return name
-
-
 def _path_stack() -> list:
     stack = getattr(_call_context, "path", None)
     if stack is None:
@@ -105,13 +80,6 @@ def _policy(dtype) -> dtype_policies.DTypePolicy:
         return dtype_policies.DTypePolicy(dtype["config"]["name"])
     return dtype_policies.DTypePolicy(dtypes.as_dtype(dtype).name
                                       if not isinstance(dtype, str) else dtype)
-
-
-def _scope_name(name: str) -> str:
-    if name.isidentifier():
-        return name
-    safe = re.sub(r"\W", "_", name)
-    return safe if safe.isidentifier() else f"_{safe}"
 
 
 @keras_export("keras.layers.Layer", "keras.Layer")
@@ -146,7 +114,7 @@ class Layer(Module):
                              f"`/`. Received: name={name} (of type {type(name)})")
         # tf.Module wants an identifier (its name scope): other names, such as Keras'
         # "mobilenetv2_1.00_224", scope under a sanitized form and keep their own
-        super().__init__(name=_scope_name(name))
+        super().__init__(name=scope_name(name))
         self._name = name
         self._trainable = bool(trainable)
         self.built = False
@@ -274,7 +242,7 @@ class Layer(Module):
         stack = _path_stack()
         stack.append(self.name)
         try:
-            with name_scope(_op_scope(self.name)):
+            with name_scope(op_scope(self.name)):
                 yield
         finally:
             stack.pop()
