@@ -53,10 +53,13 @@ def _metric_variable(name: str, shape=()):
                     validate_shape=True, name=name)
 
 
-def _add_to(collections, value) -> None:
+def _collected(value, update_op, metrics_collections, updates_collections) -> tuple:
+    """(value, update_op), each added to its collections."""
     graph = context.get_default_graph()
-    for key in collections or ():
-        graph.add_to_collection(key, value)
+    for keys, t in ((metrics_collections, value), (updates_collections, update_op)):
+        for key in keys or ():
+            graph.add_to_collection(key, t)
+    return value, update_op
 
 
 def _squeeze_weights(predictions, labels, weights):
@@ -105,9 +108,7 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
             update_count = assign_add(count, num_values)
         value = div_no_nan(total.read_value(), maximum(count.read_value(), 0.0), name="value")
         update_op = div_no_nan(update_total, maximum(update_count, 0.0), name="update_op")
-    _add_to(metrics_collections, value)
-    _add_to(updates_collections, update_op)
-    return value, update_op
+    return _collected(value, update_op, metrics_collections, updates_collections)
 
 
 @tf_export(v1=["metrics.accuracy"])
@@ -153,9 +154,7 @@ def root_mean_squared_error(labels, predictions, weights=None, metrics_collectio
     mse, update_mse = mean(squared_difference(labels, predictions), weights, None, None,
                            name or "root_mean_squared_error")
     value, update_op = sqrt(mse), sqrt(update_mse)
-    _add_to(metrics_collections, value)
-    _add_to(updates_collections, update_op)
-    return value, update_op
+    return _collected(value, update_op, metrics_collections, updates_collections)
 
 
 def _count(kind: str, label_value: bool, prediction_value: bool):
@@ -172,9 +171,7 @@ def _count(kind: str, label_value: bool, prediction_value: bool):
                 hits = multiply(hits, cast(weights, dtypes.float32))
             value = array_core.identity(total)
             update_op = assign_add(total, reduce_sum(hits))
-        _add_to(metrics_collections, value)
-        _add_to(updates_collections, update_op)
-        return value, update_op
+        return _collected(value, update_op, metrics_collections, updates_collections)
     count.__name__ = kind
     count.__doc__ = (f"The (weighted) number of elements with label {label_value} and "
                      f"prediction {prediction_value}.")
@@ -202,9 +199,7 @@ def _ratio(kind: str, other):
                 return where(greater(t + r, 0.0), divide(t, t + r), 0.0, name=op_name)
             value = compute(tp, rest, "value")
             update_op = compute(tp_update, rest_update, "update_op")
-        _add_to(metrics_collections, value)
-        _add_to(updates_collections, update_op)
-        return value, update_op
+        return _collected(value, update_op, metrics_collections, updates_collections)
     ratio.__name__ = kind
     return tf_export(v1=[f"metrics.{kind}"])(ratio)
 
@@ -298,6 +293,4 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
 
         value = area(values, "value")
         update_op = area(updates, "update_op")
-    _add_to(metrics_collections, value)
-    _add_to(updates_collections, update_op)
-    return value, update_op
+    return _collected(value, update_op, metrics_collections, updates_collections)
