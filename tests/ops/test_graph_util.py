@@ -5,6 +5,7 @@ gather as GatherV2), no unused variable, and the same output; and the errors."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,8 @@ import ndflow as tf
 tf1 = tf.compat.v1
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "frozen_graph"
 EXPECTED = np.load(FIXTURES / "expected.npz")
+sys.path.insert(0, str(FIXTURES))
+import frozen_model  # noqa: E402 - the graph TensorFlow froze for the fixture
 
 
 def _run_frozen(graph_def):
@@ -25,18 +28,7 @@ def _run_frozen(graph_def):
 
 
 def _model(freeze, **kwargs):
-    with tf.Graph().as_default():
-        x = tf1.placeholder(tf.float32, [None, 3], name="x")
-        ids = tf1.placeholder(tf.int32, [None], name="ids")
-        w = tf1.get_variable("w", initializer=tf.constant([[1.0], [2.0], [3.0]]))
-        emb = tf1.get_variable("emb", initializer=tf.constant(
-            np.arange(12, dtype=np.float32).reshape(4, 3)))
-        y = tf.identity(tf.matmul(x + tf1.nn.embedding_lookup(emb, ids), w), name="y")
-        tf1.get_variable("unused", initializer=tf.constant(1.0))
-        with tf1.Session() as sess:
-            sess.run(tf1.global_variables_initializer())
-            sess.run(w.assign([[2.0], [0.0], [1.0]]))
-            return freeze(sess, y, **kwargs)
+    return frozen_model.run(tf, lambda sess, y: freeze(sess, y, **kwargs))
 
 
 def _freeze(sess, y, **kwargs):

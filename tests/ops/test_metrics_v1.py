@@ -6,6 +6,7 @@ refusal, the collections, and the local-variable reset."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,27 +17,8 @@ import ndflow as tf
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "tf_metrics_v1"
                       / "metrics.json").read_text())
 v1 = tf.compat.v1
-REGRESSION = ("mean_squared_error", "mean_absolute_error", "root_mean_squared_error")
-
-
-def _build(metric: str, weighted: bool):
-    labels = v1.placeholder(tf.float32, [4])
-    predictions = v1.placeholder(tf.float32, [4])
-    weights = v1.placeholder(tf.float32, [4]) if weighted else None
-    fn = getattr(v1.metrics, metric, None)
-    if metric == "mean":
-        value, update = fn(predictions, weights)
-    elif metric.startswith("auc"):   # the generator's variants of auc
-        kwargs = {"auc_pr": {"curve": "PR"}, "auc_minoring": {"summation_method": "minoring"},
-                  "auc_thresholds": {"thresholds": [0.3, 0.5, 0.95]},
-                  "auc_majoring_pr": {"curve": "PR", "summation_method": "majoring",
-                                      "num_thresholds": 7}}.get(metric, {})
-        value, update = v1.metrics.auc(labels, predictions, weights, **kwargs)
-    elif metric in REGRESSION:
-        value, update = fn(labels, predictions, weights)
-    else:
-        value, update = fn(labels, tf.round(predictions), weights)
-    return (labels, predictions, weights), value, update
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "tf_metrics_v1"))
+import metric_graphs  # noqa: E402 - the graphs TensorFlow ran for the fixture
 
 
 @pytest.mark.parametrize("key", sorted(FIXTURE["results"]))
@@ -45,7 +27,8 @@ def test_values_and_names_match_tensorflow(key):
     weighted = key.endswith("_weighted")
     metric = key[: -len("_weighted")] if weighted else key
     with tf.Graph().as_default():
-        (labels, predictions, weights), value, update = _build(metric, weighted)
+        (labels, predictions, weights), value, update = metric_graphs.build(
+            tf, metric, weighted)
         assert sorted(v.op.name for v in v1.local_variables()) == want["variables"]
         assert value.op.name == want["value_name"]
         if want["update_name"].endswith("update_op"):   # (TF's assign_add is its own op)
