@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import ndflow as tf
-from ndflow.kernels import omp_pool
+from ndflow.kernels import gemm_epilogue, omp_pool
 
 _N = 1 << 13   # elements: above every kernel's size threshold
 
@@ -76,6 +76,13 @@ def _shuffle() -> None:
     list(rows.shuffle(1000, seed=1).batch(100_000))
 
 
+def _gemm_epilogue() -> None:
+    if omp_pool.launcher() is None or gemm_epilogue._sgemm() is None:   # ATen's path runs
+        return
+    if gemm_epilogue._callback() is None:
+        raise RuntimeError("gemm_epilogue: the kernel did not build")
+
+
 def _xent() -> None:
     for dtype in (tf.float32, tf.float64):
         for labels in (tf.constant([0, 1], tf.int32), tf.constant([0, 1], tf.int64)):
@@ -96,6 +103,7 @@ JOBS = {
     "rmsprop": _callbacks("rmsprop_numba", "_callback"),
     "finite": _callbacks("finite_numba", "_callback"),
     "xent": Job(("xent_numba",), _xent),
+    "gemm_epilogue": Job(("gemm_epilogue",), _gemm_epilogue, openmp=True),
 }
 
 

@@ -71,6 +71,12 @@ def apply_accumulated(var, accum, var_out, decay: float, step: float) -> None:
     omp_pool.run_chunks(_callback()[2], n, CHUNK, arrays, torch.get_num_threads())
 
 
+def apply_kernel():
+    """The numba function of `apply_accumulated`'s pass over one block, `(var, accum,
+    var_out, size, decay, step)`, for other kernels to inline (None without numba)."""
+    return _apply if _callback() is not None else None
+
+
 def update_many(table: list, total: int, scale: float, lr: float, momentum: float,
                 nesterov: bool, keras: bool) -> None:
     """`update` of many variables sharing the scalars in one launch, a variable per claimed

@@ -16,7 +16,7 @@ import torch
 
 from ndflow.core import dtypes
 from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
-from ndflow.kernels import momentum_numba
+from ndflow.kernels import gemm_epilogue, momentum_numba
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.state import exclusive_value, update_targets
 from ndflow.ops import nn_fused, training
@@ -131,8 +131,8 @@ def _matmul_momentum(node):
     keras = bool(node.attrs["keras"])
     dtype = node.attrs["T"].torch_dtype
 
-    def run(var, accum, lr, a, b, scale, momentum):
-        a, b = a.t() if ta else a, b.t() if tb else b
+    def run(var, accum, lr, a_in, b_in, scale, momentum):
+        a, b = a_in.t() if ta else a_in, b_in.t() if tb else b_in
         owned = exclusive_value(var) and exclusive_value(accum)
         v, acc = _read(var, "var", dtype), _read(accum, "accum", dtype)
         _check_same(v, acc, "accum")
@@ -143,8 +143,13 @@ def _matmul_momentum(node):
         lr, s, mu = _scalar(lr, "lr"), _scalar(scale, "scale"), _scalar(momentum, "momentum")
         v_out, a_out = update_targets(owned, [v, acc])
         # Keras: accum * mu - lr * ab; TF: accum * mu + ab
-        torch.addmm(acc, a, b, beta=mu, alpha=-lr if keras else 1.0, out=a_out)
+        alpha = -lr if keras else 1.0
         decay, step = (-lr * s, 1.0) if keras else (s, -lr)
+        if s and a_out is acc and gemm_epilogue.matmul_apply_accumulated(
+                a_in, b_in, ta, tb, acc, v, v_out, alpha, mu, decay, step):
+            var.value, accum.value = v_out, a_out   # each block updated as it was computed
+            return
+        torch.addmm(acc, a, b, beta=mu, alpha=alpha, out=a_out)
         if s and one_pass(v, a_out) and v_out.is_contiguous():
             momentum_numba.apply_accumulated(v, a_out, v_out, decay, step)
         else:
