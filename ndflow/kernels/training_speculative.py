@@ -40,6 +40,7 @@ def _gradient(g: torch.Tensor, v: torch.Tensor, s: float, decay: bool) -> torch.
 @kernel(nn_fused.SpeculativeApplyMomentum)
 def _speculative_momentum(node):
     n, dtype, nesterov, keras, decay = n_update_attrs(node)
+    commit = bool(node.attrs.get("commit", False))
 
     def make(donated: frozenset):
         """The kernel; entries in `donated` may write the new var into their gradient's
@@ -91,6 +92,9 @@ def _speculative_momentum(node):
             s = s if decay[i] else 0.0
             g, s = (sums[i], 0.0) if s and i in sums else (grads[i], s)
             new[i] = momentum_values(g, olds[i], outs, s, lr, mu, nesterov[i], keras[i])
+        if commit:   # the new values replace the old ones (nobody holds these buffers)
+            for i in range(n):
+                res_v[i].value, res_a[i].value = new[i]
         return (torch.tensor(True), *(v for v, _ in new), *(a for _, a in new))
 
     return make(frozenset())

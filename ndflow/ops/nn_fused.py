@@ -28,7 +28,9 @@
   for a loss-scale optimizer's skipped-on-overflow step): for N variables, the (Keras)
   momentum updates of their gradients (`decay[i]`: grad + scale * var) computed into new
   buffers, without touching the variables, and whether every such gradient is finite, both
-  in one pass over each gradient; the step's `If` then commits the new values by assignment.
+  in one pass over each gradient; the step's `If` then commits the new values by assignment
+  (with `commit`, where nothing could tell the difference, the op assigns them itself when
+  every gradient is finite, and the If no longer takes them).
 - `_GroupedApplyMomentum` and `_GroupedApplyAdam` are ndflow-internal (made by
   ndflow/passes/grouped_updates.py): N (Keras) momentum updates (`decay[i]`: of grad + scale
   * var), or N `ResourceApplyAdam`s, applied by one op, so a model of many small variables
@@ -222,9 +224,10 @@ SpeculativeApplyMomentum = op_def(
             "scale: N * T", "momentum: N * T"],
     outputs=["all_finite: bool", "new_var: N * T", "new_accum: N * T"],
     attrs=["N: int >= 1", FLOAT_T, "use_nesterov: list(int)", "keras: list(int)",
-           "decay: list(int)"],
+           "decay: list(int)", "commit: bool = false"],
     shape=_speculative_momentum_shape, gradient_undefined=True, stateful=True,
-    doc="ndflow-internal: N momentum updates into new buffers (variables untouched) and "
+    doc="ndflow-internal: N momentum updates into new buffers (variables untouched, or "
+        "with `commit` assigned the new values when every gradient is finite) and "
         "whether every gradient (grad + scale * var where `decay`) is finite.")
 
 

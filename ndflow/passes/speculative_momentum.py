@@ -31,6 +31,13 @@ as before, and the values are bit for bit the in-place updates'. The lr/momentum
 computation is copied before the op (the branch keeps its own copy). Both branches are
 rebuilt as new function graphs (`<name>_speculative`).
 
+When the op's flag is the If's predicate itself and nothing could see the values early (no
+other user of the var and accum handles after the Pack outside the If; in the then-branch
+the update their only user, in the else-branch none), the op assigns the new values itself
+when the flag is true (`commit`): the If no longer takes them and the then-branch keeps a
+NoOp in each update's place. In the MNIST loss-scale step the If went from 118 to 48 us
+(16 assignments fewer in its branch).
+
 It runs as the remapper's second step, after branch_momentum_decay.
 """
 
@@ -44,6 +51,7 @@ from ndflow.core import dtypes
 from ndflow.core.graph import Graph, Operation, SymbolicTensor
 from ndflow.core.shapes import TensorShape
 from ndflow.ops import nn_fused, state
+from ndflow.ops.array_core import NoOp
 from ndflow.passes.branch_momentum_decay import FLOATS, only_reads
 from ndflow.passes.function_rebuild import rebuild_function
 from ndflow.passes.graph_rewriter import GraphRewriter
@@ -175,6 +183,7 @@ class _Plan:
     hoist: _Hoist
     early: list        # source ops made after the Pack, to emit before it
     whole: bool        # every Pack input is a speculated check: All(Pack) is the flag
+    commit: bool       # the op assigns the new values itself (see _commits_in_op)
 
 
 def _plan(view: GraphView, cond: Operation, order: dict) -> _Plan | None:
@@ -213,7 +222,26 @@ def _plan(view: GraphView, cond: Operation, order: dict) -> _Plan | None:
         return None
     whole = (len(entries) == len(pack.inputs) and pred.name not in view.fetched
              and red not in view.control_sources and red.name not in view.preserved)
-    return _Plan(pack, entries, hoist, sorted(late, key=order.get), whole)
+    commit = whole and all(_commits_in_op(view, hoist, e, order[pack], order)
+                           for e in entries)
+    return _Plan(pack, entries, hoist, sorted(late, key=order.get), whole, commit)
+
+
+def _commits_in_op(view: GraphView, hoist: _Hoist, entry: _Entry, at: int,
+                   order: dict) -> bool:
+    """Whether the op may assign entry's new values itself, before the If, when its flag
+    (then the If's predicate) is true: nothing could see the earlier assignment. Outside the
+    If every other user of the var and accum handles comes before the Pack (the op's
+    place; plans run stateful ops in creation order); in the then-branch the update is
+    their only user, and the else-branch does not use them."""
+    then_fg, else_fg = hoist.branches
+    for k in (entry.var_at, entry.accum_at):
+        h = hoist.cond.inputs[k + 1]
+        if (any(order[op] > at for op in view.consumers[h] if op is not hoist.cond)
+                or then_fg.inputs[k].consumers() != [entry.update]
+                or else_fg.inputs[k].consumers()):
+            return False
+    return True
 
 
 def _scalars(entry: _Entry) -> tuple:
@@ -277,7 +305,7 @@ def _emit_speculation(rw: GraphRewriter, plan: _Plan) -> Operation:
                               for e in entries],
              "keras": [int(e.update.type == "ResourceApplyKerasMomentum"
                            or bool(e.update.attrs.get("keras", False))) for e in entries],
-             "decay": [int(e.decay) for e in entries]}
+             "decay": [int(e.decay) for e in entries], "commit": plan.commit}
     specs = [(dtypes.bool, TensorShape([]))] + [(t, g.shape) for g in grads] * 2
     op = rw.add_op(nn_fused.SpeculativeApplyMomentum, inputs, attrs, specs,
                    rw.fresh_name(f"{cond.name}/speculative_momentum"), (),
@@ -293,13 +321,16 @@ def _emit_speculation(rw: GraphRewriter, plan: _Plan) -> Operation:
 def _rebuild_branch(fg, removed: set, entries: list, n_new: int, commit: bool):
     """Branch `fg` without the parameters at `removed`, with 2 * `n_new` new ones (the new
     var values, then the new accum values) and, in the then-branch (`commit`), each entry's
-    update replaced by the assignments of its new values."""
+    update replaced by the assignments of its new values (with `n_new` 0: the op assigned
+    them, and the update becomes a NoOp holding its control edges)."""
     updates = {e.update: i for i, e in enumerate(entries)} if commit else {}
 
     def replace(new, op, mapping, controls, extra):
         i = updates.get(op)
         if i is None:
             return None
+        if not n_new:
+            return new.create_op(NoOp, [], {}, [], op.name, controls, op.device)
         t = op.attrs["T"]
         first = new.create_op(state.AssignVariableOp, [mapping[op.inputs[0]], extra[i]],
                               {"dtype": t}, [], new.unique_name(f"{op.name}/commit_var"),
@@ -308,7 +339,7 @@ def _rebuild_branch(fg, removed: set, entries: list, n_new: int, commit: bool):
                              [mapping[op.inputs[1]], extra[n_new + i]], {"dtype": t}, [],
                              op.name, [first], op.device)
     params = [(fg.inputs[e.index].dtype, fg.inputs[e.index].shape, f"new_{kind}")
-              for kind in ("var", "accum") for e in entries]
+              for kind in ("var", "accum") for e in entries] if n_new else []
     return rebuild_function(fg, f"{fg.name}_speculative", params, replace, drop=removed)
 
 
@@ -316,9 +347,10 @@ def _emit_cond(rw: GraphRewriter, plan: _Plan, spec: Operation) -> None:
     """The If taking the new values in the gradients' place, its branches rebuilt."""
     cond, entries = plan.hoist.cond, plan.entries
     removed = {e.index for e in entries}
-    n = len(entries)
+    n = 0 if plan.commit else len(entries)
     inputs = [rw.mapped(t) for k, t in enumerate(cond.inputs[1:]) if k not in removed]
-    inputs += list(spec.outputs[1:])
+    if n:
+        inputs += list(spec.outputs[1:])
     attrs = dict(cond.attrs)
     attrs["Tin"] = [t.dtype for t in inputs]
     attrs["then_branch"] = _rebuild_branch(cond.attrs["then_branch"], removed, entries, n,

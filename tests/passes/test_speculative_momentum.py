@@ -165,9 +165,13 @@ def test_loss_scale_training_equals_the_graph_without_speculation(nesterov, kern
     assert not _ops(graph, "_AllFinite") and not _ops(graph, "_AllFiniteAddScaled")
     (cond,) = _ops(graph, "If")
     assert cond.inputs[0] is spec.outputs[0] and not _ops(graph, "All")   # All(Pack(flag..))
+    # nothing else uses the variables: the op assigns the new values itself, the If does
+    # not take them and its then-branch keeps only NoOps in the updates' place
+    assert spec.attrs["commit"]
+    assert not any(t.op is spec for t in cond.inputs[1:])
     then_types = [op.type for op in cond.attrs["then_branch"].get_operations()]
-    assert then_types.count("AssignVariableOp") == 6 and not any("Momentum" in t
-                                                                 for t in then_types)
+    assert "AssignVariableOp" not in then_types and then_types.count("NoOp") == 3
+    assert not any("Momentum" in t for t in then_types)
     assert not _ops(graph_off, "_SpeculativeApplyMomentum")
     assert [float(s[-2]) for s in on] == [2.0 ** 10, 2.0 ** 11, 2.0 ** 10, 2.0 ** 10,
                                           2.0 ** 9, 2.0 ** 9]
@@ -194,6 +198,8 @@ def test_a_gradient_read_elsewhere_keeps_its_check(kernel_path):
     (cond,) = _ops(graph, "If")
     then_types = [op.type for op in cond.attrs["then_branch"].get_operations()]
     assert then_types.count("ResourceApplyKerasMomentum") == 1
+    # the If's predicate is not the flag alone: the If commits the new values
+    assert not spec.attrs["commit"] and then_types.count("AssignVariableOp") == 4
     for got, want in zip(on, off):
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b)
@@ -202,7 +208,7 @@ def test_a_gradient_read_elsewhere_keeps_its_check(kernel_path):
 # -- a hand-written cond: what blocks the rewrite ---------------------------------------------
 
 def _cond_step(branch_writes=False, outer_writes=False, else_reads=False, lr_written=False,
-               bare_predicate=False):
+               bare_predicate=False, branch_reads=False, outer_reads=False):
     rng = np.random.default_rng(3)
     x = tf.constant(rng.normal(size=(16, 40)).astype(np.float32))
     w = tf.Variable(rng.normal(size=(40, 30)).astype(np.float32))
@@ -225,15 +231,21 @@ def _cond_step(branch_writes=False, outer_writes=False, else_reads=False, lr_wri
                 w.assign_add(tf.zeros_like(w))
             if lr_written:
                 lr.assign(0.2)
+            if branch_reads:   # after the update (automatic control dependencies)
+                return tf.cast(tf.reduce_sum(w.read_value()) * 0.0, tf.int32) + 1
             return tf.constant(1)
 
         def skip():
             return tf.cast(tf.reduce_sum(g) > 0, tf.int32) if else_reads else tf.constant(0)
 
+        if outer_reads:   # made after the checks, before the If: the old weight
+            before = tf.reduce_sum(w.read_value())
         out = tf.cond(pred, apply, skip)
         if outer_writes:
             with tf.control_dependencies([out]):
                 accum.assign_add(tf.zeros_like(accum))
+        if outer_reads:
+            return out, before
         return out
     return step, w
 
@@ -248,9 +260,29 @@ def test_hand_written_cond_is_rewritten_and_hoists_the_learning_rate():
     while read.type == "Identity":
         read = read.inputs[0].op
     assert read.type == "ReadVariableOp"
+    assert spec.attrs["commit"]
     w0 = w.numpy()
     step()
     assert not np.array_equal(w.numpy(), w0)
+
+
+@pytest.mark.parametrize("case", ["branch_reads", "outer_reads"])
+def test_the_if_commits_where_a_read_could_tell(case):
+    """A read of the weight in the then-branch, or one made after the checks but before the
+    If, would see the new value too early if the op assigned it: the If keeps the
+    assignment, and the read outside sees the old weight."""
+    step, w = _cond_step(**{case: True})
+    graph = step.get_concrete_function().optimized_graph()
+    (spec,) = _ops(graph, "_SpeculativeApplyMomentum")
+    assert not spec.attrs["commit"]
+    (cond,) = _ops(graph, "If")
+    then_types = [op.type for op in cond.attrs["then_branch"].get_operations()]
+    assert then_types.count("AssignVariableOp") == 2
+    w0 = w.numpy()
+    out = step()
+    assert not np.array_equal(w.numpy(), w0)
+    if case == "outer_reads":
+        np.testing.assert_allclose(out[1].numpy(), w0.sum(), rtol=1e-5)
 
 
 @pytest.mark.parametrize("case", ["branch_writes", "outer_writes", "else_reads", "lr_written",
