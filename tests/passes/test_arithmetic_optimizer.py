@@ -271,3 +271,50 @@ def test_a_fetched_reduction_keeps_its_reshape():
     g2 = arithmetic_optimizer(g, PassContext(fetches=["s:0", "r:0"], feeds=["x:0"]))
     assert g2.get_operation_by_name("r").type == "Reshape"
     assert g2.get_operation_by_name("s").get_attr("keep_dims") is True
+
+
+def _tiled_mean_gradient(x):
+    """A Mean's gradient scaled by a non-constant: (Tile(Reshape(s, [1]), [2]) / 2)
+    expanded and multiplied into a [2, 3] tensor."""
+    s = tf.reduce_sum(x)
+    return tf.expand_dims(tf.tile(tf.reshape(s, [1]), [2]) / 2.0, -1) * x
+
+
+def _forward_graph(body):
+    """`y = body(x)` without gradient ops (which would read the chain's tensors too, as a
+    Mean's gradient's chain is not: nothing differentiates the gradient)."""
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(dtypes.float32, [2, 3], name="x")
+        tf.identity(body(x), name="y")
+    return g
+
+
+def test_a_tiled_operand_is_broadcast_instead():
+    g = _forward_graph(_tiled_mean_gradient)
+    g2, opt, plain = _both(g, ("y:0",))
+    x = XV.astype(np.float64)
+    np.testing.assert_allclose(opt[0], x.sum() / 2.0 * x, rtol=1e-6)
+    np.testing.assert_array_equal(opt[0], plain[0])   # the same elements, copied or broadcast
+    assert "Tile" not in op_counts(g2)
+    forward = arithmetic_optimizer(g, PassContext(fetches=["y:0"], feeds=["x:0"]))
+    assert "Tile" not in op_counts(forward)
+    (expand,) = [op for op in forward.get_operations() if op.type == "ExpandDims"]
+    assert expand.outputs[0].shape.as_list() == [1, 1]
+
+
+@pytest.mark.parametrize("body", [
+    # the broadcast would not give the tile's shape: [1] * [] is [1], not [3]
+    lambda x: tf.tile(tf.reshape(tf.reduce_sum(x), [1]), [3]) * tf.reduce_sum(x),
+    # the tile is read elsewhere too
+    lambda x: (lambda t: tf.expand_dims(t, -1) * x + tf.reduce_sum(t))(
+        tf.tile(tf.reshape(tf.reduce_sum(x), [1]), [2])),
+    # a Reshape in the chain (it needs the tile's element count)
+    lambda x: tf.reshape(tf.tile(tf.reshape(tf.reduce_sum(x), [1]), [2]), [2, 1]) * x,
+])
+def test_a_tile_stays_where_the_broadcast_differs(body):
+    g = _forward_graph(body)
+    g2, opt, plain = _both(g, ("y:0",))
+    np.testing.assert_array_equal(opt[0], plain[0])
+    forward = arithmetic_optimizer(g, PassContext(fetches=["y:0"], feeds=["x:0"]))
+    assert op_counts(forward).get("Tile") == 1
