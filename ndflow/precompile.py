@@ -79,7 +79,7 @@ def _shuffle() -> None:
 def _gemm_epilogue() -> None:
     if omp_pool.launcher() is None or gemm_epilogue._sgemm() is None:   # ATen's path runs
         return
-    if gemm_epilogue._callback() is None:
+    if gemm_epilogue._callbacks() is None:
         raise RuntimeError("gemm_epilogue: the kernel did not build")
 
 

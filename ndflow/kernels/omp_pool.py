@@ -83,8 +83,9 @@ def run_chunks(callback_address: int, rows: int, chunk: int, arrays: list, threa
 
 def chunk_intrinsics():
     """`(claim_chunk, address_as_pointer, f32_from_bits)`, numba intrinsics for a chunked
-    callback: `claim_chunk(data)` atomically increments the int64 at `data` (a void*) and
-    returns its previous value (each thread of the team claims the next chunk);
+    callback: `claim_chunk(data)` atomically increments the int64 at `data` (a void* or an
+    int64 pointer) and returns its previous value (each thread of the team claims the next
+    chunk, or a slot of per-thread scratch memory);
     `address_as_pointer(address, np.float32)` is an int64 address as a typed pointer for
     `numba.carray`; `f32_from_bits(u)` is the float32 whose bits are the integer `u`
     (bfloat16 bits shifted left by 16 widen exactly)."""
@@ -102,7 +103,7 @@ def _build_intrinsics():
 
     @intrinsic
     def claim_chunk(typingctx, data):
-        if data != types.voidptr:
+        if data != types.voidptr and data != types.CPointer(types.int64):
             return None
 
         def codegen(context, builder, sig, args):

@@ -82,6 +82,13 @@ def update_all(entries: list, checks: tuple = ()) -> bool:
     return flag[0] == 0
 
 
+def body_kernel():
+    """The numba function of one chunk's update and check, `(g, var, accum, var_out,
+    accum_out, size, scale, lr, momentum, decay, keras, nesterov, stream_var, stream_accum)
+    -> not finite`, for other kernels to inline (None without numba)."""
+    return _body if _callback() is not None else None
+
+
 def _build():
     try:
         import numba  # noqa: PLC0415 - loads with the first such update, not with ndflow

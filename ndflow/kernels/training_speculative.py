@@ -12,13 +12,18 @@ gradient dies here and nobody else sees it, the new var is written into the grad
 buffer (runtime/inplace.py `donating_kernel`). So each value and each decision is bit for
 bit the one the check ops and the in-place update give. When a gradient is not finite the
 outputs are the variables' current values (the step's If does not commit them anyway).
+
+An entry whose gradient is a MatMul's product (`matmul`) gets it computed here: on that
+path by kernels/gemm_epilogue.py a block of rows at a time, each block checked and turned
+into the new values while in the cache (the gradient never written to memory), else by
+ATen's matmul first.
 """
 
 from __future__ import annotations
 
 import torch
 
-from ndflow.kernels import speculative_numba
+from ndflow.kernels import gemm_epilogue, speculative_numba
 from ndflow.kernels.math import _all_finite
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.training import (
@@ -32,6 +37,16 @@ from ndflow.kernels.training import (
 from ndflow.ops import nn_fused
 
 
+def _product(a, b, ta: bool, tb: bool, v):
+    """The gradient op(a) @ op(b), or None when `v` (the variable) is given and the product
+    can be computed by blocks inside the update (gemm_epilogue.matmul_speculate)."""
+    if v is not None and a.dim() == b.dim() == 2 and gemm_epilogue.applies(a, b, v):
+        rows, cols = (a.shape[1] if ta else a.shape[0]), (b.shape[0] if tb else b.shape[1])
+        if (rows, cols) == tuple(v.shape):
+            return None
+    return torch.matmul(a.t() if ta else a, b.t() if tb else b)
+
+
 def _gradient(g: torch.Tensor, v: torch.Tensor, s: float, decay: bool) -> torch.Tensor:
     """What the check reads: g + v * s (product rounded, then the sum) or g."""
     return torch.add(g, torch.mul(v, s)) if decay else g
@@ -41,6 +56,10 @@ def _gradient(g: torch.Tensor, v: torch.Tensor, s: float, decay: bool) -> torch.
 def _speculative_momentum(node):
     n, dtype, nesterov, keras, decay = n_update_attrs(node)
     commit = bool(node.attrs.get("commit", False))
+    matmul = [bool(x) for x in node.attrs.get("matmul") or [0] * n]
+    ta = [bool(x) for x in node.attrs.get("transpose_a") or [0] * n]
+    tb = [bool(x) for x in node.attrs.get("transpose_b") or [0] * n]
+    operand_b = {i: k for k, i in enumerate(i for i in range(n) if matmul[i])}
 
     def make(donated: frozenset):
         """The kernel; entries in `donated` may write the new var into their gradient's
@@ -53,15 +72,23 @@ def _speculative_momentum(node):
 
     def _run(args, donated):
         res_v, res_a, lrs, grads, scales, moms = (args[k * n:(k + 1) * n] for k in range(6))
+        grads, products = list(grads), {}
         olds, nums, seen = [], [], {}
         for i in range(n):
             v, a = _read(res_v[i], "var", dtype), _read(res_a[i], "accum", dtype)
             _check_same(v, a, "accum")
-            _check_same(v, grads[i], "grad")
+            if matmul[i]:   # the gradient's GEMM, here a block at a time where it can be
+                products[i] = (grads[i], args[6 * n + operand_b[i]])
+                grads[i] = _product(*products[i], ta[i], tb[i], v)
+            if grads[i] is not None:
+                _check_same(v, grads[i], "grad")
             olds.append((v, a))
             nums.append(tuple(scalar_once(t, what, seen) for t, what in
                               ((scales[i], "scale"), (lrs[i], "lr"), (moms[i], "momentum"))))
         fast = [one_pass(v, a) and speculative_numba.applies(v) for v, a in olds]
+        for i in products:   # the GEMM runs on its own where the blocked path cannot
+            if grads[i] is None and not fast[i]:
+                grads[i] = _product(*products[i], ta[i], tb[i], None)
         slow = [i for i in range(n) if not fast[i]]
         # the other float32 CPU gradients are checked in the same launch; the rest as one
         # exact predicate over all their elements (the same decision as one check each)
@@ -72,16 +99,24 @@ def _speculative_momentum(node):
         ok = not sums or bool(_all_finite(torch.cat([t.reshape(-1) for t in sums.values()])))
         new = list(olds)
         if ok:
-            entries = []
+            entries, blocked = [], []
             for i in (i for i in range(n) if fast[i]):
                 v, a = olds[i]
-                g = grads[i].contiguous()
-                own = i in donated and g is grads[i] and g.dtype == v.dtype
-                new[i] = (g if own else torch.empty_like(v), torch.empty_like(a))
                 s, lr, mu = nums[i]
+                if grads[i] is None:    # op(a) @ op(b) computed by blocks (gemm_epilogue)
+                    new[i] = (torch.empty_like(v), torch.empty_like(a))
+                    blocked.append((*products[i], ta[i], tb[i], v, a, *new[i], s, lr, mu,
+                                    nesterov[i], keras[i], decay[i]))
+                    continue
+                g = grads[i].contiguous()
+                own = (i in donated and not matmul[i] and g is grads[i]
+                       and g.dtype == v.dtype)
+                new[i] = (g if own else torch.empty_like(v), torch.empty_like(a))
                 entries.append((g, v, a, *new[i], s, lr, mu, nesterov[i], keras[i], decay[i]))
             checks = [(grads[i], olds[i][0], nums[i][0], decay[i]) for i in in_launch]
             ok = speculative_numba.update_all(entries, checks)
+            for entry in blocked:
+                ok = ok and gemm_epilogue.matmul_speculate(*entry)
         if not ok:
             return (torch.tensor(False), *(v for v, _ in olds), *(a for _, a in olds))
         for i in slow:

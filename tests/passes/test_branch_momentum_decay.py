@@ -190,7 +190,11 @@ def test_loss_scale_optimizer_training_equals_the_unfused_one(nesterov, kernel_p
     # the decayed gradients' parts reach the speculative updates (passes/speculative_momentum)
     (spec,) = _ops(graph, "_SpeculativeApplyMomentum")
     assert spec.attrs["decay"] == [1, 1] and spec.attrs["use_nesterov"] == [nesterov] * 2
-    assert [t.op.type for t in spec.inputs[6:8]] == ["MatMul", "Sum"]
+    # the weight's gradient MatMul computed by the op itself (its operand in the MatMul's
+    # place), the bias's Sum as it was
+    assert spec.attrs["matmul"] == [1, 0] and spec.inputs[7].op.type == "Sum"
+    assert not _ops(graph, "MatMul") or all(
+        op.outputs[0].consumers() for op in _ops(graph, "MatMul"))
     assert not _ops(graph, "_AllFinite") and not _ops(graph, "_AllFiniteAddScaled")
     (cond,) = _ops(graph, "If")
     assert not [t for t in cond.inputs if t.op.type in ("AddN", "_MatMulAddScaled")]

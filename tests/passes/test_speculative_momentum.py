@@ -20,6 +20,7 @@ import ndflow as tf
 from ndflow.kernels import finite_numba, momentum_numba, speculative_numba
 from ndflow.ops import comparison, nn_fused
 from ndflow.ops.apply import apply_op
+from ndflow.passes import speculative_momentum
 from tests.passes.remapping_toggle import RemapperStep, Remapping
 
 LR, MU, DECAY = 0.1, 0.9, 0.05
@@ -53,15 +54,51 @@ def _want(g, w, a, s, keras, nesterov, decay):
     return w - LR * (grad + MU * acc if nesterov else acc), acc
 
 
-def _speculate(grads, ws, accums, scales, keras, nesterov, decay):
+def _speculate(grads, ws, accums, scales, keras, nesterov, decay, products=None):
+    """The op on given gradients, or where `products[i]` is (a, b, ta, tb) on the gradient
+    op(a) @ op(b) it computes itself."""
     n = len(grads)
+    products = products or [None] * n
     f = tf.constant
     op = apply_op(nn_fused.SpeculativeApplyMomentum,
                   [[w.handle for w in ws], [a.handle for a in accums], [f(LR)] * n,
-                   [f(g) for g in grads], [f(np.float32(s)) for s in scales], [f(MU)] * n],
+                   [f(p[0]) if p else f(g) for g, p in zip(grads, products)],
+                   [f(np.float32(s)) for s in scales], [f(MU)] * n,
+                   [f(p[1]) for p in products if p]],
                   {"N": n, "T": tf.float32, "use_nesterov": [int(nesterov)] * n,
-                   "keras": [int(keras)] * n, "decay": [int(d) for d in decay]})
+                   "keras": [int(keras)] * n, "decay": [int(d) for d in decay],
+                   "M": sum(bool(p) for p in products),
+                   "matmul": [int(bool(p)) for p in products],
+                   "transpose_a": [int(bool(p and p[2])) for p in products],
+                   "transpose_b": [int(bool(p and p[3])) for p in products]})
     return bool(op.outputs[0]), [t.numpy() for t in op.outputs[1:]]
+
+
+@pytest.mark.parametrize("ta,tb", [(True, False), (False, True)])
+def test_a_gradient_product_computed_by_the_op(ta, tb, kernel_path):
+    """A MatMul's product as the gradient (two blocks of rows and a short one on the
+    blocked path): the values of the op given the product, within float32 rounding; a
+    non-finite operand element gives a false flag."""
+    rng = np.random.default_rng(5)
+    m, k, n = 700, 24, 300
+    a = rng.normal(size=(k, m) if ta else (m, k)).astype(np.float32)
+    b = rng.normal(size=(n, k) if tb else (k, n)).astype(np.float32)
+    g = (a.T if ta else a).astype(np.float64) @ (b.T if tb else b)
+    small = np.arange(5, dtype=np.float32)
+    w0 = rng.normal(size=(m, n)).astype(np.float32)
+    variables = [tf.Variable(w0), tf.Variable(small), tf.Variable(w0 * 0.1),
+                 tf.Variable(small * 0)]
+    args = ([variables[0], variables[1]], [variables[2], variables[3]], [0.5, 0.0], True,
+            False, [True, False])
+    ok, got = _speculate([None, small], *args, products=[(a, b, ta, tb), None])
+    ok_ref, want = _speculate([g.astype(np.float32), small], *args)
+    assert ok and ok_ref
+    for x, y in zip(got, want):
+        np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-5)
+    a[3, 1] = np.inf
+    ok, _ = _speculate([None, small], *args, products=[(a, b, ta, tb), None])
+    assert not ok
+    np.testing.assert_array_equal(variables[0].numpy(), w0)   # nothing assigned
 
 
 @pytest.mark.parametrize("keras", [True, False])
@@ -169,6 +206,10 @@ def test_loss_scale_training_equals_the_graph_without_speculation(nesterov, kern
     # not take them and its then-branch keeps only NoOps in the updates' place
     assert spec.attrs["commit"]
     assert not any(t.op is spec for t in cond.inputs[1:])
+    # the weights' gradient MatMuls (x^T @ dh, h^T @ dout) are computed by the op
+    assert spec.attrs["matmul"] == [1, 1, 0] and spec.attrs["M"] == 2
+    assert spec.attrs["transpose_a"] == [1, 1, 0] and spec.attrs["transpose_b"] == [0] * 3
+    assert len(_ops(graph, "MatMul")) == len(_ops(graph_off, "MatMul")) - 2
     then_types = [op.type for op in cond.attrs["then_branch"].get_operations()]
     assert "AssignVariableOp" not in then_types and then_types.count("NoOp") == 3
     assert not any("Momentum" in t for t in then_types)
@@ -301,11 +342,12 @@ def test_not_rewritten_with_remapping_off():
 
 
 def test_the_new_weight_takes_its_dying_gradients_buffer(monkeypatch):
-    """The plan proves the large weight's gradient (a MatMul's output) dies at the op, so
-    its new value is written into that buffer (runtime/inplace.py `donating_kernel`), and
-    the training still equals the unfused one."""
+    """The plan proves the large weight's gradient (here a MatMul's output the op does not
+    absorb, as any other op's) dies at the op, so its new value is written into that buffer
+    (runtime/inplace.py `donating_kernel`), and the training still equals the unfused one."""
     if speculative_numba._callback() is None:
         pytest.skip("numba or ATen's OpenMP launcher is missing")
+    monkeypatch.setattr(speculative_momentum, "_absorbed_product", lambda view, g: None)
     donated = []
     update_all = speculative_numba.update_all
 
