@@ -29,8 +29,10 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
+import torch
+
 import ndflow as tf
-from ndflow.kernels import gemm_epilogue, omp_pool
+from ndflow.kernels import dropout_select, gemm_epilogue, omp_pool
 
 _N = 1 << 13   # elements: above every kernel's size threshold
 
@@ -83,6 +85,12 @@ def _gemm_epilogue() -> None:
         raise RuntimeError("gemm_epilogue: the kernel did not build")
 
 
+def _dropout() -> None:
+    for dtype in (torch.float32, torch.float64):
+        x = torch.ones(8, dtype=dtype)
+        dropout_select.dropout_select(x, x, 0.5, 2.0)
+
+
 def _xent() -> None:
     for dtype in (tf.float32, tf.float64):
         for labels in (tf.constant([0, 1], tf.int32), tf.constant([0, 1], tf.int64)):
@@ -104,6 +112,7 @@ JOBS = {
     "finite": _callbacks("finite_numba", "_callback"),
     "xent": Job(("xent_numba",), _xent),
     "gemm_epilogue": Job(("gemm_epilogue",), _gemm_epilogue, openmp=True),
+    "dropout": Job(("dropout_select",), _dropout),
 }
 
 

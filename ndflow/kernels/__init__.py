@@ -19,6 +19,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     custom_op,
     data_flow,
     dataset_ops,
+    dropout_select,
     edit_distance,
     einsum,
     histogram,

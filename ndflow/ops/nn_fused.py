@@ -53,6 +53,10 @@
   (`filter_shape` is the conv's HWIO filter shape). The full-resolution activation never
   exists.
 
+- `_DropoutSelect(u, x)` is ndflow-internal (passes/dropout_fusion.py): `x * scale` where
+  `u >= rate`, else 0, in one pass: a dropout's `SelectV2(GreaterEqual(u, rate), Mul(x,
+  scale), 0)`, and its gradient's `Mul(SelectV2(GreaterEqual(u, rate), dy, 0), scale)`.
+
 None of these ops has a gradient (`gradient_undefined`, as TensorFlow's fused ops): the
 remapper runs on graphs whose gradients are already built.
 """
@@ -383,3 +387,19 @@ FusedBatchNormEx = op_def(
     shape=_fused_batch_norm_ex_shape, gradient_undefined=True,
     doc="FusedBatchNormV3 [+ side input] + activation in one kernel (TensorFlow's internal "
         "op).")
+
+
+def _dropout_select_shape(ctx):
+    u, x = ctx.shapes
+    if u.rank is not None and x.rank is not None and u.is_fully_defined() and \
+            x.is_fully_defined() and u.as_list() != x.as_list():
+        raise ValueError(f"Dimensions must be equal for '{ctx.op_name}': "
+                         f"{u.as_list()} and {x.as_list()}")
+    return [x]
+
+
+DropoutSelect = op_def(
+    "_DropoutSelect", inputs=["u: T", "x: T"], outputs=["y: T"],
+    attrs=[FLOAT_T, "rate: float", "scale: float"], shape=_dropout_select_shape,
+    gradient_undefined=True,
+    doc="ndflow-internal: x * scale where u >= rate, else 0 (u and x of one shape).")

@@ -80,6 +80,7 @@ from ndflow.passes.branch_momentum_decay import (
     only_reads,
 )
 from ndflow.passes.conv_pool_fusion import fuse_conv_bias_relu_pool
+from ndflow.passes.dropout_fusion import RULES as DROPOUT_RULES
 from ndflow.passes.dynamic_loss_scale import fuse_dynamic_loss_scale
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.grouped_updates import group_updates
@@ -339,6 +340,7 @@ RULES: list[Rule] = [
          _matmul_update),
     Rule("max_pool_grad_with_indices", _POOL_GRAD, _emit_pool_grad, _pool_grad),
     Rule("max_pool_with_indices", _POOL_ROOT, _emit_pool, _pool_with_grads),
+    *DROPOUT_RULES,
 ]
 
 

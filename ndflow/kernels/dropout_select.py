@@ -1,0 +1,59 @@
+"""`_DropoutSelect` (passes/dropout_fusion.py): `x * scale` where `u >= rate`, else 0, in one
+numba pass on contiguous float32/float64 CPU tensors of one shape (ATen's `where` of a
+comparison and a product elsewhere).
+
+A dropout was three ops over its activation (GreaterEqual, Mul, SelectV2) and its gradient
+two (SelectV2, Mul); each is a pass over a buffer and, inside a training step, a call whose
+code the step's large kernels have pushed out of the cache. The values are the ones those
+ops give: the product rounded once, a dropped element 0 whatever x holds (NaN included).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ndflow.kernels.build_once import built_once
+from ndflow.kernels.registry import kernel
+from ndflow.ops import nn_fused
+
+_DTYPES = (torch.float32, torch.float64)
+
+
+def _build():
+    try:
+        import numba  # noqa: PLC0415 - loads with the first such op, not with ndflow
+    except ImportError:
+        return None
+
+    @numba.njit(cache=True, nogil=True)
+    def select(u, x, out, rate, scale):
+        for i in range(x.size):
+            out[i] = x[i] * scale if u[i] >= rate else 0
+    return select
+
+
+_select = built_once(_build)
+
+
+def dropout_select(u: torch.Tensor, x: torch.Tensor, rate: float, scale: float) -> torch.Tensor:
+    if (u.dtype == x.dtype and x.dtype in _DTYPES and u.shape == x.shape
+            and u.device.type == x.device.type == "cpu" and u.is_contiguous()
+            and x.is_contiguous() and _select() is not None):
+        out = torch.empty_like(x)
+        np_dtype = np.float32 if x.dtype == torch.float32 else np.float64
+        _select()(u.numpy().reshape(-1), x.numpy().reshape(-1), out.numpy().reshape(-1),
+                  np_dtype(rate), np_dtype(scale))
+        return out
+    r = torch.tensor(rate, dtype=u.dtype, device=u.device)
+    s = torch.tensor(scale, dtype=x.dtype, device=x.device)
+    return torch.where(u >= r, x * s, torch.zeros((), dtype=x.dtype, device=x.device))
+
+
+@kernel(nn_fused.DropoutSelect)
+def _dropout_select(node):
+    rate, scale = float(node.attrs["rate"]), float(node.attrs["scale"])
+
+    def run(u, x):
+        return dropout_select(u, x, rate, scale)
+    return run

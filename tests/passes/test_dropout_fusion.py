@@ -1,0 +1,84 @@
+"""Remapper: a dropout (`SelectV2(GreaterEqual(u, rate), Mul(x, scale), 0)`) and its
+gradient (`Mul(SelectV2(GreaterEqual(u, rate), dy, 0), scale)`) become one `_DropoutSelect`
+each (passes/dropout_fusion.py, kernels/dropout_select.py): the same values, bit for bit,
+as the unfused graph; a float64 NumPy reference for the kernel; left alone where a part is
+read elsewhere or a rate is not a constant."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+import torch
+
+import ndflow as tf
+from ndflow.kernels import dropout_select
+from tests.passes.remapping_toggle import Remapping
+
+RATE = 0.5
+
+
+def _dropout_step(rate=RATE, share_product=False):
+    """A tf.function computing tf.nn.dropout(x @ w) (seeded) and its gradient w.r.t. w."""
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.normal(size=(64, 96)).astype(np.float32))
+    w = tf.Variable(rng.normal(size=(96, 128)).astype(np.float32))
+
+    @tf.function
+    def step():
+        with tf.GradientTape() as tape:
+            h = tf.matmul(x, w)
+            y = tf.nn.dropout(h, rate, seed=7)
+            loss = tf.reduce_sum(y * y)
+            if share_product:   # the scaled product read by another op too
+                loss += tf.reduce_sum(tf.stop_gradient(h) * 0.0)
+        return y, tape.gradient(loss, w)
+    return step
+
+
+def _run(step):
+    """Values and the op counts of the optimized graph (ops nothing reads left out: the
+    plan does not run them)."""
+    tf.random.set_seed(3)
+    y, g = step()
+    graph = step.get_concrete_function().optimized_graph()
+    live = [op for op in graph.get_operations()
+            if op.type != "GreaterEqual" or any(t.consumers() for t in op.outputs)]
+    return y.numpy(), g.numpy(), Counter(op.type for op in live)
+
+
+def test_dropout_and_its_gradient_become_one_op_each():
+    y, g, counts = _run(_dropout_step())
+    with Remapping(False):
+        y_ref, g_ref, counts_ref = _run(_dropout_step())
+    assert counts["_DropoutSelect"] == 2
+    assert "GreaterEqual" not in counts and "SelectV2" not in counts
+    assert counts_ref["SelectV2"] == 2 and counts_ref["GreaterEqual"] == 1
+    np.testing.assert_array_equal(y, y_ref)
+    np.testing.assert_array_equal(g, g_ref)
+    kept = y != 0
+    assert 0.3 < kept.mean() < 0.7   # about half dropped
+
+
+def test_not_fused_with_a_fed_or_variable_rate():
+    step = _dropout_step(rate=tf.Variable(RATE))
+    _, _, counts = _run(step)
+    assert "_DropoutSelect" not in counts and counts["SelectV2"] == 2
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_kernel_matches_numpy(dtype):
+    rng = np.random.default_rng(1)
+    u = rng.uniform(size=(300, 70)).astype(dtype)
+    x = rng.normal(size=(300, 70)).astype(dtype)
+    x[0, :4] = [np.nan, np.inf, -np.inf, np.nan]
+    u[0, :4] = [0.9, 0.1, 0.9, 0.1]          # NaN and inf kept and dropped
+    scale = 1 / (1 - 0.3)
+    want = np.where(u >= dtype(0.3), x * dtype(scale), 0)
+    got = dropout_select.dropout_select(torch.tensor(u), torch.tensor(x), 0.3, scale)
+    np.testing.assert_array_equal(got.numpy(), want)
+    # a strided input takes ATen's path, with the same values
+    strided = dropout_select.dropout_select(torch.tensor(u).t(), torch.tensor(x).t(), 0.3,
+                                            scale)
+    np.testing.assert_array_equal(strided.numpy(), want.T)
