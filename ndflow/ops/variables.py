@@ -42,18 +42,43 @@ _uid = itertools.count()
 
 @contextlib.contextmanager
 def _lifted():
-    """Leaves function graphs being traced (TF lifts variables created in a `tf.function`)."""
-    stack = context.state().graph_stack
+    """Leaves function graphs being traced (TF lifts variables created in a `tf.function`
+    or a control-flow body), keeping the name scope they were being built in, as TF's
+    `init_scope` does (`get_variable` in a while loop's body names its variable by its
+    variable scope alone; `tf.Variable(name="v")` under `name_scope("foo")` in a
+    tf.function is `foo/v`)."""
+    state = context.state()
+    stack = state.graph_stack
     k = len(stack)
     while k > 0 and hasattr(stack[k - 1], "capture"):
         k -= 1
     lifted = stack[k:]
+    if not lifted:
+        with context.stop_recording():
+            yield
+        return
+    scope = get_name_scope()
     del stack[k:]
     try:
-        with context.stop_recording():
+        with context.stop_recording(), _in_scope(scope):
             yield
     finally:
         stack.extend(lifted)
+
+
+@contextlib.contextmanager
+def _in_scope(scope: str):
+    """The name scope `scope` (absolute) in the current graph or eager context."""
+    if not context.executing_eagerly():
+        with context.get_default_graph().name_scope(scope + "/" if scope else None):
+            yield
+        return
+    state = context.state()
+    saved, state.name_scope = state.name_scope, scope
+    try:
+        yield
+    finally:
+        state.name_scope = saved
 
 
 def _destroy(handle) -> None:

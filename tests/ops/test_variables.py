@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import ndflow  # noqa: F401 - registers ops and kernels
+import ndflow as tf
 from ndflow.autodiff.gradients import gradients
 from ndflow.autodiff.tape import GradientTape
 from ndflow.core import dtypes
@@ -432,3 +433,34 @@ def test_tf_variable_makes_a_resource_variable():
     class Mine(ndflow.Variable):
         pass
     assert type(Mine(1.0)) is Mine
+
+
+def test_a_lifted_variable_keeps_the_name_scope_it_was_made_in():
+    """TF's init_scope carries the name scope in: under `name_scope("foo")` in a tf.function
+    a variable is `foo/v`; `get_variable` in a while loop's body, where get_variable resets
+    the name scope, is named by its variable scope alone (`outer/w`, not
+    `outer/inner/outer/w`). Both names are TF 2.21's (checked side by side)."""
+    made = []
+
+    @tf.function
+    def f():
+        with tf.name_scope("foo"):
+            if not made:
+                made.append(tf.Variable(1.0, name="v"))
+        return made[0] + 1
+
+    f()
+    assert made[0].name == "foo/v:0"
+    v1 = tf.compat.v1
+    g = tf.Graph()
+    with g.as_default():
+        with v1.variable_scope("outer"), tf.name_scope("inner"):
+            def body(i):
+                with tf.name_scope("b"):
+                    w = v1.get_variable("w", [], initializer=v1.ones_initializer())
+                return i + w
+            out = tf.while_loop(lambda i: i < 3.0, body, [0.0])
+        assert [v.name for v in v1.global_variables()] == ["outer/w:0"]
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            assert sess.run(out[0]) == 3.0
