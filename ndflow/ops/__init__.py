@@ -146,6 +146,8 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     ragged_tensor_spec,
     ragged_tensor_value,
     random_generator,
+    rnn_cell_v1,
+    rnn_cell_wrapper_v1,
     signal,
     sparse_api,
     sparse_bincount,
