@@ -4,7 +4,10 @@ A ratio of two medians taken minutes apart on a shared machine can be off by 10-
 process, the CPU's clock). Timed in turn, the machine's drift weighs on every configuration
 alike. In blocks of a few steps, each after one untimed step of its own, every configuration
 runs with its caches as warm as a training loop has them: single steps alternating each start
-on the other models' data (5-15% slower on the 2-core hosts).
+on the other models' data (5-15% slower on the 2-core hosts). The order rotates every round:
+a fixed order let a configuration that always followed a similar one (the tf.function step
+after the Session step, the same kernels) run warmer than one that always followed PyTorch
+(the loss-scale step measured 1.07x the plain one in the fixed order, 1.02-1.03x in pairs).
 
 A configuration may live in another process (TensorFlow, which ndflow's process never
 imports): `StepServer` starts a script that serves blocks of steps on request, so that it
@@ -83,16 +86,20 @@ class StepServer:
 def medians_in_turn(calls: dict, steps: int, warmup: int, block: int = 5,
                     sync=lambda: None) -> dict:
     """{name: median ms of `steps` timed calls}: each callable's `warmup` calls first, then
-    rounds of one untimed call and `block` timed ones of each in turn. `sync` runs after each
-    call, inside the timing (a GPU's synchronize). A StepServer takes its turn by blocks (it
-    warmed up before it said it was ready)."""
+    rounds of one untimed call and `block` timed ones of each in turn, the order rotated
+    every round. `sync` runs after each call, inside the timing (a GPU's synchronize). A
+    StepServer takes its turn by blocks (it warmed up before it said it was ready)."""
     for call in calls.values():
         if not isinstance(call, StepServer):
             for _ in range(warmup):
                 call()
     times: dict = {name: [] for name in calls}
+    order = list(calls.items())
     while any(len(ts) < steps for ts in times.values()):
-        for name, call in calls.items():
+        # each round starts one configuration later: every configuration follows each of
+        # the others equally often (the one before leaves its code and data in the caches)
+        order = order[1:] + order[:1]
+        for name, call in order:
             n = min(block, steps - len(times[name]))
             if isinstance(call, StepServer):
                 if n > 0:
