@@ -8,8 +8,9 @@ variables and gives the metric so far, `value` reads it without updating. Both a
 as in TensorFlow (TF2 code uses the Keras metrics).
 
 Here: mean, accuracy, mean_squared_error, mean_absolute_error, root_mean_squared_error,
-true/false positives/negatives, precision, recall and auc (ROC or PR, trapezoidal, minoring or
-majoring sums over TF's thresholds).
+true/false positives/negatives, precision, recall and auc (ROC or PR, trapezoidal, careful
+interpolation, minoring or majoring sums over TF's thresholds). The others are in
+metrics_v1_thresholds.py, metrics_v1_classes.py and metrics_v1_top_k.py.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import (
     div_no_nan,
     divide,
+    log,
     maximum,
     minimum,
     multiply,
@@ -46,9 +48,9 @@ def _graph_only(name: str) -> None:
                            "enabled.")
 
 
-def _metric_variable(name: str, shape=()):
-    """A float32 local variable of `shape` (a scalar by default) starting at zero."""
-    return Variable(lambda: array_fill.zeros(list(shape), dtypes.float32), trainable=False,
+def _metric_variable(name: str, shape=(), dtype=dtypes.float32):
+    """A local variable of `shape` (a scalar by default) and `dtype` starting at zero."""
+    return Variable(lambda: array_fill.zeros(list(shape), dtype), trainable=False,
                     collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
                     validate_shape=True, name=name)
 
@@ -212,9 +214,13 @@ _CONFUSION = (("tp", "true_positives", True, True), ("fn", "false_negatives", Tr
               ("tn", "true_negatives", False, False), ("fp", "false_positives", False, True))
 
 
-def _confusion_at_thresholds(labels, predictions, thresholds: list, weights):
+def _confusion_at_thresholds(labels, predictions, thresholds: list, weights, includes=None):
     """TF's `_confusion_matrix_at_thresholds`: per threshold, the (weighted) counts of
-    predictions above it (positive) against the labels, as values and update ops."""
+    predictions above it (positive) against the labels, as values and update ops; only the
+    counts named in `includes` ("tp", "fn", "tn", "fp"; all by default)."""
+    for key in includes or ():
+        if key not in ("tp", "fn", "tn", "fp"):
+            raise ValueError(f"Invalid key: {key}")
     with scopes.control_dependencies([
             check_ops.assert_greater_equal(predictions, 0.0,
                                            message="predictions must be in [0, 1]"),
@@ -237,6 +243,8 @@ def _confusion_at_thresholds(labels, predictions, thresholds: list, weights):
     sides = {True: (label_pos, pred_pos), False: (label_neg, pred_neg)}
     values, updates = {}, {}
     for key, var_name, label_side, pred_side in _CONFUSION:
+        if includes is not None and key not in includes:
+            continue
         count = _metric_variable(var_name, [n])
         hits = cast(logical_and(sides[label_side][0], sides[pred_side][1]), dtypes.float32)
         if tiled is not None:
@@ -244,6 +252,22 @@ def _confusion_at_thresholds(labels, predictions, thresholds: list, weights):
         updates[key] = assign_add(count, reduce_sum(hits, 1))
         values[key] = count.read_value()
     return values, updates
+
+
+def _interpolate_pr_auc(tp, fp, fn, n: int):
+    """TF's careful interpolation of the PR curve (Davis & Goadrich 2006): between two
+    thresholds precision is interpolated linearly in the number of true positives."""
+    dtp = subtract(tp[:n - 1], tp[1:])
+    p = tp + fp
+    prec_slope = div_no_nan(dtp, maximum(subtract(p[:n - 1], p[1:]), 0.0), name="prec_slope")
+    intercept = subtract(tp[1:], multiply(prec_slope, p[1:]))
+    safe_p_ratio = where(logical_and(greater(p[:n - 1], 0.0), greater(p[1:], 0.0)),
+                         div_no_nan(p[:n - 1], maximum(p[1:], 0.0),
+                                    name="recall_relative_ratio"),
+                         array_fill.ones_like(p[1:]))
+    increments = div_no_nan(multiply(prec_slope, dtp + multiply(intercept, log(safe_p_ratio))),
+                            maximum(tp[1:] + fn[1:], 0.0), name="pr_auc_increment")
+    return reduce_sum(increments, name="interpolate_pr_auc")
 
 
 @tf_export(v1=["metrics.auc"])
@@ -256,16 +280,15 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
     _graph_only("auc")
     with variable_scope(name, "auc", (labels, predictions, weights)):
         if curve not in ("ROC", "PR"):
-            raise ValueError(f"curve must be either ROC or PR, {curve} unknown")
+            raise ValueError(f"Curve must be either ROC or PR. Curve {curve} is unknown.")
         if summation_method not in ("trapezoidal", "careful_interpolation", "minoring",
                                     "majoring"):
-            raise ValueError(f"Invalid summation_method: {summation_method}")
+            raise ValueError(f"Invalid summation_method: {summation_method} summation_method "
+                             "should be 'trapezoidal', 'careful_interpolation', 'minoring', "
+                             "or 'majoring'.")
         if curve == "PR" and summation_method == "trapezoidal":
             tf_logging.warning("Trapezoidal rule is known to produce incorrect PR-AUCs; "
                                'please switch to "careful_interpolation" instead.')
-        if summation_method == "careful_interpolation" and curve == "PR":
-            raise NotImplementedError("auc: summation_method='careful_interpolation' of the "
-                                      "PR curve is not implemented in ndflow")
         eps_t = 1e-7
         if thresholds is not None:
             inner = sorted(thresholds)
@@ -277,6 +300,8 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         eps = 1.0e-6
 
         def area(c, op_name):
+            if curve == "PR" and summation_method == "careful_interpolation":
+                return _interpolate_pr_auc(c["tp"], c["fp"], c["fn"], n)
             rec = divide(c["tp"] + eps, c["tp"] + c["fn"] + eps)
             if curve == "ROC":
                 x, y = divide(c["fp"], c["fp"] + c["tn"] + eps), rec

@@ -49,7 +49,8 @@ def test_values_and_names_match_tensorflow(key):
 
 def test_auc_refuses_bad_arguments_and_predictions():
     with tf.Graph().as_default():
-        with pytest.raises(ValueError, match="curve must be either ROC or PR, XY unknown"):
+        with pytest.raises(ValueError, match=r"Curve must be either ROC or PR\. Curve XY is "
+                                             "unknown."):
             v1.metrics.auc([1], [0.5], curve="XY")
         # a constant out of [0, 1] fails while building, as TF's static check does
         with pytest.raises(tf.errors.InvalidArgumentError, match="predictions must be in"):
