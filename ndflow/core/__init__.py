@@ -3,6 +3,7 @@
 from ndflow.core import (  # noqa: F401 - importing a module declares its exports
     app,
     build_info,
+    dimension,
     file_io,
     flags,
     graph_io,

@@ -21,6 +21,8 @@ class TensorShape:
             self._dims = dims._dims
         elif isinstance(dims, int):
             self._dims = (dims,)
+        elif hasattr(dims, "__index__") and not hasattr(dims, "__iter__"):
+            self._dims = (_as_dim(dims),)  # one dimension: a tf.compat.v1.Dimension, np.int64
         elif isinstance(dims, (str, bytes)):
             raise TypeError(f"Failed to convert '{dims!r}' to a shape: '{dims!r}'could not be "
                             "converted to a dimension. A shape should either be single "

@@ -161,6 +161,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     sparse_v1,
     string_unicode_ops,
     summary_v1_ops,
+    template,
     tensor_array_ops,
     tensor_protos,
     type_spec_util,

@@ -5,13 +5,15 @@ graph collections as TF does. `get_variable("w")` inside `variable_scope("foo")`
 variable `foo/w` whatever the current name scope is; it creates the variable, or returns
 the existing one when the scope reuses (`reuse=True`, `AUTO_REUSE`), with TF's errors when
 the request and the store disagree. In eager mode variables are not stored (as TF2 without
-an `EagerVariableStore`): every call creates a new variable. With a `partitioner` (argument
-or scope's), the variable is made in parts: a `PartitionedVariable`
-(partitioned_variables.py).
+an `EagerVariableStore`): every call creates a new variable, except inside
+`keeping_variables` (an EagerTemplate's call keeps them in its own dict, ops/template.py).
+With a `partitioner` (argument or scope's), the variable is made in parts: a
+`PartitionedVariable` (partitioned_variables.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import inspect
 import threading
@@ -115,6 +117,7 @@ class _VariableStore:
         self.partitioned_vars: dict = {}  # full name -> PartitionedVariable
         self.scope_counts: dict = {}
         self.store_variables = store_variables
+        self.keeping = False  # inside keeping_variables (an EagerTemplate's call)
         self.current = VariableScope(False)
 
     def open_scope(self, name: str) -> None:
@@ -140,6 +143,27 @@ def _store() -> _VariableStore:
     if not ref:
         ref.append(_VariableStore())
     return ref[0]
+
+
+@contextlib.contextmanager
+def keeping_variables(variables: dict):
+    """Makes `get_variable` find and keep its variables in `variables` (full name ->
+    variable), in eager mode and function graphs too: TF's `with_variable_store` of an
+    `EagerVariableStore`, which an EagerTemplate shares its variables through."""
+    store = _store()
+    saved = store.vars, store.store_variables, store.keeping
+    store.vars, store.store_variables, store.keeping = variables, True, True
+    try:
+        yield
+    finally:
+        store.vars, store.store_variables, store.keeping = saved
+
+
+def kept_variables() -> dict | None:
+    """The dict of an enclosing `keeping_variables`, else None (a nested EagerTemplate shares
+    its parent's, as TF's does an enclosing EagerVariableStore)."""
+    store = _store()
+    return store.vars if store.keeping else None
 
 
 @tf_export(v1=["get_variable_scope"])
@@ -357,6 +381,10 @@ class variable_scope:  # noqa: N801 - TF's name; used as `with tf.variable_scope
             full, base = nos.name, nos
             short = nos.name.split("/")[-1]
         else:
+            # TF: a default name is made unique among variable scopes, while the name scope
+            # opened is the default name made unique among name scopes (a template's second
+            # `my_op` is variable scope my_op_1 and may be name scope my_op_2)
+            ns_name = self._default_name if nos is None else nos
             if nos is None:
                 nos = _unique_default(store, old.name, self._default_name)
             if not isinstance(nos, str):
@@ -364,7 +392,10 @@ class variable_scope:  # noqa: N801 - TF's name; used as `with tf.variable_scope
                                 f"VariableScope, got {nos!r}")
             full, base, short = (f"{old.name}/{nos}" if old.name else nos), old, nos
         graph = None if context.executing_eagerly() else context.get_default_graph()
-        ns_cm = graph.name_scope(short) if graph is not None and self._aux and short else None
+        if isinstance(nos, VariableScope):
+            ns_name = short
+        ns_cm = graph.name_scope(ns_name) if graph is not None and self._aux and ns_name \
+            else None
         ns = ns_cm.__enter__() if ns_cm is not None else ""
         if isinstance(nos, VariableScope):
             ns = nos.original_name_scope

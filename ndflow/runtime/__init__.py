@@ -9,6 +9,7 @@ from ndflow.runtime import (  # noqa: F401 - hooks, If/While kernels, public nam
     memory_info,
     rnn_v1,
     session,
+    wrap_function,
     xla_cluster_kernel,
 )
 from ndflow.runtime.memory import keep_freed_memory

@@ -216,6 +216,11 @@ class ConcreteFunction:
         return False
 
     # -- compiled execution --------------------------------------------------------------------
+    def _targets(self) -> list:
+        """The ops every call runs though no output needs them: the stateful ones (TF's
+        automatic control dependencies; a TF1 `wrap_function` runs only those it returned)."""
+        return stateful_ops(self.graph)
+
     def optimized_graph(self):
         """The graph this function runs: its traced graph after the graph pass pipeline
         (constant folding, the auto-mixed-precision rewrite, CSE, ...) under the current
@@ -225,7 +230,7 @@ class ConcreteFunction:
             [(op.name, op.get_attr("T")) for op in g.get_operations() if op.type == "MatMul"]
         """
         g = self.graph
-        return optimize(g, g.inputs, list(g.outputs), stateful_ops(g), resolve_pass_config(),
+        return optimize(g, g.inputs, list(g.outputs), self._targets(), resolve_pass_config(),
                         graph_id=self.name)[0]
 
     def experimental_get_memory_plan(self) -> dict:
@@ -242,7 +247,7 @@ class ConcreteFunction:
                 plan = self._plans.pop(version, None)
                 if plan is None:
                     g = self.graph
-                    plan = compile_plan(g, g.inputs, list(g.outputs), stateful_ops(g),
+                    plan = compile_plan(g, g.inputs, list(g.outputs), self._targets(),
                                         resolve_pass_config(), EAGER_CONTEXT,
                                         context.soft_device_placement(), graph_id=self.name)
                 self._plans[version] = plan   # (re)inserted last: the most recent
@@ -256,7 +261,7 @@ class ConcreteFunction:
         if self._eager_ops is None:
             g = self.graph
             fed = set(g.inputs)
-            need = needed_ops(g.outputs, stateful_ops(g), fed)
+            need = needed_ops(g.outputs, self._targets(), fed)
             steps = []
             for op in g.get_operations():
                 if op not in need:

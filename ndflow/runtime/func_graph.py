@@ -9,7 +9,7 @@ captures of tensors, by-reference captures of variables through their handle).
 
 from __future__ import annotations
 
-from ndflow.core import context
+from ndflow.core import context, devices
 from ndflow.core.graph import Graph, Operation, SymbolicTensor
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import EagerTensor, Tensor
@@ -85,6 +85,21 @@ class FuncGraph(Graph):
 
     def __repr__(self):
         return f"FuncGraph(name={self.name}, ops={len(self._ops)})"
+
+
+def function_graph(name: str) -> FuncGraph:
+    """A FuncGraph to trace a function into, in the current context: the outer graph's seed
+    and device scope, or eagerly the global seed and the eager device."""
+    outer = None if context.executing_eagerly() else context.get_default_graph()
+    fg = FuncGraph(name, outer)
+    if outer is not None:
+        fg.seed = outer.seed
+        fg._device_stack = [devices.DeviceSpec.from_string(outer._current_device())]
+    else:
+        fg.seed = context.state().seed
+        if context.eager_device():
+            fg._device_stack = [devices.DeviceSpec.from_string(context.eager_device())]
+    return fg
 
 
 class TraceRecorder:

@@ -30,7 +30,7 @@ import numpy as np
 
 from ndflow.autograph.conversion import convert_or_original, user_error
 from ndflow.autograph.options import ConversionOptions
-from ndflow.core import context, devices
+from ndflow.core import context
 from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor, is_composite
 from ndflow.core.graph import Operation, SymbolicTensor
@@ -43,7 +43,7 @@ from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.tensor_array_ops import TensorArray
 from ndflow.passes.mark_for_compilation import MUST_COMPILE_ATTR
 from ndflow.runtime.concrete_function import ConcreteFunction, OutputSlot, accepts
-from ndflow.runtime.func_graph import FuncGraph, tracing_scope
+from ndflow.runtime.func_graph import FuncGraph, function_graph, tracing_scope
 
 _run_eagerly = False
 _TENSOR = "<tensor>"
@@ -321,15 +321,7 @@ class Function:
 
     # -- tracing -------------------------------------------------------------------------------
     def _trace(self, bound, specs: tuple, refs: list) -> ConcreteFunction:
-        outer = None if context.executing_eagerly() else context.get_default_graph()
-        fg = FuncGraph(_graph_name(self._name), outer)
-        if outer is not None:
-            fg.seed = outer.seed
-            fg._device_stack = [devices.DeviceSpec.from_string(outer._current_device())]
-        else:
-            fg.seed = context.state().seed
-            if context.eager_device():
-                fg._device_stack = [devices.DeviceSpec.from_string(context.eager_device())]
+        fg = function_graph(_graph_name(self._name))
         items = self._arguments(bound)
         names = [str(n) for n, v in items for _ in _tensor_leaves(v)]
         sig_names = [s.name for s in flatten(self._input_signature or [])]

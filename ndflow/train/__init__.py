@@ -22,5 +22,6 @@ from ndflow.train import (  # noqa: F401 - importing a module declares its expor
     rmsprop,
     session_run_hook,
     session_run_hooks,
+    session_run_hooks_more,
     training_util,
 )
