@@ -36,6 +36,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     ctc_ops,
     data_flow,
     dataset_ops,
+    distributions,
     edit_distance,
     einsum,
     graph_util,
