@@ -19,6 +19,7 @@ from ndflow.ops.check_ops import (
     assert_rank_at_least_v1,
 )
 from ndflow.ops.distributions import distribution, util
+from ndflow.ops.distributions.concentration import ConcentrationShapes
 from ndflow.ops.distributions.kullback_leibler import RegisterKL
 from ndflow.ops.linalg import matmul
 from ndflow.ops.linalg_diag import matrix_set_diag
@@ -29,7 +30,7 @@ from ndflow.ops.reduction import reduce_all, reduce_sum
 
 
 @tf_export(v1=["distributions.Dirichlet"])
-class Dirichlet(distribution.Distribution):
+class Dirichlet(ConcentrationShapes):
     """The Dirichlet distribution with `concentration` over its last axis."""
 
     def __init__(self, concentration, validate_args=False, allow_nan_stats=True,
@@ -46,25 +47,6 @@ class Dirichlet(distribution.Distribution):
                          graph_parents=[self._concentration, self._total_concentration],
                          name=name)
 
-    @property
-    def concentration(self):
-        return self._concentration
-
-    @property
-    def total_concentration(self):
-        return self._total_concentration
-
-    def _batch_shape_tensor(self):
-        return shape(self.total_concentration)
-
-    def _batch_shape(self):
-        return self.total_concentration.shape
-
-    def _event_shape_tensor(self):
-        return shape(self.concentration)[-1:]
-
-    def _event_shape(self):
-        return util.with_rank_at_least(self.concentration.shape, 1)[-1:]
 
     def _sample_n(self, n, seed=None):
         gamma_sample = random_gamma(shape=[n], alpha=self.concentration, dtype=self.dtype,

@@ -8,12 +8,13 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import log
-from ndflow.ops.array_core import reshape, shape
+from ndflow.ops.array_core import reshape
 from ndflow.ops.array_fill import ones_like, tile
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
 from ndflow.ops.check_ops import assert_equal_v1, assert_positive_v1
 from ndflow.ops.distributions import distribution, util
+from ndflow.ops.distributions.concentration import ConcentrationShapes
 from ndflow.ops.distributions.multinomial import draw_counts
 from ndflow.ops.linalg import matmul
 from ndflow.ops.linalg_diag import matrix_set_diag
@@ -24,7 +25,7 @@ from ndflow.ops.reduction import reduce_sum
 
 
 @tf_export(v1=["distributions.DirichletMultinomial"])
-class DirichletMultinomial(distribution.Distribution):
+class DirichletMultinomial(ConcentrationShapes):
     """The Dirichlet-multinomial compound distribution."""
 
     def __init__(self, total_count, concentration, validate_args=False, allow_nan_stats=True,
@@ -48,25 +49,6 @@ class DirichletMultinomial(distribution.Distribution):
     def total_count(self):
         return self._total_count
 
-    @property
-    def concentration(self):
-        return self._concentration
-
-    @property
-    def total_concentration(self):
-        return self._total_concentration
-
-    def _batch_shape_tensor(self):
-        return shape(self.total_concentration)
-
-    def _batch_shape(self):
-        return self.total_concentration.shape
-
-    def _event_shape_tensor(self):
-        return shape(self.concentration)[-1:]
-
-    def _event_shape(self):
-        return util.with_rank_at_least(self.concentration.shape, 1)[-1:]
 
     def _sample_n(self, n, seed=None):
         n_draws = cast(self.total_count, dtype=dtypes.int32)
