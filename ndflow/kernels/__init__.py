@@ -39,6 +39,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     math,
     math_cumulative,
     math_special,
+    multinomial,
     nn_activation,
     nn_conv,
     nn_conv3d,

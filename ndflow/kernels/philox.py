@@ -73,6 +73,11 @@ def _uint32_to_float(x: np.ndarray) -> np.ndarray:
     return bits.view(np.float32) - np.float32(1.0)
 
 
+def uniform_double_from_words(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+    """TF's Uint64ToDouble: a double in [0, 1) from two 32-bit words (52 mantissa bits)."""
+    return _uint64_to_double(x0, x1)
+
+
 def _uint64_to_double(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
     man = ((x0 & np.uint32(0xFFFFF)).astype(np.uint64) << np.uint64(32)) | x1.astype(np.uint64)
     bits = (np.uint64(1023) << np.uint64(52)) | man

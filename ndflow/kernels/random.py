@@ -207,29 +207,6 @@ def _random_shuffle(node):
     return run
 
 
-@kernel(random.Multinomial)
-def _multinomial(node):
-    gen = _generator_fn(node)
-    out_dtype = node.attrs["output_dtype"].torch_dtype
-
-    def run(logits, num_samples):
-        if logits.dim() != 2:
-            raise InvalidArgumentError(None, None, f"logits should be a matrix, got shape "
-                                       f"{list(logits.shape)}")
-        n = int(num_samples)
-        if n < 0:
-            raise InvalidArgumentError(None, None, f"num_samples should be nonnegative, got {n}")
-        batch, classes = logits.shape
-        if n == 0 or batch == 0:
-            return torch.zeros((batch, n), dtype=out_dtype, device=logits.device)
-        if classes == 0:
-            raise InvalidArgumentError(None, None, "num_classes should be positive, got 0")
-        # Softmax in float64: TF samples from exp(logits - max); -inf logits never come up.
-        probs = torch.softmax(logits.double(), dim=1)
-        return torch.multinomial(probs, n, replacement=True, generator=gen()).to(out_dtype)
-    return run
-
-
 # -- stateless ops: TensorFlow's Philox streams (kernels/philox_numba.py) --
 
 def _check_seed(seed: torch.Tensor) -> list:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ndflow.core import dtypes, scopes
 from ndflow.core.api_export import tf_export
+from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops import arithmetic, array_core
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -114,3 +115,50 @@ def fold_in(seed, data, alg="auto_select") -> Tensor:
                               minval=None, maxval=None,
                               dtype=data.dtype, alg=alg)
     return array_core.stack([first, data])
+
+
+def _stateless_multinomial_shape(ctx):
+    logits, seed = ctx.shapes[0], ctx.shapes[2]
+    if seed.rank is not None and seed.as_list() not in ([2], [None]):
+        raise ValueError(f"Shape must be [2] but is {seed}")
+    if logits.rank not in (None, 2):
+        raise ValueError(f"Shape must be rank 2 but is rank {logits.rank}")
+    n = ctx.value(1)
+    rows = logits.dims[0] if logits.rank == 2 else None
+    return [TensorShape([rows, None if n is None else int(n)])]
+
+
+StatelessMultinomial = op_def(
+    "StatelessMultinomial", inputs=["logits: T", "num_samples: int32", "seed: Tseed"],
+    outputs=["output: output_dtype"],
+    attrs=["T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8}",
+           "Tseed: {int32, int64} = DT_INT64", "output_dtype: {int32, int64} = DT_INT64"],
+    shape=_stateless_multinomial_shape, not_differentiable=True,
+    doc="Class indices drawn from the rows of logits, a function of `seed` alone.")
+
+
+def _stateless_categorical(logits, num_samples, seed, dtype) -> Tensor:
+    logits = convert_to_tensor(logits, name="logits")
+    dtype = dtypes.as_dtype(dtype) if dtype else dtypes.int64
+    if dtype not in (dtypes.int32, dtypes.int64):
+        raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are "
+                         f"({dtypes.int32}, {dtypes.int64}).")
+    return apply_op(StatelessMultinomial,
+                    [logits, convert_to_tensor(num_samples, dtypes.int32), stateless_seed(seed)],
+                    {"output_dtype": dtype}).outputs[0]
+
+
+@tf_export("random.stateless_categorical")
+def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=None) -> Tensor:
+    """`tf.random.stateless_categorical`: `tf.random.categorical`'s draws as a function of
+    `seed` (two integers) only: TensorFlow's values for the same seed."""
+    with scopes.name_scope(name, "stateless_categorical"):
+        return _stateless_categorical(logits, num_samples, seed, dtype)
+
+
+@tf_export(v1=["random.stateless_multinomial"])
+def stateless_multinomial(logits, num_samples, seed, output_dtype=dtypes.int64,
+                          name=None) -> Tensor:
+    """TF 1.x's name of `tf.random.stateless_categorical`."""
+    with scopes.name_scope(name, "stateless_multinomial"):
+        return _stateless_categorical(logits, num_samples, seed, output_dtype)
