@@ -87,8 +87,10 @@ def inside_function() -> bool:
 def init_scope():
     """Leaves every function being traced for the outermost context — eager execution, or the
     TF1 graph the functions are built in — with no control dependencies and no tape recording
-    (where variables and other state are created once)."""
+    (where variables and other state are created once), in the name scope it was entered in,
+    as TF's does."""
     state = context.state()
+    scope = get_name_scope()
     graph = context.get_default_graph() if state.graph_stack else None
     while graph is not None and getattr(graph, "outer_graph", None) is not None:
         graph = graph.outer_graph
@@ -96,7 +98,24 @@ def init_scope():
     saved = state.graph_stack
     state.graph_stack = [] if graph is None or traced_from_eager else [graph]
     try:
-        with context.stop_recording(), control_dependencies(None):
+        with context.stop_recording(), control_dependencies(None), \
+                absolute_name_scope(scope):
             yield
     finally:
         state.graph_stack = saved
+
+
+@contextlib.contextmanager
+def absolute_name_scope(scope: str):
+    """The name scope `scope` (absolute, "" for the root) in the current graph or eager
+    context: where a lifted variable or an init_scope's op is named."""
+    if not context.executing_eagerly():
+        with context.get_default_graph().name_scope(scope + "/" if scope else None):
+            yield
+        return
+    state = context.state()
+    saved, state.name_scope = state.name_scope, scope
+    try:
+        yield
+    finally:
+        state.name_scope = saved

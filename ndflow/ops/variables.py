@@ -27,7 +27,7 @@ import numpy as np
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys, Operation, SymbolicTensor
-from ndflow.core.scopes import get_name_scope
+from ndflow.core.scopes import get_name_scope, init_scope
 from ndflow.core.shapes import TensorShape, as_shape
 from ndflow.core.tensor import BINARY_OPERATORS, OPERATORS, UNARY_OPERATORS, EagerTensor
 from ndflow.ops import state, state_scatter_nd, state_slice_assign, state_sparse
@@ -38,47 +38,6 @@ from ndflow.ops.random import name_scope
 from ndflow.ops.variable_creators import create_through, variable_creator_stack
 
 _uid = itertools.count()
-
-
-@contextlib.contextmanager
-def _lifted():
-    """Leaves function graphs being traced (TF lifts variables created in a `tf.function`
-    or a control-flow body), keeping the name scope they were being built in, as TF's
-    `init_scope` does (`get_variable` in a while loop's body names its variable by its
-    variable scope alone; `tf.Variable(name="v")` under `name_scope("foo")` in a
-    tf.function is `foo/v`)."""
-    state = context.state()
-    stack = state.graph_stack
-    k = len(stack)
-    while k > 0 and hasattr(stack[k - 1], "capture"):
-        k -= 1
-    lifted = stack[k:]
-    if not lifted:
-        with context.stop_recording():
-            yield
-        return
-    scope = get_name_scope()
-    del stack[k:]
-    try:
-        with context.stop_recording(), _in_scope(scope):
-            yield
-    finally:
-        stack.extend(lifted)
-
-
-@contextlib.contextmanager
-def _in_scope(scope: str):
-    """The name scope `scope` (absolute) in the current graph or eager context."""
-    if not context.executing_eagerly():
-        with context.get_default_graph().name_scope(scope + "/" if scope else None):
-            yield
-        return
-    state = context.state()
-    saved, state.name_scope = state.name_scope, scope
-    try:
-        yield
-    finally:
-        state.name_scope = saved
 
 
 def _destroy(handle) -> None:
@@ -166,7 +125,7 @@ class Variable(metaclass=VariableMetaclass):
         self._graph_element = None
         self._dtype = dtypes.as_dtype(dtype) if dtype is not None else None
         self._unique_id = next(_uid)
-        with _lifted():
+        with init_scope():   # TF lifts variables made in a function or a loop body
             if context.executing_eagerly():
                 scope = get_name_scope()  # TF names eager variables inside name scopes
                 name = name or "Variable"
