@@ -35,6 +35,7 @@ from ndflow.kernels.build_once import built_once
 BLOCK_ELEMENTS = 96 * 1024   # output elements a thread computes and updates at a time
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = call_sgemm = apply_block = spec_block = None
+gemm_block = None
 
 
 def _sgemm_address() -> int | None:
@@ -140,6 +141,7 @@ def _build():
     from numba import cfunc, types  # noqa: PLC0415
     from numba.extending import intrinsic  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, call_sgemm, apply_block, spec_block
+    global gemm_block
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
     apply_block = momentum_numba.apply_kernel()
@@ -163,6 +165,20 @@ def _build():
             return context.get_dummy_value()
         return types.none(address, *args), codegen
 
+    @numba.njit(inline="always")
+    def gemm_block(fn, b_at, a_at, ints_at, floats_at, chars_at, rows_at, c_at):
+        """One block's sgemm_: `c = alpha * op(b)^T op(a)^T + beta * c` in column-major
+        terms, the arguments read from the callback's ints (n, k, lda, ldb, ldc), floats
+        (alpha, beta) and chars (transa, transb), the block's row count at `rows_at`."""
+        i32, f32 = np.int32, np.float32
+        call_sgemm(fn, address_as_pointer(chars_at, np.int8),
+                   address_as_pointer(chars_at + 1, np.int8), address_as_pointer(ints_at, i32),
+                   address_as_pointer(rows_at, i32), address_as_pointer(ints_at + 4, i32),
+                   address_as_pointer(floats_at, f32), address_as_pointer(b_at, f32),
+                   address_as_pointer(ints_at + 8, i32), address_as_pointer(a_at, f32),
+                   address_as_pointer(ints_at + 12, i32), address_as_pointer(floats_at + 4, f32),
+                   address_as_pointer(c_at, f32), address_as_pointer(ints_at + 16, i32))
+
     # data = [counter, blocks, rows per block, (address, length) of b, a, accum, var, var_out,
     #         ints (n, k, lda, ldb, ldc, m, a_stride), floats (alpha, beta, decay, step),
     #         chars (transa, transb), the sgemm_ address, each block's row count (int32)]
@@ -181,15 +197,8 @@ def _build():
             lo = q * rows
             r = carray(address_as_pointer(d[21], i32), blocks)[q]
             c = d[7] + 4 * lo * n
-            call_sgemm(fn, address_as_pointer(d[17], np.int8),
-                       address_as_pointer(d[17] + 1, np.int8),
-                       address_as_pointer(d[13], i32),
-                       address_as_pointer(d[21] + 4 * q, i32),
-                       address_as_pointer(d[13] + 4, i32), address_as_pointer(d[15], f32),
-                       address_as_pointer(d[3], f32), address_as_pointer(d[13] + 8, i32),
-                       address_as_pointer(d[5] + 4 * lo * a_stride, f32),
-                       address_as_pointer(d[13] + 12, i32), address_as_pointer(d[15] + 4, f32),
-                       address_as_pointer(c, f32), address_as_pointer(d[13] + 16, i32))
+            gemm_block(fn, d[3], d[5] + 4 * lo * a_stride, d[13], d[15], d[17],
+                       d[21] + 4 * q, c)
             size = r * n
             v = carray(address_as_pointer(d[9] + 4 * lo * n, f32), size)
             acc = carray(address_as_pointer(c, f32), size)
@@ -224,15 +233,8 @@ def _build():
         while q < blocks:
             lo = q * rows
             r = carray(address_as_pointer(d[23], i32), blocks)[q]
-            call_sgemm(fn, address_as_pointer(d[19], np.int8),
-                       address_as_pointer(d[19] + 1, np.int8),
-                       address_as_pointer(d[15], i32),
-                       address_as_pointer(d[23] + 4 * q, i32),
-                       address_as_pointer(d[15] + 4, i32), address_as_pointer(d[17], f32),
-                       address_as_pointer(d[3], f32), address_as_pointer(d[15] + 8, i32),
-                       address_as_pointer(d[5] + 4 * lo * a_stride, f32),
-                       address_as_pointer(d[15] + 12, i32), address_as_pointer(d[17] + 4, f32),
-                       address_as_pointer(g_at, f32), address_as_pointer(d[15] + 16, i32))
+            gemm_block(fn, d[3], d[5] + 4 * lo * a_stride, d[15], d[17], d[19],
+                       d[23] + 4 * q, g_at)
             size = r * n
             off = 4 * lo * n
             bad |= spec_block(carray(address_as_pointer(g_at, f32), size),
