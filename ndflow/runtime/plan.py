@@ -65,6 +65,28 @@ def resolve_device(spec: str, soft_placement: bool = True, op=None) -> torch.dev
         f"specification refers to a valid device.{gpu_hint}\n\t [[{name}]]")
 
 
+def _to_device(value, dev: torch.device):
+    """`value` copied to `dev` unless it stays where it is: int32 tensors and scalars stay in
+    host memory (TensorFlow's GPU kernels take int32 inputs, shapes and the like, in host
+    memory; ATen reads a 0-d CPU tensor beside device tensors as a scalar)."""
+    if (isinstance(value, torch.Tensor) and value.device != dev and value.dim() > 0
+            and value.dtype != torch.int32):
+        return value.to(dev)
+    return value
+
+
+def _inputs_moved(fn, positions: list, dev: torch.device):
+    """`fn` with the inputs at `positions` copied to `dev` first (`_to_device`): the copy
+    between devices that TensorFlow's placer inserts as a Send/Recv pair where an op placed on
+    a GPU reads a tensor made on the CPU, as eager execution copies its inputs."""
+    def run(*args):
+        args = list(args)
+        for j in positions:
+            args[j] = _to_device(args[j], dev)
+        return fn(*args)
+    return run
+
+
 class Plan:
     """A compiled step for fixed (feeds, fetches, targets) on one optimized graph."""
 
@@ -112,8 +134,11 @@ class Plan:
         self._knames = []
         self._node_args = []  # per kernel: the expressions of its inputs (for error messages)
         self._node_outs = []  # per kernel: its outputs' variable names ('_' = unused)
+        made_on: dict = {}    # tensor -> the device of the op that makes it (feeds: unknown)
         for idx, op in enumerate(self.ops):
             dev = resolve_device(op.device, soft_placement, op)
+            for t in op.outputs:
+                made_on[t] = dev
             if op.type == "Const":
                 arr = op.attrs["value"]
                 dt = op.attrs["dtype"]
@@ -121,9 +146,17 @@ class Plan:
                 scope[cname] = numpy_to_torch(arr, dt, dev)  # strings: bytes object arrays
                 names[op.outputs[0]] = cname
                 continue
-            args = []
-            for t in op.inputs:
+            args, moved = [], []
+            for j, t in enumerate(op.inputs):
                 expr = names[t]
+                if dev.type != "cpu" and made_on.get(t, dev) != dev:
+                    if expr.startswith("c"):   # a constant: a copy on this device, made once
+                        copy = f"{expr}_{dev.type}{dev.index or 0}"
+                        if copy not in scope:
+                            scope[copy] = _to_device(scope[expr], dev)
+                        expr = copy
+                    else:
+                        moved.append(j)
                 args.append(expr)
             consts = tuple(t.op.attrs["value"] if names[t].startswith("c") else None
                            for t in op.inputs)
@@ -141,6 +174,8 @@ class Plan:
                 fn = inplace.donating_kernel(
                     op, fn, lambda t, i=idx: last_use.get(t) == i and names[t].startswith("v"),
                     lambda t: readers.get(t, ()))
+            if moved:
+                fn = _inputs_moved(fn, moved, dev)
             kname = f"k{idx}"
             scope[kname] = fn
             nodes.append(op)

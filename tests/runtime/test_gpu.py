@@ -92,3 +92,25 @@ def test_a_distributed_dataset_delivers_each_replicas_batch_on_its_gpu():
         assert batch.device.endswith("GPU:0")
         sums.append(float(strategy.run(step, (batch,)).numpy()))
     assert sums == [6.0, 22.0]
+
+
+@gpu
+def test_an_op_on_the_gpu_reads_tensors_made_on_the_cpu():
+    """The plan copies a CPU-made tensor (and a CPU constant, once) to the GPU op that reads
+    it, as TF's Send/Recv pair does; int32 shapes stay on the host."""
+    x_np = np.arange(12, dtype=np.float32).reshape(3, 4)
+    w_np = np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2)
+
+    @tf.function
+    def step(x):
+        with tf.device("/CPU:0"):
+            h = x * 2.0                          # made on the CPU
+            w = tf.constant(w_np)                # a CPU constant
+        with tf.device("/GPU:0"):
+            y = tf.nn.relu(tf.matmul(h, w) + 1.0)
+            return tf.reshape(y, [2, 3])
+
+    got = step(tf.constant(x_np))
+    assert got.device.endswith("GPU:0")
+    want = np.maximum(x_np * 2.0 @ w_np + 1.0, 0.0).reshape(2, 3)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
