@@ -64,6 +64,15 @@ class KernelStates:
                 self._states[key] = g
         return g
 
+    def slot(self, key, make):
+        """Another state of one kernel (a range sampler's learned counts), made by `make()`
+        on first use."""
+        with self._lock:
+            value = self._states.get(key)
+            if value is None:
+                value = self._states[key] = make()
+        return value
+
     def clear(self) -> None:
         with self._lock:
             self._states.clear()

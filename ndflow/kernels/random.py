@@ -39,7 +39,8 @@ _PHILOX_KIND = {torch.float16: "half", torch.bfloat16: "bfloat16", torch.float32
 
 def _state_key(node, kind: str) -> tuple:
     """The node's generator key, less the `set_seed` generation (read at each execution)."""
-    attrs = tuple((k, v) for k, v in sorted(node.attrs.items()) if not k.startswith("_"))
+    attrs = tuple((k, tuple(v) if isinstance(v, list) else v)
+                  for k, v in sorted(node.attrs.items()) if not k.startswith("_"))
     return (kind, node.type, node.name, attrs)
 
 
@@ -69,6 +70,17 @@ def _state_fn(node):
     key = _state_key(node, "philox")
     return lambda: (current_states() or ctx.kernel_states).philox(
         (key, random_seed.generation()), seed, seed2)
+
+
+def _slot_fn(node, what: str, make):
+    """`() -> object`: another state of the node's kernel made by `make()`, living as long as
+    its Philox state (`_state_fn`); for an eager op seeded by the global seed alone, a fresh
+    one per execution (TF: a new kernel per call)."""
+    if node.attrs.get(random_seed.GLOBAL_STREAM_ATTR, False):
+        return make
+    ctx, key = node.ctx, _state_key(node, what)
+    return lambda: (current_states() or ctx.kernel_states).slot(
+        (key, random_seed.generation()), make)
 
 
 def _reserve_fn(node):
