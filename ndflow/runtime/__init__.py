@@ -7,6 +7,7 @@ from ndflow.runtime import (  # noqa: F401 - hooks, If/While kernels, public nam
     function,
     functional_ops,
     memory_info,
+    rnn_raw_v1,
     rnn_v1,
     session,
     wrap_function,
