@@ -16,7 +16,7 @@ from __future__ import annotations
 import collections
 import re
 
-from ndflow.core import context, dtypes
+from ndflow.core import context, dtypes, logging
 from ndflow.core.api_export import tf_export
 from ndflow.core.nest import flatten, is_nested, map_structure
 from ndflow.core.scopes import init_scope, name_scope
@@ -33,6 +33,7 @@ from ndflow.ops.linalg import matmul
 from ndflow.ops.math import clip_by_value, sigmoid, tanh
 from ndflow.ops.nn_activation import elu, relu, relu6, selu, softplus
 from ndflow.ops.nn_conv import bias_add
+from ndflow.ops.partitioned_variables import fixed_size_partitioner
 from ndflow.ops.variable_scope import get_variable, get_variable_scope, variable_scope
 
 _ACTIVATIONS = {"tanh": tanh, "sigmoid": sigmoid, "relu": relu, "relu6": relu6, "elu": elu,
@@ -374,6 +375,10 @@ class BasicLSTMCell(RNNCell):
         return new_h, new_state
 
 
+def _shards(count):
+    return None if count is None else fixed_size_partitioner(count)
+
+
 @tf_export(v1=["nn.rnn_cell.LSTMCell"])
 class LSTMCell(RNNCell):
     """The LSTM with optional peepholes (`w_f_diag`, `w_i_diag`, `w_o_diag`), cell clipping
@@ -385,9 +390,10 @@ class LSTMCell(RNNCell):
                  dtype=None, **kwargs):
         super().__init__(name=name, dtype=dtype, _reuse=reuse, **kwargs)
         if num_unit_shards is not None or num_proj_shards is not None:
-            raise NotImplementedError("LSTMCell: num_unit_shards and num_proj_shards (TF's "
-                                      "deprecated sharding) are not supported; use a "
-                                      "variable_scope partitioner")
+            logging.warning(f"{self}: The num_unit_shards and proj_unit_shards parameters are "
+                            "deprecated and will be removed in Jan 2017.  Use a variable "
+                            "scope with a partitioner instead.")
+        self._num_unit_shards, self._num_proj_shards = num_unit_shards, num_proj_shards
         self._num_units = num_units
         self._use_peepholes = use_peepholes
         self._cell_clip = cell_clip
@@ -410,7 +416,9 @@ class LSTMCell(RNNCell):
         n = self._num_units
         h_depth = n if self._num_proj is None else self._num_proj
         init = self._initializer
-        self._kernel = self.add_variable("kernel", [depth + h_depth, 4 * n], initializer=init)
+        # the deprecated shards: the kernels made in parts along their first axis
+        self._kernel = self.add_variable("kernel", [depth + h_depth, 4 * n], initializer=init,
+                                         partitioner=_shards(self._num_unit_shards))
         self._bias = self.add_variable("bias", [4 * n], initializer=init_ops.zeros_initializer())
         if self._use_peepholes:
             self._w_f_diag = self.add_variable("w_f_diag", [n], initializer=init)
@@ -418,7 +426,8 @@ class LSTMCell(RNNCell):
             self._w_o_diag = self.add_variable("w_o_diag", [n], initializer=init)
         if self._num_proj is not None:
             self._proj_kernel = self.add_variable("projection/kernel", [n, self._num_proj],
-                                                  initializer=init)
+                                                  initializer=init,
+                                                  partitioner=_shards(self._num_proj_shards))
         self.built = True
 
     def call(self, inputs, state):
