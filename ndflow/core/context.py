@@ -1,8 +1,9 @@
 """Thread-local execution state: eager vs graph building, default graph, device scope, tapes.
 
 Higher layers plug in here (dependency inversion keeps the core at layer 0):
-- the runtime sets `hooks.eager_execute(op_def, inputs, attrs, name, device)` and
-  `hooks.default_session()`;
+- the runtime sets `hooks.eager_execute(op_def, inputs, attrs, name, device)`,
+  `hooks.default_session()` and `hooks.case(pred_fn_pairs, default, exclusive)` (`tf.case`,
+  for the ops whose TF form branches at run time);
 - the autodiff layer pushes tapes on `state().tapes`; the op layer records into them, and
   sets `hooks.vjp(fn, inputs, output_grads)`, which a gradient function (op layer) calls when
   it differentiates a composite of ops (TF's gradients that open a GradientTape).
@@ -18,7 +19,7 @@ from ndflow.core import devices
 from ndflow.core.api_export import tf_export
 
 hooks = SimpleNamespace(eager_execute=None, default_session=None, run_in_session=None,
-                        placement_changed=None, vjp=None)
+                        placement_changed=None, vjp=None, case=None)
 
 _eager_enabled = True
 _soft_device_placement = True  # tf.config.set_soft_device_placement (TF 2 default: on)

@@ -392,13 +392,28 @@ def _string_split_v1(node):
     return split
 
 
+def _raw_dtype(node) -> np.dtype:
+    """The element type DecodeRaw/DecodePaddedRaw read (bfloat16 as its uint16 bits), in
+    the byte order asked for."""
+    out = node.attrs["out_type"]
+    np_dt = np.dtype(np.uint16 if out is dtypes.bfloat16 else out.np_dtype)
+    return np_dt.newbyteorder("<" if node.attrs["little_endian"] else ">")
+
+
+def _raw_values(joined: bytearray, shape: tuple, np_dt: np.dtype, out, n: int):
+    """The joined bytes as `shape + (n,)` values of `out`."""
+    data = np.frombuffer(joined, dtype=np_dt)   # a writable buffer: no second copy
+    if not np_dt.isnative:
+        data = data.astype(np_dt.newbyteorder("="))
+    data = data.reshape(shape + (n,))
+    if out is dtypes.bfloat16:
+        return torch.from_numpy(data.astype(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(np.ascontiguousarray(data))
+
+
 @host_kernel(string_ops.DecodeRaw)
 def _decode_raw(node):
-    out, little = node.attrs["out_type"], node.attrs["little_endian"]
-    np_dt = np.dtype(np.float32 if out is dtypes.bfloat16 else out.np_dtype)
-    if out is dtypes.bfloat16:
-        np_dt = np.dtype(np.uint16)
-    np_dt = np_dt.newbyteorder("<" if little else ">")
+    out, np_dt = node.attrs["out_type"], _raw_dtype(node)
 
     def decode_raw(x):
         flat = np.asarray(x, dtype=object).reshape(-1)
@@ -413,16 +428,28 @@ def _decode_raw(node):
             raise InvalidArgumentError(None, None, "Input to DecodeRaw has length "
                                        f"{size} that is not a multiple of {np_dt.itemsize}, "
                                        f"the size of {out.name}")
-        n = size // np_dt.itemsize
-        # joined into a writable buffer: native-order data needs no second copy
-        data = np.frombuffer(bytearray().join(flat), dtype=np_dt)
-        if not np_dt.isnative:
-            data = data.astype(np_dt.newbyteorder("="))
-        data = data.reshape(np.asarray(x).shape + (n,))
-        if out is dtypes.bfloat16:
-            return torch.from_numpy(data.astype(np.int16)).view(torch.bfloat16)
-        return torch.from_numpy(np.ascontiguousarray(data))
+        return _raw_values(bytearray().join(flat), np.asarray(x).shape, np_dt, out,
+                           size // np_dt.itemsize)
     return decode_raw
+
+
+@host_kernel(string_ops.DecodePaddedRaw)
+def _decode_padded_raw(node):
+    """Each string cut or zero-padded to `fixed_length` bytes, then DecodeRaw."""
+    out, np_dt = node.attrs["out_type"], _raw_dtype(node)
+
+    def decode_padded_raw(x, fixed_length):
+        length = int(fixed_length)
+        if length % np_dt.itemsize:
+            raise InvalidArgumentError(None, None, f"fixed_length ({length}) must be a "
+                                       f"multiple of the size of out_type ({np_dt.itemsize})")
+        if length <= 0:
+            raise InvalidArgumentError(None, None, f"fixed_length ({length}) must be greater "
+                                       "than zero.")
+        flat = np.asarray(x, dtype=object).reshape(-1)
+        joined = bytearray().join(v[:length].ljust(length, b"\0") for v in flat)
+        return _raw_values(joined, np.asarray(x).shape, np_dt, out, length // np_dt.itemsize)
+    return decode_padded_raw
 
 
 @host_kernel(string_ops.UnicodeDecode)

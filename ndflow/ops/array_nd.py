@@ -5,8 +5,10 @@ axis of `indices`: K coordinates into the first K dimensions of the indexed tens
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
+from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
+from ndflow.ops import array_core, array_fill, array_range, array_slicing, reduction
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import int_tensor, static_value
 from ndflow.ops.op_def import op_def
@@ -83,11 +85,47 @@ TensorScatterMax = _tensor_scatter("TensorScatterMax")
 @tf_export("gather_nd", v1=[])
 def gather_nd(params, indices, batch_dims: int = 0, name: str | None = None,
               bad_indices_policy: str = "") -> Tensor:
-    """`tf.gather_nd`: the slices of `params` at the K-coordinate `indices`."""
-    if batch_dims:
-        raise NotImplementedError("tf.gather_nd with batch_dims != 0 is not implemented")
+    """`tf.gather_nd`: the slices of `params` at the K-coordinate `indices`; with
+    `batch_dims`, each index reads within its own batch element (the leading dims)."""
+    static = static_value(batch_dims) if isinstance(batch_dims, Tensor) else batch_dims
+    if static is not None and int(static) != 0:
+        return _batch_gather_nd(params, indices, int(static), bad_indices_policy, name)
     return apply_op(GatherNd, [convert_to_tensor(params), int_tensor(indices)],
                     {"bad_indices_policy": bad_indices_policy}, name=name).outputs[0]
+
+
+def _batch_gather_nd(params, indices, batch_dims: int, bad_indices_policy: str, name):
+    """gather_nd within each batch element: the batch dims flattened into one, whose index
+    leads every coordinate, then one GatherNd (TF's batch_gather_nd, its checks)."""
+    with name_scope(name, "BatchGatherND"):
+        indices = int_tensor(indices)
+        params = convert_to_tensor(params)
+        if batch_dims < 0:
+            raise ValueError("tf.gather_nd does not allow negative batch_dims.")
+        for what, t in (("indices", indices), ("params", params)):
+            if t.shape.rank is not None and batch_dims >= t.shape.rank:
+                raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than "
+                                 f"rank(`{what}`) = {t.shape.rank}")
+        params_shape = array_core.shape(params, out_type=indices.dtype)
+        indices_shape = array_core.shape(indices, out_type=indices.dtype)
+        batch_shape = params_shape[:batch_dims]
+        batch = reduction.reduce_prod(batch_shape)
+        flat_params = array_core.reshape(
+            params, array_slicing.concat([[batch], params_shape[batch_dims:]], 0))
+        flat_indices = array_core.reshape(
+            indices, array_slicing.concat([[batch], indices_shape[batch_dims:]], 0))
+        # each coordinate's batch element, as a leading coordinate
+        positions = array_core.reshape(
+            array_range.range(batch, dtype=indices.dtype),
+            array_slicing.concat([[-1], array_fill.ones(
+                array_core.rank(flat_indices) - 1, dtype=indices.dtype)], 0))
+        leading = array_fill.broadcast_to(positions, array_slicing.concat(
+            [array_core.shape(flat_indices, out_type=indices.dtype)[:-1], [1]], 0))
+        out = apply_op(GatherNd, [flat_params, array_slicing.concat([leading, flat_indices],
+                                                                    -1)],
+                       {"bad_indices_policy": bad_indices_policy}).outputs[0]
+        return array_core.reshape(out, array_slicing.concat(
+            [batch_shape, array_core.shape(out, out_type=indices.dtype)[1:]], 0))
 
 
 @tf_export(v1=["gather_nd", "manip.gather_nd"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.core import dtypes
+from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
@@ -38,21 +38,22 @@ def rot90(image, k=1, name=None) -> Tensor:
     """`tf.image.rot90`: rotates each image counter-clockwise by k * 90 degrees."""
     with name_scope(name, "rot90"):
         image = _image_3_or_4(image)
-        turns = static_value(k)
-        if turns is None:
-            raise NotImplementedError("tf.image.rot90 with a `k` computed at run time (TF's "
-                                      "case over four branches) is not supported; pass k as "
-                                      "a Python int or constant")
         h = image.shape.ndims - 3  # the height axis
         swap = [0, 2, 1, 3] if h else [1, 0, 2]
-        turns = int(turns) % 4
-        if turns == 1:
-            return array_transpose.transpose(array_reorder.reverse(image, [h + 1]), swap)
-        if turns == 2:
-            return array_reorder.reverse(image, [h, h + 1])
-        if turns == 3:
-            return array_reorder.reverse(array_transpose.transpose(image, swap), [h + 1])
-        return image
+        rotations = [
+            lambda: image,
+            lambda: array_transpose.transpose(array_reorder.reverse(image, [h + 1]), swap),
+            lambda: array_reorder.reverse(image, [h, h + 1]),
+            lambda: array_reorder.reverse(array_transpose.transpose(image, swap), [h + 1])]
+        turns = static_value(k)
+        if turns is not None:
+            return rotations[int(turns) % 4]()
+        # k known at run time only: TF's case over the four rotations (height and width
+        # then unknown statically)
+        k = arithmetic.floormod(convert_to_tensor(k, dtypes.int32), 4)
+        return context.hooks.case(
+            [(comparison.equal(k, turn), rotations[turn]) for turn in range(3)],
+            default=rotations[3], exclusive=True)
 
 
 @tf_export("image.transpose", v1=["image.transpose", "image.transpose_image"])

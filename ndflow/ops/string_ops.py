@@ -1,7 +1,7 @@
 """`tf.strings` and `tf.io.decode_raw`: TensorFlow's string ops (StringJoin, StringLength,
 StringLower/Upper, StringStrip, (Static)RegexFullMatch, (Static)RegexReplace, StringToNumber,
-AsString, ReduceJoin, Substr, StringSplitV2, DecodeRaw, UnicodeDecode, UnicodeEncode) on
-string tensors (host object arrays of bytes; kernels in kernels/string_ops.py).
+AsString, ReduceJoin, Substr, StringSplitV2, DecodeRaw, DecodePaddedRaw, UnicodeDecode,
+UnicodeEncode) on string tensors (host object arrays of bytes; kernels in kernels/string_ops.py).
 
 Ragged results: `tf.strings.split`, `unicode_decode` and `bytes_split` of a scalar give
 TensorFlow's dense 1-D result; for higher ranks (and RaggedTensor inputs) they return
@@ -122,6 +122,19 @@ def _decode_raw_shape(ctx):
 DecodeRaw = _string_op("DecodeRaw", ["bytes: string"], ["output: out_type"], [
     "out_type: {half, float, double, int32, uint8, int16, int8, int64, bool, bfloat16}",
     "little_endian: bool = true"], shape=_decode_raw_shape)
+
+
+def _decode_padded_raw_shape(ctx):
+    s, length = ctx.shapes[0], ctx.value(1)
+    size = ctx.attrs["out_type"].size
+    width = None if length is None or int(length) <= 0 else int(length) // size
+    return [TensorShape(None) if s.rank is None else TensorShape(s.as_list() + [width])]
+
+
+DecodePaddedRaw = _string_op(
+    "DecodePaddedRaw", ["input_bytes: string", "fixed_length: int32"], ["output: out_type"], [
+        "out_type: {half, float, double, int32, uint8, int16, int8, int64, bfloat16}",
+        "little_endian: bool = true"], shape=_decode_padded_raw_shape)
 UnicodeDecode = _string_op(
     "UnicodeDecode", outputs=["row_splits: Tsplits", "char_values: int32"],
     attrs=["input_encoding: string", "errors: {'strict', 'replace', 'ignore'} = 'replace'",
@@ -337,10 +350,13 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
 
 @tf_export("io.decode_raw", v1=[])
 def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
-    """Each string's bytes reinterpreted as a vector of `out_type` (one more dimension)."""
+    """Each string's bytes reinterpreted as a vector of `out_type` (one more dimension);
+    with `fixed_length`, each string cut or zero-padded to that many bytes first."""
     if fixed_length is not None:
-        raise NotImplementedError("decode_raw(fixed_length=...) (DecodePaddedRaw) is not yet "
-                                  "in ndflow")
+        return _run(DecodePaddedRaw, [_s(input_bytes, "input_bytes"),
+                                      convert_to_tensor(fixed_length, dtypes.int32)],
+                    {"out_type": dtypes.as_dtype(out_type), "little_endian": little_endian},
+                    name)[0]
     return _run(DecodeRaw, [_s(input_bytes, "input_bytes")],
                 {"out_type": dtypes.as_dtype(out_type), "little_endian": little_endian},
                 name)[0]

@@ -21,7 +21,7 @@ from ndflow.ops.cast import cast
 from ndflow.ops.comparison import less
 from ndflow.ops.control_flow_assert import Assert
 from ndflow.ops.ragged_tensor import RaggedTensor
-from ndflow.ops.reduction import reduce_any
+from ndflow.ops.reduction import reduce_any, reduce_sum
 from ndflow.ops.tensor_array_ops import TensorArray
 from ndflow.runtime.control_flow import cond, while_loop
 
@@ -285,13 +285,13 @@ def _case(pairs: list, default, exclusive: bool, name):
                        ["Input error: None of conditions evaluated as True:", stack(preds)])
             return default()
         checks = []
-        if exclusive:
-            from_ints = [convert_to_tensor(p, dtypes.int32) for p in preds]
-            count = from_ints[0]
-            for c in from_ints[1:]:
-                count = count + c
-            checks.append(Assert(less(count, 2), ["Input error: exclusive=True and more than 1 "
-                                                  "conditions evaluated as True"]))
+        if exclusive:   # TF's _assert_at_most_n_true, its message
+            stacked = stack(preds, name="preds_c")
+            count = reduce_sum(cast(stacked, dtypes.int32), name="num_true_conds")
+            names = ", ".join(p.name for p in preds)
+            checks.append(Assert(less(count, 2), [
+                f"Input error: exclusive=True: more than 1 conditions ({names}) evaluated as "
+                "True:", stacked], summarize=len(preds)))
         if default is None:  # as TF: the last branch is the default, guarded by an Assert
             *pairs, (last_pred, last_fn) = pairs
             checks.append(Assert(reduce_any(stack(preds)), [
@@ -334,6 +334,8 @@ def tuple_v1(tensors, name=None, control_inputs=None):
         with control_dependencies([gate]):
             return [identity(t) if t is not None else None for t in tensors]
 
+
+context.hooks.case = case
 
 __all__ = ["map_fn", "scan", "foldl", "foldr", "vectorized_map", "case", "case_v1", "tuple_v2",
            "tuple_v1"]
