@@ -29,7 +29,7 @@ from ndflow.ops.array_slicing import concat, strided_slice
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import equal, greater_equal
 from ndflow.ops.indexed_slices import IndexedSlices
-from ndflow.ops.reduction import reduce_sum
+from ndflow.ops.reduction import reduce_prod, reduce_sum
 
 
 def _identity_grad(op, grad):
@@ -245,13 +245,14 @@ def _dims_or_tensor(t, lo: int, hi: int | None):
 @array_gather.GatherV2.def_grad
 def _gather_grad(op, grad):
     params, indices, axis_t = op.inputs
-    if op.get_attr("batch_dims"):
-        raise NotImplementedError("Gradient of GatherV2 with batch_dims != 0")
     axis = constant_value(axis_t)
     r = params.shape.rank
     if axis is None or r is None:
         raise NotImplementedError("Gradient of GatherV2 needs a constant axis and known rank")
     axis = int(axis) % r
+    batch_dims = op.get_attr("batch_dims") or 0
+    if batch_dims:
+        return [_batch_gather_grad(params, indices, grad, axis, batch_dims), None, None]
     p_shape = shape(params)
     n = params.shape[axis]
     num = n if n is not None else strided_slice(p_shape, [axis], [axis + 1], [1],
@@ -269,6 +270,40 @@ def _gather_grad(op, grad):
     perm = [axis] + list(range(axis)) + list(range(axis + 1, r))
     summed = segment_sum(array_transpose.transpose(values, perm), flat_indices, num)
     return [array_transpose.transpose(summed, np.argsort(perm).astype(np.int32)), None, None]
+
+
+def _batch_gather_grad(params, indices, grad, axis: int, batch_dims: int):
+    """d params of a gather with `batch_dims`: `grad`'s rows added into zeros shaped like
+    params, each at (its batch element, its index). The gathered axis is moved right after
+    the batch dims, the batch dims flattened into one (so each index gets its batch element's
+    offset), one UnsortedSegmentSum, and the moves undone (dense, as TF's)."""
+    r = params.shape.rank
+    ir = indices.shape.rank
+    if ir is None:
+        raise NotImplementedError("Gradient of GatherV2 with batch_dims needs indices of "
+                                  "known rank")
+    batch_dims %= ir
+    p_shape = shape(params, out_type=indices.dtype)
+    perm = list(range(batch_dims)) + [axis] + [d for d in range(batch_dims, r) if d != axis]
+    moved_shape = array_gather.gather(p_shape, perm)     # [batch..., N, rest...]
+    batch = reduce_prod(moved_shape[:batch_dims])
+    num = moved_shape[batch_dims]
+    rest = moved_shape[batch_dims + 1:]
+    # grad is [batch..., outer..., indices..., inner...]: outer/inner are params' dims
+    # before/after `axis` beyond the batch dims; bring the indices' dims right after batch
+    outer = axis - batch_dims
+    g_rank = batch_dims + outer + (ir - batch_dims) + (r - axis - 1)
+    idx_dims = list(range(batch_dims + outer, batch_dims + outer + ir - batch_dims))
+    g_perm = list(range(batch_dims)) + idx_dims + [d for d in range(batch_dims, g_rank)
+                                                  if d not in idx_dims]
+    values = reshape(array_transpose.transpose(grad, g_perm),
+                     concat([[-1], rest], 0))
+    per_batch = reshape(indices, concat([[batch], [-1]], 0))
+    offsets = reshape(range_(batch, dtype=indices.dtype) * num, [-1, 1])
+    flat = reshape(per_batch + offsets, [-1])
+    summed = array_gather.unsorted_segment_sum(values, flat, batch * num)
+    moved = reshape(summed, moved_shape)
+    return array_transpose.transpose(moved, np.argsort(perm).astype(np.int32))
 
 
 @array_gather.UnsortedSegmentSum.def_grad

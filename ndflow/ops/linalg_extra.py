@@ -14,10 +14,8 @@ from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops import array_core, array_gather, array_range, array_slicing, array_transpose
 from ndflow.ops.apply import convert_to_tensor
-from ndflow.ops.cast import cast
 from ndflow.ops.comparison import composite_name
 from ndflow.ops.linalg import matmul
-from ndflow.ops.norms import norm
 from ndflow.ops.reduction import reduce_prod
 
 
@@ -131,12 +129,3 @@ def matrix_transpose(a, name: str = "matrix_transpose", conjugate: bool = False)
             lead = array_range.range(r - 2)
             perm = array_slicing.concat([lead, array_core.stack([r - 1, r - 2])], 0)
         return array_transpose.transpose(a, perm, conjugate=conjugate)
-
-
-@tf_export("linalg.normalize")
-def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002 - TF's name
-    """`tf.linalg.normalize`: (tensor / its norm, the norm), the norm kept as dims of size 1."""
-    with name_scope(name, "normalize"):
-        tensor = convert_to_tensor(tensor)
-        length = cast(norm(tensor, ord, axis, keepdims=True), tensor.dtype)
-        return tensor / length, length

@@ -9,8 +9,9 @@ import numpy as np
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
-from ndflow.ops import arithmetic, array_core, math, reduction
+from ndflow.ops import arithmetic, array_core, array_transpose, linalg_decomp, math, reduction
 from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.cast import cast
 from ndflow.ops.comparison import composite_name
 from ndflow.ops.complex_ops import conj
 from ndflow.ops.nn_activation import softplus
@@ -61,8 +62,6 @@ def _check_norm_args(ord, axis) -> tuple:  # noqa: A002 - TF's name
         supported = ["euclidean", "fro", 1, 2, np.inf]
         if ord not in supported:
             raise ValueError(f"'ord' must be a supported matrix norm in {supported}, got {ord}")
-        if ord == 2:
-            raise NotImplementedError("the matrix 2-norm needs Svd, which ndflow lacks")
         return True, axis
     if not (isinstance(axis, int) or axis is None):
         raise ValueError("'axis' must be None, an integer, or a tuple of 2 unique integers, "
@@ -76,7 +75,7 @@ def _check_norm_args(ord, axis) -> tuple:  # noqa: A002 - TF's name
 @tf_export("linalg.norm", "norm")
 def norm(tensor, ord="euclidean", axis=None, keepdims=None,  # noqa: A002 - TF's name
          name: str | None = None, keep_dims=None) -> Tensor:
-    """`tf.norm` / `tf.linalg.norm`: vector p-norms, Frobenius and matrix 1/inf norms."""
+    """`tf.norm` / `tf.linalg.norm`: vector p-norms, Frobenius and matrix 1/2/inf norms."""
     if keepdims is not None and keep_dims is not None:
         raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
     keepdims = bool(keepdims if keepdims is not None else keep_dims)
@@ -84,7 +83,9 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None,  # noqa: A002 - TF's
     with name_scope(name, "norm"):
         x = convert_to_tensor(tensor)
         axes = None if axis is None else list(axis)
-        if ord in ("fro", "euclidean", 2, 2.0):
+        if is_matrix and ord in (2, 2.0):
+            result = _spectral_norm(x, axes)
+        elif ord in ("fro", "euclidean", 2, 2.0):
             result = math.sqrt(reduction.reduce_sum(x * conj(x), axes, keepdims=True))
         else:
             result = math.abs(x)
@@ -105,6 +106,20 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None,  # noqa: A002 - TF's
         if not keepdims:
             result = array_core.squeeze(result, axes)
         return result
+
+
+def _spectral_norm(x, axes: list) -> Tensor:
+    """The matrix 2-norm over `axes` (kept, size 1): the largest singular value of each
+    matrix, the two axes moved last for the Svd and back."""
+    r = x.shape.rank
+    if r is None:
+        raise NotImplementedError("the matrix 2-norm needs a tensor of known rank")
+    pos = [a % r for a in axes]
+    perm = [d for d in range(r) if d not in pos] + pos
+    singular = linalg_decomp.svd(array_transpose.transpose(x, perm), compute_uv=False)
+    top = reduction.reduce_max(math.abs(singular), -1, keepdims=True)
+    kept = array_core.expand_dims(top, -1)
+    return array_transpose.transpose(kept, np.argsort(perm).astype(np.int32))
 
 
 @tf_export("linalg.l2_normalize", "math.l2_normalize", "nn.l2_normalize")
@@ -128,3 +143,12 @@ def log_sigmoid(x, name: str | None = None) -> Tensor:
         x = convert_to_tensor(x, name="x")
         sp = softplus(arithmetic.negative(x))
     return arithmetic.negative(sp, name=final)
+
+
+@tf_export("linalg.normalize")
+def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002 - TF's name
+    """`tf.linalg.normalize`: (tensor / its norm, the norm), the norm kept as dims of size 1."""
+    with name_scope(name, "normalize"):
+        tensor = convert_to_tensor(tensor)
+        length = cast(norm(tensor, ord, axis, keepdims=True), tensor.dtype)
+        return tensor / length, length

@@ -6,11 +6,12 @@ import pytest
 import ndflow as tf
 from ndflow.core.graph import Graph
 from ndflow.ops.array_core import placeholder
-from ndflow.ops.linalg_extra import matrix_transpose, matvec, normalize, tensordot
+from ndflow.ops.linalg_extra import matrix_transpose, matvec, tensordot
 from ndflow.ops.norms import (
     l2_normalize,
     log_sigmoid,
     norm,
+    normalize,
     reduce_euclidean_norm,
     reduce_std,
     reduce_variance,
