@@ -135,6 +135,18 @@ def _eigh(node):
     return _wide(run)
 
 
+@kernel(ld.Eig)
+def _eig(node):
+    compute_v, out = node.attrs["compute_v"], node.attrs["Tout"].torch_dtype
+
+    def run(x):
+        if not compute_v:
+            return torch.linalg.eigvals(x).to(out), torch.zeros(0, dtype=out, device=x.device)
+        e, v = torch.linalg.eig(x)   # LAPACK's geev: unit-norm eigenvector columns
+        return e.to(out), v.to(out)
+    return run
+
+
 @kernel(ld.MatrixSolveLs)
 def _solve_ls(node):
     fast = node.attrs["fast"]

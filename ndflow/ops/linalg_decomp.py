@@ -185,6 +185,9 @@ Svd = op_def("Svd", inputs=["input: T"], outputs=["s: T", "u: T", "v: T"],
              shape=_svd_shape)
 SelfAdjointEigV2 = op_def("SelfAdjointEigV2", inputs=["input: T"], outputs=["e: T", "v: T"],
                           attrs=["compute_v: bool = true", _T_COMPLEX], shape=_eig_shape)
+Eig = op_def("Eig", inputs=["input: T"], outputs=["e: Tout", "v: Tout"],
+             attrs=["compute_v: bool = true", "T: {float, double, complex64, complex128}",
+                    "Tout: {complex64, complex128}"], shape=_eig_shape)
 MatrixSolveLs = op_def(
     "MatrixSolveLs", inputs=["matrix: T", "rhs: T", "l2_regularizer: double"],
     outputs=["output: T"], attrs=[_T, "fast: bool = true"], shape=_solve_ls_shape)
@@ -272,6 +275,28 @@ def svd(tensor, full_matrices: bool = False, compute_uv: bool = True, name=None)
 def self_adjoint_eig(tensor, name=None):
     """`tf.linalg.eigh`: (e, v), ascending eigenvalues and eigenvectors (lower triangle read)."""
     return tuple(apply_op(SelfAdjointEigV2, [tensor], {"compute_v": True}, name=name).outputs)
+
+
+def _eig_out_dtype(tensor):
+    return dtypes.complex64 if tensor.dtype in (dtypes.float32, dtypes.complex64) \
+        else dtypes.complex128
+
+
+@tf_export("linalg.eig", "eig", v1=[])
+def eig(tensor, name=None) -> tuple:
+    """`tf.linalg.eig`: (e, v), the complex eigenvalues and right eigenvectors (unit
+    columns) of general square matrices, in no particular order."""
+    tensor = convert_to_tensor(tensor)
+    return tuple(apply_op(Eig, [tensor], {"compute_v": True,
+                                          "Tout": _eig_out_dtype(tensor)}, name=name).outputs)
+
+
+@tf_export("linalg.eigvals", "eigvals", v1=[])
+def eigvals(tensor, name=None) -> Tensor:
+    """`tf.linalg.eigvals`: the complex eigenvalues of general square matrices."""
+    tensor = convert_to_tensor(tensor)
+    return apply_op(Eig, [tensor], {"compute_v": False, "Tout": _eig_out_dtype(tensor)},
+                    name=name).outputs[0]
 
 
 @tf_export("linalg.eigvalsh", v1=["linalg.eigvalsh", "self_adjoint_eigvals"])

@@ -335,6 +335,29 @@ def _self_adjoint_eig_grad(op, grad_e, grad_v):
     return [ldiag.matrix_set_diag(grad_a, multiply(0.5, ldiag.matrix_diag_part(grad_a)))]
 
 
+@ld.Eig.def_grad
+def _eig_grad(op, grad_e, grad_v):
+    """TF's eigen-decomposition gradient for distinct eigenvalues (Boeddeker et al., eq.
+    4.77): A's gradient V^-H (diag(gE) + F* o (V^H gV - V^H V diag(Re diag(V^H gV)))) V^H,
+    the real part for a real input."""
+    e = op.outputs[0]
+    if op.get_attr("compute_v"):
+        v = op.outputs[1]
+        vt = _adjoint(v)
+        f = conj(_pair_reciprocals(e))
+        vgv = _matmul(vt, grad_v)
+        diag_part = ldiag.matrix_diag(ldiag.matrix_diag_part(cast(real(vgv), vgv.dtype)))
+        mid = add(ldiag.matrix_diag(grad_e),
+                  multiply(f, subtract(vgv, _matmul(_matmul(vt, v), diag_part))))
+    else:
+        _, v = ld.eig(op.inputs[0])
+        vt = _adjoint(v)
+        mid = ldiag.matrix_diag(grad_e)
+    grad_a = ld.matrix_solve(vt, _matmul(mid, vt))
+    return [cast(real(grad_a) if not op.inputs[0].dtype.is_complex else grad_a,
+                 op.inputs[0].dtype)]
+
+
 @ld.Svd.def_grad
 def _svd_grad(op, grad_s, grad_u, grad_v):
     a = op.inputs[0]
