@@ -26,6 +26,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     host_array,
     image_codec,
     image_color,
+    image_crops,
     image_nms,
     image_resize,
     image_transform,

@@ -1,4 +1,4 @@
-"""ATen kernels for CropAndResize, its gradient ops and ExtractImagePatches.
+"""ATen kernels for CropAndResize, its gradient ops, ExtractImagePatches and DrawBoundingBoxes.
 
 CropAndResize is vectorized over boxes: the sample positions of every box come out as
 [boxes, crop_height] and [boxes, crop_width] float32 tensors, computed with TF's float32
@@ -7,11 +7,13 @@ neighbours (floor / ceil, or round-half-away for nearest) are TF's. The four nei
 gathered from the image flattened to [batch * h * w, depth]; the gradient w.r.t. the image
 scatters the same weights back with index_add_, the one w.r.t. the boxes is the derivative
 of the bilinear sample along y and x times d position / d corner, summed per box.
-ExtractImagePatches is one strided view of the (zero-padded) image.
+ExtractImagePatches is one strided view of the (zero-padded) image; DrawBoundingBoxes assigns
+the four lines of each box in turn (later boxes over earlier ones, as TF).
 """
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from ndflow.core.errors import InvalidArgumentError, OutOfRangeError
@@ -273,3 +275,74 @@ def _extract_image_patches(node):
                             (sb, st[1] * sh, st[2] * sw, r[1] * sh, r[2] * sw, sc))
         return view.reshape(b, oh, ow, k[1] * k[2] * c)
     return extract_image_patches
+
+
+_DEFAULT_COLORS = np.array([
+    [1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1], [0.5, 0, 0.5, 1],
+    [0.5, 0.5, 0, 1], [0.5, 0, 0, 1], [0, 0, 0.5, 1], [0, 1, 1, 1], [1, 0, 1, 1]],
+    np.float32)  # yellow, blue, red, lime, purple, olive, maroon, navy, aqua, fuchsia
+
+
+def _box_lines(box: np.ndarray, h: int, w: int):
+    """TF's rows / cols of one box: position * (size - 1) in float32, truncated to int."""
+    y1, x1, y2, x2 = (int(np.trunc(np.float32(v) * np.float32(n - 1)))
+                      for v, n in zip(box, (h, w, h, w)))
+    return y1, x1, y2, x2
+
+
+def _draw(images, boxes, colors=None):
+    if images.dim() != 4:
+        _bad("The rank of the images should be 4")
+    if boxes.dim() != 3:
+        _bad("The rank of the boxes tensor should be 3")
+    if images.shape[0] != boxes.shape[0]:
+        _bad("The batch sizes should be the same")
+    b, h, w, depth = images.shape
+    if depth not in (1, 3, 4):
+        _bad("Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA)")
+    if boxes.shape[2] != 4:
+        _bad(f"The size of the third dimension of the box must be 4. Received: "
+             f"{boxes.shape[2]}")
+    table = None
+    if colors is not None:
+        if colors.dim() != 2:
+            _bad(f"colors must be a 2-D matrix{_dbg(colors)}")
+        if colors.shape[1] < depth:
+            _bad(f"colors must have equal or more channels than the image provided: "
+                 f"{_dbg(colors)}")
+        if colors.numel():
+            table = colors.detach().cpu().to(torch.float32).numpy()[:, :depth]
+    if table is None:
+        table = _DEFAULT_COLORS[:, :depth].copy()
+        if depth == 1:
+            table[:, 0] = 1
+    table = torch.from_numpy(np.ascontiguousarray(table)).to(images.device, images.dtype)
+    out = images.clone()
+    all_boxes = boxes.detach().cpu().to(torch.float32).numpy()
+    for i in range(b):
+        for k, box in enumerate(all_boxes[i]):
+            y1, x1, y2, x2 = _box_lines(box, h, w)
+            # inverted, or wholly outside: not drawn (TF logs a warning)
+            if y1 > y2 or x1 > x2 or y1 >= h or y2 < 0 or x1 >= w or x2 < 0:
+                continue
+            color = table[k % table.shape[0]]
+            r0, r1, c0, c1 = max(y1, 0), min(y2, h - 1), max(x1, 0), min(x2, w - 1)
+            if y1 >= 0:
+                out[i, y1, c0:c1 + 1] = color
+            if y2 < h:
+                out[i, y2, c0:c1 + 1] = color
+            if x1 >= 0:
+                out[i, r0:r1 + 1, x1] = color
+            if x2 < w:
+                out[i, r0:r1 + 1, x2] = color
+    return out
+
+
+@kernel(ops.DrawBoundingBoxes)
+def _draw_bounding_boxes(node):
+    return lambda images, boxes: _draw(images, boxes)
+
+
+@kernel(ops.DrawBoundingBoxesV2)
+def _draw_bounding_boxes_v2(node):
+    return _draw

@@ -1,12 +1,14 @@
-"""`tf.image.crop_and_resize` and `tf.image.extract_patches`: TF's CropAndResize (with its
-gradient ops CropAndResizeGradImage and CropAndResizeGradBoxes) and ExtractImagePatches
-(kernels: ndflow/kernels/image_crops.py; gradients: image_crops_grad.py).
+"""`tf.image.crop_and_resize`, `tf.image.extract_patches` and `tf.image.draw_bounding_boxes`:
+TF's CropAndResize (with its gradient ops CropAndResizeGradImage and CropAndResizeGradBoxes),
+ExtractImagePatches and DrawBoundingBoxes(V2) (kernels: ndflow/kernels/image_crops.py;
+gradients: image_crops_grad.py).
 
 CropAndResize samples each box (normalized y1, x1, y2, x2 of image `box_indices[i]`; y1 > y2
 flips the crop) at crop_size points spanning the box corners; points outside the image get
 `extrapolation_value`. The crops are float32 whatever the image dtype. ExtractImagePatches
 puts each (dilated) ksize window of the image into the depth axis, in (row, col, channel)
-order.
+order. DrawBoundingBoxes outlines boxes in place of the pixels under them, later boxes over
+earlier ones.
 """
 
 from __future__ import annotations
@@ -191,3 +193,39 @@ def extract_image_patches(images, ksizes=None, strides=None, rates=None, padding
         raise ValueError("Cannot specify both 'sizes' and 'ksizes'")
     return extract_patches(images, sizes if sizes is not None else ksizes, strides, rates,
                            padding, name)
+
+
+# DrawBoundingBoxes -----------------------------------------------------------------------
+
+def _draw_shape(ctx):
+    images = _dims(ctx.shapes[0], 4)
+    _dims(ctx.shapes[1], 3)
+    return [TensorShape(images)]
+
+
+DrawBoundingBoxes = op_def(
+    "DrawBoundingBoxes", inputs=["images: T", "boxes: float"], outputs=["output: T"],
+    attrs=["T: {float, half} = DT_FLOAT"], shape=_draw_shape, not_differentiable=True)
+DrawBoundingBoxesV2 = op_def(
+    "DrawBoundingBoxesV2", inputs=["images: T", "boxes: float", "colors: float"],
+    outputs=["output: T"], attrs=["T: {float, half} = DT_FLOAT"], shape=_draw_shape,
+    gradient_undefined=True)
+
+
+@tf_export("image.draw_bounding_boxes", v1=[])
+def draw_bounding_boxes_v2(images, boxes, colors, name=None):
+    """`tf.image.draw_bounding_boxes`: each image with the outlines of its boxes
+    ([batch, boxes, 4] normalized y1, x1, y2, x2) drawn over it, box i in colors[i % len]
+    (TF's ten default colors where `colors` is None or empty)."""
+    images = convert_to_tensor(images, name="images")
+    inputs = [images, convert_to_tensor(boxes, dtypes.float32, name="boxes")]
+    if colors is None:
+        return apply_op(DrawBoundingBoxes, inputs, {"T": images.dtype}, name=name).outputs[0]
+    inputs.append(convert_to_tensor(colors, dtypes.float32, name="colors"))
+    return apply_op(DrawBoundingBoxesV2, inputs, {"T": images.dtype}, name=name).outputs[0]
+
+
+@tf_export(v1=["image.draw_bounding_boxes"])
+def draw_bounding_boxes(images, boxes, name=None, colors=None):
+    """`tf.compat.v1.image.draw_bounding_boxes`: `colors` optional."""
+    return draw_bounding_boxes_v2(images, boxes, colors, name)

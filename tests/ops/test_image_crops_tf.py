@@ -1,10 +1,12 @@
-"""tf.image.crop_and_resize and tf.image.extract_patches give TensorFlow's values: each case
-of tests/fixtures/tf_image_crops (TensorFlow 2.21, generate.py beside it) — bilinear and
+"""tf.image.crop_and_resize, extract_patches and draw_bounding_boxes give TensorFlow's
+values: each case of tests/fixtures/tf_image_crops (TensorFlow 2.21, generate.py beside it) —
+bilinear and
 nearest crops, boxes partly outside the image with an extrapolation value, flipped boxes,
 crop sizes of 1, several batch indices; patches with strides, rates and SAME padding — equals
 TF's output and TF's gradients of sum(weights * output) w.r.t. the image and the boxes (to
 float32 rounding), eagerly and inside tf.function; the gradients agree with finite
-differences; bad input gets TF's errors."""
+differences; boxes are drawn as TF draws them (defaults, given and empty color tables, 1, 3
+and 4 channels, float16); bad input gets TF's errors."""
 
 import json
 import os
@@ -200,3 +202,21 @@ def test_bad_input_gets_tensorflows_errors(case):
 def test_an_unknown_method_is_refused():
     with pytest.raises((ValueError, tf.errors.InvalidArgumentError), match="bicubic"):
         _BAD["method"]()
+
+
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "function"])
+@pytest.mark.parametrize("depth", [1, 3, 4])
+def test_draw_bounding_boxes_gives_tensorflows_images(depth, traced):
+    images, boxes, colors = (FIXTURE[f"draw/{depth}/images"], FIXTURE["draw/boxes"],
+                             FIXTURE["draw/colors"])
+    v1, v2 = tf.compat.v1.image.draw_bounding_boxes, tf.image.draw_bounding_boxes
+    if traced:
+        v1, v2 = tf.function(v1), tf.function(v2)
+    np.testing.assert_array_equal(v1(images, boxes).numpy(), FIXTURE[f"draw/{depth}/default"])
+    np.testing.assert_array_equal(v2(images, boxes, colors[:3]).numpy(),
+                                  FIXTURE[f"draw/{depth}/colors"])
+    np.testing.assert_array_equal(v2(images, boxes, np.zeros((0, 4), np.float32)).numpy(),
+                                  FIXTURE[f"draw/{depth}/empty_colors"])
+    half = v2(images.astype(np.float16), boxes, colors)
+    assert half.dtype == tf.float16
+    np.testing.assert_array_equal(half.numpy(), FIXTURE[f"draw/{depth}/half"])
