@@ -80,7 +80,7 @@ NonMaxSuppressionWithOverlaps = op_def(
     inputs=["overlaps: float", "scores: float", "max_output_size: int32",
             "overlap_threshold: float", "score_threshold: float"],
     outputs=["selected_indices: int32"],
-    shape=_nms_shape("overlaps", 3, "i"), gradient_undefined=True)
+    shape=_nms_shape("overlaps", 3, "i"), not_differentiable=True)  # TF: NotDifferentiable
 
 
 def _combined_shape(ctx):
