@@ -24,6 +24,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     einsum,
     histogram,
     host_array,
+    image_bbox_sampling,
     image_codec,
     image_color,
     image_crops,

@@ -54,7 +54,7 @@ class Words:
         return w[0::2], w[1::2]
 
 
-def _exact_uniform(words: Words, n: int, count: int, wide: bool) -> np.ndarray:
+def exact_uniform(words: Words, n: int, count: int, wide: bool) -> np.ndarray:
     """`count` draws of TF's ExactUniformInt over [0, n) (uint32, or uint64 from two words
     low-first when `wide`): a power of two masks, else values below
     `(2**bits - 1) % n + 1` are rejected and the next value is read."""
@@ -95,7 +95,7 @@ class Uniform:
         self.range = range_max
 
     def draw(self, words: Words, count: int) -> np.ndarray:
-        return _exact_uniform(words, self.range, count, wide=True)
+        return exact_uniform(words, self.range, count, wide=True)
 
     def probability(self, classes: np.ndarray) -> np.ndarray:
         return np.full(classes.shape, np.float32(1.0 / self.range), np.float32)
@@ -115,7 +115,7 @@ class LearnedUnigram:
         total = int(self._cumulative[-1])
         # WeightedPicker::PickAt descends its tree of sums: the first class whose running
         # sum exceeds the position
-        at = _exact_uniform(words, total, count, wide=False)
+        at = exact_uniform(words, total, count, wide=False)
         return np.searchsorted(self._cumulative, at, side="right").astype(np.int64)
 
     def probability(self, classes: np.ndarray) -> np.ndarray:
@@ -157,7 +157,7 @@ class FixedUnigram:
         n = self.range
         for i in range(count):
             r = philox._uint32_to_float(words.take(1))[0]
-            idx = int(_exact_uniform(words, n, 1, wide=False)[0])
+            idx = int(exact_uniform(words, n, 1, wide=False)[0])
             out[i] = idx if r < self._prob[idx] else self._alt[idx]
         return out
 

@@ -120,6 +120,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     extension_type,
     gather_batch,
     image_adjust,
+    image_bbox_sampling,
     image_codec,
     image_color,
     image_colorspace,
