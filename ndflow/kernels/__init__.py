@@ -22,6 +22,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     dropout_select,
     edit_distance,
     einsum,
+    fake_quant,
     histogram,
     host_array,
     image_bbox_sampling,

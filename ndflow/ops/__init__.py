@@ -118,6 +118,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     data_flow_queues,
     embedding_ops,
     extension_type,
+    fake_quant,
     gather_batch,
     image_adjust,
     image_bbox_sampling,

@@ -1,0 +1,147 @@
+"""`tf.quantization.fake_quant_with_min_max_*`: quantization-aware training's fake
+quantization (FakeQuantWithMinMaxArgs, ...Vars, ...VarsPerChannel and their gradient ops).
+
+Values are clamped to [min, max] nudged so that 0.0 is exactly representable, snapped to
+the nearest of the 2^num_bits - 1 (narrow_range: - 2) steps between, and returned as float;
+the gradient passes through where the input lies inside the nudged range, and (the Vars
+forms) sums what falls below into d min and above into d max. Kernels in
+kernels/fake_quant.py."""
+
+from __future__ import annotations
+
+from ndflow.core.api_export import tf_export
+from ndflow.core.shapes import TensorShape
+from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.op_def import op_def
+
+_BITS = ["num_bits: int = 8", "narrow_range: bool = false"]
+
+
+def _same(ctx):
+    return [ctx.shapes[0]]
+
+
+def _vars_grad_shape(ctx):
+    return [ctx.shapes[1], TensorShape([]), TensorShape([])]
+
+
+def _per_channel_grad_shape(ctx):
+    x = ctx.shapes[1]
+    depth = x[-1] if x.rank else None
+    return [x, TensorShape([depth]), TensorShape([depth])]
+
+
+FakeQuantWithMinMaxArgs = op_def(
+    "FakeQuantWithMinMaxArgs", inputs=["inputs: float"], outputs=["outputs: float"],
+    attrs=["min: float = -6", "max: float = 6"] + _BITS, shape=_same)
+FakeQuantWithMinMaxArgsGradient = op_def(
+    "FakeQuantWithMinMaxArgsGradient", inputs=["gradients: float", "inputs: float"],
+    outputs=["backprops: float"], attrs=["min: float = -6", "max: float = 6"] + _BITS,
+    shape=lambda ctx: [ctx.shapes[1]], not_differentiable=True)
+FakeQuantWithMinMaxVars = op_def(
+    "FakeQuantWithMinMaxVars", inputs=["inputs: float", "min: float", "max: float"],
+    outputs=["outputs: float"], attrs=_BITS, shape=_same)
+FakeQuantWithMinMaxVarsGradient = op_def(
+    "FakeQuantWithMinMaxVarsGradient",
+    inputs=["gradients: float", "inputs: float", "min: float", "max: float"],
+    outputs=["backprops_wrt_input: float", "backprop_wrt_min: float",
+             "backprop_wrt_max: float"], attrs=_BITS, shape=_vars_grad_shape,
+    not_differentiable=True)
+FakeQuantWithMinMaxVarsPerChannel = op_def(
+    "FakeQuantWithMinMaxVarsPerChannel", inputs=["inputs: float", "min: float", "max: float"],
+    outputs=["outputs: float"], attrs=_BITS, shape=_same)
+FakeQuantWithMinMaxVarsPerChannelGradient = op_def(
+    "FakeQuantWithMinMaxVarsPerChannelGradient",
+    inputs=["gradients: float", "inputs: float", "min: float", "max: float"],
+    outputs=["backprops_wrt_input: float", "backprop_wrt_min: float",
+             "backprop_wrt_max: float"], attrs=_BITS, shape=_per_channel_grad_shape,
+    not_differentiable=True)
+
+
+def _f(x):
+    return convert_to_tensor(x, "float32")
+
+
+@tf_export("quantization.fake_quant_with_min_max_args",
+           v1=["quantization.fake_quant_with_min_max_args", "fake_quant_with_min_max_args"])
+def fake_quant_with_min_max_args(inputs, min=-6, max=6, num_bits=8,  # noqa: A002
+                                 narrow_range=False, name=None):
+    """Fake-quantizes `inputs` into [min, max] given as attributes."""
+    return apply_op(FakeQuantWithMinMaxArgs, [_f(inputs)], {
+        "min": float(min), "max": float(max), "num_bits": int(num_bits),
+        "narrow_range": bool(narrow_range)}, name=name).outputs[0]
+
+
+@tf_export("quantization.fake_quant_with_min_max_args_gradient",
+           v1=["quantization.fake_quant_with_min_max_args_gradient",
+               "fake_quant_with_min_max_args_gradient"])
+def fake_quant_with_min_max_args_gradient(gradients, inputs, min=-6, max=6,  # noqa: A002
+                                          num_bits=8, narrow_range=False, name=None):
+    return apply_op(FakeQuantWithMinMaxArgsGradient, [_f(gradients), _f(inputs)], {
+        "min": float(min), "max": float(max), "num_bits": int(num_bits),
+        "narrow_range": bool(narrow_range)}, name=name).outputs[0]
+
+
+def _vars(op, tensors, num_bits, narrow_range, name):
+    out = apply_op(op, [_f(t) for t in tensors],
+                   {"num_bits": int(num_bits), "narrow_range": bool(narrow_range)},
+                   name=name).outputs
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@tf_export("quantization.fake_quant_with_min_max_vars",
+           v1=["quantization.fake_quant_with_min_max_vars", "fake_quant_with_min_max_vars"])
+def fake_quant_with_min_max_vars(inputs, min, max, num_bits=8,  # noqa: A002
+                                 narrow_range=False, name=None):
+    """Fake-quantizes `inputs` into [min, max] given as scalar tensors (trainable)."""
+    return _vars(FakeQuantWithMinMaxVars, [inputs, min, max], num_bits, narrow_range, name)
+
+
+@tf_export("quantization.fake_quant_with_min_max_vars_gradient",
+           v1=["quantization.fake_quant_with_min_max_vars_gradient",
+               "fake_quant_with_min_max_vars_gradient"])
+def fake_quant_with_min_max_vars_gradient(gradients, inputs, min, max,  # noqa: A002
+                                          num_bits=8, narrow_range=False, name=None):
+    return _vars(FakeQuantWithMinMaxVarsGradient, [gradients, inputs, min, max], num_bits,
+                 narrow_range, name)
+
+
+@tf_export("quantization.fake_quant_with_min_max_vars_per_channel",
+           v1=["quantization.fake_quant_with_min_max_vars_per_channel",
+               "fake_quant_with_min_max_vars_per_channel"])
+def fake_quant_with_min_max_vars_per_channel(inputs, min, max, num_bits=8,  # noqa: A002
+                                             narrow_range=False, name=None):
+    """Fake-quantizes each channel (the last axis) of `inputs` into its own [min, max]."""
+    return _vars(FakeQuantWithMinMaxVarsPerChannel, [inputs, min, max], num_bits,
+                 narrow_range, name)
+
+
+@tf_export("quantization.fake_quant_with_min_max_vars_per_channel_gradient",
+           v1=["quantization.fake_quant_with_min_max_vars_per_channel_gradient",
+               "fake_quant_with_min_max_vars_per_channel_gradient"])
+def fake_quant_with_min_max_vars_per_channel_gradient(gradients, inputs, min, max,  # noqa: A002
+                                                      num_bits=8, narrow_range=False,
+                                                      name=None):
+    return _vars(FakeQuantWithMinMaxVarsPerChannelGradient, [gradients, inputs, min, max],
+                 num_bits, narrow_range, name)
+
+
+def _bits(op) -> tuple:
+    return op.get_attr("num_bits"), op.get_attr("narrow_range")
+
+
+@FakeQuantWithMinMaxArgs.def_grad
+def _args_grad(op, grad):
+    return [fake_quant_with_min_max_args_gradient(grad, op.inputs[0], op.get_attr("min"),
+                                                  op.get_attr("max"), *_bits(op))]
+
+
+@FakeQuantWithMinMaxVars.def_grad
+def _vars_grad(op, grad):
+    return list(fake_quant_with_min_max_vars_gradient(grad, *op.inputs, *_bits(op)))
+
+
+@FakeQuantWithMinMaxVarsPerChannel.def_grad
+def _per_channel_grad(op, grad):
+    return list(fake_quant_with_min_max_vars_per_channel_gradient(grad, *op.inputs,
+                                                                  *_bits(op)))
