@@ -70,21 +70,15 @@ class Dimension:
     # -- comparisons: None when either side is unknown ------------------------------------------
     def __eq__(self, other):
         try:
-            other = as_dimension(other)
-        except (TypeError, ValueError):
+            return self._compare(other, lambda a, b: a == b)
+        except (TypeError, ValueError):   # not a dimension: let Python try the other side
             return NotImplemented
-        if self._value is None or other.value is None:
-            return None
-        return self._value == other.value
 
     def __ne__(self, other):
         try:
-            other = as_dimension(other)
+            return self._compare(other, lambda a, b: a != b)
         except (TypeError, ValueError):
             return NotImplemented
-        if self._value is None or other.value is None:
-            return None
-        return self._value != other.value
 
     __hash__ = None  # TensorFlow's Dimension defines __eq__ only: not hashable
 

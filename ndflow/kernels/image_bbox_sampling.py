@@ -105,7 +105,7 @@ def _checked_attrs(node, min_covered_attr: bool):
     return aspect, area, int(a["max_attempts"]), bool(a["use_image_if_no_bounding_boxes"])
 
 
-def _sample(node, image_size, boxes, min_covered, words_fn, attrs):
+def _sample(image_size, boxes, min_covered, words_fn, attrs):
     aspect, area, attempts, use_image = attrs
     size = image_size.detach().cpu().numpy()
     if size.ndim != 1:
@@ -165,10 +165,10 @@ def _stateful(min_covered_attr: bool):
             return Words(state.key, state.reserve(attrs[2]))   # ReserveSamples32(4 * m)
 
         if min_covered_attr:
-            return lambda size, boxes: _sample(node, size, boxes,
+            return lambda size, boxes: _sample(size, boxes,
                                                float(node.attrs["min_object_covered"]),
                                                words, attrs)
-        return lambda size, boxes, covered: _sample(node, size, boxes,
+        return lambda size, boxes, covered: _sample(size, boxes,
                                                     _scalar(covered), words, attrs)
     return factory
 
@@ -191,6 +191,6 @@ def _stateless(node):
         if seed.dim() != 1 or seed.shape[0] != 2:
             raise _bad(f"seed must have shape [2], not {list(seed.shape)}")
         key, counter = philox.key_counter_from_seed(*_check_seed(seed))
-        return _sample(node, size, boxes, _scalar(covered), lambda: Words(key, counter),
+        return _sample(size, boxes, _scalar(covered), lambda: Words(key, counter),
                        attrs)
     return run

@@ -17,12 +17,9 @@ import numpy as np
 import torch
 
 from ndflow.core.errors import InvalidArgumentError, OutOfRangeError
+from ndflow.core.shapes import fmt
 from ndflow.kernels.registry import kernel
 from ndflow.ops import image_crops as ops
-
-
-def _dbg(t: torch.Tensor) -> str:
-    return "[" + ",".join(str(d) for d in t.shape) + "]"
 
 
 def _bad(message: str):
@@ -34,11 +31,11 @@ def _check_boxes(boxes: torch.Tensor, ind: torch.Tensor) -> int:
     if boxes.numel() == 0 and ind.numel() == 0:
         return 0
     if boxes.dim() != 2:
-        _bad(f"boxes must be 2-D{_dbg(boxes)}")
+        _bad(f"boxes must be 2-D{fmt(boxes.shape)}")
     if boxes.shape[1] != 4:
         _bad("boxes must have 4 columns")
     if ind.dim() != 1:
-        _bad(f"box_index must be 1-D{_dbg(ind)}")
+        _bad(f"box_index must be 1-D{fmt(ind.shape)}")
     if ind.shape[0] != boxes.shape[0]:
         _bad("box_index has incompatible shape")
     return boxes.shape[0]
@@ -99,9 +96,9 @@ class _Samples:
 
 def _crop_size(crop_size: torch.Tensor):
     if crop_size.dim() != 1:
-        _bad(f"crop_size must be 1-D{_dbg(crop_size)}")
+        _bad(f"crop_size must be 1-D{fmt(crop_size.shape)}")
     if crop_size.shape[0] != 2:
-        _bad(f"crop_size must have two elements{_dbg(crop_size)}")
+        _bad(f"crop_size must have two elements{fmt(crop_size.shape)}")
     ch, cw = (int(v) for v in crop_size.tolist())
     if ch <= 0 or cw <= 0:
         _bad("crop dimensions must be positive")
@@ -121,14 +118,14 @@ def _crop_and_resize(node):
 
     def crop_and_resize(image, boxes, ind, crop_size):
         if image.dim() != 4:
-            _bad(f"input image must be 4-D{_dbg(image)}")
+            _bad(f"input image must be 4-D{fmt(image.shape)}")
         b, h, w, c = image.shape
         if h <= 0 or w <= 0:
             _bad("image dimensions must be positive")
         if boxes.dim() != 2:
-            _bad(f"boxes must be 2-D, got: {_dbg(boxes)}")
+            _bad(f"boxes must be 2-D, got: {fmt(boxes.shape)}")
         if ind.dim() != 1:
-            _bad(f"box_indices must be rank 1 but is shape {_dbg(ind)}")
+            _bad(f"box_indices must be rank 1 but is shape {fmt(ind.shape)}")
         n = _check_boxes(boxes, ind)
         ch, cw = _crop_size(crop_size)
         _check_index(ind, b)
@@ -157,7 +154,7 @@ def _crop_and_resize(node):
 
 def _check_grads(grads: torch.Tensor):
     if grads.dim() != 4:
-        _bad(f"grads image must be 4-D{_dbg(grads)}")
+        _bad(f"grads image must be 4-D{fmt(grads.shape)}")
     if grads.shape[1] <= 0 or grads.shape[2] <= 0:
         _bad("grads dimensions must be positive")
 
@@ -175,9 +172,9 @@ def _crop_and_resize_grad_image(node):
         if grads.shape[0] != n:
             _bad("boxes and grads have incompatible shape")
         if image_size.dim() != 1:
-            _bad(f"image_size must be 1-D{_dbg(image_size)}")
+            _bad(f"image_size must be 1-D{fmt(image_size.shape)}")
         if image_size.shape[0] != 4:
-            _bad(f"image_size must have 4 elements{_dbg(image_size)}")
+            _bad(f"image_size must have 4 elements{fmt(image_size.shape)}")
         b, h, w, c = (int(v) for v in image_size.tolist())
         if h <= 0 or w <= 0:
             _bad("image dimensions must be positive")
@@ -208,7 +205,7 @@ def _crop_and_resize_grad_boxes(node):
         _check_grads(grads)
         _, ch, cw, c = grads.shape
         if image.dim() != 4:
-            _bad(f"input image must be 4-D{_dbg(image)}")
+            _bad(f"input image must be 4-D{fmt(image.shape)}")
         b, h, w, _ = image.shape
         if h <= 0 or w <= 0:
             _bad("image dimensions must be positive")
@@ -258,7 +255,7 @@ def _extract_image_patches(node):
 
     def extract_image_patches(images):
         if images.dim() != 4:
-            _bad(f"input must be 4-dimensional{_dbg(images)}")
+            _bad(f"input must be 4-dimensional{fmt(images.shape)}")
         b, h, w, c = images.shape
         oh, top = ops.patch_geometry(h, k[1], st[1], r[1], padding)
         ow, left = ops.patch_geometry(w, k[2], st[2], r[2], padding)
@@ -306,10 +303,10 @@ def _draw(images, boxes, colors=None):
     table = None
     if colors is not None:
         if colors.dim() != 2:
-            _bad(f"colors must be a 2-D matrix{_dbg(colors)}")
+            _bad(f"colors must be a 2-D matrix{fmt(colors.shape)}")
         if colors.shape[1] < depth:
             _bad(f"colors must have equal or more channels than the image provided: "
-                 f"{_dbg(colors)}")
+                 f"{fmt(colors.shape)}")
         if colors.numel():
             table = colors.detach().cpu().to(torch.float32).numpy()[:, :depth]
     if table is None:

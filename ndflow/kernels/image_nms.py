@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.shapes import fmt
 from ndflow.kernels.registry import kernel
 from ndflow.ops import image_nms as ops
 
@@ -31,10 +32,6 @@ def _err(message: str):
     return InvalidArgumentError(None, None, message)
 
 
-def _shape(a: np.ndarray) -> str:
-    return "[" + ",".join(str(d) for d in a.shape) + "]"
-
-
 def _host(t: torch.Tensor) -> np.ndarray:
     return t.detach().cpu().numpy()
 
@@ -42,13 +39,13 @@ def _host(t: torch.Tensor) -> np.ndarray:
 def _scalar(a: np.ndarray, what: str, suffix: bool = False):
     if a.ndim != 0:
         tail = f" (Shape must be rank 0 but is rank {a.ndim})" if suffix else ""
-        raise _err(f"{what} must be 0-D, got shape {_shape(a)}{tail}")
+        raise _err(f"{what} must be 0-D, got shape {fmt(a.shape)}{tail}")
     return a[()]
 
 
 def _check_boxes(boxes: np.ndarray, scores: np.ndarray) -> int:
     if boxes.ndim != 2:
-        raise _err(f"boxes must be 2-D{_shape(boxes)} (Shape must be rank 2 but is rank "
+        raise _err(f"boxes must be 2-D{fmt(boxes.shape)} (Shape must be rank 2 but is rank "
                    f"{boxes.ndim})")
     if boxes.shape[1] != 4:
         raise _err(f"boxes must have 4 columns (Dimension must be 4 but is "
@@ -59,7 +56,7 @@ def _check_boxes(boxes: np.ndarray, scores: np.ndarray) -> int:
 
 def _check_scores(scores: np.ndarray, n: int) -> None:
     if scores.ndim != 1:
-        raise _err(f"scores must be 1-D{_shape(scores)} (Shape must be rank 1 but is rank "
+        raise _err(f"scores must be 1-D{fmt(scores.shape)} (Shape must be rank 1 but is rank "
                    f"{scores.ndim})")
     if scores.shape[0] != n:
         raise _err(f"scores has incompatible shape (Dimensions must be equal, but are {n} "
@@ -160,7 +157,7 @@ def _nms_kernel(version: int):
             if iou_t.ndim != 0:
                 tail = (f" (Shape must be rank 0 but is rank {iou_t.ndim})"
                         if version == 3 else "")
-                raise _err(f"iou_threshold must be 0-D, got shape {_shape(iou_t)}{tail}")
+                raise _err(f"iou_threshold must be 0-D, got shape {fmt(iou_t.shape)}{tail}")
             iou_t = dtype(iou_t[()])
             if not (iou_t >= 0 and iou_t <= 1):
                 raise _err("iou_threshold must be in [0, 1]")
@@ -196,9 +193,9 @@ def _overlaps_kernel(node):
         threshold = _F32(_scalar(_host(overlap_threshold), "overlap_threshold"))
         score_t = _F32(_scalar(_host(score_threshold), "score_threshold"))
         if o.ndim != 2:
-            raise _err(f"overlaps must be 2-D{_shape(o)}")
+            raise _err(f"overlaps must be 2-D{fmt(o.shape)}")
         if o.shape[1] != o.shape[0]:
-            raise _err(f"overlaps must be square{_shape(o)}")
+            raise _err(f"overlaps must be square{fmt(o.shape)}")
         _check_scores(s, o.shape[0])
         selected, _ = _suppress(lambda i, js: o[i, js], s, size, threshold, score_t)
         return torch.tensor(np.asarray(selected, np.int32).reshape(-1), device=overlaps.device)
@@ -241,10 +238,10 @@ def _combined_kernel(node):
     def nms(boxes, scores, max_per_class, max_total, iou_threshold, score_threshold):
         b, s = _host(boxes), _host(scores)
         if b.ndim != 4:
-            raise _err(f"boxes must be 4-D [batch, num_boxes, q, 4], got shape {_shape(b)}")
+            raise _err(f"boxes must be 4-D [batch, num_boxes, q, 4], got shape {fmt(b.shape)}")
         if s.ndim != 3:
             raise _err(f"scores must be 3-D [batch, num_boxes, num_classes], got shape "
-                       f"{_shape(s)}")
+                       f"{fmt(s.shape)}")
         if b.shape[2] not in (1, s.shape[2]):
             raise _err("third dimension of boxes must be either 1 or num classes")
         if b.shape[3] != 4:

@@ -62,6 +62,16 @@ def _run(op, inputs: list, attrs: dict, name: str) -> tuple:
     return tuple(apply_op(op, inputs, attrs, name=name).outputs)
 
 
+def _stateful(image_size, bounding_boxes, seeds: tuple, min_object_covered, options: dict,
+              name) -> tuple:
+    """SampleDistortedBoundingBoxV2 with the op seeds `seeds` (None: 0)."""
+    with name_scope(name, "sample_distorted_bounding_box") as scope:
+        attrs = dict(seed=seeds[0] or 0, seed2=seeds[1] or 0, **options)
+        return _run(SampleDistortedBoundingBoxV2, [
+            convert_to_tensor(image_size), convert_to_tensor(bounding_boxes, "float32"),
+            convert_to_tensor(min_object_covered, "float32")], attrs, scope)
+
+
 @tf_export("image.sample_distorted_bounding_box", v1=[])
 def sample_distorted_bounding_box_v2(image_size, bounding_boxes, seed=0,
                                      min_object_covered=0.1, aspect_ratio_range=None,
@@ -69,13 +79,10 @@ def sample_distorted_bounding_box_v2(image_size, bounding_boxes, seed=0,
                                      use_image_if_no_bounding_boxes=None, name=None) -> tuple:
     """`tf.image.sample_distorted_bounding_box`: (begin, size, bboxes) of a random crop;
     `seed` 0 draws from a random seed (as TF: the global seed is used only with a seed)."""
-    seeds = get_seed(seed) if seed else (0, 0)
-    with name_scope(name, "sample_distorted_bounding_box") as scope:
-        attrs = dict(seed=seeds[0] or 0, seed2=seeds[1] or 0, **_options(
-            aspect_ratio_range, area_range, max_attempts, use_image_if_no_bounding_boxes))
-        return _run(SampleDistortedBoundingBoxV2, [
-            convert_to_tensor(image_size), convert_to_tensor(bounding_boxes, "float32"),
-            convert_to_tensor(min_object_covered, "float32")], attrs, scope)
+    return _stateful(image_size, bounding_boxes, get_seed(seed) if seed else (0, 0),
+                     min_object_covered, _options(aspect_ratio_range, area_range,
+                                                  max_attempts, use_image_if_no_bounding_boxes),
+                     name)
 
 
 @tf_export(v1=["image.sample_distorted_bounding_box"])
@@ -84,12 +91,9 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=N
                                   area_range=None, max_attempts=None,
                                   use_image_if_no_bounding_boxes=None, name=None) -> tuple:
     """TF1's `tf.image.sample_distorted_bounding_box`: the op's own `seed`/`seed2`."""
-    with name_scope(name, "sample_distorted_bounding_box") as scope:
-        attrs = dict(seed=seed or 0, seed2=seed2 or 0, **_options(
-            aspect_ratio_range, area_range, max_attempts, use_image_if_no_bounding_boxes))
-        return _run(SampleDistortedBoundingBoxV2, [
-            convert_to_tensor(image_size), convert_to_tensor(bounding_boxes, "float32"),
-            convert_to_tensor(min_object_covered, "float32")], attrs, scope)
+    return _stateful(image_size, bounding_boxes, (seed, seed2), min_object_covered,
+                     _options(aspect_ratio_range, area_range, max_attempts,
+                              use_image_if_no_bounding_boxes), name)
 
 
 @tf_export("image.stateless_sample_distorted_bounding_box", v1=[])

@@ -114,10 +114,16 @@ def _ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma, k1, k2,
     return reduction.reduce_mean(luminance * cs, axes), reduction.reduce_mean(cs, axes)
 
 
-def _as_float_images(img1, img2, max_val) -> tuple:
+def _prepared(img1, img2, max_val) -> tuple:
+    """(img1, img2, max_val, shape1, shape2): the images as float32 tensors, checked
+    compatible (TF's assertions gate img1), and max_val scaled as the images are."""
+    img1, img2 = convert_to_tensor(img1, name="img1"), convert_to_tensor(img2, name="img2")
+    shape1, shape2, checks = _compatible(img1, img2)
+    with control_dependencies(checks):
+        img1 = array_core.identity(img1)
     max_val = convert_image_dtype(cast.cast(max_val, img1.dtype), dtypes.float32)
     return (convert_image_dtype(img1, dtypes.float32),
-            convert_image_dtype(img2, dtypes.float32), max_val)
+            convert_image_dtype(img2, dtypes.float32), max_val, shape1, shape2)
 
 
 @tf_export("image.ssim")
@@ -126,11 +132,7 @@ def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03
     """`tf.image.ssim`: the structural similarity of each pair of images (averaged over
     channels; with `return_index_map`, the local SSIM map)."""
     with name_scope(None, "SSIM"):
-        img1, img2 = convert_to_tensor(img1, name="img1"), convert_to_tensor(img2, name="img2")
-        _, _, checks = _compatible(img1, img2)
-        with control_dependencies(checks):
-            img1 = array_core.identity(img1)
-        img1, img2, max_val = _as_float_images(img1, img2, max_val)
+        img1, img2, max_val, _, _ = _prepared(img1, img2, max_val)
         per_channel, _ = _ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma,
                                            k1, k2, return_index_map)
         return reduction.reduce_mean(per_channel, [-1])
@@ -165,11 +167,7 @@ def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_s
     """`tf.image.ssim_multiscale`: MS-SSIM, the contrast-structure terms of the first
     scales and the SSIM of the last, each raised to its power factor, multiplied."""
     with name_scope(None, "MS-SSIM"):
-        img1, img2 = convert_to_tensor(img1, name="img1"), convert_to_tensor(img2, name="img2")
-        shape1, shape2, checks = _compatible(img1, img2)
-        with control_dependencies(checks):
-            img1 = array_core.identity(img1)
-        img1, img2, max_val = _as_float_images(img1, img2, max_val)
+        img1, img2, max_val, shape1, shape2 = _prepared(img1, img2, max_val)
         imgs = [img1, img2]
         heads = [s[:-3] for s in (shape1, shape2)]
         tails = [s[-3:] for s in (shape1, shape2)]
