@@ -44,6 +44,7 @@ def test_raw_rnn_and_state_saving_rnn_equal_tensorflow():
 def test_gradients_through_raw_rnn_match_finite_differences():
     g = tf.Graph()
     with g.as_default():
+        v1.set_random_seed(5)   # the cell's initial weights: one fixed draw
         x = tf.constant(np.random.RandomState(3).randn(4, 2, 3))
         ta = tf.TensorArray(tf.float64, size=4).unstack(x)
         cell = v1.nn.rnn_cell.BasicRNNCell(5, dtype=tf.float64)
@@ -59,7 +60,7 @@ def test_gradients_through_raw_rnn_match_finite_differences():
         with v1.Session(graph=g) as sess:
             sess.run(v1.global_variables_initializer())
             err = v1.test.compute_gradient_error(x, [4, 2, 3], loss, [])
-    assert err < 1e-6
+    assert err < 1e-5   # central differences in float64; a wrong gradient is off by O(1)
 
 
 def test_bad_arguments():
