@@ -62,6 +62,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     queue_ops,
     ragged_conversion,
     random,
+    random_index_shuffle,
     reader_ops,
     reduction,
     script_ops,

@@ -82,6 +82,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     ragged_conversion_ops,
     random,
     random_gamma_poisson,
+    random_index_shuffle,
     reduction,
     script_ops,
     segment,

@@ -5,6 +5,7 @@ stateful random ops on it (ops/stateful_random.py), so a seed gives TensorFlow's
 
 from __future__ import annotations
 
+import enum
 import os
 
 import numpy as np
@@ -29,8 +30,20 @@ PHILOX = 1  # TF's RNG_ALG_PHILOX: the algorithm a state is declared for
 _STATE_SIZE = 3
 
 
+@tf_export("random.Algorithm", "random.experimental.Algorithm")
+class Algorithm(enum.Enum):
+    """`tf.random.Algorithm`: the RNG algorithms' ids (ndflow's Generator runs Philox, which
+    AUTO_SELECT picks on CPUs and GPUs)."""
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
 def _algorithm(alg) -> int:
-    if alg in (None, "philox", "auto_select", PHILOX) or str(alg).lower().endswith("philox"):
+    if isinstance(alg, Algorithm):
+        alg = alg.value
+    if alg in (None, "philox", "auto_select", PHILOX, Algorithm.AUTO_SELECT.value) or \
+            str(alg).lower().endswith("philox"):
         return PHILOX
     raise ValueError(f"Unsupported algorithm id: {alg}")
 
@@ -44,13 +57,13 @@ def _rng_state(seed, alg) -> np.ndarray:
     return np.array([w - (1 << 64) if w >= 1 << 63 else w for w in words], dtype=np.int64)
 
 
-@tf_export("random.create_rng_state")
+@tf_export("random.create_rng_state", "random.experimental.create_rng_state")
 def create_rng_state(seed, alg):
     """`tf.random.create_rng_state`: the state tensor a Generator seeded by `seed` starts from."""
     return convert_to_tensor(_rng_state(seed, alg), dtypes.int64)
 
 
-@tf_export("random.Generator")
+@tf_export("random.Generator", "random.experimental.Generator")
 class Generator(Module):
     """`tf.random.Generator`: `from_seed(seed)`, `from_state(state, alg)`,
     `from_non_deterministic_state()`; `normal`, `uniform`, `truncated_normal`,
@@ -146,7 +159,7 @@ class Generator(Module):
 _global_generator: Generator | None = None
 
 
-@tf_export("random.get_global_generator")
+@tf_export("random.get_global_generator", "random.experimental.get_global_generator")
 def get_global_generator() -> Generator:
     """`tf.random.get_global_generator`: the process's generator (non-deterministic until
     `set_global_generator` replaces it)."""
@@ -156,7 +169,7 @@ def get_global_generator() -> Generator:
     return _global_generator
 
 
-@tf_export("random.set_global_generator")
+@tf_export("random.set_global_generator", "random.experimental.set_global_generator")
 def set_global_generator(generator: Generator) -> None:
     """`tf.random.set_global_generator`."""
     global _global_generator
