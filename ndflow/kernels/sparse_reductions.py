@@ -252,3 +252,33 @@ kernel(sparse_dense_cwise.SparseDenseCwiseDiv)(_cwise_factory(
     lambda x, y: torch.div(x, y, rounding_mode="trunc") if not (x.is_floating_point() or
                                                                x.is_complex()) else x / y))
 kernel(sparse_dense_cwise.SparseDenseCwiseAdd)(_cwise_factory(torch.add))
+
+
+def _grad_v2_factory(kind: str):
+    def factory(node):
+        def grad_v2(grad, indices, segment_ids, dense_output_dim0):
+            idx, ids = long(indices).to(grad.device), long(segment_ids).to(grad.device)
+            if idx.reshape(-1).shape[0] != ids.reshape(-1).shape[0]:
+                raise bad("segment_ids and indices should have same size.")
+            idx, ids = idx.reshape(-1), ids.reshape(-1)
+            dim0, n_seg = int(dense_output_dim0), grad.shape[0] if grad.dim() else 0
+            if ids.numel() and bool(((ids < 0) | (ids >= n_seg)).any()):
+                raise bad("Invalid number of segments")
+            wrong = (idx < 0) | (idx >= dim0)
+            if bool(wrong.any()):
+                raise bad(f"Index {int(idx[torch.nonzero(wrong)[0]])} out of range [0, {dim0}).")
+            rows = grad[ids]
+            if kind != "sum":
+                counts = torch.bincount(ids, minlength=n_seg).clamp(min=1).to(grad.dtype)
+                scale = counts if kind == "mean" else counts.sqrt()
+                rows = rows / scale[ids].reshape((-1,) + (1,) * (grad.dim() - 1))
+            unique, where = torch.unique(idx, sorted=True, return_inverse=True)
+            out = torch.zeros((unique.shape[0],) + tuple(grad.shape[1:]), dtype=grad.dtype,
+                              device=grad.device)
+            return out.index_add(0, where, rows), unique.to(indices.dtype)
+        return grad_v2
+    return factory
+
+
+for _kind, _op in red.GRAD_V2.items():
+    kernel(_op)(_grad_v2_factory(_kind))

@@ -120,6 +120,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     confusion_matrix,
     data_flow_queues,
     embedding_ops,
+    embedding_sparse,
     extension_type,
     fake_quant,
     gather_batch,

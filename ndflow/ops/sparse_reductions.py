@@ -20,6 +20,7 @@ from ndflow.ops.array_nd import gather_nd
 from ndflow.ops.array_range import range as tf_range
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.comparison import equal
+from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.math import sqrt
 from ndflow.ops.op_def import op_def
 from ndflow.ops.reduction import reduce_any
@@ -88,6 +89,28 @@ SparseSegmentMeanWithNumSegments = _segment_op("SparseSegmentMeanWithNumSegments
 SparseSegmentSqrtN = _segment_op("SparseSegmentSqrtN", _FLOATS, False)
 SparseSegmentSqrtNWithNumSegments = _segment_op("SparseSegmentSqrtNWithNumSegments", _FLOATS,
                                                 True)
+
+
+def _grad_v2_op(name: str):
+    """TF's SparseSegment{Sum,Mean,SqrtN}GradV2: the gradient of a `sparse_gradient` segment
+    reduction as IndexedSlices parts, one summed row per distinct index (sorted)."""
+    return op_def(name, inputs=["grad: T", "indices: Tidx", "segment_ids: Tsegmentids",
+                                "dense_output_dim0: int32"],
+                  outputs=["output: T", "sorted_unique_indices: Tidx"],
+                  attrs=[_FLOATS] + _SEG_ATTRS[:2], shape=_grad_v2_shape,
+                  gradient_undefined=True)
+
+
+def _grad_v2_shape(ctx):
+    inner = ctx.shapes[0].as_list()[1:] if ctx.shapes[0].rank else None
+    return [TensorShape(None if inner is None else [None] + inner), TensorShape([None])]
+
+
+SparseSegmentSumGradV2 = _grad_v2_op("SparseSegmentSumGradV2")
+SparseSegmentMeanGradV2 = _grad_v2_op("SparseSegmentMeanGradV2")
+SparseSegmentSqrtNGradV2 = _grad_v2_op("SparseSegmentSqrtNGradV2")
+GRAD_V2 = {"sum": SparseSegmentSumGradV2, "mean": SparseSegmentMeanGradV2,
+           "sqrt_n": SparseSegmentSqrtNGradV2}
 
 
 def kept_dims_shape(dense_shape, axes):
@@ -193,8 +216,14 @@ segment_sqrt_n = tf_export("sparse.segment_sqrt_n", v1=[])(
 
 def segment_grad(kind: str, op, grad):
     """d(data) of a SparseSegment* op: each picked row gets its segment's gradient, scaled by
-    1/count (mean) or 1/sqrt(count) (sqrt_n)."""
+    1/count (mean) or 1/sqrt(count) (sqrt_n); with `sparse_gradient`, IndexedSlices of the
+    distinct rows (TF's _SparseSegmentReduceGradV2)."""
     data, indices, segment_ids = op.inputs[0], op.inputs[1], op.inputs[2]
+    if op.get_attr("sparse_gradient"):
+        data_shape = shape(data)
+        values, unique = apply_op(GRAD_V2[kind], [grad, indices, segment_ids,
+                                                  data_shape[0]]).outputs
+        return [IndexedSlices(values, unique, data_shape)] + [None] * (len(op.inputs) - 1)
     rows = gather(grad, segment_ids)
     if kind != "sum":
         n = shape(grad)[0]
