@@ -17,7 +17,8 @@ import numpy as np
 
 from ndflow.core import context, optimizer_options, traceback_utils
 from ndflow.core.errors import OpError
-from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.core.nest import flatten, map_structure, pack_sequence_as
+from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.kernels.kernel_states import KernelStates, using
@@ -129,6 +130,17 @@ class ConcreteFunction:
     @property
     def structured_outputs(self):
         return self.graph.structured_outputs
+
+    @property
+    def output_shapes(self):
+        """The structured outputs' static shapes (TensorShape(None) for a non-tensor)."""
+        return map_structure(lambda t: getattr(t, "shape", TensorShape(None)),
+                             self.structured_outputs)
+
+    @property
+    def output_dtypes(self):
+        """The structured outputs' dtypes (None for a non-tensor)."""
+        return map_structure(lambda t: getattr(t, "dtype", None), self.structured_outputs)
 
     @property
     def structured_input_signature(self) -> tuple:

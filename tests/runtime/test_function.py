@@ -489,3 +489,24 @@ def test_functions_and_arguments_named_with_a_leading_underscore():
     assert {op.name.split("/")[0] for op in ops} >= {"helper", "lambda_"}
     mapped = tf.data.Dataset.range(3).map(lambda v: twice_plus_one(tf.cast(v, tf.float32)))
     assert list(mapped.as_numpy_iterator()) == [1.0, 3.0, 5.0]
+
+
+def test_concrete_function_output_shapes_and_dtypes():
+    """TF's `output_shapes` / `output_dtypes`: the structured outputs' static shapes and
+    dtypes (a Python value returned becomes a tensor; None has an unknown shape)."""
+    @tf.function
+    def f(x):
+        return {"a": x, "b": (x[0], tf.cast(x, tf.int32)), "c": 3}
+
+    cf = f.get_concrete_function(tf.TensorSpec([None, 3]))
+    assert cf.output_shapes == {"a": tf.TensorShape([None, 3]),
+                                "b": (tf.TensorShape([3]), tf.TensorShape([None, 3])),
+                                "c": tf.TensorShape([])}
+    assert cf.output_dtypes == {"a": tf.float32, "b": (tf.float32, tf.int32), "c": tf.int32}
+
+    @tf.function
+    def g(x):
+        return None
+
+    none = g.get_concrete_function(tf.TensorSpec([2]))
+    assert none.output_shapes.rank is None and none.output_dtypes is None
