@@ -91,6 +91,17 @@ def _dropout() -> None:
         dropout_select.dropout_select(x, x, 0.5, 2.0)
 
 
+def _ctc_beam_search() -> None:
+    for dtype in (tf.float32, tf.float64):
+        tf.nn.ctc_beam_search_decoder(tf.zeros([2, 1, 3], dtype), [2], beam_width=2)
+
+
+def _index_shuffle() -> None:
+    for dtype in (tf.int32, tf.int64):
+        tf.random.experimental.index_shuffle(tf.range(4, dtype=dtype), [1, 2],
+                                             tf.constant(3, dtype))
+
+
 def _xent() -> None:
     for dtype in (tf.float32, tf.float64):
         for labels in (tf.constant([0, 1], tf.int32), tf.constant([0, 1], tf.int64)):
@@ -104,6 +115,7 @@ JOBS = {
     "conv_pool": _callbacks("conv_pool_numba", "_callbacks"),
     "max_pool": _callbacks("max_pool_numba", "_callbacks"),
     "philox": Job(("philox_numba",), _philox),
+    "ctc_beam_search": Job(("ctc_beam_search",), _ctc_beam_search),
     "momentum": _callbacks("momentum_numba", "_callback"),
     "select": Job(("select",), _select),
     "speculative": _callbacks("speculative_numba", "_callback"),
@@ -113,6 +125,7 @@ JOBS = {
     "xent": Job(("xent_numba",), _xent),
     "gemm_epilogue": Job(("gemm_epilogue",), _gemm_epilogue, openmp=True),
     "dropout": Job(("dropout_select",), _dropout),
+    "index_shuffle": Job(("random_index_shuffle",), _index_shuffle),
 }
 
 

@@ -83,14 +83,16 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
 
 @keras_export("keras.backend.ctc_decode")
 def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
-    """([dense decoded labels, -1 padded], log probabilities) of softmax outputs; greedy
-    (best path) decoding."""
-    if not greedy:
-        raise NotImplementedError("ctc_decode(greedy=False): ndflow has no CTC beam search "
-                                  "decoder yet; use greedy=True")
+    """([dense decoded labels, -1 padded, one per path], log probabilities) of softmax
+    outputs: greedy (best path) or TF1's beam search decoding (repeats merged)."""
     shape = array_core.shape(y_pred)
     log_probs = arithmetic.log(array_transpose.transpose(y_pred, perm=[1, 0, 2]) + epsilon())
-    decoded, log_prob = ctc_ops.ctc_greedy_decoder(log_probs, cast(input_length, dtypes.int32))
+    input_length = cast(input_length, dtypes.int32)
+    if greedy:
+        decoded, log_prob = ctc_ops.ctc_greedy_decoder(log_probs, input_length)
+    else:
+        decoded, log_prob = ctc_ops.ctc_beam_search_decoder(
+            log_probs, input_length, beam_width=beam_width, top_paths=top_paths)
     dense = []
     for st in decoded:
         full = SparseTensor(st.indices, st.values, cast(array_core.stack([shape[0], shape[1]]),

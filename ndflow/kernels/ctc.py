@@ -1,12 +1,14 @@
-"""Kernels for CTCLoss (ATen's CTC forward-backward; TF's blank is the last class) and
-CTCGreedyDecoder (argmax per frame, repeats merged, blanks dropped)."""
+"""Kernels for CTCLoss (ATen's CTC forward-backward; TF's blank is the last class),
+CTCGreedyDecoder (argmax per frame, repeats merged, blanks dropped) and CTCBeamSearchDecoder
+(TF's checks and output layout around kernels/ctc_beam_search.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import torch
 
-from ndflow.core.errors import InvalidArgumentError, UnimplementedError
+from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError, UnimplementedError
+from ndflow.kernels import ctc_beam_search
 from ndflow.kernels.registry import kernel
 from ndflow.ops import ctc_ops
 
@@ -112,3 +114,53 @@ def _ctc_greedy_decoder(node):
                 torch.tensor(decoded_values, dtype=torch.int64),
                 torch.tensor([batch, longest], dtype=torch.int64), log_prob.contiguous())
     return greedy
+
+
+def _check_decoder_inputs(inputs, seq_len):
+    """TF's CTCDecodeHelper checks, in its order and with its errors."""
+    if inputs.dim() != 3:
+        raise InvalidArgumentError(None, None, "inputs is not a 3-Tensor")
+    if inputs.numel() == 0:
+        raise InvalidArgumentError(None, None, "inputs must not be empty")
+    if seq_len.dim() != 1:
+        raise InvalidArgumentError(None, None, "sequence_length is not a vector")
+    frames, batch = inputs.shape[0], inputs.shape[1]
+    if seq_len.shape[0] != batch:
+        raise FailedPreconditionError(None, None, "len(sequence_length) != batch_size.  "
+                                      f"len(sequence_length):  {seq_len.shape[0]} "
+                                      f"batch_size: {batch}")
+    lengths = seq_len.cpu().numpy()
+    for b, n in enumerate(lengths.tolist()):
+        if not n <= frames:
+            raise FailedPreconditionError(None, None, f"sequence_length({b}) <= {frames}")
+    return lengths
+
+
+@kernel(ctc_ops.CTCBeamSearchDecoder)
+def _ctc_beam_search_decoder(node):
+    width, paths = node.attrs["beam_width"], node.attrs["top_paths"]
+    merge = node.attrs["merge_repeated"]
+
+    def beam_search(inputs, seq_len):
+        lengths = _check_decoder_inputs(inputs, seq_len)
+        labels, counts, log_prob = ctc_beam_search.decode(
+            inputs.detach().cpu().numpy(), lengths, width, paths, merge)
+        if labels is None:
+            raise InvalidArgumentError(None, None, (
+                "requested more paths than the beam width." if log_prob == "width" else
+                "Less leaves in the beam search than requested."))
+        batch = inputs.shape[1]
+        indices, values, shapes = [], [], []
+        for p in range(paths):
+            n = counts[:, p]
+            rows = np.repeat(np.arange(batch, dtype=np.int64), n)
+            cols = np.arange(rows.size, dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)
+            indices.append(torch.from_numpy(np.stack([rows, cols], axis=1)))
+            values.append(torch.from_numpy(np.ascontiguousarray(labels[:, p][
+                np.arange(labels.shape[2]) < n[:, None]])))
+            shapes.append(torch.tensor([batch, int(n.max()) if batch else 0],
+                                       dtype=torch.int64))
+        device = inputs.device
+        return tuple(t.to(device) for t in (*indices, *values, *shapes,
+                                            torch.from_numpy(log_prob)))
+    return beam_search

@@ -2,11 +2,13 @@
 logits in one op; the blank is the last class) and CTCGreedyDecoder, and the Python API
 around them: `tf.nn.ctc_loss` (v2: dense or sparse labels, `blank_index`, batch-major
 logits; v1: sparse labels and the TF1 flags), `tf.nn.ctc_greedy_decoder`,
-`tf.nn.ctc_unique_labels`, `tf.nn.collapse_repeated`. Kernels: kernels/ctc.py."""
+`tf.nn.ctc_unique_labels`, `tf.nn.collapse_repeated`; CTCBeamSearchDecoder and
+`tf.nn.ctc_beam_search_decoder` (v1 with `merge_repeated`). Kernels: kernels/ctc.py and the
+beam search itself in kernels/ctc_beam_search.py."""
 
 from __future__ import annotations
 
-from ndflow.core import dtypes, scopes
+from ndflow.core import context, dtypes, scopes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.ops import arithmetic, array_core, array_slicing, array_transpose, comparison
@@ -18,7 +20,7 @@ from ndflow.ops.array_range import range as range_
 from ndflow.ops.cast import cast
 from ndflow.ops.math_cumulative import cumsum
 from ndflow.ops.op_def import op_def
-from ndflow.ops.reduction import reduce_max, reduce_sum
+from ndflow.ops.reduction import reduce_any, reduce_max, reduce_sum
 from ndflow.ops.sparse_tensor import SparseTensor
 
 
@@ -64,6 +66,37 @@ CTCGreedyDecoder = op_def(
            "T: {float, double} = DT_FLOAT"],
     shape=_decoder_shape, not_differentiable=True,
     doc="Best path decoding: the most likely class per step, repeats merged, blanks dropped.")
+
+
+def _beam_search_shape(ctx):
+    """TF's shape function; eagerly the kernel checks, with its own errors."""
+    paths = ctx.attrs["top_paths"]
+    x, lengths = ctx.shapes
+    batch = None
+    if not context.executing_eagerly():
+        if x.rank is not None and x.rank != 3:
+            raise ValueError(f"Shape must be rank 3 but is rank {x.rank}")
+        if lengths.rank is not None and lengths.rank != 1:
+            raise ValueError(f"Shape must be rank 1 but is rank {lengths.rank}")
+        a = x.as_list()[1] if x.rank == 3 else None
+        c = lengths.as_list()[0] if lengths.rank == 1 else None
+        if a is not None and c is not None and a != c:
+            raise ValueError(f"Dimensions must be equal, but are {a} and {c}")
+        batch = a if a is not None else c
+    return ([TensorShape([None, 2])] * paths + [TensorShape([None])] * paths +
+            [TensorShape([2])] * paths + [TensorShape([batch, paths])])
+
+
+CTCBeamSearchDecoder = op_def(
+    "CTCBeamSearchDecoder",
+    inputs=["inputs: T", "sequence_length: int32"],
+    outputs=["decoded_indices: top_paths * int64", "decoded_values: top_paths * int64",
+             "decoded_shape: top_paths * int64", "log_probability: T"],
+    attrs=["beam_width: int >= 1", "top_paths: int >= 1", "merge_repeated: bool = true",
+           "T: {float, double} = DT_FLOAT"],
+    shape=_beam_search_shape, not_differentiable=True,
+    doc="TF's prefix beam search (default scorer, blank last): the `top_paths` most likely "
+        "label sequences per example and their log probabilities.")
 
 
 def _sparse_labels(labels, label_length):
@@ -148,6 +181,57 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index
         CTCGreedyDecoder, [inputs, cast(sequence_length, dtypes.int32)],
         {"merge_repeated": bool(merge_repeated), "blank_index": int(blank)}).outputs
     return [SparseTensor(indices, values, shape)], log_prob
+
+
+@tf_export(v1=["nn.ctc_beam_search_decoder"])
+def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1,
+                            merge_repeated=True):
+    """([top_paths SparseTensors of the decoded labels], [batch, top_paths] log
+    probabilities): TF's beam search over time-major logits (the blank last). With
+    `merge_repeated`, repeated labels of a beam are emitted once."""
+    inputs = convert_to_tensor(inputs, name="inputs")
+    decoded = apply_op(CTCBeamSearchDecoder, [inputs, sequence_length],
+                       {"beam_width": beam_width, "top_paths": top_paths,
+                        "merge_repeated": merge_repeated}).outputs
+    n = len(decoded) // 3
+    return ([SparseTensor(decoded[i], decoded[n + i], decoded[2 * n + i]) for i in range(n)],
+            decoded[-1])
+
+
+@tf_export("nn.ctc_beam_search_decoder", v1=["nn.ctc_beam_search_decoder_v2"])
+def ctc_beam_search_decoder_v2(inputs, sequence_length, beam_width=100, top_paths=1):
+    """TF2's `tf.nn.ctc_beam_search_decoder`: the v1 decoder without merging repeats (TF
+    dropped that option from its public API as returning low probability paths)."""
+    return ctc_beam_search_decoder(inputs, sequence_length=sequence_length,
+                                   beam_width=beam_width, top_paths=top_paths,
+                                   merge_repeated=False)
+
+
+@tf_export("nn.ctc_unique_labels")
+def ctc_unique_labels(labels, name=None):
+    """(unique labels of each row in first-seen order, zero-padded, int64; each label's index
+    among them, int32) of [batch, max_label_length] labels."""
+    with scopes.name_scope(name or "ctc_unique_labels"):
+        labels = convert_to_tensor(labels, name="labels")
+        width = array_core.shape(labels)[1]
+        positions = range_(width)
+        same = comparison.equal(array_core.expand_dims(labels, 2),
+                                array_core.expand_dims(labels, 1))        # [b, i, j]
+        earlier = comparison.less(array_core.expand_dims(positions, 0),
+                                  array_core.expand_dims(positions, 1))   # j < i at [i, j]
+        earlier = array_core.expand_dims(earlier, 0)
+        first = comparison.logical_not(reduce_any(same & earlier, axis=2))  # first sightings
+        rank = cumsum(cast(first, dtypes.int32), axis=1, exclusive=True)   # among them
+        # a label's index is the rank of its first sighting, the one j that is both
+        idx = reduce_sum(cast(same & array_core.expand_dims(first, 1), dtypes.int32) *
+                         array_core.expand_dims(rank, 1), axis=2)
+        # unique[b, k]: the label whose first sighting has rank k
+        slot = comparison.equal(array_core.expand_dims(rank, 2),
+                                array_core.expand_dims(array_core.expand_dims(positions, 0), 0))
+        slot = slot & array_core.expand_dims(first, 2)                     # [b, j, k]
+        unique = reduce_sum(cast(slot, dtypes.int64) *
+                            array_core.expand_dims(cast(labels, dtypes.int64), 2), axis=1)
+        return unique, idx
 
 
 @tf_export("nn.collapse_repeated")

@@ -288,22 +288,34 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
 @_nn("ctc_decode")
 def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1,
                merge_repeated=True, mask_index=0):
-    """Greedy CTC decoding: (decoded [top_paths=1, batch, max_len] padded with -1, scores
-    [batch, 1]); beam search is not available in ndflow."""
-    if strategy != "greedy":
-        if strategy == "beam_search":
-            raise NotImplementedError("ndflow's ctc_decode has strategy='greedy' only.")
+    """(decoded [top_paths, batch, max_len] padded with -1, scores [batch, top_paths]):
+    greedy (best path; `merge_repeated`) or TF's beam search (repeats never merged, as Keras
+    calls `tf.nn.ctc_beam_search_decoder`; class `mask_index` moved last and the labels
+    above it shifted back)."""
+    if strategy not in ("greedy", "beam_search"):
         raise ValueError(f"Invalid strategy {strategy}. Supported values are 'greedy' and "
                          "'beam_search'.")
     inputs = rules.to_tensor(inputs)
     dtype = rules.result_type(inputs.dtype.name, "float32")
     shape = array_core.shape(inputs)
-    logits = arr.transpose(cast(inputs, "float32"), [1, 0, 2])
-    decoded, scores = ctc_ops.ctc_greedy_decoder(
-        logits, rules.to_tensor(sequence_lengths, "int32"), merge_repeated=merge_repeated,
-        blank_index=mask_index)
+    logits = arr.transpose(cast(inputs, dtype), [1, 0, 2])
+    lengths = rules.to_tensor(sequence_lengths, "int32")
+    if strategy == "greedy":
+        decoded, scores = ctc_ops.ctc_greedy_decoder(
+            logits, lengths, merge_repeated=merge_repeated, blank_index=mask_index)
+    else:
+        if mask_index is not None:
+            logits = array_slicing.concat([logits[..., :mask_index],
+                                           logits[..., mask_index + 1:],
+                                           logits[..., mask_index:mask_index + 1]], axis=-1)
+        decoded, scores = ctc_ops.ctc_beam_search_decoder_v2(
+            logits, lengths, beam_width=beam_width, top_paths=top_paths)
     dense_shape = cast(shape[:2], "int64")
-    dense = [array_nd.tensor_scatter_nd_update(
+    dense = array_core.stack([array_nd.tensor_scatter_nd_update(
         array_fill.fill(dense_shape, cast(-1, "int32")), d.indices, cast(d.values, "int32"))
-        for d in decoded]
-    return array_core.stack(dense), cast(scores, dtype)
+        for d in decoded])
+    if strategy == "beam_search" and mask_index is not None:
+        if mask_index < 0:
+            mask_index = mask_index + shape[-1]
+        dense = arr.where(dense >= mask_index, dense + 1, dense)
+    return dense, scores
