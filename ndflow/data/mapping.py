@@ -16,6 +16,7 @@ import itertools
 import os
 import time
 
+from ndflow.core import determinism
 from ndflow.core.nest import flatten
 from ndflow.data import structure
 from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
@@ -136,7 +137,9 @@ class MapDataset(DatasetV2):
         fn, workers = self._fn, self._workers
         states = KernelStates()  # this iterator's instance of the function's kernels
         deterministic = self._deterministic
-        if deterministic is None:  # tf.data.Options(deterministic=...) decides, else ordered
+        if determinism.enabled():  # enable_op_determinism overrides both, as in TF
+            deterministic = True
+        elif deterministic is None:  # tf.data.Options(deterministic=...) decides, else ordered
             deterministic = pipeline_options(self).deterministic is not False
         pending: collections.deque = collections.deque()
         pool = None   # started with the first task handed to a worker

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 
-from ndflow.core import config
+from ndflow.core import config, determinism
 
 MIN_FLOPS = 5e7      # multiply-adds x 2 below which a convolution is not tuned
 _MARGIN = 0.92       # plain NCHW must be this much faster: its copies vary from run to run
@@ -53,6 +53,8 @@ def clear() -> None:
 def run_tuned(key, flops: float, run):
     """`run(plain)` computes the op on plain NCHW memory (True) or channels-last (False); the
     first call for `key` times both and keeps the faster for later calls."""
+    if determinism.enabled():  # a choice made by timing could differ between processes
+        return run(False)
     plain = _choices.get(key)
     if plain is not None:
         return run(plain)

@@ -6,6 +6,7 @@ covering enough of one of the given boxes, Inception's preprocessing. The kernel
 
 from __future__ import annotations
 
+from ndflow.core import determinism
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
@@ -79,6 +80,10 @@ def sample_distorted_bounding_box_v2(image_size, bounding_boxes, seed=0,
                                      use_image_if_no_bounding_boxes=None, name=None) -> tuple:
     """`tf.image.sample_distorted_bounding_box`: (begin, size, bboxes) of a random crop;
     `seed` 0 draws from a random seed (as TF: the global seed is used only with a seed)."""
+    if not seed and determinism.enabled():
+        raise ValueError("tf.image.sample_distorted_bounding_box requires a non-zero seed to "
+                         f"be passed in when determinism is enabled, but got seed={seed}. "
+                         'Please pass in a non-zero seed, e.g. by passing "seed=1".')
     return _stateful(image_size, bounding_boxes, get_seed(seed) if seed else (0, 0),
                      min_object_covered, _options(aspect_ratio_range, area_range,
                                                   max_attempts, use_image_if_no_bounding_boxes),
@@ -91,6 +96,11 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=N
                                   area_range=None, max_attempts=None,
                                   use_image_if_no_bounding_boxes=None, name=None) -> tuple:
     """TF1's `tf.image.sample_distorted_bounding_box`: the op's own `seed`/`seed2`."""
+    if not seed and not seed2 and determinism.enabled():
+        raise ValueError('tf.compat.v1.image.sample_distorted_bounding_box requires "seed" or '
+                         '"seed2" to be non-zero when determinism is enabled. Please pass in '
+                         'a non-zero seed, e.g. by passing "seed=1". Got seed='
+                         f"{seed} and seed2={seed2}")
     return _stateful(image_size, bounding_boxes, (seed, seed2), min_object_covered,
                      _options(aspect_ratio_range, area_range, max_attempts,
                               use_image_if_no_bounding_boxes), name)

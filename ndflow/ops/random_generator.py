@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-from ndflow.core import dtypes
+from ndflow.core import determinism, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import stack
@@ -92,6 +92,9 @@ class Generator(Module):
 
     @classmethod
     def from_non_deterministic_state(cls, alg=None) -> Generator:
+        if determinism.enabled():
+            raise RuntimeError('"from_non_deterministic_state" cannot be called when '
+                               "determinism is enabled.")
         seed = int.from_bytes(os.urandom(8), "little") & 0x7FFFFFFFFFFFFFFF
         return cls.from_seed(seed, alg)
 
@@ -165,6 +168,10 @@ def get_global_generator() -> Generator:
     `set_global_generator` replaces it)."""
     global _global_generator
     if _global_generator is None:
+        if determinism.enabled():
+            raise RuntimeError('"get_global_generator" cannot be called if determinism is '
+                               'enabled, unless "set_global_generator" has already been '
+                               'called. Please call "set_global_generator" first.')
         _global_generator = Generator.from_non_deterministic_state()
     return _global_generator
 

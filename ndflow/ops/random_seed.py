@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 import weakref
 
-from ndflow.core import context
+from ndflow.core import context, determinism
 from ndflow.core.api_export import tf_export
 
 DEFAULT_GRAPH_SEED = 87654321
@@ -90,6 +90,8 @@ def get_seed(op_seed: int | None) -> tuple:
     elif op_seed is not None:
         seeds = DEFAULT_GRAPH_SEED, _truncate_seed(op_seed)
     else:
+        if determinism.enabled():  # tf.config.experimental.enable_op_determinism
+            raise RuntimeError(determinism.SEED_REQUIRED)
         seeds = None, None
     if seeds == (0, 0):
         return (0, _MAXINT32)

@@ -96,6 +96,29 @@ def _first_line(e: Exception) -> str:
 
 context.hooks.eager_execute = eager_execute
 
+# Debugging switches (tf.debugging.set_log_device_placement, enable_check_numerics) wrap
+# `eager_execute` while they are on; with none on, ops call it directly: no cost when off.
+_wrappers: dict = {}
+
+
+def set_wrapper(key: str, wrap) -> None:
+    """Installs `wrap(execute) -> execute` under `key` (None removes it); the hook becomes
+    `eager_execute` wrapped by each installed wrapper, in the order of their keys (the
+    first key outermost)."""
+    if wrap is None:
+        _wrappers.pop(key, None)
+    else:
+        _wrappers[key] = wrap
+    fn = eager_execute
+    for k in sorted(_wrappers, reverse=True):
+        fn = _wrappers[k](fn)
+    context.hooks.eager_execute = fn
+
+
+def device_of(spec: str):
+    """The ATen device an eager op with device scope `spec` runs on."""
+    return _device(spec)[0]
+
 
 def _placement_changed() -> None:
     _cache.clear()

@@ -41,6 +41,11 @@ from ndflow.runtime import inplace, math_modes, memory_plan, parallel_plan
 
 _profiler = None  # the installed profiler (ndflow/profiler), or None: see set_profiler
 
+# Debugging switches that act when a plan is built (runtime/placement_log.py,
+# runtime/numerics_check.py); empty unless one is on, so a build pays one loop over nothing.
+BUILD_OBSERVERS: list = []   # fn(plan), called once the plan is built
+KERNEL_WRAPPERS: list = []   # fn(plan, op, kernel) -> kernel, applied to each kernel made
+
 
 def set_profiler(profiler) -> None:
     """Routes every Plan.run through `profiler.run_plan(plan, feed_values)` (None: stop)."""
@@ -111,6 +116,8 @@ class Plan:
         self._memory = memory_plan.static_plan(self._steps)
         self._measure_first_run = self._memory.peak_bytes is None
         self._measure_lock = threading.Lock()
+        for observe in BUILD_OBSERVERS:
+            observe(self)
 
     def _compile(self, fed, soft_placement):
         names: dict = {}      # tensor -> python expression
@@ -135,8 +142,12 @@ class Plan:
         self._node_args = []  # per kernel: the expressions of its inputs (for error messages)
         self._node_outs = []  # per kernel: its outputs' variable names ('_' = unused)
         made_on: dict = {}    # tensor -> the device of the op that makes it (feeds: unknown)
+        # (op, ATen device) of every op, the fed ones and constants included
+        self.placements = [(op, resolve_device(op.device, True, op))
+                           for op in dict.fromkeys(t.op for t in self.feeds)]
         for idx, op in enumerate(self.ops):
             dev = resolve_device(op.device, soft_placement, op)
+            self.placements.append((op, dev))
             for t in op.outputs:
                 made_on[t] = dev
             if op.type == "Const":
@@ -174,6 +185,8 @@ class Plan:
                 fn = inplace.donating_kernel(
                     op, fn, lambda t, i=idx: last_use.get(t) == i and names[t].startswith("v"),
                     lambda t: readers.get(t, ()))
+            for wrap in KERNEL_WRAPPERS:
+                fn = wrap(self, op, fn)
             if moved:
                 fn = _inputs_moved(fn, moved, dev)
             kname = f"k{idx}"
@@ -232,7 +245,9 @@ class Plan:
 
     def _node_error(self, e: Exception, step: int, is_op_error: bool) -> Exception:
         op = self._nodes[step] if 0 <= step < len(self._nodes) else None
-        where = f"\n\t [[{{{{node {op.name}}}}}]]" if op is not None else ""
+        # a check wrapping the kernel may name its own node (runtime/numerics_check.py)
+        node_name = getattr(e, "reported_node", None) or (op.name if op is not None else None)
+        where = f"\n\t [[{{{{node {node_name}}}}}]]" if op is not None else ""
         if is_op_error:
             err = type(e)(None, op, f"{e.message}{where}")
         else:

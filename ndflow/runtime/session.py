@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import sys
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -27,7 +26,7 @@ from ndflow.core.errors import OpError, UnimplementedError
 from ndflow.core.graph import Graph, Operation
 from ndflow.ops.sparse_tensor import SparseTensor
 from ndflow.passes.pass_config import resolve_pass_config
-from ndflow.runtime import parallel_plan
+from ndflow.runtime import parallel_plan, placement_log
 from ndflow.runtime.compile import compile_plan
 from ndflow.runtime.config_proto import ConfigProto, session_settings
 from ndflow.runtime.fetch_mapper import FetchMapper
@@ -265,12 +264,8 @@ class Session:
         except OpError as e:
             raise self._user_error(e) from None
         self.plans_built += 1
-        if self._settings.log_device_placement:
-            for op in plan.ops:
-                dev = resolve_device(op.device, soft, op)
-                kind = "GPU" if dev.type == "cuda" else "CPU"
-                sys.stderr.write(f"{op.name}: ({op.type}): /job:localhost/replica:0/task:0/"
-                                 f"device:{kind}:{dev.index or 0}\n")
+        if self._settings.log_device_placement and not placement_log.enabled():
+            placement_log.log_nodes(plan.placements)  # (else the plan's build logged them)
         return _CachedPlan(plan, devices)
 
     def _user_error(self, e: OpError) -> OpError:

@@ -380,8 +380,8 @@ def test_log_device_placement(capsys):
     g, p, c, a, s = _graph()
     with Session(graph=g, config=ConfigProto(log_device_placement=True)) as sess:
         sess.run(s, {p: FEED}, options=RunOptions())
-    err = capsys.readouterr().err
-    assert "sum: (Sum): /job:localhost/replica:0/task:0/device:CPU:0" in err
+    out = capsys.readouterr().out  # TF's placer prints on stdout (and logs the line)
+    assert "sum: (Sum): /job:localhost/replica:0/task:0/device:CPU:0\n" in out
 
 
 def test_string_and_bfloat16_fetches():
