@@ -22,6 +22,9 @@ from ndflow.kernels.build_once import built_once
 from ndflow.kernels.registry import kernel
 from ndflow.ops import random_index_shuffle as ris
 
+# the numba form of one element, a module global rather than a closure cell (numba's disk
+# cache keys a closure's captured dispatcher per process and compiles again)
+_one = None
 _C = 0xFFFFFFFC
 _Z = 0x7369F885192C0EF5
 
@@ -65,13 +68,14 @@ def _build():
         import numba  # noqa: PLC0415 - loads with the first shuffle, not with ndflow
     except ImportError:
         return None
-    one = numba.njit(cache=True)(_shuffle_one_u64)
+    global _one
+    _one = numba.njit(cache=True)(_shuffle_one_u64)
 
     @numba.njit(cache=True, nogil=True)
     def many(index, seeds, max_index, rounds, out):
         for i in range(out.shape[0]):
             s = seeds[i if seeds.shape[0] > 1 else 0]
-            out[i] = one(index[i], s[0], s[1], s[2], max_index[i], rounds)
+            out[i] = _one(index[i], s[0], s[1], s[2], max_index[i], rounds)
     return many
 
 
