@@ -11,8 +11,6 @@ is a numba kernel (a plain Python loop without numba gives the same numbers, slo
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import torch
 
@@ -29,47 +27,13 @@ _C = 0xFFFFFFFC
 _Z = 0x7369F885192C0EF5
 
 
-def _block_bits(max_index) -> int:
-    """TF's block size for `max_index` (> 0): ceil(log2) of it as a double (as TF computes
-    it, roundings included), made even, at least 16."""
-    b = int(math.ceil(math.log2(float(max_index))))
-    return max(b + b % 2, 16)
-
-
-def _shuffle_one(index: int, k0: int, k1: int, k2: int, max_index: int, rounds: int) -> int:
-    """One element on Python integers (the fallback without numba)."""
-    if max_index == 0:
-        return 0
-    w = _block_bits(max_index) // 2
-    mask = (1 << w) - 1
-
-    def rotl(x, r):
-        return ((x << r) | (x >> (w - r))) & mask
-
-    keys = [k0 & mask, k1 & mask, k2 & mask]
-    z = _Z & mask
-    for i in range(3, rounds):
-        keys.append((_C & mask) ^ (z & 1) ^ keys[i - 3] ^ rotl(keys[i - 1], w - 3)
-                    ^ rotl(keys[i - 1], w - 4))
-        z >>= 1
-    value = index
-    while True:
-        left, right = value >> w & mask, value & mask
-        for i in range(0, rounds - 1, 2):
-            left ^= (rotl(right, 1) & rotl(right, 8)) ^ rotl(right, 2) ^ keys[i]
-            right ^= (rotl(left, 1) & rotl(left, 8)) ^ rotl(left, 2) ^ keys[i + 1]
-        value = left << w | right
-        if value <= max_index:
-            return value
-
-
 def _build():
     try:
         import numba  # noqa: PLC0415 - loads with the first shuffle, not with ndflow
     except ImportError:
         return None
     global _one
-    _one = numba.njit(cache=True)(_shuffle_one_u64)
+    _one = numba.njit(cache=True)(_shuffle_one)
 
     @numba.njit(cache=True, nogil=True)
     def many(index, seeds, max_index, rounds, out):
@@ -79,8 +43,10 @@ def _build():
     return many
 
 
-def _shuffle_one_u64(index, k0, k1, k2, max_index, rounds):
-    """`_shuffle_one` on uint64 words (the numba form: fixed-width arithmetic)."""
+def _shuffle_one(index, k0, k1, k2, max_index, rounds):
+    """One element on np.uint64 words (index, key words, max_index; rounds an int): plain
+    Python without numba, the body of the numba kernel with it. The block size is TF's
+    ceil(log2) of max_index as a double, roundings included, made even, at least 16."""
     u = np.uint64
     if max_index == 0:
         return u(0)
@@ -155,10 +121,10 @@ def _random_index_shuffle(node):
         if many is not None and n:
             many(idx.astype(np.uint64), seeds, top.astype(np.uint64), rounds, out)
         else:
+            u = np.uint64
             for i in range(n):
                 s = seeds[i if len(seeds) > 1 else 0]
-                out[i] = _shuffle_one(int(idx[i]), int(s[0]), int(s[1]), int(s[2]),
-                                      int(top[i]), rounds)
+                out[i] = _shuffle_one(u(idx[i]), s[0], s[1], s[2], u(top[i]), rounds)
         result = torch.from_numpy(out.astype(np.int64)).to(index.dtype)
         return result.reshape(()) if scalar else result
 

@@ -28,6 +28,16 @@ def _dim(d) -> int:
     return -1 if d is None else d
 
 
+def _batch(n, m, error: str):
+    """The output length so far `n` merged with an input's batch `m` (TF: lengths 1 and
+    unknown ones merge with anything)."""
+    if n is None:
+        return m
+    if n > 1 and m is not None and m > 1 and m != n:
+        raise ValueError(error)
+    return n
+
+
 def _shape(ctx):
     """TF's StatelessRandomPermuteShape: a scalar when every input is one (seed [3]), a
     vector when any is batched, else unknown."""
@@ -50,17 +60,11 @@ def _shape(ctx):
         return [TensorShape(None)]
     n = index[0] if index.rank == 1 else None
     if seed.rank == 2:
-        if n is None:
-            n = seed[0]
-        elif n > 1 and seed[0] is not None and seed[0] > 1 and seed[0] != n:
-            raise ValueError(f"Seed has shape [{seed[0]}, 3] but must have shape [{n}, 3]. "
-                             f"since index had shape [{n}].")
+        n = _batch(n, seed[0], f"Seed has shape [{seed[0]}, 3] but must have shape [{n}, 3]. "
+                               f"since index had shape [{n}].")
     if max_index.rank == 1:
-        if n is None:
-            n = max_index[0]
-        elif n > 1 and max_index[0] is not None and max_index[0] > 1 and max_index[0] != n:
-            raise ValueError(f"Max index has shape [{max_index[0]}] but must have shape "
-                             f"[{n}].")
+        n = _batch(n, max_index[0], f"Max index has shape [{max_index[0]}] but must have "
+                                    f"shape [{n}].")
     return [TensorShape([n])]
 
 

@@ -41,16 +41,19 @@ def test_raw_op_equals_tensorflow(case):
 
 
 def test_python_fallback_gives_the_same_permutation():
-    """The loop without numba is the same algorithm: a whole permutation of [0, 40] and
-    elements of the wide cases."""
-    seeds = [kernel.ris.SEED_PAD, 5, 8]
+    """The kernel's element function run as plain Python (as without numba): a whole
+    permutation of [0, 40], the doc example and the wide-seed case."""
+    u = np.uint64
+
+    def one(i, words, max_index):
+        return int(kernel._shuffle_one(u(i), *(u(w & 0xFFFFFFFF) for w in words),
+                                       u(max_index), 4))
+
     for i, expected in enumerate(EXPECTED["public"]["doc_10"]):
-        assert kernel._shuffle_one(i, *seeds, 9, 4) == expected
-    perm = [kernel._shuffle_one(i, 1, 2, 3, 40, 4) for i in range(41)]
-    assert sorted(perm) == list(range(41))
+        assert one(i, [kernel.ris.SEED_PAD, 5, 8], 9) == expected
+    assert sorted(one(i, [1, 2, 3], 40) for i in range(41)) == list(range(41))
     index, seed, max_index, _ = PUBLIC["int64_wide_seed"]
-    words = [w & 0xFFFFFFFF for w in [kernel.ris.SEED_PAD, *seed]]
-    assert [kernel._shuffle_one(i, *words, max_index, 4) for i in index] == \
+    assert [one(i, [kernel.ris.SEED_PAD, *seed], max_index) for i in index] == \
         EXPECTED["public"]["int64_wide_seed"]
 
 
