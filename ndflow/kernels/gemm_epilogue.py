@@ -114,14 +114,17 @@ def matmul_speculate(a, b, ta: bool, tb: bool, var, accum, var_out, accum_out, s
     checked and turned into the new var and accum (kernels/speculative_numba.py's pass,
     streaming stores), so the gradient never reaches memory. Returns whether every
     gradient element was finite (when not, the outputs hold garbage). Call only where
-    `applies(a, b, var, accum, var_out, accum_out)`; var_out and accum_out are new buffers."""
+    `applies(a, b, var, accum, var_out, accum_out)`; var_out and accum_out are new buffers,
+    or var and accum themselves when the gradient is proven finite (value_bounds.py): then
+    plain stores, which leave the weight in the cache for the next step's reads."""
     m, n = var.shape
     if m == 0 or n == 0:
         return True
     ints, chars, rows, counts = _layout(a, b, ta, tb, m, n, align=16)
     threads = torch.get_num_threads()
-    aligned = all(t.data_ptr() % 64 == 0 for t in (var_out, accum_out))
-    params = np.array([1.0, 0.0, scale, lr, momentum, nesterov, keras, decay, aligned],
+    in_place = var_out is var and accum_out is accum
+    stream = not in_place and all(t.data_ptr() % 64 == 0 for t in (var_out, accum_out))
+    params = np.array([1.0, 0.0, scale, lr, momentum, nesterov, keras, decay, stream],
                       dtype=np.float32)
     scratch = np.empty(threads * (rows * n + 16), dtype=np.float32)
     slot_and_flag = np.zeros(2, dtype=np.int64)   # the next scratch slot; set when not finite

@@ -16,6 +16,7 @@ import torch
 from ndflow.core import dtypes
 from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
 from ndflow.core.shapes import TensorShape, fmt
+from ndflow.kernels import value_bounds
 from ndflow.kernels.registry import kernel
 from ndflow.ops import state
 
@@ -66,9 +67,12 @@ def exclusive_values(resources) -> list:
         value = getattr(res, "value", None)
         # references: the resource's slot, `value`, getrefcount's argument; storage users:
         # the tensor and the Python storage object
-        owned.append(isinstance(value, torch.Tensor) and not value.requires_grad
-                     and sys.getrefcount(value) == 3
-                     and _storage_users(value.untyped_storage()._cdata) == 2)
+        mine = (isinstance(value, torch.Tensor) and not value.requires_grad
+                and sys.getrefcount(value) == 3
+                and _storage_users(value.untyped_storage()._cdata) == 2)
+        if mine:   # the caller may now write it in place: a recorded bound no longer holds
+            value_bounds.mark_written((value,))
+        owned.append(mine)
     return owned
 
 

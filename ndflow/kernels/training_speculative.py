@@ -16,16 +16,22 @@ outputs are the variables' current values (the step's If does not commit them an
 An entry whose gradient is a MatMul's product (`matmul`) gets it computed here: on that
 path by kernels/gemm_epilogue.py a block of rows at a time, each block checked and turned
 into the new values while in the cache (the gradient never written to memory), else by
-ATen's matmul first.
+ATen's matmul first. When the op commits the values itself and nobody else holds the
+variable, a product gradient proven finite before it is computed (its operands' and the
+variable's magnitude bounds, kernels/value_bounds.py) is applied in place instead, after
+every other gradient is checked: plain stores into the weight's own buffer (MNIST's
+loss-scale step 1.033-1.050x -> 0.998-1.011x the plain step).
 """
 
 from __future__ import annotations
 
 import torch
 
-from ndflow.kernels import gemm_epilogue, speculative_numba
+from ndflow.core.errors import InternalError
+from ndflow.kernels import gemm_epilogue, speculative_numba, value_bounds
 from ndflow.kernels.math import _all_finite
 from ndflow.kernels.registry import kernel
+from ndflow.kernels.state import exclusive_values
 from ndflow.kernels.training import (
     _check_same,
     _read,
@@ -72,6 +78,14 @@ def _speculative_momentum(node):
 
     def _run(args, donated):
         res_v, res_a, lrs, grads, scales, moms = (args[k * n:(k + 1) * n] for k in range(6))
+        # product-gradient weights this op commits may be updated in place when their
+        # gradient is proven finite: their recorded bounds are looked up before
+        # exclusive_values (which invalidates them), which is asked before any value is held
+        candidates = [i for i in range(n) if matmul[i]] if commit else []
+        priors = {i: (value_bounds.recorded(res_v[i].value),
+                      value_bounds.recorded(res_a[i].value)) for i in candidates}
+        free = exclusive_values([res_v[i] for i in candidates] + [res_a[i] for i in candidates])
+        owned = {i for k, i in enumerate(candidates) if free[k] and free[len(candidates) + k]}
         grads, products = list(grads), {}
         olds, nums, seen = [], [], {}
         for i in range(n):
@@ -99,11 +113,16 @@ def _speculative_momentum(node):
         ok = not sums or bool(_all_finite(torch.cat([t.reshape(-1) for t in sums.values()])))
         new = list(olds)
         if ok:
-            entries, blocked = [], []
+            entries, blocked, in_place = [], [], []
             for i in (i for i in range(n) if fast[i]):
                 v, a = olds[i]
                 s, lr, mu = nums[i]
                 if grads[i] is None:    # op(a) @ op(b) computed by blocks (gemm_epilogue)
+                    bounds = _proven_bounds(i, products[i], priors, owned, olds[i], nums[i])
+                    if bounds is not None:   # written in place once all else is checked
+                        new[i] = (v, a)
+                        in_place.append((i, bounds))
+                        continue
                     new[i] = (torch.empty_like(v), torch.empty_like(a))
                     blocked.append((*products[i], ta[i], tb[i], v, a, *new[i], s, lr, mu,
                                     nesterov[i], keras[i], decay[i]))
@@ -117,6 +136,15 @@ def _speculative_momentum(node):
             ok = speculative_numba.update_all(entries, checks)
             for entry in blocked:
                 ok = ok and gemm_epilogue.matmul_speculate(*entry)
+            for i, (bound_v, bound_a) in in_place if ok else ():
+                v, a = olds[i]
+                if not gemm_epilogue.matmul_speculate(*products[i], ta[i], tb[i], v, a, v, a,
+                                                      *nums[i], nesterov[i], keras[i],
+                                                      decay[i]):
+                    raise InternalError(None, None, f"{node.name}: a gradient proven finite "
+                                        "was not: the variable's update is lost")
+                value_bounds.record(v, bound_v)
+                value_bounds.record(a, bound_a)
         if not ok:
             return (torch.tensor(False), *(v for v, _ in olds), *(a for _, a in olds))
         for i in slow:
@@ -131,5 +159,19 @@ def _speculative_momentum(node):
             for i in range(n):
                 res_v[i].value, res_a[i].value = new[i]
         return (torch.tensor(True), *(v for v, _ in new), *(a for _, a in new))
+
+    def _proven_bounds(i, operands, priors, owned, values, nums):
+        """Bounds on entry i's new (var, accum) when its product gradient is proven finite
+        and the update may be written in place, else None (kernels/value_bounds.py)."""
+        if i not in owned:
+            return None
+        (v, a), (x, y) = values, operands
+        k = x.shape[0] if ta[i] else x.shape[1]
+        prior_v, prior_a = priors[i]
+        bound_v = value_bounds.max_abs(v) if prior_v is None else prior_v
+        bound_a = value_bounds.max_abs(a) if prior_a is None else prior_a
+        return value_bounds.momentum_bounds(bound_v, bound_a,
+                                            value_bounds.product_bound(x, y, k), *nums,
+                                            nesterov[i], keras[i], decay[i])
 
     return make(frozenset())

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import ndflow as tf
-from ndflow.kernels import finite_numba, momentum_numba, speculative_numba
+from ndflow.kernels import finite_numba, gemm_epilogue, momentum_numba, speculative_numba
 from ndflow.ops import comparison, nn_fused
 from ndflow.ops.apply import apply_op
 from ndflow.passes import speculative_momentum
@@ -153,7 +153,8 @@ def test_flag_is_the_checks_decision(big, kernel_path):
 FACTORS = [1.0, 1.0, INF, 1.0, NAN, 1.0]
 
 
-def _lso_training(speculate: bool, nesterov: bool, read_gradient: bool = False):
+def _lso_training(speculate: bool, nesterov: bool, read_gradient: bool = False,
+                  factors=FACTORS):
     """Steps of `loss * f` (f = inf / nan: skipped, the scale halves) with a large
     L2-regularized weight (81920 elements: the streaming path), a small one and an
     unregularized bias; the values after each step and the optimized graph. The reference
@@ -184,7 +185,7 @@ def _lso_training(speculate: bool, nesterov: bool, read_gradient: bool = False):
 
     out = []
     with RemapperStep("speculate_momentum", speculate):
-        for f in FACTORS:
+        for f in factors:
             step(tf.constant(f))
             out.append([t.numpy().copy() for t in params + opt.inner_optimizer.variables]
                        + [opt.loss_scale.numpy(), opt.iterations.numpy()])
@@ -224,6 +225,40 @@ def test_loss_scale_training_equals_the_graph_without_speculation(nesterov, kern
                 np.testing.assert_array_equal(a, b)
         else:
             assert not np.array_equal(on[k][0], on[k - 1][0])
+    for got, want in zip(on, off):
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_proven_finite_products_are_updated_in_place(monkeypatch):
+    """A product gradient proven finite (kernels/value_bounds.py) updates its committed
+    weight in place; a finite one too large for the proof takes new buffers; a non-finite
+    step writes nothing. Every step bit for bit the graph without speculation."""
+    if speculative_numba._callback() is None or not gemm_epilogue.available():
+        pytest.skip("numba, ATen's OpenMP launcher or MKL's sgemm is missing")
+    calls = []
+    speculate = gemm_epilogue.matmul_speculate
+
+    def spy(a, b, ta, tb, var, accum, var_out, accum_out, *rest):
+        calls.append("in place" if var_out is var and accum_out is accum else "new")
+        return speculate(a, b, ta, tb, var, accum, var_out, accum_out, *rest)
+
+    monkeypatch.setattr(gemm_epilogue, "matmul_speculate", spy)
+    factors = [1.0, 1.0, 1e32, INF]
+    on, _ = _lso_training(True, False, factors=factors)
+    steps, calls[:] = list(calls), []
+    off, _ = _lso_training(False, False, factors=factors)
+    assert not calls
+    # w and v (the products x^T @ dh and h^T @ dout): in place twice; the 1e32 step's
+    # gradients are finite but past the proof's reach; the last is not finite (the bias'
+    # check fails first: nothing computed)
+    assert steps == ["in place"] * 4 + ["new"] * 2
+    assert [float(s[-2]) for s in on] == [2.0 ** 10, 2.0 ** 11, 2.0 ** 11, 2.0 ** 10]
+    assert not np.array_equal(on[2][0], on[1][0])         # the 1e32 step was applied
+    skipped = [(a, b) for a, b in zip(on[3], on[2]) if np.ndim(a)]
+    assert len(skipped) == 6                               # the last one was not: the
+    for a, b in skipped:                                   # variables and their momentums
+        np.testing.assert_array_equal(a, b)
     for got, want in zip(on, off):
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b)

@@ -406,6 +406,7 @@ def _trampoline(args: list, storage: list, offsets: list, body: list, options: s
     slower). The view is made by offsetting the address, not by slicing a whole-array view:
     numba types and lowers a slice at ~20 ms each, a quarter of a kernel's compile time."""
     lines = [f"@cfunc(types.void(types.voidptr), {options})", "def tramp(data):",
+             "    wide_vectors()",
              f"    d = carray(data, {3 + 2 * len(args)}, dtype=np.int64)",
              "    rows, chunk = d[1], d[2]", "    c = claim_chunk(data)",
              "    while c * chunk < rows:", "        lo = c * chunk",

@@ -1,0 +1,128 @@
+"""Proven bounds on the magnitude of variables' values, kept from one step to the next, so
+that a loss-scale optimizer's update can be proven finite before it is written in place.
+
+A loss-scale step applies its updates only when every gradient is finite, so it computes a
+weight's new values into new buffers and commits them after the check
+(kernels/training_speculative.py). Writing weight-sized new buffers costs the step more
+than the check: for MNIST's fc1 (3136x512) the step with the new buffers took 1.033-1.050x
+the plain step, written in place 0.998-1.009x. In place is exact only when the gradient is
+known to be finite before the first element is written. For a gradient that is a product
+op(a) @ op(b) over K terms, |g| <= K * max|a| * max|b| (the operands are small: activations
+and the upstream gradient); with bounds on |var| and |accum|, the momentum formulas bound
+every value the update computes, and when all stay far below float32's largest value none
+can overflow: the gradient is finite and the update runs in place.
+
+Measuring max|var| reads the whole weight (as much as the update itself), so the bound is
+carried: after an in-place update, the new values' bound follows from the old ones and the
+gradient's (`momentum_bounds`), recorded against the tensor and its version counter.
+Anything else that writes a variable's buffer in place either uses an ATen in-place op
+(which bumps the version) or first asks `kernels/state.py` `exclusive_values` (which bumps
+it for every variable it lets be overwritten), so a recorded bound is used only while
+nothing but the update that recorded it has written the buffer. The first step, or the one
+after another writer, measures the bound exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+
+import torch
+from torch.autograd.graph import increment_version
+
+# Far below float32's largest value (3.4e38): every value an update computes that is bounded
+# by this (times its largest coefficient) is finite.
+LIMIT = 2.0 ** 120
+# Relative growth allowed per bound for the rounding of the few float32 operations between
+# the bounded values (each rounds by at most 2^-24).
+ROUNDING = 1.0 + 2.0 ** -20
+
+_RECORDED: dict = {}    # id(tensor) -> (weak reference, version, bound)
+
+
+def _version(t: torch.Tensor):
+    try:
+        return t._version
+    except RuntimeError:    # an inference tensor has no version counter
+        return None
+
+
+def recorded(t: torch.Tensor) -> float | None:
+    """The bound recorded for `t` when nothing has written it since, else None."""
+    entry = _RECORDED.get(id(t))
+    if entry is None or entry[0]() is not t or entry[1] != _version(t):
+        return None
+    return entry[2]
+
+
+def record(t: torch.Tensor, bound: float) -> None:
+    """Records `bound` >= max|t| for t as it is now."""
+    version = _version(t)
+    if version is None:
+        return
+    key = id(t)
+    # the entry leaves with the tensor (before its id can be reused)
+    ref = weakref.ref(t, lambda _, k=key: _RECORDED.pop(k, None))
+    _RECORDED[key] = (ref, version, float(bound))
+
+
+def mark_written(tensors) -> None:
+    """Invalidates the recorded bounds of tensors about to be written in place."""
+    for t in tensors:
+        if id(t) in _RECORDED:
+            try:
+                increment_version(t)
+            except RuntimeError:
+                _RECORDED.pop(id(t), None)
+
+
+def max_abs(t: torch.Tensor) -> float:
+    """max|t| (NaN when t holds a NaN, inf when an infinity; 0 for an empty tensor)."""
+    if t.numel() == 0:
+        return 0.0
+    lo, hi = torch.aminmax(t)
+    lo, hi = float(lo), float(hi)
+    if math.isnan(lo) or math.isnan(hi):
+        return math.nan
+    return max(-lo, hi)
+
+
+def bound_of(t: torch.Tensor) -> float:
+    """A bound on max|t|: the recorded one, else measured (and recorded)."""
+    b = recorded(t)
+    if b is None:
+        b = max_abs(t)
+        if math.isfinite(b):
+            record(t, b)
+    return b
+
+
+def product_bound(a: torch.Tensor, b: torch.Tensor, k: int) -> float:
+    """A bound on |op(a) @ op(b)| computed in float32 over `k` terms: k * max|a| * max|b|,
+    doubled for the rounding of the partial sums (valid for k <= 2^22)."""
+    if k > 1 << 22:
+        return math.inf
+    return 2.0 * k * max_abs(a) * max_abs(b)
+
+
+def momentum_bounds(var: float, accum: float, grad: float, scale: float, lr: float,
+                    momentum: float, nesterov: bool, keras: bool, decay: bool):
+    """Bounds (var, accum) on the values the momentum update (kernels/momentum_numba.py's
+    formulas) computes from values bounded by `var`, `accum` and a product gradient bounded
+    by `grad`, or None when a value could overflow (or a bound or coefficient is not
+    finite)."""
+    coefficients = (abs(scale) if decay else 0.0, abs(lr), abs(momentum))
+    if not all(math.isfinite(c) for c in coefficients) or not all(
+            math.isfinite(x) for x in (var, accum, grad)):
+        return None
+    s, lr, mu = coefficients
+    r = ROUNDING
+    g = r * (grad + s * var)                      # g + var * scale (or g)
+    if keras:
+        acc = r * (mu * accum + lr * g)           # accum * mu - lr * g
+        new = r * (var + (mu * acc + lr * g if nesterov else acc))
+    else:
+        acc = r * (mu * accum + g)                # accum * mu + g
+        new = r * (var + lr * (g + mu * acc if nesterov else acc))
+    largest = max(g, acc, new, accum, var) * max(1.0, s, lr, mu)
+    return (new, acc) if largest < LIMIT else None
