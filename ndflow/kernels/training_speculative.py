@@ -163,9 +163,9 @@ def _speculative_momentum(node):
     def _proven_bounds(i, operands, priors, owned, values, nums):
         """Bounds on entry i's new (var, accum) when its product gradient is proven finite
         and the update may be written in place, else None (kernels/value_bounds.py)."""
-        if i not in owned:
-            return None
         (v, a), (x, y) = values, operands
+        if i not in owned or v.numel() < speculative_numba.STREAM_MIN:
+            return None     # (a small weight's new buffers stay in the cache: no gain)
         k = x.shape[0] if ta[i] else x.shape[1]
         prior_v, prior_a = priors[i]
         bound_v = value_bounds.max_abs(v) if prior_v is None else prior_v
