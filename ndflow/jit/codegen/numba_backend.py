@@ -404,7 +404,9 @@ def _trampoline(args: list, storage: list, offsets: list, body: list, options: s
     chunk dimension), so the loops count from 0: with indices known to be >= 0, LLVM drops
     numba's negative-index wraparound and vectorizes (a loop over range(lo, hi) ran ~10x
     slower). The view is made by offsetting the address, not by slicing a whole-array view:
-    numba types and lowers a slice at ~20 ms each, a quarter of a kernel's compile time."""
+    numba types and lowers a slice at ~20 ms each, a quarter of a kernel's compile time.
+    Like the unchunked kernel it is marked for 512-bit vectors (`wide_vectors`): the MLP's
+    fused LayerNorm + GELU kernel 213 -> 170 us hot, its gradient 236 -> 208 us."""
     lines = [f"@cfunc(types.void(types.voidptr), {options})", "def tramp(data):",
              "    wide_vectors()",
              f"    d = carray(data, {3 + 2 * len(args)}, dtype=np.int64)",
