@@ -4,10 +4,14 @@ A ratio of two medians taken minutes apart on a shared machine can be off by 10-
 process, the CPU's clock). Timed in turn, the machine's drift weighs on every configuration
 alike. In blocks of a few steps, each after one untimed step of its own, every configuration
 runs with its caches as warm as a training loop has them: single steps alternating each start
-on the other models' data (5-15% slower on the 2-core hosts). The order rotates every round:
-a fixed order let a configuration that always followed a similar one (the tf.function step
-after the Session step, the same kernels) run warmer than one that always followed PyTorch
-(the loss-scale step measured 1.07x the plain one in the fixed order, 1.02-1.03x in pairs).
+on the other models' data (5-15% slower on the 2-core hosts). What runs before a block still
+weighs on it (its data in the caches, TensorFlow's threads winding down), so the rounds follow
+a Williams design (`balanced_orders`): over its rounds every configuration directly follows
+every other equally often. A fixed order let a configuration that always followed a similar one
+(the tf.function step after the Session step, the same kernels) run warmer than one that always
+followed PyTorch (the loss-scale step measured 1.07x the plain one); rotating that order by one
+each round (until 2026-11-26) kept who follows whom (the loss-scale step always after
+TensorFlow's: 1.025-1.046x the plain step in five runs, 1.00-1.02x where it followed others).
 
 A configuration may live in another process (TensorFlow, which ndflow's process never
 imports): `StepServer` starts a script that serves blocks of steps on request, so that it
@@ -86,19 +90,23 @@ class StepServer:
 def medians_in_turn(calls: dict, steps: int, warmup: int, block: int = 5,
                     sync=lambda: None) -> dict:
     """{name: median ms of `steps` timed calls}: each callable's `warmup` calls first, then
-    rounds of one untimed call and `block` timed ones of each in turn, the order rotated
-    every round. `sync` runs after each call, inside the timing (a GPU's synchronize). A
+    rounds of one untimed call and `block` timed ones of each in turn, the rounds' orders a
+    Williams design (`balanced_orders`; blocks shortened so that the rounds cover it). `sync`
+    runs after each call, inside the timing (a GPU's synchronize). A
     StepServer takes its turn by blocks (it warmed up before it said it was ready)."""
     for call in calls.values():
         if not isinstance(call, StepServer):
             for _ in range(warmup):
                 call()
     times: dict = {name: [] for name in calls}
-    order = list(calls.items())
+    items = list(calls.items())
+    orders = balanced_orders(len(items))
+    # blocks small enough that the rounds go through the whole design once (at most `block`)
+    block = max(1, min(block, -(-steps // len(orders))))
+    rounds = 0
     while any(len(ts) < steps for ts in times.values()):
-        # each round starts one configuration later: every configuration follows each of
-        # the others equally often (the one before leaves its code and data in the caches)
-        order = order[1:] + order[:1]
+        order = [items[k] for k in orders[rounds % len(orders)]]
+        rounds += 1
         for name, call in order:
             n = min(block, steps - len(times[name]))
             if isinstance(call, StepServer):
@@ -113,3 +121,22 @@ def medians_in_turn(calls: dict, steps: int, warmup: int, block: int = 5,
                 sync()
                 times[name].append(time.perf_counter() - t)
     return {name: 1000 * float(np.median(ts)) for name, ts in times.items()}
+
+
+def balanced_orders(n: int) -> list:
+    """Orders of range(n) in which each configuration directly follows every other equally
+    often: a Williams design, n orders for an even n (each ordered pair adjacent once), 2n for
+    an odd n (the mirrored orders added; each pair twice)."""
+    if n <= 1:
+        return [list(range(n))]
+    first, lo, hi = [0], 1, n - 1
+    while len(first) < n:   # 0, 1, n-1, 2, n-2, ...
+        first.append(lo)
+        lo += 1
+        if len(first) < n:
+            first.append(hi)
+            hi -= 1
+    orders = [[(k + i) % n for k in first] for i in range(n)]
+    if n % 2:
+        orders += [order[::-1] for order in orders]
+    return orders
