@@ -8,7 +8,7 @@ parameter. The same model source runs in both libraries (`import ndflow as tf` o
 - TensorFlow 2.21 graph mode (tf.function), TensorFlow with auto-clustering
   (`TF_XLA_FLAGS=--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit`) and with `jit_compile=True`,
   each in a subprocess (TF_PYTHON, default /work/tfvenv/bin/python) on the same data.
-All of them run in turn, in blocks of 5 steps (in_turn.py: on a shared machine a ratio of
+All of them run in turn, in blocks of up to 5 steps (in_turn.py: on a shared machine a ratio of
 medians taken minutes apart can be off by 20%): ndflow's three configurations and PyTorch
 eager in this process, TensorFlow's served by blocks from theirs.
 Prints the median step time after warm-up, the first step's cost (compiles included), the
@@ -114,7 +114,7 @@ def ndflow_call(data, jit=None):
 
 def round_robin(calls: dict, steps: int, warmup: int) -> dict:
     """{name: (first call ms, median ms)}: each call's first call timed alone (compiles
-    included; ndflow's compile statistics printed), then all timed in turn in blocks of 5
+    included; ndflow's compile statistics printed), then all timed in turn in blocks of up to 5
     steps (in_turn.py), TensorFlow's StepServers among them."""
     first = {}
     for name, call in calls.items():

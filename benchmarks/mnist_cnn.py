@@ -17,7 +17,7 @@ Times one step (forward, backward, momentum update) at batch 64 on the same data
 Prints the median of at least 20 steps after warm-up for each, and ratios to TensorFlow. The
 figures the bars compare in-process (ndflow's Session step, its tf.function step with
 jit_compile, auto-jit and the loss-scale optimizer, and PyTorch eager) are timed in turn, in
-blocks of 5 steps (in_turn.py; each step sets the global switches it was traced under, and a
+blocks of up to 5 steps (in_turn.py; each step sets the global switches it was traced under, and a
 function keeps its plan per setting).
 With --device gpu, ndflow runs under `tf.device("/GPU:0")` and PyTorch on cuda:0 (each step
 synchronized); the AMP rewrite is then the float16 one (`auto_mixed_precision`).
@@ -85,7 +85,7 @@ def median_ms(step, steps: int, warmup: int) -> float:
 
 
 def paired_medians(runs: dict, steps: int, warmup: int) -> dict:
-    """Median ms of each callable, timed in turn in blocks of 5 steps (in_turn.py)."""
+    """Median ms of each callable, timed in turn in blocks of up to 5 steps (in_turn.py)."""
     return medians_in_turn(runs, steps, warmup, sync=_sync)
 
 
