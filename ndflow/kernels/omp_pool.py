@@ -72,12 +72,16 @@ def launcher():
 
 def run_chunks(callback_address: int, rows: int, chunk: int, arrays: list, threads: int) -> None:
     """Runs the compiled callback on `threads` threads of ATen's pool; the callback's data is
-    [chunk counter, rows, chunk rows, (address, length) of each array...] as int64s."""
-    data = np.empty(3 + 2 * len(arrays), dtype=np.int64)
-    data[0], data[1], data[2] = 0, rows, chunk
-    for k, a in enumerate(arrays):
-        data[3 + 2 * k] = a.ctypes.data
-        data[4 + 2 * k] = a.size
+    [chunk counter, rows, chunk rows, (address, length) of each array...] as int64s. An array
+    is a NumPy array or a contiguous torch tensor (its address read with `data_ptr()`, ten
+    times cheaper than NumPy's `ctypes.data`: a kernel of 17 arrays paid ~14 us for them)."""
+    fields = [0, rows, chunk]
+    for a in arrays:
+        if isinstance(a, torch.Tensor):
+            fields += (a.data_ptr(), a.numel())
+        else:
+            fields += (a.ctypes.data, a.size)
+    data = np.array(fields, dtype=np.int64)
     launcher()(callback_address, data.ctypes.data, threads, 0)
 
 
