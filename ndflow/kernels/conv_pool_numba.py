@@ -90,10 +90,6 @@ def _chunk(n: int, threads: int) -> int:
     return max(1, -(-n // (4 * threads)))
 
 
-def _flat(t: torch.Tensor) -> np.ndarray:
-    return t.numpy().reshape(-1)
-
-
 def forward(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, geo: Geometry):
     """(pooled relu(conv(x, w) + b), codes) for NHWC `x` and HWIO `w`."""
     x, w, b = x.contiguous(), w.contiguous(), b.contiguous()
@@ -104,8 +100,7 @@ def forward(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, geo: Geometry):
         scratch = torch.empty((n, geo.hp, geo.wp, geo.cin), dtype=torch.float32)
         threads = torch.get_num_threads()
         omp_pool.run_chunks(_callbacks()[0], n, _chunk(n, threads),
-                            [_flat(x), _flat(w), _flat(b), _flat(y), _flat(codes),
-                             _flat(scratch), geo.params, geo.offsets], threads)
+                            [x, w, b, y, codes, scratch, geo.params, geo.offsets], threads)
     return y, codes
 
 
@@ -127,8 +122,7 @@ def backward(x: torch.Tensor, g: torch.Tensor, codes: torch.Tensor, geo: Geometr
     zeros = np.empty(n, dtype=np.float32)    # per image: sum of x * 0, NaN for inf/NaN in x
     threads = torch.get_num_threads()
     omp_pool.run_chunks(_callbacks()[1], n, _chunk(n, threads),
-                        [_flat(x), _flat(g), _flat(codes), _flat(dw), _flat(db),
-                         _flat(scratch), geo.params, geo.offsets, zeros], threads)
+                        [x, g, codes, dw, db, scratch, geo.params, geo.offsets, zeros], threads)
     if not np.isfinite(zeros).all():
         return None
     dw = dw.sum(0)[:geo.taps].reshape(geo.kh, geo.kw, geo.cin, geo.c)

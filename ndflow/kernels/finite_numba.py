@@ -40,7 +40,7 @@ def all_finite_add_scaled(x: torch.Tensor, y: torch.Tensor, scale: float) -> boo
         return True
     flag = np.zeros(1, dtype=np.int32)
     params = np.array([scale], dtype=np.float32)
-    arrays = [t.contiguous().numpy().reshape(-1) for t in (x, y)] + [flag, params]
+    arrays = [t.contiguous() for t in (x, y)] + [flag, params]
     omp_pool.run_chunks(_callback(), n, CHUNK, arrays, torch.get_num_threads())
     return flag[0] == 0
 

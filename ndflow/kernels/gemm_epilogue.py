@@ -99,7 +99,7 @@ def matmul_apply_accumulated(a, b, ta: bool, tb: bool, accum, var, var_out, alph
     m, n = accum.shape
     ints, chars, rows, counts = _layout(a, b, ta, tb, m, n)
     floats = np.array([alpha, beta, decay, step], dtype=np.float32)
-    arrays = [t.numpy().reshape(-1) for t in (b, a, accum, var, var_out)]
+    arrays = [b, a, accum, var, var_out]
     arrays += [ints, floats, chars, np.array([_sgemm()], dtype=np.int64), counts]
     omp_pool.run_chunks(_callbacks()[0], len(counts), rows, arrays,
                         torch.get_num_threads())
@@ -128,7 +128,7 @@ def matmul_speculate(a, b, ta: bool, tb: bool, var, accum, var_out, accum_out, s
                       dtype=np.float32)
     scratch = np.empty(threads * (rows * n + 16), dtype=np.float32)
     slot_and_flag = np.zeros(2, dtype=np.int64)   # the next scratch slot; set when not finite
-    arrays = [t.numpy().reshape(-1) for t in (b, a, var, accum, var_out, accum_out)]
+    arrays = [b, a, var, accum, var_out, accum_out]
     arrays += [ints, params, chars, np.array([_sgemm()], dtype=np.int64), counts, scratch,
                slot_and_flag]
     omp_pool.run_chunks(_callbacks()[1], len(counts), rows, arrays, threads)

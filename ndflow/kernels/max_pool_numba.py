@@ -74,14 +74,6 @@ def _chunk_rows(n: int, threads: int) -> int:
     return max(1, -(-n // (4 * threads)))
 
 
-def _flat(t: torch.Tensor) -> np.ndarray:
-    """A contiguous CPU tensor's memory as a flat NumPy array (bfloat16 as uint16 bits)."""
-    if t.dtype == torch.bfloat16:
-        t = t.view(torch.int16)
-    a = t.numpy().reshape(-1)
-    return a.view(np.uint16) if a.dtype == np.int16 else a
-
-
 def forward(x: torch.Tensor, k, s, top_left, out_hw):
     """(y, indices) of a max pool of NHWC `x` with window `k`, strides `s`, the window of
     output (0, 0) starting at (-top, -left), and output size `out_hw`."""
@@ -93,7 +85,7 @@ def forward(x: torch.Tensor, k, s, top_left, out_hw):
         threads = torch.get_num_threads()
         callback = _callbacks()[2 if x.dtype == torch.bfloat16 else 0]
         omp_pool.run_chunks(callback, n, _chunk_rows(n, threads),
-                            [_flat(x), _flat(y), _flat(idx),
+                            [x, y, idx,
                              _params(x.shape, out_hw, k, s, top_left)], threads)
     return y, idx
 
@@ -108,7 +100,7 @@ def backward(x_shape, g: torch.Tensor, idx: torch.Tensor, k, s, top_left):
         threads = torch.get_num_threads()
         callback = _callbacks()[3 if g.dtype == torch.bfloat16 else 1]
         omp_pool.run_chunks(callback, n, _chunk_rows(n, threads),
-                            [_flat(g), _flat(idx), _flat(dx),
+                            [g, idx, dx,
                              _params(x_shape, g.shape[1:3], k, s, top_left)], threads)
     return dx
 

@@ -52,9 +52,8 @@ def update(g, var, accum, var_out, accum_out, scale: float, lr: float, momentum:
     n = var.numel()
     if n == 0:
         return
-    arrays = [t.contiguous().numpy().reshape(-1) for t in (g, var, accum)]
-    arrays += [var_out.numpy().reshape(-1), accum_out.numpy().reshape(-1),
-               _params(scale, lr, momentum, nesterov, keras)]
+    arrays = [t.contiguous() for t in (g, var, accum)]
+    arrays += [var_out, accum_out, _params(scale, lr, momentum, nesterov, keras)]
     omp_pool.run_chunks(_callback()[0], n, CHUNK, arrays, torch.get_num_threads())
 
 
@@ -66,7 +65,7 @@ def apply_accumulated(var, accum, var_out, decay: float, step: float) -> None:
     n = var.numel()
     if n == 0:
         return
-    arrays = [t.numpy().reshape(-1) for t in (var, accum, var_out)]
+    arrays = [var, accum, var_out]
     arrays.append(np.array([decay, step], dtype=np.float32))
     omp_pool.run_chunks(_callback()[2], n, CHUNK, arrays, torch.get_num_threads())
 
