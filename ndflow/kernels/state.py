@@ -71,7 +71,7 @@ def exclusive_values(resources) -> list:
                 and sys.getrefcount(value) == 3
                 and _storage_users(value.untyped_storage()._cdata) == 2)
         if mine:   # the caller may now write it in place: a recorded bound no longer holds
-            value_bounds.mark_written((value,))
+            value_bounds.mark_written(value)
         owned.append(mine)
     return owned
 

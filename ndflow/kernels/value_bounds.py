@@ -66,14 +66,13 @@ def record(t: torch.Tensor, bound: float) -> None:
     _RECORDED[key] = (ref, version, float(bound))
 
 
-def mark_written(tensors) -> None:
-    """Invalidates the recorded bounds of tensors about to be written in place."""
-    for t in tensors:
-        if id(t) in _RECORDED:
-            try:
-                increment_version(t)
-            except RuntimeError:
-                _RECORDED.pop(id(t), None)
+def mark_written(t: torch.Tensor) -> None:
+    """Invalidates the recorded bound of `t`, about to be written in place."""
+    if id(t) in _RECORDED:
+        try:
+            increment_version(t)
+        except RuntimeError:
+            _RECORDED.pop(id(t), None)
 
 
 def max_abs(t: torch.Tensor) -> float:
@@ -85,16 +84,6 @@ def max_abs(t: torch.Tensor) -> float:
     if math.isnan(lo) or math.isnan(hi):
         return math.nan
     return max(-lo, hi)
-
-
-def bound_of(t: torch.Tensor) -> float:
-    """A bound on max|t|: the recorded one, else measured (and recorded)."""
-    b = recorded(t)
-    if b is None:
-        b = max_abs(t)
-        if math.isfinite(b):
-            record(t, b)
-    return b
 
 
 def product_bound(a: torch.Tensor, b: torch.Tensor, k: int) -> float:
