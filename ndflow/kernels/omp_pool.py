@@ -72,7 +72,8 @@ def launcher():
 
 def run_chunks(callback_address: int, rows: int, chunk: int, arrays: list, threads: int) -> None:
     """Runs the compiled callback on `threads` threads of ATen's pool; the callback's data is
-    [chunk counter, rows, chunk rows, (address, length) of each array...] as int64s. An array
+    [chunk counter, rows, chunk rows, (address, length) of each array..., finished chunks]
+    as int64s. An array
     is a NumPy array or a contiguous torch tensor (its address read with `data_ptr()`, ten
     times cheaper than NumPy's `ctypes.data`: a kernel of 17 arrays paid ~14 us for them)."""
     fields = [0, rows, chunk]
@@ -81,6 +82,7 @@ def run_chunks(callback_address: int, rows: int, chunk: int, arrays: list, threa
             fields += (a.data_ptr(), a.numel())
         else:
             fields += (a.ctypes.data, a.size)
+    fields.append(0)   # chunks finished (`count_finished`), for callbacks that combine
     data = np.array(fields, dtype=np.int64)
     launcher()(callback_address, data.ctypes.data, threads, 0)
 
@@ -93,6 +95,18 @@ def chunk_intrinsics():
     `address_as_pointer(address, np.float32)` is an int64 address as a typed pointer for
     `numba.carray`; `f32_from_bits(u)` is the float32 whose bits are the integer `u`
     (bfloat16 bits shifted left by 16 widen exactly)."""
+    return _intrinsics()[:3]
+
+
+def finish_intrinsic():
+    """`count_finished(data, index)`, a numba intrinsic: atomically increments the int64
+    `data[index]` and returns its previous value, ordered after every store the thread made
+    before it and before every load after it (acquire-release), so that the thread that
+    counts the last chunk finished sees all the other chunks' results."""
+    return _intrinsics()[3]
+
+
+def _intrinsics():
     if not _INTRINSICS:
         with _LOCK:
             if not _INTRINSICS:
@@ -117,6 +131,19 @@ def _build_intrinsics():
         return types.int64(data), codegen
 
     @intrinsic
+    def count_finished(typingctx, data, index):
+        if data != types.voidptr or not isinstance(index, types.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            base = builder.bitcast(args[0], ir.IntType(64).as_pointer())
+            counter = builder.gep(base, [builder.sext(args[1], ir.IntType(64))
+                                         if index.bitwidth < 64 else args[1]])
+            return builder.atomic_rmw("add", counter, ir.Constant(ir.IntType(64), 1),
+                                      "acq_rel")
+        return types.int64(data, index), codegen
+
+    @intrinsic
     def address_as_pointer(typingctx, address, dtype):
         elem = getattr(dtype, "instance_type", None) or getattr(dtype, "dtype", None)
         if not isinstance(address, types.Integer) or elem is None:
@@ -138,4 +165,4 @@ def _build_intrinsics():
             return builder.bitcast(v, ir.FloatType())
         return types.float32(u), codegen
 
-    return claim_chunk, address_as_pointer, f32_from_bits
+    return claim_chunk, address_as_pointer, f32_from_bits, count_finished

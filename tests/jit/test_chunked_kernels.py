@@ -135,8 +135,8 @@ def test_one_thread_compiles_the_plain_kernel(monkeypatch):
 @pytest.mark.parametrize("dt", [F32, BF16], ids=lambda d: d.name)
 def test_full_reductions_combine_the_chunks_partials(two_threads, dt):
     """A reduction to a scalar (the loss's mean of a GELU, beside its elementwise output):
-    each chunk leaves partials, combined after the team finishes (finite values: an inf or
-    NaN would hide a partial left out)."""
+    each chunk leaves partials, combined by the thread that finishes the last chunk (finite
+    values: an inf or NaN would hide a partial left out)."""
     axes = tf.constant([0, 1])
     _check(lambda x: [raw("Mean", raw("Square", _gelu(x)), axes, keep_dims=False), _gelu(x),
                       raw("Sum", x, axes, keep_dims=False), raw("Max", x, axes, keep_dims=False),

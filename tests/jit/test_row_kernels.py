@@ -5,6 +5,8 @@ planner merges and refuses, and generated kernels against float64 NumPy and op-b
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -12,7 +14,7 @@ import torch
 import ndflow as tf
 from ndflow.core import dtypes
 from ndflow.core.graph import Operation
-from ndflow.jit.codegen import emitters
+from ndflow.jit.codegen import compile_fusion, emitters
 from ndflow.jit.fusion import FusionGroup
 from ndflow.jit.fusion import plan_fusions as plan_of
 from tests.jit.jit_graphs import (
@@ -321,3 +323,27 @@ def test_long_row_sums_stay_accurate(n, cache_dir, device):
     np.testing.assert_allclose(got[0].double().numpy(), x64 - x64.mean(1, keepdims=True),
                                rtol=0, atol=3e4 * 2e-7 * 4)
     np.testing.assert_allclose(float(got[1]), (x64 ** 2).sum(), rtol=2e-7)
+
+
+@pytest.mark.parametrize("shape", [[6, 8], [300, 256]])   # the second runs in row chunks
+def test_sibling_row_sums_share_a_loop_and_the_last_loop_reuses_its_values(shape, cache_dir):
+    # LayerNorm's gradient: the two row sums (of gg and gg * xhat) need neither the other's
+    # result, so one loop over the row computes both; gg (4 ops an element) is kept in a
+    # row array that the loop writing dx reads back instead of computing it again
+    rng = np.random.default_rng(9)
+    xhat, t, dy = (rng.standard_normal(shape) for _ in range(3))
+    t = np.tanh(t)
+    gamma = rng.standard_normal(shape[1:])
+    specs = [(F32, tuple(shape))] * 3 + [(F32, tuple(shape[1:]))]
+    _, phs, outs, plan = _plan(_layer_norm_grad, specs)
+    (row,) = _row_kernels(plan)
+    values = {p: torch.from_numpy(a.astype(np.float32)) for p, a in zip(phs, (xhat, t, dy, gamma))}
+    fn = compile_fusion(row, [(F32, tuple(values[i].shape)) for i in row.inputs], CPU,
+                        cache_dir)
+    loops = fn.source.count("for i1 in range(")
+    assert loops == 2, fn.source            # the row sums' loop, then the outputs' loop
+    kept = re.findall(r"(row\d+)\[i1\] = ", fn.source)
+    assert len(kept) == 1 and fn.source.count(f"= {kept[0]}[i1]") == 1, fn.source
+    got = dict(zip(row.outputs, fn(*[values[i] for i in row.inputs])))
+    for out, r in zip(outs, _layer_norm_grad_reference(xhat, t, dy, gamma)):
+        np.testing.assert_allclose(got[out].double().numpy(), r, rtol=2e-5, atol=2e-4)

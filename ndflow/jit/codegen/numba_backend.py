@@ -2,11 +2,13 @@
 
 The kernel takes every input and output as a flat 1-D array (16-bit floats as uint16 bits) and
 indexes them with the strides of lowering.py; values are SSA temporaries placed at the
-shallowest loop level where they change (loop-invariant loads and math are hoisted). Reductions
+shallowest loop level where they change (loop-invariant loads and math are hoisted: the
+statements are numba_body.py's). Reductions
 accumulate float32/16-bit values in float64 and integers in int64 (so results agree with ATen's
 within rounding), in a register when the reduced dimensions are innermost, else in an
 accumulator array walked in memory order. Big kernels run chunks of their outermost dimension
-on ATen's own OpenMP threads (omp_pool.py), not on a thread pool of numba's.
+on ATen's own OpenMP threads (omp_pool.py), not on a thread pool of numba's; partial results
+of the chunks are combined by the thread that finishes the last one.
 
 Compiling the source (and numba's disk cache) is numba_compile.py's.
 """
@@ -18,15 +20,16 @@ import math
 import numpy as np
 import torch
 
-from ndflow.core import dtypes
-from ndflow.jit.codegen import emitters
-from ndflow.jit.codegen.lowering import (
-    KernelIR,
-    Leaf,
-    Literal,
-    RowReduce,
-    compute_dtype,
-    empty_reduction_value,
+from ndflow.jit.codegen.lowering import KernelIR, compute_dtype, empty_reduction_value
+from ndflow.jit.codegen.numba_body import (
+    ACCUMULATE,
+    Body,
+    acc_final,
+    acc_init,
+    acc_type,
+    reduction_ranks,
+    storage_value,
+    two_level,
 )
 from ndflow.jit.codegen.numba_compile import HALF as _HALF
 from ndflow.jit.codegen.numba_compile import compile_source, signature
@@ -44,182 +47,10 @@ from math import (log, log1p, expm1, sqrt, sin, cos, erf, fabs, isnan, isinf, is
 from numpy import floor, ceil, rint, fmod
 from numba import carray, cfunc, njit, types
 from ndflow.jit.codegen.numba_intrinsics import (
-    address_as_pointer, claim_chunk, wide_vectors,
+    address_as_pointer, claim_chunk, count_finished, wide_vectors,
     exp, tanh, select, maximum, minimum, pow, trunc_div, f16_to_f32, f32_to_f16, bf16_to_f32,
     f32_to_bf16, round_bf16, round_f16)
 """
-
-
-def _np_name(dt) -> str:
-    dt = compute_dtype(dt)
-    return "np.bool_" if dt.is_bool else f"np.{dt.name}"
-
-
-def _literal(v, dt) -> str:
-    dt = compute_dtype(dt)
-    if dt.is_bool:
-        return "True" if bool(v) else "False"
-    if dt.is_floating:
-        f = float(v)
-        if math.isnan(f):
-            text = "np.nan"
-        elif math.isinf(f):
-            text = "np.inf" if f > 0 else "-np.inf"
-        else:
-            text = repr(f)
-        return f"{_np_name(dt)}({text})"
-    return f"{_np_name(dt)}({int(v)})"
-
-
-class _Body:
-    """SSA statements per loop level (-1: before all loops). A row kernel's row reductions are
-    blocks at the rows' innermost level, each with a loop over the row whose statements a
-    child _Body (`parent` set, `floor` the row split) collects: values that vary only per row
-    are the parent's, computed once per row before the block."""
-
-    def __init__(self, ir: KernelIR, parent=None, floor: int = -1):
-        self.ir = ir
-        self.parent = parent
-        self.floor = floor
-        self.levels: dict = {}
-        self.names: dict = {}
-        self.depth: dict = {}
-        self.n = 0 if parent is None else None
-        self.has_rows = False
-
-    def _fresh(self, prefix: str = "t") -> str:
-        root = self
-        while root.parent is not None:
-            root = root.parent
-        root.n += 1
-        return f"{prefix}{root.n - 1}"
-
-    def emit(self, e) -> tuple:
-        """(name or literal text, depth) of expression `e`."""
-        key = e.value if isinstance(e, RowReduce) else e
-        if key in self.names:
-            return self.names[key], self.depth[key]
-        if isinstance(e, Literal):
-            return _literal(e.value, e.dtype), -1
-        if isinstance(e, RowReduce):
-            if self.parent is not None:
-                return self.parent.emit(e)
-            return self._row_reduce(e, key)
-        if isinstance(e, Leaf):
-            st = self.ir.leaf_strides[e]
-            terms = [f"i{d}" if s == 1 else f"i{d} * {s}" for d, s in enumerate(st) if s]
-            depth = max((d for d, s in enumerate(st) if s), default=-1)
-            if depth < self.floor:
-                return self.parent.emit(e)
-            load = f"in{e.index}[{' + '.join(terms) or '0'}]"
-            dt = self.ir.input_dtypes[e.index]
-            if dt == dtypes.bfloat16:
-                load = f"bf16_to_f32({load})"
-            elif dt == dtypes.float16:
-                load = f"f16_to_f32({load})"
-            return self._assign(e, load, depth)
-        args = [self.emit(a) for a in e.args]
-        depth = max((d for _, d in args), default=-1)
-        if depth < self.floor:
-            return self.parent.emit(e)
-        op = e.op
-        k = emitters.EmitContext(op, _literal)
-        text = emitters.emitter(op.type)([a for a, _ in args], k)
-        text = f"{_np_name(e.dtype)}({text})"
-        if e.dtype == dtypes.bfloat16:
-            text = f"round_bf16({text})"
-        elif e.dtype == dtypes.float16:
-            text = f"round_f16({text})"
-        return self._assign(e, text, depth)
-
-    def _assign(self, e, text, depth):
-        name = self._fresh()
-        self.levels.setdefault(depth, []).append(f"{name} = {text}")
-        self.names[e], self.depth[e] = name, depth
-        return name, depth
-
-    def _row_reduce(self, e: RowReduce, key):
-        """The block computing row reduction `e` once per row, at the rows' innermost level:
-        an accumulator, a loop nest over the row's dimensions, the finished value."""
-        split, shape = self.ir.row_split, self.ir.shape
-        child = _Body(self.ir, parent=self, floor=split)
-        value, _ = child.emit(e.arg)
-        acc = self._fresh("r")
-        lines = [f"{acc} = {_acc_init(e)}"]
-        inner = f"q{acc}" if len(shape) > split and _two_level(e, shape[-1]) else None
-        for d in range(split, len(shape)):
-            pad = "    " * (d - split)
-            if inner and d == len(shape) - 1:
-                lines.append(f"{pad}{inner} = np.float32(0)")
-            lines.append(f"{pad}for i{d} in range({shape[d]}):")
-            lines += [f"{pad}    {st}" for st in child.levels.get(d, [])]
-        op = _ACC[e.reduce][0]
-        pad = "    " * (len(shape) - split)
-        if inner:
-            lines.append(pad + f"{inner} = {inner} + np.float32({value})")
-            lines.append(pad[4:] + f"{acc} = {acc} + np.float64({inner})")
-        else:
-            lines.append(pad + f"{acc} = " + op.format(a=acc, v=f"{_acc_type(e)}({value})"))
-        name = self._fresh()
-        lines.append(f"{name} = {_acc_final(e, acc)}")
-        depth = split - 1
-        self.levels.setdefault(depth, []).append("\n".join(lines))
-        self.names[key], self.depth[key] = name, depth
-        self.has_rows = True
-        return name, depth
-
-
-# Innermost loops up to this long sum float32 values in float32 (vectorized lanes of partial
-# sums), added into the float64 accumulator once per loop: converting every element to float64
-# halved the vector width (the MLP's LayerNorm + GELU + loss kernel: 0.43 -> 0.26 ms).
-TWO_LEVEL_MAX = 4096
-
-
-def _two_level(o, n_inner) -> bool:
-    """Whether sum/mean `o` accumulates its innermost loop (of `n_inner` iterations, None when
-    the chunk bound) in float32 first."""
-    return (o.reduce in ("sum", "mean") and compute_dtype(o.dtype) is dtypes.float32
-            and n_inner is not None and n_inner <= TWO_LEVEL_MAX)
-
-
-def _store(value: str, dt) -> str:
-    if dt == dtypes.bfloat16:
-        return f"f32_to_bf16({value})"
-    if dt == dtypes.float16:
-        return f"f32_to_f16({value})"
-    return value
-
-
-_ACC = {"sum": ("{a} + {v}", "0"), "mean": ("{a} + {v}", "0"), "prod": ("{a} * {v}", "1"),
-        "max": ("maximum({a}, {v})", None), "min": ("minimum({a}, {v})", None),
-        "all": ("{a} & {v}", "True"), "any": ("{a} | {v}", "False")}
-
-
-def _acc_type(o) -> str:
-    if o.reduce in ("all", "any"):
-        return "np.bool_"
-    dt = compute_dtype(o.dtype)
-    if o.reduce in ("max", "min"):
-        return _np_name(dt)
-    return "np.float64" if dt.is_floating else "np.int64"
-
-
-def _acc_init(o) -> str:
-    op, init = _ACC[o.reduce]
-    if init is not None:
-        return f"{_acc_type(o)}({init})"
-    dt = compute_dtype(o.dtype)
-    lowest = o.reduce == "max"
-    if dt.is_floating:
-        return f"{_np_name(dt)}({'-np.inf' if lowest else 'np.inf'})"
-    return f"{_np_name(dt)}({dt.min if lowest else dt.max})"
-
-
-def _acc_final(o, a: str) -> str:
-    dt = compute_dtype(o.dtype)
-    if o.reduce == "mean":
-        a = (f"({a} / {o.count})" if dt.is_floating else f"trunc_div({a}, {max(o.count, 1)})")
-    return _store(f"{_np_name(dt)}({a})", o.dtype)
 
 
 def chunk_dim(ir: KernelIR) -> int:
@@ -287,16 +118,20 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
     """Python source of the kernel `kernel(in0, ..., out0, ...)`; `chunked` (see chunkable):
     the C callback `tramp(data)` running the chunks of the chunk dimension a thread claims
     (omp_pool.run_chunks)."""
-    body = _Body(ir)
+    body = Body(ir)
     shape, reduced = ir.shape, ir.reduced
     rank = len(shape)
+    if ir.row_split is not None:   # row reductions first: their loops keep values for later
+        body.ranks = reduction_ranks(ir)
+        for _, r in sorted(body.ranks.values(), key=lambda kr: kr[0]):
+            body.emit(r)
     out_vals = [body.emit(o.expr) for o in ir.outputs]
     for j, (o, (v, depth)) in enumerate(zip(ir.outputs, out_vals)):
         if o.row:   # written once per row, after the row's reductions
             if depth >= ir.row_split:
                 raise CompileUnimplemented("a per-row output varies along the row")
             body.levels.setdefault(ir.row_split - 1, []).append(
-                f"out{j}[{_index(ir.out_strides[j])}] = {_store(v, o.dtype)}")
+                f"out{j}[{_index(ir.out_strides[j])}] = {storage_value(v, o.dtype)}")
     row = _row_form(reduced)
     cd = chunk_dim(ir) if chunked else -1
     first_reduced = next((i for i, r in enumerate(reduced) if r), rank)
@@ -308,13 +143,13 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
 
     reds = [(j, o) for j, o in enumerate(ir.outputs) if o.reduce]
     n_inner = shape[-1] if rank and rank - 1 != cd else None
-    two_level = {j for j, o in reds if row and rank and reduced[-1] and _two_level(o, n_inner)}
+    in_lanes = {j for j, o in reds if row and rank and reduced[-1] and two_level(o, n_inner)}
     depth_indent = {}
     for j, o in reds if not row else []:
         n_acc = math.prod(s for s, r in zip(shape, reduced) if not r)
         if chunked and not reduced[cd]:   # the chunk's block of outputs only
             n_acc = f"(hi - lo) * {n_acc // shape[cd]}"
-        put(1, f"acc{j} = np.full({n_acc}, {_acc_init(o)})")
+        put(1, f"acc{j} = np.full({n_acc}, {acc_init(o)})")
     for s in body.levels.get(-1, []):
         for line in s.split("\n"):
             put(1, line)
@@ -324,10 +159,10 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
     for d in range(loops):
         if row and d == first_reduced:
             for j, o in reds:
-                put(level_indent, f"acc{j} = {_acc_init(o)}")
+                put(level_indent, f"acc{j} = {acc_init(o)}")
         bounds = "hi - lo" if d == cd else str(shape[d])
         if d == rank - 1:
-            for j in two_level:
+            for j in in_lanes:
                 put(level_indent, f"q{j} = np.float32(0)")
         put(level_indent, f"for i{d} in range({bounds}):")
         level_indent += 1
@@ -337,7 +172,7 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
                 put(level_indent, line)
     if row and first_reduced == rank:
         for j, o in reds:
-            put(level_indent, f"acc{j} = {_acc_init(o)}")
+            put(level_indent, f"acc{j} = {acc_init(o)}")
     inner = level_indent
 
     index = _index
@@ -345,18 +180,18 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
         if o.row:
             continue
         if not o.reduce:
-            put(inner, f"out{j}[{index(ir.out_strides[j])}] = {_store(v, o.dtype)}")
+            put(inner, f"out{j}[{index(ir.out_strides[j])}] = {storage_value(v, o.dtype)}")
             continue
-        op = _ACC[o.reduce][0]
-        cast = f"{_acc_type(o)}({v})"
-        if j in two_level:
+        op = ACCUMULATE[o.reduce][0]
+        cast = f"{acc_type(o)}({v})"
+        if j in in_lanes:
             put(inner, f"q{j} = q{j} + np.float32({v})")
         elif row:
             put(inner, f"acc{j} = {op.format(a=f'acc{j}', v=cast)}")
         else:
             a = f"acc{j}[{index(ir.out_strides[j])}]"
             put(inner, f"{a} = {op.format(a=a, v=cast)}")
-    for j in sorted(two_level):
+    for j in sorted(in_lanes):
         put(inner - 1, f"acc{j} = acc{j} + np.float64(q{j})")
     if reds and row and chunked and is_split(ir):   # the chunk's partial, combined later
         for j, _ in reds:
@@ -365,7 +200,7 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
         close = depth_indent.get(first_reduced - 1, 1) if first_reduced > 0 else 1
         for j, o in reds:
             kept = ir.out_strides[j][:first_reduced]
-            put(close, f"out{j}[{index(kept)}] = {_acc_final(o, f'acc{j}')}")
+            put(close, f"out{j}[{index(kept)}] = {acc_final(o, f'acc{j}')}")
     elif reds and chunked and reduced[cd]:   # a row kernel's chunk: its partial column sums
         for j, _ in reds:
             put(1, f"for k in range(acc{j}.size):")
@@ -373,18 +208,21 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
     elif reds:
         for j, o in reds:
             put(1, f"for k in range(acc{j}.size):")
-            put(2, f"out{j}[k] = {_acc_final(o, f'acc{j}[k]')}")
+            put(2, f"out{j}[k] = {acc_final(o, f'acc{j}[k]')}")
     n_in, n_out = len(ir.input_dtypes), len(ir.outputs)
     args = [f"in{i}" for i in range(n_in)] + [f"out{j}" for j in range(n_out)]
     fastmath = "{'reassoc', 'nsz'}" if reds or body.has_rows else "False"
     options = f"cache=CACHE, fastmath={fastmath}, error_model='numpy'"
     if chunked:
+        partial = [j for j, o in enumerate(ir.outputs) if o.reduce and leaves_partials(ir)]
         storage = [_np_storage(dt) for dt in ir.input_dtypes]
-        storage += [_partial_storage(o) if o.reduce and leaves_partials(ir)
-                    else _np_storage(o.dtype)
-                    for o in ir.outputs]
-        offsets = _chunk_strides(ir) + [st[cd] for st in ir.out_strides]
-        return _PRELUDE + "\n\n" + _trampoline(args, storage, offsets, lines, options)
+        storage += [_partial_storage(o) if j in partial else _np_storage(o.dtype)
+                    for j, o in enumerate(ir.outputs)]
+        storage += [_np_storage(ir.outputs[j].dtype) for j in partial]
+        offsets = _chunk_strides(ir) + [st[cd] for st in ir.out_strides] + [0] * len(partial)
+        args += [f"fin{j}" for j in partial]
+        return _PRELUDE + "\n\n" + _trampoline(args, storage, offsets, lines, options,
+                                                 _combine_lines(ir, partial))
     head = f"@njit({options}, nogil=True)\ndef kernel({', '.join(args)}):\n    wide_vectors()\n"
     return _PRELUDE + "\n\n" + head + "\n".join(lines or ["    pass"]) + "\n"
 
@@ -394,7 +232,24 @@ def _index(strides) -> str:
     return " + ".join(terms) or "0"
 
 
-def _trampoline(args: list, storage: list, offsets: list, body: list, options: str) -> str:
+def _combine_lines(ir: KernelIR, partial: list) -> list:
+    """The loop nest finishing partial output `outJ` (one block of partials per chunk) into
+    `finJ`, run by whichever thread finishes the last chunk: the blocks combined in chunk
+    order in the accumulator's type, then finished as the serial kernel finishes (a mean's
+    division, the output type)."""
+    lines = []
+    for j in partial:
+        o = ir.outputs[j]
+        size = math.prod(o.shape)
+        more = ACCUMULATE[o.reduce][0].format(a=f"s{j}", v=f"out{j}[cc * {size} + k]")
+        lines += [f"for k in range({size}):", f"    s{j} = out{j}[k]",
+                  "    for cc in range(1, chunks):", f"        s{j} = {more}",
+                  f"    fin{j}[k] = {acc_final(o, f's{j}')}"]
+    return lines
+
+
+def _trampoline(args: list, storage: list, offsets: list, body: list, options: str,
+                combine: list) -> str:
     """A chunked kernel: the C callback `tramp(data)`, data = [counter, rows, chunk, (address,
     length) per array] (int64s), running the loop nest `body` on each chunk it claims until
     none is left. The loop nest lives in the callback itself: as a separate function numba
@@ -421,6 +276,10 @@ def _trampoline(args: list, storage: list, offsets: list, body: list, options: s
         lines.append(f"        {a} = carray(address_as_pointer({address}, np.{st.name}), "
                      f"{length})")
     lines += ["    " + line for line in body]
+    if combine:   # chunks leave partials: the thread finishing the last one combines them
+        lines += ["        chunks = (rows + chunk - 1) // chunk",
+                  f"        if count_finished(data, {3 + 2 * len(args)}) == chunks - 1:"]
+        lines += ["            " + line for line in combine]
     lines.append("        c = claim_chunk(data)")
     return "\n".join(lines) + "\n"
 
@@ -443,7 +302,8 @@ def _chunked_run(tramp, ir: KernelIR, source: str, threads: int):
     a counter, so a thread that starts late finds its chunk taken rather than holding the
     others up; four chunks a thread cost more in per-chunk set-up than they balanced (the
     MLP of benchmarks/jit_mlp.py: fused kernels 6.6 -> 5.2 ms a step on 2 threads). A full
-    reduction's chunks leave partials (in the accumulator's type) that are combined here."""
+    reduction's chunks (and a row kernel's, for its column sums) leave partials in the
+    accumulator's type, which the thread finishing the last chunk combines (_combine_lines)."""
     cd = chunk_dim(ir)
     rows = ir.shape[cd]
     per_row = math.prod(ir.shape) // rows
@@ -451,19 +311,24 @@ def _chunked_run(tramp, ir: KernelIR, source: str, threads: int):
     n_chunks = -(-rows // chunk)
     split = leaves_partials(ir)
     # the callback reads addresses only: tensors go in as they are (no NumPy views, ~25 us
-    # a call for a kernel of 13 inputs), outputs are torch allocations of the output's type
-    # or of the partials' (float64 sums)
-    storage = [((n_chunks * math.prod(o.shape),), _torch_dtype(_partial_storage(o)), True)
+    # a call for a kernel of 13 inputs); outputs are torch allocations of the output's type,
+    # a partial output's partials in the accumulator's (float64 sums) that the callback
+    # combines into the output itself (in Python that cost ~19 us an output in the step)
+    storage = [((n_chunks * math.prod(o.shape),), _torch_dtype(_partial_storage(o)))
                if o.reduce and split else
-               (tuple(o.shape), o.dtype.torch_dtype, False) for o in ir.outputs]
+               (tuple(o.shape), o.dtype.torch_dtype) for o in ir.outputs]
+    storage += [(tuple(o.shape), o.dtype.torch_dtype) for o in ir.outputs
+                if o.reduce and split]
+    finished = [j for j, o in enumerate(ir.outputs) if o.reduce and split]
+    results = [len(ir.outputs) + finished.index(j) if j in finished else j
+               for j in range(len(ir.outputs))]
     address = tramp.address
 
     def run(*tensors):
         args = [t if t.is_contiguous() else t.contiguous() for t in tensors]
-        outs = [torch.empty(s, dtype=dt) for s, dt, _ in storage]
+        outs = [torch.empty(s, dtype=dt) for s, dt in storage]
         omp_pool.run_chunks(address, rows, chunk, [*args, *outs], torch.get_num_threads())
-        return [_combine(a.numpy(), o, n_chunks) if partial else a
-                for a, o, (_, _, partial) in zip(outs, ir.outputs, storage)]
+        return [outs[i] for i in results]
     run.source = source
     return run
 
@@ -476,22 +341,6 @@ def _partial_storage(o) -> np.dtype:
     """A full reduction's partials: its accumulator's type (float64 sums, as the kernel's)."""
     return np.dtype(np.float64) if o.reduce in ("sum", "mean") else \
         np.dtype(compute_dtype(o.dtype).np_dtype)
-
-
-def _combine(partials: np.ndarray, o, n_chunks: int) -> torch.Tensor:
-    """The reduction of the chunks' partials (`n_chunks` blocks of the output's size),
-    finished as the serial kernel finishes it (a mean's division, the float32 value, 16-bit
-    floats rounded to nearest even)."""
-    blocks = partials.reshape(n_chunks, -1)
-    if o.reduce in ("sum", "mean"):
-        value = blocks.sum(axis=0)
-        if o.reduce == "mean":
-            value = value / o.count
-    else:
-        value = blocks.max(axis=0) if o.reduce == "max" else blocks.min(axis=0)
-    compute = compute_dtype(o.dtype)
-    out = torch.from_numpy(value.astype(compute.np_dtype).reshape(tuple(o.shape)))
-    return out if compute is o.dtype else out.to(o.dtype.torch_dtype)
 
 
 def build(ir: KernelIR, device: torch.device, cache_dir: str | None):
