@@ -49,6 +49,9 @@ fetched, fed or a target, and every op of a pattern must be on the same device. 
   ReluGrad/MaxPoolGrad/Conv2DBackpropFilter/BiasAddGrad become the ndflow-internal
   `_Conv2DBiasReluMaxPool` and `_Conv2DBiasReluMaxPoolGrad` (ndflow/passes/conv_pool_fusion.py:
   matched on this pass's output, as a CNN's first block).
+- A large layer's input gradient `MatMul(dy, ReadVariableOp(W), transpose_b)` becomes an
+  output of W's `_MatMulApplyMomentum` (ndflow/passes/matmul_backprop.py): computed from each
+  block of W as the update passes it, W read from memory once for both.
 - Keras' RMSprop without momentum, written as ops (twelve a variable), becomes one
   `_GroupedApplyKerasRMSProp` a variable (ndflow/passes/keras_rmsprop.py).
 - Last (ndflow/passes/grouped_updates.py), runs of momentum, Adam or RMSprop updates that no
@@ -85,6 +88,7 @@ from ndflow.passes.dynamic_loss_scale import fuse_dynamic_loss_scale
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.grouped_updates import group_updates
 from ndflow.passes.keras_rmsprop import fuse_keras_rmsprop
+from ndflow.passes.matmul_backprop import fuse_backprop_into_updates
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import Any as AnyTensor
 from ndflow.passes.pattern import GraphView, Match, P, Rule, control_inputs, rewrite
@@ -351,4 +355,5 @@ def remapper(graph: Graph, ctx: PassContext) -> Graph:
     graph = speculate_momentum(fuse_decay_into_branches(graph, ctx), ctx)
     graph = fuse_dynamic_loss_scale(graph, ctx)
     fused = fuse_batch_norm_activation(rewrite(graph, ctx, RULES), ctx)
-    return group_updates(fuse_keras_rmsprop(fuse_conv_bias_relu_pool(fused, ctx), ctx), ctx)
+    fused = fuse_backprop_into_updates(fuse_conv_bias_relu_pool(fused, ctx), ctx)
+    return group_updates(fuse_keras_rmsprop(fused, ctx), ctx)

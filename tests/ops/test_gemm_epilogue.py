@@ -99,3 +99,31 @@ def test_other_dtypes_and_layouts_are_declined():
                                                       -LR, MU, 0.1, 1.0)
     # declined means untouched
     np.testing.assert_array_equal(var.numpy(), _operands(64, 8, 32, False, False)[2])
+
+
+@pytest.mark.parametrize("in_place", [True, False])
+def test_the_input_gradient_from_the_blocks_before_their_update(in_place):
+    # backprop = b @ var^T of the weight before the update, each block's columns computed
+    # from the rows the block then updates (two full blocks of 327 rows and a short one)
+    m, k, n = 700, 37, 300
+    a, b, var, accum = _operands(m, k, n, True, False, seed=3)
+    want_v, want_a = _unfused(a, b, True, False, var, accum, False)
+    v, acc = torch.tensor(var), torch.tensor(accum)
+    out = v if in_place else torch.empty(m, n)
+    dx = torch.empty(k, m)
+    assert gemm_epilogue.matmul_apply_accumulated(torch.tensor(a), torch.tensor(b), True, False,
+                                                  acc, v, out, 1.0, MU, SCALE, -LR, dx)
+    np.testing.assert_allclose(dx.numpy(), b.astype(np.float64) @ var.T.astype(np.float64),
+                               rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(dx.numpy(), (torch.tensor(b) @ torch.tensor(var).t()).numpy(),
+                               rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose(out.numpy(), want_v, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(acc.numpy(), want_a, rtol=1e-6, atol=1e-6)
+
+
+def test_an_input_gradient_of_another_form_is_declined():
+    a, b, var, accum = (torch.tensor(t) for t in _operands(64, 8, 32, False, False))
+    dx = torch.empty(8, 64)
+    assert not gemm_epilogue.matmul_apply_accumulated(a, b, False, False, accum, var, var,
+                                                      1.0, MU, SCALE, -LR, dx)
+    np.testing.assert_array_equal(var.numpy(), _operands(64, 8, 32, False, False)[2])

@@ -311,24 +311,31 @@ def _chunked_run(tramp, ir: KernelIR, source: str, threads: int):
     n_chunks = -(-rows // chunk)
     split = leaves_partials(ir)
     # the callback reads addresses only: tensors go in as they are (no NumPy views, ~25 us
-    # a call for a kernel of 13 inputs); outputs are torch allocations of the output's type,
-    # a partial output's partials in the accumulator's (float64 sums) that the callback
-    # combines into the output itself (in Python that cost ~19 us an output in the step)
-    storage = [((n_chunks * math.prod(o.shape),), _torch_dtype(_partial_storage(o)))
-               if o.reduce and split else
-               (tuple(o.shape), o.dtype.torch_dtype) for o in ir.outputs]
-    storage += [(tuple(o.shape), o.dtype.torch_dtype) for o in ir.outputs
-                if o.reduce and split]
-    finished = [j for j, o in enumerate(ir.outputs) if o.reduce and split]
-    results = [len(ir.outputs) + finished.index(j) if j in finished else j
-               for j in range(len(ir.outputs))]
+    # a call for a kernel of 13 inputs); outputs are torch allocations. A partial output's
+    # partials (in the accumulator's type: float64 sums), which the callback combines into
+    # the output itself (in Python that cost ~19 us an output in the step), are scratch that
+    # never leaves `run`: kept for the next call (~5 us an allocation in the step)
+    outputs = [(tuple(o.shape), o.dtype.torch_dtype) for o in ir.outputs]
+    partial = [j for j, o in enumerate(ir.outputs) if o.reduce and split]
+    partials = [((n_chunks * math.prod(ir.outputs[j].shape),),
+                 _torch_dtype(_partial_storage(ir.outputs[j]))) for j in partial]
+    spare = []   # partials of finished calls (list.pop/append: safe across threads)
     address = tramp.address
 
     def run(*tensors):
         args = [t if t.is_contiguous() else t.contiguous() for t in tensors]
-        outs = [torch.empty(s, dtype=dt) for s, dt in storage]
-        omp_pool.run_chunks(address, rows, chunk, [*args, *outs], torch.get_num_threads())
-        return [outs[i] for i in results]
+        outs = [torch.empty(s, dtype=dt) for s, dt in outputs]
+        try:
+            parts = spare.pop()
+        except IndexError:
+            parts = [torch.empty(s, dtype=dt) for s, dt in partials]
+        arrays = list(outs)
+        for j, p in zip(partial, parts):
+            arrays[j] = p
+        omp_pool.run_chunks(address, rows, chunk, [*args, *arrays, *[outs[j] for j in partial]],
+                            torch.get_num_threads())
+        spare.append(parts)
+        return outs
     run.source = source
     return run
 
