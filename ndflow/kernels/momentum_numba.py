@@ -76,16 +76,16 @@ def apply_kernel():
     return _apply if _callback() is not None else None
 
 
-def update_many(table: list, total: int, scale: float, lr: float, momentum: float,
-                nesterov: bool, keras: bool) -> None:
-    """`update` of many variables sharing the scalars in one launch, a variable per claimed
-    chunk: `table` holds 6 ints per variable, the addresses of its contiguous float32 g, var,
-    accum, var_out and accum_out and its element count; `total` is the sum of the counts
-    (below `CHUNK` elements one thread does it all: a second costs more than it saves)."""
+def update_many(table: list, total: int, params: list) -> None:
+    """`update` of many variables in one launch, a variable per claimed chunk: `table` holds
+    6 ints per variable, the addresses of its contiguous float32 g, var, accum, var_out and
+    accum_out and its element count, `params` 5 numbers per variable (scale, lr, momentum,
+    nesterov, keras); `total` is the sum of the counts (below `CHUNK` elements one thread
+    does it all: a second costs more than it saves)."""
     rows = len(table) // 6
     if rows == 0:
         return
-    arrays = [np.array(table, dtype=np.int64), _params(scale, lr, momentum, nesterov, keras)]
+    arrays = [np.array(table, dtype=np.int64), np.array(params, dtype=np.float32)]
     threads = torch.get_num_threads() if total >= CHUNK else 1
     omp_pool.run_chunks(_callback()[1], rows, 1, arrays, threads)
 
@@ -157,16 +157,18 @@ def _build():
             q = claim_chunk(data)
 
     # data = [counter, rows, 1, (address, length) of the table (6 int64s a variable: g, var,
-    #         accum, var_out, accum_out addresses and the element count), params]
+    #         accum, var_out, accum_out addresses and the element count), params (5 float32s
+    #         a variable)]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def momentum_many(data):
         d = carray(data, 7, dtype=np.int64)
         rows = d[1]
         table = carray(address_as_pointer(d[3], np.int64), d[4])
-        p = carray(address_as_pointer(d[5], np.float32), 5)
-        s, lr, mu, nesterov, keras = p[0], p[1], p[2], p[3] != 0, p[4] != 0
+        params = carray(address_as_pointer(d[5], np.float32), d[6])
         q = claim_chunk(data)
         while q < rows:
+            p = params[q * 5:q * 5 + 5]
+            s, lr, mu, nesterov, keras = p[0], p[1], p[2], p[3] != 0, p[4] != 0
             r = table[q * 6:q * 6 + 6]
             m = r[5]
             g = carray(address_as_pointer(r[0], np.float32), m)

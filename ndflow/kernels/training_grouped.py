@@ -3,19 +3,20 @@
 
 An update of one small variable costs ~15 us in a graph, nearly all of it per-call work (its
 checks, reading lr and momentum to the host, three ATen calls); a Keras model of a hundred
-variables paid it a hundred times a step. Here the variables that share lr, momentum, the
-L2 scale and the form (Keras or TF, Nesterov or not) are updated together:
-- contiguous float32 CPU variables by one numba launch for all of them
+variables paid it a hundred times a step. Here they are updated together:
+- contiguous float32 CPU variables by one numba launch for all of them, each with its own
+  lr, momentum, L2 scale and form (Keras or TF, Nesterov or not)
   (kernels/momentum_numba.py `update_many`, the single update's formula and rounding: a
   variable's update gives the same bits alone or grouped), each in its own buffer when
   nobody else holds the value (`exclusive_values`), else into new ones (a value read earlier
   never changes). Measured on a 31-layer Keras MLP (62 variables of 64x64 and 64 floats, AVX2
   EPYC): the kernel 510 -> ~340 us, the step 6% faster. What remains is Python: ~4 us a
   variable of reads, checks and addresses; the launch itself is ~70 us;
-- large ones (from `_ONE_PASS_MIN` elements) by the single update's path: float32 by their
+- large ones (from `GROUP_MAX` elements) by the single update's path: float32 by their
   own launch, split over the threads, other dtypes by ATen, in place when owned;
-- other dtypes by ATen's multi-tensor calls (`torch._foreach_*`), the single update's ATen
-  ops over lists, so bit for bit too, into new tensors.
+- other dtypes by ATen's multi-tensor calls (`torch._foreach_*`) over the variables that
+  share those scalars, the single update's ATen ops over lists, so bit for bit too, into new
+  tensors.
 
 An Adam update costs ~85 us for a small variable (six scalars read, seven ATen calls). The
 variables sharing the scalars (and the Nesterov flag) are updated by the single update's
@@ -35,7 +36,6 @@ from ndflow.kernels.registry import kernel
 from ndflow.kernels.state import exclusive_values, update_targets
 from ndflow.kernels.training import (
     _ADAM_SCALARS,
-    _ONE_PASS_MIN,
     _check_same,
     _read,
     adam_alpha,
@@ -67,16 +67,21 @@ def _foreach_momentum(vs, accs, grads, scale: float, lr: float, mu: float, neste
     return vs, accs
 
 
+# From this many elements a variable takes the single update's own path (its own launch,
+# split into chunks over the threads) rather than a thread of the group's launch: MNIST's
+# 5x5x32x64 filter (51K) in the group's launch saved a launch (~50 us in the step).
+GROUP_MAX = 1 << 17
+
+
 def _large(value: torch.Tensor) -> bool:
-    """A variable the single update's own path serves better (its own launch, split into
-    chunks over the threads)."""
-    return value.numel() >= _ONE_PASS_MIN
+    return value.numel() >= GROUP_MAX
 
 
-def _numba_batch(members: list, values: list, grads, owned: list, key: tuple) -> None:
-    """The float32 updates of one batch in one numba launch (kernels/momentum_numba.py), in
-    place for variables nobody else holds, else into new buffers."""
-    table, total, gs = [], 0, []
+def _numba_batch(members: list, values: list, grads, owned: list, keys: list) -> None:
+    """The float32 updates of `members` in one numba launch (kernels/momentum_numba.py),
+    each with its own scalars (`keys[i]`), in place for variables nobody else holds, else
+    into new buffers."""
+    table, params, total, gs = [], [], 0, []
     for i in members:
         v, a = values[i][0], values[i][1]
         # (owned: v and a are two tensors, each held by its slot alone)
@@ -86,9 +91,10 @@ def _numba_batch(members: list, values: list, grads, owned: list, key: tuple) ->
         m = v.numel()
         table += (g.data_ptr(), v.data_ptr(), a.data_ptr(), v_out.data_ptr(), a_out.data_ptr(),
                   m)
+        params += keys[i]
         total += m
         values[i] = (v_out, a_out)
-    momentum_numba.update_many(table, total, *key)
+    momentum_numba.update_many(table, total, params)
 
 
 @kernel(nn_fused.GroupedApplyMomentum)
@@ -122,7 +128,7 @@ def _grouped_momentum(node):
                     keras[i])
             return
         one_launch = float32_cpu and momentum_numba.applies(values[0][0])
-        batches: dict = defaultdict(list)
+        batch, keys = [], {}
         aten_batches: dict = defaultdict(list)
         for i, (v, a, s, lr, mu) in enumerate(values):
             key = (s, lr, mu, nesterov[i], keras[i])
@@ -130,11 +136,12 @@ def _grouped_momentum(node):
                 values[i] = momentum_values(grads[i], (v, a), update_targets(owned[i], [v, a]),
                                             *key)
             elif one_launch and v.is_contiguous() and a.is_contiguous():
-                batches[key].append(i)
+                batch.append(i)
+                keys[i] = key
             else:
                 aten_batches[key].append(i)
-        for key, members in batches.items():
-            _numba_batch(members, values, grads, owned, key)
+        if batch:
+            _numba_batch(batch, values, grads, owned, keys)
         for (s, lr, mu, nest, ker), members in aten_batches.items():
             new_v, new_a = _foreach_momentum([values[i][0] for i in members],
                                              [values[i][1] for i in members],

@@ -74,6 +74,22 @@ def test_keras_training_equals_the_separate_updates(dtype, nesterov, decay, ungr
     _assert_same_training(grouped, separate)
 
 
+def test_float32_updates_of_different_scalars_share_one_launch(monkeypatch, ungrouped):
+    # the weights carry an L2 term and the biases not (MNIST's mix), and one variable has
+    # 20480 elements: all in one numba launch a step, with each one's own scalars
+    from ndflow.kernels import momentum_numba
+    launches = []
+    real = momentum_numba.update_many
+    monkeypatch.setattr(momentum_numba, "update_many",
+                        lambda table, total, params: launches.append(len(table) // 6)
+                        or real(table, total, params))
+    grouped, _ = _keras_training(tf.float32, False, 1e-2)
+    assert launches == [len(SHAPES)] * 5
+    ungrouped()
+    separate, _ = _keras_training(tf.float32, False, 1e-2)
+    _assert_same_training(grouped, separate)
+
+
 def test_keras_momentum_matches_a_float64_reference():
     """The grouped Keras update is Keras' formula (float64 NumPy, float32 tolerance)."""
     rng = np.random.default_rng(0)
