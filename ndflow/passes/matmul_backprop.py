@@ -7,16 +7,20 @@ are in the cache. The layer's input gradient, `MatMul(dy, ReadVariableOp(W), tra
 read W from memory once more. Here that MatMul becomes the update's `backprop` output
 (`num_backprop=1`): each block of the update first computes its columns of dy @ W^T from the
 rows it is about to update (kernels/gemm_epilogue.py), so W crosses memory once for both.
+Not for plain SGD's `_MatMulApplyGradientDescent`: one `addmm` already updates W in a single
+pass, and doing it by blocks of rows (small GEMMs, dy packed for each) made a batch-32
+four-layer MLP's step 0.4-0.8 ms slower, not faster.
 
 The update then runs where the MatMul ran (the plan runs ops in creation order), earlier than
 before, so it applies only when that changes nothing any op sees:
-- the MatMul: float32, `dy @ W^T` of the update's own dy and a `ReadVariableOp` of the
-  update's handle, on the update's device, its output neither fetched, fed nor preserved, and
-  no control edges from it;
+- the MatMul: float32, `dy @ W^T` of the update's own dy (of static shape, at most
+  MAX_DY_ELEMENTS) and a `ReadVariableOp` of the update's handle, on the update's device, its
+  output neither fetched, fed nor preserved, and no control edges from it;
 - the update: `transpose_a`, not `transpose_b`, no backprop yet;
-- every other op on the variable's handle only reads it and comes before the MatMul (so it
-  reads the value before the update, as it did), and nothing else writes it (the value the
-  MatMul read is the value the update starts from);
+- every other op on the variable's handle only reads it and comes before the MatMul or after
+  the update (so it reads the value it read before: a read between the two would see the
+  update early), and nothing else writes it (the value the MatMul read is the value the
+  update starts from);
 - the update's control inputs come before the MatMul, and each of its inputs does too or is
   made by an op that can be created there instead: one with no inputs (a Const; the
   VarHandleOp or captured handle of the momentum slot, which the optimizer creates after the
@@ -38,6 +42,11 @@ from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import GraphView
 
 ENABLED = True   # tests and benchmarks switch it off to compare
+# Each block of W (kernels/gemm_epilogue.py: BLOCK_ELEMENTS, 96K) has MKL pack dy anew for
+# its two GEMMs, so dy must be small beside a block: MNIST's fc1 (dy 64x512) ran 0.4-1 ms
+# faster; a layer like benchmarks/jit_mlp.py's (dy 256x1024: 2.7x the weight in packing)
+# ran 2-3 ms slower with plain SGD's blocked form and is left alone.
+MAX_DY_ELEMENTS = 48 * 1024
 _INPUTLESS = ("Const", "VarHandleOp", "Placeholder")
 
 
@@ -57,11 +66,14 @@ def _input_gradient(view: GraphView, order: dict, update: Operation) -> Operatio
         if read.type != "ReadVariableOp" or read.inputs[0] is not handle:
             continue
         out = mm.outputs[0]
+        if not (dy.shape.is_fully_defined() and dy.shape.num_elements() <= MAX_DY_ELEMENTS):
+            continue
         if (out.name in view.fetched or out.name in view.fed or mm.name in view.preserved
                 or mm in view.control_sources):
             continue
         others = [op for op in view.consumers[handle] if op is not update]
-        if only_reads(others) and all(order[op] < order[mm] for op in others):
+        if only_reads(others) and not any(order[mm] < order[op] < order[update]
+                                          for op in others):
             return mm
     return None
 

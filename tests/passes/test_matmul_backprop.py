@@ -20,9 +20,9 @@ LR, MU, DECAY = 0.5, 0.9, 5e-2
 N = 256   # 256x256 weights: large enough for _MatMulApplyMomentum
 
 
-def _data(seed):
+def _data(seed, batch=8):
     rng = np.random.default_rng(seed)
-    x, y = (rng.standard_normal((8, N)).astype(np.float32) for _ in range(2))
+    x, y = (rng.standard_normal((batch, N)).astype(np.float32) for _ in range(2))
     w0, w1 = ((rng.standard_normal((N, N)) * 0.05).astype(np.float32) for _ in range(2))
     return x, y, w0, w1
 
@@ -56,12 +56,12 @@ def unfused():
     matmul_backprop.ENABLED = True
 
 
-def _keras_train(decay, steps, returns=None, seed=1):
+def _keras_train(decay, steps, returns=None, seed=1, batch=8):
     """Trains both weights with Keras' SGD in a tf.function for `steps` steps: (the optimized
     graph, the weights, what each step returned, the data). A step returns the sum of w1 read
-    between the gradients and the update (`returns="read"`), the loss's gradient with respect
-    to w1's layer input ("input_grad"), or 0."""
-    x, y, w0_init, w1_init = _data(seed)
+    between the gradients and the update (`returns="read"`) or after it ("read_after"), the
+    loss's gradient with respect to w1's layer input ("input_grad"), or 0."""
+    x, y, w0_init, w1_init = _data(seed, batch)
     w0, w1 = tf.Variable(w0_init), tf.Variable(w1_init)
     opt = tf.keras.optimizers.SGD(LR, momentum=MU)
 
@@ -77,7 +77,7 @@ def _keras_train(decay, steps, returns=None, seed=1):
         out = {"read": lambda: tf.reduce_sum(w1), "input_grad": lambda: gh}.get(
             returns, lambda: tf.constant(0.0))()
         opt.apply_gradients(zip([g0, g1], [w0, w1]))
-        return out
+        return tf.reduce_sum(w1) if returns == "read_after" else out
 
     outs = [step(x, y).numpy() for _ in range(steps)]
     graph = step.get_concrete_function(x, y).optimized_graph()
@@ -147,6 +147,23 @@ def test_a_read_between_the_gradient_and_the_update_is_left_alone():
     np.testing.assert_allclose(reads[1], want.astype(np.float32).sum(), rtol=1e-4)
     np.testing.assert_allclose(got[1], _reference(x, y, w0, w1, DECAY, 2, keras=True)[1],
                                rtol=2e-5, atol=2e-5)
+
+
+def test_a_read_after_the_update_sees_it():
+    graph, got, reads, (x, y, w0, w1) = _keras_train(DECAY, 2, returns="read_after")
+    assert _fused(graph)
+    want = _reference(x, y, w0, w1, DECAY, 2, keras=True)[1]
+    np.testing.assert_allclose(reads[1], want.astype(np.float32).sum(), rtol=1e-4)
+    np.testing.assert_allclose(got[1], want, rtol=2e-5, atol=2e-5)
+
+
+def test_a_large_output_gradient_is_left_alone():
+    # dy of 256x256 (more than MAX_DY_ELEMENTS): each block would pack it anew
+    assert 256 * N > matmul_backprop.MAX_DY_ELEMENTS
+    graph, got, _, data = _keras_train(DECAY, 2, batch=256)
+    assert not _fused(graph)
+    for g, want in zip(got, _reference(*data, DECAY, 2, keras=True)):
+        np.testing.assert_allclose(g, want, rtol=2e-5, atol=2e-5)
 
 
 def test_a_returned_input_gradient_is_the_fused_value():
