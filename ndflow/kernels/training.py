@@ -154,7 +154,7 @@ def _matmul_momentum(node):
             var.value, accum.value = v_out, a_out   # each block updated as it was computed
             return dx
         if backprop:
-            dx = torch.mm(b_in, v.t())
+            torch.mm(b_in, v.t(), out=dx)
         torch.addmm(acc, a, b, beta=mu, alpha=alpha, out=a_out)
         if s and one_pass(v, a_out) and v_out.is_contiguous():
             momentum_numba.apply_accumulated(v, a_out, v_out, decay, step)

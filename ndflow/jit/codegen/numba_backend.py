@@ -27,7 +27,6 @@ from ndflow.jit.codegen.numba_body import (
     acc_final,
     acc_init,
     acc_type,
-    reduction_ranks,
     storage_value,
     two_level,
 )
@@ -72,6 +71,11 @@ def leaves_partials(ir: KernelIR) -> bool:
     """Chunks leave partial results that the caller combines: a full reduction's, or a row
     kernel's column sums (each chunk's sums over its own rows)."""
     return is_split(ir) or (ir.row_split is not None and any(o.reduce for o in ir.outputs))
+
+
+def partial_outputs(ir: KernelIR) -> list:
+    """The outputs a chunked kernel's chunks leave partials of (see leaves_partials)."""
+    return [j for j, o in enumerate(ir.outputs) if o.reduce] if leaves_partials(ir) else []
 
 
 _SPLIT_REDUCTIONS = ("sum", "mean", "max", "min")
@@ -121,10 +125,7 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
     body = Body(ir)
     shape, reduced = ir.shape, ir.reduced
     rank = len(shape)
-    if ir.row_split is not None:   # row reductions first: their loops keep values for later
-        body.ranks = reduction_ranks(ir)
-        for _, r in sorted(body.ranks.values(), key=lambda kr: kr[0]):
-            body.emit(r)
+    body.emit_row_reductions()
     out_vals = [body.emit(o.expr) for o in ir.outputs]
     for j, (o, (v, depth)) in enumerate(zip(ir.outputs, out_vals)):
         if o.row:   # written once per row, after the row's reductions
@@ -214,7 +215,7 @@ def render(ir: KernelIR, chunked: bool = False) -> str:
     fastmath = "{'reassoc', 'nsz'}" if reds or body.has_rows else "False"
     options = f"cache=CACHE, fastmath={fastmath}, error_model='numpy'"
     if chunked:
-        partial = [j for j, o in enumerate(ir.outputs) if o.reduce and leaves_partials(ir)]
+        partial = partial_outputs(ir)
         storage = [_np_storage(dt) for dt in ir.input_dtypes]
         storage += [_partial_storage(o) if j in partial else _np_storage(o.dtype)
                     for j, o in enumerate(ir.outputs)]
@@ -309,14 +310,13 @@ def _chunked_run(tramp, ir: KernelIR, source: str, threads: int):
     per_row = math.prod(ir.shape) // rows
     chunk = max(-(-MIN_CHUNK_ELEMENTS // per_row), -(-rows // threads))
     n_chunks = -(-rows // chunk)
-    split = leaves_partials(ir)
     # the callback reads addresses only: tensors go in as they are (no NumPy views, ~25 us
     # a call for a kernel of 13 inputs); outputs are torch allocations. A partial output's
     # partials (in the accumulator's type: float64 sums), which the callback combines into
     # the output itself (in Python that cost ~19 us an output in the step), are scratch that
     # never leaves `run`: kept for the next call (~5 us an allocation in the step)
     outputs = [(tuple(o.shape), o.dtype.torch_dtype) for o in ir.outputs]
-    partial = [j for j, o in enumerate(ir.outputs) if o.reduce and split]
+    partial = partial_outputs(ir)
     partials = [((n_chunks * math.prod(ir.outputs[j].shape),),
                  _torch_dtype(_partial_storage(ir.outputs[j]))) for j in partial]
     spare = []   # partials of finished calls (list.pop/append: safe across threads)

@@ -61,8 +61,16 @@ class Body:
         self.depth: dict = {}
         self.n = 0 if parent is None else None
         self.has_rows = False
-        self.ranks = None           # the root's reduction_ranks, made on first use
-        self.stored: dict = {}      # the root's: Node -> row array holding its values
+        # the root's: {row reduction: (rank, RowReduce)} and Node -> row array holding its values
+        self.ranks = (_reduction_ranks(ir) if parent is None and ir.row_split is not None
+                      else {})
+        self.stored: dict = {}
+
+    def emit_row_reductions(self) -> None:
+        """Emits the row reductions first, rank by rank, so that their loops can keep values
+        for the loops after them (_keep_for_later)."""
+        for _, r in sorted(self.ranks.values(), key=lambda kr: kr[0]):
+            self.emit(r)
 
     def _root(self):
         root = self
@@ -99,7 +107,8 @@ class Body:
             elif dt == dtypes.float16:
                 load = f"f16_to_f32({load})"
             return self._assign(e, load, depth)
-        row_array = self._root().stored.get(e)
+        stored = self._root().stored
+        row_array = stored.get(e) if stored else None
         if row_array is not None:   # computed by an earlier loop over this row
             inner = len(self.ir.shape) - 1
             return self._assign(e, f"{row_array}[i{inner}]", inner)
@@ -126,12 +135,10 @@ class Body:
     def _row_reduce(self, e: RowReduce, key):
         """The block computing row reduction `e` once per row, at the rows' innermost level:
         an accumulator, a loop nest over the row's dimensions, the finished value. Every other
-        reduction of the same rank (see reduction_ranks: none needs another's result) shares
+        reduction of the same rank (see _reduction_ranks: none needs another's result) shares
         the block's one loop, and so its loads and common subexpressions: LayerNorm's gradient
         sums two products of the same recomputed chain, which took a pass over the row each."""
         split, shape = self.ir.row_split, self.ir.shape
-        if self.ranks is None:
-            self.ranks = reduction_ranks(self.ir)
         rank = self.ranks[e.value][0]
         group = [e] + [r for v, (k, r) in self.ranks.items()
                        if k == rank and v != e.value and v not in self.names]
@@ -218,7 +225,7 @@ def _ops_in(e, computed: set) -> int:
     return len(seen)
 
 
-def reduction_ranks(ir: KernelIR) -> dict:
+def _reduction_ranks(ir: KernelIR) -> dict:
     """{row reduction's value: (rank, the RowReduce)}: rank 0 reads no row reduction, rank k
     reads one of rank k - 1 at most; reductions of one rank can run in one loop."""
     ranks, memo = {}, {}
