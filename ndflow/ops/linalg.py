@@ -28,7 +28,7 @@ def _inner_dims_error(ctx, k1, k2) -> ValueError:
 
 
 def _matmul_shape(ctx):
-    a, b = ctx.shapes
+    a, b = ctx.shapes[:2]   # (fused forms read more inputs after the two operands)
     ta, tb = ctx.attrs["transpose_a"], ctx.attrs["transpose_b"]
     for s in (a, b):
         if s.rank is not None and s.rank != 2:

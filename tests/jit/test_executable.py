@@ -12,6 +12,8 @@ import ndflow as tf
 from ndflow.jit import executable
 from ndflow.jit.errors import CompileUnimplemented
 from ndflow.jit.executable import compile_cluster, specialize_shapes
+from ndflow.ops import nn_fused
+from ndflow.ops.apply import apply_op
 from ndflow.ops.op_def import ArgDef, AttrDef, OpDef
 from tests.jit.cluster_graphs import (
     CountingFallback,
@@ -229,3 +231,50 @@ def test_runtime_errors_name_the_node():
     exe = compile_cluster(fg, [(tf.float32, (2, 3)), (tf.float32, (2, 3))], CPU)
     with pytest.raises(tf.errors.InvalidArgumentError, match="MatMul"):
         exe([randn(2, 3), randn(2, 3)])
+
+
+def _fused_matmul(x, w, b):
+    """The remapper's `_FusedMatMul(x, w, b)` adding only the bias."""
+    return apply_op(nn_fused.FusedMatMul, [x, w, [b]], {"fused_ops": ["BiasAdd"]},
+                    name="fused_matmul").outputs[0]
+
+
+def _bias_then_tanh(x, w, b):   # the product read only by fused ops
+    y = _fused_matmul(x, w, b)
+    return [tf.reduce_sum(tf.tanh(y) * y, axis=1)]
+
+
+def _bias_then_matmul(x, w, b):   # read by a library call too: the fused op stays
+    y = _fused_matmul(x, w, b)
+    return [tf.matmul(y, tf.transpose(w)) + tf.tanh(y)]
+
+
+def _bias_as_output(x, w, b):   # the product leaves the cluster: the fused op stays
+    y = _fused_matmul(x, w, b)
+    return [y, tf.tanh(y)]
+
+
+@pytest.mark.parametrize("fn, split", [(_bias_then_tanh, True), (_bias_then_matmul, False),
+                                       (_bias_as_output, False)])
+def test_a_bias_only_fused_matmul_adds_its_bias_in_the_readers_kernel(fn, split):
+    """ATen's addmm writes the bias into the output before the GEMM: where every reader of the
+    product is fused, the GEMM runs alone and its readers' kernel adds the bias."""
+    if executable._codegen is None or executable._fusion is None:
+        pytest.skip("no fusion planner / code generator in this tree")
+    specs = [(tf.float32, [None, 8]), (tf.float32, [8, 8]), (tf.float32, [8])]
+    x, w, b = randn(5, 8, seed=1), randn(8, 8, seed=2), randn(8, seed=3)
+    exe = _equal_to_fallback(build(fn, specs), [x, w, b])
+    library = [what for _, what, _ in exe.profile([x, w, b], steps=1)
+               if not what.startswith("fusion(")]
+    assert ("_FusedMatMul" in library) is not split
+    if split:   # the GEMM alone, the bias in the generated kernel
+        fused = [what for _, what, _ in exe.profile([x, w, b], steps=1)
+                 if what.startswith("fusion(")]
+        assert library == ["MatMul"] and any("BiasAdd" in what for what in fused)
+    xd, wd, bd = (t.numpy().astype(np.float64) for t in (x, w, b))
+    y = xd @ wd + bd
+    want = {_bias_then_tanh: [np.sum(np.tanh(y) * y, axis=1)],
+            _bias_then_matmul: [y @ wd.T + np.tanh(y)],
+            _bias_as_output: [y, np.tanh(y)]}[fn]
+    for got, expected in zip(exe([x, w, b]), want):
+        np.testing.assert_allclose(got.numpy(), expected, rtol=2e-5, atol=2e-5)
