@@ -196,10 +196,9 @@ def _bias_joins_readers(op, live: set) -> bool:
     the GEMM: 30-40 us more than the plain GEMM for 256x1024 by 1024x1024)."""
     if _fusion is None or op.type != "_FusedMatMul" or op.outputs[0] in live:
         return False
-    fused = [f.decode() if isinstance(f, bytes) else f for f in op.attrs.get("fused_ops", ())]
     readers = op.outputs[0].consumers()
-    return (fused == ["BiasAdd"] and len(op.inputs) == 3 and bool(readers)
-            and all(_fusion.rules.fusible(r) for r in readers))
+    return (list(op.attrs.get("fused_ops", ())) == ["BiasAdd"] and len(op.inputs) == 3
+            and bool(readers) and all(_fusion.fusible(r) for r in readers))
 
 
 def _matmul_then_bias(g: Graph, op, inputs: list, shapes: dict):

@@ -46,7 +46,12 @@ from ndflow.core.graph import Operation
 from ndflow.jit import fusion_rules as rules
 from ndflow.jit.codegen import emitters
 from ndflow.jit.flags import xla_flags
-from ndflow.jit.fusion_rules import INPUT, LOOP, is_trivial  # noqa: F401 - executable.py
+from ndflow.jit.fusion_rules import (  # noqa: F401 - executable.py
+    INPUT,
+    LOOP,
+    fusible,
+    is_trivial,
+)
 from ndflow.jit.rematerialize import rematerialize
 
 
