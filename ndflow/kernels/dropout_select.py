@@ -10,6 +10,8 @@ ops give: the product rounded once, a dropped element 0 whatever x holds (NaN in
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
 
@@ -45,9 +47,14 @@ def dropout_select(u: torch.Tensor, x: torch.Tensor, rate: float, scale: float) 
         _select()(u.numpy().reshape(-1), x.numpy().reshape(-1), out.numpy().reshape(-1),
                   np_dtype(rate), np_dtype(scale))
         return out
-    r = torch.tensor(rate, dtype=u.dtype, device=u.device)
-    s = torch.tensor(scale, dtype=x.dtype, device=x.device)
-    return torch.where(u >= r, x * s, torch.zeros((), dtype=x.dtype, device=x.device))
+    # Python numbers, not tensors made per call (on a GPU each was a host-to-device copy that
+    # waits), rounded to the tensors' dtypes first as 0-d tensors of those dtypes were
+    return torch.where(u >= _rounded(rate, u.dtype), x * _rounded(scale, x.dtype), 0.0)
+
+
+@functools.lru_cache(maxsize=64)
+def _rounded(value: float, dtype: torch.dtype) -> float:
+    return float(torch.tensor(value, dtype=dtype))
 
 
 @kernel(nn_fused.DropoutSelect)

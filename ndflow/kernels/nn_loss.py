@@ -37,6 +37,23 @@ def _check_labels(labels, classes: int) -> None:
         f"[0, {classes}).  Label values: {' '.join(str(v) for v in values)}")
 
 
+def sparse_xent_nan_rows(features: torch.Tensor, labels: torch.Tensor) -> tuple:
+    """(loss, backprop) as TensorFlow's GPU kernel gives them: a label outside [0, classes)
+    is no error there but NaN in its row of the loss and of the gradient. Checking on the
+    host, as the CPU kernel does, would wait for the device twice a step."""
+    classes = features.shape[1]
+    idx = labels.long()
+    bad = (idx < 0) | (idx >= classes)
+    idx = idx.clamp(0, max(classes - 1, 0)).unsqueeze(1)
+    lsm = torch.log_softmax(features, 1)
+    loss = lsm.gather(1, idx).squeeze(1).neg_()
+    backprop = lsm.exp_()
+    backprop.scatter_add_(1, idx, torch.full((idx.shape[0], 1), -1.0, dtype=backprop.dtype,
+                                             device=backprop.device))
+    nan = float("nan")
+    return loss.masked_fill_(bad, nan), backprop.masked_fill_(bad.unsqueeze(1), nan)
+
+
 @kernel(nn_loss.SparseSoftmaxCrossEntropyWithLogits)
 def _sparse_xent(node):
     def sparse_xent(features, labels):
@@ -51,6 +68,8 @@ def _sparse_xent(node):
             if bad >= 0:
                 _check_labels(labels, classes)   # raises TensorFlow's error
             return loss, backprop
+        if features.device.type != "cpu":
+            return sparse_xent_nan_rows(features, labels)
         _check_labels(labels, classes)
         idx = labels.long().unsqueeze(1)
         lsm = torch.log_softmax(features, 1)

@@ -156,8 +156,8 @@ def _update_kernel(node, sign: int):
                 None, None, f"Cannot update variable with shape {fmt(TensorShape(old.shape))} "
                 f"using a Tensor with shape {fmt(TensorShape(delta.shape))}, shapes must be "
                 "equal.")
-        if delta.device != old.device:
-            delta = delta.to(old.device)
+        if delta.device != old.device and not (delta.dim() == 0 and delta.device.type == "cpu"):
+            delta = delta.to(old.device)   # (a host scalar ATen reads beside device tensors)
         (out,) = update_targets(owned, [old])
         res.value = torch.add(old, delta, alpha=sign, out=out)
 

@@ -70,24 +70,40 @@ def resolve_device(spec: str, soft_placement: bool = True, op=None) -> torch.dev
         f"specification refers to a valid device.{gpu_hint}\n\t [[{name}]]")
 
 
-def _to_device(value, dev: torch.device):
-    """`value` copied to `dev` unless it stays where it is: int32 tensors and scalars stay in
-    host memory (TensorFlow's GPU kernels take int32 inputs, shapes and the like, in host
-    memory; ATen reads a 0-d CPU tensor beside device tensors as a scalar)."""
-    if (isinstance(value, torch.Tensor) and value.device != dev and value.dim() > 0
-            and value.dtype != torch.int32):
-        return value.to(dev)
-    return value
+_HOST = torch.device("cpu")
+
+
+# The ops that update variables and take their scalars (lr, momentum, an increment) to Python
+# or to ATen as host scalars.
+_UPDATES = ("ResourceApply", "ResourceSparseApply", "_ResourceApply", "_GroupedApply",
+            "_MatMulApply", "_SpeculativeApply", "AssignAddVariableOp", "AssignSubVariableOp")
+
+
+def _device_scalar(value) -> bool:
+    return isinstance(value, torch.Tensor) and value.dim() == 0 and value.device.type != "cpu"
+
+
+def _host_scalar_read(op, readers: dict) -> bool:
+    """Whether `op` reads a scalar variable that only updates of variables read (a learning
+    rate, a momentum): it runs on the host, as TensorFlow's update kernels take such scalars.
+    On a GPU the value would be copied there only for each update to read it back to Python,
+    a wait for the device every time. (A read of a captured handle may not know its rank: what
+    updates read through one are their scalars, and a vector read on the host would be copied
+    over for them.)"""
+    if op.type != "ReadVariableOp" or op.outputs[0].shape.rank not in (0, None):
+        return False
+    users = readers.get(op.outputs[0], ())
+    return bool(users) and all(u.type.startswith(_UPDATES) for u in users)
 
 
 def _inputs_moved(fn, positions: list, dev: torch.device):
-    """`fn` with the inputs at `positions` copied to `dev` first (`_to_device`): the copy
+    """`fn` with the inputs at `positions` copied to `dev` first (`devices.to_device`): the copy
     between devices that TensorFlow's placer inserts as a Send/Recv pair where an op placed on
     a GPU reads a tensor made on the CPU, as eager execution copies its inputs."""
     def run(*args):
         args = list(args)
         for j in positions:
-            args[j] = _to_device(args[j], dev)
+            args[j] = devices.to_device(args[j], dev)
         return fn(*args)
     return run
 
@@ -142,11 +158,15 @@ class Plan:
         self._node_args = []  # per kernel: the expressions of its inputs (for error messages)
         self._node_outs = []  # per kernel: its outputs' variable names ('_' = unused)
         made_on: dict = {}    # tensor -> the device of the op that makes it (feeds: unknown)
+        fetched = set(self.fetches)
         # (op, ATen device) of every op, the fed ones and constants included
         self.placements = [(op, resolve_device(op.device, True, op))
                            for op in dict.fromkeys(t.op for t in self.feeds)]
         for idx, op in enumerate(self.ops):
             dev = resolve_device(op.device, soft_placement, op)
+            if (dev.type != "cpu" and _host_scalar_read(op, readers)
+                    and op.outputs[0] not in fetched):
+                dev = _HOST
             self.placements.append((op, dev))
             for t in op.outputs:
                 made_on[t] = dev
@@ -158,16 +178,23 @@ class Plan:
                 names[op.outputs[0]] = cname
                 continue
             args, moved = [], []
+            update = op.type.startswith(_UPDATES)
             for j, t in enumerate(op.inputs):
                 expr = names[t]
                 if dev.type != "cpu" and made_on.get(t, dev) != dev:
                     if expr.startswith("c"):   # a constant: a copy on this device, made once
                         copy = f"{expr}_{dev.type}{dev.index or 0}"
                         if copy not in scope:
-                            scope[copy] = _to_device(scope[expr], dev)
+                            scope[copy] = devices.to_device(scope[expr], dev)
                         expr = copy
                     else:
                         moved.append(j)
+                elif expr.startswith("c") and _device_scalar(scope[expr]) and update:
+                    # a device constant an update reads (an L2 scale other ops read too): the
+                    # update takes a host copy, made once, as it takes its other scalars
+                    if f"{expr}_host" not in scope:
+                        scope[f"{expr}_host"] = scope[expr].cpu()
+                    expr = f"{expr}_host"
                 args.append(expr)
             consts = tuple(t.op.attrs["value"] if names[t].startswith("c") else None
                            for t in op.inputs)

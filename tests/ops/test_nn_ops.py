@@ -15,6 +15,7 @@ from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
 from ndflow.core.tensor import EagerTensor
+from ndflow.kernels import nn_loss as nn_loss_kernels
 from ndflow.kernels import xent_numba
 from ndflow.ops import nn_activation, nn_loss, nn_norm
 from ndflow.ops.apply import apply_op
@@ -276,6 +277,22 @@ def test_sparse_xent_label_out_of_range_graph_names_node():
     with pytest.raises(InvalidArgumentError, match=r"(?s)Received a label value of 10 which "
                        r"is outside the valid range of \[0, 10\).*SparseSoftmaxCrossEntropy"):
         plan.run([torch.tensor([1, 2, 10], dtype=torch.int32)])
+
+
+@pytest.mark.parametrize("label_dtype", [np.int32, np.int64])
+def test_sparse_xent_gpu_form_gives_nan_rows_for_labels_out_of_range(label_dtype):
+    # TensorFlow's GPU kernel raises nothing for a label outside [0, classes): that row of the
+    # loss and of the gradient is NaN, the others as usual (the form ndflow runs on a GPU,
+    # checked here on CPU tensors; tests/runtime/test_gpu.py runs it on a GPU)
+    gen = np.random.default_rng(5)
+    f = gen.normal(size=(5, 7))
+    lab = np.array([3, -1, 6, 7, 0], label_dtype)
+    loss, backprop = nn_loss_kernels.sparse_xent_nan_rows(torch.tensor(f), torch.tensor(lab))
+    good = np.array([0, 2, 4])
+    want_loss, want_backprop = _sparse_ref(f[good], lab[good])
+    np.testing.assert_allclose(loss.numpy()[good], want_loss, rtol=1e-12)
+    np.testing.assert_allclose(backprop.numpy()[good], want_backprop, rtol=1e-12)
+    assert np.isnan(loss.numpy()[[1, 3]]).all() and np.isnan(backprop.numpy()[[1, 3]]).all()
 
 
 def test_sparse_xent_rank_mismatch():

@@ -82,3 +82,20 @@ def test_the_kernel_matches_numpy(dtype):
     strided = dropout_select.dropout_select(torch.tensor(u).t(), torch.tensor(x).t(), 0.3,
                                             scale)
     np.testing.assert_array_equal(strided.numpy(), want.T)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_the_kernel_rounds_rate_and_scale_to_a_16_bit_dtype(dtype):
+    # 16-bit floats take ATen's path with Python numbers for rate and scale: the same bits as
+    # with rate and scale as 0-d tensors of the dtype (rounded first, then widened)
+    rng = np.random.default_rng(2)
+    u = torch.tensor(rng.uniform(size=(50, 30)), dtype=dtype)
+    x = torch.tensor(rng.normal(size=(50, 30)), dtype=dtype)
+    rate, scale = 0.3, 1 / (1 - 0.3)
+    r, s = torch.tensor(rate, dtype=dtype), torch.tensor(scale, dtype=dtype)
+    assert float(s) != scale                    # the rounding matters at this scale
+    want = np.where((u.double() >= r.double()).numpy(),
+                    (x.double() * s.double()).to(dtype).double().numpy(), 0)
+    got = dropout_select.dropout_select(u, x, rate, scale)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got.double().numpy(), want)
