@@ -54,6 +54,13 @@ def _scalar(t: torch.Tensor, arg: str):
     return t.item()
 
 
+def grad_where(var: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+    """`grad` on `var`'s device: an update runs where its variable lives (TensorFlow colocates
+    it with the variable), and a gradient made on another device (a GPU step's, all-reduced
+    beside CPU variables) is copied there, as TensorFlow's Recv would."""
+    return grad if grad.device == var.device else grad.to(var.device)
+
+
 def n_update_attrs(node) -> tuple:
     """(N, torch dtype, use_nesterov, keras, decay as lists of bools) of a kernel of N
     momentum updates (`_SpeculativeApplyMomentum`, `_GroupedApplyMomentum`)."""

@@ -40,6 +40,7 @@ from ndflow.kernels.training import (
     _read,
     adam_alpha,
     adam_values,
+    grad_where,
     momentum_values,
     n_update_attrs,
     scalar_once,
@@ -107,12 +108,13 @@ def _grouped_momentum(node):
         # whether each variable is owned by its slot alone: before this frame holds any value
         free = exclusive_values(res_v + res_a)
         owned = [free[i] and free[n + i] for i in range(n)]
-        values, seen = [], {}
+        values, seen, grads = [], {}, list(grads)
         for i in range(n):
             v, a, g = _read(res_v[i], "var", dtype), _read(res_a[i], "accum", dtype), grads[i]
             if not v.shape == a.shape == g.shape:
                 _check_same(v, a, "accum")
                 _check_same(v, g, "grad")
+            grads[i] = grad_where(v, g)
             values.append((v, a))
         lr_of, mu_of = scalars_once(lrs, "lr", seen), scalars_once(moms, "momentum", seen)
         scale_of = [scalar_once(scales[i], "scale", seen) if decay[i] else 0.0
@@ -183,7 +185,7 @@ def _grouped_adam(node):
     def run(*args):
         res = [args[k * n:(k + 1) * n] for k in range(3)]            # var, m, v
         scalar_inputs = [args[k * n:(k + 1) * n] for k in range(3, 9)]
-        grads = args[9 * n:10 * n]
+        grads = list(args[9 * n:10 * n])
         # whether each variable is owned by its slots alone: before this frame holds values
         free = exclusive_values(res[0] + res[1] + res[2])
         owned = [free[i] and free[n + i] and free[2 * n + i] for i in range(n)]
@@ -194,6 +196,7 @@ def _grouped_adam(node):
                 _check_same(w, m, "m")
                 _check_same(w, v, "v")
                 _check_same(w, grads[i], "grad")
+            grads[i] = grad_where(w, grads[i])
             values.append((w, m, v))
         seen: dict = {}
         scalars = list(zip(*(scalars_once(scalar_inputs[k], _ADAM_SCALARS[k], seen)

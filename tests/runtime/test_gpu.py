@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import ndflow as tf
+from ndflow.runtime import plan
 
 gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -114,3 +115,124 @@ def test_an_op_on_the_gpu_reads_tensors_made_on_the_cpu():
     assert got.device.endswith("GPU:0")
     want = np.maximum(x_np * 2.0 @ w_np + 1.0, 0.0).reshape(2, 3)
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+
+
+def test_scalar_variables_only_updates_read_are_read_on_the_host():
+    """The placement rule behind the next test, checked on any machine: a read of a scalar
+    variable (or of a captured handle, rank unknown) whose every reader updates a variable runs
+    on the host; one that any other op reads, or a vector, does not."""
+    g = tf.Graph()
+    with g.as_default():
+        var = tf.Variable(np.ones(4, np.float32))
+        accum = tf.Variable(np.zeros(4, np.float32))
+        lr, mu, other = tf.Variable(0.5), tf.Variable(0.9), tf.Variable(2.0)
+        lr_t, mu_t, other_t, var_t = (tf.raw_ops.ReadVariableOp(resource=v.handle,
+                                                                dtype=tf.float32)
+                                      for v in (lr, mu, other, var))
+        tf.raw_ops.ResourceApplyKerasMomentum(var=var.handle, accum=accum.handle, lr=lr_t,
+                                              grad=var_t * other_t, momentum=mu_t)
+        captured = tf.compat.v1.placeholder(tf.resource, [])
+        unknown = tf.raw_ops.ReadVariableOp(resource=captured, dtype=tf.float32)
+        tf.raw_ops.AssignAddVariableOp(resource=captured, value=unknown)
+    assert unknown.shape.rank is None
+    readers = {}
+    for op in g.get_operations():
+        for t in op.inputs:
+            readers.setdefault(t, []).append(op)
+
+    def on_host(t):
+        return plan._host_scalar_read(t.op, readers)
+
+    assert on_host(lr_t) and on_host(mu_t) and on_host(unknown)
+    assert not on_host(other_t)      # a Mul reads it
+    assert not on_host(var_t)        # a vector
+
+
+@gpu
+def test_an_update_on_the_gpu_reads_host_scalars_without_waiting_for_the_gpu():
+    """A scalar variable on the host that only updates read (a learning rate) is read on the
+    host, and a constant on the GPU that an update reads (a momentum, here also a factor of the
+    gradient) is given to the update as a host copy made once: the update takes both to Python
+    with no copy to the GPU and back, so the step never waits for the device."""
+    with tf.device("/GPU:0"):
+        var = tf.Variable(np.ones(4, np.float32))
+        accum = tf.Variable(np.zeros(4, np.float32))
+    lr = tf.Variable(0.5)                                # on the host
+
+    @tf.function
+    def step():
+        with tf.device("/GPU:0"):
+            mu = tf.constant(0.9)
+            grad = var * 2.0 / mu * mu
+            lr_t = tf.raw_ops.ReadVariableOp(resource=lr.handle, dtype=tf.float32)
+            tf.raw_ops.ResourceApplyKerasMomentum(var=var.handle, accum=accum.handle,
+                                                  lr=lr_t, grad=grad, momentum=mu)
+
+    step()                                               # traced and planned
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        step()
+    finally:
+        torch.cuda.set_sync_debug_mode(0)
+    # Keras momentum: accum = mu * accum - lr * g; var += accum (g = 2 var)
+    a1 = -0.5 * 2.0
+    v1 = 1.0 + a1
+    a2 = 0.9 * a1 - 0.5 * 2.0 * v1
+    np.testing.assert_allclose(var.numpy(), np.full(4, v1 + a2, np.float32), rtol=1e-6)
+    assert var.device.endswith("GPU:0") and lr.device.endswith("CPU:0")
+
+
+@gpu
+def test_sparse_xent_on_the_gpu_gives_nan_rows_for_labels_out_of_range():
+    """TensorFlow's GPU kernel raises nothing for a label outside [0, classes): its rows of
+    the loss and the gradient are NaN (the CPU kernel raises InvalidArgumentError)."""
+    logits = np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32)
+    with tf.device("/GPU:0"):
+        f = tf.constant(logits)
+        with tf.GradientTape() as tape:
+            tape.watch(f)
+            loss = tf.nn.sparse_softmax_cross_entropy_with_logits(
+                tf.constant(np.array([1, 4, 0], np.int64)), f)
+        grad = tape.gradient(loss, f).numpy()
+    loss = loss.numpy()
+    assert np.isnan(loss[1]) and np.isnan(grad[1]).all()
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    p = e / e.sum(1, keepdims=True)
+    np.testing.assert_allclose(loss[[0, 2]], -np.log(p[[0, 2], [1, 0]]), rtol=1e-5)
+    p[0, 1] -= 1
+    p[2, 0] -= 1
+    np.testing.assert_allclose(grad[[0, 2]], p[[0, 2]], rtol=1e-5, atol=1e-6)
+
+
+@gpu
+@pytest.mark.parametrize("make_opt", [lambda: tf.keras.optimizers.Adam(0.1),
+                                      lambda: tf.keras.optimizers.SGD(0.1, momentum=0.9)],
+                         ids=["adam", "momentum"])
+def test_updates_of_host_variables_take_gradients_made_on_the_gpu(make_opt):
+    """The grouped update of variables on the host runs where they live and copies gradients
+    made on the GPU there (TF colocates an update with its variable; MultiWorkerMirrored's
+    Keras fit on a GPU machine gave the grouped Adam update GPU gradients)."""
+    init = [np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), np.ones(3, np.float32)]
+
+    def train(grad_device):
+        with tf.device("/CPU:0"):
+            vs = [tf.Variable(v) for v in init]
+        opt = make_opt()
+
+        @tf.function
+        def step():
+            with tf.device(grad_device):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_sum(tf.nn.relu(tf.matmul(tf.ones([4, 2]), vs[0]) + vs[1]))
+                grads = tape.gradient(loss, vs)
+            with tf.device("/CPU:0"):
+                opt.apply_gradients(zip(grads, vs))
+
+        for _ in range(3):
+            step()
+        assert all(v.device.endswith("CPU:0") for v in vs)
+        return [v.numpy() for v in vs]
+
+    for got, want in zip(train("/GPU:0"), train("/CPU:0")):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
