@@ -219,7 +219,10 @@ _PROCESS = textwrap.dedent("""
 @pytest.mark.slow
 @pytest.mark.parametrize("rows", [5, 32768], ids=["small", "chunked"])
 def test_a_second_process_loads_instead_of_compiling(tmp_path, rows):
-    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_VMODULE="device_executable_persistor=1")
+    # two OpenMP threads whatever runs the test (under pytest-xdist a worker's children inherit
+    # OMP_NUM_THREADS=1, and a kernel is chunked only with a second thread to run chunks)
+    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_VMODULE="device_executable_persistor=1",
+               OMP_NUM_THREADS="2")
     runs = []
     for _ in range(2):
         proc = subprocess.run([sys.executable, "-c", _PROCESS, str(tmp_path), str(rows)],
@@ -232,7 +235,8 @@ def test_a_second_process_loads_instead_of_compiling(tmp_path, rows):
     assert "Loading cached entry" not in err1
     assert first["sum"] == second["sum"]
     if first["fused"]:   # generated kernels are loaded, not compiled again
+        # (what a load costs against a compile is timed by benchmarks/jit_mlp.py, not here:
+        # under a loaded machine's noise it is no test)
         assert not any(first["numba_cache_hits"]) and all(second["numba_cache_hits"]), runs
-        assert second["compile_us"] < first["compile_us"] / 2, (first, second)
         # the big signature runs a chunked kernel (a C callback compiled as its module runs)
         assert first["chunked"] == (rows > 5)
