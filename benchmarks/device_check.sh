@@ -1,7 +1,8 @@
 #!/bin/bash
 # One call on a lent GPU machine (the workplace's `device` tool): the default test suite with
-# the GPU present, then the two issue-11 benchmarks with --device gpu, and with --slow the slow
-# pass.  The machine's image has torch, triton and numba but not google-crc32c or pyfarmhash:
+# the GPU present, then the two issue-11 benchmarks with --device gpu and the MNIST step's waits
+# for the device (gpu_syncs.py), and with --slow the slow pass.  The machine's image has torch,
+# triton and numba but not google-crc32c or pyfarmhash:
 # carry them as wheels in .whl/ (the device tool's README says how); they are installed into
 # the image's own Python, since the tests' subprocesses set PYTHONPATH themselves.  Logs land
 # in $OUT (or /tmp/device_out).
@@ -31,6 +32,8 @@ timeout 100 python3 benchmarks/jit_mlp.py --device gpu --no-tf > "$OUT/jit_mlp.l
 echo "jit_mlp rc=$?"; tail -14 "$OUT/jit_mlp.log"
 timeout 100 python3 benchmarks/mnist_cnn.py --device gpu > "$OUT/mnist_cnn.log" 2>&1
 echo "mnist_cnn rc=$?"; tail -16 "$OUT/mnist_cnn.log"
+timeout 60 python3 benchmarks/gpu_syncs.py > "$OUT/gpu_syncs.log" 2>&1
+echo "gpu_syncs rc=$?"; grep -E "^[A-Za-z]" "$OUT/gpu_syncs.log"
 if [ "${1:-}" = "--slow" ]; then
     timeout 290 python3 -m pytest -p no:cacheprovider -n 16 -m slow tests -rfE --timeout=150 \
         -v -o console_output_style=classic --tb=short > "$OUT/slow.log" 2>&1
