@@ -31,7 +31,7 @@ import time
 
 import torch
 
-from ndflow.core import config, devices, logging
+from ndflow.core import config, devices, dtypes, logging
 from ndflow.core.errors import InvalidArgumentError, OpError
 from ndflow.core.shapes import fmt
 from ndflow.kernels import registry
@@ -96,6 +96,29 @@ def _host_scalar_read(op, readers: dict) -> bool:
     return bool(users) and all(u.type.startswith(_UPDATES) for u in users)
 
 
+# The input (by op type) that TensorFlow's GPU kernel takes in host memory and ndflow's kernel
+# reads to Python: a shape, never computed on.
+_HOST_MEMORY_INPUT = {"Conv2DBackpropInput": 0, "DepthwiseConv2dNativeBackpropInput": 0,
+                      "Conv2DBackpropFilter": 1, "DepthwiseConv2dNativeBackpropFilter": 1,
+                      "RandomUniform": 0, "RandomStandardNormal": 0, "TruncatedNormal": 0,
+                      "Reshape": 1}
+
+
+def _host_shape(op, readers: dict) -> bool:
+    """Whether `op` is a Shape or ShapeN of int32 whose every reader takes it as a shape in
+    host memory (a convolution gradient's sizes, a random op's shape): it runs on the host, as
+    TensorFlow's GPU kernel of Shape writes host memory. Made on the GPU, each shape was a copy
+    there and a wait to read it back."""
+    if op.type not in ("Shape", "ShapeN") or any(t.dtype != dtypes.int32 for t in op.outputs):
+        return False
+    for t in op.outputs:
+        for u in readers.get(t, ()):
+            slot = _HOST_MEMORY_INPUT.get(u.type)
+            if slot is None or any(x is t and j != slot for j, x in enumerate(u.inputs)):
+                return False
+    return any(readers.get(t) for t in op.outputs)
+
+
 def _inputs_moved(fn, positions: list, dev: torch.device):
     """`fn` with the inputs at `positions` copied to `dev` first (`devices.to_device`): the copy
     between devices that TensorFlow's placer inserts as a Send/Recv pair where an op placed on
@@ -158,14 +181,14 @@ class Plan:
         self._node_args = []  # per kernel: the expressions of its inputs (for error messages)
         self._node_outs = []  # per kernel: its outputs' variable names ('_' = unused)
         made_on: dict = {}    # tensor -> the device of the op that makes it (feeds: unknown)
-        fetched = set(self.fetches)
+        fetched = set(self.fetches)   # (a fetched value stays where its op is placed)
         # (op, ATen device) of every op, the fed ones and constants included
         self.placements = [(op, resolve_device(op.device, True, op))
                            for op in dict.fromkeys(t.op for t in self.feeds)]
         for idx, op in enumerate(self.ops):
             dev = resolve_device(op.device, soft_placement, op)
-            if (dev.type != "cpu" and _host_scalar_read(op, readers)
-                    and op.outputs[0] not in fetched):
+            if dev.type != "cpu" and not fetched.intersection(op.outputs) and (
+                    _host_scalar_read(op, readers) or _host_shape(op, readers)):
                 dev = _HOST
             self.placements.append((op, dev))
             for t in op.outputs:

@@ -148,6 +148,36 @@ def test_scalar_variables_only_updates_read_are_read_on_the_host():
     assert not on_host(var_t)        # a vector
 
 
+def test_shapes_only_read_as_shapes_are_made_on_the_host():
+    """On a GPU, a Shape/ShapeN whose every reader takes it as a shape in host memory (the
+    convolution gradients' sizes, a random op's shape, Reshape's shape) runs on the host, as
+    TensorFlow's GPU Shape kernel writes host memory; one that other ops compute on does not
+    (checked on any machine: the plan's rule)."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 8, 8, 3])
+        w = tf.constant(np.ones((3, 3, 3, 4), np.float32))
+        y = tf.nn.conv2d(x, w, 1, "SAME")
+        tf.gradients(tf.reduce_sum(y), [x, w])
+        drawn = tf.raw_ops.Shape(input=y)
+        tf.raw_ops.RandomUniform(shape=drawn, dtype=tf.float32)
+        reshaped = tf.raw_ops.Shape(input=x)
+        tf.reshape(y, reshaped)
+        computed = tf.raw_ops.Shape(input=x)
+        tf.cast(computed, tf.float32)
+        wide = tf.raw_ops.Shape(input=y, out_type=tf.int64)
+        tf.reshape(y, wide)
+    readers = {}
+    for op in g.get_operations():
+        for t in op.inputs:
+            readers.setdefault(t, []).append(op)
+    sizes = [op for op in g.get_operations() if op.type == "ShapeN"]
+    assert sizes and all(plan._host_shape(op, readers) for op in sizes)
+    assert plan._host_shape(drawn.op, readers) and plan._host_shape(reshaped.op, readers)
+    assert not plan._host_shape(computed.op, readers)   # a Cast computes on it
+    assert not plan._host_shape(wide.op, readers)       # int64: copied to the GPU op anyway
+
+
 @gpu
 def test_an_update_on_the_gpu_reads_host_scalars_without_waiting_for_the_gpu():
     """A scalar variable on the host that only updates read (a learning rate) is read on the
