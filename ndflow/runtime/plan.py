@@ -31,13 +31,13 @@ import time
 
 import torch
 
-from ndflow.core import config, devices, dtypes, logging
+from ndflow.core import config, devices, logging
 from ndflow.core.errors import InvalidArgumentError, OpError
 from ndflow.core.shapes import fmt
 from ndflow.kernels import registry
 from ndflow.ops.apply import numpy_to_torch
 from ndflow.passes.prune import needed_ops
-from ndflow.runtime import inplace, math_modes, memory_plan, parallel_plan
+from ndflow.runtime import host_memory, inplace, math_modes, memory_plan, parallel_plan
 
 _profiler = None  # the installed profiler (ndflow/profiler), or None: see set_profiler
 
@@ -68,55 +68,6 @@ def resolve_device(spec: str, soft_placement: bool = True, op=None) -> torch.dev
         f"explicitly assigned to {devices.canonical(spec)} but available devices are "
         "[ /job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device "
         f"specification refers to a valid device.{gpu_hint}\n\t [[{name}]]")
-
-
-_HOST = torch.device("cpu")
-
-
-# The ops that update variables and take their scalars (lr, momentum, an increment) to Python
-# or to ATen as host scalars.
-_UPDATES = ("ResourceApply", "ResourceSparseApply", "_ResourceApply", "_GroupedApply",
-            "_MatMulApply", "_SpeculativeApply", "AssignAddVariableOp", "AssignSubVariableOp")
-
-
-def _device_scalar(value) -> bool:
-    return isinstance(value, torch.Tensor) and value.dim() == 0 and value.device.type != "cpu"
-
-
-def _host_scalar_read(op, readers: dict) -> bool:
-    """Whether `op` reads a scalar variable that only updates of variables read (a learning
-    rate, a momentum): it runs on the host, as TensorFlow's update kernels take such scalars.
-    On a GPU the value would be copied there only for each update to read it back to Python,
-    a wait for the device every time. (A read of a captured handle may not know its rank: what
-    updates read through one are their scalars, and a vector read on the host would be copied
-    over for them.)"""
-    if op.type != "ReadVariableOp" or op.outputs[0].shape.rank not in (0, None):
-        return False
-    users = readers.get(op.outputs[0], ())
-    return bool(users) and all(u.type.startswith(_UPDATES) for u in users)
-
-
-# The input (by op type) that TensorFlow's GPU kernel takes in host memory and ndflow's kernel
-# reads to Python: a shape, never computed on.
-_HOST_MEMORY_INPUT = {"Conv2DBackpropInput": 0, "DepthwiseConv2dNativeBackpropInput": 0,
-                      "Conv2DBackpropFilter": 1, "DepthwiseConv2dNativeBackpropFilter": 1,
-                      "RandomUniform": 0, "RandomStandardNormal": 0, "TruncatedNormal": 0,
-                      "Reshape": 1}
-
-
-def _host_shape(op, readers: dict) -> bool:
-    """Whether `op` is a Shape or ShapeN of int32 whose every reader takes it as a shape in
-    host memory (a convolution gradient's sizes, a random op's shape): it runs on the host, as
-    TensorFlow's GPU kernel of Shape writes host memory. Made on the GPU, each shape was a copy
-    there and a wait to read it back."""
-    if op.type not in ("Shape", "ShapeN") or any(t.dtype != dtypes.int32 for t in op.outputs):
-        return False
-    for t in op.outputs:
-        for u in readers.get(t, ()):
-            slot = _HOST_MEMORY_INPUT.get(u.type)
-            if slot is None or any(x is t and j != slot for j, x in enumerate(u.inputs)):
-                return False
-    return any(readers.get(t) for t in op.outputs)
 
 
 def _inputs_moved(fn, positions: list, dev: torch.device):
@@ -187,9 +138,9 @@ class Plan:
                            for op in dict.fromkeys(t.op for t in self.feeds)]
         for idx, op in enumerate(self.ops):
             dev = resolve_device(op.device, soft_placement, op)
-            if dev.type != "cpu" and not fetched.intersection(op.outputs) and (
-                    _host_scalar_read(op, readers) or _host_shape(op, readers)):
-                dev = _HOST
+            if (dev.type != "cpu" and not fetched.intersection(op.outputs)
+                    and host_memory.runs_on_host(op, readers)):
+                dev = host_memory.HOST
             self.placements.append((op, dev))
             for t in op.outputs:
                 made_on[t] = dev
@@ -201,7 +152,7 @@ class Plan:
                 names[op.outputs[0]] = cname
                 continue
             args, moved = [], []
-            update = op.type.startswith(_UPDATES)
+            update = host_memory.is_update(op)
             for j, t in enumerate(op.inputs):
                 expr = names[t]
                 if dev.type != "cpu" and made_on.get(t, dev) != dev:
@@ -212,7 +163,7 @@ class Plan:
                         expr = copy
                     else:
                         moved.append(j)
-                elif expr.startswith("c") and _device_scalar(scope[expr]) and update:
+                elif expr.startswith("c") and host_memory.device_scalar(scope[expr]) and update:
                     # a device constant an update reads (an L2 scale other ops read too): the
                     # update takes a host copy, made once, as it takes its other scalars
                     if f"{expr}_host" not in scope:

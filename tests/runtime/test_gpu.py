@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import ndflow as tf
-from ndflow.runtime import plan
+from ndflow.runtime import host_memory
 
 gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -141,7 +141,7 @@ def test_scalar_variables_only_updates_read_are_read_on_the_host():
             readers.setdefault(t, []).append(op)
 
     def on_host(t):
-        return plan._host_scalar_read(t.op, readers)
+        return host_memory.scalar_read_on_host(t.op, readers)
 
     assert on_host(lr_t) and on_host(mu_t) and on_host(unknown)
     assert not on_host(other_t)      # a Mul reads it
@@ -172,10 +172,11 @@ def test_shapes_only_read_as_shapes_are_made_on_the_host():
         for t in op.inputs:
             readers.setdefault(t, []).append(op)
     sizes = [op for op in g.get_operations() if op.type == "ShapeN"]
-    assert sizes and all(plan._host_shape(op, readers) for op in sizes)
-    assert plan._host_shape(drawn.op, readers) and plan._host_shape(reshaped.op, readers)
-    assert not plan._host_shape(computed.op, readers)   # a Cast computes on it
-    assert not plan._host_shape(wide.op, readers)       # int64: copied to the GPU op anyway
+    assert sizes and all(host_memory.shape_on_host(op, readers) for op in sizes)
+    assert host_memory.shape_on_host(drawn.op, readers)
+    assert host_memory.shape_on_host(reshaped.op, readers)
+    assert not host_memory.shape_on_host(computed.op, readers)   # a Cast computes on it
+    assert not host_memory.shape_on_host(wide.op, readers)       # int64: copied over anyway
 
 
 @gpu

@@ -1,0 +1,65 @@
+"""Which values a plan on a GPU keeps in host memory, as TensorFlow's GPU kernels declare
+some inputs and outputs host memory: scalars that variable updates read to Python, and int32
+shapes that ops read only as shapes. Made on the GPU, each would be a copy there and a wait to
+read it back (benchmarks/gpu_syncs.py counts the waits of the MNIST step on a GPU)."""
+
+from __future__ import annotations
+
+import torch
+
+from ndflow.core import dtypes
+
+HOST = torch.device("cpu")
+
+# The ops that update variables and take their scalars (lr, momentum, an increment) to Python
+# or to ATen as host scalars.
+_UPDATES = ("ResourceApply", "ResourceSparseApply", "_ResourceApply", "_GroupedApply",
+            "_MatMulApply", "_SpeculativeApply", "AssignAddVariableOp", "AssignSubVariableOp")
+
+# The input (by op type) that TensorFlow's GPU kernel takes in host memory and ndflow's kernel
+# reads to Python: a shape, never computed on.
+_SHAPE_INPUT = {"Conv2DBackpropInput": 0, "DepthwiseConv2dNativeBackpropInput": 0,
+                "Conv2DBackpropFilter": 1, "DepthwiseConv2dNativeBackpropFilter": 1,
+                "RandomUniform": 0, "RandomStandardNormal": 0, "TruncatedNormal": 0,
+                "Reshape": 1}
+
+
+def is_update(op) -> bool:
+    return op.type.startswith(_UPDATES)
+
+
+def device_scalar(value) -> bool:
+    """Whether `value` is a 0-d tensor on an accelerator (a constant an update would read)."""
+    return isinstance(value, torch.Tensor) and value.dim() == 0 and value.device.type != "cpu"
+
+
+def runs_on_host(op, readers: dict) -> bool:
+    """Whether `op`, placed on a GPU, runs on the host instead (`readers`: tensor -> the ops
+    reading it): a read of a scalar variable only updates read, or a shape only read as one."""
+    return scalar_read_on_host(op, readers) or shape_on_host(op, readers)
+
+
+def scalar_read_on_host(op, readers: dict) -> bool:
+    """Whether `op` reads a scalar variable that only updates of variables read (a learning
+    rate, a momentum), as TensorFlow's update kernels take such scalars. (A read of a captured
+    handle may not know its rank: what updates read through one are their scalars, and a
+    vector read on the host would be copied over for them.)"""
+    if op.type != "ReadVariableOp" or op.outputs[0].shape.rank not in (0, None):
+        return False
+    users = readers.get(op.outputs[0], ())
+    return bool(users) and all(is_update(u) for u in users)
+
+
+def shape_on_host(op, readers: dict) -> bool:
+    """Whether `op` is a Shape or ShapeN of int32 whose every reader takes it as a shape (a
+    convolution gradient's sizes, a random op's shape), as TensorFlow's GPU kernel of Shape
+    writes host memory. (An int64 shape would be copied to the GPU op anyway: only int32 and
+    scalars stay on the host there, core/devices.py `to_device`.)"""
+    if op.type not in ("Shape", "ShapeN") or any(t.dtype != dtypes.int32 for t in op.outputs):
+        return False
+    for t in op.outputs:
+        for u in readers.get(t, ()):
+            slot = _SHAPE_INPUT.get(u.type)
+            if slot is None or any(x is t and j != slot for j, x in enumerate(u.inputs)):
+                return False
+    return any(readers.get(t) for t in op.outputs)
