@@ -43,8 +43,11 @@ def sparse_xent_nan_rows(features: torch.Tensor, labels: torch.Tensor) -> tuple:
     host, as the CPU kernel does, would wait for the device twice a step."""
     classes = features.shape[1]
     idx = labels.long()
+    if classes == 0:   # every label is out of range
+        return (torch.full(idx.shape, float("nan"), dtype=features.dtype, device=features.device),
+                torch.empty_like(features))
     bad = (idx < 0) | (idx >= classes)
-    idx = idx.clamp(0, max(classes - 1, 0)).unsqueeze(1)
+    idx = idx.clamp(0, classes - 1).unsqueeze(1)
     lsm = torch.log_softmax(features, 1)
     loss = lsm.gather(1, idx).squeeze(1).neg_()
     backprop = lsm.exp_()

@@ -293,6 +293,12 @@ def test_sparse_xent_gpu_form_gives_nan_rows_for_labels_out_of_range(label_dtype
     np.testing.assert_allclose(loss.numpy()[good], want_loss, rtol=1e-12)
     np.testing.assert_allclose(backprop.numpy()[good], want_backprop, rtol=1e-12)
     assert np.isnan(loss.numpy()[[1, 3]]).all() and np.isnan(backprop.numpy()[[1, 3]]).all()
+    # no classes: every row NaN; no rows: empty outputs
+    loss, backprop = nn_loss_kernels.sparse_xent_nan_rows(torch.zeros(3, 0), torch.tensor(lab[:3]))
+    assert np.isnan(loss.numpy()).all() and loss.shape == (3,) and backprop.shape == (3, 0)
+    loss, backprop = nn_loss_kernels.sparse_xent_nan_rows(torch.zeros(0, 4),
+                                                          torch.tensor(lab[:0]))
+    assert loss.shape == (0,) and backprop.shape == (0, 4)
 
 
 def test_sparse_xent_rank_mismatch():
