@@ -128,15 +128,3 @@ def to_torch_device(spec: str | None) -> torch.device:
     if d.device_type == "GPU":
         return torch.device("cuda", d.device_index or 0)
     raise InvalidArgumentError(None, None, f"Unknown device type '{d.device_type}' in '{spec}'")
-
-
-def to_device(value, dev: torch.device):
-    """`value` copied to `dev` for an op placed there, unless it stays where it is: int32
-    tensors and scalars stay in host memory (TensorFlow's GPU kernels take int32 inputs, shapes
-    and the like, in host memory; ATen reads a 0-d CPU tensor beside device tensors as a
-    scalar, and a kernel reading it to Python then needs no copy back and no sync)."""
-    if (isinstance(value, torch.Tensor) and value.device != dev
-            and not (value.device.type == "cpu" and (value.dim() == 0
-                                                     or value.dtype == torch.int32))):
-        return value.to(dev)
-    return value

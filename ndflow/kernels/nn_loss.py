@@ -37,6 +37,17 @@ def _check_labels(labels, classes: int) -> None:
         f"[0, {classes}).  Label values: {' '.join(str(v) for v in values)}")
 
 
+def _sparse_xent_aten(features: torch.Tensor, idx: torch.Tensor) -> tuple:
+    """(loss, backprop) by ATen's ops for int64 labels `idx` in range."""
+    idx = idx.unsqueeze(1)
+    lsm = torch.log_softmax(features, 1)
+    loss = lsm.gather(1, idx).squeeze(1).neg_()
+    backprop = lsm.exp_()
+    backprop.scatter_add_(1, idx, torch.full((idx.shape[0], 1), -1.0, dtype=backprop.dtype,
+                                             device=backprop.device))
+    return loss, backprop
+
+
 def sparse_xent_nan_rows(features: torch.Tensor, labels: torch.Tensor) -> tuple:
     """(loss, backprop) as TensorFlow's GPU kernel gives them: a label outside [0, classes)
     is no error there but NaN in its row of the loss and of the gradient. Checking on the
@@ -47,12 +58,7 @@ def sparse_xent_nan_rows(features: torch.Tensor, labels: torch.Tensor) -> tuple:
         return (torch.full(idx.shape, float("nan"), dtype=features.dtype, device=features.device),
                 torch.empty_like(features))
     bad = (idx < 0) | (idx >= classes)
-    idx = idx.clamp(0, classes - 1).unsqueeze(1)
-    lsm = torch.log_softmax(features, 1)
-    loss = lsm.gather(1, idx).squeeze(1).neg_()
-    backprop = lsm.exp_()
-    backprop.scatter_add_(1, idx, torch.full((idx.shape[0], 1), -1.0, dtype=backprop.dtype,
-                                             device=backprop.device))
+    loss, backprop = _sparse_xent_aten(features, idx.clamp(0, classes - 1))
     nan = float("nan")
     return loss.masked_fill_(bad, nan), backprop.masked_fill_(bad.unsqueeze(1), nan)
 
@@ -74,13 +80,7 @@ def _sparse_xent(node):
         if features.device.type != "cpu":
             return sparse_xent_nan_rows(features, labels)
         _check_labels(labels, classes)
-        idx = labels.long().unsqueeze(1)
-        lsm = torch.log_softmax(features, 1)
-        loss = lsm.gather(1, idx).squeeze(1).neg_()
-        backprop = lsm.exp_()
-        backprop.scatter_add_(1, idx, torch.full((idx.shape[0], 1), -1.0, dtype=backprop.dtype,
-                                                 device=backprop.device))
-        return loss, backprop
+        return _sparse_xent_aten(features, labels.long())
     return sparse_xent
 
 

@@ -24,6 +24,18 @@ _SHAPE_INPUT = {"Conv2DBackpropInput": 0, "DepthwiseConv2dNativeBackpropInput": 
                 "Reshape": 1}
 
 
+def to_device(value, dev: torch.device):
+    """`value` copied to `dev` for an op placed there, unless it stays where it is: int32
+    tensors and scalars stay in host memory (TensorFlow's GPU kernels take int32 inputs, shapes
+    and the like, in host memory; ATen reads a 0-d CPU tensor beside device tensors as a
+    scalar, and a kernel reading it to Python then needs no copy back and no sync)."""
+    if (isinstance(value, torch.Tensor) and value.device != dev
+            and not (value.device.type == "cpu" and (value.dim() == 0
+                                                     or value.dtype == torch.int32))):
+        return value.to(dev)
+    return value
+
+
 def is_update(op) -> bool:
     return op.type.startswith(_UPDATES)
 
@@ -54,7 +66,7 @@ def shape_on_host(op, readers: dict) -> bool:
     """Whether `op` is a Shape or ShapeN of int32 whose every reader takes it as a shape (a
     convolution gradient's sizes, a random op's shape), as TensorFlow's GPU kernel of Shape
     writes host memory. (An int64 shape would be copied to the GPU op anyway: only int32 and
-    scalars stay on the host there, core/devices.py `to_device`.)"""
+    scalars stay on the host there, `to_device`.)"""
     if op.type not in ("Shape", "ShapeN") or any(t.dtype != dtypes.int32 for t in op.outputs):
         return False
     for t in op.outputs:

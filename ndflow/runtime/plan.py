@@ -71,13 +71,13 @@ def resolve_device(spec: str, soft_placement: bool = True, op=None) -> torch.dev
 
 
 def _inputs_moved(fn, positions: list, dev: torch.device):
-    """`fn` with the inputs at `positions` copied to `dev` first (`devices.to_device`): the copy
-    between devices that TensorFlow's placer inserts as a Send/Recv pair where an op placed on
-    a GPU reads a tensor made on the CPU, as eager execution copies its inputs."""
+    """`fn` with the inputs at `positions` copied to `dev` first (`host_memory.to_device`): the
+    copy between devices that TensorFlow's placer inserts as a Send/Recv pair where an op
+    placed on a GPU reads a tensor made on the CPU, as eager execution copies its inputs."""
     def run(*args):
         args = list(args)
         for j in positions:
-            args[j] = devices.to_device(args[j], dev)
+            args[j] = host_memory.to_device(args[j], dev)
         return fn(*args)
     return run
 
@@ -159,7 +159,7 @@ class Plan:
                     if expr.startswith("c"):   # a constant: a copy on this device, made once
                         copy = f"{expr}_{dev.type}{dev.index or 0}"
                         if copy not in scope:
-                            scope[copy] = devices.to_device(scope[expr], dev)
+                            scope[copy] = host_memory.to_device(scope[expr], dev)
                         expr = copy
                     else:
                         moved.append(j)
