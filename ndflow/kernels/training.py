@@ -89,7 +89,7 @@ def scalars_once(tensors, what: str, seen: dict) -> list:
 
 def _prepare(node, resources: tuple, scalars: tuple, res_vals, scalar_vals, grad, grad_arg):
     """Reads and validates the variables; returns (their tensors, python scalars, the
-    tensors to write the new values into)."""
+    tensors to write the new values into, the gradient on the variables' device)."""
     owned = all(exclusive_value(r) for r in res_vals)  # before this frame holds any value
     dtype = node.attrs["T"].torch_dtype
     tensors = [_read(r, name, dtype) for r, name in zip(res_vals, resources)]
@@ -97,14 +97,14 @@ def _prepare(node, resources: tuple, scalars: tuple, res_vals, scalar_vals, grad
         _check_same(tensors[0], t, name)
     nums = [_scalar(v, name) for v, name in zip(scalar_vals, scalars)]
     _check_same(tensors[0], grad, grad_arg)
-    return tensors, nums, update_targets(owned, tensors)
+    return tensors, nums, update_targets(owned, tensors), grad_where(tensors[0], grad)
 
 
 @kernel(training.ResourceApplyGradientDescent)
 def _gradient_descent(node):
     def run(var, alpha, delta):
-        (v,), (lr,), (out,) = _prepare(node, ("var",), ("alpha",), (var,), (alpha,), delta,
-                                       "delta")
+        (v,), (lr,), (out,), delta = _prepare(
+            node, ("var",), ("alpha",), (var,), (alpha,), delta, "delta")
         var.value = torch.add(v, delta, alpha=-lr, out=out)
     return run
 
@@ -222,7 +222,7 @@ def _momentum_kernel(node, keras: bool):
     nesterov = node.attrs["use_nesterov"]
 
     def run(var, accum, lr, grad, momentum):
-        tensors, (lr, mu), outs = _prepare(
+        tensors, (lr, mu), outs, grad = _prepare(
             node, ("var", "accum"), ("lr", "momentum"), (var, accum), (lr, momentum), grad,
             "grad")
         _apply_momentum(var, accum, grad, tensors, outs, 0.0, lr, mu, nesterov, keras)
@@ -245,7 +245,7 @@ def _momentum_with_decay(node):
     nesterov, keras = node.attrs["use_nesterov"], node.attrs["keras"]
 
     def run(var, accum, lr, grad, scale, momentum):
-        tensors, (lr, s, mu), outs = _prepare(
+        tensors, (lr, s, mu), outs, grad = _prepare(
             node, ("var", "accum"), ("lr", "scale", "momentum"), (var, accum),
             (lr, scale, momentum), grad, "grad")
         _apply_momentum(var, accum, grad, tensors, outs, s, lr, mu, nesterov, keras)
@@ -282,7 +282,7 @@ def _adam(node):
     nesterov = node.attrs["use_nesterov"]
 
     def run(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
-        tensors, scalars, outs = _prepare(
+        tensors, scalars, outs, grad = _prepare(
             node, ("var", "m", "v"), _ADAM_SCALARS, (var, m, v),
             (beta1_power, beta2_power, lr, beta1, beta2, epsilon), grad, "grad")
         var.value, m.value, v.value = adam_values(grad, tensors, outs, scalars, nesterov)
@@ -292,7 +292,7 @@ def _adam(node):
 @kernel(training.ResourceApplyAdamWithAmsgrad)
 def _adam_amsgrad(node):
     def run(var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
-        (w, m_, v_, vh), (b1p, b2p, lr, b1, b2, eps), outs = _prepare(
+        (w, m_, v_, vh), (b1p, b2p, lr, b1, b2, eps), outs, grad = _prepare(
             node, ("var", "m", "v", "vhat"), _ADAM_SCALARS, (var, m, v, vhat),
             (beta1_power, beta2_power, lr, beta1, beta2, epsilon), grad, "grad")
         alpha = adam_alpha(b1p, b2p, lr)
@@ -310,7 +310,7 @@ _RMS_SCALARS = ("lr", "rho", "momentum", "epsilon")
 @kernel(training.ResourceApplyRMSProp)
 def _rms_prop(node):
     def run(var, ms, mom, lr, rho, momentum, epsilon, grad):
-        (w, ms_, mom_), (lr, rho, mu, eps), (w_out, ms_out, mom_out) = _prepare(
+        (w, ms_, mom_), (lr, rho, mu, eps), (w_out, ms_out, mom_out), grad = _prepare(
             node, ("var", "ms", "mom"), _RMS_SCALARS, (var, ms, mom),
             (lr, rho, momentum, epsilon), grad, "grad")
         ms_ = torch.mul(ms_, rho, out=ms_out).addcmul_(grad, grad, value=1.0 - rho)
@@ -324,7 +324,7 @@ def _rms_prop(node):
 @kernel(training.ResourceApplyCenteredRMSProp)
 def _centered_rms_prop(node):
     def run(var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
-        (w, mg_, ms_, mom_), (lr, rho, mu, eps), outs = _prepare(
+        (w, mg_, ms_, mom_), (lr, rho, mu, eps), outs, grad = _prepare(
             node, ("var", "mg", "ms", "mom"), _RMS_SCALARS, (var, mg, ms, mom),
             (lr, rho, momentum, epsilon), grad, "grad")
         mg_ = torch.lerp(mg_, grad, 1.0 - rho, out=outs[1])

@@ -58,8 +58,8 @@ def _apply_adagrad(node):
     update_slots = bool(node.attrs["update_slots"])
 
     def run(var, accum, lr, grad):
-        (v, a), (lr,), _ = _prepare(node, ("var", "accum"), ("lr",), (var, accum), (lr,),
-                                    grad, "grad")
+        (v, a), (lr,), _, grad = _prepare(
+            node, ("var", "accum"), ("lr",), (var, accum), (lr,), grad, "grad")
         _set([var, accum], _adagrad(v, a, grad, lr, update_slots))
     return run
 
@@ -67,9 +67,9 @@ def _apply_adagrad(node):
 @kernel(ops.ResourceApplyAdadelta)
 def _apply_adadelta(node):
     def run(var, accum, accum_update, lr, rho, epsilon, grad):
-        tensors, nums, _ = _prepare(node, ("var", "accum", "accum_update"),
-                                    ("lr", "rho", "epsilon"), (var, accum, accum_update),
-                                    (lr, rho, epsilon), grad, "grad")
+        tensors, nums, _, grad = _prepare(
+            node, ("var", "accum", "accum_update"), ("lr", "rho", "epsilon"),
+            (var, accum, accum_update), (lr, rho, epsilon), grad, "grad")
         _set([var, accum, accum_update], _adadelta(*tensors, grad, *nums))
     return run
 
@@ -77,8 +77,8 @@ def _apply_adadelta(node):
 @kernel(ops.ResourceApplyProximalGradientDescent)
 def _apply_proximal_gd(node):
     def run(var, alpha, l1, l2, delta):
-        (v,), (lr, l1_, l2_), _ = _prepare(node, ("var",), ("alpha", "l1", "l2"), (var,),
-                                          (alpha, l1, l2), delta, "delta")
+        (v,), (lr, l1_, l2_), _, delta = _prepare(
+            node, ("var",), ("alpha", "l1", "l2"), (var,), (alpha, l1, l2), delta, "delta")
         var.value = _proximal(v - delta * lr, lr, l1_, l2_)
     return run
 
@@ -86,8 +86,8 @@ def _apply_proximal_gd(node):
 @kernel(ops.ResourceApplyProximalAdagrad)
 def _apply_proximal_adagrad(node):
     def run(var, accum, lr, l1, l2, grad):
-        (v, a), nums, _ = _prepare(node, ("var", "accum"), ("lr", "l1", "l2"), (var, accum),
-                                   (lr, l1, l2), grad, "grad")
+        (v, a), nums, _, grad = _prepare(
+            node, ("var", "accum"), ("lr", "l1", "l2"), (var, accum), (lr, l1, l2), grad, "grad")
         _set([var, accum], _proximal_adagrad(v, a, grad, *nums))
     return run
 
@@ -97,8 +97,8 @@ def _apply_ftrl_kernel(node, v2: bool):
                                                                         "lr_power")
 
     def run(var, accum, linear, grad, *scalars):
-        (v, a, lin), nums, _ = _prepare(node, ("var", "accum", "linear"), names,
-                                        (var, accum, linear), scalars, grad, "grad")
+        (v, a, lin), nums, _, grad = _prepare(
+            node, ("var", "accum", "linear"), names, (var, accum, linear), scalars, grad, "grad")
         lr, l1, l2 = nums[:3]
         shrinkage = nums[3] if v2 else None
         _set([var, accum, linear], _ftrl(v, a, lin, grad, lr, l1, l2, nums[-1], shrinkage))

@@ -240,11 +240,15 @@ def test_sparse_xent_on_the_gpu_gives_nan_rows_for_labels_out_of_range():
 @pytest.mark.parametrize("make_opt", [lambda: tf.keras.optimizers.Adam(0.1),
                                       lambda: tf.keras.optimizers.SGD(0.1, momentum=0.9)],
                          ids=["adam", "momentum"])
-def test_updates_of_host_variables_take_gradients_made_on_the_gpu(make_opt):
-    """The grouped update of variables on the host runs where they live and copies gradients
-    made on the GPU there (TF colocates an update with its variable; MultiWorkerMirrored's
-    Keras fit on a GPU machine gave the grouped Adam update GPU gradients)."""
+@pytest.mark.parametrize("grouped", [True, False], ids=["grouped", "single"])
+def test_updates_of_host_variables_take_gradients_made_on_the_gpu(make_opt, grouped):
+    """Updates of variables on the host, grouped or single, run where the variables live and
+    copy gradients made on the GPU there (TF colocates an update with its variable;
+    MultiWorkerMirrored's Keras fit on a GPU machine gave the grouped Adam update GPU
+    gradients)."""
     init = [np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), np.ones(3, np.float32)]
+    if not grouped:   # one variable: its update stays a single op
+        init = init[:1]
 
     def train(grad_device):
         with tf.device("/CPU:0"):
@@ -255,7 +259,8 @@ def test_updates_of_host_variables_take_gradients_made_on_the_gpu(make_opt):
         def step():
             with tf.device(grad_device):
                 with tf.GradientTape() as tape:
-                    loss = tf.reduce_sum(tf.nn.relu(tf.matmul(tf.ones([4, 2]), vs[0]) + vs[1]))
+                    h = tf.matmul(tf.ones([4, 2]), vs[0])
+                    loss = tf.reduce_sum(tf.nn.relu(h + vs[1] if grouped else h))
                 grads = tape.gradient(loss, vs)
             with tf.device("/CPU:0"):
                 opt.apply_gradients(zip(grads, vs))
