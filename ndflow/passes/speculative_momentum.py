@@ -375,20 +375,78 @@ def _rebuild_branch(fg, removed: set, entries: list, n_new: int, commit: bool):
     return rebuild_function(fg, f"{fg.name}_speculative", params, replace, drop=removed)
 
 
+_ASSIGNS = ("AssignAddVariableOp", "AssignSubVariableOp", "AssignVariableOp")
+_DEAD_IF_UNUSED = frozenset({"ReadVariableOp", "VariableShape"}) | HOISTABLE
+
+
+def _effects(fg) -> list | None:
+    """A branch's effects when they are only assignments of constants to its parameters
+    (anything else computed unused): [(op, parameter index, the Const)], else None."""
+    if fg.outputs:
+        return None
+    ops = [op for op in fg.get_operations() if op.type != "Placeholder"]
+    dead: set = set()
+    for op in reversed(ops):
+        if op.type in _DEAD_IF_UNUSED and all(c in dead for t in op.outputs
+                                              for c in t.consumers()):
+            dead.add(op)
+    effects = []
+    for op in ops:
+        if op in dead or op.type in ("Const", "NoOp"):
+            continue
+        at = _at(op.inputs[0], fg.inputs) if op.type in _ASSIGNS else []
+        if len(at) != 1 or op.inputs[1].op.type != "Const":
+            return None
+        effects.append((op, at[0], op.inputs[1].op))
+    return effects
+
+
+def _same(a: list, b: list) -> bool:
+    def key(effect):
+        op, k, const = effect
+        value = np.asarray(const.attrs["value"])
+        return (op.type, k, op.attrs.get("dtype"), value.dtype, value.shape, value.tobytes())
+    return [key(e) for e in a] == [key(e) for e in b]
+
+
+def _emit_effects(rw: GraphRewriter, cond: Operation, effects: list) -> None:
+    """The If replaced by its branches' common effects, in order, after its control inputs;
+    the last takes the If's name (the function's control outputs name it)."""
+    controls = [rw.map[c] for c in cond.control_inputs]
+    last = None
+    for k_effect, (op, k, const) in enumerate(effects):
+        value = rw.add_op(const.op_def, [], const.attrs,
+                          [(t.dtype, t.shape) for t in const.outputs],
+                          rw.fresh_name(f"{cond.name}/{const.name}"), (), const.device)
+        name = (cond.name if k_effect == len(effects) - 1
+                else rw.fresh_name(f"{cond.name}/{op.name}"))
+        last = rw.add_op(op.op_def, [rw.mapped(cond.inputs[1 + k]), value.outputs[0]],
+                         op.attrs, [], name, controls if last is None else [last], cond.device)
+    rw.map[cond] = last
+
+
 def _emit_cond(rw: GraphRewriter, plan: _Plan, spec: Operation) -> None:
-    """The If taking the new values in the gradients' place, its branches rebuilt."""
+    """The If taking the new values in the gradients' place, its branches rebuilt; when the
+    op commits every value and both branches are left with the same assignments of
+    constants (Keras' `iterations += 1`), those assignments in the If's place instead."""
     cond, entries = plan.hoist.cond, plan.entries
     removed = {e.index for e in entries}
     n = 0 if plan.commit else len(entries)
+    then_fg = _rebuild_branch(cond.attrs["then_branch"], removed, entries, n, True)
+    else_fg = _rebuild_branch(cond.attrs["else_branch"], removed, entries, n, False)
+    effects = _effects(then_fg) if not cond.outputs and not n else None
+    others = _effects(else_fg) if effects else None
+    if others is not None and _same(effects, others):
+        kept = [k for k in range(len(cond.inputs) - 1) if k not in removed]
+        _emit_effects(rw, cond, [(op, kept[k], c) for op, k, c in effects])
+        return
     inputs = [rw.mapped(t) for k, t in enumerate(cond.inputs[1:]) if k not in removed]
     if n:
         inputs += list(spec.outputs[1:])
     attrs = dict(cond.attrs)
     attrs["Tin"] = [t.dtype for t in inputs]
-    attrs["then_branch"] = _rebuild_branch(cond.attrs["then_branch"], removed, entries, n,
-                                           True)
-    attrs["else_branch"] = _rebuild_branch(cond.attrs["else_branch"], removed, entries, n,
-                                           False)
+    attrs["then_branch"] = then_fg
+    attrs["else_branch"] = else_fg
     new = rw.add_op(cond.op_def, [rw.mapped(cond.inputs[0])] + inputs, attrs,
                     [(t.dtype, t.shape) for t in cond.outputs], cond.name,
                     [rw.map[c] for c in cond.control_inputs], cond.device)
