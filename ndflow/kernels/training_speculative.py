@@ -56,6 +56,13 @@ def _product(a, b, ta: bool, tb: bool, v):
     return torch.matmul(a.t() if ta else a, b.t() if tb else b)
 
 
+def _large(res) -> bool:
+    """Whether a variable is large enough to gain from an update in place (a small one's
+    new buffers stay in the cache)."""
+    value = getattr(res, "value", None)
+    return value is not None and value.numel() >= speculative_numba.STREAM_MIN
+
+
 def _gradient(g: torch.Tensor, v: torch.Tensor, s: float, decay: bool) -> torch.Tensor:
     """What the check reads: g + v * s (product rounded, then the sum) or g."""
     return torch.add(g, torch.mul(v, s)) if decay else g
@@ -84,7 +91,7 @@ def _speculative_momentum(node):
         # product-gradient weights this op commits may be updated in place when their
         # gradient is proven finite: their recorded bounds are looked up before
         # exclusive_values (which invalidates them), which is asked before any value is held
-        candidates = [i for i in range(n) if matmul[i]] if commit else []
+        candidates = [i for i in range(n) if matmul[i] and _large(res_v[i])] if commit else []
         priors = {i: (value_bounds.recorded(res_v[i].value),
                       value_bounds.recorded(res_a[i].value)) for i in candidates}
         free = exclusive_values([res_v[i] for i in candidates] + [res_a[i] for i in candidates])
@@ -100,8 +107,8 @@ def _speculative_momentum(node):
             if grads[i] is not None:
                 _check_same(v, grads[i], "grad")
             olds.append((v, a))
-            nums.append(tuple(scalar_once(t, what, seen) for t, what in
-                              ((scales[i], "scale"), (lrs[i], "lr"), (moms[i], "momentum"))))
+            nums.append((scalar_once(scales[i], "scale", seen), scalar_once(lrs[i], "lr", seen),
+                         scalar_once(moms[i], "momentum", seen)))
         fast = [one_pass(v, a) and speculative_numba.applies(v) for v, a in olds]
         for i in products:   # the GEMM runs on its own where the blocked path cannot
             if grads[i] is None and not fast[i]:
@@ -167,8 +174,8 @@ def _speculative_momentum(node):
         """Bounds on entry i's new (var, accum) when its product gradient is proven finite
         and the update may be written in place, else None (kernels/value_bounds.py)."""
         (v, a), (x, y) = values, operands
-        if i not in owned or v.numel() < speculative_numba.STREAM_MIN:
-            return None     # (a small weight's new buffers stay in the cache: no gain)
+        if i not in owned:      # (nor a small weight: `candidates`)
+            return None
         k = x.shape[0] if ta[i] else x.shape[1]
         prior_v, prior_a = priors[i]
         bound_v = value_bounds.max_abs(v) if prior_v is None else prior_v
