@@ -95,6 +95,9 @@ EXPECTED = {
         "[[2.0, 0.0, 2.0, 2.0], [0.0, 0.0, 2.0, 2.0]]",
         "weights: 1 non-trainable weights: 1 trainable_weights: []",
         "['kernel', 'bias', 'kernel', 'bias'] 10", "subclassing guide done"],
+    "xla_tutorials.py": ["Compiled cluster using XLA!",   # TF's log line, once a process
+                         "Prediction accuracy after training: tf.Tensor(1.0", "steps 61",
+                         "Test accuracy:", "Wall time with XLA:", "xla tutorials done"],
     "word2vec_structured_custom_distributed.py": ["probability of getting adopted",
                                                   "Test set accuracy:", "Endpoint 'serve'"],
 }
