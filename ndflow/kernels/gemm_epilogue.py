@@ -29,13 +29,22 @@ import os
 import numpy as np
 import torch
 
-from ndflow.kernels import momentum_numba, omp_pool, speculative_numba
+from ndflow.kernels import (
+    momentum_numba,
+    omp_pool,
+    speculative_numba,
+    sum_squares_numba,
+    value_bounds,
+)
 from ndflow.kernels.build_once import built_once
 
-BLOCK_ELEMENTS = 96 * 1024   # output elements a thread computes and updates at a time
+# output elements a thread computes and updates at a time: whole rows, the blocks
+# sum_squares_numba sums (an update can then record its weight's sum of squares)
+BLOCK_ELEMENTS = sum_squares_numba.BLOCK_ELEMENTS
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = call_sgemm = apply_block = spec_block = None
-gemm_block = None
+gemm_block = square_block = None
+_NO_SQUARES = np.empty(0, dtype=np.float32)
 _NO_BACKPROP = np.empty(0, dtype=np.float32)
 _ONE_ZERO = np.array([1.0, 0.0], dtype=np.float32)          # alpha, beta of backprop's GEMM
 _TRANS_NOT = np.array([ord("T"), ord("N")], dtype=np.int8)  # its transa, transb
@@ -80,7 +89,7 @@ def _layout(a, b, ta: bool, tb: bool, m: int, n: int, align: int = 1) -> tuple:
                     dtype=np.int32)
     chars = np.array([ord("T") if tb else ord("N"), ord("T") if ta else ord("N")],
                      dtype=np.int8)
-    rows = max(1, BLOCK_ELEMENTS // n)
+    rows = sum_squares_numba.block_rows(n)
     if align > 1:   # whole cache lines per block: its streaming stores stay aligned
         step = align // math.gcd(align, n)
         rows = max(step, rows // step * step)
@@ -91,7 +100,8 @@ def _layout(a, b, ta: bool, tb: bool, m: int, n: int, align: int = 1) -> tuple:
 
 
 def matmul_apply_accumulated(a, b, ta: bool, tb: bool, accum, var, var_out, alpha: float,
-                             beta: float, decay: float, step: float, backprop=None) -> bool:
+                             beta: float, decay: float, step: float, backprop=None,
+                             squares: bool = False) -> bool:
     """`accum = beta * accum + alpha * op(a) @ op(b)` in place, then
     `accum += decay * var; var_out = var + step * accum` (momentum_numba.apply_accumulated),
     a block of rows at a time; False (nothing done) where this path does not apply (see
@@ -102,7 +112,10 @@ def matmul_apply_accumulated(a, b, ta: bool, tb: bool, accum, var, var_out, alph
     product of a layer's input and the gradient of its output b (B, N)), each block first
     computes its columns of the layer's input gradient `backprop = b @ var^T` from the
     block of var it is about to update: var is read from memory once for both, not once
-    more by a MatMul of its own (MNIST's fc1: 6.4 MB)."""
+    more by a MatMul of its own (MNIST's fc1: 6.4 MB).
+
+    With `squares` each block also sums the squares of the values it wrote, and var_out's
+    sum of squares is recorded for its L2Loss (`_record_squares`)."""
     tensors = (a, b, accum, var, var_out) + ((backprop,) if backprop is not None else ())
     if not applies(*tensors) or 0 in accum.shape:
         return False
@@ -116,13 +129,18 @@ def matmul_apply_accumulated(a, b, ta: bool, tb: bool, accum, var, var_out, alph
     batch = 0 if backprop is None else b.shape[0]
     arrays += [_NO_BACKPROP if backprop is None else backprop,
                np.array([batch, n, n, n, m], dtype=np.int32), _ONE_ZERO, _TRANS_NOT]
+    squares = squares and sum_squares_numba.applies(var_out)
+    sums = np.zeros(len(counts), dtype=np.float32) if squares else _NO_SQUARES
+    arrays.append(sums)
     omp_pool.run_chunks(_callbacks()[0], len(counts), rows, arrays, torch.get_num_threads())
+    if squares:
+        value_bounds.record_squares(var_out, sum_squares_numba.combine(sums))
     return True
 
 
 def matmul_speculate(a, b, ta: bool, tb: bool, var, accum, var_out, accum_out, scale: float,
                      lr: float, momentum: float, nesterov: bool, keras: bool,
-                     decay: bool) -> bool:
+                     decay: bool, squares: bool = False) -> bool:
     """`_SpeculativeApplyMomentum`'s update of a variable whose gradient is op(a) @ op(b):
     each block of the gradient is computed into the thread's scratch and, while there,
     checked and turned into the new var and accum (kernels/speculative_numba.py's pass,
@@ -130,7 +148,9 @@ def matmul_speculate(a, b, ta: bool, tb: bool, var, accum, var_out, accum_out, s
     gradient element was finite (when not, the outputs hold garbage). Call only where
     `applies(a, b, var, accum, var_out, accum_out)`; var_out and accum_out are new buffers,
     or var and accum themselves when the gradient is proven finite (value_bounds.py): then
-    plain stores, which leave the weight in the cache for the next step's reads."""
+    plain stores, which leave the weight in the cache for the next step's reads, and with
+    `squares` the weight's new sum of squares recorded as `matmul_apply_accumulated`
+    records it (when the blocks are sum_squares_numba's)."""
     m, n = var.shape
     if m == 0 or n == 0:
         return True
@@ -142,11 +162,17 @@ def matmul_speculate(a, b, ta: bool, tb: bool, var, accum, var_out, accum_out, s
                       dtype=np.float32)
     scratch = np.empty(threads * (rows * n + 16), dtype=np.float32)
     slot_and_flag = np.zeros(2, dtype=np.int64)   # the next scratch slot; set when not finite
+    squares = (squares and in_place and rows == sum_squares_numba.block_rows(n)
+               and sum_squares_numba.applies(var_out))
+    sums = np.zeros(len(counts), dtype=np.float32) if squares else _NO_SQUARES
     arrays = [b, a, var, accum, var_out, accum_out]
     arrays += [ints, params, chars, np.array([_sgemm()], dtype=np.int64), counts, scratch,
-               slot_and_flag]
+               slot_and_flag, sums]
     omp_pool.run_chunks(_callbacks()[1], len(counts), rows, arrays, threads)
-    return slot_and_flag[1] == 0
+    finite = slot_and_flag[1] == 0
+    if squares and finite:
+        value_bounds.record_squares(var_out, sum_squares_numba.combine(sums))
+    return finite
 
 
 def _build():
@@ -158,12 +184,14 @@ def _build():
     from numba import cfunc, types  # noqa: PLC0415
     from numba.extending import intrinsic  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, call_sgemm, apply_block, spec_block
+    global square_block
     global gemm_block
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
     apply_block = momentum_numba.apply_kernel()
     spec_block = speculative_numba.body_kernel()
-    if apply_block is None or spec_block is None:
+    square_block = sum_squares_numba.block_kernel()
+    if apply_block is None or spec_block is None or square_block is None:
         return None
 
     @intrinsic
@@ -200,11 +228,12 @@ def _build():
     #         ints (n, k, lda, ldb, ldc, m, a_stride), floats (alpha, beta, decay, step),
     #         chars (transa, transb), the sgemm_ address, each block's row count (int32),
     #         backprop (B x M), its ints (B, N, lda N, ldb N, ldc M; B = 0: no backprop),
-    #         floats (1, 0) and chars ("T", "N")]
+    #         floats (1, 0) and chars ("T", "N"), then the per-block sums of squares (none:
+    #         not summed)]
     # (nothing is allocated here: the callback runs without numba's runtime)
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def gemm_then_update(data):
-        d = carray(data, 31, dtype=np.int64)
+        d = carray(data, 33, dtype=np.int64)
         blocks, rows = d[1], d[2]
         ints = carray(address_as_pointer(d[13], np.int32), 8)
         fl = carray(address_as_pointer(d[15], np.float32), 4)
@@ -238,16 +267,20 @@ def _build():
             else:
                 apply_block(v, acc, carray(address_as_pointer(d[11] + 4 * lo * n, f32), size),
                             size, fl[2], fl[3])
+            if d[32] > 0:   # the squares of what was written, while in the cache
+                carray(address_as_pointer(d[31], f32), blocks)[q] = square_block(
+                    carray(address_as_pointer(d[11] + 4 * lo * n, f32), size), size)
             q = claim_chunk(data)
 
     # data = [counter, blocks, rows per block, (address, length) of b, a, var, accum,
     #         var_out, accum_out, ints (as above), params (alpha 1, beta 0, scale, lr,
     #         momentum, nesterov, keras, decay, streaming stores), chars, the sgemm_
     #         address, each block's row count, the scratch (a slot per thread), and
-    #         (the next free slot, the not-finite flag) as int64s]
+    #         (the next free slot, the not-finite flag) as int64s, and the per-block sums of
+    #         squares (none: not summed)]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def gemm_then_speculate(data):
-        d = carray(data, 29, dtype=np.int64)
+        d = carray(data, 31, dtype=np.int64)
         blocks, rows = d[1], d[2]
         ints = carray(address_as_pointer(d[15], np.int32), 8)
         p = carray(address_as_pointer(d[17], np.float32), 9)
@@ -274,6 +307,9 @@ def _build():
                               carray(address_as_pointer(d[11] + off, f32), size),
                               carray(address_as_pointer(d[13] + off, f32), size),
                               size, s, lr, mu, decay, keras, nesterov, stream, stream)
+            if d[30] > 0:   # (in place) the squares of the new weight, while in the cache
+                carray(address_as_pointer(d[29], f32), blocks)[q] = square_block(
+                    carray(address_as_pointer(d[11] + off, f32), size), size)
             q = claim_chunk(data)
         if bad:
             carray(state, 2)[1] = 1   # every writer writes 1: the race is benign

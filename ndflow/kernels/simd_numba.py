@@ -33,7 +33,7 @@ STREAMING_STORES = platform.machine().lower() in ("x86_64", "amd64")
 
 def vector_ops() -> SimpleNamespace:
     """The `f32x16` type and its intrinsics (`wide_vectors`, `vload`, `vstore`,
-    `vstore_stream`, `store_fence`, `vsplat`, `vzero`, `vfma`, `vadd`, `vsub`, `vmul`,
+    `vstore_stream`, `store_fence`, `vsplat`, `vzero`, `vfma`, `vadd`, `vsub`, `vmul`, `vsum`,
     `vany_nonzero`, `vrelu`, `vmax_step`, `vstore_codes`, `vfma_where`, `vadd_below`), built
     on first use."""
     if not _OPS:
@@ -213,6 +213,21 @@ def _build() -> SimpleNamespace:
         return f32x16(a, b), codegen
 
     @intrinsic
+    def vsum(typingctx, a):
+        """The lanes' sum as a float32, added in lane order (an ordered reduction: the same
+        bits on every CPU, whatever its vector width)."""
+        if a != f32x16:
+            return None
+
+        def codegen(context, builder, sig, args):
+            total = ir.Constant(ir.FloatType(), 0.0)
+            for k in range(LANES):
+                total = builder.fadd(total, builder.extract_element(
+                    args[0], ir.Constant(ir.IntType(32), k)))
+            return total
+        return types.float32(a), codegen
+
+    @intrinsic
     def vany_nonzero(typingctx, a):
         """Whether some lane of `a` is not 0 (NaN included)."""
         if a != f32x16:
@@ -302,6 +317,7 @@ def _build() -> SimpleNamespace:
     return SimpleNamespace(
         f32x16=f32x16, wide_vectors=wide_vectors, vload=vload, vstore=vstore,
         vstore_stream=vstore_stream, store_fence=store_fence, vsplat=vsplat, vzero=vzero,
-        vfma=vfma, vadd=vadd, vsub=vsub, vmul=vmul, vany_nonzero=vany_nonzero, vrelu=vrelu,
+        vfma=vfma, vadd=vadd, vsub=vsub, vmul=vmul, vsum=vsum, vany_nonzero=vany_nonzero,
+        vrelu=vrelu,
         vmax_step=vmax_step, vstore_codes=vstore_codes, vfma_where=vfma_where,
         vadd_below=vadd_below)

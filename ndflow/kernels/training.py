@@ -156,8 +156,9 @@ def _matmul_momentum(node):
         # the input gradient b @ var^T, of var before the update
         dx = (torch.empty((b_in.shape[0], v.shape[0]), dtype=dtype, device=v.device)
               if backprop else None)
+        # (an L2-regularized weight: its L2Loss will want the new values' sum of squares)
         if s and a_out is acc and gemm_epilogue.matmul_apply_accumulated(
-                a_in, b_in, ta, tb, acc, v, v_out, alpha, mu, decay, step, dx):
+                a_in, b_in, ta, tb, acc, v, v_out, alpha, mu, decay, step, dx, squares=True):
             var.value, accum.value = v_out, a_out   # each block updated as it was computed
             return dx
         if backprop:

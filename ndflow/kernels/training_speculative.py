@@ -150,7 +150,7 @@ def _speculative_momentum(node):
                 v, a = olds[i]
                 if not gemm_epilogue.matmul_speculate(*products[i], ta[i], tb[i], v, a, v, a,
                                                       *nums[i], nesterov[i], keras[i],
-                                                      decay[i]):
+                                                      decay[i], squares=decay[i]):
                     raise InternalError(None, None, f"{node.name}: a gradient proven finite "
                                         "was not: the variable's update is lost")
                 value_bounds.record(v, bound_v)

@@ -38,6 +38,9 @@ LIMIT = 2.0 ** 120
 ROUNDING = 1.0 + 2.0 ** -20
 
 _RECORDED: dict = {}    # id(tensor) -> (weak reference, version, bound)
+# the same for sum(t * t) by kernels/sum_squares_numba.py's blocks, which an update that wrote
+# the tensor by those blocks computed on the way: its L2Loss, next, need not read it again
+_SQUARES: dict = {}
 
 
 def _version(t: torch.Tensor):
@@ -47,32 +50,53 @@ def _version(t: torch.Tensor):
         return None
 
 
-def recorded(t: torch.Tensor) -> float | None:
-    """The bound recorded for `t` when nothing has written it since, else None."""
-    entry = _RECORDED.get(id(t))
+def _lookup(table: dict, t: torch.Tensor) -> float | None:
+    entry = table.get(id(t))
     if entry is None or entry[0]() is not t or entry[1] != _version(t):
         return None
     return entry[2]
 
 
-def record(t: torch.Tensor, bound: float) -> None:
-    """Records `bound` >= max|t| for t as it is now."""
+def _store(table: dict, t: torch.Tensor, value: float) -> None:
     version = _version(t)
     if version is None:
         return
     key = id(t)
     # the entry leaves with the tensor (before its id can be reused)
-    ref = weakref.ref(t, lambda _, k=key: _RECORDED.pop(k, None))
-    _RECORDED[key] = (ref, version, float(bound))
+    ref = weakref.ref(t, lambda _, k=key: table.pop(k, None))
+    table[key] = (ref, version, float(value))
+
+
+def recorded(t: torch.Tensor) -> float | None:
+    """The bound recorded for `t` when nothing has written it since, else None."""
+    return _lookup(_RECORDED, t)
+
+
+def record(t: torch.Tensor, bound: float) -> None:
+    """Records `bound` >= max|t| for t as it is now."""
+    _store(_RECORDED, t, bound)
+
+
+def recorded_squares(t: torch.Tensor) -> float | None:
+    """sum(t * t) (kernels/sum_squares_numba.py's) recorded for `t` when nothing has written
+    it since, else None."""
+    return _lookup(_SQUARES, t)
+
+
+def record_squares(t: torch.Tensor, total: float) -> None:
+    """Records `total`, sum(t * t) by kernels/sum_squares_numba.py's blocks, for t as it is."""
+    _store(_SQUARES, t, total)
 
 
 def mark_written(t: torch.Tensor) -> None:
-    """Invalidates the recorded bound of `t`, about to be written in place."""
-    if id(t) in _RECORDED:
+    """Invalidates what is recorded of `t`, about to be written in place."""
+    key = id(t)
+    if key in _RECORDED or key in _SQUARES:
         try:
             increment_version(t)
         except RuntimeError:
-            _RECORDED.pop(id(t), None)
+            _RECORDED.pop(key, None)
+            _SQUARES.pop(key, None)
 
 
 def max_abs(t: torch.Tensor) -> float:

@@ -238,9 +238,9 @@ def test_proven_finite_products_are_updated_in_place(monkeypatch):
     calls = []
     speculate = gemm_epilogue.matmul_speculate
 
-    def spy(a, b, ta, tb, var, accum, var_out, accum_out, *rest):
+    def spy(a, b, ta, tb, var, accum, var_out, accum_out, *rest, **kw):
         calls.append("in place" if var_out is var and accum_out is accum else "new")
-        return speculate(a, b, ta, tb, var, accum, var_out, accum_out, *rest)
+        return speculate(a, b, ta, tb, var, accum, var_out, accum_out, *rest, **kw)
 
     monkeypatch.setattr(gemm_epilogue, "matmul_speculate", spy)
     factors = [1.0, 1.0, 1e32, INF]
