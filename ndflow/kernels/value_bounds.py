@@ -20,6 +20,9 @@ Anything else that writes a variable's buffer in place either uses an ATen in-pl
 it for every variable it lets be overwritten), so a recorded bound is used only while
 nothing but the update that recorded it has written the buffer. The first step, or the one
 after another writer, measures the bound exactly.
+
+The same records hold a weight's sum of squares (`record_squares`), which an update writing
+it by blocks computed on the way (kernels/sum_squares_numba.py), for its L2Loss.
 """
 
 from __future__ import annotations
