@@ -29,7 +29,7 @@ from ndflow.core import logging
 from ndflow.core.errors import InvalidArgumentError, NotFoundError, OpError
 from ndflow.core.graph import Graph
 from ndflow.core.shapes import TensorShape
-from ndflow.jit import shape_consts
+from ndflow.jit import dump, flags, shape_consts
 from ndflow.jit.errors import CompileUnimplemented
 from ndflow.kernels import registry
 from ndflow.ops.apply import constant_value, numpy_to_torch
@@ -289,6 +289,12 @@ def compile_cluster(fg, input_specs: list, device: torch.device, ctx=None, pass_
         else:
             builder.add_op(item)
     run_fn, source = builder.generate()
+    directory = flags.xla_flags().xla_dump_to
+    if directory:   # XLA_FLAGS=--xla_dump_to=DIR (jit/dump.py)
+        kernels = [(f"fusion({'+'.join(op.type for op in step.group_ops)})", step.fn.source)
+                   for step in builder.steps if step.fused and hasattr(step.fn, "source")]
+        dump.dump_cluster(directory, name, _human_signature(input_specs), graph, source,
+                          kernels)
     stats = dict(builder.stats)
     stats["compile_time_us"] = int((time.perf_counter() - start) * 1e6)
     logging.vlog(VMODULE, 2, f"Compiled {name} for {_human_signature(input_specs)}: "
