@@ -58,7 +58,7 @@ class Executable:
     """A cluster compiled for one signature: `exe(args) -> outputs` (ATen tensors)."""
 
     def __init__(self, name: str, input_specs: list, run_fn, source: str, stats: dict,
-                 steps: list = ()):
+                 steps: list = (), graph=None, kernels: list = ()):
         self.name = name
         self.steps = list(steps)    # (function name in the source, node name, what runs)
         self.input_specs = list(input_specs)
@@ -66,6 +66,14 @@ class Executable:
         self.source = source
         self.stats = stats
         self.compile_time_us = stats.get("compile_time_us", 0)
+        # what jit/dump.py shows: the graph specialized to the signature, and each fused
+        # kernel's (op names, generated source)
+        self.graph = graph
+        self.kernels = list(kernels)
+
+    @property
+    def signature(self) -> str:
+        return _human_signature(self.input_specs)
 
     def __call__(self, args) -> list:
         return self._run(*args)
@@ -289,19 +297,20 @@ def compile_cluster(fg, input_specs: list, device: torch.device, ctx=None, pass_
         else:
             builder.add_op(item)
     run_fn, source = builder.generate()
-    directory = flags.xla_flags().xla_dump_to
-    if directory:   # XLA_FLAGS=--xla_dump_to=DIR (jit/dump.py)
-        kernels = [(f"fusion({'+'.join(op.type for op in step.group_ops)})", step.fn.source)
-                   for step in builder.steps if step.fused and hasattr(step.fn, "source")]
-        dump.dump_cluster(directory, name, _human_signature(input_specs), graph, source,
-                          kernels)
+    kernels = [([op.name for op in step.group_ops], getattr(step.fn, "source", ""))
+               for step in builder.steps if step.fused]
     stats = dict(builder.stats)
     stats["compile_time_us"] = int((time.perf_counter() - start) * 1e6)
     logging.vlog(VMODULE, 2, f"Compiled {name} for {_human_signature(input_specs)}: "
                  f"{stats['library_calls']} library calls, {stats['fused_groups']} fused "
                  f"kernels ({stats['fused_ops']} ops), {stats['unfused_groups']} groups "
                  f"run unfused, {stats['trivial_groups']} single-op groups as library calls")
-    return Executable(name, input_specs, run_fn, source, stats, builder.step_names)
+    exe = Executable(name, input_specs, run_fn, source, stats, builder.step_names, graph,
+                     kernels)
+    directory = flags.xla_flags().xla_dump_to
+    if directory:   # XLA_FLAGS=--xla_dump_to=DIR
+        dump.dump_cluster(directory, exe)
+    return exe
 
 
 def _human_signature(specs) -> str:

@@ -37,6 +37,7 @@ from ndflow.core.graph import Operation, SymbolicTensor
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
+from ndflow.jit import compiler_ir
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import identity
 from ndflow.ops.indexed_slices import IndexedSlices
@@ -190,6 +191,16 @@ class Function:
 
     def experimental_get_tracing_count(self) -> int:
         return self._tracing_count
+
+    def experimental_get_compiler_ir(self, *args, **kwargs):
+        """The compiler IR of this `jit_compile=True` function for these arguments (tensors or
+        `TensorSpec`s of static shapes), without running it: a callable
+        `(stage='hlo', device_name=None, platform_name=None)` returning it (ndflow's stages,
+        not XLA's HLO: ndflow/jit/compiler_ir.py)."""
+        if not self._jit_compile:
+            raise ValueError("Compiler IR can only be returned for functions marked with "
+                             "'jit_compile=True'")
+        return compiler_ir.generator(self.get_concrete_function(*args, **kwargs))
 
     def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
         """The signature of every function traced so far, as TensorFlow prints them."""
