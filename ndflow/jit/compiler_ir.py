@@ -50,11 +50,12 @@ def generator(concrete_function):
         inputs = concrete_function.inputs
         if not all(t.shape.is_fully_defined() for t in inputs):
             raise ValueError(f"Only support static input shape but got inputs = {inputs!r}")
-        key = device_name or platform_name
-        if key not in made:
-            made[key] = _compiled(concrete_function.optimized_graph(), device_name)
+        # TF's platform_name ("CPU", "GPU") stands for that platform's first device
+        device = device_name or (f"/device:{platform_name}:0" if platform_name else None)
+        if device not in made:
+            made[device] = _compiled(concrete_function.optimized_graph(), device)
         text = _TEXT[stage.replace("_serialized", "")]
-        ir = "\n".join(text(exe) for exe in made[key])
+        ir = "\n".join(text(exe) for exe in made[device])
         return ir.encode() if stage.endswith("_serialized") else ir
 
     return compiler_ir_generator

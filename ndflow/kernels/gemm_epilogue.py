@@ -129,13 +129,22 @@ def matmul_apply_accumulated(a, b, ta: bool, tb: bool, accum, var, var_out, alph
     batch = 0 if backprop is None else b.shape[0]
     arrays += [_NO_BACKPROP if backprop is None else backprop,
                np.array([batch, n, n, n, m], dtype=np.int32), _ONE_ZERO, _TRANS_NOT]
-    squares = squares and sum_squares_numba.applies(var_out)
-    sums = np.zeros(len(counts), dtype=np.float32) if squares else _NO_SQUARES
+    sums = _block_sums(squares and sum_squares_numba.applies(var_out), len(counts))
     arrays.append(sums)
     omp_pool.run_chunks(_callbacks()[0], len(counts), rows, arrays, torch.get_num_threads())
-    if squares:
-        value_bounds.record_squares(var_out, sum_squares_numba.combine(sums))
+    _record_squares(var_out, sums)
     return True
+
+
+def _block_sums(wanted: bool, blocks: int) -> np.ndarray:
+    """Where the callbacks write each block's sum of squares (none: not summed)."""
+    return np.zeros(blocks, dtype=np.float32) if wanted else _NO_SQUARES
+
+
+def _record_squares(var_out, sums: np.ndarray) -> None:
+    """var_out's sum of squares from its blocks' sums, recorded for its L2Loss."""
+    if len(sums):
+        value_bounds.record_squares(var_out, sum_squares_numba.combine(sums))
 
 
 def matmul_speculate(a, b, ta: bool, tb: bool, var, accum, var_out, accum_out, scale: float,
@@ -162,16 +171,15 @@ def matmul_speculate(a, b, ta: bool, tb: bool, var, accum, var_out, accum_out, s
                       dtype=np.float32)
     scratch = np.empty(threads * (rows * n + 16), dtype=np.float32)
     slot_and_flag = np.zeros(2, dtype=np.int64)   # the next scratch slot; set when not finite
-    squares = (squares and in_place and rows == sum_squares_numba.block_rows(n)
-               and sum_squares_numba.applies(var_out))
-    sums = np.zeros(len(counts), dtype=np.float32) if squares else _NO_SQUARES
+    sums = _block_sums(squares and in_place and rows == sum_squares_numba.block_rows(n)
+                       and sum_squares_numba.applies(var_out), len(counts))
     arrays = [b, a, var, accum, var_out, accum_out]
     arrays += [ints, params, chars, np.array([_sgemm()], dtype=np.int64), counts, scratch,
                slot_and_flag, sums]
     omp_pool.run_chunks(_callbacks()[1], len(counts), rows, arrays, threads)
     finite = slot_and_flag[1] == 0
-    if squares and finite:
-        value_bounds.record_squares(var_out, sum_squares_numba.combine(sums))
+    if finite:
+        _record_squares(var_out, sums)
     return finite
 
 
