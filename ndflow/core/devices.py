@@ -128,3 +128,13 @@ def to_torch_device(spec: str | None) -> torch.device:
     if d.device_type == "GPU":
         return torch.device("cuda", d.device_index or 0)
     raise InvalidArgumentError(None, None, f"Unknown device type '{d.device_type}' in '{spec}'")
+
+
+def copy_to(t: torch.Tensor, dev: torch.device) -> torch.Tensor:
+    """`t` on `dev`. A host tensor goes to a GPU through pinned memory, without the host
+    waiting for the device, as TensorFlow's host-to-device copies are staged: ATen's plain copy
+    from pageable memory synchronizes, emptying the queue of kernels the host had issued. (The
+    pinned buffer is a copy, so a later in-place write to `t` cannot reach the transfer.)"""
+    if t.device.type == "cpu" and dev.type == "cuda":
+        return t.pin_memory().to(dev, non_blocking=True)
+    return t.to(dev)

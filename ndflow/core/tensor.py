@@ -116,9 +116,10 @@ class EagerTensor(Tensor):
 
     @property
     def device(self) -> str:
-        v = self._value
-        if isinstance(v, torch.Tensor) and v.device.type == "cuda":
-            return f"/job:localhost/replica:0/task:0/device:GPU:{v.device.index or 0}"
+        # a resource handle's device is its variable's (runtime/state.py `Resource.device`)
+        dev = getattr(self._value, "device", None)
+        if isinstance(dev, torch.device) and dev.type == "cuda":
+            return f"/job:localhost/replica:0/task:0/device:GPU:{dev.index or 0}"
         return "/job:localhost/replica:0/task:0/device:CPU:0"
 
     @property

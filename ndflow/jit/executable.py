@@ -31,7 +31,7 @@ from ndflow.core.graph import Graph
 from ndflow.core.shapes import TensorShape
 from ndflow.jit import dump, flags, shape_consts
 from ndflow.jit.errors import CompileUnimplemented
-from ndflow.kernels import registry
+from ndflow.kernels import host_memory, registry
 from ndflow.ops.apply import constant_value, numpy_to_torch
 from ndflow.ops.op_def import REGISTRY
 
@@ -349,7 +349,8 @@ class _Builder:
     def add_op(self, op) -> None:
         if op.type == "Const":
             cname = f"c_{len(self.scope)}"
-            self.scope[cname] = numpy_to_torch(op.attrs["value"], op.attrs["dtype"], self.device)
+            self.scope[cname] = numpy_to_torch(op.attrs["value"], op.attrs["dtype"],
+                                               self._const_device(op))
             self.names[op.outputs[0]] = cname
             return
         for t in op.inputs:   # constants the planner left out (static axes of fused ops)
@@ -367,6 +368,17 @@ class _Builder:
             raise type(e)(None, op, f"{e.message}\n\t [[{{{{node {op.name}}}}}]]") from None
         self.steps.append(_Step(fn, list(op.inputs), list(op.outputs), op))
         self.stats["library_calls"] += 1
+
+    def _const_device(self, op) -> torch.device:
+        """Where a constant lives: on a GPU, an int32 one that only library calls read, each
+        as a shape, size or axis, stays in host memory (as TensorFlow's GPU Const of int32),
+        so reading it to Python does not wait for the device."""
+        t = op.outputs[0]
+        if self.device.type == "cpu" or t in self.outputs \
+                or any(_is_group(r) for r in self._readers.get(t, ())):
+            return self.device
+        return host_memory.HOST if host_memory.shape_on_host(op, self._readers) \
+            else self.device
 
     # -- fusion groups ------------------------------------------------------------------------
     def add_group(self, group) -> None:

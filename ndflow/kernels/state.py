@@ -13,7 +13,7 @@ import sys
 
 import torch
 
-from ndflow.core import dtypes
+from ndflow.core import devices, dtypes
 from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.kernels import value_bounds
@@ -113,7 +113,7 @@ def _read_variable(node):
             raise not_found(res)
         if res.dtype is not dtype:
             check_dtype(res, dtype, "read")
-        return v if v.device == device else v.to(device)
+        return v if v.device == device else devices.copy_to(v, device)
 
     return run
 

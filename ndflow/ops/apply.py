@@ -152,7 +152,7 @@ def numpy_to_torch(arr: np.ndarray, dtype, device=None) -> torch.Tensor:
     if dtype.torch_dtype is not None and t.dtype != dtype.torch_dtype:
         t = t.to(dtype.torch_dtype)
     if device is not None and device.type != "cpu":
-        t = t.to(device)
+        t = devices.copy_to(t, device)
     return t
 
 

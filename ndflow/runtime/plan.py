@@ -34,10 +34,10 @@ import torch
 from ndflow.core import config, devices, logging
 from ndflow.core.errors import InvalidArgumentError, OpError
 from ndflow.core.shapes import fmt
-from ndflow.kernels import registry
+from ndflow.kernels import host_memory, registry
 from ndflow.ops.apply import numpy_to_torch
 from ndflow.passes.prune import needed_ops
-from ndflow.runtime import host_memory, inplace, math_modes, memory_plan, parallel_plan
+from ndflow.runtime import inplace, math_modes, memory_plan, parallel_plan
 
 _profiler = None  # the installed profiler (ndflow/profiler), or None: see set_profiler
 
@@ -68,6 +68,9 @@ def resolve_device(spec: str, soft_placement: bool = True, op=None) -> torch.dev
         f"explicitly assigned to {devices.canonical(spec)} but available devices are "
         "[ /job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device "
         f"specification refers to a valid device.{gpu_hint}\n\t [[{name}]]")
+
+
+_FED = torch.device("meta")   # a fed tensor's device, unknown when the plan is built
 
 
 def _inputs_moved(fn, positions: list, dev: torch.device):
@@ -155,7 +158,10 @@ class Plan:
             update = host_memory.is_update(op)
             for j, t in enumerate(op.inputs):
                 expr = names[t]
-                if dev.type != "cpu" and made_on.get(t, dev) != dev:
+                # (a fed tensor's device is known only when it comes: a function's
+                # argument made on the host is copied to the GPU op reading it)
+                if dev.type != "cpu" and made_on.get(t, _FED if t.dtype.torch_dtype is not None
+                                                     else dev) != dev:
                     if expr.startswith("c"):   # a constant: a copy on this device, made once
                         copy = f"{expr}_{dev.type}{dev.index or 0}"
                         if copy not in scope:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ndflow.core import dtypes
+from ndflow.core import devices, dtypes
 from ndflow.core.strings import as_bytes_array
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.ops.apply import numpy_to_torch
@@ -81,7 +81,7 @@ def feed_to_aten(arr: np.ndarray, dtype, device: torch.device):
     if arr.dtype.name == "bfloat16":
         bits = torch.from_numpy(np.array(arr.view(np.int16), copy=True))
         t = bits.view(torch.bfloat16)
-        return t if device.type == "cpu" else t.to(device)
+        return t if device.type == "cpu" else devices.copy_to(t, device)
     t = numpy_to_torch(np.array(arr, copy=True), dtype, device)
     return t
 

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import ndflow as tf
-from ndflow.runtime import host_memory
+from ndflow.kernels import host_memory
 
 gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -177,6 +177,93 @@ def test_shapes_only_read_as_shapes_are_made_on_the_host():
     assert host_memory.shape_on_host(reshaped.op, readers)
     assert not host_memory.shape_on_host(computed.op, readers)   # a Cast computes on it
     assert not host_memory.shape_on_host(wide.op, readers)       # int64: copied over anyway
+
+
+def test_int32_constants_only_read_as_shapes_or_axes_are_made_on_the_host():
+    """On a GPU, an int32 Const whose every reader takes it in host memory (a random op's
+    shape, Reshape's shape, reduction axes) stays on the host, as TensorFlow's GPU Const of
+    int32 does; one that an op computes on, or a float one, does not."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [4, 6])
+        shape = tf.constant([2, 3], tf.int32)
+        tf.raw_ops.RandomUniform(shape=shape, dtype=tf.float32)
+        axes = tf.constant([0], tf.int32)
+        tf.reduce_sum(x, axes)
+        dims = tf.constant([6, 4], tf.int32)
+        tf.reshape(x, dims)
+        summed = tf.constant([1, 2], tf.int32)
+        tf.add(summed, summed)
+        scale = tf.constant(2.0)
+        tf.reshape(x * scale, dims)
+    readers = {}
+    for op in g.get_operations():
+        for t in op.inputs:
+            readers.setdefault(t, []).append(op)
+    assert all(host_memory.shape_on_host(t.op, readers) for t in (shape, axes, dims))
+    assert not host_memory.shape_on_host(summed.op, readers)     # an Add computes on it
+    assert not host_memory.shape_on_host(scale.op, readers)      # float
+
+
+def test_a_resource_handle_reports_its_variables_device():
+    """An eager variable's `device` is where its value lives, the device its handle was made
+    on (checked on any machine with a resource on a named GPU)."""
+    from ndflow.core.tensor import EagerTensor
+    from ndflow.runtime.state import Resource
+    on_gpu = Resource("v", tf.float32, tf.TensorShape([]), torch.device("cuda", 1))
+    on_host = Resource("w", tf.float32, tf.TensorShape([]), torch.device("cpu"))
+    assert EagerTensor(on_gpu, tf.resource).device.endswith("device:GPU:1")
+    assert EagerTensor(on_host, tf.resource).device.endswith("device:CPU:0")
+    assert tf.Variable(1.0).device.endswith("device:CPU:0")
+
+
+@gpu
+def test_host_values_reach_the_gpu_without_waiting_for_it():
+    """A function argument and a host variable read on the GPU are copied there through
+    pinned memory, and the int32 constants a random op, Reshape and a reduction read stay on
+    the host: a step of them issues no synchronizing CUDA call."""
+    host = tf.Variable(np.arange(4, dtype=np.float32))          # on the host
+    with tf.device("/GPU:0"):
+        out = tf.Variable(np.zeros(4, np.float32))
+
+    @tf.function
+    def step(x):
+        with tf.device("/GPU:0"):
+            noise = tf.reshape(tf.random.uniform([2, 2], seed=1), [4])
+            out.assign(host * 2.0 + tf.reduce_sum(x, axis=0) + noise * 0.0)
+
+    x = tf.constant(np.ones((3, 4), np.float32))                # on the host
+    step(x)                                                     # traced and planned
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        step(x)
+    finally:
+        torch.cuda.set_sync_debug_mode(0)
+    np.testing.assert_allclose(out.numpy(), np.arange(4) * 2.0 + 3.0, rtol=1e-6)
+    assert out.device.endswith("GPU:0") and host.device.endswith("CPU:0")
+
+
+@gpu
+def test_a_session_feeds_the_gpu_without_waiting_for_it():
+    """Fed arrays go to the GPU ops reading them through pinned memory: a Session step that
+    fetches nothing back issues no synchronizing CUDA call."""
+    g = tf.Graph()
+    with g.as_default(), tf.device("/GPU:0"):
+        x = tf.compat.v1.placeholder(tf.float32, [8])
+        acc = tf.compat.v1.Variable(np.zeros(8, np.float32))
+        update = acc.assign_add(x * 2.0)
+        init = tf.compat.v1.global_variables_initializer()
+    with tf.compat.v1.Session(graph=g) as sess:
+        sess.run(init)
+        sess.run(update.op, {x: np.ones(8, np.float32)})
+        torch.cuda.synchronize()
+        torch.cuda.set_sync_debug_mode("error")
+        try:
+            sess.run(update.op, {x: np.arange(8, dtype=np.float32)})
+        finally:
+            torch.cuda.set_sync_debug_mode(0)
+        np.testing.assert_allclose(sess.run(acc), 2.0 + np.arange(8) * 2.0, rtol=1e-6)
 
 
 @gpu

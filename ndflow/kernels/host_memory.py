@@ -1,13 +1,14 @@
-"""Which values a plan on a GPU keeps in host memory, as TensorFlow's GPU kernels declare
-some inputs and outputs host memory: scalars that variable updates read to Python, and int32
-shapes that ops read only as shapes. Made on the GPU, each would be a copy there and a wait to
-read it back (benchmarks/gpu_syncs.py counts the waits of the MNIST step on a GPU)."""
+"""Which values a plan or a compiled cluster on a GPU keeps in host memory, as TensorFlow's
+GPU kernels declare some inputs and outputs host memory: scalars that variable updates read to
+Python, and int32 shapes, sizes and axes that ops read only as such. Made on the GPU, each
+would be a copy there and a wait to read it back (benchmarks/gpu_syncs.py counts the waits of
+the MNIST step on a GPU). Copies to a GPU go through pinned memory (`devices.copy_to`)."""
 
 from __future__ import annotations
 
 import torch
 
-from ndflow.core import dtypes
+from ndflow.core import devices, dtypes
 
 HOST = torch.device("cpu")
 
@@ -16,12 +17,16 @@ HOST = torch.device("cpu")
 _UPDATES = ("ResourceApply", "ResourceSparseApply", "_ResourceApply", "_GroupedApply",
             "_MatMulApply", "_SpeculativeApply", "AssignAddVariableOp", "AssignSubVariableOp")
 
-# The input (by op type) that TensorFlow's GPU kernel takes in host memory and ndflow's kernel
-# reads to Python: a shape, never computed on.
-_SHAPE_INPUT = {"Conv2DBackpropInput": 0, "DepthwiseConv2dNativeBackpropInput": 0,
-                "Conv2DBackpropFilter": 1, "DepthwiseConv2dNativeBackpropFilter": 1,
-                "RandomUniform": 0, "RandomStandardNormal": 0, "TruncatedNormal": 0,
-                "Reshape": 1}
+# The int32 inputs (by op type) that TensorFlow's GPU kernels take in host memory (`HostMemory`
+# in their registrations) and ndflow's kernels read to Python: shapes, sizes, axes, never
+# computed on.
+_HOST_INPUTS = {"Conv2DBackpropInput": (0,), "DepthwiseConv2dNativeBackpropInput": (0,),
+                "Conv2DBackpropFilter": (1,), "DepthwiseConv2dNativeBackpropFilter": (1,),
+                "RandomUniform": (0,), "RandomStandardNormal": (0,), "TruncatedNormal": (0,),
+                "Reshape": (1,), "ExpandDims": (1,), "Transpose": (1,), "Tile": (1,),
+                "Fill": (0,), "BroadcastTo": (1,), "Pad": (1,), "PadV2": (1,),
+                "Slice": (1, 2), "StridedSlice": (1, 2, 3),
+                "Sum": (1,), "Mean": (1,), "Max": (1,), "Min": (1,), "Prod": (1,)}
 
 
 def to_device(value, dev: torch.device):
@@ -32,7 +37,7 @@ def to_device(value, dev: torch.device):
     if (isinstance(value, torch.Tensor) and value.device != dev
             and not (value.device.type == "cpu" and (value.dim() == 0
                                                      or value.dtype == torch.int32))):
-        return value.to(dev)
+        return devices.copy_to(value, dev)
     return value
 
 
@@ -63,15 +68,23 @@ def scalar_read_on_host(op, readers: dict) -> bool:
 
 
 def shape_on_host(op, readers: dict) -> bool:
-    """Whether `op` is a Shape or ShapeN of int32 whose every reader takes it as a shape (a
-    convolution gradient's sizes, a random op's shape), as TensorFlow's GPU kernel of Shape
-    writes host memory. (An int64 shape would be copied to the GPU op anyway: only int32 and
-    scalars stay on the host there, `to_device`.)"""
-    if op.type not in ("Shape", "ShapeN") or any(t.dtype != dtypes.int32 for t in op.outputs):
+    """Whether `op` is an int32 Shape, ShapeN or Const whose every reader takes it in host
+    memory (a convolution gradient's sizes, a random op's shape, reduction axes), as
+    TensorFlow's GPU kernels of Shape and of int32 Const write host memory. (An int64 shape
+    would be copied to the GPU op anyway: only int32 and scalars stay on the host there,
+    `to_device`.)"""
+    if op.type not in ("Shape", "ShapeN", "Const") \
+            or any(t.dtype != dtypes.int32 for t in op.outputs):
         return False
-    for t in op.outputs:
+    return read_in_host_memory(op.outputs, readers)
+
+
+def read_in_host_memory(tensors, readers: dict) -> bool:
+    """Whether `tensors` are read, and only at inputs TensorFlow's GPU kernels take in host
+    memory (`readers`: tensor -> the ops reading it)."""
+    for t in tensors:
         for u in readers.get(t, ()):
-            slot = _SHAPE_INPUT.get(u.type)
-            if slot is None or any(x is t and j != slot for j, x in enumerate(u.inputs)):
+            slots = _HOST_INPUTS.get(u.type)
+            if slots is None or any(x is t and j not in slots for j, x in enumerate(u.inputs)):
                 return False
-    return any(readers.get(t) for t in op.outputs)
+    return any(readers.get(t) for t in tensors)
