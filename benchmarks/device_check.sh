@@ -35,7 +35,7 @@ echo "mnist_cnn rc=$?"; tail -16 "$OUT/mnist_cnn.log"
 timeout 60 python3 benchmarks/gpu_syncs.py > "$OUT/gpu_syncs.log" 2>&1
 echo "gpu_syncs rc=$?"; grep -E "^[A-Za-z]" "$OUT/gpu_syncs.log"
 if [ "${1:-}" = "--slow" ]; then
-    timeout 290 python3 -m pytest -p no:cacheprovider -n 16 -m slow tests -rfE --timeout=150 \
+    timeout 330 python3 -m pytest -p no:cacheprovider -n 16 -m slow tests -rfE --timeout=300 \
         -v -o console_output_style=classic --tb=short > "$OUT/slow.log" 2>&1
     echo "slow rc=$?"; grep -E "^(FAILED|ERROR)" "$OUT/slow.log" | head; tail -2 "$OUT/slow.log"
 fi

@@ -29,16 +29,29 @@ _HOST_INPUTS = {"Conv2DBackpropInput": (0,), "DepthwiseConv2dNativeBackpropInput
                 "Sum": (1,), "Mean": (1,), "Max": (1,), "Min": (1,), "Prod": (1,)}
 
 
-def to_device(value, dev: torch.device):
+# Ops whose output holds an input's values in a larger tensor (a view or a copy made where
+# that input is): a host scalar read by one of them on a GPU is copied there, else the op
+# would make a host tensor that the GPU ops after it could not read as a scalar.
+_SPREADS = frozenset({"Reshape", "ExpandDims", "Fill", "BroadcastTo", "Tile", "Pack",
+                      "ConcatV2", "Concat", "Pad", "PadV2", "MirrorPad"})
+
+
+def to_device(value, dev: torch.device, scalars_stay: bool = True):
     """`value` copied to `dev` for an op placed there, unless it stays where it is: int32
     tensors and scalars stay in host memory (TensorFlow's GPU kernels take int32 inputs, shapes
     and the like, in host memory; ATen reads a 0-d CPU tensor beside device tensors as a
-    scalar, and a kernel reading it to Python then needs no copy back and no sync)."""
+    scalar, and a kernel reading it to Python then needs no copy back and no sync).
+    `scalars_stay`: False for an op that `spreads` its input."""
     if (isinstance(value, torch.Tensor) and value.device != dev
-            and not (value.device.type == "cpu" and (value.dim() == 0
+            and not (value.device.type == "cpu" and ((scalars_stay and value.dim() == 0)
                                                      or value.dtype == torch.int32))):
         return devices.copy_to(value, dev)
     return value
+
+
+def spreads(op) -> bool:
+    """Whether `op` puts an input's values into a larger output (`_SPREADS`)."""
+    return op.type in _SPREADS
 
 
 def is_update(op) -> bool:

@@ -73,14 +73,14 @@ def resolve_device(spec: str, soft_placement: bool = True, op=None) -> torch.dev
 _FED = torch.device("meta")   # a fed tensor's device, unknown when the plan is built
 
 
-def _inputs_moved(fn, positions: list, dev: torch.device):
+def _inputs_moved(fn, positions: list, dev: torch.device, scalars_stay: bool):
     """`fn` with the inputs at `positions` copied to `dev` first (`host_memory.to_device`): the
     copy between devices that TensorFlow's placer inserts as a Send/Recv pair where an op
     placed on a GPU reads a tensor made on the CPU, as eager execution copies its inputs."""
     def run(*args):
         args = list(args)
         for j in positions:
-            args[j] = host_memory.to_device(args[j], dev)
+            args[j] = host_memory.to_device(args[j], dev, scalars_stay)
         return fn(*args)
     return run
 
@@ -156,6 +156,7 @@ class Plan:
                 continue
             args, moved = [], []
             update = host_memory.is_update(op)
+            scalars_stay = not host_memory.spreads(op)
             for j, t in enumerate(op.inputs):
                 expr = names[t]
                 # (a fed tensor's device is known only when it comes: a function's
@@ -163,10 +164,12 @@ class Plan:
                 if dev.type != "cpu" and made_on.get(t, _FED if t.dtype.torch_dtype is not None
                                                      else dev) != dev:
                     if expr.startswith("c"):   # a constant: a copy on this device, made once
-                        copy = f"{expr}_{dev.type}{dev.index or 0}"
-                        if copy not in scope:
-                            scope[copy] = host_memory.to_device(scope[expr], dev)
-                        expr = copy
+                        value = scope[expr]
+                        there = host_memory.to_device(value, dev, scalars_stay)
+                        if there is not value:
+                            copy = f"{expr}_{dev.type}{dev.index or 0}"
+                            scope.setdefault(copy, there)
+                            expr = copy
                     else:
                         moved.append(j)
                 elif expr.startswith("c") and host_memory.device_scalar(scope[expr]) and update:
@@ -195,7 +198,7 @@ class Plan:
             for wrap in KERNEL_WRAPPERS:
                 fn = wrap(self, op, fn)
             if moved:
-                fn = _inputs_moved(fn, moved, dev)
+                fn = _inputs_moved(fn, moved, dev, scalars_stay)
             kname = f"k{idx}"
             scope[kname] = fn
             nodes.append(op)

@@ -205,6 +205,27 @@ def test_int32_constants_only_read_as_shapes_or_axes_are_made_on_the_host():
     assert not host_memory.shape_on_host(scale.op, readers)      # float
 
 
+def test_host_scalars_stay_on_the_host_unless_an_op_spreads_them():
+    """A host scalar read by an op on another device stays on the host (ATen reads it as a
+    scalar), unless the op puts its value into a larger tensor (Reshape, Fill, ...), which
+    would then be made on the host: then it is copied (checked on any machine with the meta
+    device standing in for a GPU)."""
+    meta = torch.device("meta")
+    scalar, vector = torch.tensor(2.0), torch.ones(3)
+    assert host_memory.to_device(scalar, meta) is scalar
+    assert host_memory.to_device(scalar, meta, scalars_stay=False).device == meta
+    assert host_memory.to_device(vector, meta).device == meta
+    shape = torch.tensor([2, 3], dtype=torch.int32)
+    assert host_memory.to_device(shape, meta, scalars_stay=False) is shape
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.constant(2.0)
+        spread = [tf.reshape(x, [1]), tf.fill([3], x), tf.stack([x, x]), tf.expand_dims(x, 0)]
+        kept = [x * x, tf.cast(x, tf.float64)]
+    assert all(host_memory.spreads(t.op) for t in spread)
+    assert not any(host_memory.spreads(t.op) for t in kept)
+
+
 def test_a_resource_handle_reports_its_variables_device():
     """An eager variable's `device` is where its value lives, the device its handle was made
     on (checked on any machine with a resource on a named GPU)."""
@@ -242,6 +263,29 @@ def test_host_values_reach_the_gpu_without_waiting_for_it():
         torch.cuda.set_sync_debug_mode(0)
     np.testing.assert_allclose(out.numpy(), np.arange(4) * 2.0 + 3.0, rtol=1e-6)
     assert out.device.endswith("GPU:0") and host.device.endswith("CPU:0")
+
+
+@gpu
+def test_a_host_scalar_spread_into_a_tensor_on_the_gpu_is_copied_there():
+    """A scalar made on the host, computed or constant, that a GPU op reshapes, fills or
+    stacks reaches that op on the GPU, so the ops after it read a GPU tensor."""
+    with tf.device("/CPU:0"):
+        v = tf.Variable(3.0)
+
+    @tf.function
+    def f(x):
+        with tf.device("/CPU:0"):
+            s = v * 2.0                                   # computed on the host
+            c = tf.constant(5.0)                          # a host constant
+        with tf.device("/GPU:0"):
+            return (x + tf.reshape(s, [1]) + tf.fill([4], c) + tf.stack([s, c, s, c])
+                    + tf.expand_dims(c, 0))
+
+    with tf.device("/GPU:0"):
+        x = tf.constant(np.arange(4, dtype=np.float32))
+    got = f(x)
+    assert got.device.endswith("GPU:0")
+    np.testing.assert_allclose(got.numpy(), np.arange(4) + 6.0 + 5.0 + [6, 5, 6, 5] + 5.0)
 
 
 @gpu
