@@ -68,7 +68,7 @@ DepthwiseConv2dNativeBackpropInput DepthwiseConv2dNativeBackpropFilter
 MaxPool MaxPoolV2 AvgPool MaxPoolGrad AvgPoolGrad
 Gather GatherV2 GatherNd ResourceGather Cumsum Cumprod
 SoftmaxCrossEntropyWithLogits BiasAddV1 L2Loss LeakyRelu Where
-_MaxPoolWithIndices _MaxPoolGradWithIndices _MatMulAddScaled
+_MaxPoolWithIndices _MaxPoolGradWithIndices _MatMulAddScaled _DropoutSelect
 """.split())
 
 # Refused whatever the tables say (TF: stateful RNG, ControlTrigger, Assert/CheckNumerics,

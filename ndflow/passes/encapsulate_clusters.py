@@ -149,6 +149,7 @@ def encapsulate_clusters(graph: Graph, ctx: PassContext) -> Graph:
         return graph
     unit_of = {op: name for name, members in clusters.items() for op in members}
     fetched = ctx.fetched_tensor_names()
+    targets = {ctx.current_name(n) for n in ctx.targets}
     rw = GraphRewriter(graph)
     for unit in _emission_order(graph, unit_of):
         if isinstance(unit, Operation):
@@ -182,4 +183,6 @@ def encapsulate_clusters(graph: Graph, ctx: PassContext) -> Graph:
                 ctx.rename(t.name, new.name)
         for op in members:
             rw.map[op] = call
+            if op.name in targets:   # a target inside runs when its cluster's call does
+                ctx.rename(op.name, call.name)
     return rw.graph

@@ -24,6 +24,11 @@ from ndflow.core.graph import Graph, Operation, SymbolicTensor
 from ndflow.core.shapes import TensorShape
 from ndflow.ops.constant_op import Const
 
+# What tf.function(jit_compile=True) and jit_scope() put on their ops
+# (passes/mark_for_compilation.py)
+_COMPILATION_ATTRS = ("_XlaMustCompile", "_XlaCompile", "_XlaScope",
+                      "_XlaSeparateCompiledGradients")
+
 
 class GraphRewriter:
     """Emits a new graph; `map` takes input-graph tensors/ops to output-graph ones."""
@@ -56,9 +61,14 @@ class GraphRewriter:
         for c in control_inputs:
             if c not in controls:
                 controls.append(c)
-        new = self.graph.create_op(op_def, list(inputs), dict(attrs), list(output_specs),
-                                   name, controls, device or "")
+        attrs = dict(attrs)
         original = self.source._by_name.get(name)  # a fused op is named after an op it replaces
+        if original is not None:   # and is compiled as that op was asked to be (jit_compile)
+            for key in _COMPILATION_ATTRS:
+                if key in original.attrs and key not in attrs:
+                    attrs[key] = original.attrs[key]
+        new = self.graph.create_op(op_def, list(inputs), attrs, list(output_specs),
+                                   name, controls, device or "")
         if original is not None:
             new._traceback = original._traceback
         return new

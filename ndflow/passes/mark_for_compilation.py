@@ -157,7 +157,10 @@ class _Clusterer:
 
     def compilable(self, op: Operation, device_type: str) -> bool:
         if op.type in _STATEFUL_RNG:
-            return device_type.startswith("XLA_")  # only XLA devices cluster stateful RNG
+            # XLA devices and jit_compile=True compile stateful RNG (TF's kernels draw with
+            # XLA's rng); auto-clustering leaves it out. In a cluster it is a library call
+            # keeping the op's own Philox state, so it draws what it draws outside.
+            return device_type.startswith("XLA_") or _attr_true(op, MUST_COMPILE_ATTR)
         if op.type not in fusible_ops.COMPILABLE_OPS or op.type in fusible_ops.NEVER_CLUSTER:
             return False
         if "_scoped_allocator" in op.attrs or "_forward_from" in op.attrs:
@@ -183,8 +186,9 @@ class _Clusterer:
                 continue
             if self.allowed is not None and op.type not in self.allowed:
                 continue
-            if op.name in fed or op.name in targets:
-                continue  # fed values and targets stay visible to the plan
+            if op.name in fed or (op.name in targets and not _attr_true(op, MUST_COMPILE_ATTR)):
+                continue  # fed values and targets stay visible to the plan (a jit_compile
+                #           function's stateful ops, its targets, run in their cluster's call)
             candidates.append(op)
             self.fuel -= 1
         logging.vlog(VLOG_MODULE, 2, f"compilation_candidates_.size() = {len(candidates)}")

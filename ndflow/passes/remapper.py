@@ -74,6 +74,7 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph, Operation
 from ndflow.ops import nn_fused
+from ndflow.passes.arithmetic_optimizer import remove_dead_ops
 from ndflow.passes.batch_norm_fusion import fuse_batch_norm_activation
 from ndflow.passes.branch_momentum_decay import (
     DECAYED_GRAD,
@@ -356,4 +357,5 @@ def remapper(graph: Graph, ctx: PassContext) -> Graph:
     graph = fuse_dynamic_loss_scale(graph, ctx)
     fused = fuse_batch_norm_activation(rewrite(graph, ctx, RULES), ctx)
     fused = fuse_backprop_into_updates(fuse_conv_bias_relu_pool(fused, ctx), ctx)
-    return group_updates(fuse_keras_rmsprop(fused, ctx), ctx)
+    # the fused ops leave their replaced ops' constants (a dropout's rate, scale) dead
+    return remove_dead_ops(group_updates(fuse_keras_rmsprop(fused, ctx), ctx), ctx)

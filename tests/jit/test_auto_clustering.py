@@ -219,12 +219,46 @@ def test_jit_compile_ops_the_jit_cannot_compile_run_outside_with_a_warning(runne
 
     @tf.function(jit_compile=True)
     def f(x):
-        noise = tf.random.uniform([3], seed=1)
-        return tf.reduce_sum(tf.nn.relu(x) * 2.0 + noise * 0.0)
+        y, _ = tf.unique(x)          # a shape known only from the values: XLA cannot either
+        return tf.reduce_sum(tf.nn.relu(tf.cast(y, tf.float32)) * 2.0)
 
-    assert f(tf.constant([-1.0, 2.0, 3.0])).numpy() == pytest.approx(10.0)
+    assert f(tf.constant([-1, 2, 2, 3])).numpy() == pytest.approx(10.0)
     err = capfd.readouterr().err
-    assert "tf.function(jit_compile=True): ndflow's JIT cannot compile RandomUniform" in err
+    assert "tf.function(jit_compile=True): ndflow's JIT cannot compile Unique" in err
+
+
+def test_jit_compile_compiles_random_ops_and_the_remappers_fusions(runner, capfd,
+                                                                   monkeypatch):
+    """As TensorFlow's jit_compile compiles stateful RNG and every op of the function: random
+    ops, the remapper's fused ops (a Dense's `_FusedMatMul`, dropout's `_DropoutSelect`) are
+    inside the compiled clusters, drawing what the uncompiled function draws (each random op
+    keeps its own Philox state); ops the rewrites left dead form no cluster and are not
+    named in the warning."""
+    monkeypatch.setattr(clustering_report, "_warned_must_compile", set())
+
+    def body(x, w, b):
+        noise = tf.random.uniform([4, 2], seed=1)
+        h = tf.nn.relu(tf.matmul(x, w) + b) + noise
+        return tf.reduce_sum(tf.nn.dropout(h, 0.5, seed=2), axis=0), noise
+
+    compiled = tf.function(body, jit_compile=True)
+    plain = tf.function(body)
+    args = [tf.constant(RNG.normal(size=s).astype(np.float32)) for s in ([4, 3], [3, 2], [2])]
+    tf.random.set_seed(7)
+    got = [[t.numpy() for t in compiled(*args)] for _ in range(3)]
+    tf.random.set_seed(7)
+    want = [[t.numpy() for t in plain(*args)] for _ in range(3)]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g[0], w[0])
+        np.testing.assert_array_equal(g[1], w[1])
+    assert not np.array_equal(got[0][1], got[1][1])          # a fresh draw each call
+    graph = compiled.get_concrete_function(*args).optimized_graph()
+    calls = _clusters(graph)
+    inside = {op.type for c in calls for op in c.attrs["function"].get_operations()}
+    assert {"RandomUniform", "_FusedMatMul", "_DropoutSelect"} <= inside
+    outside = {op.type for op in graph.get_operations()} - {"Placeholder", "_XlaClusterCall"}
+    assert not outside, outside          # (the rewrites' dead constants are gone, not kept)
+    assert "cannot compile" not in capfd.readouterr().err
 
 
 def test_jit_scope_marks_gradients_as_tensorflow_does():
