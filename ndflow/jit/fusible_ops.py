@@ -69,6 +69,8 @@ MaxPool MaxPoolV2 AvgPool MaxPoolGrad AvgPoolGrad
 Gather GatherV2 GatherNd ResourceGather Cumsum Cumprod
 SoftmaxCrossEntropyWithLogits BiasAddV1 L2Loss LeakyRelu Where
 _MaxPoolWithIndices _MaxPoolGradWithIndices _MatMulAddScaled _DropoutSelect
+UnsortedSegmentSum UnsortedSegmentMax UnsortedSegmentMin UnsortedSegmentProd ScatterNd
+TensorScatterUpdate TensorScatterAdd TensorScatterSub TensorScatterMin TensorScatterMax
 """.split())
 
 # Refused whatever the tables say (TF: stateful RNG, ControlTrigger, Assert/CheckNumerics,

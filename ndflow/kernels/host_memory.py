@@ -26,7 +26,9 @@ _HOST_INPUTS = {"Conv2DBackpropInput": (0,), "DepthwiseConv2dNativeBackpropInput
                 "Reshape": (1,), "ExpandDims": (1,), "Transpose": (1,), "Tile": (1,),
                 "Fill": (0,), "BroadcastTo": (1,), "Pad": (1,), "PadV2": (1,),
                 "Slice": (1, 2), "StridedSlice": (1, 2, 3),
-                "Sum": (1,), "Mean": (1,), "Max": (1,), "Min": (1,), "Prod": (1,)}
+                "Sum": (1,), "Mean": (1,), "Max": (1,), "Min": (1,), "Prod": (1,),
+                "UnsortedSegmentSum": (2,), "UnsortedSegmentMax": (2,),
+                "UnsortedSegmentMin": (2,), "UnsortedSegmentProd": (2,), "ScatterNd": (2,)}
 
 
 # Ops whose output holds an input's values in a larger tensor (a view or a copy made where

@@ -59,6 +59,7 @@ OFF = -1
 _JIT_DEVICE_TYPES = ("CPU", "GPU", "XLA_CPU", "XLA_GPU")
 _STATEFUL_RNG = frozenset({"RandomUniform", "RandomShuffle", "RandomUniformInt",
                            "RandomStandardNormal", "TruncatedNormal", "Multinomial"})
+_FUNCTIONAL_CF = frozenset({"If", "While", "StatelessIf", "StatelessWhile"})
 _BAD_DTYPES = (dtypes.string, dtypes.variant)
 _seq_lock = threading.Lock()
 _next_seq = itertools.count()
@@ -161,7 +162,12 @@ class _Clusterer:
             # XLA's rng); auto-clustering leaves it out. In a cluster it is a library call
             # keeping the op's own Philox state, so it draws what it draws outside.
             return device_type.startswith("XLA_") or _attr_true(op, MUST_COMPILE_ATTR)
-        if op.type not in fusible_ops.COMPILABLE_OPS or op.type in fusible_ops.NEVER_CLUSTER:
+        if op.type in _FUNCTIONAL_CF:
+            # jit_compile=True compiles a conditional or a loop with its bodies, as XLA does;
+            # in ndflow it runs in its cluster as its plain kernel (its bodies' own plans)
+            if not _attr_true(op, MUST_COMPILE_ATTR):
+                return False
+        elif op.type not in fusible_ops.COMPILABLE_OPS or op.type in fusible_ops.NEVER_CLUSTER:
             return False
         if "_scoped_allocator" in op.attrs or "_forward_from" in op.attrs:
             return False
@@ -247,7 +253,7 @@ class _Clusterer:
                 xla_compile_attr_true=_attr_true(op, COMPILE_ATTR)
                 or _attr_true(op, MUST_COMPILE_ATTR),
                 must_compile=_attr_true(op, MUST_COMPILE_ATTR), scope=scope or None,
-                has_functional_cf=op.type in ("If", "While", "StatelessIf", "StatelessWhile"))
+                has_functional_cf=op.type in _FUNCTIONAL_CF)
         self.multi_device = len({d for c in self.clusters.values() for d in c.devices}) > 1
         self._unsafe_resource_pairs(candidates)
 

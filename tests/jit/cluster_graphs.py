@@ -61,6 +61,16 @@ def reductions(x):
     return [(x - m) * tf.math.rsqrt(v + 1e-5), tf.reduce_max(x, axis=0), tf.reduce_sum(x)]
 
 
+def scatter_segments(x, ids, rows):
+    """The library ops of embedding gradients and scatters: segment sums and maxima of rows,
+    a ScatterNd into a new tensor and updates of an existing one."""
+    summed = tf.math.unsorted_segment_sum(x * 2.0, ids, 3)
+    peak = tf.math.unsorted_segment_max(x, ids, 3)
+    spread = tf.scatter_nd(rows, x[:2], [5, 4])
+    updated = tf.tensor_scatter_nd_add(tf.zeros([5, 4]) + 1.0, rows, x[1:3])
+    return [summed + peak, spread, tf.tensor_scatter_nd_update(updated, rows, x[:2] * 3.0)]
+
+
 class CountingFallback:
     """The uncompiled function (a runtime Plan of the cluster), counting its calls."""
 

@@ -317,3 +317,47 @@ def test_small_constants_are_copied_into_each_cluster(auto_jit):
     for call in calls:  # each reads only its tensor input; the constants live inside
         assert len(call.inputs) == 1
         assert {"Const"} <= {op.type for op in call.attrs["function"].get_operations()}
+
+
+def test_jit_compile_compiles_segment_sums_and_scatters(runner, capfd, monkeypatch):
+    """An embedding's gradient (a gather's, summed by segments) and tensor scatters are
+    compiled in a jit_compile=True function, as XLA compiles them, with the uncompiled values."""
+    monkeypatch.setattr(clustering_report, "_warned_must_compile", set())
+    table = tf.constant(RNG.normal(size=(6, 3)).astype(np.float32))
+    ids = tf.constant([4, 1, 4, 0])
+
+    def step(table, ids):
+        with tf.GradientTape() as tape:
+            tape.watch(table)
+            loss = tf.reduce_sum(tf.gather(table, ids) ** 2)
+        grad = tf.convert_to_tensor(tape.gradient(loss, table))
+        return tf.tensor_scatter_nd_add(grad, [[2]], [[1.0, 2.0, 3.0]]), \
+            tf.math.unsorted_segment_max(table, [0, 1, 0, 1, 2, 2], 3)
+
+    got = tf.function(step, jit_compile=True)(table, ids)
+    want = tf.function(step)(table, ids)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
+    assert "cannot compile" not in capfd.readouterr().err
+
+
+def test_jit_compile_compiles_conditionals_and_loops(runner, capfd, monkeypatch):
+    """tf.cond and tf.while_loop in a jit_compile=True function are compiled with the rest, as
+    XLA compiles them (in ndflow the op runs its branches' and bodies' plans in the cluster),
+    both branches and the loop giving the uncompiled values."""
+    monkeypatch.setattr(clustering_report, "_warned_must_compile", set())
+
+    def body(x, limit):
+        y = tf.cond(tf.reduce_sum(x) > limit, lambda: x * 2.0, lambda: x - 1.0)
+        _, z = tf.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s * 1.5 + y), [0, y])
+        return z
+
+    compiled, plain = tf.function(body, jit_compile=True), tf.function(body)
+    x = tf.constant([1.0, -2.0, 3.0, 0.5])
+    for limit in (0.0, 100.0):                       # each branch
+        np.testing.assert_array_equal(compiled(x, tf.constant(limit)).numpy(),
+                                      plain(x, tf.constant(limit)).numpy())
+    graph = compiled.get_concrete_function(x, tf.constant(0.0)).optimized_graph()
+    inside = {op.type for c in _clusters(graph) for op in c.attrs["function"].get_operations()}
+    assert {"StatelessIf", "StatelessWhile"} & inside == {"StatelessIf", "StatelessWhile"}
+    assert "cannot compile" not in capfd.readouterr().err

@@ -22,6 +22,7 @@ from tests.jit.cluster_graphs import (
     mlp_block,
     randn,
     reductions,
+    scatter_segments,
 )
 from tests.jit.jit_graphs import no_row_kernels  # noqa: F401 - a fixture
 
@@ -37,6 +38,8 @@ CASES = {
                               (tf.float32, [4])], [(5, 8), (8, 4), (4,)]),
     "elementwise_chain": (elementwise_chain, [(tf.float32, [None, 6])] * 2, [(3, 6), (3, 6)]),
     "reductions": (reductions, [(tf.float32, [None, 16])], [(7, 16)]),
+    "scatter_segments": (scatter_segments, [(tf.float32, [6, 4]), (tf.int32, [6]),
+                                            (tf.int32, [2, 1])], [(6, 4), "ids", "rows"]),
 }
 
 
@@ -55,8 +58,13 @@ def _equal_to_fallback(fg, args):
 def test_library_kernel_executable_equals_fallback(case, monkeypatch):
     monkeypatch.setattr(executable, "plan_fusions", list)   # every op a registry kernel
     fn, specs, shapes = CASES[case]
-    exe = _equal_to_fallback(build(fn, specs), [randn(*s, seed=i) for i, s in enumerate(shapes)])
+    exe = _equal_to_fallback(build(fn, specs), [_INDICES[s] if isinstance(s, str) else
+                                                randn(*s, seed=i) for i, s in enumerate(shapes)])
     assert exe.stats["fused_groups"] == 0
+
+
+_INDICES = {"ids": torch.tensor([0, 2, 1, 2, 0, 2], dtype=torch.int32),   # segment of each row
+            "rows": torch.tensor([[3], [1]], dtype=torch.int32)}          # rows scattered into
 
 
 # Generated kernels take numba about a second each to compile: one cluster in the default run.
