@@ -60,6 +60,11 @@ _JIT_DEVICE_TYPES = ("CPU", "GPU", "XLA_CPU", "XLA_GPU")
 _STATEFUL_RNG = frozenset({"RandomUniform", "RandomShuffle", "RandomUniformInt",
                            "RandomStandardNormal", "TruncatedNormal", "Multinomial"})
 _FUNCTIONAL_CF = frozenset({"If", "While", "StatelessIf", "StatelessWhile"})
+_TENSOR_LIST_OPS = frozenset("""
+EmptyTensorList TensorListReserve TensorListElementShape TensorListLength TensorListGetItem
+TensorListSetItem TensorListPushBack TensorListPopBack TensorListStack TensorListFromTensor
+TensorListGather TensorListScatterIntoExistingList TensorListConcatV2 TensorListSplit
+""".split())
 _BAD_DTYPES = (dtypes.string, dtypes.variant)
 _seq_lock = threading.Lock()
 _next_seq = itertools.count()
@@ -162,17 +167,20 @@ class _Clusterer:
             # XLA's rng); auto-clustering leaves it out. In a cluster it is a library call
             # keeping the op's own Philox state, so it draws what it draws outside.
             return device_type.startswith("XLA_") or _attr_true(op, MUST_COMPILE_ATTR)
-        if op.type in _FUNCTIONAL_CF:
-            # jit_compile=True compiles a conditional or a loop with its bodies, as XLA does;
-            # in ndflow it runs in its cluster as its plain kernel (its bodies' own plans)
-            if not _attr_true(op, MUST_COMPILE_ATTR):
+        must = _attr_true(op, MUST_COMPILE_ATTR)
+        if op.type in _FUNCTIONAL_CF or op.type in _TENSOR_LIST_OPS:
+            # jit_compile=True compiles a conditional or a loop with its bodies, and the
+            # TensorLists a loop's gradient keeps, as XLA does; in ndflow each runs in its
+            # cluster as its plain kernel (a loop's bodies as their own plans)
+            if not must:
                 return False
         elif op.type not in fusible_ops.COMPILABLE_OPS or op.type in fusible_ops.NEVER_CLUSTER:
             return False
         if "_scoped_allocator" in op.attrs or "_forward_from" in op.attrs:
             return False
+        bad = (dtypes.string,) if must else _BAD_DTYPES   # (TensorLists are variants)
         values = list(op.inputs) + op.outputs
-        if any(t.dtype in _BAD_DTYPES or getattr(t.dtype, "is_ref", False) for t in values):
+        if any(t.dtype in bad or getattr(t.dtype, "is_ref", False) for t in values):
             return False
         return not _touches_resource(op) or _resource_kind(op) is not None
 

@@ -361,3 +361,27 @@ def test_jit_compile_compiles_conditionals_and_loops(runner, capfd, monkeypatch)
     inside = {op.type for c in _clusters(graph) for op in c.attrs["function"].get_operations()}
     assert {"StatelessIf", "StatelessWhile"} & inside == {"StatelessIf", "StatelessWhile"}
     assert "cannot compile" not in capfd.readouterr().err
+
+
+def test_jit_compile_compiles_a_loops_gradient_with_its_tensor_lists(runner, capfd,
+                                                                      monkeypatch):
+    """A loop's gradient keeps the forward values in TensorLists (variants): jit_compile=True
+    compiles them too, as XLA does, with the uncompiled gradient."""
+    monkeypatch.setattr(clustering_report, "_warned_must_compile", set())
+
+    def step(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            _, y = tf.while_loop(lambda i, s: i < 4, lambda i, s: (i + 1, s * tf.sin(s)), [0, x])
+            loss = tf.reduce_sum(y)
+        return loss, tape.gradient(loss, x)
+
+    x = tf.constant([1.0, -2.0, 3.0, 0.5])
+    compiled = tf.function(step, jit_compile=True)
+    for g, w in zip(compiled(x), tf.function(step)(x)):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+    graph = compiled.get_concrete_function(x).optimized_graph()
+    inside = {op.type for c in _clusters(graph) for op in c.attrs["function"].get_operations()}
+    assert "StatelessWhile" in inside and any(t.startswith("TensorList") or t == "EmptyTensorList"
+                                               for t in inside)
+    assert "cannot compile" not in capfd.readouterr().err
