@@ -356,7 +356,10 @@ class _Builder:
         for t in op.inputs:   # constants the planner left out (static axes of fused ops)
             if t not in self.names and t.op.type == "Const":
                 self.add_op(t.op)
-        node = registry.NodeInfo.for_op(op, self.device, self.ctx, self.pass_config)
+        # constant inputs known to the kernel (axes, shapes, sizes): read when it is built,
+        # not per call (on a GPU each read of a device value waits for the device)
+        consts = tuple(t.op.attrs["value"] if t.op.type == "Const" else None for t in op.inputs)
+        node = registry.NodeInfo.for_op(op, self.device, self.ctx, self.pass_config, consts)
         try:
             factory = registry.kernel_for(node, self.device_type)
         except NotFoundError:

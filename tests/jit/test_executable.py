@@ -110,6 +110,26 @@ def test_shape_ops_of_fixed_shapes_are_constants(monkeypatch):
     assert exe(args)[1].tolist() == [4, 6]
 
 
+def test_library_calls_know_their_constant_inputs_when_built(monkeypatch):
+    """A library call's constant axes are given to its kernel when the executable is built,
+    as a plan gives them: it never reads them per call (on a GPU each read would wait)."""
+    from ndflow.kernels import reduction as reduction_kernels
+    monkeypatch.setattr(executable, "plan_fusions", list)   # every op a registry kernel
+    fg = build(lambda x: [tf.reduce_sum(x, axis=[0]), tf.reduce_mean(x, axis=1)],
+               [(tf.float32, [4, 6])])
+    args = [randn(4, 6)]
+    want = CountingFallback(fg)(args)
+
+    exe = compile_cluster(fg, _specs(args), CPU)
+
+    def read_per_call(axes, rank):
+        raise AssertionError("the axes were read when the kernel ran")
+    monkeypatch.setattr(reduction_kernels, "_axes", read_per_call)
+    got = exe(args)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
+
+
 def test_intermediates_are_released_after_last_use(monkeypatch):
     monkeypatch.setattr(executable, "plan_fusions", list)   # every op its own step
     fg = build(mlp_block, CASES["mlp_block"][1])
