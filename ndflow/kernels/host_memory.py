@@ -103,3 +103,37 @@ def read_in_host_memory(tensors, readers: dict) -> bool:
             if slots is None or any(x is t and j not in slots for j, x in enumerate(u.inputs)):
                 return False
     return any(readers.get(t) for t in tensors)
+
+
+# Scalar arithmetic that may run on the host for updates (`host_scalar_chains`)
+_SCALAR_MATH = frozenset("""
+Const Identity ReadVariableOp Cast AddV2 Add Sub Mul RealDiv Div DivNoNan Pow Sqrt Rsqrt
+Reciprocal Neg Abs Sign Square Exp Log Maximum Minimum Floor Ceil Round FloorDiv FloorMod
+Less LessEqual Greater GreaterEqual Equal NotEqual LogicalAnd LogicalOr LogicalNot
+Select SelectV2
+""".split())
+
+
+def host_scalar_chains(ops, readers: dict, on_gpu, fetched) -> set:
+    """The ops placed on a GPU (`on_gpu(op)`) that only compute scalars for variable updates
+    (a loss scale's reciprocal, Adam's bias corrections, a decayed learning rate): each reads
+    only host values or other such ops, and every reader of its outputs is an update or
+    another such op. ndflow's updates read their scalars to Python, so computed on the GPU
+    each would be a wait for the device; on the host they cost a few ATen scalar ops.
+    (TensorFlow's GPU update kernels read them in device memory instead.)"""
+    chain = {op for op in ops
+             if op.type in _SCALAR_MATH and on_gpu(op) and op.outputs
+             and all(t.shape.rank == 0 for t in op.outputs)
+             and not fetched.intersection(op.outputs)}
+    changed = True
+    while changed:
+        changed = False
+        for op in list(chain):
+            users = [u for t in op.outputs for u in readers.get(t, ())]
+            ok = users and all(u in chain or is_update(u) for u in users) and all(
+                t.op in chain or t.op.type == "Const" or t.dtype == dtypes.resource
+                or not on_gpu(t.op) for t in op.inputs)
+            if not ok:
+                chain.discard(op)
+                changed = True
+    return chain

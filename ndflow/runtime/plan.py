@@ -139,10 +139,14 @@ class Plan:
         # (op, ATen device) of every op, the fed ones and constants included
         self.placements = [(op, resolve_device(op.device, True, op))
                            for op in dict.fromkeys(t.op for t in self.feeds)]
+        placed = {op: resolve_device(op.device, soft_placement, op) for op in self.ops}
+        on_host = host_memory.host_scalar_chains(
+            self.ops, readers, lambda op: op in placed and placed[op].type != "cpu", fetched)
         for idx, op in enumerate(self.ops):
-            dev = resolve_device(op.device, soft_placement, op)
-            if (dev.type != "cpu" and not fetched.intersection(op.outputs)
-                    and host_memory.runs_on_host(op, readers)):
+            dev = placed[op]
+            if dev.type != "cpu" and (op in on_host or (
+                    not fetched.intersection(op.outputs)
+                    and host_memory.runs_on_host(op, readers))):
                 dev = host_memory.HOST
             self.placements.append((op, dev))
             for t in op.outputs:
@@ -172,7 +176,8 @@ class Plan:
                             expr = copy
                     else:
                         moved.append(j)
-                elif expr.startswith("c") and host_memory.device_scalar(scope[expr]) and update:
+                elif expr.startswith("c") and host_memory.device_scalar(scope[expr]) and (
+                        update or op in on_host):
                     # a device constant an update reads (an L2 scale other ops read too): the
                     # update takes a host copy, made once, as it takes its other scalars
                     if f"{expr}_host" not in scope:

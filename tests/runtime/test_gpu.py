@@ -10,6 +10,18 @@ from ndflow.kernels import host_memory
 gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
 
+def _run_without_waiting(step, *args):
+    """`step(*args)` once to trace and plan it, then again where any synchronizing CUDA call
+    (a wait for the device) raises."""
+    step(*args)
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        return step(*args)
+    finally:
+        torch.cuda.set_sync_debug_mode(0)
+
+
 @gpu
 def test_eager_ops_run_on_the_gpu():
     with tf.device("/GPU:0"):
@@ -226,6 +238,37 @@ def test_host_scalars_stay_on_the_host_unless_an_op_spreads_them():
     assert not any(host_memory.spreads(t.op) for t in kept)
 
 
+def test_scalar_chains_that_only_updates_read_run_on_the_host():
+    """The placement rule behind the Adam GPU test, checked on any machine: scalar arithmetic
+    placed on a GPU whose every reader is an update or more such arithmetic, and which reads
+    only such values, constants or host values, runs on the host; a scalar another op also
+    reads, or one computed from a value made on the GPU, stays."""
+    g = tf.Graph()
+    with g.as_default():
+        var = tf.Variable(np.ones(4, np.float32))
+        m, v = tf.Variable(np.zeros(4, np.float32)), tf.Variable(np.zeros(4, np.float32))
+        step = tf.Variable(3, dtype=tf.int64)
+        t = tf.cast(step.read_value() + 1, tf.float32)
+        b1p, b2p = tf.pow(0.9, t), tf.pow(0.999, t)
+        shared = tf.sqrt(tf.cast(step.read_value(), tf.float32))   # a vector op reads it
+        grad = var.read_value() * shared
+        loss_scale = tf.reduce_sum(grad)                      # a scalar made from the GPU value
+        lr = 0.01 / loss_scale
+        tf.raw_ops.ResourceApplyAdam(var=var.handle, m=m.handle, v=v.handle, beta1_power=b1p,
+                                     beta2_power=b2p, lr=lr, beta1=0.9, beta2=0.999,
+                                     epsilon=1e-7, grad=grad)
+    ops = g.get_operations()
+    readers = {}
+    for op in ops:
+        for x in op.inputs:
+            readers.setdefault(x, []).append(op)
+    chain = host_memory.host_scalar_chains(ops, readers, lambda op: True, set())
+    assert {b1p.op, b2p.op, t.op, t.op.inputs[0].op} <= chain
+    assert shared.op not in chain and lr.op not in chain and loss_scale.op not in chain
+    fetched = host_memory.host_scalar_chains(ops, readers, lambda op: True, {b1p, b2p, t})
+    assert not {b1p.op, b2p.op, t.op, t.op.inputs[0].op} & fetched   # a fetch stays placed
+
+
 def test_a_resource_handle_reports_its_variables_device():
     """An eager variable's `device` is where its value lives, the device its handle was made
     on (checked on any machine with a resource on a named GPU)."""
@@ -254,13 +297,7 @@ def test_host_values_reach_the_gpu_without_waiting_for_it():
             out.assign(host * 2.0 + tf.reduce_sum(x, axis=0) + noise * 0.0)
 
     x = tf.constant(np.ones((3, 4), np.float32))                # on the host
-    step(x)                                                     # traced and planned
-    torch.cuda.synchronize()
-    torch.cuda.set_sync_debug_mode("error")
-    try:
-        step(x)
-    finally:
-        torch.cuda.set_sync_debug_mode(0)
+    _run_without_waiting(step, x)
     np.testing.assert_allclose(out.numpy(), np.arange(4) * 2.0 + 3.0, rtol=1e-6)
     assert out.device.endswith("GPU:0") and host.device.endswith("CPU:0")
 
@@ -289,6 +326,36 @@ def test_a_host_scalar_spread_into_a_tensor_on_the_gpu_is_copied_there():
 
 
 @gpu
+def test_an_adam_step_on_the_gpu_computes_its_bias_corrections_on_the_host():
+    """Adam's beta powers, computed from a host step counter under a GPU scope, are computed on
+    the host for the GPU update that reads them to Python: the step waits for no device."""
+    with tf.device("/GPU:0"):
+        var = tf.Variable(np.ones(4, np.float32))
+        m, v = tf.Variable(np.zeros(4, np.float32)), tf.Variable(np.zeros(4, np.float32))
+    step_count = tf.Variable(0, dtype=tf.int64)                 # on the host
+
+    @tf.function
+    def step():
+        with tf.device("/GPU:0"):
+            t = tf.cast(step_count.read_value() + 1, tf.float32)
+            tf.raw_ops.ResourceApplyAdam(var=var.handle, m=m.handle, v=v.handle,
+                                         beta1_power=tf.pow(0.9, t),
+                                         beta2_power=tf.pow(0.999, t), lr=0.1, beta1=0.9,
+                                         beta2=0.999, epsilon=1e-7, grad=var * 2.0)
+            step_count.assign_add(1)
+
+    _run_without_waiting(step)
+    w, mm, vv = np.ones(4), np.zeros(4), np.zeros(4)
+    for k in (1, 2):
+        g = 2.0 * w
+        mm, vv = 0.9 * mm + 0.1 * g, 0.999 * vv + 0.001 * g * g
+        lr = 0.1 * np.sqrt(1 - 0.999 ** k) / (1 - 0.9 ** k)
+        w = w - lr * mm / (np.sqrt(vv) + 1e-7)
+    np.testing.assert_allclose(var.numpy(), w, rtol=1e-5)
+    assert int(step_count.numpy()) == 2
+
+
+@gpu
 def test_a_session_feeds_the_gpu_without_waiting_for_it():
     """Fed arrays go to the GPU ops reading them through pinned memory: a Session step that
     fetches nothing back issues no synchronizing CUDA call."""
@@ -300,14 +367,9 @@ def test_a_session_feeds_the_gpu_without_waiting_for_it():
         init = tf.compat.v1.global_variables_initializer()
     with tf.compat.v1.Session(graph=g) as sess:
         sess.run(init)
-        sess.run(update.op, {x: np.ones(8, np.float32)})
-        torch.cuda.synchronize()
-        torch.cuda.set_sync_debug_mode("error")
-        try:
-            sess.run(update.op, {x: np.arange(8, dtype=np.float32)})
-        finally:
-            torch.cuda.set_sync_debug_mode(0)
-        np.testing.assert_allclose(sess.run(acc), 2.0 + np.arange(8) * 2.0, rtol=1e-6)
+        feed = {x: np.arange(8, dtype=np.float32)}
+        _run_without_waiting(lambda: sess.run(update.op, feed))
+        np.testing.assert_allclose(sess.run(acc), np.arange(8) * 4.0, rtol=1e-6)
 
 
 @gpu
@@ -330,13 +392,7 @@ def test_an_update_on_the_gpu_reads_host_scalars_without_waiting_for_the_gpu():
             tf.raw_ops.ResourceApplyKerasMomentum(var=var.handle, accum=accum.handle,
                                                   lr=lr_t, grad=grad, momentum=mu)
 
-    step()                                               # traced and planned
-    torch.cuda.synchronize()
-    torch.cuda.set_sync_debug_mode("error")
-    try:
-        step()
-    finally:
-        torch.cuda.set_sync_debug_mode(0)
+    _run_without_waiting(step)
     # Keras momentum: accum = mu * accum - lr * g; var += accum (g = 2 var)
     a1 = -0.5 * 2.0
     v1 = 1.0 + a1
