@@ -162,12 +162,12 @@ class _Clusterer:
         return self.level != OFF  # GPU and (in ndflow) CPU: kIfEnabledGlobally
 
     def compilable(self, op: Operation, device_type: str) -> bool:
+        must = _attr_true(op, MUST_COMPILE_ATTR)
         if op.type in _STATEFUL_RNG:
             # XLA devices and jit_compile=True compile stateful RNG (TF's kernels draw with
             # XLA's rng); auto-clustering leaves it out. In a cluster it is a library call
             # keeping the op's own Philox state, so it draws what it draws outside.
-            return device_type.startswith("XLA_") or _attr_true(op, MUST_COMPILE_ATTR)
-        must = _attr_true(op, MUST_COMPILE_ATTR)
+            return device_type.startswith("XLA_") or must
         if op.type in _FUNCTIONAL_CF or op.type in _TENSOR_LIST_OPS:
             # jit_compile=True compiles a conditional or a loop with its bodies, and the
             # TensorLists a loop's gradient keeps, as XLA does; in ndflow each runs in its
