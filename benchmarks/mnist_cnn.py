@@ -131,17 +131,18 @@ def ndflow_function(x, y, params, steps, warmup, **options):
 
 
 def ndflow_step(x, y, params, eager=False, amp=False, jit=None, loss_scale=False,
-                backprop_fusion=True):
+                backprop_fusion=True, optimizer=None):
     """One training step as a callable. `jit`: None, "auto" (set_jit(True): auto-clustering)
     or "compile" (jit_compile=True). `backprop_fusion=False` traces it without
     passes/matmul_backprop.py (fc1's input gradient computed by the weight's update), the one
-    fusion a loss-scale step cannot take: the like-for-like baseline of --loss-scale."""
+    fusion a loss-scale step cannot take: the like-for-like baseline of --loss-scale.
+    `optimizer`: a callable making the Keras optimizer (default: SGD with momentum 0.9)."""
     tf.config.optimizer.set_experimental_options({_amp_option(): amp})
     with tf.device(_tf_device()):
         p = {k: tf.Variable(v) for k, v in params.items()}
         xt, yt = tf.constant(x), tf.constant(y)
     variables = list(p.values())
-    opt = tf.keras.optimizers.SGD(0.01, momentum=0.9)
+    opt = optimizer() if optimizer else tf.keras.optimizers.SGD(0.01, momentum=0.9)
     if loss_scale:
         opt = tf.keras.mixed_precision.LossScaleOptimizer(opt)
 
