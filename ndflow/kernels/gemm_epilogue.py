@@ -192,8 +192,7 @@ def _build():
     from numba import cfunc, types  # noqa: PLC0415
     from numba.extending import intrinsic  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, call_sgemm, apply_block, spec_block
-    global square_block
-    global gemm_block
+    global square_block, gemm_block
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
     apply_block = momentum_numba.apply_kernel()

@@ -65,23 +65,6 @@ def device_scalar(value) -> bool:
     return isinstance(value, torch.Tensor) and value.dim() == 0 and value.device.type != "cpu"
 
 
-def runs_on_host(op, readers: dict) -> bool:
-    """Whether `op`, placed on a GPU, runs on the host instead (`readers`: tensor -> the ops
-    reading it): a read of a scalar variable only updates read, or a shape only read as one."""
-    return scalar_read_on_host(op, readers) or shape_on_host(op, readers)
-
-
-def scalar_read_on_host(op, readers: dict) -> bool:
-    """Whether `op` reads a scalar variable that only updates of variables read (a learning
-    rate, a momentum), as TensorFlow's update kernels take such scalars. (A read of a captured
-    handle may not know its rank: what updates read through one are their scalars, and a
-    vector read on the host would be copied over for them.)"""
-    if op.type != "ReadVariableOp" or op.outputs[0].shape.rank not in (0, None):
-        return False
-    users = readers.get(op.outputs[0], ())
-    return bool(users) and all(is_update(u) for u in users)
-
-
 def shape_on_host(op, readers: dict) -> bool:
     """Whether `op` is an int32 Shape, ShapeN or Const whose every reader takes it in host
     memory (a convolution gradient's sizes, a random op's shape, reduction axes), as
@@ -116,14 +99,18 @@ Select SelectV2
 
 def host_scalar_chains(ops, readers: dict, on_gpu, fetched) -> set:
     """The ops placed on a GPU (`on_gpu(op)`) that only compute scalars for variable updates
-    (a loss scale's reciprocal, Adam's bias corrections, a decayed learning rate): each reads
+    (a learning rate read, a loss scale's reciprocal, Adam's bias corrections): each reads
     only host values or other such ops, and every reader of its outputs is an update or
     another such op. ndflow's updates read their scalars to Python, so computed on the GPU
     each would be a wait for the device; on the host they cost a few ATen scalar ops.
-    (TensorFlow's GPU update kernels read them in device memory instead.)"""
+    (TensorFlow's GPU update kernels read them in device memory instead.) A read of a
+    captured handle may not know its rank: what updates read through one are their scalars,
+    and a vector read on the host would be copied over for them."""
+    def scalar(op):
+        return all(t.shape.rank == 0 or (t.shape.rank is None and op.type == "ReadVariableOp")
+                   for t in op.outputs)
     chain = {op for op in ops
-             if op.type in _SCALAR_MATH and on_gpu(op) and op.outputs
-             and all(t.shape.rank == 0 for t in op.outputs)
+             if op.type in _SCALAR_MATH and on_gpu(op) and op.outputs and scalar(op)
              and not fetched.intersection(op.outputs)}
     changed = True
     while changed:

@@ -70,9 +70,6 @@ def resolve_device(spec: str, soft_placement: bool = True, op=None) -> torch.dev
         f"specification refers to a valid device.{gpu_hint}\n\t [[{name}]]")
 
 
-_FED = torch.device("meta")   # a fed tensor's device, unknown when the plan is built
-
-
 def _inputs_moved(fn, positions: list, dev: torch.device, scalars_stay: bool):
     """`fn` with the inputs at `positions` copied to `dev` first (`host_memory.to_device`): the
     copy between devices that TensorFlow's placer inserts as a Send/Recv pair where an op
@@ -146,7 +143,7 @@ class Plan:
             dev = placed[op]
             if dev.type != "cpu" and (op in on_host or (
                     not fetched.intersection(op.outputs)
-                    and host_memory.runs_on_host(op, readers))):
+                    and host_memory.shape_on_host(op, readers))):
                 dev = host_memory.HOST
             self.placements.append((op, dev))
             for t in op.outputs:
@@ -163,10 +160,11 @@ class Plan:
             scalars_stay = not host_memory.spreads(op)
             for j, t in enumerate(op.inputs):
                 expr = names[t]
-                # (a fed tensor's device is known only when it comes: a function's
-                # argument made on the host is copied to the GPU op reading it)
-                if dev.type != "cpu" and made_on.get(t, _FED if t.dtype.torch_dtype is not None
-                                                     else dev) != dev:
+                made = made_on.get(t)
+                # (a fed tensor's device is known only when it comes: a function's argument
+                # made on the host is copied to the GPU op reading it; handles never are)
+                crosses = t.dtype.torch_dtype is not None if made is None else made != dev
+                if dev.type != "cpu" and crosses:
                     if expr.startswith("c"):   # a constant: a copy on this device, made once
                         value = scope[expr]
                         there = host_memory.to_device(value, dev, scalars_stay)

@@ -152,8 +152,10 @@ def test_scalar_variables_only_updates_read_are_read_on_the_host():
         for t in op.inputs:
             readers.setdefault(t, []).append(op)
 
+    chain = host_memory.host_scalar_chains(g.get_operations(), readers, lambda op: True, set())
+
     def on_host(t):
-        return host_memory.scalar_read_on_host(t.op, readers)
+        return t.op in chain
 
     assert on_host(lr_t) and on_host(mu_t) and on_host(unknown)
     assert not on_host(other_t)      # a Mul reads it
