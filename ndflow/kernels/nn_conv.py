@@ -22,7 +22,8 @@ import torch
 
 from ndflow.core import config
 from ndflow.core.errors import InvalidArgumentError
-from ndflow.kernels import conv_layout
+from ndflow.kernels import conv_autotune, conv_fft
+from ndflow.kernels.conv_autotune import FFT, NCHW
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_conv
 from ndflow.ops.nn_common import explicit_hw, hw, window_geometry
@@ -37,6 +38,11 @@ def _nhwc_for_nchw() -> bool:
         return config.nhwc_enabled()
     except ValueError:
         return False
+
+
+def _fft_credit(algorithm: str) -> float:
+    """The FFT's spectra left for the filter gradient: work that pass will not redo."""
+    return conv_fft.take_left_seconds() if algorithm == FFT else 0.0
 
 
 class ConvGeometry:
@@ -69,7 +75,7 @@ class ConvGeometry:
         return p
 
     def to_nchw(self, x: torch.Tensor, plain: bool = False) -> torch.Tensor:
-        """The NCHW view ATen convolves; `plain`: copied to NCHW memory (conv_layout.py)."""
+        """The NCHW view ATen convolves; `plain`: copied to NCHW memory (conv_autotune.py)."""
         if self.nhwc:
             v = x.permute(0, 3, 1, 2)
             return v.contiguous() if plain else v
@@ -84,18 +90,22 @@ class ConvGeometry:
         return y.contiguous() if plain else y
 
     def tuned(self, kind: str, x_shape, w_shape, t: torch.Tensor, run):
-        """`run(plain)` in the memory layout conv_layout.py picks for this shape (NHWC
-        float32 CPU convolutions, `t` one of the op's tensors; everything else computes in
-        the graph's layout)."""
+        """`run(algorithm)` with the algorithm conv_autotune.py picks for this shape (NHWC
+        float32 CPU convolutions, `t` one of the op's tensors; everything else runs the
+        default, ATen on the graph's layout)."""
         if not self.nhwc or self.depthwise or t.dtype != torch.float32 or \
                 t.device.type != "cpu" or len(x_shape) != 4:
-            return run(False)
+            return run(conv_autotune.CHANNELS_LAST)
         n, h, wd, _ = x_shape
         kh, kw, cin, cout = w_shape
         flops = 2.0 * n * h * wd * kh * kw * cin * cout / (self.stride[0] * self.stride[1])
         key = (kind, tuple(x_shape), tuple(w_shape), tuple(self.stride),
                tuple(self.dilation), self.padding, tuple(self.explicit))
-        return conv_layout.run_tuned(key, flops, run)
+        if x_shape[3] == cin and conv_fft.eligible(self.stride, self.dilation, (h, wd),
+                                                  (kh, kw), self.pads(h, wd, kh, kw)):
+            return conv_autotune.run_tuned(key, flops, run, conv_autotune.LAYOUTS + (FFT,),
+                                           _fft_credit)
+        return conv_autotune.run_tuned(key, flops, run)
 
     def weight(self, w: torch.Tensor) -> torch.Tensor:
         """HWIO (or depthwise HW,C,M) filter -> OIHW view for ATen."""
@@ -164,7 +174,11 @@ def _forward(node, depthwise=False):
     c = ConvGeometry(node, depthwise)
 
     def conv(x, w):
-        def run(plain):
+        def run(algorithm):
+            if algorithm == FFT:
+                return conv_fft.forward(x, w, c.pads(x.shape[1], x.shape[2], w.shape[0],
+                                                     w.shape[1]))
+            plain = algorithm == NCHW
             xv = c.to_nchw(x, plain)
             wv = c.weight(w)
             groups = c.groups(xv.shape[1], w.shape[2])
@@ -198,7 +212,10 @@ def _backprop_input(node, depthwise=False):
         mh, mw = min(pt, pb), min(pl, pr)
         hp, wp = h + pt + pb - 2 * mh, wd + pl + pr - 2 * mw
 
-        def run(plain):
+        def run(algorithm):
+            if algorithm == FFT:
+                return conv_fft.backprop_input(g, w, (pt, pb, pl, pr), h, wd)
+            plain = algorithm == NCHW
             gv = c.to_nchw(g, plain)
             fmt = _CL if c.channels_last and not plain else torch.contiguous_format
             dummy = torch.empty((n, ch, hp, wp), dtype=g.dtype, device=g.device,
@@ -221,12 +238,15 @@ def _backprop_filter(node, depthwise=False):
         o, i = (cin * cout, 1) if depthwise else (cout, cin)
         dummy = torch.empty((o, i, kh, kw), dtype=g.dtype, device=g.device)
 
-        def run(plain):
+        def run(algorithm):
+            plain = algorithm == NCHW
             xv = c.to_nchw(x, plain)
             gv = c.to_nchw(g, plain)
             groups = c.groups(xv.shape[1], cin)
             p = c.pads(xv.shape[2], xv.shape[3], kh, kw)
             c.check_out(xv.shape[2], xv.shape[3], kh, kw, g)
+            if algorithm == FFT:
+                return conv_fft.backprop_filter(x, g, p, kh, kw)
             xv, pad = c.pad_input(xv, p, plain)
             dw = aten.convolution_backward(gv, xv, dummy, None, c.stride, pad, c.dilation,
                                            False, [0, 0], groups, [False, True, False])[1]

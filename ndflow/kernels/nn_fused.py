@@ -28,7 +28,8 @@ import torch
 
 from ndflow.core import dtypes
 from ndflow.core.errors import UnimplementedError
-from ndflow.kernels import max_pool_numba
+from ndflow.kernels import conv_fft, max_pool_numba
+from ndflow.kernels.conv_autotune import FFT, NCHW
 from ndflow.kernels.nn_conv import ConvGeometry
 from ndflow.kernels.nn_norm import fused_batch_norm_kernel
 from ndflow.kernels.nn_pool import PoolGeometry, lowest_value
@@ -90,7 +91,14 @@ def _fused_conv2d(node):
     post_op = _onednn_post_op(node, node.device)
 
     def fused_conv2d(x, w, b):
-        def run(plain):
+        def run(algorithm):
+            if algorithm == FFT:
+                pads = c.pads(x.shape[1], x.shape[2], w.shape[0], w.shape[1])
+                y = conv_fft.forward(x, w, pads, b, relu=act is aten.relu_)
+                if act is not None and act is not aten.relu_:
+                    act(y)
+                return y
+            plain = algorithm == NCHW
             xv = c.to_nchw(x, plain)
             wv = c.weight(w)
             groups = c.groups(xv.shape[1], w.shape[2])

@@ -49,6 +49,9 @@ def get_memory_info(device: str) -> dict:
 def reset_memory_stats(device: str) -> None:
     """Resets a GPU's peak to its current bytes in use."""
     index = _gpu_index(device, "Cannot reset memory stats for device '{device}'")
+    # ATen's allocator only knows its devices once CUDA is initialized (TF's GPU is from
+    # startup): resetting first thing in a process is otherwise "Invalid device argument".
+    torch.cuda.init()
     torch.cuda.reset_peak_memory_stats(index)
 
 

@@ -1,0 +1,101 @@
+"""Which algorithm a CPU convolution of an NHWC graph runs, chosen by timing the candidates,
+as TF's cuDNN autotuner (TF_CUDNN_USE_AUTOTUNE, on by default) times cuDNN's algorithms.
+
+The candidates:
+- `CHANNELS_LAST` (the default): NHWC data reaches ATen as channels-last NCHW views, which
+  oneDNN convolves with no copy;
+- `NCHW`: copied to plain NCHW memory and back. oneDNN's channels-last kernels are not always
+  its fastest: on an AVX2 EPYC, MNIST's 5x5 32->64 convolution at batch 64 takes 8.9 / 8.7 /
+  6.7 ms (forward / input gradient / filter gradient) on channels-last memory and 6.1 / 6.0 /
+  6.8 ms on plain NCHW memory, copies in and out included, while the first 5x5x1x32 one is
+  twice as fast on channels-last;
+- `FFT` (conv_fft.py), for stride-1 convolutions with filters of at least 3x3 on small
+  images: a pointwise product of spectra, ~8x fewer multiply-adds than the direct
+  convolution for MNIST's 5x5 layer; on an AMX Xeon 2.4 / 2.5 / 2.2 ms against oneDNN's
+  3.1 / 2.7 / 2.9 ms.
+
+No rule of thumb holds across CPUs, so each large convolution shape runs every candidate the
+first time it is seen (once untimed, creating oneDNN's primitives, then a few timed
+rounds) and the fastest is kept for the process. Small convolutions (below `MIN_FLOPS`)
+run the default: timing them costs more than any choice could save, and their results stay
+exactly those of the untuned kernel. Under op determinism nothing is timed (a choice made by
+timing could differ between processes).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from ndflow.core import config, determinism
+
+CHANNELS_LAST, NCHW, FFT = "channels_last", "nchw", "fft"
+LAYOUTS = (CHANNELS_LAST, NCHW)
+
+MIN_FLOPS = 5e7      # multiply-adds x 2 below which a convolution is not tuned
+_MARGIN = 0.92       # another candidate must be this much faster than the default: copies
+_REPEATS = 5         # and allocations vary from run to run (an FFT's first timed runs in a
+_REPEATS_LONG = 2    # step took 1.2-1.9x its later ones); convolutions whose first round
+_LONG = 0.1          # of runs took over _LONG seconds are timed _REPEATS_LONG times
+
+_choices: dict = {}  # key -> the algorithm chosen
+_lock = threading.Lock()
+
+
+def _timed(run, algorithm: str, credit=None):
+    """(seconds, result) of one run, less the seconds `credit(algorithm)` says the run spent
+    on work another op will not have to do; tests replace it to force a choice."""
+    if credit is not None:
+        credit(algorithm)   # forgets what earlier runs left
+    t = time.perf_counter()
+    result = run(algorithm)
+    seconds = time.perf_counter() - t
+    return seconds - (credit(algorithm) if credit is not None else 0.0), result
+
+
+def tuning_enabled() -> bool:
+    try:
+        return config.cudnn_use_autotune()
+    except ValueError:
+        return True
+
+
+def choices() -> dict:
+    """What has been tuned so far: {(kind, shapes...): algorithm}."""
+    return dict(_choices)
+
+
+def clear() -> None:
+    _choices.clear()
+
+
+def run_tuned(key, flops: float, run, algorithms=LAYOUTS, credit=None):
+    """`run(algorithm)` computes the op with one of `algorithms` (the first is the default);
+    the first call for `key` times them all and keeps the fastest for later calls. The
+    optional `credit(algorithm)` gives the seconds of the last run that another op saves
+    (an FFT's spectra that the filter gradient takes)."""
+    default = algorithms[0]
+    if determinism.enabled():
+        return run(default)
+    chosen = _choices.get(key)
+    if chosen is not None:
+        return run(chosen)
+    if flops < MIN_FLOPS or not tuning_enabled():
+        return run(default)
+    with _lock:
+        chosen = _choices.get(key)
+        if chosen is not None:
+            return run(chosen)
+        start = time.perf_counter()
+        for algorithm in algorithms:  # first runs build primitives and tables: not timed
+            run(algorithm)
+        long = time.perf_counter() - start > _LONG
+        best = dict.fromkeys(algorithms, float("inf"))
+        for _ in range(_REPEATS_LONG if long else _REPEATS):
+            for algorithm in algorithms:
+                seconds, result = _timed(run, algorithm, credit)
+                best[algorithm] = min(best[algorithm], seconds)
+        fastest = min(algorithms, key=best.__getitem__)
+        chosen = fastest if best[fastest] < _MARGIN * best[default] else default
+        _choices[key] = chosen
+    return result if algorithm == chosen else run(chosen)

@@ -1,0 +1,147 @@
+"""The CPU convolution autotuner (ndflow/kernels/conv_autotune.py): whichever algorithm it
+picks (ATen on channels-last or plain NCHW memory, or the FFT product), Conv2D, its two
+backprop ops and the remapper's fused conv give NumPy's results."""
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+from ndflow.kernels import conv_autotune
+from ndflow.kernels.conv_autotune import CHANNELS_LAST, FFT, NCHW
+from tests.ops import nn_reference as ref
+from tests.ops.test_nn_conv_ops import _conv_filter_grad_ref, _conv_input_grad_ref
+from tests.passes.graph_helpers import op_counts, run_graph
+from tests.passes.test_remapper import _optimize
+
+rng = np.random.default_rng(11)
+
+CASES = [  # x shape, filter shape, strides, padding, whether the FFT is a candidate
+    ((2, 7, 6, 3), (3, 3, 3, 4), 1, "SAME", True),
+    ((2, 7, 6, 3), (2, 2, 3, 4), 2, "SAME", False),  # asymmetric SAME padding: an explicit pad
+    ((1, 6, 7, 2), (3, 2, 2, 3), 1, "VALID", False),  # a 2-wide filter: no FFT
+    ((2, 9, 8, 3), (4, 3, 3, 2), 1, "SAME", True),    # asymmetric SAME rows (1 above, 2 below)
+    ((2, 8, 9, 2), (5, 3, 2, 3), 1, "VALID", True),
+]
+ALGORITHMS = [CHANNELS_LAST, NCHW, FFT]
+
+
+@pytest.fixture
+def tuner(monkeypatch):
+    """Tunes every convolution and makes the algorithm named by `tuner.algorithm` the fastest
+    (when it is a candidate; else all tie and the default stays)."""
+    class Force:
+        algorithm = NCHW
+    monkeypatch.setattr(conv_autotune, "MIN_FLOPS", 0)
+
+    def timed(run, algorithm, credit=None):
+        return (0.001 if algorithm == Force.algorithm else 0.002), run(algorithm)
+    monkeypatch.setattr(conv_autotune, "_timed", timed)
+    monkeypatch.delenv("TF_CUDNN_USE_AUTOTUNE", raising=False)
+    conv_autotune.clear()
+    yield Force
+    conv_autotune.clear()
+
+
+def _conv_and_grads(x, w, g, strides, padding):
+    xt, wt = tf.constant(x, tf.float32), tf.constant(w, tf.float32)
+    with tf.GradientTape() as tape:
+        tape.watch([xt, wt])
+        y = tf.nn.conv2d(xt, wt, strides, padding)
+    dx, dw = tape.gradient(y, [xt, wt], output_gradients=tf.constant(g, tf.float32))
+    return y.numpy(), dx.numpy(), dw.numpy()
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("xs,ws,strides,padding,fft", CASES)
+def test_every_algorithm_matches_numpy(tuner, algorithm, xs, ws, strides, padding, fft):
+    tuner.algorithm = algorithm
+    x, w = rng.uniform(-1, 1, xs), rng.uniform(-1, 1, ws)
+    expected = ref.conv2d(x, w, (strides, strides), padding)
+    g = rng.uniform(-1, 1, expected.shape)
+    y, dx, dw = _conv_and_grads(x, w, g, strides, padding)
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dx, _conv_input_grad_ref(w, g, xs, (strides, strides), padding),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dw, _conv_filter_grad_ref(x, g, ws, (strides, strides), padding),
+                               rtol=1e-5, atol=1e-5)
+    chosen = conv_autotune.choices()
+    assert sorted(k[0] for k in chosen) == ["backprop_filter", "backprop_input", "forward"]
+    assert set(chosen.values()) == {algorithm if fft or algorithm != FFT else CHANNELS_LAST}
+
+
+@pytest.mark.parametrize("activation", ["relu", "elu"])
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_fused_conv_bias_activation_in_every_algorithm(tuner, algorithm, activation):
+    tuner.algorithm = algorithm
+    x = rng.uniform(-1, 1, (2, 6, 6, 3)).astype(np.float32)
+    w = rng.uniform(-1, 1, (3, 3, 3, 5)).astype(np.float32)
+    b = rng.uniform(-1, 1, 5).astype(np.float32)
+
+    g = tf.Graph()
+    with g.as_default():
+        xp = tf.compat.v1.placeholder(tf.float32, x.shape, name="x")
+        getattr(tf.nn, activation)(tf.nn.bias_add(tf.nn.conv2d(xp, w, 1, "SAME"), b), name="y")
+    g2, names = _optimize(g, ["y:0"], ["x:0"])
+    assert op_counts(g2)["_FusedConv2D"] == 1
+    (y,) = run_graph(g2, [names["y:0"]], {names["x:0"]: x})
+    z = ref.conv2d(x.astype(np.float64), w) + b
+    expected = np.maximum(z, 0) if activation == "relu" else np.where(z > 0, z, np.expm1(z))
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-5)
+    assert [v for k, v in conv_autotune.choices().items() if k[0] == "forward"] == [algorithm]
+
+
+def test_autotune_off_keeps_channels_last(tuner, monkeypatch):
+    monkeypatch.setenv("TF_CUDNN_USE_AUTOTUNE", "0")
+    x, w = rng.uniform(-1, 1, (1, 5, 5, 2)), rng.uniform(-1, 1, (3, 3, 2, 2))
+    y = tf.nn.conv2d(tf.constant(x, tf.float32), tf.constant(w, tf.float32), 1, "SAME")
+    np.testing.assert_allclose(y.numpy(), ref.conv2d(x, w), rtol=1e-5, atol=1e-5)
+    assert conv_autotune.choices() == {}
+
+
+def test_small_convolutions_are_not_tuned():
+    conv_autotune.clear()
+    x, w = rng.uniform(-1, 1, (1, 5, 5, 2)), rng.uniform(-1, 1, (3, 3, 2, 2))
+    tf.nn.conv2d(tf.constant(x, tf.float32), tf.constant(w, tf.float32), 1, "SAME")
+    assert conv_autotune.choices() == {}
+
+
+def test_another_algorithm_needs_a_clear_margin(monkeypatch):
+    """A candidate 5% faster than the default is within its copies' noise: the default stays;
+    a clearly faster one is chosen, and later calls run it alone, untimed."""
+    times = {CHANNELS_LAST: 1.0, NCHW: 0.95, FFT: 0.97}
+    monkeypatch.setattr(conv_autotune, "_timed", lambda run, a, credit=None: (times[a], run(a)))
+    conv_autotune.clear()
+    calls = []
+    out = conv_autotune.run_tuned("k", conv_autotune.MIN_FLOPS, calls.append, ALGORITHMS)
+    assert out is None and conv_autotune.choices() == {"k": CHANNELS_LAST}
+    assert calls[-1] == CHANNELS_LAST  # the result returned is the chosen algorithm's
+    assert set(calls) == set(ALGORITHMS)
+    times[FFT] = 0.5
+    calls.clear()
+    conv_autotune.run_tuned("k2", conv_autotune.MIN_FLOPS, calls.append, ALGORITHMS)
+    assert conv_autotune.choices()["k2"] == FFT and calls[-1] == FFT
+    calls.clear()
+    conv_autotune.run_tuned("k2", conv_autotune.MIN_FLOPS, calls.append, ALGORITHMS)
+    assert calls == [FFT]
+    conv_autotune.run_tuned("k3", conv_autotune.MIN_FLOPS, calls.append)  # layouts only
+    assert conv_autotune.choices()["k3"] == CHANNELS_LAST and FFT not in calls[1:]
+    conv_autotune.clear()
+
+
+def test_work_another_op_saves_is_credited(monkeypatch):
+    """An algorithm whose run leaves work for another op (the FFT's spectra for the filter
+    gradient) is timed without it: 1.1 s less 0.3 s of credit beats the default's 1.0 s."""
+    runs = {CHANNELS_LAST: 1.0, FFT: 1.1}
+    now = [0.0]
+    monkeypatch.setattr(conv_autotune.time, "perf_counter", lambda: now[0])
+
+    def run(algorithm):
+        now[0] += runs[algorithm]
+    conv_autotune.clear()
+    credit = {CHANNELS_LAST: 0.0, FFT: 0.3}
+    conv_autotune.run_tuned("k", conv_autotune.MIN_FLOPS, run, (CHANNELS_LAST, FFT),
+                            lambda a: credit[a])
+    assert conv_autotune.choices()["k"] == FFT
+    conv_autotune.run_tuned("k2", conv_autotune.MIN_FLOPS, run, (CHANNELS_LAST, FFT))
+    assert conv_autotune.choices()["k2"] == CHANNELS_LAST
+    conv_autotune.clear()
