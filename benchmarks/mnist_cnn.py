@@ -44,6 +44,7 @@ from keras_fit import train_flops  # the same CNN's FLOPs
 from machine import cpu_line, floor_line  # benchmarks/ is the script's directory
 
 import ndflow as tf
+from ndflow.kernels import conv_autotune
 from ndflow.models.image.mnist.model import model, regularized_loss
 from ndflow.passes import matmul_backprop
 
@@ -386,8 +387,11 @@ def main(argv=None):
             if name != f"ndflow tf.function {amp_name}" and ("AMP" in name or "autocast" in name):
                 print(f"  ndflow {amp_name} / {name}: {ours / ms:.2f}x")
     if DEVICE == "cpu":
-        print(floor_line(train_flops(BATCH)))
+        print(floor_line(train_flops(BATCH)) + " (direct convolutions; an FFT one needs fewer)")
         print(f"  a 0.80x bar on TF graph asks for {0.8 * tf_ms:.2f} ms" if tf_ms else "")
+        print("  ndflow's convolution algorithms (autotuned): " + ", ".join(
+            f"{kind} {x[1:3]}x{w[3]} {algorithm}" for (kind, x, w, *_), algorithm
+            in sorted(conv_autotune.choices().items())))
     return results
 
 

@@ -176,8 +176,10 @@ def _forward(node, depthwise=False):
     def conv(x, w):
         def run(algorithm):
             if algorithm == FFT:
-                return conv_fft.forward(x, w, c.pads(x.shape[1], x.shape[2], w.shape[0],
-                                                     w.shape[1]))
+                y = conv_fft.forward(x, w, c.pads(x.shape[1], x.shape[2], w.shape[0],
+                                                  w.shape[1]))
+                if conv_fft.all_finite(y):
+                    return y
             plain = algorithm == NCHW
             xv = c.to_nchw(x, plain)
             wv = c.weight(w)
@@ -214,7 +216,9 @@ def _backprop_input(node, depthwise=False):
 
         def run(algorithm):
             if algorithm == FFT:
-                return conv_fft.backprop_input(g, w, (pt, pb, pl, pr), h, wd)
+                dx = conv_fft.backprop_input(g, w, (pt, pb, pl, pr), h, wd)
+                if conv_fft.all_finite(dx):
+                    return dx
             plain = algorithm == NCHW
             gv = c.to_nchw(g, plain)
             fmt = _CL if c.channels_last and not plain else torch.contiguous_format
@@ -246,7 +250,9 @@ def _backprop_filter(node, depthwise=False):
             p = c.pads(xv.shape[2], xv.shape[3], kh, kw)
             c.check_out(xv.shape[2], xv.shape[3], kh, kw, g)
             if algorithm == FFT:
-                return conv_fft.backprop_filter(x, g, p, kh, kw)
+                dw = conv_fft.backprop_filter(x, g, p, kh, kw)
+                if conv_fft.all_finite(dw):
+                    return dw
             xv, pad = c.pad_input(xv, p, plain)
             dw = aten.convolution_backward(gv, xv, dummy, None, c.stride, pad, c.dilation,
                                            False, [0, 0], groups, [False, True, False])[1]

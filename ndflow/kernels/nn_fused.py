@@ -95,9 +95,10 @@ def _fused_conv2d(node):
             if algorithm == FFT:
                 pads = c.pads(x.shape[1], x.shape[2], w.shape[0], w.shape[1])
                 y = conv_fft.forward(x, w, pads, b, relu=act is aten.relu_)
-                if act is not None and act is not aten.relu_:
-                    act(y)
-                return y
+                if conv_fft.all_finite(y):
+                    if act is not None and act is not aten.relu_:
+                        act(y)
+                    return y
             plain = algorithm == NCHW
             xv = c.to_nchw(x, plain)
             wv = c.weight(w)

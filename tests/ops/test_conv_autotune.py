@@ -145,3 +145,26 @@ def test_work_another_op_saves_is_credited(monkeypatch):
     conv_autotune.run_tuned("k2", conv_autotune.MIN_FLOPS, run, (CHANNELS_LAST, FFT))
     assert conv_autotune.choices()["k2"] == CHANNELS_LAST
     conv_autotune.clear()
+
+
+def test_a_non_finite_input_stays_in_its_windows_with_the_fft(tuner):
+    """A transform would spread a NaN over the whole image; the FFT algorithm's results with
+    one are recomputed directly, so NaNs and infinities land where TF's kernels put them."""
+    tuner.algorithm = FFT
+    x, w = rng.uniform(-1, 1, (2, 9, 9, 3)), rng.uniform(-1, 1, (3, 3, 3, 4))
+    x[0, 4, 4, 1] = np.nan
+    x[1, 0, 8, 2] = np.inf
+    with np.errstate(invalid="ignore"):
+        expected = ref.conv2d(x, w, (1, 1), "SAME")
+    g = rng.uniform(-1, 1, expected.shape)
+    y, dx, dw = _conv_and_grads(x, w, g, 1, "SAME")
+    assert set(conv_autotune.choices().values()) == {FFT}
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(expected))
+    np.testing.assert_array_equal(np.isinf(y), np.isinf(expected))
+    assert np.isnan(y).sum() == 9 * 4 and np.isinf(y).sum() == 4 * 4   # the windows only
+    np.testing.assert_allclose(y[np.isfinite(y)], expected[np.isfinite(expected)], atol=1e-5)
+    gx = rng.uniform(-1, 1, expected.shape)
+    gx[1, 2, 2, 0] = np.nan                            # a NaN in the output gradient
+    _, dx, dw = _conv_and_grads(rng.uniform(-1, 1, x.shape), w, gx, 1, "SAME")
+    assert np.isnan(dx).sum() == 9 * 3                 # the window, every input channel
+    assert np.isnan(dw[..., 0]).all() and not np.isnan(dw[..., 1:]).any()
