@@ -54,9 +54,13 @@ def transform_size(size: int, pad_before: int, pad_after: int) -> int:
 
 def eligible(stride, dilation, x_hw, k_hw, pads) -> bool:
     """Whether a convolution (of one group) has an FFT algorithm: stride 1, no dilation,
-    filters of at least 3 x 3 (smaller ones gain nothing) and images up to MAX_SIZE."""
+    filters of at least 3 x 3 (smaller ones gain nothing), no padding wider than the filter
+    less one (SAME's and VALID's; wider would make outputs outnumber the transform size)
+    and images up to MAX_SIZE."""
     pt, pb, pl, pr = pads
+    kh, kw = k_hw
     return (tuple(stride) == (1, 1) and tuple(dilation) == (1, 1) and min(k_hw) >= 3
+            and max(pt, pb) < kh and max(pl, pr) < kw
             and transform_size(x_hw[0], pt, pb) <= MAX_SIZE
             and transform_size(x_hw[1], pl, pr) <= MAX_SIZE)
 

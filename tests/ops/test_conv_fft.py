@@ -19,10 +19,13 @@ CASES = [  # x shape, filter shape, padding
     ((2, 10, 7, 3), (4, 3, 3, 2), "SAME"),      # even filter: one row more below than above
     ((1, 12, 12, 2), (5, 3, 2, 3), "VALID"),
     ((1, 6, 6, 1), (6, 6, 1, 1), "VALID"),      # the filter covers the image
+    ((2, 9, 8, 2), (3, 3, 2, 3), [2, 0, 1, 2]),  # explicit: as wide as the filter allows
 ]
 
 
 def _pads(xs, ws, padding):
+    if not isinstance(padding, str):
+        return tuple(padding)
     _, pads = window_geometry(xs[1], xs[2], ws[0], ws[1], [1, 1], [1, 1], padding, [])
     return pads
 
@@ -31,13 +34,28 @@ def _t(a):
     return torch.from_numpy(np.asarray(a, np.float32))
 
 
+def _references(x, w, padding):
+    """(y, g, dx, dw) from NumPy in float64; an explicit padding as VALID on a padded x."""
+    if isinstance(padding, str):
+        y = ref.conv2d(x, w, (1, 1), padding)
+        g = rng.uniform(-1, 1, y.shape)
+        return (y, g, _conv_input_grad_ref(w, g, x.shape, (1, 1), padding),
+                _conv_filter_grad_ref(x, g, w.shape, (1, 1), padding))
+    pt, pb, pl, pr = padding
+    xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
+    y = ref.conv2d(xp, w, (1, 1), "VALID")
+    g = rng.uniform(-1, 1, y.shape)
+    dx = _conv_input_grad_ref(w, g, xp.shape, (1, 1), "VALID")
+    return (y, g, dx[:, pt:pt + x.shape[1], pl:pl + x.shape[2]],
+            _conv_filter_grad_ref(xp, g, w.shape, (1, 1), "VALID"))
+
+
 @pytest.mark.parametrize("xs,ws,padding", CASES)
 def test_forward_and_gradients_match_numpy(xs, ws, padding):
     x, w = rng.uniform(-1, 1, xs), rng.uniform(-1, 1, ws)
     b = rng.uniform(-1, 1, ws[3])
     pads = _pads(xs, ws, padding)
-    expected = ref.conv2d(x, w, (1, 1), padding)
-    g = rng.uniform(-1, 1, expected.shape)
+    expected, g, dx_ref, dw_ref = _references(x, w, padding)
     scale = np.abs(expected).max()
     y = conv_fft.forward(_t(x), _t(w), pads)
     assert y.shape == expected.shape and y.is_contiguous()
@@ -47,11 +65,9 @@ def test_forward_and_gradients_match_numpy(xs, ws, padding):
                                atol=1e-6 * scale)
     dx = conv_fft.backprop_input(_t(g), _t(w), pads, xs[1], xs[2])
     assert dx.shape == xs and dx.is_contiguous()
-    dx_ref = _conv_input_grad_ref(w, g, xs, (1, 1), padding)
     np.testing.assert_allclose(dx.numpy(), dx_ref, rtol=0, atol=1e-6 * np.abs(dx_ref).max())
     dw = conv_fft.backprop_filter(_t(x), _t(g), pads, ws[0], ws[1])
     assert dw.shape == ws and dw.is_contiguous()
-    dw_ref = _conv_filter_grad_ref(x, g, ws, (1, 1), padding)
     np.testing.assert_allclose(dw.numpy(), dw_ref, rtol=0, atol=1e-6 * np.abs(dw_ref).max())
 
 
@@ -92,6 +108,8 @@ def test_which_convolutions_have_an_fft_algorithm():
     assert not conv_fft.eligible([1, 1], [2, 2], (14, 14), (5, 5), same5)     # dilated
     assert not conv_fft.eligible([1, 1], [1, 1], (14, 14), (1, 1), (0, 0, 0, 0))  # 1x1
     assert not conv_fft.eligible([1, 1], [1, 1], (224, 224), (3, 3), (1, 1, 1, 1))  # large
+    assert conv_fft.eligible([1, 1], [1, 1], (9, 9), (3, 3), (2, 0, 1, 2))    # explicit
+    assert not conv_fft.eligible([1, 1], [1, 1], (9, 9), (3, 3), (3, 0, 0, 0))  # too wide
 
 
 @pytest.fixture
