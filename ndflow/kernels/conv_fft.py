@@ -43,6 +43,8 @@ import time
 import torch
 
 MAX_SIZE = 64   # transform sizes above this make the dense DFT matrices cost more than FFTs
+WORKSPACE_BYTES = 1 << 30   # intermediates at most (as cuDNN's algorithms have a workspace
+                            # limit): MNIST's layer needs 28 MB at batch 64
 SHARED_SPECTRA = 8   # spectra kept for the other pass that reads the same tensor
 
 
@@ -52,17 +54,31 @@ def transform_size(size: int, pad_before: int, pad_after: int) -> int:
     return p + (p % 2)
 
 
-def eligible(stride, dilation, x_hw, k_hw, pads) -> bool:
-    """Whether a convolution (of one group) has an FFT algorithm: stride 1, no dilation,
-    filters of at least 3 x 3 (smaller ones gain nothing), no padding wider than the filter
-    less one (SAME's and VALID's; wider would make outputs outnumber the transform size)
-    and images up to MAX_SIZE."""
+def workspace_bytes(x_shape, w_shape, pads) -> int:
+    """The bytes of a pass's intermediates, counted as if all were live at once: spectra, the
+    spectra's rows for the products, the filter's spectrum, the products and the inverse's
+    half-transformed rows, for the larger channel count."""
+    n, h, wd, _ = x_shape
+    kh, kw, cin, cout = w_shape
     pt, pb, pl, pr = pads
-    kh, kw = k_hw
-    return (tuple(stride) == (1, 1) and tuple(dilation) == (1, 1) and min(k_hw) >= 3
+    ph, pw = transform_size(h, pt, pb), transform_size(wd, pl, pr)
+    freqs, ch = ph * (pw // 2 + 1), max(cin, cout)
+    return 4 * (6 * freqs * n * ch + 4 * freqs * cin * cout + 2 * ph * (wd + pl + pr) * n * ch)
+
+
+def eligible(stride, dilation, x_shape, w_shape, pads) -> bool:
+    """Whether a convolution (of one group) of x [N,H,W,C] with w [KH,KW,C,O] has an FFT
+    algorithm: stride 1, no dilation, filters of at least 3 x 3 (smaller ones gain
+    nothing), no padding wider than the filter less one (SAME's and VALID's; wider would make
+    outputs outnumber the transform size), images up to MAX_SIZE and intermediates within
+    WORKSPACE_BYTES."""
+    pt, pb, pl, pr = pads
+    kh, kw = w_shape[:2]
+    return (tuple(stride) == (1, 1) and tuple(dilation) == (1, 1) and min(kh, kw) >= 3
             and max(pt, pb) < kh and max(pl, pr) < kw
-            and transform_size(x_hw[0], pt, pb) <= MAX_SIZE
-            and transform_size(x_hw[1], pl, pr) <= MAX_SIZE)
+            and transform_size(x_shape[1], pt, pb) <= MAX_SIZE
+            and transform_size(x_shape[2], pl, pr) <= MAX_SIZE
+            and workspace_bytes(x_shape, w_shape, pads) <= WORKSPACE_BYTES)
 
 
 def all_finite(t: torch.Tensor) -> bool:

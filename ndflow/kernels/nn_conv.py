@@ -101,8 +101,8 @@ class ConvGeometry:
         flops = 2.0 * n * h * wd * kh * kw * cin * cout / (self.stride[0] * self.stride[1])
         key = (kind, tuple(x_shape), tuple(w_shape), tuple(self.stride),
                tuple(self.dilation), self.padding, tuple(self.explicit))
-        if x_shape[3] == cin and conv_fft.eligible(self.stride, self.dilation, (h, wd),
-                                                  (kh, kw), self.pads(h, wd, kh, kw)):
+        if x_shape[3] == cin and conv_fft.eligible(self.stride, self.dilation, x_shape,
+                                                  w_shape, self.pads(h, wd, kh, kw)):
             return conv_autotune.run_tuned(key, flops, run, conv_autotune.LAYOUTS + (FFT,),
                                            _fft_credit)
         return conv_autotune.run_tuned(key, flops, run)

@@ -102,14 +102,19 @@ def test_transform_size_leaves_room_for_the_larger_padding():
 
 
 def test_which_convolutions_have_an_fft_algorithm():
-    same5 = (2, 2, 2, 2)
-    assert conv_fft.eligible([1, 1], [1, 1], (14, 14), (5, 5), same5)
-    assert not conv_fft.eligible([2, 2], [1, 1], (14, 14), (5, 5), same5)     # strided
-    assert not conv_fft.eligible([1, 1], [2, 2], (14, 14), (5, 5), same5)     # dilated
-    assert not conv_fft.eligible([1, 1], [1, 1], (14, 14), (1, 1), (0, 0, 0, 0))  # 1x1
-    assert not conv_fft.eligible([1, 1], [1, 1], (224, 224), (3, 3), (1, 1, 1, 1))  # large
-    assert conv_fft.eligible([1, 1], [1, 1], (9, 9), (3, 3), (2, 0, 1, 2))    # explicit
-    assert not conv_fft.eligible([1, 1], [1, 1], (9, 9), (3, 3), (3, 0, 0, 0))  # too wide
+    same5, x, w = (2, 2, 2, 2), (64, 14, 14, 32), (5, 5, 32, 64)
+    assert conv_fft.eligible([1, 1], [1, 1], x, w, same5)
+    assert not conv_fft.eligible([2, 2], [1, 1], x, w, same5)                 # strided
+    assert not conv_fft.eligible([1, 1], [2, 2], x, w, same5)                 # dilated
+    assert not conv_fft.eligible([1, 1], [1, 1], x, (1, 1, 32, 64), (0, 0, 0, 0))  # 1x1
+    assert not conv_fft.eligible([1, 1], [1, 1], (8, 224, 224, 3), (3, 3, 3, 8),
+                                 (1, 1, 1, 1))                                # large images
+    small = (2, 9, 9, 2), (3, 3, 2, 2)
+    assert conv_fft.eligible([1, 1], [1, 1], *small, (2, 0, 1, 2))            # explicit
+    assert not conv_fft.eligible([1, 1], [1, 1], *small, (3, 0, 0, 0))       # too wide
+    assert conv_fft.workspace_bytes(x, w, same5) < 30e6                      # MNIST: 28 MB
+    assert not conv_fft.eligible([1, 1], [1, 1], (4096, 14, 14, 256), (5, 5, 256, 256),
+                                 same5)                                      # > 1 GiB
 
 
 @pytest.fixture
