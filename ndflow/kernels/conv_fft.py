@@ -265,9 +265,10 @@ def _inverse(prod, ph: int, pw: int, oh: int, ow: int, bias: torch.Tensor | None
 
 
 def forward(x: torch.Tensor, w: torch.Tensor, pads, bias: torch.Tensor | None = None,
-            relu: bool = False):
+            relu: bool = False, leave: bool = True):
     """The NHWC convolution of x [N,H,W,C] with w [KH,KW,C,O] padded by (top, bottom, left,
-    right), plus `bias`, then relu when asked: a fresh [N, OH, OW, O] tensor."""
+    right), plus `bias`, then relu when asked: a fresh [N, OH, OW, O] tensor. `leave`: x's
+    spectrum is left for a filter gradient (one may read x)."""
     n, h, wd, _ = x.shape
     kh, kw, cin, cout = w.shape
     pt, pb, pl, pr = pads
@@ -275,29 +276,33 @@ def forward(x: torch.Tensor, w: torch.Tensor, pads, bias: torch.Tensor | None = 
     oh, ow = h + pt + pb - kh + 1, wd + pl + pr - kw + 1
     m = _filter_matrices(kh, kw, ph, pw, pt, pl, True, x.device)
     filt = torch.matmul(m, w.reshape(kh * kw, cin * cout))
-    spec = _shared_spectrum(x, ph, pw, FORWARD, None, leave=True)
+    spec = _shared_spectrum(x, ph, pw, FORWARD, None, leave)
     return _inverse(_products(spec, filt), ph, pw, oh, ow, bias, relu)
 
 
-def backprop_input(g: torch.Tensor, w: torch.Tensor, pads, h: int, wd: int):
-    """The gradient [N, h, wd, C] of the forward pass's input from g [N,OH,OW,O]."""
+def backprop_input(g: torch.Tensor, w: torch.Tensor, pads, h: int, wd: int,
+                   leave: bool = True):
+    """The gradient [N, h, wd, C] of the forward pass's input from g [N,OH,OW,O]; `leave`:
+    g's spectrum is left for a filter gradient (one may read g)."""
     kh, kw, cin, cout = w.shape
     pt, pb, pl, pr = pads
     ph, pw = transform_size(h, pt, pb), transform_size(wd, pl, pr)
     m = _filter_matrices(kh, kw, ph, pw, pt, pl, False, g.device)
     filt = torch.matmul(m, w.permute(0, 1, 3, 2).reshape(kh * kw, cout * cin))
-    spec = _shared_spectrum(g, ph, pw, INPUT_GRADIENT, FILTER_GRADIENT, leave=True)
+    spec = _shared_spectrum(g, ph, pw, INPUT_GRADIENT, FILTER_GRADIENT, leave)
     return _inverse(_products(spec, filt), ph, pw, h, wd, None)
 
 
-def backprop_filter(x: torch.Tensor, g: torch.Tensor, pads, kh: int, kw: int):
-    """The gradient [KH, KW, C, O] of the forward pass's filter (a fresh contiguous tensor)."""
+def backprop_filter(x: torch.Tensor, g: torch.Tensor, pads, kh: int, kw: int,
+                    leave: bool = True):
+    """The gradient [KH, KW, C, O] of the forward pass's filter (a fresh contiguous tensor);
+    `leave`: g's spectrum is left for an input gradient (one may read g)."""
     _, h, wd, cin = x.shape
     cout = g.shape[3]
     pt, pb, pl, pr = pads
     ph, pw = transform_size(h, pt, pb), transform_size(wd, pl, pr)
     xs = _shared_spectrum(x, ph, pw, FILTER_GRADIENT, FORWARD, leave=False)
-    gs = _shared_spectrum(g, ph, pw, FILTER_GRADIENT, INPUT_GRADIENT, leave=True)
+    gs = _shared_spectrum(g, ph, pw, FILTER_GRADIENT, INPUT_GRADIENT, leave)
     xr, xi = xs[0].transpose(1, 2), xs[1].transpose(1, 2)                # f, c, n
     # per frequency R = X^T conj(G): real Xr^T Gr + Xi^T Gi, imaginary Xi^T Gr - Xr^T Gi
     real = torch.bmm(xr, gs[0]).baddbmm_(xi, gs[1])

@@ -172,12 +172,13 @@ def _int_safe(node, fn):
 
 def _forward(node, depthwise=False):
     c = ConvGeometry(node, depthwise)
+    leave = node.read_by(0, "Conv2DBackpropFilter")   # the FFT's spectrum of x, for it
 
     def conv(x, w):
         def run(algorithm):
             if algorithm == FFT:
                 y = conv_fft.forward(x, w, c.pads(x.shape[1], x.shape[2], w.shape[0],
-                                                  w.shape[1]))
+                                                  w.shape[1]), leave=leave)
                 if conv_fft.all_finite(y):
                     return y
             plain = algorithm == NCHW
@@ -200,6 +201,7 @@ def _forward(node, depthwise=False):
 
 def _backprop_input(node, depthwise=False):
     c = ConvGeometry(node, depthwise)
+    leave = node.read_by(2, "Conv2DBackpropFilter")   # the FFT's spectrum of g, for it
 
     def backprop_input(sizes, w, g):
         dims = tuple(int(v) for v in sizes.tolist())
@@ -216,7 +218,7 @@ def _backprop_input(node, depthwise=False):
 
         def run(algorithm):
             if algorithm == FFT:
-                dx = conv_fft.backprop_input(g, w, (pt, pb, pl, pr), h, wd)
+                dx = conv_fft.backprop_input(g, w, (pt, pb, pl, pr), h, wd, leave)
                 if conv_fft.all_finite(dx):
                     return dx
             plain = algorithm == NCHW
@@ -236,6 +238,7 @@ def _backprop_input(node, depthwise=False):
 
 def _backprop_filter(node, depthwise=False):
     c = ConvGeometry(node, depthwise)
+    leave = node.read_by(2, "Conv2DBackpropInput")    # the FFT's spectrum of g, for it
 
     def backprop_filter(x, sizes, g):
         kh, kw, cin, cout = (int(v) for v in sizes.tolist())
@@ -250,7 +253,7 @@ def _backprop_filter(node, depthwise=False):
             p = c.pads(xv.shape[2], xv.shape[3], kh, kw)
             c.check_out(xv.shape[2], xv.shape[3], kh, kw, g)
             if algorithm == FFT:
-                dw = conv_fft.backprop_filter(x, g, p, kh, kw)
+                dw = conv_fft.backprop_filter(x, g, p, kh, kw, leave)
                 if conv_fft.all_finite(dw):
                     return dw
             xv, pad = c.pad_input(xv, p, plain)

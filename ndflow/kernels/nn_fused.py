@@ -89,12 +89,13 @@ def _fused_conv2d(node):
     c = ConvGeometry(node)
     act = _inplace_activation(node.attrs["fused_ops"], node.attrs)
     post_op = _onednn_post_op(node, node.device)
+    leave = node.read_by(0, "Conv2DBackpropFilter")   # the FFT's spectrum of x, for it
 
     def fused_conv2d(x, w, b):
         def run(algorithm):
             if algorithm == FFT:
                 pads = c.pads(x.shape[1], x.shape[2], w.shape[0], w.shape[1])
-                y = conv_fft.forward(x, w, pads, b, relu=act is aten.relu_)
+                y = conv_fft.forward(x, w, pads, b, act is aten.relu_, leave)
                 if conv_fft.all_finite(y):
                     if act is not None and act is not aten.relu_:
                         act(y)

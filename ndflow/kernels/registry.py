@@ -43,14 +43,24 @@ class NodeInfo:
     # None; empty where nothing is known (eager). Kernels resolve such inputs once (the axes
     # of a reduction) instead of on every call.
     const_inputs: tuple = ()
+    # Per input, the types of the graph's ops reading the same tensor (this one included);
+    # empty where nothing is known (eager). A kernel can leave work for another reader (an
+    # FFT convolution's spectrum for the filter gradient) only when there is one.
+    input_readers: tuple = ()
 
     @classmethod
     def for_op(cls, op, device: torch.device, ctx=None, pass_config=None,
                const_inputs: tuple = ()) -> NodeInfo:
         """The NodeInfo of graph op `op` (an Operation), its kernel running on `device`."""
+        readers = tuple(frozenset(c.type for c in t.consumers()) for t in op.inputs)
         return cls(op.name, op.op_def, op.attrs, [t.dtype for t in op.inputs],
                    [t.shape for t in op.inputs], [t.dtype for t in op.outputs],
-                   [t.shape for t in op.outputs], device, ctx, pass_config, const_inputs)
+                   [t.shape for t in op.outputs], device, ctx, pass_config, const_inputs,
+                   readers)
+
+    def read_by(self, i: int, op_type: str) -> bool:
+        """Whether input `i` may be read by an op of type `op_type` too (True when unknown)."""
+        return i >= len(self.input_readers) or op_type in self.input_readers[i]
 
     def const_input(self, i: int):
         """Input `i`'s constant value (a NumPy array), or None when it is not known."""

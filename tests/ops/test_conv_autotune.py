@@ -168,3 +168,43 @@ def test_a_non_finite_input_stays_in_its_windows_with_the_fft(tuner):
     _, dx, dw = _conv_and_grads(rng.uniform(-1, 1, x.shape), w, gx, 1, "SAME")
     assert np.isnan(dx).sum() == 9 * 3                 # the window, every input channel
     assert np.isnan(dw[..., 0]).all() and not np.isnan(dw[..., 1:]).any()
+
+
+def test_only_a_graph_with_a_filter_gradient_leaves_spectra(tuner, monkeypatch):
+    """An FFT forward pass leaves its input's spectrum only where the graph has a filter
+    gradient reading that input: a tf.function that only infers leaves none behind (nor is
+    credited for it); a training step's filter gradient takes the forward pass's."""
+    from ndflow.kernels import conv_fft
+    tuner.algorithm = FFT
+    conv_fft.clear_shared_spectra()
+    computed = []
+    original = conv_fft._spectrum
+    monkeypatch.setattr(conv_fft, "_spectrum",
+                        lambda t, ph, pw: computed.append(t) or original(t, ph, pw))
+    x = tf.constant(rng.uniform(-1, 1, (2, 9, 9, 3)), tf.float32)
+    w = tf.Variable(rng.uniform(-1, 1, (3, 3, 3, 4)).astype(np.float32))
+
+    @tf.function
+    def infer(x):
+        return tf.nn.conv2d(x, w, 1, "SAME")
+
+    infer(x)                  # tunes: runs each algorithm a few times
+    computed.clear()
+    infer(x)
+    assert conv_fft._shared == {} and len(computed) == 1
+
+    @tf.function
+    def train(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.nn.conv2d(x, w, 1, "SAME") ** 2)
+        return tape.gradient(loss, w)
+
+    train(x)
+    computed.clear()
+    dw = train(x)
+    assert len(computed) == 2 and conv_fft._shared == {}   # x's and the gradient's, once
+    xv, wv = x.numpy().astype(np.float64), w.numpy().astype(np.float64)
+    g = 2 * ref.conv2d(xv, wv)
+    np.testing.assert_allclose(dw.numpy(), _conv_filter_grad_ref(xv, g, wv.shape, (1, 1),
+                                                                 "SAME"), rtol=1e-4, atol=1e-4)
+    conv_fft.clear_shared_spectra()
