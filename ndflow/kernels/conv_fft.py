@@ -190,9 +190,10 @@ def _spectrum(t: torch.Tensor, ph: int, pw: int) -> torch.Tensor:
 # for (a pass never reads what it left itself, say in an earlier step). An entry holds its
 # tensor (so the tensor's id and memory stay its own) and the tensor's version counter,
 # which any in-place write through ATen bumps; TF's tensors are immutable, so between a
-# forward pass and its gradients nothing else writes them. Bounded: a spectrum nobody takes
-# (an inference step's, or one whose reader runs ATen's algorithm) is dropped after
-# SHARED_SPECTRA others.
+# forward pass and its gradients nothing else writes them. Kernels of a graph leave a
+# spectrum only when the graph has the pass that takes it (NodeInfo.input_readers); eager
+# ops cannot know and always leave. Bounded: a spectrum nobody takes (an eager inference's,
+# or one whose reader runs ATen's algorithm) is dropped after SHARED_SPECTRA others.
 _shared: collections.OrderedDict = collections.OrderedDict()
 _shared_lock = threading.Lock()
 _left = threading.local()   # seconds this thread spent on spectra it left for another pass
