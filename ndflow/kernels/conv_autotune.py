@@ -10,9 +10,10 @@ The candidates:
   6.8 ms on plain NCHW memory, copies in and out included, while the first 5x5x1x32 one is
   twice as fast on channels-last;
 - `FFT` (conv_fft.py), for stride-1 convolutions with filters of at least 3x3 on small
-  images: a pointwise product of spectra, ~8x fewer multiply-adds than the direct
-  convolution for MNIST's 5x5 layer; on an AMX Xeon 2.4 / 2.5 / 2.2 ms against oneDNN's
-  3.1 / 2.7 / 2.9 ms.
+  images: a pointwise product of spectra, about a quarter of the direct convolution's
+  arithmetic for MNIST's 5x5 layer; on an AMX Xeon 2.4 / 2.5 / 2.2 ms standalone against
+  oneDNN's 3.1 / 2.7 / 2.9 ms, and in a training step the filter gradient takes the
+  spectra the other two passes leave (`credit`, below).
 
 No rule of thumb holds across CPUs, so each large convolution shape runs every candidate the
 first time it is seen (once untimed, creating oneDNN's primitives, then a few timed

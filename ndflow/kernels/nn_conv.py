@@ -61,6 +61,7 @@ class ConvGeometry:
         # TF_ENABLE_NHWC: NCHW convolutions compute on channels-last memory too (module doc).
         self.channels_last = self.nhwc or (not depthwise and _nhwc_for_nchw())
         self._pads: dict = {}
+        self._fft: dict = {}   # tuning key -> whether the FFT algorithm is a candidate
 
     def pads(self, h: int, w: int, kh: int, kw: int):
         key = (h, w, kh, kw)
@@ -101,8 +102,11 @@ class ConvGeometry:
         flops = 2.0 * n * h * wd * kh * kw * cin * cout / (self.stride[0] * self.stride[1])
         key = (kind, tuple(x_shape), tuple(w_shape), tuple(self.stride),
                tuple(self.dilation), self.padding, tuple(self.explicit))
-        if x_shape[3] == cin and conv_fft.eligible(self.stride, self.dilation, x_shape,
-                                                  w_shape, self.pads(h, wd, kh, kw)):
+        fft = self._fft.get(key)
+        if fft is None:
+            fft = self._fft[key] = x_shape[3] == cin and conv_fft.eligible(
+                self.stride, self.dilation, x_shape, w_shape, self.pads(h, wd, kh, kw))
+        if fft:
             return conv_autotune.run_tuned(key, flops, run, conv_autotune.LAYOUTS + (FFT,),
                                            _fft_credit)
         return conv_autotune.run_tuned(key, flops, run)
