@@ -14,9 +14,9 @@ over contiguous operands and no copy moves single floats:
     spectrum:  x [N,H,W,C] -> [H, W, N*C] (moves rows of channels) -> along W:
                [H, (re/im, v), N*C] -> along H: [(re/im, u), (v, N, C)]
     products:  per frequency f = (u, v), [Xr | Xi] [N, 2C] times the filter spectrum's two
-               [2C, O] matrices (conjugated for the forward pass): real and imaginary [f, N, O]
-    inverse:   along v, from both: [u, (re/im, j), N*O] -> real part along u (plus the bias):
-               [i, (j, N, O)] -> NHWC (moves rows of channels; relu on the way)
+               [2C, O] matrices (conjugated for the forward pass): [re/im, f, N, O]
+    inverse:   along u, complex (the bias joins the zero frequency): [(i, re/im), (v, N*O)]
+               -> real part along v: [i, j, N*O] -> NHWC (moves rows of channels; relu)
     filter gradient: per frequency Xr^T Gr + Xi^T Gi and Xi^T Gr - Xr^T Gi [C, O] -> the
                real inverse transform at the filter's taps only
 
@@ -44,7 +44,7 @@ import torch
 
 MAX_SIZE = 64   # transform sizes above this make the dense DFT matrices cost more than FFTs
 WORKSPACE_BYTES = 1 << 30   # intermediates at most (as cuDNN's algorithms have a workspace
-                            # limit): MNIST's layer needs 28 MB at batch 64
+                            # limit): MNIST's layer needs 24 MB at batch 64
 SHARED_SPECTRA = 8   # spectra kept for the other pass that reads the same tensor
 
 
@@ -57,13 +57,13 @@ def transform_size(size: int, pad_before: int, pad_after: int) -> int:
 def workspace_bytes(x_shape, w_shape, pads) -> int:
     """The bytes of a pass's intermediates, counted as if all were live at once: spectra, the
     spectra's rows for the products, the filter's spectrum, the products and the inverse's
-    half-transformed rows, for the larger channel count."""
+    half-transformed rows (no more than the products), for the larger channel count."""
     n, h, wd, _ = x_shape
     kh, kw, cin, cout = w_shape
     pt, pb, pl, pr = pads
     ph, pw = transform_size(h, pt, pb), transform_size(wd, pl, pr)
     freqs, ch = ph * (pw // 2 + 1), max(cin, cout)
-    return 4 * (6 * freqs * n * ch + 4 * freqs * cin * cout + 2 * ph * (wd + pl + pr) * n * ch)
+    return 4 * (8 * freqs * n * ch + 4 * freqs * cin * cout)
 
 
 def eligible(stride, dilation, x_shape, w_shape, pads) -> bool:
@@ -115,22 +115,22 @@ def _forward_matrices(h: int, w: int, ph: int, pw: int, device: torch.device):
 
 @functools.lru_cache(maxsize=64)
 def _inverse_matrices(oh: int, ow: int, ph: int, pw: int, device: torch.device):
-    """(along v from the real parts [(re/im, j), v], from the imaginary parts [(re/im, j), v],
-    real part along u [i, (u, re/im)]): outputs at circular indices 0..o-1, scaled by
-    1/(ph pw)."""
-    v = torch.arange(pw // 2 + 1, dtype=torch.float64)
-    j = torch.arange(ow, dtype=torch.float64)
-    a = 2 * math.pi * j[:, None] * v[None, :] / pw                       # j, v
-    cv = _hermitian_weights(pw)
-    c, s = torch.cos(a) * cv, torch.sin(a) * cv
-    # cv (re + i im)(cos + i sin): real c re - s im, imaginary s re + c im
-    from_re, from_im = torch.cat([c, s]), torch.cat([-s, c])
+    """(along u [(i, re/im), (re/im, u)]: complex to complex, scaled by 1/(ph pw); along v
+    [j, (re/im, v)]: the real part, with the Hermitian weights): an inverse transform's
+    outputs at circular indices 0..o-1."""
     u = torch.arange(ph, dtype=torch.float64)
     i = torch.arange(oh, dtype=torch.float64)
-    b = 2 * math.pi * i[:, None] * u[None, :] / ph                       # i, u
-    along_u = torch.stack([torch.cos(b), -torch.sin(b)], -1).reshape(oh, 2 * ph) / (ph * pw)
-    return (from_re.float().to(device), from_im.float().to(device),
-            along_u.float().to(device))
+    a = 2 * math.pi * i[:, None] * u[None, :] / ph                       # i, u
+    c, s = torch.cos(a), torch.sin(a)
+    # (re + i im)(c + i s): real c re - s im, imaginary s re + c im
+    along_u = torch.stack([torch.cat([c, -s], 1), torch.cat([s, c], 1)], 1)
+    along_u = along_u.reshape(2 * oh, 2 * ph) / (ph * pw)
+    v = torch.arange(pw // 2 + 1, dtype=torch.float64)
+    j = torch.arange(ow, dtype=torch.float64)
+    b = 2 * math.pi * j[:, None] * v[None, :] / pw                       # j, v
+    cv = _hermitian_weights(pw)
+    along_v = torch.cat([torch.cos(b) * cv, -torch.sin(b) * cv], 1)
+    return along_u.float().to(device), along_v.float().to(device)
 
 
 def _tap_phases(kh: int, kw: int, ph: int, pw: int, pt: int, pl: int) -> torch.Tensor:
@@ -236,30 +236,29 @@ def clear_shared_spectra() -> None:
         _shared.clear()
 
 
-def _products(spec: torch.Tensor, filt: torch.Tensor):
-    """(real, imaginary) [f, N, out channels]: per frequency [re | im] [N, 2C] of the data
-    times the filter's two [2C, out] matrices."""
+def _products(spec: torch.Tensor, filt: torch.Tensor) -> torch.Tensor:
+    """[2 (re, im), f, N, out channels]: per frequency [re | im] [N, 2C] of the data times
+    the filter's two [2C, out] matrices."""
     f, n, ch = spec.shape[1:]
     rows = spec.permute(1, 2, 0, 3).reshape(f, n, 2 * ch)                # f, n, (re/im, c)
     filt = filt.view(2, f, 2 * ch, -1)
-    return torch.bmm(rows, filt[0]), torch.bmm(rows, filt[1])
+    prod = torch.empty((2, f, n, filt.shape[-1]), dtype=spec.dtype, device=spec.device)
+    torch.bmm(rows, filt[0], out=prod[0])
+    torch.bmm(rows, filt[1], out=prod[1])
+    return prod
 
 
-def _inverse(prod, ph: int, pw: int, oh: int, ow: int, bias: torch.Tensor | None,
-             relu: bool = False) -> torch.Tensor:
-    """The contiguous [N, oh, ow, C] real inverse transform of the products ((u, v), N, C)
-    (real, imaginary), plus `bias` per channel, then relu when asked."""
-    real, imag = prod
-    from_re, from_im, along_u = _inverse_matrices(oh, ow, ph, pw, real.device)
-    n, ch = real.shape[1:]
-    half = torch.matmul(from_re, real.view(ph, -1, n * ch))             # u, (re/im, j), n*c
-    half.baddbmm_(from_im.expand(ph, -1, -1), imag.view(ph, -1, n * ch))
-    flat = half.view(2 * ph, -1)
-    if bias is None:
-        y = torch.mm(along_u, flat)                                      # i, (j, n, c)
-    else:
-        row = bias.view(1, 1, ch).expand(ow, n, ch).reshape(1, -1)
-        y = torch.addmm(row, along_u, flat)
+def _inverse(prod: torch.Tensor, ph: int, pw: int, oh: int, ow: int,
+             bias: torch.Tensor | None, relu: bool = False) -> torch.Tensor:
+    """The contiguous [N, oh, ow, C] real inverse transform of the products [2, (u, v), N, C],
+    plus `bias` per channel, then relu when asked. The bias joins the zero frequency, which
+    adds its value / (ph pw) to every output; `prod` is the caller's to overwrite."""
+    along_u, along_v = _inverse_matrices(oh, ow, ph, pw, prod.device)
+    n, ch = prod.shape[2:]
+    if bias is not None:
+        prod[0, 0].add_(bias, alpha=ph * pw)
+    half = torch.mm(along_u, prod.view(2 * ph, -1))                     # (i, re/im), (v, n, c)
+    y = torch.matmul(along_v, half.view(oh, -1, n * ch))                 # i, j, (n, c)
     y = y.view(oh, ow, n, ch).permute(2, 0, 1, 3)   # moves whole rows of channels: cheap
     out = torch.empty((n, oh, ow, ch), dtype=y.dtype, device=y.device)
     return torch.clamp_min(y, 0.0, out=out) if relu else out.copy_(y)
