@@ -31,7 +31,9 @@ from ndflow.kernels.build_once import built_once
 
 CHUNK = 1 << 15           # elements per claimed chunk
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
-claim_chunk = address_as_pointer = carray = _update = _apply = None
+claim_chunk = address_as_pointer = carray = _update = _apply = _at = None
+f32_from_bits = f32_bits = _round_bf16 = _bf16_decayed = _update_bf16_decay = None
+_keras_step = _tf_step = None
 
 
 def applies(var: torch.Tensor) -> bool:
@@ -40,8 +42,7 @@ def applies(var: torch.Tensor) -> bool:
 
 
 # the OpenMP callbacks (one variable, many variables, the pass after an accumulating GEMM),
-# built on first use (None without numba
-# or ATen's OpenMP)
+# built on first use (None without numba or ATen's OpenMP)
 _callback = built_once(lambda: _build() if omp_pool.launcher() is not None else None)
 
 
@@ -54,6 +55,20 @@ def update(g, var, accum, var_out, accum_out, scale: float, lr: float, momentum:
         return
     arrays = [t.contiguous() for t in (g, var, accum)]
     arrays += [var_out, accum_out, _params(scale, lr, momentum, nesterov, keras)]
+    omp_pool.run_chunks(_callback()[0], n, CHUNK, arrays, torch.get_num_threads())
+
+
+def update_bf16_decay(g, var, accum, var_out, accum_out, scale: float, lr: float,
+                      momentum: float, nesterov: bool, keras: bool) -> None:
+    """`update` of the gradient `float32(bf16(bf16(var * scale) + g))`, g a contiguous
+    bfloat16 tensor: the auto-mixed-precision rewrite's sum of a bfloat16 gradient and a
+    weight's L2 term (`_ResourceApplyMomentumWithCastDecay`), rounded as its Mul, Casts and
+    AddN round (to nearest even, as ATen does)."""
+    n = var.numel()
+    if n == 0:
+        return
+    arrays = [g.view(torch.int16)] + [t.contiguous() for t in (var, accum)]
+    arrays += [var_out, accum_out, _params(scale, lr, momentum, nesterov, keras, True)]
     omp_pool.run_chunks(_callback()[0], n, CHUNK, arrays, torch.get_num_threads())
 
 
@@ -90,8 +105,10 @@ def update_many(table: list, total: int, params: list) -> None:
     omp_pool.run_chunks(_callback()[1], rows, 1, arrays, threads)
 
 
-def _params(scale: float, lr: float, momentum: float, nesterov: bool, keras: bool):
-    return np.array([scale, lr, momentum, float(nesterov), float(keras)], dtype=np.float32)
+def _params(scale: float, lr: float, momentum: float, nesterov: bool, keras: bool,
+            bf16: bool = False):
+    return np.array([scale, lr, momentum, float(nesterov), float(keras), float(bf16)],
+                    dtype=np.float32)
 
 
 def _build():
@@ -101,59 +118,103 @@ def _build():
         return None
     from numba import cfunc, types  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, _update, _apply
-    claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
+    global f32_from_bits, f32_bits, _round_bf16, _bf16_decayed, _update_bf16_decay, _at
+    global _keras_step, _tf_step
+    claim_chunk, address_as_pointer, f32_from_bits = omp_pool.chunk_intrinsics()
+    f32_bits = omp_pool.f32_bits_intrinsic()
     carray = numba.carray
+
+    @numba.njit(inline="always")
+    def _at(address, lo, m):
+        """The m float32s from element lo of the array at `address`."""
+        return carray(address_as_pointer(address + lo * 4, np.float32), m)
+
+    @numba.njit(inline="always")
+    def _round_bf16(x):
+        """x rounded to bfloat16 (to nearest even; NaN to bfloat16's quiet NaN), as float32."""
+        if x != x:
+            return f32_from_bits(np.uint32(0x7FC00000))
+        u = f32_bits(x)
+        u = (u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) \
+            & np.uint32(0xFFFF0000)
+        return f32_from_bits(u)
+
+    @numba.njit(inline="always")
+    def _bf16_decayed(g, w, s):
+        return _round_bf16(_round_bf16(w * s)
+                           + f32_from_bits(np.uint32(np.uint16(g)) << np.uint32(16)))
+
+    @numba.njit(inline="always")
+    def _update_bf16_decay(g, v, a, v_out, a_out, m, s, lr, mu, nesterov, keras):
+        if keras:
+            for i in range(m):
+                w = v[i]
+                a_out[i], v_out[i] = _keras_step(w, a[i], _bf16_decayed(g[i], w, s), lr, mu,
+                                                 nesterov)
+        else:
+            for i in range(m):
+                w = v[i]
+                a_out[i], v_out[i] = _tf_step(w, a[i], _bf16_decayed(g[i], w, s), lr, mu,
+                                              nesterov)
+
+    # One element's step: (new accum, new var) from var w, accum acc and the gradient
+    @numba.njit(inline="always")
+    def _keras_step(w, acc, grad, lr, mu, nesterov):
+        acc = acc * mu - lr * grad
+        return acc, w + (acc * mu - lr * grad if nesterov else acc)
+
+    @numba.njit(inline="always")
+    def _tf_step(w, acc, grad, lr, mu, nesterov):
+        acc = acc * mu + grad
+        return acc, w - (lr * (grad + mu * acc) if nesterov else lr * acc)
 
     @numba.njit(inline="always")
     def _update(g, v, a, v_out, a_out, m, s, lr, mu, nesterov, keras):
         if s == 0:      # a plain update: no decay term (0 * inf would be NaN)
             if keras:
                 for i in range(m):
-                    acc = a[i] * mu - lr * g[i]
-                    a_out[i] = acc
-                    v_out[i] = v[i] + (acc * mu - lr * g[i] if nesterov else acc)
+                    a_out[i], v_out[i] = _keras_step(v[i], a[i], g[i], lr, mu, nesterov)
             else:
                 for i in range(m):
-                    acc = a[i] * mu + g[i]
-                    a_out[i] = acc
-                    v_out[i] = v[i] - (lr * (g[i] + mu * acc) if nesterov else lr * acc)
+                    a_out[i], v_out[i] = _tf_step(v[i], a[i], g[i], lr, mu, nesterov)
         elif keras:
             for i in range(m):
                 w = v[i]
-                grad = g[i] + s * w
-                acc = a[i] * mu - lr * grad
-                a_out[i] = acc
-                v_out[i] = w + (acc * mu - lr * grad if nesterov else acc)
+                a_out[i], v_out[i] = _keras_step(w, a[i], g[i] + s * w, lr, mu, nesterov)
         else:
             for i in range(m):
                 w = v[i]
-                grad = g[i] + s * w
-                acc = a[i] * mu + grad
-                a_out[i] = acc
-                v_out[i] = w - (lr * (grad + mu * acc) if nesterov else lr * acc)
+                a_out[i], v_out[i] = _tf_step(w, a[i], g[i] + s * w, lr, mu, nesterov)
 
     # data = [counter, n, chunk, (address, length) of g, var, accum, var_out, accum_out,
-    #         params = (scale, lr, momentum, nesterov, keras) as float32]
+    #         params = (scale, lr, momentum, nesterov, keras, g bfloat16) as float32]; a
+    #         bfloat16 g (its bits as int16) is summed with the L2 term as update_bf16_decay says
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def momentum_with_decay(data):
         d = carray(data, 15, dtype=np.int64)
         n, chunk = d[1], d[2]
-        p = carray(address_as_pointer(d[13], np.float32), 5)
-        s, lr, mu, nesterov, keras = p[0], p[1], p[2], p[3] != 0, p[4] != 0
+        p = carray(address_as_pointer(d[13], np.float32), 6)
+        s, lr, mu, nesterov, keras, bf16 = p[0], p[1], p[2], p[3] != 0, p[4] != 0, p[5] != 0
         in_place = d[9] == d[5] and d[11] == d[7]
         q = claim_chunk(data)
         while q * chunk < n:
             lo = q * chunk
             m = min(lo + chunk, n) - lo
-            g = carray(address_as_pointer(d[3] + lo * 4, np.float32), m)
-            v = carray(address_as_pointer(d[5] + lo * 4, np.float32), m)
-            a = carray(address_as_pointer(d[7] + lo * 4, np.float32), m)
-            if in_place:   # the same arrays: LLVM then sees no aliasing and vectorizes
-                _update(g, v, a, v, a, m, s, lr, mu, nesterov, keras)
+            v, a = _at(d[5], lo, m), _at(d[7], lo, m)
+            if bf16:
+                g16 = carray(address_as_pointer(d[3] + lo * 2, np.int16), m)
+                if in_place:   # the same arrays: LLVM then sees no aliasing and vectorizes
+                    _update_bf16_decay(g16, v, a, v, a, m, s, lr, mu, nesterov, keras)
+                else:
+                    _update_bf16_decay(g16, v, a, _at(d[9], lo, m), _at(d[11], lo, m), m, s,
+                                       lr, mu, nesterov, keras)
             else:
-                v_out = carray(address_as_pointer(d[9] + lo * 4, np.float32), m)
-                a_out = carray(address_as_pointer(d[11] + lo * 4, np.float32), m)
-                _update(g, v, a, v_out, a_out, m, s, lr, mu, nesterov, keras)
+                g = _at(d[3], lo, m)
+                if in_place:
+                    _update(g, v, a, v, a, m, s, lr, mu, nesterov, keras)
+                else:
+                    _update(g, v, a, _at(d[9], lo, m), _at(d[11], lo, m), m, s, lr, mu,
+                            nesterov, keras)
             q = claim_chunk(data)
 
     # data = [counter, rows, 1, (address, length) of the table (6 int64s a variable: g, var,

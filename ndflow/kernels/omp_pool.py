@@ -29,7 +29,8 @@ import torch
 
 _LOCK = threading.Lock()
 _LAUNCHER: list = []    # [callable or None], resolved once
-_INTRINSICS: list = []  # [(claim_chunk, address_as_pointer, f32_from_bits)], built once
+_INTRINSICS: list = []  # [(claim_chunk, address_as_pointer, f32_from_bits, count_finished,
+                        #   f32_bits)], built once
 
 
 def _loaded_omp_libraries() -> list:
@@ -96,6 +97,12 @@ def chunk_intrinsics():
     `numba.carray`; `f32_from_bits(u)` is the float32 whose bits are the integer `u`
     (bfloat16 bits shifted left by 16 widen exactly)."""
     return _intrinsics()[:3]
+
+
+def f32_bits_intrinsic():
+    """`f32_bits(x)`, a numba intrinsic: the uint32 bits of the float32 `x` (the inverse of
+    `f32_from_bits`; rounding to bfloat16 is integer arithmetic on them)."""
+    return _intrinsics()[4]
 
 
 def finish_intrinsic():
@@ -165,4 +172,13 @@ def _build_intrinsics():
             return builder.bitcast(v, ir.FloatType())
         return types.float32(u), codegen
 
-    return claim_chunk, address_as_pointer, f32_from_bits, count_finished
+    @intrinsic
+    def f32_bits(typingctx, x):
+        if x != types.float32:
+            return None
+
+        def codegen(context, builder, sig, args):
+            return builder.bitcast(args[0], ir.IntType(32))
+        return types.uint32(x), codegen
+
+    return claim_chunk, address_as_pointer, f32_from_bits, count_finished, f32_bits

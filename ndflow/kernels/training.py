@@ -253,6 +253,29 @@ def _momentum_with_decay(node):
     return run
 
 
+@kernel(nn_fused.ResourceApplyMomentumWithCastDecay)
+def _momentum_with_cast_decay(node):
+    """(Keras) momentum on T(Tgrad(Tgrad(scale * var) + grad)): one numba pass for a float32
+    CPU variable with a bfloat16 gradient, else the unfused ops' ATen forms (Mul, Cast, the
+    16-bit add, Cast), which round the same."""
+    nesterov, keras = node.attrs["use_nesterov"], node.attrs["keras"]
+    narrow = node.attrs["Tgrad"].torch_dtype
+
+    def run(var, accum, lr, grad, scale, momentum):
+        tensors, (lr, s, mu), outs, grad = _prepare(
+            node, ("var", "accum"), ("lr", "scale", "momentum"), (var, accum),
+            (lr, scale, momentum), grad, "grad")
+        (v, a), (v_out, a_out) = tensors, outs
+        if narrow == torch.bfloat16 and one_pass(v, a) and grad.is_contiguous():
+            momentum_numba.update_bf16_decay(grad, v, a, v_out, a_out, s, lr, mu, nesterov,
+                                             keras)
+            var.value, accum.value = v_out, a_out
+            return
+        g = torch.mul(v, s).to(narrow).add_(grad).to(v.dtype)
+        _apply_momentum(var, accum, g, tensors, outs, 0.0, lr, mu, nesterov, keras)
+    return run
+
+
 _ADAM_SCALARS = ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon")
 
 

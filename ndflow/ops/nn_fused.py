@@ -27,6 +27,9 @@
   weight as it is updated.
 - `_ResourceApplyMomentumWithDecay` is ndflow-internal: a (Keras) momentum update whose
   gradient is `grad + scale * var`, the L2 term of the weight read in the update itself.
+- `_ResourceApplyMomentumWithCastDecay` is the same for the auto-mixed-precision rewrite's
+  form of that gradient: the L2 term cast to the gradient's 16-bit type, the sum taken there
+  and cast back (`T(Tgrad(Tgrad(scale * var) + grad))`, each step rounded as those ops round).
 - `_SpeculativeApplyMomentum` is ndflow-internal (made by ndflow/passes/speculative_momentum.py
   for a loss-scale optimizer's skipped-on-overflow step): for N variables, the (Keras)
   momentum updates of their gradients (`decay[i]`: grad + scale * var) computed into new
@@ -217,6 +220,16 @@ ResourceApplyMomentumWithDecay = op_def(
     shape=_momentum_with_decay_shape, gradient_undefined=True, stateful=True,
     doc="ndflow-internal: ResourceApplyMomentum (ResourceApplyKerasMomentum with `keras`) "
         "of the gradient grad + scale * var, in one pass.")
+
+ResourceApplyMomentumWithCastDecay = op_def(
+    "_ResourceApplyMomentumWithCastDecay",
+    inputs=["var: resource", "accum: resource", "lr: T", "grad: Tgrad", "scale: T",
+            "momentum: T"],
+    outputs=[], attrs=[FLOAT_T, "Tgrad: {half, bfloat16}", "use_locking: bool = false",
+                       "use_nesterov: bool = false", "keras: bool = false"],
+    shape=_momentum_with_decay_shape, gradient_undefined=True, stateful=True,
+    doc="ndflow-internal: ResourceApplyMomentum (ResourceApplyKerasMomentum with `keras`) "
+        "of the gradient T(Tgrad(Tgrad(scale * var) + grad)), in one pass.")
 
 
 def _check_update_scalars(ctx, scalars=((2, "lr"), (4, "scale"), (5, "momentum"))) -> int:

@@ -26,6 +26,11 @@ fetched, fed or a target, and every op of a pattern must be on the same device. 
   accum, lr, g, s, momentum)`, when nothing else in the graph writes the variable (so its
   value at the update is the value read): the L2 term is read inside the update's one pass
   over memory (kernels/momentum_numba.py), four passes over weight-sized buffers fewer.
+  The auto-mixed-precision rewrite's form of that sum, `Cast(AddN(g, Cast(Mul(...))))` with g
+  and the sum in bfloat16 or float16, becomes `_ResourceApplyMomentumWithCastDecay(var,
+  accum, lr, g, s, momentum)` under the same conditions: one pass reading the 16-bit g
+  instead of five ops' passes (MNIST's fc1 under the bfloat16 rewrite: its decayed gradient
+  and update 1.5 -> 0.5 ms in the step).
 - Inside `If` branches (ndflow/passes/branch_momentum_decay.py, run before the rules): an
   If that takes a variable's handle and its decayed gradient `AddN(g, Mul(ReadVariableOp(var),
   s))`, read otherwise only by `_AllFinite` (a loss-scale optimizer's skip-on-overflow step),
@@ -126,6 +131,14 @@ _ASSIGN_SUB_SCALED_MATMUL = P(
     P({"Mul"}, _MATMUL, AnyTensor("alpha"), name="scale", commutative=True), name="apply")
 _APPLY_MOMENTUM_DECAY = P(set(MOMENTUM_UPDATES), AnyTensor("var"), AnyTensor("accum"),
                           AnyTensor("lr"), DECAYED_GRAD, AnyTensor("momentum"), name="apply")
+# the auto-mixed-precision rewrite's decayed gradient: the sum in the 16-bit type, cast back
+_APPLY_MOMENTUM_CAST_DECAY = P(
+    set(MOMENTUM_UPDATES), AnyTensor("var"), AnyTensor("accum"), AnyTensor("lr"),
+    P({"Cast"}, P({"AddN", "AddV2", "Add"}, AnyTensor("grad"), P(
+        {"Cast"}, P({"Mul"}, P({"ReadVariableOp"}, AnyTensor("var"), name="read", shared=True),
+                    AnyTensor("scale"), name="decay", commutative=True), name="narrow"),
+        name="add", commutative=True), name="widen"),
+    AnyTensor("momentum"), name="apply")
 # a momentum update of MatMul(a, b) [+ var * s]: MatMul as the gradient, or inside the sum
 _APPLY_MATMUL_MOMENTUM = P(set(MOMENTUM_UPDATES), AnyTensor("var"), AnyTensor("accum"),
                            AnyTensor("lr"), _MATMUL, AnyTensor("momentum"), name="apply")
@@ -186,6 +199,23 @@ def _momentum_with_decay(view: GraphView, m: Match) -> bool:
     return (_float_op(apply) and scale.shape.rank == 0 and scale.dtype is apply.attrs["T"]
             and grad.dtype is apply.attrs["T"] and grad.shape == decayed.shape
             and decayed.shape.is_fully_defined()
+            and only_reads(view.consumers[m.tensors["var"]], apply))
+
+
+def _momentum_with_cast_decay(view: GraphView, m: Match) -> bool:
+    """`_momentum_with_decay`'s conditions, the sum taken in a 16-bit float type: the casts
+    between the update's type and that one (no truncation), the gradient of that type."""
+    apply, add, narrow, widen = (m.ops[k] for k in ("apply", "add", "narrow", "widen"))
+    t, grad, scale = apply.attrs["T"], m.tensors["grad"], m.tensors["scale"]
+    low = add.attrs.get("T")
+    decayed = m.ops["decay"].outputs[0]
+    return (low in (dtypes.float16, dtypes.bfloat16) and t in _FLOATS and low is not t
+            and narrow.attrs.get("SrcT") is t and narrow.attrs.get("DstT") is low
+            and widen.attrs.get("SrcT") is low and widen.attrs.get("DstT") is t
+            and not narrow.attrs.get("Truncate") and not widen.attrs.get("Truncate")
+            and m.ops["decay"].attrs.get("T") is t and grad.dtype is low
+            and scale.shape.rank == 0 and scale.dtype is t
+            and grad.shape == decayed.shape and decayed.shape.is_fully_defined()
             and only_reads(view.consumers[m.tensors["var"]], apply))
 
 
@@ -303,6 +333,15 @@ def _emit_momentum_with_decay(rw: GraphRewriter, m: Match) -> Operation:
                      apply.device)
 
 
+def _emit_momentum_with_cast_decay(rw: GraphRewriter, m: Match) -> Operation:
+    apply = m.ops["apply"]
+    inputs = [rw.mapped(m.tensors[k]) for k in ("var", "accum", "lr", "grad", "scale",
+                                                 "momentum")]
+    attrs = dict(momentum_with_decay_attrs(apply), Tgrad=m.tensors["grad"].dtype)
+    return rw.add_op(nn_fused.ResourceApplyMomentumWithCastDecay, inputs, attrs, [],
+                     apply.name, control_inputs(rw, m), apply.device)
+
+
 def _pool_attrs(op: Operation) -> dict:
     attrs = {k: op.attrs.get(k) for k in _POOL_ATTRS}
     attrs["explicit_paddings"] = list(attrs["explicit_paddings"] or [])
@@ -340,6 +379,8 @@ RULES: list[Rule] = [
     Rule("matmul_momentum", _APPLY_MATMUL_MOMENTUM, _emit_matmul_momentum, _matmul_momentum),
     Rule("momentum_with_decay", _APPLY_MOMENTUM_DECAY, _emit_momentum_with_decay,
          _momentum_with_decay),
+    Rule("momentum_with_cast_decay", _APPLY_MOMENTUM_CAST_DECAY,
+         _emit_momentum_with_cast_decay, _momentum_with_cast_decay),
     Rule("matmul_apply_gradient_descent", _APPLY_MATMUL, _emit_matmul_update, _matmul_update),
     Rule("matmul_assign_sub_scaled", _ASSIGN_SUB_SCALED_MATMUL, _emit_matmul_update,
          _matmul_update),

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import ndflow as tf
-from ndflow.kernels import momentum_numba
 from ndflow.passes.pass_config import PassConfig
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pipeline import run_pipeline
@@ -54,15 +53,6 @@ def _fused_ops(g, train) -> list:
     g2, _ = run_pipeline(g, PassContext(fetches=[], feeds=[], targets=[train.name],
                                         config=PassConfig()))
     return [op for op in g2.get_operations() if op.type == "_ResourceApplyMomentumWithDecay"]
-
-
-@pytest.fixture(params=["numba", "aten"])
-def kernel_path(request, monkeypatch):
-    if request.param == "aten":
-        monkeypatch.setattr(momentum_numba, "applies", lambda var: False)
-    elif momentum_numba._callback() is None:
-        pytest.skip("numba or ATen's OpenMP launcher is missing")
-    return request.param
 
 
 @pytest.mark.parametrize("nesterov", [False, True])

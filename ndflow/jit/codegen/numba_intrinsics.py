@@ -18,18 +18,10 @@ from numba.extending import intrinsic, overload
 from ndflow.kernels import omp_pool
 from ndflow.kernels.simd_numba import vector_ops
 
-# float32 from its bits: kernels/omp_pool.py's intrinsic, shared with hand-written kernels
+# float32 from its bits and back: kernels/omp_pool.py's intrinsics, shared with hand-written
+# kernels
 _f32_from_bits = omp_pool.chunk_intrinsics()[2]
-
-
-@intrinsic
-def _f32_bits(typingctx, x):
-    if x != types.float32:
-        return None
-
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(args[0], ir.IntType(32))
-    return types.uint32(x), codegen
+_f32_bits = omp_pool.f32_bits_intrinsic()
 
 
 @intrinsic

@@ -1,0 +1,130 @@
+"""Remapper: under the bfloat16 mixed-precision rewrite, a momentum update of an L2-regularized
+weight becomes one pass over memory.
+
+The rewrite leaves `Cast(AddN(g, Cast(Mul(ReadVariableOp(var), s))))`, g and the sum in
+bfloat16, as the update's gradient; the remapper makes it `_ResourceApplyMomentumWithCastDecay`
+(numba for float32 CPU variables, ATen otherwise). Checked: the rewrite happens (and not when
+something else writes the variable), several steps equal the graph without this rule bit for
+bit for TF's and Keras' forms, plain and Nesterov, on both kernel paths, and the kernel rounds
+as NumPy's emulation of bfloat16 does, ties, NaN and overflow included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import ndflow as tf
+from ndflow.kernels import momentum_numba
+from ndflow.passes import remapper
+
+LR, MU, DECAY = 0.1, 0.9, 0.05
+AMP = "auto_mixed_precision_onednn_bfloat16"
+FUSED = "_ResourceApplyMomentumWithCastDecay"
+
+
+def _train(x, init, nesterov: bool, keras: bool, rule: bool, other_writer: bool = False):
+    """Three steps of an L2-regularized least-squares layer under the bfloat16 rewrite;
+    `rule`: with the remapper's momentum_with_cast_decay rule. Returns (w, fused ops)."""
+    rules = remapper.RULES
+    if not rule:
+        remapper.RULES = [r for r in rules if r.name != "momentum_with_cast_decay"]
+    tf.config.optimizer.set_experimental_options({AMP: True})
+    try:
+        w = tf.Variable(init)
+        accum = tf.Variable(np.zeros_like(init))
+        opt = tf.keras.optimizers.SGD(LR, momentum=MU, nesterov=nesterov)
+
+        @tf.function
+        def step():
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.square(tf.matmul(x, w))) * 0.01 + \
+                    DECAY * tf.nn.l2_loss(w)
+            grad = tape.gradient(loss, w)
+            if keras:
+                opt.apply_gradients([(grad, w)])
+            else:
+                tf.raw_ops.ResourceApplyMomentum(
+                    var=w.handle, accum=accum.handle, lr=tf.constant(LR), grad=grad,
+                    momentum=tf.constant(MU), use_nesterov=nesterov)
+            if other_writer:
+                w.assign_add(tf.zeros_like(w))
+
+        for _ in range(3):
+            step()
+        graph = step.get_concrete_function().optimized_graph()
+        return w.numpy(), [op for op in graph.get_operations() if op.type == FUSED]
+    finally:
+        remapper.RULES = rules
+        tf.config.optimizer.set_experimental_options({AMP: False})
+
+
+def _data():
+    rng = np.random.default_rng(5)
+    x = tf.constant(rng.normal(size=(16, 40)).astype(np.float32))
+    return x, rng.normal(size=(40, 30)).astype(np.float32)
+
+
+@pytest.mark.parametrize("keras", [True, False])
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_fused_under_the_bfloat16_rewrite_and_equal_to_the_unfused_ops(nesterov, keras,
+                                                                       kernel_path):
+    x, init = _data()
+    on, fused = _train(x, init, nesterov, keras, rule=True)
+    off, unfused = _train(x, init, nesterov, keras, rule=False)
+    assert len(fused) == 1 and unfused == []
+    op = fused[0]
+    assert op.attrs["Tgrad"] == tf.bfloat16 and op.attrs["T"] == tf.float32
+    assert op.attrs["keras"] is keras and op.attrs["use_nesterov"] is nesterov
+    assert op.inputs[3].dtype == tf.bfloat16          # the 16-bit gradient, not its cast
+    assert not np.allclose(on, init)
+    np.testing.assert_array_equal(on, off)
+
+
+def test_not_fused_when_another_op_writes_the_variable():
+    x, init = _data()
+    _, fused = _train(x, init, False, True, rule=True, other_writer=True)
+    assert fused == []
+
+
+def _bf16(a: np.ndarray) -> np.ndarray:
+    """float32 -> bfloat16 -> float32 in NumPy: round to nearest even on the bits."""
+    a = np.asarray(a, np.float32)
+    u = a.view(np.uint32).astype(np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(a), np.float32(np.nan), r)
+
+
+@pytest.mark.parametrize("keras", [True, False])
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_kernel_rounds_as_bfloat16_does(keras, nesterov):
+    if momentum_numba._callback() is None:
+        pytest.skip("numba or ATen's OpenMP launcher is missing")
+    rng = np.random.default_rng(0)
+    n = 70_000                                      # several chunks
+    var = rng.normal(size=n).astype(np.float32)
+    # ties: var * s exactly halfway between two bfloat16 values, both parities
+    var[:4] = np.array([1 + 2 ** -8, 1 + 3 * 2 ** -8, -(1 + 2 ** -8), 3e38], np.float32)
+    accum = rng.normal(size=n).astype(np.float32)
+    g = torch.from_numpy(rng.normal(size=n).astype(np.float32)).bfloat16()
+    g[4], g[5], g[6] = float("nan"), float("inf"), 3e38
+    s = 1.0 if keras else 2.0
+    var_t, accum_t = torch.from_numpy(var.copy()), torch.from_numpy(accum.copy())
+    momentum_numba.update_bf16_decay(g, var_t, accum_t, var_t, accum_t, s, LR, MU, nesterov,
+                                     keras)
+    lr, mu = np.float32(LR), np.float32(MU)
+    with np.errstate(invalid="ignore", over="ignore"):
+        grad = _bf16(_bf16(var * np.float32(s)) + g.float().numpy())
+        if keras:
+            acc = accum * mu - lr * grad
+            new = var + (acc * mu - lr * grad if nesterov else acc)
+        else:
+            acc = accum * mu + grad
+            new = var - (lr * (grad + mu * acc) if nesterov else lr * acc)
+    np.testing.assert_array_equal(accum_t.numpy(), acc)
+    np.testing.assert_array_equal(var_t.numpy(), new)
+    assert np.isnan(var_t.numpy()[4]) and np.isinf(accum_t.numpy()[5])
+    # the same through ATen's ops (the kernel's other path)
+    expect = torch.mul(torch.from_numpy(var), s).bfloat16().add_(g).float()
+    np.testing.assert_array_equal(grad, expect.numpy())
