@@ -427,7 +427,8 @@ def _dropout_select_shape(ctx):
 
 
 DropoutSelect = op_def(
-    "_DropoutSelect", inputs=["u: T", "x: T"], outputs=["y: T"],
-    attrs=[FLOAT_T, "rate: float", "scale: float"], shape=_dropout_select_shape,
-    gradient_undefined=True,
-    doc="ndflow-internal: x * scale where u >= rate, else 0 (u and x of one shape).")
+    "_DropoutSelect", inputs=["u: Tu", "x: T"], outputs=["y: T"],
+    attrs=[FLOAT_T, "Tu: {half, bfloat16, float, double}", "rate: float", "scale: float"],
+    shape=_dropout_select_shape, gradient_undefined=True,
+    doc="ndflow-internal: x * scale where u >= rate, else 0 (u and x of one shape; rate "
+        "rounded to u's type, scale to x's).")

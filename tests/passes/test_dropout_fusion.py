@@ -61,6 +61,24 @@ def test_dropout_and_its_gradient_become_one_op_each():
     assert 0.3 < kept.mean() < 0.7   # about half dropped
 
 
+@pytest.mark.parametrize("rate", [RATE, 0.3])   # 1 / 0.7 is not a bfloat16 value
+def test_fused_under_the_bfloat16_rewrite(rate):
+    """The rewrite paints the product bfloat16 and casts the scale and the zero to it, while
+    the random draw and the rate stay float32: one op each still, the same bits."""
+    option = "auto_mixed_precision_onednn_bfloat16"
+    tf.config.optimizer.set_experimental_options({option: True})
+    try:
+        y, g, counts = _run(_dropout_step(rate))
+        with Remapping(False):
+            y_ref, g_ref, counts_ref = _run(_dropout_step(rate))
+    finally:
+        tf.config.optimizer.set_experimental_options({option: False})
+    assert counts["_DropoutSelect"] == 2 and counts_ref["SelectV2"] == 2
+    assert counts["Cast"] >= 1                  # the rewrite ran
+    np.testing.assert_array_equal(y, y_ref)
+    np.testing.assert_array_equal(g, g_ref)
+
+
 def test_not_fused_with_a_fed_or_variable_rate():
     step = _dropout_step(rate=tf.Variable(RATE))
     _, _, counts = _run(step)
