@@ -43,14 +43,15 @@ class Job(NamedTuple):
     openmp: bool = False    # OpenMP callbacks: built only where ATen's launcher was found
 
 
-def _callbacks(module: str, builder: str) -> Job:
-    """The job building the OpenMP callbacks of `ndflow.kernels.<module>` with its builder."""
+def _callbacks(module: str, builder: str, also: tuple = ()) -> Job:
+    """The job building the OpenMP callbacks of `ndflow.kernels.<module>` with its builder
+    (`also`: modules whose helpers those callbacks compile)."""
     def build() -> None:
         if omp_pool.launcher() is None:     # the ATen path runs instead
             return
         if getattr(importlib.import_module(f"ndflow.kernels.{module}"), builder)() is None:
             raise RuntimeError(f"{module}: the kernels did not build")
-    return Job((module,), build, openmp=True)
+    return Job((module, *also), build, openmp=True)
 
 
 def _philox() -> None:
@@ -89,6 +90,7 @@ def _dropout() -> None:
     for dtype in (torch.float32, torch.float64):
         x = torch.ones(8, dtype=dtype)
         dropout_select.dropout_select(x, x, 0.5, 2.0)
+        dropout_select.dropout_select(x, x.bfloat16(), 0.5, 2.0)
 
 
 def _ctc_beam_search() -> None:
@@ -116,7 +118,7 @@ JOBS = {
     "max_pool": _callbacks("max_pool_numba", "_callbacks"),
     "philox": Job(("philox_numba",), _philox),
     "ctc_beam_search": Job(("ctc_beam_search",), _ctc_beam_search),
-    "momentum": _callbacks("momentum_numba", "_callback"),
+    "momentum": _callbacks("momentum_numba", "_callback", also=("bfloat16_numba",)),
     "select": Job(("select",), _select),
     "speculative": _callbacks("speculative_numba", "_callback"),
     "shuffle": Job(("philox_shuffle", "shuffle_buffer"), _shuffle),

@@ -26,14 +26,13 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ndflow.kernels import omp_pool
+from ndflow.kernels import bfloat16_numba, omp_pool
 from ndflow.kernels.build_once import built_once
 
 CHUNK = 1 << 15           # elements per claimed chunk
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = _update = _apply = _at = None
-f32_from_bits = f32_bits = _round_bf16 = _bf16_decayed = _update_bf16_decay = None
-_keras_step = _tf_step = None
+round_bf16 = bf16_to_f32 = _bf16_decayed = _update_bf16_decay = _keras_step = _tf_step = None
 
 
 def applies(var: torch.Tensor) -> bool:
@@ -118,10 +117,9 @@ def _build():
         return None
     from numba import cfunc, types  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, _update, _apply
-    global f32_from_bits, f32_bits, _round_bf16, _bf16_decayed, _update_bf16_decay, _at
-    global _keras_step, _tf_step
-    claim_chunk, address_as_pointer, f32_from_bits = omp_pool.chunk_intrinsics()
-    f32_bits = omp_pool.f32_bits_intrinsic()
+    global round_bf16, bf16_to_f32, _bf16_decayed, _update_bf16_decay, _at, _keras_step, _tf_step
+    bf16_to_f32, _, round_bf16 = bfloat16_numba.helpers()
+    claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
 
     @numba.njit(inline="always")
@@ -130,19 +128,8 @@ def _build():
         return carray(address_as_pointer(address + lo * 4, np.float32), m)
 
     @numba.njit(inline="always")
-    def _round_bf16(x):
-        """x rounded to bfloat16 (to nearest even; NaN to bfloat16's quiet NaN), as float32."""
-        if x != x:
-            return f32_from_bits(np.uint32(0x7FC00000))
-        u = f32_bits(x)
-        u = (u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) \
-            & np.uint32(0xFFFF0000)
-        return f32_from_bits(u)
-
-    @numba.njit(inline="always")
     def _bf16_decayed(g, w, s):
-        return _round_bf16(_round_bf16(w * s)
-                           + f32_from_bits(np.uint32(np.uint16(g)) << np.uint32(16)))
+        return round_bf16(round_bf16(w * s) + bf16_to_f32(g))
 
     @numba.njit(inline="always")
     def _update_bf16_decay(g, v, a, v_out, a_out, m, s, lr, mu, nesterov, keras):

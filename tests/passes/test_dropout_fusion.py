@@ -117,3 +117,25 @@ def test_the_kernel_rounds_rate_and_scale_to_a_16_bit_dtype(dtype):
     got = dropout_select.dropout_select(u, x, rate, scale)
     assert got.dtype == dtype
     np.testing.assert_array_equal(got.double().numpy(), want)
+
+
+@pytest.mark.parametrize("u_dtype", [torch.float32, torch.float64])
+def test_the_kernel_on_a_bfloat16_activation_with_a_wider_draw(u_dtype):
+    """The mixed-precision rewrite's dropout (numba's bfloat16 pass): rate rounded to u's
+    type, scale to bfloat16, the product rounded once; NaN and inf dropped or kept."""
+    rng = np.random.default_rng(4)
+    u = torch.tensor(rng.uniform(size=(70, 33)), dtype=u_dtype)
+    x = torch.tensor(rng.normal(size=(70, 33)) * 1e3, dtype=torch.bfloat16)
+    x[0, :4] = torch.tensor([np.nan, np.inf, -np.inf, np.nan])
+    u[0, :4] = torch.tensor([0.9, 0.1, 0.9, 0.1], dtype=u_dtype)
+    rate, scale = 0.3, 1 / (1 - 0.3)
+    u[1, :3] = torch.tensor(rate, dtype=u_dtype)          # u == rate keeps
+    r = torch.tensor(rate, dtype=u_dtype).double()
+    s = torch.tensor(scale, dtype=torch.bfloat16).double()
+    want = np.where((u.double() >= r).numpy(),
+                    (x.double() * s).to(torch.bfloat16).double().numpy(), 0)
+    got = dropout_select.dropout_select(u, x, rate, scale)
+    assert got.dtype == torch.bfloat16
+    np.testing.assert_array_equal(got.double().numpy(), want)
+    assert np.isnan(got[0, 0].item()) and got[0, 1] == 0 and got[0, 2] == -np.inf
+    assert (got[1, :3] != 0).all()

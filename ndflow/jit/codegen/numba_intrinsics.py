@@ -1,9 +1,10 @@
 """Scalar helpers that generated numba kernels import (never imported by `import ndflow`).
 
 numba has no float16/bfloat16 scalars: 16-bit floats travel as uint16 bit patterns and are
-widened/rounded here with LLVM bit casts (`fpext`/`fptrunc` for IEEE half, integer
-round-to-nearest-even for bfloat16, as ATen rounds). `select`, `maximum` and `minimum` are the
-backend-neutral primitives of emitters.py (maximum/minimum propagate NaN like ATen's).
+widened/rounded with LLVM bit casts (`fpext`/`fptrunc` for IEEE half here, integer
+round-to-nearest-even for bfloat16 in kernels/bfloat16_numba.py, as ATen rounds). `select`,
+`maximum` and `minimum` are the backend-neutral primitives of emitters.py (maximum/minimum
+propagate NaN like ATen's).
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic, overload
 
-from ndflow.kernels import omp_pool
+from ndflow.kernels import bfloat16_numba, omp_pool
 from ndflow.kernels.simd_numba import vector_ops
 
-# float32 from its bits and back: kernels/omp_pool.py's intrinsics, shared with hand-written
-# kernels
+# float32 from its bits: kernels/omp_pool.py's intrinsic, shared with hand-written kernels
+# (as the bfloat16 helpers are: kernels/bfloat16_numba.py)
 _f32_from_bits = omp_pool.chunk_intrinsics()[2]
-_f32_bits = omp_pool.f32_bits_intrinsic()
+bf16_to_f32, f32_to_bf16, round_bf16 = bfloat16_numba.helpers()
 
 
 @intrinsic
@@ -54,26 +55,6 @@ def f32_to_f16(typingctx, x):
 # The helpers keep their machine code in numba's on-disk cache (beside this file, or numba's
 # user cache when the package is read-only; keyed on this file's stamp): the float32 tanh/exp
 # chain alone costs a process ~1 s of its first JIT step to compile, ~0.3 s to load.
-@njit(cache=True)
-def bf16_to_f32(u):
-    return _f32_from_bits(np.uint32(u) << np.uint32(16))
-
-
-@njit(cache=True)
-def f32_to_bf16(x):
-    x = np.float32(x)
-    u = _f32_bits(x)
-    if x != x:
-        return np.uint16(0x7FC0)
-    return np.uint16((u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1)))
-                     >> np.uint32(16))
-
-
-@njit(cache=True)
-def round_bf16(x):
-    return bf16_to_f32(f32_to_bf16(x))
-
-
 @njit(cache=True)
 def round_f16(x):
     return f16_to_f32(f32_to_f16(np.float32(x)))
