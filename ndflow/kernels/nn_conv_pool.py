@@ -2,15 +2,17 @@
 (ndflow/ops/nn_fused.py; passes/conv_pool_fusion.py builds them).
 
 NHWC float32 CPU tensors whose output channels are a multiple of 16 take the numba pass of
-kernels/conv_pool_numba.py. Elsewhere (numba or ATen's OpenMP launcher missing, a GPU tensor,
-other channel counts) the same results come from ATen: the convolution over the input padded
-to cover every window position, relu, a 2x2 max pool with indices (ATen's scan: the same
-winner, ties and NaN included, as the numba pass for the same conv values), and the indices
-turned into window codes; the backward builds the dense conv-sized gradient from the codes
-and calls ATen's convolution backward for the filter (also the backward's path for an input
-holding an inf or NaN, whose products with zero gradients the numba pass skips but the
-unfused ops sum as NaN). The geometry (padding, conv and pooled
-sizes, padded image) is one `Geometry` per input shape for both paths.
+kernels/conv_pool_numba.py; bfloat16 CPU tensors are widened to float32 for either path and
+the results rounded (one rounding where oneDNN's bfloat16 convolution rounds once too, and
+relu and max commute with rounding). Elsewhere (numba or ATen's OpenMP launcher missing, a
+GPU tensor, other channel counts) the same results come from ATen: the convolution over the
+input padded to cover every window position, relu, a 2x2 max pool with indices (ATen's
+scan: the same winner, ties and NaN included, as the numba pass for the same conv values),
+and the indices turned into window codes; the backward builds the dense conv-sized gradient
+from the codes and calls ATen's convolution backward for the filter (also the backward's
+path for an input holding an inf or NaN, whose products with zero gradients the numba pass
+skips but the unfused ops sum as NaN). The geometry (padding, conv and pooled sizes, padded
+image) is one `Geometry` per input shape for both paths.
 """
 
 from __future__ import annotations
@@ -96,6 +98,12 @@ def _aten_backward(x, g, codes, geo: Geometry):
     return dw.permute(2, 3, 1, 0).contiguous(), db
 
 
+def _wide(t: torch.Tensor) -> torch.Tensor:
+    """A bfloat16 CPU tensor as float32 (exactly: the numba pass computes the mixed-precision
+    rewrite's bfloat16 ops in float32 and rounds the results once)."""
+    return t.float() if t.dtype == torch.bfloat16 and t.device.type == "cpu" else t
+
+
 @kernel(nn_fused.Conv2DBiasReluMaxPool)
 def _conv_bias_relu_pool(node):
     plan = _Plan(node)
@@ -106,9 +114,12 @@ def _conv_bias_relu_pool(node):
             raise InvalidArgumentError(None, None, f"{node.type}: input {list(x.shape)}, "
                                        f"filter {list(w.shape)} and bias {list(b.shape)} "
                                        "do not match")
-        if conv_pool_numba.applies(x, geo.c):
-            return conv_pool_numba.forward(x, w, b, geo)
-        return _aten_forward(x, w, b, geo)
+        xw, ww, bw = _wide(x), _wide(w), _wide(b)
+        if conv_pool_numba.applies(xw, geo.c):
+            y, codes = conv_pool_numba.forward(xw, ww, bw, geo)
+        else:
+            y, codes = _aten_forward(xw, ww, bw, geo)
+        return y.to(x.dtype), codes
     return conv_bias_relu_pool
 
 
@@ -124,9 +135,11 @@ def _conv_bias_relu_pool_grad(node):
             raise InvalidArgumentError(None, None, f"{node.type}: input {list(x.shape)}, "
                                        f"grad {list(g.shape)} and codes {list(codes.shape)} "
                                        f"do not match the filter {list(filter_shape)}")
-        if conv_pool_numba.applies(x, geo.c):
-            grads = conv_pool_numba.backward(x, g, codes, geo)
-            if grads is not None:    # None: an inf or NaN in x (see the module doc)
-                return grads
-        return _aten_backward(x, g, codes, geo)
+        xw, gw = _wide(x), _wide(g)
+        grads = None
+        if conv_pool_numba.applies(xw, geo.c):
+            grads = conv_pool_numba.backward(xw, gw, codes, geo)
+        if grads is None:    # no numba path, or an inf or NaN in x (see the module doc)
+            grads = _aten_backward(xw, gw, codes, geo)
+        return tuple(t.to(x.dtype) for t in grads)
     return conv_bias_relu_pool_grad

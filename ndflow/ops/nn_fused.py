@@ -51,7 +51,8 @@
   them instead of recomputing the argmax. The index format is ATen's and differs from TF's
   MaxPoolWithArgmax; the indices never leave the optimized graph.
 - `_Conv2DBiasReluMaxPool(input, filter, bias)` is ndflow-internal: Conv2D (stride 1) +
-  BiasAdd + Relu + a 2x2 stride-2 MaxPool (`pool_padding` SAME or VALID), NHWC float32,
+  BiasAdd + Relu + a 2x2 stride-2 MaxPool (`pool_padding` SAME or VALID), NHWC float32 or
+  bfloat16 (computed in float32 from the bfloat16 values, rounded once at the end),
   returning the pooled values and a uint8 code per pooled value: the winning window position
   (0..3, row-major) or 4 where the pooled value is not > 0 (where ReluGrad zeroes the
   gradient). `_Conv2DBiasReluMaxPoolGrad(input, grad, codes)` returns the filter and bias
@@ -359,7 +360,7 @@ def _conv_bias_relu_pool_grad_shape(ctx):
     return [TensorShape([kh, kw, cin, cout]), TensorShape([cout])]
 
 
-_CONV_POOL_ATTRS = ["T: {float}", "strides: list(int)", PADDING_NO_EXPLICIT,
+_CONV_POOL_ATTRS = ["T: {bfloat16, float}", "strides: list(int)", PADDING_NO_EXPLICIT,
                     "data_format: {'NHWC'} = 'NHWC'", DILATIONS,
                     "pool_padding: {'SAME', 'VALID'}"]
 

@@ -16,9 +16,12 @@ outputs replace F's and B's (ops/nn_fused.py, kernels/conv_pool_numba.py): the c
 activation and its gradient never exist. The grad op is emitted where R was, so every
 consumer of F and B finds it.
 
-Conditions: float32, NHWC, on the CPU; conv stride and dilation 1, SAME or VALID padding;
-input channels known and at most MAX_INPUT_CHANNELS (larger convs are oneDNN's, at GEMM
-speed); output channels a multiple of 16 (the kernel's vector width); a 2x2 stride-2 pool,
+Conditions: float32 or bfloat16 (the mixed-precision rewrite's; computed in float32 from the
+bfloat16 values, each result rounded once, so a pool window whose two largest values round to
+one bfloat16 value may pick another winner than the unfused bfloat16 ops), all ops of one
+type; NHWC, on the CPU; conv stride and dilation 1, SAME or VALID padding; input channels
+known and at most MAX_INPUT_CHANNELS (larger convs are oneDNN's, at GEMM speed); output
+channels a multiple of 16 (the kernel's vector width); a 2x2 stride-2 pool,
 SAME or VALID. Every intermediate has exactly the consumers the fusion accounts for (C: P and
 G; P:1: G; R: G and B; G: F) and is not fetched, fed, preserved or a control input, and no
 op of the pattern has control inputs. Otherwise the graph is left as it is. F's output must
@@ -62,7 +65,9 @@ def _on_cpu(op: Operation) -> bool:
 
 
 def _float32(op: Operation) -> bool:
-    return op.attrs.get("T") is dtypes.float32
+    """float32, or bfloat16 (the mixed-precision rewrite's conv1: the kernels compute in
+    float32 from the bfloat16 values and round the results once)."""
+    return op.attrs.get("T") in (dtypes.float32, dtypes.bfloat16)
 
 
 def _hidden(view: GraphView, op: Operation) -> bool:
@@ -109,23 +114,25 @@ def _match_backward(view: GraphView, f: _Fusion) -> bool:
     """Fills in the backward ops of `f`; False when they do not have the pattern's shape."""
     conv, pool = f.conv, f.pool
     grad = _only(view, pool.outputs[1], "_MaxPoolGradWithIndices")
+    t = conv.attrs["T"]
     if (grad is None or grad.inputs[0] is not conv.outputs[0]
             or any(grad.attrs.get(k) != pool.attrs.get(k) for k in ("ksize", "strides",
                                                                     "padding", "T"))):
         return False
     relu_grad = grad.inputs[1].op
     if (relu_grad.type != "ReluGrad" or relu_grad.inputs[1] is not pool.outputs[0]
-            or not _float32(relu_grad)):
+            or relu_grad.attrs.get("T") is not t):
         return False
     others = [op for op in view.consumers[relu_grad.outputs[0]] if op is not grad]
     bias_grad = others[0] if len(others) == 1 else None
     if len(others) > 1 or (bias_grad is not None and (
-            bias_grad.type != "BiasAddGrad" or not _float32(bias_grad)
+            bias_grad.type != "BiasAddGrad" or bias_grad.attrs.get("T") is not t
             or bias_grad.attrs.get("data_format", "NHWC") != "NHWC")):
         return False
     filter_grad = _only(view, grad.outputs[0], "Conv2DBackpropFilter")
     if (filter_grad is None or filter_grad.inputs[0] is not conv.inputs[0]
-            or filter_grad.inputs[2] is not grad.outputs[0] or not _float32(filter_grad)
+            or filter_grad.inputs[2] is not grad.outputs[0]
+            or filter_grad.attrs.get("T") is not t
             or any(filter_grad.attrs.get(k) != conv.attrs.get(k) for k in _CONV_ATTRS)
             or filter_grad.attrs.get("explicit_paddings")
             or filter_grad.outputs[0].shape != conv.inputs[1].shape):
@@ -142,7 +149,7 @@ def _match(view: GraphView, pool: Operation) -> _Fusion | None:
     if not _pool(pool) or pool.control_inputs or pool in view.control_sources:
         return None
     conv = _conv(view, pool)
-    if conv is None:
+    if conv is None or conv.attrs["T"] is not pool.attrs["T"]:
         return None
     f = _Fusion(conv, pool)
     readers = view.consumers[conv.outputs[0]]
@@ -155,7 +162,7 @@ def _match(view: GraphView, pool: Operation) -> _Fusion | None:
 
 def _attrs(conv: Operation, pool: Operation) -> dict:
     attrs = {k: conv.attrs[k] for k in _CONV_ATTRS}
-    attrs.update(T=dtypes.float32, pool_padding=pool.attrs["padding"])
+    attrs.update(T=conv.attrs["T"], pool_padding=pool.attrs["padding"])
     return attrs
 
 
@@ -178,7 +185,7 @@ def _emit_backward(rw: GraphRewriter, f: _Fusion) -> None:
     inputs = [rw.map[conv.inputs[0]], rw.map[f.relu_grad.inputs[0]],
               rw.map[f.pool].outputs[1]]
     new = rw.add_op(nn_fused.Conv2DBiasReluMaxPoolGrad, inputs, attrs,
-                    [(dtypes.float32, w), (dtypes.float32, w[3:])], fg.name, [], fg.device)
+                    [(attrs["T"], w), (attrs["T"], w[3:])], fg.name, [], fg.device)
     rw.map[fg] = new
     rw.map[fg.outputs[0]] = new.outputs[0]
     if f.bias_grad is not None:
