@@ -26,12 +26,13 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ndflow.kernels import bfloat16_numba, omp_pool
+from ndflow.kernels import bfloat16_numba, omp_pool, sum_squares_numba, value_bounds
 from ndflow.kernels.build_once import built_once
 
 CHUNK = 1 << 15           # elements per claimed chunk
+_NO_SUMS = np.zeros(0, dtype=np.float32)
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
-claim_chunk = address_as_pointer = carray = _update = _apply = _at = None
+claim_chunk = address_as_pointer = carray = _update = _apply = _at = block_sum = None
 round_bf16 = bf16_to_f32 = _bf16_decayed = _update_bf16_decay = _keras_step = _tf_step = None
 
 
@@ -46,29 +47,39 @@ _callback = built_once(lambda: _build() if omp_pool.launcher() is not None else 
 
 
 def update(g, var, accum, var_out, accum_out, scale: float, lr: float, momentum: float,
-           nesterov: bool, keras: bool) -> None:
+           nesterov: bool, keras: bool, squares: bool = False) -> None:
     """Writes the new var and accum into `var_out` and `accum_out` (contiguous float32 CPU
-    tensors of var's shape; they may be `var` and `accum` themselves)."""
-    n = var.numel()
-    if n == 0:
-        return
-    arrays = [t.contiguous() for t in (g, var, accum)]
-    arrays += [var_out, accum_out, _params(scale, lr, momentum, nesterov, keras)]
-    omp_pool.run_chunks(_callback()[0], n, CHUNK, arrays, torch.get_num_threads())
+    tensors of var's shape; they may be `var` and `accum` themselves). With `squares`
+    (an L2-regularized weight, whose L2Loss reads it next), var_out's sum of squares is
+    summed by sum_squares_numba's blocks as they are written and recorded."""
+    _run_update(g, var, accum, var_out, accum_out,
+                _params(scale, lr, momentum, nesterov, keras), squares)
 
 
 def update_bf16_decay(g, var, accum, var_out, accum_out, scale: float, lr: float,
-                      momentum: float, nesterov: bool, keras: bool) -> None:
+                      momentum: float, nesterov: bool, keras: bool,
+                      squares: bool = False) -> None:
     """`update` of the gradient `float32(bf16(bf16(var * scale) + g))`, g a contiguous
     bfloat16 tensor: the auto-mixed-precision rewrite's sum of a bfloat16 gradient and a
     weight's L2 term (`_ResourceApplyMomentumWithCastDecay`), rounded as its Mul, Casts and
     AddN round (to nearest even, as ATen does)."""
+    _run_update(g.view(torch.int16), var, accum, var_out, accum_out,
+                _params(scale, lr, momentum, nesterov, keras, True), squares)
+
+
+def _run_update(g, var, accum, var_out, accum_out, params, squares: bool) -> None:
     n = var.numel()
     if n == 0:
         return
-    arrays = [g.view(torch.int16)] + [t.contiguous() for t in (var, accum)]
-    arrays += [var_out, accum_out, _params(scale, lr, momentum, nesterov, keras, True)]
-    omp_pool.run_chunks(_callback()[0], n, CHUNK, arrays, torch.get_num_threads())
+    chunk, sums = CHUNK, _NO_SUMS
+    if squares and sum_squares_numba.applies(var_out):
+        chunk = sum_squares_numba.block_elements(var_out.shape)
+        sums = np.zeros(-(-n // chunk), dtype=np.float32)
+    arrays = [g.contiguous()] + [t.contiguous() for t in (var, accum)]
+    arrays += [var_out, accum_out, params, sums]
+    omp_pool.run_chunks(_callback()[0], n, chunk, arrays, torch.get_num_threads())
+    if len(sums):
+        value_bounds.record_squares(var_out, sum_squares_numba.combine(sums))
 
 
 def apply_accumulated(var, accum, var_out, decay: float, step: float) -> None:
@@ -116,11 +127,12 @@ def _build():
     except ImportError:
         return None
     from numba import cfunc, types  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray, _update, _apply
+    global claim_chunk, address_as_pointer, carray, _update, _apply, block_sum
     global round_bf16, bf16_to_f32, _bf16_decayed, _update_bf16_decay, _at, _keras_step, _tf_step
     bf16_to_f32, _, round_bf16 = bfloat16_numba.helpers()
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
+    block_sum = sum_squares_numba.block_kernel()
 
     @numba.njit(inline="always")
     def _at(address, lo, m):
@@ -174,14 +186,16 @@ def _build():
                 a_out[i], v_out[i] = _tf_step(w, a[i], g[i] + s * w, lr, mu, nesterov)
 
     # data = [counter, n, chunk, (address, length) of g, var, accum, var_out, accum_out,
-    #         params = (scale, lr, momentum, nesterov, keras, g bfloat16) as float32]; a
-    #         bfloat16 g (its bits as int16) is summed with the L2 term as update_bf16_decay says
+    #         params = (scale, lr, momentum, nesterov, keras, g bfloat16) as float32, the
+    #         chunks' sums of squares of var_out (none: not summed)]; a bfloat16 g (its bits
+    #         as int16) is summed with the L2 term as update_bf16_decay says
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def momentum_with_decay(data):
-        d = carray(data, 15, dtype=np.int64)
+        d = carray(data, 17, dtype=np.int64)
         n, chunk = d[1], d[2]
         p = carray(address_as_pointer(d[13], np.float32), 6)
         s, lr, mu, nesterov, keras, bf16 = p[0], p[1], p[2], p[3] != 0, p[4] != 0, p[5] != 0
+        sums = carray(address_as_pointer(d[15], np.float32), d[16])
         in_place = d[9] == d[5] and d[11] == d[7]
         q = claim_chunk(data)
         while q * chunk < n:
@@ -202,6 +216,8 @@ def _build():
                 else:
                     _update(g, v, a, _at(d[9], lo, m), _at(d[11], lo, m), m, s, lr, mu,
                             nesterov, keras)
+            if len(sums):   # the block just written, still in the cache
+                sums[q] = block_sum(_at(d[9], lo, m), m)
             q = claim_chunk(data)
 
     # data = [counter, rows, 1, (address, length) of the table (6 int64s a variable: g, var,

@@ -187,14 +187,16 @@ def one_pass(v: torch.Tensor, a: torch.Tensor) -> bool:
 
 
 def momentum_values(grad, tensors, outs, scale: float, lr: float, mu: float, nesterov: bool,
-                    keras: bool) -> tuple:
+                    keras: bool, squares: bool = False) -> tuple:
     """The new (var, accum) of TF's (accum = accum * mu + g; var -= lr * accum) or, with
     `keras`, Keras' (accum = accum * mu - lr * g; var += accum) momentum update of g = grad +
     scale * var, written into `outs` (the variables' own buffers, or new ones): one numba
-    pass on large float32 CPU variables, else ATen in as few passes as it allows."""
+    pass on large float32 CPU variables, else ATen in as few passes as it allows. `squares`:
+    the numba pass records var's new sum of squares for its L2Loss."""
     (v, a), (v_out, a_out) = tensors, outs
     if one_pass(v, a):
-        momentum_numba.update(grad, v, a, v_out, a_out, scale, lr, mu, nesterov, keras)
+        momentum_numba.update(grad, v, a, v_out, a_out, scale, lr, mu, nesterov, keras,
+                              squares)
         return v_out, a_out
     # var * scale rounded, then the sum: the unfused AddN(grad, Mul(var, scale)) (ATen's add
     # with alpha would round once, a fused multiply-add, and differ in the last bit)
@@ -213,10 +215,10 @@ def momentum_values(grad, tensors, outs, scale: float, lr: float, mu: float, nes
 
 
 def _apply_momentum(var, accum, grad, tensors, outs, scale: float, lr: float, mu: float,
-                    nesterov: bool, keras: bool) -> None:
+                    nesterov: bool, keras: bool, squares: bool = False) -> None:
     """`momentum_values` stored into the variables."""
     var.value, accum.value = momentum_values(grad, tensors, outs, scale, lr, mu, nesterov,
-                                             keras)
+                                             keras, squares)
 
 
 def _momentum_kernel(node, keras: bool):
@@ -249,7 +251,9 @@ def _momentum_with_decay(node):
         tensors, (lr, s, mu), outs, grad = _prepare(
             node, ("var", "accum"), ("lr", "scale", "momentum"), (var, accum),
             (lr, scale, momentum), grad, "grad")
-        _apply_momentum(var, accum, grad, tensors, outs, s, lr, mu, nesterov, keras)
+        # (the L2 term's weight: its L2Loss will want the new values' sum of squares)
+        _apply_momentum(var, accum, grad, tensors, outs, s, lr, mu, nesterov, keras,
+                        squares=True)
     return run
 
 
@@ -268,7 +272,7 @@ def _momentum_with_cast_decay(node):
         (v, a), (v_out, a_out) = tensors, outs
         if narrow == torch.bfloat16 and one_pass(v, a) and grad.is_contiguous():
             momentum_numba.update_bf16_decay(grad, v, a, v_out, a_out, s, lr, mu, nesterov,
-                                             keras)
+                                             keras, squares=True)
             var.value, accum.value = v_out, a_out
             return
         g = torch.mul(v, s).to(narrow).add_(grad).to(v.dtype)

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 import ndflow as tf
-from ndflow.kernels import momentum_numba
+from ndflow.kernels import momentum_numba, sum_squares_numba, value_bounds
 from ndflow.passes import remapper
 
 LR, MU, DECAY = 0.1, 0.9, 0.05
@@ -128,3 +128,24 @@ def test_kernel_rounds_as_bfloat16_does(keras, nesterov):
     # the same through ATen's ops (the kernel's other path)
     expect = torch.mul(torch.from_numpy(var), s).bfloat16().add_(g).float()
     np.testing.assert_array_equal(grad, expect.numpy())
+
+
+@pytest.mark.parametrize("bf16", [True, False])
+def test_the_update_records_the_new_weights_sum_of_squares(bf16):
+    """An L2-regularized weight's update sums the squares of the values it writes, by
+    sum_squares_numba's blocks, for the L2Loss that reads the weight next."""
+    if momentum_numba._callback() is None:
+        pytest.skip("numba or ATen's OpenMP launcher is missing")
+    rng = np.random.default_rng(1)
+    var = torch.from_numpy(rng.normal(size=(1000, 300)).astype(np.float32))  # 4 blocks
+    accum = torch.from_numpy(rng.normal(size=(1000, 300)).astype(np.float32))
+    g = torch.from_numpy(rng.normal(size=(1000, 300)).astype(np.float32))
+    update = momentum_numba.update_bf16_decay if bf16 else momentum_numba.update
+    update(g.bfloat16() if bf16 else g, var, accum, var, accum, 0.01, LR, MU, False, True,
+           squares=True)
+    recorded = value_bounds.recorded_squares(var)
+    assert recorded == sum_squares_numba.sum_of_squares(var)       # the same bits
+    np.testing.assert_allclose(recorded, np.sum(var.numpy().astype(np.float64) ** 2),
+                               rtol=1e-5)
+    var.add_(1.0)                                                  # a write: forgotten
+    assert value_bounds.recorded_squares(var) is None
