@@ -41,8 +41,9 @@ def applies(var: torch.Tensor) -> bool:
     return var.dtype == torch.float32 and var.device.type == "cpu" and _callback() is not None
 
 
-# the OpenMP callbacks (one variable, many variables, the pass after an accumulating GEMM),
-# built on first use (None without numba or ATen's OpenMP)
+# the OpenMP callbacks (one variable, many variables, the pass after an accumulating GEMM,
+# the bfloat16 decayed gradient alone), built on first use (None without numba or ATen's
+# OpenMP)
 _callback = built_once(lambda: _build() if omp_pool.launcher() is not None else None)
 
 
@@ -80,6 +81,18 @@ def _run_update(g, var, accum, var_out, accum_out, params, squares: bool) -> Non
     omp_pool.run_chunks(_callback()[0], n, chunk, arrays, torch.get_num_threads())
     if len(sums):
         value_bounds.record_squares(var_out, sum_squares_numba.combine(sums))
+
+
+def bf16_decayed_gradient(g, x, scale: float) -> torch.Tensor:
+    """float32(bf16(bf16(x * scale) + g)) for a contiguous bfloat16 g and float32 CPU x of
+    one shape, rounded as update_bf16_decay rounds it (`_CastDecayedGradient`)."""
+    out = torch.empty(x.shape, dtype=torch.float32)
+    n = x.numel()
+    if n:
+        arrays = [g.contiguous().view(torch.int16), x.contiguous(), out,
+                  np.array([scale], dtype=np.float32)]
+        omp_pool.run_chunks(_callback()[3], n, CHUNK, arrays, torch.get_num_threads())
+    return out
 
 
 def apply_accumulated(var, accum, var_out, decay: float, step: float) -> None:
@@ -276,4 +289,21 @@ def _build():
                        decay, step)
             q = claim_chunk(data)
 
-    return momentum_with_decay.address, momentum_many.address, accumulated.address
+    # data = [counter, n, chunk, (address, length) of g (bfloat16 bits), x, out, (scale,)]
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
+    def decayed_gradient(data):
+        d = carray(data, 11, dtype=np.int64)
+        n, chunk = d[1], d[2]
+        s = carray(address_as_pointer(d[9], np.float32), 1)[0]
+        q = claim_chunk(data)
+        while q * chunk < n:
+            lo = q * chunk
+            m = min(lo + chunk, n) - lo
+            g16 = carray(address_as_pointer(d[3] + lo * 2, np.int16), m)
+            x, out = _at(d[5], lo, m), _at(d[7], lo, m)
+            for i in range(m):
+                out[i] = _bf16_decayed(g16[i], x[i], s)
+            q = claim_chunk(data)
+
+    return (momentum_with_decay.address, momentum_many.address, accumulated.address,
+            decayed_gradient.address)

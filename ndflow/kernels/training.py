@@ -280,6 +280,21 @@ def _momentum_with_cast_decay(node):
     return run
 
 
+@kernel(nn_fused.CastDecayedGradient)
+def _cast_decayed_gradient(node):
+    """T(Tgrad(Tgrad(x * scale) + grad)): numba's pass for a bfloat16 grad and a float32 CPU
+    x, else the unfused ops' ATen forms, which round the same."""
+    narrow = node.attrs["Tgrad"].torch_dtype
+
+    def run(grad, x, scale):
+        s = _scalar(scale, "scale")
+        if (narrow == torch.bfloat16 and momentum_numba.applies(x) and grad.shape == x.shape
+                and grad.device == x.device):
+            return momentum_numba.bf16_decayed_gradient(grad, x, s)
+        return torch.mul(x, s).to(narrow).add_(grad).to(x.dtype)
+    return run
+
+
 _ADAM_SCALARS = ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon")
 
 

@@ -30,6 +30,8 @@
 - `_ResourceApplyMomentumWithCastDecay` is the same for the auto-mixed-precision rewrite's
   form of that gradient: the L2 term cast to the gradient's 16-bit type, the sum taken there
   and cast back (`T(Tgrad(Tgrad(scale * var) + grad))`, each step rounded as those ops round).
+- `_CastDecayedGradient(grad, x, scale)` is that gradient alone, where no update takes it
+  (a loss-scale step's, which its If's branch applies).
 - `_SpeculativeApplyMomentum` is ndflow-internal (made by ndflow/passes/speculative_momentum.py
   for a loss-scale optimizer's skipped-on-overflow step): for N variables, the (Keras)
   momentum updates of their gradients (`decay[i]`: grad + scale * var) computed into new
@@ -221,6 +223,22 @@ ResourceApplyMomentumWithDecay = op_def(
     shape=_momentum_with_decay_shape, gradient_undefined=True, stateful=True,
     doc="ndflow-internal: ResourceApplyMomentum (ResourceApplyKerasMomentum with `keras`) "
         "of the gradient grad + scale * var, in one pass.")
+
+def _cast_decayed_shape(ctx):
+    """grad's shape (x has it: the remapper builds this op from a valid AddN)."""
+    r = ctx.shapes[2].rank
+    if r is not None and r != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {r} for '{ctx.op_name}' (scale)")
+    return [ctx.shapes[0]]
+
+
+CastDecayedGradient = op_def(
+    "_CastDecayedGradient", inputs=["grad: Tgrad", "x: T", "scale: T"], outputs=["y: T"],
+    attrs=[FLOAT_T, "Tgrad: {half, bfloat16}"], shape=_cast_decayed_shape,
+    gradient_undefined=True,
+    doc="ndflow-internal: T(Tgrad(Tgrad(x * scale) + grad)) in one pass (the mixed-precision "
+        "rewrite's sum of a 16-bit gradient and a weight's L2 term, cast back).")
+
 
 ResourceApplyMomentumWithCastDecay = op_def(
     "_ResourceApplyMomentumWithCastDecay",

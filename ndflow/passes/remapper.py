@@ -30,7 +30,8 @@ fetched, fed or a target, and every op of a pattern must be on the same device. 
   and the sum in bfloat16 or float16, becomes `_ResourceApplyMomentumWithCastDecay(var,
   accum, lr, g, s, momentum)` under the same conditions: one pass reading the 16-bit g
   instead of five ops' passes (MNIST's fc1 under the bfloat16 rewrite: its decayed gradient
-  and update 1.5 -> 0.5 ms in the step).
+  and update 1.5 -> 0.5 ms in the step). Where no update takes that sum (a loss-scale
+  step's If does), it becomes `_CastDecayedGradient(g, x, s)`, one pass instead of four.
 - Inside `If` branches (ndflow/passes/branch_momentum_decay.py, run before the rules): an
   If that takes a variable's handle and its decayed gradient `AddN(g, Mul(ReadVariableOp(var),
   s))`, read otherwise only by `_AllFinite` (a loss-scale optimizer's skip-on-overflow step),
@@ -132,6 +133,11 @@ _ASSIGN_SUB_SCALED_MATMUL = P(
 _APPLY_MOMENTUM_DECAY = P(set(MOMENTUM_UPDATES), AnyTensor("var"), AnyTensor("accum"),
                           AnyTensor("lr"), DECAYED_GRAD, AnyTensor("momentum"), name="apply")
 # the auto-mixed-precision rewrite's decayed gradient: the sum in the 16-bit type, cast back
+_CAST_DECAYED = P(
+    {"Cast"}, P({"AddN", "AddV2", "Add"}, AnyTensor("grad"), P(
+        {"Cast"}, P({"Mul"}, AnyTensor("x"), AnyTensor("scale"), name="decay",
+                    commutative=True), name="narrow"), name="add", commutative=True),
+    name="widen")
 _APPLY_MOMENTUM_CAST_DECAY = P(
     set(MOMENTUM_UPDATES), AnyTensor("var"), AnyTensor("accum"), AnyTensor("lr"),
     P({"Cast"}, P({"AddN", "AddV2", "Add"}, AnyTensor("grad"), P(
@@ -217,6 +223,20 @@ def _momentum_with_cast_decay(view: GraphView, m: Match) -> bool:
             and scale.shape.rank == 0 and scale.dtype is t
             and grad.shape == decayed.shape and decayed.shape.is_fully_defined()
             and only_reads(view.consumers[m.tensors["var"]], apply))
+
+
+def _cast_decayed(view: GraphView, m: Match) -> bool:
+    """The rewrite's 16-bit sum of a gradient and a scaled tensor, cast back: the casts
+    between T and a 16-bit float type (no truncation), the scale a scalar of type T."""
+    add, narrow, widen = (m.ops[k] for k in ("add", "narrow", "widen"))
+    grad, scale, x = m.tensors["grad"], m.tensors["scale"], m.tensors["x"]
+    low, t = add.attrs.get("T"), widen.attrs.get("DstT")
+    return (low in (dtypes.float16, dtypes.bfloat16) and t in _FLOATS and low is not t
+            and narrow.attrs.get("SrcT") is t and narrow.attrs.get("DstT") is low
+            and widen.attrs.get("SrcT") is low and not narrow.attrs.get("Truncate")
+            and not widen.attrs.get("Truncate") and m.ops["decay"].attrs.get("T") is t
+            and grad.dtype is low and x.dtype is t and scale.shape.rank == 0
+            and scale.dtype is t and x.shape.is_fully_defined() and grad.shape == x.shape)
 
 
 # Weights from this size get their gradient accumulated by the GEMM (a smaller one's update
@@ -342,6 +362,14 @@ def _emit_momentum_with_cast_decay(rw: GraphRewriter, m: Match) -> Operation:
                      apply.name, control_inputs(rw, m), apply.device)
 
 
+def _emit_cast_decayed(rw: GraphRewriter, m: Match) -> Operation:
+    y = m.root.outputs[0]
+    inputs = [rw.mapped(m.tensors[k]) for k in ("grad", "x", "scale")]
+    return rw.add_op(nn_fused.CastDecayedGradient, inputs,
+                     {"T": y.dtype, "Tgrad": m.tensors["grad"].dtype}, [(y.dtype, y.shape)],
+                     m.root.name, control_inputs(rw, m), m.root.device)
+
+
 def _pool_attrs(op: Operation) -> dict:
     attrs = {k: op.attrs.get(k) for k in _POOL_ATTRS}
     attrs["explicit_paddings"] = list(attrs["explicit_paddings"] or [])
@@ -381,6 +409,7 @@ RULES: list[Rule] = [
          _momentum_with_decay),
     Rule("momentum_with_cast_decay", _APPLY_MOMENTUM_CAST_DECAY,
          _emit_momentum_with_cast_decay, _momentum_with_cast_decay),
+    Rule("cast_decayed_gradient", _CAST_DECAYED, _emit_cast_decayed, _cast_decayed),
     Rule("matmul_apply_gradient_descent", _APPLY_MATMUL, _emit_matmul_update, _matmul_update),
     Rule("matmul_assign_sub_scaled", _ASSIGN_SUB_SCALED_MATMUL, _emit_matmul_update,
          _matmul_update),

@@ -22,7 +22,7 @@ TF_OPS = json.loads(FIXTURE.read_text())["ops"]
 # Internal ops of ndflow's own passes, which TensorFlow does not have.
 NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MatMulApplyMomentum",
                "_MaxPoolWithIndices", "_ResourceApplyMomentumWithDecay",
-               "_ResourceApplyMomentumWithCastDecay",
+               "_ResourceApplyMomentumWithCastDecay", "_CastDecayedGradient",
                "_SpeculativeApplyMomentum", "_UpdateDynamicLossScale", "_GroupedApplyMomentum",
                "_GroupedApplyAdam", "_DropoutSelect",
                "_GroupedApplyKerasRMSProp", "_AllFinite", "_AllFiniteAddScaled",

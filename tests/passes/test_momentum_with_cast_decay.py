@@ -24,24 +24,32 @@ AMP = "auto_mixed_precision_onednn_bfloat16"
 FUSED = "_ResourceApplyMomentumWithCastDecay"
 
 
-def _train(x, init, nesterov: bool, keras: bool, rule: bool, other_writer: bool = False):
-    """Three steps of an L2-regularized least-squares layer under the bfloat16 rewrite;
-    `rule`: with the remapper's momentum_with_cast_decay rule. Returns (w, fused ops)."""
+def _train(x, init, nesterov: bool, keras: bool, rule: bool, other_writer: bool = False,
+           loss_scale: bool = False, fused_type: str = FUSED):
+    """Three steps of an L2-regularized least-squares layer under the bfloat16 rewrite
+    (`loss_scale`: with Keras' LossScaleOptimizer); `rule`: with the remapper's cast-decay
+    rules. Returns (w, the ops of `fused_type` in the optimized graph)."""
     rules = remapper.RULES
     if not rule:
-        remapper.RULES = [r for r in rules if r.name != "momentum_with_cast_decay"]
+        remapper.RULES = [r for r in rules if "cast_decay" not in r.name]
     tf.config.optimizer.set_experimental_options({AMP: True})
     try:
         w = tf.Variable(init)
         accum = tf.Variable(np.zeros_like(init))
         opt = tf.keras.optimizers.SGD(LR, momentum=MU, nesterov=nesterov)
+        if loss_scale:
+            opt = tf.keras.mixed_precision.LossScaleOptimizer(opt)
 
         @tf.function
         def step():
             with tf.GradientTape() as tape:
                 loss = tf.reduce_sum(tf.square(tf.matmul(x, w))) * 0.01 + \
                     DECAY * tf.nn.l2_loss(w)
+                if loss_scale:
+                    loss = opt.get_scaled_loss(loss)
             grad = tape.gradient(loss, w)
+            if loss_scale:
+                grad = opt.get_unscaled_gradients([grad])[0]
             if keras:
                 opt.apply_gradients([(grad, w)])
             else:
@@ -54,7 +62,7 @@ def _train(x, init, nesterov: bool, keras: bool, rule: bool, other_writer: bool 
         for _ in range(3):
             step()
         graph = step.get_concrete_function().optimized_graph()
-        return w.numpy(), [op for op in graph.get_operations() if op.type == FUSED]
+        return w.numpy(), [op for op in graph.get_operations() if op.type == fused_type]
     finally:
         remapper.RULES = rules
         tf.config.optimizer.set_experimental_options({AMP: False})
@@ -80,6 +88,37 @@ def test_fused_under_the_bfloat16_rewrite_and_equal_to_the_unfused_ops(nesterov,
     assert op.inputs[3].dtype == tf.bfloat16          # the 16-bit gradient, not its cast
     assert not np.allclose(on, init)
     np.testing.assert_array_equal(on, off)
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_a_loss_scale_step_sums_the_gradient_in_one_pass(nesterov, kernel_path):
+    """Under a LossScaleOptimizer the update sits in the step's If: the sum alone becomes
+    `_CastDecayedGradient`, with the unfused ops' bits."""
+    x, init = _data()
+    kind = "_CastDecayedGradient"
+    on, fused = _train(x, init, nesterov, True, rule=True, loss_scale=True, fused_type=kind)
+    off, unfused = _train(x, init, nesterov, True, rule=False, loss_scale=True,
+                          fused_type=kind)
+    assert len(fused) == 1 and unfused == []
+    assert fused[0].attrs["Tgrad"] == tf.bfloat16 and fused[0].inputs[0].dtype == tf.bfloat16
+    assert not np.allclose(on, init)
+    np.testing.assert_array_equal(on, off)
+
+
+def test_the_decayed_gradient_kernel_rounds_as_bfloat16_does():
+    if momentum_numba._callback() is None:
+        pytest.skip("numba or ATen's OpenMP launcher is missing")
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=70_000).astype(np.float32)
+    x[:4] = np.array([1 + 2 ** -8, 1 + 3 * 2 ** -8, -(1 + 2 ** -8), 3e38], np.float32)
+    g = torch.from_numpy(rng.normal(size=70_000).astype(np.float32)).bfloat16()
+    g[4], g[5] = float("nan"), float("inf")
+    got = momentum_numba.bf16_decayed_gradient(g, torch.from_numpy(x), 2.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = _bf16(_bf16(x * np.float32(2.0)) + g.float().numpy())
+    np.testing.assert_array_equal(got.numpy(), want)
+    expect = torch.mul(torch.from_numpy(x), 2.0).bfloat16().add_(g).float()   # ATen's path
+    np.testing.assert_array_equal(got.numpy(), expect.numpy())
 
 
 def test_not_fused_when_another_op_writes_the_variable():
