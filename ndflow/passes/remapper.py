@@ -132,18 +132,20 @@ _ASSIGN_SUB_SCALED_MATMUL = P(
     P({"Mul"}, _MATMUL, AnyTensor("alpha"), name="scale", commutative=True), name="apply")
 _APPLY_MOMENTUM_DECAY = P(set(MOMENTUM_UPDATES), AnyTensor("var"), AnyTensor("accum"),
                           AnyTensor("lr"), DECAYED_GRAD, AnyTensor("momentum"), name="apply")
-# the auto-mixed-precision rewrite's decayed gradient: the sum in the 16-bit type, cast back
-_CAST_DECAYED = P(
-    {"Cast"}, P({"AddN", "AddV2", "Add"}, AnyTensor("grad"), P(
-        {"Cast"}, P({"Mul"}, AnyTensor("x"), AnyTensor("scale"), name="decay",
-                    commutative=True), name="narrow"), name="add", commutative=True),
-    name="widen")
+
+
+def _cast_decay(x):
+    """`Cast(AddN(grad, Cast(Mul(x, scale))))`: the auto-mixed-precision rewrite's sum of a
+    16-bit gradient and an L2 term, taken in the 16-bit type and cast back."""
+    return P({"Cast"}, P({"AddN", "AddV2", "Add"}, AnyTensor("grad"), P(
+        {"Cast"}, P({"Mul"}, x, AnyTensor("scale"), name="decay", commutative=True),
+        name="narrow"), name="add", commutative=True), name="widen")
+
+
+_CAST_DECAYED = _cast_decay(AnyTensor("x"))
 _APPLY_MOMENTUM_CAST_DECAY = P(
     set(MOMENTUM_UPDATES), AnyTensor("var"), AnyTensor("accum"), AnyTensor("lr"),
-    P({"Cast"}, P({"AddN", "AddV2", "Add"}, AnyTensor("grad"), P(
-        {"Cast"}, P({"Mul"}, P({"ReadVariableOp"}, AnyTensor("var"), name="read", shared=True),
-                    AnyTensor("scale"), name="decay", commutative=True), name="narrow"),
-        name="add", commutative=True), name="widen"),
+    _cast_decay(P({"ReadVariableOp"}, AnyTensor("var"), name="read", shared=True)),
     AnyTensor("momentum"), name="apply")
 # a momentum update of MatMul(a, b) [+ var * s]: MatMul as the gradient, or inside the sum
 _APPLY_MATMUL_MOMENTUM = P(set(MOMENTUM_UPDATES), AnyTensor("var"), AnyTensor("accum"),
@@ -208,35 +210,26 @@ def _momentum_with_decay(view: GraphView, m: Match) -> bool:
             and only_reads(view.consumers[m.tensors["var"]], apply))
 
 
-def _momentum_with_cast_decay(view: GraphView, m: Match) -> bool:
-    """`_momentum_with_decay`'s conditions, the sum taken in a 16-bit float type: the casts
-    between the update's type and that one (no truncation), the gradient of that type."""
-    apply, add, narrow, widen = (m.ops[k] for k in ("apply", "add", "narrow", "widen"))
-    t, grad, scale = apply.attrs["T"], m.tensors["grad"], m.tensors["scale"]
-    low = add.attrs.get("T")
-    decayed = m.ops["decay"].outputs[0]
-    return (low in (dtypes.float16, dtypes.bfloat16) and t in _FLOATS and low is not t
-            and narrow.attrs.get("SrcT") is t and narrow.attrs.get("DstT") is low
-            and widen.attrs.get("SrcT") is low and widen.attrs.get("DstT") is t
-            and not narrow.attrs.get("Truncate") and not widen.attrs.get("Truncate")
-            and m.ops["decay"].attrs.get("T") is t and grad.dtype is low
-            and scale.shape.rank == 0 and scale.dtype is t
-            and grad.shape == decayed.shape and decayed.shape.is_fully_defined()
-            and only_reads(view.consumers[m.tensors["var"]], apply))
-
-
 def _cast_decayed(view: GraphView, m: Match) -> bool:
-    """The rewrite's 16-bit sum of a gradient and a scaled tensor, cast back: the casts
-    between T and a 16-bit float type (no truncation), the scale a scalar of type T."""
-    add, narrow, widen = (m.ops[k] for k in ("add", "narrow", "widen"))
-    grad, scale, x = m.tensors["grad"], m.tensors["scale"], m.tensors["x"]
+    """`_cast_decay`'s casts between a float type T and a 16-bit one (no truncation), the
+    gradient and the sum of the 16-bit type, the product and a scalar scale of type T."""
+    add, narrow, widen, decay = (m.ops[k] for k in ("add", "narrow", "widen", "decay"))
+    grad, scale, decayed = m.tensors["grad"], m.tensors["scale"], decay.outputs[0]
     low, t = add.attrs.get("T"), widen.attrs.get("DstT")
     return (low in (dtypes.float16, dtypes.bfloat16) and t in _FLOATS and low is not t
             and narrow.attrs.get("SrcT") is t and narrow.attrs.get("DstT") is low
             and widen.attrs.get("SrcT") is low and not narrow.attrs.get("Truncate")
-            and not widen.attrs.get("Truncate") and m.ops["decay"].attrs.get("T") is t
-            and grad.dtype is low and x.dtype is t and scale.shape.rank == 0
-            and scale.dtype is t and x.shape.is_fully_defined() and grad.shape == x.shape)
+            and not widen.attrs.get("Truncate") and decay.attrs.get("T") is t
+            and grad.dtype is low and scale.shape.rank == 0 and scale.dtype is t
+            and decayed.shape.is_fully_defined() and grad.shape == decayed.shape)
+
+
+def _momentum_with_cast_decay(view: GraphView, m: Match) -> bool:
+    """`_cast_decayed` as an update's gradient, of the update's type, with nothing else
+    writing the variable (`_momentum_with_decay`'s condition)."""
+    apply = m.ops["apply"]
+    return (_cast_decayed(view, m) and apply.attrs["T"] is m.ops["widen"].attrs.get("DstT")
+            and only_reads(view.consumers[m.tensors["var"]], apply))
 
 
 # Weights from this size get their gradient accumulated by the GEMM (a smaller one's update
