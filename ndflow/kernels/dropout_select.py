@@ -52,22 +52,19 @@ _select = built_once(_build)
 
 def dropout_select(u: torch.Tensor, x: torch.Tensor, rate: float, scale: float) -> torch.Tensor:
     if (u.shape == x.shape and u.device.type == x.device.type == "cpu" and u.is_contiguous()
-            and x.is_contiguous() and _select() is not None):
-        if u.dtype == x.dtype and x.dtype in _DTYPES:
-            out = torch.empty_like(x)
-            np_dtype = np.float32 if x.dtype == torch.float32 else np.float64
-            _select()[0](u.numpy().reshape(-1), x.numpy().reshape(-1),
-                         out.numpy().reshape(-1), np_dtype(rate), np_dtype(scale))
-            return out
-        if x.dtype == torch.bfloat16 and u.dtype in _DTYPES:
-            # (ATen's where on bfloat16 took 100 us for MNIST's 64x512 in a training step)
-            out = torch.empty_like(x)
-            np_dtype = np.float32 if u.dtype == torch.float32 else np.float64
-            _select()[1](u.numpy().reshape(-1), x.view(torch.int16).numpy().reshape(-1),
-                         out.view(torch.int16).numpy().reshape(-1),
-                         np_dtype(_rounded(rate, u.dtype)),
-                         np.float32(_rounded(scale, torch.bfloat16)))
-            return out
+            and x.is_contiguous() and u.dtype in _DTYPES and x.dtype in (u.dtype, torch.bfloat16)
+            and _select() is not None):
+        out = torch.empty_like(x)
+        u_type = np.float32 if u.dtype == torch.float32 else np.float64
+        if x.dtype == torch.bfloat16:
+            # bits in, bits out (ATen's where on bfloat16 took 100 us for MNIST's 64x512)
+            kernel, xs, outs = _select()[1], x.view(torch.int16), out.view(torch.int16)
+            scale = np.float32(_rounded(scale, torch.bfloat16))
+        else:
+            kernel, xs, outs, scale = _select()[0], x, out, u_type(scale)
+        kernel(u.numpy().reshape(-1), xs.numpy().reshape(-1), outs.numpy().reshape(-1),
+               u_type(rate), scale)
+        return out
     # Python numbers, not tensors made per call (on a GPU each was a host-to-device copy that
     # waits), rounded to the tensors' dtypes first as 0-d tensors of those dtypes were
     return torch.where(u >= _rounded(rate, u.dtype), x * _rounded(scale, x.dtype), 0.0)

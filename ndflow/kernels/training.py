@@ -275,7 +275,7 @@ def _momentum_with_cast_decay(node):
                                              keras, squares=True)
             var.value, accum.value = v_out, a_out
             return
-        g = torch.mul(v, s).to(narrow).add_(grad).to(v.dtype)
+        g = _cast_decayed(grad, v, s, narrow)
         _apply_momentum(var, accum, g, tensors, outs, 0.0, lr, mu, nesterov, keras)
     return run
 
@@ -291,8 +291,13 @@ def _cast_decayed_gradient(node):
         if (narrow == torch.bfloat16 and momentum_numba.applies(x) and grad.shape == x.shape
                 and grad.device == x.device):
             return momentum_numba.bf16_decayed_gradient(grad, x, s)
-        return torch.mul(x, s).to(narrow).add_(grad).to(x.dtype)
+        return _cast_decayed(grad, x, s, narrow)
     return run
+
+
+def _cast_decayed(grad, x, s: float, narrow: torch.dtype) -> torch.Tensor:
+    """T(Tgrad(Tgrad(x * s) + grad)) by ATen: the unfused Mul, Cast, 16-bit add and Cast."""
+    return torch.mul(x, s).to(narrow).add_(grad).to(x.dtype)
 
 
 _ADAM_SCALARS = ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon")
