@@ -214,3 +214,18 @@ def test_the_seconds_spent_on_spectra_left_for_another_pass_are_reported(counted
     assert conv_fft.take_left_seconds() > 0
     conv_fft.backprop_input(g, w, (1, 1, 1, 1), 8, 8)    # takes g's: leaves nothing
     assert conv_fft.take_left_seconds() == 0.0
+
+
+def test_transform_matrices_hold_exact_zeros_at_quarter_turns():
+    # float64's cos(pi / 2) is 6e-17: such entries multiplied through the transforms' GEMMs
+    # make subnormal floats, which some CPUs (AMD Zen 4) compute on a slow path (2x there)
+    cpu = torch.device("cpu")
+    matrices = [*conv_fft._forward_matrices(14, 14, 16, 16, cpu),
+                *conv_fft._inverse_matrices(14, 14, 16, 16, cpu),
+                *conv_fft._tap_matrices(5, 5, 16, 16, 2, 2, cpu),
+                conv_fft._filter_matrices(5, 5, 16, 16, 2, 2, True, cpu),
+                conv_fft._filter_matrices(5, 5, 16, 16, 2, 2, False, cpu)]
+    for m in matrices:
+        magnitude = m.abs()
+        assert bool(((magnitude == 0) | (magnitude > 1e-4)).all())
+        assert int((magnitude == 0).sum()) > 0
