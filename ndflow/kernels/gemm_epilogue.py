@@ -43,7 +43,7 @@ from ndflow.kernels.build_once import built_once
 BLOCK_ELEMENTS = sum_squares_numba.BLOCK_ELEMENTS
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = call_sgemm = apply_block = spec_block = None
-gemm_block = square_block = None
+gemm_block = square_block = backprop_block = None
 _NO_SQUARES = np.empty(0, dtype=np.float32)
 _NO_BACKPROP = np.empty(0, dtype=np.float32)
 _ONE_ZERO = np.array([1.0, 0.0], dtype=np.float32)          # alpha, beta of backprop's GEMM
@@ -126,14 +126,20 @@ def matmul_apply_accumulated(a, b, ta: bool, tb: bool, accum, var, var_out, alph
     arrays += [ints, floats, chars, np.array([_sgemm()], dtype=np.int64), counts]
     if backprop is not None and (not ta or tb or tuple(backprop.shape) != (b.shape[0], m)):
         return False
-    batch = 0 if backprop is None else b.shape[0]
-    arrays += [_NO_BACKPROP if backprop is None else backprop,
-               np.array([batch, n, n, n, m], dtype=np.int32), _ONE_ZERO, _TRANS_NOT]
+    arrays += _backprop_arrays(backprop, b, m, n)
     sums = _block_sums(squares and sum_squares_numba.applies(var_out), len(counts))
     arrays.append(sums)
     omp_pool.run_chunks(_callbacks()[0], len(counts), rows, arrays, torch.get_num_threads())
     _record_squares(var_out, sums)
     return True
+
+
+def _backprop_arrays(backprop, b, m: int, n: int) -> list:
+    """The callbacks' backprop arrays: the (B, M) output, its GEMM's ints (B, N, lda N,
+    ldb N, ldc M; B = 0: no backprop), floats (1, 0) and chars ("T", "N")."""
+    batch = 0 if backprop is None else b.shape[0]
+    return [_NO_BACKPROP if backprop is None else backprop,
+            np.array([batch, n, n, n, m], dtype=np.int32), _ONE_ZERO, _TRANS_NOT]
 
 
 def _block_sums(wanted: bool, blocks: int) -> np.ndarray:
@@ -149,7 +155,7 @@ def _record_squares(var_out, sums: np.ndarray) -> None:
 
 def matmul_speculate(a, b, ta: bool, tb: bool, var, accum, var_out, accum_out, scale: float,
                      lr: float, momentum: float, nesterov: bool, keras: bool,
-                     decay: bool, squares: bool = False) -> bool:
+                     decay: bool, squares: bool = False, backprop=None) -> bool:
     """`_SpeculativeApplyMomentum`'s update of a variable whose gradient is op(a) @ op(b):
     each block of the gradient is computed into the thread's scratch and, while there,
     checked and turned into the new var and accum (kernels/speculative_numba.py's pass,
@@ -159,8 +165,14 @@ def matmul_speculate(a, b, ta: bool, tb: bool, var, accum, var_out, accum_out, s
     or var and accum themselves when the gradient is proven finite (value_bounds.py): then
     plain stores, which leave the weight in the cache for the next step's reads, and with
     `squares` the weight's new sum of squares recorded as `matmul_apply_accumulated`
-    records it (when the blocks are sum_squares_numba's)."""
+    records it (when the blocks are sum_squares_numba's). `backprop` (B, M): as
+    `matmul_apply_accumulated`'s, the layer's input gradient b @ var^T of var's values
+    before the update, each block's columns computed first (only when `ta` and not `tb`)."""
     m, n = var.shape
+    if backprop is not None and (not ta or tb or tuple(backprop.shape) != (b.shape[0], m)
+                                 or not applies(b, backprop)):
+        raise ValueError("matmul_speculate: backprop needs a^T @ b and a (B, M) float32 "
+                         "output")
     if m == 0 or n == 0:
         return True
     ints, chars, rows, counts = _layout(a, b, ta, tb, m, n, align=16)
@@ -176,6 +188,7 @@ def matmul_speculate(a, b, ta: bool, tb: bool, var, accum, var_out, accum_out, s
     arrays = [b, a, var, accum, var_out, accum_out]
     arrays += [ints, params, chars, np.array([_sgemm()], dtype=np.int64), counts, scratch,
                slot_and_flag, sums]
+    arrays += _backprop_arrays(backprop, b, m, n)
     omp_pool.run_chunks(_callbacks()[1], len(counts), rows, arrays, threads)
     finite = slot_and_flag[1] == 0
     if finite:
@@ -192,7 +205,7 @@ def _build():
     from numba import cfunc, types  # noqa: PLC0415
     from numba.extending import intrinsic  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, call_sgemm, apply_block, spec_block
-    global square_block, gemm_block
+    global square_block, gemm_block, backprop_block
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
     apply_block = momentum_numba.apply_kernel()
@@ -231,6 +244,21 @@ def _build():
                    address_as_pointer(ints_at + 12, i32), address_as_pointer(floats_at + 4, f32),
                    address_as_pointer(c_at, f32), address_as_pointer(ints_at + 16, i32))
 
+    @numba.njit(inline="always")
+    def backprop_block(fn, out_at, ints_at, floats_at, chars_at, rows_at, var_at, b_at, lo):
+        """A block's columns lo.. of backprop = b @ var[lo:lo + r]^T, from var's rows before
+        they are updated (column-major: the r x B block at out + lo, ld M, is op(var
+        block)^T (N x r) times b^T); ints (B, N, lda N, ldb N, ldc M), floats (1, 0),
+        chars ("T", "N")."""
+        i32, f32, i8 = np.int32, np.float32, np.int8
+        call_sgemm(fn, address_as_pointer(chars_at, i8), address_as_pointer(chars_at + 1, i8),
+                   address_as_pointer(rows_at, i32), address_as_pointer(ints_at, i32),
+                   address_as_pointer(ints_at + 4, i32), address_as_pointer(floats_at, f32),
+                   address_as_pointer(var_at, f32), address_as_pointer(ints_at + 8, i32),
+                   address_as_pointer(b_at, f32), address_as_pointer(ints_at + 12, i32),
+                   address_as_pointer(floats_at + 4, f32),
+                   address_as_pointer(out_at + 4 * lo, f32), address_as_pointer(ints_at + 16, i32))
+
     # data = [counter, blocks, rows per block, (address, length) of b, a, accum, var, var_out,
     #         ints (n, k, lda, ldb, ldc, m, a_stride), floats (alpha, beta, decay, step),
     #         chars (transa, transb), the sgemm_ address, each block's row count (int32),
@@ -246,23 +274,15 @@ def _build():
         fl = carray(address_as_pointer(d[15], np.float32), 4)
         fn = carray(address_as_pointer(d[19], np.int64), 1)[0]
         n, a_stride = ints[0], ints[6]
-        i32, f32, i8 = np.int32, np.float32, np.int8
+        i32, f32 = np.int32, np.float32
         backprop = carray(address_as_pointer(d[25], i32), 1)[0] > 0
         q = claim_chunk(data)
         while q < blocks:
             lo = q * rows
             r = carray(address_as_pointer(d[21], i32), blocks)[q]
             if backprop:
-                # this block's columns of backprop = b @ var[lo:lo + r]^T (column-major: the
-                # r x B block at backprop + lo, ld M, = op(var block)^T (N x r) times b^T)
-                call_sgemm(fn, address_as_pointer(d[29], i8), address_as_pointer(d[29] + 1, i8),
-                           address_as_pointer(d[21] + 4 * q, i32), address_as_pointer(d[25], i32),
-                           address_as_pointer(d[25] + 4, i32), address_as_pointer(d[27], f32),
-                           address_as_pointer(d[9] + 4 * lo * n, f32),
-                           address_as_pointer(d[25] + 8, i32), address_as_pointer(d[3], f32),
-                           address_as_pointer(d[25] + 12, i32), address_as_pointer(d[27] + 4, f32),
-                           address_as_pointer(d[23] + 4 * lo, f32),
-                           address_as_pointer(d[25] + 16, i32))
+                backprop_block(fn, d[23], d[25], d[27], d[29], d[21] + 4 * q,
+                               d[9] + 4 * lo * n, d[3], lo)
             c = d[7] + 4 * lo * n
             gemm_block(fn, d[3], d[5] + 4 * lo * a_stride, d[13], d[15], d[17],
                        d[21] + 4 * q, c)
@@ -283,11 +303,12 @@ def _build():
     #         var_out, accum_out, ints (as above), params (alpha 1, beta 0, scale, lr,
     #         momentum, nesterov, keras, decay, streaming stores), chars, the sgemm_
     #         address, each block's row count, the scratch (a slot per thread), and
-    #         (the next free slot, the not-finite flag) as int64s, and the per-block sums of
-    #         squares (none: not summed)]
+    #         (the next free slot, the not-finite flag) as int64s, the per-block sums of
+    #         squares (none: not summed), then backprop and its ints, floats and chars (as
+    #         gemm_then_update's)]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def gemm_then_speculate(data):
-        d = carray(data, 31, dtype=np.int64)
+        d = carray(data, 39, dtype=np.int64)
         blocks, rows = d[1], d[2]
         ints = carray(address_as_pointer(d[15], np.int32), 8)
         p = carray(address_as_pointer(d[17], np.float32), 9)
@@ -299,11 +320,15 @@ def _build():
         state = address_as_pointer(d[27], np.int64)
         g_at = d[25] + 4 * claim_chunk(state) * (rows * n + 16)
         g_at += (64 - g_at % 64) % 64     # the thread's scratch, cache-line aligned
+        backprop = carray(address_as_pointer(d[33], i32), 1)[0] > 0
         bad = False
         q = claim_chunk(data)
         while q < blocks:
             lo = q * rows
             r = carray(address_as_pointer(d[23], i32), blocks)[q]
+            if backprop:
+                backprop_block(fn, d[31], d[33], d[35], d[37], d[23] + 4 * q,
+                               d[7] + 4 * lo * n, d[3], lo)
             gemm_block(fn, d[3], d[5] + 4 * lo * a_stride, d[15], d[17], d[19],
                        d[23] + 4 * q, g_at)
             size = r * n

@@ -21,9 +21,16 @@ variable, a product gradient proven finite before it is computed (its operands' 
 variable's magnitude bounds, kernels/value_bounds.py) is applied in place instead, after
 every other gradient is checked: plain stores into the weight's own buffer (MNIST's
 loss-scale step 1.033-1.050x -> 0.998-1.011x the plain step).
+
+`_ProvenMatMulApplyMomentum` (ndflow/passes/speculative_backprop.py) applies one such
+weight's update earlier, where the layer's input gradient is computed, from the same blocks
+(`matmul_speculate` with `backprop`), when its bound program proves every gradient of the
+step finite; the speculative op then skips that entry (`applied`).
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 
@@ -76,6 +83,9 @@ def _speculative_momentum(node):
     ta = [bool(x) for x in node.attrs.get("transpose_a") or [0] * n]
     tb = [bool(x) for x in node.attrs.get("transpose_b") or [0] * n]
     operand_b = {i: k for k, i in enumerate(i for i in range(n) if matmul[i])}
+    # the entry a `_ProvenMatMulApplyMomentum` may have applied already (its flag the last
+    # input): then it is neither checked nor updated here
+    applied_entry = node.attrs.get("applied_entry", -1) if node.attrs.get("D", 0) else -1
 
     def make(donated: frozenset):
         """The kernel; entries in `donated` may write the new var into their gradient's
@@ -88,10 +98,12 @@ def _speculative_momentum(node):
 
     def _run(args, donated):
         res_v, res_a, lrs, grads, scales, moms = (args[k * n:(k + 1) * n] for k in range(6))
+        done = applied_entry >= 0 and bool(args[-1])
+        live = [i for i in range(n) if not (done and i == applied_entry)]
         # product-gradient weights this op commits may be updated in place when their
         # gradient is proven finite: their recorded bounds are looked up before
         # exclusive_values (which invalidates them), which is asked before any value is held
-        candidates = [i for i in range(n) if matmul[i] and _large(res_v[i])] if commit else []
+        candidates = [i for i in live if matmul[i] and _large(res_v[i])] if commit else []
         priors = {i: (value_bounds.recorded(res_v[i].value),
                       value_bounds.recorded(res_a[i].value)) for i in candidates}
         free = exclusive_values([res_v[i] for i in candidates] + [res_a[i] for i in candidates])
@@ -101,6 +113,10 @@ def _speculative_momentum(node):
         for i in range(n):
             v, a = _read(res_v[i], "var", dtype), _read(res_a[i], "accum", dtype)
             _check_same(v, a, "accum")
+            if i not in live:   # applied (its gradient proven finite): left as it is now
+                olds.append((v, a))
+                nums.append(None)
+                continue
             if matmul[i]:   # the gradient's GEMM, here a block at a time where it can be
                 products[i] = (grads[i], args[6 * n + operand_b[i]])
                 grads[i] = _product(*products[i], ta[i], tb[i], v)
@@ -113,7 +129,7 @@ def _speculative_momentum(node):
         for i in products:   # the GEMM runs on its own where the blocked path cannot
             if grads[i] is None and not fast[i]:
                 grads[i] = _product(*products[i], ta[i], tb[i], None)
-        slow = [i for i in range(n) if not fast[i]]
+        slow = [i for i in live if not fast[i]]
         # the other float32 CPU gradients are checked in the same launch; the rest as one
         # exact predicate over all their elements (the same decision as one check each)
         in_launch = [i for i in slow if speculative_numba.applies(olds[i][0])
@@ -124,7 +140,7 @@ def _speculative_momentum(node):
         new = list(olds)
         if ok:
             entries, blocked, in_place = [], [], []
-            for i in (i for i in range(n) if fast[i]):
+            for i in (i for i in live if fast[i]):
                 v, a = olds[i]
                 s, lr, mu = nums[i]
                 if grads[i] is None:    # op(a) @ op(b) computed by blocks (gemm_epilogue)
@@ -156,6 +172,9 @@ def _speculative_momentum(node):
                 value_bounds.record(v, bound_v)
                 value_bounds.record(a, bound_a)
         if not ok:
+            if done:
+                raise InternalError(None, None, f"{node.name}: a gradient proven finite was "
+                                    "not: the step was applied to one variable")
             return (torch.tensor(False), *(v for v, _ in olds), *(a for _, a in olds))
         for i in slow:
             s, lr, mu = nums[i]
@@ -185,3 +204,95 @@ def _speculative_momentum(node):
                                             nesterov[i], keras[i], decay[i])
 
     return make(frozenset())
+
+
+def bound_program(attrs) -> list:
+    """[(factor, value indices, leaf indices)] of a `_ProvenMatMulApplyMomentum`: step t
+    bounds value t + 1 by factor * (the sum of its values' bounds, or 1) * the product of
+    its leaves' magnitudes (ndflow/passes/speculative_backprop.py); value 0 is the input
+    gradient's."""
+    values, leaves = list(attrs["step_values"]), list(attrs["step_leaves"])
+    program, v, w = [], 0, 0
+    for factor, nv, nl in zip(attrs["step_factors"], attrs["step_value_counts"],
+                              attrs["step_leaf_counts"]):
+        program.append((float(factor), values[v:v + nv], leaves[w:w + nl]))
+        v, w = v + nv, w + nl
+    return program
+
+
+def run_bound_program(program: list, first: float, magnitudes) -> bool:
+    """Whether every value's bound stays under value_bounds.LIMIT (a NaN or infinite
+    magnitude makes its bound fail), from the first value's bound and `magnitudes(l)`, leaf
+    l's max|.|: then no value of the chain overflows, so none is infinite or NaN."""
+    values = [first]
+    for factor, summed, leaves in program:
+        bound = sum(values[j] for j in summed) if summed else 1.0
+        for leaf in leaves:
+            bound *= magnitudes(leaf)
+        values.append(factor * bound)
+    return all(v < value_bounds.LIMIT for v in values)
+
+
+@kernel(nn_fused.ProvenMatMulApplyMomentum)
+def _proven_matmul_momentum(node):
+    a = node.attrs
+    nesterov, keras, decay = (bool(a.get(k, False)) for k in ("use_nesterov", "keras", "decay"))
+    n_leaves = a["L"]
+    program = bound_program(a)
+
+    def run(res_v, res_a, lr, x, dy, scale, momentum, *rest):
+        leaves, leaf_vars = rest[:n_leaves], rest[n_leaves:]
+        seen: dict = {}
+        s, lr, mu = (scalar_once(t, what, seen) for t, what in
+                     ((scale, "scale"), (lr, "lr"), (momentum, "momentum")))
+        priors = (value_bounds.recorded(res_v.value) if _large(res_v) else None,
+                  value_bounds.recorded(res_a.value) if _large(res_a) else None)
+        owned = _large(res_v) and all(exclusive_values([res_v, res_a]))
+        v, acc = _read(res_v, "var", torch.float32), _read(res_a, "accum", torch.float32)
+        _check_same(v, acc, "accum")
+        out = torch.empty((dy.shape[0], v.shape[0]), dtype=v.dtype, device=v.device)
+        bounds = None
+        if owned and x.dim() == dy.dim() == 2 and gemm_epilogue.applies(x, dy, v, acc, out):
+            bound_v = value_bounds.max_abs(v) if priors[0] is None else priors[0]
+            bound_a = value_bounds.max_abs(acc) if priors[1] is None else priors[1]
+            first = value_bounds.product_bound_of(value_bounds.max_abs(dy), bound_v,
+                                                  dy.shape[1])
+            if run_bound_program(program, first, _magnitudes(leaves, leaf_vars)):
+                bounds = value_bounds.momentum_bounds(
+                    bound_v, bound_a, value_bounds.product_bound(x, dy, x.shape[0]), s, lr,
+                    mu, nesterov, keras, decay)
+        if bounds is None:   # the MatMul's own product; the variables as they were
+            for t, prior in zip((v, acc), priors):   # (unwritten: exclusive_values
+                if prior is not None:                   # forgot them)
+                    value_bounds.record(t, prior)
+            torch.mm(dy, v.t(), out=out)
+            return out, torch.tensor(False)
+        if not gemm_epilogue.matmul_speculate(x, dy, True, False, v, acc, v, acc, s, lr, mu,
+                                              nesterov, keras, decay, squares=decay,
+                                              backprop=out):
+            raise InternalError(None, None, f"{node.name}: a gradient proven finite was not: "
+                                "the variable's update is lost")
+        value_bounds.record(v, bounds[0])
+        value_bounds.record(acc, bounds[1])
+        return out, torch.tensor(True)
+
+    return run
+
+
+def _magnitudes(leaves, leaf_vars):
+    """max|.| of leaf l, measured once: a tensor's, or a variable's recorded bound (else its
+    value's)."""
+    found: dict = {}
+
+    def magnitude(leaf: int) -> float:
+        if leaf not in found:
+            if leaf < len(leaves):
+                found[leaf] = value_bounds.max_abs(leaves[leaf])
+            else:
+                value = getattr(leaf_vars[leaf - len(leaves)], "value", None)
+                if value is None:
+                    return math.nan
+                bound = value_bounds.recorded(value)
+                found[leaf] = value_bounds.max_abs(value) if bound is None else bound
+        return found[leaf]
+    return magnitude

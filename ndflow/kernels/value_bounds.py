@@ -113,12 +113,22 @@ def max_abs(t: torch.Tensor) -> float:
     return max(-lo, hi)
 
 
+def sum_factor(k: int) -> float:
+    """What bounds a float32 sum of `k` terms (in any order) by max|term|: k, doubled for
+    the rounding of the partial sums (k u / (1 - k u) <= 1 for u = 2^-24 and k <= 2^22;
+    infinite beyond)."""
+    return 2.0 * k if k <= 1 << 22 else math.inf
+
+
+def product_bound_of(max_a: float, max_b: float, k: int) -> float:
+    """A bound on |op(a) @ op(b)| computed in float32 over `k` terms from max|a| and max|b|
+    (NaN when one is NaN, or 0 times infinity: no bound)."""
+    return sum_factor(k) * max_a * max_b
+
+
 def product_bound(a: torch.Tensor, b: torch.Tensor, k: int) -> float:
-    """A bound on |op(a) @ op(b)| computed in float32 over `k` terms: k * max|a| * max|b|,
-    doubled for the rounding of the partial sums (valid for k <= 2^22)."""
-    if k > 1 << 22:
-        return math.inf
-    return 2.0 * k * max_abs(a) * max_abs(b)
+    """`product_bound_of` the two matrices' magnitudes."""
+    return product_bound_of(max_abs(a), max_abs(b), k)
 
 
 def momentum_bounds(var: float, accum: float, grad: float, scale: float, lr: float,

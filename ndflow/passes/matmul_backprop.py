@@ -78,9 +78,11 @@ def _input_gradient(view: GraphView, order: dict, update: Operation) -> Operatio
     return None
 
 
-def _made_early(view: GraphView, update: Operation, order: dict, at: int) -> list | None:
-    """The ops making `update`'s inputs after position `at`, to be created there instead (in
-    creation order); None when one of them cannot move."""
+def made_early(view: GraphView, tensors, order: dict, at: int,
+               pure: frozenset = frozenset()) -> list | None:
+    """The ops making `tensors` after position `at`, to be created there instead (in
+    creation order): input-less ones, reads of variables nothing writes meanwhile and ops
+    of the types in `pure` of such inputs; None when one of them cannot move."""
     early: list = []
 
     def movable(op: Operation) -> bool:
@@ -97,13 +99,21 @@ def _made_early(view: GraphView, update: Operation, order: dict, at: int) -> lis
             if only_reads(between) and movable(handle.op):
                 early.append(op)
                 return True
+        if op.type in pure and all(movable(t.op) for t in op.inputs):
+            early.append(op)
+            return True
         return False
 
-    if not all(movable(t.op) for t in update.inputs):
-        return None
-    if any(order[c] >= at for c in update.control_inputs):
+    if not all(movable(t.op) for t in tensors):
         return None
     return sorted(early, key=order.get)
+
+
+def emit_early(rw: GraphRewriter, early: list) -> None:
+    """`made_early`'s ops, created now (the rewrite skips them at their own place)."""
+    for op in early:
+        if op not in rw.map:
+            rw.copy_op(op)
 
 
 def fuse_backprop_into_updates(graph: Graph, ctx: PassContext) -> Graph:
@@ -117,8 +127,8 @@ def fuse_backprop_into_updates(graph: Graph, ctx: PassContext) -> Graph:
     for op in ops:
         if op.type == "_MatMulApplyMomentum":
             mm = _input_gradient(view, order, op)
-            early = None if mm is None else _made_early(view, op, order, order[mm])
-            if early is not None:
+            early = None if mm is None else made_early(view, op.inputs, order, order[mm])
+            if early is not None and all(order[c] < order[mm] for c in op.control_inputs):
                 at_matmul[mm] = (op, early)
     if not at_matmul:
         return graph
@@ -127,9 +137,7 @@ def fuse_backprop_into_updates(graph: Graph, ctx: PassContext) -> Graph:
     for op in ops:
         if op in at_matmul:
             update, early = at_matmul[op]
-            for e in early:
-                if e not in rw.map:
-                    rw.copy_op(e)
+            emit_early(rw, early)
             out = op.outputs[0]
             new = rw.add_op(update.op_def, [rw.map[t] for t in update.inputs],
                             {**update.attrs, "num_backprop": 1}, [(out.dtype, out.shape)],

@@ -99,6 +99,7 @@ from ndflow.passes.matmul_backprop import fuse_backprop_into_updates
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import Any as AnyTensor
 from ndflow.passes.pattern import GraphView, Match, P, Rule, control_inputs, rewrite
+from ndflow.passes.speculative_backprop import speculate_backprop
 from ndflow.passes.speculative_momentum import speculate_momentum
 
 _FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
@@ -420,5 +421,6 @@ def remapper(graph: Graph, ctx: PassContext) -> Graph:
     graph = fuse_dynamic_loss_scale(graph, ctx)
     fused = fuse_batch_norm_activation(rewrite(graph, ctx, RULES), ctx)
     fused = fuse_backprop_into_updates(fuse_conv_bias_relu_pool(fused, ctx), ctx)
+    fused = speculate_backprop(fused, ctx)
     # the fused ops leave their replaced ops' constants (a dropout's rate, scale) dead
     return remove_dead_ops(group_updates(fuse_keras_rmsprop(fused, ctx), ctx), ctx)

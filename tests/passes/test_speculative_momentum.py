@@ -64,7 +64,7 @@ def _speculate(grads, ws, accums, scales, keras, nesterov, decay, products=None)
                   [[w.handle for w in ws], [a.handle for a in accums], [f(LR)] * n,
                    [f(p[0]) if p else f(g) for g, p in zip(grads, products)],
                    [f(np.float32(s)) for s in scales], [f(MU)] * n,
-                   [f(p[1]) for p in products if p]],
+                   [f(p[1]) for p in products if p], []],
                   {"N": n, "T": tf.float32, "use_nesterov": [int(nesterov)] * n,
                    "keras": [int(keras)] * n, "decay": [int(d) for d in decay],
                    "M": sum(bool(p) for p in products),
