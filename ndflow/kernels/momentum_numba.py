@@ -23,6 +23,8 @@ ran scalar, 1.38 ms).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 
@@ -34,6 +36,8 @@ _NO_SUMS = np.zeros(0, dtype=np.float32)
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = _update = _apply = _at = block_sum = None
 round_bf16 = bf16_to_f32 = _bf16_decayed = _update_bf16_decay = _keras_step = _tf_step = None
+f32_bits = None
+_INF_BITS = 0x7F800000   # float32 infinity's bits; NaNs' (sign cleared) are above
 
 
 def applies(var: torch.Tensor) -> bool:
@@ -85,13 +89,20 @@ def _run_update(g, var, accum, var_out, accum_out, params, squares: bool) -> Non
 
 def bf16_decayed_gradient(g, x, scale: float) -> torch.Tensor:
     """float32(bf16(bf16(x * scale) + g)) for a contiguous bfloat16 g and float32 CPU x of
-    one shape, rounded as update_bf16_decay rounds it (`_CastDecayedGradient`)."""
+    one shape, rounded as update_bf16_decay rounds it (`_CastDecayedGradient`). Its max|.|
+    (each chunk's, taken as it is written) is recorded as its bound (value_bounds.py;
+    infinite when a value is not finite): a loss-scale step's speculative update then knows
+    the gradient finite before reading it, and may update its weight in place."""
     out = torch.empty(x.shape, dtype=torch.float32)
     n = x.numel()
     if n:
+        tops = np.empty(-(-n // CHUNK), dtype=np.uint32)
         arrays = [g.contiguous().view(torch.int16), x.contiguous(), out,
-                  np.array([scale], dtype=np.float32)]
+                  np.array([scale], dtype=np.float32), tops]
         omp_pool.run_chunks(_callback()[3], n, CHUNK, arrays, torch.get_num_threads())
+        top = tops.max()   # the largest |value|'s bits: inf's or above (NaN) when not finite
+        value_bounds.record(out, math.inf if top >= _INF_BITS
+                            else float(np.array([top], np.uint32).view(np.float32)[0]))
     return out
 
 
@@ -142,7 +153,9 @@ def _build():
     from numba import cfunc, types  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, _update, _apply, block_sum
     global round_bf16, bf16_to_f32, _bf16_decayed, _update_bf16_decay, _at, _keras_step, _tf_step
+    global f32_bits
     bf16_to_f32, _, round_bf16 = bfloat16_numba.helpers()
+    f32_bits = omp_pool.f32_bits_intrinsic()
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
     block_sum = sum_squares_numba.block_kernel()
@@ -289,20 +302,28 @@ def _build():
                        decay, step)
             q = claim_chunk(data)
 
-    # data = [counter, n, chunk, (address, length) of g (bfloat16 bits), x, out, (scale,)]
+    # data = [counter, n, chunk, (address, length) of g (bfloat16 bits), x, out, (scale,),
+    #         each chunk's largest |out| as bits (an integer max: it vectorizes, and inf's
+    #         and NaN's bits are above every finite value's)]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def decayed_gradient(data):
-        d = carray(data, 11, dtype=np.int64)
+        d = carray(data, 13, dtype=np.int64)
         n, chunk = d[1], d[2]
         s = carray(address_as_pointer(d[9], np.float32), 1)[0]
+        tops = carray(address_as_pointer(d[11], np.uint32), d[12])
+        magnitude = np.uint32(0x7FFFFFFF)
         q = claim_chunk(data)
         while q * chunk < n:
             lo = q * chunk
             m = min(lo + chunk, n) - lo
             g16 = carray(address_as_pointer(d[3] + lo * 2, np.int16), m)
             x, out = _at(d[5], lo, m), _at(d[7], lo, m)
+            top = np.uint32(0)
             for i in range(m):
-                out[i] = _bf16_decayed(g16[i], x[i], s)
+                r = _bf16_decayed(g16[i], x[i], s)
+                out[i] = r
+                top = max(top, f32_bits(r) & magnitude)
+            tops[q] = top
             q = claim_chunk(data)
 
     return (momentum_with_decay.address, momentum_many.address, accumulated.address,

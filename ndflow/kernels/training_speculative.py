@@ -20,7 +20,9 @@ ATen's matmul first. When the op commits the values itself and nobody else holds
 variable, a product gradient proven finite before it is computed (its operands' and the
 variable's magnitude bounds, kernels/value_bounds.py) is applied in place instead, after
 every other gradient is checked: plain stores into the weight's own buffer (MNIST's
-loss-scale step 1.033-1.050x -> 0.998-1.011x the plain step).
+loss-scale step 1.033-1.050x -> 0.998-1.011x the plain step). So is a gradient whose maker
+recorded its bound (`_CastDecayedGradient`, the bfloat16 rewrite's L2-regularized gradient,
+kernels/momentum_numba.py), by the in-place update's own kernel.
 
 `_ProvenMatMulApplyMomentum` (ndflow/passes/speculative_backprop.py) applies one such
 weight's update earlier, where the layer's input gradient is computed, from the same blocks
@@ -35,7 +37,7 @@ import math
 import torch
 
 from ndflow.core.errors import InternalError
-from ndflow.kernels import gemm_epilogue, speculative_numba, value_bounds
+from ndflow.kernels import gemm_epilogue, momentum_numba, speculative_numba, value_bounds
 from ndflow.kernels.math import _all_finite
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.state import exclusive_values
@@ -100,10 +102,13 @@ def _speculative_momentum(node):
         res_v, res_a, lrs, grads, scales, moms = (args[k * n:(k + 1) * n] for k in range(6))
         done = applied_entry >= 0 and bool(args[-1])
         live = [i for i in range(n) if not (done and i == applied_entry)]
-        # product-gradient weights this op commits may be updated in place when their
-        # gradient is proven finite: their recorded bounds are looked up before
-        # exclusive_values (which invalidates them), which is asked before any value is held
-        candidates = [i for i in live if matmul[i] and _large(res_v[i])] if commit else []
+        # weights this op commits may be updated in place when their gradient is proven
+        # finite (a product's from its operands, another from the bound its maker recorded):
+        # their recorded bounds are looked up before exclusive_values (which invalidates
+        # them), which is asked before any value is held
+        grad_bounds = {i: value_bounds.recorded(grads[i]) for i in live if not matmul[i]}
+        candidates = [i for i in live if _large(res_v[i])
+                      and (matmul[i] or grad_bounds[i] is not None)] if commit else []
         priors = {i: (value_bounds.recorded(res_v[i].value),
                       value_bounds.recorded(res_a[i].value)) for i in candidates}
         free = exclusive_values([res_v[i] for i in candidates] + [res_a[i] for i in candidates])
@@ -144,7 +149,8 @@ def _speculative_momentum(node):
                 v, a = olds[i]
                 s, lr, mu = nums[i]
                 if grads[i] is None:    # op(a) @ op(b) computed by blocks (gemm_epilogue)
-                    bounds = _proven_bounds(i, products[i], priors, owned, olds[i], nums[i])
+                    bounds = _proven_bounds(i, products, grad_bounds, priors, owned, olds[i],
+                                            nums[i])
                     if bounds is not None:   # written in place once all else is checked
                         new[i] = (v, a)
                         in_place.append((i, bounds))
@@ -154,8 +160,16 @@ def _speculative_momentum(node):
                                     nesterov[i], keras[i], decay[i]))
                     continue
                 g = grads[i].contiguous()
+                bounds = None if matmul[i] else _proven_bounds(
+                    i, products, grad_bounds, priors, owned, olds[i], nums[i])
+                if bounds is not None:   # (a gradient whose maker recorded its bound)
+                    new[i] = (v, a)
+                    in_place.append((i, bounds))
+                    continue
                 own = (i in donated and not matmul[i] and g is grads[i]
                        and g.dtype == v.dtype)
+                if own:   # the gradient's buffer becomes the new var: its bound is void
+                    value_bounds.mark_written(g)
                 new[i] = (g if own else torch.empty_like(v), torch.empty_like(a))
                 entries.append((g, v, a, *new[i], s, lr, mu, nesterov[i], keras[i], decay[i]))
             checks = [(grads[i], olds[i][0], nums[i][0], decay[i]) for i in in_launch]
@@ -164,9 +178,14 @@ def _speculative_momentum(node):
                 ok = ok and gemm_epilogue.matmul_speculate(*entry)
             for i, (bound_v, bound_a) in in_place if ok else ():
                 v, a = olds[i]
-                if not gemm_epilogue.matmul_speculate(*products[i], ta[i], tb[i], v, a, v, a,
-                                                      *nums[i], nesterov[i], keras[i],
-                                                      decay[i], squares=decay[i]):
+                if i not in products:   # the in-place update's own kernel: the same bits
+                    s, lr, mu = nums[i]
+                    momentum_numba.update(grads[i].contiguous(), v, a, v, a,
+                                          s if decay[i] else 0.0, lr, mu, nesterov[i],
+                                          keras[i], squares=True)
+                elif not gemm_epilogue.matmul_speculate(*products[i], ta[i], tb[i], v, a, v,
+                                                        a, *nums[i], nesterov[i], keras[i],
+                                                        decay[i], squares=decay[i]):
                     raise InternalError(None, None, f"{node.name}: a gradient proven finite "
                                         "was not: the variable's update is lost")
                 value_bounds.record(v, bound_v)
@@ -189,18 +208,21 @@ def _speculative_momentum(node):
                 res_v[i].value, res_a[i].value = new[i]
         return (torch.tensor(True), *(v for v, _ in new), *(a for _, a in new))
 
-    def _proven_bounds(i, operands, priors, owned, values, nums):
-        """Bounds on entry i's new (var, accum) when its product gradient is proven finite
-        and the update may be written in place, else None (kernels/value_bounds.py)."""
-        (v, a), (x, y) = values, operands
+    def _proven_bounds(i, products, grad_bounds, priors, owned, values, nums):
+        """Bounds on entry i's new (var, accum) when its gradient (a product bounded by
+        its operands, else by the bound its maker recorded) is proven finite and the update
+        may be written in place, else None (kernels/value_bounds.py)."""
         if i not in owned:      # (nor a small weight: `candidates`)
             return None
-        k = x.shape[0] if ta[i] else x.shape[1]
-        prior_v, prior_a = priors[i]
+        if i in products:
+            x, y = products[i]
+            grad_bound = value_bounds.product_bound(x, y, x.shape[0] if ta[i] else x.shape[1])
+        else:
+            grad_bound = grad_bounds[i]
+        (v, a), (prior_v, prior_a) = values, priors[i]
         bound_v = value_bounds.max_abs(v) if prior_v is None else prior_v
         bound_a = value_bounds.max_abs(a) if prior_a is None else prior_a
-        return value_bounds.momentum_bounds(bound_v, bound_a,
-                                            value_bounds.product_bound(x, y, k), *nums,
+        return value_bounds.momentum_bounds(bound_v, bound_a, grad_bound, *nums,
                                             nesterov[i], keras[i], decay[i])
 
     return make(frozenset())

@@ -86,10 +86,7 @@ def _numel(t: SymbolicTensor) -> int | None:
 # inputs' bounds and the terms' magnitudes) * the product of the leaves' magnitudes.
 
 def _passthrough(op, at):
-    return [(1.0, (), ())] if at == {0} else None
-
-
-def _relu_grad(op, at):
+    """|out| <= |input 0| (ReluGrad: its gradient or 0)."""
     return [(1.0, (), ())] if at == {0} else None
 
 
@@ -156,7 +153,7 @@ def _sum(op, at):
 RULES = {
     "Identity": _passthrough, "Snapshot": _passthrough, "Reshape": _passthrough,
     "ExpandDims": _passthrough, "Squeeze": _passthrough, "Neg": _passthrough,
-    "ReluGrad": _relu_grad, "MaxPoolGrad": _pool_grad, "_MaxPoolGradWithIndices": _pool_grad,
+    "ReluGrad": _passthrough, "MaxPoolGrad": _pool_grad, "_MaxPoolGradWithIndices": _pool_grad,
     "BiasAddGrad": _reduction, "Sum": _reduction, "MatMul": _matmul,
     "Conv2DBackpropInput": _conv_input, "Conv2DBackpropFilter": _conv_filter,
     "_Conv2DBiasReluMaxPoolGrad": _conv_pool_grad, "Mul": _mul,

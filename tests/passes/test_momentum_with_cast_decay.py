@@ -121,6 +121,81 @@ def test_the_decayed_gradient_kernel_rounds_as_bfloat16_does():
     np.testing.assert_array_equal(got.numpy(), expect.numpy())
 
 
+def test_the_decayed_gradient_records_its_bound():
+    if momentum_numba._callback() is None:
+        pytest.skip("numba or ATen's OpenMP launcher is missing")
+    rng = np.random.default_rng(4)
+    x = torch.from_numpy(rng.normal(size=100_000).astype(np.float32))
+    g = torch.from_numpy(rng.normal(size=100_000).astype(np.float32)).bfloat16()
+    g[77_777] = -40.0
+    got = momentum_numba.bf16_decayed_gradient(g, x, 0.5)
+    assert value_bounds.recorded(got) == float(got.abs().max()) > 35
+    for bad in (float("nan"), float("inf")):   # in the last, short chunk
+        g[99_999] = bad
+        assert value_bounds.recorded(momentum_numba.bf16_decayed_gradient(g, x, 0.5)) == \
+            float("inf")
+
+
+def _loss_scale_training(factors, rule: bool):
+    """Steps of `loss * f` for a weight large enough for an update in place (320 x 256)
+    under the bfloat16 rewrite and Keras' LossScaleOptimizer: w after each step, and the
+    optimized graph."""
+    rules = remapper.RULES
+    if not rule:
+        remapper.RULES = [r for r in rules if "cast_decay" not in r.name]
+    tf.config.optimizer.set_experimental_options({AMP: True})
+    try:
+        rng = np.random.default_rng(8)
+        x = tf.constant(rng.normal(size=(16, 320)).astype(np.float32))
+        w = tf.Variable(rng.normal(size=(320, 256)).astype(np.float32) * 0.05)
+        b = tf.Variable(np.zeros(256, np.float32))
+        opt = tf.keras.mixed_precision.LossScaleOptimizer(
+            tf.keras.optimizers.SGD(LR, momentum=MU), initial_scale=2 ** 10)
+
+        @tf.function
+        def step(f):
+            with tf.GradientTape() as tape:
+                loss = (tf.reduce_sum(tf.square(tf.matmul(x, w) + b)) * 0.01 * f
+                        + DECAY * tf.nn.l2_loss(w))
+                scaled = opt.get_scaled_loss(loss)
+            grads = opt.get_unscaled_gradients(tape.gradient(scaled, [w, b]))
+            opt.apply_gradients(zip(grads, [w, b]))
+
+        out = []
+        for f in factors:
+            step(tf.constant(f))
+            out.append(w.numpy().copy())
+        return out, step.get_concrete_function(tf.constant(1.0)).optimized_graph()
+    finally:
+        remapper.RULES = rules
+        tf.config.optimizer.set_experimental_options({AMP: False})
+
+
+def test_a_loss_scale_step_updates_a_weight_in_place_when_its_bound_allows(monkeypatch):
+    """The recorded bound proves the summed gradient finite: the speculative update writes
+    the weight in place (no new buffers), bit for bit the unfused graph's values; a step
+    whose gradient is not finite writes nothing."""
+    if momentum_numba._callback() is None:
+        pytest.skip("numba or ATen's OpenMP launcher is missing")
+    calls = []
+    update = momentum_numba.update
+
+    def spy(g, var, accum, var_out, accum_out, *rest, **kw):
+        calls.append(var_out is var and accum_out is accum)
+        return update(g, var, accum, var_out, accum_out, *rest, **kw)
+
+    monkeypatch.setattr(momentum_numba, "update", spy)
+    factors = [1.0, 1.0, float("inf"), 1.0]
+    on, graph = _loss_scale_training(factors, rule=True)
+    (spec,) = [op for op in graph.get_operations() if op.type == "_SpeculativeApplyMomentum"]
+    assert spec.inputs[6].op.type == "_CastDecayedGradient"   # w's gradient, recorded
+    assert calls == [True, True, True]      # the speculative op's updates, in place
+    off, _ = _loss_scale_training(factors, rule=False)
+    np.testing.assert_array_equal(on[2], on[1])        # the overflowing step
+    for a, b in zip(on, off):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_not_fused_when_another_op_writes_the_variable():
     x, init = _data()
     _, fused = _train(x, init, False, True, rule=True, other_writer=True)
