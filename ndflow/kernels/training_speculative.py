@@ -264,9 +264,6 @@ def _proven_matmul_momentum(node):
 
     def run(res_v, res_a, lr, x, dy, scale, momentum, *rest):
         leaves, leaf_vars = rest[:n_leaves], rest[n_leaves:]
-        seen: dict = {}
-        s, lr, mu = (scalar_once(t, what, seen) for t, what in
-                     ((scale, "scale"), (lr, "lr"), (momentum, "momentum")))
         priors = (value_bounds.recorded(res_v.value) if _large(res_v) else None,
                   value_bounds.recorded(res_a.value) if _large(res_a) else None)
         owned = _large(res_v) and all(exclusive_values([res_v, res_a]))
@@ -275,6 +272,10 @@ def _proven_matmul_momentum(node):
         out = torch.empty((dy.shape[0], v.shape[0]), dtype=v.dtype, device=v.device)
         bounds = None
         if owned and x.dim() == dy.dim() == 2 and gemm_epilogue.applies(x, dy, v, acc, out):
+            # (on the CPU only: the scalars and magnitudes are read on the host)
+            seen: dict = {}
+            s, lr, mu = (scalar_once(t, what, seen) for t, what in
+                         ((scale, "scale"), (lr, "lr"), (momentum, "momentum")))
             bound_v = value_bounds.max_abs(v) if priors[0] is None else priors[0]
             bound_a = value_bounds.max_abs(acc) if priors[1] is None else priors[1]
             first = value_bounds.product_bound_of(value_bounds.max_abs(dy), bound_v,
