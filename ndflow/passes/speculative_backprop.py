@@ -67,6 +67,7 @@ from ndflow.kernels.value_bounds import sum_factor
 from ndflow.ops import nn_fused
 from ndflow.passes import matmul_backprop
 from ndflow.passes.arithmetic_optimizer import remove_dead_ops
+from ndflow.passes.branch_momentum_decay import only_reads
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import GraphView
@@ -305,6 +306,11 @@ def _plan(view: GraphView, order: dict, spec: Operation) -> _Plan | None:
         program = _Program()
         if ops is None or not _bound_chain(program, ops, mm) \
                 or not _gradient_bounds(program, spec, i):
+            continue
+        # the leaf variables hold at the op what they hold at the checks (speculate_momentum
+        # lets nothing outside the If write them; checked again, the proof rests on it)
+        if any(not only_reads([op for op in view.consumers[h] if op is not spec])
+               for h in program.leaf_vars):
             continue
         scalars = [spec.inputs[k * n + i] for k in (2, 4, 5)]
         needed = [handle, accum, x, dy, *scalars, *program.leaves, *program.leaf_vars]
