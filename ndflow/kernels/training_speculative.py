@@ -106,7 +106,8 @@ def _speculative_momentum(node):
         # finite (a product's from its operands, another from the bound its maker recorded):
         # their recorded bounds are looked up before exclusive_values (which invalidates
         # them), which is asked before any value is held
-        grad_bounds = {i: value_bounds.recorded(grads[i]) for i in live if not matmul[i]}
+        grad_bounds = {i: value_bounds.recorded(grads[i]) for i in live
+                       if commit and not matmul[i]}
         candidates = [i for i in live if _large(res_v[i])
                       and (matmul[i] or grad_bounds[i] is not None)] if commit else []
         priors = {i: (value_bounds.recorded(res_v[i].value),
@@ -220,9 +221,9 @@ def _speculative_momentum(node):
         else:
             grad_bound = grad_bounds[i]
         (v, a), (prior_v, prior_a) = values, priors[i]
-        bound_v = value_bounds.max_abs(v) if prior_v is None else prior_v
-        bound_a = value_bounds.max_abs(a) if prior_a is None else prior_a
-        return value_bounds.momentum_bounds(bound_v, bound_a, grad_bound, *nums,
+        return value_bounds.momentum_bounds(value_bounds.or_measured(prior_v, v),
+                                            value_bounds.or_measured(prior_a, a), grad_bound,
+                                            *nums,
                                             nesterov[i], keras[i], decay[i])
 
     return make(frozenset())
@@ -276,8 +277,8 @@ def _proven_matmul_momentum(node):
             seen: dict = {}
             s, lr, mu = (scalar_once(t, what, seen) for t, what in
                          ((scale, "scale"), (lr, "lr"), (momentum, "momentum")))
-            bound_v = value_bounds.max_abs(v) if priors[0] is None else priors[0]
-            bound_a = value_bounds.max_abs(acc) if priors[1] is None else priors[1]
+            bound_v = value_bounds.or_measured(priors[0], v)
+            bound_a = value_bounds.or_measured(priors[1], acc)
             first = value_bounds.product_bound_of(value_bounds.max_abs(dy), bound_v,
                                                   dy.shape[1])
             if run_bound_program(program, first, _magnitudes(leaves, leaf_vars)):
@@ -315,7 +316,6 @@ def _magnitudes(leaves, leaf_vars):
                 value = getattr(leaf_vars[leaf - len(leaves)], "value", None)
                 if value is None:
                     return math.nan
-                bound = value_bounds.recorded(value)
-                found[leaf] = value_bounds.max_abs(value) if bound is None else bound
+                found[leaf] = value_bounds.or_measured(value_bounds.recorded(value), value)
         return found[leaf]
     return magnitude

@@ -113,6 +113,11 @@ def max_abs(t: torch.Tensor) -> float:
     return max(-lo, hi)
 
 
+def or_measured(bound: float | None, t: torch.Tensor) -> float:
+    """`bound` (a recorded one, looked up earlier), else max|t| measured."""
+    return max_abs(t) if bound is None else bound
+
+
 def sum_factor(k: int) -> float:
     """What bounds a float32 sum of `k` terms (in any order) by max|term|: k, doubled for
     the rounding of the partial sums (k u / (1 - k u) <= 1 for u = 2^-24 and k <= 2^22;

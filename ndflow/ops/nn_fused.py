@@ -210,14 +210,18 @@ MatMulApplyMomentum = op_def(
         "transposed, b not) also b @ var^T of var's value before the update.")
 
 
+def _require_scalar(ctx, i: int, what: str) -> None:
+    """Input i (named `what` in the message) must be a scalar."""
+    r = ctx.shapes[i].rank
+    if r is not None and r != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {r} for '{ctx.op_name}' ({what})")
+
+
 def _momentum_with_decay_shape(ctx):
     """No outputs; lr, scale and momentum are scalars, grad has var's shape (the remapper
     builds this op from a valid ResourceApplyMomentum, whose own shape rule already held)."""
     for i, what in ((2, "lr"), (4, "scale"), (5, "momentum")):
-        r = ctx.shapes[i].rank
-        if r is not None and r != 0:
-            raise ValueError(f"Shape must be rank 0 but is rank {r} for '{ctx.op_name}' "
-                             f"({what})")
+        _require_scalar(ctx, i, what)
     return []
 
 
@@ -232,9 +236,7 @@ ResourceApplyMomentumWithDecay = op_def(
 
 def _cast_decayed_shape(ctx):
     """grad's shape (x has it: the remapper builds this op from a valid AddN)."""
-    r = ctx.shapes[2].rank
-    if r is not None and r != 0:
-        raise ValueError(f"Shape must be rank 0 but is rank {r} for '{ctx.op_name}' (scale)")
+    _require_scalar(ctx, 2, "scale")
     return [ctx.shapes[0]]
 
 
@@ -264,10 +266,7 @@ def _check_update_scalars(ctx, scalars=((2, "lr"), (4, "scale"), (5, "momentum")
     n = ctx.attrs["N"]
     for k, what in scalars:
         for i in range(k * n, (k + 1) * n):
-            r = ctx.shapes[i].rank
-            if r is not None and r != 0:
-                raise ValueError(f"Shape must be rank 0 but is rank {r} for "
-                                 f"'{ctx.op_name}' ({what})")
+            _require_scalar(ctx, i, what)
     return n
 
 
@@ -308,10 +307,7 @@ SpeculativeApplyMomentum = op_def(
 def _proven_backprop_shape(ctx):
     """The layer's input gradient b @ var^T ([rows of b, columns of a]) and the flag."""
     for i, what in ((2, "lr"), (5, "scale"), (6, "momentum")):
-        r = ctx.shapes[i].rank
-        if r is not None and r != 0:
-            raise ValueError(f"Shape must be rank 0 but is rank {r} for '{ctx.op_name}' "
-                             f"({what})")
+        _require_scalar(ctx, i, what)
     a, b = ctx.shapes[3], ctx.shapes[4]
     return [TensorShape([b[0] if b.rank == 2 else None, a[1] if a.rank == 2 else None]),
             TensorShape([])]

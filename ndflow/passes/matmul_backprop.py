@@ -50,6 +50,23 @@ MAX_DY_ELEMENTS = 48 * 1024
 _INPUTLESS = ("Const", "VarHandleOp", "Placeholder")
 
 
+def input_gradient_matmuls(view: GraphView, dy, handle):
+    """The float32 MatMuls `dy @ ReadVariableOp(handle)^T` (a layer's input gradient; dy of
+    static shape, at most MAX_DY_ELEMENTS) whose output is neither fetched, fed nor
+    preserved and has no control edges out."""
+    if not (dy.shape.is_fully_defined() and dy.shape.num_elements() <= MAX_DY_ELEMENTS):
+        return
+    for mm in view.consumers[dy]:
+        if (mm.type != "MatMul" or mm.inputs[0] is not dy or mm.attrs.get("transpose_a")
+                or not mm.attrs.get("transpose_b") or mm.attrs.get("T") is not dtypes.float32):
+            continue
+        read, out = mm.inputs[1].op, mm.outputs[0]
+        if (read.type == "ReadVariableOp" and read.inputs[0] is handle
+                and out.name not in view.fetched and out.name not in view.fed
+                and mm.name not in view.preserved and mm not in view.control_sources):
+            yield mm
+
+
 def _input_gradient(view: GraphView, order: dict, update: Operation) -> Operation | None:
     """The MatMul computing `update`'s layer's input gradient, when it may be fused."""
     a = update.attrs
@@ -57,19 +74,8 @@ def _input_gradient(view: GraphView, order: dict, update: Operation) -> Operatio
             or a.get("T") is not dtypes.float32):
         return None
     handle, dy = update.inputs[0], update.inputs[4]
-    for mm in view.consumers[dy]:
-        if (mm.type != "MatMul" or mm.inputs[0] is not dy or mm.attrs.get("transpose_a")
-                or not mm.attrs.get("transpose_b") or mm.attrs.get("T") is not dtypes.float32
-                or mm.device != update.device or order[mm] > order[update]):
-            continue
-        read = mm.inputs[1].op
-        if read.type != "ReadVariableOp" or read.inputs[0] is not handle:
-            continue
-        out = mm.outputs[0]
-        if not (dy.shape.is_fully_defined() and dy.shape.num_elements() <= MAX_DY_ELEMENTS):
-            continue
-        if (out.name in view.fetched or out.name in view.fed or mm.name in view.preserved
-                or mm in view.control_sources):
+    for mm in input_gradient_matmuls(view, dy, handle):
+        if mm.device != update.device or order[mm] > order[update]:
             continue
         others = [op for op in view.consumers[handle] if op is not update]
         if only_reads(others) and not any(order[mm] < order[op] < order[update]

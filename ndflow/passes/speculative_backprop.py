@@ -251,13 +251,19 @@ def _bound_chain(program: _Program, ops: list, mm: Operation) -> bool:
     return True
 
 
+def _operand_b(spec: Operation) -> dict:
+    """Entry -> the input index of its product's second operand (`matmul` entries)."""
+    n, matmul = spec.attrs["N"], list(spec.attrs.get("matmul") or [])
+    return {i: 6 * n + k for k, i in enumerate(i for i in range(n) if matmul[i])}
+
+
 def _gradient_bounds(program: _Program, spec: Operation, skip: int) -> bool:
     """Adds each of spec's gradients but entry `skip`'s (with its L2 term) to the program:
     from the chain where it depends on dx, else from its own magnitude (or its product's
     operands')."""
     a = spec.attrs
     n, matmul, ta = a["N"], list(a.get("matmul") or []), list(a.get("transpose_a") or [])
-    operand_b = {i: 6 * n + k for k, i in enumerate(i for i in range(n) if matmul[i])}
+    operand_b = _operand_b(spec)
 
     def bound(t: SymbolicTensor) -> int:
         if t in program.value_of:
@@ -291,7 +297,7 @@ def _plan(view: GraphView, order: dict, spec: Operation) -> _Plan | None:
         return None
     n, matmul = a["N"], list(a.get("matmul") or [])
     ta, tb = list(a.get("transpose_a") or []), list(a.get("transpose_b") or [])
-    operand_b = {i: 6 * n + k for k, i in enumerate(i for i in range(n) if matmul[i])}
+    operand_b = _operand_b(spec)
     for i in range(n):
         size = _numel(spec.outputs[1 + i])    # the new var's
         if not matmul[i] or not ta[i] or tb[i] or size is None or size < STREAM_MIN:
@@ -322,22 +328,12 @@ def _plan(view: GraphView, order: dict, spec: Operation) -> _Plan | None:
 
 def _input_gradient(view: GraphView, order: dict, spec: Operation, handle, accum,
                     dy) -> Operation | None:
-    """The float32 MatMul(dy, ReadVariableOp(handle), transpose_b) before `spec` when
-    nothing else uses the variable or its accumulator between the two."""
-    if not (dy.shape.is_fully_defined()
-            and dy.shape.num_elements() <= matmul_backprop.MAX_DY_ELEMENTS):
-        return None
-    for mm in view.consumers[dy]:
-        read = mm.inputs[1].op if mm.type == "MatMul" and len(mm.inputs) == 2 else None
-        if (read is None or mm.inputs[0] is not dy or read.type != "ReadVariableOp"
-                or read.inputs[0] is not handle or mm.attrs.get("transpose_a")
-                or not mm.attrs.get("transpose_b") or not _is_float32(mm.outputs[0])
-                or order[mm] > order[spec] or mm.device != spec.device):
+    """The layer's input-gradient MatMul before `spec` when nothing else uses the variable
+    or its accumulator between the two."""
+    for mm in matmul_backprop.input_gradient_matmuls(view, dy, handle):
+        if order[mm] > order[spec] or mm.device != spec.device:
             continue
-        out = mm.outputs[0]
-        if (out.name in view.fetched or out.name in view.fed or mm.name in view.preserved
-                or mm in view.control_sources):
-            continue
+        read = mm.inputs[1].op
         users = [op for h in (handle, accum) for op in view.consumers[h]
                  if op is not spec and op is not read]
         if all(order[op] < order[mm] for op in users):
@@ -350,9 +346,8 @@ def _emit(rw: GraphRewriter, plan: _Plan) -> Operation:
     spec, i, n = plan.spec, plan.entry, plan.spec.attrs["N"]
     a = spec.attrs
     matmul_backprop.emit_early(rw, plan.early)
-    operand_b = 6 * n + sum(a["matmul"][:i])
-    inputs = [spec.inputs[k] for k in (i, n + i, 2 * n + i, 3 * n + i, operand_b, 4 * n + i,
-                                       5 * n + i)]
+    inputs = [spec.inputs[k] for k in (i, n + i, 2 * n + i, 3 * n + i, _operand_b(spec)[i],
+                                       4 * n + i, 5 * n + i)]
     inputs += plan.program.leaves + plan.program.leaf_vars
     out = plan.matmul.outputs[0]
     attrs = {"T": dtypes.float32, "use_nesterov": bool(a["use_nesterov"][i]),
