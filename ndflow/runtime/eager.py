@@ -11,12 +11,14 @@ import torch
 from ndflow.core import context, devices
 from ndflow.core.errors import InvalidArgumentError, OpError
 from ndflow.core.tensor import EagerTensor
-from ndflow.kernels import registry
+from ndflow.kernels import denormals, registry
 from ndflow.ops.apply import EagerOperation, freeze_attr, infer_shapes, output_dtypes
 from ndflow.runtime import math_modes
 from ndflow.runtime.state import EAGER_CONTEXT
 
 _TorchTensor = torch.Tensor
+_SUBNORMAL, _ONE, _flush, _unflush = (denormals.SUBNORMAL, denormals.ONE, denormals.flush,
+                                      denormals.leave)
 _cache: dict = {}
 _device_cache: dict = {}
 _MAX_CACHE = 20000
@@ -73,6 +75,9 @@ def eager_execute(op_def, inputs, attrs, name=None, attrs_key=None) -> EagerOper
     if dev is not None:
         vals = [v.to(dev) if isinstance(v, torch.Tensor) and v.device != dev else v
                 for v in vals]
+    flushed = _SUBNORMAL * _ONE != 0.0   # TF runs kernels with subnormals flushed (denormals)
+    if flushed:
+        _flush()
     try:
         res = fn(*vals)
     except OpError as e:
@@ -81,6 +86,9 @@ def eager_execute(op_def, inputs, attrs, name=None, attrs_key=None) -> EagerOper
     except (RuntimeError, IndexError, ValueError, TypeError) as e:
         raise InvalidArgumentError(None, None, f"{_first_line(e)} [Op:{op_def.name}]"
                                    + (f" name: {name}" if name else "")) from None
+    finally:
+        if flushed:
+            _unflush()
     if n == 1:
         outputs = [EagerTensor(res, out_dtypes[0])]
     elif n == 0:

@@ -42,6 +42,7 @@ import threading
 from collections import deque
 
 from ndflow.core import config, logging
+from ndflow.kernels import denormals
 
 # Stateful ops that only read state: they need no ordering beyond their inputs.
 READ_STATE = frozenset({"ReadVariableOp", "VarHandleOp", "VarIsInitializedOp", "VariableShape",
@@ -233,6 +234,7 @@ class _Pool:
             threading.Thread(target=self._work, name=f"ndflow-interop-{k}", daemon=True).start()
 
     def _work(self) -> None:
+        denormals.flush_this_thread()   # for life, as TF's inter-op threads
         while True:
             self.queue.get().work(caller=False)
 

@@ -34,7 +34,7 @@ import torch
 from ndflow.core import config, devices, logging
 from ndflow.core.errors import InvalidArgumentError, OpError
 from ndflow.core.shapes import fmt
-from ndflow.kernels import host_memory, registry
+from ndflow.kernels import denormals, host_memory, registry
 from ndflow.ops.apply import numpy_to_torch
 from ndflow.passes.prune import needed_ops
 from ndflow.runtime import inplace, math_modes, memory_plan, parallel_plan
@@ -284,7 +284,16 @@ class Plan:
         return [list(v.shape) if isinstance(v, torch.Tensor) else None for v in vals]
 
     def run(self, feed_values):
-        """Runs one step: `feed_values` are ATen tensors in `feeds` order; returns fetches."""
+        """Runs one step: `feed_values` are ATen tensors in `feeds` order; returns fetches.
+        Kernels run with subnormals flushed, as TF's executor runs them (kernels/denormals)."""
+        flushed = denormals.enter()
+        try:
+            return self._run_flushed(feed_values)
+        finally:
+            if flushed:
+                denormals.leave()
+
+    def _run_flushed(self, feed_values):
         if _profiler is not None:
             return _profiler.run_plan(self, feed_values)
         # One thread measures the first run (it swaps the scope's kernels for recording
