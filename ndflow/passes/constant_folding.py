@@ -25,7 +25,7 @@ import torch
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph, Operation
 from ndflow.core.shapes import TensorShape
-from ndflow.kernels import registry
+from ndflow.kernels import denormals, registry
 from ndflow.ops.apply import constant_value, numpy_to_torch
 from ndflow.ops.constant_op import Const
 from ndflow.passes.graph_rewriter import GraphRewriter
@@ -72,14 +72,21 @@ def _to_numpy(value: torch.Tensor, expected) -> np.ndarray | None:
 
 
 def _run_kernel(op: Operation, values: list) -> list | None:
-    """The op's outputs as NumPy arrays, computed on CPU, or None if it cannot be folded."""
+    """The op's outputs as NumPy arrays, computed on CPU (subnormals flushed, as TF folds
+    and runs them), or None if it cannot be folded."""
+    flushed = False
     try:
         inputs = [numpy_to_torch(np.asarray(v), t.dtype, _CPU)
                   for v, t in zip(values, op.inputs)]
         node = registry.NodeInfo.for_op(op, _CPU)
-        result = registry.lookup(op.op_def, "CPU")(node)(*inputs)
+        kernel = registry.lookup(op.op_def, "CPU")(node)
+        flushed = denormals.enter()
+        result = kernel(*inputs)
     except Exception:  # noqa: BLE001 - left unfolded; the runtime reports it naming the node
         return None
+    finally:
+        if flushed:
+            denormals.leave()
     results = [result] if len(op.outputs) == 1 else list(result or ())
     if len(results) != len(op.outputs):
         return None

@@ -33,7 +33,7 @@ DIFFERENT = {
 
 
 def _summary(name):
-    return CONFIGS.summary(CASES[name]().numpy())
+    return CONFIGS.summary(CASES[name]())
 
 
 def _sign_bits(summary):
