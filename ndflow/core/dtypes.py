@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 
+import ml_dtypes
 import numpy as np
 import torch
 
@@ -37,6 +38,8 @@ class DType:
     @property
     def as_numpy_dtype(self):
         # tf.string's is `object` itself (NumPy's object dtype would say np.object_)
+        if self is bfloat16:
+            return ml_dtypes.bfloat16
         return self.np_dtype.type if self.np_dtype is not None and self is not string \
             else object
 
@@ -132,6 +135,10 @@ NUMERIC = FLOATING + INTEGER
 _BY_TORCH = {d.torch_dtype: d for d in ALL if d.torch_dtype is not None}
 _BY_NUMPY_TYPE = {d.np_dtype.type: d for d in ALL if d.np_dtype is not None and d is not string}
 _BY_NUMPY_TYPE.update({np.str_: string, np.bytes_: string, np.object_: string})
+# ml_dtypes' bfloat16 (what TF's .numpy() gives): bfloat16's `np_dtype` stays None, since
+# ndflow's kernels and conversions handle it through float32 or its 16-bit pattern
+_BY_NUMPY_TYPE[ml_dtypes.bfloat16] = bfloat16
+BFLOAT16_NUMPY = np.dtype(ml_dtypes.bfloat16)
 # What TensorFlow's as_dtype looks up by value: names (with TF's aliases "float", "half",
 # "double"), DataType enums, the Python types float/bool/object and NumPy scalar types.
 # A Python `int` or `str` is not a dtype in TensorFlow (TypeError), nor is "int".

@@ -127,8 +127,8 @@ class EagerTensor(Tensor):
         raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
 
     def numpy(self) -> np.ndarray:
-        """A NumPy copy of the value (bfloat16 comes back as float32, as NumPy has no bf16); a
-        scalar is a NumPy scalar (np.float32(3.0)), as TensorFlow's."""
+        """A NumPy copy of the value (bfloat16 as ml_dtypes' bfloat16, as TF's); a scalar is a
+        NumPy scalar (np.float32(3.0)), as TensorFlow's."""
         v = self._value
         if not isinstance(v, torch.Tensor):  # a string tensor: bytes (scalar) or object array
             arr = np.asarray(v, dtype=object)
@@ -136,9 +136,10 @@ class EagerTensor(Tensor):
         v = v.detach()
         if v.device.type != "cpu":
             v = v.cpu()
-        if v.dtype == torch.bfloat16:
-            v = v.float()
-        out = v.numpy().copy()
+        if v.dtype == torch.bfloat16:   # the same bits, as ml_dtypes' bfloat16
+            out = v.contiguous().view(torch.int16).numpy().view(_dtypes.BFLOAT16_NUMPY).copy()
+        else:
+            out = v.numpy().copy()
         return out[()] if out.ndim == 0 else out
 
     def __array__(self, dtype=None, copy=None):

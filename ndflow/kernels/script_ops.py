@@ -16,6 +16,7 @@ from ndflow.core.strings import as_bytes_array
 from ndflow.core.tensor import EagerTensor
 from ndflow.kernels.registry import kernel
 from ndflow.ops import script_ops
+from ndflow.ops.apply import numpy_to_torch
 
 _ERRORS = ((ValueError, tf_errors.InvalidArgumentError),
            (TypeError, tf_errors.InvalidArgumentError),
@@ -55,7 +56,8 @@ def _output(value, dtype, device, index: int, token: str) -> torch.Tensor:
         if arr.dtype == object:
             raise tf_errors.InvalidArgumentError(
                 None, None, f"{token}: the {index}-th value returned is not numeric: {value!r}")
-        out = torch.from_numpy(np.array(arr, dtype=dtype.np_dtype, order="C"))  # keeps 0-d
+        np_type = dtypes.BFLOAT16_NUMPY if dtype is dtypes.bfloat16 else dtype.np_dtype
+        out = numpy_to_torch(np.array(arr, dtype=np_type, order="C"), dtype)  # keeps 0-d
     return out.to(device) if out.device != device else out
 
 

@@ -148,7 +148,11 @@ def numpy_to_torch(arr: np.ndarray, dtype, device=None) -> torch.Tensor:
     if arr.dtype.kind in "USO":
         raise TypeError(f"Cannot convert {arr.tolist()!r} to EagerTensor of dtype "
                         f"{dtype.name}")
-    t = torch.from_numpy(np.ascontiguousarray(arr).reshape(arr.shape))
+    if arr.dtype == dtypes.BFLOAT16_NUMPY:   # ml_dtypes' bfloat16: ATen's, bit for bit
+        t = torch.from_numpy(np.ascontiguousarray(arr).reshape(arr.shape).view(np.int16))
+        t = t.view(torch.bfloat16)
+    else:
+        t = torch.from_numpy(np.ascontiguousarray(arr).reshape(arr.shape))
     if dtype.torch_dtype is not None and t.dtype != dtype.torch_dtype:
         t = t.to(dtype.torch_dtype)
     if device is not None and device.type != "cpu":

@@ -99,5 +99,6 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False,
 
 @tf_export("make_ndarray", v1=["make_ndarray"])
 def make_ndarray(tensor) -> np.ndarray:
-    """The NumPy array a `TensorProto` holds (bfloat16 as float32)."""
-    return tensor_proto_to_ndarray(tensor)[0]
+    """The NumPy array a `TensorProto` holds (bfloat16 as ml_dtypes' bfloat16, as TF's)."""
+    arr, dt = tensor_proto_to_ndarray(tensor)   # (bfloat16 values come as exact float32s)
+    return arr.astype(dtypes.BFLOAT16_NUMPY) if dt is dtypes.bfloat16 else arr
