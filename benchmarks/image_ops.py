@@ -6,7 +6,8 @@ the composition RGBToHSV, adjust, HSVToRGB (TF_ADJUST_HUE_FUSED / TF_ADJUST_SATU
 
 Input: a float32 batch [batch, size, size, 3] (CIFAR-10's distorted inputs at the defaults,
 before the 24x24 crop). Printed: best-of-`repeat` milliseconds per call of adjust_hue and
-adjust_saturation for each path, plus tf.image.resize (bilinear, 2x up) for reference.
+adjust_saturation for each path, plus tf.image.resize for reference: bilinear 2x up, and
+antialiased (ScaleAndTranslate with the triangle kernel) and Lanczos-3 halving.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ print(json.dumps({{
     "adjust_hue": best_ms(lambda: tf.image.adjust_hue(x, 0.2)),
     "adjust_saturation": best_ms(lambda: tf.image.adjust_saturation(x, 1.5)),
     "resize_bilinear_2x": best_ms(lambda: tf.image.resize(x, [2 * size, 2 * size])),
+    "resize_antialias_half": best_ms(lambda: tf.image.resize(x, [size // 2, size // 2],
+                                                             antialias=True)),
+    "resize_lanczos3_half": best_ms(lambda: tf.image.resize(x, [size // 2, size // 2],
+                                                            method="lanczos3")),
 }}))
 '''
 
@@ -77,7 +82,8 @@ def main() -> None:
     composed = _run(sys.executable, "ndflow", args,
                     {"TF_ADJUST_HUE_FUSED": "0", "TF_ADJUST_SATURATION_FUSED": "0"})
     theirs = _run(args.tf, "tensorflow", args) if os.path.exists(args.tf) else None
-    for op in ("adjust_hue", "adjust_saturation", "resize_bilinear_2x"):
+    for op in ("adjust_hue", "adjust_saturation", "resize_bilinear_2x", "resize_antialias_half",
+               "resize_lanczos3_half"):
         row = [f"{op:20s}"]
         for label, r in (("ndflow fused", fused), ("ndflow composed", composed),
                          ("TensorFlow", theirs)):

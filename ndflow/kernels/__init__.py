@@ -32,6 +32,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     image_crops,
     image_nms,
     image_resize,
+    image_scale_translate,
     image_transform,
     io_serialization,
     linalg,

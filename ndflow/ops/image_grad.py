@@ -80,6 +80,16 @@ def _resize_bicubic_grad(op, grad):
             .outputs[0], None]
 
 
+@resize.ScaleAndTranslate.def_grad
+def _scale_and_translate_grad(op, grad):
+    x = op.inputs[0]
+    if x.dtype is not dtypes.float32:
+        return [None] * 4   # TF: ScaleAndTranslateGrad takes float images only
+    attrs = {k: op.attrs[k] for k in ("kernel_type", "antialias")}
+    return [apply_op(resize.ScaleAndTranslateGrad, [grad, x, op.inputs[2], op.inputs[3]],
+                     dict(attrs, T=x.dtype)).outputs[0], None, None, None]
+
+
 @resize.ResizeNearestNeighbor.def_grad
 def _resize_nearest_grad(op, grad):
     x = op.inputs[0]

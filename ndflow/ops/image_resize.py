@@ -17,7 +17,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import arithmetic, array_core, cast, comparison, math
+from ndflow.ops import arithmetic, array_core, array_fill, cast, comparison, math
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.image_ops import (
     as_batch,
@@ -88,6 +88,20 @@ ResizeNearestNeighborGrad = op_def(
     "ResizeNearestNeighborGrad", inputs=["grads: T", "size: int32"], outputs=["output: T"],
     attrs=["T: {uint8, int8, int32, half, float, double, bfloat16} = DT_FLOAT", *_CORNERS],
     shape=_nn_grad_shape, gradient_undefined=True)
+
+
+# Separable resampling with a sampling kernel (kernels/image_scale_translate.py): what
+# tf.image.resize runs for antialias=True and its Lanczos, Gaussian and Mitchell methods.
+_KERNEL_ATTRS = ['kernel_type: string = "lanczos3"', "antialias: bool = true"]
+ScaleAndTranslate = op_def(
+    "ScaleAndTranslate", inputs=["images: T", "size: int32", "scale: float",
+                                 "translation: float"],
+    outputs=["resized_images: float"], attrs=[_REAL, *_KERNEL_ATTRS], shape=_resize_shape)
+ScaleAndTranslateGrad = op_def(
+    "ScaleAndTranslateGrad", inputs=["grads: T", "original_image: T", "scale: float",
+                                     "translation: float"],
+    outputs=["output: T"], attrs=["T: {float} = DT_FLOAT", *_KERNEL_ATTRS],
+    shape=_grad_shape, gradient_undefined=True)
 
 
 def _raw(op, images, size, name, **attrs):
@@ -196,14 +210,26 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
             return resize_bicubic(images_t, new_size, half_pixel_centers=True)
         if method == ResizeMethod.AREA:
             return resize_area(images_t, new_size)
-        if method in (ResizeMethod.BILINEAR, ResizeMethod.BICUBIC, ResizeMethod.LANCZOS3,
-                      ResizeMethod.LANCZOS5, ResizeMethod.GAUSSIAN,
-                      ResizeMethod.MITCHELLCUBIC):
-            raise NotImplementedError(
-                f"tf.image.resize: method {method!r} with antialias={antialias} "
-                "(TF's ScaleAndTranslate op) is not implemented in ndflow")
-        raise ValueError(f"Resize method is not implemented: {method}")
+        kernel_type = {ResizeMethod.BILINEAR: "triangle", ResizeMethod.BICUBIC: "keyscubic",
+                       ResizeMethod.LANCZOS3: "lanczos3", ResizeMethod.LANCZOS5: "lanczos5",
+                       ResizeMethod.GAUSSIAN: "gaussian",
+                       ResizeMethod.MITCHELLCUBIC: "mitchellcubic"}.get(method)
+        if kernel_type is None:
+            raise ValueError(f"Resize method is not implemented: {method}")
+        return _scale_and_translate(images_t, new_size, kernel_type, antialias)
     return _resize_common(images, resize_fn, size, preserve_aspect_ratio, name, False)
+
+
+def _scale_and_translate(images, size, kernel_type: str, antialias: bool) -> Tensor:
+    """TF's resize by ScaleAndTranslate: scale = size / the input's size (float32), no
+    translation."""
+    size = convert_to_tensor(size, dtypes.int32)
+    scale = arithmetic.truediv(cast.cast(size, dtypes.float32),
+                               cast.cast(array_core.shape(images)[1:3], dtypes.float32))
+    translation = array_fill.zeros([2], dtypes.float32)
+    return apply_op(ScaleAndTranslate, [images, size, scale, translation],
+                    dict(T=images.dtype, kernel_type=kernel_type, antialias=antialias)
+                    ).outputs[0]
 
 
 @tf_export(v1=["image.resize_images", "image.resize"])

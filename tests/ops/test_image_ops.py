@@ -187,6 +187,8 @@ def test_bad_input(fn, error, message):
 @pytest.mark.parametrize("method, kwargs", [
     ("bilinear", {}), ("bicubic", {}), ("nearest", {}),
     ("v1_bilinear", {"align_corners": True}), ("v1_bicubic", {}), ("v1_nearest", {}),
+    ("bilinear", {"antialias": True}), ("lanczos3", {"antialias": True}), ("gaussian", {}),
+    ("mitchellcubic", {}), ("lanczos5", {"antialias": True}),
 ])
 @pytest.mark.parametrize("size", [(3, 11), (9, 4)])
 def test_resize_gradient_is_the_adjoint(method, kwargs, size):
@@ -201,7 +203,7 @@ def test_resize_gradient_is_the_adjoint(method, kwargs, size):
         if method.startswith("v1_"):
             return {"v1_bilinear": v1.resize_bilinear, "v1_bicubic": v1.resize_bicubic,
                     "v1_nearest": v1.resize_nearest_neighbor}[method](t, size, **kwargs)
-        return tf.image.resize(t, size, method=method)
+        return tf.image.resize(t, size, method=method, **kwargs)
 
     xt = tf.constant(x)
     with tf.GradientTape() as tape:
@@ -247,6 +249,18 @@ def test_resize_in_graph_keeps_static_shapes():
      "If half_pixel_centers is True, align_corners must be False."),
     (lambda x: tf.compat.v1.image.resize_area(x[0], [2, 2]), tf.errors.InvalidArgumentError,
      "rank 4"),
+    (lambda x: tf.raw_ops.ScaleAndTranslate(images=x, size=[2, 2], scale=[0.0, 1.0],
+                                            translation=[0.0, 0.0]),
+     tf.errors.InvalidArgumentError, r"Scale must be greater than zero. \[Op:ScaleAndTranslate"),
+    (lambda x: tf.raw_ops.ScaleAndTranslate(images=x, size=[2, 2], scale=[1.0, 1.0],
+                                            translation=[0.0, 0.0], kernel_type="foo"),
+     tf.errors.InvalidArgumentError, r"Unrecognized kernel type: foo \[Op:ScaleAndTranslate"),
+    (lambda x: tf.raw_ops.ScaleAndTranslate(images=x, size=[2, 2], scale=[1.0, 1.0, 1.0],
+                                            translation=[0.0, 0.0]),
+     tf.errors.InvalidArgumentError, r"t must have two elements\[3\]"),
+    (lambda x: tf.raw_ops.ScaleAndTranslateGrad(grads=x, original_image=x[0],
+                                                scale=[1.0, 1.0], translation=[0.0, 0.0]),
+     tf.errors.InvalidArgumentError, "must have rank 4"),
 ])
 def test_resize_bad_input(fn, error, message):
     with pytest.raises(error, match=message):

@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.keras.ops import dtype_rules as rules
-from ndflow.keras.ops import image_scale_translate as scale_translate
 from ndflow.keras.ops import nn_conv_functions as nn_conv
 from ndflow.keras.ops import numpy_array as arr
 from ndflow.keras.ops.symbolic import keras_op
@@ -103,33 +102,12 @@ def resize(images, size, interpolation="bilinear", antialias=False,
         if images.shape.rank == 4:
             pads = [[0, 0]] + pads
         images = array_fill.pad(images, pads, constant_values=cast(fill_value, images.dtype))
-    if interpolation.startswith("lanczos") or (antialias and interpolation in ("bilinear",
-                                                                             "bicubic")):
-        out = _scale_resize(images, size, interpolation, antialias)
-    else:
-        out = image_resize.resize(images, list(size), method=interpolation,
-                                  antialias=antialias)
+    out = image_resize.resize(images, list(size), method=interpolation, antialias=antialias)
     if out.dtype != images.dtype:   # Keras returns the input's dtype (ints rounded)
         if images.dtype.is_integer:
             out = math.round(out)
         out = cast_bits.saturate_cast(out, images.dtype)
     return _from_last(out, data_format)
-
-
-def _scale_resize(images, size, interpolation, antialias):
-    """TF's resize by ScaleAndTranslate: scale output/input, no translation."""
-    kernel = {"bilinear": "linear", "bicubic": "cubic"}.get(interpolation, interpolation)
-    x = images if images.dtype.is_floating else cast(images, "float32")
-    rank = x.shape.rank
-    height, width = x.shape[rank - 3], x.shape[rank - 2]
-    if None in (height, width):
-        raise ValueError(f"resize with interpolation={interpolation} and antialias="
-                         f"{antialias} needs static image sizes")
-    out_shape = x.shape.as_list()
-    out_shape[rank - 3], out_shape[rank - 2] = size
-    return scale_translate.resample(
-        x, out_shape, [rank - 3, rank - 2], [size[0] / height, size[1] / width], [0.0, 0.0],
-        scale_translate.KERNELS[kernel], antialias)
 
 
 @_img("affine_transform")

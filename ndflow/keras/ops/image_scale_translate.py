@@ -1,7 +1,7 @@
 """`keras.ops.image.scale_and_translate` (JAX's scale_and_translate: separable resampling
-with a triangle, Keys cubic or Lanczos kernel, widened by 1/scale when antialiasing), and
-the resampling `resize` uses for antialiased and Lanczos interpolation (TF's
-ScaleAndTranslate: the same sampling, translation 0)."""
+with a triangle, Keys cubic or Lanczos kernel, widened by 1/scale when antialiasing, over any
+spatial axes and with tensor scales). `keras.ops.image.resize` runs TF's ScaleAndTranslate
+op through `tf.image.resize` instead, as Keras' TensorFlow backend does."""
 
 from __future__ import annotations
 
