@@ -4,9 +4,10 @@ Every method is separable: along each axis an output pixel is a weighted sum of 
 pixels ("taps"). The taps are computed once per (input size, output size) with NumPy float32
 arithmetic, so the sample positions round exactly as TF's C++ does (`(i + 0.5f) * scale`, then
 floor/ceil/roundf); the images are then combined with `index_select` (forward) or `index_add_`
-(gradients: the transposed map) over whole tensors. ATen's own `interpolate` agrees with TF's
-half-pixel and align-corners bilinear (used there: it is faster) but not with its legacy
-centers, Keys-cubic table and border renormalization or area weights, hence the taps.
+(gradients: the transposed map) over whole tensors. Bilinear float32 images on the CPU take
+kernels/resize_bilinear_numba.py (TF's lerps in one pass, on every thread); elsewhere ATen's
+own `interpolate` serves TF's half-pixel and align-corners bilinear (to 1 ulp), but not its
+legacy centers, Keys-cubic table and border renormalization or area weights, hence the taps.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - torch's convention
 
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels import resize_bilinear_numba
 from ndflow.kernels.registry import kernel
 from ndflow.ops import image_resize as ops
 
@@ -198,6 +200,9 @@ def _resize_bilinear(node):
     def resize_bilinear(images, size):
         oh, ow = _check(node, images, size)
         x = _as_float(images)
+        if resize_bilinear_numba.applies(x):   # TF's lerps, in one pass on every thread
+            return resize_bilinear_numba.resize(x, bilinear_taps(x.shape[1], oh, corners, half),
+                                                bilinear_taps(x.shape[2], ow, corners, half))
         if half or corners:
             # ATen's bilinear samples exactly where TF's half-pixel / align_corners modes do
             # (checked against TF to 1e-7) and runs 3x faster on the NHWC (channels-last)

@@ -1,0 +1,100 @@
+"""Bilinear resizing of NHWC float32 CPU images (`tf.image.resize`'s default method, TF's
+ResizeBilinear) as a numba kernel run on ATen's OpenMP team (kernels/omp_pool.py).
+
+Each output row is computed from its two input rows as TF computes it, `top + (bottom - top)
+* y_lerp` with `top = top_left + (top_right - top_left) * x_lerp`, the taps and lerps
+computed once per size with NumPy float32 (kernels/image_resize.py `bilinear_taps`): TF's
+values bit for bit, for every center mode (ATen's upsample_bilinear2d differs by an ulp).
+The rows are shared among the threads: doubling 8 256x256 RGB images took 13.5 ms with
+ATen's kernel on two threads (Zen 4), 5.5 ms here; on one thread both take about the same
+(TensorFlow's 3-channel SIMD path is ~1.5x faster there). The callback claims chunks of
+(image, output row) pairs from an atomic counter; numba loads and the callback compiles
+(cached on disk) at the first resize, not with ndflow.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ndflow.kernels import omp_pool
+from ndflow.kernels.build_once import built_once
+
+# numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
+claim_chunk = address_as_pointer = carray = None
+
+
+def applies(x: torch.Tensor) -> bool:
+    """Whether a resize of `x` runs here: 4-D float32 on the CPU, the kernel available."""
+    return (x.device.type == "cpu" and x.dim() == 4 and x.dtype == torch.float32
+            and _callback() is not None)
+
+
+_callback = built_once(lambda: _build() if omp_pool.launcher() is not None else None)
+
+
+def resize(x: torch.Tensor, y_taps, x_taps) -> torch.Tensor:
+    """`x` [N, H, W, C] resized to [N, len(y taps), len(x taps), C]; taps are (lower index,
+    upper index, lerp) arrays along each axis."""
+    x = x.contiguous()
+    n, h, w, c = x.shape
+    oh, ow = len(y_taps[0]), len(x_taps[0])
+    out = torch.empty((n, oh, ow, c), dtype=torch.float32)
+    if out.numel() == 0:
+        return out
+    # per element of an output row (j, channel): its two inputs' offsets in a row, its lerp
+    channel = np.arange(c, dtype=np.int64)
+    lows = (x_taps[0][:, None] * c + channel).ravel()
+    highs = (x_taps[1][:, None] * c + channel).ravel()
+    ints = np.concatenate([np.array([h, w, c, oh, ow], np.int64), y_taps[0], y_taps[1],
+                           lows, highs]).astype(np.int64)
+    lerps = np.concatenate([y_taps[2], np.repeat(x_taps[2], c)]).astype(np.float32)
+    rows = n * oh
+    threads = torch.get_num_threads()
+    omp_pool.run_chunks(_callback(), rows, max(1, -(-rows // (4 * threads))),
+                        [x, out, ints, lerps], threads)
+    return out
+
+
+def _build():
+    try:
+        import numba  # noqa: PLC0415 - loads with the first resize, not with `import ndflow`
+    except ImportError:
+        return None
+    from numba import cfunc, types  # noqa: PLC0415
+    global claim_chunk, address_as_pointer, carray
+    claim_chunk, address_as_pointer, _ = omp_pool.chunk_intrinsics()
+    carray = numba.carray
+
+    # data = [counter, rows, chunk, (address, length) of x, out, ints, lerps]
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
+    def bilinear(data):
+        d = carray(data, 11, dtype=np.int64)
+        rows, chunk = d[1], d[2]
+        p = carray(address_as_pointer(d[7], np.int64), d[8])
+        h, w, c, oh, ow = p[0], p[1], p[2], p[3], p[4]
+        top, bottom, left, right = 5, 5 + oh, 5 + 2 * oh, 5 + 2 * oh + ow * c
+        lerp = carray(address_as_pointer(d[9], np.float32), d[10])
+        x = carray(address_as_pointer(d[3], np.float32), d[4])
+        out = carray(address_as_pointer(d[5], np.float32), d[6])
+        plane, row, out_row = h * w * c, w * c, ow * c
+        q = claim_chunk(data)
+        while q * chunk < rows:
+            for r in range(q * chunk, min(q * chunk + chunk, rows)):
+                b, i = r // oh, r % oh
+                t0 = b * plane + p[top + i] * row
+                b0 = b * plane + p[bottom + i] * row
+                yl = lerp[i]
+                o = r * out_row
+                for e in range(out_row):   # (j, channel) pairs: gathers, vectorized
+                    lo, hi, xl = p[left + e], p[right + e], lerp[oh + e]
+                    tl = x[np.uint64(t0 + lo)]
+                    tr = x[np.uint64(t0 + hi)]
+                    bl = x[np.uint64(b0 + lo)]
+                    br = x[np.uint64(b0 + hi)]
+                    top_v = tl + (tr - tl) * xl
+                    bottom_v = bl + (br - bl) * xl
+                    out[np.uint64(o + e)] = top_v + (bottom_v - top_v) * yl
+            q = claim_chunk(data)
+
+    return bilinear.address
