@@ -125,6 +125,7 @@ JOBS = {
     "rmsprop": _callbacks("rmsprop_numba", "_callback"),
     "finite": _callbacks("finite_numba", "_callback"),
     "sum_squares": _callbacks("sum_squares_numba", "_callback"),
+    "resize_bilinear": _callbacks("resize_bilinear_numba", "_callback"),
     "xent": Job(("xent_numba",), _xent),
     "gemm_epilogue": Job(("gemm_epilogue",), _gemm_epilogue, openmp=True),
     "dropout": Job(("dropout_select",), _dropout),
