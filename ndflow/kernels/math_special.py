@@ -142,6 +142,18 @@ def _x_times(fn):
     return xf
 
 
+def _outside_domain(fn, negative: float, at_zero: float | None = None):
+    """`fn`, with TF's (Cephes') values where x < 0 (and at 0) for Bessel functions of the
+    second kind, which ATen makes NaN: Y -> -inf, K -> inf; Y1(0) is NaN in TF."""
+    def run(x):
+        out = fn(x)
+        out = torch.where(x < 0, torch.tensor(negative, dtype=out.dtype), out)
+        if at_zero is not None:
+            out = torch.where(x == 0, torch.tensor(at_zero, dtype=out.dtype), out)
+        return out
+    return _in_float32(run)
+
+
 _KERNELS = {
     sp.Lgamma: torch.lgamma,
     sp.Digamma: _digamma,
@@ -157,6 +169,14 @@ _KERNELS = {
     sp.BesselI1: torch.special.i1,
     sp.BesselI0e: torch.special.i0e,
     sp.BesselI1e: torch.special.i1e,
+    sp.BesselJ0: _in_float32(torch.special.bessel_j0),
+    sp.BesselJ1: _in_float32(torch.special.bessel_j1),
+    sp.BesselY0: _outside_domain(torch.special.bessel_y0, -math.inf),
+    sp.BesselY1: _outside_domain(torch.special.bessel_y1, -math.inf, math.nan),
+    sp.BesselK0: _outside_domain(torch.special.modified_bessel_k0, math.inf),
+    sp.BesselK1: _outside_domain(torch.special.modified_bessel_k1, math.inf),
+    sp.BesselK0e: _outside_domain(torch.special.scaled_modified_bessel_k0, math.inf),
+    sp.BesselK1e: _outside_domain(torch.special.scaled_modified_bessel_k1, math.inf),
     sp.NextAfter: torch.nextafter,
     sp.Xlogy: _x_times(torch.xlogy),
     sp.Xdivy: _x_times(torch.div),

@@ -88,6 +88,12 @@ Betainc = op_def("Betainc", inputs=["a: T", "b: T", "x: T"], outputs=["z: T"],
                  attrs=[_F32_64], shape=_betainc_shape)
 BesselI0, BesselI1 = _unary("BesselI0"), _unary("BesselI1")
 BesselI0e, BesselI1e = _unary("BesselI0e"), _unary("BesselI1e")
+# tf.math.special's Bessel functions of the first and second kinds and the modified ones of
+# the second kind (K, and K scaled by exp(x))
+BesselJ0, BesselJ1 = _unary("BesselJ0"), _unary("BesselJ1")
+BesselY0, BesselY1 = _unary("BesselY0"), _unary("BesselY1")
+BesselK0, BesselK1 = _unary("BesselK0"), _unary("BesselK1")
+BesselK0e, BesselK1e = _unary("BesselK0e"), _unary("BesselK1e")
 NextAfter = op_def("NextAfter", inputs=["x1: T", "x2: T"], outputs=["output: T"],
                    attrs=["T: {double, float} = DT_FLOAT"], shape=broadcast_shape)
 Xlogy, Xdivy, Xlog1py = _binary("Xlogy", "x", "y"), _binary("Xdivy", "x", "y"), \
@@ -198,28 +204,48 @@ def lbeta(x, name=None) -> Tensor:
         return subtract(log_prod_gamma_x, log_gamma_sum_x, name="sub")
 
 
-@tf_export("math.bessel_i0")
+@tf_export("math.bessel_i0", "math.special.bessel_i0")
 def bessel_i0(x, name=None) -> Tensor:
     """`tf.math.bessel_i0`: the modified Bessel function of the first kind, order 0."""
     return _scoped(BesselI0, "bessel_i0", x, name=name)
 
 
-@tf_export("math.bessel_i1")
+@tf_export("math.bessel_i1", "math.special.bessel_i1")
 def bessel_i1(x, name=None) -> Tensor:
     """`tf.math.bessel_i1`: the modified Bessel function of the first kind, order 1."""
     return _scoped(BesselI1, "bessel_i1", x, name=name)
 
 
-@tf_export("math.bessel_i0e")
+@tf_export("math.bessel_i0e", "math.special.bessel_i0e")
 def bessel_i0e(x, name=None) -> Tensor:
     """`tf.math.bessel_i0e`: exp(-|x|) * bessel_i0(x)."""
     return _scoped(BesselI0e, "bessel_i0e", x, name=name)
 
 
-@tf_export("math.bessel_i1e")
+@tf_export("math.bessel_i1e", "math.special.bessel_i1e")
 def bessel_i1e(x, name=None) -> Tensor:
     """`tf.math.bessel_i1e`: exp(-|x|) * bessel_i1(x)."""
     return _scoped(BesselI1e, "bessel_i1e", x, name=name)
+
+
+def _special(op, fname: str, doc: str):
+    def fn(x, name=None) -> Tensor:
+        return _scoped(op, fname, x, name=name)
+    fn.__name__ = fn.__qualname__ = fname
+    fn.__doc__ = f"`tf.math.special.{fname}`: {doc}"
+    return tf_export(f"math.special.{fname}")(fn)
+
+
+bessel_j0 = _special(BesselJ0, "bessel_j0", "the Bessel function of the first kind, order 0.")
+bessel_j1 = _special(BesselJ1, "bessel_j1", "the Bessel function of the first kind, order 1.")
+bessel_y0 = _special(BesselY0, "bessel_y0", "the Bessel function of the second kind, order 0.")
+bessel_y1 = _special(BesselY1, "bessel_y1", "the Bessel function of the second kind, order 1.")
+bessel_k0 = _special(BesselK0, "bessel_k0", "the modified Bessel function of the second kind, "
+                     "order 0.")
+bessel_k1 = _special(BesselK1, "bessel_k1", "the modified Bessel function of the second kind, "
+                     "order 1.")
+bessel_k0e = _special(BesselK0e, "bessel_k0e", "exp(x) * bessel_k0(x).")
+bessel_k1e = _special(BesselK1e, "bessel_k1e", "exp(x) * bessel_k1(x).")
 
 
 @tf_export("math.nextafter")

@@ -140,6 +140,28 @@ def _bessel_i1e_grad(op, grad):
     return [ar.multiply(grad, dy_dx)]
 
 
+def _derivative(op_def, dy_dx):
+    """Registers grad * dy_dx(x, y) as `op_def`'s gradient (TF's math_grad.py forms)."""
+    @op_def.def_grad
+    def grad_fn(op, grad):
+        return [ar.multiply(grad, dy_dx(op.inputs[0], op.outputs[0]))]
+    return grad_fn
+
+
+_derivative(sp.BesselJ0, lambda x, y: ar.negative(sp.bessel_j1(x)))
+# J1' = J0 - J1 / x, 0.5 at x == 0
+_derivative(sp.BesselJ1, lambda x, y: ar.select_v2(
+    equal(x, _const(0, x)), _const(0.5, x), ar.subtract(sp.bessel_j0(x), ar.real_div(y, x))))
+_derivative(sp.BesselY0, lambda x, y: ar.negative(sp.bessel_y1(x)))
+_derivative(sp.BesselY1, lambda x, y: ar.subtract(sp.bessel_y0(x), ar.real_div(y, x)))
+_derivative(sp.BesselK0, lambda x, y: ar.negative(sp.bessel_k1(x)))
+_derivative(sp.BesselK0e, lambda x, y: ar.subtract(y, sp.bessel_k1e(x)))
+_derivative(sp.BesselK1, lambda x, y: ar.subtract(ar.negative(sp.bessel_k0(x)),
+                                                  ar.real_div(y, x)))
+_derivative(sp.BesselK1e, lambda x, y: ar.subtract(
+    ar.multiply(y, ar.subtract(_const(1, x), ar.reciprocal(x))), sp.bessel_k0e(x)))
+
+
 @sp.NextAfter.def_grad
 def _next_after_grad(op, grad):
     x1, x2 = op.inputs
