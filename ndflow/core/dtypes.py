@@ -117,6 +117,11 @@ int16 = DType("int16", 5, torch.int16, np.dtype(np.int16), "i", 2)
 int32 = DType("int32", 3, torch.int32, np.dtype(np.int32), "i", 4)
 int64 = DType("int64", 9, torch.int64, np.dtype(np.int64), "i", 8)
 uint8 = DType("uint8", 4, torch.uint8, np.dtype(np.uint8), "u", 1)
+# ATen stores the wider unsigned types but has few kernels for them: kernels/unsigned.py runs
+# their ops on stand-in signed types.
+uint16 = DType("uint16", 17, torch.uint16, np.dtype(np.uint16), "u", 2)
+uint32 = DType("uint32", 22, torch.uint32, np.dtype(np.uint32), "u", 4)
+uint64 = DType("uint64", 23, torch.uint64, np.dtype(np.uint64), "u", 8)
 bool = DType("bool", 10, torch.bool, np.dtype(np.bool_), "b", 1)  # noqa: A001 - TF's name
 string = DType("string", 7, None, np.dtype(object), "s", 0)
 resource = DType("resource", 20, None, None, "r", 0)
@@ -124,12 +129,13 @@ variant = DType("variant", 21, None, None, "v", 0)
 complex64 = DType("complex64", 8, torch.complex64, np.dtype(np.complex64), "c", 8)
 complex128 = DType("complex128", 18, torch.complex128, np.dtype(np.complex128), "c", 16)
 
-ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, bool, string,
-       resource, variant, complex64, complex128)
+ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32,
+       uint64, bool, string, resource, variant, complex64, complex128)
 COMPLEX = (complex64, complex128)
 _REAL_OF_COMPLEX = {complex64: float32, complex128: float64}
 FLOATING = (float16, bfloat16, float32, float64)
-INTEGER = (int8, int16, int32, int64, uint8)
+INTEGER = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+WIDE_UNSIGNED = (uint16, uint32, uint64)
 NUMERIC = FLOATING + INTEGER
 
 _BY_TORCH = {d.torch_dtype: d for d in ALL if d.torch_dtype is not None}
@@ -190,6 +196,9 @@ tf_export("dtypes.int8", "int8")(int8)
 tf_export("dtypes.resource", "resource")(resource)
 tf_export("dtypes.string", "string")(string)
 tf_export("dtypes.uint8", "uint8")(uint8)
+tf_export("dtypes.uint16", "uint16")(uint16)
+tf_export("dtypes.uint32", "uint32")(uint32)
+tf_export("dtypes.uint64", "uint64")(uint64)
 tf_export("dtypes.variant", "variant")(variant)
 tf_export("complex64", "dtypes.complex64")(complex64)
 tf_export("complex128", "dtypes.complex128")(complex128)

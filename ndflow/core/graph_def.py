@@ -34,6 +34,7 @@ GRAPH_DEF_VERSION = 2474
 _VAL_FIELDS = {
     dtypes.float32: "float_val", dtypes.float64: "double_val", dtypes.int32: "int_val",
     dtypes.int16: "int_val", dtypes.int8: "int_val", dtypes.uint8: "int_val",
+    dtypes.uint16: "int_val", dtypes.uint32: "uint32_val", dtypes.uint64: "uint64_val",
     dtypes.int64: "int64_val", dtypes.bool: "bool_val", dtypes.float16: "half_val",
     dtypes.bfloat16: "half_val", dtypes.complex64: "scomplex_val",
     dtypes.complex128: "dcomplex_val",

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import torch
 
 from ndflow.core.errors import NotFoundError
+from ndflow.kernels import unsigned
 
 _KERNELS: dict = {}
 DEVICE_TYPES = ("CPU", "GPU")
@@ -102,14 +103,19 @@ def host_kernel(op_def):
 
 def kernel_for(node: NodeInfo, device_type: str = "CPU"):
     """The kernel factory for `node`: its string (host) kernel when a string tensor flows in
-    or out and the op has one, else its ATen kernel for the device type."""
+    or out and the op has one, else its ATen kernel for the device type (run on stand-in
+    types for uint16/32/64, which ATen has few kernels for: kernels/unsigned.py)."""
     strings = any(getattr(d, "name", None) == "string"
                   for d in list(node.input_dtypes) + list(node.output_dtypes))
     if strings:
         host = _HOST_KERNELS.get(node.op_def)
         return host if host is not None else _string_guarded(lookup(node.op_def, device_type),
                                                              node.op_def.name, device_type)
-    return lookup(node.op_def, device_type)
+    factory = lookup(node.op_def, device_type)
+    if unsigned.involves_unsigned(node):
+        return lambda n: unsigned.kernel(factory, n, device_type,
+                                         lambda op: lookup(op, device_type))
+    return factory
 
 
 def _string_guarded(factory, name: str, device_type: str):

@@ -16,7 +16,7 @@ import torch
 from ndflow.core import devices, dtypes
 from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
 from ndflow.core.shapes import TensorShape, fmt
-from ndflow.kernels import value_bounds
+from ndflow.kernels import unsigned, value_bounds
 from ndflow.kernels.registry import kernel
 from ndflow.ops import state
 
@@ -144,6 +144,7 @@ def _assign_variable(node):
 
 def _update_kernel(node, sign: int):
     dtype = node.attrs["dtype"]
+    signed = unsigned.same_width_signed(dtype)   # ATen cannot add uint16/32/64
 
     def run(res, delta):
         owned = exclusive_value(res)
@@ -158,6 +159,9 @@ def _update_kernel(node, sign: int):
                 "equal.")
         if delta.device != old.device and not (delta.dim() == 0 and delta.device.type == "cpu"):
             delta = delta.to(old.device)   # (a host scalar ATen reads beside device tensors)
+        if signed is not None:
+            res.value = torch.add(old.view(signed), delta.view(signed), alpha=sign).view(old.dtype)
+            return
         (out,) = update_targets(owned, [old])
         res.value = torch.add(old, delta, alpha=sign, out=out)
 

@@ -88,6 +88,15 @@ def infer_numpy(value, dtype):
             raise
     if dtype is not None and dtype.np_dtype is not None:
         arr = _as_array(value)
+        if arr.dtype.kind == "f" and arr.size and dtype.is_integer and \
+                not isinstance(value, np.generic):
+            # NumPy makes ints past int64 (uint64's top half) floats beside smaller ones
+            exact = _as_array(value, object).reshape(-1)
+            if all(type(v) is int for v in exact):
+                if min(exact) < dtype.min or max(exact) > dtype.max:
+                    raise ValueError(f"Can't convert Python int to {dtype.name} tensor "
+                                     "(out of range)")
+                return exact.astype(dtype.np_dtype).reshape(arr.shape), dtype
         if arr.dtype.kind == "O" and dtype is not dtypes.string:
             raise _unsupported(value)  # np would turn None into NaN
         if arr.dtype.kind in "US" and dtype is not dtypes.string:  # NumPy would parse "3"
@@ -152,6 +161,8 @@ def numpy_to_torch(arr: np.ndarray, dtype, device=None) -> torch.Tensor:
         t = torch.from_numpy(np.ascontiguousarray(arr).reshape(arr.shape).view(np.int16))
         t = t.view(torch.bfloat16)
     else:
+        if arr.dtype.kind in "iu" and arr.dtype.isnative:   # np.ulonglong -> np.uint64 ...:
+            arr = arr.view(f"{arr.dtype.kind}{arr.dtype.itemsize}")  # the types ATen takes
         t = torch.from_numpy(np.ascontiguousarray(arr).reshape(arr.shape))
     if dtype.torch_dtype is not None and t.dtype != dtype.torch_dtype:
         t = t.to(dtype.torch_dtype)

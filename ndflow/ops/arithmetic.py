@@ -26,6 +26,8 @@ NUMERIC = REAL
 FLOAT = "T: {half, bfloat16, float, double}"
 # The ops TensorFlow also registers for complex64/complex128.
 WITH_COMPLEX = REAL[:-1] + ", complex64, complex128}"
+# Ops TensorFlow declares without the wider unsigned types (uint8 stays, as before).
+NO_WIDE_UNSIGNED = WITH_COMPLEX.replace(", uint16, uint32, uint64", "")
 FLOAT_COMPLEX = "T: {half, bfloat16, float, double, complex64, complex128}"
 
 
@@ -63,7 +65,7 @@ Pow = _binary_op("Pow", attrs="T: {half, bfloat16, float, double, int32, int64, 
                               "complex128}")
 Maximum = _binary_op("Maximum")
 Minimum = _binary_op("Minimum")
-SquaredDifference = _binary_op("SquaredDifference", attrs=WITH_COMPLEX, commutative=True)
+SquaredDifference = _binary_op("SquaredDifference", attrs=NO_WIDE_UNSIGNED, commutative=True)
 TruncateDiv = _binary_op("TruncateDiv")
 TruncateMod = op_def("TruncateMod", inputs=["x: T", "y: T"], outputs=["z: T"],
                      attrs=["T: {int32, int64, bfloat16, half, float, double}"],
@@ -150,8 +152,9 @@ def truncatemod(x, y, name=None) -> Tensor:
 
 
 _TRUEDIV_TYPES = {dtypes.int8: dtypes.float32, dtypes.int16: dtypes.float32,
-                  dtypes.uint8: dtypes.float32, dtypes.int32: dtypes.float64,
-                  dtypes.int64: dtypes.float64}
+                  dtypes.uint8: dtypes.float32, dtypes.uint16: dtypes.float32,
+                  dtypes.int32: dtypes.float64, dtypes.uint32: dtypes.float64,
+                  dtypes.int64: dtypes.float64, dtypes.uint64: dtypes.float64}
 
 
 @tf_export("math.truediv", "truediv")
@@ -227,11 +230,11 @@ def reciprocal_no_nan(x, name=None) -> Tensor:
 
 # -- Neg, Log, Reciprocal --------------------------------------------------------------------------
 
-Neg = op_def("Neg", inputs=["x: T"], outputs=["y: T"], attrs=[WITH_COMPLEX],
+Neg = op_def("Neg", inputs=["x: T"], outputs=["y: T"], attrs=[NO_WIDE_UNSIGNED],
              shape=unchanged_shape)
 Log = op_def("Log", inputs=["x: T"], outputs=["y: T"], attrs=[FLOAT_COMPLEX],
              shape=unchanged_shape)
-Reciprocal = op_def("Reciprocal", inputs=["x: T"], outputs=["y: T"], attrs=[WITH_COMPLEX],
+Reciprocal = op_def("Reciprocal", inputs=["x: T"], outputs=["y: T"], attrs=[NO_WIDE_UNSIGNED],
                     shape=unchanged_shape)
 ReciprocalGrad = op_def("ReciprocalGrad", inputs=["y: T", "dy: T"], outputs=["z: T"],
                         attrs=[FLOAT_COMPLEX], shape=unchanged_shape)

@@ -1,6 +1,7 @@
-"""`tf.bitwise`: and, or, xor, invert and the shifts of integer tensors (TF's ops, not
-differentiable). Shift amounts are clamped to [0, bits - 1] as TensorFlow's kernels do, and
-a left shift wraps in the type (two's complement for signed types)."""
+"""`tf.bitwise`: and, or, xor, invert and the shifts of integer tensors, and the raw op
+PopulationCount (TF's ops, not differentiable). Shift amounts are clamped to [0, bits - 1] as
+TensorFlow's kernels do, and a left shift wraps in the type (two's complement for signed
+types)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from ndflow.ops.apply import apply_op
 from ndflow.ops.comparison import broadcast_shape, unchanged_shape
 from ndflow.ops.op_def import op_def
 
-_INTS = "T: {int8, int16, int32, int64, uint8}"  # TF also has uint16-64, which ndflow lacks
+_INTS = "T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64}"
 
 
 def _binary(name: str, commutative: bool):
@@ -25,6 +26,9 @@ LeftShift = _binary("LeftShift", False)
 RightShift = _binary("RightShift", False)
 Invert = op_def("Invert", inputs=["x: T"], outputs=["y: T"], attrs=[_INTS],
                 shape=unchanged_shape, not_differentiable=True)
+PopulationCount = op_def("PopulationCount", inputs=["x: T"], outputs=["y: uint8"],
+                         attrs=[_INTS], shape=unchanged_shape, not_differentiable=True,
+                         doc="The number of bits set in each element (`tf.raw_ops` only).")
 
 
 @tf_export("bitwise.bitwise_and")

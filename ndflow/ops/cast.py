@@ -15,8 +15,8 @@ from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.comparison import unchanged_shape
 from ndflow.ops.op_def import op_def
 
-_CAST_TYPES = ("{half, bfloat16, float, double, int8, int16, int32, int64, uint8, bool, "
-               "complex64, complex128}")
+_CAST_TYPES = ("{half, bfloat16, float, double, int8, int16, int32, int64, uint8, uint16, uint32, "
+               "uint64, bool, complex64, complex128}")
 Cast = op_def("Cast", inputs=["x: SrcT"], outputs=["y: DstT"],
               attrs=[f"SrcT: {_CAST_TYPES}", f"DstT: {_CAST_TYPES}", "Truncate: bool = false"],
               shape=unchanged_shape)

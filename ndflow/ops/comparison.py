@@ -17,7 +17,9 @@ from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op
 from ndflow.ops.op_def import op_def
 
-REAL = "T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8}"
+# TF's realnumbertype
+REAL = ("T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, uint16, uint32, "
+        "uint64}")
 FLOAT = "T: {half, bfloat16, float, double}"
 
 
@@ -76,7 +78,8 @@ def _compare(name: str, attrs=(REAL,), commutative: bool = False):
                   shape=broadcast_shape, not_differentiable=True, commutative=commutative)
 
 
-_ALL_TYPES = ("T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, bool, string, "
+_ALL_TYPES = ("T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, uint16, "
+              "uint32, uint64, bool, string, "
               "complex64, complex128}")
 
 

@@ -37,7 +37,8 @@ from ndflow.core.shapes import TensorShape
 _TF_TYPE_NAMES = {
     "half": dtypes.float16, "bfloat16": dtypes.bfloat16, "float": dtypes.float32,
     "double": dtypes.float64, "int8": dtypes.int8, "int16": dtypes.int16,
-    "int32": dtypes.int32, "int64": dtypes.int64, "uint8": dtypes.uint8, "bool": dtypes.bool,
+    "int32": dtypes.int32, "int64": dtypes.int64, "uint8": dtypes.uint8,
+    "uint16": dtypes.uint16, "uint32": dtypes.uint32, "uint64": dtypes.uint64, "bool": dtypes.bool,
     "string": dtypes.string, "resource": dtypes.resource, "variant": dtypes.variant,
     "complex64": dtypes.complex64, "complex128": dtypes.complex128,
 }

@@ -142,7 +142,7 @@ class Generator(Module):
             hi = convert_to_tensor(1 if maxval is None else maxval, dtype)
             return rnd * (hi - lo) + lo
 
-    def uniform_full_int(self, shape, dtype=dtypes.int64, name=None):
+    def uniform_full_int(self, shape, dtype=dtypes.uint64, name=None):
         """Integers over the whole range of `dtype` (the random bits themselves)."""
         with name_scope(name, "stateful_uniform_full_int"):
             return self._draw(StatefulUniformFullInt, shape, dtype)

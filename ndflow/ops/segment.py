@@ -22,7 +22,8 @@ from ndflow.ops.comparison import composite_name
 from ndflow.ops.math import sqrt
 from ndflow.ops.op_def import op_def
 
-_REAL = "T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8}"
+_REAL = ("T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, uint16, uint32, "
+         "uint64}")
 _WITH_COMPLEX = _REAL[:-1] + ", complex64, complex128}"  # TF's numbertype
 _INDEX = "Tindices: {int16, int32, int64}"
 

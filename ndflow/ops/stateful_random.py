@@ -27,4 +27,5 @@ StatefulStandardNormalV2 = _stateful("StatefulStandardNormalV2", _FLOATS)
 StatefulTruncatedNormal = _stateful("StatefulTruncatedNormal", _FLOATS)
 StatefulUniformInt = _stateful("StatefulUniformInt", "dtype: {int32, int64} = DT_INT64",
                                ["minval: dtype", "maxval: dtype"])
-StatefulUniformFullInt = _stateful("StatefulUniformFullInt", "dtype: {int32, int64} = DT_INT64")
+StatefulUniformFullInt = _stateful("StatefulUniformFullInt",
+                                   "dtype: {int32, int64, uint32, uint64} = DT_UINT64")

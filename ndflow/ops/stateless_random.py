@@ -38,9 +38,8 @@ StatelessRandomUniformInt = _stateless("StatelessRandomUniformInt",
                                        ["minval: dtype", "maxval: dtype"],
                                        "dtype: {int32, int64}")
 
-# TF's default dtype is uint64, which ndflow has not: int64 here (the same bits).
-StatelessRandomUniformFullInt = _stateless("StatelessRandomUniformFullInt",
-                                           dtype_attr="dtype: {int32, int64} = DT_INT64")
+StatelessRandomUniformFullInt = _stateless(
+    "StatelessRandomUniformFullInt", dtype_attr="dtype: {int32, int64, uint32, uint64} = DT_UINT64")
 
 
 def stateless_seed(seed) -> Tensor:

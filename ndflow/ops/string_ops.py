@@ -78,9 +78,10 @@ RegexReplace = _string_op("RegexReplace", ["input: string", "pattern: string",
 StaticRegexReplace = _string_op("StaticRegexReplace", attrs=[
     "pattern: string", "rewrite: string", "replace_global: bool = true"])
 StringToNumber = _string_op("StringToNumber", ["string_tensor: string"], ["output: out_type"],
-                            ["out_type: {float, double, int32, int64} = DT_FLOAT"])
+                            ["out_type: {float, double, int32, int64, uint32, uint64} = DT_FLOAT"])
 AsString = _string_op("AsString", ["input: T"], attrs=[
-    "T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, bool, string}",
+    "T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
+    "bool, string}",
     "precision: int = -1", "scientific: bool = false", "shortest: bool = false",
     "width: int = -1", "fill: string = ''"])
 

@@ -19,7 +19,7 @@ from ndflow.ops.apply import infer_numpy
 
 _CONTENT_TYPES = frozenset({dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64,
                             dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64,
-                            dtypes.uint8})
+                            dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64})
 _MAX_CONTENT_BYTES = 1 << 31
 
 
@@ -41,6 +41,10 @@ def _append(p, dt, flat: np.ndarray) -> None:
         p.double_val.extend(flat.tolist())
     elif dt is dtypes.int64:
         p.int64_val.extend(flat.tolist())
+    elif dt is dtypes.uint32:
+        p.uint32_val.extend(flat.tolist())
+    elif dt is dtypes.uint64:
+        p.uint64_val.extend(flat.tolist())
     elif dt is dtypes.bool:
         p.bool_val.extend(flat.tolist())
     elif dt.is_complex:

@@ -79,7 +79,7 @@ def _run_kernel(op: Operation, values: list) -> list | None:
         inputs = [numpy_to_torch(np.asarray(v), t.dtype, _CPU)
                   for v, t in zip(values, op.inputs)]
         node = registry.NodeInfo.for_op(op, _CPU)
-        kernel = registry.lookup(op.op_def, "CPU")(node)
+        kernel = registry.kernel_for(node, "CPU")(node)
         flushed = denormals.enter()
         result = kernel(*inputs)
     except Exception:  # noqa: BLE001 - left unfolded; the runtime reports it naming the node
