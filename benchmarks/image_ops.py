@@ -7,7 +7,10 @@ the composition RGBToHSV, adjust, HSVToRGB (TF_ADJUST_HUE_FUSED / TF_ADJUST_SATU
 Input: a float32 batch [batch, size, size, 3] (CIFAR-10's distorted inputs at the defaults,
 before the 24x24 crop). Printed: best-of-`repeat` milliseconds per call of adjust_hue and
 adjust_saturation for each path, plus tf.image.resize for reference: bilinear 2x up, and
-antialiased (ScaleAndTranslate with the triangle kernel) and Lanczos-3 halving.
+antialiased (ScaleAndTranslate with the triangle kernel) and Lanczos-3 halving; and 16-bit PNG
+files (ndflow's own codec, kernels/png16.py): encode_png and decode_png(dtype=tf.uint16) of a
+smooth uint16 RGB image [16 * size, 16 * size, 3] (TF's adaptive row filters at work), with
+the encoded sizes.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ import {module} as tf
 
 batch, size, repeat = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 x = tf.constant(np.random.RandomState(0).rand(batch, size, size, 3).astype(np.float32))
+yy, xx = np.mgrid[0:16 * size, 0:16 * size]
+png16 = tf.constant(np.stack([yy * 60 + xx, xx * 50, (yy ^ xx) * 40], -1).astype(np.uint16))
+png16_file = tf.io.encode_png(png16)
 
 
 def best_ms(fn):
@@ -49,6 +55,9 @@ print(json.dumps({{
                                                              antialias=True)),
     "resize_lanczos3_half": best_ms(lambda: tf.image.resize(x, [size // 2, size // 2],
                                                             method="lanczos3")),
+    "encode_png16": best_ms(lambda: tf.io.encode_png(png16)),
+    "decode_png16": best_ms(lambda: tf.io.decode_png(png16_file, dtype=tf.uint16)),
+    "png16_bytes": len(png16_file.numpy()),
 }}))
 '''
 
@@ -83,15 +92,19 @@ def main() -> None:
                     {"TF_ADJUST_HUE_FUSED": "0", "TF_ADJUST_SATURATION_FUSED": "0"})
     theirs = _run(args.tf, "tensorflow", args) if os.path.exists(args.tf) else None
     for op in ("adjust_hue", "adjust_saturation", "resize_bilinear_2x", "resize_antialias_half",
-               "resize_lanczos3_half"):
+               "resize_lanczos3_half", "encode_png16", "decode_png16"):
         row = [f"{op:20s}"]
         for label, r in (("ndflow fused", fused), ("ndflow composed", composed),
                          ("TensorFlow", theirs)):
-            if r is not None and not (op.startswith("resize") and label == "ndflow composed"):
+            if r is not None and not (op.startswith(("resize", "encode", "decode"))
+                                      and label == "ndflow composed"):
                 row.append(f"{label} {r[op]:7.2f} ms")
         if fused and theirs:
             row.append(f"(fused/TF {fused[op] / theirs[op]:.2f}x)")
         print("  ".join(row))
+    if fused and theirs:
+        print(f"16-bit PNG file: ndflow {fused['png16_bytes']} bytes, TensorFlow "
+              f"{theirs['png16_bytes']} bytes")
 
 
 if __name__ == "__main__":

@@ -29,10 +29,11 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
+import numpy as np
 import torch
 
 import ndflow as tf
-from ndflow.kernels import dropout_select, gemm_epilogue, omp_pool
+from ndflow.kernels import dropout_select, gemm_epilogue, omp_pool, png16
 
 _N = 1 << 13   # elements: above every kernel's size threshold
 
@@ -93,6 +94,10 @@ def _dropout() -> None:
         dropout_select.dropout_select(x, x.bfloat16(), 0.5, 2.0)
 
 
+def _png16() -> None:
+    png16.decode(png16.encode(np.zeros((2, 2, 1), np.uint16), -1))
+
+
 def _ctc_beam_search() -> None:
     for dtype in (tf.float32, tf.float64):
         tf.nn.ctc_beam_search_decoder(tf.zeros([2, 1, 3], dtype), [2], beam_width=2)
@@ -130,6 +135,7 @@ JOBS = {
     "gemm_epilogue": Job(("gemm_epilogue",), _gemm_epilogue, openmp=True),
     "dropout": Job(("dropout_select",), _dropout),
     "index_shuffle": Job(("random_index_shuffle",), _index_shuffle),
+    "png16": Job(("png16",), _png16),
 }
 
 

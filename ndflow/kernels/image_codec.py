@@ -3,9 +3,12 @@ of PNG, JPEG, GIF, BMP, WebP, sniffed from the bytes, as TF 2.21's decoders) and
 EncodeJpeg.
 
 Channel conversions follow TF's decoders: RGB -> gray is libpng's fixed-point luma
-(9798 R + 19235 G + 3735 B) >> 15, gray -> RGB repeats, a missing alpha is 255; 16-bit PNG
-samples keep their high byte. JPEG pixels can differ from TF's libjpeg-turbo by 1 (IDCT and
-chroma upsampling rounding).
+(9798 R + 19235 G + 3735 B) >> 15, gray -> RGB repeats, a missing alpha is the maximum.
+16-bit PNG files are read and written by kernels/png16.py (Pillow keeps 8 bits of their
+color): uint16 keeps their samples, uint8 their high byte, floats scale them by 1/65535;
+8-bit files give uint16 samples times 257, as TF's. (At 16 bits libpng's gray conversion goes
+through its gamma tables: its values can differ from the formula's by a few units in 65535.)
+JPEG pixels can differ from TF's libjpeg-turbo by 1 (IDCT and chroma upsampling rounding).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import numpy as np
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels import png16
 from ndflow.kernels.registry import host_kernel
 from ndflow.ops import image_codec as ops
 
@@ -68,18 +72,22 @@ def _convert_channels(arr: np.ndarray, channels: int) -> np.ndarray:
             return arr[..., :1]
         c = color.astype(np.uint32)
         gray = (9798 * c[..., 0] + 19235 * c[..., 1] + 3735 * c[..., 2]) >> 15
-        return gray.astype(np.uint8)[..., None]
+        return gray.astype(arr.dtype)[..., None]
     if channels == 3:
         return np.ascontiguousarray(color)
     alpha = arr[..., 3:4] if have == 4 else arr[..., 1:2] if have == 2 else \
-        np.full(arr.shape[:-1] + (1,), 255, np.uint8)
+        np.full(arr.shape[:-1] + (1,), np.iinfo(arr.dtype).max, arr.dtype)
     return np.concatenate([color, alpha], axis=-1)
 
 
-def _decode(data: bytes, channels: int, animated: bool) -> np.ndarray:
+def _check_channels(channels: int) -> None:
     if channels not in (0, 1, 3, 4):
         raise InvalidArgumentError(None, None, f"`channels` must be 0, 1, 3 or 4 but got "
                                                f"{channels}")
+
+
+def _decode(data: bytes, channels: int, animated: bool) -> np.ndarray:
+    _check_channels(channels)
     if not _known_format(data):
         raise InvalidArgumentError(None, None, _UNKNOWN)
     if channels == 4 and data.startswith(_SIGNATURES[1]):
@@ -105,13 +113,26 @@ def _decode(data: bytes, channels: int, animated: bool) -> np.ndarray:
 
 def _decoder(node, animated_attr: bool):
     channels = int(node.attrs.get("channels", 0))
-    as_float = node.attrs.get("dtype") is not None and node.attrs["dtype"].name == "float32"
+    dtype = node.attrs["dtype"].name if node.attrs.get("dtype") is not None else "uint8"
     animated = bool(node.attrs.get("expand_animations", True)) if animated_attr else False
 
     def decode(contents):
-        arr = _decode(_scalar_bytes(contents), channels, animated)
+        data = _scalar_bytes(contents)
+        if png16.is_16bit(data):
+            _check_channels(channels)
+            arr, top = _convert_channels(png16.decode(data), channels), 65535
+            if dtype == "uint8":
+                arr, top = (arr >> 8).astype(np.uint8), 255
+        else:
+            arr, top = _decode(data, channels, animated), 255
+            if dtype == "uint16":
+                arr, top = arr.astype(np.uint16) * np.uint16(257), 65535
         t = torch.from_numpy(np.array(arr, copy=True))
-        return t.to(torch.float32).div_(255.0) if as_float else t
+        if dtype != "float32":
+            return t
+        # TF divides 8-bit samples by 255 and multiplies 16-bit ones by float(1 / 65535)
+        return t.to(torch.float32).div_(255.0) if top == 255 else \
+            t.to(torch.float32).mul_(float(np.float32(1 / 65535)))
     return decode
 
 
@@ -206,6 +227,8 @@ def _encode_png(node):
 
     def encode_png(image):
         arr = _image_array(image, "EncodePng", (1, 2, 3, 4))
+        if arr.dtype == np.uint16:
+            return _bytes_scalar(png16.encode(arr, level))
         im = _pil().fromarray(arr[..., 0] if arr.shape[-1] == 1 else arr,
                               _MODES[arr.shape[-1]])
         buf = io.BytesIO()

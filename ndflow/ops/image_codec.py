@@ -3,9 +3,9 @@ decode_image, decode_gif, decode_bmp, extract_jpeg_shape, is_jpeg (TF's ops of t
 host kernels on Pillow in ndflow/kernels/image_codec.py).
 
 As in TF 2.21, every decoder reads any of PNG, JPEG, GIF, BMP and WebP (the format is sniffed
-from the bytes); `channels` = 0 keeps the file's channels, 1 / 3 / 4 convert. ndflow has no
-uint16 dtype, so 16-bit PNGs decode to uint8 (TF's `dtype=tf.uint8` result) and
-`dtype=tf.uint16` is not available.
+from the bytes); `channels` = 0 keeps the file's channels, 1 / 3 / 4 convert. PNGs decode to
+uint8, uint16 (16-bit files exactly, 8-bit ones times 257) or, through decode_image, floats in
+[0, 1]; encode_png writes uint16 images as 16-bit files.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def _encoded_shape(ctx):
 
 _CHANNELS = "channels: int = 0"
 DecodePng = op_def("DecodePng", inputs=["contents: string"], outputs=["image: dtype"],
-                   attrs=[_CHANNELS, "dtype: {uint8} = DT_UINT8"], shape=_decoded_shape,
+                   attrs=[_CHANNELS, "dtype: {uint8, uint16} = DT_UINT8"], shape=_decoded_shape,
                    gradient_undefined=True)
 DecodeJpeg = op_def(
     "DecodeJpeg", inputs=["contents: string"], outputs=["image: uint8"],
@@ -52,7 +52,7 @@ DecodeJpeg = op_def(
            "dct_method: string = ''"], shape=_decoded_shape, gradient_undefined=True)
 DecodeImage = op_def(
     "DecodeImage", inputs=["contents: string"], outputs=["image: dtype"],
-    attrs=[_CHANNELS, "dtype: {uint8, float} = DT_UINT8", "expand_animations: bool = true"],
+    attrs=[_CHANNELS, "dtype: {uint8, uint16, float} = DT_UINT8", "expand_animations: bool = true"],
     shape=_image_shape, gradient_undefined=True)
 DecodeGif = op_def("DecodeGif", inputs=["contents: string"], outputs=["image: uint8"],
                    shape=lambda ctx: [TensorShape([None, None, None, 3])],
@@ -67,7 +67,7 @@ EncodeJpegVariableQuality = op_def(
     "EncodeJpegVariableQuality", inputs=["images: uint8", "quality: int32"],
     outputs=["contents: string"], shape=_encoded_shape, gradient_undefined=True)
 EncodePng = op_def("EncodePng", inputs=["image: T"], outputs=["contents: string"],
-                   attrs=["compression: int = -1", "T: {uint8} = DT_UINT8"],
+                   attrs=["compression: int = -1", "T: {uint8, uint16} = DT_UINT8"],
                    shape=_encoded_shape, gradient_undefined=True)
 EncodeJpeg = op_def(
     "EncodeJpeg", inputs=["image: uint8"], outputs=["contents: string"],
@@ -109,7 +109,8 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
     """`tf.io.decode_image`: any supported image file -> [h, w, c] (animated GIFs: [n, h, w,
     3] unless `expand_animations=False`); float dtypes are scaled to [0, 1]."""
     dtype = dtypes.as_dtype(dtype)
-    decode_as = dtype if dtype in (dtypes.uint8, dtypes.float32) else dtypes.float32
+    decode_as = dtype if dtype in (dtypes.uint8, dtypes.uint16, dtypes.float32) \
+        else dtypes.float32
     image = apply_op(DecodeImage, [_contents(contents)],
                      {"channels": int(channels or 0), "dtype": decode_as,
                       "expand_animations": bool(expand_animations)}, name=name).outputs[0]
@@ -139,8 +140,8 @@ def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None) -> Tensor:
 
 @tf_export("io.encode_png", "image.encode_png", v1=["io.encode_png", "image.encode_png"])
 def encode_png(image, compression=-1, name=None) -> Tensor:
-    """`tf.io.encode_png`: a uint8 [height, width, 1-4] image -> PNG bytes (compression -1
-    is zlib's default, 0-9 its levels)."""
+    """`tf.io.encode_png`: a uint8 or uint16 [height, width, 1-4] image -> PNG bytes of 8 or
+    16 bits (compression -1 is zlib's default, 0-9 its levels)."""
     image = convert_to_tensor(image, name="image")
     return apply_op(EncodePng, [image], {"compression": int(compression), "T": image.dtype},
                     name=name).outputs[0]

@@ -29,7 +29,7 @@ OTHER_ERROR = {
        for op in ("neg", "abs", "sign", "pow", "squared_difference", "matmul", "is_finite",
                   "one_hot", "truncatemod")},
     "uint16/to_number": _TYPE_ERROR_IN_EAGER, "uint16/to_number_negative": _TYPE_ERROR_IN_EAGER,
-    "uint16/to_number_too_big": _TYPE_ERROR_IN_EAGER,
+    "uint16/to_number_too_big": _TYPE_ERROR_IN_EAGER, "decode_png_uint32": _TYPE_ERROR_IN_EAGER,
     "uint16/stateless_uniform_full": "TF's Python wrapper refuses uint16 (ValueError) before the "
                                      "op's attr check does (TypeError)",
     **{f"{dt}/range": "TF fails an internal assert (AssertionError); ndflow's Range has no "
@@ -43,9 +43,6 @@ DIFFERENT = {
                     "(ValueError), as it does for uint8"
        for dt in ("uint16", "uint32") for c in ("constant_negative", "constant_too_big")},
     "uint16/tile": "TF 2.21 has no uint16 Tile kernel (UnimplementedError); ndflow tiles",
-    "png_16bit": "ndflow decodes PNG through Pillow, which reduces 16-bit color to 8 bits: "
-                 "decode_png has no dtype=uint16",
-    "decode_png_uint32": "as png_16bit: decode_png's dtype is uint8 only",
 }
 # Casts of floats out of the type's range are undefined in C++: TF's values come from its
 # compiler's instructions (they even differ between vectorized and scalar elements), so only
