@@ -26,7 +26,13 @@ from ndflow import (  # noqa: F401 - importing the packages runs their declarati
     testing,
     train,
 )
-from ndflow.core import api_export, tf_logging, traceback_utils, versions  # noqa: F401
+from ndflow.core import (  # noqa: F401
+    api_export,
+    compat_helpers,
+    tf_logging,
+    traceback_utils,
+    versions,
+)
 
 traceback_utils.install_excepthook()  # uncaught errors show the user's frames, as in TF
 

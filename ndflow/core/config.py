@@ -168,6 +168,12 @@ TF_ADJUST_SATURATION_FUSED = _declare(
     "tf.image.adjust_saturation runs one fused kernel; 0 runs RGBToHSV, the saturation "
     "scaling and HSVToRGB as separate ops.")
 
+# Versions.
+TF_FORWARD_COMPATIBILITY_DELTA_DAYS = _declare(
+    "TF_FORWARD_COMPATIBILITY_DELTA_DAYS", "int", None,
+    "Days added to the forward-compatibility horizon `tf.compat.forward_compatible` compares "
+    "with (TF 2.21's: 2026-01-16).")
+
 # Logging.
 TF_CPP_MIN_LOG_LEVEL = _declare(
     "TF_CPP_MIN_LOG_LEVEL", "int", 0,
