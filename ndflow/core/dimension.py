@@ -171,7 +171,7 @@ def as_dimension(value) -> Dimension:
     return value if isinstance(value, Dimension) else Dimension(value)
 
 
-@tf_export("compat.dimension_value", v1=["dimension_value"])
+@tf_export("compat.dimension_value", v1=["dimension_value", "compat.dimension_value"])
 def dimension_value(dimension):
     """The int (or None) of `dimension`, whether TF1 code holds a Dimension or an int."""
     if isinstance(dimension, Dimension):
@@ -179,7 +179,7 @@ def dimension_value(dimension):
     return dimension
 
 
-@tf_export("compat.dimension_at_index", v1=["dimension_at_index"])
+@tf_export("compat.dimension_at_index", v1=["dimension_at_index", "compat.dimension_at_index"])
 def dimension_at_index(shape, index) -> Dimension:
     """Dimension `index` of `shape` as a `Dimension` (Dimension(None) for an unknown rank)."""
     shape = as_shape(shape)
