@@ -8,6 +8,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     bidirectional,
     category_encoding,
     conv_layers,
+    conv_lstm,
     conv_nd_layers,
     core_layers,
     discretization,

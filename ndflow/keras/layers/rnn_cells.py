@@ -195,9 +195,10 @@ class SimpleRNNCell(_GatedCell):
         return output, ([output] if isinstance(states, (list, tuple)) else output)
 
 
-class _UnitForgetBias(init_ops.Initializer):
-    """LSTM's bias with `unit_forget_bias`: the bias initializer's values for the input gate,
-    ones for the forget gate, the initializer's for the cell and output gates."""
+class UnitForgetBias(init_ops.Initializer):
+    """An LSTM's (or ConvLSTM's) bias with `unit_forget_bias`: the bias initializer's values
+    for the input gate, ones for the forget gate, the initializer's for the cell and output
+    gates."""
 
     def __init__(self, base, units: int):
         super().__init__()
@@ -232,7 +233,7 @@ class LSTMCell(_GatedCell):
     def build(self, input_shape) -> None:
         self._build_kernels(input_shape, 4)
         if self.use_bias:
-            init = (_UnitForgetBias(self.bias_initializer, self.units) if self.unit_forget_bias
+            init = (UnitForgetBias(self.bias_initializer, self.units) if self.unit_forget_bias
                     else None)
             self.bias = self._weight("bias", (self.units * 4,), init)
         self.built = True
