@@ -108,8 +108,13 @@ def _chunk(kind: bytes, body: bytes) -> bytes:
     return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
 
+# numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
+predict = None
+
+
 def _build_kernels():
     from numba import njit  # noqa: PLC0415 - loads with the first 16-bit PNG, not with ndflow
+    global predict
 
     @njit(cache=True)
     def predict(kind, a, b, c):
