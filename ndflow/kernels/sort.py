@@ -31,6 +31,26 @@ def _top_k(node):
     return top_k
 
 
+@kernel(sort.ApproxTopK)
+def _approx_top_k(node):
+    """The exact top (or bottom) k along the dimension, as TF's CPU kernel (a sort)."""
+    k, dim = node.attrs["k"], node.attrs["reduction_dimension"]
+    largest = node.attrs["is_max_k"]
+
+    def approx_top_k(x):
+        if not -x.dim() <= dim < x.dim():
+            raise InvalidArgumentError(None, None, f"Invalid reduction dimension {dim} for an "
+                                       f"input of rank {x.dim()}")
+        n = x.shape[dim]
+        if n < k:
+            raise InvalidArgumentError(None, None, f"input must have at least k columns. Had "
+                                       f"{n}, needed {k}")
+        values, indices = torch.sort(x, dim=dim, descending=largest, stable=True)
+        return (values.narrow(dim, 0, k).contiguous(),
+                indices.narrow(dim, 0, k).to(torch.int32).contiguous())
+    return approx_top_k
+
+
 @kernel(sort.InTopKV2)
 def _in_top_k(node):
     def in_top_k(predictions, targets, k_t):

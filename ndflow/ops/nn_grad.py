@@ -37,6 +37,7 @@ from ndflow.ops.array_core import (
 from ndflow.ops.array_fill import zeros_like
 from ndflow.ops.array_gather import unsorted_segment_sum
 from ndflow.ops.array_range import range as range_
+from ndflow.ops.array_transpose import transpose
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import less
 from ndflow.ops.linalg import matmul
@@ -381,12 +382,30 @@ def _l2_loss_grad(op, grad):
 # -- TopKV2 ------------------------------------------------------------------------------------
 
 
+@sort.ApproxTopK.def_grad
+def _approx_top_k_grad(op, grad, _):
+    """The value gradients scattered to their indices along the reduction dimension: there
+    moved last, TopK's gradient, and moved back."""
+    rank = op.inputs[0].shape.rank
+    dim = op.attrs["reduction_dimension"] % rank
+    if dim == rank - 1:
+        return [_scatter_last_axis(grad, op.outputs[1], shape(op.inputs[0]))]
+    perm = [d for d in range(rank) if d != dim] + [dim]
+    back = [perm.index(d) for d in range(rank)]
+    moved = _scatter_last_axis(transpose(grad, perm), transpose(op.outputs[1], perm),
+                               shape(transpose(op.inputs[0], perm)))
+    return [transpose(moved, back)]
+
+
 @sort.TopKV2.def_grad
 def _top_k_grad(op, grad, _):
     """TF's _TopKGrad: the value gradients scattered into zeros at the flat input indices
     (UnsortedSegmentSum; the indices of one row are distinct, so this is TF's ScatterNd)."""
-    in_shape = shape(op.inputs[0])
-    indices = op.outputs[1]
+    return [_scatter_last_axis(grad, op.outputs[1], shape(op.inputs[0])), None]
+
+
+def _scatter_last_axis(grad, indices, in_shape):
+    """`grad` [..., k] scattered into zeros of `in_shape` at `indices` of the last axis."""
     if indices.dtype is not dtypes.int32:
         indices = cast(indices, dtypes.int32)
     ind_shape = shape(indices)
@@ -397,7 +416,7 @@ def _top_k_grad(op, grad, _):
     offsets = range_(0, multiply(outerdim, in_lastdim), in_lastdim)
     ind = reshape(add(ind_2d, expand_dims(offsets, -1)), [-1])
     flat = unsorted_segment_sum(reshape(grad, [-1]), ind, reduce_prod(in_shape))
-    return [reshape(flat, in_shape), None]
+    return reshape(flat, in_shape)
 
 
 # -- LRN ---------------------------------------------------------------------------------------

@@ -75,6 +75,14 @@ RandomIndexShuffle = op_def(
     shape=_shape, not_differentiable=True)
 
 
+@tf_export("random_index_shuffle")
+def random_index_shuffle(index, seed, max_index, rounds=4, name=None) -> Tensor:
+    """`tf.random_index_shuffle` (the raw op): where `index` lands in the permutation of
+    [0, max_index] that the three-integer `seed` chooses, after `rounds` Feistel rounds."""
+    return apply_op(RandomIndexShuffle, [index, seed, max_index], {"rounds": int(rounds)},
+                    name=name).outputs[0]
+
+
 @tf_export("random.experimental.index_shuffle")
 def index_shuffle(index, seed, max_index) -> Tensor:
     """`tf.random.experimental.index_shuffle`: where `index` lands in the permutation of

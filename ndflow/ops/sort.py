@@ -7,6 +7,8 @@ as TF's `_ascending_sort`) and take the top k = the whole axis.
 
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
 from ndflow.core import context, dtypes
@@ -61,19 +63,64 @@ def top_k(input, k=1, sorted: bool = True, index_type=dtypes.int32,  # noqa: A00
     return TopKV2Result(out[0], out[1])
 
 
-class TopKV2Result(tuple):
-    """The (values, indices) namedtuple `tf.math.top_k` returns."""
+def _approx_top_k_shape(ctx):
+    x = ctx.shapes[0]
+    if x.rank is None:
+        return [TensorShape(None)] * 2
+    if x.rank < 1:
+        raise ValueError("ApproxTopK: the input must have rank >= 1")
+    dim = ctx.attrs["reduction_dimension"]
+    if not -x.rank <= dim < x.rank:
+        raise ValueError(f"Invalid reduction dimension {dim} for an input of rank {x.rank}")
+    dims = x.as_list()
+    dims[dim] = ctx.attrs["k"]
+    return [TensorShape(dims)] * 2
 
-    __slots__ = ()
 
-    def __new__(cls, values, indices):
-        return super().__new__(cls, (values, indices))
+ApproxTopK = op_def(
+    "ApproxTopK", inputs=["input: T"], outputs=["values: T", "indices: int32"],
+    attrs=["k: int >= 0", "reduction_dimension: int = -1", "recall_target: float = 0.95",
+           "is_max_k: bool = true", "reduction_input_size_override: int = -1",
+           "aggregate_to_topk: bool = true", "T: {half, bfloat16, float}"],
+    shape=_approx_top_k_shape,
+    doc="The k largest (or smallest) entries along a dimension. TPUs approximate them; "
+        "ndflow, as TF's CPU kernel, gives the exact ones (recall 1).")
 
-    values = property(lambda self: self[0])
-    indices = property(lambda self: self[1])
 
-    def __repr__(self):
-        return f"TopKV2(values={self[0]!r}, indices={self[1]!r})"
+@tf_export("approx_top_k")
+def approx_top_k(input, k, reduction_dimension=-1, recall_target=0.95,  # noqa: A002
+                 is_max_k=True, reduction_input_size_override=-1, aggregate_to_topk=True,
+                 name=None):
+    """`tf.approx_top_k`: (values, indices) of the `k` largest (`is_max_k`) or smallest
+    entries along `reduction_dimension`, exactly, sorted; ties take the lower index first."""
+    out = apply_op(ApproxTopK, [input], {
+        "k": int(k), "reduction_dimension": int(reduction_dimension),
+        "recall_target": float(recall_target), "is_max_k": bool(is_max_k),
+        "reduction_input_size_override": int(reduction_input_size_override),
+        "aggregate_to_topk": bool(aggregate_to_topk)}, name=name or "ApproxTopK").outputs
+    return ApproxTopKResult(out[0], out[1])
+
+
+@tf_export("math.approx_max_k", "nn.approx_max_k")
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """`tf.math.approx_max_k`: the `k` largest entries along `reduction_dimension`."""
+    return approx_top_k(operand, k, reduction_dimension, recall_target, True,
+                        reduction_input_size_override, aggregate_to_topk, name)
+
+
+@tf_export("math.approx_min_k", "nn.approx_min_k")
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """`tf.math.approx_min_k`: the `k` smallest entries along `reduction_dimension` (on any
+    dimension; TF's CPU kernel has only max_k of the last one)."""
+    return approx_top_k(operand, k, reduction_dimension, recall_target, False,
+                        reduction_input_size_override, aggregate_to_topk, name)
+
+
+# The (values, indices) namedtuples TF's wrappers return (`tf.function` outputs keep them).
+TopKV2Result = collections.namedtuple("TopKV2", ["values", "indices"])
+ApproxTopKResult = collections.namedtuple("ApproxTopK", ["values", "indices"])
 
 
 # -- sort / argsort (TF's sort_ops) --------------------------------------------------------------
@@ -144,7 +191,8 @@ def argsort(values, axis=-1, direction: str = "ASCENDING", stable: bool = False,
         return _sort_or_argsort(values, axis, direction, return_argsort=True)
 
 
-__all__ = ["TopKV2", "top_k", "sort", "argsort"]
+__all__ = ["TopKV2", "top_k", "sort", "argsort", "ApproxTopK", "approx_top_k", "approx_max_k",
+           "approx_min_k"]
 
 
 # -- InTopKV2 --------------------------------------------------------------------------------------
