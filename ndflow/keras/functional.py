@@ -12,6 +12,7 @@ from ndflow.keras.keras_tensor import KerasTensor
 from ndflow.keras.layers import base_layer
 from ndflow.keras.layers.input_layer import InputLayer
 from ndflow.keras.layers.input_spec import InputSpec, flatten_inputs
+from ndflow.keras.layers.tensor_operators import TensorOperator
 from ndflow.keras.model import Model
 from ndflow.ops import array_core
 from ndflow.ops.sparse_tensor import SparseTensor, sparse_tensor_to_dense
@@ -121,6 +122,16 @@ class Functional(Model):
                                      name=t._keras_history.operation.name)
                            for t in flat_inputs]
         self.built = True
+
+    @property
+    def layers(self) -> list:
+        """The model's layers, as Keras 3 lists them: Python operators on its KerasTensors
+        (`x + 3.0`) are operations of the graph, not layers (`operations` has them all)."""
+        return [op for op in super().layers if not isinstance(op, TensorOperator)]
+
+    @property
+    def operations(self) -> list:
+        return super().layers
 
     @property
     def input(self):

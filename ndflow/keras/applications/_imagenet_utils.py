@@ -216,6 +216,17 @@ def check_weights(weights, include_top: bool, classes: int, quote: str = "'") ->
                          f"`classes` should be 1000.  Received classes={classes}")
 
 
+def check_mobilenet_weights(weights, include_top: bool, classes: int) -> None:
+    """`check_weights` in the words of Keras' MobileNet and MobileNetV3."""
+    if not (weights in {"imagenet", None} or os.path.exists(str(weights))):
+        raise ValueError("The `weights` argument should be either `None` (random "
+                         "initialization), `imagenet` (pre-training on ImageNet), or the path "
+                         f"to the weights file to be loaded.  Received weights={weights}")
+    if weights == "imagenet" and include_top and classes != 1000:
+        raise ValueError('If using `weights="imagenet"` with `include_top` as true, `classes` '
+                         f"should be 1000.  Received classes={classes}")
+
+
 def image_input(input_tensor, input_shape):
     """The model's input KerasTensor: a new Input, or the caller's `input_tensor`."""
     if input_tensor is None:

@@ -4,7 +4,6 @@ names and ImageNet weight files. Preprocessing: "tf" mode."""
 
 from __future__ import annotations
 
-import os
 import warnings
 
 from ndflow.core.api_export import keras_export
@@ -43,13 +42,7 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3,  # 
               include_top=True, weights="imagenet", input_tensor=None, pooling=None,
               classes=1000, classifier_activation="softmax", name=None):
     """MobileNet (v1) for images of at least 32x32."""
-    if not (weights in {"imagenet", None} or os.path.exists(str(weights))):
-        raise ValueError("The `weights` argument should be either `None` (random "
-                         "initialization), `imagenet` (pre-training on ImageNet), or the path "
-                         f"to the weights file to be loaded.  Received weights={weights}")
-    if weights == "imagenet" and include_top and classes != 1000:
-        raise ValueError('If using `weights="imagenet"` with `include_top` as true, `classes` '
-                         f"should be 1000.  Received classes={classes}")
+    utils.check_mobilenet_weights(weights, include_top, classes)
     first = backend_functions.image_data_format() == "channels_first"
     default_size = 224
     if input_shape is not None:
