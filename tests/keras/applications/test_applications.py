@@ -48,7 +48,8 @@ def _build(key):
 
 
 # the deep variants: CI's slow pass
-_DEEP = {"resnet101_notop", "densenet169_notop", "resnet101v2_notop", "efficientnetb3_notop"}
+_DEEP = {"resnet101_notop", "densenet169_notop", "resnet101v2_notop", "efficientnetb3_notop",
+         "efficientnetv2s_notop"}
 
 
 @pytest.mark.parametrize("key", [pytest.param(k, marks=pytest.mark.slow) if k in _DEEP else k
