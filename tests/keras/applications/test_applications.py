@@ -26,16 +26,20 @@ A = tf.keras.applications
 
 
 _AUTO = re.compile(r"^(input_layer|conv2d|batch_normalization|activation|add|concatenate|"
-                   r"re_lu|dropout|flatten|multiply|"
+                   r"re_lu|dropout|flatten|multiply|layer_normalization|"
                    r"rescaling|normalization|"
                    r"average_pooling2d|max_pooling2d|zero_padding2d|global_average_pooling2d|"
                    r"global_max_pooling2d)(_\d+)?(/|$)")
 
 
+_UNNAMED_WEIGHT = re.compile(r"/variable(_\d+)?$")
+
+
 def _auto(name: str) -> str:
-    """Names Keras gives unnamed layers ("conv2d_37") are numbered per process: the number
-    goes (also as the first part of a weight path)."""
-    return _AUTO.sub(lambda m: m.group(1) + m.group(3), name)
+    """Names Keras gives unnamed layers ("conv2d_37") and unnamed weights ("variable_17", as
+    ConvNeXt's LayerScale has) are numbered per process: the number goes (also as the first
+    part of a weight path)."""
+    return _UNNAMED_WEIGHT.sub("/variable", _AUTO.sub(lambda m: m.group(1) + m.group(3), name))
 
 
 def _layer_row(name, kind):
@@ -145,3 +149,18 @@ def test_weights_from_a_path_and_errors(tmp_path):
     x = tf.keras.layers.GlobalAveragePooling2D()(base(inputs, training=False))
     model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(x))
     assert len(model.trainable_variables) == 2
+
+
+def test_convnext_stochastic_depth_drops_whole_samples_in_training():
+    """ConvNeXt's StochasticDepth (kept for models saved with it): each sample's branch is
+    dropped or kept whole, kept ones scaled by 1 / keep; the identity in inference."""
+    from ndflow.keras.applications._convnext import StochasticDepth
+    layer = StochasticDepth(0.5)
+    x = np.ones((400, 3, 2), np.float32)
+    np.testing.assert_array_equal(layer(x).numpy(), x)
+    out = layer(x, training=True).numpy()
+    per_sample = out.reshape(400, -1)
+    assert set(np.unique(per_sample)) <= {0.0, 2.0}
+    assert (per_sample == per_sample[:, :1]).all()
+    assert 120 < (per_sample[:, 0] == 0).sum() < 280
+    assert StochasticDepth.from_config(layer.get_config()).drop_path_rate == 0.5
