@@ -26,7 +26,7 @@ A = tf.keras.applications
 
 
 _AUTO = re.compile(r"^(input_layer|conv2d|batch_normalization|activation|add|concatenate|"
-                   r"re_lu|dropout|flatten|multiply|layer_normalization|"
+                   r"re_lu|dropout|flatten|multiply|layer_normalization|custom_scale_layer|"
                    r"rescaling|normalization|"
                    r"average_pooling2d|max_pooling2d|zero_padding2d|global_average_pooling2d|"
                    r"global_max_pooling2d)(_\d+)?(/|$)")
