@@ -28,6 +28,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     normalization_layers,
     normalization_preprocessing,
     pooling3d_layers,
+    pooling_adaptive,
     pooling_layers,
     regularization_layers,
     reshaping_1d3d,
