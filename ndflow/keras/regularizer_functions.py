@@ -1,4 +1,5 @@
-"""`tf.keras.regularizers`: weight penalties added to a layer's `losses` (L1, L2, L1L2)."""
+"""`tf.keras.regularizers`: weight penalties added to a layer's `losses` (L1, L2, L1L2,
+OrthogonalRegularizer)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 
 from ndflow.core.api_export import keras_export
 from ndflow.keras.serialization_lib import deserialize_object, get_object, serialize_object
-from ndflow.ops import math, reduction
+from ndflow.ops import arithmetic, array_builders, linalg, math, reduction
 from ndflow.ops.cast import cast
 
 
@@ -79,8 +80,42 @@ class L2(Regularizer):
         return {"l2": self.l2}
 
 
-_KNOWN = {c.__name__: c for c in (Regularizer, L1, L2, L1L2)}
-_KNOWN.update({"l1": L1, "l2": L2, "l1_l2": L1L2, "regularizer": Regularizer})
+@keras_export("keras.regularizers.OrthogonalRegularizer",
+              "keras.regularizers.orthogonal_regularizer")
+class OrthogonalRegularizer(Regularizer):
+    """Pushes the rows (or columns) of a rank-2 weight towards orthogonality:
+    `factor * 0.5 * sum|cosines of distinct pairs| / pairs`."""
+
+    def __init__(self, factor=0.01, mode="rows"):
+        self.factor = _float_arg(factor, "factor")
+        if mode not in {"rows", "columns"}:
+            raise ValueError('Invalid value for argument `mode`. Expected one of {"rows", '
+                             f'"columns"}}. Received: mode={mode}')
+        self.mode = mode
+
+    def __call__(self, x):
+        if x.shape.rank != 2:
+            raise ValueError("Inputs to OrthogonalRegularizer must have rank 2. Received: "
+                             f"inputs.shape={x.shape}")
+        axis = 1 if self.mode == "rows" else 0
+        # keras.ops.normalize: over the L2 norm, at least epsilon (1e-7)
+        inverse = math.rsqrt(reduction.reduce_sum(math.square(x), axis=axis, keepdims=True))
+        unit = x * arithmetic.minimum(inverse, cast(1e7, x.dtype))
+        product = linalg.matmul(unit, unit, transpose_b=True) if self.mode == "rows" \
+            else linalg.matmul(unit, unit, transpose_a=True)
+        size = x.shape[0] if self.mode == "rows" else x.shape[1]
+        off_diagonal = product * (1.0 - array_builders.eye(size, dtype=x.dtype))
+        pairs = size * (size - 1.0) / 2.0
+        return cast(self.factor * 0.5, x.dtype) * reduction.reduce_sum(
+            math.abs(off_diagonal)) / cast(pairs, x.dtype)
+
+    def get_config(self) -> dict:
+        return {"factor": float(np.float32(self.factor)), "mode": self.mode}
+
+
+_KNOWN = {c.__name__: c for c in (Regularizer, L1, L2, L1L2, OrthogonalRegularizer)}
+_KNOWN.update({"l1": L1, "l2": L2, "l1_l2": L1L2, "regularizer": Regularizer,
+               "orthogonal_regularizer": OrthogonalRegularizer})
 
 
 @keras_export("keras.regularizers.serialize")

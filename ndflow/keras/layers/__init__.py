@@ -35,6 +35,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     reshaping_layers,
     rnn_cells,
     rnn_layers,
+    spectral_normalization,
     tensor_operators,
     text_vectorization,
     tfsm_layer,
