@@ -18,6 +18,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     hashing_layers,
     image_augmentation,
     image_color_augmentation,
+    image_color_random,
     image_preprocessing,
     index_lookup,
     input_layer,
