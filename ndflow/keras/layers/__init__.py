@@ -28,6 +28,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     multi_head_attention,
     normalization_layers,
     normalization_preprocessing,
+    pipeline,
     pooling3d_layers,
     pooling_adaptive,
     pooling_layers,
