@@ -18,7 +18,8 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.mark.parametrize("shape, out", [((3, 5, 7, 3), (11, 4)), ((2, 9, 4, 1), (3, 13)),
-                                        ((1, 16, 16, 5), (16, 16)), ((4, 2, 3, 2), (1, 1))])
+                                        ((1, 16, 16, 5), (16, 16)), ((4, 2, 3, 2), (1, 1)),
+                                        ((5, 4, 6, 3), (13, 9)), ((2, 1, 3, 2), (4, 5))])
 @pytest.mark.parametrize("corners, half", [(False, True), (True, False), (False, False)])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_equals_tfs_lerps_bit_for_bit(shape, out, corners, half, threads):
