@@ -94,6 +94,12 @@ def _dropout() -> None:
         dropout_select.dropout_select(x, x.bfloat16(), 0.5, 2.0)
 
 
+def _image_color() -> None:
+    image = tf.ones([2, 2, 3])
+    tf.image.adjust_hue(image, 0.1)
+    tf.image.adjust_saturation(image, 1.5)
+
+
 def _png16() -> None:
     png16.decode(png16.encode(np.zeros((2, 2, 1), np.uint16), -1))
 
@@ -136,6 +142,7 @@ JOBS = {
     "dropout": Job(("dropout_select",), _dropout),
     "index_shuffle": Job(("random_index_shuffle",), _index_shuffle),
     "png16": Job(("png16",), _png16),
+    "image_color": Job(("image_color_numba",), _image_color),
 }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 
 from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
+from ndflow.kernels import image_color_numba
 from ndflow.kernels.registry import kernel
 from ndflow.ops import image_adjust, image_color
 
@@ -115,6 +116,8 @@ def _adjust_hue(node):
         """One pass: hue in [0, 6) and the value range, shift, back to RGB (each channel is
         min + range * ramp(hue), which is TF's hv_range_to_rgb)."""
         _check_adjust("AdjustHue", x, delta, "delta", channels=True)
+        if image_color_numba.applies(x):   # the same arithmetic, one pass per pixel
+            return image_color_numba.adjust(x, image_color_numba.HUE, float(delta))
         r, g, b, vmax, vmin, span = _value_range(_planes(x))
         h = torch.remainder(_hue6(r, g, b, vmax, span).add_(float(delta) * 6.0), 6.0)
         return _interleave(_hexagon(h).mul_(span).add_(vmin), x.dtype)
@@ -126,6 +129,8 @@ def _adjust_saturation(node):
     def adjust_saturation(x, scale):
         """One pass: hue, saturation and value, scale the saturation, back to RGB."""
         _check_adjust("AdjustSaturation", x, scale, "scale", channels=True)
+        if image_color_numba.applies(x):
+            return image_color_numba.adjust(x, image_color_numba.SATURATION, float(scale))
         r, g, b, v, _, span = _value_range(_planes(x))
         c = _saturation(v, span).mul_(float(scale)).clamp_(0.0, 1.0).mul_(v)
         rgb = _hexagon(_hue6(r, g, b, v, span)).mul_(c).add_(v - c)
