@@ -17,6 +17,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     grouped_query_attention,
     hashing_layers,
     image_augmentation,
+    image_blur_perspective,
     image_color_augmentation,
     image_color_random,
     image_preprocessing,

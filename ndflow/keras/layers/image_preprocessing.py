@@ -74,6 +74,26 @@ def saturate_cast(x: Tensor, dtype) -> Tensor:
     return cast(x, dtype)
 
 
+def bounded_pair(value, bounds, name: str = "factor") -> tuple:
+    """Keras' reading of a factor-like argument: a number f gives (max(-f, low), f), a pair
+    is sorted; outside `bounds` (low, high) it is Keras' ValueError."""
+    low_b, high_b = bounds
+    msg = (f"The `{name}` argument should be a number (or a list of two numbers) in the "
+           f"range [{low_b}, {high_b}]. Received: factor={value}")
+    if isinstance(value, (tuple, list)):
+        if len(value) != 2 or value[0] > high_b or value[1] < low_b:
+            raise ValueError(msg)
+        lower, upper = sorted(value)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if value < low_b or value > high_b:
+            raise ValueError(msg)
+        value = abs(value)
+        lower, upper = max(-value, low_b), value
+    else:
+        raise ValueError(msg)
+    return lower, upper
+
+
 class ImagePreprocessingLayer(Layer):
     """Base of the image preprocessing layers: factor validation, rank and data_format
     handling, and the random-transformation / transform split of Keras 3."""
@@ -94,21 +114,7 @@ class ImagePreprocessingLayer(Layer):
                              f"Received: factor={factor}")
 
     def _set_factor(self, factor) -> None:
-        low_b, high_b = self._FACTOR_BOUNDS
-        msg = ("The `factor` argument should be a number (or a list of two numbers) in the "
-               f"range [{low_b}, {high_b}]. Received: factor={factor}")
-        if isinstance(factor, (tuple, list)):
-            if len(factor) != 2 or factor[0] > high_b or factor[1] < low_b:
-                raise ValueError(msg)
-            lower, upper = sorted(factor)
-        elif isinstance(factor, (int, float)) and not isinstance(factor, bool):
-            if factor < low_b or factor > high_b:
-                raise ValueError(msg)
-            factor = abs(factor)
-            lower, upper = [max(-factor, low_b), factor]
-        else:
-            raise ValueError(msg)
-        self.factor = lower, upper
+        self.factor = bounded_pair(factor, self._FACTOR_BOUNDS)
 
     def get_random_transformation(self, images, training=True, seed=None):
         return None

@@ -16,6 +16,7 @@ from ndflow.ops import (
     array_core,
     array_fill,
     array_nd,
+    array_range,
     cast_bits,
     comparison,
     image_color,
@@ -407,13 +408,18 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
     original = images.dtype
     images = cast(images, rules.result_type(original.name, float))
 
+    sigma = cast(rules.to_tensor(sigma), images.dtype)   # also a tensor (RandomGaussianBlur)
+
     def kernel_1d(n, s):
-        x = np.arange(n) - (n - 1) / 2.0
-        k = np.exp(-0.5 * (x / s) ** 2)
-        return k / k.sum()
+        """Keras' TF construction, in the images' dtype."""
+        x = array_range.range(0, n, dtype=images.dtype) - cast((n - 1) / 2, images.dtype)
+        k = math.exp(-0.5 * math.square(x / s))
+        return k / reduction.reduce_sum(k)
     # Keras' construction: outer(k_y, k_x) laid out as (kernel_size[0], kernel_size[1])
-    k = np.outer(kernel_1d(kernel_size[1], sigma[1]), kernel_1d(kernel_size[0], sigma[0]))
-    k = k.reshape(kernel_size[0], kernel_size[1])
+    k = array_core.reshape(
+        array_core.expand_dims(kernel_1d(kernel_size[1], sigma[1]), 1)
+        * array_core.expand_dims(kernel_1d(kernel_size[0], sigma[0]), 0),
+        [kernel_size[0], kernel_size[1]])
     out = _depthwise_filter(images, k, data_format)
     return cast(out, original)
 
