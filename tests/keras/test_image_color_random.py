@@ -54,6 +54,17 @@ def test_random_draws_stay_in_the_factor_range(cls, kwargs, key, low, high):
     np.testing.assert_array_equal(layer(images, training=False).numpy(), images)
 
 
+def test_color_jitter_with_fixed_factors_matches_keras():
+    layer = keras.layers.RandomColorJitter(**CONFIGS.JITTER)
+    x = CONFIGS.images((3, 5, 4, 3), (0, 255), 99)
+    np.testing.assert_allclose(layer(x, training=True).numpy(), KERAS["jitter"], rtol=0,
+                               atol=1e-6 * 255)
+    np.testing.assert_array_equal(layer(x, training=False).numpy(), x)
+    config = json.loads(json.dumps(layer.get_config(), default=list))
+    assert {k: v for k, v in config.items() if k != "name"} == \
+        {k: v for k, v in KERAS_CONFIGS["jitter"].items() if k != "name"}
+
+
 def test_bad_arguments_raise_keras_errors():
     with pytest.raises(ValueError, match=r"range \[0, 1\]"):
         keras.layers.RandomHue(1.5)

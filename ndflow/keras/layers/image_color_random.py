@@ -1,5 +1,6 @@
 """Keras 3's random colour layers of the HSV and bit-depth kind: RandomHue, RandomSaturation,
-RandomColorDegeneration and RandomPosterization, with Keras 3.15's factors, formulas, configs
+RandomColorDegeneration, RandomPosterization and RandomColorJitter (brightness, contrast,
+saturation and hue in turn), with Keras 3.15's factors, formulas, configs
 and transformations (a dict per batch, `{"factor": ...}` or `{"shift_factor": ...}`, so a
 transformation drawn by `get_random_transformation` can be replayed by `transform_images`).
 They are the identity when `training` is false."""
@@ -8,7 +9,12 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
-from ndflow.keras.layers.image_augmentation import _batch, _shape
+from ndflow.keras.layers.image_augmentation import (
+    RandomBrightness,
+    RandomContrast,
+    _batch,
+    _shape,
+)
 from ndflow.keras.layers.image_color_augmentation import transform_value_range
 from ndflow.keras.layers.image_preprocessing import ImagePreprocessingLayer
 from ndflow.keras.ops import image_functions
@@ -165,3 +171,39 @@ class RandomPosterization(_RandomColorLayer):
         pixels = bitwise.left_shift(bitwise.right_shift(pixels, shift), shift)
         images = cast(pixels, self.compute_dtype)
         return transform_value_range(images, (0, 255), self.value_range, self.compute_dtype)
+
+
+@keras_export("keras.layers.RandomColorJitter")
+class RandomColorJitter(ImagePreprocessingLayer):
+    """Random brightness, contrast, saturation and hue, in that order, each where its factor
+    is given (Keras' composition of those four layers, each drawing per call)."""
+
+    _USE_BASE_FACTOR = False
+
+    def __init__(self, value_range=(0, 255), brightness_factor=None, contrast_factor=None,
+                 saturation_factor=None, hue_factor=None, seed=None, data_format=None,
+                 **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self.value_range = value_range
+        self.brightness_factor, self.contrast_factor = brightness_factor, contrast_factor
+        self.saturation_factor, self.hue_factor = saturation_factor, hue_factor
+        self.seed = seed
+        self._steps = [cls(factor=f, value_range=value_range, seed=seed) for cls, f in (
+            (RandomBrightness, brightness_factor), (RandomContrast, contrast_factor),
+            (RandomSaturation, saturation_factor), (RandomHue, hue_factor)) if f is not None]
+
+    def transform_images(self, images, transformation, training=True):
+        if not training:
+            return images
+        images = cast(images, self.compute_dtype)
+        for step in self._steps:
+            images = step.transform_images(
+                images, step.get_random_transformation(images, training=True))
+        return cast(images, self.compute_dtype)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "value_range": self.value_range,
+                "brightness_factor": self.brightness_factor,
+                "contrast_factor": self.contrast_factor,
+                "saturation_factor": self.saturation_factor, "hue_factor": self.hue_factor,
+                "seed": self.seed}
