@@ -1,5 +1,6 @@
-"""RandomHue, RandomSaturation, RandomColorDegeneration and RandomPosterization
-(ndflow/keras/layers/image_color_random.py) against Keras 3 on TF 2.21
+"""RandomHue, RandomSaturation, RandomColorDegeneration, RandomPosterization, RandomColorJitter
+(ndflow/keras/layers/image_color_random.py) and Equalization (image_equalization.py) against
+Keras 3 on TF 2.21
 (tests/fixtures/keras_color_random): fixed transformations replayed through
 `transform_images`, configs; the random draws' ranges; identity in inference."""
 
@@ -63,6 +64,20 @@ def test_color_jitter_with_fixed_factors_matches_keras():
     config = json.loads(json.dumps(layer.get_config(), default=list))
     assert {k: v for k, v in config.items() if k != "name"} == \
         {k: v for k, v in KERAS_CONFIGS["jitter"].items() if k != "name"}
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS.EQUALIZATION))
+def test_equalization_matches_keras(name):
+    kwargs, shape, value_range = CONFIGS.EQUALIZATION[name]
+    layer = keras.layers.Equalization(**kwargs)
+    x = CONFIGS.images(shape, value_range, len(name)) ** 2 / value_range[1]   # skewed
+    got = layer(x).numpy()
+    np.testing.assert_allclose(got, KERAS[name], rtol=0,
+                               atol=1e-6 * (value_range[1] - value_range[0]))
+    assert not np.allclose(got, x)
+    config = json.loads(json.dumps(layer.get_config(), default=list))
+    assert {k: v for k, v in config.items() if k != "name"} == \
+        {k: v for k, v in KERAS_CONFIGS[name].items() if k != "name"}
 
 
 def test_bad_arguments_raise_keras_errors():

@@ -20,6 +20,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     image_blur_perspective,
     image_color_augmentation,
     image_color_random,
+    image_equalization,
     image_preprocessing,
     index_lookup,
     input_layer,
