@@ -1,4 +1,5 @@
-"""RandomGaussianBlur and RandomPerspective (ndflow/keras/layers/image_blur_perspective.py)
+"""RandomGaussianBlur, RandomPerspective and RandomErasing
+(ndflow/keras/layers/image_blur_perspective.py)
 against Keras 3 on TF 2.21 (tests/fixtures/keras_blur_perspective): fixed transformations
 replayed through `transform_images`, configs; random draws; a tf.data map (graph mode, a
 drawn sigma); identity in inference; Keras' errors."""
@@ -27,8 +28,9 @@ def test_fixed_transformations_match_keras(name):
     layer = getattr(keras.layers, cls)(**kwargs)
     t = {k: tf.constant(v) for k, v in transformation.items()}
     got = layer.transform_images(tf.constant(CONFIGS.images(shape, NAMES.index(name))), t)
-    # blur: exact; perspective: homography solves differ in the last bits (7.6e-5 of 255)
-    np.testing.assert_allclose(got.numpy(), KERAS[name], rtol=0, atol=1e-4)
+    # blur and erasing: exact; perspective: the homography solves differ in their last bits
+    # (up to 2.2e-6 relative, 1.6e-4 of 255)
+    np.testing.assert_allclose(got.numpy(), KERAS[name], rtol=0, atol=3e-4)
     config = json.loads(json.dumps(layer.get_config(), default=list))
     assert {k: v for k, v in config.items() if k != "name"} == \
         {k: v for k, v in KERAS_CONFIGS[name].items() if k != "name"}
@@ -49,6 +51,22 @@ def test_random_draws_apply_in_training_and_in_a_tf_data_map(layer):
     assert batch.shape == x.shape and np.isfinite(batch.numpy()).all()
 
 
+def test_erasing_replaces_one_rectangle_of_each_image_with_the_clipped_fill():
+    layer = keras.layers.RandomErasing(factor=(1.0, 1.0), scale=(0.1, 0.3), fill_value=300.0,
+                                       seed=1)
+    x = CONFIGS.images((16, 10, 12, 3), 4)
+    out = layer(x, training=True).numpy()
+    for image, erased in zip(x, out):
+        changed = (image != erased).any(-1)
+        rows, cols = np.where(changed.any(1))[0], np.where(changed.any(0))[0]
+        # a full rectangle (the channels together), its area about a fraction in `scale`
+        assert changed.sum() == (rows[-1] - rows[0] + 1) * (cols[-1] - cols[0] + 1)
+        assert 0.05 < changed.mean() < 0.4
+        np.testing.assert_array_equal(erased[changed], 255.0)   # 300 clipped to the range
+    noise = keras.layers.RandomErasing(factor=(1.0, 1.0), seed=3)(x, training=True).numpy()
+    assert noise.min() >= 0 and noise.max() <= 255 and not np.allclose(noise, x)
+
+
 def test_bad_arguments_raise_keras_errors():
     with pytest.raises(ValueError, match="odd number"):
         keras.layers.RandomGaussianBlur(kernel_size=4)
@@ -58,3 +76,6 @@ def test_bad_arguments_raise_keras_errors():
         keras.layers.RandomPerspective(scale=1.5)
     with pytest.raises(NotImplementedError, match="interpolation"):
         keras.layers.RandomPerspective(interpolation="bicubic")
+    with pytest.raises(ValueError, match="fill_value"):
+        keras.layers.RandomErasing(fill_value=(1, 2))(np.ones((1, 4, 4, 3), np.float32),
+                                                       training=True)

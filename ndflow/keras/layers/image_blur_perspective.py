@@ -1,8 +1,9 @@
-"""Keras 3's RandomGaussianBlur and RandomPerspective: each image of a batch blurred (or
-warped by moving its four corners) with a probability drawn in `factor`, on keras.ops'
-gaussian_blur and perspective_transform. Their transformations are Keras' dicts, so a drawn
-transformation replays through `transform_images`; they are the identity when `training` is
-false. (Bounding boxes are not transformed yet.)"""
+"""Keras 3's RandomGaussianBlur, RandomPerspective and RandomErasing: each image of a batch
+blurred (keras.ops' gaussian_blur), warped by moving its four corners (perspective_transform)
+or given a random rectangle of fill, with a probability drawn in `factor`. Their
+transformations are Keras' dicts, so a drawn transformation replays through
+`transform_images`; they are the identity when `training` is false. (Bounding boxes are not
+transformed yet.)"""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from ndflow.core.api_export import keras_export
 from ndflow.keras.layers.image_augmentation import _batch, _shape
 from ndflow.keras.layers.image_preprocessing import ImagePreprocessingLayer, bounded_pair
 from ndflow.keras.ops import image_functions
-from ndflow.ops import arithmetic, array_core, array_fill, comparison, math
+from ndflow.ops import arithmetic, array_core, array_fill, array_range, comparison, math
 from ndflow.ops import random as random_ops
 from ndflow.ops.cast import cast
 
@@ -147,3 +148,92 @@ class RandomPerspective(ImagePreprocessingLayer):
         return {**super().get_config(), "factor": self.factor, "scale": self.scale,
                 "interpolation": self.interpolation, "fill_value": self.fill_value,
                 "seed": self.seed}
+
+
+@keras_export("keras.layers.RandomErasing")
+class RandomErasing(ImagePreprocessingLayer):
+    """Replaces a random rectangle of each image (its area a fraction in `scale` of the
+    image's, its sides' ratios the square roots) by `fill_value` (a number, three numbers, or
+    None: Gaussian noise times value_range[1]), clipped to `value_range`, with a probability
+    drawn in `factor`."""
+
+    _USE_BASE_FACTOR = False
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor=1.0, scale=(0.02, 0.33), fill_value=None, value_range=(0, 255),
+                 seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.scale = bounded_pair(scale, self._FACTOR_BOUNDS, "scale")
+        self.fill_value, self.value_range, self.seed = fill_value, value_range, seed
+        first = self.data_format == "channels_first"
+        self.height_axis, self.width_axis, self.channel_axis = \
+            (-2, -1, -3) if first else (-3, -2, -1)
+
+    def _bounds(self, batch, length, ratio):
+        size = cast(ratio * length, self.compute_dtype)
+        start = random_ops.random_uniform(_shape(batch), 0, 1, dtype=self.compute_dtype,
+                                          seed=self.seed) * (length - size)
+        return start, start + size
+
+    def _fill(self, images):
+        shape = array_core.shape(images)
+        fill = self.fill_value
+        if fill is None:
+            fill = random_ops.random_normal(shape, dtype=self.compute_dtype,
+                                            seed=self.seed) * self.value_range[1]
+        elif isinstance(fill, (tuple, list)) and len(fill) == 3:
+            fill = array_fill.fill(shape, cast(0, self.compute_dtype)) + cast(
+                fill, self.compute_dtype)
+        elif isinstance(fill, (int, float)) and not isinstance(fill, bool):
+            fill = array_fill.ones(shape, dtype=self.compute_dtype) * fill
+        else:
+            raise ValueError("The `fill_value` argument should be a number (or a list of three "
+                             "numbers) ")
+        return math.clip_by_value(fill, self.value_range[0], self.value_range[1])
+
+    def get_random_transformation(self, images, training=True, seed=None):
+        if not training:
+            return None
+        batch = _rank_checked_batch(images)
+        height, width = images.shape[self.height_axis], images.shape[self.width_axis]
+        weights = math.sqrt(random_ops.random_uniform(
+            _shape(batch, 2), self.scale[0], self.scale[1], dtype=self.compute_dtype,
+            seed=self.seed))
+        x0, x1 = self._bounds(batch, width, weights[:, 0])
+        y0, y1 = self._bounds(batch, height, weights[:, 1])
+        rows = array_core.reshape(cast(array_range.range(height), self.compute_dtype),
+                                  [1, height, 1, 1] if self.channel_axis == -1
+                                  else [1, 1, height, 1])
+        cols = array_core.reshape(cast(array_range.range(width), self.compute_dtype),
+                                  [1, 1, width, 1] if self.channel_axis == -1
+                                  else [1, 1, 1, width])
+        x0, x1, y0, y1 = (array_core.reshape(v, [-1, 1, 1, 1]) for v in (x0, x1, y0, y1))
+        masks = _all_of(comparison.greater_equal(cols, x0), comparison.less(cols, x1),
+                             comparison.greater_equal(rows, y0), comparison.less(rows, y1))
+        channels = images.shape[self.channel_axis]
+        multiples = [1, 1, 1, channels] if self.channel_axis == -1 else [1, channels, 1, 1]
+        masks = array_fill.tile(masks, multiples)
+        return {"apply_erasing": _applied(self, batch), "batch_masks": masks,
+                "fill_value": self._fill(images)}
+
+    def transform_images(self, images, transformation, training=True):
+        images = cast(images, self.compute_dtype)
+        if training and transformation is not None:
+            erased = arithmetic.where(transformation["batch_masks"],
+                                      cast(transformation["fill_value"], images.dtype), images)
+            images = arithmetic.where(_per_image(transformation["apply_erasing"]), erased,
+                                      images)
+        return cast(images, self.compute_dtype)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "factor": self.factor, "scale": self.scale,
+                "fill_value": self.fill_value, "value_range": self.value_range,
+                "seed": self.seed}
+
+
+def _all_of(*conditions):
+    out = conditions[0]
+    for c in conditions[1:]:
+        out = comparison.logical_and(out, c)
+    return out
