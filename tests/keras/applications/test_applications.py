@@ -27,6 +27,7 @@ A = tf.keras.applications
 
 _AUTO = re.compile(r"^(input_layer|conv2d|batch_normalization|activation|add|concatenate|"
                    r"re_lu|dropout|flatten|multiply|layer_normalization|custom_scale_layer|"
+                   r"cropping2d|"
                    r"rescaling|normalization|"
                    r"average_pooling2d|max_pooling2d|zero_padding2d|global_average_pooling2d|"
                    r"global_max_pooling2d)(_\d+)?(/|$)")
@@ -53,7 +54,7 @@ def _build(key):
 
 # the deep variants: CI's slow pass
 _DEEP = {"resnet101_notop", "densenet169_notop", "resnet101v2_notop", "efficientnetb3_notop",
-         "efficientnetv2s_notop"}
+         "efficientnetv2s_notop", "nasnet_large_notop"}
 
 
 @pytest.mark.parametrize("key", [pytest.param(k, marks=pytest.mark.slow) if k in _DEEP else k
