@@ -6,8 +6,6 @@ the model. Keras 3.15's layer names, order and weight files."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from ndflow.core.api_export import keras_export
@@ -114,10 +112,7 @@ def _convnext(variant, include_top, include_preprocessing, weights, input_tensor
         raise ValueError("ConvNeXt does not support the `channels_first` image data format. "
                          "Switch to `channels_last` by editing your local config file at "
                          "~/.keras/keras.json")
-    if not (weights in {"imagenet", None} or os.path.exists(str(weights))):
-        raise ValueError("The `weights` argument should be either `None` (random "
-                         "initialization), `imagenet` (pre-training on ImageNet), or the path "
-                         "to the weights file to be loaded.")
+    utils.check_weights_source(weights)
     if weights == "imagenet" and include_top and classes != 1000:
         raise ValueError('If using `weights="imagenet"` with `include_top=True`, `classes` '
                          f"should be 1000. Received classes={classes}")

@@ -216,6 +216,15 @@ def check_weights(weights, include_top: bool, classes: int, quote: str = "'") ->
                          f"`classes` should be 1000.  Received classes={classes}")
 
 
+def check_weights_source(weights) -> None:
+    """`weights` is None, "imagenet" or an existing file (Keras' words without the value, as
+    ConvNeXt, InceptionResNetV2 and NASNet say them)."""
+    if not (weights in {"imagenet", None} or os.path.exists(str(weights))):
+        raise ValueError("The `weights` argument should be either `None` (random "
+                         "initialization), `imagenet` (pre-training on ImageNet), or the path "
+                         "to the weights file to be loaded.")
+
+
 def check_mobilenet_weights(weights, include_top: bool, classes: int) -> None:
     """`check_weights` in the words of Keras' MobileNet and MobileNetV3."""
     if not (weights in {"imagenet", None} or os.path.exists(str(weights))):

@@ -5,8 +5,6 @@ reduction blocks between. Keras 3.15's layer names, order and ImageNet weight fi
 
 from __future__ import annotations
 
-import os
-
 from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions, layers
 from ndflow.keras.applications import _imagenet_utils as utils
@@ -103,10 +101,7 @@ def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None,  
                       input_shape=None, pooling=None, classes=1000,
                       classifier_activation="softmax", name="inception_resnet_v2"):
     """Inception-ResNet v2 for images of at least 75x75 (299x299 by default)."""
-    if not (weights in {"imagenet", None} or os.path.exists(str(weights))):
-        raise ValueError("The `weights` argument should be either `None` (random "
-                         "initialization), `imagenet` (pre-training on ImageNet), or the path "
-                         "to the weights file to be loaded.")
+    utils.check_weights_source(weights)
     if weights == "imagenet" and include_top and classes != 1000:
         raise ValueError('If using `weights="imagenet"` with `include_top=True`, `classes` '
                          f"should be 1000. Received classes={classes}")

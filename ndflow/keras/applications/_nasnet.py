@@ -7,8 +7,6 @@ weight files."""
 
 from __future__ import annotations
 
-import os
-
 from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions, layers
 from ndflow.keras.applications import _imagenet_utils as utils
@@ -167,10 +165,7 @@ def _nasnet(input_shape, penultimate_filters, num_blocks, stem_block_filters,
         raise ValueError("NASNet does not support the `channels_first` image data format. "
                          "Switch to `channels_last` by editing your local config file at "
                          "~/.keras/keras.json")
-    if not (weights in {"imagenet", None} or os.path.exists(str(weights))):
-        raise ValueError("The `weights` argument should be either `None` (random "
-                         "initialization), `imagenet` (pre-training on ImageNet), or the path "
-                         "to the weights file to be loaded.")
+    utils.check_weights_source(weights)
     if weights == "imagenet" and include_top and classes != 1000:
         raise ValueError('If using `weights` as `"imagenet"` with `include_top` as true, '
                          "`classes` should be 1000")
