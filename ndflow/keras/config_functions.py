@@ -1,11 +1,14 @@
 """`tf.keras.config`'s switches beyond floatx/epsilon/image_data_format (which live in
 backend_functions, shared with tf.keras.backend): the backend name, traceback filtering,
-flash attention, Keras' fit caps for debugging and the NNX flag."""
+flash attention, Keras' fit caps for debugging and the NNX flag; and the top-level
+`keras.version()` and `keras.device(...)`."""
 
 from __future__ import annotations
 
+from ndflow.core import scopes
 from ndflow.core.api_export import keras_export
 from ndflow.keras import global_config
+from ndflow.keras.saving.keras_archive import KERAS_VERSION
 
 _SETTINGS = global_config.SETTINGS
 _KERAS_BACKENDS = ("tensorflow", "jax", "torch", "numpy", "openvino")
@@ -84,3 +87,16 @@ def max_steps_per_epoch():
 def set_max_steps_per_epoch(max_steps_per_epoch) -> None:
     """Caps the steps of every `fit` epoch (None: no cap), as Keras."""
     _SETTINGS["max_steps_per_epoch"] = max_steps_per_epoch
+
+
+@keras_export("keras.version")
+def version() -> str:
+    """The Keras version whose API and file formats ndflow's Keras follows (TF 2.21's)."""
+    return KERAS_VERSION
+
+
+@keras_export("keras.device")
+def device(device_name):
+    """`keras.device("cpu:0")`: ops and variables made inside go to that device (the
+    TensorFlow backend's tf.device scope)."""
+    return scopes.device(device_name)

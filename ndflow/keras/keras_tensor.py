@@ -9,6 +9,7 @@ import itertools
 from collections import namedtuple
 
 from ndflow.core import dtypes
+from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.core.shapes import TensorShape
 from ndflow.runtime.func_graph import FuncGraph, tracing_scope
@@ -17,10 +18,14 @@ KerasHistory = namedtuple("KerasHistory", ["operation", "node_index", "tensor_in
 _NAMES = itertools.count()
 
 
+@keras_export("keras.KerasTensor")
 class KerasTensor:
     """A symbolic tensor of the functional API (shape as a tuple, None for unknown dims)."""
 
-    def __init__(self, shape, dtype="float32", sparse=False, name=None, mask=None):
+    def __init__(self, shape, dtype="float32", sparse=False, ragged=False, record_history=True,
+                 name=None, mask=None):
+        if ragged:
+            raise ValueError("ndflow's KerasTensor has no ragged form")
         self.shape = tuple(shape)
         self.dtype = dtypes.as_dtype(dtype)
         self.sparse = sparse

@@ -12,7 +12,7 @@ import inspect
 import numpy as np
 
 from ndflow.core import dtypes
-from ndflow.core.api_export import tf_export
+from ndflow.core.api_export import keras_export, tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.ops import arithmetic, comparison, math, nn_activation, nn_loss, reduction
 from ndflow.ops.apply import convert_to_tensor
@@ -232,6 +232,7 @@ def reduce_weighted_values(values, sample_weight=None, reduction_="sum_over_batc
     return arithmetic.div_no_nan(total, divisor)
 
 
+@keras_export("keras.Loss")
 @_export("Loss")
 class Loss:
     """A loss: `call(y_true, y_pred)` per sample, reduced by `__call__` with sample weights."""

@@ -18,7 +18,7 @@ def _float_arg(value, name: str) -> float:
     return float(value)
 
 
-@keras_export("keras.regularizers.Regularizer")
+@keras_export("keras.regularizers.Regularizer", "keras.Regularizer")
 class Regularizer:
     """A callable weight -> scalar penalty."""
 

@@ -1,0 +1,39 @@
+"""Keras 3's top-level names ndflow adds: keras.version() (the version Keras wrote into the
+archives of tests/fixtures), keras.device, and the aliases keras.Loss, keras.Regularizer,
+keras.KerasTensor."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import pytest
+
+import ndflow as tf
+from tests import fixture_modules
+
+keras = tf.keras
+
+
+def test_version_is_the_keras_that_wrote_the_fixtures():
+    with zipfile.ZipFile(fixture_modules.FIXTURES / "keras_conv_lstm" / "model.keras") as z:
+        written = json.loads(z.read("metadata.json"))["keras_version"]
+    assert keras.version() == written
+
+
+def test_device_scopes_ops():
+    with keras.device("cpu:0"):
+        x = tf.constant([1.0]) * 2.0
+    assert x.device.endswith("device:CPU:0")
+    with pytest.raises((ValueError, tf.errors.InvalidArgumentError)):
+        with keras.device("nonsense:0"):
+            tf.constant([1.0]) * 2.0
+
+
+def test_aliases_are_the_same_objects():
+    assert keras.Loss is keras.losses.Loss
+    assert keras.Regularizer is keras.regularizers.Regularizer
+    t = keras.KerasTensor((None, 3), "float16")
+    assert t.shape == (None, 3) and t.dtype == tf.float16
+    with pytest.raises(ValueError, match="ragged"):
+        keras.KerasTensor((2,), ragged=True)
