@@ -22,6 +22,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     image_color_random,
     image_equalization,
     image_preprocessing,
+    image_rand_augment,
     index_lookup,
     input_layer,
     input_spec,
