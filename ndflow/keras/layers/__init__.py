@@ -4,6 +4,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     activation_layers,
     alpha_dropout,
     attention_layers,
+    audio_spectrogram,
     base_layer,
     bidirectional,
     category_encoding,
