@@ -11,7 +11,7 @@ from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions, layers
 from ndflow.keras.applications import _imagenet_utils as utils
 from ndflow.keras.functional import Functional
-from ndflow.keras.layers.base_layer import KerasNameScope as name_scope
+from ndflow.keras.layers.name_scope import KerasNameScope as name_scope
 
 BASE_WEIGHTS_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/nasnet/"
 # default size -> ((file, weight path, MD5) with the top, without)

@@ -30,6 +30,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     lambda_layer,
     merging_layers,
     multi_head_attention,
+    name_scope,
     normalization_layers,
     normalization_preprocessing,
     pipeline,

@@ -37,6 +37,7 @@ from ndflow.keras.layers.layer_names import (  # noqa: F401 - names importers us
     to_snake_case,
     unique_name,
 )
+from ndflow.keras.layers.name_scope import path_stack
 from ndflow.keras.mixed_precision import policy as dtype_policies
 from ndflow.keras.serialization_lib import lookup_class
 from ndflow.ops import array_core, init_ops
@@ -62,47 +63,6 @@ def _recording_build(build):
         return out
     recording._records = True
     return recording
-
-
-def _path_stack() -> list:
-    stack = getattr(_call_context, "path", None)
-    if stack is None:
-        stack = _call_context.path = []
-    return stack
-
-
-@keras_export("keras.name_scope")
-class KerasNameScope:
-    """`keras.name_scope(name)`: variables that layers create inside it get `name/` before
-    their paths ("block_1/dense/kernel"), scopes nesting; ops are named under it too.
-    `override_parent="/"` (or another path) replaces the enclosing scopes."""
-
-    def __init__(self, name, **kwargs):
-        if not isinstance(name, str) or "/" in name:
-            raise ValueError("Argument `name` must be a string and cannot contain character "
-                             f"`/`. Received: name={name}")
-        self.name = name
-        self.override_parent = kwargs.pop("override_parent", None)
-        kwargs.pop("caller", None)
-        kwargs.pop("deduplicate", None)
-        if kwargs:
-            raise TypeError(f"Unexpected keyword arguments: {sorted(kwargs)}")
-        self._saved_stack = self._ops_scope = None
-
-    def __enter__(self):
-        stack = _path_stack()
-        self._saved_stack = list(stack)
-        if self.override_parent is not None:
-            stack[:] = [p for p in self.override_parent.split("/") if p]
-        stack.append(self.name)
-        self._ops_scope = name_scope(op_scope(self.name))
-        self._ops_scope.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        self._ops_scope.__exit__(*exc)
-        _path_stack()[:] = self._saved_stack
-        return False
 
 
 def _policy(dtype) -> dtype_policies.DTypePolicy:
@@ -259,7 +219,7 @@ class Layer(Module):
         """A `KerasVariable` outside any function, named by the layer's path ("lstm/kernel"),
         not tracked as a weight (add_weight tracks it; an RNN's states stay untracked)."""
         with self._name_scope_if_outside():
-            path = "/".join(_path_stack() + [name])
+            path = "/".join(path_stack() + [name])
         with init_scope():
             value = make_value()
             saved, context.state().name_scope = context.state().name_scope, ""
@@ -273,7 +233,7 @@ class Layer(Module):
     def _scope(self):
         """Inside the layer: ops named under it (`tf.name_scope`, relative) and weights given
         Keras' paths, which follow the call nesting ("sequential/dense/kernel")."""
-        stack = _path_stack()
+        stack = path_stack()
         stack.append(self.name)
         try:
             with name_scope(op_scope(self.name)):
@@ -283,7 +243,7 @@ class Layer(Module):
 
     def _name_scope_if_outside(self):
         """The layer's scope, unless already in it (weights made in `__init__` enter it)."""
-        stack = _path_stack()
+        stack = path_stack()
         return contextlib.nullcontext() if stack and stack[-1] == self.name else self._scope()
 
     @property
