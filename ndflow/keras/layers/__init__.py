@@ -37,6 +37,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     pooling3d_layers,
     pooling_adaptive,
     pooling_layers,
+    random_size,
     regularization_layers,
     reshaping_1d3d,
     reshaping_layers,
@@ -48,5 +49,6 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     tfsm_layer,
     thresholded_relu,
     unit_rms_normalization,
+    variables,
     wrappers,
 )

@@ -38,6 +38,7 @@ from ndflow.keras.layers.layer_names import (  # noqa: F401 - names importers us
     unique_name,
 )
 from ndflow.keras.layers.name_scope import path_stack
+from ndflow.keras.layers.variables import tracked_variables
 from ndflow.keras.mixed_precision import policy as dtype_policies
 from ndflow.keras.serialization_lib import lookup_class
 from ndflow.ops import array_core, init_ops
@@ -196,6 +197,16 @@ class Layer(Module):
     @input.setter
     def input(self, value) -> None:
         self.__dict__["_input"] = value
+
+    def __setattr__(self, name, value):
+        # Keras' tracker: a keras.Variable assigned to an attribute is one of the weights.
+        mine = self.__dict__.get("_trainable_variables")
+        if mine is not None:
+            for var in tracked_variables(value):
+                theirs = self._non_trainable_variables
+                if not any(v is var for v in itertools.chain(mine, theirs)):
+                    (mine if var.trainable else theirs).append(var)
+        super().__setattr__(name, value)
 
     # -- weights -----------------------------------------------------------------------------
     def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,

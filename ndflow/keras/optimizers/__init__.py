@@ -13,6 +13,7 @@ from ndflow.keras.optimizers import (  # noqa: F401 - importing a module declare
     base_optimizer,
     ftrl,
     lamb,
+    legacy_names,
     lion,
     multi_optimizer,
     muon,

@@ -1,0 +1,74 @@
+"""`keras.Variable`: Keras 3's constructor (an initializer and a shape, or a value) for the
+variables layers own. A layer tracks one assigned to its attributes as Keras' tracker does:
+it is among the layer's (trainable or non-trainable) weights, in assignment order."""
+
+from __future__ import annotations
+
+from ndflow.core import context
+from ndflow.core.api_export import keras_export
+from ndflow.core.scopes import init_scope
+from ndflow.keras.keras_variable import KerasVariable
+from ndflow.keras.layers.layer_names import unique_name
+from ndflow.keras.layers.name_scope import path_stack
+from ndflow.ops import init_ops
+from ndflow.ops.apply import convert_to_tensor
+
+_AGGREGATIONS = (None, "none", "mean", "sum", "only_first_replica")
+_SYNCHRONIZATIONS = (None, "none", "on_read", "on_write", "auto")
+
+
+@keras_export("keras.Variable")
+class Variable(KerasVariable):
+    """`keras.Variable(initializer, shape=None, dtype=None, trainable=True, autocast=True,
+    aggregation="none", synchronization="auto", name=None)`: `initializer` is a value, or an
+    initializer (a name or a callable) that `shape` is given to. Its path is the enclosing
+    `keras.name_scope`s' names and its own ("block/variable")."""
+
+    def __init__(self, initializer, shape=None, dtype=None, trainable=True, autocast=True,
+                 aggregation="none", synchronization="auto", name=None, layout=None,
+                 **kwargs):
+        del layout, kwargs   # distribution layouts: one device per process here
+        name = name or unique_name("variable")
+        if not isinstance(name, str) or "/" in name:
+            raise ValueError("Argument `name` must be a string and cannot contain character "
+                             f"`/`. Received: name={name}")
+        if aggregation not in _AGGREGATIONS:
+            raise ValueError("Invalid value for argument `aggregation`. Expected one of "
+                             "`None`, `'none'`, `'mean'`, `'sum'`, `'only_first_replica'`. "
+                             f"Received: aggregation={aggregation}")
+        if synchronization not in _SYNCHRONIZATIONS:
+            raise ValueError("Invalid value for argument `synchronization`. Expected one of "
+                             "`None`, `'none'`, `'on_read'`, `'on_write'`, `'auto'`. "
+                             f"Received: synchronization={synchronization}")
+        if isinstance(initializer, str):
+            initializer = init_ops.get(initializer)
+        if callable(initializer) and shape is None:
+            raise ValueError("When creating a Variable from an initializer, the `shape` "
+                             "argument should be specified. Received: "
+                             f"initializer={initializer} and shape={shape}")
+        path = "/".join(path_stack() + [name])
+        with init_scope():
+            if callable(initializer):
+                value = initializer(tuple(shape), dtype=dtype or "float32")
+            else:
+                value = convert_to_tensor(initializer, dtype=dtype)
+            # Keras paths are not TensorFlow name scopes: the variable is named by its path.
+            saved, context.state().name_scope = context.state().name_scope, ""
+            try:
+                super().__init__(value, trainable=trainable, dtype=value.dtype, name=path,
+                                 autocast=autocast)
+            finally:
+                context.state().name_scope = saved
+
+    def __repr__(self) -> str:
+        value = self.numpy()
+        return (f"<Variable path={self.path}, shape={tuple(self.shape.as_list())}, "
+                f"dtype={self._dtype.name}, value={value}>")
+
+
+def tracked_variables(value) -> list:
+    """The `keras.Variable`s an attribute assignment holds (itself, or in a list, tuple or
+    dict), which the layer then owns."""
+    items = (value.values() if isinstance(value, dict) else value
+             if isinstance(value, (list, tuple)) else (value,))
+    return [item for item in items if isinstance(item, Variable)]
