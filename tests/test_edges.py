@@ -59,9 +59,14 @@ def test_too_many_outputs_are_refused_before_building_them():
 
 
 def test_strings_and_fractions_are_not_numbers():
-    # "0" is a string tensor now; as an axis it is TF's dtype error (TypeError, as TF's graph
-    # mode words it; TF's eager mode raises InvalidArgumentError for the same check)
-    with pytest.raises(TypeError, match="string not in list of allowed values: int32, int64"):
+    # "0" is a string tensor now; as an axis it is TF's dtype error: InvalidArgumentError
+    # eagerly, TypeError in graph mode
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="attr 'Tidx' of string is not in the list of allowed values: "
+                             "int32, int64"):
+        tf.reduce_sum(tf.ones([2, 3]), "0")
+    with tf.Graph().as_default(), pytest.raises(
+            TypeError, match="string not in list of allowed values: int32, int64"):
         tf.reduce_sum(tf.ones([2, 3]), "0")
     with pytest.raises(TypeError, match="Cannot convert '3' to EagerTensor of dtype int32"):
         tf.constant("3", tf.int32)

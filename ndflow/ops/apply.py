@@ -21,7 +21,7 @@ from ndflow.core.strings import as_bytes_array, is_string_value
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.ops.constant_op import Const
 from ndflow.ops.forward_copies import copy_of
-from ndflow.ops.op_def import InferenceContext, OpDef
+from ndflow.ops.op_def import InferenceContext, OpDef, disallowed_type_message
 
 # (priority, order, type, fn(value, dtype, name, as_ref) -> Tensor | NotImplemented): how
 # non-tensors (Variables, lists of tensors ...) convert.
@@ -338,7 +338,10 @@ def _convert_inputs(op_def: OpDef, inputs, attrs: dict) -> list:
 _MAX_OUTPUTS = 2**31 - 1  # TF refuses more outputs before building anything
 
 
-def _check_attrs(op_def: OpDef, attrs: dict) -> None:
+def _check_attrs(op_def: OpDef, attrs: dict, eager_name=False) -> None:
+    """Completes `attrs` with defaults and checks them. A type outside an attr's allowed
+    list is a TypeError when building a graph, and, when running eagerly (`eager_name`: the
+    op's name, None when it has none), the kernel lookup's InvalidArgumentError, as in TF."""
     for arg in op_def.outputs:
         if arg.number_attr and isinstance(attrs.get(arg.number_attr), int) and \
                 attrs[arg.number_attr] > _MAX_OUTPUTS:
@@ -353,6 +356,9 @@ def _check_attrs(op_def: OpDef, attrs: dict) -> None:
         if ad.kind == "type":
             v = attrs[name] = dtypes.as_dtype(v)
             if ad.allowed is not None and v not in ad.allowed:
+                if eager_name is not False:
+                    raise InvalidArgumentError(None, None, disallowed_type_message(
+                        op_def, name, v, ad.allowed, eager_name))
                 allowed = ", ".join(d.name for d in ad.allowed)
                 raise TypeError(f"Value passed to parameter '{_arg_for_attr(op_def, name)}' has "
                                 f"DataType {v.name} not in list of allowed values: {allowed}")
@@ -522,7 +528,7 @@ def _foreign(graph, t):
     return capture_into(graph, t)
 
 
-def _eager_attrs(op_def: OpDef, inputs, attrs):
+def _eager_attrs(op_def: OpDef, inputs, attrs, name=None):
     """(flat EagerTensor inputs, completed attrs, fast-path key or None) for an eager op."""
     key = _eager_key(op_def, inputs, attrs)
     if key is not None:
@@ -546,7 +552,7 @@ def _eager_attrs(op_def: OpDef, inputs, attrs):
     flat = _convert_inputs(op_def, inputs, final)
     if any(isinstance(t, SymbolicTensor) for t in flat):   # a graph's tensor reached an
         flat = [_eager_copy(t) if isinstance(t, SymbolicTensor) else t for t in flat]  # eager op
-    _check_attrs(op_def, final)
+    _check_attrs(op_def, final, eager_name=name)
     if key is not None and not _has_list_args(op_def):
         scalars = None
         if any(type(t) is not EagerTensor for t in inputs):
@@ -568,7 +574,7 @@ def apply_op(op_def: OpDef, inputs, attrs=None, name: str | None = None):
     if len(inputs) != len(op_def.inputs):
         raise TypeError(f"{op_def.name} takes {len(op_def.inputs)} inputs, got {len(inputs)}")
     if context.executing_eagerly():
-        flat, final, key = _eager_attrs(op_def, inputs, attrs)
+        flat, final, key = _eager_attrs(op_def, inputs, attrs, name)
         op = context.hooks.eager_execute(op_def, list(flat), final, name, key)
     else:
         attrs = dict(attrs) if attrs else {}

@@ -32,6 +32,7 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.errors import NotFoundError
+from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import TensorShape
 
 _TF_TYPE_NAMES = {
@@ -119,6 +120,58 @@ class OpDef:
 
     def __repr__(self):
         return f"<OpDef {self.name}>"
+
+
+def summarize(d: OpDef) -> str:
+    """The op as TensorFlow's SummarizeOpDef shows it in kernel errors:
+    `Op<name=Sqrt; signature=x:T -> y:T; attr=T:type,allowed=[DT_HALF, DT_FLOAT]>`."""
+
+    def enum(t) -> str:
+        return f"DT_{dtype_name(t).upper()}"
+
+    def arg(a: ArgDef) -> str:
+        count = f"{a.number_attr}*" if a.number_attr else ""
+        typ = dtype_name(a.dtype) if a.dtype is not None else a.type_attr or ""
+        return f"{a.name}:{count}{typ}"
+
+    def value(kind: str, v) -> str:
+        if isinstance(v, (list, tuple)):
+            inner = kind[5:-1] if kind.startswith("list(") else kind
+            return "[" + ", ".join(value(inner, x) for x in v) + "]"
+        if kind == "type":
+            return enum(v)
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, float):
+            return f"{v:g}"
+        if isinstance(v, str):
+            return f'"{v}"'
+        if isinstance(v, TensorShape):
+            return "<unknown>" if v.rank is None else \
+                "[" + ",".join("?" if n is None else str(n) for n in v.as_list()) + "]"
+        return str(v)
+
+    parts = [f"Op<name={d.name}; signature={', '.join(map(arg, d.inputs))} -> "
+             f"{', '.join(map(arg, d.outputs))}"]
+    for a in d.attrs.values():
+        text = f"; attr={a.name}:{a.kind}"
+        if a.has_default:
+            text += f",default={value(a.kind, a.default)}"
+        if a.minimum is not None:
+            text += f",min={a.minimum}"
+        if a.allowed is not None:
+            text += f",allowed={value(a.kind, list(a.allowed))}"
+        parts.append(text)
+    parts += [flag for flag, on in (("; is_commutative=true", d.is_commutative),
+                                    ("; is_stateful=true", d.is_stateful)) if on]
+    return "".join(parts) + ">"
+
+
+def disallowed_type_message(d: OpDef, attr: str, dtype, allowed, name) -> str:
+    """TF's eager kernel-lookup error for a type attr given a type outside its list."""
+    return (f"Value for attr '{attr}' of {dtype_name(dtype)} is not in the list of allowed "
+            f"values: {', '.join(dtype_name(t) for t in allowed)}\n\t; NodeDef: {{{{node "
+            f"{d.name}}}}}; {summarize(d)} [Op:{d.name}] name: {name or ''}")
 
 
 def input_needed(op, index: int) -> bool:

@@ -65,7 +65,11 @@ def test_bad_input_names_the_op():
         tf.math.approx_min_k(x, 3, reduction_dimension=0)
     with pytest.raises((ValueError, errors.InvalidArgumentError), match="reduction dimension"):
         tf.math.approx_max_k(x, 1, reduction_dimension=2)
-    with pytest.raises(TypeError, match="allowed values"):
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="Value for attr 'T' of int32 is not in the list of allowed values: "
+                             "half, bfloat16, float\n"):
+        tf.math.approx_max_k(tf.constant([1, 2, 3]), 2)
+    with tf.Graph().as_default(), pytest.raises(TypeError, match="allowed values"):
         tf.math.approx_max_k(tf.constant([1, 2, 3]), 2)
 
 

@@ -47,5 +47,9 @@ def test_in_a_graph_and_errors():
         return tf.bitwise.left_shift(tf.bitwise.bitwise_and(a, b), 1)
 
     assert f(tf.constant([12, 5]), tf.constant([10, 4])).numpy().tolist() == [16, 8]
-    with pytest.raises(TypeError, match="float32 not in list of allowed values|allowed"):
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Value for attr 'T' of float is not in the list of allowed values"):
+        tf.bitwise.bitwise_and(tf.constant([1.0]), tf.constant([2.0]))
+    with tf.Graph().as_default(), pytest.raises(
+            TypeError, match="DataType float32 not in list of allowed values"):
         tf.bitwise.bitwise_and(tf.constant([1.0]), tf.constant([2.0]))

@@ -166,7 +166,7 @@ def test_in_top_k_errors_are_tensorflows():
             tf.nn.in_top_k([1], tf.constant([1.0, 2.0]), 1)
         with pytest.raises(ValueError, match="Dimensions must be equal, but are 4 and 2"):
             tf.nn.in_top_k([1, 2], tf.constant(_PREDICTIONS, tf.float32), 1)
-    with pytest.raises(TypeError):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="attr 'T' of float"):
         tf.nn.in_top_k([1.0, 2.0, 0.0, 1.0], p, 1)  # targets must be int32/int64
     with pytest.raises((TypeError, ValueError)):
         tf.nn.in_top_k([1, 2, 0, 1], tf.constant(_PREDICTIONS), 1)  # predictions float32 only
