@@ -33,6 +33,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     sequential,
     tree_functions,
     utils_config,
+    utils_feature_space,
     utils_image,
     utils_image_dataset,
     utils_legacy_sequence,

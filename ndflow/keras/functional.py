@@ -166,7 +166,7 @@ class Functional(Model):
                 raise ValueError(f"Missing data for input(s) {missing}. You passed a data "
                                  f"dictionary with keys {sorted(inputs)}. Expected the "
                                  f"following keys: {list(self._inputs_struct)}")
-            return [inputs[k] for k in self._inputs_struct]
+            return [inputs[k] for k in sorted(self._inputs_struct)]   # `inputs`' order
         if isinstance(inputs, dict) and not isinstance(self._inputs_struct, dict):
             names = self.input_names
             if all(n in inputs for n in names):

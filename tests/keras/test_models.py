@@ -282,3 +282,18 @@ def test_a_layer_named_with_a_leading_underscore():
         tf.TensorSpec([4, 2], tf.float32))
     names = [op.name for op in traced.graph.get_operations()]
     assert any("/_d" in n and n.endswith("/MatMul") for n in names), names
+
+
+def test_dict_inputs_are_matched_by_name_whatever_the_insertion_order():
+    # the model's inputs dict is not in sorted order and the inputs differ in dtype: a
+    # positional mix-up would feed the strings to the float branch
+    number = tf.keras.Input((1,), name="b_number", dtype="float32")
+    word = tf.keras.Input((1,), name="a_word", dtype="string")
+    lookup = tf.keras.layers.StringLookup(vocabulary=["x", "y"])
+    encoded = tf.keras.layers.CategoryEncoding(3, output_mode="multi_hot")(lookup(word))
+    model = tf.keras.Model({"b_number": number, "a_word": word},
+                           tf.keras.layers.Concatenate()([number, encoded]))
+    data = {"b_number": tf.constant([[5.0], [7.0]]), "a_word": tf.constant([["y"], ["q"]])}
+    want = [[5.0, 0.0, 0.0, 1.0], [7.0, 1.0, 0.0, 0.0]]
+    np.testing.assert_array_equal(model(data).numpy(), want)
+    np.testing.assert_array_equal(model.predict(data, verbose=0), want)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
+from ndflow.keras.keras_tensor import is_keras_tensor
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.category_encoding import encode_categorical
 from ndflow.ops import arithmetic, comparison
@@ -83,7 +84,7 @@ class Hashing(Layer):
 
     def __call__(self, inputs, *args, **kwargs):
         # the inputs are ids or strings: no float casting to the layer's dtype
-        if not isinstance(inputs, SparseTensor):
+        if not isinstance(inputs, SparseTensor) and not is_keras_tensor(inputs):
             inputs = convert_to_tensor(inputs)
         return super().__call__(inputs, *args, **kwargs)
 
@@ -136,7 +137,8 @@ class HashedCrossing(Layer):
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
             raise ValueError("`HashedCrossing` should be called on a list or tuple of at "
                              f"least two inputs. Received: inputs={inputs}")
-        return super().__call__([convert_to_tensor(x) for x in inputs], *args, **kwargs)
+        return super().__call__([x if is_keras_tensor(x) else convert_to_tensor(x)
+                                 for x in inputs], *args, **kwargs)
 
     def call(self, inputs):
         first = inputs[0].shape.as_list()

@@ -63,14 +63,8 @@ def serialize_model(model) -> dict:
                "registered_name": None}
         if model.built and model.inputs:
             out["build_config"] = {"input_shape": list(model.inputs[0].shape)}
-    else:
-        cls = type(model)
-        registered = serialization_lib.registered_name(cls)
-        out = {"module": None if registered else cls.__module__, "class_name": cls.__name__,
-               "config": model.get_config(), "registered_name": registered or cls.__name__}
-        build_config = model.get_build_config()
-        if build_config is not None:
-            out["build_config"] = build_config
+    else:   # a subclassed model, or a layer saved alone (a FeatureSpace)
+        out = base_layer.serialize(model)
     out["compile_config"] = compile_config.get_compile_config(model)
     return out
 
