@@ -122,12 +122,21 @@ def _xent() -> None:
                                                            logits=tf.zeros([2, 3], dtype))
 
 
+def _math_special_cephes() -> None:
+    for dtype in (tf.float32, tf.float64):
+        x = tf.constant([0.5, 2.0], dtype)
+        for fn in (tf.math.special.dawsn, tf.math.special.expint, tf.math.special.fresnel_cos,
+                   tf.math.special.fresnel_sin, tf.math.special.spence):
+            fn(x)
+
+
 # longest first (tests/ops/test_numba_disk_cache.py checks that every module with a
 # disk-cached kernel is in a job)
 JOBS = {
     "conv_pool": _callbacks("conv_pool_numba", "_callbacks"),
     "max_pool": _callbacks("max_pool_numba", "_callbacks"),
     "philox": Job(("philox_numba",), _philox),
+    "math_special_cephes": Job(("math_special_cephes",), _math_special_cephes, openmp=True),
     "ctc_beam_search": Job(("ctc_beam_search",), _ctc_beam_search),
     "momentum": _callbacks("momentum_numba", "_callback", also=("bfloat16_numba",)),
     "select": Job(("select",), _select),

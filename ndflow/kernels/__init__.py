@@ -45,6 +45,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     math,
     math_cumulative,
     math_special,
+    math_special_cephes,
     multinomial,
     nn_activation,
     nn_conv,
