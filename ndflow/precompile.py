@@ -130,6 +130,14 @@ def _math_special_cephes() -> None:
             fn(x)
 
 
+def _stateless_random_extra() -> None:
+    tf.random.stateless_binomial([4], [1, 2], 10.0, 0.5)
+    for dtype in (tf.float16, tf.float32, tf.float64):
+        tf.random.stateless_parameterized_truncated_normal(
+            [4], [1, 2], tf.constant(0.0, dtype), tf.constant(1.0, dtype),
+            tf.constant(-1.0, dtype), tf.constant(1.0, dtype))
+
+
 # longest first (tests/ops/test_numba_disk_cache.py checks that every module with a
 # disk-cached kernel is in a job)
 JOBS = {
@@ -137,6 +145,7 @@ JOBS = {
     "max_pool": _callbacks("max_pool_numba", "_callbacks"),
     "philox": Job(("philox_numba",), _philox),
     "math_special_cephes": Job(("math_special_cephes",), _math_special_cephes, openmp=True),
+    "stateless_random_extra": Job(("stateless_random_extra_numba",), _stateless_random_extra),
     "ctc_beam_search": Job(("ctc_beam_search",), _ctc_beam_search),
     "momentum": _callbacks("momentum_numba", "_callback", also=("bfloat16_numba",)),
     "select": Job(("select",), _select),

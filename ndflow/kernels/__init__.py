@@ -79,6 +79,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     state_scatter_nd,
     state_slice_assign,
     state_sparse,
+    stateless_random_extra,
     string_codec,
     string_hash,
     string_io,

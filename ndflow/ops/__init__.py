@@ -100,6 +100,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     state_sparse,
     stateful_random,
     stateless_random,
+    stateless_random_extra,
     string_codec_ops,
     string_hash_ops,
     string_io_ops,
