@@ -138,6 +138,19 @@ def _stateless_random_extra() -> None:
             tf.constant(-1.0, dtype), tf.constant(1.0, dtype))
 
 
+def _fractional_pool() -> None:
+    for dtype in (tf.float32, tf.float64, tf.int32, tf.int64):
+        x = tf.ones([1, 4, 4, 1], dtype)
+        for pool in (tf.nn.fractional_max_pool, tf.nn.fractional_avg_pool):
+            if dtype.is_floating:
+                with tf.GradientTape() as tape:
+                    tape.watch(x)
+                    out = pool(x, [1, 1.5, 1.5, 1], seed=1).output
+                tape.gradient(out, x)
+            else:
+                pool(x, [1, 1.5, 1.5, 1], seed=1)
+
+
 # longest first (tests/ops/test_numba_disk_cache.py checks that every module with a
 # disk-cached kernel is in a job)
 JOBS = {
@@ -146,6 +159,7 @@ JOBS = {
     "philox": Job(("philox_numba",), _philox),
     "math_special_cephes": Job(("math_special_cephes",), _math_special_cephes, openmp=True),
     "stateless_random_extra": Job(("stateless_random_extra_numba",), _stateless_random_extra),
+    "fractional_pool": Job(("fractional_pool_numba",), _fractional_pool),
     "ctc_beam_search": Job(("ctc_beam_search",), _ctc_beam_search),
     "momentum": _callbacks("momentum_numba", "_callback", also=("bfloat16_numba",)),
     "select": Job(("select",), _select),

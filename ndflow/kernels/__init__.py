@@ -51,6 +51,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     nn_conv,
     nn_conv3d,
     nn_conv_pool,
+    nn_fractional_pool,
     nn_fused,
     nn_loss,
     nn_lrn,

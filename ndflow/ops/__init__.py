@@ -68,6 +68,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     nn_conv,
     nn_conv3d,
     nn_dropout,
+    nn_fractional_pool,
     nn_fused,
     nn_loss,
     nn_lrn,
