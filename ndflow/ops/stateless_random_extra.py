@@ -116,7 +116,7 @@ def _key_counter_shape(ctx):
 StatelessRandomGetKeyCounter = op_def(
     "StatelessRandomGetKeyCounter", inputs=["seed: Tseed"],
     outputs=["key: uint64", "counter: uint64"], attrs=["Tseed: {int32, int64} = DT_INT64"],
-    shape=_key_counter_shape, stateful=True, not_differentiable=True,
+    shape=_key_counter_shape, gradient_undefined=True,
     doc="The Philox key and counter the CPU's stateless ops derive from a seed.")
 
 StatelessShuffle = op_def(
