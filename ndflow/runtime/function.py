@@ -42,6 +42,7 @@ from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import identity
 from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.tensor_array_ops import TensorArray
+from ndflow.ops.variable_creators import variable_creator_scope
 from ndflow.passes.mark_for_compilation import MUST_COMPILE_ATTR
 from ndflow.runtime.concrete_function import ConcreteFunction, OutputSlot, accepts
 from ndflow.runtime.func_graph import FuncGraph, function_graph, tracing_scope
@@ -170,6 +171,10 @@ class Function:
         self._exact: dict = {}      # (python key, specs) -> ConcreteFunction
         self._buckets: dict = {}    # python key -> [ConcreteFunction]
         self._tracing_count = 0
+        # TF's rule for variables: only the first trace may create them, and when it does the
+        # function is traced again, creating none, and that trace is the one that runs.
+        self._traced_once = False
+        self._created_variables = False
         self._lock = threading.RLock()
         self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         functools.update_wrapper(self, python_function)
@@ -306,7 +311,7 @@ class Function:
                 trace_specs = tuple(
                     (d, p[1].most_specific_compatible_shape(s)) if p[0] is d else (d, s)
                     for p, (d, s) in zip(prev, specs))
-            cf = self._trace(bound, trace_specs, refs)
+            cf = self._trace_checking_variables(bound, trace_specs, refs)
             self._buckets.setdefault(key, []).append(cf)
             self._exact[(key, specs)] = cf
         return cf, leaves
@@ -331,7 +336,25 @@ class Function:
         return tuple((s.dtype, s.shape) for s in flat_sig)
 
     # -- tracing -------------------------------------------------------------------------------
-    def _trace(self, bound, specs: tuple, refs: list) -> ConcreteFunction:
+    def _trace_checking_variables(self, bound, specs: tuple, refs: list) -> ConcreteFunction:
+        """A trace under TF's variable rules: the first may create variables (then a second
+        trace, which must create none, replaces it); later ones may not."""
+        created: list = []
+        if self._traced_once:
+            if self._created_variables:
+                return self._trace(bound, specs, refs, _refusing_creator(_SINGLETON_ERROR))
+            cf = self._trace(bound, specs, refs, _recording_creator(created))
+            if created:   # TF checks after the trace, outside the user's code
+                raise ValueError(_NON_FIRST_ERROR)
+            return cf
+        first = self._trace(_copy_bound(bound), specs, refs, _recording_creator(created))
+        self._traced_once = True
+        if not created:
+            return first
+        self._created_variables = True
+        return self._trace(bound, specs, refs, _refusing_creator(_SINGLETON_ERROR))
+
+    def _trace(self, bound, specs: tuple, refs: list, creator) -> ConcreteFunction:
         fg = function_graph(_graph_name(self._name))
         items = self._arguments(bound)
         names = [str(n) for n, v in items for _ in _tensor_leaves(v)]
@@ -353,7 +376,8 @@ class Function:
                 call_args, call_kwargs = ba.args, ba.kwargs
                 kinds = self._signature.parameters
                 parameters = [(n, kinds[n].kind.name, v) for n, v in ba.arguments.items()]
-            result = self._call_python(call_args, call_kwargs)
+            with variable_creator_scope(creator):
+                result = self._call_python(call_args, call_kwargs)
             structure = _collect_outputs(fg, result)
         if self._jit_compile:
             _mark_must_compile(fg)
@@ -379,6 +403,35 @@ class Function:
 
     def __repr__(self):
         return f"<ndflow.function {self._name}>"
+
+
+_SINGLETON_ERROR = ("tf.function only supports singleton tf.Variables created on the first "
+                    "call. Make sure the tf.Variable is only created once or created outside "
+                    "tf.function. See https://www.tensorflow.org/guide/function"
+                    "#creating_tfvariables for more information.")
+_NON_FIRST_ERROR = "Creating variables on a non-first call to a function decorated with " \
+                   "tf.function."
+
+
+def _recording_creator(created: list):
+    def creator(next_creator, **kwargs):
+        created.append(True)
+        return next_creator(**kwargs)
+    return creator
+
+
+def _refusing_creator(message: str):
+    def creator(next_creator, **kwargs):
+        raise ValueError(message)
+    return creator
+
+
+def _copy_bound(bound):
+    """`bound` with its own arguments dict (a trace substitutes placeholders into it)."""
+    ba, args, kwargs = bound
+    if ba is None:
+        return bound
+    return inspect.BoundArguments(ba.signature, dict(ba.arguments)), args, kwargs
 
 
 def _collect_outputs(fg: FuncGraph, result):

@@ -102,7 +102,9 @@ def test_inside_tf_function(kind):
 
     for t in range(STEPS):
         assert int(step().numpy()) == t + 1
-    assert step.experimental_get_tracing_count() == 1
+    # a first trace that makes slot variables is followed by one that creates none (TF's
+    # rule); plain SGD has no slots
+    assert step.experimental_get_tracing_count() == (1 if kind == "sgd" else 2)
     np.testing.assert_allclose(w.numpy(), _reference(kind), rtol=1e-12, atol=1e-14)
     # the slots were created outside the function (init_scope): eager variables it captures
     assert len(opt.variables) > 1

@@ -268,7 +268,8 @@ def test_tf1_optimizer_inside_tf_function():
 
     for _ in range(STEPS):
         step()
-    assert step.experimental_get_tracing_count() == 1
+    # the first trace made the slots, so (TF's rule) a second one, creating none, runs
+    assert step.experimental_get_tracing_count() == 2
     np.testing.assert_allclose(w.numpy(), _ref_states("adam"), rtol=1e-12, atol=1e-12)
     # slots and beta powers were created outside the function, as eager variables
     assert [v.name for v in opt.variables()] == ["beta1_power:0", "beta2_power:0", "w/Adam:0",
