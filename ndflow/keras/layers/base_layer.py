@@ -29,6 +29,7 @@ from ndflow.data.structure import map_leaves
 from ndflow.keras import keras_tensor, regularizer_functions, serialization_lib
 from ndflow.keras.keras_variable import KerasVariable, autocast_dtype, autocast_scope
 from ndflow.keras.layers.call_arguments import check_positional_tensors, set_mask, shape_tuple
+from ndflow.keras.layers.call_errors import call_with_context
 from ndflow.keras.layers.input_spec import assert_input_compatibility
 from ndflow.keras.layers.layer_names import (  # noqa: F401 - names importers use
     op_scope,
@@ -450,7 +451,7 @@ class Layer(Module):
         _call_context.training = training
         try:
             with self._autocast_scope(), self._scope():
-                outputs = self.call(*args, **kwargs)
+                outputs = call_with_context(self, args, kwargs)
                 if self.activity_regularizer is not None:
                     self._add_activity_loss(outputs)
         finally:
