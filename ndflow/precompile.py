@@ -151,6 +151,27 @@ def _fractional_pool() -> None:
                 pool(x, [1, 1.5, 1.5, 1], seed=1)
 
 
+def _eigh_tridiagonal() -> None:
+    for dtype in (tf.float16, tf.float32, tf.float64, tf.complex64, tf.complex128):
+        alpha = tf.cast(tf.constant([2.0, 3.0, 4.0]), dtype.real_dtype)
+        beta = tf.cast(tf.constant([1.0, 1.0]), dtype)
+        if dtype.is_complex:
+            alpha = tf.cast(alpha, dtype)
+        tf.linalg.eigh_tridiagonal(alpha, beta)
+        if dtype is not tf.float16:     # eigenvectors need single precision or more
+            tf.linalg.eigh_tridiagonal(alpha, beta, eigvals_only=False)
+
+
+def _isotonic_regression() -> None:
+    for dtype in (tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32):
+        tf.nn.isotonic_regression(tf.constant([[3, 1, 2]], dtype))
+
+
+def _matrix_logarithm() -> None:
+    for dtype in (tf.complex64, tf.complex128):
+        tf.linalg.logm(tf.constant([[2.0, 1.0], [0.0, 3.0]], dtype))
+
+
 # longest first (tests/ops/test_numba_disk_cache.py checks that every module with a
 # disk-cached kernel is in a job)
 JOBS = {
@@ -160,6 +181,9 @@ JOBS = {
     "math_special_cephes": Job(("math_special_cephes",), _math_special_cephes, openmp=True),
     "stateless_random_extra": Job(("stateless_random_extra_numba",), _stateless_random_extra),
     "fractional_pool": Job(("fractional_pool_numba",), _fractional_pool),
+    "eigh_tridiagonal": Job(("eigh_tridiagonal",), _eigh_tridiagonal),
+    "isotonic_regression": Job(("isotonic_regression",), _isotonic_regression),
+    "matrix_logarithm": Job(("matrix_logarithm",), _matrix_logarithm),
     "ctc_beam_search": Job(("ctc_beam_search",), _ctc_beam_search),
     "momentum": _callbacks("momentum_numba", "_callback", also=("bfloat16_numba",)),
     "select": Job(("select",), _select),
