@@ -26,8 +26,9 @@ NUMERIC = REAL
 FLOAT = "T: {half, bfloat16, float, double}"
 # The ops TensorFlow also registers for complex64/complex128.
 WITH_COMPLEX = REAL[:-1] + ", complex64, complex128}"
-# Ops TensorFlow declares without the wider unsigned types (uint8 stays, as before).
-NO_WIDE_UNSIGNED = WITH_COMPLEX.replace(", uint16, uint32, uint64", "")
+# Ops TensorFlow declares for the signed types only (Neg, Reciprocal), and SquaredDifference's.
+SIGNED = "T: {half, bfloat16, float, double, int8, int16, int32, int64, complex64, complex128}"
+SQUARED_DIFFERENCE = "T: {half, bfloat16, float, double, int32, int64, complex64, complex128}"
 FLOAT_COMPLEX = "T: {half, bfloat16, float, double, complex64, complex128}"
 
 
@@ -65,7 +66,8 @@ Pow = _binary_op("Pow", attrs="T: {half, bfloat16, float, double, int32, int64, 
                               "complex128}")
 Maximum = _binary_op("Maximum")
 Minimum = _binary_op("Minimum")
-SquaredDifference = _binary_op("SquaredDifference", attrs=NO_WIDE_UNSIGNED, commutative=True)
+SquaredDifference = _binary_op("SquaredDifference", attrs=SQUARED_DIFFERENCE,
+                               commutative=True)
 TruncateDiv = _binary_op("TruncateDiv")
 TruncateMod = op_def("TruncateMod", inputs=["x: T", "y: T"], outputs=["z: T"],
                      attrs=["T: {int32, int64, bfloat16, half, float, double}"],
@@ -230,11 +232,11 @@ def reciprocal_no_nan(x, name=None) -> Tensor:
 
 # -- Neg, Log, Reciprocal --------------------------------------------------------------------------
 
-Neg = op_def("Neg", inputs=["x: T"], outputs=["y: T"], attrs=[NO_WIDE_UNSIGNED],
+Neg = op_def("Neg", inputs=["x: T"], outputs=["y: T"], attrs=[SIGNED],
              shape=unchanged_shape)
 Log = op_def("Log", inputs=["x: T"], outputs=["y: T"], attrs=[FLOAT_COMPLEX],
              shape=unchanged_shape)
-Reciprocal = op_def("Reciprocal", inputs=["x: T"], outputs=["y: T"], attrs=[NO_WIDE_UNSIGNED],
+Reciprocal = op_def("Reciprocal", inputs=["x: T"], outputs=["y: T"], attrs=[SIGNED],
                     shape=unchanged_shape)
 ReciprocalGrad = op_def("ReciprocalGrad", inputs=["y: T", "dy: T"], outputs=["z: T"],
                         attrs=[FLOAT_COMPLEX], shape=unchanged_shape)
