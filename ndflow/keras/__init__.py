@@ -38,6 +38,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     utils_image_dataset,
     utils_legacy_sequence,
     utils_legacy_text,
+    utils_model_visualization,
     utils_py_dataset,
     utils_sequences,
     utils_serialization,
