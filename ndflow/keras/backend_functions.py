@@ -9,6 +9,7 @@ import random
 
 import numpy as np
 
+from ndflow.autodiff.gradient_wrappers import recompute_grad
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.keras import global_config, keras_tensor
@@ -100,3 +101,10 @@ def set_random_seed(seed) -> None:
     random.seed(seed)
     np.random.seed(seed)
     random_seed.set_seed(seed)
+
+
+@keras_export("keras.remat")
+def remat(f):
+    """`keras.remat(f)`: `f` with its activations recomputed in the backward pass instead of
+    kept (TF backend: `tf.recompute_grad`)."""
+    return recompute_grad(f)

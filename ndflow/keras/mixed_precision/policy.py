@@ -60,10 +60,11 @@ class DTypePolicy:
         return f'<DTypePolicy "{self._name}">'
 
     def __eq__(self, other):
-        return type(other) is type(self) and other._name == self._name
+        # a FloatDTypePolicy is a DTypePolicy of another (older) name: they compare equal
+        return isinstance(other, DTypePolicy) and other._name == self._name
 
     def __hash__(self):
-        return hash((type(self), self._name))
+        return hash((DTypePolicy, self._name))
 
     def get_config(self) -> dict:
         return {"name": self._name}
@@ -71,6 +72,11 @@ class DTypePolicy:
     @classmethod
     def from_config(cls, config: dict) -> DTypePolicy:
         return cls(**config)
+
+
+@keras_export("keras.FloatDTypePolicy")
+class FloatDTypePolicy(DTypePolicy):
+    """Keras 3's earlier name of a float `DTypePolicy` (kept by Keras as a subclass)."""
 
 
 Policy = DTypePolicy
