@@ -39,6 +39,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     pooling_layers,
     random_size,
     regularization_layers,
+    remat_scope,
     reshaping_1d3d,
     reshaping_layers,
     rnn_cells,

@@ -39,6 +39,8 @@ from ndflow.keras.layers.layer_names import (  # noqa: F401 - names importers us
     unique_name,
 )
 from ndflow.keras.layers.name_scope import path_stack
+from ndflow.keras.layers.remat_scope import current_mode as current_remat_mode
+from ndflow.keras.layers.remat_scope import rematerialized
 from ndflow.keras.layers.variables import tracked_variables
 from ndflow.keras.mixed_precision import policy as dtype_policies
 from ndflow.keras.serialization_lib import lookup_class
@@ -125,6 +127,7 @@ class Layer(Module):
         # Keras 3: a layer that overrides compute_mask supports masking
         self.supports_masking = type(self).compute_mask is not Layer.compute_mask
         self._build_shapes = None  # the input shape `build` was called with
+        self._remat_mode = current_remat_mode()   # keras.RematScope's, at creation
         shape = kwargs.get("input_shape")
         if kwargs.get("input_dim") is not None:
             shape = (kwargs["input_dim"],)
@@ -451,7 +454,8 @@ class Layer(Module):
         _call_context.training = training
         try:
             with self._autocast_scope(), self._scope():
-                outputs = call_with_context(self, args, kwargs)
+                outputs = call_with_context(self, args, kwargs,
+                                            rematerialized(self, self.call, args, kwargs))
                 if self.activity_regularizer is not None:
                     self._add_activity_loss(outputs)
         finally:

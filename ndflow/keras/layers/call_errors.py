@@ -37,12 +37,14 @@ def _arguments(fn, args, kwargs):
     return "\n".join(lines) or None
 
 
-def call_with_context(layer, args, kwargs):
-    """`layer.call(*args, **kwargs)`, an exception from it carrying Keras' context."""
+def call_with_context(layer, args, kwargs, call=None):
+    """`layer.call(*args, **kwargs)` (or `call`, the layer's call as run: rematerialized),
+    an exception from it carrying Keras' context."""
+    call = call or layer.call
     if not global_config.SETTINGS["traceback_filtering"]:
-        return layer.call(*args, **kwargs)
+        return call(*args, **kwargs)
     try:
-        return layer.call(*args, **kwargs)
+        return call(*args, **kwargs)
     except Exception as e:
         if getattr(e, "_keras_call_info_injected", False):
             raise
