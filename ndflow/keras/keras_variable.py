@@ -8,7 +8,8 @@ import contextlib
 import threading
 
 from ndflow.core import dtypes
-from ndflow.ops.apply import register_tensor_conversion_function
+from ndflow.core.api_export import keras_export
+from ndflow.ops.apply import convert_to_tensor, register_tensor_conversion_function
 from ndflow.ops.cast import cast
 from ndflow.ops.variables import Variable
 
@@ -29,6 +30,59 @@ def autocast_scope(dtype):
         yield
     finally:
         _local.dtype = saved
+
+
+_stateless = threading.local()
+
+
+def stateless_scope():
+    """The open `keras.StatelessScope`, None outside any."""
+    return getattr(_stateless, "scope", None)
+
+
+@keras_export("keras.StatelessScope")
+class StatelessScope:
+    """`with keras.StatelessScope(state_mapping=[(variable, value), ...]) as scope:` Keras
+    variables read the values given and their assignments are recorded in the scope
+    (`scope.get_current_value(variable)`) instead of changing them."""
+
+    def __init__(self, state_mapping=None, collect_losses=False, initialize_variables=True):
+        self.collect_losses = collect_losses
+        self.initialize_variables = initialize_variables
+        self.losses: list = []
+        self.state_mapping: dict = {}
+        for var, value in state_mapping or ():
+            if not isinstance(var, KerasVariable):
+                raise ValueError("Invalid reference variable in StatelessScope: all keys in "
+                                 "argument `mapping` must be Variable instances. Received "
+                                 f"instead: {var}")
+            value = cast(value.value(), var._dtype) if isinstance(value, Variable) else \
+                convert_to_tensor(value, var._dtype)
+            if tuple(var.shape.as_list()) != tuple(value.shape.as_list()):
+                raise ValueError("Invalid variable value in StatelessScope: all values in "
+                                 "argument `mapping` must be tensors with a shape that "
+                                 "matches the corresponding variable shape. For variable "
+                                 f"{var}, received invalid value {value} with shape "
+                                 f"{value.shape}.")
+            self.state_mapping[id(var)] = value
+
+    def __enter__(self):
+        self.original_scope = stateless_scope()
+        _stateless.scope = self
+        return self
+
+    def __exit__(self, *exc):
+        _stateless.scope = self.original_scope
+
+    def add_loss(self, loss) -> None:
+        self.losses.append(loss)
+
+    def add_update(self, update) -> None:
+        variable, value = update
+        self.state_mapping[id(variable)] = value
+
+    def get_current_value(self, variable):
+        return self.state_mapping.get(id(variable))
 
 
 class KerasVariable(Variable):
@@ -66,8 +120,37 @@ class KerasVariable(Variable):
 
     def value(self):
         target = self._cast_to()
-        value = super().value()
+        scope = stateless_scope()
+        value = scope.get_current_value(self) if scope is not None else None
+        if value is None:
+            value = super().value()
         return value if target is None else cast(value, target)
+
+    # In a StatelessScope, updates are recorded there, not applied.
+    def assign(self, value, use_locking=None, name=None, read_value: bool = True):
+        scope = stateless_scope()
+        if scope is None:
+            return super().assign(value, use_locking, name, read_value)
+        scope.add_update((self, convert_to_tensor(value, self._dtype)))
+        return self if read_value else None
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value: bool = True):
+        if stateless_scope() is None:
+            return super().assign_add(delta, use_locking, name, read_value)
+        return self.assign(self._stored_value() + convert_to_tensor(delta, self._dtype),
+                           read_value=read_value)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value: bool = True):
+        if stateless_scope() is None:
+            return super().assign_sub(delta, use_locking, name, read_value)
+        return self.assign(self._stored_value() - convert_to_tensor(delta, self._dtype),
+                           read_value=read_value)
+
+    def _stored_value(self):
+        """The value in the variable's own dtype (the scope's, in a StatelessScope)."""
+        scope = stateless_scope()
+        value = scope.get_current_value(self) if scope is not None else None
+        return Variable.value(self) if value is None else value
 
 
 def _convert(var, dtype=None, name=None, as_ref=False):

@@ -45,6 +45,7 @@ from ndflow.keras.layers import (  # noqa: F401 - their exports
     rnn_cells,
     rnn_layers,
     spectral_normalization,
+    stateless_call,
     tensor_operators,
     text_vectorization,
     tfsm_layer,

@@ -41,6 +41,7 @@ from ndflow.keras.layers.layer_names import (  # noqa: F401 - names importers us
 from ndflow.keras.layers.name_scope import path_stack
 from ndflow.keras.layers.remat_scope import current_mode as current_remat_mode
 from ndflow.keras.layers.remat_scope import rematerialized
+from ndflow.keras.layers.stateless_call import StatelessCall
 from ndflow.keras.layers.variables import tracked_variables
 from ndflow.keras.mixed_precision import policy as dtype_policies
 from ndflow.keras.serialization_lib import lookup_class
@@ -81,7 +82,7 @@ def _policy(dtype) -> dtype_policies.DTypePolicy:
 
 
 @keras_export("keras.layers.Layer", "keras.Layer")
-class Layer(Module):
+class Layer(StatelessCall, Module):
     """A Keras layer: override `build(input_shape)` (create weights with `add_weight`) and
     `call(inputs, training=None, mask=None)`."""
 
