@@ -14,6 +14,8 @@ from pathlib import Path
 
 from torch.utils import cpp_extension
 
+import ndflow as tf
+
 HERE = Path(__file__).resolve().parent
 NAME = "ndflow_example_ops"
 
@@ -23,7 +25,7 @@ def build(build_dir: str | os.PathLike) -> Path:
     build_dir = Path(build_dir)
     build_dir.mkdir(parents=True, exist_ok=True)
     cpp_extension.load(name=NAME, sources=[str(HERE / "custom_ops.cpp")],
-                       extra_include_paths=[str(HERE)], extra_cflags=["-O2"],
+                       extra_include_paths=[tf.sysconfig.get_include()], extra_cflags=["-O2"],
                        build_directory=str(build_dir), is_python_module=False,
                        with_cuda=False, verbose=False)
     return build_dir / f"{NAME}.so"

@@ -63,6 +63,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     nn_pool,
     nn_pool_argmax,
     op_library,
+    op_library_flags,
     parsing_kernels,
     parsing_sequence_kernels,
     queue_ops,

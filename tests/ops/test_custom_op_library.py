@@ -82,5 +82,10 @@ def test_kernel_errors_are_invalid_argument(lib):
                        match=r"FusedBiasRelu .*x's last dimension \(2\) must equal bias's "
                              r"size \(3\) \[Op:FusedBiasRelu\]"):
         lib.fused_bias_relu(tf.ones([2, 2]), tf.ones([3]))
-    with pytest.raises(TypeError, match="not in list of allowed values"):
+    # a disallowed type: TF's kernel-lookup error eagerly, the builder's TypeError in graphs
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Value for attr 'T' of int32 is not in the list of allowed"):
+        lib.fused_bias_relu(tf.ones([2], tf.int32), tf.ones([2], tf.int32))
+    with tf.Graph().as_default(), pytest.raises(TypeError,
+                                                match="not in list of allowed values"):
         lib.fused_bias_relu(tf.ones([2], tf.int32), tf.ones([2], tf.int32))
