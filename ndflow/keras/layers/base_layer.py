@@ -229,6 +229,8 @@ class Layer(StatelessCall, Module):
                                  regularizer=regularizer_functions.get(regularizer),
                                  autocast=autocast)
         (self._trainable_variables if trainable else self._non_trainable_variables).append(var)
+        if not self._trainable:    # Keras: a frozen layer's new weights are frozen too
+            var.trainable = False
         return var
 
     def _new_variable(self, make_value, name, dtype, trainable=True, **kwargs):
@@ -473,13 +475,17 @@ class Layer(StatelessCall, Module):
         return outputs
 
     def _autocast_scope(self):
+        """Keras 3's rule: inside an enclosing scope, clear it (`autocast=False`, a non-float
+        compute dtype) or switch it to this compute dtype; outside any, a layer of mixed
+        dtypes opens one (even with `autocast=False`)."""
         current = autocast_dtype()
         compute = dtypes.as_dtype(self.compute_dtype)
-        if not self.autocast or not compute.is_floating:
-            return autocast_scope(None) if current is not None else contextlib.nullcontext()
-        if current is not None and current is not compute:
-            return autocast_scope(compute)
-        if current is None and self.compute_dtype != self.variable_dtype:
+        if current is not None:
+            if not self.autocast or not compute.is_floating:
+                return autocast_scope(None)
+            return autocast_scope(compute) if current is not compute \
+                else contextlib.nullcontext()
+        if self.compute_dtype != self.variable_dtype:
             return autocast_scope(compute)
         return contextlib.nullcontext()
 
