@@ -145,6 +145,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     importer,
     init_ops,
     init_orthogonal,
+    init_stft,
     io_readers,
     lookup_initializers,
     lookup_mutable_tables,
