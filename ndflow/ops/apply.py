@@ -21,7 +21,7 @@ from ndflow.core.strings import as_bytes_array, is_string_value
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.ops.constant_op import Const
 from ndflow.ops.forward_copies import copy_of
-from ndflow.ops.op_def import InferenceContext, OpDef, disallowed_type_message
+from ndflow.ops.op_def import InferenceContext, OpDef, disallowed_value_message
 
 # (priority, order, type, fn(value, dtype, name, as_ref) -> Tensor | NotImplemented): how
 # non-tensors (Variables, lists of tensors ...) convert.
@@ -339,9 +339,10 @@ _MAX_OUTPUTS = 2**31 - 1  # TF refuses more outputs before building anything
 
 
 def _check_attrs(op_def: OpDef, attrs: dict, eager_name=False) -> None:
-    """Completes `attrs` with defaults and checks them. A type outside an attr's allowed
-    list is a TypeError when building a graph, and, when running eagerly (`eager_name`: the
-    op's name, None when it has none), the kernel lookup's InvalidArgumentError, as in TF."""
+    """Completes `attrs` with defaults and checks them. A type (string) outside an attr's
+    allowed list is a TypeError (ValueError) when building a graph, and, when running eagerly
+    (`eager_name`: the op's name, None when it has none), the kernel lookup's
+    InvalidArgumentError, as in TF."""
     for arg in op_def.outputs:
         if arg.number_attr and isinstance(attrs.get(arg.number_attr), int) and \
                 attrs[arg.number_attr] > _MAX_OUTPUTS:
@@ -357,7 +358,7 @@ def _check_attrs(op_def: OpDef, attrs: dict, eager_name=False) -> None:
             v = attrs[name] = dtypes.as_dtype(v)
             if ad.allowed is not None and v not in ad.allowed:
                 if eager_name is not False:
-                    raise InvalidArgumentError(None, None, disallowed_type_message(
+                    raise InvalidArgumentError(None, None, disallowed_value_message(
                         op_def, name, v, ad.allowed, eager_name))
                 allowed = ", ".join(d.name for d in ad.allowed)
                 raise TypeError(f"Value passed to parameter '{_arg_for_attr(op_def, name)}' has "
@@ -366,6 +367,9 @@ def _check_attrs(op_def: OpDef, attrs: dict, eager_name=False) -> None:
             if isinstance(v, bytes):
                 v = attrs[name] = v.decode()
             if v not in ad.allowed:
+                if eager_name is not False:
+                    raise InvalidArgumentError(None, None, disallowed_value_message(
+                        op_def, name, v, ad.allowed, eager_name))
                 raise ValueError(f"Attr '{name}' of '{op_def.name}' Op passed string '{v}' not "
                                  f"in: {', '.join(repr(a) for a in ad.allowed)}.")
         elif ad.kind == "int" and ad.minimum is not None and v < ad.minimum:

@@ -167,10 +167,13 @@ def summarize(d: OpDef) -> str:
     return "".join(parts) + ">"
 
 
-def disallowed_type_message(d: OpDef, attr: str, dtype, allowed, name) -> str:
-    """TF's eager kernel-lookup error for a type attr given a type outside its list."""
-    return (f"Value for attr '{attr}' of {dtype_name(dtype)} is not in the list of allowed "
-            f"values: {', '.join(dtype_name(t) for t in allowed)}\n\t; NodeDef: {{{{node "
+def disallowed_value_message(d: OpDef, attr: str, value, allowed, name) -> str:
+    """TF's eager kernel-lookup error for an attr given a type (or string) outside its
+    list."""
+    def shown(v) -> str:
+        return f'"{v}"' if isinstance(v, str) else dtype_name(v)
+    return (f"Value for attr '{attr}' of {shown(value)} is not in the list of allowed "
+            f"values: {', '.join(shown(v) for v in allowed)}\n\t; NodeDef: {{{{node "
             f"{d.name}}}}}; {summarize(d)} [Op:{d.name}] name: {name or ''}")
 
 

@@ -183,7 +183,12 @@ def test_conv_static_shapes_partial():
 def test_conv_bad_padding():
     x = tf.constant(np.zeros((1, 5, 5, 3), np.float32))
     w = tf.constant(np.zeros((3, 3, 3, 8), np.float32))
-    with pytest.raises(ValueError, match="'padding'.*'FOO'"):
+    # TF: the kernel lookup's InvalidArgumentError eagerly, the builder's ValueError in graphs
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Value for attr 'padding' of \"FOO\" is not in the list of "
+                             "allowed values: \"SAME\", \"VALID\", \"EXPLICIT\""):
+        tf.nn.conv2d(x, w, 1, "FOO")
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="'padding'.*'FOO'"):
         tf.nn.conv2d(x, w, 1, "FOO")
     with pytest.raises(ValueError, match="EXPLICIT"):
         tf.nn.conv2d(x, w, 1, "EXPLICIT")

@@ -143,8 +143,10 @@ def test_max_pool_int32():
 
 def test_pool_errors():
     x = tf.constant(np.zeros((1, 4, 4, 2), np.float32))
-    with pytest.raises(ValueError, match="'padding'.*'BAD'"):
+    with pytest.raises(InvalidArgumentError, match="Value for attr 'padding' of \"BAD\""):
         tf.nn.max_pool2d(x, 2, 2, "BAD")
+    with Graph().as_default(), pytest.raises(ValueError, match="'padding'.*'BAD'"):
+        tf.nn.max_pool2d(tf.zeros((1, 4, 4, 2)), 2, 2, "BAD")
     with pytest.raises(ValueError, match="ksize should be of length 1, 2 or 4 but was 3"):
         tf.nn.max_pool2d(x, [2, 2, 2], 2, "SAME")
     with pytest.raises(InvalidArgumentError, match="Pooling is not yet supported on the batch"):
