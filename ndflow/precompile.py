@@ -172,6 +172,14 @@ def _matrix_logarithm() -> None:
         tf.linalg.logm(tf.constant([[2.0, 1.0], [0.0, 3.0]], dtype))
 
 
+def _image_proposals_jpeg() -> None:
+    tf.image.generate_bounding_box_proposals(    # scores [1, 2, 2, 1]: 4 anchors
+        tf.ones([1, 2, 2, 1]), tf.zeros([1, 2, 2, 4]), tf.constant([[8.0, 8.0, 1.0, 1.0, 1.0]]),
+        tf.constant([[[0.0, 0.0, 4.0, 4.0]] * 4]))
+    jpeg = tf.io.encode_jpeg(tf.zeros([32, 32, 3], tf.uint8))   # 4:2:0
+    tf.io.decode_and_crop_jpeg(jpeg, [0, 0, 16, 16])
+
+
 # longest first (tests/ops/test_numba_disk_cache.py checks that every module with a
 # disk-cached kernel is in a job)
 JOBS = {
@@ -184,6 +192,7 @@ JOBS = {
     "eigh_tridiagonal": Job(("eigh_tridiagonal",), _eigh_tridiagonal),
     "isotonic_regression": Job(("isotonic_regression",), _isotonic_regression),
     "matrix_logarithm": Job(("matrix_logarithm",), _matrix_logarithm),
+    "image_proposals_jpeg": Job(("image_proposals", "image_jpeg"), _image_proposals_jpeg),
     "ctc_beam_search": Job(("ctc_beam_search",), _ctc_beam_search),
     "momentum": _callbacks("momentum_numba", "_callback", also=("bfloat16_numba",)),
     "select": Job(("select",), _select),

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
-from ndflow.kernels import png16
+from ndflow.kernels import image_webp, png16
 from ndflow.kernels.registry import host_kernel
 from ndflow.ops import image_codec as ops
 
@@ -118,6 +118,10 @@ def _decoder(node, animated_attr: bool):
 
     def decode(contents):
         data = _scalar_bytes(contents)
+        if image_webp.is_webp(data):    # TF: [frames, h, w, c] (DecodeImage: maybe frame 0)
+            _check_channels(channels)
+            return torch.from_numpy(image_webp.decode(data, channels, dtype,
+                                                      animated or not animated_attr))
         if png16.is_16bit(data):
             _check_channels(channels)
             arr, top = _convert_channels(png16.decode(data), channels), 65535
@@ -154,7 +158,10 @@ def _decode_image(node):
 @host_kernel(ops.DecodeGif)
 def _decode_gif(node):
     def decode_gif(contents):
-        arr = _decode(_scalar_bytes(contents), 3, True)
+        data = _scalar_bytes(contents)
+        if image_webp.is_webp(data):
+            return torch.from_numpy(image_webp.decode(data, 3))
+        arr = _decode(data, 3, True)
         return torch.from_numpy(np.array(arr if arr.ndim == 4 else arr[None], copy=True))
     return decode_gif
 
@@ -174,6 +181,9 @@ def _decode_bmp(node):
                 raise InvalidArgumentError(None, None, f"Trying to decode {kind} format using "
                                                        f"DecodeBmp op. Use `decode_{fn}` or "
                                                        "`decode_image` instead.")
+        if image_webp.is_webp(data):
+            _check_channels(channels)
+            return torch.from_numpy(image_webp.decode(data, channels))
         return torch.from_numpy(np.array(_decode(data, channels, False), copy=True))
     return decode_bmp
 
