@@ -153,6 +153,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     init_orthogonal,
     init_stft,
     io_readers,
+    linear_operator,
     lookup_initializers,
     lookup_mutable_tables,
     lookup_tables,

@@ -90,11 +90,17 @@ def _matches(value, t) -> bool:
     return False
 
 
+# Classes whose instances send a call through the dispatch tables: ExtensionType, and those
+# an ndflow module registers with `dispatch_for_types` (tf.linalg.LinearOperator).
+_DISPATCH_TYPES: tuple = (ExtensionType,)
+
+
 def _has_extension_type(args, kwargs) -> bool:
+    types = _DISPATCH_TYPES
     for v in (*args, *kwargs.values()):
-        if isinstance(v, ExtensionType):
+        if isinstance(v, types):
             return True
-        if isinstance(v, (list, tuple)) and any(isinstance(x, ExtensionType) for x in v):
+        if isinstance(v, (list, tuple)) and any(isinstance(x, types) for x in v):
             return True
     return False
 
@@ -204,6 +210,21 @@ def dispatch_for_api(api, *signatures):
                 raise ValueError(f"The dispatch target {target.__name__} has no type "
                                  f"annotations to dispatch on.")
             _add(wrapper, _Entry(target, dict(sig), target))
+        return target
+    return decorator
+
+
+def dispatch_for_types(api, *types):
+    """TF's internal `dispatch_for_types`: decorator, `target` (which takes `api`'s
+    arguments) overrides `api` when any argument is an instance of one of `types`."""
+    global _DISPATCH_TYPES
+    _DISPATCH_TYPES = tuple(dict.fromkeys(_DISPATCH_TYPES + types))
+    wrapper = _wrap(api)
+
+    def decorator(target):
+        for name in wrapper._dispatch_signature.parameters:
+            for t in types:
+                _add(wrapper, _Entry(target, {name: t}, target))
         return target
     return decorator
 
