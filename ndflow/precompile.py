@@ -167,6 +167,11 @@ def _isotonic_regression() -> None:
         tf.nn.isotonic_regression(tf.constant([[3, 1, 2]], dtype))
 
 
+def _tridiagonal_solve() -> None:
+    for dtype in (tf.float32, tf.float64):
+        tf.linalg.tridiagonal_solve(tf.ones([3, 4], dtype), tf.ones([4, 1], dtype))
+
+
 def _matrix_logarithm() -> None:
     for dtype in (tf.complex64, tf.complex128):
         tf.linalg.logm(tf.constant([[2.0, 1.0], [0.0, 3.0]], dtype))
@@ -192,6 +197,7 @@ JOBS = {
     "eigh_tridiagonal": Job(("eigh_tridiagonal",), _eigh_tridiagonal),
     "isotonic_regression": Job(("isotonic_regression",), _isotonic_regression),
     "matrix_logarithm": Job(("matrix_logarithm",), _matrix_logarithm),
+    "tridiagonal_solve": Job(("tridiagonal_solve_numba",), _tridiagonal_solve),
     "image_proposals_jpeg": Job(("image_proposals", "image_jpeg"), _image_proposals_jpeg),
     "ctc_beam_search": Job(("ctc_beam_search",), _ctc_beam_search),
     "momentum": _callbacks("momentum_numba", "_callback", also=("bfloat16_numba",)),

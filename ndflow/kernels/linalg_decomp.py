@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels import tridiagonal_solve_numba
 from ndflow.kernels.linalg_diag import bands_to_dense
 from ndflow.kernels.registry import kernel
 from ndflow.ops import linalg_decomp as ld
@@ -259,6 +260,10 @@ def _tridiagonal_solve(node):
             return rhs.clone()
         if not pivoting:
             return _thomas(diags, rhs)
+        if not node.attrs["perturb_singular"] and diags.shape[:-2] == rhs.shape[:-2]:
+            x = tridiagonal_solve_numba.solve(diags, rhs)
+            if x is not None:
+                return x
         x, info = torch.linalg.solve_ex(_tridiag_dense(diags), rhs)
         # TF logs "The matrix is not invertible." and fills that solution with NaNs.
         return torch.where((info != 0)[..., None, None], torch.full_like(x, float("nan")), x)
