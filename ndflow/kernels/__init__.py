@@ -54,6 +54,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     math_special_cephes,
     matrix_logarithm,
     multinomial,
+    mutex_ops,
     nn_activation,
     nn_conv,
     nn_conv3d,

@@ -10,11 +10,26 @@ from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.apply import convert_to_tensor
 
+# (type, converter, allow_subclass): the specs of values that are no composite tensors in
+# ndflow (an IndexedSlices, a TensorArray, None: ops/type_specs_extra.py), as TF registers them.
+_CONVERTERS: list = []
+
+
+def register_type_spec_from_value_converter(type_object, converter_fn,
+                                            allow_subclass: bool = False) -> None:
+    """TF's registration: `type_spec_from_value` gives `converter_fn(value)` for values of
+    `type_object` (or of a subclass, with `allow_subclass`)."""
+    _CONVERTERS.append((type_object, converter_fn, allow_subclass))
+
 
 @tf_export("type_spec_from_value")
 def type_spec_from_value(value):
     """A `TensorSpec` for a tensor (or a value convertible to one), the value's own spec for
-    a composite tensor (RaggedTensor, SparseTensor, ExtensionType)."""
+    a composite tensor (RaggedTensor, SparseTensor, ExtensionType), the registered spec for
+    an IndexedSlices, a TensorArray or None."""
+    for type_object, converter, allow_subclass in reversed(_CONVERTERS):
+        if type(value) is type_object or (allow_subclass and isinstance(value, type_object)):
+            return converter(value)
     if isinstance(value, CompositeTensor):
         return value._type_spec
     if isinstance(value, Tensor):

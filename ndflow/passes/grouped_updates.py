@@ -20,7 +20,8 @@ op that
 - reads or writes a pending update's variable or slot (takes its handle, or an Identity of
   it, as an input), or
 - has a control input from a pending update, or
-- is a py_func (it may touch any variable from Python), or
+- is a py_func (it may touch any variable from Python) or a mutex lock or release (a
+  `tf.CriticalSection`'s bounds: an update inside one stays inside), or
 - is an update that cannot join (another dtype or device, a handle already in the run);
 
 so every other op keeps its order relative to each update: each update only moves later,
@@ -43,6 +44,7 @@ MOMENTUM_UPDATES = {"ResourceApplyMomentum": (4, False),
                     "ResourceApplyKerasMomentum": (4, False),
                     "_ResourceApplyMomentumWithDecay": (5, True)}
 PY_FUNCS = frozenset({"PyFunc", "PyFuncStateless", "EagerPyFunc"})
+MUTEX_OPS = frozenset({"MutexLock", "ConsumeMutexLock"})
 
 
 def resource_root(t: SymbolicTensor) -> SymbolicTensor:
@@ -75,7 +77,8 @@ class _Run:
 
     def blocks(self, op: Operation) -> bool:
         """Whether `op` must run after the pending updates (see the module doc)."""
-        return (op.type in PY_FUNCS or any(c in self.ops for c in op.control_inputs)
+        return (op.type in PY_FUNCS or op.type in MUTEX_OPS
+                or any(c in self.ops for c in op.control_inputs)
                 or any(resource_root(t) in self.handles for t in op.inputs
                        if t.dtype == dtypes.resource))
 

@@ -1,6 +1,7 @@
 """Layer 4: eager execution, execution plans, sessions, tf.function."""
 
 from ndflow.runtime import (  # noqa: F401 - hooks, If/While kernels, public names
+    batch_function,
     control_flow_grad,
     device_config,
     eager,
@@ -13,6 +14,7 @@ from ndflow.runtime import (  # noqa: F401 - hooks, If/While kernels, public nam
     rnn_raw_v1,
     rnn_v1,
     session,
+    types_experimental,
     wrap_function,
     xla_cluster_kernel,
 )

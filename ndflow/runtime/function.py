@@ -78,6 +78,8 @@ def _encode(value, leaves: list, refs: list):
     if _is_variable(value):
         refs.append(value)
         return ("variable", id(value))
+    if isinstance(value, IndexedSlices):  # traced as its tensors, as its spec's placeholders
+        return ("composite", None, _encode(_slices_parts(value), leaves, refs))
     if is_composite(value):  # a RaggedTensor (or its spec): traced as its components
         return ("composite", value._trace_static_key(),
                 _encode(value._to_components(), leaves, refs))
@@ -115,6 +117,8 @@ def _substitute(value, it):
         return next(it)
     if _is_variable(value):
         return value
+    if isinstance(value, IndexedSlices):
+        return IndexedSlices(*_substitute(_slices_parts(value), it))
     if is_composite(value):  # a RaggedTensor around placeholders (from a value or a spec)
         parts = _substitute(value._to_components(), it)
         return value._traced_from_components(parts) if isinstance(value, CompositeTensor) \
@@ -129,6 +133,13 @@ def _substitute(value, it):
     if hasattr(value, "_tf_function_parts"):
         return type(value)(_substitute(value._tf_function_parts(), it))
     return value
+
+
+def _slices_parts(value: IndexedSlices) -> list:
+    """An IndexedSlices argument's tensors (an IndexedSlicesSpec's components): no
+    CompositeTensor inside ndflow, whose gradient code keeps it one value."""
+    parts = [value.values, value.indices]
+    return parts if value.dense_shape is None else parts + [value.dense_shape]
 
 
 def _spec_of(x) -> tuple:
@@ -321,8 +332,7 @@ class Function:
         n = len(sig)
         positional = [v for _, v in items[:n]]
         flat_sig = flatten(sig)
-        n_leaves = len([x for v in positional for x in flatten(v)
-                        if isinstance(x, (Tensor, TensorSpec, np.ndarray))])
+        n_leaves = len([x for v in positional for x in _tensor_leaves(v)])
         if len(positional) < n or n_leaves != len(flat_sig) or len(leaves) != len(flat_sig):
             raise TypeError(f"Binding inputs to tf.function `{self._name}` failed: the "
                             f"arguments do not match input_signature {sig}.")
