@@ -150,27 +150,12 @@ def time_call(fn) -> float:
     return best * 1e3
 
 
-def lscpu_lines() -> list[str]:
-    """`lscpu`'s model name and its AVX2 / AVX-512 flags."""
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return ["lscpu: not available"]
-    lines = [ln.strip() for ln in out.splitlines() if ln.startswith("Model name")]
-    flags = next((ln.split(":", 1)[1].split() for ln in out.splitlines()
-                  if ln.startswith("Flags")), [])
-    vec = sorted(f for f in flags if f == "avx2" or f.startswith("avx512"))
-    return lines + [f"Flags: {' '.join(vec) or 'no avx2 / avx512'}"]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tf", default=None, help="TensorFlow's Python interpreter")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--only", default=None, help="run the cases whose name contains it")
     args = parser.parse_args()
-    for line in lscpu_lines():
-        print(line)
     print(cpu_line())
     scope: dict = {}
     exec(CASES_SRC, scope)

@@ -19,12 +19,11 @@ import io
 import os
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import numpy as np  # noqa: E402
-from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directory
+from machine import best_ms_after_pause, cpu_line  # noqa: E402 - benchmarks/ is the script's directory
 
 import ndflow as tf  # noqa: E402
 
@@ -140,22 +139,6 @@ def make_files() -> dict:
     return {k: np.frombuffer(v, np.uint8) for k, v in files.items()}
 
 
-def _fetch(out):
-    for t in (out if isinstance(out, (tuple, list)) else (out,)):
-        t.numpy()
-
-
-def _time(fn, args, calls) -> float:
-    time.sleep(0.3)   # the other side's spinning pool threads go idle first (2-core machines)
-    _fetch(fn(*args))
-    best = float("inf")
-    for _ in range(calls):
-        t = time.perf_counter()
-        _fetch(fn(*args))
-        best = min(best, time.perf_counter() - t)
-    return best * 1e3
-
-
 # TensorFlow builds a case per line read from stdin and answers with its milliseconds.
 _TF_WORKER = r"""
 import sys, time
@@ -183,26 +166,12 @@ for line in sys.stdin:
 """
 
 
-def _lscpu() -> str:
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return "lscpu: unavailable"
-    model = next((line.split(":", 1)[1].strip() for line in out.splitlines()
-                  if line.startswith("Model name")), "?")
-    flags = next((line.split(":", 1)[1].split() for line in out.splitlines()
-                  if line.startswith("Flags")), [])
-    simd = sorted(f for f in flags if f.startswith(("avx2", "avx512")))
-    return f"lscpu: {model}; {' '.join(simd) or 'no avx2/avx512'}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tf", default="", help="TensorFlow's Python interpreter")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", default="", help="run the cases whose name contains this")
     opts = parser.parse_args()
-    print(_lscpu())
     print(cpu_line())
     files = make_files()
     np.savez(FILES, **files)
@@ -221,7 +190,7 @@ def main() -> None:
     best = {name: [float("inf"), float("inf")] for name in names}
     for _ in range(opts.rounds):
         for name in names:
-            best[name][0] = min(best[name][0], _time(*built[name], CALLS))
+            best[name][0] = min(best[name][0], best_ms_after_pause(*built[name], CALLS))
             if worker is not None and not name.startswith(TF_LACKS):
                 worker.stdin.write(f"{name}|{CALLS}\n")
                 worker.stdin.flush()

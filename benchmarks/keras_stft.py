@@ -93,19 +93,6 @@ def run(python: str, module: str, repeats: int):
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def lscpu_line() -> str:
-    try:
-        text = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-    except OSError:
-        return "lscpu: not available"
-    model = next((line.split(":", 1)[1].strip() for line in text.splitlines()
-                  if line.startswith("Model name")), "?")
-    flags = next((line.split(":", 1)[1].split() for line in text.splitlines()
-                  if line.startswith("Flags")), [])
-    vector = [f for f in flags if f == "avx2" or f.startswith("avx512")]
-    return f"lscpu: {model}; {' '.join(vector) or 'no avx2/avx512'}"
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
@@ -119,7 +106,6 @@ def main(argv=None):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from machine import cpu_line
 
-    print(lscpu_line())
     print(cpu_line())
     ours, theirs = [], []
     for _ in range(args.rounds):

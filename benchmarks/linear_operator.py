@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 from in_turn import StepServer, medians_in_turn  # noqa: E402 - benchmarks/ is on the path
-from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directory
+from machine import cpu_line, fetch  # noqa: E402 - benchmarks/ is the script's directory
 
 import ndflow as tf  # noqa: E402
 
@@ -112,11 +112,6 @@ fn, args = (lambda v: (op.matmul(v), op.to_dense())), (x,)""",
 }
 
 
-def _fetch(out):
-    for t in (out if isinstance(out, (tuple, list)) else (out,)):
-        t.numpy()
-
-
 _LAST_CALL = [0.0]
 
 
@@ -144,7 +139,7 @@ def _fetch(out):
 {pause}
 
 def step():
-    after_pause(lambda: _fetch(fn(*args)))
+    after_pause(lambda: fetch(fn(*args)))
 """
 
 
@@ -160,7 +155,7 @@ def main() -> None:
         scope = {"tf": tf, "np": np}
         exec(CASES[name], scope)
         fn, args = scope["fn"], scope["args"]
-        calls = {"ndflow": lambda fn=fn, args=args: after_pause(lambda: _fetch(fn(*args)))}
+        calls = {"ndflow": lambda fn=fn, args=args: after_pause(lambda: fetch(fn(*args)))}
         if opts.tf:   # its own process, which takes its turns between ndflow's blocks
             script = _TF_SCRIPT.format(case=CASES[name], pause=inspect.getsource(after_pause))
             calls["TF"] = StepServer(opts.tf, script, [], cwd="/tmp")

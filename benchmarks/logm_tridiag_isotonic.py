@@ -16,12 +16,11 @@ import argparse
 import os
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import numpy as np  # noqa: E402
-from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directory
+from machine import best_ms_after_pause, cpu_line  # noqa: E402 - benchmarks/ is the script's directory
 
 import ndflow as tf  # noqa: E402
 
@@ -86,22 +85,6 @@ fn, args = tf.nn.isotonic_regression, (x,)""",
 }
 
 
-def _fetch(out):
-    for t in (out if isinstance(out, (tuple, list)) else (out,)):
-        t.numpy()
-
-
-def _time(fn, args, calls) -> float:
-    time.sleep(0.3)   # the other side's spinning pool threads go idle first (2-core machines)
-    _fetch(fn(*args))
-    best = float("inf")
-    for _ in range(calls):
-        t = time.perf_counter()
-        _fetch(fn(*args))
-        best = min(best, time.perf_counter() - t)
-    return best * 1e3
-
-
 # TensorFlow builds a case per line read from stdin and answers with its milliseconds.
 _TF_WORKER = r"""
 import sys, time
@@ -151,7 +134,7 @@ def main() -> None:
     best = {name: [float("inf"), float("inf")] for name in names}
     for _ in range(opts.rounds):
         for name in names:
-            best[name][0] = min(best[name][0], _time(*built[name], CALLS))
+            best[name][0] = min(best[name][0], best_ms_after_pause(*built[name], CALLS))
             if worker is not None:
                 worker.stdin.write(f"{name}|{CALLS}\n")
                 worker.stdin.flush()

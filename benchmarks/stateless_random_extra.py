@@ -5,9 +5,9 @@ same values for the same seed).
     python benchmarks/stateless_random_extra.py [--n 1000000] [--repeat 7] [--threads N]
                                                 [--tf PYTHON]
 
-Printed: the CPU line (lscpu's model name), then per case the best-of-`repeat` milliseconds of
-one eager call (values fetched with .numpy()) in ndflow and TensorFlow, and ndflow's time
-over TensorFlow's. Both use their default intra-op threads unless --threads sets
+Printed: the CPU line (model and vector features), then per case the best-of-`repeat`
+milliseconds of one eager call (values fetched with .numpy()) in ndflow and TensorFlow, and
+ndflow's time over TensorFlow's. Both use their default intra-op threads unless --threads sets
 TF_NUM_INTRAOP_THREADS (and OMP_NUM_THREADS) for both.
 """
 
@@ -73,16 +73,6 @@ def _run(python: str, module: str, args) -> dict | None:
     return json.loads(out.stdout.splitlines()[-1])
 
 
-def _model_name() -> str:
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    names = [line.split(":", 1)[1].strip() for line in out.splitlines()
-             if line.startswith("Model name")]
-    return names[0] if names else "unknown"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1_000_000)
@@ -90,7 +80,6 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--tf", default="/work/tfvenv/bin/python")
     args = parser.parse_args()
-    print(f"lscpu model name: {_model_name()}")
     print(cpu_line())
     ours = _run(sys.executable, "ndflow", args)
     theirs = _run(args.tf, "tensorflow", args) if os.path.exists(args.tf) else None
