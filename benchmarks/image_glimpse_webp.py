@@ -1,4 +1,4 @@
-"""tf.image.extract_glimpse, tf.io.decode_webp, tf.io.decode_and_crop_jpeg and
+"""tf.image.extract_glimpse, tf.io.decode_webp, tf.io.decode_jpeg, tf.io.decode_and_crop_jpeg and
 tf.image.generate_bounding_box_proposals on representative sizes, ndflow against TensorFlow
 (when its interpreter is given), in alternating rounds so that both see the same load on a
 shared machine.
@@ -63,6 +63,19 @@ fn, args = tf.io.decode_webp, (tf.constant(files["animation"].tobytes()),)""",
     "decode_image webp lossy (first frame)": """
 fn, args = (lambda c: tf.io.decode_image(c, expand_animations=False)), (
     tf.constant(files["lossy"].tobytes()),)""",
+    "decode_jpeg 500x375 (4:2:0)": """
+fn, args = tf.io.decode_jpeg, (tf.constant(files["jpeg"].tobytes()),)""",
+    "decode_jpeg 1600x1200 (4:2:0)": """
+fn, args = tf.io.decode_jpeg, (tf.constant(files["jpeg_big"].tobytes()),)""",
+    "decode_jpeg 1600x1200 ratio 2": """
+fn, args = (lambda c: tf.io.decode_jpeg(c, ratio=2)), (
+    tf.constant(files["jpeg_big"].tobytes()),)""",
+    "decode_jpeg 1600x1200 accurate": """
+fn, args = (lambda c: tf.io.decode_jpeg(c, dct_method="INTEGER_ACCURATE")), (
+    tf.constant(files["jpeg_big"].tobytes()),)""",
+    "decode_image jpeg 500x375 float32": """
+fn, args = (lambda c: tf.io.decode_image(c, dtype=tf.float32)), (
+    tf.constant(files["jpeg"].tobytes()),)""",
     "decode_and_crop_jpeg 500x375 -> 224x224": """
 c = tf.constant(files["jpeg"].tobytes())
 fn, args = (lambda c: tf.io.decode_and_crop_jpeg(c, [60, 101, 224, 224])), (c,)""",

@@ -8,7 +8,9 @@ Channel conversions follow TF's decoders: RGB -> gray is libpng's fixed-point lu
 color): uint16 keeps their samples, uint8 their high byte, floats scale them by 1/65535;
 8-bit files give uint16 samples times 257, as TF's. (At 16 bits libpng's gray conversion goes
 through its gamma tables: its values can differ from the formula's by a few units in 65535.)
-JPEG pixels can differ from TF's libjpeg-turbo by 1 (IDCT and chroma upsampling rounding).
+JPEG files decode through kernels/image_jpeg.py, TF's libjpeg-turbo decode bit for bit with the
+op's `ratio`, `fancy_upscaling`, `dct_method` and truncation attrs (DecodePng and DecodeImage:
+TF's defaults).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import numpy as np
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
-from ndflow.kernels import image_webp, png16
+from ndflow.kernels import image_jpeg, image_webp, png16
 from ndflow.kernels.registry import host_kernel
 from ndflow.ops import image_codec as ops
 
@@ -108,13 +110,23 @@ def _decode(data: bytes, channels: int, animated: bool) -> np.ndarray:
     is_gif = data.startswith((b"GIF87a", b"GIF89a"))
     if is_gif and animated:
         return np.stack([_convert_channels(f, 3) if channels == 0 else f for f in frames])
-    return frames[0]
+    return _convert_channels(frames[0], 3) if is_gif and channels == 0 else frames[0]
+
+
+def _jpeg(data: bytes, channels: int, flags: tuple) -> np.ndarray:
+    """A JPEG file as TF's libjpeg-turbo decode gives it (kernels/image_jpeg.py)."""
+    _check_channels(channels)
+    if channels == 4:
+        raise InvalidArgumentError(None, None, "JPEG does not support 4 channels")
+    ratio, fancy, fast, recover, fraction = flags
+    return image_jpeg.decode(data, channels, ratio, fancy, fast, None, recover, fraction)
 
 
 def _decoder(node, animated_attr: bool):
     channels = int(node.attrs.get("channels", 0))
     dtype = node.attrs["dtype"].name if node.attrs.get("dtype") is not None else "uint8"
     animated = bool(node.attrs.get("expand_animations", True)) if animated_attr else False
+    jpeg = image_jpeg.flags(node.attrs)
 
     def decode(contents):
         data = _scalar_bytes(contents)
@@ -127,14 +139,23 @@ def _decoder(node, animated_attr: bool):
             arr, top = _convert_channels(png16.decode(data), channels), 65535
             if dtype == "uint8":
                 arr, top = (arr >> 8).astype(np.uint8), 255
-        else:
+        elif data.startswith(_SIGNATURES[0]):
             arr, top = _decode(data, channels, animated), 255
-            if dtype == "uint16":
+            if dtype == "uint16":           # libpng's expansion to 16 bits
                 arr, top = arr.astype(np.uint16) * np.uint16(257), 65535
-        t = torch.from_numpy(np.array(arr, copy=True))
+        else:                               # JPEG, GIF, BMP: 8-bit samples, TF's scaling
+            arr = _jpeg(data, channels, jpeg) if data.startswith(_SIGNATURES[1]) else \
+                _decode(data, channels, animated)
+            if dtype == "uint16":           # TF's scale (65535 + 1) / (255 + 1)
+                return torch.from_numpy(arr.astype(np.uint16) << np.uint16(8))
+            if dtype == "float32":          # times float(1 / 255)
+                return torch.from_numpy(arr.astype(np.float32) * np.float32(1 / 255))
+            top = 255
+        t = torch.from_numpy(arr if arr.flags.writeable and arr.flags.c_contiguous else
+                             np.array(arr))         # Pillow's pixels are read-only
         if dtype != "float32":
             return t
-        # TF divides 8-bit samples by 255 and multiplies 16-bit ones by float(1 / 65535)
+        # PNG: TF divides 8-bit samples by 255 and multiplies 16-bit ones by float(1 / 65535)
         return t.to(torch.float32).div_(255.0) if top == 255 else \
             t.to(torch.float32).mul_(float(np.float32(1 / 65535)))
     return decode

@@ -45,20 +45,6 @@ def _channels(node) -> int:
     return channels
 
 
-def _jpeg_flags(node):
-    """(ratio, fancy, fast IDCT, recover, fraction) of DecodeJpeg-like attrs."""
-    ratio = int(node.attrs.get("ratio", 1))
-    if ratio not in (1, 2, 4, 8):
-        _bad(f"ratio must be 1, 2, 4, or 8, got {ratio}")
-    dct = node.attrs.get("dct_method", "")
-    dct = dct.decode() if isinstance(dct, bytes) else str(dct)
-    if dct not in ("", "INTEGER_FAST", "INTEGER_ACCURATE"):
-        _bad("dct_method must be one of {'', 'INTEGER_FAST', 'INTEGER_ACCURATE'}")
-    return (ratio, bool(node.attrs.get("fancy_upscaling", True)), dct != "INTEGER_ACCURATE",
-            bool(node.attrs.get("try_recover_truncated", False)),
-            float(node.attrs.get("acceptable_fraction", 1.0)))
-
-
 def _jpeg(data: bytes, channels: int, flags, crop=None) -> torch.Tensor:
     if channels == 4:
         _bad("JPEG does not support 4 channels")
@@ -69,7 +55,7 @@ def _jpeg(data: bytes, channels: int, flags, crop=None) -> torch.Tensor:
 
 @host_kernel(ops.DecodeAndCropJpeg)
 def _decode_and_crop_jpeg(node):
-    flags = _jpeg_flags(node)
+    flags = image_jpeg.flags(node.attrs)
     channels = _channels(node)
 
     def decode_and_crop_jpeg(contents, crop_window):
@@ -104,7 +90,7 @@ def _decode_webp(node):
         if image_webp.is_webp(data):
             return torch.from_numpy(image_webp.decode(data, channels, dtype))
         if data.startswith(_JPEG):
-            return _jpeg(data, channels, (1, True, True, False, 1.0))
+            return _jpeg(data, channels, image_jpeg.flags({}))
         if data.startswith(_GIF):
             _bad("Bad op type DecodeWebP")
         if data.startswith((_PNG, _BMP)):

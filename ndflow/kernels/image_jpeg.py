@@ -185,20 +185,19 @@ def _upsample(chroma: np.ndarray, rows: np.ndarray, start: int, count: int, widt
     return out[:, :width]
 
 
-def _ycc_region(lum, channel, chroma, sy, sx, y0, h, x0, w, start, region_w, fh, fv,
-                smooth, out):
-    """out [h, w, 3] = RGB of output rows y0.. and columns x0.. (one pass, as libjpeg): Y is
-    lum[..., channel]; chroma sample (i, k) of Cb / Cr is chroma[i * sy, k * sx, 1 / 2];
-    the upsampling (fh x fv, fancy where `smooth`) spans the region of output columns
-    [start, start + region_w), its sides replicated. jdcolor.c's tables as arithmetic:
-    FIX(1.402) = 91881, FIX(1.772) = 116130, FIX(0.71414) = 46802, FIX(0.34414) = 22554."""
+def _ycc_region(lum, channel, chroma, sy, sx, y0, h, start, fh, fv, smooth, out):
+    """out [h, region_w, 3] = RGB of output rows y0.. and the region of output columns
+    [start, start + region_w) (one pass, as libjpeg; the region's sides are image edges
+    for the upsampling): Y is lum[..., channel]; chroma sample (i, k) of Cb / Cr is
+    chroma[i * sy, k * sx, 1 / 2], upsampled fh x fv (fancy where `smooth`).
+    jdcolor.c's tables as arithmetic: FIX(1.402) = 91881, FIX(1.772) = 116130,
+    FIX(0.71414) = 46802, FIX(0.34414) = 22554."""
+    region_w = out.shape[1]
     rows = (chroma.shape[0] + sy - 1) // sy
-    count = (region_w + fh - 1) // fh
+    count = (region_w + fh - 1) // fh                   # the region's chroma columns
     first = start // fh
-    k_lo = (x0 - start) // fh
-    n = (x0 + w - 1 - start) // fh - k_lo + 3           # the window's chroma columns, +-1
-    sums = np.empty((2, n), np.int32)                   # a row's vertical sums (edges kept)
-    up = np.empty((2, w), np.int32)                     # its upsampled Cb and Cr
+    sums = np.empty((2, count + 2), np.int32)           # a row's vertical sums, edges kept
+    up = np.empty((2, fh * count), np.int32)            # its upsampled Cb and Cr
     vertical = fv == 2 and smooth
     shift, even_bias, odd_bias = (4, 8, 7) if fv == 2 else (2, 1, 2)
     for r in range(h):
@@ -209,28 +208,27 @@ def _ycc_region(lum, channel, chroma, sy, sx, y0, h, x0, w, start, region_w, fh,
             far = max(i - 1, 0) if row % 2 == 0 else min(i + 1, rows - 1)
         bias = 1 if row % 2 == 0 else 2
         for p in range(2):
-            for t in range(n):
-                k = min(max(k_lo - 1 + t, 0), count - 1)
-                col = (first + k) * sx
+            for t in range(count):
+                col = (first + t) * sx
                 near = np.int32(chroma[i * sy, col, p + 1])
-                sums[p, t] = 3 * near + np.int32(chroma[far * sy, col, p + 1]) if vertical \
-                    else near
-            if not smooth:
-                for j in range(w):
-                    up[p, j] = sums[p, (x0 + j - start) // fh - k_lo + 1]
-            elif fh == 2:                               # even then odd columns
-                parity = (x0 - start) % 2
-                for j in range(parity, w, 2):
-                    t = (x0 + j - start) // 2 - k_lo + 1
-                    up[p, j] = (3 * sums[p, t] + sums[p, t - 1] + even_bias) >> shift
-                for j in range(1 - parity, w, 2):
-                    t = (x0 + j - start) // 2 - k_lo + 1
-                    up[p, j] = (3 * sums[p, t] + sums[p, t + 1] + odd_bias) >> shift
-            else:                                       # h1v2
-                for j in range(w):
-                    up[p, j] = (sums[p, x0 + j - start - k_lo + 1] + bias) >> 2
-        for j in range(w):
-            y = np.int32(lum[row, x0 + j, channel])
+                sums[p, t + 1] = 3 * near + np.int32(chroma[far * sy, col, p + 1]) \
+                    if vertical else near
+            sums[p, 0] = sums[p, 1]
+            sums[p, count + 1] = sums[p, count]
+            if fh == 1:
+                for t in range(count):                  # h1v2 (fancy) or none
+                    up[p, t] = (sums[p, t + 1] + bias) >> 2 if vertical else sums[p, t + 1]
+            elif smooth:                                # h2v1 / h2v2: 3/4 - 1/4 across
+                for t in range(count):
+                    up[p, 2 * t] = (3 * sums[p, t + 1] + sums[p, t] + even_bias) >> shift
+                    up[p, 2 * t + 1] = (3 * sums[p, t + 1] + sums[p, t + 2] + odd_bias) \
+                        >> shift
+            else:
+                for t in range(count):
+                    up[p, 2 * t] = sums[p, t + 1]
+                    up[p, 2 * t + 1] = sums[p, t + 1]
+        for j in range(region_w):
+            y = np.int32(lum[row, start + j, channel])
             cb, cr = up[0, j] - 128, up[1, j] - 128
             red = y + ((91881 * cr + 32768) >> 16)
             green = y + ((-22554 * cb + 32768 - 46802 * cr) >> 16)
@@ -277,11 +275,11 @@ def _emulate(data: bytes, header: Header, ratio: int, fast: bool, fancy: bool,
     # wider than 2 (a crop narrowing it below 2 re-initializes it with the region's width)
     smooth = fancy and low > 1 and (fh == 1 or (width > 2 and count >= 2))
     kernel_fn = _ycc()
-    if kernel_fn is not None:
-        out = np.empty((h, w, 3), np.uint8)
+    if kernel_fn is not None:       # the whole region (at most an iMCU wider), then the window
+        out = np.empty((h, region_w, 3), np.uint8)
         kernel_fn(np.ascontiguousarray(lum), 0, np.ascontiguousarray(chroma), sy, sx, y0, h,
-                  x0, w, start, region_w, fh, fv, smooth, out)
-        return out
+                  start, fh, fv, smooth, out)
+        return out if region_w == w else np.ascontiguousarray(out[:, x0 - start:x0 - start + w])
     native = chroma[::sy, ::sx]
     rows = np.arange(y0, y0 + h)
     planes = [_upsample(native[..., k], rows, start // fh, count, region_w, factors, smooth)
@@ -366,11 +364,52 @@ def _rows_decoded(data: bytes, header: Header, components: int, ratio: int,
     return int(differ.argmax()) if differ.any() else len(differ)
 
 
+def flags(attrs) -> tuple:
+    """(ratio, fancy, fast IDCT, recover, fraction) of DecodeJpeg-like attrs (TF's defaults
+    where absent: DecodeImage and DecodeWebP decode JPEG files so), checked as TF checks them."""
+    ratio = int(attrs.get("ratio", 1))
+    if ratio not in (1, 2, 4, 8):
+        raise InvalidArgumentError(None, None, f"ratio must be 1, 2, 4, or 8, got {ratio}")
+    dct = attrs.get("dct_method", "")
+    dct = dct.decode() if isinstance(dct, bytes) else str(dct)
+    if dct not in ("", "INTEGER_FAST", "INTEGER_ACCURATE"):
+        raise InvalidArgumentError(
+            None, None, "dct_method must be one of {'', 'INTEGER_FAST', 'INTEGER_ACCURATE'}")
+    return (ratio, bool(attrs.get("fancy_upscaling", True)), dct != "INTEGER_ACCURATE",
+            bool(attrs.get("try_recover_truncated", False)),
+            float(attrs.get("acceptable_fraction", 1.0)))
+
+
+def _turbo(data: bytes, channels: int, ratio: int, fancy: bool, fast: bool, crop):
+    """The whole image from one TurboJPEG decode (libjpeg-turbo, as TF's, with TF's settings),
+    or None where that API cannot say what TF asks (a crop window smaller than the image; CMYK
+    and RGB files, which TF converts itself) or meets bad data (truncated or corrupt: the
+    rules below are TF's)."""
+    import simplejpeg  # noqa: PLC0415 - loads with the first JPEG decoded
+    try:
+        h, w, color, _ = simplejpeg.decode_jpeg_header(data)
+        whole = (0, 0, -(-h // ratio), -(-w // ratio))
+        if color not in ("YCbCr", "Gray") or \
+                crop is not None and tuple(int(v) for v in crop) != whole:
+            return None
+        gray = channels == 1 or (channels == 0 and color == "Gray")
+        image = simplejpeg.decode_jpeg(data, "GRAY" if gray else "RGB", fastdct=fast,
+                                       fastupsample=not fancy, min_height=-(-h // ratio),
+                                       min_width=-(-w // ratio), min_factor=ratio)
+    except ValueError:
+        return None
+    return image.reshape(*image.shape[:2], -1)
+
+
 def decode(data: bytes, channels: int = 0, ratio: int = 1, fancy: bool = True,
            fast: bool = True, crop=None, recover: bool = False,
            fraction: float = 1.0) -> np.ndarray:
     """uint8 [h, w, c] as TF's jpeg::Uncompress gives it (`crop`: (y, x, h, w) in output
     pixels), or TF's InvalidArgumentError."""
+    if not recover:
+        image = _turbo(data, channels, ratio, fancy, fast, crop)
+        if image is not None:
+            return image
     stream = data + _EOI if recover else data
     header = Header(stream)
     components = channels or min(len(header.sampling), 3)
