@@ -26,7 +26,7 @@ import math
 import numpy as np
 import torch
 
-from ndflow.core.errors import InvalidArgumentError
+from ndflow.core.errors import InvalidArgumentError, UnimplementedError
 from ndflow.kernels import philox, philox_numba, philox_shuffle
 from ndflow.kernels.kernel_states import current as current_states
 from ndflow.kernels.registry import kernel
@@ -294,30 +294,46 @@ def _stateless_uniform_full_int(node):
 # -- stateful ops on a tf.random.Generator's Philox state -------------------------------------
 
 
+def read_philox_state(res, alg) -> tuple:
+    """(state, counter low, counter high, key) of a Generator's state variable, checked as
+    TF's stateful kernels check it (auto-select is Philox on CPUs and GPUs; TF has ThreeFry
+    on XLA devices only)."""
+    state = res.value
+    if state is None:
+        raise InvalidArgumentError(None, None, "Trying to read a tf.random.Generator's "
+                                   "state, which is uninitialized.")
+    if int(alg) == 2:
+        raise UnimplementedError(None, None,
+                                 "Non-XLA devices don't support the ThreeFry algorithm.")
+    if int(alg) not in (1, 3):
+        raise InvalidArgumentError(None, None, f"Unsupported algorithm id: {int(alg)}")
+    if state.numel() < 3:
+        raise InvalidArgumentError(None, None, "The size of the state must be at least 3; "
+                                   f"got {state.numel()}")
+    lo, hi, key = (int(v) for v in state.reshape(-1)[:3].tolist())
+    return state, lo, hi, key
+
+
+def advance_philox_state(res, state, lo: int, hi: int, delta: int) -> None:
+    """Writes the state back with its 128-bit counter advanced by `delta`."""
+    new_lo = (lo & 0xFFFFFFFFFFFFFFFF) + delta
+    words = [new_lo & 0xFFFFFFFFFFFFFFFF, (hi + (new_lo >> 64)) & 0xFFFFFFFFFFFFFFFF]
+    new_state = state.clone()
+    new_state.view(-1)[:2] = torch.tensor([w - (1 << 64) if w >= 1 << 63 else w
+                                           for w in words], dtype=state.dtype)
+    res.value = new_state
+
+
 def _philox_state_kernel(node, draw):
     """Reads [counter low, counter high, key] from the state variable, draws from that key and
     counter, and writes the state back with the counter advanced."""
     dtype, device = node.attrs["dtype"].torch_dtype, node.device
 
     def run(res, alg, shape, *bounds):
-        state = res.value
-        if state is None:
-            raise InvalidArgumentError(None, None, "Trying to read a tf.random.Generator's "
-                                       "state, which is uninitialized.")
-        if int(alg) != 1:
-            raise InvalidArgumentError(None, None, f"Unsupported algorithm id: {int(alg)}")
-        if state.numel() < 3:
-            raise InvalidArgumentError(None, None, "The size of the state must be at least 3; "
-                                       f"got {state.numel()}")
-        lo, hi, key = (int(v) for v in state.reshape(-1)[:3].tolist())
+        state, lo, hi, key = read_philox_state(res, alg)
         k, c = philox.key_counter_from_state(lo, hi, key)
         out, n = _drawn(draw, shape, k, c, bounds, dtype, device)
-        new_lo = (lo & 0xFFFFFFFFFFFFFFFF) + n * _STATE_STEP
-        words = [new_lo & 0xFFFFFFFFFFFFFFFF, (hi + (new_lo >> 64)) & 0xFFFFFFFFFFFFFFFF]
-        new_state = state.clone()
-        new_state.view(-1)[:2] = torch.tensor([w - (1 << 64) if w >= 1 << 63 else w
-                                               for w in words], dtype=state.dtype)
-        res.value = new_state
+        advance_philox_state(res, state, lo, hi, n * _STATE_STEP)
         return out
     return run
 

@@ -1,4 +1,5 @@
-"""Kernels of StatelessRandomBinomial, StatelessParameterizedTruncatedNormal,
+"""Kernels of StatelessRandomBinomial (and StatefulRandomBinomial, the same sampler on a
+Generator's Philox state), StatelessParameterizedTruncatedNormal,
 StatelessRandomGetKeyCounter and StatelessShuffle: TensorFlow's CPU values for the same seed
 (the samplers are kernels/stateless_random_extra_numba.py, the shuffle kernels/philox_shuffle.py).
 
@@ -40,8 +41,10 @@ from ndflow.core.errors import (
     UnimplementedError,
 )
 from ndflow.kernels import philox, philox_shuffle
+from ndflow.kernels import random as random_kernels
 from ndflow.kernels import stateless_random_extra_numba as sampler
 from ndflow.kernels.registry import host_kernel, kernel
+from ndflow.ops import stateful_random
 from ndflow.ops import stateless_random_extra as ops
 
 # -- TF's thread-pool split (Eigen's ThreadPoolDevice::parallelFor) --------------------------
@@ -200,6 +203,24 @@ def _to_output(values: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
     return torch.from_numpy(ints)
 
 
+def _binomial(shape, counts, probs, key_counter: np.ndarray, out_dtype) -> tuple:
+    """(samples [shape], batches, samples per batch) of Binomial(counts, probs) drawn from
+    the Philox key and counter `key_counter`, as TF's binomial functor."""
+    batch = _broadcast([counts.shape, probs.shape], "counts and probs must have "
+                       "compatible batch dimensions: ")
+    dims, per_batch, batches = _output_dims(shape, batch)
+    n = per_batch * batches
+    values = np.empty(n, np.float64)
+    if n:
+        c = np.broadcast_to(counts.numpy(), batch).reshape(-1)
+        p = np.broadcast_to(probs.numpy(), batch).reshape(-1)
+        method, dcount, prob = binomial_methods(c, p)
+        binomial = _kernels()["binomial"]
+        _run_parallel(lambda lo, hi: binomial(values, lo, hi, key_counter, method, dcount,
+                                              prob, per_batch, batches), n, n)
+    return _to_output(values, out_dtype).reshape(dims), batches, per_batch
+
+
 @kernel(ops.StatelessRandomBinomial)
 def _stateless_binomial(node):
     param_dtype = node.attrs["T"]
@@ -212,19 +233,32 @@ def _stateless_binomial(node):
     def run(shape, seed, counts, probs):
         shape, seed, counts, probs = (t.cpu() for t in (shape, seed, counts, probs))
         seed = _check_seed(seed)
-        batch = _broadcast([counts.shape, probs.shape], "counts and probs must have "
-                           "compatible batch dimensions: ")
-        dims, per_batch, batches = _output_dims(shape, batch)
-        n = per_batch * batches
-        values = np.empty(n, np.float64)
-        if n:
-            c = np.broadcast_to(counts.numpy(), batch).reshape(-1)
-            p = np.broadcast_to(probs.numpy(), batch).reshape(-1)
-            method, dcount, prob = binomial_methods(c, p)
-            binomial, kc = _kernels()["binomial"], _key_counter(seed)
-            _run_parallel(lambda lo, hi: binomial(values, lo, hi, kc, method, dcount, prob,
-                                                  per_batch, batches), n, n)
-        return _to_output(values, out_dtype).reshape(dims).to(device)
+        return _binomial(shape, counts, probs, _key_counter(seed), out_dtype)[0].to(device)
+    return run
+
+
+@kernel(stateful_random.StatefulRandomBinomial)
+def _stateful_binomial(node):
+    """`tf.random.Generator.binomial`: TF reserves 50 (samples per batch + 3) Philox calls
+    per batch (of 256 counter steps each) whatever the samples take."""
+    attrs = ", ".join(f"{a}=DT_{node.attrs[a].name.upper()}" for a in ("dtype", "T", "S"))
+    if node.attrs["T"].is_integer:
+        raise InvalidArgumentError(None, None, "No OpKernel was registered to support Op "
+                                   "'StatefulRandomBinomial' used by {{node "
+                                   f"StatefulRandomBinomial}}}} with these attrs: [{attrs}]")
+    out_dtype, device = node.attrs["dtype"].torch_dtype, node.device
+
+    def run(res, alg, shape, counts, probs):
+        if int(alg) != ops.PHILOX:       # TF's binomial kernel takes Philox alone
+            raise InvalidArgumentError(None, None, f"Unsupported algorithm id: {int(alg)}")
+        state, lo, hi, key = random_kernels.read_philox_state(res, alg)
+        k, c = philox.key_counter_from_state(lo, hi, key)
+        shape, counts, probs = (t.cpu() for t in (shape, counts, probs))
+        out, batches, per_batch = _binomial(shape, counts, probs,
+                                            np.array([*k, *c], np.uint64), out_dtype)
+        reserved = batches * 50 * (per_batch + 3)
+        random_kernels.advance_philox_state(res, state, lo, hi, reserved * 256)
+        return out.to(device)
     return run
 
 

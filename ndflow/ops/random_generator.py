@@ -18,42 +18,49 @@ from ndflow.ops.array_fill import zeros_like
 from ndflow.ops.module import Module
 from ndflow.ops.random import name_scope, shape_tensor
 from ndflow.ops.stateful_random import (
+    StatefulRandomBinomial,
     StatefulStandardNormalV2,
     StatefulTruncatedNormal,
     StatefulUniform,
     StatefulUniformFullInt,
     StatefulUniformInt,
 )
+from ndflow.ops.stateless_random_extra import (
+    AUTO_SELECT,
+    PHILOX,
+    THREEFRY,
+    convert_alg_to_int,
+    unsupported_alg_message,
+)
 from ndflow.ops.variables import Variable
 
-PHILOX = 1  # TF's RNG_ALG_PHILOX: the algorithm a state is declared for
-_STATE_SIZE = 3
+_STATE_SIZE = {PHILOX: 3, THREEFRY: 2, AUTO_SELECT: 3}   # TF's, by algorithm id
 
 
 @tf_export("random.Algorithm", "random.experimental.Algorithm")
 class Algorithm(enum.Enum):
-    """`tf.random.Algorithm`: the RNG algorithms' ids (ndflow's Generator runs Philox, which
-    AUTO_SELECT picks on CPUs and GPUs)."""
+    """`tf.random.Algorithm`: the RNG algorithms' ids. On CPUs and GPUs TF (and ndflow) draw
+    with Philox, which AUTO_SELECT picks; a ThreeFry generator can be made, and its draws are
+    TF's UnimplementedError (XLA devices only)."""
     PHILOX = 1
     THREEFRY = 2
     AUTO_SELECT = 3
 
 
 def _algorithm(alg) -> int:
-    if isinstance(alg, Algorithm):
-        alg = alg.value
-    if alg in (None, "philox", "auto_select", PHILOX, Algorithm.AUTO_SELECT.value) or \
-            str(alg).lower().endswith("philox"):
-        return PHILOX
-    raise ValueError(f"Unsupported algorithm id: {alg}")
+    """TF's convert_alg_to_int, limited to the three algorithms (None: Philox, TF's default)."""
+    alg_id = PHILOX if alg is None else convert_alg_to_int(alg)
+    if isinstance(alg_id, int) and alg_id not in _STATE_SIZE:
+        raise ValueError(unsupported_alg_message(alg_id))
+    return alg_id
 
 
 def _rng_state(seed, alg) -> np.ndarray:
-    """The int64 Philox state of an integer seed: its 192-bit two's complement split into
-    [counter low, counter high, key] words (TensorFlow's)."""
-    _algorithm(alg)
+    """The int64 state of an integer seed: its two's complement split into the algorithm's
+    64-bit words ([counter low, counter high, key] for Philox: TensorFlow's)."""
+    size = _STATE_SIZE[int(_algorithm(alg))]
     seed = int(seed)
-    words = [(seed >> (64 * i)) & 0xFFFFFFFFFFFFFFFF for i in range(_STATE_SIZE)]
+    words = [(seed >> (64 * i)) & 0xFFFFFFFFFFFFFFFF for i in range(size)]
     return np.array([w - (1 << 64) if w >= 1 << 63 else w for w in words], dtype=np.int64)
 
 
@@ -146,6 +153,17 @@ class Generator(Module):
         """Integers over the whole range of `dtype` (the random bits themselves)."""
         with name_scope(name, "stateful_uniform_full_int"):
             return self._draw(StatefulUniformFullInt, shape, dtype)
+
+    def binomial(self, shape, counts, probs, dtype=dtypes.int32, name=None):
+        """Binomial(counts, probs) samples of `shape` (counts and probs broadcast to its
+        trailing dimensions), from this stream: TF's StatefulRandomBinomial."""
+        with name_scope(name, "binomial"):
+            counts = convert_to_tensor(counts, name="counts")
+            probs = convert_to_tensor(probs, name="probs")
+            return apply_op(StatefulRandomBinomial,
+                            [self._state_var.handle, convert_to_tensor(self._alg, dtypes.int64),
+                             shape_tensor(shape), counts, probs],
+                            {"dtype": dtypes.as_dtype(dtype)}).outputs[0]
 
     def make_seeds(self, count: int = 1):
         """`count` seeds [2, count] for stateless ops: fresh keys over zeros, as TF's."""

@@ -1,7 +1,8 @@
 """TensorFlow's stateful random ops on a `tf.random.Generator`'s state variable: each reads
 the Philox state [counter low, counter high, key] from the resource, fills its output from
 that key and counter (TensorFlow's exact streams, kernels/philox.py) and advances the counter
-by 256 per output element, as TensorFlow's kernels do."""
+by 256 per output element, as TensorFlow's kernels do (StatefulRandomBinomial: by 256 for each
+of the 50 (samples per batch + 3) Philox calls it reserves per batch, as TF's)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,10 @@ StatefulUniformInt = _stateful("StatefulUniformInt", "dtype: {int32, int64} = DT
                                ["minval: dtype", "maxval: dtype"])
 StatefulUniformFullInt = _stateful("StatefulUniformFullInt",
                                    "dtype: {int32, int64, uint32, uint64} = DT_UINT64")
+StatefulRandomBinomial = op_def(
+    "StatefulRandomBinomial",
+    inputs=["resource: resource", "algorithm: int64", "shape: S", "counts: T", "probs: T"],
+    outputs=["output: dtype"],
+    attrs=["S: {int32, int64}", "T: {half, float, double, int32, int64} = DT_DOUBLE",
+           "dtype: {half, float, double, int32, int64} = DT_INT64"],
+    shape=_shape, stateful=True, gradient_undefined=True)

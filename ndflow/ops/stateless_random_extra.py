@@ -167,7 +167,7 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
                         [shape_t, convert_to_tensor(seed, name="seed"), *params]).outputs[0]
 
 
-def _unsupported(alg) -> str:
+def unsupported_alg_message(alg) -> str:
     if isinstance(alg, int):
         return (f"Argument `alg` got unsupported value {alg}. Supported values are {PHILOX} "
                 f"for the Philox algorithm, {THREEFRY} for the ThreeFry algorithm, and "
@@ -177,7 +177,7 @@ def _unsupported(alg) -> str:
             "auto-selection.")
 
 
-def _alg_id(alg):
+def convert_alg_to_int(alg):
     """TF's random_ops_util.convert_alg_to_int (None: auto-select)."""
     if alg is None:
         return AUTO_SELECT
@@ -195,7 +195,7 @@ def _alg_id(alg):
         ids = {"philox": PHILOX, "threefry": THREEFRY, "autoselect": AUTO_SELECT}
         if canon in ids:
             return ids[canon]
-        raise ValueError(_unsupported(alg))
+        raise ValueError(unsupported_alg_message(alg))
     raise TypeError(f"Can't convert argument `alg` (of value {alg} and type {type(alg)}) to "
                     "int.")
 
@@ -204,11 +204,11 @@ def key_counter_alg(seed, alg):
     """TF's get_key_counter_alg: the (key, counter, alg) of the V2 stateless ops for `seed`.
     Philox and auto-select scramble the seed (StatelessRandomGetKeyCounter, the same words
     TF's Python scrambling of 'philox' gives); ThreeFry packs it into the key."""
-    alg = _alg_id(alg)
+    alg = convert_alg_to_int(alg)
     if isinstance(alg, Tensor):   # TF compares the tensor with the ids: known values only
         value = constant_value(alg)
         if value is None:
-            raise ValueError(_unsupported(alg))
+            raise ValueError(unsupported_alg_message(alg))
         alg = int(value)
     if alg in (PHILOX, AUTO_SELECT):
         key, counter = apply_op(StatelessRandomGetKeyCounter,
@@ -221,7 +221,7 @@ def key_counter_alg(seed, alg):
         key = array_core.reshape(bitwise.bitwise_or(low, high), [1])
         counter = zeros([1], dtypes.uint64)
     else:
-        raise ValueError(_unsupported(alg))
+        raise ValueError(unsupported_alg_message(alg))
     return key, counter, convert_to_tensor(alg, dtypes.int32, name="alg")
 
 
