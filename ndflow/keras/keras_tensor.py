@@ -12,6 +12,7 @@ from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.core.shapes import TensorShape
+from ndflow.keras.symbolic_scope import SymbolicScope
 from ndflow.runtime.func_graph import FuncGraph, tracing_scope
 
 KerasHistory = namedtuple("KerasHistory", ["operation", "node_index", "tensor_index"])
@@ -139,7 +140,7 @@ def output_spec(call, args, kwargs):
     call is traced once on placeholders in a throwaway graph (weights, created eagerly on
     first use, are captured)."""
     graph = FuncGraph("keras_output_spec")
-    with tracing_scope(graph):
+    with tracing_scope(graph), SymbolicScope():   # Keras' symbolic stage
         sargs, skwargs = map_structure(
             lambda x: _placeholder(graph, x) if isinstance(x, KerasTensor) else x,
             (args, kwargs))

@@ -15,6 +15,7 @@ from ndflow.keras.callbacks import (  # noqa: F401 - their exports
     monitor_callback,
     progbar_logger,
     reduce_lr_on_plateau,
+    remote_monitor,
     swap_ema_weights,
     tensorboard,
     terminate_on_nan,
