@@ -15,6 +15,7 @@ from ndflow import (  # noqa: F401 - importing the packages runs their declarati
     checkpoint,
     data,
     distribute,
+    feature_column,
     inference,
     keras,
     kernels,

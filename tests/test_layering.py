@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "runtime": 4, "autograph": 4,
     "train": 5, "data": 5, "summary": 5, "profiler": 5, "distribute": 5, "checkpoint": 5,
     "saved_model": 5, "inference": 5, "onnx": 5, "testing": 5,
+    "feature_column": 5,
     "keras": 6,
     "models": 7,
 }
