@@ -166,6 +166,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     nn_loss_composite,
     nn_moments,
     nn_sampled_loss,
+    numpy_ops,
     ragged_array_ops,
     ragged_cross,
     ragged_factory,

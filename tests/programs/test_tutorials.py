@@ -98,6 +98,19 @@ EXPECTED = {
     "xla_tutorials.py": ["Compiled cluster using XLA!",   # TF's log line, once a process
                          "Prediction accuracy after training: tf.Tensor(1.0", "steps 61",
                          "Test accuracy:", "Wall time with XLA:", "xla tutorials done"],
+    "tf_numpy_guide.py": [   # seeded: the output equals TF 2.21's but for last digits
+        "<dtype: 'int32'> + <dtype: 'float32'> => <dtype: 'float64'>",
+        "tnp.asarray(1.).dtype == tnp.<dtype: 'float32'>",
+        "tnp.add(1., 2.).dtype == tnp.<dtype: 'float64'>",
+        "Broadcasting shapes (2, 3), (3,) and (1, 2, 1) gives shape (1, 2, 3)",
+        "  [20 21 22 23]]], shape=(2, 2, 4), dtype=int64)",
+        "tf.Tensor([12 13 17], shape=(3,), dtype=int64)",
+        "Currently, TensorFlow NumPy does not support mutation.",
+        "x = tf.Tensor([2. 2.], shape=(2,), dtype=float64)",
+        "Gradient shapes: [TensorShape([32, 64]), TensorShape([64]), TensorShape([64, 2])]",
+        "gradient sums: 91.13", "Batch jacobian shape: (16, 2, 32)", "compiled == eager: True",
+        "per example gradient shape: (4, 64, 2)", "map_fn == vectorized_map: True",
+        "tf numpy guide done"],
     "word2vec_structured_custom_distributed.py": ["probability of getting adopted",
                                                   "Test set accuracy:", "Endpoint 'serve'"],
 }
