@@ -129,7 +129,8 @@ class DatasetV2:
 
     def _pack(self, flat):
         return flat[0] if len(flat) == 1 and not isinstance(
-            self._element_spec, (tuple, list, dict)) else \
+            self._element_spec, (tuple, list, dict)) and \
+            not is_composite(self._element_spec) else \
             pack_sequence_as(self._element_spec, flat)
 
     # -- iteration -----------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from ndflow.core.nest import flatten
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import EagerTensor
 from ndflow.core.tensor_spec import TensorSpec
-from ndflow.data import ragged_batching, sparse_batching, structure
+from ndflow.data import extension_batching, ragged_batching, sparse_batching, structure
 from ndflow.data.dataset import UNKNOWN, DatasetV2
 from ndflow.ops.ragged_tensor import RaggedTensor
 from ndflow.ops.ragged_tensor_spec import RaggedTensorSpec
@@ -29,8 +29,9 @@ _COMPOSITE = (RaggedTensor, RaggedTensorSpec, SparseTensor, SparseTensorValue,
 
 
 def has_composite(structure_or_spec) -> bool:
-    """Whether a nest of values or specs holds a ragged or sparse part."""
-    return any(isinstance(x, _COMPOSITE) for x in structure.leaves(structure_or_spec))
+    """Whether a nest of values or specs holds a ragged, sparse or ExtensionType part."""
+    return any(isinstance(x, _COMPOSITE) or extension_batching.is_extension(x)
+               for x in structure.leaves(structure_or_spec))
 
 
 # -- batching ------------------------------------------------------------------------------------
@@ -39,6 +40,8 @@ def batched_spec(spec, size: int, drop_remainder: bool):
     lead = TensorShape([size if drop_remainder else None])
 
     def one(s):
+        if extension_batching.is_extension(s):
+            return extension_batching.batched_spec(s, lead.as_list()[0])
         if isinstance(s, SparseTensorSpec):
             return sparse_batching.batched_spec(s, lead)
         if isinstance(s, RaggedTensorSpec):
@@ -55,7 +58,10 @@ def batch_flat(elements: list, spec) -> tuple:
     out, c = [], 0
     for leaf, n in structure.leaf_sizes(spec):
         comps = [[e[c + k]._value for e in elements] for k in range(n)]
-        if isinstance(leaf, SparseTensorSpec):
+        if extension_batching.is_extension(leaf):
+            out += extension_batching.merge([e[c:c + n] for e in elements], leaf, None,
+                                            batch_flat)
+        elif isinstance(leaf, SparseTensorSpec):
             out += sparse_batching.merge(comps, leaf)
         elif isinstance(leaf, RaggedTensorSpec):
             out += ragged_batching.merge(comps, leaf, c)
@@ -67,6 +73,8 @@ def batch_flat(elements: list, spec) -> tuple:
 
 # -- slicing rows ---------------------------------------------------------------------------------
 def unbatched_spec(leaf):
+    if extension_batching.is_extension(leaf):
+        return extension_batching.unbatched_spec(leaf)
     if isinstance(leaf, SparseTensorSpec):
         return sparse_batching.unbatched_spec(leaf)
     if isinstance(leaf, RaggedTensorSpec):
@@ -82,7 +90,9 @@ def row_getter(flat: tuple, spec, suffix: str = ""):
     for leaf, k in structure.leaf_sizes(spec):
         comps = [t._value for t in flat[c:c + k]]
         dts = [t.dtype for t in flat[c:c + k]]
-        if isinstance(leaf, SparseTensorSpec):
+        if extension_batching.is_extension(leaf):
+            count, get = extension_batching.rows(flat[c:c + k], leaf, row_getter)
+        elif isinstance(leaf, SparseTensorSpec):
             count, get = sparse_batching.rows(comps, dts, suffix)
         elif isinstance(leaf, RaggedTensorSpec) and leaf.ragged_rank > 0:
             count, get = ragged_batching.rows(comps, dts)
@@ -102,6 +112,8 @@ def row_getter(flat: tuple, spec, suffix: str = ""):
 
 def _leading_dim(value):
     """A leaf value's static number of rows (a SparseTensor's dense_shape[0])."""
+    if extension_batching.is_extension(value):
+        return extension_batching.leading_dim(value, _leading_dim)
     shape = structure.sparse_spec_of(value).shape if isinstance(value, SparseTensor) \
         else value.shape
     if shape.rank == 0 and isinstance(value, SparseTensor):
@@ -150,7 +162,8 @@ class CompositeUnbatchDataset(DatasetV2):
         self._input = input_dataset
         spec = input_dataset.element_spec
         for leaf in structure.leaves(spec):
-            if leaf.shape.rank == 0 and not isinstance(leaf, SparseTensorSpec):
+            if not extension_batching.is_extension(leaf) and leaf.shape.rank == 0 and \
+                    not isinstance(leaf, SparseTensorSpec):
                 raise ValueError("Cannot unbatch an input with scalar components.")
         super().__init__(structure.map_leaves(unbatched_spec, spec))
 

@@ -243,7 +243,8 @@ def _add_type_spec(cls) -> None:
                                  f"shadows a field in {cls.__qualname__}")
             if name not in ("__module__", "__dict__", "__weakref__"):
                 body[name] = value
-    spec = type(f"{cls.__name__}.Spec", (ExtensionTypeSpec,), body)
+    base = getattr(cls, "_tf_extension_type_spec_base", ExtensionTypeSpec)  # batchable
+    spec = type(f"{cls.__name__}.Spec", (base,), body)
     spec.__qualname__ = qualname
     if "__init__" not in spec.__dict__:
         def __init__(self, *args, **kwargs):  # noqa: N807

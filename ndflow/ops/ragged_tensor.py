@@ -113,6 +113,11 @@ class RaggedTensor(CompositeTensor):
     dtype = property(lambda self: self.flat_values.dtype, doc="The values' dtype.")
 
     @property
+    def _row_partition(self):
+        """The outer dimension's `tf.experimental.RowPartition` (ops/row_partition.py)."""
+        return composite_dispatch.call("row_partition_of", self)
+
+    @property
     def row_splits_dtype(self):
         return self._row_splits.dtype
 
