@@ -8,7 +8,11 @@ from ndflow.checkpoint import (  # noqa: F401 - importing a module declares its 
     checkpoint_manager,
     checkpoint_reader,
     checkpoint_utils,
+    checkpoint_view,
     io_ops,
+    python_state,
     saver,
+    sharding,
+    trackable_view,
     warm_starting,
 )

@@ -18,6 +18,8 @@ from ndflow.checkpoint import (
     object_graph,
     restore,
     saveables,
+    sharded_save,
+    sharding,
     tensor_bundle,
 )
 from ndflow.core import context, dtypes, errors
@@ -28,11 +30,18 @@ from ndflow.train.init_scope import init_scope
 
 @tf_export("train.CheckpointOptions", v1=["train.CheckpointOptions"])
 class CheckpointOptions:
-    """Options of `save`/`restore` (accepted; ndflow writes one shard on the host)."""
+    """Options of `save`/`restore`. A `tf.train.experimental.ShardingCallback` as
+    `experimental_sharding_callback` splits the files written (sharded_save.py); the
+    other options are accepted (ndflow writes on the host)."""
 
     def __init__(self, experimental_io_device=None, experimental_enable_async_checkpoint=False,
                  experimental_write_callbacks=None, enable_async=False,
                  experimental_sharding_callback=None, experimental_skip_slot_variables=False):
+        if experimental_sharding_callback is not None and not isinstance(
+                experimental_sharding_callback, sharding.ShardingCallback):
+            raise ValueError("The experimental_sharding_callback checkpoint option"
+                             "must be of type ShardingCallback. The option provided"
+                             f"was of type {type(experimental_sharding_callback)}.")
         self.experimental_io_device = experimental_io_device
         self.enable_async = enable_async or experimental_enable_async_checkpoint
         self.experimental_enable_async_checkpoint = self.enable_async
@@ -48,9 +57,10 @@ def _variable_value(var: Variable) -> np.ndarray:
     return value
 
 
-def write_object_graph(root, file_prefix: str, session=None) -> str:
+def write_object_graph(root, file_prefix: str, session=None, options=None) -> str:
     """Writes the variables reachable from `root` and the object graph under `file_prefix`
-    (in a TF1 graph, their values fetched with `session`)."""
+    (in a TF1 graph, their values fetched with `session`; in the shards of `options`'
+    sharding callback if it has one)."""
     graph = object_graph.ObjectGraph(root)
     variables = graph.variables()
     tables = graph.saveables()  # objects saving tensors of their own (mutable tables)
@@ -63,6 +73,11 @@ def write_object_graph(root, file_prefix: str, session=None) -> str:
         values = session.run([var for _, var in variables]) if variables else []
         values = [np.asarray(v, dtype=tensor_bundle.numpy_dtype_of(14))
                   if var.dtype is dtypes.bfloat16 else v for (_, var), v in zip(variables, values)]
+    callback = getattr(options, "experimental_sharding_callback", None)
+    if callback is not None:
+        sharded_save.write_sharded(file_prefix, callback, sharded_save.checkpoint_items(
+            graph, variables, values, tables, serialized, graph.to_proto().SerializeToString()))
+        return file_prefix
     writer = tensor_bundle.BundleWriter(file_prefix)
     writer.add(object_graph.OBJECT_GRAPH_PROTO_KEY,
                np.array(graph.to_proto().SerializeToString(), dtype=object))
@@ -149,7 +164,7 @@ class Checkpoint:
     def write(self, file_prefix, options=None, session=None) -> str:
         """Writes a checkpoint at exactly `file_prefix` (no counter, no state file). In a TF1
         graph the values are fetched with `session` (default: the default session)."""
-        return write_object_graph(self, os.fspath(file_prefix), session)
+        return write_object_graph(self, os.fspath(file_prefix), session, options)
 
     def save(self, file_prefix, options=None, session=None) -> str:
         """Increments `save_counter`, writes `<file_prefix>-<counter>` and records it as the

@@ -14,7 +14,7 @@ import os
 import numpy as np
 import torch
 
-from ndflow.checkpoint import tensor_slices
+from ndflow.checkpoint import bundle_merge, tensor_slices
 from ndflow.checkpoint.tensor_bundle import (
     BundleReader,
     BundleWriter,
@@ -132,9 +132,9 @@ def _merge_v2(node):
     def merge(checkpoint_prefixes, destination_prefix):
         prefixes = _strings(checkpoint_prefixes)
         destination = _str(destination_prefix)
-        if len(prefixes) != 1:
-            raise errors.UnimplementedError(None, None, "Merging more than one checkpoint "
-                                                        "shard is not supported")
+        if len(prefixes) != 1:  # a sharded save's parts (bundle_merge.py: TF's MergeBundles)
+            bundle_merge.merge_bundles(prefixes, destination, delete_old_dirs)
+            return
         source = prefixes[0]
         reader = BundleReader(source)
         if source != destination:  # one shard: its files become the destination's

@@ -19,7 +19,10 @@ from ndflow.ops import array_core
 
 
 def _host(tensor, value=None) -> np.ndarray:
-    value = np.asarray(tensor.numpy() if value is None else value)
+    value = tensor.numpy() if value is None else value
+    if isinstance(value, (bytes, str)):  # a scalar string: NumPy's "S" would drop trailing NULs
+        return np.array(value, dtype=object)
+    value = np.asarray(value)
     if getattr(tensor, "dtype", None) is dtypes.bfloat16 and value.dtype != ml_dtypes.bfloat16:
         value = value.astype(ml_dtypes.bfloat16)
     return value

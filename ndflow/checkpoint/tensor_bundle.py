@@ -149,6 +149,10 @@ class BundleWriter:
         slice recorded in the full tensor's entry (which holds no data)."""
         value = np.asarray(value)
         tensor_slices.check_slice(full_key, full_shape, extents)
+        if all(s == 0 and n in (d, tensor_slices.FULL) for (s, n), d in zip(extents,
+                                                                            full_shape)):
+            self.add(full_key, value)  # a slice covering the tensor is saved whole, as TF's
+            return
         self.add(tensor_slices.encode_tensor_name_slice(full_key, extents), value)
         key = _as_key(full_key)
         data_entry = self._entries[tensor_slices.encode_tensor_name_slice(full_key, extents)]

@@ -51,7 +51,7 @@ class CompositeTensor:
         return None
 
 
-@tf_export("TypeSpec")
+@tf_export("TypeSpec", v1=["TypeSpec", "data.experimental.Structure"])
 class TypeSpec:
     """The type of a composite tensor: its component specs and how to rebuild it."""
 

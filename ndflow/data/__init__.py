@@ -15,6 +15,7 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     dataset_variants,
     element_batching,
     experimental_transforms,
+    experimental_v1,
     feature_datasets,
     experimental_ops,
     fixed_length,

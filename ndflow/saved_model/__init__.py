@@ -17,4 +17,5 @@ from ndflow.saved_model import (  # noqa: F401 - run their exports
     load_api,
     options,
     saving,
+    trackable_resource,
 )

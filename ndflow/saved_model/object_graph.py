@@ -20,6 +20,7 @@ from ndflow.saved_model.asset import Asset
 from ndflow.saved_model.restored_functions import RestoredFunction
 from ndflow.saved_model.restored_resources import RestoredResource
 from ndflow.saved_model.table_resources import LookupInterface, table_children
+from ndflow.saved_model.trackable_resource import TrackableResource
 
 
 class Container:
@@ -33,7 +34,7 @@ class Container:
 def _is_trackable(value) -> bool:
     """Trackables, and containers holding some (or empty ones, which TF tracks too)."""
     if isinstance(value, (Variable, Module, Function, ConcreteFunction, RestoredFunction,
-                          Asset, RestoredResource, LookupInterface)):
+                          Asset, RestoredResource, LookupInterface, TrackableResource)):
         return True
     if isinstance(value, (list, tuple)):
         return not value or any(_is_trackable(v) for v in value)

@@ -48,6 +48,7 @@ from ndflow.saved_model.function_serialization import concrete_function_def, sig
 from ndflow.saved_model.gradient_saving import save_gradient_functions, strip_unsaved_gradient_types
 from ndflow.saved_model.nested_structure_coder import encode
 from ndflow.saved_model.object_graph import Container, ObjectGraph, children
+from ndflow.saved_model.options import VariablePolicy
 from ndflow.saved_model.restored_functions import RestoredFunction
 from ndflow.saved_model.saver_graph import add_saver
 from ndflow.saved_model.table_resources import saveable_functions, saves_as_resource
@@ -227,6 +228,8 @@ class _Builder:
                 v.shape.CopyFrom(shape_to_proto(node.shape))
                 v.trainable = node.trainable
                 v.name = node.name[:-2] if node.name.endswith(":0") else node.name
+                if getattr(self, "save_variable_devices", False):  # VariablePolicy
+                    v.device = node.device
             elif isinstance(node, Function):
                 p.function.SetInParent()
                 p.function.concrete_functions.extend(
@@ -336,6 +339,8 @@ def _graph_def(b: _Builder) -> tuple:
             n.attr["dtype"].type = node.dtype.enum
             n.attr["shape"].shape.CopyFrom(shape_to_proto(node.shape))
             n.attr["shared_name"].s = n.name.encode()
+            if getattr(b, "save_variable_devices", False):  # VariablePolicy
+                n.device = node.device
             handle_node[i] = n.name
     asset_files, init_deps = [], []
     for asset, (_, filename) in zip(b.assets, asset_file_names(b.assets)):
@@ -486,16 +491,18 @@ def _resource_graph_nodes(b, i: int, resource, gd, unique, handle_node: dict,
     return table.name
 
 
-_RESOURCE_CREATORS = frozenset({"HashTableV2", "MutableHashTableV2", "MutableDenseHashTableV2"})
+_RESOURCE_CREATORS = frozenset({"HashTableV2", "MutableHashTableV2", "MutableDenseHashTableV2",
+                                "VarHandleOp"})  # the last: a TrackableResource's variable
 
 
-def _write_tree(tmp: str, sm, sm_bytes: bytes, ckpt, variables: dict, assets: list) -> None:
+def _write_tree(tmp: str, sm, sm_bytes: bytes, ckpt, variables: dict, assets: list,
+                sharding_callback=None) -> None:
     os.makedirs(os.path.join(tmp, constants.VARIABLES_DIRECTORY))
     os.makedirs(os.path.join(tmp, constants.ASSETS_DIRECTORY))
     for source, filename in assets:
         shutil.copyfile(source, os.path.join(tmp, constants.ASSETS_DIRECTORY, filename))
     prefix = os.path.join(tmp, constants.VARIABLES_DIRECTORY, constants.VARIABLES_FILENAME)
-    write_variables(prefix, variables, ckpt.SerializeToString())
+    write_variables(prefix, variables, ckpt.SerializeToString(), sharding_callback)
     with open(os.path.join(tmp, constants.SAVED_MODEL_FILENAME_PB), "wb") as f:
         f.write(sm_bytes)
     with open(prefix + ".index", "rb") as f:
@@ -514,6 +521,8 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
                              "eagerly-executed context (TF1 programs: "
                              "tf.compat.v1.saved_model.simple_save).")
     b = _Builder(obj, signatures)
+    b.save_variable_devices = VariablePolicy.from_obj(
+        getattr(options, "experimental_variable_policy", None))._save_variable_devices()
     b.build_nodes()
     if getattr(options, "experimental_custom_gradients", True):
         b.registered_gradients = save_gradient_functions(b)
@@ -541,7 +550,8 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
     try:
         os.makedirs(parent, exist_ok=True)
         _write_tree(tmp, sm, sm_bytes, _checkpoint_graph(b), variables,
-                    asset_file_names(b.assets))
+                    asset_file_names(b.assets),
+                    getattr(options, "experimental_sharding_callback", None))
         kill_point("saved_model_tree_written")
         replace_tree(tmp, export_dir)
     except OSError as e:

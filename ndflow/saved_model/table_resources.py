@@ -18,12 +18,13 @@ from ndflow.ops.lookup_tables import LookupInterface
 from ndflow.runtime.function import Function
 from ndflow.saved_model.asset import Asset
 from ndflow.saved_model.restored_resources import RestoredResource
+from ndflow.saved_model.trackable_resource import TrackableResource
 
 
 def saves_as_resource(obj) -> bool:
     """A table with a resource (a StaticVocabularyTable without a vocabulary has none: its
     lookups are pure hashing, saved inside the functions that use it)."""
-    if isinstance(obj, RestoredResource):
+    if isinstance(obj, (RestoredResource, TrackableResource)):
         return True
     return isinstance(obj, LookupInterface) and obj.resource_handle is not None
 

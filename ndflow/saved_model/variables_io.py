@@ -8,6 +8,7 @@ import ml_dtypes
 import numpy as np
 from tensorboard.compat.proto import trackable_object_graph_pb2
 
+from ndflow.checkpoint import sharded_save
 from ndflow.checkpoint.tensor_bundle import BundleReader, BundleWriter
 from ndflow.core import dtypes, errors
 
@@ -22,9 +23,21 @@ def host_value(var, value=None) -> np.ndarray:
     return value
 
 
-def write_variables(prefix: str, variables: dict, object_graph: bytes) -> None:
+def write_variables(prefix: str, variables: dict, object_graph: bytes,
+                    sharding_callback=None) -> None:
     """Writes `{checkpoint key: variable or NumPy value}` and the object graph to the
-    bundle `prefix`."""
+    bundle `prefix` (in the shards `sharding_callback` makes, if given: SaveOptions')."""
+    if sharding_callback is not None:
+        items = []
+        for key, var in variables.items():
+            value = var if isinstance(var, np.ndarray) else host_value(var)
+            dtype = getattr(var, "dtype", None) if not isinstance(var, np.ndarray) else \
+                dtypes.string if value.dtype == object else dtypes.as_dtype(value.dtype)
+            items.append((key, value, dtype, getattr(var, "device", "") or "", var))
+        items.append((OBJECT_GRAPH_KEY, np.array(object_graph, dtype=object), dtypes.string,
+                      "", None))
+        sharded_save.write_sharded(prefix, sharding_callback, items)
+        return
     writer = BundleWriter(prefix)
     writer.add(OBJECT_GRAPH_KEY, np.array(object_graph, dtype=object))
     for key, var in variables.items():
