@@ -60,7 +60,9 @@ class DistributedValues:
         body = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._values))
         return f"{self._kind}:{{\n{body}\n}}"
 
-    __str__ = __repr__
+    def __str__(self):      # TF: the values' str (print shows tf.Tensor(...), as TF's)
+        body = ",\n".join(f"  {i}: {v!s}" for i, v in enumerate(self._values))
+        return f"{self._kind}:{{\n{body}\n}}"
 
 
 class PerReplica(DistributedValues):

@@ -92,6 +92,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     state_slice_assign,
     state_sparse,
     stateless_random_extra,
+    stateless_random_v2,
     string_codec,
     string_hash,
     string_io,

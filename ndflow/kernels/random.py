@@ -235,7 +235,7 @@ def _seeded(seed: torch.Tensor, device) -> torch.Generator:
     return torch.Generator(device=device).manual_seed(mixed)
 
 
-def _philox_draw(node, kind: str):
+def philox_draw(node, kind: str):
     """`draw(n, key, counter, *bounds)` -> NumPy values of TF's `kind` distribution
     ('uniform', 'normal', 'truncated_normal', 'uniform_int', 'full_int') for `node`'s dtype."""
     dtype = node.attrs["dtype"].torch_dtype
@@ -247,7 +247,7 @@ def _philox_draw(node, kind: str):
     return draw
 
 
-def _drawn(draw, shape, key, counter, bounds, dtype, device) -> tuple[torch.Tensor, int]:
+def drawn(draw, shape, key, counter, bounds, dtype, device) -> tuple[torch.Tensor, int]:
     """(the drawn tensor of `shape`, the number of values drawn)."""
     dims = _dims(shape)
     n = math.prod(dims)
@@ -258,11 +258,11 @@ def _drawn(draw, shape, key, counter, bounds, dtype, device) -> tuple[torch.Tens
 
 def _philox_fill(node, kind: str):
     """A stateless kernel: the op's seed scrambled into TF's Philox key and counter."""
-    draw, dtype, device = _philox_draw(node, kind), node.attrs["dtype"].torch_dtype, node.device
+    draw, dtype, device = philox_draw(node, kind), node.attrs["dtype"].torch_dtype, node.device
 
     def run(shape, seed, *bounds):
         key, counter = philox.key_counter_from_seed(*_check_seed(seed))
-        return _drawn(draw, shape, key, counter, bounds, dtype, device)[0]
+        return drawn(draw, shape, key, counter, bounds, dtype, device)[0]
     return run
 
 
@@ -332,7 +332,7 @@ def _philox_state_kernel(node, draw):
     def run(res, alg, shape, *bounds):
         state, lo, hi, key = read_philox_state(res, alg)
         k, c = philox.key_counter_from_state(lo, hi, key)
-        out, n = _drawn(draw, shape, k, c, bounds, dtype, device)
+        out, n = drawn(draw, shape, k, c, bounds, dtype, device)
         advance_philox_state(res, state, lo, hi, n * _STATE_STEP)
         return out
     return run
@@ -340,27 +340,27 @@ def _philox_state_kernel(node, draw):
 
 @kernel(stateful_random.StatefulUniform)
 def _stateful_uniform(node):
-    return _philox_state_kernel(node, _philox_draw(node, "uniform"))
+    return _philox_state_kernel(node, philox_draw(node, "uniform"))
 
 
 @kernel(stateful_random.StatefulStandardNormalV2)
 def _stateful_normal(node):
-    return _philox_state_kernel(node, _philox_draw(node, "normal"))
+    return _philox_state_kernel(node, philox_draw(node, "normal"))
 
 
 @kernel(stateful_random.StatefulUniformInt)
 def _stateful_uniform_int(node):
-    return _philox_state_kernel(node, _philox_draw(node, "uniform_int"))
+    return _philox_state_kernel(node, philox_draw(node, "uniform_int"))
 
 
 @kernel(stateful_random.StatefulUniformFullInt)
 def _stateful_uniform_full_int(node):
-    return _philox_state_kernel(node, _philox_draw(node, "full_int"))
+    return _philox_state_kernel(node, philox_draw(node, "full_int"))
 
 
 @kernel(stateful_random.StatefulTruncatedNormal)
 def _stateful_truncated_normal(node):
-    return _philox_state_kernel(node, _philox_draw(node, "truncated_normal"))
+    return _philox_state_kernel(node, philox_draw(node, "truncated_normal"))
 
 
 # -- gamma and Poisson (ATen's samplers) ----------------------------------------------------

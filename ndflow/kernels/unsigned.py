@@ -44,7 +44,8 @@ POLICY = {
         "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "PopulationCount", "Equal",
         "NotEqual", "SegmentSum", "SegmentProd", "UnsortedSegmentSum", "UnsortedSegmentProd",
         "TensorScatterAdd", "TensorScatterSub", "ResourceScatterAdd", "ResourceScatterSub",
-        "StatelessRandomUniformFullInt", "StatefulUniformFullInt"), BITS),
+        "StatelessRandomUniformFullInt", "StatefulUniformFullInt",
+        "StatelessRandomUniformFullIntV2"), BITS),
     **dict.fromkeys((
         "Less", "LessEqual", "Greater", "GreaterEqual", "Maximum", "Minimum", "Max", "Min",
         "ArgMax", "ArgMin", "TopKV2", "SegmentMax", "SegmentMin", "UnsortedSegmentMax",

@@ -110,6 +110,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     stateful_random,
     stateless_random,
     stateless_random_extra,
+    stateless_random_v2,
     string_codec_ops,
     string_hash_ops,
     string_io_ops,

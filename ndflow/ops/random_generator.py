@@ -64,6 +64,14 @@ def _rng_state(seed, alg) -> np.ndarray:
     return np.array([w - (1 << 64) if w >= 1 << 63 else w for w in words], dtype=np.int64)
 
 
+def _state_array(state) -> np.ndarray:
+    """A state as int64 words: Python ints of up to 64 bits wrap into two's complement, as
+    TF's _convert_to_state_tensor takes them (a uint64 state word written as an int)."""
+    if isinstance(state, (list, tuple)):
+        state = [v - (1 << 64) if isinstance(v, int) and v >= 1 << 63 else v for v in state]
+    return np.asarray(state, dtype=np.int64)
+
+
 @tf_export("random.create_rng_state", "random.experimental.create_rng_state")
 def create_rng_state(seed, alg):
     """`tf.random.create_rng_state`: the state tensor a Generator seeded by `seed` starts from."""
@@ -86,7 +94,7 @@ class Generator(Module):
         elif state is None:
             raise ValueError("Either `copy_from` or `state` must be given.")
         self._alg = _algorithm(alg)
-        self._state_var = Variable(np.asarray(state, dtype=np.int64), trainable=False,
+        self._state_var = Variable(_state_array(state), trainable=False,
                                    dtype=dtypes.int64, name="StateVar")
 
     @classmethod
@@ -117,7 +125,7 @@ class Generator(Module):
         self._state_var.assign(_rng_state(seed, self._alg))
 
     def reset(self, state) -> None:
-        self._state_var.assign(np.asarray(state, dtype=np.int64))
+        self._state_var.assign(_state_array(state))
 
     def _draw(self, op, shape, dtype, extra=()):
         return apply_op(op, [self._state_var.handle, convert_to_tensor(self._alg, dtypes.int64),

@@ -67,6 +67,16 @@ def test_run_reduce_gather(strategy):
     np.testing.assert_array_equal(gathered, np.concatenate(parts))
 
 
+def test_per_replica_str_shows_the_values_str_and_repr_their_repr(strategy):
+    """TF's DistributedValues: print() shows tf.Tensor(...), repr() <tf.Tensor: ...>."""
+    per_replica = strategy.run(lambda: tf.constant(
+        tf.distribute.get_replica_context().replica_id_in_sync_group))
+    assert str(per_replica) == ("PerReplica:{\n  0: tf.Tensor(0, shape=(), dtype=int32),\n"
+                                "  1: tf.Tensor(1, shape=(), dtype=int32)\n}")
+    assert repr(per_replica).startswith("PerReplica:{\n  0: <tf.Tensor: shape=(), "
+                                        "dtype=int32, numpy=0>,")
+
+
 def test_all_reduce_and_merge_call(strategy):
     def fn():
         ctx = tf.distribute.get_replica_context()
