@@ -98,6 +98,18 @@ EXPECTED = {
     "xla_tutorials.py": ["Compiled cluster using XLA!",   # TF's log line, once a process
                          "Prediction accuracy after training: tf.Tensor(1.0", "steps 61",
                          "Test accuracy:", "Wall time with XLA:", "xla tutorials done"],
+    "random_numbers_guide.py": [   # the whole output equals TF 2.21's
+        "<tf.Variable 'StateVar:0' shape=(3,) dtype=int64, numpy=array([25857,     0,     0])>",
+        "tf.Tensor([  784853886890614065  8349095772848317176 -6877555611328403100], "
+        "shape=(3,), dtype=int64)", "tf.Tensor([7 7 7 5], shape=(4,), dtype=int32)",
+        "<tf.Variable 'StateVar:0' shape=(3,) dtype=int64, numpy=array([92423,     0,     0])>",
+        "UnimplementedError True", "RNG stream from restoring point:\n"
+        "tf.Tensor(1.6272374, shape=(), dtype=float32)\n"
+        "tf.Tensor(1.6307176, shape=(), dtype=float32)",
+        "RNG stream from loading point:\nstate: tf.Tensor([256   0   0], shape=(3,), "
+        "dtype=int64)\ntf.Tensor(-1.0359411, shape=(), dtype=float32)",
+        "tf.Tensor([1105988140          7], shape=(2,), dtype=int32)",
+        "tf.Tensor([[1 0 1 0 0]], shape=(1, 5), dtype=int64)", "random numbers guide done"],
     "tf_numpy_guide.py": [   # seeded: the output equals TF 2.21's but for last digits
         "<dtype: 'int32'> + <dtype: 'float32'> => <dtype: 'float64'>",
         "tnp.asarray(1.).dtype == tnp.<dtype: 'float32'>",
