@@ -110,6 +110,16 @@ EXPECTED = {
         "dtype=int64)\ntf.Tensor(-1.0359411, shape=(), dtype=float32)",
         "tf.Tensor([1105988140          7], shape=(2,), dtype=int32)",
         "tf.Tensor([[1 0 1 0 0]], shape=(1, 5), dtype=int64)", "random numbers guide done"],
+    "unicode_guide.py": [   # the whole output equals TF 2.21's
+        "[b'T' b'h' b'a' b'n' b'k' b's' b' ' b'\\xf0\\x9f\\x98\\x8a']",
+        "At byte offset 8: codepoint 127882", "[17  8]",
+        "<tf.RaggedTensor [[[72, 101, 108, 108, 111], [44, 32], [119, 111, 114, 108, 100], "
+        "[46]],\n [[19990, 30028], [12371, 12435, 12395, 12385, 12399]]]>",
+        "<tf.RaggedTensor [[65533, 65533, 97, 98], [111, 107]]>",
+        "InvalidArgumentError Invalid formatting on input string",
+        "tf.Tensor([b'\\x00a\\x00?\\x00b'], shape=(1,), dtype=string)",
+        "tf.Tensor(b'STRA\\xc3\\x9fE', shape=(), dtype=string) "
+        "tf.Tensor(b'\\xc3\\x80b', shape=(), dtype=string)", "unicode guide done"],
     "tf_numpy_guide.py": [   # seeded: the output equals TF 2.21's but for last digits
         "<dtype: 'int32'> + <dtype: 'float32'> => <dtype: 'float64'>",
         "tnp.asarray(1.).dtype == tnp.<dtype: 'float32'>",
