@@ -11,12 +11,14 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import threading
 
 import numpy as np
 
 from ndflow.core import context, optimizer_options, traceback_utils
-from ndflow.core.errors import OpError
+from ndflow.core.errors import InvalidArgumentError, OpError
+from ndflow.core.graph_def import dtype_name
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import EagerTensor, Tensor
@@ -31,7 +33,7 @@ from ndflow.passes.prune import needed_ops
 from ndflow.runtime.compile import compile_plan, optimize, stateful_ops
 from ndflow.runtime.func_graph import FuncGraph, inline_graph
 from ndflow.runtime.plan import Plan
-from ndflow.runtime.signature_text import signature_text
+from ndflow.runtime.signature_text import short_signature_text, signature_text
 from ndflow.runtime.state import EAGER_CONTEXT
 
 # Plans a function keeps for earlier optimizer settings (tf.config.optimizer.set_jit turned
@@ -55,6 +57,18 @@ class OutputSlot:
 
     def __repr__(self):
         return f"OutputSlot({self.index}, {self.value!r})"
+
+
+def _is_literal(value) -> bool:
+    """A traced Python value (not a tensor, spec or container of them)."""
+    return not any(isinstance(x, (Tensor, TensorSpec, np.ndarray)) for x in flatten(value))
+
+
+def _same_literal(a, b) -> bool:
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # noqa: BLE001 - values without a usable == are not the traced one
+        return a is b
 
 
 def _rebuild(slot: OutputSlot, flat: list):
@@ -147,19 +161,31 @@ class ConcreteFunction:
         specs = tuple(TensorSpec(t.shape, t.dtype, t.op.name) for t in self.graph.arg_inputs)
         return specs, {}
 
-    def pretty_printed_signature(self, verbose: bool = True) -> str:
-        """Its parameters, output type and captures, as TensorFlow prints them."""
+    def _parameter_list(self) -> list:
         params = getattr(self, "_parameters", None)
         if params is None:   # not traced from Python arguments (a loaded function)
             params = [(t.op.name, "POSITIONAL_ONLY", t) for t in self.graph.arg_inputs]
-        return signature_text(params, self.structured_outputs, self.captured_inputs)
+        return params
+
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        """Its parameters, output type and captures, as TensorFlow prints them (one line
+        without `verbose`)."""
+        if not verbose:
+            return short_signature_text(self._parameter_list(), self.structured_outputs)
+        return signature_text(self._parameter_list(), self.structured_outputs,
+                              self.captured_inputs)
+
+    def __str__(self):
+        return "ConcreteFunction " + self.pretty_printed_signature()
 
     def __repr__(self):
-        return f"<ConcreteFunction {self.name} inputs={len(self._arg_specs)}>"
+        return f"<ConcreteFunction {self.pretty_printed_signature(verbose=False)} at " \
+               f"0x{id(self):X}>"
 
     # -- calling -------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if self._function is not None:
+            args, kwargs = self._with_traced_literals(args, kwargs)
             leaves = self._function._leaves(args, kwargs)
         else:
             leaves = [x for x in flatten((args, kwargs)) if isinstance(x, (Tensor, np.ndarray))]
@@ -167,11 +193,41 @@ class ConcreteFunction:
             raise TypeError(f"{self.name}: expected {len(self._arg_specs)} tensor arguments, "
                             f"got {len(leaves)}")
         for i, (spec, x) in enumerate(zip(self._arg_specs, leaves)):
+            if isinstance(x, Tensor) and x.dtype != spec[0]:
+                raise InvalidArgumentError(
+                    None, None, f"cannot compute {self.name} as input #{i}(zero-based) was "
+                    f"expected to be a {dtype_name(spec[0])} tensor but is a "
+                    f"{dtype_name(x.dtype)} tensor [Op:{self.name}]")
             if isinstance(x, Tensor) and not accepts(spec, (x.dtype, x.shape)):
                 raise TypeError(f"{self.name}: argument {i} ({x.dtype.name} tensor of shape "
                                 f"{x.shape}) is not compatible with TensorSpec(shape="
                                 f"{spec[1]}, dtype={spec[0].name}).")
         return self._call_leaves(leaves)
+
+    def _with_traced_literals(self, args, kwargs) -> tuple:
+        """TF's binding of a call to the traced signature: the Python values the trace took
+        (`Literal[2]`) are the defaults of their parameters and must be passed unchanged."""
+        params = getattr(self, "_parameters", None)
+        plain = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                 inspect.Parameter.KEYWORD_ONLY)
+        if not params or not all(str(n).isidentifier() and getattr(inspect.Parameter, k)
+                                 in plain for n, k, _ in params):
+            return args, kwargs
+        literals = {n: v for n, _, v in params if _is_literal(v)}
+        signature = inspect.Signature([inspect.Parameter(
+            n, getattr(inspect.Parameter, k),
+            default=literals.get(n, inspect.Parameter.empty)) for n, k, _ in params])
+        try:
+            bound = signature.bind(*args, **kwargs)
+            for name, value in bound.arguments.items():
+                if name in literals and not _same_literal(value, literals[name]):
+                    raise TypeError(f"Can not cast {value!r} to Literal[{literals[name]!r}]")
+        except TypeError as e:
+            raise TypeError(f"Binding inputs to tf.function failed due to `{e}`. Received "
+                            f"args: {args} and kwargs: {kwargs} for signature: "
+                            f"{self.pretty_printed_signature(verbose=False)}.") from None
+        bound.apply_defaults()
+        return bound.args, bound.kwargs
 
     def _call_leaves(self, leaves) -> object:
         tensors = []

@@ -1,5 +1,6 @@
 """TensorFlow's text for a traced signature (`ConcreteFunction.pretty_printed_signature()`,
-`Function.pretty_printed_concrete_signatures()`):
+`Function.pretty_printed_concrete_signatures()`; `verbose=False`, a ConcreteFunction's repr:
+`(x: TensorSpec(...), y: Literal[2]) -> TensorSpec(...)`):
 
     Input Parameters:
       x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=tf.int32, name=None)
@@ -51,3 +52,9 @@ def signature_text(parameters: list, outputs, captures: list) -> str:
               "Captures:"]
     lines += [f"  {id(c)}: {value_text(c)}" for c in captures] or ["  None"]
     return "\n".join(lines)
+
+
+def short_signature_text(parameters: list, outputs) -> str:
+    """The one-line form: `(name: type, ...) -> output type`."""
+    params = ", ".join(f"{name}: {value_text(v)}" for name, _, v in parameters)
+    return f"({params}) -> {value_text(map_structure(lambda t: t, outputs))}"

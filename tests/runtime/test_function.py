@@ -510,3 +510,33 @@ def test_concrete_function_output_shapes_and_dtypes():
 
     none = g.get_concrete_function(tf.TensorSpec([2]))
     assert none.output_shapes.rank is None and none.output_dtypes is None
+
+
+def test_concrete_function_str_repr_and_literal_arguments_as_tf():
+    """TF 2.21: str is the pretty-printed signature, repr the one-line one; the Python values
+    a trace took are its parameters' defaults and must be passed unchanged; a tensor of
+    another dtype is the executor's InvalidArgumentError."""
+    @tf.function
+    def power(a, b):
+        return a ** b
+
+    square = power.get_concrete_function(a=tf.TensorSpec(None, tf.float32), b=2)
+    assert str(square) == (
+        "ConcreteFunction Input Parameters:\n"
+        "  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=<unknown>, dtype=tf.float32, name=None)\n"
+        "  b (POSITIONAL_OR_KEYWORD): Literal[2]\nOutput Type:\n"
+        "  TensorSpec(shape=<unknown>, dtype=tf.float32, name=None)\nCaptures:\n  None")
+    assert repr(square).startswith(
+        "<ConcreteFunction (a: TensorSpec(shape=<unknown>, dtype=tf.float32, name=None), b: "
+        "Literal[2]) -> TensorSpec(shape=<unknown>, dtype=tf.float32, name=None) at 0x")
+    for result in (square(tf.constant(3.0)), square(a=tf.constant(3.0)),
+                   square(tf.constant(3.0), 2)):
+        assert float(result) == 9.0
+    with pytest.raises(TypeError, match=r"failed due to `Can not cast 3 to Literal\[2\]`"):
+        square(tf.constant(3.0), b=3)
+    with pytest.raises(TypeError, match="failed due to `too many positional arguments`"):
+        square(1, 2, 3)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"input #0\(zero-based\) was expected to be a float tensor but is "
+                             r"a int32 tensor"):
+        square(tf.constant(1))
