@@ -54,6 +54,8 @@ def _variable_value(var: Variable) -> np.ndarray:
     value = var.numpy()
     if var.dtype is dtypes.bfloat16:
         value = np.asarray(value, dtype=tensor_bundle.numpy_dtype_of(14))
+    if var.dtype.is_quantized:   # TF's structured form, so the bundle records qint8, not int8
+        value = np.ascontiguousarray(value).view(var.dtype.as_numpy_dtype)
     return value
 
 
@@ -73,6 +75,8 @@ def write_object_graph(root, file_prefix: str, session=None, options=None) -> st
         values = session.run([var for _, var in variables]) if variables else []
         values = [np.asarray(v, dtype=tensor_bundle.numpy_dtype_of(14))
                   if var.dtype is dtypes.bfloat16 else v for (_, var), v in zip(variables, values)]
+        values = [np.ascontiguousarray(v).view(var.dtype.as_numpy_dtype)
+                  if var.dtype.is_quantized else v for (_, var), v in zip(variables, values)]
     callback = getattr(options, "experimental_sharding_callback", None)
     if callback is not None:
         sharded_save.write_sharded(file_prefix, callback, sharded_save.checkpoint_items(

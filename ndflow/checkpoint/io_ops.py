@@ -22,7 +22,7 @@ from ndflow.checkpoint.tensor_bundle import (
     index_filename,
     numpy_dtype_of,
 )
-from ndflow.core import errors
+from ndflow.core import errors, narrow_dtypes
 from ndflow.core.shapes import TensorShape
 from ndflow.kernels.registry import host_kernel
 from ndflow.ops.op_def import op_def
@@ -72,7 +72,10 @@ def _slice_specs(shape_and_slices, count: int) -> list:
         raise errors.InvalidArgumentError(None, None, f"Bad slice specs: {specs}") from None
 
 
-def _to_numpy(value) -> np.ndarray:
+def _to_numpy(value, dtype=None) -> np.ndarray:
+    if isinstance(value, torch.Tensor) and dtype is not None and narrow_dtypes.is_extra(dtype):
+        out = narrow_dtypes.storage_to_numpy(value.detach().cpu(), dtype)
+        return out.view(dtype.as_numpy_dtype) if dtype.is_quantized else out
     if isinstance(value, torch.Tensor):
         if value.dtype is torch.bfloat16:
             return value.float().numpy().astype(numpy_dtype_of(14))
@@ -88,12 +91,12 @@ def _save_v2(node):
             raise errors.InvalidArgumentError(None, None, f"Expected {len(tensors)} tensor "
                                                           f"names, got {len(names)}")
         writer = BundleWriter(_str(prefix))
-        for name, spec, tensor in zip(names, _slice_specs(shape_and_slices, len(names)),
-                                      tensors):
+        for name, spec, tensor, dtype in zip(names, _slice_specs(shape_and_slices, len(names)),
+                                             tensors, node.input_dtypes[3:]):
             if spec is None:
-                writer.add(name, _to_numpy(tensor))
+                writer.add(name, _to_numpy(tensor, dtype))
             else:
-                writer.add_slice(name, spec[0], spec[1], _to_numpy(tensor))
+                writer.add_slice(name, spec[0], spec[1], _to_numpy(tensor, dtype))
         writer.finish()
     return save
 
@@ -120,6 +123,10 @@ def _restore_v2(node):
                 raise errors.InvalidArgumentError(
                     None, None, f"tensor_name = {name}; expected dtype {dtype.name} does not "
                                 f"equal original dtype {saved}")
+            if narrow_dtypes.is_extra(dtype):   # qint8's structured values, float8's, ...
+                plain = value.view(dtype.np_dtype) if dtype.is_quantized else value
+                out.append(narrow_dtypes.numpy_to_storage(np.array(plain), dtype))
+                continue
             out.append(torch.from_numpy(np.array(value)))
         return out[0] if len(out) == 1 else tuple(out)  # one output: the bare value
     return restore

@@ -99,6 +99,8 @@ def _assign(var: Variable, key: str, reader: BundleReader, graph_assigns=None) -
         value = reader.read(key)
         if var.dtype.name == "bfloat16":
             value = value.astype(np.float32)
+        if var.dtype.is_quantized:   # the bundle's structured values: their integers
+            value = value.view(var.dtype.np_dtype)
         graph_assigns.append((var, value))  # a graph: run by the status in a session
         return
     tensor = reader.read_tensor(key)
@@ -108,6 +110,8 @@ def _assign(var: Variable, key: str, reader: BundleReader, graph_assigns=None) -
     value = reader.read(key)
     if var.dtype.name == "bfloat16":
         value = value.astype(np.float32)
+    if var.dtype.is_quantized:
+        value = value.view(var.dtype.np_dtype)
     var.assign(value)
 
 

@@ -28,7 +28,7 @@ import torch
 
 from ndflow.checkpoint import sstable, tensor_slices
 from ndflow.checkpoint.bundle_reading import buffer_at, crc32c_at, read_into
-from ndflow.core import errors
+from ndflow.core import dtypes, errors
 from ndflow.core.file_io import _os_error
 from ndflow.core.protos.tensor_bundle_pb import BundleEntryProto, BundleHeaderProto
 
@@ -44,6 +44,10 @@ _NUMPY_OF_ENUM = {
     18: np.dtype(np.complex128), 19: np.dtype(np.float16), 22: np.dtype(np.uint32),
     23: np.dtype(np.uint64),
 }
+# The quantized types as TF's structured NumPy dtypes (np.dtype([("qint8", "i1")])), the narrow
+# ones as ml_dtypes' (one byte per element in the bundle, as TF stores them)
+_NUMPY_OF_ENUM.update({d.enum: np.dtype(d.as_numpy_dtype)
+                       for d in dtypes.QUANTIZED + tuple(dtypes.NARROW)})
 _ENUM_OF_NUMPY = {v: k for k, v in _NUMPY_OF_ENUM.items()}
 _TORCH_OF_ENUM = {
     1: torch.float32, 2: torch.float64, 3: torch.int32, 4: torch.uint8, 5: torch.int16,
@@ -53,7 +57,8 @@ _TORCH_OF_ENUM = {
 _DTYPE_NAMES = {1: "float32", 2: "float64", 3: "int32", 4: "uint8", 5: "int16", 6: "int8",
                 7: "string", 8: "complex64", 9: "int64", 10: "bool", 14: "bfloat16",
                 17: "uint16", 18: "complex128", 19: "float16", 20: "resource", 21: "variant",
-                22: "uint32", 23: "uint64"}
+                22: "uint32", 23: "uint64",
+                **{d.enum: d.name for d in dtypes.QUANTIZED + tuple(dtypes.NARROW)}}
 
 
 def index_filename(prefix: str) -> str:

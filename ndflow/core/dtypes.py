@@ -21,7 +21,7 @@ class DType:
     what `as_dtype` takes, as TF's."""
 
     __slots__ = ("name", "enum", "torch_dtype", "np_dtype", "is_floating", "is_integer",
-                 "is_bool", "is_unsigned", "size", "is_complex")
+                 "is_bool", "is_unsigned", "size", "is_complex", "is_quantized")
 
     def __init__(self, name, enum, torch_dtype, np_dtype, kind, size):
         self.name = name
@@ -33,6 +33,9 @@ class DType:
         self.is_unsigned = kind == "u"
         self.is_bool = kind == "b"
         self.is_complex = kind == "c"
+        # qint8 & co: `torch_dtype`/`np_dtype` are their integer storage, not numbers
+        # (is_integer stays False, as TF's)
+        self.is_quantized = kind == "q"
         self.size = size
 
     @property
@@ -40,6 +43,8 @@ class DType:
         # tf.string's is `object` itself (NumPy's object dtype would say np.object_)
         if self is bfloat16:
             return ml_dtypes.bfloat16
+        if self.is_quantized:   # TF's structured dtypes: np.dtype([("qint8", np.int8)])
+            return np.dtype([(self.name, self.np_dtype)])
         return self.np_dtype.type if self.np_dtype is not None and self is not string \
             else object
 
@@ -58,10 +63,15 @@ class DType:
 
     @property
     def is_numeric(self) -> bool:
-        return self.is_floating or self.is_integer
+        # TF: the quantized types are numeric, the float8/int4 families are not
+        return (self.is_floating or self.is_integer or self.is_quantized) and \
+            self not in NARROW
 
     @property
     def min(self):
+        self._check_ordered("minimum")
+        if self in NARROW:   # TF: ml_dtypes' limits (float8's as ml_dtypes scalars)
+            return _narrow_info(self).min
         if self.is_floating:
             return float(torch.finfo(self.torch_dtype).min)
         if self.is_integer:
@@ -70,11 +80,18 @@ class DType:
 
     @property
     def max(self):
+        self._check_ordered("maximum")
+        if self in NARROW:
+            return _narrow_info(self).max
         if self.is_floating:
             return float(torch.finfo(self.torch_dtype).max)
         if self.is_integer:
             return int(torch.iinfo(self.torch_dtype).max)
         raise TypeError(f"Cannot find maximum value of {self.name}.")
+
+    def _check_ordered(self, what: str) -> None:
+        if self.is_quantized:
+            raise TypeError(f"Cannot find {what} value of {self} with quantized type {self}.")
 
     def is_compatible_with(self, other) -> bool:
         return self is as_dtype(other)
@@ -129,6 +146,44 @@ variant = DType("variant", 21, None, None, "v", 0)
 complex64 = DType("complex64", 8, torch.complex64, np.dtype(np.complex64), "c", 8)
 complex128 = DType("complex128", 18, torch.complex128, np.dtype(np.complex128), "c", 16)
 
+# The quantized types: integers that stand for reals by a (min, max) range that travels beside
+# them (tf.quantization). Stored as their integer type; ATen's own quantized tensors are not used.
+qint8 = DType("qint8", 11, torch.int8, np.dtype(np.int8), "q", 1)
+quint8 = DType("quint8", 12, torch.uint8, np.dtype(np.uint8), "q", 1)
+qint16 = DType("qint16", 15, torch.int16, np.dtype(np.int16), "q", 2)
+quint16 = DType("quint16", 16, torch.uint16, np.dtype(np.uint16), "q", 2)
+qint32 = DType("qint32", 13, torch.int32, np.dtype(np.int32), "q", 4)
+# The narrow types of tf.experimental, NumPy'd by ml_dtypes as TF's. ATen holds the float8s it
+# has (e4m3fn, e5m2 and the fnuz pair) as themselves; the others as one byte per element:
+# int4/int2 values in int8, uint4/uint2 in uint8, e4m3b11fnuz and e2m1fn bit patterns in uint8.
+float8_e5m2 = DType("float8_e5m2", 24, torch.float8_e5m2,
+                    np.dtype(ml_dtypes.float8_e5m2), "f", 1)
+float8_e4m3fn = DType("float8_e4m3fn", 25, torch.float8_e4m3fn,
+                      np.dtype(ml_dtypes.float8_e4m3fn), "f", 1)
+float8_e4m3fnuz = DType("float8_e4m3fnuz", 26, torch.float8_e4m3fnuz,
+                        np.dtype(ml_dtypes.float8_e4m3fnuz), "f", 1)
+float8_e4m3b11fnuz = DType("float8_e4m3b11fnuz", 27, torch.uint8,
+                           np.dtype(ml_dtypes.float8_e4m3b11fnuz), "f", 1)
+float8_e5m2fnuz = DType("float8_e5m2fnuz", 28, torch.float8_e5m2fnuz,
+                        np.dtype(ml_dtypes.float8_e5m2fnuz), "f", 1)
+int4 = DType("int4", 29, torch.int8, np.dtype(ml_dtypes.int4), "i", 1)
+uint4 = DType("uint4", 30, torch.uint8, np.dtype(ml_dtypes.uint4), "u", 1)
+int2 = DType("int2", 31, torch.int8, np.dtype(ml_dtypes.int2), "i", 1)
+uint2 = DType("uint2", 32, torch.uint8, np.dtype(ml_dtypes.uint2), "u", 1)
+float4_e2m1fn = DType("float4_e2m1fn", 33, torch.uint8, np.dtype(ml_dtypes.float4_e2m1fn), "f", 1)
+
+QUANTIZED = (qint8, quint8, qint32, qint16, quint16)   # TF's order (its enums')
+FLOAT8 = (float8_e5m2, float8_e4m3fn, float8_e4m3fnuz, float8_e4m3b11fnuz, float8_e5m2fnuz)
+NARROW_INT = (int4, uint4, int2, uint2)
+NARROW = frozenset(FLOAT8 + NARROW_INT + (float4_e2m1fn,))
+# Narrow types whose ATen storage is a byte of another type (see above).
+BYTE_STORED = frozenset((float8_e4m3b11fnuz, float4_e2m1fn) + NARROW_INT)
+
+
+def _narrow_info(d: DType):
+    return ml_dtypes.finfo(d.np_dtype) if d.is_floating else ml_dtypes.iinfo(d.np_dtype)
+
+
 ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32,
        uint64, bool, string, resource, variant, complex64, complex128)
 COMPLEX = (complex64, complex128)
@@ -153,6 +208,13 @@ _BY_VALUE.update(float=float32, half=float16, double=float64)
 _BY_VALUE.update({d.enum: d for d in ALL})
 _BY_VALUE.update({float: float32, builtins.bool: bool, object: string})
 _BY_VALUE.update(_BY_NUMPY_TYPE)
+# The quantized and narrow types by name and enum; the narrow ones also by ml_dtypes' types.
+# (Not by ATen dtype: their storage types are the ordinary types'.)
+_BY_VALUE.update({d.name: d for d in QUANTIZED + tuple(NARROW)})
+_BY_VALUE.update({d.enum: d for d in QUANTIZED + tuple(NARROW)})
+_BY_NUMPY_TYPE.update({d.np_dtype.type: d for d in NARROW})
+_BY_VALUE.update({d.np_dtype.type: d for d in NARROW})
+_QUANTIZED_BY_FIELD = {(d.name, d.np_dtype): d for d in QUANTIZED}
 
 
 @tf_export("as_dtype", "dtypes.as_dtype")
@@ -165,6 +227,11 @@ def as_dtype(type_value) -> DType:
     if isinstance(type_value, np.dtype):
         if type_value.kind in ("U", "S", "O"):
             return string
+        if type_value.names is not None and len(type_value.names) == 1:  # qint8's NumPy form
+            name = type_value.names[0]
+            d = _QUANTIZED_BY_FIELD.get((name, type_value.fields[name][0]))
+            if d is not None:
+                return d
         d = _BY_NUMPY_TYPE.get(type_value.type)
         if d is not None:
             return d
@@ -202,3 +269,17 @@ tf_export("dtypes.uint64", "uint64")(uint64)
 tf_export("dtypes.variant", "variant")(variant)
 tf_export("complex64", "dtypes.complex64")(complex64)
 tf_export("complex128", "dtypes.complex128")(complex128)
+
+tf_export("dtypes.qint8", "qint8")(qint8)
+tf_export("dtypes.quint8", "quint8")(quint8)
+tf_export("dtypes.qint16", "qint16")(qint16)
+tf_export("dtypes.quint16", "quint16")(quint16)
+tf_export("dtypes.qint32", "qint32")(qint32)
+# TF's set also holds the *_ref types, which ndflow does not have.
+QUANTIZED_DTYPES = frozenset(QUANTIZED)
+tf_export("dtypes.QUANTIZED_DTYPES",
+          v1=["dtypes.QUANTIZED_DTYPES", "QUANTIZED_DTYPES"])(QUANTIZED_DTYPES)
+for _d in sorted(NARROW, key=lambda d: d.enum):
+    # (TF also sets tf.dtypes.experimental.*, a module its API listing does not have)
+    tf_export(f"experimental.{_d.name}")(_d)
+del _d

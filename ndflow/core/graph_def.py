@@ -38,6 +38,9 @@ _VAL_FIELDS = {
     dtypes.int64: "int64_val", dtypes.bool: "bool_val", dtypes.float16: "half_val",
     dtypes.bfloat16: "half_val", dtypes.complex64: "scomplex_val",
     dtypes.complex128: "dcomplex_val",
+    # TF's fields for the quantized and narrow types (float8_val: one byte per value)
+    **dict.fromkeys(dtypes.QUANTIZED + dtypes.NARROW_INT, "int_val"),
+    **dict.fromkeys(dtypes.FLOAT8 + (dtypes.float4_e2m1fn,), "float8_val"),
 }
 _LIST_FIELDS = ("s", "i", "f", "b", "type", "shape", "tensor", "func")
 
@@ -115,6 +118,9 @@ def ndarray_to_tensor_proto(value, dtype=None) -> tensor_pb2.TensorProto:
         p.tensor_content = _bfloat16_bits(arr).astype("<u2").tobytes()
     elif dt.np_dtype is None:
         raise TypeError(f"Cannot serialize a tensor of dtype {dt.name}")
+    elif dt in dtypes.NARROW_INT:   # TF writes int4 & co as int_val, one value each
+        p.int_val.extend(np.asarray(arr, dtype=dt.np_dtype).astype(np.int32).reshape(-1)
+                         .tolist())
     else:
         p.tensor_content = np.ascontiguousarray(arr, dtype=dt.np_dtype.newbyteorder("<")
                                                 ).tobytes()
@@ -155,6 +161,9 @@ def tensor_proto_to_ndarray(p: tensor_pb2.TensorProto) -> tuple[np.ndarray, obje
         flat = np.array(_expand(vals, n, 0, "half_val"), dtype=np.uint16).view(np.float16)
     elif dt is dtypes.bfloat16:
         flat = _from_bfloat16_bits(np.array(_expand(vals, n, 0, "half_val"), dtype=np.uint16))
+    elif _VAL_FIELDS[dt] == "float8_val":   # bytes, one per value
+        flat = np.frombuffer(p.float8_val, dtype=np.uint8).view(dt.np_dtype)
+        flat = np.array(_expand(list(flat), n, 0, "float8_val"), dtype=dt.np_dtype)
     elif dt.is_complex:  # (real, imag) pairs
         pairs = [complex(re, im) for re, im in zip(vals[::2], vals[1::2])]
         flat = np.array(_expand(pairs, n, 0j, _VAL_FIELDS[dt]), dtype=dt.np_dtype)

@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 from ndflow.core import dtypes as _dtypes
+from ndflow.core import narrow_dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape, as_shape
 
@@ -138,6 +139,8 @@ class EagerTensor(Tensor):
             v = v.cpu()
         if v.dtype == torch.bfloat16:   # the same bits, as ml_dtypes' bfloat16
             out = v.contiguous().view(torch.int16).numpy().view(_dtypes.BFLOAT16_NUMPY).copy()
+        elif self.dtype in _dtypes.NARROW:   # float8, int4 & co as ml_dtypes arrays
+            out = narrow_dtypes.storage_to_numpy(v, self.dtype).copy()
         else:
             out = v.numpy().copy()
         return out[()] if out.ndim == 0 else out

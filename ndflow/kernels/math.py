@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import torch
 
+from ndflow.core import narrow_dtypes
 from ndflow.core.errors import InternalError, InvalidArgumentError
-from ndflow.kernels import finite_numba
+from ndflow.kernels import finite_numba, narrow_cast
 from ndflow.kernels import list_ops as tensor_lists
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.select import select
@@ -203,6 +204,9 @@ def _sign(node):
 
 @kernel(Cast)
 def _cast(node):
+    src_dt, dst_dt = node.input_dtypes[0], node.attrs["DstT"]
+    if narrow_dtypes.is_extra(src_dt) or narrow_dtypes.is_extra(dst_dt):
+        return narrow_cast.cast_kernel(src_dt, dst_dt)
     dst = node.attrs["DstT"].torch_dtype
     if node.input_dtypes[0].is_complex and not node.attrs["DstT"].is_complex:
         if node.attrs["DstT"].is_bool:

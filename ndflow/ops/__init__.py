@@ -88,6 +88,8 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     parsing_config,
     parsing_ops,
     parsing_sequence_ops,
+    quantization_ops,
+    quantized_nn_ops,
     ragged_conversion_ops,
     ragged_fill_empty_rows,
     random,

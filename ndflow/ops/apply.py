@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ndflow.core import context, devices, dtypes
+from ndflow.core import context, devices, dtypes, narrow_dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import SymbolicTensor
@@ -86,6 +86,8 @@ def infer_numpy(value, dtype):
             if dtype is None and isinstance(value, (list, tuple)):   # strings, then others
                 raise ValueError(_MIXED) from None
             raise
+    if dtype is not None and narrow_dtypes.is_extra(dtype):   # qint8, float8, int4, ...
+        return narrow_dtypes.as_numpy(_as_array(value), dtype, value), dtype
     if dtype is not None and dtype.np_dtype is not None:
         arr = _as_array(value)
         if arr.dtype.kind == "f" and arr.size and dtype.is_integer and \
@@ -157,7 +159,9 @@ def numpy_to_torch(arr: np.ndarray, dtype, device=None) -> torch.Tensor:
     if arr.dtype.kind in "USO":
         raise TypeError(f"Cannot convert {arr.tolist()!r} to EagerTensor of dtype "
                         f"{dtype.name}")
-    if arr.dtype == dtypes.BFLOAT16_NUMPY:   # ml_dtypes' bfloat16: ATen's, bit for bit
+    if narrow_dtypes.is_extra(dtype):
+        t = narrow_dtypes.numpy_to_storage(arr, dtype)
+    elif arr.dtype == dtypes.BFLOAT16_NUMPY:   # ml_dtypes' bfloat16: ATen's, bit for bit
         t = torch.from_numpy(np.ascontiguousarray(arr).reshape(arr.shape).view(np.int16))
         t = t.view(torch.bfloat16)
     else:

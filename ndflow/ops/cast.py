@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.core import dtypes
+from ndflow.core import dtypes, narrow_dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.comparison import unchanged_shape
 from ndflow.ops.op_def import op_def
 
+# TF's Cast takes any type; the pairs it has kernels for are narrow_dtypes.cast_supported's
 _CAST_TYPES = ("{half, bfloat16, float, double, int8, int16, int32, int64, uint8, uint16, uint32, "
-               "uint64, bool, complex64, complex128}")
+               "uint64, bool, complex64, complex128, quantizedtype, float8_e5m2, float8_e4m3fn, "
+               "float8_e4m3fnuz, float8_e4m3b11fnuz, float8_e5m2fnuz, float4_e2m1fn, int4, uint4, "
+               "int2, uint2}")
 Cast = op_def("Cast", inputs=["x: SrcT"], outputs=["y: DstT"],
               attrs=[f"SrcT: {_CAST_TYPES}", f"DstT: {_CAST_TYPES}", "Truncate: bool = false"],
               shape=unchanged_shape)
@@ -26,7 +29,10 @@ Cast = op_def("Cast", inputs=["x: SrcT"], outputs=["y: DstT"],
 def _cast_value(t):
     v = constant_value(t.op.inputs[0])
     dst = t.op.attrs["DstT"]
-    return None if v is None or dst.np_dtype is None else np.asarray(v).astype(dst.np_dtype)
+    if v is None or dst.np_dtype is None or narrow_dtypes.is_extra(dst) or \
+            narrow_dtypes.is_extra(t.op.attrs["SrcT"]):
+        return None   # the kernel's rules (wrapping, unsupported pairs), not NumPy's
+    return np.asarray(v).astype(dst.np_dtype)
 
 
 @tf_export("cast", "dtypes.cast")

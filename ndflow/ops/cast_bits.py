@@ -17,9 +17,8 @@ from ndflow.ops.complex_ops import real
 from ndflow.ops.math import clip_by_value
 from ndflow.ops.op_def import op_def
 
-# TF's list less the quantized types, which ndflow does not have.
 _BITCAST_TYPES = ("{bfloat16, half, float, double, int64, int32, uint8, uint16, uint32, uint64, "
-                  "int8, int16, complex64, complex128}")
+                  "int8, int16, complex64, complex128, qint8, quint8, qint16, quint16, qint32}")
 
 
 def _bitcast_shape(ctx):

@@ -42,6 +42,7 @@ _TF_TYPE_NAMES = {
     "uint16": dtypes.uint16, "uint32": dtypes.uint32, "uint64": dtypes.uint64, "bool": dtypes.bool,
     "string": dtypes.string, "resource": dtypes.resource, "variant": dtypes.variant,
     "complex64": dtypes.complex64, "complex128": dtypes.complex128,
+    **{d.name: d for d in dtypes.QUANTIZED + tuple(dtypes.NARROW)},   # qint8, float8_e5m2, ...
 }
 # TF's type groups used in REGISTER_OP strings.
 _TYPE_GROUPS = {
@@ -49,6 +50,7 @@ _TYPE_GROUPS = {
     "realnumbertype": dtypes.NUMERIC,
     "floattype": dtypes.FLOATING,
     "inttype": dtypes.INTEGER,
+    "quantizedtype": dtypes.QUANTIZED,
 }
 
 REGISTRY: dict[str, OpDef] = {}

@@ -19,7 +19,10 @@ from ndflow.ops.apply import infer_numpy
 
 _CONTENT_TYPES = frozenset({dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64,
                             dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64,
-                            dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64})
+                            dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64,
+                            *dtypes.QUANTIZED, *dtypes.FLOAT8, dtypes.float4_e2m1fn})
+# TF 2.21 writes a scalar of these as one byte of float8_val (the fnuz ones it refuses)
+_FLOAT8_VAL_TYPES = frozenset((dtypes.float8_e4m3fn, dtypes.float8_e5m2, dtypes.float4_e2m1fn))
 _MAX_CONTENT_BYTES = 1 << 31
 
 
@@ -50,8 +53,10 @@ def _append(p, dt, flat: np.ndarray) -> None:
     elif dt.is_complex:
         target = p.scomplex_val if dt is dtypes.complex64 else p.dcomplex_val
         target.extend(np.stack([flat.real, flat.imag], -1).reshape(-1).tolist())
-    elif dt.is_integer:
-        p.int_val.extend(flat.tolist())
+    elif dt.is_integer or dt.is_quantized:
+        p.int_val.extend(flat.astype(np.int64).tolist())
+    elif dt in _FLOAT8_VAL_TYPES:
+        p.float8_val = flat.astype(dt.np_dtype).view(np.uint8).tobytes()
     else:
         raise TypeError(f"Element type not supported in TensorProto: {dt.name}")
 
@@ -105,4 +110,6 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False,
 def make_ndarray(tensor) -> np.ndarray:
     """The NumPy array a `TensorProto` holds (bfloat16 as ml_dtypes' bfloat16, as TF's)."""
     arr, dt = tensor_proto_to_ndarray(tensor)   # (bfloat16 values come as exact float32s)
+    if dt.is_quantized:   # TF's structured form: array([(1,), (-2,)], dtype=[('qint8', 'i1')])
+        return arr.view(dt.as_numpy_dtype).reshape(arr.shape)
     return arr.astype(dtypes.BFLOAT16_NUMPY) if dt is dtypes.bfloat16 else arr

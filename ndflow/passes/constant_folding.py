@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ndflow.core import dtypes
+from ndflow.core import dtypes, narrow_dtypes
 from ndflow.core.graph import Graph, Operation
 from ndflow.core.shapes import TensorShape
 from ndflow.kernels import denormals, registry
@@ -68,6 +68,8 @@ def _to_numpy(value: torch.Tensor, expected) -> np.ndarray | None:
     value = value.detach().cpu()
     if value.dtype == torch.bfloat16:  # ndflow's bfloat16 constants hold float32 arrays
         value = value.float()
+    if expected in dtypes.NARROW:   # float8, int4 & co: ml_dtypes arrays
+        return narrow_dtypes.storage_to_numpy(value, expected).copy()
     return value.numpy().copy()
 
 

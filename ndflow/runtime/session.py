@@ -186,7 +186,7 @@ class Session:
                     outs = self._run_plan(tensors, targets, feeds)
             else:
                 outs = self._run_plan(tensors, targets, feeds)
-            values.update(zip(tensors, (fetch_value(v) for v in outs)))
+            values.update((t, fetch_value(v, t.dtype)) for t, v in zip(tensors, outs))
         for el in mapper.unique_elements:
             if isinstance(el, Operation):
                 values[el] = None

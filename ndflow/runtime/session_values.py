@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ndflow.core import devices, dtypes
+from ndflow.core import devices, dtypes, narrow_dtypes
 from ndflow.core.strings import as_bytes_array
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.ops.apply import numpy_to_torch
@@ -90,13 +90,16 @@ def _as_bytes(x):
     return x.encode("utf-8") if isinstance(x, str) else x
 
 
-def fetch_value(value):
-    """A fetched plan output as a fresh NumPy array, or a NumPy scalar for 0-d results."""
+def fetch_value(value, dtype=None):
+    """A fetched plan output as a fresh NumPy array, or a NumPy scalar for 0-d results
+    (`dtype`, the tensor's DType: float8, int4 & co come back as ml_dtypes arrays)."""
     if isinstance(value, torch.Tensor):
         v = value.detach()
         if v.device.type != "cpu":
             v = v.cpu()
-        if v.dtype == torch.bfloat16:
+        if dtype is not None and dtype in dtypes.NARROW:
+            arr = narrow_dtypes.storage_to_numpy(v, dtype).copy()
+        elif v.dtype == torch.bfloat16:
             arr = (v.contiguous().view(torch.int16).numpy().view(ml_dtypes.bfloat16)
                    if ml_dtypes is not None else v.float().numpy())
         else:

@@ -174,8 +174,10 @@ def test_tensor_protos_in_tensorflows_compact_forms():
     arr, dt = parse("dtype: DT_COMPLEX64 tensor_shape { dim { size: 2 } } scomplex_val: 1 "
                     "scomplex_val: 2")  # (real, imag) pairs
     assert dt is dtypes.complex64 and list(arr) == [1 + 2j, 1 + 2j]
-    with pytest.raises(ValueError, match="Unsupported DataType DT_QINT8"):
-        parse("dtype: DT_QINT8 tensor_shape {}")
+    with pytest.raises(ValueError, match="Unsupported DataType DT_QINT8_REF"):
+        parse("dtype: DT_QINT8_REF tensor_shape {}")
+    arr, dt = parse("dtype: DT_QINT8 tensor_shape { dim { size: 2 } } int_val: -3")
+    assert dt is dtypes.qint8 and arr.dtype == np.int8 and list(arr) == [-3, -3]
     p = ndarray_to_tensor_proto(np.arange(4, dtype=np.int64).reshape(2, 2))
     back, dt = tensor_proto_to_ndarray(p)
     assert dt is dtypes.int64 and back.shape == (2, 2) and back.flags.writeable
