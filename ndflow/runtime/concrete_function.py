@@ -59,9 +59,14 @@ class OutputSlot:
         return f"OutputSlot({self.index}, {self.value!r})"
 
 
+_LITERALS = (bool, int, float, complex, str, bytes)
+
+
 def _is_literal(value) -> bool:
-    """A traced Python value (not a tensor, spec or container of them)."""
-    return not any(isinstance(x, (Tensor, TensorSpec, np.ndarray)) for x in flatten(value))
+    """A traced plain Python value (numbers, strings, and containers of them only: tensors,
+    specs, composites and other objects are arguments to pass)."""
+    leaves = flatten(value)
+    return bool(leaves) and all(isinstance(x, _LITERALS) for x in leaves)
 
 
 def _same_literal(a, b) -> bool:

@@ -6,7 +6,6 @@ the NumPy behavior on tf.Tensor (methods, operator promotion, indexing)."""
 from __future__ import annotations
 
 import json
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -16,10 +15,12 @@ import pytest
 import ndflow as tf
 import ndflow.experimental.numpy as tnp
 from ndflow.ops.numpy_ops import np_config
+from tests import fixture_modules
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "tf_numpy"
-sys.path.insert(0, str(FIXTURES))
-from cases import BEHAVIOR, BEHAVIOR_ENV, CASES, RANDOM_CASES  # noqa: E402
+_CASES = fixture_modules.load("tf_numpy", "cases")   # not `import cases`: other fixtures'
+BEHAVIOR, BEHAVIOR_ENV, CASES, RANDOM_CASES = (   # case modules share that name
+    _CASES.BEHAVIOR, _CASES.BEHAVIOR_ENV, _CASES.CASES, _CASES.RANDOM_CASES)
 
 EXPECTED = json.loads((FIXTURES / "tf_numpy.json").read_text())
 ARRAYS = np.load(FIXTURES / "tf_numpy.npz")
@@ -125,7 +126,13 @@ def test_matches_tf(fn, mode):
         run_case(i, mode)
 
 
-def test_seeded_random_matches_tf():
+@pytest.fixture
+def global_seed_reset():
+    yield
+    tf.random.set_seed(None)   # tnp.random.seed sets the global seed: leave none behind
+
+
+def test_seeded_random_matches_tf(global_seed_reset):
     for i, (name, args, kwargs) in enumerate(RANDOM_CASES):
         want = EXPECTED["random"][i]
         tnp.random.seed(1234 + i)
