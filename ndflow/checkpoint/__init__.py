@@ -10,6 +10,7 @@ from ndflow.checkpoint import (  # noqa: F401 - importing a module declares its 
     checkpoint_utils,
     checkpoint_view,
     io_ops,
+    meta_graph_v1,
     python_state,
     saver,
     sharding,

@@ -4,7 +4,9 @@ from ndflow.core import (  # noqa: F401 - importing a module declares its export
     app,
     build_info,
     dimension,
+    error_codes_v1,
     file_io,
     flags,
     graph_io,
+    public_protos,
 )

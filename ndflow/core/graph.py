@@ -12,7 +12,7 @@ import contextlib
 import re
 import threading
 
-from ndflow.core import context, devices, errors, graph_def, traceback_utils
+from ndflow.core import context, devices, errors, graph_def, tensor_equality, traceback_utils
 from ndflow.core import dtypes as _dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape, as_shape, fmt
@@ -65,12 +65,14 @@ class SymbolicTensor(Tensor):
     # TF2: inside functions traced from eager code `t == 0` is elementwise (tf.equal); in a
     # TF1 graph it is Python identity. Hashing stays by identity either way.
     def __eq__(self, other):
-        if other is None or not self.op.graph.elementwise_equality:
+        if other is None or not self.op.graph.elementwise_equality or \
+                not tensor_equality.enabled():
             return self is other
         return _OPERATORS["equal"](self, other)
 
     def __ne__(self, other):
-        if other is None or not self.op.graph.elementwise_equality:
+        if other is None or not self.op.graph.elementwise_equality or \
+                not tensor_equality.enabled():
             return self is not other
         return _OPERATORS["not_equal"](self, other)
 
@@ -223,6 +225,9 @@ class GraphKeys:
     TRAIN_OP = "train_op"
     INIT_OP = "init_op"
     LOCAL_INIT_OP = "local_init_op"
+    READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    SUMMARY_OP = "summary_op"
     QUEUE_RUNNERS = "queue_runners"
     ASSET_FILEPATHS = "asset_filepaths"
     MOVING_AVERAGE_VARIABLES = "moving_average_variables"
@@ -253,6 +258,7 @@ class Graph:
         self.seed = None
         self._last_id = 0
         self._version = 0
+        self._container = ""  # `with g.container(name)`: stateful ops' container attr
 
     # -- creation --------------------------------------------------------------------------
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:
@@ -292,10 +298,22 @@ class Graph:
                 raise ValueError(f"Control input {c.name} must be from the same graph.")
             if c not in controls and c not in seen_inputs:
                 controls.append(c)
+        by_functions = device is None and any(callable(d) for d in self._device_stack)
         if device is None:
-            device = self._current_device()
+            device = "" if by_functions else self._current_device()
+        if self._container and op_def.is_stateful and attrs.get("container") == "":
+            attrs = dict(attrs, container=self._container)  # TF: only an empty attr is set
         with self._lock:
             op = Operation(self, name, op_def, inputs, attrs, output_specs, controls, device)
+            if by_functions:
+                try:
+                    self._device_from_functions(op)
+                except BaseException:  # a failing device function leaves no trace of the op
+                    for t in op._inputs:
+                        t._consumers.remove(op)
+                    for c in op._control_inputs:
+                        c._control_outputs.remove(op)
+                    raise
             self._ops.append(op)
             self._by_name[name] = op
             self._version += 1
@@ -304,8 +322,29 @@ class Graph:
     def _current_device(self) -> str:
         spec = devices.DeviceSpec()
         for d in self._device_stack:
+            if callable(d):
+                continue  # a device function acts per op (_device_from_functions)
             spec = spec.make_merged_spec(d) if d is not None else devices.DeviceSpec()
         return spec.to_string()
+
+    def _device_from_functions(self, op) -> str:
+        """TF's rule with device functions in scope: innermost scope first, each function
+        given the op as placed so far, each string scope filling what is still unset; a
+        `device(None)` scope stops the walk."""
+        for d in reversed(self._device_stack):
+            if d is None:
+                break
+            if callable(d):
+                placed = d(op)
+                if isinstance(placed, devices.DeviceSpec):
+                    placed = placed.to_string()
+                if not isinstance(placed, str):
+                    raise TypeError(f"Expected binary or unicode string, got {placed!r}")
+                op.device = placed
+            else:
+                op.device = d.make_merged_spec(
+                    devices.DeviceSpec.from_string(op.device)).to_string()
+        return op.device
 
     # -- lookup ----------------------------------------------------------------------------
     def get_operations(self) -> list:
@@ -448,14 +487,27 @@ class Graph:
 
     @contextlib.contextmanager
     def device(self, spec):
-        """`with g.device("/GPU:0")`; `None` clears the enclosing device scopes."""
+        """`with g.device("/GPU:0")`; `None` clears the enclosing device scopes; a function
+        (TF1's device functions, e.g. replica_device_setter) maps each new op to its device."""
         if callable(spec):
-            raise NotImplementedError("Device functions are not supported; pass a string.")
-        self._device_stack.append(None if spec is None else devices.DeviceSpec.from_string(spec))
+            self._device_stack.append(spec)
+        else:
+            self._device_stack.append(None if spec is None else
+                                      devices.DeviceSpec.from_string(spec))
         try:
             yield
         finally:
             self._device_stack.pop()
+
+    @contextlib.contextmanager
+    def container(self, container_name: str):
+        """`with g.container(name)`: stateful ops made inside that have a `container` attr
+        get `name` there (their resources are grouped under it)."""
+        original, self._container = self._container, container_name
+        try:
+            yield self._container
+        finally:
+            self._container = original
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map: dict):

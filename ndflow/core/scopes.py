@@ -16,6 +16,8 @@ from ndflow.core.api_export import tf_export
 @tf_export("device", v1=[])
 def device(device_name):
     """`with tf.device("/GPU:0")`: where ops created inside are placed."""
+    if callable(device_name):
+        raise RuntimeError("tf.device does not support functions.")
     if context.executing_eagerly():
         return context.eager_device_scope(device_name or "")
     return context.get_default_graph().device(device_name)
@@ -23,10 +25,13 @@ def device(device_name):
 
 @tf_export(v1=["device"])
 def device_v1(device_name_or_function):
-    """`tf.compat.v1.device`: a device string (device functions are not supported)."""
-    if callable(device_name_or_function) and context.executing_eagerly():
-        raise RuntimeError("tf.device does not support functions when eager execution is "
-                           "enabled.")
+    """`tf.compat.v1.device`: a device string or a device function (op -> device string,
+    e.g. `tf.compat.v1.train.replica_device_setter`), graphs only."""
+    if callable(device_name_or_function):
+        if context.executing_eagerly():
+            raise RuntimeError("tf.device does not support functions when eager execution "
+                               "is enabled.")
+        return context.get_default_graph().device(device_name_or_function)
     return device(device_name_or_function)
 
 

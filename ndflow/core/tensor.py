@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from ndflow.core import dtypes as _dtypes
-from ndflow.core import narrow_dtypes
+from ndflow.core import narrow_dtypes, tensor_equality
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape, as_shape
 
@@ -151,13 +151,13 @@ class EagerTensor(Tensor):
 
     # TF2 tensor equality: elementwise for values; hashing stays by identity.
     def __eq__(self, other):
-        if other is None:
-            return False
+        if other is None or not tensor_equality.enabled():
+            return self is other
         return OPERATORS["equal"](self, other)
 
     def __ne__(self, other):
-        if other is None:
-            return True
+        if other is None or not tensor_equality.enabled():
+            return self is not other
         return OPERATORS["not_equal"](self, other)
 
     __hash__ = Tensor.__hash__

@@ -1,6 +1,7 @@
 """Layer 2: ATen kernels, registered per (OpDef, device type), one module per op family."""
 
 from ndflow.kernels import (  # noqa: F401 - importing a module registers its kernels
+    accumulator_ops,
     array,
     array_fill,
     array_misc,
@@ -10,6 +11,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     array_slicing,
     array_space,
     array_split,
+    array_v1_compat,
     array_volume_patches,
     audio_ops,
     bitwise,
@@ -70,6 +72,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     nn_pool_argmax,
     op_library,
     op_library_flags,
+    op_library_v1,
     parsing_kernels,
     parsing_sequence_kernels,
     quantization_ops,
@@ -85,6 +88,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     reduction,
     script_ops,
     segment,
+    session_ops,
     sets_ops,
     sort,
     sparse_cross,
@@ -106,6 +110,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     summary_v1_kernels,
     tensor_diag,
     training,
+    training_adagrad_da,
     training_adaptive,
     training_grouped,
     training_rmsprop,

@@ -264,7 +264,8 @@ def _normalize(dtypes_, shapes, names):
     dtypes_ = _as_list(dtypes_)
     if shapes is not None:
         shapes = list(shapes)
-        if shapes and not isinstance(shapes[0], (list, tuple, TensorShape)) and \
+        # one component's shape, as TF's _as_shape_list (`shapes=()`: one scalar component)
+        if (not shapes or not isinstance(shapes[0], (list, tuple, TensorShape))) and \
                 len(dtypes_) == 1:
             shapes = [shapes]
         shapes = [TensorShape(s) for s in shapes]

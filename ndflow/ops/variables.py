@@ -24,7 +24,7 @@ import weakref
 
 import numpy as np
 
-from ndflow.core import context, dtypes
+from ndflow.core import context, dtypes, tensor_equality
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys, Operation, SymbolicTensor
 from ndflow.core.scopes import get_name_scope, init_scope
@@ -437,12 +437,14 @@ class Variable(metaclass=VariableMetaclass):
         return id(self)
 
     def __eq__(self, other):
-        if self._in_graph_mode or not context.executing_eagerly() or other is None:
+        if self._in_graph_mode or not context.executing_eagerly() or other is None or \
+                not tensor_equality.enabled():
             return self is other
         return OPERATORS["equal"](self.value(), other)
 
     def __ne__(self, other):
-        if self._in_graph_mode or not context.executing_eagerly() or other is None:
+        if self._in_graph_mode or not context.executing_eagerly() or other is None or \
+                not tensor_equality.enabled():
             return self is not other
         return OPERATORS["not_equal"](self.value(), other)
 

@@ -24,9 +24,10 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.errors import OpError, UnimplementedError
 from ndflow.core.graph import Graph, Operation
+from ndflow.kernels.session_ops import SessionTensors
 from ndflow.ops.sparse_tensor import SparseTensor
 from ndflow.passes.pass_config import resolve_pass_config
-from ndflow.runtime import parallel_plan, placement_log
+from ndflow.runtime import parallel_plan, placement_log, session_handles
 from ndflow.runtime.compile import compile_plan
 from ndflow.runtime.config_proto import ConfigProto, session_settings
 from ndflow.runtime.fetch_mapper import FetchMapper
@@ -87,6 +88,7 @@ class Session:
         self._pass_config_proto = config
         self._graph = graph
         self._ctx = RuntimeContext()
+        self._ctx.session_tensors = SessionTensors()  # get_session_handle's store
         self._plans: collections.OrderedDict = collections.OrderedDict()
         self._lock = threading.RLock()
         self._context_managers: list | None = None
@@ -186,7 +188,8 @@ class Session:
                     outs = self._run_plan(tensors, targets, feeds)
             else:
                 outs = self._run_plan(tensors, targets, feeds)
-            values.update((t, fetch_value(v, t.dtype)) for t, v in zip(tensors, outs))
+            values.update((t, session_handles.wrap_fetched(self, t, fetch_value(v, t.dtype)))
+                          for t, v in zip(tensors, outs))
         for el in mapper.unique_elements:
             if isinstance(el, Operation):
                 values[el] = None
@@ -225,7 +228,7 @@ class Session:
             except Exception as e:  # noqa: BLE001 - TF reports every lookup failure this way
                 raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e.args[0]}") \
                     from None
-            arr = feed_array(t, value, key)
+            arr = feed_array(t, session_handles.fed_value(self, t, value), key)
             if not self._graph.is_feedable(t):
                 raise ValueError(f"Tensor {t.name} may not be fed.")
             feeds[t] = arr

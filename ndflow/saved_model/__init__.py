@@ -17,5 +17,6 @@ from ndflow.saved_model import (  # noqa: F401 - run their exports
     load_api,
     options,
     saving,
+    signature_utils_v1,
     trackable_resource,
 )

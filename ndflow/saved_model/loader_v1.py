@@ -32,7 +32,10 @@ from ndflow.saved_model.loading import _Loader, _meta_graph, read_saved_model
 from ndflow.saved_model.variables_io import VariablesReader
 
 _SAVER_OPS = frozenset({"SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename",
-                        "StringJoin", "StaticRegexFullMatch", "SaveSlices", "Save"})
+                        "SaveSlices", "Save"})
+# string ops a saver builds its paths with: the saver's only inside its own name scope (a
+# model's own StringJoin, e.g. a classifier's class names, stays)
+_SAVER_PATH_OPS = frozenset({"StringJoin", "StaticRegexFullMatch"})
 
 
 def _source(ref: str) -> str:
@@ -52,6 +55,9 @@ def _saver_nodes(gd, library: dict) -> set:
 
     dropped = {n.name for n in gd.node if n.op in _SAVER_OPS or
                (n.op in CALL_OPS and saves(n.attr["f"].func.name))}
+    scopes = {n.name.rpartition("/")[0] for n in gd.node if n.op in _SAVER_OPS}
+    dropped |= {n.name for n in gd.node
+                if n.op in _SAVER_PATH_OPS and n.name.rpartition("/")[0] in scopes}
     changed = True
     while changed:
         changed = False

@@ -6,6 +6,7 @@ from ndflow.summary import (  # noqa: F401 - importing runs their tf_export decl
     event_file,
     file_writer_v1,
     graph_summary,
+    summary_description,
     summary_iterator,
     summary_ops,
     v1_summary_ops,

@@ -5,5 +5,6 @@ and device queries scripts start with (`tf.test.is_gpu_available()`)."""
 from ndflow.testing import (  # noqa: F401 - importing a module declares its exports
     gradient_check,
     platform_queries,
+    stubs,
     test_case,
 )

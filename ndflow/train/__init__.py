@@ -2,10 +2,13 @@
 scaling. Public names (mostly `tf.compat.v1.train`) are declared in the modules."""
 
 from ndflow.train import (  # noqa: F401 - importing a module declares its exports
+    adagrad_da,
     adam,
     adaptive_optimizers,
+    basic_loops,
     coordinator,
     cosine_schedules,
+    device_setter,
     gradient_descent,
     input_batching,
     input_producers,
@@ -20,8 +23,12 @@ from ndflow.train import (  # noqa: F401 - importing a module declares its expor
     optimizer,
     queue_runner,
     rmsprop,
+    session_creators,
+    session_manager,
     session_run_hook,
     session_run_hooks,
     session_run_hooks_more,
+    supervisor,
+    sync_replicas_optimizer,
     training_util,
 )

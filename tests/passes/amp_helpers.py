@@ -2,7 +2,7 @@
 running the pass in a given mode, and reading every node's type attrs.
 
 Stand-in OpDefs (with do-nothing kernels, so `SupportsF16` sees a kernel) for TensorFlow ops
-ndflow does not have: `SparseMatMul` (unlisted), `Inv`, `FusedBatchNorm`,
+ndflow does not have: `SparseMatMul` (unlisted; where ndflow lacks it), `Inv`, `FusedBatchNorm`,
 `FusedBatchNormV2`, `FusedBatchNormGrad`, `FusedBatchNormGradV2` (TF's v1/v2 signatures),
 and `NdflowTestCustomOp` (an unknown custom op).
 """
@@ -36,14 +36,15 @@ def _stub(node):
 
 
 def _register_stand_ins() -> None:
-    if "SparseMatMul" in REGISTRY:
+    if "NdflowTestCustomOp" in REGISTRY:
         return
-    defs = [
+    defs = [] if "SparseMatMul" in REGISTRY else [   # (ndflow has it: tf.sparse_matmul)
         op_def("SparseMatMul", inputs=["a: Ta", "b: Tb"], outputs=["product: float"],
                attrs=["transpose_a: bool = false", "transpose_b: bool = false",
                       "a_is_sparse: bool = false", "b_is_sparse: bool = false",
                       "Ta: {float, bfloat16} = DT_FLOAT", "Tb: {float, bfloat16} = DT_FLOAT"],
-               shape=lambda ctx: [TensorShape([ctx.shapes[0][0], ctx.shapes[1][1]])]),
+               shape=lambda ctx: [TensorShape([ctx.shapes[0][0], ctx.shapes[1][1]])])]
+    defs += [
         op_def("Inv", inputs=["x: T"], outputs=["y: T"],
                attrs=["T: {half, bfloat16, float, double}"], shape=_same),
         op_def("NdflowTestCustomOp", inputs=["x: T"], outputs=["y: T"],
