@@ -21,7 +21,8 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 import pytest
 
 import ndflow  # noqa: F401 - registers every op, kernel and gradient
-from ndflow.core import optimizer_options
+from ndflow.core import context, optimizer_options
+from ndflow.ops import random_seed
 from ndflow.ops.op_def import REGISTRY
 
 NDFLOW_OP_NAMES = frozenset(REGISTRY)
@@ -51,3 +52,17 @@ def _restore_optimizer_options():
             optimizer_options._options.update(saved[0])
             optimizer_options._jit, optimizer_options._graph_rewrite_enabled = saved[1:]
             optimizer_options._bump()
+
+
+@pytest.fixture(autouse=True)
+def _restore_global_seed():
+    """Each test starts from the eager global seed it found: a test that calls
+    `tf.random.set_seed` (or tnp.random.seed) would otherwise change the seeded streams of
+    whatever test runs next in its worker (op seeds combine with the global seed, as TF's)."""
+    state = context.state()
+    saved = (state.seed, state.seed_counter)
+    yield
+    state = context.state()
+    if (state.seed, state.seed_counter) != saved and state.seed != saved[0]:
+        random_seed.set_seed(saved[0])
+        state.seed_counter = saved[1]
