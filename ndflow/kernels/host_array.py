@@ -9,6 +9,7 @@ import torch
 
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.shapes import TensorShape, fmt
+from ndflow.kernels.array_nd import _rows as gather_rows
 from ndflow.kernels.array_slicing import compile_strided_slice
 from ndflow.kernels.registry import host_kernel
 from ndflow.kernels.state import check_dtype, not_found
@@ -273,17 +274,14 @@ def _select(node):
 @host_kernel(array_nd.GatherNd)
 def _gather_nd(node):
     def gather_nd(params, indices):
-        idx = indices.cpu().numpy()
-        k = idx.shape[-1]
-        flat = idx.reshape(-1, k)
-        for row in flat:
-            if any(not 0 <= v < params.shape[j] for j, v in enumerate(row)):
-                raise InvalidArgumentError(None, None, f"indices{list(row)} does not index "
-                                           f"into param shape {list(params.shape)}")
-        out = np.empty((flat.shape[0],) + params.shape[k:], dtype=object)
-        for i, row in enumerate(flat):
-            out[i] = params[tuple(row)]
-        return out.reshape(idx.shape[:-1] + params.shape[k:])
+        indices = indices.cpu()
+        lead = tuple(indices.shape[:-1])
+        if indices.dim() and indices.shape[-1] == 0:   # no coordinates: all of params each
+            return np.broadcast_to(params, lead + params.shape).copy()
+        # the row numbers of params seen as [rows, slice...], with the ATen kernel's checks
+        rows, k = gather_rows(indices, params.shape, "param")
+        table = params.reshape((int(np.prod(params.shape[:k])),) + params.shape[k:])
+        return table[rows.numpy()].reshape(lead + params.shape[k:])
     return gather_nd
 
 

@@ -10,7 +10,7 @@ import torch
 
 from ndflow.kernels.registry import host_kernel, kernel
 from ndflow.kernels.sparse_common import bad, long
-from ndflow.kernels.string_hash import fingerprint64
+from ndflow.kernels.string_hash import fingerprint64_array
 from ndflow.ops import ragged_cross, sparse_cross
 
 _M64 = (1 << 64) - 1
@@ -42,12 +42,12 @@ class Column:
         self.starts, self.counts = np.asarray(starts, np.int64), np.asarray(counts, np.int64)
 
     def hashes(self) -> np.ndarray:
-        """uint64 of each value: FarmHash Fingerprint64 of a string (each distinct string
-        hashed once), an int64 as its two's-complement bits."""
+        """uint64 of each value: FarmHash Fingerprint64 of a string (hashing all of them at
+        once costs less than finding the distinct ones), an int64 as its two's-complement
+        bits."""
         if self.values.dtype != object:
             return self.values.astype(np.int64).view(np.uint64)
-        uniq, inverse = np.unique(self.values.astype(object), return_inverse=True)
-        return np.array([fingerprint64(bytes(u)) for u in uniq], dtype=np.uint64)[inverse]
+        return fingerprint64_array(self.values)
 
     def texts(self) -> list:
         return [v if isinstance(v, bytes) else str(int(v)).encode() for v in self.values]

@@ -1,7 +1,10 @@
 """The string hashes of TensorFlow's StringToHashBucket ops, in pure Python: FarmHash's
 Fingerprint64 (farmhashna::Hash64; StringToHashBucketFast), SipHash-2-4 keyed by two uint64
 (StringToHashBucketStrong) and TF's MurmurHash64A-style Hash64 with seed 0xDECAFCAFFE (the
-legacy StringToHashBucket). Bucket = hash % num_buckets, as TensorFlow computes it."""
+legacy StringToHashBucket). Bucket = hash % num_buckets, as TensorFlow computes it.
+
+The kernels hash whole tensors with string_hash_numba's loops over all the strings at once
+(`*_array`); these functions are the reference and the path without numba."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import numpy as np
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels import string_hash_numba
 from ndflow.kernels.registry import host_kernel
 from ndflow.ops import string_hash_ops
 
@@ -194,19 +198,44 @@ def legacy_hash64(s: bytes, seed: int = 0xDECAFCAFFE) -> int:
     return h ^ (h >> 47)
 
 
-def _bucket_kernel(hash_fn):
+_LEGACY_SEED = 0xDECAFCAFFE
+
+
+def _hashes(values, which: int, scalar_fn, *args) -> np.ndarray:
+    flat = np.asarray(values, dtype=object).reshape(-1)
+    if string_hash_numba.kernels() is None:
+        return np.array([scalar_fn(*args, v.encode() if isinstance(v, str) else bytes(v))
+                         for v in flat], dtype=np.uint64)
+    return string_hash_numba.hash_strings(which, flat, *args)
+
+
+def fingerprint64_array(values) -> np.ndarray:
+    """uint64 Fingerprint64 of each string of an object array (flattened)."""
+    return _hashes(values, string_hash_numba.FINGERPRINT64, fingerprint64)
+
+
+def siphash24_array(k0: int, k1: int, values) -> np.ndarray:
+    return _hashes(values, string_hash_numba.SIPHASH24, siphash24, k0, k1)
+
+
+def legacy_hash64_array(values) -> np.ndarray:
+    return _hashes(values, string_hash_numba.MURMUR64, lambda _, v: legacy_hash64(v),
+                   _LEGACY_SEED)
+
+
+def _bucket_kernel(hash_array):
     def factory(node):
-        n = node.attrs["num_buckets"]
+        n = np.uint64(node.attrs["num_buckets"])
 
         def bucket(x):
-            flat = [hash_fn(v) % n for v in np.asarray(x, dtype=object).reshape(-1)]
-            return torch.tensor(flat, dtype=torch.int64).reshape(np.shape(x))
+            h = hash_array(x) % n     # uint64 % uint64, as TF's
+            return torch.from_numpy(h.astype(np.int64)).reshape(np.shape(x))
         return bucket
     return factory
 
 
-host_kernel(string_hash_ops.StringToHashBucketFast)(_bucket_kernel(fingerprint64))
-host_kernel(string_hash_ops.StringToHashBucket)(_bucket_kernel(legacy_hash64))
+host_kernel(string_hash_ops.StringToHashBucketFast)(_bucket_kernel(fingerprint64_array))
+host_kernel(string_hash_ops.StringToHashBucket)(_bucket_kernel(legacy_hash64_array))
 
 
 @host_kernel(string_hash_ops.StringToHashBucketStrong)
@@ -215,11 +244,16 @@ def _strong(node):
     if len(key) != 2:
         raise InvalidArgumentError(None, None, "Key must have 2 elements")
     k0, k1 = (k & _M for k in key)
-    return _bucket_kernel(lambda v: siphash24(k0, k1, v))(node)
+    return _bucket_kernel(lambda v: siphash24_array(k0, k1, v))(node)
 
 
-def _fingerprint_bytes(value: int) -> bytes:
-    return value.to_bytes(8, "little")
+def _row_fingerprints(rows: np.ndarray) -> np.ndarray:
+    """Fingerprint64 of each row's bytes (little-endian numbers)."""
+    if string_hash_numba.kernels() is None:
+        return np.array([fingerprint64(np.ascontiguousarray(r).astype(
+            r.dtype.newbyteorder("<")).tobytes()) for r in rows], dtype=np.uint64)
+    return string_hash_numba.hash_spans(string_hash_numba.FINGERPRINT64,
+                                        string_hash_numba.rows_spans(rows))
 
 
 @host_kernel(string_hash_ops.Fingerprint)
@@ -233,16 +267,11 @@ def _fingerprint(node):  # noqa: ARG001
         if arr.ndim < 1:
             raise InvalidArgumentError(None, None, "`data` should have at least one "
                                                    f"dimension: {list(arr.shape)}")
-        rows = arr.reshape(arr.shape[0], -1)
-        out = np.empty((rows.shape[0], 8), np.uint8)
-        for i, row in enumerate(rows):
-            if arr.dtype == object:   # strings: each one's fingerprint, then of their bytes
-                prints = [fingerprint64(bytes(s)) for s in row]
-                fp = prints[0] if len(prints) == 1 else \
-                    fingerprint64(b"".join(map(_fingerprint_bytes, prints)))
-            else:
-                fp = fingerprint64(np.ascontiguousarray(row).astype(
-                    row.dtype.newbyteorder("<")).tobytes())
-            out[i] = np.frombuffer(_fingerprint_bytes(fp), np.uint8)
-        return torch.from_numpy(out)
+        rows = arr.reshape(arr.shape[0], int(np.prod(arr.shape[1:])))   # [0, ...] too
+        if arr.dtype == object:   # strings: each one's fingerprint, then of their bytes
+            prints = fingerprint64_array(rows).reshape(rows.shape)
+            fp = prints[:, 0] if rows.shape[1] == 1 else _row_fingerprints(prints)
+        else:
+            fp = _row_fingerprints(rows)
+        return torch.from_numpy(fp.astype("<u8").view(np.uint8).reshape(-1, 8))
     return run
