@@ -4,15 +4,20 @@ and the replica/cross-replica context functions. This package is the `tf.distrib
 namespace module: only exported names show in `dir(tf.distribute)`."""
 
 from ndflow.distribute import (  # noqa: F401 - importing runs their tf_exports
+    central_storage_strategy,
     cluster_resolver,
     collective,
+    collective_hints,
     cross_device_ops,
     distribute_lib,
     distribution_context,
     input_lib,
+    loss_reduction,
     mirrored_strategy,
     multi_worker_mirrored_strategy,
     one_device_strategy,
+    preemption,
     reduce_util,
+    tpu_strategy,
     values,
 )

@@ -19,7 +19,11 @@ ndflow.distribute.collective turns a ProcessGroupSpec into a torch.distributed g
 """
 
 from ndflow.distribute.cluster_resolver import (  # noqa: F401 - declares the exports
+    cloud_resolvers,
     cluster_spec,
     process_group,
     resolvers,
+    slurm,
+    tpu_resolver,
+    union,
 )
