@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import inspect
 import threading
 
@@ -76,6 +77,49 @@ def _same_literal(a, b) -> bool:
         return a is b
 
 
+class PartsOf:
+    """Marks, in a function's output structure, the parts of a value made of tensors
+    (tf.distribute's PerReplica: `_tf_function_parts()`): `(PartsOf(type), *parts)` is
+    traced as its parts and rebuilt as `type(parts)` by `rebuild_parts`."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls):
+        self.cls = cls
+
+
+def _map_nested(fn, value):
+    """`value` with `fn` applied to the items of its dicts, lists and plain tuples (the same
+    object where nothing changed)."""
+    if isinstance(value, dict):
+        items = {k: fn(v) for k, v in value.items()}
+        if all(items[k] is value[k] for k in items):
+            return value
+        out = copy.copy(value)   # (a dict subclass keeps its kind: defaultdict, ...)
+        out.update(items)
+        return out
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        items = [fn(v) for v in value]
+        if all(a is b for a, b in zip(items, value)):
+            return value
+        return items if isinstance(value, list) else tuple(items)
+    return value
+
+
+def split_parts(value):
+    """`value` with each value made of tensors replaced by `(PartsOf(type), *parts)`."""
+    if hasattr(value, "_tf_function_parts") and not isinstance(value, Tensor):
+        return (PartsOf(type(value)), *map(split_parts, value._tf_function_parts()))
+    return _map_nested(split_parts, value)
+
+
+def rebuild_parts(value):
+    """`split_parts` undone on a returned structure."""
+    if isinstance(value, tuple) and value and isinstance(value[0], PartsOf):
+        return value[0].cls(tuple(rebuild_parts(v) for v in value[1:]))
+    return _map_nested(rebuild_parts, value)
+
+
 def _rebuild(slot: OutputSlot, flat: list):
     """An output leaf from the flat outputs: a tensor, a TensorArray around its flow, an
     IndexedSlices from its components, or a Python value."""
@@ -108,6 +152,7 @@ class ConcreteFunction:
         self._arg_specs = tuple(arg_specs)
         self._structure = output_structure
         self._slots = flatten(output_structure)
+        self._has_parts = any(isinstance(s.value, PartsOf) for s in self._slots)
         self._refs = list(refs)          # arguments keyed by id (variables) stay alive
         self._function = function
         self._out_dtypes = [t.dtype for t in graph.outputs]
@@ -244,7 +289,8 @@ class ConcreteFunction:
                 x = convert_to_tensor(x, spec[0])
             tensors.append(x)
         flat = self._call_flat(tensors)
-        return pack_sequence_as(self._structure, [_rebuild(s, flat) for s in self._slots])
+        out = pack_sequence_as(self._structure, [_rebuild(s, flat) for s in self._slots])
+        return rebuild_parts(out) if self._has_parts else out
 
     def _call_flat(self, tensors: list) -> list:
         """Runs the function on flat argument tensors; returns the flat outputs."""

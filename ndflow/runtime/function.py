@@ -44,7 +44,13 @@ from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.tensor_array_ops import TensorArray
 from ndflow.ops.variable_creators import variable_creator_scope
 from ndflow.passes.mark_for_compilation import MUST_COMPILE_ATTR
-from ndflow.runtime.concrete_function import ConcreteFunction, OutputSlot, accepts
+from ndflow.runtime.concrete_function import (
+    ConcreteFunction,
+    OutputSlot,
+    accepts,
+    rebuild_parts,
+    split_parts,
+)
 from ndflow.runtime.func_graph import FuncGraph, function_graph, tracing_scope
 
 _run_eagerly = False
@@ -446,7 +452,9 @@ def _copy_bound(bound):
 
 def _collect_outputs(fg: FuncGraph, result):
     """Flattens the returned structure: tensors become graph outputs, None stays None; an
-    IndexedSlices becomes its component tensors, rebuilt by the caller."""
+    IndexedSlices becomes its component tensors, rebuilt by the caller, and so does a value
+    made of tensors (a PerReplica: its parts)."""
+    result = split_parts(result)
     slots = []
     structured = []
     for leaf in flatten(result):
@@ -473,7 +481,7 @@ def _collect_outputs(fg: FuncGraph, result):
                 continue
         slots.append(OutputSlot(len(fg.outputs), template))
         structured.append(_graph_output(fg, t))
-    fg.structured_outputs = pack_sequence_as(result, structured)
+    fg.structured_outputs = rebuild_parts(pack_sequence_as(result, structured))
     return pack_sequence_as(result, slots)
 
 

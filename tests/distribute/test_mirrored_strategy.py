@@ -77,6 +77,23 @@ def test_per_replica_str_shows_the_values_str_and_repr_their_repr(strategy):
                                         "dtype=int32, numpy=0>,")
 
 
+def test_a_tf_function_returns_strategy_runs_per_replica_values(strategy):
+    """`return strategy.run(...)` from a tf.function gives a PerReplica of values (its parts
+    are the function's outputs), nested in a structure too, as TF's."""
+    @tf.function
+    def step(x):
+        scaled = strategy.run(lambda v: v * tf.cast(
+            tf.distribute.get_replica_context().replica_id_in_sync_group + 1, tf.float32),
+            args=(x,))
+        return {"scaled": scaled, "x": x}
+
+    out = step(tf.constant(2.0))
+    parts = strategy.experimental_local_results(out["scaled"])
+    assert type(out["scaled"]).__name__ == "PerReplica"
+    assert [float(p) for p in parts] == [2.0, 4.0]
+    assert float(out["x"]) == 2.0
+
+
 def test_all_reduce_and_merge_call(strategy):
     def fn():
         ctx = tf.distribute.get_replica_context()
