@@ -152,7 +152,7 @@ class ConcreteFunction:
         self._arg_specs = tuple(arg_specs)
         self._structure = output_structure
         self._slots = flatten(output_structure)
-        self._has_parts = any(isinstance(s.value, PartsOf) for s in self._slots)
+        self._has_parts = any(isinstance(getattr(s, "value", None), PartsOf) for s in self._slots)
         self._refs = list(refs)          # arguments keyed by id (variables) stay alive
         self._function = function
         self._out_dtypes = [t.dtype for t in graph.outputs]
