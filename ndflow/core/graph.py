@@ -15,6 +15,7 @@ import threading
 from ndflow.core import context, devices, errors, graph_def, tensor_equality, traceback_utils
 from ndflow.core import dtypes as _dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.graph_keys import GraphKeys  # noqa: F401 - graph.GraphKeys, as TF's ops
 from ndflow.core.shapes import TensorShape, as_shape, fmt
 from ndflow.core.tensor import OPERATORS as _OPERATORS
 from ndflow.core.tensor import Tensor
@@ -208,31 +209,6 @@ def _fmt_attr(v):
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_fmt_attr(x) for x in v) + "]"
     return str(v)
-
-
-@tf_export(v1=["GraphKeys"])
-class GraphKeys:
-    GLOBAL_VARIABLES = "variables"
-    LOCAL_VARIABLES = "local_variables"
-    METRIC_VARIABLES = "metric_variables"
-    TRAINABLE_VARIABLES = "trainable_variables"
-    MODEL_VARIABLES = "model_variables"
-    GLOBAL_STEP = "global_step"
-    UPDATE_OPS = "update_ops"
-    LOSSES = "losses"
-    REGULARIZATION_LOSSES = "regularization_losses"
-    SUMMARIES = "summaries"
-    TRAIN_OP = "train_op"
-    INIT_OP = "init_op"
-    LOCAL_INIT_OP = "local_init_op"
-    READY_OP = "ready_op"
-    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
-    SUMMARY_OP = "summary_op"
-    QUEUE_RUNNERS = "queue_runners"
-    ASSET_FILEPATHS = "asset_filepaths"
-    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
-    SAVERS = "savers"
-    SAVEABLE_OBJECTS = "saveable_objects"  # non-variables a Saver saves (mutable tables)
 
 
 @tf_export("Graph")

@@ -19,6 +19,7 @@ from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.strings import as_bytes_array, is_string_value
 from ndflow.core.tensor import EagerTensor, Tensor
+from ndflow.ops import eager_keys
 from ndflow.ops.constant_op import Const
 from ndflow.ops.forward_copies import copy_of
 from ndflow.ops.op_def import InferenceContext, OpDef, disallowed_value_message
@@ -447,67 +448,6 @@ _EAGER_ATTRS: dict = {}
 _MAX_EAGER_ATTRS = 20000
 
 
-def freeze_attr(v):
-    """A hashable form of an attr value (lists -> tuples, arrays -> bytes), for cache keys."""
-    if isinstance(v, (list, tuple)):
-        return tuple(freeze_attr(x) for x in v)
-    if isinstance(v, np.ndarray):
-        return (v.dtype.str, v.shape, v.tobytes())
-    return v
-
-
-_SCALAR_TYPES = (float, int, bool)
-
-
-def _eager_key(op_def: OpDef, inputs, attrs):
-    """The fast-path key, or None unless inputs are EagerTensors (or Python scalars)."""
-    dts = []
-    for t in inputs:
-        tt = type(t)
-        if tt is EagerTensor:
-            dts.append(t.dtype)
-        elif tt is float or tt is int or tt is bool:
-            dts.append(tt)
-        else:
-            return None
-    if not attrs:
-        return (op_def, tuple(dts), ())
-    items = []
-    for k, v in attrs.items():
-        if isinstance(v, (list, tuple, np.ndarray)):
-            v = freeze_attr(v)
-        items.append((k, v))
-    return (op_def, tuple(dts), tuple(items))
-
-
-def _has_list_args(op_def: OpDef) -> bool:
-    flag = _LIST_ARGS.get(op_def)
-    if flag is None:
-        flag = _LIST_ARGS[op_def] = any(a.is_list for a in op_def.inputs)
-    return flag
-
-
-_LIST_ARGS: dict = {}
-
-
-def _scalar_dtypes(op_def: OpDef, inputs, final: dict):
-    """Per input: the dtype a Python scalar converts to, when another *tensor* input fixes it
-    (`x + 1.0`); None for tensors. False when some scalar decides its own dtype (`1 + 2`)."""
-    args = op_def.inputs
-    tensor_attrs = {a.type_attr for a, t in zip(args, inputs) if type(t) is EagerTensor}
-    out = []
-    for a, t in zip(args, inputs):
-        if type(t) is EagerTensor:
-            out.append(None)
-        elif a.dtype is not None:
-            out.append(a.dtype)
-        elif a.type_attr in tensor_attrs:
-            out.append(final[a.type_attr])
-        else:
-            return False
-    return out
-
-
 def out_of_scope_error(t) -> TypeError:
     """TF's error for a graph tensor used where it does not exist (eagerly, another function)."""
     return TypeError(f"{t!r} is out of scope and cannot be used here. Use return values, "
@@ -538,7 +478,7 @@ def _foreign(graph, t):
 
 def _eager_attrs(op_def: OpDef, inputs, attrs, name=None):
     """(flat EagerTensor inputs, completed attrs, fast-path key or None) for an eager op."""
-    key = _eager_key(op_def, inputs, attrs)
+    key = eager_keys.eager_key(op_def, inputs, attrs)
     if key is not None:
         try:
             entry = _EAGER_ATTRS.get(key)
@@ -554,23 +494,23 @@ def _eager_attrs(op_def: OpDef, inputs, attrs, name=None):
             except (TypeError, ValueError):
                 pass  # the general path below raises TF's error for this value
             else:
-                return flat, final, _eager_key(op_def, flat, attrs)
+                return flat, final, eager_keys.eager_key(op_def, flat, attrs)
     final = dict(attrs) if attrs else {}
     _infer_type_attrs(op_def, inputs, final)
     flat = _convert_inputs(op_def, inputs, final)
     if any(isinstance(t, SymbolicTensor) for t in flat):   # a graph's tensor reached an
         flat = [_eager_copy(t) if isinstance(t, SymbolicTensor) else t for t in flat]  # eager op
     _check_attrs(op_def, final, eager_name=name)
-    if key is not None and not _has_list_args(op_def):
+    if key is not None and not eager_keys.has_list_args(op_def):
         scalars = None
         if any(type(t) is not EagerTensor for t in inputs):
-            scalars = _scalar_dtypes(op_def, inputs, final)
+            scalars = eager_keys.scalar_dtypes(op_def, inputs, final)
         if scalars is not False:
             if len(_EAGER_ATTRS) > _MAX_EAGER_ATTRS:
                 _EAGER_ATTRS.clear()
             _EAGER_ATTRS[key] = (final, scalars)
             if scalars is not None:
-                flat_key = _eager_key(op_def, flat, attrs)
+                flat_key = eager_keys.eager_key(op_def, flat, attrs)
                 _EAGER_ATTRS[flat_key] = (final, None)
                 return flat, final, flat_key
             return flat, final, key

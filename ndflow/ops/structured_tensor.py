@@ -25,6 +25,7 @@ from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.shapes import TensorShape, as_shape
 from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.core.tensor_spec import TensorSpec
+from ndflow.ops import structured_pyval
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import reshape
 from ndflow.ops.array_core import shape as shape_op
@@ -355,9 +356,10 @@ class StructuredTensor(BatchableExtensionType):
         if not result:
             template = self._ragged_shape._add_row_partitions(
                 zeros(self._ragged_shape.inner_shape, dtypes.int32))
-            return _empty_dicts(template.to_list() if isinstance(template, RaggedTensor)
-                                else template.numpy().tolist())
-        return _node_major(list(result), list(result.values()), self.rank)
+            nested = template.to_list() if isinstance(template, RaggedTensor) else \
+                template.numpy().tolist()
+            return structured_pyval.empty_dicts(nested)
+        return structured_pyval.node_major(list(result), list(result.values()), self.rank)
 
     # -- transforms ----------------------------------------------------------------------------
     def partition_outer_dimension(self, row_partition):
@@ -480,11 +482,11 @@ def _from_pyval(pyval, path: tuple):
         return StructuredTensor.from_fields(fields=fields, shape=())
     if isinstance(pyval, (list, tuple)):
         keys: dict = {}   # first-appearance order (TF: a set)
-        rank = _struct_keys_and_depth(pyval, keys)
+        rank = structured_pyval.struct_keys_and_depth(pyval, keys)
         if rank is not None:
             return _from_pylist_of_dict(pyval, keys, rank, path)
         try:   # TF's tf.ragged.constant: a plain tensor for a flat list
-            return ragged_constant(pyval) if _list_depth(pyval) > 1 else \
+            return ragged_constant(pyval) if structured_pyval.list_depth(pyval) > 1 else \
                 convert_to_tensor(pyval)
         except Exception as exc:
             raise ValueError(f"Error parsing path {path!r}") from exc
@@ -494,16 +496,10 @@ def _from_pyval(pyval, path: tuple):
         raise ValueError(f"Error parsing path {path!r}") from exc
 
 
-def _list_depth(pyval) -> int:
-    if not isinstance(pyval, (list, tuple)):
-        return 0
-    return 1 + max((_list_depth(x) for x in pyval), default=0)
-
-
 def _from_pylist_of_dict(pyval, keys, rank, path):
     fields = {key: [] for key in keys}
     for child in pyval:
-        _update_fields(child, fields, 1)
+        structured_pyval.update_fields(child, fields, 1)
     try:
         if not fields:
             return _from_pylist_of_empty_dict(pyval, rank)
@@ -516,7 +512,7 @@ def _from_pylist_of_dict(pyval, keys, rank, path):
 def _from_pylist_of_empty_dict(pyval, rank):
     if rank == 1:
         return StructuredTensor.from_fields({}, shape=(len(pyval),), nrows=len(pyval))
-    template = ragged_constant(_dicts_to_zeros(pyval))
+    template = ragged_constant(structured_pyval.dicts_to_zeros(pyval))
     rps = []
     level = template
     while isinstance(level, RaggedTensor):
@@ -524,60 +520,6 @@ def _from_pylist_of_empty_dict(pyval, rank):
         level = level.values
     return StructuredTensor.from_fields({}, shape=[len(pyval)] + [None] * (rank - 1),
                                         row_partitions=rps[:rank - 1], nrows=len(pyval))
-
-
-def _dicts_to_zeros(pyval):
-    if isinstance(pyval, dict):
-        return 0
-    return [_dicts_to_zeros(x) for x in pyval]
-
-
-def _struct_keys_and_depth(pyval, keys: dict):
-    """The depth of the dicts in a list nest (adding their keys), None if it holds none;
-    ValueError when the dicts are at different depths."""
-    if isinstance(pyval, dict):
-        keys.update(dict.fromkeys(pyval))
-        return 0
-    if isinstance(pyval, (list, tuple)):
-        depth = None
-        for child in pyval:
-            d = _struct_keys_and_depth(child, keys)
-            if d is not None:
-                if depth is None:
-                    depth = d + 1
-                elif depth != d + 1:
-                    raise ValueError("Inconsistent depth of dictionaries")
-        return depth
-    return None
-
-
-def _update_fields(pyval, fields: dict, depth: int):
-    """TF's: appends the field values of `pyval` (a dict, or nested lists of dicts, at
-    `depth`) to `fields`' nested lists (a structure missing a key: KeyError)."""
-    if not isinstance(pyval, (dict, list, tuple)):
-        raise ValueError("Expected dict or nested list/tuple of dict")
-    for key, target in fields.items():
-        for _ in range(1, depth):
-            target = target[-1]
-        target.append(pyval[key] if isinstance(pyval, dict) else [])
-    if isinstance(pyval, (list, tuple)):
-        for child in pyval:
-            _update_fields(child, fields, depth + 1)
-
-
-def _node_major(keys: list, values: list, depth: int):
-    """Field-major values (one nested list per key) as a nested list of dicts."""
-    if depth == 0:
-        return dict(zip(keys, values))
-    if not values:
-        return []
-    return [_node_major(keys, list(row), depth - 1) for row in zip(*values)]
-
-
-def _empty_dicts(template):
-    if isinstance(template, list):
-        return [_empty_dicts(x) for x in template]
-    return {}
 
 
 # -- partition / merge --------------------------------------------------------------------------

@@ -12,7 +12,8 @@ from ndflow.core import context, devices
 from ndflow.core.errors import InvalidArgumentError, OpError
 from ndflow.core.tensor import EagerTensor
 from ndflow.kernels import denormals, registry
-from ndflow.ops.apply import EagerOperation, freeze_attr, infer_shapes, output_dtypes
+from ndflow.ops.apply import EagerOperation, infer_shapes, output_dtypes
+from ndflow.ops.eager_keys import freeze_attr
 from ndflow.runtime import math_modes
 from ndflow.runtime.state import EAGER_CONTEXT
 
