@@ -132,8 +132,8 @@ def main(argv=None) -> None:
         print(json.dumps(out))
         return
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from json_worker import run_json_worker  # noqa: PLC0415 - benchmarks/ on the path
     from machine import cpu_line, gemm_peak_gflops  # noqa: PLC0415
+    from side_by_side import run_json_worker  # noqa: PLC0415 - benchmarks/ on the path
 
     print(cpu_line())
     workers = [("ndflow", sys.executable), ("torch", sys.executable)]

@@ -10,9 +10,7 @@ ratios are against `torch.add` / `torch.mm` ... measured in the same process. Te
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import timeit
 
@@ -21,6 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directory
+from side_by_side import run_json  # noqa: E402 - benchmarks/ is the script's directory
 
 import ndflow as tf  # noqa: E402
 from ndflow.autodiff.tape import GradientTape  # noqa: E402
@@ -87,13 +86,7 @@ def measure_tf(python: str, n: int) -> dict | None:
     if not python or not os.path.exists(python):
         return None
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    try:
-        res = subprocess.run([python, "-c", _TF_SCRIPT, str(n)], capture_output=True,
-                             text=True, env=env, timeout=600, check=True)
-    except (subprocess.SubprocessError, OSError) as e:
-        print(f"TensorFlow run failed: {e}", file=sys.stderr)
-        return None
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return run_json([python, "-c", _TF_SCRIPT, str(n)], "TensorFlow", env=env, timeout=600)
 
 
 def main(argv=None) -> None:

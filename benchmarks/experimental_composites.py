@@ -17,13 +17,10 @@ No `from __future__ import annotations`: the worker's ExtensionType reads its an
 
 import argparse
 import json
-import os
-import subprocess
-import sys
-import tempfile
 import time
 
 import numpy as np
+from side_by_side import TF_PYTHON, alternate, print_speed_table
 
 
 def _timed(fn) -> float:
@@ -79,58 +76,26 @@ def worker(module: str, n: int) -> dict:
             "ragged_shape_us": 1e6 / _best_rate(shapes, reps)}
 
 
-def run_worker(python: str, module: str, n: int) -> dict | None:
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    out = subprocess.run([python, os.path.abspath(__file__), "--worker", module, "--n", str(n)],
-                         capture_output=True, text=True, env=env, timeout=1800,
-                         cwd=tempfile.gettempdir())
-    if out.returncode != 0:
-        print(f"{module} run failed:\n{out.stderr[-2000:]}", file=sys.stderr)
-        return None
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def _best(runs: list, key: str, higher: bool):
-    values = [r[key] for r in runs if r]
-    if not values:
-        return None
-    return max(values) if higher else min(values)
-
-
-def _fmt(v, rate: bool) -> str:
-    return "-" if v is None else f"{v:,.0f}" if rate else f"{v:,.1f}"
-
-
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=4000)
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--tf", default=os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python"))
+    ap.add_argument("--tf", default=TF_PYTHON)
     ap.add_argument("--worker", metavar="MODULE", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args.worker, args.n)))
         return
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from machine import cpu_line
+    from machine import cpu_line  # noqa: PLC0415 - imports torch: the parent only
 
     print(cpu_line())
-    have_tf = os.path.exists(args.tf)
-    ours, theirs = [], []
-    for _ in range(args.rounds):
-        ours.append(run_worker(sys.executable, "ndflow", args.n))
-        if have_tf:
-            theirs.append(run_worker(args.tf, "tensorflow", args.n))
     rows = [("batchable batch (elem/s)", "batchable", True),
             ("structured batch (elem/s)", "structured", True),
             ("RowPartition build (us)", "row_partition_us", False),
             ("tf.ones(tf.shape(rt)) (us)", "ragged_shape_us", False)]
-    print(f"{'':28s}{'ndflow':>12s}{'TensorFlow':>12s}{'ndflow/TF':>11s}")
-    for label, key, higher in rows:
-        a, b = _best(ours, key, higher), _best(theirs, key, higher)
-        ratio = "" if a is None or b is None else f"{(a / b if higher else b / a):10.2f}x"
-        print(f"{label:28s}{_fmt(a, higher):>12s}{_fmt(b, higher):>12s}{ratio:>11s}")
-    print("(ndflow/TF: speed ratio, above 1 = ndflow faster)")
+    ours, theirs = alternate(__file__, args.rounds, "--n", args.n, tf_python=args.tf,
+                             higher={key for _, key, rate in rows if rate})
+    print_speed_table(rows, ours, theirs, width=28)
 
 
 if __name__ == "__main__":

@@ -13,14 +13,13 @@ overlapping regions, and ndflow's time over TensorFlow's.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directory
+from side_by_side import run_json  # noqa: E402 - benchmarks/ is the script's directory
 
 _PROGRAM = '''
 import json, sys, time
@@ -67,13 +66,9 @@ def _run(python: str, module: str, args) -> dict | None:
     if args.threads:
         env.update(TF_NUM_INTRAOP_THREADS=str(args.threads), TF_NUM_INTEROP_THREADS="1",
                    OMP_NUM_THREADS=str(args.threads))
-    out = subprocess.run([python, "-c", _PROGRAM.format(module=module),
-                          ",".join(map(str, args.shape)), str(args.ratio), str(args.repeat)],
-                         capture_output=True, text=True, timeout=1200, cwd="/tmp", env=env)
-    if out.returncode != 0:
-        print(f"{module} run failed:", out.stderr[-800:])
-        return None
-    return json.loads(out.stdout.splitlines()[-1])
+    return run_json([python, "-c", _PROGRAM.format(module=module),
+                     ",".join(map(str, args.shape)), str(args.ratio), str(args.repeat)],
+                    module, env=env, timeout=1200)
 
 
 def main() -> None:

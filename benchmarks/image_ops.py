@@ -16,14 +16,13 @@ the encoded sizes.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directory
+from side_by_side import run_json  # noqa: E402 - benchmarks/ is the script's directory
 
 _PROGRAM = '''
 import json, sys, time
@@ -63,15 +62,9 @@ print(json.dumps({{
 
 
 def _run(python: str, module: str, args, env: dict | None = None) -> dict | None:
-    out = subprocess.run([python, "-c", _PROGRAM.format(module=module), str(args.batch),
-                          str(args.size), str(args.repeat)], capture_output=True, text=True,
-                         timeout=600, cwd="/tmp", env={
-                             **os.environ, "TF_NUM_INTRAOP_THREADS": str(args.threads),
-                             "TF_NUM_INTEROP_THREADS": "1", **(env or {})})
-    if out.returncode != 0:
-        print(f"{module} run failed:", out.stderr[-500:])
-        return None
-    return json.loads(out.stdout.splitlines()[-1])
+    threads = {"TF_NUM_INTRAOP_THREADS": str(args.threads), "TF_NUM_INTEROP_THREADS": "1"}
+    return run_json([python, "-c", _PROGRAM.format(module=module), args.batch, args.size,
+                     args.repeat], module, env={**threads, **(env or {})}, timeout=600)
 
 
 def main() -> None:

@@ -15,12 +15,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
-import subprocess
-import sys
 import time
 
 import numpy as np
+from side_by_side import TF_PYTHON, alternate, print_ratios
 
 
 def _median_ms(fn, n: int) -> float:
@@ -45,46 +43,23 @@ def worker(module: str, calls: int) -> dict:
             "elastic": _median_ms(lambda: np.asarray(elastic(small, training=True)), calls)}
 
 
-def run(python: str, module: str, calls: int) -> dict | None:
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    res = subprocess.run([python, os.path.abspath(__file__), "--worker", module, "--calls",
-                          str(calls)], capture_output=True, text=True, env=env, timeout=1200)
-    if res.returncode != 0:
-        print(f"{module} run failed:\n{res.stderr[-2000:]}", file=sys.stderr)
-        return None
-    return json.loads(res.stdout.strip().splitlines()[-1])
-
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--tf", default=os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python"))
+    ap.add_argument("--tf", default=TF_PYTHON)
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args.worker, args.calls)))
         return
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from machine import cpu_line
+    from machine import cpu_line  # noqa: PLC0415 - imports torch: the parent only
 
     print(cpu_line())
-    ours, theirs = [], []
-    for _ in range(args.rounds):
-        ours.append(run(sys.executable, "ndflow", args.calls))
-        if os.path.exists(args.tf):
-            theirs.append(run(args.tf, "tensorflow", args.calls))
-    ours, theirs = [r for r in ours if r], [r for r in theirs if r]
-    if not ours:
-        sys.exit("the ndflow run failed")
+    ours, theirs = alternate(__file__, args.rounds, "--calls", args.calls, tf_python=args.tf)
     print(f"per eager call (best of {args.rounds})")
-    for key in ours[0]:
-        nd = min(r[key] for r in ours)
-        line = f"  {key:8s} ndflow {nd:8.2f} ms"
-        if theirs:
-            tfv = min(r[key] for r in theirs)
-            line += f"   TensorFlow {tfv:8.2f} ms   ratio {nd / tfv:5.2f}x"
-        print(line)
+    print_ratios(ours, theirs, width=8)
 
 
 if __name__ == "__main__":

@@ -17,12 +17,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
-import subprocess
-import sys
 import time
 
 import numpy as np
+from side_by_side import TF_PYTHON, alternate, print_ratios
 
 BATCH, SIZE = 32, 128
 
@@ -67,46 +65,23 @@ def worker(module: str, batches: int) -> dict:
     return out
 
 
-def run(python: str, module: str, batches: int) -> dict | None:
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    res = subprocess.run([python, os.path.abspath(__file__), "--worker", module, "--batches",
-                          str(batches)], capture_output=True, text=True, env=env, timeout=1200)
-    if res.returncode != 0:
-        print(f"{module} run failed:\n{res.stderr[-2000:]}", file=sys.stderr)
-        return None
-    return json.loads(res.stdout.strip().splitlines()[-1])
-
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--batches", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--tf", default=os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python"))
+    ap.add_argument("--tf", default=TF_PYTHON)
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args.worker, args.batches)))
         return
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from machine import cpu_line
+    from machine import cpu_line  # noqa: PLC0415 - imports torch: the parent only
 
     print(cpu_line())
-    ours, theirs = [], []
-    for _ in range(args.rounds):
-        ours.append(run(sys.executable, "ndflow", args.batches))
-        if os.path.exists(args.tf):
-            theirs.append(run(args.tf, "tensorflow", args.batches))
-    ours, theirs = [r for r in ours if r], [r for r in theirs if r]
-    if not ours:
-        sys.exit("the ndflow run failed")
+    ours, theirs = alternate(__file__, args.rounds, "--batches", args.batches, tf_python=args.tf)
     print(f"batch {BATCH} x {SIZE}x{SIZE}x3, per batch (best of {args.rounds})")
-    for key in ours[0]:
-        nd = min(r[key] for r in ours)
-        line = f"  {key:10s} ndflow {nd * 1e3:8.2f} ms"
-        if theirs:
-            tfv = min(r[key] for r in theirs)
-            line += f"   TensorFlow {tfv * 1e3:8.2f} ms   ratio {nd / tfv:5.2f}x"
-        print(line)
+    print_ratios(ours, theirs, scale=1e3, width=10)
 
 
 if __name__ == "__main__":

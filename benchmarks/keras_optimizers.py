@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 
 import numpy as np
+from side_by_side import TF_PYTHON, alternate
 
 SHAPES = [(784, 512), (512,), (512, 512), (512,), (512, 10), (10,)]
 MANY_SMALL = "SGD momentum, 100 x [64]"
@@ -70,39 +69,21 @@ def worker(module: str, steps: int) -> dict:
     return out
 
 
-def _best(runs: list) -> dict | None:
-    runs = [r for r in runs if r]
-    if not runs:
-        return None
-    return {k: (min(r[k] for r in runs) if k != "version" else runs[0][k]) for k in runs[0]}
-
-
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=40)
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--tf", default=os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python"))
+    ap.add_argument("--tf", default=TF_PYTHON)
     ap.add_argument("--worker", metavar="MODULE", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args.worker, args.steps)))
         return
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from json_worker import run_json_worker
-    from machine import cpu_line
+    from machine import cpu_line  # noqa: PLC0415 - imports torch: the parent only
 
     print(cpu_line())
-    ours, theirs = [], []
-    for _ in range(args.rounds):
-        ours.append(run_json_worker(sys.executable, __file__,
-                                    ["--worker", "ndflow", "--steps", args.steps], "ndflow"))
-        if os.path.exists(args.tf):
-            theirs.append(run_json_worker(args.tf, __file__, ["--worker", "tensorflow",
-                                                              "--steps", args.steps],
-                                          "tensorflow"))
-    best_ours, best_theirs = _best(ours), _best(theirs)
-    if best_ours is None:
-        sys.exit("the ndflow run failed")
+    best_ours, best_theirs = alternate(__file__, args.rounds, "--steps", args.steps,
+                                       tf_python=args.tf)
     tf_name = f"TF {best_theirs['version']}" if best_theirs else "TF"
     print(f"apply_gradients in a tf.function, {sum(int(np.prod(s)) for s in SHAPES):,} "
           f"float32 parameters in {len(SHAPES)} variables; median of {args.steps} steps, best "

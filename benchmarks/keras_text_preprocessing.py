@@ -16,12 +16,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
-import subprocess
-import sys
 import time
 
 import numpy as np
+from side_by_side import TF_PYTHON, alternate, print_ratios
 
 
 def worker(module: str, n_docs: int) -> dict:
@@ -56,46 +54,23 @@ def worker(module: str, n_docs: int) -> dict:
     return out
 
 
-def run(python: str, module: str, n_docs: int) -> dict | None:
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    res = subprocess.run([python, os.path.abspath(__file__), "--worker", module, "--docs",
-                          str(n_docs)], capture_output=True, text=True, env=env, timeout=1200)
-    if res.returncode != 0:
-        print(f"{module} run failed:\n{res.stderr[-2000:]}", file=sys.stderr)
-        return None
-    return json.loads(res.stdout.strip().splitlines()[-1])
-
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--docs", type=int, default=8000)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--tf", default=os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python"))
+    ap.add_argument("--tf", default=TF_PYTHON)
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args.worker, args.docs)))
         return
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from machine import cpu_line
+    from machine import cpu_line  # noqa: PLC0415 - imports torch: the parent only
 
     print(cpu_line())
-    ours, theirs = [], []
-    for _ in range(args.rounds):
-        ours.append(run(sys.executable, "ndflow", args.docs))
-        if os.path.exists(args.tf):
-            theirs.append(run(args.tf, "tensorflow", args.docs))
-    ours, theirs = [r for r in ours if r], [r for r in theirs if r]
-    if not ours:
-        sys.exit("the ndflow run failed")
+    ours, theirs = alternate(__file__, args.rounds, "--docs", args.docs, tf_python=args.tf)
     print(f"{args.docs} documents x 60 words, batch 256 (best of {args.rounds})")
-    for key in ours[0]:
-        nd = min(r[key] for r in ours)
-        line = f"  {key:10s} ndflow {nd * 1e3:8.1f} ms"
-        if theirs:
-            tfv = min(r[key] for r in theirs)
-            line += f"   TensorFlow {tfv * 1e3:8.1f} ms   ratio {nd / tfv:5.2f}x"
-        print(line)
+    print_ratios(ours, theirs, scale=1e3, width=10, digits=1)
 
 
 if __name__ == "__main__":

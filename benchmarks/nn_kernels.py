@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -23,6 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directory
+from side_by_side import run_json  # noqa: E402 - benchmarks/ is the script's directory
 
 import ndflow  # noqa: E402, F401 - registers ops and kernels
 from ndflow.core import dtypes  # noqa: E402
@@ -182,12 +182,8 @@ def measure_tf(python: str, reps: int) -> dict | None:
         return None
     shapes = {k: v[2] for k, v in CASES.items()}
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    res = subprocess.run([python, "-c", _TF_SCRIPT, str(reps), str(K), json.dumps(shapes)],
-                         capture_output=True, text=True, env=env, check=False)
-    if res.returncode != 0:
-        print(res.stderr[-2000:], file=sys.stderr)
-        return None
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return run_json([python, "-c", _TF_SCRIPT, str(reps), str(K), json.dumps(shapes)],
+                    "TensorFlow", env=env)
 
 
 def main() -> None:

@@ -11,14 +11,13 @@ TF's reference kernels (the ones whose values ndflow matches).
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directory
+from side_by_side import run_json  # noqa: E402 - benchmarks/ is the script's directory
 
 _PROGRAM = '''
 import json, sys, time
@@ -56,13 +55,9 @@ print(json.dumps(res))
 
 def _run(python: str, module: str, args) -> dict | None:
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "TF_ENABLE_ONEDNN_OPTS": "0"}
-    out = subprocess.run([python, "-c", _PROGRAM.format(module=module),
-                          ",".join(map(str, args.shape)), str(args.repeat)],
-                         capture_output=True, text=True, timeout=1200, cwd="/tmp", env=env)
-    if out.returncode != 0:
-        print(f"{module} run failed:", out.stderr[-800:])
-        return None
-    return json.loads(out.stdout.splitlines()[-1])
+    return run_json([python, "-c", _PROGRAM.format(module=module),
+                     ",".join(map(str, args.shape)), str(args.repeat)],
+                    module, env=env, timeout=1200)
 
 
 def main() -> None:

@@ -18,13 +18,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
-import tempfile
 import time
 
 import numpy as np
+from side_by_side import TF_PYTHON, alternate, print_speed_table
 
 WORDS = ["the", "cat", "sat", "on", "a", "Mat", "Dog", "ran", "far", "away", "and", "back"]
 
@@ -85,58 +82,26 @@ def worker(module: str, n_lines: int) -> dict:
             "arith_us": 1e6 / _best_rate(arith, reps)}
 
 
-def run_worker(python: str, module: str, n_lines: int) -> dict | None:
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    out = subprocess.run([python, os.path.abspath(__file__), "--worker", module,
-                          "--lines", str(n_lines)], capture_output=True, text=True, env=env,
-                         timeout=1800, cwd=tempfile.gettempdir())
-    if out.returncode != 0:
-        print(f"{module} run failed:\n{out.stderr[-2000:]}", file=sys.stderr)
-        return None
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def _best(runs: list, key: str, higher: bool):
-    values = [r[key] for r in runs if r]
-    if not values:
-        return None
-    return max(values) if higher else min(values)
-
-
-def _fmt(v, rate: bool) -> str:
-    return "-" if v is None else f"{v:,.0f}" if rate else f"{v:,.1f}"
-
-
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=20000)
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--tf", default=os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python"))
+    ap.add_argument("--tf", default=TF_PYTHON)
     ap.add_argument("--worker", metavar="MODULE", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args.worker, args.lines)))
         return
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from machine import cpu_line
+    from machine import cpu_line  # noqa: PLC0415 - imports torch: the parent only
 
     print(cpu_line())
-    have_tf = os.path.exists(args.tf)
-    ours, theirs = [], []
-    for _ in range(args.rounds):
-        ours.append(run_worker(sys.executable, "ndflow", args.lines))
-        if have_tf:
-            theirs.append(run_worker(args.tf, "tensorflow", args.lines))
     rows = [("pipeline (lines/s)", "pipeline", True), ("ragged_batch (seqs/s)",
                                                         "ragged_batch", True),
             ("reduce_mean axis=1 (us)", "reduce_mean_us", False),
             ("rt * 2 + 1 (us)", "arith_us", False)]
-    print(f"{'':26s}{'ndflow':>12s}{'TensorFlow':>12s}{'ndflow/TF':>11s}")
-    for label, key, higher in rows:
-        a, b = _best(ours, key, higher), _best(theirs, key, higher)
-        ratio = "" if a is None or b is None else f"{(a / b if higher else b / a):10.2f}x"
-        print(f"{label:26s}{_fmt(a, higher):>12s}{_fmt(b, higher):>12s}{ratio:>11s}")
-    print("(ndflow/TF: speed ratio, above 1 = ndflow faster)")
+    ours, theirs = alternate(__file__, args.rounds, "--lines", args.lines, tf_python=args.tf,
+                             higher={key for _, key, rate in rows if rate})
+    print_speed_table(rows, ours, theirs, width=26)
 
 
 if __name__ == "__main__":

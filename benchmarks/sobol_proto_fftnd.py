@@ -11,14 +11,13 @@ Printed: the CPU line, then per case the best-of-`repeat` milliseconds of one ea
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directory
+from side_by_side import run_json  # noqa: E402 - benchmarks/ is the script's directory
 
 _PROGRAM = '''
 import json, sys, time
@@ -71,12 +70,8 @@ print(json.dumps({{name: best_ms(fn) for name, fn in CASES.items()}}))
 
 def _run(python: str, module: str, repeat: int) -> dict | None:
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    out = subprocess.run([python, "-c", _PROGRAM.format(module=module), str(repeat)],
-                         capture_output=True, text=True, timeout=1200, cwd="/tmp", env=env)
-    if out.returncode != 0:
-        print(f"{module} run failed:", out.stderr[-800:])
-        return None
-    return json.loads(out.stdout.splitlines()[-1])
+    return run_json([python, "-c", _PROGRAM.format(module=module), str(repeat)], module,
+                    env=env, timeout=1200)
 
 
 def main() -> None:

@@ -24,15 +24,14 @@ grow with the table.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import torch  # noqa: E402
 from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directory
+from side_by_side import run_json  # noqa: E402 - benchmarks/ is the script's directory
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DIM, BATCH = 64, 64
@@ -101,15 +100,8 @@ def measure(python: str, module: str, rows: int, opt: str, steps: int, repeat: i
                TF_NUM_INTRAOP_THREADS="1", TF_NUM_INTEROP_THREADS="1", OMP_NUM_THREADS="1",
                PYTHONPATH=os.path.abspath(ROOT))
     code = _SCRIPT.format(module=module, dim=DIM, batch=BATCH)
-    try:
-        res = subprocess.run([python, "-c", code, str(rows), opt, str(steps), str(repeat)],
-                             capture_output=True, text=True, env=env, timeout=1800,
-                             check=True, cwd="/tmp")
-    except (subprocess.SubprocessError, OSError) as e:
-        err = getattr(e, "stderr", "") or ""
-        print(f"{module} run failed: {e}\n{err[-2000:]}", file=sys.stderr)
-        return None
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return run_json([python, "-c", code, str(rows), opt, str(steps), str(repeat)],
+                    module, env=env, timeout=1800)
 
 
 def main(argv=None) -> None:

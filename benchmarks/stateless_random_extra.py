@@ -14,14 +14,13 @@ TF_NUM_INTRAOP_THREADS (and OMP_NUM_THREADS) for both.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directory
+from side_by_side import run_json  # noqa: E402 - benchmarks/ is the script's directory
 
 _PROGRAM = '''
 import json, sys, time
@@ -64,13 +63,8 @@ def _run(python: str, module: str, args) -> dict | None:
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     if args.threads:
         env.update(TF_NUM_INTRAOP_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads))
-    out = subprocess.run([python, "-c", _PROGRAM.format(module=module), str(args.n),
-                          str(args.repeat)], capture_output=True, text=True, timeout=1200,
-                         cwd="/tmp", env=env)
-    if out.returncode != 0:
-        print(f"{module} run failed:", out.stderr[-800:])
-        return None
-    return json.loads(out.stdout.splitlines()[-1])
+    return run_json([python, "-c", _PROGRAM.format(module=module), str(args.n),
+                     str(args.repeat)], module, env=env, timeout=1200)
 
 
 def main() -> None:

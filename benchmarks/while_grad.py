@@ -12,9 +12,7 @@ accumulators), quadratically when each backward step recomputes the forward pref
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import time
 
@@ -23,6 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from machine import cpu_line  # noqa: E402 - benchmarks/ is the script's directory
+from side_by_side import run_json  # noqa: E402 - benchmarks/ is the script's directory
 
 import ndflow as tf  # noqa: E402
 
@@ -82,14 +81,8 @@ def measure_tf(python: str, steps: int, repeat: int) -> dict | None:
         return None
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="",
                TF_NUM_INTRAOP_THREADS="1", TF_NUM_INTEROP_THREADS="1")
-    try:
-        res = subprocess.run([python, "-c", _TF_SCRIPT, str(steps), str(repeat)],
-                             capture_output=True, text=True, env=env, timeout=1200,
-                             check=True, cwd="/tmp")
-    except (subprocess.SubprocessError, OSError) as e:
-        print(f"TensorFlow run failed: {e}", file=sys.stderr)
-        return None
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return run_json([python, "-c", _TF_SCRIPT, str(steps), str(repeat)],
+                    "TensorFlow", env=env, timeout=1200)
 
 
 def main(argv=None) -> None:

@@ -1,34 +1,40 @@
-"""CentralStorageStrategy's cost on one machine: Keras `fit` and a custom `strategy.run` step
-of an MLP (784-512-512-10, global batch 256) on 2 logical CPU compute devices, variables on
-the CPU, vs the same without a strategy, in ndflow and in TensorFlow.
+"""A tf.distribute strategy's cost on one machine: Keras `fit` and a custom `strategy.run` step
+of an MLP (784-512-512-10, global batch 256) on 2 logical CPU devices vs the same without a
+strategy, in ndflow and in TensorFlow. `--strategy mirrored` (MirroredStrategy: towers,
+splitting, the all-reduce) or `central_storage` (CentralStorageStrategy: variables on the CPU,
+the aggregated update).
 
-    python benchmarks/central_storage.py [--steps 30] [--rounds 2] [--tf PYTHON]
+    python benchmarks/strategy_overhead.py [--strategy mirrored] [--steps 30] [--rounds 2]
 
-Logical CPU devices share the cores, so the figures measure the strategy's overhead (replica
-threads, merge_call, the aggregated update). Each figure is the median ms/step after a warm-up,
-the best of `rounds` runs; ndflow and TensorFlow run the same source in separate interpreters
-(`--worker MODULE`), alternating.
+Logical CPU devices share the same cores, so a strategy cannot be faster here: the figures
+measure its overhead (for `strategy.run`, TF's replica threads and merge_call too). Each figure
+is the median ms/step over `steps` steps after a warm-up epoch, the best of `rounds` runs;
+ndflow and TensorFlow run the same source in separate interpreters, alternating
+(benchmarks/side_by_side.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import time
 
 import numpy as np
+from side_by_side import TF_PYTHON, alternate
 
+STRATEGIES = {"mirrored": "MirroredStrategy",
+              "central_storage": "experimental.CentralStorageStrategy"}
 BATCH = 256
 
 
-def worker(module: str, steps: int) -> dict:
+def worker(module: str, steps: int, kind: str) -> dict:
     tf = __import__(module)
     cpu = tf.config.list_physical_devices("CPU")[0]
     tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-    strategy = tf.distribute.experimental.CentralStorageStrategy(["/cpu:0", "/cpu:1"])
+    make = tf.distribute
+    for part in STRATEGIES[kind].split("."):
+        make = getattr(make, part)
+    strategy = make(["/cpu:0", "/cpu:1"])
     rng = np.random.RandomState(0)
     x = rng.randn(BATCH * steps, 784).astype(np.float32)
     y = rng.randint(0, 10, BATCH * steps).astype(np.int32)
@@ -55,8 +61,8 @@ def worker(module: str, steps: int) -> dict:
 
     out = {"version": tf.__version__, "fit_single_ms": fit_ms(model())}
     with strategy.scope():
-        central = model()
-    out["fit_central_ms"] = fit_ms(central)
+        distributed = model()
+    out["fit_strategy_ms"] = fit_ms(distributed)
 
     with strategy.scope():
         m = model()
@@ -82,60 +88,36 @@ def worker(module: str, steps: int) -> dict:
         start = time.perf_counter()
         train_step(b).numpy()
         times.append(time.perf_counter() - start)
-    out["run_central_ms"] = float(np.median(times)) * 1e3
+    out["run_strategy_ms"] = float(np.median(times)) * 1e3
     return out
-
-
-def run_worker(python: str, module: str, steps: int) -> dict | None:
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    res = subprocess.run([python, os.path.abspath(__file__), "--worker", module,
-                          "--steps", str(steps)], capture_output=True, text=True, env=env,
-                         timeout=1800, cwd="/tmp")
-    if res.returncode != 0:
-        print(f"{module} run failed:\n{res.stderr[-2000:]}", file=sys.stderr)
-        return None
-    return json.loads(res.stdout.strip().splitlines()[-1])
-
-
-def _best(runs: list) -> dict | None:
-    runs = [r for r in runs if r]
-    if not runs:
-        return None
-    return {k: (min(r[k] for r in runs) if k.endswith("_ms") else runs[0][k]) for k in runs[0]}
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--strategy", choices=sorted(STRATEGIES), default="mirrored")
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--tf", default=os.environ.get("TF_PYTHON", "/work/tfvenv/bin/python"))
+    ap.add_argument("--tf", default=TF_PYTHON)
     ap.add_argument("--worker", metavar="MODULE", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
-        print(json.dumps(worker(args.worker, args.steps)))
+        print(json.dumps(worker(args.worker, args.steps, args.strategy)))
         return
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from machine import cpu_line
+    from machine import cpu_line  # noqa: PLC0415 - imports torch: the parent only
 
     print(cpu_line())
-    ours, theirs = [], []
-    for _ in range(args.rounds):
-        ours.append(run_worker(sys.executable, "ndflow", args.steps))
-        if os.path.exists(args.tf):
-            theirs.append(run_worker(args.tf, "tensorflow", args.steps))
-    best_ours, best_theirs = _best(ours), _best(theirs)
-    if best_ours is None:
-        sys.exit("the ndflow run failed")
-    print(f"MLP 784-512-512-10, global batch {BATCH}, 2 logical CPU compute devices, median "
-          f"ms/step, best of {args.rounds} rounds")
+    best_ours, best_theirs = alternate(__file__, args.rounds, "--steps", args.steps,
+                                       "--strategy", args.strategy, tf_python=args.tf)
+    print(f"MLP 784-512-512-10, global batch {BATCH}, 2 logical CPU devices, "
+          f"tf.distribute.{STRATEGIES[args.strategy]}, median ms/step, best of {args.rounds}")
     rows = [("ndflow", best_ours)] + ([(f"TensorFlow {best_theirs['version']}", best_theirs)]
                                       if best_theirs else [])
     for name, r in rows:
-        print(f"  {name:18s} fit {r['fit_single_ms']:7.2f}   fit central storage "
-              f"{r['fit_central_ms']:7.2f} ({r['fit_central_ms'] / r['fit_single_ms']:.2f}x)"
-              f"   strategy.run step {r['run_central_ms']:7.2f}")
+        print(f"  {name:18s} fit {r['fit_single_ms']:7.2f}   fit with the strategy "
+              f"{r['fit_strategy_ms']:7.2f} ({r['fit_strategy_ms'] / r['fit_single_ms']:.2f}x)"
+              f"   strategy.run step {r['run_strategy_ms']:7.2f}")
     if best_theirs:
-        for key in ("fit_single_ms", "fit_central_ms", "run_central_ms"):
+        for key in ("fit_single_ms", "fit_strategy_ms", "run_strategy_ms"):
             print(f"  ndflow / TF {key[:-3]:16s} {best_ours[key] / best_theirs[key]:5.2f}x")
     else:
         print("  TensorFlow: not available")
