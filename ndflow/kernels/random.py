@@ -266,29 +266,13 @@ def _philox_fill(node, kind: str):
     return run
 
 
-@kernel(stateless_random.StatelessRandomUniform)
-def _stateless_uniform(node):
-    return _philox_fill(node, "uniform")
-
-
-@kernel(stateless_random.StatelessRandomNormal)
-def _stateless_normal(node):
-    return _philox_fill(node, "normal")
-
-
-@kernel(stateless_random.StatelessTruncatedNormal)
-def _stateless_truncated_normal(node):
-    return _philox_fill(node, "truncated_normal")
-
-
-@kernel(stateless_random.StatelessRandomUniformInt)
-def _stateless_uniform_int(node):
-    return _philox_fill(node, "uniform_int")
-
-
-@kernel(stateless_random.StatelessRandomUniformFullInt)
-def _stateless_uniform_full_int(node):
-    return _philox_fill(node, "full_int")
+# the distribution each stateless op draws (philox_draw's kinds)
+for _op, _kind in ((stateless_random.StatelessRandomUniform, "uniform"),
+                   (stateless_random.StatelessRandomNormal, "normal"),
+                   (stateless_random.StatelessTruncatedNormal, "truncated_normal"),
+                   (stateless_random.StatelessRandomUniformInt, "uniform_int"),
+                   (stateless_random.StatelessRandomUniformFullInt, "full_int")):
+    kernel(_op)(lambda node, kind=_kind: _philox_fill(node, kind))
 
 
 # -- stateful ops on a tf.random.Generator's Philox state -------------------------------------

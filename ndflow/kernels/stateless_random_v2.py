@@ -53,29 +53,12 @@ def _v2(node, kind: str):
     return run
 
 
-@kernel(ops.StatelessRandomUniformV2)
-def _uniform_v2(node):
-    return _v2(node, "uniform")
-
-
-@kernel(ops.StatelessRandomNormalV2)
-def _normal_v2(node):
-    return _v2(node, "normal")
-
-
-@kernel(ops.StatelessTruncatedNormalV2)
-def _truncated_normal_v2(node):
-    return _v2(node, "truncated_normal")
-
-
-@kernel(ops.StatelessRandomUniformIntV2)
-def _uniform_int_v2(node):
-    return _v2(node, "uniform_int")
-
-
-@kernel(ops.StatelessRandomUniformFullIntV2)
-def _uniform_full_int_v2(node):
-    return _v2(node, "full_int")
+for _op, _kind in ((ops.StatelessRandomUniformV2, "uniform"),
+                   (ops.StatelessRandomNormalV2, "normal"),
+                   (ops.StatelessTruncatedNormalV2, "truncated_normal"),
+                   (ops.StatelessRandomUniformIntV2, "uniform_int"),
+                   (ops.StatelessRandomUniformFullIntV2, "full_int")):
+    kernel(_op)(lambda node, kind=_kind: _v2(node, kind))
 
 
 def _as_int64(words: list) -> torch.Tensor:
