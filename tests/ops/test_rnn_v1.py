@@ -257,3 +257,19 @@ def test_variational_dropout_keeps_one_mask_over_time():
     dropped = o == 0
     assert dropped.any() and not dropped.all()
     assert (dropped == dropped[:, :1]).all() and (dropped == dropped[:1]).all()
+
+
+DROPOUT = fixture_modules.load("tf_rnn_v1_dropout")
+DROPOUT_MASKS = np.load(fixture_modules.FIXTURES / "tf_rnn_v1_dropout" / "masks.npz")
+
+
+@pytest.mark.parametrize("case", sorted(DROPOUT.CASES))
+def test_seeded_dropout_wrapper_draws_tensorflows_masks(case):
+    # TF1's DropoutWrapper seeds each tensor's dropout with an md5 of its seed and role (as
+    # TF 2's wrapper does): with a graph seed, the outputs and states equal TensorFlow's
+    with tf.Graph().as_default():
+        results = DROPOUT.build(tf, rc, DROPOUT.CASES[case])
+        with v1.Session() as s:
+            got = s.run(results)
+    for i, g in enumerate(got):
+        np.testing.assert_allclose(g, DROPOUT_MASKS[f"{case}_{i}"], rtol=1e-6)
