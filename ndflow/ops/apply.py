@@ -528,7 +528,9 @@ def apply_op(op_def: OpDef, inputs, attrs=None, name: str | None = None):
         attrs = dict(attrs) if attrs else {}
         graph = context.get_default_graph()
         _infer_type_attrs(op_def, inputs, attrs)
-        op_name = graph.unique_name(name or op_def.name)
+        # a scope's name ("scope/", as `name_scope` yields it) names the op exactly, as in TF
+        op_name = name[:-1] if name and name.endswith("/") else \
+            graph.unique_name(name or op_def.name)
         with graph.name_scope(op_name + "/"):
             flat = _convert_inputs(op_def, inputs, attrs)
         flat = [t if isinstance(t, SymbolicTensor) and t.graph is graph else _foreign(graph, t)

@@ -117,7 +117,7 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         if dtype.is_integer:
             raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
         maxval = 1
-    with name_scope(name, "random_uniform"):
+    with name_scope(name, "random_uniform") as scope:
         shape_t = shape_tensor(shape)
         minval_is_zero, maxval_is_one = _is_int(minval, 0), _is_int(maxval, 1)
         if not minval_is_zero or not maxval_is_one or dtype.is_integer:
@@ -125,11 +125,12 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
             maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
         seeds = op_seed_attrs(seed)
         if dtype.is_integer:
-            return apply_op(RandomUniformInt, [shape_t, minval, maxval], seeds).outputs[0]
+            return apply_op(RandomUniformInt, [shape_t, minval, maxval], seeds,
+                            name=scope).outputs[0]
         rnd = apply_op(RandomUniform, [shape_t], dict(seeds, dtype=dtype)).outputs[0]
         if minval_is_zero:
             return rnd if maxval_is_one else rnd * maxval
-        return arithmetic.add(rnd * (maxval - minval), minval)
+        return arithmetic.add(rnd * (maxval - minval), minval, name=scope)
 
 
 @tf_export("random.normal", v1=["random.normal", "random_normal"])

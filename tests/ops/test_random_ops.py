@@ -171,7 +171,10 @@ def test_graph_names_and_static_shapes():
     assert {"random_uniform/min", "random_uniform/max"} <= set(ops)
     assert ops["random_normal/RandomStandardNormal"].attrs["dtype"] is dtypes.float32
     assert ops["truncated_normal/TruncatedNormal"].attrs["dtype"] is dtypes.float64
-    assert ops["random_uniform_1/RandomUniformInt"].attrs["Tout"] is dtypes.int64
+    # as in TF, the result is named by the scope: AddV2 `random_uniform`, the int op itself
+    assert ops["random_uniform"].type == "AddV2" and u.op.name == "random_uniform"
+    assert ops["random_uniform_1"].type == "RandomUniformInt"
+    assert ops["random_uniform_1"].attrs["Tout"] is dtypes.int64
     for op in ops.values():
         if op.type.startswith(("Random", "Truncated")):
             assert op.is_stateful and {"seed", "seed2"} <= set(op.attrs)
