@@ -16,6 +16,26 @@ from ndflow.keras.symbolic_scope import SymbolicScope
 from ndflow.runtime.func_graph import FuncGraph, tracing_scope
 
 KerasHistory = namedtuple("KerasHistory", ["operation", "node_index", "tensor_index"])
+
+
+class KerasDTypeName(str):
+    """A KerasTensor's dtype. Keras 3 gives it as the dtype's name (`print(x.dtype)` shows
+    `float32`, `x.dtype.startswith("float")` works); this is that string, equal to the DType
+    too (`x.dtype == tf.float32`) and with its attributes (`x.dtype.name`, `.is_floating`),
+    which code written for Keras 2 reads."""
+
+    def __new__(cls, dtype: dtypes.DType):
+        name = super().__new__(cls, dtype.name)
+        name._dtype = dtype
+        return name
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") or attr == "_dtype":   # copy/pickle probes
+            raise AttributeError(attr)
+        return getattr(self._dtype, attr)
+
+    def __reduce__(self):
+        return KerasDTypeName, (self._dtype,)
 _NAMES = itertools.count()
 
 
@@ -28,7 +48,7 @@ class KerasTensor:
         if ragged:
             raise ValueError("ndflow's KerasTensor has no ragged form")
         self.shape = tuple(shape)
-        self.dtype = dtypes.as_dtype(dtype)
+        self.dtype = KerasDTypeName(dtypes.as_dtype(dtype))
         self.sparse = sparse
         n = next(_NAMES)
         self.name = name or ("keras_tensor" if n == 0 else f"keras_tensor_{n}")
@@ -121,7 +141,7 @@ class Node:
 
 
 def _placeholder(graph: FuncGraph, kt: KerasTensor):
-    ph = graph.add_placeholder(kt.dtype, TensorShape(list(kt.shape)), "keras_input")
+    ph = graph.add_placeholder(kt.dtype._dtype, TensorShape(list(kt.shape)), "keras_input")
     if kt._keras_mask is not None:
         ph._keras_mask = _placeholder(graph, kt._keras_mask)
     return ph

@@ -297,6 +297,9 @@ def _convert_inputs(op_def: OpDef, inputs, attrs: dict) -> list:
             flat.extend(ts)
             continue
         vals = list(val) if arg.number_attr else [val]
+        if arg.type_attr and not isinstance(attrs.get(arg.type_attr, dtypes.string),
+                                            dtypes.DType):   # a name ("float32") given
+            attrs[arg.type_attr] = dtypes.as_dtype(attrs[arg.type_attr])
         if arg.number_attr:
             if not isinstance(val, (list, tuple)):
                 raise TypeError(f"Expected list for '{arg.name}' argument to '{op_def.name}' "

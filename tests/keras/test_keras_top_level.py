@@ -37,3 +37,16 @@ def test_aliases_are_the_same_objects():
     assert t.shape == (None, 3) and t.dtype == tf.float16
     with pytest.raises(ValueError, match="ragged"):
         keras.KerasTensor((2,), ragged=True)
+
+
+def test_keras_tensor_dtype_is_keras3s_string_and_the_dtype():
+    x = tf.keras.Input((3,), dtype="float16")
+    assert isinstance(x.dtype, str) and x.dtype == "float16" and str(x.dtype) == "float16"
+    assert repr(x.dtype) == "'float16'" and x.dtype.startswith("float")   # as Keras 3 prints
+    assert x.dtype == tf.float16 and tf.float16 == x.dtype
+    assert x.dtype.name == "float16" and x.dtype.is_floating   # Keras 2's reads still work
+    assert tf.as_dtype(x.dtype) is tf.float16
+    y = tf.keras.layers.Dense(2, dtype="float16")(x)
+    assert y.dtype == "float16" and tf.keras.Model(x, y)(tf.ones([1, 3])).dtype is tf.float16
+    # an op's type attr given as such a name (or any dtype name) is the DType
+    assert tf.raw_ops.Cast(x=tf.constant([1]), DstT=x.dtype).dtype is tf.float16
