@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import threading
 
-from ndflow.core import dtypes
+from ndflow.core import context, dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.ops.apply import convert_to_tensor, register_tensor_conversion_function
 from ndflow.ops.cast import cast
@@ -151,6 +151,21 @@ class KerasVariable(Variable):
         scope = stateless_scope()
         value = scope.get_current_value(self) if scope is not None else None
         return Variable.value(self) if value is None else value
+
+    # Keras 3's form, also for `str`; the value only where it can be read (not in a graph)
+    def __repr__(self) -> str:
+        value = ""
+        if not self._in_graph_mode and context.executing_eagerly():
+            value = f", value={self._raw_read().numpy()}"
+        return (f"<Variable path={self.path}, shape={tuple(self.shape.as_list())}, "
+                f"dtype={self.dtype.name}{value}>")
+
+    __str__ = __repr__
+
+    # Keras 3's signature, without NumPy 2's `copy`: `np.array(variable)` then warns
+    # (DeprecationWarning) as it does for TF 2.21's Keras variables.
+    def __array__(self, dtype=None):
+        return Variable.__array__(self, dtype)
 
 
 def _convert(var, dtype=None, name=None, as_ref=False):

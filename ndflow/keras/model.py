@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
 from ndflow.keras import keras_tensor, summary_utils
+from ndflow.keras.layers.auto_config import default
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.saving import saving_api
 from ndflow.keras.trainer import Trainer
@@ -37,6 +38,8 @@ class Model(Trainer, Layer):
         if cls is Model and _is_functional_call(args, kwargs):
             # a Functional, initialized once by the __init__ call that follows (as Keras)
             return super().__new__(functional_class)
+        # without the arguments, as Keras: a subclassed model's automatic config holds its
+        # constructor's defaults
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):
@@ -100,6 +103,7 @@ class Model(Trainer, Layer):
                                     print_fn=print_fn, expand_nested=expand_nested,
                                     show_trainable=show_trainable)
 
+    @default
     def get_config(self) -> dict:
         return Layer.get_config(self)
 
@@ -110,6 +114,11 @@ class Model(Trainer, Layer):
         return cls(**config)
 
     # -- saving (ndflow/keras/saving) --------------------------------------------------------
+    def to_json(self, **kwargs) -> str:
+        """The model's serialized config as a JSON string (`keras.models.model_from_json`
+        rebuilds it); `kwargs` go to `json.dumps`."""
+        return saving_api.model_to_json(self, **kwargs)
+
     def save(self, filepath, overwrite=True, zipped=None, **kwargs):
         """Saves the model (config, weights, optimizer state) as a `.keras` archive."""
         return saving_api.save_model(self, filepath, overwrite=overwrite, zipped=zipped,

@@ -7,65 +7,18 @@ a virtual subclass (isinstance holds) rather than rebased."""
 from __future__ import annotations
 
 import abc
-import inspect
-import textwrap
 
 from ndflow.core.api_export import keras_export
 from ndflow.keras import keras_tensor
+from ndflow.keras.layers.auto_config import (
+    automatic_config,
+    constructor_config,
+    default,
+    uses_default_get_config,
+)
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.layer_names import to_snake_case, unique_name
 from ndflow.keras.symbolic_scope import SymbolicScope
-
-_SIMPLE = (str, int, float, bool, type(None))
-
-
-def _flat(value):
-    if isinstance(value, (list, tuple)):
-        return [x for v in value for x in _flat(v)]
-    if isinstance(value, dict):
-        return [x for v in value.values() for x in _flat(v)]
-    return [value]
-
-
-def _auto_config(cls, args, kwargs):
-    """The constructor arguments as a config, when they are all plain Python values (Keras'
-    rule); None otherwise, with `positional` telling why."""
-    signature = inspect.signature(cls.__init__)
-    try:
-        bound = signature.bind(None, *args, **kwargs)
-    except TypeError:
-        return None, False
-    params = list(signature.parameters.values())[1:]
-    if any(p.kind == p.POSITIONAL_ONLY for p in params):
-        return None, True
-    bound.apply_defaults()
-    values = dict(bound.arguments)
-    values.pop(next(iter(signature.parameters)))
-    for p in params:
-        if p.kind == p.VAR_KEYWORD:
-            values.update(values.pop(p.name, {}))
-        elif p.kind == p.VAR_POSITIONAL and values.pop(p.name, ()):
-            return None, True
-    values.pop("name", None)
-    if not all(isinstance(v, _SIMPLE) for v in _flat(values)):
-        return None, False
-    return values, False
-
-
-_EXAMPLE = """
-class CustomLayer(keras.layers.Layer):
-    def __init__(self, arg1, arg2, **kwargs):
-        super().__init__(**kwargs)
-        self.arg1 = arg1
-        self.arg2 = arg2
-
-    def get_config(self):
-        config = super().get_config()
-        config.update({
-            "arg1": self.arg1,
-            "arg2": self.arg2,
-        })
-        return config"""
 
 
 @keras_export("keras.Operation")
@@ -75,7 +28,7 @@ class Operation(metaclass=abc.ABCMeta):  # noqa: B024 - ABCMeta for register(Lay
     def __new__(cls, *args, **kwargs):
         instance = super().__new__(cls)
         instance._auto_config, instance._auto_config_error_args = \
-            _auto_config(cls, args, kwargs)
+            constructor_config(cls, args, kwargs)
         return instance
 
     def __init__(self, name=None):
@@ -126,28 +79,11 @@ class Operation(metaclass=abc.ABCMeta):  # noqa: B024 - ABCMeta for register(Lay
                 raise e from None
             raise new.with_traceback(e.__traceback__) from None
 
+    @default
     def get_config(self):
-        config = {"name": self.name}
-        if type(self).get_config is not Operation.get_config:
-            return config        # a subclass calling super().get_config()
-        if self._auto_config is not None:
-            config.update(self._auto_config)
-            params = inspect.signature(self.__init__).parameters
-            if "name" not in params and not any(p.kind == p.VAR_KEYWORD
-                                                for p in params.values()):
-                config.pop("name")
-            return config
-        why = ("positional only or variadic positional arguments (e.g., `*args`) to "
-               "`__init__()`, which is not supported by the automatic config generation. "
-               "Please remove all positional only and variadic arguments from `__init__()` "
-               "or override `get_config()` and `from_config()` to make the object "
-               "serializatble." if self._auto_config_error_args else
-               "non-serializable argument values in `__init__()`, and therefore the "
-               "object must override `get_config()` in order to be serializable. Please "
-               "implement `get_config()`.")
-        raise NotImplementedError(textwrap.dedent(
-            f"Object {type(self).__name__} was created by passing {why}\n\nExample:\n"
-            f"{_EXAMPLE}"))
+        if not uses_default_get_config(self):
+            return {"name": self.name}   # a subclass calling super().get_config()
+        return automatic_config(self)
 
     @classmethod
     def from_config(cls, config):

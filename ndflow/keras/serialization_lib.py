@@ -83,6 +83,27 @@ class CustomObjectScope:
         _SCOPES.stack.pop()
 
 
+# Keras serializes the objects a user class's `get_config()` nests (layers, regularizers,
+# arrays); the serializer that knows them all (utils_serialization) imports the layer
+# classes, so it registers itself here for the layer base class to use.
+_NESTED_SERIALIZER: dict = {"fn": None}
+
+
+def set_nested_serializer(fn) -> None:
+    _NESTED_SERIALIZER["fn"] = fn
+
+
+def serialize_config_values(config: dict) -> dict:
+    """`config` with the Keras objects in its values serialized, as Keras' serialize_dict."""
+    fn = _NESTED_SERIALIZER["fn"]
+    return config if fn is None else {k: fn(v) for k, v in config.items()}
+
+
+def user_module(cls) -> str | None:
+    """The module Keras writes for a user's class: its own, but None for `__main__`'s."""
+    return None if cls.__module__ == "__main__" else cls.__module__
+
+
 def function_config(fn) -> dict:
     """Keras' record of a user function: its registered name, else its own name."""
     name = registered_name(fn) or getattr(fn, "__name__", repr(fn))

@@ -83,9 +83,12 @@ def _user_class_record(obj):
     cls = type(obj)
     if cls.__module__.startswith("ndflow."):
         return None
-    registered = serialization_lib.registered_name(cls)
-    return {"module": None if registered else cls.__module__, "class_name": cls.__name__,
-            "config": obj.get_config(), "registered_name": registered or cls.__name__}
+    return {"module": serialization_lib.user_module(cls), "class_name": cls.__name__,
+            "config": serialize_keras_object(obj.get_config()),
+            "registered_name": serialization_lib.registered_name(cls) or cls.__name__}
+
+
+serialization_lib.set_nested_serializer(serialize_keras_object)
 
 
 @keras_export("keras.utils.deserialize_keras_object")

@@ -130,21 +130,25 @@ def test_variables_names_and_order():
     w = variables.Variable(W0, name="w")
     b = variables.Variable(np.float64(1.0), name="b")
     opt = optimizers.Adam(0.01, amsgrad=True, name="adam")
-    assert [v.name for v in opt.variables] == ["adam/iteration:0", "adam/learning_rate:0"]
+    # Keras variables (TF 2.21's names and paths): the name is the path's last part
+    assert [v.name for v in opt.variables] == ["iteration", "learning_rate"]
+    assert [v.path for v in opt.variables] == ["adam/iteration", "adam/learning_rate"]
     opt.apply_gradients([(convert_to_tensor(W0), w), (convert_to_tensor(1.0, dtypes.float64),
                                                       b)])
-    assert [v.name for v in opt.variables] == [
-        "adam/iteration:0", "adam/learning_rate:0", "adam/w_0_momentum:0",
-        "adam/w_0_velocity:0", "adam/b_0_momentum:0", "adam/b_0_velocity:0",
-        "adam/w_0_velocity_hat:0", "adam/b_0_velocity_hat:0"]
+    assert [v.path for v in opt.variables] == [
+        "adam/iteration", "adam/learning_rate", "adam/w_0_momentum",
+        "adam/w_0_velocity", "adam/b_0_momentum", "adam/b_0_velocity",
+        "adam/w_0_velocity_hat", "adam/b_0_velocity_hat"]
     slot = opt.variables[2]
     assert slot.dtype is dtypes.float64 and slot.shape == w.shape and not slot.trainable
     rms = optimizers.RMSprop(centered=True, momentum=0.5, name="rms")
     rms.apply_gradients([(convert_to_tensor(W0), w)])
-    assert [v.name for v in rms.variables][2:] == [
-        "rms/w_0_velocity:0", "rms/w_0_momentum:0", "rms/w_0_average_gradient:0"]
-    assert [v.name for v in optimizers.SGD(0.1, name="s").variables] == [
-        "s/iteration:0", "s/learning_rate:0"]
+    assert [v.path for v in rms.variables][2:] == [
+        "rms/w_0_velocity", "rms/w_0_momentum", "rms/w_0_average_gradient"]
+    assert [v.path for v in optimizers.SGD(0.1, name="s").variables] == [
+        "s/iteration", "s/learning_rate"]
+    assert repr(optimizers.SGD(0.5, name="s2").learning_rate) == \
+        "<Variable path=s2/learning_rate, shape=(), dtype=float32, value=0.5>"
 
 
 def test_default_names_are_unique_snake_case():
@@ -167,7 +171,7 @@ def test_learning_rate_variable_and_setter():
 def test_schedule_is_evaluated_at_iterations(staircase):
     sched = schedules.ExponentialDecay(0.1, 2, 0.5, staircase=staircase)
     opt = optimizers.SGD(sched)
-    assert [v.name for v in opt.variables] == [f"{opt.name}/iteration:0"]
+    assert [v.path for v in opt.variables] == [f"{opt.name}/iteration"]
     w = variables.Variable(W0, name="w")
     for _ in range(STEPS):
         opt.apply_gradients([(convert_to_tensor(_grad(w.numpy())), w)])

@@ -95,6 +95,30 @@ EXPECTED = {
         "[[2.0, 0.0, 2.0, 2.0], [0.0, 0.0, 2.0, 2.0]]",
         "weights: 1 non-trainable weights: 1 trainable_weights: []",
         "['kernel', 'bias', 'kernel', 'bias'] 10", "subclassing guide done"],
+    "keras_custom_fit_guide.py": [   # seeded: the output equals TF 2.21's but for timings
+        "- mae: 1.1554 - loss: 1.6072", "- loss: 0.1991 - mae: 0.3584",
+        "- mae: 0.3667 - loss: 0.1037", "- mae: 0.6419 - loss: 0.5901",
+        "- d_loss: 0.6868 - g_loss: 0.6942", "custom fit guide done"],
+    "keras_callbacks_guide.py": [   # seeded: the output equals TF 2.21's but for timings and
+        # one loss's last digit (2923.02 for 2923.03: float32 sums in another order)
+        "End epoch 0 of training; got log keys: ['loss', 'mean_absolute_error', 'val_loss', "
+        "'val_mean_absolute_error']", "...Predicting: end of batch 0; got log keys: ['outputs']",
+        "The average loss for epoch 1 is    8.30 and mean absolute error is    2.50.",
+        "Restoring model weights from the end of the best epoch.\nEpoch 3: early stopping",
+        "DeprecationWarning: __array__ implementation doesn't accept a copy keyword",
+        "Epoch 13: Learning rate is 0.0010000000474974513.",
+        "The average loss for epoch 14 is    6.84 and mean absolute error is    2.26.",
+        "callbacks guide done"],
+    "keras_serialization_guide.py": [   # seeded: the output equals TF 2.21's but for timings
+        # and TF's tf.function retracing warnings (ndflow's predict does not trace)
+        "{'module': 'keras.regularizers', 'class_name': 'L1', 'config': {'l1': "
+        "0.004999999888241291}, 'registered_name': None}",
+        "variables: ['kernel', 'bias', 'kernel', 'bias']\nvariable ordering changed: False",
+        " Total params: 54,725 (213.77 KB)", "'nested_model': {'module': None, 'class_name': "
+        "'MyDense', 'config': {'name': 'my_dense', 'trainable': True",
+        "'kernel_regularizer': {'module': 'keras.regularizers', 'class_name': 'L1L2', "
+        "'config': {'l1': 1e-05, 'l2': 0.0001}, 'registered_name': None}",
+        "<MyDense name=my_dense_1, built=False>", "serialization guide done"],
     "xla_tutorials.py": ["Compiled cluster using XLA!",   # TF's log line, once a process
                          "Prediction accuracy after training: tf.Tensor(1.0", "steps 61",
                          "Test accuracy:", "Wall time with XLA:", "xla tutorials done"],

@@ -28,6 +28,12 @@ from ndflow.core.tensor import Tensor
 from ndflow.data.structure import map_leaves
 from ndflow.keras import keras_tensor, regularizer_functions, serialization_lib
 from ndflow.keras.keras_variable import KerasVariable, autocast_dtype, autocast_scope
+from ndflow.keras.layers.auto_config import (
+    automatic_config,
+    constructor_config,
+    default,
+    uses_default_get_config,
+)
 from ndflow.keras.layers.call_arguments import check_positional_tensors, set_mask, shape_tuple
 from ndflow.keras.layers.call_errors import call_with_context
 from ndflow.keras.layers.input_spec import assert_input_compatibility
@@ -93,6 +99,15 @@ class Layer(StatelessCall, Module):
     # Python list of numbers is refused. Preprocessing layers and functional models allow
     # Python values (a string, a list of them) and convert them themselves.
     _allow_non_tensor_positional_args = False
+
+    def __new__(cls, *args, **kwargs):
+        instance = super().__new__(cls)
+        if uses_default_get_config(cls) and not cls.__module__.startswith("ndflow."):
+            # a user's layer without get_config(): Keras' automatic config records the
+            # constructor's arguments (ndflow's own layers define their configs)
+            instance.__dict__["_auto_config"], instance.__dict__["_auto_config_error_args"] = \
+                constructor_config(cls, args, kwargs)
+        return instance
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -519,12 +534,15 @@ class Layer(StatelessCall, Module):
         return outputs
 
     # -- config ------------------------------------------------------------------------------
+    @default
     def get_config(self) -> dict:
-        config = {"name": self.name, "trainable": self.trainable,
-                  "dtype": {"module": "keras", "class_name": "DTypePolicy",
-                            "config": {"name": self._dtype_policy.name},
-                            "registered_name": None}}
-        return config
+        base = {"name": self.name}
+        if uses_default_get_config(self) and not type(self).__module__.startswith("ndflow."):
+            base = automatic_config(self)
+        return {**base, "trainable": self.trainable,
+                "dtype": {"module": "keras", "class_name": "DTypePolicy",
+                          "config": {"name": self._dtype_policy.name},
+                          "registered_name": None}}
 
     @classmethod
     def from_config(cls, config: dict):
@@ -558,13 +576,14 @@ def serialize(layer) -> dict:
         module = getattr(layer, "_keras_module", "keras.layers")
         registered = getattr(layer, "_keras_registered_name", None)
     else:   # a user's class, as Keras writes it: found again by its registered name
-        registered = serialization_lib.registered_name(cls)
-        module = None if registered else cls.__module__
-        registered = registered or cls.__name__
+        registered = serialization_lib.registered_name(cls) or cls.__name__
+        module = serialization_lib.user_module(cls)
+    config = layer.get_config()
+    if not cls.__module__.startswith("ndflow."):   # a user class: nested objects too
+        config = serialization_lib.serialize_config_values(config)
     # (a class Keras saves under its exported name sets `_keras_class_name`)
     out = {"module": module, "class_name": getattr(cls, "_keras_class_name", cls.__name__),
-           "config": layer.get_config(),
-           "registered_name": registered}
+           "config": config, "registered_name": registered}
     build_config = layer.get_build_config()
     if build_config is not None:
         out["build_config"] = build_config

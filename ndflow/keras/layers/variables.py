@@ -60,11 +60,6 @@ class Variable(KerasVariable):
             finally:
                 context.state().name_scope = saved
 
-    def __repr__(self) -> str:
-        value = self.numpy()
-        return (f"<Variable path={self.path}, shape={tuple(self.shape.as_list())}, "
-                f"dtype={self._dtype.name}, value={value}>")
-
 
 def tracked_variables(value) -> list:
     """The `keras.Variable`s an attribute assignment holds (itself, or in a list, tuple or

@@ -1,11 +1,12 @@
 """`tf.keras.optimizers.Optimizer`: the Keras 3 optimizer base class on ndflow variables.
 
-State is ordinary resource variables: `iterations` (int64 "iteration", +1 per apply),
-`learning_rate` (float32, unless a schedule or callable is given) and per-variable slots
-named `<optimizer>/<variable>_<slot>`, created lazily on the first `apply_gradients` in
-`init_scope` — so inside a `tf.function` they are eager variables the function captures.
-Subclasses implement `build` and `update_step`; the updates use TF's fused training ops
-where one computes exactly Keras's formula.
+State is Keras variables (`KerasVariable`, as Keras 3's `backend.Variable`): `iterations`
+(int64 "iteration", +1 per apply), `learning_rate` (float32, unless a schedule or callable
+is given) and per-variable slots named `<optimizer>/<variable>_<slot>`, created lazily on
+the first `apply_gradients` in `init_scope` — so inside a `tf.function` they are eager
+variables the function captures; made through the variable creators, as Keras' are by
+`tf.Variable`. Subclasses implement `build` and `update_step`; the updates use TF's fused
+training ops where one computes exactly Keras's formula.
 """
 
 from __future__ import annotations
@@ -16,15 +17,17 @@ import warnings
 
 from ndflow.autodiff.tape import GradientTape
 from ndflow.checkpoint.restore import restore_deferred
-from ndflow.core import dtypes, scopes
+from ndflow.core import context, dtypes, scopes
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.distribute import distribute_lib
 from ndflow.distribute.values import is_distributed
+from ndflow.keras import keras_variable
 from ndflow.ops import arithmetic, array_fill, comparison, math, reduction
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast as cast_op
 from ndflow.ops.indexed_slices import IndexedSlices
+from ndflow.ops.variable_creators import create_through, variable_creator_stack
 from ndflow.runtime.control_flow import smart_cond
 from ndflow.train import learning_rate_schedule as lrs
 from ndflow.train import slot_creator
@@ -163,9 +166,18 @@ class Optimizer:
         dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
         fill = {"zeros": 0.0, "ones": 1.0}.get(initializer, initializer)
         with init_scope():
-            var = slot_creator.make_variable(lambda: slot_creator.filled(shape, dtype, fill),
-                                             f"{self.name}/{name}", trainable=False,
-                                             dtype=dtype)
+            value = slot_creator.filled(shape, dtype, fill)
+            # named by its Keras path ("adam/iteration"), not under TF name scopes
+            saved, context.state().name_scope = context.state().name_scope, ""
+            try:
+                # through the variable creators, as Keras' variables are made by tf.Variable:
+                # a strategy's, and tf.function's rule that a first trace creating
+                # variables is traced again
+                var = create_through(variable_creator_stack(), keras_variable.KerasVariable,
+                                     {"initial_value": value, "name": f"{self.name}/{name}",
+                                      "trainable": False, "dtype": dtype})
+            finally:
+                context.state().name_scope = saved
         self._variables.append(var)
         return var
 

@@ -69,8 +69,9 @@ def serialize_model(model) -> dict:
     return out
 
 
-def model_to_json(model) -> str:
-    return json.dumps(serialize_model(model), default=_json_default)
+def model_to_json(model, **kwargs) -> str:
+    """`Model.to_json()`: the serialized model; `kwargs` go to `json.dumps` (as Keras)."""
+    return json.dumps(serialize_model(model), default=_json_default, **kwargs)
 
 
 class _UnsafeLambda:

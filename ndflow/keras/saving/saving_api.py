@@ -153,6 +153,11 @@ def load_weights(model, filepath, skip_mismatch=False, **kwargs):
         weights_h5.load_state(model, f, skip_mismatch=skip_mismatch)
 
 
+def model_to_json(model, **kwargs) -> str:
+    """What `Model.to_json()` returns: its serialized config, as JSON."""
+    return keras_archive.model_to_json(model, **kwargs)
+
+
 @keras_export("keras.models.model_from_json")
 def model_from_json(json_string, custom_objects=None):
     """A model (new weights; compiled when the JSON has a compile config) from a JSON string
