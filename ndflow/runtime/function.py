@@ -40,6 +40,7 @@ from ndflow.core.tensor_spec import TensorSpec
 from ndflow.jit import compiler_ir
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import identity
+from ndflow.ops.array_fill import zeros
 from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.tensor_array_ops import TensorArray
 from ndflow.ops.variable_creators import variable_creator_scope
@@ -52,6 +53,11 @@ from ndflow.runtime.concrete_function import (
     split_parts,
 )
 from ndflow.runtime.func_graph import FuncGraph, function_graph, tracing_scope
+from ndflow.runtime.lift_initializer import (
+    in_function_graph,
+    lift_initial_value,
+    traced_initial_value,
+)
 
 _run_eagerly = False
 _TENSOR = "<tensor>"
@@ -192,6 +198,7 @@ class Function:
         # function is traced again, creating none, and that trace is the one that runs.
         self._traced_once = False
         self._created_variables = False
+        self._initializing_call = None   # the first trace, when it assigns initial values
         self._lock = threading.RLock()
         self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         functools.update_wrapper(self, python_function)
@@ -255,6 +262,8 @@ class Function:
             args = self._convert_to_signature(args)
         bound = self._bind(args, kwargs)
         cf, leaves = self._lookup(bound, trace=True)
+        if self._initializing_call is not None:   # the first call initializes variables
+            cf, self._initializing_call = self._initializing_call, None
         return cf._call_leaves(leaves)
 
     def _convert_to_signature(self, args) -> tuple:
@@ -363,11 +372,15 @@ class Function:
             if created:   # TF checks after the trace, outside the user's code
                 raise ValueError(_NON_FIRST_ERROR)
             return cf
-        first = self._trace(_copy_bound(bound), specs, refs, _recording_creator(created))
+        deferred: list = []
+        first = self._trace(_copy_bound(bound), specs, refs,
+                            _recording_creator(created, deferred))
         self._traced_once = True
         if not created:
             return first
         self._created_variables = True
+        if deferred:
+            self._initializing_call = first
         return self._trace(bound, specs, refs, _refusing_creator(_SINGLETON_ERROR))
 
     def _trace(self, bound, specs: tuple, refs: list, creator) -> ConcreteFunction:
@@ -429,10 +442,27 @@ _NON_FIRST_ERROR = "Creating variables on a non-first call to a function decorat
                    "tf.function."
 
 
-def _recording_creator(created: list):
+def _recording_creator(created: list, deferred: list | None = None):
     def creator(next_creator, **kwargs):
         created.append(True)
-        return next_creator(**kwargs)
+        if "initial_value" not in kwargs:
+            return next_creator(**kwargs)
+        # a tensor of the trace (TF calls a callable initial value in the trace too): run
+        # once, eagerly (TF lifts it)
+        value = lift_initial_value(traced_initial_value(kwargs["initial_value"],
+                                                        kwargs.get("dtype")))
+        if not in_function_graph(value):
+            kwargs["initial_value"] = value
+            return next_creator(**kwargs)
+        # it needs the function's arguments: the first trace, which ran the Python code,
+        # assigns it and runs once, on the first call (TF's cond-guarded initializer); a
+        # later trace is TF's ValueError once it ends
+        kwargs["initial_value"] = functools.partial(zeros, value.shape, value.dtype)
+        v = next_creator(**kwargs)
+        if deferred is not None:
+            v.assign(value)
+            deferred.append(v)
+        return v
     return creator
 
 
