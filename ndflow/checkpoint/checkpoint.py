@@ -22,6 +22,7 @@ from ndflow.checkpoint import (
     sharding,
     tensor_bundle,
 )
+from ndflow.checkpoint.list_wrapper import ListWrapper
 from ndflow.core import context, dtypes, errors
 from ndflow.core.api_export import tf_export
 from ndflow.ops.variables import Variable
@@ -117,13 +118,18 @@ class Checkpoint:
             _check_trackable("root", root)
         for name, value in sorted(kwargs.items()):  # TensorFlow tracks them sorted by name
             _check_trackable(name, value)
-            self._children[name] = value
+            self._children[name] = ListWrapper(value, self) if type(value) is list else value
 
     def __setattr__(self, name, value):
-        if not name.startswith("_") and (object_graph.holds_trackables(value) or
-                                         isinstance(value, (list, tuple, dict))):
+        tracked = not name.startswith("_") and (object_graph.holds_trackables(value) or
+                                                isinstance(value, (list, tuple, dict)))
+        if tracked:
+            if type(value) is list:   # TF's ListWrapper: growing it restores into it
+                value = ListWrapper(value, self)
             self._children[name] = value
         object.__setattr__(self, name, value)
+        if tracked:   # values a restore found missing, waiting for this attribute
+            restore.restore_deferred(self)
 
     def __getattr__(self, name):
         children = object.__getattribute__(self, "_children")

@@ -19,7 +19,7 @@ from tensorboard.compat.proto import trackable_object_graph_pb2
 from ndflow.checkpoint import object_graph as og
 from ndflow.checkpoint import saveables
 from ndflow.checkpoint.tensor_bundle import BundleReader, dtype_name
-from ndflow.core import context, errors
+from ndflow.core import context, errors, tf_logging
 from ndflow.core.tensor import EagerTensor
 from ndflow.ops import array_core, state
 from ndflow.ops.variables import Variable
@@ -115,6 +115,34 @@ def _assign(var: Variable, key: str, reader: BundleReader, graph_assigns=None) -
     var.assign(value)
 
 
+def _ref(obj):
+    """A weak reference to `obj` where it can have one, else a strong one of the same use."""
+    try:
+        return weakref.ref(obj)
+    except TypeError:
+        return lambda: obj
+
+
+class _Matched(dict):
+    """Checkpoint node id -> the object bound to it, held weakly where it can be (as TF's
+    coordinator does): a restoration waiting on an object's children must not keep that
+    object alive, so that it can go, and its unused values be reported."""
+
+    def __setitem__(self, node_id, obj):
+        super().__setitem__(node_id, _ref(obj))
+
+    def get(self, node_id, default=None):
+        ref = super().get(node_id)
+        obj = None if ref is None else ref()
+        return default if obj is None else obj
+
+    def values(self):
+        return [obj for obj in (ref() for ref in super().values()) if obj is not None]
+
+    def items(self):
+        return [(k, obj) for k, ref in super().items() if (obj := ref()) is not None]
+
+
 class Restoration:
     """One `restore()`/`read()` of a checkpoint into a root object."""
 
@@ -122,12 +150,19 @@ class Restoration:
         self.reader = reader
         self.proto = graph_proto
         self.save_path = save_path
-        self.root = root
-        self.matched: dict[int, object] = {}
+        self._root = _ref(root)
+        self.matched: dict[int, object] = _Matched()
         self.deferred_slots: set[int] = set()
         self.graph_assigns: list = []  # (variable, value) to run in a session (TF1 graphs)
         self.paths: dict[int, tuple[str, ...]] = {0: ()}
         self._set_paths()
+        self.partial = [False]   # set by the status's expect_partial()
+        weakref.finalize(self, _warn_unrestored, graph_proto, self.matched, self.paths,
+                         self.partial)
+
+    @property
+    def root(self):
+        return self._root()
 
     def _set_paths(self) -> None:
         queue = [0]
@@ -210,11 +245,31 @@ class Restoration:
                 if id(obj) not in bound]
 
 
+def _warn_unrestored(proto, matched, paths, partial) -> None:
+    """TF's warnings when a restoration that left checkpointed values unused goes away
+    (garbage collected, or at exit), unless its status's expect_partial() was called."""
+    if partial[0]:
+        return
+    unused = [i for i, node in enumerate(proto.nodes) if node.attributes and i not in matched]
+    if not unused:
+        return
+    tf_logging.warning(
+        "Detecting that an object or model or tf.train.Checkpoint is being deleted with "
+        "unrestored values. See the following logs for the specific values in question. To "
+        "silence these warnings, use `status.expect_partial()`. See "
+        "https://www.tensorflow.org/api_docs/python/tf/train/Checkpoint#restorefor details "
+        "about the status object returned by the restore function.")
+    for i in unused:
+        tf_logging.warning("Value in checkpoint could not be found in the restored object: "
+                           f"{og.pretty_path(paths.get(i, ('?',)))}")
+
+
 class CheckpointLoadStatus:
     """What `Checkpoint.restore(path)` returns: assertions on how the checkpoint matched."""
 
     def __init__(self, restoration: Restoration):
         self._restoration = restoration
+        self._root = restoration.root   # the restoration holds it weakly; the status not
 
     def assert_consumed(self):
         """Every variable was matched and every value in the checkpoint was restored (checked
@@ -249,7 +304,8 @@ class CheckpointLoadStatus:
         return self
 
     def expect_partial(self):
-        """Silences warnings about values left unrestored (ndflow does not warn)."""
+        """Silences the warnings about checkpointed values left unrestored."""
+        self._restoration.partial[0] = True
         return self
 
     def run_restore_ops(self, session=None):

@@ -247,3 +247,7 @@ from ndflow.ops import (  # noqa: F401 - importing a gradient module registers i
 # isort: split
 # Last: wraps the public elementwise APIs declared above for RaggedTensor arguments.
 from ndflow.ops import ragged_dispatch  # noqa: E402, F401
+
+# isort: split
+# Then: the unary APIs that keep zeros zero, for SparseTensor arguments.
+from ndflow.ops import sparse_dispatch  # noqa: E402, F401

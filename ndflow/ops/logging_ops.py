@@ -15,6 +15,7 @@ from ndflow.core.tensor import Tensor
 from ndflow.ops import composite_dispatch
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.op_def import op_def
+from ndflow.ops.sparse_tensor import SparseTensor
 
 
 def _string_format_shape(ctx):
@@ -94,7 +95,7 @@ def _map(x, fn):
     """Rebuilds lists/tuples/dicts with `fn` applied to the leaves (dicts in sorted order)."""
     if isinstance(x, dict):
         return {k: _map(x[k], fn) for k in sorted(x)}
-    if isinstance(x, (list, tuple)):
+    if isinstance(x, (list, tuple)) and not isinstance(x, SparseTensor):
         return type(x)(_map(v, fn) for v in x)
     return fn(x)
 
@@ -137,11 +138,16 @@ def print_v2(*inputs, output_stream=sys.stderr, sep: str = " ", end: str = "\n",
             and inputs[0].dtype is dtypes.string):
         formatted = inputs[0]
     else:
-        free = _map(list(inputs), lambda x: "" if isinstance(x, _TENSORS) else x)
+        free = _map(list(inputs),
+                    lambda x: "" if isinstance(x, (*_TENSORS, SparseTensor)) else x)
         placeholder = _placeholder_for(" ".join(pprint.pformat(x) for x in free))
         tensors, templates = [], []
 
         def leaf(x):
+            if isinstance(x, SparseTensor):   # TF's template, which pformat then quotes
+                tensors.extend(x)
+                return (f"SparseTensor(indices={placeholder}, values={placeholder}, "
+                        f"shape={placeholder})")
             if isinstance(x, _TENSORS):
                 tensors.append(x)
                 return placeholder

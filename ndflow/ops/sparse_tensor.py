@@ -16,7 +16,7 @@ from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.apply import apply_op, convert_to_tensor, register_tensor_conversion_function
 from ndflow.ops.op_def import op_def
 
 
@@ -111,6 +111,15 @@ class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", 
     def __repr__(self):
         return (f"SparseTensor(indices={self.indices!s}, values={self.values!s}, "
                 f"dense_shape={self.dense_shape!s})")
+
+
+def _refuse_conversion(value, dtype=None, name=None, as_ref=False):  # noqa: ARG001
+    """TF's error: a SparseTensor is no tensor (before the named tuple autopacks)."""
+    raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "
+                     f"({type(value)}) to a Tensor.")
+
+
+register_tensor_conversion_function(SparseTensor, _refuse_conversion, 98)
 
 
 @tf_export(v1=["SparseTensorValue"])

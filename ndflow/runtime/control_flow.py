@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from ndflow.core import context, devices, dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.graph import Operation, SymbolicTensor
 from ndflow.core.nest import flatten, is_nested, pack_sequence_as
 from ndflow.core.shapes import TensorShape
@@ -40,7 +41,7 @@ from ndflow.ops.control_flow import (
     StatelessWhile,
     While,
 )
-from ndflow.ops.tensor_array_ops import from_flow, to_flow
+from ndflow.ops.tensor_array_ops import TensorArray, from_flow, to_flow
 from ndflow.runtime import control_flow_kernels  # noqa: F401 - registers the kernels
 from ndflow.runtime.func_graph import FuncGraph, tracing_scope
 
@@ -335,6 +336,9 @@ def _invariants(flat: list, shape_invariants) -> list:
     return out
 
 
+_KEPT = (Tensor, TensorArray, CompositeTensor)
+
+
 def _eager_while(cond_fn, body_fn, loop_vars, maximum_iterations):
     nested = is_nested(loop_vars)
     args = loop_vars if nested else (loop_vars,)
@@ -351,6 +355,9 @@ def _eager_while(cond_fn, body_fn, loop_vars, maximum_iterations):
                              f"First structure: {args}\n\nSecond structure: {result}")
         args = result
         n += 1
+    # TF returns tensors: Python numbers among the loop variables are converted
+    args = pack_sequence_as(args, [x if isinstance(x, _KEPT) else convert_to_tensor(x)
+                                   for x in flatten(args)])
     return args if nested else args[0]
 
 

@@ -35,6 +35,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor, is_composite
 from ndflow.core.graph import Operation, SymbolicTensor
 from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.jit import compiler_ir
@@ -42,6 +43,7 @@ from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import identity
 from ndflow.ops.array_fill import zeros
 from ndflow.ops.indexed_slices import IndexedSlices
+from ndflow.ops.sparse_tensor import SparseTensor
 from ndflow.ops.tensor_array_ops import TensorArray
 from ndflow.ops.variable_creators import variable_creator_scope
 from ndflow.passes.mark_for_compilation import MUST_COMPILE_ATTR
@@ -79,8 +81,19 @@ def _is_variable(x) -> bool:
     return not isinstance(x, Tensor) and isinstance(getattr(x, "handle", None), Tensor)
 
 
-def _encode(value, leaves: list, refs: list):
-    """Hashable cache key for one argument; tensor leaves are appended to `leaves`."""
+def _encode(value, leaves: list, refs: list, relaxed: dict | None = None):
+    """Hashable cache key for one argument; tensor leaves are appended to `leaves`
+    (`relaxed`: leaf index -> the shape its placeholder gets instead of its own)."""
+    if isinstance(value, SparseTensor) and all(isinstance(t, Tensor) for t in value):
+        # TF traces a SparseTensor by its SparseTensorSpec (dense shape, dtype): any number
+        # of values reuses the trace
+        shape = value.shape
+        n, rank = len(leaves), shape.rank
+        parts = _encode(tuple(value), leaves, refs)
+        if relaxed is not None:
+            relaxed.update({n: TensorShape([None, rank]), n + 1: TensorShape([None]),
+                            n + 2: TensorShape([rank])})
+        return ("sparse", None if rank is None else tuple(shape.as_list()), parts)
     if isinstance(value, (Tensor, TensorSpec)):
         leaves.append(value)
         return _TENSOR
@@ -316,12 +329,15 @@ class Function:
         items = self._arguments(bound)
         leaves: list = []
         refs: list = []
-        key = tuple((name, _encode(v, leaves, refs)) for name, v in items)
+        relaxed: dict = {}
+        key = tuple((name, _encode(v, leaves, refs, relaxed)) for name, v in items)
         if self._input_signature is not None:
             specs = self._check_signature(items, leaves)
         else:
             specs = tuple(_spec_of(x) if not isinstance(x, np.ndarray)
                           else _spec_of(convert_to_tensor(x)) for x in leaves)
+            if relaxed:
+                specs = tuple((d, relaxed.get(i, s)) for i, (d, s) in enumerate(specs))
         cf = self._exact.get((key, specs))
         if cf is not None:
             return cf, leaves

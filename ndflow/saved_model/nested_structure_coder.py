@@ -1,7 +1,7 @@
 """Python structures <-> `StructuredValue` protos, as TensorFlow's nested_structure_coder
 writes them in a SavedModel's object graph (function input signatures, output signatures,
 argument specs): None, bool, int, float, str, tuple, list, dict, named tuples, TensorShape,
-DType, TensorSpec and RaggedTensorSpec."""
+DType, TensorSpec, RaggedTensorSpec and SparseTensorSpec."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from ndflow.core.graph_def import dtype_from_enum, shape_from_proto, shape_to_pr
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.ragged_tensor_spec import RaggedTensorSpec
+from ndflow.ops.sparse_tensor import SparseTensor
+from ndflow.ops.sparse_tensor_spec import SparseTensorSpec
 
 
 def _is_named_tuple(x) -> bool:
@@ -46,6 +48,16 @@ def encode(value) -> struct_pb2.StructuredValue:
         ts.num_flat_components = value.ragged_rank + 1
         ts.type_state.CopyFrom(encode((value.shape, value.dtype, value.ragged_rank,
                                        value.row_splits_dtype)))
+    elif isinstance(value, SparseTensorSpec):  # TF's: (shape, dtype), three components
+        ts = p.type_spec_value
+        ts.type_spec_class = struct_pb2.TypeSpecProto.SPARSE_TENSOR_SPEC
+        ts.type_spec_class_name = "SparseTensorSpec"
+        ts.num_flat_components = 3
+        ts.type_state.CopyFrom(encode((value.shape, value.dtype)))
+    elif isinstance(value, SparseTensor):   # an output's specs: TF writes its type spec
+        n = value.dense_shape.shape.as_list()[0] if value.dense_shape.shape.rank else None
+        p.CopyFrom(encode(SparseTensorSpec(None if n is None else [None] * n,
+                                           value.values.dtype)))
     elif isinstance(value, TensorShape):
         p.tensor_shape_value.CopyFrom(shape_to_proto(value))
     elif isinstance(value, dtypes.DType):
@@ -116,5 +128,9 @@ def _decode_type_spec(ts):
             ts.type_spec_class_name == "RaggedTensorSpec":
         state = decode(ts.type_state)
         return RaggedTensorSpec(*state[:4])
+    if ts.type_spec_class == struct_pb2.TypeSpecProto.SPARSE_TENSOR_SPEC or \
+            ts.type_spec_class_name == "SparseTensorSpec":
+        return SparseTensorSpec(*decode(ts.type_state))
     raise ValueError(f"Cannot decode a {ts.type_spec_class_name or ts.type_spec_class} "
-                     "type spec (ndflow supports TensorSpec and RaggedTensorSpec signatures)")
+                     "type spec (ndflow supports TensorSpec, RaggedTensorSpec and "
+                     "SparseTensorSpec signatures)")

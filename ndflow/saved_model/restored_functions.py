@@ -22,6 +22,7 @@ from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.ragged_tensor import RaggedTensor
 from ndflow.ops.ragged_tensor_spec import RaggedTensorSpec
+from ndflow.ops.sparse_tensor_spec import SparseTensorSpec
 from ndflow.runtime.func_graph import inline_graph
 from ndflow.runtime.function import Function
 
@@ -142,6 +143,10 @@ def _flatten_up_to(spec, value, out: list, name: str) -> None:
         if not spec.is_compatible_with(value):
             raise TypeError(f"{name}: expected a value of {spec}, got {value!r}")
         out.extend(value._to_components() if isinstance(value, RaggedTensor) else [value])
+    elif isinstance(spec, SparseTensorSpec):  # its components: indices, values, shape
+        if not spec.is_compatible_with(value):
+            raise TypeError(f"{name}: expected a value of {spec}, got {value!r}")
+        out.extend(value)
     elif isinstance(spec, dict):
         if not isinstance(value, dict) or sorted(value) != sorted(spec):
             raise TypeError(f"{name}: expected a dict with keys {sorted(spec)}, got {value!r}")

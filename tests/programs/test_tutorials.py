@@ -177,6 +177,24 @@ EXPECTED = {
         "gradient sums: 91.13", "Batch jacobian shape: (16, 2, 32)", "compiled == eager: True",
         "per example gradient shape: (4, 64, 2)", "map_fn == vectorized_map: True",
         "tf numpy guide done"],
+    "sparse_tensor_guide.py": [   # the output equals TF 2.21's but for timings and two
+        # deprecation notices (script header)
+        "<SparseTensor shape=[4, 10] \n values={\n  [0, 2]: 87\n  [3, 0]: 38\n  [3, 4]: 2}>",
+        "tf.Tensor([], shape=(8, 0), dtype=int32)",
+        " [-0.1548202  -0.8733431   0.5853891   0.161659  ]], shape=(6, 4), dtype=float32)",
+        "SparseTensor [ 0.09811  0.12722 -0.17875]", "ValueError Attempt to convert a value "
+        "(SparseTensor", "st: 'SparseTensor(indices=[[0 3]\n [1 0]\n [2 1]], values=[0.25 9 -4]"
+        ", shape=[3 4])'", "SparseTensorSpec(TensorShape([None, 5]), tf.int64)",
+        "sparse tensor guide done"],
+    "checkpoint_guide.py": [   # equals TF 2.21's up to the restore into an unbuilt Net,
+        # where TF 2.21 (Keras 3) loses the kernel (script header)
+        "ValueError: The filename must end in `.weights.h5`. Received: "
+        "filepath=easy_checkpoint", "Saved checkpoint for step 50: ./tf_ckpts/ckpt-5\nloss 4.87",
+        "Restored from ./tf_ckpts/ckpt-5", "['./tf_ckpts/ckpt-8', './tf_ckpts/ckpt-9', "
+        "'./tf_ckpts/ckpt-10']", "KeyError: 'net/l1/kernel/.ATTRIBUTES/VARIABLE_VALUE'",
+        "Shape: [1, 5]\nDtype: float32", "ListWrapper([])\ncheckpoint guide done",
+        "WARNING:tensorflow:Value in checkpoint could not be found in the restored object: "
+        "(root).optimizer._variables.5"],
     "core_apis_guides.py": [   # seeded: the output equals TF 2.21's but for last float digits
         "Mean squared error for step 90: 0.078\n\nFinal train loss: 0.073\nFinal test loss: 0.098",
         "Epoch: 180, Training log loss: 0.179", "Final testing accuracy: 0.842",

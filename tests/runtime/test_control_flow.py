@@ -161,6 +161,20 @@ def test_while_eager_function_and_session_agree_with_numpy():
             assert sess.run(out, {n: 4}) == [4, 6.0]
 
 
+def test_while_eager_returns_tensors_for_python_loop_variables():
+    # TF converts the final loop variables: Python numbers come back as tensors
+    i, x, ta = tf.while_loop(lambda i, x, ta: i < 2,
+                             lambda i, x, ta: (i + 1, x * 2.0, ta.write(i, 1.0)),
+                             (0, 1.5, tf.TensorArray(tf.float32, size=2)))
+    assert isinstance(i, tf.Tensor) and i.dtype == tf.int32 and i.numpy() == 2
+    assert isinstance(x, tf.Tensor) and x.dtype == tf.float32 and x.numpy() == 6.0
+    assert isinstance(ta, tf.TensorArray)
+    i, sp = tf.while_loop(lambda i, s: i < 1, lambda i, s: (i + 1, tf.sparse.add(s, s)),
+                          [0, tf.sparse.SparseTensor([[0, 1]], [3], [2, 2])])
+    assert i.numpy() == 1 and isinstance(sp, tf.sparse.SparseTensor)
+    np.testing.assert_array_equal(sp.values.numpy(), [6])
+
+
 def test_while_single_var_structures_and_maximum_iterations():
     @tf.function
     def f(x):
