@@ -191,6 +191,7 @@ def _string_hash() -> None:
     tf.strings.to_hash_bucket_strong(words, 10, [1, 2])
     tf.strings.to_hash_bucket(words, 10)
     tf.fingerprint(tf.ones([2, 3]))
+    tf.compat.v1.train.sdca_fprint(words)
 
 
 # longest first (tests/ops/test_numba_disk_cache.py checks that every module with a
@@ -217,7 +218,7 @@ JOBS = {
     "sum_squares": _callbacks("sum_squares_numba", "_callback"),
     "resize_bilinear": _callbacks("resize_bilinear_numba", "_callback"),
     "xent": Job(("xent_numba",), _xent),
-    "string_hash": Job(("string_hash_numba",), _string_hash),
+    "string_hash": Job(("string_hash_numba", "fingerprint128_numba"), _string_hash),
     "gemm_epilogue": Job(("gemm_epilogue",), _gemm_epilogue, openmp=True),
     "dropout": Job(("dropout_select",), _dropout),
     "index_shuffle": Job(("random_index_shuffle",), _index_shuffle),

@@ -278,10 +278,10 @@ class Saver:
             _check_saved_dtype(reader, name, var.dtype, save_path)
             values[name] = value
         for name in self._saveables:
-            tables = saveables.saved_tensors(reader, name)
+            tables = saveables.saved_tensors(reader, name, self._saveables[name])
             expected = set(self._saveable_tensors.get(name, {"-keys": None}))
             if not tables or not expected <= set(tables):
-                raise _missing_key(f"{name}-keys")
+                raise _missing_key(name + (sorted(expected - set(tables)) or ["-keys"])[0])
             if self._eager:
                 saveables.restore(self._saveables[name], tables)
             else:

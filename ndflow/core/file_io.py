@@ -21,7 +21,7 @@ import stat as _stat
 import uuid
 from typing import NamedTuple
 
-from ndflow.core import errors, logging
+from ndflow.core import errors, logging, strict_mode
 from ndflow.core.api_export import tf_export
 
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9.]*)://")
@@ -258,6 +258,9 @@ class FastGFile(GFile):
     def __init__(self, name, mode="r"):
         if not FastGFile._warned:
             FastGFile._warned = True
+            strict_mode.fail_if_strict("FastGFile.__init__ (from ndflow.core.file_io) is "
+                                       "deprecated and will be removed in a future version.\n"
+                                       "Instructions for updating:\nUse tf.gfile.GFile.")
             logging.log(logging.WARNING, "FastGFile.__init__ (from ndflow.core.file_io) is "
                         "deprecated and will be removed in a future version.\nInstructions for "
                         "updating:\nUse tf.gfile.GFile.", stacklevel=2)

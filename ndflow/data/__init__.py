@@ -24,6 +24,7 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     grouping,
     interleave,
     iterator_ops,
+    iterator_saveable,
     mapping,
     optional_ops,
     options,

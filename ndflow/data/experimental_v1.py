@@ -5,7 +5,7 @@ deprecation warning on its first call."""
 
 from __future__ import annotations
 
-from ndflow.core import tf_logging
+from ndflow.core import strict_mode
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.ragged_tensor_spec import RaggedTensorSpec
@@ -18,9 +18,9 @@ _warned: set[str] = set()
 def _deprecated(name: str, module: str, instructions: str) -> None:
     if name not in _warned:  # TF warns once per function
         _warned.add(name)
-        tf_logging.warning("From %s: %s (from %s) is deprecated and will be removed in a "
-                           "future version.\nInstructions for updating:\n%s", __name__, name,
-                           module, instructions)
+        strict_mode.log_deprecation("From %s: %s (from %s) is deprecated and will be removed "
+                                    "in a future version.\nInstructions for updating:\n%s",
+                                    __name__, name, module, instructions)
 
 
 @tf_export(v1=["data.experimental.TensorStructure"])

@@ -5,6 +5,7 @@ namespace module: only exported names show in `dir(tf.distribute)`."""
 
 from ndflow.distribute import (  # noqa: F401 - importing runs their tf_exports
     central_storage_strategy,
+    cluster_device_filters,
     cluster_resolver,
     collective,
     collective_hints,

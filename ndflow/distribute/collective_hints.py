@@ -5,7 +5,7 @@ TensorFlow 2.21."""
 
 from __future__ import annotations
 
-from ndflow.core import tf_logging
+from ndflow.core import strict_mode
 from ndflow.core.api_export import tf_export
 from ndflow.distribute.multi_worker_mirrored_strategy import CommunicationOptions
 
@@ -19,7 +19,7 @@ class CollectiveHints:
     def __new__(cls, bytes_per_pack=0, timeout_seconds=None):
         if not CollectiveHints._warned:
             CollectiveHints._warned = True
-            tf_logging.warning(
+            strict_mode.log_deprecation(
                 "From %s: __new__ (from ndflow.distribute.collective_hints) is deprecated "
                 "and will be removed in a future version.\nInstructions for updating:\nuse "
                 "distribute.experimental.CommunicationOptions instead", __name__)

@@ -85,7 +85,7 @@ def _one_shot_iterator(node):
     def run():
         it = _named_iterator(ctx, node.attrs["container"], name)
         if not it.initialized:
-            it.reset(DATASETS[token])
+            _start(it, DATASETS[token])
         return it
     return run
 
@@ -93,7 +93,45 @@ def _one_shot_iterator(node):
 @kernel(ops.MakeIterator)
 def _make_iterator(node):
     def run(dataset, iterator):
-        iterator.reset(dataset)
+        _start(iterator, dataset)
+    return run
+
+
+def _start(iterator: IteratorResource, dataset) -> None:
+    """A new pass of `dataset`; its start is what the iterator's checkpoint state replays."""
+    start = ops.iterator_state.start
+    try:
+        iterator.start_states = start(dataset) if start is not None else []
+    except (AttributeError, TypeError):  # not a pipeline of ndflow datasets: not savable
+        iterator.start_states = None
+    iterator.dataset = dataset
+    iterator.reset(dataset)
+
+
+@kernel(ops.SerializeIteratorState)
+def _serialize_iterator_state(node):
+    def run(iterator):
+        if iterator.dataset is None:
+            raise FailedPreconditionError(
+                None, None, "Cannot save the state of an iterator that has not been "
+                "initialized: run its initializer first.")
+        if iterator.start_states is None:
+            raise FailedPreconditionError(None, None, "Cannot save the state of this iterator: "
+                                          "its dataset is not a pipeline of tf.data datasets.")
+        return torch.tensor([iterator.produced, *iterator.start_states], dtype=torch.int64)
+    return run
+
+
+@kernel(ops.RestoreIteratorState)
+def _restore_iterator_state(node):
+    def run(iterator, state):
+        if iterator.dataset is None:
+            raise FailedPreconditionError(
+                None, None, "Cannot restore the state of an iterator that has not been "
+                "initialized: ndflow replays the iterator's dataset, so run the iterator's "
+                "initializer before restoring.")
+        with context.eager_scope():  # the replay runs the pipeline eagerly, as get_next
+            ops.iterator_state.restore(iterator, state.numpy())
     return run
 
 

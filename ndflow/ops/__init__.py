@@ -99,6 +99,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     random_index_shuffle,
     reduction,
     script_ops,
+    sdca_ops,
     segment,
     sets_ops,
     sobol_ops,

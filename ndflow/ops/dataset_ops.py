@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import threading
+from types import SimpleNamespace
 
 import torch
 
@@ -59,6 +60,12 @@ def register_iterator(resource) -> str:
     return token
 
 
+# The data layer's iterator checkpoint functions (ndflow/data/iterator_saveable.py), which
+# the kernels of MakeIterator, OneShotIterator and _RestoreIteratorState call:
+# `start(dataset)` -> the states of its shuffles before a pass; `restore(resource, state)`.
+iterator_state = SimpleNamespace(start=None, restore=None)
+
+
 def end_of_sequence() -> OutOfRangeError:
     return OutOfRangeError(None, None, "End of sequence")
 
@@ -79,6 +86,10 @@ class IteratorResource:
         self._lock = threading.Lock()
         self.produced = 0
         self.pulled = False
+        # set by the kernels that start a pass (MakeIterator, OneShotIterator), for the
+        # iterator checkpoint ops: the dataset and its shuffles' states at the start
+        self.dataset = None
+        self.start_states = []
 
     def reset(self, dataset) -> None:
         with self._lock:
@@ -187,6 +198,17 @@ IteratorHasNext = op_def(
 IteratorGetNextAsOptional = op_def(
     "IteratorGetNextAsOptional", inputs=["iterator: resource"], outputs=["optional: variant"],
     attrs=_TYPES, shape=lambda ctx: [TensorShape([])], stateful=True, gradient_undefined=True)
+# ndflow's own: a graph iterator's checkpoint state (what tf.train.Checkpoint saves for an
+# eager iterator: int64 [position, shuffle states...]) and its restore, for the SaveableObject
+# of tf.data.experimental.make_saveable_from_iterator. TensorFlow's SerializeIterator /
+# DeserializeIterator carry a variant of the whole pipeline state instead.
+SerializeIteratorState = op_def(
+    "_SerializeIteratorState", inputs=["resource_handle: resource"],
+    outputs=["serialized: int64"], shape=lambda ctx: [TensorShape([None])], stateful=True,
+    gradient_undefined=True)
+RestoreIteratorState = op_def(
+    "_RestoreIteratorState", inputs=["resource_handle: resource", "serialized: int64"],
+    stateful=True, gradient_undefined=True)
 OptionalHasValue = op_def(
     "OptionalHasValue", inputs=["optional: variant"], outputs=["has_value: bool"],
     shape=lambda ctx: [TensorShape([])], gradient_undefined=True)

@@ -1,6 +1,8 @@
 """TF1's quantized pooling: `tf.compat.v1.nn.quantized_max_pool` / `quantized_avg_pool`
 (QuantizedMaxPool / QuantizedAvgPool): NHWC pooling of a quantized tensor's integers, the
-range passed through. Kernels in kernels/quantized_pooling.py."""
+range passed through. Kernels in kernels/quantized_pooling.py. Also QuantizedConv2D and
+QuantizedReluX (`tf.compat.v1.nn.quantized_relu_x`, which TensorFlow 2.21 declares but
+registers no kernel for: kernels/quantized_activation.py)."""
 
 from __future__ import annotations
 
@@ -118,3 +120,28 @@ def quantized_conv2d(input, filter, min_input, max_input, min_filter,  # noqa: A
     op = apply_op(QuantizedConv2D, [input, filter, min_input, max_input, min_filter,
                                     max_filter], attrs, name=name)
     return QuantizedConv2DResult(*op.outputs)
+
+
+QuantizedReluXResult = collections.namedtuple(
+    "QuantizedReluX", ["activations", "min_activations", "max_activations"])
+
+QuantizedReluX = op_def(
+    "QuantizedReluX",
+    inputs=["features: Tinput", "max_value: float", "min_features: float",
+            "max_features: float"],
+    outputs=["activations: out_type", "min_activations: float", "max_activations: float"],
+    attrs=["Tinput: quantizedtype", "out_type: quantizedtype = DT_QUINT8"],
+    shape=lambda ctx: [ctx.shapes[0], TensorShape([]), TensorShape([])],
+    gradient_undefined=True)
+
+
+@tf_export(v1=["nn.quantized_relu_x"])
+def quantized_relu_x(features, max_value, min_features, max_features, out_type=None,
+                     name=None):
+    """`tf.compat.v1.nn.quantized_relu_x`: `min(max(features, 0), max_value)` of a quantized
+    tensor. TensorFlow 2.21 builds the op but has no kernel for it, so running it is a
+    NotFoundError there and here."""
+    attrs = {} if out_type is None else {"out_type": dtypes.as_dtype(out_type)}
+    op = apply_op(QuantizedReluX, [features, max_value, min_features, max_features], attrs,
+                  name=name)
+    return QuantizedReluXResult(*op.outputs)

@@ -33,6 +33,7 @@ from ndflow.passes.pass_config import resolve_pass_config
 from ndflow.passes.prune import needed_ops
 from ndflow.runtime.compile import compile_plan, optimize, stateful_ops
 from ndflow.runtime.func_graph import FuncGraph, inline_graph
+from ndflow.runtime.function_executor import check_executor_type
 from ndflow.runtime.plan import Plan
 from ndflow.runtime.signature_text import short_signature_text, signature_text
 from ndflow.runtime.state import EAGER_CONTEXT
@@ -296,6 +297,7 @@ class ConcreteFunction:
         """Runs the function on flat argument tensors; returns the flat outputs."""
         if not context.executing_eagerly():
             return inline_graph(self.graph, tensors, self.graph.outputs)
+        check_executor_type()
         for observe in CALL_OBSERVERS:
             observe(self)
         captures = self._captures()

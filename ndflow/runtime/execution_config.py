@@ -22,7 +22,7 @@ import sys
 
 import torch
 
-from ndflow.core import determinism, tf_logging
+from ndflow.core import determinism, strict_mode
 from ndflow.core.api_export import tf_export
 from ndflow.runtime import function
 from ndflow.runtime.device_config import PhysicalDevice
@@ -107,9 +107,9 @@ def _deprecated(name: str, instructions: str) -> None:
         return
     _warned.add(name)
     caller = sys._getframe(2)
-    tf_logging.warning(f"From {caller.f_code.co_filename}:{caller.f_lineno}: {name} (from "
-                       f"{__name__}) is deprecated and will be removed in a future version.\n"
-                       f"Instructions for updating:\n{instructions}")
+    strict_mode.log_deprecation(f"From {caller.f_code.co_filename}:{caller.f_lineno}: {name} "
+                                f"(from {__name__}) is deprecated and will be removed in a "
+                                f"future version.\nInstructions for updating:\n{instructions}")
 
 
 @tf_export("config.experimental_run_functions_eagerly")

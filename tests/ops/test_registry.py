@@ -29,6 +29,7 @@ NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MatMulApplyM
                "_MaxPoolGradWithIndices", "_Conv2DBiasReluMaxPool", "_Conv2DBiasReluMaxPoolGrad",
                "_PythonDataset", "_IteratorHasNext", "_PythonIterator",
                "_XlaClusterCall", "_GraphInputDataset", "_DatasetReduce",
+               "_SerializeIteratorState", "_RestoreIteratorState",  # make_saveable_from_iterator
                "_EighTridiagonal",   # tf.linalg.eigh_tridiagonal: TF composes it in Python
                "OnnxEngineOp"}  # the inference converter's engine segments (TRTEngineOp's role)
 
