@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from ndflow.checkpoint import checkpoint_management, tensor_bundle
+from ndflow.checkpoint.unordered_key_order import unordered_map_order
 from ndflow.core import dtypes, errors
 from ndflow.core.api_export import tf_export
 
@@ -25,11 +26,15 @@ class CheckpointReader:
     def has_tensor(self, tensor_str) -> bool:
         return self._bundle.has(_key(tensor_str))
 
+    def _keys_in_tf_order(self) -> list:
+        # TF fills a C++ unordered_map in key order and lists that map's iteration order
+        return unordered_map_order(sorted(self._bundle.keys()))
+
     def get_variable_to_shape_map(self) -> dict:
-        return {k: list(self._bundle.dtype_and_shape(k)[1]) for k in self._bundle.keys()}
+        return {k: list(self._bundle.dtype_and_shape(k)[1]) for k in self._keys_in_tf_order()}
 
     def get_variable_to_dtype_map(self) -> dict:
-        return {k: dtypes.as_dtype(self._bundle.dtype_enum(k)) for k in self._bundle.keys()}
+        return {k: dtypes.as_dtype(self._bundle.dtype_enum(k)) for k in self._keys_in_tf_order()}
 
     def debug_string(self) -> bytes:
         return "".join(f"{k} ({dtypes.as_dtype(self._bundle.dtype_enum(k)).name}) "

@@ -15,7 +15,7 @@ import time
 
 from ndflow.checkpoint import checkpoint_management, meta_graph, saveables, tensor_bundle
 from ndflow.checkpoint.object_graph import is_saveable
-from ndflow.core import context, errors
+from ndflow.core import context, errors, tf_logging
 from ndflow.core.api_export import tf_export
 from ndflow.ops import array_core, state
 from ndflow.ops.variables import GraphKeys, Variable
@@ -105,6 +105,12 @@ class Saver:
                  write_version=2, pad_step_number=False, save_relative_paths=False,
                  filename=None):
         self._eager = context.executing_eagerly()
+        if self._eager:
+            tf_logging.warning(
+                "Saver is deprecated, please switch to tf.train.Checkpoint or "
+                "tf.keras.Model.save_weights for training checkpoints. When executing eagerly "
+                "variables do not necessarily have unique names, and so the variable.name-based "
+                "lookups Saver performs are error-prone.")
         if var_list is None:
             if self._eager:
                 raise RuntimeError("When eager execution is enabled, `var_list` must specify "

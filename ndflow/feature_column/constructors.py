@@ -35,12 +35,18 @@ from ndflow.feature_column.dense_columns import (
     SharedEmbeddingColumnCreator,
     _SharedEmbeddingColumn,
 )
+from ndflow.feature_column.deprecation_warnings import (
+    FEATURE_COLUMN_V1,
+    FEATURE_COLUMN_V2,
+    deprecated,
+)
 from ndflow.ops.init_ops import truncated_normal_initializer
 
 _DEFAULT_HASH_KEY = 0xDECAFCAFFE  # TF's crossed_column default
 
 
 @tf_export("feature_column.numeric_column")
+@deprecated(FEATURE_COLUMN_V2)
 def numeric_column(key, shape=(1,), default_value=None, dtype=dtypes.float32,  # noqa: A002
                    normalizer_fn=None):
     """A column of real values of `shape` read from feature `key`."""
@@ -57,6 +63,7 @@ def numeric_column(key, shape=(1,), default_value=None, dtype=dtypes.float32,  #
 
 
 @tf_export("feature_column.bucketized_column")
+@deprecated(FEATURE_COLUMN_V2)
 def bucketized_column(source_column, boundaries):
     """A numeric column's values as buckets of the sorted `boundaries`."""
     if not isinstance(source_column, NumericColumn):
@@ -75,6 +82,7 @@ def bucketized_column(source_column, boundaries):
 
 
 @tf_export("feature_column.categorical_column_with_hash_bucket")
+@deprecated(FEATURE_COLUMN_V2)
 def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.string):
     """Ids = Fingerprint64 hash of the (string form of the) value mod hash_bucket_size."""
     if hash_bucket_size is None:
@@ -89,6 +97,7 @@ def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.stri
 
 
 @tf_export("feature_column.categorical_column_with_vocabulary_file", v1=[])
+@deprecated(FEATURE_COLUMN_V2)
 def categorical_column_with_vocabulary_file_v2(key, vocabulary_file, vocabulary_size=None,
                                                dtype=dtypes.string, default_value=None,
                                                num_oov_buckets=0, file_format=None):
@@ -123,6 +132,7 @@ def categorical_column_with_vocabulary_file_v2(key, vocabulary_file, vocabulary_
 
 
 @tf_export(v1=["feature_column.categorical_column_with_vocabulary_file"])
+@deprecated(FEATURE_COLUMN_V2)
 def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_size=None,
                                             num_oov_buckets=0, default_value=None,
                                             dtype=dtypes.string):
@@ -139,6 +149,7 @@ def _vocabulary_dtype(vocabulary_list):
 
 
 @tf_export("feature_column.categorical_column_with_vocabulary_list")
+@deprecated(FEATURE_COLUMN_V2)
 def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None, default_value=-1,
                                             num_oov_buckets=0):
     """Ids = positions in `vocabulary_list` (OOV: default_value or hash buckets)."""
@@ -170,6 +181,7 @@ def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None, de
 
 
 @tf_export("feature_column.categorical_column_with_identity")
+@deprecated(FEATURE_COLUMN_V2)
 def categorical_column_with_identity(key, num_buckets, default_value=None):
     """Integer values in [0, num_buckets) are the ids themselves."""
     if num_buckets < 1:
@@ -183,6 +195,7 @@ def categorical_column_with_identity(key, num_buckets, default_value=None):
 
 
 @tf_export("feature_column.indicator_column")
+@deprecated(FEATURE_COLUMN_V2)
 def indicator_column(categorical_column):
     """A categorical column as a multi-hot dense vector."""
     if not isinstance(categorical_column, CategoricalColumn):
@@ -192,6 +205,7 @@ def indicator_column(categorical_column):
 
 
 @tf_export("feature_column.weighted_categorical_column")
+@deprecated(FEATURE_COLUMN_V2)
 def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dtypes.float32):
     """A categorical column whose ids carry weights from feature `weight_feature_key`."""
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
@@ -202,6 +216,9 @@ def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dt
 
 
 @tf_export("feature_column.crossed_column")
+@deprecated(FEATURE_COLUMN_V2,
+            "Use `tf.keras.layers.experimental.preprocessing.HashedCrossing` "
+            "instead for feature crossing when preprocessing data to train a Keras model.")
 def crossed_column(keys, hash_bucket_size, hash_key=None):
     """The hashed cross of string feature keys and categorical columns."""
     if not hash_bucket_size or hash_bucket_size < 1:
@@ -229,6 +246,7 @@ def _check_embedding_args(dimension, ckpt_to_load_from, tensor_name_in_ckpt):
 
 
 @tf_export("feature_column.embedding_column")
+@deprecated(FEATURE_COLUMN_V2)
 def embedding_column(categorical_column, dimension, combiner="mean", initializer=None,
                      ckpt_to_load_from=None, tensor_name_in_ckpt=None, max_norm=None,
                      trainable=True, use_safe_embedding_lookup=True):
@@ -294,6 +312,7 @@ def _shared_common(dimension, initializer, ckpt_to_load_from, tensor_name_in_ckp
 
 
 @tf_export(v1=["feature_column.shared_embedding_columns"])
+@deprecated(FEATURE_COLUMN_V2)
 def shared_embedding_columns(categorical_columns, dimension, combiner="mean", initializer=None,
                              shared_embedding_collection_name=None, ckpt_to_load_from=None,
                              tensor_name_in_ckpt=None, max_norm=None, trainable=True,
@@ -315,6 +334,7 @@ def shared_embedding_columns(categorical_columns, dimension, combiner="mean", in
 
 
 @tf_export("feature_column.shared_embeddings", v1=[])
+@deprecated(FEATURE_COLUMN_V2)
 def shared_embedding_columns_v2(categorical_columns, dimension, combiner="mean",
                                 initializer=None, shared_embedding_collection_name=None,
                                 ckpt_to_load_from=None, tensor_name_in_ckpt=None, max_norm=None,
@@ -351,12 +371,14 @@ def _parse_spec(feature_columns, private: bool):
 
 
 @tf_export("feature_column.make_parse_example_spec", v1=[])
+@deprecated(FEATURE_COLUMN_V2)
 def make_parse_example_spec_v2(feature_columns):
     """{feature key: FixedLenFeature or VarLenFeature} for tf.io.parse_example."""
     return _parse_spec(feature_columns, private=False)
 
 
 @tf_export(v1=["feature_column.make_parse_example_spec"])
+@deprecated(FEATURE_COLUMN_V1)
 def make_parse_example_spec(feature_columns):
     """v1 make_parse_example_spec (v1 columns accepted)."""
     return _parse_spec(feature_columns, private=True)

@@ -17,6 +17,7 @@ from ndflow.feature_column.base import (
     normalize_feature_columns,
     verify_static_batch_size_equality,
 )
+from ndflow.feature_column.deprecation_warnings import FEATURE_COLUMN_V1, deprecated
 from ndflow.ops.arithmetic import add_n
 from ndflow.ops.array_core import reshape
 from ndflow.ops.array_slicing import concat
@@ -49,6 +50,7 @@ def _v1_columns(feature_columns):
 
 
 @tf_export(v1=["feature_column.input_layer"])
+@deprecated(FEATURE_COLUMN_V1)
 def input_layer(features, feature_columns, weight_collections=None, trainable=True,
                 cols_to_vars=None, cols_to_output_tensors=None):
     """The dense columns' outputs for `features`, each reshaped to [batch, elements] and
@@ -96,6 +98,7 @@ def _weighted_sum(column, builder, manager, units, sparse_combiner, weight):
 
 
 @tf_export(v1=["feature_column.linear_model"])
+@deprecated(FEATURE_COLUMN_V1)
 def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
                  weight_collections=None, trainable=True, cols_to_vars=None):
     """A linear prediction [batch, units]: each column's weighted sum (categorical columns

@@ -16,6 +16,7 @@ from ndflow.feature_column.base import (
     sequence_length_from_sparse_tensor,
 )
 from ndflow.feature_column.categorical_columns import SequenceCategoricalColumn
+from ndflow.feature_column.deprecation_warnings import SEQUENCE_FEATURE_COLUMN, deprecated
 from ndflow.ops.array_core import reshape, shape
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.parsing_config import VarLenFeature
@@ -59,6 +60,7 @@ class SequenceNumericColumn(SequenceDenseColumn, collections.namedtuple(
 
 
 @tf_export("feature_column.sequence_numeric_column")
+@deprecated(SEQUENCE_FEATURE_COLUMN)
 def sequence_numeric_column(key, shape=(1,), default_value=0., dtype=dtypes.float32,  # noqa: A002
                             normalizer_fn=None):
     """A SequenceNumericColumn of `key` (each step `shape` values)."""
@@ -73,6 +75,7 @@ def sequence_numeric_column(key, shape=(1,), default_value=0., dtype=dtypes.floa
 
 
 @tf_export("feature_column.sequence_categorical_column_with_identity")
+@deprecated(SEQUENCE_FEATURE_COLUMN)
 def sequence_categorical_column_with_identity(key, num_buckets, default_value=None):
     """categorical_column_with_identity over sequences."""
     return SequenceCategoricalColumn(
@@ -80,6 +83,7 @@ def sequence_categorical_column_with_identity(key, num_buckets, default_value=No
 
 
 @tf_export("feature_column.sequence_categorical_column_with_hash_bucket")
+@deprecated(SEQUENCE_FEATURE_COLUMN)
 def sequence_categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.string):
     """categorical_column_with_hash_bucket over sequences."""
     return SequenceCategoricalColumn(
@@ -87,6 +91,7 @@ def sequence_categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dt
 
 
 @tf_export("feature_column.sequence_categorical_column_with_vocabulary_file")
+@deprecated(SEQUENCE_FEATURE_COLUMN)
 def sequence_categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_size=None,
                                                      num_oov_buckets=0, default_value=None,
                                                      dtype=dtypes.string):
@@ -96,6 +101,7 @@ def sequence_categorical_column_with_vocabulary_file(key, vocabulary_file, vocab
 
 
 @tf_export("feature_column.sequence_categorical_column_with_vocabulary_list")
+@deprecated(SEQUENCE_FEATURE_COLUMN)
 def sequence_categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None,
                                                      default_value=-1, num_oov_buckets=0):
     """categorical_column_with_vocabulary_list over sequences."""

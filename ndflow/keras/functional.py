@@ -6,7 +6,10 @@ models, and Keras 3's `get_config` format (`inbound_nodes`, `input_layers`,
 
 from __future__ import annotations
 
+import warnings
+
 from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.core.tensor import Tensor
 from ndflow.keras import model as model_module
 from ndflow.keras.keras_tensor import KerasTensor
 from ndflow.keras.layers import base_layer
@@ -15,6 +18,7 @@ from ndflow.keras.layers.input_spec import InputSpec, flatten_inputs
 from ndflow.keras.layers.tensor_operators import TensorOperator
 from ndflow.keras.model import Model
 from ndflow.ops import array_core
+from ndflow.ops.cast import cast
 from ndflow.ops.sparse_tensor import SparseTensor, sparse_tensor_to_dense
 
 
@@ -101,6 +105,14 @@ class Functional(Model):
     _allow_non_tensor_positional_args = True   # Keras: Python values allowed
 
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
+        if isinstance(inputs, dict):
+            for k, v in inputs.items():
+                if isinstance(v, KerasTensor) and k != v.name:
+                    warnings.warn("When providing `inputs` as a dict, all keys in the dict must "
+                                  "match the names of the corresponding tensors. Received key "
+                                  f"'{k}' mapping to value {v} which has name '{v.name}'. "
+                                  f"Change the tensor name to '{k}' (via `Input(..., "
+                                  f"name='{k}')`)", stacklevel=2)
         Model.__init__(self, name=name, trainable=trainable, **kwargs)
         flat_inputs, flat_outputs = flatten(inputs), flatten(outputs)
         for t in flat_inputs + flat_outputs:
@@ -184,10 +196,13 @@ class Functional(Model):
 
     def call(self, inputs, training=None, mask=None):
         values = {}
-        for kt, value in zip(self.inputs, self._flatten_inputs(inputs)):
+        paths = _input_paths(self._inputs_struct)
+        for kt, value, path in zip(self.inputs, self._flatten_inputs(inputs), paths):
             if isinstance(value, SparseTensor) and not kt.sparse:  # Keras 3 densifies it
                 value = sparse_tensor_to_dense(value)
-            values[id(kt)] = adjust_input_rank(value, kt.shape, kt.name)
+            elif isinstance(value, Tensor) and value.dtype != kt.dtype:
+                value = cast(value, kt.dtype)   # Keras converts inputs to their Input's dtype
+            values[id(kt)] = adjust_input_rank(value, kt.shape, kt.name, path)
         for node in self._nodes:
             outs = node.replay(values)
             for kt, value in zip(node.output_tensors, outs):
@@ -307,7 +322,17 @@ def _map(fn, x):
 model_module.functional_class = Functional
 
 
-def adjust_input_rank(x, ref_shape, name=None):
+def _input_paths(struct, prefix=()) -> list:
+    """Keras' path of each flattened input: '' for a lone Input, list indices and dict keys
+    (sorted, as flattened) joined by '.'."""
+    if isinstance(struct, dict):
+        return [p for k in sorted(struct) for p in _input_paths(struct[k], prefix + (k,))]
+    if isinstance(struct, (list, tuple)):
+        return [p for i, v in enumerate(struct) for p in _input_paths(v, prefix + (i,))]
+    return [".".join(str(p) for p in prefix)]
+
+
+def adjust_input_rank(x, ref_shape, name=None, path=""):
     """Keras' input standardization: an input one rank short of its `Input` whose last
     dimension is 1 gains that axis (1-D features into `Input((1,))`), one a rank over with a
     trailing 1 loses it; other rank mismatches are Keras' ValueError."""
@@ -322,5 +347,6 @@ def adjust_input_rank(x, ref_shape, name=None):
         return array_core.squeeze(x, axis=-1)
     if rank == ref_rank - 1 and ref_shape[-1] == 1:
         return array_core.expand_dims(x, axis=-1)
-    raise ValueError(f"Invalid input shape for input {x} with name '{name}'. Expected shape "
-                     f"{ref_shape}, but input has incompatible shape {tuple(shape)}")
+    raise ValueError(f"Invalid input shape for input {x} with name '{name}' and path '{path}'. "
+                     f"Expected shape {ref_shape}, but input has incompatible shape "
+                     f"{tuple(shape)}")

@@ -24,7 +24,7 @@ import weakref
 
 import numpy as np
 
-from ndflow.core import context, dtypes, tensor_equality
+from ndflow.core import context, dtypes, errors, tensor_equality
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys, Operation, SymbolicTensor
 from ndflow.core.scopes import get_name_scope, init_scope
@@ -427,7 +427,10 @@ class Variable(metaclass=VariableMetaclass):
         head = f"<tf.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}"
         if self._in_graph_mode or not context.executing_eagerly():  # TF: no value in a graph
             return head + ">"
-        arr = self._raw_read().numpy()
+        try:
+            arr = self._raw_read().numpy()
+        except errors.OpError:   # TF: an unreadable (uninitialized) variable still has a repr
+            return f"{head}, numpy=<unavailable>>"
         text = repr(arr) if getattr(arr, "ndim", 0) else str(arr)  # a string scalar: bytes
         return f"{head}, numpy={chr(10) if chr(10) in text else ''}{text}>"
 

@@ -17,7 +17,10 @@ wrapped function is called with flat positional tensors (values are converted to
 spec's dtype); a pruned one also by keyword, the feeds' op names. Differences from
 TensorFlow: an argument whose shape the spec does not accept is a TypeError (TensorFlow
 runs the graph on it), `prune` takes tensors and operations (and their names), not
-TensorInfo protos, and `.variables` lists the variables in creation order.
+TensorInfo protos, and `.variables` lists the variables in creation order. Variables that
+`import_meta_graph` rebuilds inside the function are lifted as eager variables sharing the
+imported VarHandleOp's container and shared name (TF gives each a fresh resource), so two
+wrapped imports of one meta graph share those variables' values.
 """
 
 from __future__ import annotations
@@ -26,10 +29,13 @@ from ndflow.core import context
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys, Operation, SymbolicTensor
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
+from ndflow.core.scopes import init_scope
 from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
+from ndflow.ops import state
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.variable_creators import variable_creator_scope
+from ndflow.ops.variables import Variable
 from ndflow.passes.prune import needed_ops
 from ndflow.runtime.concrete_function import ConcreteFunction, OutputSlot, accepts
 from ndflow.runtime.func_graph import FuncGraph, function_graph, tracing_scope
@@ -65,6 +71,31 @@ class VariableHolder:
             return self._fn(*args, **kwargs)
 
 
+def _lift_imported_variables(graph: FuncGraph, made: list) -> list:
+    """Eager twins of the graph's own variables (import_meta_graph rebuilds them from their
+    VariableDefs, past any variable creator), as TF's `_lift_unlifted_variables`: each twin
+    runs a VarHandleOp of the same container and shared name eagerly, so assigning it (a
+    Saver restore) fills the resource the function's VarHandleOp reads."""
+    lifted = []
+    for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES) + \
+            graph.get_collection(GraphKeys.LOCAL_VARIABLES):
+        handle = getattr(v, "_handle", None)
+        if any(v is m for m in made) or not isinstance(handle, SymbolicTensor) or \
+                handle.graph is not graph or handle.op.type != "VarHandleOp":
+            continue
+        op = handle.op
+        with init_scope():
+            eager = state.var_handle_op(v.dtype, v.shape, container=op.get_attr("container"),
+                                        shared_name=op.get_attr("shared_name") or op.name)
+        twin = Variable.__new__(Variable)
+        twin.__dict__.update(v.__dict__)
+        twin._handle = eager
+        twin._initializer_op = twin._graph_element = twin._initial_value = None
+        twin._is_initialized_op = None
+        lifted.append(twin)
+    return lifted
+
+
 def _unique(items) -> list:
     out: list = []
     for x in items:
@@ -79,7 +110,8 @@ class WrappedFunction(ConcreteFunction):
 
     def __init__(self, graph: FuncGraph, holder: VariableHolder, output_structure,
                  control_outputs=(), signature=None, arg_keywords=None):
-        graph.variables[:] = _unique(holder.variables + list(graph.variables))
+        graph.variables[:] = _unique(holder.variables + list(graph.variables) +
+                                     _lift_imported_variables(graph, holder.variables))
         specs = tuple((t.dtype, t.shape) for t in graph.arg_inputs)
         super().__init__(graph, specs, output_structure)
         self._variable_holder = holder

@@ -20,6 +20,7 @@ from ndflow.core.graph_def import graph_to_graph_def, shape_to_proto
 from ndflow.core.protos.saved_model_pb import SavedModel
 from ndflow.saved_model import constants
 from ndflow.saved_model.saver_graph import add_saver
+from ndflow.saved_model.v1_deprecation import warn_deprecated
 from ndflow.saved_model.variables_io import host_value
 
 
@@ -152,6 +153,10 @@ class SavedModelBuilder:
 @tf_export(v1=["saved_model.simple_save"])
 def simple_save(session, export_dir, inputs, outputs, legacy_init_op=None) -> None:
     """Saves `session`'s graph and variables with a `serving_default` signature."""
+    warn_deprecated("simple_save", "tensorflow.python.saved_model.simple_save",
+                    "This API was designed for TensorFlow v1. See "
+                    "https://www.tensorflow.org/guide/migrate for instructions on how to "
+                    "migrate your code to TensorFlow v2.")
     builder = SavedModelBuilder(export_dir)
     signature = predict_signature_def(inputs, outputs)
     builder.add_meta_graph_and_variables(

@@ -13,7 +13,7 @@ from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.module import Module
 from ndflow.runtime.session import Session
 from ndflow.saved_model import constants
-from ndflow.saved_model.loader_v1 import load_v1
+from ndflow.saved_model.loader_v1 import load_into_session
 from ndflow.saved_model.loading import Loaded, _Loader, _meta_graph, read_saved_model
 
 
@@ -57,7 +57,7 @@ class _V1Loaded(Module):
 
 def _load_tf1(export_dir: str, tags):
     session = Session(graph=Graph())
-    mg = load_v1(session, tags, export_dir)
+    mg = load_into_session(session, tags, export_dir)
     return _V1Loaded(session, mg)
 
 

@@ -29,6 +29,7 @@ from ndflow.runtime.func_graph import inline_graph
 from ndflow.saved_model import constants
 from ndflow.saved_model.call_inlining import CALL_OPS
 from ndflow.saved_model.loading import _Loader, _meta_graph, read_saved_model
+from ndflow.saved_model.v1_deprecation import warn_deprecated
 from ndflow.saved_model.variables_io import VariablesReader
 
 _SAVER_OPS = frozenset({"SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename",
@@ -118,6 +119,13 @@ def _object_graph_restore_map(mg, gd, reader, attribute: str = "VARIABLE_VALUE")
 def load_v1(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     """Loads the MetaGraph tagged `tags` into `sess.graph` and restores its variables;
     returns the MetaGraphDef."""
+    warn_deprecated("load", "tensorflow.python.saved_model.loader_impl",
+                    "Use `tf.saved_model.load` instead.")
+    return load_into_session(sess, tags, export_dir, import_scope, **saver_kwargs)
+
+
+def load_into_session(sess, tags, export_dir, import_scope=None, **saver_kwargs):
+    """`load_v1` without TF's deprecation warning (for tf.saved_model.load of TF1 models)."""
     export_dir = os.fspath(export_dir)
     if not (hasattr(sess, "graph") and hasattr(sess, "run")):
         raise RuntimeError(f"tf.compat.v1.saved_model.load needs a Session, got {sess!r}")

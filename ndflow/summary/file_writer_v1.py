@@ -7,10 +7,12 @@ from __future__ import annotations
 import threading
 import time
 
-from tensorboard.compat.proto import config_pb2, event_pb2, summary_pb2
+from tensorboard.compat.proto import config_pb2, event_pb2, meta_graph_pb2, summary_pb2
 
 from ndflow.core import context, tf_logging
 from ndflow.core.api_export import tf_export
+from ndflow.core.graph import Graph, Operation, SymbolicTensor
+from ndflow.core.versions import GIT_VERSION, VERSION
 from ndflow.summary.event_file import EventFileWriter
 from ndflow.summary.graph_summary import graph_def_of
 
@@ -21,6 +23,22 @@ tf_export(v1=["SummaryMetadata"])(summary_pb2.SummaryMetadata)
 tf_export(v1=["HistogramProto"])(summary_pb2.HistogramProto)
 tf_export(v1=["summary.SummaryDescription"])(summary_pb2.SummaryDescription)
 tf_export(v1=["summary.TaggedRunMetadata"])(event_pb2.TaggedRunMetadata)
+
+
+def _meta_graph_of(graph):
+    """The MetaGraphDef TF's FileWriter writes beside a graph: its GraphDef, the version
+    info and, for a Graph, the names in its collections of tensors and operations (the
+    summaries); ndflow adds no stripped op list."""
+    meta = meta_graph_pb2.MetaGraphDef()
+    meta.meta_info_def.tensorflow_version = VERSION
+    meta.meta_info_def.tensorflow_git_version = GIT_VERSION
+    meta.graph_def.CopyFrom(graph_def_of(graph))
+    if isinstance(graph, Graph):
+        for key in sorted(graph.get_all_collection_keys()):
+            items = graph.get_collection(key)
+            if items and all(isinstance(x, (SymbolicTensor, Operation)) for x in items):
+                meta.collection_def[key].node_list.value.extend(x.name for x in items)
+    return meta
 
 
 @tf_export(v1=["summary.FileWriter"])
@@ -51,6 +69,8 @@ class FileWriter:
         self._seen_tags: set = set()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
+            # TF also exports a MetaGraphDef of it then
+            self.add_meta_graph(_meta_graph_of(graph if graph is not None else graph_def))
 
     def get_logdir(self) -> str:
         return self._logdir

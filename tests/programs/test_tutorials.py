@@ -213,6 +213,33 @@ EXPECTED = {
         "Squared Frobenius norm: 32.272", "core apis part 2 done"],
     "word2vec_structured_custom_distributed.py": ["probability of getting adopted",
                                                   "Test set accuracy:", "Endpoint 'serve'"],
+    "migrate_checkpoints_savedmodel.py": [   # stdout equals TF 2.21's
+        "Checkpoint at 'tf1-ckpt':\n  (key='scoped/c', shape=[], dtype=float32, value=3.0)\n"
+        "  (key='b', shape=[], dtype=float32, value=2.0)\n"
+        "  (key='a', shape=[], dtype=float32, value=1.0)",
+        "loaded values of [a, b, c, c_2]:  [1.0, 2.0, 3.0, 3.0]",
+        "  (key='var_list/scoped.Sc/.ATTRIBUTES/VARIABLE_VALUE', shape=[], dtype=float32, "
+        "value=3.0)",
+        "WARNING:tensorflow:Saver is deprecated, please switch to tf.train.Checkpoint",
+        "Restored [a, b, c]:  [np.float32(1.0), np.float32(2.0), np.float32(3.0)]",
+        "Result for output key output:\n12.0",
+        "Loading from keras-model\n  Output with input 5.0 :  tf.Tensor(7.0, shape=(), "
+        "dtype=float32)", "restored __call__: RestoredFunction",
+        "{'output': <tf.Tensor: shape=(), dtype=float32, numpy=7.0>}",
+        "15.0\n15.0\ntf.Tensor(15.0, shape=(), dtype=float32)\nmigrating saved model guide done"],
+    "migrate_feature_columns_tensorboard.py": [   # stdout equals TF 2.21's but for last
+        # digits and the extra `train_function` tag ndflow's TensorBoard callback writes
+        "tf.Tensor([[ 0. -1.  1.]], shape=(1, 3), dtype=float32)",
+        "tf.Tensor([ 1.  0. -1.], shape=(3,), dtype=float32)",
+        " [-0.5064663  -0.21216482  0.4175926  -0.45610145]], shape=(3, 4), dtype=float32)",
+        "tf.Tensor([[-0.4059613  -0.10965345  0.47802743  0.12356611]], shape=(1, 4), "
+        "dtype=float32)",
+        "({'type': array([[1., 0., 0.]], dtype=float32), 'size': array([1]), 'weight': "
+        "array([0.70000005], dtype=float32)}, array([1], dtype=int32))",
+        "('evaluation_loss_vs_iterations', 2), ('evaluation_loss_vs_iterations', 4)]",
+        "tf1 graph_def\ntf1 meta_graph_def\ntf1 0 loss simple_value 1.0\n"
+        "tf1 0 weights histo 4.0 8.0", "tf2 1 loss scalars 0.5",
+        "migrating tensorboard guide done"],
 }
 
 

@@ -12,6 +12,7 @@ from ndflow.ops.array_core import expand_dims, reshape
 from ndflow.ops.array_gather import one_hot
 from ndflow.ops.cast import cast
 from ndflow.ops.histogram import DenseBincount
+from ndflow.ops.sparse_api import from_dense
 
 _BINCOUNT_DTYPES = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)
 
@@ -62,8 +63,6 @@ class CategoryEncoding(Layer):
                              "is not known beforehand, use the IntegerLookup layer instead.")
         if num_tokens < 1:
             raise ValueError(f"`num_tokens` must be >= 1. Received: num_tokens={num_tokens}.")
-        if sparse:
-            raise NotImplementedError("CategoryEncoding(sparse=True) is not supported by ndflow")
         self.num_tokens = num_tokens
         self.output_mode = output_mode
         self.sparse = sparse
@@ -74,8 +73,16 @@ class CategoryEncoding(Layer):
                 raise ValueError("`count_weights` is not used when `output_mode` is not "
                                  f"`'count'`. Received `count_weights={count_weights}`.")
             count_weights = cast(convert_to_tensor(count_weights), self.compute_dtype)
-        return encode_categorical(inputs, self.output_mode, self.num_tokens, self.dtype,
-                                  count_weights)
+        out = encode_categorical(inputs, self.output_mode, self.num_tokens, self.dtype,
+                                 count_weights)
+        # sparse=True: the SparseTensor of the encoding's non-zero entries (Keras' bincount)
+        return from_dense(out) if self.sparse else out
+
+    def _symbolic_call(self, args, kwargs):
+        if self.sparse:   # sparse KerasTensors are not modelled: eager and graph calls only
+            raise NotImplementedError("CategoryEncoding(sparse=True) on KerasTensors (the "
+                                      "functional API) is not supported by ndflow")
+        return super()._symbolic_call(args, kwargs)
 
     def compute_output_shape(self, input_shape):
         input_shape = tuple(input_shape)
