@@ -12,30 +12,11 @@ from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.core.shapes import TensorShape
+from ndflow.keras.dtype_name import dtype_name
 from ndflow.keras.symbolic_scope import SymbolicScope
 from ndflow.runtime.func_graph import FuncGraph, tracing_scope
 
 KerasHistory = namedtuple("KerasHistory", ["operation", "node_index", "tensor_index"])
-
-
-class KerasDTypeName(str):
-    """A KerasTensor's dtype. Keras 3 gives it as the dtype's name (`print(x.dtype)` shows
-    `float32`, `x.dtype.startswith("float")` works); this is that string, equal to the DType
-    too (`x.dtype == tf.float32`) and with its attributes (`x.dtype.name`, `.is_floating`),
-    which code written for Keras 2 reads."""
-
-    def __new__(cls, dtype: dtypes.DType):
-        name = super().__new__(cls, dtype.name)
-        name._dtype = dtype
-        return name
-
-    def __getattr__(self, attr):
-        if attr.startswith("__") or attr == "_dtype":   # copy/pickle probes
-            raise AttributeError(attr)
-        return getattr(self._dtype, attr)
-
-    def __reduce__(self):
-        return KerasDTypeName, (self._dtype,)
 _NAMES = itertools.count()
 
 
@@ -48,10 +29,12 @@ class KerasTensor:
         if ragged:
             raise ValueError("ndflow's KerasTensor has no ragged form")
         self.shape = tuple(shape)
-        self.dtype = KerasDTypeName(dtypes.as_dtype(dtype))
+        self.dtype = dtype_name(dtypes.as_dtype(dtype))
         self.sparse = sparse
-        n = next(_NAMES)
-        self.name = name or ("keras_tensor" if n == 0 else f"keras_tensor_{n}")
+        if not name:   # as Keras' auto_name: a named tensor takes no number
+            n = next(_NAMES)
+            name = "keras_tensor" if n == 0 else f"keras_tensor_{n}"
+        self.name = name
         self._keras_mask = mask          # a KerasTensor (bool) or None
         self._keras_history = None
 
