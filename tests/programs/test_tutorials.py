@@ -211,6 +211,13 @@ EXPECTED = {
         "shape=(), dtype=float64, numpy=0.365234375>",
         "Proportion of energy captured by the first 72 singular values: 0.753",
         "Squared Frobenius norm: 32.272", "core apis part 2 done"],
+    "mixed_precision_guide.py": [   # seeded: the output equals TF 2.21's but for float16
+        # losses' last digits (script header)
+        "Compute dtype: float16\nVariable dtype: float32", '<DTypePolicy "mixed_float16">',
+        "x.dtype: float16\ndense1.kernel.dtype: float32\nOutputs dtype: float16\n"
+        "Outputs dtype: float32", "['accuracy', 'loss', 'val_accuracy', 'val_loss']",
+        "inf\n0.0\nLossScaleOptimizer 2000.0 32768.0\nTrue", "loss scale 32768.0",
+        "dtypes float32 float32\nmixed precision guide done"],
     "word2vec_structured_custom_distributed.py": ["probability of getting adopted",
                                                   "Test set accuracy:", "Endpoint 'serve'"],
     "migrate_checkpoints_savedmodel.py": [   # stdout equals TF 2.21's
