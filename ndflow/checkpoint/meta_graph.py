@@ -64,6 +64,11 @@ def build_meta_graph(graph):
     if any(r is not None for r in runners):
         meta.collection_def[GraphKeys.QUEUE_RUNNERS].bytes_list.value.extend(
             r.SerializeToString() for r in runners if r is not None)
+    # TF1 summary tensors, by name (node_list): merge_all works on the imported graph
+    summaries = [t.name for t in graph.get_collection(GraphKeys.SUMMARIES)
+                 if hasattr(t, "name")]
+    if summaries:
+        meta.collection_def[GraphKeys.SUMMARIES].node_list.value.extend(summaries)
     return meta
 
 

@@ -47,6 +47,7 @@ from ndflow.ops.sparse_tensor import SparseTensor
 from ndflow.ops.tensor_array_ops import TensorArray
 from ndflow.ops.variable_creators import variable_creator_scope
 from ndflow.passes.mark_for_compilation import MUST_COMPILE_ATTR
+from ndflow.runtime import frequent_tracing
 from ndflow.runtime.concrete_function import (
     ConcreteFunction,
     OutputSlot,
@@ -274,10 +275,16 @@ class Function:
         if self._input_signature is not None:
             args = self._convert_to_signature(args)
         bound = self._bind(args, kwargs)
+        tracing_count = self._tracing_count
         cf, leaves = self._lookup(bound, trace=True)
         if self._initializing_call is not None:   # the first call initializes variables
             cf, self._initializing_call = self._initializing_call, None
-        return cf._call_leaves(leaves)
+        result = cf._call_leaves(leaves)
+        if context.executing_eagerly():   # TF's warning when calls retrace too often
+            frequent_tracing.record_call(
+                frequent_tracing.call_stats_key(self._python_function, self),
+                self._tracing_count != tracing_count, self._python_function)
+        return result
 
     def _convert_to_signature(self, args) -> tuple:
         """TF converts Python values passed for a `TensorSpec` of the input_signature to

@@ -13,7 +13,7 @@ from tensorboard.compat.proto import summary_pb2
 
 import ndflow as tf
 from ndflow.summary.v1_summary_ops import histogram_proto
-from tests.summary.events import FIXTURES, accumulate, decode_png, event_files, raw_events
+from tests.summary.events import FIXTURES, accumulate, event_files, raw_events
 
 v1 = tf.compat.v1
 
@@ -56,18 +56,10 @@ def test_same_values_as_tensorflow(written):
     theirs = _summaries(event_files(os.path.join(FIXTURES, "tf1"))[0])
     assert [(s, v.tag, v.WhichOneof("value")) for s, v in ours] == \
            [(s, v.tag, v.WhichOneof("value")) for s, v in theirs]
-    for (_, a), (_, b) in zip(ours, theirs):
-        kind = a.WhichOneof("value")
-        if kind == "image":
-            assert (a.image.height, a.image.width, a.image.colorspace) == \
-                   (b.image.height, b.image.width, b.image.colorspace)
-            np.testing.assert_array_equal(decode_png(a.image.encoded_image_string),
-                                          decode_png(b.image.encoded_image_string))
-        elif kind == "tensor":
-            assert a.tensor.string_val == b.tensor.string_val
-            assert a.metadata == b.metadata  # plugin metadata at the first value only
-        else:
-            assert getattr(a, kind) == getattr(b, kind)  # simple_value, HistogramProto
+    # TF's summary ops' bytes (PNGs and histogram buckets included) and FileWriter's
+    # plugin metadata, kept for a tag's first value only
+    assert [v.SerializeToString() for _, v in ours] == \
+           [v.SerializeToString() for _, v in theirs]
 
 
 def test_graph_event_and_tensorboard_migration(written):
@@ -186,9 +178,9 @@ def test_tf1_ops_write_through_a_default_tf2_writer_when_eager(tmp_path):
         v1.summary.image("i", np.zeros((1, 2, 2, 3)))
         v1.summary.text("t", "hello")
         v1.summary.audio("a", np.zeros((1, 10, 1), np.float32), 100)
-        merged = v1.summary.merge([v1.summary.scalar("y", 1.0)])
+        with pytest.raises(RuntimeError, match="not compatible with eager"):  # as TF
+            v1.summary.merge([v1.summary.scalar("y", 1.0)])
     writer.close()
-    assert v1.Summary.FromString(merged.numpy()) == v1.Summary()
     written = [(e.step, v.tag, v.metadata.plugin_data.plugin_name)
                for e in raw_events(event_files(str(tmp_path))[0]) for v in e.summary.value]
     assert written == [(5, "fam/sc/fam/x", "scalars"), (5, "h", "histograms"),
