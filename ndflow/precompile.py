@@ -122,6 +122,21 @@ def _xent() -> None:
                                                            logits=tf.zeros([2, 3], dtype))
 
 
+def _proto() -> None:
+    message = tf.train.Int64List(value=[1, 2]).SerializeToString()
+    sizes, values = tf.io.decode_proto([message], "tensorflow.Int64List", ["value"], [tf.int64])
+    tf.io.encode_proto(sizes, values, ["value"], "tensorflow.Int64List")
+
+
+def _sdca() -> None:
+    for adaptive in (False, True):
+        tf.compat.v1.train.sdca_optimizer(
+            [tf.constant([0], tf.int64)], [tf.constant([1], tf.int64)], [tf.constant([0.5])],
+            [tf.ones([1, 2])], tf.ones([1]), tf.ones([1]), [tf.constant([1], tf.int64)],
+            [tf.zeros([1])], [tf.zeros([2])], tf.zeros([1, 4]), "logistic_loss", 0.1, 1.0,
+            1, 1, adaptative=adaptive)
+
+
 def _math_special_cephes() -> None:
     for dtype in (tf.float32, tf.float64):
         x = tf.constant([0.5, 2.0], dtype)
@@ -224,6 +239,8 @@ JOBS = {
     "index_shuffle": Job(("random_index_shuffle",), _index_shuffle),
     "png16": Job(("png16",), _png16),
     "image_color": Job(("image_color_numba",), _image_color),
+    "proto_wire": Job(("proto_wire_numba",), _proto),
+    "sdca": Job(("sdca_numba",), _sdca),
 }
 
 

@@ -1,5 +1,7 @@
 """Host kernels of DecodeProtoV2 and EncodeProto on the `protobuf` package's descriptors,
-with TF's checks and messages. The wire format itself is kernels/proto_wire.py.
+with TF's checks and messages. The wire format itself is kernels/proto_wire.py; requests of
+numeric fields only run over the whole batch in numba (kernels/proto_wire_numba.py), which
+hands anything unusual back to that reference reader.
 
 `descriptor_source` is TF's: "local://" (or "") is the process's default descriptor pool (in
 ndflow the Python one: the protos imported so far, e.g. tensorflow.Example; TF's holds its
@@ -20,6 +22,7 @@ from tensorboard.compat.proto import types_pb2
 from ndflow.core import dtypes
 from ndflow.core.errors import DataLossError, InvalidArgumentError
 from ndflow.kernels import proto_wire as wire
+from ndflow.kernels import proto_wire_numba as fast
 from ndflow.kernels.registry import host_kernel
 from ndflow.ops import proto_ops
 
@@ -230,6 +233,89 @@ def _output(values: list, count: int, field: _Field, shape) -> object:
     return torch.from_numpy(np.ascontiguousarray(out).reshape(shape))
 
 
+_KIND = {FD.TYPE_DOUBLE: fast.FIXED8_KIND, FD.TYPE_FIXED64: fast.FIXED8_KIND,
+         FD.TYPE_SFIXED64: fast.FIXED8_KIND, FD.TYPE_FLOAT: fast.FIXED4_KIND,
+         FD.TYPE_FIXED32: fast.FIXED4_KIND, FD.TYPE_SFIXED32: fast.FIXED4_KIND}
+
+
+_MAX_WORDS = 1 << 27   # the scan's value buffer (a word per byte and field): at most 1 GB
+
+
+def _joined(flat) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The messages' concatenation (uint8), their starts and lengths."""
+    items = flat.tolist() if isinstance(flat, np.ndarray) else list(flat)
+    try:
+        data = b"".join(items)
+    except TypeError:
+        items = [bytes(b) for b in items]
+        data = b"".join(items)
+    lens = np.fromiter(map(len, items), np.int64, len(items))
+    return np.frombuffer(data, np.uint8), np.cumsum(lens) - lens, lens
+
+
+def _decode_fast(flat, fields: list, by_number: dict):
+    """(sizes [n, fields], outputs [n, count]) of numeric fields read by the numba scan;
+    None without numba or where the scan bails (the reference reader then runs)."""
+    kernels = fast.kernels()
+    if kernels is None:
+        return None
+    decode = kernels[0]
+    buf, starts, lens = _joined(flat)
+    uniq = list(by_number.values())
+    if len(uniq) * buf.size > _MAX_WORDS:
+        return None
+    slot = {f.number: u for u, f in enumerate(uniq)}
+    numbers = np.array([f.number for f in uniq], np.int64)
+    kinds = np.array([_KIND.get(f.type, fast.VARINT_KIND) for f in uniq], np.int64)
+    repeated = np.array([f.repeated for f in uniq], np.bool_)
+    n = len(lens)
+    counts = np.zeros((n, len(uniq)), np.int64)
+    filled = np.zeros((n, len(uniq)), np.int64)
+    first = np.zeros((n, len(uniq)), np.int64)
+    words = np.empty((len(uniq), buf.size + 1), np.uint64)  # a value takes a byte or more
+    if decode(buf, starts, lens, numbers, kinds, repeated, counts, filled, first,
+              words) != fast.OK:
+        return None
+    laid = {}
+    for u in range(len(uniq)):
+        count = max(1, int(counts[:, u].max(initial=0)))
+        if (filled[:, u] == count).all():   # every message has `count` values: in place
+            laid[u] = (words[u, :n * count].reshape(n, count), None)
+        else:
+            at = np.minimum(first[:, u:u + 1] + np.arange(count), buf.size)
+            laid[u] = (words[u][at], np.arange(count) < filled[:, u:u + 1])
+    outs = [_typed(*laid[slot[f.number]], f) for f in fields]
+    return counts[:, [slot[f.number] for f in fields]].astype(np.int32), outs
+
+
+def _typed(raw: np.ndarray, kept, field: _Field) -> np.ndarray:
+    """Words of field `field`'s values (where `kept`, else its default; None: all kept) as
+    its output type, as _output makes them."""
+    dtype, ftype = field.dtype.np_dtype, field.type
+    if ftype == FD.TYPE_FLOAT:
+        bits = raw.astype(np.uint32)
+        if kept is not None:
+            bits = np.where(kept, bits, np.float32(field.default).view(np.uint32))
+        return bits.view(np.float32).astype(dtype, copy=False)
+    if ftype == FD.TYPE_DOUBLE:
+        values = raw.view(np.float64)
+    elif ftype == FD.TYPE_FIXED64:
+        values = raw
+    elif ftype == FD.TYPE_SFIXED64:
+        values = raw.view(np.int64)
+    elif ftype == FD.TYPE_FIXED32:
+        values = raw.astype(np.uint32)
+    elif ftype == FD.TYPE_SFIXED32:
+        values = raw.astype(np.uint32).view(np.int32)
+    else:
+        values = wire._convert_varints(ftype, raw)
+    if kept is None:
+        return values.astype(dtype)
+    out = np.full(raw.shape, field.default, dtype=dtype)
+    out[kept] = values[kept]
+    return out
+
+
 @host_kernel(proto_ops.DecodeProtoV2)
 def _decode_proto(node):
     attrs = node.attrs
@@ -251,6 +337,7 @@ def _decode_proto(node):
     binary, sanitize = message_format == "binary", bool(attrs["sanitize"])
     cls = message_factory.GetMessageClass(desc)
     by_number = {f.number: f for f in fields}
+    numeric = all(wire.WIRE_TYPE[f.type] in (wire.VARINT, wire.I64, wire.I32) for f in fields)
 
     def decode(bufs):
         bufs = np.asarray(bufs, dtype=object)
@@ -259,6 +346,12 @@ def _decode_proto(node):
             raise _invalid("Bufs argument must contain at least one value")
         if not binary or sanitize:
             flat = [_reserialize(cls, bytes(b), binary) for b in flat]
+        quick = _decode_fast(flat, fields, by_number) if numeric else None
+        if quick is not None:
+            sizes, outs = quick
+            shape = bufs.shape
+            return (torch.from_numpy(sizes.reshape(shape + (len(fields),))),
+                    *[torch.from_numpy(o.reshape(shape + (o.shape[1],))) for o in outs])
         read = [_collect(bytes(b), by_number) for b in flat]
         found = [r[0] for r in read]
         sizes = np.array([[r[1].get(f.number, 0) for f in fields] for r in read],
@@ -290,6 +383,7 @@ def _encode_proto(node):
     fds = [_find_field(pool, desc, name, message_type) for name in names]
     order = sorted(range(len(fds)), key=lambda i: fds[i].number)
     types = [dtypes.as_dtype(t) for t in attrs["Tinput_types"]]
+    numeric = all(wire.WIRE_TYPE[fd.type] in (wire.VARINT, wire.I64, wire.I32) for fd in fds)
 
     def encode(sizes, *values):
         if len(values) != len(fds):
@@ -317,11 +411,17 @@ def _encode_proto(node):
         sizes = sizes.reshape(count, len(fds))
         flat = [a.reshape(count, a.shape[-1]) for a in arrays]
         for i, a in enumerate(flat):
+            if not np.any(sizes[:, i] > a.shape[1]):
+                continue
             for m in range(count):
                 if sizes[m, i] > a.shape[1]:
                     raise _invalid("Size to write must not be larger than value tensor; but "
                                    f"saw: {sizes[m, i]} > {a.shape[1]} at message {m} "
                                    f"field {i}")
+        if numeric:
+            quick = _encode_fast(sizes, flat, fds, order)
+            if quick is not None:
+                return quick.reshape(prefix)
         out = np.empty(count, dtype=object)
         for m in range(count):
             buf = bytearray()
@@ -334,3 +434,53 @@ def _encode_proto(node):
             out[m] = bytes(buf)
         return out.reshape(prefix)
     return encode
+
+
+def _words(ftype: int, a: np.ndarray) -> np.ndarray:
+    """The uint64 words the numba writer writes for values `a` of a field of type `ftype`
+    (proto_wire._scalar_bytes over an array: 32-bit kinds keep the low 32 bits, a float
+    field's doubles round to float)."""
+    if ftype == FD.TYPE_FLOAT:
+        return a.astype("<f4").view(np.uint32).astype(np.uint64)
+    if ftype == FD.TYPE_DOUBLE:
+        return a.astype("<f8").view(np.uint64)
+    if ftype == FD.TYPE_BOOL:
+        return (a != 0).astype(np.uint64)
+    if ftype in (FD.TYPE_UINT32, FD.TYPE_FIXED32, FD.TYPE_SFIXED32):
+        return a.astype(np.uint32).astype(np.uint64)
+    if ftype in (FD.TYPE_INT32, FD.TYPE_ENUM):  # negative: sign-extended to ten bytes
+        return a.astype(np.int32).astype(np.int64).view(np.uint64)
+    if ftype == FD.TYPE_SINT32:
+        s = a.astype(np.int32)
+        return ((s << np.int32(1)) ^ (s >> np.int32(31))).view(np.uint32).astype(np.uint64)
+    if ftype == FD.TYPE_SINT64:
+        s = a.astype(np.int64)
+        return ((s << np.int64(1)) ^ (s >> np.int64(63))).view(np.uint64)
+    return a.astype(np.int64 if a.dtype.kind == "i" else np.uint64).view(np.uint64)
+
+
+def _encode_fast(sizes: np.ndarray, flat: list, fds: list, order: list):
+    """The messages (an object array of bytes) written by the numba writer; None without
+    numba."""
+    kernels = fast.kernels()
+    if kernels is None:
+        return None
+    encode = kernels[1]
+    count = sizes.shape[0]
+    words = [_words(fds[i].type, flat[i]).reshape(-1) for i in order]
+    width = np.array([flat[i].shape[1] for i in order], np.int64)
+    base = np.concatenate([[0], np.cumsum([w.size for w in words])[:-1]]).astype(np.int64)
+    numbers = np.array([fds[i].number for i in order], np.int64)
+    kinds = np.array([_KIND.get(fds[i].type, fast.VARINT_KIND) for i in order], np.int64)
+    packed = np.array([fds[i].GetOptions().packed for i in order], np.bool_)
+    sizes = np.ascontiguousarray(sizes[:, order], dtype=np.int64)
+    words = np.concatenate(words) if words else np.zeros(0, np.uint64)
+    offsets = np.zeros(count + 1, np.int64)
+    encode(sizes, words, base, width, numbers, kinds, packed, offsets,
+           np.zeros(0, np.uint8), False)
+    buf = np.empty(int(offsets[-1]), np.uint8)
+    encode(sizes, words, base, width, numbers, kinds, packed, offsets, buf, True)
+    data = buf.tobytes()
+    out = np.empty(count, dtype=object)
+    out[:] = [data[s:e] for s, e in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
+    return out

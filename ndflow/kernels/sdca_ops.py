@@ -23,9 +23,14 @@ def _sdca_fprint(node):  # noqa: ARG001
         if arr.ndim != 1:
             raise InvalidArgumentError(None, None, "Input must be a vector, got shape "
                                        f"[{','.join(str(d) for d in arr.shape)}]")
-        values = [v.encode() if isinstance(v, str) else bytes(v) for v in arr.tolist()]
-        prints = fingerprint128_strings(values)
+        values = arr.tolist()
+        try:   # the ids as they come (bytes: no copy)
+            prints = fingerprint128_strings(values)
+        except TypeError:   # str ids: their UTF-8 bytes
+            values = [v.encode() if isinstance(v, str) else bytes(v) for v in values]
+            prints = fingerprint128_strings(values)
         if prints is None:   # no numba: the reference, one string at a time
+            values = [v.encode() if isinstance(v, str) else bytes(v) for v in values]
             prints = np.array([fingerprint128(v) for v in values], np.uint64).reshape(-1, 2)
         # never 0 or 1 first: TensorFlow keeps those for sentinels (empty hash keys)
         prints[:, 0] = np.where(prints[:, 0] >= 2, prints[:, 0], prints[:, 0] - np.uint64(2))
