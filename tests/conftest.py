@@ -54,15 +54,24 @@ def _restore_optimizer_options():
             optimizer_options._bump()
 
 
-@pytest.fixture(autouse=True)
-def _restore_global_seed():
-    """Each test starts from the eager global seed it found: a test that calls
-    `tf.random.set_seed` (or tnp.random.seed) would otherwise change the seeded streams of
-    whatever test runs next in its worker (op seeds combine with the global seed, as TF's)."""
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_setup(item):
+    """Notes the eager global seed before any of the test's fixtures run (a module-scoped
+    fixture that seeds Keras runs inside the first test's setup)."""
     state = context.state()
-    saved = (state.seed, state.seed_counter)
+    item._ndflow_seed = (state.seed, state.seed_counter)
     yield
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """Each test leaves the eager global seed as it found it: a test or fixture that calls
+    `tf.random.set_seed` (keras.utils.set_random_seed, tnp.random.seed) would otherwise change
+    the seeded streams of whatever test runs next in its worker (op seeds combine with the
+    global seed, as TF's)."""
+    yield
+    saved = getattr(item, "_ndflow_seed", None)
     state = context.state()
-    if (state.seed, state.seed_counter) != saved and state.seed != saved[0]:
+    if saved is not None and state.seed != saved[0]:
         random_seed.set_seed(saved[0])
         state.seed_counter = saved[1]

@@ -14,8 +14,6 @@ import numpy as np
 import pytest
 
 import ndflow as tf
-from ndflow.core import context
-from ndflow.ops import random_seed
 from tests import fixture_modules
 
 CASES = fixture_modules.load("keras_guides_serialization", "cases")
@@ -25,15 +23,7 @@ with open(fixture_modules.FIXTURES / "keras_guides_serialization" / "expected.js
 
 @pytest.fixture(scope="module")
 def ours():
-    # the cases seed Keras (keras.utils.set_random_seed); a module fixture runs before the
-    # conftest's per-test seed restore saves the seed, so it restores the seed itself
-    state = context.state()
-    saved = (state.seed, state.seed_counter)
-    try:
-        return CASES.cases(tf)
-    finally:
-        random_seed.set_seed(saved[0])
-        context.state().seed_counter = saved[1]
+    return CASES.cases(tf)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
