@@ -32,6 +32,7 @@ from ndflow.data import (  # noqa: F401 - importing runs their tf_exports and re
     prefetching,
     ragged_batching,
     reducing,
+    resampling,
     save_load,
     selection,
     shuffling,

@@ -1,12 +1,11 @@
 """Datasets made from other datasets or from nothing: `choose_from_datasets`,
-`sample_from_datasets` (seeded; ndflow's own random stream), `counter`, `random` and
+`sample_from_datasets` and `random` (seeded, TensorFlow's streams), `counter` and
 `list_files`."""
 
 from __future__ import annotations
 
 import glob
 import itertools
-import random as py_random
 
 import numpy as np
 import torch
@@ -16,9 +15,11 @@ from ndflow.core import errors as tf_errors
 from ndflow.core.nest import flatten
 from ndflow.core.tensor import EagerTensor
 from ndflow.core.tensor_spec import TensorSpec
+from ndflow.data import shuffle_buffer
 from ndflow.data.dataset import INFINITE, UNKNOWN, DatasetV2, register_op
 from ndflow.data.sources import TensorSliceDataset
 from ndflow.data.text_line import file_names
+from ndflow.kernels import multinomial, philox
 from ndflow.ops.random_seed import get_seed
 
 
@@ -33,13 +34,6 @@ def _common_spec(datasets: list):
                             f"specs.\n Dataset 0 element_spec={first}.\nDataset element_spec="
                             f"{other}.")
     return first
-
-
-def _seeds(seed) -> tuple:
-    s1, s2 = get_seed(None if seed is None else int(seed))
-    if s1 is None:
-        return py_random.SystemRandom().getrandbits(62), 0
-    return int(s1), int(s2)
 
 
 class ChooseFromDatasets(DatasetV2):
@@ -79,46 +73,124 @@ class ChooseFromDatasets(DatasetV2):
             yield element
 
 
+def _logits(weights):
+    """float32/float64 [1, n] log-weights (TF's `logits`) of a list, array or eager tensor of
+    weights (computed here, so that a pipeline built in a tf.function has them too)."""
+    if isinstance(weights, EagerTensor):
+        w = weights.numpy()
+    else:
+        w = np.asarray(weights)
+        if not isinstance(weights, np.ndarray) and all(type(v) in (float, int)
+                                                       for v in weights):
+            w = w.astype(np.float32 if w.dtype.kind == "f" else np.int32)  # TF's defaults
+    dtype = dtypes.as_dtype(w.dtype)
+    if dtype not in (dtypes.float32, dtypes.float64):
+        raise TypeError("Invalid `weights`. `weights` type must be either `tf.float32` or "
+                        f"`tf.float64` but is {dtype}.")
+    return torch.log(torch.from_numpy(np.ascontiguousarray(w)).reshape(1, -1))
+
+
+_PULLED = object()  # an input's first element has been handed out
+_BULK_DRAWS = 256  # selections computed at once from constant weights
+
+
 class SampleFromDatasets(DatasetV2):
-    def __init__(self, datasets, weights=None, seed=None, stop_on_empty_dataset=False,
-                 rerandomize_each_iteration=None):
-        datasets = list(datasets)
-        if not datasets:
-            raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
-        n = len(datasets)
-        w = np.full(n, 1.0 / n) if weights is None else np.asarray(
-            weights.numpy() if hasattr(weights, "numpy") else weights, dtype=np.float64)
-        if w.shape != (n,):
-            raise ValueError("Invalid `weights`. The shape of `weights` should be compatible "
-                             f"with `[len(datasets)]` but is {list(w.shape)}.")
-        self._datasets, self._weights = datasets, w
-        self._seed = _seeds(seed)
+    """TF's DirectedInterleave of `datasets` driven by its selector: the class drawn by
+    stateless_multinomial(logits, 1, seed) from each pair of a `Dataset.random` stream (with
+    `weights` a dataset, the logits of its next element); a selected input that has ended
+    draws again (or ends the whole with `stop_on_empty_dataset`). Seeded, TF's exact
+    elements."""
+
+    def __init__(self, datasets, logits, seed, stop_on_empty_dataset,
+                 rerandomize_each_iteration):
+        self._datasets = list(datasets)
+        self._logits = logits  # torch [1, n] or a DatasetV2 of [n] weights
+        self._random = RandomDataset(seed, rerandomize_each_iteration)
         self._stop = bool(stop_on_empty_dataset)
-        self._rerandomize = bool(rerandomize_each_iteration)
-        self._epochs = itertools.count()
-        super().__init__(_common_spec(datasets))
+        super().__init__(_common_spec(self._datasets))
 
     def _inputs(self):
-        return self._datasets
+        return self._datasets + ([self._logits] if isinstance(self._logits, DatasetV2)
+                                 else [])
 
     def _cardinality(self):
         cards = [d._cardinality() for d in self._datasets]
         return INFINITE if all(c == INFINITE for c in cards) else UNKNOWN
 
+    def _selector(self):
+        stream = self._random._stream()
+        if not isinstance(self._logits, DatasetV2):  # draws in bulk
+            row = self._logits.to(torch.float64).numpy()[0]
+            while True:
+                seeds = stream.take(2 * _BULK_DRAWS)
+                u = philox.first_doubles_of_seeds(seeds[0::2], seeds[1::2])
+                yield from multinomial.classes_of_uniforms(self._logits, row, u).tolist()
+        words = stream.words()
+        for flat in self._logits._iter_flat():
+            # TF's log(element): the weights of an element's components, in a row
+            logits = torch.log(torch.cat([t._value.reshape(-1) for t in flat])[None])
+            key, counter = philox.key_counter_from_seed(next(words), next(words))
+            yield int(multinomial.draw(logits, 1, key, counter)[0, 0])
+
     def _iter_flat(self):
-        epoch = next(self._epochs) if self._rerandomize else 0
-        rng = np.random.Generator(np.random.PCG64([*self._seed, epoch]))
+        selector = self._selector()
         its = [d._iter_flat() for d in self._datasets]
-        weights = self._weights.copy()
-        while weights.sum() > 0:
-            k = int(rng.choice(len(its), p=weights / weights.sum()))
-            element = next(its[k], None)
-            if element is None:
-                if self._stop:
-                    return
-                weights[k] = 0.0
+        # TF makes every input's iterator (where a shuffle takes its seeds) before the first
+        # selection, in order; an ndflow iterator starts on its first pull: pull each once now
+        heads = [next(it, None) for it in its]
+        active = len(its)
+        for k in selector:
+            if not 0 <= k < len(its):
+                raise tf_errors.InvalidArgumentError(
+                    None, None, f"Selector index out of range: {k} >= {len(its)}")
+            if its[k] is None:
                 continue
-            yield element
+            if heads[k] is not _PULLED:
+                element, heads[k] = heads[k], _PULLED
+            else:
+                element = next(its[k], None)
+            if element is not None:
+                yield element
+                continue
+            if self._stop:
+                return
+            its[k], active = None, active - 1
+            if not active:
+                return
+
+
+@register_op("sample_from_datasets")
+def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                         rerandomize_each_iteration=None):
+    """TF's sample_from_datasets: list weights drop the datasets they weigh 0, one dataset
+    left is returned as it is."""
+    datasets = list(datasets)
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    if isinstance(weights, DatasetV2):
+        logits = weights
+    else:
+        if weights is None:
+            logits = torch.ones((1, len(datasets)), dtype=torch.float32)
+        else:
+            if isinstance(weights, EagerTensor):
+                if not weights.shape.is_compatible_with([len(datasets)]):
+                    raise ValueError("Invalid `weights`. The shape of `weights` should be "
+                                     "compatible with `[len(datasets)]` but is "
+                                     f"{weights.shape}.")
+            else:
+                if len(datasets) != len(weights):
+                    raise ValueError("Invalid `weights`. `weights` should have the same "
+                                     f"length as `datasets` but got `len(weights)="
+                                     f"{len(weights)}` vs. `len(datasets)={len(datasets)}`.")
+                kept = [(d, w) for d, w in zip(datasets, weights) if w > 0]
+                datasets, weights = ([list(t) for t in zip(*kept)] if kept else
+                                     ([datasets[0].take(0)], [1.0]))
+            logits = _logits(weights)
+        if len(datasets) == 1:
+            return datasets[0]
+    return SampleFromDatasets(datasets, logits, seed, stop_on_empty_dataset,
+                              rerandomize_each_iteration)
 
 
 class CounterDataset(DatasetV2):
@@ -137,25 +209,28 @@ class CounterDataset(DatasetV2):
 
 
 class RandomDataset(DatasetV2):
+    """TF's RandomDataset: the 32-bit words of PhiloxRandom(seed, seed2) as int64, the seeds
+    from a seed generator (new ones each iteration with `rerandomize_each_iteration`), as
+    `shuffle`'s (data/shuffle_buffer.py)."""
+
     def __init__(self, seed=None, rerandomize_each_iteration=None):
-        self._seed = _seeds(seed)
-        self._rerandomize = bool(rerandomize_each_iteration)
-        self._epochs = itertools.count()
+        seed1, seed2 = get_seed(None if seed is None else int(seed))
+        self._generator = shuffle_buffer.SeedGenerator(seed1 or 0, seed2 or 0,
+                                                       bool(rerandomize_each_iteration))
         super().__init__(TensorSpec([], dtypes.int64))
 
     def _cardinality(self):
         return INFINITE
 
+    def _stream(self) -> shuffle_buffer.WordStream:
+        return shuffle_buffer.WordStream(*self._generator.next_seeds())
+
     def _iter_flat(self):
-        epoch = next(self._epochs) if self._rerandomize else 0
-        rng = np.random.Generator(np.random.PCG64([*self._seed, epoch]))
-        while True:
-            for v in rng.integers(-2 ** 63, 2 ** 63 - 1, size=256, dtype=np.int64).tolist():
-                yield (EagerTensor(torch.tensor(v, dtype=torch.int64), dtypes.int64),)
+        for v in self._stream().words():
+            yield (EagerTensor(torch.tensor(v, dtype=torch.int64), dtypes.int64),)
 
 
 register_op("choose_from_datasets")(ChooseFromDatasets)
-register_op("sample_from_datasets")(SampleFromDatasets)
 register_op("counter")(CounterDataset)
 register_op("random")(RandomDataset)
 

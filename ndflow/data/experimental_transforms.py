@@ -1,6 +1,7 @@
 """More `tf.data.experimental` transformations: `ignore_errors`, `at`, `pad_to_cardinality`,
-`dense_to_sparse_batch` (and `Dataset.sparse_batch`), `rejection_resample` (and the Dataset
-method) and `enable_debug_mode`, with TensorFlow's semantics and errors."""
+`dense_to_sparse_batch` (and `Dataset.sparse_batch`), `rejection_resample` (the Dataset
+method's, data/resampling.py) and `enable_debug_mode`, with TensorFlow's semantics and
+errors."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import EagerTensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.data import structure, traced_function
-from ndflow.data.dataset import INFINITE, UNKNOWN, DatasetV2, register_op
+from ndflow.data.dataset import DatasetV2, register_op
 from ndflow.data.mapping import FilterDataset, MapDataset
 from ndflow.ops.sparse_tensor_spec import SparseTensorSpec
 
@@ -229,76 +230,13 @@ def dense_to_sparse_batch(batch_size, row_shape):
 register_op("sparse_batch")(DenseToSparseBatchDataset)
 
 
-# -- rejection_resample ------------------------------------------------------------------------
-class RejectionResampleDataset(DatasetV2):
-    """(class, element) pairs whose class distribution is `target_dist`: an element of class
-    c is kept with probability (t_c / p_c) / max_j (t_j / p_j), p the initial distribution
-    (given, or estimated from the classes seen so far, as TF does)."""
-
-    def __init__(self, input_dataset: DatasetV2, class_func, target_dist, initial_dist, seed):
-        self._input = input_dataset
-        self._class = traced_function.TracedFunction(class_func, input_dataset.element_spec,
-                                                     "rejection_resample")
-        out = self._class.output_spec
-        if not (isinstance(out, TensorSpec) and out.dtype.is_integer and out.shape.rank == 0):
-            raise ValueError(f"`class_func` must return a scalar integer tensor, got {out}.")
-        self._target = self._dist(target_dist, "target_dist")
-        self._initial = None if initial_dist is None else self._dist(initial_dist,
-                                                                     "initial_dist")
-        if self._initial is not None and self._initial.shape != self._target.shape:
-            raise ValueError("`initial_dist` and `target_dist` must have the same length, got "
-                             f"{self._initial.shape[0]} and {self._target.shape[0]}.")
-        self._seed = None if seed is None else _int(seed)
-        super().__init__((TensorSpec([], dtypes.int32), input_dataset.element_spec))
-
-    @staticmethod
-    def _dist(value, name):
-        d = np.asarray(value.numpy() if hasattr(value, "numpy") else value, np.float64)
-        if d.ndim != 1 or np.any(d < 0) or d.sum() <= 0:
-            raise tf_errors.InvalidArgumentError(None, None, f"`{name}` must be a vector of "
-                                                 f"non-negative probabilities, got {d}.")
-        return d / d.sum()
-
-    def _inputs(self):
-        return [self._input]
-
-    def _cardinality(self):
-        return INFINITE if self._input._cardinality() == INFINITE else UNKNOWN
-
-    def _iter_flat(self):
-        rng = np.random.default_rng(self._seed)
-        target, n = self._target, len(self._target)
-        counts = np.zeros(n)
-        for i, flat in enumerate(self._input._iter_flat()):
-            try:
-                c = int(self._class(flat)[0]._value)
-            except Exception as e:  # noqa: BLE001 - re-raised as TF's error
-                raise self._class.error(e, i) from e
-            if not 0 <= c < n:
-                raise tf_errors.InvalidArgumentError(
-                    None, None, f"rejection_resample: class {c} is outside [0, {n}) of "
-                    "target_dist.")
-            if self._initial is None:
-                counts[c] += 1
-                initial = counts / counts.sum()
-            else:
-                initial = self._initial
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(initial > 0, target / initial, 0.0)
-            top = ratio.max()
-            if top > 0 and rng.random() < ratio[c] / top:
-                yield (EagerTensor(torch.tensor(c, dtype=torch.int32), dtypes.int32),) + flat
-
-
+# -- rejection_resample (data/resampling.py) ------------------------------------------------
 @tf_export("data.experimental.rejection_resample")
 def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
     """A transformation resampling a dataset to `target_dist` over the classes `class_func`
     gives; elements become `(class, element)` pairs."""
-    return lambda dataset: RejectionResampleDataset(dataset, class_func, target_dist,
-                                                    initial_dist, seed)
-
-
-register_op("rejection_resample")(RejectionResampleDataset)
+    return lambda dataset: dataset.rejection_resample(class_func, target_dist, initial_dist,
+                                                      seed)
 
 
 # -- debug mode --------------------------------------------------------------------------------

@@ -167,6 +167,10 @@ class GeneratorDataset(DatasetV2):
                            for a in (args or ()))
         super().__init__(spec)
 
+    def __repr__(self):
+        # TF builds from_generator as a flat_map over a range of generator ids
+        return f"<_FlatMapDataset element_spec={self._element_spec}>"
+
     def _iter_flat(self):
         try:
             it = iter(self._generator(*self._args))

@@ -51,16 +51,21 @@ def draw(logits: torch.Tensor, n: int, key, counter: list) -> np.ndarray:
         return out
     bits = philox.random_bits((rows * n + 1) // 2, key, counter).reshape(-1, 2)[:rows * n]
     u = philox.uniform_double_from_words(bits[:, 0], bits[:, 1]).reshape(rows, n)
-    finite = np.isfinite(x)
+    for b in range(rows):
+        out[b] = classes_of_uniforms(logits, x[b], u[b])
+    return out
+
+
+def classes_of_uniforms(logits: torch.Tensor, row: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The classes of one float64 logits `row` (of `logits`' dtype) that doubles `u` in
+    [0, 1) pick: TF's upper bound in the running sum of exp(logit - max)."""
+    finite = np.isfinite(row)
     lowest = float(torch.finfo(logits.dtype).min if logits.dtype.is_floating_point
                    else torch.iinfo(logits.dtype).min)
-    for b in range(rows):
-        row = x[b]
-        top = row[finite[b]].max() if finite[b].any() else lowest
-        with np.errstate(over="ignore", invalid="ignore"):
-            cdf = np.cumsum(np.where(finite[b], np.exp(row - top), 0.0))
-        out[b] = np.searchsorted(cdf, u[b] * cdf[-1], side="right")
-    return out
+    top = row[finite].max() if finite.any() else lowest
+    with np.errstate(over="ignore", invalid="ignore"):
+        cdf = np.cumsum(np.where(finite, np.exp(row - top), 0.0))
+    return np.searchsorted(cdf, u * cdf[-1], side="right")
 
 
 @kernel(random.Multinomial)

@@ -45,6 +45,18 @@ def key_counter_from_seed(seed0: int, seed1: int) -> tuple[tuple[int, int], list
     return (int(mix[0]), int(mix[1])), [0, 0, int(mix[2]), int(mix[3])]
 
 
+def first_doubles_of_seeds(seed0: np.ndarray, seed1: np.ndarray) -> np.ndarray:
+    """float64 [n]: for each seed pair (words under 2**32), the first double in [0, 1) that a
+    stateless op seeded with it draws (Uint64ToDouble of its first call's words 0 and 1;
+    `key_counter_from_seed` then one Philox call, for all pairs at once)."""
+    s0, s1 = np.asarray(seed0, np.uint64), np.asarray(seed1, np.uint64)
+    zero = np.zeros_like(s0)
+    mix = _rounds(np.stack([s0, zero, s1, zero], axis=1), _SEED_KEY).astype(np.uint64)
+    key = (mix[:, 0], mix[:, 1])
+    bits = _rounds(np.stack([zero, zero, mix[:, 2], mix[:, 3]], axis=1), key)
+    return uniform_double_from_words(bits[:, 0], bits[:, 1])
+
+
 def key_counter_from_state(counter_lo: int, counter_hi: int, key: int):
     """A Philox state [counter low, counter high, key] (tf.random.Generator's) as words."""
     lo, hi, k = (int(v) & 0xFFFFFFFFFFFFFFFF for v in (counter_lo, counter_hi, key))

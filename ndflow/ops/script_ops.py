@@ -7,6 +7,7 @@ TensorFlow."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 
@@ -55,21 +56,60 @@ def _call(op, func, inp, Tout, name, eager: bool, default: str):
         return out[0] if single else list(out)
 
 
+def _decorator_or_check(script_op, op_name, func, inp, Tout, **kwargs):  # noqa: N803
+    """TF's argument rules: `Tout` is required; with `func=None` (and no `inp`) the call
+    returns a decorator whose function runs as the op on its positional arguments."""
+    if Tout is None:
+        raise TypeError(
+            "Missing required argument: 'Tout'\n"
+            f"  If using {op_name} as a decorator, set `Tout`\n"
+            "  **by name** above the function:\n"
+            f"  `@{op_name}(Tout=tout)`")
+    if func is None:
+        if inp is not None:
+            raise TypeError(f"Don't set the `inp` argument when using {op_name} as a "
+                            "decorator (`func=None`).")
+
+        def decorator(fun):
+            @functools.wraps(fun)
+            def wrapper(*args):
+                return script_op(fun, inp=args, Tout=Tout, **kwargs)
+            return wrapper
+        return decorator
+    if inp is None:
+        raise TypeError(
+            "Missing argument `inp`:\n"
+            "  You must set the `inp` argument (the list of arguments to the\n"
+            f"  function), unless you use `{op_name}` as a decorator(`func=None`).")
+    return None
+
+
 @tf_export("py_function", v1=["py_function"])
-def py_function(func: Callable, inp=None, Tout=None, name=None):  # noqa: N803 - TF's name
+def py_function(func: Callable | None = None, inp=None, Tout=None, name=None):  # noqa: N803
     """Calls `func(*eager_tensors)` when the op runs (eagerly, in tf.function and Sessions);
-    differentiable: its gradient re-runs `func` under a GradientTape."""
+    differentiable: its gradient re-runs `func` under a GradientTape. With `func=None` it is
+    a decorator (`@tf.py_function(Tout=...)`)."""
+    decorator = _decorator_or_check(py_function, "tf.py_function", func, inp, Tout, name=name)
+    if decorator is not None:
+        return decorator
     return _call(EagerPyFunc, func, inp, Tout, name, True, "EagerPyFunc")
 
 
 @tf_export("numpy_function", v1=["numpy_function"])
-def numpy_function(func: Callable, inp, Tout, stateful=True, name=None):  # noqa: N803
-    """Calls `func(*numpy_arrays)` when the op runs; not differentiable."""
+def numpy_function(func: Callable | None = None, inp=None, Tout=None, stateful=True,  # noqa: N803
+                   name=None):
+    """Calls `func(*numpy_arrays)` when the op runs; not differentiable. With `func=None` it
+    is a decorator (`@tf.numpy_function(Tout=...)`)."""
+    decorator = _decorator_or_check(numpy_function, "tf.numpy_function", func, inp, Tout,
+                                    stateful=stateful, name=name)
+    if decorator is not None:
+        return decorator
     op = PyFunc if stateful else PyFuncStateless
     return _call(op, func, inp, Tout, name, False, "PyFunc")
 
 
 @tf_export(v1=["py_func"])
 def py_func(func: Callable, inp, Tout, stateful=True, name=None):  # noqa: N803
-    """TF1's name of numpy_function."""
-    return numpy_function(func, inp, Tout, stateful, name)
+    """TF1's name of numpy_function (no decorator form)."""
+    return _call(PyFunc if stateful else PyFuncStateless, func, inp, Tout, name, False,
+                 "PyFunc")

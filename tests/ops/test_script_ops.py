@@ -98,3 +98,27 @@ def test_python_exceptions_become_tensorflow_errors():
     with pytest.raises(tf.errors.InvalidArgumentError, match="returns 1 values, but expects "
                                                              "to see 2 values"):
         tf.py_function(lambda x: x, [tf.constant(1.0)], [tf.float32, tf.float32])
+
+
+def test_py_function_and_numpy_function_as_decorators():
+    @tf.py_function(Tout=tf.float32)
+    def mul(x, y):
+        return x * y
+
+    assert mul.__name__ == "mul" and float(mul(tf.constant(2.0), 3.0)) == 6.0
+    assert float(tf.function(lambda x: mul(x, x))(tf.constant(3.0))) == 9.0
+
+    @tf.numpy_function(Tout=tf.int64)
+    def inc(x):
+        return (x + 1).astype(np.int64)
+
+    assert int(inc(np.int64(4))) == 5
+    # TF 2.21's argument errors
+    with pytest.raises(TypeError, match=r"Missing required argument: 'Tout'\n  If using "
+                                        r"tf.py_function as a decorator, set `Tout`"):
+        tf.py_function(lambda: 1.0, [])
+    with pytest.raises(TypeError, match="Don't set the `inp` argument when using "
+                                        r"tf.numpy_function as a decorator \(`func=None`\)."):
+        tf.numpy_function(inp=[1.0], Tout=tf.float32)
+    with pytest.raises(TypeError, match="Missing argument `inp`:"):
+        tf.py_function(lambda: 1.0, Tout=tf.float32)
