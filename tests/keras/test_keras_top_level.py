@@ -50,3 +50,12 @@ def test_keras_tensor_dtype_is_keras3s_string_and_the_dtype():
     assert y.dtype == "float16" and tf.keras.Model(x, y)(tf.ones([1, 3])).dtype is tf.float16
     # an op's type attr given as such a name (or any dtype name) is the DType
     assert tf.raw_ops.Cast(x=tf.constant([1]), DstT=x.dtype).dtype is tf.float16
+
+
+def test_named_keras_tensors_take_no_auto_name_number():
+    # Keras' auto_name: only an unnamed KerasTensor advances the keras_tensor_<n> counter
+    first = tf.keras.Input((2,))
+    n = int(first.name.rsplit("_", 1)[1]) if first.name != "keras_tensor" else 0
+    named = [tf.keras.Input((2,), name=f"in{i}") for i in range(3)]
+    assert [t.name for t in named] == ["in0", "in1", "in2"]
+    assert tf.keras.Input((2,)).name == f"keras_tensor_{n + 1}"

@@ -247,6 +247,27 @@ EXPECTED = {
         "tf1 graph_def\ntf1 meta_graph_def\ntf1 0 loss simple_value 1.0\n"
         "tf1 0 weights histo 4.0 8.0", "tf2 1 loss scalars 0.5",
         "migrating tensorboard guide done"],
+    "simple_audio.py": [   # seeded: stdout equals TF 2.21's but for timings and the last
+        # digits the STFT's float rounding moves (Normalization's mean, one epoch-1 loss)
+        "Using 77 files for training.\nUsing 19 files for validation.",
+        "(TensorSpec(shape=(None, 16000, None), dtype=tf.float32, name=None), "
+        "TensorSpec(shape=(None,), dtype=tf.int32, name=None))",
+        "Spectrogram shape: (124, 129, 1)", " Total params: 1,625,611 (6.20 MB)",
+        "accuracy: 0.8571 - loss: 0.5923 - val_accuracy: 1.0000 - val_loss: 0.5520",
+        "{'accuracy': 1.0, 'loss': 0.093}", " [0 0 0 4 0 0 0 0]",
+        "tf.Tensor([3], shape=(1,), dtype=int64) tf.Tensor([b'no'], shape=(1,), dtype=string)",
+        "same prediction True [ True]\nsimple audio done"],
+    "load_csv.py": [   # seeded: stdout equals TF 2.21's but for timings and one loss's last
+        # digit
+        "'fare': array([42.304, 14.049, 29.986])",
+        "<KerasTensor shape=(None, 4), dtype=float32, sparse=False, ragged=False, "
+        "name=keras_tensor_11>", "loss: 0.6320",
+        "tf.Tensor([[0.22]], shape=(1, 1), dtype=float32)",
+        "label               : int32 (5,)", "[total: 412 features]",
+        "[np.int32(1), b'female', np.float32(8.0), np.int32(2), np.int32(2), "
+        "np.float32(42.3044), b'First', b'unknown', b'unknown', b'n']",
+        "{'age': array([ 8.,  4., 44., 44.], dtype=float32), 'class': array([b'First', "
+        "b'First', b'Third', b'Third'], dtype=object)} [1 0 0 1]", "load csv done"],
     "data_guide.py": [   # the output equals TF 2.21's but for what the script's header lists
         # (timings, the SparseTensor class's module, batches TF's own runs vary in, ...)
         "<_FlatMapDataset element_spec=(TensorSpec(shape=(), dtype=tf.int32, name=None), "

@@ -7,10 +7,11 @@ import numpy as np
 
 from ndflow.core.api_export import tf_export
 from ndflow.keras import activation_functions as activations
-from ndflow.keras import global_config
+from ndflow.keras import global_config, random_functions
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
-from ndflow.ops import init_ops, linalg, linalg_extra, nn_dropout
+from ndflow.keras.random_functions import SeedGenerator
+from ndflow.ops import init_ops, linalg, linalg_extra
 from ndflow.ops.array_core import reshape, shape
 from ndflow.ops.array_transpose import transpose
 from ndflow.ops.cast import cast
@@ -158,12 +159,16 @@ class Dropout(Layer):
             raise ValueError(f"Invalid value received for argument `rate`. Expected a float "
                              f"value between 0 and 1. Received: rate={rate}")
         self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
+        if rate > 0:
+            # As Keras 3: a SeedGenerator made here (it draws a Python-random seed when seed
+            # is None, so later layers' initializers get TF's seeds) keys every mask.
+            self.seed_generator = SeedGenerator(seed)
         self.supports_masking = True
 
     def call(self, inputs, training=False):
         if training and self.rate > 0:
-            return nn_dropout.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
-                                      seed=self.seed)
+            return random_functions.dropout(inputs, self.rate, noise_shape=self.noise_shape,
+                                            seed=self.seed_generator)
         return inputs
 
     def compute_output_shape(self, input_shape):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ndflow.core.api_export import keras_export
 from ndflow.keras.layers.base_layer import Layer
-from ndflow.ops import arithmetic
+from ndflow.ops import arithmetic, array_fill, norms, reduction
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import reshape
 from ndflow.ops.cast import cast
@@ -24,7 +24,13 @@ def _batch_features(batch):
     """The features of a dataset element: `x` of an `(x, y)` or `(x, y, w)` tuple."""
     if isinstance(batch, (tuple, list)):
         batch = batch[0]
-    return np.asarray(batch.numpy() if hasattr(batch, "numpy") else batch, dtype=np.float64)
+    return batch.numpy() if hasattr(batch, "numpy") else np.asarray(batch)
+
+
+def _float_tensor(data):
+    """A tensor in Keras' mean/var compute dtype: its own if floating, else float32."""
+    x = convert_to_tensor(data)
+    return x if x.dtype.is_floating else cast(x, "float32")
 
 
 @keras_export("keras.layers.Normalization")
@@ -142,30 +148,35 @@ class Normalization(Layer):
                         f"The layer was built with input_shape={self._build_input_shape}, but "
                         "adapt() is being called with data with an incompatible shape, "
                         f"data.shape={input_shape}")
-        if whole:
-            x = _batch_features(data)
-            total_mean = x.mean(axis=self._reduce_axis)
-            total_var = x.var(axis=self._reduce_axis)
+        # Keras' arithmetic, so the learned values are TF's to the last bit: NumPy's mean/var
+        # for an array, float ops in the tensor's (or, per batch, the compute) dtype otherwise
+        if whole and isinstance(data, np.ndarray):
+            total_mean = np.mean(data, axis=self._reduce_axis)
+            total_var = np.var(data, axis=self._reduce_axis)
+        elif whole:
+            x = _float_tensor(data)
+            total_mean = reduction.reduce_mean(x, axis=self._reduce_axis)
+            total_var = norms.reduce_variance(x, axis=self._reduce_axis)
         else:
-            total_mean = np.zeros(self._mean_and_var_shape)
-            total_var = np.zeros(self._mean_and_var_shape)
+            total_mean = array_fill.zeros(self._mean_and_var_shape, self.compute_dtype)
+            total_var = array_fill.zeros(self._mean_and_var_shape, self.compute_dtype)
             total_count = 0
             for batch in batches:
-                x = _batch_features(batch)
+                x = cast(convert_to_tensor(_batch_features(batch)), self.compute_dtype)
                 count = math.prod(x.shape[d] for d in self._reduce_axis)
                 if count == 0:
                     continue
-                batch_mean = x.mean(axis=self._reduce_axis)
-                batch_var = x.var(axis=self._reduce_axis)
+                batch_mean = reduction.reduce_mean(x, axis=self._reduce_axis)
+                batch_var = norms.reduce_variance(x, axis=self._reduce_axis)
                 total_count += count
-                w = count / total_count
-                new_mean = total_mean * (1 - w) + batch_mean * w
-                total_var = ((total_var + (total_mean - new_mean) ** 2) * (1 - w)
+                w = float(count) / total_count
+                new_mean = total_mean * (1.0 - w) + batch_mean * w
+                total_var = ((total_var + (total_mean - new_mean) ** 2) * (1.0 - w)
                              + (batch_var + (batch_mean - new_mean) ** 2) * w)
                 total_mean = new_mean
-        self.adapt_mean.assign(np.asarray(total_mean, self.adapt_mean.dtype.as_numpy_dtype))
-        self.adapt_variance.assign(
-            np.asarray(total_var, self.adapt_variance.dtype.as_numpy_dtype))
+        for variable, value in ((self.adapt_mean, total_mean), (self.adapt_variance, total_var)):
+            value = value.numpy() if hasattr(value, "numpy") else value
+            variable.assign(np.asarray(value, variable.dtype.as_numpy_dtype))
         self.finalize_state()
 
     def finalize_state(self):

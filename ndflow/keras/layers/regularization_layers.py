@@ -8,16 +8,14 @@ from __future__ import annotations
 import math
 
 from ndflow.core.api_export import keras_export
-from ndflow.keras import global_config
+from ndflow.keras import global_config, random_functions
 from ndflow.keras import regularizer_functions as regularizers
 from ndflow.keras.layers.activation_layers import ElementwiseLayer
 from ndflow.keras.layers.core_layers import Dropout
 from ndflow.keras.layers.input_spec import InputSpec
 from ndflow.keras.layers.normalization_layers import dynamic_dims
-from ndflow.ops import nn_dropout
 from ndflow.ops import random as random_ops
-from ndflow.ops.array_core import shape, stack
-from ndflow.ops.cast import cast
+from ndflow.ops.array_core import shape
 
 
 def _data_format(data_format):
@@ -45,10 +43,8 @@ class _SpatialDropout(Dropout):
     def call(self, inputs, training=False):
         if training and self.rate > 0:
             dims = self._noise_dims(dynamic_dims(inputs))
-            if not all(isinstance(d, int) for d in dims):
-                dims = stack([cast(d, shape(inputs).dtype) for d in dims])
-            return nn_dropout.dropout(inputs, rate=self.rate, noise_shape=dims,
-                                      seed=self.seed)
+            return random_functions.dropout(inputs, self.rate, noise_shape=dims,
+                                            seed=self.seed_generator)
         return inputs
 
     def compute_output_shape(self, input_shape):
