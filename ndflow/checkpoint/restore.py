@@ -19,7 +19,7 @@ from tensorboard.compat.proto import trackable_object_graph_pb2
 from ndflow.checkpoint import object_graph as og
 from ndflow.checkpoint import saveables
 from ndflow.checkpoint.tensor_bundle import BundleReader, dtype_name
-from ndflow.core import context, errors, tf_logging
+from ndflow.core import context, errors, scopes, tf_logging
 from ndflow.core.tensor import EagerTensor
 from ndflow.ops import array_core, state
 from ndflow.ops.variables import Variable
@@ -95,7 +95,8 @@ def _assign(var: Variable, key: str, reader: BundleReader, graph_assigns=None) -
         raise ValueError(f"Received incompatible tensor of dtype {saved} when attempting to "
                          f"restore variable {var.name} of dtype {var.dtype.name} (checkpoint "
                          f"key {key!r}).")
-    if graph_assigns is not None and not context.executing_eagerly():
+    if graph_assigns is not None and not context.executing_eagerly() and \
+            not _eager_variable(var):
         value = reader.read(key)
         if var.dtype.name == "bfloat16":
             value = value.astype(np.float32)
@@ -103,16 +104,24 @@ def _assign(var: Variable, key: str, reader: BundleReader, graph_assigns=None) -
             value = value.view(var.dtype.np_dtype)
         graph_assigns.append((var, value))  # a graph: run by the status in a session
         return
-    tensor = reader.read_tensor(key)
-    if tensor is not None:
-        var.assign(EagerTensor(tensor, var.dtype))
-        return
-    value = reader.read(key)
-    if var.dtype.name == "bfloat16":
-        value = value.astype(np.float32)
-    if var.dtype.is_quantized:
-        value = value.view(var.dtype.np_dtype)
-    var.assign(value)
+    # an eager variable (one a tf.function's trace builds, as Keras layers' deferred
+    # weights) is assigned now, outside the graph being traced
+    with scopes.init_scope():
+        tensor = reader.read_tensor(key)
+        if tensor is not None:
+            var.assign(EagerTensor(tensor, var.dtype))
+            return
+        value = reader.read(key)
+        if var.dtype.name == "bfloat16":
+            value = value.astype(np.float32)
+        if var.dtype.is_quantized:
+            value = value.view(var.dtype.np_dtype)
+        var.assign(value)
+
+
+def _eager_variable(var) -> bool:
+    var = getattr(var, "_primary", var)   # a distributed variable: its components'
+    return getattr(var, "_in_graph_mode", True) is False
 
 
 def _ref(obj):

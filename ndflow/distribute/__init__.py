@@ -14,6 +14,7 @@ from ndflow.distribute import (  # noqa: F401 - importing runs their tf_exports
     distribution_context,
     input_lib,
     loss_reduction,
+    loss_scaling,
     mirrored_strategy,
     multi_worker_mirrored_strategy,
     one_device_strategy,

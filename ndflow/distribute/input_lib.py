@@ -12,15 +12,18 @@ TensorFlow's distributed datasets prefetch to the devices.
 
 from __future__ import annotations
 
-from ndflow.core import devices
+from ndflow.core import devices, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.errors import OutOfRangeError
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import EagerTensor
+from ndflow.core.tensor_spec import TensorSpec
 from ndflow.distribute import values as values_lib
 from ndflow.distribute.distribute_lib import InputContext
-from ndflow.ops.array_core import shape
+from ndflow.ops.arithmetic import maximum, minimum
+from ndflow.ops.array_core import shape, stack
 from ndflow.ops.array_slicing import slice as slice_op
+from ndflow.ops.cast import cast
 
 
 def rebatch_sizes(global_batch: int, num_replicas: int) -> list:
@@ -37,6 +40,25 @@ def _static_batch(element_spec) -> int | None:
     return None
 
 
+def per_replica_element_spec(element_spec, sizes):
+    """A distributed dataset's element_spec: each leaf a PerReplicaSpec of the replicas' parts,
+    whose batch dimension is the part size where every part has the same static size (TF's
+    rebatching); one replica keeps the dataset's spec."""
+    if sizes is None or len(sizes) == 1:
+        return element_spec
+    size = sizes[0] if len(set(sizes)) == 1 else None
+
+    def part(spec):
+        dims = spec.shape.as_list() if spec.shape.rank else None
+        if not dims:
+            return spec
+        return TensorSpec([size] + dims[1:], spec.dtype, spec.name)
+
+    leaves = [values_lib.PerReplicaSpec(*[part(spec)] * len(sizes))
+              for spec in flatten(element_spec)]
+    return pack_sequence_as(element_spec, leaves)
+
+
 def split_batch(element, sizes: list) -> list:
     """The element (a structure of tensors with a batch dimension) cut into `sizes` parts
     (clamped to what the batch holds)."""
@@ -51,6 +73,27 @@ def split_batch(element, sizes: list) -> list:
             leaves.append(slice_op(t, begin, [take] + [-1] * (t.shape.rank - 1)))
         parts.append(pack_sequence_as(element, leaves))
         start += take
+    return parts
+
+
+def split_batch_graph(element, sizes: list | None, num_parts: int, skip: int = 0) -> list:
+    """`split_batch` in a graph, where the batch size is a tensor: with the static `sizes`
+    ([rows of other workers, part sizes...]) clamped to the batch, else an even split."""
+    flat = flatten(element)
+    n = shape(flat[0])[0]
+    if sizes is None:
+        base, extra = n // (num_parts + skip), n % (num_parts + skip)
+        begins = [base * i + minimum(extra, i) for i in range(skip, skip + num_parts)]
+        lengths = [base + cast(i < extra, dtypes.int32) for i in range(skip, skip + num_parts)]
+    else:
+        offsets = [sum(sizes[:i + 1]) for i in range(len(sizes) - 1)]
+        begins = [minimum(o, n) for o in offsets]
+        lengths = [maximum(0, minimum(size, n - b)) for size, b in zip(sizes[1:], begins)]
+    parts = []
+    for begin, length in zip(begins, lengths):
+        leaves = [slice_op(t, stack([begin] + [0] * (t.shape.rank - 1)),
+                           stack([length] + [-1] * (t.shape.rank - 1))) for t in flat]
+        parts.append(pack_sequence_as(element, leaves))
     return parts
 
 
@@ -122,7 +165,9 @@ class DistributedDataset:
 
     @property
     def element_spec(self):
-        return self._dataset.element_spec
+        sizes = self._sizes[1:] if self._sizes is not None else \
+            [None] * (self._strategy.num_replicas_in_sync // self._num_workers)
+        return per_replica_element_spec(self._dataset.element_spec, sizes)
 
     def __iter__(self):
         it = iter(self._dataset)
@@ -139,7 +184,23 @@ class DistributedDataset:
             # (the first part: other workers' rows)
             return on_replica_devices(split_batch(element, sizes)[1:], self._strategy)
 
-        return DistributedIterator(next_parts, self._dataset.element_spec)
+        return DistributedIterator(next_parts, self.element_spec)
+
+    def _autograph_for_stmt(self, extra_test, body, get_state, set_state, symbol_names, opts):
+        """`for x in dist_dataset:` in a tf.function: the dataset's graph loop, each element
+        split per replica in the graph."""
+        n = self._strategy.num_replicas_in_sync
+        local = n // self._num_workers
+
+        def per_replica_body(element):
+            if n == 1:
+                return body(element)
+            parts = split_batch_graph(element, self._sizes, local,
+                                      skip=self._worker_index * local)
+            return body(values_lib.regroup(parts))
+
+        self._dataset._autograph_for_stmt(extra_test, per_replica_body, get_state, set_state,
+                                          symbol_names, opts)
 
     def reduce(self, initial_state, reduce_func):
         state = initial_state
@@ -159,7 +220,9 @@ class DistributedDatasetsFromFunction:
 
     @property
     def element_spec(self):
-        return self._dataset.element_spec
+        static = _static_batch(self._dataset.element_spec)
+        return per_replica_element_spec(self._dataset.element_spec,
+                                        [static] * self._strategy.num_replicas_in_sync)
 
     def __iter__(self):
         it = iter(self._dataset)
@@ -171,4 +234,4 @@ class DistributedDatasetsFromFunction:
                 parts.append(next(it))
             return on_replica_devices(parts, self._strategy)
 
-        return DistributedIterator(next_parts, self._dataset.element_spec)
+        return DistributedIterator(next_parts, self.element_spec)

@@ -20,6 +20,7 @@ from ndflow.distribute.cross_device_ops import CrossDeviceOps, ReductionToOneDev
 from ndflow.distribute.distribute_lib import ReplicaContext, Strategy, StrategyExtended
 from ndflow.ops.array_core import identity
 from ndflow.ops.variable_creators import variable_creator_scope
+from ndflow.ops.variable_enums import VariableSynchronization
 from ndflow.runtime.device_config import list_logical_devices
 
 _LOCAL = "/job:localhost/replica:0/task:0"
@@ -38,7 +39,7 @@ def canonical_device(name: str) -> str:
 
 
 def default_devices() -> tuple:
-    gpus = [d.name for d in list_logical_devices("GPU")]
+    gpus = [canonical_device(d.name) for d in list_logical_devices("GPU")]
     return tuple(gpus) if gpus else (f"{_LOCAL}/device:CPU:0",)
 
 
@@ -48,7 +49,7 @@ def validate_devices(names) -> tuple:
         raise ValueError("Must specify at least one device.")
     if len(set(devices)) != len(devices):
         raise ValueError(f"No duplicates allowed in `devices` argument: {devices}")
-    known = {d.name for d in list_logical_devices()}
+    known = {canonical_device(d.name) for d in list_logical_devices()}
     for d in devices:
         spec = device_lib.DeviceSpec.from_string(d)
         if spec.device_type not in ("CPU", "GPU"):
@@ -102,8 +103,10 @@ class MirroredExtended(StrategyExtended):
                         from_primary["name"] = name
                 with scopes.device(device):
                     components.append(next_creator(**from_primary))
-        return values_lib.MirroredVariable(self._container_strategy(), components,
-                                           aggregation)
+        kind = values_lib.SyncOnReadVariable \
+            if kwargs.get("synchronization") is VariableSynchronization.ON_READ \
+            else values_lib.MirroredVariable
+        return kind(self._container_strategy(), components, aggregation)
 
     # replicas --------------------------------------------------------------------------------
     def call_for_each_replica(self, fn, args=(), kwargs=None):

@@ -18,7 +18,10 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.distribute import distribution_context as dc
 from ndflow.distribute.reduce_util import ReduceOp
+from ndflow.ops.arithmetic import add_n, truediv
 from ndflow.ops.array_core import group
+from ndflow.ops.array_fill import zeros_like
+from ndflow.ops.cast import cast
 from ndflow.ops.variable_enums import VariableAggregation, VariableAggregationV2
 from ndflow.ops.variables import Variable
 
@@ -69,6 +72,27 @@ class PerReplica(DistributedValues):
     """Each replica's own value (what `strategy.run` returns)."""
 
     _kind = "PerReplica"
+
+
+class PerReplicaSpec:
+    """The spec of a PerReplica value: one component spec per replica (what a distributed
+    dataset's `element_spec` holds at each leaf)."""
+
+    def __init__(self, *value_specs):
+        self._value_specs = tuple(value_specs)
+
+    @property
+    def value_type(self):
+        return PerReplica
+
+    def __eq__(self, other):
+        return type(other) is PerReplicaSpec and self._value_specs == other._value_specs
+
+    def __hash__(self):
+        return hash(self._value_specs)
+
+    def __repr__(self):
+        return f"PerReplicaSpec({', '.join(repr(s) for s in self._value_specs)})"
 
 
 class Mirrored(DistributedValues):
@@ -192,6 +216,48 @@ class MirroredVariable(Variable):
 
     def __hash__(self):
         return id(self)
+
+
+class SyncOnReadVariable(MirroredVariable):
+    """A variable created with `synchronization=ON_READ` (Keras metrics' state): each replica
+    writes its own component, and a read in cross-replica context aggregates the components
+    (SUM, MEAN or the first replica's), as TF's SyncOnReadVariable."""
+
+    def _cross_replica(self) -> bool:
+        replica = dc.get_replica_context()
+        return dc.update_replica_id() is None and (
+            replica is None or replica.strategy is not self._strategy)
+
+    def _read_variable_op(self):
+        if not self._cross_replica() or self._aggregation_mode not in ("SUM", "MEAN"):
+            return super()._read_variable_op()
+        reads = [c._read_variable_op() for c in self._components]
+        total = add_n(reads)
+        if self._aggregation_mode == "MEAN":
+            total = truediv(total, cast(len(reads), self._dtype))
+        return total
+
+    def _write(self, method: str, value, read_value: bool, **kwargs):
+        if not self._cross_replica():
+            return getattr(self._get(), method)(value, read_value=read_value, **kwargs)
+        if self._aggregation_mode != "SUM":
+            return self._write_all(method, value, read_value, **kwargs)
+        # a cross-replica write of a SUM variable keeps the components' sum equal to what
+        # was written: `assign` puts the value on the primary and zeros elsewhere, an
+        # `assign_add` (Keras fit's towers update metrics here) adds to the primary only
+        ops = [getattr(self._primary, method)(value, read_value=False, **kwargs)]
+        if method == "assign":
+            ops += [c.assign(zeros_like(c._raw_read()), read_value=False)
+                    for c in self._components[1:]]
+        if context.executing_eagerly():
+            return self if read_value else None
+        return self.read_value() if read_value else group(*ops)
+
+    def __repr__(self):
+        body = ",\n".join(f"  {i}: {c!r}" for i, c in enumerate(self._components))
+        return f"SyncOnReadVariable:{{\n{body}\n}}"
+
+    __str__ = __repr__
 
 
 # -- nested structures of per-replica values ---------------------------------------------------

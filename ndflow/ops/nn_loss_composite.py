@@ -1,28 +1,25 @@
 """Losses TensorFlow builds from other ops: `tf.nn.weighted_cross_entropy_with_logits`,
-`tf.nn.log_poisson_loss`, and the distribution helpers `tf.nn.compute_average_loss` /
-`tf.nn.scale_regularization_loss` (one replica here: ndflow has no distribution strategy).
+`tf.nn.log_poisson_loss`, and the weight/batch-size checks of `tf.nn.compute_average_loss`
+(which lives in ndflow/distribute/loss_scaling.py: it reads the replica count).
 """
 
 from __future__ import annotations
 
 import math as _pymath
 
-from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import constant_value, convert_to_tensor
-from ndflow.ops.arithmetic import add, div_no_nan, log, multiply, subtract, truediv, where
-from ndflow.ops.array_core import expand_dims, shape, squeeze
+from ndflow.ops.arithmetic import add, log, multiply, subtract, where
+from ndflow.ops.array_core import expand_dims, squeeze
 from ndflow.ops.array_fill import zeros_like
-from ndflow.ops.cast import cast
 from ndflow.ops.comparison import composite_name, greater_equal, less_equal, logical_and
 from ndflow.ops.math import abs as _abs
 from ndflow.ops.math import exp, log1p
 from ndflow.ops.nn_activation import relu
-from ndflow.ops.reduction import reduce_sum
 
 
 def _same_shape(a: Tensor, b: Tensor, what: str) -> None:
@@ -77,7 +74,7 @@ def log_poisson_loss(targets, log_input, compute_full_loss: bool = False,
         return result
 
 
-def _match_weight_rank(losses: Tensor, weight: Tensor) -> Tensor:
+def match_weight_rank(losses: Tensor, weight: Tensor) -> Tensor:
     """Keras' squeeze_or_expand_dimensions for the weight (static ranks)."""
     lr, wr = losses.shape.rank, weight.shape.rank
     if lr is None or wr is None or wr == 0:
@@ -89,7 +86,7 @@ def _match_weight_rank(losses: Tensor, weight: Tensor) -> Tensor:
     return weight
 
 
-def _check_global_batch_size(value) -> None:
+def check_global_batch_size(value) -> None:
     """TF's assert_scalar / assert_integer / assert_non_negative on a known value."""
     t = convert_to_tensor(value)
     if t.shape.rank is not None and t.shape.rank != 0:
@@ -101,34 +98,3 @@ def _check_global_batch_size(value) -> None:
     v = constant_value(t)
     if v is not None and int(v) < 0:
         raise InvalidArgumentError(None, None, "global_batch_size must be non-negative.")
-
-
-@tf_export("nn.compute_average_loss")
-def compute_average_loss(per_example_loss, sample_weight=None,
-                         global_batch_size=None) -> Tensor:
-    """`tf.nn.compute_average_loss`: sum(per_example_loss * sample_weight) / global batch
-    size (by default the loss's first dimension: one replica); 0 for a batch size of 0."""
-    per_example_loss = convert_to_tensor(per_example_loss)
-    input_dtype = per_example_loss.dtype
-    if per_example_loss.shape.rank == 0:
-        raise ValueError(f"Invalid value passed for `per_example_loss`. Expected a tensor with "
-                         f"at least rank 1. Received per_example_loss={per_example_loss} with "
-                         f"rank 0")
-    if sample_weight is not None:
-        losses = cast(per_example_loss, dtypes.float32)
-        weight = cast(convert_to_tensor(sample_weight), dtypes.float32)
-        per_example_loss = cast(multiply(losses, _match_weight_rank(losses, weight)),
-                                input_dtype)
-    if global_batch_size is None:
-        global_batch_size = shape(per_example_loss)[0]
-    else:
-        _check_global_batch_size(global_batch_size)
-    global_batch_size = cast(global_batch_size, input_dtype)
-    return div_no_nan(reduce_sum(per_example_loss), global_batch_size)
-
-
-@tf_export("nn.scale_regularization_loss")
-def scale_regularization_loss(regularization_loss) -> Tensor:
-    """`tf.nn.scale_regularization_loss`: the summed loss divided by the number of replicas
-    (one here)."""
-    return truediv(reduce_sum(regularization_loss), 1)

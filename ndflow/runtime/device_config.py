@@ -93,8 +93,9 @@ def list_logical_devices(device_type: str | None = None) -> list:
     for d in get_visible_devices(device_type):
         n = len(_logical.get(d, [])) or 1
         start = len([x for x in out if x.device_type == d.device_type])
-        out += [LogicalDevice(f"/job:localhost/replica:0/task:0/device:{d.device_type}:{start + i}",
-                              d.device_type) for i in range(n)]
+        # TF names local logical devices without the job/replica/task prefix
+        out += [LogicalDevice(f"/device:{d.device_type}:{start + i}", d.device_type)
+                for i in range(n)]
     return out
 
 

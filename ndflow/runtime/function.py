@@ -207,6 +207,7 @@ class Function:
             self._signature = None
         self._exact: dict = {}      # (python key, specs) -> ConcreteFunction
         self._buckets: dict = {}    # python key -> [ConcreteFunction]
+        self._traced: list = []     # every ConcreteFunction, in tracing order (as TF lists them)
         self._tracing_count = 0
         # TF's rule for variables: only the first trace may create them, and when it does the
         # function is traced again, creating none, and that trace is the one that runs.
@@ -247,8 +248,7 @@ class Function:
 
     def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
         """The signature of every function traced so far, as TensorFlow prints them."""
-        return "\n\n".join(cf.pretty_printed_signature(verbose)
-                            for bucket in self._buckets.values() for cf in bucket)
+        return "\n\n".join(cf.pretty_printed_signature(verbose) for cf in self._traced)
 
     # -- methods: @tf.function on a method binds per instance -----------------------------
     def __get__(self, instance, owner=None):
@@ -362,6 +362,7 @@ class Function:
                     for p, (d, s) in zip(prev, specs))
             cf = self._trace_checking_variables(bound, trace_specs, refs)
             self._buckets.setdefault(key, []).append(cf)
+            self._traced.append(cf)
             self._exact[(key, specs)] = cf
         return cf, leaves
 

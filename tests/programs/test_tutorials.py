@@ -268,6 +268,34 @@ EXPECTED = {
         "np.float32(42.3044), b'First', b'unknown', b'unknown', b'n']",
         "{'age': array([ 8.,  4., 44., 44.], dtype=float32), 'class': array([b'First', "
         "b'First', b'Third', b'Third'], dtype=object)} [1 0 0 1]", "load csv done"],
+    "intro_to_graphs.py": [   # stdout equals TF 2.21's but for the eager error's
+        # "{{function_node __wrapped__GatherV2_device_...}} " prefix TF puts before the message
+        "[[12.]]", "First branch, with graph: 1\nSecond branch, with graph: 0",
+        "tf.Tensor([1. 0.], shape=(2,), dtype=float32)",
+        "  None\n\nInput Parameters:\n  x (POSITIONAL_OR_KEYWORD): List[Literal[1], "
+        "Literal[-1]]\nOutput Type:\n  TensorSpec(shape=(2,), dtype=tf.float32, name=None)",
+        "tf.Tensor([3 9 1 7 7], shape=(5,), dtype=int32)\n"
+        "tf.Tensor([1 0 8 1 1], shape=(5,), dtype=int32)\ntf.Tensor(41, shape=(), dtype=int32)",
+        "Calculating MSE!\nCalculating MSE!\nCalculating MSE!\nCalculating MSE!\ntf.Tensor(41",
+        "indices[0] = 1 is not in [0, 1) [Op:GatherV2]\ntf.Tensor([0.], shape=(1,), "
+        "dtype=float32)", "Tracing!\ntf.Tensor(6, shape=(), dtype=int32)\n"
+        "tf.Tensor(11, shape=(), dtype=int32)\nTracing!\ntf.Tensor(6, shape=(), dtype=int32)",
+        "intro to graphs done"],
+    "distribute_keras_custom.py": [   # stdout equals TF 2.21's but for last float digits
+        # and fit's shuffled order (TF's distributed fit reseeds the dataset's shuffle)
+        "[LogicalDevice(name='/device:CPU:0', device_type='CPU'), "
+        "LogicalDevice(name='/device:CPU:1', device_type='CPU')]", "Number of devices: 2",
+        "Learning rate for epoch 4 is 9.999999747378752e-05",
+        "['ckpt_0001.weights.h5', 'ckpt_0002.weights.h5', 'ckpt_0003.weights.h5', "
+        "'ckpt_0004.weights.h5']", "keras distribute done",
+        "(PerReplicaSpec(TensorSpec(shape=(None, 28, 28, 1), dtype=tf.float32, name=None), "
+        "TensorSpec(shape=(None, 28, 28, 1), dtype=tf.float32, name=None)), PerReplicaSpec(",
+        "Epoch 1, Loss: 2.29522", ", Accuracy: 13.4375",
+        "Test Loss: 2.34017", "Test Accuracy: 10.416666030883789",
+        "['checkpoint', 'ckpt-1.data-00000-of-00001', 'ckpt-1.index', "
+        "'ckpt-2.data-00000-of-00001', 'ckpt-2.index']",
+        "Accuracy after restoring the saved model without strategy: 7.291666507720947",
+        "Epoch 3, Loss: 2.2720", "Epoch 1, Loss: 2.2646", "custom distributed training done"],
     "data_guide.py": [   # the output equals TF 2.21's but for what the script's header lists
         # (timings, the SparseTensor class's module, batches TF's own runs vary in, ...)
         "<_FlatMapDataset element_spec=(TensorSpec(shape=(), dtype=tf.int32, name=None), "

@@ -20,6 +20,7 @@ from ndflow.ops import init_ops
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_fill import zeros
 from ndflow.ops.cast import cast
+from ndflow.ops.variable_enums import VariableAggregationV2, VariableSynchronization
 from ndflow.ops.variables import Variable
 
 FLOATX = "float32"
@@ -150,8 +151,11 @@ class Metric:
         shape = tuple(() if shape is None else shape)
         init = init_ops.get(initializer)
         with scopes.init_scope(), scopes.name_scope(self.name.replace("/", ">")):
+            # as Keras 3: each replica keeps its own state, combined by `aggregation` on read
             variable = Variable(lambda: init(shape, dtype=dtype), trainable=False, dtype=dtype,
-                                name=name or "variable")
+                                name=name or "variable",
+                                synchronization=VariableSynchronization.ON_READ,
+                                aggregation=VariableAggregationV2[(aggregation or "none").upper()])
         variable._keras_aggregation = aggregation
         self._variables.append(variable)
         return variable
