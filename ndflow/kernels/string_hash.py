@@ -8,154 +8,100 @@ The kernels hash whole tensors with string_hash_numba's loops over all the strin
 
 from __future__ import annotations
 
-import struct
-
 import numpy as np
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels import string_hash_numba
+from ndflow.kernels.farmhash import K0, K1, K2, M, f64, len0to16, len16, rot, shift_mix, weak32
 from ndflow.kernels.registry import host_kernel
 from ndflow.ops import string_hash_ops
 
-_M = (1 << 64) - 1
-_K0, _K1, _K2 = 0xC3A5C85C97CB3127, 0xB492B66FBE98F273, 0x9AE16A3B2F90404F
-
-
-def _f64(s: bytes, i: int) -> int:
-    return struct.unpack_from("<Q", s, i)[0]
-
-
-def _f32(s: bytes, i: int) -> int:
-    return struct.unpack_from("<I", s, i)[0]
-
-
-def _rot(v: int, shift: int) -> int:
-    return v if shift == 0 else ((v >> shift) | (v << (64 - shift))) & _M
-
-
-def _shift_mix(v: int) -> int:
-    return v ^ (v >> 47)
-
-
-def _len16(u: int, v: int, mul: int) -> int:
-    a = ((u ^ v) * mul) & _M
-    a ^= a >> 47
-    b = ((v ^ a) * mul) & _M
-    b ^= b >> 47
-    return (b * mul) & _M
-
-
-def _len0to16(s: bytes, n: int) -> int:
-    if n >= 8:
-        mul = (_K2 + n * 2) & _M
-        a = (_f64(s, 0) + _K2) & _M
-        b = _f64(s, n - 8)
-        c = (_rot(b, 37) * mul + a) & _M
-        d = ((_rot(a, 25) + b) * mul) & _M
-        return _len16(c, d, mul)
-    if n >= 4:
-        mul = (_K2 + n * 2) & _M
-        return _len16((n + (_f32(s, 0) << 3)) & _M, _f32(s, n - 4), mul)
-    if n > 0:
-        y = s[0] + (s[n >> 1] << 8)
-        z = n + (s[n - 1] << 2)
-        return (_shift_mix(((y * _K2) ^ (z * _K0)) & _M) * _K2) & _M
-    return _K2
-
 
 def _len17to32(s: bytes, n: int) -> int:
-    mul = (_K2 + n * 2) & _M
-    a = (_f64(s, 0) * _K1) & _M
-    b = _f64(s, 8)
-    c = (_f64(s, n - 8) * mul) & _M
-    d = (_f64(s, n - 16) * _K2) & _M
-    return _len16((_rot((a + b) & _M, 43) + _rot(c, 30) + d) & _M,
-                  (a + _rot((b + _K2) & _M, 18) + c) & _M, mul)
+    mul = (K2 + n * 2) & M
+    a = (f64(s, 0) * K1) & M
+    b = f64(s, 8)
+    c = (f64(s, n - 8) * mul) & M
+    d = (f64(s, n - 16) * K2) & M
+    return len16((rot((a + b) & M, 43) + rot(c, 30) + d) & M,
+                 (a + rot((b + K2) & M, 18) + c) & M, mul)
 
 
 def _len33to64(s: bytes, n: int) -> int:
-    mul = (_K2 + n * 2) & _M
-    a = (_f64(s, 0) * _K2) & _M
-    b = _f64(s, 8)
-    c = (_f64(s, n - 8) * mul) & _M
-    d = (_f64(s, n - 16) * _K2) & _M
-    y = (_rot((a + b) & _M, 43) + _rot(c, 30) + d) & _M
-    z = _len16(y, (a + _rot((b + _K2) & _M, 18) + c) & _M, mul)
-    e = (_f64(s, 16) * mul) & _M
-    f = _f64(s, 24)
-    g = ((y + _f64(s, n - 32)) * mul) & _M
-    h = ((z + _f64(s, n - 24)) * mul) & _M
-    return _len16((_rot((e + f) & _M, 43) + _rot(g, 30) + h) & _M,
-                  (e + _rot((f + a) & _M, 18) + g) & _M, mul)
+    mul = (K2 + n * 2) & M
+    a = (f64(s, 0) * K2) & M
+    b = f64(s, 8)
+    c = (f64(s, n - 8) * mul) & M
+    d = (f64(s, n - 16) * K2) & M
+    y = (rot((a + b) & M, 43) + rot(c, 30) + d) & M
+    z = len16(y, (a + rot((b + K2) & M, 18) + c) & M, mul)
+    e = (f64(s, 16) * mul) & M
+    f = f64(s, 24)
+    g = ((y + f64(s, n - 32)) * mul) & M
+    h = ((z + f64(s, n - 24)) * mul) & M
+    return len16((rot((e + f) & M, 43) + rot(g, 30) + h) & M,
+                 (e + rot((f + a) & M, 18) + g) & M, mul)
 
 
-def _weak32(s: bytes, i: int, a: int, b: int) -> tuple:
-    w, x, y, z = _f64(s, i), _f64(s, i + 8), _f64(s, i + 16), _f64(s, i + 24)
-    a = (a + w) & _M
-    b = _rot((b + a + z) & _M, 21)
-    c = a
-    a = (a + x + y) & _M
-    b = (b + _rot(a, 44)) & _M
-    return (a + z) & _M, (b + c) & _M
 
 
 def fingerprint64(s: bytes) -> int:
     """FarmHash's Fingerprint64 (farmhashna::Hash64) of `s`."""
     n = len(s)
     if n <= 16:
-        return _len0to16(s, n)
+        return len0to16(s, n)
     if n <= 32:
         return _len17to32(s, n)
     if n <= 64:
         return _len33to64(s, n)
     seed = 81
-    x, y = seed, (seed * _K1 + 113) & _M
-    z = (_shift_mix((y * _K2 + 113) & _M) * _K2) & _M
+    x, y = seed, (seed * K1 + 113) & M
+    z = (shift_mix((y * K2 + 113) & M) * K2) & M
     v, w = (0, 0), (0, 0)
-    x = (x * _K2 + _f64(s, 0)) & _M
+    x = (x * K2 + f64(s, 0)) & M
     end, last64 = ((n - 1) // 64) * 64, n - 64
     i = 0
     while True:
-        x = (_rot((x + y + v[0] + _f64(s, i + 8)) & _M, 37) * _K1) & _M
-        y = (_rot((y + v[1] + _f64(s, i + 48)) & _M, 42) * _K1) & _M
+        x = (rot((x + y + v[0] + f64(s, i + 8)) & M, 37) * K1) & M
+        y = (rot((y + v[1] + f64(s, i + 48)) & M, 42) * K1) & M
         x ^= w[1]
-        y = (y + v[0] + _f64(s, i + 40)) & _M
-        z = (_rot((z + w[0]) & _M, 33) * _K1) & _M
-        v = _weak32(s, i, (v[1] * _K1) & _M, (x + w[0]) & _M)
-        w = _weak32(s, i + 32, (z + w[1]) & _M, (y + _f64(s, i + 16)) & _M)
+        y = (y + v[0] + f64(s, i + 40)) & M
+        z = (rot((z + w[0]) & M, 33) * K1) & M
+        v = weak32(s, i, (v[1] * K1) & M, (x + w[0]) & M)
+        w = weak32(s, i + 32, (z + w[1]) & M, (y + f64(s, i + 16)) & M)
         z, x = x, z
         i += 64
         if i == end:
             break
-    mul = (_K1 + ((z & 0xFF) << 1)) & _M
+    mul = (K1 + ((z & 0xFF) << 1)) & M
     i = last64
-    w = ((w[0] + ((n - 1) & 63)) & _M, w[1])
-    v = ((v[0] + w[0]) & _M, v[1])
-    w = ((w[0] + v[0]) & _M, w[1])
-    x = (_rot((x + y + v[0] + _f64(s, i + 8)) & _M, 37) * mul) & _M
-    y = (_rot((y + v[1] + _f64(s, i + 48)) & _M, 42) * mul) & _M
-    x ^= (w[1] * 9) & _M
-    y = (y + v[0] * 9 + _f64(s, i + 40)) & _M
-    z = (_rot((z + w[0]) & _M, 33) * mul) & _M
-    v = _weak32(s, i, (v[1] * mul) & _M, (x + w[0]) & _M)
-    w = _weak32(s, i + 32, (z + w[1]) & _M, (y + _f64(s, i + 16)) & _M)
+    w = ((w[0] + ((n - 1) & 63)) & M, w[1])
+    v = ((v[0] + w[0]) & M, v[1])
+    w = ((w[0] + v[0]) & M, w[1])
+    x = (rot((x + y + v[0] + f64(s, i + 8)) & M, 37) * mul) & M
+    y = (rot((y + v[1] + f64(s, i + 48)) & M, 42) * mul) & M
+    x ^= (w[1] * 9) & M
+    y = (y + v[0] * 9 + f64(s, i + 40)) & M
+    z = (rot((z + w[0]) & M, 33) * mul) & M
+    v = weak32(s, i, (v[1] * mul) & M, (x + w[0]) & M)
+    w = weak32(s, i + 32, (z + w[1]) & M, (y + f64(s, i + 16)) & M)
     z, x = x, z
-    return _len16((_len16(v[0], w[0], mul) + _shift_mix(y) * _K0 + z) & _M,
-                  (_len16(v[1], w[1], mul) + x) & _M, mul)
+    return len16((len16(v[0], w[0], mul) + shift_mix(y) * K0 + z) & M,
+                 (len16(v[1], w[1], mul) + x) & M, mul)
 
 
 def _sip_round(v0, v1, v2, v3):
-    v0 = (v0 + v1) & _M
-    v1 = _rot(v1, 64 - 13) ^ v0
-    v0 = _rot(v0, 64 - 32)
-    v2 = (v2 + v3) & _M
-    v3 = _rot(v3, 64 - 16) ^ v2
-    v0 = (v0 + v3) & _M
-    v3 = _rot(v3, 64 - 21) ^ v0
-    v2 = (v2 + v1) & _M
-    v1 = _rot(v1, 64 - 17) ^ v2
-    v2 = _rot(v2, 64 - 32)
+    v0 = (v0 + v1) & M
+    v1 = rot(v1, 64 - 13) ^ v0
+    v0 = rot(v0, 64 - 32)
+    v2 = (v2 + v3) & M
+    v3 = rot(v3, 64 - 16) ^ v2
+    v0 = (v0 + v3) & M
+    v3 = rot(v3, 64 - 21) ^ v0
+    v2 = (v2 + v1) & M
+    v1 = rot(v1, 64 - 17) ^ v2
+    v2 = rot(v2, 64 - 32)
     return v0, v1, v2, v3
 
 
@@ -166,11 +112,11 @@ def siphash24(k0: int, k1: int, s: bytes) -> int:
     n = len(s)
     tail = s[n - n % 8:] + bytes(7 - n % 8) + bytes([n & 0xFF])
     for i in range(0, n - n % 8, 8):
-        m = _f64(s, i)
+        m = f64(s, i)
         v[3] ^= m
         v = list(_sip_round(*_sip_round(*v)))
         v[0] ^= m
-    m = _f64(tail, 0)
+    m = f64(tail, 0)
     v[3] ^= m
     v = list(_sip_round(*_sip_round(*v)))
     v[0] ^= m
@@ -183,18 +129,18 @@ def siphash24(k0: int, k1: int, s: bytes) -> int:
 def legacy_hash64(s: bytes, seed: int = 0xDECAFCAFFE) -> int:
     """TensorFlow's Hash64 (core/lib/hash): MurmurHash64A with its default seed."""
     m, n = 0xC6A4A7935BD1E995, len(s)
-    h = (seed ^ (n * m)) & _M
+    h = (seed ^ (n * m)) & M
     for i in range(0, n - n % 8, 8):
-        k = (_f64(s, i) * m) & _M
+        k = (f64(s, i) * m) & M
         k ^= k >> 47
-        h = ((h ^ ((k * m) & _M)) * m) & _M
+        h = ((h ^ ((k * m) & M)) * m) & M
     rest = s[n - n % 8:]
     if rest:
         for j in range(len(rest) - 1, -1, -1):
             h ^= rest[j] << (8 * j)
-        h = (h * m) & _M
+        h = (h * m) & M
     h ^= h >> 47
-    h = (h * m) & _M
+    h = (h * m) & M
     return h ^ (h >> 47)
 
 
@@ -243,7 +189,7 @@ def _strong(node):
     key = list(node.attrs["key"])
     if len(key) != 2:
         raise InvalidArgumentError(None, None, "Key must have 2 elements")
-    k0, k1 = (k & _M for k in key)
+    k0, k1 = (k & M for k in key)
     return _bucket_kernel(lambda v: siphash24_array(k0, k1, v))(node)
 
 
