@@ -34,7 +34,9 @@ def _meta_graph_of(graph):
     meta.meta_info_def.tensorflow_git_version = GIT_VERSION
     meta.graph_def.CopyFrom(graph_def_of(graph))
     if isinstance(graph, Graph):
-        for key in sorted(graph.get_all_collection_keys()):
+        # collection_def is keyed by strings: other keys (tuples some libraries use) are
+        # skipped, as TF's export skips collections it cannot name
+        for key in sorted(k for k in graph.get_all_collection_keys() if isinstance(k, str)):
             items = graph.get_collection(key)
             if items and all(isinstance(x, (SymbolicTensor, Operation)) for x in items):
                 meta.collection_def[key].node_list.value.extend(x.name for x in items)

@@ -56,6 +56,22 @@ def test_file_writer_with_a_graph_writes_its_meta_graph_as_tensorflow(tmp_path):
     assert meta.graph_def == tf.compat.v1.GraphDef.FromString(events[1].graph_def)
 
 
+def test_file_writer_meta_graph_skips_collections_not_keyed_by_strings(tmp_path):
+    # variable scopes keep their store under a tuple key, as TF's: a writer given such a
+    # graph (cifar10_train's MonitoredTrainingSession) wrote nothing and raised TypeError
+    with tf.Graph().as_default() as g:
+        with tf.compat.v1.variable_scope("layer"):
+            tf.compat.v1.get_variable("w", [2])
+        g.add_to_collection("mine", tf.constant(1.0, name="c"))
+        assert any(not isinstance(k, str) for k in g.get_all_collection_keys())
+        tf.compat.v1.summary.FileWriter(str(tmp_path), g).close()
+    [path] = glob.glob(str(tmp_path / "events.out.tfevents.*"))
+    meta = meta_graph_pb2.MetaGraphDef.FromString(
+        list(tf.compat.v1.train.summary_iterator(path))[2].meta_graph_def)
+    assert "mine" in meta.collection_def
+    assert list(meta.collection_def["mine"].node_list.value) == ["c:0"]
+
+
 def test_tf2_writer_events():
     events = _events("tf2")
     assert events[0].file_version == "brain.Event:2"
