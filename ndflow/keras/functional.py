@@ -12,7 +12,7 @@ from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
 from ndflow.keras import model as model_module
 from ndflow.keras.keras_tensor import KerasTensor
-from ndflow.keras.layers import base_layer
+from ndflow.keras.layers import layer_serialization
 from ndflow.keras.layers.input_layer import InputLayer
 from ndflow.keras.layers.input_spec import InputSpec, flatten_inputs
 from ndflow.keras.layers.tensor_operators import TensorOperator
@@ -235,7 +235,7 @@ class Functional(Model):
         layers = []
         for layer in self._functional_layers:
             nodes = [n for n in layer._inbound_nodes if n in self._nodes]
-            spec = base_layer.serialize(layer)
+            spec = layer_serialization.serialize(layer)
             spec["name"] = layer.name
             spec["inbound_nodes"] = [
                 {"args": tuple(_map(arg, a) for a in n.call_args),
@@ -278,7 +278,7 @@ class Functional(Model):
                 layer = InputLayer.from_config(spec["config"])
                 outputs_of[(spec["name"], 0)] = layer.output
             else:
-                layer = base_layer.deserialize(spec, custom_objects)
+                layer = layer_serialization.deserialize(spec, custom_objects)
             created[spec["name"]] = layer
         progress = True
         remaining = [(s, i, n) for s in pending if s["class_name"] != "InputLayer"

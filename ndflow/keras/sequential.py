@@ -8,7 +8,7 @@ from __future__ import annotations
 from ndflow.core.api_export import keras_export
 from ndflow.keras.functional import Functional, adjust_input_rank
 from ndflow.keras.keras_tensor import KerasTensor
-from ndflow.keras.layers import base_layer
+from ndflow.keras.layers import layer_serialization
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_layer import InputLayer
 from ndflow.keras.model import Model
@@ -140,7 +140,7 @@ class Sequential(Model):
         return shape
 
     def get_config(self) -> dict:
-        layers = [base_layer.serialize(layer) for layer in self._layers_list]
+        layers = [layer_serialization.serialize(layer) for layer in self._layers_list]
         config = {**Layer.get_config(self), "layers": layers}
         if self._functional is not None:
             config["build_input_shape"] = self._layers_list[0].batch_shape
@@ -150,7 +150,7 @@ class Sequential(Model):
     def from_config(cls, config: dict, custom_objects=None):
         model = cls(name=config.get("name"), trainable=config.get("trainable", True))
         for spec in config["layers"]:
-            model.add(base_layer.deserialize(spec, custom_objects), rebuild=False)
+            model.add(layer_serialization.deserialize(spec, custom_objects), rebuild=False)
         model._maybe_rebuild()
         if not model.built and config.get("build_input_shape"):
             model.build(tuple(config["build_input_shape"]))

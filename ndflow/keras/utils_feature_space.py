@@ -12,7 +12,7 @@ from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.core.tensor import Tensor
 from ndflow.data.dataset import DatasetV2
-from ndflow.keras.layers.base_layer import Layer, deserialize, serialize
+from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.category_encoding import CategoryEncoding
 from ndflow.keras.layers.discretization import Discretization
 from ndflow.keras.layers.hashing_layers import HashedCrossing, Hashing
@@ -20,6 +20,7 @@ from ndflow.keras.layers.image_preprocessing import Rescaling
 from ndflow.keras.layers.index_lookup import IntegerLookup, StringLookup
 from ndflow.keras.layers.input_layer import Input
 from ndflow.keras.layers.layer_names import unique_name
+from ndflow.keras.layers.layer_serialization import deserialize, serialize
 from ndflow.keras.layers.normalization_preprocessing import Normalization
 from ndflow.keras.layers.text_vectorization import TextVectorization
 from ndflow.keras.saving import saving_api

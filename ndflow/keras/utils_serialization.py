@@ -21,7 +21,7 @@ from ndflow.keras import (
     serialization_lib,
 )
 from ndflow.keras.keras_tensor import KerasTensor
-from ndflow.keras.layers import base_layer
+from ndflow.keras.layers import base_layer, layer_serialization
 from ndflow.keras.metrics import metric_lookup
 from ndflow.keras.metrics.base_metric import Metric
 from ndflow.keras.optimizers import serialization as optimizer_serialization
@@ -66,7 +66,7 @@ def serialize_keras_object(obj):
             out = keras_archive.serialize_model(obj)
             out.pop("compile_config", None)
             return out
-        return base_layer.serialize(obj)
+        return layer_serialization.serialize(obj)
     for base, module, serialize, _ in _KINDS:
         if isinstance(obj, base):
             out = _user_class_record(obj) or serialize(obj)
@@ -128,12 +128,12 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
     if user_cls is not None and not str(getattr(user_cls, "__module__", "")).startswith(
             "ndflow."):
         if isinstance(user_cls, type) and issubclass(user_cls, base_layer.Layer):
-            return base_layer.deserialize(config, custom_objects)
+            return layer_serialization.deserialize(config, custom_objects)
         return user_cls.from_config(inner)
     for _, kind_module, _, deserialize in _KINDS:
         if module == kind_module:
             return deserialize(config, custom_objects)
-    return base_layer.deserialize(config, custom_objects)
+    return layer_serialization.deserialize(config, custom_objects)
 
 
 @keras_export("keras.utils.get_registered_name")

@@ -26,7 +26,7 @@ from ndflow.core.nest import flatten, map_structure
 from ndflow.core.scopes import init_scope, name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.data.structure import map_leaves
-from ndflow.keras import keras_tensor, regularizer_functions, serialization_lib
+from ndflow.keras import keras_tensor, regularizer_functions
 from ndflow.keras.keras_variable import KerasVariable, autocast_dtype, autocast_scope
 from ndflow.keras.layers.auto_config import (
     automatic_config,
@@ -50,7 +50,6 @@ from ndflow.keras.layers.remat_scope import rematerialized
 from ndflow.keras.layers.stateless_call import StatelessCall
 from ndflow.keras.layers.variables import tracked_variables
 from ndflow.keras.mixed_precision import policy as dtype_policies
-from ndflow.keras.serialization_lib import lookup_class
 from ndflow.ops import array_core, init_ops
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast
@@ -566,42 +565,3 @@ class Layer(StatelessCall, Module):
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
-
-
-@keras_export("keras.layers.serialize")
-def serialize(layer) -> dict:
-    cls = type(layer)
-    if cls.__module__.startswith("ndflow."):
-        # keras.ops nodes (saving/keras_operations.py) name their own module, as Keras does
-        module = getattr(layer, "_keras_module", "keras.layers")
-        registered = getattr(layer, "_keras_registered_name", None)
-    else:   # a user's class, as Keras writes it: found again by its registered name
-        registered = serialization_lib.registered_name(cls) or cls.__name__
-        module = serialization_lib.user_module(cls)
-    config = layer.get_config()
-    if not cls.__module__.startswith("ndflow."):   # a user class: nested objects too
-        config = serialization_lib.serialize_config_values(config)
-    # (a class Keras saves under its exported name sets `_keras_class_name`)
-    out = {"module": module, "class_name": getattr(cls, "_keras_class_name", cls.__name__),
-           "config": config, "registered_name": registered}
-    build_config = layer.get_build_config()
-    if build_config is not None:
-        out["build_config"] = build_config
-    return out
-
-
-@keras_export("keras.layers.deserialize")
-def deserialize(config, custom_objects=None):
-    """A layer from its serialized form; only ndflow's layers and `custom_objects`."""
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(f"Could not interpret serialized layer: {config}")
-    cls = lookup_class(config["class_name"], _BUILTIN_LAYERS, custom_objects, "class",
-                       registered=config.get("registered_name"))
-    conf = config.get("config") or {}
-    if "custom_objects" in inspect.signature(cls.from_config).parameters:
-        layer = cls.from_config(conf, custom_objects=custom_objects)
-    else:
-        layer = cls.from_config(conf)
-    if config.get("build_config"):
-        layer.build_from_config(config["build_config"])
-    return layer

@@ -8,7 +8,8 @@ import copy
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten
-from ndflow.keras.layers.base_layer import Layer, deserialize, serialize
+from ndflow.keras.layers.base_layer import Layer
+from ndflow.keras.layers.layer_serialization import deserialize, serialize
 from ndflow.ops.array_reorder import reverse
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
 from ndflow.core.nest import map_structure
-from ndflow.keras.layers.base_layer import Layer, deserialize, serialize
+from ndflow.keras.layers.base_layer import Layer
+from ndflow.keras.layers.layer_serialization import deserialize, serialize
 
 
 @keras_export("keras.layers.Pipeline")

@@ -15,7 +15,8 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.nest import map_structure
 from ndflow.core.scopes import device as device_scope
 from ndflow.core.shapes import as_shape
-from ndflow.keras.layers.base_layer import Layer, deserialize
+from ndflow.keras.layers.base_layer import Layer
+from ndflow.keras.layers.layer_serialization import deserialize
 from ndflow.ops.array_fill import zeros
 from ndflow.ops.rnn_cell_wrapper_impl import (
     DeviceWrapperBase,

@@ -10,7 +10,8 @@ from ndflow.core.nest import flatten, is_nested
 from ndflow.keras import activation_functions as activations
 from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
-from ndflow.keras.layers.base_layer import Layer, deserialize, serialize
+from ndflow.keras.layers.base_layer import Layer
+from ndflow.keras.layers.layer_serialization import deserialize, serialize
 from ndflow.keras.random_functions import SeedGenerator
 from ndflow.ops import init_ops, linalg, nn_dropout
 from ndflow.ops.array_core import unstack

@@ -16,8 +16,9 @@ from ndflow.core.nest import flatten, is_nested, map_structure, pack_sequence_as
 from ndflow.core.scopes import init_scope
 from ndflow.core.tensor import Tensor
 from ndflow.keras import regularizer_functions as regularizers
-from ndflow.keras.layers.base_layer import Layer, deserialize, serialize
+from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
+from ndflow.keras.layers.layer_serialization import deserialize, serialize
 from ndflow.keras.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell, StackedRNNCells
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import where

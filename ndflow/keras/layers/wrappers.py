@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
-from ndflow.keras.layers.base_layer import Layer, deserialize, serialize
+from ndflow.keras.layers.base_layer import Layer
+from ndflow.keras.layers.layer_serialization import deserialize, serialize
 from ndflow.ops.array_core import constant, reshape, shape, stack
 
 

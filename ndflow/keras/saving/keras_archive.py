@@ -21,7 +21,7 @@ import numpy as np
 from ndflow.core.dtypes import DType
 from ndflow.core.shapes import TensorShape
 from ndflow.keras import serialization_lib
-from ndflow.keras.layers import base_layer
+from ndflow.keras.layers import layer_serialization
 from ndflow.keras.layers.lambda_layer import Lambda
 from ndflow.keras.layers.tfsm_layer import TFSMLayer
 from ndflow.keras.saving import assets_store, compile_config, file_io, object_tree, weights_h5
@@ -64,7 +64,7 @@ def serialize_model(model) -> dict:
         if model.built and model.inputs:
             out["build_config"] = {"input_shape": list(model.inputs[0].shape)}
     else:   # a subclassed model, or a layer saved alone (a FeatureSpace)
-        out = base_layer.serialize(model)
+        out = layer_serialization.serialize(model)
     out["compile_config"] = compile_config.get_compile_config(model)
     return out
 
@@ -105,7 +105,7 @@ def deserialize_model(config: dict, custom_objects=None, safe_mode: bool = True,
         if safe_mode is False and "TFSMLayer" not in custom:
             custom["TFSMLayer"] = _UnsafeTFSMLayer
         spec = {k: v for k, v in config.items() if k != "compile_config"}
-        model = base_layer.deserialize(spec, custom)
+        model = layer_serialization.deserialize(spec, custom)
         saved_compile = config.get("compile_config")
         if compile and saved_compile:
             compile_config.compile_from_config(model, saved_compile, custom)
