@@ -214,6 +214,7 @@ class Function:
         self._traced_once = False
         self._created_variables = False
         self._initializing_call = None   # the first trace, when it assigns initial values
+        self._call_stats_key = None      # frequent_tracing's key for this function
         self._lock = threading.RLock()
         self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         functools.update_wrapper(self, python_function)
@@ -281,9 +282,12 @@ class Function:
             cf, self._initializing_call = self._initializing_call, None
         result = cf._call_leaves(leaves)
         if context.executing_eagerly():   # TF's warning when calls retrace too often
-            frequent_tracing.record_call(
-                frequent_tracing.call_stats_key(self._python_function, self),
-                self._tracing_count != tracing_count, self._python_function)
+            if self._call_stats_key is None:   # constant per function: found once
+                self._call_stats_key = frequent_tracing.call_stats_key(self._python_function,
+                                                                       self)
+            frequent_tracing.record_call(self._call_stats_key,
+                                         self._tracing_count != tracing_count,
+                                         self._python_function)
         return result
 
     def _convert_to_signature(self, args) -> tuple:
