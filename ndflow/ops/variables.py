@@ -510,6 +510,9 @@ class ResourceVariable(Variable):
     """The class of what `tf.Variable(...)` makes (TensorFlow's ResourceVariable: a program
     printing `type(v).__name__` sees that name); `isinstance(v, tf.Variable)` holds."""
 
+    # a tf.function argument: traced by its spec (TF's VariableSpec), not by identity
+    _traced_by_spec = True
+
 
 def _dense_var_to_tensor(var, dtype=None, name=None, as_ref=False):
     if dtype is not None and dtypes.as_dtype(dtype) is not var.dtype:

@@ -237,9 +237,10 @@ class ConcreteFunction:
     def __call__(self, *args, **kwargs):
         if self._function is not None:
             args, kwargs = self._with_traced_literals(args, kwargs)
-            leaves = self._function._leaves(args, kwargs)
+            leaves, refs = self._function._leaves(args, kwargs)
         else:
             leaves = [x for x in flatten((args, kwargs)) if isinstance(x, (Tensor, np.ndarray))]
+            refs = None
         if len(leaves) != len(self._arg_specs):
             raise TypeError(f"{self.name}: expected {len(self._arg_specs)} tensor arguments, "
                             f"got {len(leaves)}")
@@ -253,7 +254,7 @@ class ConcreteFunction:
                 raise TypeError(f"{self.name}: argument {i} ({x.dtype.name} tensor of shape "
                                 f"{x.shape}) is not compatible with TensorSpec(shape="
                                 f"{spec[1]}, dtype={spec[0].name}).")
-        return self._call_leaves(leaves)
+        return self._call_leaves(leaves, refs)
 
     def _with_traced_literals(self, args, kwargs) -> tuple:
         """TF's binding of a call to the traced signature: the Python values the trace took
@@ -280,7 +281,7 @@ class ConcreteFunction:
         bound.apply_defaults()
         return bound.args, bound.kwargs
 
-    def _call_leaves(self, leaves) -> object:
+    def _call_leaves(self, leaves, refs=None) -> object:
         tensors = []
         for x, spec in zip(leaves, self._arg_specs):
             if not isinstance(x, Tensor):
@@ -289,20 +290,43 @@ class ConcreteFunction:
                                     "to call it.")
                 x = convert_to_tensor(x, spec[0])
             tensors.append(x)
-        flat = self._call_flat(tensors)
+        flat = self._call_flat(tensors, self._other_variables(refs))
         out = pack_sequence_as(self._structure, [_rebuild(s, flat) for s in self._slots])
         return rebuild_parts(out) if self._has_parts else out
 
-    def _call_flat(self, tensors: list) -> list:
-        """Runs the function on flat argument tensors; returns the flat outputs."""
+    def _other_variables(self, refs) -> dict | None:
+        """For the variable arguments (traced by spec, as TF's VariableSpec) that are not the
+        ones the trace saw: {id(traced variable): the call's, id(its handle): the call's
+        handle}; None if all are the traced ones."""
+        if not refs or refs is self._refs:
+            return None
+        other = {}
+        for traced, given in zip(self._refs, refs):
+            if given is not traced and getattr(given, "_traced_by_spec", False):
+                other[id(traced)] = given
+                other[id(traced.handle)] = given.handle
+        return other or None
+
+    def _bound_captures(self, other: dict | None) -> tuple:
+        """The external captures and their values for a call, with the handles of the traced
+        variable arguments replaced by those of the call's variables."""
+        captures = self._captures()
+        if other is None:
+            return captures, self._capture_vals
+        captures = [other.get(id(c), c) for c in captures]
+        return captures, [c._value for c in captures]
+
+    def _call_flat(self, tensors: list, other: dict | None = None) -> list:
+        """Runs the function on flat argument tensors; returns the flat outputs. `other`:
+        the call's variables bound in place of the traced ones (`_other_variables`)."""
         if not context.executing_eagerly():
-            return inline_graph(self.graph, tensors, self.graph.outputs)
+            return inline_graph(self.graph, tensors, self.graph.outputs, other)
         check_executor_type()
         for observe in CALL_OBSERVERS:
             observe(self)
-        captures = self._captures()
+        captures, capture_vals = self._bound_captures(other)
         tapes = context.active_tapes()
-        if tapes and self._watched_by(tapes, tensors):
+        if tapes and self._watched_by(tapes, tensors, captures, other):
             with using(self._tape_kernel_states, nested=True):
                 return self.run_ops_eagerly(tensors + captures)
         plan = self._plan
@@ -310,7 +334,7 @@ class ConcreteFunction:
             plan = self._build_plan()
         try:
             with using(self._kernel_states, nested=True):
-                outs = plan.run([t._value for t in tensors] + self._capture_vals)
+                outs = plan.run([t._value for t in tensors] + capture_vals)
         except OpError as e:
             raise graph_execution_error(e) from None
         return [EagerTensor(v, d) for v, d in zip(outs, self._out_dtypes)]
@@ -324,12 +348,13 @@ class ConcreteFunction:
             self._capture_vals = [c._value for c in caps]
         return caps
 
-    def _watched_by(self, tapes, tensors) -> bool:
+    def _watched_by(self, tapes, tensors, captures, other: dict | None) -> bool:
         """Notifies tapes of variable use; whether some tape watches an input or capture."""
         for var in self.graph.variables:
+            var = other.get(id(var), var) if other else var
             for tape in tapes:
                 tape.variable_accessed(var)
-        ins = list(tensors) + self.graph.external_captures
+        ins = list(tensors) + captures
         for tape in tapes:
             watches = getattr(tape, "watches", None)
             if watches is not None and any(watches(t) for t in ins):

@@ -144,11 +144,12 @@ class tracing_scope:  # noqa: N801 - used like a function: `with tracing_scope(f
         return False
 
 
-def inline_graph(fg: FuncGraph, args: list, outputs: list) -> list:
+def inline_graph(fg: FuncGraph, args: list, outputs: list, other: dict | None = None) -> list:
     """Copies `fg`'s ops into the default graph with its inputs bound; returns `outputs` mapped.
 
     Argument placeholders take `args`; capture placeholders take their external values
-    (captured again by the current graph when it is itself a FuncGraph). The copied ops are
+    (captured again by the current graph when it is itself a FuncGraph; `other` maps traced
+    variable arguments to the call's, whose handles replace theirs). The copied ops are
     recorded on the active tapes, so tapes and `tf.gradients` see through function calls;
     their gradient functions see `fg`'s tensors as the copies (ops/forward_copies.py).
     """
@@ -161,9 +162,10 @@ def inline_graph(fg: FuncGraph, args: list, outputs: list) -> list:
     for ph, t in zip(fg.arg_inputs, args):
         mapping[ph] = bind(t)
     for ext, ph in fg.captures:
-        mapping[ph] = bind(ext)
+        mapping[ph] = bind(other.get(id(ext), ext) if other else ext)
     tapes = context.active_tapes()
     for var in fg.variables:
+        var = other.get(id(var), var) if other else var
         for tape in tapes:
             tape.variable_accessed(var)
     copies = ForwardCopy(fg, mapping)

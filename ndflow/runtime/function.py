@@ -103,6 +103,8 @@ def _encode(value, leaves: list, refs: list, relaxed: dict | None = None):
         return _TENSOR
     if _is_variable(value):
         refs.append(value)
+        if getattr(value, "_traced_by_spec", False):
+            return _variable_key(value, refs)
         return ("variable", id(value))
     if isinstance(value, IndexedSlices):  # traced as its tensors, as its spec's placeholders
         return ("composite", None, _encode(_slices_parts(value), leaves, refs))
@@ -122,6 +124,16 @@ def _encode(value, leaves: list, refs: list, relaxed: dict | None = None):
         refs.append(value)
         return ("object", type(value), id(value))
     return ("value", type(value), value)
+
+
+def _variable_key(var, refs: list) -> tuple:
+    """TF's VariableSpec: a variable argument is traced by its dtype, shape and trainability,
+    so any variable like it reuses the trace (its handle is bound at the call), and by its
+    alias id (the position it first took among the arguments: f(a, a) and f(a, b) differ)."""
+    alias = next(i for i, r in enumerate(refs) if r is var)
+    shape = var.shape
+    dims = None if shape.rank is None else tuple(shape.as_list())
+    return ("variable", var.dtype, dims, var.trainable, alias)
 
 
 def _tensor_leaves(value) -> list:
@@ -277,10 +289,10 @@ class Function:
             args = self._convert_to_signature(args)
         bound = self._bind(args, kwargs)
         tracing_count = self._tracing_count
-        cf, leaves = self._lookup(bound, trace=True)
+        cf, leaves, refs = self._lookup(bound, trace=True)
         if self._initializing_call is not None:   # the first call initializes variables
             cf, self._initializing_call = self._initializing_call, None
-        result = cf._call_leaves(leaves)
+        result = cf._call_leaves(leaves, refs)
         if context.executing_eagerly():   # TF's warning when calls retrace too often
             if self._call_stats_key is None:   # constant per function: found once
                 self._call_stats_key = frequent_tracing.call_stats_key(self._python_function,
@@ -309,15 +321,17 @@ class Function:
         if not args and not kwargs and self._input_signature is not None:
             args = tuple(self._input_signature)
         bound = self._bind(args, kwargs)
-        cf, _ = self._lookup(bound, trace=True)
+        cf, _, _ = self._lookup(bound, trace=True)
         return cf
 
-    def _leaves(self, args, kwargs) -> list:
-        """The tensor arguments of a call, flattened in trace order."""
+    def _leaves(self, args, kwargs) -> tuple:
+        """The tensor arguments of a call, flattened in trace order, and its variables and
+        other by-reference arguments."""
         leaves: list = []
+        refs: list = []
         for _, v in self._arguments(self._bind(args, kwargs)):
-            _encode(v, leaves, [])
-        return leaves
+            _encode(v, leaves, refs)
+        return leaves, refs
 
     def _bind(self, args, kwargs):
         if self._signature is None:
@@ -351,12 +365,12 @@ class Function:
                 specs = tuple((d, relaxed.get(i, s)) for i, (d, s) in enumerate(specs))
         cf = self._exact.get((key, specs))
         if cf is not None:
-            return cf, leaves
+            return cf, leaves, refs
         with self._lock:
             for cand in self._buckets.get(key, ()):
                 if all(accepts(s, a) for s, a in zip(cand._arg_specs, specs)):
                     self._exact[(key, specs)] = cand
-                    return cand, leaves
+                    return cand, leaves, refs
             trace_specs = specs
             bucket = self._buckets.get(key)
             if self._reduce_retracing and bucket:
@@ -368,7 +382,7 @@ class Function:
             self._buckets.setdefault(key, []).append(cf)
             self._traced.append(cf)
             self._exact[(key, specs)] = cf
-        return cf, leaves
+        return cf, leaves, refs
 
     def _check_signature(self, items, leaves) -> tuple:
         sig = self._input_signature
