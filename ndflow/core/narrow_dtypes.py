@@ -84,10 +84,18 @@ def is_extra(dtype) -> bool:
     return dtype.is_quantized or dtype in dtypes.NARROW
 
 
+_UNCASTABLE = (dtypes.string, dtypes.resource, dtypes.variant)
+
+
 def cast_supported(src, dst) -> bool:
     """Whether TF has a Cast kernel from `src` to `dst` (TF: UnimplementedError otherwise).
-    The fnuz/b11 float8s, float4_e2m1fn and int2/uint2 cast only to themselves."""
-    if src is dst or not (is_extra(src) or is_extra(dst)):
+    Strings, resources and variants, the fnuz/b11 float8s, float4_e2m1fn and int2/uint2 cast
+    only to themselves."""
+    if src is dst:
+        return True
+    if src in _UNCASTABLE or dst in _UNCASTABLE:
+        return False
+    if not (is_extra(src) or is_extra(dst)):
         return True
     if is_extra(src) and dst not in _FROM.get(src, ()):
         return False

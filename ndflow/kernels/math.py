@@ -205,7 +205,8 @@ def _sign(node):
 @kernel(Cast)
 def _cast(node):
     src_dt, dst_dt = node.input_dtypes[0], node.attrs["DstT"]
-    if narrow_dtypes.is_extra(src_dt) or narrow_dtypes.is_extra(dst_dt):
+    if narrow_dtypes.is_extra(src_dt) or narrow_dtypes.is_extra(dst_dt) or \
+            not narrow_dtypes.cast_supported(src_dt, dst_dt) or src_dt is dst_dt:
         return narrow_cast.cast_kernel(src_dt, dst_dt)
     dst = node.attrs["DstT"].torch_dtype
     if node.input_dtypes[0].is_complex and not node.attrs["DstT"].is_complex:

@@ -329,10 +329,10 @@ class ConcreteFunction:
         if tapes and self._watched_by(tapes, tensors, captures, other):
             with using(self._tape_kernel_states, nested=True):
                 return self.run_ops_eagerly(tensors + captures)
-        plan = self._plan
-        if plan is None or self._plan_options != optimizer_options.version():
-            plan = self._build_plan()
         try:
+            plan = self._plan
+            if plan is None or self._plan_options != optimizer_options.version():
+                plan = self._build_plan()
             with using(self._kernel_states, nested=True):
                 outs = plan.run([t._value for t in tensors] + capture_vals)
         except OpError as e:

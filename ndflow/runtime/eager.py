@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from ndflow.core import context, devices
-from ndflow.core.errors import InvalidArgumentError, OpError
+from ndflow.core.errors import InvalidArgumentError, NotFoundError, OpError
 from ndflow.core.tensor import EagerTensor
 from ndflow.kernels import denormals, registry
 from ndflow.ops.apply import EagerOperation, infer_shapes, output_dtypes
@@ -65,7 +65,14 @@ def eager_execute(op_def, inputs, attrs, name=None, attrs_key=None) -> EagerOper
     except TypeError:  # unhashable attr
         key, entry = None, None
     if entry is None:
-        fn, out_dtypes = build_kernel(op_def, name, inputs, attrs, spec)
+        try:
+            fn, out_dtypes = build_kernel(op_def, name, inputs, attrs, spec)
+        except OpError as e:   # a kernel TF fails to construct (Cast string to float);
+            # TF's "Could not find device for node" (no kernel) names no [Op:]
+            if "[Op:" in e.message or isinstance(e, NotFoundError):
+                raise
+            raise type(e)(None, None, f"{e.message} [Op:{op_def.name}]"
+                          + (f" name: {name}" if name else "")) from None
         dev = _device(spec)[0]
         entry = (fn, out_dtypes, len(out_dtypes), None if dev.type == "cpu" else dev)
         if key is not None:

@@ -187,8 +187,10 @@ class Plan:
             node = registry.NodeInfo.for_op(op, dev, self.ctx, self.pass_config, consts)
             try:
                 fn = registry.kernel_for(node, "GPU" if dev.type == "cuda" else "CPU")(node)
-            except OpError as e:
-                raise type(e)(None, op, f"{e.message}\n\t [[{{{{node {op.name}}}}}]]") from None
+            except OpError as e:   # TF fails at run time, when the kernel is made
+                err = type(e)(None, op, f"{e.message}\n\t [[{{{{node {op.name}}}}}]]")
+                err.failed_node = (op.name, op._traceback)
+                raise err from None
             in_place = inplace.inplace_kernel(
                 op, lambda t, i=idx: last_use.get(t) == i and names[t].startswith("v"),
                 lambda t: readers.get(t, ())) if use_inplace else None

@@ -184,8 +184,12 @@ def test_unfed_placeholder_names_the_users_op():
     with Session(graph=g) as sess:
         with pytest.raises(InvalidArgumentError) as info:
             sess.run(a)
-        assert str(info.value).startswith("You must feed a value for placeholder tensor "
-                                          "'Placeholder' with dtype float and shape [3]")
+        # TF 2.21's TF1 wording: the node and where it was made, then the kernel's message
+        assert str(info.value).startswith("Graph execution error:\n\nDetected at node "
+                                          "'Placeholder' defined at (most recent call last)")
+        assert str(info.value).endswith("\nNode: 'Placeholder'\nYou must feed a value for "
+                                        "placeholder tensor 'Placeholder' with dtype float and "
+                                        "shape [3]\n\t [[{{node Placeholder}}]]")
         assert info.value.op is p.op
 
 
