@@ -101,8 +101,22 @@ def _input_signature(cf: ConcreteFunction, fn: Function | None):
         specs = flatten(fn.input_signature)
         named = [TensorSpec(s.shape, s.dtype, s.name or ph.op.name)
                  for s, ph in zip(specs, cf.graph.arg_inputs)]
-        return pack_sequence_as(tuple(fn.input_signature), named), {}
+        packed = pack_sequence_as(tuple(fn.input_signature), named)
+        return _with_composite_specs(tuple(fn.input_signature), packed), {}
     return cf.structured_input_signature
+
+
+def _with_composite_specs(given, packed):
+    """`packed` with the signature's own composite specs: one rebuilt from its components'
+    specs would lose its dense shape (SparseTensorSpec([None, 4]) -> [None, None])."""
+    if isinstance(given, TensorSpec):
+        return packed
+    if isinstance(given, dict):
+        return {k: _with_composite_specs(given[k], packed[k]) for k in given}
+    if isinstance(given, (list, tuple)):
+        items = [_with_composite_specs(g, p) for g, p in zip(given, packed)]
+        return type(given)(*items) if hasattr(given, "_fields") else type(given)(items)
+    return given
 
 
 def _output_signature(cf: ConcreteFunction):

@@ -33,3 +33,13 @@ def test_writes_sparse_signature_as_tensorflow_and_reloads(tmp_path):
     np.testing.assert_array_equal(out.values.numpy(), [2, 4])
     np.testing.assert_array_equal(out.indices.numpy(), [[0, 0], [1, 2]])
     np.testing.assert_array_equal(out.dense_shape.numpy(), [2, 3])
+
+
+def test_reloaded_signature_keeps_the_sparse_dense_shape(tmp_path):
+    # TF 2.21 reloads SparseTensorSpec(TensorShape([None, 3]), tf.int32): the spec as given,
+    # not one rebuilt from its components' specs ([None, None])
+    tf.saved_model.save(_Double(), str(tmp_path))
+    loaded = tf.saved_model.load(str(tmp_path))
+    (spec,), _ = loaded.double.concrete_functions[0].structured_input_signature
+    assert isinstance(spec, tf.SparseTensorSpec)
+    assert spec.shape.as_list() == [None, 3] and spec.dtype == tf.int32
