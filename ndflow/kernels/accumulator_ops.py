@@ -37,6 +37,18 @@ def _dims(shape) -> str:
     return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
 
 
+def _check_leading(what: str, declared: list, got: list, rank: int, first: int) -> None:
+    """TF's sparse accumulator rule: `got` has at least `declared`'s rank and equals it on
+    `declared`'s known dims from `first` on."""
+    if len(declared) > rank:
+        raise InvalidArgumentError(None, None, f"Shape mismatch: expected {what} rank at "
+                                   f"least {len(declared)}, got {rank}")
+    for i in range(first, len(declared)):
+        if declared[i] is not None and declared[i] != got[i]:
+            raise InvalidArgumentError(None, None, f"Shape mismatch: expected {what} dim {i} "
+                                       f"to be {declared[i]}, got {got[i]}")
+
+
 class Accumulator:
     """One accumulator's state: global step, count, and the running sum."""
 
@@ -51,7 +63,6 @@ class Accumulator:
         self.sum = None          # dense: the sum; sparse: the values, one row per index
         self.indices: list = []  # sparse: the accumulated indices, in merge order
         self.counts: list = []   # sparse: how many gradients added to each index
-        self.known_shape = None  # sparse: the dense shape a gradient gave
         self.cond = threading.Condition()
         self.session_closed = False
 
@@ -83,40 +94,41 @@ class Accumulator:
 
     # -- sparse -------------------------------------------------------------------------------
     def _check_sparse(self, indices, values, shape, has_shape: bool) -> None:
+        """TF's checks: the declared shape bounds a gradient's leading dims only (`shape=()`,
+        what SyncReplicasOptimizer declares, takes any rank); after the first gradient the
+        values must match the accumulated ones."""
         if indices.dim() != 1:
             raise InvalidArgumentError(None, None, f"Input indices should be vector but "
                                        f"received shape: {_dims(indices.shape)}")
-        if values.dim() < 1 or values.shape[0] != indices.shape[0]:
-            got = values.shape[0] if values.dim() else 0
+        if values.dim() == 0:
+            raise InvalidArgumentError(None, None, "Values cannot be 0-dimensional.")
+        if values.shape[0] != indices.shape[0]:
             raise InvalidArgumentError(None, None, f"Expected {indices.shape[0]} non-empty "
-                                       f"input values, got {got}")
+                                       f"input values, got {values.shape[0]}")
+        declared = self.shape or []   # unknown rank: no constraint, as a rank-0 shape
         if has_shape:
             dims = [int(d) for d in shape.tolist()]
-            if self.shape is not None:
-                if len(dims) != len(self.shape):
-                    raise InvalidArgumentError(None, None, f"Shape mismatch: expected shape "
-                                               f"rank to be {len(self.shape)}, got {len(dims)}")
-                for i, (d, g) in enumerate(zip(self.shape, dims)):
-                    if d is not None and d != g:
-                        raise InvalidArgumentError(None, None, f"Shape mismatch: expected "
-                                                   f"shape dim {i} to be {d}, got {g}")
-        ref = list(self.sum.shape) if self.sum is not None else self.shape
-        if ref is not None:
-            if len(ref) != values.dim():
+            _check_leading("shape", declared, dims, len(dims), 0)
+        if declared and declared[0] is not None:
+            for i, index in enumerate(indices.tolist()):
+                if index >= declared[0]:
+                    raise InvalidArgumentError(None, None, f"Shape mismatch: index of slice "
+                                               f"{i} exceeded limits of shape; index is "
+                                               f"{index} exceeded {declared[0]}")
+        if self.counter > 0:
+            acc = list(self.sum.shape)
+            if len(acc) != values.dim():
                 raise InvalidArgumentError(None, None, f"Shape mismatch: expected values "
-                                           f"rank to be {len(ref)}, got {values.dim()}")
-            for i in range(1, values.dim()):
-                if ref[i] is not None and ref[i] != values.shape[i]:
-                    raise InvalidArgumentError(None, None, f"Shape mismatch: expected values "
-                                               f"dim {i} to be {ref[i]}, got {values.shape[i]}")
+                                           f"rank {len(acc)}, got {values.dim()}")
+            _check_leading("values", acc, list(values.shape), values.dim(), 1)
+        else:
+            _check_leading("values", declared, list(values.shape), values.dim(), 1)
 
     def apply_sparse(self, local_step: int, indices, values, shape, has_shape: bool) -> None:
         with self.cond:
             if local_step < self.global_step:
                 return
             self._check_sparse(indices, values, shape, has_shape)
-            if has_shape:
-                self.known_shape = [int(d) for d in shape.tolist()]
             new = [int(i) for i in indices.tolist()]
             if self.counter == 0:
                 self.indices, self.counts = new, [1] * len(new)
@@ -198,11 +210,10 @@ class Accumulator:
                 torch.tensor(self._dense_shape(values), dtype=torch.int64))
 
     def _dense_shape(self, values) -> list:
-        if self.known_shape is not None:
-            return self.known_shape
-        if self.shape is None:
-            return [-1] + list(values.shape[1:])
-        return [-1 if d is None else d for d in self.shape]
+        """TF's: the declared first dim (-1 if unknown), then the accumulated values' dims
+        (not the shape a gradient gave)."""
+        first = self.shape[0] if self.shape and self.shape[0] is not None else -1
+        return [first] + list(values.shape[1:])
 
     def set_global_step(self, step: int) -> None:
         with self.cond:

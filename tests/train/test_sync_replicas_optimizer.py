@@ -87,10 +87,7 @@ def test_stale_gradients_are_dropped():
         sess.close()
 
 
-@pytest.mark.xfail(strict=True, reason="ndflow's SparseConditionalAccumulator (another part, "
-                   "in progress) refuses TF's shape=() accumulator with rank-2 gradients, which "
-                   "TF 2.21 accepts (checked: TF gives these values)")
-def test_sparse_gradients_aggregate_rows():
+def test_sparse_gradients_aggregate_rows():   # TF 2.21 gives these values
     with tf.Graph().as_default():
         gs = v1.train.get_or_create_global_step()
         emb = tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2))
