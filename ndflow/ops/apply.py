@@ -260,11 +260,13 @@ def constant_value(tensor, partial: bool = False):
     return value
 
 
-def capture_into(graph, t):
-    """An eager tensor or a tensor of another graph used while building `graph`."""
+def capture_into(graph, t, name: str | None = None):
+    """An eager tensor or a tensor of another graph used while building `graph` (`name`: the
+    placeholder's, for an eager tensor)."""
     capture = getattr(graph, "capture", None)
     if capture is not None:
-        return capture(t)
+        return capture(t, name) if name is not None and isinstance(t, EagerTensor) \
+            else capture(t)
     if isinstance(t, EagerTensor):
         if t.dtype is dtypes.resource:
             raise ValueError("Cannot use an eager resource handle in a graph; create the "
@@ -467,16 +469,28 @@ def _eager_copy(t: SymbolicTensor):
     return u
 
 
-def _foreign(graph, t):
+def _foreign(graph, t, name: str):
     """A tensor not of `graph` given to an op built in it: the copy a gradient function
-    being computed stands for (ops/forward_copies.py), or `t`, captured into `graph`."""
+    being computed stands for (ops/forward_copies.py), or `t`, captured into `graph` (an
+    eager tensor as the placeholder `name`)."""
     if isinstance(t, SymbolicTensor):
         u = copy_of(t)
         if u is not None:
             if isinstance(u, SymbolicTensor) and u.graph is graph:
                 return u
             t = u
-    return capture_into(graph, t)
+    return capture_into(graph, t, name)
+
+
+def _flat_input_names(op_def: OpDef, inputs) -> list:
+    """Each flat input's argument name as TF converts it: `y`, or `values_1` in a list."""
+    names = []
+    for arg, val in zip(op_def.inputs, inputs):
+        if arg.type_list_attr or arg.number_attr:
+            names.extend(f"{arg.name}_{i}" for i in range(len(val)))
+        else:
+            names.append(arg.name)
+    return names
 
 
 def _eager_attrs(op_def: OpDef, inputs, attrs, name=None):
@@ -536,8 +550,12 @@ def apply_op(op_def: OpDef, inputs, attrs=None, name: str | None = None):
             graph.unique_name(name or op_def.name)
         with graph.name_scope(op_name + "/"):
             flat = _convert_inputs(op_def, inputs, attrs)
-        flat = [t if isinstance(t, SymbolicTensor) and t.graph is graph else _foreign(graph, t)
-                for t in flat]
+        if not all(isinstance(t, SymbolicTensor) and t.graph is graph for t in flat):
+            # TF names a captured eager tensor's placeholder after the op and argument
+            # (`MatMul/ReadVariableOp/resource`)
+            flat = [t if isinstance(t, SymbolicTensor) and t.graph is graph else
+                    _foreign(graph, t, f"{op_name}/{n}")
+                    for t, n in zip(flat, _flat_input_names(op_def, inputs))]
         _check_attrs(op_def, attrs)
         dts = output_dtypes(op_def, attrs)
         shapes = infer_shapes(op_def, op_name, flat, attrs, len(dts), eager=False)

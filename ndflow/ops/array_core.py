@@ -49,6 +49,17 @@ def int_tensor(value, dtype_hint=dtypes.int32) -> Tensor:
     return convert_to_tensor(value, dtype_hint=dtype_hint)
 
 
+def int_input(value, dtype_hint=dtypes.int32):
+    """An int shape/axis/index argument passed straight to `apply_op`: in a graph a Python
+    int or list of ints stays a Python value, for apply_op to convert inside the op's name
+    scope, named after its argument as TF names it (`Reshape/shape`, `concat/axis`)."""
+    if not context.executing_eagerly() and dtype_hint is dtypes.int32 and (
+            type(value) is int or (type(value) in (list, tuple) and value and
+                                   all(type(v) is int for v in value))):
+        return list(value) if type(value) is not int else value
+    return int_tensor(value, dtype_hint)
+
+
 def static_value(ctx, i: int):
     """`ctx.value(i)` while building graphs; None in eager mode (kernels check values)."""
     return None if context.executing_eagerly() else ctx.value(i)
@@ -386,7 +397,7 @@ Reshape.constant_value = _reshape_value
 @tf_export("reshape", v1=["reshape", "manip.reshape"])
 def reshape(tensor, shape, name: str | None = None) -> Tensor:
     """`tf.reshape` (one -1 dimension is inferred)."""
-    return apply_op(Reshape, [tensor, int_tensor(shape)],
+    return apply_op(Reshape, [tensor, int_input(shape)],
                     name=name).outputs[0]
 
 
@@ -415,7 +426,7 @@ ExpandDims = op_def("ExpandDims", inputs=["input: T", "dim: Tdim"], outputs=["ou
 @tf_export("expand_dims", v1=[])
 def expand_dims(input, axis, name: str | None = None) -> Tensor:  # noqa: A002
     """`tf.expand_dims`: inserts a dimension of size 1 at `axis`."""
-    return apply_op(ExpandDims, [input, int_tensor(axis)],
+    return apply_op(ExpandDims, [input, int_input(axis)],
                     name=name).outputs[0]
 
 

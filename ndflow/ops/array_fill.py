@@ -15,7 +15,7 @@ from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.array_core import (
     INDEX_ATTR,
     constant,
-    int_tensor,
+    int_input,
     partial_shape,
     partial_value,
     reshape,
@@ -69,7 +69,7 @@ def check_no_layout(layout, api_name: str) -> None:
 def fill(dims, value, name: str | None = None, layout=None) -> Tensor:
     """`tf.fill`: a tensor of shape `dims` filled with the scalar `value`."""
     check_no_layout(layout, "tf.fill")
-    return apply_op(Fill, [int_tensor(dims), value],
+    return apply_op(Fill, [int_input(dims), value],
                     name=name).outputs[0]
 
 
@@ -200,7 +200,7 @@ def tile(input, multiples, name: str | None = None) -> Tensor:  # noqa: A002 - T
     """`tf.tile`: repeats `input` `multiples[i]` times along dimension i."""
     if isinstance(input, CompositeTensor):   # ops/ragged_array_ops.py
         return composite_dispatch.call("tile", input, multiples, name)
-    return apply_op(Tile, [input, int_tensor(multiples)],
+    return apply_op(Tile, [input, int_input(multiples)],
                     name=name).outputs[0]
 
 
@@ -236,7 +236,7 @@ BroadcastTo = op_def("BroadcastTo", inputs=["input: T", "shape: Tidx"], outputs=
 @tf_export("broadcast_to")
 def broadcast_to(input, shape, name: str | None = None) -> Tensor:  # noqa: A002
     """`tf.broadcast_to`: broadcasts `input` to `shape` (NumPy rules)."""
-    return apply_op(BroadcastTo, [input, int_tensor(shape)],
+    return apply_op(BroadcastTo, [input, int_input(shape)],
                     name=name).outputs[0]
 
 

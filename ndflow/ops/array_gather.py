@@ -9,7 +9,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
-from ndflow.ops.array_core import int_tensor, static_value
+from ndflow.ops.array_core import int_input, static_value
 from ndflow.ops.op_def import op_def
 
 # -- GatherV2 ------------------------------------------------------------------------------------
@@ -74,8 +74,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims: int = 
     if batch_dims:
         raise ValueError("array_gather.gather takes no batch_dims; use tf.gather")
     params = convert_to_tensor(params)
-    indices = int_tensor(indices)
-    return apply_op(GatherV2, [params, indices, int_tensor(axis)],
+    return apply_op(GatherV2, [params, int_input(indices), int_input(axis)],
                     {"batch_dims": batch_dims}, name=name).outputs[0]
 
 

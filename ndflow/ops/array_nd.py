@@ -10,7 +10,7 @@ from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops import array_core, array_fill, array_range, array_slicing, reduction
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.array_core import int_tensor, static_value
+from ndflow.ops.array_core import int_input, int_tensor, static_value
 from ndflow.ops.op_def import op_def
 
 _INDEX = "Tindices: {int16, int32, int64}"
@@ -90,7 +90,7 @@ def gather_nd(params, indices, batch_dims: int = 0, name: str | None = None,
     static = static_value(batch_dims) if isinstance(batch_dims, Tensor) else batch_dims
     if static is not None and int(static) != 0:
         return _batch_gather_nd(params, indices, int(static), bad_indices_policy, name)
-    return apply_op(GatherNd, [convert_to_tensor(params), int_tensor(indices)],
+    return apply_op(GatherNd, [convert_to_tensor(params), int_input(indices)],
                     {"bad_indices_policy": bad_indices_policy}, name=name).outputs[0]
 
 
@@ -147,7 +147,7 @@ def scatter_nd(indices, updates, shape, bad_indices_policy: str = "",
 
 def _apply_tensor_scatter(op, tensor, indices, updates, bad_indices_policy: str, name):
     tensor = convert_to_tensor(tensor)
-    return apply_op(op, [tensor, int_tensor(indices),
+    return apply_op(op, [tensor, int_input(indices),
                          convert_to_tensor(updates, dtype=tensor.dtype)],
                     {"bad_indices_policy": bad_indices_policy}, name=name).outputs[0]
 

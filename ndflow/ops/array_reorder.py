@@ -10,7 +10,7 @@ from ndflow.core.deprecation import deprecated_argument_lookup
 from ndflow.core.tensor import Tensor
 from ndflow.ops import composite_dispatch
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.array_core import int_tensor
+from ndflow.ops.array_core import int_input
 from ndflow.ops.comparison import unchanged_shape
 from ndflow.ops.op_def import op_def
 
@@ -29,7 +29,7 @@ def reverse(tensor, axis, name: str | None = None) -> Tensor:
     """`tf.reverse`: `tensor` with the order along each of `axis` reversed."""
     if isinstance(tensor, CompositeTensor):   # ops/ragged_array_ops.py
         return composite_dispatch.call("reverse", tensor, axis, name)
-    return apply_op(ReverseV2, [convert_to_tensor(tensor), int_tensor(axis)],
+    return apply_op(ReverseV2, [convert_to_tensor(tensor), int_input(axis)],
                     name=name).outputs[0]
 
 
@@ -37,7 +37,7 @@ def reverse(tensor, axis, name: str | None = None) -> Tensor:
 def roll(input, shift, axis, name: str | None = None) -> Tensor:  # noqa: A002 - TF's name
     """`tf.roll`: elements shifted by `shift` along `axis`, wrapping around (several axes,
     or one axis several times, add up)."""
-    return apply_op(Roll, [convert_to_tensor(input), int_tensor(shift), int_tensor(axis)],
+    return apply_op(Roll, [convert_to_tensor(input), int_input(shift), int_input(axis)],
                     name=name).outputs[0]
 
 

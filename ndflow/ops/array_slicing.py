@@ -24,6 +24,7 @@ from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.array_core import (
     INDEX_ATTR,
     identity,
+    int_input,
     int_tensor,
     merge_message,
     partial_shape,
@@ -467,5 +468,5 @@ def concat(values, axis, name: str = "concat") -> Tensor:
         return composite_dispatch.call("concat", values, axis)
     if len(values) == 1:
         return identity(values[0], name=name)
-    return apply_op(ConcatV2, [list(values), int_tensor(axis)],
+    return apply_op(ConcatV2, [list(values), int_input(axis)],
                     name=name).outputs[0]

@@ -10,7 +10,7 @@ from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.array_core import int_tensor, static_value
+from ndflow.ops.array_core import int_input, static_value
 from ndflow.ops.op_def import op_def
 
 
@@ -103,7 +103,7 @@ def split(value, num_or_size_splits, axis=0, num: int | None = None,
     of which may be -1 (SplitV), along `axis`."""
     if isinstance(num_or_size_splits, numbers.Integral) and \
             not isinstance(num_or_size_splits, bool):
-        out = apply_op(Split, [int_tensor(axis), value],
+        out = apply_op(Split, [int_input(axis), value],
                        {"num_split": int(num_or_size_splits)}, name=name).outputs
         return list(out)
     size_splits = convert_to_tensor(num_or_size_splits, dtype_hint=dtypes.int32)
@@ -115,7 +115,7 @@ def split(value, num_or_size_splits, axis=0, num: int | None = None,
             num = size_splits.shape[0]
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
-    return list(apply_op(SplitV, [value, size_splits, int_tensor(axis)], {"num_split": num},
+    return list(apply_op(SplitV, [value, size_splits, int_input(axis)], {"num_split": num},
                          name=name).outputs)
 
 

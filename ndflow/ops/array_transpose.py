@@ -8,7 +8,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
-from ndflow.ops.array_core import INDEX_ATTR, int_tensor, rank, static_value
+from ndflow.ops.array_core import INDEX_ATTR, int_input, rank, static_value
 from ndflow.ops.array_range import range as range_
 from ndflow.ops.array_slicing import strided_slice
 from ndflow.ops.op_def import op_def
@@ -78,4 +78,4 @@ def transpose(a, perm=None, conjugate: bool = False, name: str = "transpose") ->
         else:
             perm = list(range(a.shape.rank - 1, -1, -1))
     op = ConjugateTranspose if conjugate and a.dtype.is_complex else Transpose
-    return apply_op(op, [a, int_tensor(perm)], name=name).outputs[0]
+    return apply_op(op, [a, int_input(perm)], name=name).outputs[0]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.array_core import int_tensor
+from ndflow.ops.array_core import int_input
 from ndflow.ops.comparison import unchanged_shape
 from ndflow.ops.op_def import op_def
 
@@ -30,7 +30,7 @@ CumulativeLogsumexp = _scan_op("CumulativeLogsumexp", "{half, bfloat16, float, d
 
 def _scan(op_def_, x, axis, exclusive, reverse, name):
     x = convert_to_tensor(x, name="x")
-    return apply_op(op_def_, [x, int_tensor(axis)],
+    return apply_op(op_def_, [x, int_input(axis)],
                     {"exclusive": bool(exclusive), "reverse": bool(reverse)},
                     name=name or op_def_.name).outputs[0]
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.core import dtypes
+from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
+from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -133,6 +134,16 @@ def _raw(op_def_, inputs, attrs, name=None):
     return apply_op(op_def_, inputs, attrs, name=name).outputs[0]
 
 
+def _converted_in_scope(op_def_, convert, attrs, name, default: str) -> Tensor:
+    """The op on `convert()`'s inputs, converted as TF's wrappers do: inside the op's name
+    scope in a graph (a variable's read is `Conv2D/ReadVariableOp`, a constant `BiasAdd/bias`),
+    the op named after the scope."""
+    if context.executing_eagerly():
+        return _raw(op_def_, convert(), attrs, name=name or default)
+    with name_scope(name, default) as scope:
+        return _raw(op_def_, convert(), attrs, name=scope)
+
+
 # -- BiasAdd -------------------------------------------------------------------------------------
 
 _BIAS_T = "T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8}"
@@ -180,10 +191,12 @@ def bias_add(value, bias, data_format: str | None = None, name: str | None = Non
             data_format = "NHWC"
         else:
             raise ValueError("data_format must be of the form `N...C` or `NC...`")
-    value = convert_to_tensor(value, name="input")
-    bias = convert_to_tensor(bias, dtype=value.dtype, name="bias")
-    return _raw(BiasAdd, [value, bias], {"data_format": data_format or "NHWC"},
-                name=name or "BiasAdd")
+    def convert():
+        x = convert_to_tensor(value, name="input")
+        return [x, convert_to_tensor(bias, dtype=x.dtype, name="bias")]
+
+    return _converted_in_scope(BiasAdd, convert, {"data_format": data_format or "NHWC"}, name,
+                               "BiasAdd")
 
 
 # -- Public wrappers -------------------------------------------------------------------------------
@@ -203,9 +216,13 @@ def conv2d(input, filters, strides, padding, data_format: str = "NHWC",  # noqa:
     data_format = data_format or "NHWC"
     cidx = 1 if data_format.startswith("NC") else 3
     attrs = _conv_attrs(strides, padding, data_format, dilations, cidx)
+    return _converted_in_scope(Conv2D, lambda: _conv_inputs(input, filters), attrs, name,
+                               "Conv2D")
+
+
+def _conv_inputs(input, filters) -> list:  # noqa: A002
     x = convert_to_tensor(input, name="input")
-    f = convert_to_tensor(filters, dtype=x.dtype, name="filter")
-    return _raw(Conv2D, [x, f], attrs, name=name or "Conv2D")
+    return [x, convert_to_tensor(filters, dtype=x.dtype, name="filter")]
 
 
 @tf_export(v1=["nn.conv2d"])
@@ -218,9 +235,8 @@ def conv2d_v1(input, filter=None, strides=None, padding=None,  # noqa: A002
     cidx = 1 if data_format.startswith("NC") else 3
     attrs = _conv_attrs(strides, padding, data_format, dilations, cidx)
     attrs["use_cudnn_on_gpu"] = use_cudnn_on_gpu
-    x = convert_to_tensor(input, name="input")
-    f = convert_to_tensor(filter, dtype=x.dtype, name="filter")
-    return _raw(Conv2D, [x, f], attrs, name=name or "Conv2D")
+    return _converted_in_scope(Conv2D, lambda: _conv_inputs(input, filter), attrs, name,
+                               "Conv2D")
 
 
 def _raw_window_attrs(strides, padding, use_cudnn_on_gpu, explicit_paddings, data_format,

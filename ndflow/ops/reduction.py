@@ -163,9 +163,8 @@ ArgMin = _arg_op("ArgMin")
 def _arg(op, input, axis, output_type, name):  # noqa: A002 - TF's name
     if axis is None:
         axis = 0
-    if not isinstance(axis, Tensor):
-        axis = convert_to_tensor(axis, dtype_hint=dtypes.int32)
-    return apply_op(op, [input, axis], {"output_type": dtypes.as_dtype(output_type)},
+    return apply_op(op, [input, array_core.int_input(axis)],
+                    {"output_type": dtypes.as_dtype(output_type)},
                     name=name).outputs[0]
 
 

@@ -14,7 +14,15 @@ from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import maximum, truediv
-from ndflow.ops.array_core import expand_dims, int_tensor, rank, reshape, shape, static_value
+from ndflow.ops.array_core import (
+    expand_dims,
+    int_input,
+    int_tensor,
+    rank,
+    reshape,
+    shape,
+    static_value,
+)
 from ndflow.ops.array_fill import ones
 from ndflow.ops.array_gather import UnsortedSegmentSum, unsorted_segment_sum
 from ndflow.ops.array_slicing import concat
@@ -66,7 +74,7 @@ UnsortedSegmentProd = _unsorted("UnsortedSegmentProd")
 
 def _sorted_public(op, names: list, what: str):
     def segment(data, segment_ids, name: str | None = None) -> Tensor:
-        return apply_op(op, [convert_to_tensor(data), int_tensor(segment_ids)],
+        return apply_op(op, [convert_to_tensor(data), int_input(segment_ids)],
                         name=name).outputs[0]
     segment.__doc__ = f"`tf.math.{names[0]}`: the {what} of each run of equal, increasing " \
                       "segment ids."
@@ -83,7 +91,7 @@ segment_prod = _sorted_public(SegmentProd, ["segment_prod"], "product")
 
 def _unsorted_public(op, name_: str, what: str):
     def unsorted_segment(data, segment_ids, num_segments, name: str | None = None) -> Tensor:
-        return apply_op(op, [convert_to_tensor(data), int_tensor(segment_ids),
+        return apply_op(op, [convert_to_tensor(data), int_input(segment_ids),
                              convert_to_tensor(num_segments, dtype_hint=dtypes.int32)],
                         name=name).outputs[0]
     unsorted_segment.__doc__ = f"`tf.math.{name_}`: the {what} of the rows of each of " \
