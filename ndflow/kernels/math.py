@@ -12,7 +12,7 @@ import torch
 
 from ndflow.core import narrow_dtypes
 from ndflow.core.errors import InternalError, InvalidArgumentError
-from ndflow.kernels import finite_numba, narrow_cast
+from ndflow.kernels import exact_sqrt, finite_numba, narrow_cast
 from ndflow.kernels import list_ops as tensor_lists
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.select import select
@@ -26,7 +26,7 @@ _DIRECT = {
     ar.AddV2: torch.add, ar.Add: torch.add, ar.Sub: torch.sub, ar.Mul: torch.mul,
     ar.Maximum: torch.maximum, ar.Minimum: torch.minimum,
     ar.Neg: torch.neg, ar.Log: torch.log, ar.SelectV2: select,
-    math.Abs: torch.abs, math.Square: torch.square, math.Sqrt: torch.sqrt,
+    math.Abs: torch.abs, math.Square: torch.square,
     math.Rsqrt: torch.rsqrt, math.Exp: torch.exp, math.Floor: torch.floor, math.Log1p: torch.log1p,
     math.Tanh: torch.tanh, math.Sigmoid: torch.sigmoid, math.Erf: torch.erf,
     cmp.Less: torch.lt, cmp.LessEqual: torch.le,
@@ -49,6 +49,15 @@ def _register_direct(op_def, fn):
 
 for _op, _fn in _DIRECT.items():
     _register_direct(_op, _fn)
+
+
+@kernel(math.Sqrt)
+def _sqrt(node):
+    """TF's correctly rounded root (kernels/exact_sqrt.py): NumPy's on the CPU."""
+    if node.device.type == "cpu" and node.input_dtypes[0].torch_dtype in (torch.float32,
+                                                                          torch.float64):
+        return exact_sqrt.numpy_sqrt
+    return torch.sqrt
 
 
 def _equality(fn, mismatch: bool):

@@ -20,6 +20,7 @@ from collections import defaultdict
 import torch
 
 from ndflow.kernels import rmsprop_numba
+from ndflow.kernels.exact_sqrt import exact_sqrt
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.state import exclusive_values
 from ndflow.kernels.training import _check_same, _read, scalars_once
@@ -34,7 +35,8 @@ def rmsprop_values(vs: list, mss: list, grads: list, lr: float, rho: float,
     (already rounded to the variables' type)."""
     mul, add = torch._foreach_mul, torch._foreach_add
     ms = add(mul(mss, rho), mul(mul(grads, grads), one_minus_rho))   # rho*ms + omr*g^2
-    step = torch._foreach_div(mul(grads, lr), torch._foreach_sqrt(add(ms, eps)))
+    roots = [exact_sqrt(t) for t in add(ms, eps)]   # TF's (Eigen's) correctly rounded root
+    step = torch._foreach_div(mul(grads, lr), roots)
     return torch._foreach_sub(vs, step), ms
 
 

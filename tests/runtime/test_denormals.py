@@ -26,7 +26,6 @@ CASES = CONFIGS.cases(tf)
 DIFFERENT = {
     "relu": "ATen's clamp reads the subnormal as 0; TF's Eigen max returns the input's bits",
     "exp": "ATen's vectorized exp scales by 2^k through the exponent bits, which FTZ leaves",
-    "sqrt": "ATen's sqrt kernel takes the root of the subnormal whatever the DAZ bit says",
     "bfloat16_from_float": "ndflow rounds a Python float's bits to bfloat16; TF's conversion "
                            "flushes",
 }
