@@ -63,9 +63,39 @@ class Tensor:
         return OPERATORS["pow"](other, self)
 
 
-def _binary(op_name):
+_COMPARISONS = ("__lt__", "__le__", "__gt__", "__ge__")
+
+
+def reflected_fallback(error: Exception, x, y, dunder: str):
+    """TF's binary_op_wrapper: when `x <op> y` fails to convert `y`, an object aware of
+    tensors answers with its reflected operator (`tensor + keras_input`); if it has none,
+    or it fails or returns NotImplemented, the original error stands."""
+    reflected = getattr(type(y), "__r" + dunder[2:], None)
+    if reflected is None:
+        raise error
+    try:
+        out = reflected(y, x)
+    except (TypeError, ValueError):
+        raise error from None
+    if out is NotImplemented:
+        raise error
+    return out
+
+
+def apply_binary(op_name: str, dunder: str, x, y):
+    """`x <dunder> y` by OPERATORS[op_name], with TF's reflected fallback (not for the
+    comparisons, which TF overrides without it)."""
+    try:
+        return OPERATORS[op_name](x, y)
+    except (TypeError, ValueError) as e:
+        if dunder in _COMPARISONS:
+            raise
+        return reflected_fallback(e, x, y, dunder)
+
+
+def _binary(op_name, dunder):
     def method(self, other):
-        return OPERATORS[op_name](self, other)
+        return apply_binary(op_name, dunder, self, other)
 
     def reflected(self, other):
         return OPERATORS[op_name](other, self)
@@ -74,7 +104,7 @@ def _binary(op_name):
 
 
 for _dunder, _name in BINARY_OPERATORS.items():
-    _fwd, _rev = _binary(_name)
+    _fwd, _rev = _binary(_name, _dunder)
     setattr(Tensor, _dunder, _fwd)
     if _dunder not in ("__lt__", "__le__", "__gt__", "__ge__"):
         setattr(Tensor, "__r" + _dunder[2:], _rev)

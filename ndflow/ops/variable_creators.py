@@ -12,6 +12,7 @@ import contextlib
 import threading
 
 from ndflow.core.api_export import tf_export
+from ndflow.ops.variable_enums import VariableAggregation, VariableSynchronization
 
 _creators = threading.local()
 
@@ -46,3 +47,21 @@ def create_through(stack: list, base, kwargs: dict):
     for fn in stack:
         creator = (lambda f, nxt: lambda **kw: f(nxt, **kw))(fn, creator)
     return creator(**kwargs)
+
+
+# What tf.Variable's creators receive, in TF's order and with its defaults.
+_CREATOR_DEFAULTS = dict(
+    initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None,
+    variable_def=None, dtype=None, import_scope=None, constraint=None,
+    synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregation.NONE,
+    shape=None, experimental_enable_variable_lifting=None)
+
+
+def creator_arguments(given: dict) -> dict:
+    """TF's Variable._variable_call: every argument, defaults included (aggregation None is
+    NONE), then the TF1 ones (`collections`, `use_resource`, ...) that were given."""
+    kwargs = {name: given.get(name, default) for name, default in _CREATOR_DEFAULTS.items()}
+    if kwargs["aggregation"] is None:
+        kwargs["aggregation"] = VariableAggregation.NONE
+    kwargs.update((k, v) for k, v in given.items() if k not in kwargs and v is not None)
+    return kwargs

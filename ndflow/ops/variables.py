@@ -29,13 +29,24 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys, Operation, SymbolicTensor
 from ndflow.core.scopes import get_name_scope, init_scope
 from ndflow.core.shapes import TensorShape, as_shape
-from ndflow.core.tensor import BINARY_OPERATORS, OPERATORS, UNARY_OPERATORS, EagerTensor
+from ndflow.core.tensor import (
+    BINARY_OPERATORS,
+    OPERATORS,
+    UNARY_OPERATORS,
+    EagerTensor,
+    apply_binary,
+)
 from ndflow.ops import state, state_scatter_nd, state_slice_assign, state_sparse
 from ndflow.ops.apply import convert_to_tensor, register_tensor_conversion_function
 from ndflow.ops.array_core import group, identity
 from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.random import name_scope
-from ndflow.ops.variable_creators import create_through, variable_creator_stack
+from ndflow.ops.variable_creators import (
+    create_through,
+    creator_arguments,
+    variable_creator_stack,
+)
+from ndflow.ops.variable_enums import VariableAggregation, VariableSynchronization
 
 _uid = itertools.count()
 
@@ -81,8 +92,9 @@ class VariableMetaclass(type):
         if not stack:
             return type.__call__(made, *args, **kwargs)
         bound = _VARIABLE_SIGNATURE.bind(None, *args, **kwargs)
-        kwargs = dict(bound.arguments)
-        kwargs.pop("self")
+        given = dict(bound.arguments)
+        given.pop("self")
+        kwargs = creator_arguments(given)
 
         def base(**kw):
             return type.__call__(made, **kw)
@@ -118,8 +130,9 @@ class Variable(metaclass=VariableMetaclass):
                              f"is got: {constraint!r}")
         self._trainable = True if trainable is None else bool(trainable)
         self._constraint = constraint
-        self._synchronization = synchronization
-        self._aggregation = aggregation
+        self._synchronization = VariableSynchronization.AUTO if synchronization is None \
+            else synchronization
+        self._aggregation = VariableAggregation.NONE if aggregation is None else aggregation
         self._initializer_op = None
         self._initial_value = None
         self._graph_element = None
@@ -485,9 +498,9 @@ class Variable(metaclass=VariableMetaclass):
 
 
 def _variable_operators():
-    def binary(op_name):
+    def binary(op_name, dunder):
         def method(self, other):
-            return OPERATORS[op_name](self.value(), other)
+            return apply_binary(op_name, dunder, self.value(), other)
 
         def reflected(self, other):
             return OPERATORS[op_name](other, self.value())
@@ -495,7 +508,7 @@ def _variable_operators():
         return method, reflected
 
     for dunder, op_name in BINARY_OPERATORS.items():
-        fwd, rev = binary(op_name)
+        fwd, rev = binary(op_name, dunder)
         setattr(Variable, dunder, fwd)
         if dunder not in ("__lt__", "__le__", "__gt__", "__ge__"):
             setattr(Variable, "__r" + dunder[2:], rev)

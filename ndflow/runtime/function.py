@@ -487,8 +487,9 @@ _NON_FIRST_ERROR = "Creating variables on a non-first call to a function decorat
 def _recording_creator(created: list, deferred: list | None = None):
     def creator(next_creator, **kwargs):
         created.append(True)
-        if "initial_value" not in kwargs:
-            return next_creator(**kwargs)
+        if kwargs.get("initial_value") is None:   # TF's UnliftedInitializerVariable
+            raise ValueError("`initial_value` must be a Tensor or a Python object convertible "
+                             "to a Tensor. Got None.")
         # a tensor of the trace (TF calls a callable initial value in the trace too): run
         # once, eagerly (TF lifts it)
         value = lift_initial_value(traced_initial_value(kwargs["initial_value"],
