@@ -17,6 +17,7 @@ from ndflow.keras import (  # noqa: F401 - their exports
     functional,
     keras_function,
     layers,
+    legacy_layers_unavailable,
     loss_ctc,
     loss_functions,
     loss_functions_extra,

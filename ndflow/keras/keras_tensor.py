@@ -14,6 +14,7 @@ from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.core.shapes import TensorShape
 from ndflow.keras.dtype_name import dtype_name
 from ndflow.keras.symbolic_scope import SymbolicScope
+from ndflow.ops.apply import register_tensor_conversion_function
 from ndflow.runtime.func_graph import FuncGraph, tracing_scope
 
 KerasHistory = namedtuple("KerasHistory", ["operation", "node_index", "tensor_index"])
@@ -53,6 +54,25 @@ class KerasTensor:
         raise TypeError("You are passing a KerasTensor to a NumPy call. A KerasTensor is a "
                         "symbolic placeholder for a shape and dtype, used when constructing "
                         "Keras Functional models. It has no value.")
+
+    def __tf_tensor__(self, dtype=None, name=None):
+        raise ValueError(_NOT_A_TF_INPUT)
+
+
+_NOT_A_TF_INPUT = (
+    "A KerasTensor cannot be used as input to a TensorFlow function. A KerasTensor is a "
+    "symbolic placeholder for a shape and dtype, used when constructing Keras Functional "
+    "models or Keras Functions. You can only use it as input to a Keras layer or a Keras "
+    "operation (from the namespaces `keras.layers` and `keras.ops`). You are likely doing "
+    "something like:\n\n```\nx = Input(...)\n...\ntf_fn(x)  # Invalid.\n```\n\nWhat you "
+    "should do instead is wrap `tf_fn` in a layer:\n\n```\nclass MyLayer(Layer):\n"
+    "    def call(self, x):\n        return tf_fn(x)\n\nx = MyLayer()(x)\n```\n")
+
+# tf ops converting a KerasTensor (`tf.math.argmax(keras_input)`) get Keras' ValueError, as
+# TensorFlow's convert_to_tensor calls `__tf_tensor__`
+register_tensor_conversion_function(
+    KerasTensor, lambda value, dtype=None, name=None, as_ref=False:
+    value.__tf_tensor__(dtype, name))
 
 
 # Python operators on KerasTensors (`inputs / 255.0`): layers/tensor_operators.py registers
