@@ -27,8 +27,9 @@ _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
 class SymbolicTensor(Tensor):
     """Output `value_index` of operation `op`: a symbolic handle in a graph."""
 
+    # _keras_mask: set by Keras layers that mask; _keras_logits: by Keras' softmax/sigmoid
     __slots__ = ("op", "value_index", "dtype", "_shape", "_consumers", "_keras_mask",
-                 "__weakref__")  # _keras_mask: set by Keras layers that mask
+                 "_keras_logits", "__weakref__")
 
     def __init__(self, op: Operation, value_index: int, dtype, shape):
         self.op = op

@@ -116,7 +116,9 @@ for _dunder, _name in UNARY_OPERATORS.items():
 class EagerTensor(Tensor):
     """A concrete value: an ATen tensor (or a resource object for dtype `resource`)."""
 
-    __slots__ = ("_value", "dtype", "_shape", "_keras_mask", "__weakref__")  # mask: Keras
+    # set by Keras: a masking layer's mask; softmax/sigmoid activations' input (the logits
+    # Keras' crossentropies use instead of the probabilities)
+    __slots__ = ("_value", "dtype", "_shape", "_keras_mask", "_keras_logits", "__weakref__")
 
     def __init__(self, value, dtype: _dtypes.DType | None = None):
         self._value = value

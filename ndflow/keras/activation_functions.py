@@ -77,9 +77,19 @@ def swish(x):
     return composite.silu(x)
 
 
+def keep_logits(output, logits):
+    """Keras 3 caches a softmax's or sigmoid's input on its output: the crossentropy losses
+    then compute from these logits, not from the (saturating) probabilities."""
+    try:
+        output._keras_logits = logits
+    except AttributeError:   # not a tensor that takes it
+        pass
+    return output
+
+
 @_export("sigmoid")
 def sigmoid(x):
-    return math.sigmoid(x)
+    return keep_logits(math.sigmoid(x), x)
 
 
 @_export("hard_sigmoid")
@@ -114,7 +124,7 @@ def linear(x):
 
 @_export("softmax")
 def softmax(x, axis=-1):
-    return nn_activation.softmax(x, axis=axis)
+    return keep_logits(nn_activation.softmax(x, axis=axis), x)
 
 
 @_export("log_softmax")

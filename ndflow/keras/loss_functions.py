@@ -8,11 +8,13 @@ named like a public namespace becomes that namespace.)"""
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export, tf_export
+from ndflow.core.graph import SymbolicTensor
 from ndflow.core.tensor import Tensor
 from ndflow.ops import arithmetic, comparison, math, nn_activation, nn_loss, reduction
 from ndflow.ops.apply import convert_to_tensor
@@ -147,6 +149,26 @@ def huber(y_true, y_pred, delta=1.0):
                                            delta * abs_error - 0.5 * math.square(delta)))
 
 
+def _get_logits(output, from_logits, op_type, fn_name):
+    """Keras' TF backend: a softmax's or sigmoid's output is replaced by its logits (cached
+    by Keras' activation, else the graph op's input), so the loss never sees saturated
+    probabilities."""
+    has_keras_logits = hasattr(output, "_keras_logits")
+    from_op = (not has_keras_logits and isinstance(output, SymbolicTensor)
+               and output.op.type == op_type)
+    if from_logits and (has_keras_logits or from_op):
+        warnings.warn(f'"`{fn_name}` received `from_logits=True`, but the `output` argument '
+                      f"was produced by a {op_type} activation and thus does not represent "
+                      "logits. Was this intended?", stacklevel=3)
+    if has_keras_logits:
+        return convert_to_tensor(output._keras_logits), True
+    if from_op:
+        if len(output.op.inputs) != 1:
+            raise ValueError(f"Expected 1 input for {op_type}.")
+        return output.op.inputs[0], True
+    return output, from_logits
+
+
 @_export("categorical_crossentropy")
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     if isinstance(axis, bool):
@@ -156,6 +178,8 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     if label_smoothing:
         classes = cast(shape(y_true)[-1], y_pred.dtype)
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / classes
+    y_pred, from_logits = _get_logits(y_pred, from_logits, "Softmax",
+                                      "categorical_crossentropy")
     if from_logits:
         return nn_loss.softmax_cross_entropy_with_logits_v2(labels=y_true, logits=y_pred,
                                                             axis=axis)
@@ -171,6 +195,8 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     rank = y_pred.shape.rank
     if axis != -1 and (rank is None or axis != rank - 1):
         raise ValueError(f"Only axis=-1 is currently supported. Received: axis={axis}")
+    y_pred, from_logits = _get_logits(y_pred, from_logits, "Softmax",
+                                      "sparse_categorical_crossentropy")
     labels = convert_to_tensor(y_true)
     if labels.shape.rank == rank and labels.shape[-1] == 1:
         labels = squeeze(labels, [-1])
@@ -196,6 +222,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
                          f"Received: target.shape={true_shape}, output.shape={pred_shape}")
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    y_pred, from_logits = _get_logits(y_pred, from_logits, "Sigmoid", "binary_crossentropy")
     if from_logits:
         bce = nn_loss.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:

@@ -10,6 +10,7 @@ from ndflow.keras import activation_functions as activations
 from ndflow.keras import global_config, random_functions
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
+from ndflow.keras.ops import dtype_rules
 from ndflow.keras.random_functions import SeedGenerator
 from ndflow.ops import init_ops, linalg, linalg_extra
 from ndflow.ops.array_core import reshape, shape
@@ -75,6 +76,10 @@ class Dense(Layer):
             if self.use_bias:
                 out = out + self.bias
             return out if self.activation is None else self.activation(out)
+        if not (inputs.dtype.is_floating or inputs.dtype.is_complex):
+            # Keras 3's ops.matmul promotes integer and bool inputs (kernel's float type)
+            inputs = cast(inputs, dtype_rules.result_type(inputs.dtype.name,
+                                                          self.kernel.dtype.name))
         rank = inputs.shape.rank
         if rank == 2:
             out = linalg.matmul(inputs, self.kernel)

@@ -183,7 +183,12 @@ def _softmax_like(fn, x, axis):
 
 @_nn("softmax")
 def softmax(x, axis=-1):
-    return _softmax_like(nn_activation.softmax, x, axis)
+    out = _softmax_like(nn_activation.softmax, x, axis)
+    try:   # Keras' TF backend keeps the logits for the crossentropies (activations.py)
+        out._keras_logits = x
+    except AttributeError:
+        pass
+    return out
 
 
 @_nn("log_softmax")
