@@ -17,6 +17,7 @@ from ndflow.core import context, dtypes, tf_logging
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph import Graph
 from ndflow.core.graph_def import ndarray_to_tensor_proto
+from ndflow.core.scopes import inside_function
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.profiler import profiler_api
 from ndflow.runtime import concrete_function
@@ -84,27 +85,38 @@ _trace: _Trace | None = None
 @tf_export("summary.trace_on", v1=[])
 def trace_on(graph=True, profiler=False, profiler_outdir=None):
     """Starts recording the graphs of the `tf.function`s called from now on; with
-    `profiler=True` also profiles into `profiler_outdir` (tf.profiler.experimental.start;
-    as TensorFlow, no profiler without a directory, with a warning)."""
+    `profiler=True` (and a `profiler_outdir`) the run metadata instead, and profiles into
+    `profiler_outdir` (tf.profiler.experimental.start). As TensorFlow, `profiler=True`
+    without a directory only warns: nothing is recorded, and `trace_export` then fails to
+    stop the profiler that never ran."""
     global _trace
+    if inside_function():
+        tf_logging.warning("Cannot enable trace inside a tf.function.")
+        return
+    if not context.executing_eagerly():
+        tf_logging.warning("Must enable trace in eager mode.")
+        return
     with _trace_lock:
         if _trace is not None:
             tf_logging.warning("Trace already enabled")
             return
+        record = bool(graph) and not profiler
         if profiler:
             if profiler_outdir is None:
                 tf_logging.warning("No `profiler_outdir` passed to trace_on(). Profiler won't "
                                    "be enabled.")
-                profiler = False
             else:
+                record = True   # TF's run metadata holds the functions' graphs
                 profiler_api.start(profiler_outdir)
         _trace = _Trace(bool(graph), bool(profiler))
-        concrete_function.CALL_OBSERVERS.append(_trace)
+        if record:
+            concrete_function.CALL_OBSERVERS.append(_trace)
 
 
 @tf_export("summary.trace_off", v1=[])
 def trace_off():
-    """Stops the current trace and discards what it recorded."""
+    """Stops the current trace and discards what it recorded (and stops the profiler a
+    `profiler=True` trace started, logging a failure to, as TensorFlow)."""
     global _trace
     with _trace_lock:
         if _trace is None:
@@ -119,13 +131,43 @@ def trace_off():
             tf_logging.warning(f"Error while stopping profiler: {e}")
 
 
+def _tensor_name(t) -> str:
+    return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
+
+
+def function_graph_def(graph) -> graph_pb2.GraphDef:
+    """A function's traced graph as TF's runtime shows an instantiated function: each input
+    placeholder an `_Arg` (index, T, its shape), each output read by a `_Retval` named after
+    TF's output argument ("identity", "identity_1", ...)."""
+    gd = graph.as_graph_def()
+    nodes = {n.name: n for n in gd.node}
+    for i, t in enumerate(graph.inputs):
+        node = nodes.get(t.op.name)
+        if node is None or node.op != "Placeholder":
+            continue
+        shape = node.attr["shape"].shape if "shape" in node.attr else None
+        node.op = "_Arg"
+        node.ClearField("attr")
+        node.attr["index"].i = i
+        node.attr["_user_specified_name"].s = node.name.encode()
+        if shape is not None:
+            node.attr["_output_shapes"].list.shape.add().CopyFrom(shape)
+        node.attr["T"].type = t.dtype.as_datatype_enum
+    for i, t in enumerate(graph.outputs):
+        ret = gd.node.add(name=f"identity{'_' + str(i) if i else ''}_RetVal", op="_Retval",
+                          input=[_tensor_name(t)])
+        ret.attr["index"].i = i
+        ret.attr["T"].type = t.dtype.as_datatype_enum
+    return gd
+
+
 def run_metadata_of(functions, optimized=None) -> config_pb2.RunMetadata:
-    """A RunMetadata with each function's traced graph and its optimized graph (computed,
-    or the GraphDefs in `optimized`, one per function)."""
+    """A RunMetadata with each function's traced graph (as `function_graph_def`) and its
+    optimized graph (computed, or the GraphDefs in `optimized`, one per function)."""
     meta = config_pb2.RunMetadata()
     for i, fn in enumerate(functions):
         entry = meta.function_graphs.add()
-        entry.pre_optimization_graph.CopyFrom(fn.graph.as_graph_def(add_shapes=True))
+        entry.pre_optimization_graph.CopyFrom(function_graph_def(fn.graph))
         post = optimized[i] if optimized is not None else graph_def_of(fn.optimized_graph())
         entry.post_optimization_graph.CopyFrom(post)
     return meta
@@ -142,10 +184,27 @@ def write_run_metadata_graphs(name, run_metadata, step):
                          lambda a: ndarray_to_tensor_proto(a, dtypes.string))
 
 
+def write_run_metadata(name, run_metadata, step):
+    """Writes `run_metadata` as TF2's `run_metadata` does (plugin "graph_run_metadata": the
+    profiled run's metadata, which TensorBoard's Graphs dashboard lists under tag `name`)."""
+    md = summary_pb2.SummaryMetadata()
+    md.plugin_data.plugin_name = "graph_run_metadata"
+    md.plugin_data.content = b"1"
+    data = np.array(run_metadata.SerializeToString(), dtype=object)
+    return write_summary(summary_tag(name), data, step, md,
+                         lambda a: ndarray_to_tensor_proto(a, dtypes.string))
+
+
 @tf_export("summary.trace_export", v1=[])
 def trace_export(name, step=None, profiler_outdir=None):
-    """Writes the graphs recorded since `trace_on` as summary `name` at `step` and stops
-    tracing (and the profiler trace_on started, which writes its profile)."""
+    """Writes what was recorded since `trace_on` as summary `name` at `step` (the graphs,
+    plugin "graph_run_metadata_graph"; with the profiler on, the run metadata, plugin
+    "graph_run_metadata"), stops the profiler trace_on started (which writes its profile)
+    and stops tracing. As TensorFlow, a failure to stop the profiler raises and leaves the
+    trace on."""
+    if inside_function():
+        tf_logging.warning("Cannot export trace inside a tf.function.")
+        return
     if not context.executing_eagerly():
         tf_logging.warning("Can only export trace while executing eagerly.")
         return
@@ -153,12 +212,19 @@ def trace_export(name, step=None, profiler_outdir=None):
         if _trace is None:
             raise ValueError("Must enable trace before export through tf.summary.trace_on.")
         functions = list(_trace.functions.values())
-        if _trace.profiler and profiler_outdir:
+        graph, profiler = _trace.graph, _trace.profiler
+    if graph and not profiler:
+        write_run_metadata_graphs(name, run_metadata_of(functions), step)
+    else:
+        write_run_metadata(name, run_metadata_of(functions), step)
+    if profiler:
+        if profiler_outdir:
             tf_logging.warning("Ignoring `profiler_outdir` passed to trace_export(). Please "
                                "pass it to trace_on() instead.")
-    write_run_metadata_graphs(name, run_metadata_of(functions), step)
-    trace_off()  # stops and saves the profile when trace_on started one
+        profiler_api.stop()
+    trace_off()
 
 
 __all__ = ["graph", "initialize", "trace_on", "trace_off", "trace_export", "graph_def_of",
-           "run_metadata_of", "write_run_metadata_graphs"]
+           "function_graph_def", "run_metadata_of", "write_run_metadata_graphs",
+           "write_run_metadata"]
