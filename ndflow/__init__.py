@@ -24,6 +24,7 @@ from ndflow import (  # noqa: F401 - importing the packages runs their declarati
     runtime,
     saved_model,
     summary,
+    tensorboard_tf,
     testing,
     train,
 )
@@ -36,6 +37,7 @@ from ndflow.core import (  # noqa: F401
 )
 
 traceback_utils.install_excepthook()  # uncaught errors show the user's frames, as in TF
+tensorboard_tf.install()  # tensorboard's `import tensorflow` gets ndflow where TF is absent
 
 __version__ = versions.VERSION  # the TensorFlow API level (programs gate on tf.__version__)
 
