@@ -279,12 +279,21 @@ class DatasetAdapter:
         self._num = card if card >= 0 else None
         self._steps = steps or None
         self.num_batches = self._steps or self._num
+        # an epoch ends when the iterator runs out (unknown cardinality, no `steps`)
+        self.runs_out = self._steps is None and self._num is None
         self._iterator = None
         self._seen = 0
 
     def __iter__(self):
         with share_cores_with_the_pipeline(self._dataset) as sharing:
             yield from self._batches(sharing)
+
+    def take_build_batch(self) -> None:
+        """One batch from a fresh iterator, as Keras' TF trainer takes one to build the model
+        under a distribution strategy (its shuffles take their seeds); the epochs then start
+        over (EpochIterator.reset)."""
+        next(iter(self._dataset), None)
+        self._iterator, self._seen = None, 0
 
     def _batches(self, sharing):
         steps = self._steps or self._num or -1
@@ -364,8 +373,8 @@ def get_data_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None,
                           "was provided as a tf.data.Dataset. The Dataset is expected to "
                           "already be shuffled (via `.shuffle(buffer_size)`).", stacklevel=2)
         return DatasetAdapter(x, steps, class_weight)
-    if isinstance(x, (str, bytes, dict)) or not hasattr(x, "__iter__") and not hasattr(
-            x, "__next__"):
+    if isinstance(x, (str, bytes, dict, list, tuple)) or not hasattr(
+            x, "__iter__") and not hasattr(x, "__next__"):   # (a list of strings included)
         raise ValueError(f"Unrecognized data type: x={x} (of type {type(x)})")
     _check_no_targets(x, y, sample_weight)
     if class_weight is not None:

@@ -17,14 +17,32 @@ from ndflow.autodiff.tape import GradientTape
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.data.structure import leaves
 from ndflow.distribute import distribution_context
-from ndflow.keras import compile_utils, data_adapter, global_config, replica_towers
+from ndflow.keras import (
+    compile_utils,
+    data_adapter,
+    exhausted_step,
+    global_config,
+    replica_towers,
+)
 from ndflow.keras.callbacks.callback_list import CallbackList
 from ndflow.keras.metrics import reduction_metrics
 from ndflow.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
 from ndflow.keras.optimizers import serialization as optimizers
 from ndflow.ops.array_core import shape
 from ndflow.ops.sparse_tensor import SparseTensor
-from ndflow.runtime.function import function
+from ndflow.runtime.function import Function, function
+
+
+def _pythonify_logs(logs: dict) -> dict:
+    """Keras' pythonify_logs, what evaluate / train_on_batch / test_on_batch return: by name,
+    nested dicts flattened, values as Python floats."""
+    out = {}
+    for key, value in sorted((logs or {}).items()):
+        if isinstance(value, dict):
+            out.update(_pythonify_logs(value))
+        else:
+            out.update(_pythonify({key: value}))
+    return out
 
 
 def _pythonify(logs: dict) -> dict:
@@ -151,6 +169,29 @@ class Trainer:
             self._compile_metrics.update_state(y, y_pred, sample_weight)
         return self.get_metrics_result()
 
+    # Keras 3's backwards-compatibility shims for Keras 2 train steps.
+    def compiled_loss(self, y, y_pred, sample_weight=None, regularization_losses=None):
+        warnings.warn("`model.compiled_loss()` is deprecated. Instead, use "
+                      "`model.compute_loss(x, y, y_pred, sample_weight, training)`.",
+                      stacklevel=2)
+        return self.compute_loss(x=None, y=y, y_pred=y_pred, sample_weight=sample_weight)
+
+    @property
+    def compiled_metrics(self):
+        model = self
+
+        class DeprecatedCompiledMetric:
+            def update_state(self, y, y_pred, sample_weight=None):
+                warnings.warn("`model.compiled_metrics()` is deprecated. Instead, use e.g.:\n"
+                              "```\nfor metric in self.metrics:\n"
+                              "    metric.update_state(y, y_pred)\n```\n", stacklevel=2)
+                for metric in model.metrics:
+                    if isinstance(metric, reduction_metrics.Mean):
+                        metric.update_state(y_pred, sample_weight=sample_weight)
+                    else:
+                        metric.update_state(y, y_pred, sample_weight=sample_weight)
+        return DeprecatedCompiledMetric()
+
     @property
     def distribute_strategy(self):
         """The strategy the model was compiled under (else the current one)."""
@@ -210,6 +251,16 @@ class Trainer:
         return self.predict_function
 
     # -- loops -------------------------------------------------------------------------------
+    def _built_for(self, step_fn, batches):
+        """`step_fn`, first traced for a dataset's element_spec (a None batch dimension) if
+        the model is unbuilt: Keras' TF trainer builds the model inside that trace."""
+        if not self.built and isinstance(batches, data_adapter.DatasetAdapter) and \
+                isinstance(step_fn, Function) and \
+                getattr(self, "_distribute_strategy", None) is None:   # (a strategy's model
+            # is built from a batch: _strategy_build_batch)
+            step_fn.get_concrete_function(batches._dataset.element_spec)
+        return step_fn
+
     def _callbacks(self, callbacks, verbose, epochs, steps, add_history=False):
         if isinstance(callbacks, CallbackList):
             return callbacks
@@ -235,7 +286,8 @@ class Trainer:
         callbacks = self._callbacks(callbacks, verbose, epochs, batches.num_batches,
                                     add_history=True)
         self.stop_training = False
-        train = self.make_train_function()
+        train = self._built_for(self.make_train_function(), batches)
+        self._strategy_build_batch(batches)
         strategy = getattr(self, "_distribute_strategy", None)
         if hasattr(getattr(strategy, "extended", None), "broadcast_variables"):
             strategy.extended.broadcast_variables(self.weights)  # workers start equal
@@ -246,8 +298,16 @@ class Trainer:
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch)
+            runs_out = isinstance(train, Function) and \
+                isinstance(batches, data_adapter.DatasetAdapter) and batches.runs_out
+            if runs_out:
+                generators = exhausted_step.seed_generators(self)
+                states, step0 = exhausted_step.states(generators), self._step_count()
             logs = self._run_batches(batches, train, callbacks.on_train_batch_begin,
                                      callbacks.on_train_batch_end, "stop_training")
+            if runs_out and not self.stop_training:   # TF's exhausted last call
+                exhausted_step.run_exhausted_step(self, generators, states,
+                                                  self._step_count() - step0)
             epoch_logs = self._metrics_result_or_logs(logs)
             if validation_data is not None and self._should_eval(epoch, validation_freq):
                 vx, vy, vsw = data_adapter.unpack_x_y_sample_weight(validation_data)
@@ -265,6 +325,17 @@ class Trainer:
             finalize(self.trainable_weights)
         callbacks.on_train_end(logs=training_logs)
         return self.history
+
+    def _step_count(self) -> int:
+        return int(self.optimizer.iterations.numpy())
+
+    def _strategy_build_batch(self, batches) -> None:
+        """Keras' TF trainer, for a model of a distribution strategy, first builds it from one
+        batch of a fresh pass over a dataset (`_maybe_symbolic_build`): that pass takes its
+        shuffles' seeds, so the epochs see the orders TF's do."""
+        if getattr(self, "_distribute_strategy", None) is not None and \
+                isinstance(batches, data_adapter.DatasetAdapter):
+            batches.take_build_batch()
 
     def _run_batches(self, batches, step_fn, on_begin, on_end, stop_flag: str) -> dict:
         """One pass of `step_fn` over the batches with the batch hooks; the last logs."""
@@ -303,13 +374,14 @@ class Trainer:
         verbose = 1 if verbose == "auto" else verbose
         batches = data_adapter.get_data_adapter(x, y, sample_weight, batch_size, steps)
         callbacks = self._callbacks(callbacks, verbose, 1, batches.num_batches)
-        test = self.make_test_function()
+        test = self._built_for(self.make_test_function(), batches)
+        self._strategy_build_batch(batches)
         self.stop_evaluating = False
         callbacks.on_test_begin()
         self.reset_metrics()
         logs = self._run_batches(batches, test, callbacks.on_test_batch_begin,
                                  callbacks.on_test_batch_end, "stop_evaluating")
-        logs = self._metrics_result_or_logs(logs)
+        logs = _pythonify_logs(self._metrics_result_or_logs(logs))
         callbacks.on_test_end(logs)
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
@@ -318,7 +390,7 @@ class Trainer:
         verbose = 1 if verbose == "auto" else verbose
         batches = data_adapter.get_data_adapter(x, None, None, batch_size, steps)
         callbacks = self._callbacks(callbacks, verbose, 1, batches.num_batches)
-        predict = self.make_predict_function()
+        predict = self._built_for(self.make_predict_function(), batches)
         self.stop_predicting = False
         callbacks.on_predict_begin()
         outputs, structure = None, None
@@ -368,14 +440,14 @@ class Trainer:
                              f"class_weight={class_weight}")
         train = self.make_train_function()
         self.reset_metrics()
-        logs = _pythonify(train(self._one_batch(x, y, sample_weight, class_weight)))
+        logs = _pythonify_logs(train(self._one_batch(x, y, sample_weight, class_weight)))
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         self._assert_compile_called("test_on_batch")
         test = self.make_test_function()
         self.reset_metrics()
-        logs = _pythonify(test(self._one_batch(x, y, sample_weight)))
+        logs = _pythonify_logs(test(self._one_batch(x, y, sample_weight)))
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def predict_on_batch(self, x):
