@@ -151,17 +151,36 @@ def read_before_assigned(stmts: list, bound: frozenset = frozenset()) -> set:
                 if item.optional_vars is not None:
                     _target_names(item.optional_vars, targets)
             out |= read_before_assigned(s.body, frozenset(bound | targets))
+        elif isinstance(s, ast.If):  # each branch reads in order from what is bound here
+            out |= read(s.test) - bound
+            out |= read_before_assigned(s.body, frozenset(bound))
+            out |= read_before_assigned(s.orelse, frozenset(bound))
+        elif isinstance(s, (ast.For, ast.While)):  # a nested loop: its own carried values
+            out |= read(s.iter if isinstance(s, ast.For) else s.test) - bound
+            out |= loop_carried(s) - bound
+            out |= read_before_assigned(s.orelse, frozenset(bound))
         else:
             out |= read(s) - bound
         bound |= _definitely_assigned(s)
     return out
 
 
+def loop_carried(loop: ast.For | ast.While) -> set:
+    """Names a loop's next iteration may read before assigning them (its test, and its body
+    from the target it binds): TF's live-in of the loop body. A name assigned and then read
+    within one iteration is local to the iteration."""
+    extra = getattr(loop, "ag_extra_test", None)  # a canonicalized `break`'s flag test
+    out = read(extra) if extra is not None else set()
+    if isinstance(loop, ast.For):
+        return out | read_before_assigned(loop.body, frozenset(assigned(loop.target)))
+    return out | read(loop.test) | read_before_assigned(loop.body)
+
+
 def annotate_liveness(body: list, after: set = frozenset(), loop: set = frozenset()) -> None:
     """Sets `node.ag_live_out` on each compound statement of a function body: the names that
-    may be read after it — later in its block or any enclosing block, or anywhere in an
-    enclosing loop (the next iteration). Textual and conservative, as a liveness analysis
-    without kills."""
+    may be read after it — later in its block or any enclosing block, or by an enclosing
+    loop's next iteration before it assigns them (`loop_carried`). Textual and conservative
+    (no kills but a loop iteration's own assignments)."""
     reads_after = [set() for _ in body]
     acc = set(after)
     for i in range(len(body) - 1, -1, -1):
@@ -171,7 +190,8 @@ def annotate_liveness(body: list, after: set = frozenset(), loop: set = frozense
         live = live | loop
         if isinstance(stmt, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
             stmt.ag_live_out = live
-        inner_loop = loop | read(stmt) if isinstance(stmt, (ast.For, ast.While)) else loop
+        inner_loop = loop | loop_carried(stmt) if isinstance(stmt, (ast.For, ast.While)) \
+            else loop
         for field in ("body", "orelse", "finalbody"):
             block = getattr(stmt, field, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt) and \

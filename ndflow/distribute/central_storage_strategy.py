@@ -19,6 +19,7 @@ from ndflow.distribute import distribution_context as dc
 from ndflow.distribute import values as values_lib
 from ndflow.distribute.distribute_lib import Strategy
 from ndflow.distribute.mirrored_strategy import MirroredExtended, canonical_device
+from ndflow.runtime.device_config import list_logical_devices
 
 _LOCAL_CPU = "/device:CPU:0"
 _NO_AGGREGATION = (
@@ -55,6 +56,8 @@ class AggregatingVariable(values_lib.MirroredVariable):
 
 class CentralStorageExtended(MirroredExtended):
     def __init__(self, container_strategy, compute_devices=None, parameter_device=None):
+        if compute_devices is None:  # TF's default: every GPU, else the one CPU
+            compute_devices = [d.name for d in list_logical_devices("GPU")] or [_LOCAL_CPU]
         super().__init__(container_strategy, compute_devices)
         if parameter_device is None:
             parameter_device = self._devices[0] if len(self._devices) == 1 else _LOCAL_CPU

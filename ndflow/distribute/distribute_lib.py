@@ -8,6 +8,7 @@ calls the function, `reduce` returns the value, variables are plain `tf.Variable
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import enum
 
@@ -31,15 +32,21 @@ class InputReplicationMode(enum.Enum):
 
 
 @tf_export("distribute.InputOptions", v1=[])
-class InputOptions:
-    def __init__(self, experimental_fetch_to_device=None,
-                 experimental_replication_mode=InputReplicationMode.PER_WORKER,
-                 experimental_place_dataset_on_device=False,
-                 experimental_per_replica_buffer_size=1):
-        self.experimental_fetch_to_device = experimental_fetch_to_device
-        self.experimental_replication_mode = experimental_replication_mode
-        self.experimental_place_dataset_on_device = experimental_place_dataset_on_device
-        self.experimental_per_replica_buffer_size = experimental_per_replica_buffer_size
+class InputOptions(collections.namedtuple("InputOptions", [
+        "experimental_fetch_to_device", "experimental_replication_mode",
+        "experimental_place_dataset_on_device", "experimental_per_replica_buffer_size"])):
+    """Options for distributed input: TF's immutable named tuple (fetching to the devices is
+    on unless turned off)."""
+
+    def __new__(cls, experimental_fetch_to_device=None,
+                experimental_replication_mode=InputReplicationMode.PER_WORKER,
+                experimental_place_dataset_on_device=False,
+                experimental_per_replica_buffer_size=1):
+        if experimental_fetch_to_device is None:
+            experimental_fetch_to_device = True
+        return super().__new__(cls, experimental_fetch_to_device, experimental_replication_mode,
+                               experimental_place_dataset_on_device,
+                               experimental_per_replica_buffer_size)
 
 
 @tf_export("distribute.RunOptions")

@@ -6,24 +6,32 @@ gives them (differing by at most one, the first replicas larger; a short final b
 the first replicas first, the last may get empty parts), and yielded as PerReplica values.
 `distribute_datasets_from_function(fn)`: `fn(InputContext)` makes one dataset per input
 pipeline, whose elements are already per-replica batches; replica r takes successive
-elements. Either way each replica's part is on its replica's device (a GPU's memory), as
-TensorFlow's distributed datasets prefetch to the devices.
+elements, and where the data ends within a step the replicas left without get TF's empty
+dummy batches (unless every shape is static: TF then ends there). `get_next_as_optional`
+(eagerly, or in a tf.function taking the iterator: the dataset iterator's optional, split
+in the graph) has a value while any replica has data. Either way each replica's part is on
+its replica's device (a GPU's memory), as TensorFlow's distributed datasets prefetch to the
+devices.
 """
 
 from __future__ import annotations
 
-from ndflow.core import devices, dtypes
+from ndflow.core import context, devices, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.errors import OutOfRangeError
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import EagerTensor
 from ndflow.core.tensor_spec import TensorSpec
+from ndflow.data.dataset import EagerOptional
 from ndflow.distribute import values as values_lib
 from ndflow.distribute.distribute_lib import InputContext
 from ndflow.ops.arithmetic import maximum, minimum
 from ndflow.ops.array_core import shape, stack
+from ndflow.ops.array_fill import zeros
 from ndflow.ops.array_slicing import slice as slice_op
 from ndflow.ops.cast import cast
+from ndflow.ops.ragged_tensor_spec import RaggedTensorSpec
+from ndflow.ops.sparse_tensor_spec import SparseTensorSpec
 
 
 def rebatch_sizes(global_batch: int, num_replicas: int) -> list:
@@ -116,13 +124,54 @@ def on_replica_devices(parts: list, strategy) -> list:
     return out
 
 
+def statically_shaped(element_spec) -> bool:
+    """TF's test for partial-batch handling: every shape fully known (for a sparse or ragged
+    value, its batch dimension)."""
+    for spec in flatten(element_spec, expand_composites=False):
+        shape_ = spec.shape
+        if isinstance(spec, (SparseTensorSpec, RaggedTensorSpec)):
+            if shape_.rank and shape_.as_list()[0] is None:
+                return False
+        elif not shape_.is_fully_defined():
+            return False
+    return True
+
+
+def dummy_element(element_spec):
+    """TF's stand-in for a replica the data ran out for (a partial batch): zeros whose unknown
+    dimensions are 0, and whose first dimension is 0 where the shape is fully known."""
+    def dummy(spec):
+        dims = [0 if d is None else d for d in spec.shape.as_list()] if spec.shape.rank else []
+        if dims and spec.shape.is_fully_defined():
+            dims[0] = 0
+        return zeros(dims, spec.dtype)
+    return pack_sequence_as(element_spec, [dummy(s) for s in flatten(element_spec)])
+
+
+class _GraphDistributedOptional:
+    """`get_next_as_optional()` of a distributed iterator in a tf.function: the source
+    iterator's optional, its value split per replica in the graph."""
+
+    def __init__(self, optional, split, element_spec):
+        self._optional, self._split, self.element_spec = optional, split, element_spec
+
+    def has_value(self, name=None):
+        return self._optional.has_value(name=name)
+
+    def get_value(self, name=None):
+        return values_lib.regroup(self._split(self._optional.get_value(name=name)))
+
+
 @tf_export("distribute.DistributedIterator", v1=[])
 class DistributedIterator:
-    """Yields PerReplica batches (see the module doc)."""
+    """Yields PerReplica batches (see the module doc). `source` and `split_graph`, where
+    given, are the dataset's iterator and the per-replica split of its element in a graph
+    (a tf.function taking the iterator)."""
 
-    def __init__(self, next_parts, element_spec=None):
+    def __init__(self, next_parts, element_spec=None, source=None, split_graph=None):
         self._next_parts = next_parts
         self._element_spec = element_spec
+        self._source, self._split_graph = source, split_graph
 
     @property
     def element_spec(self):
@@ -131,7 +180,12 @@ class DistributedIterator:
     def __iter__(self):
         return self
 
+    def _in_graph(self) -> bool:
+        return not context.executing_eagerly() and self._split_graph is not None
+
     def __next__(self):
+        if self._in_graph():
+            return values_lib.regroup(self._split_graph(self._source.get_next()))
         return values_lib.regroup(self._next_parts())
 
     def get_next(self):
@@ -141,7 +195,14 @@ class DistributedIterator:
             raise OutOfRangeError(None, None, "End of sequence") from None
 
     def get_next_as_optional(self):
-        raise NotImplementedError("get_next_as_optional on a distributed iterator")
+        """The next PerReplica batch as a `tf.experimental.Optional` (no value at the end)."""
+        if self._in_graph():
+            return _GraphDistributedOptional(self._source.get_next_as_optional(),
+                                             self._split_graph, self._element_spec)
+        try:
+            return EagerOptional(next(self), self._element_spec)
+        except StopIteration:
+            return EagerOptional(None, self._element_spec)
 
 
 @tf_export("distribute.DistributedDataset", v1=[])
@@ -184,7 +245,15 @@ class DistributedDataset:
             # (the first part: other workers' rows)
             return on_replica_devices(split_batch(element, sizes)[1:], self._strategy)
 
-        return DistributedIterator(next_parts, self.element_spec)
+        local = n // self._num_workers
+
+        def split_graph(element):
+            if n == 1:
+                return [element]
+            return split_batch_graph(element, self._sizes, local,
+                                     skip=self._worker_index * local)
+
+        return DistributedIterator(next_parts, self.element_spec, it, split_graph)
 
     def _autograph_for_stmt(self, extra_test, body, get_state, set_state, symbol_names, opts):
         """`for x in dist_dataset:` in a tf.function: the dataset's graph loop, each element
@@ -228,10 +297,21 @@ class DistributedDatasetsFromFunction:
         it = iter(self._dataset)
         n = self._strategy.num_replicas_in_sync
 
+        spec = self._dataset.element_spec
+        partial = not statically_shaped(spec)
+
         def next_parts():
+            # replica r takes the r-th next element; where the data ends after the first,
+            # the others get TF's empty dummy batches, unless the elements' shapes are all
+            # static (TF then ends the data there: no partial batches expected)
             parts = [next(it)]
             for _ in range(n - 1):
-                parts.append(next(it))
+                try:
+                    parts.append(next(it))
+                except StopIteration:
+                    if not partial:
+                        raise
+                    parts.append(dummy_element(spec))
             return on_replica_devices(parts, self._strategy)
 
         return DistributedIterator(next_parts, self.element_spec)

@@ -39,8 +39,9 @@ def canonical_device(name: str) -> str:
 
 
 def default_devices() -> tuple:
-    gpus = [canonical_device(d.name) for d in list_logical_devices("GPU")]
-    return tuple(gpus) if gpus else (f"{_LOCAL}/device:CPU:0",)
+    """TF's default: every logical GPU, else every logical CPU device."""
+    devices = list_logical_devices("GPU") or list_logical_devices("CPU")
+    return tuple(canonical_device(d.name) for d in devices)
 
 
 def validate_devices(names) -> tuple:

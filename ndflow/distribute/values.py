@@ -85,6 +85,10 @@ class PerReplicaSpec:
     def value_type(self):
         return PerReplica
 
+    def _tf_function_parts(self) -> tuple:
+        """In a tf.function's input_signature: one spec per replica's part."""
+        return self._value_specs
+
     def __eq__(self, other):
         return type(other) is PerReplicaSpec and self._value_specs == other._value_specs
 

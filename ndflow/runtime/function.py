@@ -136,6 +136,18 @@ def _variable_key(var, refs: list) -> tuple:
     return ("variable", var.dtype, dims, var.trainable, alias)
 
 
+def _flat_signature(signature) -> list:
+    """An input_signature's TensorSpecs in trace order: a spec of a value made of tensors
+    (tf.distribute's PerReplicaSpec, `_tf_function_parts`) stands for its parts' specs."""
+    out: list = []
+    for s in flatten(signature):
+        if hasattr(s, "_tf_function_parts"):
+            out.extend(_flat_signature(list(s._tf_function_parts())))
+        else:
+            out.append(s)
+    return out
+
+
 def _tensor_leaves(value) -> list:
     leaves: list = []
     _encode(value, leaves, [])
@@ -205,7 +217,7 @@ class Function:
         self._name = name or getattr(python_function, "__name__", "function")
         self._input_signature = None if input_signature is None else list(input_signature)
         if self._input_signature is not None:
-            for s in flatten(self._input_signature):
+            for s in _flat_signature(self._input_signature):
                 if not isinstance(s, TensorSpec):
                     raise TypeError(f"input_signature must be a possibly nested sequence of "
                                     f"TensorSpec objects, got {s!r}")
@@ -388,7 +400,7 @@ class Function:
         sig = self._input_signature
         n = len(sig)
         positional = [v for _, v in items[:n]]
-        flat_sig = flatten(sig)
+        flat_sig = _flat_signature(sig)
         n_leaves = len([x for v in positional for x in _tensor_leaves(v)])
         if len(positional) < n or n_leaves != len(flat_sig) or len(leaves) != len(flat_sig):
             raise TypeError(f"Binding inputs to tf.function `{self._name}` failed: the "
@@ -429,7 +441,7 @@ class Function:
         fg = function_graph(_graph_name(self._name))
         items = self._arguments(bound)
         names = [str(n) for n, v in items for _ in _tensor_leaves(v)]
-        sig_names = [s.name for s in flatten(self._input_signature or [])]
+        sig_names = [s.name for s in _flat_signature(self._input_signature or [])]
         with tracing_scope(fg):
             for i, (dtype, shape) in enumerate(specs):
                 name = sig_names[i] if i < len(sig_names) and sig_names[i] else names[i]

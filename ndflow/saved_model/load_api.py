@@ -15,6 +15,7 @@ from ndflow.runtime.session import Session
 from ndflow.saved_model import constants
 from ndflow.saved_model.loader_v1 import load_into_session
 from ndflow.saved_model.loading import Loaded, _Loader, _meta_graph, read_saved_model
+from ndflow.saved_model.signature_map import LoadedSignatureMap
 
 
 class _SessionSignature:
@@ -73,7 +74,7 @@ def load(export_dir, tags=None, options=None):
     root = _Loader(mg, export_dir, options).load()
     if isinstance(root, Loaded):
         if "signatures" not in root.__dict__:
-            root.__dict__["signatures"] = {}
+            root.__dict__["signatures"] = LoadedSignatureMap()
         root.__dict__["tensorflow_version"] = mg.meta_info_def.tensorflow_version
         root.__dict__["tensorflow_git_version"] = mg.meta_info_def.tensorflow_git_version
     return root

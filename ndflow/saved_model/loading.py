@@ -43,6 +43,7 @@ from ndflow.saved_model.restored_functions import (
     SignatureFunction,
 )
 from ndflow.saved_model.restored_resources import CapturedTensor, RestoredResource
+from ndflow.saved_model.signature_map import LoadedSignatureMap
 from ndflow.saved_model.variables_io import VariablesReader
 
 
@@ -242,7 +243,8 @@ class _Loader:
                 self.nodes[i] = ([] if ident == "trackable_list_wrapper" else
                                  {} if ident == "trackable_dict_wrapper" else
                                  [] if ident == "trackable_tuple_wrapper" else
-                                 {} if ident == "signature_map" else Loaded())
+                                 LoadedSignatureMap() if ident == "signature_map" else
+                                 Loaded())
         # resources first: the functions using a resource capture the handle its saved
         # creator makes (TF's order too: a resource's creator captures nothing)
         for i, p in enumerate(self.proto.nodes):

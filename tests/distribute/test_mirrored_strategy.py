@@ -31,10 +31,11 @@ def _data():
 def test_devices_and_default_devices(strategy):
     assert strategy.num_replicas_in_sync == 2
     assert strategy.extended.worker_devices == (CPU0, CPU1)
-    # by default every GPU, else the CPU (TensorFlow's default)
+    # by default every GPU, else every logical CPU device (TensorFlow's default)
     gpus = [f"/job:localhost/replica:0/task:0/device:GPU:{i}"
             for i in range(len(tf.config.list_physical_devices("GPU")))]
-    assert tf.distribute.MirroredStrategy().extended.worker_devices == (tuple(gpus) or (CPU0,))
+    assert tf.distribute.MirroredStrategy().extended.worker_devices == (tuple(gpus) or
+                                                                        (CPU0, CPU1))
 
 
 def test_bad_devices(strategy):
