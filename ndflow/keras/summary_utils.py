@@ -48,12 +48,16 @@ def format_layer_shape(layer) -> str:
     nodes = layer._inbound_nodes
     if nodes:
         shapes = [_format_shape(t.shape) for t in flatten(nodes[-1].outputs)]
-    else:
+    else:   # Keras: the output shape for the shape the layer was built with (a layer a
+        # subclassed model calls), else for the `input_shape` it was given
+        built_with = getattr(layer, "_build_shapes", None)
+        if built_with is None:
+            built_with = layer._build_input_shape
         try:
-            shape = layer.compute_output_shape(layer._build_input_shape)
+            shape = layer.compute_output_shape(built_with)
         except (NotImplementedError, TypeError, AttributeError, ValueError):
             return "?"
-        if shape is None or layer._build_input_shape is None:
+        if shape is None or built_with is None:
             return "?"
         shapes = [_format_shape(shape)]
     return shapes[0] if len(shapes) == 1 else str(shapes).replace("'", "")

@@ -84,6 +84,8 @@ def strided_slice_spec(dims, begin, end, strides, masks: dict) -> SliceSpec:
             entries.append(None)
         else:
             if len(raw) == rank:
+                if rank == 0:   # TF's message when the input is a scalar
+                    raise ValueError("Attempting to slice scalar input.")
                 raise ValueError(f"Index out of range using input dim {rank}; input has only "
                                  f"{rank} dims")
             entries.append(len(raw))

@@ -28,6 +28,7 @@ from ndflow.core.tensor import Tensor
 from ndflow.data.structure import map_leaves
 from ndflow.keras import keras_tensor, regularizer_functions
 from ndflow.keras.keras_variable import KerasVariable, autocast_dtype, autocast_scope
+from ndflow.keras.layers.add_weight_args import resolve_positional
 from ndflow.keras.layers.auto_config import (
     automatic_config,
     constructor_config,
@@ -121,7 +122,8 @@ class Layer(StatelessCall, Module):
         if unknown:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: "
                              f"{kwargs}")
-        name = name or unique_name(to_snake_case(type(self).__name__))
+        if name is None:   # Keras names only a missing name: "" stays ""
+            name = unique_name(to_snake_case(type(self).__name__))
         if not isinstance(name, str) or "/" in name:   # Keras' only rule for layer names
             raise ValueError("Argument `name` must be a string and cannot contain character "
                              f"`/`. Received: name={name} (of type {type(name)})")
@@ -228,10 +230,11 @@ class Layer(StatelessCall, Module):
         super().__setattr__(name, value)
 
     # -- weights -----------------------------------------------------------------------------
-    def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
+    def add_weight(self, *args, shape=None, initializer=None, dtype=None, trainable=True,
                    autocast=True, regularizer=None, constraint=None, aggregation="none",
                    overwrite_with_gradient=False, name=None):
         """A new variable of this layer (glorot_uniform for floats by default, else zeros)."""
+        shape, initializer, dtype = resolve_positional(args, shape, initializer, dtype)
         dtype = dtypes.as_dtype(dtype or self.variable_dtype)
         shape = tuple(() if shape is None else shape)
         if initializer is None:
@@ -251,7 +254,7 @@ class Layer(StatelessCall, Module):
         """A `KerasVariable` outside any function, named by the layer's path ("lstm/kernel"),
         not tracked as a weight (add_weight tracks it; an RNN's states stay untracked)."""
         with self._name_scope_if_outside():
-            path = "/".join(path_stack() + [name])
+            path = "/".join([p for p in path_stack() if p] + [name])   # Keras drops "" names
         with init_scope():
             value = make_value()
             saved, context.state().name_scope = context.state().name_scope, ""

@@ -174,13 +174,17 @@ class TextVectorization(Layer):
                 shape = [None, self._output_sequence_length]
                 return ids.to_tensor(default_value=0, shape=shape)
             if self._output_sequence_length is not None:
+                if ids.shape.rank in (0, 1):   # one sample's tokens (a scalar string split);
+                    # Keras slices the last axis first (a scalar: StridedSlice's error)
+                    length = self._output_sequence_length
+                    return squeeze(_pad_or_truncate(expand_dims(ids[..., :length], 0), length), 0)
                 return _pad_or_truncate(ids, self._output_sequence_length)
             return ids
         if isinstance(tokens, RaggedTensor):  # padding ids are dropped by the encoding
             ids = ids.to_tensor(default_value=_INT64_MAX)
-        else:
-            ids = lookup._lookup_dense(expand_dims(tokens, -1) if tokens.shape.rank == 1
-                                       else tokens)
+        else:   # Keras: dense tokens of rank 0 or 1 (a scalar string split, or a batch of
+            # unsplit strings) are one sample
+            ids = lookup._lookup_dense(tokens)
         depth = lookup.max_tokens if lookup.pad_to_max_tokens else lookup._frozen_vocab_size
         if depth is None:
             raise RuntimeError(

@@ -46,7 +46,7 @@ class Variable(KerasVariable):
             raise ValueError("When creating a Variable from an initializer, the `shape` "
                              "argument should be specified. Received: "
                              f"initializer={initializer} and shape={shape}")
-        path = "/".join(path_stack() + [name])
+        path = "/".join([p for p in path_stack() if p] + [name])   # Keras drops "" names
         with init_scope():
             if callable(initializer):
                 value = initializer(tuple(shape), dtype=dtype or "float32")
