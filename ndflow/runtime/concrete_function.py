@@ -216,6 +216,10 @@ class ConcreteFunction:
         params = getattr(self, "_parameters", None)
         if params is None:   # not traced from Python arguments (a loaded function)
             params = [(t.op.name, "POSITIONAL_ONLY", t) for t in self.graph.arg_inputs]
+        sig = getattr(self._function, "_input_signature", None)
+        if sig:   # TF shows the input signature's specs (their names too)
+            params = [(n, k, sig[i]) if i < len(sig) and k.startswith("POSITIONAL") else
+                      (n, k, v) for i, (n, k, v) in enumerate(params)]
         return params
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:

@@ -24,8 +24,8 @@ from ndflow.core.tensor_spec import TensorSpec
 def value_text(value) -> str:
     """A parameter's or output's type: a TensorSpec for tensors, Literal[v] for Python
     values, containers as TensorFlow names them (List, Tuple, Dict)."""
-    if isinstance(value, TensorSpec):
-        return repr(TensorSpec(value.shape, value.dtype))
+    if isinstance(value, TensorSpec):   # (an input signature's spec keeps its name)
+        return repr(TensorSpec(value.shape, value.dtype, value.name))
     if isinstance(value, Tensor) or isinstance(value, np.ndarray):
         return repr(TensorSpec(value.shape, _dtype(value)))
     if isinstance(value, dict):

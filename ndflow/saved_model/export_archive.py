@@ -9,8 +9,10 @@ from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.module import Module
 from ndflow.runtime.function import Function
+from ndflow.saved_model.object_graph import ObjectGraph
 from ndflow.saved_model.saving import save
 from ndflow.saved_model.signatures import model_input_signature
+from ndflow.saved_model.table_resources import saves_as_resource
 
 
 def _model_input_specs(model):
@@ -40,17 +42,25 @@ def export_saved_model(model, filepath, verbose=None, input_signature=None) -> N
         _model_input_specs(model)
     archive = _ExportArchive()
 
-    def serve(*args):
-        return model(*args, training=False)
+    if len(signature) == 1:   # TF names an input-signature's `*args` args_0, args_1, ...
+        def serve(args_0, /):
+            return model(args_0, training=False)
+    else:
+        def serve(*args):
+            return model(*args, training=False)
 
     archive.serve = Function(serve, name="serve", input_signature=signature, autograph=False)
     archive.serve.get_concrete_function()  # builds an unbuilt model's variables
     archive.variables = list(model.variables)
     archive.trainable_variables = list(model.trainable_variables)
     archive.non_trainable_variables = list(model.non_trainable_variables)
+    # Keras tracks the model's resources (its lookup layers' tables) in `_misc_assets`
+    archive._misc_assets = [node for node in ObjectGraph(model).nodes
+                            if saves_as_resource(node)]
     save(archive, filepath, signatures={"serve": archive.serve,
                                         "serving_default": archive.serve})
-    if verbose or verbose is None:
-        names = ", ".join(f"{s}" for s in flatten(signature))
+    if verbose or verbose is None:   # Keras: the endpoint's printed signature, captures too
+        lines = archive.serve.get_concrete_function().pretty_printed_signature().split("\n")
+        endpoint = "\n".join(["* Endpoint 'serve'"] + lines[1:])
         print(f"Saved artifact at '{filepath}'. The following endpoints are available:\n\n"
-              f"* Endpoint 'serve'\n  args_0 ({names})")
+              f"{endpoint}")

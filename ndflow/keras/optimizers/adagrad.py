@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
 from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
+from ndflow.keras.optimizers.sparse_squares import dense_and_square
 from ndflow.ops import math
 
 
 @tf_export("keras.optimizers.Adagrad", "optimizers.Adagrad", v1=["keras.optimizers.Adagrad"])
 class Adagrad(Optimizer):
     """Adagrad with the slot "accumulator" (starting at `initial_accumulator_value`)."""
+
+    handles_indexed_slices = True   # (Keras' sum of squares for repeated rows)
 
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
@@ -41,7 +44,8 @@ class Adagrad(Optimizer):
     def update_step(self, gradient, variable, learning_rate) -> None:
         dt = variable.dtype
         accumulator = self._accumulators[self._get_variable_index(variable)]
-        accumulator.assign_add(math.square(gradient))
+        gradient, square = dense_and_square(gradient)   # (Keras' squares of repeated rows)
+        accumulator.assign_add(square)
         denominator = math.sqrt(accumulator.read_value() + scalar(self.epsilon, dt))
         variable.assign_sub(cast(learning_rate, dt) * gradient / denominator)
 

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
 from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
-from ndflow.ops import arithmetic, training
+from ndflow.keras.optimizers.sparse_squares import dense_and_square
+from ndflow.ops import arithmetic, math, training
+from ndflow.ops.indexed_slices import IndexedSlices
 
 
 @tf_export("keras.optimizers.Adam", "optimizers.Adam", v1=["keras.optimizers.Adam"])
 class Adam(Optimizer):
     """Adam / AMSGrad with slots "momentum", "velocity" (and "velocity_hat")."""
+
+    handles_indexed_slices = True   # (Keras' sum of squares for repeated rows)
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  amsgrad: bool = False, weight_decay=None, clipnorm=None, clipvalue=None,
@@ -59,6 +63,9 @@ class Adam(Optimizer):
         i = self._get_variable_index(variable)
         m, v = self._momentums[i], self._velocities[i]
         # as Keras: beta powers from float32-cast betas, (1 - beta) and epsilon exact
+        if isinstance(gradient, IndexedSlices):
+            self._update_from_slices(gradient, variable, m, v, cast(learning_rate, dt), b1p, b2p)
+            return
         args = (b1p, b2p, cast(learning_rate, dt), scalar(self.beta_1, dt),
                 scalar(self.beta_2, dt), scalar(self.epsilon, dt), gradient)
         if self.amsgrad:
@@ -66,6 +73,21 @@ class Adam(Optimizer):
                 variable.handle, m.handle, v.handle, self._velocity_hats[i].handle, *args)
         else:
             training.resource_apply_adam(variable.handle, m.handle, v.handle, *args)
+
+    def _update_from_slices(self, gradient, variable, m, v, lr, b1p, b2p) -> None:
+        """Keras 3's update on TF for an IndexedSlices gradient (an embedding's): `square`
+        acts on the slices' values, so a row looked up twice adds two squares to `v`, while
+        `m` takes the summed (dense) gradient."""
+        dt = variable.dtype
+        g, g2 = dense_and_square(gradient)
+        alpha = lr * math.sqrt(1 - b2p) / (1 - b1p)
+        m.assign_add((g - m) * cast(1 - self.beta_1, dt))
+        v.assign_add((g2 - v) * cast(1 - self.beta_2, dt))
+        if self.amsgrad:
+            v_hat = self._velocity_hats[self._get_variable_index(variable)]
+            v_hat.assign(arithmetic.maximum(v_hat, v))
+            v = v_hat
+        variable.assign_sub(m * alpha / (math.sqrt(v) + cast(self.epsilon, dt)))
 
     def get_config(self) -> dict:
         config = super().get_config()

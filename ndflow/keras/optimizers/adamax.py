@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
 from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
+from ndflow.keras.optimizers.sparse_squares import dense_and_elementwise
 from ndflow.ops import arithmetic, math
 
 
 @tf_export("keras.optimizers.Adamax", "optimizers.Adamax", v1=["keras.optimizers.Adamax"])
 class Adamax(Optimizer):
     """Adamax with slots "momentum" and "norm"."""
+
+    handles_indexed_slices = True   # (Keras' elementwise ops on repeated rows)
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
@@ -50,11 +53,13 @@ class Adamax(Optimizer):
         dt = variable.dtype
         i = self._get_variable_index(variable)
         m_var, u_var = self._m[i], self._u[i]
+        gradient, magnitude = dense_and_elementwise(gradient, math.abs)   # (Keras' sum of
+        # the abs of repeated rows)
         m = m_var.read_value()
         m = m + (gradient - m) * scalar(1 - self.beta_1, dt)
         m_var.assign(m)
         u = arithmetic.maximum(scalar(self.beta_2, dt) * u_var.read_value(),
-                               math.abs(gradient))
+                               magnitude)
         u_var.assign(u)
         variable.assign_sub(cast(learning_rate, dt) * m /
                             (self._bias_correction(dt) * (u + scalar(self.epsilon, dt))))

@@ -14,12 +14,15 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
+from ndflow.keras.optimizers.sparse_squares import dense_and_square
 from ndflow.ops import arithmetic, math
 
 
 @tf_export("keras.optimizers.Nadam", "optimizers.Nadam", v1=["keras.optimizers.Nadam"])
 class Nadam(Optimizer):
     """Nadam with slots "momentum", "velocity" and the momentum-schedule product."""
+
+    handles_indexed_slices = True   # (Keras' elementwise ops on repeated rows)
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
@@ -74,12 +77,13 @@ class Nadam(Optimizer):
         i = self._get_variable_index(variable)
         u_t, u_t_1, u_prod, u_prod_next, c2, one_minus_b1 = self._schedule(dt)
         m_var, v_var = self._momentums[i], self._velocities[i]
+        gradient, square = dense_and_square(gradient)   # (Keras' squares of repeated rows)
         m = m_var.read_value()
         m = m + (gradient - m) * one_minus_b1
         m_var.assign(m)
         beta_2 = cast(self.beta_2, dt)
         v = v_var.read_value()
-        v = v + (math.square(gradient) - v) * (1 - beta_2)
+        v = v + (square - v) * (1 - beta_2)
         v_var.assign(v)
         m_hat = u_t_1 * m / (1 - u_prod_next) + (1 - u_t) * gradient / (1 - u_prod)
         v_hat = v / c2

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
 from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
+from ndflow.keras.optimizers.sparse_squares import dense_and_square
 from ndflow.ops import math, training
+from ndflow.ops.indexed_slices import IndexedSlices
 
 
 @tf_export("keras.optimizers.RMSprop", "optimizers.RMSprop", v1=["keras.optimizers.RMSprop"])
 class RMSprop(Optimizer):
     """RMSprop with slots "velocity" (+ "momentum" if momentum > 0, "average_gradient" if
     centered)."""
+
+    handles_indexed_slices = True   # (Keras' sum of squares for repeated rows)
 
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
                  centered: bool = False, weight_decay=None, clipnorm=None, clipvalue=None,
@@ -57,7 +61,7 @@ class RMSprop(Optimizer):
         lr = cast(learning_rate, dt)
         rho, eps = scalar(self.rho, dt), scalar(self.epsilon, dt)  # Python operands, as Keras
         velocity = self._velocities[i]
-        if self.momentum > 0:
+        if self.momentum > 0 and not isinstance(gradient, IndexedSlices):
             mom = self._momentums[i].handle
             args = (lr, rho, scalar(self.momentum, dt), eps, gradient)
             if self.centered:
@@ -68,7 +72,8 @@ class RMSprop(Optimizer):
                 training.resource_apply_rms_prop(variable.handle, velocity.handle, mom, *args)
             return
         one_minus_rho = scalar(1 - self.rho, dt)
-        vel = rho * velocity.read_value() + one_minus_rho * math.square(gradient)
+        gradient, square = dense_and_square(gradient)   # (Keras' squares of repeated rows)
+        vel = rho * velocity.read_value() + one_minus_rho * square
         velocity.assign(vel)
         if self.centered:
             avg_var = self._average_gradients[i]
@@ -77,7 +82,13 @@ class RMSprop(Optimizer):
             denominator = vel - math.square(avg) + eps
         else:
             denominator = vel + eps
-        variable.assign_sub(lr * gradient / math.sqrt(denominator))
+        increment = lr * gradient / math.sqrt(denominator)
+        if self.momentum > 0:   # (an IndexedSlices gradient: Keras' update, op by op)
+            mom = self._momentums[i]
+            mom.assign(scalar(self.momentum, dt) * mom.read_value() + increment)
+            variable.assign_sub(mom.read_value())
+            return
+        variable.assign_sub(increment)
 
     def get_config(self) -> dict:
         config = super().get_config()

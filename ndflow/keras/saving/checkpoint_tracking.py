@@ -18,7 +18,9 @@ from ndflow.core import dtypes
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_layer import InputLayer
 from ndflow.keras.optimizers.base_optimizer import Optimizer
+from ndflow.ops.lookup_tables import LookupInterface
 from ndflow.ops.variables import Variable
+from ndflow.saved_model.trackable_resource import TrackableResource
 from ndflow.train.init_scope import init_scope
 
 # Models are recognized by their layer lists, not their classes: this module is imported
@@ -61,8 +63,9 @@ def layer_children(layer) -> list:
     for name, value in vars(layer).items():
         if name in _BOOKKEEPING:
             continue
-        if isinstance(value, (Variable, Layer, Optimizer)) or \
-                name in getattr(type(layer), "_tracked_attributes", ()):
+        if isinstance(value, (Variable, Layer, Optimizer, LookupInterface, TrackableResource)) \
+                or name in getattr(type(layer), "_tracked_attributes", ()):   # (a layer's
+            # lookup tables too, tracked as TF's AutoTrackable layers track them)
             kids.append((renames.get(name, name), value))
         elif not name.startswith("_") and isinstance(value, (list, tuple, dict)) and \
                 holds_trackables(value):
