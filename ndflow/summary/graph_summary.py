@@ -82,6 +82,18 @@ _trace_lock = threading.Lock()
 _trace: _Trace | None = None
 
 
+def _eager_outside_function(in_function: str, in_graph: str) -> bool:
+    """Whether tracing can start or export here; else TF's warning (inside a tf.function,
+    or in TF1 graph mode)."""
+    if inside_function():
+        tf_logging.warning(in_function)
+        return False
+    if not context.executing_eagerly():
+        tf_logging.warning(in_graph)
+        return False
+    return True
+
+
 @tf_export("summary.trace_on", v1=[])
 def trace_on(graph=True, profiler=False, profiler_outdir=None):
     """Starts recording the graphs of the `tf.function`s called from now on; with
@@ -90,11 +102,8 @@ def trace_on(graph=True, profiler=False, profiler_outdir=None):
     without a directory only warns: nothing is recorded, and `trace_export` then fails to
     stop the profiler that never ran."""
     global _trace
-    if inside_function():
-        tf_logging.warning("Cannot enable trace inside a tf.function.")
-        return
-    if not context.executing_eagerly():
-        tf_logging.warning("Must enable trace in eager mode.")
+    if not _eager_outside_function("Cannot enable trace inside a tf.function.",
+                                   "Must enable trace in eager mode."):
         return
     with _trace_lock:
         if _trace is not None:
@@ -202,11 +211,8 @@ def trace_export(name, step=None, profiler_outdir=None):
     "graph_run_metadata"), stops the profiler trace_on started (which writes its profile)
     and stops tracing. As TensorFlow, a failure to stop the profiler raises and leaves the
     trace on."""
-    if inside_function():
-        tf_logging.warning("Cannot export trace inside a tf.function.")
-        return
-    if not context.executing_eagerly():
-        tf_logging.warning("Can only export trace while executing eagerly.")
+    if not _eager_outside_function("Cannot export trace inside a tf.function.",
+                                   "Can only export trace while executing eagerly."):
         return
     with _trace_lock:
         if _trace is None:
