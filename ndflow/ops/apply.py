@@ -121,6 +121,9 @@ def infer_numpy(value, dtype):
         return arr, dtypes.as_dtype(arr.dtype)
     arr = _as_array(value)
     if arr.dtype == np.float64:
+        if ((np.abs(arr) > _FLOAT32_MAX) & np.isfinite(arr)).any():   # TF's inferred float32
+            raise ValueError("Can't convert Python sequence with a value out of range for a "
+                             "double-precision float.")
         return arr.astype(np.float32), dtypes.float32
     if arr.dtype.kind in "iu":
         if arr.size == 0 or (arr.min() >= -2**31 and arr.max() < 2**31):
@@ -133,6 +136,9 @@ def infer_numpy(value, dtype):
     if arr.dtype.kind == "c" and arr.ndim and not isinstance(_first_leaf(value), complex):
         raise _unsupported(value)  # TF: a complex after real numbers mixes types
     return arr, dtypes.as_dtype(arr.dtype)
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def _first_leaf(value):

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.core import dtypes, narrow_dtypes
+from ndflow.core import context, dtypes, narrow_dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.comparison import unchanged_shape
@@ -32,15 +33,29 @@ def _cast_value(t):
     return np.asarray(v).astype(dst.np_dtype)
 
 
-@tf_export("cast", "dtypes.cast")
 def cast(x, dtype, name=None) -> Tensor:
-    """`tf.cast`: `x` converted to `dtype` (floats to ints truncate toward zero)."""
+    """`x` converted to `dtype` (floats to ints truncate toward zero): ndflow's own, which
+    makes a Python value a tensor of `dtype` directly (`cast(0.1, float64)` is exact)."""
     dtype = dtypes.as_dtype(dtype)
     if not isinstance(x, Tensor):
         x = convert_to_tensor(x, dtype_hint=dtype)
     if x.dtype is dtype:
         return x
     return apply_op(Cast, [x], {"DstT": dtype}, name=name or "Cast").outputs[0]
+
+
+@tf_export("cast", "dtypes.cast")
+def tf_cast(x, dtype, name=None) -> Tensor:
+    """`tf.cast`: as TF, a Python value becomes a tensor of its own type first
+    (`tf.cast(0.1, tf.float64)` is float32's 0.1), named `Cast/x` in a graph."""
+    dtype = dtypes.as_dtype(dtype)
+    if isinstance(x, Tensor) and x.dtype is dtype:
+        return x
+    if context.executing_eagerly():
+        return cast(convert_to_tensor(x), dtype, name)
+    with name_scope(name, "Cast") as scope:
+        x = convert_to_tensor(x, name="x")
+        return x if x.dtype is dtype else cast(x, dtype, scope)
 
 
 @tf_export(v1=["to_float"])
