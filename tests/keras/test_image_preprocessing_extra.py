@@ -57,10 +57,10 @@ def test_solarization_sharpness_shear_grayscale_at_fixed_draws(fx):
 
 def test_random_invert_and_grayscale_probabilities():
     x = np.random.default_rng(0).random((400, 2, 2, 3)).astype(np.float32)
-    out = L.RandomInvert(1.0, value_range=(0, 1))(x).numpy()
+    out = L.RandomInvert(1.0, value_range=(0, 1), seed=3)(x).numpy()   # (seeded: not flaky)
     inv = np.all(np.isclose(out, 1 - x), axis=(1, 2, 3))
     assert np.all(inv | np.all(out == x, axis=(1, 2, 3))) and 0.4 < inv.mean() < 0.6
-    out = L.RandomGrayscale(0.25)(x * 255).numpy()
+    out = L.RandomGrayscale(0.25, seed=4)(x * 255).numpy()
     grey = np.all(np.isclose(out[..., 0], out[..., 1]) & np.isclose(out[..., 1], out[..., 2]),
                   axis=(1, 2))
     assert 0.17 < grey.mean() < 0.33
