@@ -233,7 +233,14 @@ class Trainer:
     def _make_function(self, step):
         if self.run_eagerly:
             return step
-        return function(step, jit_compile=self.jit_compile or None, reduce_retracing=True)
+
+        def multi_step_on_iterator(data):
+            # Keras' one code object for every step function: TF's retracing warning counts
+            # the train, test and predict functions of all models together, as in TF
+            return step(data)
+
+        return function(multi_step_on_iterator, name=getattr(step, "__name__", None),
+                        jit_compile=self.jit_compile or None, reduce_retracing=True)
 
     def make_train_function(self, force=False):
         if self.train_function is None or force:
