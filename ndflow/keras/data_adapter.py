@@ -108,9 +108,12 @@ def _to_numpy(x):
 
 
 def is_array_data(x) -> bool:
+    """Keras 3's `can_convert_arrays`: arrays, tensors or array-likes (`__array__`) in lists,
+    tuples and dicts; Python numbers are not (`predict([[1.0, 2.0]])` is Keras' ValueError)."""
     flat = leaves(x)
-    return bool(flat) and all(isinstance(v, (np.ndarray, Tensor, Variable, SparseTensor, int,
-                                             float)) for v in flat)
+    return bool(flat) and all(isinstance(v, (np.ndarray, Tensor, Variable, SparseTensor)) or
+                              (hasattr(v, "__array__") and not isinstance(v, (str, bytes)))
+                              for v in flat)
 
 
 def _standardize(x):
@@ -365,6 +368,9 @@ def get_data_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None,
         _check_no_targets(x, y, sample_weight)
         return PyDatasetAdapter(x, steps, shuffle, class_weight)
     if is_array_data(x):
+        if not all(v is None or is_array_data(v) for v in (y, sample_weight)):
+            # Keras checks (x, y, sample_weight) together, and names x
+            raise ValueError(f"Unrecognized data type: x={x} (of type {type(x)})")
         return ArrayDataAdapter(x, y, sample_weight, batch_size, steps, shuffle, class_weight)
     if isinstance(x, DatasetV2):
         _check_no_targets(x, y, sample_weight)

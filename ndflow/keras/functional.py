@@ -184,10 +184,27 @@ class Functional(Model):
             if all(n in inputs for n in names):
                 return [inputs[n] for n in names]
         flat = flatten_inputs(inputs)   # a SparseTensor is one input
-        if len(flat) != len(self.inputs):
+        if len(flat) < len(self.inputs):
             raise ValueError(f'Layer "{self.name}" expects {len(self.inputs)} input(s), but it '
                              f"received {len(flat)} input tensors. Inputs received: {inputs}")
-        return flat
+        if len(flat) > len(self.inputs) or (type(inputs) in (list, tuple) and isinstance(
+                self._inputs_struct, KerasTensor)):
+            # Keras 3 warns and takes the inputs in order (`predict([x])` of a Sequential)
+            self._warn_inputs_struct_mismatch(inputs)
+        return flat[:len(self.inputs)]
+
+    def _warn_inputs_struct_mismatch(self, inputs) -> None:
+        def name(t):
+            return "None" if t is None else t.name
+
+        def shape(t):
+            return "None" if t is None else f"Tensor(shape={tuple(t.shape)})"
+
+        expected = name(self._inputs_struct) if isinstance(self._inputs_struct, KerasTensor) \
+            else type(self._inputs_struct)(name(t) for t in flatten(self._inputs_struct))
+        received = type(inputs)(shape(t) for t in inputs)
+        warnings.warn("The structure of `inputs` doesn't match the expected structure.\n"
+                      f"Expected: {expected}\nReceived: inputs={received}", stacklevel=3)
 
     def __call__(self, *args, **kwargs):
         if args and isinstance(args[0], dict):  # matched to the inputs by name

@@ -93,6 +93,10 @@ class Sequential(Model):
         self.built = True
 
     def call(self, inputs, training=None, mask=None):
+        if self._functional is not None and type(inputs) in (list, tuple):
+            # Keras 3 runs a built Sequential as its Functional: a list's structure mismatch
+            # is a warning, its first tensor the input
+            return self._functional.call(inputs, training=training, mask=mask)
         x = inputs
         first = self._layers_list[0] if self._layers_list else None
         if isinstance(first, InputLayer) and not isinstance(x, (list, tuple, dict)):
