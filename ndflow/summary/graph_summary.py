@@ -182,26 +182,25 @@ def run_metadata_of(functions, optimized=None) -> config_pb2.RunMetadata:
     return meta
 
 
-def write_run_metadata_graphs(name, run_metadata, step):
-    """Writes `run_metadata` as TF2's trace_export does (plugin "graph_run_metadata_graph":
-    TensorBoard's Graphs dashboard lists it under tag `name`)."""
+def _write_run_metadata_as(plugin: str, name, run_metadata, step):
     md = summary_pb2.SummaryMetadata()
-    md.plugin_data.plugin_name = "graph_run_metadata_graph"
+    md.plugin_data.plugin_name = plugin
     md.plugin_data.content = b"1"
     data = np.array(run_metadata.SerializeToString(), dtype=object)
     return write_summary(summary_tag(name), data, step, md,
                          lambda a: ndarray_to_tensor_proto(a, dtypes.string))
+
+
+def write_run_metadata_graphs(name, run_metadata, step):
+    """Writes `run_metadata` as TF2's trace_export does (plugin "graph_run_metadata_graph":
+    TensorBoard's Graphs dashboard lists it under tag `name`)."""
+    return _write_run_metadata_as("graph_run_metadata_graph", name, run_metadata, step)
 
 
 def write_run_metadata(name, run_metadata, step):
     """Writes `run_metadata` as TF2's `run_metadata` does (plugin "graph_run_metadata": the
     profiled run's metadata, which TensorBoard's Graphs dashboard lists under tag `name`)."""
-    md = summary_pb2.SummaryMetadata()
-    md.plugin_data.plugin_name = "graph_run_metadata"
-    md.plugin_data.content = b"1"
-    data = np.array(run_metadata.SerializeToString(), dtype=object)
-    return write_summary(summary_tag(name), data, step, md,
-                         lambda a: ndarray_to_tensor_proto(a, dtypes.string))
+    return _write_run_metadata_as("graph_run_metadata", name, run_metadata, step)
 
 
 @tf_export("summary.trace_export", v1=[])
