@@ -38,7 +38,7 @@ from ndflow.core.tensor import (
 )
 from ndflow.ops import state, state_scatter_nd, state_slice_assign, state_sparse
 from ndflow.ops.apply import convert_to_tensor, register_tensor_conversion_function
-from ndflow.ops.array_core import group, identity
+from ndflow.ops.array_core import identity
 from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.random import name_scope
 from ndflow.ops.variable_creators import (
@@ -538,66 +538,18 @@ def _dense_var_to_tensor(var, dtype=None, name=None, as_ref=False):
 register_tensor_conversion_function(Variable, _dense_var_to_tensor)
 
 
-# -- collections and initializers (tf.compat.v1) --------------------------------------------------
-
-def _collection(key: str, scope=None) -> list:
-    if context.executing_eagerly():
-        return []
-    return context.get_default_graph().get_collection(key, scope)
-
-
-@tf_export(v1=["global_variables"])
-def global_variables(scope=None) -> list:
-    return _collection(GraphKeys.GLOBAL_VARIABLES, scope)
-
-
-@tf_export(v1=["all_variables"])
-def all_variables() -> list:
-    return global_variables()
-
-
-@tf_export(v1=["trainable_variables"])
-def trainable_variables(scope=None) -> list:
-    return _collection(GraphKeys.TRAINABLE_VARIABLES, scope)
-
-
-@tf_export(v1=["local_variables"])
-def local_variables(scope=None) -> list:
-    return _collection(GraphKeys.LOCAL_VARIABLES, scope)
-
-
-@tf_export(v1=["model_variables"])
-def model_variables(scope=None) -> list:
-    return _collection(GraphKeys.MODEL_VARIABLES, scope)
-
-
-def moving_average_variables(scope=None) -> list:
-    return _collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
-
-
-@tf_export(v1=["initializers.variables", "variables_initializer"])
-def variables_initializer(var_list, name: str = "init") -> Operation | None:
-    """`tf.compat.v1.variables_initializer`: one op running the variables' initializers."""
-    if context.executing_eagerly():
-        return None
-    return group(*[v.initializer for v in var_list], name=name)
-
-
-@tf_export(v1=["global_variables_initializer", "initialize_all_variables",
-               "initializers.global_variables"])
-def global_variables_initializer() -> Operation | None:
-    return variables_initializer(global_variables())
-
-
-@tf_export(v1=["initializers.local_variables", "local_variables_initializer"])
-def local_variables_initializer() -> Operation | None:
-    return variables_initializer(local_variables(), name="init")
-
-
-initialize_all_variables = global_variables_initializer
-initialize_local_variables = local_variables_initializer
-
-
-@tf_export(v1=["is_variable_initialized"])
-def is_variable_initialized(variable):
-    return variable.is_initialized()
+# TF1's collections and initializers, in their own module (tf.compat.v1 names)
+from ndflow.ops.variable_collections import (  # noqa: E402, F401 - this module's names too
+    all_variables,
+    global_variables,
+    global_variables_initializer,
+    initialize_all_variables,
+    initialize_local_variables,
+    is_variable_initialized,
+    local_variables,
+    local_variables_initializer,
+    model_variables,
+    moving_average_variables,
+    trainable_variables,
+    variables_initializer,
+)
