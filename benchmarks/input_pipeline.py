@@ -21,7 +21,9 @@ round, the best of `epochs` passes after a warm-up pass):
   small CNN's `fit` fed by the vectorized pipeline vs `fit` on the same images as in-memory
   arrays (bar: within 10%); and fed by a pipeline whose `map` also
   does extra work calibrated to cost about one training step per batch, with
-  `num_parallel_calls=AUTOTUNE` and `prefetch(AUTOTUNE)` (bar: within 10% of in-memory).
+  `num_parallel_calls=AUTOTUNE` and `prefetch(AUTOTUNE)` (bar, issue 53: its ratio to
+  in-memory `fit` <= TensorFlow's ratio in the same run), and by one whose map waits about a
+  step without using CPU (bar: within 10% of in-memory).
 
 The same source runs in both interpreters (`--worker MODULE`: `import MODULE as tf`), one
 after the other, `rounds` times, alternating (the machine may be shared).
@@ -292,14 +294,18 @@ def report(ours: list, theirs: list, images: int, record_bytes: int) -> None:
                 ("fit_heavy_map", "with a step-sized map"),
                 ("fit_wait_map", "with a step-long wait"))))
     cores = os.cpu_count() or 1
+    heavy_tf = t["fit_heavy_map_s"] / t["fit_arrays_s"] if t else None
     for name, r in rows:
         p = r["fit_pipeline_s"] / r["fit_arrays_s"]
         h = r["fit_heavy_map_s"] / r["fit_arrays_s"]
         w = r["fit_wait_map_s"] / r["fit_arrays_s"]
+        # issue 53: the step-sized map's ratio against TensorFlow's own in the same run (no
+        # schedule on 2 cores meets an absolute bar); the wait-only map's within 10%
+        heavy_bar = (f"bar <= TF's {heavy_tf:.2f}x: {_check(h <= heavy_tf)}"
+                     if heavy_tf and r is o else "")
         print(f"  {name}: fit fed by the pipeline / on arrays {p:5.2f}x (bar <= 1.10x: "
-              f"{_check(p <= 1.1)});  with a step-sized map {h:5.2f}x (bar <= 1.10x: "
-              f"{_check(h <= 1.1)});  with a step-long wait in the map {w:5.2f}x (bar <= "
-              f"1.10x: {_check(w <= 1.1)})")
+              f"{_check(p <= 1.1)});  with a step-sized map {h:5.2f}x ({heavy_bar});  "
+              f"with a step-long wait in the map {w:5.2f}x (bar <= 1.10x: {_check(w <= 1.1)})")
         # CPU-seconds per epoch: the step's (fit on arrays) + the heavy map's alone; no
         # schedule of `cores` cores runs that work faster than its sum / cores
         steps = -(-images // BATCH)

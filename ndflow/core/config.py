@@ -148,7 +148,26 @@ TF_NUM_INTRAOP_THREADS = _declare(
     "TF_NUM_INTRAOP_THREADS", "int", 0,
     "Threads one kernel may use (ATen's intra-op pool); 0 lets ndflow choose.")
 
-# ndflow's own.
+# OpenMP (ATen's intra-op pool), read by torch's libgomp when torch is first imported;
+# ndflow only validates them, so a typo is an error naming the variable instead of libgomp's
+# silent default.
+OMP_NUM_THREADS = _declare(
+    "OMP_NUM_THREADS", "int", 0,
+    "OpenMP's team size (ATen's intra-op threads); TF_NUM_INTRAOP_THREADS and "
+    "tf.config.threading win. A positive integer (or a comma list of them, per nesting level).")
+OMP_WAIT_POLICY = _declare(
+    "OMP_WAIT_POLICY", "str", "",
+    "ACTIVE (idle OpenMP threads spin) or PASSIVE (they sleep at once); unset: libgomp spins "
+    "about 300,000 times (~8 ms on the Zen 4 EPYC) before sleeping.")
+GOMP_SPINCOUNT = _declare(
+    "GOMP_SPINCOUNT", "str", "",
+    "libgomp's spin count before an idle thread sleeps: a count with an optional k, M, G or T "
+    "suffix, or 'infinite'.")
+NDFLOW_FOLLOW_FREE_CORES = _declare(
+    "NDFLOW_FOLLOW_FREE_CORES", "bool", True,
+    "Lowers a kernel's intra-op threads to the cores other processes leave free, and restores "
+    "them when the cores are free again (ndflow/runtime/core_monitor.py); 0 keeps the "
+    "configured count whatever the load.")
 NDFLOW_KEEP_FREED_MEMORY = _declare(
     "NDFLOW_KEEP_FREED_MEMORY", "bool", True,
     "Keeps freed tensor memory in the process heap (glibc thresholds) so that each step reuses "
@@ -464,6 +483,51 @@ def num_intraop_threads() -> int:
     return env_int(TF_NUM_INTRAOP_THREADS, 0, minimum=0)
 
 
+_SPINCOUNT_RE = re.compile(r"\s*([0-9]+)\s*([kKmMgGtT])?\s*\Z")
+
+
+def omp_num_threads() -> int:
+    """OMP_NUM_THREADS' first level (0 when unset): positive integers, comma-separated."""
+    value = _raw(OMP_NUM_THREADS)
+    if value is None or not value.strip():
+        return 0
+    levels = value.split(",")
+    if not all(_INT_RE.match(v) and int(v) > 0 for v in levels):
+        raise ValueError(f"Invalid value for environment variable ${{{OMP_NUM_THREADS}}}: "
+                         f"{value!r}; expected a positive integer or a comma-separated list "
+                         "of them")
+    return int(levels[0])
+
+
+def omp_wait_policy() -> str:
+    """OMP_WAIT_POLICY as ACTIVE or PASSIVE ('' when unset)."""
+    value = (_raw(OMP_WAIT_POLICY) or "").strip()
+    if value and value.upper() not in ("ACTIVE", "PASSIVE"):
+        raise ValueError(f"Invalid value for environment variable ${{{OMP_WAIT_POLICY}}}: "
+                         f"{value!r}; expected ACTIVE or PASSIVE")
+    return value.upper()
+
+
+def gomp_spincount() -> int | None:
+    """GOMP_SPINCOUNT in spins (None when unset; -1 for 'infinite')."""
+    value = _raw(GOMP_SPINCOUNT)
+    if value is None or not value.strip():
+        return None
+    if value.strip().lower() in ("infinite", "infinity"):
+        return -1
+    m = _SPINCOUNT_RE.match(value)
+    if not m:
+        raise ValueError(f"Invalid value for environment variable ${{{GOMP_SPINCOUNT}}}: "
+                         f"{value!r}; expected a non-negative count with an optional k, M, G "
+                         "or T suffix, or 'infinite'")
+    scale = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}[(m.group(2) or "").lower()]
+    return int(m.group(1)) * scale
+
+
+def follow_free_cores() -> bool:
+    return env_bool(NDFLOW_FOLLOW_FREE_CORES, True)
+
+
 def keep_freed_memory() -> bool:
     return env_bool(NDFLOW_KEEP_FREED_MEMORY, True)
 
@@ -513,6 +577,10 @@ _ACCESSORS = {
     CUDA_DEVICE_MAX_CONNECTIONS: cuda_device_max_connections,
     TF_NUM_INTEROP_THREADS: num_interop_threads,
     TF_NUM_INTRAOP_THREADS: num_intraop_threads,
+    OMP_NUM_THREADS: omp_num_threads,
+    OMP_WAIT_POLICY: omp_wait_policy,
+    GOMP_SPINCOUNT: gomp_spincount,
+    NDFLOW_FOLLOW_FREE_CORES: follow_free_cores,
     TF_CPP_MIN_LOG_LEVEL: min_log_level,
     TF_CPP_MIN_VLOG_LEVEL: max_vlog_level,
     TF_CPP_MAX_VLOG_LEVEL: max_vlog_level,

@@ -17,6 +17,9 @@ import threading
 
 import torch
 
+from ndflow.core import config
+from ndflow.runtime import core_monitor
+
 PIPELINE_INTRA_OP_THREADS = 1
 # The GIL switch interval while a pipeline runs threads beside its consumer (a training loop).
 # Every ATen kernel of the step releases the GIL; taking it back from a pipeline thread that
@@ -57,6 +60,7 @@ _consumers_lock = threading.Lock()
 
 def init_worker_thread(threads: int = PIPELINE_INTRA_OP_THREADS) -> None:
     """Run first in each pipeline thread (never on the consumer's thread)."""
+    core_monitor.register_helper_thread()
     if torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
     if _training_consumers[0] > 0:
@@ -194,4 +198,4 @@ def _consumer_first():
 def _passive_openmp() -> bool:
     """OMP_WAIT_POLICY=PASSIVE: idle OpenMP threads sleep instead of spinning, so the
     pipeline's threads run in the step's gaps and the step keeps every core."""
-    return os.environ.get("OMP_WAIT_POLICY", "").strip().upper() == "PASSIVE"
+    return config.omp_wait_policy() == "PASSIVE"

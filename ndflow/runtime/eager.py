@@ -16,6 +16,7 @@ from ndflow.ops.apply import EagerOperation, infer_shapes, output_dtypes
 from ndflow.ops.eager_keys import freeze_attr
 from ndflow.runtime import math_modes
 from ndflow.runtime.state import EAGER_CONTEXT
+from ndflow.runtime.threads import follow_free_cores
 
 _TorchTensor = torch.Tensor
 _SUBNORMAL, _ONE, _flush, _unflush = (denormals.SUBNORMAL, denormals.ONE, denormals.flush,
@@ -52,6 +53,7 @@ def build_kernel(op_def, name, inputs, attrs, device_spec: str, ctx=EAGER_CONTEX
 def eager_execute(op_def, inputs, attrs, name=None, attrs_key=None) -> EagerOperation:
     """Runs one op now. `attrs_key` (from `apply_op`'s fast path) identifies (op, input
     dtypes, attrs) so the kernel cache key needs only the input shapes and the device."""
+    follow_free_cores()
     spec = context.eager_device()
     vals = [t._value for t in inputs]
     try:

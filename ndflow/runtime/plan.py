@@ -37,7 +37,7 @@ from ndflow.core.shapes import fmt
 from ndflow.kernels import denormals, host_memory, registry
 from ndflow.ops.apply import numpy_to_torch
 from ndflow.passes.prune import needed_ops
-from ndflow.runtime import inplace, math_modes, memory_plan, parallel_plan
+from ndflow.runtime import inplace, math_modes, memory_plan, parallel_plan, threads
 
 _profiler = None  # the installed profiler (ndflow/profiler), or None: see set_profiler
 
@@ -288,6 +288,7 @@ class Plan:
     def run(self, feed_values):
         """Runs one step: `feed_values` are ATen tensors in `feeds` order; returns fetches.
         Kernels run with subnormals flushed, as TF's executor runs them (kernels/denormals)."""
+        threads.follow_free_cores()
         flushed = denormals.enter()
         try:
             return self._run_flushed(feed_values)

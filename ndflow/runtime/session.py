@@ -17,8 +17,6 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import torch
-
 from ndflow.core import context, optimizer_options, run_deadline, traceback_utils
 from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor
@@ -27,7 +25,7 @@ from ndflow.core.graph import Graph, Operation
 from ndflow.kernels.session_ops import SessionTensors
 from ndflow.ops.sparse_tensor import SparseTensor
 from ndflow.passes.pass_config import resolve_pass_config
-from ndflow.runtime import parallel_plan, placement_log, session_handles
+from ndflow.runtime import parallel_plan, placement_log, session_handles, threads
 from ndflow.runtime.compile import compile_plan
 from ndflow.runtime.config_proto import ConfigProto, session_settings
 from ndflow.runtime.fetch_mapper import FetchMapper
@@ -94,7 +92,8 @@ class Session:
         self._context_managers: list | None = None
         self.plans_built = 0
         if self._settings.intra_op_parallelism_threads > 0:
-            torch.set_num_threads(self._settings.intra_op_parallelism_threads)
+            threads.set_configured_threads(self._settings.intra_op_parallelism_threads,
+                                           "ConfigProto.intra_op_parallelism_threads")
         self._closed = False
 
     # -- properties ----------------------------------------------------------------------------

@@ -208,3 +208,55 @@ def test_readme_documents_every_variable():
                    "CLEARLIST}_{ADD,REMOVE}" in section
         else:
             assert f"`{name}`" in section, f"{name} is not listed in README's Environment variables"
+
+
+# -- OpenMP's variables (read by torch's libgomp; ndflow validates them) ----------------------
+
+@pytest.mark.parametrize("value,expected", [("4", 4), (" 2 ", 2), ("4,2", 4), ("", 0)])
+def test_omp_num_threads_reads_the_first_level(monkeypatch, value, expected):
+    monkeypatch.setenv("OMP_NUM_THREADS", value)
+    assert config.omp_num_threads() == expected
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", "4,", "4,0"])
+def test_malformed_omp_num_threads_names_the_variable(monkeypatch, value):
+    monkeypatch.setenv("OMP_NUM_THREADS", value)
+    with pytest.raises(ValueError, match=r"OMP_NUM_THREADS.*positive integer"):
+        config.omp_num_threads()
+
+
+@pytest.mark.parametrize("value,expected", [("passive", "PASSIVE"), ("ACTIVE", "ACTIVE"),
+                                            (" Passive ", "PASSIVE")])
+def test_omp_wait_policy(monkeypatch, value, expected):
+    monkeypatch.setenv("OMP_WAIT_POLICY", value)
+    assert config.omp_wait_policy() == expected
+
+
+def test_malformed_omp_wait_policy_names_the_variable(monkeypatch):
+    monkeypatch.setenv("OMP_WAIT_POLICY", "sleepy")
+    with pytest.raises(ValueError, match=r"OMP_WAIT_POLICY.*'sleepy'.*ACTIVE or PASSIVE"):
+        config.omp_wait_policy()
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("0", 0), ("300000", 300000), ("10k", 10_000), ("2M", 2_000_000), ("1g", 10**9),
+    ("infinite", -1), ("INFINITY", -1)])
+def test_gomp_spincount_as_libgomp_reads_it(monkeypatch, value, expected):
+    monkeypatch.setenv("GOMP_SPINCOUNT", value)
+    assert config.gomp_spincount() == expected
+
+
+@pytest.mark.parametrize("value", ["-5", "10x", "1.5k", "lots"])
+def test_malformed_gomp_spincount_names_the_variable(monkeypatch, value):
+    monkeypatch.setenv("GOMP_SPINCOUNT", value)
+    with pytest.raises(ValueError, match="GOMP_SPINCOUNT"):
+        config.gomp_spincount()
+
+
+def test_follow_free_cores_switch(monkeypatch):
+    assert config.follow_free_cores() is True
+    monkeypatch.setenv("NDFLOW_FOLLOW_FREE_CORES", "0")
+    assert config.follow_free_cores() is False
+    monkeypatch.setenv("NDFLOW_FOLLOW_FREE_CORES", "maybe")
+    with pytest.raises(ValueError, match="NDFLOW_FOLLOW_FREE_CORES"):
+        config.follow_free_cores()

@@ -1,0 +1,162 @@
+"""How many cores the other processes on this machine leave to this one.
+
+ATen's kernels split their work statically over the OpenMP team (oneDNN, MKL and
+`at::parallel_for` give each thread a fixed share), and the team's threads spin-wait for
+each other at every kernel's end. When another process takes a core, the thread that shares
+it finishes its share late and its partners spin meanwhile: measured on 2 cores, two ndflow
+training jobs at once each ran 15-23x slower, while one thread per job (each on a core of
+its own) runs 1.6-1.9x slower, what the halved cores cost. TensorFlow's pool steals work
+instead, so it degrades gracefully with a fixed count; ATen's cannot, so ndflow changes the
+count: runtime/threads.py lowers a thread's intra-op threads to the cores left free.
+
+A daemon thread samples the machine's busy CPU time (/proc/stat), this process's own CPU time
+(`time.process_time`, all its threads) and its pipeline threads' (tf.data's prefetch and map
+threads register themselves: `register_helper_thread`) every `PERIOD` seconds; the load that
+competes with the kernels is the machine's less this process's, plus the pipeline threads',
+over the last `WINDOW` samples, in cores (a map that costs a core needs one as much as
+another program does: measured on 2 cores, a Keras fit whose map costs about a step took
+2.8x fit on arrays with the kernels on both cores, 1.9x with the cores' idle threads
+sleeping, against a 1.7x floor). The cap it publishes:
+- no cap (None) while others use less than `LOWER_AT` of a core beyond the free cores;
+- else the cores left (at least 1), rounded down, raised again only once the others' load
+  has fallen by `RAISE_MARGIN` of a core below what a higher count needs (hysteresis, so two
+  jobs sharing a machine settle instead of trading threads every sample).
+Another ndflow job counts as load like any program; spinning OpenMP threads count too, which
+is what lets two jobs that start together both step down.
+
+The sampler runs while this process computes: runtime/threads.py starts it from the first
+plan run or eager op, and it stops once the process has been idle for `IDLE_STOP` seconds
+(the next run starts it again). It runs only on Linux machines of 2 or more cores, where
+/proc/stat exists; elsewhere the cap stays None.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import deque
+
+from ndflow.core import logging
+
+PERIOD = 0.1          # seconds between samples
+WINDOW = 4            # samples the load is averaged over (0.4 s)
+LOWER_AT = 0.6        # cores others must take from the free ones before a thread is given up
+RAISE_MARGIN = 0.35   # how far below a count's need the load must fall to raise it again
+IDLE_STOP = 2.0       # seconds this process stays idle before the sampler stops
+IDLE_LOAD = 0.05      # cores this process uses below which it counts as idle
+_STAT = "/proc/stat"
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+class _State:
+    """What the sampler publishes, read without a lock by every plan run and eager op."""
+    cap: int | None = None     # the cap in force (None: no cap)
+    sampling = False           # a sampler runs (or cannot run here: it is not started again)
+
+
+STATE = _State()
+_lock = threading.Lock()
+_helper_threads: set = set()   # native ids of this process's pipeline threads
+
+
+def register_helper_thread() -> None:
+    """Counts the calling thread's CPU time as load that competes with the kernels (a
+    tf.data pipeline thread: its map work needs a core the kernels' threads would spin on)."""
+    if hasattr(threading, "get_native_id"):
+        _helper_threads.add(threading.get_native_id())
+
+
+def _helper_seconds() -> float:
+    """CPU seconds the live helper threads have used (their /proc schedstat); threads that
+    ended are forgotten."""
+    total = 0.0
+    for tid in list(_helper_threads):
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat", "rb") as f:
+                total += int(f.read().split()[0]) / 1e9
+        except (OSError, ValueError, IndexError):
+            _helper_threads.discard(tid)
+    return total
+
+
+def machine_busy_seconds() -> float | None:
+    """CPU seconds all processes have used since boot (user, nice, system, irq, softirq,
+    steal: everything but idle and iowait), from /proc/stat's first line; None if it cannot
+    be read."""
+    try:
+        with open(_STAT, "rb") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if len(fields) < 6 or fields[0] != b"cpu":
+        return None
+    ticks = [int(x) for x in fields[1:9]]
+    busy = sum(ticks) - ticks[3] - ticks[4]   # less idle and iowait
+    return busy / _TICK
+
+
+def decide(current: int | None, others: float, cores: int) -> int | None:
+    """The cap for `others` cores of load from other processes, given the cap in force
+    (`current`, None = no cap) on a machine of `cores` cores."""
+    free = cores - others
+    if current is None:
+        if others < LOWER_AT:
+            return None
+        return max(1, min(cores - 1, int(free + 1 - LOWER_AT)))
+    # capped: raise one step at a time, once the next count's core is clearly free
+    if free >= current + 1 - LOWER_AT + RAISE_MARGIN:
+        return None if current + 1 >= cores else current + 1
+    if free < current - LOWER_AT:   # others took more
+        return max(1, int(free + 1 - LOWER_AT))
+    return current
+
+
+class _Sampler(threading.Thread):
+    def __init__(self, cores: int):
+        super().__init__(name="ndflow-core-monitor", daemon=True)
+        self.cores = cores
+
+    def run(self) -> None:
+        samples: deque = deque(maxlen=WINDOW + 1)
+        idle_since = None
+        while True:
+            busy = machine_busy_seconds()
+            if busy is None:
+                break
+            samples.append((time.monotonic(), busy, time.process_time(), _helper_seconds()))
+            if len(samples) > WINDOW:
+                (t0, b0, p0, h0), (t1, b1, p1, h1) = samples[0], samples[-1]
+                own = (p1 - p0) / (t1 - t0)
+                helpers = max(0.0, (h1 - h0) / (t1 - t0))   # (a helper that ended: < 0)
+                others = max(0.0, (b1 - b0) / (t1 - t0) - own) + helpers
+                new = decide(STATE.cap, others, self.cores)
+                if new != STATE.cap:
+                    logging.vlog("core_monitor", 1,
+                                 f"other processes and pipeline threads use {others:.2f} of "
+                                 f"{self.cores} cores: intra-op threads capped at {new}")
+                    STATE.cap = new
+                # this process idle (no kernels running): stop until the next run asks
+                if own < IDLE_LOAD:
+                    idle_since = idle_since or t1
+                    if t1 - idle_since > IDLE_STOP:
+                        break
+                else:
+                    idle_since = None
+            time.sleep(PERIOD)
+        with _lock:
+            STATE.cap = None
+            STATE.sampling = False
+
+
+def start() -> None:
+    """Starts the sampler (a daemon thread) unless it runs, or this machine has one core
+    or no /proc/stat. Called by runtime/threads.py when `STATE.sampling` is False."""
+    with _lock:
+        if STATE.sampling:
+            return
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+            (os.cpu_count() or 1)
+        STATE.sampling = True   # also when there is nothing to sample: never try again
+        if cores >= 2 and machine_busy_seconds() is not None:
+            _Sampler(cores).start()
