@@ -9,7 +9,10 @@ Configurations, each in fresh processes:
 - 1 process, 2 threads (cores 0-1);
 - 2 processes of 1 thread each, pinned to cores 0 and 1, started by
   `python -m ndflow.distribute.run -np 2`, gradients averaged by
-  `hvd.DistributedOptimizer` (bucketed CollectiveReduceV2 over gloo on loopback).
+  `hvd.DistributedOptimizer` (bucketed CollectiveReduceV2 over gloo on loopback);
+- the same 2 processes as a user starts them: the default thread count (every core each),
+  unpinned, libgomp's default spin, following the free cores (issue 53) and, for comparison,
+  with NDFLOW_FOLLOW_FREE_CORES=0.
 Figures: steps/s per process, images/s in total, the all-reduce time per step (the model's
 gradients through the same bucketed all-reduce, timed alone in the 2-process run), and the
 scaling efficiency = 2-process images/s / (2 x 1-process-1-thread images/s); and the same
@@ -52,9 +55,10 @@ def worker(args) -> None:
     from ndflow.models.image.cifar10 import cifar10
 
     hvd.init()
-    if args.pin:
+    if args.pin and args.threads:
         _pin(list(range(args.threads)) if hvd.size() == 1 else [hvd.local_rank()])
-    torch.set_num_threads(args.threads)
+    if args.threads:   # 0: the default count, as a user's script leaves it
+        torch.set_num_threads(args.threads)
     v1 = tf.compat.v1
     rng = np.random.RandomState(hvd.rank())
     with tf.Graph().as_default():
@@ -144,11 +148,13 @@ def torch_worker(args) -> None:
     print("RESULT " + json.dumps({"rank": rank, "step_s": min(windows)}), flush=True)
 
 
-def _run(cmd: list[str]) -> list[dict]:
+def _run(cmd: list[str], passive: bool = True, extra: dict | None = None) -> list[dict]:
     env = {k: v for k, v in os.environ.items()
            if k not in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TF_CONFIG")}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    if passive:
+        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    env.update(extra or {})
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
     results = [json.loads(line.split("RESULT ", 1)[1]) for line in out.stdout.splitlines()
                if "RESULT " in line]
@@ -181,17 +187,24 @@ def main() -> None:
           "--batch", str(args.batch)] + ([] if args.pin else ["--no-pin"])
     one_1t = _run(me + ["--threads", "1"])[0]
     one_2t = _run(me + ["--threads", "2"])[0]
-    two = _run([sys.executable, "-m", "ndflow.distribute.run", "-np", "2"] + me +
-               ["--threads", "1"])
+    launch = [sys.executable, "-m", "ndflow.distribute.run", "-np", "2"]
+    two = _run(launch + me + ["--threads", "1"])
+    # issue 53: the launcher's workers as a user starts them (every core each, unpinned,
+    # libgomp's default spin), with ndflow following the free cores and without
+    two_default = _run(launch + me + ["--threads", "0"], passive=False)
+    two_default_fixed = _run(launch + me + ["--threads", "0"], passive=False,
+                             extra={"NDFLOW_FOLLOW_FREE_CORES": "0"})
     b = args.batch
     ips = {"1 process, 1 thread": b / one_1t["step_s"],
            "1 process, 2 threads": b / one_2t["step_s"],
-           "2 processes x 1 thread": sum(b / r["step_s"] for r in two)}
+           "2 processes x 1 thread": sum(b / r["step_s"] for r in two),
+           "2 processes x default threads": sum(b / r["step_s"] for r in two_default),
+           "  same, fixed thread count": sum(b / r["step_s"] for r in two_default_fixed)}
     print(cpu_line())
     print(f"CIFAR-10 model ({one_1t['params']:,} parameters), batch {b} per worker, "
           "TF1 Session + SGD")
     for name, value in ips.items():
-        print(f"  {name:<24} {value:8.1f} images/s")
+        print(f"  {name:<30} {value:8.1f} images/s")
     for r in sorted(two, key=lambda r: r["rank"]):
         print(f"  worker {r['rank']}: {1 / r['step_s']:.2f} steps/s, all-reduce "
               f"{1000 * r['allreduce_s']:.2f} ms per step "
