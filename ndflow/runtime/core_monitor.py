@@ -57,27 +57,30 @@ class _State:
 
 STATE = _State()
 _lock = threading.Lock()
-_helper_threads: set = set()   # native ids of this process's pipeline threads
+_helper_threads: dict = {}    # native id of a pipeline thread -> its CPU seconds last read
+_helper_total = [0.0]         # their CPU seconds summed over samples (never decreases)
 
 
 def register_helper_thread() -> None:
     """Counts the calling thread's CPU time as load that competes with the kernels (a
     tf.data pipeline thread: its map work needs a core the kernels' threads would spin on)."""
-    if hasattr(threading, "get_native_id"):
-        _helper_threads.add(threading.get_native_id())
+    if hasattr(threading, "get_native_id"):   # its CPU so far: what later reads count from
+        _helper_threads[threading.get_native_id()] = time.thread_time()
 
 
 def _helper_seconds() -> float:
-    """CPU seconds the live helper threads have used (their /proc schedstat); threads that
-    ended are forgotten."""
-    total = 0.0
-    for tid in list(_helper_threads):
+    """CPU seconds the helper threads have used since they registered (their /proc
+    schedstat, summed as deltas so that a thread ending takes nothing back)."""
+    for tid, last in list(_helper_threads.items()):
         try:
             with open(f"/proc/self/task/{tid}/schedstat", "rb") as f:
-                total += int(f.read().split()[0]) / 1e9
+                now = int(f.read().split()[0]) / 1e9
         except (OSError, ValueError, IndexError):
-            _helper_threads.discard(tid)
-    return total
+            _helper_threads.pop(tid, None)   # ended (its id may be reused: registers anew)
+            continue
+        _helper_total[0] += max(0.0, now - last)
+        _helper_threads[tid] = now
+    return _helper_total[0]
 
 
 def machine_busy_seconds() -> float | None:
@@ -128,7 +131,7 @@ class _Sampler(threading.Thread):
             if len(samples) > WINDOW:
                 (t0, b0, p0, h0), (t1, b1, p1, h1) = samples[0], samples[-1]
                 own = (p1 - p0) / (t1 - t0)
-                helpers = max(0.0, (h1 - h0) / (t1 - t0))   # (a helper that ended: < 0)
+                helpers = (h1 - h0) / (t1 - t0)
                 others = max(0.0, (b1 - b0) / (t1 - t0) - own) + helpers
                 new = decide(STATE.cap, others, self.cores)
                 if new != STATE.cap:

@@ -17,6 +17,13 @@ from ndflow.runtime import core_monitor, threads
 LINUX = sys.platform.startswith("linux")
 
 
+def _spin_cpu(seconds: float) -> None:
+    """Busy until the calling thread has used `seconds` of CPU (however loaded the machine)."""
+    t = time.thread_time()
+    while time.thread_time() - t < seconds:
+        pass
+
+
 @pytest.mark.parametrize("current,others,cores,expected", [
     (None, 0.0, 2, None),     # quiet machine: no cap
     (None, 0.5, 2, None),     # a light neighbour: keep both threads
@@ -48,32 +55,31 @@ def test_decisions_settle_for_two_jobs_sharing_a_machine():
 @pytest.mark.skipif(not LINUX, reason="/proc/stat is Linux's")
 def test_machine_busy_seconds_counts_this_process_spinning():
     before = core_monitor.machine_busy_seconds()
-    t = time.perf_counter()
-    while time.perf_counter() - t < 0.3:
-        pass
+    _spin_cpu(0.3)
     after = core_monitor.machine_busy_seconds()
-    assert after - before >= 0.2
+    assert after - before >= 0.25   # /proc/stat counts in clock ticks (10 ms)
 
 
 @pytest.mark.skipif(not LINUX, reason="/proc/self/task is Linux's")
 def test_helper_threads_cpu_is_counted():
-    done = threading.Event()
+    spun, done = threading.Event(), threading.Event()
 
     def helper():
         core_monitor.register_helper_thread()
-        t = time.perf_counter()
-        while time.perf_counter() - t < 0.3:
-            pass
+        _spin_cpu(0.3)
+        spun.set()
         done.wait()
 
     before = core_monitor._helper_seconds()
     th = threading.Thread(target=helper)
     th.start()
-    time.sleep(0.4)
-    assert core_monitor._helper_seconds() - before >= 0.2
+    spun.wait()
+    assert core_monitor._helper_seconds() - before >= 0.28
+    counted = core_monitor._helper_seconds()
     done.set()
     th.join()
-    core_monitor._helper_seconds()   # an ended thread is forgotten
+    # an ended thread is forgotten, and what it used stays counted
+    assert core_monitor._helper_seconds() >= counted
     assert th.native_id not in core_monitor._helper_threads
 
 
@@ -190,7 +196,9 @@ def test_a_busy_process_takes_a_thread_and_gives_it_back():
                            env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
     spinners = []
     try:
-        assert job.stdout.readline().split() == ["alone", str(cores)]
+        alone = int(job.stdout.readline().split()[1])
+        if alone < cores:   # the premise, a quiet machine, does not hold
+            pytest.skip(f"other programs keep this machine busy ({alone} of {cores} threads)")
         spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
                     for _ in range(max(1, cores // 2))]
         job.stdin.write("\n")
