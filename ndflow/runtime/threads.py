@@ -39,10 +39,10 @@ _state = _ThreadState()
 
 def follow_free_cores() -> None:
     """Applies the core monitor's cap to the calling thread's intra-op count; run before
-    each plan run and eager op, so its fast path is two attribute reads and a compare."""
+    each plan run and eager op, so its fast path is a few attribute reads and a compare."""
     if not _MONITOR.sampling:
-        if not _FOLLOW:
-            return
+        if not _FOLLOW or (_state.cap is None and torch.get_num_threads() < 2):
+            return   # nothing to lower: no sampler for a single-threaded thread
         core_monitor.start()
     cap = _MONITOR.cap
     st = _state
