@@ -65,22 +65,24 @@ def register_helper_thread() -> None:
     """Counts the calling thread's CPU time as load that competes with the kernels (a
     tf.data pipeline thread: its map work needs a core the kernels' threads would spin on)."""
     if hasattr(threading, "get_native_id"):   # its CPU so far: what later reads count from
-        _helper_threads[threading.get_native_id()] = time.thread_time()
+        with _lock:
+            _helper_threads[threading.get_native_id()] = time.thread_time()
 
 
 def _helper_seconds() -> float:
     """CPU seconds the helper threads have used since they registered (their /proc
     schedstat, summed as deltas so that a thread ending takes nothing back)."""
-    for tid, last in list(_helper_threads.items()):
-        try:
-            with open(f"/proc/self/task/{tid}/schedstat", "rb") as f:
-                now = int(f.read().split()[0]) / 1e9
-        except (OSError, ValueError, IndexError):
-            _helper_threads.pop(tid, None)   # ended (its id may be reused: registers anew)
-            continue
-        _helper_total[0] += max(0.0, now - last)
-        _helper_threads[tid] = now
-    return _helper_total[0]
+    with _lock:
+        for tid, last in list(_helper_threads.items()):
+            try:
+                with open(f"/proc/self/task/{tid}/schedstat", "rb") as f:
+                    now = int(f.read().split()[0]) / 1e9
+            except (OSError, ValueError, IndexError):
+                del _helper_threads[tid]   # ended (a new thread with its id registers anew)
+                continue
+            _helper_total[0] += max(0.0, now - last)
+            _helper_threads[tid] = now
+        return _helper_total[0]
 
 
 def machine_busy_seconds() -> float | None:

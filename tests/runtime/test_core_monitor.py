@@ -78,6 +78,9 @@ def test_helper_threads_cpu_is_counted():
     counted = core_monitor._helper_seconds()
     done.set()
     th.join()
+    deadline = time.monotonic() + 5   # the kernel reaps the thread just after the join
+    while os.path.exists(f"/proc/self/task/{th.native_id}") and time.monotonic() < deadline:
+        time.sleep(0.01)
     # an ended thread is forgotten, and what it used stays counted
     assert core_monitor._helper_seconds() >= counted
     assert th.native_id not in core_monitor._helper_threads
