@@ -30,6 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ndflow.core import openmp_values
+
 
 @dataclass(frozen=True)
 class EnvVar:
@@ -483,45 +485,19 @@ def num_intraop_threads() -> int:
     return env_int(TF_NUM_INTRAOP_THREADS, 0, minimum=0)
 
 
-_SPINCOUNT_RE = re.compile(r"\s*([0-9]+)\s*([kKmMgGtT])?\s*\Z")
-
-
 def omp_num_threads() -> int:
-    """OMP_NUM_THREADS' first level (0 when unset): positive integers, comma-separated."""
-    value = _raw(OMP_NUM_THREADS)
-    if value is None or not value.strip():
-        return 0
-    levels = value.split(",")
-    if not all(_INT_RE.match(v) and int(v) > 0 for v in levels):
-        raise ValueError(f"Invalid value for environment variable ${{{OMP_NUM_THREADS}}}: "
-                         f"{value!r}; expected a positive integer or a comma-separated list "
-                         "of them")
-    return int(levels[0])
+    """OMP_NUM_THREADS' first level (0 when unset)."""
+    return openmp_values.num_threads(OMP_NUM_THREADS, _raw(OMP_NUM_THREADS))
 
 
 def omp_wait_policy() -> str:
     """OMP_WAIT_POLICY as ACTIVE or PASSIVE ('' when unset)."""
-    value = (_raw(OMP_WAIT_POLICY) or "").strip()
-    if value and value.upper() not in ("ACTIVE", "PASSIVE"):
-        raise ValueError(f"Invalid value for environment variable ${{{OMP_WAIT_POLICY}}}: "
-                         f"{value!r}; expected ACTIVE or PASSIVE")
-    return value.upper()
+    return openmp_values.wait_policy(OMP_WAIT_POLICY, _raw(OMP_WAIT_POLICY))
 
 
 def gomp_spincount() -> int | None:
     """GOMP_SPINCOUNT in spins (None when unset; -1 for 'infinite')."""
-    value = _raw(GOMP_SPINCOUNT)
-    if value is None or not value.strip():
-        return None
-    if value.strip().lower() in ("infinite", "infinity"):
-        return -1
-    m = _SPINCOUNT_RE.match(value)
-    if not m:
-        raise ValueError(f"Invalid value for environment variable ${{{GOMP_SPINCOUNT}}}: "
-                         f"{value!r}; expected a non-negative count with an optional k, M, G "
-                         "or T suffix, or 'infinite'")
-    scale = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}[(m.group(2) or "").lower()]
-    return int(m.group(1)) * scale
+    return openmp_values.spin_count(GOMP_SPINCOUNT, _raw(GOMP_SPINCOUNT))
 
 
 def follow_free_cores() -> bool:

@@ -86,19 +86,19 @@ def _helper_seconds() -> float:
 
 
 def machine_busy_seconds() -> float | None:
-    """CPU seconds all processes have used since boot (user, nice, system, irq, softirq,
-    steal: everything but idle and iowait), from /proc/stat's first line; None if it cannot
-    be read."""
+    """CPU seconds all processes have used since boot (user, nice, system, irq, softirq),
+    from /proc/stat's first line; None if it cannot be read. Idle, iowait and a virtual
+    machine's steal (time the host gave another guest) are left out: none is a program
+    here that kernels could yield a core to."""
     try:
         with open(_STAT, "rb") as f:
             fields = f.readline().split()
     except OSError:
         return None
-    if len(fields) < 6 or fields[0] != b"cpu":
+    if len(fields) < 8 or fields[0] != b"cpu":
         return None
-    ticks = [int(x) for x in fields[1:9]]
-    busy = sum(ticks) - ticks[3] - ticks[4]   # less idle and iowait
-    return busy / _TICK
+    user, nice, system, _idle, _iowait, irq, softirq = (int(x) for x in fields[1:8])
+    return (user + nice + system + irq + softirq) / _TICK
 
 
 def decide(current: int | None, others: float, cores: int) -> int | None:

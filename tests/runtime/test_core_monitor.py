@@ -105,32 +105,26 @@ def fake_monitor(monkeypatch):
     return core_monitor.STATE
 
 
-def test_cap_lowers_and_restores_a_threads_count(fake_monitor):
+def _counts_under(monitor, start: int, caps: list) -> list:
+    """On a new thread set to `start` intra-op threads: the thread's count after each cap of
+    `caps` is published and followed."""
     def run():
-        torch.set_num_threads(3)
+        torch.set_num_threads(start)
         seen = []
-        threads.follow_free_cores()
-        seen.append(torch.get_num_threads())
-        fake_monitor.cap = 1
-        threads.follow_free_cores()
-        seen.append(torch.get_num_threads())
-        fake_monitor.cap = 2
-        threads.follow_free_cores()
-        seen.append(torch.get_num_threads())
-        fake_monitor.cap = None
-        threads.follow_free_cores()
-        seen.append(torch.get_num_threads())
+        for cap in caps:
+            monitor.cap = cap
+            threads.follow_free_cores()
+            seen.append(torch.get_num_threads())
         return seen
-    assert _in_a_thread(run) == [3, 1, 2, 3]
+    return _in_a_thread(run)
+
+
+def test_cap_lowers_and_restores_a_threads_count(fake_monitor):
+    assert _counts_under(fake_monitor, 3, [None, 1, 2, None]) == [3, 1, 2, 3]
 
 
 def test_cap_never_raises_a_single_threaded_pipeline_thread(fake_monitor):
-    def run():
-        torch.set_num_threads(1)
-        fake_monitor.cap = 2
-        threads.follow_free_cores()
-        return torch.get_num_threads()
-    assert _in_a_thread(run) == 1
+    assert _counts_under(fake_monitor, 1, [2, None]) == [1, 1]
 
 
 def test_a_count_set_while_capped_is_the_new_configured_count(fake_monitor):
@@ -151,13 +145,7 @@ def test_a_count_set_while_capped_is_the_new_configured_count(fake_monitor):
 def test_switched_off_the_count_is_left_alone(fake_monitor, monkeypatch):
     monkeypatch.setattr(threads, "_FOLLOW", False)
     monkeypatch.setattr(fake_monitor, "sampling", False)
-
-    def run():
-        torch.set_num_threads(2)
-        fake_monitor.cap = 1
-        threads.follow_free_cores()
-        return torch.get_num_threads()
-    assert _in_a_thread(run) == 2
+    assert _counts_under(fake_monitor, 2, [1]) == [2]
 
 
 def test_more_threads_than_cores_is_honoured_with_one_warning(monkeypatch, capfd):
