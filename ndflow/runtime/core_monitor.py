@@ -61,6 +61,19 @@ _helper_threads: dict = {}    # native id of a pipeline thread -> its CPU second
 _helper_total = [0.0]         # their CPU seconds summed over samples (never decreases)
 
 
+def _after_fork_in_child() -> None:
+    """A forked child has no sampler thread and none of the parent's pipeline threads: it
+    starts from no cap and samples anew on its first run."""
+    global _lock
+    _lock = threading.Lock()
+    STATE.cap, STATE.sampling = None, False
+    _helper_threads.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def register_helper_thread() -> None:
     """Counts the calling thread's CPU time as load that competes with the kernels (a
     tf.data pipeline thread: its map work needs a core the kernels' threads would spin on)."""

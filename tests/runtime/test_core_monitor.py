@@ -206,3 +206,19 @@ def test_a_busy_process_takes_a_thread_and_gives_it_back():
             if p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_starts_without_the_parents_cap(monkeypatch):
+    monkeypatch.setattr(core_monitor.STATE, "sampling", True)
+    monkeypatch.setattr(core_monitor.STATE, "cap", 1)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the child: report its state and leave without pytest's teardown
+        os.write(w, repr((core_monitor.STATE.cap, core_monitor.STATE.sampling)).encode())
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        seen = f.read()
+    os.waitpid(pid, 0)
+    assert seen == "(None, False)"
