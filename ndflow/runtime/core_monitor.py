@@ -9,7 +9,8 @@ its own) runs 1.6-1.9x slower, what the halved cores cost. TensorFlow's pool ste
 instead, so it degrades gracefully with a fixed count; ATen's cannot, so ndflow changes the
 count: runtime/threads.py lowers a thread's intra-op threads to the cores left free.
 
-A daemon thread samples the machine's busy CPU time (/proc/stat), this process's own CPU time
+A daemon thread samples the busy CPU time of the cores this process may run on (/proc/stat's
+per-CPU lines, its affinity mask), this process's own CPU time
 (`time.process_time`, all its threads) and its pipeline threads' (tf.data's prefetch and map
 threads register themselves: `register_helper_thread`) every `PERIOD` seconds; the load that
 competes with the kernels is the machine's less this process's, plus the pipeline threads',
@@ -98,20 +99,29 @@ def _helper_seconds() -> float:
         return _helper_total[0]
 
 
-def machine_busy_seconds() -> float | None:
-    """CPU seconds all processes have used since boot (user, nice, system, irq, softirq),
-    from /proc/stat's first line; None if it cannot be read. Idle, iowait and a virtual
-    machine's steal (time the host gave another guest) are left out: none is a program
-    here that kernels could yield a core to."""
+def machine_busy_seconds(cpus: frozenset | None = None) -> float | None:
+    """CPU seconds used since boot (user, nice, system, irq, softirq) on the CPUs numbered
+    `cpus` (None: all of them), from /proc/stat's per-CPU lines; None if it cannot be read.
+    Only the CPUs this process may run on count: a process pinned to 4 of 16 cores shares
+    nothing with programs on the other 12. Idle, iowait and a virtual machine's steal (time
+    the host gave another guest) are left out: none is a program here that kernels could
+    yield a core to."""
     try:
         with open(_STAT, "rb") as f:
-            fields = f.readline().split()
+            lines = f.read().splitlines()
     except OSError:
         return None
-    if len(fields) < 8 or fields[0] != b"cpu":
-        return None
-    user, nice, system, _idle, _iowait, irq, softirq = (int(x) for x in fields[1:8])
-    return (user + nice + system + irq + softirq) / _TICK
+    total, seen = 0, False
+    for line in lines[1:]:
+        if not line.startswith(b"cpu"):
+            break
+        fields = line.split()
+        if len(fields) < 8 or (cpus is not None and int(fields[0][3:]) not in cpus):
+            continue
+        user, nice, system, _idle, _iowait, irq, softirq = (int(x) for x in fields[1:8])
+        total += user + nice + system + irq + softirq
+        seen = True
+    return total / _TICK if seen else None
 
 
 def decide(current: int | None, others: float, cores: int) -> int | None:
@@ -131,15 +141,15 @@ def decide(current: int | None, others: float, cores: int) -> int | None:
 
 
 class _Sampler(threading.Thread):
-    def __init__(self, cores: int):
+    def __init__(self, cpus: frozenset):
         super().__init__(name="ndflow-core-monitor", daemon=True)
-        self.cores = cores
+        self.cpus, self.cores = cpus, len(cpus)
 
     def run(self) -> None:
         samples: deque = deque(maxlen=WINDOW + 1)
         idle_since = None
         while True:
-            busy = machine_busy_seconds()
+            busy = machine_busy_seconds(self.cpus)
             if busy is None:
                 break
             samples.append((time.monotonic(), busy, time.process_time(), _helper_seconds()))
@@ -173,8 +183,8 @@ def start() -> None:
     with _lock:
         if STATE.sampling:
             return
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-            (os.cpu_count() or 1)
+        cpus = frozenset(os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else
+                         range(os.cpu_count() or 1))
         STATE.sampling = True   # also when there is nothing to sample: never try again
-        if cores >= 2 and machine_busy_seconds() is not None:
-            _Sampler(cores).start()
+        if len(cpus) >= 2 and machine_busy_seconds(cpus) is not None:
+            _Sampler(cpus).start()

@@ -60,6 +60,19 @@ def test_machine_busy_seconds_counts_this_process_spinning():
     assert after - before >= 0.25   # /proc/stat counts in clock ticks (10 ms)
 
 
+@pytest.mark.skipif(not LINUX or threads.available_cores() < 2, reason="needs 2 cores")
+def test_machine_busy_seconds_counts_only_the_cpus_asked_for():
+    cpu = min(os.sched_getaffinity(0))
+
+    def pinned():   # this thread only, on one CPU (Linux affinity is per thread)
+        os.sched_setaffinity(0, {cpu})
+        before = core_monitor.machine_busy_seconds(frozenset({cpu}))
+        _spin_cpu(0.3)
+        return core_monitor.machine_busy_seconds(frozenset({cpu})) - before
+    assert _in_a_thread(pinned) >= 0.25
+    assert core_monitor.machine_busy_seconds(frozenset({10**6})) is None   # no such CPU
+
+
 @pytest.mark.skipif(not LINUX, reason="/proc/self/task is Linux's")
 def test_helper_threads_cpu_is_counted():
     spun, done = threading.Event(), threading.Event()
