@@ -99,6 +99,13 @@ def _helper_seconds() -> float:
         return _helper_total[0]
 
 
+def allowed_cpus() -> frozenset:
+    """The CPUs this process may run on (its affinity mask), else all the machine's."""
+    if hasattr(os, "sched_getaffinity"):
+        return frozenset(os.sched_getaffinity(0))
+    return frozenset(range(os.cpu_count() or 1))
+
+
 def machine_busy_seconds(cpus: frozenset | None = None) -> float | None:
     """CPU seconds used since boot (user, nice, system, irq, softirq) on the CPUs numbered
     `cpus` (None: all of them), from /proc/stat's per-CPU lines; None if it cannot be read.
@@ -183,8 +190,7 @@ def start() -> None:
     with _lock:
         if STATE.sampling:
             return
-        cpus = frozenset(os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else
-                         range(os.cpu_count() or 1))
+        cpus = allowed_cpus()
         STATE.sampling = True   # also when there is nothing to sample: never try again
         if len(cpus) >= 2 and machine_busy_seconds(cpus) is not None:
             _Sampler(cpus).start()

@@ -6,16 +6,15 @@ same time: TF_NUM_INTEROP_THREADS or `set_inter_op_parallelism_threads`) is
 runtime/parallel_plan.py's.
 
 On a shared machine a thread's count is capped by the cores other processes leave free
-(runtime/core_monitor.py says why): `follow_free_cores()`, run before each plan run, lowers
-the calling thread's count to the cap and restores the configured count once the cores are
-free again (NDFLOW_FOLLOW_FREE_CORES=0 turns this off). ATen's count is per thread under
+(runtime/core_monitor.py says why): `follow_free_cores()`, run before each plan run and
+eager op, lowers the calling thread's count to the cap and restores the configured count
+once the cores are free again (NDFLOW_FOLLOW_FREE_CORES=0 turns this off). ATen's count is per thread under
 OpenMP, so each thread keeps its own configured count (a pipeline thread's 1, the training
 thread's default) and the cap only ever lowers it.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 
 import torch
@@ -75,9 +74,7 @@ def apply_thread_settings() -> int:
 
 def available_cores() -> int:
     """The cores this process may run on (its affinity mask), else the machine's."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+    return len(core_monitor.allowed_cpus())
 
 
 _warned_above_cores: list = []
