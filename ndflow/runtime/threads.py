@@ -8,9 +8,9 @@ runtime/parallel_plan.py's.
 On a shared machine a thread's count is capped by the cores other processes leave free
 (runtime/core_monitor.py says why): `follow_free_cores()`, run before each plan run and
 eager op, lowers the calling thread's count to the cap and restores the configured count
-once the cores are free again (NDFLOW_FOLLOW_FREE_CORES=0 turns this off). ATen's count is per thread under
-OpenMP, so each thread keeps its own configured count (a pipeline thread's 1, the training
-thread's default) and the cap only ever lowers it.
+once the cores are free again (NDFLOW_FOLLOW_FREE_CORES=0 turns this off). ATen's count is
+per thread under OpenMP, so each thread keeps its own configured count (a pipeline thread's
+1, the training thread's default) and the cap only ever lowers it.
 """
 
 from __future__ import annotations
