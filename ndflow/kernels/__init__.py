@@ -20,6 +20,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     complex_ops,
     cross_product,
     ctc,
+    cudnn_rnn,
     custom_op,
     data_flow,
     dataset_ops,

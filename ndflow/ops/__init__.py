@@ -38,6 +38,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     critical_section_ops,
     cross_product,
     ctc_ops,
+    cudnn_rnn,
     data_flow,
     dataset_ops,
     distributions,

@@ -16,6 +16,7 @@ from ndflow.core.nest import flatten, is_nested, map_structure, pack_sequence_as
 from ndflow.core.scopes import init_scope
 from ndflow.core.tensor import Tensor
 from ndflow.keras import regularizer_functions as regularizers
+from ndflow.keras.layers import rnn_fused
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
 from ndflow.keras.layers.layer_serialization import deserialize, serialize
@@ -289,16 +290,7 @@ class RNN(Layer):
         initial_state = map_structure(as_state, list(initial_state))
         if mask is not None:
             mask = flatten(mask)[0]
-        if training is not None and training is not False:
-            _config_dropout_masks(self.cell, sequences[:, 0], initial_state)
-        try:
-            last, outputs, states = rnn_loop(
-                self._step_fn(training), sequences, initial_state,
-                go_backwards=self.go_backwards, mask=mask, unroll=self.unroll,
-                zero_output_for_mask=self.zero_output_for_mask,
-                return_all_outputs=self.return_sequences)
-        finally:
-            _reset_dropout_masks(self.cell)
+        last, outputs, states = self.inner_loop(sequences, initial_state, mask, training)
         if self.stateful:
             for var, new in zip(flatten(self.states), flatten(states)):
                 var.assign(new if new.dtype is var.dtype.base_dtype else cast(new, var.dtype))
@@ -310,6 +302,19 @@ class RNN(Layer):
                                    states)
             return (output, *states)
         return output
+
+    def inner_loop(self, sequences, initial_state, mask, training=False) -> tuple:
+        """(last output, all outputs or None, final states): the cell over the time axis
+        (Keras 3's `RNN.inner_loop`; LSTM takes a fused op where it can)."""
+        if training is not None and training is not False:
+            _config_dropout_masks(self.cell, sequences[:, 0], initial_state)
+        try:
+            return rnn_loop(self._step_fn(training), sequences, initial_state,
+                            go_backwards=self.go_backwards, mask=mask, unroll=self.unroll,
+                            zero_output_for_mask=self.zero_output_for_mask,
+                            return_all_outputs=self.return_sequences)
+        finally:
+            _reset_dropout_masks(self.cell)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "return_sequences": self.return_sequences,
@@ -432,6 +437,25 @@ class LSTM(_CellLayer):
                  return_state=False, go_backwards=False, stateful=False, unroll=False,
                  use_cudnn="auto", **kwargs):
         super().__init__(locals())
+
+    def inner_loop(self, sequences, initial_state, mask, training=False) -> tuple:
+        """One CudnnRNNV3 op over the sequence where the configuration allows (as Keras 3
+        does on TF with cuDNN, here on every device: keras/layers/rnn_fused.py), else the
+        generic loop; `use_cudnn=False` always takes the loop."""
+        cell = self.cell
+        if self.use_cudnn in ("auto", True) and rnn_fused.lstm_applies(cell, self.unroll, mask):
+            if training and 0.0 < cell.dropout < 1.0:
+                # Keras: the cell's one input-dropout mask, the same at every step
+                sequences = sequences * expand_dims(cell.get_dropout_mask(sequences[:, 0, :]), 1)
+                cell.reset_dropout_mask()
+            return rnn_fused.lstm(sequences, initial_state[0], initial_state[1], cell.kernel,
+                                  cell.recurrent_kernel, cell.bias, self.go_backwards,
+                                  self.return_sequences)
+        if self.use_cudnn is True:
+            raise ValueError("use_cudnn=True was specified, but cuDNN is not supported for "
+                             "this layer configuration with this backend. Pass "
+                             "use_cudnn='auto' to fallback to a non-cuDNN implementation.")
+        return super().inner_loop(sequences, initial_state, mask, training)
 
 
 @keras_export("keras.layers.GRU")

@@ -1,0 +1,129 @@
+"""What the model benchmarks share (issue 54): each model file writes its model as a user
+would (Keras layers, `fit`, `tf.function` loops) in a `run(tf, args)` that works in both
+libraries, and this runs it in ndflow's interpreter and in TensorFlow 2.21's, alternating for
+`--rounds` rounds (each side keeps its best figures), in graph mode and with
+`jit_compile=True` (`--jit`), then prints per configuration the median step, the first step
+(tracing and compiles), the peak resident memory, the ratio to TensorFlow's and how far the
+step is from this CPU's floor: the step's FLOPs at the best float32 GEMM rate measured here
+plus its bytes at the measured copy bandwidth.
+
+Worker mode (`--worker ndflow|tensorflow`) imports the library as `tf`, so the TensorFlow
+side never loads ndflow or torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import resource
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import side_by_side  # noqa: E402
+
+
+def median_ms(stamps: list) -> float:
+    gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]))
+    return gaps[len(gaps) // 2] * 1e3
+
+
+def stamp_callback(tf):
+    class Stamps(tf.keras.callbacks.Callback):
+        def __init__(self):
+            super().__init__()
+            self.stamps = []
+
+        def on_train_batch_end(self, batch, logs=None):
+            self.stamps.append(time.perf_counter())
+    return Stamps()
+
+
+def fit_step(tf, model, x, y, batch_size: int, epochs: int) -> dict:
+    """`model.fit`'s step: `first_s` is the first batch's time (tracing and compiling
+    included), `step_ms` the median gap between consecutive batches over `epochs` epochs
+    after it (the step, slicing the batch, metrics and callbacks)."""
+    t0 = time.perf_counter()
+    model.fit(x[:batch_size], y[:batch_size], batch_size=batch_size, epochs=1, verbose=0)
+    first = time.perf_counter() - t0
+    stamps = stamp_callback(tf)
+    model.fit(x, y, batch_size=batch_size, epochs=epochs, verbose=0, callbacks=[stamps])
+    return {"first_s": first, "step_ms": median_ms(stamps.stamps)}
+
+
+def loop_step(step, batches, epochs: int) -> dict:
+    """A custom loop's step: `step(*batch)` returns a tensor that is fetched (`.numpy()`)
+    each step, as a loop printing its loss does."""
+    t0 = time.perf_counter()
+    step(*batches[0]).numpy()
+    first = time.perf_counter() - t0
+    stamps = [time.perf_counter()]
+    for _ in range(epochs):
+        for batch in batches:
+            step(*batch).numpy()
+            stamps.append(time.perf_counter())
+    return {"first_s": first, "step_ms": median_ms(stamps)}
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _machine_limits() -> tuple:
+    """(best float32 GEMM GFLOP/s, copy GB/s) measured here with ATen."""
+    import torch
+    from machine import gemm_peak_gflops
+    src = torch.randn(1 << 25)
+    dst = torch.empty_like(src)
+    best = float("inf")
+    for _ in range(5):
+        t = time.perf_counter()
+        dst.copy_(src)
+        best = min(best, time.perf_counter() - t)
+    return max(gemm_peak_gflops() for _ in range(2)), 2 * src.numel() * 4 / best / 1e9
+
+
+def main(script: str, doc: str, run, flops: float, bytes_: float, extra_args=None) -> None:
+    """The benchmark's command line. `run(tf, args) -> dict` with `step_ms` and `first_s`;
+    `flops`, `bytes_`: one training step's FLOPs and the bytes it must move at least."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--worker")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--jit", action="store_true", help="jit_compile=True (TF: XLA)")
+    parser.add_argument("--no-jit-row", action="store_true",
+                        help="skip the jit_compile=True configuration")
+    for add in extra_args or ():
+        add(parser)
+    args = parser.parse_args()
+    if args.worker:
+        tf = importlib.import_module(args.worker)
+        result = run(tf, args)
+        result["peak_mb"] = peak_rss_mb()
+        print(json.dumps(result))
+        return
+    from machine import cpu_line
+    print(cpu_line())
+    gflops, gbs = _machine_limits()
+    floor_ms = flops / gflops / 1e6 + bytes_ / gbs / 1e6
+    print(f"step: {flops / 1e9:.2f} GFLOP, >= {bytes_ / 2**20:.0f} MiB moved; floor "
+          f"{floor_ms:.1f} ms at {gflops:.0f} GFLOP/s and {gbs:.0f} GB/s measured here")
+    passthrough = [a for a in sys.argv[1:] if a not in ("--no-jit-row",)]
+    configs = [("graph", [])] + ([] if args.no_jit_row or args.jit else [("jit", ["--jit"])])
+    for label, flags in configs:
+        ours, theirs = side_by_side.alternate(script, args.rounds, *passthrough, *flags)
+        print(f"{label}:")
+        theirs = theirs or {}
+        for key, unit in (("step_ms", "ms"), ("first_s", "s"), ("peak_mb", "MiB")):
+            mine, tf_value = ours.get(key), theirs.get(key)
+            line = f"  {key:8s} ndflow {mine:9.2f} {unit:3s}"
+            if tf_value:
+                line += f"  TensorFlow {tf_value:9.2f} {unit:3s}  ratio {mine / tf_value:5.2f}x"
+            print(line)
+        step = ours["step_ms"]
+        tf_step = theirs.get("step_ms")
+        print(f"  floor {floor_ms:.1f} ms: ndflow at {step / floor_ms:.2f}x it"
+              + (f", TensorFlow at {tf_step / floor_ms:.2f}x" if tf_step else ""))

@@ -1,0 +1,268 @@
+"""CudnnRNNV3 / CudnnRNNBackpropV3 (one LSTM layer over a whole sequence) and Keras' fused
+LSTM path built on them: values against a NumPy float64 step-by-step LSTM, gradients by
+finite differences (float64 runs the ATen loop) and the float32 oneDNN kernel against the
+float64 one, the Keras layer fused vs its generic loop (`use_cudnn=False`: values, gradients,
+go_backwards, states, dropout), where the fused op fires and where it must not, and TF's
+errors for what the kernels do not run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+from tests.keras.layer_checks import numeric_grad
+
+T, B, I, H = 5, 3, 4, 6
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def np_lstm(x, k, r, b, h, c):
+    """Keras' LSTM (gates i, f, c, o) over batch-major x, float64: (outputs, h, c)."""
+    ys = []
+    for t in range(x.shape[1]):
+        i, f, g, o = np.split(x[:, t] @ k + h @ r + b, 4, axis=1)
+        c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
+        h = _sigmoid(o) * np.tanh(c)
+        ys.append(h)
+    return np.stack(ys, 1) if ys else np.zeros((x.shape[0], 0, h.shape[1])), h, c
+
+
+def _arrays(seed=0, t=T):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal((B, t, I)), rng.standard_normal((I, 4 * H)) * 0.5,
+            rng.standard_normal((H, 4 * H)) * 0.5, rng.standard_normal(4 * H) * 0.5,
+            rng.standard_normal((B, H)), rng.standard_normal((B, H))]
+
+
+def cudnn_lstm(x, k, r, b, h0, c0, time_major=False, lengths=None):
+    """The raw op as Keras calls it: canonical params with zero input biases."""
+    params = tf.concat([tf.reshape(tf.transpose(k), [-1]), tf.reshape(tf.transpose(r), [-1]),
+                        tf.zeros_like(b), b], 0)
+    if time_major:
+        x = tf.transpose(x, [1, 0, 2])
+    axis = 0 if time_major else 1
+    steps = tf.shape(x)[0 if time_major else 1]
+    if lengths is None:
+        lengths = tf.fill([B], steps)
+    out, h, c, _, _ = tf.raw_ops.CudnnRNNV3(
+        input=x, input_h=tf.expand_dims(h0, axis), input_c=tf.expand_dims(c0, axis),
+        params=params, sequence_lengths=lengths, is_training=True, time_major=time_major)
+    if time_major:
+        out = tf.transpose(out, [1, 0, 2])
+    return out, tf.squeeze(h, axis), tf.squeeze(c, axis)
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-12), (np.float32, 2e-5)])
+@pytest.mark.parametrize("time_major", [False, True])
+def test_values_match_numpy(dtype, tol, time_major):
+    a = _arrays()
+    out, h, c = cudnn_lstm(*[tf.constant(v.astype(dtype)) for v in a], time_major=time_major)
+    ref = np_lstm(*a)
+    assert out.dtype == tf.as_dtype(dtype)
+    for got, want in zip((out, h, c), ref):
+        np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol)
+
+
+def _loss(outs):
+    out, h, c = outs
+    return tf.reduce_sum(out * out) + 1.7 * tf.reduce_sum(h) + 0.3 * tf.reduce_sum(c * c)
+
+
+@pytest.mark.parametrize("time_major", [False, True])
+def test_gradients_match_finite_differences(time_major):
+    a = _arrays(1, t=3)
+    variables = [tf.Variable(v) for v in a]
+    with tf.GradientTape() as tape:
+        loss = _loss(cudnn_lstm(*variables, time_major=time_major))
+    grads = tape.gradient(loss, variables)
+
+    def value(i):
+        def f(v):
+            args = [tf.constant(w) for w in a]
+            args[i] = tf.constant(v)
+            return float(_loss(cudnn_lstm(*args, time_major=time_major)).numpy())
+        return f
+    for i, g in enumerate(grads):
+        np.testing.assert_allclose(g.numpy(), numeric_grad(value(i), a[i]), rtol=1e-6,
+                                   atol=1e-7)
+
+
+def test_float32_kernel_gradients_match_float64():
+    """float32 runs oneDNN's LSTM on CPUs, float64 the ATen loop checked above."""
+    a = _arrays(2, t=7)
+    grads = {}
+    for dt in (np.float32, np.float64):
+        variables = [tf.Variable(v.astype(dt)) for v in a]
+        with tf.GradientTape() as tape:
+            loss = _loss(cudnn_lstm(*variables))
+        grads[dt] = [g.numpy() for g in tape.gradient(loss, variables)]
+    for g32, g64 in zip(grads[np.float32], grads[np.float64]):
+        np.testing.assert_allclose(g32, g64, rtol=2e-4, atol=2e-4)
+
+
+def test_gradient_of_one_output_only():
+    a = _arrays(3)
+    variables = [tf.Variable(v.astype(np.float32)) for v in a]
+    with tf.GradientTape() as tape:
+        _, h, _ = cudnn_lstm(*variables)
+        loss = tf.reduce_sum(h)
+    grads = tape.gradient(loss, variables)
+    assert all(g is not None and np.all(np.isfinite(g.numpy())) for g in grads)
+
+
+def test_empty_sequence_returns_initial_state():
+    a = _arrays(t=0)
+    out, h, c = cudnn_lstm(*[tf.constant(v.astype(np.float32)) for v in a])
+    assert out.shape == (B, 0, H)
+    np.testing.assert_allclose(h.numpy(), a[4], rtol=1e-6)
+    np.testing.assert_allclose(c.numpy(), a[5], rtol=1e-6)
+
+
+def test_static_shapes_in_a_graph():
+    @tf.function(input_signature=[tf.TensorSpec([None, 9, I], tf.float32)])
+    def f(x):
+        a = _arrays()
+        out, h, c = cudnn_lstm(x, *[tf.constant(v.astype(np.float32)) for v in a[1:4]],
+                               tf.zeros([tf.shape(x)[0], H]), tf.zeros([tf.shape(x)[0], H]))
+        assert out.shape.as_list() == [None, 9, H]
+        return out
+    assert f(tf.zeros([B, 9, I])).shape == (B, 9, H)
+
+
+def test_errors_name_the_op_and_shapes():
+    a = [tf.constant(v.astype(np.float32)) for v in _arrays()]
+    x = a[0]
+    h0 = tf.expand_dims(a[4], 1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"CudnnRNNV3.*params.*"
+                       r"\b" + str(4 * H * I + 4 * H * H + 8 * H) + r"\b.*\[7\]"):
+        tf.raw_ops.CudnnRNNV3(input=x, input_h=h0, input_c=h0, params=tf.zeros([7]),
+                              sequence_lengths=tf.fill([B], T), time_major=False)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"input_c must have shape"):
+        tf.raw_ops.CudnnRNNV3(input=x, input_h=h0, input_c=tf.zeros([B, 1, H + 1]),
+                              params=tf.zeros([7]), sequence_lengths=tf.fill([B], T),
+                              time_major=False)
+    with pytest.raises(tf.errors.UnimplementedError, match="rnn_mode='gru'"):
+        tf.raw_ops.CudnnRNNV3(input=x, input_h=h0, input_c=h0, params=tf.zeros([7]),
+                              sequence_lengths=tf.fill([B], T), rnn_mode="gru",
+                              time_major=False)
+    with pytest.raises(tf.errors.UnimplementedError, match="shorter"):
+        cudnn_lstm(*a, lengths=tf.constant([T, 2, T]))
+
+
+def test_inference_mode_has_no_gradient():
+    a = [tf.Variable(v.astype(np.float32)) for v in _arrays()]
+    with tf.GradientTape() as tape:
+        out = tf.raw_ops.CudnnRNNV3(
+            input=a[0], input_h=tf.expand_dims(a[4], 1), input_c=tf.expand_dims(a[5], 1),
+            params=tf.zeros([4 * H * I + 4 * H * H + 8 * H]), sequence_lengths=tf.fill([B], T),
+            is_training=False, time_major=False)[0]
+    with pytest.raises(ValueError, match="is_training must be set to True"):
+        tape.gradient(out, a[0])
+
+
+# -- Keras' LSTM on the fused op ---------------------------------------------------------------
+
+def _layer_pair(**kwargs):
+    """The same LSTM twice: fused (the default) and the generic loop, equal weights."""
+    fused = tf.keras.layers.LSTM(H, seed=7, **kwargs)
+    loop = tf.keras.layers.LSTM(H, seed=7, use_cudnn=False, **kwargs)
+    x = np.random.default_rng(4).standard_normal((B, T, I)).astype(np.float32)
+    fused(x)
+    loop(x)
+    loop.set_weights(fused.get_weights())
+    return fused, loop, x
+
+
+def _op_types(layer, x, **call_kwargs):
+    f = tf.function(lambda v: layer(v, **call_kwargs))
+    return {op.type for op in f.get_concrete_function(tf.constant(x)).graph.get_operations()}
+
+
+@pytest.mark.parametrize("kwargs", [
+    {}, {"return_sequences": True}, {"return_state": True, "return_sequences": True},
+    {"go_backwards": True, "return_sequences": True}, {"go_backwards": True}])
+def test_keras_lstm_fused_equals_loop(kwargs):
+    fused, loop, x = _layer_pair(**kwargs)
+    xv = tf.Variable(x)
+    results = []
+    for layer in (fused, loop):
+        with tf.GradientTape() as tape:
+            out = layer(xv)
+            outs = out if isinstance(out, (list, tuple)) else [out]
+            loss = sum(tf.reduce_sum(o * o) for o in outs)
+        grads = tape.gradient(loss, [xv, *layer.trainable_weights])
+        results.append(([o.numpy() for o in outs], [g.numpy() for g in grads]))
+    (outs_f, grads_f), (outs_l, grads_l) = results
+    for a, b in zip(outs_f, outs_l):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    for a, b in zip(grads_f, grads_l):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    assert "CudnnRNNV3" in _op_types(fused, x)
+    assert "CudnnRNNV3" not in _op_types(loop, x)
+
+
+def test_keras_lstm_fused_with_initial_state_and_stateful():
+    fused, loop, x = _layer_pair(return_state=True)
+    h0 = np.full((B, H), 0.3, np.float32)
+    c0 = np.full((B, H), -0.2, np.float32)
+    for a, b in zip(fused(x, initial_state=[h0, c0]), loop(x, initial_state=[h0, c0])):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-5)
+    stateful = tf.keras.layers.LSTM(H, stateful=True, seed=7)
+    first = stateful(x).numpy()
+    again = stateful(x).numpy()     # carries the state of the previous call
+    stateful.reset_state()
+    np.testing.assert_allclose(stateful(x).numpy(), first, rtol=1e-6)
+    assert not np.allclose(first, again)
+
+
+def test_keras_lstm_fused_dropout_draws_the_loops_mask():
+    fused, loop, x = _layer_pair(dropout=0.5, return_sequences=True)
+    tf.random.set_seed(11)
+    a = fused(x, training=True).numpy()
+    tf.random.set_seed(11)
+    b = loop(x, training=True).numpy()
+    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    assert not np.allclose(a, fused(x, training=False).numpy())
+
+
+def test_keras_lstm_takes_the_loop_where_the_op_differs():
+    x = np.ones((B, T, I), np.float32)
+    for kwargs in ({"activation": "relu"}, {"recurrent_activation": "hard_sigmoid"},
+                   {"use_bias": False}, {"recurrent_dropout": 0.2}, {"unroll": True}):
+        layer = tf.keras.layers.LSTM(H, **kwargs)
+        layer(x)
+        assert "CudnnRNNV3" not in _op_types(layer, x), kwargs
+    masked = tf.keras.layers.LSTM(H)
+    masked(x)
+    mask = tf.constant(np.array([[True] * T, [True] * 3 + [False] * 2, [True] * T]))
+    f = tf.function(lambda v: masked(v, mask=mask))
+    ops = {op.type for op in f.get_concrete_function(tf.constant(x)).graph.get_operations()}
+    assert "CudnnRNNV3" not in ops
+    with pytest.raises(ValueError, match="use_cudnn=True was specified"):
+        tf.keras.layers.LSTM(H, recurrent_dropout=0.2, use_cudnn=True)(x)
+
+
+def test_keras_lstm_fit_follows_the_loop():
+    """fit on the fused LSTM takes the steps fit on the generic loop takes."""
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 50, size=(64, 12)).astype(np.int32)
+    y = (x[:, -1] > 25).astype(np.int32)
+    histories, weights = [], None
+    for use_cudnn in ("auto", False):
+        model = tf.keras.Sequential([tf.keras.Input((12,), dtype="int32"),
+                                     tf.keras.layers.Embedding(50, 8),
+                                     tf.keras.layers.LSTM(16, use_cudnn=use_cudnn),
+                                     tf.keras.layers.Dense(2)])
+        if weights is None:
+            weights = model.get_weights()
+        model.set_weights(weights)
+        model.compile(tf.keras.optimizers.Adam(0.01),
+                      tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        histories.append(model.fit(x, y, batch_size=16, epochs=4, shuffle=False,
+                                   verbose=0).history["loss"])
+    np.testing.assert_allclose(histories[0], histories[1], rtol=1e-4)
+    assert histories[0][-1] < histories[0][0]
