@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 import ndflow as tf
-from ndflow.kernels import dropout_select, gemm_epilogue, omp_pool, png16
+from ndflow.kernels import dropout_select, gemm_epilogue, omp_pool, png16, tanh_numba
 
 _N = 1 << 13   # elements: above every kernel's size threshold
 
@@ -53,6 +53,11 @@ def _callbacks(module: str, builder: str, also: tuple = ()) -> Job:
         if getattr(importlib.import_module(f"ndflow.kernels.{module}"), builder)() is None:
             raise RuntimeError(f"{module}: the kernels did not build")
     return Job((module, *also), build, openmp=True)
+
+
+def _tanh() -> None:
+    if tanh_numba._callback() is None or tanh_numba._serial() is None:
+        raise RuntimeError("tanh_numba: the kernels did not build")
 
 
 def _philox() -> None:
@@ -230,6 +235,7 @@ JOBS = {
     "shuffle": Job(("philox_shuffle", "shuffle_buffer"), _shuffle),
     "rmsprop": _callbacks("rmsprop_numba", "_callback"),
     "finite": _callbacks("finite_numba", "_callback"),
+    "tanh": Job(("tanh_numba",), _tanh, openmp=True),
     "sum_squares": _callbacks("sum_squares_numba", "_callback"),
     "resize_bilinear": _callbacks("resize_bilinear_numba", "_callback"),
     "xent": Job(("xent_numba",), _xent),

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import torch
 
+from ndflow.kernels import tanh_numba
+
 MIN_ELEMENTS = 16384
 
 _aten = torch.ops.aten
@@ -57,6 +59,9 @@ def _shares(a: torch.Tensor, b) -> bool:
 
 
 def _unary(method: str):
+    if method == "tanh_":   # Tanh's own kernel, in place (kernels/tanh_numba.py)
+        return tanh_numba.tanh_or_aten_
+
     def run(x):
         return getattr(x, method)()
     return run
