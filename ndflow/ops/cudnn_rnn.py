@@ -1,17 +1,18 @@
 """The fused recurrent layer: TF's CudnnRNNV3 and CudnnRNNBackpropV3 (one op runs a whole
-sequence; Keras' LSTM takes it where its configuration is cuDNN's, as Keras 3 on TF does).
+sequence; Keras' LSTM and GRU take it where their configuration is cuDNN's, as Keras 3 on TF
+does).
 
-`params` is cuDNN's canonical flat buffer, for one unidirectional LSTM layer: the four input
-weights (W_i, W_f, W_c, W_o, each (units, input_size), row-major), the four recurrent
-weights (R_*, each (units, units)), the four input biases, the four recurrent biases.
+`params` is cuDNN's canonical flat buffer for one unidirectional layer: the input weights
+(per gate (units, input_size), row-major), the recurrent weights (per gate (units, units)),
+the input biases, the recurrent biases; gates i, f, c, o for an LSTM, r, z, h for a GRU
+(whose reset gate multiplies the recurrent projection, Keras' `reset_after`).
 `reserve_space` carries what the gradient needs from the forward run (opaque: it is only
 read by CudnnRNNBackpropV3 of the same configuration); `host_reserved` is empty.
 
 Deviations from TF, whose kernels exist only on GPUs: they run on every device here (kernels
-in kernels/cudnn_rnn.py: oneDNN's LSTM on CPUs, an ATen loop elsewhere), T also takes
+in kernels/cudnn_rnn.py: oneDNN's LSTM on CPUs, ATen loops otherwise), T also takes
 bfloat16 (the CPU mixed-precision type), and the modes other than one unidirectional LSTM
-layer without projection or padding are UnimplementedError when run.
-"""
+or GRU layer without projection or padding are UnimplementedError when run."""
 
 from __future__ import annotations
 

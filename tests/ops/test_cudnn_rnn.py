@@ -1,9 +1,9 @@
-"""CudnnRNNV3 / CudnnRNNBackpropV3 (one LSTM layer over a whole sequence) and Keras' fused
-LSTM path built on them: values against a NumPy float64 step-by-step LSTM, gradients by
-finite differences (float64 runs the ATen loop) and the float32 oneDNN kernel against the
-float64 one, the Keras layer fused vs its generic loop (`use_cudnn=False`: values, gradients,
-go_backwards, states, dropout), where the fused op fires and where it must not, and TF's
-errors for what the kernels do not run."""
+"""CudnnRNNV3 / CudnnRNNBackpropV3 (one LSTM or GRU layer over a whole sequence) and Keras'
+fused LSTM and GRU paths built on them: values against NumPy float64 step-by-step
+references, gradients by finite differences (float64 runs the ATen loops) and the float32
+oneDNN kernel against the float64 one, the Keras layers fused vs their generic loop
+(`use_cudnn=False`: values, gradients, go_backwards, states, dropout), where the fused op
+fires and where it must not, and TF's errors for what the kernels do not run."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import ndflow as tf
+from ndflow.keras.layers import rnn_fused
 from tests.keras.layer_checks import numeric_grad
 
 T, B, I, H = 5, 3, 4, 6
@@ -145,9 +146,9 @@ def test_errors_name_the_op_and_shapes():
         tf.raw_ops.CudnnRNNV3(input=x, input_h=h0, input_c=tf.zeros([B, 1, H + 1]),
                               params=tf.zeros([7]), sequence_lengths=tf.fill([B], T),
                               time_major=False)
-    with pytest.raises(tf.errors.UnimplementedError, match="rnn_mode='gru'"):
+    with pytest.raises(tf.errors.UnimplementedError, match="rnn_mode=.rnn_tanh."):
         tf.raw_ops.CudnnRNNV3(input=x, input_h=h0, input_c=h0, params=tf.zeros([7]),
-                              sequence_lengths=tf.fill([B], T), rnn_mode="gru",
+                              sequence_lengths=tf.fill([B], T), rnn_mode="rnn_tanh",
                               time_major=False)
     with pytest.raises(tf.errors.UnimplementedError, match="shorter"):
         cudnn_lstm(*a, lengths=tf.constant([T, 2, T]))
@@ -266,3 +267,88 @@ def test_keras_lstm_fit_follows_the_loop():
                                    verbose=0).history["loss"])
     np.testing.assert_allclose(histories[0], histories[1], rtol=1e-4)
     assert histories[0][-1] < histories[0][0]
+
+
+# -- GRU ---------------------------------------------------------------------------------------
+
+def np_gru(x, k, r, b, h):
+    """Keras' GRU with reset_after (gates z, r, h; bias (input, recurrent)), float64."""
+    ys = []
+    for t in range(x.shape[1]):
+        xz, xr, xh = np.split(x[:, t] @ k + b[0], 3, axis=1)
+        rz, rr, rh = np.split(h @ r + b[1], 3, axis=1)
+        z, rg = _sigmoid(xz + rz), _sigmoid(xr + rr)
+        hh = np.tanh(xh + rg * rh)
+        h = z * h + (1 - z) * hh
+        ys.append(h)
+    return np.stack(ys, 1), h
+
+
+def _gru_arrays(seed=0, t=T):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal((B, t, I)), rng.standard_normal((I, 3 * H)) * 0.5,
+            rng.standard_normal((H, 3 * H)) * 0.5, rng.standard_normal((2, 3 * H)) * 0.5,
+            rng.standard_normal((B, H))]
+
+
+def fused_gru(x, k, r, b, h0, go_backwards=False):
+    _, out, (h,) = rnn_fused.gru(x, h0, k, r, b, go_backwards, True)
+    return out, h
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-12), (np.float32, 2e-5)])
+def test_gru_values_match_numpy(dtype, tol):
+    a = _gru_arrays()
+    out, h = fused_gru(*[tf.constant(v.astype(dtype)) for v in a])
+    want_out, want_h = np_gru(*a)
+    np.testing.assert_allclose(out.numpy(), want_out, rtol=tol, atol=tol)
+    np.testing.assert_allclose(h.numpy(), want_h, rtol=tol, atol=tol)
+
+
+def test_gru_gradients_match_finite_differences():
+    a = _gru_arrays(1, t=3)
+
+    def loss(outs):
+        out, h = outs
+        return tf.reduce_sum(out * out) + 1.3 * tf.reduce_sum(h)
+    variables = [tf.Variable(v) for v in a]
+    with tf.GradientTape() as tape:
+        value = loss(fused_gru(*variables))
+    grads = tape.gradient(value, variables)
+
+    def f_of(i):
+        def f(v):
+            args = [tf.constant(w) for w in a]
+            args[i] = tf.constant(v)
+            return float(loss(fused_gru(*args)).numpy())
+        return f
+    for i, g in enumerate(grads):
+        np.testing.assert_allclose(g.numpy(), numeric_grad(f_of(i), a[i]), rtol=1e-6,
+                                   atol=1e-7)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"return_sequences": True, "return_state": True},
+                                    {"go_backwards": True, "return_sequences": True}])
+def test_keras_gru_fused_equals_loop(kwargs):
+    fused = tf.keras.layers.GRU(H, seed=7, **kwargs)
+    loop = tf.keras.layers.GRU(H, seed=7, use_cudnn=False, **kwargs)
+    x = np.random.default_rng(4).standard_normal((B, T, I)).astype(np.float32)
+    fused(x)
+    loop(x)
+    loop.set_weights(fused.get_weights())
+    xv = tf.Variable(x)
+    results = []
+    for layer in (fused, loop):
+        with tf.GradientTape() as tape:
+            out = layer(xv)
+            outs = out if isinstance(out, (list, tuple)) else [out]
+            loss = sum(tf.reduce_sum(o * o) for o in outs)
+        grads = tape.gradient(loss, [xv, *layer.trainable_weights])
+        results.append(([o.numpy() for o in outs], [g.numpy() for g in grads]))
+    for a, b in zip(results[0][0] + results[0][1], results[1][0] + results[1][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    assert "CudnnRNNV3" in _op_types(fused, x)
+    assert "CudnnRNNV3" not in _op_types(loop, x)
+    reset_before = tf.keras.layers.GRU(H, reset_after=False)
+    reset_before(x)
+    assert "CudnnRNNV3" not in _op_types(reset_before, x)

@@ -1,10 +1,10 @@
-"""Keras' fused LSTM (Keras 3's `backend.lstm` on TensorFlow): where an LSTM's configuration
-is cuDNN's (tanh and sigmoid activations, a bias, no recurrent dropout, not unrolled, no
-mask), the whole sequence runs as one CudnnRNNV3 op on cuDNN's canonical weights, built from
-the Keras kernels as Keras builds them. TF takes this path on GPUs only; ndflow has the op's
-kernels on every device (kernels/cudnn_rnn.py), so it is taken everywhere: the time loop and
-its gradient cost no per-step dispatch. Other configurations run the generic time loop
-(rnn_layers.rnn_loop)."""
+"""Keras' fused LSTM and GRU (Keras 3's `backend.lstm`/`backend.gru` on TensorFlow): where
+the layer's configuration is cuDNN's (tanh and sigmoid activations, a bias, no recurrent
+dropout, not unrolled, no mask; a GRU with `reset_after`), the whole sequence runs as one
+CudnnRNNV3 op on cuDNN's canonical weights, built from the Keras kernels as Keras builds
+them. TF takes this path on GPUs only; ndflow has the op's kernels on every device
+(kernels/cudnn_rnn.py), so it is taken everywhere: the time loop and its gradient cost no
+per-step dispatch. Other configurations run the generic time loop (rnn_layers.rnn_loop)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from ndflow.keras import activation_functions as activations
 from ndflow.ops import cudnn_rnn, math
 from ndflow.ops.apply import apply_op
 from ndflow.ops.array_core import expand_dims, reshape, shape, squeeze
-from ndflow.ops.array_fill import fill, zeros_like
+from ndflow.ops.array_fill import fill, zeros, zeros_like
 from ndflow.ops.array_reorder import reverse
 from ndflow.ops.array_slicing import concat
+from ndflow.ops.array_split import split
 from ndflow.ops.array_transpose import transpose
 from ndflow.ops.cast import cast
 
@@ -23,16 +24,32 @@ _TANH = (activations.tanh, math.tanh)
 _SIGMOID = (activations.sigmoid, math.sigmoid)
 
 
-def lstm_applies(cell, unroll: bool, mask) -> bool:
-    """Whether an LSTM layer over `cell` computes what CudnnRNNV3 computes (Keras'
+def applies(cell, unroll: bool, mask) -> bool:
+    """Whether an LSTM or GRU layer over `cell` computes what CudnnRNNV3 computes (Keras'
     `cudnn_ok` without its GPU test, and no mask: padded sequences run the generic loop)."""
     return (cell.activation in _TANH and cell.recurrent_activation in _SIGMOID
             and cell.use_bias and not cell.recurrent_dropout and not unroll
-            and mask is None)
+            and mask is None and getattr(cell, "reset_after", True))
 
 
 def _as(x, dtype):
     return x if x.dtype.base_dtype is dtype else cast(x, dtype)
+
+
+def _flat_t(w):
+    return reshape(transpose(w), [-1])
+
+
+def _run(mode, sequences, h0, c0, params, go_backwards):
+    if go_backwards:
+        sequences = reverse(sequences, [1])
+    lengths = fill(expand_dims(shape(sequences, out_type=dtypes.int32)[0], 0),
+                   shape(sequences, out_type=dtypes.int32)[1])
+    outputs, h, c, _, _ = apply_op(
+        cudnn_rnn.CudnnRNNV3, [sequences, expand_dims(h0, 1), c0, params, lengths],
+        {"rnn_mode": mode, "is_training": True, "time_major": False},
+        name="CudnnRNNV3").outputs
+    return outputs, squeeze(h, [1]), c
 
 
 def lstm(sequences, h0, c0, kernel, recurrent_kernel, bias, go_backwards: bool,
@@ -42,17 +59,26 @@ def lstm(sequences, h0, c0, kernel, recurrent_kernel, bias, go_backwards: bool,
     gates see one bias, as in the cell)."""
     dtype = sequences.dtype.base_dtype
     kernel, recurrent_kernel, bias = (_as(w, dtype) for w in (kernel, recurrent_kernel, bias))
-    params = concat([reshape(transpose(kernel), [-1]), reshape(transpose(recurrent_kernel), [-1]),
-                     zeros_like(bias), bias], 0)
-    if go_backwards:
-        sequences = reverse(sequences, [1])
-    lengths = fill(expand_dims(shape(sequences, out_type=dtypes.int32)[0], 0),
-                   shape(sequences, out_type=dtypes.int32)[1])
-    outputs, h, c, _, _ = apply_op(
-        cudnn_rnn.CudnnRNNV3,
-        [sequences, expand_dims(_as(h0, dtype), 1), expand_dims(_as(c0, dtype), 1), params,
-         lengths],
-        {"rnn_mode": "lstm", "is_training": True, "time_major": False},
-        name="CudnnRNNV3").outputs
-    h, c = squeeze(h, [1]), squeeze(c, [1])
+    params = concat([_flat_t(kernel), _flat_t(recurrent_kernel), zeros_like(bias), bias], 0)
+    outputs, h, c = _run("lstm", sequences, _as(h0, dtype), expand_dims(_as(c0, dtype), 1),
+                         params, go_backwards)
+    c = squeeze(c, [1])
     return h, (outputs if return_sequences else None), [h, c]
+
+
+def gru(sequences, h0, kernel, recurrent_kernel, bias, go_backwards: bool,
+        return_sequences: bool) -> tuple:
+    """(last output, all outputs or None, [h]) of a GRU with `reset_after` over batch-major
+    `sequences`, one CudnnRNNV3 op. Keras orders the gates z, r, h, cuDNN r, z, h; Keras'
+    bias is (input bias, recurrent bias), cuDNN's too."""
+    dtype = sequences.dtype.base_dtype
+    kernel, recurrent_kernel, bias = (_as(w, dtype) for w in (kernel, recurrent_kernel, bias))
+
+    def rzh(w, axis):
+        z, r, hh = split(w, 3, axis=axis)
+        return concat([r, z, hh], axis)
+    params = concat([_flat_t(rzh(kernel, 1)), _flat_t(rzh(recurrent_kernel, 1)),
+                     rzh(reshape(bias[0], [-1]), 0), rzh(reshape(bias[1], [-1]), 0)], 0)
+    outputs, h, _ = _run("gru", sequences, _as(h0, dtype), zeros([], dtype), params,
+                         go_backwards)
+    return h, (outputs if return_sequences else None), [h]

@@ -330,6 +330,19 @@ class RNN(Layer):
         return cls(cell, **config)
 
 
+_NO_CUDNN = ("use_cudnn=True was specified, but cuDNN is not supported for this layer "
+             "configuration with this backend. Pass use_cudnn='auto' to fallback to a "
+             "non-cuDNN implementation.")
+
+
+def _input_dropout(cell, sequences, training):
+    """Keras' fused paths: the cell's one input-dropout mask, the same at every step."""
+    if training and 0.0 < cell.dropout < 1.0:
+        sequences = sequences * expand_dims(cell.get_dropout_mask(sequences[:, 0, :]), 1)
+        cell.reset_dropout_mask()
+    return sequences
+
+
 def _delegate(*names):
     """Read-only properties reading the cell's attributes of these names."""
     def add(cls):
@@ -443,18 +456,13 @@ class LSTM(_CellLayer):
         does on TF with cuDNN, here on every device: keras/layers/rnn_fused.py), else the
         generic loop; `use_cudnn=False` always takes the loop."""
         cell = self.cell
-        if self.use_cudnn in ("auto", True) and rnn_fused.lstm_applies(cell, self.unroll, mask):
-            if training and 0.0 < cell.dropout < 1.0:
-                # Keras: the cell's one input-dropout mask, the same at every step
-                sequences = sequences * expand_dims(cell.get_dropout_mask(sequences[:, 0, :]), 1)
-                cell.reset_dropout_mask()
+        if self.use_cudnn in ("auto", True) and rnn_fused.applies(cell, self.unroll, mask):
+            sequences = _input_dropout(cell, sequences, training)
             return rnn_fused.lstm(sequences, initial_state[0], initial_state[1], cell.kernel,
                                   cell.recurrent_kernel, cell.bias, self.go_backwards,
                                   self.return_sequences)
         if self.use_cudnn is True:
-            raise ValueError("use_cudnn=True was specified, but cuDNN is not supported for "
-                             "this layer configuration with this backend. Pass "
-                             "use_cudnn='auto' to fallback to a non-cuDNN implementation.")
+            raise ValueError(_NO_CUDNN)
         return super().inner_loop(sequences, initial_state, mask, training)
 
 
@@ -474,3 +482,16 @@ class GRU(_CellLayer):
                  go_backwards=False, stateful=False, unroll=False, reset_after=True,
                  use_cudnn="auto", **kwargs):
         super().__init__(locals())
+
+    def inner_loop(self, sequences, initial_state, mask, training=False) -> tuple:
+        """One CudnnRNNV3 op over the sequence where the configuration allows (`reset_after`
+        and LSTM's conditions: keras/layers/rnn_fused.py), else the generic loop."""
+        cell = self.cell
+        if self.use_cudnn in ("auto", True) and rnn_fused.applies(cell, self.unroll, mask):
+            sequences = _input_dropout(cell, sequences, training)
+            return rnn_fused.gru(sequences, initial_state[0], cell.kernel,
+                                 cell.recurrent_kernel, cell.bias, self.go_backwards,
+                                 self.return_sequences)
+        if self.use_cudnn is True:
+            raise ValueError(_NO_CUDNN)
+        return super().inner_loop(sequences, initial_state, mask, training)

@@ -1,0 +1,142 @@
+"""CudnnRNNV3's LSTM and GRU as ATen loops over the time steps, for every device and dtype
+(kernels/cudnn_rnn.py takes oneDNN's LSTM instead on CPUs in float32/bfloat16).
+
+The input projection of all steps is one GEMM; each step is one GEMM with the recurrent
+weights and a few elementwise calls; the backward loop keeps the gates' gradients of every
+step, so the weight gradients are again single GEMMs over the sequence. `reserve_space` holds
+what the backward loop reads: the activated gates (and for the LSTM the cell states).
+
+`lay` is the call's `_Layout`: time-major input `x` (T, B, I), `h0`/`c0` (B, H), the
+canonical weights `w_ih` (G*H, I), `w_hh` (G*H, H), biases `b_ih`, `b_hh` (G*H) with G = 4
+(LSTM gates i, f, c, o) or 3 (GRU gates r, z, n: cuDNN's order).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ndflow.kernels import tanh_numba
+
+
+def _tanh_(x: torch.Tensor) -> torch.Tensor:
+    return tanh_numba.tanh(x, x) if tanh_numba.applies(x) else x.tanh_()
+
+
+def _tanh(x: torch.Tensor) -> torch.Tensor:
+    return tanh_numba.tanh(x) if tanh_numba.applies(x) else torch.tanh(x)
+
+
+def _input_projection(lay, bias: torch.Tensor) -> torch.Tensor:
+    t_len, b = lay.seq, lay.batch
+    x = lay.x.reshape(t_len * b, lay.input_size)
+    return torch.addmm(bias, x, lay.w_ih.t()).view(t_len, b, lay.w_ih.shape[0])
+
+
+def _weight_grads(lay, hs, d_xw, d_hr) -> torch.Tensor:
+    """params' gradient: input weights from the input-side gate gradients (T*B, G*H),
+    recurrent weights from the recurrent-side ones and the states each step saw."""
+    t_len, b, h = lay.seq, lay.batch, lay.units
+    h_prev = torch.cat([lay.h0.unsqueeze(0), hs[:-1]])[:t_len].reshape(t_len * b, h)
+    return torch.cat([torch.mm(d_xw.t(), lay.x.reshape(t_len * b, -1)).reshape(-1),
+                      torch.mm(d_hr.t(), h_prev).reshape(-1), d_xw.sum(0), d_hr.sum(0)])
+
+
+# -- LSTM --------------------------------------------------------------------------------------
+
+def lstm_forward(lay):
+    """(outputs (T, B, H), h, c, reserve_space)."""
+    t_len, b, h = lay.seq, lay.batch, lay.units
+    xw = _input_projection(lay, lay.b_ih + lay.b_hh)
+    gates = torch.empty_like(xw)
+    hs = xw.new_empty(t_len, b, h)
+    cs = xw.new_empty(t_len, b, h)
+    h_t, c_t, w_hh_t = lay.h0, lay.c0, lay.w_hh.t()
+    for t in range(t_len):
+        z = torch.addmm(xw[t], h_t, w_hh_t, out=gates[t])
+        torch.sigmoid_(z[:, :2 * h])
+        _tanh_(z[:, 2 * h:3 * h])
+        torch.sigmoid_(z[:, 3 * h:])
+        i, f, g, o = z.split(h, 1)
+        c_t = torch.addcmul(f * c_t, i, g, out=cs[t])
+        h_t = torch.mul(o, _tanh(c_t), out=hs[t])
+    return hs, h_t, c_t, torch.cat([gates.reshape(-1), cs.reshape(-1)])
+
+
+def lstm_backward(lay, hs, dy, dh_last, dc_last, reserve):
+    """(dx (T, B, I), dh0, dc0, dparams)."""
+    t_len, b, h = lay.seq, lay.batch, lay.units
+    n = t_len * b * 4 * h
+    gates = reserve[:n].view(t_len, b, 4 * h)
+    cs = reserve[n:].view(t_len, b, h)
+    dz_all = torch.empty_like(gates)
+    dh, dc = dh_last.clone(), dc_last.clone()
+    for t in reversed(range(t_len)):
+        i, f, g, o = gates[t].split(h, 1)
+        c_prev = cs[t - 1] if t else lay.c0
+        tc = _tanh(cs[t])
+        dh = dh + dy[t]
+        dc = dc + dh * o * (1 - tc * tc)
+        di, df, dg, do = dz_all[t].split(h, 1)
+        torch.mul(dc * g, i * (1 - i), out=di)
+        torch.mul(dc * c_prev, f * (1 - f), out=df)
+        torch.mul(dc * i, 1 - g * g, out=dg)
+        torch.mul(dh * tc, o * (1 - o), out=do)
+        dc = dc * f
+        dh = torch.mm(dz_all[t], lay.w_hh)
+    dz = dz_all.view(t_len * b, 4 * h)
+    dx = torch.mm(dz, lay.w_ih).view(t_len, b, lay.input_size)
+    return dx, dh, dc, _weight_grads(lay, hs, dz, dz)
+
+
+# -- GRU (cuDNN's: the reset gate multiplies the recurrent projection, Keras' reset_after) ---
+
+def gru_forward(lay):
+    """(outputs (T, B, H), h, reserve_space): per step r = s(x W_r + b_Wr + h R_r + b_Rr),
+    z likewise, n = tanh(x W_n + b_Wn + r * (h R_n + b_Rn)), h = n + z * (h - n). The reserve
+    holds r, z, n and h R_n + b_Rn of every step, (T, 4, B, H): each a contiguous block."""
+    t_len, b, h = lay.seq, lay.batch, lay.units
+    xw = _input_projection(lay, lay.b_ih)
+    saved = xw.new_empty(t_len, 4, b, h)
+    hs = xw.new_empty(t_len, b, h)
+    h_t, w_hh_t = lay.h0, lay.w_hh.t()
+    hr = xw.new_empty(b, 3 * h)
+    rz = xw.new_empty(b, 2 * h)
+    for t in range(t_len):
+        torch.addmm(lay.b_hh, h_t, w_hh_t, out=hr)
+        torch.sigmoid_(torch.add(xw[t, :, :2 * h], hr[:, :2 * h], out=rz))
+        r, z, n, hn = saved[t]
+        r.copy_(rz[:, :h])
+        z.copy_(rz[:, h:])
+        hn.copy_(hr[:, 2 * h:])
+        _tanh_(torch.addcmul(xw[t, :, 2 * h:], r, hn, out=n))
+        h_t = torch.addcmul(n, z, h_t - n, out=hs[t])
+    return hs, h_t, saved.reshape(-1)
+
+
+def gru_backward(lay, hs, dy, dh_last, reserve):
+    """(dx (T, B, I), dh0, dparams). Every factor of a step's gate gradients that does not
+    depend on the incoming dh is computed for all steps at once before the loop:
+    d(pre-activations) = dh * J (input side: r, z, n gates) and dh * K (recurrent side, where
+    the reset gate scales n's part), so a step is an add, two products and one GEMM."""
+    t_len, b, h = lay.seq, lay.batch, lay.units
+    saved = reserve.view(t_len, 4, b, h)
+    r, z, n, hn = saved.unbind(1)
+    h_prev = torch.cat([lay.h0.unsqueeze(0), hs[:-1]])[:t_len]
+    a = (1 - z) * (1 - n * n)                  # d pre_n / dh
+    factors = saved.new_empty(t_len, b, 4, h)  # J = (c_r, c_z, a), and a * r for K's n part
+    torch.mul(a * hn, r * (1 - r), out=factors[:, :, 0])
+    torch.mul(h_prev - n, z * (1 - z), out=factors[:, :, 1])
+    factors[:, :, 2] = a
+    torch.mul(a, r, out=factors[:, :, 3])
+    j, k = factors[:, :, :3], factors[:, :, (0, 1, 3)].contiguous()
+    dhs = saved.new_empty(t_len, b, h)
+    d_hr = saved.new_empty(t_len, b, 3, h)
+    dh = dh_last
+    for t in reversed(range(t_len)):
+        dh = torch.add(dh, dy[t], out=dhs[t])
+        torch.mul(dh.unsqueeze(1), k[t], out=d_hr[t])
+        dh = torch.addmm(dh * z[t], d_hr[t].view(b, 3 * h), lay.w_hh)
+    d_xw = (dhs.unsqueeze(2) * j).view(t_len * b, 3 * h)
+    d_hr = d_hr.view(t_len * b, 3 * h)
+    dx = torch.mm(d_xw, lay.w_ih).view(t_len, b, lay.input_size)
+    return dx, dh, _weight_grads(lay, hs, d_xw, d_hr)
