@@ -69,6 +69,15 @@ def loop_step(step, batches, epochs: int) -> dict:
 
 
 def peak_rss_mb() -> float:
+    """This process's peak resident memory: /proc's VmHWM (getrusage's ru_maxrss survives
+    exec, so a worker would report its parent's peak when that is higher)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -117,8 +126,12 @@ def main(script: str, doc: str, run, flops: float, bytes_: float, extra_args=Non
         ours, theirs = side_by_side.alternate(script, args.rounds, *passthrough, *flags)
         print(f"{label}:")
         theirs = theirs or {}
-        for key, unit in (("step_ms", "ms"), ("first_s", "s"), ("peak_mb", "MiB")):
-            mine, tf_value = ours.get(key), theirs.get(key)
+        units = {"_ms": "ms", "_s": "s", "_mb": "MiB"}
+        for key, mine in ours.items():
+            unit = next((u for suffix, u in units.items() if key.endswith(suffix)), None)
+            if unit is None or not isinstance(mine, (int, float)):
+                continue
+            tf_value = theirs.get(key)
             line = f"  {key:8s} ndflow {mine:9.2f} {unit:3s}"
             if tf_value:
                 line += f"  TensorFlow {tf_value:9.2f} {unit:3s}  ratio {mine / tf_value:5.2f}x"
