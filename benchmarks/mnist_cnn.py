@@ -46,7 +46,6 @@ from machine import cpu_line, floor_line  # benchmarks/ is the script's director
 import ndflow as tf
 from ndflow.kernels import conv_autotune
 from ndflow.models.image.mnist.model import model, regularized_loss
-from ndflow.passes import matmul_backprop
 
 BATCH = 64
 # the float32 step without passes/matmul_backprop.py's fusion, which a loss-scale step cannot
@@ -163,14 +162,14 @@ def ndflow_step(x, y, params, eager=False, amp=False, jit=None, loss_scale=False
     def run():
         # the process-wide switches this step was traced under (a function keeps its plan
         # per setting, so steps of different settings can take turns)
-        tf.config.optimizer.set_experimental_options({_amp_option(): amp})
+        tf.config.optimizer.set_experimental_options({_amp_option(): amp,
+                                                      "matmul_backprop": backprop_fusion})
         tf.config.optimizer.set_jit(jit == "auto")
-        matmul_backprop.ENABLED = backprop_fusion   # read when the step is traced
         try:
             with tf.device(_tf_device()):
                 return fn(xt, yt).numpy()
         finally:
-            matmul_backprop.ENABLED = True
+            tf.config.optimizer.set_experimental_options({"matmul_backprop": True})
     return run
 
 

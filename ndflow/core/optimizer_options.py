@@ -99,6 +99,14 @@ def set_experimental_options(options: Mapping[str, Any]) -> None:
         _bump()
 
 
+def passes_off() -> frozenset:
+    """The keys set to False that are not TensorFlow's options: names of ndflow's own graph
+    passes to switch off (TensorFlow keeps unknown keys without effect)."""
+    known = {name for name, _ in _OPTIONS} | {"min_graph_nodes"}
+    with _lock:
+        return frozenset(k for k, v in _options.items() if v is False and k not in known)
+
+
 @tf_export("config.optimizer.get_experimental_options")
 def get_experimental_options() -> dict[str, Any]:
     """The options in effect, typed and ordered as TensorFlow reports them."""

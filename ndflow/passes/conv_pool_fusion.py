@@ -25,8 +25,8 @@ channels a multiple of 16 (the kernel's vector width); a 2x2 stride-2 pool,
 SAME or VALID. Every intermediate has exactly the consumers the fusion accounts for (C: P and
 G; P:1: G; R: G and B; G: F) and is not fetched, fed, preserved or a control input, and no
 op of the pattern has control inputs. Otherwise the graph is left as it is. F's output must
-have the filter's static shape. Setting `ENABLED = False` switches the fusion off (for
-measuring it against the unfused ops in one process).
+have the filter's static shape. A pipeline pass of the remapper's group, switched off alone
+by its name "conv_pool_fusion" (for measuring it against the unfused ops in one process).
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import GraphView
 
-ENABLED = True
 MAX_INPUT_CHANNELS = 4
 _ONES = [1, 1, 1, 1]
 _POOL = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "data_format": "NHWC"}
@@ -195,8 +194,6 @@ def _emit_backward(rw: GraphRewriter, f: _Fusion) -> None:
 
 def fuse_conv_bias_relu_pool(graph: Graph, ctx: PassContext) -> Graph:
     """The rewrite of the module doc; `graph` itself when nothing matches."""
-    if not ENABLED:
-        return graph
     view = GraphView.of(graph, ctx)
     fusions = [f for f in (_match(view, op) for op in graph.get_operations()) if f]
     if not fusions:

@@ -41,7 +41,6 @@ from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import GraphView
 
-ENABLED = True   # tests and benchmarks switch it off to compare
 # Each block of W (kernels/gemm_epilogue.py: BLOCK_ELEMENTS, 96K) has MKL pack dy anew for
 # its two GEMMs, so dy must be small beside a block: MNIST's fc1 (dy 64x512) ran 0.4-1 ms
 # faster; a layer like benchmarks/jit_mlp.py's (dy 256x1024: 2.7x the weight in packing)
@@ -124,8 +123,6 @@ def emit_early(rw: GraphRewriter, early: list) -> None:
 
 def fuse_backprop_into_updates(graph: Graph, ctx: PassContext) -> Graph:
     """The rewrite of the module doc; `graph` itself when nothing matches."""
-    if not ENABLED:
-        return graph
     view = GraphView.of(graph, ctx)
     ops = graph.get_operations()
     order = {op: i for i, op in enumerate(ops)}

@@ -42,7 +42,9 @@ class PassConfig:
 
     # RewriterConfig toggles set OFF (option names, e.g. "constant_folding", "remapping").
     options_off: frozenset[str] = frozenset()
-    # Pipeline passes switched off by name (tools and tests; e.g. {"cse"}).
+    # Pipeline passes switched off by name or group (e.g. {"cse"}, {"matmul_backprop"},
+    # {"remapper"}): tools, tests, and outside Sessions `set_experimental_options({name:
+    # False})` for a name that is not one of TF's options.
     disabled_passes: frozenset[str] = frozenset()
     # disable_meta_optimizer: only the required passes (prune) run.
     meta_optimizer_disabled: bool = False
@@ -64,9 +66,12 @@ class PassConfig:
     # clustering pass applies --tf_xla_auto_jit on top (ndflow/passes/mark_for_compilation.py).
     global_jit_level: int = -1
 
-    def pass_enabled(self, name: str, option: str | None = None) -> bool:
-        """Whether the optional pipeline pass `name`, switched by `option`, runs."""
-        if self.meta_optimizer_disabled or name in self.disabled_passes:
+    def pass_enabled(self, name: str, option: str | None = None,
+                     group: str | None = None) -> bool:
+        """Whether the optional pipeline pass `name` (of `group`), switched by `option`,
+        runs."""
+        if self.meta_optimizer_disabled or name in self.disabled_passes or \
+                (group is not None and group in self.disabled_passes):
             return False
         return option is None or option not in self.options_off
 
@@ -101,6 +106,7 @@ def resolve_pass_config(session_config=None) -> PassConfig:
         amp = _env_enabled()
     return PassConfig(
         options_off=off, meta_optimizer_disabled=meta_disabled, min_graph_nodes=min_nodes,
+        disabled_passes=optimizer_options.passes_off(),
         max_constant_size_in_bytes=max_constant, auto_mixed_precision=amp,
         auto_mixed_precision_onednn_bfloat16=bool(
             _toggle(rewrite, "auto_mixed_precision_onednn_bfloat16")

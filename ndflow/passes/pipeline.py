@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from ndflow.core import logging
 from ndflow.core.graph import Graph
+from ndflow.passes import remapper
 from ndflow.passes.amp.auto_mixed_precision import auto_mixed_precision
 from ndflow.passes.arithmetic_optimizer import arithmetic_optimizer
 from ndflow.passes.constant_folding import constant_folding
@@ -30,7 +31,6 @@ from ndflow.passes.encapsulate_clusters import encapsulate_clusters
 from ndflow.passes.mark_for_compilation import mark_for_compilation
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.prune import prune
-from ndflow.passes.remapper import remapper
 
 GraphPass = Callable[[Graph, PassContext], Graph]
 
@@ -41,6 +41,7 @@ class PassSpec:
     fn: GraphPass
     required: bool = False
     option: str | None = None  # the RewriterConfig toggle that switches the pass
+    group: str | None = None   # a name switching off all the passes of a group (remapper)
 
 
 PIPELINE: list[PassSpec] = [
@@ -49,7 +50,8 @@ PIPELINE: list[PassSpec] = [
     PassSpec("auto_mixed_precision", auto_mixed_precision),  # its own toggles (pass_config)
     PassSpec("cse", cse, option="common_subgraph_elimination"),
     PassSpec("arithmetic_optimizer", arithmetic_optimizer, option="arithmetic_optimization"),
-    PassSpec("remapper", remapper, option="remapping"),
+    *(PassSpec(name, step, option="remapping", group=remapper.GROUP)
+      for name, step in remapper.STEPS),
     # Auto-clustering (TF's POST_REWRITE_FOR_EXEC passes): always part of the pipeline, they do
     # nothing unless auto-jit is on or an op asks for compilation (jit_scope, jit_compile).
     PassSpec("mark_for_compilation", mark_for_compilation, required=True),
@@ -66,11 +68,11 @@ def register_pass(name: str, fn: GraphPass, before: str | None = None,
         raise ValueError("Give at most one of `before` and `after`")
     pos = len(PIPELINE)
     anchor = before or after
-    if anchor is not None:
-        idx = [i for i, p in enumerate(PIPELINE) if p.name == anchor]
+    if anchor is not None:   # a group's name: before its first pass, after its last
+        idx = [i for i, p in enumerate(PIPELINE) if anchor in (p.name, p.group)]
         if not idx:
             raise ValueError(f"No graph pass named '{anchor}' in the pipeline")
-        pos = idx[0] + (1 if after is not None else 0)
+        pos = idx[-1] + 1 if after is not None else idx[0]
     PIPELINE.insert(pos, PassSpec(name, fn, option=option))
 
 
@@ -83,7 +85,8 @@ def run_pipeline(graph: Graph, ctx: PassContext,
     """Runs the enabled passes in order; returns (new graph, user name -> name in it)."""
     out = graph
     for spec in PIPELINE if passes is None else passes:
-        if not spec.required and not ctx.config.pass_enabled(spec.name, spec.option):
+        if not spec.required and not ctx.config.pass_enabled(spec.name, spec.option,
+                                                              spec.group):
             continue
         before = len(out.get_operations())
         result = spec.fn(out, ctx)

@@ -70,7 +70,9 @@ of that op's output and consumers such as ReluGrad (which reads the Relu output,
 the fused op's output) keep working; its control inputs are the union of the fused ops'.
 Switched off by the RewriterConfig toggle `remapping` (a Session's
 `rewrite_options.remapping = OFF`, or `tf.config.optimizer.set_experimental_options(
-{'remapping': False})`), resolved into the PassConfig.
+{'remapping': False})`), resolved into the PassConfig; each step (STEPS) is a pipeline pass
+of its own, switched off alone by its name (`set_experimental_options({'matmul_backprop':
+False})`, `PassConfig(disabled_passes=...)`).
 
 A new fusion is one `Rule` in `RULES` (its pattern, an optional condition and an emitter).
 """
@@ -413,14 +415,35 @@ RULES: list[Rule] = [
 ]
 
 
-def remapper(graph: Graph, ctx: PassContext) -> Graph:
-    """Fuses Conv2D/MatMul + bias [+ activation], L2 gradient sums (into updates inside If
-    branches first), MaxPool/MaxPoolGrad, batch norm + Relu, and conv + bias + Relu + MaxPool
-    with its gradient."""
-    graph = speculate_momentum(fuse_decay_into_branches(graph, ctx), ctx)
-    graph = fuse_dynamic_loss_scale(graph, ctx)
-    fused = fuse_batch_norm_activation(rewrite(graph, ctx, RULES), ctx)
-    fused = fuse_backprop_into_updates(fuse_conv_bias_relu_pool(fused, ctx), ctx)
-    fused = speculate_backprop(fused, ctx)
+def tf_fusions(graph: Graph, ctx: PassContext) -> Graph:
+    """TensorFlow's own remapper fusions: the RULES, then batch norm + activation."""
+    return fuse_batch_norm_activation(rewrite(graph, ctx, RULES), ctx)
+
+
+# The remapper's steps in their order. Each is a pipeline pass of its own (passes/pipeline.py)
+# in the group "remapper": the `remapping` toggle or the group's name switches all of them
+# off, a step's name that step alone (PassConfig.disabled_passes; outside a Session
+# `tf.config.optimizer.set_experimental_options({name: False})`).
+STEPS: tuple = (
+    ("branch_momentum_decay", fuse_decay_into_branches),
+    ("speculative_momentum", speculate_momentum),
+    ("dynamic_loss_scale", fuse_dynamic_loss_scale),
+    ("remapper", tf_fusions),
+    ("conv_pool_fusion", fuse_conv_bias_relu_pool),
+    ("matmul_backprop", fuse_backprop_into_updates),
+    ("speculative_backprop", speculate_backprop),
+    ("keras_rmsprop", fuse_keras_rmsprop),
+    ("grouped_updates", group_updates),
     # the fused ops leave their replaced ops' constants (a dropout's rate, scale) dead
-    return remove_dead_ops(group_updates(fuse_keras_rmsprop(fused, ctx), ctx), ctx)
+    ("remapper_dead_ops", remove_dead_ops),
+)
+GROUP = "remapper"
+
+
+def remapper(graph: Graph, ctx: PassContext) -> Graph:
+    """Every step of STEPS that `ctx.config` enables, in order (the pipeline runs them as
+    passes of their own; this is for callers that want the remapper alone)."""
+    for name, step in STEPS:
+        if ctx.config.pass_enabled(name, "remapping", GROUP):
+            graph = step(graph, ctx)
+    return graph

@@ -363,8 +363,8 @@ def _emit(rw: GraphRewriter, plan: _Plan) -> Operation:
 
 def speculate_backprop(graph: Graph, ctx: PassContext) -> Graph:
     """The rewrite of the module doc; `graph` itself when nothing matches."""
-    if not matmul_backprop.ENABLED:
-        return graph
+    if not ctx.config.pass_enabled("matmul_backprop", "remapping", "remapper"):
+        return graph   # dx is computed by the update only with the backprop fusion
     view = GraphView.of(graph, ctx)
     ops = graph.get_operations()
     order = {op: k for k, op in enumerate(ops)}

@@ -19,17 +19,30 @@ class Remapping:
 
 
 class RemapperStep:
-    """One step of the remapper (`ndflow.passes.remapper.<step>`, a graph -> graph function)
-    on or off for a block, the other fusions unchanged."""
+    """One step of the remapper, named by its function (`speculate_momentum`), on or off for
+    a block, the other fusions unchanged: its pipeline pass switched by name."""
 
     def __init__(self, step: str, on: bool):
         from ndflow.passes import remapper
-        self.module, self.step, self.on = remapper, step, on
-        self.saved = getattr(remapper, step)
+        (self.name,) = [name for name, fn in remapper.STEPS if fn.__name__ == step]
+        self.on = on
 
     def __enter__(self):
-        if not self.on:
-            setattr(self.module, self.step, lambda graph, ctx: graph)
+        tf.config.optimizer.set_experimental_options({self.name: self.on})
 
     def __exit__(self, *exc):
-        setattr(self.module, self.step, self.saved)
+        tf.config.optimizer.set_experimental_options({self.name: True})
+
+
+class PassOff:
+    """One of ndflow's own passes (a remapper step: "matmul_backprop", "conv_pool_fusion")
+    switched off by name inside the block (`set_experimental_options({name: False})`)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __enter__(self):
+        tf.config.optimizer.set_experimental_options({self.name: False})
+
+    def __exit__(self, *exc):
+        tf.config.optimizer.set_experimental_options({self.name: True})

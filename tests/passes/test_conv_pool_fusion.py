@@ -18,6 +18,7 @@ from ndflow.passes.pass_config import PassConfig
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pipeline import run_pipeline
 from tests.passes.graph_helpers import op_counts, run_graph, snapshot
+from tests.passes.remapping_toggle import PassOff
 
 v1 = tf.compat.v1
 FUSED = ("_Conv2DBiasReluMaxPool", "_Conv2DBiasReluMaxPoolGrad")
@@ -54,17 +55,16 @@ def _block(shape=(2, 9, 7, 1), cout=16, k=3, padding="SAME", pool="SAME", dtype=
     return g, fetches, feeds
 
 
-def _run(g, fetches, feeds, remap=True):
-    config = PassConfig() if remap else PassConfig(disabled_passes=frozenset({"remapper"}))
+def _run(g, fetches, feeds, remap=True, off=frozenset()):
+    config = PassConfig(disabled_passes=off) if remap else \
+        PassConfig(disabled_passes=frozenset({"remapper"}))
     g2, names = run_pipeline(g, PassContext(fetches=fetches, feeds=list(feeds), config=config))
     return g2, run_graph(g2, [names[f] for f in fetches], feeds)
 
 
 def _fused_and_plain(g, fetches, feeds, monkeypatch):
     g2, fused = _run(g, fetches, feeds)
-    with monkeypatch.context() as m:
-        m.setattr(conv_pool_fusion, "ENABLED", False)
-        g3, plain = _run(g, fetches, feeds)
+    g3, plain = _run(g, fetches, feeds, off=frozenset({"conv_pool_fusion"}))
     return g2, g3, fused, plain
 
 
@@ -179,8 +179,7 @@ def test_mnist_training_steps_match_with_the_fusion_off(monkeypatch):
               "fc2_biases": (10,)}
     init = {k: rng.normal(0, 0.1, s).astype(np.float32) for k, s in shapes.items()}
 
-    def train(enabled):
-        monkeypatch.setattr(conv_pool_fusion, "ENABLED", enabled)
+    def train():
         p = {k: tf.Variable(v) for k, v in init.items()}
         opt = tf.keras.optimizers.SGD(0.05, momentum=0.9)
 
@@ -193,8 +192,9 @@ def test_mnist_training_steps_match_with_the_fusion_off(monkeypatch):
         losses = [float(step(tf.constant(data), tf.constant(labels))) for _ in range(3)]
         return losses, {k: v.numpy() for k, v in p.items()}
 
-    fused_losses, fused_weights = train(True)
-    plain_losses, plain_weights = train(False)
+    fused_losses, fused_weights = train()
+    with PassOff("conv_pool_fusion"):
+        plain_losses, plain_weights = train()
     np.testing.assert_allclose(fused_losses, plain_losses, rtol=1e-5)
     assert fused_losses[2] != fused_losses[0]
     for k in init:

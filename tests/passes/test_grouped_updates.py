@@ -9,18 +9,18 @@ import numpy as np
 import pytest
 
 import ndflow as tf
-from ndflow.passes import remapper
 
 # variable shapes: small ones (multi-tensor calls) and one of 20480 elements (its own pass)
 SHAPES = [(5, 5, 1, 8), (8,), (3, 7), (7,), (160, 128), (128,), (33,)]
 
 
 @pytest.fixture
-def ungrouped(monkeypatch):
-    """Switches the grouping off (the rest of the remapper unchanged)."""
+def ungrouped():
+    """Switches the grouping off (the rest of the remapper unchanged): its pass by name."""
     def off():
-        monkeypatch.setattr(remapper, "group_updates", lambda graph, ctx: graph)
-    return off
+        tf.config.optimizer.set_experimental_options({"grouped_updates": False})
+    yield off
+    tf.config.optimizer.set_experimental_options({"grouped_updates": True})
 
 
 def _assert_same_training(grouped: list, separate: list) -> None:

@@ -11,17 +11,17 @@ import torch
 
 import ndflow as tf
 from ndflow.kernels import rmsprop_numba
-from ndflow.passes import remapper
 
 SHAPES = [(5, 5, 1, 8), (8,), (3, 7), (7,), (160, 128), (128,), (33,)]
 
 
 @pytest.fixture
-def unfused(monkeypatch):
-    """Switches the pattern off (the rest of the remapper unchanged)."""
+def unfused():
+    """Switches the pattern off (the rest of the remapper unchanged): its pass by name."""
     def off():
-        monkeypatch.setattr(remapper, "fuse_keras_rmsprop", lambda graph, ctx: graph)
-    return off
+        tf.config.optimizer.set_experimental_options({"keras_rmsprop": False})
+    yield off
+    tf.config.optimizer.set_experimental_options({"keras_rmsprop": True})
 
 
 def _training(dtype, steps: int = 4, **kwargs):

@@ -15,6 +15,7 @@ from ndflow.core.errors import InvalidArgumentError
 from ndflow.ops import nn_fused
 from ndflow.ops.apply import apply_op
 from ndflow.passes import matmul_backprop
+from tests.passes.remapping_toggle import PassOff
 
 LR, MU, DECAY = 0.5, 0.9, 5e-2
 N = 256   # 256x256 weights: large enough for _MatMulApplyMomentum
@@ -51,9 +52,8 @@ def _reference(x, y, w0, w1, decay, steps, keras):
 @pytest.fixture
 def unfused():
     """Runs the body with the rewrite switched off."""
-    matmul_backprop.ENABLED = False
-    yield
-    matmul_backprop.ENABLED = True
+    with PassOff("matmul_backprop"):
+        yield
 
 
 def _keras_train(decay, steps, returns=None, seed=1, batch=8):

@@ -177,3 +177,33 @@ def test_a_function_keeps_a_bounded_number_of_plans():
         optimizer_options.set_experimental_options({"min_graph_nodes": n})
         f(x)
     assert len(cf._plans) == concrete_function.PLANS_KEPT
+
+
+def test_remapper_steps_are_passes_switched_by_name_or_group():
+    """The remapper's steps are pipeline passes of the group "remapper": the group's name
+    or the `remapping` toggle switches all off, a step's own name that step alone, and outside
+    Sessions `set_experimental_options({name: False})` reaches the PassConfig (TF keeps
+    unknown keys without effect); a pass registered after the group runs after all of it."""
+    names = pipeline.pass_names()
+    steps = [name for name, _ in pipeline.remapper.STEPS]
+    assert names[names.index(steps[0]):names.index(steps[-1]) + 1] == steps
+    assert "matmul_backprop" in steps and "conv_pool_fusion" in steps
+    cfg = PassConfig(disabled_passes=frozenset({"matmul_backprop"}))
+    assert not cfg.pass_enabled("matmul_backprop", "remapping", "remapper")
+    assert cfg.pass_enabled("conv_pool_fusion", "remapping", "remapper")
+    group_off = PassConfig(disabled_passes=frozenset({"remapper"}))
+    assert not any(group_off.pass_enabled(s, "remapping", "remapper") for s in steps)
+    toggle_off = PassConfig(options_off=frozenset({"remapping"}))
+    assert not any(toggle_off.pass_enabled(s, "remapping", "remapper") for s in steps)
+    optimizer_options.set_experimental_options({"matmul_backprop": False, "remapping": True})
+    resolved = resolve_pass_config()
+    assert resolved.disabled_passes == frozenset({"matmul_backprop"})
+    assert "matmul_backprop" not in tf.config.optimizer.get_experimental_options()
+    spec = pipeline.PassSpec("after_group", lambda g, c: g)
+    saved = list(pipeline.PIPELINE)
+    try:
+        pipeline.register_pass(spec.name, spec.fn, after="remapper")
+        now = pipeline.pass_names()
+        assert now.index("after_group") == now.index(steps[-1]) + 1
+    finally:
+        pipeline.PIPELINE[:] = saved
