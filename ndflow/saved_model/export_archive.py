@@ -6,6 +6,7 @@ SavedModel whose root holds the model's `variables`, `trainable_variables` and
 from __future__ import annotations
 
 from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.core.save_context import save_context
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.module import Module
 from ndflow.runtime.function import Function
@@ -38,27 +39,29 @@ class _ExportArchive(Module):
 
 def export_saved_model(model, filepath, verbose=None, input_signature=None) -> None:
     """Writes `model` as an inference SavedModel at `filepath` (Keras' ExportArchive)."""
-    signature = list(input_signature) if input_signature is not None else \
-        _model_input_specs(model)
-    archive = _ExportArchive()
+    with save_context():   # the traces the file keeps: their portable forms
+        signature = list(input_signature) if input_signature is not None else \
+            _model_input_specs(model)
+        archive = _ExportArchive()
 
-    if len(signature) == 1:   # TF names an input-signature's `*args` args_0, args_1, ...
-        def serve(args_0, /):
-            return model(args_0, training=False)
-    else:
-        def serve(*args):
-            return model(*args, training=False)
+        if len(signature) == 1:   # TF names an input-signature's `*args` args_0, args_1, ...
+            def serve(args_0, /):
+                return model(args_0, training=False)
+        else:
+            def serve(*args):
+                return model(*args, training=False)
 
-    archive.serve = Function(serve, name="serve", input_signature=signature, autograph=False)
-    archive.serve.get_concrete_function()  # builds an unbuilt model's variables
-    archive.variables = list(model.variables)
-    archive.trainable_variables = list(model.trainable_variables)
-    archive.non_trainable_variables = list(model.non_trainable_variables)
-    # Keras tracks the model's resources (its lookup layers' tables) in `_misc_assets`
-    archive._misc_assets = [node for node in ObjectGraph(model).nodes
-                            if saves_as_resource(node)]
-    save(archive, filepath, signatures={"serve": archive.serve,
-                                        "serving_default": archive.serve})
+        archive.serve = Function(serve, name="serve", input_signature=signature,
+                                 autograph=False)
+        archive.serve.get_concrete_function()  # builds an unbuilt model's variables
+        archive.variables = list(model.variables)
+        archive.trainable_variables = list(model.trainable_variables)
+        archive.non_trainable_variables = list(model.non_trainable_variables)
+        # Keras tracks the model's resources (its lookup layers' tables) in `_misc_assets`
+        archive._misc_assets = [node for node in ObjectGraph(model).nodes
+                                if saves_as_resource(node)]
+        save(archive, filepath, signatures={"serve": archive.serve,
+                                            "serving_default": archive.serve})
     if verbose or verbose is None:   # Keras: the endpoint's printed signature, captures too
         lines = archive.serve.get_concrete_function().pretty_printed_signature().split("\n")
         endpoint = "\n".join(["* Endpoint 'serve'"] + lines[1:])

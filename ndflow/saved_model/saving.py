@@ -35,6 +35,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.graph_def import GRAPH_DEF_VERSION, attr_to_proto, shape_to_proto
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.protos.saved_model_pb import SavedModel
+from ndflow.core.save_context import save_context
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops.variables import Variable
 from ndflow.runtime.concrete_function import ConcreteFunction
@@ -534,13 +535,14 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
                              "@tf.function or a TF1 graph. Move the call to the outer "
                              "eagerly-executed context (TF1 programs: "
                              "tf.compat.v1.saved_model.simple_save).")
-    b = _Builder(obj, signatures)
-    b.save_variable_devices = VariablePolicy.from_obj(
-        getattr(options, "experimental_variable_policy", None))._save_variable_devices()
-    b.build_nodes()
-    if getattr(options, "experimental_custom_gradients", True):
-        b.registered_gradients = save_gradient_functions(b)
-    gd, signature_defs, saver_def, asset_files = _graph_def(b)
+    with save_context():   # functions traced now are traced for the file (core/save_context)
+        b = _Builder(obj, signatures)
+        b.save_variable_devices = VariablePolicy.from_obj(
+            getattr(options, "experimental_variable_policy", None))._save_variable_devices()
+        b.build_nodes()
+        if getattr(options, "experimental_custom_gradients", True):
+            b.registered_gradients = save_gradient_functions(b)
+        gd, signature_defs, saver_def, asset_files = _graph_def(b)
     mg = meta_graph_pb2.MetaGraphDef()
     mg.meta_info_def.tags.append(constants.SERVING)
     for tag in getattr(options, "extra_tags", None) or []:

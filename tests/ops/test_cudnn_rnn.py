@@ -352,3 +352,21 @@ def test_keras_gru_fused_equals_loop(kwargs):
     reset_before = tf.keras.layers.GRU(H, reset_after=False)
     reset_before(x)
     assert "CudnnRNNV3" not in _op_types(reset_before, x)
+
+
+@pytest.mark.parametrize("layer", ["LSTM", "GRU"])
+def test_saved_models_keep_the_portable_loop(tmp_path, layer):
+    """TensorFlow has CudnnRNNV3 kernels on GPUs only: what ndflow writes into a SavedModel
+    is the generic While loop, which TensorFlow serves on any device; it reloads equal."""
+    model = tf.keras.Sequential([tf.keras.Input((T, I)), getattr(tf.keras.layers, layer)(H),
+                                 tf.keras.layers.Dense(1)])
+    x = np.random.default_rng(6).standard_normal((B, T, I)).astype(np.float32)
+    want = model(x).numpy()
+    assert "CudnnRNNV3" in _op_types(model.layers[0], x)   # fused outside saving
+    model.export(str(tmp_path / "export"), verbose=False)
+    tf.saved_model.save(model, str(tmp_path / "saved"))
+    for name in ("export", "saved"):
+        data = (tmp_path / name / "saved_model.pb").read_bytes()
+        assert b"CudnnRNNV3" not in data and b"While" in data, name
+    got = tf.saved_model.load(str(tmp_path / "export")).serve(x).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -8,7 +8,7 @@ per-step dispatch. Other configurations run the generic time loop (rnn_layers.rn
 
 from __future__ import annotations
 
-from ndflow.core import dtypes
+from ndflow.core import dtypes, save_context
 from ndflow.keras import activation_functions as activations
 from ndflow.ops import cudnn_rnn, math
 from ndflow.ops.apply import apply_op
@@ -26,10 +26,13 @@ _SIGMOID = (activations.sigmoid, math.sigmoid)
 
 def applies(cell, unroll: bool, mask) -> bool:
     """Whether an LSTM or GRU layer over `cell` computes what CudnnRNNV3 computes (Keras'
-    `cudnn_ok` without its GPU test, and no mask: padded sequences run the generic loop)."""
-    return (cell.activation in _TANH and cell.recurrent_activation in _SIGMOID
-            and cell.use_bias and not cell.recurrent_dropout and not unroll
-            and mask is None and getattr(cell, "reset_after", True))
+    `cudnn_ok` without its GPU test, and no mask: padded sequences run the generic loop),
+    and is not being traced into a SavedModel (TensorFlow has CudnnRNNV3 kernels on GPUs
+    only: a file ndflow writes runs on TensorFlow's CPUs too)."""
+    return (not save_context.in_save_context() and cell.activation in _TANH
+            and cell.recurrent_activation in _SIGMOID and cell.use_bias
+            and not cell.recurrent_dropout and not unroll and mask is None
+            and getattr(cell, "reset_after", True))
 
 
 def _as(x, dtype):
