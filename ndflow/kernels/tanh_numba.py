@@ -68,18 +68,16 @@ def applies(x: torch.Tensor) -> bool:
 def tanh(x: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
     """Tanh of `x` (`applies(x)` holds) into `out` (x itself for in place), or a new tensor."""
     out = torch.empty_like(x) if out is None else out
-    # in place, the loops read and write one array: through two arrays of the same memory
-    # LLVM's alias check sends them to the scalar loop (31 us instead of 7 for 8192 floats)
-    same = out.data_ptr() == x.data_ptr()
+    # in place, the loop reads and writes one array: through two arrays of the same memory
+    # LLVM's alias check sent it to the scalar loop (31 us instead of 7 for 8192 floats)
     if x.numel() < PARALLEL_MIN:
-        serial, serial_inplace = _serial()
-        if same:
-            serial_inplace(x.view(-1).numpy())
+        into, inplace = _serial()
+        if out.data_ptr() == x.data_ptr():
+            inplace(x.view(-1).numpy())
         else:
-            serial(x.view(-1).numpy(), out.view(-1).numpy())
+            into(x.view(-1).numpy(), out.view(-1).numpy())
     else:
-        omp_pool.run_chunks(_callback()[same], x.numel(), CHUNK, [x, out],
-                            torch.get_num_threads())
+        omp_pool.run_chunks(_callback(), x.numel(), CHUNK, [x, out], torch.get_num_threads())
     return out
 
 
@@ -95,26 +93,29 @@ def tanh_or_aten_(x: torch.Tensor) -> torch.Tensor:
 _callback = built_once(lambda: _build() if omp_pool.launcher() is not None else None)
 
 
-def _build_serial():
+def _build_loops():
+    """(tanh_into(x, y), tanh_inplace(x)): the loops over 1-D float32 arrays, run by the
+    calling thread for small tensors and by the callback for each chunk."""
     numba = _numba()
     global tanh_f32, wide_vectors
     tanh_f32, wide_vectors = tanh_f32_function(), simd_numba.vector_ops().wide_vectors
 
     @numba.njit(cache=True, nogil=True, error_model="numpy")
-    def tanh_serial(x, y):
+    def tanh_into(x, y):
         wide_vectors()
         for i in range(x.size):
             y[i] = tanh_f32(x[i])
 
     @numba.njit(cache=True, nogil=True, error_model="numpy")
-    def tanh_serial_inplace(x):
+    def tanh_inplace(x):
         wide_vectors()
         for i in range(x.size):
             x[i] = tanh_f32(x[i])
-    return tanh_serial, tanh_serial_inplace
+    return tanh_into, tanh_inplace
 
 
-_serial = built_once(_build_serial)
+_serial = built_once(_build_loops)
+tanh_into = tanh_inplace = None
 
 
 def _build():
@@ -122,15 +123,15 @@ def _build():
     if numba is None:
         return None
     from numba import cfunc, types  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray, tanh_f32, wide_vectors
+    global claim_chunk, address_as_pointer, carray, tanh_into, tanh_inplace
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
-    wide_vectors = simd_numba.vector_ops().wide_vectors
-    carray, tanh_f32 = numba.carray, tanh_f32_function()
+    carray = numba.carray
+    tanh_into, tanh_inplace = _serial()
 
-    # data = [counter, n, chunk, (address, length) of x, out, finished]
+    # data = [counter, n, chunk, (address, length) of x, out, finished]; x's address equal
+    # to out's: in place
     @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
     def tanh_chunks(data):
-        wide_vectors()
         d = carray(data, 8, dtype=np.int64)
         n, chunk = d[1], d[2]
         q = claim_chunk(data)
@@ -138,23 +139,10 @@ def _build():
             lo = q * chunk
             m = min(lo + chunk, n) - lo
             x = carray(address_as_pointer(d[3] + lo * 4, np.float32), m)
-            y = carray(address_as_pointer(d[5] + lo * 4, np.float32), m)
-            for i in range(m):
-                y[i] = tanh_f32(x[i])
+            if d[3] == d[5]:
+                tanh_inplace(x)
+            else:
+                tanh_into(x, carray(address_as_pointer(d[5] + lo * 4, np.float32), m))
             q = claim_chunk(data)
 
-    @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
-    def tanh_chunks_inplace(data):
-        wide_vectors()
-        d = carray(data, 8, dtype=np.int64)
-        n, chunk = d[1], d[2]
-        q = claim_chunk(data)
-        while q * chunk < n:
-            lo = q * chunk
-            m = min(lo + chunk, n) - lo
-            x = carray(address_as_pointer(d[3] + lo * 4, np.float32), m)
-            for i in range(m):
-                x[i] = tanh_f32(x[i])
-            q = claim_chunk(data)
-
-    return tanh_chunks.address, tanh_chunks_inplace.address
+    return tanh_chunks.address

@@ -167,15 +167,35 @@ def test_inference_mode_has_no_gradient():
 
 # -- Keras' LSTM on the fused op ---------------------------------------------------------------
 
-def _layer_pair(**kwargs):
-    """The same LSTM twice: fused (the default) and the generic loop, equal weights."""
-    fused = tf.keras.layers.LSTM(H, seed=7, **kwargs)
-    loop = tf.keras.layers.LSTM(H, seed=7, use_cudnn=False, **kwargs)
+def _layer_pair(layer="LSTM", **kwargs):
+    """The same layer twice: fused (the default) and the generic loop, equal weights."""
+    fused = getattr(tf.keras.layers, layer)(H, seed=7, **kwargs)
+    loop = getattr(tf.keras.layers, layer)(H, seed=7, use_cudnn=False, **kwargs)
     x = np.random.default_rng(4).standard_normal((B, T, I)).astype(np.float32)
     fused(x)
     loop(x)
     loop.set_weights(fused.get_weights())
     return fused, loop, x
+
+
+def _assert_fused_equals_loop(layer, kwargs):
+    """Outputs and gradients (input and weights) of the fused layer equal the loop's, and
+    only the fused one's graph holds CudnnRNNV3."""
+    fused, loop, x = _layer_pair(layer, **kwargs)
+    xv = tf.Variable(x)
+    results = []
+    for model in (fused, loop):
+        with tf.GradientTape() as tape:
+            out = model(xv)
+            outs = out if isinstance(out, (list, tuple)) else [out]
+            loss = sum(tf.reduce_sum(o * o) for o in outs)
+        grads = tape.gradient(loss, [xv, *model.trainable_weights])
+        results.append([o.numpy() for o in outs] + [g.numpy() for g in grads])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    assert "CudnnRNNV3" in _op_types(fused, x)
+    assert "CudnnRNNV3" not in _op_types(loop, x)
+    return x
 
 
 def _op_types(layer, x, **call_kwargs):
@@ -187,23 +207,7 @@ def _op_types(layer, x, **call_kwargs):
     {}, {"return_sequences": True}, {"return_state": True, "return_sequences": True},
     {"go_backwards": True, "return_sequences": True}, {"go_backwards": True}])
 def test_keras_lstm_fused_equals_loop(kwargs):
-    fused, loop, x = _layer_pair(**kwargs)
-    xv = tf.Variable(x)
-    results = []
-    for layer in (fused, loop):
-        with tf.GradientTape() as tape:
-            out = layer(xv)
-            outs = out if isinstance(out, (list, tuple)) else [out]
-            loss = sum(tf.reduce_sum(o * o) for o in outs)
-        grads = tape.gradient(loss, [xv, *layer.trainable_weights])
-        results.append(([o.numpy() for o in outs], [g.numpy() for g in grads]))
-    (outs_f, grads_f), (outs_l, grads_l) = results
-    for a, b in zip(outs_f, outs_l):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
-    for a, b in zip(grads_f, grads_l):
-        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
-    assert "CudnnRNNV3" in _op_types(fused, x)
-    assert "CudnnRNNV3" not in _op_types(loop, x)
+    _assert_fused_equals_loop("LSTM", kwargs)
 
 
 def test_keras_lstm_fused_with_initial_state_and_stateful():
@@ -330,25 +334,7 @@ def test_gru_gradients_match_finite_differences():
 @pytest.mark.parametrize("kwargs", [{}, {"return_sequences": True, "return_state": True},
                                     {"go_backwards": True, "return_sequences": True}])
 def test_keras_gru_fused_equals_loop(kwargs):
-    fused = tf.keras.layers.GRU(H, seed=7, **kwargs)
-    loop = tf.keras.layers.GRU(H, seed=7, use_cudnn=False, **kwargs)
-    x = np.random.default_rng(4).standard_normal((B, T, I)).astype(np.float32)
-    fused(x)
-    loop(x)
-    loop.set_weights(fused.get_weights())
-    xv = tf.Variable(x)
-    results = []
-    for layer in (fused, loop):
-        with tf.GradientTape() as tape:
-            out = layer(xv)
-            outs = out if isinstance(out, (list, tuple)) else [out]
-            loss = sum(tf.reduce_sum(o * o) for o in outs)
-        grads = tape.gradient(loss, [xv, *layer.trainable_weights])
-        results.append(([o.numpy() for o in outs], [g.numpy() for g in grads]))
-    for a, b in zip(results[0][0] + results[0][1], results[1][0] + results[1][1]):
-        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
-    assert "CudnnRNNV3" in _op_types(fused, x)
-    assert "CudnnRNNV3" not in _op_types(loop, x)
+    x = _assert_fused_equals_loop("GRU", kwargs)
     reset_before = tf.keras.layers.GRU(H, reset_after=False)
     reset_before(x)
     assert "CudnnRNNV3" not in _op_types(reset_before, x)
