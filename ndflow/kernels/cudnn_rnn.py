@@ -84,6 +84,7 @@ class _Layout:
         self.w_hh = params[n_w:n_w + n_r].view(g * h, h)
         self.b_ih = params[n_w + n_r:n_w + n_r + g * h]
         self.b_hh = params[n_w + n_r + g * h:]
+        self.key = (self.seq, self.batch, self.input_size, self.units, x.dtype)
         if lengths.numel() and bool((lengths != self.seq).any()):
             raise UnimplementedError(None, None, f"{name}: sequences shorter than the input's "
                                      f"{self.seq} steps (sequence_lengths "
@@ -97,6 +98,53 @@ class _Layout:
 
     def state(self, s: torch.Tensor) -> torch.Tensor:
         return s.reshape(self.state_shape)
+
+
+# the reserve space's size (in T) of oneDNN's workspace per (steps, batch, input, units,
+# dtype), recorded by the forward kernel: a backward given anything else is refused (oneDNN
+# would read past it)
+_WORKSPACE_SIZES: dict = {}
+
+
+def _onednn_forward(lay, training: bool):
+    y, hy, cy, ws = aten.mkldnn_rnn_layer(
+        lay.x.contiguous(), lay.w_ih, lay.w_hh, lay.b_ih, lay.b_hh, lay.h0, lay.c0, False, [],
+        _LSTM_MODE, lay.units, 1, True, False, False, training)
+    reserve = _bytes_as(ws, lay.x.dtype)
+    if training:
+        _WORKSPACE_SIZES[lay.key] = reserve.numel()
+    return y, hy, cy, reserve
+
+
+def _expected_reserve(lay) -> int:
+    if not lay.lstm:
+        return 4 * lay.seq * lay.batch * lay.units            # r, z, n, h R_n + b_Rn
+    if not _onednn(lay.x, lay.units):
+        return 5 * lay.seq * lay.batch * lay.units            # the gates, the cell states
+    if lay.key not in _WORKSPACE_SIZES:   # no forward of this shape ran here: measure one
+        _onednn_forward(lay, True)
+    return _WORKSPACE_SIZES[lay.key]
+
+
+def _check_backprop(lay, name: str, seqs: tuple, states: tuple, reserve) -> None:
+    """The forward's outputs and their gradients must have the forward's shapes, and the
+    reserve space its size: the kernels index them without further checks."""
+    seq = (lay.seq, lay.batch, lay.units) if lay.time_major else \
+        (lay.batch, lay.seq, lay.units)
+    for t, what in seqs:
+        if tuple(t.shape) != seq:
+            raise InvalidArgumentError(None, None, f"{name}: {what} must have shape "
+                                       f"{list(seq)}, got {list(t.shape)}")
+    for t, what in states:
+        if t.numel() != lay.batch * lay.units:
+            raise InvalidArgumentError(None, None, f"{name}: {what} must have "
+                                       f"{lay.batch * lay.units} values, got shape "
+                                       f"{list(t.shape)}")
+    expected = _expected_reserve(lay)
+    if reserve.dim() != 1 or reserve.numel() != expected:
+        raise InvalidArgumentError(None, None, f"{name}: reserve_space must be the forward's "
+                                   f"({expected} values for this configuration), got shape "
+                                   f"{list(reserve.shape)}")
 
 
 def _bytes_as(ws: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -122,10 +170,8 @@ def _cudnn_rnn_v3(node):
             y, hy, reserve = rnn_loops.gru_forward(lay)
             cy = torch.zeros((), dtype=x.dtype, device=x.device)
         elif _onednn(x, lay.units):
-            y, hy, cy, ws = aten.mkldnn_rnn_layer(
-                lay.x.contiguous(), lay.w_ih, lay.w_hh, lay.b_ih, lay.b_hh, lay.h0, lay.c0,
-                False, [], _LSTM_MODE, lay.units, 1, True, False, False, training)
-            reserve, cy = _bytes_as(ws, x.dtype), lay.state(cy)
+            y, hy, cy, reserve = _onednn_forward(lay, training)
+            cy = lay.state(cy)
         else:
             y, hy, cy, reserve = rnn_loops.lstm_forward(lay)
             cy = lay.state(cy)
@@ -142,6 +188,10 @@ def _cudnn_rnn_backprop_v3(node):
 
     def run(x, h0, c0, params, lengths, y, hy, cy, dy, dhy, dcy, reserve, _host):
         lay = _Layout(name, mode, x, h0, c0, params, lengths, time_major)
+        _check_backprop(lay, name, ((y, "output"), (dy, "output_backprop")),
+                        ((hy, "output_h"), (dhy, "output_h_backprop"))
+                        + (((cy, "output_c"), (dcy, "output_c_backprop")) if lay.lstm else ()),
+                        reserve)
         y, dy = lay.time_major_of(y), lay.time_major_of(dy)
         dhy = dhy.reshape(lay.batch, lay.units)
         if not lay.lstm:

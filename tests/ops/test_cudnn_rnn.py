@@ -356,3 +356,28 @@ def test_saved_models_keep_the_portable_loop(tmp_path, layer):
         assert b"CudnnRNNV3" not in data and b"While" in data, name
     got = tf.saved_model.load(str(tmp_path / "export")).serve(x).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_backprop_refuses_what_the_forward_did_not_make(dtype):
+    """A reserve space or gradient of another shape is TF's InvalidArgumentError, never a
+    read past a buffer (float32 runs oneDNN, float64 the ATen loop)."""
+    a = [tf.constant(v.astype(dtype)) for v in _arrays()]
+    x, h0, c0 = a[0], tf.expand_dims(a[4], 1), tf.expand_dims(a[5], 1)
+    params = tf.constant(np.random.default_rng(0).standard_normal(
+        4 * H * I + 4 * H * H + 8 * H).astype(dtype))
+    lengths = tf.fill([B], T)
+    out, h, c, reserve, host = tf.raw_ops.CudnnRNNV3(
+        input=x, input_h=h0, input_c=c0, params=params, sequence_lengths=lengths,
+        time_major=False)
+    args = dict(input=x, input_h=h0, input_c=c0, params=params, sequence_lengths=lengths,
+                output=out, output_h=h, output_c=c, output_backprop=tf.ones_like(out),
+                output_h_backprop=tf.zeros_like(h), output_c_backprop=tf.zeros_like(c),
+                reserve_space=reserve, host_reserved=host, time_major=False)
+    dx = tf.raw_ops.CudnnRNNBackpropV3(**args)[0]
+    assert dx.shape == x.shape and np.all(np.isfinite(dx.numpy()))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="reserve_space must be"):
+        tf.raw_ops.CudnnRNNBackpropV3(**{**args, "reserve_space": reserve[:-4]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"output_backprop must have "
+                       r"shape \[3, 5, 6\]"):
+        tf.raw_ops.CudnnRNNBackpropV3(**{**args, "output_backprop": tf.ones_like(out)[:, :2]})
