@@ -7,6 +7,8 @@ fires and where it must not, and TF's errors for what the kernels do not run."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -296,7 +298,8 @@ def _gru_arrays(seed=0, t=T):
 
 
 def fused_gru(x, k, r, b, h0, go_backwards=False):
-    _, out, (h,) = rnn_fused.gru(x, h0, k, r, b, go_backwards, True)
+    cell = SimpleNamespace(kernel=k, recurrent_kernel=r, bias=b)
+    _, out, (h,) = rnn_fused.gru(x, [h0], cell, go_backwards, True)
     return out, h
 
 

@@ -55,13 +55,14 @@ def _run(mode, sequences, h0, c0, params, go_backwards):
     return outputs, squeeze(h, [1]), c
 
 
-def lstm(sequences, h0, c0, kernel, recurrent_kernel, bias, go_backwards: bool,
-         return_sequences: bool) -> tuple:
-    """(last output, all outputs or None, [h, c]) of an LSTM over batch-major `sequences`,
-    one CudnnRNNV3 op. The input biases are zeros and the recurrent ones Keras' bias (the
-    gates see one bias, as in the cell)."""
+def lstm(sequences, states, cell, go_backwards: bool, return_sequences: bool) -> tuple:
+    """(last output, all outputs or None, [h, c]) of an LSTM cell's weights over batch-major
+    `sequences` from `states` ([h0, c0]), one CudnnRNNV3 op. The input biases are zeros and
+    the recurrent ones Keras' bias (the gates see one bias, as in the cell)."""
     dtype = sequences.dtype.base_dtype
-    kernel, recurrent_kernel, bias = (_as(w, dtype) for w in (kernel, recurrent_kernel, bias))
+    h0, c0 = states[0], states[1]
+    kernel, recurrent_kernel, bias = (_as(w, dtype) for w in (cell.kernel,
+                                                              cell.recurrent_kernel, cell.bias))
     params = concat([_flat_t(kernel), _flat_t(recurrent_kernel), zeros_like(bias), bias], 0)
     outputs, h, c = _run("lstm", sequences, _as(h0, dtype), expand_dims(_as(c0, dtype), 1),
                          params, go_backwards)
@@ -69,13 +70,14 @@ def lstm(sequences, h0, c0, kernel, recurrent_kernel, bias, go_backwards: bool,
     return h, (outputs if return_sequences else None), [h, c]
 
 
-def gru(sequences, h0, kernel, recurrent_kernel, bias, go_backwards: bool,
-        return_sequences: bool) -> tuple:
-    """(last output, all outputs or None, [h]) of a GRU with `reset_after` over batch-major
-    `sequences`, one CudnnRNNV3 op. Keras orders the gates z, r, h, cuDNN r, z, h; Keras'
-    bias is (input bias, recurrent bias), cuDNN's too."""
+def gru(sequences, states, cell, go_backwards: bool, return_sequences: bool) -> tuple:
+    """(last output, all outputs or None, [h]) of a GRU cell's weights (`reset_after`) over
+    batch-major `sequences` from `states` ([h0]), one CudnnRNNV3 op. Keras orders the gates
+    z, r, h, cuDNN r, z, h; Keras' bias is (input bias, recurrent bias), cuDNN's too."""
     dtype = sequences.dtype.base_dtype
-    kernel, recurrent_kernel, bias = (_as(w, dtype) for w in (kernel, recurrent_kernel, bias))
+    h0 = states[0]
+    kernel, recurrent_kernel, bias = (_as(w, dtype) for w in (cell.kernel,
+                                                              cell.recurrent_kernel, cell.bias))
 
     def rzh(w, axis):
         z, r, hh = split(w, 3, axis=axis)

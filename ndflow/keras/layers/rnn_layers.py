@@ -305,7 +305,7 @@ class RNN(Layer):
 
     def inner_loop(self, sequences, initial_state, mask, training=False) -> tuple:
         """(last output, all outputs or None, final states): the cell over the time axis
-        (Keras 3's `RNN.inner_loop`; LSTM takes a fused op where it can)."""
+        (Keras 3's `RNN.inner_loop`; LSTM and GRU take a fused op where they can)."""
         if training is not None and training is not False:
             _config_dropout_masks(self.cell, sequences[:, 0], initial_state)
         try:
@@ -328,19 +328,6 @@ class RNN(Layer):
         config = dict(config)
         cell = deserialize(config.pop("cell"), custom_objects)
         return cls(cell, **config)
-
-
-_NO_CUDNN = ("use_cudnn=True was specified, but cuDNN is not supported for this layer "
-             "configuration with this backend. Pass use_cudnn='auto' to fallback to a "
-             "non-cuDNN implementation.")
-
-
-def _input_dropout(cell, sequences, training):
-    """Keras' fused paths: the cell's one input-dropout mask, the same at every step."""
-    if training and 0.0 < cell.dropout < 1.0:
-        sequences = sequences * expand_dims(cell.get_dropout_mask(sequences[:, 0, :]), 1)
-        cell.reset_dropout_mask()
-    return sequences
 
 
 def _delegate(*names):
@@ -366,6 +353,7 @@ class _CellLayer(RNN):
 
     _CELL: type = SimpleRNNCell
     _CELL_NAME = ""
+    _FUSED = None   # rnn_fused's whole-sequence form, where the layer has one
 
     def __init__(self, args: dict):
         """`args`: the subclass constructor's locals."""
@@ -388,6 +376,26 @@ class _CellLayer(RNN):
     def call(self, sequences, initial_state=None, mask=None, training=False):
         return super().call(sequences, initial_state=initial_state, mask=mask,
                             training=training)
+
+    def inner_loop(self, sequences, initial_state, mask, training=False) -> tuple:
+        """LSTM and GRU (`_FUSED`): one CudnnRNNV3 op over the sequence where the
+        configuration allows (as Keras 3 does on TF with cuDNN, here on every device:
+        keras/layers/rnn_fused.py), else the generic loop; `use_cudnn=False` always loops."""
+        cell = self.cell
+        if (self._FUSED is not None and self.use_cudnn in ("auto", True)
+                and rnn_fused.applies(cell, self.unroll, mask)):
+            if training and 0.0 < cell.dropout < 1.0:
+                # Keras: the cell's one input-dropout mask, the same at every step
+                mask_t = cell.get_dropout_mask(sequences[:, 0, :])
+                sequences = sequences * expand_dims(mask_t, 1)
+                cell.reset_dropout_mask()
+            return self._FUSED(sequences, initial_state, cell, self.go_backwards,
+                               self.return_sequences)
+        if self.use_cudnn is True:
+            raise ValueError("use_cudnn=True was specified, but cuDNN is not supported for "
+                             "this layer configuration with this backend. Pass "
+                             "use_cudnn='auto' to fallback to a non-cuDNN implementation.")
+        return super().inner_loop(sequences, initial_state, mask, training)
 
     def get_config(self) -> dict:
         base = super().get_config()
@@ -440,6 +448,7 @@ class LSTM(_CellLayer):
     """Long Short-Term Memory (Hochreiter 1997), Keras 3's LSTMCell over time."""
 
     _CELL, _CELL_NAME = LSTMCell, "lstm_cell"
+    _FUSED = staticmethod(rnn_fused.lstm)
 
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
@@ -451,20 +460,6 @@ class LSTM(_CellLayer):
                  use_cudnn="auto", **kwargs):
         super().__init__(locals())
 
-    def inner_loop(self, sequences, initial_state, mask, training=False) -> tuple:
-        """One CudnnRNNV3 op over the sequence where the configuration allows (as Keras 3
-        does on TF with cuDNN, here on every device: keras/layers/rnn_fused.py), else the
-        generic loop; `use_cudnn=False` always takes the loop."""
-        cell = self.cell
-        if self.use_cudnn in ("auto", True) and rnn_fused.applies(cell, self.unroll, mask):
-            sequences = _input_dropout(cell, sequences, training)
-            return rnn_fused.lstm(sequences, initial_state[0], initial_state[1], cell.kernel,
-                                  cell.recurrent_kernel, cell.bias, self.go_backwards,
-                                  self.return_sequences)
-        if self.use_cudnn is True:
-            raise ValueError(_NO_CUDNN)
-        return super().inner_loop(sequences, initial_state, mask, training)
-
 
 @keras_export("keras.layers.GRU")
 @_delegate(*_CELL_ATTRS, "recurrent_activation", "reset_after")
@@ -472,6 +467,7 @@ class GRU(_CellLayer):
     """Gated Recurrent Unit (Cho et al. 2014), Keras 3's GRUCell over time."""
 
     _CELL, _CELL_NAME = GRUCell, "gru_cell"
+    _FUSED = staticmethod(rnn_fused.gru)
 
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
@@ -482,16 +478,3 @@ class GRU(_CellLayer):
                  go_backwards=False, stateful=False, unroll=False, reset_after=True,
                  use_cudnn="auto", **kwargs):
         super().__init__(locals())
-
-    def inner_loop(self, sequences, initial_state, mask, training=False) -> tuple:
-        """One CudnnRNNV3 op over the sequence where the configuration allows (`reset_after`
-        and LSTM's conditions: keras/layers/rnn_fused.py), else the generic loop."""
-        cell = self.cell
-        if self.use_cudnn in ("auto", True) and rnn_fused.applies(cell, self.unroll, mask):
-            sequences = _input_dropout(cell, sequences, training)
-            return rnn_fused.gru(sequences, initial_state[0], cell.kernel,
-                                 cell.recurrent_kernel, cell.bias, self.go_backwards,
-                                 self.return_sequences)
-        if self.use_cudnn is True:
-            raise ValueError(_NO_CUDNN)
-        return super().inner_loop(sequences, initial_state, mask, training)
