@@ -54,3 +54,6 @@ from ndflow.keras import (  # noqa: F401 - their exports
 # applications builds models with everything above: imported once the rest is complete
 from ndflow.keras import applications  # noqa: E402, F401 - its exports
 # isort: on
+
+# Keras 3's module metadata: the version whose API and file formats this follows (TF 2.21's)
+__version__ = config_functions.version()

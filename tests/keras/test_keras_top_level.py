@@ -19,6 +19,7 @@ def test_version_is_the_keras_that_wrote_the_fixtures():
     with zipfile.ZipFile(fixture_modules.FIXTURES / "keras_conv_lstm" / "model.keras") as z:
         written = json.loads(z.read("metadata.json"))["keras_version"]
     assert keras.version() == written
+    assert keras.__version__ == written   # the module metadata programs print or check
 
 
 def test_device_scopes_ops():
