@@ -226,7 +226,14 @@ class Saver:
         save_path = os.fspath(save_path)
         directory = os.path.dirname(save_path)
         if directory and not os.path.isdir(directory):
-            raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+            # TF's SaveV2 kernel makes the checkpoint's directory when its parent exists (one
+            # level, as its BundleWriter does); Saver.save fails for anything deeper
+            try:
+                os.mkdir(directory)
+            except OSError:
+                pass
+            if not os.path.isdir(directory):
+                raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         if global_step is not None:
             if not isinstance(global_step, int):
                 global_step = int(sess.run(global_step) if sess is not None and

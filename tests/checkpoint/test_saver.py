@@ -135,3 +135,19 @@ def test_import_meta_graph_of_ndflows_saver(tmp_path):
             saver.restore(sess, path)
             kernel = graph.get_tensor_by_name("dense/kernel/Read/ReadVariableOp:0")
             np.testing.assert_array_equal(sess.run(kernel), [[4.0, 5.0]])
+
+
+def test_save_makes_a_missing_directory(tmp_path):
+    """TF's SaveV2 kernel makes the checkpoint's directory when its parent exists (a deeper
+    missing path is Saver.save's ValueError, test_bad_restores_are_typed_errors)."""
+    v = tf.Variable(3.0, name="v")
+    saver = v1.train.Saver(var_list=[v])
+    path = saver.save(None, str(tmp_path / "new" / "model.ckpt"), global_step=2)
+    assert sorted(os.listdir(tmp_path / "new")) == [
+        "checkpoint", "model.ckpt-2.data-00000-of-00001", "model.ckpt-2.index"]
+    v.assign(0.0)
+    saver.restore(None, path)
+    assert float(v.numpy()) == 3.0
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ValueError, match="Parent directory of .* doesn't exist, can't save"):
+        saver.save(None, str(tmp_path / "file" / "model.ckpt"))
