@@ -45,7 +45,10 @@ class Sequential(Model):
             raise ValueError(f"Sequential model '{self.name}' has already been configured to "
                              f"use input shape {self._layers_list[0]}. You cannot add a "
                              "different Input layer to it.")
-        if any(existing.name == layer.name for existing in self._layers_list):
+        # Keras 3: another layer of the same name; the same layer again is allowed (its
+        # weights shared, as a repeated block)
+        if any(existing.name == layer.name and existing is not layer
+               for existing in self._layers_list):
             raise ValueError("All layers added to a Sequential model should have unique "
                              f"names. Name '{layer.name}' is already the name of a layer in "
                              "this model. Update the `name` argument to pass a unique name.")

@@ -297,3 +297,19 @@ def test_dict_inputs_are_matched_by_name_whatever_the_insertion_order():
     want = [[5.0, 0.0, 0.0, 1.0], [7.0, 1.0, 0.0, 0.0]]
     np.testing.assert_array_equal(model(data).numpy(), want)
     np.testing.assert_array_equal(model.predict(data, verbose=0), want)
+
+
+def test_sequential_takes_the_same_layer_twice():
+    """Keras 3: a layer object added again (a repeated block) shares its weights; another
+    layer of the same name is still refused."""
+    d = layers.Dense(4, activation="relu", name="block")
+    m = keras.Sequential([keras.Input((4,)), d, d, layers.Dense(1)])
+    x = np.random.default_rng(0).standard_normal((2, 4)).astype(np.float32)
+    assert [layer.name for layer in m.layers] == ["block", "block", m.layers[2].name]
+    assert len(m.weights) == 4
+    w, b = d.get_weights()
+    h = np.maximum(np.maximum(x @ w + b, 0) @ w + b, 0)
+    wo, bo = m.layers[2].get_weights()
+    np.testing.assert_allclose(m(x).numpy(), h @ wo + bo, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="should have unique names"):
+        keras.Sequential([d, layers.Dense(4, name="block")])
