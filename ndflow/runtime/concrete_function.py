@@ -13,13 +13,14 @@ from __future__ import annotations
 import contextlib
 import copy
 import inspect
+import re
 import threading
 
 import numpy as np
 
 from ndflow.core import context, optimizer_options, traceback_utils
 from ndflow.core.errors import InvalidArgumentError, OpError
-from ndflow.core.graph_def import dtype_name
+from ndflow.core.graph_def import dtype_name, function_def
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import EagerTensor, Tensor
@@ -171,6 +172,32 @@ class ConcreteFunction:
     @property
     def name(self) -> str:
         return self.graph.name
+
+    @property
+    def function_def(self):
+        """TF's FunctionDef proto of this function's graph: input args from its inputs
+        (captures included; named as TF names them, `mul_readvariableop_resource`), the
+        body's nodes, and output args named after the Identity ops that return the outputs
+        (`identity`, `identity_1`, ...)."""
+        fd = function_def(self.graph)
+        renamed = {}   # TF's arg names: lower case, "_" for anything but [a-z0-9_]
+        for arg in fd.signature.input_arg:
+            name = re.sub(r"[^a-z0-9_]", "_", arg.name.lower())
+            while name in renamed.values():
+                name += "_1"
+            renamed[arg.name], arg.name = name, name
+        for node in fd.node_def:
+            for k, ref in enumerate(node.input):
+                if ref in renamed:
+                    node.input[k] = renamed[ref]
+        rets = dict(fd.ret)
+        fd.ClearField("ret")
+        for arg, t in zip(fd.signature.output_arg, self.graph.outputs):
+            ret = rets[arg.name]
+            if t.op.type == "Identity":
+                arg.name = t.op.name.lower()
+            fd.ret[arg.name] = ret
+        return fd
 
     @property
     def inputs(self) -> list:

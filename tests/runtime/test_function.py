@@ -540,3 +540,30 @@ def test_concrete_function_str_repr_and_literal_arguments_as_tf():
                        match=r"input #0\(zero-based\) was expected to be a float tensor but is "
                              r"a int32 tensor"):
         square(tf.constant(1))
+
+
+def test_concrete_function_def_is_tfs_proto():
+    """`ConcreteFunction.function_def`: TF's FunctionDef message, with the args, returns and
+    body TF 2.21 gives for the same functions (printed by TF 2.21 for these two)."""
+    @tf.function
+    def f(x, y):
+        return x * 2.0 + y, tf.reduce_sum(x)
+    spec = tf.TensorSpec([3], tf.float32)
+    fd = f.get_concrete_function(spec, spec).function_def
+    assert type(fd).__name__ == "FunctionDef"
+    assert [a.name for a in fd.signature.input_arg] == ["x", "y"]
+    assert [a.type for a in fd.signature.input_arg] == [1, 1]
+    assert dict(fd.ret) == {"identity": "Identity:output:0", "identity_1": "Identity_1:output:0"}
+    assert sorted(n.op for n in fd.node_def) == ["AddV2", "Const", "Const", "Identity",
+                                                 "Identity", "Mul", "Sum"]
+    v = tf.Variable(2.0)
+
+    @tf.function
+    def g(x):
+        return {"a": x * v}
+    fd = g.get_concrete_function(tf.TensorSpec([2])).function_def
+    assert [(a.name, a.type) for a in fd.signature.input_arg] == [
+        ("x", 1), ("mul_readvariableop_resource", 20)]
+    assert dict(fd.ret) == {"identity": "Identity:output:0"}
+    reads = [n for n in fd.node_def if n.op == "ReadVariableOp"]
+    assert [list(n.input) for n in reads] == [["mul_readvariableop_resource"]]
