@@ -35,6 +35,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))
+import raw_mlp_loop  # noqa: E402 - the raw-variable MLP step, shared with the model suite
 from side_by_side import TF_PYTHON  # noqa: E402
 
 SITUATIONS = {"alone": (1, 0), "two": (2, 0), "busy1": (1, 1), "busy2": (1, 2)}
@@ -75,28 +77,10 @@ def _cnn_job(tf, seconds: float) -> list:
 
 
 def _mlp_job(tf, seconds: float) -> list:
+    step = raw_mlp_loop.mlp_step(tf, tf.keras.optimizers.SGD(0.01))
     rng = np.random.default_rng(0)
-    sizes = [784, 512, 512, 10]
-    weights = [tf.Variable(rng.normal(0, 0.05, (a, b)).astype(np.float32))
-               for a, b in zip(sizes, sizes[1:])]
-    biases = [tf.Variable(np.zeros(b, np.float32)) for b in sizes[1:]]
-    params = weights + biases
-    opt = tf.keras.optimizers.SGD(0.01)
     x = tf.constant(rng.random((256, 784), dtype=np.float32))
     y = tf.constant(rng.integers(0, 10, 256).astype(np.int64))
-
-    @tf.function
-    def step(x, y):
-        with tf.GradientTape() as tape:
-            h = x
-            for i, (w, b) in enumerate(zip(weights, biases)):
-                h = tf.matmul(h, w) + b
-                if i < len(weights) - 1:
-                    h = tf.nn.relu(h)
-            loss = tf.reduce_mean(
-                tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
-        opt.apply_gradients(zip(tape.gradient(loss, params), params))
-        return loss
 
     for _ in range(5):
         step(x, y).numpy()

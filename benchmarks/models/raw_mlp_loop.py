@@ -31,19 +31,17 @@ def bytes_moved() -> float:
     return 7 * 4 * _params()   # Adam: var, m, v read and written, the gradient read
 
 
-def run(tf, args) -> dict:
+def mlp_step(tf, optimizer, jit: bool = False, seed: int = 0):
+    """The raw-variable MLP's `tf.function` step (x, y) -> loss with its own `tf.Variable`s,
+    trained by `optimizer` (benchmarks/contention.py runs it with SGD)."""
     import numpy as np
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     weights = [tf.Variable(rng.normal(0, 0.05, (a, b)).astype(np.float32))
                for a, b in zip(SIZES, SIZES[1:])]
     biases = [tf.Variable(np.zeros(b, np.float32)) for b in SIZES[1:]]
     params = weights + biases
-    opt = tf.keras.optimizers.Adam(1e-3)
-    batches = [(tf.constant(rng.random((BATCH, SIZES[0]), dtype=np.float32)),
-                tf.constant(rng.integers(0, 10, BATCH).astype(np.int64)))
-               for _ in range(BATCHES)]
 
-    @tf.function(jit_compile=bool(args.jit))
+    @tf.function(jit_compile=jit)
     def step(x, y):
         with tf.GradientTape() as tape:
             h = x
@@ -53,9 +51,18 @@ def run(tf, args) -> dict:
                     h = tf.nn.relu(h)
             loss = tf.reduce_mean(
                 tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
-        opt.apply_gradients(zip(tape.gradient(loss, params), params))
+        optimizer.apply_gradients(zip(tape.gradient(loss, params), params))
         return loss
+    return step
 
+
+def run(tf, args) -> dict:
+    import numpy as np
+    step = mlp_step(tf, tf.keras.optimizers.Adam(1e-3), bool(args.jit))
+    rng = np.random.default_rng(1)
+    batches = [(tf.constant(rng.random((BATCH, SIZES[0]), dtype=np.float32)),
+                tf.constant(rng.integers(0, 10, BATCH).astype(np.int64)))
+               for _ in range(BATCHES)]
     return harness.loop_step(step, batches, args.epochs)
 
 
