@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 import ndflow as tf
-from ndflow.kernels import dropout_select, gemm_epilogue, omp_pool, png16, tanh_numba
+from ndflow.kernels import dropout_select, gemm_epilogue, gru_numba, omp_pool, png16, tanh_numba
 
 _N = 1 << 13   # elements: above every kernel's size threshold
 
@@ -58,6 +58,16 @@ def _callbacks(module: str, builder: str, also: tuple = ()) -> Job:
 def _tanh() -> None:
     if tanh_numba._callback() is None or tanh_numba._serial() is None:
         raise RuntimeError("tanh_numba: the kernels did not build")
+
+
+def _gru() -> None:
+    if not gru_numba.applies(torch.zeros(1)):
+        raise RuntimeError("gru_numba: the kernels did not build")
+    t, b, h = 2, 3, 4
+    hs, saved = gru_numba.forward(torch.zeros(t, b, 3 * h), torch.zeros(3 * h),
+                                  torch.zeros(3 * h, h), torch.zeros(b, h))
+    gru_numba.backward(saved, hs, torch.zeros(b, h), torch.zeros(t, b, h), torch.zeros(b, h),
+                       torch.zeros(3 * h, h))
 
 
 def _philox() -> None:
@@ -236,6 +246,7 @@ JOBS = {
     "rmsprop": _callbacks("rmsprop_numba", "_callback"),
     "finite": _callbacks("finite_numba", "_callback"),
     "tanh": Job(("tanh_numba",), _tanh, openmp=True),
+    "gru": Job(("gru_numba", "exp_numba"), _gru),
     "sum_squares": _callbacks("sum_squares_numba", "_callback"),
     "resize_bilinear": _callbacks("resize_bilinear_numba", "_callback"),
     "xent": Job(("xent_numba",), _xent),

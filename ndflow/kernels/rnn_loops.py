@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import torch
 
-from ndflow.kernels import tanh_numba
+from ndflow.kernels import gru_numba, tanh_numba
 
 
 def _tanh_(x: torch.Tensor) -> torch.Tensor:
@@ -93,9 +93,13 @@ def lstm_backward(lay, hs, dy, dh_last, dc_last, reserve):
 def gru_forward(lay):
     """(outputs (T, B, H), h, reserve_space): per step r = s(x W_r + b_Wr + h R_r + b_Rr),
     z likewise, n = tanh(x W_n + b_Wn + r * (h R_n + b_Rn)), h = n + z * (h - n). The reserve
-    holds r, z, n and h R_n + b_Rn of every step, (T, 4, B, H): each a contiguous block."""
+    holds r, z, n and h R_n + b_Rn of every step, (T, 4, B, H): each a contiguous block. A
+    float32 step on the CPU is the GEMM and one numba call (kernels/gru_numba.py)."""
     t_len, b, h = lay.seq, lay.batch, lay.units
     xw = _input_projection(lay, lay.b_ih)
+    if gru_numba.applies(xw):
+        hs, saved = gru_numba.forward(xw, lay.b_hh, lay.w_hh, lay.h0)
+        return hs, hs[-1] if t_len else lay.h0, saved.reshape(-1)
     saved = xw.new_empty(t_len, 4, b, h)
     hs = xw.new_empty(t_len, b, h)
     h_t, w_hh_t = lay.h0, lay.w_hh.t()
@@ -114,12 +118,25 @@ def gru_forward(lay):
 
 
 def gru_backward(lay, hs, dy, dh_last, reserve):
-    """(dx (T, B, I), dh0, dparams). Every factor of a step's gate gradients that does not
+    """(dx (T, B, I), dh0, dparams)."""
+    t_len, b, h = lay.seq, lay.batch, lay.units
+    saved = reserve.view(t_len, 4, b, h)
+    if gru_numba.applies(saved):
+        d_xw, d_hr, dh = gru_numba.backward(saved, hs, lay.h0, dy, dh_last, lay.w_hh)
+    else:
+        d_xw, d_hr, dh = _gru_backward_loop(lay, saved, hs, dy, dh_last)
+    d_xw = d_xw.view(t_len * b, 3 * h)
+    d_hr = d_hr.view(t_len * b, 3 * h)
+    dx = torch.mm(d_xw, lay.w_ih).view(t_len, b, lay.input_size)
+    return dx, dh, _weight_grads(lay, hs, d_xw, d_hr)
+
+
+def _gru_backward_loop(lay, saved, hs, dy, dh_last):
+    """(d_xw, d_hr, dh0) in ATen calls. Every factor of a step's gate gradients that does not
     depend on the incoming dh is computed for all steps at once before the loop:
     d(pre-activations) = dh * J (input side: r, z, n gates) and dh * K (recurrent side, where
     the reset gate scales n's part), so a step is an add, two products and one GEMM."""
     t_len, b, h = lay.seq, lay.batch, lay.units
-    saved = reserve.view(t_len, 4, b, h)
     r, z, n, hn = saved.unbind(1)
     h_prev = torch.cat([lay.h0.unsqueeze(0), hs[:-1]])[:t_len]
     a = (1 - z) * (1 - n * n)                  # d pre_n / dh
@@ -136,7 +153,5 @@ def gru_backward(lay, hs, dy, dh_last, reserve):
         dh = torch.add(dh, dy[t], out=dhs[t])
         torch.mul(dh.unsqueeze(1), k[t], out=d_hr[t])
         dh = torch.addmm(dh * z[t], d_hr[t].view(b, 3 * h), lay.w_hh)
-    d_xw = (dhs.unsqueeze(2) * j).view(t_len * b, 3 * h)
-    d_hr = d_hr.view(t_len * b, 3 * h)
-    dx = torch.mm(d_xw, lay.w_ih).view(t_len, b, lay.input_size)
-    return dx, dh, _weight_grads(lay, hs, d_xw, d_hr)
+    d_xw = dhs.unsqueeze(2) * j
+    return d_xw.view(t_len, b, 3 * h), d_hr.view(t_len, b, 3 * h), dh

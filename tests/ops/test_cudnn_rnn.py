@@ -334,6 +334,27 @@ def test_gru_gradients_match_finite_differences():
                                    atol=1e-7)
 
 
+@pytest.mark.parametrize("scale", [0.5, 8.0])
+def test_gru_float32_step_kernel_gradients_match_float64(scale):
+    """float32 on the CPU runs kernels/gru_numba.py's step loops, float64 the ATen loop the
+    finite differences above check; `scale` 8 saturates the gates (sigmoid and tanh at +-1,
+    their derivatives at 0)."""
+    a = _gru_arrays(4, t=9)
+    a[1] *= scale
+    a[3] *= scale
+    grads, values = {}, {}
+    for dt in (np.float32, np.float64):
+        variables = [tf.Variable(v.astype(dt)) for v in a]
+        with tf.GradientTape() as tape:
+            out, h = fused_gru(*variables)
+            loss = tf.reduce_sum(out * out) + 1.3 * tf.reduce_sum(h)
+        values[dt] = out.numpy()
+        grads[dt] = [g.numpy() for g in tape.gradient(loss, variables)]
+    np.testing.assert_allclose(values[np.float32], values[np.float64], rtol=2e-5, atol=2e-5)
+    for g32, g64 in zip(grads[np.float32], grads[np.float64]):
+        np.testing.assert_allclose(g32, g64, rtol=2e-4, atol=2e-4 * np.abs(g64).max())
+
+
 @pytest.mark.parametrize("kwargs", [{}, {"return_sequences": True, "return_state": True},
                                     {"go_backwards": True, "return_sequences": True}])
 def test_keras_gru_fused_equals_loop(kwargs):

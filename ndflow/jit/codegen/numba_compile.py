@@ -3,8 +3,8 @@
 With a cache directory, the source goes to `<dir>/k<hash>.py` (atomically) and is imported
 with numba's `cache=True`: another process loads the machine code from numba's cache in
 `<dir>/__pycache__` instead of compiling. Kernel names hash their source, numba's version and
-the helpers' source (numba_intrinsics.py, kernels/simd_numba.py), which the machine code
-inlines. numba is imported here only, inside functions.
+the helpers' source (numba_intrinsics.py and the kernels/*_numba.py it takes scalar math and
+vectors from), which the machine code inlines. numba is imported here only, inside functions.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ndflow.core import dtypes
 from ndflow.jit.codegen.lowering import KernelIR
 from ndflow.jit.codegen.source_modules import module_from_file
 from ndflow.jit.errors import CompileUnimplemented
-from ndflow.kernels import simd_numba
+from ndflow.kernels import bfloat16_numba, exp_numba, simd_numba, tanh_numba
 
 HALF = (dtypes.float16, dtypes.bfloat16)   # 16-bit floats travel as uint16 bits
 _LOCK = threading.Lock()
@@ -62,7 +62,8 @@ def _runtime_id() -> str:
         import numba  # noqa: PLC0415
         helpers = hashlib.sha256()
         for path in (os.path.join(os.path.dirname(__file__), "numba_intrinsics.py"),
-                     simd_numba.__file__):
+                     simd_numba.__file__, exp_numba.__file__, tanh_numba.__file__,
+                     bfloat16_numba.__file__):
             with open(path, "rb") as f:
                 helpers.update(f.read())
         helpers = helpers.hexdigest()[:16]

@@ -16,7 +16,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic, overload
 
-from ndflow.kernels import bfloat16_numba, omp_pool, tanh_numba
+from ndflow.kernels import bfloat16_numba, exp_numba, omp_pool, tanh_numba
 from ndflow.kernels.simd_numba import vector_ops
 
 # float32 from its bits: kernels/omp_pool.py's intrinsic, shared with hand-written kernels
@@ -87,9 +87,8 @@ def trunc_div(s, n):
 
 
 # -- exp and tanh that LLVM can vectorize ------------------------------------------------------
-# math.exp/tanh are calls into libm, one element at a time; these are branch-free arithmetic
-# (exp: Cephes' float32 polynomial, a few ulp from ATen's SLEEF results), so a loop calling
-# them becomes AVX code. float64 keeps libm.
+# math.exp/tanh are calls into libm, one element at a time; these are branch-free arithmetic,
+# so a loop calling them becomes AVX code. float64 keeps libm.
 
 def exp(x):  # noqa: D103 - typed by the overload below
     return math.exp(x)
@@ -99,26 +98,8 @@ def tanh(x):  # noqa: D103
     return math.tanh(x)
 
 
-@njit(cache=True)
-def _exp_f32(x):
-    xc = min(max(x, np.float32(-103.9)), np.float32(88.72283))
-    n = np.floor(xc * np.float32(1.44269504088896341) + np.float32(0.5))
-    r = xc - n * np.float32(0.693359375) - n * np.float32(-2.12194440e-4)
-    p = np.float32(1.9875691500e-4)
-    p = p * r + np.float32(1.3981999507e-3)
-    p = p * r + np.float32(8.3334519073e-3)
-    p = p * r + np.float32(4.1665795894e-2)
-    p = p * r + np.float32(1.6666665459e-1)
-    p = p * r + np.float32(5.0000001201e-1)
-    p = p * (r * r) + r + np.float32(1.0)
-    k = np.int32(n)
-    k1 = k >> np.int32(1)
-    s1 = _f32_from_bits(np.uint32((k1 + np.int32(127)) << np.int32(23)))
-    s2 = _f32_from_bits(np.uint32((k - k1 + np.int32(127)) << np.int32(23)))
-    y = p * s1 * s2
-    y = np.float32(0.0) if x < np.float32(-103.9) else y
-    y = np.float32(np.inf) if x > np.float32(88.72283) else y
-    return x if x != x else y
+# float32 exp: kernels/exp_numba.py's Cephes polynomial (hand-written kernels share it)
+_exp_f32 = exp_numba.helpers()[0]
 
 
 # float32 tanh as TF's Eigen and XLA compute it: kernels/tanh_numba.py's rational function
