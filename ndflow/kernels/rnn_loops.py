@@ -34,11 +34,22 @@ def _input_projection(lay, bias: torch.Tensor) -> torch.Tensor:
 
 def _weight_grads(lay, hs, d_xw, d_hr) -> torch.Tensor:
     """params' gradient: input weights from the input-side gate gradients (T*B, G*H),
-    recurrent weights from the recurrent-side ones and the states each step saw."""
+    recurrent weights from the recurrent-side ones and the states each step saw, written
+    into their places in one vector."""
     t_len, b, h = lay.seq, lay.batch, lay.units
-    h_prev = torch.cat([lay.h0.unsqueeze(0), hs[:-1]])[:t_len].reshape(t_len * b, h)
-    return torch.cat([torch.mm(d_xw.t(), lay.x.reshape(t_len * b, -1)).reshape(-1),
-                      torch.mm(d_hr.t(), h_prev).reshape(-1), d_xw.sum(0), d_hr.sum(0)])
+    gh, i = lay.w_ih.shape
+    n_w, n_r = gh * i, gh * h
+    dparams = d_xw.new_empty(n_w + n_r + 2 * gh)
+    torch.mm(d_xw.t(), lay.x.reshape(t_len * b, i), out=dparams[:n_w].view(gh, i))
+    dw_hh = dparams[n_w:n_w + n_r].view(gh, h)
+    if t_len == 0:
+        return dparams.zero_()
+    torch.mm(d_hr[:b].t(), lay.h0, out=dw_hh)      # the first step saw h0, the others hs
+    if t_len > 1:
+        dw_hh.addmm_(d_hr[b:].t(), hs[:-1].reshape((t_len - 1) * b, h))
+    torch.sum(d_xw, 0, out=dparams[n_w + n_r:n_w + n_r + gh])
+    torch.sum(d_hr, 0, out=dparams[n_w + n_r + gh:])
+    return dparams
 
 
 # -- LSTM --------------------------------------------------------------------------------------

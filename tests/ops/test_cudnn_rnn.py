@@ -334,6 +334,20 @@ def test_gru_gradients_match_finite_differences():
                                    atol=1e-7)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gru_empty_sequence_gradients(dtype):
+    a = _gru_arrays(5, t=0)
+    variables = [tf.Variable(v.astype(dtype)) for v in a]
+    with tf.GradientTape() as tape:
+        out, h = fused_gru(*variables)
+        loss = 2.0 * tf.reduce_sum(h)
+    assert out.shape == (B, 0, H)
+    grads = tape.gradient(loss, variables)
+    np.testing.assert_array_equal(grads[4].numpy(), np.full((B, H), 2.0))
+    for g, v in zip(grads[1:4], a[1:4]):
+        np.testing.assert_array_equal(g.numpy(), np.zeros_like(v))
+
+
 @pytest.mark.parametrize("scale", [0.5, 8.0])
 def test_gru_float32_step_kernel_gradients_match_float64(scale):
     """float32 on the CPU runs kernels/gru_numba.py's step loops, float64 the ATen loop the
