@@ -23,7 +23,7 @@ import torch
 from ndflow.core import config
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels import conv_autotune, conv_fft
-from ndflow.kernels.conv_autotune import FFT, NCHW
+from ndflow.kernels.conv_autotune import FFT, FLIPPED, NCHW
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_conv
 from ndflow.ops.nn_common import explicit_hw, hw, window_geometry
@@ -90,10 +90,10 @@ class ConvGeometry:
         y = y.permute(0, 2, 3, 1)
         return y.contiguous() if plain else y
 
-    def tuned(self, kind: str, x_shape, w_shape, t: torch.Tensor, run):
+    def tuned(self, kind: str, x_shape, w_shape, t: torch.Tensor, run, extra=()):
         """`run(algorithm)` with the algorithm conv_autotune.py picks for this shape (NHWC
         float32 CPU convolutions, `t` one of the op's tensors; everything else runs the
-        default, ATen on the graph's layout)."""
+        default, ATen on the graph's layout); `extra`: more candidates for this shape."""
         if not self.nhwc or self.depthwise or t.dtype != torch.float32 or \
                 t.device.type != "cpu" or len(x_shape) != 4:
             return run(conv_autotune.CHANNELS_LAST)
@@ -107,9 +107,10 @@ class ConvGeometry:
             fft = self._fft[key] = x_shape[3] == cin and conv_fft.eligible(
                 self.stride, self.dilation, x_shape, w_shape, self.pads(h, wd, kh, kw))
         if fft:
-            return conv_autotune.run_tuned(key, flops, run, conv_autotune.LAYOUTS + (FFT,),
+            return conv_autotune.run_tuned(key, flops, run,
+                                           conv_autotune.LAYOUTS + (FFT,) + tuple(extra),
                                            _fft_credit)
-        return conv_autotune.run_tuned(key, flops, run)
+        return conv_autotune.run_tuned(key, flops, run, conv_autotune.LAYOUTS + tuple(extra))
 
     def weight(self, w: torch.Tensor) -> torch.Tensor:
         """HWIO (or depthwise HW,C,M) filter -> OIHW view for ATen."""
@@ -203,6 +204,24 @@ def _forward(node, depthwise=False):
 # (x of 7 or 8 rows with stride 2 gives the same dy).
 
 
+def _flipped_output_padding(c, h, wd, kh, kw, g, pads):
+    """ATen's (output_padding_h, output_padding_w) for the input gradient as a transposed
+    convolution of the spatially flipped g and filter, padded by the bottom/right pads: the
+    flip moves TF's larger bottom/right SAME pad to the top/left, where a symmetric pad with
+    output_padding yields exactly the h x w rows and columns; None where ATen's bounds on
+    output_padding (below the stride or the dilation) rule it out."""
+    pt, pb, pl, pr = pads
+    hi, wi = (1, 2) if c.nhwc else (2, 3)
+    result = []
+    for size, k, out, p, s, d in ((h, kh, g.shape[hi], pb, c.stride[0], c.dilation[0]),
+                                  (wd, kw, g.shape[wi], pr, c.stride[1], c.dilation[1])):
+        op = size - ((out - 1) * s + d * (k - 1) + 1) + 2 * p
+        if not 0 <= op < max(s, d):
+            return None
+        result.append(op)
+    return result
+
+
 def _backprop_input(node, depthwise=False):
     c = ConvGeometry(node, depthwise)
     leave = node.read_by(2, "Conv2DBackpropFilter")   # the FFT's spectrum of g, for it
@@ -219,12 +238,18 @@ def _backprop_input(node, depthwise=False):
         c.check_out(h, wd, w.shape[0], w.shape[1], g)
         mh, mw = min(pt, pb), min(pl, pr)
         hp, wp = h + pt + pb - 2 * mh, wd + pl + pr - 2 * mw
+        flipped = None if (pt == pb and pl == pr) else _flipped_output_padding(
+            c, h, wd, w.shape[0], w.shape[1], g, (pt, pb, pl, pr))
 
         def run(algorithm):
             if algorithm == FFT:
                 dx = conv_fft.backprop_input(g, w, (pt, pb, pl, pr), h, wd, leave)
                 if conv_fft.all_finite(dx):
                     return dx
+            if algorithm == FLIPPED:
+                dx = aten.convolution(c.to_nchw(g).flip(2, 3), wv.flip(2, 3), None, c.stride,
+                                      [pb, pr], c.dilation, True, flipped, groups)
+                return c.from_nchw(dx.flip(2, 3))
             plain = algorithm == NCHW
             gv = c.to_nchw(g, plain)
             fmt = _CL if c.channels_last and not plain else torch.contiguous_format
@@ -236,7 +261,8 @@ def _backprop_input(node, depthwise=False):
             if hp != h or wp != wd:
                 dx = dx[:, :, pt - mh:pt - mh + h, pl - mw:pl - mw + wd]
             return c.from_nchw(dx, plain)
-        return c.tuned("backprop_input", dims, w.shape, g, run)
+        return c.tuned("backprop_input", dims, w.shape, g, run,
+                       () if flipped is None else (FLIPPED,))
     return backprop_input
 
 

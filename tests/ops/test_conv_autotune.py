@@ -1,6 +1,7 @@
 """The CPU convolution autotuner (ndflow/kernels/conv_autotune.py): whichever algorithm it
-picks (ATen on channels-last or plain NCHW memory, or the FFT product), Conv2D, its two
-backprop ops and the remapper's fused conv give NumPy's results."""
+picks (ATen on channels-last or plain NCHW memory, the FFT product, or for an asymmetrically
+padded input gradient the flipped transposed convolution), Conv2D, its two backprop ops and
+the remapper's fused conv give NumPy's results."""
 
 import types
 
@@ -9,7 +10,7 @@ import pytest
 
 import ndflow as tf
 from ndflow.kernels import conv_autotune
-from ndflow.kernels.conv_autotune import CHANNELS_LAST, FFT, NCHW
+from ndflow.kernels.conv_autotune import CHANNELS_LAST, FFT, FLIPPED, NCHW
 from tests.ops import nn_reference as ref
 from tests.ops.test_nn_conv_ops import _conv_filter_grad_ref, _conv_input_grad_ref
 from tests.passes.graph_helpers import op_counts, run_graph
@@ -17,14 +18,18 @@ from tests.passes.test_remapper import _optimize
 
 rng = np.random.default_rng(11)
 
-CASES = [  # x shape, filter shape, strides, padding, whether the FFT is a candidate
-    ((2, 7, 6, 3), (3, 3, 3, 4), 1, "SAME", True),
-    ((2, 7, 6, 3), (2, 2, 3, 4), 2, "SAME", False),  # asymmetric SAME padding: an explicit pad
-    ((1, 6, 7, 2), (3, 2, 2, 3), 1, "VALID", False),  # a 2-wide filter: no FFT
-    ((2, 9, 8, 3), (4, 3, 3, 2), 1, "SAME", True),    # asymmetric SAME rows (1 above, 2 below)
-    ((2, 8, 9, 2), (5, 3, 2, 3), 1, "VALID", True),
+CASES = [  # x shape, filter shape, strides, padding, whether the FFT / the flipped input
+    ((2, 7, 6, 3), (3, 3, 3, 4), 1, "SAME", True, False),  # gradient are candidates
+    ((2, 7, 6, 3), (2, 2, 3, 4), 2, "SAME", False, True),  # asymmetric SAME: an explicit pad
+    ((1, 6, 7, 2), (3, 2, 2, 3), 1, "VALID", False, False),  # a 2-wide filter: no FFT
+    # asymmetric SAME rows (1 above, 2 below) at stride 1: ATen's output padding must be 0
+    ((2, 9, 8, 3), (4, 3, 3, 2), 1, "SAME", True, False),
+    ((2, 8, 9, 2), (5, 3, 2, 3), 1, "VALID", True, False),
+    ((2, 10, 9, 3), (5, 5, 3, 2), 2, "SAME", False, True),  # a GAN's 5x5 stride-2 layer
+    ((2, 12, 11, 2), (3, 3, 2, 3), 3, "SAME", False, True),
 ]
-ALGORITHMS = [CHANNELS_LAST, NCHW, FFT]
+FORWARD_ALGORITHMS = [CHANNELS_LAST, NCHW, FFT]
+ALGORITHMS = FORWARD_ALGORITHMS + [FLIPPED]
 
 
 @pytest.fixture
@@ -53,9 +58,14 @@ def _conv_and_grads(x, w, g, strides, padding):
     return y.numpy(), dx.numpy(), dw.numpy()
 
 
+def _expected_choice(kind: str, algorithm: str, fft: bool, flip: bool) -> str:
+    candidate = {FFT: fft, FLIPPED: flip and kind == "backprop_input"}.get(algorithm, True)
+    return algorithm if candidate else CHANNELS_LAST
+
+
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
-@pytest.mark.parametrize("xs,ws,strides,padding,fft", CASES)
-def test_every_algorithm_matches_numpy(tuner, algorithm, xs, ws, strides, padding, fft):
+@pytest.mark.parametrize("xs,ws,strides,padding,fft,flip", CASES)
+def test_every_algorithm_matches_numpy(tuner, algorithm, xs, ws, strides, padding, fft, flip):
     tuner.algorithm = algorithm
     x, w = rng.uniform(-1, 1, xs), rng.uniform(-1, 1, ws)
     expected = ref.conv2d(x, w, (strides, strides), padding)
@@ -68,11 +78,12 @@ def test_every_algorithm_matches_numpy(tuner, algorithm, xs, ws, strides, paddin
                                rtol=1e-5, atol=1e-5)
     chosen = conv_autotune.choices()
     assert sorted(k[0] for k in chosen) == ["backprop_filter", "backprop_input", "forward"]
-    assert set(chosen.values()) == {algorithm if fft or algorithm != FFT else CHANNELS_LAST}
+    for key, choice in chosen.items():
+        assert choice == _expected_choice(key[0], algorithm, fft, flip), key
 
 
 @pytest.mark.parametrize("activation", ["relu", "elu"])
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", FORWARD_ALGORITHMS)
 def test_fused_conv_bias_activation_in_every_algorithm(tuner, algorithm, activation):
     tuner.algorithm = algorithm
     x = rng.uniform(-1, 1, (2, 6, 6, 3)).astype(np.float32)
@@ -110,7 +121,7 @@ def test_small_convolutions_are_not_tuned():
 def test_another_algorithm_needs_a_clear_margin(monkeypatch):
     """A candidate 5% faster than the default is within its copies' noise: the default stays;
     a clearly faster one is chosen, and later calls run it alone, untimed."""
-    times = {CHANNELS_LAST: 1.0, NCHW: 0.95, FFT: 0.97}
+    times = {CHANNELS_LAST: 1.0, NCHW: 0.95, FFT: 0.97, FLIPPED: 0.96}
     monkeypatch.setattr(conv_autotune, "_timed", lambda run, a, credit=None: (times[a], run(a)))
     conv_autotune.clear()
     calls = []
