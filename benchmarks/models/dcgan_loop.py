@@ -20,8 +20,10 @@ NOISE, BATCH, BATCHES = 100, 64, 10
 
 def flops() -> float:
     b = BATCH
-    gen = (2 * b * NOISE * 7 * 7 * 256 + 2 * b * 7 * 7 * 128 * 5 * 5 * 256
-           + 2 * b * 14 * 14 * 64 * 5 * 5 * 128 + 2 * b * 28 * 28 * 1 * 5 * 5 * 64)
+    # a transposed convolution multiplies each input pixel by the whole filter: its FLOPs
+    # count the input's pixels (7x7, 7x7, 14x14), not the strided output's
+    gen = (2 * b * NOISE * 7 * 7 * 256 + 2 * b * 7 * 7 * 256 * 5 * 5 * 128
+           + 2 * b * 7 * 7 * 128 * 5 * 5 * 64 + 2 * b * 14 * 14 * 64 * 5 * 5 * 1)
     disc = (2 * b * 14 * 14 * 64 * 5 * 5 * 1 + 2 * b * 7 * 7 * 128 * 5 * 5 * 64
             + 2 * b * 7 * 7 * 128)
     # generator forward once, discriminator forward twice (real, fake); gradients ~2x each
