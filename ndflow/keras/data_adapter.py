@@ -19,6 +19,7 @@ from ndflow.core.tensor import Tensor
 from ndflow.data.dataset import DatasetV2
 from ndflow.data.structure import leaves, map_leaves
 from ndflow.data.worker_threads import share_cores_with_the_pipeline
+from ndflow.keras.global_config import floatx
 from ndflow.keras.utils_py_dataset import PyDataset, PyDatasetAdapter
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import reshape
@@ -107,6 +108,15 @@ def _to_numpy(x):
     return x
 
 
+def _array_as_sliced(x):
+    """`_to_numpy`, with float arrays other than floatx cast to floatx (Keras 3's array
+    slicing; datasets and generators keep their dtypes)."""
+    x = _to_numpy(x)
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f" and x.dtype.name != floatx():
+        x = x.astype(floatx())
+    return x
+
+
 def is_array_data(x) -> bool:
     """Keras 3's `can_convert_arrays`: arrays, tensors or array-likes (`__array__`) in lists,
     tuples and dicts; Python numbers are not (`predict([[1.0, 2.0]])` is Keras' ValueError)."""
@@ -120,8 +130,8 @@ def _standardize(x):
     """Arrays (in lists/tuples/dicts) as NumPy, SparseTensors as SparseRows; a plain list of
     numbers becomes one array."""
     if isinstance(x, list) and x and all(isinstance(v, (int, float)) for v in flatten(x)):
-        return np.asarray(x)
-    return map_leaves(_to_numpy, x)
+        return _array_as_sliced(np.asarray(x))
+    return map_leaves(_array_as_sliced, x)
 
 
 def _take(array, sel):

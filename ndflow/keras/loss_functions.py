@@ -15,7 +15,9 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export, tf_export
 from ndflow.core.graph import SymbolicTensor
+from ndflow.core.nest import map_structure
 from ndflow.core.tensor import Tensor
+from ndflow.keras.global_config import floatx
 from ndflow.ops import arithmetic, comparison, math, nn_activation, nn_loss, reduction
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import expand_dims, shape, squeeze
@@ -267,16 +269,17 @@ class Loss:
     def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):
         self.name = name or _snake(type(self).__name__)
         self.reduction = _standardize_reduction(reduction)
-        self._dtype = dtypes.as_dtype(dtype or dtypes.float32)
+        self._dtype = dtypes.as_dtype(dtype or floatx())
 
     @property
     def dtype(self) -> str:
         return self._dtype.name
 
     def __call__(self, y_true, y_pred, sample_weight=None):
-        y_pred = convert_to_tensor(y_pred)
-        if y_pred.dtype is not self._dtype and y_pred.dtype.is_floating:
-            y_pred = cast(y_pred, self._dtype)
+        # as Keras 3: targets and predictions of any dtype (float64 NumPy targets, integer
+        # labels) reach `call` as the loss's dtype, so a plain-function loss can subtract them
+        y_pred = map_structure(lambda v: _as_dtype(v, self._dtype), y_pred)
+        y_true = map_structure(lambda v: _as_dtype(v, self._dtype), y_true)
         losses = self.call(y_true, y_pred)
         return reduce_weighted_values(losses, sample_weight, self.reduction)
 
@@ -289,6 +292,13 @@ class Loss:
     @classmethod
     def from_config(cls, config: dict):
         return cls(**config)
+
+
+def _as_dtype(value, dtype):
+    if value is None:
+        return None
+    value = convert_to_tensor(value)
+    return value if value.dtype is dtype else cast(value, dtype)
 
 
 def _snake(name: str) -> str:

@@ -6,12 +6,14 @@ or the first call) the stack is also recorded as a functional graph, which gives
 from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
+from ndflow.core.tensor import Tensor
 from ndflow.keras.functional import Functional, adjust_input_rank
 from ndflow.keras.keras_tensor import KerasTensor
 from ndflow.keras.layers import layer_serialization
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_layer import InputLayer
 from ndflow.keras.model import Model
+from ndflow.ops.cast import cast
 
 
 @keras_export("keras.Sequential", "keras.models.Sequential")
@@ -103,6 +105,8 @@ class Sequential(Model):
         x = inputs
         first = self._layers_list[0] if self._layers_list else None
         if isinstance(first, InputLayer) and not isinstance(x, (list, tuple, dict)):
+            if isinstance(x, Tensor) and x.dtype != first.output.dtype:
+                x = cast(x, first.output.dtype)   # as its Functional: the Input's dtype
             x = adjust_input_rank(x, first.batch_shape, first.name)
         for layer in self.layers:
             x = layer(x, training=training) if layer._call_takes_training else layer(x)
