@@ -1,11 +1,16 @@
 """`tf.keras.activations` (Keras 3): the activation functions by name, `get`, `serialize`,
 `deserialize`. (Not named activations.py: a module named like a public namespace becomes
-that namespace.)"""
+that namespace.)
+
+Called on a functional model's KerasTensor, each is the keras.ops function Keras 3 builds it
+from (`ops.elu(x, alpha)`, `ops.exp(x)`, ...), so the model gets that op's step; relu with
+arguments beyond the default is the registered `activations.relu` step."""
 
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
 from ndflow.keras import serialization_lib
+from ndflow.keras.keras_tensor import KerasTensor, op_step
 from ndflow.ops import arithmetic, comparison, math, nn_activation
 from ndflow.ops import nn_activation_composite as composite
 from ndflow.ops.apply import convert_to_tensor
@@ -20,6 +25,11 @@ def _export(name: str):
 def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
     """Keras 3's relu, term for term: `x` above `threshold` (0 at or below it), capped at
     `max_value`, minus `negative_slope * relu(threshold - x)`."""
+    if isinstance(x, KerasTensor):
+        if negative_slope == 0.0 and max_value is None and threshold == 0.0:
+            return op_step("relu", (x,), {})
+        return op_step("activations.relu", (x,), {
+            "negative_slope": negative_slope, "max_value": max_value, "threshold": threshold})
     x = convert_to_tensor(x)
     if negative_slope != 0.0:
         if max_value is None and threshold == 0:
@@ -42,16 +52,22 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
 
 @_export("leaky_relu")
 def leaky_relu(x, negative_slope=0.2):
+    if isinstance(x, KerasTensor):
+        return op_step("leaky_relu", (x,), {"negative_slope": negative_slope})
     return nn_activation.leaky_relu(x, alpha=negative_slope)
 
 
 @_export("relu6")
 def relu6(x):
+    if isinstance(x, KerasTensor):
+        return op_step("relu6", (x,), {})
     return nn_activation.relu6(x)
 
 
 @_export("elu")
 def elu(x, alpha=1.0):
+    if isinstance(x, KerasTensor):
+        return op_step("elu", (x,), {"alpha": alpha})
     out = nn_activation.elu(x)
     return out if alpha == 1.0 else arithmetic.select_v2(comparison.greater(x, 0.0), out,
                                                          alpha * out)
@@ -59,21 +75,29 @@ def elu(x, alpha=1.0):
 
 @_export("selu")
 def selu(x):
+    if isinstance(x, KerasTensor):
+        return op_step("selu", (x,), {})
     return nn_activation.selu(x)
 
 
 @_export("gelu")
 def gelu(x, approximate=False):
+    if isinstance(x, KerasTensor):
+        return op_step("gelu", (x,), {"approximate": approximate})
     return composite.gelu(x, approximate=approximate)
 
 
 @_export("silu")
 def silu(x):
+    if isinstance(x, KerasTensor):
+        return op_step("silu", (x,), {})
     return composite.silu(x)
 
 
 @_export("swish")
 def swish(x):
+    if isinstance(x, KerasTensor):
+        return op_step("silu", (x,), {})
     return composite.silu(x)
 
 
@@ -89,31 +113,43 @@ def keep_logits(output, logits):
 
 @_export("sigmoid")
 def sigmoid(x):
+    if isinstance(x, KerasTensor):
+        return op_step("sigmoid", (x,), {})
     return keep_logits(math.sigmoid(x), x)
 
 
 @_export("hard_sigmoid")
 def hard_sigmoid(x):
+    if isinstance(x, KerasTensor):
+        return op_step("hard_sigmoid", (x,), {})
     return math.clip_by_value(convert_to_tensor(x) / 6.0 + 0.5, 0.0, 1.0)
 
 
 @_export("tanh")
 def tanh(x):
+    if isinstance(x, KerasTensor):
+        return op_step("tanh", (x,), {})
     return math.tanh(x)
 
 
 @_export("softplus")
 def softplus(x):
+    if isinstance(x, KerasTensor):
+        return op_step("softplus", (x,), {})
     return nn_activation.softplus(x)
 
 
 @_export("softsign")
 def softsign(x):
+    if isinstance(x, KerasTensor):
+        return op_step("softsign", (x,), {})
     return math.softsign(x)
 
 
 @_export("exponential")
 def exponential(x):
+    if isinstance(x, KerasTensor):
+        return op_step("exp", (x,), {})
     return math.exp(x)
 
 
@@ -124,11 +160,15 @@ def linear(x):
 
 @_export("softmax")
 def softmax(x, axis=-1):
+    if isinstance(x, KerasTensor):
+        return op_step("softmax", (x,), {"axis": axis})
     return keep_logits(nn_activation.softmax(x, axis=axis), x)
 
 
 @_export("log_softmax")
 def log_softmax(x, axis=-1):
+    if isinstance(x, KerasTensor):
+        return op_step("log_softmax", (x,), {"axis": axis})
     return nn_activation.log_softmax(x, axis=axis)
 
 

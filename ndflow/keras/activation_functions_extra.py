@@ -10,7 +10,11 @@ from ndflow.core.api_export import tf_export
 from ndflow.keras import activation_functions
 from ndflow.keras.ops import dtype_rules as rules
 from ndflow.keras.ops import nn_functions as nn
+from ndflow.keras.ops import symbolic
 from ndflow.ops import math, nn_activation
+
+# relu with arguments beyond the default, called on a KerasTensor, is a step of its own
+symbolic.OPS["activations.relu"] = activation_functions.relu
 
 
 def _export(*names: str):

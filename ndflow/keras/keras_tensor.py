@@ -99,6 +99,26 @@ def register_operators(apply, binary: list, unary: list) -> None:
     KerasTensor.__getitem__ = lambda self, key: apply("getitem", self, key)
 
 
+# keras.ops calls on KerasTensors, from keras.ops and from the functions Keras 3 builds on
+# them (the activations): keras/ops/op_layer.py registers the function that adds the op's
+# step to the model (it is a Layer, which imports this module).
+_OP_STEP: list = []
+
+
+def register_op_step(apply) -> None:
+    _OP_STEP[:] = [apply]
+
+
+def op_step_registered() -> bool:
+    return bool(_OP_STEP)
+
+
+def op_step(name: str, args, kwargs):
+    """The KerasTensors keras.ops' `name` returns when called on KerasTensors: the step Keras 3
+    records for that op in the functional model."""
+    return _OP_STEP[0](name, tuple(args), dict(kwargs))
+
+
 def is_keras_tensor(x) -> bool:
     return isinstance(x, KerasTensor)
 

@@ -10,16 +10,17 @@ from __future__ import annotations
 import functools
 
 from ndflow.core.api_export import keras_export
+from ndflow.keras import keras_tensor
 from ndflow.keras.keras_tensor import KerasTensor
 
 # op name -> the plain function (what a KerasOpLayer calls back).
 OPS: dict = {}
-_SYMBOLIC = {"apply": None}
 
 
 def register_symbolic(apply) -> None:
-    """`apply(name, args, kwargs)`: the KerasTensors an op call on KerasTensors returns."""
-    _SYMBOLIC["apply"] = apply
+    """`apply(name, args, kwargs)`: the KerasTensors an op call on KerasTensors returns (kept
+    by keras_tensor.py, where callers outside keras.ops find it too)."""
+    keras_tensor.register_op_step(apply)
 
 
 def _has_keras_tensor(values) -> bool:
@@ -43,8 +44,8 @@ def keras_op(name: str, *namespaces: str, symbolic: bool = True):
             @functools.wraps(fn)
             def op(*args, **kwargs):
                 if (_has_keras_tensor(args) or _has_keras_tensor(kwargs.values())) \
-                        and _SYMBOLIC["apply"] is not None:
-                    return _SYMBOLIC["apply"](name, args, kwargs)
+                        and keras_tensor.op_step_registered():
+                    return keras_tensor.op_step(name, args, kwargs)
                 return fn(*args, **kwargs)
         else:
             op = fn
