@@ -198,7 +198,10 @@ def config_name(activation):
 @_export("deserialize")
 def deserialize(config, custom_objects=None):
     if isinstance(config, dict) and config.get("class_name") == "function":
-        config = config.get("config")   # Keras' record of a function: its (registered) name
+        # Keras' record of a function: its (registered) name; unknown is Keras' TypeError
+        name = config.get("config")
+        return _BY_NAME.get(name) or serialization_lib.deserialize_function(config,
+                                                                            custom_objects)
     fn = (custom_objects or {}).get(config) or serialization_lib.custom_object(config) or \
         (_BY_NAME.get(config) if isinstance(config, str) else None)
     if fn is None:

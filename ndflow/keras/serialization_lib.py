@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 
 from ndflow.core.api_export import keras_export
+from ndflow.ops import init_ops
 
 # None: each load's own `safe_mode` decides; False: enable_unsafe_deserialization() was called.
 _GLOBAL_SAFE_MODE: dict = {"value": None}
@@ -26,6 +27,10 @@ def in_safe_mode():
 
 
 def serialize_object(obj, module: str) -> dict:
+    """Keras' record of a Keras object; a user's plain function (no `get_config`) is
+    recorded by its (registered) name."""
+    if callable(obj) and not hasattr(obj, "get_config"):
+        return function_config(obj)
     return {"module": module, "class_name": type(obj).__name__, "config": obj.get_config(),
             "registered_name": None}
 
@@ -146,8 +151,26 @@ def lookup_class(name: str, known: dict, custom_objects: dict | None, kind: str,
     return cls
 
 
+def find_function(name, custom_objects: dict | None = None):
+    """A user's function recorded by `function_config`: from `custom_objects`, the custom
+    object scopes and the registry (its registered `package>name`); None when unknown."""
+    return (custom_objects or {}).get(name) or custom_object(name)
+
+
+def deserialize_function(config: dict, custom_objects: dict | None):
+    fn = find_function(config.get("config"), custom_objects)
+    if fn is None:
+        raise TypeError(f"Could not locate function '{config.get('config')}'. Make sure custom "
+                        "classes are decorated with `@keras.saving.register_keras_"
+                        f"serializable()`. Full object config: {config}")
+    return fn
+
+
 def deserialize_object(config, known: dict, custom_objects: dict | None, kind: str):
-    """A config dict (or a bare class name) -> an instance of a known class."""
+    """A config dict (or a bare class name) -> an instance of a known class, or the user's
+    function a `function` record names."""
+    if isinstance(config, dict) and config.get("class_name") == "function":
+        return deserialize_function(config, custom_objects)
     if isinstance(config, str):
         return lookup_class(config, known, custom_objects, kind)()
     if not isinstance(config, dict) or "class_name" not in config:
@@ -170,3 +193,6 @@ def get_object(identifier, known: dict, kind: str):
     if callable(identifier):
         return identifier
     raise ValueError(f"Could not interpret {kind} identifier: {identifier}")
+
+
+init_ops.set_user_functions(function_config, find_function)

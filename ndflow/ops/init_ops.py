@@ -370,14 +370,40 @@ _SNAKE = {"zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": R
 @tf_export("initializers.serialize", "keras.initializers.serialize",
            v1=["keras.initializers.serialize"])
 def serialize(initializer) -> dict:
+    if _is_plain_function(initializer):   # a user's function: Keras records its name
+        return _USER_FUNCTIONS["record"](initializer)
     return {"module": "keras.initializers", "class_name": type(initializer).__name__,
             "config": initializer.get_config(), "registered_name": None}
+
+
+# How Keras records a user's plain function and finds it again (its registered name, the
+# custom objects of a load): keras/serialization_lib.py, above this layer, installs both.
+_USER_FUNCTIONS = {
+    "record": lambda fn: {"module": "builtins", "class_name": "function",
+                          "config": fn.__name__, "registered_name": "function"},
+    "find": lambda name, custom_objects: (custom_objects or {}).get(name)}
+
+
+def set_user_functions(record, find) -> None:
+    _USER_FUNCTIONS.update(record=record, find=find)
+
+
+def _is_plain_function(obj) -> bool:
+    return callable(obj) and not isinstance(obj, Initializer) and not hasattr(obj, "get_config")
 
 
 @tf_export("initializers.deserialize", "keras.initializers.deserialize",
            v1=["keras.initializers.deserialize"])
 def deserialize(config: dict, custom_objects: dict | None = None):
     name = config["class_name"]
+    if name == "function":   # Keras' record of a user's function, found by its name
+        fn = _USER_FUNCTIONS["find"](config.get("config"), custom_objects)
+        if fn is None:
+            raise TypeError(f"Could not locate function '{config.get('config')}'. Make sure "
+                            "custom classes are decorated with "
+                            "`@keras.saving.register_keras_serializable()`. Full object "
+                            f"config: {config}")
+        return fn
     cls = (custom_objects or {}).get(name) or KERAS_INITIALIZERS.get(name) or _SNAKE.get(name)
     if cls is None:
         raise ValueError(f"Unknown initializer: '{config['class_name']}'.")

@@ -541,10 +541,14 @@ class Layer(StatelessCall, Module):
         base = {"name": self.name}
         if uses_default_get_config(self) and not type(self).__module__.startswith("ndflow."):
             base = automatic_config(self)
-        return {**base, "trainable": self.trainable,
-                "dtype": {"module": "keras", "class_name": "DTypePolicy",
-                          "config": {"name": self._dtype_policy.name},
-                          "registered_name": None}}
+        config = {**base, "trainable": self.trainable,
+                  "dtype": {"module": "keras", "class_name": "DTypePolicy",
+                            "config": {"name": self._dtype_policy.name},
+                            "registered_name": None}}
+        if self.activity_regularizer is not None:   # Keras 3 writes it only when set
+            config["activity_regularizer"] = regularizer_functions.serialize(
+                self.activity_regularizer)
+        return config
 
     @classmethod
     def from_config(cls, config: dict):

@@ -7,7 +7,9 @@ import numpy as np
 
 from ndflow.core.api_export import tf_export
 from ndflow.keras import activation_functions as activations
+from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import global_config, random_functions
+from ndflow.keras import regularizer_functions as regularizers
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
 from ndflow.keras.ops import dtype_rules
@@ -44,8 +46,10 @@ class Dense(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = init_ops.get(kernel_initializer)
         self.bias_initializer = init_ops.get(bias_initializer)
-        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
-        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.kernel = self.bias = None
         self.input_spec = InputSpec(min_ndim=2)
         self.supports_masking = True
@@ -94,8 +98,10 @@ class Dense(Layer):
                 "activation": activations.config_name(self.activation), "use_bias": self.use_bias,
                 "kernel_initializer": init_ops.serialize(self.kernel_initializer),
                 "bias_initializer": init_ops.serialize(self.bias_initializer),
-                "kernel_regularizer": None, "bias_regularizer": None,
-                "kernel_constraint": None, "bias_constraint": None,
+                "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+                "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+                "kernel_constraint": constraints.serialize(self.kernel_constraint),
+                "bias_constraint": constraints.serialize(self.bias_constraint),
                 "quantization_config": None}
 
 
