@@ -21,7 +21,7 @@ from ndflow.core.composite_tensor import TypeSpec, is_composite
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
-from ndflow.data import structure
+from ndflow.data import dataset_docs, structure
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.dataset_ops import IteratorResource, end_of_sequence
 
@@ -369,6 +369,7 @@ class DatasetV2:
         return out
 
 
+dataset_docs.attach(DatasetV2)
 Dataset = DatasetV2
 
 
