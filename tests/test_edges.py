@@ -124,3 +124,39 @@ def test_format_of_a_tensor_is_its_numpy_values():
     assert "'survived': {}".format(labels) == "'survived': [0 1 0 0]"  # noqa: UP032 - format() is what is tested
     assert f"{tf.constant(2.5):.2f}" == "2.50"
     assert str(labels).startswith("tf.Tensor([0 1 0 0]")
+
+
+def test_a_list_attr_shorter_than_its_minimum_is_refused():
+    """IdentityN's `T: list(type) >= 1` (TF 2.21's messages, eager and in a graph)."""
+    with pytest.raises(InvalidArgumentError,
+                       match="Length for attr 'T' of 0 must be at least minimum 1"):
+        tf.identity_n([])
+
+    @tf.function
+    def f():
+        return tf.identity_n([])
+    with pytest.raises(ValueError, match="Attr 'T' of 'IdentityN' Op passed list of length 0 "
+                                         "less than minimum 1."):
+        f()
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_fused_batch_norm_of_an_empty_batch_has_nan_statistics(training):
+    """TF 2.21: y is empty and the batch mean and variance are NaN, given statistics or not."""
+    kwargs = {} if training else {"mean": tf.zeros([3]), "variance": tf.ones([3])}
+    y, mean, var = v1.nn.fused_batch_norm(tf.zeros([0, 2, 2, 3]), tf.ones([3]), tf.zeros([3]),
+                                          is_training=training, **kwargs)
+    assert y.shape == (0, 2, 2, 3)
+    assert np.isnan(mean.numpy()).all() and np.isnan(var.numpy()).all()
+    assert mean.shape == var.shape == (3,)
+
+
+def test_integer_convolution_wraps_as_tensorflows_int32_arithmetic():
+    rng = np.random.default_rng(3)
+    x = rng.integers(-2**20, 2**20, (2, 5, 5, 3)).astype(np.int32)
+    w = rng.integers(-2**13, 2**13, (3, 3, 3, 2)).astype(np.int32)
+    got = tf.nn.conv2d(x, w, 1, "VALID").numpy()
+    windows = np.lib.stride_tricks.sliding_window_view(x.astype(np.int64), (3, 3), axis=(1, 2))
+    want = np.einsum("nhwcij,ijco->nhwo", windows, w.astype(np.int64))
+    assert np.abs(want).max() > 2**31    # the sums overflow int32
+    np.testing.assert_array_equal(got, want.astype(np.int32))   # NumPy's narrowing wraps

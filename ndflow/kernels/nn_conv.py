@@ -163,7 +163,9 @@ class ConvGeometry:
 
 
 def _int_safe(node, fn):
-    """Integer convolutions (TF allows int32 Conv2D) computed in float64, rounded back."""
+    """Integer convolutions (TF allows int32 Conv2D) computed in float64, rounded back and
+    wrapped to the integer type as TF's integer arithmetic wraps (exact while the sums stay
+    below 2**53: through int64, whose narrowing keeps the low bits)."""
     if node.attrs["T"].is_floating:
         return fn
     dt = node.attrs["T"].torch_dtype
@@ -171,7 +173,7 @@ def _int_safe(node, fn):
 
     def int_conv(*args):
         args = [a.double() if i in data else a for i, a in enumerate(args)]
-        return torch.round(fn(*args)).to(dt)
+        return torch.round(fn(*args)).to(torch.int64).to(dt)
     return int_conv
 
 

@@ -33,7 +33,16 @@ def fused_batch_norm_kernel(node):
     factor = float(a["exponential_avg_factor"])
     training = a["is_training"]
 
+    def nan_statistics(x, scale):
+        """TF's result for an empty batch: y empty, every statistic NaN (in both modes)."""
+        c = scale.shape[0]
+        nan = torch.full((c,), float("nan"), dtype=scale.dtype, device=x.device)
+        empty = torch.empty(0, dtype=scale.dtype, device=x.device)
+        return torch.empty_like(x), nan, nan.clone(), nan.clone(), nan.clone(), empty
+
     def train(x, scale, offset, mean, var):
+        if x.numel() == 0:
+            return nan_statistics(x, scale)
         xv = _nchw(x, nhwc)
         c = xv.shape[1]
         if factor == 1.0 or mean.numel() == 0:
@@ -59,6 +68,8 @@ def fused_batch_norm_kernel(node):
             raise InvalidArgumentError(
                 None, None, f"When is_training=false, mean must have the same number of "
                 f"elements as the channels of x, got {mean.numel()} and {xv.shape[1]}")
+        if x.numel() == 0:
+            return nan_statistics(x, scale)
         y = aten.native_batch_norm(xv, scale, offset, mean, var, False, 0.0, eps)[0]
         empty = torch.empty(0, dtype=scale.dtype, device=x.device)
         return _nhwc(y, nhwc), mean, var, mean, var, empty

@@ -22,7 +22,12 @@ from ndflow.core.tensor import EagerTensor, Tensor
 from ndflow.ops import eager_keys
 from ndflow.ops.constant_op import Const
 from ndflow.ops.forward_copies import copy_of
-from ndflow.ops.op_def import InferenceContext, OpDef, disallowed_value_message
+from ndflow.ops.op_def import (
+    InferenceContext,
+    OpDef,
+    disallowed_value_message,
+    list_too_short_message,
+)
 
 # (priority, order, type, fn(value, dtype, name, as_ref) -> Tensor | NotImplemented): how
 # non-tensors (Variables, lists of tensors ...) convert.
@@ -391,6 +396,12 @@ def _check_attrs(op_def: OpDef, attrs: dict, eager_name=False) -> None:
         elif ad.kind == "int" and ad.minimum is not None and v < ad.minimum:
             raise ValueError(f"Attr '{name}' of '{op_def.name}' Op passed {v} less than "
                              f"minimum {ad.minimum}.")
+        elif ad.kind.startswith("list(") and ad.minimum is not None and len(v) < ad.minimum:
+            if eager_name is not False:
+                raise InvalidArgumentError(None, None, list_too_short_message(
+                    op_def, name, len(v), ad.minimum, eager_name))
+            raise ValueError(f"Attr '{name}' of '{op_def.name}' Op passed list of length "
+                             f"{len(v)} less than minimum {ad.minimum}.")
         elif ad.kind == "shape":
             attrs[name] = TensorShape(v) if not isinstance(v, TensorShape) else v
 

@@ -185,7 +185,7 @@ Identity.constant_value = lambda t: constant_value(t.op.inputs[0])
 Identity.partial_value = lambda t: partial_value(t.op.inputs[0])
 
 IdentityN = op_def("IdentityN", inputs=["input: T"], outputs=["output: T"],
-                   attrs=["T: list(type)"], shape=lambda ctx: list(ctx.shapes))
+                   attrs=["T: list(type) >= 1"], shape=lambda ctx: list(ctx.shapes))
 
 StopGradient = op_def("StopGradient", inputs=["input: T"], outputs=["output: T"],
                       attrs=["T: type"], shape=_same_shape, not_differentiable=True)

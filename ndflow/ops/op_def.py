@@ -179,6 +179,12 @@ def disallowed_value_message(d: OpDef, attr: str, value, allowed, name) -> str:
             f"{d.name}}}}}; {summarize(d)} [Op:{d.name}] name: {name or ''}")
 
 
+def list_too_short_message(d: OpDef, attr: str, length: int, minimum: int, name) -> str:
+    """TF's eager error for a list attr shorter than its minimum."""
+    return (f"Length for attr '{attr}' of {length} must be at least minimum {minimum}\n\t; "
+            f"NodeDef: {{{{node {d.name}}}}}; {summarize(d)} [Op:{d.name}] name: {name or ''}")
+
+
 def input_needed(op, index: int) -> bool:
     """Whether a gradient function must compute the gradient of input `index`.
 
@@ -289,6 +295,9 @@ def _parse_attr(spec: str) -> tuple[str, AttrDef]:
             a.allowed = _parse_types(body)
     elif kind.startswith("int") and ">=" in kind:
         a.kind = "int"
+        a.minimum = int(kind.split(">=")[1])
+    elif kind.startswith("list(") and ">=" in kind:   # "list(type) >= 1": a minimum length
+        a.kind = kind.split(">=")[0].strip()
         a.minimum = int(kind.split(">=")[1])
     elif kind in _TYPE_GROUPS:
         a.kind, a.allowed = "type", _TYPE_GROUPS[kind]
