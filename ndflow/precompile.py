@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 import ndflow as tf
-from ndflow.kernels import dropout_select, gemm_epilogue, gru_numba, omp_pool, png16, tanh_numba
+from ndflow.kernels import dropout_select, gemm_epilogue, omp_pool, png16, rnn_numba, tanh_numba
 
 _N = 1 << 13   # elements: above every kernel's size threshold
 
@@ -60,14 +60,20 @@ def _tanh() -> None:
         raise RuntimeError("tanh_numba: the kernels did not build")
 
 
-def _gru() -> None:
-    if not gru_numba.applies(torch.zeros(1)):
-        raise RuntimeError("gru_numba: the kernels did not build")
+def _rnn() -> None:
+    if not rnn_numba.applies(torch.zeros(1)):
+        raise RuntimeError("rnn_numba: the kernels did not build")
     t, b, h = 2, 3, 4
-    hs, saved = gru_numba.forward(torch.zeros(t, b, 3 * h), torch.zeros(3 * h),
-                                  torch.zeros(3 * h, h), torch.zeros(b, h))
-    gru_numba.backward(saved, hs, torch.zeros(b, h), torch.zeros(t, b, h), torch.zeros(b, h),
-                       torch.zeros(3 * h, h))
+    zeros = torch.zeros
+    for lengths in (None, torch.tensor([2, 1, 0])):
+        hs, saved = rnn_numba.gru_forward(zeros(t, b, 3 * h), zeros(3 * h), zeros(3 * h, h),
+                                          zeros(b, h), lengths)
+        rnn_numba.gru_backward(saved, hs, zeros(b, h), zeros(t, b, h), zeros(b, h),
+                               zeros(3 * h, h), lengths)
+        hs, cs, gates = rnn_numba.lstm_forward(zeros(t, b, 4 * h), zeros(4 * h, h), zeros(b, h),
+                                               zeros(b, h), lengths)
+        rnn_numba.lstm_backward(gates, cs, zeros(b, h), zeros(t, b, h), zeros(b, h),
+                                zeros(b, h), zeros(4 * h, h), lengths)
 
 
 def _philox() -> None:
@@ -246,7 +252,7 @@ JOBS = {
     "rmsprop": _callbacks("rmsprop_numba", "_callback"),
     "finite": _callbacks("finite_numba", "_callback"),
     "tanh": Job(("tanh_numba",), _tanh, openmp=True),
-    "gru": Job(("gru_numba", "exp_numba"), _gru),
+    "rnn": Job(("rnn_numba", "exp_numba"), _rnn),
     "sum_squares": _callbacks("sum_squares_numba", "_callback"),
     "resize_bilinear": _callbacks("resize_bilinear_numba", "_callback"),
     "xent": Job(("xent_numba",), _xent),

@@ -9,8 +9,12 @@ where the While loop of per-step ops took ~170 ms for both. `reserve_space` is t
 oneDNN's workspace (its bytes seen as T).
 
 GRUs (ATen's oneDNN binding runs LSTMs only), and LSTMs elsewhere (float64, float16, GPUs),
-run kernels/rnn_loops.py's ATen loops. Both kernels of an op pair take the same path for the
-same mode, dtype and device, so a reserve space is always read by the kernel that wrote it.
+run kernels/rnn_loops.py's loops (a float32 step on a CPU: the GEMM and one numba call).
+`sequence_lengths` shorter than the input (padded sequences, which oneDNN's binding does not
+take) run those loops too, float32 on CPUs: each sequence's states hold after its end and
+the outputs there are zeros, as cuDNN's. Both kernels of an op pair take the same path for
+the same mode, dtype, device and lengths, so a reserve space is always read by the kernel
+that wrote it.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from __future__ import annotations
 import torch
 
 from ndflow.core.errors import InvalidArgumentError, UnimplementedError
-from ndflow.kernels import rnn_loops
+from ndflow.kernels import rnn_loops, rnn_numba
 from ndflow.kernels.registry import kernel
 from ndflow.ops import cudnn_rnn
 
@@ -85,10 +89,27 @@ class _Layout:
         self.b_ih = params[n_w + n_r:n_w + n_r + g * h]
         self.b_hh = params[n_w + n_r + g * h:]
         self.key = (self.seq, self.batch, self.input_size, self.units, x.dtype)
+        self.lengths = None     # every sequence has all `seq` steps
         if lengths.numel() and bool((lengths != self.seq).any()):
-            raise UnimplementedError(None, None, f"{name}: sequences shorter than the input's "
-                                     f"{self.seq} steps (sequence_lengths "
-                                     f"{lengths.tolist()}) are not supported")
+            if lengths.numel() != self.batch or bool((lengths < 0).any()) or \
+                    bool((lengths > self.seq).any()):
+                raise InvalidArgumentError(None, None, f"{name}: sequence_lengths must be "
+                                           f"{self.batch} values in [0, {self.seq}], got "
+                                           f"{lengths.tolist()}")
+            if not rnn_numba.applies(self.x):
+                raise UnimplementedError(None, None, f"{name}: sequences shorter than the "
+                                         f"input's {self.seq} steps (sequence_lengths "
+                                         f"{lengths.tolist()}) are supported for float32 "
+                                         "CPU tensors only")
+            self.lengths = lengths
+
+    def padded_output(self, y: torch.Tensor) -> torch.Tensor:
+        """The op's outputs: zeros after each sequence's end (cuDNN's), where the loops'
+        states hold."""
+        if self.lengths is None:
+            return y
+        steps = torch.arange(self.seq, device=y.device).unsqueeze(1)
+        return y * (steps < self.lengths.to(y.device).unsqueeze(0)).unsqueeze(2).to(y.dtype)
 
     def time_major_of(self, y: torch.Tensor) -> torch.Tensor:
         return (y if self.time_major else y.transpose(0, 1)).contiguous()
@@ -116,10 +137,16 @@ def _onednn_forward(lay, training: bool):
     return y, hy, cy, reserve
 
 
+def _uses_onednn(lay) -> bool:
+    """An LSTM runs oneDNN's primitive where it applies and every sequence is whole (it has
+    no sequence lengths); else the loops."""
+    return lay.lstm and lay.lengths is None and _onednn(lay.x, lay.units)
+
+
 def _expected_reserve(lay) -> int:
     if not lay.lstm:
         return 4 * lay.seq * lay.batch * lay.units            # r, z, n, h R_n + b_Rn
-    if not _onednn(lay.x, lay.units):
+    if not _uses_onednn(lay):
         return 5 * lay.seq * lay.batch * lay.units            # the gates, the cell states
     if lay.key not in _WORKSPACE_SIZES:   # no forward of this shape ran here: measure one
         _onednn_forward(lay, True)
@@ -169,14 +196,14 @@ def _cudnn_rnn_v3(node):
         if not lay.lstm:
             y, hy, reserve = rnn_loops.gru_forward(lay)
             cy = torch.zeros((), dtype=x.dtype, device=x.device)
-        elif _onednn(x, lay.units):
+        elif _uses_onednn(lay):
             y, hy, cy, reserve = _onednn_forward(lay, training)
             cy = lay.state(cy)
         else:
             y, hy, cy, reserve = rnn_loops.lstm_forward(lay)
             cy = lay.state(cy)
         host = torch.empty(0, dtype=torch.int8, device=x.device)
-        return lay.as_output(y), lay.state(hy), cy, reserve, host
+        return lay.as_output(lay.padded_output(y)), lay.state(hy), cy, reserve, host
     return run
 
 
@@ -198,7 +225,7 @@ def _cudnn_rnn_backprop_v3(node):
             dx, dh0, dparams = rnn_loops.gru_backward(lay, y, dy, dhy, reserve)
             return lay.as_output(dx), lay.state(dh0), torch.zeros_like(c0), dparams
         dcy = dcy.reshape(lay.batch, lay.units)
-        if _onednn(x, lay.units):
+        if _uses_onednn(lay):
             dx, dw_ih, dw_hh, db_ih, db_hh, dh0, dc0 = aten.mkldnn_rnn_layer_backward(
                 lay.x.contiguous(), lay.w_ih, lay.w_hh, lay.b_ih, lay.b_hh, lay.h0, lay.c0, y,
                 hy.reshape(lay.batch, lay.units), cy.reshape(lay.batch, lay.units), dy,

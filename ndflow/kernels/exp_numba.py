@@ -1,7 +1,7 @@
 """float32 exp and sigmoid for numba kernels, as branch-free arithmetic LLVM vectorizes:
 `math.exp` is a call into libm, one element at a time. exp is Cephes' float32 polynomial
 (a few ulp from ATen's SLEEF results), sigmoid 1 / (1 + exp(-x)). The JIT's generated
-kernels (jit/codegen/numba_intrinsics.py) and hand-written ones (kernels/gru_numba.py) share
+kernels (jit/codegen/numba_intrinsics.py) and hand-written ones (kernels/rnn_numba.py) share
 these. Built with the first kernel that asks (numba is not imported with ndflow).
 """
 

@@ -8,14 +8,16 @@ what the backward loop reads: the activated gates (and for the LSTM the cell sta
 
 `lay` is the call's `_Layout`: time-major input `x` (T, B, I), `h0`/`c0` (B, H), the
 canonical weights `w_ih` (G*H, I), `w_hh` (G*H, H), biases `b_ih`, `b_hh` (G*H) with G = 4
-(LSTM gates i, f, c, o) or 3 (GRU gates r, z, n: cuDNN's order).
+(LSTM gates i, f, c, o) or 3 (GRU gates r, z, n: cuDNN's order), and `lengths`: None when
+every sequence has all T steps, else their lengths, which only the numba loops take
+(`_Layout` refuses them elsewhere); the returned states of an ended sequence hold.
 """
 
 from __future__ import annotations
 
 import torch
 
-from ndflow.kernels import gru_numba, tanh_numba
+from ndflow.kernels import rnn_numba, tanh_numba
 
 
 def _tanh_(x: torch.Tensor) -> torch.Tensor:
@@ -55,9 +57,15 @@ def _weight_grads(lay, hs, d_xw, d_hr) -> torch.Tensor:
 # -- LSTM --------------------------------------------------------------------------------------
 
 def lstm_forward(lay):
-    """(outputs (T, B, H), h, c, reserve_space)."""
+    """(outputs (T, B, H), h, c, reserve_space: the activated gates and the cell states). A
+    float32 step on the CPU is the GEMM and one numba call (kernels/rnn_numba.py), which also
+    takes sequences shorter than T (`lay.lengths`)."""
     t_len, b, h = lay.seq, lay.batch, lay.units
     xw = _input_projection(lay, lay.b_ih + lay.b_hh)
+    if rnn_numba.applies(xw):
+        hs, cs, gates = rnn_numba.lstm_forward(xw, lay.w_hh, lay.h0, lay.c0, lay.lengths)
+        h_t, c_t = (hs[-1], cs[-1]) if t_len else (lay.h0, lay.c0)
+        return hs, h_t, c_t, torch.cat([gates.reshape(-1), cs.reshape(-1)])
     gates = torch.empty_like(xw)
     hs = xw.new_empty(t_len, b, h)
     cs = xw.new_empty(t_len, b, h)
@@ -79,9 +87,22 @@ def lstm_backward(lay, hs, dy, dh_last, dc_last, reserve):
     n = t_len * b * 4 * h
     gates = reserve[:n].view(t_len, b, 4 * h)
     cs = reserve[n:].view(t_len, b, h)
+    if rnn_numba.applies(gates):
+        dz_all, dh, dc = rnn_numba.lstm_backward(gates, cs, lay.c0, dy, dh_last, dc_last,
+                                                 lay.w_hh, lay.lengths)
+    else:
+        dz_all, dh, dc = _lstm_backward_loop(lay, gates, cs, dy, dh_last, dc_last)
+    dz = dz_all.view(t_len * b, 4 * h)
+    dx = torch.mm(dz, lay.w_ih).view(t_len, b, lay.input_size)
+    return dx, dh, dc, _weight_grads(lay, hs, dz, dz)
+
+
+def _lstm_backward_loop(lay, gates, cs, dy, dh_last, dc_last):
+    """(dz, dh0, dc0) in ATen calls."""
+    h = lay.units
     dz_all = torch.empty_like(gates)
     dh, dc = dh_last.clone(), dc_last.clone()
-    for t in reversed(range(t_len)):
+    for t in reversed(range(lay.seq)):
         i, f, g, o = gates[t].split(h, 1)
         c_prev = cs[t - 1] if t else lay.c0
         tc = _tanh(cs[t])
@@ -94,9 +115,7 @@ def lstm_backward(lay, hs, dy, dh_last, dc_last, reserve):
         torch.mul(dh * tc, o * (1 - o), out=do)
         dc = dc * f
         dh = torch.mm(dz_all[t], lay.w_hh)
-    dz = dz_all.view(t_len * b, 4 * h)
-    dx = torch.mm(dz, lay.w_ih).view(t_len, b, lay.input_size)
-    return dx, dh, dc, _weight_grads(lay, hs, dz, dz)
+    return dz_all, dh, dc
 
 
 # -- GRU (cuDNN's: the reset gate multiplies the recurrent projection, Keras' reset_after) ---
@@ -105,11 +124,12 @@ def gru_forward(lay):
     """(outputs (T, B, H), h, reserve_space): per step r = s(x W_r + b_Wr + h R_r + b_Rr),
     z likewise, n = tanh(x W_n + b_Wn + r * (h R_n + b_Rn)), h = n + z * (h - n). The reserve
     holds r, z, n and h R_n + b_Rn of every step, (T, 4, B, H): each a contiguous block. A
-    float32 step on the CPU is the GEMM and one numba call (kernels/gru_numba.py)."""
+    float32 step on the CPU is the GEMM and one numba call (kernels/rnn_numba.py), which also
+    takes sequences shorter than T (`lay.lengths`)."""
     t_len, b, h = lay.seq, lay.batch, lay.units
     xw = _input_projection(lay, lay.b_ih)
-    if gru_numba.applies(xw):
-        hs, saved = gru_numba.forward(xw, lay.b_hh, lay.w_hh, lay.h0)
+    if rnn_numba.applies(xw):
+        hs, saved = rnn_numba.gru_forward(xw, lay.b_hh, lay.w_hh, lay.h0, lay.lengths)
         return hs, hs[-1] if t_len else lay.h0, saved.reshape(-1)
     saved = xw.new_empty(t_len, 4, b, h)
     hs = xw.new_empty(t_len, b, h)
@@ -132,8 +152,9 @@ def gru_backward(lay, hs, dy, dh_last, reserve):
     """(dx (T, B, I), dh0, dparams)."""
     t_len, b, h = lay.seq, lay.batch, lay.units
     saved = reserve.view(t_len, 4, b, h)
-    if gru_numba.applies(saved):
-        d_xw, d_hr, dh = gru_numba.backward(saved, hs, lay.h0, dy, dh_last, lay.w_hh)
+    if rnn_numba.applies(saved):
+        d_xw, d_hr, dh = rnn_numba.gru_backward(saved, hs, lay.h0, dy, dh_last, lay.w_hh,
+                                                lay.lengths)
     else:
         d_xw, d_hr, dh = _gru_backward_loop(lay, saved, hs, dy, dh_last)
     d_xw = d_xw.view(t_len * b, 3 * h)

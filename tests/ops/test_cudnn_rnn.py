@@ -152,8 +152,102 @@ def test_errors_name_the_op_and_shapes():
         tf.raw_ops.CudnnRNNV3(input=x, input_h=h0, input_c=h0, params=tf.zeros([7]),
                               sequence_lengths=tf.fill([B], T), rnn_mode="rnn_tanh",
                               time_major=False)
-    with pytest.raises(tf.errors.UnimplementedError, match="shorter"):
-        cudnn_lstm(*a, lengths=tf.constant([T, 2, T]))
+    a64 = [tf.constant(v) for v in _arrays()]
+    with pytest.raises(tf.errors.UnimplementedError, match="shorter.*float32 CPU"):
+        cudnn_lstm(*a64, lengths=tf.constant([T, 2, T]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"sequence_lengths must be 3 "
+                                                             r"values in \[0, 5\]"):
+        cudnn_lstm(*a, lengths=tf.constant([T, T + 1, T]))
+
+
+# -- padded sequences (sequence_lengths) --------------------------------------------------------
+
+LENGTHS = [T, 2, 0]
+
+
+def _held(step, x, states, lengths):
+    """A float64 reference loop over batch-major x where each row stops at its length: its
+    states hold from then on and its outputs are zeros (cuDNN's padded outputs)."""
+    outs = []
+    for t in range(x.shape[1]):
+        new = step(x[:, t], states)
+        live = (t < np.asarray(lengths))[:, None]
+        states = [np.where(live, n, s) for n, s in zip(new, states)]
+        outs.append(np.where(live, states[0], 0.0))
+    return np.stack(outs, 1), states
+
+
+def np_lstm_lengths(x, k, r, b, h, c, lengths):
+    def step(x_t, states):
+        i, f, g, o = np.split(x_t @ k + states[0] @ r + b, 4, axis=1)
+        c_new = _sigmoid(f) * states[1] + _sigmoid(i) * np.tanh(g)
+        return [_sigmoid(o) * np.tanh(c_new), c_new]
+    out, (h, c) = _held(step, x, [h, c], lengths)
+    return out, h, c
+
+
+def np_gru_lengths(x, k, r, b, h, lengths):
+    def step(x_t, states):
+        xz, xr, xh = np.split(x_t @ k + b[0], 3, axis=1)
+        rz, rr, rh = np.split(states[0] @ r + b[1], 3, axis=1)
+        z, rg = _sigmoid(xz + rz), _sigmoid(xr + rr)
+        return [z * states[0] + (1 - z) * np.tanh(xh + rg * rh)]
+    out, (h,) = _held(step, x, [h], lengths)
+    return out, h
+
+
+def cudnn_gru(x, k, r, b, h0, lengths):
+    """The raw op as Keras' _cudnn_gru calls it (gates r, z, h; biases (input, recurrent))."""
+    def rzh(w, axis):
+        z, r_, hh = tf.split(w, 3, axis=axis)
+        return tf.concat([r_, z, hh], axis)
+    params = tf.concat([tf.reshape(tf.transpose(rzh(k, 1)), [-1]),
+                        tf.reshape(tf.transpose(rzh(r, 1)), [-1]),
+                        rzh(b[0], 0), rzh(b[1], 0)], 0)
+    out, h, _, _, _ = tf.raw_ops.CudnnRNNV3(
+        input=x, input_h=tf.expand_dims(h0, 1), input_c=tf.zeros([]), params=params,
+        sequence_lengths=lengths, is_training=True, rnn_mode="gru", time_major=False)
+    return out, tf.squeeze(h, 1)
+
+
+@pytest.mark.parametrize("mode", ["lstm", "gru"])
+def test_padded_sequences_hold_their_states(mode):
+    a = _arrays(6) if mode == "lstm" else _gru_arrays(6)
+    lengths = tf.constant(LENGTHS)
+    args = [tf.constant(v.astype(np.float32)) for v in a]
+    got = cudnn_lstm(*args, lengths=lengths) if mode == "lstm" else cudnn_gru(*args, lengths)
+    want = np_lstm_lengths(*a, LENGTHS) if mode == "lstm" else np_gru_lengths(*a, LENGTHS)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w, rtol=2e-5, atol=2e-5)
+    assert not np.any(got[0].numpy()[1, 2:]) and not np.any(got[0].numpy()[2])
+
+
+@pytest.mark.parametrize("mode", ["lstm", "gru"])
+def test_padded_sequences_gradients_match_finite_differences(mode):
+    """float32 kernels against central differences of the float64 reference."""
+    a = _arrays(7) if mode == "lstm" else _gru_arrays(7)
+    lengths = tf.constant(LENGTHS)
+    run = (lambda *v: cudnn_lstm(*v, lengths=lengths)) if mode == "lstm" else \
+        (lambda *v: cudnn_gru(*v, lengths))
+    ref = (lambda *v: np_lstm_lengths(*v, LENGTHS)) if mode == "lstm" else \
+        (lambda *v: np_gru_lengths(*v, LENGTHS))
+    weights = [np.random.default_rng(i).standard_normal(w.shape)
+               for i, w in enumerate(ref(*a))]
+
+    def loss(outs, lib):
+        return sum(lib.reduce_sum(o * w) if lib is tf else np.sum(o * w)
+                   for o, w in zip(outs, weights))
+    variables = [tf.Variable(v.astype(np.float32)) for v in a]
+    with tf.GradientTape() as tape:
+        value = loss(run(*variables), tf)
+    grads = tape.gradient(value, variables)
+    for i, g in enumerate(grads):
+        def f(v, i=i):
+            args = list(a)
+            args[i] = v
+            return float(loss(ref(*args), np))
+        want = numeric_grad(f, a[i])
+        np.testing.assert_allclose(g.numpy(), want, rtol=2e-3, atol=2e-4 * np.abs(want).max())
 
 
 def test_inference_mode_has_no_gradient():
@@ -243,14 +337,49 @@ def test_keras_lstm_takes_the_loop_where_the_op_differs():
         layer = tf.keras.layers.LSTM(H, **kwargs)
         layer(x)
         assert "CudnnRNNV3" not in _op_types(layer, x), kwargs
-    masked = tf.keras.layers.LSTM(H)
-    masked(x)
     mask = tf.constant(np.array([[True] * T, [True] * 3 + [False] * 2, [True] * T]))
-    f = tf.function(lambda v: masked(v, mask=mask))
-    ops = {op.type for op in f.get_concrete_function(tf.constant(x)).graph.get_operations()}
-    assert "CudnnRNNV3" not in ops
+    masked = tf.keras.layers.LSTM(H, dtype="float64")   # padded sequences: float32 only
+    masked(x)
+    assert "CudnnRNNV3" not in _op_types(masked, x, mask=mask)
+    assert "CudnnRNNV3" in _op_types(tf.keras.layers.LSTM(H), x, mask=mask)
     with pytest.raises(ValueError, match="use_cudnn=True was specified"):
         tf.keras.layers.LSTM(H, recurrent_dropout=0.2, use_cudnn=True)(x)
+
+
+MASKS = {   # batch of B=3 rows, T=5 steps
+    "right-padded": [[1, 1, 1, 1, 1], [1, 1, 1, 0, 0], [1, 0, 0, 0, 0]],
+    "left-padded": [[0, 0, 1, 1, 1], [1, 1, 1, 1, 1], [0, 0, 0, 0, 1]],
+    "holes and an empty row": [[1, 0, 1, 0, 1], [0, 0, 0, 0, 0], [1, 1, 0, 1, 1]],
+}
+
+
+@pytest.mark.parametrize("mask_name", sorted(MASKS))
+@pytest.mark.parametrize("layer,kwargs", [
+    ("LSTM", {"return_sequences": True, "return_state": True}),
+    ("LSTM", {"go_backwards": True, "return_sequences": True}),
+    ("LSTM", {"zero_output_for_mask": True, "return_sequences": True}),
+    ("GRU", {"return_sequences": True, "return_state": True}),
+    ("GRU", {"go_backwards": True}),
+    ("GRU", {"zero_output_for_mask": True, "return_sequences": True}),
+])
+def test_masked_sequences_fused_equal_the_loop(mask_name, layer, kwargs):
+    """The generic loop's mask semantics (states hold, the last output repeats or zeros)
+    from the fused op on gathered steps: outputs, states and gradients."""
+    fused, loop, x = _layer_pair(layer, **kwargs)
+    mask = tf.constant(np.array(MASKS[mask_name], bool))
+    xv = tf.Variable(x)
+    results = []
+    for model in (fused, loop):
+        with tf.GradientTape() as tape:
+            out = model(xv, mask=mask)
+            outs = out if isinstance(out, (list, tuple)) else [out]
+            loss = sum(tf.reduce_sum(o * o * (1.0 + tf.range(tf.size(o), dtype=o.dtype)
+                                              / 10.0)[:1]) + tf.reduce_sum(o) for o in outs)
+        grads = tape.gradient(loss, [xv, *model.trainable_weights])
+        results.append([o.numpy() for o in outs] + [g.numpy() for g in grads])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    assert "CudnnRNNV3" in _op_types(fused, x, mask=mask)
 
 
 def test_keras_lstm_fit_follows_the_loop():
@@ -350,7 +479,7 @@ def test_gru_empty_sequence_gradients(dtype):
 
 @pytest.mark.parametrize("scale", [0.5, 8.0])
 def test_gru_float32_step_kernel_gradients_match_float64(scale):
-    """float32 on the CPU runs kernels/gru_numba.py's step loops, float64 the ATen loop the
+    """float32 on the CPU runs kernels/rnn_numba.py's step loops, float64 the ATen loop the
     finite differences above check; `scale` 8 saturates the gates (sigmoid and tanh at +-1,
     their derivatives at 0)."""
     a = _gru_arrays(4, t=9)

@@ -1,16 +1,34 @@
 """Keras' fused LSTM and GRU (Keras 3's `backend.lstm`/`backend.gru` on TensorFlow): where
 the layer's configuration is cuDNN's (tanh and sigmoid activations, a bias, no recurrent
-dropout, not unrolled, no mask; a GRU with `reset_after`), the whole sequence runs as one
+dropout, not unrolled; a GRU with `reset_after`), the whole sequence runs as one
 CudnnRNNV3 op on cuDNN's canonical weights, built from the Keras kernels as Keras builds
 them. TF takes this path on GPUs only; ndflow has the op's kernels on every device
 (kernels/cudnn_rnn.py), so it is taken everywhere: the time loop and its gradient cost no
-per-step dispatch. Other configurations run the generic time loop (rnn_layers.rnn_loop)."""
+per-step dispatch. Other configurations run the generic time loop (rnn_layers.rnn_loop).
+
+A mask (Embedding(mask_zero=True), padded sequences) keeps the generic loop's semantics on
+CPUs: a masked step holds the states and repeats the last output (zeros before the first
+unmasked step, or at every masked step with `zero_output_for_mask`), whatever the mask's
+shape (padding before, after, holes). Each row's unmasked steps are gathered to the front
+(a stable argsort of the mask), the op runs them with `sequence_lengths` (the kernels hold a
+row's states after its length), and each step's output is gathered back from the row's
+latest unmasked step. Masked sequences run float32 on CPUs only (where the kernels take
+lengths); elsewhere the generic loop.
+"""
 
 from __future__ import annotations
 
 from ndflow.core import dtypes, save_context
 from ndflow.keras import activation_functions as activations
-from ndflow.ops import cudnn_rnn, math
+from ndflow.ops import (
+    arithmetic,
+    comparison,
+    cudnn_rnn,
+    math,
+    math_cumulative,
+    reduction,
+    sort,
+)
 from ndflow.ops.apply import apply_op
 from ndflow.ops.array_core import expand_dims, reshape, shape, squeeze
 from ndflow.ops.array_fill import fill, zeros, zeros_like
@@ -19,19 +37,26 @@ from ndflow.ops.array_slicing import concat
 from ndflow.ops.array_split import split
 from ndflow.ops.array_transpose import transpose
 from ndflow.ops.cast import cast
+from ndflow.ops.gather_batch import gather
+from ndflow.runtime import device_config
 
 _TANH = (activations.tanh, math.tanh)
 _SIGMOID = (activations.sigmoid, math.sigmoid)
 
 
-def applies(cell, unroll: bool, mask) -> bool:
+def applies(cell, unroll: bool, mask, sequences=None) -> bool:
     """Whether an LSTM or GRU layer over `cell` computes what CudnnRNNV3 computes (Keras'
-    `cudnn_ok` without its GPU test, and no mask: padded sequences run the generic loop),
-    and is not being traced into a SavedModel (TensorFlow has CudnnRNNV3 kernels on GPUs
-    only: a file ndflow writes runs on TensorFlow's CPUs too)."""
+    `cudnn_ok` without its GPU test; with a mask, float32 sequences and no GPU, where the
+    kernels take sequence lengths), and is not being traced into a SavedModel (TensorFlow
+    has CudnnRNNV3 kernels on GPUs only: a file ndflow writes runs on TensorFlow's CPUs
+    too)."""
+    if mask is not None and not (sequences is not None and
+                                 sequences.dtype.base_dtype is dtypes.float32
+                                 and not device_config.list_physical_devices("GPU")):
+        return False
     return (not save_context.in_save_context() and cell.activation in _TANH
             and cell.recurrent_activation in _SIGMOID and cell.use_bias
-            and not cell.recurrent_dropout and not unroll and mask is None
+            and not cell.recurrent_dropout and not unroll
             and getattr(cell, "reset_after", True))
 
 
@@ -43,19 +68,39 @@ def _flat_t(w):
     return reshape(transpose(w), [-1])
 
 
-def _run(mode, sequences, h0, c0, params, go_backwards):
+def _run(mode, sequences, h0, c0, params, go_backwards, mask=None,
+         zero_output_for_mask=False):
+    """(all outputs, h, c) of the op over batch-major `sequences`, with the generic loop's
+    mask semantics (module doc)."""
     if go_backwards:
         sequences = reverse(sequences, [1])
-    lengths = fill(expand_dims(shape(sequences, out_type=dtypes.int32)[0], 0),
-                   shape(sequences, out_type=dtypes.int32)[1])
+    if mask is None:
+        lengths = fill(expand_dims(shape(sequences, out_type=dtypes.int32)[0], 0),
+                       shape(sequences, out_type=dtypes.int32)[1])
+    else:
+        mask = cast(mask[:, :, 0] if mask.shape.rank == 3 else mask, dtypes.bool)
+        if go_backwards:
+            mask = reverse(mask, [1])
+        steps = cast(mask, dtypes.int32)
+        lengths = reduction.reduce_sum(steps, 1)
+        # each row's unmasked steps first, in time order (a stable sort of 0s before 1s)
+        order = sort.argsort(1 - steps, axis=1, stable=True)
+        sequences = gather(sequences, order, axis=1, batch_dims=1)
     outputs, h, c, _, _ = apply_op(
         cudnn_rnn.CudnnRNNV3, [sequences, expand_dims(h0, 1), c0, params, lengths],
         {"rnn_mode": mode, "is_training": True, "time_major": False},
         name="CudnnRNNV3").outputs
+    if mask is not None:
+        # step t shows the output of the row's latest unmasked step (zeros before any)
+        latest = math_cumulative.cumsum(steps, axis=1) - 1
+        outputs = gather(outputs, arithmetic.maximum(latest, 0), axis=1, batch_dims=1)
+        shown = mask if zero_output_for_mask else comparison.greater_equal(latest, 0)
+        outputs = arithmetic.where(expand_dims(shown, -1), outputs, zeros_like(outputs))
     return outputs, squeeze(h, [1]), c
 
 
-def lstm(sequences, states, cell, go_backwards: bool, return_sequences: bool) -> tuple:
+def lstm(sequences, states, cell, go_backwards: bool, return_sequences: bool, mask=None,
+         zero_output_for_mask: bool = False) -> tuple:
     """(last output, all outputs or None, [h, c]) of an LSTM cell's weights over batch-major
     `sequences` from `states` ([h0, c0]), one CudnnRNNV3 op. The input biases are zeros and
     the recurrent ones Keras' bias (the gates see one bias, as in the cell)."""
@@ -65,12 +110,14 @@ def lstm(sequences, states, cell, go_backwards: bool, return_sequences: bool) ->
                                                               cell.recurrent_kernel, cell.bias))
     params = concat([_flat_t(kernel), _flat_t(recurrent_kernel), zeros_like(bias), bias], 0)
     outputs, h, c = _run("lstm", sequences, _as(h0, dtype), expand_dims(_as(c0, dtype), 1),
-                         params, go_backwards)
+                         params, go_backwards, mask, zero_output_for_mask)
     c = squeeze(c, [1])
-    return h, (outputs if return_sequences else None), [h, c]
+    last = h if mask is None else outputs[:, -1]
+    return last, (outputs if return_sequences else None), [h, c]
 
 
-def gru(sequences, states, cell, go_backwards: bool, return_sequences: bool) -> tuple:
+def gru(sequences, states, cell, go_backwards: bool, return_sequences: bool, mask=None,
+        zero_output_for_mask: bool = False) -> tuple:
     """(last output, all outputs or None, [h]) of a GRU cell's weights (`reset_after`) over
     batch-major `sequences` from `states` ([h0]), one CudnnRNNV3 op. Keras orders the gates
     z, r, h, cuDNN r, z, h; Keras' bias is (input bias, recurrent bias), cuDNN's too."""
@@ -85,5 +132,6 @@ def gru(sequences, states, cell, go_backwards: bool, return_sequences: bool) -> 
     params = concat([_flat_t(rzh(kernel, 1)), _flat_t(rzh(recurrent_kernel, 1)),
                      rzh(reshape(bias[0], [-1]), 0), rzh(reshape(bias[1], [-1]), 0)], 0)
     outputs, h, _ = _run("gru", sequences, _as(h0, dtype), zeros([], dtype), params,
-                         go_backwards)
-    return h, (outputs if return_sequences else None), [h]
+                         go_backwards, mask, zero_output_for_mask)
+    last = h if mask is None else outputs[:, -1]
+    return last, (outputs if return_sequences else None), [h]

@@ -382,15 +382,17 @@ class _CellLayer(RNN):
         configuration allows (as Keras 3 does on TF with cuDNN, here on every device:
         keras/layers/rnn_fused.py), else the generic loop; `use_cudnn=False` always loops."""
         cell = self.cell
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
         if (self._FUSED is not None and self.use_cudnn in ("auto", True)
-                and rnn_fused.applies(cell, self.unroll, mask)):
+                and rnn_fused.applies(cell, self.unroll, mask, sequences)):
             if training and 0.0 < cell.dropout < 1.0:
                 # Keras: the cell's one input-dropout mask, the same at every step
                 mask_t = cell.get_dropout_mask(sequences[:, 0, :])
                 sequences = sequences * expand_dims(mask_t, 1)
                 cell.reset_dropout_mask()
             return self._FUSED(sequences, initial_state, cell, self.go_backwards,
-                               self.return_sequences)
+                               self.return_sequences, mask, self.zero_output_for_mask)
         if self.use_cudnn is True:
             raise ValueError("use_cudnn=True was specified, but cuDNN is not supported for "
                              "this layer configuration with this backend. Pass "
