@@ -68,12 +68,19 @@ class GradientTape:
             self._push()
 
     def reset(self):
+        """Forgets everything recorded so far (ops and watched tensors and variables), as if the
+        tape had just been entered; recording continues.
+        """
         self._ops.clear()
         self._watched.clear()
         self._watched_variables.clear()
 
     # -- watching ----------------------------------------------------------------------------
     def watch(self, tensor) -> None:
+        """Records the ops that use `tensor` (a tensor, a variable or a nest of them) so that
+        `gradient` can differentiate with respect to it; trainable variables are watched
+        without this. Non-floating tensors are ignored (TF logs a warning).
+        """
         for t in flatten(tensor):
             if hasattr(t, "handle") and not isinstance(t, Tensor):
                 self._watch_variable(t)
@@ -104,6 +111,9 @@ class GradientTape:
         return id(tensor) in self._watched
 
     def watched_variables(self) -> tuple:
+        """The variables the tape has watched, in the order it first saw them (those read while
+        it recorded and those passed to `watch`).
+        """
         return tuple(self._watched_variables)
 
     def record(self, op) -> None:

@@ -40,6 +40,8 @@ class DType:
 
     @property
     def as_numpy_dtype(self):
+        """The NumPy type of this dtype's values (`np.float32`; ml_dtypes' bfloat16; `object`
+        for tf.string)."""
         # tf.string's is `object` itself (NumPy's object dtype would say np.object_)
         if self is bfloat16:
             return ml_dtypes.bfloat16
@@ -50,10 +52,12 @@ class DType:
 
     @property
     def as_datatype_enum(self) -> int:
+        """TensorFlow's `DataType` enum value (types.proto: DT_FLOAT is 1)."""
         return self.enum
 
     @property
     def base_dtype(self) -> DType:
+        """The dtype itself (TF1's reference dtypes had a separate base; ndflow has none)."""
         return self
 
     @property
@@ -63,12 +67,19 @@ class DType:
 
     @property
     def is_numeric(self) -> bool:
+        """Whether values of this dtype are numbers TF computes with (not bool, string,
+        resource, variant, nor the float8/int4 storage types)."""
         # TF: the quantized types are numeric, the float8/int4 families are not
         return (self.is_floating or self.is_integer or self.is_quantized) and \
             self not in NARROW
 
     @property
     def min(self):
+        """The smallest value of this dtype (the most negative finite float).
+
+        Raises:
+          TypeError: the dtype has no order (bool, string, complex, ...).
+        """
         self._check_ordered("minimum")
         if self in NARROW:   # TF: ml_dtypes' limits (float8's as ml_dtypes scalars)
             return _narrow_info(self).min
@@ -80,6 +91,11 @@ class DType:
 
     @property
     def max(self):
+        """The largest value of this dtype (the largest finite float).
+
+        Raises:
+          TypeError: the dtype has no order (bool, string, complex, ...).
+        """
         self._check_ordered("maximum")
         if self in NARROW:
             return _narrow_info(self).max
@@ -94,6 +110,8 @@ class DType:
             raise TypeError(f"Cannot find {what} value of {self} with quantized type {self}.")
 
     def is_compatible_with(self, other) -> bool:
+        """Whether a value of dtype `other` (a DType, its name or a NumPy dtype) can be used
+        where this dtype is expected: the same dtype."""
         return self is as_dtype(other)
 
     def __repr__(self):

@@ -33,26 +33,37 @@ class TensorShape:
 
     @property
     def dims(self):
+        """The dimensions as a list of ints and Nones (unknown sizes); None when the rank is
+        unknown."""
         return None if self._dims is None else list(self._dims)
 
     @property
     def rank(self):
+        """The number of dimensions; None when unknown (`TensorShape(None)`). Also `ndims`."""
         return None if self._dims is None else len(self._dims)
 
     ndims = rank
 
     def as_list(self) -> list:
+        """The dimensions as a list (None for unknown sizes), e.g. [None, 28, 28, 1].
+
+        Raises:
+          ValueError: the rank is unknown.
+        """
         if self._dims is None:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return list(self._dims)
 
     def as_tuple(self):
+        """The dimensions as a tuple; None when the rank is unknown."""
         return self._dims
 
     def is_fully_defined(self) -> bool:
+        """Whether the rank and every dimension are known."""
         return self._dims is not None and all(d is not None for d in self._dims)
 
     def num_elements(self):
+        """The product of the dimensions; None unless the shape is fully defined."""
         if not self.is_fully_defined():
             return None
         n = 1
@@ -61,6 +72,8 @@ class TensorShape:
         return n
 
     def is_compatible_with(self, other) -> bool:
+        """Whether some shape matches both: an unknown rank matches any shape, an unknown
+        dimension any size; `TensorShape([None, 3])` is compatible with `[2, 3]`, not `[2, 4]`."""
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return True
@@ -69,6 +82,12 @@ class TensorShape:
         return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
 
     def merge_with(self, other) -> TensorShape:
+        """The shape with the known dimensions of both (`[None, 3]` and `[2, None]` give
+        `[2, 3]`).
+
+        Raises:
+          ValueError: the shapes are not compatible.
+        """
         other = as_shape(other)
         if self._dims is None:
             return other
@@ -86,10 +105,17 @@ class TensorShape:
         return TensorShape([a if a == b else None for a, b in zip(self._dims, other._dims)])
 
     def assert_is_compatible_with(self, other):
+        """Raises ValueError unless `other` is compatible with this shape."""
         if not self.is_compatible_with(other):
             raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
 
     def with_rank(self, rank: int) -> TensorShape:
+        """This shape, known to have `rank` dimensions (an unknown shape gets `rank` unknown
+        dimensions).
+
+        Raises:
+          ValueError: the shape has another rank.
+        """
         if self._dims is None:
             return unknown_shape(rank)
         if len(self._dims) != rank:
@@ -97,6 +123,7 @@ class TensorShape:
         return self
 
     def concatenate(self, other) -> TensorShape:
+        """This shape's dimensions followed by `other`'s (unknown if either rank is)."""
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return TensorShape(None)

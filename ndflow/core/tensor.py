@@ -38,10 +38,12 @@ class Tensor:
     dtype: _dtypes.DType
 
     def get_shape(self) -> TensorShape:
+        """The tensor's static shape, a `tf.TensorShape` (the same as `.shape`)."""
         return self.shape
 
     @property
     def ndim(self):
+        """The number of dimensions (the rank); None where the graph does not know it."""
         return self.shape.rank
 
     def __getitem__(self, key):

@@ -20,6 +20,8 @@ class TensorSpec:
 
     @classmethod
     def from_tensor(cls, tensor, name: str | None = None) -> TensorSpec:
+        """The spec of `tensor`: its shape and dtype, named `name` (in a graph, by default
+        the name of the op that made it)."""
         if name is None:
             try:
                 name = tensor.op.name
@@ -29,18 +31,22 @@ class TensorSpec:
 
     @classmethod
     def from_spec(cls, spec: TensorSpec, name: str | None = None) -> TensorSpec:
+        """A TensorSpec with `spec`'s shape and dtype, named `name` (or `spec`'s name)."""
         return cls(spec.shape, spec.dtype, name if name is not None else spec.name)
 
     @property
     def shape(self) -> TensorShape:
+        """The `tf.TensorShape` values must be compatible with (None dimensions: any size)."""
         return self._shape
 
     @property
     def dtype(self) -> _dtypes.DType:
+        """The dtype values must have."""
         return self._dtype
 
     @property
     def name(self) -> str | None:
+        """The spec's name (a `tf.function` argument's name), or None."""
         return self._name
 
     def is_compatible_with(self, spec_or_tensor) -> bool:

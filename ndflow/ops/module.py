@@ -55,26 +55,34 @@ class Module:
 
     @property
     def name(self) -> str:
+        """The module's name (its class name in snake case unless given)."""
         return self._name
 
     @property
     def name_scope(self) -> _ModuleScope:
+        """A context manager opening the module's name scope (`with m.name_scope:`), under
+        which variables created get its name as a prefix."""
         return self._name_scope
 
     @property
     def variables(self) -> tuple:
+        """Every variable of this module and its submodules (attributes, lists, dicts),
+        each once, in attribute order."""
         return tuple(self._flatten(predicate=_is_variable))
 
     @property
     def trainable_variables(self) -> tuple:
+        """`variables` with `trainable=True` (what an optimizer updates)."""
         return tuple(self._flatten(predicate=lambda v: _is_variable(v) and v.trainable))
 
     @property
     def non_trainable_variables(self) -> tuple:
+        """`variables` with `trainable=False` (step counters, statistics)."""
         return tuple(self._flatten(predicate=lambda v: _is_variable(v) and not v.trainable))
 
     @property
     def submodules(self) -> tuple:
+        """Every `tf.Module` reachable from this one's attributes, recursively, each once."""
         return tuple(self._flatten(predicate=_is_module))
 
     def _flatten(self, recursive: bool = True, predicate=None, attribute_traversal_key=None,
