@@ -5,6 +5,7 @@ in one pytest process (xdist workers run many test files)."""
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 from types import ModuleType
 
@@ -17,3 +18,11 @@ def load(fixture: str, module: str = "configs") -> ModuleType:
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def expected(fixture: str, key: str | None = None):
+    """The fixture's expected.json (its `key` entry when given), which its generate.py wrote
+    with TensorFlow."""
+    with open(FIXTURES / fixture / "expected.json") as f:
+        data = json.load(f)
+    return data if key is None else data[key]

@@ -5,8 +5,6 @@ Where TF 2.21's Keras refuses a KerasTensor (hard_silu, sparsemax, ...), ndflow 
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
@@ -14,8 +12,7 @@ import ndflow as tf
 from tests import fixture_modules
 
 CONFIGS = fixture_modules.load("keras_activations_symbolic")
-with open(fixture_modules.FIXTURES / "keras_activations_symbolic" / "expected.json") as _f:
-    EXPECTED = json.load(_f)["calls"]
+EXPECTED = fixture_modules.expected("keras_activations_symbolic", "calls")
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,6 @@ integer targets minus float32 predictions)."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
@@ -16,8 +14,7 @@ import ndflow as tf
 from tests import fixture_modules
 
 CONFIGS = fixture_modules.load("keras_input_target_dtypes")
-with open(fixture_modules.FIXTURES / "keras_input_target_dtypes" / "expected.json") as _f:
-    EXPECTED = json.load(_f)["calls"]
+EXPECTED = fixture_modules.expected("keras_input_target_dtypes", "calls")
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,6 @@ keras_plain_functions, generate.py), loaded here too."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
@@ -16,8 +14,7 @@ from tests import fixture_modules
 
 FIXTURE = fixture_modules.FIXTURES / "keras_plain_functions"
 CONFIGS = fixture_modules.load("keras_plain_functions")
-with open(FIXTURE / "expected.json") as _f:
-    EXPECTED = json.load(_f)
+EXPECTED = fixture_modules.expected("keras_plain_functions")
 
 
 def _without_shared_ids(value):
