@@ -5,7 +5,11 @@ mmap and unmaps them on free, and trims the heap top above M_TRIM_THRESHOLD, so 
 training step page-faults its activation buffers in again (DESIGN.md, decision 4: the MNIST
 step spends ~25% of its time there). Raising both thresholds turns the heap into the buffer
 pool that an execution plan's free-after-last-use then recycles: each step reuses the
-blocks the previous step released. Set NDFLOW_KEEP_FREED_MEMORY=0 to leave glibc as it is.
+blocks the previous step released. The threshold stops at glibc's maximum (32 MiB), and
+larger blocks would still be mapped and unmapped each time (an LSTM's 50 MB oneDNN
+workspace: 8,100 page faults, ~10 ms of a 46 ms step), so M_MMAP_MAX=0 serves those from
+the heap too (a thread's own arena still maps what its 64 MiB heaps cannot hold). Set
+NDFLOW_KEEP_FREED_MEMORY=0 to leave glibc as it is.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from ndflow.core import config
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
+_M_MMAP_MAX = -4
 _MMAP_THRESHOLD = 32 * 1024 * 1024          # glibc's maximum on 64-bit (HEAP_MAX_SIZE/2)
 _TRIM_THRESHOLD = 1024 * 1024 * 1024
 
@@ -39,5 +44,6 @@ def keep_freed_memory() -> bool:
         return False
     ok = mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD) == 1
     ok = mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD) == 1 and ok
+    ok = mallopt(_M_MMAP_MAX, 0) == 1 and ok
     _configured = ok
     return ok
