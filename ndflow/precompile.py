@@ -70,10 +70,12 @@ def _rnn() -> None:
                                           zeros(b, h), lengths)
         rnn_numba.gru_backward(saved, hs, zeros(b, h), zeros(t, b, h), zeros(b, h),
                                zeros(3 * h, h), lengths)
-        hs, cs, gates = rnn_numba.lstm_forward(zeros(t, b, 4 * h), zeros(4 * h, h), zeros(b, h),
-                                               zeros(b, h), lengths)
-        rnn_numba.lstm_backward(gates, cs, zeros(b, h), zeros(t, b, h), zeros(b, h),
-                                zeros(b, h), zeros(4 * h, h), lengths)
+        hs, reserve = rnn_numba.lstm_forward(zeros(t, b, 4 * h), zeros(4 * h, h), zeros(b, h),
+                                             zeros(b, h), lengths)
+        n = t * b * 4 * h
+        rnn_numba.lstm_backward(reserve[:n].view(t, b, 4 * h), reserve[n:].view(t, b, h),
+                                zeros(b, h), zeros(t, b, h), zeros(b, h), zeros(b, h),
+                                zeros(4 * h, h), lengths)
 
 
 def _philox() -> None:

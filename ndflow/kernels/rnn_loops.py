@@ -63,9 +63,9 @@ def lstm_forward(lay):
     t_len, b, h = lay.seq, lay.batch, lay.units
     xw = _input_projection(lay, lay.b_ih + lay.b_hh)
     if rnn_numba.applies(xw):
-        hs, cs, gates = rnn_numba.lstm_forward(xw, lay.w_hh, lay.h0, lay.c0, lay.lengths)
-        h_t, c_t = (hs[-1], cs[-1]) if t_len else (lay.h0, lay.c0)
-        return hs, h_t, c_t, torch.cat([gates.reshape(-1), cs.reshape(-1)])
+        hs, reserve = rnn_numba.lstm_forward(xw, lay.w_hh, lay.h0, lay.c0, lay.lengths)
+        c_last = reserve[-b * h:].view(b, h) if t_len else lay.c0
+        return hs, hs[-1] if t_len else lay.h0, c_last, reserve
     gates = torch.empty_like(xw)
     hs = xw.new_empty(t_len, b, h)
     cs = xw.new_empty(t_len, b, h)

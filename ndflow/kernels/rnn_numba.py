@@ -240,14 +240,18 @@ def gru_backward(saved: torch.Tensor, hs: torch.Tensor, h0: torch.Tensor, dy: to
 
 def lstm_forward(xw: torch.Tensor, w_hh: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor,
                  lengths=None):
-    """(hs, cs (T, B, H), gates (T, B, 4H) activated) from the input projections xw
-    (T, B, 4H) with both biases, the recurrent weights (4H, H), the first states and the
-    sequences' lengths; an ended sequence's rows hold its states."""
+    """(hs (T, B, H), reserve: the activated gates (T, B, 4H) then the cell states (T, B, H),
+    one buffer) from the input projections xw (T, B, 4H) with both biases, the recurrent
+    weights (4H, H), the first states and the sequences' lengths; an ended sequence's rows
+    hold its states."""
     step = _steps()[2]
     t_len, b, h = xw.shape[0], h0.shape[0], h0.shape[1]
     h0, c0 = h0.contiguous(), c0.contiguous()
-    gates = xw.new_zeros(t_len, b, 4 * h) if lengths is not None else torch.empty_like(xw)
-    hs, cs = xw.new_empty(t_len, b, h), xw.new_empty(t_len, b, h)
+    n = t_len * b * 4 * h
+    reserve = xw.new_zeros(n + t_len * b * h) if lengths is not None else \
+        xw.new_empty(n + t_len * b * h)
+    gates, cs = reserve[:n].view(t_len, b, 4 * h), reserve[n:].view(t_len, b, h)
+    hs = xw.new_empty(t_len, b, h)
     pre = xw.new_empty(b, 4 * h)
     arrays = (pre.numpy(), gates.numpy(), h0.numpy(), c0.numpy(), cs.numpy(), hs.numpy(),
               _lengths(lengths, t_len, b))
@@ -256,7 +260,7 @@ def lstm_forward(xw: torch.Tensor, w_hh: torch.Tensor, h0: torch.Tensor, c0: tor
         torch.addmm(xw[t], h_t, w_hh_t, out=pre)
         step(*arrays, t)
         h_t = hs[t]
-    return hs, cs, gates
+    return hs, reserve
 
 
 def lstm_backward(gates: torch.Tensor, cs: torch.Tensor, c0: torch.Tensor, dy: torch.Tensor,
