@@ -361,6 +361,8 @@ MASKS = {   # batch of B=3 rows, T=5 steps
     ("GRU", {"return_sequences": True, "return_state": True}),
     ("GRU", {"go_backwards": True}),
     ("GRU", {"zero_output_for_mask": True, "return_sequences": True}),
+    ("LSTM", {"zero_output_for_mask": True, "return_state": True}),   # last output only
+    ("GRU", {}),
 ])
 def test_masked_sequences_fused_equal_the_loop(mask_name, layer, kwargs):
     """The generic loop's mask semantics (states hold, the last output repeats or zeros)

@@ -68,10 +68,10 @@ def _flat_t(w):
     return reshape(transpose(w), [-1])
 
 
-def _run(mode, sequences, h0, c0, params, go_backwards, mask=None,
+def _run(mode, sequences, h0, c0, params, go_backwards, return_sequences: bool, mask=None,
          zero_output_for_mask=False):
-    """(all outputs, h, c) of the op over batch-major `sequences`, with the generic loop's
-    mask semantics (module doc)."""
+    """(last output, all outputs or None, h, c) of the op over batch-major `sequences`, with
+    the generic loop's mask semantics (module doc)."""
     if go_backwards:
         sequences = reverse(sequences, [1])
     if mask is None:
@@ -90,13 +90,21 @@ def _run(mode, sequences, h0, c0, params, go_backwards, mask=None,
         cudnn_rnn.CudnnRNNV3, [sequences, expand_dims(h0, 1), c0, params, lengths],
         {"rnn_mode": mode, "is_training": True, "time_major": False},
         name="CudnnRNNV3").outputs
-    if mask is not None:
-        # step t shows the output of the row's latest unmasked step (zeros before any)
-        latest = math_cumulative.cumsum(steps, axis=1) - 1
-        outputs = gather(outputs, arithmetic.maximum(latest, 0), axis=1, batch_dims=1)
-        shown = mask if zero_output_for_mask else comparison.greater_equal(latest, 0)
-        outputs = arithmetic.where(expand_dims(shown, -1), outputs, zeros_like(outputs))
-    return outputs, squeeze(h, [1]), c
+    h = squeeze(h, [1])
+    if mask is None:
+        return h, (outputs if return_sequences else None), h, c
+    # the last step shows the state (zeros for a row with no unmasked step, or a masked last
+    # step with zero_output_for_mask)
+    shown_last = mask[:, -1] if zero_output_for_mask else comparison.greater(lengths, 0)
+    last = arithmetic.where(expand_dims(shown_last, -1), h, zeros_like(h))
+    if not return_sequences:
+        return last, None, h, c
+    # step t shows the output of the row's latest unmasked step (zeros before any)
+    latest = math_cumulative.cumsum(steps, axis=1) - 1
+    outputs = gather(outputs, arithmetic.maximum(latest, 0), axis=1, batch_dims=1)
+    shown = mask if zero_output_for_mask else comparison.greater_equal(latest, 0)
+    outputs = arithmetic.where(expand_dims(shown, -1), outputs, zeros_like(outputs))
+    return last, outputs, h, c
 
 
 def lstm(sequences, states, cell, go_backwards: bool, return_sequences: bool, mask=None,
@@ -109,11 +117,10 @@ def lstm(sequences, states, cell, go_backwards: bool, return_sequences: bool, ma
     kernel, recurrent_kernel, bias = (_as(w, dtype) for w in (cell.kernel,
                                                               cell.recurrent_kernel, cell.bias))
     params = concat([_flat_t(kernel), _flat_t(recurrent_kernel), zeros_like(bias), bias], 0)
-    outputs, h, c = _run("lstm", sequences, _as(h0, dtype), expand_dims(_as(c0, dtype), 1),
-                         params, go_backwards, mask, zero_output_for_mask)
-    c = squeeze(c, [1])
-    last = h if mask is None else outputs[:, -1]
-    return last, (outputs if return_sequences else None), [h, c]
+    last, outputs, h, c = _run("lstm", sequences, _as(h0, dtype),
+                               expand_dims(_as(c0, dtype), 1), params, go_backwards,
+                               return_sequences, mask, zero_output_for_mask)
+    return last, outputs, [h, squeeze(c, [1])]
 
 
 def gru(sequences, states, cell, go_backwards: bool, return_sequences: bool, mask=None,
@@ -131,7 +138,6 @@ def gru(sequences, states, cell, go_backwards: bool, return_sequences: bool, mas
         return concat([r, z, hh], axis)
     params = concat([_flat_t(rzh(kernel, 1)), _flat_t(rzh(recurrent_kernel, 1)),
                      rzh(reshape(bias[0], [-1]), 0), rzh(reshape(bias[1], [-1]), 0)], 0)
-    outputs, h, _ = _run("gru", sequences, _as(h0, dtype), zeros([], dtype), params,
-                         go_backwards, mask, zero_output_for_mask)
-    last = h if mask is None else outputs[:, -1]
-    return last, (outputs if return_sequences else None), [h]
+    last, outputs, h, _ = _run("gru", sequences, _as(h0, dtype), zeros([], dtype), params,
+                               go_backwards, return_sequences, mask, zero_output_for_mask)
+    return last, outputs, [h]
