@@ -69,6 +69,7 @@ MaxPool MaxPoolV2 AvgPool MaxPoolGrad AvgPoolGrad
 Gather GatherV2 GatherNd ResourceGather Cumsum Cumprod
 SoftmaxCrossEntropyWithLogits BiasAddV1 L2Loss LeakyRelu Where
 _MaxPoolWithIndices _MaxPoolGradWithIndices _MatMulAddScaled _DropoutSelect
+_ScaledDotProductAttention _ScaledDotProductAttentionGrad
 UnsortedSegmentSum UnsortedSegmentMax UnsortedSegmentMin UnsortedSegmentProd ScatterNd
 TensorScatterUpdate TensorScatterAdd TensorScatterSub TensorScatterMin TensorScatterMax
 """.split())

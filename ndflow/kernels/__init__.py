@@ -13,6 +13,7 @@ from ndflow.kernels import (  # noqa: F401 - importing a module registers its ke
     array_split,
     array_v1_compat,
     array_volume_patches,
+    attention,
     audio_ops,
     bitwise,
     candidate_sampling,

@@ -22,6 +22,7 @@ from ndflow.ops import (  # noqa: F401 - importing a family registers its OpDefs
     array_split,
     array_transpose,
     array_volume_patches,
+    attention,
     audio_ops,
     batch_ops,
     bitwise,

@@ -31,6 +31,7 @@ NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MatMulApplyM
                "_XlaClusterCall", "_GraphInputDataset", "_DatasetReduce",
                "_SerializeIteratorState", "_RestoreIteratorState",  # make_saveable_from_iterator
                "_EighTridiagonal",   # tf.linalg.eigh_tridiagonal: TF composes it in Python
+               "_ScaledDotProductAttention", "_ScaledDotProductAttentionGrad",  # Keras' attention
                "OnnxEngineOp"}  # the inference converter's engine segments (TRTEngineOp's role)
 
 

@@ -9,13 +9,17 @@ import math
 from ndflow.core.api_export import keras_export
 from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
-from ndflow.keras.layers.activation_layers import Softmax, _large_negative
+from ndflow.keras.layers.activation_layers import Softmax
 from ndflow.keras.layers.base_layer import _BUILTIN_LAYERS, Layer
 from ndflow.keras.layers.call_arguments import shape_tuple
 from ndflow.keras.layers.core_layers import Dropout
 from ndflow.keras.layers.einsum_dense import EinsumDense
-from ndflow.keras.layers.multi_head_attention import MultiHeadAttention, attention_shapes
-from ndflow.ops import arithmetic, init_ops, nn_activation
+from ndflow.keras.layers.multi_head_attention import (
+    MultiHeadAttention,
+    attention_shapes,
+    dot_product_attention,
+)
+from ndflow.ops import init_ops
 from ndflow.ops.array_builders import repeat
 from ndflow.ops.array_core import expand_dims, identity
 from ndflow.ops.cast import cast
@@ -131,23 +135,22 @@ class GroupedQueryAttention(Layer):
             self, query, value, query_mask=query_mask, value_mask=value_mask,
             key_mask=key_mask, attention_mask=attention_mask, use_causal_mask=use_causal_mask)
         gate = self._gate_dense(query) if self.use_gate else None
-        query = self._query_dense(query) * cast(self._inverse_sqrt_head_dim, query.dtype)
+        query = self._query_dense(query)
         key = repeat(self._key_dense(key), self.num_repeats, axis=2)
         value = repeat(self._value_dense(value), self.num_repeats, axis=2)
-        scores = einsum("bquh,bkuh->buqk", query, key)
-        if attention_mask is not None:
-            for _ in range(4 - attention_mask.shape.rank):
-                attention_mask = expand_dims(attention_mask, -3)
         if self.dropout > 0.0 or return_attention_scores:
+            query = query * cast(self._inverse_sqrt_head_dim, query.dtype)
+            scores = einsum("bquh,bkuh->buqk", query, key)
+            if attention_mask is not None:
+                for _ in range(4 - attention_mask.shape.rank):
+                    attention_mask = expand_dims(attention_mask, -3)
             scores = self._softmax(scores, mask=attention_mask)
             weights = self._dropout_layer(scores, training=training) if self.dropout > 0.0 \
                 else scores
-        else:   # Keras' fused path: a fully masked row averages all the values
-            if attention_mask is not None:
-                scores = arithmetic.select_v2(attention_mask, scores,
-                                              cast(_large_negative(scores.dtype), scores.dtype))
-            scores = weights = nn_activation.softmax(scores, axis=-1)
-        output = einsum("buqk,bkuh->bquh", weights, value)
+            output = einsum("buqk,bkuh->bquh", weights, value)
+        else:   # Keras' fused path
+            output = dot_product_attention(query, key, value, self._inverse_sqrt_head_dim,
+                                           attention_mask)
         output = self._output_dense(output * gate if gate is not None else output)
         return (output, scores) if return_attention_scores else output
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import string
 
+from ndflow.core import save_context
 from ndflow.core.api_export import keras_export
 from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
@@ -17,7 +18,7 @@ from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.call_arguments import shape_tuple
 from ndflow.keras.layers.core_layers import Dropout
 from ndflow.keras.layers.einsum_dense import EinsumDense
-from ndflow.ops import arithmetic, comparison, init_ops, nn_activation
+from ndflow.ops import arithmetic, attention, comparison, init_ops, nn_activation
 from ndflow.ops.array_core import expand_dims, identity, reshape, shape
 from ndflow.ops.array_range import range as tf_range
 from ndflow.ops.cast import cast
@@ -52,6 +53,24 @@ def build_attention_equation(rank: int, attn_axes: tuple):
     product = ("".join(target[i] for i in batch_dims) + "".join(target[i] for i in attn_axes)
                + "".join(source[i] for i in attn_axes))
     return f"{source},{target}->{product}", f"{product},{source}->{target}", len(product)
+
+
+def dot_product_attention(query, key, value, scale: float, attention_mask=None):
+    """The attention path Keras 3's attention layers take through `ops.dot_product_attention`
+    (no dropout, no returned scores) for (batch, length, heads, depth) projections, where a
+    fully masked query row averages all the values instead of giving zeros: one fused
+    _ScaledDotProductAttention op, or while a SavedModel is written, its portable form."""
+    if attention_mask is not None:
+        for _ in range(4 - attention_mask.shape.rank):
+            attention_mask = expand_dims(attention_mask, -3)
+        attention_mask = cast(attention_mask, "bool")
+    if query.dtype.is_floating and not save_context.in_save_context():
+        return attention.scaled_dot_product_attention(query, key, value, scale, attention_mask)
+    scores = einsum("btnh,bsnh->bnts", query * cast(scale, query.dtype), key)
+    if attention_mask is not None:
+        scores = arithmetic.select_v2(attention_mask, scores,
+                                      cast(_large_negative(scores.dtype), scores.dtype))
+    return einsum("bnts,bsnh->btnh", nn_activation.softmax(scores, axis=-1), value)
 
 
 def _output_shape(output_rank: int, known_last_dims) -> list:
@@ -262,22 +281,25 @@ class MultiHeadAttention(Layer):
 
     def _compute_attention(self, query, key, value, attention_mask=None, training=None,
                            return_attention_scores=False):
+        if self._dropout > 0.0 or return_attention_scores or query.shape.rank != 4:
+            query = query * cast(self._inverse_sqrt_key_dim, query.dtype)
+            scores = einsum(self._dot_product_equation, key, query)
+            scores = self._masked_softmax(scores, attention_mask)
+            final = (self._dropout_layer(scores, training=training) if self._dropout > 0.0
+                     else scores)
+            return einsum(self._combine_equation, final, value), scores
+        if self._attention_axes == (1,):
+            return dot_product_attention(query, key, value, self._inverse_sqrt_key_dim,
+                                         attention_mask), None
         query = query * cast(self._inverse_sqrt_key_dim, query.dtype)
         scores = einsum(self._dot_product_equation, key, query)
-        if self._dropout > 0.0 or return_attention_scores or query.shape.rank != 4:
-            scores = self._masked_softmax(scores, attention_mask)
-        else:
-            # Keras 3 takes its fused dot_product_attention here, where a fully masked
-            # query row averages all the values instead of giving zeros
-            if attention_mask is not None:
-                for _ in range(4 - attention_mask.shape.rank):
-                    attention_mask = expand_dims(attention_mask, -3)
-                scores = arithmetic.select_v2(attention_mask, scores,
-                                              cast(_large_negative(scores.dtype), scores.dtype))
-            scores = nn_activation.softmax(scores, axis=-1)
-        final = (self._dropout_layer(scores, training=training) if self._dropout > 0.0
-                 else scores)
-        return einsum(self._combine_equation, final, value), scores
+        if attention_mask is not None:
+            for _ in range(4 - attention_mask.shape.rank):
+                attention_mask = expand_dims(attention_mask, -3)
+            scores = arithmetic.select_v2(attention_mask, scores,
+                                          cast(_large_negative(scores.dtype), scores.dtype))
+        scores = nn_activation.softmax(scores, axis=-1)
+        return einsum(self._combine_equation, scores, value), scores
 
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
              attention_mask=None, return_attention_scores=False, training=None,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ndflow.core import save_context
 from ndflow.keras import backend_functions, global_config
 from ndflow.keras.ops import dtype_rules as rules
 from ndflow.keras.ops import numpy_array as arr
@@ -20,6 +21,7 @@ from ndflow.ops import (
     array_range,
     array_slicing,
     array_split,
+    attention,
     comparison,
     complex_ops,
     einsum,
@@ -436,6 +438,12 @@ def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
     if heads is not None and kv_heads is not None and heads > kv_heads > 1:
         key = array_builders.repeat(key, heads // kv_heads, axis=2)
         value = array_builders.repeat(value, heads // kv_heads, axis=2)
+    if (bias is None and attn_logits_soft_cap is None and not save_context.in_save_context()
+            and dtype in _FUSED_DTYPES and key.shape[2] is not None
+            and key.shape[2] == query.shape[2] and (key.shape[-1] is not None if scale is None
+                                            else isinstance(scale, (int, float)))):
+        scale = 1.0 / float(np.sqrt(key.shape[-1])) if scale is None else scale
+        return _fused_attention(query, key, value, mask, scale, is_causal)
     logits_dtype = rules.result_type(dtype, "float32")
     logits = cast(einsum.einsum("BTNH,BSNH->BNTS", query, key), logits_dtype)
     if scale is None:
@@ -458,3 +466,18 @@ def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
         logits = arithmetic.where(keep, logits, _const(large_negative, logits))
     probs = cast(nn_activation.softmax(logits, axis=-1), dtype)
     return einsum.einsum("BNTS,BSNH->BTNH", probs, value)
+
+
+_FUSED_DTYPES = ("float16", "bfloat16", "float32", "float64")
+
+
+def _fused_attention(query, key, value, mask, scale, is_causal):
+    """The same numbers as one _ScaledDotProductAttention op (ops/attention.py): the
+    probabilities are never a tensor."""
+    keep = None if mask is None else rules.to_tensor(mask, "bool")
+    if is_causal:
+        lengths = array_slicing.concat([array_core.shape(query)[1:2],
+                                        array_core.shape(key)[1:2]], 0)
+        causal = linalg_diag.band_part(array_fill.ones(lengths, dtype="bool"), -1, 0)
+        keep = causal if keep is None else comparison.logical_and(keep, causal)
+    return attention.scaled_dot_product_attention(query, key, value, scale, keep)
