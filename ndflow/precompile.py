@@ -33,7 +33,15 @@ import numpy as np
 import torch
 
 import ndflow as tf
-from ndflow.kernels import dropout_select, gemm_epilogue, omp_pool, png16, rnn_numba, tanh_numba
+from ndflow.kernels import (
+    adam_numba,
+    dropout_select,
+    gemm_epilogue,
+    omp_pool,
+    png16,
+    rnn_numba,
+    tanh_numba,
+)
 
 _N = 1 << 13   # elements: above every kernel's size threshold
 
@@ -53,6 +61,16 @@ def _callbacks(module: str, builder: str, also: tuple = ()) -> Job:
         if getattr(importlib.import_module(f"ndflow.kernels.{module}"), builder)() is None:
             raise RuntimeError(f"{module}: the kernels did not build")
     return Job((module, *also), build, openmp=True)
+
+
+def _adam() -> None:
+    if omp_pool.launcher() is None:     # the ATen path runs instead
+        return
+    w = torch.zeros(3, 2)
+    if not adam_numba.applies(w):
+        raise RuntimeError("adam_numba: the kernels did not build")
+    adam_numba.update(w, w.clone(), w.clone(), [w, w.clone(), w.clone()], torch.ones(2, 2),
+                      torch.tensor([0, 2]), 0.1, 0.001, 0.1, 1e-7)
 
 
 def _tanh() -> None:
@@ -255,6 +273,7 @@ JOBS = {
     "finite": _callbacks("finite_numba", "_callback"),
     "tanh": Job(("tanh_numba",), _tanh, openmp=True),
     "rnn": Job(("rnn_numba", "exp_numba"), _rnn),
+    "adam": Job(("adam_numba",), _adam, openmp=True),
     "sum_squares": _callbacks("sum_squares_numba", "_callback"),
     "resize_bilinear": _callbacks("resize_bilinear_numba", "_callback"),
     "xent": Job(("xent_numba",), _xent),

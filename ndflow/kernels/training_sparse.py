@@ -5,11 +5,14 @@ variables' tensors — in place unless a read of them is still alive (`writable`
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels import adam_numba
 from ndflow.kernels.registry import kernel
-from ndflow.kernels.state import check_dtype, not_found
+from ndflow.kernels.state import check_dtype, exclusive_values, not_found, update_targets
 from ndflow.kernels.state_sparse import writable
 from ndflow.ops import training_sparse as ops
 
@@ -20,6 +23,14 @@ def _dims(shape) -> str:
 
 def _rows(node, resources: list, names: list, grad: torch.Tensor, indices: torch.Tensor):
     """(row numbers, [the gathered rows of each resource]) after TF's checks."""
+    idx = _checked_indices(node, resources, names, grad, indices)
+    return idx, [res.value.index_select(0, idx) for res in resources]
+
+
+def _checked_indices(node, resources: list, names: list, grad: torch.Tensor,
+                     indices: torch.Tensor) -> torch.Tensor:
+    """The row numbers (int64, on the variables' device) after TF's checks of the
+    variables, grad and indices."""
     dtype = node.attrs["T"]
     for res in resources:
         if res.value is None:
@@ -48,7 +59,7 @@ def _rows(node, resources: list, names: list, grad: torch.Tensor, indices: torch
         i = int(bad.nonzero()[0])
         raise InvalidArgumentError(None, None, f"Index {int(idx[i])} at offset {i} in indices "
                                    f"is out of range")
-    return idx, [res.value.index_select(0, idx) for res in resources]
+    return idx
 
 
 def _store(resources: list, idx: torch.Tensor, rows: list) -> None:
@@ -112,4 +123,34 @@ def _sparse_adagrad_v2(node):
             a = a + grad * grad
         v = v - grad * lr_ / (torch.sqrt(a) + eps)
         _store([var, accum], idx, [v, a if update_slots else None])
+    return run
+
+
+@kernel(ops.ResourceSparseApplyKerasAdam)
+def _sparse_keras_adam(node):
+    """Every row's moments decay and its weight moves, as Keras' dense form of the update:
+    one pass over var, m and v (kernels/adam_numba.py) for float32 on CPUs, else the
+    densified gradient and its squares through ATen."""
+    def run(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, indices):
+        resources = [var, m, v]
+        idx = _checked_indices(node, resources, ["var", "m", "v"], grad, indices)
+        b1p, b2p, lr_, b1, b2, eps = _scalars("beta1_power beta2_power lr beta1 beta2 epsilon",
+                                              beta1_power, beta2_power, lr, beta1, beta2,
+                                              epsilon)
+        c1, c2 = 1.0 - b1, 1.0 - b2
+        alpha = lr_ * math.sqrt(1.0 - b2p) / (1.0 - b1p)
+        owned = all(exclusive_values(resources))
+        values = [res.value for res in resources]
+        outs = update_targets(owned, values)
+        grad = grad.to(values[0].device)
+        w, m_, v_ = values
+        if adam_numba.applies(w) and all(t.is_contiguous() for t in values):
+            adam_numba.update(w, m_, v_, outs, grad, idx.cpu(), c1, c2, alpha, eps)
+        else:
+            g = torch.zeros_like(w).index_add_(0, idx, grad)
+            g2 = torch.zeros_like(w).index_add_(0, idx, grad * grad)
+            m_ = torch.lerp(m_, g, c1, out=outs[1])               # m + (g - m) * c1
+            v_ = torch.lerp(v_, g2, c2, out=outs[2])
+            torch.sub(w, m_ * alpha / (torch.sqrt(v_) + eps), out=outs[0])
+        var.value, m.value, v.value = outs
     return run

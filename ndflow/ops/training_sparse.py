@@ -58,6 +58,16 @@ ResourceSparseApplyAdagradV2 = _declare(
     doc="accum += g^2 (if update_slots); var -= lr g / (sqrt(accum) + epsilon) (rows)")
 
 
+# ndflow-internal (no TF op): Keras 3's Adam of an IndexedSlices gradient, which decays every
+# row's moments and sums the slices' squares (not the square of their sum) into v
+ResourceSparseApplyKerasAdam = _declare(
+    "_ResourceSparseApplyKerasAdam", ["var", "m", "v"],
+    ["beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon"],
+    doc="g = the rows' sums of grad, g2 = their sums of grad^2 (zero elsewhere); "
+        "m += (g - m) * (1 - beta1); v += (g2 - v) * (1 - beta2); var -= m * lr_t / "
+        "(sqrt(v) + epsilon), lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power); "
+        "every row")
+
 def _run(op, resources, values, attrs, name):
     return apply_op(op, [as_handle(r) for r in resources] + list(values), attrs, name=name)
 
@@ -95,3 +105,10 @@ def resource_sparse_apply_adagrad_v2(var, accum, lr, epsilon, grad, indices,
     return _run(ResourceSparseApplyAdagradV2, [var, accum],
                 [lr, epsilon, grad, _indices(indices)],
                 {"use_locking": use_locking, "update_slots": update_slots}, name)
+
+
+def resource_sparse_apply_keras_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2,
+                                     epsilon, grad, indices, name: str | None = None):
+    return _run(ResourceSparseApplyKerasAdam, [var, m, v],
+                [beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, _indices(indices)],
+                {}, name or "ResourceSparseApplyKerasAdam")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ndflow.core.api_export import tf_export
 from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
 from ndflow.keras.optimizers.sparse_squares import dense_and_square
-from ndflow.ops import arithmetic, math, training
+from ndflow.ops import arithmetic, math, training, training_sparse
 from ndflow.ops.indexed_slices import IndexedSlices
 
 
@@ -79,6 +79,12 @@ class Adam(Optimizer):
         acts on the slices' values, so a row looked up twice adds two squares to `v`, while
         `m` takes the summed (dense) gradient."""
         dt = variable.dtype
+        if not self.amsgrad:   # one op (kernels/training_sparse.py): m, v, var in one pass
+            training_sparse.resource_sparse_apply_keras_adam(
+                variable.handle, m.handle, v.handle, b1p, b2p, lr, scalar(self.beta_1, dt),
+                scalar(self.beta_2, dt), scalar(self.epsilon, dt), gradient.values,
+                gradient.indices)
+            return
         g, g2 = dense_and_square(gradient)
         alpha = lr * math.sqrt(1 - b2p) / (1 - b1p)
         m.assign_add((g - m) * cast(1 - self.beta_1, dt))

@@ -1,0 +1,126 @@
+"""Keras' Adam of an IndexedSlices gradient in one pass over memory
+(`_ResourceSparseApplyKerasAdam`, a float32 CPU variable: an Embedding's).
+
+Keras 3 on TF densifies such a gradient (`m += (g - m) * (1 - beta1)` reads it as a dense
+tensor), so every row's moments decay and its weight moves, touched or not; `v` takes the
+slices' squares summed per row. Unfused that is two dense scatters, then a dozen ops each
+reading and writing a variable-sized buffer; here the touched rows' sums go into a compact
+table (`slot[row]` its entry, -1 for untouched rows), and one pass over the rows reads var,
+m and v once and writes them once. Measured on a 2-core Zen 4, Keras' Adam step of a
+20,000 x 32 embedding with 6,400 looked-up rows: see kernels/training_sparse.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ndflow.kernels import omp_pool
+from ndflow.kernels.build_once import built_once
+
+CHUNK = 1 << 15   # elements per claimed chunk
+# numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
+claim_chunk = address_as_pointer = carray = _row = _compact = None
+
+
+def applies(var: torch.Tensor) -> bool:
+    """Whether a variable's update runs here (float32 on a CPU, numba and ATen's OpenMP)."""
+    return (var.dtype == torch.float32 and var.device.type == "cpu" and var.dim() >= 1
+            and _built() is not None)
+
+
+_built = built_once(lambda: _build() if omp_pool.launcher() is not None else None)
+
+
+def update(var, m, v, outs, values, indices, c1: float, c2: float, alpha: float,
+           eps: float) -> None:
+    """Writes the new var, m, v (contiguous float32 CPU tensors of one shape) into `outs`
+    (which may be var, m, v themselves): `values` holds one row per entry of `indices`
+    (int64, each in range)."""
+    rows = var.shape[0]
+    cols = var.numel() // rows if rows else 0
+    if var.numel() == 0:
+        return
+    compact, callback = _built()
+    slot = np.full(rows, -1, dtype=np.int64)
+    vals = values.detach().reshape(len(indices), cols).contiguous().numpy()
+    sums = np.zeros((len(indices), cols), dtype=np.float32)
+    squares = np.zeros((len(indices), cols), dtype=np.float32)
+    compact(indices.numpy(), vals, slot, sums, squares)
+    arrays = [var, m, v, *outs, slot, sums, squares,
+              np.array([c1, c2, alpha, eps], dtype=np.float32), np.array([cols], np.int64),
+              np.zeros(cols, dtype=np.float32)]
+    chunk_rows = max(1, CHUNK // max(cols, 1))
+    omp_pool.run_chunks(callback, rows, chunk_rows, arrays, torch.get_num_threads())
+
+
+def _build():
+    try:
+        import numba  # noqa: PLC0415 - loads with the first such update, not with ndflow
+    except ImportError:
+        return None
+    from numba import cfunc, types  # noqa: PLC0415
+    global claim_chunk, address_as_pointer, carray, _row, _compact
+    claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
+    carray = numba.carray
+
+    @numba.njit(cache=True)
+    def _compact(indices, values, slot, sums, squares):
+        """Each touched row's sum of slices and of their squares, in first-seen order."""
+        n = 0
+        for i in range(indices.shape[0]):
+            r = indices[i]
+            s = slot[r]
+            if s < 0:
+                s = slot[r] = n
+                n += 1
+            for j in range(values.shape[1]):
+                x = values[i, j]
+                sums[s, j] += x
+                squares[s, j] += x * x
+
+    @numba.njit(inline="always", error_model="numpy")   # a division that vectorizes
+    def _row(w, m, v, g, g2, w_out, m_out, v_out, k, c1, c2, alpha, eps):
+        for j in range(k):
+            mj = m[j] + (g[j] - m[j]) * c1
+            vj = v[j] + (g2[j] - v[j]) * c2
+            m_out[j] = mj
+            v_out[j] = vj
+            w_out[j] = w[j] - mj * alpha / (np.sqrt(vj) + eps)
+
+    # data = [counter, rows, chunk rows, (address, length) of var, m, v, var_out, m_out,
+    #         v_out, slot (int64 per row), sums, squares (float32 per touched row),
+    #         params (c1, c2, alpha, eps), (cols,), a row of zeros (an untouched row's g)]
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
+    def sparse_adam(data):
+        d = carray(data, 28, dtype=np.int64)
+        rows, chunk = d[1], d[2]
+        p = carray(address_as_pointer(d[21], np.float32), 4)
+        c1, c2, alpha, eps = p[0], p[1], p[2], p[3]
+        k = carray(address_as_pointer(d[23], np.int64), 1)[0]
+        slot = carray(address_as_pointer(d[15], np.int64), rows)
+        zeros = carray(address_as_pointer(d[25], np.float32), k)
+        in_place = d[9] == d[3] and d[11] == d[5] and d[13] == d[7]
+        q = claim_chunk(data)
+        while q * chunk < rows:
+            for r in range(q * chunk, min((q + 1) * chunk, rows)):
+                lo = r * k * 4
+                w = carray(address_as_pointer(d[3] + lo, np.float32), k)
+                m = carray(address_as_pointer(d[5] + lo, np.float32), k)
+                v = carray(address_as_pointer(d[7] + lo, np.float32), k)
+                s = slot[r]
+                g, g2 = zeros, zeros
+                if s >= 0:
+                    g = carray(address_as_pointer(d[17] + s * k * 4, np.float32), k)
+                    g2 = carray(address_as_pointer(d[19] + s * k * 4, np.float32), k)
+                if in_place:   # the same arrays: LLVM then sees no aliasing and vectorizes
+                    _row(w, m, v, g, g2, w, m, v, k, c1, c2, alpha, eps)
+                else:
+                    _row(w, m, v, g, g2,
+                         carray(address_as_pointer(d[9] + lo, np.float32), k),
+                         carray(address_as_pointer(d[11] + lo, np.float32), k),
+                         carray(address_as_pointer(d[13] + lo, np.float32), k),
+                         k, c1, c2, alpha, eps)
+            q = claim_chunk(data)
+
+    return _compact, sparse_adam.address
