@@ -32,6 +32,7 @@ NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MatMulApplyM
                "_SerializeIteratorState", "_RestoreIteratorState",  # make_saveable_from_iterator
                "_EighTridiagonal",   # tf.linalg.eigh_tridiagonal: TF composes it in Python
                "_ScaledDotProductAttention", "_ScaledDotProductAttentionGrad",  # Keras' attention
+               "_ResourceSparseApplyKerasAdam",   # Keras 3's Adam of IndexedSlices
                "OnnxEngineOp"}  # the inference converter's engine segments (TRTEngineOp's role)
 
 
