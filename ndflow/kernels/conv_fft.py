@@ -13,8 +13,9 @@ over contiguous operands and no copy moves single floats:
 
     spectrum:  x [N,H,W,C] -> [H, W, N*C] (moves rows of channels) -> along W:
                [H, (re/im, v), N*C] -> along H: [(re/im, u), (v, N, C)]
-    products:  per frequency f = (u, v), [Xr | Xi] [N, 2C] times the filter spectrum's two
-               [2C, O] matrices (conjugated for the forward pass): [re/im, f, N, O]
+    products:  per frequency f = (u, v), [Xr | Xi] [N, 2C] times the filter spectrum
+               [Wr; Wi] [2C, O] (conjugated for the forward pass), and Xi Wr - Xr Wi:
+               [re/im, f, N, O]
     inverse:   along u, complex (the bias joins the zero frequency): [(i, re/im), (v, N*O)]
                -> real part along v: [i, j, N*O] -> NHWC (moves rows of channels; relu)
     filter gradient: per frequency Xr^T Gr + Xi^T Gi and Xi^T Gr - Xr^T Gi [C, O] -> the
@@ -160,20 +161,14 @@ def _tap_phases(kh: int, kw: int, ph: int, pw: int, pt: int, pl: int) -> torch.T
 
 
 @functools.lru_cache(maxsize=64)
-def _filter_matrices(kh: int, kw: int, ph: int, pw: int, pt: int, pl: int, conj: bool,
-                     device: torch.device):
-    """[2 (to real, to imaginary), (f, re/im), kh*kw]: the filter's spectrum (taps at
-    offsets -pt, -pl) as the two matrices of the per-frequency products (module doc);
-    `conj` for the forward pass, whose filter is [kh*kw, (C, O)], else [kh*kw, (O, C)]."""
+def _filter_matrix(kh: int, kw: int, ph: int, pw: int, pt: int, pl: int, conj: bool,
+                   device: torch.device):
+    """[(f, 2), kh*kw]: per frequency, the two matrices of the products (`_products`) from a
+    filter [kh*kw, (in, out)] (taps at offsets -pt, -pl), whose spectrum is W = sum w (c - i
+    s): the forward pass, X conj(W), takes [Wr, Wi]; the input gradient, G W^T, takes [Wr^T,
+    -Wi^T] from the filter's transpose."""
     c, s = _cos_sin(_tap_phases(kh, kw, ph, pw, pt, pl))
-    # spectrum W = sum w (c - i s) and [re | im] rows of the data's spectrum.  Forward,
-    # X conj(W): real [Wr; Wi], imaginary [-Wi; Wr].  Gradient, G W^T: real [Wr^T; -Wi^T],
-    # imaginary [Wi^T; Wr^T].
-    if conj:
-        to_re, to_im = torch.stack([c, -s], 1), torch.stack([s, c], 1)
-    else:
-        to_re, to_im = torch.stack([c, s], 1), torch.stack([-s, c], 1)
-    return torch.stack([to_re, to_im]).reshape(2, -1, kh * kw).float().to(device)
+    return torch.stack([c, -s if conj else s], 1).reshape(-1, kh * kw).float().to(device)
 
 
 @functools.lru_cache(maxsize=64)
@@ -251,14 +246,17 @@ def clear_shared_spectra() -> None:
 
 
 def _products(spec: torch.Tensor, filt: torch.Tensor) -> torch.Tensor:
-    """[2 (re, im), f, N, out channels]: per frequency [re | im] [N, 2C] of the data times
-    the filter's two [2C, out] matrices."""
+    """[2 (re, im), f, N, out channels]: per frequency, of the data's [re | im] rows [N, 2C]
+    and the filter's matrices F0, F1 [C, out] (`_filter_matrix`), the real part Xr F0 +
+    Xi F1 (one GEMM over [F0; F1]) and the imaginary part Xi F0 - Xr F1. The filter's
+    spectrum is computed once, not once per part: half the transform and its memory."""
     f, n, ch = spec.shape[1:]
     rows = spec.permute(1, 2, 0, 3).reshape(f, n, 2 * ch)                # f, n, (re/im, c)
-    filt = filt.view(2, f, 2 * ch, -1)
+    filt = filt.view(f, 2, ch, -1)
     prod = torch.empty((2, f, n, filt.shape[-1]), dtype=spec.dtype, device=spec.device)
-    torch.bmm(rows, filt[0], out=prod[0])
-    torch.bmm(rows, filt[1], out=prod[1])
+    torch.bmm(rows, filt.view(f, 2 * ch, -1), out=prod[0])
+    torch.bmm(rows[..., ch:], filt[:, 0], out=prod[1]).baddbmm_(rows[..., :ch], filt[:, 1],
+                                                                alpha=-1)
     return prod
 
 
@@ -288,8 +286,8 @@ def forward(x: torch.Tensor, w: torch.Tensor, pads, bias: torch.Tensor | None = 
     pt, pb, pl, pr = pads
     ph, pw = transform_size(h, pt, pb), transform_size(wd, pl, pr)
     oh, ow = h + pt + pb - kh + 1, wd + pl + pr - kw + 1
-    m = _filter_matrices(kh, kw, ph, pw, pt, pl, True, x.device)
-    filt = torch.matmul(m, w.reshape(kh * kw, cin * cout))
+    m = _filter_matrix(kh, kw, ph, pw, pt, pl, True, x.device)
+    filt = torch.mm(m, w.reshape(kh * kw, cin * cout))
     spec = _shared_spectrum(x, ph, pw, FORWARD, None, leave)
     return _inverse(_products(spec, filt), ph, pw, oh, ow, bias, relu)
 
@@ -301,8 +299,8 @@ def backprop_input(g: torch.Tensor, w: torch.Tensor, pads, h: int, wd: int,
     kh, kw, cin, cout = w.shape
     pt, pb, pl, pr = pads
     ph, pw = transform_size(h, pt, pb), transform_size(wd, pl, pr)
-    m = _filter_matrices(kh, kw, ph, pw, pt, pl, False, g.device)
-    filt = torch.matmul(m, w.permute(0, 1, 3, 2).reshape(kh * kw, cout * cin))
+    m = _filter_matrix(kh, kw, ph, pw, pt, pl, False, g.device)
+    filt = torch.mm(m, w.permute(0, 1, 3, 2).reshape(kh * kw, cout * cin))
     spec = _shared_spectrum(g, ph, pw, INPUT_GRADIENT, FILTER_GRADIENT, leave)
     return _inverse(_products(spec, filt), ph, pw, h, wd, None)
 

@@ -223,8 +223,8 @@ def test_transform_matrices_hold_exact_zeros_at_quarter_turns():
     matrices = [*conv_fft._forward_matrices(14, 14, 16, 16, cpu),
                 *conv_fft._inverse_matrices(14, 14, 16, 16, cpu),
                 *conv_fft._tap_matrices(5, 5, 16, 16, 2, 2, cpu),
-                conv_fft._filter_matrices(5, 5, 16, 16, 2, 2, True, cpu),
-                conv_fft._filter_matrices(5, 5, 16, 16, 2, 2, False, cpu)]
+                conv_fft._filter_matrix(5, 5, 16, 16, 2, 2, True, cpu),
+                conv_fft._filter_matrix(5, 5, 16, 16, 2, 2, False, cpu)]
     for m in matrices:
         magnitude = m.abs()
         assert bool(((magnitude == 0) | (magnitude > 1e-4)).all())
