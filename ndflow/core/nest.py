@@ -64,21 +64,23 @@ def flatten_with_tuple_paths(structure, expand_composites: bool = True) -> list:
 def pack_sequence_as(structure, flat_sequence, expand_composites: bool = True) -> object:
     """`structure` rebuilt with its leaves taken in order from `flat_sequence` (a composite
     rebuilt around the components taken for it)."""
-    it = iter(flat_sequence)
+    return _pack(structure, iter(flat_sequence), expand_composites)
 
-    def build(s):
-        if isinstance(s, dict):
-            built = {k: build(s[k]) for k in _sorted_keys(s)}
-            return type(s)((k, built[k]) for k in s) if type(s) is not dict else \
-                {k: built[k] for k in s}
-        if isinstance(s, (list, tuple)):
-            items = [build(x) for x in s]
-            return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
-        if expand_composites and is_composite(s):
-            return s._from_components_like(build(s._to_components()))
-        return next(it)
 
-    return build(structure)
+def _pack(s, it, expand_composites: bool):
+    # a module-level recursion, not a closure that names itself: such a closure is a
+    # reference cycle that kept every packed leaf (a tf.function's output tensors) alive
+    # until Python's cycle collector ran, so each step's buffers outlived the step
+    if isinstance(s, dict):
+        built = {k: _pack(s[k], it, expand_composites) for k in _sorted_keys(s)}
+        return type(s)((k, built[k]) for k in s) if type(s) is not dict else \
+            {k: built[k] for k in s}
+    if isinstance(s, (list, tuple)):
+        items = [_pack(x, it, expand_composites) for x in s]
+        return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
+    if expand_composites and is_composite(s):
+        return s._from_components_like(_pack(s._to_components(), it, expand_composites))
+    return next(it)
 
 
 @tf_export("nest.pack_sequence_as")

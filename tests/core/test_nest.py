@@ -4,6 +4,7 @@ import collections
 
 import pytest
 
+import ndflow as tf
 from ndflow.core import nest
 
 Point = collections.namedtuple("Point", "x y")
@@ -25,3 +26,32 @@ def test_map_structure_and_mismatch_error():
     assert nest.map_structure(lambda a, b: a + b, (1, [2]), (10, [20])) == (11, [22])
     with pytest.raises(ValueError):
         nest.map_structure(lambda a, b: a, (1, 2), (1,))
+
+
+def test_packing_leaves_no_reference_cycle():
+    """pack_sequence_as frees its leaves with the result: a tf.function's outputs (say an 8 MB
+    gradient) must not wait for Python's cycle collector, or every step's buffers outlive the
+    step and the heap grows (a Keras BatchNormalization step: 968 MB resident instead of
+    400, page-faulting 3,400 pages a step)."""
+    import gc
+    import weakref
+
+    class Leaf:
+        pass
+
+    leaf = Leaf()
+    ref = weakref.ref(leaf)
+    gc.disable()
+    try:
+        packed = nest.pack_sequence_as({"a": [0, (1,)]}, [Leaf(), leaf])
+        assert packed["a"][1][0] is leaf
+        del packed, leaf
+        assert ref() is None
+        f = tf.function(lambda x: {"y": [x * 2.0, x + 1.0]})
+        f(tf.ones([3]))
+        gc.collect()
+        for _ in range(3):
+            f(tf.ones([3]))
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
