@@ -14,7 +14,8 @@ from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
-from ndflow.ops import arithmetic, init_ops, math, nn_norm, reduction
+from ndflow.ops import arithmetic, array_fill, init_ops, math, nn_norm, reduction
+from ndflow.ops.apply import apply_op
 from ndflow.ops.array_core import expand_dims, reshape, shape, squeeze, stop_gradient
 from ndflow.ops.array_fill import broadcast_to
 from ndflow.ops.cast import cast
@@ -92,6 +93,35 @@ class _AffineNorm(Layer):
     def compute_output_shape(self, input_shape):
         check_axes_in_bounds(self.axis, input_shape)
         return input_shape
+
+
+def _fused_training(x, gamma, beta, axis: int, epsilon: float):
+    """(output, batch mean, biased batch variance) of a float32 training-mode batch norm over
+    every axis but the channels (the last, or axis 1 of a 4-D input) as one FusedBatchNormV3
+    and its gradient one FusedBatchNormGradV3, instead of Keras' moments and normalization
+    as a dozen ops each way (what XLA fuses); None where that does not apply. The same
+    numbers as Keras' ops up to float32 rounding: reserve_space_1 and _2 are the batch's
+    mean and biased variance."""
+    rank = x.shape.rank
+    if rank is None or rank < 2 or x.dtype != dtypes.float32:
+        return None
+    channels = x.shape[axis]
+    if channels is None:
+        return None
+    if axis % rank == rank - 1:
+        fmt, x4 = "NHWC", (x if rank == 4 else reshape(x, [-1, 1, 1, channels]))
+    elif rank == 4 and axis % rank == 1:
+        fmt, x4 = "NCHW", x
+    else:
+        return None
+    scale = gamma if gamma is not None else array_fill.ones([channels], dtypes.float32)
+    offset = beta if beta is not None else array_fill.zeros([channels], dtypes.float32)
+    empty = array_fill.zeros([0], dtypes.float32)
+    op = apply_op(nn_norm.FusedBatchNormV3, [x4, scale, offset, empty, empty],
+                  {"epsilon": float(epsilon), "data_format": fmt, "is_training": True},
+                  name="FusedBatchNormV3")
+    y = op.outputs[0] if x4 is x else reshape(op.outputs[0], shape(x))
+    return y, op.outputs[3], op.outputs[4]
 
 
 @keras_export("keras.layers.BatchNormalization")
@@ -179,6 +209,16 @@ class BatchNormalization(_AffineNorm):
         moving_variance = cast(self.moving_variance, dtype)
         gamma = cast(self.gamma, dtype) if self.scale else None
         beta = cast(self.beta, dtype) if self.center else None
+        fused = None
+        if training and self.trainable and mask is None and not self.renorm \
+                and not self.synchronized:
+            fused = _fused_training(x, gamma, beta, self.axis, self.epsilon)
+        if fused is not None:
+            out, mean, variance = fused
+            _assign(self.moving_mean, moving_mean * self.momentum + mean * (1.0 - self.momentum))
+            _assign(self.moving_variance, moving_variance * self.momentum
+                    + variance * (1.0 - self.momentum))
+            return cast(out, self.compute_dtype)
         if training and self.trainable:
             mean, variance = self._moments(x, mask)
             if self.renorm:
