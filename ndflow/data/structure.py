@@ -88,19 +88,20 @@ def leaves(structure) -> list:
 
 def pack_leaves(structure, flat_leaves):
     """`structure` rebuilt around `flat_leaves` (one per leaf of `leaves(structure)`)."""
-    it = iter(flat_leaves)
+    return _pack(structure, iter(flat_leaves))
 
-    def build(s):
-        if _is_leaf(s):
-            return next(it)
-        if isinstance(s, dict):
-            built = {k: build(s[k]) for k in _keys(s)}
-            return {k: built[k] for k in s} if type(s) is dict else \
-                type(s)((k, built[k]) for k in s)
-        items = [build(v) for v in s]
-        return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
 
-    return build(structure)
+def _pack(s, it):
+    # module-level, not a closure naming itself: that is a reference cycle, which kept each
+    # element's tensors alive until Python's cycle collector ran
+    if _is_leaf(s):
+        return next(it)
+    if isinstance(s, dict):
+        built = {k: _pack(s[k], it) for k in _keys(s)}
+        return {k: built[k] for k in s} if type(s) is dict else \
+            type(s)((k, built[k]) for k in s)
+    items = [_pack(v, it) for v in s]
+    return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
 
 
 def map_leaves(fn, structure):

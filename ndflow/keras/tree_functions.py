@@ -115,27 +115,33 @@ def _zip_children(first, other):
 def map_structure(func, *structures, none_is_leaf=True):
     if not structures:
         raise TypeError("Must provide at least one structure")
+    return _map(func, none_is_leaf, list(structures))
 
-    def walk(nodes):
-        first = nodes[0]
-        if first is None and not none_is_leaf:
-            return None
-        if not _is_node(first):
-            return func(*nodes)
-        columns = [_children(first)] + [_zip_children(first, n) for n in nodes[1:]]
-        return _rebuild(first, [walk(list(c)) for c in zip(*columns)])
-    return walk(list(structures))
+
+# The walks below are module-level recursions, not closures that name themselves: such a
+# closure is a reference cycle, which kept what it captured (the leaves, `func`) alive until
+# Python's cycle collector ran.
+def _map(func, none_is_leaf: bool, nodes: list):
+    first = nodes[0]
+    if first is None and not none_is_leaf:
+        return None
+    if not _is_node(first):
+        return func(*nodes)
+    columns = [_children(first)] + [_zip_children(first, n) for n in nodes[1:]]
+    return _rebuild(first, [_map(func, none_is_leaf, list(c)) for c in zip(*columns)])
 
 
 @keras_export("keras.tree.map_structure_up_to")
 def map_structure_up_to(shallow_structure, func, *structures):
-    def walk(shallow, nodes):
-        if not _is_node(shallow):
-            return func(*nodes)
-        columns = [_zip_children(shallow, n) for n in nodes]
-        return _rebuild(shallow, [walk(s, list(c)) for s, c in
-                                  zip(_children(shallow), zip(*columns))])
-    return walk(shallow_structure, list(structures))
+    return _map_up_to(func, shallow_structure, list(structures))
+
+
+def _map_up_to(func, shallow, nodes: list):
+    if not _is_node(shallow):
+        return func(*nodes)
+    columns = [_zip_children(shallow, n) for n in nodes]
+    return _rebuild(shallow, [_map_up_to(func, s, list(c)) for s, c in
+                              zip(_children(shallow), zip(*columns))])
 
 
 @keras_export("keras.tree.assert_same_structure")
@@ -169,13 +175,13 @@ def pack_sequence_as(structure, flat_sequence):
     if len(flat) != count:
         raise ValueError(f"Too {'few' if len(flat) < count else 'many'} leaves for "
                          f"PyTreeSpec; expected: {count}, got: {len(flat)}.")
-    it = iter(flat)
+    return _pack(structure, iter(flat))
 
-    def walk(node):
-        if not _is_node(node):
-            return next(it)
-        return _rebuild(node, [walk(c) for c in _children(node)])
-    return walk(structure)
+
+def _pack(node, it):
+    if not _is_node(node):
+        return next(it)
+    return _rebuild(node, [_pack(c, it) for c in _children(node)])
 
 
 @keras_export("keras.tree.traverse")

@@ -268,23 +268,25 @@ def eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
                             stack([rows, cols]))
 
 
+def _swap(v, found: list):
+    """`v` with each SparseTensor replaced by its values (collected in `found`)."""
+    if isinstance(v, SparseTensor):
+        found.append(v)
+        return v.values
+    if isinstance(v, (list, tuple)):
+        return type(v)(_swap(x, found) for x in v)
+    if isinstance(v, dict):
+        return {k: _swap(x, found) for k, x in v.items()}
+    return v
+
+
 @tf_export("sparse.map_values", v1=[])
 def map_values(op, *args, **kwargs):
     """`op` applied to the values of the SparseTensors among the arguments (which must share
     their indices); returns a SparseTensor with those indices."""
     found = []
-
-    def swap(v):
-        if isinstance(v, SparseTensor):
-            found.append(v)
-            return v.values
-        if isinstance(v, (list, tuple)) and not isinstance(v, SparseTensor):
-            return type(v)(swap(x) for x in v)
-        if isinstance(v, dict):
-            return {k: swap(x) for k, x in v.items()}
-        return v
-    new_args = [swap(a) for a in args]
-    new_kwargs = {k: swap(v) for k, v in kwargs.items()}
+    new_args = [_swap(a, found) for a in args]
+    new_kwargs = {k: _swap(v, found) for k, v in kwargs.items()}
     if not found:
         raise ValueError("No SparseTensor in argument list of map_values")
     first = found[0]

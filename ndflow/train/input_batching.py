@@ -41,17 +41,17 @@ def _pack(original, flat: list):
     if isinstance(original, dict):
         return {k: flat[i] for i, k in enumerate(sorted(original))}
     if isinstance(original, (list, tuple)):
-        it = iter(flat)
-
-        def rebuild(s):
-            if isinstance(s, dict):
-                return {k: next(it) for k in sorted(s)}
-            if isinstance(s, (list, tuple)):
-                return type(s)(rebuild(x) for x in s)
-            return next(it)
-        return rebuild(original)
+        return _rebuild(original, iter(flat))
     return flat[0]
 
+
+
+def _rebuild(s, it):
+    if isinstance(s, dict):
+        return {k: next(it) for k in sorted(s)}
+    if isinstance(s, (list, tuple)):
+        return type(s)(_rebuild(x, it) for x in s)
+    return next(it)
 
 def _shapes(tensor_lists: list, shapes, enqueue_many: bool, dynamic_pad: bool) -> list:
     if shapes is None:
