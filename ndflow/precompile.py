@@ -71,6 +71,8 @@ def _adam() -> None:
         raise RuntimeError("adam_numba: the kernels did not build")
     adam_numba.update(w, w.clone(), w.clone(), [w, w.clone(), w.clone()], torch.ones(2, 2),
                       torch.tensor([0, 2]), 0.1, 0.001, 0.1, 1e-7)
+    adam_numba.update_dense(w, w.clone(), w.clone(), [w, w.clone(), w.clone()],
+                            torch.ones(3, 2), 0.1, 0.001, 0.1, 1e-7)
 
 
 def _tanh() -> None:

@@ -1,5 +1,7 @@
-"""Keras' Adam of an IndexedSlices gradient in one pass over memory
-(`_ResourceSparseApplyKerasAdam`, a float32 CPU variable: an Embedding's).
+"""Adam updates in one pass over memory: Keras' Adam of an IndexedSlices gradient
+(`_ResourceSparseApplyKerasAdam`, a float32 CPU variable: an Embedding's) and TF's
+ResourceApplyAdam of a large float32 CPU variable (`update_dense`: ATen's six calls, one
+allocating sqrt(v), read and wrote weight-sized buffers 16 times; here 7).
 
 Keras 3 on TF densifies such a gradient (`m += (g - m) * (1 - beta1)` reads it as a dense
 tensor), so every row's moments decay and its weight moves, touched or not; `v` takes the
@@ -20,7 +22,7 @@ from ndflow.kernels.build_once import built_once
 
 CHUNK = 1 << 15   # elements per claimed chunk
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
-claim_chunk = address_as_pointer = carray = _row = _compact = None
+claim_chunk = address_as_pointer = carray = _row = _compact = _dense_row = None
 
 
 def applies(var: torch.Tensor) -> bool:
@@ -41,7 +43,7 @@ def update(var, m, v, outs, values, indices, c1: float, c2: float, alpha: float,
     cols = var.numel() // rows if rows else 0
     if var.numel() == 0:
         return
-    compact, callback = _built()
+    compact, callback = _built()[:2]
     slot = np.full(rows, -1, dtype=np.int64)
     vals = values.detach().reshape(len(indices), cols).contiguous().numpy()
     sums = np.zeros((len(indices), cols), dtype=np.float32)
@@ -54,13 +56,26 @@ def update(var, m, v, outs, values, indices, c1: float, c2: float, alpha: float,
     omp_pool.run_chunks(callback, rows, chunk_rows, arrays, torch.get_num_threads())
 
 
+def update_dense(var, m, v, outs, grad, c1: float, c2: float, alpha: float,
+                 eps: float) -> None:
+    """TF's ResourceApplyAdam (not Nesterov) of contiguous float32 CPU tensors of one shape
+    in one pass: m += (g - m) c1; v += (g^2 - v) c2; var -= alpha m / (sqrt(v) + eps), the
+    new values written into `outs` (which may be var, m, v themselves)."""
+    n = var.numel()
+    if n == 0:
+        return
+    arrays = [var, m, v, *outs, grad.contiguous(),
+              np.array([c1, c2, alpha, eps], dtype=np.float32)]
+    omp_pool.run_chunks(_built()[2], n, CHUNK, arrays, torch.get_num_threads())
+
+
 def _build():
     try:
         import numba  # noqa: PLC0415 - loads with the first such update, not with ndflow
     except ImportError:
         return None
     from numba import cfunc, types  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray, _row, _compact
+    global claim_chunk, address_as_pointer, carray, _row, _compact, _dense_row
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
 
@@ -123,4 +138,41 @@ def _build():
                          k, c1, c2, alpha, eps)
             q = claim_chunk(data)
 
-    return _compact, sparse_adam.address
+    @numba.njit(inline="always", error_model="numpy")
+    def _dense_row(w, m, v, g, w_out, m_out, v_out, k, c1, c2, alpha, eps):
+        for j in range(k):
+            gj = g[j]
+            mj = m[j] + (gj - m[j]) * c1
+            vj = v[j] + (gj * gj - v[j]) * c2
+            m_out[j] = mj
+            v_out[j] = vj
+            w_out[j] = w[j] - mj * alpha / (np.sqrt(vj) + eps)
+
+    # data = [counter, n, chunk, (address, length) of var, m, v, var_out, m_out, v_out, g,
+    #         params (c1, c2, alpha, eps)]
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
+    def dense_adam(data):
+        d = carray(data, 20, dtype=np.int64)
+        n, chunk = d[1], d[2]
+        p = carray(address_as_pointer(d[17], np.float32), 4)
+        c1, c2, alpha, eps = p[0], p[1], p[2], p[3]
+        in_place = d[9] == d[3] and d[11] == d[5] and d[13] == d[7]
+        q = claim_chunk(data)
+        while q * chunk < n:
+            lo = q * chunk
+            k = min(lo + chunk, n) - lo
+            w = carray(address_as_pointer(d[3] + lo * 4, np.float32), k)
+            m = carray(address_as_pointer(d[5] + lo * 4, np.float32), k)
+            v = carray(address_as_pointer(d[7] + lo * 4, np.float32), k)
+            g = carray(address_as_pointer(d[15] + lo * 4, np.float32), k)
+            if in_place:   # the same arrays: LLVM then sees no aliasing and vectorizes
+                _dense_row(w, m, v, g, w, m, v, k, c1, c2, alpha, eps)
+            else:
+                _dense_row(w, m, v, g,
+                           carray(address_as_pointer(d[9] + lo * 4, np.float32), k),
+                           carray(address_as_pointer(d[11] + lo * 4, np.float32), k),
+                           carray(address_as_pointer(d[13] + lo * 4, np.float32), k),
+                           k, c1, c2, alpha, eps)
+            q = claim_chunk(data)
+
+    return _compact, sparse_adam.address, dense_adam.address

@@ -16,7 +16,7 @@ import torch
 
 from ndflow.core import dtypes
 from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
-from ndflow.kernels import gemm_epilogue, momentum_numba
+from ndflow.kernels import adam_numba, gemm_epilogue, momentum_numba
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.state import exclusive_value, update_targets
 from ndflow.ops import nn_fused, training
@@ -301,6 +301,10 @@ def _cast_decayed(grad, x, s: float, narrow: torch.dtype) -> torch.Tensor:
 
 
 _ADAM_SCALARS = ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon")
+# A variable of this many elements or more takes Adam's one-pass kernel (float32 CPU); the
+# smaller ones are what _GroupedApplyAdam batches through ATen's multi-tensor calls
+# (training_grouped.GROUP_MAX), and both paths must give one variable the same bits
+ONE_PASS_ADAM = 1 << 17
 
 
 def _adam_moments(m, v, grad, beta1: float, beta2: float, m_out, v_out):
@@ -319,6 +323,12 @@ def adam_values(grad, tensors, outs, scalars, nesterov: bool) -> tuple:
     buffers, or new ones); `scalars`: beta1_power, beta2_power, lr, beta1, beta2, epsilon."""
     (w, m_, v_), (w_out, m_out, v_out) = tensors, outs
     b1p, b2p, lr, b1, b2, eps = scalars
+    if (not nesterov and w.numel() >= ONE_PASS_ADAM and adam_numba.applies(w)
+            and grad.dtype == w.dtype and grad.device == w.device
+            and all(t.is_contiguous() for t in (w, m_, v_))):
+        adam_numba.update_dense(w, m_, v_, outs, grad, 1.0 - b1, 1.0 - b2,
+                                adam_alpha(b1p, b2p, lr), eps)
+        return w_out, m_out, v_out
     m_, v_ = _adam_moments(m_, v_, grad, b1, b2, m_out, v_out)
     denom = torch.sqrt(v_).add_(eps)
     num = torch.mul(grad, 1.0 - b1).add_(m_, alpha=b1) if nesterov else m_

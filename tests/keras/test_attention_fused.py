@@ -43,13 +43,14 @@ def _outputs_and_grads(layer, x, y, **kwargs):
 def test_mha_fused_equals_portable_form(kwargs, value_dim):
     x, y, mask = _data()
     kwargs = {k: (tf.constant(mask) if v == "mask" else v) for k, v in kwargs.items()}
-    layer = L.MultiHeadAttention(num_heads=2, key_dim=4, value_dim=value_dim)
+    layer = L.MultiHeadAttention(num_heads=2, key_dim=4, value_dim=value_dim, dtype="float32",
+                                 kernel_initializer=tf.keras.initializers.GlorotUniform(1))
     layer(x, y)
     fused = _outputs_and_grads(layer, x, y, **kwargs)
     with save_context():
         portable = _outputs_and_grads(layer, x, y, **kwargs)
-    for a, b in zip(fused, portable):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    for a, b in zip(fused, portable):   # float32 sums in another order
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
 
     types = _op_types(lambda a, b: layer(a, b, **kwargs), x, y)
     assert "_ScaledDotProductAttention" in types and "Softmax" not in types
@@ -96,11 +97,13 @@ def test_saved_model_keeps_the_portable_form(tmp_path):
 
 def test_grouped_query_attention_fused_equals_portable_form():
     x, y, mask = _data(4)
-    layer = L.GroupQueryAttention(head_dim=4, num_query_heads=4, num_key_value_heads=2)
+    layer = L.GroupQueryAttention(head_dim=4, num_query_heads=4, num_key_value_heads=2,
+                                  dtype="float32",
+                                  kernel_initializer=tf.keras.initializers.GlorotUniform(2))
     layer(x, y)
     fused = _outputs_and_grads(layer, x, y, attention_mask=tf.constant(mask))
     with save_context():
         portable = _outputs_and_grads(layer, x, y, attention_mask=tf.constant(mask))
     for a, b in zip(fused, portable):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
     assert "_ScaledDotProductAttention" in _op_types(lambda a, b: layer(a, b), x, y)

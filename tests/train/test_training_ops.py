@@ -11,7 +11,7 @@ from ndflow.core import dtypes
 from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
 from ndflow.core.graph import Graph
 from ndflow.core.tensor import EagerTensor
-from ndflow.kernels import momentum_numba
+from ndflow.kernels import adam_numba, momentum_numba
 from ndflow.kernels import training as training_kernels
 from ndflow.ops import training, variables
 from ndflow.ops.apply import numpy_to_torch
@@ -254,3 +254,29 @@ def test_large_float32_momentum_matches_reference(op, ref, nesterov, hold_read):
         state = list(ref(*state, 0.1, g.astype(np.float64), 0.9, nesterov))
         np.testing.assert_allclose(_np(var), state[0], rtol=2e-6, atol=2e-6)
         np.testing.assert_allclose(_np(acc), state[1], rtol=2e-6, atol=2e-6)
+
+
+# Large float32 Adam updates run as one numba pass (kernels/adam_numba.py), in place and
+# with a read of the variable held (copy-on-write).
+@pytest.mark.parametrize("hold_read", [False, True], ids=["in_place", "copy_on_write"])
+def test_large_float32_adam_matches_reference(hold_read):
+    n = training_kernels.ONE_PASS_ADAM + 5
+    if not adam_numba.applies(torch.zeros(n)):
+        pytest.skip("numba or ATen's OpenMP launcher is missing")
+    x0 = RNG.normal(size=n)
+    var = _resource(x0, dtypes.float32)
+    m, v = _resource(np.zeros(n), dtypes.float32, "m"), _resource(np.zeros(n), dtypes.float32, "v")
+    state = [x0.astype(np.float32).astype(np.float64), np.zeros(n), np.zeros(n)]
+    for step in range(1, 4):
+        g = RNG.normal(size=n).astype(np.float32)
+        held = var.value if hold_read else None
+        before = held.clone() if hold_read else None
+        scalars = [np.float32(0.9 ** step), np.float32(0.999 ** step), np.float32(0.01),
+                   np.float32(0.9), np.float32(0.999), np.float32(1e-7)]
+        training.resource_apply_adam(_handle(var), _handle(m), _handle(v),
+                                     *(_t(s) for s in scalars), _t(g))
+        if hold_read:
+            assert var.value is not held and torch.equal(held, before)
+        state = list(R.adam(*state, *(float(s) for s in scalars), g.astype(np.float64)))
+        for r, want in zip((var, m, v), state):
+            np.testing.assert_allclose(_np(r), want, rtol=2e-5, atol=2e-6)
