@@ -22,7 +22,7 @@ from ndflow.kernels.build_once import built_once
 
 CHUNK = 1 << 15   # elements per claimed chunk
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
-claim_chunk = address_as_pointer = carray = _row = _compact = _dense_row = None
+claim_chunk = address_as_pointer = carray = _row = _compact = _dense_row = _step = None
 
 
 def applies(var: torch.Tensor) -> bool:
@@ -75,7 +75,7 @@ def _build():
     except ImportError:
         return None
     from numba import cfunc, types  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray, _row, _compact, _dense_row
+    global claim_chunk, address_as_pointer, carray, _row, _compact, _dense_row, _step
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
 
@@ -95,13 +95,17 @@ def _build():
                 squares[s, j] += x * x
 
     @numba.njit(inline="always", error_model="numpy")   # a division that vectorizes
+    def _step(w, m, v, g, g2, c1, c2, alpha, eps):
+        """One element's (var, m, v), Adam's update of the gradient g with square g2."""
+        m = m + (g - m) * c1
+        v = v + (g2 - v) * c2
+        return w - m * alpha / (np.sqrt(v) + eps), m, v
+
+    @numba.njit(inline="always", error_model="numpy")
     def _row(w, m, v, g, g2, w_out, m_out, v_out, k, c1, c2, alpha, eps):
         for j in range(k):
-            mj = m[j] + (g[j] - m[j]) * c1
-            vj = v[j] + (g2[j] - v[j]) * c2
-            m_out[j] = mj
-            v_out[j] = vj
-            w_out[j] = w[j] - mj * alpha / (np.sqrt(vj) + eps)
+            w_out[j], m_out[j], v_out[j] = _step(w[j], m[j], v[j], g[j], g2[j], c1, c2,
+                                                 alpha, eps)
 
     # data = [counter, rows, chunk rows, (address, length) of var, m, v, var_out, m_out,
     #         v_out, slot (int64 per row), sums, squares (float32 per touched row),
@@ -141,12 +145,8 @@ def _build():
     @numba.njit(inline="always", error_model="numpy")
     def _dense_row(w, m, v, g, w_out, m_out, v_out, k, c1, c2, alpha, eps):
         for j in range(k):
-            gj = g[j]
-            mj = m[j] + (gj - m[j]) * c1
-            vj = v[j] + (gj * gj - v[j]) * c2
-            m_out[j] = mj
-            v_out[j] = vj
-            w_out[j] = w[j] - mj * alpha / (np.sqrt(vj) + eps)
+            w_out[j], m_out[j], v_out[j] = _step(w[j], m[j], v[j], g[j], g[j] * g[j], c1,
+                                                 c2, alpha, eps)
 
     # data = [counter, n, chunk, (address, length) of var, m, v, var_out, m_out, v_out, g,
     #         params (c1, c2, alpha, eps)]
