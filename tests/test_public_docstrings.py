@@ -11,7 +11,7 @@ import pytest
 import ndflow as tf
 
 DOCUMENTED = [tf.data.Dataset, tf.GradientTape, tf.Tensor, tf.TensorShape, tf.DType,
-              tf.Module, tf.TensorSpec]
+              tf.Module, tf.TensorSpec, tf.Variable, tf.IndexedSlices, tf.SparseTensor]
 
 
 def _public_members(cls):

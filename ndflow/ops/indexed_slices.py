@@ -36,22 +36,29 @@ class IndexedSlices:
 
     @property
     def values(self):
+        """The slices: a tensor of shape `[len(indices)] + dense_shape[1:]`."""
         return self._values
 
     @property
     def indices(self):
+        """The row of the dense tensor each slice belongs to (a vector; rows may repeat:
+        their slices then add up)."""
         return self._indices
 
     @property
     def dense_shape(self):
+        """The shape of the dense tensor the slices represent (an int tensor), or None."""
         return self._dense_shape
 
     @property
     def dtype(self):
+        """The `tf.DType` of the values."""
         return self._values.dtype
 
     @property
     def shape(self) -> TensorShape:
+        """The dense shape as a `tf.TensorShape` (from `dense_shape` when it is constant,
+        else `[None] + values.shape[1:]`)."""
         static = None if self._dense_shape is None else constant_value(self._dense_shape)
         if static is not None:
             return TensorShape([int(d) for d in np.asarray(static).reshape(-1)])
@@ -60,18 +67,22 @@ class IndexedSlices:
 
     @property
     def name(self) -> str:
+        """The name of the values tensor."""
         return self._values.name
 
     @property
     def device(self) -> str:
+        """The device of the values tensor."""
         return self._values.device
 
     @property
     def op(self):
+        """Graph mode: the op that makes the values."""
         return self._values.op
 
     @property
     def graph(self):
+        """Graph mode: the `tf.Graph` of the values."""
         return self._values.graph
 
     def __neg__(self):

@@ -83,7 +83,10 @@ class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", 
     def __init__(self, indices, values, dense_shape):  # noqa: ARG002 - TF's signature; __new__
         super().__init__()                               # sets the fields
 
-    dtype = property(lambda self: self.values.dtype, doc="The values' dtype.")
+    @property
+    def dtype(self):
+        """The `tf.DType` of the values."""
+        return self.values.dtype
 
     @property
     def shape(self) -> TensorShape:
@@ -95,6 +98,7 @@ class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", 
         return TensorShape(None if n is None else [None] * n)
 
     def get_shape(self) -> TensorShape:
+        """The same as `shape` (TF1's spelling)."""
         return self.shape
 
     def with_values(self, new_values) -> SparseTensor:

@@ -204,49 +204,64 @@ class Variable(metaclass=VariableMetaclass):
     # -- properties ------------------------------------------------------------------------------
     @property
     def name(self) -> str:
+        """The variable's name, ending in `:0` as a tensor name (`"dense/kernel:0"`)."""
         return self._name
 
     @property
     def dtype(self):
+        """The `tf.DType` of the values the variable holds."""
         return self._dtype
 
     @property
     def shape(self) -> TensorShape:
+        """The `tf.TensorShape` fixed when the variable was made (`shape=` may leave dims
+        unknown)."""
         return self._shape
 
     def get_shape(self) -> TensorShape:
+        """The same as `shape` (TF1's spelling)."""
         return self._shape
 
     @property
     def trainable(self) -> bool:
+        """Whether the variable is in `trainable_variables` (a GradientTape watches it
+        automatically)."""
         return self._trainable
 
     @property
     def handle(self):
+        """The resource tensor (dtype `resource`) that ops such as ReadVariableOp take."""
         return self._handle
 
     @property
     def op(self):
+        """Graph mode: the VarHandleOp that makes the handle; AttributeError eagerly."""
         if isinstance(self._handle, EagerTensor):
             raise AttributeError("Tensor.op is undefined when eager execution is enabled.")
         return self._handle.op
 
     @property
     def graph(self):
+        """Graph mode: the `tf.Graph` the variable lives in; AttributeError eagerly."""
         if isinstance(self._handle, EagerTensor):
             raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
         return self._handle.graph
 
     @property
     def device(self) -> str:
+        """The device the variable's value is placed on (`"/job:localhost/replica:0/task:0/
+        device:CPU:0"`)."""
         return self._handle.device
 
     @property
     def initializer(self):
+        """The op that assigns the initial value (TF1: run it before reading the variable);
+        None for an eager variable."""
         return self._initializer_op
 
     @property
     def initial_value(self):
+        """Graph mode: the tensor the variable was initialized from; RuntimeError eagerly."""
         if self._initial_value is None:
             raise RuntimeError("This property is not supported when eager execution is "
                                "enabled.")
@@ -254,14 +269,17 @@ class Variable(metaclass=VariableMetaclass):
 
     @property
     def constraint(self):
+        """The function an optimizer applies to the value after each update, or None."""
         return self._constraint
 
     @property
     def synchronization(self):
+        """When a distributed variable is synchronized (`tf.VariableSynchronization`)."""
         return self._synchronization
 
     @property
     def aggregation(self):
+        """How a distributed variable's replica updates combine (`tf.VariableAggregation`)."""
         return self._aggregation
 
     @property
@@ -269,9 +287,11 @@ class Variable(metaclass=VariableMetaclass):
         return isinstance(self._handle, SymbolicTensor)
 
     def ref(self) -> VariableRef:
+        """A hashable reference to this variable (for sets and dict keys); `.deref()`
+        gives the variable back."""
         return VariableRef(self)
 
-    experimental_ref = ref
+    experimental_ref = ref   # TF's deprecated name
 
     # -- reading ---------------------------------------------------------------------------------
     def _home(self):
@@ -309,6 +329,7 @@ class Variable(metaclass=VariableMetaclass):
         return self._graph_element
 
     def numpy(self) -> np.ndarray:
+        """Eagerly: the current value as a NumPy array; NotImplementedError in graphs."""
         if not context.executing_eagerly() or self._in_graph_mode:
             raise NotImplementedError("numpy() is only available when eager execution is "
                                       "enabled.")
@@ -330,6 +351,7 @@ class Variable(metaclass=VariableMetaclass):
             return self._raw_read()
 
     def is_initialized(self, name=None):
+        """A bool tensor: whether the variable holds a value (VarIsInitializedOp)."""
         with self._home():
             return state.var_is_initialized_op(self._handle, name=name)
 
@@ -358,12 +380,15 @@ class Variable(metaclass=VariableMetaclass):
             return self._after_update(op, read_value)
 
     def assign_add(self, delta, use_locking=None, name=None, read_value: bool = True):
+        """Adds `delta` to the value; returns the variable (eager) or its new value (graph;
+        the op itself with `read_value=False`)."""
         with self._home():
             op = state.assign_add_variable_op(self._handle, self._convert_for_update(delta),
                                               name=name)
             return self._after_update(op, read_value)
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value: bool = True):
+        """Subtracts `delta` from the value; returns as `assign_add` does."""
         with self._home():
             op = state.assign_sub_variable_op(self._handle, self._convert_for_update(delta),
                                               name=name)
@@ -391,24 +416,38 @@ class Variable(metaclass=VariableMetaclass):
             return self._after_update(op, True)
 
     def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        """Adds the rows of `sparse_delta.values` to the rows `sparse_delta.indices`
+        (an `IndexedSlices`; ResourceScatterAdd); the other rows are not touched."""
         return self._scatter("add", sparse_delta, name)
 
     def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        """Subtracts the rows of `sparse_delta.values` from the rows `sparse_delta.indices`
+        (an `IndexedSlices`; ResourceScatterSub); the other rows are not touched."""
         return self._scatter("sub", sparse_delta, name)
 
     def scatter_mul(self, sparse_delta, use_locking=False, name=None):
+        """Multiplies the rows `sparse_delta.indices` by the rows of `sparse_delta.values`
+        (an `IndexedSlices`; ResourceScatterMul); the other rows are not touched."""
         return self._scatter("mul", sparse_delta, name)
 
     def scatter_div(self, sparse_delta, use_locking=False, name=None):
+        """Divides the rows `sparse_delta.indices` by the rows of `sparse_delta.values`
+        (an `IndexedSlices`; ResourceScatterDiv); the other rows are not touched."""
         return self._scatter("div", sparse_delta, name)
 
     def scatter_min(self, sparse_delta, use_locking=False, name=None):
+        """The elementwise minimum of the rows `sparse_delta.indices` and `sparse_delta.values`
+        (an `IndexedSlices`; ResourceScatterMin); the other rows are not touched."""
         return self._scatter("min", sparse_delta, name)
 
     def scatter_max(self, sparse_delta, use_locking=False, name=None):
+        """The elementwise maximum of the rows `sparse_delta.indices` and `sparse_delta.values`
+        (an `IndexedSlices`; ResourceScatterMax); the other rows are not touched."""
         return self._scatter("max", sparse_delta, name)
 
     def scatter_update(self, sparse_delta, use_locking=False, name=None):
+        """Writes the rows of `sparse_delta.values` into the rows `sparse_delta.indices`
+        (an `IndexedSlices`; ResourceScatterUpdate); the other rows are not touched."""
         return self._scatter("update", sparse_delta, name)
 
     def scatter_nd_update(self, indices, updates, name=None):
@@ -416,15 +455,21 @@ class Variable(metaclass=VariableMetaclass):
         return state_scatter_nd.scatter_nd_update(self, indices, updates, name=name)
 
     def scatter_nd_add(self, indices, updates, name=None):
+        """Adds `updates` at the K-coordinate `indices` (ResourceScatterNdAdd)."""
         return state_scatter_nd.scatter_nd_add(self, indices, updates, name=name)
 
     def scatter_nd_sub(self, indices, updates, name=None):
+        """Subtracts `updates` at the K-coordinate `indices` (ResourceScatterNdSub)."""
         return state_scatter_nd.scatter_nd_sub(self, indices, updates, name=name)
 
     def scatter_nd_max(self, indices, updates, name=None):
+        """Takes the elementwise maximum with `updates` at the K-coordinate
+        `indices` (ResourceScatterNdMax)."""
         return state_scatter_nd.scatter_nd_max(self, indices, updates, name=name)
 
     def scatter_nd_min(self, indices, updates, name=None):
+        """Takes the elementwise minimum with `updates` at the K-coordinate
+        `indices` (ResourceScatterNdMin)."""
         return state_scatter_nd.scatter_nd_min(self, indices, updates, name=name)
 
     def load(self, value, session=None) -> None:
