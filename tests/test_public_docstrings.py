@@ -11,7 +11,8 @@ import pytest
 import ndflow as tf
 
 DOCUMENTED = [tf.data.Dataset, tf.GradientTape, tf.Tensor, tf.TensorShape, tf.DType,
-              tf.Module, tf.TensorSpec, tf.Variable, tf.IndexedSlices, tf.SparseTensor]
+              tf.Module, tf.TensorSpec, tf.Variable, tf.IndexedSlices, tf.SparseTensor,
+              tf.Graph]
 
 
 def _public_members(cls):

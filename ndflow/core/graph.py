@@ -325,9 +325,11 @@ class Graph:
 
     # -- lookup ----------------------------------------------------------------------------
     def get_operations(self) -> list:
+        """Every op of the graph, in the order they were added."""
         return list(self._ops)
 
     def get_operation_by_name(self, name: str) -> Operation:
+        """The op named `name`; KeyError when there is none, TypeError for a non-string."""
         if not isinstance(name, str):
             raise TypeError(f"Operation names are strings (or similar), not {type(name).__name__}.")
         op = self._by_name.get(name)
@@ -336,6 +338,8 @@ class Graph:
         return op
 
     def get_tensor_by_name(self, name: str) -> SymbolicTensor:
+        """The tensor `"<op_name>:<output_index>"`; ValueError for an op name, KeyError when
+        the op or the output does not exist."""
         op_name, sep, idx = name.rpartition(":")
         if not sep or not idx.isdigit():
             raise ValueError(f"The name '{name}' looks a like an Operation name, not a Tensor.")
@@ -412,31 +416,40 @@ class Graph:
 
     @property
     def version(self) -> int:
+        """A number that grows as ops are added (TF: the number of ops made so far)."""
         return self._version
 
     @property
     def finalized(self) -> bool:
+        """Whether `finalize()` was called: no more ops may be added."""
         return self._finalized
 
     def finalize(self) -> None:
+        """Makes the graph read-only: adding an op then raises RuntimeError (as
+        `MonitoredSession` does to catch ops made inside the training loop)."""
         self._finalized = True
 
     # -- feeding and fetching restrictions (checked by Session.run) -------------------------
     def prevent_feeding(self, tensor: SymbolicTensor) -> None:
+        """Marks `tensor` as one a Session may not be fed a value for."""
         self._unfeedable.add(tensor)
 
     def is_feedable(self, tensor: SymbolicTensor) -> bool:
+        """Whether a Session may feed `tensor` (not marked by `prevent_feeding`)."""
         return tensor not in self._unfeedable
 
     def prevent_fetching(self, op: Operation) -> None:
+        """Marks `op` (and its outputs) as not fetchable by a Session."""
         self._unfetchable.add(op)
 
     def is_fetchable(self, tensor_or_op) -> bool:
+        """Whether a Session may fetch the tensor or op (not marked by `prevent_fetching`)."""
         op = tensor_or_op.op if isinstance(tensor_or_op, SymbolicTensor) else tensor_or_op
         return op not in self._unfetchable
 
     # -- scopes ----------------------------------------------------------------------------
     def as_default(self):
+        """A context manager making this the default graph: ops made inside go into it."""
         return context.graph_scope(self)
 
     @contextlib.contextmanager
@@ -460,6 +473,7 @@ class Graph:
             self._name_stack = old
 
     def get_name_scope(self) -> str:
+        """The current name scope, without a trailing "/" ("" at the root)."""
         return self._name_stack
 
     @contextlib.contextmanager
@@ -529,13 +543,17 @@ class Graph:
 
     # -- collections -----------------------------------------------------------------------
     def add_to_collection(self, name: str, value) -> None:
+        """Appends `value` to the collection `name` (TF1's `tf.add_to_collection`)."""
         self._collections.setdefault(name, []).append(value)
 
     def add_to_collections(self, names, value) -> None:
+        """Appends `value` to each collection of `names` (one name or a list)."""
         for n in ([names] if isinstance(names, str) else names):
             self.add_to_collection(n, value)
 
     def get_collection(self, name: str, scope: str | None = None) -> list:
+        """A copy of the collection `name`; with `scope`, only the items whose `name`
+        matches that regular expression from its start."""
         items = self._collections.get(name, [])
         if scope is None:
             return list(items)
@@ -543,12 +561,16 @@ class Graph:
         return [i for i in items if pat.match(getattr(i, "name", "") or "")]
 
     def get_collection_ref(self, name: str) -> list:
+        """The collection `name` itself (made empty if missing): changes to the list change
+        the collection."""
         return self._collections.setdefault(name, [])
 
     def get_all_collection_keys(self) -> list:
+        """The names of the collections that hold anything."""
         return [k for k, v in self._collections.items() if v]
 
     def clear_collection(self, name: str) -> None:
+        """Removes the collection `name` and what it holds."""
         self._collections.pop(name, None)
 
     # -- copying (for passes) --------------------------------------------------------------
