@@ -15,6 +15,7 @@ import threading
 from ndflow.core import context, devices, errors, graph_def, tensor_equality, traceback_utils
 from ndflow.core import dtypes as _dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.graph_collections import GraphCollections
 from ndflow.core.graph_keys import GraphKeys  # noqa: F401 - graph.GraphKeys, as TF's ops
 from ndflow.core.shapes import TensorShape, as_shape, fmt
 from ndflow.core.tensor import OPERATORS as _OPERATORS
@@ -213,7 +214,7 @@ def _fmt_attr(v):
 
 
 @tf_export("Graph")
-class Graph:
+class Graph(GraphCollections):
     """A TensorFlow graph: operations in creation order plus the scopes used to build them."""
 
     elementwise_equality = False  # TF1 graphs compare tensors by identity (see FuncGraph)
@@ -540,38 +541,6 @@ class Graph:
             yield
         finally:
             self._control_deps.pop()
-
-    # -- collections -----------------------------------------------------------------------
-    def add_to_collection(self, name: str, value) -> None:
-        """Appends `value` to the collection `name` (TF1's `tf.add_to_collection`)."""
-        self._collections.setdefault(name, []).append(value)
-
-    def add_to_collections(self, names, value) -> None:
-        """Appends `value` to each collection of `names` (one name or a list)."""
-        for n in ([names] if isinstance(names, str) else names):
-            self.add_to_collection(n, value)
-
-    def get_collection(self, name: str, scope: str | None = None) -> list:
-        """A copy of the collection `name`; with `scope`, only the items whose `name`
-        matches that regular expression from its start."""
-        items = self._collections.get(name, [])
-        if scope is None:
-            return list(items)
-        pat = re.compile(scope)
-        return [i for i in items if pat.match(getattr(i, "name", "") or "")]
-
-    def get_collection_ref(self, name: str) -> list:
-        """The collection `name` itself (made empty if missing): changes to the list change
-        the collection."""
-        return self._collections.setdefault(name, [])
-
-    def get_all_collection_keys(self) -> list:
-        """The names of the collections that hold anything."""
-        return [k for k, v in self._collections.items() if v]
-
-    def clear_collection(self, name: str) -> None:
-        """Removes the collection `name` and what it holds."""
-        self._collections.pop(name, None)
 
     # -- copying (for passes) --------------------------------------------------------------
     def copy(self) -> tuple[Graph, dict]:
