@@ -29,22 +29,15 @@ import os
 import numpy as np
 import torch
 
-from ndflow.kernels import (
-    momentum_numba,
-    omp_pool,
-    speculative_numba,
-    sum_squares_numba,
-    value_bounds,
-)
+from ndflow.kernels import momentum_numba, omp_pool, speculative_numba
 from ndflow.kernels.build_once import built_once
 
-# output elements a thread computes and updates at a time: whole rows, the blocks
-# sum_squares_numba sums (an update can then record its weight's sum of squares)
-BLOCK_ELEMENTS = sum_squares_numba.BLOCK_ELEMENTS
+# output elements a thread computes and updates at a time (whole rows): ~400 KB, a block
+# that stays in a core's L2 between the GEMM writing it and the update reading it
+BLOCK_ELEMENTS = 96 * 1024
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = call_sgemm = apply_block = spec_block = None
-gemm_block = square_block = backprop_block = None
-_NO_SQUARES = np.empty(0, dtype=np.float32)
+gemm_block = backprop_block = None
 _NO_BACKPROP = np.empty(0, dtype=np.float32)
 _ONE_ZERO = np.array([1.0, 0.0], dtype=np.float32)          # alpha, beta of backprop's GEMM
 _TRANS_NOT = np.array([ord("T"), ord("N")], dtype=np.int8)  # its transa, transb
@@ -89,7 +82,7 @@ def _layout(a, b, ta: bool, tb: bool, m: int, n: int, align: int = 1) -> tuple:
                     dtype=np.int32)
     chars = np.array([ord("T") if tb else ord("N"), ord("T") if ta else ord("N")],
                      dtype=np.int8)
-    rows = sum_squares_numba.block_rows(n)
+    rows = max(1, BLOCK_ELEMENTS // max(n, 1))
     if align > 1:   # whole cache lines per block: its streaming stores stay aligned
         step = align // math.gcd(align, n)
         rows = max(step, rows // step * step)
@@ -100,8 +93,7 @@ def _layout(a, b, ta: bool, tb: bool, m: int, n: int, align: int = 1) -> tuple:
 
 
 def matmul_apply_accumulated(a, b, ta: bool, tb: bool, accum, var, var_out, alpha: float,
-                             beta: float, decay: float, step: float, backprop=None,
-                             squares: bool = False) -> bool:
+                             beta: float, decay: float, step: float, backprop=None) -> bool:
     """`accum = beta * accum + alpha * op(a) @ op(b)` in place, then
     `accum += decay * var; var_out = var + step * accum` (momentum_numba.apply_accumulated),
     a block of rows at a time; False (nothing done) where this path does not apply (see
@@ -112,10 +104,7 @@ def matmul_apply_accumulated(a, b, ta: bool, tb: bool, accum, var, var_out, alph
     product of a layer's input and the gradient of its output b (B, N)), each block first
     computes its columns of the layer's input gradient `backprop = b @ var^T` from the
     block of var it is about to update: var is read from memory once for both, not once
-    more by a MatMul of its own (MNIST's fc1: 6.4 MB).
-
-    With `squares` each block also sums the squares of the values it wrote, and var_out's
-    sum of squares is recorded for its L2Loss (`_record_squares`)."""
+    more by a MatMul of its own (MNIST's fc1: 6.4 MB)."""
     tensors = (a, b, accum, var, var_out) + ((backprop,) if backprop is not None else ())
     if not applies(*tensors) or 0 in accum.shape:
         return False
@@ -127,10 +116,7 @@ def matmul_apply_accumulated(a, b, ta: bool, tb: bool, accum, var, var_out, alph
     if backprop is not None and (not ta or tb or tuple(backprop.shape) != (b.shape[0], m)):
         return False
     arrays += _backprop_arrays(backprop, b, m, n)
-    sums = _block_sums(squares and sum_squares_numba.applies(var_out), len(counts))
-    arrays.append(sums)
     omp_pool.run_chunks(_callbacks()[0], len(counts), rows, arrays, torch.get_num_threads())
-    _record_squares(var_out, sums)
     return True
 
 
@@ -142,58 +128,31 @@ def _backprop_arrays(backprop, b, m: int, n: int) -> list:
             np.array([batch, n, n, n, m], dtype=np.int32), _ONE_ZERO, _TRANS_NOT]
 
 
-def _block_sums(wanted: bool, blocks: int) -> np.ndarray:
-    """Where the callbacks write each block's sum of squares (none: not summed)."""
-    return np.zeros(blocks, dtype=np.float32) if wanted else _NO_SQUARES
-
-
-def _record_squares(var_out, sums: np.ndarray) -> None:
-    """var_out's sum of squares from its blocks' sums, recorded for its L2Loss."""
-    if len(sums):
-        value_bounds.record_squares(var_out, sum_squares_numba.combine(sums))
-
-
 def matmul_speculate(a, b, ta: bool, tb: bool, var, accum, var_out, accum_out, scale: float,
                      lr: float, momentum: float, nesterov: bool, keras: bool,
-                     decay: bool, squares: bool = False, backprop=None) -> bool:
+                     decay: bool) -> bool:
     """`_SpeculativeApplyMomentum`'s update of a variable whose gradient is op(a) @ op(b):
     each block of the gradient is computed into the thread's scratch and, while there,
     checked and turned into the new var and accum (kernels/speculative_numba.py's pass,
-    streaming stores), so the gradient never reaches memory. Returns whether every
-    gradient element was finite (when not, the outputs hold garbage). Call only where
-    `applies(a, b, var, accum, var_out, accum_out)`; var_out and accum_out are new buffers,
-    or var and accum themselves when the gradient is proven finite (value_bounds.py): then
-    plain stores, which leave the weight in the cache for the next step's reads, and with
-    `squares` the weight's new sum of squares recorded as `matmul_apply_accumulated`
-    records it (when the blocks are sum_squares_numba's). `backprop` (B, M): as
-    `matmul_apply_accumulated`'s, the layer's input gradient b @ var^T of var's values
-    before the update, each block's columns computed first (only when `ta` and not `tb`)."""
+    streaming stores where the outputs are aligned), so the gradient never reaches memory.
+    Returns whether every gradient element was finite (when not, the outputs hold garbage).
+    Call only where `applies(a, b, var, accum, var_out, accum_out)`; var_out and accum_out
+    are new buffers."""
     m, n = var.shape
-    if backprop is not None and (not ta or tb or tuple(backprop.shape) != (b.shape[0], m)
-                                 or not applies(b, backprop)):
-        raise ValueError("matmul_speculate: backprop needs a^T @ b and a (B, M) float32 "
-                         "output")
     if m == 0 or n == 0:
         return True
     ints, chars, rows, counts = _layout(a, b, ta, tb, m, n, align=16)
     threads = torch.get_num_threads()
-    in_place = var_out is var and accum_out is accum
-    stream = not in_place and all(t.data_ptr() % 64 == 0 for t in (var_out, accum_out))
+    stream = all(t.data_ptr() % 64 == 0 for t in (var_out, accum_out))
     params = np.array([1.0, 0.0, scale, lr, momentum, nesterov, keras, decay, stream],
                       dtype=np.float32)
     scratch = np.empty(threads * (rows * n + 16), dtype=np.float32)
     slot_and_flag = np.zeros(2, dtype=np.int64)   # the next scratch slot; set when not finite
-    sums = _block_sums(squares and in_place and rows == sum_squares_numba.block_rows(n)
-                       and sum_squares_numba.applies(var_out), len(counts))
     arrays = [b, a, var, accum, var_out, accum_out]
     arrays += [ints, params, chars, np.array([_sgemm()], dtype=np.int64), counts, scratch,
-               slot_and_flag, sums]
-    arrays += _backprop_arrays(backprop, b, m, n)
+               slot_and_flag]
     omp_pool.run_chunks(_callbacks()[1], len(counts), rows, arrays, threads)
-    finite = slot_and_flag[1] == 0
-    if finite:
-        _record_squares(var_out, sums)
-    return finite
+    return slot_and_flag[1] == 0
 
 
 def _build():
@@ -205,13 +164,12 @@ def _build():
     from numba import cfunc, types  # noqa: PLC0415
     from numba.extending import intrinsic  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, call_sgemm, apply_block, spec_block
-    global square_block, gemm_block, backprop_block
+    global gemm_block, backprop_block
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
     apply_block = momentum_numba.apply_kernel()
     spec_block = speculative_numba.body_kernel()
-    square_block = sum_squares_numba.block_kernel()
-    if apply_block is None or spec_block is None or square_block is None:
+    if apply_block is None or spec_block is None:
         return None
 
     @intrinsic
@@ -263,12 +221,11 @@ def _build():
     #         ints (n, k, lda, ldb, ldc, m, a_stride), floats (alpha, beta, decay, step),
     #         chars (transa, transb), the sgemm_ address, each block's row count (int32),
     #         backprop (B x M), its ints (B, N, lda N, ldb N, ldc M; B = 0: no backprop),
-    #         floats (1, 0) and chars ("T", "N"), then the per-block sums of squares (none:
-    #         not summed)]
+    #         floats (1, 0) and chars ("T", "N")]
     # (nothing is allocated here: the callback runs without numba's runtime)
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def gemm_then_update(data):
-        d = carray(data, 33, dtype=np.int64)
+        d = carray(data, 31, dtype=np.int64)
         blocks, rows = d[1], d[2]
         ints = carray(address_as_pointer(d[13], np.int32), 8)
         fl = carray(address_as_pointer(d[15], np.float32), 4)
@@ -294,21 +251,16 @@ def _build():
             else:
                 apply_block(v, acc, carray(address_as_pointer(d[11] + 4 * lo * n, f32), size),
                             size, fl[2], fl[3])
-            if d[32] > 0:   # the squares of what was written, while in the cache
-                carray(address_as_pointer(d[31], f32), blocks)[q] = square_block(
-                    carray(address_as_pointer(d[11] + 4 * lo * n, f32), size), size)
             q = claim_chunk(data)
 
     # data = [counter, blocks, rows per block, (address, length) of b, a, var, accum,
     #         var_out, accum_out, ints (as above), params (alpha 1, beta 0, scale, lr,
     #         momentum, nesterov, keras, decay, streaming stores), chars, the sgemm_
     #         address, each block's row count, the scratch (a slot per thread), and
-    #         (the next free slot, the not-finite flag) as int64s, the per-block sums of
-    #         squares (none: not summed), then backprop and its ints, floats and chars (as
-    #         gemm_then_update's)]
+    #         (the next free slot, the not-finite flag) as int64s]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def gemm_then_speculate(data):
-        d = carray(data, 39, dtype=np.int64)
+        d = carray(data, 29, dtype=np.int64)
         blocks, rows = d[1], d[2]
         ints = carray(address_as_pointer(d[15], np.int32), 8)
         p = carray(address_as_pointer(d[17], np.float32), 9)
@@ -320,15 +272,11 @@ def _build():
         state = address_as_pointer(d[27], np.int64)
         g_at = d[25] + 4 * claim_chunk(state) * (rows * n + 16)
         g_at += (64 - g_at % 64) % 64     # the thread's scratch, cache-line aligned
-        backprop = carray(address_as_pointer(d[33], i32), 1)[0] > 0
         bad = False
         q = claim_chunk(data)
         while q < blocks:
             lo = q * rows
             r = carray(address_as_pointer(d[23], i32), blocks)[q]
-            if backprop:
-                backprop_block(fn, d[31], d[33], d[35], d[37], d[23] + 4 * q,
-                               d[7] + 4 * lo * n, d[3], lo)
             gemm_block(fn, d[3], d[5] + 4 * lo * a_stride, d[15], d[17], d[19],
                        d[23] + 4 * q, g_at)
             size = r * n
@@ -339,9 +287,6 @@ def _build():
                               carray(address_as_pointer(d[11] + off, f32), size),
                               carray(address_as_pointer(d[13] + off, f32), size),
                               size, s, lr, mu, decay, keras, nesterov, stream, stream)
-            if d[30] > 0:   # (in place) the squares of the new weight, while in the cache
-                carray(address_as_pointer(d[29], f32), blocks)[q] = square_block(
-                    carray(address_as_pointer(d[11] + off, f32), size), size)
             q = claim_chunk(data)
         if bad:
             carray(state, 2)[1] = 1   # every writer writes 1: the race is benign

@@ -23,21 +23,16 @@ ran scalar, 1.38 ms).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import torch
 
-from ndflow.kernels import bfloat16_numba, omp_pool, sum_squares_numba, value_bounds
+from ndflow.kernels import bfloat16_numba, omp_pool
 from ndflow.kernels.build_once import built_once
 
 CHUNK = 1 << 15           # elements per claimed chunk
-_NO_SUMS = np.zeros(0, dtype=np.float32)
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
-claim_chunk = address_as_pointer = carray = _update = _apply = _at = block_sum = None
+claim_chunk = address_as_pointer = carray = _update = _apply = _at = None
 round_bf16 = bf16_to_f32 = _bf16_decayed = _update_bf16_decay = _keras_step = _tf_step = None
-f32_bits = None
-_INF_BITS = 0x7F800000   # float32 infinity's bits; NaNs' (sign cleared) are above
 
 
 def applies(var: torch.Tensor) -> bool:
@@ -52,57 +47,41 @@ _callback = built_once(lambda: _build() if omp_pool.launcher() is not None else 
 
 
 def update(g, var, accum, var_out, accum_out, scale: float, lr: float, momentum: float,
-           nesterov: bool, keras: bool, squares: bool = False) -> None:
+           nesterov: bool, keras: bool) -> None:
     """Writes the new var and accum into `var_out` and `accum_out` (contiguous float32 CPU
-    tensors of var's shape; they may be `var` and `accum` themselves). With `squares`
-    (an L2-regularized weight, whose L2Loss reads it next), var_out's sum of squares is
-    summed by sum_squares_numba's blocks as they are written and recorded."""
+    tensors of var's shape; they may be `var` and `accum` themselves)."""
     _run_update(g, var, accum, var_out, accum_out,
-                _params(scale, lr, momentum, nesterov, keras), squares)
+                _params(scale, lr, momentum, nesterov, keras))
 
 
 def update_bf16_decay(g, var, accum, var_out, accum_out, scale: float, lr: float,
-                      momentum: float, nesterov: bool, keras: bool,
-                      squares: bool = False) -> None:
+                      momentum: float, nesterov: bool, keras: bool) -> None:
     """`update` of the gradient `float32(bf16(bf16(var * scale) + g))`, g a contiguous
     bfloat16 tensor: the auto-mixed-precision rewrite's sum of a bfloat16 gradient and a
     weight's L2 term (`_ResourceApplyMomentumWithCastDecay`), rounded as its Mul, Casts and
     AddN round (to nearest even, as ATen does)."""
     _run_update(g.view(torch.int16), var, accum, var_out, accum_out,
-                _params(scale, lr, momentum, nesterov, keras, True), squares)
+                _params(scale, lr, momentum, nesterov, keras, True))
 
 
-def _run_update(g, var, accum, var_out, accum_out, params, squares: bool) -> None:
+def _run_update(g, var, accum, var_out, accum_out, params) -> None:
     n = var.numel()
     if n == 0:
         return
-    chunk, sums = CHUNK, _NO_SUMS
-    if squares and sum_squares_numba.applies(var_out):
-        chunk = sum_squares_numba.block_elements(var_out.shape)
-        sums = np.zeros(-(-n // chunk), dtype=np.float32)
     arrays = [g.contiguous()] + [t.contiguous() for t in (var, accum)]
-    arrays += [var_out, accum_out, params, sums]
-    omp_pool.run_chunks(_callback()[0], n, chunk, arrays, torch.get_num_threads())
-    if len(sums):
-        value_bounds.record_squares(var_out, sum_squares_numba.combine(sums))
+    arrays += [var_out, accum_out, params]
+    omp_pool.run_chunks(_callback()[0], n, CHUNK, arrays, torch.get_num_threads())
 
 
 def bf16_decayed_gradient(g, x, scale: float) -> torch.Tensor:
     """float32(bf16(bf16(x * scale) + g)) for a contiguous bfloat16 g and float32 CPU x of
-    one shape, rounded as update_bf16_decay rounds it (`_CastDecayedGradient`). Its max|.|
-    (each chunk's, taken as it is written) is recorded as its bound (value_bounds.py;
-    infinite when a value is not finite): a loss-scale step's speculative update then knows
-    the gradient finite before reading it, and may update its weight in place."""
+    one shape, rounded as update_bf16_decay rounds it (`_CastDecayedGradient`)."""
     out = torch.empty(x.shape, dtype=torch.float32)
     n = x.numel()
     if n:
-        tops = np.empty(-(-n // CHUNK), dtype=np.uint32)
         arrays = [g.contiguous().view(torch.int16), x.contiguous(), out,
-                  np.array([scale], dtype=np.float32), tops]
+                  np.array([scale], dtype=np.float32)]
         omp_pool.run_chunks(_callback()[3], n, CHUNK, arrays, torch.get_num_threads())
-        top = tops.max()   # the largest |value|'s bits: inf's or above (NaN) when not finite
-        value_bounds.record(out, math.inf if top >= _INF_BITS
-                            else float(np.array([top], np.uint32).view(np.float32)[0]))
     return out
 
 
@@ -151,14 +130,11 @@ def _build():
     except ImportError:
         return None
     from numba import cfunc, types  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray, _update, _apply, block_sum
+    global claim_chunk, address_as_pointer, carray, _update, _apply
     global round_bf16, bf16_to_f32, _bf16_decayed, _update_bf16_decay, _at, _keras_step, _tf_step
-    global f32_bits
     bf16_to_f32, _, round_bf16 = bfloat16_numba.helpers()
-    f32_bits = omp_pool.f32_bits_intrinsic()
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
-    block_sum = sum_squares_numba.block_kernel()
 
     @numba.njit(inline="always")
     def _at(address, lo, m):
@@ -212,16 +188,15 @@ def _build():
                 a_out[i], v_out[i] = _tf_step(w, a[i], g[i] + s * w, lr, mu, nesterov)
 
     # data = [counter, n, chunk, (address, length) of g, var, accum, var_out, accum_out,
-    #         params = (scale, lr, momentum, nesterov, keras, g bfloat16) as float32, the
-    #         chunks' sums of squares of var_out (none: not summed)]; a bfloat16 g (its bits
-    #         as int16) is summed with the L2 term as update_bf16_decay says
+    #         params = (scale, lr, momentum, nesterov, keras, g bfloat16) as float32]; a
+    #         bfloat16 g (its bits as int16) is summed with the L2 term as update_bf16_decay
+    #         says
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def momentum_with_decay(data):
-        d = carray(data, 17, dtype=np.int64)
+        d = carray(data, 15, dtype=np.int64)
         n, chunk = d[1], d[2]
         p = carray(address_as_pointer(d[13], np.float32), 6)
         s, lr, mu, nesterov, keras, bf16 = p[0], p[1], p[2], p[3] != 0, p[4] != 0, p[5] != 0
-        sums = carray(address_as_pointer(d[15], np.float32), d[16])
         in_place = d[9] == d[5] and d[11] == d[7]
         q = claim_chunk(data)
         while q * chunk < n:
@@ -242,8 +217,6 @@ def _build():
                 else:
                     _update(g, v, a, _at(d[9], lo, m), _at(d[11], lo, m), m, s, lr, mu,
                             nesterov, keras)
-            if len(sums):   # the block just written, still in the cache
-                sums[q] = block_sum(_at(d[9], lo, m), m)
             q = claim_chunk(data)
 
     # data = [counter, rows, 1, (address, length) of the table (6 int64s a variable: g, var,
@@ -302,28 +275,20 @@ def _build():
                        decay, step)
             q = claim_chunk(data)
 
-    # data = [counter, n, chunk, (address, length) of g (bfloat16 bits), x, out, (scale,),
-    #         each chunk's largest |out| as bits (an integer max: it vectorizes, and inf's
-    #         and NaN's bits are above every finite value's)]
+    # data = [counter, n, chunk, (address, length) of g (bfloat16 bits), x, out, (scale,)]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def decayed_gradient(data):
-        d = carray(data, 13, dtype=np.int64)
+        d = carray(data, 11, dtype=np.int64)
         n, chunk = d[1], d[2]
         s = carray(address_as_pointer(d[9], np.float32), 1)[0]
-        tops = carray(address_as_pointer(d[11], np.uint32), d[12])
-        magnitude = np.uint32(0x7FFFFFFF)
         q = claim_chunk(data)
         while q * chunk < n:
             lo = q * chunk
             m = min(lo + chunk, n) - lo
             g16 = carray(address_as_pointer(d[3] + lo * 2, np.int16), m)
             x, out = _at(d[5], lo, m), _at(d[7], lo, m)
-            top = np.uint32(0)
             for i in range(m):
-                r = _bf16_decayed(g16[i], x[i], s)
-                out[i] = r
-                top = max(top, f32_bits(r) & magnitude)
-            tops[q] = top
+                out[i] = _bf16_decayed(g16[i], x[i], s)
             q = claim_chunk(data)
 
     return (momentum_with_decay.address, momentum_many.address, accumulated.address,

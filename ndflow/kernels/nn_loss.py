@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
-from ndflow.kernels import sum_squares_numba, value_bounds, xent_numba
+from ndflow.kernels import sum_squares_numba, xent_numba
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_loss
 
@@ -87,13 +87,9 @@ def _sparse_xent(node):
 @kernel(nn_loss.L2Loss)
 def _l2_loss(node):
     def l2_loss(t):
-        if sum_squares_numba.applies(t):
-            # kernels/sum_squares_numba.py's sum, which the update that last wrote a weight
-            # may have recorded (then the weight is not read again)
-            total = value_bounds.recorded_squares(t)
-            if total is None:
-                total = sum_squares_numba.sum_of_squares(t)
-            return torch.tensor(total * 0.5, dtype=torch.float32)
+        if sum_squares_numba.applies(t):   # (a large weight: summed on every thread)
+            return torch.tensor(sum_squares_numba.sum_of_squares(t) * 0.5,
+                                dtype=torch.float32)
         if t.dtype in (torch.float32, torch.float64) and t.is_contiguous():
             flat = t.view(-1)
             return torch.dot(flat, flat).mul_(0.5)

@@ -16,7 +16,7 @@ import torch
 from ndflow.core import devices, dtypes
 from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
 from ndflow.core.shapes import TensorShape, fmt
-from ndflow.kernels import unsigned, value_bounds
+from ndflow.kernels import unsigned
 from ndflow.kernels.registry import kernel
 from ndflow.ops import state
 
@@ -70,8 +70,6 @@ def exclusive_values(resources) -> list:
         mine = (isinstance(value, torch.Tensor) and not value.requires_grad
                 and sys.getrefcount(value) == 3
                 and _storage_users(value.untyped_storage()._cdata) == 2)
-        if mine:   # the caller may now write it in place: a recorded bound no longer holds
-            value_bounds.mark_written(value)
         owned.append(mine)
     return owned
 

@@ -1,16 +1,9 @@
-"""sum(x * x) of a float32 CPU tensor in a fixed order of blocks, so that a weight update
-that has just written the weight can hand its `L2Loss` the value it will compute.
-
-`tf.nn.l2_loss(w)` in a regularized loss reads the whole weight every step (MNIST's fc1: 6.4
-MB, 250-300 us of its training step), right after the previous step's update wrote it. The
-updates that write a weight a block of rows at a time (kernels/gemm_epilogue.py) can sum the
-squares of each block while it is still in the cache; `record` keeps the total against the
-weight's tensor and version (kernels/value_bounds.py), and the L2Loss kernel uses it when the
-weight is unchanged since. For the two to agree bit for bit the sum has one definition, here:
-the tensor is cut into blocks of `block_rows(n)` rows of its last dimension n (whole rows, as
-the updates' blocks), each block summed by `block_sum` (four 16-lane accumulators of fused
-multiply-adds over 64 elements at a time, then 16 at a time, added in a fixed order, then
-the tail), and the blocks' sums added in block order, all in float32.
+"""sum(x * x) of a large float32 CPU tensor (`L2Loss`) on ATen's OpenMP team: blocks of
+whole rows summed in parallel by `block_sum` (four 16-lane accumulators of fused
+multiply-adds over 64 elements at a time, then 16 at a time, added in a fixed order, then the
+tail), and the blocks' sums added in block order, all in float32. The order depends on the
+shape only, so the value does not depend on the thread count. A weight-decay loss reads every
+regularized weight each step (MNIST's fc1: 6.4 MB); ATen's dot runs on one thread.
 """
 
 from __future__ import annotations
@@ -21,9 +14,9 @@ import torch
 from ndflow.kernels import omp_pool, simd_numba
 from ndflow.kernels.build_once import built_once
 
-BLOCK_ELEMENTS = 96 * 1024   # elements a thread computes or sums at a time (whole rows)
-# Tensors from this size on are summed here (and only theirs are recorded): a smaller one's
-# parallel launch cost more than ATen's dot (MNIST's 512-element bias: 65 us against 10)
+BLOCK_ELEMENTS = 96 * 1024   # elements a thread sums at a time (whole rows)
+# Tensors from this size on are summed here: a smaller one's parallel launch cost more than
+# ATen's dot (MNIST's 512-element bias: 65 us against 10)
 MIN_ELEMENTS = 1 << 16
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = block_sum = None
@@ -70,12 +63,6 @@ def sum_of_squares(t: torch.Tensor) -> float:
     omp_pool.run_chunks(_callback(), blocks, 1, [t, sums, params],
                         min(torch.get_num_threads(), blocks))
     return combine(sums)
-
-
-def block_kernel():
-    """`block_sum(x, size) -> float32`, the sum of one block's squares, for other kernels to
-    inline (None without numba)."""
-    return block_sum if _callback() is not None else None
 
 
 def _build():

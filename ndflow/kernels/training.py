@@ -156,9 +156,8 @@ def _matmul_momentum(node):
         # the input gradient b @ var^T, of var before the update
         dx = (torch.empty((b_in.shape[0], v.shape[0]), dtype=dtype, device=v.device)
               if backprop else None)
-        # (an L2-regularized weight: its L2Loss will want the new values' sum of squares)
         if s and a_out is acc and gemm_epilogue.matmul_apply_accumulated(
-                a_in, b_in, ta, tb, acc, v, v_out, alpha, mu, decay, step, dx, squares=True):
+                a_in, b_in, ta, tb, acc, v, v_out, alpha, mu, decay, step, dx):
             var.value, accum.value = v_out, a_out   # each block updated as it was computed
             return dx
         if backprop:
@@ -187,16 +186,14 @@ def one_pass(v: torch.Tensor, a: torch.Tensor) -> bool:
 
 
 def momentum_values(grad, tensors, outs, scale: float, lr: float, mu: float, nesterov: bool,
-                    keras: bool, squares: bool = False) -> tuple:
+                    keras: bool) -> tuple:
     """The new (var, accum) of TF's (accum = accum * mu + g; var -= lr * accum) or, with
     `keras`, Keras' (accum = accum * mu - lr * g; var += accum) momentum update of g = grad +
     scale * var, written into `outs` (the variables' own buffers, or new ones): one numba
-    pass on large float32 CPU variables, else ATen in as few passes as it allows. `squares`:
-    the numba pass records var's new sum of squares for its L2Loss."""
+    pass on large float32 CPU variables, else ATen in as few passes as it allows."""
     (v, a), (v_out, a_out) = tensors, outs
     if one_pass(v, a):
-        momentum_numba.update(grad, v, a, v_out, a_out, scale, lr, mu, nesterov, keras,
-                              squares)
+        momentum_numba.update(grad, v, a, v_out, a_out, scale, lr, mu, nesterov, keras)
         return v_out, a_out
     # var * scale rounded, then the sum: the unfused AddN(grad, Mul(var, scale)) (ATen's add
     # with alpha would round once, a fused multiply-add, and differ in the last bit)
@@ -215,10 +212,10 @@ def momentum_values(grad, tensors, outs, scale: float, lr: float, mu: float, nes
 
 
 def _apply_momentum(var, accum, grad, tensors, outs, scale: float, lr: float, mu: float,
-                    nesterov: bool, keras: bool, squares: bool = False) -> None:
+                    nesterov: bool, keras: bool) -> None:
     """`momentum_values` stored into the variables."""
     var.value, accum.value = momentum_values(grad, tensors, outs, scale, lr, mu, nesterov,
-                                             keras, squares)
+                                             keras)
 
 
 def _momentum_kernel(node, keras: bool):
@@ -251,9 +248,7 @@ def _momentum_with_decay(node):
         tensors, (lr, s, mu), outs, grad = _prepare(
             node, ("var", "accum"), ("lr", "scale", "momentum"), (var, accum),
             (lr, scale, momentum), grad, "grad")
-        # (the L2 term's weight: its L2Loss will want the new values' sum of squares)
-        _apply_momentum(var, accum, grad, tensors, outs, s, lr, mu, nesterov, keras,
-                        squares=True)
+        _apply_momentum(var, accum, grad, tensors, outs, s, lr, mu, nesterov, keras)
     return run
 
 
@@ -272,7 +267,7 @@ def _momentum_with_cast_decay(node):
         (v, a), (v_out, a_out) = tensors, outs
         if narrow == torch.bfloat16 and one_pass(v, a) and grad.is_contiguous():
             momentum_numba.update_bf16_decay(grad, v, a, v_out, a_out, s, lr, mu, nesterov,
-                                             keras, squares=True)
+                                             keras)
             var.value, accum.value = v_out, a_out
             return
         g = _cast_decayed(grad, v, s, narrow)

@@ -42,12 +42,6 @@
   gradient is the product op(grad[i]) @ op(matmul_b[k]) (k counting such entries;
   `transpose_a`/`transpose_b` per entry), computed by the op a block at a time
   (kernels/gemm_epilogue.py) instead of by a MatMul before it.
-- `_ProvenMatMulApplyMomentum` is ndflow-internal (ndflow/passes/speculative_backprop.py):
-  in a loss-scale step, a large layer's input gradient `b @ var^T` and, when a bound program
-  (its attrs, over the magnitudes of its `leaves` and `leaf_vars`) proves every gradient of
-  the step finite, var's momentum update of `a^T @ b` (+ scale * var with `decay`) in place,
-  from the same blocks of var; its `applied` output tells the step's
-  `_SpeculativeApplyMomentum` (`D` 1, `applied_entry`) to skip that entry.
 - `_GroupedApplyMomentum` and `_GroupedApplyAdam` are ndflow-internal (made by
   ndflow/passes/grouped_updates.py): N (Keras) momentum updates (`decay[i]`: of grad + scale
   * var), or N `ResourceApplyAdam`s, applied by one op, so a model of many small variables
@@ -291,42 +285,16 @@ def _speculative_momentum_shape(ctx):
 SpeculativeApplyMomentum = op_def(
     "_SpeculativeApplyMomentum",
     inputs=["var: N * resource", "accum: N * resource", "lr: N * T", "grad: N * T",
-            "scale: N * T", "momentum: N * T", "matmul_b: M * T", "applied: D * bool"],
+            "scale: N * T", "momentum: N * T", "matmul_b: M * T"],
     outputs=["all_finite: bool", "new_var: N * T", "new_accum: N * T"],
     attrs=["N: int >= 1", FLOAT_T, "use_nesterov: list(int)", "keras: list(int)",
            "decay: list(int)", "commit: bool = false", "M: int >= 0 = 0",
            "matmul: list(int) = []", "transpose_a: list(int) = []",
-           "transpose_b: list(int) = []", "D: int >= 0 = 0", "applied_entry: int = -1"],
+           "transpose_b: list(int) = []"],
     shape=_speculative_momentum_shape, gradient_undefined=True, stateful=True,
     doc="ndflow-internal: N momentum updates into new buffers (variables untouched, or "
         "with `commit` assigned the new values when every gradient is finite) and "
-        "whether every gradient (grad + scale * var where `decay`) is finite; with D 1, "
-        "entry `applied_entry` is skipped when `applied` is true.")
-
-
-def _proven_backprop_shape(ctx):
-    """The layer's input gradient b @ var^T ([rows of b, columns of a]) and the flag."""
-    for i, what in ((2, "lr"), (5, "scale"), (6, "momentum")):
-        _require_scalar(ctx, i, what)
-    a, b = ctx.shapes[3], ctx.shapes[4]
-    return [TensorShape([b[0] if b.rank == 2 else None, a[1] if a.rank == 2 else None]),
-            TensorShape([])]
-
-
-ProvenMatMulApplyMomentum = op_def(
-    "_ProvenMatMulApplyMomentum",
-    inputs=["var: resource", "accum: resource", "lr: T", "a: T", "b: T", "scale: T",
-            "momentum: T", "leaves: L * T", "leaf_vars: V * resource"],
-    outputs=["backprop: T", "applied: bool"],
-    attrs=["T: {float}", "use_nesterov: bool = false", "keras: bool = false",
-           "decay: bool = false", "L: int >= 0 = 0", "V: int >= 0 = 0",
-           "step_factors: list(float) = []", "step_values: list(int) = []",
-           "step_value_counts: list(int) = []", "step_leaves: list(int) = []",
-           "step_leaf_counts: list(int) = []"],
-    shape=_proven_backprop_shape, gradient_undefined=True, stateful=True,
-    doc="ndflow-internal: a layer's input gradient b @ var^T and, when the step's every "
-        "gradient is proven finite (the bound program of the attrs), the (Keras) momentum "
-        "update of var's gradient a^T @ b (+ scale * var with `decay`) in place.")
+        "whether every gradient (grad + scale * var where `decay`) is finite.")
 
 
 def _grouped_momentum_shape(ctx):

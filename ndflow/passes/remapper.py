@@ -101,7 +101,6 @@ from ndflow.passes.matmul_backprop import fuse_backprop_into_updates
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import Any as AnyTensor
 from ndflow.passes.pattern import GraphView, Match, P, Rule, control_inputs, rewrite
-from ndflow.passes.speculative_backprop import speculate_backprop
 from ndflow.passes.speculative_momentum import speculate_momentum
 
 _FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
@@ -431,7 +430,6 @@ STEPS: tuple = (
     ("remapper", tf_fusions),
     ("conv_pool_fusion", fuse_conv_bias_relu_pool),
     ("matmul_backprop", fuse_backprop_into_updates),
-    ("speculative_backprop", speculate_backprop),
     ("keras_rmsprop", fuse_keras_rmsprop),
     ("grouped_updates", group_updates),
     # the fused ops leave their replaced ops' constants (a dropout's rate, scale) dead

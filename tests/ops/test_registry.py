@@ -23,7 +23,7 @@ TF_OPS = json.loads(FIXTURE.read_text())["ops"]
 NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MatMulApplyMomentum",
                "_MaxPoolWithIndices", "_ResourceApplyMomentumWithDecay",
                "_ResourceApplyMomentumWithCastDecay", "_CastDecayedGradient",
-               "_SpeculativeApplyMomentum", "_ProvenMatMulApplyMomentum", "_UpdateDynamicLossScale",
+               "_SpeculativeApplyMomentum", "_UpdateDynamicLossScale",
                "_GroupedApplyMomentum", "_GroupedApplyAdam", "_DropoutSelect",
                "_GroupedApplyKerasRMSProp", "_AllFinite", "_AllFiniteAddScaled",
                "_MaxPoolGradWithIndices", "_Conv2DBiasReluMaxPool", "_Conv2DBiasReluMaxPoolGrad",

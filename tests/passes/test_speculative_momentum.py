@@ -64,7 +64,7 @@ def _speculate(grads, ws, accums, scales, keras, nesterov, decay, products=None)
                   [[w.handle for w in ws], [a.handle for a in accums], [f(LR)] * n,
                    [f(p[0]) if p else f(g) for g, p in zip(grads, products)],
                    [f(np.float32(s)) for s in scales], [f(MU)] * n,
-                   [f(p[1]) for p in products if p], []],
+                   [f(p[1]) for p in products if p]],
                   {"N": n, "T": tf.float32, "use_nesterov": [int(nesterov)] * n,
                    "keras": [int(keras)] * n, "decay": [int(d) for d in decay],
                    "M": sum(bool(p) for p in products),
@@ -229,10 +229,10 @@ def test_loss_scale_training_equals_the_graph_without_speculation(nesterov, kern
             np.testing.assert_array_equal(a, b)
 
 
-def test_proven_finite_products_are_updated_in_place(monkeypatch):
-    """A product gradient proven finite (kernels/value_bounds.py) updates its committed
-    weight in place; a finite one too large for the proof takes new buffers; a non-finite
-    step writes nothing. Every step bit for bit the graph without speculation."""
+def test_product_gradients_are_computed_by_blocks(monkeypatch):
+    """A large weight's product gradient is computed a block at a time into new buffers
+    (kernels/gemm_epilogue.py), finite or huge; a non-finite step writes nothing. Every step
+    bit for bit the graph without speculation."""
     if speculative_numba._callback() is None or not gemm_epilogue.available():
         pytest.skip("numba, ATen's OpenMP launcher or MKL's sgemm is missing")
     calls = []
@@ -248,11 +248,10 @@ def test_proven_finite_products_are_updated_in_place(monkeypatch):
     steps, calls[:] = list(calls), []
     off, _ = _lso_training(False, False, factors=factors)
     assert not calls
-    # the product x^T @ dh (w, 81920 elements: in place twice; h^T @ dout, v's, is too small
-    # to gain from blocks and is ATen's); the 1e32 step's gradients are finite but past the
-    # proof's reach (new buffers); the last is not finite (the bias' check fails first:
-    # nothing computed)
-    assert steps == ["in place"] * 2 + ["new"]
+    # the product x^T @ dh (w, 81920 elements; h^T @ dout, v's, is too small to gain from
+    # blocks and is ATen's); the 1e32 step's gradients are finite; the last is not (the
+    # bias' check fails first: nothing computed)
+    assert steps == ["new"] * 3
     assert [float(s[-2]) for s in on] == [2.0 ** 10, 2.0 ** 11, 2.0 ** 11, 2.0 ** 10]
     assert not np.array_equal(on[2][0], on[1][0])         # the 1e32 step was applied
     skipped = [(a, b) for a, b in zip(on[3], on[2]) if np.ndim(a)]
