@@ -12,7 +12,7 @@ import ndflow as tf
 
 DOCUMENTED = [tf.data.Dataset, tf.GradientTape, tf.Tensor, tf.TensorShape, tf.DType,
               tf.Module, tf.TensorSpec, tf.Variable, tf.IndexedSlices, tf.SparseTensor,
-              tf.Graph]
+              tf.Graph, tf.keras.layers.Layer, tf.keras.Model, tf.RaggedTensor]
 
 
 def _public_members(cls):

@@ -76,6 +76,7 @@ class Model(Trainer, Layer):
 
     @property
     def layers(self) -> list:
+        """The model's direct sublayers (a new list), in the order they were assigned."""
         return list(self._layers)
 
     def get_layer(self, name=None, index=None):
@@ -105,10 +106,14 @@ class Model(Trainer, Layer):
 
     @default
     def get_config(self) -> dict:
+        """The model's config: `Layer.get_config` (a subclassed model without its own
+        get_config records its constructor's arguments)."""
         return Layer.get_config(self)
 
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
+        """A new model from `get_config`'s dict: a functional config (`layers`,
+        `input_layers`) is rebuilt as a functional model, any other is `cls(**config)`."""
         if "layers" in config and "input_layers" in config and functional_class is not None:
             return functional_class.from_config(config, custom_objects=custom_objects)
         return cls(**config)

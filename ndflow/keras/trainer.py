@@ -119,6 +119,8 @@ class Trainer:
     # -- metrics -----------------------------------------------------------------------------
     @property
     def metrics(self) -> list:
+        """The model's metrics: once compiled, the loss tracker, the compiled metrics and
+        the per-output loss trackers."""
         out = []
         if self.compiled:
             if self._loss_tracker is not None:
@@ -132,13 +134,17 @@ class Trainer:
 
     @property
     def metrics_names(self) -> list:
+        """The names of `metrics`, in that order."""
         return [m.name for m in self.metrics]
 
     def reset_metrics(self) -> None:
+        """Resets the state of every metric in `metrics` (fit does each epoch, evaluate first)."""
         for m in self.metrics:
             m.reset_state()
 
     def get_metrics_result(self) -> dict:
+        """The current results of `metrics` as a dict by name (a metric returning a dict,
+        such as the compiled metrics, adds its entries)."""
         results = {}
         for metric in self.metrics:
             value = metric.result()
@@ -165,12 +171,27 @@ class Trainer:
         return total
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
+        """Updates the compiled metrics with a batch and returns every metric's result.
+
+        Override it for custom metric logic (the steps call it after the loss).
+
+        Args:
+            x: The input data.
+            y: The targets.
+            y_pred: The model's predictions for `x`.
+            sample_weight: Optional weights for the samples.
+
+        Returns:
+            `get_metrics_result()`: a dict of metric name to value.
+        """
         if self._compile_metrics is not None:
             self._compile_metrics.update_state(y, y_pred, sample_weight)
         return self.get_metrics_result()
 
     # Keras 3's backwards-compatibility shims for Keras 2 train steps.
     def compiled_loss(self, y, y_pred, sample_weight=None, regularization_losses=None):
+        """Deprecated (Keras 2 train steps): warns and returns `compute_loss(y=y,
+        y_pred=y_pred, sample_weight=sample_weight)`."""
         warnings.warn("`model.compiled_loss()` is deprecated. Instead, use "
                       "`model.compute_loss(x, y, y_pred, sample_weight, training)`.",
                       stacklevel=2)
@@ -178,6 +199,8 @@ class Trainer:
 
     @property
     def compiled_metrics(self):
+        """Deprecated (Keras 2 train steps): an object whose `update_state(y, y_pred,
+        sample_weight)` warns and updates every metric of `metrics`."""
         model = self
 
         class DeprecatedCompiledMetric:
@@ -199,6 +222,17 @@ class Trainer:
             distribution_context.get_strategy()
 
     def train_step(self, data):
+        """One training step on a batch: forward pass, loss, gradients applied by the
+        optimizer, metrics updated.
+
+        Override it to customize `fit` (it runs inside the train function).
+
+        Args:
+            data: The batch: `x`, `(x,)`, `(x, y)` or `(x, y, sample_weight)`.
+
+        Returns:
+            A dict of metric name to value (`compute_metrics`' result), which `fit` logs.
+        """
         strategy = getattr(self, "_distribute_strategy", None)
         if strategy is not None and strategy.num_replicas_in_sync > 1:
             return replica_towers.train_step_on_replicas(self, data, strategy)
@@ -220,6 +254,8 @@ class Trainer:
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def test_step(self, data):
+        """One evaluation step on a batch (`x`, `(x, y)` or `(x, y, sample_weight)`):
+        forward pass in inference mode, loss and metrics updated; returns the metrics dict."""
         x, y, sample_weight = data_adapter.unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
         loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
@@ -227,6 +263,7 @@ class Trainer:
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def predict_step(self, data):
+        """One inference step: the model's outputs for the batch's `x` (`training=False`)."""
         x, _, _ = data_adapter.unpack_x_y_sample_weight(data)
         return self(x, training=False)
 
@@ -243,16 +280,20 @@ class Trainer:
                         jit_compile=self.jit_compile or None, reduce_retracing=True)
 
     def make_train_function(self, force=False):
+        """The function `fit` runs per batch (`train_step` as a `tf.function`, or the plain
+        method with `run_eagerly`), made once and cached; `force=True` remakes it."""
         if self.train_function is None or force:
             self.train_function = self._make_function(self.train_step)
         return self.train_function
 
     def make_test_function(self, force=False):
+        """`evaluate`'s per-batch function: `test_step`, made as in `make_train_function`."""
         if self.test_function is None or force:
             self.test_function = self._make_function(self.test_step)
         return self.test_function
 
     def make_predict_function(self, force=False):
+        """`predict`'s per-batch function: `predict_step`, made as in `make_train_function`."""
         if self.predict_function is None or force:
             self.predict_function = self._make_function(self.predict_step)
         return self.predict_function
@@ -440,6 +481,24 @@ class Trainer:
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        return_dict=False):
+        """Runs one gradient update on one batch (the metrics are reset first).
+
+        Args:
+            x: The input data (arrays or tensors).
+            y: The targets.
+            sample_weight: Optional weights for the samples' losses.
+            class_weight: Optional dict of class index to loss weight (not with
+                `sample_weight`).
+            return_dict: Whether to return the results as a dict by metric name.
+
+        Returns:
+            The loss alone when there are no metrics, else a list of the loss and the
+            metric values, or a dict with `return_dict=True`.
+
+        Raises:
+            ValueError: The model is not compiled, or both `sample_weight` and
+                `class_weight` were given.
+        """
         self._assert_compile_called("train_on_batch")
         if class_weight is not None and sample_weight is not None:
             raise ValueError("Arguments `sample_weight` and `class_weight` cannot be specified "
@@ -451,6 +510,21 @@ class Trainer:
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """The loss and metrics on one batch, without training (the metrics are reset first).
+
+        Args:
+            x: The input data (arrays or tensors).
+            y: The targets.
+            sample_weight: Optional weights for the samples' losses.
+            return_dict: Whether to return the results as a dict by metric name.
+
+        Returns:
+            The loss alone when there are no metrics, else a list of the loss and the
+            metric values, or a dict with `return_dict=True`.
+
+        Raises:
+            ValueError: The model is not compiled.
+        """
         self._assert_compile_called("test_on_batch")
         test = self.make_test_function()
         self.reset_metrics()
@@ -458,6 +532,7 @@ class Trainer:
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def predict_on_batch(self, x):
+        """The model's outputs for one batch `x`, as NumPy arrays (in the outputs' structure)."""
         out = self.make_predict_function()(self._one_batch(x, None, None))
         return map_structure(lambda t: np.asarray(t.numpy()), out)
 

@@ -176,6 +176,7 @@ def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None,
 
 def from_nested_row_lengths(cls, flat_values, nested_row_lengths, name=None,
                             validate=True) -> RaggedTensor:
+    """Nested ragged dimensions from their row lengths, outermost first."""
     result = _values(flat_values, "flat_values")
     for lengths in reversed(list(nested_row_lengths)):
         result = from_row_lengths(cls, result, lengths, validate=validate)
@@ -184,6 +185,8 @@ def from_nested_row_lengths(cls, flat_values, nested_row_lengths, name=None,
 
 def from_nested_value_rowids(cls, flat_values, nested_value_rowids, nested_nrows=None,
                              name=None, validate=True) -> RaggedTensor:
+    """Nested ragged dimensions from each value's row id, outermost first
+    (`nested_nrows`: each dimension's row count, default its last id + 1)."""
     nested_nrows = [None] * len(nested_value_rowids) if nested_nrows is None else nested_nrows
     result = _values(flat_values, "flat_values")
     for ids, n in reversed(list(zip(nested_value_rowids, nested_nrows))):

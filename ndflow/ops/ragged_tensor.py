@@ -86,13 +86,19 @@ class RaggedTensor(CompositeTensor):
         return composite_dispatch.call("ragged_spec_from_value", self)
 
     # -- structure -----------------------------------------------------------------------------
-    values = property(lambda self: self._values, doc="The concatenated rows (a Tensor, or a "
-                      "RaggedTensor when ragged_rank > 1).")
-    row_splits = property(lambda self: self._row_splits, doc="Where each row starts and ends "
-                          "in `values` (int64 or int32, nrows + 1 entries).")
+    @property
+    def values(self):
+        """The concatenated rows (a Tensor, or a RaggedTensor when ragged_rank > 1)."""
+        return self._values
+
+    @property
+    def row_splits(self):
+        """Where each row starts and ends in `values` (int64 or int32, nrows + 1 entries)."""
+        return self._row_splits
 
     @property
     def flat_values(self):
+        """The innermost values: `values` with every ragged dimension removed (a Tensor)."""
         v = self._values
         while isinstance(v, RaggedTensor):
             v = v._values
@@ -100,6 +106,7 @@ class RaggedTensor(CompositeTensor):
 
     @property
     def nested_row_splits(self) -> tuple:
+        """The row_splits of every ragged dimension, outermost first."""
         out, rt = [], self
         while isinstance(rt, RaggedTensor):
             out.append(rt._row_splits)
@@ -108,9 +115,13 @@ class RaggedTensor(CompositeTensor):
 
     @property
     def ragged_rank(self) -> int:
+        """The number of ragged dimensions (how many row partitions wrap `flat_values`)."""
         return len(self.nested_row_splits)
 
-    dtype = property(lambda self: self.flat_values.dtype, doc="The values' dtype.")
+    @property
+    def dtype(self):
+        """The values' dtype."""
+        return self.flat_values.dtype
 
     @property
     def _row_partition(self):
@@ -119,6 +130,7 @@ class RaggedTensor(CompositeTensor):
 
     @property
     def row_splits_dtype(self):
+        """The dtype of the row partitions (`tf.int64` or `tf.int32`)."""
         return self._row_splits.dtype
 
     @property
@@ -140,10 +152,12 @@ class RaggedTensor(CompositeTensor):
         return out
 
     def get_shape(self) -> TensorShape:
+        """The static shape: the same as `shape`."""
         return self.shape
 
     @property
     def ndim(self):
+        """The rank (dense and ragged dimensions together), None when unknown."""
         return self.shape.rank
 
     # -- row partition views -------------------------------------------------------------------
@@ -154,9 +168,11 @@ class RaggedTensor(CompositeTensor):
         return n if out_type is None else cast(n, out_type)
 
     def row_starts(self, name=None):
+        """The index in `values` where each row starts: `row_splits[:-1]`."""
         return self._row_splits[:-1]
 
     def row_limits(self, name=None):
+        """The index in `values` where each row ends (exclusive): `row_splits[1:]`."""
         return self._row_splits[1:]
 
     def row_lengths(self, axis=1, name=None):
@@ -172,6 +188,7 @@ class RaggedTensor(CompositeTensor):
                          f"{self.ragged_rank} with dense inner dimensions")
 
     def nested_row_lengths(self, name=None) -> tuple:
+        """The row_lengths of every ragged dimension, outermost first."""
         out, rt = [], self
         while isinstance(rt, RaggedTensor):
             out.append(rt.row_lengths())
@@ -183,6 +200,7 @@ class RaggedTensor(CompositeTensor):
         return splits_to_segment_ids(self._row_splits)
 
     def nested_value_rowids(self, name=None) -> tuple:
+        """The value_rowids of every ragged dimension, outermost first."""
         out, rt = [], self
         while isinstance(rt, RaggedTensor):
             out.append(rt.value_rowids())
@@ -206,14 +224,19 @@ class RaggedTensor(CompositeTensor):
 
     # -- rebuilding ----------------------------------------------------------------------------
     def with_values(self, new_values) -> RaggedTensor:
+        """This tensor's outer row partition over `new_values` (as many rows as `values`)."""
         return RaggedTensor._from_splits(new_values, self._row_splits, self._uniform_row_length)
 
     def with_flat_values(self, new_values) -> RaggedTensor:
+        """Every row partition of this tensor over `new_values` in place of `flat_values`
+        (as many rows as `flat_values`)."""
         if isinstance(self._values, RaggedTensor):
             return self.with_values(self._values.with_flat_values(new_values))
         return self.with_values(new_values)
 
     def with_row_splits_dtype(self, dtype) -> RaggedTensor:
+        """This tensor with every row partition cast to `dtype` (`tf.int32` or `tf.int64`;
+        ValueError otherwise)."""
         dtype = dtypes.as_dtype(dtype)
         if dtype not in (dtypes.int32, dtypes.int64):
             raise ValueError(f"dtype must be int32 or int64, got {dtype}")

@@ -172,6 +172,7 @@ class Layer(StatelessCall, Module):
     # -- dtype policy ------------------------------------------------------------------------
     @property
     def dtype_policy(self) -> dtype_policies.DTypePolicy:
+        """The layer's `DTypePolicy` (settable from a policy, a dtype or a policy name)."""
         return self._dtype_policy
 
     @dtype_policy.setter
@@ -185,10 +186,12 @@ class Layer(StatelessCall, Module):
 
     @property
     def compute_dtype(self) -> str:
+        """The dtype the layer computes in (floating inputs are cast to it)."""
         return self._dtype_policy.compute_dtype
 
     @property
     def variable_dtype(self) -> str:
+        """The dtype of the layer's weights (the policy's variable dtype)."""
         return self._dtype_policy.variable_dtype
 
     # -- the functional graph ------------------------------------------------------------------
@@ -203,6 +206,8 @@ class Layer(StatelessCall, Module):
 
     @property
     def output(self):
+        """The output KerasTensor(s) of the layer's first functional call; AttributeError
+        if it was never called on KerasTensors."""
         own = self.__dict__.get("_output")
         return own if own is not None else self._first_node("output_tensors", "output")
 
@@ -212,6 +217,8 @@ class Layer(StatelessCall, Module):
 
     @property
     def input(self):
+        """The input KerasTensor(s) of the layer's first functional call; AttributeError if
+        it was never called on KerasTensors."""
         own = self.__dict__.get("_input")
         return own if own is not None else self._first_node("input_tensors", "input")
 
@@ -307,6 +314,7 @@ class Layer(StatelessCall, Module):
 
     @property
     def trainable(self) -> bool:
+        """Whether the layer's weights are trained (settable: freezes or unfreezes them)."""
         return self._trainable
 
     @trainable.setter
@@ -331,10 +339,12 @@ class Layer(StatelessCall, Module):
 
     @property
     def trainable_weights(self) -> list:
+        """The weights the optimizer updates (none when the layer is frozen)."""
         return [w for w in self.weights if w.trainable] if self.trainable else []
 
     @property
     def non_trainable_weights(self) -> list:
+        """The weights the optimizer leaves alone (all of them when the layer is frozen)."""
         return [w for w in self.weights if not w.trainable] if self.trainable else self.weights
 
     trainable_variables = trainable_weights
@@ -342,6 +352,7 @@ class Layer(StatelessCall, Module):
     variables = weights
 
     def count_params(self) -> int:
+        """The number of scalars in the weights; ValueError if the layer is not built."""
         if not self.built:
             raise ValueError(f"You tried to call `count_params` on layer '{self.name}', but "
                              "the layer isn't built. You can build it manually via: "
@@ -349,9 +360,12 @@ class Layer(StatelessCall, Module):
         return int(sum(np.prod(w.shape.as_list(), dtype=np.int64) for w in self.weights))
 
     def get_weights(self) -> list:
+        """The values of `weights`, as a list of NumPy arrays."""
         return [np.array(w.numpy()) for w in self.weights]
 
     def set_weights(self, weights) -> None:
+        """Assigns `weights` (NumPy arrays, in the order of `weights`); ValueError when the
+        count or a shape differs, before anything is assigned."""
         mine = self.weights
         if len(weights) != len(mine):
             raise ValueError(f"You called `set_weights(weights)` on layer '{self.name}' with a "
@@ -393,21 +407,26 @@ class Layer(StatelessCall, Module):
 
     # -- masks -------------------------------------------------------------------------------
     def compute_mask(self, inputs, mask=None):
+        """The output mask: `mask` passed through if the layer supports masking, else None."""
         return mask if self.supports_masking else None
 
     # -- shapes ------------------------------------------------------------------------------
     def compute_output_shape(self, *args, **kwargs):
+        """The output shape for an input shape; layers override it (NotImplementedError)."""
         raise NotImplementedError(f"Layer {type(self).__name__} should implement "
                                   "`def compute_output_shape(self, input_shape)`.")
 
     def compute_output_spec(self, *args, **kwargs):
+        """The KerasTensor(s) a call on these arguments would give (shapes and dtypes only)."""
         return keras_tensor.output_spec(self.__call__, args, kwargs)
 
     # -- calling -----------------------------------------------------------------------------
     def build(self, input_shape) -> None:
+        """Creates the weights for `input_shape` (override it); the first call runs it."""
         self.built = True
 
     def call(self, inputs, *args, **kwargs):
+        """The layer's computation (override it; may take `training` and `mask`): identity."""
         return inputs
 
     def _convert_input(self, x):
@@ -538,6 +557,8 @@ class Layer(StatelessCall, Module):
     # -- config ------------------------------------------------------------------------------
     @default
     def get_config(self) -> dict:
+        """The layer's config (name, trainable, dtype policy; a user layer's constructor
+        arguments when it defines no get_config), which `from_config` takes."""
         base = {"name": self.name}
         if uses_default_get_config(self) and not type(self).__module__.startswith("ndflow."):
             base = automatic_config(self)
@@ -552,6 +573,7 @@ class Layer(StatelessCall, Module):
 
     @classmethod
     def from_config(cls, config: dict):
+        """A new layer from `get_config`'s dict: `cls(**config)`."""
         return cls(**config)
 
     def get_build_config(self):
@@ -561,6 +583,7 @@ class Layer(StatelessCall, Module):
         return {"input_shape": self._build_shapes}
 
     def build_from_config(self, config: dict) -> None:
+        """Builds an unbuilt layer from `get_build_config`'s `input_shape` (when loading)."""
         if config and "input_shape" in config and not self.built:
             shape = config["input_shape"]
             shape = [tuple(s) for s in shape] if shape and isinstance(shape[0], (list, tuple)) \
