@@ -59,7 +59,6 @@ class Model(Trainer, Layer):
             raise ValueError(f"Unrecognized keyword arguments passed to "
                              f"{type(self).__name__}: {kwargs}")
         Layer.__init__(self, trainable=trainable, name=name, dtype=dtype)
-        self._metrics: list = []
 
     _records_build_shapes = True
 

@@ -25,6 +25,7 @@ from ndflow.keras import (
     replica_towers,
 )
 from ndflow.keras.callbacks.callback_list import CallbackList
+from ndflow.keras.layers.layer_tracking import untracked
 from ndflow.keras.metrics import reduction_metrics
 from ndflow.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
 from ndflow.keras.optimizers import serialization as optimizers
@@ -77,6 +78,7 @@ class Trainer:
     train_function = test_function = predict_function = None
 
     # -- compile -----------------------------------------------------------------------------
+    @untracked   # its loss tracker is not an attribute metric (Keras' compile)
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None,
                 weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
                 jit_compile="auto", auto_scale_loss=True):
@@ -119,8 +121,9 @@ class Trainer:
     # -- metrics -----------------------------------------------------------------------------
     @property
     def metrics(self) -> list:
-        """The model's metrics: once compiled, the loss tracker, the compiled metrics and
-        the per-output loss trackers."""
+        """The model's metrics, in Keras 3's order: once compiled, the loss tracker, the
+        compiled metrics and the per-output loss trackers; then the metrics assigned to its
+        attributes, and those of the layers below it (not those of nested models)."""
         out = []
         if self.compiled:
             if self._loss_tracker is not None:
@@ -129,7 +132,10 @@ class Trainer:
                 out.append(self._compile_metrics)
             if self._compile_loss is not None:   # per-output losses (Keras 3's order)
                 out.extend(self._compile_loss.metrics)
-        out.extend(getattr(self, "_metrics", []))
+        out.extend(self._own_metrics())
+        for layer in self._flatten_layers(include_self=False):
+            if not isinstance(layer, Trainer):   # a nested model's are its own
+                out.extend(layer.metrics)
         return out
 
     @property

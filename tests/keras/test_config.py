@@ -11,8 +11,13 @@ from ndflow.keras.mixed_precision import policy as policy_module
 
 @pytest.fixture(autouse=True)
 def _restore_settings():
+    """Each test starts with the global dtype policy unset, as in a fresh process: a policy
+    set explicitly, even "float32" (what mixed-precision tests elsewhere end by setting),
+    no longer follows floatx, in Keras 3 as here."""
     saved = dict(global_config.SETTINGS)
     saved_policy = policy_module._global_policy
+    policy_module.set_global_policy("float32")   # (clears the mixed-policy rewrite block)
+    policy_module._global_policy = None
     yield
     policy_module.set_global_policy(saved_policy or "float32")
     policy_module._global_policy = saved_policy

@@ -45,6 +45,7 @@ from ndflow.keras.layers.layer_names import (  # noqa: F401 - names importers us
     to_snake_case,
     unique_name,
 )
+from ndflow.keras.layers.layer_tracking import LayerTracking
 from ndflow.keras.layers.name_scope import path_stack
 from ndflow.keras.layers.remat_scope import current_mode as current_remat_mode
 from ndflow.keras.layers.remat_scope import rematerialized
@@ -88,7 +89,7 @@ def _policy(dtype) -> dtype_policies.DTypePolicy:
 
 
 @keras_export("keras.layers.Layer", "keras.Layer")
-class Layer(StatelessCall, Module):
+class Layer(LayerTracking, StatelessCall, Module):
     """A Keras layer: override `build(input_shape)` (create weights with `add_weight`) and
     `call(inputs, training=None, mask=None)`."""
 
@@ -139,6 +140,7 @@ class Layer(StatelessCall, Module):
         self._trainable_variables: list = []
         self._non_trainable_variables: list = []
         self._losses: list = []
+        self.__dict__.setdefault("_metrics", [])   # (layer_tracking.py)
         self._inbound_nodes: list = []
         self.input_spec = None
         # Keras 3: a layer that overrides compute_mask supports masking
@@ -234,6 +236,7 @@ class Layer(StatelessCall, Module):
                 theirs = self._non_trainable_variables
                 if not any(v is var for v in itertools.chain(mine, theirs)):
                     (mine if var.trainable else theirs).append(var)
+        self._track_metrics(value)   # and a keras.metrics.Metric is one of its metrics
         super().__setattr__(name, value)
 
     # -- weights -----------------------------------------------------------------------------
@@ -303,14 +306,6 @@ class Layer(StatelessCall, Module):
                     seen.add(id(item))
                     found.append(item)
         return found
-
-    def _flatten_layers(self, include_self=True, recursive=True) -> list:
-        out = [self] if include_self else []
-        for layer in self._layers:
-            out.append(layer)
-            if recursive:
-                out.extend(layer._flatten_layers(include_self=False))
-        return out
 
     @property
     def trainable(self) -> bool:
