@@ -13,9 +13,7 @@ Times one step (forward, backward, momentum update) at batch 64 on the same data
   set_jit(True)`) and with `jit_compile=True`, and TensorFlow with `jit_compile=True` (issue
   11's bar: ndflow's best configuration <= 0.8x TensorFlow graph mode and <= 0.8x PyTorch eager);
 - with --loss-scale (default on): ndflow tf.function with the Keras `LossScaleOptimizer`
-  (dynamic scaling, rewrite off) against the same step without it (bar: <= 1.03x), and
-  against that step traced without the one fusion a loss-scale step cannot take
-  (passes/matmul_backprop.py): what loss scaling itself costs.
+  (dynamic scaling, rewrite off) against the same step without it (bar: <= 1.03x).
 Prints the median of at least 20 steps after warm-up for each, and ratios to TensorFlow. The
 figures the bars compare in-process (ndflow's Session step, its tf.function step with
 jit_compile, auto-jit and the loss-scale optimizer, and PyTorch eager) are timed in turn, in
@@ -48,9 +46,6 @@ from ndflow.kernels import conv_autotune
 from ndflow.models.image.mnist.model import model, regularized_loss
 
 BATCH = 64
-# the float32 step without passes/matmul_backprop.py's fusion, which a loss-scale step cannot
-# take (its fc1 update waits for every gradient's finite check; the input gradient feeds them)
-_NO_FUSION = "ndflow tf.function (no dx fusion)"
 
 
 def make_data(seed: int = 0):
@@ -131,12 +126,10 @@ def ndflow_function(x, y, params, steps, warmup, **options):
 
 
 def ndflow_step(x, y, params, eager=False, amp=False, jit=None, loss_scale=False,
-                backprop_fusion=True, optimizer=None):
+                optimizer=None):
     """One training step as a callable. `jit`: None, "auto" (set_jit(True): auto-clustering)
-    or "compile" (jit_compile=True). `backprop_fusion=False` traces it without
-    passes/matmul_backprop.py (fc1's input gradient computed by the weight's update), the one
-    fusion a loss-scale step cannot take: the like-for-like baseline of --loss-scale.
-    `optimizer`: a callable making the Keras optimizer (default: SGD with momentum 0.9)."""
+    or "compile" (jit_compile=True). `optimizer`: a callable making the Keras optimizer
+    (default: SGD with momentum 0.9)."""
     tf.config.optimizer.set_experimental_options({_amp_option(): amp})
     with tf.device(_tf_device()):
         p = {k: tf.Variable(v) for k, v in params.items()}
@@ -162,14 +155,10 @@ def ndflow_step(x, y, params, eager=False, amp=False, jit=None, loss_scale=False
     def run():
         # the process-wide switches this step was traced under (a function keeps its plan
         # per setting, so steps of different settings can take turns)
-        tf.config.optimizer.set_experimental_options({_amp_option(): amp,
-                                                      "matmul_backprop": backprop_fusion})
+        tf.config.optimizer.set_experimental_options({_amp_option(): amp})
         tf.config.optimizer.set_jit(jit == "auto")
-        try:
-            with tf.device(_tf_device()):
-                return fn(xt, yt).numpy()
-        finally:
-            tf.config.optimizer.set_experimental_options({"matmul_backprop": True})
+        with tf.device(_tf_device()):
+            return fn(xt, yt).numpy()
     return run
 
 
@@ -323,7 +312,6 @@ def main(argv=None):
     if args.loss_scale:
         paired["ndflow tf.function LossScaleOptimizer"] = ndflow_step(x, y, params,
                                                                       loss_scale=True)
-        paired[_NO_FUSION] = ndflow_step(x, y, params, backprop_fusion=False)
     if args.jit:
         paired["ndflow tf.function jit_compile"] = ndflow_step(x, y, params, jit="compile")
         paired["ndflow tf.function auto-jit"] = ndflow_step(x, y, params, jit="auto")
@@ -370,9 +358,6 @@ def main(argv=None):
         ls_ratio = results["ndflow tf.function LossScaleOptimizer"] / results["ndflow tf.function"]
         print(f"  ndflow LossScaleOptimizer / ndflow float32 (tf.function): {ls_ratio:.3f}x "
               f"(bar <= 1.03x)")
-        like = results["ndflow tf.function LossScaleOptimizer"] / results.pop(_NO_FUSION)
-        print(f"  ndflow LossScaleOptimizer / float32 without the input-gradient fusion: "
-              f"{like:.3f}x (what loss scaling itself costs)")
     torch_ms = results["PyTorch eager"]
     ndflow_best = min(v for k, v in results.items() if k.startswith("ndflow") and "AMP" not in k
                       and "LossScale" not in k)

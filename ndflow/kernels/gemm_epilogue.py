@@ -37,10 +37,7 @@ from ndflow.kernels.build_once import built_once
 BLOCK_ELEMENTS = 96 * 1024
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = call_sgemm = apply_block = spec_block = None
-gemm_block = backprop_block = None
-_NO_BACKPROP = np.empty(0, dtype=np.float32)
-_ONE_ZERO = np.array([1.0, 0.0], dtype=np.float32)          # alpha, beta of backprop's GEMM
-_TRANS_NOT = np.array([ord("T"), ord("N")], dtype=np.int8)  # its transa, transb
+gemm_block = None
 
 
 def _sgemm_address() -> int | None:
@@ -93,39 +90,21 @@ def _layout(a, b, ta: bool, tb: bool, m: int, n: int, align: int = 1) -> tuple:
 
 
 def matmul_apply_accumulated(a, b, ta: bool, tb: bool, accum, var, var_out, alpha: float,
-                             beta: float, decay: float, step: float, backprop=None) -> bool:
+                             beta: float, decay: float, step: float) -> bool:
     """`accum = beta * accum + alpha * op(a) @ op(b)` in place, then
     `accum += decay * var; var_out = var + step * accum` (momentum_numba.apply_accumulated),
     a block of rows at a time; False (nothing done) where this path does not apply (see
     `applies`). `a` is (M, K), or (K, M) when `ta`; `b` (K, N), or (N, K) when `tb`;
-    accum, var and var_out (M, N).
-
-    With `backprop` (B, M) (only when `ta` and not `tb`: var's gradient is a^T @ b, the
-    product of a layer's input and the gradient of its output b (B, N)), each block first
-    computes its columns of the layer's input gradient `backprop = b @ var^T` from the
-    block of var it is about to update: var is read from memory once for both, not once
-    more by a MatMul of its own (MNIST's fc1: 6.4 MB)."""
-    tensors = (a, b, accum, var, var_out) + ((backprop,) if backprop is not None else ())
-    if not applies(*tensors) or 0 in accum.shape:
+    accum, var and var_out (M, N)."""
+    if not applies(a, b, accum, var, var_out) or 0 in accum.shape:
         return False
     m, n = accum.shape
     ints, chars, rows, counts = _layout(a, b, ta, tb, m, n)
     floats = np.array([alpha, beta, decay, step], dtype=np.float32)
     arrays = [b, a, accum, var, var_out]
     arrays += [ints, floats, chars, np.array([_sgemm()], dtype=np.int64), counts]
-    if backprop is not None and (not ta or tb or tuple(backprop.shape) != (b.shape[0], m)):
-        return False
-    arrays += _backprop_arrays(backprop, b, m, n)
     omp_pool.run_chunks(_callbacks()[0], len(counts), rows, arrays, torch.get_num_threads())
     return True
-
-
-def _backprop_arrays(backprop, b, m: int, n: int) -> list:
-    """The callbacks' backprop arrays: the (B, M) output, its GEMM's ints (B, N, lda N,
-    ldb N, ldc M; B = 0: no backprop), floats (1, 0) and chars ("T", "N")."""
-    batch = 0 if backprop is None else b.shape[0]
-    return [_NO_BACKPROP if backprop is None else backprop,
-            np.array([batch, n, n, n, m], dtype=np.int32), _ONE_ZERO, _TRANS_NOT]
 
 
 def matmul_speculate(a, b, ta: bool, tb: bool, var, accum, var_out, accum_out, scale: float,
@@ -164,7 +143,7 @@ def _build():
     from numba import cfunc, types  # noqa: PLC0415
     from numba.extending import intrinsic  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, call_sgemm, apply_block, spec_block
-    global gemm_block, backprop_block
+    global gemm_block
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
     apply_block = momentum_numba.apply_kernel()
@@ -202,44 +181,23 @@ def _build():
                    address_as_pointer(ints_at + 12, i32), address_as_pointer(floats_at + 4, f32),
                    address_as_pointer(c_at, f32), address_as_pointer(ints_at + 16, i32))
 
-    @numba.njit(inline="always")
-    def backprop_block(fn, out_at, ints_at, floats_at, chars_at, rows_at, var_at, b_at, lo):
-        """A block's columns lo.. of backprop = b @ var[lo:lo + r]^T, from var's rows before
-        they are updated (column-major: the r x B block at out + lo, ld M, is op(var
-        block)^T (N x r) times b^T); ints (B, N, lda N, ldb N, ldc M), floats (1, 0),
-        chars ("T", "N")."""
-        i32, f32, i8 = np.int32, np.float32, np.int8
-        call_sgemm(fn, address_as_pointer(chars_at, i8), address_as_pointer(chars_at + 1, i8),
-                   address_as_pointer(rows_at, i32), address_as_pointer(ints_at, i32),
-                   address_as_pointer(ints_at + 4, i32), address_as_pointer(floats_at, f32),
-                   address_as_pointer(var_at, f32), address_as_pointer(ints_at + 8, i32),
-                   address_as_pointer(b_at, f32), address_as_pointer(ints_at + 12, i32),
-                   address_as_pointer(floats_at + 4, f32),
-                   address_as_pointer(out_at + 4 * lo, f32), address_as_pointer(ints_at + 16, i32))
-
     # data = [counter, blocks, rows per block, (address, length) of b, a, accum, var, var_out,
     #         ints (n, k, lda, ldb, ldc, m, a_stride), floats (alpha, beta, decay, step),
-    #         chars (transa, transb), the sgemm_ address, each block's row count (int32),
-    #         backprop (B x M), its ints (B, N, lda N, ldb N, ldc M; B = 0: no backprop),
-    #         floats (1, 0) and chars ("T", "N")]
+    #         chars (transa, transb), the sgemm_ address, each block's row count (int32)]
     # (nothing is allocated here: the callback runs without numba's runtime)
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def gemm_then_update(data):
-        d = carray(data, 31, dtype=np.int64)
+        d = carray(data, 23, dtype=np.int64)
         blocks, rows = d[1], d[2]
         ints = carray(address_as_pointer(d[13], np.int32), 8)
         fl = carray(address_as_pointer(d[15], np.float32), 4)
         fn = carray(address_as_pointer(d[19], np.int64), 1)[0]
         n, a_stride = ints[0], ints[6]
         i32, f32 = np.int32, np.float32
-        backprop = carray(address_as_pointer(d[25], i32), 1)[0] > 0
         q = claim_chunk(data)
         while q < blocks:
             lo = q * rows
             r = carray(address_as_pointer(d[21], i32), blocks)[q]
-            if backprop:
-                backprop_block(fn, d[23], d[25], d[27], d[29], d[21] + 4 * q,
-                               d[9] + 4 * lo * n, d[3], lo)
             c = d[7] + 4 * lo * n
             gemm_block(fn, d[3], d[5] + 4 * lo * a_stride, d[13], d[15], d[17],
                        d[21] + 4 * q, c)

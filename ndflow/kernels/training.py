@@ -137,7 +137,6 @@ def _matmul_momentum(node):
     ta, tb = bool(node.attrs["transpose_a"]), bool(node.attrs["transpose_b"])
     keras = bool(node.attrs["keras"])
     dtype = node.attrs["T"].torch_dtype
-    backprop = bool(node.attrs.get("num_backprop", 0))
 
     def run(var, accum, lr, a_in, b_in, scale, momentum):
         a, b = a_in.t() if ta else a_in, b_in.t() if tb else b_in
@@ -153,15 +152,10 @@ def _matmul_momentum(node):
         # Keras: accum * mu - lr * ab; TF: accum * mu + ab
         alpha = -lr if keras else 1.0
         decay, step = (-lr * s, 1.0) if keras else (s, -lr)
-        # the input gradient b @ var^T, of var before the update
-        dx = (torch.empty((b_in.shape[0], v.shape[0]), dtype=dtype, device=v.device)
-              if backprop else None)
         if s and a_out is acc and gemm_epilogue.matmul_apply_accumulated(
-                a_in, b_in, ta, tb, acc, v, v_out, alpha, mu, decay, step, dx):
+                a_in, b_in, ta, tb, acc, v, v_out, alpha, mu, decay, step):
             var.value, accum.value = v_out, a_out   # each block updated as it was computed
-            return dx
-        if backprop:
-            torch.mm(b_in, v.t(), out=dx)
+            return
         torch.addmm(acc, a, b, beta=mu, alpha=alpha, out=a_out)
         if s and one_pass(v, a_out) and v_out.is_contiguous():
             momentum_numba.apply_accumulated(v, a_out, v_out, decay, step)
@@ -170,7 +164,6 @@ def _matmul_momentum(node):
                 a_out.add_(v, alpha=decay)
             torch.add(v, a_out, alpha=step, out=v_out)
         var.value, accum.value = v_out, a_out
-        return dx
     return run
 
 

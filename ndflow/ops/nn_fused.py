@@ -22,9 +22,6 @@
   `a @ b + scale * var` (scale 0: no L2 term), the product accumulated into the accumulator
   by the GEMM (`beta` = momentum), then one pass applying the L2 term and the accumulator to
   the weight: the gradient is never written, two passes over weight-sized buffers fewer.
-  With `num_backprop` 1 (ndflow/passes/matmul_backprop.py) it also outputs the layer's input
-  gradient `b @ var^T` of the value before the update, computed from each block of the
-  weight as it is updated.
 - `_ResourceApplyMomentumWithDecay` is ndflow-internal: a (Keras) momentum update whose
   gradient is `grad + scale * var`, the L2 term of the weight read in the update itself.
 - `_ResourceApplyMomentumWithCastDecay` is the same for the auto-mixed-precision rewrite's
@@ -181,27 +178,16 @@ def _matmul_momentum_shape(ctx):
                               (6, "momentum", 0)))
 
 
-def _matmul_momentum_shapes(ctx):
-    """No outputs, or the backprop b @ var^T: a's shape (a is the layer's input x when the
-    gradient is a^T @ b)."""
-    _matmul_momentum_shape(ctx)
-    n = ctx.attrs.get("num_backprop", 0)
-    if n and (not ctx.attrs.get("transpose_a") or ctx.attrs.get("transpose_b")):
-        raise ValueError("num_backprop needs transpose_a and not transpose_b")
-    return [ctx.shapes[3]] * n
-
-
 MatMulApplyMomentum = op_def(
     "_MatMulApplyMomentum",
     inputs=["var: resource", "accum: resource", "lr: T", "a: T", "b: T", "scale: T",
             "momentum: T"],
-    outputs=["backprop: num_backprop * T"],
+    outputs=[],
     attrs=["transpose_a: bool = false", "transpose_b: bool = false", FLOAT_T,
-           "use_locking: bool = false", "keras: bool = false", "num_backprop: int >= 0 = 0"],
-    shape=_matmul_momentum_shapes, gradient_undefined=True, stateful=True,
+           "use_locking: bool = false", "keras: bool = false"],
+    shape=_matmul_momentum_shape, gradient_undefined=True, stateful=True,
     doc="ndflow-internal: the (Keras) momentum update of grad = MatMul(a, b) + scale * var, "
-        "the product accumulated into accum by the GEMM itself; with num_backprop 1 (a "
-        "transposed, b not) also b @ var^T of var's value before the update.")
+        "the product accumulated into accum by the GEMM itself.")
 
 
 def _require_scalar(ctx, i: int, what: str) -> None:

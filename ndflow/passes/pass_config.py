@@ -42,7 +42,7 @@ class PassConfig:
 
     # RewriterConfig toggles set OFF (option names, e.g. "constant_folding", "remapping").
     options_off: frozenset[str] = frozenset()
-    # Pipeline passes switched off by name or group (e.g. {"cse"}, {"matmul_backprop"},
+    # Pipeline passes switched off by name or group (e.g. {"cse"}, {"grouped_updates"},
     # {"remapper"}): tools, tests, and outside Sessions `set_experimental_options({name:
     # False})` for a name that is not one of TF's options.
     disabled_passes: frozenset[str] = frozenset()

@@ -55,9 +55,6 @@ fetched, fed or a target, and every op of a pattern must be on the same device. 
   ReluGrad/MaxPoolGrad/Conv2DBackpropFilter/BiasAddGrad become the ndflow-internal
   `_Conv2DBiasReluMaxPool` and `_Conv2DBiasReluMaxPoolGrad` (ndflow/passes/conv_pool_fusion.py:
   matched on this pass's output, as a CNN's first block).
-- A large layer's input gradient `MatMul(dy, ReadVariableOp(W), transpose_b)` becomes an
-  output of W's `_MatMulApplyMomentum` (ndflow/passes/matmul_backprop.py): computed from each
-  block of W as the update passes it, W read from memory once for both.
 - Keras' RMSprop without momentum, written as ops (twelve a variable), becomes one
   `_GroupedApplyKerasRMSProp` a variable (ndflow/passes/keras_rmsprop.py).
 - Last (ndflow/passes/grouped_updates.py), runs of momentum, Adam or RMSprop updates that no
@@ -71,7 +68,7 @@ the fused op's output) keep working; its control inputs are the union of the fus
 Switched off by the RewriterConfig toggle `remapping` (a Session's
 `rewrite_options.remapping = OFF`, or `tf.config.optimizer.set_experimental_options(
 {'remapping': False})`), resolved into the PassConfig; each step (STEPS) is a pipeline pass
-of its own, switched off alone by its name (`set_experimental_options({'matmul_backprop':
+of its own, switched off alone by its name (`set_experimental_options({'grouped_updates':
 False})`, `PassConfig(disabled_passes=...)`).
 
 A new fusion is one `Rule` in `RULES` (its pattern, an optional condition and an emitter).
@@ -97,7 +94,6 @@ from ndflow.passes.dynamic_loss_scale import fuse_dynamic_loss_scale
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.grouped_updates import group_updates
 from ndflow.passes.keras_rmsprop import fuse_keras_rmsprop
-from ndflow.passes.matmul_backprop import fuse_backprop_into_updates
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import Any as AnyTensor
 from ndflow.passes.pattern import GraphView, Match, P, Rule, control_inputs, rewrite
@@ -429,7 +425,6 @@ STEPS: tuple = (
     ("dynamic_loss_scale", fuse_dynamic_loss_scale),
     ("remapper", tf_fusions),
     ("conv_pool_fusion", fuse_conv_bias_relu_pool),
-    ("matmul_backprop", fuse_backprop_into_updates),
     ("keras_rmsprop", fuse_keras_rmsprop),
     ("grouped_updates", group_updates),
     # the fused ops leave their replaced ops' constants (a dropout's rate, scale) dead

@@ -35,7 +35,7 @@ class RemapperStep:
 
 
 class PassOff:
-    """One of ndflow's own passes (a remapper step: "matmul_backprop", "conv_pool_fusion")
+    """One of ndflow's own passes (a remapper step: "grouped_updates", "conv_pool_fusion")
     switched off by name inside the block (`set_experimental_options({name: False})`)."""
 
     def __init__(self, name: str):

@@ -187,18 +187,18 @@ def test_remapper_steps_are_passes_switched_by_name_or_group():
     names = pipeline.pass_names()
     steps = [name for name, _ in pipeline.remapper.STEPS]
     assert names[names.index(steps[0]):names.index(steps[-1]) + 1] == steps
-    assert "matmul_backprop" in steps and "conv_pool_fusion" in steps
-    cfg = PassConfig(disabled_passes=frozenset({"matmul_backprop"}))
-    assert not cfg.pass_enabled("matmul_backprop", "remapping", "remapper")
+    assert "grouped_updates" in steps and "conv_pool_fusion" in steps
+    cfg = PassConfig(disabled_passes=frozenset({"grouped_updates"}))
+    assert not cfg.pass_enabled("grouped_updates", "remapping", "remapper")
     assert cfg.pass_enabled("conv_pool_fusion", "remapping", "remapper")
     group_off = PassConfig(disabled_passes=frozenset({"remapper"}))
     assert not any(group_off.pass_enabled(s, "remapping", "remapper") for s in steps)
     toggle_off = PassConfig(options_off=frozenset({"remapping"}))
     assert not any(toggle_off.pass_enabled(s, "remapping", "remapper") for s in steps)
-    optimizer_options.set_experimental_options({"matmul_backprop": False, "remapping": True})
+    optimizer_options.set_experimental_options({"grouped_updates": False, "remapping": True})
     resolved = resolve_pass_config()
-    assert resolved.disabled_passes == frozenset({"matmul_backprop"})
-    assert "matmul_backprop" not in tf.config.optimizer.get_experimental_options()
+    assert resolved.disabled_passes == frozenset({"grouped_updates"})
+    assert "grouped_updates" not in tf.config.optimizer.get_experimental_options()
     spec = pipeline.PassSpec("after_group", lambda g, c: g)
     saved = list(pipeline.PIPELINE)
     try:
