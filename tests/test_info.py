@@ -9,7 +9,7 @@ import ndflow as tf
 from ndflow import info
 from ndflow.core import build_info, config
 
-README = os.path.join(os.path.dirname(__file__), "..", "README.md")
+ENVIRONMENT_PAGE = os.path.join(os.path.dirname(__file__), "..", "docs", "environment.md")
 
 
 def test_build_info_has_tensorflows_keys():
@@ -38,9 +38,9 @@ def test_report_names_versions_cpu_variables_and_caches(monkeypatch):
     assert bf16 in text
 
 
-def test_readme_in_effect_column_matches_the_code():
-    """README's environment table says "parsed only" exactly for config.PARSED_ONLY."""
-    with open(README, encoding="utf-8") as f:
+def test_docs_in_effect_column_matches_the_code():
+    """docs/environment.md's table says "parsed only" exactly for config.PARSED_ONLY."""
+    with open(ENVIRONMENT_PAGE, encoding="utf-8") as f:
         rows = re.findall(r"^\| `([A-Z0-9_]+)` \|.*\| (yes|parsed only) \|$", f.read(), re.M)
     assert len(rows) > 15
     assert {name for name, effect in rows if effect == "parsed only"} == set(config.PARSED_ONLY)

@@ -64,7 +64,7 @@ def test_refused_where_tensorflow_refuses(name):
 
 @pytest.mark.parametrize("name", sorted(DIFFERENT))
 def test_listed_differences_are_current(name):
-    """A listed case that starts matching TF leaves the list (and README's note)."""
+    """A listed case that starts matching TF leaves the list (and the note in docs/types.md)."""
     assert _record(name) != TF_VALUES[name], DIFFERENT[name]
 
 

@@ -52,7 +52,7 @@ def test_results_match_tensorflow(name):
 
 @pytest.mark.parametrize("name", sorted(DIFFERENT))
 def test_listed_differences_are_current(name):
-    """A listed case that starts matching TF leaves the list (and README's note)."""
+    """A listed case that starts matching TF leaves the list (and the note in docs/threads.md)."""
     assert _summary(name) != TF_VALUES[name], DIFFERENT[name]
 
 
