@@ -20,19 +20,21 @@ import functools
 import threading
 
 _state = threading.local()
-_metric_class = None
 # Bookkeeping attributes `_own_metrics` does not look into (the constructor's arguments of
 # a user's layer, kept for its config, are not its attributes).
 _NOT_SCANNED = frozenset({"_metrics", "_auto_config", "_auto_config_error_args",
                           "_inbound_nodes", "_outbound_nodes"})
 
 
+class TrackedMetric:
+    """The base of `keras.metrics.Metric` that the tracker looks for (metrics sit above the
+    layers, so the layers know them by this base)."""
+
+    __slots__ = ()
+
+
 def _metric_type():
-    global _metric_class
-    if _metric_class is None:   # (base_metric imports base_layer, which imports this)
-        from ndflow.keras.metrics.base_metric import Metric
-        _metric_class = Metric
-    return _metric_class
+    return TrackedMetric
 
 
 def tracking_enabled() -> bool:

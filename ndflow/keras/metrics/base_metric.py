@@ -14,6 +14,7 @@ import re
 from ndflow.core import dtypes, scopes
 from ndflow.core.api_export import tf_export
 from ndflow.keras.layers.base_layer import unique_name
+from ndflow.keras.layers.layer_tracking import TrackedMetric
 from ndflow.keras.loss_functions import squeeze_or_expand_to_same_rank
 from ndflow.keras.mixed_precision.policy import DTypePolicy
 from ndflow.ops import init_ops
@@ -99,7 +100,7 @@ def apply_mask(sample_weight, mask, dtype):
 
 @tf_export("keras.metrics.Metric", "keras.Metric", "metrics.Metric",
            v1=["keras.metrics.Metric", "keras.Metric"])
-class Metric:
+class Metric(TrackedMetric):
     """A stateful metric. Subclasses create their state in `__init__` with `add_variable`,
     accumulate it in `update_state` (variable `assign`/`assign_add`) and compute the value in
     `result`."""
@@ -179,6 +180,42 @@ class Metric:
         self._check_super_called()
         self.update_state(*args, **kwargs)
         return self.result()
+
+    # -- Keras 3's stateless forms (JAX-style loops): the state goes in and out as values ----
+    def _with_state(self, values, compute):
+        """`compute()` run on the metric's variables holding `values` (None: as they are),
+        then (its output, the variables' values after it); the variables get their own
+        values back whatever happens."""
+        variables = self.variables
+        if values is not None and len(values) != len(variables):
+            raise ValueError("Argument `metric_variables` must be a list of tensors "
+                             f"corresponding 1:1 to {type(self).__name__}().variables. "
+                             f"Received list with length {len(values)}, but expected "
+                             f"{len(variables)} variables.")
+        saved = [v.read_value() for v in variables]
+        try:
+            if values is not None:
+                for variable, value in zip(variables, values):
+                    variable.assign(value)
+            out = compute()
+            return out, [v.read_value() for v in variables]
+        finally:
+            for variable, value in zip(variables, saved):
+                variable.assign(value)
+
+    def stateless_update_state(self, metric_variables, *args, **kwargs) -> list:
+        """The values `metric_variables` (1:1 with `variables`) take from
+        `update_state(*args, **kwargs)`; the metric's own variables stay as they are."""
+        return self._with_state(metric_variables,
+                                lambda: self.update_state(*args, **kwargs))[1]
+
+    def stateless_result(self, metric_variables):
+        """`result()` of the state `metric_variables`."""
+        return self._with_state(metric_variables, self.result)[0]
+
+    def stateless_reset_state(self) -> list:
+        """The values `reset_state()` gives the variables, leaving them as they are."""
+        return self._with_state(None, self.reset_state)[1]
 
     def get_config(self) -> dict:
         return {"name": self.name, "dtype": self.dtype}
