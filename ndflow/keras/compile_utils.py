@@ -33,6 +33,29 @@ def _per_output(value, output_names: list, what: str) -> list:
     return [value] * n if n else [value]
 
 
+def by_output(value, output_names: list, n: int) -> list:
+    """Targets (or sample weights) one per model output, in the outputs' order: a dict keyed
+    by the output names is read name by name (flattening it would order it by key, pairing
+    `{"priority": ..., "department": ...}` with the wrong outputs), anything else flattened."""
+    if isinstance(value, dict) and output_names and all(name in value
+                                                        for name in output_names):
+        return [value[name] for name in output_names]
+    return flatten(value) if n > 1 else [value]
+
+
+def output_names_of(known: list, y_pred) -> tuple:
+    """(names, named): the outputs' names as Keras 3 resolves them — the model's, or a dict
+    output's keys in flattened (sorted) order — and whether there are any. A model that
+    does not know its outputs' names (a subclassed one returning a list or tuple) gets
+    `output_<i>` here for aligning dicts, but Keras 3 then names each loss's tracker after
+    the loss (`mean_squared_error_loss`) and leaves its metrics unprefixed (`accuracy`)."""
+    if known:
+        return list(known), True
+    if isinstance(y_pred, dict):
+        return sorted(y_pred), True
+    return [f"output_{i}" for i in range(len(flatten(y_pred)))], False
+
+
 def _loss_object(identifier):
     if identifier is None:
         return None
@@ -71,7 +94,7 @@ class CompileLoss:
         return [t for t in self.trackers if t is not None]
 
     def build(self, y_true, y_pred) -> None:
-        names = self.output_names or [f"output_{i}" for i in range(len(flatten(y_pred)))]
+        names, named = output_names_of(self.output_names, y_pred)
         if len(flatten(y_pred)) == 1 and not isinstance(self._spec, (dict, list, tuple)):
             names = names[:1]
         self.losses = [_loss_object(x) for x in _per_output(self._spec, names, "loss")]
@@ -81,7 +104,7 @@ class CompileLoss:
                          for w in _per_output(weights, names, "loss_weights")])
         self.output_names = names
         several = sum(loss is not None for loss in self.losses) > 1
-        self.trackers = [reduction_metrics.Mean(name=f"{name}_loss")
+        self.trackers = [reduction_metrics.Mean(name=f"{name if named else loss.name}_loss")
                          if several and loss is not None else None
                          for name, loss in zip(names, self.losses)]
         self.built = True
@@ -91,7 +114,8 @@ class CompileLoss:
             self.build(y_true, y_pred)
         preds = flatten(y_pred)
         trues = self._align(y_true, len(preds))
-        weights = (flatten(sample_weight) if isinstance(sample_weight, (list, tuple, dict))
+        weights = (by_output(sample_weight, self.output_names, len(preds))
+                   if isinstance(sample_weight, (list, tuple, dict))
                    else [sample_weight] * len(preds))
         total = None
         for loss, w, tracker, yt, yp, sw in zip(self.losses, self.weights, self.trackers, trues,
@@ -114,8 +138,7 @@ class CompileLoss:
             if missing:
                 raise ValueError(f"Missing targets for outputs {missing}; the model's outputs "
                                  f"are {self.output_names}.")
-            return [y_true[name] for name in self.output_names]
-        trues = flatten(y_true) if n > 1 else [y_true]
+        trues = by_output(y_true, self.output_names, n)
         if len(trues) != n:
             raise ValueError(f"The model has {n} outputs, but the targets (`y`) hold "
                              f"{len(trues)} arrays.")
@@ -146,14 +169,13 @@ class CompileMetrics:
         self._metrics: list = []     # (output index, metric, weighted, result key)
         self.built = False
 
-    def _spread(self, spec, n: int, what: str) -> list:
+    def _spread(self, spec, n: int, what: str, names: list) -> list:
         if spec is None:
             return [[] for _ in range(n)]
         if n == 1:
             if isinstance(spec, dict):
                 spec = flatten(list(spec.values()))
             return [list(spec) if isinstance(spec, (list, tuple)) else [spec]]
-        names = self.output_names or [f"output_{i}" for i in range(n)]
         if isinstance(spec, dict):
             out = []
             for name in names:
@@ -170,15 +192,15 @@ class CompileMetrics:
 
     def build(self, y_true, y_pred) -> None:
         preds = flatten(y_pred)
-        trues = flatten(y_true) if len(preds) > 1 else [y_true]
-        names = self.output_names or [f"output_{i}" for i in range(len(preds))]
+        trues = by_output(y_true, self.output_names, len(preds))
+        names, named = output_names_of(self.output_names, y_pred)
         for weighted, spec in ((False, self._specs[0]), (True, self._specs[1])):
-            for i, idents in enumerate(self._spread(spec, len(preds),
-                                                    "weighted_metrics" if weighted else
-                                                    "metrics")):
+            what = "weighted_metrics" if weighted else "metrics"
+            for i, idents in enumerate(self._spread(spec, len(preds), what, names)):
                 for ident in idents:
                     metric = get_compile_metric(ident, trues[i], preds[i])
-                    key = f"{names[i]}_{metric.name}" if len(preds) > 1 else metric.name
+                    key = (f"{names[i]}_{metric.name}" if len(preds) > 1 and named
+                           else metric.name)
                     self._metrics.append((i, metric, weighted, key))
         seen: dict = {}
         for j, (i, metric, weighted, key) in enumerate(self._metrics):
@@ -201,8 +223,9 @@ class CompileMetrics:
         if not self.built:
             self.build(y_true, y_pred)
         preds = flatten(y_pred)
-        trues = flatten(y_true) if len(preds) > 1 else [y_true]
-        weights = (flatten(sample_weight) if isinstance(sample_weight, (list, tuple))
+        trues = by_output(y_true, self.output_names, len(preds))
+        weights = (by_output(sample_weight, self.output_names, len(preds))
+                   if isinstance(sample_weight, (list, tuple, dict))
                    else [sample_weight] * len(preds))
         for i, metric, weighted, _ in self._metrics:
             metric.update_state(trues[i], preds[i],

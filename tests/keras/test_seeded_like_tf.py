@@ -6,6 +6,7 @@ tests/fixtures/keras_seeded/expected.json, written by TF 2.21 (generate.py besid
 
 import json
 import os
+import random
 
 import numpy as np
 import pytest
@@ -90,6 +91,31 @@ def test_seeded_recurrent_layers_start_from_tfs_weights(expected):
     assert len(weights) == len(expected["rnn_weights"])
     for w, want in zip(weights, expected["rnn_weights"]):   # QR's rounding in orthogonal ones
         np.testing.assert_allclose(w, np.float32(want), atol=2e-6)
+
+
+def test_seeded_einsum_projections_start_from_tfs_weights():
+    # EinsumDense clones its variance-scaling kernel initializer at build (to give it the
+    # einsum's fans) with the seed it already drew: no second Python-random draw, so an
+    # attention layer's projections get TF 2.21's kernels (values printed by TF 2.21)
+    keras.utils.set_random_seed(5)
+    mha = keras.layers.MultiHeadAttention(num_heads=2, key_dim=3)
+    x = np.ones((1, 2, 4), np.float32)
+    mha(x, x)
+    kernels = [w.numpy().ravel()[:4] for w in mha.weights if "kernel" in w.path]
+    np.testing.assert_allclose(kernels, [
+        [0.6685315370559692, 0.10833853483200073, 0.4823429584503174, 0.4109368324279785],
+        [-0.26161760091781616, -0.6577886343002319, -0.23380374908447266, 0.04969984292984009],
+        [-0.0994461178779602, -0.2880958318710327, 0.18147313594818115, 0.17216110229492188],
+        [-0.7549641132354736, 0.7357337474822998, 0.19959580898284912, 0.01557689905166626]],
+        rtol=1e-6)
+    keras.utils.set_random_seed(5)
+    dense = keras.layers.EinsumDense("ab,bc->ac", output_shape=3)
+    state = random.getstate()
+    dense.build((None, 2))
+    assert random.getstate() == state
+    np.testing.assert_allclose(dense.kernel.numpy(), [
+        [0.5282925367355347, 0.4615514278411865, -0.295812726020813],
+        [0.6544259786605835, 0.9987657070159912, 0.4983927011489868]], rtol=1e-6)
 
 
 def test_a_layer_overriding_compute_mask_supports_masking():

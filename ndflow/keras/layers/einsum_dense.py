@@ -122,10 +122,14 @@ class EinsumDense(Layer):
         self.input_spec = InputSpec(ndim=len(input_shape))
         init = self.kernel_initializer
         # Keras 3 gives a variance-scaling kernel its fans along the contracted / produced
-        # axes (a [d, heads, key_dim] kernel has fan_in d, fan_out heads * key_dim).
+        # axes (a [d, heads, key_dim] kernel has fan_in d, fan_out heads * key_dim). The clone
+        # keeps the initializer's concrete seed, as Keras' does: an unseeded one would draw a
+        # second Python-random seed here, and weights made after keras.utils.set_random_seed
+        # would no longer be TF's.
         if isinstance(init, init_ops.VarianceScaling) and (
                 init.input_axes is None or init.output_axes is None):
-            config = {**init.get_config(), "input_axes": in_axes, "output_axes": out_axes}
+            config = {**init.get_config(), "seed": init.seed, "input_axes": in_axes,
+                      "output_axes": out_axes}
             init = type(init).from_config(config)
         self.kernel = self.add_weight(tuple(kernel_shape), init,
                                       regularizer=self.kernel_regularizer,
