@@ -277,7 +277,6 @@ JOBS = {
     "rnn": Job(("rnn_numba", "exp_numba"), _rnn),
     "adam": Job(("adam_numba",), _adam, openmp=True),
     "sum_squares": _callbacks("sum_squares_numba", "_callback"),
-    "batch_norm": _callbacks("batch_norm_numba", "_callbacks"),
     "resize_bilinear": _callbacks("resize_bilinear_numba", "_callback"),
     "xent": Job(("xent_numba",), _xent),
     "string_hash": Job(("string_hash_numba", "fingerprint128_numba"), _string_hash),

@@ -194,10 +194,7 @@ def _fused_batch_norm_ex(node):
     if mode not in _BN_ACTIVATIONS:
         raise UnimplementedError(None, None, f"Unsupported activation mode: {mode}")
     act = _BN_ACTIVATIONS[mode]
-    if act is aten.relu_ and not node.attrs.get("num_side_inputs", 0):
-        bn, act = fused_batch_norm_kernel(node, relu=True), None   # the ReLU on the way
-    else:
-        bn = fused_batch_norm_kernel(node)
+    bn = fused_batch_norm_kernel(node)
 
     def fused_batch_norm_ex(x, scale, offset, mean, var, *side):
         outs = bn(x, scale, offset, mean, var)

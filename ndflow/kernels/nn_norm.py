@@ -1,19 +1,15 @@
-"""Kernels for FusedBatchNormV3 / FusedBatchNormGradV3 on NHWC (channels_last) or NCHW.
+"""ATen kernels for FusedBatchNormV3 / FusedBatchNormGradV3 on NHWC (channels_last) or NCHW.
 
-Training of channels-last float32 CPU tensors whose channels fill 16-lane vectors runs
-kernels/batch_norm_numba.py's two passes each way. Elsewhere it runs ATen's
-`native_batch_norm` with fresh zeroed running buffers and momentum 1 (or the incoming
-statistics and momentum = exponential_avg_factor), which leaves the Bessel-corrected batch
-variance (TF's batch_variance) in the buffer without a second pass over x.
+Training runs `native_batch_norm` with fresh zeroed running buffers and momentum 1 (or the
+incoming statistics and momentum = exponential_avg_factor), which leaves the Bessel-corrected
+batch variance (TF's batch_variance) in the buffer without a second pass over x.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
-from ndflow.kernels import batch_norm_numba
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_norm
 
@@ -28,35 +24,9 @@ def _nhwc(y, nhwc):
     return y.permute(0, 2, 3, 1) if nhwc else y
 
 
-def _numba_train(x, scale, offset, mean, var, eps: float, factor: float, relu: bool):
-    """kernels/batch_norm_numba.py's forward with TF's outputs: y, the running mean and
-    (Bessel-corrected) variance, the batch mean and biased variance as reserve spaces."""
-    y, batch_mean, biased = batch_norm_numba.forward(x, scale, offset, eps, relu)
-    n = x.numel() // x.shape[-1]
-    unbiased = biased * (n / (n - 1))
-    if factor != 1.0 and mean.numel():
-        run_mean = (1 - factor) * mean.double().numpy() + factor * batch_mean
-        run_var = (1 - factor) * var.double().numpy() + factor * unbiased
-    else:
-        run_mean, run_var = batch_mean, unbiased
-    f32 = [torch.from_numpy(np.asarray(t, dtype=np.float32))
-           for t in (run_mean, run_var, batch_mean, biased)]
-    return (y, *f32, torch.empty(0, dtype=scale.dtype))
-
-
-def _numba_path(x, *per_channel) -> bool:
-    """Whether NHWC x and its float32 per-channel tensors take kernels/batch_norm_numba.py
-    (malformed ones keep ATen's path, which raises TF's error)."""
-    c = x.shape[-1] if x.dim() else 0
-    return (all(t.dtype == torch.float32 and t.device.type == "cpu" and t.numel() == c
-                for t in per_channel) and batch_norm_numba.applies(x, c))
-
-
 @kernel(nn_norm.FusedBatchNormV3)
-def fused_batch_norm_kernel(node, relu: bool = False):
-    """FusedBatchNormV3's kernel (also the first half of `_FusedBatchNormEx`'s); with `relu`
-    (that op's activation without side inputs) y is max(y, 0), applied on the way where the
-    numba forward runs."""
+def fused_batch_norm_kernel(node):
+    """FusedBatchNormV3's kernel (also the first half of `_FusedBatchNormEx`'s)."""
     a = node.attrs
     nhwc = a["data_format"] == "NHWC"
     eps = float(a["epsilon"])
@@ -73,9 +43,6 @@ def fused_batch_norm_kernel(node, relu: bool = False):
     def train(x, scale, offset, mean, var):
         if x.numel() == 0:
             return nan_statistics(x, scale)
-        stats = factor == 1.0 or mean.numel() == 0 or mean.numel() == var.numel() == x.shape[-1]
-        if nhwc and stats and _numba_path(x, scale, offset):
-            return _numba_train(x, scale, offset, mean, var, eps, factor, relu)
         xv = _nchw(x, nhwc)
         c = xv.shape[1]
         if factor == 1.0 or mean.numel() == 0:
@@ -86,8 +53,6 @@ def fused_batch_norm_kernel(node, relu: bool = False):
             run_mean, run_var, momentum = mean.clone(), var.clone(), factor
         y, save_mean, save_invstd = aten.native_batch_norm(xv, scale, offset, run_mean,
                                                            run_var, True, momentum, eps)
-        if relu:
-            y.relu_()
         n = xv.numel() // c
         if n == 1:  # TF: the variance of one value is 0 (ATen's unbiased estimate is NaN)
             run_var = torch.nan_to_num(run_var, nan=0.0) if momentum == 1.0 else \
@@ -106,8 +71,6 @@ def fused_batch_norm_kernel(node, relu: bool = False):
         if x.numel() == 0:
             return nan_statistics(x, scale)
         y = aten.native_batch_norm(xv, scale, offset, mean, var, False, 0.0, eps)[0]
-        if relu:
-            y.relu_()
         empty = torch.empty(0, dtype=scale.dtype, device=x.device)
         return _nhwc(y, nhwc), mean, var, mean, var, empty
 
@@ -127,11 +90,6 @@ def _fused_batch_norm_grad(node):
         gv = _nchw(dy, nhwc)
         if gv.dtype != xv.dtype:
             gv = gv.to(xv.dtype)
-        if (training and nhwc and dy.dtype == x.dtype and dy.shape == x.shape
-                and _numba_path(x, scale, r1, r2)):
-            dx, dscale, doffset = batch_norm_numba.backward(dy, x, scale, r1, r2, eps)
-            empty = torch.empty(0, dtype=scale.dtype, device=x.device)
-            return dx, dscale, doffset, empty, empty.clone()
         if training:
             invstd = torch.rsqrt(r2 + eps)
             dx, dscale, doffset = aten.native_batch_norm_backward(
