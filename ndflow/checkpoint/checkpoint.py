@@ -186,7 +186,6 @@ class Checkpoint:
         else:
             number = self._graph_increment(restore._session(session))
         path = self.write(f"{file_prefix}-{number}", options, session)
-        tensor_bundle.kill_point("before_state_file")
         checkpoint_management.update_checkpoint_state(
             os.path.dirname(file_prefix) or ".", path, all_model_checkpoint_paths=[path])
         return path

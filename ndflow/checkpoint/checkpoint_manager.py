@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import time
 
-from ndflow.checkpoint import checkpoint_management, tensor_bundle
+from ndflow.checkpoint import checkpoint_management
 from ndflow.core.api_export import tf_export
 
 
@@ -122,7 +122,6 @@ class CheckpointManager:
         self._maybe_delete.pop(path, None)
         self._maybe_delete[path] = stamp
         self._latest_checkpoint = path
-        tensor_bundle.kill_point("before_state_file")
         doomed = self._sweep()
         self._record_state()
         for old in doomed:

@@ -16,7 +16,6 @@ same prefix intact, and one killed between them leaves a bundle whose CRCs fail 
 from __future__ import annotations
 
 import os
-import signal
 import struct
 import uuid
 import weakref
@@ -201,10 +200,8 @@ class BundleWriter:
         except errors.OpError:
             _remove_quietly(temp_data)
             raise
-        kill_point("temp_files_written")
         try:
             os.replace(temp_data, data_path)
-            kill_point("data_file_renamed")
             os.replace(temp_index, index_path)
         except OSError as e:
             _remove_quietly(temp_data)
@@ -232,14 +229,6 @@ def _remove_quietly(path: str) -> None:
         os.remove(path)
     except OSError:
         pass
-
-
-def kill_point(name: str) -> None:
-    """Test hook: NDFLOW_CHECKPOINT_KILL_AT=<name> kills this process (SIGKILL) there, so a
-    test can check what a writer killed mid-save leaves behind ("temp_files_written",
-    "data_file_renamed", and checkpoint.py's "before_state_file")."""
-    if os.environ.get("NDFLOW_CHECKPOINT_KILL_AT") == name:
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 class BundleReader:

@@ -5,7 +5,6 @@ the container's environment variables that are set."""
 from __future__ import annotations
 
 import collections
-import os
 import platform
 
 import torch
@@ -66,7 +65,7 @@ def environment() -> list[tuple[str, str, str]]:
     effect", "parsed only" (accepted, nothing acts on it yet) or the parse error."""
     rows = []
     for name in config.VARIABLES:
-        raw = os.environ.get(name)
+        raw = config.raw(name)
         if raw is None:
             continue
         try:

@@ -170,6 +170,22 @@ NDFLOW_FOLLOW_FREE_CORES = _declare(
     "Lowers a kernel's intra-op threads to the cores other processes leave free, and restores "
     "them when the cores are free again (ndflow/runtime/core_monitor.py); 0 keeps the "
     "configured count whatever the load.")
+NDFLOW_DATA_THREAD_NICENESS = _declare(
+    "NDFLOW_DATA_THREAD_NICENESS", "int", 0,
+    "How much lower (in nice steps) tf.data's pipeline threads run than the training thread "
+    "during a training loop; 0 (the default) leaves them at the same priority.")
+TF_DUMP_GRAPH_PREFIX = _declare(
+    "TF_DUMP_GRAPH_PREFIX", "str", "",
+    "A directory for the graphs the XLA flags ask to dump (--tf_xla_clustering_debug).")
+KERAS_HOME = _declare(
+    "KERAS_HOME", "str", "",
+    "Keras' cache directory for downloaded datasets and weights (default ~/.keras).")
+KERAS_MAX_EPOCHS = _declare(
+    "KERAS_MAX_EPOCHS", "int", None,
+    "Caps the epochs of every `fit` (Keras 3's testing knob); unset: no cap.")
+KERAS_MAX_STEPS_PER_EPOCH = _declare(
+    "KERAS_MAX_STEPS_PER_EPOCH", "int", None,
+    "Caps the steps of every epoch of `fit` (Keras 3's testing knob); unset: no cap.")
 NDFLOW_KEEP_FREED_MEMORY = _declare(
     "NDFLOW_KEEP_FREED_MEMORY", "bool", True,
     "Keeps freed tensor memory in the process heap (glibc thresholds) so that each step reuses "
@@ -361,10 +377,6 @@ def auto_mixed_precision_loss_scaling() -> bool:
     return env_bool(TF_ENABLE_AUTO_MIXED_PRECISION_LOSS_SCALING, auto_mixed_precision())
 
 
-def auto_mixed_precision_ignore_performance() -> bool:
-    return env_bool(TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_IGNORE_PERFORMANCE, False)
-
-
 AMP_LEVELS = ("", "TENSOR_CORES_ONLY", "TREAT_INFER_AS_DENY", "UNSAFE_FORCE_ALL")
 
 
@@ -380,18 +392,6 @@ def unknown_auto_mixed_precision_level() -> str | None:
     """The LEVEL value when it is none of TensorFlow's names (the pass warns about it)."""
     value = env_str(TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL)
     return None if value.upper() in AMP_LEVELS else value
-
-
-def auto_mixed_precision_log_path() -> str:
-    return env_str(TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LOG_PATH)
-
-
-def auto_mixed_precision_emulate_fp16() -> bool:
-    return env_bool(TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_EMULATE_FP16, True)
-
-
-def auto_mixed_precision_simulate_gpu() -> bool:
-    return env_bool(TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_SIMULATE_GPU, False)
 
 
 def _op_list(name: str) -> list[str]:
@@ -421,10 +421,6 @@ def onednn_opts() -> bool | None:
     return None if value is None else parse_bool(TF_ENABLE_ONEDNN_OPTS, value)
 
 
-def nhwc_enabled() -> bool:
-    return env_bool(TF_ENABLE_NHWC, False)
-
-
 def nvtx_ranges_enabled() -> bool:
     """NVTX ranges (runtime/plan.py, GPU plans only): on unless TF_DISABLE_NVTX_RANGES is
     true or TF_ENABLE_NVTX_RANGES false."""
@@ -433,37 +429,9 @@ def nvtx_ranges_enabled() -> bool:
     return enabled and not disabled
 
 
-def cudnn_use_autotune() -> bool:
-    return env_bool(TF_CUDNN_USE_AUTOTUNE, True)
-
-
-def cublas_tensor_op_math_fp32() -> bool:
-    return env_bool(TF_ENABLE_CUBLAS_TENSOR_OP_MATH_FP32, False)
-
-
-def cudnn_tensor_op_math_fp32() -> bool:
-    return env_bool(TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32, False)
-
-
-def cudnn_rnn_tensor_op_math_fp32() -> bool:
-    return env_bool(TF_ENABLE_CUDNN_RNN_TENSOR_OP_MATH_FP32, False)
-
-
-def cublas_tensor_op_math_disabled() -> bool:
-    return env_bool(TF_DISABLE_CUBLAS_TENSOR_OP_MATH, False)
-
-
-def cudnn_tensor_op_math_disabled() -> bool:
-    return env_bool(TF_DISABLE_CUDNN_TENSOR_OP_MATH, False)
-
-
 def autotune_threshold() -> int:
     """TF_AUTOTUNE_THRESHOLD (TensorFlow raises values below 1 to 1)."""
     return max(env_int(TF_AUTOTUNE_THRESHOLD, 1), 1)
-
-
-def winograd_nonfused_enabled() -> bool:
-    return env_bool(TF_ENABLE_WINOGRAD_NONFUSED, True)
 
 
 def cuda_device_max_connections() -> int:
@@ -473,11 +441,6 @@ def cuda_device_max_connections() -> int:
         raise ValueError(f"The env-var ${{{CUDA_DEVICE_MAX_CONNECTIONS}}} must be at most 32, "
                          f"got {n}")
     return n
-
-
-def num_interop_threads() -> int:
-    """0 = choose automatically; negative = run every op in the caller's thread."""
-    return env_int(TF_NUM_INTEROP_THREADS, 0)
 
 
 def num_intraop_threads() -> int:
@@ -500,76 +463,53 @@ def gomp_spincount() -> int | None:
     return openmp_values.spin_count(GOMP_SPINCOUNT, _raw(GOMP_SPINCOUNT))
 
 
-def follow_free_cores() -> bool:
-    return env_bool(NDFLOW_FOLLOW_FREE_CORES, True)
-
-
-def keep_freed_memory() -> bool:
-    return env_bool(NDFLOW_KEEP_FREED_MEMORY, True)
-
-
-def inplace_kernels() -> bool:
-    return env_bool(NDFLOW_INPLACE, True)
-
-
-def adjust_hue_fused() -> bool:
-    return env_bool(TF_ADJUST_HUE_FUSED, True)
-
-
-def adjust_saturation_fused() -> bool:
-    return env_bool(TF_ADJUST_SATURATION_FUSED, True)
-
-
-def tf_xla_flags() -> str:
-    return env_str(TF_XLA_FLAGS)
-
-
-def xla_flags() -> str:
-    return env_str(XLA_FLAGS)
-
-
 _ACCESSORS = {
     TF_ENABLE_AUTO_MIXED_PRECISION: auto_mixed_precision,
     TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE: auto_mixed_precision_graph_rewrite,
     TF_ENABLE_AUTO_MIXED_PRECISION_LOSS_SCALING: auto_mixed_precision_loss_scaling,
-    TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_IGNORE_PERFORMANCE:
-        auto_mixed_precision_ignore_performance,
     TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LEVEL: auto_mixed_precision_level,
     TF_ENABLE_ONEDNN_OPTS: onednn_opts,
-    TF_ENABLE_NHWC: nhwc_enabled,
-    NDFLOW_INPLACE: inplace_kernels,
-    TF_ADJUST_HUE_FUSED: adjust_hue_fused,
-    TF_ADJUST_SATURATION_FUSED: adjust_saturation_fused,
     TF_DISABLE_NVTX_RANGES: nvtx_ranges_enabled,
     TF_ENABLE_NVTX_RANGES: nvtx_ranges_enabled,
-    TF_CUDNN_USE_AUTOTUNE: cudnn_use_autotune,
-    TF_ENABLE_CUBLAS_TENSOR_OP_MATH_FP32: cublas_tensor_op_math_fp32,
-    TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32: cudnn_tensor_op_math_fp32,
-    TF_ENABLE_CUDNN_RNN_TENSOR_OP_MATH_FP32: cudnn_rnn_tensor_op_math_fp32,
-    TF_DISABLE_CUBLAS_TENSOR_OP_MATH: cublas_tensor_op_math_disabled,
-    TF_DISABLE_CUDNN_TENSOR_OP_MATH: cudnn_tensor_op_math_disabled,
     TF_AUTOTUNE_THRESHOLD: autotune_threshold,
-    TF_ENABLE_WINOGRAD_NONFUSED: winograd_nonfused_enabled,
     CUDA_DEVICE_MAX_CONNECTIONS: cuda_device_max_connections,
-    TF_NUM_INTEROP_THREADS: num_interop_threads,
     TF_NUM_INTRAOP_THREADS: num_intraop_threads,
     OMP_NUM_THREADS: omp_num_threads,
     OMP_WAIT_POLICY: omp_wait_policy,
     GOMP_SPINCOUNT: gomp_spincount,
-    NDFLOW_FOLLOW_FREE_CORES: follow_free_cores,
     TF_CPP_MIN_LOG_LEVEL: min_log_level,
     TF_CPP_MIN_VLOG_LEVEL: max_vlog_level,
     TF_CPP_MAX_VLOG_LEVEL: max_vlog_level,
     TF_CPP_VMODULE: vmodule,
-    TF_XLA_FLAGS: tf_xla_flags,
-    XLA_FLAGS: xla_flags,
 }
+
+
+def get(name: str):
+    """Declared variable `name` parsed by its kind (bool, int, str) as TensorFlow reads it, or
+    its default when it is unset (an int without a default also when empty, as Keras reads its
+    caps); ValueError when it is malformed."""
+    var = VARIABLES[name]
+    value = _raw(name)
+    if value is None or (value == "" and var.kind == "int" and var.default is None):
+        return var.default
+    if var.kind == "bool":
+        return parse_bool(name, value)
+    if var.kind == "int":
+        return parse_int(name, value)
+    return value
+
+
+def raw(name: str) -> str | None:
+    """Variable `name` as set (None when unset), for reports that show what was given."""
+    return _raw(name)
 
 
 def snapshot_one(name: str) -> object:
     """One declared variable's parsed value; ValueError when it is malformed."""
     if name in _ACCESSORS:
         return _ACCESSORS[name]()
+    if VARIABLES[name].kind in ("bool", "int", "str"):
+        return get(name)
     return tuple(_op_list(name))  # the mixed-precision list overrides
 
 

@@ -46,10 +46,7 @@ def pipeline_thread_niceness() -> int:
     lower priority can only help the step; on a machine shared with other processes it also
     loses the pipeline CPU share to them, and A/B runs on the loaded 2-core box did not
     settle which wins, so it is opt-in (benchmarks/input_pipeline.py --env ...=10)."""
-    try:
-        return max(0, int(os.environ.get("NDFLOW_DATA_THREAD_NICENESS", "0")))
-    except ValueError:
-        return 0
+    return max(0, config.get(config.NDFLOW_DATA_THREAD_NICENESS))
 
 
 # > 0 while a training loop (Keras fit/evaluate/predict) consumes a pipeline: pipeline threads

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import enum
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -52,7 +51,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ndflow.core import logging
+from ndflow.core import config, logging
 from ndflow.core.errors import InternalError, OpError, UnimplementedError
 from ndflow.jit import persistent_cache
 from ndflow.jit.errors import CompileUnimplemented
@@ -77,8 +76,7 @@ _vlog_on_memo: dict = {}
 def _vlog_on(level: int, modules=_PROFILER_MODULES) -> bool:
     """VLOG_IS_ON for any of `modules`, memoized on the logging variables' values: parsing
     TF_CPP_VMODULE on every cluster call cost more than running a small cluster."""
-    env = os.environ
-    key = (level, modules) + tuple(env.get(k) for k in _LOG_ENV)
+    key = (level, modules) + tuple(config.raw(k) for k in _LOG_ENV)
     on = _vlog_on_memo.get(key)
     if on is None:
         on = (logging.log_is_on(logging.INFO)

@@ -230,7 +230,7 @@ def xla_flags() -> XlaFlags:
     if _cached is None:
         with _lock:
             if _cached is None:
-                _cached = parse_flags(config.tf_xla_flags(), config.xla_flags())
+                _cached = parse_flags(config.get(config.TF_XLA_FLAGS), config.get(config.XLA_FLAGS))
     return _cached
 
 

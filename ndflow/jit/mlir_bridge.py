@@ -27,7 +27,7 @@ def mlir_bridge_rollout() -> int:
     if _rollout is not None:
         return _rollout
     given = any(re.fullmatch(r"--?tf_mlir_enable_mlir_bridge(=.*)?", t, re.S)
-                for t in flags._tokens("TF_XLA_FLAGS", config.tf_xla_flags()))
+                for t in flags._tokens("TF_XLA_FLAGS", config.get(config.TF_XLA_FLAGS)))
     if not given:
         return MLIR_BRIDGE_ROLLOUT_UNSPECIFIED
     return (MLIR_BRIDGE_ROLLOUT_ENABLED if flags.xla_flags().tf_mlir_enable_mlir_bridge

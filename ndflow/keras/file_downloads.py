@@ -22,6 +22,7 @@ import urllib.request
 import warnings
 import zipfile
 
+from ndflow.core import config
 from ndflow.core.api_export import keras_export
 from ndflow.core.errors import UnavailableError
 
@@ -31,7 +32,7 @@ _CHUNK = 1 << 16
 
 def keras_home() -> str:
     """`$KERAS_HOME`, else `~/.keras` (read at call time; Keras reads it at import)."""
-    return os.path.expanduser(os.environ.get("KERAS_HOME") or os.path.join("~", ".keras"))
+    return os.path.expanduser(config.get(config.KERAS_HOME) or os.path.join("~", ".keras"))
 
 
 def hasher(algorithm: str, file_hash: str | None = None):

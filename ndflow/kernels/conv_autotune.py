@@ -63,7 +63,7 @@ def _timed(run, algorithm: str, credit=None):
 
 def tuning_enabled() -> bool:
     try:
-        return config.cudnn_use_autotune()
+        return config.get(config.TF_CUDNN_USE_AUTOTUNE)
     except ValueError:
         return True
 

@@ -35,7 +35,7 @@ _CL = torch.channels_last
 def _nhwc_for_nchw() -> bool:
     """TF_ENABLE_NHWC, read when a kernel is built; a malformed value counts as off."""
     try:
-        return config.nhwc_enabled()
+        return config.get(config.TF_ENABLE_NHWC)
     except ValueError:
         return False
 

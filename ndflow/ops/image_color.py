@@ -84,7 +84,7 @@ def adjust_hue(image, delta, name=None) -> Tensor:
         image = convert_to_tensor(image, name="image")
         flt = to_float(image)
         delta = convert_to_tensor(delta, dtypes.float32, name="delta")
-        if config.adjust_hue_fused():
+        if config.get(config.TF_ADJUST_HUE_FUSED):
             out = apply_op(AdjustHue, [flt, delta], {"T": flt.dtype}, name=scope).outputs[0]
         else:
             d = _cast(delta, flt.dtype)
@@ -100,7 +100,7 @@ def adjust_saturation(image, saturation_factor, name=None) -> Tensor:
         image = convert_to_tensor(image, name="image")
         flt = to_float(image)
         factor = convert_to_tensor(saturation_factor, dtypes.float32, name="scale")
-        if config.adjust_saturation_fused():
+        if config.get(config.TF_ADJUST_SATURATION_FUSED):
             out = apply_op(AdjustSaturation, [flt, factor], {"T": flt.dtype},
                            name=scope).outputs[0]
         else:

@@ -15,7 +15,7 @@ from collections import Counter
 
 from google.protobuf import text_format
 
-from ndflow.core import dtypes, logging
+from ndflow.core import config, dtypes, logging
 from ndflow.core.graph import Graph
 
 VLOG_MODULE = "mark_for_compilation_pass"
@@ -79,7 +79,7 @@ def warn_uncompiled_must_compile(graph: Graph, marked: list) -> None:
 def dump_clustering(graph: Graph, marked: list) -> None:
     """--tf_xla_clustering_debug: the graph with its `_XlaCluster` attrs as a GraphDef text
     file under TF_DUMP_GRAPH_PREFIX (TF's mark_for_compilation_annotated dump)."""
-    prefix = os.environ.get("TF_DUMP_GRAPH_PREFIX", "")
+    prefix = config.get(config.TF_DUMP_GRAPH_PREFIX)
     name = "mark_for_compilation_annotated"
     if not prefix:
         logging.warning(f"Failed to dump {name} because dump location is not specified "

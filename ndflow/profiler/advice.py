@@ -43,7 +43,7 @@ def recommendations(profile, precision: dict) -> list[str]:
     # 2. elementwise time outside fused kernels
     elementwise = sum(s.total_ns for s in profile.top_nodes
                       if op_costs.category(s.node.op_type) == "elementwise")
-    auto_jit = "tf_xla_auto_jit" in (config.tf_xla_flags() or "")
+    auto_jit = "tf_xla_auto_jit" in (config.get(config.TF_XLA_FLAGS) or "")
     if elementwise / node_ns >= ELEMENTWISE_SHARE and not auto_jit:
         out.append(f"{_pct(elementwise / node_ns)} of the op time is elementwise ops outside "
                    "any fused kernel: try TF_XLA_FLAGS=--tf_xla_auto_jit=2 (fuses them into "

@@ -63,20 +63,20 @@ _lock = threading.Lock()
 
 def resolve() -> MathModes:
     """The modes the variables (and an explicit TF32 call) ask for; ValueError if malformed."""
-    cublas_off = config.cublas_tensor_op_math_disabled()
-    cudnn_off = config.cudnn_tensor_op_math_disabled()
+    cublas_off = config.get(config.TF_DISABLE_CUBLAS_TENSOR_OP_MATH)
+    cudnn_off = config.get(config.TF_DISABLE_CUDNN_TENSOR_OP_MATH)
     if _explicit_tf32 is not None:
         matmul = conv = rnn = _explicit_tf32
     else:
-        matmul = config.cublas_tensor_op_math_fp32()
-        conv = config.cudnn_tensor_op_math_fp32()
-        rnn = config.cudnn_rnn_tensor_op_math_fp32()
+        matmul = config.get(config.TF_ENABLE_CUBLAS_TENSOR_OP_MATH_FP32)
+        conv = config.get(config.TF_ENABLE_CUDNN_TENSOR_OP_MATH_FP32)
+        rnn = config.get(config.TF_ENABLE_CUDNN_RNN_TENSOR_OP_MATH_FP32)
     return MathModes(
         matmul_tf32=matmul and not cublas_off,
         conv_tf32=conv and not cudnn_off,
         rnn_tf32=rnn,
         reduced_precision_reduction=not cublas_off,
-        cudnn_benchmark=config.cudnn_use_autotune(),
+        cudnn_benchmark=config.get(config.TF_CUDNN_USE_AUTOTUNE),
         cuda_device_max_connections=config.cuda_device_max_connections(),
     )
 

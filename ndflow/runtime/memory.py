@@ -35,7 +35,7 @@ def keep_freed_memory() -> bool:
     if _configured is not None:
         return _configured
     _configured = False
-    if not sys.platform.startswith("linux") or not config.keep_freed_memory():
+    if not sys.platform.startswith("linux") or not config.get(config.NDFLOW_KEEP_FREED_MEMORY):
         return False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")

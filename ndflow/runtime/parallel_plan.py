@@ -66,7 +66,9 @@ def explicit_threads() -> int | None:
 
 def interop_threads() -> int:
     """The configured inter-op thread count: the explicit setting, else the variable."""
-    return _explicit_threads if _explicit_threads is not None else config.num_interop_threads()
+    if _explicit_threads is not None:
+        return _explicit_threads
+    return config.get(config.TF_NUM_INTEROP_THREADS)
 
 
 def effective_threads(requested: int) -> int:

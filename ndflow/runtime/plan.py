@@ -121,7 +121,7 @@ class Plan:
                 last_use[t] = idx
         for t in self.fetches:
             last_use[t] = len(self.ops)
-        use_inplace = config.inplace_kernels()  # NDFLOW_INPLACE; runtime/inplace.py
+        use_inplace = config.get(config.NDFLOW_INPLACE)  # NDFLOW_INPLACE; runtime/inplace.py
         readers: dict = {}
         for op in self.ops:
             for t in op.inputs:

@@ -23,7 +23,7 @@ from ndflow.core import config, logging
 from ndflow.core.api_export import tf_export
 from ndflow.runtime import core_monitor, parallel_plan
 
-_FOLLOW = config.follow_free_cores()
+_FOLLOW = config.get(config.NDFLOW_FOLLOW_FREE_CORES)
 _MONITOR = core_monitor.STATE
 
 

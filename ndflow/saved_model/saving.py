@@ -29,7 +29,6 @@ from tensorboard.compat.proto import (
 
 from ndflow.checkpoint import object_graph as ckpt_graph
 from ndflow.checkpoint.saveables import serialize as serialize_saveables
-from ndflow.checkpoint.tensor_bundle import kill_point
 from ndflow.core import context, dtypes, errors
 from ndflow.core.api_export import tf_export
 from ndflow.core.graph_def import GRAPH_DEF_VERSION, attr_to_proto, shape_to_proto
@@ -568,7 +567,6 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
         _write_tree(tmp, sm, sm_bytes, _checkpoint_graph(b), variables,
                     asset_file_names(b.assets),
                     getattr(options, "experimental_sharding_callback", None))
-        kill_point("saved_model_tree_written")
         replace_tree(tmp, export_dir)
     except OSError as e:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -1,6 +1,7 @@
-"""A writer killed mid-save (SIGKILL at points set by NDFLOW_CHECKPOINT_KILL_AT) leaves the
-previous checkpoint loadable; an unwritable directory is a TF-typed error that loses nothing.
-The writers are forked processes, so the test pays for no second `import ndflow`."""
+"""A writer killed mid-save (SIGKILL at a step of the save, `arm_kill`) leaves the previous
+checkpoint loadable; an unwritable directory is a TF-typed error that loses nothing. The
+writers are forked processes, so the test pays for no second `import ndflow`; the kill is
+armed in the child by replacing the step that follows the point (nothing in ndflow knows)."""
 
 import os
 import shutil
@@ -12,15 +13,39 @@ import numpy as np
 import pytest
 
 import ndflow as tf
+from ndflow.checkpoint import checkpoint_management
 from ndflow.core import errors
 
 
+def _die(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def arm_kill(point: str) -> None:
+    """Makes this process die by SIGKILL at `point` of the next save: "temp_files_written"
+    (a bundle's data and index files written, before either is renamed over an older one),
+    "data_file_renamed" (between the two renames) or "before_state_file" (the bundle in
+    place, the directory's `checkpoint` file not yet updated). For forked children only."""
+    if point == "before_state_file":
+        checkpoint_management.update_checkpoint_state = _die
+        return
+    renames, real = [], os.replace
+    kill_at = {"temp_files_written": 0, "data_file_renamed": 1}[point]
+
+    def replace(src, dst, *args, **kwargs):
+        if len(renames) == kill_at:
+            _die()
+        renames.append(dst)
+        return real(src, dst, *args, **kwargs)
+    os.replace = replace
+
+
 def _run_killed(point, action):
-    """Runs action() in a forked child with the kill point set; returns its exit status."""
+    """Runs action() in a forked child killed at `point`; returns its exit status."""
     pid = os.fork()
     if pid == 0:  # the child: killed at `point`, or exits 0 when it never gets there
         try:
-            os.environ["NDFLOW_CHECKPOINT_KILL_AT"] = point
+            arm_kill(point)
             action()
         except BaseException:  # noqa: BLE001 - reported by the exit status
             os._exit(3)

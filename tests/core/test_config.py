@@ -30,14 +30,14 @@ def clean_env(monkeypatch):
 def test_bool_accepts_tf_spellings(monkeypatch, value, expected):
     monkeypatch.setenv("TF_ENABLE_NHWC", value)
     assert config.env_bool("TF_ENABLE_NHWC", not expected) is expected
-    assert config.nhwc_enabled() is expected
+    assert config.get(config.TF_ENABLE_NHWC) is expected
 
 
 @pytest.mark.parametrize("value", ["", "yes", "no", "on", "off", "2", "-1", " 1", "1 ", "t"])
 def test_bool_rejects_everything_else(monkeypatch, value):
     monkeypatch.setenv("TF_ENABLE_NHWC", value)
     with pytest.raises(ValueError, match=r"TF_ENABLE_NHWC.*bool"):
-        config.nhwc_enabled()
+        config.get(config.TF_ENABLE_NHWC)
 
 
 def test_bool_default_when_unset():
@@ -100,12 +100,12 @@ def test_int_parsing(monkeypatch, value, expected):
 def test_int_rejects_malformed(monkeypatch, value):
     monkeypatch.setenv("TF_NUM_INTEROP_THREADS", value)
     with pytest.raises(ValueError, match="TF_NUM_INTEROP_THREADS"):
-        config.num_interop_threads()
+        config.get(config.TF_NUM_INTEROP_THREADS)
 
 
 def test_int_minimum(monkeypatch):
     monkeypatch.setenv("TF_NUM_INTEROP_THREADS", "-1")
-    assert config.num_interop_threads() == -1  # caller's thread, as ConfigProto
+    assert config.get(config.TF_NUM_INTEROP_THREADS) == -1  # caller's thread, as ConfigProto
     monkeypatch.setenv("TF_NUM_INTRAOP_THREADS", "-1")
     with pytest.raises(ValueError, match="TF_NUM_INTRAOP_THREADS.*at least 0"):
         config.num_intraop_threads()
@@ -157,8 +157,8 @@ def test_max_vlog_level_wins_over_min(monkeypatch):
 def test_xla_flags_kept_raw(monkeypatch):
     monkeypatch.setenv("TF_XLA_FLAGS", "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit")
     monkeypatch.setenv("XLA_FLAGS", "--xla_dump_to=/tmp/x")
-    assert config.tf_xla_flags() == "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"
-    assert config.xla_flags() == "--xla_dump_to=/tmp/x"
+    assert config.get(config.TF_XLA_FLAGS) == "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"
+    assert config.get(config.XLA_FLAGS) == "--xla_dump_to=/tmp/x"
 
 
 def test_amp_level(monkeypatch):
@@ -254,9 +254,9 @@ def test_malformed_gomp_spincount_names_the_variable(monkeypatch, value):
 
 
 def test_follow_free_cores_switch(monkeypatch):
-    assert config.follow_free_cores() is True
+    assert config.get(config.NDFLOW_FOLLOW_FREE_CORES) is True
     monkeypatch.setenv("NDFLOW_FOLLOW_FREE_CORES", "0")
-    assert config.follow_free_cores() is False
+    assert config.get(config.NDFLOW_FOLLOW_FREE_CORES) is False
     monkeypatch.setenv("NDFLOW_FOLLOW_FREE_CORES", "maybe")
     with pytest.raises(ValueError, match="NDFLOW_FOLLOW_FREE_CORES"):
-        config.follow_free_cores()
+        config.get(config.NDFLOW_FOLLOW_FREE_CORES)

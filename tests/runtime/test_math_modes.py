@@ -110,7 +110,7 @@ def test_validated_only_switches_parse_as_tensorflow(monkeypatch):
     monkeypatch.setenv("TF_AUTOTUNE_THRESHOLD", "-3")
     monkeypatch.setenv("TF_ENABLE_WINOGRAD_NONFUSED", "0")
     assert config.autotune_threshold() == 1  # TF raises it to at least 1
-    assert config.winograd_nonfused_enabled() is False
+    assert config.get(config.TF_ENABLE_WINOGRAD_NONFUSED) is False
     assert {"TF_AUTOTUNE_THRESHOLD", "TF_ENABLE_WINOGRAD_NONFUSED"} == set(config.PARSED_ONLY)
     monkeypatch.setenv("TF_AUTOTUNE_THRESHOLD", "x")
     with pytest.raises(ValueError, match="TF_AUTOTUNE_THRESHOLD"):

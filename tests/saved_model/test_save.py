@@ -232,12 +232,14 @@ def test_failed_save_keeps_the_previous_saved_model(tmp_path, monkeypatch):
 def test_writer_killed_mid_save_leaves_the_previous_saved_model(tmp_path):
     d = tmp_path / "m"
     shutil.copytree(os.path.join(FIXTURES, "tf_module"), d)
-    script = ("import sys; sys.path.insert(0, sys.argv[2]); import ndflow as tf\n"
+    # killed with the new tree written, before it replaces the old one
+    script = ("import os, signal, sys; sys.path.insert(0, sys.argv[2]); import ndflow as tf\n"
+              "from ndflow.saved_model import saving\n"
+              "saving.replace_tree = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n"
               "from test_save import save_affine\n"
               "save_affine(sys.argv[1])\n")
-    env = dict(os.environ, NDFLOW_CHECKPOINT_KILL_AT="saved_model_tree_written")
     proc = subprocess.run([sys.executable, "-c", script, str(d), os.path.dirname(__file__)],
-                          env=env, capture_output=True, timeout=120)
+                          capture_output=True, timeout=120)
     assert proc.returncode == -9, proc.stderr.decode()[-2000:]
     loaded = tf.saved_model.load(str(d))
     np.testing.assert_allclose(loaded(X).numpy(), EXPECTED["module_call"])

@@ -152,7 +152,8 @@ def rewrite(graph: Graph, ctx: PassContext, mode: Mode, gpu=None) -> Graph:
         return graph
     logging.vlog(MODULE, 2, "Beginning final pass to change type attributes and insert Cast "
                             "ops at paint boundaries")
-    emulate = mode is Mode.CPU and config.auto_mixed_precision_emulate_fp16()
+    emulate = mode is Mode.CPU and config.get(
+        config.TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_EMULATE_FP16)
     out, stats = change_types_and_add_casts(graph, view, allow, target, emulate)
     logging.vlog(MODULE, 2, "Finished final pass")
     logging.log(logging.INFO, stats.message(target))

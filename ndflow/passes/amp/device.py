@@ -63,14 +63,14 @@ def detect_gpu() -> GpuProperties | None:
         cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else 0
         return GpuProperties((major, minor), _version(torch.version.cuda), int(cudnn or 0),
                              virtual=False)
-    if config.auto_mixed_precision_simulate_gpu():
+    if config.get(config.TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_SIMULATE_GPU):
         return SIMULATED_GPU
     return None
 
 
 def suitable_gpu(gpu: GpuProperties | None) -> bool:
-    return gpu is not None and (gpu.fast_fp16()
-                                or config.auto_mixed_precision_ignore_performance())
+    return gpu is not None and (gpu.fast_fp16() or config.get(
+        config.TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_IGNORE_PERFORMANCE))
 
 
 @functools.lru_cache(maxsize=1)

@@ -26,7 +26,7 @@ SUFFIX = "AutoMixedPrecision"
 
 
 def log_path() -> str:
-    return config.auto_mixed_precision_log_path()
+    return config.get(config.TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_LOG_PATH)
 
 
 def _write(path: str, data: bytes | str, what: str) -> bool:

@@ -1,0 +1,78 @@
+"""Rules of docs/ARCHITECTURE.md that the source must keep, checked on its syntax trees (as
+tests/test_layering.py checks the layers):
+
+- the environment is read only by `ndflow/core/config.py`, where every variable is declared
+  with its kind, default and meaning; the modules that speak a process protocol through the
+  environment (the launcher and cluster resolvers, cuBLAS' workspace, TF's async scope,
+  tf.test's Bazel variables) are named here with the reason;
+- no test hooks in production code: nothing in ndflow kills its own process (a test that
+  needs a writer killed mid-save arms the kill itself, tests/checkpoint/test_atomic_saves.py).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "ndflow"
+
+# module (relative to ndflow/) -> why it may touch os.environ itself
+ENVIRONMENT_PROTOCOL = {
+    "core/config.py": "the one reader of ndflow's declared variables",
+    "runtime/async_execution.py": "tf.experimental.async_scope sets TF's streaming variable "
+                                  "for the scope, as TensorFlow does",
+    "runtime/execution_config.py": "op determinism sets cuBLAS' CUBLAS_WORKSPACE_CONFIG, which "
+                                   "cuBLAS itself reads",
+    "distribute/collective.py": "gloo's GLOO_SOCKET_IFNAME for loopback workers",
+    "distribute/preemption.py": "GCE's metadata-server variables",
+    "distribute/run.py": "the launcher hands its workers their environment",
+    "distribute/cluster_resolver/resolvers.py": "TF_CONFIG and the resolvers' variables",
+    "distribute/cluster_resolver/slurm.py": "SLURM's job variables, CUDA_VISIBLE_DEVICES",
+    "distribute/cluster_resolver/tpu_resolver.py": "the TPU and GCE metadata variables",
+    "testing/stubs.py": "tf.test's Bazel variables (TEST_SRCDIR, TEST_WORKSPACE)",
+}
+
+
+def _modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _is_os_attr(node, names) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr in names
+            and isinstance(node.value, ast.Name) and node.value.id == "os")
+
+
+def test_the_environment_is_read_only_through_core_config():
+    found = []
+    for name, tree in _modules():
+        if name in ENVIRONMENT_PROTOCOL:
+            continue
+        for node in ast.walk(tree):
+            if _is_os_attr(node, ("environ", "getenv", "putenv", "unsetenv", "environb")):
+                found.append(f"ndflow/{name}:{node.lineno}: os.{node.attr}")
+            elif isinstance(node, ast.ImportFrom) and node.module == "os" and any(
+                    a.name in ("environ", "getenv") for a in node.names):
+                found.append(f"ndflow/{name}:{node.lineno}: from os import ...")
+    assert not found, ("read the environment through ndflow/core/config.py (declare the "
+                       "variable there) or name the protocol in ENVIRONMENT_PROTOCOL:\n"
+                       + "\n".join(found))
+
+
+def test_every_protocol_module_still_needs_its_exception():
+    modules = dict(_modules())
+    for name in ENVIRONMENT_PROTOCOL:
+        assert name in modules, f"ndflow/{name} is gone: drop it from ENVIRONMENT_PROTOCOL"
+        assert any(_is_os_attr(node, ("environ", "getenv"))
+                   for node in ast.walk(modules[name])), f"ndflow/{name} no longer needs it"
+
+
+def test_no_module_kills_its_own_process():
+    found = []
+    for name, tree in _modules():
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and _is_os_attr(node.func, ("kill",)) and node.args
+                    and isinstance(node.args[0], ast.Call)
+                    and _is_os_attr(node.args[0].func, ("getpid",))):
+                found.append(f"ndflow/{name}:{node.lineno}")
+    assert not found, f"a test hook in production code: {found}"
