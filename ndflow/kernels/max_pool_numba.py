@@ -36,8 +36,13 @@ from ndflow.kernels import omp_pool
 from ndflow.kernels.build_once import built_once
 
 # The callbacks' numba helpers, module globals rather than closure cells: numba's disk cache
-# refuses a function that closes over its enclosing function's variables.
+# refuses a function that closes over its enclosing function's variables. The float32 and
+# bfloat16 callbacks inline the same window scan and tiled gradient, with the dtype's
+# `widen` (its value as float32) and `grad` (a gradient as written); numba's disk cache keys
+# the callbacks on this file, which holds the helpers too.
 claim_chunk = address_as_pointer = f32_from_bits = carray = None
+header = chunk_view = scan_step = max_2x2 = tiled_gradient = None
+same = plus_zero = bf16_widen = None
 
 
 def available() -> bool:
@@ -112,15 +117,76 @@ def _build():
         return None
     from numba import cfunc, types  # noqa: PLC0415
     global claim_chunk, address_as_pointer, f32_from_bits, carray
+    global header, chunk_view, scan_step, max_2x2, tiled_gradient, same, plus_zero, bf16_widen
     claim_chunk, address_as_pointer, f32_from_bits = omp_pool.chunk_intrinsics()
     carray = numba.carray
+    inline = numba.njit(inline="always")
+
+    @inline
+    def header(data):
+        """(data as int64s, images, chunk rows, params) of a callback's data."""
+        d = carray(data, 11, dtype=np.int64)
+        return d, d[1], d[2], carray(address_as_pointer(d[9], np.int64), 11)
+
+    @inline
+    def chunk_view(d, k, lo, rows, size, dtype, itemsize):
+        """Images lo..lo + rows - 1 of the array at d[k] (`size` elements an image)."""
+        return carray(address_as_pointer(d[k] + lo * size * itemsize, dtype), rows * size)
+
+    @inline
+    def same(u):
+        return u
+
+    @inline
+    def plus_zero(g):
+        """+ 0: -0.0 becomes +0.0, as ATen's sum."""
+        return g + np.float32(0.0)
+
+    @inline
+    def bf16_widen(u):
+        return f32_from_bits(np.uint32(u) << np.uint32(16))
+
+    @inline
+    def scan_step(u, kept, best, arg, pos, widen):
+        """ATen's rule: the element u (at plane position pos) replaces the max when greater
+        or NaN. (element kept as stored, its value, its position)"""
+        v = widen(u)
+        take = (v > best) | (v != v)
+        return (u if take else kept), (v if take else best), (pos if take else arg)
+
+    @inline
+    def max_2x2(x, p0, c, row, a0, w, widen):
+        """The max of the 2x2 window whose first element is x[p0] (at plane position a0; the
+        next column c elements on, the next row `row`), scanned row by row: (its element
+        as stored, its position). LLVM unrolls the three steps, and the channel loop around
+        the call vectorizes."""
+        u = x[np.uint64(p0)]
+        v, arg = widen(u), a0
+        for e in range(1, 4):
+            u, v, arg = scan_step(x[np.uint64(p0 + (e >> 1) * row + (e & 1) * c)], u, v, arg,
+                                  a0 + (e >> 1) * w + (e & 1), widen)
+        return u, arg
+
+    @inline
+    def tiled_gradient(g, ix, dx, rows, plane, out_plane, w, c, ho, wo, kh, kw, grad, zero):
+        """dx of windows tiling the input (stride = window, no padding): each input position
+        in exactly one window, so written once, no zero fill and no scatter."""
+        for b in range(rows):
+            for i in range(ho):
+                for a in range(kh):
+                    for j in range(wo):
+                        o = b * out_plane + (i * wo + j) * c
+                        for e in range(kw):
+                            pos = (i * kh + a) * w + j * kw + e
+                            t = b * plane + pos * c
+                            for ch in range(c):
+                                u = np.uint64(o + ch)
+                                dx[np.uint64(t + ch)] = grad(g[u]) if ix[u] == pos else zero
 
     # data = [counter, images, chunk, (address, length) of x, y, indices, params]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def pool_forward(data):
-        d = carray(data, 11, dtype=np.int64)
-        images, chunk = d[1], d[2]
-        p = carray(address_as_pointer(d[9], np.int64), 11)
+        d, images, chunk, p = header(data)
         h, w, c, ho, wo, kh, kw, sh, sw, top, left = (p[0], p[1], p[2], p[3], p[4], p[5],
                                                       p[6], p[7], p[8], p[9], p[10])
         plane, out_plane = h * w * c, ho * wo * c
@@ -128,9 +194,9 @@ def _build():
         while q * chunk < images:
             lo = q * chunk
             rows = min(lo + chunk, images) - lo
-            x = carray(address_as_pointer(d[3] + lo * plane * 4, np.float32), rows * plane)
-            y = carray(address_as_pointer(d[5] + lo * out_plane * 4, np.float32), rows * out_plane)
-            ix = carray(address_as_pointer(d[7] + lo * out_plane * 8, np.int64), rows * out_plane)
+            x = chunk_view(d, 3, lo, rows, plane, np.float32, 4)
+            y = chunk_view(d, 5, lo, rows, out_plane, np.float32, 4)
+            ix = chunk_view(d, 7, lo, rows, out_plane, np.int64, 8)
             for b in range(rows):
                 for i in range(ho):
                     h0 = i * sh - top
@@ -139,26 +205,11 @@ def _build():
                         w0 = j * sw - left
                         ws, we = max(w0, 0), min(w0 + kw, w)
                         o = b * out_plane + (i * wo + j) * c
-                        if he - hs == 2 and we - ws == 2:   # a whole 2x2 window: unrolled,
-                            p0 = b * plane + (hs * w + ws) * c   # vectorized over channels
-                            p2 = p0 + w * c
+                        if he - hs == 2 and we - ws == 2:   # a whole 2x2 window
                             a0 = hs * w + ws
-                            a2 = a0 + w
+                            p0 = b * plane + a0 * c
                             for ch in range(c):
-                                best = x[np.uint64(p0 + ch)]
-                                arg = a0
-                                v = x[np.uint64(p0 + c + ch)]
-                                take = (v > best) | (v != v)
-                                best = v if take else best
-                                arg = a0 + 1 if take else arg
-                                v = x[np.uint64(p2 + ch)]
-                                take = (v > best) | (v != v)
-                                best = v if take else best
-                                arg = a2 if take else arg
-                                v = x[np.uint64(p2 + c + ch)]
-                                take = (v > best) | (v != v)
-                                best = v if take else best
-                                arg = a2 + 1 if take else arg
+                                best, arg = max_2x2(x, p0 + ch, c, w * c, a0, w, same)
                                 y[np.uint64(o + ch)] = best
                                 ix[np.uint64(o + ch)] = arg
                             continue
@@ -180,9 +231,7 @@ def _build():
     # data = [counter, images, chunk, (address, length) of g, indices, dx, params]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def pool_backward(data):
-        d = carray(data, 11, dtype=np.int64)
-        images, chunk = d[1], d[2]
-        p = carray(address_as_pointer(d[9], np.int64), 11)
+        d, images, chunk, p = header(data)
         h, w, c, ho, wo, kh, kw, sh, sw, top, left = (p[0], p[1], p[2], p[3], p[4], p[5],
                                                       p[6], p[7], p[8], p[9], p[10])
         plane, out_plane = h * w * c, ho * wo * c
@@ -192,23 +241,12 @@ def _build():
         while q * chunk < images:
             lo = q * chunk
             rows = min(lo + chunk, images) - lo
-            g = carray(address_as_pointer(d[3] + lo * out_plane * 4, np.float32), rows * out_plane)
-            ix = carray(address_as_pointer(d[5] + lo * out_plane * 8, np.int64), rows * out_plane)
-            dx = carray(address_as_pointer(d[7] + lo * plane * 4, np.float32), rows * plane)
-            if tiled:   # each input position in exactly one window: write, no scatter
-                for b in range(rows):
-                    for i in range(ho):
-                        for a in range(kh):
-                            for j in range(wo):
-                                o = b * out_plane + (i * wo + j) * c
-                                for e in range(kw):
-                                    pos = (i * kh + a) * w + j * kw + e
-                                    t = b * plane + pos * c
-                                    for ch in range(c):
-                                        u = np.uint64(o + ch)
-                                        # + 0: -0.0 becomes +0.0, as ATen's sum
-                                        dx[np.uint64(t + ch)] = (g[u] + np.float32(0.0)
-                                                                 if ix[u] == pos else 0.0)
+            g = chunk_view(d, 3, lo, rows, out_plane, np.float32, 4)
+            ix = chunk_view(d, 5, lo, rows, out_plane, np.int64, 8)
+            dx = chunk_view(d, 7, lo, rows, plane, np.float32, 4)
+            if tiled:
+                tiled_gradient(g, ix, dx, rows, plane, out_plane, w, c, ho, wo, kh, kw,
+                               plus_zero, np.float32(0.0))
             else:
                 for e in range(rows * plane):
                     dx[e] = 0.0
@@ -223,18 +261,16 @@ def _build():
     # bfloat16 in 2x2 windows tiling the input (applies()); x, y, g, dx as uint16 bits
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def pool_forward_bf16(data):
-        d = carray(data, 11, dtype=np.int64)
-        images, chunk = d[1], d[2]
-        p = carray(address_as_pointer(d[9], np.int64), 11)
+        d, images, chunk, p = header(data)
         h, w, c, ho, wo = p[0], p[1], p[2], p[3], p[4]
         plane, out_plane = h * w * c, ho * wo * c
         q = claim_chunk(data)
         while q * chunk < images:
             lo = q * chunk
             rows = min(lo + chunk, images) - lo
-            x = carray(address_as_pointer(d[3] + lo * plane * 2, np.uint16), rows * plane)
-            y = carray(address_as_pointer(d[5] + lo * out_plane * 2, np.uint16), rows * out_plane)
-            ix = carray(address_as_pointer(d[7] + lo * out_plane * 8, np.int64), rows * out_plane)
+            x = chunk_view(d, 3, lo, rows, plane, np.uint16, 2)
+            y = chunk_view(d, 5, lo, rows, out_plane, np.uint16, 2)
+            ix = chunk_view(d, 7, lo, rows, out_plane, np.int64, 8)
             for b in range(rows):
                 for i in range(ho):
                     for j in range(wo):
@@ -242,46 +278,25 @@ def _build():
                         a0 = 2 * i * w + 2 * j
                         p0 = b * plane + a0 * c
                         for ch in range(c):
-                            bits = x[np.uint64(p0 + ch)]
-                            best = f32_from_bits(np.uint32(bits) << np.uint32(16))
-                            arg = a0
-                            for e in range(1, 4):
-                                pos = a0 + (e >> 1) * w + (e & 1)
-                                u = x[np.uint64(b * plane + pos * c + ch)]
-                                v = f32_from_bits(np.uint32(u) << np.uint32(16))
-                                take = (v > best) | (v != v)
-                                best = v if take else best
-                                bits = u if take else bits
-                                arg = pos if take else arg
+                            bits, arg = max_2x2(x, p0 + ch, c, w * c, a0, w, bf16_widen)
                             y[np.uint64(o + ch)] = bits
                             ix[np.uint64(o + ch)] = arg
             q = claim_chunk(data)
 
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def pool_backward_bf16(data):
-        d = carray(data, 11, dtype=np.int64)
-        images, chunk = d[1], d[2]
-        p = carray(address_as_pointer(d[9], np.int64), 11)
+        d, images, chunk, p = header(data)
         h, w, c, ho, wo = p[0], p[1], p[2], p[3], p[4]
         plane, out_plane = h * w * c, ho * wo * c
         q = claim_chunk(data)
         while q * chunk < images:
             lo = q * chunk
             rows = min(lo + chunk, images) - lo
-            g = carray(address_as_pointer(d[3] + lo * out_plane * 2, np.uint16), rows * out_plane)
-            ix = carray(address_as_pointer(d[5] + lo * out_plane * 8, np.int64), rows * out_plane)
-            dx = carray(address_as_pointer(d[7] + lo * plane * 2, np.uint16), rows * plane)
-            for b in range(rows):
-                for i in range(ho):
-                    for a in range(2):
-                        for j in range(wo):
-                            o = b * out_plane + (i * wo + j) * c
-                            for e in range(2):
-                                pos = (2 * i + a) * w + 2 * j + e
-                                t = b * plane + pos * c
-                                for ch in range(c):
-                                    u = np.uint64(o + ch)
-                                    dx[np.uint64(t + ch)] = g[u] if ix[u] == pos else np.uint16(0)
+            g = chunk_view(d, 3, lo, rows, out_plane, np.uint16, 2)
+            ix = chunk_view(d, 5, lo, rows, out_plane, np.int64, 8)
+            dx = chunk_view(d, 7, lo, rows, plane, np.uint16, 2)
+            tiled_gradient(g, ix, dx, rows, plane, out_plane, w, c, ho, wo, 2, 2, same,
+                           np.uint16(0))
             q = claim_chunk(data)
 
     return (pool_forward.address, pool_backward.address, pool_forward_bf16.address,

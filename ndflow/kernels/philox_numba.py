@@ -52,28 +52,123 @@ _TWO31 = 2.0**31
 _ONE_HI, _M20 = _U(0x3FF00000), _U(0xFFFFF)   # 1.0's high word; a double's 20 high mantissa bits
 
 
+# The helpers every Philox kernel inlines (these and kernels/stateless_random_extra_numba.py's):
+# module globals, not closure cells (numba's disk cache refuses closures), set on the first
+# build. numba's disk cache keys a kernel on its own file's content (a hash, not the mtime):
+# stateless_random_extra_numba.py names the hash of `_build_helpers`'s source, which
+# tests/ops/test_numba_disk_cache.py checks, so that a change here changes that file too.
+philox_round = philox4x32 = philox4x32_pair = advance = key_counter = None
+uniform_double = box_muller_float = box_muller_double = None
 
-def _build() -> dict:
-    """The numba kernels by name, or {} without numba."""
+
+def _build_helpers() -> bool:
+    """Sets the helpers (inlined where they are called); False without numba."""
     try:
         import numba  # noqa: PLC0415 - loads on the first draw, not with `import ndflow`
     except ImportError:
+        return False
+    global philox_round, philox4x32, philox4x32_pair, advance, key_counter
+    global uniform_double, box_muller_float, box_muller_double
+    inline = numba.njit(nogil=True, inline="always")
+
+    @inline
+    def philox_round(x0, x1, x2, x3, a, b):
+        """One Philox4x32 round of the words x0..x3 (uint64s under 2**32) under the round
+        key (a, b): two 32x32 -> 64-bit products (vpmuludq where the kernel's loop
+        vectorizes), shifts and three-way xors."""
+        p0, p1 = _M0 * x0, _M1 * x2
+        return (p1 >> _S32) ^ x1 ^ a, p1 & _MK, (p0 >> _S32) ^ x3 ^ b, p0 & _MK
+
+    @inline
+    def philox4x32(lo, hi, k0, k1):
+        """Philox4x32-10 of the 128-bit counter (lo, hi) under the key (k0, k1): its four
+        32-bit words, as uint64s. The key words are masked to 32 bits, so that LLVM knows
+        every word is (and every product 32x32 bits)."""
+        x0, x1, x2, x3 = lo & _MK, lo >> _S32, hi & _MK, hi >> _S32
+        a, b = k0 & _MK, k1 & _MK
+        for _ in range(10):
+            x0, x1, x2, x3 = philox_round(x0, x1, x2, x3, a, b)
+            a, b = (a + _W0) & _MK, (b + _W1) & _MK
+        return x0, x1, x2, x3
+
+    @inline
+    def philox4x32_pair(lo, hi, k0, k1):
+        """`philox4x32` of the counters (lo, hi) and (lo, hi) + 1: eight words. The two
+        chains' rounds interleave in one loop, which keeps the multiplier busy (two calls
+        one after the other leave a vectorized loop ~6% slower)."""
+        lo2, hi2 = advance(lo, hi, _U(1))
+        x0, x1, x2, x3 = lo & _MK, lo >> _S32, hi & _MK, hi >> _S32
+        y0, y1, y2, y3 = lo2 & _MK, lo2 >> _S32, hi2 & _MK, hi2 >> _S32
+        a, b = k0 & _MK, k1 & _MK
+        for _ in range(10):
+            x0, x1, x2, x3 = philox_round(x0, x1, x2, x3, a, b)
+            y0, y1, y2, y3 = philox_round(y0, y1, y2, y3, a, b)
+            a, b = (a + _W0) & _MK, (b + _W1) & _MK
+        return x0, x1, x2, x3, y0, y1, y2, y3
+
+    @inline
+    def advance(lo, hi, n):
+        """The 128-bit counter (lo, hi) plus n (uint64)."""
+        new = lo + n
+        return new, hi + (_U(1) if new < lo else _U(0))
+
+    @inline
+    def key_counter(params):
+        """(key0, key1, counter lo, counter hi) of params[:6]: the key's words, then the
+        counter's four."""
+        return (params[0], params[1], params[2] | (params[3] << _S32),
+                params[4] | (params[5] << _S32))
+
+    @inline
+    def uniform_double(a, b):
+        """TF's Uint64ToDouble: [0, 1) from 52 bits, 20 of word a and all of word b."""
+        return np.float64(np.int64(((a & _M20) << _S32) | b)) * _D52
+
+    @inline
+    def box_muller_float(a, b):
+        """TF's BoxMullerFloat: two float32 normals from two words, in float32 math (the C
+        library's logf, sqrtf, sinf and cosf, as TF's)."""
+        u1 = np.float32(np.int32(a & _U(0x7FFFFF))) * _F23
+        if u1 < _EPS32:
+            u1 = _EPS32
+        v1 = np.float32(_TWO_PI * np.float64(np.float32(np.int32(b & _U(0x7FFFFF))) * _F23))
+        u2 = math.sqrt(np.float32(-2.0) * math.log(u1))
+        return math.sin(v1) * u2, math.cos(v1) * u2
+
+    @inline
+    def box_muller_double(x0, x1, x2, x3):
+        """TF's BoxMullerDouble: two float64 normals from the four words."""
+        u1 = uniform_double(x0, x1)
+        if u1 < _EPS64:
+            u1 = _EPS64
+        v1 = _TWO_PI * uniform_double(x2, x3)
+        u2 = math.sqrt(-2.0 * math.log(u1))
+        return math.sin(v1) * u2, math.cos(v1) * u2
+
+    return True
+
+
+# True once the helpers are set (False without numba)
+helpers = built_once(_build_helpers)
+
+
+def _build() -> dict:
+    """The numba kernels by name, or {} without numba."""
+    if not helpers():
         return {}
+    import numba  # noqa: PLC0415 - loads on the first draw, not with `import ndflow`
     jit = numba.njit(cache=True, nogil=True)
 
-    # Every kernel repeats the Philox rounds inline: a kernel calling another jitted function
-    # would close over it, and numba's disk cache refuses closures.
     # params: key0, key1, counter word 0..3, then the distribution's own (see each kernel).
     # `out` holds whole groups (whole pairs of groups for the uniforms); the caller trims.
 
-    # The uniform kernels draw a pair of groups (counters c and c + 1) per iteration (an odd
-    # group count draws one group more, so no tail branch). LLVM vectorizes the loop over
-    # pairs in uint64 lanes, 8 pairs per AVX-512 iteration: each round is vpmuludq (32x32 ->
-    # 64 bits; the keys are masked to 32 bits so that no full 64-bit product is left), a
-    # shift and a three-way xor, and the pair's two independent chains keep the multiplier
-    # busy where one chain per iteration left the loop waiting on its latency (1.0 ns per
-    # float32 against 0.65). Four groups per iteration do not vectorize (a 16-way
-    # interleaved store).
+    # The uniform kernels draw a pair of groups (counters c and c + 1, `philox4x32_pair`) per
+    # iteration (an odd group count draws one group more, so no tail branch). LLVM vectorizes
+    # the loop over pairs in uint64 lanes, 8 pairs per AVX-512 iteration: each round is
+    # vpmuludq (32x32 -> 64 bits), a shift and a three-way xor, and the pair's two
+    # independent chains keep the multiplier busy where one chain per iteration left the loop
+    # waiting on its latency (1.0 ns per float32 against 0.65). Four groups per iteration do
+    # not vectorize (a 16-way interleaved store).
 
     @jit
     def uniform_f32(out, params):
@@ -81,31 +176,16 @@ def _build() -> dict:
         executions (1, or a vectorized tf.data map's elements): execution e draws at counter +
         e * params[8] (its own reserve), params[9] pairs of groups each, into
         out[e * 8 * params[9]:]."""
-        k0, k1 = params[0] & _MK, params[1] & _MK
-        start_lo = params[2] | (params[3] << _S32)
-        start_hi = params[4] | (params[5] << _S32)
+        k0, k1, start_lo, start_hi = key_counter(params)
         mask = (_U(1) << params[6]) - _U(1)
         scale = np.float32(1.0) / np.float32(_U(1) << params[6])
         pairs = params[9]
         for e in range(params[7]):
-            base_lo = start_lo + _U(e) * params[8]
-            base_hi = start_hi + (_U(1) if base_lo < start_lo else _U(0))
+            base_lo, base_hi = advance(start_lo, start_hi, _U(e) * params[8])
             o = out[e * 8 * pairs:(e + 1) * 8 * pairs]   # a slice: unsigned indices, no wrap
             for i in range(pairs):
-                lo = base_lo + _U(2) * _U(i)
-                hi = base_hi + (_U(1) if lo < base_lo else _U(0))
-                lo2 = lo + _U(1)
-                hi2 = hi + (_U(1) if lo2 == _U(0) else _U(0))
-                x0, x1, x2, x3 = lo & _MK, lo >> _S32, hi & _MK, hi >> _S32
-                y0, y1, y2, y3 = lo2 & _MK, lo2 >> _S32, hi2 & _MK, hi2 >> _S32
-                a, b = k0, k1
-                for _ in range(10):
-                    p0, p1, q0, q1 = _M0 * x0, _M1 * x2, _M0 * y0, _M1 * y2
-                    x0, x1, x2, x3 = ((p1 >> _S32) ^ x1 ^ a, p1 & _MK,
-                                      (p0 >> _S32) ^ x3 ^ b, p0 & _MK)
-                    y0, y1, y2, y3 = ((q1 >> _S32) ^ y1 ^ a, q1 & _MK,
-                                      (q0 >> _S32) ^ y3 ^ b, q0 & _MK)
-                    a, b = (a + _W0) & _MK, (b + _W1) & _MK
+                lo, hi = advance(base_lo, base_hi, _U(2) * _U(i))
+                x0, x1, x2, x3, y0, y1, y2, y3 = philox4x32_pair(lo, hi, k0, k1)
                 j = 8 * i
                 o[j] = np.float32(np.int32(x0 & mask)) * scale
                 o[j + 1] = np.float32(np.int32(x1 & mask)) * scale
@@ -121,25 +201,11 @@ def _build() -> dict:
         """Writes each double's bits as two 32-bit words, 1 + mantissa * 2**-52 (TF's
         construction), then subtracts 1 (exact): 64-bit stores of two values per group left
         LLVM at 4 lanes, 32-bit words vectorize at 8 as in uniform_f32."""
-        k0, k1 = params[0] & _MK, params[1] & _MK
-        base_lo = params[2] | (params[3] << _S32)
-        base_hi = params[4] | (params[5] << _S32)
+        k0, k1, base_lo, base_hi = key_counter(params)
         words = out.view(np.uint32)   # little-endian: low word first
         for i in range(out.shape[0] // 4):
-            lo = base_lo + _U(2) * _U(i)
-            hi = base_hi + (_U(1) if lo < base_lo else _U(0))
-            lo2 = lo + _U(1)
-            hi2 = hi + (_U(1) if lo2 == _U(0) else _U(0))
-            x0, x1, x2, x3 = lo & _MK, lo >> _S32, hi & _MK, hi >> _S32
-            y0, y1, y2, y3 = lo2 & _MK, lo2 >> _S32, hi2 & _MK, hi2 >> _S32
-            a, b = k0, k1
-            for _ in range(10):
-                p0, p1, q0, q1 = _M0 * x0, _M1 * x2, _M0 * y0, _M1 * y2
-                x0, x1, x2, x3 = ((p1 >> _S32) ^ x1 ^ a, p1 & _MK,
-                                  (p0 >> _S32) ^ x3 ^ b, p0 & _MK)
-                y0, y1, y2, y3 = ((q1 >> _S32) ^ y1 ^ a, q1 & _MK,
-                                  (q0 >> _S32) ^ y3 ^ b, q0 & _MK)
-                a, b = (a + _W0) & _MK, (b + _W1) & _MK
+            lo, hi = advance(base_lo, base_hi, _U(2) * _U(i))
+            x0, x1, x2, x3, y0, y1, y2, y3 = philox4x32_pair(lo, hi, k0, k1)
             j = 8 * i
             words[j], words[j + 1] = np.uint32(x1), np.uint32(_ONE_HI | (x0 & _M20))
             words[j + 2], words[j + 3] = np.uint32(x3), np.uint32(_ONE_HI | (x2 & _M20))
@@ -152,60 +218,29 @@ def _build() -> dict:
     def normal_f32(out, params):
         """params[6]: 0 plain (4 values per Philox call), else truncated (4 per sub-stream of
         256 calls). Plain: the words first (a vector loop), then Box-Muller on them."""
-        k0, k1 = params[0], params[1]
-        base_lo = params[2] | (params[3] << _S32)
-        base_hi = params[4] | (params[5] << _S32)
+        k0, k1, base_lo, base_hi = key_counter(params)
         truncated = params[6] != _U(0)
         groups = out.shape[0] // 4
         words = np.empty(0 if truncated else 4 * groups, np.uint32)
         if not truncated:
             for g in range(groups):
-                lo = base_lo + _U(g)
-                hi = base_hi + (_U(1) if lo < base_lo else _U(0))
-                x0, x1, x2, x3 = lo & _MK, lo >> _S32, hi & _MK, hi >> _S32
-                a, b = k0, k1
-                for _ in range(10):
-                    p0, p1 = _M0 * x0, _M1 * x2
-                    x0, x1, x2, x3 = ((p1 >> _S32) ^ x1 ^ a, p1 & _MK,
-                                      (p0 >> _S32) ^ x3 ^ b, p0 & _MK)
-                    a, b = (a + _W0) & _MK, (b + _W1) & _MK
+                lo, hi = advance(base_lo, base_hi, _U(g))
+                x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
                 words[4 * g], words[4 * g + 1] = np.uint32(x0), np.uint32(x1)
                 words[4 * g + 2], words[4 * g + 3] = np.uint32(x2), np.uint32(x3)
             for i in range(0, 4 * groups, 2):
-                u1 = np.float32(np.int32(words[i] & np.uint32(0x7FFFFF))) * _F23
-                if u1 < _EPS32:
-                    u1 = _EPS32
-                v1 = np.float32(_TWO_PI * np.float64(
-                    np.float32(np.int32(words[i + 1] & np.uint32(0x7FFFFF))) * _F23))
-                # float32 math: the C library's logf, sqrtf, sinf and cosf, as TF's
-                u2 = math.sqrt(np.float32(-2.0) * math.log(u1))
-                out[i], out[i + 1] = math.sin(v1) * u2, math.cos(v1) * u2
+                out[i], out[i + 1] = box_muller_float(_U(words[i]), _U(words[i + 1]))
             return
         for g in range(groups):
-            lo = base_lo + _U(g) * _U(256)
-            hi = base_hi + (_U(1) if lo < base_lo else _U(0))
+            lo, hi = advance(base_lo, base_hi, _U(g) * _U(256))
             got = 0
             while got < 4:
-                x0, x1, x2, x3 = lo & _MK, lo >> _S32, hi & _MK, hi >> _S32
-                a, b = k0, k1
-                for _ in range(10):
-                    p0, p1 = _M0 * x0, _M1 * x2
-                    x0, x1, x2, x3 = ((p1 >> _S32) ^ x1 ^ a, p1 & _MK,
-                                      (p0 >> _S32) ^ x3 ^ b, p0 & _MK)
-                    a, b = (a + _W0) & _MK, (b + _W1) & _MK
-                lo += _U(1)
-                if lo == _U(0):
-                    hi += _U(1)
+                x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
+                lo, hi = advance(lo, hi, _U(1))
                 for pair in range(2):
                     u = x0 if pair == 0 else x2
                     v = x1 if pair == 0 else x3
-                    u1 = np.float32(np.int32(u & _U(0x7FFFFF))) * _F23
-                    if u1 < _EPS32:
-                        u1 = _EPS32
-                    v1 = np.float32(_TWO_PI * np.float64(np.float32(np.int32(v & _U(0x7FFFFF)))
-                                                         * _F23))
-                    u2 = math.sqrt(np.float32(-2.0) * math.log(u1))
-                    f0, f1 = math.sin(v1) * u2, math.cos(v1) * u2
+                    f0, f1 = box_muller_float(u, v)
                     if abs(f0) < _TWO32 and got < 4:
                         out[4 * g + got] = f0
                         got += 1
@@ -217,32 +252,16 @@ def _build() -> dict:
     def normal_f64(out, params):
         """params[6]: 0 plain (2 values per Philox call), else truncated (2 per sub-stream of
         128 calls)."""
-        k0, k1 = params[0], params[1]
-        base_lo = params[2] | (params[3] << _S32)
-        base_hi = params[4] | (params[5] << _S32)
+        k0, k1, base_lo, base_hi = key_counter(params)
         truncated = params[6] != _U(0)
         step = _U(128) if truncated else _U(1)
         for g in range(out.shape[0] // 2):
-            lo = base_lo + _U(g) * step
-            hi = base_hi + (_U(1) if lo < base_lo else _U(0))
+            lo, hi = advance(base_lo, base_hi, _U(g) * step)
             got = 0
             while got < 2:
-                x0, x1, x2, x3 = lo & _MK, lo >> _S32, hi & _MK, hi >> _S32
-                a, b = k0, k1
-                for _ in range(10):
-                    p0, p1 = _M0 * x0, _M1 * x2
-                    x0, x1, x2, x3 = ((p1 >> _S32) ^ x1 ^ a, p1 & _MK,
-                                      (p0 >> _S32) ^ x3 ^ b, p0 & _MK)
-                    a, b = (a + _W0) & _MK, (b + _W1) & _MK
-                lo += _U(1)
-                if lo == _U(0):
-                    hi += _U(1)
-                u1 = np.float64(np.int64(((x0 & _U(0xFFFFF)) << _S32) | x1)) * _D52
-                if u1 < _EPS64:
-                    u1 = _EPS64
-                v1 = _TWO_PI * (np.float64(np.int64(((x2 & _U(0xFFFFF)) << _S32) | x3)) * _D52)
-                u2 = math.sqrt(-2.0 * math.log(u1))
-                d0, d1 = math.sin(v1) * u2, math.cos(v1) * u2
+                x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
+                lo, hi = advance(lo, hi, _U(1))
+                d0, d1 = box_muller_double(x0, x1, x2, x3)
                 if not truncated:
                     out[2 * g], out[2 * g + 1] = d0, d1
                     got = 2
@@ -262,24 +281,10 @@ def _build() -> dict:
         inv) is exact or, for a multiple of span, one less (the product's error is under
         2**-20 / span, a non-multiple's quotient at least 1 / span below the next integer),
         so one correction gives the remainder; every value is an integer under 2**33."""
-        k0, k1 = params[0] & _MK, params[1] & _MK
-        base_lo = params[2] | (params[3] << _S32)
-        base_hi = params[4] | (params[5] << _S32)
+        k0, k1, base_lo, base_hi = key_counter(params)
         for i in range(out.shape[0] // 8):
-            lo = base_lo + _U(2) * _U(i)
-            hi = base_hi + (_U(1) if lo < base_lo else _U(0))
-            lo2 = lo + _U(1)
-            hi2 = hi + (_U(1) if lo2 == _U(0) else _U(0))
-            x0, x1, x2, x3 = lo & _MK, lo >> _S32, hi & _MK, hi >> _S32
-            y0, y1, y2, y3 = lo2 & _MK, lo2 >> _S32, hi2 & _MK, hi2 >> _S32
-            a, b = k0, k1
-            for _ in range(10):
-                p0, p1, q0, q1 = _M0 * x0, _M1 * x2, _M0 * y0, _M1 * y2
-                x0, x1, x2, x3 = ((p1 >> _S32) ^ x1 ^ a, p1 & _MK,
-                                  (p0 >> _S32) ^ x3 ^ b, p0 & _MK)
-                y0, y1, y2, y3 = ((q1 >> _S32) ^ y1 ^ a, q1 & _MK,
-                                  (q0 >> _S32) ^ y3 ^ b, q0 & _MK)
-                a, b = (a + _W0) & _MK, (b + _W1) & _MK
+            lo, hi = advance(base_lo, base_hi, _U(2) * _U(i))
+            x0, x1, x2, x3, y0, y1, y2, y3 = philox4x32_pair(lo, hi, k0, k1)
             j = 8 * i
             out[j], out[j + 1], out[j + 2], out[j + 3] = (np.uint32(x0), np.uint32(x1),
                                                           np.uint32(x2), np.uint32(x3))
@@ -300,21 +305,13 @@ def _build() -> dict:
     @jit
     def int_u64(out, params):
         """int64 as uint64: params[6] = lo (mod 2**64), params[7] = span (0: the raw bits)."""
-        k0, k1 = params[0], params[1]
-        base_lo = params[2] | (params[3] << _S32)
-        base_hi = params[4] | (params[5] << _S32)
+        k0, k1, base_lo, base_hi = key_counter(params)
         low, span = params[6], params[7]
         raw = span == _U(0)
         div = _U(1) if raw else span
         for g in range(out.shape[0] // 2):
-            lo = base_lo + _U(g)
-            hi = base_hi + (_U(1) if lo < base_lo else _U(0))
-            x0, x1, x2, x3 = lo & _MK, lo >> _S32, hi & _MK, hi >> _S32
-            a, b = k0, k1
-            for _ in range(10):
-                p0, p1 = _M0 * x0, _M1 * x2
-                x0, x1, x2, x3 = (p1 >> _S32) ^ x1 ^ a, p1 & _MK, (p0 >> _S32) ^ x3 ^ b, p0 & _MK
-                a, b = (a + _W0) & _MK, (b + _W1) & _MK
+            lo, hi = advance(base_lo, base_hi, _U(g))
+            x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
             w0, w1 = x0 | (x1 << _S32), x2 | (x3 << _S32)
             out[2 * g] = w0 if raw else low + w0 % div
             out[2 * g + 1] = w1 if raw else low + w1 % div

@@ -33,18 +33,11 @@ import math
 
 import numpy as np
 
+from ndflow.kernels import philox_numba
 from ndflow.kernels.build_once import built_once
 
 _U = np.uint64
-_M0, _M1 = _U(0xD2511F53), _U(0xCD9E8D57)
-_W0, _W1 = _U(0x9E3779B9), _U(0xBB67AE85)
-_MK = _U(0xFFFFFFFF)
-_S32 = _U(32)
-_M20 = _U(0xFFFFF)
-_D52 = 2.0**-52
 _F23, _F10 = np.float32(2.0**-23), np.float32(2.0**-10)
-_EPS32 = np.float32(1e-7)
-_TWO_PI = 2.0 * math.pi
 _HALF_MAX_ROUNDED = 65520.0   # the smallest magnitude float16 rounds to infinity
 # TF's Stirling tail corrections log(k!) - Stirling(k) for k = 0..9
 _TAIL = np.array([0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
@@ -58,43 +51,31 @@ ZERO, COUNT, BTRS, INVERSION, COUNT_MINUS_BTRS, COUNT_MINUS_INVERSION, NAN = ran
 # `truncated_normal`'s statuses
 OK, INVALID, RANDN_FAILED, UNIFORM_FAILED, EXPONENTIAL_FAILED = range(5)
 
-# numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
-philox = advance = uniform_double = stirling_tail = btrs = inversion = None
-round_half = rounded = box_muller_float = fill_normal = fill_uniform = tn_block = None
+# numba helpers as module globals, not closure cells (numba's disk cache refuses closures).
+# Philox, the counter arithmetic and the Box-Muller transforms are kernels/philox_numba.py's,
+# inlined. numba's disk cache keys these kernels on this file's content, so this line changes
+# with those helpers (tests/ops/test_numba_disk_cache.py checks the hash of their source):
+# philox_numba._build_helpers: 8d0241ed83c32b1f
+philox4x32 = advance = key_counter = uniform_double = box_muller_float = None
+box_muller_double = stirling_tail = btrs = inversion = None
+round_half = rounded = fill_normal = fill_uniform = tn_block = None
 
 
 def _build() -> dict:
     """The kernels by name ({} without numba)."""
-    try:
-        import numba  # noqa: PLC0415 - loads on the first draw, not with `import ndflow`
-    except ImportError:
+    if not philox_numba.helpers():
         return {}
-    global philox, advance, uniform_double, stirling_tail, btrs, inversion
-    global round_half, rounded, box_muller_float, fill_normal, fill_uniform, tn_block
+    import numba  # noqa: PLC0415 - loads on the first draw, not with `import ndflow`
+    global philox4x32, advance, key_counter, uniform_double, box_muller_float
+    global box_muller_double, stirling_tail, btrs, inversion
+    global round_half, rounded, fill_normal, fill_uniform, tn_block
+    philox4x32, advance, key_counter = (philox_numba.philox4x32, philox_numba.advance,
+                                        philox_numba.key_counter)
+    uniform_double, box_muller_float, box_muller_double = (
+        philox_numba.uniform_double, philox_numba.box_muller_float,
+        philox_numba.box_muller_double)
     jit = numba.njit(cache=True, nogil=True)
     inline = numba.njit(cache=True, nogil=True, inline="always")
-
-    @inline
-    def philox(lo, hi, k0, k1):
-        """Philox4x32-10 of the 128-bit counter (lo, hi) under key (k0, k1): four words."""
-        x0, x1, x2, x3 = lo & _MK, lo >> _S32, hi & _MK, hi >> _S32
-        a, b = k0, k1
-        for _ in range(10):
-            p0, p1 = _M0 * x0, _M1 * x2
-            x0, x1, x2, x3 = (p1 >> _S32) ^ x1 ^ a, p1 & _MK, (p0 >> _S32) ^ x3 ^ b, p0 & _MK
-            a, b = (a + _W0) & _MK, (b + _W1) & _MK
-        return x0, x1, x2, x3
-
-    @inline
-    def advance(lo, hi, n):
-        """The 128-bit counter (lo, hi) plus n (uint64)."""
-        new = lo + n
-        return new, hi + (_U(1) if new < lo else _U(0))
-
-    @inline
-    def uniform_double(a, b):
-        """TF's Uint64ToDouble: [0, 1) from 52 bits, 20 of word a and all of word b."""
-        return np.float64(np.int64(((a & _M20) << _S32) | b)) * _D52
 
     @inline
     def stirling_tail(k):
@@ -116,7 +97,7 @@ def _build() -> dict:
         alpha = (2.83 + 5.1 / b) * stddev
         m = np.floor((count + 1.0) * p)
         while True:
-            x0, x1, x2, x3 = philox(lo, hi, k0, k1)
+            x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
             lo, hi = advance(lo, hi, _U(1))
             u = uniform_double(x2, x3) - 0.5
             v = uniform_double(x0, x1)
@@ -142,7 +123,7 @@ def _build() -> dict:
         num_geom = 0
         denominator = math.log1p(-p)
         while True:
-            x0, x1, x2, x3 = philox(lo, hi, k0, k1)
+            x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
             lo, hi = advance(lo, hi, _U(1))
             for half in range(2):
                 u = uniform_double(x2, x3) if half == 0 else uniform_double(x0, x1)
@@ -156,9 +137,7 @@ def _build() -> dict:
         """Outputs first..last - 1 (TF's flat order) into float64 `out` (the output layout);
         kc = [key0, key1, counter words 0..3]; per batch its sampler code, count and the
         probability the sampler takes (p, or 1 - p for the count-minus ones)."""
-        k0, k1 = kc[0], kc[1]
-        base_lo = kc[2] | (kc[3] << _S32)
-        base_hi = kc[4] | (kc[5] << _S32)
+        k0, k1, base_lo, base_hi = key_counter(kc)
         for i in range(first, last):
             b = i // samples_per_batch
             pos = (i - b * samples_per_batch) * num_batches + b
@@ -202,27 +181,11 @@ def _build() -> dict:
         return x
 
     @jit
-    def box_muller_float(a, b):
-        """TF's BoxMullerFloat: two float32 normals from two words (C library float math)."""
-        u1 = np.float32(np.int32(a & _U(0x7FFFFF))) * _F23
-        if u1 < _EPS32:
-            u1 = _EPS32
-        v1 = np.float32(_TWO_PI * np.float64(np.float32(np.int32(b & _U(0x7FFFFF))) * _F23))
-        u2 = math.sqrt(np.float32(-2.0) * math.log(u1))
-        return math.sin(v1) * u2, math.cos(v1) * u2
-
-    @jit
     def fill_normal(buf, x0, x1, x2, x3, double, half):
         """TF's NormalDistribution of one Philox call into buf: 2 doubles or 4 floats
         (rounded to half for float16). Returns the count."""
         if double:
-            u1 = uniform_double(x0, x1)
-            if u1 < 1e-7:
-                u1 = 1e-7
-            v1 = _TWO_PI * uniform_double(x2, x3)
-            u2 = math.sqrt(-2.0 * math.log(u1))
-            buf[0] = math.sin(v1) * u2
-            buf[1] = math.cos(v1) * u2
+            buf[0], buf[1] = box_muller_double(x0, x1, x2, x3)
             return 2
         f0, f1 = box_muller_float(x0, x1)
         f2, f3 = box_muller_float(x2, x3)
@@ -283,7 +246,7 @@ def _build() -> dict:
                     (norm_max > inside and norm_min <= zero):
                 # normal proposals, kept when inside the bounds
                 while s < spb and i < stop:
-                    x0, x1, x2, x3 = philox(lo, hi, k0, k1)
+                    x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
                     lo, hi = advance(lo, hi, _U(1))
                     size = fill_normal(rnd, x0, x1, x2, x3, double, half)
                     for j in range(size):
@@ -303,14 +266,14 @@ def _build() -> dict:
                 # uniform proposals on [norm_min, norm_max]
                 plus = zero if norm_min < zero else square
                 while s < spb and i < stop:
-                    x0, x1, x2, x3 = philox(lo, hi, k0, k1)
+                    x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
                     lo, hi = advance(lo, hi, _U(1))
                     size = fill_uniform(rnd, x0, x1, x2, x3, double, half)
                     for j in range(size):
                         z = rounded(rounded(rnd[j] * diff, half) + norm_min, half)
                         rnd[j] = z
                         uni[j] = rounded(rounded(plus - rounded(z * z, half), half) / two, half)
-                    x0, x1, x2, x3 = philox(lo, hi, k0, k1)
+                    x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
                     lo, hi = advance(lo, hi, _U(1))
                     # uni holds g; the second call's uniforms are compared in place
                     for j in range(size):
@@ -340,7 +303,7 @@ def _build() -> dict:
                 # exponential proposals from norm_min, kept below norm_max
                 alpha = rounded(rounded(norm_min + sqrt_factor, half) / two, half)
                 while s < spb and i < stop:
-                    x0, x1, x2, x3 = philox(lo, hi, k0, k1)
+                    x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
                     lo, hi = advance(lo, hi, _U(1))
                     size = fill_uniform(rnd, x0, x1, x2, x3, double, half)
                     j = 0
@@ -372,9 +335,7 @@ def _build() -> dict:
                          status):
         """Blocks first..last - 1 of `block` outputs each (the last one short); block k's
         stream starts at the counter skipped ceil(k * block * 2000 / values per call)."""
-        k0, k1 = kc[0], kc[1]
-        base_lo = kc[2] | (kc[3] << _S32)
-        base_hi = kc[4] | (kc[5] << _S32)
+        k0, k1, base_lo, base_hi = key_counter(kc)
         per_call = 2 if double else 4
         rnd = np.empty(4, c.dtype)
         uni = np.empty(4, c.dtype)

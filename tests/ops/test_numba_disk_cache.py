@@ -9,6 +9,9 @@ the second run must find everything in the cache and write nothing.
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import inspect
 import os
 import subprocess
 import sys
@@ -74,3 +77,21 @@ def test_a_second_process_loads_every_kernel_from_numbas_cache(tmp_path):
                 assert f"{module}." in cached, (module, sorted(first))
     # a kernel compiled again rewrites its index and adds a machine-code file
     assert second == first, sorted(set(second.items()) ^ set(first.items()))
+
+
+# modules whose disk-cached kernels inline another module's numba helpers: numba keys a cached
+# kernel on its own file's content, so each names the hash of the helpers' source it inlines
+# (a change to the helpers then changes the kernels' file, and numba compiles them again)
+INLINED_HELPERS = {"stateless_random_extra_numba": ("philox_numba", "_build_helpers")}
+
+
+@pytest.mark.parametrize("module", sorted(INLINED_HELPERS))
+def test_kernels_inlining_another_modules_helpers_name_their_source_hash(module):
+    helper_module, builder = INLINED_HELPERS[module]
+    source = inspect.getsource(getattr(importlib.import_module(
+        f"ndflow.kernels.{helper_module}"), builder))
+    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+    text = Path(REPO, "ndflow", "kernels", f"{module}.py").read_text()
+    assert f"# {helper_module}.{builder}: {digest}" in text, (
+        f"{helper_module}.{builder} changed: write `# {helper_module}.{builder}: {digest}` in "
+        f"ndflow/kernels/{module}.py, so that numba's disk cache compiles its kernels again")
