@@ -31,6 +31,10 @@ def _train(mode: str, tmp_path: Path) -> tuple[list[dict], dict]:
     env = {k: v for k, v in os.environ.items()
            if k not in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TF_CONFIG")}
     env["PYTHONPATH"] = str(ROOT)
+    # every process convolves with the same algorithm: the autotuner's choice rests on timings,
+    # which differ between processes on a loaded machine, and an FFT convolution rounds
+    # differently from a direct one (1e-4 apart after a few steps)
+    env["TF_CUDNN_USE_AUTOTUNE"] = "0"
     (tmp_path / "two").mkdir()
     (tmp_path / "one").mkdir()
     # `-m ndflow.distribute.run` once; else the launcher as a file (it imports no ndflow,
