@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from ndflow.core.api_export import keras_export
+from ndflow.core.api_export import keras_export, tf_export
 from ndflow.ops import init_ops
 
 # None: each load's own `safe_mode` decides; False: enable_unsafe_deserialization() was called.
@@ -35,6 +35,7 @@ def serialize_object(obj, module: str) -> dict:
             "registered_name": None}
 
 
+# tf.keras.saving (v2 only: TF 2.21 has no tf.compat.v1.keras.saving) re-exports these.
 # Keras' custom objects: registered for the process (register_keras_serializable,
 # get_custom_objects()) or for a `with custom_object_scope(...)` block (per thread).
 _GLOBAL_CUSTOM_OBJECTS: dict = {}
@@ -42,12 +43,14 @@ _SCOPES = threading.local()
 
 
 @keras_export("keras.utils.get_custom_objects")
+@tf_export("keras.saving.get_custom_objects", v1=[])
 def get_custom_objects() -> dict:
     """The global dict of custom objects (name -> class or function); edit it to register."""
     return _GLOBAL_CUSTOM_OBJECTS
 
 
 @keras_export("keras.utils.register_keras_serializable")
+@tf_export("keras.saving.register_keras_serializable", v1=[])
 def register_keras_serializable(package="Custom", name=None):
     """Registers a class or function as `package>name` (default: its own name), the
     `registered_name` Keras writes for it and finds it by when loading."""
@@ -70,6 +73,7 @@ def registered_name(obj):
 
 
 @keras_export("keras.utils.CustomObjectScope", "keras.utils.custom_object_scope")
+@tf_export("keras.saving.CustomObjectScope", "keras.saving.custom_object_scope", v1=[])
 class CustomObjectScope:
     """`with custom_object_scope({"Name": obj}):` — deserialization inside the block finds
     these objects by name, as if passed as `custom_objects`."""

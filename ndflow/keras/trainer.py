@@ -87,6 +87,8 @@ class Trainer:
         if (auto_scale_loss and self.dtype_policy.name == "mixed_float16"
                 and not isinstance(self.optimizer, LossScaleOptimizer)):
             self.optimizer = LossScaleOptimizer(self.optimizer, name="loss_scale_optimizer")
+            # Keras' compile config keeps the optimizer compile was given, not this wrapper
+            self.optimizer._wrapped_by_compile = True
         output_names = getattr(self, "output_names", None)
         self._compile_loss = (compile_utils.CompileLoss(loss, loss_weights, output_names)
                               if loss is not None else None)

@@ -11,7 +11,7 @@ import types
 
 import numpy as np
 
-from ndflow.core.api_export import keras_export
+from ndflow.core.api_export import keras_export, tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.keras import (
     activation_functions,
@@ -24,11 +24,13 @@ from ndflow.keras.keras_tensor import KerasTensor
 from ndflow.keras.layers import base_layer, layer_serialization
 from ndflow.keras.metrics import metric_lookup
 from ndflow.keras.metrics.base_metric import Metric
+from ndflow.keras.optimizers import schedule_serialization
 from ndflow.keras.optimizers import serialization as optimizer_serialization
 from ndflow.keras.optimizers.base_optimizer import Optimizer
 from ndflow.keras.saving import keras_archive
 from ndflow.ops import init_ops
 from ndflow.ops.apply import convert_to_tensor
+from ndflow.train import learning_rate_schedule
 
 _KINDS = (  # (base class, module Keras writes, serializer, deserializer)
     (Optimizer, "keras.optimizers", optimizer_serialization.serialize,
@@ -41,10 +43,13 @@ _KINDS = (  # (base class, module Keras writes, serializer, deserializer)
      regularizer_functions.deserialize),
     (constraint_functions.Constraint, "keras.constraints", constraint_functions.serialize,
      constraint_functions.deserialize),
+    (learning_rate_schedule.LearningRateSchedule, "keras.optimizers.schedules",
+     schedule_serialization.serialize, schedule_serialization.deserialize),
 )
 
 
 @keras_export("keras.utils.serialize_keras_object")
+@tf_export("keras.saving.serialize_keras_object", v1=[])
 def serialize_keras_object(obj):
     """`obj` as Keras 3's plain (JSON-able) config: `{"module", "class_name", "config",
     "registered_name"}` for objects, `__numpy__` records for arrays; Python values as is."""
@@ -92,6 +97,7 @@ serialization_lib.set_nested_serializer(serialize_keras_object)
 
 
 @keras_export("keras.utils.deserialize_keras_object")
+@tf_export("keras.saving.deserialize_keras_object", v1=[])
 def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwargs):
     """The object a `serialize_keras_object` config describes (strings and plain values
     are returned as they are, as Keras)."""
@@ -137,12 +143,14 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
 
 
 @keras_export("keras.utils.get_registered_name")
+@tf_export("keras.saving.get_registered_name", v1=[])
 def get_registered_name(obj):
     """The name `obj` is registered under (`package>name`), else its own name."""
     return serialization_lib.registered_name(obj) or getattr(obj, "__name__", None)
 
 
 @keras_export("keras.utils.get_registered_object")
+@tf_export("keras.saving.get_registered_object", v1=[])
 def get_registered_object(name, custom_objects=None, module_objects=None):
     """The object registered (or in scope, or in `custom_objects`/`module_objects`) as
     `name`, else None."""

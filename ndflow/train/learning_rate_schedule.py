@@ -193,25 +193,3 @@ SCHEDULES = {
     c.__name__: c
     for c in (ExponentialDecay, PiecewiseConstantDecay, InverseTimeDecay, PolynomialDecay)
 }
-
-
-@tf_export("keras.optimizers.schedules.serialize", "optimizers.schedules.serialize",
-           v1=["keras.optimizers.schedules.serialize"])
-def serialize(learning_rate_schedule: LearningRateSchedule) -> dict:
-    """Keras 3's serialized form of a schedule."""
-    return {
-        "module": "keras.optimizers.schedules",
-        "class_name": type(learning_rate_schedule).__name__,
-        "config": learning_rate_schedule.get_config(),
-        "registered_name": None,
-    }
-
-
-@tf_export("keras.optimizers.schedules.deserialize", "optimizers.schedules.deserialize",
-           v1=["keras.optimizers.schedules.deserialize"])
-def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRateSchedule:
-    name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or SCHEDULES.get(name)
-    if cls is None:
-        raise ValueError(f"Unknown learning rate schedule: '{name}'.")
-    return cls.from_config(config["config"])

@@ -11,6 +11,7 @@ import ndflow  # noqa: F401 - registers ops and kernels
 import ndflow as tf
 from ndflow.core import context, dtypes
 from ndflow.core.graph import Graph, GraphKeys
+from ndflow.keras.optimizers import schedule_serialization
 from ndflow.ops import variables
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import placeholder
@@ -72,16 +73,16 @@ def test_schedules_validate_and_serialize():
     with pytest.raises(ValueError, match="Argument `decay_steps` must be > 0"):
         lrs.ExponentialDecay(0.1, 0, 0.5)
     sched = lrs.ExponentialDecay(0.1, 10, 0.5, staircase=True)
-    config = lrs.serialize(sched)
+    config = schedule_serialization.serialize(sched)
     assert config == {"module": "keras.optimizers.schedules", "class_name": "ExponentialDecay",
                       "config": {"initial_learning_rate": 0.1, "decay_steps": 10,
                                  "decay_rate": 0.5, "staircase": True,
                                  "name": "ExponentialDecay"},
                       "registered_name": None}
-    again = lrs.deserialize(config)
+    again = schedule_serialization.deserialize(config)
     assert isinstance(again, lrs.ExponentialDecay) and again.get_config() == sched.get_config()
     with pytest.raises(ValueError, match="Unknown learning rate schedule"):
-        lrs.deserialize({"class_name": "Nope", "config": {}})
+        schedule_serialization.deserialize({"class_name": "Nope", "config": {}})
     with pytest.raises(NotImplementedError):
         lrs.LearningRateSchedule()(1)
 

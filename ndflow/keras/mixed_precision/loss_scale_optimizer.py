@@ -282,9 +282,12 @@ class LossScaleOptimizer(Optimizer):
 
     # -- config ----------------------------------------------------------------------------------
     def get_config(self) -> dict:
-        return {"inner_optimizer": optimizers.serialize(self._optimizer),
-                "dynamic": self.dynamic, "initial_scale": self.initial_scale,
-                "dynamic_growth_steps": self.dynamic_growth_steps}
+        config = {"name": self.name, "inner_optimizer": optimizers.serialize(self._optimizer),
+                  "initial_scale": self.initial_scale,
+                  "dynamic_growth_steps": self.dynamic_growth_steps}   # Keras 3's keys
+        # plus Keras 2's `dynamic` (Keras 3's __init__ accepts dynamic=True, its only scaling)
+        config["dynamic"] = self.dynamic
+        return config
 
     @classmethod
     def from_config(cls, config: dict, custom_objects=None) -> LossScaleOptimizer:

@@ -23,6 +23,7 @@ from ndflow.core.tensor import Tensor
 from ndflow.distribute import distribute_lib
 from ndflow.distribute.values import is_distributed
 from ndflow.keras import keras_variable
+from ndflow.keras.optimizers import schedule_serialization
 from ndflow.ops import arithmetic, array_fill, comparison, math, reduction
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast as cast_op
@@ -456,7 +457,7 @@ class Optimizer:
     def get_config(self) -> dict:
         lr = self._learning_rate
         if isinstance(lr, lrs.LearningRateSchedule):
-            lr = lrs.serialize(lr)
+            lr = schedule_serialization.serialize(lr)
         elif is_variable(lr):
             lr = float(lr.numpy())
         elif callable(lr):
@@ -473,7 +474,8 @@ class Optimizer:
     def from_config(cls, config: dict, custom_objects=None):
         config = dict(config)
         if isinstance(config.get("learning_rate"), dict):
-            config["learning_rate"] = lrs.deserialize(config["learning_rate"], custom_objects)
+            config["learning_rate"] = schedule_serialization.deserialize(
+                config["learning_rate"], custom_objects)
         return cls(**config)
 
     def __repr__(self):

@@ -1,5 +1,6 @@
 """`tf.keras.optimizers.schedules`: the learning-rate schedules (defined in ndflow.train)."""
 
+from ndflow.keras.optimizers.schedule_serialization import deserialize, serialize
 from ndflow.train.cosine_schedules import CosineDecay, CosineDecayRestarts
 from ndflow.train.learning_rate_schedule import (
     ExponentialDecay,
@@ -7,8 +8,6 @@ from ndflow.train.learning_rate_schedule import (
     LearningRateSchedule,
     PiecewiseConstantDecay,
     PolynomialDecay,
-    deserialize,
-    serialize,
 )
 
 __all__ = ["CosineDecay", "CosineDecayRestarts", "ExponentialDecay", "InverseTimeDecay",

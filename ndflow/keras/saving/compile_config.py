@@ -69,7 +69,9 @@ def get_compile_config(model) -> dict:
     if not getattr(model, "compiled", False):
         return {}
     optimizer = model.optimizer
-    if isinstance(optimizer, LossScaleOptimizer):   # compile wraps it again on load
+    # Keras saves the optimizer compile was given: a LossScaleOptimizer the user passed, but
+    # not the one compile wrapped around it under mixed_float16 (compile wraps again on load)
+    if getattr(optimizer, "_wrapped_by_compile", False):
         optimizer = optimizer.inner_optimizer
     compile_loss, compile_metrics = model._compile_loss, model._compile_metrics
     metrics, weighted = compile_metrics._specs if compile_metrics is not None else (None, None)

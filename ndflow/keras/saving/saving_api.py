@@ -14,7 +14,7 @@ import os
 import h5py
 
 from ndflow.core import logging
-from ndflow.core.api_export import keras_export
+from ndflow.core.api_export import keras_export, tf_export
 from ndflow.keras.saving import (
     file_io,
     keras_archive,
@@ -29,6 +29,7 @@ def _path(filepath) -> str:
 
 
 @keras_export("keras.models.save_model")
+@tf_export("keras.saving.save_model", v1=[])
 def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     """Saves `model` as a `.keras` archive (config, weights, optimizer state)."""
     include_optimizer = kwargs.pop("include_optimizer", True)   # the legacy HDF5 format's
@@ -69,6 +70,7 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
 
 
 @keras_export("keras.models.load_model")
+@tf_export("keras.saving.load_model", v1=[])
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """Loads a model saved by `model.save()` (a `.keras` archive, also Keras 3's own)."""
     filepath = _path(filepath)
@@ -90,6 +92,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
                      "have a different name).")
 
 
+@tf_export("keras.saving.save_weights", v1=[])
 def save_weights(model, filepath, overwrite=True, max_shard_size=None, **kwargs):
     """Writes the weights of `model` (and its optimizer's state) to a `.weights.h5` file."""
     filepath = _path(filepath)
@@ -113,6 +116,7 @@ def save_weights(model, filepath, overwrite=True, max_shard_size=None, **kwargs)
         weights_h5.save_state(model, f)
 
 
+@tf_export("keras.saving.load_weights", v1=[])
 def load_weights(model, filepath, skip_mismatch=False, **kwargs):
     """Loads weights saved by `save_weights` (`.weights.h5`) or `save` (`.keras`)."""
     filepath = _path(filepath)
