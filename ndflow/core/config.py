@@ -168,7 +168,7 @@ GOMP_SPINCOUNT = _declare(
 NDFLOW_FOLLOW_FREE_CORES = _declare(
     "NDFLOW_FOLLOW_FREE_CORES", "bool", True,
     "Lowers a kernel's intra-op threads to the cores other processes leave free, and restores "
-    "them when the cores are free again (ndflow/runtime/core_monitor.py); 0 keeps the "
+    "them when the cores are free again (ndflow/core/core_monitor.py); 0 keeps the "
     "configured count whatever the load.")
 NDFLOW_DATA_THREAD_NICENESS = _declare(
     "NDFLOW_DATA_THREAD_NICENESS", "int", 0,

@@ -17,8 +17,7 @@ import threading
 
 import torch
 
-from ndflow.core import config
-from ndflow.runtime import core_monitor
+from ndflow.core import config, core_monitor
 
 PIPELINE_INTRA_OP_THREADS = 1
 # The GIL switch interval while a pipeline runs threads beside its consumer (a training loop).

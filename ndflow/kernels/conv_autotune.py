@@ -28,6 +28,14 @@ rounds) and the fastest is kept for the process. Small convolutions (below `MIN_
 run the default: timing them costs more than any choice could save, and their results stay
 exactly those of the untuned kernel. Under op determinism nothing is timed (a choice made by
 timing could differ between processes).
+
+A choice holds for the intra-op thread count it was timed with: on a machine shared with
+other processes the core monitor (core/core_monitor.py) lowers the count, and the best
+algorithm for one thread is not the best for two (one thread's FFT has no partner to stall).
+Nothing is timed before the monitor knows whether the cores are shared (its first 0.4 s):
+a process started beside a busy one timed every candidate of MNIST's 5x5 convolutions as
+OpenMP stalls (9-15 ms, the FFT's 2.5 ms alone) and kept the default for good. Until then
+the default runs and nothing is recorded.
 """
 
 from __future__ import annotations
@@ -35,7 +43,9 @@ from __future__ import annotations
 import threading
 import time
 
-from ndflow.core import config, determinism
+import torch
+
+from ndflow.core import config, core_monitor, determinism
 
 CHANNELS_LAST, NCHW, FFT, FLIPPED = "channels_last", "nchw", "fft", "flipped"
 LAYOUTS = (CHANNELS_LAST, NCHW)
@@ -46,7 +56,7 @@ _REPEATS = 5         # and allocations vary from run to run (an FFT's first time
 _REPEATS_LONG = 2    # step took 1.2-1.9x its later ones); convolutions whose first round
 _LONG = 0.1          # of runs took over _LONG seconds are timed _REPEATS_LONG times
 
-_choices: dict = {}  # key -> the algorithm chosen
+_choices: dict = {}  # (intra-op threads, key) -> the algorithm chosen
 _lock = threading.Lock()
 
 
@@ -68,9 +78,11 @@ def tuning_enabled() -> bool:
         return True
 
 
-def choices() -> dict:
-    """What has been tuned so far: {(kind, shapes...): algorithm}."""
-    return dict(_choices)
+def choices(threads: int | None = None) -> dict:
+    """What has been tuned so far for `threads` intra-op threads (None: the calling
+    thread's count): {(kind, shapes...): algorithm}."""
+    threads = torch.get_num_threads() if threads is None else threads
+    return {key: chosen for (n, key), chosen in _choices.items() if n == threads}
 
 
 def clear() -> None:
@@ -85,10 +97,12 @@ def run_tuned(key, flops: float, run, algorithms=LAYOUTS, credit=None):
     default = algorithms[0]
     if determinism.enabled():
         return run(default)
+    threads = torch.get_num_threads()
+    key = (threads, key)
     chosen = _choices.get(key)
     if chosen is not None:
         return run(chosen)
-    if flops < MIN_FLOPS or not tuning_enabled():
+    if flops < MIN_FLOPS or not tuning_enabled() or not core_monitor.ready_to_time(threads):
         return run(default)
     with _lock:
         chosen = _choices.get(key)

@@ -6,7 +6,7 @@ same time: TF_NUM_INTEROP_THREADS or `set_inter_op_parallelism_threads`) is
 runtime/parallel_plan.py's.
 
 On a shared machine a thread's count is capped by the cores other processes leave free
-(runtime/core_monitor.py says why): `follow_free_cores()`, run before each plan run and
+(core/core_monitor.py says why): `follow_free_cores()`, run before each plan run and
 eager op, lowers the calling thread's count to the cap and restores the configured count
 once the cores are free again (NDFLOW_FOLLOW_FREE_CORES=0 turns this off). ATen's count is
 per thread under OpenMP, so each thread keeps its own configured count (a pipeline thread's
@@ -19,9 +19,9 @@ import threading
 
 import torch
 
-from ndflow.core import config, logging
+from ndflow.core import config, core_monitor, logging
 from ndflow.core.api_export import tf_export
-from ndflow.runtime import core_monitor, parallel_plan
+from ndflow.runtime import parallel_plan
 
 _FOLLOW = config.get(config.NDFLOW_FOLLOW_FREE_CORES)
 _MONITOR = core_monitor.STATE

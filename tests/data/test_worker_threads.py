@@ -13,12 +13,17 @@ import pytest
 import torch
 
 import ndflow as tf
+from ndflow.core import core_monitor
 from ndflow.data import prefetching, worker_threads
 from ndflow.data.worker_threads import CoreSharing, share_cores_with_the_pipeline
 
 
 @pytest.fixture
-def two_threads():
+def two_threads(monkeypatch):
+    """Two intra-op threads, which the core monitor leaves alone however busy the machine is
+    (a parallel test run's other worker would otherwise cap them at one)."""
+    monkeypatch.setattr(core_monitor, "decide", lambda current, others, cores: None)
+    monkeypatch.setattr(core_monitor.STATE, "cap", None)
     before = torch.get_num_threads()
     torch.set_num_threads(2)
     yield

@@ -3,12 +3,18 @@ picks (ATen on channels-last or plain NCHW memory, the FFT product, or for an as
 padded input gradient the flipped transposed convolution), Conv2D, its two backprop ops and
 the remapper's fused conv give NumPy's results."""
 
+import os
+import subprocess
+import sys
+import time
 import types
 
 import numpy as np
 import pytest
+import torch
 
 import ndflow as tf
+from ndflow.core import core_monitor
 from ndflow.kernels import conv_autotune
 from ndflow.kernels.conv_autotune import CHANNELS_LAST, FFT, FLIPPED, NCHW
 from tests.ops import nn_reference as ref
@@ -30,6 +36,12 @@ CASES = [  # x shape, filter shape, strides, padding, whether the FFT / the flip
 ]
 FORWARD_ALGORITHMS = [CHANNELS_LAST, NCHW, FFT]
 ALGORITHMS = FORWARD_ALGORITHMS + [FLIPPED]
+
+
+@pytest.fixture(autouse=True)
+def ready_to_time(monkeypatch):
+    """The core monitor has seen the machine's load (else nothing is timed: tested below)."""
+    monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: True)
 
 
 @pytest.fixture
@@ -141,6 +153,50 @@ def test_another_algorithm_needs_a_clear_margin(monkeypatch):
     conv_autotune.clear()
 
 
+def test_nothing_is_timed_before_the_monitor_knows_the_load(monkeypatch):
+    """In the core monitor's first window a busy neighbour has not yet lowered the thread
+    count, so timings would be of stalls: the default runs and nothing is recorded; once the
+    load is known the next call tunes."""
+    times = {CHANNELS_LAST: 1.0, NCHW: 1.0, FFT: 0.5}
+    monkeypatch.setattr(conv_autotune, "_timed", lambda run, a, credit=None: (times[a], run(a)))
+    conv_autotune.clear()
+    monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: False)
+    calls = []
+    for _ in range(3):
+        conv_autotune.run_tuned("k", conv_autotune.MIN_FLOPS, calls.append, FORWARD_ALGORITHMS)
+    assert calls == [CHANNELS_LAST] * 3 and conv_autotune.choices() == {}
+    monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: True)
+    conv_autotune.run_tuned("k", conv_autotune.MIN_FLOPS, calls.append, FORWARD_ALGORITHMS)
+    assert conv_autotune.choices() == {"k": FFT} and calls[-1] == FFT
+    conv_autotune.clear()
+
+
+def test_a_choice_holds_for_the_thread_count_it_was_timed_with(monkeypatch):
+    """With one thread (the core monitor's cap beside a busy process) the best algorithm can
+    differ from two threads': each count is tuned on its own, and keeps its own choice."""
+    times = {CHANNELS_LAST: 1.0, FFT: 0.5}
+    monkeypatch.setattr(conv_autotune, "_timed", lambda run, a, credit=None: (times[a], run(a)))
+    conv_autotune.clear()
+    before = torch.get_num_threads()
+    calls = []
+    try:
+        torch.set_num_threads(1)
+        conv_autotune.run_tuned("k", conv_autotune.MIN_FLOPS, calls.append, (CHANNELS_LAST, FFT))
+        times[FFT] = 2.0
+        torch.set_num_threads(2)
+        conv_autotune.run_tuned("k", conv_autotune.MIN_FLOPS, calls.append, (CHANNELS_LAST, FFT))
+        assert conv_autotune.choices() == {"k": CHANNELS_LAST}   # the calling thread's count
+        torch.set_num_threads(1)
+        calls.clear()
+        conv_autotune.run_tuned("k", conv_autotune.MIN_FLOPS, calls.append, (CHANNELS_LAST, FFT))
+        assert calls == [FFT]                                    # kept, not timed again
+    finally:
+        torch.set_num_threads(before)
+    assert conv_autotune.choices(1) == {"k": FFT}
+    assert conv_autotune.choices(2) == {"k": CHANNELS_LAST}
+    conv_autotune.clear()
+
+
 def test_work_another_op_saves_is_credited(monkeypatch):
     """An algorithm whose run leaves work for another op (the FFT's spectra for the filter
     gradient) is timed without it: 1.1 s less 0.3 s of credit beats the default's 1.0 s."""
@@ -222,3 +278,40 @@ def test_only_a_graph_with_a_filter_gradient_leaves_spectra(tuner, monkeypatch):
     np.testing.assert_allclose(dw.numpy(), _conv_filter_grad_ref(xv, g, wv.shape, (1, 1),
                                                                  "SAME"), rtol=1e-4, atol=1e-4)
     conv_fft.clear_shared_spectra()
+
+
+_BESIDE_A_BUSY_PROCESS = """
+import time
+import ndflow as tf
+from ndflow.kernels import conv_autotune
+x = tf.random.normal((16, 28, 28, 32))
+w = tf.Variable(tf.random.normal((5, 5, 32, 64)))
+@tf.function
+def step():
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.nn.conv2d(x, w, 1, "SAME") ** 2)
+    w.assign_sub(1e-6 * tape.gradient(loss, w))
+t = time.time()
+while time.time() - t < 2.0:
+    step()
+print(sorted(k[0] for k in conv_autotune.choices(1)), len(conv_autotune.choices(2)))
+"""
+
+
+@pytest.mark.slow  # real processes competing for the cores: CI's serial slow pass runs it
+@pytest.mark.skipif(not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) != 2,
+                    reason="needs a Linux machine of 2 cores")
+def test_a_process_started_beside_a_busy_one_tunes_for_the_thread_it_gets():
+    """Started beside a busy process, a training step's convolutions are timed only once the
+    core monitor has capped the step at the one core left: every choice is for one thread,
+    none is timed with two threads that stall each other."""
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)
+        out = subprocess.run([sys.executable, "-c", _BESIDE_A_BUSY_PROCESS], check=True,
+                             capture_output=True, text=True, timeout=120,
+                             env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    finally:
+        spinner.kill()
+        spinner.wait()
+    assert out.stdout.splitlines()[-1] == "['backprop_filter', 'forward'] 0", out.stdout

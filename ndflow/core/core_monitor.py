@@ -29,6 +29,12 @@ The sampler runs while this process computes: runtime/threads.py starts it from 
 plan run or eager op, and it stops once the process has been idle for `IDLE_STOP` seconds
 (the next run starts it again). It runs only on Linux machines of 2 or more cores, where
 /proc/stat exists; elsewhere the cap stays None.
+
+What is timed to choose between kernels (kernels/conv_autotune.py) waits for `ready_to_time`:
+until the sampler's first window is averaged, the cap does not yet say whether another
+process shares the cores, and timings taken then can be of OpenMP stalls (measured: a
+process started beside one busy process timed MNIST's 5x5 convolutions at 9-15 ms for every
+algorithm, where FFT takes 2.5 ms alone, and kept oneDNN's default for its whole life).
 """
 
 from __future__ import annotations
@@ -54,6 +60,7 @@ class _State:
     """What the sampler publishes, read without a lock by every plan run and eager op."""
     cap: int | None = None     # the cap in force (None: no cap)
     sampling = False           # a sampler runs (or cannot run here: it is not started again)
+    settled = True             # the cap reflects the load (False until a window is averaged)
 
 
 STATE = _State()
@@ -67,7 +74,7 @@ def _after_fork_in_child() -> None:
     starts from no cap and samples anew on its first run."""
     global _lock
     _lock = threading.Lock()
-    STATE.cap, STATE.sampling = None, False
+    STATE.cap, STATE.sampling, STATE.settled = None, False, True
     _helper_threads.clear()
 
 
@@ -171,6 +178,7 @@ class _Sampler(threading.Thread):
                                  f"other processes and pipeline threads use {others:.2f} of "
                                  f"{self.cores} cores: intra-op threads capped at {new}")
                     STATE.cap = new
+                STATE.settled = True
                 # this process idle (no kernels running): stop until the next run asks
                 if own < IDLE_LOAD:
                     idle_since = idle_since or t1
@@ -182,6 +190,7 @@ class _Sampler(threading.Thread):
         with _lock:
             STATE.cap = None
             STATE.sampling = False
+            STATE.settled = True
 
 
 def start() -> None:
@@ -193,4 +202,15 @@ def start() -> None:
         cpus = allowed_cpus()
         STATE.sampling = True   # also when there is nothing to sample: never try again
         if len(cpus) >= 2 and machine_busy_seconds(cpus) is not None:
+            STATE.settled = False
             _Sampler(cpus).start()
+
+
+def ready_to_time(threads: int) -> bool:
+    """Whether a kernel run now with `threads` intra-op threads is timed as it will run: the
+    sampler has averaged its first window since it started (or none runs: one core, no
+    /proc/stat, following the free cores turned off, a single-threaded thread that never
+    started it), and the cap, if any, is in force (a plan run applies it when it starts,
+    so the run during which the first window ends still has the old count)."""
+    cap = STATE.cap
+    return STATE.settled and (cap is None or threads <= cap)

@@ -1,4 +1,4 @@
-"""Intra-op threads follow the cores other processes leave free (runtime/core_monitor.py,
+"""Intra-op threads follow the cores other processes leave free (core/core_monitor.py,
 runtime/threads.py)."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import time
 import pytest
 import torch
 
-from ndflow.runtime import core_monitor, threads
+from ndflow.core import core_monitor
+from ndflow.runtime import threads
 
 LINUX = sys.platform.startswith("linux")
 
@@ -219,6 +220,24 @@ def test_a_busy_process_takes_a_thread_and_gives_it_back():
             if p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+@pytest.mark.skipif(not LINUX or threads.available_cores() < 2, reason="needs 2 cores")
+def test_kernels_are_timed_once_the_load_is_known_and_the_cap_applied(monkeypatch):
+    """What is timed to choose kernels waits for `ready_to_time`: False from the sampler's
+    start until its first window (WINDOW samples, PERIOD apart) has been averaged, and while
+    the thread still runs more threads than the cap in force."""
+    monkeypatch.setattr(core_monitor.STATE, "sampling", False)
+    monkeypatch.setattr(core_monitor.STATE, "settled", True)
+    core_monitor.start()
+    assert not core_monitor.ready_to_time(1)
+    deadline = time.monotonic() + 5.0
+    while not core_monitor.STATE.settled and time.monotonic() < deadline:
+        time.sleep(0.02)
+    monkeypatch.setattr(core_monitor.STATE, "cap", 1)
+    assert core_monitor.ready_to_time(1) and not core_monitor.ready_to_time(2)
+    monkeypatch.setattr(core_monitor.STATE, "cap", None)
+    assert core_monitor.ready_to_time(2)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
