@@ -29,6 +29,7 @@ from ndflow.ops.apply import constant_value, convert_to_tensor, infer_shapes, ou
 from ndflow.ops.array_core import expand_dims, shape
 from ndflow.ops.array_slicing import concat, strided_slice
 from ndflow.ops.cast import cast
+from ndflow.ops.op_def import BROADCASTING, POINTWISE, REDUCTION, tagged
 from ndflow.runtime.function import Function
 
 CHUNK = 64  # elements per vectorized call
@@ -38,16 +39,12 @@ class _Unsupported(Exception):
     """The graph has an op without a batching rule here."""
 
 
-_UNARY = frozenset("""Cast Identity Neg Abs Exp Log Log1p Expm1 Tanh Sigmoid Relu Relu6 Elu
-Selu Softplus Softsign Floor Ceil Round Rint Sqrt Rsqrt Square Sign Sin Cos Tan LogicalNot
-IsNan IsInf IsFinite Reciprocal Inv Erf StopGradient Invert ZerosLike OnesLike DecodeRaw
-Bitcast""".split())
-_NARY = frozenset("""Add AddV2 Sub Mul RealDiv Div DivNoNan FloorDiv FloorMod TruncateDiv
-TruncateMod Maximum Minimum Pow SquaredDifference Less LessEqual Greater GreaterEqual Equal
-NotEqual LogicalAnd LogicalOr BitwiseAnd BitwiseOr BitwiseXor Atan2 Xdivy Xlogy MulNoNan
-SelectV2""".split())
+# A unary pointwise op runs on the stacked elements as it is; so do ops that map each leading
+# index on its own (DecodeRaw appends a dimension, Bitcast may); a broadcasting op runs on
+# operands aligned by `_aligned`; a reduction's axes shift by one (the op tags: ops/op_def.py).
+_POINTWISE, _BROADCASTING, _REDUCTIONS = tagged(POINTWISE), tagged(BROADCASTING), tagged(REDUCTION)
+_PER_LEADING_INDEX = frozenset({"DecodeRaw", "Bitcast"})
 _RANDOM = frozenset("RandomUniform RandomStandardNormal TruncatedNormal RandomUniformInt".split())
-_REDUCTIONS = frozenset("Sum Mean Max Min Prod All Any ArgMax ArgMin".split())
 
 
 def vectorize(traced, flat_specs: list):
@@ -182,11 +179,11 @@ def _random(op, ins, count) -> list:
 def _batched(op, ins) -> list:
     kind = op.type
     tensors = [t for t, _ in ins]
-    if kind in _UNARY and len(ins) == 1:
+    if len(ins) == 1 and (kind in _POINTWISE or kind in _PER_LEADING_INDEX):
         return _clone(op, tensors)
-    if kind in _NARY:
+    if kind in _BROADCASTING:
         return _clone(op, _aligned(ins))
-    rule = _RULES.get(kind)
+    rule = _RULES.get(kind) or (_AXES_INPUT_1 if kind in _REDUCTIONS else None)
     if rule is None:
         raise _Unsupported(kind)
     return rule(op, ins)
@@ -223,6 +220,9 @@ def _axis_input(position: int):
         tensors[position] = _shift_axes(tensors[position], tensors[position].dtype)
         return _clone(op, tensors)
     return rule
+
+
+_AXES_INPUT_1 = _axis_input(1)
 
 
 def _prepend(position: int, lead):
@@ -334,7 +334,6 @@ _RULES = {
     "PadV2": _prepend(1, 0),
     "MirrorPad": _prepend(1, 0),
 }
-_RULES.update({r: _axis_input(1) for r in _REDUCTIONS})
 
 
 def _slice(op, ins):

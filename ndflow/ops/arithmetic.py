@@ -20,7 +20,7 @@ from ndflow.ops.comparison import (
     composite_name,
     unchanged_shape,
 )
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import BROADCASTING, POINTWISE, op_def
 
 NUMERIC = REAL
 FLOAT = "T: {half, bfloat16, float, double}"
@@ -52,7 +52,7 @@ def _binary(op, x, y, name):
 
 def _binary_op(name, attrs=NUMERIC, commutative=False):
     return op_def(name, inputs=["x: T", "y: T"], outputs=["z: T"], attrs=[attrs],
-                  shape=broadcast_shape, commutative=commutative)
+                  shape=broadcast_shape, commutative=commutative, tags=[BROADCASTING])
 
 
 AddV2 = _binary_op("AddV2", attrs=WITH_COMPLEX, commutative=True)
@@ -71,7 +71,7 @@ SquaredDifference = _binary_op("SquaredDifference", attrs=SQUARED_DIFFERENCE,
 TruncateDiv = _binary_op("TruncateDiv")
 TruncateMod = op_def("TruncateMod", inputs=["x: T", "y: T"], outputs=["z: T"],
                      attrs=["T: {int32, int64, bfloat16, half, float, double}"],
-                     shape=broadcast_shape, gradient_undefined=True)
+                     shape=broadcast_shape, gradient_undefined=True, tags=[BROADCASTING])
 
 
 @tf_export("add", "math.add")
@@ -193,7 +193,7 @@ def div(x, y, name=None) -> Tensor:
 
 
 DivNoNan = op_def("DivNoNan", inputs=["x: T", "y: T"], outputs=["z: T"],
-                  attrs=[FLOAT_COMPLEX], shape=broadcast_shape)
+                  attrs=[FLOAT_COMPLEX], shape=broadcast_shape, tags=[BROADCASTING])
 
 
 @tf_export("math.divide_no_nan", v1=["div_no_nan", "math.divide_no_nan"])
@@ -204,7 +204,7 @@ def div_no_nan(x, y, name: str | None = None) -> Tensor:
 
 
 MulNoNan = op_def("MulNoNan", inputs=["x: T", "y: T"], outputs=["z: T"], attrs=[FLOAT_COMPLEX],
-                  shape=broadcast_shape)
+                  shape=broadcast_shape, tags=[BROADCASTING])
 
 
 def mul_no_nan(x, y, name=None) -> Tensor:
@@ -233,13 +233,13 @@ def reciprocal_no_nan(x, name=None) -> Tensor:
 # -- Neg, Log, Reciprocal --------------------------------------------------------------------------
 
 Neg = op_def("Neg", inputs=["x: T"], outputs=["y: T"], attrs=[SIGNED],
-             shape=unchanged_shape)
+             shape=unchanged_shape, tags=[POINTWISE])
 Log = op_def("Log", inputs=["x: T"], outputs=["y: T"], attrs=[FLOAT_COMPLEX],
-             shape=unchanged_shape)
+             shape=unchanged_shape, tags=[POINTWISE])
 Reciprocal = op_def("Reciprocal", inputs=["x: T"], outputs=["y: T"], attrs=[SIGNED],
-                    shape=unchanged_shape)
+                    shape=unchanged_shape, tags=[POINTWISE])
 ReciprocalGrad = op_def("ReciprocalGrad", inputs=["y: T", "dy: T"], outputs=["z: T"],
-                        attrs=[FLOAT_COMPLEX], shape=unchanged_shape)
+                        attrs=[FLOAT_COMPLEX], shape=unchanged_shape, tags=[POINTWISE])
 
 
 @tf_export("math.negative", "negative")
@@ -304,7 +304,8 @@ def _select_v2_shape(ctx):
 
 
 SelectV2 = op_def("SelectV2", inputs=["condition: bool", "t: T", "e: T"],
-                  outputs=["output: T"], attrs=["T: type"], shape=_select_v2_shape)
+                  outputs=["output: T"], attrs=["T: type"], shape=_select_v2_shape,
+                  tags=[BROADCASTING])
 
 
 def select(condition, x, y, name=None) -> Tensor:
@@ -353,7 +354,7 @@ def _add_n_shape(ctx):
 
 AddN = op_def("AddN", inputs=["inputs: N * T"], outputs=["sum: T"],
               attrs=["N: int >= 1", WITH_COMPLEX[:-1] + ", variant}"],
-              shape=_add_n_shape, commutative=True)
+              shape=_add_n_shape, commutative=True, tags=[POINTWISE])
 
 
 @tf_export("add_n", "math.add_n")

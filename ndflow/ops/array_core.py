@@ -30,7 +30,7 @@ from ndflow.ops.apply import (
     convert_to_tensor,
     infer_numpy,
 )
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import POINTWISE, op_def
 
 INDEX_ATTR = "{int32, int64} = DT_INT32"
 _MAX_CONSTANT_BYTES = 2**31  # TensorFlow's limit for a constant's TensorProto
@@ -180,7 +180,7 @@ def placeholder_with_default(input, shape, name: str | None = None) -> Tensor:  
 # -- Identity, IdentityN, StopGradient, NoOp, EnsureShape ----------------------------------------
 
 Identity = op_def("Identity", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
-                  shape=_same_shape)
+                  shape=_same_shape, tags=[POINTWISE])
 Identity.constant_value = lambda t: constant_value(t.op.inputs[0])
 Identity.partial_value = lambda t: partial_value(t.op.inputs[0])
 
@@ -188,7 +188,8 @@ IdentityN = op_def("IdentityN", inputs=["input: T"], outputs=["output: T"],
                    attrs=["T: list(type) >= 1"], shape=lambda ctx: list(ctx.shapes))
 
 StopGradient = op_def("StopGradient", inputs=["input: T"], outputs=["output: T"],
-                      attrs=["T: type"], shape=_same_shape, not_differentiable=True)
+                      attrs=["T: type"], shape=_same_shape, not_differentiable=True,
+                      tags=[POINTWISE])
 
 NoOp = op_def("NoOp", gradient_undefined=True)
 

@@ -23,7 +23,7 @@ from ndflow.ops.array_core import (
     stack,
     static_value,
 )
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import POINTWISE, op_def
 
 
 def _rank_check(s: TensorShape, want: int):
@@ -123,11 +123,11 @@ def ones(shape, dtype=dtypes.float32, name: str | None = None, layout=None) -> T
 # -- ZerosLike / OnesLike ------------------------------------------------------------------------
 
 ZerosLike = op_def("ZerosLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"],
-                   shape=lambda ctx: [ctx.shapes[0]],
-                   not_differentiable=True)
+                   shape=lambda ctx: [ctx.shapes[0]], not_differentiable=True,
+                   tags=[POINTWISE])
 OnesLike = op_def("OnesLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"],
-                  shape=lambda ctx: [ctx.shapes[0]],
-                   not_differentiable=True)
+                  shape=lambda ctx: [ctx.shapes[0]], not_differentiable=True,
+                  tags=[POINTWISE])
 
 
 def _like(op, fill_value, input, dtype, name, optimize: bool = True):  # noqa: A002

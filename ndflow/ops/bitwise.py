@@ -9,14 +9,15 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op
 from ndflow.ops.comparison import broadcast_shape, unchanged_shape
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import BROADCASTING, POINTWISE, op_def
 
 _INTS = "T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64}"
 
 
 def _binary(name: str, commutative: bool):
     return op_def(name, inputs=["x: T", "y: T"], outputs=["z: T"], attrs=[_INTS],
-                  shape=broadcast_shape, not_differentiable=True, commutative=commutative)
+                  shape=broadcast_shape, not_differentiable=True, commutative=commutative,
+                  tags=[BROADCASTING])
 
 
 BitwiseAnd = _binary("BitwiseAnd", True)
@@ -25,9 +26,10 @@ BitwiseXor = _binary("BitwiseXor", True)
 LeftShift = _binary("LeftShift", False)
 RightShift = _binary("RightShift", False)
 Invert = op_def("Invert", inputs=["x: T"], outputs=["y: T"], attrs=[_INTS],
-                shape=unchanged_shape, not_differentiable=True)
+                shape=unchanged_shape, not_differentiable=True, tags=[POINTWISE])
 PopulationCount = op_def("PopulationCount", inputs=["x: T"], outputs=["y: uint8"],
                          attrs=[_INTS], shape=unchanged_shape, not_differentiable=True,
+                         tags=[POINTWISE],
                          doc="The number of bits set in each element (`tf.raw_ops` only).")
 
 

@@ -14,13 +14,13 @@ from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.comparison import unchanged_shape
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import POINTWISE, op_def
 
 # TF's Cast takes any type; the pairs it has kernels for are narrow_dtypes.cast_supported's
 # (others fail when the kernel is made: UnimplementedError "Cast string to float ...")
 Cast = op_def("Cast", inputs=["x: SrcT"], outputs=["y: DstT"],
               attrs=["SrcT: type", "DstT: type", "Truncate: bool = false"],
-              shape=unchanged_shape)
+              shape=unchanged_shape, tags=[POINTWISE])
 
 
 @Cast.def_constant_value

@@ -15,7 +15,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape, as_shape, broadcast_shapes, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import BROADCASTING, POINTWISE, op_def
 
 # TF's realnumbertype
 REAL = ("T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, uint16, uint32, "
@@ -75,7 +75,8 @@ def composite_name(name: str | None, default: str) -> Iterator[str]:
 
 def _compare(name: str, attrs=(REAL,), commutative: bool = False):
     return op_def(name, inputs=["x: T", "y: T"], outputs=["z: bool"], attrs=list(attrs),
-                  shape=broadcast_shape, not_differentiable=True, commutative=commutative)
+                  shape=broadcast_shape, not_differentiable=True, commutative=commutative,
+                  tags=[BROADCASTING])
 
 
 _ALL_TYPES = ("T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, uint16, "
@@ -97,7 +98,8 @@ def _equality_shape(ctx) -> list:
 def _equality(name: str):
     return op_def(name, inputs=["x: T", "y: T"], outputs=["z: bool"],
                   attrs=[_ALL_TYPES, "incompatible_shape_error: bool = true"],
-                  shape=_equality_shape, not_differentiable=True, commutative=True)
+                  shape=_equality_shape, not_differentiable=True, commutative=True,
+                  tags=[BROADCASTING])
 
 
 Equal = _equality("Equal")
@@ -147,11 +149,13 @@ def greater_equal(x, y, name=None) -> Tensor:
 # -- logical ops ------------------------------------------------------------------------------
 
 LogicalAnd = op_def("LogicalAnd", inputs=["x: bool", "y: bool"], outputs=["z: bool"],
-                    shape=broadcast_shape, not_differentiable=True, commutative=True)
+                    shape=broadcast_shape, not_differentiable=True, commutative=True,
+                    tags=[BROADCASTING])
 LogicalOr = op_def("LogicalOr", inputs=["x: bool", "y: bool"], outputs=["z: bool"],
-                   shape=broadcast_shape, not_differentiable=True, commutative=True)
+                   shape=broadcast_shape, not_differentiable=True, commutative=True,
+                   tags=[BROADCASTING])
 LogicalNot = op_def("LogicalNot", inputs=["x: bool"], outputs=["y: bool"],
-                    shape=unchanged_shape, not_differentiable=True)
+                    shape=unchanged_shape, not_differentiable=True, tags=[POINTWISE])
 
 
 @tf_export("logical_and", "math.logical_and")
@@ -185,7 +189,7 @@ def logical_xor(x, y, name="LogicalXor") -> Tensor:
 
 def _classify(name: str):
     return op_def(name, inputs=["x: T"], outputs=["y: bool"], attrs=[FLOAT],
-                  shape=unchanged_shape, gradient_undefined=True)
+                  shape=unchanged_shape, gradient_undefined=True, tags=[POINTWISE])
 
 
 IsFinite = _classify("IsFinite")

@@ -17,7 +17,7 @@ from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import multiply, select
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import broadcast_shape, composite_name, less, unchanged_shape
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import BROADCASTING, POINTWISE, op_def
 
 _COMPLEX_T = "T: {complex64, complex128} = DT_COMPLEX64"
 _REAL_TOUT = "Tout: {float, double} = DT_FLOAT"
@@ -25,22 +25,22 @@ _REAL_TOUT = "Tout: {float, double} = DT_FLOAT"
 Complex = op_def("Complex", inputs=["real: T", "imag: T"], outputs=["out: Tout"],
                  attrs=["T: {float, double} = DT_FLOAT",
                         "Tout: {complex64, complex128} = DT_COMPLEX64"],
-                 shape=broadcast_shape)
+                 shape=broadcast_shape, tags=[BROADCASTING])
 
 
 def _to_real(name):
     return op_def(name, inputs=["input: T"], outputs=["output: Tout"],
-                  attrs=[_COMPLEX_T, _REAL_TOUT], shape=unchanged_shape)
+                  attrs=[_COMPLEX_T, _REAL_TOUT], shape=unchanged_shape, tags=[POINTWISE])
 
 
 Real = _to_real("Real")
 Imag = _to_real("Imag")
 Angle = _to_real("Angle")
 ComplexAbs = op_def("ComplexAbs", inputs=["x: T"], outputs=["y: Tout"],
-                    attrs=[_COMPLEX_T, _REAL_TOUT], shape=unchanged_shape)
+                    attrs=[_COMPLEX_T, _REAL_TOUT], shape=unchanged_shape, tags=[POINTWISE])
 Conj = op_def("Conj", inputs=["input: T"], outputs=["output: T"],
               attrs=["T: {complex64, complex128, variant} = DT_COMPLEX64"],
-              shape=unchanged_shape)
+              shape=unchanged_shape, tags=[POINTWISE])
 
 _COMPLEX_OF = {dtypes.float32: dtypes.complex64, dtypes.float64: dtypes.complex128}
 

@@ -65,7 +65,7 @@ from ndflow.ops.comparison import (
 )
 from ndflow.ops.complex_ops import complex_abs
 from ndflow.ops.linalg import matmul
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import POINTWISE, op_def
 from ndflow.ops.reduction import reduce_all, reduce_max, reduce_sum
 
 _SIGNED = "T: {half, bfloat16, float, double, int8, int16, int32, int64}"
@@ -73,12 +73,13 @@ _SIGNED_COMPLEX = _SIGNED[:-1] + ", complex64, complex128}"
 
 
 def _unary(name, attrs=FLOAT):
-    return op_def(name, inputs=["x: T"], outputs=["y: T"], attrs=[attrs], shape=unchanged_shape)
+    return op_def(name, inputs=["x: T"], outputs=["y: T"], attrs=[attrs], shape=unchanged_shape,
+                  tags=[POINTWISE])
 
 
 def _grad_op(name, attrs=FLOAT):
     return op_def(name, inputs=["y: T", "dy: T"], outputs=["z: T"], attrs=[attrs],
-                  shape=unchanged_shape)
+                  shape=unchanged_shape, tags=[POINTWISE])
 
 
 def _run(op, *inputs, name=None):
@@ -97,18 +98,17 @@ Expm1 = _unary("Expm1", FLOAT_COMPLEX)
 Log1p = _unary("Log1p", FLOAT_COMPLEX)
 Erf = _unary("Erf")
 Sqrt = _unary("Sqrt", FLOAT_COMPLEX)
-SqrtGrad = op_def("SqrtGrad", inputs=["y: T", "dy: T"], outputs=["z: T"], attrs=[FLOAT_COMPLEX],
-                  shape=unchanged_shape)
+SqrtGrad = _grad_op("SqrtGrad", FLOAT_COMPLEX)
 Rsqrt, RsqrtGrad = _unary("Rsqrt", FLOAT_COMPLEX), _grad_op("RsqrtGrad", FLOAT_COMPLEX)
 Tanh, TanhGrad = _unary("Tanh", FLOAT_COMPLEX), _grad_op("TanhGrad", FLOAT_COMPLEX)
 Sigmoid = _unary("Sigmoid", FLOAT_COMPLEX)
 SigmoidGrad = _grad_op("SigmoidGrad", FLOAT_COMPLEX)
 # Softsign is an nn op in TF (gen_nn_ops), declared here with the other elementwise ops.
 Softsign = op_def("Softsign", inputs=["features: T"], outputs=["activations: T"],
-                  attrs=[FLOAT], shape=unchanged_shape)
+                  attrs=[FLOAT], shape=unchanged_shape, tags=[POINTWISE])
 SoftsignGrad = op_def("SoftsignGrad", inputs=["gradients: T", "features: T"],
                       outputs=["backprops: T"], attrs=[FLOAT], shape=unchanged_shape,
-                      gradient_undefined=True)
+                      gradient_undefined=True, tags=[POINTWISE])
 
 
 @tf_export("abs", "math.abs")

@@ -19,19 +19,20 @@ from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import FLOAT, multiply, negative, subtract
 from ndflow.ops.comparison import broadcast_shape, unchanged_shape
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import BROADCASTING, POINTWISE, op_def
 from ndflow.ops.reduction import reduce_sum
 
 _F32_64 = "T: {float, double}"
 
 
 def _unary(name):
-    return op_def(name, inputs=["x: T"], outputs=["y: T"], attrs=[FLOAT], shape=unchanged_shape)
+    return op_def(name, inputs=["x: T"], outputs=["y: T"], attrs=[FLOAT], shape=unchanged_shape,
+                  tags=[POINTWISE])
 
 
 def _binary(name, a, b, attrs=FLOAT, **flags):
     return op_def(name, inputs=[f"{a}: T", f"{b}: T"], outputs=["z: T"], attrs=[attrs],
-                  shape=broadcast_shape, **flags)
+                  shape=broadcast_shape, tags=[BROADCASTING], **flags)
 
 
 def _run(op, *inputs, name=None) -> Tensor:

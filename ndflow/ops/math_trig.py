@@ -11,11 +11,12 @@ from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op
 from ndflow.ops.arithmetic import FLOAT, FLOAT_COMPLEX
 from ndflow.ops.comparison import broadcast_shape, unchanged_shape
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import BROADCASTING, POINTWISE, op_def
 
 
 def _unary(name, attrs=FLOAT):
-    return op_def(name, inputs=["x: T"], outputs=["y: T"], attrs=[attrs], shape=unchanged_shape)
+    return op_def(name, inputs=["x: T"], outputs=["y: T"], attrs=[attrs], shape=unchanged_shape,
+                  tags=[POINTWISE])
 
 
 def _run(op, *inputs, name=None) -> Tensor:
@@ -27,7 +28,7 @@ Asin, Acos, Atan = (_unary(n, FLOAT_COMPLEX) for n in ("Asin", "Acos", "Atan"))
 Sinh, Cosh = _unary("Sinh", FLOAT_COMPLEX), _unary("Cosh", FLOAT_COMPLEX)
 Asinh, Acosh, Atanh = (_unary(n, FLOAT_COMPLEX) for n in ("Asinh", "Acosh", "Atanh"))
 Atan2 = op_def("Atan2", inputs=["y: T", "x: T"], outputs=["z: T"], attrs=[FLOAT],
-               shape=broadcast_shape)
+               shape=broadcast_shape, tags=[BROADCASTING])
 
 
 @tf_export("math.sin", "sin")

@@ -12,7 +12,7 @@ from ndflow.ops import array_core, array_transpose
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.cast import cast
 from ndflow.ops.nn_common import FLOAT_T
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import POINTWISE, op_def
 
 _REAL = "T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8}"
 
@@ -31,12 +31,12 @@ def _merged_shape(ctx):
 
 def _unary(name, t=FLOAT_T, extra=()):
     return op_def(name, inputs=["features: T"], outputs=["activations: T"],
-                  attrs=[t, *extra], shape=_same_shape)
+                  attrs=[t, *extra], shape=_same_shape, tags=[POINTWISE])
 
 
 def _grad_op(name, second="features", t=FLOAT_T, extra=()):
     return op_def(name, inputs=["gradients: T", f"{second}: T"], outputs=["backprops: T"],
-                  attrs=[t, *extra], shape=_merged_shape)
+                  attrs=[t, *extra], shape=_merged_shape, tags=[POINTWISE])
 
 
 def _out(op_def_, inputs, attrs=None, name=None):

@@ -14,6 +14,12 @@ gradient) or `gradient_undefined` (TF registers no gradient: differentiating thr
 `LookupError`), `functional` (holds function attrs run by the runtime: never constant-folded),
 and the static-value rules `constant_value` / `partial_value` used by shape inference.
 
+What passes, the JIT, the profiler and tf.data's vectorization need to know of an op's
+arithmetic are `tags` on its OpDef (`POINTWISE`, `BROADCASTING`, `REDUCTION`, defined below),
+not tables of op names kept beside each consumer: `tagged(tag)` is the set of registered op
+types with a tag, read live (so an op registered later, a custom op, is in it), and
+tests/ops/test_op_tags.py checks the tags against TensorFlow's own categories.
+
 Arg specs use TF's REGISTER_OP syntax: `x: T` (type attr), `x: int32` (fixed type),
 `values: N * T` (N tensors of type T), `inputs: T` where `T: list(type)` (a type list).
 Attr specs: `name: kind [= default]`, kind one of `type`, `{t1, t2}` (allowed types),
@@ -54,6 +60,39 @@ _TYPE_GROUPS = {
 }
 
 REGISTRY: dict[str, OpDef] = {}
+
+# Tags (OpDef.tags):
+POINTWISE = "pointwise"        # each output element is a function of the inputs' elements at
+                               # its position only (output shape = the inputs' shape)
+BROADCASTING = "broadcasting"  # pointwise, with NumPy broadcasting of the inputs' shapes
+REDUCTION = "reduction"        # reduces input 0 over the axes given by input 1
+TAGS = frozenset({POINTWISE, BROADCASTING, REDUCTION})
+
+
+class _Tagged:
+    """The registered op types carrying a tag, as a container read live: `type in tagged(t)`."""
+
+    __slots__ = ("tag",)
+
+    def __init__(self, tag: str):
+        self.tag = tag
+
+    def __contains__(self, op_type) -> bool:
+        d = REGISTRY.get(op_type)
+        return d is not None and self.tag in d.tags
+
+    def __iter__(self):
+        return iter(sorted(n for n, d in REGISTRY.items() if self.tag in d.tags))
+
+    def __repr__(self):
+        return f"tagged({self.tag!r})"
+
+
+def tagged(tag: str) -> _Tagged:
+    """The op types with `tag`: supports `in` (one dict lookup) and iteration."""
+    if tag not in TAGS:
+        raise ValueError(f"unknown op tag {tag!r}; tags: {sorted(TAGS)}")
+    return _Tagged(tag)
 
 
 @dataclass
@@ -100,6 +139,7 @@ class OpDef:
     # What is known of an int output's value: an int|None scalar or a list of int|None.
     partial_value: StaticValueFn | None = None
     doc: str = ""
+    tags: frozenset = frozenset()      # POINTWISE, BROADCASTING, REDUCTION (above)
 
     def def_grad(self, fn: Callable) -> Callable:
         """Decorator: registers `fn(op, *output_grads) -> [input_grads]` (once per op)."""
@@ -211,10 +251,16 @@ def op_def(
     constant_value: StaticValueFn | None = None,
     partial_value: StaticValueFn | None = None,
     doc: str = "",
+    tags=(),
 ) -> OpDef:
     """Declares and registers an op (TF REGISTER_OP syntax for args and attrs)."""
     if name in REGISTRY:
         raise ValueError(f"Op '{name}' is already registered")
+    tags = frozenset(tags)
+    if not tags <= TAGS:
+        raise ValueError(f"Op '{name}': unknown tags {sorted(tags - TAGS)}")
+    if BROADCASTING in tags:
+        tags |= {POINTWISE}
     if not_differentiable and gradient_undefined:
         raise ValueError(
             f"Op '{name}': not_differentiable and gradient_undefined exclude each other"
@@ -234,6 +280,7 @@ def op_def(
         constant_value=constant_value,
         partial_value=partial_value,
         doc=doc,
+        tags=tags,
     )
     REGISTRY[name] = d
     return d

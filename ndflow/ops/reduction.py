@@ -18,7 +18,7 @@ from ndflow.core.tensor import Tensor
 from ndflow.ops import array_core, array_fill, composite_dispatch
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import NUMERIC, WITH_COMPLEX
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import REDUCTION, op_def
 
 
 def normalize_axes(axes, rank: int) -> list:
@@ -56,9 +56,9 @@ def _reduction_op(name: str, type_attr: str = NUMERIC):
     if type_attr == "bool":  # All, Any: TF registers no gradient
         return op_def(name, inputs=["input: bool", "reduction_indices: Tidx"],
                       outputs=["output: bool"], attrs=attrs, shape=reduction_shape,
-                      gradient_undefined=True)
+                      gradient_undefined=True, tags=[REDUCTION])
     return op_def(name, inputs=["input: T", "reduction_indices: Tidx"], outputs=["output: T"],
-                  attrs=[type_attr] + attrs, shape=reduction_shape)
+                  attrs=[type_attr] + attrs, shape=reduction_shape, tags=[REDUCTION])
 
 
 Sum = _reduction_op("Sum", WITH_COMPLEX)
@@ -153,7 +153,7 @@ def _arg_op(name):
     return op_def(name, inputs=["input: T", "dimension: Tidx"], outputs=["output: output_type"],
                   attrs=[NUMERIC[:-1] + ", bool}", "Tidx: {int16, int32, int64} = DT_INT32",
                          "output_type: {int16, int32, int64} = DT_INT64"],
-                  shape=_arg_shape)
+                  shape=_arg_shape, tags=[REDUCTION])
 
 
 ArgMax = _arg_op("ArgMax")

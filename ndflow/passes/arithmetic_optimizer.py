@@ -57,7 +57,7 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph, Operation, SymbolicTensor
 from ndflow.core.shapes import TensorShape
-from ndflow.ops.op_def import REGISTRY
+from ndflow.ops.op_def import REDUCTION, REGISTRY, tagged
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.prune import needed_ops
@@ -67,7 +67,7 @@ _FORWARDING = frozenset({"Identity", "StopGradient"})
 _ADD = frozenset({"AddV2", "Add"})
 _DIV = frozenset({"RealDiv", "Div"})
 _STATE_DTYPES = (dtypes.resource, dtypes.variant)
-_REDUCTIONS = frozenset({"Sum", "Mean", "Max", "Min", "Prod", "All", "Any"})
+_REDUCTIONS = tagged(REDUCTION)
 
 
 class _Ctx:

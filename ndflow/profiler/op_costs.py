@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+from ndflow.ops.op_def import POINTWISE, REDUCTION, tagged
+
 # op types whose kernels do one matrix product / convolution (the Tensor Core / AMX candidates)
 MATMUL_TYPES = frozenset({"MatMul", "_FusedMatMul", "_MatMulAddScaled", "BatchMatMul",
                           "BatchMatMulV2", "BatchMatMulV3", "Einsum"})
@@ -20,19 +22,23 @@ CONV_TYPES = frozenset({"Conv2D", "_FusedConv2D", "Conv2DBackpropInput", "Conv2D
                         "DepthwiseConv2dNativeBackpropFilter"})
 FUSED_TYPES = frozenset({"_FusedMatMul", "_FusedConv2D", "_FusedBatchNormEx", "_XlaClusterCall",
                          "_MatMulAddScaled"})
-ELEMENTWISE_TYPES = frozenset({
-    "Abs", "Add", "AddN", "AddV2", "BiasAdd", "BiasAddGrad", "BiasAddV1", "Cast", "Ceil",
-    "ClipByValue", "Cos", "Div", "DivNoNan", "Elu", "EluGrad", "Equal", "Erf", "Exp", "Expm1",
-    "Floor", "FloorDiv", "FloorMod", "Greater", "GreaterEqual", "Inv", "IsFinite", "LeakyRelu",
-    "LeakyReluGrad", "Less", "LessEqual", "Log", "Log1p", "LogicalAnd", "LogicalNot",
-    "LogicalOr", "Maximum", "Minimum", "Mul", "MulNoNan", "Neg", "NotEqual", "OnesLike", "Pow",
-    "RealDiv", "Reciprocal", "ReciprocalGrad", "Relu", "Relu6", "Relu6Grad", "ReluGrad",
-    "Round", "Rsqrt", "RsqrtGrad", "Select", "SelectV2", "Selu", "SeluGrad", "Sigmoid",
-    "SigmoidGrad", "Sign", "Sin", "Softplus", "SoftplusGrad", "Softsign", "Sqrt", "SqrtGrad",
-    "Square", "SquaredDifference", "Sub", "Tanh", "TanhGrad", "ZerosLike",
-})
-REDUCTION_TYPES = frozenset({"Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "ArgMax",
-                             "ArgMin", "L2Loss"})
+# elementwise: the pointwise ops (their OpDef's tag) but those that forward their input, and
+# the bias adds, ClipByValue and the v1 Select, which touch each element once; reductions:
+# the reduction ops and L2Loss
+_POINTWISE, _REDUCTIONS = tagged(POINTWISE), tagged(REDUCTION)
+_ALSO_ELEMENTWISE = frozenset({"BiasAdd", "BiasAddGrad", "BiasAddV1", "ClipByValue", "Select"})
+_FORWARDING = frozenset({"Identity", "StopGradient"})
+_NO_ARITHMETIC = frozenset({"Cast", "ZerosLike", "OnesLike"})
+
+
+def is_elementwise(op_type: str) -> bool:
+    return (op_type in _POINTWISE and op_type not in _FORWARDING) or op_type in _ALSO_ELEMENTWISE
+
+
+def is_reduction(op_type: str) -> bool:
+    return op_type in _REDUCTIONS or op_type == "L2Loss"
+
+
 INPUT_TYPES = frozenset({"IteratorGetNext", "IteratorGetNextSync", "IteratorGetNextAsOptional",
                          "OptionalGetValue", "_IteratorHasNext",
                          "MultiDeviceIteratorGetNextFromShard"})
@@ -54,9 +60,9 @@ def category(op_type: str) -> str:
         return "convolution"
     if op_type in FUSED_TYPES:
         return "fused"
-    if op_type in ELEMENTWISE_TYPES or op_type in _SOFTMAX_TYPES:
+    if is_elementwise(op_type) or op_type in _SOFTMAX_TYPES:
         return "elementwise"
-    if op_type in REDUCTION_TYPES:
+    if is_reduction(op_type):
         return "reduction"
     if op_type in INPUT_TYPES:
         return "input"
@@ -121,9 +127,9 @@ def flops(op_type: str, ins: list, outs: list, attrs: dict) -> int:
     if op_type in ("FusedBatchNorm", "FusedBatchNormV3", "_FusedBatchNormEx",
                    "FusedBatchNormGradV3"):
         return 5 * _numel(ins[0] if ins else None)
-    if op_type in REDUCTION_TYPES:
+    if is_reduction(op_type):
         return _numel(ins[0] if ins else None)
-    if op_type in ELEMENTWISE_TYPES and op_type not in ("Cast", "ZerosLike", "OnesLike"):
+    if is_elementwise(op_type) and op_type not in _NO_ARITHMETIC:
         return _numel(out)
     return 0
 
