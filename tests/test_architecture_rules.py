@@ -6,15 +6,22 @@ tests/test_layering.py checks the layers):
   environment (the launcher and cluster resolvers, cuBLAS' workspace, TF's async scope,
   tf.test's Bazel variables) are named here with the reason;
 - no test hooks in production code: nothing in ndflow kills its own process (a test that
-  needs a writer killed mid-save arms the kill itself, tests/checkpoint/test_atomic_saves.py).
+  needs a writer killed mid-save arms the kill itself, tests/checkpoint/test_atomic_saves.py);
+- the page itself stays a true map: its layer table is tests/test_layering.py's `LAYERS`, and
+  every repository path (and `path::test_name`) it cites exists.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "ndflow"
+from tests.test_layering import LAYERS
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "ndflow"
+ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
 
 # module (relative to ndflow/) -> why it may touch os.environ itself
 ENVIRONMENT_PROTOCOL = {
@@ -76,3 +83,39 @@ def test_no_module_kills_its_own_process():
                     and _is_os_attr(node.args[0].func, ("getpid",))):
                 found.append(f"ndflow/{name}:{node.lineno}")
     assert not found, f"a test hook in production code: {found}"
+
+
+def _architecture_text() -> str:
+    return ARCHITECTURE.read_text(encoding="utf-8")
+
+
+def test_the_layer_table_is_the_layering_tests():
+    text = _architecture_text().split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
+    table = {}
+    for row in re.findall(r"^\| (\d+) \| ([^|]*) \|", text, re.M):
+        for package in re.findall(r"`([^`]+)`", row[1]):
+            assert package not in table, f"{package} is in two rows"
+            table[package] = int(row[0])
+    assert table == LAYERS
+
+
+# a backticked repository path, optionally with `::test_name`; `<family>`-style placeholders
+# and `{a,b}` alternatives are not paths
+_CITED = re.compile(r"`((?:ndflow|tests|docs|benchmarks|examples)/[^`<>{}*\s]*)`")
+
+
+def test_every_path_the_architecture_map_cites_exists():
+    text = _architecture_text()
+    cited = _CITED.findall(text)
+    assert len(cited) > 50
+    missing = []
+    for ref in sorted(set(cited)):
+        path, _, test = ref.partition("::")
+        if not (ROOT / path).exists():
+            missing.append(ref)
+        elif test and not re.search(rf"^def {re.escape(test)}\(",
+                                    (ROOT / path).read_text(encoding="utf-8"), re.M):
+            missing.append(ref)
+    assert not missing, f"docs/ARCHITECTURE.md cites what does not exist: {missing}"
+    assert "DESIGN.md" not in text
+    assert len(text.splitlines()) <= 300, "docs/ARCHITECTURE.md is a map: at most 300 lines"

@@ -1,4 +1,4 @@
-"""DESIGN.md's layering rule, checked on the source with `ast`.
+"""docs/ARCHITECTURE.md's layering rule, checked on the source with `ast`.
 
 A module may import ndflow modules of its own layer or lower ones, never higher ones; it may not
 import ndflow modules inside a function (the usual way of dodging a cycle), nor use star imports.
@@ -15,8 +15,9 @@ import pytest
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent / "ndflow"
 
-# DESIGN.md's layer table. Top-level modules (ndflow/__init__.py, ndflow/_namespaces.py) are layer
-# 7; the public namespaces (tf.nn, tf.compat.v1, ...) are built from tf_export declarations.
+# docs/ARCHITECTURE.md's layer table (tests/test_architecture_rules.py checks the page).
+# Top-level modules (ndflow/__init__.py, ndflow/_namespaces.py) are layer 7; the public
+# namespaces (tf.nn, tf.compat.v1, ...) are built from tf_export declarations.
 LAYERS: dict[str, int] = {
     "core": 0,
     "ops": 1,
@@ -129,7 +130,7 @@ class _Checker(ast.NodeVisitor):
         for target in targets:
             target_layer = layer_of(target, self.package_dir)
             if target_layer is None:
-                self._report(node, f"{target} is in no layer of DESIGN.md's table")
+                self._report(node, f"{target} is in no layer of docs/ARCHITECTURE.md's table")
             elif self.layer is not None and target_layer > self.layer:
                 self._report(node, f"layer {self.layer} imports {target} (layer {target_layer})")
         if targets and self.function_depth:
@@ -183,7 +184,8 @@ def check_source(source: str, module: str, is_pkg: bool = False,
     checker = _Checker(module, is_pkg, package_dir)
     if checker.layer is None:
         return [Violation(module, 1, "<module>",
-                          f"package {module.split('.')[1]} is in no layer of DESIGN.md's table")]
+                          f"package {module.split('.')[1]} is in no layer of "
+                          "docs/ARCHITECTURE.md's table")]
     tree = ast.parse(source, filename=module)
     if "import_module" in source or "__import__" in source:
         checker.visit(tree)   # calls may sit in any expression
@@ -204,14 +206,14 @@ def check_tree(package_dir: Path = PACKAGE_DIR) -> list[Violation]:
 def test_package_respects_layers():
     assert any(PACKAGE_DIR.rglob("*.py")), f"no modules found under {PACKAGE_DIR}"
     violations = check_tree()
-    assert not violations, "layering violations (see DESIGN.md, Layers):\n" + "\n".join(
+    assert not violations, "layering violations (see docs/ARCHITECTURE.md, Layers):\n" + "\n".join(
         str(v) for v in violations)
 
 
 def test_every_subpackage_has_a_layer():
     missing = [p.name for p in PACKAGE_DIR.iterdir()
                if p.is_dir() and (p / "__init__.py").exists() and p.name not in LAYERS]
-    assert not missing, f"subpackages missing from DESIGN.md's layer table: {missing}"
+    assert not missing, f"subpackages missing from docs/ARCHITECTURE.md's layer table: {missing}"
 
 
 # --- the checker itself ---------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 ATen's CPU allocator is plain malloc/free. glibc serves blocks above M_MMAP_THRESHOLD with
 mmap and unmaps them on free, and trims the heap top above M_TRIM_THRESHOLD, so every
-training step page-faults its activation buffers in again (DESIGN.md, decision 4: the MNIST
+training step page-faults its activation buffers in again (docs/performance.md; the MNIST
 step spends ~25% of its time there). Raising both thresholds turns the heap into the buffer
 pool that an execution plan's free-after-last-use then recycles: each step reuses the
 blocks the previous step released. The threshold stops at glibc's maximum (32 MiB), and
