@@ -2,7 +2,7 @@
 cores, ndflow vs TensorFlow 2.21 in the same run (issue 53).
 
     python benchmarks/contention.py [--seconds 6] [--rounds 1] [--workloads cnn,mlp]
-                                    [--situations alone,two,busy1,busy2,niced2] [--env KEY=VALUE]
+                                    [--situations alone,two,busy1,busy2] [--env KEY=VALUE]
 
 Workloads, written as users write them, default threads:
 - cnn: Keras `fit` of the MNIST CNN (conv 5x5x32, pool, conv 5x5x64, pool, dense 512,
@@ -12,8 +12,7 @@ Workloads, written as users write them, default threads:
   `tf.function` step with a GradientTape and Keras SGD's `apply_gradients`), batch 256.
 
 Situations: alone; two copies of the same job at once; beside one and beside two busy
-single-threaded processes (Python spinning loops the benchmark starts and stops), and beside
-two at nice 19 (background jobs, which Linux runs only in what the foreground leaves). Every job
+single-threaded processes (Python spinning loops the benchmark starts and stops). Every job
 compiles and warms up first, says it is ready, and all jobs of a situation then time their
 steps over the same `seconds` of wall time (the median step is the figure; for two copies,
 the mean of both). The slowdown is contended / alone; bar: in every situation ndflow's
@@ -40,10 +39,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "mod
 import raw_mlp_loop  # noqa: E402 - the raw-variable MLP step, shared with the model suite
 from side_by_side import TF_PYTHON  # noqa: E402
 
-SITUATIONS = {"alone": (1, 0, 0), "two": (2, 0, 0), "busy1": (1, 1, 0), "busy2": (1, 2, 0),
-              "niced2": (1, 2, 19)}   # (copies, busy processes, their nice value)
+SITUATIONS = {"alone": (1, 0), "two": (2, 0), "busy1": (1, 1), "busy2": (1, 2)}
 LABELS = {"alone": "alone", "two": "two copies at once", "busy1": "beside 1 busy process",
-          "busy2": "beside 2 busy processes", "niced2": "beside 2 busy at nice 19"}
+          "busy2": "beside 2 busy processes"}
 
 
 # -- the worker: runs under ndflow or TensorFlow ----------------------------------------------
@@ -110,17 +108,16 @@ def worker(module: str, workload: str, seconds: float) -> None:
 
 # -- the parent ------------------------------------------------------------------------------
 
-def _spinner(niceness: int) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", "while True: pass"],
-                            preexec_fn=(lambda: os.nice(niceness)) if niceness else None)
+def _spinner() -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", "while True: pass"])
 
 
 def run_situation(python: str, module: str, workload: str, situation: str, seconds: float,
                   env: dict) -> float | None:
     """The median ms/step (mean over the copies) of `workload` under `situation`."""
-    copies, busy, niceness = SITUATIONS[situation]
+    copies, busy = SITUATIONS[situation]
     full_env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", **env}
-    spinners = [_spinner(niceness) for _ in range(busy)]
+    spinners = [_spinner() for _ in range(busy)]
     jobs = []
     try:
         for _ in range(copies):

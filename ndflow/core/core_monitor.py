@@ -10,8 +10,7 @@ instead, so it degrades gracefully with a fixed count; ATen's cannot, so ndflow 
 count: runtime/threads.py lowers a thread's intra-op threads to the cores left free.
 
 A daemon thread samples the busy CPU time of the cores this process may run on (/proc/stat's
-per-CPU lines, its affinity mask; a niced process's time only when this one is niced too:
-`lower_priority_competes`), this process's own CPU time
+per-CPU lines, its affinity mask), this process's own CPU time
 (`time.process_time`, all its threads) and its pipeline threads' (tf.data's prefetch and map
 threads register themselves: `register_helper_thread`) every `PERIOD` seconds; the load that
 competes with the kernels is the machine's less this process's, plus the pipeline threads',
@@ -114,15 +113,13 @@ def allowed_cpus() -> frozenset:
     return frozenset(range(os.cpu_count() or 1))
 
 
-def machine_busy_seconds(cpus: frozenset | None = None,
-                         count_nice: bool = True) -> float | None:
+def machine_busy_seconds(cpus: frozenset | None = None) -> float | None:
     """CPU seconds used since boot (user, nice, system, irq, softirq) on the CPUs numbered
     `cpus` (None: all of them), from /proc/stat's per-CPU lines; None if it cannot be read.
     Only the CPUs this process may run on count: a process pinned to 4 of 16 cores shares
     nothing with programs on the other 12. Idle, iowait and a virtual machine's steal (time
     the host gave another guest) are left out: none is a program here that kernels could
-    yield a core to. `count_nice=False` leaves out the time of processes running at a lower
-    priority (a positive nice value)."""
+    yield a core to."""
     try:
         with open(_STAT, "rb") as f:
             lines = f.read().splitlines()
@@ -136,22 +133,9 @@ def machine_busy_seconds(cpus: frozenset | None = None,
         if len(fields) < 8 or (cpus is not None and int(fields[0][3:]) not in cpus):
             continue
         user, nice, system, _idle, _iowait, irq, softirq = (int(x) for x in fields[1:8])
-        total += user + (nice if count_nice else 0) + system + irq + softirq
+        total += user + nice + system + irq + softirq
         seen = True
     return total / _TICK if seen else None
-
-
-def lower_priority_competes() -> bool:
-    """Whether processes of a positive nice value compete with this one for the cores: only
-    when this one runs niced itself. At nice 0, Linux's scheduler gives a nice-19 process
-    1.5% of a core beside one of ours (weights 15 vs 1024): measured on 2 cores, the raw MLP
-    loop beside a nice-19 busy process ran 5.8-7.1 ms a step with both threads (alone 6.5)
-    and 10.0-11.2 ms capped at one, so background jobs (a niced build, a sweep's idle
-    workers) do not take a thread."""
-    try:
-        return os.getpriority(os.PRIO_PROCESS, 0) > 0
-    except (AttributeError, OSError):
-        return True
 
 
 def decide(current: int | None, others: float, cores: int) -> int | None:
@@ -178,9 +162,8 @@ class _Sampler(threading.Thread):
     def run(self) -> None:
         samples: deque = deque(maxlen=WINDOW + 1)
         idle_since = None
-        count_nice = lower_priority_competes()
         while True:
-            busy = machine_busy_seconds(self.cpus, count_nice)
+            busy = machine_busy_seconds(self.cpus)
             if busy is None:
                 break
             samples.append((time.monotonic(), busy, time.process_time(), _helper_seconds()))

@@ -74,25 +74,6 @@ def test_machine_busy_seconds_counts_only_the_cpus_asked_for():
     assert core_monitor.machine_busy_seconds(frozenset({10**6})) is None   # no such CPU
 
 
-def test_a_niced_processs_time_counts_only_when_asked_for(tmp_path, monkeypatch):
-    """A background job at nice 19 takes 1.5% of a core beside a nice-0 process: its user
-    time, /proc/stat's nice column, is left out unless this process runs niced itself."""
-    stat = tmp_path / "stat"
-    #                 user nice system idle iowait irq softirq steal
-    stat.write_text("cpu  900 900 90 5000 10 0 6 40 0 0\n"
-                    "cpu0 500 100 50 2500 5 0 4 20 0 0\n"
-                    "cpu1 400 800 40 2500 5 0 2 20 0 0\n"
-                    "intr 1\n")
-    monkeypatch.setattr(core_monitor, "_STAT", str(stat))
-    monkeypatch.setattr(core_monitor, "_TICK", 100)
-    assert core_monitor.machine_busy_seconds() == pytest.approx(18.96)
-    assert core_monitor.machine_busy_seconds(count_nice=False) == pytest.approx(9.96)
-    cpu1 = core_monitor.machine_busy_seconds(frozenset({1}), count_nice=False)
-    assert cpu1 == pytest.approx(4.42)
-    if LINUX:
-        assert core_monitor.lower_priority_competes() == (os.getpriority(os.PRIO_PROCESS, 0) > 0)
-
-
 @pytest.mark.skipif(not LINUX, reason="/proc/self/task is Linux's")
 def test_helper_threads_cpu_is_counted():
     spun, done = threading.Event(), threading.Event()
