@@ -1,7 +1,7 @@
-"""Programs nobody here wrote (tests/programs/corpus/): twelve public TF2 / Keras 3 programs
-from keras.io's examples and the Deep Learning with Python notebooks, kept as their authors
-wrote them (each file's header gives its source, license and what changed: offline synthetic
-data of the real shapes, smaller sizes). Each runs unchanged on ndflow — as
+"""Programs nobody here wrote (tests/programs/corpus/): twenty public TF2 / Keras 3 programs
+from keras.io's examples and guides and the Deep Learning with Python notebooks, kept as
+their authors wrote them (each file's header gives its source, license and what changed:
+offline synthetic data of the real shapes, smaller sizes). Each runs unchanged on ndflow — as
 tests/programs/test_tutorials.py runs its scripts: a subprocess in a scratch directory — with
 `import tensorflow` / `import keras` resolved to ndflow by run_program.py, and the final
 metrics its `main()` returns must match what TensorFlow 2.21 gives for the same program and
@@ -25,15 +25,23 @@ with open(os.path.join(HERE, "tf_2_21_metrics.json")) as _f:
     EXPECTED = json.load(_f)["programs"]
 
 PROGRAMS = [
+    "antirectifier",                 # keras-io: custom Layer (build, get_config), RMSprop
     "bidirectional_lstm_imdb",       # keras-io: Embedding + 2 Bidirectional(LSTM)
+    "custom_callbacks",              # keras-io guide: every Callback hook, logs, stop, lr
+    "custom_train_step_gan",         # keras-io guide: train_step/test_step overrides, GAN
     "denoising_autoencoder",         # keras-io: conv autoencoder, UpSampling2D, 2 fits
     "dlwp2_custom_training_loop",    # DLwP 2nd ed. ch. 7: GradientTape loop, tf.function
+    "dlwp_jena_conv_lstm",           # DLwP ch. 13: Dense, Conv1D and LSTM forecasts
     "dlwp_jena_gru",                 # DLwP ch. 13: CSV parsing, timeseries datasets, GRUs
     "dlwp_mnist_workflows",          # DLwP ch. 7: custom Metric, callbacks, train_step
     "dlwp_ticket_multi_io",          # DLwP ch. 7: 3-input 2-output functional/subclassed
     "dlwp_vae",                      # DLwP ch. 17: VAE, Sampler layer, compute_loss
+    "functional_api",                # keras-io guide: shared layers, nested models, ResNet
     "imbalanced_classification",     # keras-io: CSV, class_weight, confusion metrics
+    "knowledge_distillation",        # keras-io: Distiller, compile override, KLDivergence
     "mnist_convnet",                 # keras-io: Sequential convnet
+    "serialization_and_saving",      # keras-io guide: .keras / weights round trips, configs
+    "siamese_contrastive",           # keras-io: shared tower, Lambda, contrastive loss
     "text_classification_from_scratch",   # keras-io: text files, TextVectorization
     "text_classification_transformer",    # keras-io: Transformer block, MultiHeadAttention
     "timeseries_classification",     # keras-io: Conv1D + BatchNorm, 3 callbacks, .keras

@@ -135,3 +135,18 @@ def write_jena_csv(path, n=3000, seed=0):
         lines.append(",".join([stamp] + [f"{c[i]:.2f}" for c in cols]))
     with open(path, "w") as f:
         f.write("\n".join(lines))
+
+
+def cifar10_load_data(n_train=1024, n_test=256, seed=0):
+    """`keras.datasets.cifar10.load_data()`: uint8 (n, 32, 32, 3) images and uint8 (n, 1)
+    labels. Each class tints a fixed 8x8 pattern of blocks (upsampled to 32x32) over
+    noise: learnable, not at once."""
+    rng = np.random.default_rng(seed)
+    templates = rng.random((10, 8, 8, 3)).repeat(4, axis=1).repeat(4, axis=2)
+
+    def draw(n):
+        labels = rng.integers(0, 10, (n, 1)).astype(np.uint8)
+        images = templates[labels[:, 0]] * 120.0 + rng.normal(70.0, 50.0, (n, 32, 32, 3))
+        return np.clip(images, 0, 255).astype(np.uint8), labels
+
+    return draw(n_train), draw(n_test)
