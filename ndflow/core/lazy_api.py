@@ -9,16 +9,17 @@ tests/test_api_index.py keeps it equal to the declarations):
     "names": {"nn.relu": "ndflow.ops.nn_activation:relu", "compat.v1.nn.relu": ..., ...}
     "ops":   {"SaveV2": "ndflow.checkpoint.io_ops", ...}   OpDefs registered outside the base
 
-A namespace module's `__getattr__` (set here, on the first access of the namespace) imports
+A namespace module's `__getattr__` (set here when the namespace module is imported) imports
 the declaring module of a name it lacks, takes the declared object (the declaration's current
 object: dispatch wrappers replace declared APIs) and sets it, so a later access is a plain
 attribute. A namespace path is the implementation package of that name where one exists
 (`tf.keras` is ndflow.keras, `tf.data` ndflow.data), else a module made here (`tf.nn`,
-`tf.compat.v1`), which `import ndflow.nn` finds through the finder added to `sys.meta_path`.
+`tf.compat.v1`); a finder first on `sys.meta_path` installs either however it is imported.
 `op_def.lookup` asks `load_op` for an op name it lacks (graph import needs every op by name).
 
-This module is the one place where ndflow imports modules by computed names: the layering
-test (tests/test_layering.py) allows its `importlib.import_module` calls and no other.
+This module is ndflow's one mechanism for loading lazily: it imports modules of any layer by
+names read from the index (`importlib.import_module` of a variable, which tests/test_layering.py
+cannot place in a layer and so does not check); no other module defers an ndflow import.
 """
 
 from __future__ import annotations
