@@ -41,11 +41,12 @@ TF_CASE = "import tensorflow as tf; tf.constant(1.0) + 1"
 
 
 def run(python: str, code: str, env: dict) -> tuple[float, float, int | None]:
+    # (run in the measured checkout: `python -c` puts the working directory first on the path)
     """(wall s, CPU s, ndflow modules or None) of one fresh process running `code`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     out = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True,
-                         check=False)
+                         check=False, cwd=env["PYTHONPATH"])
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0:
