@@ -4,32 +4,19 @@
 
 The namespaces mirror TensorFlow's: `tf.*` is the TF2 API, `tf.compat.v1.*` the TF1 API
 (graphs, placeholders, Sessions, `tf.compat.v1.train` optimizers). Every public name is
-declared where it is defined (`@tf_export(...)`, ndflow/core/api_export.py); importing the
-implementation packages below runs those declarations, and `_namespaces.build` turns them
-into the namespace modules.
+declared where it is defined (`@tf_export(...)`, ndflow/core/api_export.py). `import ndflow`
+imports the execution base (ops, kernels, autodiff, runtime); the namespaces serve every
+public name from the generated index of the declarations, importing its area (keras, train,
+data, ...) on first use (ndflow/core/lazy_api.py).
 """
 
-from ndflow import (  # noqa: F401 - importing the packages runs their declarations
-    _namespaces,
-    autodiff,
-    checkpoint,
-    data,
-    distribute,
-    feature_column,
-    inference,
-    keras,
-    kernels,
-    ops,
-    profiler,
-    runtime,
-    saved_model,
-    summary,
-    tensorboard_tf,
-    testing,
-    train,
-)
-from ndflow.core import (  # noqa: F401
-    api_export,
+from ndflow.core import lazy_api
+
+lazy_api.install_finder()  # first: the namespace packages imported below are served lazily too
+
+# isort: split
+from ndflow import autodiff, runtime, tensorboard_tf  # noqa: E402, F401 - the execution base
+from ndflow.core import (  # noqa: E402, F401
     compat_helpers,
     tf_logging,
     traceback_utils,
@@ -41,10 +28,4 @@ tensorboard_tf.install()  # tensorboard's `import tensorflow` gets ndflow where 
 
 __version__ = versions.VERSION  # the TensorFlow API level (programs gate on tf.__version__)
 
-_namespaces.build(__import__(__name__), api_export.EXPORTS)
-
-# tf.raw_ops (and tf.compat.v1.raw_ops): a module whose op functions are made on first use,
-# attached after the build so it is not taken for an implementation module
-from ndflow.kernels import raw_ops  # noqa: E402
-
-compat.v1.raw_ops = raw_ops  # noqa: F821 - compat is a namespace the build made
+lazy_api.install_root(__import__(__name__))

@@ -1,12 +1,3 @@
-"""Layer 0: dtypes, shapes, graph symbols, errors, devices, configuration."""
-
-from ndflow.core import (  # noqa: F401 - importing a module declares its exports
-    app,
-    build_info,
-    dimension,
-    error_codes_v1,
-    file_io,
-    flags,
-    graph_io,
-    public_protos,
-)
+"""Layer 0: dtypes, shapes, graph symbols, errors, devices, configuration. Importing the
+package imports none of its modules: the public names they declare are served from the index
+(ndflow/core/lazy_api.py), and each module is imported where it is used."""

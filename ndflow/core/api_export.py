@@ -13,14 +13,17 @@
 
 A path is relative to `tf` (v2 paths) or to `tf.compat.v1` (v1 paths); `v1` defaults to the
 v2 paths, as in TensorFlow. `keras_export("keras.optimizers.SGD")` is the same for tf.keras
-(Keras 3 is one API under both). Declaring records the object and its paths, nothing more:
-the top-level package builds the `tf.*` and `tf.compat.v1.*` namespaces from `EXPORTS` once
-every module has been imported.
+(Keras 3 is one API under both). Declaring records the object, its paths and the module
+whose import declared it, nothing more. `import ndflow` imports none of the declaring modules
+outside the execution base: the namespaces serve a name from the generated index of the
+declarations (ndflow/core/api_index.json, written by `python -m ndflow.tools.gen_api_index`),
+importing the declaring module on first use (ndflow/core/lazy_api.py).
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -34,6 +37,11 @@ class Export:
     obj: object
     v2: tuple[str, ...]
     v1: tuple[str, ...]
+    module: str = ""    # the module whose import made the declaration
+
+    def replaced(self, obj) -> Export:
+        """This declaration for `obj` instead (a dispatching wrapper of the declared API)."""
+        return Export(obj, self.v2, self.v1, self.module)
 
 
 EXPORTS: list[Export] = []
@@ -49,6 +57,17 @@ def _check(paths: Sequence[str]) -> tuple[str, ...]:
     return tuple(paths)
 
 
+def _importing_module() -> str:
+    """The module whose body is running (the declaration's caller may be a helper elsewhere)."""
+    frame = sys._getframe(2)
+    caller = frame.f_globals.get("__name__", "")
+    while frame is not None:
+        if frame.f_code.co_name == "<module>":
+            return frame.f_globals.get("__name__", caller)
+        frame = frame.f_back
+    return caller
+
+
 def tf_export(*v2: str, v1: Sequence[str] | None = None) -> Callable:
     """Declares the decorated object (or the object it is called with) as public at the v2
     paths `v2` and the v1 paths `v1` (default: the same as `v2`)."""
@@ -58,7 +77,7 @@ def tf_export(*v2: str, v1: Sequence[str] | None = None) -> Callable:
         raise ValueError("tf_export needs at least one v2 or v1 path")
 
     def declare(obj):
-        EXPORTS.append(Export(obj, v2_paths, v1_paths))
+        EXPORTS.append(Export(obj, v2_paths, v1_paths, _importing_module()))
         return obj
     return declare
 

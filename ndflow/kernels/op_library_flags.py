@@ -10,7 +10,6 @@ import os
 import sysconfig
 
 import torch
-from torch.utils import cpp_extension
 
 from ndflow.core.api_export import tf_export
 
@@ -32,12 +31,14 @@ def get_include() -> str:
 @tf_export("sysconfig.get_lib")
 def get_lib() -> str:
     """The directory of the libraries an op library links against (PyTorch's)."""
+    from torch.utils import cpp_extension  # ~0.2 s (setuptools): only when asked
     return cpp_extension.library_paths()[0]
 
 
 @tf_export("sysconfig.get_compile_flags")
 def get_compile_flags() -> list:
     """Flags to compile an op library: include directories, the C++ ABI and standard."""
+    from torch.utils import cpp_extension  # ~0.2 s (setuptools): only when asked
     includes = [get_include(), *cpp_extension.include_paths(),
                 sysconfig.get_paths()["include"]]
     return [f"-I{path}" for path in includes] + [

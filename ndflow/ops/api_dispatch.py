@@ -154,7 +154,7 @@ def _replace_public(old, new) -> None:
                 setattr(module, attr, new)
     for i, e in enumerate(api_export.EXPORTS):
         if e.obj is old:
-            api_export.EXPORTS[i] = api_export.Export(new, e.v2, e.v1)
+            api_export.EXPORTS[i] = e.replaced(new)
 
 
 def _public(path: str):

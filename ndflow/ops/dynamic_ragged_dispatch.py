@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 
 from ndflow.core import dtypes
-from ndflow.core.api_export import EXPORTS, Export
+from ndflow.core.api_export import EXPORTS
 from ndflow.ops import check_ops
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import reshape, stack
@@ -48,7 +48,7 @@ def _override(path: str, *params: tuple):
 
         for k, e in enumerate(EXPORTS):
             if e.obj is api:
-                EXPORTS[k] = Export(dispatching, e.v2, e.v1)
+                EXPORTS[k] = e.replaced(dispatching)
         return target
     return decorate
 

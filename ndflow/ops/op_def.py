@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ndflow.core import dtypes
+from ndflow.core import dtypes, lazy_api
 from ndflow.core.errors import NotFoundError
 from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import TensorShape
@@ -287,6 +287,10 @@ def op_def(
 
 
 def lookup(name: str) -> OpDef:
+    """The OpDef registered as `name`; an op registered by an area `import ndflow` leaves for
+    first use (SaveV2 in checkpoint) is imported here (graph import needs every op by name)."""
+    if name not in REGISTRY:
+        lazy_api.load_op(name)
     try:
         return REGISTRY[name]
     except KeyError:

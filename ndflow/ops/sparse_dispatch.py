@@ -59,7 +59,7 @@ def _install() -> None:
     for i, e in enumerate(api_export.EXPORTS):
         w = wrappers.get(id(e.obj))
         if w is not None:
-            api_export.EXPORTS[i] = api_export.Export(w, e.v2, e.v1)
+            api_export.EXPORTS[i] = e.replaced(w)
 
 
 _install()

@@ -1,0 +1,127 @@
+"""Writes ndflow/core/api_index.json, the index the lazy namespaces serve `tf.*` from.
+
+    python -m ndflow.tools.gen_api_index           # rewrite the index
+    python -m ndflow.tools.gen_api_index --check   # exit 1 when it is out of date
+
+Every module that declares public names (`tf_export`/`keras_export` in its source) is imported
+and each declaration's paths are indexed: `"nn.relu": "ndflow.ops.nn_activation:relu"` (v2
+paths as they are, v1 paths under `compat.v1.`), the value naming the module whose import makes
+the declaration and the attribute it binds the object to (empty where it binds none: an object
+made in a loop). tests/test_api_index.py keeps the checked-in index equal to the declarations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
+
+import ndflow  # noqa: F401 - the base, as a program's `import ndflow as tf` imports it
+from ndflow.core import api_export, lazy_api
+from ndflow.ops import op_def
+
+# The ops the base registers (op_index leaves them out): taken before any area is imported,
+# which holds where this module is imported by a fresh process (`python -m`, the index test).
+BASE_OPS = frozenset(op_def.REGISTRY)
+
+PACKAGE_DIR = Path(lazy_api.__file__).resolve().parent.parent
+MARKERS = ("tf_export(", "keras_export(")
+# Modules that mention the markers without declaring anything (the declaration machinery and
+# the tools themselves).
+NOT_DECLARING = {"ndflow.core.api_export", "ndflow.core.lazy_api", "ndflow.tools.gen_api_index"}
+
+
+def declaring_modules(package_dir: Path = PACKAGE_DIR) -> list[str]:
+    """The modules whose source declares public names, by dotted name."""
+    out = []
+    for path in sorted(package_dir.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if not any(m in text for m in MARKERS):
+            continue
+        parts = path.relative_to(package_dir.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        if name not in NOT_DECLARING:
+            out.append(name)
+    return out
+
+
+def import_all() -> list[api_export.Export]:
+    """Imports every declaring module; returns every declaration made."""
+    for name in declaring_modules():
+        importlib.import_module(name)
+    return list(api_export.EXPORTS)
+
+
+def _attribute(module_name: str, obj) -> str:
+    """The name `module_name` binds `obj` (or the API a dispatch wrapper wraps) to, or ''."""
+    module = sys.modules.get(module_name)
+    if module is None:
+        return ""
+    candidates = []
+    o = obj
+    while o is not None and len(candidates) < 8:
+        candidates.append(o)
+        o = getattr(o, "__wrapped__", None) or getattr(o, "_ragged_dispatch_of", None)
+    ids = {id(c) for c in candidates}
+    for c in candidates:
+        name = getattr(c, "__name__", None)
+        if isinstance(name, str) and id(vars(module).get(name)) in ids:
+            return name
+    for name, value in vars(module).items():
+        if id(value) in ids and not name.startswith("__"):
+            return name
+    return ""
+
+
+def build_index(exports: list[api_export.Export]) -> dict[str, str]:
+    """Public path (v1 paths under `compat.v1.`) -> 'module:attribute'."""
+    index: dict[str, str] = {}
+    for e in exports:
+        value = f"{e.module}:{_attribute(e.module, e.obj)}"
+        for path in list(e.v2) + [f"compat.v1.{p}" for p in e.v1]:
+            index.setdefault(path, value)
+    return dict(sorted(index.items()))
+
+
+def op_index(base_ops: frozenset[str] = BASE_OPS) -> dict[str, str]:
+    """Op name -> a module whose import registers it, for the OpDefs outside the base."""
+    out: dict[str, str] = {}
+    for module_name, module in sorted(sys.modules.items()):
+        if not module_name.startswith("ndflow.") or module is None:
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, op_def.OpDef) and value.name not in base_ops \
+                    and op_def.REGISTRY.get(value.name) is value:
+                out.setdefault(value.name, module_name)
+    return dict(sorted(out.items()))
+
+
+def generate() -> dict:
+    """The index: every declaring module imported, its declarations; the ops outside the base."""
+    return {"names": build_index(import_all()), "ops": op_index()}
+
+
+def render(index: dict) -> str:
+    return json.dumps(index, indent=0, sort_keys=True) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only check the index is current")
+    args = parser.parse_args(argv)
+    text = render(generate())
+    current = lazy_api.INDEX_FILE.read_text() if lazy_api.INDEX_FILE.exists() else ""
+    if args.check:
+        if text != current:
+            print(f"{lazy_api.INDEX_FILE} is out of date: run python -m ndflow.tools.gen_api_index")
+            return 1
+        return 0
+    lazy_api.INDEX_FILE.write_text(text)
+    print(f"wrote {lazy_api.INDEX_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""The lazy namespaces (ndflow/core/lazy_api.py) and the index they serve from
+(ndflow/core/api_index.json, written by `python -m ndflow.tools.gen_api_index`).
+
+The checked-in index equals the one generated from the declarations: a declared name missing
+from the index fails, and so does an indexed name nothing declares (or one whose module moved).
+Each check that depends on what `import ndflow` loads runs in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import ndflow as tf
+from ndflow.core import lazy_api
+from ndflow.ops import op_def
+
+
+def _fresh(code: str) -> str:
+    """stdout of `code` run by a fresh interpreter (which imports the ndflow under test)."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+@pytest.fixture(scope="module")
+def generated():
+    return json.loads(_fresh(
+        "import json; from ndflow.tools import gen_api_index as g\n"
+        "print(json.dumps(g.generate()))"))
+
+
+def test_index_holds_every_declared_name_and_no_other(generated):
+    checked_in = lazy_api.index()
+    missing = sorted(set(generated["names"]) - set(checked_in["names"]))
+    extra = sorted(set(checked_in["names"]) - set(generated["names"]))
+    moved = sorted(p for p in set(generated["names"]) & set(checked_in["names"])
+                   if generated["names"][p] != checked_in["names"][p])
+    hint = "; run python -m ndflow.tools.gen_api_index"
+    assert not missing, f"declared but not in the index{hint}: {missing[:50]}"
+    assert not extra, f"in the index but declared nowhere{hint}: {extra[:50]}"
+    assert not moved, f"declared in another module than the index says{hint}: {moved[:50]}"
+
+
+def test_op_index_holds_every_op_outside_the_base(generated):
+    assert generated["ops"] == lazy_api.index()["ops"], \
+        "run python -m ndflow.tools.gen_api_index"
+
+
+def test_import_leaves_the_areas_for_first_use():
+    out = json.loads(_fresh(
+        "import sys, json, ndflow as tf\n"
+        "before = sorted({m.split('.')[1] for m in sys.modules if m.startswith('ndflow.')})\n"
+        "tf.keras.layers.Dense\n"
+        "after = sorted({m.split('.')[1] for m in sys.modules if m.startswith('ndflow.')})\n"
+        "print(json.dumps([before, after]))"))
+    before, after = out
+    for area in ("keras", "train", "data", "distribute", "checkpoint", "saved_model",
+                 "summary", "profiler", "feature_column", "inference"):
+        assert area not in before, f"`import ndflow` imported ndflow.{area}"
+    assert "keras" in after
+
+
+def test_namespaces_import_by_module_name_before_first_use():
+    out = _fresh(
+        "import ndflow.compat.v1.nn as v1nn\n"
+        "from ndflow.compat.v1 import train\n"
+        "from ndflow.nn import relu\n"
+        "import ndflow as tf\n"
+        "assert v1nn is tf.compat.v1.nn and relu is tf.nn.relu\n"
+        "assert train.AdamOptimizer is tf.compat.v1.train.AdamOptimizer\n"
+        "assert tf.compat.v2 is tf and tf.raw_ops is tf.compat.v1.raw_ops\n"
+        "print('ok')")
+    assert out.strip() == "ok"
+
+
+def test_graph_import_loads_ops_registered_outside_the_base():
+    out = _fresh(
+        "import sys, ndflow\nfrom ndflow.ops import op_def\n"
+        "assert 'ndflow.checkpoint.io_ops' not in sys.modules\n"
+        "print(op_def.lookup('SaveV2').name)")
+    assert out.strip() == "SaveV2"
+
+
+def test_dir_lists_the_index_names():
+    assert set(lazy_api.index()["namespaces"]["nn"]) <= set(dir(tf.nn))
+    assert "keras" in dir(tf) and "v1" in dir(tf.compat)
+    assert not [n for n in dir(tf.nn) if not n.startswith("_")
+                and f"nn.{n}" not in lazy_api.index()["names"]]
+
+
+def test_unknown_names_raise_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        tf.nn.not_a_name  # noqa: B018
+    assert not hasattr(tf, "not_a_name")
+    with pytest.raises(Exception, match="Op type not registered 'NoSuchOp'"):
+        op_def.lookup("NoSuchOp")
