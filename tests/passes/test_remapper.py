@@ -22,6 +22,7 @@ from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pipeline import pass_names, run_pipeline
 from ndflow.passes.remapper import remapper
 from ndflow.runtime.config_proto import ConfigProto, RewriterConfig
+from tests.ops import nn_reference as ref
 from tests.passes.graph_helpers import op_counts, run_graph, snapshot
 
 v1 = tf.compat.v1
@@ -109,6 +110,68 @@ def test_conv_bias_activation_fuses_and_preserves_values(act, dtype, fmt, grads)
     # that name, and "y" (and the backward ops) read its output.
     assert op.name == (act if act else "BiasAdd")
     assert g2.get_operation_by_name("y").inputs[0].op is op
+
+
+def _conv_scale_bias_graph(act, dtype, x_shape=(2, 7, 6, 3), w_shape=(3, 2, 3, 4),
+                           scale_shape=None, swap=False, fmt="NHWC"):
+    """`conv(x, w) * scale + bias [-> act]`, Keras' BatchNormalization in inference; scale
+    and bias are fed (so nothing folds them into constants)."""
+    np_dt = dtype.np_dtype
+    channels = w_shape[3]
+    scale_shape = scale_shape or [channels]
+    feeds = {"x:0": RNG.normal(size=x_shape).astype(np_dt),
+             "scale:0": RNG.uniform(0.5, 2.0, size=scale_shape).astype(np_dt),
+             "bias:0": RNG.normal(size=[channels]).astype(np_dt)}
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(dtype, x_shape, name="x")
+        scale = v1.placeholder(dtype, scale_shape, name="scale")
+        bias = v1.placeholder(dtype, [channels], name="bias")
+        w = tf.constant(RNG.normal(size=w_shape).astype(np_dt), name="w")
+        y = tf.nn.conv2d(x, w, strides=1, padding="VALID", data_format=fmt)
+        y = (scale * y if swap else y * scale) + bias if fmt == "NHWC" else \
+            y * tf.reshape(scale, [channels, 1, 1]) + tf.reshape(bias, [channels, 1, 1])
+        if act is not None:
+            y = ACTS[act](y)
+        tf.identity(y, name="y")
+    return g, ["y:0"], feeds
+
+
+@pytest.mark.parametrize("act", [None, "Relu", "Relu6"])
+@pytest.mark.parametrize("dtype", [dtypes.float32, dtypes.float64])
+@pytest.mark.parametrize("swap", [False, True])
+def test_conv_scale_bias_folds_the_scale_into_the_filter(act, dtype, swap):
+    """Keras' inference BatchNormalization after a conv, `conv * inv + (beta - mean * inv)`:
+    the per-channel scale multiplies the filter, the shift is the fused conv's bias."""
+    g, fetches, feeds = _conv_scale_bias_graph(act, dtype, swap=swap)
+    g2, fused, plain = _run_both(g, fetches, feeds)
+    _assert_close(fused, plain, dtype.np_dtype)
+    (op,) = _fused(g2, "_FusedConv2D")
+    assert op.attrs["fused_ops"] == ["BiasAdd"] + ([act] if act else [])
+    assert op.inputs[1].op.type == "Mul" and op.inputs[1].op.inputs[0].op.type == "Const"
+    assert op.inputs[2].op.name == "bias"
+    counts = op_counts(g2)
+    assert counts["Conv2D"] == 0 and counts.get("AddV2", 0) == 0 and counts["Mul"] == 1
+    w = np.asarray(g.get_operation_by_name("w").attrs["value"], np.float64)
+    z = ref.conv2d(feeds["x:0"].astype(np.float64), w, (1, 1), "VALID")
+    z = z * feeds["scale:0"] + feeds["bias:0"]
+    z = {None: z, "Relu": np.maximum(z, 0), "Relu6": np.clip(z, 0, 6)}[act]
+    np.testing.assert_allclose(fused[0], z, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", ["filter_larger_than_output", "scalar_scale", "NCHW"])
+def test_conv_scale_bias_is_left_alone(case):
+    """Not folded where scaling the filter costs more than scaling the output, where the
+    scale is not one per output channel, or in NCHW (the scale broadcasts over H, W)."""
+    kwargs = {"filter_larger_than_output": dict(x_shape=(1, 3, 3, 8), w_shape=(3, 3, 8, 16)),
+              "scalar_scale": dict(scale_shape=[1]),
+              "NCHW": dict(x_shape=(2, 3, 7, 6), fmt="NCHW")}[case]
+    if case == "NCHW" and not torch.backends.mkldnn.is_available():
+        pytest.skip("NCHW convolutions need oneDNN here")
+    g, fetches, feeds = _conv_scale_bias_graph("Relu", dtypes.float32, **kwargs)
+    g2, fused, plain = _run_both(g, fetches, feeds)
+    _assert_close(fused, plain, np.float32)
+    assert op_counts(g2).get("_FusedConv2D", 0) == 0
 
 
 @pytest.mark.parametrize("padding,strides", [("VALID", (2, 2)), ("SAME", (2, 1)),
