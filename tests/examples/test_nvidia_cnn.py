@@ -247,6 +247,29 @@ def test_tfrecord_input_path(tmp_path, capsys):
     assert [b.shape for b in valid] == [(3, 32, 32, 3)]
 
 
+def _corrupt_middle_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def test_a_corrupt_tfrecord_is_one_error_before_anything_is_written(tmp_path, capsys):
+    data, log_dir = tmp_path / "data", tmp_path / "log"
+    make_imagenet_tfrecords.main(["--out_dir", str(data), "--train", "16", "--validation", "4",
+                                  "--train_shards", "2", "--num_classes", "4"])
+    _corrupt_middle_byte(data / "train-00001-of-00002")
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        resnet_script.main(["--layers", "18", "--image_size", "32", "-b", "4", "-i", "1",
+                            "--precision", "fp32", "--data_dir", str(data),
+                            "--log_dir", str(log_dir)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert ": error: argument --data_dir: a corrupt TFRecord file: " in err
+    assert "train-00001-of-00002: corrupted record at " in err
+    assert not log_dir.exists()
+
+
 # ---------------------------------------------------------------- the script (slow)
 
 PROGRESS = re.compile(r"^global_step: (\d+) images_per_sec: ([\d.]+) loss: ([\d.]+) "
@@ -317,6 +340,32 @@ def test_tfrecord_training_with_validation_in_process(tmp_path, capsys):
         assert "Nothing to train: the checkpoint is at epoch 2 of 2" in out
     finally:
         tf.keras.mixed_precision.set_global_policy("float32")
+
+
+@pytest.mark.slow
+def test_an_image_that_is_not_a_jpeg_stops_training_and_keeps_the_checkpoints(tmp_path):
+    """An undecodable image met while training (a shard past those counted up front) ends
+    the run with one error line and status 1; the checkpoint of the epoch before stays."""
+    data, log_dir = tmp_path / "data", tmp_path / "log"
+    make_imagenet_tfrecords.main(["--out_dir", str(data), "--train", "16", "--validation", "4",
+                                  "--train_shards", "2", "--num_classes", "4"])
+    argv = ["--layers", "18", "--image_size", "32", "-b", "4", "-u", "epoch", "--precision",
+            "fp32", "--data_dir", str(data), "--log_dir", str(log_dir)]
+    assert run_script(*argv, "-i", "1").returncode == 0
+    first = (log_dir / "model-01.keras").read_bytes()
+    example = make_imagenet_tfrecords._example(tf, np.zeros((8, 8, 3), np.uint8), 1)
+    example.features.feature["image/encoded"].bytes_list.value[0] = b"GIF8 not an image"
+    with tf.io.TFRecordWriter(str(data / "train-00001-of-00002")) as w:
+        for _ in range(8):
+            w.write(example.SerializeToString())
+    proc = run_script(*argv, "-i", "2")
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    err = proc.stderr.strip().splitlines()[-1]
+    assert err.startswith(f"resnet.py: error: reading --data_dir {str(data)!r}: ")
+    assert "Unknown image file format" in err and "checkpoints saved so far are kept" in err
+    assert (log_dir / "model-01.keras").read_bytes() == first
+    assert not (log_dir / "model-02.keras").exists()
+    assert not list(log_dir.glob("*.partial-*"))
 
 
 @pytest.mark.slow

@@ -96,7 +96,11 @@ def choose_precision(precision: str, have_gpu: bool, bf16_units: bool):
 
 
 def count_records(filename: str) -> int:
-    return sum(1 for _ in tf.data.TFRecordDataset(filename))
+    """The records of one TFRecord file; a corrupt one is a DataLossError naming the file."""
+    try:
+        return sum(1 for _ in tf.data.TFRecordDataset(filename))
+    except tf.errors.DataLossError as e:
+        raise tf.errors.DataLossError(None, None, f"{filename}: {e.message}") from None
 
 
 def get_num_records(filenames: list[str], exact_up_to: int = 32) -> int:

@@ -109,6 +109,14 @@ class _SavedNotice(keras.callbacks.Callback):
             print(f"Saved checkpoint for epoch {epoch + 1}: {path}", flush=True)
 
 
+def _from_input(args, error) -> bool:
+    """Whether an error out of `fit` came from reading --data_dir: a corrupt record (a shard
+    past those counted up front), or an image the input pipeline's map could not decode."""
+    return args.data_dir is not None and (
+        isinstance(error, tf.errors.DataLossError)
+        or "Error in user-defined function passed to" in error.message)
+
+
 def _fail(message: str) -> None:
     """A bad-input error found after parsing (it needed the data): argparse's form."""
     print(f"{os.path.basename(sys.argv[0]) or 'resnet.py'}: error: {message}", file=sys.stderr)
@@ -208,8 +216,11 @@ def train(args) -> int:
     if args.data_dir is not None:
         train_set = train_files(args.data_dir, "train")
         valid_set = train_files(args.data_dir, "validation")
-        num_train = common.get_num_records(train_set)
-        num_valid = common.get_num_records(valid_set)
+        try:
+            num_train = common.get_num_records(train_set)
+            num_valid = common.get_num_records(valid_set)
+        except tf.errors.DataLossError as e:
+            _fail(f"argument --data_dir: a corrupt TFRecord file: {e.message}")
         if num_train < batch_size:
             _fail(f"argument -b/--batch_size: {batch_size} is more than the {num_train} "
                   f"training images in {args.data_dir!r}")
@@ -284,6 +295,14 @@ def train(args) -> int:
                       shuffle=False, **valid_params)
         except KeyboardInterrupt:
             print("Keyboard interrupt")
+        except (tf.errors.DataLossError, tf.errors.InvalidArgumentError) as e:
+            if not _from_input(args, e):
+                raise
+            print(f"{os.path.basename(sys.argv[0]) or 'resnet.py'}: error: reading --data_dir "
+                  f"{args.data_dir!r}: {e.message.splitlines()[0]} (a corrupt record or an "
+                  f"image that is not a JPEG; the checkpoints saved so far are kept)",
+                  file=sys.stderr)
+            return 1
         print(timer.summary(f"ResNet-{args.layers} v1.5 training, batch {batch_size}, "
                             f"{size}x{size}, {policy}"))
 
