@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.keras import global_config
+from ndflow.keras import docstrings, global_config
 from ndflow.keras.ops import dtype_rules as rules
+from ndflow.keras.ops import numpy_logic_docs, numpy_math_docs
 from ndflow.keras.ops.symbolic import keras_op
 from ndflow.ops import arithmetic, array_fill, bitwise, comparison, math, math_special, math_trig
 from ndflow.ops.cast import cast
@@ -478,3 +479,7 @@ def lcm(x1, x2):
     out = x1 * arithmetic.floor_div(x2, arithmetic.where(zero, cast(1, g.dtype), g))
     out = out if out.dtype.name == "uint8" else math.abs(out)
     return arithmetic.where(zero, cast(0, g.dtype), out)
+
+
+docstrings.attach(globals(), numpy_math_docs.DOCS)
+docstrings.attach(globals(), numpy_logic_docs.DOCS)
