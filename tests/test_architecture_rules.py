@@ -7,6 +7,10 @@ tests/test_layering.py checks the layers):
   tf.test's Bazel variables) are named here with the reason;
 - no test hooks in production code: nothing in ndflow kills its own process (a test that
   needs a writer killed mid-save arms the kill itself, tests/checkpoint/test_atomic_saves.py);
+- code imports the `OpDef` objects: the op registry is looked up by name (`REGISTRY[name]`,
+  `REGISTRY.get(name)`, `op_def.lookup(name)`) only where the name comes from data (GraphDef
+  import, TensorFlow's by-name APIs), in the modules `BY_NAME` names with the reason, and never
+  with a literal op name;
 - the page itself stays a true map: its layer table is tests/test_layering.py's `LAYERS`, and
   every repository path (and `path::test_name`) it cites exists.
 """
@@ -83,6 +87,87 @@ def test_no_module_kills_its_own_process():
                     and _is_os_attr(node.args[0].func, ("getpid",))):
                 found.append(f"ndflow/{name}:{node.lineno}")
     assert not found, f"a test hook in production code: {found}"
+
+
+# module (relative to ndflow/) -> why it looks up the op registry by a name it is given
+BY_NAME = {
+    "ops/op_def.py": "the registry itself: `lookup` and `tagged(...)`'s membership",
+    "ops/graph_def_nodes.py": "GraphDef import: a NodeDef names its op",
+    "saved_model/custom_gradients.py": "a SavedModel's FunctionDef nodes name their ops",
+    "kernels/raw_ops.py": "tf.raw_ops.<OpName>, TensorFlow's API by op name",
+    "ops/gradient_registry.py": "tf.RegisterGradient(\"OpName\") / tf.no_gradient, "
+                                "TensorFlow's API by op name",
+    "ops/register_op_text.py": "a custom op's C++ shape function (ScalarShape, ...) serves any "
+                               "op: it finds its op by the InferenceContext's op type",
+    "passes/amp/graph.py": "TF's FusedBatchNorm[Grad] -> ...V2 retyping: ndflow registers "
+                           "neither, a custom op library may, so the V2 is found by name",
+    "tools/gen_api_index.py": "the index generator checks which OpDefs are registered",
+}
+_OP_DEF = "ndflow.ops.op_def"
+
+
+def _registry_lookups(name: str, tree) -> list[tuple[int, bool]]:
+    """(line, whether the name is a literal) of each by-name lookup of the op registry:
+    `REGISTRY[...]`, `REGISTRY.get(...)` (any alias, or `<op_def module>.REGISTRY`) and
+    calls of `ndflow.ops.op_def.lookup`."""
+    registry, lookup, module = set(), set(), set()
+    if name == "ops/op_def.py":
+        registry, lookup = {"REGISTRY"}, {"lookup"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == _OP_DEF:
+            for a in node.names:
+                {"REGISTRY": registry, "lookup": lookup}.get(a.name, set()).add(
+                    a.asname or a.name)
+        elif isinstance(node, ast.ImportFrom) and node.module == "ndflow.ops":
+            module.update(a.asname or a.name for a in node.names if a.name == "op_def")
+        elif isinstance(node, ast.Import):
+            module.update(a.asname for a in node.names if a.name == _OP_DEF and a.asname)
+
+    def is_ref(expr, names: set, attr: str) -> bool:
+        if isinstance(expr, ast.Name):
+            return expr.id in names
+        return (isinstance(expr, ast.Attribute) and expr.attr == attr
+                and (isinstance(expr.value, ast.Name) and expr.value.id in module
+                     or ast.unparse(expr.value) == _OP_DEF))
+
+    found = []
+    for node in ast.walk(tree):
+        key = None
+        if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+                and is_ref(node.value, registry, "REGISTRY")):
+            key = node.slice
+        elif isinstance(node, ast.Call) and node.args and (
+                is_ref(node.func, lookup, "lookup")
+                or isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("get", "pop", "setdefault", "__getitem__")
+                and is_ref(node.func.value, registry, "REGISTRY")):
+            key = node.args[0]
+        if key is not None:
+            found.append((node.lineno, isinstance(key, ast.Constant)
+                          and isinstance(key.value, str)))
+    return found
+
+
+def test_ops_are_used_as_objects_not_looked_up_by_name():
+    literal, by_name = [], []
+    for name, tree in _modules():
+        for line, is_literal in _registry_lookups(name, tree):
+            if is_literal:
+                literal.append(f"ndflow/{name}:{line}")
+            elif name not in BY_NAME:
+                by_name.append(f"ndflow/{name}:{line}")
+    assert not literal, ("import the op's OpDef (`from ndflow.ops.math import Square`) "
+                         "instead of looking it up by a literal name:\n" + "\n".join(literal))
+    assert not by_name, ("the op registry is looked up by name only where the name comes "
+                         "from data; use the OpDef, or name the module in BY_NAME with the "
+                         "reason:\n" + "\n".join(by_name))
+
+
+def test_every_by_name_module_still_needs_its_exception():
+    modules = dict(_modules())
+    for name in BY_NAME:
+        assert name in modules, f"ndflow/{name} is gone: drop it from BY_NAME"
+        assert _registry_lookups(name, modules[name]), f"ndflow/{name} no longer needs it"
 
 
 def _architecture_text() -> str:

@@ -33,7 +33,8 @@ from ndflow.jit import dump, flags, shape_consts
 from ndflow.jit.errors import CompileUnimplemented
 from ndflow.kernels import host_memory, registry
 from ndflow.ops.apply import constant_value, numpy_to_torch
-from ndflow.ops.op_def import REGISTRY
+from ndflow.ops.linalg import MatMul
+from ndflow.ops.nn_conv import BiasAdd
 
 # The fusion planner and code generator (numba on CPU). Should either fail to import, every
 # op runs as its own registry kernel: compiled clusters stay correct, only unfused.
@@ -215,9 +216,9 @@ def _matmul_then_bias(g: Graph, op, inputs: list, shapes: dict):
     dtype, shape = out.dtype, shapes.get(out, out.shape)
     attrs = {"T": op.attrs["T"], "transpose_a": op.attrs.get("transpose_a", False),
              "transpose_b": op.attrs.get("transpose_b", False)}
-    mm = g.create_op(REGISTRY["MatMul"], inputs[:2], attrs, [(dtype, shape)],
+    mm = g.create_op(MatMul, inputs[:2], attrs, [(dtype, shape)],
                      g.unique_name(f"{op.name}/MatMul"), [], op.device)
-    bias = g.create_op(REGISTRY["BiasAdd"], [mm.outputs[0], inputs[2]],
+    bias = g.create_op(BiasAdd, [mm.outputs[0], inputs[2]],
                        {"T": op.attrs["T"], "data_format": "NHWC"}, [(dtype, shape)], op.name,
                        [], op.device)
     return bias.outputs[0]

@@ -30,7 +30,7 @@ import torch
 
 from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError, NotFoundError
-from ndflow.ops import op_def
+from ndflow.ops.reduction import Sum
 
 _SIGNED = {dtypes.uint16: dtypes.int16, dtypes.uint32: dtypes.int32,
            dtypes.uint64: dtypes.int64}
@@ -258,7 +258,7 @@ def _uint64_divide(np_fn):
 
 
 def _uint64_mean(factory, node, lookup):
-    sum_node = dataclasses.replace(node, op_def=op_def.REGISTRY["Sum"])
+    sum_node = dataclasses.replace(node, op_def=Sum)
     total = kernel(lookup(sum_node.op_def), sum_node, "CPU", lookup)
 
     def mean(x, axes):

@@ -57,7 +57,8 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph, Operation, SymbolicTensor
 from ndflow.core.shapes import TensorShape
-from ndflow.ops.op_def import REDUCTION, REGISTRY, tagged
+from ndflow.ops.math import Square
+from ndflow.ops.op_def import REDUCTION, tagged
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.prune import needed_ops
@@ -189,7 +190,7 @@ def _simplify(c: _Ctx, op: Operation):
             return untiled
         if kind == "Mul" and ins[0] is ins[1] and _numeric(out.dtype):
             return ("replace", lambda rw: rw.add_op(
-                REGISTRY["Square"], [ins[0]], {"T": op.attrs["T"]},
+                Square, [ins[0]], {"T": op.attrs["T"]},
                 [(out.dtype, out.shape)], op.name, [], op.device))
     return None
 

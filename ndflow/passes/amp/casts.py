@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ndflow.core import dtypes, logging
 from ndflow.core.graph import Graph
-from ndflow.ops import op_def as op_defs
+from ndflow.ops.cast import Cast
 from ndflow.passes.amp.graph import AmpNode, TypeGraph
 from ndflow.passes.amp.painting import MODULE, AmpPaintError
 from ndflow.passes.graph_rewriter import GraphRewriter
@@ -107,7 +107,6 @@ def change_types_and_add_casts(graph: Graph, view: TypeGraph, allow: set[int], t
 def _emit(graph: Graph, view: TypeGraph, casts: dict, rewired: dict, low_outputs: set,
           low_inputs: set, target, low: str) -> Graph:
     rw = GraphRewriter(graph)
-    cast_def = op_defs.lookup("Cast")
     source_names = {op.name for op in graph.get_operations()}
 
     def taken(name: str) -> bool:
@@ -121,7 +120,7 @@ def _emit(graph: Graph, view: TypeGraph, casts: dict, rewired: dict, low_outputs
 
     def add_cast(tensor, src_t, dst_t, name: str, device: str):
         attrs = {"SrcT": src_t, "DstT": dst_t, "Truncate": False}
-        return rw.add_op(cast_def, [tensor], attrs, [(dst_t, tensor.shape)], name,
+        return rw.add_op(Cast, [tensor], attrs, [(dst_t, tensor.shape)], name,
                          device=device).outputs[0]
 
     produced: dict[tuple[str, int], object] = {}   # logical output tensors
