@@ -16,6 +16,7 @@ import numpy as np
 from ndflow.core import dtypes, scopes
 from ndflow.core.api_export import keras_export
 from ndflow.core.tensor import Tensor
+from ndflow.keras import backend_legacy_docs, docstrings
 from ndflow.keras.backend_functions import floatx, get_value
 from ndflow.ops import (
     arithmetic,
@@ -537,3 +538,6 @@ def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None)
 def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
     return variable(random_uniform(shape, low, high, dtype, seed), dtype, name)
 
+
+
+docstrings.attach(globals(), backend_legacy_docs.DOCS)
