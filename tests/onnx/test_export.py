@@ -72,6 +72,26 @@ def test_keras_model_exports_inference_branches():
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
+def test_saved_model_signature_exports(tmp_path):
+    """A loaded SavedModel's serving signature exports as TF's (a ConcreteFunction there) does
+    with tf2onnx: the restored graph's variable reads have no static shapes, so the exporter
+    freezes them first (a convolution needs its input's channels)."""
+    k = tf.keras
+    model = k.Sequential([k.Input((8, 8, 3), name="images"), k.layers.Conv2D(4, 3, use_bias=False),
+                          k.layers.BatchNormalization(), k.layers.ReLU(),
+                          k.layers.GlobalAveragePooling2D(), k.layers.Dense(5)])
+    model.export(str(tmp_path / "saved"), verbose=False)
+    signature = tf.saved_model.load(str(tmp_path / "saved")).signatures["serving_default"]
+    proto = ndflow_onnx.export(signature, str(tmp_path / "model.onnx"))
+    # the signature's input and output names
+    assert [i.name for i in proto.graph.input] == ["images"]
+    assert [o.name for o in proto.graph.output] == ["output_0"]
+    x = np.random.RandomState(0).rand(2, 8, 8, 3).astype(np.float32)
+    got = _session(proto).run(None, {"images": x})[0]
+    want = signature(images=x)["output_0"].numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
 def test_unsupported_op_names_the_op_and_its_type():
     f = tf.function(lambda x: tf.math.lgamma(x) + 1.0,
                     input_signature=[tf.TensorSpec([None, 3], tf.float32)])
@@ -84,7 +104,8 @@ def test_bad_arguments(tmp_path):
     f = tf.function(tf.nn.relu, input_signature=[tf.TensorSpec([None, 3], tf.float32)])
     with pytest.raises(ValueError, match="opset >= 13"):
         ndflow_onnx.export(f, opset=11)
-    with pytest.raises(TypeError, match="ConcreteFunction, a tf.function or a Keras model"):
+    with pytest.raises(TypeError, match="ConcreteFunction, a tf.function, a SavedModel "
+                                        "signature or a Keras model"):
         ndflow_onnx.export(42)
     path = tmp_path / "bad.onnx"
     with pytest.raises(ndflow_onnx.UnsupportedOpError):

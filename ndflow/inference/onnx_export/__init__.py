@@ -36,13 +36,21 @@ __all__ = ["export", "UnsupportedOpError", "DEFAULT_OPSET", "graph_to_onnx", "is
 
 def export(concrete_function_or_keras_model, path=None, opset: int = DEFAULT_OPSET,
            input_signature=None):
-    """Exports a ConcreteFunction, `tf.function` or Keras model to ONNX; writes it to `path`
-    (when given) and returns the ModelProto."""
+    """Exports a ConcreteFunction, `tf.function`, SavedModel signature or Keras model to ONNX;
+    writes it to `path` (when given) and returns the ModelProto."""
     cf = concrete_function_of(concrete_function_or_keras_model, input_signature)
     inputs = function_inputs(cf)
     outputs = list(cf.graph.outputs)
     in_names = [t.op.name for t in inputs]
-    model = graph_to_onnx(inputs, outputs, frozen_variable_values(cf), in_names,
+    constants = frozen_variable_values(cf)
+    if any(cf.graph.get_tensor_by_name(name).shape.rank is None for name in constants):
+        # A function restored from a SavedModel reads variables whose shapes its graph does
+        # not know, so the shapes after them are unknown too (a convolution's channels):
+        # freeze the reads into constants and export the re-imported graph, which has them.
+        from ndflow.inference.freeze import freeze
+        _, inputs, outputs = freeze(cf)
+        constants = {}
+    model = graph_to_onnx(inputs, outputs, constants, in_names,
                           output_names(cf, len(outputs)), opset=opset,
                           graph_name=getattr(cf, "name", "ndflow") or "ndflow")
     check_model(model)

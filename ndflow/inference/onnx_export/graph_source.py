@@ -2,7 +2,8 @@
 values of the variables it reads, frozen at export time.
 
 `concrete_function_of` accepts what `ndflow.onnx.export` and the inference converter take:
-a ConcreteFunction, a `tf.function` (traced with `input_signature`), or a Keras model
+a ConcreteFunction, a `tf.function` (traced with `input_signature`), a loaded SavedModel's
+signature (`tf.saved_model.load(path).signatures[key]`), or a Keras model
 (duck-typed: an object with `inputs` and `__call__`; it is traced with `training=False`, so
 Dropout and BatchNormalization run their inference branches).
 """
@@ -36,6 +37,11 @@ def concrete_function_of(fn_or_model, input_signature=None) -> ConcreteFunction:
     """The ConcreteFunction to export for a ConcreteFunction, tf.function or Keras model."""
     if isinstance(fn_or_model, ConcreteFunction):
         return fn_or_model
+    restored = getattr(fn_or_model, "concrete", fn_or_model)
+    if callable(getattr(restored, "traced", None)):
+        # a loaded SavedModel's signature (`loaded.signatures[key]`) or saved function: TF's
+        # signatures are ConcreteFunctions, which tf2onnx exports
+        return restored.traced()
     if isinstance(fn_or_model, Function):
         if input_signature is not None:
             return fn_or_model.get_concrete_function(*input_signature)
@@ -49,8 +55,8 @@ def concrete_function_of(fn_or_model, input_signature=None) -> ConcreteFunction:
     if input_signature is not None and callable(fn_or_model):
         return function(fn_or_model, input_signature=list(input_signature)) \
             .get_concrete_function()
-    raise TypeError("Expected a ConcreteFunction, a tf.function or a Keras model (or a "
-                    "Python function with input_signature), got "
+    raise TypeError("Expected a ConcreteFunction, a tf.function, a SavedModel signature or "
+                    "a Keras model (or a Python function with input_signature), got "
                     f"{type(fn_or_model).__name__}")
 
 
