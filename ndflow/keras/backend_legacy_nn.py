@@ -10,6 +10,7 @@ import numpy as np
 from ndflow.autodiff.gradients import gradients as _gradients
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
+from ndflow.keras import backend_legacy_nn_docs, docstrings
 from ndflow.keras.backend_functions import epsilon, image_data_format
 from ndflow.keras.backend_legacy import repeat_elements
 from ndflow.ops import (
@@ -412,3 +413,6 @@ def foldr(fn, elems, initializer=None, name=None):
 def gradients(loss, variables):
     return _gradients(loss, variables, colocate_gradients_with_ops=True)
 
+
+
+docstrings.attach(globals(), backend_legacy_nn_docs.DOCS)

@@ -21,6 +21,7 @@ INDEX = Path(tf.__file__).resolve().parent / "core" / "api_index.json"
 # Modules whose every exported callable or class has a docstring.
 DOCUMENTED_MODULES = {
     "ndflow.keras.backend_legacy",
+    "ndflow.keras.backend_legacy_nn",
     "ndflow.keras.ops.numpy_math",
 }
 
