@@ -11,6 +11,9 @@ tests/test_layering.py checks the layers):
   `REGISTRY.get(name)`, `op_def.lookup(name)`) only where the name comes from data (GraphDef
   import, TensorFlow's by-name APIs), in the modules `BY_NAME` names with the reason, and never
   with a literal op name;
+- TensorFlow's auto-mixed-precision lists (`ndflow/passes/amp/lists.py`, literal op type
+  names) name registered ops, or TensorFlow ops ndflow lacks, listed in `AMP_UNREGISTERED`
+  with the reason (a typo or a renamed op would silently drop out of the rewrite);
 - the page itself stays a true map: its layer table is tests/test_layering.py's `LAYERS`, and
   every repository path (and `path::test_name`) it cites exists.
 """
@@ -18,9 +21,13 @@ tests/test_layering.py checks the layers):
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
+from ndflow.core.errors import NotFoundError
+from ndflow.ops.op_def import lookup
+from ndflow.passes.amp import lists as amp_lists
 from tests.test_layering import LAYERS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -168,6 +175,65 @@ def test_every_by_name_module_still_needs_its_exception():
     for name in BY_NAME:
         assert name in modules, f"ndflow/{name} is gone: drop it from BY_NAME"
         assert _registry_lookups(name, modules[name]), f"ndflow/{name} no longer needs it"
+
+
+# The op types in TensorFlow's AMP lists that ndflow does not register: reason -> names. The
+# lists keep them (as TensorFlow's) so that a graph holding such an op from a custom op
+# library is painted as TensorFlow paints it.
+AMP_UNREGISTERED = {
+    "an older version of an op ndflow has (BatchMatMulV2, ConcatV2, ..., TF keeps both)": {
+        "BatchMatMul", "BatchToSpace", "BiasAddV1", "Concat", "Conv3DBackpropFilter",
+        "Conv3DBackpropInput", "FusedBatchNormGradV2", "FusedBatchNormV2", "Gather", "Inv",
+        "MaxPoolGradGradV2", "MaxPoolGradV2", "MaxPoolV2", "Reverse", "SpaceToBatch", "TopK",
+    },
+    "TF1 control flow: ndflow's graphs hold the functional While/If": {
+        "Enter", "Exit", "Merge", "NextIteration", "Switch",
+    },
+    "the fused RNN cells (tf.raw_ops only; Keras' RNN layers build them from ops)": {
+        "BlockLSTM", "BlockLSTMGrad", "BlockLSTMGradV2", "BlockLSTMV2", "CudnnRNN",
+        "CudnnRNNBackprop", "CudnnRNNBackpropV2", "CudnnRNNV2", "GRUBlockCell",
+        "GRUBlockCellGrad", "LSTMBlockCell", "LSTMBlockCellGrad",
+    },
+    "ops no tf.* function of ndflow's builds (tf.clip_by_value is Minimum then Maximum, as "
+    "TF's Python builds it; FusedPadConv2D is a grappler fusion ndflow's remapper lacks)": {
+        "ClipByValue", "FusedPadConv2D", "PreventGradient", "Snapshot",
+        "TensorListConcatLists", "TensorListPushBackBatch",
+    },
+}
+# ... and those that are not even TensorFlow's public ops (not in tf.raw_ops: contrib and
+# Google-internal kernels TensorFlow's CUDA allow list names)
+AMP_NOT_TENSORFLOWS = {
+    "FastUnsortedSegmentMax", "FusedConv2DBiasActivation", "FusedSparseConvGpuV2", "Mha",
+    "MhaV2", "Pmlp", "Tmlp", "TmlpV2", "TmlpV3",
+}
+TF_OPS = ROOT / "tests" / "fixtures" / "tf_ops" / "tf_2_21_ops.json"
+
+
+def _amp_list_names() -> set[str]:
+    names = set()
+    for mode in amp_lists.Mode:
+        for cuda, cudnn in ((0, 0), (9010, 7602), (12000, 9000)):
+            base = amp_lists.base_lists(mode, cuda, cudnn)
+            names |= base.allow | base.infer | base.deny | base.clear
+    return names
+
+
+def test_the_amp_lists_name_registered_ops():
+    def registered(name: str) -> bool:
+        try:
+            return lookup(name) is not None
+        except NotFoundError:
+            return False
+
+    names = _amp_list_names()
+    lacking = set().union(*AMP_UNREGISTERED.values())
+    unknown = sorted(n for n in names - lacking - AMP_NOT_TENSORFLOWS if not registered(n))
+    assert not unknown, f"the AMP lists name ops ndflow does not register: {unknown}"
+    stale = sorted(n for n in (lacking | AMP_NOT_TENSORFLOWS) if registered(n) or n not in names)
+    assert not stale, f"registered now, or gone from the lists: drop them here: {stale}"
+    tensorflows = json.loads(TF_OPS.read_text(encoding="utf-8"))["ops"]
+    assert not sorted(lacking - set(tensorflows)), "not TensorFlow ops (typos?)"
+    assert not sorted(AMP_NOT_TENSORFLOWS & set(tensorflows)), "TensorFlow ops: say why"
 
 
 def _architecture_text() -> str:
