@@ -22,6 +22,7 @@ INDEX = Path(tf.__file__).resolve().parent / "core" / "api_index.json"
 DOCUMENTED_MODULES = {
     "ndflow.keras.backend_legacy",
     "ndflow.keras.backend_legacy_nn",
+    "ndflow.keras.ops.numpy_array",
     "ndflow.keras.ops.numpy_math",
 }
 
@@ -30,7 +31,7 @@ def _keras_objects():
     """(public path, module, object) for each distinct keras callable or class exported."""
     names = json.loads(INDEX.read_text(encoding="utf-8"))["names"]
     seen = {}
-    for path, target in sorted(names.items()):
+    for path, target in sorted(names.items(), key=lambda kv: (kv[0].startswith("compat"), kv[0])):
         module, attr = target.split(":")
         if not attr or not module.startswith("ndflow.keras"):
             continue

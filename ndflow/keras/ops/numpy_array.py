@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ndflow.keras import docstrings
 from ndflow.keras.ops import dtype_rules as rules
+from ndflow.keras.ops import numpy_array_docs, numpy_select_docs
 from ndflow.keras.ops.symbolic import keras_op
 from ndflow.ops import (
     arithmetic,
@@ -539,3 +541,7 @@ def select(condlist, choicelist, default=0):
         cond = rules.to_tensor(cond, "bool")
         out = arithmetic.where(cond, choice, out)
     return out
+
+
+docstrings.attach(globals(), numpy_array_docs.DOCS)
+docstrings.attach(globals(), numpy_select_docs.DOCS)
