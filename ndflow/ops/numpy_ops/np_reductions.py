@@ -1,5 +1,5 @@
-"""TF-NumPy's reductions and scans: sum/prod/mean/amax/amin/var/std/average, the nan-
-reductions, ptp, count_nonzero, all/any, argmax/argmin, cumsum/cumprod, diff, trace."""
+"""TF-NumPy's reductions: sum/prod/mean/amax/amin/var/std/average, the nan-reductions, ptp,
+count_nonzero, all/any, argmax/argmin, trace (cumsum/cumprod and diff live in np_scans)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,12 @@ from ndflow.ops.numpy_ops import _tf_ops as tfo
 from ndflow.ops.numpy_ops import np_dtypes
 from ndflow.ops.numpy_ops.np_arrays import array, asarray, astype, cast, is_inexact, static_rank
 from ndflow.ops.numpy_ops.np_math_ops import isnan
+from ndflow.ops.numpy_ops.np_scans import (  # noqa: F401 - re-exported
+    cumprod,
+    cumsum,
+    diagonal_,
+    diff,
+)
 
 _TO_INT, _TO_FLOAT = 0, 1
 
@@ -46,16 +52,67 @@ def _reduce(fn, a, axis=None, dtype=None, keepdims=None, promote_int=_TO_INT, bo
 
 @_export("sum")
 def sum(a, axis=None, dtype=None, keepdims=None):  # noqa: A001 - NumPy's name
+    """Sum of elements over the given axes.
+
+    Args:
+      a: array_like input.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.
+      dtype: the accumulation and result dtype; by default small integers and booleans are summed as
+        int64 (NumPy's int), a boolean dtype gives the logical or.
+      keepdims: if True, the reduced axes stay as axes of size 1.
+
+    Returns:
+      A tensor of the reduced shape.
+
+    Example:
+      >>> tnp.sum([[1, 2], [3, 4]], axis=0).numpy()
+      array([4, 6])
+    """
     return _reduce(tfo.reduce_sum, a, axis, dtype, keepdims, bool_fn=tfo.reduce_any)
 
 
 @_export("prod")
 def prod(a, axis=None, dtype=None, keepdims=None):
+    """Product of elements over the given axes.
+
+    Args:
+      a: array_like input.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.
+      dtype: the accumulation and result dtype; small integers are multiplied as int64 by default, a
+        boolean dtype gives the logical and.
+      keepdims: if True, the reduced axes stay as axes of size 1.
+
+    Returns:
+      A tensor of the reduced shape.
+
+    Example:
+      >>> int(tnp.prod([1, 2, 3, 4]))
+      24
+    """
     return _reduce(tfo.reduce_prod, a, axis, dtype, keepdims, bool_fn=tfo.reduce_all)
 
 
 @_export("mean")
 def mean(a, axis=None, dtype=None, out=None, keepdims=None):
+    """Arithmetic mean over the given axes.
+
+    Args:
+      a: array_like input.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.
+      dtype: the result dtype; integers and booleans average as the default float.
+      out: unsupported; must be None.
+      keepdims: if True, the reduced axes stay as axes of size 1.
+
+    Returns:
+      A tensor of the reduced shape.
+
+    Raises:
+      ValueError: if `out` is given.
+
+    Example:
+      >>> float(tnp.mean([1, 2, 3, 4]))
+      2.5
+    """
     if out is not None:
         raise ValueError("Setting out is not supported.")
     return _reduce(tfo.reduce_mean, a, axis, dtype, keepdims, promote_int=_TO_FLOAT)
@@ -63,6 +120,24 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=None):
 
 @_export("amax")
 def amax(a, axis=None, out=None, keepdims=None):
+    """Maximum over the given axes (the logical or for booleans).
+
+    Args:
+      a: array_like input.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.
+      out: unsupported; must be None.
+      keepdims: if True, the reduced axes stay as axes of size 1.
+
+    Returns:
+      A tensor of the reduced shape and a's dtype.
+
+    Raises:
+      ValueError: if `out` is given.
+
+    Example:
+      >>> tnp.amax([[1, 5], [3, 2]], axis=1).numpy()
+      array([5, 3])
+    """
     if out is not None:
         raise ValueError("Setting out is not supported.")
     return _reduce(tfo.reduce_max, a, axis, None, keepdims, promote_int=None,
@@ -71,6 +146,24 @@ def amax(a, axis=None, out=None, keepdims=None):
 
 @_export("amin")
 def amin(a, axis=None, out=None, keepdims=None):
+    """Minimum over the given axes (the logical and for booleans).
+
+    Args:
+      a: array_like input.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.
+      out: unsupported; must be None.
+      keepdims: if True, the reduced axes stay as axes of size 1.
+
+    Returns:
+      A tensor of the reduced shape and a's dtype.
+
+    Raises:
+      ValueError: if `out` is given.
+
+    Example:
+      >>> tnp.amin([[1, 5], [3, 2]], axis=1).numpy()
+      array([1, 2])
+    """
     if out is not None:
         raise ValueError("Setting out is not supported.")
     return _reduce(tfo.reduce_min, a, axis, None, keepdims, promote_int=None,
@@ -79,16 +172,66 @@ def amin(a, axis=None, out=None, keepdims=None):
 
 @_export("max")
 def max(a, axis=None, keepdims=None):  # noqa: A001
+    """Maximum over the given axes (the same as `tnp.amax`).
+
+    Args:
+      a: array_like input.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.
+      keepdims: if True, the reduced axes stay as axes of size 1.
+
+    Returns:
+      A tensor of the reduced shape and a's dtype.
+
+    Example:
+      >>> int(tnp.max([4, 9, 2]))
+      9
+    """
     return amax(a, axis=axis, keepdims=keepdims)
 
 
 @_export("min")
 def min(a, axis=None, keepdims=None):  # noqa: A001
+    """Minimum over the given axes (the same as `tnp.amin`).
+
+    Args:
+      a: array_like input.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.
+      keepdims: if True, the reduced axes stay as axes of size 1.
+
+    Returns:
+      A tensor of the reduced shape and a's dtype.
+
+    Example:
+      >>> int(tnp.min([4, 9, 2]))
+      2
+    """
     return amin(a, axis=axis, keepdims=keepdims)
 
 
 @_export("var")
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=None):
+    """Variance, the mean squared deviation from the mean, over the given axes.
+
+    Args:
+      a: array_like input.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.
+      dtype: the working and result dtype; integers use the default float.
+      out: unsupported; must be None.
+      ddof: delta degrees of freedom: the divisor is N - ddof. A nonzero `ddof` needs `dtype`
+        (without it TensorFlow's TypeError is raised, as in TF-NumPy).
+      keepdims: if True, the reduced axes stay as axes of size 1.
+
+    Returns:
+      A tensor of the reduced shape.
+
+    Raises:
+      ValueError: if `out` is given.
+      TypeError: for a nonzero `ddof` without `dtype`.
+
+    Example:
+      >>> float(tnp.var([1., 2., 3., 4.]))
+      1.25
+    """
     if out is not None:
         raise ValueError("Setting out is not supported.")
     working = np_dtypes.result_type(a, dtype) if dtype else None
@@ -116,11 +259,39 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=None):
 
 @_export("std")
 def std(a, axis=None, keepdims=None):
+    """Standard deviation (the square root of `tnp.var` with ddof=0) over the given axes.
+
+    Args:
+      a: array_like input.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.
+      keepdims: if True, the reduced axes stay as axes of size 1.
+
+    Returns:
+      A floating tensor of the reduced shape.
+
+    Example:
+      >>> float(tnp.std([1., 3.]))
+      1.0
+    """
     return _reduce(tfo.reduce_std, a, axis, None, keepdims, promote_int=_TO_FLOAT)
 
 
 @_export("ptp")
 def ptp(a, axis=None, keepdims=None):
+    """Range of values (maximum minus minimum, 'peak to peak') over the given axes.
+
+    Args:
+      a: array_like input.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.
+      keepdims: if True, the reduced axes stay as axes of size 1.
+
+    Returns:
+      A tensor of the reduced shape and a's dtype.
+
+    Example:
+      >>> int(tnp.ptp([4, 1, 9]))
+      8
+    """
     return tfo.subtract(amax(a, axis=axis, keepdims=keepdims),
                         amin(a, axis=axis, keepdims=keepdims))
 
@@ -132,15 +303,47 @@ def _nan_reduction(name, reduction, init):
         return reduction(tfo.where(isnan(a), tfo.broadcast_to(v, tfo.shape(a)), a),
                          axis=axis, dtype=dtype, keepdims=keepdims)
     f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"""{reduction.__name__.capitalize()} over the given axes, counting NaNs as {init}.
+
+    Args:
+      a: array_like input.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.
+      dtype: the accumulation and result dtype (see `tnp.{reduction.__name__}`).
+      keepdims: if True, the reduced axes stay as axes of size 1.
+
+    Returns:
+      A tensor of the reduced shape.
+
+    Example:
+      >>> float(tnp.{name}([2., np.nan, 3.]))
+      {"5.0" if init == 0 else "6.0"}
+    """
     return _export(name)(f)
 
 
 nansum = _nan_reduction("nansum", sum, 0)
+
+
 nanprod = _nan_reduction("nanprod", prod, 1)
 
 
 @_export("nanmean")
 def nanmean(a, axis=None, dtype=None, keepdims=None):
+    """Mean over the given axes, ignoring NaNs.
+
+    Args:
+      a: array_like input. Non-float input is averaged as by `tnp.mean`.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.
+      dtype: the result dtype.
+      keepdims: if True, the reduced axes stay as axes of size 1.
+
+    Returns:
+      A tensor of the reduced shape (NaN where every element is NaN).
+
+    Example:
+      >>> float(tnp.nanmean([1., np.nan, 3.]))
+      2.0
+    """
     a = array(a, copy=False)
     if not is_inexact(a):
         return mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
@@ -152,16 +355,57 @@ def nanmean(a, axis=None, dtype=None, keepdims=None):
 
 @_export("all")
 def all(a, axis=None, keepdims=None):  # noqa: A001
+    """Whether every element is truthy over the given axes.
+
+    Args:
+      a: array_like input.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.
+      keepdims: if True, the reduced axes stay as axes of size 1.
+
+    Returns:
+      A boolean tensor of the reduced shape.
+
+    Example:
+      >>> bool(tnp.all([True, False]))
+      False
+    """
     return tfo.reduce_all(asarray(a, dtype=bool), axis=axis, keepdims=bool(keepdims))
 
 
 @_export("any")
 def any(a, axis=None, keepdims=None):  # noqa: A001
+    """Whether some element is truthy over the given axes.
+
+    Args:
+      a: array_like input.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.
+      keepdims: if True, the reduced axes stay as axes of size 1.
+
+    Returns:
+      A boolean tensor of the reduced shape.
+
+    Example:
+      >>> tnp.any([[0, 1], [0, 0]], axis=1).numpy()
+      array([ True, False])
+    """
     return tfo.reduce_any(asarray(a, dtype=bool), axis=axis, keepdims=bool(keepdims))
 
 
 @_export("count_nonzero")
 def count_nonzero(a, axis=None):
+    """Counts the nonzero elements over the given axes.
+
+    Args:
+      a: array_like input.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.
+
+    Returns:
+      An int64 tensor of the reduced shape.
+
+    Example:
+      >>> int(tnp.count_nonzero([0, 1, 2, 0]))
+      2
+    """
     return tfo.count_nonzero(array(a, copy=False), axis)
 
 
@@ -177,39 +421,60 @@ def _argminmax(fn, a, axis):
 
 @_export("argmax")
 def argmax(a, axis=None):
+    """Indices of the maximum values along an axis (the first one on ties).
+
+    Args:
+      a: array_like input.
+      axis: the axis to search; None searches the flattened array.
+
+    Returns:
+      An int64 tensor of a's shape without `axis`.
+
+    Example:
+      >>> tnp.argmax([[1, 5], [3, 2]], axis=1).numpy()
+      array([1, 0])
+    """
     return _argminmax(tfo.argmax, a, axis)
 
 
 @_export("argmin")
 def argmin(a, axis=None):
+    """Indices of the minimum values along an axis (the first one on ties).
+
+    Args:
+      a: array_like input.
+      axis: the axis to search; None searches the flattened array.
+
+    Returns:
+      An int64 tensor of a's shape without `axis`.
+
+    Example:
+      >>> int(tnp.argmin([3, 1, 2]))
+      1
+    """
     return _argminmax(tfo.argmin, a, axis)
-
-
-def _scan(fn, a, axis, dtype):
-    a = asarray(a, dtype=dtype)
-    if dtype is None and a.dtype.is_integer:
-        promoted = np.promote_types(a.dtype.as_numpy_dtype, int)
-        if promoted != a.dtype.as_numpy_dtype:
-            a = cast(a, promoted)
-    if axis is None:
-        a, axis = tfo.reshape(a, [-1]), 0
-    elif axis < 0:
-        axis += static_rank(a)
-    return fn(a, axis)
-
-
-@_export("cumsum")
-def cumsum(a, axis=None, dtype=None):
-    return _scan(tfo.cumsum, a, axis, dtype)
-
-
-@_export("cumprod")
-def cumprod(a, axis=None, dtype=None):
-    return _scan(tfo.cumprod, a, axis, dtype)
 
 
 @_export("average")
 def average(a, axis=None, weights=None, returned=False):
+    """Weighted average over an axis.
+
+    Args:
+      a: array_like input.
+      axis: an int, or None to average every element.
+      weights: optional weights, shaped as `a` or rank 1 along `axis`.
+      returned: if True, also return the sum of the weights.
+
+    Returns:
+      The average as a floating tensor, or `(average, sum_of_weights)` when `returned`.
+
+    Raises:
+      ValueError: if `axis` is not an int, or the weights' shape does not fit `a`.
+
+    Example:
+      >>> float(tnp.average([1., 2., 3.], weights=[3., 1., 0.]))
+      1.25
+    """
     if axis is not None and not isinstance(axis, int):
         raise ValueError(f"Argument `axis` must be an integer. Received axis={axis} (of type "
                          f"{type(axis)})")
@@ -241,28 +506,24 @@ def average(a, axis=None, weights=None, returned=False):
     return avg
 
 
-@_export("diff")
-def diff(a, n=1, axis=-1):
-    a = asarray(a)
-    nd = a.shape.rank
-    if nd is None:
-        raise ValueError("Function `diff` currently requires a known rank for input `a`. "
-                         f"Received: a={a} (unknown rank)")
-    if (axis + nd if axis < 0 else axis) >= nd:
-        raise ValueError(f"Argument `axis` (received axis={axis}) is out of bounds for input "
-                         f"{a} of rank {nd}.")
-    if n < 0:
-        raise ValueError(f"Argument `order` must be a non-negative integer. Received: axis={n}")
-    hi, lo = [slice(None)] * nd, [slice(None)] * nd
-    hi[axis], lo[axis] = slice(1, None), slice(None, -1)
-    op = tfo.not_equal if a.dtype == dtypes.bool else tfo.subtract
-    for _ in range(n):
-        a = op(a[tuple(hi)], a[tuple(lo)])
-    return a
-
-
 @_export("trace")
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    """Sum along a diagonal of the 2-D slices spanned by `axis1` and `axis2`.
+
+    Args:
+      a: array_like input. of rank >= 2.
+      offset: diagonal offset (positive above the main diagonal).
+      axis1: first axis of the 2-D slices.
+      axis2: second axis.
+      dtype: the accumulation and result dtype.
+
+    Returns:
+      A tensor of a's shape without the two axes.
+
+    Example:
+      >>> int(tnp.trace([[1, 2], [3, 4]]))
+      5
+    """
     if dtype:
         dtype = np_dtypes.result_type(dtype)
     a = asarray(a, dtype)
@@ -272,16 +533,3 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
         return tfo.trace(a)  # keeps a's dtype, as TF-NumPy's fast path
     from_diag = diagonal_(a, offset, axis1, axis2)
     return sum(from_diag, -1, dtype)
-
-
-def diagonal_(a, offset=0, axis1=0, axis2=1):
-    """The diagonals of `a` between `axis1` and `axis2`, last (NumPy's diagonal)."""
-    a = asarray(a)
-    rank = static_rank(a)
-    ax1, ax2 = axis1 % rank, axis2 % rank
-    perm = [i for i in range(rank) if i not in (ax1, ax2)] + [ax1, ax2]
-    a = tfo.transpose(a, perm)
-    rows, cols = a.shape.as_list()[-2:]
-    if rows is not None and cols is not None and (offset <= -rows or offset >= cols):
-        return tfo.zeros(a.shape.as_list()[:-2] + [0], dtype=a.dtype)
-    return tfo.matrix_diag_part(a, k=offset)
