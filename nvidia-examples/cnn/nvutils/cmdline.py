@@ -158,3 +158,112 @@ def print_args(args: argparse.Namespace) -> None:
     print("Script arguments:")
     for flag, value in vars(args).items():
         print(f"  --{flag}={value}")
+
+
+# ---------------------------------------------------------------- inference.py
+
+PRECISIONS = ("FP32", "FP16", "INT8")
+# What inference.py writes into --output_saved_model_dir: a converted SavedModel per
+# precision and the ONNX model; a directory holding only these is a previous run's output.
+INFERENCE_OUTPUTS = (*PRECISIONS, "model.onnx")
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def _precision(text: str) -> str:
+    if text.upper() not in PRECISIONS:
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {text!r} (choose from {', '.join(PRECISIONS)})")
+    return text.upper()
+
+
+def build_inference_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        description="Inference at images per second with a SavedModel exported by resnet.py "
+                    "--export_dir: the model as it is, converted by TF-TRT's converter "
+                    "(tf.experimental.tensorrt.Converter) at each --precision, and exported "
+                    "to ONNX and run by ONNX Runtime; top-1 accuracy against the model as it "
+                    "is (the TensorFlow container's TF-TRT image classification example, "
+                    "on ndflow).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--input_saved_model_dir", required=True,
+                   help="the SavedModel to run and convert (resnet.py --export_dir)")
+    p.add_argument("--output_saved_model_dir", default=None,
+                   help="where to write the converted SavedModels (FP32/, FP16/, INT8/) and "
+                        "model.onnx; a new or empty directory, or one this script wrote "
+                        "before (replaced). Without it nothing is written")
+    p.add_argument("--input_signature_key", default="serving_default",
+                   help="the SavedModel signature to run")
+    p.add_argument("--data_dir", default=None,
+                   help="directory of ImageNet TFRecord files: validation-* give the accuracy "
+                        "and the timed images; without it, synthetic images and no accuracy")
+    p.add_argument("--calib_data_dir", default=None,
+                   help="directory whose train-* TFRecords calibrate INT8 (default: "
+                        "--data_dir; synthetic images without either)")
+    p.add_argument("--precision", type=_precision, nargs="+", default=list(PRECISIONS),
+                   metavar="{FP32,FP16,INT8}", help="TF-TRT precision modes to convert to")
+    p.add_argument("-b", "--batch_size", type=_positive_int, nargs="+", default=[1, 8, 32],
+                   help="batch sizes to time each engine at")
+    p.add_argument("--num_iterations", type=_positive_int, default=20,
+                   help="timed iterations per engine and batch size")
+    p.add_argument("--num_warmup_iterations", type=_non_negative_int, default=5,
+                   help="iterations run before the timed ones and left out of the mean")
+    p.add_argument("--num_calib_inputs", type=_positive_int, default=64,
+                   help="images INT8 calibration runs through the model")
+    p.add_argument("--num_eval_images", type=_positive_int, default=None,
+                   help="validation images to measure top-1 accuracy on (default: all)")
+    return p
+
+
+def _check_inference(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    src = args.input_saved_model_dir
+    if not os.path.isdir(src):
+        p.error(f"argument --input_saved_model_dir: no such directory: {src!r}")
+    if not os.path.isfile(os.path.join(src, "saved_model.pb")):
+        p.error(f"argument --input_saved_model_dir: {src!r} holds no SavedModel "
+                f"(saved_model.pb); export one with resnet.py --export_dir")
+    out = args.output_saved_model_dir
+    if out is not None:
+        if os.path.exists(out) and not os.path.isdir(out):
+            p.error(f"argument --output_saved_model_dir: {out!r} exists and is not a "
+                    f"directory")
+        if os.path.isdir(out):
+            if os.path.samefile(out, src):
+                p.error("argument --output_saved_model_dir: it is --input_saved_model_dir")
+            if set(os.listdir(out)) - set(INFERENCE_OUTPUTS):
+                p.error(f"argument --output_saved_model_dir: {out!r} holds files this script "
+                        f"did not write; name a new or empty directory")
+    for flag, split in (("data_dir", "validation"), ("calib_data_dir", "train")):
+        path = getattr(args, flag)
+        if path is None:
+            continue
+        if not os.path.isdir(path):
+            p.error(f"argument --{flag}: no such directory: {path!r}")
+        if flag == "calib_data_dir" and "INT8" not in args.precision:
+            continue
+        if not train_files(path, split):
+            p.error(f"argument --{flag}: {path!r} holds no TFRecord files named {split}-* "
+                    f"(ImageNet's {split}-00000-of-{1024 if split == 'train' else 128:05d}, "
+                    f"...)")
+    if (args.calib_data_dir is None and args.data_dir is not None and "INT8" in args.precision
+            and not train_files(args.data_dir, "train")):
+        p.error(f"argument --data_dir: {args.data_dir!r} holds no TFRecord files named "
+                f"train-* to calibrate INT8 with; name them with --calib_data_dir")
+    args.precision = list(dict.fromkeys(args.precision))        # in order, once each
+    args.batch_size = sorted(set(args.batch_size))
+
+
+def parse_inference_cmdline(argv: list[str] | None = None) -> argparse.Namespace:
+    """inference.py's flags, checked: one argparse error and exit status 2 on bad input."""
+    p = build_inference_parser()
+    args = p.parse_args(argv)
+    _check_inference(p, args)
+    return args

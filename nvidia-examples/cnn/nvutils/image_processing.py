@@ -72,9 +72,10 @@ def preprocess(encoded, height: int, width: int, training: bool):
 
 
 def image_set(filenames: list[str], batch_size: int, height: int, width: int,
-              training: bool = False, with_label: bool = True):
+              training: bool = False, with_label: bool = True, drop_remainder: bool = True):
     """Batches from TFRecord shards: files read in parallel and interleaved, shuffled and
-    repeated for training, decoded and augmented in parallel, prefetched."""
+    repeated for training, decoded and augmented in parallel, prefetched. Validation keeps
+    the records' order; `drop_remainder=False` keeps its last, smaller batch."""
     ds = tf.data.Dataset.from_tensor_slices(filenames)
     if training:
         ds = ds.shuffle(len(filenames))
@@ -89,5 +90,5 @@ def image_set(filenames: list[str], batch_size: int, height: int, width: int,
         return (image, label) if with_label else image
 
     ds = ds.map(load, num_parallel_calls=AUTOTUNE, deterministic=not training)
-    ds = ds.batch(batch_size, drop_remainder=True)
+    ds = ds.batch(batch_size, drop_remainder=drop_remainder)
     return ds.prefetch(AUTOTUNE)
