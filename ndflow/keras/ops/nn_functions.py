@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core import save_context
-from ndflow.keras import backend_functions, global_config
+from ndflow.keras import backend_functions, docstrings, global_config
 from ndflow.keras.ops import dtype_rules as rules
+from ndflow.keras.ops import nn_activation_docs, nn_docs
 from ndflow.keras.ops import numpy_array as arr
 from ndflow.keras.ops.symbolic import keras_op
 from ndflow.ops import (
@@ -481,3 +482,7 @@ def _fused_attention(query, key, value, mask, scale, is_causal):
         causal = linalg_diag.band_part(array_fill.ones(lengths, dtype="bool"), -1, 0)
         keep = causal if keep is None else comparison.logical_and(keep, causal)
     return attention.scaled_dot_product_attention(query, key, value, scale, keep)
+
+
+docstrings.attach(globals(), nn_activation_docs.DOCS)
+docstrings.attach(globals(), nn_docs.DOCS)
