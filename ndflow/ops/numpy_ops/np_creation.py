@@ -1,16 +1,22 @@
-"""TF-NumPy's array construction: zeros/ones/full/eye, ranges (arange, linspace, logspace,
-geomspace), triangles, diagonals, Vandermonde matrices, meshgrid and ix_."""
+"""TF-NumPy's array construction: zeros/ones/full/eye, triangles, diagonals and Vandermonde
+matrices (the ranges and grids, arange ... ix_, live in np_ranges and are re-exported here)."""
 
 from __future__ import annotations
-
-import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.ops.numpy_ops import _tf_ops as tfo
 from ndflow.ops.numpy_ops import np_dtypes
-from ndflow.ops.numpy_ops.np_arrays import array, asarray, cast, convert_to_tensor
+from ndflow.ops.numpy_ops.np_arrays import asarray, cast, convert_to_tensor
+from ndflow.ops.numpy_ops.np_ranges import (  # noqa: F401 - re-exported
+    arange,
+    geomspace,
+    ix_,
+    linspace,
+    logspace,
+    meshgrid,
+)
 
 
 def _export(name):
@@ -19,38 +25,132 @@ def _export(name):
 
 @_export("zeros")
 def zeros(shape, dtype=float):
+    """An array of the given shape filled with zeros.
+
+    Args:
+      shape: an int or a sequence of ints (or an int tensor) for the result's shape.
+      dtype: the result dtype; None or the default `float` gives the default float type.
+
+    Returns:
+      A tensor of `shape` and `dtype`.
+
+    Example:
+      >>> tnp.zeros((2,)).numpy()
+      array([0., 0.])
+    """
     dtype = np_dtypes.result_type(dtype) if dtype else np_dtypes.default_float_type()
     return tfo.zeros(shape, dtype=dtype)
 
 
 @_export("empty")
 def empty(shape, dtype=float):
+    """An array of the given shape; unlike NumPy its elements are zeros, never garbage.
+
+    Args:
+      shape: an int or a sequence of ints (or an int tensor) for the result's shape.
+      dtype: the result dtype; None or the default `float` gives the default float type.
+
+    Returns:
+      A tensor of `shape` and `dtype` (the same as `tnp.zeros`).
+
+    Example:
+      >>> tnp.empty((1,)).numpy()
+      array([0.])
+    """
     return zeros(shape, dtype)
 
 
 @_export("zeros_like")
 def zeros_like(a, dtype=None):
+    """An array of zeros with the shape (and by default the dtype) of `a`.
+
+    Args:
+      a: array_like whose shape is used.
+      dtype: the result dtype; None keeps a's NumPy dtype.
+
+    Returns:
+      A tensor of a's shape.
+
+    Example:
+      >>> tnp.zeros_like([1, 2]).numpy()
+      array([0, 0])
+    """
     return tfo.zeros_like(asarray(a), dtypes.as_dtype(np_dtypes.result_type_unary(a, dtype)))
 
 
 @_export("empty_like")
 def empty_like(a, dtype=None):
+    """An array with the shape of `a`; filled with zeros (as `tnp.zeros_like`).
+
+    Args:
+      a: array_like whose shape is used.
+      dtype: the result dtype; None keeps a's NumPy dtype.
+
+    Returns:
+      A tensor of a's shape.
+
+    Example:
+      >>> tnp.empty_like([1]).numpy()
+      array([0])
+    """
     return zeros_like(a, dtype)
 
 
 @_export("ones")
 def ones(shape, dtype=float):
+    """An array of the given shape filled with ones.
+
+    Args:
+      shape: an int or a sequence of ints (or an int tensor) for the result's shape.
+      dtype: the result dtype; None or the default `float` gives the default float type.
+
+    Returns:
+      A tensor of `shape` and `dtype`.
+
+    Example:
+      >>> tnp.ones(2, dtype=tnp.int32).numpy()
+      array([1, 1], dtype=int32)
+    """
     dtype = np_dtypes.result_type(dtype) if dtype else np_dtypes.default_float_type()
     return tfo.ones(shape, dtype=dtype)
 
 
 @_export("ones_like")
 def ones_like(a, dtype=None):
+    """An array of ones with the shape (and by default the dtype) of `a`.
+
+    Args:
+      a: array_like whose shape is used.
+      dtype: the result dtype; None keeps a's NumPy dtype.
+
+    Returns:
+      A tensor of a's shape.
+
+    Example:
+      >>> tnp.ones_like([1.]).numpy()
+      array([1.])
+    """
     return tfo.ones_like(asarray(a), dtypes.as_dtype(np_dtypes.result_type_unary(a, dtype)))
 
 
 @_export("eye")
 def eye(N, M=None, k=0, dtype=float):  # noqa: N803 - NumPy's names
+    """A 2-D array with ones on one diagonal and zeros elsewhere.
+
+    Args:
+      N: number of rows.
+      M: number of columns; None (or 0) means N.
+      k: the diagonal: 0 the main one, positive above it, negative below.
+      dtype: the result dtype; None or the default `float` gives the default float type.
+
+    Returns:
+      A tensor of shape [N, M].
+
+    Example:
+      >>> tnp.eye(2, 3, k=1).numpy()
+      array([[0., 1., 0.],
+             [0., 0., 1.]])
+    """
     dtype = np_dtypes.result_type(dtype) if dtype else np_dtypes.default_float_type()
     N = int(N)  # noqa: N806
     M = N if not M else int(M)  # noqa: N806
@@ -65,11 +165,39 @@ def eye(N, M=None, k=0, dtype=float):  # noqa: N803 - NumPy's names
 
 @_export("identity")
 def identity(n, dtype=float):
+    """The n x n identity matrix.
+
+    Args:
+      n: number of rows and columns.
+      dtype: the result dtype; None or the default `float` gives the default float type.
+
+    Returns:
+      A tensor of shape [n, n].
+
+    Example:
+      >>> tnp.identity(2).numpy()
+      array([[1., 0.],
+             [0., 1.]])
+    """
     return eye(N=n, M=n, dtype=dtype)
 
 
 @_export("full")
 def full(shape, fill_value, dtype=None):
+    """An array of the given shape filled with `fill_value`.
+
+    Args:
+      shape: an int or a sequence of ints (or an int tensor) for the result's shape.
+      fill_value: a scalar, or an array broadcastable to `shape`.
+      dtype: the result dtype; None infers it from `fill_value`.
+
+    Returns:
+      A tensor of `shape`.
+
+    Example:
+      >>> tnp.full((2,), 7).numpy()
+      array([7, 7])
+    """
     if not isinstance(shape, Tensor):
         shape = convert_to_tensor(shape, dtype_hint=dtypes.int32)
     shape = tfo.reshape(shape, [-1]) if shape.shape.rank == 0 else shape
@@ -78,6 +206,26 @@ def full(shape, fill_value, dtype=None):
 
 @_export("full_like")
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    """An array with the shape of `a` filled with `fill_value`.
+
+    Args:
+      a: array_like whose shape (and by default dtype) is used.
+      fill_value: a scalar or an array broadcastable to a's shape.
+      dtype: the result dtype; None keeps a's.
+      order: only 'K' is accepted.
+      subok: only True is accepted.
+      shape: unsupported; must be None.
+
+    Returns:
+      A tensor of a's shape.
+
+    Raises:
+      ValueError: for another `order`, `subok=False` or a `shape`.
+
+    Example:
+      >>> tnp.full_like([1., 2.], 3).numpy()
+      array([3., 3.])
+    """
     if order != "K":
         raise ValueError("Non-standard orders are not supported.")
     if not subok:
@@ -89,91 +237,24 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
     return tfo.broadcast_to(asarray(fill_value, dtype=dtype), tfo.shape(a))
 
 
-@_export("arange")
-def arange(start, stop=None, step=1, dtype=None):
-    if not step:
-        raise ValueError("step must be non-zero.")
-    if dtype:
-        dtype = np_dtypes.result_type(dtype)
-    elif stop is None:
-        dtype = np_dtypes.result_type(start, step)
-    else:
-        dtype = np_dtypes.result_type(start, step, stop)
-    if step > 0 and ((stop is not None and start > stop) or (stop is None and start < 0)):
-        return array([], dtype=dtype)
-    if step < 0 and ((stop is not None and start < stop) or (stop is None and start > 0)):
-        return array([], dtype=dtype)
-    if stop is None:
-        start, stop = 0, start
-    return cast(tfo.range_(start, stop, step), dtype)
-
-
-@_export("linspace")
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=float, axis=0):
-    if dtype:
-        # NumPy 2 computes in the type of start * 1.0 and stop * 1.0 (TF-NumPy follows it).
-        dtype = np_dtypes.result_type([start * 1.0, stop * 1.0])
-    start = array(start, dtype=dtype, copy=False)
-    stop = array(stop, dtype=dtype, copy=False)
-    if num < 0:
-        raise ValueError("Argument `num` (number of samples) must be a non-negative integer. "
-                         f"Received: num={num}")
-    step = tfo.convert_to_tensor(np.nan)
-    if endpoint:
-        result = tfo.linspace(start, stop, num, axis=axis)
-        if num > 1:
-            step = tfo.truediv(tfo.subtract(stop, start), num - 1)
-    else:
-        if num > 0:
-            step = tfo.truediv(tfo.subtract(stop, start), num)
-        if num > 1:
-            new_stop = tfo.subtract(cast(stop, step.dtype), step)
-            result = tfo.linspace(cast(start, new_stop.dtype), new_stop, num, axis=axis)
-        else:
-            result = tfo.linspace(start, stop, num, axis=axis)
-    if dtype:
-        if dtype.is_integer:
-            result = tfo.floor(result)
-        result = cast(result, dtype)
-    return (result, step) if retstep else result
-
-
-@_export("logspace")
-def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    dtype = np_dtypes.result_type([start * 1.0, stop * 1.0])
-    result = linspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis)
-    return cast(tfo.pow_(cast(tfo.convert_to_tensor(base), result.dtype), result), dtype)
-
-
-@_export("geomspace")
-def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    if dtype:
-        dtype = dtypes.as_dtype(dtype)
-    else:
-        dtype = np_dtypes.result_type(start, stop, float(num),
-                                      zeros((), np_dtypes.default_float_type()))
-    compute = dtypes.as_dtype(np.promote_types(dtype.as_numpy_dtype, np.float32))
-    start, stop = asarray(start, dtype=compute), asarray(stop, dtype=compute)
-    one = tfo.constant(1, compute)
-    start_sign = tfo.subtract(one, tfo.sign(tfo.real(start) if compute.is_complex else start))
-    stop_sign = tfo.subtract(one, tfo.sign(tfo.real(stop) if compute.is_complex else stop))
-    signflip = tfo.subtract(one, tfo.floordiv(tfo.multiply(start_sign, stop_sign),
-                                              tfo.constant(2, compute)))
-    log10 = np.log(10)
-    lo = tfo.truediv(tfo.log(tfo.multiply(signflip, start)), tfo.constant(log10, compute))
-    hi = tfo.truediv(tfo.log(tfo.multiply(signflip, stop)), tfo.constant(log10, compute))
-    exps = tfo.linspace(lo, hi, num) if endpoint or num <= 1 else tfo.linspace(
-        lo, tfo.subtract(hi, tfo.truediv(tfo.subtract(hi, lo), num)), num)
-    res = tfo.multiply(signflip, tfo.pow_(tfo.constant(10.0, compute), exps))
-    if axis != 0:
-        rank = res.shape.rank
-        axis = axis + rank if axis < 0 else axis
-        res = tfo.transpose(res, list(range(1, axis + 1)) + [0] + list(range(axis + 1, rank)))
-    return cast(res, dtype)
-
-
 @_export("diag")
 def diag(v, k=0):
+    """Extracts a diagonal of a 2-D array, or builds a 2-D array from a 1-D diagonal.
+
+    Args:
+      v: a rank-1 array (the diagonal to place) or a rank-2 array (to read from).
+      k: the diagonal: 0 the main one, positive above it, negative below.
+
+    Returns:
+      A rank-2 tensor for rank-1 `v`; a rank-1 tensor for rank-2 `v`.
+
+    Raises:
+      ValueError: if `v` has another rank.
+
+    Example:
+      >>> tnp.diag([[1, 2], [3, 4]]).numpy()
+      array([1, 4])
+    """
     v = asarray(v)
     rank = v.shape.rank
     if rank not in (1, 2):
@@ -190,11 +271,41 @@ def diag(v, k=0):
 
 @_export("diagflat")
 def diagflat(v, k=0):
+    """A 2-D array with the flattened input on diagonal `k`.
+
+    Args:
+      v: array_like; flattened first.
+      k: the diagonal (positive above the main one).
+
+    Returns:
+      A square rank-2 tensor of v's dtype.
+
+    Example:
+      >>> tnp.diagflat([[1, 2]]).numpy()
+      array([[1, 0],
+             [0, 2]])
+    """
     return diag(tfo.reshape(asarray(v), [-1]), k)
 
 
 @_export("diag_indices")
 def diag_indices(n, ndim=2):
+    """Indices that address the main diagonal of an n x n x ... array.
+
+    Args:
+      n: size of each axis.
+      ndim: number of axes.
+
+    Returns:
+      A tuple of `ndim` identical int32 tensors `range(n)`.
+
+    Raises:
+      ValueError: if `n` or `ndim` is negative.
+
+    Example:
+      >>> [t.numpy() for t in tnp.diag_indices(2)]
+      [array([0, 1], dtype=int32), array([0, 1], dtype=int32)]
+    """
     if n < 0:
         raise ValueError(f"n argument to diag_indices must be nonnegative, got {n}")
     if ndim < 0:
@@ -204,6 +315,23 @@ def diag_indices(n, ndim=2):
 
 @_export("tri")
 def tri(N, M=None, k=0, dtype=None):  # noqa: N803
+    """A 2-D array with ones on and below diagonal `k` and zeros above it.
+
+    Args:
+      N: number of rows.
+      M: number of columns; None means N.
+      k: the diagonal up to which ones are filled (positive above the main one).
+      dtype: the result dtype; None gives the default float.
+
+    Returns:
+      A tensor of shape [N, M].
+
+    Example:
+      >>> tnp.tri(3, dtype=int).numpy()
+      array([[1, 0, 0],
+             [1, 1, 0],
+             [1, 1, 1]])
+    """
     M = M if M is not None else N  # noqa: N806
     dtype = np_dtypes.result_type(dtype if dtype is not None else float)
     if k < 0:
@@ -233,16 +361,69 @@ def _triangle(m, k, name, lower):
 
 @_export("tril")
 def tril(m, k=0):
+    """The lower triangle of (each matrix in) `m`: elements above diagonal `k` zeroed.
+
+    Args:
+      m: array_like of rank >= 2 whose last two dimensions are known.
+      k: the diagonal above which to zero (positive above the main one).
+
+    Returns:
+      A tensor of m's shape and dtype.
+
+    Raises:
+      ValueError: if the rank is unknown or < 2, or the last two dimensions are unknown.
+
+    Example:
+      >>> tnp.tril([[1, 2], [3, 4]]).numpy()
+      array([[1, 0],
+             [3, 4]])
+    """
     return _triangle(m, k, "tril", True)
 
 
 @_export("triu")
 def triu(m, k=0):
+    """The upper triangle of (each matrix in) `m`: elements below diagonal `k` zeroed.
+
+    Args:
+      m: array_like of rank >= 2 whose last two dimensions are known.
+      k: the diagonal below which to zero (positive above the main one).
+
+    Returns:
+      A tensor of m's shape and dtype.
+
+    Raises:
+      ValueError: if the rank is unknown or < 2, or the last two dimensions are unknown.
+
+    Example:
+      >>> tnp.triu([[1, 2], [3, 4]]).numpy()
+      array([[1, 2],
+             [0, 4]])
+    """
     return _triangle(m, k, "triu", False)
 
 
 @_export("vander")
 def vander(x, N=None, increasing=False):  # noqa: N803
+    """The Vandermonde matrix of `x`: its columns are powers of `x`.
+
+    Args:
+      x: a rank-1 array.
+      N: number of columns; None means len(x).
+      increasing: if True the powers go 0, 1, ..., N-1 left to right; else they decrease.
+
+    Returns:
+      A tensor of shape [len(x), N] and x's dtype.
+
+    Raises:
+      ValueError: if `x` is not rank 1 or N is negative.
+
+    Example:
+      >>> tnp.vander([1, 2, 3]).numpy()
+      array([[1, 1, 1],
+             [4, 2, 1],
+             [9, 3, 1]])
+    """
     x = asarray(x)
     if x.shape.rank != 1:
         raise ValueError("x must be a one-dimensional array")
@@ -252,39 +433,3 @@ def vander(x, N=None, increasing=False):  # noqa: N803
         raise ValueError("N must be nonnegative")
     powers = tfo.range_(0, N, 1) if increasing else tfo.range_(N - 1, -1, -1)
     return tfo.pow_(tfo.expand_dims(x, -1), cast(powers, x.dtype))
-
-
-@_export("meshgrid")
-def meshgrid(*xi, **kwargs):
-    sparse = kwargs.get("sparse", False)
-    if sparse:
-        raise ValueError("Function `meshgrid` does not support returning sparse arrays yet. "
-                         f"Received: sparse={sparse}")
-    copy = kwargs.get("copy", True)
-    if not copy:
-        raise ValueError(f"Function `meshgrid` only supports copy=True. Received: copy={copy}")
-    xi = [asarray(x) for x in xi]
-    if np_dtypes.is_numpy_style_promotion() and xi:
-        # TF's meshgrid multiplies each input by ones of the first's dtype with `*`, which
-        # promotes under NumPy behavior
-        xi = [cast(x, np_dtypes.result_type(x, xi[0].dtype)) for x in xi]
-    return tfo.meshgrid(*xi, indexing=kwargs.get("indexing", "xy"))
-
-
-@_export("ix_")
-def ix_(*args):
-    n = len(args)
-    output = []
-    for i, a in enumerate(args):
-        a = asarray(a)
-        if a.shape.rank != 1:
-            raise ValueError(f"Arguments must be 1-d, got arg {i} of rank {a.shape.rank}")
-        new_shape = [1] * n
-        new_shape[i] = -1
-        if a.dtype == dtypes.bool:
-            output.append(tfo.reshape(tfo.reshape(tfo.where(a), [-1]), new_shape))
-        elif a.dtype.is_integer:
-            output.append(tfo.reshape(a, new_shape))
-        else:
-            raise ValueError(f"Only integer and bool dtypes are supported, got {a.dtype}")
-    return output
