@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ndflow.keras import docstrings
 from ndflow.keras.ops import dtype_rules as rules
+from ndflow.keras.ops import numpy_reduce_docs
 from ndflow.keras.ops.symbolic import keras_op
 from ndflow.ops import (
     arithmetic,
@@ -434,3 +436,6 @@ def nanargmax(x, axis=None, keepdims=False):
 @_np("nanargmin")
 def nanargmin(x, axis=None, keepdims=False):
     return _nan_arg(argmin, np.inf, x, axis, keepdims)
+
+
+docstrings.attach(globals(), numpy_reduce_docs.DOCS)
