@@ -22,9 +22,11 @@ INDEX = Path(tf.__file__).resolve().parent / "core" / "api_index.json"
 DOCUMENTED_MODULES = {
     "ndflow.keras.backend_legacy",
     "ndflow.keras.backend_legacy_nn",
+    "ndflow.keras.ops.core_functions",
     "ndflow.keras.ops.nn_functions",
     "ndflow.keras.ops.numpy_array",
     "ndflow.keras.ops.numpy_math",
+    "ndflow.keras.ops.numpy_misc",
     "ndflow.keras.ops.numpy_reduce",
 }
 

@@ -13,6 +13,8 @@ from ndflow.autodiff import custom_gradient as custom_gradient_ops
 from ndflow.core.nest import flatten, is_nested, map_structure, pack_sequence_as
 from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
+from ndflow.keras import docstrings
+from ndflow.keras.ops import core_docs
 from ndflow.keras.ops import dtype_rules as rules
 from ndflow.keras.ops.symbolic import keras_op
 from ndflow.ops import (
@@ -269,3 +271,6 @@ def _moveaxis0(x, axis):
 @keras_op("custom_gradient", symbolic=False)
 def custom_gradient(f):
     return custom_gradient_ops.custom_gradient(f)
+
+
+docstrings.attach(globals(), core_docs.DOCS)

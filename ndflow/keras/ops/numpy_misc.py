@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.keras import global_config
+from ndflow.keras import docstrings, global_config
 from ndflow.keras.ops import dtype_rules as rules
 from ndflow.keras.ops import numpy_array as arr
+from ndflow.keras.ops import numpy_misc_docs
 from ndflow.keras.ops.symbolic import keras_op
 from ndflow.ops import (
     arithmetic,
@@ -352,3 +353,6 @@ def _core_ranks(signature, n):
     inputs = signature.split("->")[0]
     groups = [g.strip("() ") for g in inputs.split("),")]
     return [0 if not g else len(g.split(",")) for g in groups]
+
+
+docstrings.attach(globals(), numpy_misc_docs.DOCS)
