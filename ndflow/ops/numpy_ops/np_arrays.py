@@ -61,6 +61,19 @@ def array(val, dtype=None, copy=True, ndmin=0):
 
 @tf_export("experimental.numpy.asarray", v1=[])
 def asarray(a, dtype=None):
+    """Converts `a` to a tensor, returning `a` itself when it already is one of `dtype`.
+
+    Args:
+      a: array_like input (a tensor, a NumPy array, a Python scalar or nested sequence).
+      dtype: optional NumPy or TF dtype to convert to.
+
+    Returns:
+      A tensor (no copy is made when none is needed).
+
+    Example:
+      >>> tnp.asarray([1, 2]).numpy()
+      array([1, 2])
+    """
     if dtype:
         dtype = np_dtypes.result_type(dtype)
     if isinstance(a, Tensor) and (not dtype or dtype == a.dtype):
@@ -70,16 +83,54 @@ def asarray(a, dtype=None):
 
 @tf_export("experimental.numpy.asanyarray", v1=[])
 def asanyarray(a, dtype=None):
+    """Converts `a` to a tensor (the same as `tnp.asarray`; there are no array subclasses).
+
+    Args:
+      a: array_like input.
+      dtype: optional dtype to convert to.
+
+    Returns:
+      A tensor.
+
+    Example:
+      >>> float(tnp.asanyarray(3.0))
+      3.0
+    """
     return asarray(a, dtype)
 
 
 @tf_export("experimental.numpy.ascontiguousarray", v1=[])
 def ascontiguousarray(a, dtype=None):
+    """Converts `a` to a tensor of rank at least 1 (every tensor is contiguous).
+
+    Args:
+      a: array_like input.
+      dtype: optional dtype to convert to.
+
+    Returns:
+      A new tensor; a scalar becomes shape (1,).
+
+    Example:
+      >>> tnp.ascontiguousarray(3).numpy()
+      array([3])
+    """
     return array(a, dtype, ndmin=1)
 
 
 @tf_export("experimental.numpy.copy", v1=[])
 def copy(a):
+    """A copy of `a` as a tensor.
+
+    Args:
+      a: array_like input.
+
+    Returns:
+      A new tensor with a's values and NumPy dtype.
+
+    Example:
+      >>> tnp.copy([1, 2]).numpy()
+      array([1, 2])
+    """
     return array(a, copy=True)
 
 

@@ -149,6 +149,19 @@ def result_type_unary(a, dtype):
 
 @tf_export("experimental.numpy.promote_types", v1=[])
 def promote_types(type1, type2):
+    """The smallest NumPy dtype both types convert to safely (NumPy's promote_types).
+
+    Args:
+      type1: a NumPy or TF dtype, or a type such as `int` or `float`.
+      type2: another such type.
+
+    Returns:
+      A NumPy dtype; float64 becomes float32 when float64 is not allowed.
+
+    Example:
+      >>> tnp.promote_types('int8', 'uint8')
+      dtype('int16')
+    """
     return canonicalize_dtype(np.promote_types(_to_numpy_type(type1), _to_numpy_type(type2)))
 
 
