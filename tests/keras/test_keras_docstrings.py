@@ -25,6 +25,7 @@ DOCUMENTED_MODULES = {
     "ndflow.keras.ops.core_functions",
     "ndflow.keras.ops.nn_functions",
     "ndflow.keras.ops.numpy_array",
+    "ndflow.keras.ops.numpy_linear",
     "ndflow.keras.ops.numpy_math",
     "ndflow.keras.ops.numpy_misc",
     "ndflow.keras.ops.numpy_reduce",

@@ -5,9 +5,10 @@ Keras' result dtype (int8 x int8 -> int32, as Keras on the TensorFlow backend)."
 
 from __future__ import annotations
 
-from ndflow.keras import global_config
+from ndflow.keras import docstrings, global_config
 from ndflow.keras.ops import dtype_rules as rules
 from ndflow.keras.ops import numpy_array as arr
+from ndflow.keras.ops import numpy_linear_docs
 from ndflow.keras.ops.symbolic import keras_op
 from ndflow.ops import (
     arithmetic,
@@ -279,3 +280,6 @@ def corrcoef(x):
     norm = arithmetic.pow(array_core.expand_dims(d, 0) * array_core.expand_dims(d, 1),
                           cast(0.5, dtype))
     return cov / norm
+
+
+docstrings.attach(globals(), numpy_linear_docs.DOCS)
