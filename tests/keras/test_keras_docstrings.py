@@ -23,6 +23,7 @@ DOCUMENTED_MODULES = {
     "ndflow.keras.backend_legacy",
     "ndflow.keras.backend_legacy_nn",
     "ndflow.keras.ops.core_functions",
+    "ndflow.keras.ops.math_functions",
     "ndflow.keras.ops.nn_functions",
     "ndflow.keras.ops.numpy_array",
     "ndflow.keras.ops.numpy_linear",

@@ -4,7 +4,9 @@ erfinv, logdet, cdist, as Keras 3 runs them on the TensorFlow backend."""
 
 from __future__ import annotations
 
+from ndflow.keras import docstrings
 from ndflow.keras.ops import dtype_rules as rules
+from ndflow.keras.ops import math_docs
 from ndflow.keras.ops.symbolic import keras_op
 from ndflow.ops import (
     array_core,
@@ -226,3 +228,6 @@ def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="
     if center:
         return out[..., start:-(fft_length // 2)]
     return out[..., start:expected]
+
+
+docstrings.attach(globals(), math_docs.DOCS)
