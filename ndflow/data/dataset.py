@@ -575,11 +575,21 @@ def cardinality(dataset: DatasetV2):
 
 @tf_export(v1=["data.get_output_types"])
 def get_output_types(dataset_or_iterator):
+    """The dtypes of the elements, as a nest like `element_spec` (TF 1.x's output_types).
+
+    >>> tf.compat.v1.data.get_output_types(tf.data.Dataset.range(3))
+    tf.int64
+    """
     return structure.map_leaves(lambda s: s.dtype, dataset_or_iterator.element_spec)
 
 
 @tf_export(v1=["data.get_output_shapes"])
 def get_output_shapes(dataset_or_iterator):
+    """The static shapes of the elements, as a nest like `element_spec` (TF 1.x's).
+
+    >>> tf.compat.v1.data.get_output_shapes(tf.data.Dataset.range(3))
+    TensorShape([])
+    """
     return structure.map_leaves(lambda s: s.shape, dataset_or_iterator.element_spec)
 
 

@@ -25,6 +25,19 @@ def _deprecated(name: str, module: str, instructions: str) -> None:
 
 @tf_export(v1=["data.experimental.TensorStructure"])
 def _TensorStructure(dtype, shape):  # noqa: N802 - TensorFlow's name
+    """The spec of a dense tensor (TF 1.x's name; deprecated, logs a warning once).
+
+    Args:
+      dtype: the element dtype.
+      shape: the shape (a list, tuple or `tf.TensorShape`).
+
+    Returns:
+      `tf.TensorSpec(shape, dtype)`.
+
+    Example:
+      >>> tf.compat.v1.data.experimental.TensorStructure(tf.float32, [2])
+      TensorSpec(shape=(2,), dtype=tf.float32, name=None)
+    """
     _deprecated("_TensorStructure", "tensorflow.python.data.util.structure",
                 "Use `tf.TensorSpec` instead.")
     return TensorSpec(shape, dtype)
@@ -32,6 +45,19 @@ def _TensorStructure(dtype, shape):  # noqa: N802 - TensorFlow's name
 
 @tf_export(v1=["data.experimental.SparseTensorStructure"])
 def _SparseTensorStructure(dtype, shape):  # noqa: N802 - TensorFlow's name
+    """The spec of a sparse tensor (TF 1.x's name; deprecated, logs a warning once).
+
+    Args:
+      dtype: the dtype of the values.
+      shape: the dense shape.
+
+    Returns:
+      `tf.SparseTensorSpec(shape, dtype)`.
+
+    Example:
+      >>> tf.compat.v1.data.experimental.SparseTensorStructure(tf.int64, [3, 4]).shape
+      TensorShape([3, 4])
+    """
     _deprecated("_SparseTensorStructure", "tensorflow.python.data.util.structure",
                 "Use `tf.SparseTensorSpec` instead.")
     return SparseTensorSpec(shape, dtype)
@@ -39,6 +65,22 @@ def _SparseTensorStructure(dtype, shape):  # noqa: N802 - TensorFlow's name
 
 @tf_export(v1=["data.experimental.TensorArrayStructure"])
 def _TensorArrayStructure(dtype, element_shape, dynamic_size, infer_shape):  # noqa: N802
+    """The spec of a TensorArray (TF 1.x's name; deprecated, logs a warning once).
+
+    Args:
+      dtype: the dtype of the elements.
+      element_shape: the shape of each element.
+      dynamic_size: whether the array may grow.
+      infer_shape: whether the element shape is inferred from the first write.
+
+    Returns:
+      `tf.TensorArraySpec(element_shape, dtype, dynamic_size, infer_shape)`.
+
+    Example:
+      >>> spec = tf.compat.v1.data.experimental.TensorArrayStructure(tf.float32, [2], False, True)
+      >>> isinstance(spec, tf.TensorArraySpec)
+      True
+    """
     _deprecated("_TensorArrayStructure", "tensorflow.python.data.util.structure",
                 "Use `tf.TensorArraySpec` instead.")
     return TensorArraySpec(element_shape, dtype, dynamic_size, infer_shape)
@@ -46,6 +88,21 @@ def _TensorArrayStructure(dtype, element_shape, dynamic_size, infer_shape):  # n
 
 @tf_export(v1=["data.experimental.RaggedTensorStructure"])
 def _RaggedTensorStructure(dtype, shape, ragged_rank):  # noqa: N802 - TensorFlow's name
+    """The spec of a ragged tensor (TF 1.x's name; deprecated, logs a warning once).
+
+    Args:
+      dtype: the dtype of the values.
+      shape: the shape, None for ragged dimensions.
+      ragged_rank: the number of ragged dimensions.
+
+    Returns:
+      `tf.RaggedTensorSpec(shape, dtype, ragged_rank)`.
+
+    Example:
+      >>> tf.compat.v1.data.experimental.RaggedTensorStructure(
+      ...     tf.int32, [None, None], 1).ragged_rank
+      1
+    """
     _deprecated("_RaggedTensorStructure", "tensorflow.python.data.util.structure",
                 "Use `tf.RaggedTensorSpec` instead.")
     return RaggedTensorSpec(shape, dtype, ragged_rank)

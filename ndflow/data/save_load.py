@@ -180,6 +180,26 @@ def save(dataset: DatasetV2, path, compression=None, shard_func=None, checkpoint
 
 @tf_export("data.experimental.save", v1=[])
 def experimental_save(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
+    """Writes `dataset` to `path` in TensorFlow's snapshot format (`Dataset.save`).
+
+    Args:
+      dataset: the `tf.data.Dataset` to write; its elements must not be datasets.
+      path: the directory to write to.
+      compression: None, "GZIP" or "SNAPPY".
+      shard_func: optional function from an element to an int64 shard index.
+      checkpoint_args: unsupported (resumable saving); must be None.
+
+    Raises:
+      TypeError: if the elements are datasets.
+      UnimplementedError: if `checkpoint_args` is given.
+
+    Example:
+      >>> import tempfile
+      >>> path = tempfile.mkdtemp()
+      >>> tf.data.experimental.save(tf.data.Dataset.range(3), path)
+      >>> [int(x) for x in tf.data.experimental.load(path)]
+      [0, 1, 2]
+    """
     return save(dataset, path, compression, shard_func, checkpoint_args)
 
 
@@ -322,4 +342,19 @@ def load(path, element_spec=None, compression=None, reader_func=None, wait=False
 
 @tf_export("data.experimental.load", v1=[])
 def experimental_load(path, element_spec=None, compression=None, reader_func=None):
+    """Reads a dataset that `tf.data.experimental.save` wrote (`Dataset.load`).
+
+    Args:
+      path: the directory the dataset was saved to.
+      element_spec: optional element spec; None reads the one saved with the data.
+      compression: the compression it was saved with (None, "GZIP" or "SNAPPY").
+      reader_func: optional function from a dataset of shard datasets to the output
+        dataset (by default the shards are interleaved).
+
+    Returns:
+      A `tf.data.Dataset` with the saved elements.
+
+    Raises:
+      NotFoundError: if `path` holds no saved dataset.
+    """
     return LoadDataset(path, element_spec, compression, reader_func)
