@@ -9,7 +9,7 @@ arguments beyond the default is the registered `activations.relu` step."""
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
-from ndflow.keras import serialization_lib
+from ndflow.keras import activation_docs, docstrings, serialization_lib
 from ndflow.keras.keras_tensor import KerasTensor, op_step
 from ndflow.ops import arithmetic, comparison, math, nn_activation
 from ndflow.ops import nn_activation_composite as composite
@@ -221,3 +221,6 @@ def get(identifier):
     if callable(identifier):
         return identifier
     raise ValueError(f"Could not interpret activation function identifier: {identifier}")
+
+
+docstrings.attach(globals(), activation_docs.DOCS)

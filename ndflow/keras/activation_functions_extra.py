@@ -7,10 +7,10 @@ by name (registered in activation_functions' table)."""
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
-from ndflow.keras import activation_functions
+from ndflow.keras import activation_docs, activation_functions, docstrings
 from ndflow.keras.ops import dtype_rules as rules
+from ndflow.keras.ops import nn_activation_docs, symbolic
 from ndflow.keras.ops import nn_functions as nn
-from ndflow.keras.ops import symbolic
 from ndflow.ops import math, nn_activation
 
 # relu with arguments beyond the default, called on a KerasTensor, is a step of its own
@@ -98,3 +98,11 @@ EXTRA = (celu, glu, hard_shrink, hard_silu, hard_tanh, log_sigmoid, mish, soft_s
 # get("hard_swish") is hard_silu, whose name is what serialize gives (as Keras)
 activation_functions._BY_NAME.update({f.__name__: f for f in EXTRA})
 activation_functions._BY_NAME["hard_swish"] = hard_silu
+
+# the same functions as keras.ops.nn's: the same docstrings, with the examples called here
+_SHARED = ("celu", "glu", "hard_shrink", "hard_silu", "hard_tanh", "log_sigmoid", "soft_shrink",
+           "sparse_plus", "sparse_sigmoid", "squareplus", "tanh_shrink", "threshold")
+docstrings.attach(globals(), {
+    name: nn_activation_docs.DOCS[name].replace("tf.keras.ops.", "tf.keras.activations.")
+    for name in _SHARED})
+docstrings.attach(globals(), activation_docs.EXTRA_DOCS)

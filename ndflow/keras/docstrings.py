@@ -36,3 +36,24 @@ def unary(summary: str, domain: str = "", example: str = "", int64: str = "float
     if example:
         doc += f"\n    Example:\n\n    {example}\n    "
     return doc
+
+
+def activation(summary: str, formula: str, args: str = "", example: str = "",
+               float_only: bool = False) -> str:
+    """The docstring of an elementwise activation `summary: formula` (`args`: more Args
+    lines; `float_only`: it raises TypeError for non-float tensors)."""
+    raises = """
+    Raises:
+      TypeError: `x` is not a float tensor.
+    """ if float_only else ""
+    doc = f"""{summary}: {formula}.
+
+    Args:
+      x: a float tensor or array-like (a Python float list is float32).{args}
+
+    Returns:
+      A tensor of `x`'s shape and dtype.
+    {raises}"""
+    if example:
+        doc += f"\n    Example:\n\n    {example}\n    "
+    return doc

@@ -20,6 +20,8 @@ INDEX = Path(tf.__file__).resolve().parent / "core" / "api_index.json"
 
 # Modules whose every exported callable or class has a docstring.
 DOCUMENTED_MODULES = {
+    "ndflow.keras.activation_functions",
+    "ndflow.keras.activation_functions_extra",
     "ndflow.keras.backend_legacy",
     "ndflow.keras.backend_legacy_nn",
     "ndflow.keras.ops.core_functions",

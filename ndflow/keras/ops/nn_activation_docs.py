@@ -4,25 +4,7 @@ examples run as doctests."""
 
 from __future__ import annotations
 
-
-def _act(summary: str, formula: str, args: str = "", example: str = "",
-         float_only: bool = False) -> str:
-    raises = """
-    Raises:
-      TypeError: `x` is not a float tensor.
-    """ if float_only else ""
-    doc = f"""{summary}: {formula}.
-
-    Args:
-      x: a float tensor or array-like (a Python float list is float32).{args}
-
-    Returns:
-      A tensor of `x`'s shape and dtype.
-    {raises}"""
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
-
+from ndflow.keras.docstrings import activation as _act
 
 DOCS = {
     "relu": _act("Rectified linear unit", "`max(x, 0)`",
