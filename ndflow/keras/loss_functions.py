@@ -17,6 +17,7 @@ from ndflow.core.api_export import keras_export, tf_export
 from ndflow.core.graph import SymbolicTensor
 from ndflow.core.nest import map_structure
 from ndflow.core.tensor import Tensor
+from ndflow.keras import docstrings, loss_docs
 from ndflow.keras.global_config import floatx
 from ndflow.ops import arithmetic, comparison, math, nn_activation, nn_loss, reduction
 from ndflow.ops.apply import convert_to_tensor
@@ -450,3 +451,6 @@ class Reduction:
     def validate(cls, key):
         if key not in cls.all():
             raise ValueError(f'Invalid Reduction Key: {key}. Expected keys are "{cls.all()}"')
+
+
+docstrings.attach(globals(), loss_docs.DOCS)

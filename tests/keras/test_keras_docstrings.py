@@ -24,6 +24,7 @@ DOCUMENTED_MODULES = {
     "ndflow.keras.activation_functions_extra",
     "ndflow.keras.backend_legacy",
     "ndflow.keras.backend_legacy_nn",
+    "ndflow.keras.loss_functions",
     "ndflow.keras.ops.core_functions",
     "ndflow.keras.ops.math_functions",
     "ndflow.keras.ops.nn_functions",
