@@ -36,7 +36,7 @@ def bytes_moved() -> float:
     return 7 * 4 * params
 
 
-def run(tf, args) -> dict:
+def setup(tf, jit: bool = False) -> harness.LoopWorkload:
     import numpy as np
     keras, layers = tf.keras, tf.keras.layers
     keras.utils.set_random_seed(1)
@@ -61,7 +61,7 @@ def run(tf, args) -> dict:
                 tf.constant(rng.standard_normal((BATCH, NOISE)).astype("float32")))
                for _ in range(BATCHES)]
 
-    @tf.function(jit_compile=bool(args.jit))
+    @tf.function(jit_compile=jit)
     def train_step(images, noise):
         with tf.GradientTape() as gen_tape, tf.GradientTape() as disc_tape:
             generated = generator(noise, training=True)
@@ -76,7 +76,11 @@ def run(tf, args) -> dict:
         disc_opt.apply_gradients(zip(disc_grads, discriminator.trainable_variables))
         return gen_loss + disc_loss
 
-    return harness.loop_step(train_step, batches, args.epochs)
+    return harness.LoopWorkload(train_step, batches)
+
+
+def run(tf, args) -> dict:
+    return harness.measure(tf, setup(tf, bool(args.jit)), args.epochs)
 
 
 if __name__ == "__main__":

@@ -42,10 +42,40 @@ def stamp_callback(tf):
     return Stamps()
 
 
+class FitWorkload:
+    """A Keras model trained by `fit` on arrays `x`, `y` in batches of `batch`."""
+
+    def __init__(self, model, x, y, batch: int):
+        self.model, self.x, self.y, self.batch = model, x, y, batch
+
+
+class LoopWorkload:
+    """A custom loop: `step(*batch)` for each of `batches`, its result fetched each step."""
+
+    def __init__(self, step, batches: list):
+        self.step, self.batches = step, batches
+
+
+def measure(tf, workload, epochs: int) -> dict:
+    """`first_s`: the first step's time (tracing and compiling included); `step_ms`: the
+    median gap between consecutive steps over `epochs` epochs after it."""
+    if isinstance(workload, FitWorkload):
+        return fit_step(tf, workload.model, workload.x, workload.y, workload.batch, epochs)
+    return loop_step(workload.step, workload.batches, epochs)
+
+
+def concrete_step(tf, workload):
+    """The workload's training step as the concrete function it runs (traced, not run): what
+    benchmarks/fusion_census.py inspects."""
+    if isinstance(workload, FitWorkload):
+        b = workload.batch
+        batch = (tf.constant(workload.x[:b]), tf.constant(workload.y[:b]))
+        return workload.model.make_train_function().get_concrete_function(batch)
+    return workload.step.get_concrete_function(*workload.batches[0])
+
+
 def fit_step(tf, model, x, y, batch_size: int, epochs: int) -> dict:
-    """`model.fit`'s step: `first_s` is the first batch's time (tracing and compiling
-    included), `step_ms` the median gap between consecutive batches over `epochs` epochs
-    after it (the step, slicing the batch, metrics and callbacks)."""
+    """`model.fit`'s step (slicing the batch, metrics and callbacks included)."""
     t0 = time.perf_counter()
     model.fit(x[:batch_size], y[:batch_size], batch_size=batch_size, epochs=1, verbose=0)
     first = time.perf_counter() - t0

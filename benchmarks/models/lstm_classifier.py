@@ -38,7 +38,7 @@ def bytes_moved() -> float:
     return adam + gates
 
 
-def run(tf, args) -> dict:
+def setup(tf, jit: bool = False, cell: str = "lstm") -> harness.FitWorkload:
     import numpy as np
     rng = np.random.default_rng(0)
     x = rng.integers(0, VOCAB, size=(BATCH * BATCHES, STEPS)).astype("int32")
@@ -47,12 +47,16 @@ def run(tf, args) -> dict:
     keras.utils.set_random_seed(1)
     model = keras.Sequential([keras.Input((STEPS,), dtype="int32"),
                               keras.layers.Embedding(VOCAB, EMBED),
-                              getattr(keras.layers, args.cell.upper())(UNITS),
+                              getattr(keras.layers, cell.upper())(UNITS),
                               keras.layers.Dense(2)])
     model.compile(optimizer="adam",
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                  metrics=["accuracy"], jit_compile=bool(args.jit))
-    return harness.fit_step(tf, model, x, y, BATCH, args.epochs)
+                  metrics=["accuracy"], jit_compile=jit)
+    return harness.FitWorkload(model, x, y, BATCH)
+
+
+def run(tf, args) -> dict:
+    return harness.measure(tf, setup(tf, bool(args.jit), args.cell), args.epochs)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ def bytes_moved() -> float:
     return 5 * 4 * params   # momentum: var, accum read and written, gradient read
 
 
-def run(tf, args) -> dict:
+def setup(tf, jit: bool = False) -> harness.LoopWorkload:
     import numpy as np
     keras, layers = tf.keras, tf.keras.layers
     keras.utils.set_random_seed(1)
@@ -47,7 +47,7 @@ def run(tf, args) -> dict:
                 tf.constant(rng.integers(0, 10, BATCH).astype("int64")))
                for _ in range(BATCHES)]
 
-    @tf.function(jit_compile=bool(args.jit))
+    @tf.function(jit_compile=jit)
     def train_step(x, y):
         with tf.GradientTape() as tape:
             loss = loss_fn(y, model(x, training=True))
@@ -55,7 +55,11 @@ def run(tf, args) -> dict:
         opt.apply_gradients(zip(grads, model.trainable_variables))
         return loss
 
-    return harness.loop_step(train_step, batches, args.epochs)
+    return harness.LoopWorkload(train_step, batches)
+
+
+def run(tf, args) -> dict:
+    return harness.measure(tf, setup(tf, bool(args.jit)), args.epochs)
 
 
 if __name__ == "__main__":

@@ -56,14 +56,18 @@ def mlp_step(tf, optimizer, jit: bool = False, seed: int = 0):
     return step
 
 
-def run(tf, args) -> dict:
+def setup(tf, jit: bool = False) -> harness.LoopWorkload:
     import numpy as np
-    step = mlp_step(tf, tf.keras.optimizers.Adam(1e-3), bool(args.jit))
+    step = mlp_step(tf, tf.keras.optimizers.Adam(1e-3), jit)
     rng = np.random.default_rng(1)
     batches = [(tf.constant(rng.random((BATCH, SIZES[0]), dtype=np.float32)),
                 tf.constant(rng.integers(0, 10, BATCH).astype(np.int64)))
                for _ in range(BATCHES)]
-    return harness.loop_step(step, batches, args.epochs)
+    return harness.LoopWorkload(step, batches)
+
+
+def run(tf, args) -> dict:
+    return harness.measure(tf, setup(tf, bool(args.jit)), args.epochs)
 
 
 if __name__ == "__main__":

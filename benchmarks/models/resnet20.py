@@ -69,7 +69,7 @@ def build(tf):
     return keras.Model(inputs, outputs)
 
 
-def run(tf, args) -> dict:
+def setup(tf, jit: bool = False) -> harness.FitWorkload:
     import numpy as np
     rng = np.random.default_rng(0)
     x = rng.random((BATCH * BATCHES, 32, 32, 3), dtype=np.float32)
@@ -77,8 +77,14 @@ def run(tf, args) -> dict:
     tf.keras.utils.set_random_seed(1)
     model = build(tf)
     model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
-                  metrics=["accuracy"], jit_compile=bool(args.jit))
-    result = harness.fit_step(tf, model, x, y, BATCH, args.epochs)
+                  metrics=["accuracy"], jit_compile=jit)
+    return harness.FitWorkload(model, x, y, BATCH)
+
+
+def run(tf, args) -> dict:
+    workload = setup(tf, bool(args.jit))
+    result = harness.measure(tf, workload, args.epochs)
+    model, x = workload.model, workload.x
     model.predict(x, batch_size=BATCH, verbose=0)
     best = float("inf")
     for _ in range(3):

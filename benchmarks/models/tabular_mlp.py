@@ -33,7 +33,7 @@ def bytes_moved() -> float:
     return 7 * 4 * params + activations
 
 
-def run(tf, args) -> dict:
+def setup(tf, jit: bool = False) -> harness.FitWorkload:
     import numpy as np
     rng = np.random.default_rng(0)
     x = rng.standard_normal((BATCH * BATCHES, FEATURES)).astype("float32")
@@ -48,8 +48,12 @@ def run(tf, args) -> dict:
         model.add(layers.Dropout(0.3))
     model.add(layers.Dense(1, activation="sigmoid"))
     model.compile(optimizer="adam", loss="binary_crossentropy",
-                  metrics=["accuracy", keras.metrics.AUC()], jit_compile=bool(args.jit))
-    return harness.fit_step(tf, model, x, y, BATCH, args.epochs)
+                  metrics=["accuracy", keras.metrics.AUC()], jit_compile=jit)
+    return harness.FitWorkload(model, x, y, BATCH)
+
+
+def run(tf, args) -> dict:
+    return harness.measure(tf, setup(tf, bool(args.jit)), args.epochs)
 
 
 if __name__ == "__main__":

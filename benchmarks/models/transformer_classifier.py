@@ -77,7 +77,7 @@ def build(tf):
     return keras.Model(inputs=inputs, outputs=outputs)
 
 
-def run(tf, args) -> dict:
+def setup(tf, jit: bool = False) -> harness.FitWorkload:
     import numpy as np
     rng = np.random.default_rng(0)
     x = rng.integers(0, VOCAB, size=(BATCH * BATCHES, MAXLEN)).astype("int32")
@@ -85,8 +85,12 @@ def run(tf, args) -> dict:
     tf.keras.utils.set_random_seed(1)
     model = build(tf)
     model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
-                  metrics=["accuracy"], jit_compile=bool(args.jit))
-    return harness.fit_step(tf, model, x, y, BATCH, args.epochs)
+                  metrics=["accuracy"], jit_compile=jit)
+    return harness.FitWorkload(model, x, y, BATCH)
+
+
+def run(tf, args) -> dict:
+    return harness.measure(tf, setup(tf, bool(args.jit)), args.epochs)
 
 
 if __name__ == "__main__":
