@@ -85,16 +85,6 @@ TensorArrayGatherV3 TensorArrayScatterV3 TensorArrayConcatV3 TensorArraySplitV3
 TensorArraySizeV3 TensorArrayCloseV3 TensorArrayGradV3
 """.split())
 
-# Variables stay outside clusters in ndflow: a compiled cluster takes and returns tensors, so
-# the table's variable ops (TF clusters them: reads at entry, writes at exit) are left out.
-VARIABLE_OPS_IN_TABLES: frozenset[str] = frozenset({"ResourceGather",
-                                                    "ResourceStridedSliceAssign"})
-
-COMPILABLE_OPS: frozenset[str] = (FUSIBLE | LIBRARY_OPS) - NEVER_CLUSTER - VARIABLE_OPS_IN_TABLES
-
-# Ops whose output is a small summary of their input's shape (phase 0 of clustering).
-SHAPE_CONSUMERS: frozenset[str] = frozenset({"Shape", "Rank", "Size"})
-
 # Variable reads and writes: XLA reads every variable at cluster entry and writes at exit.
 RESOURCE_READS: frozenset[str] = frozenset({"ReadVariableOp", "ResourceGather",
                                             "VariableShape"})
@@ -104,6 +94,25 @@ RESOURCE_READ_WRITES: frozenset[str] = frozenset({
     "ResourceStridedSliceAssign", "ResourceApplyGradientDescent", "ResourceApplyMomentum",
     "ResourceApplyKerasMomentum", "ResourceApplyAdam", "ResourceApplyAdagrad",
     "ResourceApplyRMSProp", "ResourceApplyAdadelta", "ResourceApplyFtrl"})
+
+# Stateless random numbers (XLA compiles them; in a cluster each is a library call drawing
+# the same numbers as outside it).
+STATELESS_RNG: frozenset[str] = frozenset("""
+StatelessRandomUniform StatelessRandomNormal StatelessTruncatedNormal StatelessRandomUniformInt
+StatelessRandomUniformFullInt StatelessRandomUniformV2 StatelessRandomNormalV2
+StatelessTruncatedNormalV2 StatelessRandomUniformIntV2 StatelessRandomUniformFullIntV2
+StatelessRandomGetKeyCounter StatelessRandomGetAlg StatelessRandomGetKeyCounterAlg
+""".split())
+
+# Variables are clustered as XLA clusters them (reads, writes and optimizer updates; the
+# resource-safety rules of mark_for_compilation keep every read before a write): in a
+# compiled cluster each is a library call, its kernel's copy-on-write included, so the
+# gradient math around the updates is fused without a cluster boundary at every variable.
+COMPILABLE_OPS: frozenset[str] = ((FUSIBLE | LIBRARY_OPS | RESOURCE_READS | RESOURCE_WRITES
+                                   | RESOURCE_READ_WRITES | STATELESS_RNG) - NEVER_CLUSTER)
+
+# Ops whose output is a small summary of their input's shape (phase 0 of clustering).
+SHAPE_CONSUMERS: frozenset[str] = frozenset({"Shape", "Rank", "Size"})
 
 # `--tf_xla_cluster_exclude_ops` accepts only these (TF: anything else is InvalidArgument).
 EXCLUDABLE_OPS: frozenset[str] = frozenset({"Where"})

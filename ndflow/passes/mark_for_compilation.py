@@ -39,6 +39,7 @@ from ndflow.core.devices import DeviceSpec
 from ndflow.core.graph import Graph, Operation
 from ndflow.jit import fusible_ops
 from ndflow.jit.flags import XlaFlags, xla_flags
+from ndflow.kernels import registry
 from ndflow.passes.cluster_scoping import pipeline_stage_scopes
 from ndflow.passes.clustering_report import (
     CLUSTER_ATTR,
@@ -174,7 +175,12 @@ class _Clusterer:
             # cluster as its plain kernel (a loop's bodies as their own plans)
             if not must:
                 return False
-        elif op.type not in fusible_ops.COMPILABLE_OPS or op.type in fusible_ops.NEVER_CLUSTER:
+        elif op.type in fusible_ops.NEVER_CLUSTER:
+            return False
+        elif op.type not in fusible_ops.COMPILABLE_OPS and not (
+                must and registry.has_kernel(op.op_def, device_type.removeprefix("XLA_"))):
+            # jit_compile=True: an op with a kernel (ndflow's own fused ops, a fused RNN)
+            # runs in its cluster as a library call rather than splitting the cluster
             return False
         if "_scoped_allocator" in op.attrs or "_forward_from" in op.attrs:
             return False
@@ -327,7 +333,11 @@ class _Clusterer:
                                                    or not self.compatible(a, pc)):
                 return self._refuse(a, b, "the new cluster will introduce a cross device "
                                     "dependency")
+        # (A jit_compile cluster is exempt: ndflow's executable runs its variable ops as
+        # kernels in program order, so a read after a write sees the write; XLA reads every
+        # variable at entry. Auto-clustering keeps TF's rule and TF's clusters.)
         if not self.flags.tf_xla_disable_resource_variable_safety_checks_for_debugging and \
+                not a.must_compile and \
                 any((x, y) in self.unsafe_pairs for x in a.resource_ops for y in b.resource_ops):
             return self._refuse(a, b, "the new cluster would break resource variable "
                                 "semantics")

@@ -284,15 +284,15 @@ def test_rng_feeding_a_reshape_shape_is_not_clustered():
 
 
 def test_variable_handles_stay_out_of_clusters():
-    # TF's RefIdentity case with ndflow's resource variables: the handle and the read are
-    # not compiled; the consumers are.
+    # TF's RefIdentity case with resource variables: the handle is not compiled; the read
+    # (an XLA kernel in TF, a library call here) is, with its consumers.
     g = Graph()
     h = _node(g, "VarHandleOp", [], "v", dtype=dtypes.resource, shape=(),
               attrs={"dtype": F32, "shape": TensorShape((2, 2)), "shared_name": "v"})
     r = _node(g, "ReadVariableOp", [h], "read", attrs={"dtype": F32})
     neg = _node(g, "Neg", [r], "negate")
     _node(g, "Add", [neg, neg], "add")
-    assert _groups(_clusters(g)) == [{"negate", "add"}]
+    assert _groups(_clusters(g)) == [{"read", "negate", "add"}]
 
 
 def test_variable_write_then_read_never_share_a_cluster(monkeypatch):
