@@ -26,6 +26,7 @@ DOCUMENTED_MODULES = {
     "ndflow.keras.backend_legacy_nn",
     "ndflow.keras.loss_functions",
     "ndflow.keras.ops.core_functions",
+    "ndflow.keras.ops.linalg_functions",
     "ndflow.keras.ops.math_functions",
     "ndflow.keras.ops.nn_functions",
     "ndflow.keras.ops.numpy_array",

@@ -9,8 +9,9 @@ import numpy as np
 
 from ndflow.autodiff.tape import GradientTape
 from ndflow.core.nest import flatten, pack_sequence_as
-from ndflow.keras import global_config
+from ndflow.keras import docstrings, global_config
 from ndflow.keras.ops import dtype_rules as rules
+from ndflow.keras.ops import linalg_docs
 from ndflow.keras.ops import numpy_array as arr
 from ndflow.keras.ops.symbolic import keras_op
 from ndflow.ops import (
@@ -285,3 +286,6 @@ def jvp(fun, primals, tangents, has_aux=False):
             outer.gradient(inner_product, dummies), flat_out)]
     tangents_out = pack_sequence_as(out, tangents_out)
     return (out, tangents_out, aux) if has_aux else (out, tangents_out)
+
+
+docstrings.attach(globals(), linalg_docs.DOCS)
