@@ -1,4 +1,5 @@
-"""`tf.io.gfile` and `tf.compat.v1.gfile`: TensorFlow's file API on the local file system.
+"""`tf.io.gfile`: TensorFlow's file API on the local file system (the TF1 spellings of
+`tf.compat.v1.gfile`, Exists ... Walk, are in file_io_v1.py).
 
 Paths are str, bytes or os.PathLike, plain or `file://host/path` URIs; other schemes (`gs://`,
 `s3://`, ...) raise TensorFlow's UnimplementedError for an unregistered file system. An OS
@@ -282,21 +283,11 @@ def file_exists_v2(path) -> bool:
     return os.path.exists(_resolve(path)[1])
 
 
-@tf_export(v1=["gfile.Exists"])
-def file_exists(filename) -> bool:
-    return file_exists_v2(filename)
-
-
 @tf_export("io.gfile.remove")
 def delete_file_v2(path) -> None:
     """Deletes the file `path`; NotFoundError if there is none."""
     name, local = _resolve(path)
     _call(name, os.unlink, local)
-
-
-@tf_export(v1=["gfile.Remove"])
-def delete_file(filename) -> None:
-    delete_file_v2(filename)
 
 
 def _dirname(path: str) -> str:
@@ -376,11 +367,6 @@ def get_matching_files_v2(pattern) -> list[str]:
     return [match for single in pattern for match in _matching_paths(single)]
 
 
-@tf_export(v1=["gfile.Glob"])
-def get_matching_files(filename) -> list[str]:
-    return get_matching_files_v2(filename)
-
-
 @tf_export("io.gfile.mkdir")
 def create_dir_v2(path) -> None:
     """Creates the directory `path`; its parent must exist. An existing `path` is fine."""
@@ -388,11 +374,6 @@ def create_dir_v2(path) -> None:
     if local:  # TensorFlow takes '' for an existing directory, and ignores EEXIST
         with contextlib.suppress(errors.AlreadyExistsError):
             _call(name, os.mkdir, local, 0o755)
-
-
-@tf_export(v1=["gfile.MkDir"])
-def create_dir(dirname) -> None:
-    create_dir_v2(dirname)
 
 
 @tf_export("io.gfile.makedirs")
@@ -414,11 +395,6 @@ def recursive_create_dir_v2(path) -> None:
         local = os.path.join(local, part)
         with contextlib.suppress(errors.AlreadyExistsError):
             _call(prefix + local, os.mkdir, local, 0o755)
-
-
-@tf_export(v1=["gfile.MakeDirs"])
-def recursive_create_dir(dirname) -> None:
-    recursive_create_dir_v2(dirname)
 
 
 def _check_target(dst, overwrite: bool) -> None:
@@ -463,11 +439,6 @@ def copy_v2(src, dst, overwrite: bool = False) -> None:
                 os.unlink(tmp)
 
 
-@tf_export(v1=["gfile.Copy"])
-def copy(oldpath, newpath, overwrite: bool = False) -> None:
-    copy_v2(oldpath, newpath, overwrite)
-
-
 @tf_export("io.gfile.rename")
 def rename_v2(src, dst, overwrite: bool = False) -> None:
     """Renames (moves) the file or directory `src` to `dst` with rename(2), atomically;
@@ -475,11 +446,6 @@ def rename_v2(src, dst, overwrite: bool = False) -> None:
     _check_target(dst, overwrite)
     src_name, src_local = _resolve(src)
     _call(src_name, os.rename, src_local, _resolve(dst)[1])
-
-
-@tf_export(v1=["gfile.Rename"])
-def rename(oldname, newname, overwrite: bool = False) -> None:
-    rename_v2(oldname, newname, overwrite)
 
 
 @tf_export("io.gfile.rmtree")
@@ -505,11 +471,6 @@ def delete_recursively_v2(path) -> None:
         raise failures[0]
 
 
-@tf_export(v1=["gfile.DeleteRecursively"])
-def delete_recursively(dirname) -> None:
-    delete_recursively_v2(dirname)
-
-
 @tf_export("io.gfile.isdir")
 def is_directory_v2(path) -> bool:
     """True if `path` is a directory; False when it is not or cannot be checked."""
@@ -519,24 +480,14 @@ def is_directory_v2(path) -> bool:
         return False
 
 
-@tf_export(v1=["gfile.IsDirectory"])
-def is_directory(dirname) -> bool:
-    return is_directory_v2(dirname)
-
-
 @tf_export("io.gfile.listdir")
 def list_directory_v2(path) -> list[str]:
     """The names of the entries of directory `path` (without '.' and '..'), in the order
     the file system gives them; NotFoundError if `path` is not a directory."""
-    if not is_directory(path):
+    if not is_directory_v2(path):
         raise errors.NotFoundError(None, None, f"Could not find directory {path}")
     name, local = _resolve(path)
     return _call(name, os.listdir, local)
-
-
-@tf_export(v1=["gfile.ListDirectory"])
-def list_directory(dirname) -> list[str]:
-    return list_directory_v2(dirname)
 
 
 @tf_export("io.gfile.join")
@@ -555,25 +506,20 @@ def walk_v2(top, topdown: bool = True, onerror=None):
     nothing; `onerror`, if given, is called with its NotFoundError."""
     top = _path_str(top)
     try:
-        listing = list_directory(top)
+        listing = list_directory_v2(top)
     except errors.NotFoundError as err:
         if onerror:
             onerror(err)
         return
     subdirs, files = [], []
     for item in listing:
-        (subdirs if is_directory(join(top, item)) else files).append(item)
+        (subdirs if is_directory_v2(join(top, item)) else files).append(item)
     if topdown:
         yield top, subdirs, files
     for subdir in subdirs:
         yield from walk_v2(join(top, subdir), topdown, onerror=onerror)
     if not topdown:
         yield top, subdirs, files
-
-
-@tf_export(v1=["gfile.Walk"])
-def walk(top, in_order: bool = True):
-    return walk_v2(top, in_order)
 
 
 @tf_export("io.gfile.stat")
@@ -583,11 +529,6 @@ def stat_v2(path) -> FileStatistics:
     info = _call(name, os.stat, local)
     return FileStatistics(info.st_size, int(info.st_mtime) * 1_000_000_000,
                           _stat.S_ISDIR(info.st_mode))
-
-
-@tf_export(v1=["gfile.Stat"])
-def stat(filename) -> FileStatistics:
-    return stat_v2(filename)
 
 
 @tf_export("io.gfile.get_registered_schemes")
