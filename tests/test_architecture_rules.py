@@ -14,6 +14,10 @@ tests/test_layering.py checks the layers):
 - TensorFlow's auto-mixed-precision lists (`ndflow/passes/amp/lists.py`, literal op type
   names) name registered ops, or TensorFlow ops ndflow lacks, listed in `AMP_UNREGISTERED`
   with the reason (a typo or a renamed op would silently drop out of the rewrite);
+- raw pointers: a tensor or array becomes an address for numba code only through
+  `ndflow/kernels/raw_memory.py` (checked: CPU, contiguous, dtype, bounds), and `numba.carray`
+  / `address_as_pointer` views of raw addresses appear only in the OpenMP callbacks
+  `RAW_VIEWS` names (offsets into arrays whose spans raw_memory checked on the host);
 - the page itself stays a true map: its layer table is tests/test_layering.py's `LAYERS`, and
   every repository path (and `path::test_name`) it cites exists.
 """
@@ -21,6 +25,7 @@ tests/test_layering.py checks the layers):
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from pathlib import Path
@@ -51,9 +56,16 @@ ENVIRONMENT_PROTOCOL = {
 }
 
 
+@functools.cache
+def _parsed() -> tuple:
+    return tuple((path.relative_to(PACKAGE).as_posix(),
+                  ast.parse(path.read_text(encoding="utf-8")))
+                 for path in sorted(PACKAGE.rglob("*.py")))
+
+
 def _modules():
-    for path in sorted(PACKAGE.rglob("*.py")):
-        yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+    """(path relative to ndflow/, syntax tree) of every module, parsed once for the file."""
+    yield from _parsed()
 
 
 def _is_os_attr(node, names) -> bool:
@@ -234,6 +246,96 @@ def test_the_amp_lists_name_registered_ops():
     tensorflows = json.loads(TF_OPS.read_text(encoding="utf-8"))["ops"]
     assert not sorted(lacking - set(tensorflows)), "not TensorFlow ops (typos?)"
     assert not sorted(AMP_NOT_TENSORFLOWS & set(tensorflows)), "TensorFlow ops: say why"
+
+
+_CALLBACK = ("an OpenMP chunk callback (nopython, run as a C function on ATen's team): views "
+             "of its chunk at offsets it computes into the arrays omp_pool.run_chunks handed "
+             "it, each span checked by raw_memory on the host; a check in the callback could "
+             "not raise")
+# module (relative to ndflow/) -> why it views raw addresses with carray / address_as_pointer
+RAW_VIEWS = {
+    "kernels/omp_pool.py": "defines the address_as_pointer intrinsic",
+    "jit/codegen/numba_intrinsics.py": "hands the intrinsics to the JIT's generated code",
+    "jit/codegen/numba_backend.py": "the JIT's generated chunk callbacks (" + _CALLBACK + ")",
+    **{f"kernels/{name}.py": _CALLBACK for name in (
+        "adam_numba", "conv_pool_numba", "finite_numba", "gemm_epilogue", "image_color_numba",
+        "math_special_cephes", "max_pool_numba", "momentum_numba", "resize_bilinear_numba",
+        "rmsprop_numba", "speculative_numba", "sum_squares_numba", "tanh_numba")},
+}
+_RAW_VIEW_NAMES = ("carray", "farray", "address_as_pointer")
+
+
+def _raw_views(tree) -> list[int]:
+    """Lines naming carray / address_as_pointer, in code or in the source of generated code
+    (a string holding `carray(`; docstrings aside)."""
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                       ast.AsyncFunctionDef)) and node.body
+                  and isinstance(node.body[0], ast.Expr)}
+    lines = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Name) and node.id in _RAW_VIEW_NAMES
+                or isinstance(node, ast.Attribute) and node.attr in _RAW_VIEW_NAMES
+                or isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in docstrings
+                and any(f"{n}(" in node.value for n in _RAW_VIEW_NAMES)):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom) and any(
+                a.name in _RAW_VIEW_NAMES for a in node.names):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_raw_memory_is_viewed_only_by_the_named_callbacks():
+    found = [f"ndflow/{name}:{line}" for name, tree in _modules() if name not in RAW_VIEWS
+             for line in _raw_views(tree)]
+    assert not found, ("a raw address viewed as an array outside the callbacks RAW_VIEWS "
+                       "names: take the address with ndflow/kernels/raw_memory.py and hand "
+                       "the array to numba, or name the module with the reason:\n"
+                       + "\n".join(found))
+
+
+def test_every_raw_view_module_still_needs_its_exception():
+    modules = dict(_modules())
+    for name in RAW_VIEWS:
+        assert name in modules, f"ndflow/{name} is gone: drop it from RAW_VIEWS"
+        assert _raw_views(modules[name]), f"ndflow/{name} no longer needs it"
+
+
+def _is_address_of(node) -> bool:
+    """`x.data_ptr()` or `x.ctypes.data`: an address taken from a tensor or an array."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "data_ptr" and not node.args
+            or isinstance(node, ast.Attribute) and node.attr == "data"
+            and isinstance(node.value, ast.Attribute) and node.value.attr == "ctypes")
+
+
+# module (relative to ndflow/) -> why it reads an address itself, not through raw_memory
+ADDRESSES = {
+    "kernels/raw_memory.py": "the checked helper",
+    "kernels/omp_pool.py": "the address of run_chunks' own int64 block, made there",
+    "kernels/tanh_numba.py": "compares two tensors' addresses (in place or not)",
+    "kernels/gemm_epilogue.py": "tests outputs' 64-byte alignment for streaming stores",
+    "kernels/string_hash_numba.py": "string bytes in a buffer it packs, and the PyObject "
+                                    "pointers of an object array (CPython's layout, checked "
+                                    "there)",
+    "runtime/memory_plan.py": "storages' addresses as identities (which values share memory)",
+    "runtime/inplace.py": "storages' addresses as identities (whether two tensors alias)",
+    "checkpoint/tensor_bundle.py": "reads a file's bytes into the buffer it just allocated "
+                                   "of the entry's size",
+}
+
+
+def test_addresses_are_taken_through_raw_memory():
+    found = [f"ndflow/{name}:{node.lineno}" for name, tree in _modules()
+             if name not in ADDRESSES for node in ast.walk(tree) if _is_address_of(node)]
+    assert not found, ("take a tensor's or array's address with ndflow/kernels/raw_memory.py "
+                       "(it checks device, contiguity, dtype and bounds), or name the module "
+                       "in ADDRESSES with the reason:\n" + "\n".join(found))
+    modules = dict(_modules())
+    for name in ADDRESSES:
+        assert any(_is_address_of(node) for node in ast.walk(modules[name])), \
+            f"ndflow/{name} no longer takes addresses: drop it from ADDRESSES"
 
 
 def _architecture_text() -> str:

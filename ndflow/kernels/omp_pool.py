@@ -27,6 +27,8 @@ import threading
 import numpy as np
 import torch
 
+from ndflow.kernels import raw_memory
+
 _LOCK = threading.Lock()
 _LAUNCHER: list = []    # [callable or None], resolved once
 _INTRINSICS: list = []  # [(claim_chunk, address_as_pointer, f32_from_bits, count_finished,
@@ -75,14 +77,12 @@ def run_chunks(callback_address: int, rows: int, chunk: int, arrays: list, threa
     """Runs the compiled callback on `threads` threads of ATen's pool; the callback's data is
     [chunk counter, rows, chunk rows, (address, length) of each array..., finished chunks]
     as int64s. An array
-    is a NumPy array or a contiguous torch tensor (its address read with `data_ptr()`, ten
-    times cheaper than NumPy's `ctypes.data`: a kernel of 17 arrays paid ~14 us for them)."""
+    is a C-contiguous NumPy array or a contiguous CPU torch tensor (`raw_memory.span` checks
+    it; a tensor's address is read with `data_ptr()`, ten times cheaper than NumPy's
+    `ctypes.data`: a kernel of 17 arrays paid ~14 us for them)."""
     fields = [0, rows, chunk]
     for a in arrays:
-        if isinstance(a, torch.Tensor):
-            fields += (a.data_ptr(), a.numel())
-        else:
-            fields += (a.ctypes.data, a.size)
+        fields += raw_memory.span(a)
     fields.append(0)   # chunks finished (`count_finished`), for callbacks that combine
     data = np.array(fields, dtype=np.int64)
     launcher()(callback_address, data.ctypes.data, threads, 0)

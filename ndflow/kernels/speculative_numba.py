@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ndflow.kernels import omp_pool, simd_numba
+from ndflow.kernels import omp_pool, raw_memory, simd_numba
 from ndflow.kernels.build_once import built_once
 
 CHUNK = 1 << 15           # elements per claimed task
@@ -64,7 +64,7 @@ def update_all(entries: list, checks: tuple = ()) -> bool:
     first_check = len(entries) - len(checks)
     for e, (g, v, a, vo, ao, s, lr, mu, nesterov, keras, decay) in enumerate(entries):
         n = v.numel()
-        ptrs = [t.data_ptr() for t in (g, v, a, vo, ao)]
+        ptrs = [raw_memory.address(t, torch.float32, n) for t in (g, v, a, vo, ao)]
         big = n >= STREAM_MIN
         # var_out may be g's own buffer (donated): then its lines are in the cache already
         stream_v = big and ptrs[3] % 64 == 0 and ptrs[3] != ptrs[0]

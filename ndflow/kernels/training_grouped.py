@@ -31,7 +31,7 @@ from collections import defaultdict
 
 import torch
 
-from ndflow.kernels import momentum_numba
+from ndflow.kernels import momentum_numba, raw_memory
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.state import exclusive_values, update_targets
 from ndflow.kernels.training import (
@@ -90,7 +90,7 @@ def _numba_batch(members: list, values: list, grads, owned: list, keys: list) ->
         g = grads[i].contiguous()   # as the single update reads it; held until the launch
         gs.append(g)
         m = v.numel()
-        table += (g.data_ptr(), v.data_ptr(), a.data_ptr(), v_out.data_ptr(), a_out.data_ptr(),
+        table += (*(raw_memory.address(t, torch.float32, m) for t in (g, v, a, v_out, a_out)),
                   m)
         params += keys[i]
         total += m

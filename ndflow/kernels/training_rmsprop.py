@@ -19,7 +19,7 @@ from collections import defaultdict
 
 import torch
 
-from ndflow.kernels import rmsprop_numba
+from ndflow.kernels import raw_memory, rmsprop_numba
 from ndflow.kernels.exact_sqrt import exact_sqrt
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.state import exclusive_values
@@ -97,8 +97,8 @@ def _numba_batch(members: list, values: list, grads, owned: list, shared: tuple)
         v_out, ms_out = (v, ms) if own else (torch.empty_like(v), torch.empty_like(ms))
         g = grads[i].contiguous()   # held until the launch
         gs.append(g)
-        table += (g.data_ptr(), v.data_ptr(), ms.data_ptr(), v_out.data_ptr(),
-                  ms_out.data_ptr(), v.numel())
+        table += (*(raw_memory.address(t, torch.float32, v.numel())
+                    for t in (g, v, ms, v_out, ms_out)), v.numel())
         total += v.numel()
         values[i] = (v_out, ms_out)
     rmsprop_numba.update_many(table, total, *shared)

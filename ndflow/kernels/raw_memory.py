@@ -1,0 +1,75 @@
+"""Raw memory for the numba kernels: the one place a tensor or a NumPy array becomes an
+address that nopython code reads through `numba.carray`.
+
+A numba callback on ATen's OpenMP team (kernels/omp_pool.py) sees its arrays as int64
+(address, element count) pairs and views them with `carray(address_as_pointer(...), n)`,
+with no bounds: a non-contiguous tensor, a float64 tensor where float32 was meant, or a count
+past the end would read or write memory that is not the array's. The host side checks here,
+once per launch, what the callback will assume:
+
+    address(t, torch.float32, n)      # element 0 of t, n float32s from it
+    address(t, torch.float32, m, lo)  # element lo, m of them
+    span(t)                           # (address, numel) of a contiguous CPU tensor/array
+
+Each raises `RawMemoryError` (a ValueError naming what was wrong) for a tensor that is not
+on the CPU, not contiguous, of another dtype, or too short for the elements asked for (their
+bytes, from the offset, past the end of the tensor or of its storage). The views inside the
+callbacks stay where the kernels compute their chunks' offsets
+(tests/test_architecture_rules.py names those modules); what they index was checked here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+
+class RawMemoryError(ValueError):
+    """A tensor or array that cannot be handed to a numba kernel as asked."""
+
+
+def _describe(a) -> str:
+    return f"{type(a).__name__} of shape {tuple(a.shape)} and dtype {a.dtype}"
+
+
+def span(a) -> tuple[int, int]:
+    """(address, element count) of `a`, a contiguous CPU torch tensor or C-contiguous NumPy
+    array: what a callback of omp_pool.run_chunks reads it by."""
+    if isinstance(a, torch.Tensor):
+        if not (a.is_cpu and a.is_contiguous()):
+            raise RawMemoryError(f"a numba kernel reads a contiguous CPU tensor, got "
+                                 f"{'a non-contiguous ' if a.is_cpu else 'a ' + a.device.type}"
+                                 f" {_describe(a)} (strides {a.stride()})")
+        return a.data_ptr(), a.numel()
+    if isinstance(a, np.ndarray):
+        if not a.flags.c_contiguous:
+            raise RawMemoryError(f"a numba kernel reads a C-contiguous array, got a "
+                                 f"non-contiguous {_describe(a)} (strides {a.strides})")
+        return a.ctypes.data, a.size
+    raise RawMemoryError(f"a numba kernel reads a torch tensor or a NumPy array, got "
+                         f"{type(a).__name__}")
+
+
+def address(a, dtype=None, count: int | None = None, offset: int = 0) -> int:
+    """The address of element `offset` of `a` (as `span` takes it), checked to be followed by
+    `count` elements (default: the rest of `a`) of `dtype` (a torch dtype for a tensor, a
+    NumPy dtype for an array; None: any) inside `a` and inside its storage (~1 us: the
+    pointer tables of the grouped optimizer updates take five an update)."""
+    base, size = span(a)
+    tensor = isinstance(a, torch.Tensor)
+    if dtype is not None and a.dtype != (dtype if tensor else np.dtype(dtype)):
+        raise RawMemoryError(f"a numba kernel reads {dtype} here, got {_describe(a)}")
+    if count is None:
+        count = size - offset
+    if offset < 0 or count < 0 or offset + count > size:
+        raise RawMemoryError(f"elements [{offset}, {offset + count}) are outside "
+                             f"{_describe(a)} ({size} elements)")
+    if not tensor:
+        return base + offset * a.itemsize
+    itemsize = a.element_size()
+    end = (a.storage_offset() + offset + count) * itemsize
+    stored = a.untyped_storage().nbytes()
+    if end > stored:
+        raise RawMemoryError(f"elements [{offset}, {offset + count}) of {_describe(a)} end "
+                             f"at byte {end} of its storage of {stored}")
+    return base + offset * itemsize
