@@ -28,6 +28,7 @@ DOCUMENTED_MODULES = {
     "ndflow.keras.ops.core_functions",
     "ndflow.keras.ops.linalg_functions",
     "ndflow.keras.ops.math_functions",
+    "ndflow.keras.ops.nn_conv_functions",
     "ndflow.keras.ops.nn_functions",
     "ndflow.keras.ops.numpy_array",
     "ndflow.keras.ops.numpy_linear",

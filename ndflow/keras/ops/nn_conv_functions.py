@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.keras import global_config
+from ndflow.keras import docstrings, global_config
 from ndflow.keras.ops import dtype_rules as rules
+from ndflow.keras.ops import nn_conv_docs
 from ndflow.keras.ops import numpy_array as arr
 from ndflow.keras.ops.symbolic import keras_op
 from ndflow.ops import (
@@ -319,3 +320,6 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
             mask_index = mask_index + shape[-1]
         dense = arr.where(dense >= mask_index, dense + 1, dense)
     return dense, scores
+
+
+docstrings.attach(globals(), nn_conv_docs.DOCS)
