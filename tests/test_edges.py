@@ -90,6 +90,28 @@ def test_values_where_tensorflow_differs_from_aten():
         tape.watch(x)
         y = tf.reduce_sum(tf.nn.max_pool2d(x, 2, 2, "VALID"))
     assert tape.gradient(y, x).numpy().ravel().tolist() == [0.0, 0.0, 0.0, 1.0]
+    # A window of -infs or NaNs pools to the dtype's lowest finite value (TF starts each
+    # window there); bfloat16's pools give -inf, as TF's oneDNN ones do.
+    lowest32 = float(np.finfo(np.float32).min)
+    ones = np.array([[[[-np.inf], [1.0]], [[-np.inf], [-np.inf]]]], np.float32)
+    assert tf.nn.max_pool2d(ones, 1, 1, "VALID").numpy().ravel().tolist() == [
+        lowest32, 1.0, lowest32, lowest32]
+    assert tf.nn.max_pool2d(tf.fill([1, 3, 3, 1], -np.inf), 2, 2, "SAME").numpy().ravel() \
+        .tolist() == [lowest32] * 4
+    assert tf.nn.max_pool2d(tf.fill([1, 2, 2, 1], nan), 2, 2, "VALID").numpy().tolist() == [
+        [[[lowest32]]]]
+    assert tf.nn.max_pool1d(tf.fill([1, 4, 1], -np.inf), 2, 2, "VALID").numpy().ravel() \
+        .tolist() == [lowest32] * 2
+    assert tf.nn.max_pool3d(tf.fill([1, 2, 2, 2, 1], nan), 2, 2, "VALID").numpy().ravel() \
+        .tolist() == [lowest32]
+    half = tf.fill([1, 2, 2, 1], tf.constant(-np.inf, tf.float16))
+    assert float(tf.reshape(tf.nn.max_pool2d(half, 2, 2, "VALID"), [])) == -65504.0
+    double = tf.fill([1, 2, 2, 1], tf.constant(-np.inf, tf.float64))
+    assert float(tf.reshape(tf.nn.max_pool2d(double, 2, 2, "VALID"), [])) == float(
+        np.finfo(np.float64).min)
+    bf16 = tf.cast(tf.fill([1, 2, 2, 1], -np.inf), tf.bfloat16)
+    assert float(tf.reshape(tf.cast(tf.nn.max_pool2d(bf16, 2, 2, "VALID"), tf.float32),
+                            [])) == -np.inf
     # Integer means do not overflow.
     assert int(tf.reduce_mean(tf.constant([2**30] * 3, tf.int32))) == 2**30
     # A zero-size reshape with -1 infers the dimension from the non-zero sizes.

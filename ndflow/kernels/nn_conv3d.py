@@ -15,6 +15,7 @@ import math
 import torch
 
 from ndflow.core.errors import InvalidArgumentError, UnimplementedError
+from ndflow.kernels.nn_pool import nan_never_wins, tf_window_edges
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_conv3d, nn_pool3d
 from ndflow.ops.nn_common import windowed_output_size
@@ -181,7 +182,11 @@ def _max_pool3d(node):
     def max_pool3d(x):
         _check_rank(x)
         xv, _ = _padded(g3, g3.to_ncdhw(x), -math.inf)
-        return g3.back(aten.max_pool3d(xv, g3.ksize, g3.stride, [0, 0, 0], [1, 1, 1], False))
+        y = aten.max_pool3d(xv, g3.ksize, g3.stride, [0, 0, 0], [1, 1, 1], False)
+        if y.is_floating_point():
+            y = tf_window_edges(y, lambda: aten.max_pool3d(
+                nan_never_wins(xv), g3.ksize, g3.stride, [0, 0, 0], [1, 1, 1], False))
+        return g3.back(y)
     return max_pool3d
 
 
