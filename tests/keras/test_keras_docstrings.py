@@ -26,6 +26,8 @@ DOCUMENTED_MODULES = {
     "ndflow.keras.backend_legacy_nn",
     "ndflow.keras.loss_functions",
     "ndflow.keras.ops.core_functions",
+    "ndflow.keras.ops.image_functions",
+    "ndflow.keras.ops.image_scale_translate",
     "ndflow.keras.ops.linalg_functions",
     "ndflow.keras.ops.math_functions",
     "ndflow.keras.ops.nn_conv_functions",
@@ -35,6 +37,7 @@ DOCUMENTED_MODULES = {
     "ndflow.keras.ops.numpy_math",
     "ndflow.keras.ops.numpy_misc",
     "ndflow.keras.ops.numpy_reduce",
+    "ndflow.keras.ops.rearrange_elastic",
 }
 
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ndflow.keras import docstrings
 from ndflow.keras.ops import dtype_rules as rules
+from ndflow.keras.ops import image_docs
 from ndflow.keras.ops import nn_conv_functions as nn_conv
 from ndflow.keras.ops import numpy_array as arr
 from ndflow.keras.ops.symbolic import keras_op
@@ -478,3 +480,6 @@ def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01,
         ((mu_a * mu_a + mu_b * mu_b + c1) * (var_a + var_b + c2))
     axes = [-3, -2, -1]
     return reduction.reduce_mean(value, axis=axes)
+
+
+docstrings.attach(globals(), image_docs.DOCS)

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ndflow.keras import docstrings
 from ndflow.keras.ops import dtype_rules as rules
+from ndflow.keras.ops import image_docs
 from ndflow.keras.ops import numpy_array as arr
 from ndflow.keras.ops.symbolic import keras_op
 from ndflow.ops import (
@@ -112,3 +114,6 @@ def scale_and_translate(images, output_shape, scale, translation, spatial_dims, 
                     [scale[i] for i in range(len(spatial_dims))],
                     [translation[i] for i in range(len(spatial_dims))], KERNELS[method],
                     antialias)
+
+
+docstrings.attach(globals(), image_docs.SCALE_TRANSLATE_DOCS)

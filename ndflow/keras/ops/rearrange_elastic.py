@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import re
 
+from ndflow.keras import docstrings
 from ndflow.keras.ops import dtype_rules as rules
+from ndflow.keras.ops import image_docs
 from ndflow.keras.ops import image_functions as image
 from ndflow.keras.ops import numpy_array as arr
 from ndflow.keras.ops.symbolic import keras_op
@@ -115,3 +117,6 @@ def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear",
         out = arr.moveaxis(out, -1, 1)
     out = array_core.squeeze(out, axis=[0]) if single else out
     return cast(out, dtype)
+
+
+docstrings.attach(globals(), image_docs.ELASTIC_DOCS)
