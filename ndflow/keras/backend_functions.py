@@ -21,11 +21,31 @@ _CONFIG = global_config.SETTINGS
 
 @keras_export("keras.backend.floatx", "keras.config.floatx")
 def floatx() -> str:
+    """The default float dtype Keras creates weights and casts inputs in ("float32" unless
+    changed by `set_floatx`).
+
+    Returns:
+      A dtype name: "float16", "bfloat16", "float32" or "float64".
+
+    Example:
+
+    >>> tf.keras.backend.floatx()
+    'float32'
+    """
     return _CONFIG["floatx"]
 
 
 @keras_export("keras.backend.set_floatx", "keras.config.set_floatx")
 def set_floatx(value) -> None:
+    """Sets the default float dtype (what `floatx()` returns) for layers and ops created
+    afterwards. For mixed precision use `keras.mixed_precision.set_global_policy` instead.
+
+    Args:
+      value: "float16", "bfloat16", "float32" or "float64" (or the `tf.DType`).
+
+    Raises:
+      ValueError: another dtype.
+    """
     name = dtypes.as_dtype(value).name
     if name not in ("bfloat16", "float16", "float32", "float64"):
         raise ValueError(f"Unknown `floatx` value: {value}. Expected one of {{'bfloat16', "
@@ -35,21 +55,46 @@ def set_floatx(value) -> None:
 
 @keras_export("keras.backend.epsilon", "keras.config.epsilon")
 def epsilon() -> float:
+    """The fuzz factor Keras adds to avoid division by zero and log(0) (1e-7 unless changed
+    by `set_epsilon`).
+
+    Returns:
+      A float.
+    """
     return _CONFIG["epsilon"]
 
 
 @keras_export("keras.backend.set_epsilon", "keras.config.set_epsilon")
 def set_epsilon(value) -> None:
+    """Sets the fuzz factor `epsilon()` returns.
+
+    Args:
+      value: a float (e.g. 1e-5).
+    """
     _CONFIG["epsilon"] = float(value)
 
 
 @keras_export("keras.backend.image_data_format", "keras.config.image_data_format")
 def image_data_format() -> str:
+    """The default layout of image data: "channels_last" ((batch, height, width, channels);
+    the default) or "channels_first".
+
+    Returns:
+      A string.
+    """
     return _CONFIG["image_data_format"]
 
 
 @keras_export("keras.backend.set_image_data_format", "keras.config.set_image_data_format")
 def set_image_data_format(data_format) -> None:
+    """Sets the default image layout that convolution, pooling and image layers use.
+
+    Args:
+      data_format: "channels_last" or "channels_first" (any case).
+
+    Raises:
+      ValueError: another value.
+    """
     value = str(data_format).lower()
     if value not in ("channels_first", "channels_last"):
         raise ValueError("The `data_format` argument must be one of {'channels_first', "
@@ -67,11 +112,38 @@ def clear_session(free_memory=True) -> None:
 
 @keras_export("keras.backend.is_keras_tensor", "keras.utils.is_keras_tensor")
 def is_keras_tensor(x) -> bool:
+    """Whether `x` is a KerasTensor: a symbolic input or output of a functional model (not
+    a tensor holding values).
+
+    Args:
+      x: any value.
+
+    Returns:
+      A bool.
+
+    Example:
+
+    >>> tf.keras.backend.is_keras_tensor(tf.keras.Input((3,)))
+    True
+    """
     return keras_tensor.is_keras_tensor(x)
 
 
 @keras_export("keras.backend.int_shape")
 def int_shape(x):
+    """The static shape of `x` as a tuple of ints (None for unknown dimensions).
+
+    Args:
+      x: a tensor, variable, KerasTensor or NumPy array.
+
+    Returns:
+      A tuple, or None when even the rank is unknown.
+
+    Example:
+
+    >>> tf.keras.backend.int_shape(tf.zeros((2, 3)))
+    (2, 3)
+    """
     shape = x.shape
     return tuple(shape) if isinstance(shape, tuple) else (
         None if shape.rank is None else tuple(shape.as_list()))
@@ -79,16 +151,38 @@ def int_shape(x):
 
 @keras_export("keras.backend.count_params")
 def count_params(x) -> int:
+    """The number of elements of a variable or tensor (of a fully known shape).
+
+    Args:
+      x: a variable or tensor.
+
+    Returns:
+      An int.
+    """
     return int(np.prod(x.shape.as_list(), dtype=np.int64))
 
 
 @keras_export("keras.backend.get_value")
 def get_value(x):
+    """The value of a variable or tensor as a NumPy array.
+
+    Args:
+      x: a variable, tensor or array-like.
+
+    Returns:
+      A NumPy array.
+    """
     return np.asarray(x.numpy()) if hasattr(x, "numpy") else np.asarray(x)
 
 
 @keras_export("keras.backend.set_value")
 def set_value(x, value) -> None:
+    """Assigns a new value to a variable.
+
+    Args:
+      x: a `tf.Variable`.
+      value: an array-like of the variable's shape (converted to its dtype).
+    """
     x.assign(np.asarray(value, dtype=x.dtype.np_dtype))
 
 

@@ -22,6 +22,7 @@ INDEX = Path(tf.__file__).resolve().parent / "core" / "api_index.json"
 DOCUMENTED_MODULES = {
     "ndflow.keras.activation_functions",
     "ndflow.keras.activation_functions_extra",
+    "ndflow.keras.backend_functions",
     "ndflow.keras.backend_legacy",
     "ndflow.keras.backend_legacy_nn",
     "ndflow.keras.loss_functions",
