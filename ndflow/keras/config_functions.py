@@ -33,21 +33,40 @@ def set_backend(backend) -> None:
 
 @keras_export("keras.config.is_nnx_enabled")
 def is_nnx_enabled() -> bool:
+    """Whether Keras' Flax NNX integration is on: always False (NNX belongs to the JAX
+    backend).
+
+    Returns:
+      False.
+    """
     return False    # NNX is a JAX-backend feature
 
 
 @keras_export("keras.config.enable_traceback_filtering")
 def enable_traceback_filtering() -> None:
+    """Turns on Keras' error context (the default): an exception raised inside a layer's
+    `call` is re-raised with the layer's name and the arguments it received added to the
+    message.
+    """
     _SETTINGS["traceback_filtering"] = True
 
 
 @keras_export("keras.config.disable_traceback_filtering")
 def disable_traceback_filtering() -> None:
+    """Turns off Keras' error context: exceptions from a layer's `call` propagate as they
+    were raised (see `enable_traceback_filtering`).
+    """
     _SETTINGS["traceback_filtering"] = False
 
 
 @keras_export("keras.config.is_traceback_filtering_enabled")
 def is_traceback_filtering_enabled() -> bool:
+    """Whether Keras' error context for layer calls is on (see
+    `enable_traceback_filtering`).
+
+    Returns:
+      A bool (True by default).
+    """
     return _SETTINGS["traceback_filtering"]
 
 
@@ -59,16 +78,31 @@ def enable_flash_attention() -> None:
 
 @keras_export("keras.config.disable_flash_attention")
 def disable_flash_attention() -> None:
+    """Records that flash attention is off (`is_flash_attention_enabled()` then returns
+    False). ndflow has no separate flash kernel for Keras' attention to switch.
+    """
     _SETTINGS["flash_attention"] = False
 
 
 @keras_export("keras.config.is_flash_attention_enabled")
 def is_flash_attention_enabled():
+    """The flash-attention setting: None (the default, or after `enable_flash_attention`:
+    used where the inputs allow) or False (after `disable_flash_attention`).
+
+    Returns:
+      None or False.
+    """
     return _SETTINGS["flash_attention"]
 
 
 @keras_export("keras.config.max_epochs")
 def max_epochs():
+    """The cap on `epochs` that every `fit` obeys (None: no cap); set with
+    `set_max_epochs`, for quick debugging runs.
+
+    Returns:
+      An int or None.
+    """
     return _SETTINGS["max_epochs"]
 
 
@@ -80,6 +114,12 @@ def set_max_epochs(max_epochs) -> None:
 
 @keras_export("keras.config.max_steps_per_epoch")
 def max_steps_per_epoch():
+    """The cap on the steps of each `fit` epoch (None: no cap); set with
+    `set_max_steps_per_epoch`.
+
+    Returns:
+      An int or None.
+    """
     return _SETTINGS["max_steps_per_epoch"]
 
 

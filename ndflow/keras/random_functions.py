@@ -111,6 +111,29 @@ def _shape(shape):
 
 @keras_export("keras.random.normal")
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Samples from a normal (Gaussian) distribution.
+
+    Args:
+      shape: the result's shape (an int or a tuple).
+      mean: the distribution's mean.
+      stddev: its standard deviation.
+      dtype: a float dtype (default `keras.config.floatx()`).
+      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
+        (fresh values each call, reproducible from its seed) or None (a global
+        generator's next state).
+
+    Returns:
+      A tensor of `shape`.
+
+    Raises:
+      ValueError: a non-float `dtype`, or a `seed` of another type.
+
+    Example:
+
+    >>> a = tf.keras.random.normal((2,), seed=1)
+    >>> bool(tf.reduce_all(a == tf.keras.random.normal((2,), seed=1)))
+    True
+    """
     dtype = _float_dtype(dtype, "normal")
     return stateless_random.stateless_normal(_shape(shape), draw_seed(seed), mean=mean,
                                              stddev=stddev, dtype=dtype)
@@ -118,6 +141,23 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
 
 @keras_export("keras.random.uniform")
 def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    """Samples from a uniform distribution on [minval, maxval).
+
+    Args:
+      shape: the result's shape (an int or a tuple).
+      minval: the lower bound (included).
+      maxval: the upper bound (excluded).
+      dtype: a float dtype (default `keras.config.floatx()`).
+      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
+        (fresh values each call, reproducible from its seed) or None (a global
+        generator's next state).
+
+    Returns:
+      A tensor of `shape`.
+
+    Raises:
+      ValueError: a non-float `dtype`, or a `seed` of another type.
+    """
     dtype = _float_dtype(dtype, "uniform")
     return stateless_random.stateless_uniform(_shape(shape), draw_seed(seed),
                                               minval=cast(minval, dtype),
@@ -126,6 +166,29 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
 
 @keras_export("keras.random.randint")
 def randint(shape, minval, maxval, dtype="int32", seed=None):
+    """Samples integers uniformly from [minval, maxval).
+
+    Args:
+      shape: the result's shape (an int or a tuple).
+      minval: the lowest value (included).
+      maxval: the end (excluded).
+      dtype: an integer dtype (default int32).
+      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
+        (fresh values each call, reproducible from its seed) or None (a global
+        generator's next state).
+
+    Returns:
+      A tensor of `shape`.
+
+    Raises:
+      ValueError: a non-integer `dtype`, or a `seed` of another type.
+
+    Example:
+
+    >>> x = tf.keras.random.randint((100,), 0, 3, seed=7).numpy()
+    >>> int(x.min()) >= 0 and int(x.max()) <= 2
+    True
+    """
     dtype = rules.standardize(dtype)
     if dtype not in rules.INT_TYPES:
         raise ValueError("`keras.random.randint` requires an integer `dtype`. "
@@ -138,6 +201,24 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
 
 @keras_export("keras.random.truncated_normal")
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Samples from a normal distribution, redrawing values more than two standard
+    deviations from the mean.
+
+    Args:
+      shape: the result's shape (an int or a tuple).
+      mean: the distribution's mean.
+      stddev: its standard deviation (before truncation).
+      dtype: a float dtype (default `keras.config.floatx()`).
+      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
+        (fresh values each call, reproducible from its seed) or None (a global
+        generator's next state).
+
+    Returns:
+      A tensor of `shape`, every value within `mean +- 2 * stddev`.
+
+    Raises:
+      ValueError: a non-float `dtype`, or a `seed` of another type.
+    """
     dtype = _float_dtype(dtype, "truncated_normal")
     return stateless_random.stateless_truncated_normal(_shape(shape), draw_seed(seed),
                                                        mean=mean, stddev=stddev, dtype=dtype)
@@ -163,6 +244,23 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
 
 @keras_export("keras.random.shuffle")
 def shuffle(x, axis=0, seed=None):
+    """`x` with its slices along `axis` in a random order.
+
+    Args:
+      x: a tensor or array-like.
+      axis: the axis to permute.
+      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
+        (fresh values each call, reproducible from its seed) or None (a global
+        generator's next state).
+
+    Returns:
+      A tensor of `x`'s shape and dtype.
+
+    Example:
+
+    >>> sorted(tf.keras.random.shuffle([1, 2, 3], seed=0).numpy().tolist())
+    [1, 2, 3]
+    """
     x = rules.to_tensor(x)
     keys = stateless_random.stateless_uniform(array_core.stack([array_core.shape(x)[axis]]),
                                               draw_seed(seed))
@@ -176,6 +274,19 @@ def _dtype_for_draws(dtype):
 
 @keras_export("keras.random.gamma")
 def gamma(shape, alpha, dtype=None, seed=None):
+    """Samples from a gamma distribution with shape `alpha` (scale 1).
+
+    Args:
+      shape: the result's shape (an int or a tuple).
+      alpha: the shape parameter (> 0), a float or a tensor broadcastable to `shape`.
+      dtype: a float dtype (default `keras.config.floatx()`).
+      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
+        (fresh values each call, reproducible from its seed) or None (a global
+        generator's next state).
+
+    Returns:
+      A tensor of `shape` of positive values.
+    """
     dtype, middle = _dtype_for_draws(dtype)
     out = random_gamma_poisson.stateless_gamma(_shape(shape), draw_seed(seed), alpha=alpha,
                                                dtype=middle)
@@ -184,6 +295,20 @@ def gamma(shape, alpha, dtype=None, seed=None):
 
 @keras_export("keras.random.beta")
 def beta(shape, alpha, beta, dtype=None, seed=None):
+    """Samples from a beta distribution, as `Ga / (Ga + Gb)` of two gamma draws.
+
+    Args:
+      shape: the result's shape (an int or a tuple).
+      alpha: the first shape parameter (> 0), a float or tensor broadcastable to `shape`.
+      beta: the second shape parameter (> 0), likewise.
+      dtype: a float dtype (default `keras.config.floatx()`).
+      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
+        (fresh values each call, reproducible from its seed) or None (a global
+        generator's next state).
+
+    Returns:
+      A tensor of `shape` of values in (0, 1).
+    """
     dtype, middle = _dtype_for_draws(dtype)
     seed_1 = draw_seed(seed)
     seed_2 = seed_1 + 12

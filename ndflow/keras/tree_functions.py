@@ -62,11 +62,37 @@ def _rebuild(node, children):
 
 @keras_export("keras.tree.is_nested")
 def is_nested(structure):
+    """Whether `structure` is a node (a list, tuple, namedtuple or dict) rather than a leaf.
+
+    Args:
+      structure: any value.
+
+    Returns:
+      A bool.
+
+    Example:
+
+    >>> tf.keras.tree.is_nested([1, 2]), tf.keras.tree.is_nested("ab")
+    (True, False)
+    """
     return _is_node(structure)
 
 
 @keras_export("keras.tree.flatten")
 def flatten(structure):
+    """The leaves of a nested structure, in order (dict values by sorted key).
+
+    Args:
+      structure: a leaf or a nest of lists, tuples, namedtuples and dicts.
+
+    Returns:
+      A list of the leaves (`[structure]` for a leaf).
+
+    Example:
+
+    >>> tf.keras.tree.flatten({"b": [2, 3], "a": 1})
+    [1, 2, 3]
+    """
     if not _is_node(structure):
         return [structure]
     out = []
@@ -77,6 +103,20 @@ def flatten(structure):
 
 @keras_export("keras.tree.flatten_with_path")
 def flatten_with_path(structure):
+    """The leaves of a nested structure with their paths.
+
+    Args:
+      structure: a leaf or a nest.
+
+    Returns:
+      A list of `(path, leaf)` pairs; a path is the tuple of keys and indices leading to
+      the leaf.
+
+    Example:
+
+    >>> tf.keras.tree.flatten_with_path({"a": [5, 6]})
+    [(('a', 0), 5), (('a', 1), 6)]
+    """
     def walk(node, path):
         if not _is_node(node):
             return [(path, node)]
@@ -113,6 +153,26 @@ def _zip_children(first, other):
 
 @keras_export("keras.tree.map_structure")
 def map_structure(func, *structures, none_is_leaf=True):
+    """Applies `func` to the leaves of one or more structures of the same shape, building
+    a structure like the first.
+
+    Args:
+      func: a callable taking one leaf from each structure.
+      *structures: nests with the same structure (dicts matched by key).
+      none_is_leaf: whether None leaves are passed to `func` (else they stay None).
+
+    Returns:
+      A structure like `structures[0]` holding `func`'s results.
+
+    Raises:
+      TypeError: no structure given.
+      ValueError: the structures differ (types, lengths or dict keys).
+
+    Example:
+
+    >>> tf.keras.tree.map_structure(lambda a, b: a + b, (1, [2]), (10, [20]))
+    (11, [22])
+    """
     if not structures:
         raise TypeError("Must provide at least one structure")
     return _map(func, none_is_leaf, list(structures))
@@ -133,6 +193,25 @@ def _map(func, none_is_leaf: bool, nodes: list):
 
 @keras_export("keras.tree.map_structure_up_to")
 def map_structure_up_to(shallow_structure, func, *structures):
+    """Like `map_structure`, but only down to the leaves of `shallow_structure`: deeper
+    parts of `structures` are passed to `func` whole.
+
+    Args:
+      shallow_structure: the structure that decides where the "leaves" are.
+      func: a callable taking one such sub-structure from each structure.
+      *structures: nests that match `shallow_structure` at its levels.
+
+    Returns:
+      A structure like `shallow_structure` holding `func`'s results.
+
+    Raises:
+      ValueError: a structure does not match `shallow_structure`.
+
+    Example:
+
+    >>> tf.keras.tree.map_structure_up_to((None, None), len, ([1, 2], [3]))
+    (2, 1)
+    """
     return _map_up_to(func, shallow_structure, list(structures))
 
 
@@ -146,6 +225,17 @@ def _map_up_to(func, shallow, nodes: list):
 
 @keras_export("keras.tree.assert_same_structure")
 def assert_same_structure(a, b, check_types=None):
+    """Checks that two structures have the same nesting (leaf values may differ).
+
+    Args:
+      a: a nest.
+      b: a nest.
+      check_types: accepted for Keras' signature (types are always compared, except that
+        any two dicts match).
+
+    Raises:
+      ValueError: the nesting, node types, lengths or dict keys differ.
+    """
     def walk(x, y):
         if _is_node(x) != _is_node(y):
             raise ValueError("Structures don't have the same nested structure.")
@@ -157,6 +247,16 @@ def assert_same_structure(a, b, check_types=None):
 
 @keras_export("keras.tree.assert_same_paths")
 def assert_same_paths(a, b):
+    """Checks that two structures have the same set of leaf paths (node types may differ:
+    a list and a tuple of the same length have the same paths).
+
+    Args:
+      a: a nest.
+      b: a nest.
+
+    Raises:
+      ValueError: the paths differ (the message lists those missing on each side).
+    """
     a_paths = {p for p, _ in flatten_with_path(a)}
     b_paths = {p for p, _ in flatten_with_path(b)}
     if a_paths != b_paths:
@@ -170,6 +270,24 @@ def assert_same_paths(a, b):
 
 @keras_export("keras.tree.pack_sequence_as")
 def pack_sequence_as(structure, flat_sequence):
+    """The leaves of `flat_sequence` packed into the shape of `structure` (the inverse of
+    `flatten`).
+
+    Args:
+      structure: a nest giving the shape.
+      flat_sequence: as many leaves as `structure` has, in `flatten`'s order.
+
+    Returns:
+      A structure like `structure` holding the new leaves.
+
+    Raises:
+      ValueError: the number of leaves differs.
+
+    Example:
+
+    >>> tf.keras.tree.pack_sequence_as({"a": 0, "b": (0, 0)}, [1, 2, 3])
+    {'a': 1, 'b': (2, 3)}
+    """
     flat = list(flat_sequence)
     count = len(flatten(structure))
     if len(flat) != count:
@@ -207,6 +325,19 @@ def traverse(func, structure, top_down=True):
 
 @keras_export("keras.tree.lists_to_tuples")
 def lists_to_tuples(structure):
+    """`structure` with every list (at any depth) turned into a tuple.
+
+    Args:
+      structure: a nest.
+
+    Returns:
+      The converted structure.
+
+    Example:
+
+    >>> tf.keras.tree.lists_to_tuples([1, [2, 3]])
+    (1, (2, 3))
+    """
     return traverse(lambda x: tuple(x) if isinstance(x, list) else None, structure,
                     top_down=False)
 

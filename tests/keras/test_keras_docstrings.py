@@ -25,6 +25,7 @@ DOCUMENTED_MODULES = {
     "ndflow.keras.backend_functions",
     "ndflow.keras.backend_legacy",
     "ndflow.keras.backend_legacy_nn",
+    "ndflow.keras.config_functions",
     "ndflow.keras.loss_functions",
     "ndflow.keras.ops.core_functions",
     "ndflow.keras.ops.image_functions",
@@ -39,6 +40,8 @@ DOCUMENTED_MODULES = {
     "ndflow.keras.ops.numpy_misc",
     "ndflow.keras.ops.numpy_reduce",
     "ndflow.keras.ops.rearrange_elastic",
+    "ndflow.keras.random_functions",
+    "ndflow.keras.tree_functions",
 }
 
 
