@@ -206,8 +206,8 @@ def build_inference_parser() -> argparse.ArgumentParser:
                    help="directory of ImageNet TFRecord files: validation-* give the accuracy "
                         "and the timed images; without it, synthetic images and no accuracy")
     p.add_argument("--calib_data_dir", default=None,
-                   help="directory whose train-* TFRecords calibrate INT8 (default: "
-                        "--data_dir; synthetic images without either)")
+                   help="directory whose train-* TFRecords calibrate INT8; without it "
+                        "--data_dir's, and synthetic images without either")
     p.add_argument("--precision", type=_precision, nargs="+", default=list(PRECISIONS),
                    metavar="{FP32,FP16,INT8}", help="TF-TRT precision modes to convert to")
     p.add_argument("-b", "--batch_size", type=_positive_int, nargs="+", default=[1, 8, 32],
