@@ -40,6 +40,7 @@ DOCUMENTED_MODULES = {
     "ndflow.keras.ops.numpy_misc",
     "ndflow.keras.ops.numpy_reduce",
     "ndflow.keras.ops.rearrange_elastic",
+    "ndflow.keras.preprocessing_image_transforms",
     "ndflow.keras.random_functions",
     "ndflow.keras.tree_functions",
 }
