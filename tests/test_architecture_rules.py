@@ -321,8 +321,6 @@ ADDRESSES = {
                                     "there)",
     "runtime/memory_plan.py": "storages' addresses as identities (which values share memory)",
     "runtime/inplace.py": "storages' addresses as identities (whether two tensors alias)",
-    "checkpoint/tensor_bundle.py": "reads a file's bytes into the buffer it just allocated "
-                                   "of the entry's size",
 }
 
 

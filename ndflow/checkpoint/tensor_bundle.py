@@ -30,6 +30,7 @@ from ndflow.checkpoint.bundle_reading import buffer_at, crc32c_at, read_into
 from ndflow.core import dtypes, errors
 from ndflow.core.file_io import _os_error
 from ndflow.core.protos.tensor_bundle_pb import BundleEntryProto, BundleHeaderProto
+from ndflow.kernels import raw_memory
 
 HEADER_KEY = b""
 TENSOR_BUNDLE_VERSION = 1
@@ -419,7 +420,8 @@ class BundleReader:
             return None
         dtype, shape = self.dtype_and_shape(key)
         out = torch.empty(entry.size, dtype=torch.uint8)
-        self._read_bytes_into(key, entry, shape, dtype.itemsize, out.data_ptr())
+        self._read_bytes_into(key, entry, shape, dtype.itemsize,
+                             raw_memory.address(out, torch.uint8, entry.size))
         return out.view(torch_dtype).reshape(shape)
 
     def read(self, key: str) -> np.ndarray:
@@ -435,7 +437,8 @@ class BundleReader:
         shape = tuple(d.size for d in entry.shape.dim)
         if entry.dtype != DT_STRING:
             out = np.empty(entry.size, dtype=np.uint8)
-            self._read_bytes_into(key, entry, shape, dtype.itemsize, out.ctypes.data)
+            self._read_bytes_into(key, entry, shape, dtype.itemsize,
+                                 raw_memory.address(out, np.uint8, entry.size))
             return out.view(dtype.newbyteorder("<")).astype(dtype, copy=False).reshape(shape)
         path, f, start = self._located(key, entry)
         try:
