@@ -34,6 +34,22 @@ def accuracy(y_true, y_pred):
 
 @export("binary_accuracy")
 def binary_accuracy(y_true, y_pred, threshold=0.5):
+    """Per element, whether the thresholded prediction equals the binary label.
+
+    Args:
+      y_true: 0/1 labels.
+      y_pred: predictions, of `y_true`'s shape (a trailing axis of size 1 may differ);
+        above `threshold` counts as 1.
+      threshold: the decision threshold.
+
+    Returns:
+      A float tensor (floatx) of 1.0 (match) and 0.0, of the aligned shape.
+
+    Example:
+
+    >>> tf.keras.metrics.binary_accuracy([1.0, 0.0], [0.8, 0.6]).numpy()
+    array([1., 0.], dtype=float32)
+    """
     y_pred = convert_to_tensor(y_pred)
     y_true = convert_to_tensor(y_true)
     threshold = _as(threshold, y_pred.dtype)
@@ -48,6 +64,21 @@ def _argmax(x):
 
 @export("categorical_accuracy")
 def categorical_accuracy(y_true, y_pred):
+    """Per sample, whether the predicted class (the argmax of `y_pred`) is the one-hot
+    label's class.
+
+    Args:
+      y_true: one-hot labels, (batch, classes).
+      y_pred: class scores or probabilities, (batch, classes).
+
+    Returns:
+      A float tensor (floatx) of shape (batch,), 1.0 for a match.
+
+    Example:
+
+    >>> tf.keras.metrics.categorical_accuracy([[0, 1], [1, 0]], [[0.3, 0.7], [0.2, 0.8]]).numpy()
+    array([1., 0.], dtype=float32)
+    """
     y_true = _argmax(convert_to_tensor(y_true))
     y_pred = convert_to_tensor(y_pred)
     y_true = _as(y_true, y_pred.dtype)
@@ -63,6 +94,21 @@ def categorical_accuracy(y_true, y_pred):
 
 @export("sparse_categorical_accuracy")
 def sparse_categorical_accuracy(y_true, y_pred):
+    """Per sample, whether the predicted class (the argmax of `y_pred`) equals the integer
+    label.
+
+    Args:
+      y_true: class indices, (batch,) or (batch, 1).
+      y_pred: class scores or probabilities, (batch, classes).
+
+    Returns:
+      A float tensor (floatx) of shape (batch,), 1.0 for a match.
+
+    Example:
+
+    >>> tf.keras.metrics.sparse_categorical_accuracy([1, 0], [[0.3, 0.7], [0.2, 0.8]]).numpy()
+    array([1., 0.], dtype=float32)
+    """
     y_pred = convert_to_tensor(y_pred)
     y_true = _as(y_true, y_pred.dtype)
     original_shape = shape(y_true)
@@ -97,6 +143,16 @@ def _top_k_matches(y_true, y_pred, k):
 
 @export("top_k_categorical_accuracy")
 def top_k_categorical_accuracy(y_true, y_pred, k=5):
+    """Per sample, whether the one-hot label's class is among the `k` highest predictions.
+
+    Args:
+      y_true: one-hot labels, (batch, classes).
+      y_pred: class scores or probabilities, (batch, classes).
+      k: how many of the top predictions count.
+
+    Returns:
+      A float tensor (floatx) of shape (batch,), 1.0 for a hit.
+    """
     y_pred = convert_to_tensor(y_pred)
     y_true = _argmax(_as(y_true, y_pred.dtype))
     return _top_k_matches(y_true, y_pred, k)
@@ -104,6 +160,23 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
 
 @export("sparse_top_k_categorical_accuracy")
 def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5, from_sorted_ids=False):
+    """Per sample, whether the integer label is among the `k` highest predictions.
+
+    Args:
+      y_true: class indices, (batch,).
+      y_pred: class scores (batch, classes), or, with `from_sorted_ids`, the class ids
+        already sorted by score (best first).
+      k: how many of the top predictions count.
+      from_sorted_ids: whether `y_pred` holds sorted class ids rather than scores.
+
+    Returns:
+      A float tensor (floatx) of shape (batch,), 1.0 for a hit.
+
+    Example:
+
+    >>> tf.keras.metrics.sparse_top_k_categorical_accuracy([2], [[0.5, 0.1, 0.4]], k=2).numpy()
+    array([1.], dtype=float32)
+    """
     y_pred = convert_to_tensor(y_pred)
     if not from_sorted_ids:
         return _top_k_matches(_as(y_true, dtypes.int32), y_pred, k)

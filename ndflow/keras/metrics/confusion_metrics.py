@@ -49,24 +49,104 @@ class _ConfusionMatrixConditionCount(Metric):
 
 @export("FalsePositives")
 class FalsePositives(_ConfusionMatrixConditionCount):
+    """The (weighted) number of false positives: negative labels predicted positive,
+    accumulated over batches.
+
+    A prediction counts as positive when it is above the threshold; labels are positive
+    when nonzero (True).
+
+    Args:
+      thresholds: a float in [0, 1] or a list of them (default 0.5); with a list, the
+        result has one count per threshold.
+      name: the metric's name.
+      dtype: the result's dtype.
+
+    Example:
+
+    >>> m = tf.keras.metrics.FalsePositives()
+    >>> m.update_state([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.7])
+    >>> float(m.result())
+    1.0
+    """
+
     def __init__(self, thresholds=None, name=None, dtype=None):
         super().__init__(_CM.FALSE_POSITIVES, thresholds=thresholds, name=name, dtype=dtype)
 
 
 @export("FalseNegatives")
 class FalseNegatives(_ConfusionMatrixConditionCount):
+    """The (weighted) number of false negatives: positive labels predicted negative,
+    accumulated over batches.
+
+    A prediction counts as positive when it is above the threshold; labels are positive
+    when nonzero (True).
+
+    Args:
+      thresholds: a float in [0, 1] or a list of them (default 0.5); with a list, the
+        result has one count per threshold.
+      name: the metric's name.
+      dtype: the result's dtype.
+
+    Example:
+
+    >>> m = tf.keras.metrics.FalseNegatives()
+    >>> m.update_state([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.7])
+    >>> float(m.result())
+    1.0
+    """
+
     def __init__(self, thresholds=None, name=None, dtype=None):
         super().__init__(_CM.FALSE_NEGATIVES, thresholds=thresholds, name=name, dtype=dtype)
 
 
 @export("TrueNegatives")
 class TrueNegatives(_ConfusionMatrixConditionCount):
+    """The (weighted) number of true negatives: negative labels predicted negative,
+    accumulated over batches.
+
+    A prediction counts as positive when it is above the threshold; labels are positive
+    when nonzero (True).
+
+    Args:
+      thresholds: a float in [0, 1] or a list of them (default 0.5); with a list, the
+        result has one count per threshold.
+      name: the metric's name.
+      dtype: the result's dtype.
+
+    Example:
+
+    >>> m = tf.keras.metrics.TrueNegatives()
+    >>> m.update_state([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.7])
+    >>> float(m.result())
+    1.0
+    """
+
     def __init__(self, thresholds=None, name=None, dtype=None):
         super().__init__(_CM.TRUE_NEGATIVES, thresholds=thresholds, name=name, dtype=dtype)
 
 
 @export("TruePositives")
 class TruePositives(_ConfusionMatrixConditionCount):
+    """The (weighted) number of true positives: positive labels predicted positive,
+    accumulated over batches.
+
+    A prediction counts as positive when it is above the threshold; labels are positive
+    when nonzero (True).
+
+    Args:
+      thresholds: a float in [0, 1] or a list of them (default 0.5); with a list, the
+        result has one count per threshold.
+      name: the metric's name.
+      dtype: the result's dtype.
+
+    Example:
+
+    >>> m = tf.keras.metrics.TruePositives()
+    >>> m.update_state([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.7])
+    >>> float(m.result())
+    1.0
+    """
+
     def __init__(self, thresholds=None, name=None, dtype=None):
         super().__init__(_CM.TRUE_POSITIVES, thresholds=thresholds, name=name, dtype=dtype)
 
