@@ -11,7 +11,7 @@ which is TF's ResourceApplyAdadelta, used as one fused op.
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
-from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
+from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar, with_base_arguments
 from ndflow.ops import training_adaptive
 
 
@@ -20,17 +20,9 @@ from ndflow.ops import training_adaptive
 class Adadelta(Optimizer):
     """Adadelta with slots "accumulated_grad" and "accumulated_delta_var"."""
 
-    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, weight_decay=None,
-                 clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema: bool = False,
-                 ema_momentum=0.99, ema_overwrite_frequency=None, loss_scale_factor=None,
-                 gradient_accumulation_steps=None, name: str | None = None, **kwargs):
-        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
-                         clipnorm=clipnorm, clipvalue=clipvalue,
-                         global_clipnorm=global_clipnorm, use_ema=use_ema,
-                         ema_momentum=ema_momentum,
-                         ema_overwrite_frequency=ema_overwrite_frequency,
-                         loss_scale_factor=loss_scale_factor,
-                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
+    @with_base_arguments
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
         self.rho = rho
         self.epsilon = epsilon
 

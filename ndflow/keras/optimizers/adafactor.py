@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
-from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
+from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar, with_base_arguments
 from ndflow.ops import arithmetic, math, reduction
 from ndflow.ops.array_core import expand_dims
 from ndflow.train import learning_rate_schedule as lrs
@@ -32,19 +32,10 @@ def _rms(x):
 class Adafactor(Optimizer):
     """Adafactor with per-variable r, c (row/column second moments) and "velocity"."""
 
-    def __init__(self, learning_rate=0.001, beta_2_decay=-0.8, epsilon_1=1e-30,
-                 epsilon_2=1e-3, clip_threshold=1.0, relative_step: bool = True,
-                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 use_ema: bool = False, ema_momentum=0.99, ema_overwrite_frequency=None,
-                 loss_scale_factor=None, gradient_accumulation_steps=None,
-                 name: str | None = None, **kwargs):
-        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
-                         clipnorm=clipnorm, clipvalue=clipvalue,
-                         global_clipnorm=global_clipnorm, use_ema=use_ema,
-                         ema_momentum=ema_momentum,
-                         ema_overwrite_frequency=ema_overwrite_frequency,
-                         loss_scale_factor=loss_scale_factor,
-                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
+    @with_base_arguments
+    def __init__(self, learning_rate=0.001, beta_2_decay=-0.8, epsilon_1=1e-30, epsilon_2=1e-3,
+                 clip_threshold=1.0, relative_step: bool = True, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta_2_decay = beta_2_decay
         self.epsilon_1 = epsilon_1
         self.epsilon_2 = epsilon_2

@@ -10,41 +10,30 @@ beta powers are computed from `iterations` in the variable's dtype, once per ste
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
-from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
+from ndflow.keras.optimizers.adaptive_moments import AdaptiveMomentOptimizer
+from ndflow.keras.optimizers.base_optimizer import cast, scalar, with_base_arguments
 from ndflow.keras.optimizers.sparse_squares import dense_and_square
 from ndflow.ops import arithmetic, math, training, training_sparse
 from ndflow.ops.indexed_slices import IndexedSlices
 
 
 @tf_export("keras.optimizers.Adam", "optimizers.Adam", v1=["keras.optimizers.Adam"])
-class Adam(Optimizer):
+class Adam(AdaptiveMomentOptimizer):
     """Adam / AMSGrad with slots "momentum", "velocity" (and "velocity_hat")."""
 
     handles_indexed_slices = True   # (Keras' sum of squares for repeated rows)
 
+    @with_base_arguments
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
-                 amsgrad: bool = False, weight_decay=None, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, use_ema: bool = False, ema_momentum=0.99,
-                 ema_overwrite_frequency=None, loss_scale_factor=None,
-                 gradient_accumulation_steps=None, name: str | None = None, **kwargs):
-        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
-                         clipnorm=clipnorm, clipvalue=clipvalue,
-                         global_clipnorm=global_clipnorm, use_ema=use_ema,
-                         ema_momentum=ema_momentum,
-                         ema_overwrite_frequency=ema_overwrite_frequency,
-                         loss_scale_factor=loss_scale_factor,
-                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
-        self.beta_1 = beta_1
-        self.beta_2 = beta_2
-        self.epsilon = epsilon
+                 amsgrad: bool = False, **kwargs):
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, **kwargs)
         self.amsgrad = amsgrad
 
     def build(self, var_list) -> None:
         if self.built:
             return
         super().build(var_list)
-        self._momentums, self._velocities = self.add_optimizer_variables(
-            var_list, ["momentum", "velocity"])
+        self.add_moments(var_list)
         if self.amsgrad:
             self._velocity_hats = self.add_optimizer_variables(var_list, "velocity_hat")
 
@@ -96,7 +85,4 @@ class Adam(Optimizer):
         variable.assign_sub(m * alpha / (math.sqrt(v) + cast(self.epsilon, dt)))
 
     def get_config(self) -> dict:
-        config = super().get_config()
-        config.update({"beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon,
-                       "amsgrad": self.amsgrad})
-        return config
+        return {**super().get_config(), "amsgrad": self.amsgrad}

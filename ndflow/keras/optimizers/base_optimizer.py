@@ -12,6 +12,7 @@ training ops where one computes exactly Keras's formula.
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 import warnings
 
@@ -481,3 +482,25 @@ class Optimizer:
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}>"
 
+
+def with_base_arguments(init):
+    """Decorates an optimizer's `__init__(self, <its own hyperparameters>, **kwargs)` that
+    passes `**kwargs` on to `Optimizer.__init__`: gives it Keras 3's public signature — its own
+    parameters, then the base optimizer's (`weight_decay` ... `name`), then `**kwargs` — for
+    `inspect.signature`, and binds each call to it, so the base arguments may be given by
+    position as in Keras."""
+    own = list(inspect.signature(init).parameters.values())
+    var_keyword = own.pop()
+    taken = {p.name for p in own}
+    base = [p for p in inspect.signature(Optimizer.__init__).parameters.values()
+            if p.name not in taken and p.kind is p.POSITIONAL_OR_KEYWORD]
+    signature = inspect.Signature([*own, *base, var_keyword])
+
+    @functools.wraps(init)
+    def init_with_base_arguments(self, *args, **kwargs):
+        arguments = signature.bind(self, *args, **kwargs).arguments
+        extra = arguments.pop(var_keyword.name, {})
+        init(**arguments, **extra)
+
+    init_with_base_arguments.__signature__ = signature
+    return init_with_base_arguments

@@ -11,7 +11,7 @@ which is TF's ResourceApplyFtrlV2 (with that l2), used as one fused op.
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
-from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
+from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar, with_base_arguments
 from ndflow.ops import training_adaptive
 
 
@@ -19,20 +19,12 @@ from ndflow.ops import training_adaptive
 class Ftrl(Optimizer):
     """FTRL with slots "accumulator" (from `initial_accumulator_value`) and "linear"."""
 
+    @with_base_arguments
     def __init__(self, learning_rate=0.001, learning_rate_power=-0.5,
                  initial_accumulator_value=0.1, l1_regularization_strength=0.0,
                  l2_regularization_strength=0.0, l2_shrinkage_regularization_strength=0.0,
-                 beta=0.0, weight_decay=None, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, use_ema: bool = False, ema_momentum=0.99,
-                 ema_overwrite_frequency=None, loss_scale_factor=None,
-                 gradient_accumulation_steps=None, name: str | None = None, **kwargs):
-        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
-                         clipnorm=clipnorm, clipvalue=clipvalue,
-                         global_clipnorm=global_clipnorm, use_ema=use_ema,
-                         ema_momentum=ema_momentum,
-                         ema_overwrite_frequency=ema_overwrite_frequency,
-                         loss_scale_factor=loss_scale_factor,
-                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
+                 beta=0.0, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
         checks = (
             (initial_accumulator_value < 0.0, "initial_accumulator_value",
              initial_accumulator_value, "`initial_accumulator_value` needs to be positive or "

@@ -9,36 +9,20 @@ trust ratio ||var|| / ||step||, 1 when either norm is 0)::
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
-from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
+from ndflow.keras.optimizers.adaptive_moments import AdaptiveMomentOptimizer
+from ndflow.keras.optimizers.base_optimizer import cast, scalar
 from ndflow.ops import arithmetic, comparison, math, reduction
 
 
 @tf_export("keras.optimizers.Lamb", "optimizers.Lamb", v1=["keras.optimizers.Lamb"])
-class Lamb(Optimizer):
+class Lamb(AdaptiveMomentOptimizer):
     """LAMB with slots "momentum" and "velocity"."""
-
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
-                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 use_ema: bool = False, ema_momentum=0.99, ema_overwrite_frequency=None,
-                 loss_scale_factor=None, gradient_accumulation_steps=None,
-                 name: str | None = None, **kwargs):
-        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
-                         clipnorm=clipnorm, clipvalue=clipvalue,
-                         global_clipnorm=global_clipnorm, use_ema=use_ema,
-                         ema_momentum=ema_momentum,
-                         ema_overwrite_frequency=ema_overwrite_frequency,
-                         loss_scale_factor=loss_scale_factor,
-                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
-        self.beta_1 = beta_1
-        self.beta_2 = beta_2
-        self.epsilon = epsilon
 
     def build(self, var_list) -> None:
         if self.built:
             return
         super().build(var_list)
-        self._momentums, self._velocities = self.add_optimizer_variables(
-            var_list, ["momentum", "velocity"])
+        self.add_moments(var_list)
 
     def _bias_corrections(self, dtype):
         key = ("lamb", dtype)
@@ -68,7 +52,3 @@ class Lamb(Optimizer):
             comparison.greater(w_norm, zero),
             arithmetic.where(comparison.greater(g_norm, zero), w_norm / g_norm, one), one)
         variable.assign_sub(ratio * cast(learning_rate, dt) * step)
-
-    def get_config(self) -> dict:
-        return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2,
-                "epsilon": self.epsilon}

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
-from ndflow.keras.optimizers.base_optimizer import Optimizer, cast
+from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, with_base_arguments
 from ndflow.ops import math
 
 
@@ -15,17 +15,9 @@ from ndflow.ops import math
 class Lion(Optimizer):
     """Lion with the slot "momentum"."""
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, weight_decay=None,
-                 clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema: bool = False,
-                 ema_momentum=0.99, ema_overwrite_frequency=None, loss_scale_factor=None,
-                 gradient_accumulation_steps=None, name: str | None = None, **kwargs):
-        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
-                         clipnorm=clipnorm, clipvalue=clipvalue,
-                         global_clipnorm=global_clipnorm, use_ema=use_ema,
-                         ema_momentum=ema_momentum,
-                         ema_overwrite_frequency=ema_overwrite_frequency,
-                         loss_scale_factor=loss_scale_factor,
-                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
+    @with_base_arguments
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
         if beta_1 <= 0 or beta_1 > 1:
             raise ValueError("Argument `beta_1` must be in the [0, 1] range. Otherwise, the "
                              f"optimizer degenerates to SignSGD. Received: beta_1={beta_1}.")

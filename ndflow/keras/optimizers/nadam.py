@@ -13,40 +13,24 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
-from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
+from ndflow.keras.optimizers.adaptive_moments import AdaptiveMomentOptimizer
+from ndflow.keras.optimizers.base_optimizer import cast, scalar
 from ndflow.keras.optimizers.sparse_squares import dense_and_square
 from ndflow.ops import arithmetic, math
 
 
 @tf_export("keras.optimizers.Nadam", "optimizers.Nadam", v1=["keras.optimizers.Nadam"])
-class Nadam(Optimizer):
+class Nadam(AdaptiveMomentOptimizer):
     """Nadam with slots "momentum", "velocity" and the momentum-schedule product."""
 
     handles_indexed_slices = True   # (Keras' elementwise ops on repeated rows)
-
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
-                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 use_ema: bool = False, ema_momentum=0.99, ema_overwrite_frequency=None,
-                 loss_scale_factor=None, gradient_accumulation_steps=None,
-                 name: str | None = None, **kwargs):
-        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
-                         clipnorm=clipnorm, clipvalue=clipvalue,
-                         global_clipnorm=global_clipnorm, use_ema=use_ema,
-                         ema_momentum=ema_momentum,
-                         ema_overwrite_frequency=ema_overwrite_frequency,
-                         loss_scale_factor=loss_scale_factor,
-                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
-        self.beta_1 = beta_1
-        self.beta_2 = beta_2
-        self.epsilon = epsilon
 
     def build(self, var_list) -> None:
         if self.built:
             return
         dtype = var_list[0].dtype if var_list else dtypes.float32
         super().build(var_list)
-        self._momentums, self._velocities = self.add_optimizer_variables(
-            var_list, ["momentum", "velocity"])
+        self.add_moments(var_list)
         self._u_product = self.add_variable([], "ones", dtype, name="u_product")
 
     def _schedule(self, dtype):
@@ -89,7 +73,3 @@ class Nadam(Optimizer):
         v_hat = v / c2
         variable.assign_sub(m_hat * cast(learning_rate, dt) /
                             (math.sqrt(v_hat) + scalar(self.epsilon, dt)))
-
-    def get_config(self) -> dict:
-        return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2,
-                "epsilon": self.epsilon}

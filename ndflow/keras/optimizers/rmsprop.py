@@ -12,7 +12,7 @@ built from elementwise ops (there is no momentum slot to hand to the fused op).
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
-from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
+from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar, with_base_arguments
 from ndflow.keras.optimizers.sparse_squares import dense_and_square
 from ndflow.ops import math, training
 from ndflow.ops.indexed_slices import IndexedSlices
@@ -25,18 +25,10 @@ class RMSprop(Optimizer):
 
     handles_indexed_slices = True   # (Keras' sum of squares for repeated rows)
 
+    @with_base_arguments
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
-                 centered: bool = False, weight_decay=None, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, use_ema: bool = False, ema_momentum=0.99,
-                 ema_overwrite_frequency=None, loss_scale_factor=None,
-                 gradient_accumulation_steps=None, name: str | None = None, **kwargs):
-        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
-                         clipnorm=clipnorm, clipvalue=clipvalue,
-                         global_clipnorm=global_clipnorm, use_ema=use_ema,
-                         ema_momentum=ema_momentum,
-                         ema_overwrite_frequency=ema_overwrite_frequency,
-                         loss_scale_factor=loss_scale_factor,
-                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
+                 centered: bool = False, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
         self.rho = rho
         self.momentum = momentum
         self.epsilon = epsilon

@@ -11,38 +11,27 @@ holds the interpolation y between z and the running average x::
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
-from ndflow.keras.optimizers.base_optimizer import Optimizer, cast
+from ndflow.keras.optimizers.adaptive_moments import AdaptiveMomentOptimizer
+from ndflow.keras.optimizers.base_optimizer import cast, with_base_arguments
 from ndflow.ops import arithmetic, math
 
 
 @tf_export("keras.optimizers.ScheduleFreeAdamW", "optimizers.ScheduleFreeAdamW",
            v1=["keras.optimizers.ScheduleFreeAdamW"])
-class ScheduleFreeAdamW(Optimizer):
+class ScheduleFreeAdamW(AdaptiveMomentOptimizer):
     """Schedule-free AdamW with slots "momentum" (z) and "velocity"."""
 
+    @with_base_arguments
     def __init__(self, learning_rate=0.0025, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
-                 warmup_steps=0, weight_decay=None, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, use_ema: bool = False, ema_momentum=0.99,
-                 ema_overwrite_frequency=None, loss_scale_factor=None,
-                 gradient_accumulation_steps=None, name: str | None = None, **kwargs):
-        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
-                         clipnorm=clipnorm, clipvalue=clipvalue,
-                         global_clipnorm=global_clipnorm, use_ema=use_ema,
-                         ema_momentum=ema_momentum,
-                         ema_overwrite_frequency=ema_overwrite_frequency,
-                         loss_scale_factor=loss_scale_factor,
-                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
-        self.beta_1 = beta_1
-        self.beta_2 = beta_2
-        self.epsilon = epsilon
+                 warmup_steps=0, **kwargs):
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, **kwargs)
         self.warmup_steps = warmup_steps
 
     def build(self, var_list) -> None:
         if self.built:
             return
         super().build(var_list)
-        self._momentums, self._velocities = self.add_optimizer_variables(
-            var_list, ["momentum", "velocity"])
+        self.add_moments(var_list)
         for z, var in zip(self._momentums, var_list):
             z.assign(var.read_value())
 
@@ -70,5 +59,4 @@ class ScheduleFreeAdamW(Optimizer):
         variable.assign((1 - beta_1) * z + beta_1 * x_new)
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2,
-                "epsilon": self.epsilon, "warmup_steps": self.warmup_steps}
+        return {**super().get_config(), "warmup_steps": self.warmup_steps}

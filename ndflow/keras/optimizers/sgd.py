@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
-from ndflow.keras.optimizers.base_optimizer import Optimizer, cast
+from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, with_base_arguments
 from ndflow.ops import training
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.indexed_slices import IndexedSlices
@@ -18,18 +18,9 @@ from ndflow.ops.indexed_slices import IndexedSlices
 class SGD(Optimizer):
     """Gradient descent with optional (Nesterov) momentum; slot "momentum" when used."""
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov: bool = False,
-                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 use_ema: bool = False, ema_momentum=0.99, ema_overwrite_frequency=None,
-                 loss_scale_factor=None, gradient_accumulation_steps=None,
-                 name: str | None = None, **kwargs):
-        super().__init__(learning_rate=learning_rate, name=name, weight_decay=weight_decay,
-                         clipnorm=clipnorm, clipvalue=clipvalue,
-                         global_clipnorm=global_clipnorm, use_ema=use_ema,
-                         ema_momentum=ema_momentum,
-                         ema_overwrite_frequency=ema_overwrite_frequency,
-                         loss_scale_factor=loss_scale_factor,
-                         gradient_accumulation_steps=gradient_accumulation_steps, **kwargs)
+    @with_base_arguments
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov: bool = False, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
         if not isinstance(momentum, float) or momentum < 0 or momentum > 1:
             raise ValueError("`momentum` must be a float between [0, 1].")
         self.momentum = momentum
