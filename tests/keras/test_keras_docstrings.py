@@ -20,6 +20,20 @@ INDEX = Path(tf.__file__).resolve().parent / "core" / "api_index.json"
 
 # Modules whose every exported callable or class has a docstring.
 DOCUMENTED_MODULES = {
+    "ndflow.keras.applications._convnext",
+    "ndflow.keras.applications._densenet",
+    "ndflow.keras.applications._efficientnet",
+    "ndflow.keras.applications._efficientnet_v2",
+    "ndflow.keras.applications._imagenet_utils",
+    "ndflow.keras.applications._inception_resnet_v2",
+    "ndflow.keras.applications._inception_v3",
+    "ndflow.keras.applications._mobilenet",
+    "ndflow.keras.applications._mobilenet_v2",
+    "ndflow.keras.applications._mobilenet_v3",
+    "ndflow.keras.applications._nasnet",
+    "ndflow.keras.applications._resnet",
+    "ndflow.keras.applications._vgg",
+    "ndflow.keras.applications._xception",
     "ndflow.keras.activation_functions",
     "ndflow.keras.activation_functions_extra",
     "ndflow.keras.backend_functions",

@@ -121,9 +121,23 @@ def _preprocess_tensor(x, data_format, mode):
 
 @keras_export("keras.applications.imagenet_utils.decode_predictions")
 def decode_predictions(preds, top=5):
-    """[(class id, description, score), ...] of the `top` classes of each row of a
-    (samples, 1000) batch of ImageNet predictions (the class index is fetched once into
-    ~/.keras/models)."""
+    """The `top` ImageNet classes of each prediction, with their names and scores.
+
+    The class index (imagenet_class_index.json) is downloaded once into
+    ~/.keras/models.
+
+    Args:
+      preds: a (samples, 1000) tensor or array of ImageNet class scores, e.g. a
+        classifier's output.
+      top: how many classes to return per sample.
+
+    Returns:
+      A list (one per sample) of lists of `(class_id, description, score)` tuples, best
+      first, e.g. `("n02123045", "tabby", 0.72)`.
+
+    Raises:
+      ValueError: `preds` is not of shape (samples, 1000).
+    """
     preds = np.asarray(preds.numpy() if isinstance(preds, Tensor) else preds)
     if preds.ndim != 2 or preds.shape[1] != 1000:
         raise ValueError("`decode_predictions` expects a batch of predictions (i.e. a 2D array "

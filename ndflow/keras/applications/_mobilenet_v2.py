@@ -130,3 +130,6 @@ def preprocess_input(x, data_format=None):
 @keras_export("keras.applications.mobilenet_v2.decode_predictions")
 def decode_predictions(preds, top=5):
     return utils.decode_predictions(preds, top=top)
+
+
+decode_predictions.__doc__ = utils.decode_predictions.__doc__

@@ -152,6 +152,9 @@ def decode_predictions(preds, top=5):
     return utils.decode_predictions(preds, top=top)
 
 
+decode_predictions.__doc__ = utils.decode_predictions.__doc__
+
+
 def _v2(kind):
     def builder(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
                 pooling=None, classes=1000, classifier_activation="softmax", name=kind):
@@ -179,3 +182,6 @@ def resnet_v2_preprocess_input(x, data_format=None):
 @keras_export("keras.applications.resnet_v2.decode_predictions")
 def resnet_v2_decode_predictions(preds, top=5):
     return utils.decode_predictions(preds, top=top)
+
+
+resnet_v2_decode_predictions.__doc__ = utils.decode_predictions.__doc__

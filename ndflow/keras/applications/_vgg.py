@@ -69,6 +69,17 @@ def preprocess_input(x, data_format=None):
 
 @keras_export("keras.applications.vgg19.preprocess_input")
 def vgg19_preprocess_input(x, data_format=None):
+    """RGB to BGR, minus the ImageNet channel means ("caffe" mode), as VGG19 expects.
+
+    Args:
+      x: images with values in [0, 255], (..., height, width, 3) or channels first; a
+        tensor or NumPy array.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+
+    Returns:
+      The preprocessed images (floatx for a tensor; a NumPy float array otherwise).
+    """
     return utils.preprocess_input(x, data_format=data_format, mode="caffe")
 
 
@@ -76,3 +87,6 @@ def vgg19_preprocess_input(x, data_format=None):
               "keras.applications.vgg19.decode_predictions")
 def decode_predictions(preds, top=5):
     return utils.decode_predictions(preds, top=top)
+
+
+decode_predictions.__doc__ = utils.decode_predictions.__doc__
