@@ -256,7 +256,7 @@ _CALLBACK = ("an OpenMP chunk callback (nopython, run as a C function on ATen's 
 RAW_VIEWS = {
     "kernels/omp_pool.py": "defines the address_as_pointer intrinsic",
     "jit/codegen/numba_intrinsics.py": "hands the intrinsics to the JIT's generated code",
-    "jit/codegen/numba_backend.py": "the JIT's generated chunk callbacks (" + _CALLBACK + ")",
+    "jit/codegen/numba_backend.py": "the JIT's generated chunk callbacks: " + _CALLBACK,
     **{f"kernels/{name}.py": _CALLBACK for name in (
         "adam_numba", "conv_pool_numba", "finite_numba", "gemm_epilogue", "image_color_numba",
         "math_special_cephes", "max_pool_numba", "momentum_numba", "resize_bilinear_numba",
