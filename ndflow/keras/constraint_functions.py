@@ -92,11 +92,39 @@ _KNOWN.update({"max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm,
 
 @keras_export("keras.constraints.serialize")
 def serialize(constraint):
+    """A constraint's config as Keras saves it (None for None).
+
+    Args:
+      constraint: a `keras.constraints` object (or a user's function, recorded by its
+        registered name).
+
+    Returns:
+      A dict with "module", "class_name", "config" and "registered_name", or None.
+    """
     return None if constraint is None else serialize_object(constraint, "keras.constraints")
 
 
 @keras_export("keras.constraints.deserialize")
 def deserialize(config, custom_objects=None):
+    """A constraint from its saved config (the inverse of `serialize`).
+
+    Args:
+      config: a dict from `serialize`, or a class name such as "NonNeg" (an
+        instance with default arguments).
+      custom_objects: optional dict of names to user classes or functions, looked up
+        before the built-in ones.
+
+    Returns:
+      A new constraint object.
+
+    Raises:
+      ValueError: the config names no known constraint.
+
+    Example:
+
+    >>> type(tf.keras.constraints.deserialize("NonNeg")).__name__
+    'NonNeg'
+    """
     return deserialize_object(config, _KNOWN, custom_objects, "constraint")
 
 

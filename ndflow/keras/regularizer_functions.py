@@ -120,11 +120,39 @@ _KNOWN.update({"l1": L1, "l2": L2, "l1_l2": L1L2, "regularizer": Regularizer,
 
 @keras_export("keras.regularizers.serialize")
 def serialize(regularizer):
+    """A regularizer's config as Keras saves it (None for None).
+
+    Args:
+      regularizer: a `keras.regularizers` object (or a user's function, recorded by its
+        registered name).
+
+    Returns:
+      A dict with "module", "class_name", "config" and "registered_name", or None.
+    """
     return None if regularizer is None else serialize_object(regularizer, "keras.regularizers")
 
 
 @keras_export("keras.regularizers.deserialize")
 def deserialize(config, custom_objects=None):
+    """A regularizer from its saved config (the inverse of `serialize`).
+
+    Args:
+      config: a dict from `serialize`, or a class name such as "L2" (an
+        instance with default arguments).
+      custom_objects: optional dict of names to user classes or functions, looked up
+        before the built-in ones.
+
+    Returns:
+      A new regularizer object.
+
+    Raises:
+      ValueError: the config names no known regularizer.
+
+    Example:
+
+    >>> type(tf.keras.regularizers.deserialize("L2")).__name__
+    'L2'
+    """
     return deserialize_object(config, _KNOWN, custom_objects, "regularizer")
 
 

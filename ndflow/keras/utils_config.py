@@ -61,6 +61,12 @@ def disable_interactive_logging():
 @keras_export("keras.utils.is_interactive_logging_enabled",
               "keras.config.is_interactive_logging_enabled")
 def is_interactive_logging_enabled():
+    """Whether Keras' messages (progress bars, `print_msg`) go to stdout (True, the
+    default) or to the `logging` module.
+
+    Returns:
+      A bool.
+    """
     return _INTERACTIVE["value"]
 
 

@@ -40,6 +40,9 @@ DOCUMENTED_MODULES = {
     "ndflow.keras.backend_legacy",
     "ndflow.keras.backend_legacy_nn",
     "ndflow.keras.config_functions",
+    "ndflow.keras.constraint_functions",
+    "ndflow.keras.datasets._text_sequences",
+    "ndflow.keras.layers.layer_serialization",
     "ndflow.keras.loss_functions",
     "ndflow.keras.ops.core_functions",
     "ndflow.keras.ops.image_functions",
@@ -55,8 +58,11 @@ DOCUMENTED_MODULES = {
     "ndflow.keras.ops.numpy_reduce",
     "ndflow.keras.ops.rearrange_elastic",
     "ndflow.keras.preprocessing_image_transforms",
+    "ndflow.keras.optimizers.serialization",
     "ndflow.keras.random_functions",
+    "ndflow.keras.regularizer_functions",
     "ndflow.keras.tree_functions",
+    "ndflow.keras.utils_config",
 }
 
 

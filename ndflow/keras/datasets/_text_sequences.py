@@ -82,6 +82,19 @@ def imdb_word_index(path="imdb_word_index.json"):
 
 @keras_export("keras.datasets.reuters.get_word_index")
 def reuters_word_index(path="reuters_word_index.json"):
+    """The Reuters dataset's vocabulary: each word's index in the encoded newswires
+    (downloaded once into ~/.keras/datasets).
+
+    Args:
+      path: the file name to cache it under.
+
+    Returns:
+      A dict from word to int index (ranked by frequency, 1 the most frequent; the
+      encoded data add `index_from` to these).
+
+    Raises:
+      DataLossError: the cached file is corrupt.
+    """
     return _read_json("Reuters word index", path, "reuters_word_index.json",
                       _REUTERS_INDEX_MD5)
 

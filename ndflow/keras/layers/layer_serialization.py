@@ -15,6 +15,21 @@ from ndflow.keras.serialization_lib import lookup_class
 
 @keras_export("keras.layers.serialize")
 def serialize(layer) -> dict:
+    """A layer's config as Keras saves it (what `keras.layers.deserialize` reads back).
+
+    Args:
+      layer: a `keras.layers.Layer` (built-in or a user's class, recorded by its registered
+        name).
+
+    Returns:
+      A dict with "module", "class_name", "config" and "registered_name" (and
+      "build_config" for a built layer that has one).
+
+    Example:
+
+    >>> tf.keras.layers.serialize(tf.keras.layers.Dense(3))["class_name"]
+    'Dense'
+    """
     cls = type(layer)
     if cls.__module__.startswith("ndflow."):
         # keras.ops nodes (saving/keras_operations.py) name their own module, as Keras does

@@ -35,6 +35,26 @@ def serialize(optimizer: Optimizer) -> dict:
 @tf_export("keras.optimizers.deserialize", "optimizers.deserialize",
            v1=["keras.optimizers.deserialize"])
 def deserialize(config: dict, custom_objects: dict | None = None) -> Optimizer:
+    """An optimizer from its saved config (the inverse of `serialize`).
+
+    Args:
+      config: a dict with "class_name" (e.g. "Adam", or a lowercase name such as "adam")
+        and "config" (the optimizer's `get_config()`).
+      custom_objects: optional dict of names to user optimizer classes, looked up first.
+
+    Returns:
+      A new optimizer.
+
+    Raises:
+      ValueError: the class name names no known optimizer.
+
+    Example:
+
+    >>> opt = tf.keras.optimizers.deserialize(
+    ...     {"class_name": "SGD", "config": {"learning_rate": 0.5}})
+    >>> type(opt).__name__, float(opt.learning_rate)
+    ('SGD', 0.5)
+    """
     name = config["class_name"]
     cls = (custom_objects or {}).get(name) or _CLASSES.get(name) or _BY_NAME.get(name.lower())
     if cls is None:
