@@ -40,7 +40,7 @@ from ndflow.feature_column.deprecation_warnings import (
     FEATURE_COLUMN_V2,
     deprecated,
 )
-from ndflow.ops.init_ops import truncated_normal_initializer
+from ndflow.ops.init_ops_v1 import truncated_normal_initializer
 
 _DEFAULT_HASH_KEY = 0xDECAFCAFFE  # TF's crossed_column default
 

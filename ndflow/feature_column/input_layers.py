@@ -22,7 +22,7 @@ from ndflow.ops.arithmetic import add_n
 from ndflow.ops.array_core import reshape
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.embedding_sparse import safe_embedding_lookup_sparse
-from ndflow.ops.init_ops import zeros_initializer
+from ndflow.ops.init_ops_v1 import zeros_initializer
 from ndflow.ops.linalg import matmul
 from ndflow.ops.nn_conv import bias_add
 from ndflow.ops.sparse_api import reshape as sparse_reshape

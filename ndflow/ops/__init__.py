@@ -171,6 +171,7 @@ from ndflow.ops import (  # noqa: F401 - public names built on the ops
     image_transform,
     importer,
     init_ops,
+    init_ops_v1,
     init_orthogonal,
     init_stft,
     init_uniform_unit_scaling,

@@ -1,4 +1,5 @@
-"""Initializers: `tf.keras.initializers.*` classes and `tf.compat.v1.*_initializer` names.
+"""Initializers: `tf.keras.initializers.*` classes (the TF1 `tf.compat.v1.*_initializer` names
+are in init_ops_v1.py).
 
 Every initializer is a callable `init(shape, dtype=None)` returning a tensor (eager value or
 graph ops). Formulas are TensorFlow's: fans from `_compute_fans` (a conv kernel HWIO has
@@ -370,6 +371,18 @@ _SNAKE = {"zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": R
 @tf_export("initializers.serialize", "keras.initializers.serialize",
            v1=["keras.initializers.serialize"])
 def serialize(initializer) -> dict:
+    """The Keras config dict of an initializer, for `deserialize`.
+
+    Args:
+      initializer: an `Initializer` instance, or a plain function (recorded by name).
+
+    Returns:
+      A dict with "module", "class_name", "config" and "registered_name".
+
+    Example:
+      >>> tf.keras.initializers.serialize(tf.keras.initializers.Zeros())["class_name"]
+      'Zeros'
+    """
     if _is_plain_function(initializer):   # a user's function: Keras records its name
         return _USER_FUNCTIONS["record"](initializer)
     return {"module": "keras.initializers", "class_name": type(initializer).__name__,
@@ -395,6 +408,24 @@ def _is_plain_function(obj) -> bool:
 @tf_export("initializers.deserialize", "keras.initializers.deserialize",
            v1=["keras.initializers.deserialize"])
 def deserialize(config: dict, custom_objects: dict | None = None):
+    """Rebuilds an initializer from the config `serialize` gives.
+
+    Args:
+      config: a dict with "class_name" (a class such as "GlorotUniform" or a snake_case
+        name) and optionally "config", the constructor arguments.
+      custom_objects: optional dict of user classes and functions, by name.
+
+    Returns:
+      An `Initializer` instance, or the user function a config names.
+
+    Raises:
+      ValueError: if the class name is unknown.
+      TypeError: if a recorded function cannot be found.
+
+    Example:
+      >>> tf.keras.initializers.deserialize({"class_name": "Ones", "config": {}})
+      <Ones {}>
+    """
     name = config["class_name"]
     if name == "function":   # Keras' record of a user's function, found by its name
         fn = _USER_FUNCTIONS["find"](config.get("config"), custom_objects)
@@ -451,93 +482,6 @@ class RandomUniformInitializerV2(RandomUniform):
         super().__init__(minval, maxval, seed)
 
 
-# -- TF1 names (`tf.compat.v1.*_initializer`, `tf.compat.v1.initializers.*`) ---------------------
-
-@tf_export(v1=["initializers.zeros", "zeros_initializer"])
-class zeros_initializer(Zeros):  # noqa: N801 - TF's name
-    def __init__(self, dtype=dtypes.float32):
-        super().__init__(dtype)
-
-    def get_config(self):
-        return {"dtype": self.dtype.name}
-
-
-@tf_export(v1=["initializers.ones", "ones_initializer"])
-class ones_initializer(Ones):  # noqa: N801 - TF's name
-    def __init__(self, dtype=dtypes.float32):
-        super().__init__(dtype)
-
-    def get_config(self):
-        return {"dtype": self.dtype.name}
-
-
-@tf_export(v1=["constant_initializer", "initializers.constant"])
-class constant_initializer(Constant):  # noqa: N801 - TF's name
-    def __init__(self, value=0, dtype=dtypes.float32, verify_shape=False):
-        super().__init__(value, dtype)
-
-
-@tf_export(v1=["initializers.random_normal", "random_normal_initializer"])
-class random_normal_initializer(RandomNormal):  # noqa: N801 - TF's name
-    _stateful = True
-
-    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
-        super().__init__(mean, stddev, seed, dtype)
-
-
-@tf_export(v1=["initializers.random_uniform", "random_uniform_initializer"])
-class random_uniform_initializer(RandomUniform):  # noqa: N801 - TF's name
-    _stateful = True
-
-    def __init__(self, minval=0.0, maxval=None, seed=None, dtype=dtypes.float32):
-        super().__init__(minval, maxval, seed, dtype)
-
-
-@tf_export(v1=["initializers.truncated_normal", "truncated_normal_initializer"])
-class truncated_normal_initializer(TruncatedNormal):  # noqa: N801 - TF's name
-    _stateful = True
-
-    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
-        super().__init__(mean, stddev, seed, dtype)
-
-
-@tf_export(v1=["initializers.variance_scaling", "variance_scaling_initializer"])
-class variance_scaling_initializer(VarianceScaling):  # noqa: N801 - TF's name
-    _stateful = True
-
-    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
-                 dtype=dtypes.float32):
-        super().__init__(scale, mode, distribution, seed, dtype)
-
-
-def _v1(cls: type, name: str) -> type:
-    def __init__(self, seed=None, dtype=dtypes.float32):
-        cls.__init__(self, seed, dtype)
-
-    return type(name, (cls,), {"__init__": __init__, "_stateful": True})
-
-
-glorot_uniform_initializer = _v1(GlorotUniform, "glorot_uniform_initializer")
-glorot_normal_initializer = _v1(GlorotNormal, "glorot_normal_initializer")
-
-
-def he_normal_initializer(seed=None) -> VarianceScaling:
-    """`tf.compat.v1.initializers.he_normal`."""
-    return HeNormal(seed)
-
-
-def he_uniform_initializer(seed=None) -> VarianceScaling:
-    """`tf.compat.v1.initializers.he_uniform`."""
-    return HeUniform(seed)
-
-
-def lecun_normal_initializer(seed=None) -> VarianceScaling:
-    return LecunNormal(seed)
-
-
-def lecun_uniform_initializer(seed=None) -> VarianceScaling:
-    return LecunUniform(seed)
-
 tf_export("initializers.GlorotNormal", "initializers.glorot_normal",
           "keras.initializers.GlorotNormal", "keras.initializers.glorot_normal",
           v1=["keras.initializers.GlorotNormal", "keras.initializers.glorot_normal"])(GlorotNormal)
@@ -559,6 +503,3 @@ tf_export("initializers.LecunUniform", "initializers.lecun_uniform",
           "keras.initializers.LecunUniform", "keras.initializers.lecun_uniform",
           v1=["initializers.lecun_uniform", "keras.initializers.LecunUniform",
               "keras.initializers.lecun_uniform"])(LecunUniform)
-tf_export(v1=["glorot_normal_initializer", "initializers.glorot_normal"])(glorot_normal_initializer)
-tf_export(v1=["glorot_uniform_initializer",
-              "initializers.glorot_uniform"])(glorot_uniform_initializer)

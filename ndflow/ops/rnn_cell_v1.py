@@ -22,7 +22,7 @@ from ndflow.core.nest import flatten, is_nested, map_structure
 from ndflow.core.scopes import init_scope, name_scope
 from ndflow.core.shapes import TensorShape, as_shape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import init_ops
+from ndflow.ops import init_ops_v1
 from ndflow.ops.apply import constant_value, convert_to_tensor
 from ndflow.ops.arithmetic import add, multiply
 from ndflow.ops.array_core import expand_dims, shape
@@ -280,7 +280,7 @@ class BasicRNNCell(RNNCell):
         depth = _input_depth(inputs_shape)
         self._kernel = self.add_variable("kernel", [depth + self._num_units, self._num_units])
         self._bias = self.add_variable("bias", [self._num_units],
-                                       initializer=init_ops.zeros_initializer())
+                                       initializer=init_ops_v1.zeros_initializer())
         self.built = True
 
     def call(self, inputs, state):
@@ -313,12 +313,12 @@ class GRUCell(RNNCell):
                                               initializer=self._kernel_initializer)
         self._gate_bias = self.add_variable(
             "gates/bias", [2 * n], initializer=bias_init if bias_init is not None
-            else init_ops.constant_initializer(1.0))
+            else init_ops_v1.constant_initializer(1.0))
         self._candidate_kernel = self.add_variable("candidate/kernel", [depth + n, n],
                                                    initializer=self._kernel_initializer)
         self._candidate_bias = self.add_variable(
             "candidate/bias", [n], initializer=bias_init if bias_init is not None
-            else init_ops.zeros_initializer())
+            else init_ops_v1.zeros_initializer())
         self.built = True
 
     def call(self, inputs, state):
@@ -356,7 +356,7 @@ class BasicLSTMCell(RNNCell):
         depth = _input_depth(inputs_shape)
         n = self._num_units
         self._kernel = self.add_variable("kernel", [depth + n, 4 * n])
-        self._bias = self.add_variable("bias", [4 * n], initializer=init_ops.zeros_initializer())
+        self._bias = self.add_variable("bias", [4 * n], initializer=init_ops_v1.zeros_initializer())
         self.built = True
 
     def call(self, inputs, state):
@@ -419,7 +419,7 @@ class LSTMCell(RNNCell):
         # the deprecated shards: the kernels made in parts along their first axis
         self._kernel = self.add_variable("kernel", [depth + h_depth, 4 * n], initializer=init,
                                          partitioner=_shards(self._num_unit_shards))
-        self._bias = self.add_variable("bias", [4 * n], initializer=init_ops.zeros_initializer())
+        self._bias = self.add_variable("bias", [4 * n], initializer=init_ops_v1.zeros_initializer())
         if self._use_peepholes:
             self._w_f_diag = self.add_variable("w_f_diag", [n], initializer=init)
             self._w_i_diag = self.add_variable("w_i_diag", [n], initializer=init)

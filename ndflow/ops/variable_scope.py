@@ -23,7 +23,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.graph import GraphKeys
 from ndflow.core.shapes import as_shape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import init_ops, partitioned_variables
+from ndflow.ops import init_ops_v1, partitioned_variables
 from ndflow.ops.variables import Variable
 
 _STORE_KEY = ("__variable_store",)
@@ -182,9 +182,9 @@ def _fn_takes(fn, arg: str) -> bool:
 
 def _default_initializer(name: str, dtype):
     if dtype.is_floating:
-        return init_ops.glorot_uniform_initializer()
+        return init_ops_v1.glorot_uniform_initializer()
     if dtype.is_integer or dtype.is_bool or dtype is dtypes.string:
-        return init_ops.zeros_initializer()
+        return init_ops_v1.zeros_initializer()
     raise ValueError(f"An initializer for variable {name} of {dtype.name} is required")
 
 

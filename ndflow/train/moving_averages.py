@@ -23,7 +23,7 @@ from ndflow.ops import variable_scope, variables
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import minimum, pow  # noqa: A004 - TF's name
 from ndflow.ops.cast import cast
-from ndflow.ops.init_ops import zeros_initializer
+from ndflow.ops.init_ops_v1 import zeros_initializer
 from ndflow.runtime.control_flow import cond
 from ndflow.train import slot_creator
 from ndflow.train.init_scope import init_scope

@@ -13,6 +13,7 @@ import ndflow  # noqa: F401 - registers ops and kernels
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph
 from ndflow.ops import init_ops as I
+from ndflow.ops import init_ops_v1 as I1
 from ndflow.ops import random_seed
 from ndflow.ops import variables as V
 from ndflow.runtime.plan import Plan
@@ -58,7 +59,7 @@ def _truncated_checks(x, std):
 def test_glorot_uniform():
     shape = [200, 300]
     _uniform_checks(_sample(I.GlorotUniform(), shape), math.sqrt(6.0 / 500))
-    _uniform_checks(_sample(I.glorot_uniform_initializer(), shape), math.sqrt(6.0 / 500))
+    _uniform_checks(_sample(I1.glorot_uniform_initializer(), shape), math.sqrt(6.0 / 500))
 
 
 def test_glorot_normal_conv_kernel():
@@ -72,7 +73,7 @@ def test_he_and_lecun():
     _uniform_checks(_sample(I.HeUniform(), shape), math.sqrt(6.0 / 576))
     _truncated_checks(_sample(I.LecunNormal(), shape), math.sqrt(1.0 / 576))
     _uniform_checks(_sample(I.LecunUniform(), shape), math.sqrt(3.0 / 576))
-    _truncated_checks(_sample(I.he_normal_initializer(), shape), math.sqrt(2.0 / 576))
+    _truncated_checks(_sample(I1.he_normal_initializer(), shape), math.sqrt(2.0 / 576))
 
 
 def test_variance_scaling_modes_and_distributions():
@@ -83,7 +84,7 @@ def test_variance_scaling_modes_and_distributions():
     _uniform_checks(_sample(I.VarianceScaling(3.0, "fan_avg", "uniform"), shape),
                     math.sqrt(9.0 / 250))
     _truncated_checks(_sample(I.VarianceScaling(), shape), math.sqrt(1.0 / 400))
-    _truncated_checks(_sample(I.variance_scaling_initializer(distribution="normal"), shape),
+    _truncated_checks(_sample(I1.variance_scaling_initializer(distribution="normal"), shape),
                       math.sqrt(1.0 / 400))
     x = _sample(I.VarianceScaling(4.0, "fan_in", "uniform"), [])   # scalar: fans are 1
     assert abs(x) <= math.sqrt(12.0)
@@ -105,23 +106,23 @@ def test_keras_random_defaults():
 
 
 def test_v1_random_defaults():
-    x = _sample(I.random_normal_initializer(), [50000])
+    x = _sample(I1.random_normal_initializer(), [50000])
     assert abs(x.std() - 1.0) < 0.03
-    x = _sample(I.random_uniform_initializer(), [50000])
+    x = _sample(I1.random_uniform_initializer(), [50000])
     assert x.min() >= 0.0 and x.max() < 1.0 and x.max() > 0.99
-    x = _sample(I.truncated_normal_initializer(stddev=2.0), [50000])
+    x = _sample(I1.truncated_normal_initializer(stddev=2.0), [50000])
     assert np.abs(x).max() <= 4.0 and abs(x.std() - 2.0 * TRUNC) < 0.05
-    assert I.random_uniform_initializer(0, 10)([100], dtype=dtypes.int32).dtype is dtypes.int32
+    assert I1.random_uniform_initializer(0, 10)([100], dtype=dtypes.int32).dtype is dtypes.int32
 
 
 def test_constant_family_and_dtypes():
     z = I.Zeros()([2, 3], dtype=dtypes.int32)
     assert z.dtype is dtypes.int32 and z.numpy().tolist() == [[0] * 3] * 2
-    assert I.zeros_initializer()([2]).dtype is dtypes.float32
-    assert I.ones_initializer(dtype=dtypes.float64)([2]).dtype is dtypes.float64
+    assert I1.zeros_initializer()([2]).dtype is dtypes.float32
+    assert I1.ones_initializer(dtype=dtypes.float64)([2]).dtype is dtypes.float64
     np.testing.assert_array_equal(I.Ones()([2, 2]).numpy(), np.ones((2, 2)))
     np.testing.assert_array_equal(I.Constant(3.5)([2]).numpy(), [3.5, 3.5])
-    np.testing.assert_array_equal(I.constant_initializer([1, 2, 3, 4])([2, 2]).numpy(),
+    np.testing.assert_array_equal(I1.constant_initializer([1, 2, 3, 4])([2, 2]).numpy(),
                                   [[1, 2], [3, 4]])
     np.testing.assert_array_equal(I.Identity(2.0)([2, 3]).numpy(), 2 * np.eye(2, 3))
     with pytest.raises(ValueError, match="only be used for 2D"):

@@ -18,7 +18,7 @@ from ndflow.core.errors import FailedPreconditionError
 from ndflow.core.graph import Graph, GraphKeys, SymbolicTensor
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import EagerTensor
-from ndflow.ops import init_ops
+from ndflow.ops import init_ops_v1
 from ndflow.ops import variable_scope as vs
 from ndflow.ops import variables as V
 from ndflow.ops.apply import convert_to_tensor
@@ -330,7 +330,7 @@ def test_get_variable_names_and_sharing():
     g = Graph()
     with g.as_default():
         with vs.variable_scope("foo"):
-            w = vs.get_variable("w", [2, 3], initializer=init_ops.zeros_initializer())
+            w = vs.get_variable("w", [2, 3], initializer=init_ops_v1.zeros_initializer())
         assert w.name == "foo/w:0"
         assert [o.name for o in g.get_operations()][:2] == ["foo/w/Initializer/zeros", "foo/w"]
         with vs.variable_scope("foo", reuse=True):
@@ -380,7 +380,7 @@ def test_get_variable_default_initializers_and_regularizer():
     with g.as_default():
         h = vs.get_variable("h", [3, 4])
         i = vs.get_variable("i", [2], dtype=dtypes.int32)
-        vs.get_variable("r", [2], initializer=init_ops.ones_initializer(),
+        vs.get_variable("r", [2], initializer=init_ops_v1.ones_initializer(),
                         regularizer=lambda v: reduce_sum(v * v))
         t = vs.get_variable("t", initializer=constant([1.0, 2.0]))
         init = V.global_variables_initializer()
@@ -401,8 +401,8 @@ def test_get_variable_default_initializers_and_regularizer():
 
 def test_get_variable_eager_creates_new_variables():
     with vs.variable_scope("e"):
-        a = vs.get_variable("w", [2], initializer=init_ops.ones_initializer())
-        b = vs.get_variable("w", [2], initializer=init_ops.ones_initializer())
+        a = vs.get_variable("w", [2], initializer=init_ops_v1.ones_initializer())
+        b = vs.get_variable("w", [2], initializer=init_ops_v1.ones_initializer())
     assert a is not b and a.name == "e/w:0"
     np.testing.assert_array_equal(a.numpy(), [1.0, 1.0])
 
