@@ -50,6 +50,31 @@ def encode_categorical(inputs, output_mode, depth, dtype, count_weights=None):
 
 @keras_export("keras.layers.CategoryEncoding")
 class CategoryEncoding(Layer):
+    """Encodes integer category ids as one-hot, multi-hot or count vectors.
+
+    Ids outside [0, num_tokens) encode to all zeros. A scalar input is one sample; in
+    "multi_hot" and "count" modes a 1-D input is one sample and a 2-D input a batch of
+    samples, each a list of ids.
+
+    Args:
+      num_tokens: the number of categories: the length of the output vectors.
+      output_mode: "multi_hot" (1 for each id present; "binary" is accepted as its old
+        name), "one_hot" (one vector per id, a trailing axis of 1 replaced) or "count"
+        (how often each id occurs, optionally weighted by `count_weights` in `call`).
+      sparse: whether to return a `tf.SparseTensor` (not on the functional API's
+        KerasTensors).
+      **kwargs: Layer arguments (name, dtype: the output dtype, float32 by default).
+
+    Raises:
+      ValueError: `num_tokens` is missing or below 1, or an unknown `output_mode`.
+
+    Example:
+
+    >>> layer = tf.keras.layers.CategoryEncoding(num_tokens=4, output_mode="multi_hot")
+    >>> layer([[0, 1], [3, 3]]).numpy()
+    array([[1., 1., 0., 0.],
+           [0., 0., 0., 1.]], dtype=float32)
+    """
 
     _allow_non_tensor_positional_args = True   # Keras: Python values allowed
     def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):

@@ -44,6 +44,37 @@ def _merge(a, b, epsilon):
 
 @keras_export("keras.layers.Discretization")
 class Discretization(Layer):
+    """Buckets continuous values into integer ranges, by given boundaries or ones learned
+    with `adapt`.
+
+    A value v falls into bucket i when `bin_boundaries[i - 1] <= v < bin_boundaries[i]`;
+    values below the first boundary go to bucket 0, above the last to
+    `len(bin_boundaries)`.
+
+    Args:
+      bin_boundaries: a sorted list of boundaries (then `adapt` is not used).
+      num_bins: the number of buckets `adapt` should learn, with boundaries at
+        approximate quantiles of the data (given instead of `bin_boundaries`).
+      epsilon: the quantile approximation error of `adapt` (smaller is more exact and
+        more memory).
+      output_mode: "int" (the bucket ids, int32) or "one_hot", "multi_hot", "count" (a
+        vector per sample, as `CategoryEncoding`, in the layer's float dtype).
+      sparse: must be False (sparse outputs are not supported by ndflow).
+      dtype: the layer's dtype (the output dtype of the vector modes).
+      name: the layer's name.
+
+    Raises:
+      ValueError: both or neither of `bin_boundaries` and `num_bins`, a negative
+        `num_bins`, an unknown `output_mode`, or `sparse` with "int"; calling the layer
+        before it has boundaries.
+      NotImplementedError: `sparse=True`.
+
+    Example:
+
+    >>> layer = tf.keras.layers.Discretization(bin_boundaries=[0.0, 1.0])
+    >>> layer([[-0.5, 0.5, 2.0]]).numpy()
+    array([[0, 1, 2]], dtype=int32)
+    """
 
     _allow_non_tensor_positional_args = True   # Keras: Python values allowed
     def __init__(self, bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode="int",

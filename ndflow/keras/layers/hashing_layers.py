@@ -34,6 +34,35 @@ def _salt_pair(salt, layer):
 
 @keras_export("keras.layers.Hashing")
 class Hashing(Layer):
+    """Hashes strings or integers into `num_bins` buckets (a stable hash: the same value
+    always lands in the same bucket, across runs).
+
+    Integers and floats (truncated to ints) are hashed by their decimal strings.
+
+    Args:
+      num_bins: the number of buckets, including the mask bucket if `mask_value` is set.
+      mask_value: optional value that always maps to bucket 0 (the others then hash into
+        buckets 1 to num_bins - 1).
+      salt: optional int or pair of ints: switches to a keyed (SipHash) hash, slower but
+        robust against crafted inputs; without it a fast FarmHash is used.
+      output_mode: "int" (bucket ids) or "one_hot", "multi_hot", "count" (vectors of
+        `num_bins`, as `CategoryEncoding`).
+      sparse: must be False (sparse outputs are not supported by ndflow).
+      **kwargs: Layer arguments; `dtype` is the output dtype (int64 for "int" mode,
+        float32 otherwise).
+
+    Raises:
+      ValueError: `num_bins` missing or not positive, a non-integer dtype in "int" mode,
+        an unknown `output_mode`, or `sparse` with "int".
+      NotImplementedError: `sparse=True`.
+
+    Example:
+
+    >>> layer = tf.keras.layers.Hashing(num_bins=3)
+    >>> ids = layer([["cat"], ["dog"], ["cat"]]).numpy()
+    >>> ids.shape, bool(ids[0, 0] == ids[2, 0]), bool(ids.max() < 3)
+    ((3, 1), True, True)
+    """
 
     _allow_non_tensor_positional_args = True   # Keras: Python values allowed
     def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False,
@@ -116,6 +145,31 @@ class Hashing(Layer):
 
 @keras_export("keras.layers.HashedCrossing")
 class HashedCrossing(Layer):
+    """Crosses two or more categorical features: each combination of values is hashed into
+    one of `num_bins` buckets (a feature for "this city AND this weekday").
+
+    Called on a list or tuple of inputs of one shape: scalars, (batch,) or (batch, 1),
+    of strings or integers.
+
+    Args:
+      num_bins: the number of buckets.
+      output_mode: "int" (bucket ids, int64) or "one_hot" (a vector of `num_bins`).
+      sparse: must be False (sparse outputs are not supported by ndflow).
+      name: the layer's name.
+      dtype: the output dtype (int64 for "int", float32 for "one_hot" by default).
+      **kwargs: accepted for Keras' signature.
+
+    Raises:
+      ValueError: an unknown `output_mode`; in a call, fewer than two inputs, inputs of
+        different ranks, or of rank above 2.
+      NotImplementedError: `sparse=True`.
+
+    Example:
+
+    >>> layer = tf.keras.layers.HashedCrossing(num_bins=5)
+    >>> layer((tf.constant([1, 2]), tf.constant(["a", "b"]))).shape
+    TensorShape([2])
+    """
 
     _allow_non_tensor_positional_args = True   # Keras: Python values allowed
     def __init__(self, num_bins, output_mode="int", sparse=False, name=None, dtype=None,
