@@ -171,6 +171,27 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
 @tf_export(v1=["debugging.assert_near", "assert_near"])
 def assert_near_v1(x, y, rtol=None, atol=None, data=None, summarize=None, message=None,
                    name=None):
+    """Checks `|x - y| <= atol + rtol * |y|` for every element (TF1 signature).
+
+    Args:
+      x: a numeric tensor.
+      y: a tensor of x's dtype, broadcastable against `x`.
+      rtol: relative tolerance; None means 10 * eps of the dtype.
+      atol: absolute tolerance; None means 10 * eps of the dtype.
+      data: optional list of tensors printed if the run-time check fails.
+      summarize: how many entries of each tensor to print.
+      message: text prefixed to the error message.
+      name: optional name scope.
+
+    Returns:
+      None when executing eagerly (the check has passed); in a graph, the `Assert` op.
+
+    Raises:
+      InvalidArgumentError: if executing eagerly and some element is not close.
+
+    Example:
+      >>> tf.compat.v1.assert_near([1.0, 2.0], [1.0, 2.0 + 1e-7])
+    """
     with name_scope(name, "assert_near"):
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, dtype=x.dtype, name="y")
@@ -212,6 +233,28 @@ def assert_rank(x, rank, message=None, name=None):
 
 @tf_export(v1=["debugging.assert_rank", "assert_rank"])
 def assert_rank_v1(x, rank, data=None, summarize=None, message=None, name=None):
+    """Checks that `x` has exactly rank `rank` (TF1 signature).
+
+    In a graph whose shapes are not fully known, the remaining check becomes an `Assert` op that
+    fails when it runs.
+
+    Args:
+      x: a tensor (or a value convertible to one).
+      rank: the expected rank (an int).
+      data: optional list of tensors printed if the run-time check fails.
+      summarize: how many entries of each tensor to print.
+      message: text prefixed to the error message.
+      name: optional name scope.
+
+    Returns:
+      None when executing eagerly; in a graph, an op to run (or depend on) for the check.
+
+    Raises:
+      ValueError: if the static rank differs.
+
+    Example:
+      >>> tf.compat.v1.assert_rank(tf.zeros([2, 3]), 2)
+    """
     want = int(rank)
     return _rank_assert(x, lambda r: r == want, str(want), data, summarize, message, name,
                         "assert_rank")
@@ -219,11 +262,53 @@ def assert_rank_v1(x, rank, data=None, summarize=None, message=None, name=None):
 
 @tf_export("debugging.assert_rank_at_least", v1=[])
 def assert_rank_at_least(x, rank, message=None, name=None):
+    """Checks that `x` has rank `rank` or more.
+
+    In a graph whose shapes are not fully known, the remaining check becomes an `Assert` op that
+    fails when it runs.
+
+    Args:
+      x: a tensor (or a value convertible to one).
+      rank: the minimum rank (an int).
+      message: text prefixed to the error message.
+      name: optional name scope.
+
+    Returns:
+      None when executing eagerly; in a graph, an op to run (or depend on) for the check.
+
+    Raises:
+      ValueError: if the static rank is lower.
+
+    Example:
+      >>> tf.debugging.assert_rank_at_least(tf.zeros([2, 3]), 1)
+    """
     return assert_rank_at_least_v1(x, rank, None, None, message, name)
 
 
 @tf_export(v1=["debugging.assert_rank_at_least", "assert_rank_at_least"])
 def assert_rank_at_least_v1(x, rank, data=None, summarize=None, message=None, name=None):
+    """Checks that `x` has rank `rank` or more (TF1 signature).
+
+    In a graph whose shapes are not fully known, the remaining check becomes an `Assert` op that
+    fails when it runs.
+
+    Args:
+      x: a tensor (or a value convertible to one).
+      rank: the minimum rank (an int).
+      data: optional list of tensors printed if the run-time check fails.
+      summarize: how many entries of each tensor to print.
+      message: text prefixed to the error message.
+      name: optional name scope.
+
+    Returns:
+      None when executing eagerly; in a graph, an op to run (or depend on) for the check.
+
+    Raises:
+      ValueError: if the static rank is lower.
+
+    Example:
+      >>> tf.compat.v1.assert_rank_at_least(tf.zeros([2, 3]), 2)
+    """
     want = int(rank)
     return _rank_assert(x, lambda r: r >= want, f"at least {want}", data, summarize, message,
                         name, "assert_rank_at_least")
@@ -231,11 +316,53 @@ def assert_rank_at_least_v1(x, rank, data=None, summarize=None, message=None, na
 
 @tf_export("debugging.assert_rank_in", v1=[])
 def assert_rank_in(x, ranks, message=None, name=None):
+    """Checks that the rank of `x` is one of `ranks`.
+
+    In a graph whose shapes are not fully known, the remaining check becomes an `Assert` op that
+    fails when it runs.
+
+    Args:
+      x: a tensor (or a value convertible to one).
+      ranks: a sequence of allowed ranks.
+      message: text prefixed to the error message.
+      name: optional name scope.
+
+    Returns:
+      None when executing eagerly; in a graph, an op to run (or depend on) for the check.
+
+    Raises:
+      ValueError: if the static rank is not in `ranks`.
+
+    Example:
+      >>> tf.debugging.assert_rank_in(tf.zeros([2, 3]), [1, 2])
+    """
     return assert_rank_in_v1(x, ranks, None, None, message, name)
 
 
 @tf_export(v1=["debugging.assert_rank_in", "assert_rank_in"])
 def assert_rank_in_v1(x, ranks, data=None, summarize=None, message=None, name=None):
+    """Checks that the rank of `x` is one of `ranks` (TF1 signature).
+
+    In a graph whose shapes are not fully known, the remaining check becomes an `Assert` op that
+    fails when it runs.
+
+    Args:
+      x: a tensor (or a value convertible to one).
+      ranks: a sequence of allowed ranks.
+      data: optional list of tensors printed if the run-time check fails.
+      summarize: how many entries of each tensor to print.
+      message: text prefixed to the error message.
+      name: optional name scope.
+
+    Returns:
+      None when executing eagerly; in a graph, an op to run (or depend on) for the check.
+
+    Raises:
+      ValueError: if the static rank is not in `ranks`.
+
+    Example:
+      >>> tf.compat.v1.assert_rank_in(tf.zeros([2]), [1, 2])
+    """
     wanted = tuple(int(r) for r in ranks)
 
     def ok(r):
@@ -282,6 +409,23 @@ def assert_scalar(tensor, message=None, name=None):
 
 @tf_export(v1=["debugging.assert_scalar", "assert_scalar"])
 def assert_scalar_v1(tensor, name=None, message=None):
+    """Checks that `tensor` is a scalar and returns it (TF1 argument order).
+
+    Args:
+      tensor: a tensor (or a value convertible to one).
+      name: optional name scope.
+      message: text prefixed to the error message.
+
+    Returns:
+      `tensor` converted to a tensor.
+
+    Raises:
+      ValueError: if its static shape is not scalar.
+
+    Example:
+      >>> int(tf.compat.v1.assert_scalar(tf.constant(3)))
+      3
+    """
     with name_scope(name, "assert_scalar"):
         tensor = convert_to_tensor(tensor, name="tensor")
         shape = tensor.shape
@@ -333,6 +477,30 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
 
 @tf_export(v1=["debugging.assert_shapes"])
 def assert_shapes_v1(shapes, data=None, summarize=None, message=None, name=None):
+    """Checks the shapes of several tensors against specs with named sizes (TF1 spelling).
+
+    In a graph whose shapes are not fully known, the remaining check becomes an `Assert` op that
+    fails when it runs.
+
+    Args:
+      shapes: a dict or list of `(tensor, spec)` pairs; a spec lists one entry per axis: an int
+        size, a symbol (str) that must name the same size everywhere, or '.'/None for any size.
+      data: optional list of tensors printed if the run-time check fails.
+      summarize: how many entries of each tensor to print.
+      message: text prefixed to the error message.
+      name: optional name scope.
+
+    Returns:
+      None when executing eagerly or when every size was known; in a graph, an `Assert` op for the
+      sizes known only at run time.
+
+    Raises:
+      ValueError: if a known rank or size does not match.
+
+    Example:
+      >>> tf.compat.v1.debugging.assert_shapes([(tf.zeros([2, 3]), ('N', 3)),
+      ...                                       (tf.zeros([2]), ('N',))])
+    """
     items = list(shapes.items()) if isinstance(shapes, dict) else list(shapes)
     prefix = f"{message} " if message else ""
     with name_scope(name, "assert_shapes"):

@@ -17,26 +17,84 @@ def _collection(key: str, scope=None) -> list:
 
 @tf_export(v1=["global_variables"])
 def global_variables(scope=None) -> list:
+    """The global variables of the default graph (GLOBAL_VARIABLES), the ones checkpoints save.
+
+    Executing eagerly there are no collections, so this is an empty list.
+
+    Args:
+      scope: optional regex; only variables whose name matches it from the start are kept.
+
+    Returns:
+      A list of variables.
+
+    Example:
+      >>> with tf.Graph().as_default():
+      ...     v = tf.compat.v1.get_variable("v", [2], trainable=True)
+      ...     [x.name for x in tf.compat.v1.global_variables()]
+      ['v:0']
+    """
     return _collection(GraphKeys.GLOBAL_VARIABLES, scope)
 
 
 @tf_export(v1=["all_variables"])
 def all_variables() -> list:
+    """The global variables of the default graph (deprecated name of `global_variables`).
+
+    Returns:
+      A list of variables (empty when executing eagerly).
+    """
     return global_variables()
 
 
 @tf_export(v1=["trainable_variables"])
 def trainable_variables(scope=None) -> list:
+    """The trainable variables of the default graph (TRAINABLE_VARIABLES), which optimizers update.
+
+    Executing eagerly there are no collections, so this is an empty list.
+
+    Args:
+      scope: optional regex; only variables whose name matches it from the start are kept.
+
+    Returns:
+      A list of variables.
+
+    Example:
+      >>> with tf.Graph().as_default():
+      ...     v = tf.compat.v1.get_variable("v", [2], trainable=True)
+      ...     [x.name for x in tf.compat.v1.trainable_variables()]
+      ['v:0']
+    """
     return _collection(GraphKeys.TRAINABLE_VARIABLES, scope)
 
 
 @tf_export(v1=["local_variables"])
 def local_variables(scope=None) -> list:
+    """The process-local variables of the default graph (LOCAL_VARIABLES).
+
+    These are variables such as metric counters that are not saved or shared. Executing eagerly
+    there are no collections, so this is an empty list.
+
+    Args:
+      scope: optional regex; only variables whose name matches it from the start are kept.
+
+    Returns:
+      A list of variables.
+    """
     return _collection(GraphKeys.LOCAL_VARIABLES, scope)
 
 
 @tf_export(v1=["model_variables"])
 def model_variables(scope=None) -> list:
+    """The variables used by the model's forward pass (MODEL_VARIABLES).
+
+    Executing eagerly there are no collections, so this is an empty list.
+
+    Args:
+      scope: optional regex; only variables whose name matches it from the start are kept.
+
+    Returns:
+      A list of variables.
+    """
     return _collection(GraphKeys.MODEL_VARIABLES, scope)
 
 
@@ -55,11 +113,30 @@ def variables_initializer(var_list, name: str = "init") -> Operation | None:
 @tf_export(v1=["global_variables_initializer", "initialize_all_variables",
                "initializers.global_variables"])
 def global_variables_initializer() -> Operation | None:
+    """An op that initializes every global variable of the default graph.
+
+    Returns:
+      An op to run in a Session (a no-op group when there are none); None when executing
+      eagerly, where variables are initialized on creation.
+
+    Example:
+      >>> with tf.Graph().as_default():
+      ...     v = tf.compat.v1.get_variable("v", initializer=3.0)
+      ...     with tf.compat.v1.Session() as sess:
+      ...         _ = sess.run(tf.compat.v1.global_variables_initializer())
+      ...         print(sess.run(v))
+      3.0
+    """
     return variables_initializer(global_variables())
 
 
 @tf_export(v1=["initializers.local_variables", "local_variables_initializer"])
 def local_variables_initializer() -> Operation | None:
+    """An op that initializes every local variable of the default graph.
+
+    Returns:
+      An op to run in a Session; None when executing eagerly.
+    """
     return variables_initializer(local_variables(), name="init")
 
 
@@ -69,4 +146,16 @@ initialize_local_variables = local_variables_initializer
 
 @tf_export(v1=["is_variable_initialized"])
 def is_variable_initialized(variable):
+    """Whether `variable` has been given a value yet.
+
+    Args:
+      variable: a `tf.Variable`.
+
+    Returns:
+      A scalar boolean tensor (in a graph, evaluated when run).
+
+    Example:
+      >>> bool(tf.compat.v1.is_variable_initialized(tf.Variable(1.0)))
+      True
+    """
     return variable.is_initialized()

@@ -41,6 +41,18 @@ _initialized = False
 
 @tf_export("config.experimental.list_physical_devices", "config.list_physical_devices")
 def list_physical_devices(device_type: str | None = None) -> list:
+    """The physical devices this process can use: the CPU and each CUDA GPU ATen sees.
+
+    Args:
+      device_type: optional 'CPU' or 'GPU' (any case); None lists every type.
+
+    Returns:
+      A list of `tf.config.PhysicalDevice`.
+
+    Example:
+      >>> tf.config.list_physical_devices("CPU")
+      [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
+    """
     found = [PhysicalDevice("/physical_device:CPU:0", "CPU")]
     found += [PhysicalDevice(f"/physical_device:GPU:{i}", "GPU")
               for i in range(devices.gpu_count())]
@@ -49,6 +61,18 @@ def list_physical_devices(device_type: str | None = None) -> list:
 
 @tf_export("config.experimental.get_visible_devices", "config.get_visible_devices")
 def get_visible_devices(device_type: str | None = None) -> list:
+    """The physical devices the runtime may use (all of them unless restricted).
+
+    Args:
+      device_type: optional 'CPU' or 'GPU' (any case); None lists every type.
+
+    Returns:
+      A list of `tf.config.PhysicalDevice`, as `set_visible_devices` left it.
+
+    Example:
+      >>> tf.config.get_visible_devices("CPU")
+      [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
+    """
     out = []
     for d in list_physical_devices(device_type):
         visible = _visible.get(d.device_type)
@@ -59,6 +83,19 @@ def get_visible_devices(device_type: str | None = None) -> list:
 
 @tf_export("config.experimental.set_visible_devices", "config.set_visible_devices")
 def set_visible_devices(devices, device_type: str | None = None) -> None:
+    """Restricts the physical devices the runtime may use.
+
+    Must be called before the devices are initialized (before the first
+    `list_logical_devices` or any op placement).
+
+    Args:
+      devices: a `tf.config.PhysicalDevice` or a list of them.
+      device_type: optional 'CPU' or 'GPU': only devices of this type are restricted.
+
+    Raises:
+      RuntimeError: if the devices are already initialized.
+      ValueError: if the list would hide the CPU.
+    """
     if _initialized:
         raise RuntimeError("Visible devices cannot be modified after being initialized")
     devs = [devices] if isinstance(devices, PhysicalDevice) else list(devices)
@@ -71,6 +108,20 @@ def set_visible_devices(devices, device_type: str | None = None) -> None:
 @tf_export("config.experimental.set_virtual_device_configuration",
           "config.set_logical_device_configuration")
 def set_logical_device_configuration(device: PhysicalDevice, logical_devices) -> None:
+    """Splits a physical device into logical devices.
+
+    A CPU split into N logical devices gives `/device:CPU:0` ... `/device:CPU:N-1`, all running
+    on the one host CPU (useful for testing multi-device code). Must be called before the
+    devices are initialized.
+
+    Args:
+      device: the `tf.config.PhysicalDevice` to split.
+      logical_devices: a list of `tf.config.LogicalDeviceConfiguration`, one per logical
+        device; None removes the split.
+
+    Raises:
+      RuntimeError: if the devices are already initialized.
+    """
     if _initialized:
         raise RuntimeError("Virtual devices cannot be modified after being initialized")
     if logical_devices is None:
@@ -82,11 +133,39 @@ def set_logical_device_configuration(device: PhysicalDevice, logical_devices) ->
 @tf_export("config.experimental.get_virtual_device_configuration",
            "config.get_logical_device_configuration")
 def get_logical_device_configuration(device: PhysicalDevice):
+    """The logical-device split set for a physical device.
+
+    Args:
+      device: a `tf.config.PhysicalDevice`.
+
+    Returns:
+      The list of `tf.config.LogicalDeviceConfiguration` given to
+      `set_logical_device_configuration`, or None when the device is not split.
+
+    Example:
+      >>> cpu = tf.config.list_physical_devices("CPU")[0]
+      >>> print(tf.config.get_logical_device_configuration(cpu))
+      None
+    """
     return _logical.get(device)
 
 
 @tf_export("config.experimental.list_logical_devices", "config.list_logical_devices")
 def list_logical_devices(device_type: str | None = None) -> list:
+    """The logical devices the runtime uses; calling this initializes the devices.
+
+    Afterwards the visible devices and their splits can no longer change.
+
+    Args:
+      device_type: optional 'CPU' or 'GPU' (any case); None lists every type.
+
+    Returns:
+      A list of `tf.config.LogicalDevice` named `/device:CPU:0`, `/device:GPU:0`, ...
+
+    Example:
+      >>> tf.config.list_logical_devices("CPU")[0].name
+      '/device:CPU:0'
+    """
     global _initialized
     _initialized = True
     out = []
@@ -106,4 +185,12 @@ def set_memory_growth(device, enable: bool) -> None:
 
 @tf_export("config.experimental.get_memory_growth")
 def get_memory_growth(device) -> bool:
+    """Whether GPU memory grows on demand for `device`.
+
+    Args:
+      device: a `tf.config.PhysicalDevice`.
+
+    Returns:
+      Always True: ATen's caching allocator grows on demand.
+    """
     return True
