@@ -45,6 +45,7 @@ DOCUMENTED_MODULES = {
     "ndflow.keras.layers.category_encoding",
     "ndflow.keras.layers.discretization",
     "ndflow.keras.layers.hashing_layers",
+    "ndflow.keras.layers.index_lookup",
     "ndflow.keras.layers.layer_serialization",
     "ndflow.keras.loss_functions",
     "ndflow.keras.ops.core_functions",
