@@ -47,6 +47,8 @@ DOCUMENTED_MODULES = {
     "ndflow.keras.layers.hashing_layers",
     "ndflow.keras.layers.index_lookup",
     "ndflow.keras.layers.layer_serialization",
+    "ndflow.keras.layers.normalization_preprocessing",
+    "ndflow.keras.layers.text_vectorization",
     "ndflow.keras.loss_functions",
     "ndflow.keras.ops.core_functions",
     "ndflow.keras.ops.image_functions",

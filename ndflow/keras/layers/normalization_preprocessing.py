@@ -35,6 +35,33 @@ def _float_tensor(data):
 
 @keras_export("keras.layers.Normalization")
 class Normalization(Layer):
+    """Standardizes features: `(x - mean) / sqrt(variance)`, with the statistics given or
+    learned by `adapt(data)`.
+
+    The statistics are kept per index along `axis` (per feature, by default the last
+    axis) and computed over all the other axes.
+
+    Args:
+      axis: the axis or axes that keep separate statistics (default -1); None for one
+        mean and variance over everything.
+      mean: optional mean (a scalar or an array broadcastable to the kept axes); given
+        with `variance`, `adapt` is not needed.
+      variance: optional variance, of `mean`'s shape.
+      invert: whether to undo the normalization instead: `x * sqrt(variance) + mean`.
+      **kwargs: Layer arguments (name, dtype).
+
+    Raises:
+      ValueError: only one of `mean` and `variance`, different shapes for them, or a
+        `mean` of higher rank than the number of axes; when built, an axis out of range
+        or of unknown size; when called, a layer that is not built.
+
+    Example:
+
+    >>> layer = tf.keras.layers.Normalization(axis=None)
+    >>> layer.adapt(np.array([1.0, 2.0, 3.0]))
+    >>> layer(np.array([1.0, 3.0])).numpy().round(4)
+    array([-1.2247,  1.2247], dtype=float32)
+    """
 
     _allow_non_tensor_positional_args = True   # Keras: Python values allowed
     def __init__(self, axis=-1, mean=None, variance=None, invert=False, **kwargs):

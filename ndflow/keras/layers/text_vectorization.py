@@ -31,6 +31,45 @@ _INT64_MAX = np.iinfo(np.int64).max
 
 @keras_export("keras.layers.TextVectorization")
 class TextVectorization(Layer):
+    """Turns raw strings into token indices or token-count vectors: standardize, split into
+    tokens, optionally form n-grams, then look the tokens up in a vocabulary.
+
+    The vocabulary is given or learned with `adapt(data)` (tokens by descending
+    frequency). Index 0 is the padding (mask "") and 1 the unknown token "[UNK]".
+
+    Args:
+      max_tokens: the largest vocabulary, counting the mask and "[UNK]"; None for no
+        limit.
+      standardize: "lower_and_strip_punctuation" (the default), "lower",
+        "strip_punctuation", None, or a callable on a string tensor.
+      split: "whitespace" (the default), "character", None (the whole string is one
+        token), or a callable returning a ragged tensor of tokens.
+      ngrams: None, an int n (all n-grams from 1 to n), or a tuple of the n-gram sizes.
+      output_mode: "int" (a sequence of indices per string), "multi_hot", "count",
+        "tf_idf" (a vector over the vocabulary per string) or "one_hot".
+      output_sequence_length: in "int" mode, pad or truncate every sequence to this
+        length (None: pad to the batch's longest).
+      pad_to_max_tokens: whether the vector modes always output `max_tokens` entries.
+      vocabulary: optional list of tokens or path of a text file with one per line.
+      idf_weights: with "tf_idf" and `vocabulary`, the inverse document frequencies.
+      sparse: must be False (sparse outputs are not supported by ndflow).
+      ragged: in "int" mode, return a `tf.RaggedTensor` of unpadded sequences.
+      encoding: the text encoding (default "utf-8").
+      name: the layer's name.
+      **kwargs: other Layer arguments.
+
+    Raises:
+      ValueError: an unknown `standardize`, `split` or `output_mode`, a bad `ngrams`,
+        `output_sequence_length` outside "int" mode or with `ragged`, or `ragged`
+        outside "int" mode.
+
+    Example:
+
+    >>> layer = tf.keras.layers.TextVectorization(output_sequence_length=4)
+    >>> layer.adapt(["the cat", "the cat", "the dog"])
+    >>> layer(["The cat ran!"]).numpy()
+    array([[2, 3, 1, 0]])
+    """
 
     _allow_non_tensor_positional_args = True   # Keras: Python values allowed
     @property
