@@ -180,6 +180,20 @@ def string_length(input, unit="BYTE", name=None):  # noqa: A002 - TF's name
 
 @tf_export(v1=["strings.length"])
 def string_length_v1(input=None, name=None, unit="BYTE"):  # noqa: A002
+    """The length of each string, in bytes or in Unicode code points (TF1 argument order).
+
+    Args:
+      input: a string tensor.
+      name: optional name for the operation.
+      unit: "BYTE" (the default) or "UTF8_CHAR" (code points of UTF-8 text).
+
+    Returns:
+      An int32 tensor of the input's shape.
+
+    Example:
+      >>> tf.compat.v1.strings.length(["ab", "héllo"], unit="UTF8_CHAR").numpy()
+      array([2, 5], dtype=int32)
+    """
     return string_length(input, unit, name)
 
 
@@ -230,6 +244,24 @@ def string_to_number(input, out_type=dtypes.float32, name=None):  # noqa: A002
 
 @tf_export(v1=["strings.to_number", "string_to_number"])
 def string_to_number_v1(string_tensor=None, out_type=dtypes.float32, name=None, input=None):  # noqa: A002
+    """Parses each string as a number (TF1 signature).
+
+    Args:
+      string_tensor: a string tensor.
+      out_type: float32 (the default), float64, int32 or int64.
+      name: optional name for the operation.
+      input: the same as `string_tensor` (its TF2 name); takes precedence when given.
+
+    Returns:
+      A tensor of `out_type` and the input's shape.
+
+    Raises:
+      InvalidArgumentError: if a string is not a number of that type.
+
+    Example:
+      >>> tf.compat.v1.string_to_number(["1.5", "-2"]).numpy()
+      array([ 1.5, -2. ], dtype=float32)
+    """
     return string_to_number(input if input is not None else string_tensor, out_type, name)
 
 
@@ -260,6 +292,24 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
 @tf_export(v1=["strings.reduce_join", "reduce_join"])
 def reduce_join_v1(inputs, axis=None, keep_dims=None, separator="", name=None,
                    reduction_indices=None, keepdims=None):
+    """Joins the strings along the given axes (TF1 signature).
+
+    Args:
+      inputs: a string tensor.
+      axis: the axis or axes to join along; None joins every axis.
+      keep_dims: deprecated spelling of `keepdims`.
+      separator: the string placed between joined elements.
+      name: optional name for the operation.
+      reduction_indices: deprecated spelling of `axis`.
+      keepdims: if True, the joined axes stay as axes of size 1.
+
+    Returns:
+      A string tensor of the reduced shape.
+
+    Example:
+      >>> tf.compat.v1.reduce_join([["a", "b"], ["c", "d"]], axis=1, separator="-").numpy()
+      array([b'a-b', b'c-d'], dtype=object)
+    """
     axis = axis if axis is not None else reduction_indices
     keep = keepdims if keepdims is not None else bool(keep_dims)
     return reduce_join(inputs, axis, keep, separator, name)
@@ -275,6 +325,26 @@ def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002 - TF's names
 
 @tf_export(v1=["strings.substr", "substr"])
 def substr_v1(input, pos, len, name=None, unit="BYTE"):  # noqa: A002
+    """The substrings of length `len` starting at `pos` (TF1 argument order).
+
+    Args:
+      input: a string tensor.
+      pos: int tensor of start positions (negative counts from the end), broadcastable
+        against `input`.
+      len: int tensor of lengths; a substring stops at the end of its string.
+      name: optional name for the operation.
+      unit: "BYTE" or "UTF8_CHAR": whether positions and lengths count bytes or code points.
+
+    Returns:
+      A string tensor of the broadcast shape.
+
+    Raises:
+      InvalidArgumentError: if a position is out of range.
+
+    Example:
+      >>> tf.compat.v1.strings.substr("hello", 1, 3).numpy()
+      b'ell'
+    """
     return substr(input, pos, len, unit, name)
 
 
@@ -365,5 +435,25 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
 
 @tf_export(v1=["io.decode_raw", "decode_raw"])
 def decode_raw_v1(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
+    """Reinterprets the bytes of each string as a vector of numbers (TF1 signature).
+
+    Args:
+      input_bytes: a string tensor; every string must hold a whole number of elements.
+      out_type: the element dtype (e.g. tf.uint8, tf.int32, tf.float32).
+      little_endian: whether multi-byte values are stored little-endian.
+      name: optional name for the operation.
+      bytes: the same as `input_bytes` (deprecated name).
+
+    Returns:
+      A tensor of `out_type` with one more axis than the input: the decoded values.
+
+    Raises:
+      InvalidArgumentError: if the strings' lengths differ or are not a multiple of the
+        element size.
+
+    Example:
+      >>> tf.compat.v1.decode_raw(b"\x01\x02", tf.uint8).numpy()
+      array([1, 2], dtype=uint8)
+    """
     return decode_raw(input_bytes if input_bytes is not None else bytes, out_type,
                       little_endian, None, name)
