@@ -12,14 +12,63 @@ from ndflow.core.api_export import tf_export
 
 @tf_export(v1=["assign"])
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):  # noqa: ARG001
+    """Assigns `value` to the variable `ref` (TF1's `tf.assign`; the same as `ref.assign`).
+
+    Args:
+      ref: a `tf.Variable`.
+      value: a tensor of the variable's dtype and shape.
+      validate_shape: accepted for compatibility; the shape must always match.
+      use_locking: accepted for compatibility; ignored.
+      name: optional name for the operation.
+
+    Returns:
+      In a graph, the assign op's output (the new value); eagerly, the updated variable.
+
+    Example:
+      >>> v = tf.Variable([1.0, 2.0])
+      >>> tf.compat.v1.assign(v, [3.0, 4.0]).numpy()
+      array([3., 4.], dtype=float32)
+    """
     return ref.assign(value, name=name)
 
 
 @tf_export(v1=["assign_add"])
 def assign_add(ref, value, use_locking=None, name=None):  # noqa: ARG001
+    """Adds `value` to the variable `ref` (the same as `ref.assign_add`).
+
+    Args:
+      ref: a `tf.Variable` of a numeric dtype.
+      value: a tensor of the variable's dtype, broadcastable to its shape.
+      use_locking: accepted for compatibility; ignored.
+      name: accepted for compatibility; ignored.
+
+    Returns:
+      In a graph, the op's output (the new value); eagerly, the updated variable.
+
+    Example:
+      >>> v = tf.Variable(1.0)
+      >>> float(tf.compat.v1.assign_add(v, 2.0))
+      3.0
+    """
     return ref.assign_add(value)
 
 
 @tf_export(v1=["assign_sub"])
 def assign_sub(ref, value, use_locking=None, name=None):  # noqa: ARG001
+    """Subtracts `value` from the variable `ref` (the same as `ref.assign_sub`).
+
+    Args:
+      ref: a `tf.Variable` of a numeric dtype.
+      value: a tensor of the variable's dtype, broadcastable to its shape.
+      use_locking: accepted for compatibility; ignored.
+      name: accepted for compatibility; ignored.
+
+    Returns:
+      In a graph, the op's output (the new value); eagerly, the updated variable.
+
+    Example:
+      >>> v = tf.Variable(5.0)
+      >>> float(tf.compat.v1.assign_sub(v, 2.0))
+      3.0
+    """
     return ref.assign_sub(value)

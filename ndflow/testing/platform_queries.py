@@ -10,21 +10,58 @@ from ndflow.core.api_export import tf_export
 
 @tf_export("test.is_built_with_cuda")
 def is_built_with_cuda() -> bool:
+    """Whether this build can run CUDA kernels (the installed torch was built with CUDA).
+
+    Returns:
+      A bool; it does not say whether a GPU is present (see `tf.config.list_physical_devices`).
+
+    Example:
+      >>> isinstance(tf.test.is_built_with_cuda(), bool)
+      True
+    """
     return torch.version.cuda is not None
 
 
 @tf_export("test.is_built_with_rocm")
 def is_built_with_rocm() -> bool:
+    """Whether this build can run ROCm (AMD GPU) kernels (torch built with HIP).
+
+    Returns:
+      A bool.
+
+    Example:
+      >>> isinstance(tf.test.is_built_with_rocm(), bool)
+      True
+    """
     return getattr(torch.version, "hip", None) is not None
 
 
 @tf_export("test.is_built_with_gpu_support")
 def is_built_with_gpu_support() -> bool:
+    """Whether this build supports any GPU: CUDA or ROCm.
+
+    Returns:
+      A bool.
+
+    Example:
+      >>> tf.test.is_built_with_gpu_support() == (tf.test.is_built_with_cuda()
+      ...                                         or tf.test.is_built_with_rocm())
+      True
+    """
     return is_built_with_cuda() or is_built_with_rocm()
 
 
 @tf_export("test.is_built_with_xla")
 def is_built_with_xla() -> bool:
+    """Whether compiled execution (`tf.function(jit_compile=True)`) is available.
+
+    Returns:
+      True: ndflow's JIT compiles clusters in every build.
+
+    Example:
+      >>> tf.test.is_built_with_xla()
+      True
+    """
     return True   # tf.function(jit_compile=True) and auto-clustering compile (ndflow/jit)
 
 

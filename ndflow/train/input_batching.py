@@ -183,6 +183,26 @@ def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes
 def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False,
                      shapes=None, dynamic_pad=False, allow_smaller_final_batch=False,
                      shared_name=None, name=None):
+    """Batches examples from several tensor lists in order, keeping only those `keep_input` selects.
+
+    Args:
+      tensors_list: a list of tensor lists (or dicts) of one structure; each gets its own
+        enqueuing thread.
+      keep_input: a boolean scalar (or, with `enqueue_many`, vector): only examples where it
+        is True are enqueued.
+      batch_size: the number of examples per batch.
+      capacity: the maximum number of examples the queue holds.
+      enqueue_many: if True, each tensor is a batch of examples (its first axis is split).
+      shapes: optional shapes of one example, when they cannot be inferred.
+      dynamic_pad: if True, variable-size dimensions are padded to the longest in the batch.
+      allow_smaller_final_batch: if True, the last batch of a finite input may be smaller.
+      shared_name: optional name to share the queue across sessions.
+      name: optional name scope.
+
+    Returns:
+      Tensors with the structure of one input list, each with a leading batch axis; running
+      them requires the queue runners (`tf.compat.v1.train.start_queue_runners`).
+    """
     return _batch(list(tensors_list), tensors_list[0], batch_size, 1, capacity, enqueue_many,
                   shapes, dynamic_pad, allow_smaller_final_batch, shared_name, name,
                   keep_input, "batch_join")
@@ -203,6 +223,28 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
 def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
                         num_threads=1, seed=None, enqueue_many=False, shapes=None,
                         allow_smaller_final_batch=False, shared_name=None, name=None):
+    """Batches examples drawn at random from a queue, keeping only those `keep_input` selects.
+
+    Args:
+      tensors: a list or dict of tensors: one example.
+      keep_input: a boolean scalar (or, with `enqueue_many`, vector): only examples where it
+        is True are enqueued.
+      batch_size: the number of examples per batch.
+      capacity: the maximum number of examples the queue holds.
+      min_after_dequeue: how many examples stay in the queue after a dequeue (the pool
+        sampled from).
+      seed: optional int seed for the shuffling.
+      num_threads: the number of enqueuing threads.
+      enqueue_many: if True, each tensor is a batch of examples (its first axis is split).
+      shapes: optional shapes of one example, when they cannot be inferred.
+      allow_smaller_final_batch: if True, the last batch of a finite input may be smaller.
+      shared_name: optional name to share the queue across sessions.
+      name: optional name scope.
+
+    Returns:
+      Tensors with the structure of `tensors`, each with a leading batch axis; running
+      them requires the queue runners (`tf.compat.v1.train.start_queue_runners`).
+    """
     return _batch([tensors], tensors, batch_size, num_threads, capacity, enqueue_many, shapes,
                   False, allow_smaller_final_batch, shared_name, name, keep_input,
                   "shuffle_batch", min_after_dequeue, seed)
@@ -212,6 +254,26 @@ def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_i
 def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None,
                        enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
                        shared_name=None, name=None):
+    """Batches examples drawn at random from a queue fed by several tensor lists.
+
+    Args:
+      tensors_list: a list of tensor lists (or dicts) of one structure; each gets its own
+        enqueuing thread.
+      batch_size: the number of examples per batch.
+      capacity: the maximum number of examples the queue holds.
+      min_after_dequeue: how many examples stay in the queue after a dequeue (the pool
+        sampled from).
+      seed: optional int seed for the shuffling.
+      enqueue_many: if True, each tensor is a batch of examples (its first axis is split).
+      shapes: optional shapes of one example, when they cannot be inferred.
+      allow_smaller_final_batch: if True, the last batch of a finite input may be smaller.
+      shared_name: optional name to share the queue across sessions.
+      name: optional name scope.
+
+    Returns:
+      Tensors with the structure of one input list, each with a leading batch axis; running
+      them requires the queue runners (`tf.compat.v1.train.start_queue_runners`).
+    """
     return _batch(list(tensors_list), tensors_list[0], batch_size, 1, capacity, enqueue_many,
                   shapes, False, allow_smaller_final_batch, shared_name, name, None,
                   "shuffle_batch_join", min_after_dequeue, seed)
@@ -221,6 +283,28 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
 def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue,
                              keep_input, seed=None, enqueue_many=False, shapes=None,
                              allow_smaller_final_batch=False, shared_name=None, name=None):
+    """Batches random examples from several tensor lists, keeping those `keep_input` selects.
+
+    Args:
+      tensors_list: a list of tensor lists (or dicts) of one structure; each gets its own
+        enqueuing thread.
+      keep_input: a boolean scalar (or, with `enqueue_many`, vector): only examples where it
+        is True are enqueued.
+      batch_size: the number of examples per batch.
+      capacity: the maximum number of examples the queue holds.
+      min_after_dequeue: how many examples stay in the queue after a dequeue (the pool
+        sampled from).
+      seed: optional int seed for the shuffling.
+      enqueue_many: if True, each tensor is a batch of examples (its first axis is split).
+      shapes: optional shapes of one example, when they cannot be inferred.
+      allow_smaller_final_batch: if True, the last batch of a finite input may be smaller.
+      shared_name: optional name to share the queue across sessions.
+      name: optional name scope.
+
+    Returns:
+      Tensors with the structure of one input list, each with a leading batch axis; running
+      them requires the queue runners (`tf.compat.v1.train.start_queue_runners`).
+    """
     return _batch(list(tensors_list), tensors_list[0], batch_size, 1, capacity, enqueue_many,
                   shapes, False, allow_smaller_final_batch, shared_name, name, keep_input,
                   "shuffle_batch_join", min_after_dequeue, seed)
