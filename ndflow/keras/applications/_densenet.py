@@ -7,7 +7,6 @@ from __future__ import annotations
 from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions, layers
 from ndflow.keras.applications import _imagenet_utils as utils
-from ndflow.keras.functional import Functional
 
 BASE_WEIGHTS_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/densenet/"
 _BLOCKS = {"densenet121": (6, 12, 24, 16), "densenet169": (6, 12, 32, 32),
@@ -47,10 +46,7 @@ def _transition(x, reduction, name):
 def _densenet(kind, include_top, weights, input_tensor, input_shape, pooling, classes,
               classifier_activation, name):
     utils.check_weights(weights, include_top, classes)
-    input_shape = utils.obtain_input_shape(input_shape, 224, 32,
-                                           backend_functions.image_data_format(), include_top,
-                                           weights)
-    img_input = utils.image_input(input_tensor, input_shape)
+    _, img_input = utils.model_input(input_tensor, input_shape, 224, 32, include_top, weights)
     x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)))(img_input)
     x = layers.Conv2D(64, 7, strides=2, use_bias=False, name="conv1_conv")(x)
     x = _bn_relu(x, "conv1")
@@ -64,45 +60,23 @@ def _densenet(kind, include_top, weights, input_tensor, input_shape, pooling, cl
             x = _transition(x, 0.5, name=f"pool{stage}")
     x = layers.BatchNormalization(axis=_axis(), epsilon=1.001e-5, name="bn")(x)
     x = layers.Activation("relu", name="relu")(x)
-    if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    else:
-        x = utils.top_pooling(x, pooling, include_top, names=("avg_pool", "max_pool"))
-    model = Functional(utils.model_inputs(input_tensor, img_input), x, name=name)
-    top = "" if include_top else "_notop"
-    file_name = f"{kind}_weights_tf_dim_ordering_tf_kernels{top}.h5"
-    utils.load_weights(model, weights, file_name, BASE_WEIGHTS_PATH + file_name,
-                       _HASHES[kind][0 if include_top else 1])
-    return model
+    x = utils.classifier(x, include_top, pooling, classes, classifier_activation, weights,
+                         pooling_names=("avg_pool", "max_pool"))
+    file_name = utils.weights_file_name(kind, include_top)
+    return utils.imagenet_model(input_tensor, img_input, x, name, weights, file_name,
+                                BASE_WEIGHTS_PATH + file_name,
+                                _HASHES[kind][0 if include_top else 1])
 
 
-@keras_export("keras.applications.densenet.DenseNet121", "keras.applications.DenseNet121")
-def DenseNet121(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
-                input_shape=None, pooling=None, classes=1000, classifier_activation="softmax",
-                name="densenet121"):
-    """DenseNet121: dense blocks of 6, 12, 24, 16 layers."""
-    return _densenet("densenet121", include_top, weights, input_tensor, input_shape, pooling,
-                     classes, classifier_activation, name)
+def _public(kind: str, public: str):
+    blocks = ", ".join(map(str, _BLOCKS[kind]))
+    return utils.standard_builder(_densenet, kind, public,
+                                  f"{public}: dense blocks of {blocks} layers.", ["densenet"])
 
 
-@keras_export("keras.applications.densenet.DenseNet169", "keras.applications.DenseNet169")
-def DenseNet169(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
-                input_shape=None, pooling=None, classes=1000, classifier_activation="softmax",
-                name="densenet169"):
-    """DenseNet169: dense blocks of 6, 12, 32, 32 layers."""
-    return _densenet("densenet169", include_top, weights, input_tensor, input_shape, pooling,
-                     classes, classifier_activation, name)
-
-
-@keras_export("keras.applications.densenet.DenseNet201", "keras.applications.DenseNet201")
-def DenseNet201(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
-                input_shape=None, pooling=None, classes=1000, classifier_activation="softmax",
-                name="densenet201"):
-    """DenseNet201: dense blocks of 6, 12, 48, 32 layers."""
-    return _densenet("densenet201", include_top, weights, input_tensor, input_shape, pooling,
-                     classes, classifier_activation, name)
+DenseNet121 = _public("densenet121", "DenseNet121")
+DenseNet169 = _public("densenet169", "DenseNet169")
+DenseNet201 = _public("densenet201", "DenseNet201")
 
 
 @keras_export("keras.applications.densenet.preprocess_input")

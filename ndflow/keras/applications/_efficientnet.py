@@ -10,7 +10,6 @@ import math
 from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions, layers
 from ndflow.keras.applications import _imagenet_utils as utils
-from ndflow.keras.functional import Functional
 
 BASE_WEIGHTS_PATH = "https://storage.googleapis.com/keras-applications/"
 WEIGHTS_HASHES = {
@@ -88,9 +87,8 @@ def _efficientnet(variant, include_top, weights, input_tensor, input_shape, pool
                   activation="swish"):
     width, depth, default_size, dropout_rate = _VARIANTS[variant]
     utils.check_weights(weights, include_top, classes)
-    input_shape = utils.obtain_input_shape(input_shape, default_size, 32,
-                                           backend_functions.image_data_format(), include_top,
-                                           weights)
+    _, img_input = utils.model_input(input_tensor, input_shape, default_size, 32, include_top,
+                                     weights)
 
     def round_filters(filters):
         filters *= width
@@ -100,7 +98,6 @@ def _efficientnet(variant, include_top, weights, input_tensor, input_shape, pool
     def round_repeats(repeats):
         return int(math.ceil(depth * repeats))
 
-    img_input = utils.image_input(input_tensor, input_shape)
     x = layers.Rescaling(1.0 / 255.0)(img_input)
     x = layers.Normalization(axis=_axis())(x)
     if weights == "imagenet":   # the published weights' normalization divides by the std twice
@@ -128,26 +125,19 @@ def _efficientnet(variant, include_top, weights, input_tensor, input_shape, pool
                          kernel_initializer=DENSE_KERNEL_INITIALIZER, name="predictions")(x)
     else:
         x = utils.top_pooling(x, pooling, include_top, names=("avg_pool", "max_pool"))
-    model = Functional(utils.model_inputs(input_tensor, img_input), x, name=name)
     file_name = name + (".h5" if include_top else "_notop.h5")
-    utils.load_weights(model, weights, file_name, BASE_WEIGHTS_PATH + file_name,
-                       WEIGHTS_HASHES[variant][0 if include_top else 1])
-    return model
+    return utils.imagenet_model(input_tensor, img_input, x, name, weights, file_name,
+                                BASE_WEIGHTS_PATH + file_name,
+                                WEIGHTS_HASHES[variant][0 if include_top else 1])
 
 
 def _builder(variant):
-    cls_name = f"EfficientNet{variant.upper()}"
-
-    def builder(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
-                pooling=None, classes=1000, classifier_activation="softmax",
-                name=f"efficientnet{variant}"):
-        return _efficientnet(variant, include_top, weights, input_tensor, input_shape, pooling,
-                             classes, classifier_activation, name)
-    builder.__name__ = builder.__qualname__ = cls_name
-    builder.__doc__ = f"{cls_name}: width x{_VARIANTS[variant][0]}, depth " \
-        f"x{_VARIANTS[variant][1]}, {_VARIANTS[variant][2]}x{_VARIANTS[variant][2]} images."
-    return keras_export(f"keras.applications.efficientnet.{cls_name}",
-                        f"keras.applications.{cls_name}")(builder)
+    public = f"EfficientNet{variant.upper()}"
+    width, depth, size, _ = _VARIANTS[variant]
+    return utils.standard_builder(
+        _efficientnet, variant, public,
+        f"{public}: width x{width}, depth x{depth}, {size}x{size} images.", ["efficientnet"],
+        default_name=f"efficientnet{variant}")
 
 
 EfficientNetB0, EfficientNetB1, EfficientNetB2, EfficientNetB3 = (

@@ -16,7 +16,6 @@ from ndflow.keras.applications._efficientnet import (
     CONV_KERNEL_INITIALIZER,
     DENSE_KERNEL_INITIALIZER,
 )
-from ndflow.keras.functional import Functional
 from ndflow.ops import init_ops
 
 BASE_WEIGHTS_PATH = ("https://storage.googleapis.com/tensorflow/keras-applications/"
@@ -127,10 +126,8 @@ def _efficientnet_v2(variant, include_top, weights, input_tensor, input_shape, p
     if weights == "imagenet" and include_top and classes != 1000:
         raise ValueError('If using `weights="imagenet"` with `include_top` as true, `classes` '
                          "should be 1000")
-    input_shape = utils.obtain_input_shape(input_shape, default_size, 32,
-                                           backend_functions.image_data_format(), include_top,
-                                           weights)
-    img_input = utils.image_input(input_tensor, input_shape)
+    input_shape, img_input = utils.model_input(input_tensor, input_shape, default_size, 32,
+                                               include_top, weights)
     x = img_input
     if include_preprocessing:
         if name.split("-")[-1].startswith("b") and input_shape[_axis() - 1] == 3:
@@ -162,11 +159,10 @@ def _efficientnet_v2(variant, include_top, weights, input_tensor, input_shape, p
                          bias_initializer=init_ops.Constant(0.0), name="predictions")(x)
     else:
         x = utils.top_pooling(x, pooling, include_top, names=("avg_pool", "max_pool"))
-    model = Functional(utils.model_inputs(input_tensor, img_input), x, name=name)
     file_name = name + (".h5" if include_top else "_notop.h5")
-    utils.load_weights(model, weights, file_name, BASE_WEIGHTS_PATH + file_name,
-                       WEIGHTS_HASHES[variant][0 if include_top else 1])
-    return model
+    return utils.imagenet_model(input_tensor, img_input, x, name, weights, file_name,
+                                BASE_WEIGHTS_PATH + file_name,
+                                WEIGHTS_HASHES[variant][0 if include_top else 1])
 
 
 def _builder(variant: str, public: str):

@@ -15,6 +15,7 @@ from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.core.tensor import Tensor
 from ndflow.keras import activation_functions, backend_functions, file_downloads, layers
+from ndflow.keras.functional import Functional
 from ndflow.keras.keras_tensor import KerasTensor
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_layer import Input, InputLayer
@@ -297,3 +298,59 @@ def top_pooling(x, pooling, include_top: bool, names=(None, None)):
     if pooling == "avg":
         return layers.GlobalAveragePooling2D(name=names[0])(x)
     return layers.GlobalMaxPooling2D(name=names[1])(x)
+
+
+def model_input(input_tensor, input_shape, default_size: int, min_size: int, include_top: bool,
+                weights, data_format: str | None = None):
+    """(the input shape, the model's input KerasTensor) from the builder's arguments, by
+    `obtain_input_shape` in `data_format` (default: the configured image data format)."""
+    data_format = data_format or backend_functions.image_data_format()
+    input_shape = obtain_input_shape(input_shape, default_size, min_size, data_format,
+                                     include_top, weights)
+    return input_shape, image_input(input_tensor, input_shape)
+
+
+def classifier(x, include_top: bool, pooling, classes: int, classifier_activation, weights,
+               pool_name: str | None = "avg_pool", pooling_names=(None, None)):
+    """The model's top: with `include_top`, global average pooling (`pool_name`) and the
+    Dense "predictions" layer; without, the optional global pooling named `pooling_names`."""
+    if not include_top:
+        return top_pooling(x, pooling, include_top, names=pooling_names)
+    x = layers.GlobalAveragePooling2D(name=pool_name)(x)
+    validate_activation(classifier_activation, weights)
+    return layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+
+
+def weights_file_name(stem: str, include_top: bool) -> str:
+    """Keras' name of an ImageNet weight file: `<stem>_weights_tf_dim_ordering_tf_kernels`,
+    `_notop` without the classifier."""
+    return f"{stem}_weights_tf_dim_ordering_tf_kernels{'' if include_top else '_notop'}.h5"
+
+
+def imagenet_model(input_tensor, img_input, outputs, name: str, weights, file_name: str,
+                   origin: str, file_hash: str | None) -> Functional:
+    """The functional model from the builder's input to `outputs`, with `weights` loaded."""
+    model = Functional(model_inputs(input_tensor, img_input), outputs, name=name)
+    load_weights(model, weights, file_name, origin, file_hash)
+    return model
+
+
+def standard_builder(build, variant: str, public: str, doc: str, namespaces,
+                     default_name: str | None = None):
+    """The public builder `public` of one model of a family, with the signature Keras gives
+    most of them, calling `build(variant, include_top, weights, input_tensor, input_shape,
+    pooling, classes, classifier_activation, name)`; `name` defaults to `default_name` (else
+    `variant`). Declared as `keras.applications.<namespace>.<public>` for each of
+    `namespaces` and as `keras.applications.<public>`."""
+    default_name = variant if default_name is None else default_name
+
+    def builder(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
+                pooling=None, classes=1000, classifier_activation="softmax",
+                name=default_name):
+        return build(variant, include_top, weights, input_tensor, input_shape, pooling,
+                     classes, classifier_activation, name)
+    builder.__name__ = builder.__qualname__ = public
+    builder.__doc__ = doc
+    builder.__module__ = build.__module__
+    return keras_export(*[f"keras.applications.{ns}.{public}" for ns in namespaces],
+                        f"keras.applications.{public}")(builder)

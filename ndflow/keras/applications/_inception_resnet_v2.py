@@ -8,7 +8,6 @@ from __future__ import annotations
 from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions, layers
 from ndflow.keras.applications import _imagenet_utils as utils
-from ndflow.keras.functional import Functional
 from ndflow.keras.layers.base_layer import Layer
 
 BASE_WEIGHT_URL = ("https://storage.googleapis.com/tensorflow/keras-applications/"
@@ -105,10 +104,7 @@ def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None,  
     if weights == "imagenet" and include_top and classes != 1000:
         raise ValueError('If using `weights="imagenet"` with `include_top=True`, `classes` '
                          f"should be 1000. Received classes={classes}")
-    input_shape = utils.obtain_input_shape(input_shape, 299, 75,
-                                           backend_functions.image_data_format(), include_top,
-                                           weights)
-    img_input = utils.image_input(input_tensor, input_shape)
+    _, img_input = utils.model_input(input_tensor, input_shape, 299, 75, include_top, weights)
     x = conv2d_bn(img_input, 32, 3, strides=2, padding="valid")
     x = conv2d_bn(x, 32, 3, padding="valid")
     x = conv2d_bn(x, 64, 3)
@@ -131,16 +127,10 @@ def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None,  
     x = inception_resnet_block(x, scale=1.0, activation=None, block_type="block8",
                                block_idx=10)
     x = conv2d_bn(x, 1536, 1, name="conv_7b")
-    if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    else:
-        x = utils.top_pooling(x, pooling, include_top)
-    model = Functional(utils.model_inputs(input_tensor, img_input), x, name=name)
+    x = utils.classifier(x, include_top, pooling, classes, classifier_activation, weights)
     file_name, file_hash = _WEIGHTS[0 if include_top else 1]
-    utils.load_weights(model, weights, file_name, BASE_WEIGHT_URL + file_name, file_hash)
-    return model
+    return utils.imagenet_model(input_tensor, img_input, x, name, weights, file_name,
+                                BASE_WEIGHT_URL + file_name, file_hash)
 
 
 @keras_export("keras.applications.inception_resnet_v2.preprocess_input")

@@ -10,7 +10,6 @@ from __future__ import annotations
 from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions, layers
 from ndflow.keras.applications import _imagenet_utils as utils
-from ndflow.keras.functional import Functional
 
 _BASE = "https://storage.googleapis.com/tensorflow/keras-applications/inception_v3/"
 _HASHES = ("9a0d58056eeedaa3f26cb7ebd46da564", "bcbd6486424b2319ff4ef7d526e38f63")
@@ -74,10 +73,7 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None,  # noqa
                 name="inception_v3"):
     """InceptionV3: 94 convolutions in the stem and 11 Inception modules."""
     utils.check_weights(weights, include_top, classes)
-    input_shape = utils.obtain_input_shape(input_shape, 299, 75,
-                                           backend_functions.image_data_format(), include_top,
-                                           weights)
-    img_input = utils.image_input(input_tensor, input_shape)
+    _, img_input = utils.model_input(input_tensor, input_shape, 299, 75, include_top, weights)
     x = _chain(img_input, (32, 3, 3, "valid", (2, 2)), (32, 3, 3, "valid"), (64, 3, 3))
     x = layers.MaxPooling2D((3, 3), strides=(2, 2))(x)
     x = _chain(x, (80, 1, 1, "valid"), (192, 3, 3, "valid"))
@@ -96,18 +92,10 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None,  # noqa
          layers.MaxPooling2D((3, 3), strides=(2, 2))(x)], axis=_axis(), name="mixed8")
     for i in range(2):
         x = _module_e(x, i)
-    if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    else:
-        x = utils.top_pooling(x, pooling, include_top)
-    model = Functional(utils.model_inputs(input_tensor, img_input), x, name=name)
-    top = "" if include_top else "_notop"
-    file_name = f"inception_v3_weights_tf_dim_ordering_tf_kernels{top}.h5"
-    utils.load_weights(model, weights, file_name, _BASE + file_name,
-                       _HASHES[0 if include_top else 1])
-    return model
+    x = utils.classifier(x, include_top, pooling, classes, classifier_activation, weights)
+    file_name = utils.weights_file_name("inception_v3", include_top)
+    return utils.imagenet_model(input_tensor, img_input, x, name, weights, file_name,
+                                _BASE + file_name, _HASHES[0 if include_top else 1])
 
 
 @keras_export("keras.applications.inception_v3.preprocess_input")

@@ -9,7 +9,6 @@ import warnings
 from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions, layers
 from ndflow.keras.applications import _imagenet_utils as utils
-from ndflow.keras.functional import Functional
 
 BASE_WEIGHT_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet/"
 # (pointwise filters, stride) of blocks 1..13
@@ -80,12 +79,12 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3,  # 
         x = layers.Activation(activation=classifier_activation, name="predictions")(x)
     else:
         x = utils.top_pooling(x, pooling, include_top)
-    model = Functional(utils.model_inputs(input_tensor, img_input), x,
-                       name=name if name is not None else f"mobilenet_{alpha:0.2f}_{rows}")
     top = "" if include_top else "_no_top"
     file_name = f"mobilenet_{_ALPHA_TEXT.get(alpha, '1_0')}_{rows}_tf{top}.h5"
-    utils.load_weights(model, weights, file_name, BASE_WEIGHT_PATH + file_name, None)
-    return model
+    return utils.imagenet_model(
+        input_tensor, img_input, x,
+        name if name is not None else f"mobilenet_{alpha:0.2f}_{rows}", weights, file_name,
+        BASE_WEIGHT_PATH + file_name, None)
 
 
 @keras_export("keras.applications.mobilenet.preprocess_input")

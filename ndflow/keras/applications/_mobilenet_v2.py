@@ -10,7 +10,6 @@ import warnings
 from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions, layers
 from ndflow.keras.applications import _imagenet_utils as utils
-from ndflow.keras.functional import Functional
 
 BASE_WEIGHT_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet_v2/"
 # (expansion, output filters, stride) of blocks 0..16
@@ -107,18 +106,14 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     x = layers.Conv2D(last, kernel_size=1, use_bias=False, name="Conv_1")(x)
     x = _bn("Conv_1_bn")(x)
     x = layers.ReLU(6.0, name="out_relu")(x)
-    if include_top:
-        x = layers.GlobalAveragePooling2D()(x)
-        utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    else:
-        x = utils.top_pooling(x, pooling, include_top)
-    model = Functional(utils.model_inputs(input_tensor, img_input), x,
-                       name=name if name is not None else f"mobilenetv2_{alpha:0.2f}_{rows}")
+    x = utils.classifier(x, include_top, pooling, classes, classifier_activation, weights,
+                         pool_name=None)
     top = "" if include_top else "_no_top"
     file_name = f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{float(alpha)}_{rows}{top}.h5"
-    utils.load_weights(model, weights, file_name, BASE_WEIGHT_PATH + file_name, None)
-    return model
+    return utils.imagenet_model(
+        input_tensor, img_input, x,
+        name if name is not None else f"mobilenetv2_{alpha:0.2f}_{rows}", weights, file_name,
+        BASE_WEIGHT_PATH + file_name, None)
 
 
 @keras_export("keras.applications.mobilenet_v2.preprocess_input")

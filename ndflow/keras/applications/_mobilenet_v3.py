@@ -11,7 +11,6 @@ import warnings
 from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions, layers
 from ndflow.keras.applications import _imagenet_utils as utils
-from ndflow.keras.functional import Functional
 from ndflow.keras.keras_tensor import KerasTensor
 
 BASE_WEIGHT_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet_v3/"
@@ -185,13 +184,11 @@ def _mobilenet_v3(blocks, last_point_ch, input_shape, alpha, model_type, minimal
         x = layers.Activation(activation=classifier_activation, name="predictions")(x)
     else:
         x = utils.top_pooling(x, pooling, include_top, names=("avg_pool", "max_pool"))
-    model = Functional(utils.model_inputs(input_tensor, img_input), x, name=name)
     model_name = f"{model_type}{'_minimalistic' if minimalistic else ''}_224_{alpha}_float"
     hashes = WEIGHTS_HASHES.get(model_name, (None, None))
     file_name = f"weights_mobilenet_v3_{model_name}{'' if include_top else '_no_top_v2'}.h5"
-    utils.load_weights(model, weights, file_name, BASE_WEIGHT_PATH + file_name,
-                       hashes[0] if include_top else hashes[1])
-    return model
+    return utils.imagenet_model(input_tensor, img_input, x, name, weights, file_name,
+                                BASE_WEIGHT_PATH + file_name, hashes[0 if include_top else 1])
 
 
 @keras_export("keras.applications.MobileNetV3Small")

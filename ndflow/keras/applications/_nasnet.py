@@ -196,12 +196,8 @@ def _nasnet(input_shape, penultimate_filters, num_blocks, stem_block_filters,
             block = f"{i}" if stage == 0 else f"{stage * num_blocks + i + 1}"
             x, p = _normal_a_cell(x, p, width, block_id=block)
     x = layers.Activation("relu")(x)
-    if include_top:
-        x = layers.GlobalAveragePooling2D()(x)
-        utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    else:
-        x = utils.top_pooling(x, pooling, include_top)
+    x = utils.classifier(x, include_top, pooling, classes, classifier_activation, weights,
+                         pool_name=None)
     model = Functional(utils.model_inputs(input_tensor, img_input), x, name=name)
     if weights == "imagenet":
         if default_size not in _WEIGHTS:

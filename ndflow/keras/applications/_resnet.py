@@ -8,7 +8,6 @@ from __future__ import annotations
 from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions, layers
 from ndflow.keras.applications import _imagenet_utils as utils
-from ndflow.keras.functional import Functional
 
 BASE_WEIGHTS_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/resnet/"
 WEIGHTS_HASHES = {
@@ -79,10 +78,7 @@ def _stack_v2(x, filters, blocks, stride1=2, name=None):
 def _resnet(kind, include_top, weights, input_tensor, input_shape, pooling, classes,
             classifier_activation, name):
     utils.check_weights(weights, include_top, classes)
-    input_shape = utils.obtain_input_shape(input_shape, 224, 32,
-                                           backend_functions.image_data_format(), include_top,
-                                           weights)
-    img_input = utils.image_input(input_tensor, input_shape)
+    _, img_input = utils.model_input(input_tensor, input_shape, 224, 32, include_top, weights)
     x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)), name="conv1_pad")(img_input)
     x = layers.Conv2D(64, 7, strides=2, use_bias=True, name="conv1_conv")(x)
     v2 = kind.endswith("v2")
@@ -97,46 +93,27 @@ def _resnet(kind, include_top, weights, input_tensor, input_shape, pooling, clas
             x = _stack(x, filters, blocks, stride1=1 if i == 0 else 2, name=f"conv{i + 2}")
     if v2:
         x = layers.Activation("relu", name="post_relu")(_bn("post_bn")(x))
-    if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+    x = utils.classifier(x, include_top, pooling, classes, classifier_activation, weights,
+                         pooling_names=("avg_pool", "max_pool"))
+    file_name = utils.weights_file_name(kind, include_top)
+    return utils.imagenet_model(input_tensor, img_input, x, name, weights, file_name,
+                                BASE_WEIGHTS_PATH + file_name,
+                                WEIGHTS_HASHES[kind][0 if include_top else 1])
+
+
+def _public(kind: str, namespaces):
+    public = kind.replace("resnet", "ResNet").replace("v2", "V2")
+    blocks = ", ".join(map(str, _BLOCKS[kind]))
+    if kind.endswith("v2"):
+        doc = f"{public}: the pre-activation ResNet (stacks of {blocks} blocks)."
     else:
-        x = utils.top_pooling(x, pooling, include_top, names=("avg_pool", "max_pool"))
-    model = Functional(utils.model_inputs(input_tensor, img_input), x, name=name)
-    top = "" if include_top else "_notop"
-    file_name = f"{kind}_weights_tf_dim_ordering_tf_kernels{top}.h5"
-    utils.load_weights(model, weights, file_name, BASE_WEIGHTS_PATH + file_name,
-                       WEIGHTS_HASHES[kind][0 if include_top else 1])
-    return model
+        doc = f"{public}: {sum(_BLOCKS[kind])} bottleneck blocks in stacks of {blocks}."
+    return utils.standard_builder(_resnet, kind, public, doc, namespaces)
 
 
-@keras_export("keras.applications.resnet50.ResNet50", "keras.applications.resnet.ResNet50",
-              "keras.applications.ResNet50")
-def ResNet50(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
-             input_shape=None, pooling=None, classes=1000, classifier_activation="softmax",
-             name="resnet50"):
-    """ResNet50: 16 bottleneck blocks in stacks of 3, 4, 6, 3."""
-    return _resnet("resnet50", include_top, weights, input_tensor, input_shape, pooling,
-                   classes, classifier_activation, name)
-
-
-@keras_export("keras.applications.resnet.ResNet101", "keras.applications.ResNet101")
-def ResNet101(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
-              input_shape=None, pooling=None, classes=1000, classifier_activation="softmax",
-              name="resnet101"):
-    """ResNet101: stacks of 3, 4, 23, 3 blocks."""
-    return _resnet("resnet101", include_top, weights, input_tensor, input_shape, pooling,
-                   classes, classifier_activation, name)
-
-
-@keras_export("keras.applications.resnet.ResNet152", "keras.applications.ResNet152")
-def ResNet152(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
-              input_shape=None, pooling=None, classes=1000, classifier_activation="softmax",
-              name="resnet152"):
-    """ResNet152: stacks of 3, 8, 36, 3 blocks."""
-    return _resnet("resnet152", include_top, weights, input_tensor, input_shape, pooling,
-                   classes, classifier_activation, name)
+ResNet50 = _public("resnet50", ["resnet50", "resnet"])
+ResNet101 = _public("resnet101", ["resnet"])
+ResNet152 = _public("resnet152", ["resnet"])
 
 
 @keras_export("keras.applications.resnet50.preprocess_input",
@@ -155,22 +132,9 @@ def decode_predictions(preds, top=5):
 decode_predictions.__doc__ = utils.decode_predictions.__doc__
 
 
-def _v2(kind):
-    def builder(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
-                pooling=None, classes=1000, classifier_activation="softmax", name=kind):
-        return _resnet(kind, include_top, weights, input_tensor, input_shape, pooling,
-                       classes, classifier_activation, name)
-    builder.__name__ = builder.__qualname__ = kind.replace("resnet", "ResNet").replace("v2",
-                                                                                       "V2")
-    builder.__doc__ = f"{builder.__name__}: the pre-activation ResNet (stacks of " \
-        f"{', '.join(map(str, _BLOCKS[kind]))} blocks)."
-    return keras_export(f"keras.applications.resnet_v2.{builder.__name__}",
-                        f"keras.applications.{builder.__name__}")(builder)
-
-
-ResNet50V2 = _v2("resnet50v2")
-ResNet101V2 = _v2("resnet101v2")
-ResNet152V2 = _v2("resnet152v2")
+ResNet50V2 = _public("resnet50v2", ["resnet_v2"])
+ResNet101V2 = _public("resnet101v2", ["resnet_v2"])
+ResNet152V2 = _public("resnet152v2", ["resnet_v2"])
 
 
 @keras_export("keras.applications.resnet_v2.preprocess_input")

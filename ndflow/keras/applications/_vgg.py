@@ -5,9 +5,8 @@ ImageNet weight files load. Preprocessing: "caffe" mode."""
 from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
-from ndflow.keras import backend_functions, layers
+from ndflow.keras import layers
 from ndflow.keras.applications import _imagenet_utils as utils
-from ndflow.keras.functional import Functional
 
 _BASE = "https://storage.googleapis.com/tensorflow/keras-applications/"
 # convolutions per block (filters: 64, 128, 256, 512, 512); file hashes (top, no top)
@@ -19,10 +18,7 @@ _HASHES = {"vgg16": ("64373286793e3c8b2b4e3219cbf3544b", "6d6bbae143d83200629494
 def _vgg(kind, include_top, weights, input_tensor, input_shape, pooling, classes,
          classifier_activation, name):
     utils.check_weights(weights, include_top, classes)
-    input_shape = utils.obtain_input_shape(input_shape, 224, 32,
-                                           backend_functions.image_data_format(), include_top,
-                                           weights)
-    img_input = utils.image_input(input_tensor, input_shape)
+    _, img_input = utils.model_input(input_tensor, input_shape, 224, 32, include_top, weights)
     x = img_input
     for block, (convs, filters) in enumerate(zip(_DEPTHS[kind], (64, 128, 256, 512, 512)), 1):
         for i in range(1, convs + 1):
@@ -37,28 +33,18 @@ def _vgg(kind, include_top, weights, input_tensor, input_shape, pooling, classes
         x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
     else:
         x = utils.top_pooling(x, pooling, include_top)
-    model = Functional(utils.model_inputs(input_tensor, img_input), x, name=name)
-    top = "" if include_top else "_notop"
-    file_name = f"{kind}_weights_tf_dim_ordering_tf_kernels{top}.h5"
-    utils.load_weights(model, weights, file_name, f"{_BASE}{kind}/{file_name}",
-                       _HASHES[kind][0 if include_top else 1])
-    return model
+    file_name = utils.weights_file_name(kind, include_top)
+    return utils.imagenet_model(input_tensor, img_input, x, name, weights, file_name,
+                                f"{_BASE}{kind}/{file_name}",
+                                _HASHES[kind][0 if include_top else 1])
 
 
-@keras_export("keras.applications.vgg16.VGG16", "keras.applications.VGG16")
-def VGG16(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,  # noqa: N802
-          pooling=None, classes=1000, classifier_activation="softmax", name="vgg16"):
-    """VGG16: 13 convolutions in 5 blocks, then 3 dense layers."""
-    return _vgg("vgg16", include_top, weights, input_tensor, input_shape, pooling, classes,
-                classifier_activation, name)
-
-
-@keras_export("keras.applications.vgg19.VGG19", "keras.applications.VGG19")
-def VGG19(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,  # noqa: N802
-          pooling=None, classes=1000, classifier_activation="softmax", name="vgg19"):
-    """VGG19: 16 convolutions in 5 blocks, then 3 dense layers."""
-    return _vgg("vgg19", include_top, weights, input_tensor, input_shape, pooling, classes,
-                classifier_activation, name)
+VGG16 = utils.standard_builder(
+    _vgg, "vgg16", "VGG16", "VGG16: 13 convolutions in 5 blocks, then 3 dense layers.",
+    ["vgg16"])
+VGG19 = utils.standard_builder(
+    _vgg, "vgg19", "VGG19", "VGG19: 16 convolutions in 5 blocks, then 3 dense layers.",
+    ["vgg19"])
 
 
 @keras_export("keras.applications.vgg16.preprocess_input")

@@ -8,7 +8,6 @@ from __future__ import annotations
 from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions, layers
 from ndflow.keras.applications import _imagenet_utils as utils
-from ndflow.keras.functional import Functional
 
 _BASE = "https://storage.googleapis.com/tensorflow/keras-applications/xception/"
 _HASHES = ("0a58e3b7378bc2990ea3b43d5981f1f6", "b0042744bf5b25fce3cb969f33bebb97")
@@ -51,10 +50,7 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N
              name="xception"):
     """Xception: 36 convolutions in 14 residual blocks."""
     utils.check_weights(weights, include_top, classes)
-    input_shape = utils.obtain_input_shape(input_shape, 299, 71,
-                                           backend_functions.image_data_format(), include_top,
-                                           weights)
-    img_input = utils.image_input(input_tensor, input_shape)
+    _, img_input = utils.model_input(input_tensor, input_shape, 299, 71, include_top, weights)
     x = img_input
     for i, (filters, strides) in enumerate(((32, (2, 2)), (64, (1, 1))), 1):
         x = layers.Conv2D(filters, (3, 3), strides=strides, use_bias=False,
@@ -75,18 +71,10 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N
                                    name=f"block14_sepconv{j}")(x)
         x = layers.BatchNormalization(axis=_axis(), name=f"block14_sepconv{j}_bn")(x)
         x = layers.Activation("relu", name=f"block14_sepconv{j}_act")(x)
-    if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    else:
-        x = utils.top_pooling(x, pooling, include_top)
-    model = Functional(utils.model_inputs(input_tensor, img_input), x, name=name)
-    top = "" if include_top else "_notop"
-    file_name = f"xception_weights_tf_dim_ordering_tf_kernels{top}.h5"
-    utils.load_weights(model, weights, file_name, _BASE + file_name,
-                       _HASHES[0 if include_top else 1])
-    return model
+    x = utils.classifier(x, include_top, pooling, classes, classifier_activation, weights)
+    file_name = utils.weights_file_name("xception", include_top)
+    return utils.imagenet_model(input_tensor, img_input, x, name, weights, file_name,
+                                _BASE + file_name, _HASHES[0 if include_top else 1])
 
 
 @keras_export("keras.applications.xception.preprocess_input")
