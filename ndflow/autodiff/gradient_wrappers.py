@@ -19,6 +19,25 @@ from ndflow.core.api_export import tf_export
 
 @tf_export("AggregationMethod", v1=["AggregationMethod"])
 class AggregationMethod:
+    """How gradients reaching one tensor from several consumers are summed.
+
+    Attributes:
+      ADD_N: one AddN of all the contributions (the default; `DEFAULT` is the same).
+      EXPERIMENTAL_TREE: pairwise sums in a tree.
+      EXPERIMENTAL_ACCUMULATE_N: accumulate as the contributions arrive.
+
+    In TensorFlow the methods differ only in memory use and scheduling. ndflow accepts the
+    `aggregation_method` argument of `tf.gradients` for compatibility and always sums the
+    contributions the same way.
+
+    Example:
+      >>> x = tf.constant(3.0)
+      >>> with tf.GradientTape() as tape:
+      ...     tape.watch(x)
+      ...     y = x * x + x
+      >>> float(tape.gradient(y, x))
+      7.0
+    """
     ADD_N = 0
     DEFAULT = ADD_N
     EXPERIMENTAL_TREE = 1

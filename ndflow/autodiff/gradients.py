@@ -18,6 +18,19 @@ from ndflow.ops.forward_copies import copy_of
 
 @tf_export("UnconnectedGradients")
 class UnconnectedGradients(enum.Enum):
+    """What a gradient is when the target does not depend on a source.
+
+    Members:
+      NONE: the gradient is None (the default).
+      ZERO: the gradient is zeros of the source's shape and dtype.
+
+    Example:
+      >>> x = tf.Variable(1.0)
+      >>> with tf.GradientTape() as tape:
+      ...     y = tf.constant(2.0)
+      >>> float(tape.gradient(y, x, unconnected_gradients=tf.UnconnectedGradients.ZERO))
+      0.0
+    """
     NONE = "none"
     ZERO = "zero"
 

@@ -66,6 +66,26 @@ def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
 
 @tf_export(v1=["train.NewCheckpointReader"])
 def NewCheckpointReader(filepattern) -> CheckpointReader:  # noqa: N802 - TF's name
+    """A reader for the tensors of a TensorFlow checkpoint.
+
+    Args:
+      filepattern: the checkpoint's prefix (e.g. "/tmp/model/ckpt-1"), as a str or path.
+
+    Returns:
+      A `CheckpointReader` with `get_tensor(name)`, `has_tensor(name)`,
+      `get_variable_to_shape_map()` and `get_variable_to_dtype_map()`.
+
+    Raises:
+      NotFoundError: if no checkpoint exists at `filepattern`.
+
+    Example:
+      >>> import os, tempfile
+      >>> prefix = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).save(
+      ...     os.path.join(tempfile.mkdtemp(), "ckpt"))
+      >>> reader = tf.compat.v1.train.NewCheckpointReader(prefix)
+      >>> reader.get_tensor("v/.ATTRIBUTES/VARIABLE_VALUE")
+      array([1., 2.], dtype=float32)
+    """
     return CheckpointReader(os.fspath(filepattern))
 
 

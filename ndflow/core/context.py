@@ -83,6 +83,15 @@ def disable_v2_behavior() -> None:
 
 @tf_export(v1=["enable_v2_behavior"])
 def enable_v2_behavior() -> None:
+    """Turns on TF2 behavior; in ndflow this enables eager execution.
+
+    Call it at program start, before any graph or op is made.
+
+    Example:
+      >>> tf.compat.v1.enable_v2_behavior()
+      >>> tf.executing_eagerly()
+      True
+    """
     enable_eager_execution()
 
 
@@ -94,6 +103,19 @@ def soft_device_placement() -> bool:
 
 @tf_export("config.set_soft_device_placement")
 def set_soft_device_placement(enabled: bool) -> None:
+    """Sets whether ops asking for an unavailable device run on an available one instead.
+
+    With it on (the TF2 default), an op placed on a GPU that does not exist or has no kernel
+    for it runs on the CPU; with it off, placement errors are raised.
+
+    Args:
+      enabled: a bool.
+
+    Example:
+      >>> tf.config.set_soft_device_placement(True)
+      >>> tf.config.get_soft_device_placement()
+      True
+    """
     global _soft_device_placement
     _soft_device_placement = bool(enabled)
     if hooks.placement_changed is not None:
@@ -113,6 +135,16 @@ def get_default_graph():
 
 @tf_export(v1=["reset_default_graph"])
 def reset_default_graph() -> None:
+    """Replaces the global default graph with a new, empty one.
+
+    Existing graphs, and the tensors and ops in them, are not affected.
+
+    Raises:
+      AssertionError: if called inside a `Graph.as_default()` block.
+
+    Example:
+      >>> tf.compat.v1.reset_default_graph()
+    """
     if _state.graph_stack:
         raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs.")
     global _global_default_graph

@@ -7,6 +7,20 @@ from ndflow.core.api_export import tf_export
 
 @tf_export(v1=["GraphKeys"])
 class GraphKeys:
+    """The standard names of a graph's collections (`tf.compat.v1.GraphKeys`).
+
+    Each attribute is a collection name for `Graph.get_collection` /
+    `tf.compat.v1.add_to_collection`: GLOBAL_VARIABLES and TRAINABLE_VARIABLES (filled by
+    variable creation), LOCAL_VARIABLES and METRIC_VARIABLES, UPDATE_OPS (e.g. batch norm's
+    moving-average updates), LOSSES and REGULARIZATION_LOSSES, SUMMARIES, QUEUE_RUNNERS,
+    GLOBAL_STEP, and others.
+
+    Example:
+      >>> with tf.Graph().as_default() as g:
+      ...     v = tf.compat.v1.get_variable("v", [1])
+      ...     len(g.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES))
+      1
+    """
     GLOBAL_VARIABLES = "variables"
     LOCAL_VARIABLES = "local_variables"
     METRIC_VARIABLES = "metric_variables"

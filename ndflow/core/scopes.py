@@ -63,6 +63,27 @@ def name_scope(name, default_name=None, values=None):
 
 @tf_export("control_dependencies")
 def control_dependencies(control_inputs):
+    """A context manager making the ops created inside it run after `control_inputs`.
+
+    Executing eagerly ops run in program order, so it does nothing (except inside a
+    `tf.function`, whose graph it acts on).
+
+    Args:
+      control_inputs: a list of ops or tensors that must run first; None clears the
+        dependencies of enclosing blocks.
+
+    Returns:
+      A context manager.
+
+    Example:
+      >>> g = tf.Graph()
+      >>> with g.as_default():
+      ...     a = tf.constant(1.0)
+      ...     with tf.control_dependencies([a]):
+      ...         b = tf.constant(2.0)
+      >>> [op.name for op in b.op.control_inputs]
+      ['Const']
+    """
     if context.executing_eagerly():
         return contextlib.nullcontext()
     return context.get_default_graph().control_dependencies(control_inputs)

@@ -53,6 +53,15 @@ def disable_traceback_filtering() -> None:
 
 @tf_export("debugging.is_traceback_filtering_enabled")
 def is_traceback_filtering_enabled() -> bool:
+    """Whether tracebacks of errors raised by ndflow hide its internal frames.
+
+    Returns:
+      A bool (True by default); see `tf.debugging.disable_traceback_filtering`.
+
+    Example:
+      >>> tf.debugging.is_traceback_filtering_enabled()
+      True
+    """
     return _enabled
 
 
