@@ -16,7 +16,7 @@ import numpy as np
 from ndflow.core import dtypes, scopes
 from ndflow.core.api_export import keras_export
 from ndflow.core.tensor import Tensor
-from ndflow.keras import backend_legacy_docs, docstrings
+from ndflow.keras import backend_legacy_docs, backend_legacy_math_docs, docstrings
 from ndflow.keras.backend_functions import floatx, get_value
 from ndflow.ops import (
     arithmetic,
@@ -541,3 +541,4 @@ def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
 
 
 docstrings.attach(globals(), backend_legacy_docs.DOCS)
+docstrings.attach(globals(), backend_legacy_math_docs.DOCS)

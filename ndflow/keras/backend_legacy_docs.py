@@ -4,7 +4,7 @@ Attached by `ndflow.keras.docstrings.attach`; the examples run as doctests."""
 from __future__ import annotations
 
 
-def _reduce(what: str, extra: str = "", example: str = "") -> str:
+def reduce_doc(what: str, extra: str = "", example: str = "") -> str:
     doc = f"""The {what} of `x`'s elements along `axis`.
 
     Args:
@@ -96,16 +96,16 @@ _RANDOM_TAIL = """dtype: the result's dtype (default `keras.backend.floatx()`).
     """
 
 DOCS = {
-    "sum": _reduce("sum", example=">>> tf.keras.backend.sum([[1, 2], [3, 4]], axis=1).numpy()\n"
+    "sum": reduce_doc("sum", example=">>> tf.keras.backend.sum([[1, 2], [3, 4]], axis=1).numpy()\n"
                                   "    array([3, 7], dtype=int32)"),
-    "prod": _reduce("product"),
-    "max": _reduce("maximum"),
-    "min": _reduce("minimum"),
-    "std": _reduce("standard deviation (population, no Bessel correction)",
+    "prod": reduce_doc("product"),
+    "max": reduce_doc("maximum"),
+    "min": reduce_doc("minimum"),
+    "std": reduce_doc("standard deviation (population, no Bessel correction)",
                    " Bools count as floatx 0/1."),
-    "var": _reduce("variance (population, no Bessel correction)", " Bools count as floatx 0/1."),
-    "all": _reduce("logical AND", " Cast to bool first (nonzero is True); the result is bool."),
-    "any": _reduce("logical OR", " Cast to bool first (nonzero is True); the result is bool.",
+    "var": reduce_doc("variance (population, no Bessel correction)", " Bools count as floatx 0/1."),
+    "all": reduce_doc("logical AND", " Cast to bool first (nonzero is True); the result is bool."),
+    "any": reduce_doc("logical OR", " Cast to bool first (nonzero is True); the result is bool.",
                    ">>> tf.keras.backend.any([[0, 0], [0, 3]], axis=1).numpy()\n"
                    "    array([False,  True])"),
     "argmax": _arg("largest"),
@@ -479,5 +479,45 @@ DOCS = {
 
     Returns:
       A `tf.Variable`.
+    """,
+    "cast_to_floatx": """`x` converted to `keras.backend.floatx()`.
+
+    Args:
+      x: a tensor, variable or `tf.SparseTensor` (cast), or anything NumPy can convert.
+
+    Returns:
+      A tensor for tensor inputs, else a NumPy array of dtype floatx.
+    """,
+    "variable": """A new `tf.Variable` holding `value` (a `tf.SparseTensor` is returned as it
+    is).
+
+    Args:
+      value: the initial value (array-like or tensor).
+      dtype: the variable's dtype (default `keras.backend.floatx()`).
+      name: optional name.
+      constraint: optional projection applied after optimizer updates.
+
+    Returns:
+      A `tf.Variable`.
+    """,
+    "moving_average_update": """Updates the variable `x` to a moving average:
+    `x = x * momentum + value * (1 - momentum)`.
+
+    Args:
+      x: a `tf.Variable`.
+      value: the new observation, of `x`'s shape.
+      momentum: the decay, in [0, 1] (closer to 1: slower to change).
+
+    Returns:
+      The updated variable.
+    """,
+    "get_uid": """A counter per prefix: 1 on the first call with `prefix`, then 2, 3, ... (Keras
+    uses it for unique layer names).
+
+    Args:
+      prefix: the counter's name.
+
+    Returns:
+      An int.
     """,
 }
