@@ -36,6 +36,21 @@ class CrossDeviceOps:
 
 @tf_export("distribute.ReductionToOneDevice")
 class ReductionToOneDevice(CrossDeviceOps):
+    """Combines the replicas' values by gathering them on one device and reducing there.
+
+    In one ndflow process every cross-device op adds the per-device values the same way; the
+    arguments are kept for compatibility.
+
+    Args:
+      reduce_to_device: the device to reduce on (None: the first destination).
+      accumulation_fn: the function summing a list of tensors (TF's default `tf.math.add_n`).
+
+    Example:
+      >>> strategy = tf.distribute.MirroredStrategy(
+      ...     ["/cpu:0"], cross_device_ops=tf.distribute.ReductionToOneDevice())
+      >>> float(strategy.reduce("SUM", strategy.run(lambda: tf.constant(2.0)), axis=None))
+      2.0
+    """
     def __init__(self, reduce_to_device=None, accumulation_fn=None):
         self.reduce_to_device = reduce_to_device
         self.accumulation_fn = accumulation_fn
@@ -43,6 +58,23 @@ class ReductionToOneDevice(CrossDeviceOps):
 
 @tf_export("distribute.NcclAllReduce")
 class NcclAllReduce(CrossDeviceOps):
+    """Combines the replicas' values with an NCCL all-reduce (TF's GPU default).
+
+    In one ndflow process the values are added directly; `num_packs` is kept for
+    compatibility.
+
+    Args:
+      num_packs: how many packs the gradients are grouped into (>= 0).
+
+    Raises:
+      ValueError: if `num_packs` is negative.
+
+    Example:
+      >>> strategy = tf.distribute.MirroredStrategy(
+      ...     ["/cpu:0"], cross_device_ops=tf.distribute.NcclAllReduce())
+      >>> float(strategy.reduce("SUM", strategy.run(lambda: tf.constant(2.0)), axis=None))
+      2.0
+    """
     def __init__(self, num_packs=1):
         if num_packs < 0:
             raise ValueError(f"NCCL all-reduce requires num_packs >= 0, but {num_packs} is "
@@ -52,5 +84,19 @@ class NcclAllReduce(CrossDeviceOps):
 
 @tf_export("distribute.HierarchicalCopyAllReduce")
 class HierarchicalCopyAllReduce(CrossDeviceOps):
+    """Combines the replicas' values with a hierarchical copy (TF's for DGX-1-like topologies).
+
+    In one ndflow process the values are added directly; `num_packs` is kept for
+    compatibility.
+
+    Args:
+      num_packs: how many packs the gradients are grouped into.
+
+    Example:
+      >>> strategy = tf.distribute.MirroredStrategy(
+      ...     ["/cpu:0"], cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())
+      >>> float(strategy.reduce("SUM", strategy.run(lambda: tf.constant(2.0)), axis=None))
+      2.0
+    """
     def __init__(self, num_packs=1):
         self.num_packs = num_packs

@@ -27,6 +27,16 @@ from ndflow.ops.reduction import reduce_sum
 
 @tf_export("distribute.InputReplicationMode")
 class InputReplicationMode(enum.Enum):
+    """How a distributed dataset is replicated across the input pipelines.
+
+    Members:
+      PER_WORKER: one input pipeline per worker, feeding all of its replicas (the default).
+      PER_REPLICA: one input pipeline per replica.
+
+    Example:
+      >>> tf.distribute.InputOptions().experimental_replication_mode
+      <InputReplicationMode.PER_WORKER: 'PER_WORKER'>
+    """
     PER_WORKER = "PER_WORKER"
     PER_REPLICA = "PER_REPLICA"
 
@@ -51,6 +61,17 @@ class InputOptions(collections.namedtuple("InputOptions", [
 
 @tf_export("distribute.RunOptions")
 class RunOptions:
+    """Options for `Strategy.run` (TPU-specific in TensorFlow; kept for compatibility).
+
+    Args:
+      experimental_enable_dynamic_batch_size: whether the batch size may change between steps.
+      experimental_bucketizing_dynamic_shape: whether dynamic shapes are bucketed.
+      experimental_xla_options: options for XLA compilation.
+
+    Example:
+      >>> tf.distribute.RunOptions().experimental_enable_dynamic_batch_size
+      True
+    """
     def __init__(self, experimental_enable_dynamic_batch_size=True,
                  experimental_bucketizing_dynamic_shape=False,
                  experimental_xla_options=None):
@@ -96,6 +117,19 @@ class InputContext:
 
 @tf_export("distribute.experimental.ValueContext", v1=[])
 class ValueContext:
+    """The replica a value function of `experimental_distribute_values_from_function` is for.
+
+    Args:
+      replica_id_in_sync_group: the index of the replica the value is for.
+      num_replicas_in_sync: the number of replicas.
+
+    Example:
+      >>> strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+      >>> values = strategy.experimental_distribute_values_from_function(
+      ...     lambda ctx: ctx.replica_id_in_sync_group * 10)
+      >>> strategy.experimental_local_results(values)
+      (0,)
+    """
     def __init__(self, replica_id_in_sync_group=0, num_replicas_in_sync=1):
         self._replica_id_in_sync_group = replica_id_in_sync_group
         self._num_replicas_in_sync = num_replicas_in_sync

@@ -44,6 +44,19 @@ from ndflow.ops.cast import cast
 @tf_export("distribute.experimental.CommunicationImplementation",
            "distribute.experimental.CollectiveCommunication")
 class CommunicationImplementation(enum.Enum):
+    """Which collective implementation a multi-worker strategy uses.
+
+    Members:
+      AUTO: let the runtime choose.
+      RING: ring all-reduce over gRPC (CPU and GPU).
+      NCCL: NVIDIA NCCL (GPUs only).
+
+    Example:
+      >>> opts = tf.distribute.experimental.CommunicationOptions(
+      ...     implementation=tf.distribute.experimental.CommunicationImplementation.RING)
+      >>> opts.implementation.value
+      'RING'
+    """
     AUTO = "AUTO"
     RING = "RING"
     NCCL = "NCCL"
