@@ -72,7 +72,6 @@ for _name, _fn in (("abs", math.abs), ("exp", math.exp), ("log", arithmetic.log)
                    ("tanh", math.tanh), ("sigmoid", math.sigmoid), ("softsign", math.softsign)):
     _unary = _unary_of(_fn)
     _unary.__name__ = _unary.__qualname__ = _name
-    _unary.__doc__ = f"`{_name}` of each element."
     globals()[_name] = keras_export(f"keras.backend.{_name}")(_unary)
 
 for _name, _fn in (("equal", comparison.equal), ("not_equal", comparison.not_equal),
@@ -81,7 +80,6 @@ for _name, _fn in (("equal", comparison.equal), ("not_equal", comparison.not_equ
                    ("maximum", arithmetic.maximum), ("minimum", arithmetic.minimum)):
     _binary = _binary_of(_fn)
     _binary.__name__ = _binary.__qualname__ = _name
-    _binary.__doc__ = f"Elementwise `{_name}`."
     globals()[_name] = keras_export(f"keras.backend.{_name}")(_binary)
 
 
@@ -92,7 +90,6 @@ def pow(x, a):  # noqa: A001 - Keras' name
 
 @keras_export("keras.backend.clip")
 def clip(x, min_value, max_value):
-    """Values clipped to [min_value, max_value] (a max below the min means the min)."""
     if isinstance(min_value, (int, float)) and isinstance(max_value, (int, float)) and \
             max_value < min_value:
         max_value = min_value
@@ -114,7 +111,6 @@ def prod(x, axis=None, keepdims=False):
 
 @keras_export("keras.backend.mean")
 def mean(x, axis=None, keepdims=False):
-    """The mean (booleans count as floatx 0/1)."""
     return reduction.reduce_mean(_floatx_if_bool(convert_to_tensor(x)), axis, keepdims)
 
 
@@ -208,7 +204,6 @@ def flatten(x):
 
 @keras_export("keras.backend.batch_flatten")
 def batch_flatten(x):
-    """(batch, everything else)."""
     x = convert_to_tensor(x)
     rest = x.shape.as_list()[1:]
     size = py_math.prod(rest) if None not in rest else -1
@@ -234,7 +229,6 @@ def stack(x, axis=0):
 
 @keras_export("keras.backend.concatenate")
 def concatenate(tensors, axis=-1):
-    """Concatenation along `axis` (sparse inputs densified)."""
     dense = [sparse_tensor_to_dense(t) if isinstance(t, SparseTensor) else t for t in tensors]
     if axis < 0:
         rank = ndim(convert_to_tensor(dense[0]))
@@ -264,7 +258,6 @@ def tile(x, n):
 
 @keras_export("keras.backend.repeat")
 def repeat(x, n):
-    """(batch, dim) -> (batch, n, dim)."""
     if convert_to_tensor(x).shape.rank != 2:
         raise ValueError(f"`x` must be a 2D tensor. Received: x.shape={x.shape}")
     return array_fill.tile(array_core.expand_dims(x, 1), [1, n, 1])
@@ -287,8 +280,6 @@ def one_hot(indices, num_classes):
 
 @keras_export("keras.backend.dot")
 def dot(x, y):
-    """Keras' dot: a matrix product over x's last and y's second-to-last axis, for any
-    ranks (numpy.dot's rule)."""
     x, y = convert_to_tensor(x), convert_to_tensor(y)
     if x.shape.rank is not None and (x.shape.rank > 2 or (y.shape.rank or 0) > 2):
         x_shape, y_shape = x.shape.as_list(), y.shape.as_list()
@@ -304,8 +295,6 @@ def dot(x, y):
 
 @keras_export("keras.backend.batch_dot")
 def batch_dot(x, y, axes=None):
-    """Per-sample dot products: x and y share the batch axis 0 and are contracted over
-    `axes` (default: x's last and y's last (2-D y) or second-to-last)."""
     x, y = convert_to_tensor(x), convert_to_tensor(y)
     xn, yn = x.shape.rank, y.shape.rank
     if xn < 2 or yn < 2:
@@ -378,7 +367,6 @@ def cast(x, dtype):
 
 @keras_export("keras.backend.cast_to_floatx")
 def cast_to_floatx(x):
-    """A tensor cast to floatx; anything else as a floatx NumPy array."""
     if isinstance(x, (Tensor, Variable, SparseTensor)):
         return _cast(x, floatx())
     return np.asarray(x, dtype=floatx())
@@ -404,7 +392,6 @@ def stop_gradient(variables):
 # -- variables -------------------------------------------------------------------------------
 @keras_export("keras.backend.variable")
 def variable(value, dtype=None, name=None, constraint=None):
-    """A tf.Variable of `value` (floatx unless `dtype`)."""
     if isinstance(value, SparseTensor):
         return value
     return Variable(value, dtype=dtype or floatx(), name=name, constraint=constraint)
@@ -443,7 +430,6 @@ def update_sub(x, decrement):
 
 @keras_export("keras.backend.moving_average_update")
 def moving_average_update(x, value, momentum):
-    """x <- x * momentum + value * (1 - momentum)."""
     momentum = _cast(momentum, x.dtype)
     value = _cast(value, x.dtype)
     return x.assign_sub((x - value) * (1 - momentum))
@@ -451,7 +437,6 @@ def moving_average_update(x, value, momentum):
 
 @keras_export("keras.backend.get_uid")
 def get_uid(prefix=""):
-    """1, 2, ... per prefix (Keras' counters for layer names)."""
     _UIDS[prefix] = _UIDS.get(prefix, 0) + 1
     return _UIDS[prefix]
 
@@ -478,9 +463,6 @@ def is_int_dtype(dtype):
 
 @keras_export("keras.backend.result_type")
 def result_type(*dtype_args):
-    """The dtype Keras 3's promotion gives: any float wins over integers and bool (the widest
-    float; float16 with bfloat16 is float32), integers promote as NumPy's do, and Python
-    scalars are weak (they take the other operand's kind: float alone is floatx)."""
     strong = [dtypes.as_dtype(d).name for d in dtype_args if d not in (int, float, bool)]
     weak = [d for d in dtype_args if d in (int, float, bool)]
     floats = [d for d in strong if dtypes.as_dtype(d).is_floating]

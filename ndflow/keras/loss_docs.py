@@ -195,4 +195,23 @@ DOCS = {
     >>> tf.keras.losses.deserialize("mse") is tf.keras.losses.mse
     True
     """,
+    "get": """The loss a name, config, class or callable stands for (what `compile(loss=...)`
+    accepts).
+
+    Args:
+      identifier: None, a function's name or alias ("mse"), a class name (which gives an
+        instance), a dict from `serialize`, a Loss subclass (instantiated), or a callable
+        (returned as it is).
+
+    Returns:
+      A loss function or Loss object, or None for None.
+
+    Raises:
+      ValueError: the identifier names no known loss or is of another type.
+
+    Example:
+
+    >>> type(tf.keras.losses.get("Huber")).__name__
+    'Huber'
+    """,
 }

@@ -17,7 +17,7 @@ from ndflow.core.api_export import keras_export, tf_export
 from ndflow.core.graph import SymbolicTensor
 from ndflow.core.nest import map_structure
 from ndflow.core.tensor import Tensor
-from ndflow.keras import docstrings, loss_docs
+from ndflow.keras import docstrings, loss_class_docs, loss_docs
 from ndflow.keras.global_config import floatx
 from ndflow.ops import arithmetic, comparison, math, nn_activation, nn_loss, reduction
 from ndflow.ops.apply import convert_to_tensor
@@ -454,3 +454,4 @@ class Reduction:
 
 
 docstrings.attach(globals(), loss_docs.DOCS)
+docstrings.attach(globals(), loss_class_docs.CLASS_DOCS)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.keras import docstrings, loss_class_docs
 from ndflow.keras import loss_functions as base
 from ndflow.keras.loss_functions import EPSILON, LossFunctionWrapper
 from ndflow.keras.metrics.base_metric import register_function
@@ -55,7 +56,6 @@ def _clipped_bce(y_true, y_pred):
 @_export("binary_focal_crossentropy", metric=True)
 def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha=0.25,
                               gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1):
-    """Binary cross-entropy scaled by (1 - p_t)^gamma (and alpha-balanced), mean over axis."""
     y_true, y_pred = _floats(y_true, y_pred)
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
@@ -72,7 +72,6 @@ def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha
 @_export("categorical_focal_crossentropy", metric=True)
 def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_logits=False,
                                    label_smoothing=0.0, axis=-1):
-    """Categorical cross-entropy per class scaled by alpha (1 - p)^gamma, summed over axis."""
     _check_axis(axis)
     y_true, y_pred = _floats(y_true, y_pred)
     if label_smoothing:
@@ -95,7 +94,6 @@ def _l2_normalize(x, axis):
 
 @_export("cosine_similarity")
 def cosine_similarity(y_true, y_pred, axis=-1):
-    """Minus the cosine of the angle between y_true and y_pred along `axis` (a loss)."""
     y_true, y_pred = _floats(y_true, y_pred)
     y_true, y_pred = base.squeeze_or_expand_to_same_rank(y_true, y_pred)
     return -reduction.reduce_sum(_l2_normalize(y_true, axis) * _l2_normalize(y_pred, axis),
@@ -104,7 +102,6 @@ def cosine_similarity(y_true, y_pred, axis=-1):
 
 @_export("dice")
 def dice(y_true, y_pred, axis=None):
-    """1 - 2 |y_true . y_pred| / (sum y_true + sum y_pred + eps), over `axis` (all if None)."""
     y_true, y_pred = _floats(y_true, y_pred)
     intersection = reduction.reduce_sum(y_true * y_pred, axis=axis)
     score = 2.0 * intersection / (reduction.reduce_sum(y_true, axis=axis) +
@@ -114,9 +111,6 @@ def dice(y_true, y_pred, axis=None):
 
 @_export("tversky")
 def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
-    """1 - TP / (TP + alpha A + beta B + eps) with soft counts over `axis`, where, as in
-    Keras 3.15 (TF 2.21's), A = sum(y_true (1 - y_pred)) (the missed positives) and
-    B = sum(y_pred (1 - y_true)) (later Keras versions swap the two)."""
     y_true, y_pred = _floats(y_true, y_pred)
     intersection = reduction.reduce_sum(y_true * y_pred, axis=axis)
     a = reduction.reduce_sum((1 - y_pred) * y_true, axis=axis)
@@ -141,8 +135,6 @@ def _pos_neg_masks(query_labels, key_labels, remove_diagonal=True):
 @_export("circle")
 def circle(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal=True,
            gamma=80, margin=0.4):
-    """Circle loss (Sun et al. 2020) of L2-normalized embeddings `y_pred` with integer labels
-    `y_true` against reference embeddings/labels (the batch itself by default)."""
     y_pred = convert_to_tensor(y_pred)
     y_true = cast(convert_to_tensor(y_true), dtypes.int32)
     ref_embeddings = y_pred if ref_embeddings is None else convert_to_tensor(ref_embeddings)
@@ -163,7 +155,6 @@ def circle(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal
 
 @_export("categorical_generalized_cross_entropy")
 def categorical_generalized_cross_entropy(y_true, y_pred, q):
-    """(1 - p_y^q) / q for integer labels y_true and probabilities y_pred (noise-robust)."""
     y_pred = convert_to_tensor(y_pred)
     labels = cast(convert_to_tensor(y_true), dtypes.int32)
     p = reduction.reduce_sum(y_pred * cast(one_hot(labels, shape(y_pred)[-1]), y_pred.dtype),
@@ -191,8 +182,6 @@ Tversky = base._wrapper("Tversky", tversky, "tversky",
 
 @_export("CategoricalGeneralizedCrossEntropy")
 class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
-    """`categorical_generalized_cross_entropy` as a Loss; q in (0, 1)."""
-
     def __init__(self, q=0.5, reduction="sum_over_batch_size",
                  name="categorical_generalized_cross_entropy", dtype=None):
         if not 0 < q < 1:
@@ -204,9 +193,6 @@ class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
 
 @_export("Circle")
 class Circle(LossFunctionWrapper):
-    """`circle` as a Loss. As Keras, only the samples with a positive loss count: with the
-    mean reductions the sum is divided by their number, not by the batch size."""
-
     def __init__(self, gamma=80.0, margin=0.4, remove_diagonal=True,
                  reduction="sum_over_batch_size", name="circle", dtype=None):
         super().__init__(circle, reduction=reduction, name=name, dtype=dtype, gamma=gamma,
@@ -242,3 +228,6 @@ base._ALL.update({c.__name__: c for c in _CLASSES})
 base._FUNCTIONS.update({f.__name__: f for f in _FUNCTIONS})
 for _fn in (binary_focal_crossentropy, categorical_focal_crossentropy):
     register_function(_fn)   # metric functions by name (MeanMetricWrapper configs)
+
+
+docstrings.attach(globals(), loss_class_docs.EXTRA_DOCS)
