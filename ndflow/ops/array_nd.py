@@ -131,6 +131,27 @@ def _batch_gather_nd(params, indices, batch_dims: int, bad_indices_policy: str, 
 @tf_export(v1=["gather_nd", "manip.gather_nd"])
 def gather_nd_v1(params, indices, name: str | None = None, batch_dims: int = 0,
                  bad_indices_policy: str = "") -> Tensor:
+    """Gathers slices of `params` addressed by index tuples (TF1 argument order).
+
+    Args:
+      params: the tensor to gather from.
+      indices: int32/int64 tensor whose last axis holds index tuples into the first
+        `indices.shape[-1]` axes of `params` (after the batch axes).
+      name: optional name for the operation.
+      batch_dims: the number of leading batch axes shared by `params` and `indices`.
+      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error.
+        ("IGNORE", zeros for such indices in TensorFlow, is accepted but still raises.)
+
+    Returns:
+      A tensor of shape `indices.shape[:-1] + params.shape[batch_dims + indices.shape[-1]:]`.
+
+    Raises:
+      InvalidArgumentError: for an out-of-range index.
+
+    Example:
+      >>> tf.compat.v1.gather_nd([[1, 2], [3, 4]], [[1, 0], [0, 1]]).numpy()
+      array([3, 2], dtype=int32)
+    """
     return gather_nd(params, indices, batch_dims, name, bad_indices_policy)
 
 

@@ -77,6 +77,25 @@ def fake_quant_with_min_max_args(inputs, min=-6, max=6, num_bits=8,  # noqa: A00
                "fake_quant_with_min_max_args_gradient"])
 def fake_quant_with_min_max_args_gradient(gradients, inputs, min=-6, max=6,  # noqa: A002
                                           num_bits=8, narrow_range=False, name=None):
+    """The gradient of `fake_quant_with_min_max_args`: `gradients` inside the range, 0 outside.
+
+    Args:
+      gradients: float32 gradients arriving at the fake-quant op's output, shaped as `inputs`.
+      inputs: the float32 inputs the fake-quant op was applied to.
+      min: the lower end of the quantization range (a Python float).
+      max: the upper end.
+      num_bits: the quantization bit width (2 to 16).
+      narrow_range: if True, the quantized range is [1, 2^num_bits - 1] instead of from 0.
+      name: optional name for the operation.
+
+    Returns:
+      A float32 tensor of inputs' shape.
+
+    Example:
+      >>> tf.quantization.fake_quant_with_min_max_args_gradient(
+      ...     [1., 1., 1.], [-10., 0., 10.], -6, 6).numpy()
+      array([0., 1., 0.], dtype=float32)
+    """
     return apply_op(FakeQuantWithMinMaxArgsGradient, [_f(gradients), _f(inputs)], {
         "min": float(min), "max": float(max), "num_bits": int(num_bits),
         "narrow_range": bool(narrow_range)}, name=name).outputs[0]
@@ -102,6 +121,27 @@ def fake_quant_with_min_max_vars(inputs, min, max, num_bits=8,  # noqa: A002
                "fake_quant_with_min_max_vars_gradient"])
 def fake_quant_with_min_max_vars_gradient(gradients, inputs, min, max,  # noqa: A002
                                           num_bits=8, narrow_range=False, name=None):
+    """The gradients of `fake_quant_with_min_max_vars` for its input, min and max.
+
+    Args:
+      gradients: float32 gradients arriving at the fake-quant op's output, shaped as `inputs`.
+      inputs: the float32 inputs the fake-quant op was applied to.
+      min: scalar float32 tensor, the lower end of the range.
+      max: scalar float32 tensor, the upper end.
+      num_bits: the quantization bit width (2 to 16).
+      narrow_range: if True, the quantized range is [1, 2^num_bits - 1] instead of from 0.
+      name: optional name for the operation.
+
+    Returns:
+      A tuple `(d_inputs, d_min, d_max)`: `gradients` where the input was in range (0
+      elsewhere), and the sums of `gradients` below and above the range.
+
+    Example:
+      >>> d_in, d_min, d_max = tf.quantization.fake_quant_with_min_max_vars_gradient(
+      ...     [1., 1., 1.], [-10., 0., 10.], -6., 6.)
+      >>> d_in.numpy(), float(d_min), float(d_max)
+      (array([0., 1., 0.], dtype=float32), 1.0, 1.0)
+    """
     return _vars(FakeQuantWithMinMaxVarsGradient, [gradients, inputs, min, max], num_bits,
                  narrow_range, name)
 
@@ -122,6 +162,27 @@ def fake_quant_with_min_max_vars_per_channel(inputs, min, max, num_bits=8,  # no
 def fake_quant_with_min_max_vars_per_channel_gradient(gradients, inputs, min, max,  # noqa: A002
                                                       num_bits=8, narrow_range=False,
                                                       name=None):
+    """The gradients of `fake_quant_with_min_max_vars_per_channel`, one range per last-axis channel.
+
+    Args:
+      gradients: float32 gradients arriving at the fake-quant op's output, shaped as `inputs`.
+      inputs: the float32 inputs the fake-quant op was applied to.
+      min: float32 tensor of shape [d], each channel's lower end.
+      max: float32 tensor of shape [d], each channel's upper end.
+      num_bits: the quantization bit width (2 to 16).
+      narrow_range: if True, the quantized range is [1, 2^num_bits - 1] instead of from 0.
+      name: optional name for the operation.
+
+    Returns:
+      A tuple `(d_inputs, d_min, d_max)`: `gradients` where the input was in its channel's
+      range (0 elsewhere), and per channel the sums of `gradients` below and above the range.
+
+    Example:
+      >>> d_in, d_min, d_max = tf.quantization.fake_quant_with_min_max_vars_per_channel_gradient(
+      ...     [[1., 1.]], [[-10., 10.]], [-6., -6.], [6., 6.])
+      >>> d_min.numpy(), d_max.numpy()
+      (array([1., 0.], dtype=float32), array([0., 1.], dtype=float32))
+    """
     return _vars(FakeQuantWithMinMaxVarsPerChannelGradient, [gradients, inputs, min, max],
                  num_bits, narrow_range, name)
 
