@@ -421,7 +421,6 @@ def deserialize(name, custom_objects=None):
 
 @_export("get")
 def get(identifier):
-    """A loss function or object from a name, a config dict, a class or a callable."""
     if identifier is None:
         return None
     if isinstance(identifier, (str, dict)):

@@ -58,7 +58,6 @@ def is_tensor(x):
 
 @keras_op("shape", symbolic=False)
 def shape(x):
-    """A tuple: the static dims as ints, the unknown ones as scalar tensors."""
     if not isinstance(x, Tensor) and hasattr(x, "shape") and isinstance(x.shape, tuple):
         return x.shape   # a KerasTensor or NumPy array
     x = rules.to_tensor(x)

@@ -113,7 +113,6 @@ def minimum(x1, x2):
 
 @_np("fmax")
 def fmax(x1, x2):
-    """The maximum ignoring NaNs (a NaN loses to a number)."""
     x1, x2 = _weak_pair(x1, x2)
     if not x1.dtype.is_floating:
         return arithmetic.maximum(x1, x2)
