@@ -76,6 +76,15 @@ def saved_model(tmp_path_factory):
     """A tiny image classifier, trained, exported as resnet.py exports (Model.export, NHWC
     float32 images in, probabilities out); its batch norms' statistics are not the identity."""
     keras = tf.keras
+    previous = keras.mixed_precision.global_policy()
+    keras.mixed_precision.set_global_policy("float32")    # whatever an earlier test left
+    try:
+        return _train_and_export(keras, tmp_path_factory.mktemp("model") / "saved_model")
+    finally:
+        keras.mixed_precision.set_global_policy(previous)
+
+
+def _train_and_export(keras, path):
     keras.utils.set_random_seed(0)
     images = keras.Input((32, 32, 3), name="images")
     x = keras.layers.Conv2D(8, 3, strides=2, padding="same", use_bias=False, name="conv1")(images)
@@ -88,7 +97,6 @@ def saved_model(tmp_path_factory):
     model.compile(keras.optimizers.Adam(0.05), "sparse_categorical_crossentropy")
     model.fit(*_training_images(128, 32), batch_size=32, epochs=30, verbose=0)
     assert np.abs(bn.moving_mean.numpy()).max() > 0.01
-    path = tmp_path_factory.mktemp("model") / "saved_model"
     runner._export(model, str(path))
     return path
 
