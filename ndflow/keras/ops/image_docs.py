@@ -248,6 +248,67 @@ DOCS = {
     """,
 }
 
+DOCS.update({
+    "map_coordinates": """Samples `inputs` at arbitrary (fractional) coordinates, as SciPy's
+    `ndimage.map_coordinates`.
+
+    Args:
+      inputs: a tensor of any rank N.
+      coordinates: a tensor of shape (N, ...): for each output point, its coordinate along
+        every input axis.
+      order: the interpolation: 0 (nearest) or 1 (linear).
+      fill_mode: how points outside `inputs` are read: "constant" (`fill_value`),
+        "nearest", "wrap", "mirror" or "reflect" (SciPy's modes).
+      fill_value: the value for "constant".
+
+    Returns:
+      A tensor of shape `coordinates.shape[1:]` in `inputs`' dtype.
+
+    Raises:
+      ValueError: an unknown `fill_mode`, or a first `coordinates` dimension other than
+        N.
+      NotImplementedError: `order` above 1.
+
+    Example:
+
+    >>> tf.keras.ops.image.map_coordinates([10.0, 20.0], [[0.5]], order=1).numpy()
+    array([15.], dtype=float32)
+    """,
+    "sobel_edges": f"""The vertical and horizontal Sobel gradients of each channel (3x3
+    kernels, edges reflected), as `tf.image.sobel_edges`.
+
+    Args:
+      {_IMAGES}
+      {_FORMAT}
+
+    Returns:
+      A tensor of `images`' shape with a new last axis of 2: (dy, dx).
+
+    Raises:
+      {_RANK_RAISES}
+    """,
+    "ssim": f"""The structural similarity index (SSIM) of two images: local means,
+    variances and covariance under a Gaussian window, combined and averaged over the image
+    (1.0 for identical images).
+
+    Args:
+      image1: 3-D or 4-D images.
+      image2: images of the same shape.
+      max_val: the dynamic range of the pixel values (1.0 for [0, 1], 255 for bytes).
+      filter_size: the Gaussian window's size (only full windows are used).
+      filter_sigma: the Gaussian's standard deviation.
+      k1: the luminance stabilizer (`c1 = (k1 * max_val)**2`).
+      k2: the contrast stabilizer (`c2 = (k2 * max_val)**2`).
+      {_FORMAT}
+
+    Returns:
+      A float32 scalar per image: shape () for 3-D inputs, (batch,) for 4-D.
+
+    Raises:
+      {_RANK_RAISES}
+    """,
+})
+
 # the two that live in their own modules
 SCALE_TRANSLATE_DOCS = {"scale_and_translate": DOCS.pop("scale_and_translate")}
 ELASTIC_DOCS = {"elastic_transform": DOCS.pop("elastic_transform")}

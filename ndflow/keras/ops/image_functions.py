@@ -321,8 +321,6 @@ def _fix_index(index, size, fill_mode):
 
 @_img("map_coordinates")
 def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value=0.0):
-    """The input sampled at the coordinates (order 0: nearest, 1: linear), points outside
-    handled by `fill_mode` (SciPy's modes)."""
     modes = ("constant", "nearest", "wrap", "mirror", "reflect")
     if fill_mode not in modes:
         raise ValueError(f"Invalid value for argument `fill_mode`. Expected one of {modes}. "
@@ -428,8 +426,6 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
 
 @_img("sobel_edges")
 def sobel_edges(images, data_format=None):
-    """Stacked (dy, dx) Sobel responses on a new last axis (TF's image.sobel_edges, reflect
-    padding)."""
     data_format = _format(data_format)
     images = _images(images)
     x = _to_last(images, data_format)
@@ -454,7 +450,6 @@ def sobel_edges(images, data_format=None):
 @_img("ssim")
 def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03,
          data_format=None):
-    """The mean structural similarity (Gaussian-weighted local statistics, valid windows)."""
     data_format = _format(data_format)
     a = _to_last(cast(_images(image1), "float32"), data_format)
     b = _to_last(cast(_images(image2), "float32"), data_format)
