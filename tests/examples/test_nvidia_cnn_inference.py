@@ -213,6 +213,33 @@ def test_synthetic_images_have_no_accuracy_and_an_unavailable_engine_is_one_line
     assert sorted({e for e, _ in _rates(out)}) == ["ONNX Runtime", "TF-TRT FP32", "native"]
 
 
+def test_num_eval_images_and_a_corrupt_validation_file(saved_model, data_dir, tmp_path,
+                                                       capsys):
+    out = run_main(capsys, "--input_saved_model_dir", str(saved_model), "--data_dir",
+                   str(data_dir), "--precision", "FP32", "-b", "4", "--num_iterations", "1",
+                   "--num_warmup_iterations", "0", "--num_eval_images", "5")
+    accuracy = dict(ACCURACY.findall(out))
+    assert re.fullmatch(r"top-1 [\d.]+% on 5 images \(the reference\)", accuracy["native"])
+    assert VERSUS.fullmatch(accuracy["TF-TRT FP32"]).group(2, 3, 4) == ("5", "+0.00", "5")
+
+    corrupt = tmp_path / "corrupt"
+    corrupt.mkdir()
+    for f in data_dir.iterdir():
+        (corrupt / f.name).write_bytes(f.read_bytes())
+    data = bytearray((corrupt / "validation-00001-of-00002").read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (corrupt / "validation-00001-of-00002").write_bytes(bytes(data))
+    out_dir = tmp_path / "out"
+    with pytest.raises(SystemExit) as e:
+        inference_script.main(["--input_saved_model_dir", str(saved_model), "--data_dir",
+                               str(corrupt), "--output_saved_model_dir", str(out_dir)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "error: argument --data_dir: a corrupt TFRecord file: " in err
+    assert "validation-00001-of-00002: corrupted record at " in err
+    assert not out_dir.exists() and not list(tmp_path.glob("*.partial-*"))
+
+
 # ---------------------------------------------------------------- bad input
 
 
