@@ -205,4 +205,62 @@ DOCS = {
     Returns:
       A tensor of shape (..., n, m).
     """,
+    "eig": f"""The eigenvalues and right eigenvectors of each square matrix in `x` (general,
+    not necessarily symmetric: the results are complex).
+
+    Computed by NumPy on the host (a `tf.numpy_function` step inside graphs), so it has
+    no gradient.
+
+    Args:
+      {_SQUARE}
+
+    Returns:
+      A tuple (w, v): w of shape (..., n), v of `x`'s shape whose columns are the
+      eigenvectors; complex64 (complex128 for float64 inputs).
+
+    {_MATRIX_RAISES}
+    """,
+    "lstsq": """The least-squares solution `x` minimizing `||a @ x - b||`, by the SVD.
+
+    Args:
+      a: a 2-D float tensor (m, n).
+      b: the right-hand side, (m,) or (m, k).
+      rcond: singular values below `rcond * max(s)` are treated as zero (default
+        `eps * max(m, n)`, NumPy's; a negative value means machine epsilon).
+
+    Returns:
+      A tensor of shape (n,) or (n, k).
+
+    Raises:
+      ValueError: `a` and `b` differ in their first dimension.
+      TypeError: `a` is not 2-D, or `b` not 1-D or 2-D.
+
+    Example:
+
+    >>> tf.keras.ops.lstsq([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]], [1.0, 4.0, 0.0]).numpy()
+    array([1., 2.], dtype=float32)
+    """,
+    "jvp": """The Jacobian-vector product of `fun` at `primals` along `tangents`: the
+    directional derivative `J(primals) @ tangents` (forward-mode differentiation).
+
+    ndflow computes it with two reverse passes (the gradient of `<J^T u, tangents>` with
+    respect to `u`), so `fun` must be differentiable by `tf.GradientTape`.
+
+    Args:
+      fun: a callable taking `*primals` and returning a tensor or nest of tensors (and
+        an auxiliary value with `has_aux`).
+      primals: a tuple or list of the input values.
+      tangents: the direction, with the structure and shapes of `primals`.
+      has_aux: whether `fun` returns `(output, aux)`.
+
+    Returns:
+      `(fun(*primals), jvp)` or, with `has_aux`, `(output, jvp, aux)`; `jvp` has the
+      output's structure.
+
+    Example:
+
+    >>> out, jvp = tf.keras.ops.jvp(lambda x: x * x, (tf.constant(3.0),), (tf.constant(1.0),))
+    >>> float(out), float(jvp)
+    (9.0, 6.0)
+    """,
 }

@@ -100,8 +100,6 @@ def eigh(x):
 
 @_la("eig")
 def eig(x):
-    """Eigenvalues and eigenvectors of a general matrix (complex), computed by NumPy on the
-    host (ndflow has no Eig kernel; no gradient)."""
     x = _matrix(x)
     out = "complex128" if x.dtype.name == "float64" else "complex64"
 
@@ -218,8 +216,6 @@ def svd(x, full_matrices=True, compute_uv=True):
 
 @_la("lstsq")
 def lstsq(a, b, rcond=None):
-    """The least-squares solution by the SVD, singular values under rcond * s[0] dropped
-    (NumPy's default rcond: eps * max(m, n))."""
     a, b = rules.to_tensor(a), rules.to_tensor(b)
     if a.shape[0] != b.shape[0]:
         raise ValueError("Leading dimensions of input arrays must match")
@@ -257,8 +253,6 @@ def pinv(x, rcond=None):
 
 @_la("jvp", symbolic=False)
 def jvp(fun, primals, tangents, has_aux=False):
-    """(fun(*primals), J·tangents[, aux]): the Jacobian-vector product, as the gradient
-    with respect to `u` of <J^T u, tangents> (two reverse passes)."""
     flat_p = [rules.to_tensor(p) for p in flatten(primals)]
     flat_t = [cast(rules.to_tensor(t), p.dtype) for t, p in zip(flatten(tangents), flat_p)]
     primals = pack_sequence_as(primals, flat_p)

@@ -176,4 +176,59 @@ DOCS = {
     Returns:
       A float tensor of shape (batch,) (float32 at least).
     """,
+    "unfold": """Extracts sliding blocks of a batch of images into columns (PyTorch's
+    `unfold`, im2col).
+
+    Args:
+      x: a tensor of shape (N, C, H, W) (always channels first).
+      kernel_size: the block size, an int or (kh, kw).
+      dilation: the spacing between block elements.
+      padding: zero padding added on both sides of each spatial axis.
+      stride: the step between blocks.
+
+    Returns:
+      A tensor of shape (N, C * kh * kw, L), L the number of blocks; the block elements
+      are ordered channel, then row, then column.
+
+    Example:
+
+    >>> tf.keras.ops.unfold(tf.zeros((1, 2, 4, 4)), kernel_size=2, stride=2).shape
+    TensorShape([1, 8, 4])
+    """,
+    "fold": """Combines columns of sliding blocks back into images, summing where blocks
+    overlap (PyTorch's `fold`, the adjoint of `unfold`).
+
+    Args:
+      x: a tensor of shape (N, C * kh * kw, L), as `unfold` makes.
+      output_size: the images' (H, W).
+      kernel_size: the block size, an int or (kh, kw).
+      dilation: the spacing between block elements.
+      padding: the padding `unfold` added (removed again).
+      stride: the step between blocks.
+
+    Returns:
+      A tensor of shape (N, C, H, W).
+    """,
+    "ctc_decode": """Decodes CTC logits into label sequences, by best path (greedy) or beam
+    search.
+
+    Args:
+      inputs: logits or probabilities, shape (batch, max_time, classes).
+      sequence_lengths: the valid length of each sequence, shape (batch,).
+      strategy: "greedy" or "beam_search".
+      beam_width: the beam size of "beam_search".
+      top_paths: how many best paths "beam_search" returns.
+      merge_repeated: whether "greedy" merges repeated labels (beam search never does,
+        as Keras' TensorFlow backend).
+      mask_index: the blank class index.
+
+    Returns:
+      A tuple (decoded, scores): decoded of shape (top_paths, batch, max_time), int32,
+      padded with -1 (top_paths is 1 for "greedy"); scores of shape (batch, top_paths):
+      for "greedy" the negative sum of each step's best logit, for "beam_search" the
+      path's log-probability (TensorFlow's decoders' values).
+
+    Raises:
+      ValueError: an unknown `strategy`.
+    """,
 }

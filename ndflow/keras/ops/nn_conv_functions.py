@@ -237,7 +237,6 @@ def _fold_args(kernel_size, dilation, padding, stride):
 
 @_nn("unfold")
 def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
-    """(N, C, H, W) -> (N, C*kh*kw, L): the sliding blocks, as torch.nn.functional.unfold."""
     x = rules.to_tensor(x)
     (kh, kw), dil, pad, st = _fold_args(kernel_size, dilation, padding, stride)
     channels = x.shape[1]
@@ -253,7 +252,6 @@ def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
 
 @_nn("fold")
 def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    """(N, C*kh*kw, L) -> (N, C, H, W), overlapping values summed (torch's fold)."""
     x = rules.to_tensor(x)
     (kh, kw), dil, pad, st = _fold_args(kernel_size, dilation, padding, stride)
     out_h, out_w = _tuple(output_size, 2, "output_size")
@@ -289,10 +287,6 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
 @_nn("ctc_decode")
 def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1,
                merge_repeated=True, mask_index=0):
-    """(decoded [top_paths, batch, max_len] padded with -1, scores [batch, top_paths]):
-    greedy (best path; `merge_repeated`) or TF's beam search (repeats never merged, as Keras
-    calls `tf.nn.ctc_beam_search_decoder`; class `mask_index` moved last and the labels
-    above it shifted back)."""
     if strategy not in ("greedy", "beam_search"):
         raise ValueError(f"Invalid strategy {strategy}. Supported values are 'greedy' and "
                          "'beam_search'.")
