@@ -63,6 +63,21 @@ def serialize_sparse(sp_input, out_type=dtypes.string, name=None):
 
 @tf_export(v1=["io.serialize_sparse", "serialize_sparse"])
 def serialize_sparse_v1(sp_input, name=None, out_type=dtypes.string):
+    """Serializes a SparseTensor into three strings: indices, values and dense shape (TF1 order).
+
+    Args:
+      sp_input: the `tf.SparseTensor` to serialize.
+      name: optional name for the operation.
+      out_type: tf.string (serialized TensorProtos) or tf.variant.
+
+    Returns:
+      A tensor of shape [3] and `out_type`.
+
+    Example:
+      >>> sp = tf.sparse.SparseTensor([[0, 1]], [5], [2, 3])
+      >>> tf.compat.v1.serialize_sparse(sp).shape
+      TensorShape([3])
+    """
     return _serialize(SerializeSparse, sp_input, out_type, name)
 
 
@@ -75,6 +90,22 @@ def serialize_many_sparse(sp_input, out_type=dtypes.string, name=None):
 
 @tf_export(v1=["io.serialize_many_sparse", "serialize_many_sparse"])
 def serialize_many_sparse_v1(sp_input, name=None, out_type=dtypes.string):
+    """Serializes each minibatch entry of a rank-R SparseTensor separately (TF1 argument order).
+
+    Args:
+      sp_input: a `tf.SparseTensor` whose first dimension is the minibatch.
+      name: optional name for the operation.
+      out_type: tf.string (serialized TensorProtos) or tf.variant.
+
+    Returns:
+      A tensor of shape [N, 3]: row i the indices, values and shape of the rank-(R-1)
+      SparseTensor of entry i.
+
+    Example:
+      >>> sp = tf.sparse.SparseTensor([[0, 1]], [5], [2, 3])
+      >>> tf.compat.v1.serialize_many_sparse(sp).shape
+      TensorShape([2, 3])
+    """
     return _serialize(SerializeManySparse, sp_input, out_type, name)
 
 

@@ -235,6 +235,24 @@ class StaticVocabularyTable(LookupInterface):
 
 @tf_export(v1=["lookup.StaticVocabularyTable"])
 class StaticVocabularyTableV1(StaticVocabularyTable):
+    """TF1's `StaticVocabularyTable`: known keys map to their ids, others to hash buckets.
+
+    The same as `tf.lookup.StaticVocabularyTable`, plus an `initializer` property: in a graph,
+    the op to run (e.g. through `tf.compat.v1.tables_initializer()`) before the first lookup.
+
+    Args:
+      initializer: a table initializer of string or int64 keys and int64 values.
+      num_oov_buckets: how many buckets out-of-vocabulary keys hash to; they get ids
+        from `size()` on.
+      lookup_key_dtype: optional key dtype (the initializer's by default).
+      name: optional name.
+
+    Example:
+      >>> init = tf.lookup.KeyValueTensorInitializer(["a", "b"], [0, 1], value_dtype=tf.int64)
+      >>> table = tf.compat.v1.lookup.StaticVocabularyTable(init, num_oov_buckets=1)
+      >>> table.lookup(tf.constant(["a", "z"])).numpy()
+      array([0, 2])
+    """
     @property
     def initializer(self):
         if self._table is not None:

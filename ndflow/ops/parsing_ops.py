@@ -104,6 +104,30 @@ def parse_example_v2(serialized, features, example_names=None, name=None):
 
 @tf_export(v1=["io.parse_example", "parse_example"])
 def parse_example(serialized, features, name=None, example_names=None):
+    """Parses a batch of serialized `tf.train.Example` protos into a dict of tensors (TF1 order).
+
+    Args:
+      serialized: a rank-1 string tensor of serialized Examples.
+      features: a dict from feature key to `tf.io.FixedLenFeature`, `VarLenFeature`,
+        `SparseFeature`, `RaggedFeature` or `FixedLenSequenceFeature`.
+      name: optional name for the operation.
+      example_names: optional names of the examples, used in error messages.
+
+    Returns:
+      A dict from key to a dense tensor (with a leading batch axis), `tf.SparseTensor` or
+      `tf.RaggedTensor`, as the feature's kind gives.
+
+    Raises:
+      InvalidArgumentError: if an Example cannot be parsed or lacks a required feature.
+
+    Example:
+      >>> ex = tf.train.Example(features=tf.train.Features(feature={
+      ...     'x': tf.train.Feature(int64_list=tf.train.Int64List(value=[7]))}))
+      >>> out = tf.compat.v1.io.parse_example([ex.SerializeToString()] * 2,
+      ...                                     {'x': tf.io.FixedLenFeature([], tf.int64)})
+      >>> out['x'].numpy()
+      array([7, 7])
+    """
     return _parse(serialized, features, example_names, name)
 
 
@@ -123,4 +147,28 @@ def parse_single_example_v2(serialized, features, example_names=None, name=None)
 
 @tf_export(v1=["io.parse_single_example", "parse_single_example"])
 def parse_single_example(serialized, features, name=None, example_names=None):
+    """Parses one serialized `tf.train.Example` into a dict of tensors (TF1 order).
+
+    Args:
+      serialized: a scalar string tensor.
+      features: a dict from feature key to `tf.io.FixedLenFeature`, `VarLenFeature`,
+        `SparseFeature`, `RaggedFeature` or `FixedLenSequenceFeature`.
+      name: optional name for the operation.
+      example_names: optional names of the examples, used in error messages.
+
+    Returns:
+      A dict from key to a dense tensor, `tf.SparseTensor` or `tf.RaggedTensor`.
+
+    Raises:
+      ValueError: if `features` is None.
+      InvalidArgumentError: if the Example cannot be parsed or lacks a required feature.
+
+    Example:
+      >>> ex = tf.train.Example(features=tf.train.Features(feature={
+      ...     'x': tf.train.Feature(int64_list=tf.train.Int64List(value=[7]))}))
+      >>> out = tf.compat.v1.io.parse_single_example(ex.SerializeToString(),
+      ...                                            {'x': tf.io.FixedLenFeature([], tf.int64)})
+      >>> int(out['x'])
+      7
+    """
     return parse_single_example_v2(serialized, features, example_names, name)

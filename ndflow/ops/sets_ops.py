@@ -95,12 +95,44 @@ def _dense_first(a, b, flip_ok: bool):
 
 @tf_export("sets.intersection", v1=["sets.intersection", "sets.set_intersection"])
 def set_intersection(a, b, validate_indices=True) -> SparseTensor:
+    """The elements common to the sets of `a` and `b`, along the last axis.
+
+    Args:
+      a: a dense tensor or `tf.SparseTensor` of int or string sets: its last axis holds one set
+        per position of the other axes.
+      b: the same kind of tensor, with the same leading axes (a dense `b` may go with a sparse
+        `a`).
+      validate_indices: whether to check that sparse indices are sorted and in range.
+
+    Returns:
+      A `tf.SparseTensor` of a's rank whose last axis holds each result set, sorted.
+
+    Example:
+      >>> tf.sets.intersection([[1, 2, 3]], [[2, 3, 4]]).values.numpy()
+      array([2, 3], dtype=int32)
+    """
     a, b, _ = _dense_first(a, b, True)
     return _set_operation(a, b, "intersection", validate_indices)
 
 
 @tf_export("sets.union", v1=["sets.union", "sets.set_union"])
 def set_union(a, b, validate_indices=True) -> SparseTensor:
+    """The elements in either set of `a` or `b`, along the last axis.
+
+    Args:
+      a: a dense tensor or `tf.SparseTensor` of int or string sets: its last axis holds one set
+        per position of the other axes.
+      b: the same kind of tensor, with the same leading axes (a dense `b` may go with a sparse
+        `a`).
+      validate_indices: whether to check that sparse indices are sorted and in range.
+
+    Returns:
+      A `tf.SparseTensor` of a's rank whose last axis holds each result set, sorted.
+
+    Example:
+      >>> tf.sets.union([[1, 2]], [[2, 3]]).values.numpy()
+      array([1, 2, 3], dtype=int32)
+    """
     a, b, _ = _dense_first(a, b, True)
     return _set_operation(a, b, "union", validate_indices)
 

@@ -76,6 +76,31 @@ def decode_csv_v2(records, record_defaults, field_delim=",", use_quote_delim=Tru
 @tf_export(v1=["io.decode_csv", "decode_csv"])
 def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None,
                na_value="", select_cols=None):
+    """Parses CSV records into one tensor per column (TF1 argument order).
+
+    Args:
+      records: a string tensor; each string is one CSV line.
+      record_defaults: one entry per column: a one-element tensor (the default and the dtype:
+        float32/64, int32/64 or string) or an empty tensor for a required column.
+      field_delim: the one-character field separator.
+      use_quote_delim: whether double quotes enclose fields (with "" as an escaped quote).
+      name: optional name for the operation.
+      na_value: the string that stands for a missing value.
+      select_cols: optional sorted list of the column indices to keep.
+
+    Returns:
+      A list of tensors of records' shape, one per (selected) column.
+
+    Raises:
+      ValueError: if `select_cols` is not strictly increasing, negative or the wrong length.
+      InvalidArgumentError: if a record has the wrong number of fields, a field does not
+        parse, or a required field is empty.
+
+    Example:
+      >>> ints, strs = tf.compat.v1.decode_csv(["1,a", "2,b"], [[0], [""]])
+      >>> ints.numpy()
+      array([1, 2], dtype=int32)
+    """
     return decode_csv_v2(records, record_defaults, field_delim, use_quote_delim, na_value,
                          select_cols, name)
 

@@ -50,6 +50,24 @@ def string_to_hash_bucket(input, num_buckets, name=None):  # noqa: A002
 
 @tf_export(v1=["strings.to_hash_bucket", "string_to_hash_bucket"])
 def string_to_hash_bucket_v1(string_tensor=None, num_buckets=None, name=None, input=None):  # noqa: A002
+    """Hashes each string to an int64 bucket in [0, num_buckets) (TF1 signature).
+
+    This uses TensorFlow's legacy string hash (not the fingerprint of
+    `tf.strings.to_hash_bucket_fast`), so the buckets match TensorFlow's.
+
+    Args:
+      string_tensor: a string tensor.
+      num_buckets: the number of buckets (>= 1).
+      name: optional name for the operation.
+      input: the same as `string_tensor` (its TF2 name); takes precedence when given.
+
+    Returns:
+      An int64 tensor of the input's shape.
+
+    Example:
+      >>> tf.compat.v1.string_to_hash_bucket(["a", "b"], 10).numpy()
+      array([8, 0])
+    """
     return string_to_hash_bucket(input if input is not None else string_tensor, num_buckets,
                                  name)
 

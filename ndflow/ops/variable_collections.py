@@ -99,6 +99,17 @@ def model_variables(scope=None) -> list:
 
 
 def moving_average_variables(scope=None) -> list:
+    """The variables holding moving averages in the default graph (MOVING_AVERAGE_VARIABLES).
+
+    `tf.compat.v1.train.ExponentialMovingAverage.apply` adds its shadow variables here.
+    Executing eagerly there are no collections, so this is an empty list.
+
+    Args:
+      scope: optional regex; only variables whose name matches it from the start are kept.
+
+    Returns:
+      A list of variables.
+    """
     return _collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
 
 

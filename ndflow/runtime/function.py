@@ -79,6 +79,15 @@ def run_functions_eagerly(run_eagerly: bool) -> None:
 
 @tf_export("config.functions_run_eagerly")
 def functions_run_eagerly() -> bool:
+    """Whether `tf.function`s run their Python code eagerly instead of as graphs.
+
+    Returns:
+      The value last given to `tf.config.run_functions_eagerly` (False by default).
+
+    Example:
+      >>> tf.config.functions_run_eagerly()
+      False
+    """
     return _run_eagerly
 
 

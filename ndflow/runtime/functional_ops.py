@@ -326,6 +326,21 @@ def tuple_v2(tensors, control_inputs=None, name=None):
 
 @tf_export(v1=["tuple"])
 def tuple_v1(tensors, name=None, control_inputs=None):
+    """Groups tensors: the outputs are available only once all the inputs are computed.
+
+    Args:
+      tensors: a list of tensors (None entries are passed through).
+      name: optional name scope.
+      control_inputs: optional extra ops that must also run first.
+
+    Returns:
+      In a graph, a list of identities of `tensors` depending on all of them; executing
+      eagerly, `tensors` as a list.
+
+    Example:
+      >>> [int(t) for t in tf.compat.v1.tuple([tf.constant(1), tf.constant(2)])]
+      [1, 2]
+    """
     if context.executing_eagerly():
         return list(tensors)
     with name_scope(name, "tuple"):

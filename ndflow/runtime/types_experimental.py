@@ -147,6 +147,17 @@ class TensorProtocol(Protocol):
 TensorLike = Union[  # noqa: UP007
     Tensor, TensorProtocol, int, float, bool, str, bytes, complex, tuple, list, np.ndarray,
     np.generic]
+TensorLike.__doc__ = """The values `tf.convert_to_tensor` accepts, as a type annotation.
+
+A `typing.Union` of `tf.Tensor`, objects with a `__tf_tensor__` method, Python numbers,
+bools, strings, bytes, tuples and lists, NumPy arrays and NumPy scalars.
+
+Example:
+  >>> def double(x: tf.types.experimental.TensorLike) -> tf.Tensor:
+  ...     return tf.convert_to_tensor(x) * 2
+  >>> double([1, 2]).numpy()
+  array([2, 4], dtype=int32)
+"""
 tf_export("types.experimental.TensorLike")(TensorLike)
 
 PolymorphicFunction.register(_Function)

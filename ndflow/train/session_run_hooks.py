@@ -108,6 +108,12 @@ class StopAtStepHook(SessionRunHook):
 
 @tf_export(v1=["train.NanLossDuringTrainingError"])
 class NanLossDuringTrainingError(RuntimeError):
+    """Raised by `tf.compat.v1.train.NanTensorHook` when the loss becomes NaN.
+
+    Example:
+      >>> str(tf.compat.v1.train.NanLossDuringTrainingError())
+      'NaN loss during training.'
+    """
     def __str__(self):
         return "NaN loss during training."
 

@@ -53,3 +53,20 @@ class _FiltersModule:  # compile_schema's dependencies are modules with a DESCRI
 
 ServerDef = compile_schema("tensorflow/core/protobuf/tensorflow_server.proto", _SERVER,
                            (cluster_pb2, config_pb2, _FiltersModule))["ServerDef"]
+ServerDef.__doc__ = """A server's description (TensorFlow's tensorflow.ServerDef message).
+
+Fields:
+  cluster: the `tf.train.ClusterDef` of every job and task address.
+  job_name: the name of this server's job (e.g. "worker").
+  task_index: this server's task within the job.
+  replica: the replica index (unused by TF2 runtimes).
+  default_session_config: a `tf.compat.v1.ConfigProto` for sessions on the server.
+  protocol: the transport, e.g. "grpc".
+  port: the port to listen on.
+  cluster_device_filters: optional device filters per job and task.
+
+Example:
+  >>> sd = tf.train.ServerDef(job_name="worker", task_index=1, protocol="grpc")
+  >>> tf.train.ServerDef.FromString(sd.SerializeToString()).task_index
+  1
+"""
