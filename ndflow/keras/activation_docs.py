@@ -76,22 +76,4 @@ DOCS = {
 # activation_functions_extra.py's own (its other functions share keras.ops.nn's docstrings)
 EXTRA_DOCS = {
     "mish": _act("Mish", "`x * tanh(softplus(x))`, a smooth, non-monotonic ReLU"),
-    "sparsemax": """Sparsemax: the Euclidean projection of `x` onto the probability simplex
-    along `axis`; like softmax it sums to 1, but small logits get exactly 0.
-
-    Args:
-      x: a float tensor of logits.
-      axis: the axis to normalize over (default the last).
-
-    Returns:
-      A tensor of `x`'s shape and dtype.
-
-    Raises:
-      TypeError: `x` is not a float tensor.
-
-    Example:
-
-    >>> tf.keras.activations.sparsemax([[2.0, 0.0]]).numpy()
-    array([[1., 0.]], dtype=float32)
-    """,
 }

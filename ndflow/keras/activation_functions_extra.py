@@ -101,7 +101,8 @@ activation_functions._BY_NAME["hard_swish"] = hard_silu
 
 # the same functions as keras.ops.nn's: the same docstrings, with the examples called here
 _SHARED = ("celu", "glu", "hard_shrink", "hard_silu", "hard_tanh", "log_sigmoid", "soft_shrink",
-           "sparse_plus", "sparse_sigmoid", "squareplus", "tanh_shrink", "threshold")
+           "sparse_plus", "sparse_sigmoid", "sparsemax", "squareplus", "tanh_shrink",
+           "threshold")
 docstrings.attach(globals(), {
     name: nn_activation_docs.DOCS[name].replace("tf.keras.ops.", "tf.keras.activations.")
     for name in _SHARED})

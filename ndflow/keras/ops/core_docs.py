@@ -306,4 +306,31 @@ DOCS = {
     Returns:
       The decorated function.
     """,
+    "scan": """Loops `f` over the leading axis of `xs`, carrying a state: for each slice x,
+    `carry, y = f(carry, x)`; the ys are stacked (as `jax.lax.scan`).
+
+    Args:
+      f: a callable `(carry, x) -> (new_carry, y)`; the carry keeps its structure and
+        dtypes.
+      init: the initial carry (a tensor or nest).
+      xs: a tensor or nest of tensors to scan over their first axis; None to run
+        `length` steps with x None.
+      length: the number of steps when `xs` is None.
+      reverse: whether to scan from the last slice to the first (the ys keep the
+        slices' order).
+      unroll: accepted for Keras' signature.
+
+    Returns:
+      A tuple (final carry, stacked ys).
+
+    Raises:
+      TypeError: `f` is not callable.
+      ValueError: neither `xs` nor `length` given.
+
+    Example:
+
+    >>> carry, ys = tf.keras.ops.scan(lambda c, x: (c + x, c * x), 0, tf.constant([1, 2, 3]))
+    >>> int(carry), ys.numpy().tolist()
+    (6, [0, 2, 9])
+    """,
 }

@@ -202,8 +202,6 @@ def vectorized_map(function, elements):
 
 @keras_op("scan", symbolic=False)
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
-    """Keras' scan: `carry, y = f(carry, x)` over the leading axis of `xs` (or `length`
-    steps with x None); returns (final carry, stacked ys)."""
     if not callable(f):
         raise TypeError(f"`f` should be a callable. Received: f={f}")
     if xs is None and length is None:

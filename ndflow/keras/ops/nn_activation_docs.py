@@ -157,4 +157,22 @@ DOCS = {
     array([[1., 0., 1.],
            [0., 1., 0.]], dtype=float32)
     """,
+    "sparsemax": """Sparsemax: the Euclidean projection of `x` onto the probability simplex
+    along `axis`; like softmax it sums to 1, but small logits get exactly 0.
+
+    Args:
+      x: a float tensor of logits.
+      axis: the axis to normalize over (default the last).
+
+    Returns:
+      A tensor of `x`'s shape and dtype.
+
+    Raises:
+      TypeError: `x` is not a float tensor.
+
+    Example:
+
+    >>> tf.keras.ops.sparsemax([[2.0, 0.0]]).numpy()
+    array([[1., 0.]], dtype=float32)
+    """,
 }

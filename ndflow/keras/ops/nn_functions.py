@@ -201,7 +201,6 @@ def log_softmax(x, axis=-1):
 
 @_nn("sparsemax")
 def sparsemax(x, axis=-1):
-    """The Euclidean projection of the logits onto the simplex (Martins & Astudillo)."""
     x = _float(x)
     if not x.dtype.is_floating:
         raise TypeError(f"sparsemax takes a float tensor; received {x.dtype.name}")

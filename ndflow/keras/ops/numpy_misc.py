@@ -58,7 +58,6 @@ def searchsorted(sorted_sequence, values, side="left"):
 
 @_np("digitize")
 def digitize(x, bins):
-    """Bin indices: i such that bins[i-1] <= x < bins[i] (NumPy's right=False)."""
     x = rules.to_tensor(x)
     bins = [float(b) for b in (bins.numpy() if hasattr(bins, "numpy") else bins)]
     edges = rules.to_tensor(bins, "float64" if x.dtype.name == "float64" else "float32")
@@ -121,8 +120,6 @@ def histogram(x, bins=10, range=None):  # noqa: A002 - Keras' name
 @_np("unique", symbolic=False)
 def unique(x, sorted=True, return_index=False, return_inverse=False,  # noqa: A002
            return_counts=False, axis=None, size=None, fill_value=None):
-    """The sorted unique values (flattened unless `axis`; axis is not supported here),
-    optionally their first indices, the inverse indices and counts, padded to `size`."""
     x = rules.to_tensor(x)
     if axis is not None:
         raise NotImplementedError("ndflow's keras.ops.unique supports axis=None only.")
@@ -259,7 +256,6 @@ def view_as_real(x):
 
 @_np("view")
 def view(x, dtype=None):
-    """The same bytes read as `dtype` (the last axis rescaled by the size ratio)."""
     x = rules.to_tensor(x)
     dtype = rules.standardize(dtype or x.dtype)
     old, new = x.dtype.size, np.dtype(dtype if dtype != "bfloat16" else "float16").itemsize
@@ -323,8 +319,6 @@ def slogdet(x):
 
 @_np("vectorize", symbolic=False)
 def vectorize(pyfunc, *, excluded=None, signature=None):
-    """`pyfunc` over the elements of its (broadcast) tensor arguments; with a gufunc
-    `signature` ("(n),(n)->()"), over the leading dims beyond the core dims."""
     excluded = set(excluded or ())
 
     def run(*args, **kwargs):

@@ -215,4 +215,88 @@ DOCS = {
     >>> float(sign), round(float(logdet), 4)
     (-1.0, 1.7918)
     """,
+    "digitize": """The index of the bin each value of `x` falls in: i such that
+    `bins[i - 1] <= x < bins[i]` (0 below the first edge, `len(bins)` from the last).
+
+    Args:
+      x: a tensor or array-like.
+      bins: a 1-D, ascending list or array of bin edges (known when called).
+
+    Returns:
+      An int32 tensor of `x`'s shape.
+
+    Example:
+
+    >>> tf.keras.ops.digitize([0.5, 1.0, 2.5], [1.0, 2.0]).numpy()
+    array([0, 1, 2], dtype=int32)
+    """,
+    "unique": """The unique values of `x` (flattened), optionally with their first indices,
+    the inverse mapping and their counts.
+
+    Args:
+      x: a tensor or array-like.
+      sorted: whether the unique values come ascending (else in order of first
+        appearance).
+      return_index: also return each unique value's first index in the flattened `x`.
+      return_inverse: also return, for each element of `x`, the index of its value in
+        the result (of `x`'s shape).
+      return_counts: also return how often each value occurs.
+      axis: must be None (unique rows are not supported by ndflow).
+      size: optional fixed result length: truncated, or padded with `fill_value` (0 by
+        default; counts padded with 0), so the shape is static.
+      fill_value: the padding value for `size`.
+
+    Returns:
+      The unique values, or a tuple of them and the requested extras in the order
+      values, index, inverse, counts.
+
+    Raises:
+      NotImplementedError: `axis` is not None.
+
+    Example:
+
+    >>> values, counts = tf.keras.ops.unique([3, 1, 3, 2], return_counts=True)
+    >>> values.numpy(), counts.numpy()
+    (array([1, 2, 3], dtype=int32), array([1, 1, 2], dtype=int32))
+    """,
+    "vectorize": """Turns a function of single elements (or of core sub-arrays, with
+    `signature`) into one that maps over the leading dimensions of tensor arguments, as
+    NumPy's `vectorize` (computed with `vectorized_map`).
+
+    Args:
+      pyfunc: the function to vectorize.
+      excluded: positions of arguments passed through unchanged (not mapped).
+      signature: optional generalized-ufunc signature such as "(n),(n)->()": the trailing
+        core dimensions each argument passes to `pyfunc` whole; the leading ones are
+        broadcast and mapped.
+
+    Returns:
+      The vectorized function.
+
+    Example:
+
+    >>> dot = tf.keras.ops.vectorize(lambda a, b: tf.reduce_sum(a * b), signature="(n),(n)->()")
+    >>> dot(tf.ones((4, 3)), tf.ones((4, 3))).numpy()
+    array([3., 3., 3., 3.], dtype=float32)
+    """,
+    "view": """The bytes of `x` reinterpreted as `dtype` (no conversion of values).
+
+    When the item sizes differ, the last axis is rescaled by their ratio (e.g. int32 to
+    int8 makes it 4 times longer).
+
+    Args:
+      x: a tensor or array-like.
+      dtype: the new dtype (default `x`'s).
+
+    Returns:
+      A tensor of `dtype`.
+
+    Raises:
+      ValueError: the last axis does not divide by the size ratio (to a wider dtype).
+
+    Example:
+
+    >>> tf.keras.ops.view(tf.constant([1.0]), "int32").numpy()
+    array([1065353216], dtype=int32)
+    """,
 }

@@ -338,8 +338,6 @@ def argsort(x, axis=-1):
 
 @_np("argpartition")
 def argpartition(x, kth, axis=-1):
-    """Indices that put the `kth` smallest in place with smaller ones before it (a full
-    stable argsort satisfies this)."""
     return argsort(x, axis=axis)
 
 

@@ -229,4 +229,17 @@ DOCS = {
                       "`axis`.", returns=_MEAN_DTYPE, nan=True),
     "nanstd": _reduce("The standard deviation (divided by the count of non-NaN values) of "
                       "`x` over `axis`.", returns=_MEAN_DTYPE, nan=True),
+    "argpartition": """Indices that partition `x` along `axis` around its `kth` element: the
+    element at `kth` is in its sorted place, smaller ones before it, larger ones after.
+
+    ndflow returns a full stable argsort, which satisfies this for every `kth`.
+
+    Args:
+      x: a tensor or array-like.
+      kth: the index of the element to put in place.
+      axis: the axis to partition along (None: the flattened `x`).
+
+    Returns:
+      An int32 tensor of `x`'s shape.
+    """,
 }

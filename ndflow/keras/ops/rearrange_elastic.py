@@ -26,7 +26,29 @@ def _groups(axes):
 
 @keras_op("rearrange")
 def rearrange(tensor, pattern, **axes_lengths):
-    """Split the input's grouped axes, permute the names, merge the output's groups."""
+    """Reshapes and transposes `tensor` as an einops-style pattern describes.
+
+    Each axis on the left of "->" gets a name; a parenthesized group "(h w)" is one axis
+    split into several. The right side lists the names in their new order, groups merging
+    axes back into one.
+
+    Args:
+      tensor: a tensor or array-like.
+      pattern: e.g. "b h w c -> b c h w" (transpose) or "b (h p) w -> b h (p w)".
+      **axes_lengths: the sizes of split axes that cannot be inferred, e.g. `p=2`.
+
+    Returns:
+      The rearranged tensor.
+
+    Raises:
+      ValueError: the left side's axis count differs from the tensor's rank, or the right
+        side names an axis the left side lacks.
+
+    Example:
+
+    >>> tf.keras.ops.rearrange(tf.zeros((2, 3, 4)), "a b c -> c (a b)").shape
+    TensorShape([4, 6])
+    """
     x = rules.to_tensor(tensor)
     lhs, rhs = re.split(r"\s*->\s*", pattern)
     in_groups, out_groups = _groups(_AXES.findall(lhs)), _groups(_AXES.findall(rhs))
