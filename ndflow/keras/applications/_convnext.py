@@ -185,15 +185,8 @@ ConvNeXtLarge = _builder("large", "ConvNeXtLarge")
 ConvNeXtXLarge = _builder("xlarge", "ConvNeXtXLarge")
 
 
-@keras_export("keras.applications.convnext.preprocess_input")
-def preprocess_input(x, data_format=None):
-    """The identity: ConvNeXt models normalize their [0, 255] inputs themselves."""
-    return x
-
-
-@keras_export("keras.applications.convnext.decode_predictions")
-def decode_predictions(preds, top=5):
-    return utils.decode_predictions(preds, top=top)
-
-
-decode_predictions.__doc__ = utils.decode_predictions.__doc__
+preprocess_input = keras_export("keras.applications.convnext.preprocess_input")(
+    utils.family_preprocess_input(
+        None, "The identity: ConvNeXt models normalize their [0, 255] inputs themselves."))
+decode_predictions = keras_export("keras.applications.convnext.decode_predictions")(
+    utils.family_decode_predictions())

@@ -70,8 +70,10 @@ def _densenet(kind, include_top, weights, input_tensor, input_shape, pooling, cl
 
 def _public(kind: str, public: str):
     blocks = ", ".join(map(str, _BLOCKS[kind]))
-    return utils.standard_builder(_densenet, kind, public,
-                                  f"{public}: dense blocks of {blocks} layers.", ["densenet"])
+    builder = utils.standard_builder(_densenet, kind, public,
+                                     f"{public}: dense blocks of {blocks} layers.")
+    return keras_export(f"keras.applications.densenet.{public}",
+                        f"keras.applications.{public}")(builder)
 
 
 DenseNet121 = _public("densenet121", "DenseNet121")
@@ -79,15 +81,7 @@ DenseNet169 = _public("densenet169", "DenseNet169")
 DenseNet201 = _public("densenet201", "DenseNet201")
 
 
-@keras_export("keras.applications.densenet.preprocess_input")
-def preprocess_input(x, data_format=None):
-    """Pixels to [0, 1], normalized by the ImageNet means and deviations ("torch" mode)."""
-    return utils.preprocess_input(x, data_format=data_format, mode="torch")
-
-
-@keras_export("keras.applications.densenet.decode_predictions")
-def decode_predictions(preds, top=5):
-    return utils.decode_predictions(preds, top=top)
-
-
-decode_predictions.__doc__ = utils.decode_predictions.__doc__
+preprocess_input = keras_export("keras.applications.densenet.preprocess_input")(
+    utils.family_preprocess_input("torch"))
+decode_predictions = keras_export("keras.applications.densenet.decode_predictions")(
+    utils.family_decode_predictions())

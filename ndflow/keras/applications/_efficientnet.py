@@ -134,10 +134,12 @@ def _efficientnet(variant, include_top, weights, input_tensor, input_shape, pool
 def _builder(variant):
     public = f"EfficientNet{variant.upper()}"
     width, depth, size, _ = _VARIANTS[variant]
-    return utils.standard_builder(
+    builder = utils.standard_builder(
         _efficientnet, variant, public,
-        f"{public}: width x{width}, depth x{depth}, {size}x{size} images.", ["efficientnet"],
+        f"{public}: width x{width}, depth x{depth}, {size}x{size} images.",
         default_name=f"efficientnet{variant}")
+    return keras_export(f"keras.applications.efficientnet.{public}",
+                        f"keras.applications.{public}")(builder)
 
 
 EfficientNetB0, EfficientNetB1, EfficientNetB2, EfficientNetB3 = (
@@ -146,15 +148,8 @@ EfficientNetB4, EfficientNetB5, EfficientNetB6, EfficientNetB7 = (
     _builder(v) for v in ("b4", "b5", "b6", "b7"))
 
 
-@keras_export("keras.applications.efficientnet.preprocess_input")
-def preprocess_input(x, data_format=None):
-    """A pass-through: EfficientNet models rescale and normalize their [0, 255] inputs."""
-    return x
-
-
-@keras_export("keras.applications.efficientnet.decode_predictions")
-def decode_predictions(preds, top=5):
-    return utils.decode_predictions(preds, top=top)
-
-
-decode_predictions.__doc__ = utils.decode_predictions.__doc__
+preprocess_input = keras_export("keras.applications.efficientnet.preprocess_input")(
+    utils.family_preprocess_input(
+        None, "A pass-through: EfficientNet models rescale and normalize their [0, 255] inputs."))
+decode_predictions = keras_export("keras.applications.efficientnet.decode_predictions")(
+    utils.family_decode_predictions())

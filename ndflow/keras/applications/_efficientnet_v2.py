@@ -190,15 +190,8 @@ EfficientNetV2M = _builder("-m", "EfficientNetV2M")
 EfficientNetV2L = _builder("-l", "EfficientNetV2L")
 
 
-@keras_export("keras.applications.efficientnet_v2.preprocess_input")
-def preprocess_input(x, data_format=None):
-    """The identity: EfficientNetV2 models rescale their [0, 255] inputs themselves."""
-    return x
-
-
-@keras_export("keras.applications.efficientnet_v2.decode_predictions")
-def decode_predictions(preds, top=5):
-    return utils.decode_predictions(preds, top=top)
-
-
-decode_predictions.__doc__ = utils.decode_predictions.__doc__
+preprocess_input = keras_export("keras.applications.efficientnet_v2.preprocess_input")(
+    utils.family_preprocess_input(
+        None, "The identity: EfficientNetV2 models rescale their [0, 255] inputs themselves."))
+decode_predictions = keras_export("keras.applications.efficientnet_v2.decode_predictions")(
+    utils.family_decode_predictions())

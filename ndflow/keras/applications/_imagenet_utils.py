@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -335,13 +336,12 @@ def imagenet_model(input_tensor, img_input, outputs, name: str, weights, file_na
     return model
 
 
-def standard_builder(build, variant: str, public: str, doc: str, namespaces,
+def standard_builder(build, variant: str, public: str, doc: str,
                      default_name: str | None = None):
     """The public builder `public` of one model of a family, with the signature Keras gives
     most of them, calling `build(variant, include_top, weights, input_tensor, input_shape,
     pooling, classes, classifier_activation, name)`; `name` defaults to `default_name` (else
-    `variant`). Declared as `keras.applications.<namespace>.<public>` for each of
-    `namespaces` and as `keras.applications.<public>`."""
+    `variant`). The family's module declares it."""
     default_name = variant if default_name is None else default_name
 
     def builder(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
@@ -352,5 +352,39 @@ def standard_builder(build, variant: str, public: str, doc: str, namespaces,
     builder.__name__ = builder.__qualname__ = public
     builder.__doc__ = doc
     builder.__module__ = build.__module__
-    return keras_export(*[f"keras.applications.{ns}.{public}" for ns in namespaces],
-                        f"keras.applications.{public}")(builder)
+    return builder
+
+
+_MODE_DOCS = {"caffe": 'RGB to BGR, minus the ImageNet channel means ("caffe" mode).',
+              "tf": 'Scales pixels from [0, 255] to [-1, 1] ("tf" mode).',
+              "torch": 'Pixels to [0, 1], normalized by the ImageNet means and deviations '
+                       '("torch" mode).'}
+
+
+def _of_caller(fn, name: str, doc: str | None):
+    """`fn` named `name`, documented by `doc`, as a function of the module that called the
+    helper calling this."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    fn.__module__ = sys._getframe(2).f_globals["__name__"]
+    return fn
+
+
+def family_preprocess_input(mode: str | None, doc: str | None = None,
+                            name: str = "preprocess_input"):
+    """A family's `preprocess_input(x, data_format=None)`: `preprocess_input` in `mode`, or
+    the identity (`mode` None, for models that preprocess inside). The family's module
+    declares it."""
+    def preprocess(x, data_format=None):
+        if mode is None:
+            return x
+        return preprocess_input(x, data_format=data_format, mode=mode)
+    return _of_caller(preprocess, name, doc if doc is not None else _MODE_DOCS[mode])
+
+
+def family_decode_predictions(name: str = "decode_predictions"):
+    """A family's `decode_predictions(preds, top=5)` (this module's). The family's module
+    declares it."""
+    def decode(preds, top=5):
+        return decode_predictions(preds, top=top)
+    return _of_caller(decode, name, decode_predictions.__doc__)

@@ -98,15 +98,7 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None,  # noqa
                                 _BASE + file_name, _HASHES[0 if include_top else 1])
 
 
-@keras_export("keras.applications.inception_v3.preprocess_input")
-def preprocess_input(x, data_format=None):
-    """Scales pixels from [0, 255] to [-1, 1] ("tf" mode)."""
-    return utils.preprocess_input(x, data_format=data_format, mode="tf")
-
-
-@keras_export("keras.applications.inception_v3.decode_predictions")
-def decode_predictions(preds, top=5):
-    return utils.decode_predictions(preds, top=top)
-
-
-decode_predictions.__doc__ = utils.decode_predictions.__doc__
+preprocess_input = keras_export("keras.applications.inception_v3.preprocess_input")(
+    utils.family_preprocess_input("tf"))
+decode_predictions = keras_export("keras.applications.inception_v3.decode_predictions")(
+    utils.family_decode_predictions())

@@ -87,15 +87,7 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3,  # 
         BASE_WEIGHT_PATH + file_name, None)
 
 
-@keras_export("keras.applications.mobilenet.preprocess_input")
-def preprocess_input(x, data_format=None):
-    """Scales pixels from [0, 255] to [-1, 1] ("tf" mode)."""
-    return utils.preprocess_input(x, data_format=data_format, mode="tf")
-
-
-@keras_export("keras.applications.mobilenet.decode_predictions")
-def decode_predictions(preds, top=5):
-    return utils.decode_predictions(preds, top=top)
-
-
-decode_predictions.__doc__ = utils.decode_predictions.__doc__
+preprocess_input = keras_export("keras.applications.mobilenet.preprocess_input")(
+    utils.family_preprocess_input("tf"))
+decode_predictions = keras_export("keras.applications.mobilenet.decode_predictions")(
+    utils.family_decode_predictions())

@@ -116,15 +116,7 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
         BASE_WEIGHT_PATH + file_name, None)
 
 
-@keras_export("keras.applications.mobilenet_v2.preprocess_input")
-def preprocess_input(x, data_format=None):
-    """Scales pixels from [0, 255] to [-1, 1] ("tf" mode)."""
-    return utils.preprocess_input(x, data_format=data_format, mode="tf")
-
-
-@keras_export("keras.applications.mobilenet_v2.decode_predictions")
-def decode_predictions(preds, top=5):
-    return utils.decode_predictions(preds, top=top)
-
-
-decode_predictions.__doc__ = utils.decode_predictions.__doc__
+preprocess_input = keras_export("keras.applications.mobilenet_v2.preprocess_input")(
+    utils.family_preprocess_input("tf"))
+decode_predictions = keras_export("keras.applications.mobilenet_v2.decode_predictions")(
+    utils.family_decode_predictions())

@@ -213,15 +213,8 @@ def MobileNetV3Large(input_shape=None, alpha=1.0, minimalistic=False,  # noqa: N
                          classifier_activation, include_preprocessing, name)
 
 
-@keras_export("keras.applications.mobilenet_v3.preprocess_input")
-def preprocess_input(x, data_format=None):
-    """The identity: MobileNetV3 models rescale their [0, 255] inputs themselves."""
-    return x
-
-
-@keras_export("keras.applications.mobilenet_v3.decode_predictions")
-def decode_predictions(preds, top=5):
-    return utils.decode_predictions(preds, top=top)
-
-
-decode_predictions.__doc__ = utils.decode_predictions.__doc__
+preprocess_input = keras_export("keras.applications.mobilenet_v3.preprocess_input")(
+    utils.family_preprocess_input(
+        None, "The identity: MobileNetV3 models rescale their [0, 255] inputs themselves."))
+decode_predictions = keras_export("keras.applications.mobilenet_v3.decode_predictions")(
+    utils.family_decode_predictions())

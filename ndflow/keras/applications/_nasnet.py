@@ -230,15 +230,7 @@ def NASNetLarge(input_shape=None, include_top=True, weights="imagenet",  # noqa:
                    pooling, classes, 331, classifier_activation, name)
 
 
-@keras_export("keras.applications.nasnet.preprocess_input")
-def preprocess_input(x, data_format=None):
-    """Scales pixels from [0, 255] to [-1, 1] ("tf" mode)."""
-    return utils.preprocess_input(x, data_format=data_format, mode="tf")
-
-
-@keras_export("keras.applications.nasnet.decode_predictions")
-def decode_predictions(preds, top=5):
-    return utils.decode_predictions(preds, top=top)
-
-
-decode_predictions.__doc__ = utils.decode_predictions.__doc__
+preprocess_input = keras_export("keras.applications.nasnet.preprocess_input")(
+    utils.family_preprocess_input("tf"))
+decode_predictions = keras_export("keras.applications.nasnet.decode_predictions")(
+    utils.family_decode_predictions())

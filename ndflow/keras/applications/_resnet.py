@@ -108,7 +108,9 @@ def _public(kind: str, namespaces):
         doc = f"{public}: the pre-activation ResNet (stacks of {blocks} blocks)."
     else:
         doc = f"{public}: {sum(_BLOCKS[kind])} bottleneck blocks in stacks of {blocks}."
-    return utils.standard_builder(_resnet, kind, public, doc, namespaces)
+    return keras_export(*[f"keras.applications.{ns}.{public}" for ns in namespaces],
+                        f"keras.applications.{public}")(
+        utils.standard_builder(_resnet, kind, public, doc))
 
 
 ResNet50 = _public("resnet50", ["resnet50", "resnet"])
@@ -116,20 +118,12 @@ ResNet101 = _public("resnet101", ["resnet"])
 ResNet152 = _public("resnet152", ["resnet"])
 
 
-@keras_export("keras.applications.resnet50.preprocess_input",
-              "keras.applications.resnet.preprocess_input")
-def preprocess_input(x, data_format=None):
-    """RGB to BGR, minus the ImageNet channel means ("caffe" mode)."""
-    return utils.preprocess_input(x, data_format=data_format, mode="caffe")
-
-
-@keras_export("keras.applications.resnet50.decode_predictions",
-              "keras.applications.resnet.decode_predictions")
-def decode_predictions(preds, top=5):
-    return utils.decode_predictions(preds, top=top)
-
-
-decode_predictions.__doc__ = utils.decode_predictions.__doc__
+preprocess_input = keras_export("keras.applications.resnet50.preprocess_input",
+                                "keras.applications.resnet.preprocess_input")(
+    utils.family_preprocess_input("caffe"))
+decode_predictions = keras_export("keras.applications.resnet50.decode_predictions",
+                                  "keras.applications.resnet.decode_predictions")(
+    utils.family_decode_predictions())
 
 
 ResNet50V2 = _public("resnet50v2", ["resnet_v2"])
@@ -137,15 +131,7 @@ ResNet101V2 = _public("resnet101v2", ["resnet_v2"])
 ResNet152V2 = _public("resnet152v2", ["resnet_v2"])
 
 
-@keras_export("keras.applications.resnet_v2.preprocess_input")
-def resnet_v2_preprocess_input(x, data_format=None):
-    """Scales pixels from [0, 255] to [-1, 1] ("tf" mode)."""
-    return utils.preprocess_input(x, data_format=data_format, mode="tf")
-
-
-@keras_export("keras.applications.resnet_v2.decode_predictions")
-def resnet_v2_decode_predictions(preds, top=5):
-    return utils.decode_predictions(preds, top=top)
-
-
-resnet_v2_decode_predictions.__doc__ = utils.decode_predictions.__doc__
+resnet_v2_preprocess_input = keras_export("keras.applications.resnet_v2.preprocess_input")(
+    utils.family_preprocess_input("tf", name="resnet_v2_preprocess_input"))
+resnet_v2_decode_predictions = keras_export("keras.applications.resnet_v2.decode_predictions")(
+    utils.family_decode_predictions(name="resnet_v2_decode_predictions"))

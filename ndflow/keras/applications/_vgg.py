@@ -39,18 +39,16 @@ def _vgg(kind, include_top, weights, input_tensor, input_shape, pooling, classes
                                 _HASHES[kind][0 if include_top else 1])
 
 
-VGG16 = utils.standard_builder(
-    _vgg, "vgg16", "VGG16", "VGG16: 13 convolutions in 5 blocks, then 3 dense layers.",
-    ["vgg16"])
-VGG19 = utils.standard_builder(
-    _vgg, "vgg19", "VGG19", "VGG19: 16 convolutions in 5 blocks, then 3 dense layers.",
-    ["vgg19"])
+VGG16 = keras_export("keras.applications.vgg16.VGG16", "keras.applications.VGG16")(
+    utils.standard_builder(_vgg, "vgg16", "VGG16",
+                           "VGG16: 13 convolutions in 5 blocks, then 3 dense layers."))
+VGG19 = keras_export("keras.applications.vgg19.VGG19", "keras.applications.VGG19")(
+    utils.standard_builder(_vgg, "vgg19", "VGG19",
+                           "VGG19: 16 convolutions in 5 blocks, then 3 dense layers."))
 
 
-@keras_export("keras.applications.vgg16.preprocess_input")
-def preprocess_input(x, data_format=None):
-    """RGB to BGR, minus the ImageNet channel means ("caffe" mode)."""
-    return utils.preprocess_input(x, data_format=data_format, mode="caffe")
+preprocess_input = keras_export("keras.applications.vgg16.preprocess_input")(
+    utils.family_preprocess_input("caffe"))
 
 
 @keras_export("keras.applications.vgg19.preprocess_input")
@@ -69,10 +67,6 @@ def vgg19_preprocess_input(x, data_format=None):
     return utils.preprocess_input(x, data_format=data_format, mode="caffe")
 
 
-@keras_export("keras.applications.vgg16.decode_predictions",
-              "keras.applications.vgg19.decode_predictions")
-def decode_predictions(preds, top=5):
-    return utils.decode_predictions(preds, top=top)
-
-
-decode_predictions.__doc__ = utils.decode_predictions.__doc__
+decode_predictions = keras_export("keras.applications.vgg16.decode_predictions",
+                                  "keras.applications.vgg19.decode_predictions")(
+    utils.family_decode_predictions())

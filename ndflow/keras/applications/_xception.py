@@ -77,15 +77,7 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N
                                 _BASE + file_name, _HASHES[0 if include_top else 1])
 
 
-@keras_export("keras.applications.xception.preprocess_input")
-def preprocess_input(x, data_format=None):
-    """Scales pixels from [0, 255] to [-1, 1] ("tf" mode)."""
-    return utils.preprocess_input(x, data_format=data_format, mode="tf")
-
-
-@keras_export("keras.applications.xception.decode_predictions")
-def decode_predictions(preds, top=5):
-    return utils.decode_predictions(preds, top=top)
-
-
-decode_predictions.__doc__ = utils.decode_predictions.__doc__
+preprocess_input = keras_export("keras.applications.xception.preprocess_input")(
+    utils.family_preprocess_input("tf"))
+decode_predictions = keras_export("keras.applications.xception.decode_predictions")(
+    utils.family_decode_predictions())
