@@ -38,8 +38,29 @@ _NAMES: dict = {}
 
 @keras_export("keras.random.SeedGenerator")
 class SeedGenerator:
-    """A random state (a non-trainable int64 variable [seed, counter]): each draw seeded by
-    it takes the current state and advances the counter."""
+    """A random state for reproducible draws: each `keras.random` call seeded with it gets
+    a new seed pair and advances the state, so repeated calls differ while a run started
+    from the same seed repeats them all.
+
+    The state is a non-trainable int64 variable `[seed, counter]` (saved with the layer
+    or model that owns the generator).
+
+    Args:
+      seed: the initial seed (an int); None picks a random one.
+      name: the generator's name.
+      **kwargs: `backend` is accepted and ignored.
+
+    Raises:
+      ValueError: a non-int `seed`, or other keyword arguments.
+
+    Example:
+
+    >>> gen = tf.keras.random.SeedGenerator(42)
+    >>> a = tf.keras.random.uniform((2,), seed=gen)
+    >>> b = tf.keras.random.uniform((2,), seed=gen)
+    >>> bool(tf.reduce_all(a == b))
+    False
+    """
 
     def __init__(self, seed=None, name=None, **kwargs):
         kwargs.pop("backend", None)
@@ -226,8 +247,21 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
 
 @keras_export("keras.random.dropout")
 def dropout(inputs, rate, noise_shape=None, seed=None):
-    """`inputs` with each entry zeroed with probability `rate`, the kept ones scaled by
-    1 / (1 - rate) (TF's stateless_dropout: kept where uniform >= rate)."""
+    """`inputs` with each entry zeroed with probability `rate` and the kept ones scaled by
+    `1 / (1 - rate)`, so the expected value stays.
+
+    Args:
+      inputs: a float tensor or array-like.
+      rate: the drop probability, in [0, 1].
+      noise_shape: optional shape of the keep/drop mask, broadcast against `inputs` (None
+        entries take the input's size).
+      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
+        (fresh values each call, reproducible from its seed) or None (a global
+        generator's next state).
+
+    Returns:
+      A tensor of `inputs`' shape and dtype.
+    """
     inputs = rules.to_tensor(inputs)
     if rate == 1.0:
         return array_fill.zeros_like(inputs)
@@ -324,8 +358,27 @@ def beta(shape, alpha, beta, dtype=None, seed=None):
 
 @keras_export("keras.random.binomial")
 def binomial(shape, counts, probabilities, dtype=None, seed=None):
-    """The number of successes in `counts` Bernoulli(`probabilities`) trials: the trials
-    drawn (uniform < p) up to the largest count and summed where within each count."""
+    """Samples from a binomial distribution: the number of successes in `counts` trials of
+    success probability `probabilities`.
+
+    ndflow draws the trials one by one up to the largest count (so `counts` must be known
+    when the call is traced).
+
+    Args:
+      shape: the result's shape.
+      counts: the number of trials, a number or tensor broadcastable to `shape`.
+      probabilities: the success probability, likewise.
+      dtype: a float dtype for the counts (default `keras.config.floatx()`).
+      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
+        (fresh values each call, reproducible from its seed) or None (a global
+        generator's next state).
+
+    Returns:
+      A tensor of `shape` holding whole numbers in [0, counts].
+
+    Raises:
+      ValueError: `counts` is not known when traced.
+    """
     dtype, middle = _dtype_for_draws(dtype)
     shape = _shape(shape)
     known = apply.constant_value(counts) if isinstance(counts, Tensor) else counts
@@ -347,8 +400,27 @@ def binomial(shape, counts, probabilities, dtype=None, seed=None):
 
 @keras_export("keras.random.categorical")
 def categorical(logits, num_samples, dtype="int32", seed=None):
-    """`num_samples` class indices per row of `logits` (the Gumbel-max trick: argmax of
-    logits plus Gumbel noise)."""
+    """Draws class indices from categorical distributions given by logits.
+
+    Args:
+      logits: a 2-D tensor (batch, classes) of unnormalized log-probabilities.
+      num_samples: how many indices to draw per row.
+      dtype: the indices' dtype (default int32).
+      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
+        (fresh values each call, reproducible from its seed) or None (a global
+        generator's next state).
+
+    Returns:
+      A tensor of shape (batch, num_samples).
+
+    Raises:
+      ValueError: `logits` is not 2-D.
+
+    Example:
+
+    >>> tf.keras.random.categorical([[0.0, 100.0]], 3, seed=1).numpy()
+    array([[1, 1, 1]], dtype=int32)
+    """
     logits = rules.to_tensor(logits)
     if logits.shape.rank != 2:
         raise ValueError("`logits` should be a 2-dimensional tensor with shape "

@@ -12,7 +12,8 @@ from ndflow.core.api_export import keras_export
 
 @keras_export("keras.tree.MAP_TO_NONE")
 class MAP_TO_NONE:  # noqa: N801 - Keras' name
-    """A `traverse` function returning this class replaces the node by None."""
+    """A marker a `traverse` function returns to replace the visited node with None (a
+    plain None return means "keep going")."""
 
 
 def _is_namedtuple(x) -> bool:
@@ -304,8 +305,26 @@ def _pack(node, it):
 
 @keras_export("keras.tree.traverse")
 def traverse(func, structure, top_down=True):
-    """`func` on every node and leaf: top-down, a non-None result replaces the subtree
-    (MAP_TO_NONE: by None); bottom-up, on the rebuilt children first."""
+    """Calls `func` on every node and leaf of a structure, letting it replace them.
+
+    Top-down, `func` sees each node before its children: a non-None result replaces the
+    whole subtree (return `MAP_TO_NONE` to replace it with None); None means descend.
+    Bottom-up, `func` sees each node after its children were traversed, the node rebuilt
+    from them.
+
+    Args:
+      func: a callable on a node or leaf.
+      structure: a nest.
+      top_down: the order (default True).
+
+    Returns:
+      The new structure.
+
+    Example:
+
+    >>> tf.keras.tree.traverse(lambda x: x * 10 if isinstance(x, int) else None, [1, (2,)])
+    [10, (20,)]
+    """
     def children_done(node):
         if not _is_node(node):
             return node
@@ -348,7 +367,21 @@ def _is_shape(x) -> bool:
 
 @keras_export("keras.tree.map_shape_structure")
 def map_shape_structure(func, structure):
-    """`func` on each shape (a list/tuple of ints and None) of a nested structure."""
+    """Applies `func` to each shape in a nest of shapes (a shape being a list or tuple of
+    ints and None, which other maps would descend into).
+
+    Args:
+      func: a callable taking a shape (or another leaf).
+      structure: a nest whose leaves are shapes.
+
+    Returns:
+      The structure with `func`'s results in place of the shapes.
+
+    Example:
+
+    >>> tf.keras.tree.map_shape_structure(len, {"a": (2, 3), "b": [(None, 4, 5)]})
+    {'a': 2, 'b': [3]}
+    """
     if _is_shape(structure) or not _is_node(structure):
         return func(structure)
     return _rebuild(structure, [map_shape_structure(func, c) for c in _children(structure)])
