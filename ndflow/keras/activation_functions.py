@@ -23,8 +23,25 @@ def _export(name: str):
 
 @_export("relu")
 def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
-    """Keras 3's relu, term for term: `x` above `threshold` (0 at or below it), capped at
-    `max_value`, minus `negative_slope * relu(threshold - x)`."""
+    """Rectified linear unit with Keras' options: `x` above `threshold` (0 at or below
+    it), capped at `max_value`, minus `negative_slope * relu(threshold - x)`.
+
+    With the defaults it is `max(x, 0)`.
+
+    Args:
+      x: a float tensor.
+      negative_slope: the slope below the threshold (0: flat, as plain ReLU).
+      max_value: optional cap on the output.
+      threshold: the value below which the output is 0 (or sloped).
+
+    Returns:
+      A tensor of `x`'s shape and dtype.
+
+    Example:
+
+    >>> tf.keras.activations.relu(tf.constant([-2.0, 1.0, 9.0]), max_value=6.0).numpy()
+    array([0., 1., 6.], dtype=float32)
+    """
     if isinstance(x, KerasTensor):
         if negative_slope == 0.0 and max_value is None and threshold == 0.0:
             return op_step("relu", (x,), {})
@@ -179,7 +196,17 @@ _BY_NAME = {f.__name__: f for f in (
 
 @_export("serialize")
 def serialize(activation):
-    """The name of a Keras activation function."""
+    """The name of a built-in activation function, as configs save it.
+
+    Args:
+      activation: one of `keras.activations`' functions.
+
+    Returns:
+      Its name, e.g. "relu".
+
+    Raises:
+      ValueError: `activation` is not a built-in activation.
+    """
     name = getattr(activation, "__name__", None)
     if name in _BY_NAME and _BY_NAME[name] is activation:
         return name
@@ -211,8 +238,24 @@ def deserialize(config, custom_objects=None):
 
 @_export("get")
 def get(identifier):
-    """None, a name or Keras' record of a function -> the activation function; a callable
-    is returned as is."""
+    """The activation function an identifier stands for (what layers' `activation=`
+    arguments accept).
+
+    Args:
+      identifier: None (the linear identity), a name ("relu"), Keras' saved record of a
+        function, or a callable (returned as it is).
+
+    Returns:
+      A callable.
+
+    Raises:
+      ValueError: an unknown name or an identifier of another type.
+
+    Example:
+
+    >>> tf.keras.activations.get("relu") is tf.keras.activations.relu
+    True
+    """
     if identifier is None:
         return linear
     if isinstance(identifier, str) or (isinstance(identifier, dict)

@@ -104,7 +104,12 @@ def set_image_data_format(data_format) -> None:
 
 @keras_export("keras.backend.clear_session", "keras.utils.clear_session")
 def clear_session(free_memory=True) -> None:
-    """Resets Keras' global state: automatic names start again at `dense`, `dense_1`, ..."""
+    """Resets Keras' global state between experiments: automatic layer names start again
+    (`dense`, `dense_1`, ...).
+
+    Args:
+      free_memory: whether to also run Python's garbage collector.
+    """
     base_layer.reset_names()
     if free_memory:
         gc.collect()
@@ -188,7 +193,15 @@ def set_value(x, value) -> None:
 
 @keras_export("keras.utils.set_random_seed")
 def set_random_seed(seed) -> None:
-    """Seeds Python's `random`, NumPy and ndflow (`tf.random.set_seed`) at once."""
+    """Seeds Python's `random`, NumPy's global generator and ndflow's
+    (`tf.random.set_seed`) at once, for reproducible runs.
+
+    Args:
+      seed: an int.
+
+    Raises:
+      ValueError: `seed` is not an int.
+    """
     if not isinstance(seed, int):
         raise ValueError("Expected `seed` argument to be an integer. Received: "
                          f"seed={seed} (of type {type(seed)})")
@@ -199,6 +212,14 @@ def set_random_seed(seed) -> None:
 
 @keras_export("keras.remat")
 def remat(f):
-    """`keras.remat(f)`: `f` with its activations recomputed in the backward pass instead of
-    kept (TF backend: `tf.recompute_grad`)."""
+    """Rematerialization: `f` wrapped so that its intermediate activations are recomputed
+    during the backward pass instead of kept in memory (`tf.recompute_grad`), trading
+    compute for memory.
+
+    Args:
+      f: a callable on tensors (e.g. a layer's call or a block of layers).
+
+    Returns:
+      A callable computing the same values and gradients.
+    """
     return recompute_grad(f)

@@ -16,13 +16,25 @@ _KERAS_BACKENDS = ("tensorflow", "jax", "torch", "numpy", "openvino")
 
 @keras_export("keras.config.backend")
 def backend() -> str:
-    """ndflow is TensorFlow's API, so Keras runs on the 'tensorflow' backend."""
+    """The name of the Keras backend: always "tensorflow" (ndflow is TensorFlow's API).
+
+    Returns:
+      The string "tensorflow".
+    """
     return "tensorflow"
 
 
 @keras_export("keras.config.set_backend")
 def set_backend(backend) -> None:
-    """'tensorflow' is a no-op (already active); Keras' other backends are not part of ndflow."""
+    """Selects Keras' backend: "tensorflow" is accepted (it is already active); Keras'
+    other backends are not part of ndflow.
+
+    Args:
+      backend: a Keras backend name.
+
+    Raises:
+      ValueError: any backend other than "tensorflow" (an unknown name says so).
+    """
     if backend not in _KERAS_BACKENDS:
         raise ValueError("Available backends are ('tensorflow', 'jax', 'torch', 'numpy' and "
                          f"'openvino'). Received: backend={backend}")
@@ -72,7 +84,9 @@ def is_traceback_filtering_enabled() -> bool:
 
 @keras_export("keras.config.enable_flash_attention")
 def enable_flash_attention() -> None:
-    """As Keras: 'enabled' means None, flash attention where the inputs allow it."""
+    """Resets the flash-attention setting to its default, None ("use it where the inputs
+    allow"), as Keras records it; see `is_flash_attention_enabled`.
+    """
     _SETTINGS["flash_attention"] = None
 
 
@@ -108,7 +122,12 @@ def max_epochs():
 
 @keras_export("keras.config.set_max_epochs")
 def set_max_epochs(max_epochs) -> None:
-    """Caps `epochs` of every `fit` (None: no cap), for debugging, as Keras."""
+    """Caps the epochs every `fit` runs, whatever its `epochs` argument (for quick
+    debugging runs).
+
+    Args:
+      max_epochs: an int, or None for no cap.
+    """
     _SETTINGS["max_epochs"] = max_epochs
 
 
@@ -125,18 +144,40 @@ def max_steps_per_epoch():
 
 @keras_export("keras.config.set_max_steps_per_epoch")
 def set_max_steps_per_epoch(max_steps_per_epoch) -> None:
-    """Caps the steps of every `fit` epoch (None: no cap), as Keras."""
+    """Caps the steps of every `fit` epoch (for quick debugging runs).
+
+    Args:
+      max_steps_per_epoch: an int, or None for no cap.
+    """
     _SETTINGS["max_steps_per_epoch"] = max_steps_per_epoch
 
 
 @keras_export("keras.version")
 def version() -> str:
-    """The Keras version whose API and file formats ndflow's Keras follows (TF 2.21's)."""
+    """The Keras version whose API and file formats ndflow's Keras follows (the one
+    TensorFlow 2.21 ships).
+
+    Returns:
+      A version string.
+    """
     return KERAS_VERSION
 
 
 @keras_export("keras.device")
 def device(device_name):
-    """`keras.device("cpu:0")`: ops and variables made inside go to that device (the
-    TensorFlow backend's tf.device scope)."""
+    """A context manager placing the ops and variables created inside it on a device.
+
+    Args:
+      device_name: e.g. "cpu:0" or "gpu:0".
+
+    Returns:
+      The `tf.device` scope.
+
+    Example:
+
+    >>> with tf.keras.device("cpu:0"):
+    ...     x = tf.keras.ops.ones((2,))
+    >>> x.shape
+    TensorShape([2])
+    """
     return scopes.device(device_name)
