@@ -239,6 +239,19 @@ def test_num_eval_images_and_a_corrupt_validation_file(saved_model, data_dir, tm
     assert "validation-00001-of-00002: corrupted record at " in err
     assert not out_dir.exists() and not list(tmp_path.glob("*.partial-*"))
 
+    no_records = tmp_path / "no_records"
+    no_records.mkdir()
+    (no_records / "train-00000-of-00001").write_bytes(b"")
+    with pytest.raises(SystemExit) as e:
+        inference_script.main(["--input_saved_model_dir", str(saved_model), "--data_dir",
+                               str(data_dir), "--calib_data_dir", str(no_records),
+                               "--output_saved_model_dir", str(out_dir)])
+    assert e.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith(
+        f"error: argument --calib_data_dir: the train-* files of {str(no_records)!r} hold no "
+        f"records to calibrate INT8 with")
+    assert not out_dir.exists() and not list(tmp_path.glob("*.partial-*"))
+
 
 # ---------------------------------------------------------------- bad input
 

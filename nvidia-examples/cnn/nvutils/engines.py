@@ -139,7 +139,11 @@ def calibration_input_fn(args, model: Model):
     h, w = model.height, model.width
     if directory:
         files = train_files(directory, "train")
-        available = _count(files, "calib_data_dir" if args.calib_data_dir else "data_dir")
+        flag = "calib_data_dir" if args.calib_data_dir else "data_dir"
+        available = _count(files, flag)
+        if available == 0:
+            _fail(f"argument --{flag}: the train-* files of {directory!r} hold no records to "
+                  f"calibrate INT8 with")
         count = min(args.num_calib_inputs, available)
         source = f"{count} images of {directory} (train-*)" + (
             f"; only {available} there, not --num_calib_inputs {args.num_calib_inputs}"
@@ -174,10 +178,12 @@ def _quantized_segments(converter) -> int:
                for seg in converter.segments)
 
 
-def tftrt_engine(args, model: Model, precision: str, out_dir: str | None) -> Engine | None:
+def tftrt_engine(args, model: Model, precision: str, out_dir: str | None,
+                 calibration=None) -> Engine | None:
     """The SavedModel converted by TrtGraphConverterV2 at `precision` (saved to out_dir and
     loaded back when there is one, as TF-TRT's examples run the saved result); None, with
-    one line saying why, where the conversion is not available here."""
+    one line saying why, where the conversion is not available here. INT8 calibrates with
+    `calibration`, calibration_input_fn's (input_fn, description)."""
     name = f"TF-TRT {precision}"
     params = tf.experimental.tensorrt.ConversionParams(precision_mode=precision)
     start = time.perf_counter()
@@ -187,7 +193,7 @@ def tftrt_engine(args, model: Model, precision: str, out_dir: str | None) -> Eng
             input_saved_model_signature_key=args.input_signature_key,
             conversion_params=params)
         if precision == "INT8":
-            input_fn, source = calibration_input_fn(args, model)
+            input_fn, source = calibration
             converted = converter.convert(calibration_input_fn=input_fn)
         else:
             converted = converter.convert()
@@ -340,6 +346,8 @@ def run(args) -> int:
     print(f"Model: {args.input_saved_model_dir}, signature {args.input_signature_key!r}: "
           f"{model.input_name} [batch, {model.height}, {model.width}, 3] -> "
           f"{model.output_key}", flush=True)
+    # the calibration data checked before anything is converted or written
+    calibration = calibration_input_fn(args, model) if "INT8" in args.precision else None
     images = timing_batch(args, model)
     print("Images: " + (f"{available} validation images of {args.data_dir}" if files else
                         "synthetic (one random batch, repeated; no accuracy)"), flush=True)
@@ -351,7 +359,7 @@ def run(args) -> int:
             os.makedirs(partial)
         engines = [Engine(NATIVE, model.call(model.signature))]
         for precision in args.precision:
-            engine = tftrt_engine(args, model, precision, partial)
+            engine = tftrt_engine(args, model, precision, partial, calibration)
             if engine is not None:
                 engines.append(engine)
         engine = onnxruntime_engine(args, model, partial)
