@@ -61,8 +61,6 @@ def _tf_format(data_format, rank: int) -> str:
 # -- activations -----------------------------------------------------------------------------
 @keras_export("keras.backend.relu")
 def relu(x, alpha=0.0, max_value=None, threshold=0.0):
-    """max(x, threshold) style ReLU: `alpha` slope below the threshold, capped at
-    `max_value`."""
     x = convert_to_tensor(x)
     if alpha != 0.0 and max_value is None and threshold == 0:
         return nn_activation.leaky_relu(x, alpha=alpha)
@@ -102,7 +100,6 @@ def softplus(x):
 
 @keras_export("keras.backend.hard_sigmoid")
 def hard_sigmoid(x):
-    """clip(0.2 x + 0.5, 0, 1) (Keras 2's segment)."""
     x = convert_to_tensor(x)
     return math.clip_by_value(x * convert_to_tensor(0.2, x.dtype) +
                               convert_to_tensor(0.5, x.dtype), 0.0, 1.0)
@@ -192,8 +189,6 @@ def categorical_focal_crossentropy(target, output, alpha=0.25, gamma=2.0, from_l
 @keras_export("keras.backend.sparse_categorical_crossentropy")
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1,
                                     ignore_class=None):
-    """Integer targets; `output` probabilities (clipped, logged) or logits, classes on
-    `axis`; `ignore_class` targets give 0 (and a `_keras_mask`)."""
     target = cast(convert_to_tensor(target), dtypes.int64)
     output = convert_to_tensor(output)
     if not from_logits:
@@ -337,7 +332,6 @@ def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
 
 @keras_export("keras.backend.resize_images")
 def resize_images(x, height_factor, width_factor, data_format, interpolation="nearest"):
-    """Images scaled up by integer factors."""
     if data_format not in ("channels_first", "channels_last"):
         raise ValueError(f"Invalid `data_format` argument: {data_format}")
     if interpolation not in _RESIZE:
@@ -358,7 +352,6 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation="ne
 
 @keras_export("keras.backend.resize_volumes")
 def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
-    """Volumes scaled up by repeating elements along each spatial axis."""
     axes = {"channels_first": (2, 3, 4), "channels_last": (1, 2, 3)}.get(data_format)
     if axes is None:
         raise ValueError(f"Invalid data_format: {data_format}")
@@ -370,8 +363,6 @@ def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
 # -- control flow and gradients --------------------------------------------------------------
 @keras_export("keras.backend.switch")
 def switch(condition, then_expression, else_expression):
-    """A scalar condition selects a branch (callables are called lazily); a tensor condition
-    selects elementwise, broadcast over the expressions' trailing axes."""
     condition = convert_to_tensor(condition)
     if condition.dtype != dtypes.bool:
         condition = cast(condition, dtypes.bool)

@@ -312,4 +312,105 @@ DOCS = {
       A list of gradient tensors, one per variable (None where `loss` does not depend on
       it).
     """,
+    "relu": """Rectified linear unit with Keras 2's options: `x` above `threshold`, capped at
+    `max_value`, with slope `alpha` below the threshold.
+
+    Args:
+      x: a float tensor.
+      alpha: the slope below the threshold (0: flat).
+      max_value: optional cap on the output.
+      threshold: the value below which the output is 0 (or sloped).
+
+    Returns:
+      A tensor of `x`'s shape and dtype.
+
+    Example:
+
+    >>> tf.keras.backend.relu(tf.constant([-1.0, 2.0, 8.0]), max_value=6.0).numpy()
+    array([0., 2., 6.], dtype=float32)
+    """,
+    "hard_sigmoid": """Keras 2's piecewise-linear sigmoid: `clip(0.2 * x + 0.5, 0, 1)` (0 below
+    -2.5, 1 above 2.5; `keras.activations.hard_sigmoid` uses Keras 3's slope 1/6).
+
+    Args:
+      x: a float tensor.
+
+    Returns:
+      A tensor of `x`'s shape and dtype.
+    """,
+    "sparse_categorical_crossentropy": """Categorical cross-entropy with integer targets, one
+    value per sample (Keras 2's formula: probabilities clipped to [epsilon, 1 - epsilon]).
+
+    Args:
+      target: int class indices, of `output`'s shape without the classes axis.
+      output: class probabilities (or logits with `from_logits`).
+      from_logits: whether `output` holds logits.
+      axis: the classes axis of `output` (default the last).
+      ignore_class: optional class index whose targets get a loss of 0 (the result then
+        carries a `_keras_mask` of the valid positions).
+
+    Returns:
+      A float tensor of `target`'s shape.
+    """,
+    "resize_images": """Scales a batch of images up by integer factors.
+
+    Args:
+      x: a 4-D tensor, (batch, height, width, channels) or channels first.
+      height_factor: an int, the rows' factor.
+      width_factor: an int, the columns' factor.
+      data_format: "channels_last" or "channels_first" (required).
+      interpolation: "nearest" (the default), "bilinear", "bicubic", "area", "lanczos3",
+        "lanczos5", "gaussian" or "mitchellcubic".
+
+    Returns:
+      A tensor with height and width multiplied by the factors.
+
+    Raises:
+      ValueError: an unknown `data_format` or `interpolation`.
+
+    Example:
+
+    >>> tf.keras.backend.resize_images(tf.ones((1, 2, 3, 1)), 2, 2, "channels_last").shape
+    TensorShape([1, 4, 6, 1])
+    """,
+    "resize_volumes": """Scales a batch of volumes up by integer factors, repeating each
+    element along the depth, height and width axes.
+
+    Args:
+      x: a 5-D tensor, (batch, depth, height, width, channels) or channels first.
+      depth_factor: an int.
+      height_factor: an int.
+      width_factor: an int.
+      data_format: "channels_last" or "channels_first" (required).
+
+    Returns:
+      A tensor with the three spatial sizes multiplied by the factors.
+
+    Raises:
+      ValueError: an unknown `data_format`.
+    """,
+    "switch": """Chooses between two values by a condition: a branch for a scalar condition,
+    elementwise for a tensor one.
+
+    A scalar condition calls (or returns) `then_expression` or `else_expression` as a
+    conditional (in a graph, only the chosen branch runs when they are callables). A
+    tensor condition selects elementwise, broadcast over the expressions' trailing axes.
+
+    Args:
+      condition: a bool (or numeric, nonzero is True) scalar or tensor.
+      then_expression: a tensor, or a callable returning one.
+      else_expression: a tensor, or a callable returning one of the same shape.
+
+    Returns:
+      The selected tensor.
+
+    Raises:
+      ValueError: a tensor condition of higher rank than the expressions.
+
+    Example:
+
+    >>> tf.keras.backend.switch(tf.constant([True, False]), tf.constant([1, 2]),
+    ...                         tf.constant([9, 9])).numpy()
+    array([1, 9], dtype=int32)
+    """,
 }
