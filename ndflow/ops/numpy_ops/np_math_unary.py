@@ -24,6 +24,7 @@ from ndflow.ops.numpy_ops.np_math_arith import (
     _scalar,
     maximum,
 )
+from ndflow.ops.numpy_ops.np_math_docs import unary_doc
 
 
 # These use the tensor operators, as TF-NumPy does: without NumPy behavior they take the
@@ -99,7 +100,7 @@ def _unary(name, fn, to_float):
     def f(x):
         return _scalar(fn, x, to_float)
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"NumPy's `{name}` on tensors."
+    f.__doc__ = unary_doc(name, to_float)
     return _export(name)(f)
 
 
