@@ -209,7 +209,21 @@ SparseCategoricalAccuracy = mean_wrapper_class(
 
 @export("BinaryAccuracy")
 class BinaryAccuracy(MeanMetricWrapper):
-    """How often `y_pred > threshold` matches the binary `y_true`."""
+    """How often the thresholded prediction (`y_pred > threshold`) matches the binary
+    label, as a running (weighted) mean over the batches passed to `update_state`.
+
+    Args:
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+      threshold: the decision threshold on `y_pred`.
+
+    Example:
+
+    >>> m = tf.keras.metrics.BinaryAccuracy()
+    >>> m.update_state([1, 0, 1, 0], [0.9, 0.2, 0.3, 0.1])
+    >>> float(m.result())
+    0.75
+    """
 
     def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
         super().__init__(fn=binary_accuracy, name=name, dtype=dtype, threshold=threshold)
@@ -222,7 +236,14 @@ class BinaryAccuracy(MeanMetricWrapper):
 
 @export("TopKCategoricalAccuracy")
 class TopKCategoricalAccuracy(MeanMetricWrapper):
-    """How often the one-hot target is among the `k` largest predictions."""
+    """How often the one-hot label's class is among the `k` highest predictions, as a
+    running (weighted) mean.
+
+    Args:
+      k: how many of the top predictions count.
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+    """
 
     def __init__(self, k=5, name="top_k_categorical_accuracy", dtype=None):
         super().__init__(fn=top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
@@ -235,8 +256,16 @@ class TopKCategoricalAccuracy(MeanMetricWrapper):
 
 @export("SparseTopKCategoricalAccuracy")
 class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
-    """How often the integer target is among the `k` largest predictions (or, with
-    `from_sorted_ids`, among the first `k` ids of `y_pred`)."""
+    """How often the integer label is among the `k` highest predictions, as a running
+    (weighted) mean.
+
+    Args:
+      k: how many of the top predictions count.
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+      from_sorted_ids: whether `y_pred` holds class ids already sorted by score (best
+        first) rather than scores; then the label is looked for among the first `k`.
+    """
 
     def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None,
                  from_sorted_ids=False):

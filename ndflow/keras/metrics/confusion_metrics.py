@@ -199,7 +199,25 @@ class _PrecisionRecall(Metric):
 
 @export("Precision")
 class Precision(_PrecisionRecall):
-    """How many of the predicted positives are positive: tp / (tp + fp)."""
+    """Precision: the share of the predicted positives that are positive,
+    `tp / (tp + fp)`, accumulated over the batches (0 when nothing is predicted positive).
+
+    Args:
+      thresholds: a float in [0, 1] or a list of them: a prediction above it counts as
+        positive (default 0.5, or none with `top_k`); with a list, the result has one
+        value per threshold.
+      top_k: optional int: only each row's `k` highest predictions count as positive.
+      class_id: optional int: only that class (column) is evaluated.
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+
+    Example:
+
+    >>> m = tf.keras.metrics.Precision()
+    >>> m.update_state([0, 1, 1, 1], [1.0, 1.0, 0.0, 1.0])
+    >>> round(float(m.result()), 4)
+    0.6667
+    """
 
     _other = (_CM.FALSE_POSITIVES, "false_positives")
 
@@ -210,7 +228,25 @@ class Precision(_PrecisionRecall):
 
 @export("Recall")
 class Recall(_PrecisionRecall):
-    """How many of the positives are predicted positive: tp / (tp + fn)."""
+    """Recall: the share of the positives that are predicted positive, `tp / (tp + fn)`,
+    accumulated over the batches (0 when there are no positives).
+
+    Args:
+      thresholds: a float in [0, 1] or a list of them: a prediction above it counts as
+        positive (default 0.5, or none with `top_k`); with a list, the result has one
+        value per threshold.
+      top_k: optional int: only each row's `k` highest predictions count as positive.
+      class_id: optional int: only that class (column) is evaluated.
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+
+    Example:
+
+    >>> m = tf.keras.metrics.Recall()
+    >>> m.update_state([0, 1, 1, 1], [1.0, 0.0, 1.0, 1.0])
+    >>> round(float(m.result()), 4)
+    0.6667
+    """
 
     _other = (_CM.FALSE_NEGATIVES, "false_negatives")
 
@@ -300,7 +336,22 @@ class _RateAtRate(SensitivitySpecificityBase):
 
 @export("SensitivityAtSpecificity")
 class SensitivityAtSpecificity(_RateAtRate):
-    """The best sensitivity (recall) where the specificity is at least `specificity`."""
+    """The best sensitivity (recall) over the thresholds whose specificity is at least
+    `specificity`.
+
+    All four confusion counts are accumulated at `num_thresholds` evenly spaced thresholds
+    in [0, 1].
+
+    Args:
+      specificity: the required specificity, in [0, 1].
+      num_thresholds: how many thresholds to evaluate.
+      class_id: optional int: only that class (column) is evaluated.
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+
+    Raises:
+      ValueError: `specificity` outside [0, 1], or `num_thresholds` below 1.
+    """
 
     _arg, _constrained, _dependent = "specificity", "specificity", "sensitivity"
 
@@ -310,7 +361,22 @@ class SensitivityAtSpecificity(_RateAtRate):
 
 @export("SpecificityAtSensitivity")
 class SpecificityAtSensitivity(_RateAtRate):
-    """The best specificity where the sensitivity is at least `sensitivity`."""
+    """The best specificity over the thresholds whose sensitivity (recall) is at least
+    `sensitivity`.
+
+    All four confusion counts are accumulated at `num_thresholds` evenly spaced thresholds
+    in [0, 1].
+
+    Args:
+      sensitivity: the required sensitivity, in [0, 1].
+      num_thresholds: how many thresholds to evaluate.
+      class_id: optional int: only that class (column) is evaluated.
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+
+    Raises:
+      ValueError: `sensitivity` outside [0, 1], or `num_thresholds` below 1.
+    """
 
     _arg, _constrained, _dependent = "sensitivity", "sensitivity", "specificity"
 
@@ -320,7 +386,21 @@ class SpecificityAtSensitivity(_RateAtRate):
 
 @export("PrecisionAtRecall")
 class PrecisionAtRecall(_RateAtRate):
-    """The best precision where the recall is at least `recall`."""
+    """The best precision over the thresholds whose recall is at least `recall`.
+
+    All four confusion counts are accumulated at `num_thresholds` evenly spaced thresholds
+    in [0, 1].
+
+    Args:
+      recall: the required recall, in [0, 1].
+      num_thresholds: how many thresholds to evaluate.
+      class_id: optional int: only that class (column) is evaluated.
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+
+    Raises:
+      ValueError: `recall` outside [0, 1], or `num_thresholds` below 1.
+    """
 
     _arg, _constrained, _dependent = "recall", "recall", "precision"
 
@@ -330,7 +410,21 @@ class PrecisionAtRecall(_RateAtRate):
 
 @export("RecallAtPrecision")
 class RecallAtPrecision(_RateAtRate):
-    """The best recall where the precision is at least `precision`."""
+    """The best recall over the thresholds whose precision is at least `precision`.
+
+    All four confusion counts are accumulated at `num_thresholds` evenly spaced thresholds
+    in [0, 1].
+
+    Args:
+      precision: the required precision, in [0, 1].
+      num_thresholds: how many thresholds to evaluate.
+      class_id: optional int: only that class (column) is evaluated.
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+
+    Raises:
+      ValueError: `precision` outside [0, 1], or `num_thresholds` below 1.
+    """
 
     _arg, _constrained, _dependent = "precision", "precision", "recall"
 

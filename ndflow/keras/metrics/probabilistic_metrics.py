@@ -27,7 +27,15 @@ CategoricalHinge = mean_wrapper_class(
 
 @export("BinaryCrossentropy")
 class BinaryCrossentropy(MeanMetricWrapper):
-    """The mean binary cross-entropy."""
+    """The binary cross-entropy of the predictions, as a running (weighted) mean over the
+    samples passed to `update_state`.
+
+    Args:
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+      from_logits: whether `y_pred` holds logits rather than probabilities.
+      label_smoothing: in [0, 1]: targets move toward 0.5 by this share.
+    """
 
     def __init__(self, name="binary_crossentropy", dtype=None, from_logits=False,
                  label_smoothing=0):
@@ -44,7 +52,17 @@ class BinaryCrossentropy(MeanMetricWrapper):
 
 @export("CategoricalCrossentropy")
 class CategoricalCrossentropy(MeanMetricWrapper):
-    """The mean categorical cross-entropy (one-hot labels)."""
+    """The categorical cross-entropy of one-hot labels, as a running (weighted) mean over
+    the samples passed to `update_state`.
+
+    Args:
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+      from_logits: whether `y_pred` holds logits rather than probabilities.
+      label_smoothing: in [0, 1]: the share of each target moved to the uniform
+        distribution.
+      axis: the classes axis (default the last).
+    """
 
     def __init__(self, name="categorical_crossentropy", dtype=None, from_logits=False,
                  label_smoothing=0, axis=-1):
@@ -62,7 +80,16 @@ class CategoricalCrossentropy(MeanMetricWrapper):
 
 @export("SparseCategoricalCrossentropy")
 class SparseCategoricalCrossentropy(MeanMetricWrapper):
-    """The mean categorical cross-entropy of integer labels."""
+    """The categorical cross-entropy of integer labels, as a running (weighted) mean over
+    the samples passed to `update_state`.
+
+    Args:
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+      from_logits: whether `y_pred` holds logits rather than probabilities.
+      ignore_class: optional class index whose samples get a loss of 0.
+      axis: the classes axis (must be the last).
+    """
 
     def __init__(self, name="sparse_categorical_crossentropy", dtype=None, from_logits=False,
                  ignore_class=None, axis=-1):

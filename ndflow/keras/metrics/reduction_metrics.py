@@ -157,6 +157,16 @@ def mean_wrapper_class(class_name: str, fn, default_name: str, direction: str | 
 
     __init__.__qualname__ = f"{class_name}.__init__"
     get_config.__qualname__ = f"{class_name}.get_config"
+    doc = f"""{doc}
+
+    Each `update_state(y_true, y_pred, sample_weight=None)` adds the per-sample values of
+    `{fn.__name__}` to a running (optionally weighted) mean; `result()` returns the mean
+    so far and `reset_state()` starts again.
+
+    Args:
+      name: the metric's name (default "{default_name}").
+      dtype: the dtype of the state and result (default floatx).
+    """
     cls = type(class_name, (MeanMetricWrapper,), {
         "__init__": __init__, "get_config": get_config, "__doc__": doc,
         "__module__": module, "__qualname__": class_name})

@@ -44,7 +44,20 @@ LogCoshError = mean_wrapper_class(
 
 @export("RootMeanSquaredError")
 class RootMeanSquaredError(Mean):
-    """sqrt of the (weighted) mean of the squared errors."""
+    """The root mean squared error: the square root of the running (weighted) mean of
+    `(y_true - y_pred)**2` over the samples passed to `update_state`.
+
+    Args:
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+
+    Example:
+
+    >>> m = tf.keras.metrics.RootMeanSquaredError()
+    >>> m.update_state([[0.0, 0.0]], [[3.0, 4.0]])
+    >>> round(float(m.result()), 4)
+    3.5355
+    """
 
     def __init__(self, name="root_mean_squared_error", dtype=None):
         super().__init__(name, dtype=dtype)
@@ -82,7 +95,15 @@ register_function(cosine_similarity)
 
 @export("CosineSimilarity")
 class CosineSimilarity(MeanMetricWrapper):
-    """The mean cosine similarity of `y_true` and `y_pred` along `axis`."""
+    """The cosine similarity of `y_true` and `y_pred` along `axis` (1 for vectors pointing
+    the same way), as a running (weighted) mean over the samples passed to
+    `update_state`.
+
+    Args:
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+      axis: the vectors' axis (default the last).
+    """
 
     def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
         super().__init__(cosine_similarity, name, dtype=dtype, axis=axis)
@@ -97,9 +118,28 @@ _CLASS_AGGREGATIONS = (None, "uniform_average", "variance_weighted_average")
 
 @export("R2Score")
 class R2Score(Metric):
-    """The coefficient of determination 1 - SS_res / SS_tot per output column of 2-D
-    inputs, averaged uniformly or by variance (or per column with `class_aggregation=None`);
-    with `num_regressors`, the adjusted score."""
+    """The coefficient of determination R^2 = 1 - SS_res / SS_tot of 2-D regression
+    outputs, accumulated over the batches (1 is a perfect fit, 0 predicting the mean).
+
+    Args:
+      class_aggregation: how the per-column scores combine: "uniform_average" (the
+        default), "variance_weighted_average", or None (one score per column).
+      num_regressors: the number of independent variables, for the adjusted R^2 (0: the
+        plain score).
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+
+    Raises:
+      ValueError: an unknown `class_aggregation` or a negative `num_regressors`; in
+        `update_state`, inputs that are not 2-D with a known last dimension.
+
+    Example:
+
+    >>> m = tf.keras.metrics.R2Score()
+    >>> m.update_state([[1.0], [2.0], [3.0]], [[1.0], [2.0], [3.0]])
+    >>> float(m.result())
+    1.0
+    """
 
     def __init__(self, class_aggregation="uniform_average", num_regressors=0, name="r2_score",
                  dtype=None):
