@@ -78,12 +78,21 @@ def test_namespaces_import_by_module_name_before_first_use():
     assert out.strip() == "ok"
 
 
-def test_graph_import_loads_ops_registered_outside_the_base():
+def test_kernel_index_names_each_ops_kernel_modules(generated):
+    assert generated["kernels"] == lazy_api.index()["kernels"], \
+        "run python -m ndflow.tools.gen_api_index"
+
+
+def test_ops_and_kernels_outside_the_base_load_at_first_use():
     out = _fresh(
-        "import sys, ndflow\nfrom ndflow.ops import op_def\n"
+        "import sys, ndflow as tf\nfrom ndflow.ops import op_def\n"
         "assert 'ndflow.checkpoint.io_ops' not in sys.modules\n"
-        "print(op_def.lookup('SaveV2').name)")
-    assert out.strip() == "SaveV2"
+        "print(op_def.lookup('SaveV2').name)\n"
+        "conv = 'ndflow.kernels.nn_conv'\n"
+        "print(conv in sys.modules)\n"
+        "tf.nn.conv2d(tf.ones([1, 4, 4, 1]), tf.ones([2, 2, 1, 1]), 1, 'VALID')\n"
+        "print(conv in sys.modules)")
+    assert out.split() == ["SaveV2", "False", "True"]
 
 
 def test_dir_lists_the_index_names():

@@ -8,6 +8,7 @@ tests/test_api_index.py keeps it equal to the declarations):
 
     "names": {"nn.relu": "ndflow.ops.nn_activation:relu", "compat.v1.nn.relu": ..., ...}
     "ops":   {"SaveV2": "ndflow.checkpoint.io_ops", ...}   OpDefs registered outside the base
+    "kernels": {"Conv2D": ["ndflow.kernels.nn_conv"], ...}  the kernel modules of each op
 
 A namespace module's `__getattr__` (set here when the namespace module is imported) imports
 the declaring module of a name it lacks, takes the declared object (the declaration's current
@@ -15,7 +16,9 @@ object: dispatch wrappers replace declared APIs) and sets it, so a later access 
 attribute. A namespace path is the implementation package of that name where one exists
 (`tf.keras` is ndflow.keras, `tf.data` ndflow.data), else a module made here (`tf.nn`,
 `tf.compat.v1`); a finder first on `sys.meta_path` installs either however it is imported.
-`op_def.lookup` asks `load_op` for an op name it lacks (graph import needs every op by name).
+`op_def.lookup` asks `load_op` for an op name it lacks (graph import needs every op by name),
+and the kernel registry asks `load_kernels` for an op whose kernel it lacks: `import ndflow`
+imports no kernel module that nothing in the base imports, each loads at its op's first run.
 
 This module is ndflow's one mechanism for loading lazily: it imports modules of any layer by
 names read from the index (`importlib.import_module` of a variable, which tests/test_layering.py
@@ -206,3 +209,21 @@ def load_op(name: str) -> bool:
         return False
     importlib.import_module(module)
     return True
+
+
+# -- kernels by op name -------------------------------------------------------------------------
+
+def load_kernels(name: str) -> bool:
+    """Imports the kernel modules registering op `name`'s kernels that are not imported yet;
+    whether there were any (kernels/registry.py looks again then)."""
+    missing = [m for m in index().get("kernels", {}).get(name, ()) if m not in sys.modules]
+    for module in missing:
+        importlib.import_module(module)
+    return bool(missing)
+
+
+def load_all_kernels() -> None:
+    """Imports every kernel module (a listing of all registered kernels)."""
+    for module in sorted({m for ms in index().get("kernels", {}).values() for m in ms}):
+        if module not in sys.modules:
+            importlib.import_module(module)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ndflow.core import lazy_api
 from ndflow.core.errors import NotFoundError
 from ndflow.kernels import unsigned
 
@@ -108,7 +109,7 @@ def kernel_for(node: NodeInfo, device_type: str = "CPU"):
     strings = any(getattr(d, "name", None) == "string"
                   for d in list(node.input_dtypes) + list(node.output_dtypes))
     if strings:
-        host = _HOST_KERNELS.get(node.op_def)
+        host = host_kernel_of(node.op_def)
         return host if host is not None else _string_guarded(lookup(node.op_def, device_type),
                                                              node.op_def.name, device_type)
     factory = lookup(node.op_def, device_type)
@@ -141,19 +142,49 @@ def _string_guarded(factory, name: str, device_type: str):
     return guarded_factory
 
 
+def _load(op_def) -> None:
+    """Imports the kernel modules registering `op_def`'s kernels, which `import ndflow` leaves
+    for an op's first run (ndflow/core/api_index.json's "kernels"; once per op)."""
+    if op_def.name not in _LOADED:
+        _LOADED.add(op_def.name)
+        lazy_api.load_kernels(op_def.name)
+
+
+_LOADED: set = set()
+
+
 def lookup(op_def, device_type: str = "CPU"):
-    try:
-        return _KERNELS[(op_def, device_type)]
-    except KeyError:
+    factory = _KERNELS.get((op_def, device_type))
+    if factory is None:
+        _load(op_def)
+        factory = _KERNELS.get((op_def, device_type))
+    if factory is None:
         raise NotFoundError(None, None, f"No registered '{op_def.name}' OpKernel for "
                             f"'{device_type}' devices compatible with node "
-                            f"{{{{node {op_def.name}}}}}") from None
+                            f"{{{{node {op_def.name}}}}}")
+    return factory
 
 
 def has_kernel(op_def, device_type: str = "CPU") -> bool:
     """Whether `op_def` can run on the device type (string-only ops run on the host)."""
+    if (op_def, device_type) not in _KERNELS and op_def not in _HOST_KERNELS:
+        _load(op_def)
     return (op_def, device_type) in _KERNELS or op_def in _HOST_KERNELS
 
 
+def host_kernel_of(op_def):
+    """`op_def`'s kernel for string tensors, or None."""
+    if op_def not in _HOST_KERNELS:
+        _load(op_def)
+    return _HOST_KERNELS.get(op_def)
+
+
 def registered_ops(device_type: str = "CPU") -> list:
+    lazy_api.load_all_kernels()
     return sorted(od.name for (od, d) in _KERNELS if d == device_type)
+
+
+def kernels_so_far() -> tuple:
+    """({(OpDef, device type): factory}, {OpDef: host factory}) as registered so far, nothing
+    loaded (the index generator diffs them around each kernel module's import)."""
+    return _KERNELS, _HOST_KERNELS

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import ndflow  # noqa: F401 - the base, as a program's `import ndflow as tf` imports it
 from ndflow.core import api_export, lazy_api
+from ndflow.kernels import registry
 from ndflow.ops import op_def
 
 # The ops the base registers (op_index leaves them out): taken before any area is imported,
@@ -98,9 +99,38 @@ def op_index(base_ops: frozenset[str] = BASE_OPS) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
+def kernel_index(package_dir: Path = PACKAGE_DIR) -> dict[str, list[str]]:
+    """Op name -> the kernel modules (ndflow/kernels/*.py) outside the base whose import
+    registers its kernels: each module is imported in turn and credited with what the
+    registry gained (a module another imports is credited with nothing: its importer
+    registers it all). Taken before any area is imported, since areas import kernel modules."""
+    kernels, host = registry.kernels_so_far()
+
+    def registered() -> set:
+        return {op.name for op, _ in kernels} | {op.name for op in host}
+
+    def keys() -> set:
+        return set(kernels) | set(host)
+
+    owners: dict[str, set] = {}
+    for path in sorted((package_dir / "kernels").glob("*.py")):
+        name = f"ndflow.kernels.{path.stem}"
+        if path.stem == "__init__" or name in sys.modules:
+            continue
+        before = keys()
+        importlib.import_module(name)
+        for key in keys() - before:
+            op = key[0] if isinstance(key, tuple) else key
+            owners.setdefault(op.name, set()).add(name)
+    assert registered() >= set(owners)
+    return {op: sorted(ms) for op, ms in sorted(owners.items())}
+
+
 def generate() -> dict:
-    """The index: every declaring module imported, its declarations; the ops outside the base."""
-    return {"names": build_index(import_all()), "ops": op_index()}
+    """The index: the kernel modules of each op, then every declaring module imported, its
+    declarations; the ops outside the base."""
+    kernels = kernel_index()
+    return {"names": build_index(import_all()), "ops": op_index(), "kernels": kernels}
 
 
 def render(index: dict) -> str:
