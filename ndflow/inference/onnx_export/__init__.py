@@ -30,6 +30,10 @@ from ndflow.inference.onnx_export.graph_source import (
     output_names,
 )
 
+# isort: split
+# After graph_source, which freeze imports from this package.
+from ndflow.inference.freeze import freeze  # noqa: E402
+
 __all__ = ["export", "UnsupportedOpError", "DEFAULT_OPSET", "graph_to_onnx", "is_convertible",
            "concrete_function_of"]
 
@@ -47,7 +51,6 @@ def export(concrete_function_or_keras_model, path=None, opset: int = DEFAULT_OPS
         # A function restored from a SavedModel reads variables whose shapes its graph does
         # not know, so the shapes after them are unknown too (a convolution's channels):
         # freeze the reads into constants and export the re-imported graph, which has them.
-        from ndflow.inference.freeze import freeze
         _, inputs, outputs = freeze(cf)
         constants = {}
     model = graph_to_onnx(inputs, outputs, constants, in_names,
@@ -57,6 +60,3 @@ def export(concrete_function_or_keras_model, path=None, opset: int = DEFAULT_OPS
     if path is not None:
         save_model_atomic(model, os.fspath(path))
     return model
-
-
-
