@@ -14,7 +14,8 @@ __all__ = ["LinearOperatorAdjoint", "LinearOperatorInversion"]
 
 
 def _combined_hints(operator, provided: dict, relation: str) -> dict:
-    """The operator's hints merged with the provided ones (a contradiction raises)."""
+    """The operator's hints merged with the provided ones (the constructor's `parameters`; a
+    contradiction raises)."""
     out = {}
     for hint, word in (("is_square", "square"), ("is_non_singular", "non-singular"),
                        ("is_self_adjoint", "self-adjoint"),
@@ -60,15 +61,9 @@ class LinearOperatorAdjoint(_OperatorOf):
 
     def __init__(self, operator, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
-        parameters = dict(operator=operator, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
+        parameters = base.constructor_parameters(locals())
         self._operator = operator
-        hints = _combined_hints(operator, dict(
-            is_square=is_square, is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint, is_positive_definite=is_positive_definite),
-            "adjoint")
+        hints = _combined_hints(operator, parameters, "adjoint")
         super().__init__(dtype=operator.dtype, parameters=parameters,
                          name=operator.name + "_adjoint" if name is None else name, **hints)
 
@@ -133,10 +128,7 @@ class LinearOperatorInversion(_OperatorOf):
 
     def __init__(self, operator, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
-        parameters = dict(operator=operator, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
+        parameters = base.constructor_parameters(locals())
         self._operator = operator
         if operator.is_non_singular is False or is_non_singular is False:
             raise ValueError(
@@ -149,10 +141,7 @@ class LinearOperatorInversion(_OperatorOf):
                 f"Argument `is_square` or argument `operator` must have supplied hint "
                 f"`is_square` equal to `True` or `None`. Found `operator.is_square`: "
                 f"{operator.is_square}, `is_square`: {is_square}.")
-        hints = _combined_hints(operator, dict(
-            is_square=is_square, is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint, is_positive_definite=is_positive_definite),
-            "inverse")
+        hints = _combined_hints(operator, parameters, "inverse")
         super().__init__(dtype=operator.dtype, parameters=parameters,
                          name=operator.name + "_inv" if name is None else name, **hints)
 

@@ -68,6 +68,12 @@ __all__ = ["LinearOperator", "CLASSES"]
 CLASSES: dict[str, type] = {}
 
 
+def constructor_parameters(arguments: dict) -> dict:
+    """An operator's `parameters`, every argument of its constructor (as TF records them):
+    `arguments` is `locals()` taken first thing in `__init__`; `self` is left out."""
+    return {k: v for k, v in arguments.items() if k not in ("self", "__class__")}
+
+
 def register(name: str):
     """Class decorator: an operator class the defaults may build, and a composite tensor."""
     def decorate(cls):

@@ -16,11 +16,11 @@ from ndflow.ops.array_fill import zeros
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.linear_operator import base, util
 from ndflow.ops.linear_operator.composition import (
+    FactorwiseOperator,
+    all_hints,
     batch_shape_of,
     batch_shape_tensor_of,
-    check_operator_list,
-    check_same_dtype,
-    map_operators,
+    checked_operators,
     product,
     total,
 )
@@ -32,22 +32,6 @@ def _check_agree(right, left, message):
     r, d = dimension_value(right.range_dimension), dimension_value(left.domain_dimension)
     if r is not None and d is not None and r != d:
         raise ValueError(message)
-
-
-def all_hints(operators, message, is_non_singular, is_self_adjoint, is_positive_definite):
-    """Each hint set True when every operator has it (a False hint then raises `message`,
-    formatted with the property's name)."""
-    out = []
-    for hint, value, what in (
-            ("is_non_singular", is_non_singular, "non-singular"),
-            ("is_self_adjoint", is_self_adjoint, "self-adjoint"),
-            ("is_positive_definite", is_positive_definite, "positive definite")):
-        if all(getattr(o, hint) for o in operators):
-            if value is False:
-                raise ValueError(message.format(what))
-            value = True
-        out.append(value)
-    return out
 
 
 class BlockArgs:
@@ -129,23 +113,20 @@ class BlockArgs:
 
 @tf_export("linalg.LinearOperatorBlockDiag")
 @base.register("BlockDiag")
-class LinearOperatorBlockDiag(BlockArgs, base.LinearOperator):
+class LinearOperatorBlockDiag(BlockArgs, FactorwiseOperator):
     """diag(A1, ..., An) of operators (batch shapes broadcast; blocks may be non-square)."""
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=True, name=None):
-        parameters = dict(operators=operators, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
-        operators = check_operator_list(
-            operators, "Expected a non-empty list of operators. Found: {}")
+        parameters = base.constructor_parameters(locals())
+        operators, dtype = checked_operators(
+            operators, "Expected a non-empty list of operators. Found: {}",
+            lambda names: "Expected all operators to have the same dtype.  Found " +
+            "   ".join(names))
         self._operators = operators
         self._diagonal_operators = operators
-        dtype = check_same_dtype(operators, lambda names: "Expected all operators to have "
-                                 "the same dtype.  Found " + "   ".join(names))
         is_non_singular, is_self_adjoint, is_positive_definite = all_hints(
-            operators, "The direct sum of {0} operators is always {0}.",
+            operators, "The direct sum of {what} operators is always {what}.",
             is_non_singular, is_self_adjoint, is_positive_definite)
         if name is None:
             name = "_ds_".join(o.name for o in operators)
@@ -153,10 +134,6 @@ class LinearOperatorBlockDiag(BlockArgs, base.LinearOperator):
                          is_self_adjoint=is_self_adjoint,
                          is_positive_definite=is_positive_definite, is_square=is_square,
                          parameters=parameters, name=name)
-
-    @property
-    def operators(self):
-        return self._operators
 
     def _shape(self):
         batch, rng, domain = self._block_shape(batch_shape_of(self.operators))
@@ -168,15 +145,6 @@ class LinearOperatorBlockDiag(BlockArgs, base.LinearOperator):
         matrix_shape = stack([sum(self._block_range_dimension_tensors()),
                               sum(self._block_domain_dimension_tensors())])
         return concat((batch_shape_tensor_of(self.operators), matrix_shape), 0)
-
-    def _linop_adjoint(self):
-        return map_operators(self, "adjoint")
-
-    def _linop_cholesky(self):
-        return map_operators(self, "cholesky", cholesky=True)
-
-    def _linop_inverse(self):
-        return map_operators(self, "inverse")
 
     def _linop_matmul(self, left, right):
         if isinstance(right, LinearOperatorBlockDiag):
@@ -294,11 +262,3 @@ class LinearOperatorBlockDiag(BlockArgs, base.LinearOperator):
     def _eigvals(self):
         self._require_square_blocks("eigvals")
         return self._concat_vectors([o.eigvals() for o in self.operators])
-
-    @property
-    def _composite_tensor_fields(self):
-        return ("operators",)
-
-    @property
-    def _experimental_parameter_ndims_to_matrix_ndims(self):
-        return {"operators": [0] * len(self.operators)}

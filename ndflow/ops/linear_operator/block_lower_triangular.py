@@ -21,7 +21,7 @@ from ndflow.ops.cast import cast
 from ndflow.ops.linalg_diag import adjoint as matrix_adjoint
 from ndflow.ops.linear_operator import base, util
 from ndflow.ops.linear_operator.block_diag import BlockArgs
-from ndflow.ops.linear_operator.composition import product, total
+from ndflow.ops.linear_operator.composition import OperatorsOperator, product, total
 from ndflow.ops.linear_operator.diag import LinearOperatorDiag
 from ndflow.ops.linear_operator.full_matrix import (
     LinearOperatorFullMatrix,
@@ -118,17 +118,14 @@ def add_operators(operators, operator_name=None):
 
 @tf_export("linalg.LinearOperatorBlockLowerTriangular")
 @base.register("BlockLowerTriangular")
-class LinearOperatorBlockLowerTriangular(BlockArgs, base.LinearOperator):
+class LinearOperatorBlockLowerTriangular(BlockArgs, OperatorsOperator):
     """Rows of blocks, row i holding i + 1 operators; the last of each row is a (square)
     diagonal block."""
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None,
                  name="LinearOperatorBlockLowerTriangular"):
-        parameters = dict(operators=operators, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
+        parameters = base.constructor_parameters(locals())
         check_ops.assert_proper_iterable(operators)
         for row in operators:
             check_ops.assert_proper_iterable(row)
@@ -200,10 +197,6 @@ class LinearOperatorBlockLowerTriangular(BlockArgs, base.LinearOperator):
                     f"to be True. Received: {is_non_singular}.")
             return False
         return None
-
-    @property
-    def operators(self):
-        return self._operators
 
     def _all_operators(self):
         return [o for row in self.operators for o in row]
@@ -364,10 +357,6 @@ class LinearOperatorBlockLowerTriangular(BlockArgs, base.LinearOperator):
 
     def _eigvals(self):
         return self._concat_vectors([o.eigvals() for o in self._diagonal_operators])
-
-    @property
-    def _composite_tensor_fields(self):
-        return ("operators",)
 
     @property
     def _experimental_parameter_ndims_to_matrix_ndims(self):

@@ -56,10 +56,7 @@ class _BaseLinearOperatorCirculant(base.LinearOperator):
     def __init__(self, spectrum, input_output_dtype=dtypes.complex64, is_non_singular=None,
                  is_self_adjoint=None, is_positive_definite=None, is_square=True,
                  name="LinearOperatorCirculant"):
-        parameters = dict(spectrum=spectrum, input_output_dtype=input_output_dtype,
-                          is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
+        parameters = base.constructor_parameters(locals())
         self._spectrum = util.convert_nonref_to_tensor(spectrum, name="spectrum")
         rank = self._spectrum.shape.ndims
         if rank is not None and rank < self.block_depth:
@@ -307,10 +304,7 @@ class LinearOperatorToeplitz(base.LinearOperator):
 
     def __init__(self, col, row, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name="LinearOperatorToeplitz"):
-        parameters = dict(col=col, row=row, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
+        parameters = base.constructor_parameters(locals())
         self._row = util.convert_nonref_to_tensor(row, name="row")
         self._col = util.convert_nonref_to_tensor(col, name="col")
         for arg, t in (("row", self._row), ("col", self._col)):

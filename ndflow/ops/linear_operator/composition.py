@@ -20,21 +20,68 @@ from ndflow.ops.math import sign
 __all__ = ["LinearOperatorComposition"]
 
 
-def check_operator_list(operators, empty_message: str) -> list:
-    """The operators as a non-empty list (TF's checks; `empty_message` formats the list)."""
+def checked_operators(operators, empty_message: str, dtype_message):
+    """(the operators as a non-empty list, their one dtype), by TF's checks: `empty_message`
+    formats the list; `dtype_message(names)` is the message of differing dtypes."""
     check_ops.assert_proper_iterable(operators)
     operators = list(operators)
     if not operators:
         raise ValueError(empty_message.format(operators))
-    return operators
-
-
-def check_same_dtype(operators, message_fn):
     dtype = operators[0].dtype
     for operator in operators:
         if operator.dtype != dtype:
-            raise TypeError(message_fn([str((o.name, o.dtype)) for o in operators]))
-    return dtype
+            raise TypeError(dtype_message([str((o.name, o.dtype)) for o in operators]))
+    return operators, dtype
+
+
+_HINT_WORDS = (("is_non_singular", "non-singular"), ("is_self_adjoint", "self-adjoint"),
+               ("is_positive_definite", "positive definite"))
+
+
+def all_hints(operators, message: str, is_non_singular, is_self_adjoint, is_positive_definite,
+              words=_HINT_WORDS):
+    """Each hint set True when every operator has it (a False hint then raises `message`,
+    formatted with the property's `what` word, the `hint`'s name and its `value`)."""
+    out = []
+    for (hint, what), value in zip(words, (is_non_singular, is_self_adjoint,
+                                           is_positive_definite)):
+        if all(getattr(o, hint) for o in operators):
+            if value is False:
+                raise ValueError(message.format(what=what, hint=hint, value=value))
+            value = True
+        out.append(value)
+    return out
+
+
+class OperatorsOperator(base.LinearOperator):
+    """An operator made of the list `operators` (a composition, Kronecker product, block
+    diagonal or block lower-triangular operator), which is what rebuilds it."""
+
+    @property
+    def operators(self):
+        return self._operators
+
+    @property
+    def _composite_tensor_fields(self):
+        return ("operators",)
+
+    @property
+    def _experimental_parameter_ndims_to_matrix_ndims(self):
+        return {"operators": [0] * len(self.operators)}
+
+
+class FactorwiseOperator(OperatorsOperator):
+    """An operator whose adjoint, inverse and Cholesky factor are made of its operators' (a
+    Kronecker product, a block diagonal)."""
+
+    def _linop_adjoint(self):
+        return map_operators(self, "adjoint")
+
+    def _linop_cholesky(self):
+        return map_operators(self, "cholesky", cholesky=True)
+
+    def _linop_inverse(self):
+        return map_operators(self, "inverse")
 
 
 def batch_shape_of(operators) -> TensorShape:
@@ -88,20 +135,17 @@ def _must_be_self_adjoint(operators) -> bool:
 
 @tf_export("linalg.LinearOperatorComposition")
 @base.register("Composition")
-class LinearOperatorComposition(base.LinearOperator):
+class LinearOperatorComposition(OperatorsOperator):
     """`A1 @ A2 @ ... @ An` for operators of compatible shapes (batch shapes broadcast)."""
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
-        parameters = dict(operators=operators, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
-        operators = check_operator_list(
-            operators, "Expected a non-empty list of operators. Found: {}")
+        parameters = base.constructor_parameters(locals())
+        operators, dtype = checked_operators(
+            operators, "Expected a non-empty list of operators. Found: {}",
+            lambda names: "Expected all operators to have the same dtype.  Found " +
+            "   ".join(names))
         self._operators = operators
-        dtype = check_same_dtype(operators, lambda names: "Expected all operators to have "
-                                 "the same dtype.  Found " + "   ".join(names))
         if all(o.is_non_singular for o in operators):
             if is_non_singular is False:
                 raise ValueError("The composition of non-singular operators is always "
@@ -131,10 +175,6 @@ class LinearOperatorComposition(base.LinearOperator):
                          is_self_adjoint=is_self_adjoint,
                          is_positive_definite=is_positive_definite, is_square=is_square,
                          parameters=parameters, name=name)
-
-    @property
-    def operators(self):
-        return self._operators
 
     def _shape(self):
         domain = self.operators[0].domain_dimension
@@ -193,11 +233,3 @@ class LinearOperatorComposition(base.LinearOperator):
         if all(o.is_square for o in self.operators):
             return group([o.assert_non_singular() for o in self.operators])
         return super()._assert_non_singular()
-
-    @property
-    def _composite_tensor_fields(self):
-        return ("operators",)
-
-    @property
-    def _experimental_parameter_ndims_to_matrix_ndims(self):
-        return {"operators": [0] * len(self.operators)}

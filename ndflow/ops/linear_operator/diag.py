@@ -34,10 +34,7 @@ class LinearOperatorDiag(base.LinearOperator):
 
     def __init__(self, diag, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name="LinearOperatorDiag"):
-        parameters = dict(diag=diag, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
+        parameters = base.constructor_parameters(locals())
         self._diag = util.convert_nonref_to_tensor(diag, name="diag")
         self._check_diag(self._diag)
         if not self._diag.dtype.is_complex:

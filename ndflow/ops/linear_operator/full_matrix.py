@@ -27,10 +27,7 @@ class LinearOperatorFullMatrix(base.LinearOperator):
 
     def __init__(self, matrix, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name="LinearOperatorFullMatrix"):
-        parameters = dict(matrix=matrix, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
+        parameters = base.constructor_parameters(locals())
         self._matrix = util.convert_nonref_to_tensor(matrix, name="matrix")
         if self._matrix.dtype not in _FULL_MATRIX_DTYPES:
             raise TypeError(f"Argument `matrix` must have dtype in "
@@ -80,10 +77,7 @@ class LinearOperatorLowerTriangular(base.LinearOperator):
     def __init__(self, tril, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None,
                  name="LinearOperatorLowerTriangular"):
-        parameters = dict(tril=tril, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
+        parameters = base.constructor_parameters(locals())
         if is_square is False:
             raise ValueError("Only square lower triangular operators supported at this time.")
         self._tril = util.convert_nonref_to_tensor(tril, name="tril")

@@ -156,10 +156,7 @@ class LinearOperatorIdentity(BaseLinearOperatorIdentity):
     def __init__(self, num_rows, batch_shape=None, dtype=None, is_non_singular=True,
                  is_self_adjoint=True, is_positive_definite=True, is_square=True,
                  assert_proper_shapes=False, name="LinearOperatorIdentity"):
-        parameters = dict(num_rows=num_rows, batch_shape=batch_shape, dtype=dtype,
-                          is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          assert_proper_shapes=assert_proper_shapes, name=name)
+        parameters = base.constructor_parameters(locals())
         dtype = dtypes.as_dtype(dtype or dtypes.float32)
         self._assert_proper_shapes = assert_proper_shapes
         if not is_self_adjoint:
@@ -268,10 +265,7 @@ class LinearOperatorScaledIdentity(BaseLinearOperatorIdentity):
     def __init__(self, num_rows, multiplier, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=True, assert_proper_shapes=False,
                  name="LinearOperatorScaledIdentity"):
-        parameters = dict(num_rows=num_rows, multiplier=multiplier,
-                          is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          assert_proper_shapes=assert_proper_shapes, name=name)
+        parameters = base.constructor_parameters(locals())
         self._assert_proper_shapes = assert_proper_shapes
         self._multiplier = util.convert_nonref_to_tensor(multiplier, name="multiplier")
         if not self._multiplier.dtype.is_complex:

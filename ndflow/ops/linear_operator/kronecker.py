@@ -18,9 +18,9 @@ from ndflow.ops.complex_ops import conj
 from ndflow.ops.linalg_extra import matrix_transpose
 from ndflow.ops.linear_operator import base
 from ndflow.ops.linear_operator.composition import (
-    check_operator_list,
-    check_same_dtype,
-    map_operators,
+    FactorwiseOperator,
+    all_hints,
+    checked_operators,
     product,
 )
 
@@ -46,50 +46,29 @@ def _static_int(t):
 
 @tf_export("linalg.LinearOperatorKronecker")
 @base.register("Kronecker")
-class LinearOperatorKronecker(base.LinearOperator):
+class LinearOperatorKronecker(FactorwiseOperator):
     """The Kronecker product of `operators` (batch shapes broadcast)."""
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
-        parameters = dict(operators=operators, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
-        operators = check_operator_list(
-            operators, "Argument `operators` must be a list of >=1 operators. Received: {}.")
+        parameters = base.constructor_parameters(locals())
+        operators, dtype = checked_operators(
+            operators, "Argument `operators` must be a list of >=1 operators. Received: {}.",
+            lambda names: f"Expected every operation in argument `operators` to have the same "
+            f"dtype. Received {names}.")
         self._operators = operators
-        dtype = check_same_dtype(operators, lambda names: (
-            f"Expected every operation in argument `operators` to have the same dtype. "
-            f"Received {names}."))
-        if all(o.is_non_singular for o in operators):
-            if is_non_singular is False:
-                raise ValueError(f"The Kronecker product of non-singular operators is always "
-                                 f"non-singular. Expected argument `is_non_singular` to be "
-                                 f"True. Received: {is_non_singular}.")
-            is_non_singular = True
-        if all(o.is_self_adjoint for o in operators):
-            if is_self_adjoint is False:
-                raise ValueError(f"The Kronecker product of self-adjoint operators is always "
-                                 f"self-adjoint. Expected argument `is_self_adjoint` to be "
-                                 f"True. Received: {is_self_adjoint}.")
-            is_self_adjoint = True
-        if all(o.is_positive_definite for o in operators):
-            if is_positive_definite is False:
-                raise ValueError(f"The Kronecker product of positive-definite operators is "
-                                 f"always positive-definite. Expected argument "
-                                 f"`is_positive_definite` to be True. Received: "
-                                 f"{is_positive_definite}.")
-            is_positive_definite = True
+        is_non_singular, is_self_adjoint, is_positive_definite = all_hints(
+            operators, "The Kronecker product of {what} operators is always {what}. Expected "
+            "argument `{hint}` to be True. Received: {value}.",
+            is_non_singular, is_self_adjoint, is_positive_definite,
+            words=(("is_non_singular", "non-singular"), ("is_self_adjoint", "self-adjoint"),
+                   ("is_positive_definite", "positive-definite")))
         if name is None:
             name = "_x_".join(o.name for o in operators)
         super().__init__(dtype=dtype, is_non_singular=is_non_singular,
                          is_self_adjoint=is_self_adjoint,
                          is_positive_definite=is_positive_definite, is_square=is_square,
                          parameters=parameters, name=name)
-
-    @property
-    def operators(self):
-        return self._operators
 
     def _shape(self):
         domain = self.operators[0].domain_dimension
@@ -111,15 +90,6 @@ class LinearOperatorKronecker(base.LinearOperator):
             rng = rng * o.range_dimension_tensor()
             batch = broadcast_dynamic_shape(batch, o.batch_shape_tensor())
         return concat((batch, [rng, domain]), 0)
-
-    def _linop_adjoint(self):
-        return map_operators(self, "adjoint")
-
-    def _linop_cholesky(self):
-        return map_operators(self, "cholesky", cholesky=True)
-
-    def _linop_inverse(self):
-        return map_operators(self, "inverse")
 
     def _apply(self, x, fn, adjoint=False, adjoint_arg=False):
         """(A1 (x) ... (x) An)^{(H)} x through `fn(factor, y)` = factor^{(H)} y^H.
@@ -216,11 +186,3 @@ class LinearOperatorKronecker(base.LinearOperator):
     def _assert_self_adjoint(self):
         self._all_square_or_raise()
         return group([o.assert_self_adjoint() for o in self.operators])
-
-    @property
-    def _composite_tensor_fields(self):
-        return ("operators",)
-
-    @property
-    def _experimental_parameter_ndims_to_matrix_ndims(self):
-        return {"operators": [0] * len(self.operators)}

@@ -40,11 +40,7 @@ class LinearOperatorLowRankUpdate(base.LinearOperator):
                  is_diag_update_positive=None, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None,
                  name="LinearOperatorLowRankUpdate"):
-        parameters = dict(base_operator=base_operator, u=u, diag_update=diag_update, v=v,
-                          is_diag_update_positive=is_diag_update_positive,
-                          is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
+        parameters = base.constructor_parameters(locals())
         dtype = base_operator.dtype
         if diag_update is not None and is_diag_update_positive and dtype.is_complex:
             tf_logging.warning("Note: setting is_diag_update_positive with a complex dtype "

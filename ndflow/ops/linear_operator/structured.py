@@ -52,10 +52,7 @@ class LinearOperatorTridiag(base.LinearOperator):
     def __init__(self, diagonals, diagonals_format=_COMPACT, is_non_singular=None,
                  is_self_adjoint=None, is_positive_definite=None, is_square=None,
                  name="LinearOperatorTridiag"):
-        parameters = dict(diagonals=diagonals, diagonals_format=diagonals_format,
-                          is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
+        parameters = base.constructor_parameters(locals())
         if diagonals_format not in (_COMPACT, _MATRIX, _SEQUENCE):
             raise ValueError(f"Argument `diagonals_format` must be one of compact, matrix, or "
                              f"sequence. Received : {diagonals_format}.")
@@ -216,10 +213,7 @@ class LinearOperatorPermutation(base.LinearOperator):
     def __init__(self, perm, dtype=dtypes.float32, is_non_singular=None,
                  is_self_adjoint=None, is_positive_definite=None, is_square=None,
                  name="LinearOperatorPermutation"):
-        parameters = dict(perm=perm, dtype=dtype, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
+        parameters = base.constructor_parameters(locals())
         self._perm = util.convert_nonref_to_tensor(perm, name="perm")
         self._check_perm(self._perm)
         if is_non_singular is False:
@@ -321,10 +315,7 @@ class LinearOperatorHouseholder(base.LinearOperator):
 
     def __init__(self, reflection_axis, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name="LinearOperatorHouseholder"):
-        parameters = dict(reflection_axis=reflection_axis, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
+        parameters = base.constructor_parameters(locals())
         self._reflection_axis = util.convert_nonref_to_tensor(reflection_axis,
                                                               name="reflection_axis")
         axis = self._reflection_axis

@@ -34,11 +34,7 @@ class LinearOperatorZeros(SizedOperator):
     def __init__(self, num_rows, num_columns=None, batch_shape=None, dtype=None,
                  is_non_singular=False, is_self_adjoint=True, is_positive_definite=False,
                  is_square=True, assert_proper_shapes=False, name="LinearOperatorZeros"):
-        parameters = dict(num_rows=num_rows, num_columns=num_columns,
-                          batch_shape=batch_shape, dtype=dtype,
-                          is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          assert_proper_shapes=assert_proper_shapes, name=name)
+        parameters = base.constructor_parameters(locals())
         dtype = dtypes.as_dtype(dtype or dtypes.float32)
         self._assert_proper_shapes = assert_proper_shapes
         if not is_self_adjoint and is_square:
