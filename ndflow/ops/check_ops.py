@@ -19,6 +19,7 @@ from ndflow.ops.array_core import no_op
 from ndflow.ops.array_core import rank as tf_rank
 from ndflow.ops.array_core import shape as shape_of
 from ndflow.ops.array_core import stack as stack_
+from ndflow.ops.check_ops_docs import binary_doc, unary_doc
 from ndflow.ops.control_flow_assert import Assert
 from ndflow.ops.math import abs as tf_abs
 from ndflow.ops.reduction import reduce_all
@@ -130,7 +131,7 @@ def _binary(kind: str):
         return _binary_assert(kind, x, y, data, summarize, message, name)
 
     assert_v2.__name__ = assert_v1.__name__ = f"assert_{kind}"
-    assert_v2.__doc__ = assert_v1.__doc__ = f"Asserts `x {_SYMBOLS[kind]} y` element-wise."
+    assert_v2.__doc__, assert_v1.__doc__ = binary_doc(kind, False), binary_doc(kind, True)
     return assert_v2, assert_v1
 
 
@@ -152,7 +153,7 @@ def _unary(text: str, kind: str):
         return _unary_assert(kind, text, x, data, summarize, message, name)
 
     assert_v2.__name__ = assert_v1.__name__ = f"assert_{text}"
-    assert_v2.__doc__ = assert_v1.__doc__ = f"Asserts `x {_SYMBOLS[kind]} 0` element-wise."
+    assert_v2.__doc__, assert_v1.__doc__ = unary_doc(text, False), unary_doc(text, True)
     return assert_v2, assert_v1
 
 
