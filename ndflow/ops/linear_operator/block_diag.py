@@ -38,6 +38,21 @@ class BlockArgs:
     """Blockwise arguments of matmul/matvec/solve/solvevec for operators with diagonal
     blocks `_diagonal_operators`."""
 
+    def matmul(self, x, adjoint=False, adjoint_arg=False, name="matmul"):
+        """`A x`; `x` a tensor, a list of one tensor per block (row), or an operator."""
+        if isinstance(x, base.LinearOperator):
+            left, right = self._operator_pair(x, adjoint, adjoint_arg, "x")
+            self._check_block_pair(left, right, x,
+                                   "multiply two `LinearOperatorBlockDiag`s together")
+            with self._name_scope(name):
+                return self._linop_matmul(left, right)
+        with self._name_scope(name):
+            x = self._block_matmul_args(x, adjoint, adjoint_arg)
+            return self._matmul(x, adjoint=adjoint, adjoint_arg=adjoint_arg)
+
+    def _check_block_pair(self, left, right, other, verb):
+        """Raises where `left` and `right` (the operands of `verb`) cannot go blockwise."""
+
     def _block_range_dimensions(self):
         return [op.range_dimension for op in self._diagonal_operators]
 
@@ -119,10 +134,7 @@ class LinearOperatorBlockDiag(BlockArgs, FactorwiseOperator):
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=True, name=None):
         parameters = base.constructor_parameters(locals())
-        operators, dtype = checked_operators(
-            operators, "Expected a non-empty list of operators. Found: {}",
-            lambda names: "Expected all operators to have the same dtype.  Found " +
-            "   ".join(names))
+        operators, dtype = checked_operators(operators)
         self._operators = operators
         self._diagonal_operators = operators
         is_non_singular, is_self_adjoint, is_positive_definite = all_hints(
@@ -169,18 +181,6 @@ class LinearOperatorBlockDiag(BlockArgs, FactorwiseOperator):
             for a, b in zip(left.operators, right.operators):
                 _check_agree(b, a, f"Blocks are incompatible. Expected `x` to have dimension "
                                    f"{a.domain_dimension} but got {b.range_dimension}.")
-
-    def matmul(self, x, adjoint=False, adjoint_arg=False, name="matmul"):
-        """`A x`; `x` a tensor, a list of one tensor per block, or an operator."""
-        if isinstance(x, base.LinearOperator):
-            left, right = self._operator_pair(x, adjoint, adjoint_arg, "x")
-            self._check_block_pair(left, right, x,
-                                   "multiply two `LinearOperatorBlockDiag`s together")
-            with self._name_scope(name):
-                return self._linop_matmul(left, right)
-        with self._name_scope(name):
-            x = self._block_matmul_args(x, adjoint, adjoint_arg)
-            return self._matmul(x, adjoint=adjoint, adjoint_arg=adjoint_arg)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         arg_dim = -1 if adjoint_arg else -2

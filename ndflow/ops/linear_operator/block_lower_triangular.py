@@ -253,16 +253,6 @@ class LinearOperatorBlockLowerTriangular(BlockArgs, OperatorsOperator):
         return LinearOperatorBlockLowerTriangular(
             upper_left_inverse.operators + [inverse_bottom_row], **hints)
 
-    def matmul(self, x, adjoint=False, adjoint_arg=False, name="matmul"):
-        """`A x`; `x` a tensor, a list of one tensor per block row, or an operator."""
-        if isinstance(x, base.LinearOperator):
-            left, right = self._operator_pair(x, adjoint, adjoint_arg, "x")
-            with self._name_scope(name):
-                return self._linop_matmul(left, right)
-        with self._name_scope(name):
-            x = self._block_matmul_args(x, adjoint, adjoint_arg)
-            return self._matmul(x, adjoint=adjoint, adjoint_arg=adjoint_arg)
-
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         arg_dim = -1 if adjoint_arg else -2
         dims = self._block_range_dimensions() if adjoint else self._block_domain_dimensions()

@@ -20,9 +20,16 @@ from ndflow.ops.math import sign
 __all__ = ["LinearOperatorComposition"]
 
 
-def checked_operators(operators, empty_message: str, dtype_message):
+def _same_dtype_message(names) -> str:
+    return "Expected all operators to have the same dtype.  Found " + "   ".join(names)
+
+
+def checked_operators(operators,
+                      empty_message: str = "Expected a non-empty list of operators. Found: {}",
+                      dtype_message=_same_dtype_message):
     """(the operators as a non-empty list, their one dtype), by TF's checks: `empty_message`
-    formats the list; `dtype_message(names)` is the message of differing dtypes."""
+    formats the list; `dtype_message(names)` is the message of differing dtypes (defaults:
+    the words of TF's composition and block diagonal)."""
     check_ops.assert_proper_iterable(operators)
     operators = list(operators)
     if not operators:
@@ -141,10 +148,7 @@ class LinearOperatorComposition(OperatorsOperator):
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
         parameters = base.constructor_parameters(locals())
-        operators, dtype = checked_operators(
-            operators, "Expected a non-empty list of operators. Found: {}",
-            lambda names: "Expected all operators to have the same dtype.  Found " +
-            "   ".join(names))
+        operators, dtype = checked_operators(operators)
         self._operators = operators
         if all(o.is_non_singular for o in operators):
             if is_non_singular is False:
