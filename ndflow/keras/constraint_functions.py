@@ -15,7 +15,12 @@ def _norms(w, axis):
 
 @keras_export("keras.constraints.Constraint")
 class Constraint:
-    """A callable weight -> projected weight."""
+    """Base class of weight constraints: called on a weight after each optimizer update,
+    it returns the projected weight that replaces it.
+
+    Subclasses implement `__call__(w)` and, to be saved with a model, `get_config()`.
+    This base class returns `w` unchanged.
+    """
 
     def __call__(self, w):
         return w
@@ -30,7 +35,15 @@ class Constraint:
 
 @keras_export("keras.constraints.MaxNorm", "keras.constraints.max_norm")
 class MaxNorm(Constraint):
-    """Rescales slices along `axis` whose L2 norm exceeds `max_value`."""
+    """Caps the L2 norm of each weight vector at `max_value` (vectors with a larger norm
+    are scaled down onto it).
+
+    Args:
+      max_value: the largest norm allowed.
+      axis: the axis (or axes) the norm is taken over: for a Dense kernel
+        (input_dim, units), 0 constrains each unit's incoming weights; for a Conv2D kernel
+        (rows, cols, in, out), [0, 1, 2].
+    """
 
     def __init__(self, max_value=2, axis=0):
         self.max_value, self.axis = max_value, axis
@@ -46,7 +59,13 @@ class MaxNorm(Constraint):
 
 @keras_export("keras.constraints.NonNeg", "keras.constraints.non_neg")
 class NonNeg(Constraint):
-    """Negative weights become zero."""
+    """Keeps weights non-negative: negative entries become 0.
+
+    Example:
+
+    >>> tf.keras.constraints.NonNeg()(tf.constant([-1.0, 2.0])).numpy()
+    array([0., 2.], dtype=float32)
+    """
 
     def __call__(self, w):
         return arithmetic.maximum(w, 0.0)
@@ -54,7 +73,19 @@ class NonNeg(Constraint):
 
 @keras_export("keras.constraints.UnitNorm", "keras.constraints.unit_norm")
 class UnitNorm(Constraint):
-    """Slices along `axis` scaled to unit L2 norm."""
+    """Scales each weight vector to an L2 norm of 1.
+
+    Args:
+      axis: the axis (or axes) the norm is taken over: for a Dense kernel
+        (input_dim, units), 0 constrains each unit's incoming weights; for a Conv2D kernel
+        (rows, cols, in, out), [0, 1, 2].
+
+    Example:
+
+    >>> tf.keras.constraints.UnitNorm()(tf.constant([[3.0], [4.0]])).numpy().round(4)
+    array([[0.6],
+           [0.8]], dtype=float32)
+    """
 
     def __init__(self, axis=0):
         self.axis = axis
@@ -68,7 +99,18 @@ class UnitNorm(Constraint):
 
 @keras_export("keras.constraints.MinMaxNorm", "keras.constraints.min_max_norm")
 class MinMaxNorm(Constraint):
-    """Slice norms moved `rate` of the way into [min_value, max_value]."""
+    """Keeps the L2 norm of each weight vector within [min_value, max_value]: each norm
+    moves `rate` of the way towards its clipped value.
+
+    Args:
+      min_value: the smallest norm allowed.
+      max_value: the largest norm allowed.
+      rate: in [0, 1]: 1 clips the norms at once; smaller values move them gradually,
+        update after update.
+      axis: the axis (or axes) the norm is taken over: for a Dense kernel
+        (input_dim, units), 0 constrains each unit's incoming weights; for a Conv2D kernel
+        (rows, cols, in, out), [0, 1, 2].
+    """
 
     def __init__(self, min_value=0.0, max_value=1.0, rate=1.0, axis=0):
         self.min_value, self.max_value, self.rate, self.axis = min_value, max_value, rate, axis
@@ -130,5 +172,21 @@ def deserialize(config, custom_objects=None):
 
 @keras_export("keras.constraints.get")
 def get(identifier):
-    """None, a name ("non_neg"), a config dict, a class or a callable -> a constraint."""
+    """The constraint an identifier stands for (what layers' `*_constraint` arguments accept).
+
+    Args:
+      identifier: None, a name ("non_neg"), a dict from `serialize`, a class (then
+        instantiated with defaults) or a callable (returned as it is).
+
+    Returns:
+      A constraint object or callable, or None for None.
+
+    Raises:
+      ValueError: an identifier that names no known constraint.
+
+    Example:
+
+    >>> type(tf.keras.constraints.get("non_neg")).__name__
+    'NonNeg'
+    """
     return get_object(identifier, _KNOWN, "constraint")

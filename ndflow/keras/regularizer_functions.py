@@ -20,7 +20,20 @@ def _float_arg(value, name: str) -> float:
 
 @keras_export("keras.regularizers.Regularizer", "keras.Regularizer")
 class Regularizer:
-    """A callable weight -> scalar penalty."""
+    """Base class of weight regularizers: called on a weight, it returns a scalar penalty
+    that the layer adds to its `losses` (and so to the training loss).
+
+    Subclasses implement `__call__(x)` and, to be saved with a model, `get_config()`.
+    This base class' penalty is 0.
+
+    Example:
+
+    >>> class SumOfWeights(tf.keras.regularizers.Regularizer):
+    ...     def __call__(self, x):
+    ...         return 0.5 * tf.reduce_sum(x)
+    >>> float(SumOfWeights()(tf.ones((2, 2))))
+    2.0
+    """
 
     def __call__(self, x):
         return 0.0
@@ -35,7 +48,20 @@ class Regularizer:
 
 @keras_export("keras.regularizers.L1L2", "keras.regularizers.l1_l2")
 class L1L2(Regularizer):
-    """`l1 * sum(|x|) + l2 * sum(x**2)`."""
+    """Penalizes weights by `l1 * sum(|x|) + l2 * sum(x**2)`.
+
+    Args:
+      l1: the L1 factor (a non-negative float).
+      l2: the L2 factor (a non-negative float).
+
+    Raises:
+      ValueError: a negative or non-numeric factor.
+
+    Example:
+
+    >>> float(tf.keras.regularizers.L1L2(l1=0.5, l2=0.25)(tf.constant([1.0, -2.0])))
+    2.75
+    """
 
     def __init__(self, l1=0.0, l2=0.0):
         self.l1, self.l2 = _float_arg(l1, "l1"), _float_arg(l2, "l2")
@@ -54,7 +80,15 @@ class L1L2(Regularizer):
 
 @keras_export("keras.regularizers.L1", "keras.regularizers.l1")
 class L1(Regularizer):
-    """`l1 * sum(|x|)`."""
+    """Penalizes weights by `l1 * sum(|x|)` (pushes them to exactly zero: sparse
+    weights).
+
+    Args:
+      l1: the factor (a non-negative float).
+
+    Raises:
+      ValueError: a negative or non-numeric factor.
+    """
 
     def __init__(self, l1=0.01):
         self.l1 = _float_arg(l1, "l1")
@@ -68,7 +102,19 @@ class L1(Regularizer):
 
 @keras_export("keras.regularizers.L2", "keras.regularizers.l2")
 class L2(Regularizer):
-    """`l2 * sum(x**2)`."""
+    """Penalizes weights by `l2 * sum(x**2)` (weight decay: keeps them small).
+
+    Args:
+      l2: the factor (a non-negative float).
+
+    Raises:
+      ValueError: a negative or non-numeric factor.
+
+    Example:
+
+    >>> float(tf.keras.regularizers.L2(0.5)(tf.constant([1.0, 2.0])))
+    2.5
+    """
 
     def __init__(self, l2=0.01):
         self.l2 = _float_arg(l2, "l2")
@@ -83,8 +129,16 @@ class L2(Regularizer):
 @keras_export("keras.regularizers.OrthogonalRegularizer",
               "keras.regularizers.orthogonal_regularizer")
 class OrthogonalRegularizer(Regularizer):
-    """Pushes the rows (or columns) of a rank-2 weight towards orthogonality:
-    `factor * 0.5 * sum|cosines of distinct pairs| / pairs`."""
+    """Pushes the rows (or columns) of a 2-D weight towards being orthogonal: the penalty
+    is `factor * 0.5 *` the mean absolute cosine similarity over the distinct pairs.
+
+    Args:
+      factor: the penalty's scale (a non-negative float).
+      mode: "rows" or "columns": which vectors should be orthogonal.
+
+    Raises:
+      ValueError: a bad `factor` or `mode`; when called, a weight that is not 2-D.
+    """
 
     def __init__(self, factor=0.01, mode="rows"):
         self.factor = _float_arg(factor, "factor")
@@ -158,5 +212,21 @@ def deserialize(config, custom_objects=None):
 
 @keras_export("keras.regularizers.get")
 def get(identifier):
-    """None, a name ("l2"), a config dict, a class or a callable -> a regularizer."""
+    """The regularizer an identifier stands for (what layers' `*_regularizer` arguments accept).
+
+    Args:
+      identifier: None, a name ("l2"), a dict from `serialize`, a class (then
+        instantiated with defaults) or a callable (returned as it is).
+
+    Returns:
+      A regularizer object or callable, or None for None.
+
+    Raises:
+      ValueError: an identifier that names no known regularizer.
+
+    Example:
+
+    >>> type(tf.keras.regularizers.get("l2")).__name__
+    'L2'
+    """
     return get_object(identifier, _KNOWN, "regularizer")
