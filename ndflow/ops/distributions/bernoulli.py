@@ -6,8 +6,7 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
-from ndflow.core.shapes import TensorShape
-from ndflow.ops.array_core import constant, identity, shape
+from ndflow.ops.array_core import identity
 from ndflow.ops.array_fill import ones_like
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
@@ -21,9 +20,10 @@ from ndflow.ops.random import random_uniform
 
 
 @tf_export(v1=["distributions.Bernoulli"])
-class Bernoulli(distribution.Distribution):
+class Bernoulli(distribution.LogitsAndProbs, distribution.ScalarDistribution):
     """Bernoulli trials: `dtype` (int32) 1 with probability `probs`, else 0."""
 
+    _batch_parameters = ("logits",)
     _param_shapes = distribution.param_shapes_of("logits")
 
     def __init__(self, logits=None, probs=None, dtype=dtypes.int32, validate_args=False,
@@ -37,26 +37,6 @@ class Bernoulli(distribution.Distribution):
                          validate_args=validate_args, allow_nan_stats=allow_nan_stats,
                          parameters=parameters, graph_parents=[self._logits, self._probs],
                          name=name)
-
-    @property
-    def logits(self):
-        return self._logits
-
-    @property
-    def probs(self):
-        return self._probs
-
-    def _batch_shape_tensor(self):
-        return shape(self._logits)
-
-    def _batch_shape(self):
-        return self._logits.shape
-
-    def _event_shape_tensor(self):
-        return constant([], dtype=dtypes.int32)
-
-    def _event_shape(self):
-        return TensorShape([])
 
     def _sample_n(self, n, seed=None):
         new_shape = concat([[n], self.batch_shape_tensor()], 0)

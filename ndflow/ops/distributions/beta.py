@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
-from ndflow.core.shapes import TensorShape
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import log, where
-from ndflow.ops.array_core import constant, shape
 from ndflow.ops.array_fill import fill, ones, ones_like
 from ndflow.ops.check_ops import assert_less_v1, assert_positive_v1, assert_same_float_dtype
 from ndflow.ops.comparison import logical_and
@@ -23,10 +20,11 @@ from ndflow.ops.random_gamma_poisson import random_gamma
 
 
 @tf_export(v1=["distributions.Beta"])
-class Beta(distribution.Distribution):
+class Beta(distribution.ScalarDistribution):
     """The Beta distribution with concentrations `concentration1` (of x) and
     `concentration0` (of 1 - x)."""
 
+    _batch_parameters = ("total_concentration",)
     _param_shapes = distribution.param_shapes_of("concentration1", "concentration0")
 
     def __init__(self, concentration1=None, concentration0=None, validate_args=False,
@@ -57,18 +55,6 @@ class Beta(distribution.Distribution):
     @property
     def total_concentration(self):
         return self._total_concentration
-
-    def _batch_shape_tensor(self):
-        return shape(self.total_concentration)
-
-    def _batch_shape(self):
-        return self.total_concentration.shape
-
-    def _event_shape_tensor(self):
-        return constant([], dtype=dtypes.int32)
-
-    def _event_shape(self):
-        return TensorShape([])
 
     def _sample_n(self, n, seed=None):
         ones_ = ones_like(self.total_concentration, dtype=self.dtype)

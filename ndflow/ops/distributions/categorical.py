@@ -42,7 +42,7 @@ def _broadcast_cat_event_and_params(event, params, base_dtype):
 
 
 @tf_export(v1=["distributions.Categorical"])
-class Categorical(distribution.Distribution):
+class Categorical(distribution.LogitsAndProbs, distribution.ScalarDistribution):
     """A categorical distribution over the last axis of `logits` or `probs`."""
 
     def __init__(self, logits=None, probs=None, dtype=dtypes.int32, validate_args=False,
@@ -84,25 +84,11 @@ class Categorical(distribution.Distribution):
     def event_size(self):
         return self._event_size
 
-    @property
-    def logits(self):
-        return self._logits
-
-    @property
-    def probs(self):
-        return self._probs
-
     def _batch_shape_tensor(self):
         return identity(self._batch_shape_val)
 
     def _batch_shape(self):
         return self.logits.shape[:-1]
-
-    def _event_shape_tensor(self):
-        return constant([], dtype=dtypes.int32)
-
-    def _event_shape(self):
-        return TensorShape([])
 
     def _sample_n(self, n, seed=None):
         if self.logits.shape.rank == 2:

@@ -10,6 +10,7 @@ fall back between the log and plain forms as TF's `distribution.py` does.
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import numpy as np
 
@@ -20,7 +21,8 @@ from ndflow.core.shapes import TensorShape, as_shape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import constant_value, convert_to_tensor
 from ndflow.ops.arithmetic import log
-from ndflow.ops.array_core import reshape, shape
+from ndflow.ops.array_core import constant, reshape, shape
+from ndflow.ops.array_misc import broadcast_dynamic_shape, broadcast_static_shape
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.distributions import kullback_leibler
 from ndflow.ops.math import exp, log1p, sqrt, square
@@ -410,3 +412,37 @@ class Distribution:
         with name_scope(self.name):
             with name_scope(name) as scope:
                 yield scope
+
+
+class ScalarDistribution(Distribution):
+    """A distribution of scalar events (event shape []) whose batch shape is the broadcast of
+    the shapes of its parameters named in `_batch_parameters`."""
+
+    _batch_parameters: tuple = ()
+
+    def _batch_shape_tensor(self):
+        return functools.reduce(broadcast_dynamic_shape,
+                                [shape(getattr(self, n)) for n in self._batch_parameters])
+
+    def _batch_shape(self):
+        return functools.reduce(broadcast_static_shape,
+                                [getattr(self, n).shape for n in self._batch_parameters])
+
+    def _event_shape_tensor(self):
+        return constant([], dtype=dtypes.int32)
+
+    def _event_shape(self):
+        return TensorShape([])
+
+
+class LogitsAndProbs:
+    """The `logits` and `probs` parameters of a discrete distribution (its constructor sets
+    `_logits` and `_probs`)."""
+
+    @property
+    def logits(self):
+        return self._logits
+
+    @property
+    def probs(self):
+        return self._probs

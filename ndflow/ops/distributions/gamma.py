@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import control_dependencies, name_scope
-from ndflow.core.shapes import TensorShape
 from ndflow.ops.arithmetic import log, where
-from ndflow.ops.array_core import constant, identity, shape
+from ndflow.ops.array_core import identity
 from ndflow.ops.array_fill import fill, ones
-from ndflow.ops.array_misc import broadcast_dynamic_shape, broadcast_static_shape
 from ndflow.ops.check_ops import assert_less_v1, assert_positive_v1, assert_same_float_dtype
 from ndflow.ops.distributions import distribution, util
 from ndflow.ops.distributions.kullback_leibler import RegisterKL
@@ -22,9 +19,10 @@ from ndflow.ops.random_gamma_poisson import random_gamma
 
 
 @tf_export(v1=["distributions.Gamma"])
-class Gamma(distribution.Distribution):
+class Gamma(distribution.ScalarDistribution):
     """The Gamma distribution with shape `concentration` and inverse scale `rate`."""
 
+    _batch_parameters = ("concentration", "rate")
     _param_shapes = distribution.param_shapes_of("concentration", "rate")
 
     def __init__(self, concentration, rate, validate_args=False, allow_nan_stats=True,
@@ -50,18 +48,6 @@ class Gamma(distribution.Distribution):
     @property
     def rate(self):
         return self._rate
-
-    def _batch_shape_tensor(self):
-        return broadcast_dynamic_shape(shape(self.concentration), shape(self.rate))
-
-    def _batch_shape(self):
-        return broadcast_static_shape(self.concentration.shape, self.rate.shape)
-
-    def _event_shape_tensor(self):
-        return constant([], dtype=dtypes.int32)
-
-    def _event_shape(self):
-        return TensorShape([])
 
     def _sample_n(self, n, seed=None):
         return random_gamma(shape=[n], alpha=self.concentration, beta=self.rate,

@@ -4,18 +4,16 @@ with `validate_args`), their broadcast batch shape and the empty event shape."""
 
 from __future__ import annotations
 
-from ndflow.core import dtypes
 from ndflow.core.scopes import control_dependencies, name_scope
-from ndflow.core.shapes import TensorShape
-from ndflow.ops.array_core import constant, identity, shape
-from ndflow.ops.array_misc import broadcast_dynamic_shape, broadcast_static_shape
+from ndflow.ops.array_core import identity
 from ndflow.ops.check_ops import assert_positive_v1, assert_same_float_dtype
 from ndflow.ops.distributions import distribution
 
 
-class LocScale(distribution.Distribution):
+class LocScale(distribution.ScalarDistribution):
     """A scalar distribution of a location and a positive scale (reparameterized)."""
 
+    _batch_parameters = ("loc", "scale")
     _param_shapes = distribution.param_shapes_of("loc", "scale")
 
     def __init__(self, loc, scale, validate_args, allow_nan_stats, name, parameters):
@@ -37,15 +35,3 @@ class LocScale(distribution.Distribution):
     @property
     def scale(self):
         return self._scale
-
-    def _batch_shape_tensor(self):
-        return broadcast_dynamic_shape(shape(self.loc), shape(self.scale))
-
-    def _batch_shape(self):
-        return broadcast_static_shape(self.loc.shape, self.scale.shape)
-
-    def _event_shape_tensor(self):
-        return constant([], dtype=dtypes.int32)
-
-    def _event_shape(self):
-        return TensorShape([])

@@ -35,7 +35,7 @@ def draw_counts(flat_logits, flat_ndraws, n, k, dtype, seed):
 
 
 @tf_export(v1=["distributions.Multinomial"])
-class Multinomial(distribution.Distribution):
+class Multinomial(distribution.LogitsAndProbs, distribution.Distribution):
     """The multinomial distribution of `total_count` draws with class probabilities
     `probs` (or `logits`)."""
 
@@ -61,14 +61,6 @@ class Multinomial(distribution.Distribution):
     @property
     def total_count(self):
         return self._total_count
-
-    @property
-    def logits(self):
-        return self._logits
-
-    @property
-    def probs(self):
-        return self._probs
 
     def _batch_shape_tensor(self):
         return shape(self._mean_val)[:-1]

@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import control_dependencies, name_scope
-from ndflow.core.shapes import TensorShape
 from ndflow.ops.arithmetic import log, where
-from ndflow.ops.array_core import constant, identity, shape
+from ndflow.ops.array_core import identity
 from ndflow.ops.array_fill import fill, ones, ones_like
-from ndflow.ops.array_misc import broadcast_dynamic_shape, broadcast_static_shape
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.check_ops import assert_less_v1, assert_positive_v1, assert_same_float_dtype
 from ndflow.ops.comparison import greater, less
@@ -25,9 +22,10 @@ from ndflow.ops.random_gamma_poisson import random_gamma
 
 
 @tf_export(v1=["distributions.StudentT"])
-class StudentT(distribution.Distribution):
+class StudentT(distribution.ScalarDistribution):
     """Student's t distribution."""
 
+    _batch_parameters = ("df", "loc", "scale")
     _param_shapes = distribution.param_shapes_of("df", "loc", "scale")
 
     def __init__(self, df, loc, scale, validate_args=False, allow_nan_stats=True,
@@ -56,20 +54,6 @@ class StudentT(distribution.Distribution):
     @property
     def scale(self):
         return self._scale
-
-    def _batch_shape_tensor(self):
-        return broadcast_dynamic_shape(
-            shape(self.df), broadcast_dynamic_shape(shape(self.loc), shape(self.scale)))
-
-    def _batch_shape(self):
-        return broadcast_static_shape(broadcast_static_shape(self.df.shape, self.loc.shape),
-                                      self.scale.shape)
-
-    def _event_shape_tensor(self):
-        return constant([], dtype=dtypes.int32)
-
-    def _event_shape(self):
-        return TensorShape([])
 
     def _sample_n(self, n, seed=None):
         shape_ = concat([[n], self.batch_shape_tensor()], 0)

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import math
 
-from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import control_dependencies, name_scope
-from ndflow.core.shapes import TensorShape
 from ndflow.ops.arithmetic import log, where
-from ndflow.ops.array_core import constant, identity, shape
+from ndflow.ops.array_core import identity, shape
 from ndflow.ops.array_fill import ones, ones_like, zeros, zeros_like
-from ndflow.ops.array_misc import broadcast_dynamic_shape, broadcast_static_shape
+from ndflow.ops.array_misc import broadcast_dynamic_shape
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.check_ops import assert_less_v1, assert_same_float_dtype
 from ndflow.ops.comparison import is_nan, logical_or
@@ -21,9 +19,10 @@ from ndflow.ops.random import random_uniform
 
 
 @tf_export(v1=["distributions.Uniform"])
-class Uniform(distribution.Distribution):
+class Uniform(distribution.ScalarDistribution):
     """The uniform distribution on [low, high)."""
 
+    _batch_parameters = ("low", "high")
     _param_shapes = distribution.param_shapes_of("low", "high")
 
     def __init__(self, low=0.0, high=1.0, validate_args=False, allow_nan_stats=True,
@@ -54,18 +53,6 @@ class Uniform(distribution.Distribution):
         """high - low."""
         with self._name_scope(name):
             return self.high - self.low
-
-    def _batch_shape_tensor(self):
-        return broadcast_dynamic_shape(shape(self.low), shape(self.high))
-
-    def _batch_shape(self):
-        return broadcast_static_shape(self.low.shape, self.high.shape)
-
-    def _event_shape_tensor(self):
-        return constant([], dtype=dtypes.int32)
-
-    def _event_shape(self):
-        return TensorShape([])
 
     def _sample_n(self, n, seed=None):
         shape_ = concat([[n], self.batch_shape_tensor()], 0)
