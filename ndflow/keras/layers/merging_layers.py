@@ -160,7 +160,19 @@ def _fold(op, inputs):
 
 @keras_export("keras.layers.Add")
 class Add(Merge):
-    """The elementwise sum of the inputs."""
+    """A layer merging its inputs by their elementwise sum.
+
+    Called on a list of tensors of the same shape (or shapes that broadcast, batch axis
+    aside); the output has that shape.
+
+    Args:
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Example:
+
+    >>> tf.keras.layers.Add()([tf.ones((2, 3)), tf.ones((2, 3))]).numpy()[0]
+    array([2., 2., 2.], dtype=float32)
+    """
 
     def _merge_function(self, inputs):
         return _fold(arithmetic.add, inputs)
@@ -168,7 +180,14 @@ class Add(Merge):
 
 @keras_export("keras.layers.Subtract")
 class Subtract(Merge):
-    """`inputs[0] - inputs[1]` (exactly two inputs)."""
+    """A layer subtracting its second input from its first: `inputs[0] - inputs[1]`.
+
+    Args:
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: called on a number of inputs other than 2.
+    """
 
     def build(self, input_shape) -> None:
         super().build(input_shape)
@@ -185,8 +204,15 @@ class Subtract(Merge):
 
 @keras_export("keras.layers.Multiply")
 class Multiply(Merge):
-    """The elementwise product. A masked position counts as 1 in the product; when every
-    input is masked the output is 0 outside the union of the masks."""
+    """A layer merging its inputs by their elementwise product.
+
+    Called on a list of tensors of the same shape (or shapes that broadcast, batch axis
+    aside); the output has that shape. A masked position counts as 1 in the product;
+    when every input carries a mask the output is 0 outside the union of the masks.
+
+    Args:
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def _merge_function(self, inputs):
         masks = [get_mask(x) for x in inputs]
@@ -208,7 +234,14 @@ class Multiply(Merge):
 
 @keras_export("keras.layers.Average")
 class Average(Merge):
-    """The elementwise mean of the inputs."""
+    """A layer merging its inputs by their elementwise mean.
+
+    Called on a list of tensors of the same shape (or shapes that broadcast, batch axis
+    aside); the output has that shape.
+
+    Args:
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def _merge_function(self, inputs):
         return _fold(arithmetic.add, inputs) / len(inputs)
@@ -216,7 +249,15 @@ class Average(Merge):
 
 @keras_export("keras.layers.Maximum")
 class Maximum(Merge):
-    """The elementwise maximum of the inputs."""
+    """A layer merging its inputs by their elementwise maximum (masked positions take the
+    other inputs' values).
+
+    Called on a list of tensors of the same shape (or shapes that broadcast, batch axis
+    aside); the output has that shape.
+
+    Args:
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def _merge_function(self, inputs):
         return self._merge_with_masks(arithmetic.maximum, inputs)
@@ -224,7 +265,15 @@ class Maximum(Merge):
 
 @keras_export("keras.layers.Minimum")
 class Minimum(Merge):
-    """The elementwise minimum of the inputs."""
+    """A layer merging its inputs by their elementwise minimum (masked positions take the
+    other inputs' values).
+
+    Called on a list of tensors of the same shape (or shapes that broadcast, batch axis
+    aside); the output has that shape.
+
+    Args:
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def _merge_function(self, inputs):
         return self._merge_with_masks(arithmetic.minimum, inputs)
@@ -232,7 +281,19 @@ class Minimum(Merge):
 
 @keras_export("keras.layers.Concatenate")
 class Concatenate(Merge):
-    """The inputs joined along `axis` (their other dims must match)."""
+    """A layer joining its inputs along `axis`.
+
+    Called on a list of tensors equal in every axis but `axis`.
+
+    Args:
+      axis: the axis to join along (default the last).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Example:
+
+    >>> tf.keras.layers.Concatenate()([tf.zeros((2, 3)), tf.ones((2, 4))]).shape
+    TensorShape([2, 7])
+    """
 
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
@@ -360,8 +421,26 @@ def _dot_axes(axes, ndims):
 
 @keras_export("keras.layers.Dot")
 class Dot(Merge):
-    """The per-sample dot product of two inputs over `axes` (an int, or one per input);
-    `normalize=True` takes the cosine similarity."""
+    """A layer computing the per-sample dot product of its two inputs.
+
+    Args:
+      axes: the axis to contract: an int for both inputs, or a pair (one per input); the
+        batch axis 0 cannot be contracted.
+      normalize: whether to L2-normalize both inputs along `axes` first, giving the
+        cosine similarity.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      TypeError: `axes` is neither an int nor a list/tuple.
+      ValueError: a list/tuple of `axes` not of length 2; in a call, inputs other than
+        two, or contracted dimensions that differ.
+
+    Example:
+
+    >>> tf.keras.layers.Dot(axes=1)([tf.ones((2, 3)), tf.ones((2, 3))]).numpy()
+    array([[3.],
+           [3.]], dtype=float32)
+    """
 
     def __init__(self, axes, normalize=False, **kwargs):
         super().__init__(**kwargs)
@@ -428,7 +507,16 @@ def _functional(cls, name):
     def merge(inputs, **kwargs):
         return cls(**kwargs)(inputs)
     merge.__name__ = merge.__qualname__ = name
-    merge.__doc__ = f"`{cls.__name__}(**kwargs)(inputs)`."
+    merge.__doc__ = f"""The functional form of `keras.layers.{cls.__name__}`:
+    `{cls.__name__}(**kwargs)(inputs)`.
+
+    Args:
+      inputs: a list of tensors (or KerasTensors) to merge.
+      **kwargs: the layer's arguments (name, ...).
+
+    Returns:
+      The merged tensor.
+    """
     return keras_export(f"keras.layers.{name}")(merge)
 
 
@@ -442,11 +530,30 @@ minimum = _functional(Minimum, "minimum")
 
 @keras_export("keras.layers.concatenate")
 def concatenate(inputs, axis=-1, **kwargs):
-    """`Concatenate(axis=axis, **kwargs)(inputs)`."""
+    """The functional form of `keras.layers.Concatenate`:
+    `Concatenate(axis=axis, **kwargs)(inputs)`.
+
+    Args:
+      inputs: a list of tensors equal in every axis but `axis`.
+      axis: the axis to join along (default the last).
+      **kwargs: the layer's other arguments (name, ...).
+
+    Returns:
+      The joined tensor.
+    """
     return Concatenate(axis=axis, **kwargs)(inputs)
 
 
 @keras_export("keras.layers.dot")
 def dot(inputs, axes=-1, **kwargs):
-    """`Dot(axes=axes, **kwargs)(inputs)`."""
+    """The functional form of `keras.layers.Dot`: `Dot(axes=axes, **kwargs)(inputs)`.
+
+    Args:
+      inputs: a list of two tensors.
+      axes: the axis to contract (an int, or one per input).
+      **kwargs: the layer's other arguments (normalize, name, ...).
+
+    Returns:
+      The per-sample dot products.
+    """
     return Dot(axes=axes, **kwargs)(inputs)
