@@ -28,7 +28,37 @@ def _export(name: str):
 
 @_export("Dense")
 class Dense(Layer):
-    """`activation(inputs @ kernel + bias)` on the last axis of the inputs."""
+    """A densely connected layer: `activation(inputs @ kernel + bias)`, applied to the last
+    axis of its inputs (any leading axes are kept).
+
+    The kernel, of shape (input_dim, units), and the bias are created on the first call.
+
+    Args:
+      units: the output size (a positive int).
+      activation: the activation (a name, a callable, or None for linear).
+      use_bias: whether to add a bias vector.
+      kernel_initializer: the kernel's initializer (default "glorot_uniform").
+      bias_initializer: the bias' initializer (default "zeros").
+      kernel_regularizer: optional penalty on the kernel.
+      bias_regularizer: optional penalty on the bias.
+      activity_regularizer: optional penalty on the output.
+      kernel_constraint: optional projection of the kernel after each update.
+      bias_constraint: optional projection of the bias after each update.
+      lora_rank: must be None (LoRA is not built in ndflow).
+      lora_alpha: accepted for Keras' signature.
+      quantization_config: must be None (quantized Dense is not built in ndflow).
+      **kwargs: Layer arguments (name, dtype, input_shape, ...).
+
+    Raises:
+      ValueError: `units` is not a positive int.
+      NotImplementedError: `lora_rank` or `quantization_config` given.
+
+    Example:
+
+    >>> layer = tf.keras.layers.Dense(4, activation="relu")
+    >>> layer(tf.ones((2, 3))).shape, layer.kernel.shape
+    (TensorShape([2, 4]), TensorShape([3, 4]))
+    """
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
@@ -107,7 +137,17 @@ class Dense(Layer):
 
 @_export("Activation")
 class Activation(Layer):
-    """Applies an activation function (a name or a callable)."""
+    """A layer applying an activation function to its inputs.
+
+    Args:
+      activation: a name ("relu") or a callable.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Example:
+
+    >>> tf.keras.layers.Activation("relu")(tf.constant([-1.0, 2.0])).numpy()
+    array([0., 2.], dtype=float32)
+    """
 
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
@@ -126,8 +166,24 @@ class Activation(Layer):
 
 @_export("Flatten")
 class Flatten(Layer):
-    """Each sample flattened to one dimension (channels_first inputs are first moved to
-    channels_last, so weights keep their order across data formats)."""
+    """A layer flattening each sample to one dimension: (batch, ...) to (batch, n).
+
+    Channels-first inputs are first moved to channels last, so a following Dense layer's
+    weights mean the same in both data formats.
+
+    Args:
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: an unknown `data_format`.
+
+    Example:
+
+    >>> tf.keras.layers.Flatten()(tf.zeros((2, 3, 4))).shape
+    TensorShape([2, 12])
+    """
 
     _records_build_shapes = True   # Keras records its build config (input shape)
 
@@ -161,8 +217,27 @@ class Flatten(Layer):
 
 @_export("Dropout")
 class Dropout(Layer):
-    """Zeroes a fraction `rate` of the inputs in training (the rest scaled by 1/(1-rate));
-    the identity otherwise."""
+    """A layer that, in training, sets a random fraction `rate` of its inputs to 0 and
+    scales the others by `1 / (1 - rate)`; at inference it passes the inputs through.
+
+    Args:
+      rate: the fraction to drop, in [0, 1].
+      noise_shape: optional shape of the keep/drop mask, broadcast against the inputs
+        (e.g. (batch, 1, features) drops the same features at every step; None entries
+        take the input's size).
+      seed: an int for reproducible masks.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: `rate` outside [0, 1].
+
+    Example:
+
+    >>> layer = tf.keras.layers.Dropout(0.5, seed=1)
+    >>> layer(tf.ones((2, 2)), training=False).numpy()
+    array([[1., 1.],
+           [1., 1.]], dtype=float32)
+    """
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
