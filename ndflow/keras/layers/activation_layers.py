@@ -33,7 +33,23 @@ class ElementwiseLayer(Layer):
 
 @keras_export("keras.layers.ReLU")
 class ReLU(ElementwiseLayer):
-    """`max_value` caps the output, `negative_slope` scales the part below `threshold`."""
+    """A rectified linear unit layer: `x` above `threshold`, `negative_slope * (x -
+    threshold)` below it, capped at `max_value`.
+
+    Args:
+      max_value: optional non-negative cap on the output.
+      negative_slope: the non-negative slope below the threshold (0: flat).
+      threshold: the non-negative value where the unit switches on.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: a negative (or None) `max_value`, `negative_slope` or `threshold`.
+
+    Example:
+
+    >>> tf.keras.layers.ReLU(max_value=6.0)(tf.constant([-1.0, 3.0, 9.0])).numpy()
+    array([0., 3., 6.], dtype=float32)
+    """
 
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
@@ -59,7 +75,16 @@ class ReLU(ElementwiseLayer):
 
 @keras_export("keras.layers.LeakyReLU")
 class LeakyReLU(ElementwiseLayer):
-    """`x` for x >= 0, `negative_slope * x` below (`alpha` is Keras 2's deprecated name)."""
+    """A leaky ReLU layer: `x` for `x >= 0`, `negative_slope * x` below.
+
+    Args:
+      negative_slope: the non-negative slope below 0 (Keras 2's `alpha` is accepted, with
+        a deprecation warning).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: a negative (or None) `negative_slope`.
+    """
 
     def __init__(self, negative_slope=0.3, **kwargs):
         if "alpha" in kwargs:
@@ -82,8 +107,19 @@ class LeakyReLU(ElementwiseLayer):
 
 @keras_export("keras.layers.PReLU")
 class PReLU(ElementwiseLayer):
-    """`relu(x) - alpha * relu(-x)` with a learned `alpha` of the input's shape without the
-    batch dim (size 1 along `shared_axes`)."""
+    """A parametric ReLU layer: `x` for `x >= 0`, `alpha * x` below, with `alpha` learned.
+
+    `alpha` has the input's shape without the batch axis (one slope per position and
+    channel), except along `shared_axes`, where one slope is shared.
+
+    Args:
+      alpha_initializer: the slopes' initializer (default zeros: a plain ReLU at first).
+      alpha_regularizer: optional penalty on the slopes.
+      alpha_constraint: optional projection of the slopes after each update.
+      shared_axes: optional axis or list of axes (counting the batch as 0) sharing one
+        slope, e.g. [1, 2] for one slope per channel of (batch, h, w, channels) images.
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def __init__(self, alpha_initializer="Zeros", alpha_regularizer=None,
                  alpha_constraint=None, shared_axes=None, **kwargs):
@@ -128,7 +164,12 @@ class PReLU(ElementwiseLayer):
 
 @keras_export("keras.layers.ELU")
 class ELU(ElementwiseLayer):
-    """`x` for x > 0, `alpha * (exp(x) - 1)` below."""
+    """An exponential linear unit layer: `x` for `x > 0`, `alpha * (exp(x) - 1)` below.
+
+    Args:
+      alpha: the scale of the negative part.
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(**kwargs)
@@ -148,9 +189,22 @@ def _large_negative(dtype) -> float:
 
 @keras_export("keras.layers.Softmax")
 class Softmax(ElementwiseLayer):
-    """Softmax over `axis` (an int, or a list: over those axes together). With a `mask`
-    (broadcastable to the inputs; True or > 0.5 keeps), masked positions are left out and
-    their outputs are 0."""
+    """A softmax layer: `exp(x)` normalized to sum to 1 over `axis`.
+
+    Called as `layer(inputs, mask=None)`: with a `mask` (broadcastable to the inputs; True
+    or above 0.5 keeps a position), masked positions are left out of the normalization
+    and get 0.
+
+    Args:
+      axis: an int, or a list of axes normalized together (default the last).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Example:
+
+    >>> tf.keras.layers.Softmax()(tf.constant([[1.0, 1.0, 1.0]]), mask=tf.constant(
+    ...     [[True, True, False]])).numpy()
+    array([[0.5, 0.5, 0. ]], dtype=float32)
+    """
 
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
