@@ -7,7 +7,6 @@ import numpy as np
 
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
-from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import where
 from ndflow.ops.array_core import shape
 from ndflow.ops.array_fill import fill, ones
@@ -21,8 +20,6 @@ from ndflow.ops.check_ops import (
 from ndflow.ops.distributions import distribution, util
 from ndflow.ops.distributions.concentration import ConcentrationShapes
 from ndflow.ops.distributions.kullback_leibler import RegisterKL
-from ndflow.ops.linalg import matmul
-from ndflow.ops.linalg_diag import matrix_set_diag
 from ndflow.ops.math import exp, rsqrt
 from ndflow.ops.math_special import digamma, lbeta, xlogy
 from ndflow.ops.random_gamma_poisson import random_gamma
@@ -37,9 +34,7 @@ class Dirichlet(ConcentrationShapes):
                  name="Dirichlet"):
         parameters = dict(locals())
         with name_scope(name, "Dirichlet") as name:
-            self._concentration = self._maybe_assert_valid_concentration(
-                convert_to_tensor(concentration, name="concentration"), validate_args)
-            self._total_concentration = reduce_sum(self._concentration, -1)
+            self._set_concentration(concentration, validate_args)
         super().__init__(dtype=self._concentration.dtype,
                          reparameterization_type=distribution.FULLY_REPARAMETERIZED,
                          validate_args=validate_args, allow_nan_stats=allow_nan_stats,
@@ -75,10 +70,6 @@ class Dirichlet(ConcentrationShapes):
 
     def _mean(self):
         return self.concentration / self.total_concentration[..., None]
-
-    def _covariance(self):
-        x = self._variance_scale_term() * self._mean()
-        return matrix_set_diag(-matmul(x[..., None], x[..., None, :]), self._variance())
 
     def _variance(self):
         scale = self._variance_scale_term()

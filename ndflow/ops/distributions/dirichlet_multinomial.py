@@ -6,22 +6,18 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
-from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import log
 from ndflow.ops.array_core import reshape
 from ndflow.ops.array_fill import ones_like, tile
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
-from ndflow.ops.check_ops import assert_equal_v1, assert_positive_v1
+from ndflow.ops.check_ops import assert_positive_v1
 from ndflow.ops.distributions import distribution, util
 from ndflow.ops.distributions.concentration import ConcentrationShapes
 from ndflow.ops.distributions.multinomial import draw_counts
-from ndflow.ops.linalg import matmul
-from ndflow.ops.linalg_diag import matrix_set_diag
 from ndflow.ops.math import exp, sqrt
 from ndflow.ops.math_special import lbeta
 from ndflow.ops.random_gamma_poisson import random_gamma
-from ndflow.ops.reduction import reduce_sum
 
 
 @tf_export(v1=["distributions.DirichletMultinomial"])
@@ -32,13 +28,8 @@ class DirichletMultinomial(ConcentrationShapes):
                  name="DirichletMultinomial"):
         parameters = dict(locals())
         with name_scope(name, "DirichletMultinomial") as name:
-            self._total_count = convert_to_tensor(total_count, name="total_count")
-            if validate_args:
-                self._total_count = util.embed_check_nonnegative_integer_form(
-                    self._total_count)
-            self._concentration = self._maybe_assert_valid_concentration(
-                convert_to_tensor(concentration, name="concentration"), validate_args)
-            self._total_concentration = reduce_sum(self._concentration, -1)
+            self._total_count = util.total_count_tensor(total_count, validate_args)
+            self._set_concentration(concentration, validate_args)
         super().__init__(dtype=self._concentration.dtype,
                          reparameterization_type=distribution.NOT_REPARAMETERIZED,
                          validate_args=validate_args, allow_nan_stats=allow_nan_stats,
@@ -73,10 +64,6 @@ class DirichletMultinomial(ConcentrationShapes):
     def _mean(self):
         return self.total_count * (self.concentration / self.total_concentration[..., None])
 
-    def _covariance(self):
-        x = self._variance_scale_term() * self._mean()
-        return matrix_set_diag(-matmul(x[..., None], x[..., None, :]), self._variance())
-
     def _variance(self):
         scale = self._variance_scale_term()
         x = scale * self._mean()
@@ -98,7 +85,5 @@ class DirichletMultinomial(ConcentrationShapes):
     def _maybe_assert_valid_sample(self, counts):
         if not self.validate_args:
             return counts
-        counts = util.embed_check_nonnegative_integer_form(counts)
-        return util.with_dependencies([assert_equal_v1(
-            self.total_count, reduce_sum(counts, -1),
-            message="counts last-dimension must sum to `self.total_count`")], counts)
+        return util.embed_check_counts(
+            counts, self.total_count, "counts last-dimension must sum to `self.total_count`")

@@ -6,14 +6,12 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
-from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_builders import sequence_mask
 from ndflow.ops.array_core import identity, reshape, shape
 from ndflow.ops.array_fill import ones_like, tile
 from ndflow.ops.array_gather import one_hot
 from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
-from ndflow.ops.check_ops import assert_equal_v1
 from ndflow.ops.distributions import distribution, util
 from ndflow.ops.linalg import matmul
 from ndflow.ops.linalg_diag import matrix_set_diag
@@ -43,10 +41,7 @@ class Multinomial(distribution.LogitsAndProbs, distribution.Distribution):
                  allow_nan_stats=True, name="Multinomial"):
         parameters = dict(locals())
         with name_scope(name, "Multinomial") as name:
-            self._total_count = convert_to_tensor(total_count, name="total_count")
-            if validate_args:
-                self._total_count = util.embed_check_nonnegative_integer_form(
-                    self._total_count)
+            self._total_count = util.total_count_tensor(total_count, validate_args)
             self._logits, self._probs = util.get_logits_and_probs(
                 logits=logits, probs=probs, multidimensional=True,
                 validate_args=validate_args, name=name)
@@ -109,7 +104,5 @@ class Multinomial(distribution.LogitsAndProbs, distribution.Distribution):
     def _maybe_assert_valid_sample(self, counts):
         if not self.validate_args:
             return counts
-        counts = util.embed_check_nonnegative_integer_form(counts)
-        return util.with_dependencies([assert_equal_v1(
-            self.total_count, reduce_sum(counts, -1),
-            message="counts must sum to `self.total_count`")], counts)
+        return util.embed_check_counts(counts, self.total_count,
+                                       "counts must sum to `self.total_count`")

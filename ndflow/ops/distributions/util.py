@@ -161,6 +161,21 @@ def embed_check_nonnegative_integer_form(x, name="embed_check_nonnegative_intege
         return with_dependencies(deps, x)
 
 
+def total_count_tensor(total_count, validate_args: bool):
+    """A (multinomial's) `total_count` as a tensor, checked to be non-negative integers with
+    `validate_args`."""
+    total_count = convert_to_tensor(total_count, name="total_count")
+    return embed_check_nonnegative_integer_form(total_count) if validate_args else total_count
+
+
+def embed_check_counts(counts, total_count, message: str):
+    """`counts` checked to be non-negative integers summing to `total_count` over the last
+    axis (`message` where they do not)."""
+    counts = embed_check_nonnegative_integer_form(counts)
+    return with_dependencies([check_ops.assert_equal_v1(
+        total_count, reduce_sum(counts, -1), message=message)], counts)
+
+
 def get_logits_and_probs(logits=None, probs=None, multidimensional=False, validate_args=False,
                          name="get_logits_and_probs", dtype=None):
     """(logits, probs) from exactly one of them: sigmoid/softmax of logits, or log-odds/log
