@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.shapes import TensorShape, as_shape, fmt
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array_core, array_gather
+from ndflow.ops import arithmetic_docs, array_core, array_gather
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import (
@@ -389,3 +390,6 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None) -> Tensor:
                         f"but `input` is of type {inputs[0].dtype}. These must be equal. "
                         "Try casting the input to the desired type.")
     return add_n(inputs, name=name)
+
+
+attach(globals(), arithmetic_docs.DOCS)
