@@ -38,7 +38,21 @@ def _resolve_target(input_dims: tuple, target: tuple) -> tuple:
 
 @keras_export("keras.layers.Reshape")
 class Reshape(Layer):
-    """Each sample reshaped to `target_shape` (the batch axis kept; at most one -1)."""
+    """A layer reshaping each sample to `target_shape` (the batch axis is kept).
+
+    Args:
+      target_shape: the new shape of a sample, a tuple of ints; one entry may be -1
+        (inferred from the size).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: an entry below -1, or more than one -1.
+
+    Example:
+
+    >>> tf.keras.layers.Reshape((3, 2))(tf.zeros((4, 6))).shape
+    TensorShape([4, 3, 2])
+    """
 
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
@@ -70,7 +84,21 @@ class Reshape(Layer):
 
 @keras_export("keras.layers.Permute")
 class Permute(Layer):
-    """The non-batch axes permuted: `dims` is a permutation of 1..rank-1."""
+    """A layer permuting the non-batch axes of its inputs.
+
+    Args:
+      dims: a permutation of 1..rank-1 (the batch axis 0 stays), e.g. (2, 1) swaps the
+        two axes of (batch, steps, features).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: `dims` is not a permutation of 1..n.
+
+    Example:
+
+    >>> tf.keras.layers.Permute((2, 1))(tf.zeros((4, 3, 5))).shape
+    TensorShape([4, 5, 3])
+    """
 
     _records_build_shapes = True   # Keras records its build config (input shape)
 
@@ -119,7 +147,25 @@ def _bilinear(x, axis: int, size, factor: int):
 
 @keras_export("keras.layers.UpSampling2D")
 class UpSampling2D(Layer):
-    """Rows and columns repeated `size` times ('nearest') or interpolated ('bilinear')."""
+    """A layer upsampling images: rows and columns repeated `size` times ("nearest") or
+    interpolated.
+
+    Args:
+      size: the factors, an int or (rows, cols).
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      interpolation: "nearest" (repeat) or "bilinear" (Keras' other names are refused).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: an unknown `interpolation`.
+      NotImplementedError: "bicubic", "lanczos3", "lanczos5" or "area".
+
+    Example:
+
+    >>> tf.keras.layers.UpSampling2D()(tf.zeros((1, 2, 3, 4))).shape
+    TensorShape([1, 4, 6, 4])
+    """
 
     _records_build_shapes = True   # Keras records its build config (input shape)
 
@@ -172,8 +218,23 @@ def _pairs(value, name: str, allow_negative_int: bool) -> tuple:
 
 @keras_export("keras.layers.ZeroPadding2D")
 class ZeroPadding2D(Layer):
-    """Zero rows and columns added around each image: `padding` an int, (rows, cols) or
-    ((top, bottom), (left, right))."""
+    """A layer adding rows and columns of zeros around each image.
+
+    Args:
+      padding: an int (the same on all four sides), a pair (rows, cols) (symmetric), or
+        ((top, bottom), (left, right)); no value may be negative.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: a negative or ill-formed `padding`.
+
+    Example:
+
+    >>> tf.keras.layers.ZeroPadding2D(1)(tf.zeros((1, 2, 2, 3))).shape
+    TensorShape([1, 4, 4, 3])
+    """
 
     _records_build_shapes = True   # Keras records its build config (input shape)
 
@@ -203,8 +264,18 @@ class ZeroPadding2D(Layer):
 
 @keras_export("keras.layers.Cropping2D")
 class Cropping2D(Layer):
-    """Rows and columns removed from each image's edges: `cropping` an int, (rows, cols) or
-    ((top, bottom), (left, right))."""
+    """A layer removing rows and columns from the edges of each image.
+
+    Args:
+      cropping: an int (the same on all four sides), a pair (rows, cols) (symmetric), or
+        ((top, bottom), (left, right)).
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: cropping that leaves no rows or columns.
+    """
 
     _records_build_shapes = True   # Keras records its build config (input shape)
 
@@ -243,7 +314,17 @@ class Cropping2D(Layer):
 
 @keras_export("keras.layers.RepeatVector")
 class RepeatVector(Layer):
-    """(batch, features) -> (batch, n, features): each vector repeated `n` times."""
+    """A layer repeating each input vector `n` times: (batch, features) to
+    (batch, n, features).
+
+    Args:
+      n: the number of repetitions (an int).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      TypeError: `n` is not an int.
+      ValueError: `n` is not positive.
+    """
 
     _records_build_shapes = True   # Keras records its build config (input shape)
 
