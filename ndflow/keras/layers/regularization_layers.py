@@ -56,7 +56,16 @@ class _SpatialDropout(Dropout):
 
 @keras_export("keras.layers.SpatialDropout1D")
 class SpatialDropout1D(_SpatialDropout):
-    """Drops whole channels of (batch, steps, channels) inputs."""
+    """Spatial dropout for sequences: in training, whole channels of (batch, steps,
+    channels) inputs are set to 0 (the same channels at every step), the others scaled by
+    `1 / (1 - rate)`. Useful when neighbouring steps are strongly correlated.
+
+    Args:
+      rate: the fraction of channels to drop, in [0, 1].
+      seed: an int for reproducible masks.
+      name: the layer's name.
+      dtype: the layer's dtype.
+    """
 
     _ndim = 3
 
@@ -81,14 +90,34 @@ class _SpatialDropoutND(_SpatialDropout):
 
 @keras_export("keras.layers.SpatialDropout2D")
 class SpatialDropout2D(_SpatialDropoutND):
-    """Drops whole feature maps of 4-D inputs."""
+    """Spatial dropout for images: in training, whole feature maps (channels) of 4-D
+    inputs are set to 0, the others scaled by `1 / (1 - rate)`.
+
+    Args:
+      rate: the fraction of channels to drop, in [0, 1].
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      seed: an int for reproducible masks.
+      name: the layer's name.
+      dtype: the layer's dtype.
+    """
 
     _ndim = 4
 
 
 @keras_export("keras.layers.SpatialDropout3D")
 class SpatialDropout3D(_SpatialDropoutND):
-    """Drops whole feature volumes of 5-D inputs."""
+    """Spatial dropout for volumes: in training, whole feature volumes (channels) of 5-D
+    inputs are set to 0, the others scaled by `1 / (1 - rate)`.
+
+    Args:
+      rate: the fraction of channels to drop, in [0, 1].
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      seed: an int for reproducible masks.
+      name: the layer's name.
+      dtype: the layer's dtype.
+    """
 
     _ndim = 5
 
@@ -104,7 +133,14 @@ class _Noise(ElementwiseLayer):
 
 @keras_export("keras.layers.GaussianNoise")
 class GaussianNoise(_Noise):
-    """Adds N(0, stddev**2) noise in training."""
+    """A layer adding zero-mean Gaussian noise of standard deviation `stddev` in training
+    (a regularizer); at inference it passes the inputs through.
+
+    Args:
+      stddev: the noise's standard deviation.
+      seed: an int for reproducible noise.
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def __init__(self, stddev, seed=None, **kwargs):
         super().__init__(stddev, "stddev", seed, **kwargs)
@@ -122,7 +158,15 @@ class GaussianNoise(_Noise):
 
 @keras_export("keras.layers.GaussianDropout")
 class GaussianDropout(_Noise):
-    """Multiplies by N(1, rate / (1 - rate)) noise in training."""
+    """A layer multiplying its inputs by Gaussian noise of mean 1 and variance
+    `rate / (1 - rate)` in training (dropout's variance without zeros); at inference it
+    passes the inputs through.
+
+    Args:
+      rate: the equivalent drop probability, in [0, 1).
+      seed: an int for reproducible noise.
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def __init__(self, rate, seed=None, **kwargs):
         super().__init__(rate, "rate", seed, **kwargs)
@@ -141,7 +185,14 @@ class GaussianDropout(_Noise):
 
 @keras_export("keras.layers.ActivityRegularization")
 class ActivityRegularization(ElementwiseLayer):
-    """The identity, with an `L1L2(l1, l2)` activity regularizer on its output."""
+    """A layer passing its inputs through unchanged while adding a penalty on them,
+    `l1 * sum(|x|) + l2 * sum(x**2)`, to the model's losses.
+
+    Args:
+      l1: the L1 factor.
+      l2: the L2 factor.
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def __init__(self, l1=0.0, l2=0.0, **kwargs):
         super().__init__(activity_regularizer=regularizers.L1L2(l1=l1, l2=l2), **kwargs)

@@ -39,7 +39,16 @@ def _first_spatial(data_format: str) -> int:
 
 @keras_export("keras.layers.UpSampling1D")
 class UpSampling1D(Layer):
-    """Each step repeated `size` times (batch, steps, features)."""
+    """A layer upsampling sequences: each step of (batch, steps, features) inputs repeated
+    `size` times.
+
+    Args:
+      size: the repetition factor (an int).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      TypeError: `size` is not an int.
+    """
 
     def __init__(self, size=2, **kwargs):
         super().__init__(**kwargs)
@@ -64,7 +73,15 @@ class UpSampling1D(Layer):
 
 @keras_export("keras.layers.UpSampling3D")
 class UpSampling3D(Layer):
-    """Each voxel repeated `size` = (d, h, w) times along depth, rows and columns."""
+    """A layer upsampling volumes: each voxel of 5-D inputs repeated along depth, rows and
+    columns.
+
+    Args:
+      size: the factors, an int or (depth, rows, cols).
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def __init__(self, size=(2, 2, 2), data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -112,7 +129,20 @@ class _Padding(Layer):
 
 @keras_export("keras.layers.ZeroPadding1D")
 class ZeroPadding1D(_Padding):
-    """`padding` = int or (before, after) zeros on the steps axis."""
+    """A layer adding zero steps at the start and end of (batch, steps, features)
+    sequences.
+
+    Args:
+      padding: an int (both ends) or a pair (before, after).
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Example:
+
+    >>> tf.keras.layers.ZeroPadding1D((1, 2))(tf.zeros((1, 3, 4))).shape
+    TensorShape([1, 6, 4])
+    """
 
     def __init__(self, padding=1, data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -127,7 +157,15 @@ class ZeroPadding1D(_Padding):
 
 @keras_export("keras.layers.ZeroPadding3D")
 class ZeroPadding3D(_Padding):
-    """`padding` = int, 3 ints or 3 (before, after) pairs of zeros on depth, rows, cols."""
+    """A layer adding zeros around the depth, rows and columns of 5-D volumes.
+
+    Args:
+      padding: an int (all sides), three ints (symmetric per axis), or three
+        (before, after) pairs.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def __init__(self, padding=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -153,7 +191,13 @@ def _crop(layer, inputs, crops, first: int):
 
 @keras_export("keras.layers.Cropping1D")
 class Cropping1D(Layer):
-    """`cropping` = int or (before, after) steps removed from the steps axis."""
+    """A layer removing steps from the start and end of (batch, steps, features)
+    sequences.
+
+    Args:
+      cropping: an int (both ends) or a pair (before, after).
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def __init__(self, cropping=(1, 1), **kwargs):
         super().__init__(**kwargs)
@@ -183,7 +227,16 @@ class Cropping1D(Layer):
 
 @keras_export("keras.layers.Cropping3D")
 class Cropping3D(Layer):
-    """`cropping` = int, 3 ints or 3 (before, after) pairs removed from depth, rows, cols."""
+    """A layer removing slices from the edges of the depth, rows and columns of 5-D
+    volumes.
+
+    Args:
+      cropping: an int (all sides), three ints (symmetric per axis), or three
+        (before, after) pairs.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
         super().__init__(**kwargs)
