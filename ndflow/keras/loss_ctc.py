@@ -20,8 +20,23 @@ from ndflow.ops.sparse_tensor import SparseTensor, sparse_tensor_to_dense
 
 @tf_export("keras.losses.ctc", "losses.ctc", v1=["keras.losses.ctc"])
 def ctc(y_true, y_pred):
-    """Per-sample CTC loss: `y_true` (batch, max_length) labels, 0 padding (and blank);
-    `y_pred` (batch, frames, classes) logits."""
+    """Connectionist temporal classification loss, one value per sample: the negative
+    log-likelihood of the label sequence over all its alignments with the frames.
+
+    Class 0 is the blank, and 0s in `y_true` are padding (each label sequence's length is
+    its count of nonzero entries); every frame of `y_pred` counts.
+
+    Args:
+      y_true: int labels of shape (batch, max_length), 0-padded.
+      y_pred: logits of shape (batch, frames, classes) (before softmax).
+
+    Returns:
+      A float tensor of shape (batch,) in `y_pred`'s dtype (float16/bfloat16 computed in
+      float32).
+
+    Raises:
+      ValueError: `y_true` is not 2-D or `y_pred` not 3-D.
+    """
     y_true, y_pred = convert_to_tensor(y_true), convert_to_tensor(y_pred)
     if y_true.shape.rank != 2:
         raise ValueError("Targets `y_true` are expected to be a tensor of shape `(batch_size, "
@@ -45,7 +60,15 @@ def ctc(y_true, y_pred):
 
 @tf_export("keras.losses.CTC", "losses.CTC", v1=["keras.losses.CTC"])
 class CTC(LossFunctionWrapper):
-    """`ctc` as a Loss (config: name, reduction)."""
+    """The CTC loss (`keras.losses.ctc`) as a Loss object: per-sample losses reduced by
+    `reduction`.
+
+    Args:
+      reduction: "sum_over_batch_size" (the default), "sum", "mean",
+        "mean_with_sample_weight" or "none"/None.
+      name: the loss' name.
+      dtype: the dtype the predictions are cast to (default floatx).
+    """
 
     def __init__(self, reduction="sum_over_batch_size", name="ctc", dtype=None):
         super().__init__(ctc, reduction=reduction, name=name, dtype=dtype)
@@ -61,7 +84,16 @@ base._FUNCTIONS["ctc"] = ctc
 # -- the Keras 2 backend's CTC ---------------------------------------------------------------
 @keras_export("keras.backend.ctc_label_dense_to_sparse")
 def ctc_label_dense_to_sparse(labels, label_lengths):
-    """The first `label_lengths` labels of each row as a SparseTensor."""
+    """Dense, padded label rows as a `tf.SparseTensor` holding the first
+    `label_lengths[i]` labels of each row i (Keras 2's CTC helper).
+
+    Args:
+      labels: an int tensor of shape (batch, max_length).
+      label_lengths: an int tensor of shape (batch,).
+
+    Returns:
+      A `tf.SparseTensor` of `labels`' dense shape and dtype.
+    """
     labels = convert_to_tensor(labels)
     indices, values = ctc_ops._sparse_labels(labels, label_lengths)
     return SparseTensor(indices, cast(values, labels.dtype),
@@ -70,8 +102,20 @@ def ctc_label_dense_to_sparse(labels, label_lengths):
 
 @keras_export("keras.backend.ctc_batch_cost")
 def ctc_batch_cost(y_true, y_pred, input_length, label_length):
-    """(batch, 1) CTC losses of softmax outputs `y_pred` (batch, frames, classes; blank
-    last) for labels `y_true` with lengths (batch, 1)."""
+    """Keras 2's CTC loss of softmax outputs, one value per sample.
+
+    The blank is the last class. Probabilities get `keras.backend.epsilon()` added before
+    the log.
+
+    Args:
+      y_true: int labels of shape (batch, max_label_length).
+      y_pred: softmax probabilities of shape (batch, frames, classes).
+      input_length: the valid frame count of each sample, shape (batch, 1).
+      label_length: the label count of each sample, shape (batch, 1).
+
+    Returns:
+      A tensor of shape (batch, 1).
+    """
     label_length = cast(array_core.squeeze(label_length, axis=[-1]), dtypes.int32)
     input_length = cast(array_core.squeeze(input_length, axis=[-1]), dtypes.int32)
     sparse = ctc_label_dense_to_sparse(y_true, label_length)
@@ -83,8 +127,20 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
 
 @keras_export("keras.backend.ctc_decode")
 def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
-    """([dense decoded labels, -1 padded, one per path], log probabilities) of softmax
-    outputs: greedy (best path) or TF1's beam search decoding (repeats merged)."""
+    """Keras 2's CTC decoding of softmax outputs (the blank is the last class).
+
+    Args:
+      y_pred: softmax probabilities of shape (batch, frames, classes).
+      input_length: the valid frame count of each sample, shape (batch,).
+      greedy: whether to take the best path (else TensorFlow 1's beam search, which
+        merges repeated labels).
+      beam_width: the beam size when not `greedy`.
+      top_paths: how many best paths the beam search returns.
+
+    Returns:
+      A tuple (decoded, log_prob): decoded a list (one per path) of int tensors of shape
+      (batch, frames) padded with -1; log_prob of shape (batch, top_paths).
+    """
     shape = array_core.shape(y_pred)
     log_probs = arithmetic.log(array_transpose.transpose(y_pred, perm=[1, 0, 2]) + epsilon())
     input_length = cast(input_length, dtypes.int32)
