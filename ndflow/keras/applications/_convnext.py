@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core.api_export import keras_export
-from ndflow.keras import backend_functions, layers
+from ndflow.keras import layers
 from ndflow.keras.applications import _imagenet_utils as utils
 from ndflow.keras.functional import Functional
 from ndflow.keras.layers.base_layer import Layer
@@ -108,10 +108,7 @@ def _convnext(variant, include_top, include_preprocessing, weights, input_tensor
               drop_path_rate=0.0, layer_scale_init_value=1e-6):
     depths, dims = MODEL_CONFIGS[variant]
     weights_name = f"convnext_{variant}"
-    if backend_functions.image_data_format() == "channels_first":
-        raise ValueError("ConvNeXt does not support the `channels_first` image data format. "
-                         "Switch to `channels_last` by editing your local config file at "
-                         "~/.keras/keras.json")
+    utils.require_channels_last("ConvNeXt")
     utils.check_weights_source(weights)
     if weights == "imagenet" and include_top and classes != 1000:
         raise ValueError('If using `weights="imagenet"` with `include_top=True`, `classes` '

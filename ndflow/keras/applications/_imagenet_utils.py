@@ -241,6 +241,14 @@ def check_weights_source(weights) -> None:
                          "to the weights file to be loaded.")
 
 
+def require_channels_last(model: str) -> None:
+    """Raises where the image data format is "channels_first" (`model`: ConvNeXt, NASNet)."""
+    if backend_functions.image_data_format() == "channels_first":
+        raise ValueError(f"{model} does not support the `channels_first` image data format. "
+                         "Switch to `channels_last` by editing your local config file at "
+                         "~/.keras/keras.json")
+
+
 def check_mobilenet_weights(weights, include_top: bool, classes: int) -> None:
     """`check_weights` in the words of Keras' MobileNet and MobileNetV3."""
     if not (weights in {"imagenet", None} or os.path.exists(str(weights))):

@@ -191,26 +191,22 @@ def _mobilenet_v3(blocks, last_point_ch, input_shape, alpha, model_type, minimal
                                 BASE_WEIGHT_PATH + file_name, hashes[0 if include_top else 1])
 
 
-@keras_export("keras.applications.MobileNetV3Small")
-def MobileNetV3Small(input_shape=None, alpha=1.0, minimalistic=False,  # noqa: N802
-                     include_top=True, weights="imagenet", input_tensor=None, classes=1000,
-                     pooling=None, dropout_rate=0.2, classifier_activation="softmax",
-                     include_preprocessing=True, name="MobileNetV3Small"):
-    """MobileNetV3-Small for images in [0, 255] (rescaled inside the model)."""
-    return _mobilenet_v3(_SMALL, 1024, input_shape, alpha, "small", minimalistic,
-                         include_top, weights, input_tensor, classes, pooling, dropout_rate,
-                         classifier_activation, include_preprocessing, name)
+def _builder(blocks, last_point_ch: int, model_type: str, public: str):
+    def build(input_shape=None, alpha=1.0, minimalistic=False, include_top=True,
+              weights="imagenet", input_tensor=None, classes=1000, pooling=None,
+              dropout_rate=0.2, classifier_activation="softmax", include_preprocessing=True,
+              name=public):
+        return _mobilenet_v3(blocks, last_point_ch, input_shape, alpha, model_type,
+                             minimalistic, include_top, weights, input_tensor, classes, pooling,
+                             dropout_rate, classifier_activation, include_preprocessing, name)
+    build.__name__ = build.__qualname__ = public
+    build.__doc__ = (f"MobileNetV3-{model_type.capitalize()} for images in [0, 255] (rescaled "
+                     "inside the model).")
+    return keras_export(f"keras.applications.{public}")(build)
 
 
-@keras_export("keras.applications.MobileNetV3Large")
-def MobileNetV3Large(input_shape=None, alpha=1.0, minimalistic=False,  # noqa: N802
-                     include_top=True, weights="imagenet", input_tensor=None, classes=1000,
-                     pooling=None, dropout_rate=0.2, classifier_activation="softmax",
-                     include_preprocessing=True, name="MobileNetV3Large"):
-    """MobileNetV3-Large for images in [0, 255] (rescaled inside the model)."""
-    return _mobilenet_v3(_LARGE, 1280, input_shape, alpha, "large", minimalistic,
-                         include_top, weights, input_tensor, classes, pooling, dropout_rate,
-                         classifier_activation, include_preprocessing, name)
+MobileNetV3Small = _builder(_SMALL, 1024, "small", "MobileNetV3Small")
+MobileNetV3Large = _builder(_LARGE, 1280, "large", "MobileNetV3Large")
 
 
 preprocess_input = keras_export("keras.applications.mobilenet_v3.preprocess_input")(

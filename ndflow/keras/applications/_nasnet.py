@@ -8,7 +8,7 @@ weight files."""
 from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
-from ndflow.keras import backend_functions, layers
+from ndflow.keras import layers
 from ndflow.keras.applications import _imagenet_utils as utils
 from ndflow.keras.functional import Functional
 from ndflow.keras.layers.name_scope import KerasNameScope as name_scope
@@ -161,10 +161,7 @@ def _reduction_a_cell(ip, p, filters, block_id=None):
 def _nasnet(input_shape, penultimate_filters, num_blocks, stem_block_filters,
             skip_reduction, filter_multiplier, include_top, weights, input_tensor, pooling,
             classes, default_size, classifier_activation, name):
-    if backend_functions.image_data_format() == "channels_first":
-        raise ValueError("NASNet does not support the `channels_first` image data format. "
-                         "Switch to `channels_last` by editing your local config file at "
-                         "~/.keras/keras.json")
+    utils.require_channels_last("NASNet")
     utils.check_weights_source(weights)
     if weights == "imagenet" and include_top and classes != 1000:
         raise ValueError('If using `weights` as `"imagenet"` with `include_top` as true, '
