@@ -17,9 +17,10 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import control_dependencies, name_scope
 from ndflow.core.tensor import OPERATORS, Tensor
-from ndflow.ops import array_core, array_fill
+from ndflow.ops import array_core, array_fill, math_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import (
     FLOAT,
@@ -458,3 +459,6 @@ OPERATORS.update(
     abs=lambda x: abs(x),
     logical_not=lambda x: logical_not(x),
 )
+
+
+attach(globals(), math_docs.DOCS)
