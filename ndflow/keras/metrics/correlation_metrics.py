@@ -21,7 +21,22 @@ def _pair(y_true, y_pred):
 
 @export("pearson_correlation")
 def pearson_correlation(y_true, y_pred, axis=-1):
-    """Pearson's correlation coefficient of `y_true` and `y_pred` along `axis`."""
+    """Pearson's correlation coefficient of `y_true` and `y_pred` along `axis`, per
+    sample: 1 for a perfect linear relation, -1 for a perfect inverse one.
+
+    Args:
+      y_true: the targets.
+      y_pred: the predictions, of `y_true`'s shape.
+      axis: the axis along which to correlate (default the last).
+
+    Returns:
+      A float tensor without `axis`.
+
+    Example:
+
+    >>> tf.keras.metrics.pearson_correlation([[1.0, 2.0, 3.0]], [[2.0, 4.0, 6.0]]).numpy().round(4)
+    array([1.], dtype=float32)
+    """
     y_true, y_pred = _pair(y_true, y_pred)
     y_true = y_true - reduction.reduce_mean(y_true, axis=axis, keepdims=True)
     y_pred = y_pred - reduction.reduce_mean(y_pred, axis=axis, keepdims=True)
@@ -32,7 +47,21 @@ def pearson_correlation(y_true, y_pred, axis=-1):
 
 @export("concordance_correlation")
 def concordance_correlation(y_true, y_pred, axis=-1):
-    """Lin's concordance correlation coefficient along `axis`, as Keras computes it."""
+    """Lin's concordance correlation coefficient along `axis`, per sample: agreement of
+    predictions with targets (1 only when they are equal, not merely correlated).
+
+    Computed as Keras does: `2 * mean((y_true - mean(y_pred)) * (y_pred - mean(y_pred)))
+    / (var(y_true) + var(y_pred) + (mean(y_true) - mean(y_pred))**2)` (note Keras'
+    covariance term centres `y_true` on the predictions' mean).
+
+    Args:
+      y_true: the targets.
+      y_pred: the predictions, of `y_true`'s shape.
+      axis: the axis along which to compute (default the last).
+
+    Returns:
+      A float tensor without `axis`.
+    """
     y_true, y_pred = _pair(y_true, y_pred)
     true_mean = reduction.reduce_mean(y_true, axis=axis, keepdims=True)
     pred_mean = reduction.reduce_mean(y_pred, axis=axis, keepdims=True)
@@ -61,7 +90,14 @@ class _Correlation(MeanMetricWrapper):
 
 @export("PearsonCorrelation")
 class PearsonCorrelation(_Correlation):
-    """The mean Pearson correlation of the samples."""
+    """The Pearson correlation of targets and predictions along `axis`, as a running
+    (weighted) mean over the samples passed to `update_state`.
+
+    Args:
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+      axis: the axis along which to correlate (default the last).
+    """
 
     _fn_default = staticmethod(pearson_correlation)
 
@@ -71,7 +107,14 @@ class PearsonCorrelation(_Correlation):
 
 @export("ConcordanceCorrelation")
 class ConcordanceCorrelation(_Correlation):
-    """The mean concordance correlation of the samples."""
+    """Lin's concordance correlation of targets and predictions along `axis` (see
+    `keras.metrics.concordance_correlation`), as a running (weighted) mean over samples.
+
+    Args:
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+      axis: the axis along which to compute (default the last).
+    """
 
     _fn_default = staticmethod(concordance_correlation)
 
