@@ -12,8 +12,10 @@ from collections.abc import Iterator
 
 from ndflow.core import context
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.shapes import TensorShape, as_shape, broadcast_shapes, fmt
 from ndflow.core.tensor import Tensor
+from ndflow.ops import comparison_docs
 from ndflow.ops.apply import apply_op
 from ndflow.ops.op_def import BROADCASTING, POINTWISE, op_def
 
@@ -230,3 +232,6 @@ def is_nan(x, name=None) -> Tensor:
 def is_inf(x, name=None) -> Tensor:
     """`tf.math.is_inf`."""
     return apply_op(IsInf, [x], name=name).outputs[0]
+
+
+attach(globals(), comparison_docs.DOCS)
