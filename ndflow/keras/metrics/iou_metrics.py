@@ -87,7 +87,32 @@ class _IoUBase(Metric):
 
 @export("IoU")
 class IoU(_IoUBase):
-    """The mean IoU of the classes `target_class_ids`."""
+    """Intersection-over-union, averaged over the classes `target_class_ids`.
+
+    The IoU of a class is `tp / (tp + fp + fn)` from a confusion matrix accumulated over
+    the batches; classes that never occur (in targets or predictions) are left out of the
+    mean.
+
+    Args:
+      num_classes: the number of classes.
+      target_class_ids: the classes whose IoU is averaged.
+      name: the metric's name.
+      dtype: the dtype of the accumulated confusion matrix (default int).
+      ignore_class: optional class id whose targets are not counted (e.g. void pixels).
+      sparse_y_true: whether targets are class ids (else one-hot / scores, argmax'd).
+      sparse_y_pred: whether predictions are class ids (else scores, argmax'd).
+      axis: the classes axis for non-sparse inputs (default the last).
+
+    Raises:
+      ValueError: a target class id of `num_classes` or more.
+
+    Example:
+
+    >>> m = tf.keras.metrics.IoU(num_classes=2, target_class_ids=[0])
+    >>> _ = m.update_state([0, 0, 1, 1], [0, 1, 0, 1])
+    >>> round(float(m.result()), 4)
+    0.3333
+    """
 
     def __init__(self, num_classes, target_class_ids, name=None, dtype=None, ignore_class=None,
                  sparse_y_true=True, sparse_y_pred=True, axis=-1):
@@ -121,7 +146,15 @@ class IoU(_IoUBase):
 
 @export("BinaryIoU")
 class BinaryIoU(IoU):
-    """IoU of binary predictions (`y_pred >= threshold` is class 1)."""
+    """Intersection-over-union of binary masks: predictions at or above `threshold` are
+    class 1, below class 0; the IoU is averaged over `target_class_ids`.
+
+    Args:
+      target_class_ids: the classes (0 and/or 1) whose IoU is averaged.
+      threshold: the decision threshold on `y_pred`.
+      name: the metric's name.
+      dtype: the dtype of the accumulated confusion matrix.
+    """
 
     def __init__(self, target_class_ids=(0, 1), threshold=0.5, name=None, dtype=None):
         super().__init__(num_classes=2, target_class_ids=target_class_ids, name=name,
@@ -141,7 +174,22 @@ class BinaryIoU(IoU):
 
 @export("MeanIoU")
 class MeanIoU(IoU):
-    """The mean IoU of all classes."""
+    """Mean intersection-over-union over all classes (semantic segmentation's usual
+    score).
+
+    The IoU of a class is `tp / (tp + fp + fn)` from a confusion matrix accumulated over
+    the batches; classes that never occur (in targets or predictions) are left out of the
+    mean.
+
+    Args:
+      num_classes: the number of classes.
+      name: the metric's name.
+      dtype: the dtype of the accumulated confusion matrix (default int).
+      ignore_class: optional class id whose targets are not counted (e.g. void pixels).
+      sparse_y_true: whether targets are class ids (else one-hot / scores, argmax'd).
+      sparse_y_pred: whether predictions are class ids (else scores, argmax'd).
+      axis: the classes axis for non-sparse inputs (default the last).
+    """
 
     def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
                  sparse_y_true=True, sparse_y_pred=True, axis=-1):
@@ -158,7 +206,18 @@ class MeanIoU(IoU):
 
 @export("OneHotIoU")
 class OneHotIoU(IoU):
-    """IoU of one-hot targets (and, unless `sparse_y_pred`, class-score predictions)."""
+    """Intersection-over-union for one-hot targets (argmax'd), averaged over
+    `target_class_ids`.
+
+    Args:
+      num_classes: the number of classes.
+      target_class_ids: the classes whose IoU is averaged.
+      name: the metric's name.
+      dtype: the dtype of the accumulated confusion matrix (default int).
+      ignore_class: optional class id whose targets are not counted (e.g. void pixels).
+      sparse_y_pred: whether predictions are class ids (default: scores, argmax'd).
+      axis: the classes axis (default the last).
+    """
 
     def __init__(self, num_classes, target_class_ids, name=None, dtype=None, ignore_class=None,
                  sparse_y_pred=False, axis=-1):
@@ -174,7 +233,16 @@ class OneHotIoU(IoU):
 
 @export("OneHotMeanIoU")
 class OneHotMeanIoU(MeanIoU):
-    """The mean IoU of all classes for one-hot targets."""
+    """Mean intersection-over-union over all classes, for one-hot targets (argmax'd).
+
+    Args:
+      num_classes: the number of classes.
+      name: the metric's name.
+      dtype: the dtype of the accumulated confusion matrix (default int).
+      ignore_class: optional class id whose targets are not counted (e.g. void pixels).
+      sparse_y_pred: whether predictions are class ids (default: scores, argmax'd).
+      axis: the classes axis (default the last).
+    """
 
     def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
                  sparse_y_pred=False, axis=-1):
