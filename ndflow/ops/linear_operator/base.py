@@ -111,6 +111,14 @@ class LinearOperator(Module, composite.CompositeOperator, metaclass=abc.ABCMeta)
         self._parameters = dict(parameters) if parameters is not None else {}
         self._name = name or type(self).__name__
 
+    def _init_from_parameters(self, dtype, parameters: dict, **overrides) -> None:
+        """`LinearOperator.__init__` with the hints and name the constructor was given (its
+        `parameters`), but for the `overrides` (what the structure implies, a derived name)."""
+        given = {k: parameters[k] for k in ("is_non_singular", "is_self_adjoint",
+                                            "is_positive_definite", "is_square", "name")}
+        LinearOperator.__init__(self, dtype=dtype, parameters=parameters,
+                                **{**given, **overrides})
+
     def _set_graph_parents(self, graph_parents):
         for i, t in enumerate(graph_parents):
             if t is None or not (util.is_ref(t) or isinstance(t, Tensor)):

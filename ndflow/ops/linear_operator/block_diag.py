@@ -142,10 +142,9 @@ class LinearOperatorBlockDiag(BlockArgs, FactorwiseOperator):
             is_non_singular, is_self_adjoint, is_positive_definite)
         if name is None:
             name = "_ds_".join(o.name for o in operators)
-        super().__init__(dtype=dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(dtype, parameters, is_non_singular=is_non_singular,
+                                   is_self_adjoint=is_self_adjoint,
+                                   is_positive_definite=is_positive_definite, name=name)
 
     def _shape(self):
         batch, rng, domain = self._block_shape(batch_shape_of(self.operators))

@@ -157,10 +157,8 @@ class LinearOperatorBlockLowerTriangular(BlockArgs, OperatorsOperator):
                     f"Matrices on the diagonal (the final elements of each row-partition in "
                     f"the `operators` list) must be square. Expected argument "
                     f"`operators[{i}][-1].is_square` to be True. Received: {o.is_square}.")
-        super().__init__(dtype=dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=True,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(dtype, parameters, is_non_singular=is_non_singular,
+                                   is_square=True)
 
     def _validate_operator_dimensions(self):
         ops = self.operators

@@ -73,10 +73,8 @@ class _BaseLinearOperatorCirculant(base.LinearOperator):
             raise ValueError(f"A [[nested] block] circulant operator is always square. "
                              f"Expected argument `is_square` to be True. Received: "
                              f"{is_square}.")
-        super().__init__(dtype=dtypes.as_dtype(input_output_dtype),
-                         is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=True,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(dtypes.as_dtype(input_output_dtype), parameters,
+                                   is_self_adjoint=is_self_adjoint, is_square=True)
 
     @property
     def block_depth(self) -> int:
@@ -316,10 +314,7 @@ class LinearOperatorToeplitz(base.LinearOperator):
                              "dimensions.")
         if is_square is False:
             raise ValueError("Only square Toeplitz operators currently supported.")
-        super().__init__(dtype=self._row.dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=True,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(self._row.dtype, parameters, is_square=True)
 
     @property
     def col(self):

@@ -175,10 +175,10 @@ class LinearOperatorComposition(OperatorsOperator):
             is_positive_definite = True
         if name is None:
             name = "_o_".join(o.name for o in operators)
-        super().__init__(dtype=dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(dtype, parameters, is_non_singular=is_non_singular,
+                                   is_self_adjoint=is_self_adjoint,
+                                   is_positive_definite=is_positive_definite, is_square=is_square,
+                                   name=name)
 
     def _shape(self):
         domain = self.operators[0].domain_dimension

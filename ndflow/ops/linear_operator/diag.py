@@ -43,10 +43,8 @@ class LinearOperatorDiag(base.LinearOperator):
             is_self_adjoint = True
         if is_square is False:
             raise ValueError("Only square diagonal operators currently supported.")
-        super().__init__(dtype=self._diag.dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=True,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(self._diag.dtype, parameters, is_self_adjoint=is_self_adjoint,
+                                   is_square=True)
 
     def _check_diag(self, diag):
         if diag.shape.ndims is not None and diag.shape.ndims < 1:

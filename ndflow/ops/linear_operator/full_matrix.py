@@ -35,10 +35,7 @@ class LinearOperatorFullMatrix(base.LinearOperator):
         if self._matrix.shape.ndims is not None and self._matrix.shape.ndims < 2:
             raise ValueError(f"Argument `matrix` must have at least 2 dimensions. "
                              f"Received: {self._matrix}.")
-        super().__init__(dtype=self._matrix.dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(self._matrix.dtype, parameters)
 
     @property
     def matrix(self):
@@ -84,10 +81,7 @@ class LinearOperatorLowerTriangular(base.LinearOperator):
         if self._tril.shape.ndims is not None and self._tril.shape.ndims < 2:
             raise ValueError(f"Argument tril must have at least 2 dimensions.  Found: "
                              f"{self._tril!s}")
-        super().__init__(dtype=self._tril.dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=True,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(self._tril.dtype, parameters, is_square=True)
 
     @property
     def tril(self):

@@ -167,10 +167,7 @@ class LinearOperatorIdentity(BaseLinearOperatorIdentity):
             raise ValueError("An identity operator is always positive-definite.")
         if not is_square:
             raise ValueError("An identity operator is always square.")
-        super().__init__(dtype=dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(dtype, parameters)
         util.assert_not_ref_type(batch_shape, "batch_shape")
         self._num_rows, self._num_rows_static = _size_tensor(num_rows, "num_rows")
         self._check_num_rows_possibly_add_asserts()
@@ -275,10 +272,8 @@ class LinearOperatorScaledIdentity(BaseLinearOperatorIdentity):
         if not is_square:
             raise ValueError("A ScaledIdentity operator is always square.")
         util.assert_not_ref_type(num_rows, "num_rows")
-        super().__init__(dtype=self._multiplier.dtype.base_dtype,
-                         is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(self._multiplier.dtype.base_dtype, parameters,
+                                   is_self_adjoint=is_self_adjoint)
         self._num_rows, self._num_rows_static = _size_tensor(num_rows, "num_rows")
         self._check_num_rows_possibly_add_asserts()
 

@@ -65,10 +65,9 @@ class LinearOperatorKronecker(FactorwiseOperator):
                    ("is_positive_definite", "positive-definite")))
         if name is None:
             name = "_x_".join(o.name for o in operators)
-        super().__init__(dtype=dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(dtype, parameters, is_non_singular=is_non_singular,
+                                   is_self_adjoint=is_self_adjoint,
+                                   is_positive_definite=is_positive_definite, name=name)
 
     def _shape(self):
         domain = self.operators[0].domain_dimension

@@ -71,10 +71,8 @@ class LinearOperatorLowRankUpdate(base.LinearOperator):
         self._diag_update = None if diag_update is None else \
             util.convert_nonref_to_tensor(diag_update, name="diag_update")
         self._base_operator = base_operator
-        super().__init__(dtype=dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(dtype, parameters, is_self_adjoint=is_self_adjoint,
+                                   is_positive_definite=is_positive_definite)
         if self._diag_update is not None:
             self._diag_operator = LinearOperatorDiag(
                 self._diag_update, is_positive_definite=is_diag_update_positive)

@@ -64,10 +64,7 @@ class LinearOperatorTridiag(base.LinearOperator):
             self._diagonals = util.convert_nonref_to_tensor(diagonals, name="diagonals")
             dtype = self._diagonals.dtype
         self._diagonals_format = diagonals_format
-        super().__init__(dtype=dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(dtype, parameters)
 
     @property
     def diagonals(self):
@@ -223,10 +220,7 @@ class LinearOperatorPermutation(base.LinearOperator):
         if is_square is False:
             raise ValueError(f"A Permutation operator is always square. Expected argument "
                              f"`is_square` to be True. Received: {is_square}.")
-        super().__init__(dtype=dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=True,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(dtype, parameters, is_square=True)
 
     def _check_perm(self, perm):
         if perm.shape.ndims is not None and perm.shape.ndims < 1:
@@ -328,9 +322,8 @@ class LinearOperatorHouseholder(base.LinearOperator):
             raise ValueError("A Householder operator is always non-positive definite.")
         if is_square is False:
             raise ValueError("A Householder operator is always square.")
-        super().__init__(dtype=axis.dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=True, is_positive_definite=False, is_square=True,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(axis.dtype, parameters, is_self_adjoint=True,
+                                   is_positive_definite=False, is_square=True, name=name)
 
     @property
     def reflection_axis(self):

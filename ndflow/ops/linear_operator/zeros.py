@@ -43,10 +43,7 @@ class LinearOperatorZeros(SizedOperator):
             raise ValueError("A zero operator is always singular.")
         if is_positive_definite:
             raise ValueError("A zero operator is always not positive-definite.")
-        super().__init__(dtype=dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square,
-                         parameters=parameters, name=name)
+        self._init_from_parameters(dtype, parameters)
         util.assert_not_ref_type(num_columns, "num_columns")
         util.assert_not_ref_type(batch_shape, "batch_shape")
         self._num_rows, self._num_rows_static = _size_tensor(num_rows, "num_rows")
