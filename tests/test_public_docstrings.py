@@ -9,6 +9,7 @@ import inspect
 import pytest
 
 import ndflow as tf
+from ndflow.core import lazy_api
 
 DOCUMENTED = [tf.data.Dataset, tf.GradientTape, tf.Tensor, tf.TensorShape, tf.DType,
               tf.Module, tf.TensorSpec, tf.Variable, tf.IndexedSlices, tf.SparseTensor,
@@ -32,3 +33,23 @@ def test_every_public_member_has_a_docstring(cls):
     missing = [name for name, member in _public_members(cls)
                if not (member.__doc__ or "").strip()]
     assert not missing, f"{cls.__name__}: no docstring for {missing}"
+
+
+def _public_objects():
+    """(public path, object) of every class and function the namespaces export, each object
+    once (the first path reaching it), resolved through `tf` as a program reaches it."""
+    seen = set()
+    for path in sorted(lazy_api.index()["names"]):
+        obj = tf
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        if inspect.ismodule(obj) or not callable(obj) or id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        yield path, obj
+
+
+def test_every_exported_class_and_function_has_a_docstring():
+    missing = [path for path, obj in _public_objects()
+               if not (getattr(obj, "__doc__", None) or "").strip()]
+    assert not missing, f"{len(missing)} public names have no docstring: {missing[:40]}"

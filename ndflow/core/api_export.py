@@ -27,6 +27,8 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ndflow.core.proto_docs import PROTO_DOCS
+
 _PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 
 
@@ -78,8 +80,19 @@ def tf_export(*v2: str, v1: Sequence[str] | None = None) -> Callable:
 
     def declare(obj):
         EXPORTS.append(Export(obj, v2_paths, v1_paths, _importing_module()))
+        _document_proto(obj)
         return obj
     return declare
+
+
+def _document_proto(obj) -> None:
+    """A protocol-buffer message class (generated, without a docstring) gets its entry of
+    core/proto_docs.py."""
+    descriptor = getattr(obj, "DESCRIPTOR", None)
+    if isinstance(obj, type) and descriptor is not None and not (obj.__doc__ or "").strip():
+        doc = PROTO_DOCS.get(getattr(descriptor, "name", ""))
+        if doc is not None:
+            obj.__doc__ = doc
 
 
 def keras_export(*paths: str) -> Callable:
