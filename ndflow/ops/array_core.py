@@ -22,8 +22,10 @@ import torch
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
+from ndflow.core.doc_tables import attach
 from ndflow.core.shapes import TensorShape, as_shape, fmt
 from ndflow.core.tensor import EagerTensor, Tensor
+from ndflow.ops import array_core_docs
 from ndflow.ops.apply import (
     apply_op,
     constant_value,
@@ -497,3 +499,5 @@ from ndflow.ops.array_stack import (  # noqa: E402, F401
     stack,
     unstack,
 )
+
+attach(globals(), array_core_docs.DOCS)
