@@ -137,14 +137,10 @@ class LinearOperatorBlockDiag(BlockArgs, FactorwiseOperator):
         operators, dtype = checked_operators(operators)
         self._operators = operators
         self._diagonal_operators = operators
-        is_non_singular, is_self_adjoint, is_positive_definite = all_hints(
-            operators, "The direct sum of {what} operators is always {what}.",
-            is_non_singular, is_self_adjoint, is_positive_definite)
-        if name is None:
-            name = "_ds_".join(o.name for o in operators)
-        self._init_from_parameters(dtype, parameters, is_non_singular=is_non_singular,
-                                   is_self_adjoint=is_self_adjoint,
-                                   is_positive_definite=is_positive_definite, name=name)
+        hints = all_hints(operators, "The direct sum of {what} operators is always {what}.",
+                          parameters)
+        name = "_ds_".join(o.name for o in operators) if name is None else name
+        self._init_from_parameters(dtype, parameters, name=name, **hints)
 
     def _shape(self):
         batch, rng, domain = self._block_shape(batch_shape_of(self.operators))

@@ -45,18 +45,19 @@ _HINT_WORDS = (("is_non_singular", "non-singular"), ("is_self_adjoint", "self-ad
                ("is_positive_definite", "positive definite"))
 
 
-def all_hints(operators, message: str, is_non_singular, is_self_adjoint, is_positive_definite,
-              words=_HINT_WORDS):
-    """Each hint set True when every operator has it (a False hint then raises `message`,
-    formatted with the property's `what` word, the `hint`'s name and its `value`)."""
-    out = []
-    for (hint, what), value in zip(words, (is_non_singular, is_self_adjoint,
-                                           is_positive_definite)):
+def all_hints(operators, message: str, parameters: dict, words=_HINT_WORDS) -> dict:
+    """The non-singular, self-adjoint and positive-definite hints given in the constructor's
+    `parameters`, each set True when every operator has it (a False hint then raises
+    `message`, formatted with the property's `what` word, the `hint`'s name and its
+    `value`)."""
+    out = {}
+    for hint, what in words:
+        value = parameters[hint]
         if all(getattr(o, hint) for o in operators):
             if value is False:
                 raise ValueError(message.format(what=what, hint=hint, value=value))
             value = True
-        out.append(value)
+        out[hint] = value
     return out
 
 

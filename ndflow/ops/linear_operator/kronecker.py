@@ -57,17 +57,13 @@ class LinearOperatorKronecker(FactorwiseOperator):
             lambda names: f"Expected every operation in argument `operators` to have the same "
             f"dtype. Received {names}.")
         self._operators = operators
-        is_non_singular, is_self_adjoint, is_positive_definite = all_hints(
+        hints = all_hints(
             operators, "The Kronecker product of {what} operators is always {what}. Expected "
-            "argument `{hint}` to be True. Received: {value}.",
-            is_non_singular, is_self_adjoint, is_positive_definite,
+            "argument `{hint}` to be True. Received: {value}.", parameters,
             words=(("is_non_singular", "non-singular"), ("is_self_adjoint", "self-adjoint"),
                    ("is_positive_definite", "positive-definite")))
-        if name is None:
-            name = "_x_".join(o.name for o in operators)
-        self._init_from_parameters(dtype, parameters, is_non_singular=is_non_singular,
-                                   is_self_adjoint=is_self_adjoint,
-                                   is_positive_definite=is_positive_definite, name=name)
+        name = "_x_".join(o.name for o in operators) if name is None else name
+        self._init_from_parameters(dtype, parameters, name=name, **hints)
 
     def _shape(self):
         domain = self.operators[0].domain_dimension
