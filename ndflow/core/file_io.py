@@ -22,8 +22,9 @@ import stat as _stat
 import uuid
 from typing import NamedTuple
 
-from ndflow.core import errors, logging, strict_mode
+from ndflow.core import errors, file_io_docs, logging, strict_mode
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9.]*)://")
 _GLOB_CHARS = frozenset("*?[\\")
@@ -535,3 +536,6 @@ def stat_v2(path) -> FileStatistics:
 def get_registered_schemes() -> list[str]:
     """The URI schemes `tf.io.gfile` accepts: 'file' and '' (plain local paths)."""
     return ["file", ""]
+
+
+attach(globals(), file_io_docs.DOCS)
