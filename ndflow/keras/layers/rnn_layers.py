@@ -15,8 +15,9 @@ from ndflow.core.api_export import keras_export
 from ndflow.core.nest import flatten, is_nested, map_structure, pack_sequence_as
 from ndflow.core.scopes import init_scope
 from ndflow.core.tensor import Tensor
+from ndflow.keras import docstrings
 from ndflow.keras import regularizer_functions as regularizers
-from ndflow.keras.layers import rnn_fused
+from ndflow.keras.layers import rnn_docs, rnn_fused
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
 from ndflow.keras.layers.layer_serialization import deserialize, serialize
@@ -147,10 +148,6 @@ def _reset_dropout_masks(cell) -> None:
 
 @keras_export("keras.layers.RNN")
 class RNN(Layer):
-    """A recurrent layer running `cell` (an object with `call(input_t, states)` and
-    `state_size`; a list of cells is stacked) over the time axis of (batch, time, features)
-    inputs."""
-
     def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False,
                  stateful=False, unroll=False, zero_output_for_mask=False, **kwargs):
         if isinstance(cell, (list, tuple)):
@@ -430,8 +427,6 @@ class _CellLayer(RNN):
 @keras_export("keras.layers.SimpleRNN")
 @_delegate(*_CELL_ATTRS)
 class SimpleRNN(_CellLayer):
-    """Fully-connected RNN whose output is fed back: `h = activation(x W + h_prev U + b)`."""
-
     _CELL, _CELL_NAME = SimpleRNNCell, "simple_rnn_cell"
 
     def __init__(self, units, activation="tanh", use_bias=True,
@@ -447,8 +442,6 @@ class SimpleRNN(_CellLayer):
 @keras_export("keras.layers.LSTM")
 @_delegate(*_CELL_ATTRS, "recurrent_activation", "unit_forget_bias")
 class LSTM(_CellLayer):
-    """Long Short-Term Memory (Hochreiter 1997), Keras 3's LSTMCell over time."""
-
     _CELL, _CELL_NAME = LSTMCell, "lstm_cell"
     _FUSED = staticmethod(rnn_fused.lstm)
 
@@ -466,8 +459,6 @@ class LSTM(_CellLayer):
 @keras_export("keras.layers.GRU")
 @_delegate(*_CELL_ATTRS, "recurrent_activation", "reset_after")
 class GRU(_CellLayer):
-    """Gated Recurrent Unit (Cho et al. 2014), Keras 3's GRUCell over time."""
-
     _CELL, _CELL_NAME = GRUCell, "gru_cell"
     _FUSED = staticmethod(rnn_fused.gru)
 
@@ -480,3 +471,6 @@ class GRU(_CellLayer):
                  go_backwards=False, stateful=False, unroll=False, reset_after=True,
                  use_cudnn="auto", **kwargs):
         super().__init__(locals())
+
+
+docstrings.attach(globals(), rnn_docs.DOCS)
