@@ -38,20 +38,38 @@ class BlockArgs:
     """Blockwise arguments of matmul/matvec/solve/solvevec for operators with diagonal
     blocks `_diagonal_operators`."""
 
+    # the name of `solve`'s argument in its operator errors
+    _solve_arg_name = "rhs"
+
     def matmul(self, x, adjoint=False, adjoint_arg=False, name="matmul"):
         """`A x`; `x` a tensor, a list of one tensor per block (row), or an operator."""
         if isinstance(x, base.LinearOperator):
             left, right = self._operator_pair(x, adjoint, adjoint_arg, "x")
-            self._check_block_pair(left, right, x,
-                                   "multiply two `LinearOperatorBlockDiag`s together")
+            self._check_block_pair(left, right, x, "matmul")
             with self._name_scope(name):
                 return self._linop_matmul(left, right)
         with self._name_scope(name):
             x = self._block_matmul_args(x, adjoint, adjoint_arg)
             return self._matmul(x, adjoint=adjoint, adjoint_arg=adjoint_arg)
 
-    def _check_block_pair(self, left, right, other, verb):
-        """Raises where `left` and `right` (the operands of `verb`) cannot go blockwise."""
+    def solve(self, rhs, adjoint=False, adjoint_arg=False, name="solve"):
+        """X with `A X = rhs`; `rhs` a tensor, a list of one per block (row), or an
+        operator."""
+        self._check_solvable()
+        if isinstance(rhs, base.LinearOperator):
+            left, right = self._operator_pair(rhs, adjoint, adjoint_arg, self._solve_arg_name)
+            self._check_block_pair(left, right, right, "solve")
+            with self._name_scope(name):
+                return self._linop_solve(left, right)
+        with self._name_scope(name):
+            dims = self._block_domain_dimensions() if adjoint else \
+                self._block_range_dimensions()
+            return self._solve_blocks(rhs, dims, -1 if adjoint_arg else -2, adjoint,
+                                      adjoint_arg)
+
+    def _check_block_pair(self, left, right, other, operation):
+        """Raises where `left` and `right` (the operands of "matmul" or "solve") cannot go
+        blockwise."""
 
     def _block_range_dimensions(self):
         return [op.range_dimension for op in self._diagonal_operators]
@@ -169,7 +187,11 @@ class LinearOperatorBlockDiag(BlockArgs, FactorwiseOperator):
                 is_self_adjoint=None, is_positive_definite=None, is_square=True)
         return super()._linop_solve(left, right)
 
-    def _check_block_pair(self, left, right, other, verb):
+    _solve_arg_name = "x"   # (TF's words)
+
+    def _check_block_pair(self, left, right, other, operation):
+        verb = "multiply two `LinearOperatorBlockDiag`s together" if operation == "matmul" \
+            else "solve `LinearOperatorBlockDiag`"
         if isinstance(other, LinearOperatorBlockDiag):
             if len(left.operators) != len(right.operators):
                 raise ValueError(f"Can not efficiently {verb} when number of blocks differ.")
@@ -189,30 +211,19 @@ class LinearOperatorBlockDiag(BlockArgs, FactorwiseOperator):
                for o, b in zip(self.operators, split_x)]
         return out if blockwise else self._concat_rows(out)
 
-    def solve(self, rhs, adjoint=False, adjoint_arg=False, name="solve"):
-        """X with `A X = rhs`; `rhs` a tensor, a list of one per block, or an operator."""
-        self._check_solvable()
-        if isinstance(rhs, base.LinearOperator):
-            left, right = self._operator_pair(rhs, adjoint, adjoint_arg, "x")
-            self._check_block_pair(left, right, right, "solve `LinearOperatorBlockDiag`")
-            with self._name_scope(name):
-                return self._linop_solve(left, right)
-        with self._name_scope(name):
-            dims = self._block_domain_dimensions() if adjoint else \
-                self._block_range_dimensions()
-            arg_dim = -1 if adjoint_arg else -2
-            blockwise = util.arg_is_blockwise(dims, rhs, arg_dim)
-            if blockwise:
-                split_rhs = self._convert_blocks(rhs, dims, arg_dim)
-            else:
-                rhs = self._convert_whole(rhs, "rhs", self.domain_dimension if adjoint
-                                          else self.range_dimension, arg_dim)
-                split_rhs = util.split_arg_into_blocks(
-                    self._block_domain_dimensions(), self._block_domain_dimension_tensors,
-                    rhs, axis=arg_dim)
-            out = [o.solve(b, adjoint=adjoint, adjoint_arg=adjoint_arg)
-                   for o, b in zip(self.operators, split_rhs)]
-            return out if blockwise else self._concat_rows(out)
+    def _solve_blocks(self, rhs, dims, arg_dim, adjoint, adjoint_arg):
+        blockwise = util.arg_is_blockwise(dims, rhs, arg_dim)
+        if blockwise:
+            split_rhs = self._convert_blocks(rhs, dims, arg_dim)
+        else:
+            rhs = self._convert_whole(rhs, "rhs", self.domain_dimension if adjoint
+                                      else self.range_dimension, arg_dim)
+            split_rhs = util.split_arg_into_blocks(
+                self._block_domain_dimensions(), self._block_domain_dimension_tensors,
+                rhs, axis=arg_dim)
+        out = [o.solve(b, adjoint=adjoint, adjoint_arg=adjoint_arg)
+               for o, b in zip(self.operators, split_rhs)]
+        return out if blockwise else self._concat_rows(out)
 
     def _determinant(self):
         return product([o.determinant() for o in self.operators])

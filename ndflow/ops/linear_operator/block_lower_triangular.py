@@ -283,44 +283,34 @@ class LinearOperatorBlockLowerTriangular(BlockArgs, OperatorsOperator):
     def _log_abs_determinant(self):
         return total([o.log_abs_determinant() for o in self._diagonal_operators])
 
-    def solve(self, rhs, adjoint=False, adjoint_arg=False, name="solve"):
-        """X with `A X = rhs` by block substitution; `rhs` a tensor, a list of one per
-        block row, or an operator."""
-        self._check_solvable()
-        if isinstance(rhs, base.LinearOperator):
-            left, right = self._operator_pair(rhs, adjoint, adjoint_arg, "rhs")
-            with self._name_scope(name):
-                return self._linop_solve(left, right)
-        with self._name_scope(name):
-            dims = self._block_domain_dimensions() if adjoint else \
-                self._block_range_dimensions()
-            arg_dim = -1 if adjoint_arg else -2
-            blockwise = util.arg_is_blockwise(dims, rhs, arg_dim)
-            if blockwise:
-                rhs = self._convert_blocks(rhs, dims, arg_dim)
-                split_rhs = [matrix_adjoint(y) for y in rhs] if adjoint_arg else rhs
-            else:
-                rhs = self._convert_whole(rhs, "rhs", self.domain_dimension if adjoint
-                                          else self.range_dimension, arg_dim)
-                rhs = util.adjoint_if(rhs, adjoint_arg)
-                split_rhs = util.split_arg_into_blocks(
-                    self._block_domain_dimensions(), self._block_domain_dimension_tensors,
-                    rhs, axis=-2)
-            ops, n = self.operators, len(self.operators)
-            solution = []
-            if adjoint:
-                for index in reversed(range(n)):
-                    y = split_rhs[index]
-                    for j in reversed(range(index + 1, n)):
-                        y = y - ops[j][index].matmul(solution[n - 1 - j], adjoint=True)
-                    solution.append(self._diagonal_operators[index].solve(y, adjoint=True))
-                solution.reverse()
-            else:
-                for row, y in zip(ops, split_rhs):
-                    for i, o in enumerate(row[:-1]):
-                        y = y - o.matmul(solution[i])
-                    solution.append(row[-1].solve(y))
-            return solution if blockwise else self._concat_rows(solution)
+    def _solve_blocks(self, rhs, dims, arg_dim, adjoint, adjoint_arg):
+        """By block substitution."""
+        blockwise = util.arg_is_blockwise(dims, rhs, arg_dim)
+        if blockwise:
+            rhs = self._convert_blocks(rhs, dims, arg_dim)
+            split_rhs = [matrix_adjoint(y) for y in rhs] if adjoint_arg else rhs
+        else:
+            rhs = self._convert_whole(rhs, "rhs", self.domain_dimension if adjoint
+                                      else self.range_dimension, arg_dim)
+            rhs = util.adjoint_if(rhs, adjoint_arg)
+            split_rhs = util.split_arg_into_blocks(
+                self._block_domain_dimensions(), self._block_domain_dimension_tensors,
+                rhs, axis=-2)
+        ops, n = self.operators, len(self.operators)
+        solution = []
+        if adjoint:
+            for index in reversed(range(n)):
+                y = split_rhs[index]
+                for j in reversed(range(index + 1, n)):
+                    y = y - ops[j][index].matmul(solution[n - 1 - j], adjoint=True)
+                solution.append(self._diagonal_operators[index].solve(y, adjoint=True))
+            solution.reverse()
+        else:
+            for row, y in zip(ops, split_rhs):
+                for i, o in enumerate(row[:-1]):
+                    y = y - o.matmul(solution[i])
+                solution.append(row[-1].solve(y))
+        return solution if blockwise else self._concat_rows(solution)
 
     def _diag_part(self):
         return self._concat_vectors([o.diag_part() for o in self._diagonal_operators])
