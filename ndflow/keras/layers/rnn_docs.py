@@ -12,7 +12,9 @@ _RUN = """      return_sequences: whether to return the output of every step, (b
       stateful: whether the final states of a batch are the initial states of the next
         (batch i of one call continues batch i of the previous; needs a fixed batch
         size; `reset_states()` clears them).
-      unroll: accepted for Keras' signature (ndflow runs the loop either way)."""
+      unroll: whether, in a `tf.function` graph, the time loop is unrolled into one
+        block of ops per step (a static length; faster for short sequences, more memory)
+        rather than a while loop; eager calls step in Python either way."""
 
 _CALL = """    Called as `layer(sequences, initial_state=None, mask=None, training=False)` on
     (batch, time, features) inputs; a (batch, time) mask skips padded steps (the state
