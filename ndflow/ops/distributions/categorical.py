@@ -100,12 +100,15 @@ class Categorical(distribution.LogitsAndProbs, distribution.ScalarDistribution):
         draws = reshape(transpose(draws), concat([[n], self.batch_shape_tensor()], 0))
         return cast(draws, self.dtype)
 
-    def _cdf(self, k):
+    def _event_and(self, k, params):
+        """(the event `k`, checked with `validate_args`, and `params`) broadcast together."""
         k = convert_to_tensor(k, name="k")
         if self.validate_args:
             k = util.embed_check_integer_casting_closed(k, target_dtype=dtypes.int32)
-        k, probs = _broadcast_cat_event_and_params(k, self.probs,
-                                                   base_dtype=self.dtype.base_dtype)
+        return _broadcast_cat_event_and_params(k, params, base_dtype=self.dtype.base_dtype)
+
+    def _cdf(self, k):
+        k, probs = self._event_and(k, self.probs)
         flat_probs = reshape(probs, (-1, self._event_size))
         flat_k = reshape(k, [-1])
         to_sum_over = where(sequence_mask(flat_k, self._event_size), flat_probs,
@@ -113,11 +116,7 @@ class Categorical(distribution.LogitsAndProbs, distribution.ScalarDistribution):
         return reshape(reduce_sum(to_sum_over, axis=-1), shape(k))
 
     def _log_prob(self, k):
-        k = convert_to_tensor(k, name="k")
-        if self.validate_args:
-            k = util.embed_check_integer_casting_closed(k, target_dtype=dtypes.int32)
-        k, logits = _broadcast_cat_event_and_params(k, self.logits,
-                                                    base_dtype=self.dtype.base_dtype)
+        k, logits = self._event_and(k, self.logits)
         return -sparse_softmax_cross_entropy_with_logits(labels=k, logits=logits)
 
     def _entropy(self):

@@ -22,14 +22,19 @@ _LOWER = {dtypes.float64: -20.0, dtypes.float32: -10.0}
 _UPPER = {dtypes.float64: 8.0, dtypes.float32: 5.0}
 
 
+def _float_argument(value, arg: str):
+    """`value` as a float32 or float64 tensor named `arg` (TF's error for other dtypes)."""
+    value = convert_to_tensor(value, name=arg)
+    if value.dtype not in (dtypes.float32, dtypes.float64):
+        raise TypeError(f"{arg}.dtype={value.dtype!r} is not handled, see docstring for "
+                        "supported types.")
+    return value
+
+
 def ndtr(x, name="ndtr"):
     """P[X < x] for X ~ Normal(0, 1)."""
     with name_scope(name, "ndtr"):
-        x = convert_to_tensor(x, name="x")
-        if x.dtype not in (dtypes.float32, dtypes.float64):
-            raise TypeError(f"x.dtype={x.dtype!r} is not handled, see docstring for supported "
-                            "types.")
-        return _ndtr(x)
+        return _ndtr(_float_argument(x, "x"))
 
 
 def _ndtr(x):
@@ -44,10 +49,7 @@ def _ndtr(x):
 def ndtri(p, name="ndtri"):
     """The x with P[X < x] = p for X ~ Normal(0, 1); -inf for p <= 0 and inf for p >= 1."""
     with name_scope(name, "ndtri"):
-        p = convert_to_tensor(p, name="p")
-        if p.dtype not in (dtypes.float32, dtypes.float64):
-            raise TypeError(f"p.dtype={p.dtype!r} is not handled, see docstring for supported "
-                            "types.")
+        p = _float_argument(p, "p")
         inf = float("inf")
         return where(p <= 0.0, -inf * ones_like(p), where(p >= 1.0, inf * ones_like(p),
                                                           math_ndtri(p)))
