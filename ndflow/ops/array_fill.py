@@ -8,9 +8,10 @@ import numpy as np
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor
+from ndflow.core.doc_tables import attach
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import composite_dispatch
+from ndflow.ops import array_fill_docs, composite_dispatch
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.array_core import (
     INDEX_ATTR,
@@ -315,3 +316,6 @@ def pad(tensor, paddings, mode: str = "CONSTANT", constant_values=0,
         return apply_op(MirrorPad, [tensor, paddings], {"mode": mode}, name=name).outputs[0]
     raise ValueError('Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", '
                      f'or "SYMMETRIC". Received `mode` = {mode}')
+
+
+attach(globals(), array_fill_docs.DOCS)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array_core, array_transpose
+from ndflow.ops import array_core, array_transpose, nn_activation_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.cast import cast
 from ndflow.ops.nn_common import FLOAT_T
@@ -162,3 +163,6 @@ def softmax_v1(logits, axis: int | None = None, name: str | None = None, dim=Non
 def log_softmax_v1(logits, axis: int | None = None, name: str | None = None, dim=None) -> Tensor:
     """`tf.compat.v1.nn.log_softmax`."""
     return log_softmax(logits, axis if axis is not None else dim, name)
+
+
+attach(globals(), nn_activation_docs.DOCS)
