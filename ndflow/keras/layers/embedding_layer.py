@@ -39,9 +39,36 @@ def _positive_int(value, name: str) -> None:
 
 @keras_export("keras.layers.Embedding")
 class Embedding(Layer):
-    """Maps each index in [0, input_dim) to a row of `embeddings` (input_dim, output_dim);
-    negative indices count from the end, as Keras' `take`. `input_length` (Keras 2) is
-    accepted with Keras 3's deprecation warning and ignored."""
+    """Turns integer indices into dense vectors: index i becomes row i of the learned
+    `embeddings` matrix (input_dim, output_dim).
+
+    Negative indices count from the end, as Keras' `take`. Keras 2's `input_length` is
+    accepted with a deprecation warning and ignored.
+
+    Args:
+      input_dim: the vocabulary size: indices lie in [0, input_dim).
+      output_dim: the size of each vector.
+      embeddings_initializer: the matrix' initializer (default "uniform").
+      embeddings_regularizer: optional penalty on the matrix.
+      embeddings_constraint: optional projection of the matrix after each update.
+      mask_zero: whether index 0 is padding: the output then carries a mask (False at
+        0s) that later layers (RNNs, attention) follow.
+      weights: optional initial matrix (a list holding one array).
+      lora_rank: must be None (LoRA is not built in ndflow).
+      lora_alpha: accepted for Keras' signature.
+      quantization_config: must be None.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: `input_dim` or `output_dim` is not a positive int.
+      NotImplementedError: `lora_rank` or `quantization_config` given.
+
+    Example:
+
+    >>> layer = tf.keras.layers.Embedding(10, 4)
+    >>> layer(tf.constant([[1, 2, 3]])).shape
+    TensorShape([1, 3, 4])
+    """
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
@@ -124,8 +151,19 @@ def _mask_value(value):
 
 @keras_export("keras.layers.Masking")
 class Masking(ElementwiseLayer):
-    """Masks the timesteps (all axes but the last) whose features all equal `mask_value`;
-    their outputs are 0."""
+    """Marks padding steps for the layers after it: a step (a position on all axes but the
+    last) whose features all equal `mask_value` is masked, and its output set to 0.
+
+    Args:
+      mask_value: the padding value.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Example:
+
+    >>> out = tf.keras.layers.Masking()(tf.constant([[[1.0], [0.0]]]))
+    >>> out._keras_mask.numpy()
+    array([[ True, False]])
+    """
 
     def __init__(self, mask_value=0.0, **kwargs):
         super().__init__(**kwargs)

@@ -162,7 +162,27 @@ def _weight_args(local: dict) -> dict:
 
 @keras_export("keras.layers.SimpleRNNCell")
 class SimpleRNNCell(_GatedCell):
-    """`h = activation(x @ kernel + bias + h_prev @ recurrent_kernel)`."""
+    """The cell of `SimpleRNN`: one step `h = activation(x @ kernel + h_prev @
+    recurrent_kernel + bias)`, the output being the new state. Run it over time with
+    `keras.layers.RNN`.
+
+    Args:
+      units: the size of the output and state.
+      activation: the activation (default "tanh").
+      use_bias: whether to add biases.
+      kernel_initializer: the input weights' initializer (default "glorot_uniform").
+      recurrent_initializer: the recurrent weights' initializer (default "orthogonal").
+      bias_initializer: the bias' initializer (default zeros).
+      kernel_regularizer, recurrent_regularizer, bias_regularizer: optional penalties.
+      kernel_constraint, recurrent_constraint, bias_constraint: optional projections.
+      dropout: the fraction of the inputs dropped in training (one mask per RNN call).
+      recurrent_dropout: the fraction of the recurrent state dropped in training.
+      seed: an int for reproducible dropout masks.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: `units` is not a positive int.
+    """
 
     _HAS_RECURRENT_ACTIVATION = False
     _SEED_GENERATOR_FIRST = True
@@ -213,8 +233,29 @@ class UnitForgetBias(init_ops.Initializer):
 
 @keras_export("keras.layers.LSTMCell")
 class LSTMCell(_GatedCell):
-    """Gates i, f, c, o (Keras' order in the kernels and the bias):
-    `c = f * c_prev + i * activation(z_c)`, `h = o * activation(c)`."""
+    """The cell of `LSTM`: gates i, f, c, o (Keras' order in the kernels and bias) from
+    the input and the previous output; `c = f * c_prev + i * activation(z_c)`,
+    `h = o * activation(c)`. The states are [h, c].
+
+    Args:
+      units: the size of the output and of each state.
+      activation: the candidate's and output's activation (default "tanh").
+      recurrent_activation: the gates' activation (default "sigmoid").
+      use_bias: whether to add biases.
+      kernel_initializer: the input weights' initializer (default "glorot_uniform").
+      recurrent_initializer: the recurrent weights' initializer (default "orthogonal").
+      bias_initializer: the bias' initializer (default zeros).
+      kernel_regularizer, recurrent_regularizer, bias_regularizer: optional penalties.
+      kernel_constraint, recurrent_constraint, bias_constraint: optional projections.
+      dropout: the fraction of the inputs dropped in training (one mask per RNN call).
+      recurrent_dropout: the fraction of the recurrent state dropped in training.
+      unit_forget_bias: whether to initialize the forget gate's bias to 1.
+      seed: an int for reproducible dropout masks.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: `units` is not a positive int.
+    """
 
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
@@ -276,9 +317,31 @@ class LSTMCell(_GatedCell):
 
 @keras_export("keras.layers.GRUCell")
 class GRUCell(_GatedCell):
-    """Gates z (update), r (reset), h (candidate), Keras' order; `h = z * h_prev + (1 - z) *
-    hh`. With `reset_after` (the default, cuDNN's form) the reset gate multiplies the
-    recurrent projection and the bias is (2, 3 * units): input bias, recurrent bias."""
+    """The cell of `GRU`: update (z) and reset (r) gates and a candidate `hh` (Keras' order
+    in the kernels), `h = z * h_prev + (1 - z) * hh`.
+
+    With `reset_after` (the default, cuDNN's form) the reset gate multiplies the recurrent
+    projection, and the bias has shape (2, 3 * units): input bias, recurrent bias.
+
+    Args:
+      units: the size of the output and state.
+      activation: the candidate's and output's activation (default "tanh").
+      recurrent_activation: the gates' activation (default "sigmoid").
+      use_bias: whether to add biases.
+      kernel_initializer: the input weights' initializer (default "glorot_uniform").
+      recurrent_initializer: the recurrent weights' initializer (default "orthogonal").
+      bias_initializer: the bias' initializer (default zeros).
+      kernel_regularizer, recurrent_regularizer, bias_regularizer: optional penalties.
+      kernel_constraint, recurrent_constraint, bias_constraint: optional projections.
+      dropout: the fraction of the inputs dropped in training (one mask per RNN call).
+      recurrent_dropout: the fraction of the recurrent state dropped in training.
+      reset_after: where the reset gate applies (see above).
+      seed: an int for reproducible dropout masks.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: `units` is not a positive int.
+    """
 
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
@@ -363,8 +426,16 @@ def _output_size(cell) -> int:
 
 @keras_export("keras.layers.StackedRNNCells")
 class StackedRNNCells(Layer):
-    """Cells run one after the other within each time step: a cell's output is the next
-    cell's input; the states are one entry per cell."""
+    """Several RNN cells acting as one: within each time step a cell's output is the next
+    cell's input; the states are one entry per cell. `RNN([cell1, cell2])` builds one.
+
+    Args:
+      cells: a list of cells (objects with `call` and `state_size`).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: a cell without `call` or `state_size`.
+    """
 
     def __init__(self, cells, **kwargs):
         super().__init__(**kwargs)
