@@ -55,6 +55,11 @@ tf_export(v1=["distributions.FULLY_REPARAMETERIZED"])(FULLY_REPARAMETERIZED)
 tf_export(v1=["distributions.NOT_REPARAMETERIZED"])(NOT_REPARAMETERIZED)
 
 
+def parameter(name: str) -> property:
+    """A distribution's read-only parameter `name` (held as `_<name>`)."""
+    return property(lambda self: getattr(self, "_" + name), doc=f"The `{name}` parameter.")
+
+
 def param_shapes_of(*names):
     """A `_param_shapes` giving each named parameter the shape `sample_shape` (as TF's
     scalar-parameter distributions do)."""

@@ -28,10 +28,5 @@ class LocScale(distribution.ScalarDistribution):
                          parameters=parameters, graph_parents=[self._loc, self._scale],
                          name=name)
 
-    @property
-    def loc(self):
-        return self._loc
-
-    @property
-    def scale(self):
-        return self._scale
+    loc = distribution.parameter("loc")
+    scale = distribution.parameter("scale")

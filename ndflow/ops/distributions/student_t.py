@@ -43,17 +43,9 @@ class StudentT(distribution.ScalarDistribution):
                          parameters=parameters,
                          graph_parents=[self._df, self._loc, self._scale], name=name)
 
-    @property
-    def df(self):
-        return self._df
-
-    @property
-    def loc(self):
-        return self._loc
-
-    @property
-    def scale(self):
-        return self._scale
+    df = distribution.parameter("df")
+    loc = distribution.parameter("loc")
+    scale = distribution.parameter("scale")
 
     def _sample_n(self, n, seed=None):
         shape_ = concat([[n], self.batch_shape_tensor()], 0)
