@@ -31,7 +31,33 @@ def _path(filepath) -> str:
 @keras_export("keras.models.save_model")
 @tf_export("keras.saving.save_model", v1=[])
 def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
-    """Saves `model` as a `.keras` archive (config, weights, optimizer state)."""
+    """Saves a model to one file: its architecture (config), weights and optimizer state.
+
+    The format follows the extension: ".keras" (Keras 3's zip archive, recommended) or
+    ".h5"/".hdf5" (the legacy HDF5 format, with a warning).
+
+    Args:
+      model: the model (built).
+      filepath: the destination path (a string or path-like).
+      overwrite: whether to replace an existing file (else ask on the console).
+      zipped: False writes the archive's contents to a directory instead (the path must
+        not end in ".keras").
+      **kwargs: `include_optimizer` (HDF5 only) and Keras 2's `save_format` (deprecated:
+        only accepted when it agrees with the extension).
+
+    Raises:
+      ValueError: another extension, `zipped=False` with ".keras", a conflicting
+        `save_format`, or unknown keyword arguments.
+
+    Example:
+
+    >>> import os, tempfile
+    >>> model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.keras")
+    >>> tf.keras.models.save_model(model, path)
+    >>> tf.keras.models.load_model(path).output_shape
+    (None, 2)
+    """
     include_optimizer = kwargs.pop("include_optimizer", True)   # the legacy HDF5 format's
     save_format = kwargs.pop("save_format", False)
     if save_format and str(filepath).endswith((".h5", ".hdf5", ".keras")):
@@ -72,7 +98,23 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
 @keras_export("keras.models.load_model")
 @tf_export("keras.saving.load_model", v1=[])
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
-    """Loads a model saved by `model.save()` (a `.keras` archive, also Keras 3's own)."""
+    """Loads a model saved by `model.save()` / `save_model`: a ".keras" archive (also one
+    Keras 3 wrote), a legacy ".h5"/".hdf5" file, or a directory from `zipped=False`.
+
+    Args:
+      filepath: the path.
+      custom_objects: optional dict of names to user classes and functions the config
+        refers to (layers, losses, activations...).
+      compile: whether to compile the model again with the saved training config.
+      safe_mode: whether to refuse deserializing Python lambdas (arbitrary code).
+
+    Returns:
+      The model, with its weights (and optimizer state when compiled).
+
+    Raises:
+      ValueError: an unsupported file format (a SavedModel directory included: use
+        `tf.saved_model.load` or `keras.layers.TFSMLayer`).
+    """
     filepath = _path(filepath)
     if filepath.endswith(".keras"):
         return keras_archive.load_model(filepath, custom_objects=custom_objects,
@@ -94,7 +136,19 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
 
 @tf_export("keras.saving.save_weights", v1=[])
 def save_weights(model, filepath, overwrite=True, max_shard_size=None, **kwargs):
-    """Writes the weights of `model` (and its optimizer's state) to a `.weights.h5` file."""
+    """Writes a model's weights to an HDF5 ".weights.h5" file (or, with
+    `max_shard_size`, to shards indexed by a ".weights.json" file).
+
+    Args:
+      model: a built model.
+      filepath: the path, ending in ".weights.h5" (".weights.json" when sharded).
+      overwrite: whether to replace an existing file (else ask on the console).
+      max_shard_size: optional largest shard size, in GB.
+      **kwargs: none are accepted.
+
+    Raises:
+      ValueError: a wrong extension, an unbuilt model, or keyword arguments.
+    """
     filepath = _path(filepath)
     if kwargs:
         raise ValueError(f"Invalid keyword arguments: {kwargs}")
@@ -118,7 +172,20 @@ def save_weights(model, filepath, overwrite=True, max_shard_size=None, **kwargs)
 
 @tf_export("keras.saving.load_weights", v1=[])
 def load_weights(model, filepath, skip_mismatch=False, **kwargs):
-    """Loads weights saved by `save_weights` (`.weights.h5`) or `save` (`.keras`)."""
+    """Loads weights into a model from a ".weights.h5" file (`save_weights`), a sharded
+    ".weights.json", a ".keras" archive, or a legacy ".h5"/".hdf5" file.
+
+    Args:
+      model: the model, of the same architecture as the saved one.
+      filepath: the path.
+      skip_mismatch: whether to skip layers whose weight shapes differ (else an error).
+      **kwargs: `by_name` (legacy HDF5 files only: match layers by name rather than
+        order); `objects_to_skip` is accepted and ignored.
+
+    Raises:
+      ValueError: an unsupported format, `by_name` with a Keras 3 format, or other
+        keyword arguments.
+    """
     filepath = _path(filepath)
     kwargs.pop("objects_to_skip", None)
     by_name = kwargs.pop("by_name", None)
@@ -164,6 +231,20 @@ def model_to_json(model, **kwargs) -> str:
 
 @keras_export("keras.models.model_from_json")
 def model_from_json(json_string, custom_objects=None):
-    """A model (new weights; compiled when the JSON has a compile config) from a JSON string
-    of its serialized config (`model.to_json()`)."""
+    """A new model (freshly initialized weights) from the JSON string of its architecture,
+    as `model.to_json()` writes it; compiled when the JSON holds a compile config.
+
+    Args:
+      json_string: the JSON text.
+      custom_objects: optional dict of names to user classes and functions it refers to.
+
+    Returns:
+      The model.
+
+    Example:
+
+    >>> model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    >>> tf.keras.models.model_from_json(model.to_json()).output_shape
+    (None, 2)
+    """
     return keras_archive.deserialize_model(json.loads(json_string), custom_objects)
