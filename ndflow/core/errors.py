@@ -25,7 +25,24 @@ UNAUTHENTICATED = 16
 
 @tf_export("errors.OpError", v1=["OpError", "errors.OpError"])
 class OpError(Exception):
-    """An error raised while building or running an operation; names the op."""
+    """The base class of the errors raised while building or running an operation.
+
+    Catch it to handle every `tf.errors.*` class at once; its subclasses
+    (InvalidArgumentError, NotFoundError, OutOfRangeError, ...) each carry a canonical code.
+
+    Args:
+      node_def: the NodeDef of the failing op, or None.
+      op: the failing Operation, or None.
+      message: the error text (also `str(error)`).
+      error_code: the canonical code (UNKNOWN unless a subclass or this argument sets it).
+
+    Example:
+      >>> try:
+      ...     tf.reshape([1, 2, 3], [2, 2])
+      ... except tf.errors.OpError as e:
+      ...     print(type(e).__name__, e.error_code == tf.errors.INVALID_ARGUMENT)
+      InvalidArgumentError True
+    """
 
     error_code = UNKNOWN
 
@@ -56,32 +73,102 @@ class OpError(Exception):
         return (type(self), (None, None, self._message))
 
 
-def _make(name, code, doc):
-    cls = type(name, (OpError,), {"error_code": code, "__doc__": doc})
-    return cls
+_ARGS = """
+    Args:
+      node_def: the NodeDef of the failing op, or None.
+      op: the failing Operation, or None.
+      message: the error text (also `str(error)`).
+      error_code: optional override of the class's canonical code.
+
+    Attributes:
+      message: the error text.
+      op: the failing Operation, or None.
+      error_code: the canonical code (`tf.errors.{code}`)."""
 
 
-CancelledError = _make("CancelledError", CANCELLED, "The operation was cancelled.")
-UnknownError = _make("UnknownError", UNKNOWN, "Unknown error.")
-InvalidArgumentError = _make("InvalidArgumentError", INVALID_ARGUMENT,
-                             "An operation received an invalid argument.")
-DeadlineExceededError = _make("DeadlineExceededError", DEADLINE_EXCEEDED, "Deadline expired.")
-NotFoundError = _make("NotFoundError", NOT_FOUND, "A requested entity was not found.")
-AlreadyExistsError = _make("AlreadyExistsError", ALREADY_EXISTS, "The entity already exists.")
-PermissionDeniedError = _make("PermissionDeniedError", PERMISSION_DENIED, "Permission denied.")
-ResourceExhaustedError = _make("ResourceExhaustedError", RESOURCE_EXHAUSTED,
-                               "A resource has been exhausted.")
-FailedPreconditionError = _make("FailedPreconditionError", FAILED_PRECONDITION,
-                                "The system is not in a state to run the operation.")
-AbortedError = _make("AbortedError", ABORTED, "The operation was aborted.")
-OutOfRangeError = _make("OutOfRangeError", OUT_OF_RANGE,
-                        "The operation was attempted past the valid range.")
-UnimplementedError = _make("UnimplementedError", UNIMPLEMENTED,
-                           "The operation is not implemented.")
-InternalError = _make("InternalError", INTERNAL, "An internal invariant was broken.")
-UnavailableError = _make("UnavailableError", UNAVAILABLE, "The runtime is unavailable.")
-DataLossError = _make("DataLossError", DATA_LOSS, "Unrecoverable data loss.")
-UnauthenticatedError = _make("UnauthenticatedError", UNAUTHENTICATED, "Not authenticated.")
+def _make(name, code, summary, when, example):
+    code_name = next(k for k, v in globals().items() if v == code and k.isupper())
+    doc = f"""{summary}
+
+    {when}
+""" + _ARGS.format(code=code_name) + f"""
+
+    Example:
+      >>> try:
+      ...     {example}
+      ... except tf.errors.{name} as e:
+      ...     print(type(e).__name__, e.error_code)
+      {name} {code}
+    """
+    return type(name, (OpError,), {"error_code": code, "__doc__": doc})
+
+
+_RAISE = "raise tf.errors.{}(None, None, 'message')"
+CancelledError = _make(
+    "CancelledError", CANCELLED, "The operation or step was cancelled.",
+    "For example a queue operation cancelled by closing the queue with pending requests.",
+    _RAISE.format("CancelledError"))
+UnknownError = _make(
+    "UnknownError", UNKNOWN, "An error of no other category.",
+    "Raised, for instance, for an error in a Python function run by `tf.py_function`.",
+    _RAISE.format("UnknownError"))
+InvalidArgumentError = _make(
+    "InvalidArgumentError", INVALID_ARGUMENT, "An operation received an invalid argument.",
+    "The most common op error: incompatible shapes, an index out of range, a failed\n"
+    "    `tf.debugging` assertion, a value that does not parse.",
+    "tf.reshape([1, 2, 3], [2, 2])")
+DeadlineExceededError = _make(
+    "DeadlineExceededError", DEADLINE_EXCEEDED, "An operation did not finish before its deadline.",
+    "Raised when a timeout (e.g. `RunOptions.timeout_in_ms`) expires.",
+    _RAISE.format("DeadlineExceededError"))
+NotFoundError = _make(
+    "NotFoundError", NOT_FOUND, "A requested entity (a file, a checkpoint, a resource) was not "
+    "found.", "Raised, for example, by `tf.io.gfile` functions and readers for a missing path.",
+    "tf.io.gfile.remove('/nonexistent/file')")
+AlreadyExistsError = _make(
+    "AlreadyExistsError", ALREADY_EXISTS, "An entity that was to be created already exists.",
+    "Raised, for example, by `tf.io.gfile.copy` / `rename` without `overwrite`.",
+    _RAISE.format("AlreadyExistsError"))
+PermissionDeniedError = _make(
+    "PermissionDeniedError", PERMISSION_DENIED, "The caller may not perform the operation.",
+    "Raised, for example, for a file the process may not read or write.",
+    _RAISE.format("PermissionDeniedError"))
+ResourceExhaustedError = _make(
+    "ResourceExhaustedError", RESOURCE_EXHAUSTED, "A resource ran out (often memory).",
+    "Raised, for example, when an allocation on a device fails.",
+    _RAISE.format("ResourceExhaustedError"))
+FailedPreconditionError = _make(
+    "FailedPreconditionError", FAILED_PRECONDITION, "The system is not in a state to run the "
+    "operation.", "Raised, for example, when reading a variable that has not been initialized.",
+    _RAISE.format("FailedPreconditionError"))
+AbortedError = _make(
+    "AbortedError", ABORTED, "The operation was aborted (typically by a concurrent action).",
+    "Raised, for example, when a queue is closed while an operation waits on it.",
+    _RAISE.format("AbortedError"))
+OutOfRangeError = _make(
+    "OutOfRangeError", OUT_OF_RANGE, "An operation went past the valid range.",
+    "Raised when an iterator or a queue is exhausted (e.g. `get_next()` at the end of a\n"
+    "    dataset).", "next(iter(tf.data.Dataset.range(0))) if False else "
+    "tf.compat.v1.data.make_one_shot_iterator(tf.data.Dataset.range(0)).get_next()")
+UnimplementedError = _make(
+    "UnimplementedError", UNIMPLEMENTED, "The operation is not implemented or not supported.",
+    "Raised, for example, for an op without a kernel for the given dtype or device, or an\n"
+    "    unsupported file system scheme.", "tf.io.gfile.exists('gs://bucket/file')")
+InternalError = _make(
+    "InternalError", INTERNAL, "An internal invariant of the runtime was broken.",
+    "This indicates a bug in ndflow (or a kernel); please report it.",
+    _RAISE.format("InternalError"))
+UnavailableError = _make(
+    "UnavailableError", UNAVAILABLE, "The runtime or a remote service is unavailable.",
+    "Usually transient (e.g. a worker that cannot be reached); retrying may help.",
+    _RAISE.format("UnavailableError"))
+DataLossError = _make(
+    "DataLossError", DATA_LOSS, "Unrecoverable data loss or corruption.",
+    "Raised, for example, when a TFRecord or checkpoint file is truncated or corrupt.",
+    _RAISE.format("DataLossError"))
+UnauthenticatedError = _make(
+    "UnauthenticatedError", UNAUTHENTICATED, "The request lacks valid credentials.",
+    "Raised by services that require authentication.", _RAISE.format("UnauthenticatedError"))
 
 
 
@@ -91,8 +178,22 @@ class InaccessibleTensorError(ValueError):
 
 @tf_export("errors.OperatorNotAllowedInGraphError", v1=[])
 class OperatorNotAllowedInGraphError(TypeError):
-    """A Python operator (`bool(t)`, iterating `t`) that a symbolic tensor cannot support: in a
-    graph its value does not exist yet (use tf.cond / tf.while_loop, or AutoGraph)."""
+    """A Python operator that a symbolic (graph) tensor cannot support.
+
+    `bool(t)`, `if t:` or iterating `t` need the tensor's value, which does not exist while a
+    graph is being built: use `tf.cond` / `tf.while_loop`, or let AutoGraph (`tf.function`)
+    convert the Python control flow.
+
+    Example:
+      >>> @tf.function(autograph=False)
+      ... def f(x):
+      ...     return 1 if x > 0 else 0
+      >>> try:
+      ...     f(tf.constant(1))
+      ... except tf.errors.OperatorNotAllowedInGraphError:
+      ...     print("not allowed")
+      not allowed
+    """
 
 
 _BY_CODE = {cls.error_code: cls for cls in (
