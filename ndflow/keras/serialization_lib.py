@@ -16,8 +16,10 @@ _GLOBAL_SAFE_MODE: dict = {"value": None}
 
 @keras_export("keras.config.enable_unsafe_deserialization")
 def enable_unsafe_deserialization():
-    """Disables safe mode globally, allowing deserialization of lambdas (as Keras 3: it
-    overrides every later load's `safe_mode`, for the rest of the process)."""
+    """Turns safe mode off for the rest of the process: later loads may deserialize Python
+    lambdas (arbitrary code) whatever their own `safe_mode` argument says, as in Keras 3.
+    Only for files you trust.
+    """
     _GLOBAL_SAFE_MODE["value"] = False
 
 
@@ -45,15 +47,41 @@ _SCOPES = threading.local()
 @keras_export("keras.utils.get_custom_objects")
 @tf_export("keras.saving.get_custom_objects", v1=[])
 def get_custom_objects() -> dict:
-    """The global dict of custom objects (name -> class or function); edit it to register."""
+    """The process-wide dict of custom objects (name -> class or function) that loading
+    consults; adding an entry registers an object (see also
+    `register_keras_serializable`).
+
+    Returns:
+      The dict itself (changes to it take effect).
+    """
     return _GLOBAL_CUSTOM_OBJECTS
 
 
 @keras_export("keras.utils.register_keras_serializable")
 @tf_export("keras.saving.register_keras_serializable", v1=[])
 def register_keras_serializable(package="Custom", name=None):
-    """Registers a class or function as `package>name` (default: its own name), the
-    `registered_name` Keras writes for it and finds it by when loading."""
+    """Decorator registering a class or function for serialization under
+    "package>name": the `registered_name` Keras writes in configs and looks up when
+    loading, so models using it load without `custom_objects`.
+
+    Args:
+      package: the namespace part of the name (default "Custom").
+      name: the object's part (default its `__name__`).
+
+    Returns:
+      A decorator returning the object unchanged.
+
+    Raises:
+      ValueError: the decorated class has no `get_config` method.
+
+    Example:
+
+    >>> @tf.keras.saving.register_keras_serializable(package="demo")
+    ... def twice(x):
+    ...     return 2 * x
+    >>> tf.keras.saving.get_registered_name(twice)
+    'demo>twice'
+    """
     def decorator(obj):
         key = f"{package}>{name or obj.__name__}"
         if isinstance(obj, type) and not hasattr(obj, "get_config"):
@@ -75,8 +103,20 @@ def registered_name(obj):
 @keras_export("keras.utils.CustomObjectScope", "keras.utils.custom_object_scope")
 @tf_export("keras.saving.CustomObjectScope", "keras.saving.custom_object_scope", v1=[])
 class CustomObjectScope:
-    """`with custom_object_scope({"Name": obj}):` — deserialization inside the block finds
-    these objects by name, as if passed as `custom_objects`."""
+    """A context manager making custom objects known by name to the deserialization inside
+    it, as if passed as `custom_objects` (`custom_object_scope` is the same class).
+
+    Args:
+      custom_objects: a dict of names to classes or functions (None: empty).
+
+    Example:
+
+    >>> with tf.keras.saving.custom_object_scope({"MyLayer": tf.keras.layers.Dense}):
+    ...     layer = tf.keras.layers.deserialize(
+    ...         {"class_name": "MyLayer", "config": {"units": 2}})
+    >>> type(layer).__name__
+    'Dense'
+    """
 
     def __init__(self, custom_objects):
         self.custom_objects = dict(custom_objects or {})
