@@ -4,7 +4,21 @@ moment estimates and the denominator's `epsilon`, stored as attributes and in th
 
 from __future__ import annotations
 
-from ndflow.keras.optimizers.base_optimizer import Optimizer, with_base_arguments
+from ndflow.keras.optimizers.base_optimizer import Optimizer, scalar, with_base_arguments
+from ndflow.ops import math
+
+
+def update_moments(m_var, v_var, gradient, beta_1, beta_2):
+    """Keras's moment updates, m += (g - m) * (1 - beta_1) and v += (g^2 - v) * (1 - beta_2)
+    (the factors exact in the slots' dtype, the variable's): the new (m, v)."""
+    dt = m_var.dtype
+    m = m_var.read_value()
+    m = m + (gradient - m) * scalar(1 - beta_1, dt)
+    m_var.assign(m)
+    v = v_var.read_value()
+    v = v + (math.square(gradient) - v) * scalar(1 - beta_2, dt)
+    v_var.assign(v)
+    return m, v
 
 
 class AdaptiveMomentOptimizer(Optimizer):

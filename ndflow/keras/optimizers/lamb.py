@@ -9,7 +9,7 @@ trust ratio ||var|| / ||step||, 1 when either norm is 0)::
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
-from ndflow.keras.optimizers.adaptive_moments import AdaptiveMomentOptimizer
+from ndflow.keras.optimizers.adaptive_moments import AdaptiveMomentOptimizer, update_moments
 from ndflow.keras.optimizers.base_optimizer import cast, scalar
 from ndflow.ops import arithmetic, comparison, math, reduction
 
@@ -38,12 +38,7 @@ class Lamb(AdaptiveMomentOptimizer):
         i = self._get_variable_index(variable)
         c1, c2 = self._bias_corrections(dt)
         m_var, v_var = self._momentums[i], self._velocities[i]
-        m = m_var.read_value()
-        m = m + (gradient - m) * scalar(1 - self.beta_1, dt)
-        m_var.assign(m)
-        v = v_var.read_value()
-        v = v + (math.square(gradient) - v) * scalar(1 - self.beta_2, dt)
-        v_var.assign(v)
+        m, v = update_moments(m_var, v_var, gradient, self.beta_1, self.beta_2)
         step = (m / c1) / (math.sqrt(v / c2) + scalar(self.epsilon, dt))
         w_norm = math.sqrt(reduction.reduce_sum(math.square(variable.read_value())))
         g_norm = math.sqrt(reduction.reduce_sum(math.square(step)))

@@ -15,6 +15,7 @@ import math as pymath
 import re
 
 from ndflow.core.api_export import tf_export
+from ndflow.keras.optimizers.adaptive_moments import update_moments
 from ndflow.keras.optimizers.base_optimizer import Optimizer, cast, scalar
 from ndflow.ops import arithmetic, linalg, math, reduction
 from ndflow.ops.array_transpose import transpose
@@ -121,12 +122,7 @@ class Muon(Optimizer):
         b1_power = arithmetic.pow(cast(self.adam_beta_1, dt), local_step)
         b2_power = arithmetic.pow(cast(self.adam_beta_2, dt), local_step)
         alpha = lr * math.sqrt(1 - b2_power) / (1 - b1_power)
-        m = m_var.read_value()
-        m = m + (gradient - m) * scalar(1 - self.adam_beta_1, dt)
-        m_var.assign(m)
-        v = v_var.read_value()
-        v = v + (math.square(gradient) - v) * scalar(1 - self.adam_beta_2, dt)
-        v_var.assign(v)
+        m, v = update_moments(m_var, v_var, gradient, self.adam_beta_1, self.adam_beta_2)
         variable.assign_sub(m * alpha / (math.sqrt(v) + scalar(self.epsilon, dt)))
 
     def _apply_weight_decay(self, variables_) -> None:
