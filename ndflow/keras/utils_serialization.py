@@ -51,8 +51,24 @@ _KINDS = (  # (base class, module Keras writes, serializer, deserializer)
 @keras_export("keras.utils.serialize_keras_object")
 @tf_export("keras.saving.serialize_keras_object", v1=[])
 def serialize_keras_object(obj):
-    """`obj` as Keras 3's plain (JSON-able) config: `{"module", "class_name", "config",
-    "registered_name"}` for objects, `__numpy__` records for arrays; Python values as is."""
+    """A JSON-able record of a Keras object, as Keras 3 writes configs.
+
+    Objects with `get_config` (layers, losses, optimizers, user classes) become
+    `{"module", "class_name", "config", "registered_name"}`; NumPy arrays and tensors
+    become `__numpy__`/`__tensor__` records; lists, tuples and dicts are serialized item by
+    item; Python scalars and strings are returned as they are.
+
+    Args:
+      obj: the object.
+
+    Returns:
+      A plain value or dict (what `deserialize_keras_object` reads back).
+
+    Example:
+
+    >>> tf.keras.saving.serialize_keras_object(tf.keras.layers.Dense(2))["class_name"]
+    'Dense'
+    """
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     if isinstance(obj, np.generic):
@@ -99,8 +115,23 @@ serialization_lib.set_nested_serializer(serialize_keras_object)
 @keras_export("keras.utils.deserialize_keras_object")
 @tf_export("keras.saving.deserialize_keras_object", v1=[])
 def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwargs):
-    """The object a `serialize_keras_object` config describes (strings and plain values
-    are returned as they are, as Keras)."""
+    """The object a `serialize_keras_object` record describes.
+
+    Args:
+      config: the record (a dict); strings and plain values are returned as they are,
+        lists item by item.
+      custom_objects: optional dict of names to user classes and functions, looked up
+        before the built-in ones.
+      safe_mode: whether to refuse deserializing Python lambdas.
+      **kwargs: accepted for Keras' signature.
+
+    Returns:
+      The rebuilt object.
+
+    Raises:
+      TypeError: a config that is not a plain value, list or dict, or (from the class
+        lookup) a class name that is neither built in nor registered.
+    """
     if config is None or isinstance(config, (bool, int, float, str)):
         return config
     if isinstance(config, (list, tuple)):
@@ -145,15 +176,33 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
 @keras_export("keras.utils.get_registered_name")
 @tf_export("keras.saving.get_registered_name", v1=[])
 def get_registered_name(obj):
-    """The name `obj` is registered under (`package>name`), else its own name."""
+    """The name an object is registered under for serialization ("package>name", see
+    `register_keras_serializable`), else its own `__name__`.
+
+    Args:
+      obj: a class or function.
+
+    Returns:
+      A string.
+    """
     return serialization_lib.registered_name(obj) or getattr(obj, "__name__", None)
 
 
 @keras_export("keras.utils.get_registered_object")
 @tf_export("keras.saving.get_registered_object", v1=[])
 def get_registered_object(name, custom_objects=None, module_objects=None):
-    """The object registered (or in scope, or in `custom_objects`/`module_objects`) as
-    `name`, else None."""
+    """The class or function known as `name`: registered with
+    `register_keras_serializable`, in an active `custom_object_scope`, or in the given
+    dicts.
+
+    Args:
+      name: the registered or plain name.
+      custom_objects: optional dict searched next.
+      module_objects: optional dict searched last.
+
+    Returns:
+      The object, or None.
+    """
     custom = serialization_lib.custom_object(name)
     if custom is not None:
         return custom
@@ -166,7 +215,21 @@ def get_registered_object(name, custom_objects=None, module_objects=None):
 
 @keras_export("keras.utils.get_source_inputs")
 def get_source_inputs(tensor):
-    """The `Input` KerasTensors that `tensor` (a functional-API output) derives from."""
+    """The `keras.Input` tensors a functional-API tensor is computed from.
+
+    Args:
+      tensor: a KerasTensor (anything else is returned in a list as it is).
+
+    Returns:
+      A list of the source KerasTensors.
+
+    Example:
+
+    >>> x = tf.keras.Input((3,))
+    >>> y = tf.keras.layers.Dense(2)(x)
+    >>> tf.keras.utils.get_source_inputs(y)[0] is x
+    True
+    """
     if not isinstance(tensor, KerasTensor) or tensor._keras_history is None:
         return [tensor]
     layer, node_index, _ = tensor._keras_history
