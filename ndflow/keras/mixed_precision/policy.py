@@ -21,7 +21,25 @@ _MIXED = {"mixed_float16": ("float16", "float32"), "mixed_bfloat16": ("bfloat16"
 @keras_export("keras.DTypePolicy", "keras.mixed_precision.DTypePolicy",
               "keras.mixed_precision.Policy")
 class DTypePolicy:
-    """A dtype policy: `name`, `compute_dtype` and `variable_dtype` (dtype names)."""
+    """A layer's dtype policy: the dtype its computations run in (`compute_dtype`) and the
+    dtype of its weights (`variable_dtype`).
+
+    "mixed_float16" and "mixed_bfloat16" compute in 16 bits with float32 weights (mixed
+    precision); a float dtype name ("float32", "float16", ...) uses it for both.
+
+    Args:
+      name: the policy's name (default "float32").
+
+    Raises:
+      TypeError: `name` is not a string.
+      ValueError: a name that is neither a mixed policy nor a float dtype.
+
+    Example:
+
+    >>> policy = tf.keras.mixed_precision.Policy("mixed_float16")
+    >>> policy.compute_dtype, policy.variable_dtype
+    ('float16', 'float32')
+    """
 
     def __init__(self, name: str | None = None):
         if name is None:
@@ -76,7 +94,12 @@ class DTypePolicy:
 
 @keras_export("keras.FloatDTypePolicy")
 class FloatDTypePolicy(DTypePolicy):
-    """Keras 3's earlier name of a float `DTypePolicy` (kept by Keras as a subclass)."""
+    """Keras 3's earlier name for a float `DTypePolicy` (kept as a subclass that compares
+    equal to the `DTypePolicy` of the same name).
+
+    Args:
+      name: the policy's name (default "float32").
+    """
 
 
 Policy = DTypePolicy
@@ -86,14 +109,35 @@ _global_policy: DTypePolicy | None = None
 @keras_export("keras.mixed_precision.dtype_policy", "keras.mixed_precision.global_policy",
               "keras.config.dtype_policy")
 def global_policy() -> DTypePolicy:
-    """The global policy (floatx(), float32 by default, unless `set_global_policy` chose one)."""
+    """The dtype policy layers get when they are given none: the one `set_global_policy`
+    chose, else the policy of `keras.config.floatx()` (float32 by default).
+
+    Returns:
+      A `DTypePolicy`.
+    """
     return _global_policy if _global_policy is not None else DTypePolicy(global_config.floatx())
 
 
 @keras_export("keras.mixed_precision.set_dtype_policy", "keras.mixed_precision.set_global_policy",
               "keras.config.set_dtype_policy")
 def set_global_policy(policy) -> None:
-    """Sets the global policy from a DTypePolicy or a policy name."""
+    """Sets the dtype policy layers created afterwards use by default, e.g.
+    "mixed_float16" for mixed precision training.
+
+    Args:
+      policy: a `DTypePolicy` or a policy name.
+
+    Raises:
+      ValueError: another type of value, or a mixed policy after
+        `tf.compat.v1.train.enable_mixed_precision_graph_rewrite()` was called.
+
+    Example:
+
+    >>> tf.keras.mixed_precision.set_global_policy("mixed_float16")
+    >>> tf.keras.layers.Dense(2).compute_dtype
+    'float16'
+    >>> tf.keras.mixed_precision.set_global_policy("float32")
+    """
     global _global_policy
     if isinstance(policy, str):
         policy = DTypePolicy(policy)
