@@ -135,12 +135,10 @@ class Muon(Optimizer):
             value = variable.read_value()
             variable.assign(value - value * wd * lr)
 
+    # its own config entries, in Keras's order
+    _CONFIG_KEYS = ("adam_beta_1", "adam_beta_2", "epsilon", "exclude_layers", "muon_a",
+                    "muon_b", "muon_c", "adam_lr_ratio", "momentum", "ns_steps", "nesterov",
+                    "exclude_embeddings", "adam_weight_decay", "rms_rate")
+
     def get_config(self) -> dict:
-        return {**super().get_config(), "adam_beta_1": self.adam_beta_1,
-                "adam_beta_2": self.adam_beta_2, "epsilon": self.epsilon,
-                "exclude_layers": self.exclude_layers, "muon_a": self.muon_a,
-                "muon_b": self.muon_b, "muon_c": self.muon_c,
-                "adam_lr_ratio": self.adam_lr_ratio, "momentum": self.momentum,
-                "ns_steps": self.ns_steps, "nesterov": self.nesterov,
-                "exclude_embeddings": self.exclude_embeddings,
-                "adam_weight_decay": self.adam_weight_decay, "rms_rate": self.rms_rate}
+        return {**super().get_config(), **{k: getattr(self, k) for k in self._CONFIG_KEYS}}

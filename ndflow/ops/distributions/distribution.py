@@ -55,9 +55,14 @@ tf_export(v1=["distributions.FULLY_REPARAMETERIZED"])(FULLY_REPARAMETERIZED)
 tf_export(v1=["distributions.NOT_REPARAMETERIZED"])(NOT_REPARAMETERIZED)
 
 
+def held(name: str, doc: str) -> property:
+    """A read-only property of the attribute `_<name>`."""
+    return property(lambda self: getattr(self, "_" + name), doc=doc)
+
+
 def parameter(name: str) -> property:
     """A distribution's read-only parameter `name` (held as `_<name>`)."""
-    return property(lambda self: getattr(self, "_" + name), doc=f"The `{name}` parameter.")
+    return held(name, f"The `{name}` parameter.")
 
 
 def param_shapes_of(*names):
@@ -140,30 +145,19 @@ class Distribution:
     def _param_shapes(sample_shape):
         raise NotImplementedError("_param_shapes not implemented")
 
-    @property
-    def name(self):
-        return self._name
-
-    @property
-    def dtype(self):
-        return self._dtype
+    name = held("name", "The distribution's name (its name scope's).")
+    dtype = held("dtype", "The dtype of its samples.")
 
     @property
     def parameters(self):
         return {k: v for k, v in self._parameters.items()
                 if not k.startswith("__") and k != "self"}
 
-    @property
-    def reparameterization_type(self):
-        return self._reparameterization_type
-
-    @property
-    def allow_nan_stats(self):
-        return self._allow_nan_stats
-
-    @property
-    def validate_args(self):
-        return self._validate_args
+    reparameterization_type = held("reparameterization_type",
+                                   "How its samples depend on its parameters.")
+    allow_nan_stats = held("allow_nan_stats", "Whether undefined statistics give NaN (else "
+                                              "raise).")
+    validate_args = held("validate_args", "Whether its arguments are checked.")
 
     def copy(self, **override_parameters_kwargs):
         return type(self)(**dict(self.parameters, **override_parameters_kwargs))
