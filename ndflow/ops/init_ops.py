@@ -17,8 +17,9 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.shapes import TensorShape
-from ndflow.ops import arithmetic, stateless_random
+from ndflow.ops import arithmetic, init_ops_docs, stateless_random
 from ndflow.ops import random as random_ops
 from ndflow.ops.array_core import constant
 from ndflow.ops.cast import cast
@@ -503,3 +504,6 @@ tf_export("initializers.LecunUniform", "initializers.lecun_uniform",
           "keras.initializers.LecunUniform", "keras.initializers.lecun_uniform",
           v1=["initializers.lecun_uniform", "keras.initializers.LecunUniform",
               "keras.initializers.lecun_uniform"])(LecunUniform)
+
+
+attach(globals(), init_ops_docs.DOCS)
