@@ -57,7 +57,20 @@ def _declare(kind: str, rank: int, pool):
     name = f"Adaptive{kind}Pooling{rank}D"
     cls = type(name, (_AdaptivePooling,), {
         "_RANK": rank, "_POOL": staticmethod(pool), "__module__": __name__,
-        "__doc__": f"{kind} pooling of {rank}D inputs to `output_size` cells.",
+        "__doc__": f"""{kind} pooling of {rank}-D inputs to a fixed `output_size`, whatever
+    the input size: output cell i pools the inputs from `floor(i * L / n)` to
+    `ceil((i + 1) * L / n)` along each spatial axis (L the input size, n the output
+    size), as PyTorch's adaptive pooling.
+
+    Args:
+      output_size: the output's spatial size, an int or a tuple of {rank}.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: an unknown `data_format` or a bad `output_size`.
+    """,
         "__init__": lambda self, output_size, data_format=None, **kwargs:
             _AdaptivePooling.__init__(self, output_size, data_format, **kwargs)})
     return keras_export(f"keras.layers.{name}")(cls)
