@@ -87,8 +87,14 @@ ALL_OBJECTS_DICT.update(
 
 @export("serialize")
 def serialize(metric) -> dict:
-    """A metric's Keras 3 config: {"module", "class_name", "config", "registered_name"}; a
-    metric function serializes as its name."""
+    """A metric's config as Keras 3 saves it; a metric function is recorded by its name.
+
+    Args:
+      metric: a `keras.metrics.Metric` or a metric function.
+
+    Returns:
+      A dict with "module", "class_name", "config" and "registered_name".
+    """
     if isinstance(metric, Metric):
         return {"module": "keras.metrics", "class_name": type(metric).__name__,
                 "config": metric.get_config(), "registered_name": None}
@@ -100,8 +106,19 @@ def serialize(metric) -> dict:
 
 @export("deserialize")
 def deserialize(config, custom_objects=None):
-    """A metric (or metric function) from its config or its name; only known classes and
-    functions (or `custom_objects`) are ever looked up."""
+    """A metric (or metric function) from its saved config or its name; only the built-in
+    classes and functions and `custom_objects` are looked up.
+
+    Args:
+      config: a dict from `serialize`, or a class or function name.
+      custom_objects: optional dict of names to user metrics, looked up first.
+
+    Returns:
+      A Metric (a new one, from a dict), a Metric class or a metric function.
+
+    Raises:
+      ValueError: the identifier names no known metric.
+    """
     custom_objects = custom_objects or {}
     if isinstance(config, str):
         found = custom_objects.get(config) or ALL_OBJECTS_DICT.get(config) or \
@@ -124,8 +141,23 @@ def deserialize(config, custom_objects=None):
 
 @export("get")
 def get(identifier):
-    """A metric from a name ("accuracy", "mse", "auc", ...; a new instance), a config dict, a
-    Metric class (instantiated), a Metric or a function (returned as is)."""
+    """The metric an identifier stands for (what `compile(metrics=...)` entries may be).
+
+    Args:
+      identifier: None, a name ("accuracy", "mse", "auc", ...: a new instance), a config
+        dict, a Metric class (instantiated), a Metric or a function (returned as it is).
+
+    Returns:
+      A Metric or metric function, or None for None.
+
+    Raises:
+      ValueError: an identifier that names no known metric.
+
+    Example:
+
+    >>> type(tf.keras.metrics.get("auc")).__name__
+    'AUC'
+    """
     if identifier is None:
         return None
     if isinstance(identifier, dict):

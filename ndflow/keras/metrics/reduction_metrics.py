@@ -44,7 +44,21 @@ def reduce_to_samplewise_values(values, sample_weight, reduce_fn, dtype):
 
 @export("Sum")
 class Sum(Metric):
-    """The (weighted) sum of the values seen: one variable, `total`."""
+    """The running (weighted) sum of the values passed to `update_state(values,
+    sample_weight=None)`, kept in one variable, `total`.
+
+    Args:
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+
+    Example:
+
+    >>> m = tf.keras.metrics.Sum()
+    >>> m.update_state([1.0, 2.0])
+    >>> m.update_state([3.0], sample_weight=[2.0])
+    >>> float(m.result())
+    9.0
+    """
 
     def __init__(self, name="sum", dtype=None):
         super().__init__(name=name, dtype=dtype)
@@ -65,7 +79,20 @@ class Sum(Metric):
 
 @export("Mean")
 class Mean(Metric):
-    """The (weighted) mean of the values seen: `total / count`, two variables."""
+    """The running (weighted) mean of the values passed to `update_state(values,
+    sample_weight=None)`: `total / count`, kept in two variables.
+
+    Args:
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+
+    Example:
+
+    >>> m = tf.keras.metrics.Mean()
+    >>> m.update_state([1.0, 2.0, 3.0])
+    >>> float(m.result())
+    2.0
+    """
 
     def __init__(self, name="mean", dtype=None):
         super().__init__(name=name, dtype=dtype)
@@ -117,7 +144,23 @@ def deserialize_fn(config, custom_objects=None):
 
 @export("MeanMetricWrapper")
 class MeanMetricWrapper(Mean):
-    """The mean of `fn(y_true, y_pred, **kwargs)` over the samples seen (weighted)."""
+    """A metric from a function: the running (weighted) mean of
+    `fn(y_true, y_pred, **kwargs)` over the samples passed to `update_state` (a mask on
+    `y_pred` weighs masked samples 0).
+
+    Args:
+      fn: a function `(y_true, y_pred, **kwargs)` returning one value per sample.
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+      **kwargs: passed to `fn` on every call.
+
+    Example:
+
+    >>> m = tf.keras.metrics.MeanMetricWrapper(tf.keras.losses.mae)
+    >>> _ = m.update_state([[0.0, 0.0]], [[1.0, 3.0]])
+    >>> float(m.result())
+    2.0
+    """
 
     def __init__(self, fn, name=None, dtype=None, **kwargs):
         super().__init__(name=name, dtype=dtype)
