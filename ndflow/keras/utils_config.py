@@ -23,7 +23,24 @@ _PYTHON_DTYPES = {bool: "bool", int: "int64", float: "float32", str: "string",
 
 @keras_export("keras.utils.standardize_dtype", "keras.backend.standardize_dtype")
 def standardize_dtype(dtype):
-    """Keras' name for `dtype` (a name, Python/NumPy type or tf.DType); None -> floatx()."""
+    """Keras' standard name of a dtype.
+
+    Args:
+      dtype: a dtype name, a Python type (int is "int64", float "float32", bool
+        "bool", str "string"), a NumPy dtype or type, or a `tf.DType`; None means
+        `keras.config.floatx()`.
+
+    Returns:
+      A dtype name such as "float32".
+
+    Raises:
+      ValueError: a value that names no dtype Keras knows.
+
+    Example:
+
+    >>> tf.keras.utils.standardize_dtype(np.float16), tf.keras.utils.standardize_dtype(None)
+    ('float16', 'float32')
+    """
     if dtype is None:
         return floatx()
     try:
@@ -47,14 +64,18 @@ _INTERACTIVE = {"value": True}
 @keras_export("keras.utils.enable_interactive_logging",
               "keras.config.enable_interactive_logging")
 def enable_interactive_logging():
-    """Messages to stdout (the default)."""
+    """Sends Keras' messages (progress bars, `print_msg`) to stdout, the default (see
+    `disable_interactive_logging`).
+    """
     _INTERACTIVE["value"] = True
 
 
 @keras_export("keras.utils.disable_interactive_logging",
               "keras.config.disable_interactive_logging")
 def disable_interactive_logging():
-    """Messages to the `logging` module (INFO) instead of stdout."""
+    """Sends Keras' messages (progress bars, `print_msg`) to the `logging` module at INFO
+    level instead of stdout, e.g. for jobs whose logs are collected.
+    """
     _INTERACTIVE["value"] = False
 
 
@@ -80,8 +101,20 @@ def print_msg(message: str) -> None:
 
 @keras_export("keras.utils.Config")
 class Config:
-    """Keras 3's attribute-style dict of settings: `config.x = 1`, `config["x"]`,
-    `as_dict()`, `to_json()`; `freeze()` makes every mutation raise."""
+    """A dict of settings also readable and writable as attributes (`config.x = 1`,
+    `config["x"]`), with `as_dict()`, `to_json()`, and `freeze()` to make it read-only
+    (every later mutation raises).
+
+    Args:
+      **kwargs: the initial settings.
+
+    Example:
+
+    >>> config = tf.keras.utils.Config(learning_rate=0.1)
+    >>> config.epochs = 3
+    >>> config.as_dict()
+    {'learning_rate': 0.1, 'epochs': 3}
+    """
 
     def __init__(self, **kwargs):
         object.__setattr__(self, "_config", kwargs)
