@@ -13,10 +13,11 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor
+from ndflow.core.doc_tables import attach
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape, broadcast_shapes
-from ndflow.ops import composite_dispatch
+from ndflow.ops import composite_dispatch, string_ops_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import Reshape, reshape, size, stack
 from ndflow.ops.array_fill import ones_like
@@ -457,3 +458,6 @@ def decode_raw_v1(input_bytes=None, out_type=None, little_endian=True, name=None
     """
     return decode_raw(input_bytes if input_bytes is not None else bytes, out_type,
                       little_endian, None, name)
+
+
+attach(globals(), string_ops_docs.DOCS)
