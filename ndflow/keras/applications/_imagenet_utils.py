@@ -249,15 +249,29 @@ def require_channels_last(model: str) -> None:
                          "~/.keras/keras.json")
 
 
-def check_mobilenet_weights(weights, include_top: bool, classes: int) -> None:
-    """`check_weights` in the words of Keras' MobileNet and MobileNetV3."""
+def weights_rows(rows, cols, sizes) -> int:
+    """The input size whose ImageNet weights a MobileNet loads: `rows`, or 224 (with Keras'
+    warning) where the input is not square or not one of `sizes`."""
+    if rows == cols and rows in sizes:
+        return rows
+    warnings.warn("`input_shape` is undefined or non-square, or `rows` is not in "
+                  f"{list(sizes)}. Weights for input shape (224, 224) will be loaded as the "
+                  "default.", stacklevel=3)
+    return 224
+
+
+def check_mobilenet_weights(weights, include_top: bool, classes: int,
+                            v2_words: bool = False) -> None:
+    """`check_weights` in the words of Keras' MobileNet and MobileNetV3 (`v2_words`:
+    MobileNetV2's, which quote the received values)."""
+    q, gap = ("`", " ") if v2_words else ("", "  ")
     if not (weights in {"imagenet", None} or os.path.exists(str(weights))):
         raise ValueError("The `weights` argument should be either `None` (random "
                          "initialization), `imagenet` (pre-training on ImageNet), or the path "
-                         f"to the weights file to be loaded.  Received weights={weights}")
+                         f"to the weights file to be loaded.  Received {q}weights={weights}{q}")
     if weights == "imagenet" and include_top and classes != 1000:
         raise ValueError('If using `weights="imagenet"` with `include_top` as true, `classes` '
-                         f"should be 1000.  Received classes={classes}")
+                         f"should be 1000.{gap}Received {q}classes={classes}{q}")
 
 
 def image_input(input_tensor, input_shape):

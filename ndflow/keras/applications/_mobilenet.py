@@ -4,8 +4,6 @@ names and ImageNet weight files. Preprocessing: "tf" mode."""
 
 from __future__ import annotations
 
-import warnings
-
 from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions, layers
 from ndflow.keras.applications import _imagenet_utils as utils
@@ -58,11 +56,7 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3,  # 
         if alpha not in _ALPHA_TEXT:
             raise ValueError("If imagenet weights are being loaded, alpha can be one of`0.25`, "
                              f"`0.50`, `0.75` or `1.0` only.  Received alpha={alpha}")
-        if rows != cols or rows not in _SIZES:
-            rows = 224
-            warnings.warn("`input_shape` is undefined or non-square, or `rows` is not in "
-                          "[128, 160, 192, 224]. Weights for input shape (224, 224) will be "
-                          "loaded as the default.", stacklevel=2)
+        rows = utils.weights_rows(rows, cols, _SIZES)
     img_input = utils.image_input(input_tensor, input_shape)
     x = layers.Conv2D(int(32 * alpha), (3, 3), padding="same", use_bias=False, strides=(2, 2),
                       name="conv1")(img_input)

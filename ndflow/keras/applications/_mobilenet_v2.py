@@ -4,9 +4,6 @@ weight files load by order and name), `alpha` widening every block's channels.""
 
 from __future__ import annotations
 
-import os
-import warnings
-
 from ndflow.core.api_export import keras_export
 from ndflow.keras import backend_functions, layers
 from ndflow.keras.applications import _imagenet_utils as utils
@@ -72,13 +69,7 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
                 input_tensor=None, pooling=None, classes=1000,
                 classifier_activation="softmax", name=None):
     """MobileNetV2 for ImageNet-sized images (min 32x32); `alpha` scales the widths."""
-    if not (weights in {"imagenet", None} or os.path.exists(str(weights))):
-        raise ValueError("The `weights` argument should be either `None` (random "
-                         "initialization), `imagenet` (pre-training on ImageNet), or the path "
-                         f"to the weights file to be loaded.  Received `weights={weights}`")
-    if weights == "imagenet" and include_top and classes != 1000:
-        raise ValueError('If using `weights="imagenet"` with `include_top` as true, `classes` '
-                         f"should be 1000. Received `classes={classes}`")
+    utils.check_mobilenet_weights(weights, include_top, classes, v2_words=True)
     data_format = backend_functions.image_data_format()
     input_shape = utils.obtain_input_shape(input_shape, _default_size(input_shape, input_tensor),
                                            32, data_format, include_top, weights)
@@ -89,11 +80,7 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
             raise ValueError("If imagenet weights are being loaded, alpha must be one of "
                              f"`0.35`, `0.50`, `0.75`, `1.0`, `1.3` or `1.4` only; Received "
                              f"`alpha={alpha}`")
-        if rows != cols or rows not in _SIZES:
-            rows = 224
-            warnings.warn("`input_shape` is undefined or non-square, or `rows` is not in "
-                          "[96, 128, 160, 192, 224]. Weights for input shape (224, 224) will "
-                          "be loaded as the default.", stacklevel=2)
+        rows = utils.weights_rows(rows, cols, _SIZES)
     img_input = utils.image_input(input_tensor, input_shape)
     x = layers.Conv2D(_make_divisible(32 * alpha, 8), kernel_size=3, strides=(2, 2),
                       padding="same", use_bias=False, name="Conv1")(img_input)
