@@ -17,6 +17,8 @@ import random as py_random
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.core.tensor import Tensor
+from ndflow.keras import docstrings
+from ndflow.keras.layers import image_augmentation_docs
 from ndflow.keras.layers.image_preprocessing import (
     ImagePreprocessingLayer,
     dims,
@@ -132,9 +134,6 @@ class _AffineLayer(ImagePreprocessingLayer):
 
 @keras_export("keras.layers.RandomFlip")
 class RandomFlip(ImagePreprocessingLayer):
-    """Flips each image with probability 1/2: horizontally, vertically, or (one draw for
-    both) horizontally and vertically."""
-
     _USE_BASE_FACTOR = False
 
     def __init__(self, mode="horizontal_and_vertical", seed=None, data_format=None, **kwargs):
@@ -175,8 +174,6 @@ class RandomFlip(ImagePreprocessingLayer):
 
 @keras_export("keras.layers.RandomRotation")
 class RandomRotation(_AffineLayer):
-    """Rotates each image about its centre by a random angle in `factor` x 360 degrees."""
-
     def __init__(self, factor, fill_mode="reflect", interpolation="bilinear", seed=None,
                  fill_value=0.0, data_format=None, **kwargs):
         super().__init__(factor=factor, data_format=data_format, **kwargs)
@@ -218,9 +215,6 @@ def _pair_factor(factor, name, message, open_low):
 
 @keras_export("keras.layers.RandomZoom")
 class RandomZoom(_AffineLayer):
-    """Zooms each image about its centre: a factor f > 0 zooms out (the image shrinks by up
-    to f), f < 0 zooms in; `width_factor=None` keeps the aspect ratio."""
-
     _USE_BASE_FACTOR = False
     _MESSAGE = ("The `height_factor` and `width_factor` arguments should be a number (or a "
                 "list of two numbers) in the range (-1.0, 1.0]. ")
@@ -263,8 +257,6 @@ class RandomZoom(_AffineLayer):
 
 @keras_export("keras.layers.RandomTranslation")
 class RandomTranslation(_AffineLayer):
-    """Shifts each image by random fractions of its height and width."""
-
     _USE_BASE_FACTOR = False
     _MESSAGE = ("The `factor` argument should be a number (or a list of two numbers) in the "
                 "range [-1.0, 1.0]. ")
@@ -303,10 +295,6 @@ class RandomTranslation(_AffineLayer):
 
 @keras_export("keras.layers.RandomCrop")
 class RandomCrop(ImagePreprocessingLayer):
-    """Crops a random (height, width) window (one offset per call, as Keras); an image not
-    larger than the target is centre-cropped to its aspect ratio and resized. At inference
-    Keras 3.15 returns the input unchanged, and so does this layer."""
-
     _USE_BASE_FACTOR = False
 
     def __init__(self, height, width, seed=None, data_format=None, name=None, **kwargs):
@@ -367,9 +355,6 @@ def random_ops_seed() -> int:
 
 @keras_export("keras.layers.RandomContrast")
 class RandomContrast(ImagePreprocessingLayer):
-    """Scales each image's deviation from its per-channel mean by a random factor in
-    [1 - lower, 1 + upper], then clips to `value_range`."""
-
     _FACTOR_BOUNDS = (0, 1)
 
     def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
@@ -404,9 +389,6 @@ class RandomContrast(ImagePreprocessingLayer):
 
 @keras_export("keras.layers.RandomBrightness")
 class RandomBrightness(ImagePreprocessingLayer):
-    """Adds a random delta in factor x (value_range width) to each image, then clips to
-    `value_range` (in the input's dtype, as Keras)."""
-
     def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
         super().__init__(factor=factor, **kwargs)
         self.seed = seed
@@ -437,9 +419,6 @@ class RandomBrightness(ImagePreprocessingLayer):
 
 @keras_export("keras.layers.RandomShear")
 class RandomShear(_AffineLayer):
-    """Shears each image along x and y by random factors in `x_factor` / `y_factor`, each
-    sign flipped together with probability 1/2 (about the top-left corner, as Keras)."""
-
     _USE_BASE_FACTOR = False
     _MESSAGE = ("The `factor` argument should be a number (or a list of two numbers) in the "
                 "range [0, 1.0]. ")
@@ -491,3 +470,6 @@ class RandomShear(_AffineLayer):
                 "fill_mode": self.fill_mode, "interpolation": self.interpolation,
                 "seed": self.seed, "fill_value": self.fill_value,
                 "data_format": self.data_format}
+
+
+docstrings.attach(globals(), image_augmentation_docs.DOCS)
