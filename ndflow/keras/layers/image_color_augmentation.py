@@ -12,6 +12,8 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
+from ndflow.keras import docstrings
+from ndflow.keras.layers import image_color_docs
 from ndflow.keras.layers.image_augmentation import _batch, _shape
 from ndflow.keras.layers.image_preprocessing import (
     ImagePreprocessingLayer,
@@ -70,8 +72,6 @@ def _unbatched(fn, images, *args):
 
 @keras_export("keras.layers.AutoContrast")
 class AutoContrast(ImagePreprocessingLayer):
-    """Stretches each image channel's values to the full `value_range` (deterministic)."""
-
     _USE_BASE_FACTOR = False
 
     def __init__(self, value_range=(0, 255), **kwargs):
@@ -120,9 +120,6 @@ def _unit_factor(factor, name, signed):
 
 @keras_export("keras.layers.Solarization")
 class Solarization(ImagePreprocessingLayer):
-    """Adds a random amount (addition_factor x 255) to each image, clips to [0, 255], then
-    inverts the values at or above a random threshold (threshold_factor x 255)."""
-
     _USE_BASE_FACTOR = False
 
     def __init__(self, addition_factor=0.0, threshold_factor=0.0, value_range=(0, 255),
@@ -162,9 +159,6 @@ class Solarization(ImagePreprocessingLayer):
 
 @keras_export("keras.layers.RandomGrayscale")
 class RandomGrayscale(ImagePreprocessingLayer):
-    """Turns each image grey (ITU-R 601 luma, kept as 3 channels) with probability
-    `factor`."""
-
     _USE_BASE_FACTOR = False
 
     def __init__(self, factor=0.5, data_format=None, seed=None, **kwargs):
@@ -198,9 +192,6 @@ class RandomGrayscale(ImagePreprocessingLayer):
 
 @keras_export("keras.layers.RandomInvert")
 class RandomInvert(ImagePreprocessingLayer):
-    """Replaces each image by `value_range[1] - image` with a probability drawn in
-    `factor`."""
-
     _USE_BASE_FACTOR = False
     _FACTOR_BOUNDS = (0, 1)
 
@@ -236,9 +227,6 @@ class RandomInvert(ImagePreprocessingLayer):
 
 @keras_export("keras.layers.RandomSharpness")
 class RandomSharpness(ImagePreprocessingLayer):
-    """Blends each image with a 3x3 smoothed copy: a factor f in `factor` gives
-    `image + (1 - 2f) (smoothed - image)` (f > 0.5 sharpens), clipped to `value_range`."""
-
     _USE_BASE_FACTOR = False
     _FACTOR_BOUNDS = (0, 1)
 
@@ -279,10 +267,6 @@ class RandomSharpness(ImagePreprocessingLayer):
 
 @keras_export("keras.layers.MixUp")
 class MixUp(ImagePreprocessingLayer):
-    """Mixes each image with another of the batch (a random permutation) by a weight drawn
-    from Beta(alpha, alpha): `w * image + (1 - w) * other` (images only; labels are not
-    mixed by this layer in ndflow yet)."""
-
     _USE_BASE_FACTOR = False
 
     def __init__(self, alpha=0.2, data_format=None, seed=None, **kwargs):
@@ -333,10 +317,6 @@ def _beta(shape, alpha, dtype, seed):
 
 @keras_export("keras.layers.CutMix")
 class CutMix(ImagePreprocessingLayer):
-    """Pastes a random box of another image of the batch (a random permutation) into each
-    image; the box covers 1 - w of the area, w ~ Beta(a, a) with a drawn in `factor`, and
-    labels mix by the box's actual area (Keras 3.15). Unbatched images pass through."""
-
     _USE_BASE_FACTOR = False
     _FACTOR_BOUNDS = (0, 1)
 
@@ -396,3 +376,6 @@ class CutMix(ImagePreprocessingLayer):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "factor": self.factor, "seed": self.seed}
+
+
+docstrings.attach(globals(), image_color_docs.AUGMENTATION_DOCS)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
+from ndflow.keras import docstrings
+from ndflow.keras.layers import image_color_docs
 from ndflow.keras.layers.image_augmentation import (
     RandomBrightness,
     RandomContrast,
@@ -75,9 +77,6 @@ class _RandomColorLayer(ImagePreprocessingLayer):
 
 @keras_export("keras.layers.RandomHue")
 class RandomHue(_RandomColorLayer):
-    """Rotates each image's hue by a random amount up to `factor` / 2 of the circle, either
-    way."""
-
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(factor, value_range, data_format, seed, **kwargs)
         self.value_range = value_range   # Keras keeps it as given (unsorted, a tuple)
@@ -107,9 +106,6 @@ class RandomHue(_RandomColorLayer):
 
 @keras_export("keras.layers.RandomSaturation")
 class RandomSaturation(_RandomColorLayer):
-    """Scales each image's saturation by f / (1 - f) for a random f in `factor` (0.5 keeps
-    it; 0 greys the image, 1 saturates it fully)."""
-
     _FACTOR_BOUNDS = (-1, 1)
 
     def get_random_transformation(self, images, training=True, seed=None):
@@ -128,8 +124,6 @@ class RandomSaturation(_RandomColorLayer):
 
 @keras_export("keras.layers.RandomColorDegeneration")
 class RandomColorDegeneration(_RandomColorLayer):
-    """Blends each image towards its greyscale by a random fraction in `factor`."""
-
     _FACTOR_BOUNDS = (-1, 1)
 
     def get_random_transformation(self, images, training=True, seed=None):
@@ -146,9 +140,6 @@ class RandomColorDegeneration(_RandomColorLayer):
 
 @keras_export("keras.layers.RandomPosterization")
 class RandomPosterization(_RandomColorLayer):
-    """Keeps the top k bits of each 8-bit channel value, k drawn from `factor` (1-8) per
-    image."""
-
     _FACTOR_BOUNDS = (1, 8)
     _MAX_FACTOR = 8
 
@@ -175,9 +166,6 @@ class RandomPosterization(_RandomColorLayer):
 
 @keras_export("keras.layers.RandomColorJitter")
 class RandomColorJitter(ImagePreprocessingLayer):
-    """Random brightness, contrast, saturation and hue, in that order, each where its factor
-    is given (Keras' composition of those four layers, each drawing per call)."""
-
     _USE_BASE_FACTOR = False
 
     def __init__(self, value_range=(0, 255), brightness_factor=None, contrast_factor=None,
@@ -207,3 +195,6 @@ class RandomColorJitter(ImagePreprocessingLayer):
                 "contrast_factor": self.contrast_factor,
                 "saturation_factor": self.saturation_factor, "hue_factor": self.hue_factor,
                 "seed": self.seed}
+
+
+docstrings.attach(globals(), image_color_docs.RANDOM_DOCS)
