@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from ndflow.core import context
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import Tensor
+from ndflow.ops import math_special_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import FLOAT, multiply, negative, subtract
 from ndflow.ops.comparison import broadcast_shape, unchanged_shape
@@ -253,3 +255,6 @@ bessel_k1e = _special(BesselK1e, "bessel_k1e", "exp(x) * bessel_k1(x).")
 def nextafter(x1, x2, name=None) -> Tensor:
     """`tf.math.nextafter`: the next representable value after x1 towards x2."""
     return _run(NextAfter, x1, x2, name=name)
+
+
+attach(globals(), math_special_docs.DOCS)
