@@ -17,7 +17,21 @@ _CALIFORNIA_SHA256 = "1a2e3a52e0398de6463aebe6f4a8da34fb21fbb6b934cf88c3425e766f
 
 @keras_export("keras.datasets.boston_housing.load_data")
 def load_boston_housing(path="boston_housing.npz", test_split=0.2, seed=113):
-    """`(x_train, y_train), (x_test, y_test)`: 13 features per house, median prices (k$)."""
+    """The Boston Housing regression dataset: 13 features per house, the target its
+    median price in thousands of dollars. Downloaded once (SHA-256 checked) and split
+    after shuffling.
+
+    Args:
+      path: the file name to cache the data under (in ~/.keras/datasets).
+      test_split: the fraction held out as the test set, in [0, 1).
+      seed: the shuffling seed.
+
+    Returns:
+      `(x_train, y_train), (x_test, y_test)` as NumPy arrays.
+
+    Raises:
+      ValueError: `test_split` outside [0, 1).
+    """
     _check_split(test_split)
     x, y = _read_xy("Boston Housing", path, "boston_housing.npz", _BOSTON_SHA256)
     return _shuffle_split(x, y, test_split, seed)
@@ -26,8 +40,21 @@ def load_boston_housing(path="boston_housing.npz", test_split=0.2, seed=113):
 @keras_export("keras.datasets.california_housing.load_data")
 def load_california_housing(version="large", path="california_housing.npz", test_split=0.2,
                             seed=113):
-    """`(x_train, y_train), (x_test, y_test)`: 8 features per block, median house values;
-    version='small' keeps the file's first 600 rows, as Keras."""
+    """The California Housing regression dataset: 8 features per census block, the target
+    its median house value. Downloaded once (SHA-256 checked) and split after shuffling.
+
+    Args:
+      version: "large" (all 20,640 blocks) or "small" (the file's first 600, as Keras).
+      path: the file name to cache the data under (in ~/.keras/datasets).
+      test_split: the fraction held out as the test set, in [0, 1).
+      seed: the shuffling seed.
+
+    Returns:
+      `(x_train, y_train), (x_test, y_test)` as NumPy arrays.
+
+    Raises:
+      ValueError: an unknown `version`, or `test_split` outside [0, 1).
+    """
     _check_split(test_split)
     x, y = _read_xy("California Housing", path, "california_housing.npz", _CALIFORNIA_SHA256)
     if version == "small":

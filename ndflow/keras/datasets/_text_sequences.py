@@ -30,8 +30,30 @@ _REUTERS_LABELS = (
 @keras_export("keras.datasets.imdb.load_data")
 def load_imdb(path="imdb.npz", num_words=None, skip_top=0, maxlen=None, seed=113,
               start_char=1, oov_char=2, index_from=3, **kwargs):
-    """`(x_train, y_train), (x_test, y_test)`: reviews as object arrays of word-index lists
-    (1 = start, 2 = out of vocabulary, words from `index_from`), labels 0/1."""
+    """The IMDB movie-review sentiment dataset: 25,000 training and 25,000 test reviews,
+    each a list of word indices (words ranked by frequency), labelled 0 (negative) or 1
+    (positive). Downloaded once (SHA-256 checked) into ~/.keras/datasets.
+
+    Args:
+      path: the file name to cache the data under (in ~/.keras/datasets).
+      num_words: keep only the `num_words` most frequent words (None: all); others
+        become `oov_char`.
+      skip_top: also treat the `skip_top` most frequent words as out of vocabulary
+        (e.g. "the").
+      maxlen: drop sequences of `maxlen` words or more (None: keep all).
+      seed: the shuffling seed.
+      start_char: the index marking a sequence's start (None: no marker).
+      oov_char: the index replacing out-of-vocabulary words (None: drop them).
+      index_from: added to every word index (indices below it are the markers).
+      **kwargs: accepted for Keras' signature.
+
+    Returns:
+      `(x_train, y_train), (x_test, y_test)`: x as NumPy object arrays of int lists, y as
+      int arrays.
+
+    Raises:
+      ValueError: `maxlen` leaves no sequence, or `path` contains a directory.
+    """
     members = _read_npz("IMDB", path, "imdb.npz", _IMDB_SHA256,
                         ("x_train", "y_train", "x_test", "y_test"))
     x_train, labels_train, x_test, labels_test = members
@@ -59,7 +81,30 @@ def load_imdb(path="imdb.npz", num_words=None, skip_top=0, maxlen=None, seed=113
 @keras_export("keras.datasets.reuters.load_data")
 def load_reuters(path="reuters.npz", num_words=None, skip_top=0, maxlen=None, test_split=0.2,
                  seed=113, start_char=1, oov_char=2, index_from=3):
-    """`(x_train, y_train), (x_test, y_test)`: newswires as word-index lists, 46 topics."""
+    """The Reuters newswire topic dataset: 11,228 newswires, each a list of word indices,
+    labelled with one of 46 topics (`get_label_names()` names them). Downloaded once
+    (SHA-256 checked) into ~/.keras/datasets and split after shuffling.
+
+    Args:
+      path: the file name to cache the data under (in ~/.keras/datasets).
+      num_words: keep only the `num_words` most frequent words (None: all); others
+        become `oov_char`.
+      skip_top: also treat the `skip_top` most frequent words as out of vocabulary
+        (e.g. "the").
+      maxlen: drop sequences of `maxlen` words or more (None: keep all).
+      seed: the shuffling seed.
+      start_char: the index marking a sequence's start (None: no marker).
+      oov_char: the index replacing out-of-vocabulary words (None: drop them).
+      index_from: added to every word index (indices below it are the markers).
+      test_split: the fraction of the data held out as the test set.
+
+    Returns:
+      `(x_train, y_train), (x_test, y_test)`: x as NumPy object arrays of int lists, y as
+      int arrays of topic indices.
+
+    Raises:
+      ValueError: `path` contains a directory.
+    """
     xs, labels = _read_npz("Reuters", path, "reuters.npz", _REUTERS_SHA256, ("x", "y"))
     indices = np.arange(len(xs))
     np.random.RandomState(seed).shuffle(indices)
@@ -76,7 +121,16 @@ def load_reuters(path="reuters.npz", num_words=None, skip_top=0, maxlen=None, te
 
 @keras_export("keras.datasets.imdb.get_word_index")
 def imdb_word_index(path="imdb_word_index.json"):
-    """{word: index} (indices before Keras' `index_from` shift)."""
+    """The IMDB dataset's vocabulary: a dict from word to its frequency rank (1 the most
+    frequent; the encoded reviews add `index_from` to these). Downloaded once into
+    ~/.keras/datasets.
+
+    Args:
+      path: the file name to cache it under.
+
+    Returns:
+      A dict from word to int.
+    """
     return _read_json("IMDB word index", path, "imdb_word_index.json", _IMDB_INDEX_MD5)
 
 
@@ -101,7 +155,11 @@ def reuters_word_index(path="reuters_word_index.json"):
 
 @keras_export("keras.datasets.reuters.get_label_names")
 def reuters_label_names():
-    """The 46 topic names, indexed by label."""
+    """The names of the Reuters dataset's 46 topics, indexed by label.
+
+    Returns:
+      A tuple of 46 strings.
+    """
     return _REUTERS_LABELS
 
 
