@@ -62,10 +62,8 @@ def _densenet(kind, include_top, weights, input_tensor, input_shape, pooling, cl
     x = layers.Activation("relu", name="relu")(x)
     x = utils.classifier(x, include_top, pooling, classes, classifier_activation, weights,
                          pooling_names=("avg_pool", "max_pool"))
-    file_name = utils.weights_file_name(kind, include_top)
-    return utils.imagenet_model(input_tensor, img_input, x, name, weights, file_name,
-                                BASE_WEIGHTS_PATH + file_name,
-                                _HASHES[kind][0 if include_top else 1])
+    return utils.kernels_model(input_tensor, img_input, x, name, weights, include_top, kind,
+                               BASE_WEIGHTS_PATH, _HASHES[kind])
 
 
 def _public(kind: str, public: str):

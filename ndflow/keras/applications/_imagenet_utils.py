@@ -344,10 +344,14 @@ def classifier(x, include_top: bool, pooling, classes: int, classifier_activatio
     return layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
 
 
-def weights_file_name(stem: str, include_top: bool) -> str:
-    """Keras' name of an ImageNet weight file: `<stem>_weights_tf_dim_ordering_tf_kernels`,
-    `_notop` without the classifier."""
-    return f"{stem}_weights_tf_dim_ordering_tf_kernels{'' if include_top else '_notop'}.h5"
+def kernels_model(input_tensor, img_input, outputs, name: str, weights, include_top: bool,
+                  stem: str, base_url: str, hashes: tuple) -> Functional:
+    """`imagenet_model` with the weight file Keras names
+    `<stem>_weights_tf_dim_ordering_tf_kernels[_notop].h5` (under `base_url`; `hashes`: the
+    files' with and without the classifier)."""
+    file_name = f"{stem}_weights_tf_dim_ordering_tf_kernels{'' if include_top else '_notop'}.h5"
+    return imagenet_model(input_tensor, img_input, outputs, name, weights, file_name,
+                          base_url + file_name, hashes[0 if include_top else 1])
 
 
 def imagenet_model(input_tensor, img_input, outputs, name: str, weights, file_name: str,

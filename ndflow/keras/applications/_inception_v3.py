@@ -93,9 +93,8 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None,  # noqa
     for i in range(2):
         x = _module_e(x, i)
     x = utils.classifier(x, include_top, pooling, classes, classifier_activation, weights)
-    file_name = utils.weights_file_name("inception_v3", include_top)
-    return utils.imagenet_model(input_tensor, img_input, x, name, weights, file_name,
-                                _BASE + file_name, _HASHES[0 if include_top else 1])
+    return utils.kernels_model(input_tensor, img_input, x, name, weights, include_top,
+                               "inception_v3", _BASE, _HASHES)
 
 
 preprocess_input = keras_export("keras.applications.inception_v3.preprocess_input")(

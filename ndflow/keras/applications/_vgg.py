@@ -33,10 +33,8 @@ def _vgg(kind, include_top, weights, input_tensor, input_shape, pooling, classes
         x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
     else:
         x = utils.top_pooling(x, pooling, include_top)
-    file_name = utils.weights_file_name(kind, include_top)
-    return utils.imagenet_model(input_tensor, img_input, x, name, weights, file_name,
-                                f"{_BASE}{kind}/{file_name}",
-                                _HASHES[kind][0 if include_top else 1])
+    return utils.kernels_model(input_tensor, img_input, x, name, weights, include_top, kind,
+                               f"{_BASE}{kind}/", _HASHES[kind])
 
 
 VGG16 = keras_export("keras.applications.vgg16.VGG16", "keras.applications.VGG16")(

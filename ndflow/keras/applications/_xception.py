@@ -72,9 +72,8 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N
         x = layers.BatchNormalization(axis=_axis(), name=f"block14_sepconv{j}_bn")(x)
         x = layers.Activation("relu", name=f"block14_sepconv{j}_act")(x)
     x = utils.classifier(x, include_top, pooling, classes, classifier_activation, weights)
-    file_name = utils.weights_file_name("xception", include_top)
-    return utils.imagenet_model(input_tensor, img_input, x, name, weights, file_name,
-                                _BASE + file_name, _HASHES[0 if include_top else 1])
+    return utils.kernels_model(input_tensor, img_input, x, name, weights, include_top,
+                               "xception", _BASE, _HASHES)
 
 
 preprocess_input = keras_export("keras.applications.xception.preprocess_input")(
