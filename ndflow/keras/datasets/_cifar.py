@@ -30,10 +30,17 @@ _CIFAR100_SHA256 = "85cd44d02ba6437773c5bbd22e183051d648de2e7d6b014e1ef29b855ba6
 
 @keras_export("keras.datasets.cifar10.load_data")
 def load_cifar10():
-    """`(x_train, y_train), (x_test, y_test)`: uint8 images (N, 32, 32, 3) (channels_last)
-    and uint8 labels (N, 1) in 0..9, from cifar-10-python.tar.gz in `$KERAS_HOME/datasets`
-    (default `~/.keras/datasets`; Keras' own cached copy is used too), downloaded from the
-    CIFAR site (SHA-256 checked) when missing."""
+    """CIFAR-10: 50,000 training and 10,000 test 32x32 colour images in 10 classes
+    (airplane, automobile, bird, cat, deer, dog, frog, horse, ship, truck).
+
+    Read from cifar-10-python.tar.gz in `$KERAS_HOME/datasets` (default
+    `~/.keras/datasets`; Keras' own cached copy is used too), downloaded from the CIFAR
+    site (SHA-256 checked) when missing.
+
+    Returns:
+      `(x_train, y_train), (x_test, y_test)`: uint8 images (N, 32, 32, 3) (channels last
+      by default, `keras.config.image_data_format()`) and uint8 labels (N, 1) in 0..9.
+    """
     batches = load_archive("CIFAR-10", "cifar-10-python.tar.gz", "cifar-10-batches-py-target",
                            _CIFAR10_SHA256, "cifar-10-batches-py", _CIFAR10_MEMBERS)
     parts = [images_and_labels(batch, "labels", where) for batch, where in batches]
@@ -46,11 +53,23 @@ def load_cifar10():
 
 @keras_export("keras.datasets.cifar100.load_data")
 def load_cifar100(label_mode="fine"):
-    """`(x_train, y_train), (x_test, y_test)`: uint8 images (N, 32, 32, 3) (channels_last)
-    and int64 labels (N, 1) — 100 fine classes, or 20 coarse ones with
-    `label_mode="coarse"` — from cifar-100-python.tar.gz in `$KERAS_HOME/datasets` (default
-    `~/.keras/datasets`; Keras' own cached copy is used too), downloaded from the CIFAR site
-    (SHA-256 checked) when missing."""
+    """CIFAR-100: 50,000 training and 10,000 test 32x32 colour images in 100 fine classes
+    (grouped into 20 coarse ones).
+
+    Read from cifar-100-python.tar.gz in `$KERAS_HOME/datasets` (default
+    `~/.keras/datasets`; Keras' own cached copy is used too), downloaded from the CIFAR
+    site (SHA-256 checked) when missing.
+
+    Args:
+      label_mode: "fine" (100 classes) or "coarse" (20 superclasses).
+
+    Returns:
+      `(x_train, y_train), (x_test, y_test)`: uint8 images (N, 32, 32, 3) (channels last
+      by default, `keras.config.image_data_format()`) and int64 labels (N, 1).
+
+    Raises:
+      ValueError: an unknown `label_mode`.
+    """
     if label_mode not in ["fine", "coarse"]:
         raise ValueError('`label_mode` must be one of `"fine"`, `"coarse"`. '
                          f"Received: label_mode={label_mode}.")

@@ -20,9 +20,23 @@ _FASHION_FILES = ("train-labels-idx1-ubyte.gz", "train-images-idx3-ubyte.gz",
 
 @keras_export("keras.datasets.mnist.load_data")
 def load_mnist(path="mnist.npz"):
-    """`(x_train, y_train), (x_test, y_test)`: uint8 images (N, 28, 28) and labels (N,),
-    from `path` in `$KERAS_HOME/datasets` (default `~/.keras/datasets`), downloaded from
-    Keras' origin (SHA-256 checked) when missing. The archive is read with pickling off."""
+    """The MNIST handwritten digits: 60,000 training and 10,000 test 28x28 greyscale
+    images, labelled 0-9.
+
+    Read from `path` in `$KERAS_HOME/datasets` (default `~/.keras/datasets`), downloaded
+    from Keras' origin (SHA-256 checked) when missing; the archive is read with pickling
+    off.
+
+    Args:
+      path: the file name (no directory) to cache the archive under.
+
+    Returns:
+      `(x_train, y_train), (x_test, y_test)`: uint8 images (N, 28, 28) and uint8 labels
+      (N,).
+
+    Raises:
+      ValueError: `path` contains a directory, or the archive is malformed.
+    """
     path = os.fspath(path)
     if os.sep in path:
         raise ValueError("Paths are no longer accepted as the `fname` argument. To specify "
@@ -64,9 +78,17 @@ def _check_npz_sizes(file: str) -> None:
 
 @keras_export("keras.datasets.fashion_mnist.load_data")
 def load_fashion_mnist():
-    """`(x_train, y_train), (x_test, y_test)`: uint8 images (N, 28, 28) and labels (N,),
-    from `$KERAS_HOME/datasets/fashion-mnist` (default `~/.keras/datasets/fashion-mnist`),
-    downloaded from Keras' origin when missing."""
+    """Fashion-MNIST: 60,000 training and 10,000 test 28x28 greyscale images of clothing,
+    labelled 0-9 (T-shirt, trouser, pullover, dress, coat, sandal, shirt, sneaker, bag,
+    ankle boot).
+
+    Read from `$KERAS_HOME/datasets/fashion-mnist` (default
+    `~/.keras/datasets/fashion-mnist`), downloaded from Keras' origin when missing.
+
+    Returns:
+      `(x_train, y_train), (x_test, y_test)`: uint8 images (N, 28, 28) and uint8 labels
+      (N,).
+    """
     paths = _cache.fetch("Fashion-MNIST", [(f, _cache.ORIGIN + f, None) for f in _FASHION_FILES],
                          subdir="fashion-mnist")
     y_train, x_train, y_test, x_test = (idx.read_idx(p) for p in paths)
