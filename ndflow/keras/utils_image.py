@@ -37,7 +37,22 @@ def _data_format(data_format):
 
 @keras_export("keras.utils.array_to_img", "keras.preprocessing.image.array_to_img")
 def array_to_img(x, data_format=None, scale=True, dtype=None):
-    """A rank-3 array as a PIL image (scaled to 0..255 unless `scale=False`)."""
+    """A 3-D image array as a PIL image (needs Pillow).
+
+    Args:
+      x: an array or tensor of shape (height, width, channels) (or channels first), with
+        1 (grey), 3 (RGB) or 4 (RGBA) channels.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      scale: whether to rescale the values to [0, 255] first (from their min and max).
+      dtype: the dtype `x` is read as (default floatx).
+
+    Returns:
+      A `PIL.Image.Image`.
+
+    Raises:
+      ValueError: `x` is not 3-D or has another channel count.
+    """
     data_format = _data_format(data_format)
     x = np.asarray(x.numpy() if isinstance(x, Tensor) else x, dtype=dtype or floatx())
     if x.ndim != 3:
@@ -64,7 +79,26 @@ def array_to_img(x, data_format=None, scale=True, dtype=None):
 
 @keras_export("keras.utils.img_to_array", "keras.preprocessing.image.img_to_array")
 def img_to_array(img, data_format=None, dtype=None):
-    """A PIL image (or array) as a rank-3 float array in `data_format`."""
+    """A PIL image (or array) as a 3-D NumPy array; a 2-D (greyscale) image gets a
+    channels axis of 1.
+
+    Args:
+      img: a PIL image or array.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      dtype: the array's dtype (default floatx).
+
+    Returns:
+      A NumPy array (height, width, channels) (or channels first).
+
+    Raises:
+      ValueError: an image that is neither 2-D nor 3-D.
+
+    Example:
+
+    >>> tf.keras.utils.img_to_array(np.zeros((4, 5))).shape
+    (4, 5, 1)
+    """
     data_format = _data_format(data_format)
     x = np.asarray(img, dtype=dtype or floatx())
     if x.ndim == 3:
@@ -75,7 +109,17 @@ def img_to_array(img, data_format=None, dtype=None):
 
 @keras_export("keras.utils.save_img", "keras.preprocessing.image.save_img")
 def save_img(path, x, data_format=None, file_format=None, scale=True, **kwargs):
-    """Writes the array `x` as an image file (format from the suffix unless given)."""
+    """Writes a 3-D image array to an image file (needs Pillow).
+
+    Args:
+      path: the destination path or file object.
+      x: an array (height, width, channels) (or channels first).
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      file_format: the format ("png", "jpeg", ...); default from the path's suffix.
+      scale: whether to rescale the values to [0, 255] first.
+      **kwargs: passed to PIL's `Image.save`.
+    """
     data_format = _data_format(data_format)
     if file_format is None and isinstance(path, (str, pathlib.Path)):
         file_format = pathlib.Path(path).suffix[1:].lower()
@@ -93,8 +137,24 @@ _RESAMPLING = ("nearest", "bilinear", "bicubic", "hamming", "box", "lanczos")
 @keras_export("keras.utils.load_img", "keras.preprocessing.image.load_img")
 def load_img(path, color_mode="rgb", target_size=None, interpolation="nearest",
              keep_aspect_ratio=False):
-    """An image file as a PIL image in `color_mode`, resized to `target_size` (height,
-    width) with PIL's `interpolation`, centre-cropped first with `keep_aspect_ratio`."""
+    """Loads an image file as a PIL image (needs Pillow).
+
+    Args:
+      path: a path (str, bytes or `pathlib.Path`) or an `io.BytesIO`.
+      color_mode: "rgb" (the default), "rgba" or "grayscale".
+      target_size: optional (height, width) to resize to.
+      interpolation: PIL's resampling: "nearest" (the default), "bilinear", "bicubic",
+        "hamming", "box" or "lanczos".
+      keep_aspect_ratio: whether to centre-crop to the target's aspect ratio before
+        resizing (no distortion).
+
+    Returns:
+      A `PIL.Image.Image`.
+
+    Raises:
+      TypeError: `path` is of another type.
+      ValueError: an unknown `color_mode` or `interpolation`.
+    """
     image = _pil()
     if isinstance(path, io.BytesIO):
         img = image.open(path)
@@ -132,7 +192,28 @@ def load_img(path, color_mode="rgb", target_size=None, interpolation="nearest",
 
 @keras_export("keras.preprocessing.image.smart_resize")
 def smart_resize(x, size, interpolation="bilinear", data_format="channels_last"):
-    """Centre-crops to the target aspect ratio, then resizes (Keras' smart_resize)."""
+    """Resizes images to `size` without distorting them: the largest centred region of
+    the target's aspect ratio is cropped, then resized.
+
+    Args:
+      x: a 3-D image or 4-D batch (array or tensor); sizes may be unknown inside a
+        `tf.data` map.
+      size: the target (height, width).
+      interpolation: the resize method ("bilinear", "nearest", "bicubic", "area",
+        "lanczos3", "lanczos5", ...).
+      data_format: "channels_last" (the default here) or "channels_first".
+
+    Returns:
+      A float tensor of the target size (a NumPy array for NumPy input).
+
+    Raises:
+      ValueError: `size` is not a pair, or `x` is not 3-D or 4-D.
+
+    Example:
+
+    >>> tf.keras.preprocessing.image.smart_resize(np.zeros((10, 20, 3)), (5, 5)).shape
+    (5, 5, 3)
+    """
     if len(size) != 2:
         raise ValueError(f"Expected `size` to be a tuple of 2 integers, but got: {size}.")
     img = x if isinstance(x, Tensor) else convert_to_tensor(x)
