@@ -13,10 +13,11 @@ import numpy as np
 
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape, broadcast_shapes, fmt
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array_core
+from ndflow.ops import array_core, linalg_decomp_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import add, log, maximum, multiply, select_v2, truediv
 from ndflow.ops.array_builders import eye
@@ -430,3 +431,6 @@ def banded_triangular_solve(bands, rhs, lower: bool = True, adjoint: bool = Fals
     with name_scope(name, "banded_triangular_solve"):
         return apply_op(BandedTriangularSolve, [bands, rhs],
                         {"lower": lower, "adjoint": adjoint}).outputs[0]
+
+
+attach(globals(), linalg_decomp_docs.DOCS)
