@@ -22,8 +22,29 @@ from ndflow.ops.array_range import range as range_
 @keras_export("keras.utils.pad_sequences", "keras.preprocessing.sequence.pad_sequences")
 def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncating="pre",
                   value=0.0):
-    """A list of sequences as one (num_samples, maxlen, ...) array, padded with `value` and
-    truncated at the start ("pre") or end ("post")."""
+    """Pads (and truncates) a list of variable-length sequences to one array.
+
+    Args:
+      sequences: a list of sequences (lists or arrays, optionally of equal-shaped
+        elements).
+      maxlen: the output length (default the longest sequence's).
+      dtype: the array's dtype (default int32; strings are allowed).
+      padding: "pre" (pad at the start, the default) or "post".
+      truncating: "pre" (drop the start of longer sequences, the default) or "post".
+      value: the padding value.
+
+    Returns:
+      A NumPy array of shape (len(sequences), maxlen, ...).
+
+    Raises:
+      ValueError: `sequences` is not iterable, or a bad `padding`/`truncating`.
+
+    Example:
+
+    >>> tf.keras.utils.pad_sequences([[1, 2], [3]], maxlen=3)
+    array([[0, 1, 2],
+           [0, 0, 3]], dtype=int32)
+    """
     if not hasattr(sequences, "__len__"):
         raise ValueError("`sequences` must be iterable.")
     lengths, sample_shape = [], ()
@@ -96,8 +117,38 @@ def _check_timeseries_args(n, sequence_stride, sampling_rate, start_index, end_i
 def timeseries_dataset_from_array(data, targets, sequence_length, sequence_stride=1,
                                   sampling_rate=1, batch_size=128, shuffle=False, seed=None,
                                   start_index=None, end_index=None, format="tf"):  # noqa: A002
-    """Batches of windows `data[p : p + sequence_length * sampling_rate : sampling_rate]`
-    for start positions `p` every `sequence_stride`, with `targets[p]` when given."""
+    """A `tf.data.Dataset` of sliding windows over a time series: each element is
+    `data[p : p + sequence_length * sampling_rate : sampling_rate]` for start positions p
+    every `sequence_stride`, with `targets[p]` when targets are given.
+
+    Args:
+      data: an array or tensor whose first axis is time.
+      targets: per-position targets (aligned with `data`'s first axis), or None.
+      sequence_length: the number of steps in each window.
+      sequence_stride: the step between window starts.
+      sampling_rate: the step between a window's samples.
+      batch_size: the number of windows per batch (None: unbatched).
+      shuffle: whether to shuffle the windows.
+      seed: the shuffling seed.
+      start_index: the first position used (default 0).
+      end_index: the position after the last used (default the end).
+      format: must be "tf".
+
+    Returns:
+      A dataset of `windows` or `(windows, targets)` batches.
+
+    Raises:
+      ValueError: `format` other than "tf", or bad indices and lengths.
+
+    Example:
+
+    >>> ds = tf.keras.utils.timeseries_dataset_from_array(np.arange(6), None, 3, batch_size=4)
+    >>> next(iter(ds)).numpy()
+    array([[0, 1, 2],
+           [1, 2, 3],
+           [2, 3, 4],
+           [3, 4, 5]])
+    """
     if isinstance(data, Tensor):
         data = data.numpy()
     n = len(data)
@@ -208,8 +259,31 @@ def _restack(samples, like):
 @keras_export("keras.utils.split_dataset")
 def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=None,
                   preferred_backend=None):
-    """(left, right) tf.data.Datasets from a dataset or arrays: `left_size`/`right_size`
-    samples (ints) or fractions (floats), after a seeded shuffle with `shuffle`."""
+    """Splits a dataset or arrays into two `tf.data.Dataset`s.
+
+    Args:
+      dataset: a `tf.data.Dataset`, an array, or a list/tuple of arrays sharing their
+        first dimension.
+      left_size: the first part's size: an int count or a float fraction (default: the
+        rest after `right_size`).
+      right_size: likewise for the second part (default the rest).
+      shuffle: whether to shuffle the samples before splitting.
+      seed: the shuffling seed.
+      preferred_backend: accepted for Keras' signature.
+
+    Returns:
+      A tuple (left, right) of datasets.
+
+    Raises:
+      TypeError: `dataset` of another type.
+      ValueError: neither size given, or sizes that do not fit the data.
+
+    Example:
+
+    >>> left, right = tf.keras.utils.split_dataset(np.arange(10), left_size=0.8)
+    >>> len(list(left)), len(list(right))
+    (8, 2)
+    """
     if not isinstance(dataset, (list, tuple, np.ndarray, DatasetV2)):
         raise TypeError("The `dataset` argument must be either a `tf.data.Dataset` object, "
                         f"or a list/tuple of arrays. Received: dataset={dataset} of type "
