@@ -19,7 +19,23 @@ _FILTERS = '!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n'
 
 @keras_export("keras.preprocessing.text.text_to_word_sequence")
 def text_to_word_sequence(input_text, filters=_FILTERS, lower=True, split=" "):
-    """The words of `input_text`: `filters` characters become separators, empty words go."""
+    """Splits a text into words (Keras 2's text preprocessing).
+
+    Args:
+      input_text: a string.
+      filters: the characters treated as separators (default: punctuation, tabs and
+        newlines).
+      lower: whether to lowercase the text first.
+      split: the word separator.
+
+    Returns:
+      A list of words (empty words dropped).
+
+    Example:
+
+    >>> tf.keras.preprocessing.text.text_to_word_sequence("Hello, world!")
+    ['hello', 'world']
+    """
     if lower:
         input_text = input_text.lower()
     input_text = input_text.translate(str.maketrans({c: split for c in filters}))
@@ -29,8 +45,28 @@ def text_to_word_sequence(input_text, filters=_FILTERS, lower=True, split=" "):
 @keras_export("keras.preprocessing.text.hashing_trick")
 def hashing_trick(text, n, hash_function=None, filters=_FILTERS, lower=True, split=" ",
                   analyzer=None):
-    """Each word as `hash_function(word) % (n - 1) + 1` (Python's `hash` by default, which
-    is salted per process unless PYTHONHASHSEED is set; "md5" is stable)."""
+    """Encodes a text's words as integers in [1, n) by hashing:
+    `hash_function(word) % (n - 1) + 1` (0 is left for padding).
+
+    Args:
+      text: a string.
+      n: the size of the hashing space.
+      hash_function: None (Python's `hash`, salted per process unless PYTHONHASHSEED is
+        set), "md5" (stable across runs) or a callable on a string.
+      filters: the characters treated as separators (default: punctuation, tabs and
+        newlines).
+      lower: whether to lowercase the text first.
+      split: the word separator.
+      analyzer: optional callable splitting the text instead.
+
+    Returns:
+      A list of ints.
+
+    Example:
+
+    >>> tf.keras.preprocessing.text.hashing_trick("a b a", 10, hash_function="md5")
+    [2, 5, 2]
+    """
     if hash_function is None:
         hash_function = hash
     elif hash_function == "md5":
@@ -43,15 +79,53 @@ def hashing_trick(text, n, hash_function=None, filters=_FILTERS, lower=True, spl
 
 @keras_export("keras.preprocessing.text.one_hot")
 def one_hot(input_text, n, filters=_FILTERS, lower=True, split=" ", analyzer=None):
-    """`hashing_trick` with Python's `hash` (Keras' name for it)."""
+    """Encodes a text's words as integers in [1, n) by hashing with Python's `hash`
+    (`hashing_trick` with its default; not stable across processes unless PYTHONHASHSEED
+    is set).
+
+    Args:
+      input_text: a string.
+      n: the size of the hashing space.
+      filters: the characters treated as separators (default: punctuation, tabs and
+        newlines).
+      lower: whether to lowercase the text first.
+      split: the word separator.
+      analyzer: optional callable splitting the text instead.
+
+    Returns:
+      A list of ints.
+    """
     return hashing_trick(input_text, n, hash_function=hash, filters=filters, lower=lower,
                          split=split, analyzer=analyzer)
 
 
 @keras_export("keras.preprocessing.text.Tokenizer")
 class Tokenizer:
-    """A vocabulary ranked by word frequency (index 1 the most frequent, or `oov_token`);
-    `num_words` keeps indices below it when converting."""
+    """Keras 2's text tokenizer: learns a vocabulary ranked by word frequency
+    (`fit_on_texts`) and turns texts into index sequences or matrices
+    (`texts_to_sequences`, `texts_to_matrix`).
+
+    Index 1 is the most frequent word (or `oov_token` when given); 0 is never used.
+
+    Args:
+      num_words: when converting, keep only the words with an index below it.
+      filters: the characters treated as separators (default: punctuation, tabs and
+        newlines).
+      lower: whether to lowercase the text first.
+      split: the word separator.
+      char_level: whether every character is a token.
+      oov_token: optional token standing for out-of-vocabulary words (index 1).
+      analyzer: optional callable splitting a text instead.
+      **kwargs: Keras 2's `nb_words` (renamed `num_words`; a warning) and
+        `document_count`.
+
+    Example:
+
+    >>> tokenizer = tf.keras.preprocessing.text.Tokenizer()
+    >>> tokenizer.fit_on_texts(["the cat", "the dog"])
+    >>> tokenizer.texts_to_sequences(["the dog"])
+    [[1, 3]]
+    """
 
     def __init__(self, num_words=None, filters=_FILTERS, lower=True, split=" ",
                  char_level=False, oov_token=None, analyzer=None, **kwargs):
@@ -186,7 +260,14 @@ class Tokenizer:
 
 @keras_export("keras.preprocessing.text.tokenizer_from_json")
 def tokenizer_from_json(json_string):
-    """A Tokenizer from `Tokenizer.to_json()` output (Keras' or ndflow's)."""
+    """A `Tokenizer` restored from its `to_json()` output (written by Keras or ndflow).
+
+    Args:
+      json_string: the JSON text.
+
+    Returns:
+      A Tokenizer with the saved configuration and vocabulary.
+    """
     config = dict(json.loads(json_string).get("config"))
     state = {name: json.loads(config.pop(name)) for name in
              ("word_counts", "word_docs", "index_docs", "index_word", "word_index")}
