@@ -182,8 +182,6 @@ ConvNeXtLarge = _builder("large", "ConvNeXtLarge")
 ConvNeXtXLarge = _builder("xlarge", "ConvNeXtXLarge")
 
 
-preprocess_input = keras_export("keras.applications.convnext.preprocess_input")(
-    utils.family_preprocess_input(
-        None, "The identity: ConvNeXt models normalize their [0, 255] inputs themselves."))
-decode_predictions = keras_export("keras.applications.convnext.decode_predictions")(
-    utils.family_decode_predictions())
+preprocess_input, decode_predictions = utils.family_functions(
+    None, ["convnext"],
+    "The identity: ConvNeXt models normalize their [0, 255] inputs themselves.")

@@ -79,7 +79,4 @@ DenseNet169 = _public("densenet169", "DenseNet169")
 DenseNet201 = _public("densenet201", "DenseNet201")
 
 
-preprocess_input = keras_export("keras.applications.densenet.preprocess_input")(
-    utils.family_preprocess_input("torch"))
-decode_predictions = keras_export("keras.applications.densenet.decode_predictions")(
-    utils.family_decode_predictions())
+preprocess_input, decode_predictions = utils.family_functions("torch", ["densenet"])

@@ -148,8 +148,6 @@ EfficientNetB4, EfficientNetB5, EfficientNetB6, EfficientNetB7 = (
     _builder(v) for v in ("b4", "b5", "b6", "b7"))
 
 
-preprocess_input = keras_export("keras.applications.efficientnet.preprocess_input")(
-    utils.family_preprocess_input(
-        None, "A pass-through: EfficientNet models rescale and normalize their [0, 255] inputs."))
-decode_predictions = keras_export("keras.applications.efficientnet.decode_predictions")(
-    utils.family_decode_predictions())
+preprocess_input, decode_predictions = utils.family_functions(
+    None, ["efficientnet"],
+    "A pass-through: EfficientNet models rescale and normalize their [0, 255] inputs.")

@@ -190,8 +190,6 @@ EfficientNetV2M = _builder("-m", "EfficientNetV2M")
 EfficientNetV2L = _builder("-l", "EfficientNetV2L")
 
 
-preprocess_input = keras_export("keras.applications.efficientnet_v2.preprocess_input")(
-    utils.family_preprocess_input(
-        None, "The identity: EfficientNetV2 models rescale their [0, 255] inputs themselves."))
-decode_predictions = keras_export("keras.applications.efficientnet_v2.decode_predictions")(
-    utils.family_decode_predictions())
+preprocess_input, decode_predictions = utils.family_functions(
+    None, ["efficientnet_v2"],
+    "The identity: EfficientNetV2 models rescale their [0, 255] inputs themselves.")

@@ -388,11 +388,14 @@ _MODE_DOCS = {"caffe": 'RGB to BGR, minus the ImageNet channel means ("caffe" mo
 
 
 def _of_caller(fn, name: str, doc: str | None):
-    """`fn` named `name`, documented by `doc`, as a function of the module that called the
-    helper calling this."""
+    """`fn` named `name`, documented by `doc`, as a function of the first module up the stack
+    other than this one (the family's)."""
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
-    fn.__module__ = sys._getframe(2).f_globals["__name__"]
+    frame = sys._getframe(1)
+    while frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    fn.__module__ = frame.f_globals["__name__"]
     return fn
 
 
@@ -414,3 +417,17 @@ def family_decode_predictions(name: str = "decode_predictions"):
     def decode(preds, top=5):
         return decode_predictions(preds, top=top)
     return _of_caller(decode, name, decode_predictions.__doc__)
+
+
+def family_functions(mode: str | None, namespaces, doc: str | None = None, prefix: str = ""):
+    """A family's `family_preprocess_input(mode, doc)` and `family_decode_predictions()`,
+    declared as `keras.applications.<namespace>.preprocess_input` and `.decode_predictions`
+    for each of `namespaces`; the family's module binds them as `<prefix>preprocess_input`
+    and `<prefix>decode_predictions`."""
+    preprocess = keras_export(*[f"keras.applications.{ns}.preprocess_input"
+                                for ns in namespaces])(
+        family_preprocess_input(mode, doc, prefix + "preprocess_input"))
+    decode = keras_export(*[f"keras.applications.{ns}.decode_predictions"
+                            for ns in namespaces])(
+        family_decode_predictions(prefix + "decode_predictions"))
+    return preprocess, decode

@@ -133,7 +133,4 @@ def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None,  
                                 BASE_WEIGHT_URL + file_name, file_hash)
 
 
-preprocess_input = keras_export("keras.applications.inception_resnet_v2.preprocess_input")(
-    utils.family_preprocess_input("tf"))
-decode_predictions = keras_export("keras.applications.inception_resnet_v2.decode_predictions")(
-    utils.family_decode_predictions())
+preprocess_input, decode_predictions = utils.family_functions("tf", ["inception_resnet_v2"])

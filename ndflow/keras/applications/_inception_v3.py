@@ -97,7 +97,4 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None,  # noqa
                                "inception_v3", _BASE, _HASHES)
 
 
-preprocess_input = keras_export("keras.applications.inception_v3.preprocess_input")(
-    utils.family_preprocess_input("tf"))
-decode_predictions = keras_export("keras.applications.inception_v3.decode_predictions")(
-    utils.family_decode_predictions())
+preprocess_input, decode_predictions = utils.family_functions("tf", ["inception_v3"])

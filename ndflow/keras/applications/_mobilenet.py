@@ -81,7 +81,4 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3,  # 
         BASE_WEIGHT_PATH + file_name, None)
 
 
-preprocess_input = keras_export("keras.applications.mobilenet.preprocess_input")(
-    utils.family_preprocess_input("tf"))
-decode_predictions = keras_export("keras.applications.mobilenet.decode_predictions")(
-    utils.family_decode_predictions())
+preprocess_input, decode_predictions = utils.family_functions("tf", ["mobilenet"])

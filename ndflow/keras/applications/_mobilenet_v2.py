@@ -103,7 +103,4 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
         BASE_WEIGHT_PATH + file_name, None)
 
 
-preprocess_input = keras_export("keras.applications.mobilenet_v2.preprocess_input")(
-    utils.family_preprocess_input("tf"))
-decode_predictions = keras_export("keras.applications.mobilenet_v2.decode_predictions")(
-    utils.family_decode_predictions())
+preprocess_input, decode_predictions = utils.family_functions("tf", ["mobilenet_v2"])

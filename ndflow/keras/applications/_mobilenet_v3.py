@@ -209,8 +209,6 @@ MobileNetV3Small = _builder(_SMALL, 1024, "small", "MobileNetV3Small")
 MobileNetV3Large = _builder(_LARGE, 1280, "large", "MobileNetV3Large")
 
 
-preprocess_input = keras_export("keras.applications.mobilenet_v3.preprocess_input")(
-    utils.family_preprocess_input(
-        None, "The identity: MobileNetV3 models rescale their [0, 255] inputs themselves."))
-decode_predictions = keras_export("keras.applications.mobilenet_v3.decode_predictions")(
-    utils.family_decode_predictions())
+preprocess_input, decode_predictions = utils.family_functions(
+    None, ["mobilenet_v3"],
+    "The identity: MobileNetV3 models rescale their [0, 255] inputs themselves.")

@@ -227,7 +227,4 @@ def NASNetLarge(input_shape=None, include_top=True, weights="imagenet",  # noqa:
                    pooling, classes, 331, classifier_activation, name)
 
 
-preprocess_input = keras_export("keras.applications.nasnet.preprocess_input")(
-    utils.family_preprocess_input("tf"))
-decode_predictions = keras_export("keras.applications.nasnet.decode_predictions")(
-    utils.family_decode_predictions())
+preprocess_input, decode_predictions = utils.family_functions("tf", ["nasnet"])

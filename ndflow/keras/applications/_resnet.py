@@ -116,12 +116,7 @@ ResNet101 = _public("resnet101", ["resnet"])
 ResNet152 = _public("resnet152", ["resnet"])
 
 
-preprocess_input = keras_export("keras.applications.resnet50.preprocess_input",
-                                "keras.applications.resnet.preprocess_input")(
-    utils.family_preprocess_input("caffe"))
-decode_predictions = keras_export("keras.applications.resnet50.decode_predictions",
-                                  "keras.applications.resnet.decode_predictions")(
-    utils.family_decode_predictions())
+preprocess_input, decode_predictions = utils.family_functions("caffe", ["resnet50", "resnet"])
 
 
 ResNet50V2 = _public("resnet50v2", ["resnet_v2"])
@@ -129,7 +124,5 @@ ResNet101V2 = _public("resnet101v2", ["resnet_v2"])
 ResNet152V2 = _public("resnet152v2", ["resnet_v2"])
 
 
-resnet_v2_preprocess_input = keras_export("keras.applications.resnet_v2.preprocess_input")(
-    utils.family_preprocess_input("tf", name="resnet_v2_preprocess_input"))
-resnet_v2_decode_predictions = keras_export("keras.applications.resnet_v2.decode_predictions")(
-    utils.family_decode_predictions(name="resnet_v2_decode_predictions"))
+resnet_v2_preprocess_input, resnet_v2_decode_predictions = utils.family_functions(
+    "tf", ["resnet_v2"], prefix="resnet_v2_")

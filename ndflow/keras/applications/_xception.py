@@ -76,7 +76,4 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N
                                "xception", _BASE, _HASHES)
 
 
-preprocess_input = keras_export("keras.applications.xception.preprocess_input")(
-    utils.family_preprocess_input("tf"))
-decode_predictions = keras_export("keras.applications.xception.decode_predictions")(
-    utils.family_decode_predictions())
+preprocess_input, decode_predictions = utils.family_functions("tf", ["xception"])
