@@ -17,9 +17,27 @@ from ndflow.keras.utils_py_dataset import PyDataset
 
 @keras_export("keras.preprocessing.sequence.TimeseriesGenerator")
 class TimeseriesGenerator(PyDataset):
-    """Batches of `data[row - length : row : sampling_rate]` with `targets[row]`, rows
-    every `stride` from `start_index + length` to `end_index` (random rows with
-    `shuffle`; windows reversed with `reverse`)."""
+    """Keras 2's windowed time-series batches (a `PyDataset`, usable with `fit`): for
+    rows every `stride` from `start_index + length` to `end_index`, the window
+    `data[row - length : row : sampling_rate]` with the target `targets[row]`.
+
+    Args:
+      data: an array of time steps (first axis time).
+      targets: an array of targets, as long as `data`.
+      length: the window's length in steps (before sampling).
+      sampling_rate: the step between a window's samples.
+      stride: the step between successive windows.
+      start_index: the first step used.
+      end_index: the last step used (default the end).
+      shuffle: whether to take rows in random order.
+      reverse: whether each window's steps come in reverse order.
+      batch_size: the number of windows per batch.
+      **kwargs: PyDataset arguments (workers, use_multiprocessing, max_queue_size).
+
+    Raises:
+      ValueError: `data` and `targets` of different lengths, or a `start_index` that
+        leaves no window.
+    """
 
     def __init__(self, data, targets, length, sampling_rate=1, stride=1, start_index=0,
                  end_index=None, shuffle=False, reverse=False, batch_size=128, **kwargs):
@@ -73,7 +91,17 @@ class TimeseriesGenerator(PyDataset):
 
 @keras_export("keras.preprocessing.sequence.make_sampling_table")
 def make_sampling_table(size, sampling_factor=1e-05):
-    """P(keep) for word ranks 0..size-1 under Zipf's law (word2vec's subsampling)."""
+    """A word2vec-style sampling table: for word ranks 0..size-1 (by frequency), the
+    probability of keeping the word, estimated with Zipf's law, so frequent words are
+    subsampled (for `skipgrams`' `sampling_table`).
+
+    Args:
+      size: the vocabulary size.
+      sampling_factor: word2vec's sampling factor (smaller keeps fewer frequent words).
+
+    Returns:
+      A NumPy array of `size` probabilities.
+    """
     gamma = 0.577
     rank = np.arange(size)
     rank[0] = 1
@@ -85,8 +113,25 @@ def make_sampling_table(size, sampling_factor=1e-05):
 @keras_export("keras.preprocessing.sequence.skipgrams")
 def skipgrams(sequence, vocabulary_size, window_size=4, negative_samples=1.0, shuffle=True,
               categorical=False, sampling_table=None, seed=None):
-    """([word, context] couples, labels): 1 for words within `window_size`, 0 for
-    `negative_samples` times as many random contexts (index 0 is skipped as padding)."""
+    """Skip-gram training pairs from a sequence of word indices (word2vec).
+
+    Each word is paired with its neighbours within `window_size` (label 1), plus
+    `negative_samples` times as many random words (label 0). Index 0 is skipped as
+    padding.
+
+    Args:
+      sequence: a list of word indices.
+      vocabulary_size: the vocabulary size (random words are drawn from [1, size)).
+      window_size: how far a context word may be.
+      negative_samples: the ratio of negative to positive pairs.
+      shuffle: whether to shuffle the pairs.
+      categorical: whether labels are one-hot pairs ([0, 1]/[1, 0]) rather than ints.
+      sampling_table: optional per-rank keep probabilities (`make_sampling_table`).
+      seed: the shuffling seed.
+
+    Returns:
+      A tuple (couples, labels): a list of [word, context] pairs and their labels.
+    """
     couples, labels = [], []
     positive = [0, 1] if categorical else 1
     for i, wi in enumerate(sequence):
