@@ -20,9 +20,10 @@ import numpy as np
 from ndflow.core import context, dtypes, scopes
 from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
+from ndflow.core.doc_tables import attach
 from ndflow.core.graph import GraphKeys
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array_core, array_fill, array_slicing
+from ndflow.ops import array_core, array_fill, array_slicing, losses_impl_docs
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import (
     add,
@@ -445,3 +446,6 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
         losses = sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits,
                                                           name="xentropy")
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
+
+
+attach(globals(), losses_impl_docs.DOCS)
