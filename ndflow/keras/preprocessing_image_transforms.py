@@ -62,8 +62,31 @@ def transform_matrix_offset_center(matrix, x, y):
 @keras_export("keras.preprocessing.image.apply_affine_transform")
 def apply_affine_transform(x, theta=0, tx=0, ty=0, shear=0, zx=1, zy=1, row_axis=1,
                            col_axis=2, channel_axis=0, fill_mode="nearest", cval=0.0, order=1):
-    """`x` rotated by `theta` degrees, shifted by (tx, ty), sheared by `shear` degrees and
-    zoomed by (zx, zy), about its center (Keras' composition of the matrices)."""
+    """A 3-D NumPy image transformed about its centre: rotated by `theta` degrees, shifted
+    by (tx, ty), sheared by `shear` degrees and zoomed by (zx, zy) (Keras' composition of
+    the matrices, resampled with SciPy-style splines).
+
+    Args:
+      x: a 3-D NumPy image.
+      theta: the rotation in degrees.
+      tx: the shift along the rows axis, in pixels.
+      ty: the shift along the columns axis, in pixels.
+      shear: the shear angle in degrees.
+      zx: the zoom along the rows (below 1 zooms in).
+      zy: the zoom along the columns.
+      row_axis: the rows axis (default 1).
+      col_axis: the columns axis (default 2).
+      channel_axis: the channels axis (default 0: channels first, as Keras 2).
+      fill_mode: "constant" (`cval`), "nearest" (the default), "reflect" or "wrap".
+      cval: the value for "constant".
+      order: the spline order (0 nearest, 1 linear).
+
+    Returns:
+      A NumPy array of `x`'s shape and dtype.
+
+    Raises:
+      ValueError: an unknown `fill_mode`.
+    """
     if fill_mode not in ("constant", "nearest", "reflect", "wrap"):
         raise ValueError(f"Invalid fill_mode: {fill_mode}")
     matrix = None
@@ -219,7 +242,17 @@ def random_zoom(x, zoom_range, row_axis=1, col_axis=2, channel_axis=0, fill_mode
 
 @keras_export("keras.preprocessing.image.apply_channel_shift")
 def apply_channel_shift(x, intensity, channel_axis=0):
-    """Every channel shifted by `intensity`, kept within the image's [min, max]."""
+    """A NumPy image with `intensity` added to every channel, the values kept within the
+    image's original [min, max].
+
+    Args:
+      x: a 3-D NumPy image.
+      intensity: the amount added.
+      channel_axis: the channels axis (default 0).
+
+    Returns:
+      A NumPy array of `x`'s shape.
+    """
     x = np.rollaxis(x, channel_axis, 0)
     low, high = np.min(x), np.max(x)
     x = np.stack([np.clip(c + intensity, low, high) for c in x], axis=0)
@@ -246,8 +279,18 @@ def random_channel_shift(x, intensity_range, channel_axis=0):
 
 @keras_export("keras.preprocessing.image.apply_brightness_shift")
 def apply_brightness_shift(x, brightness, scale=True):
-    """Brightness multiplied by `brightness` through PIL's ImageEnhance (as Keras): values
-    outside [0, 255] are scaled into it and, unless `scale`, back."""
+    """A NumPy image with its brightness multiplied by `brightness`, through PIL's
+    ImageEnhance (as Keras; needs Pillow). Values outside [0, 255] are scaled into it
+    first and, unless `scale`, mapped back after.
+
+    Args:
+      x: a 3-D NumPy image (height, width, channels).
+      brightness: the factor (1.0 keeps the brightness, 0 gives black).
+      scale: whether the result stays in [0, 255].
+
+    Returns:
+      A float NumPy array of `x`'s shape.
+    """
     from PIL import ImageEnhance  # noqa: PLC0415 - PIL is optional for the rest of Keras
     low, high = np.min(x), np.max(x)
     local_scale = low < 0 or high > 255
