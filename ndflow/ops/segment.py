@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
+from ndflow.ops import segment_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import maximum, truediv
 from ndflow.ops.array_core import (
@@ -142,3 +144,6 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments,
         n = sqrt(maximum(_unsorted_counts(data, segment_ids, num_segments), 1.0))
         total = unsorted_segment_sum(data, int_tensor(segment_ids), num_segments)
     return truediv(total, n, name=final)
+
+
+attach(globals(), segment_docs.DOCS)
