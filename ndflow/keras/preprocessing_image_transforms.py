@@ -69,11 +69,11 @@ def apply_affine_transform(x, theta=0, tx=0, ty=0, shear=0, zx=1, zy=1, row_axis
     Args:
       x: a 3-D NumPy image.
       theta: the rotation in degrees.
-      tx: the shift along the rows axis, in pixels.
-      ty: the shift along the columns axis, in pixels.
+      tx: the shift along the columns (width), in pixels: the content moves by -tx.
+      ty: the shift along the rows (height), in pixels: the content moves by -ty.
       shear: the shear angle in degrees.
-      zx: the zoom along the rows (below 1 zooms in).
-      zy: the zoom along the columns.
+      zx: the zoom along the columns (below 1 zooms in).
+      zy: the zoom along the rows.
       row_axis: the rows axis (default 1).
       col_axis: the columns axis (default 2).
       channel_axis: the channels axis (default 0: channels first, as Keras 2).
@@ -149,9 +149,9 @@ def random_rotation(x, rg, row_axis=1, col_axis=2, channel_axis=0, fill_mode="ne
 @keras_export("keras.preprocessing.image.random_shift")
 def random_shift(x, wrg, hrg, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest",
                  cval=0.0, interpolation_order=1):
-    """A 3-D NumPy image shifted by random fractions of its size: up to `hrg` of its height
-    along the rows and `wrg` of its width along the columns, drawn uniformly in both
-    directions.
+    """A 3-D NumPy image shifted by random amounts drawn uniformly in both directions: as
+    Keras computes them, up to `hrg` x height along the columns (`tx`) and `wrg` x width
+    along the rows (`ty`) (the same as fractions of each side for square images).
 
     Args:
       x: a 3-D NumPy image.
