@@ -94,12 +94,8 @@ def _reduction(x, branch_specs, name):
     return layers.Concatenate(axis=_axis(), name=name)(branches)
 
 
-@keras_export("keras.applications.inception_resnet_v2.InceptionResNetV2",
-              "keras.applications.InceptionResNetV2")
-def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
-                      input_shape=None, pooling=None, classes=1000,
-                      classifier_activation="softmax", name="inception_resnet_v2"):
-    """Inception-ResNet v2 for images of at least 75x75 (299x299 by default)."""
+def _inception_resnet_v2(_, include_top, weights, input_tensor, input_shape, pooling, classes,
+                         classifier_activation, name):
     utils.check_weights_source(weights)
     if weights == "imagenet" and include_top and classes != 1000:
         raise ValueError('If using `weights="imagenet"` with `include_top=True`, `classes` '
@@ -131,6 +127,12 @@ def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None,  
     file_name, file_hash = _WEIGHTS[0 if include_top else 1]
     return utils.imagenet_model(input_tensor, img_input, x, name, weights, file_name,
                                 BASE_WEIGHT_URL + file_name, file_hash)
+
+
+InceptionResNetV2 = keras_export("keras.applications.inception_resnet_v2.InceptionResNetV2",
+                                 "keras.applications.InceptionResNetV2")(utils.standard_builder(
+    _inception_resnet_v2, "inception_resnet_v2", "InceptionResNetV2",
+    "Inception-ResNet v2 for images of at least 75x75 (299x299 by default)."))
 
 
 preprocess_input, decode_predictions = utils.family_functions("tf", ["inception_resnet_v2"])

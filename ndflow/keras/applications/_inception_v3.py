@@ -67,11 +67,8 @@ def _module_e(x, index):
                               name=f"mixed{9 + index}")
 
 
-@keras_export("keras.applications.inception_v3.InceptionV3", "keras.applications.InceptionV3")
-def InceptionV3(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
-                input_shape=None, pooling=None, classes=1000, classifier_activation="softmax",
-                name="inception_v3"):
-    """InceptionV3: 94 convolutions in the stem and 11 Inception modules."""
+def _inception_v3(_, include_top, weights, input_tensor, input_shape, pooling, classes,
+                  classifier_activation, name):
     utils.check_weights(weights, include_top, classes)
     _, img_input = utils.model_input(input_tensor, input_shape, 299, 75, include_top, weights)
     x = _chain(img_input, (32, 3, 3, "valid", (2, 2)), (32, 3, 3, "valid"), (64, 3, 3))
@@ -95,6 +92,12 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None,  # noqa
     x = utils.classifier(x, include_top, pooling, classes, classifier_activation, weights)
     return utils.kernels_model(input_tensor, img_input, x, name, weights, include_top,
                                "inception_v3", _BASE, _HASHES)
+
+
+InceptionV3 = keras_export("keras.applications.inception_v3.InceptionV3",
+                           "keras.applications.InceptionV3")(utils.standard_builder(
+    _inception_v3, "inception_v3", "InceptionV3",
+    "InceptionV3: 94 convolutions in the stem and 11 Inception modules."))
 
 
 preprocess_input, decode_predictions = utils.family_functions("tf", ["inception_v3"])

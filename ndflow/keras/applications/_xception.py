@@ -44,11 +44,8 @@ def _entry_block(x, block, filters, first=False):
     return layers.add([x, shortcut])
 
 
-@keras_export("keras.applications.xception.Xception", "keras.applications.Xception")
-def Xception(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
-             input_shape=None, pooling=None, classes=1000, classifier_activation="softmax",
-             name="xception"):
-    """Xception: 36 convolutions in 14 residual blocks."""
+def _xception(_, include_top, weights, input_tensor, input_shape, pooling, classes,
+              classifier_activation, name):
     utils.check_weights(weights, include_top, classes)
     _, img_input = utils.model_input(input_tensor, input_shape, 299, 71, include_top, weights)
     x = img_input
@@ -74,6 +71,11 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N
     x = utils.classifier(x, include_top, pooling, classes, classifier_activation, weights)
     return utils.kernels_model(input_tensor, img_input, x, name, weights, include_top,
                                "xception", _BASE, _HASHES)
+
+
+Xception = keras_export("keras.applications.xception.Xception",
+                        "keras.applications.Xception")(utils.standard_builder(
+    _xception, "xception", "Xception", "Xception: 36 convolutions in 14 residual blocks."))
 
 
 preprocess_input, decode_predictions = utils.family_functions("tf", ["xception"])
