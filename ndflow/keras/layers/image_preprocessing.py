@@ -173,7 +173,19 @@ class ImagePreprocessingLayer(Layer):
 
 @keras_export("keras.layers.Rescaling")
 class Rescaling(Layer):
-    """`inputs * scale + offset` in the layer's compute dtype (any input dtype)."""
+    """A layer rescaling its inputs: `inputs * scale + offset`, computed in the layer's
+    dtype (inputs of any dtype are cast), e.g. pixels from [0, 255] to [0, 1].
+
+    Args:
+      scale: the factor (a float, or an array broadcastable to the inputs).
+      offset: the value added after scaling.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Example:
+
+    >>> tf.keras.layers.Rescaling(1 / 255)(tf.constant([0, 255], "uint8")).numpy()
+    array([0., 1.], dtype=float32)
+    """
 
     _allow_non_tensor_positional_args = True   # Keras: Python values allowed
 
@@ -205,10 +217,32 @@ def _plain(v):
 
 @keras_export("keras.layers.Resizing")
 class Resizing(ImagePreprocessingLayer):
-    """Resizes images to (height, width) with `tf.image.resize`; `crop_to_aspect_ratio`
-    first crops the largest centred window of the target aspect ratio,
-    `pad_to_aspect_ratio` first pads the image symmetrically with `fill_value`. Integer
-    images come back rounded and saturated to their own dtype (Keras 3)."""
+    """A layer resizing images (a 3-D image or 4-D batch) to (height, width), the same in
+    training and inference.
+
+    Integer images come back rounded and saturated to their own dtype, as Keras 3.
+
+    Args:
+      height: the output height.
+      width: the output width.
+      interpolation: "bilinear" (the default), "nearest", "bicubic", "area",
+        "lanczos3" or "lanczos5" (another name fails when the layer is called).
+      crop_to_aspect_ratio: whether to first crop the largest centred window of the
+        target's aspect ratio (no distortion).
+      pad_to_aspect_ratio: whether to first pad symmetrically to the target's aspect
+        ratio with `fill_value` instead.
+      fill_mode: must be "constant".
+      fill_value: the padding value.
+      antialias: whether to low-pass filter when downsampling.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Example:
+
+    >>> tf.keras.layers.Resizing(4, 6)(tf.zeros((2, 8, 8, 3))).shape
+    TensorShape([2, 4, 6, 3])
+    """
 
     _USE_BASE_FACTOR = False
 
@@ -340,8 +374,22 @@ def _pad_symmetric(images, top, left, fill_value) -> Tensor:
 
 @keras_export("keras.layers.CenterCrop")
 class CenterCrop(ImagePreprocessingLayer):
-    """Crops the central (height, width) window; an image smaller than the target is first
-    resized (Keras' smart_resize: centred crop to the target aspect ratio, then bilinear)."""
+    """A layer cropping the central (height, width) window of images, the same in training
+    and inference; an image smaller than the target is instead resized (the largest
+    centred window of the target's aspect ratio, then bilinear resizing).
+
+    Args:
+      height: the output height.
+      width: the output width.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Example:
+
+    >>> tf.keras.layers.CenterCrop(2, 2)(tf.zeros((1, 4, 5, 3))).shape
+    TensorShape([1, 2, 2, 3])
+    """
 
     _USE_BASE_FACTOR = False
 
