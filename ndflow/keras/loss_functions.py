@@ -265,7 +265,28 @@ def reduce_weighted_values(values, sample_weight=None, reduction_="sum_over_batc
 @keras_export("keras.Loss")
 @_export("Loss")
 class Loss:
-    """A loss: `call(y_true, y_pred)` per sample, reduced by `__call__` with sample weights."""
+    """Base class of Keras losses: subclasses implement `call(y_true, y_pred)` returning
+    per-sample losses; calling the object, `loss(y_true, y_pred, sample_weight=None)`,
+    casts both to the loss' dtype, calls `call`, applies the weights and reduces.
+
+    Args:
+      name: the loss' name (default the class name in snake case).
+      reduction: "sum_over_batch_size" (the default: the weighted sum divided by the
+        number of elements), "sum", "mean", "mean_with_sample_weight" (divided by the sum
+        of weights) or "none"/None (per-sample losses).
+      dtype: the dtype the computation runs in (default floatx).
+
+    Raises:
+      ValueError: an unknown `reduction`.
+
+    Example:
+
+    >>> class AbsoluteError(tf.keras.losses.Loss):
+    ...     def call(self, y_true, y_pred):
+    ...         return tf.reduce_mean(tf.abs(y_true - y_pred), axis=-1)
+    >>> float(AbsoluteError()(tf.constant([[0.0, 2.0]]), tf.constant([[1.0, 1.0]])))
+    1.0
+    """
 
     def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):
         self.name = name or _snake(type(self).__name__)
@@ -435,7 +456,12 @@ def get(identifier):
 
 @_export("Reduction")
 class Reduction:
-    """Keras' legacy names of the reductions (Keras 3 takes the strings directly)."""
+    """The reduction names as constants (Keras 2's `tf.keras.losses.Reduction`; Keras 3
+    losses take the strings directly): AUTO, NONE, SUM, SUM_OVER_BATCH_SIZE.
+
+    `Reduction.all()` lists them; `Reduction.validate(key)` raises ValueError for another
+    value.
+    """
 
     AUTO = "auto"
     NONE = "none"
