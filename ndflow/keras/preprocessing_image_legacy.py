@@ -28,8 +28,17 @@ _FORMATS = ("png", "jpg", "jpeg", "bmp", "ppm", "tif", "tiff")
 
 @keras_export("keras.preprocessing.image.Iterator")
 class Iterator(PyDataset):
-    """Batches of `n` samples' indices (shuffled each epoch), as a PyDataset and as a Python
-    iterator that never ends (Keras' `next(datagen.flow(...))`)."""
+    """The base of the image iterators: batches of `n` samples' indices (shuffled each
+    epoch), usable as a `PyDataset` in `fit` and as a never-ending Python iterator
+    (`next(datagen.flow(...))`).
+
+    Args:
+      n: the number of samples.
+      batch_size: the batch size.
+      shuffle: whether to shuffle the indices each epoch.
+      seed: the shuffling seed.
+      **kwargs: PyDataset arguments (workers, use_multiprocessing, max_queue_size).
+    """
 
     white_list_formats = _FORMATS
 
@@ -92,7 +101,28 @@ class Iterator(PyDataset):
 
 @keras_export("keras.preprocessing.image.NumpyArrayIterator")
 class NumpyArrayIterator(Iterator):
-    """Augmented batches of in-memory images `x` (rank 4) with labels `y`."""
+    """The iterator `ImageDataGenerator.flow` returns: augmented batches of in-memory
+    images with their labels (and sample weights).
+
+    Args:
+      x: a 4-D array of images.
+      y: labels, as many as images (or None).
+      image_data_generator: the `ImageDataGenerator` whose transformations apply.
+      batch_size: the batch size.
+      shuffle: whether to shuffle each epoch.
+      sample_weight: optional per-image weights.
+      seed: the shuffling and augmentation seed.
+      data_format: "channels_last" or "channels_first".
+      save_to_dir: optional directory to save the augmented images to.
+      save_prefix: their file-name prefix.
+      save_format: their format ("png", "jpeg").
+      subset: "training" or "validation" with the generator's `validation_split`.
+      ignore_class_split: whether to skip the check that every class is in both subsets.
+      dtype: the batches' dtype.
+
+    Raises:
+      ValueError: `x`, `y` or `sample_weight` of different lengths, or bad arguments.
+    """
 
     def __init__(self, x, y, image_data_generator, batch_size=32, shuffle=False,
                  sample_weight=None, seed=None, data_format=None, save_to_dir=None,
@@ -162,7 +192,33 @@ def _list_files(directory: str, follow_links: bool) -> list[str]:
 
 @keras_export("keras.preprocessing.image.DirectoryIterator")
 class DirectoryIterator(Iterator):
-    """Augmented batches of the images in `directory`'s class subdirectories."""
+    """The iterator `ImageDataGenerator.flow_from_directory` returns: augmented batches of
+    the images in `directory`'s class subdirectories (one subdirectory per class).
+
+    Args:
+      directory: the root directory.
+      image_data_generator: the `ImageDataGenerator` whose transformations apply.
+      target_size: the (height, width) images are resized to.
+      color_mode: "rgb", "rgba" or "grayscale".
+      classes: optional list of class subdirectory names (default: all, sorted).
+      class_mode: "categorical" (one-hot), "binary", "sparse" (ints), "input" (the images
+        themselves, for autoencoders) or None (no labels).
+      batch_size: the batch size.
+      shuffle: whether to shuffle each epoch.
+      seed: the shuffling and augmentation seed.
+      data_format: "channels_last" or "channels_first".
+      save_to_dir: optional directory to save the augmented images to.
+      save_prefix: their file-name prefix.
+      save_format: their format.
+      follow_links: whether to follow symbolic links.
+      subset: "training" or "validation" with the generator's `validation_split`.
+      interpolation: the resampling method used to resize.
+      keep_aspect_ratio: whether to centre-crop to the target's aspect ratio first.
+      dtype: the batches' dtype.
+
+    Raises:
+      ValueError: an unknown `color_mode`, `class_mode` or `subset`.
+    """
 
     def __init__(self, directory, image_data_generator, target_size=(256, 256),
                  color_mode="rgb", classes=None, class_mode="categorical", batch_size=32,
@@ -239,7 +295,48 @@ class DirectoryIterator(Iterator):
 
 @keras_export("keras.preprocessing.image.ImageDataGenerator")
 class ImageDataGenerator:
-    """Real-time augmentation and normalization of image batches (Keras 1/2's API)."""
+    """Keras 1/2's real-time image augmentation and normalization: `flow(x, y)` and
+    `flow_from_directory(path)` give iterators of augmented batches for `fit`.
+
+    New code should prefer the preprocessing layers (`RandomFlip`, `RandomRotation`, ...)
+    or `tf.data`; this class keeps older programs working.
+
+    Args:
+      featurewise_center: whether to subtract the dataset mean (from `fit(x)`).
+      samplewise_center: whether to subtract each sample's mean.
+      featurewise_std_normalization: whether to divide by the dataset std (from `fit`).
+      samplewise_std_normalization: whether to divide each sample by its std.
+      zca_whitening: whether to apply ZCA whitening (from `fit`).
+      zca_epsilon: the epsilon of the ZCA whitening.
+      rotation_range: the largest random rotation, in degrees.
+      width_shift_range: the horizontal shift: a fraction of the width (float < 1), a
+        number of pixels (int >= 1) or a list of allowed values.
+      height_shift_range: likewise, vertically.
+      brightness_range: optional (low, high) range of brightness factors.
+      shear_range: the largest shear angle, in degrees.
+      zoom_range: a float z (the range [1 - z, 1 + z]) or a (low, high) pair.
+      channel_shift_range: the largest random shift added to every channel.
+      fill_mode: how points outside the image are filled: "nearest" (the default),
+        "constant" (`cval`), "reflect" or "wrap".
+      cval: the value for "constant".
+      horizontal_flip: whether to flip half of the images horizontally.
+      vertical_flip: whether to flip half of the images vertically.
+      rescale: optional factor multiplied in before any other transformation.
+      preprocessing_function: optional function applied to each image after the
+        augmentation.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      validation_split: the fraction of images reserved for `subset="validation"`.
+      interpolation_order: the spline order of the geometric transforms.
+      dtype: the dtype of the generated arrays (default floatx).
+
+    Example:
+
+    >>> gen = tf.keras.preprocessing.image.ImageDataGenerator(horizontal_flip=True)
+    >>> x_batch, y_batch = next(gen.flow(np.zeros((4, 8, 8, 3)), np.arange(4), batch_size=2))
+    >>> x_batch.shape
+    (2, 8, 8, 3)
+    """
 
     def __init__(self, featurewise_center=False, samplewise_center=False,
                  featurewise_std_normalization=False, samplewise_std_normalization=False,
