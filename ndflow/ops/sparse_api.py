@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
+from ndflow.ops import sparse_api_docs
 from ndflow.ops import sparse_ops as ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import expand_dims as dense_expand_dims
@@ -315,3 +317,6 @@ to_dense = sparse_tensor_to_dense
 __all__ = ["to_dense", "from_dense", "reorder", "reshape", "add", "concat", "slice", "split",
            "fill_empty_rows", "sparse_dense_matmul", "retain", "reset_shape", "to_indicator",
            "transpose", "expand_dims", "eye", "map_values", "mask"]
+
+
+attach(globals(), sparse_api_docs.DOCS)
