@@ -140,10 +140,23 @@ def _deserialize_function(config, custom_objects, safe_mode: bool):
 
 @keras_export("keras.layers.Lambda")
 class Lambda(Layer):
-    """`function(inputs, **arguments)` as a layer (the function also receives `mask` and
-    `training` when it declares them). `output_shape`: a shape without the batch dim, or a
-    function of the input shape; else it is inferred by tracing. `mask`: a value, or a
-    function `(inputs, mask) -> mask`."""
+    """Wraps a function as a layer: `function(inputs, **arguments)` (the function also
+    receives `mask` and `training` when it declares them). For computations without
+    weights; a model holding a Python lambda can only be loaded with safe mode off.
+
+    Args:
+      function: the function of the inputs.
+      output_shape: the output shape without the batch axis, or a function of the
+        input shape; default inferred by tracing the function.
+      mask: an output mask (a value), or a function `(inputs, mask) -> mask`.
+      arguments: optional dict of keyword arguments passed to `function`.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Example:
+
+    >>> tf.keras.layers.Lambda(lambda x: x * 2)(tf.constant([1.0, 2.0])).numpy()
+    array([2., 4.], dtype=float32)
+    """
 
     def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
         super().__init__(**kwargs)
@@ -234,7 +247,12 @@ def _map_shapes(fn, shapes):
 
 @keras_export("keras.layers.Identity")
 class Identity(ElementwiseLayer):
-    """Returns its inputs (any structure) unchanged; masks pass through."""
+    """A layer returning its inputs (any structure) unchanged; masks pass through. Useful
+    as a placeholder, e.g. an optional block switched off.
+
+    Args:
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def call(self, inputs):
         return inputs

@@ -19,7 +19,21 @@ def _check_axes(axis, input_shape, message) -> None:
 
 @keras_export("keras.layers.UnitNormalization")
 class UnitNormalization(Layer):
-    """`x / max(||x||_2 over axis, 1e-12)`."""
+    """A layer scaling each input vector to unit L2 norm along `axis`:
+    `x / max(||x||, 1e-12)`.
+
+    Args:
+      axis: an int or list of ints, the axes the norm is taken over (default the last).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      TypeError: `axis` is neither an int nor a list/tuple.
+
+    Example:
+
+    >>> tf.keras.layers.UnitNormalization()(tf.constant([[3.0, 4.0]])).numpy()
+    array([[0.6, 0.8]], dtype=float32)
+    """
 
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
@@ -49,8 +63,16 @@ class UnitNormalization(Layer):
 
 @keras_export("keras.layers.RMSNormalization")
 class RMSNormalization(Layer):
-    """`x * rsqrt(mean(x^2 over axis) + epsilon) * scale` (Zhang & Sennrich), `scale` a
-    weight over the normalized axes initialized to ones."""
+    """Root-mean-square normalization (Zhang & Sennrich, 2019):
+    `x / sqrt(mean(x**2) + epsilon) * scale` over `axis`, with a learned `scale` (one per
+    position of the normalized axes, initialized to ones). Unlike LayerNormalization it
+    neither centres nor shifts.
+
+    Args:
+      axis: the axis or axes to normalize over (default the last).
+      epsilon: added to the mean square.
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def __init__(self, axis=-1, epsilon=1e-6, **kwargs):
         super().__init__(**kwargs)

@@ -13,8 +13,16 @@ from ndflow.ops.array_core import constant, reshape, shape, stack
 
 @keras_export("keras.layers.Wrapper")
 class Wrapper(Layer):
-    """Base of the layers that wrap one layer (`self.layer`), serialized inside their config
-    as Keras 3 does."""
+    """Base class of layers that wrap another layer (`self.layer`), which is serialized
+    inside the wrapper's config, as Keras 3 does.
+
+    Args:
+      layer: the wrapped `keras.layers.Layer`.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: `layer` is not a Layer.
+    """
 
     def __init__(self, layer, **kwargs):
         if not isinstance(layer, Layer):
@@ -42,8 +50,23 @@ class Wrapper(Layer):
 
 @keras_export("keras.layers.TimeDistributed")
 class TimeDistributed(Wrapper):
-    """`layer` applied to each slice `inputs[:, t]`. The batch and time axes are merged into
-    one for a single call of the inner layer (its weights are shared across time)."""
+    """Applies a layer to every time step of its inputs: `layer(inputs[:, t])` for each t,
+    with the same weights (the batch and time axes are merged for one call of the inner
+    layer). A (batch, time) mask passes through.
+
+    Args:
+      layer: the `keras.layers.Layer` to apply (e.g. Dense or Conv2D).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: `layer` is not a Layer; when built, inputs of rank below 3.
+
+    Example:
+
+    >>> layer = tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(8))
+    >>> layer(tf.zeros((2, 5, 3))).shape
+    TensorShape([2, 5, 8])
+    """
 
     def __init__(self, layer, **kwargs):
         if not isinstance(layer, Layer):

@@ -17,7 +17,26 @@ _VARIABLES = ("true_positives", "false_positives", "false_negatives", "intermedi
 
 @export("FBetaScore")
 class FBetaScore(Metric):
-    """(1 + beta^2) * precision * recall / (beta^2 * precision + recall)."""
+    """The F-beta score of multi-label (or multi-class) predictions, accumulated over the
+    batches: `(1 + beta**2) * precision * recall / (beta**2 * precision + recall)`; beta
+    above 1 favours recall.
+
+    Inputs are 2-D: (batch, classes) labels and predictions.
+
+    Args:
+      average: how the per-class scores combine: None (one score per class), "micro"
+        (from the counts of all classes together), "macro" (the plain mean) or
+        "weighted" (the mean weighted by each class' count of true labels).
+      threshold: a float in (0, 1]: predictions above it count as positive; None takes
+        each row's highest prediction as its positive class.
+      beta: a positive float.
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+
+    Raises:
+      ValueError: an unknown `average`, a `beta` that is not a positive float, or a
+        `threshold` that is not a float in (0, 1].
+    """
 
     def __init__(self, average=None, beta=1.0, threshold=None, name="fbeta_score", dtype=None):
         super().__init__(name=name, dtype=dtype)
@@ -103,7 +122,31 @@ class FBetaScore(Metric):
 
 @export("F1Score")
 class F1Score(FBetaScore):
-    """The F-beta score with beta = 1: the harmonic mean of precision and recall."""
+    """The F1 score: the harmonic mean of precision and recall
+    (`2 * precision * recall / (precision + recall)`), accumulated over the batches; the
+    F-beta score with beta = 1.
+
+    Inputs are 2-D: (batch, classes) labels and predictions.
+
+    Args:
+      average: how the per-class scores combine: None (one score per class), "micro"
+        (from the counts of all classes together), "macro" (the plain mean) or
+        "weighted" (the mean weighted by each class' count of true labels).
+      threshold: a float in (0, 1]: predictions above it count as positive; None takes
+        each row's highest prediction as its positive class.
+      name: the metric's name.
+      dtype: the dtype of the state and result (default floatx).
+
+    Raises:
+      ValueError: an unknown `average`, or a `threshold` that is not a float in (0, 1].
+
+    Example:
+
+    >>> m = tf.keras.metrics.F1Score(threshold=0.5)
+    >>> m.update_state([[1, 0], [0, 1]], [[0.9, 0.2], [0.4, 0.6]])
+    >>> m.result().numpy().round(4)
+    array([1., 1.], dtype=float32)
+    """
 
     def __init__(self, average=None, threshold=None, name="f1_score", dtype=None):
         super().__init__(average=average, beta=1.0, threshold=threshold, name=name, dtype=dtype)
