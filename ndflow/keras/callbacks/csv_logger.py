@@ -30,7 +30,14 @@ def _handle_value(k):
 
 @keras_export("keras.callbacks.CSVLogger")
 class CSVLogger(Callback):
-    """Streams epoch results to the CSV file `filename`."""
+    """Writes each epoch's logs (loss, metrics) as a row of a CSV file, with a header of
+    the column names.
+
+    Args:
+      filename: the file's path.
+      separator: the column separator.
+      append: whether to append to an existing file (else it is overwritten).
+    """
 
     def __init__(self, filename, separator=",", append=False):
         super().__init__()

@@ -14,9 +14,27 @@ class EarlyStopping(MonitorCallback):
     """Sets `model.stop_training` once `monitor` has not improved (by more than `min_delta`)
     for `patience` epochs, never at epoch 0 nor before `start_from_epoch`.
 
-    `baseline`: while no epoch beats it, the patience counter is not reset.
-    `restore_best_weights`: at the end of training, set back the weights of the best epoch
-    (the first monitored epoch's if none improved). `verbose` 1 prints Keras' messages.
+    Args:
+      monitor: the logged quantity to watch (default "val_loss").
+      mode: "min", "max", or "auto" (max for accuracy-like names, else min).
+      min_delta: the smallest change that counts as an improvement.
+      patience: how many epochs without improvement to wait before stopping.
+      verbose: 1 prints a message when stopping or restoring.
+      baseline: optional value to reach: while no epoch beats it, the patience counter
+        is not reset.
+      restore_best_weights: whether to set back, when stopping, the weights of the best
+        epoch (the first monitored epoch's if none improved).
+      start_from_epoch: the number of warm-up epochs not watched.
+
+    Example:
+
+    >>> stop = tf.keras.callbacks.EarlyStopping(monitor="loss", patience=2)
+    >>> model = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(1)])
+    >>> model.compile(loss="mse")
+    >>> history = model.fit(np.zeros((8, 1)), np.zeros((8, 1)), epochs=50, callbacks=[stop],
+    ...                     verbose=0)
+    >>> len(history.epoch) < 50
+    True
     """
 
     def __init__(self, monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto",

@@ -33,9 +33,18 @@ def log_learning_rates(model, logs: dict) -> None:
 
 @keras_export("keras.callbacks.LearningRateScheduler")
 class LearningRateScheduler(Callback):
-    """`schedule(epoch, lr)` (epoch from 0, lr a float) returns the epoch's learning rate, a
-    float; a one-argument `schedule(epoch)` is accepted too. `verbose` 1 prints each
-    setting."""
+    """Sets the optimizer's learning rate at the start of each epoch from a schedule.
+
+    Args:
+      schedule: a function `(epoch, lr) -> new_lr` (epoch counted from 0, lr the current
+        rate as a float); a one-argument `schedule(epoch)` is accepted too.
+      verbose: 1 prints each setting.
+
+    Example:
+
+    >>> scheduler = tf.keras.callbacks.LearningRateScheduler(
+    ...     lambda epoch, lr: lr if epoch < 10 else lr * 0.9)
+    """
 
     def __init__(self, schedule, verbose=0):
         super().__init__()

@@ -17,7 +17,22 @@ from ndflow.keras.progbar import print_msg
 class ReduceLROnPlateau(MonitorCallback):
     """After `patience` epochs without an improvement larger than `min_delta`, the learning
     rate becomes `max(lr * factor, min_lr)` (when above `min_lr`), then `cooldown` epochs
-    pass before epochs count again. The epoch's logs get `learning_rate`."""
+    pass before epochs count again. The epoch's logs get `learning_rate`.
+
+    Args:
+      monitor: the logged quantity to watch (default "val_loss").
+      mode: "min", "max", or "auto" (max for accuracy-like names, else min).
+      factor: the multiplier applied to the learning rate (below 1).
+      patience: how many epochs without improvement to wait.
+      verbose: 1 prints a message at each reduction.
+      min_delta: the smallest change that counts as an improvement.
+      cooldown: epochs to wait after a reduction before counting again.
+      min_lr: the lower bound of the learning rate.
+      **kwargs: accepted for Keras' signature and ignored.
+
+    Raises:
+      ValueError: `factor` of 1 or more.
+    """
 
     def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto",
                  min_delta=1e-4, cooldown=0, min_lr=0.0, **kwargs):
