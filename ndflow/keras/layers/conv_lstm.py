@@ -259,7 +259,31 @@ def _with_convlstm_signature(cls):
 @keras_export("keras.layers.ConvLSTM1D")
 @_with_convlstm_signature
 class ConvLSTM1D(ConvLSTM):
-    """1D convolutional LSTM over (batch, time, steps, channels) inputs (channels_last)."""
+    """1-D convolutional LSTM.
+
+    Each step runs an LSTM whose input and recurrent transformations are convolutions, so
+    the state keeps its spatial layout. Inputs are (batch, time, steps, channels) (channels
+    last) or with the
+    channels before the spatial axes.
+
+    Args:
+      filters: the number of output channels (and state channels).
+      kernel_size: the convolution window, an int or a tuple of 1.
+      strides: the input convolution's strides.
+      padding: "valid" or "same".
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      dilation_rate: the input convolution's dilation.
+      activation: the candidate's and output's activation (default "tanh").
+      recurrent_activation: the gates' activation (default "sigmoid").
+      use_bias, kernel_initializer, recurrent_initializer, bias_initializer,
+        unit_forget_bias, the regularizers and constraints: as in `LSTM`.
+      dropout: the fraction of the inputs dropped in training.
+      recurrent_dropout: the fraction of the recurrent state dropped in training.
+      seed: an int for reproducible dropout masks.
+      return_sequences, return_state, go_backwards, stateful: as in `RNN`.
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def __init__(self, filters, kernel_size, **kwargs):
         super().__init__(1, filters, kernel_size, **kwargs)
@@ -268,7 +292,37 @@ class ConvLSTM1D(ConvLSTM):
 @keras_export("keras.layers.ConvLSTM2D")
 @_with_convlstm_signature
 class ConvLSTM2D(ConvLSTM):
-    """2D convolutional LSTM over (batch, time, rows, cols, channels) inputs (channels_last)."""
+    """2-D convolutional LSTM (for sequences of images, e.g. video frames).
+
+    Each step runs an LSTM whose input and recurrent transformations are convolutions, so
+    the state keeps its spatial layout. Inputs are (batch, time, rows, cols, channels) (channels
+    last) or with the
+    channels before the spatial axes.
+
+    Args:
+      filters: the number of output channels (and state channels).
+      kernel_size: the convolution window, an int or a tuple of 2.
+      strides: the input convolution's strides.
+      padding: "valid" or "same".
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      dilation_rate: the input convolution's dilation.
+      activation: the candidate's and output's activation (default "tanh").
+      recurrent_activation: the gates' activation (default "sigmoid").
+      use_bias, kernel_initializer, recurrent_initializer, bias_initializer,
+        unit_forget_bias, the regularizers and constraints: as in `LSTM`.
+      dropout: the fraction of the inputs dropped in training.
+      recurrent_dropout: the fraction of the recurrent state dropped in training.
+      seed: an int for reproducible dropout masks.
+      return_sequences, return_state, go_backwards, stateful: as in `RNN`.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Example:
+
+    >>> layer = tf.keras.layers.ConvLSTM2D(4, 3, padding="same")
+    >>> layer(tf.zeros((1, 2, 5, 5, 3))).shape
+    TensorShape([1, 5, 5, 4])
+    """
 
     def __init__(self, filters, kernel_size, **kwargs):
         super().__init__(2, filters, kernel_size, **kwargs)
@@ -277,8 +331,31 @@ class ConvLSTM2D(ConvLSTM):
 @keras_export("keras.layers.ConvLSTM3D")
 @_with_convlstm_signature
 class ConvLSTM3D(ConvLSTM):
-    """3D convolutional LSTM over (batch, time, d1, d2, d3, channels) inputs
-    (channels_last)."""
+    """3-D convolutional LSTM (for sequences of volumes).
+
+    Each step runs an LSTM whose input and recurrent transformations are convolutions, so
+    the state keeps its spatial layout. Inputs are (batch, time, d1, d2, d3, channels) (channels
+    last) or with the
+    channels before the spatial axes.
+
+    Args:
+      filters: the number of output channels (and state channels).
+      kernel_size: the convolution window, an int or a tuple of 3.
+      strides: the input convolution's strides.
+      padding: "valid" or "same".
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      dilation_rate: the input convolution's dilation.
+      activation: the candidate's and output's activation (default "tanh").
+      recurrent_activation: the gates' activation (default "sigmoid").
+      use_bias, kernel_initializer, recurrent_initializer, bias_initializer,
+        unit_forget_bias, the regularizers and constraints: as in `LSTM`.
+      dropout: the fraction of the inputs dropped in training.
+      recurrent_dropout: the fraction of the recurrent state dropped in training.
+      seed: an int for reproducible dropout masks.
+      return_sequences, return_state, go_backwards, stateful: as in `RNN`.
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def __init__(self, filters, kernel_size, **kwargs):
         super().__init__(3, filters, kernel_size, **kwargs)
