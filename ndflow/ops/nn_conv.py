@@ -12,9 +12,11 @@ import numpy as np
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
+from ndflow.ops import nn_conv_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.nn_common import (
     DATA_FORMAT,
@@ -332,3 +334,6 @@ def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",
     attrs = {"strides": list(strides), "padding": pad, "explicit_paddings": explicit,
              "data_format": data_format, "dilations": list(dilations)}
     return _raw(DepthwiseConv2dNative, [input, filter], attrs, name=name)
+
+
+attach(globals(), nn_conv_docs.DOCS)

@@ -16,9 +16,10 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array_space, nn_conv, nn_conv3d, nn_pool, nn_pool3d
+from ndflow.ops import array_space, nn_conv, nn_conv3d, nn_conv_nd_docs, nn_pool, nn_pool3d
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.array_core import expand_dims, shape, squeeze, stack
 from ndflow.ops.array_slicing import concat
@@ -448,3 +449,6 @@ def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop,  
     return apply_op(nn_conv.DepthwiseConv2dNativeBackpropFilter, [input, sizes, out_backprop],
                     _depthwise_raw_attrs(strides, padding, data_format, dilations),
                     name=name).outputs[0]
+
+
+attach(globals(), nn_conv_nd_docs.DOCS)
