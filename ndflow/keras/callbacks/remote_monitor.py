@@ -34,7 +34,15 @@ def _scalar(value):
 @keras_export("keras.callbacks.RemoteMonitor")
 class RemoteMonitor(Callback):
     """Streams `{"epoch": epoch, **logs}` to `root + path` with an HTTP POST at each epoch's
-    end: as the form field `field` holding the JSON text, or as a JSON body."""
+    end: as the form field `field` holding the JSON text, or as a JSON body.
+
+    Args:
+      root: the server's root URL.
+      path: the path appended to `root`.
+      field: the form field holding the JSON (unless `send_as_json`).
+      headers: optional dict of HTTP headers.
+      send_as_json: whether to send the JSON as the request body.
+    """
 
     def __init__(self, root="http://localhost:9000", path="/publish/epoch/end/", field="data",
                  headers=None, send_as_json=False):

@@ -29,7 +29,14 @@ def _ema_optimizers(model) -> list:
 
 @keras_export("keras.callbacks.SwapEMAWeights")
 class SwapEMAWeights(Callback):
-    """Swaps the model's weights with the optimizer's EMA for evaluation and prediction."""
+    """Evaluates and predicts with the optimizer's exponential moving average (EMA) of the
+    weights, while training keeps the raw weights: the weights are swapped with the EMA
+    before `evaluate`/`predict` and back after (the optimizer needs `use_ema=True`).
+
+    Args:
+      swap_on_epoch: whether to also swap around the validation at each epoch's end, so
+        it (and callbacks such as ModelCheckpoint) see the EMA weights.
+    """
 
     def __init__(self, swap_on_epoch: bool = False):
         super().__init__()

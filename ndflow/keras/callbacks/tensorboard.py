@@ -52,7 +52,27 @@ class _FirstCall:
 
 @keras_export("keras.callbacks.TensorBoard")
 class TensorBoard(Callback):
-    """Writes training logs for TensorBoard (`tensorboard --logdir log_dir`)."""
+    """Writes training logs for TensorBoard (`tensorboard --logdir log_dir`): the epoch
+    (or batch) losses and metrics under `log_dir/train` and `log_dir/validation`, and
+    optionally the model graph, weight histograms and images, embeddings and a profile.
+
+    Args:
+      log_dir: the directory of the event files.
+      histogram_freq: every how many epochs to write weight histograms (0: never).
+      write_graph: whether to write the model's graph.
+      write_images: whether to also write the weights as images (with histograms).
+      write_steps_per_second: whether to log the training speed.
+      update_freq: "epoch" (the default), "batch", or an int N: also write the batch
+        logs every N batches.
+      profile_batch: the batch (an int) or range (a pair, or "a,b") to profile with
+        `tf.profiler`; 0 disables profiling.
+      embeddings_freq: every how many epochs to save Embedding layers' weights for the
+        projector (0: never).
+      embeddings_metadata: optional dict of Embedding layer name to metadata file.
+
+    Raises:
+      ValueError: a bad `update_freq` or `profile_batch`.
+    """
 
     def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True, write_images=False,
                  write_steps_per_second=False, update_freq="epoch", profile_batch=0,

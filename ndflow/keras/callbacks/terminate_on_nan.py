@@ -13,7 +13,11 @@ from ndflow.keras.progbar import print_msg
 class TerminateOnNaN(Callback):
     """At a NaN/Inf `loss` in a batch's logs: prints `Batch N: Invalid loss, terminating
     training` and sets `model.stop_training` (on_train_end still runs), or with
-    `raise_error=True` raises RuntimeError at once."""
+    `raise_error=True` raises RuntimeError at once.
+
+    Args:
+      raise_error: whether to raise instead of stopping gracefully.
+    """
 
     def __init__(self, raise_error: bool = False):
         super().__init__()
