@@ -34,8 +34,9 @@ class SwapEMAWeights(Callback):
     before `evaluate`/`predict` and back after (the optimizer needs `use_ema=True`).
 
     Args:
-      swap_on_epoch: whether to also swap around the validation at each epoch's end, so
-        it (and callbacks such as ModelCheckpoint) see the EMA weights.
+      swap_on_epoch: whether to also put the EMA weights in the model at each epoch's end
+        (and the raw ones back at the next epoch's start), so the callbacks placed after
+        this one, such as ModelCheckpoint, see the EMA weights.
     """
 
     def __init__(self, swap_on_epoch: bool = False):
