@@ -28,11 +28,38 @@ from ndflow.ops.einsum import einsum
 
 @keras_export("keras.layers.GroupQueryAttention")
 class GroupedQueryAttention(Layer):
-    """Keras 3's GroupedQueryAttention: saved as "GroupQueryAttention", its exported name,
-    its weights under the class's snake-case name as Keras does.
-    `layer(query, value, key=None, attention_mask=None, return_attention_scores=False,
-    training=None, use_causal_mask=False)` with `num_query_heads` query heads of size
-    `head_dim` and `num_key_value_heads` key/value heads (a divisor of the former)."""
+    """Grouped-query attention (Ainslie et al., 2023): `num_query_heads` query heads share
+    `num_key_value_heads` key/value heads (each key/value head serves a group of query
+    heads), which cuts the key/value projections' size; one key/value head is multi-query
+    attention.
+
+    Called as `layer(query, value, key=None, attention_mask=None,
+    return_attention_scores=False, training=None, use_causal_mask=False)`: query
+    (batch, Tq, dim), value and key (batch, Tv, dim) (key defaults to value); the output
+    has query's shape (or `output_shape`). `attention_mask` (batch, Tq, Tv) is True where
+    attention is allowed; `use_causal_mask` lets position i attend to j <= i only; with
+    `return_attention_scores` the per-head weights are returned too.
+
+    Saved as "GroupQueryAttention", the name Keras exports it under.
+
+    Args:
+      head_dim: the size of each head.
+      num_query_heads: the number of query heads.
+      num_key_value_heads: the number of key/value heads (a divisor of
+        `num_query_heads`).
+      dropout: the fraction of attention weights dropped in training.
+      use_bias: whether the projections add biases.
+      sliding_window: optional int w: each position attends only within distance < w.
+      flash_attention: accepted for Keras' signature.
+      kernel_initializer: the projections' initializer (default "glorot_uniform").
+      bias_initializer: the biases' initializer (default zeros).
+      kernel_regularizer, bias_regularizer, activity_regularizer: optional penalties.
+      kernel_constraint, bias_constraint: optional projections after each update.
+      use_gate: whether to gate the attention output with a learned sigmoid of the
+        query.
+      seed: an int for reproducible dropout.
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     _keras_class_name = "GroupQueryAttention"
 

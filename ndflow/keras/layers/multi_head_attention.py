@@ -92,9 +92,48 @@ def attention_shapes(query_shape, value_shape=None, key_shape=None) -> tuple:
 
 @keras_export("keras.layers.MultiHeadAttention")
 class MultiHeadAttention(Layer):
-    """Multi-head scaled dot-product attention (Vaswani et al.) of `query` over `value`
-    (`key` defaults to `value`): `layer(query, value, key=None, attention_mask=None,
-    return_attention_scores=False, training=None, use_causal_mask=False)`."""
+    """Multi-head attention (Vaswani et al., 2017): query, key and value are projected
+    into `num_heads` heads, each computes scaled dot-product attention, and the heads'
+    results are concatenated and projected back. With query = value it is self-attention.
+
+    Called as `layer(query, value, key=None, attention_mask=None,
+    return_attention_scores=False, training=None, use_causal_mask=False)`: query
+    (batch, Tq, dim), value and key (batch, Tv, dim) (key defaults to value); the output
+    has query's shape (or `output_shape`). `attention_mask` (batch, Tq, Tv) is True where
+    attention is allowed; `use_causal_mask` lets position i attend to j <= i only; with
+    `return_attention_scores` the per-head weights are returned too.
+
+    Args:
+      num_heads: the number of heads.
+      key_dim: the size of each head's query and key projections.
+      value_dim: the size of each head's value projection (default `key_dim`).
+      dropout: the fraction of attention weights dropped in training.
+      use_bias: whether the projections add biases.
+      output_shape: the output's last dimension(s) (default query's last dimension).
+      attention_axes: the axes attention runs over (default the sequence axes, all but
+        batch, heads and features).
+      sliding_window: optional int w: each position attends only within distance < w.
+      flash_attention: accepted for Keras' signature (the same numbers either way).
+      kernel_initializer: the projections' initializer (default "glorot_uniform").
+      bias_initializer: the biases' initializer (default zeros).
+      kernel_regularizer, bias_regularizer, activity_regularizer: optional penalties.
+      kernel_constraint, bias_constraint: optional projections after each update.
+      use_gate: whether to gate the attention output with a learned sigmoid of the
+        query.
+      seed: an int for reproducible dropout.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: non-positive `num_heads`, `key_dim` or `value_dim`, a bad
+        `output_shape` or `sliding_window`.
+
+    Example:
+
+    >>> layer = tf.keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)
+    >>> x = tf.zeros((1, 5, 8))
+    >>> layer(x, x).shape
+    TensorShape([1, 5, 8])
+    """
 
     def __init__(self, num_heads, key_dim, value_dim=None, dropout=0.0, use_bias=True,
                  output_shape=None, attention_axes=None, sliding_window=None,
