@@ -13,6 +13,7 @@ import numpy as np
 
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import control_dependencies, name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.ops import (
@@ -23,6 +24,7 @@ from ndflow.ops import (
     array_slicing,
     cast,
     comparison,
+    image_ops_docs,
     math,
     random,
     reduction,
@@ -352,3 +354,6 @@ def stateless_random_crop(value, size, seed, name=None) -> Tensor:
     """`tf.image.stateless_random_crop`: the offset determined by `seed`."""
     return _random_crop(value, size, lambda s: stateless_random.stateless_uniform(
         s, seed, maxval=dtypes.int32.max, dtype=dtypes.int32), name, "random_crop")
+
+
+attach(globals(), image_ops_docs.DOCS)
