@@ -16,8 +16,20 @@ _SCALE = 1.0507009873554805
 
 @keras_export("keras.layers.AlphaDropout")
 class AlphaDropout(Layer):
-    """In training, each unit kept with probability 1 - rate, else set to -alpha * scale;
-    then `a * x + b` with Keras' a and b. The identity outside training."""
+    """Dropout that keeps the self-normalizing property of SELU networks: in training, each
+    unit is kept with probability `1 - rate` or set to SELU's negative saturation value
+    (-alpha * scale), then the result is shifted and scaled so mean and variance stay.
+    At inference the inputs pass through.
+
+    Args:
+      rate: the drop probability, in [0, 1].
+      noise_shape: optional shape of the keep/drop mask, broadcast against the inputs.
+      seed: an int for reproducible masks.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: `rate` outside [0, 1].
+    """
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)

@@ -19,8 +19,28 @@ _MERGE_MODES = ("sum", "mul", "ave", "concat", None)
 
 @keras_export("keras.layers.Bidirectional")
 class Bidirectional(Layer):
-    """Runs a copy of a recurrent layer forwards and another backwards over the sequence and
-    merges their outputs (`merge_mode`: concat, sum, mul, ave, or None for both)."""
+    """A bidirectional recurrent layer: runs a copy of a recurrent layer forwards and
+    another backwards over the sequence, and merges their outputs.
+
+    Args:
+      layer: the recurrent layer (LSTM, GRU, RNN...); a copy with `go_backwards` flipped
+        runs backwards.
+      merge_mode: how the two outputs combine: "concat" (the default), "sum", "mul",
+        "ave", or None (a list of both).
+      weights: optional initial weights (forward's then backward's).
+      backward_layer: optional explicit backward layer (its `go_backwards` must be the
+        opposite of `layer`'s).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: `layer` or `backward_layer` is not a Layer, or an unknown `merge_mode`.
+
+    Example:
+
+    >>> layer = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(4))
+    >>> layer(tf.zeros((2, 5, 3))).shape
+    TensorShape([2, 8])
+    """
 
     def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None,
                  **kwargs):

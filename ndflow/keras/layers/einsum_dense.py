@@ -90,9 +90,36 @@ def _analyze_split(specs, bias_axes, input_shape, output_shape, left_elided):
 
 @keras_export("keras.layers.EinsumDense")
 class EinsumDense(Layer):
-    """`activation(einsum(equation, inputs, kernel) + bias)`; `output_shape` gives the output
-    dims after the batch (None where they come from the inputs), `bias_axes` the output
-    letters the bias spans."""
+    """A dense layer of any shape, described by an einsum equation:
+    `activation(einsum(equation, inputs, kernel) + bias)`; the kernel's shape follows from
+    the equation.
+
+    Args:
+      equation: the einsum equation "inputs,kernel->output", e.g. "ab,bc->ac" (a Dense)
+        or "abc,cde->abde" (a projection to several axes).
+      output_shape: the output's dimensions after the batch axis (an int or tuple; None
+        entries come from the inputs).
+      activation: the activation (a name, callable or None).
+      bias_axes: the output letters the bias spans (None: no bias).
+      kernel_initializer: the kernel's initializer (default "glorot_uniform").
+      bias_initializer: the bias' initializer (default zeros).
+      kernel_regularizer, bias_regularizer: optional penalties.
+      kernel_constraint, bias_constraint: optional projections after each update.
+      lora_rank: must be None (LoRA is not built in ndflow).
+      lora_alpha: accepted for Keras' signature.
+      gptq_unpacked_column_size: accepted for Keras' signature.
+      quantization_config: must be None.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      NotImplementedError: `lora_rank` or `quantization_config` given.
+
+    Example:
+
+    >>> layer = tf.keras.layers.EinsumDense("ab,bc->ac", output_shape=4, bias_axes="c")
+    >>> layer(tf.zeros((2, 3))).shape
+    TensorShape([2, 4])
+    """
 
     def __init__(self, equation, output_shape, activation=None, bias_axes=None,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",

@@ -28,8 +28,19 @@ def _normalized(x):
 
 @keras_export("keras.layers.SpectralNormalization")
 class SpectralNormalization(Wrapper):
-    """Spectral normalization of `layer`'s kernel with `power_iterations` power-iteration
-    steps per training call."""
+    """Wraps a layer so that its kernel is divided by its spectral norm (largest singular
+    value), estimated by power iteration; this bounds the layer's Lipschitz constant (e.g.
+    for GAN discriminators).
+
+    Args:
+      layer: the wrapped layer, which has a `kernel` (or `embeddings`).
+      power_iterations: power-iteration steps per training call (a positive int).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: `power_iterations` is not positive; when built, a layer without a
+        kernel.
+    """
 
     def __init__(self, layer, power_iterations=1, **kwargs):
         super().__init__(layer, **kwargs)
