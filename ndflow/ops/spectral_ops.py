@@ -13,9 +13,10 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array_core, array_fill, array_gather
+from ndflow.ops import array_core, array_fill, array_gather, spectral_ops_docs
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.arithmetic import floor_div, maximum, negative
 from ndflow.ops.array_reorder import roll
@@ -99,8 +100,7 @@ def _complex_transform(op):
             input = convert_to_tensor(input, dtype_hint=dtypes.complex64, name="input")  # noqa: A001
         return apply_op(op, [input], name=name).outputs[0]
     transform.__name__ = op.name.lower()
-    transform.__doc__ = (f"`tf.signal.{op.name.lower()}`: the {op.name} op over the inner "
-                         f"{RANK[op]} dimension(s) of a complex tensor.")
+    transform.__doc__ = spectral_ops_docs.complex_doc(op.name.lower(), RANK[op])
     return transform
 
 
@@ -177,9 +177,7 @@ def _real_transform(op, rank: int, inverse: bool, default_name: str):
         attrs = {"Treal": x.dtype.real_dtype} if inverse else {"Tcomplex": COMPLEX_OF[x.dtype]}
         return apply_op(op, [x, fft_length], attrs, name=final).outputs[0]
     transform.__name__ = default_name
-    transform.__doc__ = (f"`tf.signal.{default_name}`: the {op.name} op over the inner {rank} "
-                         "dimension(s); `fft_length` defaults to the input's (IRFFT: "
-                         "2 * (n - 1) innermost), shorter inputs are zero-padded.")
+    transform.__doc__ = spectral_ops_docs.real_doc(default_name, rank)
     return transform
 
 
@@ -219,3 +217,6 @@ def fftshift(x, axes=None, name=None) -> Tensor:
 def ifftshift(x, axes=None, name=None) -> Tensor:
     """`tf.signal.ifftshift`: the inverse of fftshift (numpy.fft.ifftshift)."""
     return _shift(x, axes, name, "ifftshift", -1)
+
+
+attach(globals(), spectral_ops_docs.DOCS)
