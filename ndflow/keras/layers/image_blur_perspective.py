@@ -37,7 +37,20 @@ def _per_image(flags):
 
 @keras_export("keras.layers.RandomGaussianBlur")
 class RandomGaussianBlur(ImagePreprocessingLayer):
-    """Blurs images with a Gaussian of `kernel_size` (odd) and a sigma drawn in `sigma`."""
+    """Blurs images with a Gaussian kernel whose standard deviation is drawn per image.
+
+    Random only in training; at inference the images pass through unchanged.
+
+    Args:
+      factor: the probability bound of blurring an image (a float or pair in [0, 1]).
+      kernel_size: the (odd) kernel size.
+      sigma: the largest standard deviation (a float) or a (min, max) pair.
+      value_range: the (min, max) range of the pixel values (default (0, 255)).
+      seed: an int for reproducible draws.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     _USE_BASE_FACTOR = False
     _FACTOR_BOUNDS = (0, 1)
@@ -95,7 +108,21 @@ class RandomGaussianBlur(ImagePreprocessingLayer):
 
 @keras_export("keras.layers.RandomPerspective")
 class RandomPerspective(ImagePreprocessingLayer):
-    """Moves each image's corners by up to `scale` / 2 of its size and warps it to match."""
+    """Random perspective warps: each image's four corners move by up to `scale` / 2 of its
+    size, and the image is warped to match.
+
+    Random only in training; at inference the images pass through unchanged.
+
+    Args:
+      factor: the probability bound of warping an image (a float or pair in [0, 1]).
+      scale: the distortion's size, in (0, 1].
+      interpolation: "bilinear" (the default) or "nearest".
+      fill_value: the value of pixels mapped from outside the image.
+      seed: an int for reproducible draws.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     _USE_BASE_FACTOR = False
     _FACTOR_BOUNDS = (0, 1)
@@ -152,10 +179,23 @@ class RandomPerspective(ImagePreprocessingLayer):
 
 @keras_export("keras.layers.RandomErasing")
 class RandomErasing(ImagePreprocessingLayer):
-    """Replaces a random rectangle of each image (its area a fraction in `scale` of the
-    image's, its sides' ratios the square roots) by `fill_value` (a number, three numbers, or
-    None: Gaussian noise times value_range[1]), clipped to `value_range`, with a probability
-    drawn in `factor`."""
+    """Random erasing: replaces a random rectangle of each image, with a probability drawn
+    from `factor`, by `fill_value`; the rectangle's area is a random fraction in `scale` of
+    the image's.
+
+    Random only in training; at inference the images pass through unchanged.
+
+    Args:
+      factor: the probability bound of erasing (a float or pair in [0, 1]).
+      scale: the (min, max) fraction of the image's area erased.
+      fill_value: a number, one per channel (three numbers), or None (Gaussian noise
+        times `value_range[1]`), clipped to `value_range`.
+      value_range: the (min, max) range of the pixel values (default (0, 255)).
+      seed: an int for reproducible draws.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     _USE_BASE_FACTOR = False
     _FACTOR_BOUNDS = (0, 1)

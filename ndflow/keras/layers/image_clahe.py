@@ -39,8 +39,18 @@ def _static_hwc(images, layer) -> tuple:
 
 @keras_export("keras.layers.ContrastLimitedAdaptiveHistogramEqualization")
 class ContrastLimitedAdaptiveHistogramEqualization(ImagePreprocessingLayer):
-    """Contrast-limited adaptive histogram equalization of images in `value_range` over a
-    `tile_grid_size` (rows, columns) grid of tiles."""
+    """Contrast-limited adaptive histogram equalization (CLAHE): each tile of a grid gets
+    its own histogram equalization, with the histograms clipped at `clip_limit` to limit
+    noise amplification, and the tiles blended smoothly. Deterministic.
+
+    Args:
+      value_range: the (min, max) range of the pixel values (default (0, 255)).
+      clip_limit: the histogram clipping threshold (relative to a uniform histogram).
+      tile_grid_size: the (rows, columns) of the tile grid.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     _USE_BASE_FACTOR = False
 

@@ -28,9 +28,24 @@ class _FixedSeed(random_functions.SeedGenerator):
 
 @keras_export("keras.layers.RandomElasticTransform")
 class RandomElasticTransform(ImagePreprocessingLayer):
-    """Random elastic deformations: `factor` bounds the probability of warping an image,
-    `scale` the distortion (alpha = 0.1 * scale * max(h, w), sigma = 0.05 * scale *
-    min(h, w)); results are clipped to `value_range`."""
+    """Random elastic deformations: images are warped by a smooth random displacement
+    field (alpha = 0.1 * scale * max(h, w), sigma = 0.05 * scale * min(h, w)), results
+    clipped to `value_range`.
+
+    Random only in training; at inference the images pass through unchanged.
+
+    Args:
+      factor: the probability bound of warping an image (a float or pair in [0, 1]).
+      scale: the distortion's strength, in [0, 1].
+      interpolation: "bilinear" (the default) or "nearest".
+      fill_mode: "reflect" (the default), "wrap", "constant" or "nearest".
+      fill_value: the value for "constant".
+      value_range: the (min, max) range of the pixel values (default (0, 255)).
+      seed: an int for reproducible draws.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     _USE_BASE_FACTOR = False
     _FACTOR_BOUNDS = (0, 1)

@@ -27,7 +27,19 @@ _VALUE_RANGE_ERROR = "The `value_range` argument should be a list of two numbers
 
 @keras_export("keras.layers.Equalization")
 class Equalization(ImagePreprocessingLayer):
-    """Equalizes the histogram of each channel of a batch of images."""
+    """Histogram equalization: spreads each channel's values so their histogram is
+    roughly flat over `value_range` (more contrast). Deterministic.
+
+    Args:
+      value_range: the (min, max) range of the pixel values (default (0, 255)).
+      bins: the number of histogram bins.
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: a `value_range` that is not two numbers.
+    """
 
     def __init__(self, value_range=(0, 255), bins=256, data_format=None, **kwargs):
         super().__init__(data_format=data_format, **kwargs)

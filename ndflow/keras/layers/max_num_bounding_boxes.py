@@ -31,7 +31,15 @@ def validate_bounding_boxes(bounding_boxes):
 
 @keras_export("keras.layers.MaxNumBoundingBoxes")
 class MaxNumBoundingBoxes(ImagePreprocessingLayer):
-    """Ensures `max_number` bounding boxes per image (cut or padded with `fill_value`)."""
+    """Makes every image's bounding boxes exactly `max_number`: extra boxes are cut, missing
+    ones padded with `fill_value` (boxes and labels), so batches have a static shape.
+    Images pass through.
+
+    Args:
+      max_number: the number of boxes per image.
+      fill_value: the value of padded boxes and labels (default -1).
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     _USE_BASE_FACTOR = False
 

@@ -65,8 +65,22 @@ class _RandomSize(Layer):
 
 @keras_export("keras.layers.RandomHeight")
 class RandomHeight(_RandomSize):
-    """Resizes the images' height by a random factor in [1 + lower, 1 + upper] (`factor`: a
-    pair (lower, upper), or f for (-f, f))."""
+    """Resizes a batch of images to a random height: the height is multiplied by a factor
+    drawn in [1 + lower, 1 + upper] (one draw per call); the width is kept.
+
+    Random only in training; at inference the images pass through unchanged.
+
+    Args:
+      factor: a float f (the factor range [1 - f, 1 + f]) or a pair (lower, upper) of
+        offsets above -1 (the factor is 1 + offset).
+      interpolation: the resize method ("bilinear", "nearest", "bicubic", "area",
+        "lanczos3", "lanczos5").
+      seed: an int for reproducible draws.
+      **kwargs: Layer arguments (name, dtype, data_format, ...).
+
+    Raises:
+      ValueError: an upper bound below the lower one, or bounds below -1.
+    """
 
     _axis = -3
     _word = "lesser"
@@ -74,7 +88,22 @@ class RandomHeight(_RandomSize):
 
 @keras_export("keras.layers.RandomWidth")
 class RandomWidth(_RandomSize):
-    """Resizes the images' width by a random factor in [1 + lower, 1 + upper]."""
+    """Resizes a batch of images to a random width: the width is multiplied by a factor
+    drawn in [1 + lower, 1 + upper] (one draw per call); the height is kept.
+
+    Random only in training; at inference the images pass through unchanged.
+
+    Args:
+      factor: a float f (the factor range [1 - f, 1 + f]) or a pair (lower, upper) of
+        offsets above -1 (the factor is 1 + offset).
+      interpolation: the resize method ("bilinear", "nearest", "bicubic", "area",
+        "lanczos3", "lanczos5").
+      seed: an int for reproducible draws.
+      **kwargs: Layer arguments (name, dtype, data_format, ...).
+
+    Raises:
+      ValueError: an upper bound below the lower one, or bounds below -1.
+    """
 
     _axis = -2
     _word = "less"

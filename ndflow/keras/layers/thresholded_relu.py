@@ -11,7 +11,20 @@ from ndflow.ops.comparison import greater
 
 @keras_export("keras.layers.ThresholdedReLU")
 class ThresholdedReLU(Layer):
-    """`inputs * (inputs > theta)` (theta >= 0, default 1.0)."""
+    """Keras 2's thresholded ReLU layer: `x` where `x > theta`, 0 elsewhere.
+
+    Args:
+      theta: the threshold (a non-negative float, default 1.0).
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: `theta` is None or negative.
+
+    Example:
+
+    >>> tf.keras.layers.ThresholdedReLU(1.0)(tf.constant([0.5, 2.0])).numpy()
+    array([0., 2.], dtype=float32)
+    """
 
     _keras_module = "keras._legacy.layers"   # where Keras' saving finds the legacy class
 
