@@ -14,10 +14,11 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import arithmetic, array_core, array_fill, cast, comparison, math
+from ndflow.ops import arithmetic, array_core, array_fill, cast, comparison, image_resize_docs, math
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.image_ops import (
     as_batch,
@@ -299,3 +300,6 @@ def resize_image_with_pad(image, target_height, target_width, method=ResizeMetho
     """`tf.compat.v1.image.resize_image_with_pad`: as resize_with_pad, TF1 resizing."""
     return _resize_with_pad(image, target_height, target_width, lambda im, size: resize_images(
         im, size, method, align_corners=align_corners))
+
+
+attach(globals(), image_resize_docs.DOCS)
