@@ -18,7 +18,30 @@ _MEL_HIGH_FREQUENCY_Q = 1127.0
 
 @keras_export("keras.layers.MelSpectrogram")
 class MelSpectrogram(Layer):
-    """Mel spectrograms of audio waveforms."""
+    """Turns audio waveforms into mel spectrograms: a short-time Fourier transform, power
+    spectra mapped to `num_mel_bins` mel-scale bands, optionally in decibels.
+
+    Called on waveforms of shape (batch, samples); returns (batch, num_mel_bins, frames).
+
+    Args:
+      fft_length: the FFT size (frame length).
+      sequence_stride: the hop between frames, in samples.
+      sequence_length: the window length (default `fft_length`).
+      window: the window ("hann", "hamming" or None).
+      sampling_rate: the audio's sample rate, in Hz.
+      num_mel_bins: the number of mel bands.
+      min_freq: the lowest band edge, in Hz.
+      max_freq: the highest band edge (default `sampling_rate / 2`).
+      power_to_db: whether to convert the powers to decibels.
+      top_db: with `power_to_db`, the dynamic range kept below the peak.
+      mag_exp: the exponent of the magnitude (2: power, 1: amplitude).
+      min_power: the floor applied before the log.
+      ref_power: the reference power of 0 dB.
+      **kwargs: Layer arguments (name, dtype, ...).
+
+    Raises:
+      ValueError: `fft_length` below `sequence_length`.
+    """
 
     def __init__(self, fft_length=2048, sequence_stride=512, sequence_length=None,
                  window="hann", sampling_rate=16000, num_mel_bins=128, min_freq=20.0,

@@ -12,7 +12,14 @@ from ndflow.keras.layers.layer_serialization import deserialize, serialize
 
 @keras_export("keras.layers.Pipeline")
 class Pipeline(Layer):
-    """Applies `layers` one after another."""
+    """Applies a list of (preprocessing) layers one after another, like a Sequential
+    model but usable in a `tf.data` pipeline and passing dict inputs (images with
+    bounding boxes or labels) from layer to layer.
+
+    Args:
+      layers: the list of layers.
+      name: the layer's name.
+    """
 
     _allow_non_tensor_positional_args = True
 

@@ -18,7 +18,23 @@ from ndflow.ops.cast import cast
 
 @keras_export("keras.layers.ReversibleEmbedding")
 class ReversibleEmbedding(Embedding):
-    """Embedding with a reverse projection (`call(inputs, reverse=True)`) to logits."""
+    """An Embedding that can also project back: `layer(ids)` embeds as `Embedding` does;
+    `layer(hidden, reverse=True)` multiplies hidden states by the (transposed) embedding
+    matrix to give vocabulary logits, as language models' output layers do.
+
+    Args:
+      input_dim: the vocabulary size.
+      output_dim: the embedding size.
+      tie_weights: whether the reverse projection reuses the embedding matrix (else a
+        separate one is learned).
+      embeddings_initializer: the matrix' initializer (default "uniform").
+      embeddings_regularizer: optional penalty on the matrix.
+      embeddings_constraint: optional projection of the matrix after each update.
+      mask_zero: whether index 0 is padding (masked).
+      reverse_dtype: optional dtype the reverse projection computes in.
+      logit_soft_cap: optional float c: logits become `c * tanh(logits / c)`.
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
 
     def __init__(self, input_dim, output_dim, tie_weights=True,
                  embeddings_initializer="uniform", embeddings_regularizer=None,

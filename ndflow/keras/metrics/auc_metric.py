@@ -21,7 +21,35 @@ _VARIABLES = ("true_positives", "false_positives", "true_negatives", "false_nega
 
 @export("AUC")
 class AUC(Metric):
-    """Area under the curve of the metric's confusion counts over its thresholds."""
+    """Area under the ROC (or precision-recall) curve, approximated from confusion counts
+    accumulated at `num_thresholds` thresholds over the batches.
+
+    Args:
+      num_thresholds: how many thresholds (evenly spaced in [0, 1]) are used.
+      curve: "ROC" (the default) or "PR" (precision-recall).
+      summation_method: how the area is summed: "interpolation" (the default),
+        "minoring" (a lower bound) or "majoring" (an upper bound).
+      name: the metric's name.
+      dtype: the dtype of the state and result.
+      thresholds: optional explicit list of thresholds (then `num_thresholds` is
+        ignored).
+      multi_label: whether `y_pred` holds several independent labels (one curve each,
+        then averaged) rather than one.
+      num_labels: the number of labels with `multi_label` (else inferred).
+      label_weights: optional per-label weights for the average (or for the PR curve).
+      from_logits: whether predictions are logits (a sigmoid is applied first).
+
+    Raises:
+      ValueError: `num_thresholds` below 2, an unknown `curve` or `summation_method`,
+        or `num_labels` without `multi_label`.
+
+    Example:
+
+    >>> m = tf.keras.metrics.AUC()
+    >>> m.update_state([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> round(float(m.result()), 2)
+    0.75
+    """
 
     def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation",
                  name=None, dtype=None, thresholds=None, multi_label=False, num_labels=None,
