@@ -8,8 +8,18 @@ from ndflow.keras.callbacks.callback import Callback
 
 @keras_export("keras.callbacks.History")
 class History(Callback):
-    """`history.history` maps each metric to its list of per-epoch values (kept across
-    `fit` calls that reuse this object); `history.epoch` lists the epochs of the last run."""
+    """Records the training history: `fit` returns this callback, whose `history` dict maps
+    each metric to its list of per-epoch values (kept across `fit` calls that reuse the
+    object) and whose `epoch` lists the epochs of the last run.
+
+    Example:
+
+    >>> model = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(1)])
+    >>> model.compile(loss="mse")
+    >>> history = model.fit(np.zeros((4, 1)), np.zeros((4, 1)), epochs=2, verbose=0)
+    >>> sorted(history.history), history.epoch
+    (['loss'], [0, 1])
+    """
 
     def __init__(self):
         super().__init__()

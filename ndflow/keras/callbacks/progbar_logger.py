@@ -14,7 +14,9 @@ from ndflow.keras.progbar import Progbar, print_msg
 
 @keras_export("keras.callbacks.ProgbarLogger")
 class ProgbarLogger(Callback):
-    """Callback that prints metrics to stdout."""
+    """Prints a progress bar with the running metrics to stdout during `fit`, `evaluate`
+    and `predict` (what `verbose=1` adds; `verbose=2` prints one line per epoch).
+    """
 
     def __init__(self):
         super().__init__()

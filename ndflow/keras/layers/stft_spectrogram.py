@@ -44,8 +44,28 @@ def _dims(x) -> list:
 
 @keras_export("keras.layers.STFTSpectrogram")
 class STFTSpectrogram(Layer):
-    """Keras' Short-Time Fourier Transform layer: trainable STFT-initialized kernels applied
-    to every channel's frames."""
+    """A short-time Fourier transform layer: convolutions whose kernels are initialized to
+    the windowed Fourier basis (and may be trained), applied to every channel's frames of
+    (batch, time, channels) signals.
+
+    Args:
+      mode: the output: "log" (log power, the default), "magnitude", "psd" (power),
+        "real", "imag", "angle", or "stft" (real and imaginary parts).
+      frame_length: the window length, in samples.
+      frame_step: the hop between frames (default frame_length / 2, at most
+        `frame_length`).
+      fft_length: the FFT size (default `frame_length`; a power of two is recommended).
+      window: the window ("hann", "hamming", None, or an array of `frame_length`).
+      periodic: whether the window is periodic rather than symmetric.
+      scaling: "density", "spectrum" or None, how the spectrum is normalized.
+      padding: "valid" or "same".
+      expand_dims: whether to add a channels axis for 2-D convolutions.
+      data_format: "channels_last" or "channels_first".
+      **kwargs: Layer arguments (name, dtype, trainable, ...).
+
+    Raises:
+      ValueError: a bad `frame_step`, `fft_length`, `mode`, `scaling` or `padding`.
+    """
 
     def __init__(self, mode="log", frame_length=256, frame_step=None, fft_length=None,
                  window="hann", periodic=False, scaling="density", padding="valid",

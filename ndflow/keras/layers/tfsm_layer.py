@@ -53,9 +53,19 @@ def _variables_used_by(fns) -> tuple[list, list]:
 
 @keras_export("keras.layers.TFSMLayer")
 class TFSMLayer(Layer):
-    """Reloads a SavedModel as a layer: `call(inputs)` runs `call_endpoint` ("serve" for
-    `model.export`, "serving_default" for `tf.saved_model.save`), or `call_training_endpoint`
-    when called with `training=True` and one was given."""
+    """Loads a SavedModel as a layer, for inference (Keras 3 models cannot `load_model` a
+    SavedModel): calling it runs the endpoint `call_endpoint`, or `call_training_endpoint`
+    when called with `training=True` and one was given. Its variables are the layer's.
+
+    Args:
+      filepath: the SavedModel directory.
+      call_endpoint: the signature or function to call: "serve" for `model.export`,
+        "serving_default" for `tf.saved_model.save`.
+      call_training_endpoint: optional endpoint for `training=True`.
+      trainable: whether the reloaded variables are trainable.
+      name: the layer's name.
+      dtype: the layer's dtype.
+    """
 
     # checkpointed as Keras 3 does: the loaded object's variables, under `_reloaded_obj`
     _tracked_attributes = ("_reloaded_obj",)
