@@ -36,7 +36,22 @@ from ndflow.ops.variables import Variable
 
 @keras_export("keras.utils.unpack_x_y_sample_weight")
 def unpack_x_y_sample_weight(data):
-    """`(x,)`, `(x, y)`, `(x, y, sample_weight)` or `x` -> `(x, y, sample_weight)`."""
+    """Splits a batch as `fit` receives it into its parts (for custom `train_step`s).
+
+    Args:
+      data: `x`, `(x,)`, `(x, y)` or `(x, y, sample_weight)` (a list counts as a tuple).
+
+    Returns:
+      A tuple `(x, y, sample_weight)`, None for the missing parts.
+
+    Raises:
+      ValueError: a tuple of more than three elements.
+
+    Example:
+
+    >>> tf.keras.utils.unpack_x_y_sample_weight((1, 2))
+    (1, 2, None)
+    """
     if isinstance(data, list):
         data = tuple(data)
     if not isinstance(data, tuple) or isinstance(data, SparseTensor):  # a SparseTensor is x
@@ -53,8 +68,17 @@ def unpack_x_y_sample_weight(data):
 
 @keras_export("keras.utils.pack_x_y_sample_weight")
 def pack_x_y_sample_weight(x, y=None, sample_weight=None):
-    """What a step receives: `x` alone (a list/tuple `x` as `(x,)`), `(x, y)` or
-    `(x, y, sample_weight)`."""
+    """Packs batch parts the way `fit` passes them to a step: `x` alone (a list or tuple
+    `x` wrapped as `(x,)`), `(x, y)` or `(x, y, sample_weight)`.
+
+    Args:
+      x: the inputs.
+      y: optional targets.
+      sample_weight: optional sample weights.
+
+    Returns:
+      The packed batch.
+    """
     if y is None:
         return (x,) if isinstance(x, (list, tuple)) and not isinstance(x, SparseTensor) else x
     if sample_weight is None:

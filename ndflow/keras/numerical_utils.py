@@ -10,7 +10,24 @@ from ndflow.core.api_export import keras_export
 
 @keras_export("keras.utils.to_categorical")
 def to_categorical(x, num_classes=None) -> np.ndarray:
-    """Class vector (ints from 0 to num_classes - 1) -> binary class matrix."""
+    """One-hot encodes integer class labels (for `categorical_crossentropy`).
+
+    Args:
+      x: class indices in [0, num_classes), any shape (a trailing axis of 1 is dropped).
+      num_classes: the number of classes (default `max(x) + 1`).
+
+    Returns:
+      A float NumPy array of shape `x.shape + (num_classes,)`.
+
+    Raises:
+      ValueError: a label outside [0, num_classes).
+
+    Example:
+
+    >>> tf.keras.utils.to_categorical([0, 2], num_classes=3)
+    array([[1., 0., 0.],
+           [0., 0., 1.]])
+    """
     x = np.array(x.numpy() if hasattr(x, "numpy") else x, dtype="int64")
     shape = x.shape
     if shape and shape[-1] == 1 and len(shape) > 1:
@@ -28,7 +45,21 @@ def to_categorical(x, num_classes=None) -> np.ndarray:
 
 @keras_export("keras.utils.normalize")
 def normalize(x, axis=-1, order=2) -> np.ndarray:
-    """`x` divided by its `order`-norm along `axis` (zero norms left as zeros)."""
+    """`x` divided by its `order`-norm along `axis` (all-zero vectors stay zero).
+
+    Args:
+      x: an array or tensor.
+      axis: the axis of the vectors.
+      order: the norm's order (2: Euclidean).
+
+    Returns:
+      A NumPy array of `x`'s shape.
+
+    Example:
+
+    >>> tf.keras.utils.normalize(np.array([[3.0, 4.0]]))
+    array([[0.6, 0.8]])
+    """
     x = np.asarray(x.numpy() if hasattr(x, "numpy") else x)
     norm = np.atleast_1d(np.linalg.norm(x, order, axis))
     norm[norm == 0] = 1

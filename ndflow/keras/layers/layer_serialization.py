@@ -52,7 +52,26 @@ def serialize(layer) -> dict:
 
 @keras_export("keras.layers.deserialize")
 def deserialize(config, custom_objects=None):
-    """A layer from its serialized form; only ndflow's layers and `custom_objects`."""
+    """A layer from its serialized form (`keras.layers.serialize`): a new layer of the
+    named class built from the config; only built-in layers, registered classes and
+    `custom_objects` are looked up.
+
+    Args:
+      config: a dict with "class_name" and "config" (and optionally "build_config").
+      custom_objects: optional dict of names to user layer classes.
+
+    Returns:
+      The layer (built when the record has a build config).
+
+    Raises:
+      ValueError: `config` is not such a dict.
+      TypeError: the class name is unknown.
+
+    Example:
+
+    >>> tf.keras.layers.deserialize({"class_name": "Dense", "config": {"units": 2}}).units
+    2
+    """
     if not isinstance(config, dict) or "class_name" not in config:
         raise ValueError(f"Could not interpret serialized layer: {config}")
     cls = lookup_class(config["class_name"], _BUILTIN_LAYERS, custom_objects, "class",
