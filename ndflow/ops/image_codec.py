@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import comparison, random, stateless_random, string_ops
+from ndflow.ops import comparison, image_codec_docs, random, stateless_random, string_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.image_adjust import convert_image_dtype
 from ndflow.ops.op_def import op_def
@@ -207,3 +208,6 @@ def stateless_random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, see
     quality = stateless_random.stateless_uniform([], seed, min_jpeg_quality, max_jpeg_quality,
                                                  dtype=dtypes.int32)
     return adjust_jpeg_quality(image, quality)
+
+
+attach(globals(), image_codec_docs.DOCS)
