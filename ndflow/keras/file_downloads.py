@@ -136,8 +136,33 @@ def _extract(extractall, path: str, **kwargs) -> None:
 def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None,
              cache_subdir="datasets", hash_algorithm="auto", extract=False,
              archive_format="auto", cache_dir=None, force_download=False):
-    """Downloads a file from `origin` unless it is already in the cache; returns its path
-    (or the extraction directory with `extract=True`). Keras 3's arguments and rules."""
+    """Downloads a file from a URL unless it is already in the cache, and returns its local
+    path (Keras 3's rules: the cache is `~/.keras/<cache_subdir>`, or `cache_dir`).
+
+    Args:
+      fname: the file name in the cache, without a directory (default the URL's last
+        part).
+      origin: the URL.
+      untar: deprecated form of `extract=True` for tar files.
+      md5_hash: deprecated form of `file_hash` with `hash_algorithm="md5"`.
+      file_hash: optional expected hash (SHA-256 or MD5 hex); a cached file that does
+        not match is downloaded again, a download that does not match is an error.
+      cache_subdir: the subdirectory of the cache (default "datasets"; an absolute path
+        is used as it is).
+      hash_algorithm: "sha256", "md5" or "auto" (from the hash's length).
+      extract: whether to extract an archive (tar, tar.gz, zip) after downloading.
+      archive_format: "auto", "tar", "zip", or a list of them.
+      cache_dir: the cache's root (default `$KERAS_HOME` or `~/.keras`).
+      force_download: whether to download even when the file is cached.
+
+    Returns:
+      The path of the file (or of the extraction directory, with `extract`).
+
+    Raises:
+      ValueError: no `origin`, an `fname` holding a directory or no name to derive, or
+        a hash mismatch after downloading.
+      UnavailableError: the download failed (network or HTTP error).
+    """
     if origin is None:
         raise ValueError('Please specify the "origin" argument (URL of the file to download).')
     if md5_hash is not None and file_hash is None:
