@@ -32,7 +32,28 @@ def _inject_functional(cls):
 
 @keras_export("keras.Model", "keras.models.Model")
 class Model(Trainer, Layer):
-    """Groups layers into an object with training and inference features."""
+    """A model: layers grouped into an object that trains (`compile`, `fit`), evaluates,
+    predicts and saves.
+
+    Three ways to make one: the functional API, `Model(inputs, outputs)` with the
+    KerasTensors of `keras.Input` and the layers called on them; a subclass defining
+    layers in `__init__` and the computation in `call`; or `keras.Sequential`.
+
+    Args:
+      inputs: (functional API) the model's input KerasTensor(s): one, a list or a dict.
+      outputs: (functional API) the output KerasTensor(s) computed from them.
+      name: the model's name.
+      trainable: whether the weights are trained.
+      **kwargs: other Layer arguments (dtype, ...).
+
+    Example:
+
+    >>> inputs = tf.keras.Input((3,))
+    >>> outputs = tf.keras.layers.Dense(2)(inputs)
+    >>> model = tf.keras.Model(inputs, outputs)
+    >>> model(tf.zeros((4, 3))).shape
+    TensorShape([4, 2])
+    """
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and _is_functional_call(args, kwargs):

@@ -18,7 +18,24 @@ from ndflow.ops.cast import cast
 
 @keras_export("keras.Sequential", "keras.models.Sequential")
 class Sequential(Model):
-    """Layers applied in order; `training` is passed to the layers that take it."""
+    """A model that is a plain stack of layers, each taking the previous one's output
+    (`training` is passed to the layers that take it).
+
+    Built on its first call or when it starts with `keras.Input` (then `summary()` works
+    at once); `add(layer)` and `pop()` change the stack.
+
+    Args:
+      layers: optional list of layers (a `keras.Input` first fixes the input shape).
+      trainable: whether the weights are trained.
+      name: the model's name.
+
+    Example:
+
+    >>> model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4),
+    ...                              tf.keras.layers.Dense(1)])
+    >>> model.output_shape
+    (None, 1)
+    """
 
     def __init__(self, layers=None, trainable=True, name=None):
         super().__init__(trainable=trainable, name=name)

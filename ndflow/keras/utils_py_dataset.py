@@ -25,8 +25,28 @@ _WARNED_PROCESSES = []
 
 @keras_export("keras.utils.PyDataset", "keras.utils.Sequence")
 class PyDataset:
-    """Subclass it with `__getitem__(index)` returning a batch and `__len__` (the number of
-    batches, or a `num_batches` property; None for an endless dataset)."""
+    """Base class of Python datasets `fit`, `evaluate` and `predict` accept: subclass it
+    with `__getitem__(index)` returning the batch `index` (`x`, `(x, y)` or
+    `(x, y, sample_weight)`) and `__len__` returning the number of batches (or a
+    `num_batches` property; None for an endless dataset). `on_epoch_begin` and
+    `on_epoch_end` may be overridden too.
+
+    Args:
+      workers: the number of parallel workers loading batches.
+      use_multiprocessing: whether the workers are processes rather than threads.
+      max_queue_size: how many batches are prepared ahead.
+
+    Example:
+
+    >>> class Squares(tf.keras.utils.PyDataset):
+    ...     def __len__(self):
+    ...         return 2
+    ...     def __getitem__(self, index):
+    ...         x = np.arange(4.0).reshape(4, 1) + 4 * index
+    ...         return x, x ** 2
+    >>> len(Squares())
+    2
+    """
 
     def __init__(self, workers=1, use_multiprocessing=False, max_queue_size=10):
         self._workers = workers
