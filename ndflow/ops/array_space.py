@@ -13,9 +13,11 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
+from ndflow.ops import array_space_docs
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.arithmetic import floormod
 from ndflow.ops.array_core import stack
@@ -285,3 +287,6 @@ def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=Non
         paddings = stack([start, end + extra], axis=1, name="paddings")
         crops = stack([zeros_like(extra), extra], axis=1, name="crops")
         return paddings, crops
+
+
+attach(globals(), array_space_docs.DOCS)
