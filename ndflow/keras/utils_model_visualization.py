@@ -290,6 +290,7 @@ def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=Tr
 
     Raises:
       ValueError: the model is not built.
+      ImportError: pydot or Graphviz is missing (outside IPython).
     """
     _require_built(model)
     pydot = _load_pydot()
@@ -336,7 +337,8 @@ def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,
     """Draws the model (`model_to_dot`) into `to_file`, in the format its extension names
     (png, svg, pdf, dot, ...; png without one), with Graphviz. Returns an
     `IPython.display.Image` of the file where IPython is installed (not for a PDF), else
-    None. Needs pydot and Graphviz (without them a message says so and nothing is drawn).
+    None. Needs pydot and Graphviz (without them: an ImportError, or inside IPython a
+    printed message and nothing drawn).
 
     Args:
       model: a built model.
@@ -357,6 +359,7 @@ def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,
 
     Raises:
       ValueError: the model is not built.
+      ImportError: pydot or Graphviz is missing (outside IPython).
     """
     _require_built(model)
     pydot = _load_pydot()
