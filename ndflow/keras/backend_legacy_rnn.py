@@ -29,9 +29,27 @@ def _masked(mask_t, new, old):
 def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None, constants=None,
         unroll=False, input_length=None, time_major=False, zero_output_for_mask=False,
         return_all_outputs=True):
-    """`(last_output, outputs, new_states)`: `step_function(input_t, states + constants)`
-    returns `(output_t, new_states)`; outputs are stacked over time (only the last one,
-    with a time axis of 1, when return_all_outputs=False)."""
+    """Runs a step function over the time axis of `inputs` (Keras 2's backend RNN loop).
+
+    Args:
+      step_function: a callable `(input_t, states + constants) -> (output_t, new_states)`.
+      inputs: a tensor (or nest) of shape (batch, time, ...) (time first with
+        `time_major`).
+      initial_states: the list of initial state tensors.
+      go_backwards: whether to run from the last step to the first.
+      mask: optional (batch, time) bool mask: masked steps keep the previous states and
+        output.
+      constants: optional list of tensors passed to every step after the states.
+      unroll: whether to unroll the loop in graphs (a static number of steps).
+      input_length: accepted for Keras' signature.
+      time_major: whether `inputs` is (time, batch, ...).
+      zero_output_for_mask: whether masked steps output zeros.
+      return_all_outputs: whether to return every step's output (else only the last,
+        with a time axis of 1).
+
+    Returns:
+      A tuple `(last_output, outputs, new_states)`.
+    """
     inputs = map_structure(convert_to_tensor, inputs)
     if not time_major:
         inputs = map_structure(_swap_batch_time, inputs)

@@ -333,4 +333,26 @@ DOCS = {
     >>> int(carry), ys.numpy().tolist()
     (6, [0, 2, 9])
     """,
+    "associative_scan": """The inclusive scan of an associative function along `axis`: the
+    i-th output combines elements 0..i (i..n-1 with `reverse`), e.g. a cumulative sum for
+    addition (as `jax.lax.associative_scan`).
+
+    Args:
+      f: an associative callable `(a, b) -> c` on slices (or nests of slices).
+      elems: a tensor or nest of tensors of one length along `axis` (static).
+      reverse: whether to scan from the end.
+      axis: the axis to scan.
+
+    Returns:
+      A tensor (or nest) of `elems`' shape.
+
+    Raises:
+      TypeError: `f` is not callable.
+      ValueError: the length along `axis` is not known statically.
+
+    Example:
+
+    >>> tf.keras.ops.associative_scan(lambda a, b: a + b, tf.constant([1, 2, 3])).numpy()
+    array([1, 3, 6], dtype=int32)
+    """,
 }

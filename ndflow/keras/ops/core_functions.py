@@ -237,8 +237,6 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
 
 @keras_op("associative_scan", symbolic=False)
 def associative_scan(f, elems, reverse=False, axis=0):
-    """The inclusive scan of the associative `f` along `axis` (a sequential loop over the
-    static length: the same values as Keras' parallel scan)."""
     if not callable(f):
         raise TypeError(f"`f` should be a callable. Received: f={f}")
     flat = [rules.to_tensor(e) for e in flatten(elems)]
