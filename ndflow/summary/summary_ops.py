@@ -25,13 +25,14 @@ from tensorboard.plugins.text import metadata as text_metadata
 
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.graph_def import ndarray_to_tensor_proto
 from ndflow.core.scopes import get_name_scope, name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast
 from ndflow.ops.script_ops import numpy_function
-from ndflow.summary import encoders
+from ndflow.summary import encoders, summary_ops_docs
 from ndflow.summary.writer import STATE, NoopSummaryWriter, recording_condition
 
 _NO_STEP = ("No step set. Please specify one either through the `step` argument or through "
@@ -295,3 +296,6 @@ def write_raw_pb(tensor, step=None, name=None):
 __all__ = ["write", "scalar", "histogram", "image", "text", "audio", "summary_scope",
            "write_raw_pb", "all_v2_summary_ops", "write_summary", "summary_tag",
            "SUMMARY_V2_COLLECTION"]
+
+
+attach(globals(), summary_ops_docs.DOCS)
