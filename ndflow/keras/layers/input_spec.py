@@ -11,8 +11,21 @@ from ndflow.ops.sparse_tensor import SparseTensor
 
 @keras_export("keras.InputSpec", "keras.layers.InputSpec")
 class InputSpec:
-    """Constraints on one input: `ndim`/`min_ndim`/`max_ndim`, `axes` {axis: size},
-    `shape` (None for free dims), `dtype`."""
+    """The constraints a layer puts on one of its inputs (its `input_spec`), checked when it
+    is called.
+
+    Args:
+      dtype: the expected dtype.
+      shape: the expected shape (None entries are free); sets `ndim`.
+      ndim: the exact rank.
+      max_ndim: the largest rank.
+      min_ndim: the smallest rank.
+      axes: a dict {axis: size} of required sizes.
+      allow_last_axis_squeeze: whether a trailing axis of size 1 may be missing (or
+        extra).
+      name: the input's name.
+      optional: whether the input may be None.
+    """
 
     def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None,
                  axes=None, allow_last_axis_squeeze=False, name=None, optional=False):

@@ -22,7 +22,25 @@ _stack: list = []      # Keras keeps the open scopes process-wide
 
 @keras_export("keras.RematScope")
 class RematScope:
-    """`with keras.RematScope(mode="full"):` layers created inside rematerialize."""
+    """A context manager making the layers created inside it rematerialize: their
+    activations are recomputed in the backward pass instead of kept (less memory, more
+    compute).
+
+    Args:
+      mode: which layers: "full" (all), "activations" (only activation functions),
+        "larger_than" (layers whose output exceeds `output_size_threshold` elements),
+        "list_of_layers" (the named ones), or None (no rematerialization).
+      output_size_threshold: the size threshold of "larger_than".
+      layer_names: the layer names of "list_of_layers".
+
+    Raises:
+      ValueError: an unknown `mode`.
+
+    Example:
+
+    >>> with tf.keras.RematScope(mode="full"):
+    ...     layer = tf.keras.layers.Dense(2)
+    """
 
     def __init__(self, mode="full", output_size_threshold=1024, layer_names=None):
         if mode not in _MODES:

@@ -101,9 +101,30 @@ def apply_mask(sample_weight, mask, dtype):
 @tf_export("keras.metrics.Metric", "keras.Metric", "metrics.Metric",
            v1=["keras.metrics.Metric", "keras.Metric"])
 class Metric(TrackedMetric):
-    """A stateful metric. Subclasses create their state in `__init__` with `add_variable`,
-    accumulate it in `update_state` (variable `assign`/`assign_add`) and compute the value in
-    `result`."""
+    """Base class of stateful metrics: subclasses create their state in `__init__` with
+    `add_variable`, accumulate it in `update_state` (variable `assign`/`assign_add`) and
+    compute the value in `result`; `reset_state` sets the state back (`fit` does each
+    epoch).
+
+    Args:
+      dtype: the dtype of the state and result (default floatx).
+      name: the metric's name (default the class name in snake case).
+
+    Example:
+
+    >>> class Count(tf.keras.metrics.Metric):
+    ...     def __init__(self, **kwargs):
+    ...         super().__init__(**kwargs)
+    ...         self.n = self.add_variable(shape=(), initializer="zeros", name="n")
+    ...     def update_state(self, y_true, y_pred, sample_weight=None):
+    ...         self.n.assign_add(tf.cast(tf.shape(y_true)[0], self.n.dtype))
+    ...     def result(self):
+    ...         return self.n
+    >>> m = Count()
+    >>> m.update_state(tf.zeros((3, 1)), tf.zeros((3, 1)))
+    >>> float(m.result())
+    3.0
+    """
 
     def __init__(self, dtype=None, name=None):
         self.name = name or unique_name(to_snake_case(type(self).__name__))

@@ -47,7 +47,27 @@ _DOC = "https://www.tensorflow.org/api_docs/python/tf/keras/mixed_precision/Loss
            "optimizers.LossScaleOptimizer",
            v1=["keras.mixed_precision.LossScaleOptimizer", "keras.optimizers.LossScaleOptimizer"])
 class LossScaleOptimizer(Optimizer):
-    """Wraps a Keras optimizer: scales the loss, unscales gradients, skips non-finite steps."""
+    """Wraps an optimizer for mixed-precision training: the loss is multiplied by a scale
+    so small float16 gradients do not underflow, the gradients are divided by it again,
+    and steps whose gradients are not finite are skipped. `compile` wraps the optimizer
+    automatically under a "mixed_float16" policy.
+
+    With `dynamic`, the scale halves at every non-finite step and doubles after
+    `dynamic_growth_steps` finite ones.
+
+    Args:
+      inner_optimizer: the Keras optimizer to wrap.
+      dynamic: whether the scale adapts (else it stays `initial_scale`).
+      initial_scale: the starting scale (default 2**15 when dynamic; required otherwise).
+      dynamic_growth_steps: finite steps before the scale doubles (default 2000).
+      name: the optimizer's name.
+
+    Raises:
+      TypeError: `inner_optimizer` is not a Keras optimizer (or is a LossScaleOptimizer),
+        or `dynamic` is not a bool.
+      ValueError: an optimizer already wrapped, no `initial_scale` without `dynamic`, or
+        `dynamic_growth_steps` without `dynamic`.
+    """
 
     def __init__(self, inner_optimizer, dynamic: bool = True, initial_scale=None,
                  dynamic_growth_steps=None, name: str | None = None):
