@@ -26,6 +26,8 @@ import enum
 import logging
 
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
+from ndflow.data import options_docs
 from ndflow.data.dataset import DatasetV2, register_op
 
 _log = logging.getLogger("ndflow.data")
@@ -326,3 +328,6 @@ class OptionsDataset(DatasetV2):
 
 register_op("with_options")(OptionsDataset)
 register_op("options_class")(_default_options)
+
+
+attach(globals(), options_docs.DOCS)
