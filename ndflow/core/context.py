@@ -50,7 +50,21 @@ def state() -> _State:
 
 @tf_export("executing_eagerly")
 def executing_eagerly() -> bool:
-    """`tf.executing_eagerly`: whether ops run now (not while building a graph)."""
+    """Whether operations run immediately (eager execution) rather than build a graph.
+
+    True by default in TF2; False inside `tf.function` tracing, inside a `Graph.as_default()`
+    block, and after `tf.compat.v1.disable_eager_execution()`.
+
+    Returns:
+      A bool.
+
+    Example:
+      >>> tf.executing_eagerly()
+      True
+      >>> with tf.Graph().as_default():
+      ...     print(tf.executing_eagerly())
+      False
+    """
     return _eager_enabled and not _state.graph_stack
 
 
@@ -65,19 +79,37 @@ def set_eager_enabled(flag: bool) -> None:
 
 @tf_export(v1=["disable_eager_execution"])
 def disable_eager_execution() -> None:
-    """Switches the process to TF1 graph mode: ops build into the default graph."""
+    """Switches the process to TF1 graph mode: ops build into the default graph.
+
+    Call it at program start, before any op or variable is made; run the graph with
+    `tf.compat.v1.Session`.
+    """
     set_eager_enabled(False)
 
 
 @tf_export(v1=["enable_eager_execution"])
 def enable_eager_execution(config=None, device_policy=None, execution_mode=None) -> None:
-    """Switches the process back to eager execution (TF2's default)."""
+    """Switches the process back to eager execution, TF2's default.
+
+    Args:
+      config: accepted for compatibility (a ConfigProto).
+      device_policy: accepted for compatibility.
+      execution_mode: accepted for compatibility.
+
+    Example:
+      >>> tf.compat.v1.enable_eager_execution()
+      >>> tf.executing_eagerly()
+      True
+    """
     set_eager_enabled(True)
 
 
 @tf_export(v1=["disable_v2_behavior"])
 def disable_v2_behavior() -> None:
-    """TF1 behaviour: graph mode (the only TF2 behaviour ndflow switches)."""
+    """Turns on TF1 behavior; in ndflow this switches to graph mode.
+
+    The same as `tf.compat.v1.disable_eager_execution()`: call it at program start.
+    """
     disable_eager_execution()
 
 
@@ -97,7 +129,15 @@ def enable_v2_behavior() -> None:
 
 @tf_export("config.get_soft_device_placement")
 def soft_device_placement() -> bool:
-    """Whether ops asking for an unavailable device run on the CPU instead (TF 2 default)."""
+    """Whether ops asking for an unavailable device run on an available one instead.
+
+    Returns:
+      A bool (True by default, as in TF2); see `tf.config.set_soft_device_placement`.
+
+    Example:
+      >>> tf.config.get_soft_device_placement()
+      True
+    """
     return _soft_device_placement
 
 
@@ -124,7 +164,17 @@ def set_soft_device_placement(enabled: bool) -> None:
 
 @tf_export(v1=["get_default_graph"])
 def get_default_graph():
-    """The innermost `as_default()` graph, else the process-wide global default graph."""
+    """The default graph: the innermost `as_default()` graph, else the global one.
+
+    Returns:
+      A `tf.Graph`.
+
+    Example:
+      >>> g = tf.Graph()
+      >>> with g.as_default():
+      ...     tf.compat.v1.get_default_graph() is g
+      True
+    """
     if _state.graph_stack:
         return _state.graph_stack[-1]
     global _global_default_graph
@@ -153,19 +203,58 @@ def reset_default_graph() -> None:
 
 @tf_export(v1=["add_to_collection"])
 def add_to_collection(name, value) -> None:
-    """`tf.compat.v1.add_to_collection` on the default graph."""
+    """Adds `value` to the collection `name` of the default graph.
+
+    Args:
+      name: the collection's name (e.g. a `tf.compat.v1.GraphKeys` constant).
+      value: the value to add.
+
+    Example:
+      >>> with tf.Graph().as_default():
+      ...     tf.compat.v1.add_to_collection("my_things", 42)
+      ...     tf.compat.v1.get_collection("my_things")
+      [42]
+    """
     get_default_graph().add_to_collection(name, value)
 
 
 @tf_export(v1=["get_collection"])
 def get_collection(key, scope=None) -> list:
-    """`tf.compat.v1.get_collection` of the default graph."""
+    """The values in a collection of the default graph.
+
+    Args:
+      key: the collection's name.
+      scope: optional regex; only values whose `name` matches it from the start are kept
+        (values without a name are dropped when it is given).
+
+    Returns:
+      A new list of the values, in the order they were added (empty when executing eagerly).
+
+    Example:
+      >>> with tf.Graph().as_default():
+      ...     tf.compat.v1.add_to_collection("my_things", 42)
+      ...     tf.compat.v1.get_collection("my_things")
+      [42]
+    """
     return get_default_graph().get_collection(key, scope)
 
 
 @tf_export(v1=["get_collection_ref"])
 def get_collection_ref(key) -> list:
-    """`tf.compat.v1.get_collection_ref` of the default graph."""
+    """The list of a collection of the default graph itself, to change in place.
+
+    Args:
+      key: the collection's name; the collection is created (empty) if it does not exist.
+
+    Returns:
+      The collection's list; appending to it adds to the collection.
+
+    Example:
+      >>> with tf.Graph().as_default():
+      ...     tf.compat.v1.get_collection_ref("my_things").append(1)
+      ...     tf.compat.v1.get_collection("my_things")
+      [1]
+    """
     return get_default_graph().get_collection_ref(key)
 
 
