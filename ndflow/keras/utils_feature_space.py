@@ -139,7 +139,36 @@ def _dtype_name(x) -> str:
 
 @keras_export("keras.utils.FeatureSpace")
 class FeatureSpace(Layer):
-    """Preprocesses and encodes a dict of structured features (Keras 3's FeatureSpace)."""
+    """Preprocesses and encodes a dict of structured (tabular) features into one vector per
+    sample: each feature is declared with a class method (`float_normalized`,
+    `string_categorical`, `integer_hashed`, ...), `adapt(dataset)` learns the statistics
+    and vocabularies, and calling the object on a dict of feature values encodes them.
+
+    Args:
+      features: a dict of feature name to a declaration (or a name such as
+        "float_normalized").
+      output_mode: "concat" (one concatenated vector, the default) or "dict" (one
+        encoded tensor per feature).
+      crosses: optional list of feature crosses (`FeatureSpace.cross(...)` or tuples of
+        names).
+      crossing_dim: the default hashing space of crosses.
+      hashing_dim: the default hashing space of hashed features.
+      num_discretization_bins: the default bin count of discretized floats.
+      name: the layer's name.
+
+    Raises:
+      ValueError: no features.
+
+    Example:
+
+    >>> space = tf.keras.utils.FeatureSpace(
+    ...     {"age": "float_normalized", "city": "string_categorical"}, output_mode="concat")
+    >>> data = tf.data.Dataset.from_tensor_slices(
+    ...     {"age": [20.0, 40.0], "city": ["paris", "rome"]}).batch(2)
+    >>> space.adapt(data)
+    >>> space({"age": tf.constant([30.0]), "city": tf.constant(["rome"])}).shape
+    TensorShape([1, 4])
+    """
 
     _keras_module = "keras.utils"
 
