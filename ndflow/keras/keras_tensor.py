@@ -23,7 +23,23 @@ _NAMES = itertools.count()
 
 @keras_export("keras.KerasTensor")
 class KerasTensor:
-    """A symbolic tensor of the functional API (shape as a tuple, None for unknown dims)."""
+    """A symbolic tensor of the functional API: a shape (a tuple, None for unknown
+    dimensions) and a dtype, with no values. `keras.Input` makes one; layers and
+    `keras.ops` called on KerasTensors return KerasTensors and record the computation
+    that `keras.Model(inputs, outputs)` turns into a model.
+
+    Args:
+      shape: the shape, batch axis included.
+      dtype: the dtype name (default "float32").
+      sparse: whether it stands for a `tf.SparseTensor`.
+      ragged: must be False (no ragged KerasTensors in ndflow).
+      record_history: whether it records the layer that produced it.
+      name: optional name.
+      mask: optional mask KerasTensor.
+
+    Raises:
+      ValueError: `ragged=True`.
+    """
 
     def __init__(self, shape, dtype="float32", sparse=False, ragged=False, record_history=True,
                  name=None, mask=None):

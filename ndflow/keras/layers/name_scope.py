@@ -24,7 +24,23 @@ def path_stack() -> list:
 class KerasNameScope:
     """`keras.name_scope(name)`: variables that layers create inside it get `name/` before
     their paths ("block_1/dense/kernel"), scopes nesting; ops are named under it too.
-    `override_parent="/"` (or another path) replaces the enclosing scopes."""
+    `override_parent="/"` (or another path) replaces the enclosing scopes.
+
+    Args:
+      name: the scope's name (a string without "/").
+      **kwargs: `override_parent` (see above) and other Keras arguments.
+
+    Raises:
+      ValueError: `name` is not a string or contains "/".
+
+    Example:
+
+    >>> with tf.keras.name_scope("block"):
+    ...     layer = tf.keras.layers.Dense(2, name="proj")
+    ...     layer.build((None, 3))
+    >>> layer.kernel.path
+    'block/proj/kernel'
+    """
 
     def __init__(self, name, **kwargs):
         if not isinstance(name, str) or "/" in name:

@@ -19,10 +19,33 @@ _SYNCHRONIZATIONS = (None, "none", "on_read", "on_write", "auto")
 
 @keras_export("keras.Variable")
 class Variable(KerasVariable):
-    """`keras.Variable(initializer, shape=None, dtype=None, trainable=True, autocast=True,
-    aggregation="none", synchronization="auto", name=None)`: `initializer` is a value, or an
-    initializer (a name or a callable) that `shape` is given to. Its path is the enclosing
-    `keras.name_scope`s' names and its own ("block/variable")."""
+    """A Keras 3 variable (backed by a `tf.Variable`): layers' weights are these. Its path
+    is the enclosing `keras.name_scope`s' names and its own ("block/variable").
+
+    Args:
+      initializer: the initial value (array-like), or an initializer (a name such as
+        "zeros" or a callable `(shape, dtype)`), which then needs `shape`.
+      shape: the shape, for an initializer.
+      dtype: the dtype (default floatx).
+      trainable: whether optimizers update it.
+      autocast: whether layers computing in another dtype (mixed precision) read it cast
+        to their compute dtype.
+      aggregation: how replicas' updates combine ("none", "mean", "sum",
+        "only_first_replica").
+      synchronization: accepted for Keras' signature ("auto").
+      name: the variable's name (default "variable", made unique).
+      layout: accepted for Keras' signature (one device per process here).
+      **kwargs: accepted and ignored.
+
+    Raises:
+      ValueError: an unknown `aggregation`.
+
+    Example:
+
+    >>> v = tf.keras.Variable("ones", shape=(2,))
+    >>> v.numpy()
+    array([1., 1.], dtype=float32)
+    """
 
     def __init__(self, initializer, shape=None, dtype=None, trainable=True, autocast=True,
                  aggregation="none", synchronization="auto", name=None, layout=None,
