@@ -5,6 +5,7 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
+from ndflow.core.doc_tables import attach
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.shapes import TensorShape, broadcast_shapes
 from ndflow.core.tensor import Tensor
@@ -16,6 +17,7 @@ from ndflow.ops import (
     array_transpose,
     comparison,
     math,
+    nn_loss_docs,
 )
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.cast import cast
@@ -187,3 +189,6 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name: str | None
     neg_abs_logits = arithmetic.where(cond, -logits, logits)
     return arithmetic.add(relu_logits - logits * labels,
                         math.log1p(math.exp(neg_abs_logits)), name=name)
+
+
+attach(globals(), nn_loss_docs.DOCS)

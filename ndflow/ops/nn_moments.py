@@ -7,7 +7,9 @@ from __future__ import annotations
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
+from ndflow.ops import nn_moments_docs
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import (
     add,
@@ -141,3 +143,6 @@ def batch_norm_with_global_normalization(input, mean, variance, beta, gamma,  # 
     return batch_norm_with_global_normalization_v1(input, mean, variance, beta, gamma,
                                                    variance_epsilon, scale_after_normalization,
                                                    name)
+
+
+attach(globals(), nn_moments_docs.DOCS)

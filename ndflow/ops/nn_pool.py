@@ -12,9 +12,10 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import nn_pool3d
+from ndflow.ops import nn_pool3d, nn_pool_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import expand_dims, squeeze
 from ndflow.ops.nn_common import (
@@ -260,3 +261,6 @@ def avg_pool_grad(orig_input_shape, grad, ksize, strides, padding,
              "data_format": data_format}
     return _raw(AvgPoolGrad, [convert_to_tensor(orig_input_shape, dtypes.int32), grad], attrs,
                 name=name)
+
+
+attach(globals(), nn_pool_docs.DOCS)

@@ -7,9 +7,18 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
-from ndflow.ops import arithmetic, array_core, array_transpose, linalg_decomp, math, reduction
+from ndflow.ops import (
+    arithmetic,
+    array_core,
+    array_transpose,
+    linalg_decomp,
+    math,
+    norms_docs,
+    reduction,
+)
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import composite_name
@@ -152,3 +161,6 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002 - TF
         tensor = convert_to_tensor(tensor)
         length = cast(norm(tensor, ord, axis, keepdims=True), tensor.dtype)
         return tensor / length, length
+
+
+attach(globals(), norms_docs.DOCS)
