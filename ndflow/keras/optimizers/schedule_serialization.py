@@ -14,7 +14,14 @@ from ndflow.train.learning_rate_schedule import SCHEDULES, LearningRateSchedule
 def serialize(learning_rate_schedule: LearningRateSchedule) -> dict:
     """Keras 3's serialized form of a schedule (its `serialize_keras_object`): a built-in's
     module is `keras.optimizers.schedules`; a user's class is recorded by its module (None
-    for `__main__`) and its registered name (`package>name`, else its class name)."""
+    for `__main__`) and its registered name (`package>name`, else its class name).
+
+    Args:
+      learning_rate_schedule: a `keras.optimizers.schedules.LearningRateSchedule`.
+
+    Returns:
+      A dict with "module", "class_name", "config" and "registered_name".
+    """
     cls = type(learning_rate_schedule)
     config = serialization_lib.serialize_config_values(learning_rate_schedule.get_config())
     if SCHEDULES.get(cls.__name__) is cls:
@@ -50,7 +57,26 @@ def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRat
     (`register_keras_serializable`) or in a custom object scope or `custom_objects` under the
     config's `registered_name` (its class name when it has none), else a built-in schedule.
     A config whose `module` is None names a user's class: unknown, it is Keras' TypeError.
-    (Keras returns an unknown name itself for other configs; ndflow raises ValueError.)"""
+    (Keras returns an unknown name itself for other configs; ndflow raises ValueError.)
+
+    Args:
+      config: a dict from `serialize`, a class name, or None (returned as it is).
+      custom_objects: optional dict of names to user schedule classes.
+
+    Returns:
+      A new schedule (or the class a bare registered name stands for), or None.
+
+    Raises:
+      TypeError: a user class (module None) that is not registered.
+      ValueError: a name that is no known schedule.
+
+    Example:
+
+    >>> schedule = tf.keras.optimizers.schedules.ExponentialDecay(0.1, 100, 0.5)
+    >>> config = tf.keras.optimizers.schedules.serialize(schedule)
+    >>> type(tf.keras.optimizers.schedules.deserialize(config)).__name__
+    'ExponentialDecay'
+    """
     if config is None:
         return None
     if isinstance(config, str):

@@ -27,7 +27,19 @@ _BY_NAME = {name.lower(): c for name, c in _CLASSES.items()}
 @tf_export("keras.optimizers.serialize", "optimizers.serialize",
            v1=["keras.optimizers.serialize"])
 def serialize(optimizer: Optimizer) -> dict:
-    """Keras 3's serialized form: module, class_name, config."""
+    """An optimizer's config as Keras 3 saves it (what `deserialize` reads back).
+
+    Args:
+      optimizer: a Keras optimizer.
+
+    Returns:
+      A dict with "module", "class_name", "config" and "registered_name".
+
+    Example:
+
+    >>> tf.keras.optimizers.serialize(tf.keras.optimizers.SGD())["class_name"]
+    'SGD'
+    """
     return {"module": "keras.optimizers", "class_name": type(optimizer).__name__,
             "config": optimizer.get_config(), "registered_name": None}
 
@@ -64,7 +76,23 @@ def deserialize(config: dict, custom_objects: dict | None = None) -> Optimizer:
 
 @tf_export("keras.optimizers.get", "optimizers.get", v1=["keras.optimizers.get"])
 def get(identifier) -> Optimizer:
-    """An optimizer from an instance, a name ("adam") or a serialized dict."""
+    """The optimizer an identifier stands for (what `compile(optimizer=...)` accepts).
+
+    Args:
+      identifier: an optimizer (returned as it is), a name such as "adam" (a new one
+        with default arguments) or a dict from `serialize`.
+
+    Returns:
+      An optimizer.
+
+    Raises:
+      ValueError: an identifier that names no known optimizer.
+
+    Example:
+
+    >>> type(tf.keras.optimizers.get("adam")).__name__
+    'Adam'
+    """
     if isinstance(identifier, Optimizer):
         return identifier
     if isinstance(identifier, dict):
