@@ -26,8 +26,9 @@ from ndflow.core.nest import flatten, map_structure
 from ndflow.core.scopes import init_scope, name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.data.structure import map_leaves
-from ndflow.keras import keras_tensor, regularizer_functions
+from ndflow.keras import docstrings, keras_tensor, regularizer_functions
 from ndflow.keras.keras_variable import KerasVariable, autocast_dtype, autocast_scope
+from ndflow.keras.layers import base_layer_docs
 from ndflow.keras.layers.add_weight_args import resolve_positional
 from ndflow.keras.layers.auto_config import (
     automatic_config,
@@ -90,36 +91,6 @@ def _policy(dtype) -> dtype_policies.DTypePolicy:
 
 @keras_export("keras.layers.Layer", "keras.Layer")
 class Layer(LayerTracking, StatelessCall, Module):
-    """Base class of Keras layers: a callable computation with its own weights (variables)
-    and state.
-
-    Subclasses override `build(input_shape)`, which creates the weights with `add_weight`
-    on the first call (when the input shape is known), and `call(inputs, training=None,
-    mask=None)`, the computation; `get_config` makes them savable.
-
-    Args:
-      activity_regularizer: optional penalty on the layer's output, added to `losses`.
-      trainable: whether the layer's weights are trained.
-      dtype: the layer's dtype or dtype policy (default the global policy: floatx).
-      autocast: whether floating-point inputs are cast to the compute dtype.
-      name: the layer's name (default the class name in snake case, made unique).
-      **kwargs: Keras' `input_shape`, `input_dim`, `batch_size` or `batch_input_shape`
-        (for the first layer of a Sequential model).
-
-    Raises:
-      ValueError: other keyword arguments.
-
-    Example:
-
-    >>> class Scale(tf.keras.layers.Layer):
-    ...     def build(self, input_shape):
-    ...         self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones")
-    ...     def call(self, inputs):
-    ...         return inputs * self.w
-    >>> Scale()(tf.ones((2, 3))).shape
-    TensorShape([2, 3])
-    """
-
     # Whether the first call's input shape is the build config even without a `build`
     # override (models: their weights come from their sublayers' first calls).
     _records_build_shapes = False
@@ -617,3 +588,6 @@ class Layer(LayerTracking, StatelessCall, Module):
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+docstrings.attach(globals(), base_layer_docs.DOCS)
