@@ -11,8 +11,9 @@ import math as _pymath
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array_fill
+from ndflow.ops import array_fill, complex_ops_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import multiply, select
 from ndflow.ops.cast import cast
@@ -133,3 +134,6 @@ def to_complex64(x, name="ToComplex64") -> Tensor:
 def to_complex128(x, name="ToComplex128") -> Tensor:
     """`tf.compat.v1.to_complex128`."""
     return cast(x, dtypes.complex128, name=name)
+
+
+attach(globals(), complex_ops_docs.DOCS)

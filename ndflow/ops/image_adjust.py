@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.ops import (
@@ -20,6 +21,7 @@ from ndflow.ops import (
     array_slicing,
     cast,
     cast_bits,
+    image_adjust_docs,
     linalg_extra,
     math,
     random,
@@ -179,3 +181,6 @@ def stateless_random_contrast(image, lower, upper, seed) -> Tensor:
     """`tf.image.stateless_random_contrast`: the factor determined by `seed`."""
     check_factor_range(lower, upper)
     return adjust_contrast(image, stateless_random.stateless_uniform([], seed, lower, upper))
+
+
+attach(globals(), image_adjust_docs.DOCS)

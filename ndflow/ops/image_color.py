@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from ndflow.core import config, context, dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
 from ndflow.ops import (
     arithmetic,
     array_core,
     cast,
+    image_color_docs,
     math,
     random,
     stateless_random,
@@ -147,3 +149,6 @@ def stateless_random_saturation(image, lower, upper, seed=None) -> Tensor:
     """`tf.image.stateless_random_saturation`: the factor determined by `seed`."""
     check_factor_range(lower, upper)
     return adjust_saturation(image, stateless_random.stateless_uniform([], seed, lower, upper))
+
+
+attach(globals(), image_color_docs.DOCS)

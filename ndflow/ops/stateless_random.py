@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from ndflow.core import dtypes, scopes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import arithmetic, array_core
+from ndflow.ops import arithmetic, array_core, stateless_random_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.op_def import op_def
 from ndflow.ops.random import shape_from_tensor, shape_tensor
@@ -161,3 +162,6 @@ def stateless_multinomial(logits, num_samples, seed, output_dtype=dtypes.int64,
     """TF 1.x's name of `tf.random.stateless_categorical`."""
     with scopes.name_scope(name, "stateless_multinomial"):
         return _stateless_categorical(logits, num_samples, seed, output_dtype)
+
+
+attach(globals(), stateless_random_docs.DOCS)
