@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
-from ndflow.ops import state_sparse
+from ndflow.core.doc_tables import attach
+from ndflow.ops import state_scatter_nd_docs, state_sparse
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.op_def import op_def
 
@@ -78,3 +79,6 @@ scatter_mul = tf_export(v1=["scatter_mul"])(_rows("mul"))
 scatter_div = tf_export(v1=["scatter_div"])(_rows("div"))
 scatter_min = tf_export(v1=["scatter_min"])(_rows("min"))
 scatter_max = tf_export(v1=["scatter_max"])(_rows("max"))
+
+
+attach(globals(), state_scatter_nd_docs.DOCS)
