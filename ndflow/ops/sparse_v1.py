@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
-from ndflow.ops import array_core, sparse_api, sparse_reductions
+from ndflow.ops import array_core, sparse_api, sparse_reductions, sparse_v1_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import expand_dims
 from ndflow.ops.array_slicing import concat
@@ -124,3 +125,6 @@ def merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
                         convert_to_tensor([int(vocab_size)], dtypes.int64)], 0)
         merged = SparseTensor(indices, sp_values.values, shape)
         return merged if already_sorted else sparse_api.reorder(merged)
+
+
+attach(globals(), sparse_v1_docs.DOCS)

@@ -1,5 +1,6 @@
 """The docstrings of state_scatter_nd.py's public functions (attached at its end; see
 core/doc_tables.py). Generated from a spec with the example outputs computed."""
+
 from __future__ import annotations
 
 DOCS = {

@@ -1,0 +1,249 @@
+"""The docstrings of sparse_v1.py's public functions (attached at its end; see
+core/doc_tables.py). Generated from a spec with the example outputs computed."""
+
+from __future__ import annotations
+
+DOCS = {
+    "add_v1": """Adds two tensors, at least one sparse (TF1 signature, with `thresh`).
+
+    See `tf.sparse.add`; `thresh` is the old name of `threshold`.
+
+    Args:
+      a: a SparseTensor or dense tensor.
+      b: a SparseTensor or dense tensor.
+      threshold: sums smaller in magnitude are dropped (sparse + sparse only).
+      thresh: deprecated alias of `threshold`.
+
+    Returns:
+      A SparseTensor, or a dense tensor when either input is dense.
+
+    Example:
+      >>> x = tf.sparse.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
+      >>> tf.compat.v1.sparse.add(x, x).values.numpy()
+      array([2., 4.], dtype=float32)
+    """,
+    "concat_v1": """Joins SparseTensors along a dimension (TF1 signature).
+
+    See `tf.sparse.concat`; `concat_dim` and `expand_nonconcat_dim` are the old names.
+
+    Args:
+      axis: the dimension to join along.
+      sp_inputs: a list of SparseTensors.
+      name: optional name for the operation.
+      expand_nonconcat_dim: let the other dimensions grow to the largest input's.
+      concat_dim: deprecated alias of `axis`.
+      expand_nonconcat_dims: the same as `expand_nonconcat_dim`.
+
+    Returns:
+      A SparseTensor.
+
+    Example:
+      >>> x = tf.sparse.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
+      >>> tf.compat.v1.sparse.concat(1, [x, x]).dense_shape.numpy()
+      array([2, 4])
+    """,
+    "reduce_sum_v1": """The sum of a SparseTensor's values over axes, as a dense tensor.
+
+    Args:
+      sp_input: a `tf.SparseTensor`.
+      axis: the axes to reduce; None reduces every axis.
+      keepdims: if True, the reduced dimensions stay as size 1.
+      reduction_axes: deprecated alias of `axis`.
+      keep_dims: deprecated alias of `keepdims`.
+
+    Returns:
+      A dense tensor of the reduced shape.
+
+    Example:
+      >>> x = tf.sparse.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
+      >>> float(tf.compat.v1.sparse.reduce_sum(x))
+      3.0
+    """,
+    "reduce_max_v1": """The maximum of a SparseTensor's values over axes, as a dense tensor.
+
+    Positions without values do not count (an all-empty slice gives the dtype's lowest
+    value).
+
+    Args:
+      sp_input: a `tf.SparseTensor`.
+      axis: the axes to reduce; None reduces every axis.
+      keepdims: if True, the reduced dimensions stay as size 1.
+      reduction_axes: deprecated alias of `axis`.
+      keep_dims: deprecated alias of `keepdims`.
+
+    Returns:
+      A dense tensor of the reduced shape.
+
+    Example:
+      >>> x = tf.sparse.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
+      >>> tf.compat.v1.sparse.reduce_max(x, reduction_axes=1).numpy()
+      array([1., 2.], dtype=float32)
+    """,
+    "reduce_sum_sparse_v1": """The sum of a SparseTensor's values over axes, as a SparseTensor.
+
+    Args:
+      sp_input: a `tf.SparseTensor`.
+      axis: the axes to reduce; None reduces every axis.
+      keepdims: if True, the reduced dimensions stay as size 1.
+      reduction_axes: deprecated alias of `axis`.
+      keep_dims: deprecated alias of `keepdims`.
+
+    Returns:
+      A SparseTensor of the reduced shape.
+
+    Example:
+      >>> x = tf.sparse.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
+      >>> tf.compat.v1.sparse.reduce_sum_sparse(x, 1).values.numpy()
+      array([1., 2.], dtype=float32)
+    """,
+    "reduce_max_sparse_v1": """The maximum of a SparseTensor's values over axes (sparse result).
+
+    Args:
+      sp_input: a `tf.SparseTensor`.
+      axis: the axes to reduce; None reduces every axis.
+      keepdims: if True, the reduced dimensions stay as size 1.
+      reduction_axes: deprecated alias of `axis`.
+      keep_dims: deprecated alias of `keepdims`.
+
+    Returns:
+      A SparseTensor of the reduced shape.
+
+    Example:
+      >>> x = tf.sparse.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
+      >>> tf.compat.v1.sparse.reduce_max_sparse(x, 1).values.numpy()
+      array([1., 2.], dtype=float32)
+    """,
+    "segment_sum_v1": """Sums the rows `data[indices]` by sorted segment ids (TF1 argument order).
+
+    Args:
+      data: a tensor whose first dimension is indexed by `indices`.
+      indices: a 1-D int tensor selecting rows of `data`.
+      segment_ids: a 1-D sorted int tensor: the segment of each selected row.
+      name: optional name for the operation.
+      num_segments: optional number of output segments.
+      sparse_gradient: accepted for compatibility.
+
+    Returns:
+      A tensor with one row per segment.
+
+    Example:
+      >>> tf.compat.v1.sparse.segment_sum([[1.0, 2.0], [3.0, 4.0]], [0, 1], [0, 0]).numpy()
+      array([[4., 6.]], dtype=float32)
+    """,
+    "segment_mean_v1": """Averages the rows `data[indices]` by sorted segment ids (TF1 order).
+
+    Args:
+      data: a tensor whose first dimension is indexed by `indices`.
+      indices: a 1-D int tensor selecting rows of `data`.
+      segment_ids: a 1-D sorted int tensor: the segment of each selected row.
+      name: optional name for the operation.
+      num_segments: optional number of output segments.
+      sparse_gradient: accepted for compatibility.
+
+    Returns:
+      A tensor with one row per segment.
+
+    Example:
+      >>> tf.compat.v1.sparse.segment_mean([[1.0, 2.0], [3.0, 4.0]], [0, 1], [0, 0]).numpy()
+      array([[2., 3.]], dtype=float32)
+    """,
+    "segment_sqrt_n_v1": """Sums `data[indices]` per segment over sqrt(row count) (TF1 order).
+
+    Args:
+      data: a tensor whose first dimension is indexed by `indices`.
+      indices: a 1-D int tensor selecting rows of `data`.
+      segment_ids: a 1-D sorted int tensor: the segment of each selected row.
+      name: optional name for the operation.
+      num_segments: optional number of output segments.
+      sparse_gradient: accepted for compatibility.
+
+    Returns:
+      A tensor with one row per segment.
+
+    Example:
+      >>> tf.compat.v1.sparse.segment_sqrt_n([[1.0], [3.0]], [0, 1], [0, 0]).numpy()
+      array([[2.828427]], dtype=float32)
+    """,
+    "split_v1": """Splits a SparseTensor into `num_split` pieces along an axis (TF1).
+
+    Keyword arguments only. See `tf.sparse.split`; `split_dim` is the old name of `axis`.
+
+    Args:
+      keyword_required: guards against positional arguments.
+      sp_input: a SparseTensor.
+      num_split: the number of pieces.
+      axis: the dimension to split.
+      name: optional name for the operation.
+      split_dim: deprecated alias of `axis`.
+
+    Returns:
+      A list of SparseTensors.
+
+    Raises:
+      ValueError: if arguments are passed positionally.
+
+    Example:
+      >>> x = tf.sparse.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
+      >>> len(tf.compat.v1.sparse.split(sp_input=x, num_split=2, axis=0))
+      2
+    """,
+    "sparse_to_dense": """A dense tensor with given values at given indices and a default elsewhere.
+
+    Args:
+      sparse_indices: an int tensor [n, rank] (or [n], or a scalar) of indices.
+      output_shape: the dense shape.
+      sparse_values: a scalar (used everywhere) or a vector of n values.
+      default_value: the value elsewhere.
+      validate_indices: accepted; unlike TensorFlow, ndflow does not reject unsorted or
+        repeated indices.
+      name: optional name for the operation.
+
+    Returns:
+      A tensor of `output_shape` and the values' dtype.
+
+    Raises:
+      InvalidArgumentError: for an index outside `output_shape`.
+
+    Example:
+      >>> tf.compat.v1.sparse_to_dense([[0, 1]], [2, 2], [5]).numpy()
+      array([[0, 5],
+             [0, 0]], dtype=int32)
+    """,
+    "merge": """Combines a SparseTensor of ids and one of values into a SparseTensor indexed by id.
+
+    The output has a new last dimension of size `vocab_size`: entry [..., id] holds the
+    value paired with that id.
+
+    Args:
+      sp_ids: a SparseTensor of int64 ids (or a list of them).
+      sp_values: a SparseTensor of values with sp_ids' indices.
+      vocab_size: the size of the id dimension (or a list, one per sp_ids).
+      name: optional name for the operation.
+      already_sorted: whether the ids are sorted within each row.
+
+    Returns:
+      A SparseTensor.
+
+    Example:
+      >>> ids = tf.sparse.SparseTensor([[0, 0], [0, 1]], tf.constant([1, 3], tf.int64), [1, 2])
+      >>> vals = tf.sparse.SparseTensor([[0, 0], [0, 1]], [0.5, 0.7], [1, 2])
+      >>> tf.compat.v1.sparse.merge(ids, vals, 4).indices.numpy()
+      array([[0, 1],
+             [0, 3]])
+    """,
+    "placeholder": """A SparseTensor of placeholders, fed in `Session.run` (TF1 graphs).
+
+    Feed it a `tf.compat.v1.SparseTensorValue` (or a SparseTensor value).
+
+    Args:
+      dtype: the values' dtype.
+      shape: optional dense shape (None: any).
+      name: optional name for the operation.
+
+    Returns:
+      A SparseTensor whose indices, values and dense shape are placeholders.
+
+    Raises:
+      RuntimeError: when executing eagerly.
+    """,
+}
