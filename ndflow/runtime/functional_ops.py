@@ -10,6 +10,7 @@ from collections.abc import Callable
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import is_composite
+from ndflow.core.doc_tables import attach
 from ndflow.core.nest import flatten, map_structure, pack_sequence_as
 from ndflow.core.scopes import control_dependencies, name_scope
 from ndflow.core.shapes import TensorShape
@@ -23,6 +24,7 @@ from ndflow.ops.control_flow_assert import Assert
 from ndflow.ops.ragged_tensor import RaggedTensor
 from ndflow.ops.reduction import reduce_any, reduce_sum
 from ndflow.ops.tensor_array_ops import TensorArray
+from ndflow.runtime import functional_ops_docs
 from ndflow.runtime.control_flow import cond, while_loop
 
 
@@ -354,3 +356,6 @@ context.hooks.case = case
 
 __all__ = ["map_fn", "scan", "foldl", "foldr", "vectorized_map", "case", "case_v1", "tuple_v2",
            "tuple_v1"]
+
+
+attach(globals(), functional_ops_docs.DOCS)
