@@ -100,7 +100,8 @@ DOCS = {
       What the chosen function returns.
 
     Raises:
-      InvalidArgumentError: with `exclusive`, if more than one predicate is true.
+      InvalidArgumentError: with `exclusive`, if more than one predicate is true (checked when
+        a graph runs; not when executing eagerly, as in TensorFlow).
 
     Example:
       >>> x = tf.constant(3)
