@@ -24,7 +24,8 @@ import torch
 
 from ndflow.core import determinism, strict_mode
 from ndflow.core.api_export import tf_export
-from ndflow.runtime import function
+from ndflow.core.doc_tables import attach
+from ndflow.runtime import execution_config_docs, function
 from ndflow.runtime.device_config import PhysicalDevice
 
 _synchronous = True
@@ -126,3 +127,6 @@ def experimental_functions_run_eagerly() -> bool:
     _deprecated("experimental_functions_run_eagerly",
                 "Use tf.config.functions_run_eagerly instead of the experimental version.")
     return function.functions_run_eagerly()
+
+
+attach(globals(), execution_config_docs.DOCS)
