@@ -19,12 +19,10 @@ import ndflow as tf
 
 INDEX = Path(tf.__file__).resolve().parent / "core" / "api_index.json"
 
-# Objects ndflow exports as they are, whose docstrings are their makers' to give: the
-# tensorboard package's generated protobuf messages (TensorFlow's own ConfigProto, GPUOptions,
-# RunOptions, ClusterDef, ... so they serialize to TensorFlow's bytes; their generator writes
-# no docstrings) and NumPy's scalar types under tf.experimental.numpy (NumPy's docstrings,
-# whose examples print NumPy's reprs).
-FOREIGN_PACKAGES = ("tensorboard", "numpy")
+# Objects ndflow exports as they are, whose docstrings are their makers' to give: NumPy's
+# scalar types under tf.experimental.numpy (NumPy's docstrings, whose examples print NumPy's
+# reprs). The protobuf messages (ConfigProto, ...) get theirs from core/proto_docs.py.
+FOREIGN_PACKAGES = ("numpy",)
 
 
 def _objects():
