@@ -14,8 +14,10 @@ from tensorboard.compat.proto import event_pb2, summary_pb2
 
 from ndflow.core import context, dtypes, errors
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.script_ops import numpy_function
+from ndflow.summary import writer_docs
 from ndflow.summary.event_file import EventFileWriter
 
 
@@ -241,3 +243,6 @@ def flush(writer=None, name=None):
 __all__ = ["SummaryWriter", "FileSummaryWriter", "NoopSummaryWriter", "create_file_writer",
            "create_noop_writer", "get_step", "set_step", "record_if", "should_record_summaries",
            "flush", "STATE", "default_writer", "recording_condition"]
+
+
+attach(globals(), writer_docs.DOCS)
