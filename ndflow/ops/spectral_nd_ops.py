@@ -17,8 +17,9 @@ import numpy as np
 
 from ndflow.core import dtypes, errors
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.tensor import Tensor, is_symbolic_tensor
-from ndflow.ops import array_core, array_fill
+from ndflow.ops import array_core, array_fill, spectral_nd_ops_docs
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.arithmetic import floor_div, maximum
 from ndflow.ops.array_slicing import concat
@@ -194,3 +195,6 @@ fftnd = tf_export("signal.fftnd")(_nd_wrapper("fftnd"))
 ifftnd = tf_export("signal.ifftnd")(_nd_wrapper("ifftnd"))
 rfftnd = tf_export("signal.rfftnd")(_nd_wrapper("rfftnd"))
 irfftnd = tf_export("signal.irfftnd")(_nd_wrapper("irfftnd"))
+
+
+attach(globals(), spectral_nd_ops_docs.DOCS)
