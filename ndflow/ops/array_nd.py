@@ -5,10 +5,11 @@ axis of `indices`: K coordinates into the first K dimensions of the indexed tens
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array_core, array_fill, array_range, array_slicing, reduction
+from ndflow.ops import array_core, array_fill, array_nd_docs, array_range, array_slicing, reduction
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import int_input, int_tensor, static_value
 from ndflow.ops.op_def import op_def
@@ -205,3 +206,6 @@ tensor_scatter_nd_min = tf_export("tensor_scatter_nd_min")(
 tensor_scatter_nd_max = tf_export("tensor_scatter_nd_max")(
     _public_tensor_scatter(TensorScatterMax, "`tf.tensor_scatter_nd_max`: the maximum of "
                            "the tensor and `updates` at `indices`."))
+
+
+attach(globals(), array_nd_docs.DOCS)

@@ -1,0 +1,154 @@
+"""The docstrings of array_nd.py's TF2 functions (attached at its end; see
+core/doc_tables.py). Generated from a spec with the example outputs computed."""
+
+from __future__ import annotations
+
+DOCS = {
+    "gather_nd": """Gathers slices of `params` addressed by index tuples.
+
+    Args:
+      params: the tensor to gather from.
+      indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
+      batch_dims: the number of leading batch dimensions shared by params and indices.
+      name: optional name for the operation.
+      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error
+        ("IGNORE" is accepted but still raises).
+
+    Returns:
+      A tensor of shape indices.shape[:-1] + params.shape[batch_dims + k:].
+
+    Raises:
+      InvalidArgumentError: for an out-of-range index.
+
+    Example:
+      >>> tf.gather_nd([[1, 2], [3, 4]], [[1, 0], [0, 1]]).numpy()
+      array([3, 2], dtype=int32)
+    """,
+    "scatter_nd": """A tensor of zeros of `shape` with `updates` added at `indices`.
+
+    Updates at duplicate indices are summed.
+
+    Args:
+      indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
+      updates: a tensor of shape indices.shape[:-1] + shape[k:].
+      shape: the output shape.
+      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error
+        ("IGNORE" is accepted but still raises).
+      name: optional name for the operation.
+
+    Returns:
+      A tensor of `shape` and updates' dtype.
+
+    Raises:
+      InvalidArgumentError: for an out-of-range index.
+
+    Example:
+      >>> tf.scatter_nd([[1], [3]], [9, 10], [4]).numpy()
+      array([ 0,  9,  0, 10], dtype=int32)
+    """,
+    "tensor_scatter_nd_update": """A copy of `tensor` with `updates` written at `indices`.
+
+    Args:
+      tensor: the tensor to update (it is not changed).
+      indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
+      updates: a tensor of shape indices.shape[:-1] + tensor.shape[k:].
+      name: optional name for the operation.
+
+    Returns:
+      A tensor of tensor's shape and dtype.
+
+    Raises:
+      InvalidArgumentError: for an out-of-range index.
+
+    Example:
+      >>> t = tf.zeros([4], tf.int32)
+      >>> tf.tensor_scatter_nd_update(t, [[1], [3]], [9, 10]).numpy()
+      array([ 0,  9,  0, 10], dtype=int32)
+    """,
+    "tensor_scatter_nd_add": """A copy of `tensor` with `updates` added at `indices`.
+
+    Updates at duplicate indices all apply.
+
+    Args:
+      tensor: the tensor to update (it is not changed).
+      indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
+      updates: a tensor of shape indices.shape[:-1] + tensor.shape[k:].
+      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error
+        ("IGNORE" is accepted but still raises).
+      name: optional name for the operation.
+
+    Returns:
+      A tensor of tensor's shape and dtype.
+
+    Raises:
+      InvalidArgumentError: for an out-of-range index.
+
+    Example:
+      >>> t = tf.zeros([4], tf.int32)
+      >>> tf.tensor_scatter_nd_add(t, [[1], [1]], [9, 10]).numpy()
+      array([ 0, 19,  0,  0], dtype=int32)
+    """,
+    "tensor_scatter_nd_sub": """A copy of `tensor` with `updates` subtracted at `indices`.
+
+    Args:
+      tensor: the tensor to update (it is not changed).
+      indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
+      updates: a tensor of shape indices.shape[:-1] + tensor.shape[k:].
+      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error
+        ("IGNORE" is accepted but still raises).
+      name: optional name for the operation.
+
+    Returns:
+      A tensor of tensor's shape and dtype.
+
+    Raises:
+      InvalidArgumentError: for an out-of-range index.
+
+    Example:
+      >>> t = tf.zeros([4], tf.int32)
+      >>> tf.tensor_scatter_nd_sub(t, [[2]], [5]).numpy()
+      array([ 0,  0, -5,  0], dtype=int32)
+    """,
+    "tensor_scatter_nd_max": """A copy of `tensor` with `updates` combined by maximum at `indices`.
+
+    Args:
+      tensor: the tensor to update (it is not changed).
+      indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
+      updates: a tensor of shape indices.shape[:-1] + tensor.shape[k:].
+      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error
+        ("IGNORE" is accepted but still raises).
+      name: optional name for the operation.
+
+    Returns:
+      A tensor of tensor's shape and dtype.
+
+    Raises:
+      InvalidArgumentError: for an out-of-range index.
+
+    Example:
+      >>> t = tf.zeros([4], tf.int32)
+      >>> tf.tensor_scatter_nd_max(t, [[0]], [-3]).numpy()
+      array([0, 0, 0, 0], dtype=int32)
+    """,
+    "tensor_scatter_nd_min": """A copy of `tensor` with `updates` combined by minimum at `indices`.
+
+    Args:
+      tensor: the tensor to update (it is not changed).
+      indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
+      updates: a tensor of shape indices.shape[:-1] + tensor.shape[k:].
+      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error
+        ("IGNORE" is accepted but still raises).
+      name: optional name for the operation.
+
+    Returns:
+      A tensor of tensor's shape and dtype.
+
+    Raises:
+      InvalidArgumentError: for an out-of-range index.
+
+    Example:
+      >>> t = tf.zeros([4], tf.int32)
+      >>> tf.tensor_scatter_nd_min(t, [[0]], [-3]).numpy()
+      array([-3,  0,  0,  0], dtype=int32)
+    """,
+}
