@@ -13,9 +13,11 @@ import numpy as np
 
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
+from ndflow.ops import sort_docs
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.arithmetic import negative, subtract
 from ndflow.ops.array_core import shape, static_value
@@ -234,3 +236,6 @@ def in_top_k(targets, predictions, k, name: str | None = None) -> Tensor:
 def in_top_k_v1(predictions, targets, k, name: str | None = None) -> Tensor:
     """`tf.compat.v1.nn.in_top_k`: TF 1.x's argument order (predictions first)."""
     return in_top_k(targets, predictions, k, name=name)
+
+
+attach(globals(), sort_docs.DOCS)
