@@ -26,6 +26,7 @@ from collections.abc import Callable
 from ndflow.core import context, devices, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor
+from ndflow.core.doc_tables import attach
 from ndflow.core.graph import Operation, SymbolicTensor
 from ndflow.core.nest import flatten, is_nested, pack_sequence_as
 from ndflow.core.shapes import TensorShape
@@ -42,7 +43,10 @@ from ndflow.ops.control_flow import (
     While,
 )
 from ndflow.ops.tensor_array_ops import TensorArray, from_flow, to_flow
-from ndflow.runtime import control_flow_kernels  # noqa: F401 - registers the kernels
+from ndflow.runtime import (
+    control_flow_docs,
+    control_flow_kernels,  # noqa: F401 - registers the kernels
+)
 from ndflow.runtime.func_graph import FuncGraph, tracing_scope
 
 _ids = itertools.count(1)
@@ -477,3 +481,6 @@ def smart_cond(pred, true_fn: Callable, false_fn: Callable, name: str | None = N
     if isinstance(pred, bool):
         return true_fn() if pred else false_fn()
     return cond(pred, true_fn, false_fn, name)
+
+
+attach(globals(), control_flow_docs.DOCS)
