@@ -12,9 +12,10 @@ import numpy as np
 
 from ndflow.core import context, dtypes, scopes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import arithmetic
+from ndflow.ops import arithmetic, random_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import partial_shape
 from ndflow.ops.op_def import op_def
@@ -204,3 +205,6 @@ def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None) ->
 uniform = random_uniform
 normal = random_normal
 shuffle = random_shuffle
+
+
+attach(globals(), random_docs.DOCS)
