@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from ndflow.core import dtypes, scopes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.tensor import Tensor
+from ndflow.ops import array_builders_docs
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import maximum, multiply, subtract, truediv
 from ndflow.ops.array_core import expand_dims, identity, reshape, shape, size
@@ -130,3 +132,6 @@ def repeat(input, repeats, axis=None, name: str | None = None) -> Tensor:  # noq
         source = searchsorted(ends, range_(reduce_sum(counts), dtype=repeats.dtype),
                               side="right")
         return gather(value, source, axis=axis)
+
+
+attach(globals(), array_builders_docs.DOCS)

@@ -8,9 +8,11 @@ import numpy as np
 
 from ndflow.core import context
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape, as_shape
 from ndflow.core.tensor import Tensor
+from ndflow.ops import array_misc_docs
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.array_core import expand_dims
 from ndflow.ops.op_def import op_def
@@ -158,3 +160,6 @@ def guarantee_const(input, name: str | None = None) -> Tensor:  # noqa: A002
     """`tf.guarantee_const` (deprecated in TF): the input, marked as constant for the
     runtime; here an identity kernel."""
     return apply_op(GuaranteeConst, [input], name=name).outputs[0]
+
+
+attach(globals(), array_misc_docs.DOCS)
