@@ -15,7 +15,24 @@ from ndflow.core.api_export import tf_export
 
 @tf_export("device", v1=[])
 def device(device_name):
-    """`with tf.device("/GPU:0")`: where ops created inside are placed."""
+    """A context manager placing the ops created inside on a device.
+
+    Args:
+      device_name: a device string such as "/CPU:0" or "/GPU:1" (partial specs merge with
+        enclosing ones); None clears the enclosing device. TF2 does not accept a function.
+
+    Returns:
+      A context manager.
+
+    Raises:
+      RuntimeError: if `device_name` is a function (use `tf.compat.v1.device` in graphs).
+
+    Example:
+      >>> with tf.device("/CPU:0"):
+      ...     x = tf.constant(1.0)
+      >>> x.device
+      '/job:localhost/replica:0/task:0/device:CPU:0'
+    """
     if callable(device_name):
         raise RuntimeError("tf.device does not support functions.")
     if context.executing_eagerly():
@@ -38,7 +55,25 @@ def device_v1(device_name_or_function):
 @tf_export("name_scope")
 @contextlib.contextmanager
 def name_scope(name, default_name=None, values=None):
-    """`tf.name_scope(name)` (and v1's `name_scope(name, default_name, values)`)."""
+    """A context manager that prefixes the names of the ops created inside.
+
+    Scopes nest ("outer/inner/op"); a name used twice gets a suffix ("scope_1"). Eagerly the
+    scope is recorded (`tf.get_current_name_scope`) although eager ops have no names.
+
+    Args:
+      name: the scope name; a name ending in "/" is used as an absolute scope as it is.
+      default_name: (TF1 form) the name used when `name` is None.
+      values: (TF1 form) the inputs, used to find the graph.
+
+    Returns:
+      A context manager yielding the full scope name (ending in "/").
+
+    Example:
+      >>> with tf.Graph().as_default():
+      ...     with tf.name_scope("layer"):
+      ...         print(tf.constant(1.0, name="w").name)
+      layer/w:0
+    """
     if name is None:
         name = default_name
     if context.executing_eagerly():
@@ -97,13 +132,30 @@ def get_name_scope() -> str:
 
 @tf_export("get_current_name_scope", v1=[])
 def get_current_name_scope() -> str:
-    """The name scope being built in ("outer/inner", "" at the top)."""
+    """The name scope being built in: "outer/inner", or "" at the top.
+
+    Returns:
+      A str without a trailing "/".
+
+    Example:
+      >>> with tf.name_scope("outer"):
+      ...     print(tf.get_current_name_scope())
+      outer
+    """
     return get_name_scope()
 
 
 @tf_export("inside_function", v1=[])
 def inside_function() -> bool:
-    """Whether ops are being added to a function's graph (tracing a tf.function)."""
+    """Whether ops are being added to a function's graph (while tracing a `tf.function`).
+
+    Returns:
+      A bool: False eagerly and in a plain `tf.Graph`, True inside tf.function tracing.
+
+    Example:
+      >>> tf.inside_function()
+      False
+    """
     return not context.executing_eagerly() and \
         hasattr(context.get_default_graph(), "outer_graph")
 
