@@ -4,9 +4,11 @@ flattened mask, Squeeze, GatherV2), so its gradient is GatherV2's."""
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import OPERATORS, Tensor
+from ndflow.ops import array_mask_docs
 from ndflow.ops.apply import constant_value, convert_to_tensor
 from ndflow.ops.array_core import reshape, shape, squeeze
 from ndflow.ops.array_gather import gather, where
@@ -70,3 +72,6 @@ def getitem(tensor, slice_spec, var=None) -> Tensor:
 
 
 OPERATORS["getitem"] = getitem
+
+
+attach(globals(), array_mask_docs.DOCS)

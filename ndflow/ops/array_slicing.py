@@ -17,9 +17,10 @@ import numpy as np
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor
+from ndflow.core.doc_tables import attach
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import OPERATORS, Tensor
-from ndflow.ops import composite_dispatch
+from ndflow.ops import array_slicing_docs, composite_dispatch
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.array_core import (
     INDEX_ATTR,
@@ -472,3 +473,6 @@ def concat(values, axis, name: str = "concat") -> Tensor:
         return identity(values[0], name=name)
     return apply_op(ConcatV2, [list(values), int_input(axis)],
                     name=name).outputs[0]
+
+
+attach(globals(), array_slicing_docs.DOCS)

@@ -10,8 +10,10 @@ import numpy as np
 
 from ndflow.core import context, dtypes, narrow_dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.tensor import Tensor
+from ndflow.ops import cast_docs
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.comparison import unchanged_shape
 from ndflow.ops.op_def import POINTWISE, op_def
@@ -80,3 +82,6 @@ def to_int32(x, name="ToInt32") -> Tensor:
 def to_int64(x, name="ToInt64") -> Tensor:
     """`tf.compat.v1.to_int64`."""
     return cast(x, dtypes.int64, name=name)
+
+
+attach(globals(), cast_docs.DOCS)

@@ -9,7 +9,9 @@ import numpy as np
 
 from ndflow.core import scopes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.tensor import Tensor
+from ndflow.ops import clip_ops_docs
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import maximum, minimum, multiply, subtract, truediv, where
 from ndflow.ops.array_core import identity, stack
@@ -76,3 +78,6 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name: str | None = Non
     clipped = [IndexedSlices(c, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else c
                for c, t in zip(clipped, t_list)]  # sparse gradients stay sparse, as TF
     return clipped, use_norm
+
+
+attach(globals(), clip_ops_docs.DOCS)

@@ -13,9 +13,11 @@ import collections
 import re
 
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
+from ndflow.ops import einsum_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.comparison import broadcast_pair
 from ndflow.ops.op_def import op_def
@@ -165,3 +167,6 @@ def einsum(equation: str, *inputs, **kwargs) -> Tensor:
             result = einsum_op([result, operands[i + 1]], step.replace("0", ELLIPSIS),
                                 name="Einsum")
         return result
+
+
+attach(globals(), einsum_docs.DOCS)

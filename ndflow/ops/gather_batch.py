@@ -5,7 +5,9 @@ params, one plain gather, a reshape), so its gradient is the plain gather's."""
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.tensor import Tensor
+from ndflow.ops import gather_batch_docs
 from ndflow.ops.apply import constant_value, convert_to_tensor
 from ndflow.ops.arithmetic import add, multiply
 from ndflow.ops.array_core import int_tensor, reshape, shape
@@ -83,3 +85,6 @@ def _gather_after_batch(params, indices, batch_dims: int) -> Tensor:
     if None not in static:
         return reshape(out, static)
     return reshape(out, concat([shape(indices, out_type=indices.dtype), outer], 0))
+
+
+attach(globals(), gather_batch_docs.DOCS)

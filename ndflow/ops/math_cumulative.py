@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.tensor import Tensor
+from ndflow.ops import math_cumulative_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import int_input
 from ndflow.ops.comparison import unchanged_shape
@@ -56,3 +58,6 @@ def cumulative_logsumexp(x, axis=0, exclusive: bool = False, reverse: bool = Fal
     """`tf.math.cumulative_logsumexp`: log(cumsum(exp(x))) along `axis`, without
     overflow (exclusive: the first entry is -inf)."""
     return _scan(CumulativeLogsumexp, x, axis, exclusive, reverse, name)
+
+
+attach(globals(), math_cumulative_docs.DOCS)
