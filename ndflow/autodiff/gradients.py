@@ -106,7 +106,37 @@ def _grad_scope(graph, op):
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
               gate_gradients=False, aggregation_method=None, stop_gradients=None,
               unconnected_gradients=UnconnectedGradients.NONE) -> list:
-    """Symbolic d(sum ys)/d(xs) in the graph of `ys` (graph mode only, as TF)."""
+    """Builds the symbolic gradients of `ys` with respect to `xs` in a graph (TF1).
+
+    Graph mode only: the gradient ops are added to the graph of `ys`.
+
+    Args:
+      ys: a tensor or list of tensors to differentiate (their sum, weighted by grad_ys).
+      xs: a tensor or list of tensors (or variables) to differentiate with respect to.
+      grad_ys: optional list of tensors of ys' shapes, the upstream gradients (ones by default).
+      name: the name scope of the gradient ops.
+      colocate_gradients_with_ops: accepted for compatibility.
+      gate_gradients: accepted for compatibility.
+      aggregation_method: accepted for compatibility (see `tf.AggregationMethod`).
+      stop_gradients: optional tensors treated as constants (no gradient flows through them).
+      unconnected_gradients: `tf.UnconnectedGradients.NONE` (None for an x that ys does not
+        depend on) or `ZERO` (zeros).
+
+    Returns:
+      A list with the gradient of sum(ys) with respect to each x (None or zeros where there is
+      none).
+
+    Raises:
+      RuntimeError: when executing eagerly (use `tf.GradientTape`).
+
+    Example:
+      >>> with tf.Graph().as_default():
+      ...     x = tf.constant(3.0)
+      ...     dy_dx = tf.gradients(x * x, [x])[0]
+      ...     with tf.compat.v1.Session() as sess:
+      ...         print(sess.run(dy_dx))
+      6.0
+    """
     if context.executing_eagerly():
         raise RuntimeError("tf.gradients is not supported when eager execution is enabled. "
                            "Use tf.GradientTape instead.")
@@ -148,8 +178,36 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
 def gradients_v2(ys, xs, grad_ys=None, name="gradients", gate_gradients=False,
                  aggregation_method=None, stop_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE) -> list:
-    """TF2's `tf.gradients` (inside tf.function or a graph): as the TF1 one, without the
-    colocation argument."""
+    """Builds the symbolic gradients of `ys` with respect to `xs`.
+
+    For graphs and `tf.function` bodies; eagerly use `tf.GradientTape`.
+
+    Args:
+      ys: a tensor or list of tensors to differentiate (their sum, weighted by grad_ys).
+      xs: a tensor or list of tensors (or variables) to differentiate with respect to.
+      grad_ys: optional list of tensors of ys' shapes, the upstream gradients (ones by default).
+      name: the name scope of the gradient ops.
+      gate_gradients: accepted for compatibility.
+      aggregation_method: accepted for compatibility (see `tf.AggregationMethod`).
+      stop_gradients: optional tensors treated as constants (no gradient flows through them).
+      unconnected_gradients: `tf.UnconnectedGradients.NONE` (None for an x that ys does not
+        depend on) or `ZERO` (zeros).
+
+    Returns:
+      A list with the gradient of sum(ys) with respect to each x (None or zeros where there is
+      none).
+
+    Raises:
+      RuntimeError: when executing eagerly (use `tf.GradientTape`).
+
+    Example:
+      >>> with tf.Graph().as_default():
+      ...     x = tf.constant(3.0)
+      ...     dy_dx = tf.gradients(x * x, [x])[0]
+      ...     with tf.compat.v1.Session() as sess:
+      ...         print(sess.run(dy_dx))
+      6.0
+    """
     return gradients(ys, xs, grad_ys, name, False, gate_gradients, aggregation_method,
                      stop_gradients, unconnected_gradients)
 
@@ -157,8 +215,29 @@ def gradients_v2(ys, xs, grad_ys=None, name="gradients", gate_gradients=False,
 @tf_export("hessians", v1=[])
 def hessians(ys, xs, gate_gradients=False, aggregation_method=None,
              name="hessians") -> list:
-    """The Hessian of `sum(ys)` with respect to each x: shape `x.shape + x.shape` (each
-    x's shape must be fully known; the rows are differentiated one at a time, as TF)."""
+    """The Hessian of `sum(ys)` with respect to each x (graphs and tf.function only).
+
+    Each x's shape must be fully known; the rows are differentiated one at a time.
+
+    Args:
+      ys: a tensor or list of tensors.
+      xs: a tensor or list of tensors.
+      gate_gradients: accepted for compatibility.
+      aggregation_method: accepted for compatibility.
+      name: the name scope of the ops.
+
+    Returns:
+      A list with one tensor of shape x.shape + x.shape per x.
+
+    Example:
+      >>> with tf.Graph().as_default():
+      ...     x = tf.constant([1.0, 2.0])
+      ...     h = tf.hessians(tf.reduce_sum(x * x * x), x)[0]
+      ...     with tf.compat.v1.Session() as sess:
+      ...         print(sess.run(h))
+      [[ 6.  0.]
+       [ 0. 12.]]
+    """
     xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
     out = []
     graph = context.get_default_graph()

@@ -483,7 +483,39 @@ def function(func=None, input_signature=None, autograph: bool = True,
              experimental_attributes=None, experimental_relax_shapes=None,
              experimental_compile=None, experimental_follow_type_hints=None,
              name=None) -> Function | Callable:
-    """`tf.function` as a decorator (`@tf.function`, `@tf.function(...)`) or a call."""
+    """Compiles a Python function into a callable that runs as a graph.
+
+    Usable as `@tf.function`, `@tf.function(...)` or `tf.function(fn, ...)`. Calling the result
+    traces `func` into a graph once per new input signature (dtypes and shapes of tensor
+    arguments, values of Python arguments) and then runs the graph. AutoGraph converts Python
+    `if`/`while`/`for` on tensors into graph control flow. Side effects in Python (print,
+    appending to lists) happen only while tracing; use `tf.print` for run-time output.
+
+    Args:
+      func: the function to compile (None when used as `@tf.function(...)`).
+      input_signature: optional list of `tf.TensorSpec`s fixing the accepted inputs (one
+        trace; None dimensions accept any size).
+      autograph: whether to convert Python control flow on tensors.
+      jit_compile: if True, compile the whole function with ndflow's JIT (XLA-style).
+      reduce_retracing: if True, generalize shapes to avoid retracing for new sizes.
+      experimental_implements: recorded as the function's "implements" attribute.
+      experimental_autograph_options: accepted for compatibility.
+      experimental_attributes: optional dict of function attributes.
+      experimental_relax_shapes: deprecated alias of `reduce_retracing`.
+      experimental_compile: deprecated alias of `jit_compile`.
+      experimental_follow_type_hints: accepted for compatibility.
+      name: optional name of the function.
+
+    Returns:
+      A `tf.types.experimental.PolymorphicFunction` (or, with `func` None, a decorator).
+
+    Example:
+      >>> @tf.function
+      ... def add_one(x):
+      ...     return x + 1
+      >>> int(add_one(tf.constant(1)))
+      2
+    """
     if experimental_relax_shapes is not None:
         reduce_retracing = bool(experimental_relax_shapes)
     if experimental_compile is not None and jit_compile is None:
