@@ -13,13 +13,14 @@ import torch
 
 from ndflow.core import context, devices, dtypes, narrow_dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import SymbolicTensor
 from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.strings import as_bytes_array, is_string_value
 from ndflow.core.tensor import EagerTensor, Tensor
-from ndflow.ops import eager_keys
+from ndflow.ops import apply_docs, eager_keys
 from ndflow.ops.constant_op import Const
 from ndflow.ops.forward_copies import copy_of
 from ndflow.ops.op_def import (
@@ -580,3 +581,6 @@ def apply_op(op_def: OpDef, inputs, attrs=None, name: str | None = None):
     for tape in context.active_tapes():
         tape.record(op)
     return op
+
+
+attach(globals(), apply_docs.DOCS)
