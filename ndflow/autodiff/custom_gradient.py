@@ -59,7 +59,32 @@ class _VariableCollector:
 
 @tf_export("custom_gradient")
 def custom_gradient(f=None):
-    """Decorator: `f(*args)` returns `(outputs, grad_fn)`; tapes use `grad_fn` for `f`."""
+    """A decorator defining a function together with its own gradient.
+
+    The decorated `f(*args)` returns `(outputs, grad_fn)`: `grad_fn(*upstream)` returns the
+    gradients with respect to `args` (and, when `f` uses variables, accepts a `variables=`
+    keyword and returns `(input_grads, variable_grads)`). Tapes and `tf.gradients` use
+    `grad_fn` instead of differentiating the ops inside `f`.
+
+    Args:
+      f: the function to decorate (None when used as `@tf.custom_gradient()`).
+
+    Returns:
+      The decorated function, returning only the outputs.
+
+    Example:
+      >>> @tf.custom_gradient
+      ... def clipped_identity(x):
+      ...     def grad(dy):
+      ...         return tf.clip_by_value(dy, -1.0, 1.0)
+      ...     return tf.identity(x), grad
+      >>> x = tf.constant(2.0)
+      >>> with tf.GradientTape() as tape:
+      ...     tape.watch(x)
+      ...     y = clipped_identity(x) * 5.0
+      >>> float(tape.gradient(y, x))
+      1.0
+    """
     if f is None:
         return custom_gradient
 

@@ -46,7 +46,25 @@ class AggregationMethod:
 
 @tf_export("grad_pass_through", v1=["grad_pass_through"])
 def grad_pass_through(f):
-    """`f` whose gradient with respect to each input is the output gradient itself."""
+    """Wraps `f` so that its gradient passes the upstream gradient through unchanged.
+
+    The forward pass computes `f`; the backward pass treats it as the identity with respect
+    to each input (a straight-through estimator, e.g. around a rounding or an assignment).
+
+    Args:
+      f: a function of tensors.
+
+    Returns:
+      The wrapped function.
+
+    Example:
+      >>> x = tf.constant(1.4)
+      >>> with tf.GradientTape() as tape:
+      ...     tape.watch(x)
+      ...     y = tf.grad_pass_through(tf.round)(x) * 3.0
+      >>> float(y), float(tape.gradient(y, x))
+      (3.0, 3.0)
+    """
     @custom_gradient
     def passed_through(*args, **kwargs):
         def grad(*dys, variables=None):

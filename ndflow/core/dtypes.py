@@ -237,9 +237,23 @@ _QUANTIZED_BY_FIELD = {(d.name, d.np_dtype): d for d in QUANTIZED}
 
 @tf_export("as_dtype", "dtypes.as_dtype")
 def as_dtype(type_value) -> DType:
-    """`tf.as_dtype`: a DType from a DType, a type name ("float32", "float", "double",
-    "half", ...), a `DataType` enum, a NumPy dtype or scalar type, `float`/`bool`/`object`,
-    anything with a NumPy `dtype`, or an ATen dtype."""
+    """Converts a dtype-like value to a `tf.DType`.
+
+    Args:
+      type_value: a `tf.DType`, a type name ("float32", "float", "double", "half", ...), a
+        `DataType` enum value, a NumPy dtype or scalar type, `float`/`int`/`bool`/`object`,
+        anything with a NumPy `dtype`, or an ATen dtype.
+
+    Returns:
+      A `tf.DType`.
+
+    Raises:
+      TypeError: if the value does not name a dtype.
+
+    Example:
+      >>> tf.as_dtype("float32")
+      tf.float32
+    """
     if isinstance(type_value, DType):
         return type_value
     if isinstance(type_value, np.dtype):

@@ -262,11 +262,34 @@ class EagerTensor(Tensor):
 
 @tf_export("is_tensor", v1=["is_tensor"])
 def is_tensor(x) -> bool:
-    """Whether `x` is a tensor (eager or symbolic), as opposed to a Python or NumPy value."""
+    """Whether `x` is a `tf.Tensor` rather than a Python or NumPy value.
+
+    Args:
+      x: any object.
+
+    Returns:
+      True for a `tf.Tensor` (eager or symbolic); False otherwise, including (unlike
+      TensorFlow) for SparseTensors, RaggedTensors and variables.
+
+    Example:
+      >>> tf.is_tensor(tf.constant(1)), tf.is_tensor(1)
+      (True, False)
+    """
     return isinstance(x, Tensor)
 
 
 @tf_export("is_symbolic_tensor")
 def is_symbolic_tensor(tensor) -> bool:
-    """Whether `tensor` is a graph tensor (an eager tensor is not)."""
+    """Whether `tensor` is a graph (symbolic) tensor rather than an eager one.
+
+    Args:
+      tensor: any object.
+
+    Returns:
+      True for a tensor of a graph or tf.function being built; False otherwise.
+
+    Example:
+      >>> tf.is_symbolic_tensor(tf.constant(1))
+      False
+    """
     return isinstance(tensor, Tensor) and not isinstance(tensor, EagerTensor)

@@ -47,8 +47,26 @@ Bitcast = op_def("Bitcast", inputs=["input: T"], outputs=["output: type"],
 
 @tf_export("bitcast")
 def bitcast(input, type, name: str | None = None) -> Tensor:  # noqa: A002
-    """`tf.bitcast`: the same bytes read as `type`; a smaller type adds a last dim of
-    size(T) / size(type), a larger one consumes a last dim of size(type) / size(T)."""
+    """Reinterprets the bytes of a tensor as another dtype, without copying values.
+
+    A smaller target type adds a last dimension of size(T) / size(type); a larger one consumes
+    a last dimension of size(type) / size(T).
+
+    Args:
+      input: a numeric tensor.
+      type: the target dtype.
+      name: optional name for the operation.
+
+    Returns:
+      A tensor of `type`.
+
+    Raises:
+      InvalidArgumentError: if the last dimension does not fit the size ratio.
+
+    Example:
+      >>> int(tf.bitcast(tf.constant(1.0), tf.int32))
+      1065353216
+    """
     x = convert_to_tensor(input, name="input")
     return apply_op(Bitcast, [x], {"type": dtypes.as_dtype(type)}, name=name).outputs[0]
 

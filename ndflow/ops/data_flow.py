@@ -32,8 +32,26 @@ DynamicPartition = op_def(
 
 @tf_export("dynamic_partition")
 def dynamic_partition(data, partitions, num_partitions: int, name: str | None = None) -> list:
-    """`tf.dynamic_partition`: `outputs[i]` holds the slices of `data` whose entry in
-    `partitions` (a prefix of data's shape) is i, in order."""
+    """Splits `data` into `num_partitions` tensors by a partition index per slice.
+
+    Args:
+      data: a tensor.
+      partitions: an int32 tensor whose shape is a prefix of data's; values in
+        [0, num_partitions).
+      num_partitions: the number of outputs.
+      name: optional name for the operation.
+
+    Returns:
+      A list of `num_partitions` tensors: output i holds, in order, the slices of `data` whose
+      partition is i.
+
+    Raises:
+      InvalidArgumentError: for a partition index out of range.
+
+    Example:
+      >>> [t.numpy().tolist() for t in tf.dynamic_partition([10, 20, 30], [0, 1, 0], 2)]
+      [[10, 30], [20]]
+    """
     data = convert_to_tensor(data)
     partitions = convert_to_tensor(partitions, dtype_hint=dtypes.int32)
     return list(apply_op(DynamicPartition, [data, partitions],
@@ -64,7 +82,22 @@ DynamicStitch = op_def(
 
 @tf_export("dynamic_stitch")
 def dynamic_stitch(indices, data, name: str | None = None) -> Tensor:
-    """`tf.dynamic_stitch`: `merged[indices[m][i]] = data[m][i]`, later values winning."""
+    """Interleaves tensors into one by index: `merged[indices[m][i]] = data[m][i]`.
+
+    Later values win for repeated indices; the inverse of `tf.dynamic_partition`.
+
+    Args:
+      indices: a list of int32 tensors of positions.
+      data: a list of tensors, data[m] shaped indices[m].shape + common slice shape.
+      name: optional name for the operation.
+
+    Returns:
+      A tensor with max(indices) + 1 slices.
+
+    Example:
+      >>> tf.dynamic_stitch([[0, 2], [1]], [[10, 30], [20]]).numpy()
+      array([10, 20, 30], dtype=int32)
+    """
     indices = [convert_to_tensor(i, dtype_hint=dtypes.int32) for i in indices]
     data = [convert_to_tensor(d) for d in data]
     return apply_op(DynamicStitch, [indices, data], name=name).outputs[0]
