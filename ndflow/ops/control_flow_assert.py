@@ -38,8 +38,26 @@ def _eager_summary(item, summarize: int) -> str:
 
 @tf_export("debugging.Assert", "Assert", v1=["Assert", "debugging.Assert"])
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's name
-    """Asserts that `condition` is true; when false, raises InvalidArgumentError listing
-    `data` (eagerly now; in a graph when the returned Assert op runs)."""
+    """Asserts that `condition` holds; otherwise raises an error listing `data`.
+
+    Executing eagerly the check happens at once; in a graph it happens when the returned op
+    runs (make other ops depend on it with `tf.control_dependencies`).
+
+    Args:
+      condition: a scalar boolean tensor (or Python bool).
+      data: a list of tensors (or values) printed in the error message.
+      summarize: how many entries of each tensor to print.
+      name: optional name for the operation.
+
+    Returns:
+      None when executing eagerly; in a graph, the Assert op.
+
+    Raises:
+      InvalidArgumentError: if the condition is false (eagerly, or when the op runs).
+
+    Example:
+      >>> tf.debugging.Assert(tf.constant(True), ["never printed"])
+    """
     if context.executing_eagerly():
         cond = convert_to_tensor(condition, dtypes.bool)
         if not bool(np.all(cond.numpy())):

@@ -21,8 +21,28 @@ EditDistance = op_def(
 
 @tf_export("edit_distance", v1=["edit_distance"])
 def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
-    """float32 distances shaped as the elementwise maximum of the two dense shapes without
-    their last dimension."""
+    """The Levenshtein distance between sequences given as SparseTensors.
+
+    Each sequence is one row (the last dimension) of `hypothesis` and `truth`.
+
+    Args:
+      hypothesis: a SparseTensor of hypothesis sequences.
+      truth: a SparseTensor of reference sequences, of the same rank.
+      normalize: if True, divide each distance by the length of its truth sequence.
+      name: optional name for the operation.
+
+    Returns:
+      A float32 tensor shaped as the larger of the two dense shapes without the last dimension.
+
+    Raises:
+      TypeError: if an argument is not a SparseTensor.
+
+    Example:
+      >>> h = tf.sparse.SparseTensor([[0, 0]], ["a"], [1, 1])
+      >>> t = tf.sparse.SparseTensor([[0, 0], [0, 1]], ["a", "b"], [1, 2])
+      >>> tf.edit_distance(h, t).numpy()
+      array([0.5], dtype=float32)
+    """
     sparse = (SparseTensor, SparseTensorValue)
     if not isinstance(hypothesis, sparse):
         raise TypeError("Hypothesis must be a SparseTensor.")

@@ -87,9 +87,24 @@ HistogramFixedWidth = op_def(
 @tf_export("histogram_fixed_width")
 def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32,
                           name=None) -> Tensor:
-    """`tf.histogram_fixed_width`: counts of `values` in `nbins` equal bins over
-    `value_range` = [lo, hi]; values below lo go to the first bin, at or above hi to the
-    last."""
+    """Counts the values falling in `nbins` equal-width bins over a range.
+
+    Values below the range go to the first bin, values at or above its top to the last.
+
+    Args:
+      values: a numeric tensor.
+      value_range: a shape-[2] tensor [lo, hi] of values' dtype, lo < hi.
+      nbins: the number of bins (a positive int).
+      dtype: the count dtype, int32 or int64.
+      name: optional name for the operation.
+
+    Returns:
+      A 1-D tensor of `nbins` counts.
+
+    Example:
+      >>> tf.histogram_fixed_width([0.0, 0.5, 1.0, 2.0], [0.0, 2.0], nbins=2).numpy()
+      array([2, 2], dtype=int32)
+    """
     with scopes.name_scope(name, "histogram_fixed_width"):
         return apply_op(HistogramFixedWidth,
                         [convert_to_tensor(values), convert_to_tensor(value_range),
@@ -100,8 +115,24 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32,
 @tf_export("histogram_fixed_width_bins")
 def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int32,
                                name=None) -> Tensor:
-    """`tf.histogram_fixed_width_bins`: the bin index (0..nbins-1) of each value, bins as
-    in `tf.histogram_fixed_width` (TF's composition: scale, floor, clip, cast to int32)."""
+    """The bin index of each value, for `nbins` equal-width bins over a range.
+
+    Bins are as in `tf.histogram_fixed_width` (values outside the range go to the end bins).
+
+    Args:
+      values: a numeric tensor.
+      value_range: a shape-[2] tensor [lo, hi] of values' dtype.
+      nbins: the number of bins.
+      dtype: the index dtype.
+      name: optional name for the operation.
+
+    Returns:
+      An int tensor of values' shape with indices in [0, nbins).
+
+    Example:
+      >>> tf.histogram_fixed_width_bins([0.0, 0.5, 1.0, 2.0], [0.0, 2.0], nbins=2).numpy()
+      array([0, 0, 1, 1], dtype=int32)
+    """
     with scopes.name_scope(name, "histogram_fixed_width_bins"):
         values = convert_to_tensor(values, name="values")
         shape_ = array_core.shape(values)

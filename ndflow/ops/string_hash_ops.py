@@ -87,8 +87,22 @@ Fingerprint = op_def("Fingerprint", inputs=["data: T", "method: string"],
 
 @tf_export("fingerprint", v1=["fingerprint"])
 def fingerprint(data, method="farmhash64", name=None):
-    """uint8 [N, 8]: the FarmHash Fingerprint64 (little-endian bytes) of each of `data`'s N
-    rows — of a row's bytes for numbers, of a row's strings' fingerprints for strings (one
-    string: its own fingerprint), as TensorFlow's."""
+    """Stable 64-bit fingerprints of the rows of a tensor.
+
+    For numeric data the fingerprint covers each row's bytes; for strings it combines the
+    fingerprints of the row's strings. The values match TensorFlow's (FarmHash Fingerprint64).
+
+    Args:
+      data: a tensor of rank >= 1; its first dimension indexes the rows.
+      method: "farmhash64", the only method.
+      name: optional name for the operation.
+
+    Returns:
+      A uint8 tensor [rows, 8]: each row's fingerprint as little-endian bytes.
+
+    Example:
+      >>> tf.fingerprint(tf.constant(["a", "b"])).shape
+      TensorShape([2, 8])
+    """
     return apply_op(Fingerprint, [data, convert_to_tensor(method, dtypes.string)],
                     name=name).outputs[0]
