@@ -12,9 +12,11 @@ import numpy as np
 
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import Tensor
+from ndflow.ops import linalg_diag_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.comparison import composite_name
 from ndflow.ops.linalg_extra import matrix_transpose
@@ -248,3 +250,5 @@ def adjoint(matrix, name=None) -> Tensor:
         matrix = convert_to_tensor(matrix, name="matrix")
         return matrix_transpose(matrix, conjugate=True)
 
+
+attach(globals(), linalg_diag_docs.DOCS)
