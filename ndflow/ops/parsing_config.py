@@ -19,7 +19,19 @@ from ndflow.ops.apply import convert_to_tensor
 
 @tf_export("io.VarLenFeature", v1=["VarLenFeature", "io.VarLenFeature"])
 class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
-    """A variable-length feature, parsed as a `SparseTensor`."""
+    """A variable-length feature, parsed as a `tf.SparseTensor`.
+
+    Args:
+      dtype: the feature's dtype: tf.int64, tf.float32 or tf.string.
+
+    Example:
+      >>> ex = tf.train.Example(features=tf.train.Features(feature={
+      ...     "x": tf.train.Feature(int64_list=tf.train.Int64List(value=[1, 2]))}))
+      >>> spec = {"x": tf.io.VarLenFeature(tf.int64)}
+      >>> out = tf.io.parse_single_example(ex.SerializeToString(), spec)
+      >>> out['x'].values.numpy()
+      array([1, 2])
+    """
 
     __slots__ = ()
 
@@ -27,8 +39,22 @@ class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
 @tf_export("io.FixedLenFeature", v1=["FixedLenFeature", "io.FixedLenFeature"])
 class FixedLenFeature(collections.namedtuple("FixedLenFeature",
                                              ["shape", "dtype", "default_value"])):
-    """A feature of fixed shape, parsed as a dense tensor; without `default_value` it is
-    required in every example."""
+    """A feature of fixed shape, parsed as a dense tensor.
+
+    Args:
+      shape: the feature's shape (e.g. [] for a scalar, [3] for three values).
+      dtype: tf.int64, tf.float32 or tf.string.
+      default_value: the value of an example without the feature; None makes the feature
+        required (a missing one is an error).
+
+    Example:
+      >>> ex = tf.train.Example(features=tf.train.Features(feature={
+      ...     "x": tf.train.Feature(int64_list=tf.train.Int64List(value=[1, 2]))}))
+      >>> spec = {"x": tf.io.FixedLenFeature([2], tf.int64)}
+      >>> out = tf.io.parse_single_example(ex.SerializeToString(), spec)
+      >>> out['x'].numpy()
+      array([1, 2])
+    """
 
     __slots__ = ()
 
@@ -40,8 +66,26 @@ class FixedLenFeature(collections.namedtuple("FixedLenFeature",
            v1=["FixedLenSequenceFeature", "io.FixedLenSequenceFeature"])
 class FixedLenSequenceFeature(collections.namedtuple(
         "FixedLenSequenceFeature", ["shape", "dtype", "allow_missing", "default_value"])):
-    """A feature of a variable number of fixed-shape rows, parsed as a dense tensor with a
-    leading dimension of rows (padded with `default_value` across a batch)."""
+    """A feature of a variable number of fixed-shape rows, parsed as a dense tensor.
+
+    The result has a leading dimension of rows; in a batch, shorter examples are padded with
+    `default_value`.
+
+    Args:
+      shape: the shape of one row.
+      dtype: tf.int64, tf.float32 or tf.string.
+      allow_missing: whether an example may lack the feature (must be True in `parse_example`
+        features).
+      default_value: the padding value.
+
+    Example:
+      >>> ex = tf.train.Example(features=tf.train.Features(feature={
+      ...     "x": tf.train.Feature(int64_list=tf.train.Int64List(value=[1, 2]))}))
+      >>> spec = {"x": tf.io.FixedLenSequenceFeature([], tf.int64, True)}
+      >>> out = tf.io.parse_single_example(ex.SerializeToString(), spec)
+      >>> out['x'].numpy()
+      array([1, 2])
+    """
 
     __slots__ = ()
 
@@ -52,8 +96,18 @@ class FixedLenSequenceFeature(collections.namedtuple(
 @tf_export("io.SparseFeature", v1=["SparseFeature", "io.SparseFeature"])
 class SparseFeature(collections.namedtuple(
         "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"])):
-    """A sparse feature stored as index feature(s) and a value feature, parsed as one
-    `SparseTensor` of dense shape [batch..., size] (ops/parsing_composite.py)."""
+    """A sparse feature stored as index feature(s) and a value feature.
+
+    It is parsed as one `tf.SparseTensor` of dense shape [batch..., size].
+
+    Args:
+      index_key: the name of the int64 index feature (or a list of names for several
+        dimensions).
+      value_key: the name of the value feature.
+      dtype: the values' dtype.
+      size: the dense size of the sparse dimension(s) (an int or a list).
+      already_sorted: whether the indices are already sorted.
+    """
 
     __slots__ = ()
 
@@ -65,8 +119,31 @@ class SparseFeature(collections.namedtuple(
 class RaggedFeature(collections.namedtuple(
         "RaggedFeature", ["dtype", "value_key", "partitions", "row_splits_dtype",
                           "validate"])):
-    """A feature parsed as a `RaggedTensor`: the values of `value_key` (default: the
-    feature's key), split by `partitions` (outermost first) read from other features."""
+    """A feature parsed as a `tf.RaggedTensor`.
+
+    The values come from `value_key` (by default the feature's own key) and are split into
+    rows by `partitions` (outermost first), read from other features: RaggedFeature.RowSplits,
+    RowLengths, RowStarts, RowLimits, ValueRowIds (each naming a feature) or UniformRowLength.
+
+    Args:
+      dtype: tf.int64, tf.float32 or tf.string.
+      value_key: the feature holding the values.
+      partitions: a list of partition objects.
+      row_splits_dtype: tf.int32 or tf.int64.
+      validate: whether to validate the partitions.
+
+    Raises:
+      ValueError: for a bad dtype, row_splits_dtype or value_key.
+      TypeError: for bad partitions or a non-bool validate.
+
+    Example:
+      >>> ex = tf.train.Example(features=tf.train.Features(feature={
+      ...     "x": tf.train.Feature(int64_list=tf.train.Int64List(value=[1, 2]))}))
+      >>> spec = {"x": tf.io.RaggedFeature(tf.int64)}
+      >>> out = tf.io.parse_single_example(ex.SerializeToString(), spec)
+      >>> out['x'].numpy()
+      array([1, 2])
+    """
 
     __slots__ = ()
     RowSplits = collections.namedtuple("RowSplits", ["key"])
