@@ -10,9 +10,16 @@ from ndflow.kernels.registry import kernel
 from ndflow.ops import array_nd
 
 
-def _rows(indices: torch.Tensor, shape: tuple, what: str):
-    """(row numbers [N], K) for `indices` [..., K] into a tensor of `shape`; TF's error for
-    an index out of range."""
+def _ignores(node) -> bool:
+    """Whether the node's `bad_indices_policy` is "IGNORE": an out-of-range index then
+    reads zeros (GatherNd) or is skipped (the scatters), as TF's CPU kernels."""
+    return node.attrs.get("bad_indices_policy", "") == "IGNORE"
+
+
+def _rows(indices: torch.Tensor, shape: tuple, what: str, ignore: bool = False):
+    """(row numbers [N], K, keep) for `indices` [..., K] into a tensor of `shape`; TF's
+    error for an index out of range, or with `ignore` the mask `keep` [N] of the indices in
+    range (their rows; the others' rows are 0), None when every index is in range."""
     if indices.dim() < 1:
         raise InvalidArgumentError(None, None, f"indices must be at least a vector, got "
                                    f"shape {list(indices.shape)}")
@@ -23,7 +30,11 @@ def _rows(indices: torch.Tensor, shape: tuple, what: str):
     flat = indices.reshape(-1, k).long()
     dims = torch.tensor(shape[:k], dtype=torch.long, device=indices.device)
     bad = ((flat < 0) | (flat >= dims)).any(dim=1)
-    if bool(bad.any()):
+    keep = None
+    if ignore and bool(bad.any()):
+        keep = ~bad
+        flat = flat.masked_fill(bad.unsqueeze(1), 0)
+    elif bool(bad.any()):
         i = int(bad.nonzero()[0, 0])
         position = list(torch.unravel_index(torch.tensor(i), tuple(indices.shape[:-1]))) \
             if indices.dim() > 1 else []
@@ -35,20 +46,27 @@ def _rows(indices: torch.Tensor, shape: tuple, what: str):
     for j in range(k - 2, -1, -1):
         strides[j] = strides[j + 1] * shape[j + 1]
     rows = (flat * torch.tensor(strides, dtype=torch.long, device=indices.device)).sum(dim=1)
-    return rows, k
+    return rows, k, keep
 
 
 @kernel(array_nd.GatherNd)
 def _gather_nd(node):
+    ignore = _ignores(node)
+
     def gather_nd(params, indices):
-        rows, k = _rows(indices, tuple(params.shape), "param")
+        rows, k, keep = _rows(indices, tuple(params.shape), "param", ignore)
         table = params.reshape((-1,) + tuple(params.shape[k:]))
-        return table[rows].reshape(tuple(indices.shape[:-1]) + tuple(params.shape[k:]))
+        if keep is None:
+            out = table[rows]
+        else:   # IGNORE: zeros for the indices out of range
+            out = table.new_zeros((rows.shape[0],) + tuple(params.shape[k:]))
+            out[keep] = table[rows[keep]]
+        return out.reshape(tuple(indices.shape[:-1]) + tuple(params.shape[k:]))
     return gather_nd
 
 
-def _as_rows(out_shape: tuple, indices, updates, what: str):
-    rows, k = _rows(indices, out_shape, what)
+def _as_rows(out_shape: tuple, indices, updates, what: str, ignore: bool = False):
+    rows, k, keep = _rows(indices, out_shape, what, ignore)
     tail = out_shape[k:]
     want = tuple(indices.shape[:-1]) + tuple(tail)
     if tuple(updates.shape) != want:
@@ -57,17 +75,22 @@ def _as_rows(out_shape: tuple, indices, updates, what: str):
                                    f"{updates.dim()}) of updates[shape={list(updates.shape)}] = "
                                    f"{got} must match dimensions [{k},{len(out_shape)}) of "
                                    f"{what}[shape={list(out_shape)}] = {list(tail)}")
-    return rows, updates.reshape((-1,) + tuple(tail)), k
+    values = updates.reshape((-1,) + tuple(tail))
+    if keep is not None:   # IGNORE: the updates at indices out of range are dropped
+        rows, values = rows[keep], values[keep]
+    return rows, values, k
 
 
 @kernel(array_nd.ScatterNd)
 def _scatter_nd(node):
+    ignore = _ignores(node)
+
     def scatter_nd(indices, updates, shape):
         out_shape = tuple(int(d) for d in shape.tolist())
         if any(d < 0 for d in out_shape):
             raise InvalidArgumentError(None, None, f"Dimensions must be non-negative, got "
                                        f"{list(out_shape)}")
-        rows, values, k = _as_rows(out_shape, indices, updates, "output")
+        rows, values, k = _as_rows(out_shape, indices, updates, "output", ignore)
         out = torch.zeros((int(torch.tensor(out_shape[:k]).prod()),) + out_shape[k:],
                           dtype=updates.dtype, device=updates.device)
         return out.index_add_(0, rows, values).reshape(out_shape)
@@ -76,9 +99,11 @@ def _scatter_nd(node):
 
 def _tensor_scatter(apply):
     def factory(node):
+        ignore = _ignores(node)
+
         def tensor_scatter(tensor, indices, updates):
             shape = tuple(tensor.shape)
-            rows, values, k = _as_rows(shape, indices, updates, "tensor")
+            rows, values, k = _as_rows(shape, indices, updates, "tensor", ignore)
             out = tensor.reshape((-1,) + shape[k:]).clone()
             return apply(out, rows, values).reshape(shape)
         return tensor_scatter

@@ -9,6 +9,7 @@ import torch
 
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.shapes import TensorShape, fmt
+from ndflow.kernels.array_nd import _ignores as ignores_bad_indices
 from ndflow.kernels.array_nd import _rows as gather_rows
 from ndflow.kernels.array_slicing import compile_strided_slice
 from ndflow.kernels.registry import host_kernel
@@ -273,15 +274,22 @@ def _select(node):
 
 @host_kernel(array_nd.GatherNd)
 def _gather_nd(node):
+    ignore = ignores_bad_indices(node)
+
     def gather_nd(params, indices):
         indices = indices.cpu()
         lead = tuple(indices.shape[:-1])
         if indices.dim() and indices.shape[-1] == 0:   # no coordinates: all of params each
             return np.broadcast_to(params, lead + params.shape).copy()
         # the row numbers of params seen as [rows, slice...], with the ATen kernel's checks
-        rows, k = gather_rows(indices, params.shape, "param")
+        rows, k, keep = gather_rows(indices, params.shape, "param", ignore)
         table = params.reshape((int(np.prod(params.shape[:k])),) + params.shape[k:])
-        return table[rows.numpy()].reshape(lead + params.shape[k:])
+        if keep is None:
+            return table[rows.numpy()].reshape(lead + params.shape[k:])
+        out = np.full((rows.shape[0],) + params.shape[k:], b"", dtype=object)  # IGNORE
+        keep = keep.numpy()
+        out[keep] = table[rows.numpy()[keep]]
+        return out.reshape(lead + params.shape[k:])
     return gather_nd
 
 

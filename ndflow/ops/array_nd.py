@@ -140,14 +140,14 @@ def gather_nd_v1(params, indices, name: str | None = None, batch_dims: int = 0,
         `indices.shape[-1]` axes of `params` (after the batch axes).
       name: optional name for the operation.
       batch_dims: the number of leading batch axes shared by `params` and `indices`.
-      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error.
-        ("IGNORE", zeros for such indices in TensorFlow, is accepted but still raises.)
+      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error;
+        "IGNORE": an out-of-range index reads zeros (empty strings).
 
     Returns:
       A tensor of shape `indices.shape[:-1] + params.shape[batch_dims + indices.shape[-1]:]`.
 
     Raises:
-      InvalidArgumentError: for an out-of-range index.
+      InvalidArgumentError: for an out-of-range index, unless the policy is "IGNORE".
 
     Example:
       >>> tf.compat.v1.gather_nd([[1, 2], [3, 4]], [[1, 0], [0, 1]]).numpy()

@@ -11,8 +11,8 @@ DOCS = {
       indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
       batch_dims: the number of leading batch dimensions shared by params and indices.
       name: optional name for the operation.
-      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error
-        ("IGNORE" is accepted but still raises).
+      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error;
+        "IGNORE": an out-of-range index reads zeros (empty strings).
 
     Returns:
       A tensor of shape indices.shape[:-1] + params.shape[batch_dims + k:].
@@ -32,8 +32,8 @@ DOCS = {
       indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
       updates: a tensor of shape indices.shape[:-1] + shape[k:].
       shape: the output shape.
-      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error
-        ("IGNORE" is accepted but still raises).
+      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error;
+        "IGNORE": the updates at out-of-range indices are skipped.
       name: optional name for the operation.
 
     Returns:
@@ -73,8 +73,8 @@ DOCS = {
       tensor: the tensor to update (it is not changed).
       indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
       updates: a tensor of shape indices.shape[:-1] + tensor.shape[k:].
-      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error
-        ("IGNORE" is accepted but still raises).
+      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error;
+        "IGNORE": the updates at out-of-range indices are skipped.
       name: optional name for the operation.
 
     Returns:
@@ -94,8 +94,8 @@ DOCS = {
       tensor: the tensor to update (it is not changed).
       indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
       updates: a tensor of shape indices.shape[:-1] + tensor.shape[k:].
-      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error
-        ("IGNORE" is accepted but still raises).
+      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error;
+        "IGNORE": the updates at out-of-range indices are skipped.
       name: optional name for the operation.
 
     Returns:
@@ -115,8 +115,8 @@ DOCS = {
       tensor: the tensor to update (it is not changed).
       indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
       updates: a tensor of shape indices.shape[:-1] + tensor.shape[k:].
-      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error
-        ("IGNORE" is accepted but still raises).
+      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error;
+        "IGNORE": the updates at out-of-range indices are skipped.
       name: optional name for the operation.
 
     Returns:
@@ -136,8 +136,8 @@ DOCS = {
       tensor: the tensor to update (it is not changed).
       indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
       updates: a tensor of shape indices.shape[:-1] + tensor.shape[k:].
-      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error
-        ("IGNORE" is accepted but still raises).
+      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error;
+        "IGNORE": the updates at out-of-range indices are skipped.
       name: optional name for the operation.
 
     Returns:

@@ -122,3 +122,38 @@ def test_graph_shapes():
         assert tf.scatter_nd(tf.zeros([3, 1], tf.int32), tf.zeros([3, 2]),
                              [6, 2]).shape.as_list() == [6, 2]
         assert tf.eye(3).shape.as_list() == [3, 3]
+
+
+def test_bad_indices_policy_ignore_reads_zeros_and_skips_updates():
+    # TF 2.21 (CPU):
+    #   tf.gather_nd([[1., 2.], [3., 4.]], [[0, 1], [5, 0], [1, 1]],
+    #                bad_indices_policy="IGNORE")                   -> [2., 0., 4.]
+    #   tf.gather_nd(same, [[-1], [1]], bad_indices_policy="IGNORE") -> [[0., 0.], [3., 4.]]
+    #   tf.gather_nd(["a", "b"], [[3], [1]], bad_indices_policy="IGNORE") -> [b"", b"b"]
+    #   tf.tensor_scatter_nd_add([1., 2., 3.], [[-1], [1]], [9., 8.],
+    #                            bad_indices_policy="IGNORE")       -> [1., 10., 3.]
+    #   tf.scatter_nd([[5], [1]], [9., 8.], [3], bad_indices_policy="IGNORE") -> [0., 8., 0.]
+    p = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    got = tf.gather_nd(p, [[0, 1], [5, 0], [1, 1]], bad_indices_policy="IGNORE")
+    np.testing.assert_array_equal(got.numpy(), [2.0, 0.0, 4.0])
+    got = tf.gather_nd(p, [[-1], [1]], bad_indices_policy="IGNORE")
+    np.testing.assert_array_equal(got.numpy(), [[0.0, 0.0], [3.0, 4.0]])
+    got = tf.gather_nd(tf.constant(["a", "b"]), [[3], [1]], bad_indices_policy="IGNORE")
+    assert got.numpy().tolist() == [b"", b"b"]
+    got = tf.tensor_scatter_nd_add(tf.constant([1.0, 2.0, 3.0]), [[-1], [1]], [9.0, 8.0],
+                                   bad_indices_policy="IGNORE")
+    np.testing.assert_array_equal(got.numpy(), [1.0, 10.0, 3.0])
+    got = tf.scatter_nd([[5], [1]], [9.0, 8.0], [3], bad_indices_policy="IGNORE")
+    np.testing.assert_array_equal(got.numpy(), [0.0, 8.0, 0.0])
+    traced = tf.function(lambda: tf.gather_nd(p, [[0, 1], [5, 0]],
+                                              bad_indices_policy="IGNORE"))
+    np.testing.assert_array_equal(traced().numpy(), [2.0, 0.0])
+
+
+@pytest.mark.parametrize("policy", ["", "DEFAULT", "ERROR"])
+def test_bad_indices_policy_default_and_error_raise(policy):
+    # TF 2.21: "indices[1] = [5, 0] does not index into param shape [2,2]"
+    with pytest.raises(InvalidArgumentError, match=r"indices\[1\] = \[5, 0\] does not index "
+                                                   r"into param shape \[2,2\]"):
+        tf.gather_nd(tf.constant([[1.0, 2.0], [3.0, 4.0]]), [[0, 1], [5, 0]],
+                     bad_indices_policy=policy)
