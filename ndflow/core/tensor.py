@@ -260,22 +260,31 @@ class EagerTensor(Tensor):
         return self
 
 
+class TensorLike:
+    """Marker base of the TF-native values that `tf.is_tensor` accepts besides `tf.Tensor`
+    (TF's `internal.NativeObject` and `core.Tensor`): SparseTensor, RaggedTensor,
+    IndexedSlices and variables. Ops take them without conversion to a Tensor."""
+
+    __slots__ = ()
+
+
 @tf_export("is_tensor", v1=["is_tensor"])
 def is_tensor(x) -> bool:
-    """Whether `x` is a `tf.Tensor` rather than a Python or NumPy value.
+    """Whether `x` is a TF-native type rather than a Python or NumPy value.
 
     Args:
       x: any object.
 
     Returns:
-      True for a `tf.Tensor` (eager or symbolic); False otherwise, including (unlike
-      TensorFlow) for SparseTensors, RaggedTensors and variables.
+      True for a `tf.Tensor` (eager or symbolic), a `tf.SparseTensor`, a `tf.RaggedTensor`,
+      a `tf.IndexedSlices`, a `tf.Variable`, and any object with an `is_tensor_like`
+      attribute; False otherwise (NumPy arrays, Python values, ExtensionTypes, datasets).
 
     Example:
-      >>> tf.is_tensor(tf.constant(1)), tf.is_tensor(1)
-      (True, False)
+      >>> tf.is_tensor(tf.constant(1)), tf.is_tensor(tf.Variable(1)), tf.is_tensor(1)
+      (True, True, False)
     """
-    return isinstance(x, Tensor)
+    return isinstance(x, (Tensor, TensorLike)) or hasattr(x, "is_tensor_like")
 
 
 @tf_export("is_symbolic_tensor")

@@ -5,6 +5,7 @@ inside tf.function, tf.VariableAggregation / tf.VariableSynchronization, tf.Devi
 
 import logging
 
+import numpy as np
 import pytest
 
 import ndflow as tf
@@ -76,3 +77,28 @@ def test_eager_set_shape_checks_compatibility():
     with pytest.raises(ValueError, match=r"Tensor's shape \(2, 3\) is not compatible with "
                                          r"supplied shape \(2, 4\)"):
         t.set_shape([2, 4])
+
+
+def test_is_tensor_is_true_for_tf_native_types():
+    """TF 2.21's tf.is_tensor (tensor_util.is_tf_type): True for Tensor, SparseTensor,
+    RaggedTensor, IndexedSlices, variables and objects with `is_tensor_like`; False for NumPy
+    arrays, specs, datasets, ExtensionTypes and TensorArrays (each checked in TF 2.21)."""
+    class Extension(tf.experimental.ExtensionType):
+        x: tf.Tensor
+
+    class Like:
+        is_tensor_like = True
+
+    native = [tf.sparse.SparseTensor([[0]], [1.0], [2]), tf.ragged.constant([[1], [2, 3]]),
+              tf.IndexedSlices(tf.ones([1, 2]), [0], [3, 2]), tf.Variable(1.0), Like()]
+    assert [tf.is_tensor(x) for x in native] == [True] * 5
+    assert tf.compat.v1.is_tensor(tf.Variable(1.0))
+    other = [np.array(1), tf.TensorSpec([1]), tf.data.Dataset.range(2),
+             Extension(tf.ones([1])), tf.TensorArray(tf.float32, 2)]
+    assert [tf.is_tensor(x) for x in other] == [False] * 5
+
+    @tf.function
+    def traced(x):
+        return tf.is_tensor(x) and tf.is_tensor(tf.sparse.from_dense(x))
+
+    assert traced(tf.ones([2]))
