@@ -390,7 +390,8 @@ def count_nonzero(input, axis=None, keepdims=False, dtype=dtypes.int64,  # noqa:
     """`tf.math.count_nonzero`."""
     with composite_name(name, "count_nonzero") as final:
         t = convert_to_tensor(input)
-        nonzero = not_equal(t, convert_to_tensor(0, t.dtype) if not t.dtype.is_bool else False)
+        # the dtype's zero (False, b"" for strings: non-empty strings count), as TF's
+        nonzero = not_equal(t, array_fill.zeros([], dtype=t.dtype))
         counts = reduce_sum(cast(nonzero, dtypes.int64), axis, keepdims)
     return cast(counts, dtype, name=final)
 

@@ -259,7 +259,7 @@ DOCS = {
     "count_nonzero": """Counts the nonzero elements over the given axes.
 
     Args:
-      input: a numeric or boolean tensor.
+      input: a numeric, boolean or string tensor (a string counts when non-empty).
       axis: an int or list of ints; None counts over every axis.
       keepdims: if True, the reduced axes stay as axes of size 1.
       dtype: the result dtype.

@@ -148,3 +148,14 @@ def test_a_plan_s_reduction_kernel_holds_its_constant_axes():
     kernel = plan._scope[plan.kernel_names()[i]]
     out = kernel(torch.from_numpy(x.numpy()), torch.tensor([1]))   # the axes argument unread
     np.testing.assert_allclose(out.numpy(), x.numpy().sum(axis=(0, 2)), rtol=1e-6)
+
+
+def test_count_nonzero_counts_non_empty_strings():
+    # TF 2.21: tf.math.count_nonzero(["a", "", "b"]) -> 2 (int64);
+    #   tf.math.count_nonzero([["a", ""], ["", "c"]], axis=1) -> [1, 1];
+    #   tf.compat.v1.count_nonzero(["", "x"], keep_dims=True) -> [1]
+    got = tf.math.count_nonzero(tf.constant(["a", "", "b"]))
+    assert got.dtype == tf.int64 and int(got) == 2
+    got = tf.math.count_nonzero(tf.constant([["a", ""], ["", "c"]]), axis=1)
+    assert got.numpy().tolist() == [1, 1]
+    assert tf.compat.v1.count_nonzero(["", "x"], keep_dims=True).numpy().tolist() == [1]
