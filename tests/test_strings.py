@@ -205,3 +205,33 @@ def test_v1_string_split_ragged_graph_and_errors():
         tf.compat.v1.string_split(["a"], result_type="dense")
     with pytest.raises(tf.errors.InvalidArgumentError, match="input must be a vector"):
         tf.compat.v1.string_split("a b")
+
+
+def _sparse(r):
+    return (r.indices.numpy().tolist(), r.values.numpy().tolist(), r.dense_shape.numpy().tolist())
+
+
+def test_v1_strings_split_result_type():
+    # TF 2.21's tf.compat.v1.strings.split (each checked there):
+    #   s(["a b", "c"]) -> SparseTensor([[0,0],[0,1],[1,0]], [a,b,c], [2,2])
+    #   s("a b") -> SparseTensor([[0,0],[0,1]], [a,b], [1,2]) (a scalar: a vector of one)
+    #   s("a b", result_type="RaggedTensor").to_list() -> [[a, b]]
+    #   s([["a b","c"],["d",""]]) -> indices [[0,0,0],[0,0,1],[0,1,0],[1,0,0]], shape [2,2,2]
+    #   s(["a,b,,c","x"], sep=",", maxsplit=1) -> values [a, "b,,c", x], shape [2,2]
+    #   s(tf.ragged.constant([["a b"],["c d e"]])) -> shape [2,1,3]
+    #   result_type="Dense": ValueError; input and source: ValueError
+    s = tf.compat.v1.strings.split
+    assert _sparse(s(["a b", "c"])) == ([[0, 0], [0, 1], [1, 0]], [b"a", b"b", b"c"], [2, 2])
+    assert _sparse(s(source="a b")) == ([[0, 0], [0, 1]], [b"a", b"b"], [1, 2])
+    ragged = s("a b", result_type="RaggedTensor")
+    assert isinstance(ragged, tf.RaggedTensor) and ragged.to_list() == [[b"a", b"b"]]
+    assert _sparse(s([["a b", "c"], ["d", ""]])) == (
+        [[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0]], [b"a", b"b", b"c", b"d"], [2, 2, 2])
+    assert _sparse(s(["a,b,,c", "x"], sep=",", maxsplit=1)) == (
+        [[0, 0], [0, 1], [1, 0]], [b"a", b"b,,c", b"x"], [2, 2])
+    assert _sparse(s(tf.ragged.constant([["a b"], ["c d e"]])))[2] == [2, 1, 3]
+    with pytest.raises(ValueError, match="result_type must be 'RaggedTensor' or "
+                                         "'SparseTensor'."):
+        s(["a"], result_type="Dense")
+    with pytest.raises(ValueError, match="Cannot specify both 'source' and 'input'."):
+        s(["a"], source=["b"])

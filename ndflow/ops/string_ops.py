@@ -354,13 +354,6 @@ def _ragged_result(x) -> bool:
     return isinstance(x, CompositeTensor) or convert_to_tensor(x, dtypes.string).shape.rank != 0
 
 
-@tf_export(v1=["strings.split"])
-def split_v1(input=None, sep=None, maxsplit=-1, result_type="SparseTensor", source=None,  # noqa: A002
-             name=None):
-    """TF1's tf.strings.split (of a scalar: the pieces, as `split`)."""
-    return split(input if input is not None else source, sep, maxsplit, name)
-
-
 @tf_export("strings.split", v1=[])
 def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
     """A scalar string split on `sep` (whitespace runs when None) into a 1-D string tensor, as

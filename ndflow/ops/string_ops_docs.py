@@ -99,15 +99,6 @@ DOCS = {
                 "      with one row of pieces per string.",
                 "tf.strings.split('a b  c').numpy()",
                 "array([b'a', b'b', b'c'], dtype=object)"),
-    "split_v1": _d("Splits strings on a separator (TF1 signature).",
-                   "      input: a string tensor.\n      sep: the separator; None splits on "
-                   "whitespace runs.\n      maxsplit: the most splits per string (-1: no "
-                   "limit).\n      result_type: accepted; ndflow returns what `tf.strings.split` "
-                   "returns (TF1 gives a\n        SparseTensor by default).\n"
-                   "      source: the deprecated name of `input`.\n",
-                   "What `tf.strings.split` returns.",
-                   "tf.compat.v1.strings.split(['a b']).values.numpy()",
-                   "array([b'a', b'b'], dtype=object)"),
     "bytes_split": _d("Splits strings into their bytes.", _IN,
                       "For a scalar, a 1-D tensor of one-byte strings; otherwise a "
                       "`tf.RaggedTensor`.", "tf.strings.bytes_split('abc').numpy()",
