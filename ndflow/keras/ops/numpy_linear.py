@@ -259,11 +259,17 @@ def correlate(x1, x2, mode="valid"):
     if mode not in ("valid", "same", "full"):
         raise ValueError(f"Invalid mode: '{mode}'. Mode must be one of: 'valid', 'same', "
                          "'full'.")
-    m = x2.shape[0]
+    n, m = x1.shape[0], x2.shape[0]
     if mode == "full":
         x1 = array_fill.pad(x1, [[m - 1, m - 1]])
     elif mode == "same":
-        x1 = array_fill.pad(x1, [[m // 2, (m - 1) // 2]])
+        # Keras' TF backend: the middle max(n, m) values of the full correlation (m values
+        # when x2 is the longer, where NumPy would swap the sequences)
+        if n is not None and n < m:
+            left = (m - 1) - (n - 1) // 2
+            x1 = array_fill.pad(x1, [[left, 2 * m - 1 - n - left]])
+        else:
+            x1 = array_fill.pad(x1, [[m // 2, (m - 1) // 2]])
     out = nn_conv_nd.convolution(array_core.reshape(x1, [1, -1, 1]),
                                  array_core.reshape(x2, [-1, 1, 1]), padding="VALID")
     return array_core.reshape(out, [-1])

@@ -277,10 +277,11 @@ DOCS = {
     x2[i]` (NumPy's `correlate` for real inputs).
 
     Args:
-      x1: a 1-D tensor, the longer sequence.
+      x1: a 1-D tensor (in "valid" mode, at least as long as `x2`).
       x2: a 1-D tensor.
-      mode: "valid" (only full overlaps), "same" (`len(x1)` outputs) or "full" (every
-        partial overlap).
+      mode: "valid" (only full overlaps), "same" (the middle `max(len(x1), len(x2))`
+        values of "full"; unlike NumPy, the sequences are not swapped when `x2` is the
+        longer) or "full" (every partial overlap).
 
     Returns:
       A 1-D float tensor (float32 for ints, float64 for int64).

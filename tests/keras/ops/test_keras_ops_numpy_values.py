@@ -254,3 +254,16 @@ def test_float64_inputs_compute_in_float64():
     """Every row above ran in float64 (ints aside): the comparisons are at 1e-9."""
     assert K.exp(A).dtype == tf.float64 and K.matmul(A, B.T).dtype == tf.float64
     assert K.mean(I).dtype == tf.float32    # ints' means are floatx, as Keras
+
+
+def test_correlate_same_with_the_longer_second_sequence_as_keras_tf_backend():
+    # Keras 3.15 (TF backend): the middle max(n, m) values of the full correlation, not
+    # NumPy's swapped sequences (np.correlate(x4, y, "same") = [7.5, 12, 11.5, 5, 4])
+    x3, x4 = np.array([1., 2., 3.]), np.array([1., 2., 3., 4.])
+    y = np.array([0., 1., 0.5, 2., 1.])
+    np.testing.assert_array_equal(K.correlate(x3, y, mode="same"), [4., 7.5, 8., 3.5, 3.])
+    np.testing.assert_array_equal(K.correlate(x4, y, mode="same"), [4., 7.5, 12., 11.5, 5.])
+    np.testing.assert_array_equal(K.correlate(y, x4, mode="same"), [4., 5., 11.5, 12., 7.5])
+    np.testing.assert_array_equal(K.correlate(y, x4, mode="valid"), [11.5, 12.])
+    with pytest.raises(tf.errors.InvalidArgumentError):   # as Keras' conv1d
+        K.correlate(x3, y, mode="valid")
