@@ -138,3 +138,21 @@ def test_dict_inputs_share_one_draw_with_segmentation_masks():
     masks = np.round(x * 3)
     out = L.RandomRotation(0.2, fill_mode="nearest")({"images": x, "segmentation_masks": masks})
     assert set(np.unique(out["segmentation_masks"].numpy())) <= set(np.unique(masks))
+
+
+def test_mixup_transformation_is_keras_dict_and_takes_dict_data():
+    # Keras 3.15: get_random_transformation takes the images or the {"images", "labels"}
+    # dict and returns {"mix_weight", "permutation_order"}; the transforms read that dict
+    imgs = np.arange(16, dtype=np.float32).reshape(4, 2, 2, 1)
+    labels = np.eye(4, dtype=np.float32)
+    layer = L.MixUp(alpha=0.5, seed=3)
+    tr = layer.get_random_transformation({"images": imgs, "labels": labels})
+    assert sorted(tr) == ["mix_weight", "permutation_order"]
+    assert tuple(tr["mix_weight"].shape) == (4,) and tr["permutation_order"].dtype == tf.int64
+    tr = {"mix_weight": tf.constant([0.25, 1.0, 1.0, 0.5]),
+          "permutation_order": tf.constant([3, 1, 2, 0], "int64")}
+    np.testing.assert_allclose(layer.transform_labels(tf.constant(labels), tr),
+                               [[0.25, 0, 0, 0.75], [0, 1, 0, 0], [0, 0, 1, 0], [0.5, 0, 0, 0.5]])
+    np.testing.assert_allclose(
+        np.asarray(layer.transform_images(tf.constant(imgs), tr)).reshape(4, -1),
+        [[9, 10, 11, 12], [4, 5, 6, 7], [8, 9, 10, 11], [6, 7, 8, 9]])

@@ -34,6 +34,7 @@ from ndflow.ops import (
     reduction,
 )
 from ndflow.ops import random as random_ops
+from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast
 
 _VALUE_RANGE_ERROR = "The `value_range` argument should be a list of two numbers. "
@@ -274,11 +275,16 @@ class MixUp(ImagePreprocessingLayer):
         self.alpha = alpha
         self.seed = seed
 
-    def get_random_transformation(self, images, training=True, seed=None):
-        n = _batch(images)
+    def get_random_transformation(self, data, training=True, seed=None):
+        """Keras' draw for a batch (`data`: the images, or Keras' dict with "images"):
+        {"mix_weight": one Beta(alpha, alpha) weight per image, "permutation_order": the
+        partner of each image}."""
+        images = data["images"] if isinstance(data, dict) else data
+        n = _batch(convert_to_tensor(images))
         order = random_ops.random_shuffle(array_range.range(0, n, dtype=dtypes.int64),
                                           seed=self.seed)
-        return _beta(_shape(n), self.alpha, dtypes.float32, self.seed), order
+        return {"mix_weight": _beta(_shape(n), self.alpha, dtypes.float32, self.seed),
+                "permutation_order": order}
 
     def transform_images(self, images, transformation=None, training=True):
         if not training:
@@ -286,15 +292,16 @@ class MixUp(ImagePreprocessingLayer):
         return _unbatched(self._mix, cast(images, self.compute_dtype), transformation)
 
     def _mix(self, images, transformation):
-        weight, order = transformation
-        weight = cast(array_core.reshape(weight, [-1, 1, 1, 1]), self.compute_dtype)
-        other = array_gather.gather(images, order, axis=0)
+        weight = cast(array_core.reshape(transformation["mix_weight"], [-1, 1, 1, 1]),
+                      self.compute_dtype)
+        other = array_gather.gather(images, transformation["permutation_order"], axis=0)
         return weight * images + (1.0 - weight) * other
 
     def transform_labels(self, labels, transformation, training=True):
         if not training or transformation is None:
             return labels
-        return _mix_labels(labels, transformation[0], transformation[1], self.compute_dtype)
+        return _mix_labels(convert_to_tensor(labels), transformation["mix_weight"],
+                           transformation["permutation_order"], self.compute_dtype)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "alpha": self.alpha, "seed": self.seed}

@@ -77,8 +77,9 @@ AUGMENTATION_DOCS = {
     permutation) by a weight w drawn from Beta(alpha, alpha): `w * image + (1 - w) *
     other`.
 
-    Only the images are mixed: ndflow's layer does not mix labels yet (Keras' does, when
-    given a dict of images and labels).
+    Given Keras' dict `{{"images": ..., "labels": ...}}`, the labels (one-hot or soft) are
+    mixed with the same weights and partners. `get_random_transformation(data)` (the
+    images or that dict) returns Keras' `{{"mix_weight", "permutation_order"}}`.
 
     {_TRAINING}
 
