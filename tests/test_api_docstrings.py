@@ -6,7 +6,6 @@ tests/keras/test_keras_docstrings.py does the same for ndflow/keras."""
 
 from __future__ import annotations
 
-import doctest
 import importlib
 import inspect
 import json
@@ -16,6 +15,7 @@ import numpy as np
 import pytest
 
 import ndflow as tf
+from tests.doc_examples import run_examples
 
 INDEX = Path(tf.__file__).resolve().parent / "core" / "api_index.json"
 
@@ -62,9 +62,4 @@ EXAMPLES = [(path, obj.__doc__) for path, _, obj in OBJECTS
 
 @pytest.mark.parametrize("path,doc", EXAMPLES, ids=[p for p, _ in EXAMPLES])
 def test_docstring_example_runs(path, doc):
-    parser = doctest.DocTestParser()
-    globs = {"tf": tf, "tnp": tf.experimental.numpy, "np": np}
-    test = parser.get_doctest(doc, globs, path, None, 0)
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    runner.run(test)
-    assert runner.summarize(verbose=False).failed == 0
+    assert run_examples(path, doc, {"tf": tf, "tnp": tf.experimental.numpy, "np": np}) == 0

@@ -6,7 +6,6 @@ docstrings runs as a doctest with `tf` being ndflow and `np` numpy, so the examp
 
 from __future__ import annotations
 
-import doctest
 import importlib
 import inspect
 import json
@@ -16,6 +15,7 @@ import numpy as np
 import pytest
 
 import ndflow as tf
+from tests.doc_examples import run_examples
 
 INDEX = Path(tf.__file__).resolve().parent / "core" / "api_index.json"
 
@@ -71,8 +71,4 @@ EXAMPLES = [(path, obj.__doc__) for path, _, obj in OBJECTS if ">>>" in (obj.__d
 
 @pytest.mark.parametrize("path,doc", EXAMPLES, ids=[p for p, _ in EXAMPLES])
 def test_docstring_example_runs(path, doc):
-    parser = doctest.DocTestParser()
-    test = parser.get_doctest(doc, {"tf": tf, "np": np}, path, None, 0)
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    runner.run(test)
-    assert runner.summarize(verbose=False).failed == 0
+    assert run_examples(path, doc, {"tf": tf, "np": np}) == 0
