@@ -23,6 +23,7 @@ from ndflow.core import dtypes
 from ndflow.core import errors as tf_errors
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import EagerTensor
+from ndflow.kernels.sparse_common import invalid_index
 from ndflow.ops.sparse_tensor_spec import SparseTensorSpec
 
 
@@ -63,37 +64,6 @@ def merge(comps: list, spec: SparseTensorSpec) -> list:
     out_shape = torch.cat([torch.tensor([n], dtype=torch.int64), inner])
     return [EagerTensor(out_indices, dtypes.int64), EagerTensor(_cat(values), spec.dtype),
             EagerTensor(out_shape, dtypes.int64)]
-
-
-def invalid_index(indices: np.ndarray, shape: np.ndarray) -> str | None:
-    """TensorFlow's SparseTensor::IndicesValid: the first index out of bounds, out of
-    (row-major) order or repeated, as TF words it; None when all are valid."""
-    if len(indices) == 0:
-        return None
-    bad = ((indices < 0) | (indices >= shape)).any(axis=1)
-    unordered = np.zeros(len(indices), dtype=bool)
-    repeated = np.zeros(len(indices), dtype=bool)
-    if len(indices) > 1 and indices.shape[1]:
-        diff = indices[1:] - indices[:-1]
-        nonzero = diff != 0
-        first = nonzero.argmax(axis=1)
-        different = nonzero.any(axis=1)
-        unordered[1:] = different & (diff[np.arange(len(diff)), first] < 0)
-        repeated[1:] = ~different
-    elif len(indices) > 1:
-        repeated[1:] = True
-    wrong = np.nonzero(bad | unordered | repeated)[0]
-    if not len(wrong):
-        return None
-    n = int(wrong[0])
-    index = f"indices[{n}] = [{','.join(str(int(v)) for v in indices[n])}]"
-    if bad[n]:
-        return (f"{index} is out of bounds: need 0 <= index < "
-                f"[{','.join(str(int(d)) for d in shape)}]")
-    if unordered[n]:
-        return (f"{index} is out of order. Many sparse ops require sorted indices.\n"
-                "    Use `tf.sparse.reorder` to create a correctly ordered copy.\n\n")
-    return f"{index} is repeated"
 
 
 def rows(comps: list, dtypes_: list, suffix: str = ""):

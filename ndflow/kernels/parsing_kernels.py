@@ -17,6 +17,7 @@ from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.protos.example_pb import Example
 from ndflow.kernels.parsing_uniform import MIN_BATCH, parse_uniform
 from ndflow.kernels.registry import host_kernel, kernel
+from ndflow.kernels.sparse_common import invalid_index
 from ndflow.ops import parsing_ops, sparse_tensor
 
 # dtype -> (Feature oneof field, TensorFlow's type name in messages)
@@ -309,14 +310,14 @@ def _sparse_to_dense(node):
         idx = _host(indices).astype(np.int64).reshape(-1, _host(shape).size or 1)
         dims = [int(s) for s in _host(shape).reshape(-1)]
         vals, dflt = _host(values), _host(default)
-        if idx.size and ((idx < 0).any() or (idx >= np.array(dims)).any()):
-            if not validate:   # TF checks bounds either way (NumPy would wrap -1 silently)
-                raise InvalidArgumentError(None, None, "Indices are not valid (out of "
-                                           f"bounds).  Shape: {shape_str(dims)}")
-            bad = int(np.nonzero(((idx < 0) | (idx >= np.array(dims))).any(axis=1))[0][0])
-            raise InvalidArgumentError(None, None, f"indices[{bad}] = "
-                                       f"{shape_str(idx[bad].tolist())} is out of bounds: "
-                                       f"need 0 <= index < {shape_str(dims)}")
+        if validate:   # TF's SparseTensor::IndicesValid: in bounds, sorted, unique
+            problem = invalid_index(idx, np.array(dims, dtype=np.int64))
+            if problem is not None:
+                raise InvalidArgumentError(None, None, problem)
+        elif idx.size and ((idx < 0).any() or (idx >= np.array(dims)).any()):
+            # TF checks bounds either way (NumPy would wrap -1 silently)
+            raise InvalidArgumentError(None, None, "Indices are not valid (out of "
+                                       f"bounds).  Shape: {shape_str(dims)}")
         out = np.full(dims, dflt.reshape(()).item() if dflt.size else 0, dtype=vals.dtype)
         if idx.size:
             out[tuple(idx.T)] = vals.reshape(-1) if vals.size > 1 or vals.ndim else vals

@@ -107,3 +107,34 @@ def same_shape(a: list[int], b: list[int]):
     for i, (x, y) in enumerate(zip(a, b)):
         if x != y:
             raise bad(f"Operands' shapes do not match: got {x} and {y} for dimension {i}")
+
+
+def invalid_index(indices: np.ndarray, shape: np.ndarray) -> str | None:
+    """TensorFlow's SparseTensor::IndicesValid: the first index out of bounds, out of
+    (row-major) order or repeated, as TF words it; None when all are valid."""
+    if len(indices) == 0:
+        return None
+    bad = ((indices < 0) | (indices >= shape)).any(axis=1)
+    unordered = np.zeros(len(indices), dtype=bool)
+    repeated = np.zeros(len(indices), dtype=bool)
+    if len(indices) > 1 and indices.shape[1]:
+        diff = indices[1:] - indices[:-1]
+        nonzero = diff != 0
+        first = nonzero.argmax(axis=1)
+        different = nonzero.any(axis=1)
+        unordered[1:] = different & (diff[np.arange(len(diff)), first] < 0)
+        repeated[1:] = ~different
+    elif len(indices) > 1:
+        repeated[1:] = True
+    wrong = np.nonzero(bad | unordered | repeated)[0]
+    if not len(wrong):
+        return None
+    n = int(wrong[0])
+    index = f"indices[{n}] = [{','.join(str(int(v)) for v in indices[n])}]"
+    if bad[n]:
+        return (f"{index} is out of bounds: need 0 <= index < "
+                f"[{','.join(str(int(d)) for d in shape)}]")
+    if unordered[n]:
+        return (f"{index} is out of order. Many sparse ops require sorted indices.\n"
+                "    Use `tf.sparse.reorder` to create a correctly ordered copy.\n\n")
+    return f"{index} is repeated"

@@ -111,7 +111,7 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
                                                       dtype_hint=dtypes.int32),
                                     values, convert_to_tensor(default_value, values.dtype)],
                     {"validate_indices": bool(validate_indices)},
-                    name=name or "SparseToDense").outputs[0]
+                    name=name).outputs[0]
 
 
 @tf_export(v1=["sparse.merge", "sparse_merge"])

