@@ -63,6 +63,18 @@ class Geometry3D:
             out.append((b, a))
         return out
 
+    def check_out(self, prefix: str, sizes, ksize, g) -> None:
+        """TF's check that out_backprop `g` has the forward output's spatial sizes (the
+        message names the dim in the data format's layout)."""
+        layout = [1, 2, 3] if self.ndhwc else [2, 3, 4]
+        for dim, n, k, s, d in zip(layout, sizes, ksize, self.stride, self.dilation):
+            out = windowed_output_size(int(n), int(k), s, d, self.padding)[0]
+            if g.shape[dim] != out:
+                raise InvalidArgumentError(
+                    None, None, f"{prefix}: Size of out_backprop doesn't match computed: "
+                    f"actual = {g.shape[dim]}, computed = {out} spatial_dim: {dim} input: {n} "
+                    f"filter: {k} output: {g.shape[dim]} stride: {s} dilation: {d}")
+
     @staticmethod
     def split(pads):
         """(symmetric pads for ATen, explicit extra pads in constant_pad_nd order)."""
@@ -126,6 +138,7 @@ def _conv3d_backprop_input(node):
         dims = _sizes(node, sizes)
         n, c, sp = (dims[0], dims[4], dims[1:4]) if g3.ndhwc else (dims[0], dims[1], dims[2:])
         pads = g3.pads(sp, w.shape[:3])
+        g3.check_out("Conv3DBackpropInputOp", sp, w.shape[:3], g)
         sym, _ = g3.split(pads)
         padded = [s + b + a - 2 * m for s, (b, a), m in zip(sp, pads, sym)]
         dummy = torch.empty((n, c, *padded), dtype=g.dtype, device=g.device)
@@ -146,6 +159,7 @@ def _conv3d_backprop_filter(node):
         kd, kh, kw, cin, cout = _sizes(node, sizes)
         xv = g3.to_ncdhw(x)
         sym, extra = g3.split(g3.pads(xv.shape[2:], (kd, kh, kw)))
+        g3.check_out("Conv3DBackpropFilterOp", xv.shape[2:], (kd, kh, kw), g)
         if extra is not None:
             xv = aten.constant_pad_nd(xv, extra, 0.0)
         dummy = torch.empty((cout, cin, kd, kh, kw), dtype=g.dtype, device=g.device)

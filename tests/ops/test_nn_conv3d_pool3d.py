@@ -174,3 +174,32 @@ def test_eager_backprop_sizes_are_read_per_call():
     c = tf.nn.conv3d_transpose(g, w, [1, 4, 4, 4, 2], 2, "SAME")
     d = tf.nn.conv3d_transpose(g, w, [1, 3, 4, 3, 2], 2, "SAME")
     assert c.shape.as_list() == [1, 4, 4, 4, 2] and d.shape.as_list() == [1, 3, 4, 3, 2]
+
+
+def test_backprop_out_size_mismatch_is_tensorflows_error():
+    # TF 2.21 (its reference CPU kernels, TF_ENABLE_ONEDNN_OPTS=0; oneDNN's build aborts):
+    #   tf.nn.conv3d_transpose(tf.ones([1,2,2,2,1]), tf.ones([3,3,3,1,1]), [1,5,5,5,1], 2, "SAME")
+    #   tf.raw_ops.Conv3DBackpropInputV2(input_sizes=[1,5,5,5,1], filter=ones([3,3,3,1,1]),
+    #       out_backprop=ones([1,3,3,2,1]), strides=[1,2,2,2,1], padding="VALID")
+    #   tf.raw_ops.Conv3DBackpropFilterV2(input=ones([1,5,5,5,1]), filter_sizes=[3,3,3,1,1],
+    #       out_backprop=ones([1,3,2,3,1]), strides=[1,2,2,2,1], padding="SAME")
+    tail = "input: 5 filter: 3 output: {} stride: 2 dilation: 1"
+    with pytest.raises(InvalidArgumentError, match="^Conv3DBackpropInputOp: Size of out_backprop "
+                       "doesn't match computed: actual = 2, computed = 3 spatial_dim: 1 "
+                       + tail.format(2)):
+        tf.nn.conv3d_transpose(tf.ones([1, 2, 2, 2, 1]), tf.ones([3, 3, 3, 1, 1]),
+                               [1, 5, 5, 5, 1], 2, "SAME")
+    with pytest.raises(InvalidArgumentError, match=r"^Conv3DBackpropInputOp: .*actual = 3, "
+                       r"computed = 2 spatial_dim: 1 " + tail.format(3)
+                       + r" \[Op:Conv3DBackpropInputV2\]$"):
+        tf.raw_ops.Conv3DBackpropInputV2(input_sizes=[1, 5, 5, 5, 1],
+                                         filter=tf.ones([3, 3, 3, 1, 1]),
+                                         out_backprop=tf.ones([1, 3, 3, 2, 1]),
+                                         strides=[1, 2, 2, 2, 1], padding="VALID")
+    with pytest.raises(InvalidArgumentError, match=r"^Conv3DBackpropFilterOp: .*actual = 2, "
+                       r"computed = 3 spatial_dim: 2 " + tail.format(2)
+                       + r" \[Op:Conv3DBackpropFilterV2\]$"):
+        tf.raw_ops.Conv3DBackpropFilterV2(input=tf.ones([1, 5, 5, 5, 1]),
+                                          filter_sizes=[3, 3, 3, 1, 1],
+                                          out_backprop=tf.ones([1, 3, 2, 3, 1]),
+                                          strides=[1, 2, 2, 2, 1], padding="SAME")
