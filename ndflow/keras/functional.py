@@ -1,8 +1,9 @@
 """Functional models: `tf.keras.Model(inputs, outputs)`. The layer calls recorded between
 the Input KerasTensors and the outputs (Nodes) are ordered once; calling the model replays
 them on real tensors. Multi-input/multi-output (lists or dicts), shared layers, nested
-models, and Keras 3's `get_config` format (`inbound_nodes`, `input_layers`,
-`output_layers`) with `from_config` rebuilding the graph."""
+models, intermediate tensors as inputs (cloned as new Inputs, as Keras 3), and Keras 3's
+`get_config` format (`inbound_nodes`, `input_layers`, `output_layers`) with `from_config`
+rebuilding the graph."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import warnings
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.core.tensor import Tensor
 from ndflow.keras import model as model_module
-from ndflow.keras.keras_tensor import KerasTensor
-from ndflow.keras.layers import layer_serialization
+from ndflow.keras.keras_tensor import KerasTensor, Node
+from ndflow.keras.layers import input_layer, layer_serialization
 from ndflow.keras.layers.input_layer import InputLayer
 from ndflow.keras.layers.input_spec import InputSpec, flatten_inputs
 from ndflow.keras.layers.tensor_operators import TensorOperator
@@ -121,10 +122,12 @@ class Functional(Model):
                                  f"Received: inputs={inputs}, outputs={outputs} including "
                                  f"invalid value {t} of type {type(t)}")
         for t in flat_inputs:
-            layer = t._keras_history.operation if t._keras_history else None
-            if not isinstance(layer, InputLayer):
+            if t._keras_history is None:
                 raise ValueError("All `inputs` values must be KerasTensors created by "
-                                 f"`keras.Input`. Received: {t}")
+                                 f"`keras.Input` or by layers. Received: {t}")
+        if not all(_is_input_tensor(t) for t in flat_inputs):
+            inputs, outputs = _clone_graph_nodes(inputs, outputs)
+            flat_inputs, flat_outputs = flatten(inputs), flatten(outputs)
         self._inputs_struct, self._outputs_struct = inputs, outputs
         self.inputs, self.outputs = flat_inputs, flat_outputs
         self._nodes = _ordered_nodes(flat_inputs, flat_outputs)
@@ -326,6 +329,76 @@ class Functional(Model):
 
         return cls(tensors(config["input_layers"]), tensors(config["output_layers"]),
                    name=config.get("name"), trainable=config.get("trainable", True))
+
+
+def _is_input_tensor(t) -> bool:
+    return isinstance(t._keras_history.operation, InputLayer)
+
+
+def _clone_graph_nodes(inputs, outputs):
+    """Keras' clone_graph_nodes, for a model whose inputs include intermediate tensors: each
+    such input is replaced by a new `Input` named "<tensor name>CLONE", and the layer calls
+    from the inputs to the outputs are recorded again (new Nodes of the same layers, on
+    copies "<tensor name>_clone" of their tensors), so the model starts at those inputs."""
+    mapping, layer_mapping, cloned_inputs = {}, {}, []
+    for t in flatten(inputs):
+        if _is_input_tensor(t):
+            mapping[id(t)] = t
+        else:
+            new = input_layer.Input(batch_shape=t.shape, dtype=t.dtype, sparse=t.sparse,
+                                    name=f"{t.name}CLONE")
+            mapping[id(t)] = new
+            layer_mapping[id(t._keras_history.operation)] = new._keras_history.operation
+        cloned_inputs.append(mapping[id(t)])
+    cloned_outputs = []
+    for t in flatten(outputs):
+        copy = _clone_tensor(t)
+        mapping[id(t)] = copy
+        cloned_outputs.append(copy)
+
+    def swap(x):
+        if not isinstance(x, KerasTensor):
+            return x
+        if id(x) not in mapping:
+            mapping[id(x)] = _clone_tensor(x)
+        return mapping[id(x)]
+
+    for node in _nodes_between(flatten(inputs), flatten(outputs)):
+        layer = layer_mapping.get(id(node.layer), node.layer)
+        outs = _map(swap, node.outputs)
+        if isinstance(layer, InputLayer):
+            Node(layer, (), {}, outs)
+        else:
+            Node(layer, _map(swap, node.call_args), _map(swap, node.call_kwargs), outs)
+    return (pack_sequence_as(inputs, cloned_inputs),
+            pack_sequence_as(outputs, cloned_outputs))
+
+
+def _clone_tensor(t):
+    return KerasTensor(t.shape, t.dtype, sparse=t.sparse, name=f"{t.name}_clone")
+
+
+def _nodes_between(inputs: list, outputs: list) -> list:
+    """Keras' _build_map: the nodes from `inputs` to `outputs`, each after its parents,
+    stopping at the inputs (an input layer's node included)."""
+    input_ids = {id(t) for t in inputs}
+    order, done = [], set()
+
+    def visit(tensor):
+        layer, index, _ = tensor._keras_history
+        node = layer._inbound_nodes[index]
+        if id(node) in done:
+            return
+        done.add(id(node))
+        if not isinstance(layer, InputLayer) and id(tensor) in input_ids:
+            return
+        for t in node.input_tensors:
+            visit(t)
+        order.append(node)
+
+    for t in outputs:
+        visit(t)
+    return order
 
 
 def _map(fn, x):

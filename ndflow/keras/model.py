@@ -40,7 +40,8 @@ class Model(Trainer, Layer):
     layers in `__init__` and the computation in `call`; or `keras.Sequential`.
 
     Args:
-      inputs: (functional API) the model's input KerasTensor(s): one, a list or a dict.
+      inputs: (functional API) the model's input KerasTensor(s): one, a list or a dict (a
+        tensor computed by layers becomes a new `Input`, the model starting there).
       outputs: (functional API) the output KerasTensor(s) computed from them.
       name: the model's name.
       trainable: whether the weights are trained.

@@ -213,3 +213,26 @@ def test_subclassed_models_and_layers():
     dense = layers.Dense(2, name="dd")
     clone = keras.models.clone_model(dense)
     assert type(clone) is layers.Dense and clone.name == "dd" and clone is not dense
+
+
+def test_intermediate_tensors_as_inputs_are_cloned_as_keras():
+    # Keras 3.15: a model from an intermediate tensor starts at a new Input named
+    # "<tensor>CLONE"; its outputs are copies "<tensor>_clone"; the layers gain a node
+    i = keras.Input((3,), name="x")
+    h = layers.Dense(4, name="d1", kernel_initializer="ones")(i)
+    o = layers.Dense(2, name="d2", kernel_initializer="ones")(layers.Activation(
+        "relu", name="r")(h))
+    model = keras.Model(h, o)
+    assert [x.name for x in model.layers] == [f"{h.name}CLONE", "r", "d2"]
+    assert model.inputs[0].name == f"{h.name}CLONE" and model.outputs[0] is not o
+    assert model.outputs[0].name == f"{o.name}_clone" and len(model.layers[1]._inbound_nodes) == 2
+    np.testing.assert_allclose(model(np.ones((1, 4), "float32")), [[4.0, 4.0]])
+    assert model.get_config()["input_layers"] == [f"{h.name}CLONE", 0, 0]
+    assert [x.name for x in keras.Model(i, o).layers] == ["x", "d1", "r", "d2"]
+    # clone_model on an intermediate tensor (Keras: ['keras_tensor_12CLONE', 'sh'])
+    j = keras.Input((3,))
+    shared = layers.Dense(3, name="sh")
+    t = layers.Dense(3, name="pre")(keras.Input((4,), name="i4"))
+    clone = keras.models.clone_model(keras.Model(j, shared(shared(j))), input_tensors=t)
+    assert [x.name for x in clone.layers] == [f"{t.name}CLONE", "sh"]
+    assert clone(np.ones((2, 3), "float32")).shape == (2, 3)

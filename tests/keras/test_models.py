@@ -176,8 +176,12 @@ def test_bad_inputs_get_keras_errors():
                                          r"incompatible.*expected shape=\(None, 4\), found "
                                          r"shape=\(2, 3\)"):
         func([np.ones((2, 4), np.float32), np.ones((2, 3), np.float32)])
-    with pytest.raises(ValueError, match="KerasTensors created by `keras.Input`"):
+    # an intermediate input is cloned as Keras does; an output not computed from the inputs
+    # is a ValueError (Keras 3: "Output with path `` is not connected to `inputs`")
+    with pytest.raises(ValueError, match="Graph disconnected"):
         keras.Model(layers.Dense(2)(keras.Input((2,))), keras.Input((2,)))
+    with pytest.raises(ValueError, match="KerasTensors created by `keras.Input` or by layers"):
+        keras.Model(keras.KerasTensor((None, 2)), layers.Dense(2)(keras.Input((2,))))
     with pytest.raises(ValueError, match="Unrecognized keyword arguments passed to Dense"):
         layers.Dense(2, kernel_size=3)
     with pytest.raises(ValueError, match="Only instances of `keras.Layer`"):
