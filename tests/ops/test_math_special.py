@@ -252,3 +252,21 @@ def test_second_order_gradients_are_tensorflows():
     # TensorFlow 2.21's values for the same program.
     np.testing.assert_allclose(g.numpy(), [0.7591647744808219, 3.371673016989915], rtol=1e-12)
     np.testing.assert_allclose(gg.numpy(), [3.901438535507359, 2.694012994240766], rtol=1e-12)
+
+
+def test_bessel_i0_values_are_tensorflows():
+    # TF 2.21 at [0, -0, 1e-4, 0.5, 1, 3, 10]: exactly 1 at 0 (float32 too), and float16
+    # computed in float32 then rounded:
+    #   v = tf.constant([0., -0., 1e-4, .5, 1., 3., 10.], dt)
+    #   tf.math.bessel_i0(v), tf.math.bessel_i0e(v)
+    x = [0.0, -0.0, 1e-4, 0.5, 1.0, 3.0, 10.0]
+    for dt in (tf.float32, tf.float64):
+        v = tf.constant(x, dt)
+        assert tf.math.bessel_i0(v).numpy()[:2].tolist() == [1.0, 1.0]
+        assert tf.math.bessel_i0e(v).numpy()[:2].tolist() == [1.0, 1.0]
+    v = tf.constant(x, tf.float16)
+    assert tf.math.bessel_i0(v).numpy().tolist() == [1.0, 1.0, 1.0, 1.0634765625, 1.265625,
+                                                     4.87890625, 2816.0]
+    assert tf.math.bessel_i0e(v).numpy().tolist() == [1.0, 1.0, 1.0, 0.64501953125,
+                                                      0.4658203125, 0.2430419921875,
+                                                      0.1278076171875]
