@@ -47,9 +47,7 @@ def test_every_public_keras_object_has_a_docstring():
     assert not missing, f"no docstring: {missing}"
 
 
-# Modules whose functions' Args sections are still to be written: the application builders
-# (being refactored under issue 57).
-ARGS_PENDING = ("ndflow.keras.applications.",)
+ARGS_PENDING = ()
 
 
 def test_public_keras_functions_document_their_arguments():

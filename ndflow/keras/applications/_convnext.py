@@ -172,7 +172,7 @@ def _builder(variant: str, public: str):
     build.__name__ = build.__qualname__ = public
     build.__doc__ = f"{public}: images in [0, 255] (normalized inside the model), 224x224."
     return keras_export(f"keras.applications.convnext.{public}",
-                        f"keras.applications.{public}")(build)
+                        f"keras.applications.{public}")(utils.with_arguments(build))
 
 
 ConvNeXtTiny = _builder("tiny", "ConvNeXtTiny")

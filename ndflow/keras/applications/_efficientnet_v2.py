@@ -178,7 +178,7 @@ def _builder(variant: str, public: str):
     build.__doc__ = (f"{public}: images in [0, 255] (rescaled inside the model), "
                      f"{_VARIANTS[variant][2]}x{_VARIANTS[variant][2]} by default.")
     return keras_export(f"keras.applications.efficientnet_v2.{public}",
-                        f"keras.applications.{public}")(build)
+                        f"keras.applications.{public}")(utils.with_arguments(build))
 
 
 EfficientNetV2B0 = _builder("b0", "EfficientNetV2B0")

@@ -5,9 +5,11 @@ rules and messages are Keras 3.15's (keras/src/applications)."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import sys
+import textwrap
 import warnings
 
 import numpy as np
@@ -36,7 +38,20 @@ def preprocess_input(x, data_format=None, mode="caffe"):
     """ImageNet preprocessing of a batch of images in [0, 255]: "caffe" (RGB to BGR, minus
     the ImageNet channel means), "tf" (scaled to [-1, 1]) or "torch" ([0, 1], then normalized
     by the ImageNet means and deviations). NumPy input is modified in place when it is float,
-    as Keras does; tensors give new tensors."""
+    as Keras does; tensors give new tensors.
+
+    Args:
+      x: images as a float NumPy array or tensor, pixels in [0, 255], 3-D or 4-D.
+      data_format: "channels_last" or "channels_first" (default:
+        `keras.config.image_data_format()`).
+      mode: "caffe", "tf" or "torch" (above).
+
+    Returns:
+      The preprocessed images, in the shape of `x`.
+
+    Raises:
+      ValueError: an unknown `mode` or `data_format`.
+    """
     if mode not in {"caffe", "tf", "torch"}:
         raise ValueError("Expected mode to be one of `caffe`, `tf` or `torch`. "
                          f"Received: mode={mode}")
@@ -378,7 +393,52 @@ def standard_builder(build, variant: str, public: str, doc: str,
     builder.__name__ = builder.__qualname__ = public
     builder.__doc__ = doc
     builder.__module__ = build.__module__
-    return builder
+    return with_arguments(builder)
+
+
+# What each argument of the applications' builders and preprocessing functions means
+# (`with_arguments` writes a function's Args section from its signature).
+ARG_DOCS = {
+    "include_top": "whether to end with the global pooling and the `classes`-way dense "
+                   "classifier (False: the convolutional features only)",
+    "include_preprocessing": "whether the model starts with its own rescaling layers (it then "
+                             "takes pixels in [0, 255])",
+    "weights": 'None (random initialization), "imagenet" (the pre-trained weights, '
+               "downloaded once into ~/.keras/models), or the path of a weights file",
+    "input_tensor": "an optional Keras tensor (the output of `keras.Input`) to build on",
+    "input_shape": "the image shape without the batch, e.g. (224, 224, 3); only with "
+                   "`include_top=False` may it differ from the model's default size",
+    "pooling": 'with `include_top=False`: None (4-D feature maps), "avg" or "max" (global '
+               "pooling to a 2-D output)",
+    "classes": 'the number of classes of the classifier (1000 with "imagenet" weights and '
+               "the top)",
+    "classifier_activation": 'the activation of the top layer ("softmax"; None for logits)',
+    "alpha": "the width multiplier: below 1 thins every layer's filters, above 1 widens "
+             "them (the published weights exist for a few values)",
+    "depth_multiplier": "the channel multiplier of the depthwise convolutions (1 with the "
+                        "weights)",
+    "dropout": "the dropout rate before the classifier",
+    "dropout_rate": "the dropout rate before the classifier",
+    "minimalistic": "whether to use the minimalistic blocks (no squeeze-and-excite, "
+                    "hard-swish or 5x5 kernels)",
+    "name": "the model's name",
+    "x": "images as a float NumPy array or tensor, pixels in [0, 255], 3-D (one image) or "
+         "4-D (a batch)",
+    "data_format": '"channels_last" or "channels_first" (default: '
+                   "`keras.config.image_data_format()`)",
+}
+
+
+def with_arguments(fn, returns: str = "A `keras.Model`."):
+    """`fn` with an Args section (from its signature and ARG_DOCS) and `returns` appended to
+    its docstring."""
+    lines = ["", "    Args:"]
+    for param in inspect.signature(fn).parameters:
+        lines.append(textwrap.fill(f"{param}: {ARG_DOCS[param]}.", 92,
+                                   initial_indent=" " * 6, subsequent_indent=" " * 8))
+    lines += ["", "    Returns:", f"      {returns}", ""]
+    fn.__doc__ = (fn.__doc__ or "").rstrip() + "\n" + "\n".join(lines)
+    return fn
 
 
 _MODE_DOCS = {"caffe": 'RGB to BGR, minus the ImageNet channel means ("caffe" mode).',
@@ -408,7 +468,9 @@ def family_preprocess_input(mode: str | None, doc: str | None = None,
         if mode is None:
             return x
         return preprocess_input(x, data_format=data_format, mode=mode)
-    return _of_caller(preprocess, name, doc if doc is not None else _MODE_DOCS[mode])
+    return with_arguments(
+        _of_caller(preprocess, name, doc if doc is not None else _MODE_DOCS[mode]),
+        "The preprocessed images (float32), in the shape of `x`.")
 
 
 def family_decode_predictions(name: str = "decode_predictions"):

@@ -35,6 +35,7 @@ def _separable_block(x, filters, alpha, depth_multiplier, stride, block_id):
 
 
 @keras_export("keras.applications.mobilenet.MobileNet", "keras.applications.MobileNet")
+@utils.with_arguments
 def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3,  # noqa: N802
               include_top=True, weights="imagenet", input_tensor=None, pooling=None,
               classes=1000, classifier_activation="softmax", name=None):

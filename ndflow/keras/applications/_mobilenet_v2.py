@@ -65,6 +65,7 @@ def _default_size(input_shape, input_tensor) -> int:
 
 @keras_export("keras.applications.mobilenet_v2.MobileNetV2",
               "keras.applications.MobileNetV2")
+@utils.with_arguments
 def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet",  # noqa: N802
                 input_tensor=None, pooling=None, classes=1000,
                 classifier_activation="softmax", name=None):

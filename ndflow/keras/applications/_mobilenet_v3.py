@@ -202,7 +202,7 @@ def _builder(blocks, last_point_ch: int, model_type: str, public: str):
     build.__name__ = build.__qualname__ = public
     build.__doc__ = (f"MobileNetV3-{model_type.capitalize()} for images in [0, 255] (rescaled "
                      "inside the model).")
-    return keras_export(f"keras.applications.{public}")(build)
+    return keras_export(f"keras.applications.{public}")(utils.with_arguments(build))
 
 
 MobileNetV3Small = _builder(_SMALL, 1024, "small", "MobileNetV3Small")

@@ -208,6 +208,7 @@ def _nasnet(input_shape, penultimate_filters, num_blocks, stem_block_filters,
 
 
 @keras_export("keras.applications.nasnet.NASNetMobile", "keras.applications.NASNetMobile")
+@utils.with_arguments
 def NASNetMobile(input_shape=None, include_top=True, weights="imagenet",  # noqa: N802
                  input_tensor=None, pooling=None, classes=1000,
                  classifier_activation="softmax", name="nasnet_mobile"):
@@ -219,6 +220,7 @@ def NASNetMobile(input_shape=None, include_top=True, weights="imagenet",  # noqa
 
 
 @keras_export("keras.applications.nasnet.NASNetLarge", "keras.applications.NASNetLarge")
+@utils.with_arguments
 def NASNetLarge(input_shape=None, include_top=True, weights="imagenet",  # noqa: N802
                 input_tensor=None, pooling=None, classes=1000,
                 classifier_activation="softmax", name="nasnet_large"):
