@@ -37,6 +37,7 @@ class LogicalDeviceConfiguration:
 _logical: dict = {}     # PhysicalDevice -> list of LogicalDeviceConfiguration
 _visible: dict = {}     # device_type -> list of PhysicalDevice (None = all)
 _initialized = False
+_memory_growth: dict = {}   # GPU PhysicalDevice -> bool, as set_memory_growth left it
 
 
 @tf_export("config.experimental.list_physical_devices", "config.list_physical_devices")
@@ -178,19 +179,52 @@ def list_logical_devices(device_type: str | None = None) -> list:
     return out
 
 
+def _known(device) -> None:
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+
+
 @tf_export("config.experimental.set_memory_growth")
 def set_memory_growth(device, enable: bool) -> None:
-    """GPU memory grows on demand with ATen's caching allocator; accepted for compatibility."""
+    """Sets whether GPU memory grows on demand for a GPU, as TF records it (ATen's caching
+    allocator grows on demand either way).
+
+    Args:
+      device: a GPU `tf.config.PhysicalDevice`.
+      enable: whether memory growth is enabled.
+
+    Raises:
+      ValueError: for a device that is not a physical device of this process, one split into
+        logical devices, or one that is not a GPU (the CPU).
+      RuntimeError: to change the setting once the devices are initialized.
+    """
+    _known(device)
+    if device in _logical:
+        raise ValueError("Cannot set memory growth on device when virtual devices configured")
+    if device.device_type != "GPU":
+        raise ValueError("Cannot set memory growth on non-GPU and non-Pluggable devices")
+    if _memory_growth.get(device) == enable:
+        return
+    if _initialized:
+        raise RuntimeError("Physical devices cannot be modified after being initialized")
+    _memory_growth[device] = enable
 
 
 @tf_export("config.experimental.get_memory_growth")
-def get_memory_growth(device) -> bool:
-    """Whether GPU memory grows on demand for `device`.
+def get_memory_growth(device) -> bool | None:
+    """Whether memory growth was enabled for a GPU by `set_memory_growth`.
 
     Args:
-      device: a `tf.config.PhysicalDevice`.
+      device: a GPU `tf.config.PhysicalDevice`.
 
     Returns:
-      Always True: ATen's caching allocator grows on demand.
+      The value last set, or None when it was never set (as TF's).
+
+    Raises:
+      ValueError: for a device that is not a physical device of this process.
+      KeyError: for a device that is not a GPU (the CPU), as TF's.
     """
-    return True
+    _known(device)
+    if device.device_type != "GPU":
+        raise KeyError(device)
+    return _memory_growth.get(device)
