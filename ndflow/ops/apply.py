@@ -154,7 +154,10 @@ def _first_leaf(value):
 
 
 def _unsupported(value) -> ValueError:
-    """TF 2.21's error (a ValueError) for None, objects and mixed sequences."""
+    """TF 2.21's error (a ValueError) for None, objects and mixed sequences; None in a graph
+    is make_tensor_proto's "None values not supported."."""
+    if value is None and not context.executing_eagerly():
+        return ValueError("None values not supported.")
     if isinstance(value, (list, tuple)):
         return ValueError("Can't convert Python sequence with mixed types to Tensor.")
     return ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "

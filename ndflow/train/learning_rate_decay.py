@@ -2,7 +2,9 @@
 
 In graph mode they return the decayed learning rate tensor for `global_step`; eagerly they
 return a no-argument callable evaluating it at the step's current value (TF's
-`functools.partial(schedule, global_step)`), which the TF1 optimizers call every step.
+`functools.partial(schedule, global_step)`), which the TF1 optimizers call every step. A None
+`global_step` fails as converting None does (TF 2.21 has no check of its own): in a graph at
+once, eagerly when the callable runs.
 """
 
 from __future__ import annotations
@@ -26,8 +28,6 @@ def _bind(schedule, step):
 def exponential_decay(learning_rate, global_step, decay_steps, decay_rate,
                       staircase: bool = False, name: str | None = None):
     """learning_rate * decay_rate ^ (global_step / decay_steps), floored if `staircase`."""
-    if global_step is None:
-        raise ValueError("global_step is required for exponential_decay.")
     return _bind(lrs.ExponentialDecay(learning_rate, decay_steps, decay_rate,
                                       staircase=staircase, name=name), global_step)
 
@@ -62,15 +62,13 @@ def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate,
       callable that computes it for the step's current value.
 
     Raises:
-      ValueError: if `global_step` is None.
+      ValueError: if `global_step` is None (in a graph at once, eagerly when the callable runs).
 
     Example:
       >>> lr = tf.compat.v1.train.inverse_time_decay(1.0, 2, 1, 0.5)
       >>> float(lr())
       0.5
     """
-    if global_step is None:
-        raise ValueError("global_step is required for inverse_time_decay.")
     return _bind(lrs.InverseTimeDecay(learning_rate, decay_steps, decay_rate,
                                       staircase=staircase, name=name), global_step)
 
@@ -98,15 +96,13 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
       callable that computes it for the step's current value.
 
     Raises:
-      ValueError: if `global_step` is None.
+      ValueError: if `global_step` is None (in a graph at once, eagerly when the callable runs).
 
     Example:
       >>> lr = tf.compat.v1.train.polynomial_decay(1.0, 5, 10, end_learning_rate=0.0)
       >>> float(lr())
       0.5
     """
-    if global_step is None:
-        raise ValueError("global_step is required for polynomial_decay.")
     return _bind(lrs.PolynomialDecay(learning_rate, decay_steps, end_learning_rate, power,
                                      cycle=cycle, name=name), global_step)
 
