@@ -32,8 +32,11 @@ def _in_graph() -> bool:
 
 
 def _register_init_op(op):
-    """TF1 graphs: `tables_initializer()` groups these ops; eagerly the op already ran."""
-    if _in_graph() and op is not None:
+    """TF1 graphs: `tables_initializer()` groups these ops; eagerly the op already ran and,
+    as TF's ops without outputs, the initializer (and a table's `initializer`) is None."""
+    if not _in_graph():
+        return None
+    if op is not None:
         context.add_to_collection(TABLE_INITIALIZERS, op)
     return op
 

@@ -183,3 +183,18 @@ def test_dense_hash_table_and_its_reserved_keys():
                                               deleted_key=-2)
     d.insert_or_assign(tf.constant([3, 4], tf.int64), tf.constant([1.0, 2.0]))
     assert d[tf.constant([[3, 9]], tf.int64)].numpy().tolist() == [[1.0, 0.5]]
+
+
+def test_tf1_table_initializer_is_none_eagerly():
+    # TF 2.21, executing eagerly (the initializer op ran when the table was made; its op has
+    # no outputs, so TF's wrapper returns None):
+    #   init = tf.lookup.KeyValueTensorInitializer(["a"], [1], tf.string, tf.int64)
+    #   tf.compat.v1.lookup.StaticVocabularyTable(init, 1).initializer -> None
+    #   tf.compat.v1.lookup.StaticHashTable(init, -1).initializer -> None
+    init = tf.lookup.KeyValueTensorInitializer(["a"], [1], tf.string, tf.int64)
+    vocab = tf.compat.v1.lookup.StaticVocabularyTable(init, 1)
+    assert vocab.initializer is None
+    assert vocab.lookup(tf.constant(["a"])).numpy().tolist() == [1]
+    table = tf.compat.v1.lookup.StaticHashTable(init, -1)
+    assert table.initializer is None
+    assert table.lookup(tf.constant(["a", "b"])).numpy().tolist() == [1, -1]
