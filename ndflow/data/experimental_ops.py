@@ -173,6 +173,19 @@ def shuffle_and_repeat(buffer_size, count=None, seed=None):
     return lambda dataset: dataset.shuffle(buffer_size, seed).repeat(count)
 
 
+def map_parallel_calls(what: str, batch_size, num_parallel_batches, num_parallel_calls):
+    """`map_and_batch`'s parallelism as TF's: `batch_size` calls by default, `batch_size *
+    num_parallel_batches` with that; TF's ValueError for both."""
+    if num_parallel_batches is not None and num_parallel_calls is not None:
+        raise ValueError(
+            f"`{what}` allows only one of `num_parallel_batches` and `num_parallel_calls` to "
+            f"be set, but `num_parallel_batches` was set to {num_parallel_batches} and "
+            f"`num_parallel_calls` as set to {num_parallel_calls}.")
+    if num_parallel_calls is not None:
+        return num_parallel_calls
+    return batch_size * (1 if num_parallel_batches is None else num_parallel_batches)
+
+
 @tf_export("data.experimental.map_and_batch")
 def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,
                   num_parallel_calls=None):
@@ -181,13 +194,18 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
     Args:
       map_func: the function applied to each element.
       batch_size: the number of consecutive elements in a batch.
-      num_parallel_batches: accepted for compatibility; ignored.
+      num_parallel_batches: how many batches to map in parallel (`batch_size` elements each);
+        by default one.
       drop_remainder: whether to drop a last, smaller batch.
-      num_parallel_calls: how many elements to map in parallel (or tf.data.AUTOTUNE).
+      num_parallel_calls: how many elements to map in parallel (or tf.data.AUTOTUNE), instead
+        of `num_parallel_batches`.
 
     Returns:
       A function `dataset -> dataset` for `tf.data.Dataset.apply`. The same as `ds.map(map_func,
       num_parallel_calls).batch(batch_size, drop_remainder)`.
+
+    Raises:
+      ValueError: if both `num_parallel_batches` and `num_parallel_calls` are given.
 
     Example:
       >>> ds = tf.data.Dataset.range(3)
@@ -195,8 +213,9 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
       ...     tf.data.experimental.map_and_batch(lambda x: x * 2, 2))]
       [[0, 2], [4]]
     """
-    return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(batch_size,
-                                                                           drop_remainder)
+    calls = map_parallel_calls("map_and_batch", batch_size, num_parallel_batches,
+                               num_parallel_calls)
+    return lambda dataset: dataset.map(map_func, calls).batch(batch_size, drop_remainder)
 
 
 @tf_export("data.experimental.parallel_interleave")

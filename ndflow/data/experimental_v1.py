@@ -8,6 +8,7 @@ from __future__ import annotations
 from ndflow.core import strict_mode
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor_spec import TensorSpec
+from ndflow.data.experimental_ops import map_parallel_calls
 from ndflow.ops.ragged_tensor_spec import RaggedTensorSpec
 from ndflow.ops.sparse_tensor_spec import SparseTensorSpec
 from ndflow.ops.type_specs_extra import TensorArraySpec
@@ -116,16 +117,8 @@ def map_and_batch_with_legacy_function(map_func, batch_size, num_parallel_batche
     _deprecated("map_and_batch_with_legacy_function",
                 "tensorflow.python.data.experimental.ops.batching",
                 "Use `tf.data.experimental.map_and_batch()")
-    if num_parallel_batches is None and num_parallel_calls is None:
-        num_parallel_calls = batch_size
-    elif num_parallel_batches is not None and num_parallel_calls is None:
-        num_parallel_calls = batch_size * num_parallel_batches
-    elif num_parallel_batches is not None and num_parallel_calls is not None:
-        raise ValueError(
-            "`map_and_batch_with_legacy_function` allows only one of `num_parallel_batches` "
-            "and `num_parallel_calls` to be set, but `num_parallel_batches` was set to "
-            f"{num_parallel_batches} and `num_parallel_calls` as set to "
-            f"{num_parallel_calls}.")
+    num_parallel_calls = map_parallel_calls("map_and_batch_with_legacy_function", batch_size,
+                                            num_parallel_batches, num_parallel_calls)
 
     def _apply_fn(dataset):
         return dataset.map(map_func, num_parallel_calls).batch(batch_size, drop_remainder)

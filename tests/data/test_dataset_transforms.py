@@ -341,3 +341,19 @@ def test_experimental_namespace():
     # the experimental endpoint keeps going past an empty dataset (stop_on_empty=False)
     assert values(exp.choose_from_datasets([D.range(2), D.range(10, 13)], choice)) == [0, 1, 10]
     assert values(D.range(3).apply(exp.enumerate_dataset(1))) == [(1, 0), (2, 1), (3, 2)]
+
+
+def test_map_and_batch_parallelism_arguments():
+    # TF 2.21: map_and_batch(f, 4, num_parallel_batches=2, num_parallel_calls=2) raises
+    # ValueError("`map_and_batch` allows only one of `num_parallel_batches` and
+    # `num_parallel_calls` to be set, but `num_parallel_batches` was set to 2 and
+    # `num_parallel_calls` as set to 2."); with num_parallel_batches alone it maps
+    # range(10) * 2 into [[0, 2, 4, 6], [8, 10, 12, 14], [16, 18]]
+    exp = tf.data.experimental
+    with pytest.raises(ValueError, match=r"^`map_and_batch` allows only one of "
+                       r"`num_parallel_batches` and `num_parallel_calls` to be set, but "
+                       r"`num_parallel_batches` was set to 2 and `num_parallel_calls` as set "
+                       r"to 2\.$"):
+        exp.map_and_batch(lambda x: x, 4, num_parallel_batches=2, num_parallel_calls=2)
+    batched = D.range(10).apply(exp.map_and_batch(lambda x: x * 2, 4, num_parallel_batches=2))
+    assert values(batched) == [[0, 2, 4, 6], [8, 10, 12, 14], [16, 18]]
