@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ndflow.core import context
 from ndflow.core.shapes import TensorShape
 
 FLOAT_T = "T: {half, bfloat16, float, double}"
@@ -60,6 +61,13 @@ def windowed_output_size(size: int | None, k: int, stride: int, dilation: int, p
         raise ValueError(f"Computed output size would be negative: {out} [input_size: {size}, "
                          f"effective_filter_size: {eff}, stride: {stride}]")
     return out, pad_before, pad_after
+
+
+def scoped_op_name(name: str | None, default: str) -> str | None:
+    """The op name of a wrapper TF runs inside `name_scope(name, default)`: the scope's name
+    in a graph; none eagerly, where TF's errors then name no op (`[Op:Conv2DBackpropInput]`
+    without a ` name: ...` suffix)."""
+    return None if context.executing_eagerly() else (name or default)
 
 
 def explicit_hw(explicit: list, data_format: str) -> tuple[int, int, int, int]:

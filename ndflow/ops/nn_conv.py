@@ -29,6 +29,7 @@ from ndflow.ops.nn_common import (
     get_sequence,
     hw,
     padding_attrs,
+    scoped_op_name,
     spatial_dims,
     window_geometry,
 )
@@ -284,7 +285,7 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
     attrs = _conv_attrs(strides, padding, data_format, dilations, cidx)
     sizes = convert_to_tensor(output_shape, dtypes.int32)
     return _raw(Conv2DBackpropInput, [sizes, filters, input], attrs,
-                name=name or "conv2d_transpose")
+                name=scoped_op_name(name, "conv2d_transpose"))
 
 
 @tf_export("nn.depthwise_conv2d", v1=[])

@@ -16,7 +16,7 @@ from ndflow.core.deprecation import deprecated_argument_lookup
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.nn_common import check_rank, seq_attr, windowed_output_size
+from ndflow.ops.nn_common import check_rank, scoped_op_name, seq_attr, windowed_output_size
 from ndflow.ops.op_def import op_def
 
 FLOAT_T = "T: {half, bfloat16, float, double}"
@@ -160,7 +160,7 @@ def conv3d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
     sizes = output_shape if isinstance(output_shape, Tensor) else \
         convert_to_tensor(output_shape, dtypes.int32)
     return apply_op(Conv3DBackpropInputV2, [sizes, filters, input], attrs,
-                    name=name or "conv3d_transpose").outputs[0]
+                    name=scoped_op_name(name, "conv3d_transpose")).outputs[0]
 
 
 @tf_export(v1=["nn.conv3d_transpose"])

@@ -286,3 +286,23 @@ def test_filter_gradient_paths_equal_numpy(shape, filt, strides, padding, dilati
         dilations=[1, dh, dw, 1]).numpy()
     tol = 1e-4 if dtype == np.float32 else 1e-10
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def test_conv2d_transpose_rejects_an_inconsistent_output_shape():
+    # TF 2.21 (reference CPU kernel, TF_ENABLE_ONEDNN_OPTS=0; the oneDNN build aborts instead):
+    #   tf.nn.conv2d_transpose(tf.ones([1,2,2,1]), tf.ones([3,3,1,1]), [1,5,5,1], 2, "SAME")
+    # -> InvalidArgumentError "Conv2DCustomBackpropInput: Size of out_backprop doesn't match
+    # computed: actual = 2, computed = 3 spatial_dim: 1 input: 5 filter: 3 output: 2 stride: 2
+    # dilation: 1 [Op:Conv2DBackpropInput]" (no name, with or without one given); in a
+    # tf.function the same text at node conv2d_transpose
+    x, f = tf.ones([1, 2, 2, 1]), tf.ones([3, 3, 1, 1])
+    body = (r"Conv2DCustomBackpropInput: Size of out_backprop doesn't match computed: actual = "
+            r"2, computed = 3 spatial_dim: 1 input: 5 filter: 3 output: 2 stride: 2 dilation: 1")
+    for name in (None, "foo"):
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="^" + body + r" \[Op:Conv2DBackpropInput\]$"):
+            tf.nn.conv2d_transpose(x, f, [1, 5, 5, 1], 2, "SAME", name=name)
+    traced = tf.function(lambda: tf.nn.conv2d_transpose(x, f, [1, 5, 5, 1], 2, "SAME"))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=body + r"\n\t \[\[\{\{node conv2d_transpose\}\}\]\]"):
+        traced()
