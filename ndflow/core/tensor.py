@@ -260,7 +260,7 @@ class EagerTensor(Tensor):
         return self
 
 
-class TensorLike:
+class NativeObject:
     """Marker base of the TF-native values that `tf.is_tensor` accepts besides `tf.Tensor`
     (TF's `internal.NativeObject` and `core.Tensor`): SparseTensor, RaggedTensor,
     IndexedSlices and variables. Ops take them without conversion to a Tensor."""
@@ -284,7 +284,7 @@ def is_tensor(x) -> bool:
       >>> tf.is_tensor(tf.constant(1)), tf.is_tensor(tf.Variable(1)), tf.is_tensor(1)
       (True, True, False)
     """
-    return isinstance(x, (Tensor, TensorLike)) or hasattr(x, "is_tensor_like")
+    return isinstance(x, (Tensor, NativeObject)) or hasattr(x, "is_tensor_like")
 
 
 @tf_export("is_symbolic_tensor")

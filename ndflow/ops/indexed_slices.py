@@ -13,7 +13,7 @@ import numpy as np
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
-from ndflow.core.tensor import TensorLike
+from ndflow.core.tensor import NativeObject
 from ndflow.ops.apply import constant_value, register_tensor_conversion_function
 from ndflow.ops.array_gather import unsorted_segment_sum
 from ndflow.ops.array_slicing import concat
@@ -27,7 +27,7 @@ IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue",
 
 
 @tf_export("IndexedSlices", v1=["IndexedSlices"])
-class IndexedSlices(TensorLike):
+class IndexedSlices(NativeObject):
     """Rows `values[i]` at positions `indices[i]` of a tensor of shape `dense_shape`."""
 
     def __init__(self, values, indices, dense_shape=None):

@@ -21,7 +21,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.shapes import TensorShape
-from ndflow.core.tensor import Tensor, TensorLike
+from ndflow.core.tensor import NativeObject, Tensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.ops import arithmetic, composite_dispatch
 from ndflow.ops import math as math_ops
@@ -42,7 +42,7 @@ def is_ragged(x) -> bool:
 
 
 @tf_export("RaggedTensor")
-class RaggedTensor(CompositeTensor, TensorLike):
+class RaggedTensor(CompositeTensor, NativeObject):
     """A tensor with one or more ragged dimensions (see the module docstring).
 
     Built with the factory methods (`from_row_splits`, `from_row_lengths`, `from_tensor`,

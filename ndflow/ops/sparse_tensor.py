@@ -15,7 +15,7 @@ import numpy as np
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
-from ndflow.core.tensor import Tensor, TensorLike
+from ndflow.core.tensor import NativeObject, Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor, register_tensor_conversion_function
 from ndflow.ops.op_def import op_def
 
@@ -65,7 +65,7 @@ def _check_static_shapes(indices, values, dense_shape):
 
 @tf_export("sparse.SparseTensor", "SparseTensor", v1=["sparse.SparseTensor", "SparseTensor"])
 class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", "dense_shape"]),
-                   TensorLike):
+                   NativeObject):
     """A sparse tensor: `values[i]` sits at `indices[i]` (int64 [N, rank]) in a tensor of
     shape `dense_shape` (int64 [rank]); the other entries are implicitly zero/empty.
 

@@ -34,7 +34,7 @@ from ndflow.core.tensor import (
     OPERATORS,
     UNARY_OPERATORS,
     EagerTensor,
-    TensorLike,
+    NativeObject,
     apply_binary,
 )
 from ndflow.ops import state, state_scatter_nd, state_slice_assign, state_sparse
@@ -104,7 +104,7 @@ class VariableMetaclass(type):
 
 
 @tf_export("Variable")
-class Variable(TensorLike, metaclass=VariableMetaclass):
+class Variable(NativeObject, metaclass=VariableMetaclass):
     """A resource variable (`tf.Variable`, also `tf.compat.v1.Variable`)."""
 
     __array_priority__ = 100  # NumPy defers to our reflected operators
