@@ -42,11 +42,7 @@ from ndflow.ops.apply import convert_to_tensor, register_tensor_conversion_funct
 from ndflow.ops.array_core import identity
 from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.random import name_scope
-from ndflow.ops.variable_creators import (
-    create_through,
-    creator_arguments,
-    variable_creator_stack,
-)
+from ndflow.ops.variable_creators import create_through, creator_arguments, variable_creator_stack
 from ndflow.ops.variable_enums import VariableAggregation, VariableSynchronization
 
 _uid = itertools.count()
