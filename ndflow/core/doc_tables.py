@@ -1,8 +1,8 @@
 """Docstrings kept in tables beside the code they describe (issue 55): a module whose
 functions would grow past a readable length with their docstrings keeps them in a
-`*_docs.py` table (name -> docstring) and calls `attach(globals(), DOCS)` at its end, as
-ndflow/keras does with its own copy of this helper (ndflow/keras/docstrings.py). The examples
-run as doctests (tests/test_api_docstrings.py)."""
+`*_docs.py` table (name -> docstring) and calls `attach(globals(), DOCS)` at its end (keras
+modules too, through ndflow/keras/docstrings.py). The examples run as doctests
+(tests/test_api_docstrings.py, tests/keras/test_keras_docstrings.py)."""
 
 from __future__ import annotations
 

@@ -1,22 +1,15 @@
 """Docstrings kept in tables beside the code they describe (issue 55): a module whose functions
 would grow past a readable length with their docstrings keeps them in a `*_docs.py` table
-(name -> docstring) and calls `attach(globals(), DOCS)` at its end. The text lands on the
-exported object and on the plain function it wraps (`keras_op`'s `functools.wraps`), so
-`help(tf.keras.ops.add)` and `inspect.getdoc` see it. The examples run as doctests
-(tests/keras/test_keras_docstrings.py), with `tf` being ndflow and `np` numpy."""
+(name -> docstring) and calls `attach(globals(), DOCS)` (ndflow/core/doc_tables.py) at its end.
+The text lands on the exported object and on the plain function it wraps (`keras_op`'s
+`functools.wraps`), so `help(tf.keras.ops.add)` and `inspect.getdoc` see it. The examples run
+as doctests (tests/keras/test_keras_docstrings.py). This module holds the templates of
+families of keras docstrings.
+"""
 
 from __future__ import annotations
 
-
-def attach(namespace: dict, docs: dict) -> None:
-    """Sets `docs[name]` as the docstring of `namespace[name]` (a missing name is a KeyError:
-    a table that names a function the module no longer has fails at import)."""
-    for name, doc in docs.items():
-        obj = namespace[name]
-        obj.__doc__ = doc
-        inner = getattr(obj, "__wrapped__", None)
-        if inner is not None:
-            inner.__doc__ = doc
+from ndflow.core.doc_tables import attach  # noqa: F401 - the keras tables' attach
 
 
 def unary(summary: str, domain: str = "", example: str = "", int64: str = "floatx") -> str:
