@@ -4,6 +4,38 @@ core/doc_tables.py)."""
 from __future__ import annotations
 
 _PATH = "a path (str, bytes or os.PathLike) or a `file://` URI"
+_RENAME = "Renames (moves) a file or directory, atomically (rename(2))."
+
+
+def stat(path: str, example: str = "") -> str:
+    """The docstring of stat (file_io_v1's TF1 gfile.Stat too) with its argument `path`."""
+    return f"""File statistics of `{path}` (symbolic links are followed).
+
+    Args:
+      {path}: a path.
+
+    Returns:
+      A `FileStatistics(length, mtime_nsec, is_directory)`.
+
+    Raises:
+      NotFoundError: if `{path}` does not exist.
+{example}    """
+
+
+def moved(title: str, src: str, dst: str, src_is: str, dst_is: str, details: str = "") -> str:
+    """The docstring of a copy or rename from `src` to `dst` (file_io_v1's TF1 names too)."""
+    details = f"\n    {details}\n" if details else ""
+    return f"""{title}
+{details}
+    Args:
+      {src}: {src_is}
+      {dst}: {dst_is}
+      overwrite: whether an existing `{dst}` may be replaced.
+
+    Raises:
+      AlreadyExistsError: if `{dst}` exists and `overwrite` is False.
+      NotFoundError: if `{src}` does not exist.
+    """
 
 DOCS = {
     "file_exists_v2": f"""Whether `path` exists, as a file or a directory.
@@ -76,31 +108,12 @@ DOCS = {
       >>> tf.io.gfile.isdir(d)
       True
     """,
-    "copy_v2": """Copies the file `src` to `dst`.
-
-    The data goes to a temporary file beside `dst` that is then renamed over it, so readers
-    never see a partial copy; a new `dst` gets the permissions of `src`.
-
-    Args:
-      src: the source file.
-      dst: the destination path.
-      overwrite: whether an existing `dst` may be replaced.
-
-    Raises:
-      AlreadyExistsError: if `dst` exists and `overwrite` is False.
-      NotFoundError: if `src` does not exist.
-    """,
-    "rename_v2": """Renames (moves) a file or directory, atomically (rename(2)).
-
-    Args:
-      src: the current path.
-      dst: the new path.
-      overwrite: whether an existing `dst` may be replaced.
-
-    Raises:
-      AlreadyExistsError: if `dst` exists and `overwrite` is False.
-      NotFoundError: if `src` does not exist.
-    """,
+    "copy_v2": moved(
+        "Copies the file `src` to `dst`.", "src", "dst", "the source file.",
+        "the destination path.",
+        "The data goes to a temporary file beside `dst` that is then renamed over it, so readers"
+        "\n    never see a partial copy; a new `dst` gets the permissions of `src`."),
+    "rename_v2": moved(_RENAME, "src", "dst", "the current path.", "the new path."),
     "delete_recursively_v2": """Deletes `path` and everything under it (like rm -r).
 
     Symbolic links are deleted, not followed. Everything that can be deleted is; the first
@@ -178,21 +191,8 @@ DOCS = {
       >>> [(os.path.relpath(p, d), dirs) for p, dirs, _ in tf.io.gfile.walk(d)]
       [('.', ['sub']), ('sub', [])]
     """,
-    "stat_v2": """File statistics of `path` (symbolic links are followed).
-
-    Args:
-      path: a path.
-
-    Returns:
-      A `FileStatistics(length, mtime_nsec, is_directory)`.
-
-    Raises:
-      NotFoundError: if `path` does not exist.
-
-    Example:
-      >>> tf.io.gfile.stat("/").is_directory
-      True
-    """,
+    "stat_v2": stat("path", '\n    Example:\n      >>> tf.io.gfile.stat("/").is_directory\n'
+                            "      True\n"),
     "get_registered_schemes": """The URI schemes `tf.io.gfile` accepts.
 
     Returns:
@@ -203,4 +203,14 @@ DOCS = {
       >>> tf.io.gfile.get_registered_schemes()
       ['file', '']
     """,
+}
+
+# file_io_v1.py's TF1 spellings (attached at its end).
+V1_DOCS = {
+    "copy": moved("Copies the file `oldpath` to `newpath`.", "oldpath", "newpath",
+                  "the source file.", "the destination path.",
+                  "The data goes to a temporary file that is then renamed over `newpath`, so "
+                  "readers never see\n    a partial copy."),
+    "rename": moved(_RENAME, "oldname", "newname", "the current path.", "the new path."),
+    "stat": stat("filename"),
 }

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from ndflow.core import file_io_docs
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.file_io import (
     FileStatistics,
     copy_v2,
@@ -102,36 +104,11 @@ def recursive_create_dir(dirname) -> None:
 
 @tf_export(v1=["gfile.Copy"])
 def copy(oldpath, newpath, overwrite: bool = False) -> None:
-    """Copies the file `oldpath` to `newpath`.
-
-    The data goes to a temporary file that is then renamed over `newpath`, so readers never see
-    a partial copy.
-
-    Args:
-      oldpath: the source file.
-      newpath: the destination path.
-      overwrite: whether an existing `newpath` may be replaced.
-
-    Raises:
-      AlreadyExistsError: if `newpath` exists and `overwrite` is False.
-      NotFoundError: if `oldpath` does not exist.
-    """
     copy_v2(oldpath, newpath, overwrite)
 
 
 @tf_export(v1=["gfile.Rename"])
 def rename(oldname, newname, overwrite: bool = False) -> None:
-    """Renames (moves) a file or directory, atomically (rename(2)).
-
-    Args:
-      oldname: the current path.
-      newname: the new path.
-      overwrite: whether an existing `newname` may be replaced.
-
-    Raises:
-      AlreadyExistsError: if `newname` exists and `overwrite` is False.
-      NotFoundError: if `oldname` does not exist.
-    """
     rename_v2(oldname, newname, overwrite)
 
 
@@ -201,15 +178,7 @@ def walk(top, in_order: bool = True):
 
 @tf_export(v1=["gfile.Stat"])
 def stat(filename) -> FileStatistics:
-    """File statistics of `filename` (symbolic links are followed).
-
-    Args:
-      filename: a path.
-
-    Returns:
-      A `FileStatistics(length, mtime_nsec, is_directory)`.
-
-    Raises:
-      NotFoundError: if `filename` does not exist.
-    """
     return stat_v2(filename)
+
+
+attach(globals(), file_io_docs.V1_DOCS)

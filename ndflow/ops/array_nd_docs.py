@@ -1,7 +1,14 @@
 """The docstrings of array_nd.py's TF2 functions (attached at its end; see
-core/doc_tables.py). Generated from a spec with the example outputs computed."""
+core/doc_tables.py); the tensor_scatter_nd_* family from one template."""
 
 from __future__ import annotations
+
+from ndflow.core.doc_tables import family, note
+
+_POLICY = """
+      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error;
+        "IGNORE": the updates at out-of-range indices are skipped."""
+_ALL = "Updates at duplicate indices all apply."
 
 DOCS = {
     "gather_nd": """Gathers slices of `params` addressed by index tuples.
@@ -46,12 +53,12 @@ DOCS = {
       >>> tf.scatter_nd([[1], [3]], [9, 10], [4]).numpy()
       array([ 0,  9,  0, 10], dtype=int32)
     """,
-    "tensor_scatter_nd_update": """A copy of `tensor` with `updates` written at `indices`.
-
+} | family("""A copy of `tensor` with `updates` {what} at `indices`.
+{note}
     Args:
       tensor: the tensor to update (it is not changed).
       indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
-      updates: a tensor of shape indices.shape[:-1] + tensor.shape[k:].
+      updates: a tensor of shape indices.shape[:-1] + tensor.shape[k:].{policy}
       name: optional name for the operation.
 
     Returns:
@@ -62,93 +69,17 @@ DOCS = {
 
     Example:
       >>> t = tf.zeros([4], tf.int32)
-      >>> tf.tensor_scatter_nd_update(t, [[1], [3]], [9, 10]).numpy()
-      array([ 0,  9,  0, 10], dtype=int32)
-    """,
-    "tensor_scatter_nd_add": """A copy of `tensor` with `updates` added at `indices`.
-
-    Updates at duplicate indices all apply.
-
-    Args:
-      tensor: the tensor to update (it is not changed).
-      indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
-      updates: a tensor of shape indices.shape[:-1] + tensor.shape[k:].
-      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error;
-        "IGNORE": the updates at out-of-range indices are skipped.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of tensor's shape and dtype.
-
-    Raises:
-      InvalidArgumentError: for an out-of-range index.
-
-    Example:
-      >>> t = tf.zeros([4], tf.int32)
-      >>> tf.tensor_scatter_nd_add(t, [[1], [1]], [9, 10]).numpy()
-      array([ 0, 19,  0,  0], dtype=int32)
-    """,
-    "tensor_scatter_nd_sub": """A copy of `tensor` with `updates` subtracted at `indices`.
-
-    Args:
-      tensor: the tensor to update (it is not changed).
-      indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
-      updates: a tensor of shape indices.shape[:-1] + tensor.shape[k:].
-      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error;
-        "IGNORE": the updates at out-of-range indices are skipped.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of tensor's shape and dtype.
-
-    Raises:
-      InvalidArgumentError: for an out-of-range index.
-
-    Example:
-      >>> t = tf.zeros([4], tf.int32)
-      >>> tf.tensor_scatter_nd_sub(t, [[2]], [5]).numpy()
-      array([ 0,  0, -5,  0], dtype=int32)
-    """,
-    "tensor_scatter_nd_max": """A copy of `tensor` with `updates` combined by maximum at `indices`.
-
-    Args:
-      tensor: the tensor to update (it is not changed).
-      indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
-      updates: a tensor of shape indices.shape[:-1] + tensor.shape[k:].
-      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error;
-        "IGNORE": the updates at out-of-range indices are skipped.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of tensor's shape and dtype.
-
-    Raises:
-      InvalidArgumentError: for an out-of-range index.
-
-    Example:
-      >>> t = tf.zeros([4], tf.int32)
-      >>> tf.tensor_scatter_nd_max(t, [[0]], [-3]).numpy()
-      array([0, 0, 0, 0], dtype=int32)
-    """,
-    "tensor_scatter_nd_min": """A copy of `tensor` with `updates` combined by minimum at `indices`.
-
-    Args:
-      tensor: the tensor to update (it is not changed).
-      indices: an int32/int64 tensor [..., k] of index tuples into the first k dimensions.
-      updates: a tensor of shape indices.shape[:-1] + tensor.shape[k:].
-      bad_indices_policy: "", "DEFAULT" or "ERROR": an out-of-range index is an error;
-        "IGNORE": the updates at out-of-range indices are skipped.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of tensor's shape and dtype.
-
-    Raises:
-      InvalidArgumentError: for an out-of-range index.
-
-    Example:
-      >>> t = tf.zeros([4], tf.int32)
-      >>> tf.tensor_scatter_nd_min(t, [[0]], [-3]).numpy()
-      array([-3,  0,  0,  0], dtype=int32)
-    """,
-}
+      >>> tf.{name}(t, {args}).numpy()
+      {out}
+    """, {
+    f"tensor_scatter_nd_{op}": dict(what=what, args=args, out=f"array({out}, dtype=int32)",
+                                    policy="" if op == "update" else _POLICY,
+                                    note=note(_ALL) if op == "add" else "")
+    for op, (what, args, out) in {  # op: (what the updates are, example indices and updates)
+        "update": ("written", "[[1], [3]], [9, 10]", "[ 0,  9,  0, 10]"),
+        "add": ("added", "[[1], [1]], [9, 10]", "[ 0, 19,  0,  0]"),
+        "sub": ("subtracted", "[[2]], [5]", "[ 0,  0, -5,  0]"),
+        "max": ("combined by maximum", "[[0]], [-3]", "[0, 0, 0, 0]"),
+        "min": ("combined by minimum", "[[0]], [-3]", "[-3,  0,  0,  0]"),
+    }.items()
+})

@@ -1,7 +1,9 @@
 """The docstrings of image_adjust.py's public functions (attached at its end; see
-core/doc_tables.py). Generated from a spec with the example outputs computed."""
+core/doc_tables.py); the random adjustments' from image_color_docs' template."""
 
 from __future__ import annotations
+
+from ndflow.ops.image_color_docs import factors, random_pair
 
 DOCS = {
     "adjust_brightness": """Adds `delta` to every pixel value.
@@ -80,68 +82,12 @@ DOCS = {
       >>> tf.image.convert_image_dtype(tf.constant([0, 255], tf.uint8), tf.float32).numpy()
       array([0., 1.], dtype=float32)
     """,
-    "random_brightness": """Adds a random delta from [-max_delta, max_delta) to an image.
-
-    Args:
-      image: an RGB image [..., height, width, 3]; float in [0, 1] or an integer dtype.
-      max_delta: a non-negative float.
-      seed: optional int seed.
-
-    Returns:
-      A tensor of image's shape and dtype.
-
-    Raises:
-      ValueError: if max_delta is negative.
-
-    Example:
-      >>> tf.image.random_brightness(tf.zeros([2, 2, 3]), 0.2, seed=1).shape
-      TensorShape([2, 2, 3])
-    """,
-    "random_contrast": """Adjusts an image's contrast by a random factor from [lower, upper).
-
-    Args:
-      image: an RGB image [..., height, width, 3]; float in [0, 1] or an integer dtype.
-      lower: the lowest factor (>= 0).
-      upper: the bound above the highest factor.
-      seed: optional int seed.
-
-    Returns:
-      A tensor of image's shape and dtype.
-
-    Raises:
-      ValueError: unless 0 <= lower < upper.
-
-    Example:
-      >>> tf.image.random_contrast(tf.zeros([2, 2, 3]), 0.5, 1.5, seed=1).shape
-      TensorShape([2, 2, 3])
-    """,
-    "stateless_random_brightness": """Adds a delta from [-max_delta, max_delta) chosen by `seed`.
-
-    Args:
-      image: an RGB image [..., height, width, 3]; float in [0, 1] or an integer dtype.
-      max_delta: a non-negative float.
-      seed: a shape-[2] int32/int64 tensor; the same seed gives the same values.
-
-    Returns:
-      A tensor of image's shape and dtype.
-
-    Example:
-      >>> tf.image.stateless_random_brightness(tf.zeros([2, 2, 3]), 0.2, [1, 2]).shape
-      TensorShape([2, 2, 3])
-    """,
-    "stateless_random_contrast": """Scales contrast by a factor in [lower, upper) by `seed`.
-
-    Args:
-      image: an RGB image [..., height, width, 3]; float in [0, 1] or an integer dtype.
-      lower: the lowest factor.
-      upper: the bound above the highest factor.
-      seed: a shape-[2] int32/int64 tensor; the same seed gives the same values.
-
-    Returns:
-      A tensor of image's shape and dtype.
-
-    Example:
-      >>> tf.image.stateless_random_contrast(tf.zeros([2, 2, 3]), 0.5, 1.5, [1, 2]).shape
-      TensorShape([2, 2, 3])
-    """,
-}
+} | random_pair(
+    "brightness", ("Adds a random delta from [-max_delta, max_delta) to an image.",
+                   "Adds a delta from [-max_delta, max_delta) chosen by `seed`."),
+    "max_delta: a non-negative float.", "0.2", "if max_delta is negative.",
+) | random_pair(
+    "contrast", ("Adjusts an image's contrast by a random factor from [lower, upper).",
+                 "Scales contrast by a factor in [lower, upper) by `seed`."),
+    factors(" (>= 0)"), "0.5, 1.5", "unless 0 <= lower < upper.", stateless_bounds=factors(),
+)

@@ -3,76 +3,49 @@ core/doc_tables.py). Generated from a spec with the example outputs computed."""
 
 from __future__ import annotations
 
+_CHANNELS = ("channels: 0 keeps the file's channels; 1 gives grayscale, 3 RGB (and 4 RGBA where "
+             "the\n        format has it).")
+
+
+def _decode(title: str, args: list[str], returns: str, example: str = "") -> str:
+    """The docstring of a decoder of `contents` with the further Args lines `args`."""
+    lines = "".join(f"\n      {line}" for line in args)
+    example = f"\n    Example:\n      >>> {example}\n" if example else ""
+    return f"""{title}
+
+    Args:
+      contents: a scalar string tensor: the file's bytes.{lines}
+      name: optional name for the operation.
+
+    Returns:
+      {returns}
+
+    Raises:
+      InvalidArgumentError: if `contents` is not a valid file of the format.
+{example}    """
+
 DOCS = {
-    "decode_png": """Decodes a PNG file (other formats too) into an image tensor.
-
-    Args:
-      contents: a scalar string tensor: the file's bytes.
-      channels: 0 keeps the file's channels; 1 gives grayscale, 3 RGB (and 4 RGBA where the
-        format has it).
-      dtype: uint8 or uint16 (16-bit PNGs keep their precision with uint16).
-      name: optional name for the operation.
-
-    Returns:
-      A tensor [height, width, channels] of `dtype`.
-
-    Raises:
-      InvalidArgumentError: if `contents` is not a valid file of the format.
-
-    Example:
-      >>> png = tf.io.encode_png(tf.zeros([2, 3, 1], tf.uint8))
-      >>> tf.io.decode_png(png).shape
-      TensorShape([2, 3, 1])
-    """,
-    "decode_jpeg": """Decodes a JPEG file (other formats too) into a uint8 image tensor.
-
-    Args:
-      contents: a scalar string tensor: the file's bytes.
-      channels: 0 keeps the file's channels; 1 gives grayscale, 3 RGB (and 4 RGBA where the
-        format has it).
-      ratio: a downscaling factor: 1, 2, 4 or 8.
-      fancy_upscaling: whether to upsample chroma smoothly.
-      try_recover_truncated: whether to decode a truncated file as far as possible.
-      acceptable_fraction: the fraction of lines needed to accept a truncated file.
-      dct_method: a hint for the DCT algorithm; accepted for compatibility.
-      name: optional name for the operation.
-
-    Returns:
-      A uint8 tensor [height / ratio, width / ratio, channels].
-
-    Raises:
-      InvalidArgumentError: if `contents` is not a valid file of the format.
-
-    Example:
-      >>> jpg = tf.io.encode_jpeg(tf.zeros([2, 3, 3], tf.uint8))
-      >>> tf.io.decode_jpeg(jpg).shape
-      TensorShape([2, 3, 3])
-    """,
-    "decode_bmp": """Decodes a BMP file into a uint8 image tensor.
-
-    Args:
-      contents: a scalar string tensor: the file's bytes.
-      channels: 0 keeps the file's channels, or 3 or 4.
-      name: optional name for the operation.
-
-    Returns:
-      A uint8 tensor [height, width, channels].
-
-    Raises:
-      InvalidArgumentError: if `contents` is not a valid file of the format.
-    """,
-    "decode_gif": """Decodes every frame of a GIF file.
-
-    Args:
-      contents: a scalar string tensor: the file's bytes.
-      name: optional name for the operation.
-
-    Returns:
-      A uint8 tensor [frames, height, width, 3].
-
-    Raises:
-      InvalidArgumentError: if `contents` is not a valid file of the format.
-    """,
+    "decode_png": _decode(
+        "Decodes a PNG file (other formats too) into an image tensor.",
+        [_CHANNELS, "dtype: uint8 or uint16 (16-bit PNGs keep their precision with uint16)."],
+        "A tensor [height, width, channels] of `dtype`.",
+        "png = tf.io.encode_png(tf.zeros([2, 3, 1], tf.uint8))\n      >>> "
+        "tf.io.decode_png(png).shape\n      TensorShape([2, 3, 1])"),
+    "decode_jpeg": _decode(
+        "Decodes a JPEG file (other formats too) into a uint8 image tensor.",
+        [_CHANNELS, "ratio: a downscaling factor: 1, 2, 4 or 8.",
+         "fancy_upscaling: whether to upsample chroma smoothly.",
+         "try_recover_truncated: whether to decode a truncated file as far as possible.",
+         "acceptable_fraction: the fraction of lines needed to accept a truncated file.",
+         "dct_method: a hint for the DCT algorithm; accepted for compatibility."],
+        "A uint8 tensor [height / ratio, width / ratio, channels].",
+        "jpg = tf.io.encode_jpeg(tf.zeros([2, 3, 3], tf.uint8))\n      >>> "
+        "tf.io.decode_jpeg(jpg).shape\n      TensorShape([2, 3, 3])"),
+    "decode_bmp": _decode("Decodes a BMP file into a uint8 image tensor.",
+                          ["channels: 0 keeps the file's channels, or 3 or 4."],
+                          "A uint8 tensor [height, width, channels]."),
+    "decode_gif": _decode("Decodes every frame of a GIF file.", [],
+                          "A uint8 tensor [frames, height, width, 3]."),
     "decode_image": """Decodes a BMP, GIF, JPEG or PNG file, detecting the format from its bytes.
 
     Args:

@@ -3,6 +3,9 @@ core/doc_tables.py). Generated from a spec with the example outputs computed."""
 
 from __future__ import annotations
 
+_CENTERS = """
+      half_pixel_centers: if True, pixels are sampled at their centers (as TF2's resize)."""
+
 DOCS = {
     "resize": """Resizes images to `size` with the given method.
 
@@ -99,79 +102,30 @@ DOCS = {
       >>> tf.compat.v1.image.resize_image_with_pad(tf.ones([2, 4, 1]), 4, 4).shape
       TensorShape([4, 4, 1])
     """,
-    "resize_bilinear": """Bilinear resizing of a batch of images (the ResizeBilinear op).
-
+    **{f"resize_{kind}": f"""{title} of a batch of images (the {op}).
+{details}
     Args:
       images: a 4-D tensor [batch, height, width, channels].
       size: the new [height, width], two ints.
       align_corners: if True, the corner pixels of input and output are aligned (TF1
         semantics).
-      name: optional name for the operation.
-      half_pixel_centers: if True, pixels are sampled at their centers (as TF2's resize).
+      name: optional name for the operation.{centers}
 
     Returns:
-      A float32 tensor [batch, new_height, new_width, channels].
+      A {dtype} [batch, new_height, new_width, channels].
 
     Example:
       >>> x = tf.ones([1, 2, 2, 1])
-      >>> tf.compat.v1.image.resize_bilinear(x, [4, 4]).shape
-      TensorShape([1, 4, 4, 1])
-    """,
-    "resize_bicubic": """Bicubic resizing of a batch of images (the ResizeBicubic op).
-
-    Args:
-      images: a 4-D tensor [batch, height, width, channels].
-      size: the new [height, width], two ints.
-      align_corners: if True, the corner pixels of input and output are aligned (TF1
-        semantics).
-      name: optional name for the operation.
-      half_pixel_centers: if True, pixels are sampled at their centers (as TF2's resize).
-
-    Returns:
-      A float32 tensor [batch, new_height, new_width, channels].
-
-    Example:
-      >>> x = tf.ones([1, 2, 2, 1])
-      >>> tf.compat.v1.image.resize_bicubic(x, [4, 4]).shape
-      TensorShape([1, 4, 4, 1])
-    """,
-    "resize_nearest_neighbor": """Nearest-neighbor resizing of a batch of images (the raw op).
-
-    Args:
-      images: a 4-D tensor [batch, height, width, channels].
-      size: the new [height, width], two ints.
-      align_corners: if True, the corner pixels of input and output are aligned (TF1
-        semantics).
-      name: optional name for the operation.
-      half_pixel_centers: if True, pixels are sampled at their centers (as TF2's resize).
-
-    Returns:
-      A tensor of images' dtype [batch, new_height, new_width, channels].
-
-    Example:
-      >>> x = tf.ones([1, 2, 2, 1])
-      >>> tf.compat.v1.image.resize_nearest_neighbor(x, [4, 4]).shape
-      TensorShape([1, 4, 4, 1])
-    """,
-    "resize_area": """Area resizing of a batch of images (the ResizeArea op).
-
-    Each output pixel averages the input pixels it covers.
-
-    Args:
-      images: a 4-D tensor [batch, height, width, channels].
-      size: the new [height, width], two ints.
-      align_corners: if True, the corner pixels of input and output are aligned (TF1
-        semantics).
-      name: optional name for the operation.
-
-    Returns:
-      A float32 tensor [batch, new_height, new_width, channels].
-
-    Example:
-      >>> x = tf.ones([1, 2, 2, 1])
-      >>> tf.compat.v1.image.resize_area(x, [1, 1]).shape
-      TensorShape([1, 1, 1, 1])
-    """,
+      >>> tf.compat.v1.image.resize_{kind}(x, [{n}, {n}]).shape
+      TensorShape([1, {n}, {n}, 1])
+    """ for kind, title, op, details, centers, dtype, n in (
+        ("bilinear", "Bilinear resizing", "ResizeBilinear op", "", _CENTERS, "float32 tensor", 4),
+        ("bicubic", "Bicubic resizing", "ResizeBicubic op", "", _CENTERS, "float32 tensor", 4),
+        ("nearest_neighbor", "Nearest-neighbor resizing", "raw op", "", _CENTERS,
+         "tensor of images' dtype", 4),
+        ("area", "Area resizing", "ResizeArea op",
+         "\n    Each output pixel averages the input pixels it covers.\n", "", "float32 tensor",
+         1))},
     "ResizeMethod": """The resize methods `tf.image.resize` accepts, as constants.
 
     Attributes:

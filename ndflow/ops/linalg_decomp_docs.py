@@ -3,11 +3,12 @@ core/doc_tables.py). Generated from a spec with the example outputs computed."""
 
 from __future__ import annotations
 
-DOCS = {
-    "cholesky": """The Cholesky factor of each Hermitian positive definite matrix.
 
-    The lower-triangular L with L @ adjoint(L) = input; only the lower triangle of the input
-    is read. Where the factorization fails the result holds NaNs.
+def _square(what: str, which: str, call: str, details: str, matrix: str, out: str) -> str:
+    """The docstring of a function of each square matrix with a result of its shape."""
+    return f"""The {what} of each {which} matrix.
+
+    {details}
 
     Args:
       input: a float or complex tensor of shape [..., M, M] (a batch of square matrices).
@@ -17,10 +18,12 @@ DOCS = {
       A tensor of input's shape and dtype.
 
     Example:
-      >>> tf.linalg.cholesky([[4.0, 2.0], [2.0, 3.0]]).numpy()
-      array([[2.       , 0.       ],
-             [1.       , 1.4142135]], dtype=float32)
-    """,
+      >>> tf.linalg.{call}({matrix}).numpy()
+      array({out}, dtype=float32)
+    """
+
+
+DOCS = {
     "cholesky_solve": """Solves A X = rhs given the Cholesky factor of A.
 
     Args:
@@ -296,21 +299,14 @@ DOCS = {
       >>> sorted(tf.linalg.eigvals([[2.0, 0.0], [0.0, 3.0]]).numpy().real.tolist())
       [2.0, 3.0]
     """,
-    "matrix_square_root": """The principal square root of each square matrix.
-
-    Where a matrix has no real square root (e.g. a negative real eigenvalue) the result
-    holds NaNs.
-
-    Args:
-      input: a float or complex tensor of shape [..., M, M] (a batch of square matrices).
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of input's shape and dtype.
-
-    Example:
-      >>> tf.linalg.sqrtm([[4.0, 0.0], [0.0, 9.0]]).numpy()
-      array([[2., 0.],
-             [0., 3.]], dtype=float32)
-    """,
+    "cholesky": _square(
+        "Cholesky factor", "Hermitian positive definite", "cholesky",
+        "The lower-triangular L with L @ adjoint(L) = input; only the lower triangle of the input"
+        "\n    is read. Where the factorization fails the result holds NaNs.",
+        "[[4.0, 2.0], [2.0, 3.0]]",
+        "[[2.       , 0.       ],\n             [1.       , 1.4142135]]"),
+    "matrix_square_root": _square(
+        "principal square root", "square", "sqrtm", "Where a matrix has no real square root "
+        "(e.g. a negative real eigenvalue) the result\n    holds NaNs.",
+        "[[4.0, 0.0], [0.0, 9.0]]", "[[2., 0.],\n             [0., 3.]]"),
 }

@@ -206,32 +206,11 @@ DOCS = {
       >>> tf.debugging.is_numeric_tensor(tf.constant([1.0]))
       True
     """,
-    "is_non_decreasing": """Whether every element is <= the next one, in row-major order.
-
-    Args:
-      x: a numeric tensor.
-      name: optional name for the operation.
-
-    Returns:
-      A scalar boolean tensor (True for fewer than two elements).
-
-    Example:
-      >>> bool(tf.math.is_non_decreasing([1, 1, 2]))
-      True
-    """,
-    "is_strictly_increasing": """Whether every element is < the next one, in row-major order.
-
-    Args:
-      x: a numeric tensor.
-      name: optional name for the operation.
-
-    Returns:
-      A scalar boolean tensor (True for fewer than two elements).
-
-    Example:
-      >>> bool(tf.math.is_strictly_increasing([1, 1, 2]))
-      False
-    """,
+    **{name: _unary(f"Whether every element is {op} the next one, in row-major order.",
+                    f"bool(tf.math.{name}([1, 1, 2]))", result, x="a numeric tensor.",
+                    ret="A scalar boolean tensor (True for fewer than two elements).")
+       for name, op, result in (("is_non_decreasing", "<=", "True"),
+                                ("is_strictly_increasing", "<", "False"))},
     "reduce_logsumexp": """`log(sum(exp(x)))` over the given axes, computed without overflow.
 
     Args:

@@ -1,7 +1,9 @@
 """The docstrings of norms.py's public functions (attached at its end; see
-core/doc_tables.py). Generated from a spec with the example outputs computed."""
+core/doc_tables.py); the moment reductions' from one template."""
 
 from __future__ import annotations
+
+from ndflow.core.doc_tables import family
 
 DOCS = {
     "l2_normalize": """Scales a tensor along `axis` to unit L2 norm.
@@ -72,49 +74,26 @@ DOCS = {
       >>> tf.linalg.normalize([3.0, 4.0])[0].numpy()
       array([0.6, 0.8], dtype=float32)
     """,
-    "reduce_euclidean_norm": """The Euclidean norm, sqrt(sum(x ** 2)), over the given axes.
+} | family("""The {what} over the given axes.
 
     Args:
-      input_tensor: a numeric tensor.
+      input_tensor: a {dtype} tensor.
       axis: an int or list of ints; None reduces every axis.
       keepdims: if True, the reduced dimensions stay as size 1.
       name: optional name for the operation.
 
     Returns:
-      A tensor of the reduced shape.
+      A tensor of the reduced shape{real}.
 
     Example:
-      >>> float(tf.math.reduce_euclidean_norm([3.0, 4.0]))
-      5.0
-    """,
-    "reduce_variance": """The variance (mean squared deviation from the mean) over the given axes.
-
-    Args:
-      input_tensor: a float or complex tensor.
-      axis: an int or list of ints; None reduces every axis.
-      keepdims: if True, the reduced dimensions stay as size 1.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of the reduced shape (real dtype for complex input).
-
-    Example:
-      >>> float(tf.math.reduce_variance([1.0, 2.0, 3.0, 4.0]))
-      1.25
-    """,
-    "reduce_std": """The standard deviation (square root of the variance) over the given axes.
-
-    Args:
-      input_tensor: a float or complex tensor.
-      axis: an int or list of ints; None reduces every axis.
-      keepdims: if True, the reduced dimensions stay as size 1.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of the reduced shape.
-
-    Example:
-      >>> float(tf.math.reduce_std([1.0, 3.0]))
-      1.0
-    """,
-}
+      >>> float(tf.math.{name}({x}))
+      {out}
+    """, {
+    "reduce_euclidean_norm": dict(what="Euclidean norm, sqrt(sum(x ** 2)),", dtype="numeric",
+                                  x="[3.0, 4.0]", out="5.0"),
+    "reduce_variance": dict(what="variance (mean squared deviation from the mean)",
+                            real=" (real dtype for complex input)", x="[1.0, 2.0, 3.0, 4.0]",
+                            out="1.25"),
+    "reduce_std": dict(what="standard deviation (square root of the variance)",
+                       x="[1.0, 3.0]", out="1.0"),
+}, dtype="float or complex", real="")

@@ -94,7 +94,7 @@ DOCS = {
       >>> tf.compat.v1.math.in_top_k([[0.1, 0.9]], [0], 1).numpy()
       array([False])
     """,
-    "approx_max_k": """The `k` largest entries along an axis and their indices.
+    **{f"approx_{m}_k": f"""The `k` {which} entries along an axis and their indices.
 
     TensorFlow computes these approximately on TPUs; here they are exact.
 
@@ -111,29 +111,9 @@ DOCS = {
       A tuple `(values, indices)`.
 
     Example:
-      >>> tf.math.approx_max_k([1.0, 5.0, 3.0], 2)[0].numpy()
-      array([5., 3.], dtype=float32)
-    """,
-    "approx_min_k": """The `k` smallest entries along an axis and their indices.
-
-    TensorFlow computes these approximately on TPUs; here they are exact.
-
-    Args:
-      operand: a numeric tensor.
-      k: the number of entries to keep.
-      reduction_dimension: the axis to search.
-      recall_target: accepted for compatibility; the result is exact here.
-      reduction_input_size_override: accepted for compatibility.
-      aggregate_to_topk: accepted for compatibility.
-      name: optional name for the operation.
-
-    Returns:
-      A tuple `(values, indices)`.
-
-    Example:
-      >>> tf.math.approx_min_k([1.0, 5.0, 3.0], 2)[0].numpy()
-      array([1., 3.], dtype=float32)
-    """,
+      >>> tf.math.approx_{m}_k([1.0, 5.0, 3.0], 2)[0].numpy()
+      array({out}, dtype=float32)
+    """ for m, which, out in (("max", "largest", "[5., 3.]"), ("min", "smallest", "[1., 3.]"))},
     "approx_top_k": """The `k` largest (or smallest) entries along an axis and their indices.
 
     The approx_max_k / approx_min_k of TensorFlow's raw op; exact here.

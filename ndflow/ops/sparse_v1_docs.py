@@ -1,7 +1,9 @@
 """The docstrings of sparse_v1.py's public functions (attached at its end; see
-core/doc_tables.py). Generated from a spec with the example outputs computed."""
+core/doc_tables.py); the reductions and the segment functions each from one template."""
 
 from __future__ import annotations
+
+from ndflow.core.doc_tables import family, note
 
 DOCS = {
     "add_v1": """Adds two tensors, at least one sparse (TF1 signature, with `thresh`).
@@ -41,128 +43,6 @@ DOCS = {
       >>> x = tf.sparse.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
       >>> tf.compat.v1.sparse.concat(1, [x, x]).dense_shape.numpy()
       array([2, 4])
-    """,
-    "reduce_sum_v1": """The sum of a SparseTensor's values over axes, as a dense tensor.
-
-    Args:
-      sp_input: a `tf.SparseTensor`.
-      axis: the axes to reduce; None reduces every axis.
-      keepdims: if True, the reduced dimensions stay as size 1.
-      reduction_axes: deprecated alias of `axis`.
-      keep_dims: deprecated alias of `keepdims`.
-
-    Returns:
-      A dense tensor of the reduced shape.
-
-    Example:
-      >>> x = tf.sparse.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
-      >>> float(tf.compat.v1.sparse.reduce_sum(x))
-      3.0
-    """,
-    "reduce_max_v1": """The maximum of a SparseTensor's values over axes, as a dense tensor.
-
-    Positions without values do not count (an all-empty slice gives the dtype's lowest
-    value).
-
-    Args:
-      sp_input: a `tf.SparseTensor`.
-      axis: the axes to reduce; None reduces every axis.
-      keepdims: if True, the reduced dimensions stay as size 1.
-      reduction_axes: deprecated alias of `axis`.
-      keep_dims: deprecated alias of `keepdims`.
-
-    Returns:
-      A dense tensor of the reduced shape.
-
-    Example:
-      >>> x = tf.sparse.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
-      >>> tf.compat.v1.sparse.reduce_max(x, reduction_axes=1).numpy()
-      array([1., 2.], dtype=float32)
-    """,
-    "reduce_sum_sparse_v1": """The sum of a SparseTensor's values over axes, as a SparseTensor.
-
-    Args:
-      sp_input: a `tf.SparseTensor`.
-      axis: the axes to reduce; None reduces every axis.
-      keepdims: if True, the reduced dimensions stay as size 1.
-      reduction_axes: deprecated alias of `axis`.
-      keep_dims: deprecated alias of `keepdims`.
-
-    Returns:
-      A SparseTensor of the reduced shape.
-
-    Example:
-      >>> x = tf.sparse.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
-      >>> tf.compat.v1.sparse.reduce_sum_sparse(x, 1).values.numpy()
-      array([1., 2.], dtype=float32)
-    """,
-    "reduce_max_sparse_v1": """The maximum of a SparseTensor's values over axes (sparse result).
-
-    Args:
-      sp_input: a `tf.SparseTensor`.
-      axis: the axes to reduce; None reduces every axis.
-      keepdims: if True, the reduced dimensions stay as size 1.
-      reduction_axes: deprecated alias of `axis`.
-      keep_dims: deprecated alias of `keepdims`.
-
-    Returns:
-      A SparseTensor of the reduced shape.
-
-    Example:
-      >>> x = tf.sparse.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
-      >>> tf.compat.v1.sparse.reduce_max_sparse(x, 1).values.numpy()
-      array([1., 2.], dtype=float32)
-    """,
-    "segment_sum_v1": """Sums the rows `data[indices]` by sorted segment ids (TF1 argument order).
-
-    Args:
-      data: a tensor whose first dimension is indexed by `indices`.
-      indices: a 1-D int tensor selecting rows of `data`.
-      segment_ids: a 1-D sorted int tensor: the segment of each selected row.
-      name: optional name for the operation.
-      num_segments: optional number of output segments.
-      sparse_gradient: accepted for compatibility.
-
-    Returns:
-      A tensor with one row per segment.
-
-    Example:
-      >>> tf.compat.v1.sparse.segment_sum([[1.0, 2.0], [3.0, 4.0]], [0, 1], [0, 0]).numpy()
-      array([[4., 6.]], dtype=float32)
-    """,
-    "segment_mean_v1": """Averages the rows `data[indices]` by sorted segment ids (TF1 order).
-
-    Args:
-      data: a tensor whose first dimension is indexed by `indices`.
-      indices: a 1-D int tensor selecting rows of `data`.
-      segment_ids: a 1-D sorted int tensor: the segment of each selected row.
-      name: optional name for the operation.
-      num_segments: optional number of output segments.
-      sparse_gradient: accepted for compatibility.
-
-    Returns:
-      A tensor with one row per segment.
-
-    Example:
-      >>> tf.compat.v1.sparse.segment_mean([[1.0, 2.0], [3.0, 4.0]], [0, 1], [0, 0]).numpy()
-      array([[2., 3.]], dtype=float32)
-    """,
-    "segment_sqrt_n_v1": """Sums `data[indices]` per segment over sqrt(row count) (TF1 order).
-
-    Args:
-      data: a tensor whose first dimension is indexed by `indices`.
-      indices: a 1-D int tensor selecting rows of `data`.
-      segment_ids: a 1-D sorted int tensor: the segment of each selected row.
-      name: optional name for the operation.
-      num_segments: optional number of output segments.
-      sparse_gradient: accepted for compatibility.
-
-    Returns:
-      A tensor with one row per segment.
-
-    Example:
-      >>> tf.compat.v1.sparse.segment_sqrt_n([[1.0], [3.0]], [0, 1], [0, 0]).numpy()
-      array([[2.828427]], dtype=float32)
     """,
     "split_v1": """Splits a SparseTensor into `num_split` pieces along an axis (TF1).
 
@@ -247,4 +127,59 @@ DOCS = {
     Raises:
       RuntimeError: when executing eagerly.
     """,
-}
+} | family("""The {what} of a SparseTensor's values over axes{result}.
+{note}
+    Args:
+      sp_input: a `tf.SparseTensor`.
+      axis: the axes to reduce; None reduces every axis.
+      keepdims: if True, the reduced dimensions stay as size 1.
+      reduction_axes: deprecated alias of `axis`.
+      keep_dims: deprecated alias of `keepdims`.
+
+    Returns:
+      A {kind} of the reduced shape.
+
+    Example:
+      >>> x = tf.sparse.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
+      >>> {example}
+      {out}
+    """, {
+    "reduce_sum_v1": dict(what="sum", example="float(tf.compat.v1.sparse.reduce_sum(x))",
+                          out="3.0"),
+    "reduce_max_v1": dict(
+        what="maximum", out="array([1., 2.], dtype=float32)",
+        note=note("Positions without values do not count (an all-empty slice gives the "
+                  "dtype's lowest\n    value)."),
+        example="tf.compat.v1.sparse.reduce_max(x, reduction_axes=1).numpy()"),
+    "reduce_sum_sparse_v1": dict(what="sum", result=", as a SparseTensor", kind="SparseTensor",
+                                 example="tf.compat.v1.sparse.reduce_sum_sparse(x, 1).values"
+                                         ".numpy()", out="array([1., 2.], dtype=float32)"),
+    "reduce_max_sparse_v1": dict(what="maximum", result=" (sparse result)", kind="SparseTensor",
+                                 example="tf.compat.v1.sparse.reduce_max_sparse(x, 1).values"
+                                         ".numpy()", out="array([1., 2.], dtype=float32)"),
+}, result=", as a dense tensor", kind="dense tensor") | family(
+    """{what} by sorted segment ids ({order}).
+
+    Args:
+      data: a tensor whose first dimension is indexed by `indices`.
+      indices: a 1-D int tensor selecting rows of `data`.
+      segment_ids: a 1-D sorted int tensor: the segment of each selected row.
+      name: optional name for the operation.
+      num_segments: optional number of output segments.
+      sparse_gradient: accepted for compatibility.
+
+    Returns:
+      A tensor with one row per segment.
+
+    Example:
+      >>> tf.compat.v1.sparse.{public}({data}, [0, 1], [0, 0]).numpy()
+      {out}
+    """, {
+    "segment_sum_v1": dict(what="Sums the rows `data[indices]`", order="TF1 argument order",
+                           public="segment_sum", out="array([[4., 6.]], dtype=float32)"),
+    "segment_mean_v1": dict(what="Averages the rows `data[indices]`", public="segment_mean",
+                            out="array([[2., 3.]], dtype=float32)"),
+    "segment_sqrt_n_v1": dict(what="Sums `data[indices]` per segment over sqrt(row count)",
+                              public="segment_sqrt_n", data="[[1.0], [3.0]]",
+                              out="array([[2.828427]], dtype=float32)"),
+}, order="TF1 order", data="[[1.0, 2.0], [3.0, 4.0]]")

@@ -3,6 +3,8 @@ core/doc_tables.py). Generated from a spec with the example outputs computed."""
 
 from __future__ import annotations
 
+from ndflow.ops.random_docs import normal
+
 DOCS = {
     "stateless_uniform": """Uniform random values in [minval, maxval) that depend only on `seed`.
 
@@ -26,45 +28,14 @@ DOCS = {
       >>> bool(tf.reduce_all(a == tf.random.stateless_uniform([3], seed=[1, 2])))
       True
     """,
-    "stateless_normal": """Normal random values N(mean, stddev**2) that depend only on `seed`.
-
-    Args:
-      shape: the output shape (a list of ints or 1-D int tensor).
-      seed: a shape-[2] int32/int64 tensor; the same seed gives the same values.
-      mean: the mean.
-      stddev: the standard deviation.
-      dtype: a float dtype.
-      name: optional name for the operation.
-      alg: the RNG algorithm: "auto_select", "philox" or "threefry".
-
-    Returns:
-      A tensor of `shape` and `dtype`.
-
-    Example:
-      >>> tf.random.stateless_normal([2, 3], seed=[1, 2]).shape
-      TensorShape([2, 3])
-    """,
-    "stateless_truncated_normal": """Truncated normal random values that depend only on `seed`.
-
-    Values further than 2 * stddev from the mean are redrawn.
-
-    Args:
-      shape: the output shape (a list of ints or 1-D int tensor).
-      seed: a shape-[2] int32/int64 tensor; the same seed gives the same values.
-      mean: the mean.
-      stddev: the standard deviation before truncation.
-      dtype: a float dtype.
-      name: optional name for the operation.
-      alg: the RNG algorithm: "auto_select", "philox" or "threefry".
-
-    Returns:
-      A tensor of `shape` and `dtype`.
-
-    Example:
-      >>> v = tf.random.stateless_truncated_normal([100], seed=[1, 2])
-      >>> bool(tf.reduce_all(tf.abs(v) <= 2.0))
-      True
-    """,
+    "stateless_normal": normal(
+        "Normal random values N(mean, stddev**2) that depend only on `seed`.", False,
+        "tf.random.stateless_normal([2, 3], seed=[1, 2]).shape\n      TensorShape([2, 3])",
+        stateless=True),
+    "stateless_truncated_normal": normal(
+        "Truncated normal random values that depend only on `seed`.", True,
+        "v = tf.random.stateless_truncated_normal([100], seed=[1, 2])\n"
+        "      >>> bool(tf.reduce_all(tf.abs(v) <= 2.0))\n      True", stateless=True),
     "stateless_categorical": """Samples categorical class indices that depend only on `seed`.
 
     Args:

@@ -1,5 +1,5 @@
 """The docstrings of functional_ops.py's public functions (attached at its end; see
-core/doc_tables.py). Generated from a spec with the example outputs computed."""
+core/doc_tables.py); foldl, foldr and scan from one template."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ DOCS = {
       >>> tf.map_fn(lambda x: x * 2, tf.constant([1, 2, 3])).numpy()
       array([2, 4, 6], dtype=int32)
     """,
-    "foldl": """Reduces `elems` left to right with `fn`, starting from `initializer`.
+    **{name: f"""{title}
 
     Args:
       fn: a function `(accumulator, element) -> accumulator`.
@@ -37,56 +37,27 @@ DOCS = {
         non-empty).
       parallel_iterations: accepted for compatibility.
       back_prop: whether gradients flow through the loop.
-      swap_memory: accepted for compatibility.
+      swap_memory: accepted for compatibility.{args}
       name: optional name scope.
 
     Returns:
-      The final accumulator.
+      {returns}
 
     Example:
-      >>> int(tf.foldl(lambda a, x: a + x, tf.constant([1, 2, 3])))
-      6
-    """,
-    "foldr": """Reduces `elems` right to left with `fn`, starting from `initializer`.
-
-    Args:
-      fn: a function `(accumulator, element) -> accumulator`.
-      elems: a tensor (or nest of tensors) unpacked along its first dimension.
-      initializer: the first accumulator; None uses the first element (then `elems` must be
-        non-empty).
-      parallel_iterations: accepted for compatibility.
-      back_prop: whether gradients flow through the loop.
-      swap_memory: accepted for compatibility.
-      name: optional name scope.
-
-    Returns:
-      The final accumulator.
-
-    Example:
-      >>> int(tf.foldr(lambda a, x: a * 10 + x, tf.constant([1, 2, 3])))
-      321
-    """,
-    "scan": """The successive accumulators of `a = fn(a, x)` over the elements of `elems`.
-
-    Args:
-      fn: a function `(accumulator, element) -> accumulator`.
-      elems: a tensor (or nest of tensors) unpacked along its first dimension.
-      initializer: the first accumulator; None uses the first element (then `elems` must be
-        non-empty).
-      parallel_iterations: accepted for compatibility.
-      back_prop: whether gradients flow through the loop.
-      swap_memory: accepted for compatibility.
-      infer_shape: whether to check that all accumulators have one shape.
-      reverse: whether to scan from the last element.
-      name: optional name scope.
-
-    Returns:
-      The stacked accumulators: a tensor (or nest) with one entry per element.
-
-    Example:
-      >>> tf.scan(lambda a, x: a + x, tf.constant([1, 2, 3])).numpy()
-      array([1, 3, 6], dtype=int32)
-    """,
+      >>> {example}
+    """ for name, title, args, returns, example in (
+        ("foldl", "Reduces `elems` left to right with `fn`, starting from `initializer`.", "",
+         "The final accumulator.", "int(tf.foldl(lambda a, x: a + x, tf.constant([1, 2, 3])))"
+         "\n      6"),
+        ("foldr", "Reduces `elems` right to left with `fn`, starting from `initializer`.", "",
+         "The final accumulator.",
+         "int(tf.foldr(lambda a, x: a * 10 + x, tf.constant([1, 2, 3])))\n      321"),
+        ("scan", "The successive accumulators of `a = fn(a, x)` over the elements of `elems`.",
+         "\n      infer_shape: whether to check that all accumulators have one shape."
+         "\n      reverse: whether to scan from the last element.",
+         "The stacked accumulators: a tensor (or nest) with one entry per element.",
+         "tf.scan(lambda a, x: a + x, tf.constant([1, 2, 3])).numpy()\n"
+         "      array([1, 3, 6], dtype=int32)"))},
     "case": """Runs the function of the first predicate that is true (else `default`).
 
     Args:
