@@ -106,37 +106,6 @@ def _grad_scope(graph, op):
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
               gate_gradients=False, aggregation_method=None, stop_gradients=None,
               unconnected_gradients=UnconnectedGradients.NONE) -> list:
-    """Builds the symbolic gradients of `ys` with respect to `xs` in a graph (TF1).
-
-    Graph mode only: the gradient ops are added to the graph of `ys`.
-
-    Args:
-      ys: a tensor or list of tensors to differentiate (their sum, weighted by grad_ys).
-      xs: a tensor or list of tensors (or variables) to differentiate with respect to.
-      grad_ys: optional list of tensors of ys' shapes, the upstream gradients (ones by default).
-      name: the name scope of the gradient ops.
-      colocate_gradients_with_ops: accepted for compatibility.
-      gate_gradients: accepted for compatibility.
-      aggregation_method: accepted for compatibility (see `tf.AggregationMethod`).
-      stop_gradients: optional tensors treated as constants (no gradient flows through them).
-      unconnected_gradients: `tf.UnconnectedGradients.NONE` (None for an x that ys does not
-        depend on) or `ZERO` (zeros).
-
-    Returns:
-      A list with the gradient of sum(ys) with respect to each x (None or zeros where there is
-      none).
-
-    Raises:
-      RuntimeError: when executing eagerly (use `tf.GradientTape`).
-
-    Example:
-      >>> with tf.Graph().as_default():
-      ...     x = tf.constant(3.0)
-      ...     dy_dx = tf.gradients(x * x, [x])[0]
-      ...     with tf.compat.v1.Session() as sess:
-      ...         print(sess.run(dy_dx))
-      6.0
-    """
     if context.executing_eagerly():
         raise RuntimeError("tf.gradients is not supported when eager execution is enabled. "
                            "Use tf.GradientTape instead.")
@@ -178,15 +147,19 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
 def gradients_v2(ys, xs, grad_ys=None, name="gradients", gate_gradients=False,
                  aggregation_method=None, stop_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE) -> list:
-    """Builds the symbolic gradients of `ys` with respect to `xs`.
+    return gradients(ys, xs, grad_ys, name, False, gate_gradients, aggregation_method,
+                     stop_gradients, unconnected_gradients)
 
-    For graphs and `tf.function` bodies; eagerly use `tf.GradientTape`.
+
+_GRADIENTS_DOC = """Builds the symbolic gradients of `ys` with respect to `xs`{tf1}.
+
+    {mode}
 
     Args:
       ys: a tensor or list of tensors to differentiate (their sum, weighted by grad_ys).
       xs: a tensor or list of tensors (or variables) to differentiate with respect to.
       grad_ys: optional list of tensors of ys' shapes, the upstream gradients (ones by default).
-      name: the name scope of the gradient ops.
+      name: the name scope of the gradient ops.{colocate}
       gate_gradients: accepted for compatibility.
       aggregation_method: accepted for compatibility (see `tf.AggregationMethod`).
       stop_gradients: optional tensors treated as constants (no gradient flows through them).
@@ -208,8 +181,12 @@ def gradients_v2(ys, xs, grad_ys=None, name="gradients", gate_gradients=False,
       ...         print(sess.run(dy_dx))
       6.0
     """
-    return gradients(ys, xs, grad_ys, name, False, gate_gradients, aggregation_method,
-                     stop_gradients, unconnected_gradients)
+gradients.__doc__ = _GRADIENTS_DOC.format(
+    tf1=" in a graph (TF1)", mode="Graph mode only: the gradient ops are added to the graph of "
+    "`ys`.", colocate="\n      colocate_gradients_with_ops: accepted for compatibility.")
+gradients_v2.__doc__ = _GRADIENTS_DOC.format(
+    tf1="", mode="For graphs and `tf.function` bodies; eagerly use `tf.GradientTape`.",
+    colocate="")
 
 
 @tf_export("hessians", v1=[])

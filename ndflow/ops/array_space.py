@@ -41,30 +41,24 @@ def _mul(d, by: int):
     return None if d is None else d * by
 
 
-def _space_to_depth_shape(ctx):
-    x = check_rank(ctx.shapes[0], 4)
-    bs = ctx.attrs["block_size"]
-    h, w, c = spatial_dims(ctx.attrs["data_format"])
-    dims = [None] * 4
-    dims[0], dims[h], dims[w], dims[c] = x[0], _divisible(x[h], bs), _divisible(x[w], bs), \
-        _mul(x[c], bs * bs)
-    return [dims]
-
-
-def _depth_to_space_shape(ctx):
-    x = check_rank(ctx.shapes[0], 4)
-    bs = ctx.attrs["block_size"]
-    h, w, c = spatial_dims(ctx.attrs["data_format"])
-    dims = [None] * 4
-    dims[0], dims[h], dims[w], dims[c] = x[0], _mul(x[h], bs), _mul(x[w], bs), \
-        _divisible(x[c], bs * bs)
-    return [dims]
+def _block_shape(spatial, channels):
+    """The shape function of SpaceToDepth (spatial sizes divided by the block size, channels
+    multiplied by its square) or DepthToSpace (the other way), by the two size maps."""
+    def shape(ctx):
+        x = check_rank(ctx.shapes[0], 4)
+        bs = ctx.attrs["block_size"]
+        h, w, c = spatial_dims(ctx.attrs["data_format"])
+        dims = [None] * 4
+        dims[0], dims[h], dims[w], dims[c] = x[0], spatial(x[h], bs), spatial(x[w], bs), \
+            channels(x[c], bs * bs)
+        return [dims]
+    return shape
 
 
 SpaceToDepth = op_def("SpaceToDepth", inputs=["input: T"], outputs=["output: T"],
-                      attrs=_SPACE_ATTRS, shape=_space_to_depth_shape)
+                      attrs=_SPACE_ATTRS, shape=_block_shape(_divisible, _mul))
 DepthToSpace = op_def("DepthToSpace", inputs=["input: T"], outputs=["output: T"],
-                      attrs=_SPACE_ATTRS, shape=_depth_to_space_shape)
+                      attrs=_SPACE_ATTRS, shape=_block_shape(_mul, _divisible))
 
 
 def _space_op(op_def_, input, block_size, data_format, name):  # noqa: A002
@@ -74,32 +68,24 @@ def _space_op(op_def_, input, block_size, data_format, name):  # noqa: A002
                     name=name).outputs[0]
 
 
-@tf_export("nn.depth_to_space", v1=[])
-def depth_to_space(input, block_size: int, data_format: str = "NHWC",  # noqa: A002
-                   name: str | None = None) -> Tensor:
-    """`tf.nn.depth_to_space`: [b, h, w, c] -> [b, h * bs, w * bs, c / bs**2]."""
-    return _space_op(DepthToSpace, input, block_size, data_format, name)
+def _space_functions(op_def_, public: str):
+    """tf.nn.<public> (space_to_depth, depth_to_space) and its TF1 spelling, whose argument
+    order puts `name` before `data_format` (array_space_docs documents both)."""
+    def space(input, block_size: int, data_format: str = "NHWC",  # noqa: A002
+              name: str | None = None) -> Tensor:
+        return _space_op(op_def_, input, block_size, data_format, name)
+
+    def space_v1(input, block_size: int, name: str | None = None,  # noqa: A002
+                 data_format: str = "NHWC") -> Tensor:
+        return _space_op(op_def_, input, block_size, data_format, name)
+    space.__name__ = space.__qualname__ = public
+    space_v1.__name__ = space_v1.__qualname__ = f"{public}_v1"
+    return (tf_export(f"nn.{public}", v1=[])(space),
+            tf_export(v1=[public, f"nn.{public}"])(space_v1))
 
 
-@tf_export(v1=["depth_to_space", "nn.depth_to_space"])
-def depth_to_space_v1(input, block_size: int, name: str | None = None,  # noqa: A002
-                      data_format: str = "NHWC") -> Tensor:
-    """`tf.compat.v1.depth_to_space`."""
-    return _space_op(DepthToSpace, input, block_size, data_format, name)
-
-
-@tf_export("nn.space_to_depth", v1=[])
-def space_to_depth(input, block_size: int, data_format: str = "NHWC",  # noqa: A002
-                   name: str | None = None) -> Tensor:
-    """`tf.nn.space_to_depth`: [b, h, w, c] -> [b, h / bs, w / bs, c * bs**2]."""
-    return _space_op(SpaceToDepth, input, block_size, data_format, name)
-
-
-@tf_export(v1=["space_to_depth", "nn.space_to_depth"])
-def space_to_depth_v1(input, block_size: int, name: str | None = None,  # noqa: A002
-                      data_format: str = "NHWC") -> Tensor:
-    """`tf.compat.v1.space_to_depth`."""
-    return _space_op(SpaceToDepth, input, block_size, data_format, name)
+depth_to_space, depth_to_space_v1 = _space_functions(DepthToSpace, "depth_to_space")
+space_to_depth, space_to_depth_v1 = _space_functions(SpaceToDepth, "space_to_depth")
 
 
 # -- SpaceToBatchND / BatchToSpaceND ---------------------------------------------------------------
@@ -144,13 +130,23 @@ def _input_dims(ctx, m):
     return x.as_list()
 
 
-def _space_to_batch_shape(ctx):
-    m, block, pads = _block_and_pads(ctx, "paddings")
+def _known_dims(ctx, pads_name: str):
+    """(M, block, paddings/crops, input dims, output dims with the trailing ones set), or None
+    where the input's rank or M is unknown."""
+    m, block, pads = _block_and_pads(ctx, pads_name)
     dims = _input_dims(ctx, m)
     if dims is None or m is None:
-        return [TensorShape(None)]
+        return None
     out = [None] * len(dims)
     out[m + 1:] = dims[m + 1:]
+    return m, block, pads, dims, out
+
+
+def _space_to_batch_shape(ctx):
+    known = _known_dims(ctx, "paddings")
+    if known is None:
+        return [TensorShape(None)]
+    m, block, pads, dims, out = known
     if block is not None:
         out[0] = None if dims[0] is None else dims[0] * int(np.prod(block))
         for i in range(m):
@@ -161,12 +157,10 @@ def _space_to_batch_shape(ctx):
 
 
 def _batch_to_space_shape(ctx):
-    m, block, crops = _block_and_pads(ctx, "crops")
-    dims = _input_dims(ctx, m)
-    if dims is None or m is None:
+    known = _known_dims(ctx, "crops")
+    if known is None:
         return [TensorShape(None)]
-    out = [None] * len(dims)
-    out[m + 1:] = dims[m + 1:]
+    m, block, crops, dims, out = known
     if block is not None:
         batch = dims[0]
         for b in block:  # TF divides by one block size at a time

@@ -4,13 +4,13 @@ core/doc_tables.py). Generated from a spec with the example outputs computed."""
 from __future__ import annotations
 
 DOCS = {
-    "space_to_depth": """Moves spatial blocks into the channel dimension.
+    **{name: f"""Moves {what}.
 
-    [b, h, w, c] becomes [b, h / bs, w / bs, c * bs**2].
+    [b, h, w, c] becomes [b, {shape}].
 
     Args:
       input: a 4-D tensor (NHWC, or NCHW).
-      block_size: the block edge, >= 2; h and w must be multiples of it.
+      block_size: the block edge, >= 2; {multiple}.
       data_format: "NHWC" or "NCHW".
       name: optional name for the operation.
 
@@ -18,36 +18,25 @@ DOCS = {
       A tensor of input's dtype.
 
     Raises:
-      InvalidArgumentError: if h or w is not divisible by block_size.
+      InvalidArgumentError: if {raises}.
 
     Example:
-      >>> x = tf.reshape(tf.range(16), [1, 4, 4, 1])
-      >>> tf.nn.space_to_depth(x, 2).shape
-      TensorShape([1, 2, 2, 4])
-    """,
-    "depth_to_space": """Moves channel data into spatial blocks (the inverse of space_to_depth).
+      >>> {example}
+    """ for name, what, shape, multiple, raises, example in (
+        ("space_to_depth", "spatial blocks into the channel dimension",
+         "h / bs, w / bs, c * bs**2", "h and w must be multiples of it",
+         "h or w is not divisible by block_size",
+         "x = tf.reshape(tf.range(16), [1, 4, 4, 1])\n      >>> "
+         "tf.nn.space_to_depth(x, 2).shape\n      TensorShape([1, 2, 2, 4])"),
+        ("depth_to_space",
+         "channel data into spatial blocks (the inverse of space_to_depth)",
+         "h * bs, w * bs, c / bs**2", "c must be a multiple of its square",
+         "c is not divisible by block_size**2",
+         "tf.nn.depth_to_space(tf.ones([1, 1, 1, 4]), 2).shape\n"
+         "      TensorShape([1, 2, 2, 1])"))},
+    **{f"{name}_v1": f"""Moves {what} (TF1 argument order).
 
-    [b, h, w, c] becomes [b, h * bs, w * bs, c / bs**2].
-
-    Args:
-      input: a 4-D tensor (NHWC, or NCHW).
-      block_size: the block edge, >= 2; c must be a multiple of its square.
-      data_format: "NHWC" or "NCHW".
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of input's dtype.
-
-    Raises:
-      InvalidArgumentError: if c is not divisible by block_size**2.
-
-    Example:
-      >>> tf.nn.depth_to_space(tf.ones([1, 1, 1, 4]), 2).shape
-      TensorShape([1, 2, 2, 1])
-    """,
-    "space_to_depth_v1": """Moves spatial blocks into the channel dimension (TF1 argument order).
-
-    See `tf.nn.space_to_depth`.
+    See `tf.nn.{name}`.
 
     Args:
       input: a 4-D tensor.
@@ -59,27 +48,14 @@ DOCS = {
       A tensor of input's dtype.
 
     Example:
-      >>> x = tf.reshape(tf.range(16), [1, 4, 4, 1])
-      >>> tf.compat.v1.space_to_depth(x, 2).shape
-      TensorShape([1, 2, 2, 4])
-    """,
-    "depth_to_space_v1": """Moves channel data into spatial blocks (TF1 argument order).
-
-    See `tf.nn.depth_to_space`.
-
-    Args:
-      input: a 4-D tensor.
-      block_size: the block edge.
-      name: optional name for the operation.
-      data_format: "NHWC" or "NCHW".
-
-    Returns:
-      A tensor of input's dtype.
-
-    Example:
-      >>> tf.compat.v1.depth_to_space(tf.ones([1, 1, 1, 4]), 2).shape
-      TensorShape([1, 2, 2, 1])
-    """,
+      >>> {example}
+    """ for name, what, example in (
+        ("space_to_depth", "spatial blocks into the channel dimension",
+         "x = tf.reshape(tf.range(16), [1, 4, 4, 1])\n      >>> "
+         "tf.compat.v1.space_to_depth(x, 2).shape\n      TensorShape([1, 2, 2, 4])"),
+        ("depth_to_space", "channel data into spatial blocks",
+         "tf.compat.v1.depth_to_space(tf.ones([1, 1, 1, 4]), 2).shape\n"
+         "      TensorShape([1, 2, 2, 1])"))},
     "space_to_batch_nd": """Pads the spatial dimensions, then moves blocks of them to the batch.
 
     The batch grows by prod(block_shape); each spatial dimension shrinks by its block size.
@@ -119,23 +95,6 @@ DOCS = {
       >>> tf.space_to_batch(x, [2, 2], [[0, 0], [0, 0]]).shape
       TensorShape([4, 2, 2, 1])
     """,
-    "space_to_batch_v1": """Moves square spatial blocks into the batch (TF1 signature).
-
-    Args:
-      input: a 4-D tensor [batch, height, width, depth].
-      paddings: an int tensor [2, 2].
-      block_size: the block edge.
-      name: optional name for the operation.
-      block_shape: the same as block_size.
-
-    Returns:
-      A tensor of input's dtype.
-
-    Example:
-      >>> x = tf.reshape(tf.range(16), [1, 4, 4, 1])
-      >>> tf.compat.v1.space_to_batch(x, [[0, 0], [0, 0]], 2).shape
-      TensorShape([4, 2, 2, 1])
-    """,
     "batch_to_space_nd": """Moves blocks of the batch back into the spatial dimensions, then crops.
 
     The inverse of `tf.space_to_batch_nd`.
@@ -171,22 +130,6 @@ DOCS = {
       >>> tf.batch_to_space(tf.ones([4, 2, 2, 1]), [2, 2], [[0, 0], [0, 0]]).shape
       TensorShape([1, 4, 4, 1])
     """,
-    "batch_to_space_v1": """Moves batch blocks back into 2 spatial dimensions (TF1 signature).
-
-    Args:
-      input: a 4-D tensor.
-      crops: an int tensor [2, 2].
-      block_size: the block edge.
-      name: optional name for the operation.
-      block_shape: the same as block_size.
-
-    Returns:
-      A tensor of input's dtype.
-
-    Example:
-      >>> tf.compat.v1.batch_to_space(tf.ones([4, 2, 2, 1]), [[0, 0], [0, 0]], 2).shape
-      TensorShape([1, 4, 4, 1])
-    """,
     "required_space_to_batch_paddings": """Paddings and crops that fit spatial sizes to block sizes.
 
     They make each padded spatial dimension divisible by its block size.
@@ -205,4 +148,27 @@ DOCS = {
       array([[0, 1],
              [0, 0]], dtype=int32)
     """,
+    **{f"{name}_v1": f"""{title} (TF1 signature).
+
+    Args:
+      input: {tensor}
+      {pads}: an int tensor [2, 2].
+      block_size: the block edge.
+      name: optional name for the operation.
+      block_shape: the same as block_size.
+
+    Returns:
+      A tensor of input's dtype.
+
+    Example:
+      >>> {example}
+    """ for name, title, tensor, pads, example in (
+        ("space_to_batch", "Moves square spatial blocks into the batch",
+         "a 4-D tensor [batch, height, width, depth].", "paddings",
+         "x = tf.reshape(tf.range(16), [1, 4, 4, 1])\n      >>> "
+         "tf.compat.v1.space_to_batch(x, [[0, 0], [0, 0]], 2).shape\n"
+         "      TensorShape([4, 2, 2, 1])"),
+        ("batch_to_space", "Moves batch blocks back into 2 spatial dimensions", "a 4-D tensor.",
+         "crops", "tf.compat.v1.batch_to_space(tf.ones([4, 2, 2, 1]), [[0, 0], [0, 0]], 2)"
+         ".shape\n      TensorShape([1, 4, 4, 1])"))},
 }

@@ -33,10 +33,8 @@ PopulationCount = op_def("PopulationCount", inputs=["x: T"], outputs=["y: uint8"
                          doc="The number of bits set in each element (`tf.raw_ops` only).")
 
 
-@tf_export("bitwise.bitwise_and")
-def bitwise_and(x, y, name=None) -> Tensor:
-    """Elementwise bitwise and of two integer tensors.
-
+_BINARY_DOC = """{title}
+{note}
     Args:
       x: an integer tensor (int8 ... int64, uint8 ... uint64).
       y: an integer tensor of x's dtype, broadcastable against `x`.
@@ -46,48 +44,37 @@ def bitwise_and(x, y, name=None) -> Tensor:
       A tensor of the broadcast shape and x's dtype.
 
     Example:
-      >>> tf.bitwise.bitwise_and(tf.constant([12, 10]), 6).numpy()
-      array([4, 2], dtype=int32)
+      >>> tf.bitwise.{name}(tf.constant({x}), {y}).numpy()
+      array({out}, dtype=int32)
     """
-    return apply_op(BitwiseAnd, [x, y], name=name).outputs[0]
+_CLAMPED = "\n    Shift amounts outside [0, bits - 1] are clamped into that range.\n"
 
 
-@tf_export("bitwise.bitwise_or")
-def bitwise_or(x, y, name=None) -> Tensor:
-    """Elementwise bitwise or of two integer tensors.
-
-    Args:
-      x: an integer tensor (int8 ... int64, uint8 ... uint64).
-      y: an integer tensor of x's dtype, broadcastable against `x`.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of the broadcast shape and x's dtype.
-
-    Example:
-      >>> tf.bitwise.bitwise_or(tf.constant([12, 10]), 1).numpy()
-      array([13, 11], dtype=int32)
-    """
-    return apply_op(BitwiseOr, [x, y], name=name).outputs[0]
+def _binary_function(op, name: str, title: str, x: str, y: int, out: str, note: str = ""):
+    """tf.bitwise.<name> applying the binary `op`, documented by `_BINARY_DOC`."""
+    def function(x, y, name=None) -> Tensor:
+        return apply_op(op, [x, y], name=name).outputs[0]
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = _BINARY_DOC.format(title=title, note=note, name=name, x=x, y=y, out=out)
+    return tf_export(f"bitwise.{name}")(function)
 
 
-@tf_export("bitwise.bitwise_xor")
-def bitwise_xor(x, y, name=None) -> Tensor:
-    """Elementwise bitwise exclusive or of two integer tensors.
-
-    Args:
-      x: an integer tensor (int8 ... int64, uint8 ... uint64).
-      y: an integer tensor of x's dtype, broadcastable against `x`.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of the broadcast shape and x's dtype.
-
-    Example:
-      >>> tf.bitwise.bitwise_xor(tf.constant([12, 10]), 6).numpy()
-      array([10, 12], dtype=int32)
-    """
-    return apply_op(BitwiseXor, [x, y], name=name).outputs[0]
+bitwise_and = _binary_function(BitwiseAnd, "bitwise_and",
+                               "Elementwise bitwise and of two integer tensors.", "[12, 10]", 6,
+                               "[4, 2]")
+bitwise_or = _binary_function(BitwiseOr, "bitwise_or",
+                              "Elementwise bitwise or of two integer tensors.", "[12, 10]", 1,
+                              "[13, 11]")
+bitwise_xor = _binary_function(BitwiseXor, "bitwise_xor",
+                               "Elementwise bitwise exclusive or of two integer tensors.",
+                               "[12, 10]", 6, "[10, 12]")
+left_shift = _binary_function(
+    LeftShift, "left_shift",
+    "Elementwise `x << y`; the bits shifted out are lost (the value wraps in the type).",
+    "[1, 3]", 2, "[ 4, 12]", _CLAMPED)
+right_shift = _binary_function(
+    RightShift, "right_shift", "Elementwise `x >> y`: arithmetic for signed types (the sign is "
+    "kept), logical for unsigned.", "[-8, 12]", 2, "[-2,  3]", _CLAMPED)
 
 
 @tf_export("bitwise.invert")
@@ -106,45 +93,3 @@ def invert(x, name=None) -> Tensor:
       array([255, 250], dtype=uint8)
     """
     return apply_op(Invert, [x], name=name).outputs[0]
-
-
-@tf_export("bitwise.left_shift")
-def left_shift(x, y, name=None) -> Tensor:
-    """Elementwise `x << y`; the bits shifted out are lost (the value wraps in the type).
-
-    Shift amounts outside [0, bits - 1] are clamped into that range.
-
-    Args:
-      x: an integer tensor (int8 ... int64, uint8 ... uint64).
-      y: an integer tensor of x's dtype, broadcastable against `x`.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of the broadcast shape and x's dtype.
-
-    Example:
-      >>> tf.bitwise.left_shift(tf.constant([1, 3]), 2).numpy()
-      array([ 4, 12], dtype=int32)
-    """
-    return apply_op(LeftShift, [x, y], name=name).outputs[0]
-
-
-@tf_export("bitwise.right_shift")
-def right_shift(x, y, name=None) -> Tensor:
-    """Elementwise `x >> y`: arithmetic for signed types (the sign is kept), logical for unsigned.
-
-    Shift amounts outside [0, bits - 1] are clamped into that range.
-
-    Args:
-      x: an integer tensor (int8 ... int64, uint8 ... uint64).
-      y: an integer tensor of x's dtype, broadcastable against `x`.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of the broadcast shape and x's dtype.
-
-    Example:
-      >>> tf.bitwise.right_shift(tf.constant([-8, 12]), 2).numpy()
-      array([-2,  3], dtype=int32)
-    """
-    return apply_op(RightShift, [x, y], name=name).outputs[0]

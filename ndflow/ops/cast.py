@@ -60,28 +60,19 @@ def tf_cast(x, dtype, name=None) -> Tensor:
         return x if x.dtype is dtype else cast(x, dtype, scope)
 
 
-@tf_export(v1=["to_float"])
-def to_float(x, name="ToFloat") -> Tensor:
-    """`tf.compat.v1.to_float`."""
-    return cast(x, dtypes.float32, name=name)
+def cast_to(dtype, public: str, default_name: str):
+    """The TF1 function tf.compat.v1.<public>: `cast(x, dtype)`, named `default_name`."""
+    def to(x, name=default_name) -> Tensor:
+        return cast(x, dtype, name=name)
+    to.__name__ = to.__qualname__ = public
+    article = "An" if dtype.name[0] in "aeiou" else "A"
+    to.__doc__ = cast_docs.CAST_TO.format(public=public, dtype=dtype.name, article=article)
+    return tf_export(v1=[public])(to)
 
 
-@tf_export(v1=["to_double"])
-def to_double(x, name="ToDouble") -> Tensor:
-    """`tf.compat.v1.to_double`."""
-    return cast(x, dtypes.float64, name=name)
-
-
-@tf_export(v1=["to_int32"])
-def to_int32(x, name="ToInt32") -> Tensor:
-    """`tf.compat.v1.to_int32`."""
-    return cast(x, dtypes.int32, name=name)
-
-
-@tf_export(v1=["to_int64"])
-def to_int64(x, name="ToInt64") -> Tensor:
-    """`tf.compat.v1.to_int64`."""
-    return cast(x, dtypes.int64, name=name)
-
+to_float = cast_to(dtypes.float32, "to_float", "ToFloat")
+to_double = cast_to(dtypes.float64, "to_double", "ToDouble")
+to_int32 = cast_to(dtypes.int32, "to_int32", "ToInt32")
+to_int64 = cast_to(dtypes.int64, "to_int64", "ToInt64")
 
 attach(globals(), cast_docs.DOCS)

@@ -23,3 +23,18 @@ DOCS = {
       array([ 1, -1], dtype=int32)
     """,
 }
+
+# The TF1 casts tf.compat.v1.to_float ... (cast.cast_to), complex_ops' to_complex64/128 too.
+CAST_TO = """Casts a tensor to {dtype}.
+
+    Args:
+      x: a numeric tensor.
+      name: optional name for the operation.
+
+    Returns:
+      {article} {dtype} tensor of x's shape.
+
+    Example:
+      >>> tf.compat.v1.{public}([1.0]).dtype
+      tf.{dtype}
+    """

@@ -9,6 +9,7 @@ import numpy as np
 
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import SymbolicTensor
 from ndflow.core.scopes import name_scope
@@ -228,34 +229,11 @@ def _rank_assert(x, ok, want: str, data, summarize, message, name, default: str)
 
 @tf_export("debugging.assert_rank", "assert_rank", v1=[])
 def assert_rank(x, rank, message=None, name=None):
-    """A static rank check (a graph Assert when the rank is unknown until run time)."""
     return assert_rank_v1(x, rank, None, None, message, name)
 
 
 @tf_export(v1=["debugging.assert_rank", "assert_rank"])
 def assert_rank_v1(x, rank, data=None, summarize=None, message=None, name=None):
-    """Checks that `x` has exactly rank `rank` (TF1 signature).
-
-    In a graph whose shapes are not fully known, the remaining check becomes an `Assert` op that
-    fails when it runs.
-
-    Args:
-      x: a tensor (or a value convertible to one).
-      rank: the expected rank (an int).
-      data: optional list of tensors printed if the run-time check fails.
-      summarize: how many entries of each tensor to print.
-      message: text prefixed to the error message.
-      name: optional name scope.
-
-    Returns:
-      None when executing eagerly; in a graph, an op to run (or depend on) for the check.
-
-    Raises:
-      ValueError: if the static rank differs.
-
-    Example:
-      >>> tf.compat.v1.assert_rank(tf.zeros([2, 3]), 2)
-    """
     want = int(rank)
     return _rank_assert(x, lambda r: r == want, str(want), data, summarize, message, name,
                         "assert_rank")
@@ -263,53 +241,11 @@ def assert_rank_v1(x, rank, data=None, summarize=None, message=None, name=None):
 
 @tf_export("debugging.assert_rank_at_least", v1=[])
 def assert_rank_at_least(x, rank, message=None, name=None):
-    """Checks that `x` has rank `rank` or more.
-
-    In a graph whose shapes are not fully known, the remaining check becomes an `Assert` op that
-    fails when it runs.
-
-    Args:
-      x: a tensor (or a value convertible to one).
-      rank: the minimum rank (an int).
-      message: text prefixed to the error message.
-      name: optional name scope.
-
-    Returns:
-      None when executing eagerly; in a graph, an op to run (or depend on) for the check.
-
-    Raises:
-      ValueError: if the static rank is lower.
-
-    Example:
-      >>> tf.debugging.assert_rank_at_least(tf.zeros([2, 3]), 1)
-    """
     return assert_rank_at_least_v1(x, rank, None, None, message, name)
 
 
 @tf_export(v1=["debugging.assert_rank_at_least", "assert_rank_at_least"])
 def assert_rank_at_least_v1(x, rank, data=None, summarize=None, message=None, name=None):
-    """Checks that `x` has rank `rank` or more (TF1 signature).
-
-    In a graph whose shapes are not fully known, the remaining check becomes an `Assert` op that
-    fails when it runs.
-
-    Args:
-      x: a tensor (or a value convertible to one).
-      rank: the minimum rank (an int).
-      data: optional list of tensors printed if the run-time check fails.
-      summarize: how many entries of each tensor to print.
-      message: text prefixed to the error message.
-      name: optional name scope.
-
-    Returns:
-      None when executing eagerly; in a graph, an op to run (or depend on) for the check.
-
-    Raises:
-      ValueError: if the static rank is lower.
-
-    Example:
-      >>> tf.compat.v1.assert_rank_at_least(tf.zeros([2, 3]), 2)
-    """
     want = int(rank)
     return _rank_assert(x, lambda r: r >= want, f"at least {want}", data, summarize, message,
                         name, "assert_rank_at_least")
@@ -317,53 +253,11 @@ def assert_rank_at_least_v1(x, rank, data=None, summarize=None, message=None, na
 
 @tf_export("debugging.assert_rank_in", v1=[])
 def assert_rank_in(x, ranks, message=None, name=None):
-    """Checks that the rank of `x` is one of `ranks`.
-
-    In a graph whose shapes are not fully known, the remaining check becomes an `Assert` op that
-    fails when it runs.
-
-    Args:
-      x: a tensor (or a value convertible to one).
-      ranks: a sequence of allowed ranks.
-      message: text prefixed to the error message.
-      name: optional name scope.
-
-    Returns:
-      None when executing eagerly; in a graph, an op to run (or depend on) for the check.
-
-    Raises:
-      ValueError: if the static rank is not in `ranks`.
-
-    Example:
-      >>> tf.debugging.assert_rank_in(tf.zeros([2, 3]), [1, 2])
-    """
     return assert_rank_in_v1(x, ranks, None, None, message, name)
 
 
 @tf_export(v1=["debugging.assert_rank_in", "assert_rank_in"])
 def assert_rank_in_v1(x, ranks, data=None, summarize=None, message=None, name=None):
-    """Checks that the rank of `x` is one of `ranks` (TF1 signature).
-
-    In a graph whose shapes are not fully known, the remaining check becomes an `Assert` op that
-    fails when it runs.
-
-    Args:
-      x: a tensor (or a value convertible to one).
-      ranks: a sequence of allowed ranks.
-      data: optional list of tensors printed if the run-time check fails.
-      summarize: how many entries of each tensor to print.
-      message: text prefixed to the error message.
-      name: optional name scope.
-
-    Returns:
-      None when executing eagerly; in a graph, an op to run (or depend on) for the check.
-
-    Raises:
-      ValueError: if the static rank is not in `ranks`.
-
-    Example:
-      >>> tf.compat.v1.assert_rank_in(tf.zeros([2]), [1, 2])
-    """
     wanted = tuple(int(r) for r in ranks)
 
     def ok(r):
@@ -375,6 +269,55 @@ def assert_rank_in_v1(x, ranks, data=None, summarize=None, message=None, name=No
         return r in wanted
     return _rank_assert(x, ok, f"in {wanted}", data, summarize, message, name,
                         "assert_rank_in")
+
+
+_RANK_DOC = """Checks that {what}{tf1}.
+
+    In a graph whose shapes are not fully known, the remaining check becomes an `Assert` op that
+    fails when it runs.
+
+    Args:
+      x: a tensor (or a value convertible to one).
+      {arg}{data}
+      message: text prefixed to the error message.
+      name: optional name scope.
+
+    Returns:
+      None when executing eagerly; in a graph, an op to run (or depend on) for the check.
+
+    Raises:
+      ValueError: if the static rank {raises}.
+
+    Example:
+      >>> {example}
+    """
+_DATA = """
+      data: optional list of tensors printed if the run-time check fails.
+      summarize: how many entries of each tensor to print."""
+
+
+def _rank_docs(name: str, what: str, arg: str, raises: str, example: str,
+               example_v1: str) -> dict:
+    """The docstrings of the rank assertion `name` and its TF1 spelling `<name>_v1`."""
+    words = dict(what=what, arg=arg, raises=raises)
+    return {name: _RANK_DOC.format(tf1="", data="", example=example, **words),
+            f"{name}_v1": _RANK_DOC.format(tf1=" (TF1 signature)", data=_DATA,
+                                           example=example_v1, **words)}
+
+
+_RANK_DOCS = _rank_docs(
+    "assert_rank", "`x` has exactly rank `rank`", "rank: the expected rank (an int).", "differs",
+    "tf.debugging.assert_rank(tf.zeros([2, 3]), 2)",
+    "tf.compat.v1.assert_rank(tf.zeros([2, 3]), 2)",
+) | _rank_docs(
+    "assert_rank_at_least", "`x` has rank `rank` or more", "rank: the minimum rank (an int).",
+    "is lower", "tf.debugging.assert_rank_at_least(tf.zeros([2, 3]), 1)",
+    "tf.compat.v1.assert_rank_at_least(tf.zeros([2, 3]), 2)",
+) | _rank_docs(
+    "assert_rank_in", "the rank of `x` is one of `ranks`", "ranks: a sequence of allowed ranks.",
+    "is not in `ranks`", "tf.debugging.assert_rank_in(tf.zeros([2, 3]), [1, 2])",
+    "tf.compat.v1.assert_rank_in(tf.zeros([2]), [1, 2])",
+)
 
 
 @tf_export("debugging.assert_type", v1=["debugging.assert_type", "assert_type"])
@@ -540,3 +483,6 @@ def assert_shapes_v1(shapes, data=None, summarize=None, message=None, name=None)
         condition = reduce_all(stack_(checks))
         text = "; ".join(what for *_, what in runtime)
         return Assert(condition, data if data is not None else [prefix + text], summarize)
+
+
+attach(globals(), _RANK_DOCS)

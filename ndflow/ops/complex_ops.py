@@ -16,7 +16,7 @@ from ndflow.core.tensor import Tensor
 from ndflow.ops import array_fill, complex_ops_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import multiply, select
-from ndflow.ops.cast import cast
+from ndflow.ops.cast import cast_to
 from ndflow.ops.comparison import broadcast_shape, composite_name, less, unchanged_shape
 from ndflow.ops.op_def import BROADCASTING, POINTWISE, op_def
 
@@ -124,16 +124,7 @@ def complex_abs(x, name=None) -> Tensor:
     return _real_part_op(ComplexAbs, x, name or "ComplexAbs")
 
 
-@tf_export(v1=["to_complex64"])
-def to_complex64(x, name="ToComplex64") -> Tensor:
-    """`tf.compat.v1.to_complex64`."""
-    return cast(x, dtypes.complex64, name=name)
-
-
-@tf_export(v1=["to_complex128"])
-def to_complex128(x, name="ToComplex128") -> Tensor:
-    """`tf.compat.v1.to_complex128`."""
-    return cast(x, dtypes.complex128, name=name)
-
+to_complex64 = cast_to(dtypes.complex64, "to_complex64", "ToComplex64")
+to_complex128 = cast_to(dtypes.complex128, "to_complex128", "ToComplex128")
 
 attach(globals(), complex_ops_docs.DOCS)

@@ -35,10 +35,12 @@ _REAL = ("T: {int8, uint8, int16, int32, int64, half, float, double, bfloat16} "
 _CORNERS = ["align_corners: bool = false", "half_pixel_centers: bool = false"]
 
 
-def _resize_shape(ctx):
+def resized_shape(ctx, size_input: int = 1):
+    """[batch, height, width, channels] of an NHWC op whose input `size_input` is the new
+    [height, width] (image_transform's ops too)."""
     images = ctx.shapes[0].with_rank(4)
-    ctx.shapes[1].with_rank(1)
-    size = ctx.value(1)
+    ctx.shapes[size_input].with_rank(1)
+    size = ctx.value(size_input)
     h = w = None
     if size is not None:
         if len(size) != 2:
@@ -55,16 +57,16 @@ def _grad_shape(ctx):
 
 ResizeBilinear = op_def(
     "ResizeBilinear", inputs=["images: T", "size: int32"], outputs=["resized_images: float"],
-    attrs=[_REAL, *_CORNERS], shape=_resize_shape)
+    attrs=[_REAL, *_CORNERS], shape=resized_shape)
 ResizeNearestNeighbor = op_def(
     "ResizeNearestNeighbor", inputs=["images: T", "size: int32"],
-    outputs=["resized_images: T"], attrs=[_REAL, *_CORNERS], shape=_resize_shape)
+    outputs=["resized_images: T"], attrs=[_REAL, *_CORNERS], shape=resized_shape)
 ResizeBicubic = op_def(
     "ResizeBicubic", inputs=["images: T", "size: int32"], outputs=["resized_images: float"],
-    attrs=[_REAL, *_CORNERS], shape=_resize_shape)
+    attrs=[_REAL, *_CORNERS], shape=resized_shape)
 ResizeArea = op_def(
     "ResizeArea", inputs=["images: T", "size: int32"], outputs=["resized_images: float"],
-    attrs=[_REAL, "align_corners: bool = false"], shape=_resize_shape,
+    attrs=[_REAL, "align_corners: bool = false"], shape=resized_shape,
     gradient_undefined=True)
 ResizeBilinearGrad = op_def(
     "ResizeBilinearGrad", inputs=["grads: float", "original_image: T"], outputs=["output: T"],
@@ -97,7 +99,7 @@ _KERNEL_ATTRS = ['kernel_type: string = "lanczos3"', "antialias: bool = true"]
 ScaleAndTranslate = op_def(
     "ScaleAndTranslate", inputs=["images: T", "size: int32", "scale: float",
                                  "translation: float"],
-    outputs=["resized_images: float"], attrs=[_REAL, *_KERNEL_ATTRS], shape=_resize_shape)
+    outputs=["resized_images: float"], attrs=[_REAL, *_KERNEL_ATTRS], shape=resized_shape)
 ScaleAndTranslateGrad = op_def(
     "ScaleAndTranslateGrad", inputs=["grads: T", "original_image: T", "scale: float",
                                      "translation: float"],

@@ -12,9 +12,9 @@ inverse transform (an approximation of the adjoint TF uses too); transforms get 
 from __future__ import annotations
 
 from ndflow.core import dtypes
-from ndflow.core.shapes import TensorShape
 from ndflow.ops import array_core, array_fill, array_slicing, linalg_decomp
 from ndflow.ops.apply import apply_op, convert_to_tensor
+from ndflow.ops.image_resize import resized_shape
 from ndflow.ops.op_def import op_def
 
 _DTYPE = "dtype: {uint8, int32, int64, half, bfloat16, float, double}"
@@ -22,17 +22,9 @@ _ATTRS = [_DTYPE, "interpolation: string", "fill_mode: string = 'CONSTANT'"]
 
 
 def _transform_shape(ctx):
-    images = ctx.shapes[0].with_rank(4)
+    ctx.shapes[0].with_rank(4)
     ctx.shapes[1].with_rank(2)
-    ctx.shapes[2].with_rank(1)
-    size = ctx.value(2)
-    h = w = None
-    if size is not None:
-        if len(size) != 2:
-            raise ValueError(f"Dimension must be 2 but is {len(size)}")
-        h, w = int(size[0]), int(size[1])
-    dims = images.as_list() if images.ndims is not None else [None] * 4
-    return [TensorShape([dims[0], h, w, dims[3]])]
+    return resized_shape(ctx, size_input=2)
 
 
 ImageProjectiveTransformV2 = op_def(

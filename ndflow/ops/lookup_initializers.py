@@ -41,8 +41,8 @@ def _register_init_op(op):
     return op
 
 
-class TableInitializerBase:
-    """Base class of table initializers: the key and value types a table must have."""
+class KeyValueDtypes:
+    """The key and value dtypes of a lookup table or table initializer."""
 
     def __init__(self, key_dtype, value_dtype):
         self._key_dtype = dtypes.as_dtype(key_dtype)
@@ -55,6 +55,10 @@ class TableInitializerBase:
     @property
     def value_dtype(self):
         return self._value_dtype
+
+
+class TableInitializerBase(KeyValueDtypes):
+    """Base class of table initializers: the key and value types a table must have."""
 
     def initialize(self, table):
         raise NotImplementedError

@@ -24,7 +24,7 @@ from ndflow.ops.arithmetic import add, where
 from ndflow.ops.array_core import group, no_op
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import not_equal
-from ndflow.ops.lookup_initializers import TABLE_INITIALIZERS
+from ndflow.ops.lookup_initializers import TABLE_INITIALIZERS, KeyValueDtypes
 from ndflow.ops.sparse_tensor import SparseTensor
 from ndflow.ops.string_hash_ops import string_to_hash_bucket_fast
 from ndflow.ops.string_ops import as_string
@@ -49,12 +49,11 @@ def _shaped_as(values, keys):
     return values
 
 
-class LookupInterface:
+class LookupInterface(KeyValueDtypes):
     """A lookup table over a table resource (TF's LookupInterface/TrackableResource)."""
 
     def __init__(self, key_dtype, value_dtype):
-        self._key_dtype = dtypes.as_dtype(key_dtype)
-        self._value_dtype = dtypes.as_dtype(value_dtype)
+        super().__init__(key_dtype, value_dtype)
         self._resource_handle = None
 
     def _create_resource(self):
@@ -70,14 +69,6 @@ class LookupInterface:
             with init_scope():
                 self._resource_handle = self._create_resource()
         return self._resource_handle
-
-    @property
-    def key_dtype(self):
-        return self._key_dtype
-
-    @property
-    def value_dtype(self):
-        return self._value_dtype
 
     @property
     def name(self):

@@ -126,6 +126,38 @@ def accuracy(labels, predictions, weights=None, metrics_collections=None,
                 name or "accuracy")
 
 
+def _streaming_doc(title: str, kind: str, args: str, out: str, details: str = "") -> str:
+    """The docstring of the streaming metric tf.compat.v1.metrics.<kind> of labels and
+    predictions, whose example prints the update on `args`."""
+    details = f"\n    {details}\n" if details else ""
+    return f"""{title}
+{details}
+    Args:
+      labels: the ground truth, a tensor of predictions' shape.
+      predictions: the predicted values.
+      weights: optional weights, broadcastable to `labels` (0 leaves an element out).
+      metrics_collections: optional collection names to add `value` to.
+      updates_collections: optional collection names to add `update_op` to.
+      name: optional variable scope name.
+
+    Returns:
+      `(value, update_op)`: float32 tensors; `update_op` adds the batch and gives the
+      metric so far, `value` reads it without updating.
+
+    Raises:
+      RuntimeError: when executing eagerly.
+
+    Example:
+      >>> with tf.Graph().as_default():
+      ...     value, update = tf.compat.v1.metrics.{kind}(
+      ...         {args})
+      ...     with tf.compat.v1.Session() as sess:
+      ...         sess.run(tf.compat.v1.local_variables_initializer())
+      ...         print(round(float(sess.run(update)), 4))
+      {out}
+    """
+
+
 def _mean_of(kind: str, fn, labels, predictions, weights, metrics_collections,
              updates_collections, name):
     _graph_only(kind)
@@ -137,32 +169,6 @@ def _mean_of(kind: str, fn, labels, predictions, weights, metrics_collections,
 @tf_export(v1=["metrics.mean_squared_error"])
 def mean_squared_error(labels, predictions, weights=None, metrics_collections=None,
                        updates_collections=None, name=None):
-    """The streaming mean of `(labels - predictions) ** 2`.
-
-    Args:
-      labels: the ground truth, a tensor of predictions' shape.
-      predictions: the predicted values.
-      weights: optional weights, broadcastable to `labels` (0 leaves an element out).
-      metrics_collections: optional collection names to add `value` to.
-      updates_collections: optional collection names to add `update_op` to.
-      name: optional variable scope name.
-
-    Returns:
-      `(value, update_op)`: float32 tensors; `update_op` adds the batch and gives the
-      metric so far, `value` reads it without updating.
-
-    Raises:
-      RuntimeError: when executing eagerly.
-
-    Example:
-      >>> with tf.Graph().as_default():
-      ...     value, update = tf.compat.v1.metrics.mean_squared_error(
-      ...         [1.0, 2.0], [2.0, 4.0])
-      ...     with tf.compat.v1.Session() as sess:
-      ...         sess.run(tf.compat.v1.local_variables_initializer())
-      ...         print(round(float(sess.run(update)), 4))
-      2.5
-    """
     return _mean_of("mean_squared_error", squared_difference, labels, predictions, weights,
                     metrics_collections, updates_collections, name)
 
@@ -170,32 +176,6 @@ def mean_squared_error(labels, predictions, weights=None, metrics_collections=No
 @tf_export(v1=["metrics.mean_absolute_error"])
 def mean_absolute_error(labels, predictions, weights=None, metrics_collections=None,
                         updates_collections=None, name=None):
-    """The streaming mean of `|labels - predictions|`.
-
-    Args:
-      labels: the ground truth, a tensor of predictions' shape.
-      predictions: the predicted values.
-      weights: optional weights, broadcastable to `labels` (0 leaves an element out).
-      metrics_collections: optional collection names to add `value` to.
-      updates_collections: optional collection names to add `update_op` to.
-      name: optional variable scope name.
-
-    Returns:
-      `(value, update_op)`: float32 tensors; `update_op` adds the batch and gives the
-      metric so far, `value` reads it without updating.
-
-    Raises:
-      RuntimeError: when executing eagerly.
-
-    Example:
-      >>> with tf.Graph().as_default():
-      ...     value, update = tf.compat.v1.metrics.mean_absolute_error(
-      ...         [1.0, 2.0], [2.0, 4.0])
-      ...     with tf.compat.v1.Session() as sess:
-      ...         sess.run(tf.compat.v1.local_variables_initializer())
-      ...         print(round(float(sess.run(update)), 4))
-      1.5
-    """
     return _mean_of("mean_absolute_error", lambda lab, p: _abs(subtract(p, lab)), labels,
                     predictions, weights, metrics_collections, updates_collections, name)
 
@@ -203,32 +183,6 @@ def mean_absolute_error(labels, predictions, weights=None, metrics_collections=N
 @tf_export(v1=["metrics.root_mean_squared_error"])
 def root_mean_squared_error(labels, predictions, weights=None, metrics_collections=None,
                             updates_collections=None, name=None):
-    """The square root of the streaming mean squared error.
-
-    Args:
-      labels: the ground truth, a tensor of predictions' shape.
-      predictions: the predicted values.
-      weights: optional weights, broadcastable to `labels` (0 leaves an element out).
-      metrics_collections: optional collection names to add `value` to.
-      updates_collections: optional collection names to add `update_op` to.
-      name: optional variable scope name.
-
-    Returns:
-      `(value, update_op)`: float32 tensors; `update_op` adds the batch and gives the
-      metric so far, `value` reads it without updating.
-
-    Raises:
-      RuntimeError: when executing eagerly.
-
-    Example:
-      >>> with tf.Graph().as_default():
-      ...     value, update = tf.compat.v1.metrics.root_mean_squared_error(
-      ...         [0.0, 0.0], [3.0, 4.0])
-      ...     with tf.compat.v1.Session() as sess:
-      ...         sess.run(tf.compat.v1.local_variables_initializer())
-      ...         print(round(float(sess.run(update)), 4))
-      3.5355
-    """
     _graph_only("root_mean_squared_error")
     predictions, labels, weights = _squeeze_weights(predictions, labels, weights)
     mse, update_mse = mean(squared_difference(labels, predictions), weights, None, None,
@@ -282,35 +236,11 @@ def _ratio(kind: str, other):
         return _collected(value, update_op, metrics_collections, updates_collections)
     ratio.__name__ = kind
     miss = "fp" if kind == "precision" else "fn"
-    ratio.__doc__ = f"""The streaming {kind} of boolean labels and predictions.
-
-    The value is `tp / (tp + {miss})` of everything seen so far (0 while nothing has been
-    counted).
-
-    Args:
-      labels: the ground truth, a tensor of predictions' shape.
-      predictions: the predicted values.
-      weights: optional weights, broadcastable to `labels` (0 leaves an element out).
-      metrics_collections: optional collection names to add `value` to.
-      updates_collections: optional collection names to add `update_op` to.
-      name: optional variable scope name.
-
-    Returns:
-      `(value, update_op)`: float32 tensors; `update_op` adds the batch and gives the
-      metric so far, `value` reads it without updating.
-
-    Raises:
-      RuntimeError: when executing eagerly.
-
-    Example:
-      >>> with tf.Graph().as_default():
-      ...     value, update = tf.compat.v1.metrics.{kind}(
-      ...         [True, True, False], [True, False, True])
-      ...     with tf.compat.v1.Session() as sess:
-      ...         sess.run(tf.compat.v1.local_variables_initializer())
-      ...         print(round(float(sess.run(update)), 4))
-      0.5
-    """
+    ratio.__doc__ = _streaming_doc(
+        f"The streaming {kind} of boolean labels and predictions.", kind,
+        "[True, True, False], [True, False, True]", "0.5",
+        f"The value is `tp / (tp + {miss})` of everything seen so far (0 while nothing has "
+        "been\n    counted).")
     return tf_export(v1=[f"metrics.{kind}"])(ratio)
 
 
@@ -427,3 +357,14 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         value = area(values, "value")
         update_op = area(updates, "update_op")
     return _collected(value, update_op, metrics_collections, updates_collections)
+
+
+mean_squared_error.__doc__ = _streaming_doc(
+    "The streaming mean of `(labels - predictions) ** 2`.", "mean_squared_error",
+    "[1.0, 2.0], [2.0, 4.0]", "2.5")
+mean_absolute_error.__doc__ = _streaming_doc(
+    "The streaming mean of `|labels - predictions|`.", "mean_absolute_error",
+    "[1.0, 2.0], [2.0, 4.0]", "1.5")
+root_mean_squared_error.__doc__ = _streaming_doc(
+    "The square root of the streaming mean squared error.", "root_mean_squared_error",
+    "[0.0, 0.0], [3.0, 4.0]", "3.5355")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core import context
+from ndflow.core.api_export import tf_export
+from ndflow.core.deprecation import deprecated_argument_lookup
 from ndflow.core.shapes import TensorShape
 
 FLOAT_T = "T: {half, bfloat16, float, double}"
@@ -181,3 +183,31 @@ def padding_attrs(padding) -> tuple[str, list]:
         raise ValueError('"EXPLICIT" is not a valid value for `padding`. To use explicit '
                          'padding, `padding` must be a list.')
     return padding, []
+
+
+def sizes_input_shape(ctx, index: int) -> list:
+    """The output shape of a gradient op whose input `index` holds the 4 output sizes (a
+    conv's or avg-pool's backprop input): those sizes where the value is known."""
+    v = ctx.value(index)
+    if v is not None:
+        v = np.asarray(v).reshape(-1)
+        if v.size != 4:
+            raise ValueError(f"Shape must be rank 4 but is rank {v.size}")
+        return [TensorShape([int(d) for d in v])]
+    return [TensorShape([None] * 4)]
+
+
+def conv_transpose_v1(transpose, public: str, default_format: str):
+    """tf.compat.v1.nn.<public> (conv2d_transpose, conv3d_transpose): `transpose` under TF1's
+    argument names `value` and `filter` (the v2 names `input` and `filters` also accepted)."""
+    def transpose_v1(value=None, filter=None, output_shape=None,  # noqa: A002
+                     strides=None, padding="SAME", data_format: str = default_format,
+                     name: str | None = None, input=None, filters=None,  # noqa: A002
+                     dilations=None):
+        value = deprecated_argument_lookup("input", input, "value", value)
+        filter = deprecated_argument_lookup("filters", filters, "filter", filter)  # noqa: A001
+        return transpose(value, filter, output_shape, strides, padding, data_format,
+                         dilations, name)
+    transpose_v1.__name__ = transpose_v1.__qualname__ = f"{public}_v1"
+    transpose_v1.__doc__ = f"`tf.compat.v1.nn.{public}` (TF1 names: `value`, `filter`)."
+    return tf_export(v1=[f"nn.{public}"])(transpose_v1)

@@ -7,8 +7,6 @@ Conv2DBackpropFilter and BiasAddGrad nodes exactly as TensorFlow's does.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ndflow.core import context, dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.deprecation import deprecated_argument_lookup
@@ -25,11 +23,13 @@ from ndflow.ops.nn_common import (
     PADDING,
     check_rank,
     check_window_attr,
+    conv_transpose_v1,
     explicit_hw,
     get_sequence,
     hw,
     padding_attrs,
     scoped_op_name,
+    sizes_input_shape,
     spatial_dims,
     window_geometry,
 )
@@ -102,13 +102,7 @@ def _depthwise_shape(ctx):
 def _sizes_shape(index: int):
     def shape_fn(ctx):
         _check_conv_attrs(ctx)
-        v = ctx.value(index)
-        if v is not None:
-            v = np.asarray(v).reshape(-1)
-            if v.size != 4:
-                raise ValueError(f"Shape must be rank 4 but is rank {v.size}")
-            return [TensorShape([int(d) for d in v])]
-        return [TensorShape([None] * 4)]
+        return sizes_input_shape(ctx, index)
     return shape_fn
 
 
@@ -306,16 +300,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format: str | None = 
     return _raw(DepthwiseConv2dNative, [x, f], attrs, name=name or "depthwise")
 
 
-@tf_export(v1=["nn.conv2d_transpose"])
-def conv2d_transpose_v1(value=None, filter=None, output_shape=None,  # noqa: A002
-                        strides=None, padding="SAME", data_format: str = "NHWC",
-                        name: str | None = None, input=None, filters=None,  # noqa: A002
-                        dilations=None) -> Tensor:
-    """`tf.compat.v1.nn.conv2d_transpose` (TF1 names: `value`, `filter`)."""
-    value = deprecated_argument_lookup("input", input, "value", value)
-    filter = deprecated_argument_lookup("filters", filters, "filter", filter)  # noqa: A001
-    return conv2d_transpose(value, filter, output_shape, strides, padding, data_format,
-                            dilations, name)
+conv2d_transpose_v1 = conv_transpose_v1(conv2d_transpose, "conv2d_transpose", "NHWC")
 
 
 @tf_export(v1=["nn.depthwise_conv2d"])

@@ -16,7 +16,13 @@ from ndflow.core.deprecation import deprecated_argument_lookup
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.nn_common import check_rank, scoped_op_name, seq_attr, windowed_output_size
+from ndflow.ops.nn_common import (
+    check_rank,
+    conv_transpose_v1,
+    scoped_op_name,
+    seq_attr,
+    windowed_output_size,
+)
 from ndflow.ops.op_def import op_def
 
 FLOAT_T = "T: {half, bfloat16, float, double}"
@@ -163,13 +169,4 @@ def conv3d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
                     name=scoped_op_name(name, "conv3d_transpose")).outputs[0]
 
 
-@tf_export(v1=["nn.conv3d_transpose"])
-def conv3d_transpose_v1(value=None, filter=None, output_shape=None,  # noqa: A002
-                        strides=None, padding="SAME", data_format: str = "NDHWC",
-                        name: str | None = None, input=None, filters=None,  # noqa: A002
-                        dilations=None) -> Tensor:
-    """`tf.compat.v1.nn.conv3d_transpose` (TF1 names: `value`, `filter`)."""
-    value = deprecated_argument_lookup("input", input, "value", value)
-    filter = deprecated_argument_lookup("filters", filters, "filter", filter)  # noqa: A001
-    return conv3d_transpose(value, filter, output_shape, strides, padding, data_format,
-                            dilations, name)
+conv3d_transpose_v1 = conv_transpose_v1(conv3d_transpose, "conv3d_transpose", "NDHWC")

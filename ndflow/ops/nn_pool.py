@@ -8,8 +8,6 @@ the input's rank to the 1-, 2- or 3-D pool.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.doc_tables import attach
@@ -31,6 +29,7 @@ from ndflow.ops.nn_common import (
     hw,
     padding_attrs,
     seq_attr,
+    sizes_input_shape,
     spatial_dims,
     window_geometry,
 )
@@ -81,13 +80,7 @@ def _max_pool_grad_grad_shape(ctx):
 
 def _avg_pool_grad_shape(ctx):
     _check_pool_attrs(ctx)
-    v = ctx.value(0)
-    if v is not None:
-        v = np.asarray(v).reshape(-1)
-        if v.size != 4:
-            raise ValueError(f"Shape must be rank 4 but is rank {v.size}")
-        return [TensorShape([int(d) for d in v])]
-    return [TensorShape([None] * 4)]
+    return sizes_input_shape(ctx, 0)
 
 
 MaxPool = op_def("MaxPool", inputs=["input: T"], outputs=["output: T"],

@@ -13,9 +13,10 @@ from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.deprecation import deprecated_argument_lookup
+from ndflow.core.doc_tables import attach
 from ndflow.core.shapes import TensorShape, unknown_shape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import array_core, array_fill, composite_dispatch
+from ndflow.ops import array_core, array_fill, composite_dispatch, reduction_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.arithmetic import NUMERIC, WITH_COMPLEX
 from ndflow.ops.op_def import REDUCTION, op_def
@@ -90,179 +91,35 @@ def reduce(op, x, axis, keepdims, name):
     return apply_op(op, [x, axis], {"keep_dims": keepdims}, name=name).outputs[0]
 
 
-@tf_export("math.reduce_sum", "reduce_sum", v1=[])
-def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
-    """The sum of the elements over the given axes.
-
-    Args:
-      input_tensor: a numeric tensor.
-      axis: an int or list of ints (negative counts from the end), or an int tensor; None reduces
-        every axis.
-      keepdims: if True, the reduced axes stay as axes of size 1.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of input_tensor's dtype, its shape without the reduced axes (or with them as 1).
-
-    Raises:
-      InvalidArgumentError: if an axis is out of range.
-
-    Example:
-      >>> x = tf.constant([[1, 2], [3, 4]])
-      >>> tf.reduce_sum(x, axis=0).numpy()
-      array([4, 6], dtype=int32)
-    """
-    return reduce(Sum, input_tensor, axis, keepdims, name)
+def _named(fn, name: str):
+    """`fn` under its public function's name (the docstring comes from reduction_docs)."""
+    fn.__name__ = fn.__qualname__ = name
+    return fn
 
 
-@tf_export("math.reduce_mean", "reduce_mean", v1=[])
-def reduce_mean(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
-    """The mean of the elements over the given axes.
+def _reductions(op, public: str):
+    """The functions tf.math.<public> and its TF1 spelling (`reduction_indices` for `axis`,
+    `keep_dims` for `keepdims`), applying reduction `op`."""
+    def reduction(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+        return reduce(op, input_tensor, axis, keepdims, name)
 
-    For integer input the mean is computed in the integer dtype, so it is truncated.
-
-    Args:
-      input_tensor: a numeric tensor.
-      axis: an int or list of ints (negative counts from the end), or an int tensor; None reduces
-        every axis.
-      keepdims: if True, the reduced axes stay as axes of size 1.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of input_tensor's dtype, its shape without the reduced axes (or with them as 1).
-
-    Raises:
-      InvalidArgumentError: if an axis is out of range.
-
-    Example:
-      >>> float(tf.reduce_mean([1.0, 2.0, 4.0]))
-      2.3333332538604736
-    """
-    return reduce(Mean, input_tensor, axis, keepdims, name)
+    def reduction_v1(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                     keep_dims=None) -> Tensor:
+        axis = deprecated_argument_lookup("axis", axis, "reduction_indices", reduction_indices)
+        keepdims = deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+        return reduce(op, input_tensor, axis, bool(keepdims), name)
+    paths = [f"math.{public}", public]
+    return (tf_export(*paths, v1=[])(_named(reduction, public)),
+            tf_export(v1=paths)(_named(reduction_v1, f"{public}_v1")))
 
 
-@tf_export("math.reduce_max", "reduce_max", v1=[])
-def reduce_max(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
-    """The maximum of the elements over the given axes.
-
-    Args:
-      input_tensor: a numeric tensor.
-      axis: an int or list of ints (negative counts from the end), or an int tensor; None reduces
-        every axis.
-      keepdims: if True, the reduced axes stay as axes of size 1.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of input_tensor's dtype, its shape without the reduced axes (or with them as 1).
-
-    Raises:
-      InvalidArgumentError: if an axis is out of range.
-
-    Example:
-      >>> x = tf.constant([[1, 2], [3, 4]])
-      >>> tf.reduce_max(x, axis=1, keepdims=True).numpy()
-      array([[2],
-             [4]], dtype=int32)
-    """
-    return reduce(Max, input_tensor, axis, keepdims, name)
-
-
-@tf_export("math.reduce_min", "reduce_min", v1=[])
-def reduce_min(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
-    """The minimum of the elements over the given axes.
-
-    Args:
-      input_tensor: a numeric tensor.
-      axis: an int or list of ints (negative counts from the end), or an int tensor; None reduces
-        every axis.
-      keepdims: if True, the reduced axes stay as axes of size 1.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of input_tensor's dtype, its shape without the reduced axes (or with them as 1).
-
-    Raises:
-      InvalidArgumentError: if an axis is out of range.
-
-    Example:
-      >>> x = tf.constant([[1, 2], [3, 4]])
-      >>> tf.reduce_min(x, axis=1).numpy()
-      array([1, 3], dtype=int32)
-    """
-    return reduce(Min, input_tensor, axis, keepdims, name)
-
-
-@tf_export("math.reduce_prod", "reduce_prod", v1=[])
-def reduce_prod(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
-    """The product of the elements over the given axes.
-
-    Args:
-      input_tensor: a numeric tensor.
-      axis: an int or list of ints (negative counts from the end), or an int tensor; None reduces
-        every axis.
-      keepdims: if True, the reduced axes stay as axes of size 1.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of input_tensor's dtype, its shape without the reduced axes (or with them as 1).
-
-    Raises:
-      InvalidArgumentError: if an axis is out of range.
-
-    Example:
-      >>> x = tf.constant([[1, 2], [3, 4]])
-      >>> int(tf.reduce_prod(x))
-      24
-    """
-    return reduce(Prod, input_tensor, axis, keepdims, name)
-
-
-@tf_export("math.reduce_all", "reduce_all", v1=[])
-def reduce_all(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
-    """The logical and of the elements over the given axes.
-
-    Args:
-      input_tensor: a boolean tensor.
-      axis: an int or list of ints (negative counts from the end), or an int tensor; None reduces
-        every axis.
-      keepdims: if True, the reduced axes stay as axes of size 1.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of input_tensor's dtype, its shape without the reduced axes (or with them as 1).
-
-    Raises:
-      InvalidArgumentError: if an axis is out of range.
-
-    Example:
-      >>> tf.reduce_all([[True, False], [True, True]], axis=1).numpy()
-      array([False,  True])
-    """
-    return reduce(All, input_tensor, axis, keepdims, name)
-
-
-@tf_export("math.reduce_any", "reduce_any", v1=[])
-def reduce_any(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
-    """The logical or of the elements over the given axes.
-
-    Args:
-      input_tensor: a boolean tensor.
-      axis: an int or list of ints (negative counts from the end), or an int tensor; None reduces
-        every axis.
-      keepdims: if True, the reduced axes stay as axes of size 1.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of input_tensor's dtype, its shape without the reduced axes (or with them as 1).
-
-    Raises:
-      InvalidArgumentError: if an axis is out of range.
-
-    Example:
-      >>> tf.reduce_any([[True, False], [False, False]], axis=1).numpy()
-      array([ True, False])
-    """
-    return reduce(Any, input_tensor, axis, keepdims, name)
+reduce_sum, reduce_sum_v1 = _reductions(Sum, "reduce_sum")
+reduce_mean, reduce_mean_v1 = _reductions(Mean, "reduce_mean")
+reduce_max, reduce_max_v1 = _reductions(Max, "reduce_max")
+reduce_min, reduce_min_v1 = _reductions(Min, "reduce_min")
+reduce_prod, reduce_prod_v1 = _reductions(Prod, "reduce_prod")
+reduce_all, reduce_all_v1 = _reductions(All, "reduce_all")
+reduce_any, reduce_any_v1 = _reductions(Any, "reduce_any")
 
 
 # -- ArgMax / ArgMin ------------------------------------------------------------------------------
@@ -301,219 +158,20 @@ def _arg(op, input, axis, output_type, name):  # noqa: A002 - TF's name
                     name=name).outputs[0]
 
 
-@tf_export("argmax", "math.argmax", v1=[])
-def argmax(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:  # noqa: A002
-    """The index of the largest value along an axis (the first one on ties).
+def _arg_functions(op, public: str, v1_alias: str):
+    """tf.math.<public> (argmax, argmin) and its TF1 spelling (`dimension` for `axis`)."""
+    def arg(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:  # noqa: A002
+        return _arg(op, input, axis, output_type, name)
 
-    Args:
-      input: a numeric tensor.
-      axis: the axis to search (an int or scalar int tensor); None means 0.
-      output_type: the index dtype, int32 or int64.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of `output_type`: input's shape without `axis`.
-
-    Raises:
-      ValueError: if `axis` is out of range for a known rank.
-
-    Example:
-      >>> tf.math.argmax([[1, 5], [7, 2]], axis=1).numpy()
-      array([1, 0])
-    """
-    return _arg(ArgMax, input, axis, output_type, name)
+    def arg_v1(input, axis=None, name=None, dimension=None,  # noqa: A002
+               output_type=dtypes.int64) -> Tensor:
+        axis = deprecated_argument_lookup("axis", axis, "dimension", dimension)
+        return _arg(op, input, axis, output_type, name)
+    return (tf_export(public, f"math.{public}", v1=[])(_named(arg, public)),
+            tf_export(v1=[v1_alias, public, f"math.{public}"])(_named(arg_v1, f"{public}_v1")))
 
 
-@tf_export("argmin", "math.argmin", v1=[])
-def argmin(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:  # noqa: A002
-    """The index of the smallest value along an axis (the first one on ties).
+argmax, argmax_v1 = _arg_functions(ArgMax, "argmax", "arg_max")
+argmin, argmin_v1 = _arg_functions(ArgMin, "argmin", "arg_min")
 
-    Args:
-      input: a numeric tensor.
-      axis: the axis to search (an int or scalar int tensor); None means 0.
-      output_type: the index dtype, int32 or int64.
-      name: optional name for the operation.
-
-    Returns:
-      A tensor of `output_type`: input's shape without `axis`.
-
-    Raises:
-      ValueError: if `axis` is out of range for a known rank.
-
-    Example:
-      >>> tf.math.argmin([[1, 5], [7, 2]], axis=1).numpy()
-      array([0, 1])
-    """
-    return _arg(ArgMin, input, axis, output_type, name)
-
-
-# -- TF1 spellings (tf.compat.v1): `reduction_indices` and `keep_dims` -----------------------------
-
-def _reduce_v1(op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims):
-    axis = deprecated_argument_lookup("axis", axis, "reduction_indices", reduction_indices)
-    keepdims = deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
-    return reduce(op, input_tensor, axis, bool(keepdims), name)
-
-
-@tf_export(v1=["math.reduce_sum", "reduce_sum"])
-def reduce_sum_v1(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-                  keep_dims=None) -> Tensor:
-    """The sum of the elements over the given axes (TF1 signature).
-
-    The arguments and result are those of `tf.math.reduce_sum`, plus two deprecated aliases:
-    `reduction_indices` for `axis` and `keep_dims` for `keepdims`.
-
-    Example:
-      >>> x = [[1, 2], [3, 4]]
-      >>> tf.compat.v1.reduce_sum(x, reduction_indices=1, keep_dims=True).shape
-      TensorShape([2, 1])
-    """
-    return _reduce_v1(Sum, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-@tf_export(v1=["math.reduce_mean", "reduce_mean"])
-def reduce_mean_v1(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-                   keep_dims=None) -> Tensor:
-    """The mean of the elements over the given axes (TF1 signature).
-
-    The arguments and result are those of `tf.math.reduce_mean`, plus two deprecated aliases:
-    `reduction_indices` for `axis` and `keep_dims` for `keepdims`.
-
-    Example:
-      >>> x = [[1, 2], [3, 4]]
-      >>> tf.compat.v1.reduce_mean(x, reduction_indices=1, keep_dims=True).shape
-      TensorShape([2, 1])
-    """
-    return _reduce_v1(Mean, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-@tf_export(v1=["math.reduce_max", "reduce_max"])
-def reduce_max_v1(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-                  keep_dims=None) -> Tensor:
-    """The maximum of the elements over the given axes (TF1 signature).
-
-    The arguments and result are those of `tf.math.reduce_max`, plus two deprecated aliases:
-    `reduction_indices` for `axis` and `keep_dims` for `keepdims`.
-
-    Example:
-      >>> x = [[1, 2], [3, 4]]
-      >>> tf.compat.v1.reduce_max(x, reduction_indices=1, keep_dims=True).shape
-      TensorShape([2, 1])
-    """
-    return _reduce_v1(Max, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-@tf_export(v1=["math.reduce_min", "reduce_min"])
-def reduce_min_v1(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-                  keep_dims=None) -> Tensor:
-    """The minimum of the elements over the given axes (TF1 signature).
-
-    The arguments and result are those of `tf.math.reduce_min`, plus two deprecated aliases:
-    `reduction_indices` for `axis` and `keep_dims` for `keepdims`.
-
-    Example:
-      >>> x = [[1, 2], [3, 4]]
-      >>> tf.compat.v1.reduce_min(x, reduction_indices=1, keep_dims=True).shape
-      TensorShape([2, 1])
-    """
-    return _reduce_v1(Min, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-@tf_export(v1=["math.reduce_prod", "reduce_prod"])
-def reduce_prod_v1(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-                   keep_dims=None) -> Tensor:
-    """The product of the elements over the given axes (TF1 signature).
-
-    The arguments and result are those of `tf.math.reduce_prod`, plus two deprecated aliases:
-    `reduction_indices` for `axis` and `keep_dims` for `keepdims`.
-
-    Example:
-      >>> x = [[1, 2], [3, 4]]
-      >>> tf.compat.v1.reduce_prod(x, reduction_indices=1, keep_dims=True).shape
-      TensorShape([2, 1])
-    """
-    return _reduce_v1(Prod, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-@tf_export(v1=["math.reduce_all", "reduce_all"])
-def reduce_all_v1(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-                  keep_dims=None) -> Tensor:
-    """The logical and of the elements over the given axes (TF1 signature).
-
-    The arguments and result are those of `tf.math.reduce_all`, plus two deprecated aliases:
-    `reduction_indices` for `axis` and `keep_dims` for `keepdims`.
-
-    Example:
-      >>> x = [[True, False], [True, True]]
-      >>> tf.compat.v1.reduce_all(x, reduction_indices=1, keep_dims=True).shape
-      TensorShape([2, 1])
-    """
-    return _reduce_v1(All, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-@tf_export(v1=["math.reduce_any", "reduce_any"])
-def reduce_any_v1(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-                  keep_dims=None) -> Tensor:
-    """The logical or of the elements over the given axes (TF1 signature).
-
-    The arguments and result are those of `tf.math.reduce_any`, plus two deprecated aliases:
-    `reduction_indices` for `axis` and `keep_dims` for `keepdims`.
-
-    Example:
-      >>> x = [[True, False], [True, True]]
-      >>> tf.compat.v1.reduce_any(x, reduction_indices=1, keep_dims=True).shape
-      TensorShape([2, 1])
-    """
-    return _reduce_v1(Any, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-@tf_export(v1=["arg_max", "argmax", "math.argmax"])
-def argmax_v1(input, axis=None, name=None, dimension=None,  # noqa: A002
-              output_type=dtypes.int64) -> Tensor:
-    """The index of the largest value along an axis (the first one on ties).
-
-    Args:
-      input: a numeric tensor.
-      axis: the axis to search (an int or scalar int tensor); None means 0.
-      name: optional name for the operation.
-      dimension: deprecated alias of `axis`.
-      output_type: the index dtype, int32 or int64.
-
-    Returns:
-      A tensor of `output_type`: input's shape without `axis`.
-
-    Raises:
-      ValueError: if `axis` is out of range for a known rank.
-
-    Example:
-      >>> tf.compat.v1.argmax([[1, 5], [7, 2]], axis=1).numpy()
-      array([1, 0])
-    """
-    axis = deprecated_argument_lookup("axis", axis, "dimension", dimension)
-    return _arg(ArgMax, input, axis, output_type, name)
-
-
-@tf_export(v1=["arg_min", "argmin", "math.argmin"])
-def argmin_v1(input, axis=None, name=None, dimension=None,  # noqa: A002
-              output_type=dtypes.int64) -> Tensor:
-    """The index of the smallest value along an axis (the first one on ties).
-
-    Args:
-      input: a numeric tensor.
-      axis: the axis to search (an int or scalar int tensor); None means 0.
-      name: optional name for the operation.
-      dimension: deprecated alias of `axis`.
-      output_type: the index dtype, int32 or int64.
-
-    Returns:
-      A tensor of `output_type`: input's shape without `axis`.
-
-    Raises:
-      ValueError: if `axis` is out of range for a known rank.
-
-    Example:
-      >>> tf.compat.v1.argmin([[1, 5], [7, 2]], axis=1).numpy()
-      array([0, 1])
-    """
-    axis = deprecated_argument_lookup("axis", axis, "dimension", dimension)
-    return _arg(ArgMin, input, axis, output_type, name)
+attach(globals(), reduction_docs.DOCS)

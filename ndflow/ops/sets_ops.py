@@ -93,9 +93,7 @@ def _dense_first(a, b, flip_ok: bool):
     return a, b, False
 
 
-@tf_export("sets.intersection", v1=["sets.intersection", "sets.set_intersection"])
-def set_intersection(a, b, validate_indices=True) -> SparseTensor:
-    """The elements common to the sets of `a` and `b`, along the last axis.
+_SYMMETRIC_DOC = """The elements {what}, along the last axis.
 
     Args:
       a: a dense tensor or `tf.SparseTensor` of int or string sets: its last axis holds one set
@@ -108,33 +106,27 @@ def set_intersection(a, b, validate_indices=True) -> SparseTensor:
       A `tf.SparseTensor` of a's rank whose last axis holds each result set, sorted.
 
     Example:
-      >>> tf.sets.intersection([[1, 2, 3]], [[2, 3, 4]]).values.numpy()
-      array([2, 3], dtype=int32)
+      >>> tf.sets.{operation}({a}, {b}).values.numpy()
+      array({out}, dtype=int32)
     """
-    a, b, _ = _dense_first(a, b, True)
-    return _set_operation(a, b, "intersection", validate_indices)
 
 
-@tf_export("sets.union", v1=["sets.union", "sets.set_union"])
-def set_union(a, b, validate_indices=True) -> SparseTensor:
-    """The elements in either set of `a` or `b`, along the last axis.
+def _symmetric(operation: str, what: str, a: str, b: str, out: str):
+    """tf.sets.<operation> (intersection, union), whose operands may come in either order."""
+    def set_function(a, b, validate_indices=True) -> SparseTensor:
+        a, b, _ = _dense_first(a, b, True)
+        return _set_operation(a, b, operation, validate_indices)
+    set_function.__name__ = set_function.__qualname__ = f"set_{operation}"
+    set_function.__doc__ = _SYMMETRIC_DOC.format(what=what, operation=operation, a=a, b=b,
+                                                 out=out)
+    return tf_export(f"sets.{operation}", v1=[f"sets.{operation}", f"sets.set_{operation}"])(
+        set_function)
 
-    Args:
-      a: a dense tensor or `tf.SparseTensor` of int or string sets: its last axis holds one set
-        per position of the other axes.
-      b: the same kind of tensor, with the same leading axes (a dense `b` may go with a sparse
-        `a`).
-      validate_indices: whether to check that sparse indices are sorted and in range.
 
-    Returns:
-      A `tf.SparseTensor` of a's rank whose last axis holds each result set, sorted.
-
-    Example:
-      >>> tf.sets.union([[1, 2]], [[2, 3]]).values.numpy()
-      array([1, 2, 3], dtype=int32)
-    """
-    a, b, _ = _dense_first(a, b, True)
-    return _set_operation(a, b, "union", validate_indices)
+set_intersection = _symmetric("intersection", "common to the sets of `a` and `b`",
+                              "[[1, 2, 3]]", "[[2, 3, 4]]", "[2, 3]")
+set_union = _symmetric("union", "in either set of `a` or `b`", "[[1, 2]]", "[[2, 3]]",
+                       "[1, 2, 3]")
 
 
 @tf_export("sets.difference", v1=["sets.difference", "sets.set_difference"])

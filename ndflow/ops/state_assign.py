@@ -32,9 +32,12 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):  # noq
     return ref.assign(value, name=name)
 
 
-@tf_export(v1=["assign_add"])
-def assign_add(ref, value, use_locking=None, name=None):  # noqa: ARG001
-    """Adds `value` to the variable `ref` (the same as `ref.assign_add`).
+def _update(method: str, what: str, start: float):
+    """tf.compat.v1.<method> (assign_add, assign_sub): `ref.<method>(value)`."""
+    def update(ref, value, use_locking=None, name=None):  # noqa: ARG001
+        return getattr(ref, method)(value)
+    update.__name__ = update.__qualname__ = method
+    update.__doc__ = f"""{what} the variable `ref` (the same as `ref.{method}`).
 
     Args:
       ref: a `tf.Variable` of a numeric dtype.
@@ -46,29 +49,12 @@ def assign_add(ref, value, use_locking=None, name=None):  # noqa: ARG001
       In a graph, the op's output (the new value); eagerly, the updated variable.
 
     Example:
-      >>> v = tf.Variable(1.0)
-      >>> float(tf.compat.v1.assign_add(v, 2.0))
+      >>> v = tf.Variable({start})
+      >>> float(tf.compat.v1.{method}(v, 2.0))
       3.0
     """
-    return ref.assign_add(value)
+    return tf_export(v1=[method])(update)
 
 
-@tf_export(v1=["assign_sub"])
-def assign_sub(ref, value, use_locking=None, name=None):  # noqa: ARG001
-    """Subtracts `value` from the variable `ref` (the same as `ref.assign_sub`).
-
-    Args:
-      ref: a `tf.Variable` of a numeric dtype.
-      value: a tensor of the variable's dtype, broadcastable to its shape.
-      use_locking: accepted for compatibility; ignored.
-      name: accepted for compatibility; ignored.
-
-    Returns:
-      In a graph, the op's output (the new value); eagerly, the updated variable.
-
-    Example:
-      >>> v = tf.Variable(5.0)
-      >>> float(tf.compat.v1.assign_sub(v, 2.0))
-      3.0
-    """
-    return ref.assign_sub(value)
+assign_add = _update("assign_add", "Adds `value` to", 1.0)
+assign_sub = _update("assign_sub", "Subtracts `value` from", 5.0)

@@ -15,25 +15,55 @@ def _collection(key: str, scope=None) -> list:
     return context.get_default_graph().get_collection(key, scope)
 
 
-@tf_export(v1=["global_variables"])
-def global_variables(scope=None) -> list:
-    """The global variables of the default graph (GLOBAL_VARIABLES), the ones checkpoints save.
+_COLLECTION_DOC = """The {what} of the default graph ({key}){purpose}.
 
-    Executing eagerly there are no collections, so this is an empty list.
+    {details}Executing eagerly there are no collections, so this is an empty list.
 
     Args:
       scope: optional regex; only variables whose name matches it from the start are kept.
 
     Returns:
       A list of variables.
-
+{example}    """
+_EXAMPLE = """
     Example:
       >>> with tf.Graph().as_default():
       ...     v = tf.compat.v1.get_variable("v", [2], trainable=True)
-      ...     [x.name for x in tf.compat.v1.global_variables()]
+      ...     [x.name for x in tf.compat.v1.{name}()]
       ['v:0']
-    """
-    return _collection(GraphKeys.GLOBAL_VARIABLES, scope)
+"""
+
+
+def _collection_getter(name: str, key: str, what: str, purpose: str = "", details: str = "",
+                       example: bool = False, export: bool = True):
+    """tf.compat.v1.<name>(scope=None): the variables of the graph collection GraphKeys.<key>."""
+    collection = getattr(GraphKeys, key)
+
+    def getter(scope=None) -> list:
+        return _collection(collection, scope)
+    getter.__name__ = getter.__qualname__ = name
+    getter.__doc__ = _COLLECTION_DOC.format(
+        what=what, key=key, purpose=purpose, details=details,
+        example=_EXAMPLE.format(name=name) if example else "")
+    return tf_export(v1=[name])(getter) if export else getter
+
+
+global_variables = _collection_getter(
+    "global_variables", "GLOBAL_VARIABLES", "global variables",
+    ", the ones checkpoints save", example=True)
+trainable_variables = _collection_getter(
+    "trainable_variables", "TRAINABLE_VARIABLES", "trainable variables",
+    ", which optimizers update", example=True)
+local_variables = _collection_getter(
+    "local_variables", "LOCAL_VARIABLES", "process-local variables",
+    details="These are variables such as metric counters that are not saved or shared. ")
+model_variables = _collection_getter(
+    "model_variables", "MODEL_VARIABLES", "variables used by the model's forward pass")
+moving_average_variables = _collection_getter(
+    "moving_average_variables", "MOVING_AVERAGE_VARIABLES",
+    "variables holding moving averages", export=False,
+    details="`tf.compat.v1.train.ExponentialMovingAverage.apply` adds its shadow variables "
+            "here.\n    ")
 
 
 @tf_export(v1=["all_variables"])
@@ -44,73 +74,6 @@ def all_variables() -> list:
       A list of variables (empty when executing eagerly).
     """
     return global_variables()
-
-
-@tf_export(v1=["trainable_variables"])
-def trainable_variables(scope=None) -> list:
-    """The trainable variables of the default graph (TRAINABLE_VARIABLES), which optimizers update.
-
-    Executing eagerly there are no collections, so this is an empty list.
-
-    Args:
-      scope: optional regex; only variables whose name matches it from the start are kept.
-
-    Returns:
-      A list of variables.
-
-    Example:
-      >>> with tf.Graph().as_default():
-      ...     v = tf.compat.v1.get_variable("v", [2], trainable=True)
-      ...     [x.name for x in tf.compat.v1.trainable_variables()]
-      ['v:0']
-    """
-    return _collection(GraphKeys.TRAINABLE_VARIABLES, scope)
-
-
-@tf_export(v1=["local_variables"])
-def local_variables(scope=None) -> list:
-    """The process-local variables of the default graph (LOCAL_VARIABLES).
-
-    These are variables such as metric counters that are not saved or shared. Executing eagerly
-    there are no collections, so this is an empty list.
-
-    Args:
-      scope: optional regex; only variables whose name matches it from the start are kept.
-
-    Returns:
-      A list of variables.
-    """
-    return _collection(GraphKeys.LOCAL_VARIABLES, scope)
-
-
-@tf_export(v1=["model_variables"])
-def model_variables(scope=None) -> list:
-    """The variables used by the model's forward pass (MODEL_VARIABLES).
-
-    Executing eagerly there are no collections, so this is an empty list.
-
-    Args:
-      scope: optional regex; only variables whose name matches it from the start are kept.
-
-    Returns:
-      A list of variables.
-    """
-    return _collection(GraphKeys.MODEL_VARIABLES, scope)
-
-
-def moving_average_variables(scope=None) -> list:
-    """The variables holding moving averages in the default graph (MOVING_AVERAGE_VARIABLES).
-
-    `tf.compat.v1.train.ExponentialMovingAverage.apply` adds its shadow variables here.
-    Executing eagerly there are no collections, so this is an empty list.
-
-    Args:
-      scope: optional regex; only variables whose name matches it from the start are kept.
-
-    Returns:
-      A list of variables.
-    """
-    return _collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
 
 
 @tf_export(v1=["initializers.variables", "variables_initializer"])
