@@ -7,9 +7,10 @@ import numbers
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.tensor import Tensor
 from ndflow.ops.numpy_ops import _tf_ops as tfo
-from ndflow.ops.numpy_ops import np_dtypes
+from ndflow.ops.numpy_ops import np_dtypes, np_math_docs
 from ndflow.ops.numpy_ops.np_arrays import (
     asarray,
     cast,
@@ -37,6 +38,14 @@ def _scalar(fn, x, promote_to_float=False):
     return fn(x)
 
 
+def binary(name: str, apply, fn):
+    """tnp.<name>(x1, x2): `apply(fn, x1, x2)` (np_math_docs documents it)."""
+    def function(x1, x2):
+        return apply(fn, x1, x2)
+    function.__name__ = function.__qualname__ = name
+    return _export(name)(function)
+
+
 def _bool_or(bool_fn, fn):
     return lambda a, b: bool_fn(a, b) if a.dtype == dtypes.bool else fn(a, b)
 
@@ -49,78 +58,13 @@ def _bool_as_int8(fn):
     return f
 
 
-@_export("add")
-def add(x1, x2):
-    """Elementwise `x1 + x2` under NumPy's type promotion.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2` (for booleans it is
-      the logical or).
-
-    Example:
-      >>> tnp.add([1, 2], [10, 20]).numpy()
-      array([11, 22])
-    """
-    return bin_op(_bool_or(tfo.logical_or, tfo.add), x1, x2)
-
-
-@_export("subtract")
-def subtract(x1, x2):
-    """Elementwise `x1 - x2` under NumPy's type promotion.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2`.
-
-    Example:
-      >>> tnp.subtract([5, 7], 2).numpy()
-      array([3, 5])
-    """
-    return bin_op(tfo.subtract, x1, x2)
-
-
-@_export("multiply")
-def multiply(x1, x2):
-    """Elementwise `x1 * x2` under NumPy's type promotion.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2` (for booleans it is
-      the logical and).
-
-    Example:
-      >>> tnp.multiply([1, 2, 3], 2).numpy()
-      array([2, 4, 6])
-    """
-    return bin_op(_bool_or(tfo.logical_and, tfo.multiply), x1, x2)
+add = binary("add", bin_op, _bool_or(tfo.logical_or, tfo.add))
+subtract = binary("subtract", bin_op, tfo.subtract)
+multiply = binary("multiply", bin_op, _bool_or(tfo.logical_and, tfo.multiply))
 
 
 @_export("true_divide")
 def true_divide(x1, x2):
-    """Elementwise true division `x1 / x2`; integer and boolean inputs give floats.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2` widened to a float:
-      booleans to the default float, int32/int64 to float64 (float32 when float64 is not allowed).
-
-    Example:
-      >>> tnp.true_divide([1, 2], 2).numpy()
-      array([0.5, 1. ])
-    """
     def f(a, b):
         if a.dtype == dtypes.bool:
             float_ = np_dtypes.result_type(float)
@@ -133,75 +77,15 @@ def true_divide(x1, x2):
 
 @_export("divide")
 def divide(x1, x2):
-    """Elementwise true division `x1 / x2` (the same as `tnp.true_divide`).
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2`.
-
-    Example:
-      >>> float(tnp.divide(3., 2.))
-      1.5
-    """
     return true_divide(x1, x2)
 
 
-@_export("floor_divide")
-def floor_divide(x1, x2):
-    """Elementwise floor division `x1 // x2`, rounding toward minus infinity.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2` (booleans are
-      divided as int8).
-
-    Example:
-      >>> tnp.floor_divide([7, -7], 2).numpy()
-      array([ 3, -4])
-    """
-    return bin_op(_bool_as_int8(tfo.floordiv), x1, x2)
-
-
-@_export("mod")
-def mod(x1, x2):
-    """Elementwise remainder of floor division; the result has the sign of `x2`.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2` (booleans are
-      computed as int8).
-
-    Example:
-      >>> tnp.mod([7, -7], 3).numpy()
-      array([1, 2])
-    """
-    return bin_op(_bool_as_int8(tfo.floormod), x1, x2)
+floor_divide = binary("floor_divide", bin_op, _bool_as_int8(tfo.floordiv))
+mod = binary("mod", bin_op, _bool_as_int8(tfo.floormod))
 
 
 @_export("remainder")
 def remainder(x1, x2):
-    """Elementwise remainder of floor division (the same as `tnp.mod`).
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2`.
-
-    Example:
-      >>> int(tnp.remainder(-1, 4))
-      3
-    """
     return mod(x1, x2)
 
 
@@ -226,43 +110,13 @@ def divmod(x1, x2):  # noqa: A001 - NumPy's name
 
 @_export("maximum")
 def maximum(x1, x2):
-    """Elementwise maximum of `x1` and `x2`; a NaN in either input propagates.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2` (for booleans it is
-      the logical or; `maximum(x, 0)` of a tensor keeps x's dtype).
-
-    Example:
-      >>> tnp.maximum([1, 5], [3, 2]).numpy()
-      array([3, 5])
-    """
     if isinstance(x2, numbers.Real) and not isinstance(x2, bool) and x2 == 0 \
             and isinstance(x1, Tensor) and x1.dtype != dtypes.bool:
         return tfo.relu(x1)  # TF-NumPy's fast path: max(x, 0) keeps x's dtype
     return bin_op(_bool_or(tfo.logical_or, tfo.maximum), x1, x2)
 
 
-@_export("minimum")
-def minimum(x1, x2):
-    """Elementwise minimum of `x1` and `x2`; a NaN in either input propagates.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2` (for booleans it is
-      the logical and).
-
-    Example:
-      >>> tnp.minimum([1, 5], [3, 2]).numpy()
-      array([1, 2])
-    """
-    return bin_op(_bool_or(tfo.logical_and, tfo.minimum), x1, x2)
+minimum = binary("minimum", bin_op, _bool_or(tfo.logical_and, tfo.minimum))
 
 
 def _broadcast(*args):
@@ -303,97 +157,25 @@ def clip(a, a_min, a_max):
     return tfo.clip_by_value(*_broadcast(a, a_min, a_max))
 
 
-@_export("power")
-def power(x1, x2):
-    """Elementwise `x1 ** x2`.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2`.
-
-    Example:
-      >>> tnp.power([2, 3], 2).numpy()
-      array([4, 9])
-    """
-    return bin_op(tfo.pow_, x1, x2)
+power = binary("power", bin_op, tfo.pow_)
 
 
 @_export("float_power")
 def float_power(x1, x2):
-    """Elementwise `x1 ** x2` (the same as `tnp.power`; no widening to float64).
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2`.
-
-    Example:
-      >>> float(tnp.float_power(2., 3.))
-      8.0
-    """
     return power(x1, x2)
 
 
-@_export("arctan2")
-def arctan2(x1, x2):
-    """Elementwise arc tangent of `x1 / x2` choosing the quadrant from both signs.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2`, in radians in [-pi,
-      pi].
-
-    Example:
-      >>> float(tnp.arctan2(1., -1.))
-      2.356194490192345
-    """
-    return bin_op(tfo.atan2, x1, x2)
-
-
-@_export("nextafter")
-def nextafter(x1, x2):
-    """The next representable floating-point value after `x1` toward `x2`.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2` (floats only).
-
-    Example:
-      >>> float(tnp.nextafter(1., 2.)) > 1.
-      True
-    """
-    return bin_op(tfo.nextafter, x1, x2)
+arctan2 = binary("arctan2", bin_op, tfo.atan2)
+nextafter = binary("nextafter", bin_op, tfo.nextafter)
 
 
 @_export("heaviside")
 def heaviside(x1, x2):
-    """The Heaviside step function: 0 where `x1 < 0`, 1 where `x1 > 0`, `x2` where `x1 == 0`.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2`, integers widened to
-      the default float.
-
-    Example:
-      >>> tnp.heaviside([-1., 0., 2.], 0.5).numpy()
-      array([0. , 0.5, 1. ])
-    """
     def f(a, b):
         zero, one = tfo.constant(0, b.dtype), tfo.constant(1, b.dtype)
         return tfo.where(tfo.less(a, tfo.zeros_like(a)), zero,
                          tfo.where(tfo.greater(a, tfo.zeros_like(a)), one, b))
     return to_default_float(bin_op(f, x1, x2))
+
+
+attach(globals(), np_math_docs.ARITH)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core import dtypes
+from ndflow.core.doc_tables import attach
 from ndflow.core.tensor import EagerTensor
 from ndflow.ops.numpy_ops import _tf_ops as tfo
-from ndflow.ops.numpy_ops import np_dtypes
+from ndflow.ops.numpy_ops import np_dtypes, np_math_docs
 from ndflow.ops.numpy_ops.np_arrays import (
     array,
     cast,
@@ -18,6 +19,7 @@ from ndflow.ops.numpy_ops.np_math_arith import (
     _export,
     _scalar,
     bin_op,
+    binary,
 )
 
 
@@ -93,45 +95,11 @@ def _tf_gcd(x1, x2):
     return a
 
 
-@_export("gcd")
-def gcd(x1, x2):
-    """Elementwise greatest common divisor of the absolute values of two integer arrays.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2`; gcd(0, 0) is 0.
-
-    Raises:
-      ValueError: if either argument is not of an integer dtype.
-
-    Example:
-      >>> tnp.gcd([12, 7], 18).numpy()
-      array([6, 1])
-    """
-    return bin_op(_tf_gcd, x1, x2)
+gcd = binary("gcd", bin_op, _tf_gcd)
 
 
 @_export("lcm")
 def lcm(x1, x2):
-    """Elementwise least common multiple of two integer arrays (non-negative).
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2`; lcm with 0 is 0.
-
-    Raises:
-      ValueError: if either argument is not of an integer dtype.
-
-    Example:
-      >>> tnp.lcm([4, 6], 10).numpy()
-      array([20, 30])
-    """
     def f(a, b):
         d = _tf_gcd(a, b)
         zero = tfo.constant(0, d.dtype)
@@ -152,58 +120,9 @@ def _bitwise(fn, x1, x2):
     return bin_op(f, x1, x2)
 
 
-@_export("bitwise_and")
-def bitwise_and(x1, x2):
-    """Elementwise bitwise and of integer or boolean arrays.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2`.
-
-    Example:
-      >>> tnp.bitwise_and([12, 10], 6).numpy()
-      array([4, 2])
-    """
-    return _bitwise(tfo.bitwise_and, x1, x2)
-
-
-@_export("bitwise_or")
-def bitwise_or(x1, x2):
-    """Elementwise bitwise or of integer or boolean arrays.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2`.
-
-    Example:
-      >>> tnp.bitwise_or([12, 10], 1).numpy()
-      array([13, 11])
-    """
-    return _bitwise(tfo.bitwise_or, x1, x2)
-
-
-@_export("bitwise_xor")
-def bitwise_xor(x1, x2):
-    """Elementwise bitwise exclusive or of integer or boolean arrays.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2`.
-
-    Example:
-      >>> tnp.bitwise_xor([12, 10], 6).numpy()
-      array([10, 12])
-    """
-    return _bitwise(tfo.bitwise_xor, x1, x2)
+bitwise_and = binary("bitwise_and", _bitwise, tfo.bitwise_and)
+bitwise_or = binary("bitwise_or", _bitwise, tfo.bitwise_or)
+bitwise_xor = binary("bitwise_xor", _bitwise, tfo.bitwise_xor)
 
 
 @_export("bitwise_not")
@@ -232,112 +151,17 @@ def _comparison(fn, x1, x2, bool_as_int=False):
     return fn(x1, x2)
 
 
-@_export("equal")
-def equal(x1, x2):
-    """Elementwise `x1 == x2` after promoting both to their NumPy result type.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A boolean tensor of the broadcast shape of `x1` and `x2`.
-
-    Example:
-      >>> tnp.equal([1, 2], 2).numpy()
-      array([False,  True])
-    """
-    return _comparison(tfo.equal, x1, x2)
+equal = binary("equal", _comparison, tfo.equal)
+not_equal = binary("not_equal", _comparison, tfo.not_equal)
+def _ordering(fn, x1, x2):
+    """`_comparison` of an ordering (greater, less, ...): booleans compare as integers."""
+    return _comparison(fn, x1, x2, True)
 
 
-@_export("not_equal")
-def not_equal(x1, x2):
-    """Elementwise `x1 != x2` after promoting both to their NumPy result type.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A boolean tensor of the broadcast shape of `x1` and `x2`.
-
-    Example:
-      >>> tnp.not_equal([1, 2], 2).numpy()
-      array([ True, False])
-    """
-    return _comparison(tfo.not_equal, x1, x2)
-
-
-@_export("greater")
-def greater(x1, x2):
-    """Elementwise `x1 > x2` after promoting both to their NumPy result type.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A boolean tensor of the broadcast shape of `x1` and `x2`.
-
-    Example:
-      >>> tnp.greater([1, 3], 2).numpy()
-      array([False,  True])
-    """
-    return _comparison(tfo.greater, x1, x2, True)
-
-
-@_export("greater_equal")
-def greater_equal(x1, x2):
-    """Elementwise `x1 >= x2` after promoting both to their NumPy result type.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A boolean tensor of the broadcast shape of `x1` and `x2`.
-
-    Example:
-      >>> tnp.greater_equal([1, 2], 2).numpy()
-      array([False,  True])
-    """
-    return _comparison(tfo.greater_equal, x1, x2, True)
-
-
-@_export("less")
-def less(x1, x2):
-    """Elementwise `x1 < x2` after promoting both to their NumPy result type.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A boolean tensor of the broadcast shape of `x1` and `x2`.
-
-    Example:
-      >>> tnp.less([1, 3], 2).numpy()
-      array([ True, False])
-    """
-    return _comparison(tfo.less, x1, x2, True)
-
-
-@_export("less_equal")
-def less_equal(x1, x2):
-    """Elementwise `x1 <= x2` after promoting both to their NumPy result type.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A boolean tensor of the broadcast shape of `x1` and `x2`.
-
-    Example:
-      >>> tnp.less_equal([1, 3], 1).numpy()
-      array([ True, False])
-    """
-    return _comparison(tfo.less_equal, x1, x2, True)
+greater = binary("greater", _ordering, tfo.greater)
+greater_equal = binary("greater_equal", _ordering, tfo.greater_equal)
+less = binary("less", _ordering, tfo.less)
+less_equal = binary("less_equal", _ordering, tfo.less_equal)
 
 
 @_export("array_equal")
@@ -371,58 +195,9 @@ def _logical(fn, x1, x2):
     return fn(array(x1, dtype=np.bool_, copy=False), array(x2, dtype=np.bool_, copy=False))
 
 
-@_export("logical_and")
-def logical_and(x1, x2):
-    """Elementwise logical and; the inputs are converted to booleans first.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A boolean tensor of the broadcast shape of `x1` and `x2`.
-
-    Example:
-      >>> tnp.logical_and([True, True], [True, False]).numpy()
-      array([ True, False])
-    """
-    return _logical(tfo.logical_and, x1, x2)
-
-
-@_export("logical_or")
-def logical_or(x1, x2):
-    """Elementwise logical or; the inputs are converted to booleans first.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A boolean tensor of the broadcast shape of `x1` and `x2`.
-
-    Example:
-      >>> tnp.logical_or([True, False], False).numpy()
-      array([ True, False])
-    """
-    return _logical(tfo.logical_or, x1, x2)
-
-
-@_export("logical_xor")
-def logical_xor(x1, x2):
-    """Elementwise logical exclusive or; the inputs are converted to booleans first.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A boolean tensor of the broadcast shape of `x1` and `x2`.
-
-    Example:
-      >>> tnp.logical_xor([True, True], [True, False]).numpy()
-      array([False,  True])
-    """
-    return _logical(tfo.logical_xor, x1, x2)
+logical_and = binary("logical_and", _logical, tfo.logical_and)
+logical_or = binary("logical_or", _logical, tfo.logical_or)
+logical_xor = binary("logical_xor", _logical, tfo.logical_xor)
 
 
 @_export("logical_not")
@@ -440,3 +215,6 @@ def logical_not(x):
       array([False,  True])
     """
     return tfo.logical_not(array(x, dtype=np.bool_, copy=False))
+
+
+attach(globals(), np_math_docs.COMPARE)

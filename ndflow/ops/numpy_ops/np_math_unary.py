@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core import dtypes
+from ndflow.core.doc_tables import attach
 from ndflow.ops.numpy_ops import _tf_ops as tfo
-from ndflow.ops.numpy_ops import np_dtypes
+from ndflow.ops.numpy_ops import np_dtypes, np_math_docs
 from ndflow.ops.numpy_ops.np_arrays import (
     array,
     asarray,
@@ -31,38 +32,11 @@ from ndflow.ops.numpy_ops.np_math_docs import unary_doc
 # left operand's dtype (and reject mixed dtypes), with it they promote as NumPy.
 @_export("hypot")
 def hypot(x1, x2):
-    """Elementwise `sqrt(x1**2 + x2**2)`, the hypotenuse of a right triangle.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2`; without NumPy
-      behavior mixed dtypes are rejected as by the tensor operators.
-
-    Example:
-      >>> float(tnp.hypot(3., 4.))
-      5.0
-    """
     return sqrt(square(x1) + square(x2))
 
 
 @_export("logaddexp")
 def logaddexp(x1, x2):
-    """Elementwise `log(exp(x1) + exp(x2))` computed without overflow.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2`.
-
-    Example:
-      >>> round(float(tnp.logaddexp(0., 0.)), 6)
-      0.693147
-    """
     amax = maximum(x1, x2)
     delta = x1 - x2
     return where_(isnan(delta), x1 + x2, amax + log1p(exp(-absolute(delta))))
@@ -70,19 +44,6 @@ def logaddexp(x1, x2):
 
 @_export("logaddexp2")
 def logaddexp2(x1, x2):
-    """Elementwise `log2(2**x1 + 2**x2)` computed without overflow.
-
-    Args:
-      x1: array_like; converted with `tnp.asarray`.
-      x2: array_like broadcastable against `x1`.
-
-    Returns:
-      A tensor of the broadcast shape in the NumPy result type of `x1` and `x2`.
-
-    Example:
-      >>> float(tnp.logaddexp2(1., 1.))
-      2.0
-    """
     amax = maximum(x1, x2)
     delta = x1 - x2
     return where_(isnan(delta), x1 + x2,
@@ -529,3 +490,6 @@ def round(a, decimals=0):  # noqa: A001 - NumPy's name
       A tensor of a's shape and dtype (see `tnp.around` for the NumPy-behavior requirement).
     """
     return around(a, decimals=decimals)
+
+
+attach(globals(), np_math_docs.UNARY_MODULE)

@@ -118,94 +118,49 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=None):
     return _reduce(tfo.reduce_mean, a, axis, dtype, keepdims, promote_int=_TO_FLOAT)
 
 
-@_export("amax")
-def amax(a, axis=None, out=None, keepdims=None):
-    """Maximum over the given axes (the logical or for booleans).
+_EXTREMUM = """{what} over the given axes ({note}).
 
     Args:
       a: array_like input.
-      axis: an int or tuple of ints to reduce over; None reduces every axis.
-      out: unsupported; must be None.
+      axis: an int or tuple of ints to reduce over; None reduces every axis.{out}
       keepdims: if True, the reduced axes stay as axes of size 1.
 
     Returns:
       A tensor of the reduced shape and a's dtype.
-
-    Raises:
-      ValueError: if `out` is given.
-
+{raises}
     Example:
-      >>> tnp.amax([[1, 5], [3, 2]], axis=1).numpy()
-      array([5, 3])
+      >>> {example}
     """
-    if out is not None:
-        raise ValueError("Setting out is not supported.")
-    return _reduce(tfo.reduce_max, a, axis, None, keepdims, promote_int=None,
-                   bool_fn=tfo.reduce_any, preserve_bool=True)
 
 
-@_export("amin")
-def amin(a, axis=None, out=None, keepdims=None):
-    """Minimum over the given axes (the logical and for booleans).
+def _extrema(which: str, fn, bool_fn, boolean: str, example: str, alias_example: str):
+    """tnp.a<which> (amax, amin; `bool_fn` for booleans) and tnp.<which>, its alias."""
+    def extremum(a, axis=None, out=None, keepdims=None):
+        if out is not None:
+            raise ValueError("Setting out is not supported.")
+        return _reduce(fn, a, axis, None, keepdims, promote_int=None, bool_fn=bool_fn,
+                       preserve_bool=True)
 
-    Args:
-      a: array_like input.
-      axis: an int or tuple of ints to reduce over; None reduces every axis.
-      out: unsupported; must be None.
-      keepdims: if True, the reduced axes stay as axes of size 1.
-
-    Returns:
-      A tensor of the reduced shape and a's dtype.
-
-    Raises:
-      ValueError: if `out` is given.
-
-    Example:
-      >>> tnp.amin([[1, 5], [3, 2]], axis=1).numpy()
-      array([1, 2])
-    """
-    if out is not None:
-        raise ValueError("Setting out is not supported.")
-    return _reduce(tfo.reduce_min, a, axis, None, keepdims, promote_int=None,
-                   bool_fn=tfo.reduce_all, preserve_bool=True)
+    def alias(a, axis=None, keepdims=None):
+        return extremum(a, axis=axis, keepdims=keepdims)
+    what = {"max": "Maximum", "min": "Minimum"}[which]
+    extremum.__name__ = extremum.__qualname__ = f"a{which}"
+    alias.__name__ = alias.__qualname__ = which
+    extremum.__doc__ = _EXTREMUM.format(
+        what=what, note=f"the logical {boolean} for booleans", example=example,
+        out="\n      out: unsupported; must be None.",
+        raises="\n    Raises:\n      ValueError: if `out` is given.\n")
+    alias.__doc__ = _EXTREMUM.format(what=what, note=f"the same as `tnp.a{which}`", out="",
+                                     raises="", example=alias_example)
+    return _export(f"a{which}")(extremum), _export(which)(alias)
 
 
-@_export("max")
-def max(a, axis=None, keepdims=None):  # noqa: A001
-    """Maximum over the given axes (the same as `tnp.amax`).
-
-    Args:
-      a: array_like input.
-      axis: an int or tuple of ints to reduce over; None reduces every axis.
-      keepdims: if True, the reduced axes stay as axes of size 1.
-
-    Returns:
-      A tensor of the reduced shape and a's dtype.
-
-    Example:
-      >>> int(tnp.max([4, 9, 2]))
-      9
-    """
-    return amax(a, axis=axis, keepdims=keepdims)
-
-
-@_export("min")
-def min(a, axis=None, keepdims=None):  # noqa: A001
-    """Minimum over the given axes (the same as `tnp.amin`).
-
-    Args:
-      a: array_like input.
-      axis: an int or tuple of ints to reduce over; None reduces every axis.
-      keepdims: if True, the reduced axes stay as axes of size 1.
-
-    Returns:
-      A tensor of the reduced shape and a's dtype.
-
-    Example:
-      >>> int(tnp.min([4, 9, 2]))
-      2
-    """
-    return amin(a, axis=axis, keepdims=keepdims)
+amax, max = _extrema("max", tfo.reduce_max, tfo.reduce_any, "or",  # noqa: A001
+                     "tnp.amax([[1, 5], [3, 2]], axis=1).numpy()\n      array([5, 3])",
+                     "int(tnp.max([4, 9, 2]))\n      9")
+amin, min = _extrema("min", tfo.reduce_min, tfo.reduce_all, "and",  # noqa: A001
+                     "tnp.amin([[1, 5], [3, 2]], axis=1).numpy()\n      array([1, 2])",
+                     "int(tnp.min([4, 9, 2]))\n      2")
 
 
 @_export("var")
@@ -353,9 +308,12 @@ def nanmean(a, axis=None, dtype=None, keepdims=None):
     return tfo.truediv(nansum(a, axis=axis, dtype=dtype, keepdims=keepdims), count)
 
 
-@_export("all")
-def all(a, axis=None, keepdims=None):  # noqa: A001
-    """Whether every element is truthy over the given axes.
+def _truth(name: str, fn, which: str, example: str):
+    """tnp.<name> (all, any): `fn` over the truth values of an array_like."""
+    def truth(a, axis=None, keepdims=None):
+        return fn(asarray(a, dtype=bool), axis=axis, keepdims=bool(keepdims))
+    truth.__name__ = truth.__qualname__ = name
+    truth.__doc__ = f"""Whether {which} element is truthy over the given axes.
 
     Args:
       a: array_like input.
@@ -366,29 +324,15 @@ def all(a, axis=None, keepdims=None):  # noqa: A001
       A boolean tensor of the reduced shape.
 
     Example:
-      >>> bool(tnp.all([True, False]))
-      False
+      >>> {example}
     """
-    return tfo.reduce_all(asarray(a, dtype=bool), axis=axis, keepdims=bool(keepdims))
+    return _export(name)(truth)
 
 
-@_export("any")
-def any(a, axis=None, keepdims=None):  # noqa: A001
-    """Whether some element is truthy over the given axes.
-
-    Args:
-      a: array_like input.
-      axis: an int or tuple of ints to reduce over; None reduces every axis.
-      keepdims: if True, the reduced axes stay as axes of size 1.
-
-    Returns:
-      A boolean tensor of the reduced shape.
-
-    Example:
-      >>> tnp.any([[0, 1], [0, 0]], axis=1).numpy()
-      array([ True, False])
-    """
-    return tfo.reduce_any(asarray(a, dtype=bool), axis=axis, keepdims=bool(keepdims))
+all = _truth("all", tfo.reduce_all, "every",  # noqa: A001
+             "bool(tnp.all([True, False]))\n      False")
+any = _truth("any", tfo.reduce_any, "some",  # noqa: A001
+             "tnp.any([[0, 1], [0, 0]], axis=1).numpy()\n      array([ True, False])")
 
 
 @_export("count_nonzero")
@@ -419,9 +363,12 @@ def _argminmax(fn, a, axis):
     return fn(a, axis=axis)
 
 
-@_export("argmax")
-def argmax(a, axis=None):
-    """Indices of the maximum values along an axis (the first one on ties).
+def _arg_function(name: str, fn, which: str, example: str):
+    """tnp.<name> (argmax, argmin) by `fn` along an axis or over the flattened array."""
+    def arg(a, axis=None):
+        return _argminmax(fn, a, axis)
+    arg.__name__ = arg.__qualname__ = name
+    arg.__doc__ = f"""Indices of the {which} values along an axis (the first one on ties).
 
     Args:
       a: array_like input.
@@ -431,28 +378,14 @@ def argmax(a, axis=None):
       An int64 tensor of a's shape without `axis`.
 
     Example:
-      >>> tnp.argmax([[1, 5], [3, 2]], axis=1).numpy()
-      array([1, 0])
+      >>> {example}
     """
-    return _argminmax(tfo.argmax, a, axis)
+    return _export(name)(arg)
 
 
-@_export("argmin")
-def argmin(a, axis=None):
-    """Indices of the minimum values along an axis (the first one on ties).
-
-    Args:
-      a: array_like input.
-      axis: the axis to search; None searches the flattened array.
-
-    Returns:
-      An int64 tensor of a's shape without `axis`.
-
-    Example:
-      >>> int(tnp.argmin([3, 1, 2]))
-      1
-    """
-    return _argminmax(tfo.argmin, a, axis)
+argmax = _arg_function("argmax", tfo.argmax, "maximum",
+                       "tnp.argmax([[1, 5], [3, 2]], axis=1).numpy()\n      array([1, 0])")
+argmin = _arg_function("argmin", tfo.argmin, "minimum", "int(tnp.argmin([3, 1, 2]))\n      1")
 
 
 @_export("average")

@@ -28,9 +28,7 @@ def _scan(fn, a, axis, dtype):
     return fn(a, axis)
 
 
-@_export("cumsum")
-def cumsum(a, axis=None, dtype=None):
-    """Cumulative sum along an axis.
+_SCAN_DOC = """Cumulative {what} along an axis.
 
     Args:
       a: array_like input.
@@ -41,29 +39,22 @@ def cumsum(a, axis=None, dtype=None):
       A tensor of a's shape (rank 1 when `axis` is None).
 
     Example:
-      >>> tnp.cumsum([1, 2, 3]).numpy()
-      array([1, 3, 6])
+      >>> tnp.{name}({example}).numpy()
+      {out}
     """
-    return _scan(tfo.cumsum, a, axis, dtype)
 
 
-@_export("cumprod")
-def cumprod(a, axis=None, dtype=None):
-    """Cumulative product along an axis.
+def _scan_function(fn, what: str, example: str, out: str):
+    """tnp.<fn's name> (cumsum, cumprod): `fn` along an axis of an array_like."""
+    def scan(a, axis=None, dtype=None):
+        return _scan(fn, a, axis, dtype)
+    scan.__name__ = scan.__qualname__ = fn.__name__
+    scan.__doc__ = _SCAN_DOC.format(what=what, name=fn.__name__, example=example, out=out)
+    return _export(fn.__name__)(scan)
 
-    Args:
-      a: array_like input.
-      axis: the axis to accumulate along; None uses the flattened array.
-      dtype: the result dtype; small integers accumulate as int64 by default.
 
-    Returns:
-      A tensor of a's shape (rank 1 when `axis` is None).
-
-    Example:
-      >>> tnp.cumprod([1, 2, 3, 4]).numpy()
-      array([ 1,  2,  6, 24])
-    """
-    return _scan(tfo.cumprod, a, axis, dtype)
+cumsum = _scan_function(tfo.cumsum, "sum", "[1, 2, 3]", "array([1, 3, 6])")
+cumprod = _scan_function(tfo.cumprod, "product", "[1, 2, 3, 4]", "array([ 1,  2,  6, 24])")
 
 
 @_export("diff")
