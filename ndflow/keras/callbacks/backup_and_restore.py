@@ -14,10 +14,11 @@ import shutil
 
 from ndflow.core.api_export import keras_export
 from ndflow.keras.callbacks.callback import Callback
+from ndflow.keras.callbacks.save_frequency import SaveFrequency
 
 
 @keras_export("keras.callbacks.BackupAndRestore")
-class BackupAndRestore(Callback):
+class BackupAndRestore(SaveFrequency, Callback):
     """Backs up the training state so that an interrupted `fit` resumes where it stopped.
 
     Args:
@@ -101,20 +102,6 @@ class BackupAndRestore(Callback):
         with open(partial, "w") as f:
             f.write(metadata)
         os.replace(partial, self._training_metadata_path)
-
-    def _should_save_on_batch(self, batch):
-        if self.save_freq == "epoch":
-            return False
-        if batch <= self._last_batch_seen:  # a new epoch
-            add_batches = batch + 1
-        else:
-            add_batches = batch - self._last_batch_seen
-        self._batches_seen_since_last_saving += add_batches
-        self._last_batch_seen = batch
-        if self._batches_seen_since_last_saving >= self.save_freq:
-            self._batches_seen_since_last_saving = 0
-            return True
-        return False
 
     def on_train_end(self, logs=None):
         if self.delete_checkpoint and os.path.exists(self.backup_dir):

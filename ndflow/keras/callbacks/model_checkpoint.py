@@ -15,11 +15,12 @@ import numpy as np
 from ndflow.core.api_export import keras_export
 from ndflow.core.tensor import Tensor
 from ndflow.keras.callbacks.monitor_callback import MonitorCallback
+from ndflow.keras.callbacks.save_frequency import SaveFrequency
 from ndflow.keras.progbar import print_msg
 
 
 @keras_export("keras.callbacks.ModelCheckpoint")
-class ModelCheckpoint(MonitorCallback):
+class ModelCheckpoint(SaveFrequency, MonitorCallback):
     """Saves the model or its weights during training.
 
     Args:
@@ -71,20 +72,6 @@ class ModelCheckpoint(MonitorCallback):
             self._set_monitor_op()
         if self.save_freq == "epoch":
             self._save_model(epoch=epoch, batch=None, logs=logs)
-
-    def _should_save_on_batch(self, batch) -> bool:
-        if self.save_freq == "epoch":
-            return False
-        if self._last_batch_seen is None or batch <= self._last_batch_seen:
-            add_batches = batch + 1  # a new epoch: batches count from 0
-        else:
-            add_batches = batch - self._last_batch_seen
-        self._batches_seen_since_last_saving += add_batches
-        self._last_batch_seen = batch
-        if self._batches_seen_since_last_saving >= self.save_freq:
-            self._batches_seen_since_last_saving = 0
-            return True
-        return False
 
     def _should_save_model(self, epoch, batch, logs, filepath) -> bool:
         logs = logs or {}

@@ -12,6 +12,7 @@ from ndflow.keras import global_config, random_functions
 from ndflow.keras import regularizer_functions as regularizers
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
+from ndflow.keras.layers.weight_options import set_kernel_and_bias_options
 from ndflow.keras.ops import dtype_rules
 from ndflow.keras.random_functions import SeedGenerator
 from ndflow.ops import init_ops, linalg, linalg_extra
@@ -74,12 +75,8 @@ class Dense(Layer):
         self.units = units
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = init_ops.get(kernel_initializer)
-        self.bias_initializer = init_ops.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        set_kernel_and_bias_options(self, kernel_initializer, bias_initializer, kernel_regularizer,
+                                    bias_regularizer, kernel_constraint, bias_constraint)
         self.kernel = self.bias = None
         self.input_spec = InputSpec(min_ndim=2)
         self.supports_masking = True

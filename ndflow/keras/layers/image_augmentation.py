@@ -196,10 +196,11 @@ class RandomRotation(_AffineLayer):
                 "interpolation": self.interpolation, "seed": self.seed}
 
 
-def _pair_factor(factor, name, message, open_low):
-    """(lower, upper) of a zoom/translation factor, each in [-1, 1] ((-1, 1] for zoom)."""
+def factor_pair(factor, name, message, in_range, single):
+    """(lower, upper) of a layer's factor argument: a pair (sorted) or a number (`single` of
+    it), each value `in_range`; else a ValueError of `message`."""
     def check(v):
-        if v > 1.0 or (v <= -1.0 if open_low else v < -1.0):
+        if not in_range(v):
             raise ValueError(message + f"Received: input_number={v}")
     if isinstance(factor, (tuple, list)):
         if len(factor) != 2:
@@ -209,8 +210,20 @@ def _pair_factor(factor, name, message, open_low):
         return tuple(sorted(factor))
     if isinstance(factor, (int, float)) and not isinstance(factor, bool):
         check(factor)
-        return -abs(factor), abs(factor)
+        return single(factor)
     raise ValueError(message + f"Received: {name}={factor}")
+
+
+def symmetric(f):
+    """The range (-|f|, |f|) of a single factor."""
+    return -abs(f), abs(f)
+
+
+def _pair_factor(factor, name, message, open_low):
+    """(lower, upper) of a zoom/translation factor, each in [-1, 1] ((-1, 1] for zoom)."""
+    return factor_pair(factor, name, message,
+                       lambda v: not (v > 1.0 or (v <= -1.0 if open_low else v < -1.0)),
+                       symmetric)
 
 
 @keras_export("keras.layers.RandomZoom")

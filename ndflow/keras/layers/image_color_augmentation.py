@@ -14,7 +14,7 @@ from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
 from ndflow.keras import docstrings
 from ndflow.keras.layers import image_color_docs
-from ndflow.keras.layers.image_augmentation import _batch, _shape
+from ndflow.keras.layers.image_augmentation import _batch, _shape, factor_pair, symmetric
 from ndflow.keras.layers.image_preprocessing import (
     ImagePreprocessingLayer,
     dims,
@@ -103,20 +103,8 @@ def _unit_factor(factor, name, signed):
     msg = (f"The `{'addition_factor` and `threshold_factor' if not signed else 'factor'}` "
            "argument" + ("s" if not signed else "") + " should be a number (or a list of two "
            "numbers) in the range [0, 1" + (".0" if signed else "") + "]. ")
-
-    def check(v):
-        if v > 1.0 or v < 0:
-            raise ValueError(msg + f"Received: input_number={v}")
-    if isinstance(factor, (tuple, list)):
-        if len(factor) != 2:
-            raise ValueError(msg + f"Received: {name}={factor}")
-        check(factor[0])
-        check(factor[1])
-        return tuple(sorted(factor))
-    if isinstance(factor, (int, float)) and not isinstance(factor, bool):
-        check(factor)
-        return (-abs(factor), abs(factor)) if signed else (0, factor)
-    raise ValueError(msg + f"Received: {name}={factor}")
+    return factor_pair(factor, name, msg, lambda v: not (v > 1.0 or v < 0),
+                       symmetric if signed else (lambda f: (0, f)))
 
 
 @keras_export("keras.layers.Solarization")

@@ -18,12 +18,11 @@ is `smart_cond(should_apply, apply_fn, do_not_apply_fn)` (eagerly a Python `if`,
 from __future__ import annotations
 
 from ndflow.autodiff.gradients import gradients
-from ndflow.autodiff.tape import GradientTape
 from ndflow.core import logging
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor, is_symbolic_tensor
 from ndflow.keras import optimizers
-from ndflow.keras.optimizers.base_optimizer import Optimizer
+from ndflow.keras.optimizers.base_optimizer import Optimizer, recorded_loss
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.runtime.control_flow import smart_cond
 from ndflow.train import loss_scale as loss_scale_module
@@ -231,19 +230,7 @@ class LossScaleOptimizer(Optimizer):
     def compute_gradients(self, loss, var_list, tape=None) -> list:
         """(unscaled gradient, variable) pairs of the scaled `loss` (a callable, or a tensor
         recorded by `tape`)."""
-        if not callable(loss) and tape is None:
-            raise ValueError("`tape` is required when a `Tensor` loss is passed. Received: "
-                             f"loss={loss}, tape={tape}.")
-        tape = tape if tape is not None else GradientTape()
-        if callable(loss) and not isinstance(loss, Tensor):
-            with tape:
-                if not callable(var_list):
-                    tape.watch(var_list)
-                loss = self.get_scaled_loss(loss)()
-        else:
-            with tape:
-                loss = self.get_scaled_loss(loss)
-        var_list = list(var_list() if callable(var_list) else var_list)
+        tape, loss, var_list = recorded_loss(loss, var_list, tape, self.get_scaled_loss)
         grads = self.get_unscaled_gradients(tape.gradient(loss, var_list))
         return list(zip(grads, var_list))
 

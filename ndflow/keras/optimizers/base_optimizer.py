@@ -79,6 +79,25 @@ def scalar(x, dtype):
     return convert_to_tensor(x, dtype=dtype) if isinstance(x, (int, float)) else cast(x, dtype)
 
 
+def recorded_loss(loss, var_list, tape, scale=None):
+    """(tape, loss, variables) for Keras 2's minimize/compute_gradients: `loss` a callable (run
+    under a new tape, which watches `var_list`) or a tensor recorded by `tape`; `scale` (the
+    loss-scale optimizer's) maps the loss under the tape; `var_list` a list or a callable."""
+    if not callable(loss) and tape is None:
+        raise ValueError("`tape` is required when a `Tensor` loss is passed. Received: "
+                         f"loss={loss}, tape={tape}.")
+    tape = tape if tape is not None else GradientTape()
+    if callable(loss) and not isinstance(loss, Tensor):
+        with tape:
+            if not callable(var_list):
+                tape.watch(var_list)
+            loss = (loss if scale is None else scale(loss))()
+    elif scale is not None:
+        with tape:
+            loss = scale(loss)
+    return tape, loss, list(var_list() if callable(var_list) else var_list)
+
+
 def _restoring_build(build):
     """`build` that then restores the slots a checkpoint restore was waiting for, however
     the optimizer gets built (its first apply, a wrapper's build, the user)."""
@@ -439,18 +458,7 @@ class Optimizer:
     def minimize(self, loss, var_list, tape=None):
         """Keras 2's minimize: gradients of `loss` (a callable, or a tensor with its `tape`)
         w.r.t. `var_list` (a list or a callable returning one), then `apply_gradients`."""
-        if not callable(loss) and tape is None:
-            raise ValueError("`tape` is required when a `Tensor` loss is passed. Received: "
-                             f"loss={loss}, tape={tape}.")
-        tape = tape if tape is not None else GradientTape()
-        if callable(loss) and not isinstance(loss, Tensor):
-            with tape:
-                if not callable(var_list):
-                    tape.watch(var_list)
-                loss = loss()
-        if callable(var_list):
-            var_list = var_list()
-        var_list = list(var_list)
+        tape, loss, var_list = recorded_loss(loss, var_list, tape)
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list))
 
