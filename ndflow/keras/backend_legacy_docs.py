@@ -3,6 +3,8 @@ Attached by `ndflow.keras.docstrings.attach`; the examples run as doctests."""
 
 from __future__ import annotations
 
+from ndflow.keras.docstrings import sections
+
 
 def reduce_doc(what: str, extra: str = "", example: str = "") -> str:
     doc = f"""The {what} of `x`'s elements along `axis`.
@@ -16,9 +18,7 @@ def reduce_doc(what: str, extra: str = "", example: str = "") -> str:
     Returns:
       A tensor of `x`'s shape without (or with size 1 on) the reduced axes.
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 def _arg(which: str) -> str:

@@ -5,6 +5,7 @@ joins and dtype promotion (backend_legacy.py; the rest: backend_legacy_docs.py).
 from __future__ import annotations
 
 from ndflow.keras.backend_legacy_docs import reduce_doc
+from ndflow.keras.docstrings import sections
 
 
 def _elementwise(what: str, example: str = "") -> str:
@@ -16,9 +17,7 @@ def _elementwise(what: str, example: str = "") -> str:
     Returns:
       A tensor of `x`'s shape and dtype.
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 def _compared(relation: str) -> str:

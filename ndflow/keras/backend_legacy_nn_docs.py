@@ -4,6 +4,8 @@ doctests."""
 
 from __future__ import annotations
 
+from ndflow.keras.docstrings import sections
+
 _FORMAT = """data_format: "channels_last" (channels on the last axis) or "channels_first"; None
         means `keras.backend.image_data_format()`."""
 _PADDING = 'padding: "valid" (no padding) or "same" (output size = ceil(input / stride)).'
@@ -43,9 +45,7 @@ def _crossentropy(kind: str, target: str, output: str, extra: str = "",
     Returns:
       The loss per element (binary) or per sample (categorical), a float tensor.
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 def _fold(direction: str, order: str, start: str) -> str:

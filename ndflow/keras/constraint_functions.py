@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
-from ndflow.keras.serialization_lib import deserialize_object, get_object, serialize_object
+from ndflow.keras.serialization_lib import lookup_functions, serialize_doc, serialize_object
 from ndflow.ops import arithmetic, math, reduction
 
 _EPSILON = 1e-7
@@ -134,59 +134,8 @@ _KNOWN.update({"max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm,
 
 @keras_export("keras.constraints.serialize")
 def serialize(constraint):
-    """A constraint's config as Keras saves it (None for None).
-
-    Args:
-      constraint: a `keras.constraints` object (or a user's function, recorded by its
-        registered name).
-
-    Returns:
-      A dict with "module", "class_name", "config" and "registered_name", or None.
-    """
     return None if constraint is None else serialize_object(constraint, "keras.constraints")
 
 
-@keras_export("keras.constraints.deserialize")
-def deserialize(config, custom_objects=None):
-    """A constraint from its saved config (the inverse of `serialize`).
-
-    Args:
-      config: a dict from `serialize`, or a class name such as "NonNeg" (an
-        instance with default arguments).
-      custom_objects: optional dict of names to user classes or functions, looked up
-        before the built-in ones.
-
-    Returns:
-      A new constraint object.
-
-    Raises:
-      ValueError: the config names no known constraint.
-
-    Example:
-
-    >>> type(tf.keras.constraints.deserialize("NonNeg")).__name__
-    'NonNeg'
-    """
-    return deserialize_object(config, _KNOWN, custom_objects, "constraint")
-
-
-@keras_export("keras.constraints.get")
-def get(identifier):
-    """The constraint an identifier stands for (what layers' `*_constraint` arguments accept).
-
-    Args:
-      identifier: None, a name ("non_neg"), a dict from `serialize`, a class (then
-        instantiated with defaults) or a callable (returned as it is).
-
-    Returns:
-      A constraint object or callable, or None for None.
-
-    Raises:
-      ValueError: an identifier that names no known constraint.
-
-    Example:
-
-    >>> type(tf.keras.constraints.get("non_neg")).__name__
-    'NonNeg'
-    """
-    return get_object(identifier, _KNOWN, "constraint")
+serialize.__doc__ = serialize_doc("constraint", "constraints")
+deserialize, get = lookup_functions("constraint", "constraints", _KNOWN, ("non_neg", "NonNeg"))

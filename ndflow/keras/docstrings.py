@@ -12,6 +12,16 @@ from __future__ import annotations
 from ndflow.core.doc_tables import attach  # noqa: F401 - the keras tables' attach
 
 
+def sections(doc: str, raises: str = "", example: str = "") -> str:
+    """`doc` with a Raises section (`raises`: its line) and an Example section (`example`: its
+    `>>>` lines and output), each where given."""
+    if raises:
+        doc += f"\n    Raises:\n      {raises}\n    "
+    if example:
+        doc += f"\n    Example:\n\n    {example}\n    "
+    return doc
+
+
 def unary(summary: str, domain: str = "", example: str = "", int64: str = "floatx") -> str:
     """The docstring of a one-argument elementwise keras op computed in floating point
     (`int64`: the dtype int64 inputs compute in)."""
@@ -26,9 +36,7 @@ def unary(summary: str, domain: str = "", example: str = "", int64: str = "float
     Returns:
       A floating-point tensor of `x`'s shape.
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 def activation(summary: str, formula: str, args: str = "", example: str = "",
@@ -47,6 +55,4 @@ def activation(summary: str, formula: str, args: str = "", example: str = "",
     Returns:
       A tensor of `x`'s shape and dtype.
     {raises}"""
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)

@@ -4,6 +4,8 @@ loss_functions_extra.py (functions and classes). Attached by
 
 from __future__ import annotations
 
+from ndflow.keras.docstrings import sections
+
 _COMMON = """reduction: how the per-sample losses combine: "sum_over_batch_size" (the
         default: the weighted sum divided by the number of elements), "sum", "mean",
         "mean_with_sample_weight" (divided by the sum of the weights) or "none"/None (the
@@ -24,9 +26,7 @@ def _class(summary: str, function: str, args: str = "", example: str = "") -> st
     Raises:
       ValueError: an unknown `reduction`.
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 _LOGITS = """

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from ndflow.keras.docstrings import sections
+
 _ARGS = """y_true: the targets, a tensor or array-like (cast to `y_pred`'s dtype).
       y_pred: the predictions, of `y_true`'s shape (ints are taken as float32). A
         trailing axis of size 1 on one of them is squeezed (or added) to match."""
@@ -17,9 +19,7 @@ def _mean_loss(summary: str, formula: str, example: str = "", extra: str = "") -
     Returns:
       A float tensor of one loss per sample: `y_pred`'s shape without the last axis.
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 _HINGE_LABELS = "`y_true` of only 0s and 1s is mapped to -1/1 first"

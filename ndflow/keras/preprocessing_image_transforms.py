@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
+from ndflow.keras import preprocessing_image_docs
 from ndflow.keras.utils_image import array_to_img, img_to_array
 
 
@@ -62,31 +64,6 @@ def transform_matrix_offset_center(matrix, x, y):
 @keras_export("keras.preprocessing.image.apply_affine_transform")
 def apply_affine_transform(x, theta=0, tx=0, ty=0, shear=0, zx=1, zy=1, row_axis=1,
                            col_axis=2, channel_axis=0, fill_mode="nearest", cval=0.0, order=1):
-    """A 3-D NumPy image transformed about its centre: rotated by `theta` degrees, shifted
-    by (tx, ty), sheared by `shear` degrees and zoomed by (zx, zy) (Keras' composition of
-    the matrices, resampled with SciPy-style splines).
-
-    Args:
-      x: a 3-D NumPy image.
-      theta: the rotation in degrees.
-      tx: the shift along the columns (width), in pixels: the content moves by -tx.
-      ty: the shift along the rows (height), in pixels: the content moves by -ty.
-      shear: the shear angle in degrees.
-      zx: the zoom along the columns (below 1 zooms in).
-      zy: the zoom along the rows.
-      row_axis: the rows axis (default 1).
-      col_axis: the columns axis (default 2).
-      channel_axis: the channels axis (default 0: channels first, as Keras 2).
-      fill_mode: "constant" (`cval`), "nearest" (the default), "reflect" or "wrap".
-      cval: the value for "constant".
-      order: the spline order (0 nearest, 1 linear).
-
-    Returns:
-      A NumPy array of `x`'s shape and dtype.
-
-    Raises:
-      ValueError: an unknown `fill_mode`.
-    """
     if fill_mode not in ("constant", "nearest", "reflect", "wrap"):
         raise ValueError(f"Invalid fill_mode: {fill_mode}")
     matrix = None
@@ -122,24 +99,6 @@ def apply_affine_transform(x, theta=0, tx=0, ty=0, shear=0, zx=1, zy=1, row_axis
 @keras_export("keras.preprocessing.image.random_rotation")
 def random_rotation(x, rg, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest",
                     cval=0.0, interpolation_order=1):
-    """A 3-D NumPy image rotated by a random angle drawn uniformly from [-rg, rg] degrees
-    (NumPy's global generator).
-
-    Args:
-      x: a 3-D NumPy image.
-      rg: the largest rotation in degrees.
-      row_axis: the rows axis of `x` (default 1).
-      col_axis: the columns axis (default 2).
-      channel_axis: the channels axis (default 0: these legacy functions default to
-        channels first).
-      fill_mode: how points outside the image are filled: "constant" (`cval`),
-        "nearest", "reflect" or "wrap".
-      cval: the value for "constant".
-      interpolation_order: the spline order of the resampling (0 nearest, 1 linear).
-
-    Returns:
-      A NumPy array of `x`'s shape and dtype.
-    """
     theta = np.random.uniform(-rg, rg)
     return apply_affine_transform(x, theta=theta, row_axis=row_axis, col_axis=col_axis,
                                   channel_axis=channel_axis, fill_mode=fill_mode, cval=cval,
@@ -149,26 +108,6 @@ def random_rotation(x, rg, row_axis=1, col_axis=2, channel_axis=0, fill_mode="ne
 @keras_export("keras.preprocessing.image.random_shift")
 def random_shift(x, wrg, hrg, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest",
                  cval=0.0, interpolation_order=1):
-    """A 3-D NumPy image shifted by random amounts drawn uniformly in both directions: as
-    Keras computes them, up to `hrg` x height along the columns (`tx`) and `wrg` x width
-    along the rows (`ty`) (the same as fractions of each side for square images).
-
-    Args:
-      x: a 3-D NumPy image.
-      wrg: the largest shift as a fraction of the width.
-      hrg: the largest shift as a fraction of the height.
-      row_axis: the rows axis of `x` (default 1).
-      col_axis: the columns axis (default 2).
-      channel_axis: the channels axis (default 0: these legacy functions default to
-        channels first).
-      fill_mode: how points outside the image are filled: "constant" (`cval`),
-        "nearest", "reflect" or "wrap".
-      cval: the value for "constant".
-      interpolation_order: the spline order of the resampling (0 nearest, 1 linear).
-
-    Returns:
-      A NumPy array of `x`'s shape and dtype.
-    """
     h, w = x.shape[row_axis], x.shape[col_axis]
     tx = np.random.uniform(-hrg, hrg) * h
     ty = np.random.uniform(-wrg, wrg) * w
@@ -180,24 +119,6 @@ def random_shift(x, wrg, hrg, row_axis=1, col_axis=2, channel_axis=0, fill_mode=
 @keras_export("keras.preprocessing.image.random_shear")
 def random_shear(x, intensity, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest",
                  cval=0.0, interpolation_order=1):
-    """A 3-D NumPy image sheared by a random angle drawn uniformly from
-    [-intensity, intensity] degrees.
-
-    Args:
-      x: a 3-D NumPy image.
-      intensity: the largest shear angle in degrees.
-      row_axis: the rows axis of `x` (default 1).
-      col_axis: the columns axis (default 2).
-      channel_axis: the channels axis (default 0: these legacy functions default to
-        channels first).
-      fill_mode: how points outside the image are filled: "constant" (`cval`),
-        "nearest", "reflect" or "wrap".
-      cval: the value for "constant".
-      interpolation_order: the spline order of the resampling (0 nearest, 1 linear).
-
-    Returns:
-      A NumPy array of `x`'s shape and dtype.
-    """
     shear = np.random.uniform(-intensity, intensity)
     return apply_affine_transform(x, shear=shear, row_axis=row_axis, col_axis=col_axis,
                                   channel_axis=channel_axis, fill_mode=fill_mode, cval=cval,
@@ -207,27 +128,6 @@ def random_shear(x, intensity, row_axis=1, col_axis=2, channel_axis=0, fill_mode
 @keras_export("keras.preprocessing.image.random_zoom")
 def random_zoom(x, zoom_range, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest",
                 cval=0.0, interpolation_order=1):
-    """A 3-D NumPy image zoomed by random factors drawn uniformly from `zoom_range`,
-    independently for the two axes (factors below 1 zoom in).
-
-    Args:
-      x: a 3-D NumPy image.
-      zoom_range: a pair (lower, upper) of zoom factors; (1, 1) leaves `x` unchanged.
-      row_axis: the rows axis of `x` (default 1).
-      col_axis: the columns axis (default 2).
-      channel_axis: the channels axis (default 0: these legacy functions default to
-        channels first).
-      fill_mode: how points outside the image are filled: "constant" (`cval`),
-        "nearest", "reflect" or "wrap".
-      cval: the value for "constant".
-      interpolation_order: the spline order of the resampling (0 nearest, 1 linear).
-
-    Returns:
-      A NumPy array of `x`'s shape and dtype.
-
-    Raises:
-      ValueError: `zoom_range` is not a pair.
-    """
     if len(zoom_range) != 2:
         raise ValueError("`zoom_range` should be a tuple or list of two floats. Received: "
                          f"{zoom_range}")
@@ -242,17 +142,6 @@ def random_zoom(x, zoom_range, row_axis=1, col_axis=2, channel_axis=0, fill_mode
 
 @keras_export("keras.preprocessing.image.apply_channel_shift")
 def apply_channel_shift(x, intensity, channel_axis=0):
-    """A NumPy image with `intensity` added to every channel, the values kept within the
-    image's original [min, max].
-
-    Args:
-      x: a 3-D NumPy image.
-      intensity: the amount added.
-      channel_axis: the channels axis (default 0).
-
-    Returns:
-      A NumPy array of `x`'s shape.
-    """
     x = np.rollaxis(x, channel_axis, 0)
     low, high = np.min(x), np.max(x)
     x = np.stack([np.clip(c + intensity, low, high) for c in x], axis=0)
@@ -261,36 +150,12 @@ def apply_channel_shift(x, intensity, channel_axis=0):
 
 @keras_export("keras.preprocessing.image.random_channel_shift")
 def random_channel_shift(x, intensity_range, channel_axis=0):
-    """A NumPy image with one random value, drawn uniformly from
-    [-intensity_range, intensity_range], added to every channel (kept within the image's
-    original [min, max]).
-
-    Args:
-      x: a 3-D NumPy image.
-      intensity_range: the largest shift.
-      channel_axis: the channels axis (default 0).
-
-    Returns:
-      A NumPy array of `x`'s shape.
-    """
     return apply_channel_shift(x, np.random.uniform(-intensity_range, intensity_range),
                                channel_axis)
 
 
 @keras_export("keras.preprocessing.image.apply_brightness_shift")
 def apply_brightness_shift(x, brightness, scale=True):
-    """A NumPy image with its brightness multiplied by `brightness`, through PIL's
-    ImageEnhance (as Keras; needs Pillow). Values outside [0, 255] are scaled into it
-    first and, unless `scale`, mapped back after.
-
-    Args:
-      x: a 3-D NumPy image (height, width, channels).
-      brightness: the factor (1.0 keeps the brightness, 0 gives black).
-      scale: whether the result stays in [0, 255].
-
-    Returns:
-      A float NumPy array of `x`'s shape.
-    """
     from PIL import ImageEnhance  # noqa: PLC0415 - PIL is optional for the rest of Keras
     low, high = np.min(x), np.max(x)
     local_scale = low < 0 or high > 255
@@ -303,23 +168,11 @@ def apply_brightness_shift(x, brightness, scale=True):
 
 @keras_export("keras.preprocessing.image.random_brightness")
 def random_brightness(x, brightness_range, scale=True):
-    """A NumPy image with its brightness multiplied by a random factor drawn uniformly from
-    `brightness_range` (through PIL's ImageEnhance, as Keras; needs Pillow).
-
-    Args:
-      x: a 3-D NumPy image (height, width, channels).
-      brightness_range: a pair (lower, upper) of factors (1.0 keeps the brightness).
-      scale: whether the result stays scaled to [0, 255] (else values that were outside
-        that range are mapped back to the original range).
-
-    Returns:
-      A float NumPy array of `x`'s shape.
-
-    Raises:
-      ValueError: `brightness_range` is not a pair.
-    """
     if len(brightness_range) != 2:
         raise ValueError("`brightness_range should be tuple or list of two floats. Received: "
                          f"{brightness_range}")
     return apply_brightness_shift(x, np.random.uniform(brightness_range[0],
                                                        brightness_range[1]), scale)
+
+
+attach(globals(), preprocessing_image_docs.DOCS)

@@ -13,8 +13,9 @@ import numpy as np
 
 from ndflow.core import scopes
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.tensor import Tensor
-from ndflow.keras import global_config
+from ndflow.keras import global_config, random_docs
 from ndflow.keras.ops import dtype_rules as rules
 from ndflow.ops import (
     apply,
@@ -132,29 +133,6 @@ def _shape(shape):
 
 @keras_export("keras.random.normal")
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """Samples from a normal (Gaussian) distribution.
-
-    Args:
-      shape: the result's shape (an int or a tuple).
-      mean: the distribution's mean.
-      stddev: its standard deviation.
-      dtype: a float dtype (default `keras.config.floatx()`).
-      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
-        (fresh values each call, reproducible from its seed) or None (a global
-        generator's next state).
-
-    Returns:
-      A tensor of `shape`.
-
-    Raises:
-      ValueError: a non-float `dtype`, or a `seed` of another type.
-
-    Example:
-
-    >>> a = tf.keras.random.normal((2,), seed=1)
-    >>> bool(tf.reduce_all(a == tf.keras.random.normal((2,), seed=1)))
-    True
-    """
     dtype = _float_dtype(dtype, "normal")
     return stateless_random.stateless_normal(_shape(shape), draw_seed(seed), mean=mean,
                                              stddev=stddev, dtype=dtype)
@@ -162,23 +140,6 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
 
 @keras_export("keras.random.uniform")
 def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
-    """Samples from a uniform distribution on [minval, maxval).
-
-    Args:
-      shape: the result's shape (an int or a tuple).
-      minval: the lower bound (included).
-      maxval: the upper bound (excluded).
-      dtype: a float dtype (default `keras.config.floatx()`).
-      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
-        (fresh values each call, reproducible from its seed) or None (a global
-        generator's next state).
-
-    Returns:
-      A tensor of `shape`.
-
-    Raises:
-      ValueError: a non-float `dtype`, or a `seed` of another type.
-    """
     dtype = _float_dtype(dtype, "uniform")
     return stateless_random.stateless_uniform(_shape(shape), draw_seed(seed),
                                               minval=cast(minval, dtype),
@@ -187,29 +148,6 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
 
 @keras_export("keras.random.randint")
 def randint(shape, minval, maxval, dtype="int32", seed=None):
-    """Samples integers uniformly from [minval, maxval).
-
-    Args:
-      shape: the result's shape (an int or a tuple).
-      minval: the lowest value (included).
-      maxval: the end (excluded).
-      dtype: an integer dtype (default int32).
-      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
-        (fresh values each call, reproducible from its seed) or None (a global
-        generator's next state).
-
-    Returns:
-      A tensor of `shape`.
-
-    Raises:
-      ValueError: a non-integer `dtype`, or a `seed` of another type.
-
-    Example:
-
-    >>> x = tf.keras.random.randint((100,), 0, 3, seed=7).numpy()
-    >>> int(x.min()) >= 0 and int(x.max()) <= 2
-    True
-    """
     dtype = rules.standardize(dtype)
     if dtype not in rules.INT_TYPES:
         raise ValueError("`keras.random.randint` requires an integer `dtype`. "
@@ -222,24 +160,6 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
 
 @keras_export("keras.random.truncated_normal")
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """Samples from a normal distribution, redrawing values more than two standard
-    deviations from the mean.
-
-    Args:
-      shape: the result's shape (an int or a tuple).
-      mean: the distribution's mean.
-      stddev: its standard deviation (before truncation).
-      dtype: a float dtype (default `keras.config.floatx()`).
-      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
-        (fresh values each call, reproducible from its seed) or None (a global
-        generator's next state).
-
-    Returns:
-      A tensor of `shape`, every value within `mean +- 2 * stddev`.
-
-    Raises:
-      ValueError: a non-float `dtype`, or a `seed` of another type.
-    """
     dtype = _float_dtype(dtype, "truncated_normal")
     return stateless_random.stateless_truncated_normal(_shape(shape), draw_seed(seed),
                                                        mean=mean, stddev=stddev, dtype=dtype)
@@ -247,21 +167,6 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
 
 @keras_export("keras.random.dropout")
 def dropout(inputs, rate, noise_shape=None, seed=None):
-    """`inputs` with each entry zeroed with probability `rate` and the kept ones scaled by
-    `1 / (1 - rate)`, so the expected value stays.
-
-    Args:
-      inputs: a float tensor or array-like.
-      rate: the drop probability, in [0, 1].
-      noise_shape: optional shape of the keep/drop mask, broadcast against `inputs` (None
-        entries take the input's size).
-      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
-        (fresh values each call, reproducible from its seed) or None (a global
-        generator's next state).
-
-    Returns:
-      A tensor of `inputs`' shape and dtype.
-    """
     inputs = rules.to_tensor(inputs)
     if rate == 1.0:
         return array_fill.zeros_like(inputs)
@@ -278,23 +183,6 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
 
 @keras_export("keras.random.shuffle")
 def shuffle(x, axis=0, seed=None):
-    """`x` with its slices along `axis` in a random order.
-
-    Args:
-      x: a tensor or array-like.
-      axis: the axis to permute.
-      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
-        (fresh values each call, reproducible from its seed) or None (a global
-        generator's next state).
-
-    Returns:
-      A tensor of `x`'s shape and dtype.
-
-    Example:
-
-    >>> sorted(tf.keras.random.shuffle([1, 2, 3], seed=0).numpy().tolist())
-    [1, 2, 3]
-    """
     x = rules.to_tensor(x)
     keys = stateless_random.stateless_uniform(array_core.stack([array_core.shape(x)[axis]]),
                                               draw_seed(seed))
@@ -308,19 +196,6 @@ def _dtype_for_draws(dtype):
 
 @keras_export("keras.random.gamma")
 def gamma(shape, alpha, dtype=None, seed=None):
-    """Samples from a gamma distribution with shape `alpha` (scale 1).
-
-    Args:
-      shape: the result's shape (an int or a tuple).
-      alpha: the shape parameter (> 0), a float or a tensor broadcastable to `shape`.
-      dtype: a float dtype (default `keras.config.floatx()`).
-      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
-        (fresh values each call, reproducible from its seed) or None (a global
-        generator's next state).
-
-    Returns:
-      A tensor of `shape` of positive values.
-    """
     dtype, middle = _dtype_for_draws(dtype)
     out = random_gamma_poisson.stateless_gamma(_shape(shape), draw_seed(seed), alpha=alpha,
                                                dtype=middle)
@@ -329,20 +204,6 @@ def gamma(shape, alpha, dtype=None, seed=None):
 
 @keras_export("keras.random.beta")
 def beta(shape, alpha, beta, dtype=None, seed=None):
-    """Samples from a beta distribution, as `Ga / (Ga + Gb)` of two gamma draws.
-
-    Args:
-      shape: the result's shape (an int or a tuple).
-      alpha: the first shape parameter (> 0), a float or tensor broadcastable to `shape`.
-      beta: the second shape parameter (> 0), likewise.
-      dtype: a float dtype (default `keras.config.floatx()`).
-      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
-        (fresh values each call, reproducible from its seed) or None (a global
-        generator's next state).
-
-    Returns:
-      A tensor of `shape` of values in (0, 1).
-    """
     dtype, middle = _dtype_for_draws(dtype)
     seed_1 = draw_seed(seed)
     seed_2 = seed_1 + 12
@@ -358,27 +219,6 @@ def beta(shape, alpha, beta, dtype=None, seed=None):
 
 @keras_export("keras.random.binomial")
 def binomial(shape, counts, probabilities, dtype=None, seed=None):
-    """Samples from a binomial distribution: the number of successes in `counts` trials of
-    success probability `probabilities`.
-
-    ndflow draws the trials one by one up to the largest count (so `counts` must be known
-    when the call is traced).
-
-    Args:
-      shape: the result's shape.
-      counts: the number of trials, a number or tensor broadcastable to `shape`.
-      probabilities: the success probability, likewise.
-      dtype: a float dtype for the counts (default `keras.config.floatx()`).
-      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
-        (fresh values each call, reproducible from its seed) or None (a global
-        generator's next state).
-
-    Returns:
-      A tensor of `shape` holding whole numbers in [0, counts].
-
-    Raises:
-      ValueError: `counts` is not known when traced.
-    """
     dtype, middle = _dtype_for_draws(dtype)
     shape = _shape(shape)
     known = apply.constant_value(counts) if isinstance(counts, Tensor) else counts
@@ -400,27 +240,6 @@ def binomial(shape, counts, probabilities, dtype=None, seed=None):
 
 @keras_export("keras.random.categorical")
 def categorical(logits, num_samples, dtype="int32", seed=None):
-    """Draws class indices from categorical distributions given by logits.
-
-    Args:
-      logits: a 2-D tensor (batch, classes) of unnormalized log-probabilities.
-      num_samples: how many indices to draw per row.
-      dtype: the indices' dtype (default int32).
-      seed: an int (the same values on every call), a `keras.random.SeedGenerator`
-        (fresh values each call, reproducible from its seed) or None (a global
-        generator's next state).
-
-    Returns:
-      A tensor of shape (batch, num_samples).
-
-    Raises:
-      ValueError: `logits` is not 2-D.
-
-    Example:
-
-    >>> tf.keras.random.categorical([[0.0, 100.0]], 3, seed=1).numpy()
-    array([[1, 1, 1]], dtype=int32)
-    """
     logits = rules.to_tensor(logits)
     if logits.shape.rank != 2:
         raise ValueError("`logits` should be a 2-dimensional tensor with shape "
@@ -432,3 +251,6 @@ def categorical(logits, num_samples, dtype="int32", seed=None):
     gumbel = -arithmetic.log(-arithmetic.log(u))
     scores = array_core.expand_dims(cast(logits, "float32"), 1) + gumbel
     return cast(reduction.argmax(scores, axis=-1), rules.standardize(dtype))
+
+
+attach(globals(), random_docs.DOCS)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ndflow.core.api_export import keras_export
-from ndflow.keras.serialization_lib import deserialize_object, get_object, serialize_object
+from ndflow.keras.serialization_lib import lookup_functions, serialize_doc, serialize_object
 from ndflow.ops import arithmetic, array_builders, linalg, math, reduction
 from ndflow.ops.cast import cast
 
@@ -174,59 +174,8 @@ _KNOWN.update({"l1": L1, "l2": L2, "l1_l2": L1L2, "regularizer": Regularizer,
 
 @keras_export("keras.regularizers.serialize")
 def serialize(regularizer):
-    """A regularizer's config as Keras saves it (None for None).
-
-    Args:
-      regularizer: a `keras.regularizers` object (or a user's function, recorded by its
-        registered name).
-
-    Returns:
-      A dict with "module", "class_name", "config" and "registered_name", or None.
-    """
     return None if regularizer is None else serialize_object(regularizer, "keras.regularizers")
 
 
-@keras_export("keras.regularizers.deserialize")
-def deserialize(config, custom_objects=None):
-    """A regularizer from its saved config (the inverse of `serialize`).
-
-    Args:
-      config: a dict from `serialize`, or a class name such as "L2" (an
-        instance with default arguments).
-      custom_objects: optional dict of names to user classes or functions, looked up
-        before the built-in ones.
-
-    Returns:
-      A new regularizer object.
-
-    Raises:
-      ValueError: the config names no known regularizer.
-
-    Example:
-
-    >>> type(tf.keras.regularizers.deserialize("L2")).__name__
-    'L2'
-    """
-    return deserialize_object(config, _KNOWN, custom_objects, "regularizer")
-
-
-@keras_export("keras.regularizers.get")
-def get(identifier):
-    """The regularizer an identifier stands for (what layers' `*_regularizer` arguments accept).
-
-    Args:
-      identifier: None, a name ("l2"), a dict from `serialize`, a class (then
-        instantiated with defaults) or a callable (returned as it is).
-
-    Returns:
-      A regularizer object or callable, or None for None.
-
-    Raises:
-      ValueError: an identifier that names no known regularizer.
-
-    Example:
-
-    >>> type(tf.keras.regularizers.get("l2")).__name__
-    'L2'
-    """
-    return get_object(identifier, _KNOWN, "regularizer")
+serialize.__doc__ = serialize_doc("regularizer", "regularizers")
+deserialize, get = lookup_functions("regularizer", "regularizers", _KNOWN, ("l2", "L2"))

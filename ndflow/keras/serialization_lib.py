@@ -240,3 +240,73 @@ def get_object(identifier, known: dict, kind: str):
 
 
 init_ops.set_user_functions(function_config, find_function)
+
+
+_SERIALIZE_DOC = """A {kind}'s config as Keras saves it (None for None).
+
+    Args:
+      {kind}: a `keras.{plural}` object (or a user's function, recorded by its
+        registered name).
+
+    Returns:
+      A dict with "module", "class_name", "config" and "registered_name", or None.
+    """
+_DESERIALIZE_DOC = """A {kind} from its saved config (the inverse of `serialize`).
+
+    Args:
+      config: a dict from `serialize`, or a class name such as "{cls}" (an
+        instance with default arguments).
+      custom_objects: optional dict of names to user classes or functions, looked up
+        before the built-in ones.
+
+    Returns:
+      A new {kind} object.
+
+    Raises:
+      ValueError: the config names no known {kind}.
+
+    Example:
+
+    >>> type(tf.keras.{plural}.deserialize("{cls}")).__name__
+    '{cls}'
+    """
+_GET_DOC = """The {kind} an identifier stands for (what layers' `*_{kind}` arguments accept).
+
+    Args:
+      identifier: None, a name ("{name}"), a dict from `serialize`, a class (then
+        instantiated with defaults) or a callable (returned as it is).
+
+    Returns:
+      A {kind} object or callable, or None for None.
+
+    Raises:
+      ValueError: an identifier that names no known {kind}.
+
+    Example:
+
+    >>> type(tf.keras.{plural}.get("{name}")).__name__
+    '{cls}'
+    """
+
+
+def serialize_doc(kind: str, plural: str) -> str:
+    """The docstring of keras.<plural>.serialize, whose argument is named `kind`."""
+    return _SERIALIZE_DOC.format(kind=kind, plural=plural)
+
+
+def lookup_functions(kind: str, plural: str, known: dict, example: tuple[str, str]):
+    """keras.<plural>.deserialize and get for the `kind` objects `known` names (constraints,
+    regularizers); `example`: a name and the class it stands for."""
+    name, cls = example
+    words = dict(kind=kind, plural=plural, name=name, cls=cls)
+
+    def deserialize(config, custom_objects=None):
+        return deserialize_object(config, known, custom_objects, kind)
+
+    def get(identifier):
+        return get_object(identifier, known, kind)
+    for fn, doc in ((deserialize, _DESERIALIZE_DOC), (get, _GET_DOC)):
+        fn.__qualname__ = fn.__name__
+        fn.__doc__ = doc.format(**words)
+    return (keras_export(f"keras.{plural}.deserialize")(deserialize),
+            keras_export(f"keras.{plural}.get")(get))

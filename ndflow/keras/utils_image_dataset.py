@@ -10,6 +10,7 @@ import numpy as np
 
 from ndflow.core.api_export import keras_export
 from ndflow.data.dataset import DatasetV2
+from ndflow.keras import utils_dataset_docs
 from ndflow.keras.backend_functions import image_data_format
 from ndflow.keras.utils_directory_index import (
     check_label_args,
@@ -38,44 +39,6 @@ def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
                                  follow_links=False, crop_to_aspect_ratio=False,
                                  pad_to_aspect_ratio=False, data_format=None, format="tf",  # noqa: A002
                                  verbose=True):
-    """A `tf.data.Dataset` of (image, label) batches read from image files in a directory
-    (jpeg, png, bmp, gif), typically one subdirectory per class.
-
-    Args:
-      directory: the root directory; with `labels="inferred"`, one subdirectory per
-        class.
-      labels: "inferred" (from the subdirectories, in alphanumeric order), None (no
-        labels), or a list/tuple of labels in the sorted file order.
-      label_mode: "int" (class indices, the default), "categorical" (one-hot), "binary"
-        (0/1 floats, two classes) or None.
-      class_names: with "inferred", the subdirectory names to use, in order.
-      color_mode: "rgb" (the default), "rgba" or "grayscale".
-      batch_size: the batch size (None: unbatched).
-      image_size: the (height, width) every image is resized to.
-      shuffle: whether to shuffle the files (default True).
-      seed: the shuffling and splitting seed (needed with `validation_split`).
-      validation_split: optional fraction of the files reserved for validation.
-      subset: with `validation_split`: "training", "validation" or "both" (a list of
-        the two datasets).
-      follow_links: whether to follow symbolic links to subdirectories.
-      interpolation: the resize method (default "bilinear").
-      crop_to_aspect_ratio: whether to crop to the target's aspect ratio before
-        resizing (no distortion).
-      pad_to_aspect_ratio: whether to pad to it instead.
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      format: must be "tf".
-      verbose: whether to print how many files and classes were found.
-
-    Returns:
-      A dataset of float32 image batches (batch, height, width, channels) with labels
-      (or a list of two datasets for `subset="both"`); its `class_names` attribute lists
-      the classes.
-
-    Raises:
-      ValueError: inconsistent label arguments, a bad `subset`/`validation_split`, or no
-        images found.
-    """
     check_label_args(labels, label_mode, class_names, "image")
     if labels is None or label_mode is None:
         labels, label_mode = None, None
@@ -170,3 +133,6 @@ def _check_format(format) -> None:  # noqa: A002 - Keras' argument name
                          'use format="tf".')
     if format != "tf":
         raise ValueError(f'`format` should be either "tf" or "grain". Received: format={format}')
+
+
+utils_dataset_docs.attach_loaders(globals(), "image_dataset_from_directory")

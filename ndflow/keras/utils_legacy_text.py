@@ -13,29 +13,14 @@ import warnings
 import numpy as np
 
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
+from ndflow.keras import utils_legacy_text_docs
 
 _FILTERS = '!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n'
 
 
 @keras_export("keras.preprocessing.text.text_to_word_sequence")
 def text_to_word_sequence(input_text, filters=_FILTERS, lower=True, split=" "):
-    """Splits a text into words (Keras 2's text preprocessing).
-
-    Args:
-      input_text: a string.
-      filters: the characters treated as separators (default: punctuation, tabs and
-        newlines).
-      lower: whether to lowercase the text first.
-      split: the word separator.
-
-    Returns:
-      A list of words (empty words dropped).
-
-    Example:
-
-    >>> tf.keras.preprocessing.text.text_to_word_sequence("Hello, world!")
-    ['hello', 'world']
-    """
     if lower:
         input_text = input_text.lower()
     input_text = input_text.translate(str.maketrans({c: split for c in filters}))
@@ -45,28 +30,6 @@ def text_to_word_sequence(input_text, filters=_FILTERS, lower=True, split=" "):
 @keras_export("keras.preprocessing.text.hashing_trick")
 def hashing_trick(text, n, hash_function=None, filters=_FILTERS, lower=True, split=" ",
                   analyzer=None):
-    """Encodes a text's words as integers in [1, n) by hashing:
-    `hash_function(word) % (n - 1) + 1` (0 is left for padding).
-
-    Args:
-      text: a string.
-      n: the size of the hashing space.
-      hash_function: None (Python's `hash`, salted per process unless PYTHONHASHSEED is
-        set), "md5" (stable across runs) or a callable on a string.
-      filters: the characters treated as separators (default: punctuation, tabs and
-        newlines).
-      lower: whether to lowercase the text first.
-      split: the word separator.
-      analyzer: optional callable splitting the text instead.
-
-    Returns:
-      A list of ints.
-
-    Example:
-
-    >>> tf.keras.preprocessing.text.hashing_trick("a b a", 10, hash_function="md5")
-    [2, 5, 2]
-    """
     if hash_function is None:
         hash_function = hash
     elif hash_function == "md5":
@@ -79,22 +42,6 @@ def hashing_trick(text, n, hash_function=None, filters=_FILTERS, lower=True, spl
 
 @keras_export("keras.preprocessing.text.one_hot")
 def one_hot(input_text, n, filters=_FILTERS, lower=True, split=" ", analyzer=None):
-    """Encodes a text's words as integers in [1, n) by hashing with Python's `hash`
-    (`hashing_trick` with its default; not stable across processes unless PYTHONHASHSEED
-    is set).
-
-    Args:
-      input_text: a string.
-      n: the size of the hashing space.
-      filters: the characters treated as separators (default: punctuation, tabs and
-        newlines).
-      lower: whether to lowercase the text first.
-      split: the word separator.
-      analyzer: optional callable splitting the text instead.
-
-    Returns:
-      A list of ints.
-    """
     return hashing_trick(input_text, n, hash_function=hash, filters=filters, lower=lower,
                          split=split, analyzer=analyzer)
 
@@ -278,3 +225,6 @@ def tokenizer_from_json(json_string):
     tokenizer.word_index = state["word_index"]
     tokenizer.index_word = {int(k): v for k, v in state["index_word"].items()}
     return tokenizer
+
+
+attach(globals(), utils_legacy_text_docs.DOCS)

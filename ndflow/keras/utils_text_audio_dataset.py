@@ -14,6 +14,7 @@ import numpy as np
 from ndflow.core import dtypes, errors
 from ndflow.core.api_export import keras_export
 from ndflow.data.dataset import DatasetV2
+from ndflow.keras import utils_dataset_docs
 from ndflow.keras.utils_directory_index import (
     check_label_args,
     check_validation_split_arg,
@@ -72,36 +73,6 @@ def text_dataset_from_directory(directory, labels="inferred", label_mode="int",
                                 class_names=None, batch_size=32, max_length=None, shuffle=True,
                                 seed=None, validation_split=None, subset=None,
                                 follow_links=False, format="tf", verbose=True):  # noqa: A002
-    """A `tf.data.Dataset` of (text, label) batches read from `.txt` files in a directory,
-    typically one subdirectory per class.
-
-    Args:
-      directory: the root directory; with `labels="inferred"`, one subdirectory per
-        class.
-      labels: "inferred" (from the subdirectories, in alphanumeric order), None (no
-        labels), or a list/tuple of labels in the sorted file order.
-      label_mode: "int" (class indices, the default), "categorical" (one-hot), "binary"
-        (0/1 floats, two classes) or None.
-      class_names: with "inferred", the subdirectory names to use, in order.
-      batch_size: the batch size (None: unbatched).
-      max_length: optional largest text length, in characters (longer texts are cut).
-      shuffle: whether to shuffle the files (default True).
-      seed: the shuffling and splitting seed (needed with `validation_split`).
-      validation_split: optional fraction of the files reserved for validation.
-      subset: with `validation_split`: "training", "validation" or "both" (a list of
-        the two datasets).
-      follow_links: whether to follow symbolic links to subdirectories.
-      format: must be "tf".
-      verbose: whether to print how many files and classes were found.
-
-    Returns:
-      A dataset of string batches with labels (or a list of two datasets for
-      `subset="both"`); its `class_names` attribute lists the classes.
-
-    Raises:
-      ValueError: `format` other than "tf", inconsistent label arguments, or a bad
-        `subset`/`validation_split`.
-    """
     if format != "tf":
         raise ValueError('Only format="tf" is available in ndflow (grain is not used). '
                          f"Received: format={format}")
@@ -149,39 +120,6 @@ def audio_dataset_from_directory(directory, labels="inferred", label_mode="int",
                                  output_sequence_length=None, ragged=False, shuffle=True,
                                  seed=None, validation_split=None, subset=None,
                                  follow_links=False, verbose=True):
-    """A `tf.data.Dataset` of (audio, label) batches read from `.wav` files in a
-    directory, typically one subdirectory per class.
-
-    Args:
-      directory: the root directory; with `labels="inferred"`, one subdirectory per
-        class.
-      labels: "inferred" (from the subdirectories, in alphanumeric order), None (no
-        labels), or a list/tuple of labels in the sorted file order.
-      label_mode: "int" (class indices, the default), "categorical" (one-hot), "binary"
-        (0/1 floats, two classes) or None.
-      class_names: with "inferred", the subdirectory names to use, in order.
-      batch_size: the batch size (None: unbatched).
-      sampling_rate: optional expected sample rate, in Hz.
-      output_sequence_length: optional length every clip is cut or zero-padded to
-        (default: padded to the batch's longest).
-      ragged: whether to return ragged batches of unpadded clips.
-      shuffle: whether to shuffle the files (default True).
-      seed: the shuffling and splitting seed (needed with `validation_split`).
-      validation_split: optional fraction of the files reserved for validation.
-      subset: with `validation_split`: "training", "validation" or "both" (a list of
-        the two datasets).
-      follow_links: whether to follow symbolic links to subdirectories.
-      verbose: whether to print how many files and classes were found.
-
-    Returns:
-      A dataset of float32 audio batches (batch, samples, channels) with labels (or a
-      list of two datasets for `subset="both"`); its `class_names` attribute lists the
-      classes.
-
-    Raises:
-      ValueError: both `ragged` and `output_sequence_length`, inconsistent label
-        arguments, or a bad `subset`/`validation_split`.
-    """
     if ragged and output_sequence_length is not None:
         raise ValueError("Cannot set both `ragged` and `output_sequence_length`")
     if sampling_rate is not None:
@@ -217,3 +155,7 @@ def audio_dataset_from_directory(directory, labels="inferred", label_mode="int",
         ds.class_names = class_names
         datasets.append(ds)
     return tuple(datasets) if subset == "both" else datasets[0]
+
+
+utils_dataset_docs.attach_loaders(globals(), "text_dataset_from_directory",
+                                  "audio_dataset_from_directory")

@@ -12,8 +12,9 @@ import zipfile
 import numpy as np
 
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.errors import DataLossError
-from ndflow.keras.datasets import _cache, _restricted_pickle
+from ndflow.keras.datasets import _cache, _restricted_pickle, _text_sequences_docs
 
 _IMDB_SHA256 = "69664113be75683a8fe16e3ed0ab59fda8886cb3cd7ada244f7d9544e4676b9f"
 _IMDB_INDEX_MD5 = "bfafd718b763782e994055a2d397834f"
@@ -30,30 +31,6 @@ _REUTERS_LABELS = (
 @keras_export("keras.datasets.imdb.load_data")
 def load_imdb(path="imdb.npz", num_words=None, skip_top=0, maxlen=None, seed=113,
               start_char=1, oov_char=2, index_from=3, **kwargs):
-    """The IMDB movie-review sentiment dataset: 25,000 training and 25,000 test reviews,
-    each a list of word indices (words ranked by frequency), labelled 0 (negative) or 1
-    (positive). Downloaded once (SHA-256 checked) into ~/.keras/datasets.
-
-    Args:
-      path: the file name to cache the data under (in ~/.keras/datasets).
-      num_words: keep only the `num_words` most frequent words (None: all); others
-        become `oov_char`.
-      skip_top: also treat the `skip_top` most frequent words as out of vocabulary
-        (e.g. "the").
-      maxlen: drop sequences of `maxlen` words or more (None: keep all).
-      seed: the shuffling seed.
-      start_char: the index marking a sequence's start (None: no marker).
-      oov_char: the index replacing out-of-vocabulary words (None: drop them).
-      index_from: added to every word index (indices below it are the markers).
-      **kwargs: accepted for Keras' signature.
-
-    Returns:
-      `(x_train, y_train), (x_test, y_test)`: x as NumPy object arrays of int lists, y as
-      int arrays.
-
-    Raises:
-      ValueError: `maxlen` leaves no sequence, or `path` contains a directory.
-    """
     members = _read_npz("IMDB", path, "imdb.npz", _IMDB_SHA256,
                         ("x_train", "y_train", "x_test", "y_test"))
     x_train, labels_train, x_test, labels_test = members
@@ -81,30 +58,6 @@ def load_imdb(path="imdb.npz", num_words=None, skip_top=0, maxlen=None, seed=113
 @keras_export("keras.datasets.reuters.load_data")
 def load_reuters(path="reuters.npz", num_words=None, skip_top=0, maxlen=None, test_split=0.2,
                  seed=113, start_char=1, oov_char=2, index_from=3):
-    """The Reuters newswire topic dataset: 11,228 newswires, each a list of word indices,
-    labelled with one of 46 topics (`get_label_names()` names them). Downloaded once
-    (SHA-256 checked) into ~/.keras/datasets and split after shuffling.
-
-    Args:
-      path: the file name to cache the data under (in ~/.keras/datasets).
-      num_words: keep only the `num_words` most frequent words (None: all); others
-        become `oov_char`.
-      skip_top: also treat the `skip_top` most frequent words as out of vocabulary
-        (e.g. "the").
-      maxlen: drop sequences of `maxlen` words or more (None: keep all).
-      seed: the shuffling seed.
-      start_char: the index marking a sequence's start (None: no marker).
-      oov_char: the index replacing out-of-vocabulary words (None: drop them).
-      index_from: added to every word index (indices below it are the markers).
-      test_split: the fraction of the data held out as the test set.
-
-    Returns:
-      `(x_train, y_train), (x_test, y_test)`: x as NumPy object arrays of int lists, y as
-      int arrays of topic indices.
-
-    Raises:
-      ValueError: `path` contains a directory.
-    """
     xs, labels = _read_npz("Reuters", path, "reuters.npz", _REUTERS_SHA256, ("x", "y"))
     indices = np.arange(len(xs))
     np.random.RandomState(seed).shuffle(indices)
@@ -245,3 +198,6 @@ def _read_json(dataset: str, path, origin_name: str, md5: str):
             return json.load(f)
     except (ValueError, UnicodeDecodeError) as e:
         raise DataLossError(None, None, f"Corrupt {dataset} file {file}: {e}") from None
+
+
+attach(globals(), _text_sequences_docs.DOCS)

@@ -6,6 +6,8 @@ zeroes outputs and is the output mask."""
 from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
+from ndflow.keras.layers import attention_docs
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.ops import arithmetic, comparison, linalg, math, nn_activation, nn_dropout
 from ndflow.ops.apply import convert_to_tensor
@@ -17,30 +19,6 @@ from ndflow.ops.reduction import reduce_sum
 
 @keras_export("keras.layers.Attention")
 class Attention(Layer):
-    """Dot-product (Luong-style) attention: `softmax(scores) @ value`, the scores being
-    `query @ key^T` (times a learned scalar `scale` with `use_scale`) or, with
-    `score_mode="concat"`, `sum(tanh(query + key))`.
-
-    Called as `layer([query, value])` or `layer([query, value, key])` (key defaults to
-    value), with query (batch, Tq, dim) and value/key (batch, Tv, dim); optional
-    `mask=[query_mask, value_mask]`, `return_attention_scores=True` (also returns the
-    (batch, Tq, Tv) weights) and `use_causal_mask=True` (position i attends to j <= i).
-    The output has shape (batch, Tq, dim).
-
-    Args:
-      use_scale: whether to learn a scalar scaling the scores.
-      score_mode: "dot" (the default) or "concat".
-      dropout: the fraction of attention weights dropped in training.
-      seed: an int for reproducible dropout.
-      **kwargs: Layer arguments (name, dtype, ...).
-
-    Example:
-
-    >>> q, v = tf.zeros((2, 3, 4)), tf.ones((2, 5, 4))
-    >>> tf.keras.layers.Attention()([q, v]).shape
-    TensorShape([2, 3, 4])
-    """
-
     def __init__(self, use_scale=False, score_mode="dot", dropout=0.0, seed=None, **kwargs):
         super().__init__(**kwargs)
         self.use_scale, self.score_mode, self.dropout, self.seed = (use_scale, score_mode,
@@ -145,22 +123,6 @@ class Attention(Layer):
 
 @keras_export("keras.layers.AdditiveAttention")
 class AdditiveAttention(Attention):
-    """Additive (Bahdanau-style) attention: the scores are
-    `sum(scale * tanh(query + key), axis=-1)`, `scale` a learned vector over the features
-    (with `use_scale`), then `softmax(scores) @ value`.
-
-    Called as `layer([query, value])` or `layer([query, value, key])` (key defaults to
-    value), with query (batch, Tq, dim) and value/key (batch, Tv, dim); optional
-    `mask=[query_mask, value_mask]`, `return_attention_scores=True` (also returns the
-    (batch, Tq, Tv) weights) and `use_causal_mask=True` (position i attends to j <= i).
-    The output has shape (batch, Tq, dim).
-
-    Args:
-      use_scale: whether to learn the feature scaling (default True).
-      dropout: the fraction of attention weights dropped in training.
-      **kwargs: Layer arguments (name, dtype, seed, ...).
-    """
-
     def __init__(self, use_scale=True, dropout=0.0, **kwargs):
         super().__init__(use_scale=use_scale, dropout=dropout, **kwargs)
 
@@ -181,3 +143,6 @@ class AdditiveAttention(Attention):
         config = super().get_config()
         del config["score_mode"]
         return config
+
+
+attach(globals(), attention_docs.DOCS)

@@ -6,9 +6,11 @@ conv_transpose, depthwise_conv2d, separable_conv2d, then the bias and the activa
 from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
 from ndflow.keras import activation_functions as activations
 from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
+from ndflow.keras.layers import conv_docs
 from ndflow.keras.layers import conv_utils as cu
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
@@ -162,126 +164,17 @@ class _Conv(_WindowedConv):
 
 @keras_export("keras.layers.Conv1D", "keras.layers.Convolution1D")
 class Conv1D(_Conv):
-    """1-D convolution over the steps of sequences.
-
-    Inputs are (batch, steps, channels) (channels last) or (batch, channels, steps); the kernel
-    has shape (kernel_size, in_channels / groups, filters).
-
-    Args:
-      filters: the number of output channels.
-      kernel_size: the window size, an int.
-      strides: the step of the window, an int.
-      padding: "valid" (no padding) or "same" (zero padding; output size
-        ceil(input / stride)), or "causal" (left padding only: step t sees
-        no later steps).
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      dilation_rate: the spacing between kernel taps, an int.
-      groups: split the input channels into this many groups, each convolved with
-        `filters / groups` filters (1: an ordinary convolution).
-      activation: the activation applied to the output (a name, callable or None).
-      use_bias: whether to add a bias per output channel.
-      kernel_initializer: the kernel weights' initializers (default "glorot_uniform").
-      kernel_regularizer: optional penalties on them.
-      kernel_constraint: optional projections after each update.
-      bias_initializer, bias_regularizer, bias_constraint: the bias' initializer
-        (default "zeros"), penalty and projection.
-      activity_regularizer: optional penalty on the output.
-      **kwargs: Layer arguments (name, dtype, input_shape, ...).
-      lora_rank: must be None (LoRA is not built in ndflow).
-      lora_alpha: accepted for Keras' signature.
-
-    Raises:
-      ValueError: non-positive `filters` or `groups`, `filters` not divisible by
-        `groups`, or bad window arguments.
-      NotImplementedError: `lora_rank` given.
-    """
-
     rank = 1
     _ALLOW_CAUSAL = True
 
 
 @keras_export("keras.layers.Conv2D", "keras.layers.Convolution2D")
 class Conv2D(_Conv):
-    """2-D convolution over images (a cross-correlation, as in every deep-learning
-    framework).
-
-    Inputs are (batch, rows, cols, channels) (channels last) or (batch, channels, rows, cols);
-    the kernel has shape (kh, kw, in_channels / groups, filters).
-
-    Args:
-      filters: the number of output channels.
-      kernel_size: the window size, an int or a tuple of 2 ints.
-      strides: the step of the window, an int or a tuple of 2 ints.
-      padding: "valid" (no padding) or "same" (zero padding; output size
-        ceil(input / stride)).
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      dilation_rate: the spacing between kernel taps, an int or a tuple of 2 ints.
-      groups: split the input channels into this many groups, each convolved with
-        `filters / groups` filters (1: an ordinary convolution).
-      activation: the activation applied to the output (a name, callable or None).
-      use_bias: whether to add a bias per output channel.
-      kernel_initializer: the kernel weights' initializers (default "glorot_uniform").
-      kernel_regularizer: optional penalties on them.
-      kernel_constraint: optional projections after each update.
-      bias_initializer, bias_regularizer, bias_constraint: the bias' initializer
-        (default "zeros"), penalty and projection.
-      activity_regularizer: optional penalty on the output.
-      **kwargs: Layer arguments (name, dtype, input_shape, ...).
-      lora_rank: must be None (LoRA is not built in ndflow).
-      lora_alpha: accepted for Keras' signature.
-
-    Raises:
-      ValueError: non-positive `filters` or `groups`, `filters` not divisible by
-        `groups`, or bad window arguments.
-      NotImplementedError: `lora_rank` given.
-
-    Example:
-
-    >>> tf.keras.layers.Conv2D(8, 3, padding="same")(tf.zeros((1, 5, 5, 3))).shape
-    TensorShape([1, 5, 5, 8])
-    """
-
     rank = 2
 
 
 @keras_export("keras.layers.Conv2DTranspose", "keras.layers.Convolution2DTranspose")
 class Conv2DTranspose(_WindowedConv):
-    """2-D transposed convolution (the gradient of a convolution with respect to its
-    input), used to upsample: with "same" padding each spatial size is multiplied by the
-    stride; with "valid" it becomes `(size - 1) * stride + max(kernel, stride)`.
-
-    Inputs are (batch, rows, cols, channels) (channels last) or (batch, channels, rows, cols);
-    the kernel has shape (kh, kw, filters, in_channels).
-
-    Args:
-      filters: the number of output channels.
-      kernel_size: the window size, an int or a tuple of 2 ints.
-      strides: the step of the window, an int or a tuple of 2 ints.
-      padding: "valid" (no padding) or "same" (zero padding; output size
-        ceil(input / stride)).
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      dilation_rate: the spacing between kernel taps, an int or a tuple of 2 ints.
-      output_padding: optional extra size added to one side of each spatial output (an
-        int or one per dim, each below its stride), to pick among the sizes that
-        convolve back to the input's.
-      activation: the activation applied to the output (a name, callable or None).
-      use_bias: whether to add a bias per output channel.
-      kernel_initializer: the kernel weights' initializers (default "glorot_uniform").
-      kernel_regularizer: optional penalties on them.
-      kernel_constraint: optional projections after each update.
-      bias_initializer, bias_regularizer, bias_constraint: the bias' initializer
-        (default "zeros"), penalty and projection.
-      activity_regularizer: optional penalty on the output.
-      **kwargs: Layer arguments (name, dtype, input_shape, ...).
-
-    Raises:
-      ValueError: non-positive `filters`, an `output_padding` not below the strides, or
-        bad window arguments.
-    """
-
     rank = 2
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", output_padding=None,
@@ -345,33 +238,6 @@ def _strides4(strides: tuple, data_format: str) -> list:
 
 @keras_export("keras.layers.DepthwiseConv2D")
 class DepthwiseConv2D(_WindowedConv):
-    """2-D depthwise convolution: each input channel is convolved with its own
-    `depth_multiplier` filters (no mixing across channels).
-
-    Inputs are (batch, rows, cols, channels) (channels last) or (batch, channels, rows, cols);
-    the kernel has shape (kh, kw, in_channels, depth_multiplier); the output has
-    `in_channels * depth_multiplier` channels.
-
-    Args:
-      kernel_size: the window size, an int or a tuple of 2 ints.
-      strides: the step of the window, an int or a tuple of 2 ints.
-      padding: "valid" (no padding) or "same" (zero padding; output size
-        ceil(input / stride)).
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      dilation_rate: the spacing between kernel taps, an int or a tuple of 2 ints.
-      depth_multiplier: the number of filters per input channel.
-      activation: the activation applied to the output (a name, callable or None).
-      use_bias: whether to add a bias per output channel.
-      depthwise_initializer: the depthwise weights' initializers (default "glorot_uniform").
-      depthwise_regularizer: optional penalties on them.
-      depthwise_constraint: optional projections after each update.
-      bias_initializer, bias_regularizer, bias_constraint: the bias' initializer
-        (default "zeros"), penalty and projection.
-      activity_regularizer: optional penalty on the output.
-      **kwargs: Layer arguments (name, dtype, input_shape, ...).
-    """
-
     rank = 2
     _ROLES = ("depthwise", "bias")
 
@@ -417,36 +283,6 @@ class DepthwiseConv2D(_WindowedConv):
 
 @keras_export("keras.layers.SeparableConv2D", "keras.layers.SeparableConvolution2D")
 class SeparableConv2D(_WindowedConv):
-    """2-D separable convolution: a depthwise convolution (each input channel with its
-    own `depth_multiplier` filters) followed by a pointwise convolution mixing the
-    channels into `filters` outputs; far fewer weights than a full convolution.
-
-    Inputs are (batch, rows, cols, channels) (channels last) or (batch, channels, rows, cols);
-    the depthwise kernel has shape (kh, kw, in_channels, depth_multiplier), the pointwise kernel
-    (1, 1, in_channels * depth_multiplier, filters).
-
-    Args:
-      filters: the number of output channels.
-      kernel_size: the window size, an int or a tuple of 2 ints.
-      strides: the step of the window, an int or a tuple of 2 ints.
-      padding: "valid" (no padding) or "same" (zero padding; output size
-        ceil(input / stride)).
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      dilation_rate: the spacing between kernel taps, an int or a tuple of 2 ints.
-      depth_multiplier: the number of depthwise filters per input channel.
-      activation: the activation applied to the output (a name, callable or None).
-      use_bias: whether to add a bias per output channel.
-      depthwise_initializer, pointwise_initializer: the depthwise/pointwise weights'
-        initializers (default "glorot_uniform").
-      depthwise_regularizer, pointwise_regularizer: optional penalties on them.
-      depthwise_constraint, pointwise_constraint: optional projections after each update.
-      bias_initializer, bias_regularizer, bias_constraint: the bias' initializer
-        (default "zeros"), penalty and projection.
-      activity_regularizer: optional penalty on the output.
-      **kwargs: Layer arguments (name, dtype, input_shape, ...).
-    """
-
     rank = 2
     _ROLES = ("depthwise", "pointwise", "bias")
 
@@ -492,3 +328,6 @@ class SeparableConv2D(_WindowedConv):
     def get_config(self) -> dict:
         return {**super().get_config(), "depth_multiplier": self.depth_multiplier,
                 "filters": self.filters, **self._window_config(), **self._weights_config()}
+
+
+attach(globals(), conv_docs.DOCS)

@@ -16,6 +16,7 @@ from ndflow.core.api_export import keras_export
 from ndflow.keras import activation_functions as activations
 from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
+from ndflow.keras.docstrings import sections
 from ndflow.keras.layers import conv_utils as cu
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
@@ -247,115 +248,64 @@ for _name in ("filters", "kernel_size", "strides", "padding", "data_format", "di
     setattr(ConvLSTM, _name, property(lambda self, n=_name: getattr(self.cell, n)))
 
 
-def _with_convlstm_signature(cls):
-    """`cls.__init__` shows ConvLSTM's arguments less `rank`, as Keras spells each class's
-    arguments out (the signature tools and `tf.keras` users read)."""
-    base = inspect.signature(ConvLSTM.__init__)
-    cls.__init__.__signature__ = base.replace(
-        parameters=[p for p in base.parameters.values() if p.name != "rank"])
-    return cls
+class _ConvLSTMND(ConvLSTM):
+    """ConvLSTM at the rank `_rank` of a subclass, whose `__init__` shows ConvLSTM's arguments
+    less `rank`, as Keras spells each class's arguments out (the signature tools and
+    `tf.keras` users read)."""
+
+    _rank = 2
+
+    def __init__(self, filters, kernel_size, **kwargs):
+        super().__init__(self._rank, filters, kernel_size, **kwargs)
+
+
+_BASE_SIGNATURE = inspect.signature(ConvLSTM.__init__)
+_ConvLSTMND.__init__.__signature__ = _BASE_SIGNATURE.replace(
+    parameters=[p for p in _BASE_SIGNATURE.parameters.values() if p.name != "rank"])
+
+_DOC = """{rank}-D convolutional LSTM{what}.
+
+    Each step runs an LSTM whose input and recurrent transformations are convolutions, so
+    the state keeps its spatial layout. Inputs are (batch, time, {axes}, channels) (channels
+    last) or with the channels before the spatial axes.
+
+    Args:
+      filters: the number of output channels (and state channels).
+      kernel_size: the convolution window, an int or a tuple of {rank}.
+      strides: the input convolution's strides.
+      padding: "valid" or "same".
+      data_format: "channels_last" or "channels_first" (default
+        `keras.config.image_data_format()`).
+      dilation_rate: the input convolution's dilation.
+      activation: the candidate's and output's activation (default "tanh").
+      recurrent_activation: the gates' activation (default "sigmoid").
+      use_bias, kernel_initializer, recurrent_initializer, bias_initializer,
+        unit_forget_bias, the regularizers and constraints: as in `LSTM`.
+      dropout: the fraction of the inputs dropped in training.
+      recurrent_dropout: the fraction of the recurrent state dropped in training.
+      seed: an int for reproducible dropout masks.
+      return_sequences, return_state, go_backwards, stateful: as in `RNN`.
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
+_EXAMPLE_2D = """>>> layer = tf.keras.layers.ConvLSTM2D(4, 3, padding="same")
+    >>> layer(tf.zeros((1, 2, 5, 5, 3))).shape
+    TensorShape([1, 5, 5, 4])"""
 
 
 @keras_export("keras.layers.ConvLSTM1D")
-@_with_convlstm_signature
-class ConvLSTM1D(ConvLSTM):
-    """1-D convolutional LSTM.
-
-    Each step runs an LSTM whose input and recurrent transformations are convolutions, so
-    the state keeps its spatial layout. Inputs are (batch, time, steps, channels) (channels
-    last) or with the
-    channels before the spatial axes.
-
-    Args:
-      filters: the number of output channels (and state channels).
-      kernel_size: the convolution window, an int or a tuple of 1.
-      strides: the input convolution's strides.
-      padding: "valid" or "same".
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      dilation_rate: the input convolution's dilation.
-      activation: the candidate's and output's activation (default "tanh").
-      recurrent_activation: the gates' activation (default "sigmoid").
-      use_bias, kernel_initializer, recurrent_initializer, bias_initializer,
-        unit_forget_bias, the regularizers and constraints: as in `LSTM`.
-      dropout: the fraction of the inputs dropped in training.
-      recurrent_dropout: the fraction of the recurrent state dropped in training.
-      seed: an int for reproducible dropout masks.
-      return_sequences, return_state, go_backwards, stateful: as in `RNN`.
-      **kwargs: Layer arguments (name, dtype, ...).
-    """
-
-    def __init__(self, filters, kernel_size, **kwargs):
-        super().__init__(1, filters, kernel_size, **kwargs)
+class ConvLSTM1D(_ConvLSTMND):
+    __doc__ = _DOC.format(rank=1, what="", axes="steps")
+    _rank = 1
 
 
 @keras_export("keras.layers.ConvLSTM2D")
-@_with_convlstm_signature
-class ConvLSTM2D(ConvLSTM):
-    """2-D convolutional LSTM (for sequences of images, e.g. video frames).
-
-    Each step runs an LSTM whose input and recurrent transformations are convolutions, so
-    the state keeps its spatial layout. Inputs are (batch, time, rows, cols, channels) (channels
-    last) or with the
-    channels before the spatial axes.
-
-    Args:
-      filters: the number of output channels (and state channels).
-      kernel_size: the convolution window, an int or a tuple of 2.
-      strides: the input convolution's strides.
-      padding: "valid" or "same".
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      dilation_rate: the input convolution's dilation.
-      activation: the candidate's and output's activation (default "tanh").
-      recurrent_activation: the gates' activation (default "sigmoid").
-      use_bias, kernel_initializer, recurrent_initializer, bias_initializer,
-        unit_forget_bias, the regularizers and constraints: as in `LSTM`.
-      dropout: the fraction of the inputs dropped in training.
-      recurrent_dropout: the fraction of the recurrent state dropped in training.
-      seed: an int for reproducible dropout masks.
-      return_sequences, return_state, go_backwards, stateful: as in `RNN`.
-      **kwargs: Layer arguments (name, dtype, ...).
-
-    Example:
-
-    >>> layer = tf.keras.layers.ConvLSTM2D(4, 3, padding="same")
-    >>> layer(tf.zeros((1, 2, 5, 5, 3))).shape
-    TensorShape([1, 5, 5, 4])
-    """
-
-    def __init__(self, filters, kernel_size, **kwargs):
-        super().__init__(2, filters, kernel_size, **kwargs)
+class ConvLSTM2D(_ConvLSTMND):
+    __doc__ = sections(_DOC.format(rank=2, what=" (for sequences of images, e.g. video frames)",
+                                   axes="rows, cols"), example=_EXAMPLE_2D)
+    _rank = 2
 
 
 @keras_export("keras.layers.ConvLSTM3D")
-@_with_convlstm_signature
-class ConvLSTM3D(ConvLSTM):
-    """3-D convolutional LSTM (for sequences of volumes).
-
-    Each step runs an LSTM whose input and recurrent transformations are convolutions, so
-    the state keeps its spatial layout. Inputs are (batch, time, d1, d2, d3, channels) (channels
-    last) or with the
-    channels before the spatial axes.
-
-    Args:
-      filters: the number of output channels (and state channels).
-      kernel_size: the convolution window, an int or a tuple of 3.
-      strides: the input convolution's strides.
-      padding: "valid" or "same".
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      dilation_rate: the input convolution's dilation.
-      activation: the candidate's and output's activation (default "tanh").
-      recurrent_activation: the gates' activation (default "sigmoid").
-      use_bias, kernel_initializer, recurrent_initializer, bias_initializer,
-        unit_forget_bias, the regularizers and constraints: as in `LSTM`.
-      dropout: the fraction of the inputs dropped in training.
-      recurrent_dropout: the fraction of the recurrent state dropped in training.
-      seed: an int for reproducible dropout masks.
-      return_sequences, return_state, go_backwards, stateful: as in `RNN`.
-      **kwargs: Layer arguments (name, dtype, ...).
-    """
-
-    def __init__(self, filters, kernel_size, **kwargs):
-        super().__init__(3, filters, kernel_size, **kwargs)
+class ConvLSTM3D(_ConvLSTMND):
+    __doc__ = _DOC.format(rank=3, what=" (for sequences of volumes)", axes="d1, d2, d3")
+    _rank = 3

@@ -6,6 +6,8 @@ unit spatial axis, as Keras' TensorFlow backend does."""
 from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
+from ndflow.keras.layers import conv_docs
 from ndflow.keras.layers import conv_utils as cu
 from ndflow.keras.layers.conv_layers import (
     Conv2DTranspose,
@@ -25,41 +27,6 @@ def tf_format(data_format: str, rank: int) -> str:
 
 @keras_export("keras.layers.Conv3D", "keras.layers.Convolution3D")
 class Conv3D(_Conv):
-    """3-D convolution over volumes.
-
-    Inputs are (batch, depth, rows, cols, channels) (channels last) or
-    (batch, channels, depth, rows, cols); the kernel has shape (kd, kh, kw, in_channels /
-    groups, filters).
-
-    Args:
-      filters: the number of output channels.
-      kernel_size: the window size, an int or a tuple of 3 ints.
-      strides: the step of the window, an int or a tuple of 3 ints.
-      padding: "valid" (no padding) or "same" (zero padding; output size
-        ceil(input / stride)).
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      dilation_rate: the spacing between kernel taps, an int or a tuple of 3 ints.
-      groups: split the input channels into this many groups, each convolved with
-        `filters / groups` filters (1: an ordinary convolution).
-      activation: the activation applied to the output (a name, callable or None).
-      use_bias: whether to add a bias per output channel.
-      kernel_initializer: the kernel weights' initializers (default "glorot_uniform").
-      kernel_regularizer: optional penalties on them.
-      kernel_constraint: optional projections after each update.
-      bias_initializer, bias_regularizer, bias_constraint: the bias' initializer
-        (default "zeros"), penalty and projection.
-      activity_regularizer: optional penalty on the output.
-      **kwargs: Layer arguments (name, dtype, input_shape, ...).
-      lora_rank: must be None (LoRA is not built in ndflow).
-      lora_alpha: accepted for Keras' signature.
-
-    Raises:
-      ValueError: non-positive `filters` or `groups`, `filters` not divisible by
-        `groups`, or bad window arguments.
-      NotImplementedError: `lora_rank` given.
-    """
-
     rank = 3
 
     def _tf_format(self) -> str:
@@ -88,79 +55,11 @@ class _ConvTransposeND(Conv2DTranspose):
 
 @keras_export("keras.layers.Conv1DTranspose", "keras.layers.Convolution1DTranspose")
 class Conv1DTranspose(_ConvTransposeND):
-    """1-D transposed convolution (the gradient of a convolution with respect to its
-    input), used to upsample: with "same" padding each spatial size is multiplied by the
-    stride; with "valid" it becomes `(size - 1) * stride + max(kernel, stride)`.
-
-    Inputs are (batch, steps, channels) (channels last) or (batch, channels, steps); the kernel
-    has shape (kw, filters, in_channels).
-
-    Args:
-      filters: the number of output channels.
-      kernel_size: the window size, an int.
-      strides: the step of the window, an int.
-      padding: "valid" (no padding) or "same" (zero padding; output size
-        ceil(input / stride)).
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      dilation_rate: the spacing between kernel taps, an int.
-      output_padding: optional extra size added to one side of each spatial output (an
-        int or one per dim, each below its stride), to pick among the sizes that
-        convolve back to the input's.
-      activation: the activation applied to the output (a name, callable or None).
-      use_bias: whether to add a bias per output channel.
-      kernel_initializer: the kernel weights' initializers (default "glorot_uniform").
-      kernel_regularizer: optional penalties on them.
-      kernel_constraint: optional projections after each update.
-      bias_initializer, bias_regularizer, bias_constraint: the bias' initializer
-        (default "zeros"), penalty and projection.
-      activity_regularizer: optional penalty on the output.
-      **kwargs: Layer arguments (name, dtype, input_shape, ...).
-
-    Raises:
-      ValueError: non-positive `filters`, an `output_padding` not below the strides, or
-        bad window arguments.
-    """
-
     rank = 1
 
 
 @keras_export("keras.layers.Conv3DTranspose", "keras.layers.Convolution3DTranspose")
 class Conv3DTranspose(_ConvTransposeND):
-    """3-D transposed convolution (the gradient of a convolution with respect to its
-    input), used to upsample: with "same" padding each spatial size is multiplied by the
-    stride; with "valid" it becomes `(size - 1) * stride + max(kernel, stride)`.
-
-    Inputs are (batch, depth, rows, cols, channels) (channels last) or
-    (batch, channels, depth, rows, cols); the kernel has shape (kd, kh, kw, filters, in_channels).
-
-    Args:
-      filters: the number of output channels.
-      kernel_size: the window size, an int or a tuple of 3 ints.
-      strides: the step of the window, an int or a tuple of 3 ints.
-      padding: "valid" (no padding) or "same" (zero padding; output size
-        ceil(input / stride)).
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      dilation_rate: the spacing between kernel taps, an int or a tuple of 3 ints.
-      output_padding: optional extra size added to one side of each spatial output (an
-        int or one per dim, each below its stride), to pick among the sizes that
-        convolve back to the input's.
-      activation: the activation applied to the output (a name, callable or None).
-      use_bias: whether to add a bias per output channel.
-      kernel_initializer: the kernel weights' initializers (default "glorot_uniform").
-      kernel_regularizer: optional penalties on them.
-      kernel_constraint: optional projections after each update.
-      bias_initializer, bias_regularizer, bias_constraint: the bias' initializer
-        (default "zeros"), penalty and projection.
-      activity_regularizer: optional penalty on the output.
-      **kwargs: Layer arguments (name, dtype, input_shape, ...).
-
-    Raises:
-      ValueError: non-positive `filters`, an `output_padding` not below the strides, or
-        bad window arguments.
-    """
-
     rank = 3
 
 
@@ -178,33 +77,6 @@ def _as_2d(layer, inputs, kernels):
 
 @keras_export("keras.layers.DepthwiseConv1D")
 class DepthwiseConv1D(DepthwiseConv2D):
-    """1-D depthwise convolution: each input channel is convolved with its own
-    `depth_multiplier` filters (no mixing across channels).
-
-    Inputs are (batch, steps, channels) (channels last) or (batch, channels, steps); the kernel
-    has shape (kw, in_channels, depth_multiplier); the output has
-    `in_channels * depth_multiplier` channels.
-
-    Args:
-      kernel_size: the window size, an int.
-      strides: the step of the window, an int.
-      padding: "valid" (no padding) or "same" (zero padding; output size
-        ceil(input / stride)).
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      dilation_rate: the spacing between kernel taps, an int.
-      depth_multiplier: the number of filters per input channel.
-      activation: the activation applied to the output (a name, callable or None).
-      use_bias: whether to add a bias per output channel.
-      depthwise_initializer: the depthwise weights' initializers (default "glorot_uniform").
-      depthwise_regularizer: optional penalties on them.
-      depthwise_constraint: optional projections after each update.
-      bias_initializer, bias_regularizer, bias_constraint: the bias' initializer
-        (default "zeros"), penalty and projection.
-      activity_regularizer: optional penalty on the output.
-      **kwargs: Layer arguments (name, dtype, input_shape, ...).
-    """
-
     rank = 1
 
     def _tf_format(self) -> str:
@@ -219,36 +91,6 @@ class DepthwiseConv1D(DepthwiseConv2D):
 
 @keras_export("keras.layers.SeparableConv1D", "keras.layers.SeparableConvolution1D")
 class SeparableConv1D(SeparableConv2D):
-    """1-D separable convolution: a depthwise convolution (each input channel with its
-    own `depth_multiplier` filters) followed by a pointwise convolution mixing the
-    channels into `filters` outputs; far fewer weights than a full convolution.
-
-    Inputs are (batch, steps, channels) (channels last) or (batch, channels, steps); the
-    depthwise kernel has shape (kw, in_channels, depth_multiplier), the pointwise kernel
-    (1, in_channels * depth_multiplier, filters).
-
-    Args:
-      filters: the number of output channels.
-      kernel_size: the window size, an int.
-      strides: the step of the window, an int.
-      padding: "valid" (no padding) or "same" (zero padding; output size
-        ceil(input / stride)).
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      dilation_rate: the spacing between kernel taps, an int.
-      depth_multiplier: the number of depthwise filters per input channel.
-      activation: the activation applied to the output (a name, callable or None).
-      use_bias: whether to add a bias per output channel.
-      depthwise_initializer, pointwise_initializer: the depthwise/pointwise weights'
-        initializers (default "glorot_uniform").
-      depthwise_regularizer, pointwise_regularizer: optional penalties on them.
-      depthwise_constraint, pointwise_constraint: optional projections after each update.
-      bias_initializer, bias_regularizer, bias_constraint: the bias' initializer
-        (default "zeros"), penalty and projection.
-      activity_regularizer: optional penalty on the output.
-      **kwargs: Layer arguments (name, dtype, input_shape, ...).
-    """
-
     rank = 1
 
     def _tf_format(self) -> str:
@@ -260,3 +102,6 @@ class SeparableConv1D(SeparableConv2D):
         y = nn_conv_nd.separable_conv2d(x, dk, pk, strides, self.padding.upper(),
                                         data_format=fmt, dilations=dilations)
         return self._finish(squeeze(y, [steps]))
+
+
+attach(globals(), conv_docs.ND_DOCS)

@@ -15,10 +15,13 @@ from ndflow.keras.layers.call_arguments import shape_tuple
 from ndflow.keras.layers.core_layers import Dropout
 from ndflow.keras.layers.einsum_dense import EinsumDense
 from ndflow.keras.layers.multi_head_attention import (
+    ATTENTION_CALL,
+    PROJECTION_ARGS,
     MultiHeadAttention,
     attention_shapes,
     dot_product_attention,
 )
+from ndflow.keras.layers.weight_options import set_kernel_and_bias_options
 from ndflow.ops import init_ops
 from ndflow.ops.array_builders import repeat
 from ndflow.ops.array_core import expand_dims, identity
@@ -28,17 +31,12 @@ from ndflow.ops.einsum import einsum
 
 @keras_export("keras.layers.GroupQueryAttention")
 class GroupedQueryAttention(Layer):
-    """Grouped-query attention (Ainslie et al., 2023): `num_query_heads` query heads share
-    `num_key_value_heads` key/value heads (each key/value head serves a group of query
-    heads), which cuts the key/value projections' size; one key/value head is multi-query
-    attention.
+    __doc__ = f"""Grouped-query attention (Ainslie et al., 2023): `num_query_heads` query heads
+    share `num_key_value_heads` key/value heads (each key/value head serves a group of
+    query heads), which cuts the key/value projections' size; one key/value head is
+    multi-query attention.
 
-    Called as `layer(query, value, key=None, attention_mask=None,
-    return_attention_scores=False, training=None, use_causal_mask=False)`: query
-    (batch, Tq, dim), value and key (batch, Tv, dim) (key defaults to value); the output
-    has query's shape (or `output_shape`). `attention_mask` (batch, Tq, Tv) is True where
-    attention is allowed; `use_causal_mask` lets position i attend to j <= i only; with
-    `return_attention_scores` the per-head weights are returned too.
+    {ATTENTION_CALL}
 
     Saved as "GroupQueryAttention", the name Keras exports it under.
 
@@ -51,14 +49,7 @@ class GroupedQueryAttention(Layer):
       use_bias: whether the projections add biases.
       sliding_window: optional int w: each position attends only within distance < w.
       flash_attention: accepted for Keras' signature.
-      kernel_initializer: the projections' initializer (default "glorot_uniform").
-      bias_initializer: the biases' initializer (default zeros).
-      kernel_regularizer, bias_regularizer, activity_regularizer: optional penalties.
-      kernel_constraint, bias_constraint: optional projections after each update.
-      use_gate: whether to gate the attention output with a learned sigmoid of the
-        query.
-      seed: an int for reproducible dropout.
-      **kwargs: Layer arguments (name, dtype, ...).
+      {PROJECTION_ARGS}
     """
 
     _keras_class_name = "GroupQueryAttention"
@@ -83,13 +74,9 @@ class GroupedQueryAttention(Layer):
                              f"Received: sliding_window={sliding_window}")
         self.sliding_window = sliding_window
         self._flash_attention = flash_attention
-        self.kernel_initializer = init_ops.get(kernel_initializer)
-        self.bias_initializer = init_ops.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
+        set_kernel_and_bias_options(self, kernel_initializer, bias_initializer, kernel_regularizer,
+                                    bias_regularizer, kernel_constraint, bias_constraint)
         self._gqa_activity_regularizer = regularizers.get(activity_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
         self.seed = seed
         self._inverse_sqrt_head_dim = 1.0 / math.sqrt(float(head_dim))
         if flash_attention and dropout > 0.0:

@@ -4,6 +4,8 @@ examples run as doctests (tests/keras/test_keras_docstrings.py)."""
 
 from __future__ import annotations
 
+from ndflow.keras.docstrings import sections
+
 _TRAINING = """Random only in training (`layer(images, training=True)`, as `fit` calls it); at
     inference the images pass through unchanged. Works on a 3-D image or a 4-D batch
     (each image gets its own draw), in a model or in a `tf.data` pipeline."""
@@ -29,11 +31,7 @@ def _geometric(summary: str, args: str, example: str = "", raises: str = "") -> 
 {args}
 {_FILL}
     """
-    if raises:
-        doc += f"\n    Raises:\n      {raises}\n    "
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, raises, example)
 
 
 DOCS = {

@@ -8,6 +8,8 @@ transformed yet.)"""
 from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
+from ndflow.keras.layers import image_blur_perspective_docs
 from ndflow.keras.layers.image_augmentation import _batch, _shape
 from ndflow.keras.layers.image_preprocessing import ImagePreprocessingLayer, bounded_pair
 from ndflow.keras.ops import image_functions
@@ -37,21 +39,6 @@ def _per_image(flags):
 
 @keras_export("keras.layers.RandomGaussianBlur")
 class RandomGaussianBlur(ImagePreprocessingLayer):
-    """Blurs images with a Gaussian kernel whose standard deviation is drawn per image.
-
-    Random only in training; at inference the images pass through unchanged.
-
-    Args:
-      factor: the probability bound of blurring an image (a float or pair in [0, 1]).
-      kernel_size: the (odd) kernel size.
-      sigma: the largest standard deviation (a float) or a (min, max) pair.
-      value_range: the (min, max) range of the pixel values (default (0, 255)).
-      seed: an int for reproducible draws.
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      **kwargs: Layer arguments (name, dtype, ...).
-    """
-
     _USE_BASE_FACTOR = False
     _FACTOR_BOUNDS = (0, 1)
 
@@ -108,22 +95,6 @@ class RandomGaussianBlur(ImagePreprocessingLayer):
 
 @keras_export("keras.layers.RandomPerspective")
 class RandomPerspective(ImagePreprocessingLayer):
-    """Random perspective warps: each image's four corners move by up to `scale` / 2 of its
-    size, and the image is warped to match.
-
-    Random only in training; at inference the images pass through unchanged.
-
-    Args:
-      factor: the probability bound of warping an image (a float or pair in [0, 1]).
-      scale: the distortion's size, in (0, 1].
-      interpolation: "bilinear" (the default) or "nearest".
-      fill_value: the value of pixels mapped from outside the image.
-      seed: an int for reproducible draws.
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      **kwargs: Layer arguments (name, dtype, ...).
-    """
-
     _USE_BASE_FACTOR = False
     _FACTOR_BOUNDS = (0, 1)
     _SUPPORTED_INTERPOLATION = ("nearest", "bilinear")
@@ -179,24 +150,6 @@ class RandomPerspective(ImagePreprocessingLayer):
 
 @keras_export("keras.layers.RandomErasing")
 class RandomErasing(ImagePreprocessingLayer):
-    """Random erasing: replaces a random rectangle of each image, with a probability drawn
-    from `factor`, by `fill_value`; the rectangle's area is a random fraction in `scale` of
-    the image's.
-
-    Random only in training; at inference the images pass through unchanged.
-
-    Args:
-      factor: the probability bound of erasing (a float or pair in [0, 1]).
-      scale: the (min, max) fraction of the image's area erased.
-      fill_value: a number, one per channel (three numbers), or None (Gaussian noise
-        times `value_range[1]`), clipped to `value_range`.
-      value_range: the (min, max) range of the pixel values (default (0, 255)).
-      seed: an int for reproducible draws.
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      **kwargs: Layer arguments (name, dtype, ...).
-    """
-
     _USE_BASE_FACTOR = False
     _FACTOR_BOUNDS = (0, 1)
 
@@ -277,3 +230,6 @@ def _all_of(*conditions):
     for c in conditions[1:]:
         out = comparison.logical_and(out, c)
     return out
+
+
+attach(globals(), image_blur_perspective_docs.DOCS)

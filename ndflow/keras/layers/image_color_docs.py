@@ -4,6 +4,8 @@ doctests (tests/keras/test_keras_docstrings.py)."""
 
 from __future__ import annotations
 
+from ndflow.keras.docstrings import sections
+
 _TRAINING = """Random only in training (`layer(images, training=True)`, as `fit` calls it); at
     inference the images pass through unchanged. Works on a 3-D image or a 4-D batch
     (each image gets its own draw)."""
@@ -24,9 +26,7 @@ def _color(summary: str, factor: str, extra: str = "", example: str = "") -> str
 {_VALUE_RANGE}{extra}
 {_TAIL}
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 AUGMENTATION_DOCS = {

@@ -12,6 +12,8 @@ import random as pyrandom
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
+from ndflow.keras.layers import image_rand_augment_docs
 from ndflow.keras.layers.image_augmentation import (
     RandomBrightness,
     RandomContrast,
@@ -63,23 +65,6 @@ def _augmentations(factor, value_range, interpolation, seed, data_format,
 
 @keras_export("keras.layers.RandAugment")
 class RandAugment(ImagePreprocessingLayer):
-    """RandAugment (Cubuk et al., 2020): applies `num_ops` augmentations chosen at random
-    (shear, translation, rotation, brightness, contrast, solarization, ...) at strength
-    `factor` to each batch.
-
-    Random only in training; at inference the images pass through unchanged.
-
-    Args:
-      value_range: the (min, max) range of the pixel values (default (0, 255)).
-      num_ops: how many augmentations are applied.
-      factor: the augmentations' strength, in [0, 1].
-      interpolation: the resampling of the geometric augmentations.
-      seed: an int for reproducible draws.
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      **kwargs: Layer arguments (name, dtype, ...).
-    """
-
     _USE_BASE_FACTOR = False
     _FACTOR_BOUNDS = (0, 1)
     _AUGMENT_LAYERS = ["random_shear", "random_translation", "random_rotation",
@@ -134,27 +119,6 @@ _AUGMIX_LAYERS_ALL = _AUGMIX_LAYERS + ["random_brightness", "random_color_degene
 
 @keras_export("keras.layers.AugMix")
 class AugMix(ImagePreprocessingLayer):
-    """AugMix (Hendrycks et al., 2020): `num_chains` chains of up to `chain_depth` randomly
-    chosen augmentations, mixed with Dirichlet(alpha) weights, then blended with the
-    original image by a Beta(alpha, alpha) weight and clipped to `value_range`.
-
-    Random only in training; at inference the images pass through unchanged.
-
-    Args:
-      value_range: the (min, max) range of the pixel values (default (0, 255)).
-      num_chains: the number of augmentation chains.
-      chain_depth: the most augmentations per chain (each chain's depth is random).
-      factor: the augmentations' strength, in [0, 1].
-      alpha: the Dirichlet and Beta distributions' parameter.
-      all_ops: whether to include the augmentations that overlap common test-time
-        corruptions (brightness, contrast, sharpness...).
-      interpolation: the resampling of the geometric augmentations.
-      seed: an int for reproducible draws.
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      **kwargs: Layer arguments (name, dtype, ...).
-    """
-
     _USE_BASE_FACTOR = False
     _FACTOR_BOUNDS = (0, 1)
 
@@ -220,3 +184,6 @@ class AugMix(ImagePreprocessingLayer):
                 "num_chains": self.num_chains, "chain_depth": self.chain_depth,
                 "factor": self.factor, "alpha": self.alpha, "all_ops": self.all_ops,
                 "interpolation": self.interpolation, "seed": self.seed}
+
+
+attach(globals(), image_rand_augment_docs.DOCS)

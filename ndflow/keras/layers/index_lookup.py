@@ -13,7 +13,9 @@ import numpy as np
 
 from ndflow.core import context, dtypes, errors
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import control_dependencies
+from ndflow.keras.layers import index_lookup_docs
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.category_encoding import encode_categorical
 from ndflow.ops import arithmetic, comparison, reduction
@@ -449,47 +451,6 @@ class IndexLookup(Layer):
 
 @keras_export("keras.layers.StringLookup")
 class StringLookup(IndexLookup):
-    """Maps strings to integer indices through a vocabulary (or back, with `invert`).
-
-    Index layout: 0 is the mask token's (when `mask_token` is set, in "int" mode), then
-    `num_oov_indices` indices for unknown tokens, then the vocabulary in order. The
-    vocabulary is given or learned with `adapt(data)` (tokens by descending frequency).
-
-    Args:
-      max_tokens: the largest index space (vocabulary plus mask and OOV indices); None
-        for no limit.
-      mask_token: optional token that means padding (mapped to index 0); None for none.
-      oov_token: the token `invert` returns for OOV indices.
-      num_oov_indices: how many indices are kept for out-of-vocabulary tokens (0 makes
-        an unknown token an error); with several, a token's hash picks one.
-      vocabulary: optional vocabulary: a list, a 1-D tensor or array, or the path of a
-        text file with one token per line (then `adapt` is not needed).
-      idf_weights: with `output_mode="tf_idf"` and a `vocabulary`, the inverse document
-        frequency of each vocabulary token.
-      invert: whether to map indices back to tokens instead ("int" mode only).
-      output_mode: "int" (indices), "one_hot", "multi_hot", "count" or "tf_idf" (vectors
-        over the whole index space, as `CategoryEncoding`).
-      pad_to_max_tokens: whether the vector modes always output `max_tokens` entries
-        (needs `max_tokens`).
-      sparse: must be False (sparse outputs are not supported by ndflow).
-      encoding: the text encoding of the tokens (default "utf-8").
-      name: the layer's name.
-      salt: optional int or pair of ints for a keyed hash of OOV tokens.
-      **kwargs: other Layer arguments.
-
-    Raises:
-      ValueError: `max_tokens` of 1 or less, `pad_to_max_tokens` without `max_tokens`,
-        negative `num_oov_indices`, an unknown `output_mode`, `invert` with a vector
-        mode, `idf_weights` outside "tf_idf" (or missing with a vocabulary in it), or
-        unknown keyword arguments.
-      NotImplementedError: `sparse=True`.
-
-    Example:
-
-    >>> layer = tf.keras.layers.StringLookup(vocabulary=["a", "b", "c"])
-    >>> layer([["a", "c", "z"]]).numpy()
-    array([[1, 3, 0]])
-    """
     def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token="[UNK]",
                  vocabulary=None, idf_weights=None, invert=False, output_mode="int",
                  pad_to_max_tokens=False, sparse=False, encoding="utf-8", name=None, salt=None,
@@ -510,49 +471,6 @@ class StringLookup(IndexLookup):
 
 @keras_export("keras.layers.IntegerLookup")
 class IntegerLookup(IndexLookup):
-    """Maps integers to contiguous indices through a vocabulary (or back, with `invert`).
-
-    Index layout: 0 is the mask token's (when `mask_token` is set, in "int" mode), then
-    `num_oov_indices` indices for unknown values, then the vocabulary in order. The
-    vocabulary is given or learned with `adapt(data)` (values by descending frequency).
-
-    Args:
-      max_tokens: the largest index space (vocabulary plus mask and OOV indices); None
-        for no limit.
-      mask_token: optional value that means padding (mapped to index 0); None for none.
-      oov_token: the value `invert` returns for OOV indices (default -1).
-      num_oov_indices: how many indices are kept for out-of-vocabulary tokens (0 makes
-        an unknown token an error); with several, a token's hash picks one.
-      vocabulary: optional vocabulary: a list, a 1-D tensor or array, or the path of a
-        text file with one token per line (then `adapt` is not needed).
-      idf_weights: with `output_mode="tf_idf"` and a `vocabulary`, the inverse document
-        frequency of each vocabulary token.
-      invert: whether to map indices back to tokens instead ("int" mode only).
-      output_mode: "int" (indices), "one_hot", "multi_hot", "count" or "tf_idf" (vectors
-        over the whole index space, as `CategoryEncoding`).
-      pad_to_max_tokens: whether the vector modes always output `max_tokens` entries
-        (needs `max_tokens`).
-      sparse: must be False (sparse outputs are not supported by ndflow).
-      vocabulary_dtype: must be "int64".
-      oov_method: how a value picks among several OOV indices: "floormod" (value modulo
-        `num_oov_indices`) or "farmhash".
-      salt: optional int or pair of ints for a keyed hash of OOV values.
-      name: the layer's name.
-      **kwargs: other Layer arguments.
-
-    Raises:
-      ValueError: `max_tokens` of 1 or less, `pad_to_max_tokens` without `max_tokens`,
-        negative `num_oov_indices`, an unknown `output_mode`, `invert` with a vector
-        mode, `idf_weights` outside "tf_idf" (or missing with a vocabulary in it), or
-        unknown keyword arguments.
-      NotImplementedError: `sparse=True`.
-
-    Example:
-
-    >>> layer = tf.keras.layers.IntegerLookup(vocabulary=[12, 36, 1138])
-    >>> layer([[12, 1138, 42]]).numpy()
-    array([[1, 3, 0]])
-    """
     def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=-1,
                  vocabulary=None, vocabulary_dtype="int64", idf_weights=None, invert=False,
                  output_mode="int", sparse=False, pad_to_max_tokens=False,
@@ -577,3 +495,6 @@ class IntegerLookup(IndexLookup):
         if isinstance(inputs, SparseTensor):  # Keras 3 densifies them first (zeros filled in)
             inputs = sparse_tensor_to_dense(inputs)
         return super().call(inputs)
+
+
+attach(globals(), index_lookup_docs.DOCS)

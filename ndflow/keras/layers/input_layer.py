@@ -5,38 +5,15 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
 from ndflow.keras import global_config
 from ndflow.keras.keras_tensor import KerasTensor, Node
+from ndflow.keras.layers import input_layer_docs
 from ndflow.keras.layers.base_layer import Layer
 
 
 @keras_export("keras.layers.InputLayer")
 class InputLayer(Layer):
-    """The layer behind a functional model's input (what `keras.Input` creates): it holds
-    the input's batch shape and dtype; calling it returns its input unchanged. A
-    Sequential model may start with one.
-
-    Args:
-      shape: the shape of one sample, without the batch axis (a tuple; None entries for
-        sizes known only at run time).
-      batch_size: an optional fixed batch size.
-      dtype: the input's dtype (default floatx).
-      sparse: whether the input is a `tf.SparseTensor`.
-      ragged: must be falsy (ragged inputs are not supported by ndflow's functional
-        API).
-      batch_shape: the full shape, batch axis included (instead of `shape` and
-        `batch_size`).
-      input_tensor: an existing KerasTensor to use as the output.
-      optional: whether the input may be None.
-      name: the layer's name.
-      **kwargs: Keras 2's `input_shape` / `batch_input_shape` (meaning `shape` /
-        `batch_shape`) and other Layer arguments.
-
-    Raises:
-      ValueError: both `shape` and `batch_shape` (or `batch_size` and `batch_shape`),
-        neither, or `ragged=True`.
-    """
-
     def __init__(self, shape=None, batch_size=None, dtype=None, sparse=None, ragged=None,
                  batch_shape=None, input_tensor=None, optional=False, name=None, **kwargs):
         if "input_shape" in kwargs:
@@ -106,37 +83,10 @@ class InputLayer(Layer):
 @keras_export("keras.Input", "keras.layers.Input")
 def Input(shape=None, batch_size=None, dtype=None, sparse=None, ragged=None, batch_shape=None,
           name=None, tensor=None, optional=False):  # noqa: N802 - Keras' name
-    """A symbolic input of a functional model: a KerasTensor that layers are called on to
-    describe the model, before `keras.Model(inputs, outputs)` ties them together.
-
-    Args:
-      shape: the shape of one sample, without the batch axis (a tuple; None entries for
-        sizes known only at run time).
-      batch_size: an optional fixed batch size.
-      dtype: the input's dtype (default floatx).
-      sparse: whether the input is a `tf.SparseTensor`.
-      ragged: must be falsy (ragged inputs are not supported by ndflow's functional
-        API).
-      batch_shape: the full shape, batch axis included (instead of `shape` and
-        `batch_size`).
-      name: the input's name (unique in a model).
-      tensor: an existing KerasTensor to wrap instead of creating one.
-      optional: whether the model may be called with None for this input.
-
-    Returns:
-      A KerasTensor.
-
-    Raises:
-      ValueError: both `shape` and `batch_shape` (or `batch_size` and `batch_shape`),
-        neither, or `ragged=True`.
-
-    Example:
-
-    >>> x = tf.keras.Input(shape=(28, 28, 1))
-    >>> x.shape
-    (None, 28, 28, 1)
-    """
     layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse,
                        ragged=ragged, batch_shape=batch_shape, name=name, input_tensor=tensor,
                        optional=optional)
     return layer.output
+
+
+attach(globals(), input_layer_docs.DOCS)

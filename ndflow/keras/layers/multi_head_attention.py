@@ -90,18 +90,32 @@ def attention_shapes(query_shape, value_shape=None, key_shape=None) -> tuple:
     return shapes, query_shape, value_shape, key_shape
 
 
-@keras_export("keras.layers.MultiHeadAttention")
-class MultiHeadAttention(Layer):
-    """Multi-head attention (Vaswani et al., 2017): query, key and value are projected
-    into `num_heads` heads, each computes scaled dot-product attention, and the heads'
-    results are concatenated and projected back. With query = value it is self-attention.
-
-    Called as `layer(query, value, key=None, attention_mask=None,
+# The call convention and the projection arguments MultiHeadAttention's docstring shares with
+# GroupedQueryAttention's.
+ATTENTION_CALL = """Called as `layer(query, value, key=None, attention_mask=None,
     return_attention_scores=False, training=None, use_causal_mask=False)`: query
     (batch, Tq, dim), value and key (batch, Tv, dim) (key defaults to value); the output
     has query's shape (or `output_shape`). `attention_mask` (batch, Tq, Tv) is True where
     attention is allowed; `use_causal_mask` lets position i attend to j <= i only; with
-    `return_attention_scores` the per-head weights are returned too.
+    `return_attention_scores` the per-head weights are returned too."""
+PROJECTION_ARGS = """kernel_initializer: the projections' initializer (default "glorot_uniform").
+      bias_initializer: the biases' initializer (default zeros).
+      kernel_regularizer, bias_regularizer, activity_regularizer: optional penalties.
+      kernel_constraint, bias_constraint: optional projections after each update.
+      use_gate: whether to gate the attention output with a learned sigmoid of the
+        query.
+      seed: an int for reproducible dropout.
+      **kwargs: Layer arguments (name, dtype, ...)."""
+
+
+@keras_export("keras.layers.MultiHeadAttention")
+class MultiHeadAttention(Layer):
+    __doc__ = f"""Multi-head attention (Vaswani et al., 2017): query, key and value are
+    projected into `num_heads` heads, each computes scaled dot-product attention, and the
+    heads' results are concatenated and projected back. With query = value it is
+    self-attention.
+
+    {ATTENTION_CALL}
 
     Args:
       num_heads: the number of heads.
@@ -114,14 +128,7 @@ class MultiHeadAttention(Layer):
         batch, heads and features).
       sliding_window: optional int w: each position attends only within distance < w.
       flash_attention: accepted for Keras' signature (the same numbers either way).
-      kernel_initializer: the projections' initializer (default "glorot_uniform").
-      bias_initializer: the biases' initializer (default zeros).
-      kernel_regularizer, bias_regularizer, activity_regularizer: optional penalties.
-      kernel_constraint, bias_constraint: optional projections after each update.
-      use_gate: whether to gate the attention output with a learned sigmoid of the
-        query.
-      seed: an int for reproducible dropout.
-      **kwargs: Layer arguments (name, dtype, ...).
+      {PROJECTION_ARGS}
 
     Raises:
       ValueError: non-positive `num_heads`, `key_dim` or `value_dim`, a bad

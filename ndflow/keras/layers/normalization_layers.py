@@ -10,8 +10,10 @@ import warnings
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
 from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
+from ndflow.keras.layers import normalization_docs
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
 from ndflow.ops import arithmetic, array_fill, init_ops, math, nn_norm, reduction
@@ -126,46 +128,6 @@ def _fused_training(x, gamma, beta, axis: int, epsilon: float):
 
 @keras_export("keras.layers.BatchNormalization")
 class BatchNormalization(_AffineNorm):
-    """Batch normalization: `gamma * (x - mean) / sqrt(var + epsilon) + beta`, with one
-    mean and variance per channel of `axis`.
-
-    In training the batch's moments are used and the moving statistics updated,
-    `moving = moving * momentum + batch * (1 - momentum)`; at inference the moving
-    statistics are used. A frozen layer (`trainable = False`) always runs in inference
-    mode, as in Keras (fine-tuning keeps the learned statistics).
-
-    Args:
-      axis: the channels axis (default -1; 1 for channels-first images).
-      momentum: the moving statistics' decay.
-      epsilon: added to the variance.
-      center: whether to add the learned offset `beta`.
-      scale: whether to multiply by the learned scale `gamma`.
-      beta_initializer: `beta`'s initializer (default zeros).
-      gamma_initializer: `gamma`'s initializer (default ones).
-      beta_regularizer: optional penalty on `beta`.
-      gamma_regularizer: optional penalty on `gamma`.
-      beta_constraint: optional projection of `beta` after each update.
-      gamma_constraint: optional projection of `gamma` after each update.
-      moving_mean_initializer: the moving mean's initializer (default zeros).
-      moving_variance_initializer: the moving variance's initializer (default ones).
-      renorm: whether to use batch renormalization (Ioffe 2017).
-      renorm_clipping: with `renorm`, optional dict of "rmax", "rmin", "dmax" clipping the
-        correction.
-      renorm_momentum: with `renorm`, the decay of the renormalization statistics.
-      synchronized: accepted for Keras' signature (one replica: the local statistics are
-        the global ones).
-      **kwargs: Layer arguments (name, dtype, ...).
-
-    Raises:
-      ValueError: bad `renorm_clipping` keys or bounds.
-
-    Example:
-
-    >>> layer = tf.keras.layers.BatchNormalization()
-    >>> layer(tf.ones((2, 3)), training=False).shape
-    TensorShape([2, 3])
-    """
-
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones",
                  moving_mean_initializer="zeros", moving_variance_initializer="ones",
@@ -367,35 +329,6 @@ def _compose(r, d, gamma, beta, dtype):
 
 @keras_export("keras.layers.LayerNormalization")
 class LayerNormalization(_AffineNorm):
-    """Layer normalization: each sample is normalized over `axis`,
-    `(x - mean) / sqrt(var + epsilon) * gamma + beta`, with the same computation in
-    training and inference.
-
-    Inputs are not autocast; the output has the layer's compute dtype. Keras 3's
-    deprecated `rms_scaling=True` keyword is accepted (with a warning): it divides by
-    `sqrt(var + epsilon)` without centring and uses no `beta`.
-
-    Args:
-      axis: the axis or list of axes to normalize over (default the last); `gamma` and
-        `beta` have their shape.
-      epsilon: added to the variance.
-      center: whether to add the learned offset `beta`.
-      scale: whether to multiply by the learned scale `gamma`.
-      beta_initializer: `beta`'s initializer (default zeros).
-      gamma_initializer: `gamma`'s initializer (default ones).
-      beta_regularizer: optional penalty on `beta`.
-      gamma_regularizer: optional penalty on `gamma`.
-      beta_constraint: optional projection of `beta` after each update.
-      gamma_constraint: optional projection of `gamma` after each update.
-      **kwargs: Layer arguments (name, dtype, ...).
-
-    Example:
-
-    >>> out = tf.keras.layers.LayerNormalization()(tf.constant([[1.0, 3.0]]))
-    >>> out.numpy().round(4)
-    array([[-0.9995,  0.9995]], dtype=float32)
-    """
-
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
                  gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
@@ -478,32 +411,6 @@ class LayerNormalization(_AffineNorm):
 
 @keras_export("keras.layers.GroupNormalization")
 class GroupNormalization(_AffineNorm):
-    """Group normalization: the channels of `axis` are split into `groups`, and each
-    sample is normalized over each group (its channels and all other axes), then scaled by
-    `gamma` and shifted by `beta` per channel.
-
-    `groups=1` is layer normalization over all features; `groups=-1` (one channel per
-    group) is instance normalization.
-
-    Args:
-      groups: the number of groups (dividing the channel count), or -1.
-      axis: the channels axis (default the last).
-      epsilon: added to the variance.
-      center: whether to add the learned offset `beta`.
-      scale: whether to multiply by the learned scale `gamma`.
-      beta_initializer: `beta`'s initializer (default zeros).
-      gamma_initializer: `gamma`'s initializer (default ones).
-      beta_regularizer: optional penalty on `beta`.
-      gamma_regularizer: optional penalty on `gamma`.
-      beta_constraint: optional projection of `beta` after each update.
-      gamma_constraint: optional projection of `gamma` after each update.
-      **kwargs: Layer arguments (name, dtype, ...).
-
-    Raises:
-      ValueError: `groups` neither a positive int nor -1; when built, channels not
-        divisible by `groups`.
-    """
-
     def __init__(self, groups=32, axis=-1, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
                  gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
@@ -566,3 +473,6 @@ class GroupNormalization(_AffineNorm):
         return {**super().get_config(), "groups": self.groups, "axis": self.axis,
                 "epsilon": self.epsilon, "center": self.center, "scale": self.scale,
                 **self._affine_config()}
+
+
+attach(globals(), normalization_docs.DOCS)

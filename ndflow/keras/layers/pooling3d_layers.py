@@ -4,6 +4,8 @@ AvgPool3D ops), GlobalMaxPooling3D and GlobalAveragePooling3D, with their Keras 
 from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
+from ndflow.keras.layers import pooling_docs
 from ndflow.keras.layers.pooling_layers import _GlobalPooling, _Pooling
 from ndflow.ops import nn_pool, reduction
 
@@ -24,69 +26,23 @@ class _Pooling3D(_Pooling):
 
 @keras_export("keras.layers.MaxPooling3D", "keras.layers.MaxPool3D")
 class MaxPooling3D(_Pooling3D):
-    """3-D max pooling over windows of `pool_size` (depth, rows, cols) of 5-D volumes.
-
-    Args:
-      pool_size: the window size, an int or a tuple of 3 (default (2, 2, 2)).
-      strides: the step between windows (default `pool_size`).
-      padding: "valid" (windows inside the input only) or "same" (output size
-        ceil(input / stride)).
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      name: the layer's name.
-      **kwargs: other Layer arguments.
-    """
+    pass
 
 
 @keras_export("keras.layers.AveragePooling3D", "keras.layers.AvgPool3D")
 class AveragePooling3D(_Pooling3D):
-    """3-D average pooling over windows of `pool_size` (depth, rows, cols) of 5-D volumes.
-    Padded positions ('same') are not counted in the means.
-
-    Args:
-      pool_size: the window size, an int or a tuple of 3 (default (2, 2, 2)).
-      strides: the step between windows (default `pool_size`).
-      padding: "valid" (windows inside the input only) or "same" (output size
-        ceil(input / stride)).
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      name: the layer's name.
-      **kwargs: other Layer arguments.
-    """
-
     _MODE = "average"
 
 
 @keras_export("keras.layers.GlobalMaxPooling3D", "keras.layers.GlobalMaxPool3D")
 class GlobalMaxPooling3D(_GlobalPooling):
-    """Global max pooling of 5-D volumes: the max over depth, rows and columns.
-
-    Args:
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      keepdims: whether the pooled axes stay, with size 1.
-      **kwargs: Layer arguments (name, dtype, ...).
-
-    Output shape:
-      (batch, channels), or with size-1 pooled axes for `keepdims`.
-    """
-
     rank = 3
 
 
 @keras_export("keras.layers.GlobalAveragePooling3D", "keras.layers.GlobalAvgPool3D")
 class GlobalAveragePooling3D(_GlobalPooling):
-    """Global mean pooling of 5-D volumes: the mean over depth, rows and columns.
-
-    Args:
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      keepdims: whether the pooled axes stay, with size 1.
-      **kwargs: Layer arguments (name, dtype, ...).
-
-    Output shape:
-      (batch, channels), or with size-1 pooled axes for `keepdims`.
-    """
-
     rank = 3
     _REDUCE = staticmethod(reduction.reduce_mean)
+
+
+attach(globals(), pooling_docs.DOCS_3D)

@@ -5,7 +5,9 @@ axes, `keepdims`; GlobalAveragePooling1D averages only the unmasked steps)."""
 from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
 from ndflow.keras.layers import conv_utils as cu
+from ndflow.keras.layers import pooling_docs
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
 from ndflow.ops import array_core, nn_pool, reduction
@@ -47,73 +49,17 @@ class _Pooling(Layer):
 
 @keras_export("keras.layers.MaxPooling1D", "keras.layers.MaxPool1D")
 class MaxPooling1D(_Pooling):
-    """Max pooling over windows of `pool_size` steps, for 1-D data
-    (batch, steps, channels).
-
-    Args:
-      pool_size: the window size, an int (default 2).
-      strides: the step between windows (default `pool_size`).
-      padding: "valid" (windows inside the input only) or "same" (output size
-        ceil(input / stride)).
-      data_format: "channels_last" (steps/rows last before the channels) or
-        "channels_first" (default `keras.config.image_data_format()`).
-      name: the layer's name.
-      **kwargs: other Layer arguments.
-
-    Output shape:
-      (batch, pooled_steps, channels).
-    """
-
     rank = 1
 
 
 @keras_export("keras.layers.AveragePooling1D", "keras.layers.AvgPool1D")
 class AveragePooling1D(_Pooling):
-    """Average pooling over windows of `pool_size` steps, for 1-D data
-    (batch, steps, channels). Padded positions ('same') are not counted in the means.
-
-    Args:
-      pool_size: the window size, an int (default 2).
-      strides: the step between windows (default `pool_size`).
-      padding: "valid" (windows inside the input only) or "same" (output size
-        ceil(input / stride)).
-      data_format: "channels_last" (steps/rows last before the channels) or
-        "channels_first" (default `keras.config.image_data_format()`).
-      name: the layer's name.
-      **kwargs: other Layer arguments.
-
-    Output shape:
-      (batch, pooled_steps, channels).
-    """
-
     rank = 1
     _MODE = "average"
 
 
 @keras_export("keras.layers.MaxPooling2D", "keras.layers.MaxPool2D")
 class MaxPooling2D(_Pooling):
-    """Max pooling over windows of `pool_size` rows and columns, for 2-D data
-    (batch, rows, cols, channels).
-
-    Args:
-      pool_size: the window size, an int or a pair (default (2, 2)).
-      strides: the step between windows (default `pool_size`).
-      padding: "valid" (windows inside the input only) or "same" (output size
-        ceil(input / stride)).
-      data_format: "channels_last" (steps/rows last before the channels) or
-        "channels_first" (default `keras.config.image_data_format()`).
-      name: the layer's name.
-      **kwargs: other Layer arguments.
-
-    Output shape:
-      (batch, pooled_rows, pooled_cols, channels).
-
-    Example:
-
-    >>> tf.keras.layers.MaxPooling2D()(tf.zeros((1, 4, 6, 3))).shape
-    TensorShape([1, 2, 3, 3])
-    """
-
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
                  name=None, **kwargs):
         super().__init__(pool_size, strides, padding, data_format, name, **kwargs)
@@ -121,23 +67,6 @@ class MaxPooling2D(_Pooling):
 
 @keras_export("keras.layers.AveragePooling2D", "keras.layers.AvgPool2D")
 class AveragePooling2D(_Pooling):
-    """Average pooling over windows of `pool_size` rows and columns, for 2-D data
-    (batch, rows, cols, channels). Padded positions ('same') are not counted in the means.
-
-    Args:
-      pool_size: the window size, an int or a pair (default (2, 2)).
-      strides: the step between windows (default `pool_size`).
-      padding: "valid" (windows inside the input only) or "same" (output size
-        ceil(input / stride)).
-      data_format: "channels_last" (steps/rows last before the channels) or
-        "channels_first" (default `keras.config.image_data_format()`).
-      name: the layer's name.
-      **kwargs: other Layer arguments.
-
-    Output shape:
-      (batch, pooled_rows, pooled_cols, channels).
-    """
-
     _MODE = "average"
 
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
@@ -175,38 +104,11 @@ class _GlobalPooling(Layer):
 
 @keras_export("keras.layers.GlobalMaxPooling1D", "keras.layers.GlobalMaxPool1D")
 class GlobalMaxPooling1D(_GlobalPooling):
-    """Global max pooling: the max over the steps of (batch, steps, channels) inputs.
-
-    Args:
-      data_format: "channels_last" (steps/rows last before the channels) or
-        "channels_first" (default `keras.config.image_data_format()`).
-      keepdims: whether the pooled axes stay, with size 1.
-      **kwargs: Layer arguments (name, dtype, ...).
-
-    Output shape:
-      (batch, channels), or with size-1 pooled axes for `keepdims`.
-    """
-
     rank = 1
 
 
 @keras_export("keras.layers.GlobalAveragePooling1D", "keras.layers.GlobalAvgPool1D")
 class GlobalAveragePooling1D(_GlobalPooling):
-    """Global mean pooling: the mean over the steps of (batch, steps, channels) inputs.
-
-    With a (batch, steps) mask, the mean of the unmasked steps (the output carries
-    no mask).
-
-    Args:
-      data_format: "channels_last" (steps/rows last before the channels) or
-        "channels_first" (default `keras.config.image_data_format()`).
-      keepdims: whether the pooled axes stay, with size 1.
-      **kwargs: Layer arguments (name, dtype, ...).
-
-    Output shape:
-      (batch, channels), or with size-1 pooled axes for `keepdims`.
-    """
-
     rank = 1
     _REDUCE = staticmethod(reduction.reduce_mean)
 
@@ -232,36 +134,12 @@ class GlobalAveragePooling1D(_GlobalPooling):
 
 @keras_export("keras.layers.GlobalMaxPooling2D", "keras.layers.GlobalMaxPool2D")
 class GlobalMaxPooling2D(_GlobalPooling):
-    """Global max pooling: the max over rows and columns of (batch, rows, cols, channels) inputs.
-
-    Args:
-      data_format: "channels_last" (steps/rows last before the channels) or
-        "channels_first" (default `keras.config.image_data_format()`).
-      keepdims: whether the pooled axes stay, with size 1.
-      **kwargs: Layer arguments (name, dtype, ...).
-
-    Output shape:
-      (batch, channels), or with size-1 pooled axes for `keepdims`.
-    """
+    pass
 
 
 @keras_export("keras.layers.GlobalAveragePooling2D", "keras.layers.GlobalAvgPool2D")
 class GlobalAveragePooling2D(_GlobalPooling):
-    """Global mean pooling: the mean over rows and columns of (batch, rows, cols, channels) inputs.
-
-    Args:
-      data_format: "channels_last" (steps/rows last before the channels) or
-        "channels_first" (default `keras.config.image_data_format()`).
-      keepdims: whether the pooled axes stay, with size 1.
-      **kwargs: Layer arguments (name, dtype, ...).
-
-    Output shape:
-      (batch, channels), or with size-1 pooled axes for `keepdims`.
-
-    Example:
-
-    >>> tf.keras.layers.GlobalAveragePooling2D()(tf.ones((2, 4, 4, 3))).shape
-    TensorShape([2, 3])
-    """
-
     _REDUCE = staticmethod(reduction.reduce_mean)
+
+
+attach(globals(), pooling_docs.DOCS)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
+from ndflow.keras.layers import random_size_docs
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.ops import array_core, image_resize
 from ndflow.ops import random as random_ops
@@ -65,45 +67,14 @@ class _RandomSize(Layer):
 
 @keras_export("keras.layers.RandomHeight")
 class RandomHeight(_RandomSize):
-    """Resizes a batch of images to a random height: the height is multiplied by a factor
-    drawn in [1 + lower, 1 + upper] (one draw per call); the width is kept.
-
-    Random only in training; at inference the images pass through unchanged.
-
-    Args:
-      factor: a float f (the factor range [1 - f, 1 + f]) or a pair (lower, upper) of
-        offsets above -1 (the factor is 1 + offset).
-      interpolation: the resize method ("bilinear", "nearest", "bicubic", "area",
-        "lanczos3", "lanczos5").
-      seed: an int for reproducible draws.
-      **kwargs: Layer arguments (name, dtype, data_format, ...).
-
-    Raises:
-      ValueError: an upper bound below the lower one, or bounds below -1.
-    """
-
     _axis = -3
     _word = "lesser"
 
 
 @keras_export("keras.layers.RandomWidth")
 class RandomWidth(_RandomSize):
-    """Resizes a batch of images to a random width: the width is multiplied by a factor
-    drawn in [1 + lower, 1 + upper] (one draw per call); the height is kept.
-
-    Random only in training; at inference the images pass through unchanged.
-
-    Args:
-      factor: a float f (the factor range [1 - f, 1 + f]) or a pair (lower, upper) of
-        offsets above -1 (the factor is 1 + offset).
-      interpolation: the resize method ("bilinear", "nearest", "bicubic", "area",
-        "lanczos3", "lanczos5").
-      seed: an int for reproducible draws.
-      **kwargs: Layer arguments (name, dtype, data_format, ...).
-
-    Raises:
-      ValueError: an upper bound below the lower one, or bounds below -1.
-    """
-
     _axis = -2
     _word = "less"
+
+
+attach(globals(), random_size_docs.DOCS)

@@ -88,10 +88,8 @@ class _SpatialDropoutND(_SpatialDropout):
         return {**super().get_config(), "data_format": self.data_format}
 
 
-@keras_export("keras.layers.SpatialDropout2D")
-class SpatialDropout2D(_SpatialDropoutND):
-    """Spatial dropout for images: in training, whole feature maps (channels) of 4-D
-    inputs are set to 0, the others scaled by `1 / (1 - rate)`.
+_SPATIAL_DOC = """Spatial dropout for {what}: in training, whole feature {maps} (channels)
+    of {rank}-D inputs are set to 0, the others scaled by `1 / (1 - rate)`.
 
     Args:
       rate: the fraction of channels to drop, in [0, 1].
@@ -102,23 +100,16 @@ class SpatialDropout2D(_SpatialDropoutND):
       dtype: the layer's dtype.
     """
 
+
+@keras_export("keras.layers.SpatialDropout2D")
+class SpatialDropout2D(_SpatialDropoutND):
+    __doc__ = _SPATIAL_DOC.format(what="images", maps="maps", rank=4)
     _ndim = 4
 
 
 @keras_export("keras.layers.SpatialDropout3D")
 class SpatialDropout3D(_SpatialDropoutND):
-    """Spatial dropout for volumes: in training, whole feature volumes (channels) of 5-D
-    inputs are set to 0, the others scaled by `1 / (1 - rate)`.
-
-    Args:
-      rate: the fraction of channels to drop, in [0, 1].
-      data_format: "channels_last" or "channels_first" (default
-        `keras.config.image_data_format()`).
-      seed: an int for reproducible masks.
-      name: the layer's name.
-      dtype: the layer's dtype.
-    """
-
+    __doc__ = _SPATIAL_DOC.format(what="volumes", maps="volumes", rank=5)
     _ndim = 5
 
 

@@ -6,10 +6,12 @@ Recurrent kernels default to the Orthogonal initializer (ndflow/ops/init_orthogo
 from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.nest import flatten, is_nested
 from ndflow.keras import activation_functions as activations
 from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
+from ndflow.keras.layers import rnn_cell_docs
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.layer_serialization import deserialize, serialize
 from ndflow.keras.random_functions import SeedGenerator
@@ -162,28 +164,6 @@ def _weight_args(local: dict) -> dict:
 
 @keras_export("keras.layers.SimpleRNNCell")
 class SimpleRNNCell(_GatedCell):
-    """The cell of `SimpleRNN`: one step `h = activation(x @ kernel + h_prev @
-    recurrent_kernel + bias)`, the output being the new state. Run it over time with
-    `keras.layers.RNN`.
-
-    Args:
-      units: the size of the output and state.
-      activation: the activation (default "tanh").
-      use_bias: whether to add biases.
-      kernel_initializer: the input weights' initializer (default "glorot_uniform").
-      recurrent_initializer: the recurrent weights' initializer (default "orthogonal").
-      bias_initializer: the bias' initializer (default zeros).
-      kernel_regularizer, recurrent_regularizer, bias_regularizer: optional penalties.
-      kernel_constraint, recurrent_constraint, bias_constraint: optional projections.
-      dropout: the fraction of the inputs dropped in training (one mask per RNN call).
-      recurrent_dropout: the fraction of the recurrent state dropped in training.
-      seed: an int for reproducible dropout masks.
-      **kwargs: Layer arguments (name, dtype, ...).
-
-    Raises:
-      ValueError: `units` is not a positive int.
-    """
-
     _HAS_RECURRENT_ACTIVATION = False
     _SEED_GENERATOR_FIRST = True
 
@@ -233,30 +213,6 @@ class UnitForgetBias(init_ops.Initializer):
 
 @keras_export("keras.layers.LSTMCell")
 class LSTMCell(_GatedCell):
-    """The cell of `LSTM`: gates i, f, c, o (Keras' order in the kernels and bias) from
-    the input and the previous output; `c = f * c_prev + i * activation(z_c)`,
-    `h = o * activation(c)`. The states are [h, c].
-
-    Args:
-      units: the size of the output and of each state.
-      activation: the candidate's and output's activation (default "tanh").
-      recurrent_activation: the gates' activation (default "sigmoid").
-      use_bias: whether to add biases.
-      kernel_initializer: the input weights' initializer (default "glorot_uniform").
-      recurrent_initializer: the recurrent weights' initializer (default "orthogonal").
-      bias_initializer: the bias' initializer (default zeros).
-      kernel_regularizer, recurrent_regularizer, bias_regularizer: optional penalties.
-      kernel_constraint, recurrent_constraint, bias_constraint: optional projections.
-      dropout: the fraction of the inputs dropped in training (one mask per RNN call).
-      recurrent_dropout: the fraction of the recurrent state dropped in training.
-      unit_forget_bias: whether to initialize the forget gate's bias to 1.
-      seed: an int for reproducible dropout masks.
-      **kwargs: Layer arguments (name, dtype, ...).
-
-    Raises:
-      ValueError: `units` is not a positive int.
-    """
-
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
                  bias_initializer="zeros", unit_forget_bias=True, kernel_regularizer=None,
@@ -317,32 +273,6 @@ class LSTMCell(_GatedCell):
 
 @keras_export("keras.layers.GRUCell")
 class GRUCell(_GatedCell):
-    """The cell of `GRU`: update (z) and reset (r) gates and a candidate `hh` (Keras' order
-    in the kernels), `h = z * h_prev + (1 - z) * hh`.
-
-    With `reset_after` (the default, cuDNN's form) the reset gate multiplies the recurrent
-    projection, and the bias has shape (2, 3 * units): input bias, recurrent bias.
-
-    Args:
-      units: the size of the output and state.
-      activation: the candidate's and output's activation (default "tanh").
-      recurrent_activation: the gates' activation (default "sigmoid").
-      use_bias: whether to add biases.
-      kernel_initializer: the input weights' initializer (default "glorot_uniform").
-      recurrent_initializer: the recurrent weights' initializer (default "orthogonal").
-      bias_initializer: the bias' initializer (default zeros).
-      kernel_regularizer, recurrent_regularizer, bias_regularizer: optional penalties.
-      kernel_constraint, recurrent_constraint, bias_constraint: optional projections.
-      dropout: the fraction of the inputs dropped in training (one mask per RNN call).
-      recurrent_dropout: the fraction of the recurrent state dropped in training.
-      reset_after: where the reset gate applies (see above).
-      seed: an int for reproducible dropout masks.
-      **kwargs: Layer arguments (name, dtype, ...).
-
-    Raises:
-      ValueError: `units` is not a positive int.
-    """
-
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
                  bias_initializer="zeros", kernel_regularizer=None, recurrent_regularizer=None,
@@ -498,3 +428,6 @@ class StackedRNNCells(Layer):
         config = dict(config)
         cells = [deserialize(c, custom_objects) for c in config.pop("cells")]
         return cls(cells, **config)
+
+
+attach(globals(), rnn_cell_docs.DOCS)

@@ -4,6 +4,8 @@ examples run as doctests (tests/keras/test_keras_docstrings.py)."""
 
 from __future__ import annotations
 
+from ndflow.keras.docstrings import sections
+
 _RUN = """      return_sequences: whether to return the output of every step, (batch, time,
         units), or only the last, (batch, units).
       return_state: whether to also return the final state(s), after the output.
@@ -45,9 +47,7 @@ def _cell_layer(summary: str, step: str, extra_args: str, example: str = "") -> 
 {_RUN}
       **kwargs: Layer arguments (name, dtype, input_shape, ...).
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 _GATES = """      activation: the activation of the candidate state and output (default "tanh").

@@ -6,6 +6,8 @@ result is a scalar, with several a vector (one value per threshold)."""
 
 from __future__ import annotations
 
+from ndflow.core.doc_tables import attach
+from ndflow.keras.metrics import confusion_docs
 from ndflow.keras.metrics import confusion_utils as utils
 from ndflow.keras.metrics.base_metric import Metric, export
 from ndflow.ops import arithmetic, comparison, reduction
@@ -22,9 +24,10 @@ def _ratio(a, b):
 class _ConfusionMatrixConditionCount(Metric):
     """The weighted count of one confusion-matrix condition, per threshold."""
 
-    def __init__(self, confusion_matrix_cond, thresholds=None, name=None, dtype=None):
+    _condition = None  # the ConfusionMatrix key a subclass counts
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
         super().__init__(name=name, dtype=dtype)
-        self._confusion_matrix_cond = confusion_matrix_cond
         self.init_thresholds = thresholds
         self.thresholds = utils.parse_init_thresholds(thresholds, default_threshold=0.5)
         self._thresholds_distributed_evenly = utils.is_evenly_distributed_thresholds(
@@ -34,7 +37,7 @@ class _ConfusionMatrixConditionCount(Metric):
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         utils.update_confusion_matrix_variables(
-            {self._confusion_matrix_cond: self.accumulator}, y_true, y_pred,
+            {self._condition: self.accumulator}, y_true, y_pred,
             thresholds=self.thresholds,
             thresholds_distributed_evenly=self._thresholds_distributed_evenly,
             sample_weight=sample_weight)
@@ -49,106 +52,22 @@ class _ConfusionMatrixConditionCount(Metric):
 
 @export("FalsePositives")
 class FalsePositives(_ConfusionMatrixConditionCount):
-    """The (weighted) number of false positives: negative labels predicted positive,
-    accumulated over batches.
-
-    A prediction counts as positive when it is above the threshold; labels are positive
-    when nonzero (True).
-
-    Args:
-      thresholds: a float in [0, 1] or a list of them (default 0.5); with a list, the
-        result has one count per threshold.
-      name: the metric's name.
-      dtype: the result's dtype.
-
-    Example:
-
-    >>> m = tf.keras.metrics.FalsePositives()
-    >>> m.update_state([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.7])
-    >>> float(m.result())
-    1.0
-    """
-
-    def __init__(self, thresholds=None, name=None, dtype=None):
-        super().__init__(_CM.FALSE_POSITIVES, thresholds=thresholds, name=name, dtype=dtype)
+    _condition = _CM.FALSE_POSITIVES
 
 
 @export("FalseNegatives")
 class FalseNegatives(_ConfusionMatrixConditionCount):
-    """The (weighted) number of false negatives: positive labels predicted negative,
-    accumulated over batches.
-
-    A prediction counts as positive when it is above the threshold; labels are positive
-    when nonzero (True).
-
-    Args:
-      thresholds: a float in [0, 1] or a list of them (default 0.5); with a list, the
-        result has one count per threshold.
-      name: the metric's name.
-      dtype: the result's dtype.
-
-    Example:
-
-    >>> m = tf.keras.metrics.FalseNegatives()
-    >>> m.update_state([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.7])
-    >>> float(m.result())
-    1.0
-    """
-
-    def __init__(self, thresholds=None, name=None, dtype=None):
-        super().__init__(_CM.FALSE_NEGATIVES, thresholds=thresholds, name=name, dtype=dtype)
+    _condition = _CM.FALSE_NEGATIVES
 
 
 @export("TrueNegatives")
 class TrueNegatives(_ConfusionMatrixConditionCount):
-    """The (weighted) number of true negatives: negative labels predicted negative,
-    accumulated over batches.
-
-    A prediction counts as positive when it is above the threshold; labels are positive
-    when nonzero (True).
-
-    Args:
-      thresholds: a float in [0, 1] or a list of them (default 0.5); with a list, the
-        result has one count per threshold.
-      name: the metric's name.
-      dtype: the result's dtype.
-
-    Example:
-
-    >>> m = tf.keras.metrics.TrueNegatives()
-    >>> m.update_state([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.7])
-    >>> float(m.result())
-    1.0
-    """
-
-    def __init__(self, thresholds=None, name=None, dtype=None):
-        super().__init__(_CM.TRUE_NEGATIVES, thresholds=thresholds, name=name, dtype=dtype)
+    _condition = _CM.TRUE_NEGATIVES
 
 
 @export("TruePositives")
 class TruePositives(_ConfusionMatrixConditionCount):
-    """The (weighted) number of true positives: positive labels predicted positive,
-    accumulated over batches.
-
-    A prediction counts as positive when it is above the threshold; labels are positive
-    when nonzero (True).
-
-    Args:
-      thresholds: a float in [0, 1] or a list of them (default 0.5); with a list, the
-        result has one count per threshold.
-      name: the metric's name.
-      dtype: the result's dtype.
-
-    Example:
-
-    >>> m = tf.keras.metrics.TruePositives()
-    >>> m.update_state([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.7])
-    >>> float(m.result())
-    1.0
-    """
-
-    def __init__(self, thresholds=None, name=None, dtype=None):
-        super().__init__(_CM.TRUE_POSITIVES, thresholds=thresholds, name=name, dtype=dtype)
+    _condition = _CM.TRUE_POSITIVES
 
 
 class _PrecisionRecall(Metric):
@@ -199,60 +118,12 @@ class _PrecisionRecall(Metric):
 
 @export("Precision")
 class Precision(_PrecisionRecall):
-    """Precision: the share of the predicted positives that are positive,
-    `tp / (tp + fp)`, accumulated over the batches (0 when nothing is predicted positive).
-
-    Args:
-      thresholds: a float in [0, 1] or a list of them: a prediction above it counts as
-        positive (default 0.5, or none with `top_k`); with a list, the result has one
-        value per threshold.
-      top_k: optional int: only each row's `k` highest predictions count as positive.
-      class_id: optional int: only that class (column) is evaluated.
-      name: the metric's name.
-      dtype: the dtype of the state and result (default floatx).
-
-    Example:
-
-    >>> m = tf.keras.metrics.Precision()
-    >>> m.update_state([0, 1, 1, 1], [1.0, 1.0, 0.0, 1.0])
-    >>> round(float(m.result()), 4)
-    0.6667
-    """
-
     _other = (_CM.FALSE_POSITIVES, "false_positives")
-
-    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
-        super().__init__(thresholds=thresholds, top_k=top_k, class_id=class_id, name=name,
-                         dtype=dtype)
 
 
 @export("Recall")
 class Recall(_PrecisionRecall):
-    """Recall: the share of the positives that are predicted positive, `tp / (tp + fn)`,
-    accumulated over the batches (0 when there are no positives).
-
-    Args:
-      thresholds: a float in [0, 1] or a list of them: a prediction above it counts as
-        positive (default 0.5, or none with `top_k`); with a list, the result has one
-        value per threshold.
-      top_k: optional int: only each row's `k` highest predictions count as positive.
-      class_id: optional int: only that class (column) is evaluated.
-      name: the metric's name.
-      dtype: the dtype of the state and result (default floatx).
-
-    Example:
-
-    >>> m = tf.keras.metrics.Recall()
-    >>> m.update_state([0, 1, 1, 1], [1.0, 0.0, 1.0, 1.0])
-    >>> round(float(m.result()), 4)
-    0.6667
-    """
-
     _other = (_CM.FALSE_NEGATIVES, "false_negatives")
-
-    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
-        super().__init__(thresholds=thresholds, top_k=top_k, class_id=class_id, name=name,
-                         dtype=dtype)
 
 
 class SensitivitySpecificityBase(Metric):
@@ -336,23 +207,6 @@ class _RateAtRate(SensitivitySpecificityBase):
 
 @export("SensitivityAtSpecificity")
 class SensitivityAtSpecificity(_RateAtRate):
-    """The best sensitivity (recall) over the thresholds whose specificity is at least
-    `specificity`.
-
-    All four confusion counts are accumulated at `num_thresholds` evenly spaced thresholds
-    in [0, 1].
-
-    Args:
-      specificity: the required specificity, in [0, 1].
-      num_thresholds: how many thresholds to evaluate.
-      class_id: optional int: only that class (column) is evaluated.
-      name: the metric's name.
-      dtype: the dtype of the state and result (default floatx).
-
-    Raises:
-      ValueError: `specificity` outside [0, 1], or `num_thresholds` below 1.
-    """
-
     _arg, _constrained, _dependent = "specificity", "specificity", "sensitivity"
 
     def __init__(self, specificity, num_thresholds=200, class_id=None, name=None, dtype=None):
@@ -361,23 +215,6 @@ class SensitivityAtSpecificity(_RateAtRate):
 
 @export("SpecificityAtSensitivity")
 class SpecificityAtSensitivity(_RateAtRate):
-    """The best specificity over the thresholds whose sensitivity (recall) is at least
-    `sensitivity`.
-
-    All four confusion counts are accumulated at `num_thresholds` evenly spaced thresholds
-    in [0, 1].
-
-    Args:
-      sensitivity: the required sensitivity, in [0, 1].
-      num_thresholds: how many thresholds to evaluate.
-      class_id: optional int: only that class (column) is evaluated.
-      name: the metric's name.
-      dtype: the dtype of the state and result (default floatx).
-
-    Raises:
-      ValueError: `sensitivity` outside [0, 1], or `num_thresholds` below 1.
-    """
-
     _arg, _constrained, _dependent = "sensitivity", "sensitivity", "specificity"
 
     def __init__(self, sensitivity, num_thresholds=200, class_id=None, name=None, dtype=None):
@@ -386,22 +223,6 @@ class SpecificityAtSensitivity(_RateAtRate):
 
 @export("PrecisionAtRecall")
 class PrecisionAtRecall(_RateAtRate):
-    """The best precision over the thresholds whose recall is at least `recall`.
-
-    All four confusion counts are accumulated at `num_thresholds` evenly spaced thresholds
-    in [0, 1].
-
-    Args:
-      recall: the required recall, in [0, 1].
-      num_thresholds: how many thresholds to evaluate.
-      class_id: optional int: only that class (column) is evaluated.
-      name: the metric's name.
-      dtype: the dtype of the state and result (default floatx).
-
-    Raises:
-      ValueError: `recall` outside [0, 1], or `num_thresholds` below 1.
-    """
-
     _arg, _constrained, _dependent = "recall", "recall", "precision"
 
     def __init__(self, recall, num_thresholds=200, class_id=None, name=None, dtype=None):
@@ -410,23 +231,10 @@ class PrecisionAtRecall(_RateAtRate):
 
 @export("RecallAtPrecision")
 class RecallAtPrecision(_RateAtRate):
-    """The best recall over the thresholds whose precision is at least `precision`.
-
-    All four confusion counts are accumulated at `num_thresholds` evenly spaced thresholds
-    in [0, 1].
-
-    Args:
-      precision: the required precision, in [0, 1].
-      num_thresholds: how many thresholds to evaluate.
-      class_id: optional int: only that class (column) is evaluated.
-      name: the metric's name.
-      dtype: the dtype of the state and result (default floatx).
-
-    Raises:
-      ValueError: `precision` outside [0, 1], or `num_thresholds` below 1.
-    """
-
     _arg, _constrained, _dependent = "precision", "precision", "recall"
 
     def __init__(self, precision, num_thresholds=200, class_id=None, name=None, dtype=None):
         self._setup(precision, num_thresholds, class_id, name, dtype)
+
+
+attach(globals(), confusion_docs.DOCS)

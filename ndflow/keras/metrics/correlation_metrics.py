@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from ndflow.core.doc_tables import attach
 from ndflow.keras.loss_functions import squeeze_or_expand_to_same_rank
+from ndflow.keras.metrics import correlation_docs
 from ndflow.keras.metrics.base_metric import EPSILON, export, register_function
 from ndflow.keras.metrics.reduction_metrics import MeanMetricWrapper
 from ndflow.ops import math, norms, reduction
@@ -21,22 +23,6 @@ def _pair(y_true, y_pred):
 
 @export("pearson_correlation")
 def pearson_correlation(y_true, y_pred, axis=-1):
-    """Pearson's correlation coefficient of `y_true` and `y_pred` along `axis`, per
-    sample: 1 for a perfect linear relation, -1 for a perfect inverse one.
-
-    Args:
-      y_true: the targets.
-      y_pred: the predictions, of `y_true`'s shape.
-      axis: the axis along which to correlate (default the last).
-
-    Returns:
-      A float tensor without `axis`.
-
-    Example:
-
-    >>> tf.keras.metrics.pearson_correlation([[1.0, 2.0, 3.0]], [[2.0, 4.0, 6.0]]).numpy().round(4)
-    array([1.], dtype=float32)
-    """
     y_true, y_pred = _pair(y_true, y_pred)
     y_true = y_true - reduction.reduce_mean(y_true, axis=axis, keepdims=True)
     y_pred = y_pred - reduction.reduce_mean(y_pred, axis=axis, keepdims=True)
@@ -47,21 +33,6 @@ def pearson_correlation(y_true, y_pred, axis=-1):
 
 @export("concordance_correlation")
 def concordance_correlation(y_true, y_pred, axis=-1):
-    """Lin's concordance correlation coefficient along `axis`, per sample: agreement of
-    predictions with targets (1 only when they are equal, not merely correlated).
-
-    Computed as Keras does: `2 * mean((y_true - mean(y_pred)) * (y_pred - mean(y_pred)))
-    / (var(y_true) + var(y_pred) + (mean(y_true) - mean(y_pred))**2)` (note Keras'
-    covariance term centres `y_true` on the predictions' mean).
-
-    Args:
-      y_true: the targets.
-      y_pred: the predictions, of `y_true`'s shape.
-      axis: the axis along which to compute (default the last).
-
-    Returns:
-      A float tensor without `axis`.
-    """
     y_true, y_pred = _pair(y_true, y_pred)
     true_mean = reduction.reduce_mean(y_true, axis=axis, keepdims=True)
     pred_mean = reduction.reduce_mean(y_pred, axis=axis, keepdims=True)
@@ -90,15 +61,6 @@ class _Correlation(MeanMetricWrapper):
 
 @export("PearsonCorrelation")
 class PearsonCorrelation(_Correlation):
-    """The Pearson correlation of targets and predictions along `axis`, as a running
-    (weighted) mean over the samples passed to `update_state`.
-
-    Args:
-      name: the metric's name.
-      dtype: the dtype of the state and result (default floatx).
-      axis: the axis along which to correlate (default the last).
-    """
-
     _fn_default = staticmethod(pearson_correlation)
 
     def __init__(self, name="pearson_correlation", dtype=None, axis=-1):
@@ -107,16 +69,10 @@ class PearsonCorrelation(_Correlation):
 
 @export("ConcordanceCorrelation")
 class ConcordanceCorrelation(_Correlation):
-    """Lin's concordance correlation of targets and predictions along `axis` (see
-    `keras.metrics.concordance_correlation`), as a running (weighted) mean over samples.
-
-    Args:
-      name: the metric's name.
-      dtype: the dtype of the state and result (default floatx).
-      axis: the axis along which to compute (default the last).
-    """
-
     _fn_default = staticmethod(concordance_correlation)
 
     def __init__(self, name="concordance_correlation", dtype=None, axis=-1):
         super().__init__(name, dtype, axis)
+
+
+attach(globals(), correlation_docs.DOCS)

@@ -5,6 +5,8 @@ row's largest prediction is the positive one."""
 
 from __future__ import annotations
 
+from ndflow.core.doc_tables import attach
+from ndflow.keras.metrics import f_score_docs
 from ndflow.keras.metrics.base_metric import EPSILON, Metric, check_2d_inputs, export
 from ndflow.ops import comparison, math, reduction
 from ndflow.ops.apply import convert_to_tensor
@@ -17,27 +19,6 @@ _VARIABLES = ("true_positives", "false_positives", "false_negatives", "intermedi
 
 @export("FBetaScore")
 class FBetaScore(Metric):
-    """The F-beta score of multi-label (or multi-class) predictions, accumulated over the
-    batches: `(1 + beta**2) * precision * recall / (beta**2 * precision + recall)`; beta
-    above 1 favours recall.
-
-    Inputs are 2-D: (batch, classes) labels and predictions.
-
-    Args:
-      average: how the per-class scores combine: None (one score per class), "micro"
-        (from the counts of all classes together), "macro" (the plain mean) or
-        "weighted" (the mean weighted by each class' count of true labels).
-      threshold: a float in (0, 1]: predictions above it count as positive; None takes
-        each row's highest prediction as its positive class.
-      beta: a positive float.
-      name: the metric's name.
-      dtype: the dtype of the state and result (default floatx).
-
-    Raises:
-      ValueError: an unknown `average`, a `beta` that is not a positive float, or a
-        `threshold` that is not a float in (0, 1].
-    """
-
     def __init__(self, average=None, beta=1.0, threshold=None, name="fbeta_score", dtype=None):
         super().__init__(name=name, dtype=dtype)
         self._direction = "up"
@@ -122,32 +103,6 @@ class FBetaScore(Metric):
 
 @export("F1Score")
 class F1Score(FBetaScore):
-    """The F1 score: the harmonic mean of precision and recall
-    (`2 * precision * recall / (precision + recall)`), accumulated over the batches; the
-    F-beta score with beta = 1.
-
-    Inputs are 2-D: (batch, classes) labels and predictions.
-
-    Args:
-      average: how the per-class scores combine: None (one score per class), "micro"
-        (from the counts of all classes together), "macro" (the plain mean) or
-        "weighted" (the mean weighted by each class' count of true labels).
-      threshold: a float in (0, 1]: predictions above it count as positive; None takes
-        each row's highest prediction as its positive class.
-      name: the metric's name.
-      dtype: the dtype of the state and result (default floatx).
-
-    Raises:
-      ValueError: an unknown `average`, or a `threshold` that is not a float in (0, 1].
-
-    Example:
-
-    >>> m = tf.keras.metrics.F1Score(threshold=0.5)
-    >>> m.update_state([[1, 0], [0, 1]], [[0.9, 0.2], [0.4, 0.6]])
-    >>> m.result().numpy().round(4)
-    array([1., 1.], dtype=float32)
-    """
-
     def __init__(self, average=None, threshold=None, name="f1_score", dtype=None):
         super().__init__(average=average, beta=1.0, threshold=threshold, name=name, dtype=dtype)
 
@@ -155,3 +110,6 @@ class F1Score(FBetaScore):
         config = super().get_config()
         del config["beta"]
         return config
+
+
+attach(globals(), f_score_docs.DOCS)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import warnings
 
 from ndflow.core import dtypes
+from ndflow.core.doc_tables import attach
+from ndflow.keras.metrics import iou_docs
 from ndflow.keras.metrics.base_metric import EPSILON, Metric, export
 from ndflow.ops import arithmetic, comparison, reduction
 from ndflow.ops.apply import convert_to_tensor
@@ -87,33 +89,6 @@ class _IoUBase(Metric):
 
 @export("IoU")
 class IoU(_IoUBase):
-    """Intersection-over-union, averaged over the classes `target_class_ids`.
-
-    The IoU of a class is `tp / (tp + fp + fn)` from a confusion matrix accumulated over
-    the batches; classes that never occur (in targets or predictions) are left out of the
-    mean.
-
-    Args:
-      num_classes: the number of classes.
-      target_class_ids: the classes whose IoU is averaged.
-      name: the metric's name.
-      dtype: the dtype of the accumulated confusion matrix (default int).
-      ignore_class: optional class id whose targets are not counted (e.g. void pixels).
-      sparse_y_true: whether targets are class ids (else one-hot / scores, argmax'd).
-      sparse_y_pred: whether predictions are class ids (else scores, argmax'd).
-      axis: the classes axis for non-sparse inputs (default the last).
-
-    Raises:
-      ValueError: a target class id of `num_classes` or more.
-
-    Example:
-
-    >>> m = tf.keras.metrics.IoU(num_classes=2, target_class_ids=[0])
-    >>> _ = m.update_state([0, 0, 1, 1], [0, 1, 0, 1])
-    >>> round(float(m.result()), 4)
-    0.3333
-    """
-
     def __init__(self, num_classes, target_class_ids, name=None, dtype=None, ignore_class=None,
                  sparse_y_true=True, sparse_y_pred=True, axis=-1):
         super().__init__(name=name, num_classes=num_classes, ignore_class=ignore_class,
@@ -146,16 +121,6 @@ class IoU(_IoUBase):
 
 @export("BinaryIoU")
 class BinaryIoU(IoU):
-    """Intersection-over-union of binary masks: predictions at or above `threshold` are
-    class 1, below class 0; the IoU is averaged over `target_class_ids`.
-
-    Args:
-      target_class_ids: the classes (0 and/or 1) whose IoU is averaged.
-      threshold: the decision threshold on `y_pred`.
-      name: the metric's name.
-      dtype: the dtype of the accumulated confusion matrix.
-    """
-
     def __init__(self, target_class_ids=(0, 1), threshold=0.5, name=None, dtype=None):
         super().__init__(num_classes=2, target_class_ids=target_class_ids, name=name,
                          dtype=dtype)
@@ -174,23 +139,6 @@ class BinaryIoU(IoU):
 
 @export("MeanIoU")
 class MeanIoU(IoU):
-    """Mean intersection-over-union over all classes (semantic segmentation's usual
-    score).
-
-    The IoU of a class is `tp / (tp + fp + fn)` from a confusion matrix accumulated over
-    the batches; classes that never occur (in targets or predictions) are left out of the
-    mean.
-
-    Args:
-      num_classes: the number of classes.
-      name: the metric's name.
-      dtype: the dtype of the accumulated confusion matrix (default int).
-      ignore_class: optional class id whose targets are not counted (e.g. void pixels).
-      sparse_y_true: whether targets are class ids (else one-hot / scores, argmax'd).
-      sparse_y_pred: whether predictions are class ids (else scores, argmax'd).
-      axis: the classes axis for non-sparse inputs (default the last).
-    """
-
     def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
                  sparse_y_true=True, sparse_y_pred=True, axis=-1):
         super().__init__(name=name, num_classes=num_classes,
@@ -206,19 +154,6 @@ class MeanIoU(IoU):
 
 @export("OneHotIoU")
 class OneHotIoU(IoU):
-    """Intersection-over-union for one-hot targets (argmax'd), averaged over
-    `target_class_ids`.
-
-    Args:
-      num_classes: the number of classes.
-      target_class_ids: the classes whose IoU is averaged.
-      name: the metric's name.
-      dtype: the dtype of the accumulated confusion matrix (default int).
-      ignore_class: optional class id whose targets are not counted (e.g. void pixels).
-      sparse_y_pred: whether predictions are class ids (default: scores, argmax'd).
-      axis: the classes axis (default the last).
-    """
-
     def __init__(self, num_classes, target_class_ids, name=None, dtype=None, ignore_class=None,
                  sparse_y_pred=False, axis=-1):
         super().__init__(num_classes=num_classes, target_class_ids=target_class_ids,
@@ -233,17 +168,6 @@ class OneHotIoU(IoU):
 
 @export("OneHotMeanIoU")
 class OneHotMeanIoU(MeanIoU):
-    """Mean intersection-over-union over all classes, for one-hot targets (argmax'd).
-
-    Args:
-      num_classes: the number of classes.
-      name: the metric's name.
-      dtype: the dtype of the accumulated confusion matrix (default int).
-      ignore_class: optional class id whose targets are not counted (e.g. void pixels).
-      sparse_y_pred: whether predictions are class ids (default: scores, argmax'd).
-      axis: the classes axis (default the last).
-    """
-
     def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
                  sparse_y_pred=False, axis=-1):
         super().__init__(num_classes=num_classes, axis=axis, name=name, dtype=dtype,
@@ -254,3 +178,6 @@ class OneHotMeanIoU(MeanIoU):
         return {"num_classes": self.num_classes, "name": self.name, "dtype": self.dtype,
                 "ignore_class": self.ignore_class, "sparse_y_pred": self.sparse_y_pred,
                 "axis": self.axis}
+
+
+attach(globals(), iou_docs.DOCS)

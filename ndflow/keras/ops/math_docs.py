@@ -4,6 +4,8 @@ distances, error functions, FFTs and STFTs (math_functions.py). Attached by
 
 from __future__ import annotations
 
+from ndflow.keras.docstrings import sections
+
 _PAIR = """x: a tuple (real, imag) of two float tensors of one shape: complex values as
         their parts."""
 _PAIR_RAISES = """Raises:
@@ -28,9 +30,7 @@ def _segment(what: str, empty: str, example: str = "") -> str:
     Raises:
       ValueError: `sorted=True` together with `num_segments`.
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 def _erf(summary: str, example: str = "") -> str:
@@ -42,9 +42,7 @@ def _erf(summary: str, example: str = "") -> str:
     Returns:
       A tensor of `x`'s shape and dtype.
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 DOCS = {

@@ -4,6 +4,8 @@ joining, splitting and selection ones: numpy_select_docs.py). Attached by
 
 from __future__ import annotations
 
+from ndflow.keras.docstrings import sections
+
 _SHAPE = "shape: an int or a tuple/list of ints."
 
 
@@ -17,9 +19,7 @@ def _filled(what: str, default: str, example: str = "", note: str = "") -> str:
     Returns:
       A tensor of shape `shape`.
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 def _filled_like(what: str, note: str = "") -> str:

@@ -4,6 +4,8 @@ doctests."""
 
 from __future__ import annotations
 
+from ndflow.keras.docstrings import sections
+
 
 def _compare(relation: str, example: str) -> str:
     return f"""Elementwise `x1 {relation} x2`, broadcasting the two shapes.
@@ -48,9 +50,7 @@ def _bitwise(what: str, example: str = "") -> str:
     Returns:
       A tensor of the broadcast shape in the operands' promoted integer dtype.
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 def _float_test(what: str, example: str = "") -> str:
@@ -62,9 +62,7 @@ def _float_test(what: str, example: str = "") -> str:
     Returns:
       A bool tensor of `x`'s shape.
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 _SHIFT = ("the shift counts must lie in [0, bits of the dtype); other counts give "
@@ -170,7 +168,7 @@ DOCS = {
     Returns:
       A tensor of `x`'s shape and dtype.
     """,
-    "gcd": """Elementwise greatest common divisor of `|x1|` and `|x2|` (`gcd(0, 0)` is 0).
+    **{name: f"""Elementwise {what} of `|x1|` and `|x2|` ({zero}).
 
     Args:
       x1: an integer tensor, array-like or scalar.
@@ -184,24 +182,9 @@ DOCS = {
 
     Example:
 
-    >>> tf.keras.ops.gcd([12, 7], [18, 0]).numpy()
-    array([6, 7], dtype=int32)
-    """,
-    "lcm": """Elementwise least common multiple of `|x1|` and `|x2|` (0 if either is 0).
-
-    Args:
-      x1: an integer tensor, array-like or scalar.
-      x2: likewise, broadcastable with `x1`.
-
-    Returns:
-      A non-negative tensor of the broadcast shape in the promoted integer dtype.
-
-    Raises:
-      TypeError: an operand is not of an integer dtype (bools included).
-
-    Example:
-
-    >>> tf.keras.ops.lcm([4, 3], [6, 0]).numpy()
-    array([12,  0], dtype=int32)
-    """,
+    >>> tf.keras.ops.{name}({x1}, {x2}).numpy()
+    array({out}, dtype=int32)
+    """ for name, what, zero, x1, x2, out in (
+        ("gcd", "greatest common divisor", "`gcd(0, 0)` is 0", [12, 7], [18, 0], "[6, 7]"),
+        ("lcm", "least common multiple", "0 if either is 0", [4, 3], [6, 0], "[12,  0]"))},
 }

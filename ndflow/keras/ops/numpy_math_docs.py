@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from ndflow.keras.docstrings import unary
+from ndflow.keras.docstrings import sections, unary
 
 _WEAK = """
       Python scalars are weak: they take the tensor's dtype (`int8 tensor + 2` stays int8);
@@ -22,11 +22,7 @@ def _binary(summary: str, x1: str, x2: str, returns: str, example: str = "",
     Returns:
       {returns}
     """
-    if raises:
-        doc += f"\n    Raises:\n      {raises}\n    "
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, raises, example)
 
 
 _OPERAND = "a tensor, array-like or Python scalar."

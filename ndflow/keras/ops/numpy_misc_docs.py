@@ -4,6 +4,8 @@ doctests."""
 
 from __future__ import annotations
 
+from ndflow.keras.docstrings import sections
+
 
 def _window(name: str, formula: str, extra: str = "") -> str:
     return f"""The {name} window of `x` points (symmetric, as NumPy's): {formula}.
@@ -25,11 +27,7 @@ def _complex_part(summary: str, returns: str, raises: str = "", example: str = "
     Returns:
       {returns}
     """
-    if raises:
-        doc += f"\n    Raises:\n      {raises}\n    "
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, raises, example)
 
 
 DOCS = {

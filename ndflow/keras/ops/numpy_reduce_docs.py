@@ -4,6 +4,8 @@ doctests."""
 
 from __future__ import annotations
 
+from ndflow.keras.docstrings import sections
+
 _AXIS = """axis: an int or tuple of ints, the axes to reduce; None reduces every axis."""
 _KEEP = "keepdims: whether the reduced axes stay, with size 1."
 
@@ -21,9 +23,7 @@ def _reduce(summary: str, x: str = "a tensor or array-like.", returns: str = "",
     Returns:
       A tensor of `x`'s shape without (or with size 1 on) the reduced axes{returns}.
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 def _quantile(summary: str, q: str, nan: bool = False, example: str = "") -> str:
@@ -45,9 +45,7 @@ def _quantile(summary: str, q: str, nan: bool = False, example: str = "") -> str
     Raises:
       ValueError: an unknown `method`.
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 def _arg(which: str, nan: bool = False, example: str = "") -> str:
@@ -62,9 +60,7 @@ def _arg(which: str, nan: bool = False, example: str = "") -> str:
     Returns:
       An int32 tensor.
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 def _cumulative(what: str, nan: bool = False, example: str = "") -> str:
@@ -79,9 +75,7 @@ def _cumulative(what: str, nan: bool = False, example: str = "") -> str:
     Returns:
       A tensor of `x`'s shape (1-D when `axis` is None).
     """
-    if example:
-        doc += f"\n    Example:\n\n    {example}\n    "
-    return doc
+    return sections(doc, example=example)
 
 
 _SUM_DTYPE = (" (bools, int8 and int16 sum as int32, uint8 as int64; other dtypes keep "
