@@ -16,6 +16,7 @@ from ndflow.core.tensor import EagerTensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.data import element_batching, structure
 from ndflow.data.dataset import INFINITE, UNKNOWN, DatasetV2, register_op
+from ndflow.data.unary_dataset import UnaryDataset
 
 
 def _positive(value, name: str, op: str) -> int:
@@ -40,7 +41,7 @@ def _batched_spec(spec, size: int, drop_remainder: bool, shapes=None):
                                    for s, sh in zip(flat, shapes)])
 
 
-class BatchDataset(DatasetV2):
+class BatchDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, batch_size, drop_remainder=False):
         self._input = input_dataset
         self._size = _positive(batch_size, "Batch size", "BatchDatasetV2")
@@ -50,9 +51,6 @@ class BatchDataset(DatasetV2):
         self._composite = element_batching.has_composite(spec)
         super().__init__(element_batching.batched_spec(spec, self._size, self._drop)
                          if self._composite else _batched_spec(spec, self._size, self._drop))
-
-    def _inputs(self):
-        return [self._input]
 
     def _cardinality(self):
         return _batched_cardinality(self._input._cardinality(), self._size, self._drop)
@@ -97,7 +95,7 @@ def _scalar_batches(chunks, size: int, drop_remainder: bool, spec):
         yield batch(pending[at:])
 
 
-class PaddedBatchDataset(DatasetV2):
+class PaddedBatchDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, batch_size, padded_shapes=None,
                  padding_values=None, drop_remainder=False):
         self._input = input_dataset
@@ -131,9 +129,6 @@ class PaddedBatchDataset(DatasetV2):
                       for v in _up_to(spec, padding_values)]
         self._values = values
         super().__init__(_batched_spec(spec, self._size, self._drop, shapes))
-
-    def _inputs(self):
-        return [self._input]
 
     def _cardinality(self):
         return _batched_cardinality(self._input._cardinality(), self._size, self._drop)
@@ -206,7 +201,7 @@ def _up_to(spec, value) -> list:
     return structure.flatten_up_to(spec, value)
 
 
-class UnbatchDataset(DatasetV2):
+class UnbatchDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2):
         self._input = input_dataset
         flat = flatten(input_dataset.element_spec)
@@ -216,9 +211,6 @@ class UnbatchDataset(DatasetV2):
         super().__init__(pack_sequence_as(input_dataset.element_spec, [
             TensorSpec(s.shape.as_list()[1:] if s.shape.rank is not None else None, s.dtype)
             for s in flat]))
-
-    def _inputs(self):
-        return [self._input]
 
     def _cardinality(self):
         n = self._input._cardinality()

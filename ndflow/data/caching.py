@@ -21,6 +21,7 @@ from ndflow.core import errors as tf_errors
 from ndflow.core import logging
 from ndflow.core.tensor import EagerTensor
 from ndflow.data.dataset import DatasetV2, register_op
+from ndflow.data.unary_dataset import UnaryDataset
 from ndflow.ops.apply import numpy_to_torch
 
 _MAX_ITEMS = 10_000_000  # TF's limit: element indices are written in 7 characters
@@ -37,7 +38,7 @@ def cache_key(item: int, tensor: int, num_tensors: int) -> str:
     return f"{item:7d}_{tensor:{len(str(num_tensors - 1))}d}"
 
 
-class CacheDataset(DatasetV2):
+class CacheDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, filename=""):
         self._input = input_dataset
         if hasattr(filename, "numpy"):
@@ -48,12 +49,6 @@ class CacheDataset(DatasetV2):
         self._memory = None
         self._lock = threading.Lock()
         super().__init__(input_dataset.element_spec)
-
-    def _inputs(self):
-        return [self._input]
-
-    def _cardinality(self):
-        return self._input._cardinality()
 
     def _make_unread_iterator(self):
         cached = self._memory is not None if self._prefix is None else os.path.exists(

@@ -19,6 +19,7 @@ from ndflow.core.tensor import EagerTensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.data import extension_batching, ragged_batching, sparse_batching, structure
 from ndflow.data.dataset import UNKNOWN, DatasetV2
+from ndflow.data.unary_dataset import UnaryDataset
 from ndflow.ops.ragged_tensor import RaggedTensor
 from ndflow.ops.ragged_tensor_spec import RaggedTensorSpec
 from ndflow.ops.sparse_tensor import SparseTensor, SparseTensorValue
@@ -155,7 +156,7 @@ class CompositeSliceDataset(DatasetV2):
             yield self._row(i)
 
 
-class CompositeUnbatchDataset(DatasetV2):
+class CompositeUnbatchDataset(UnaryDataset):
     """`unbatch` of elements holding ragged or sparse parts."""
 
     def __init__(self, input_dataset: DatasetV2):
@@ -167,12 +168,13 @@ class CompositeUnbatchDataset(DatasetV2):
                 raise ValueError("Cannot unbatch an input with scalar components.")
         super().__init__(structure.map_leaves(unbatched_spec, spec))
 
-    def _inputs(self):
-        return [self._input]
-
     def _iter_flat(self):
         spec = self._input.element_spec
         for flat in self._input._iter_flat():
             n, row = row_getter(flat, spec)
             for i in range(n):
                 yield row(i)
+
+    def _cardinality(self):
+        return UNKNOWN  # an element count that only running can tell
+

@@ -10,15 +10,13 @@ from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.data import structure
 from ndflow.data.dataset import DatasetV2
 from ndflow.data.sources import TensorSliceDataset
+from ndflow.data.unary_dataset import UnaryDataset
 
 
-class AssertCardinalityDataset(DatasetV2):
+class AssertCardinalityDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, expected: int):
         self._input, self._expected = input_dataset, int(expected)
         super().__init__(input_dataset.element_spec)
-
-    def _inputs(self):
-        return [self._input]
 
     def _cardinality(self):
         return self._expected

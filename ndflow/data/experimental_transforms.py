@@ -18,8 +18,9 @@ from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import EagerTensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.data import structure, traced_function
-from ndflow.data.dataset import DatasetV2, register_op
+from ndflow.data.dataset import UNKNOWN, DatasetV2, register_op
 from ndflow.data.mapping import FilterDataset, MapDataset
+from ndflow.data.unary_dataset import UnaryDataset
 from ndflow.ops.sparse_tensor_spec import SparseTensorSpec
 
 _log = logging.getLogger("ndflow.data")
@@ -55,13 +56,10 @@ def _tolerant(dataset: DatasetV2, on_error):
         on_error(e)
 
 
-class IgnoreErrorsDataset(DatasetV2):
+class IgnoreErrorsDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, log_warning: bool = False):
         self._input, self._log = input_dataset, bool(log_warning)
         super().__init__(input_dataset.element_spec)
-
-    def _inputs(self):
-        return [self._input]
 
     def _report(self, error):
         if self._log:
@@ -69,6 +67,9 @@ class IgnoreErrorsDataset(DatasetV2):
 
     def _iter_flat(self):
         return _tolerant(self._input, self._report)
+
+    def _cardinality(self):
+        return UNKNOWN  # an element count that only running can tell
 
 
 @tf_export("data.experimental.ignore_errors")
@@ -101,7 +102,7 @@ def at(dataset: DatasetV2, index):
 
 
 # -- pad_to_cardinality ------------------------------------------------------------------------
-class PadToCardinalityDataset(DatasetV2):
+class PadToCardinalityDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, cardinality: int, mask_key: str):
         spec = input_dataset.element_spec
         if not isinstance(spec, dict):
@@ -121,9 +122,6 @@ class PadToCardinalityDataset(DatasetV2):
                                  f"with: `{key}` has shape {s.shape}.")
         self._input, self._target, self._padded = input_dataset, cardinality, n
         super().__init__({**spec, mask_key: TensorSpec([], dtypes.bool)})
-
-    def _inputs(self):
-        return [self._input]
 
     def _cardinality(self):
         return self._target
@@ -154,7 +152,7 @@ def pad_to_cardinality(cardinality, mask_key="valid"):
 
 
 # -- dense_to_sparse_batch ---------------------------------------------------------------------
-class DenseToSparseBatchDataset(DatasetV2):
+class DenseToSparseBatchDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, batch_size: int, row_shape):
         spec = input_dataset.element_spec
         if not isinstance(spec, TensorSpec):
@@ -172,9 +170,6 @@ class DenseToSparseBatchDataset(DatasetV2):
         super().__init__(SparseTensorSpec(TensorShape([None]).concatenate(self._row_shape),
                                           spec.dtype))
         self._dense_spec = TensorShape([None]).concatenate(self._row_shape)
-
-    def _inputs(self):
-        return [self._input]
 
     def _cardinality(self):
         n = self._input._cardinality()

@@ -35,6 +35,7 @@ from ndflow.data import structure
 from ndflow.data.dataset import UNKNOWN, DatasetV2, register_op
 from ndflow.data.dataset_spec import DatasetSpec
 from ndflow.data.traced_function import TracedFunction
+from ndflow.data.unary_dataset import UnaryDataset
 from ndflow.ops import dataset_ops
 from ndflow.ops.apply import apply_op, convert_to_tensor
 
@@ -132,7 +133,7 @@ def graph_file_source(cls, what: str, args: tuple, kwargs: dict):
                               TensorSpec([], dtypes.string), UNKNOWN, what)
 
 
-class GraphArgumentsDataset(DatasetV2):
+class GraphArgumentsDataset(UnaryDataset):
     """A transformation (`make(input, *arguments)`) some of whose arguments (counts, sizes,
     seeds) are graph tensors: `ds.take(n)` in a tf.function taking `n`."""
 
@@ -142,9 +143,6 @@ class GraphArgumentsDataset(DatasetV2):
                                if isinstance(t, SymbolicTensor)]
         super().__init__(element_spec)
 
-    def _inputs(self):
-        return [self._input]
-
     def _iter_flat(self):
         raise tf_errors.FailedPreconditionError(
             None, None, "This dataset has arguments that are graph tensors: it can only be "
@@ -153,6 +151,9 @@ class GraphArgumentsDataset(DatasetV2):
     def _bound(self, values: dict, memo: dict) -> DatasetV2:
         return self._make(bind(self._input, values, memo),
                           *_bound_arguments(list(self._arguments), values, memo))
+
+    def _cardinality(self):
+        return UNKNOWN  # an element count that only running can tell
 
 
 def graph_tensors(dataset: DatasetV2) -> list:

@@ -29,6 +29,7 @@ from ndflow.core.tensor_spec import TensorSpec
 from ndflow.data import structure
 from ndflow.data.dataset import INFINITE, UNKNOWN, DatasetV2, register_op
 from ndflow.data.traced_function import TracedFunction
+from ndflow.data.unary_dataset import UnaryDataset
 from ndflow.data.windowing import VariantDataset
 from ndflow.ops.apply import convert_to_tensor
 
@@ -60,7 +61,7 @@ def _key(value: EagerTensor) -> int:
     return int(value._value)
 
 
-class GroupByWindowDataset(DatasetV2):
+class GroupByWindowDataset(UnaryDataset):
     _NAME = "GroupByWindowDataset"
 
     def __init__(self, input_dataset: DatasetV2, key_func, reduce_func, window_size=None,
@@ -85,9 +86,6 @@ class GroupByWindowDataset(DatasetV2):
                 element_spec = self._reduce(EagerTensor(np.int64(0), dtypes.int64), empty,
                                             None).element_spec
         super().__init__(element_spec)
-
-    def _inputs(self):
-        return [self._input]
 
     def _cardinality(self):
         return INFINITE if self._input._cardinality() == INFINITE else UNKNOWN
@@ -275,7 +273,7 @@ class Reducer:
         return self._finalize_func
 
 
-class GroupByReducerDataset(DatasetV2):
+class GroupByReducerDataset(UnaryDataset):
     _NAME = "GroupByReducerDataset"
 
     def __init__(self, input_dataset: DatasetV2, key_func, reducer: Reducer):
@@ -306,9 +304,6 @@ class GroupByReducerDataset(DatasetV2):
         self._reduce_fn, self._n_state = fn, len(flatten(state_spec))
         self._finalize_fn = TracedFunction(reducer.finalize_func, state_spec, self._NAME)
         super().__init__(self._finalize_fn.output_spec)
-
-    def _inputs(self):
-        return [self._input]
 
     def _cardinality(self):
         return INFINITE if self._input._cardinality() == INFINITE else UNKNOWN

@@ -13,13 +13,14 @@ from ndflow.data.dataset import AUTOTUNE, INFINITE, UNKNOWN, DatasetV2, register
 from ndflow.data.dataset_spec import DatasetSpec
 from ndflow.data.sources import python_error
 from ndflow.data.traced_function import TracedFunction, call_with_element
+from ndflow.data.unary_dataset import UnaryDataset
 
 
 def _int(value) -> int:
     return int(value.numpy() if hasattr(value, "numpy") else value)
 
 
-class InterleaveDataset(DatasetV2):
+class InterleaveDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, map_func, cycle_length=None,
                  block_length=None, num_parallel_calls=None, deterministic=None):
         if not callable(map_func):
@@ -69,9 +70,6 @@ class InterleaveDataset(DatasetV2):
             raise TypeError("The `map_func` argument must return a `Dataset` object. Got "
                             f"{type(out)}.")
         return out
-
-    def _inputs(self):
-        return [self._input]
 
     def _cardinality(self):
         n = self._input._cardinality()

@@ -19,10 +19,11 @@ import time
 from ndflow.core import determinism
 from ndflow.core.nest import flatten
 from ndflow.data import structure
-from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
+from ndflow.data.dataset import AUTOTUNE, UNKNOWN, DatasetV2, register_op
 from ndflow.data.options import pipeline_options
 from ndflow.data.parallelism_tuner import Gate, ParallelismTuner
 from ndflow.data.traced_function import TracedFunction, traced_predicate
+from ndflow.data.unary_dataset import UnaryDataset
 from ndflow.data.vectorized_map import CHUNK as VECTOR_CHUNK
 from ndflow.data.vectorized_map import vectorize
 from ndflow.data.worker_threads import (
@@ -47,7 +48,7 @@ def parallelism(num_parallel_calls) -> int:
     return n
 
 
-class MapDataset(DatasetV2):
+class MapDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, map_func, num_parallel_calls=None,
                  deterministic=None):
         self._input = input_dataset
@@ -67,12 +68,6 @@ class MapDataset(DatasetV2):
         if self._vectorized is False:
             self._vectorized = vectorize(self._fn, flatten(self._input.element_spec))
         return self._vectorized
-
-    def _inputs(self):
-        return [self._input]
-
-    def _cardinality(self):
-        return self._input._cardinality()
 
     def _batches(self, size: int, drop_remainder: bool):
         """`map(f).batch(n)` fused (TensorFlow's map_and_batch): a sequential map whose
@@ -237,14 +232,11 @@ class MapDataset(DatasetV2):
                     pool.shutdown(wait=False)
 
 
-class FilterDataset(DatasetV2):
+class FilterDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, predicate):
         self._input = input_dataset
         self._fn = traced_predicate(predicate, input_dataset.element_spec, "FilterDataset")
         super().__init__(input_dataset.element_spec)
-
-    def _inputs(self):
-        return [self._input]
 
     def _iter_flat(self):
         fn, states = self._fn, KernelStates()
@@ -255,6 +247,9 @@ class FilterDataset(DatasetV2):
                 raise fn.error(e, i) from e
             if bool(keep._value):
                 yield flat
+
+    def _cardinality(self):
+        return UNKNOWN  # an element count that only running can tell
 
 
 register_op("map")(MapDataset)

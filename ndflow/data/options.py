@@ -29,6 +29,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.doc_tables import attach
 from ndflow.data import options_docs
 from ndflow.data.dataset import DatasetV2, register_op
+from ndflow.data.unary_dataset import UnaryDataset
 
 _log = logging.getLogger("ndflow.data")
 
@@ -285,19 +286,13 @@ def pipeline_options(dataset: DatasetV2) -> Options:
     return own if downstream is None else own.merge(downstream)
 
 
-class OptionsDataset(DatasetV2):
+class OptionsDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, options: Options):
         if not isinstance(options, Options):
             raise TypeError(f"options must be a tf.data.Options, got {options!r}")
         self._input = input_dataset
         self._options = input_dataset.options().merge(options)._frozen()
         super().__init__(input_dataset.element_spec)
-
-    def _inputs(self):
-        return [self._input]
-
-    def _cardinality(self):
-        return self._input._cardinality()
 
     def _iter_flat(self):
         token = _PULL_OPTIONS.set(self._downstream(_PULL_OPTIONS.get()))

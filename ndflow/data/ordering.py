@@ -21,20 +21,18 @@ from ndflow.core.tensor_spec import TensorSpec
 from ndflow.data.dataset import INFINITE, UNKNOWN, DatasetV2, register_op
 from ndflow.data.options import pipeline_options
 from ndflow.data.shuffling import ShuffleDataset
+from ndflow.data.unary_dataset import UnaryDataset
 
 
 def _int(value) -> int:
     return int(value.numpy() if hasattr(value, "numpy") else value)
 
 
-class RepeatDataset(DatasetV2):
+class RepeatDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, count=None):
         self._input = input_dataset
         self._count = -1 if count is None else _int(count)
         super().__init__(input_dataset.element_spec)
-
-    def _inputs(self):
-        return [self._input]
 
     def _cardinality(self):
         n = self._input._cardinality()
@@ -98,15 +96,16 @@ class RepeatDataset(DatasetV2):
             self._input._make_unread_iterator()
 
 
-class TakeDataset(DatasetV2):
+class _CountDataset(UnaryDataset):
+    """A dataset of the elements of `input_dataset` chosen by a `count` (take, skip)."""
+
     def __init__(self, input_dataset: DatasetV2, count):
         self._input = input_dataset
         self._count = _int(count)
         super().__init__(input_dataset.element_spec)
 
-    def _inputs(self):
-        return [self._input]
 
+class TakeDataset(_CountDataset):
     def _cardinality(self):
         n = self._input._cardinality()
         if self._count < 0:
@@ -127,15 +126,7 @@ class TakeDataset(DatasetV2):
             self._input._make_unread_iterator()
 
 
-class SkipDataset(DatasetV2):
-    def __init__(self, input_dataset: DatasetV2, count):
-        self._input = input_dataset
-        self._count = _int(count)
-        super().__init__(input_dataset.element_spec)
-
-    def _inputs(self):
-        return [self._input]
-
+class SkipDataset(_CountDataset):
     def _cardinality(self):
         n = self._input._cardinality()
         if n < 0:
@@ -150,17 +141,11 @@ class SkipDataset(DatasetV2):
         yield from itertools.islice(self._input._iter_flat(), self._count, None)
 
 
-class EnumerateDataset(DatasetV2):
+class EnumerateDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, start=0):
         self._input = input_dataset
         self._start = _int(start)
         super().__init__((TensorSpec([], dtypes.int64), input_dataset.element_spec))
-
-    def _inputs(self):
-        return [self._input]
-
-    def _cardinality(self):
-        return self._input._cardinality()
 
     def _iter_flat(self):
         for i, flat in enumerate(self._input._iter_flat(), self._start):

@@ -14,6 +14,7 @@ import threading
 import weakref
 
 from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
+from ndflow.data.unary_dataset import UnaryDataset
 from ndflow.data.worker_threads import (
     init_worker_thread,
     intra_op_threads,
@@ -42,7 +43,7 @@ def _stop_producers_at_exit() -> None:
         thread.join(timeout=30)
 
 
-class PrefetchDataset(DatasetV2):
+class PrefetchDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, buffer_size):
         self._input = input_dataset
         n = int(buffer_size.numpy() if hasattr(buffer_size, "numpy") else buffer_size)
@@ -50,12 +51,6 @@ class PrefetchDataset(DatasetV2):
             raise ValueError(f"buffer_size must be >= 0 or tf.data.AUTOTUNE, got {n}")
         self._buffer = AUTOTUNE_BUFFER if n == AUTOTUNE else n
         super().__init__(input_dataset.element_spec)
-
-    def _inputs(self):
-        return [self._input]
-
-    def _cardinality(self):
-        return self._input._cardinality()
 
     def _batches(self, size: int, drop_remainder: bool):
         return None

@@ -24,6 +24,7 @@ from ndflow.core.tensor import EagerTensor
 from ndflow.core.tensor_spec import TensorSpec
 from ndflow.data import structure
 from ndflow.data.dataset import DatasetV2, _op, register_op
+from ndflow.data.unary_dataset import UnaryDataset
 from ndflow.ops.ragged_tensor_spec import RaggedTensorSpec
 
 
@@ -114,7 +115,7 @@ def _to_ragged_spec(spec, row_splits_dtype):
     return map_structure(one, spec, expand_composites=False)
 
 
-class DenseToRaggedDataset(DatasetV2):
+class DenseToRaggedDataset(UnaryDataset):
     """The input's elements with the dense parts of unknown shape seen as ragged (their
     values given uniform row splits), ready for `batch`."""
 
@@ -123,12 +124,6 @@ class DenseToRaggedDataset(DatasetV2):
         self._splits_dtype = dtypes.as_dtype(row_splits_dtype)
         self._source_leaves = structure.leaf_sizes(input_dataset.element_spec)
         super().__init__(_to_ragged_spec(input_dataset.element_spec, self._splits_dtype))
-
-    def _inputs(self):
-        return [self._input]
-
-    def _cardinality(self):
-        return self._input._cardinality()
 
     def _iter_flat(self):
         targets = structure.leaves(self._element_spec)

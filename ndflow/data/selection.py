@@ -9,13 +9,14 @@ from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.data import structure
 from ndflow.data.dataset import INFINITE, UNKNOWN, DatasetV2, register_op
 from ndflow.data.traced_function import TracedFunction, traced_predicate
+from ndflow.data.unary_dataset import UnaryDataset
 
 
 def _int(value) -> int:
     return int(value.numpy() if hasattr(value, "numpy") else value)
 
 
-class ShardDataset(DatasetV2):
+class ShardDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, num_shards, index):
         n, i = _int(num_shards), _int(index)
         if n <= 0:
@@ -29,9 +30,6 @@ class ShardDataset(DatasetV2):
         self._input, self._n, self._i = input_dataset, n, i
         super().__init__(input_dataset.element_spec)
 
-    def _inputs(self):
-        return [self._input]
-
     def _cardinality(self):
         c = self._input._cardinality()
         return c if c < 0 else c // self._n + (1 if c % self._n > self._i else 0)
@@ -42,14 +40,11 @@ class ShardDataset(DatasetV2):
                 yield flat
 
 
-class TakeWhileDataset(DatasetV2):
+class TakeWhileDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, predicate):
         self._input = input_dataset
         self._fn = traced_predicate(predicate, input_dataset.element_spec, "TakeWhileDataset")
         super().__init__(input_dataset.element_spec)
-
-    def _inputs(self):
-        return [self._input]
 
     def _cardinality(self):
         return INFINITE if self._input._cardinality() == INFINITE else UNKNOWN
@@ -65,7 +60,7 @@ class TakeWhileDataset(DatasetV2):
             yield flat
 
 
-class UniqueDataset(DatasetV2):
+class UniqueDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2):
         spec = input_dataset.element_spec
         if not hasattr(spec, "dtype") or spec.dtype not in (
@@ -74,9 +69,6 @@ class UniqueDataset(DatasetV2):
                             f"{spec}: only a single tf.int32, tf.int64 or tf.string component.")
         self._input = input_dataset
         super().__init__(spec)
-
-    def _inputs(self):
-        return [self._input]
 
     def _iter_flat(self):
         seen = set()
@@ -87,8 +79,11 @@ class UniqueDataset(DatasetV2):
                 seen.add(key)
                 yield flat
 
+    def _cardinality(self):
+        return UNKNOWN  # an element count that only running can tell
 
-class ScanDataset(DatasetV2):
+
+class ScanDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, initial_state, scan_func):
         self._input = input_dataset
         state = structure.normalize(initial_state)
@@ -108,12 +103,6 @@ class ScanDataset(DatasetV2):
                             f"state. Expected {self._state_spec}; got {out[0]}.")
         self._fn, self._n_state = fn, len(old)
         super().__init__(out[1])
-
-    def _inputs(self):
-        return [self._input]
-
-    def _cardinality(self):
-        return self._input._cardinality()
 
     def _iter_flat(self):
         state = self._initial

@@ -21,6 +21,7 @@ from ndflow.core import errors as tf_errors
 from ndflow.data import shuffle_buffer
 from ndflow.data.dataset import UNKNOWN, DatasetV2, register_op
 from ndflow.data.sources import TensorSliceDataset
+from ndflow.data.unary_dataset import UnaryDataset
 from ndflow.ops.random_seed import get_seed
 
 _WHOLE_INPUT = 2 ** 62  # buffer_size UNKNOWN_CARDINALITY: a buffer as large as the input
@@ -30,7 +31,7 @@ def _int(value) -> int:
     return int(value.numpy() if hasattr(value, "numpy") else value)
 
 
-class ShuffleDataset(DatasetV2):
+class ShuffleDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, buffer_size, seed=None,
                  reshuffle_each_iteration=True):
         self._input = input_dataset
@@ -45,12 +46,6 @@ class ShuffleDataset(DatasetV2):
                                                        reshuffle_each_iteration)
         self._per_graph_run = not context.executing_eagerly()
         super().__init__(input_dataset.element_spec)
-
-    def _inputs(self):
-        return [self._input]
-
-    def _cardinality(self):
-        return self._input._cardinality()
 
     # -- iterators ------------------------------------------------------------------------------
     def _iter_flat(self):

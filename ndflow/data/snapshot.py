@@ -31,6 +31,7 @@ from ndflow.core.tensor_spec import TensorSpec
 from ndflow.data import save_load
 from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
 from ndflow.data.tfrecord_io import TFRecordWriter as _RecordFileWriter
+from ndflow.data.unary_dataset import UnaryDataset
 from ndflow.saved_model import nested_structure_coder
 
 _SNAPSHOT_COMPRESSIONS = {None: "", "": "", "AUTO": "", "NONE": "", "GZIP": "GZIP",
@@ -60,7 +61,7 @@ def fingerprint(dataset: DatasetV2) -> str:
     return hashlib.sha256(_describe(dataset).encode()).hexdigest()[:16]
 
 
-class SnapshotDataset(DatasetV2):
+class SnapshotDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, path, compression="AUTO", reader_func=None,
                  shard_func=None):
         kind = compression.upper() if isinstance(compression, str) else compression
@@ -76,12 +77,6 @@ class SnapshotDataset(DatasetV2):
         self._shard_fn = save_load._shard_function(shard_func, input_dataset.element_spec)
         self._dir = os.path.join(_path(path), fingerprint(input_dataset))
         super().__init__(input_dataset.element_spec)
-
-    def _inputs(self):
-        return [self._input]
-
-    def _cardinality(self):
-        return self._input._cardinality()
 
     def _finished(self) -> bool:
         return os.path.exists(os.path.join(self._dir, save_load.METADATA_FILENAME))

@@ -15,6 +15,7 @@ from ndflow.core import errors as tf_errors
 from ndflow.core.nest import flatten, pack_sequence_as
 from ndflow.data.dataset import DatasetV2, register_op
 from ndflow.data.dataset_spec import DatasetSpec
+from ndflow.data.unary_dataset import UnaryDataset
 
 
 def _int(value) -> int:
@@ -44,7 +45,7 @@ def window_spec(element_spec):
         expand_composites=False)
 
 
-class WindowDataset(DatasetV2):
+class WindowDataset(UnaryDataset):
     def __init__(self, input_dataset: DatasetV2, size, shift=None, stride=1,
                  drop_remainder=False):
         self._input = input_dataset
@@ -61,9 +62,6 @@ class WindowDataset(DatasetV2):
         self._component_specs = [(s, len(flatten(s))) for s in flatten(
             input_dataset.element_spec, expand_composites=False)]
         super().__init__(window_spec(input_dataset.element_spec))
-
-    def _inputs(self):
-        return [self._input]
 
     def _span(self) -> int:
         return (self._size - 1) * self._stride + 1
