@@ -22,6 +22,7 @@ from ndflow.ops.array_slicing import concat
 from ndflow.ops.cast import cast
 from ndflow.ops.comparison import equal, not_equal
 from ndflow.ops.math import ceil
+from ndflow.ops.parsing_config import VarLenFeature
 from ndflow.ops.segment import segment_max
 from ndflow.ops.sparse_api import reshape as sparse_reshape
 from ndflow.ops.sparse_tensor import SparseTensor, SparseTensorValue
@@ -416,3 +417,15 @@ def verify_static_batch_size_equality(tensors, columns):
             raise ValueError("Batch size (first dimension) of each feature must be same. "
                              f"Batch size of columns ({columns[first].name}, {columns[i].name}):"
                              f" ({expected}, {size})")
+
+
+class KeyedVarLenColumn:
+    """Mixin of a column of one feature key (`key`, `dtype`), parsed as a VarLenFeature."""
+
+    @property
+    def name(self):
+        return self.key
+
+    @property
+    def parse_example_spec(self):
+        return {self.key: VarLenFeature(self.dtype)}

@@ -12,6 +12,7 @@ from ndflow.feature_column.base import (
     CategoricalColumn,
     FeatureColumn,
     IdWeightPair,
+    KeyedVarLenColumn,
     assert_string_or_int,
     convert_to_tensor_or_sparse_tensor,
     to_sparse_input_and_drop_ignore_values,
@@ -46,16 +47,8 @@ def _check_input_dtype(column, input_tensor):
     assert_string_or_int(input_tensor.dtype, prefix=f"column_name: {column.key} input_tensor")
 
 
-class _SimpleCategorical(CategoricalColumn):
+class _SimpleCategorical(KeyedVarLenColumn, CategoricalColumn):
     """A categorical column of one feature key whose transformation is its ids."""
-
-    @property
-    def name(self):
-        return self.key
-
-    @property
-    def parse_example_spec(self):
-        return {self.key: VarLenFeature(self.dtype)}
 
     def transform_feature(self, transformation_cache, state_manager):
         sparse = to_sparse_input_and_drop_ignore_values(

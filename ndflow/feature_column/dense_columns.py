@@ -57,6 +57,16 @@ def _sequence_error(kind, column, must_be: bool, private: bool = False) -> Value
         f"Given (type {type(cat)}): {cat}")
 
 
+def _sequence_dense(column, kind: str, dense, transformation_cache, state_manager):
+    """The (dense tensor, sequence length) pair of a `kind` column of a sequence categorical
+    column, the tensor being `dense()`."""
+    if not _is_sequence(column.categorical_column):
+        raise _sequence_error(kind, column, must_be=True)
+    tensor = dense()
+    sparse = column.categorical_column.get_sparse_tensors(transformation_cache, state_manager)
+    return TensorSequenceLengthPair(tensor, sequence_length_from_sparse_tensor(sparse.id_tensor))
+
+
 def _is_sequence(column) -> bool:
     return getattr(column, "_is_sequence_column", False)
 
@@ -375,12 +385,9 @@ class SharedEmbeddingColumn(DenseColumn, SequenceDenseColumn, collections.namedt
         raise ValueError(_NOT_IN_V1)
 
     def get_sequence_dense_tensor(self, transformation_cache, state_manager):
-        if not _is_sequence(self.categorical_column):
-            raise _sequence_error("embedding_column", self, must_be=True)
-        dense = self._dense(transformation_cache, state_manager)
-        sparse = self.categorical_column.get_sparse_tensors(transformation_cache, state_manager)
-        return TensorSequenceLengthPair(dense,
-                                        sequence_length_from_sparse_tensor(sparse.id_tensor))
+        return _sequence_dense(
+            self, "embedding_column", lambda: self._dense(transformation_cache, state_manager),
+            transformation_cache, state_manager)
 
     @property
     def parents(self):
@@ -430,12 +437,9 @@ class IndicatorColumn(DenseColumn, SequenceDenseColumn, collections.namedtuple(
         return transformation_cache.get(self, state_manager)
 
     def get_sequence_dense_tensor(self, transformation_cache, state_manager):
-        if not _is_sequence(self.categorical_column):
-            raise _sequence_error("indicator_column", self, must_be=True)
-        dense = transformation_cache.get(self, state_manager)
-        sparse = self.categorical_column.get_sparse_tensors(transformation_cache, state_manager)
-        return TensorSequenceLengthPair(dense,
-                                        sequence_length_from_sparse_tensor(sparse.id_tensor))
+        return _sequence_dense(
+            self, "indicator_column", lambda: transformation_cache.get(self, state_manager),
+            transformation_cache, state_manager)
 
     @property
     def parents(self):

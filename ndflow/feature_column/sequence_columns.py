@@ -10,6 +10,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.shapes import TensorShape
 from ndflow.feature_column import constructors
 from ndflow.feature_column.base import (
+    KeyedVarLenColumn,
     SequenceDenseColumn,
     TensorSequenceLengthPair,
     check_shape,
@@ -19,21 +20,12 @@ from ndflow.feature_column.categorical_columns import SequenceCategoricalColumn
 from ndflow.feature_column.deprecation_warnings import SEQUENCE_FEATURE_COLUMN, deprecated
 from ndflow.ops.array_core import reshape, shape
 from ndflow.ops.array_slicing import concat
-from ndflow.ops.parsing_config import VarLenFeature
 from ndflow.ops.sparse_tensor import sparse_tensor_to_dense
 
 
-class SequenceNumericColumn(SequenceDenseColumn, collections.namedtuple(
+class SequenceNumericColumn(KeyedVarLenColumn, SequenceDenseColumn, collections.namedtuple(
         "SequenceNumericColumn", ("key", "shape", "default_value", "dtype", "normalizer_fn"))):
     """Real values per time step: [batch, time, *shape] after padding with default_value."""
-
-    @property
-    def name(self):
-        return self.key
-
-    @property
-    def parse_example_spec(self):
-        return {self.key: VarLenFeature(self.dtype)}
 
     def transform_feature(self, transformation_cache, state_manager):
         tensor = transformation_cache.get(self.key, state_manager)

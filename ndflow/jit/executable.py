@@ -29,6 +29,7 @@ from ndflow.core import logging
 from ndflow.core.errors import InvalidArgumentError, NotFoundError, OpError
 from ndflow.core.graph import Graph
 from ndflow.core.shapes import TensorShape
+from ndflow.core.step_timing import mean_kernel_seconds
 from ndflow.jit import dump, flags, shape_consts
 from ndflow.jit.errors import CompileUnimplemented
 from ndflow.kernels import host_memory, registry
@@ -82,18 +83,9 @@ class Executable:
     def profile(self, args, steps: int = 10) -> list:
         """Wall time per step of the executable: [(node name, what runs, mean seconds)],
         slowest first; "what runs" is the op type of a library call, or `fusion(A+B+...)`."""
-        scope = self._run.__globals__
-        totals = [0.0] * len(self.steps)
-        originals = {}
-        for i, (kname, _, _) in enumerate(self.steps):
-            originals[kname] = fn = scope[kname]
-            scope[kname] = _timed(fn, totals, i)
-        try:
-            for _ in range(steps):
-                self._run(*args)
-        finally:
-            scope.update(originals)
-        rows = [(name, what, t / steps) for (_, name, what), t in zip(self.steps, totals)]
+        seconds = mean_kernel_seconds(self._run.__globals__, [k for k, _, _ in self.steps],
+                                      lambda: self._run(*args), steps)
+        rows = [(name, what, t) for (_, name, what), t in zip(self.steps, seconds)]
         return sorted(rows, key=lambda r: -r[2])
 
     def __repr__(self):
@@ -541,10 +533,3 @@ def _group_boundary(group, ops: list) -> tuple:
     return list(inputs), list(outputs)
 
 
-def _timed(fn, totals: list, i: int):
-    def timed(*args):
-        t = time.perf_counter()
-        out = fn(*args)
-        totals[i] += time.perf_counter() - t
-        return out
-    return timed

@@ -34,10 +34,8 @@ from ndflow.profiler.tfprof_stats import (
 )
 from ndflow.profiler.tfprof_views import GraphView, ScopeView
 
-tf_export(v1=["profiler.GraphNodeProto"])(tfprof_pb.GraphNodeProto)
-tf_export(v1=["profiler.MultiGraphNodeProto"])(tfprof_pb.MultiGraphNodeProto)
-tf_export(v1=["profiler.AdviceProto"])(tfprof_pb.AdviceProto)
-tf_export(v1=["profiler.OpLogProto"])(tfprof_pb.OpLogProto)
+for _proto in ("GraphNodeProto", "MultiGraphNodeProto", "AdviceProto", "OpLogProto"):
+    tf_export(v1=[f"profiler.{_proto}"])(getattr(tfprof_pb, _proto))
 
 _DEFAULT_PROFILE_OPTIONS = 0
 _DEFAULT_ADVISE_OPTIONS = 0

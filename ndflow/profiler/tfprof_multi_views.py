@@ -12,6 +12,7 @@ from ndflow.profiler.tfprof_views import (
     _full_match,
     _name_shown,
     _time_legends,
+    below_totals,
     sort_nodes,
 )
 
@@ -71,14 +72,8 @@ class MultiNode:
 
 def _should_show(node, opts, depth: int) -> bool:
     p = node.proto
-    if (p.total_requested_bytes < opts.min_bytes or p.total_peak_bytes < opts.min_peak_bytes
-            or p.total_residual_bytes < opts.min_residual_bytes
-            or p.total_output_bytes < opts.min_output_bytes
-            or p.total_exec_micros < opts.min_micros
-            or p.total_accelerator_exec_micros < opts.min_accelerator_micros
-            or p.total_cpu_exec_micros < opts.min_cpu_micros
-            or p.total_parameters < opts.min_params or p.total_float_ops < opts.min_float_ops
-            or depth > opts.max_depth):
+    if (below_totals(p, opts) or p.total_parameters < opts.min_params
+            or p.total_float_ops < opts.min_float_ops or depth > opts.max_depth):
         return False
     return _name_shown(node.name, opts)
 

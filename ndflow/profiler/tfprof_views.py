@@ -109,16 +109,31 @@ def _should_show(node, opts, depth: int) -> bool:
     if node.name == ROOT:
         return True
     p = node.proto
-    if (p.total_requested_bytes < opts.min_bytes or p.total_peak_bytes < opts.min_peak_bytes
+    if (below_totals(p, opts) or p.parameters < opts.min_params
+            or p.float_ops < opts.min_float_ops or p.run_count < opts.min_occurrence
+            or depth > opts.max_depth):
+        return False
+    return _name_shown(node.name, opts)
+
+
+def _show_with(node, children: list) -> None:
+    """`node` shown with `children` under it, its totals its own plus theirs."""
+    node.show_children = []
+    node.reset_totals()
+    node.add_self()
+    for c in children:
+        node.aggregate(c)
+        node.show_children.append(c)
+
+
+def below_totals(p, opts) -> bool:
+    """Whether a node's total memory or time is under one of the options' minimums."""
+    return (p.total_requested_bytes < opts.min_bytes or p.total_peak_bytes < opts.min_peak_bytes
             or p.total_residual_bytes < opts.min_residual_bytes
             or p.total_output_bytes < opts.min_output_bytes
             or p.total_exec_micros < opts.min_micros
             or p.total_accelerator_exec_micros < opts.min_accelerator_micros
-            or p.total_cpu_exec_micros < opts.min_cpu_micros
-            or p.parameters < opts.min_params or p.float_ops < opts.min_float_ops
-            or p.run_count < opts.min_occurrence or depth > opts.max_depth):
-        return False
-    return _name_shown(node.name, opts)
+            or p.total_cpu_exec_micros < opts.min_cpu_micros)
 
 
 def _name_shown(name: str, opts) -> bool:
@@ -290,12 +305,7 @@ class ScopeView:
             act_children = self._account(node.children, opts)
             node.account = _account(node, opts)
             if node.account or act_children:
-                node.show_children = []
-                node.reset_totals()
-                node.add_self()
-                for c in act_children:
-                    node.aggregate(c)
-                    node.show_children.append(c)
+                _show_with(node, act_children)
                 act.append(node)
         return act
 
@@ -332,12 +342,7 @@ class GraphView:
             act_children = self._account(node.children, opts, visits)
             node.account = _account(node, opts)
             if node.account:
-                node.show_children = []
-                node.reset_totals()
-                node.add_self()
-                for c in act_children:
-                    node.aggregate(c)
-                    node.show_children.append(c)
+                _show_with(node, act_children)
                 act.append(node)
             else:
                 act.extend(act_children)

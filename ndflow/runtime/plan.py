@@ -27,13 +27,13 @@ the same; TF_DISABLE_NVTX_RANGES=1 turns it off).
 from __future__ import annotations
 
 import threading
-import time
 
 import torch
 
 from ndflow.core import config, devices, logging
 from ndflow.core.errors import InvalidArgumentError, OpError
 from ndflow.core.shapes import fmt
+from ndflow.core.step_timing import mean_kernel_seconds
 from ndflow.kernels import denormals, host_memory, registry
 from ndflow.ops.apply import numpy_to_torch
 from ndflow.passes.prune import needed_ops
@@ -355,17 +355,9 @@ class Plan:
         Kernels are wrapped with timers for `steps` runs, then restored; the plan's normal
         runs never pay for timing.
         """
-        totals = [0.0] * len(self._nodes)
-        originals = {}
-        for i, kname in enumerate(self._knames):
-            originals[kname] = fn = self._scope[kname]
-            self._scope[kname] = _timed(fn, totals, i)
-        try:
-            for _ in range(steps):
-                self._plain_run(*feed_values)
-        finally:
-            self._scope.update(originals)
-        rows = [(op.name, op.type, t / steps) for op, t in zip(self._nodes, totals)]
+        seconds = mean_kernel_seconds(self._scope, self._knames,
+                                      lambda: self._plain_run(*feed_values), steps)
+        rows = [(op.name, op.type, t) for op, t in zip(self._nodes, seconds)]
         return sorted(rows, key=lambda r: -r[2])
 
 
@@ -408,10 +400,3 @@ def _nvtx_range(i: int, op, fn):
     return ranged
 
 
-def _timed(fn, totals: list, i: int):
-    def timed(*args):
-        t = time.perf_counter()
-        out = fn(*args)
-        totals[i] += time.perf_counter() - t
-        return out
-    return timed

@@ -111,6 +111,15 @@ def _bool(value: bool):
     return _BOOLS[value]
 
 
+def _step(step):
+    """`step`, or (None) the default step; a ValueError where neither is set."""
+    if step is None:
+        step = STATE.step
+        if step is None:
+            raise ValueError(_NO_STEP)
+    return step
+
+
 def write_summary(tag: str, data, step, metadata, to_proto, name: str | None = None):
     """Writes `to_proto(data as an ndarray)` (a TensorProto) under `tag` at `step` to the
     default writer, where recording is on. `data` may be a callable (run only when written).
@@ -118,10 +127,7 @@ def write_summary(tag: str, data, step, metadata, to_proto, name: str | None = N
     writer = STATE.writer
     if writer is None:
         return _false()
-    if step is None:
-        step = STATE.step
-        if step is None:
-            raise ValueError(_NO_STEP)
+    step = _step(step)
     metadata = _metadata(metadata)
     if context.executing_eagerly():
         if isinstance(writer, NoopSummaryWriter) or not recording_condition():
@@ -278,10 +284,7 @@ def write_raw_pb(tensor, step=None, name=None):
     writer = STATE.writer
     if writer is None:
         return _false()
-    if step is None:
-        step = STATE.step
-        if step is None:
-            raise ValueError(_NO_STEP)
+    step = _step(step)
     if not context.executing_eagerly():
         raise NotImplementedError("write_raw_pb runs eagerly in ndflow")
     if isinstance(writer, NoopSummaryWriter) or not recording_condition():

@@ -11,6 +11,13 @@ from ndflow.train import slot_creator
 from ndflow.train.optimizer import Optimizer, call_if_callable, cast_to
 
 
+def _positive_accumulator(value):
+    """Adagrad's initial accumulator value, which must be positive (a ValueError otherwise)."""
+    if value <= 0.0:
+        raise ValueError(f"initial_accumulator_value must be positive: {value}")
+    return value
+
+
 class _HyperOptimizer(Optimizer):
     """An optimizer whose hyperparameters (`_HYPER` attribute names) become tensors in
     `_prepare` and are cast to each gradient's dtype."""
@@ -39,12 +46,9 @@ class AdagradOptimizer(_HyperOptimizer):
 
     def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False,
                  name="Adagrad"):
-        if initial_accumulator_value <= 0.0:
-            raise ValueError(f"initial_accumulator_value must be positive: "
-                             f"{initial_accumulator_value}")
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
-        self._initial_accumulator_value = initial_accumulator_value
+        self._initial_accumulator_value = _positive_accumulator(initial_accumulator_value)
 
     def _create_slots(self, var_list) -> None:
         for v in var_list:
@@ -123,12 +127,9 @@ class ProximalAdagradOptimizer(_HyperOptimizer):
     def __init__(self, learning_rate, initial_accumulator_value=0.1,
                  l1_regularization_strength=0.0, l2_regularization_strength=0.0,
                  use_locking=False, name="ProximalAdagrad"):
-        if initial_accumulator_value <= 0.0:
-            raise ValueError(f"initial_accumulator_value must be positive: "
-                             f"{initial_accumulator_value}")
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
-        self._initial_accumulator_value = initial_accumulator_value
+        self._initial_accumulator_value = _positive_accumulator(initial_accumulator_value)
         self._l1, self._l2 = l1_regularization_strength, l2_regularization_strength
 
     def _create_slots(self, var_list) -> None:

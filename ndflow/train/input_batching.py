@@ -154,7 +154,6 @@ def _batch(tensor_lists, original, batch_size, num_threads, capacity, enqueue_ma
 @tf_export(v1=["train.batch"])
 def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
           dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
-    """Batches of `batch_size` examples of `tensors` (a list or dict), in order."""
     return _batch([tensors], tensors, batch_size, num_threads, capacity, enqueue_many, shapes,
                   dynamic_pad, allow_smaller_final_batch, shared_name, name, None, "batch")
 
@@ -163,7 +162,6 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
 def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32,
                 enqueue_many=False, shapes=None, dynamic_pad=False,
                 allow_smaller_final_batch=False, shared_name=None, name=None):
-    """`batch`, enqueuing only the examples for which `keep_input` is true."""
     return _batch([tensors], tensors, batch_size, num_threads, capacity, enqueue_many, shapes,
                   dynamic_pad, allow_smaller_final_batch, shared_name, name, keep_input,
                   "batch")
@@ -173,7 +171,6 @@ def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32,
 def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None,
                dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None,
                name=None):
-    """Batches from several tensor lists, each enqueued by its own thread."""
     return _batch(list(tensors_list), tensors_list[0], batch_size, 1, capacity, enqueue_many,
                   shapes, dynamic_pad, allow_smaller_final_batch, shared_name, name, None,
                   "batch_join")
@@ -183,26 +180,6 @@ def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes
 def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False,
                      shapes=None, dynamic_pad=False, allow_smaller_final_batch=False,
                      shared_name=None, name=None):
-    """Batches examples from several tensor lists in order, keeping only those `keep_input` selects.
-
-    Args:
-      tensors_list: a list of tensor lists (or dicts) of one structure; each gets its own
-        enqueuing thread.
-      keep_input: a boolean scalar (or, with `enqueue_many`, vector): only examples where it
-        is True are enqueued.
-      batch_size: the number of examples per batch.
-      capacity: the maximum number of examples the queue holds.
-      enqueue_many: if True, each tensor is a batch of examples (its first axis is split).
-      shapes: optional shapes of one example, when they cannot be inferred.
-      dynamic_pad: if True, variable-size dimensions are padded to the longest in the batch.
-      allow_smaller_final_batch: if True, the last batch of a finite input may be smaller.
-      shared_name: optional name to share the queue across sessions.
-      name: optional name scope.
-
-    Returns:
-      Tensors with the structure of one input list, each with a leading batch axis; running
-      them requires the queue runners (`tf.compat.v1.train.start_queue_runners`).
-    """
     return _batch(list(tensors_list), tensors_list[0], batch_size, 1, capacity, enqueue_many,
                   shapes, dynamic_pad, allow_smaller_final_batch, shared_name, name,
                   keep_input, "batch_join")
@@ -212,8 +189,6 @@ def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_
 def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None,
                   enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
                   shared_name=None, name=None):
-    """Batches of examples drawn at random from a queue holding at least
-    `min_after_dequeue` of them (until the input ends)."""
     return _batch([tensors], tensors, batch_size, num_threads, capacity, enqueue_many, shapes,
                   False, allow_smaller_final_batch, shared_name, name, None, "shuffle_batch",
                   min_after_dequeue, seed)
@@ -223,28 +198,6 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
 def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
                         num_threads=1, seed=None, enqueue_many=False, shapes=None,
                         allow_smaller_final_batch=False, shared_name=None, name=None):
-    """Batches examples drawn at random from a queue, keeping only those `keep_input` selects.
-
-    Args:
-      tensors: a list or dict of tensors: one example.
-      keep_input: a boolean scalar (or, with `enqueue_many`, vector): only examples where it
-        is True are enqueued.
-      batch_size: the number of examples per batch.
-      capacity: the maximum number of examples the queue holds.
-      min_after_dequeue: how many examples stay in the queue after a dequeue (the pool
-        sampled from).
-      seed: optional int seed for the shuffling.
-      num_threads: the number of enqueuing threads.
-      enqueue_many: if True, each tensor is a batch of examples (its first axis is split).
-      shapes: optional shapes of one example, when they cannot be inferred.
-      allow_smaller_final_batch: if True, the last batch of a finite input may be smaller.
-      shared_name: optional name to share the queue across sessions.
-      name: optional name scope.
-
-    Returns:
-      Tensors with the structure of `tensors`, each with a leading batch axis; running
-      them requires the queue runners (`tf.compat.v1.train.start_queue_runners`).
-    """
     return _batch([tensors], tensors, batch_size, num_threads, capacity, enqueue_many, shapes,
                   False, allow_smaller_final_batch, shared_name, name, keep_input,
                   "shuffle_batch", min_after_dequeue, seed)
@@ -254,26 +207,6 @@ def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_i
 def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None,
                        enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
                        shared_name=None, name=None):
-    """Batches examples drawn at random from a queue fed by several tensor lists.
-
-    Args:
-      tensors_list: a list of tensor lists (or dicts) of one structure; each gets its own
-        enqueuing thread.
-      batch_size: the number of examples per batch.
-      capacity: the maximum number of examples the queue holds.
-      min_after_dequeue: how many examples stay in the queue after a dequeue (the pool
-        sampled from).
-      seed: optional int seed for the shuffling.
-      enqueue_many: if True, each tensor is a batch of examples (its first axis is split).
-      shapes: optional shapes of one example, when they cannot be inferred.
-      allow_smaller_final_batch: if True, the last batch of a finite input may be smaller.
-      shared_name: optional name to share the queue across sessions.
-      name: optional name scope.
-
-    Returns:
-      Tensors with the structure of one input list, each with a leading batch axis; running
-      them requires the queue runners (`tf.compat.v1.train.start_queue_runners`).
-    """
     return _batch(list(tensors_list), tensors_list[0], batch_size, 1, capacity, enqueue_many,
                   shapes, False, allow_smaller_final_batch, shared_name, name, None,
                   "shuffle_batch_join", min_after_dequeue, seed)
@@ -283,28 +216,65 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
 def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue,
                              keep_input, seed=None, enqueue_many=False, shapes=None,
                              allow_smaller_final_batch=False, shared_name=None, name=None):
-    """Batches random examples from several tensor lists, keeping those `keep_input` selects.
-
-    Args:
-      tensors_list: a list of tensor lists (or dicts) of one structure; each gets its own
-        enqueuing thread.
-      keep_input: a boolean scalar (or, with `enqueue_many`, vector): only examples where it
-        is True are enqueued.
-      batch_size: the number of examples per batch.
-      capacity: the maximum number of examples the queue holds.
-      min_after_dequeue: how many examples stay in the queue after a dequeue (the pool
-        sampled from).
-      seed: optional int seed for the shuffling.
-      enqueue_many: if True, each tensor is a batch of examples (its first axis is split).
-      shapes: optional shapes of one example, when they cannot be inferred.
-      allow_smaller_final_batch: if True, the last batch of a finite input may be smaller.
-      shared_name: optional name to share the queue across sessions.
-      name: optional name scope.
-
-    Returns:
-      Tensors with the structure of one input list, each with a leading batch axis; running
-      them requires the queue runners (`tf.compat.v1.train.start_queue_runners`).
-    """
     return _batch(list(tensors_list), tensors_list[0], batch_size, 1, capacity, enqueue_many,
                   shapes, False, allow_smaller_final_batch, shared_name, name, keep_input,
                   "shuffle_batch_join", min_after_dequeue, seed)
+
+
+# -- docstrings: each function's Args follow its signature, from one description per argument
+
+_ARGS = {
+    "tensors": "a list or dict of tensors: one example.",
+    "tensors_list": "a list of tensor lists (or dicts) of one structure; each gets its own\n"
+                    "        enqueuing thread.",
+    "keep_input": "a boolean scalar (or, with `enqueue_many`, vector): only examples where it\n"
+                  "        is True are enqueued.",
+    "batch_size": "the number of examples per batch.",
+    "num_threads": "the number of enqueuing threads.",
+    "capacity": "the maximum number of examples the queue holds.",
+    "min_after_dequeue": "how many examples stay in the queue after a dequeue (the pool\n"
+                         "        sampled from).",
+    "seed": "optional int seed for the shuffling.",
+    "enqueue_many": "if True, each tensor is a batch of examples (its first axis is split).",
+    "shapes": "optional shapes of one example, when they cannot be inferred.",
+    "dynamic_pad": "if True, variable-size dimensions are padded to the longest in the batch.",
+    "allow_smaller_final_batch": "if True, the last batch of a finite input may be smaller.",
+    "shared_name": "optional name to share the queue across sessions.",
+    "name": "optional name scope.",
+}
+_TITLES = {
+    "batch": "Batches of `batch_size` examples of `tensors` (a list or dict), in order.",
+    "maybe_batch": "`batch`, enqueuing only the examples for which `keep_input` is true.",
+    "batch_join": "Batches from several tensor lists, each enqueued by its own thread.",
+    "maybe_batch_join": "Batches examples from several tensor lists in order, keeping only "
+                        "those `keep_input`\n    selects.",
+    "shuffle_batch": "Batches of examples drawn at random from a queue holding at least\n"
+                     "    `min_after_dequeue` of them (until the input ends).",
+    "maybe_shuffle_batch": "Batches examples drawn at random from a queue, keeping only those "
+                           "`keep_input`\n    selects.",
+    "shuffle_batch_join": "Batches examples drawn at random from a queue fed by several tensor "
+                          "lists.",
+    "maybe_shuffle_batch_join": "Batches random examples from several tensor lists, keeping "
+                                "those `keep_input`\n    selects.",
+}
+
+
+def _batching_doc(fn, title: str) -> str:
+    """The docstring of a batching function: `title`, then its arguments in signature order."""
+    code = fn.__code__
+    names = code.co_varnames[:code.co_argcount]
+    args = "\n".join(f"      {n}: {_ARGS[n]}" for n in names)
+    structure = "`tensors`" if "tensors" in names else "one input list"
+    return f"""{title}
+
+    Args:
+{args}
+
+    Returns:
+      Tensors with the structure of {structure}, each with a leading batch axis; running
+      them requires the queue runners (`tf.compat.v1.train.start_queue_runners`).
+    """
+
+
+for _name, _title in _TITLES.items():
+    globals()[_name].__doc__ = _batching_doc(globals()[_name], _title)

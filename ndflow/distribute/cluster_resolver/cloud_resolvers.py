@@ -18,7 +18,10 @@ import importlib
 
 from ndflow.core.api_export import tf_export
 from ndflow.distribute.cluster_resolver.cluster_spec import ClusterSpec
-from ndflow.distribute.cluster_resolver.resolvers import ClusterResolver, format_master_url
+from ndflow.distribute.cluster_resolver.resolvers import (
+    ClusterResolver,
+    task_master,
+)
 
 
 def _optional_module(name: str):
@@ -70,12 +73,7 @@ class KubernetesClusterResolver(ClusterResolver):
         self.rpc_layer = rpc_layer
 
     def master(self, task_type=None, task_id=None, rpc_layer=None) -> str:
-        task_type = task_type if task_type is not None else self.task_type
-        task_id = task_id if task_id is not None else self.task_id
-        if task_type is not None and task_id is not None:
-            return format_master_url(self.cluster_spec().task_address(task_type, task_id),
-                                     rpc_layer or self.rpc_layer)
-        return ""
+        return task_master(self, task_type, task_id, rpc_layer)
 
     def _client(self):
         if self._override_client:
@@ -146,12 +144,7 @@ class GCEClusterResolver(ClusterResolver):
         return ClusterSpec({self._task_type: sorted(workers)})
 
     def master(self, task_type=None, task_id=None, rpc_layer=None) -> str:
-        task_type = task_type if task_type is not None else self._task_type
-        task_id = task_id if task_id is not None else self._task_id
-        if task_type is not None and task_id is not None:
-            return format_master_url(self.cluster_spec().task_address(task_type, task_id),
-                                     rpc_layer or self._rpc_layer)
-        return ""
+        return task_master(self, task_type, task_id, rpc_layer)
 
     @property
     def task_type(self):

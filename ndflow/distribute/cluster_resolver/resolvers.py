@@ -28,6 +28,17 @@ def format_master_url(master: str, rpc_layer: str | None = None) -> str:
     return f"{rpc_layer}://{master}" if rpc_layer else master
 
 
+def task_master(resolver, task_type, task_id, rpc_layer) -> str:
+    """`resolver.master(...)` for a resolver with a cluster spec: the address of the task
+    (by default the resolver's own) with the RPC layer, or "" where no task is known."""
+    task_type = task_type if task_type is not None else resolver.task_type
+    task_id = task_id if task_id is not None else resolver.task_id
+    if task_type is not None and task_id is not None:
+        return format_master_url(resolver.cluster_spec().task_address(task_type, task_id),
+                                 rpc_layer or resolver.rpc_layer)
+    return ""
+
+
 @tf_export("distribute.cluster_resolver.ClusterResolver")
 class ClusterResolver:
     """The abstract resolver: `cluster_spec()`, `master()`, `task_type`, `task_id`,

@@ -19,7 +19,10 @@ import subprocess
 
 from ndflow.core.api_export import tf_export
 from ndflow.distribute.cluster_resolver.cluster_spec import ClusterSpec
-from ndflow.distribute.cluster_resolver.resolvers import ClusterResolver, format_master_url
+from ndflow.distribute.cluster_resolver.resolvers import (
+    ClusterResolver,
+    task_master,
+)
 
 _HOST_PART = re.compile(r"([^,[\]]*)(\[([^\]]+)\])?$")
 _TASKS_PART = re.compile(r"(\d+)(\(x(\d+)\))?$")
@@ -193,12 +196,7 @@ class SlurmClusterResolver(ClusterResolver):
         return self.task_type, self.task_id
 
     def master(self, task_type=None, task_id=None, rpc_layer=None) -> str:
-        task_type = task_type if task_type is not None else self.task_type
-        task_id = task_id if task_id is not None else self.task_id
-        if task_type is not None and task_id is not None:
-            return format_master_url(self.cluster_spec().task_address(task_type, task_id),
-                                     rpc_layer or self.rpc_layer)
-        return ""
+        return task_master(self, task_type, task_id, rpc_layer)
 
     def num_accelerators(self, task_type=None, task_id=None, config_proto=None) -> dict:
         return {"GPU": self._gpus_per_task}
