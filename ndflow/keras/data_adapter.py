@@ -20,7 +20,11 @@ from ndflow.data.dataset import DatasetV2
 from ndflow.data.structure import leaves, map_leaves
 from ndflow.data.worker_threads import share_cores_with_the_pipeline
 from ndflow.keras.global_config import floatx
-from ndflow.keras.utils_py_dataset import PyDataset, PyDatasetAdapter
+from ndflow.keras.utils_py_dataset import (
+    PyDataset,
+    PyDatasetAdapter,
+    class_weight_to_sample_weights,
+)
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.array_core import reshape
 from ndflow.ops.array_gather import gather
@@ -180,17 +184,6 @@ def _num_samples(arrays: dict) -> int:
     if not all_sizes:
         raise ValueError("Expected arrays with a leading sample dimension.")
     return all_sizes.pop()
-
-
-def class_weight_to_sample_weights(y, class_weight: dict) -> np.ndarray:
-    """Per-sample weights: the weight of each sample's class (argmax of one-hot labels)."""
-    y = np.asarray(y)
-    labels = np.argmax(y, axis=-1) if y.ndim > 1 and y.shape[-1] > 1 else \
-        np.round(y.reshape(y.shape[0])).astype(np.int64)
-    weights = np.ones(labels.shape[0], np.float32)
-    for cls, w in class_weight.items():
-        weights[labels == int(cls)] = w
-    return weights
 
 
 def train_validation_split(arrays, validation_split: float):

@@ -158,7 +158,7 @@ class PyDatasetAdapter:
                 raise ValueError("You cannot specify `class_weight` and `sample_weight` at "
                                  "the same time.")
             if len(batch) == 2:
-                batch = batch + (_class_weights(batch[1], self.class_weight),)
+                batch = batch + (class_weight_to_sample_weights(batch[1], self.class_weight),)
         batch = map_structure(_as_tensor, batch)
         return batch
 
@@ -201,7 +201,8 @@ def _as_tensor(value):
     return value if value is None or isinstance(value, Tensor) else convert_to_tensor(value)
 
 
-def _class_weights(y, class_weight: dict) -> np.ndarray:
+def class_weight_to_sample_weights(y, class_weight: dict) -> np.ndarray:
+    """Per-sample weights: the weight of each sample's class (argmax of one-hot labels)."""
     y = np.asarray(y.numpy() if isinstance(y, Tensor) else y)
     labels = np.argmax(y, axis=-1) if y.ndim > 1 and y.shape[-1] > 1 else \
         np.round(y.reshape(y.shape[0])).astype(np.int64)

@@ -211,3 +211,17 @@ def conv_transpose_v1(transpose, public: str, default_format: str):
     transpose_v1.__name__ = transpose_v1.__qualname__ = f"{public}_v1"
     transpose_v1.__doc__ = f"`tf.compat.v1.nn.{public}` (TF1 names: `value`, `filter`)."
     return tf_export(v1=[f"nn.{public}"])(transpose_v1)
+
+
+def keras_transpose_size(n, k: int, s: int, padding: str, output_padding, d: int):
+    """One spatial size of a transposed convolution's output (Keras' arithmetic for TF's
+    paddings); `n` may be an int, a scalar tensor or None."""
+    if n is None:
+        return None
+    k = (k - 1) * d + 1
+    if padding == "valid":
+        extra = max(k, s) - k if output_padding is None else output_padding
+        return (n - 1) * s + k + extra
+    if output_padding is None:
+        return n * s
+    return (n - 1) * s + k % 2 + output_padding

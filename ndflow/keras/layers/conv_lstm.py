@@ -20,7 +20,12 @@ from ndflow.keras.docstrings import sections
 from ndflow.keras.layers import conv_utils as cu
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
-from ndflow.keras.layers.rnn_cells import DropoutRNNCell, UnitForgetBias, activation_name
+from ndflow.keras.layers.rnn_cells import (
+    DropoutRNNCell,
+    UnitForgetBias,
+    activation_name,
+    lstm_step,
+)
 from ndflow.keras.layers.rnn_layers import RNN
 from ndflow.keras.random_functions import SeedGenerator
 from ndflow.ops import init_ops, nn_conv_nd
@@ -140,12 +145,7 @@ class ConvLSTMCell(Layer, DropoutRNNCell):
                 x_k = x_k + reshape(biases[k], bias_shape)
             ones = (1,) * self.rank
             z.append(x_k + self._conv(h_k, recurrent[k], ones, "same", ones))
-        i = self.recurrent_activation(z[0])
-        f = self.recurrent_activation(z[1])
-        c = f * c_prev + i * self.activation(z[2])
-        o = self.recurrent_activation(z[3])
-        h = o * self.activation(c)
-        return h, [h, c]
+        return lstm_step(self, z, c_prev)
 
     def compute_output_shape(self, inputs_shape, states_shape=None):
         out = cu.conv_output_shape(inputs_shape, self.filters, self.kernel_size, self.strides,

@@ -13,6 +13,7 @@ from ndflow.keras import global_config
 from ndflow.ops import nn_conv
 from ndflow.ops.array_core import shape as dynamic_shape
 from ndflow.ops.array_core import stack
+from ndflow.ops.nn_common import keras_transpose_size
 
 # -- arguments ---------------------------------------------------------------------------------
 
@@ -141,25 +142,11 @@ def conv_output_shape(input_shape, filters, kernel_size, strides, padding, data_
     return join_shape(batch, out, filters, data_format)
 
 
-def transpose_size(n, k: int, s: int, padding: str, output_padding, d: int):
-    """One spatial size of a transposed convolution's output (Keras' arithmetic for TF's
-    paddings); `n` may be an int, a scalar tensor or None."""
-    if n is None:
-        return None
-    k = (k - 1) * d + 1
-    if padding == "valid":
-        extra = max(k, s) - k if output_padding is None else output_padding
-        return (n - 1) * s + k + extra
-    if output_padding is None:
-        return n * s
-    return (n - 1) * s + k % 2 + output_padding
-
-
 def conv_transpose_output_shape(input_shape, kernel_size, filters, strides, padding,
                                 output_padding, data_format, dilation_rate) -> tuple:
     batch, spatial, _ = split_shape(input_shape, data_format)
     pads = output_padding or (None,) * len(spatial)
-    out = [transpose_size(n, k, s, padding, p, d)
+    out = [keras_transpose_size(n, k, s, padding, p, d)
            for n, k, s, p, d in zip(spatial, kernel_size, strides, pads, dilation_rate)]
     return join_shape(batch, out, filters, data_format)
 

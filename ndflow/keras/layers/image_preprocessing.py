@@ -19,6 +19,7 @@ from ndflow.core.api_export import keras_export
 from ndflow.core.tensor import Tensor
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.conv_utils import standardize_data_format
+from ndflow.keras.ops.image_functions import check_resize_arguments
 from ndflow.ops import (
     arithmetic,
     array_core,
@@ -30,8 +31,6 @@ from ndflow.ops import (
 )
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast
-
-_RESIZE_INTERPOLATIONS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic", "area")
 
 
 def _is_tensor_dim(d) -> bool:
@@ -317,18 +316,8 @@ def resize(images, size, interpolation="bilinear", antialias=False, crop_to_aspe
            pad_to_aspect_ratio=False, fill_mode="constant", fill_value=0.0,
            data_format="channels_last") -> Tensor:
     """Keras 3's `ops.image.resize` (TensorFlow backend semantics)."""
-    if interpolation not in _RESIZE_INTERPOLATIONS:
-        raise ValueError("Invalid value for argument `interpolation`. Expected of one "
-                         f"{_RESIZE_INTERPOLATIONS}. Received: interpolation={interpolation}")
-    if fill_mode != "constant":
-        raise ValueError("Invalid value for argument `fill_mode`. Only `'constant'` is "
-                         f"supported. Received: fill_mode={fill_mode}")
-    if pad_to_aspect_ratio and crop_to_aspect_ratio:
-        raise ValueError("Only one of `pad_to_aspect_ratio` & `crop_to_aspect_ratio` can be "
-                         "`True`.")
-    if len(size) != 2:
-        raise ValueError("Argument `size` must be a tuple of two elements (height, width). "
-                         f"Received: size={size}")
+    check_resize_arguments(size, interpolation, fill_mode, crop_to_aspect_ratio,
+                           pad_to_aspect_ratio)
     images = convert_to_tensor(images)
     if images.shape.rank not in (3, 4):
         raise ValueError("Invalid images rank: expected rank 3 (single image) or rank 4 "

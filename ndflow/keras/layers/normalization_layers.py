@@ -53,6 +53,15 @@ def check_fully_defined(layer, dims, weight: str) -> None:
                          f"path='{layer.name}/{weight}'")
 
 
+def int_or_list(axis, error: str):
+    """An `axis` argument as an int or a list of ints; a TypeError(`error`) otherwise."""
+    if isinstance(axis, (list, tuple)):
+        return list(axis)
+    if isinstance(axis, int):
+        return axis
+    raise TypeError(error)
+
+
 def check_axes_in_bounds(axis, input_shape) -> None:
     for a in axis if isinstance(axis, (list, tuple)) else [axis]:
         if a >= len(input_shape) or a < -len(input_shape):
@@ -340,13 +349,8 @@ class LayerNormalization(_AffineNorm):
                           "square. To correctly use RMS Normalization, please use "
                           "`keras.layers.RMSNormalization` instead.", stacklevel=2)
         super().__init__(**kwargs)
-        if isinstance(axis, (list, tuple)):
-            self.axis = list(axis)
-        elif isinstance(axis, int):
-            self.axis = axis
-        else:
-            raise TypeError("Expected an int or a list/tuple of ints for the argument 'axis', "
-                            f"but received: {axis!r}")
+        self.axis = int_or_list(axis, "Expected an int or a list/tuple of ints for the argument "
+                                      f"'axis', but received: {axis!r}")
         self.epsilon = epsilon
         self.rms_scaling = rms_scaling
         self._init_affine(center, scale, beta_initializer, gamma_initializer,

@@ -155,6 +155,17 @@ class _GatedCell(Layer, DropoutRNNCell):
         return {**super().get_config(), **self._cell_config()}
 
 
+def lstm_step(cell, z, c_prev):
+    """(h, [h, c]) of an LSTM step from its four gate pre-activations `z` (i, f, candidate,
+    o) and the previous cell state: LSTMCell's and ConvLSTMCell's."""
+    i = cell.recurrent_activation(z[0])
+    f = cell.recurrent_activation(z[1])
+    c = f * c_prev + i * cell.activation(z[2])
+    o = cell.recurrent_activation(z[3])
+    h = o * cell.activation(c)
+    return h, [h, c]
+
+
 def _weight_args(local: dict) -> dict:
     """The <role>_initializer/_regularizer/_constraint arguments from a constructor's locals
     (the recurrent role's are named recurrent_*)."""
@@ -260,12 +271,7 @@ class LSTMCell(_GatedCell):
             if self.use_bias:
                 z = z + self.bias
             z = split(z, 4, axis=1)
-        i = self.recurrent_activation(z[0])
-        f = self.recurrent_activation(z[1])
-        c = f * c_prev + i * self.activation(z[2])
-        o = self.recurrent_activation(z[3])
-        h = o * self.activation(c)
-        return h, [h, c]
+        return lstm_step(self, z, c_prev)
 
     def _extra_config_after_bias(self) -> dict:
         return {"unit_forget_bias": self.unit_forget_bias}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ndflow.core.api_export import keras_export
 from ndflow.keras.layers.base_layer import Layer
+from ndflow.keras.layers.normalization_layers import int_or_list
 from ndflow.ops import arithmetic, math
 from ndflow.ops.array_core import reshape
 from ndflow.ops.cast import cast
@@ -37,13 +38,8 @@ class UnitNormalization(Layer):
 
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
-        if isinstance(axis, (list, tuple)):
-            self.axis = list(axis)
-        elif isinstance(axis, int):
-            self.axis = axis
-        else:
-            raise TypeError("Invalid value for `axis` argument: expected an int or a "
-                            f"list/tuple of ints. Received: axis={axis}")
+        self.axis = int_or_list(axis, "Invalid value for `axis` argument: expected an int or a "
+                                      f"list/tuple of ints. Received: axis={axis}")
         self.supports_masking = True
         self.built = True
 

@@ -73,11 +73,10 @@ def _aspect_box(height, width, target_h, target_w, grow):
     return max(min(height, box_h), 1), max(min(width, box_w), 1)
 
 
-@_img("resize")
-def resize(images, size, interpolation="bilinear", antialias=False,
-           crop_to_aspect_ratio=False, pad_to_aspect_ratio=False, fill_mode="constant",
-           fill_value=0.0, data_format=None):
-    data_format = _format(data_format)
+def check_resize_arguments(size, interpolation, fill_mode, crop_to_aspect_ratio,
+                           pad_to_aspect_ratio) -> None:
+    """Keras' ValueErrors for `resize` arguments it does not accept (the Resizing layer's
+    too)."""
     if interpolation not in _RESIZE:
         raise ValueError(f"Invalid value for argument `interpolation`. Expected of one "
                          f"{_RESIZE}. Received: interpolation={interpolation}")
@@ -90,6 +89,15 @@ def resize(images, size, interpolation="bilinear", antialias=False,
     if len(size) != 2:
         raise ValueError("Argument `size` must be a tuple of two elements (height, width). "
                          f"Received: size={size}")
+
+
+@_img("resize")
+def resize(images, size, interpolation="bilinear", antialias=False,
+           crop_to_aspect_ratio=False, pad_to_aspect_ratio=False, fill_mode="constant",
+           fill_value=0.0, data_format=None):
+    data_format = _format(data_format)
+    check_resize_arguments(size, interpolation, fill_mode, crop_to_aspect_ratio,
+                           pad_to_aspect_ratio)
     images = _to_last(_images(images), data_format)
     height, width = images.shape[-3], images.shape[-2]
     if (crop_to_aspect_ratio or pad_to_aspect_ratio) and None in (height, width):

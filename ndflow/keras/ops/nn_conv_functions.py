@@ -25,6 +25,7 @@ from ndflow.ops import (
     reduction,
 )
 from ndflow.ops.cast import cast
+from ndflow.ops.nn_common import keras_transpose_size
 
 
 def _nn(name):
@@ -117,19 +118,6 @@ def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, paddin
     return conv(depthwise, pointwise_kernel, 1, "valid", data_format, 1)
 
 
-def _transpose_output_size(size, kernel, stride, padding, output_padding, dilation):
-    """Keras' conv_transpose output length for one spatial dimension."""
-    if size is None:
-        return None
-    kernel = (kernel - 1) * dilation + 1
-    if padding == "valid":
-        extra = max(kernel, stride) - kernel if output_padding is None else output_padding
-        return (size - 1) * stride + kernel + extra
-    if output_padding is None:
-        return size * stride
-    return (size - 1) * stride + kernel - 2 * (kernel // 2) + output_padding
-
-
 @_nn("conv_transpose")
 def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=None,
                    data_format=None, dilation_rate=1):
@@ -142,8 +130,8 @@ def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=No
     pads = [None] * n if output_padding is None else _tuple(output_padding, n,
                                                             "output_padding")
     padding = padding.lower()
-    spatial = [_transpose_output_size(x.shape[1 + i], kernel.shape[i], strides[i], padding,
-                                      pads[i], dilations[i]) for i in range(n)]
+    spatial = [keras_transpose_size(x.shape[1 + i], kernel.shape[i], strides[i], padding,
+                                    pads[i], dilations[i]) for i in range(n)]
     batch = x.shape[0] if x.shape[0] is not None else array_core.shape(x)[0]
     output_shape = [batch, *spatial, kernel.shape[-2]]
     if isinstance(batch, int):
