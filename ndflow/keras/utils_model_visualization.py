@@ -16,6 +16,8 @@ import os
 import sys
 
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
+from ndflow.keras import utils_model_visualization_docs
 from ndflow.keras.functional import Functional
 from ndflow.keras.layers.tensor_operators import TensorOperator
 from ndflow.keras.ops.keras_op_table import TABLE as _KERAS_OPS
@@ -262,36 +264,6 @@ def _edges(model, steps: list, expand_nested: bool):
 def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=True, rankdir="TB",
                  expand_nested=False, dpi=200, subgraph=False, show_layer_activations=False,
                  show_trainable=False, splines="ortho", **kwargs):
-    """A `pydot.Dot` graph of the model's layers (a `pydot.Cluster` when `subgraph`).
-
-    Sequential models chain their layers; functional models draw one edge per tensor a layer
-    receives from another; subclassed models are a single node. `expand_nested` draws nested
-    Functional/Sequential models as dashed clusters of their layers. `rankdir` ("TB" or
-    "LR"), `dpi` and `splines` are Graphviz graph attributes.
-
-    Needs pydot and Graphviz.
-
-    Args:
-      model: a built model.
-      show_shapes: whether to show each layer's output shape.
-      show_dtype: whether to show each layer's dtype.
-      show_layer_names: whether to show the layer names.
-      rankdir: "TB" (top to bottom) or "LR" (left to right).
-      expand_nested: whether to draw nested models as clusters of their layers.
-      dpi: the image resolution.
-      show_layer_activations: whether to show Dense/Conv activations.
-      show_trainable: whether to mark trainable layers.
-      splines: Graphviz's edge routing ("ortho", "polyline", ...).
-      subgraph: whether to return a `pydot.Cluster` (for nesting).
-      **kwargs: accepted for Keras' signature.
-
-    Returns:
-      A `pydot.Dot` (or `pydot.Cluster`).
-
-    Raises:
-      ValueError: the model is not built.
-      ImportError: pydot or Graphviz is missing (outside IPython).
-    """
     _require_built(model)
     pydot = _load_pydot()
     if pydot is None:
@@ -334,33 +306,6 @@ def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=Tr
 def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,
                show_layer_names=False, rankdir="TB", expand_nested=False, dpi=200,
                show_layer_activations=False, show_trainable=False, splines="ortho", **kwargs):
-    """Draws the model (`model_to_dot`) into `to_file`, in the format its extension names
-    (png, svg, pdf, dot, ...; png without one), with Graphviz. Returns an
-    `IPython.display.Image` of the file where IPython is installed (not for a PDF), else
-    None. Needs pydot and Graphviz (without them: an ImportError, or inside IPython a
-    printed message and nothing drawn).
-
-    Args:
-      model: a built model.
-      to_file: the output file.
-      show_shapes: whether to show each layer's output shape.
-      show_dtype: whether to show each layer's dtype.
-      show_layer_names: whether to show the layer names.
-      rankdir: "TB" (top to bottom) or "LR" (left to right).
-      expand_nested: whether to draw nested models as clusters of their layers.
-      dpi: the image resolution.
-      show_layer_activations: whether to show Dense/Conv activations.
-      show_trainable: whether to mark trainable layers.
-      splines: Graphviz's edge routing ("ortho", "polyline", ...).
-      **kwargs: accepted for Keras' signature.
-
-    Returns:
-      An `IPython.display.Image`, or None.
-
-    Raises:
-      ValueError: the model is not built.
-      ImportError: pydot or Graphviz is missing (outside IPython).
-    """
     _require_built(model)
     pydot = _load_pydot()
     if pydot is None:
@@ -383,3 +328,6 @@ def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,
         return display.Image(filename=to_file)
     except ImportError:
         return None
+
+
+attach(globals(), utils_model_visualization_docs.DOCS)

@@ -8,8 +8,9 @@ import zipfile
 import numpy as np
 
 from ndflow.core.api_export import keras_export
+from ndflow.core.doc_tables import attach
 from ndflow.core.errors import DataLossError
-from ndflow.keras.datasets import _cache
+from ndflow.keras.datasets import _cache, _housing_docs
 
 _BOSTON_SHA256 = "f553886a1f8d56431e820c5b82552d9d95cfcb96d1e678153f8839538947dff5"
 _CALIFORNIA_SHA256 = "1a2e3a52e0398de6463aebe6f4a8da34fb21fbb6b934cf88c3425e766f2a1a6f"
@@ -17,21 +18,6 @@ _CALIFORNIA_SHA256 = "1a2e3a52e0398de6463aebe6f4a8da34fb21fbb6b934cf88c3425e766f
 
 @keras_export("keras.datasets.boston_housing.load_data")
 def load_boston_housing(path="boston_housing.npz", test_split=0.2, seed=113):
-    """The Boston Housing regression dataset: 13 features per house, the target its
-    median price in thousands of dollars. Downloaded once (SHA-256 checked) and split
-    after shuffling.
-
-    Args:
-      path: the file name to cache the data under (in ~/.keras/datasets).
-      test_split: the fraction held out as the test set, in [0, 1).
-      seed: the shuffling seed.
-
-    Returns:
-      `(x_train, y_train), (x_test, y_test)` as NumPy arrays.
-
-    Raises:
-      ValueError: `test_split` outside [0, 1).
-    """
     _check_split(test_split)
     x, y = _read_xy("Boston Housing", path, "boston_housing.npz", _BOSTON_SHA256)
     return _shuffle_split(x, y, test_split, seed)
@@ -40,21 +26,6 @@ def load_boston_housing(path="boston_housing.npz", test_split=0.2, seed=113):
 @keras_export("keras.datasets.california_housing.load_data")
 def load_california_housing(version="large", path="california_housing.npz", test_split=0.2,
                             seed=113):
-    """The California Housing regression dataset: 8 features per census block, the target
-    its median house value. Downloaded once (SHA-256 checked) and split after shuffling.
-
-    Args:
-      version: "large" (all 20,640 blocks) or "small" (the file's first 600, as Keras).
-      path: the file name to cache the data under (in ~/.keras/datasets).
-      test_split: the fraction held out as the test set, in [0, 1).
-      seed: the shuffling seed.
-
-    Returns:
-      `(x_train, y_train), (x_test, y_test)` as NumPy arrays.
-
-    Raises:
-      ValueError: an unknown `version`, or `test_split` outside [0, 1).
-    """
     _check_split(test_split)
     x, y = _read_xy("California Housing", path, "california_housing.npz", _CALIFORNIA_SHA256)
     if version == "small":
@@ -100,3 +71,6 @@ def _shuffle_split(x, y, test_split, seed):
     x, y = x[indices], y[indices]
     cut = int(len(x) * (1 - test_split))
     return (np.array(x[:cut]), np.array(y[:cut])), (np.array(x[cut:]), np.array(y[cut:]))
+
+
+attach(globals(), _housing_docs.DOCS)

@@ -18,12 +18,16 @@ _ARGS = {  # the descriptions of the arguments several functions share
 }
 
 
+# The arguments both loaders share, in their order.
+_SEQUENCES = ["path", "num_words", "skip_top", "maxlen", "seed", "start_char", "oov_char",
+              "index_from"]
+
 DOCS = docs_with_args(_ARGS, {
     "load_imdb": (
         "The IMDB movie-review sentiment dataset: 25,000 training and 25,000 test reviews,\n"
         "    each a list of word indices (words ranked by frequency), labelled 0 (negative) or 1\n"
         "    (positive). Downloaded once (SHA-256 checked) into ~/.keras/datasets.",
-        ["path", "num_words", "skip_top", "maxlen", "seed", "start_char", "oov_char", "index_from",
+        [*_SEQUENCES,
          "**kwargs: accepted for Keras' signature."],
         """
 
@@ -37,7 +41,7 @@ DOCS = docs_with_args(_ARGS, {
         "The Reuters newswire topic dataset: 11,228 newswires, each a list of word indices,\n"
         "    labelled with one of 46 topics (`get_label_names()` names them). Downloaded once\n"
         "    (SHA-256 checked) into ~/.keras/datasets and split after shuffling.",
-        ["path", "num_words", "skip_top", "maxlen", "seed", "start_char", "oov_char", "index_from",
+        [*_SEQUENCES,
          "test_split: the fraction of the data held out as the test set."],
         """
 

@@ -15,16 +15,16 @@ _ARGS = {  # the descriptions of the arguments several functions share
     "axis": "the classes axis (default the last).",
 }
 
+# How the per-class IoU is computed and averaged.
+_PER_CLASS = """
+    The IoU of a class is `tp / (tp + fp + fn)` from a confusion matrix accumulated over
+    the batches; classes that never occur (in targets or predictions) are left out of the
+    mean."""
 
 DOCS = docs_with_args(_ARGS, {
     "IoU": (
         "Intersection-over-union, averaged over the classes `target_class_ids`.\n"
-        "\n"
-        "    The IoU of a class is `tp / (tp + fp + fn)` from a confusion matrix accumulated "
-        "over\n"
-        "    the batches; classes that never occur (in targets or predictions) are left out of "
-        "the\n"
-        "    mean.",
+        + _PER_CLASS,
         ["num_classes", "target_class_ids", "name", "dtype", "ignore_class", "sparse_y_true",
          "sparse_y_pred", "axis: the classes axis for non-sparse inputs (default the last)."],
         """
@@ -48,12 +48,7 @@ DOCS = docs_with_args(_ARGS, {
     "MeanIoU": (
         "Mean intersection-over-union over all classes (semantic segmentation's usual\n"
         "    score).\n"
-        "\n"
-        "    The IoU of a class is `tp / (tp + fp + fn)` from a confusion matrix accumulated "
-        "over\n"
-        "    the batches; classes that never occur (in targets or predictions) are left out of "
-        "the\n"
-        "    mean.",
+        + _PER_CLASS,
         ["num_classes", "name", "dtype", "ignore_class", "sparse_y_true", "sparse_y_pred",
          "axis: the classes axis for non-sparse inputs (default the last)."],
         ""),
