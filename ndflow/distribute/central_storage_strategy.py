@@ -71,10 +71,8 @@ class CentralStorageExtended(MirroredExtended):
         return self._parameter_devices
 
     def _create_variable(self, next_creator, **kwargs):
-        replica = dc.get_replica_context()
-        if replica is not None and replica.strategy is self._container_strategy() and \
-                replica._merge_hook is not None:
-            # created once (by the merge), the same variable for every replica
+        replica = self._merge_creates()
+        if replica is not None:
             return replica.merge_call(
                 lambda strategy: self._create_variable(next_creator, **kwargs))
         if self._num_replicas_in_sync == 1:

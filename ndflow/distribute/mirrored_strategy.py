@@ -78,11 +78,19 @@ class MirroredExtended(StrategyExtended):
     def creator_scope(self):
         return variable_creator_scope(self._create_variable)
 
-    def _create_variable(self, next_creator, **kwargs):
+    def _merge_creates(self):
+        """The replica context when a variable is being created in one of this strategy's
+        replicas (it is then created once, by the merge, the same variable for every
+        replica), else None."""
         replica = dc.get_replica_context()
         if replica is not None and replica.strategy is self._container_strategy() and \
                 replica._merge_hook is not None:
-            # in a replica: created once (by the merge), the same variable for every replica
+            return replica
+        return None
+
+    def _create_variable(self, next_creator, **kwargs):
+        replica = self._merge_creates()
+        if replica is not None:
             return replica.merge_call(
                 lambda strategy: self._create_variable(next_creator, **kwargs))
         aggregation = kwargs.pop("aggregation", None)

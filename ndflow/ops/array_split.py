@@ -21,18 +21,25 @@ def _split_axis(axis: int, rank: int) -> int:
     return axis + rank if axis < 0 else axis
 
 
+def _axis_and_dims(ctx, axis_input: int, value):
+    """(the split axis, value's dims) where both are known; else (None, the shape of every
+    output: unknown, or of value's rank)."""
+    axis = static_value(ctx, axis_input)
+    if value.rank is None:
+        return None, TensorShape(None)
+    if axis is None:
+        return None, TensorShape([None] * value.rank)
+    return _split_axis(int(axis), value.rank), value.as_list()
+
+
 def _split_shape(ctx):
     dim_shape, value = ctx.shapes
     n = ctx.attrs["num_split"]
     if dim_shape.rank not in (None, 0):
         raise ValueError(f"Shape must be rank 0 but is rank {dim_shape.rank}")
-    axis = static_value(ctx, 0)
-    if value.rank is None:
-        return [TensorShape(None)] * n
+    axis, dims = _axis_and_dims(ctx, 0, value)
     if axis is None:
-        return [TensorShape([None] * value.rank)] * n
-    axis = _split_axis(int(axis), value.rank)
-    dims = value.as_list()
+        return [dims] * n
     size = dims[axis]
     if size is not None:
         if size % n:
@@ -76,13 +83,9 @@ def _split_v_shape(ctx):
     if sizes_shape.rank == 1 and sizes_shape[0] not in (None, n):
         raise ValueError(f"Length of size_splits should be equal to num_outputs: "
                          f"{sizes_shape[0]} vs. {n}")
-    axis = static_value(ctx, 2)
-    if value.rank is None:
-        return [TensorShape(None)] * n
+    axis, dims = _axis_and_dims(ctx, 2, value)
     if axis is None:
-        return [TensorShape([None] * value.rank)] * n
-    axis = _split_axis(int(axis), value.rank)
-    dims = value.as_list()
+        return [dims] * n
     sizes = static_value(ctx, 1)
     if sizes is None:
         return [TensorShape(dims[:axis] + [None] + dims[axis + 1:])] * n

@@ -48,6 +48,17 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
     return parser
 
 
+def add_training_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The flags of the training programs (single- and multi-GPU) besides the model's."""
+    parser.add_argument("--train_dir", type=str, default="/tmp/cifar10_train",
+                        help="Directory where to write event logs and checkpoint.")
+    parser.add_argument("--max_steps", type=int, default=1000000,
+                        help="Number of batches to run.")
+    parser.add_argument("--log_device_placement", action="store_true",
+                        help="Whether to log device placement.")
+    return parser
+
+
 def _activation_summary(x) -> None:
     """Histogram and sparsity (fraction of zeros) summaries of an activation."""
     tensor_name = re.sub(f"{TOWER_NAME}_[0-9]*/", "", x.op.name)

@@ -23,12 +23,8 @@ v1 = tf.compat.v1
 
 
 def parse_args(argv=None):
-    p = cifar10.add_model_arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
-    p.add_argument("--train_dir", type=str, default="/tmp/cifar10_train",
-                   help="Directory where to write event logs and checkpoint.")
-    p.add_argument("--max_steps", type=int, default=1000000, help="Number of batches to run.")
-    p.add_argument("--log_device_placement", action="store_true",
-                   help="Whether to log device placement.")
+    p = cifar10.add_training_arguments(cifar10.add_model_arguments(
+        argparse.ArgumentParser(description=__doc__.splitlines()[0])))
     p.add_argument("--log_frequency", type=int, default=10,
                    help="How often to log results to the console.")
     return p.parse_args(argv)
