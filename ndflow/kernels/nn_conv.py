@@ -177,11 +177,28 @@ def _int_safe(node, fn):
     return int_conv
 
 
+def _no_rows(c, x, w):
+    """The empty output of an input without rows or columns (ATen refuses to convolve it; TF
+    computes nothing), None for other inputs."""
+    hi, wi = (1, 2) if c.nhwc else (2, 3)
+    if x.shape[hi] and x.shape[wi] or not x.shape[3 if c.nhwc else 1] or not w.numel():
+        return None
+    (oh, ow), _ = window_geometry(x.shape[hi], x.shape[wi], w.shape[0], w.shape[1], c.stride,
+                                  c.dilation, c.padding, c.explicit)
+    cout = w.shape[2] * w.shape[3] if c.depthwise else w.shape[3]
+    shape = (x.shape[0], oh, ow, cout) if c.nhwc else (x.shape[0], cout, oh, ow)
+    return x.new_zeros(shape)
+
+
 def _forward(node, depthwise=False):
     c = ConvGeometry(node, depthwise)
     leave = node.read_by(0, "Conv2DBackpropFilter")   # the FFT's spectrum of x, for it
 
     def conv(x, w):
+        empty = _no_rows(c, x, w)
+        if empty is not None:
+            return empty
+
         def run(algorithm):
             if algorithm == FFT:
                 y = conv_fft.forward(x, w, c.pads(x.shape[1], x.shape[2], w.shape[0],

@@ -152,8 +152,11 @@ def _has_nan(y) -> bool:
 
 def nan_never_wins(xv):
     """TF's max pooling compares with '>', so a NaN never is a window's maximum (ATen's
-    propagates it); a window of NaNs only gives the lowest finite value, as TF's does."""
-    return torch.nan_to_num(xv, nan=torch.finfo(xv.dtype).min)
+    propagates it); a window of NaNs only gives the lowest finite value, as TF's does (-inf in
+    bfloat16, as TF's oneDNN pools). The infinities stay (nan_to_num would make them the
+    dtype's extremes)."""
+    lowest = -math.inf if xv.dtype == torch.bfloat16 else torch.finfo(xv.dtype).min
+    return torch.nan_to_num(xv, nan=lowest, posinf=math.inf, neginf=-math.inf)
 
 
 def _argmax(p, x):

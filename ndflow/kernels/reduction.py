@@ -138,21 +138,30 @@ kernel(reduction.All)(_logical(torch.all))
 kernel(reduction.Any)(_logical(torch.any))
 
 
-def _arg(fn, nan_loses: float):
+def _arg(fn, largest: bool):
     def factory(node):
         out = node.output_dtypes[0].torch_dtype
         as_uint8 = node.input_dtypes[0].is_bool
 
         def arg_extremum(x, dim):
+            d = int(dim)
+            if not -x.dim() <= d < max(x.dim(), 1):     # shape inference skips vectors
+                raise InvalidArgumentError(None, None, f"Expected dimension in the range "
+                                           f"[{-x.dim()}, {x.dim()}), but got {d}")
             if as_uint8:
                 x = x.to(torch.uint8)
-            elif x.is_floating_point() and bool(torch.isnan(x).any()):
-                x = torch.nan_to_num(x, nan=nan_loses)  # TF compares with '>': NaN never wins
-            r = fn(x, int(dim))
+            elif x.is_floating_point():
+                # TF's reducer starts at the dtype's lowest (highest) finite value at index 0
+                # and takes a value only if it is strictly greater (less): NaN never wins, nor
+                # does a value at or beyond that bound.
+                bound = torch.finfo(x.dtype).min if largest else torch.finfo(x.dtype).max
+                beyond = -math.inf if largest else math.inf
+                x = torch.where(x > bound if largest else x < bound, x, beyond)
+            r = fn(x, d)
             return r if r.dtype == out else r.to(out)
         return arg_extremum
     return factory
 
 
-kernel(reduction.ArgMax)(_arg(torch.argmax, -math.inf))
-kernel(reduction.ArgMin)(_arg(torch.argmin, math.inf))
+kernel(reduction.ArgMax)(_arg(torch.argmax, largest=True))
+kernel(reduction.ArgMin)(_arg(torch.argmin, largest=False))

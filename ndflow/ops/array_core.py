@@ -236,6 +236,9 @@ def stop_gradient(input, name: str | None = None) -> Tensor:  # noqa: A002 - TF'
 @tf_export("ensure_shape")
 def ensure_shape(x, shape, name: str | None = None) -> Tensor:
     """`tf.ensure_shape`: checks (and sets) the static and run-time shape of `x`."""
+    for d in shape if isinstance(shape, (list, tuple)) else ():
+        if isinstance(d, (int, np.integer)) and d < 0:    # TF: no -1 for unknown
+            raise ValueError(f"Dimension {d} must be >= 0")
     return apply_op(EnsureShape, [x], {"shape": TensorShape(shape)}, name=name).outputs[0]
 
 

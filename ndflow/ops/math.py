@@ -289,10 +289,11 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
     with composite_name(name, "clip_by_value") as final:
         t = convert_to_tensor(t, name="t") if not isinstance(t, Tensor) else t
         t_min = minimum(t, clip_value_max)
-        if not t.shape.is_compatible_with(t_min.shape) and t.shape.rank is not None \
-                and t_min.shape.rank is not None and t.shape.rank != t_min.shape.rank:
-            raise ValueError(f"Shapes {t.shape} and {t_min.shape} are incompatible")
-    return maximum(t_min, clip_value_min, name=final)
+        # TF refuses bounds that would broadcast t to another shape
+        t.shape.assert_is_compatible_with(t_min.shape)
+    t_max = maximum(t_min, clip_value_min, name=final)
+    t.shape.assert_is_compatible_with(t_max.shape)
+    return t_max
 
 
 @tf_export("math.scalar_mul", "scalar_mul")

@@ -99,8 +99,8 @@ def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1,
         raise InvalidArgumentError(None, None, f"`axis` = {axis} is out of range [{-rank}, "
                                    f"{rank}) for logits of shape {logits.shape}")
     if axis % rank != rank - 1:
-        perm = list(range(rank))
-        perm[axis % rank], perm[-1] = perm[-1], perm[axis % rank]
+        # TF's _move_dim_to_end: the other dimensions keep their order
+        perm = [d for d in range(rank) if d != axis % rank] + [axis % rank]
         precise = array_transpose.transpose(precise, perm)
         labels = array_transpose.transpose(labels, perm)
     out_shape = precise.shape.as_list()[:-1] if rank != 2 else None

@@ -133,6 +133,8 @@ def _arg_shape(ctx):
         return [TensorShape([None] * (shape.rank - 1))] if shape.rank else [TensorShape(None)]
     d = int(np.asarray(dim).reshape(()))
     rank = shape.rank
+    if rank == 1:   # TF's ArgOpShape: a vector gives a scalar, the kernel checks the axis
+        return [TensorShape([])]
     if not -rank <= d < rank:
         raise ValueError(f"Expected dimension in the range [{-rank}, {rank}), but got {d}")
     d %= rank
