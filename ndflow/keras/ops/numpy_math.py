@@ -24,28 +24,25 @@ def _weak_pair(x1, x2, extra=()):
     return rules.promote(x1, x2, extra=extra)
 
 
+def _weak_binary(name: str, fn):
+    """keras.ops.<name>(x1, x2): `fn` of the operands, Python scalars weak (the arithmetic
+    ops and the comparisons)."""
+    def op(x1, x2):
+        x1, x2 = _weak_pair(x1, x2)
+        return fn(x1, x2)
+    op.__name__ = op.__qualname__ = name
+    return _np(name)(op)
+
+
 def _strong_pair(x1, x2, extra=()):
     """Both converted to tensors first (Python ints -> int32, floats -> float32)."""
     return rules.promote(rules.to_tensor(x1), rules.to_tensor(x2), extra=extra)
 
 
 # -- arithmetic ------------------------------------------------------------------------------
-@_np("add")
-def add(x1, x2):
-    x1, x2 = _weak_pair(x1, x2)
-    return arithmetic.add(x1, x2)
-
-
-@_np("subtract")
-def subtract(x1, x2):
-    x1, x2 = _weak_pair(x1, x2)
-    return arithmetic.subtract(x1, x2)
-
-
-@_np("multiply")
-def multiply(x1, x2):
-    x1, x2 = _weak_pair(x1, x2)
-    return arithmetic.multiply(x1, x2)
+add = _weak_binary("add", arithmetic.add)
+subtract = _weak_binary("subtract", arithmetic.subtract)
+multiply = _weak_binary("multiply", arithmetic.multiply)
 
 
 @_np("divide")
@@ -65,10 +62,7 @@ def divide_no_nan(x1, x2):
     return arithmetic.div_no_nan(x1, x2)
 
 
-@_np("floor_divide")
-def floor_divide(x1, x2):
-    x1, x2 = _weak_pair(x1, x2)
-    return arithmetic.floor_div(x1, x2)
+floor_divide = _weak_binary("floor_divide", arithmetic.floor_div)
 
 
 def _in_int32(fn, x1, x2):
@@ -99,34 +93,22 @@ def power(x1, x2):
     return _in_int32(arithmetic.pow, x1, x2)
 
 
-@_np("maximum")
-def maximum(x1, x2):
-    x1, x2 = _weak_pair(x1, x2)
-    return arithmetic.maximum(x1, x2)
+maximum = _weak_binary("maximum", arithmetic.maximum)
+minimum = _weak_binary("minimum", arithmetic.minimum)
 
 
-@_np("minimum")
-def minimum(x1, x2):
-    x1, x2 = _weak_pair(x1, x2)
-    return arithmetic.minimum(x1, x2)
+def _nan_ignoring(fn):
+    """NumPy's fmax/fmin from maximum/minimum `fn`: a NaN operand gives the other one."""
+    def op(x1, x2):
+        if not x1.dtype.is_floating:
+            return fn(x1, x2)
+        return arithmetic.where(comparison.is_nan(x1), x2, arithmetic.where(
+            comparison.is_nan(x2), x1, fn(x1, x2)))
+    return op
 
 
-@_np("fmax")
-def fmax(x1, x2):
-    x1, x2 = _weak_pair(x1, x2)
-    if not x1.dtype.is_floating:
-        return arithmetic.maximum(x1, x2)
-    return arithmetic.where(comparison.is_nan(x1), x2, arithmetic.where(
-        comparison.is_nan(x2), x1, arithmetic.maximum(x1, x2)))
-
-
-@_np("fmin")
-def fmin(x1, x2):
-    x1, x2 = _weak_pair(x1, x2)
-    if not x1.dtype.is_floating:
-        return arithmetic.minimum(x1, x2)
-    return arithmetic.where(comparison.is_nan(x1), x2, arithmetic.where(
-        comparison.is_nan(x2), x1, arithmetic.minimum(x1, x2)))
+fmax = _weak_binary("fmax", _nan_ignoring(arithmetic.maximum))
+fmin = _weak_binary("fmin", _nan_ignoring(arithmetic.minimum))
 
 
 @_np("negative")
@@ -350,20 +332,12 @@ def ldexp(x1, x2):
 
 
 # -- comparisons and logic -------------------------------------------------------------------
-def _compare(name, fn):
-    def op(x1, x2):
-        x1, x2 = _weak_pair(x1, x2)
-        return fn(x1, x2)
-    op.__name__ = op.__qualname__ = name
-    return _np(name)(op)
-
-
-equal = _compare("equal", comparison.equal)
-not_equal = _compare("not_equal", comparison.not_equal)
-less = _compare("less", comparison.less)
-less_equal = _compare("less_equal", comparison.less_equal)
-greater = _compare("greater", comparison.greater)
-greater_equal = _compare("greater_equal", comparison.greater_equal)
+equal = _weak_binary("equal", comparison.equal)
+not_equal = _weak_binary("not_equal", comparison.not_equal)
+less = _weak_binary("less", comparison.less)
+less_equal = _weak_binary("less_equal", comparison.less_equal)
+greater = _weak_binary("greater", comparison.greater)
+greater_equal = _weak_binary("greater_equal", comparison.greater_equal)
 
 
 def _logical(name, fn):
