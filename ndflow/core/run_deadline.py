@@ -8,6 +8,8 @@ import contextlib
 import threading
 import time
 
+from ndflow.core.errors import CancelledError, DeadlineExceededError
+
 _local = threading.local()
 
 
@@ -31,3 +33,20 @@ def earliest(*deadlines) -> float | None:
     """The earliest of the given deadlines (None entries ignored) and this thread's."""
     known = [d for d in (*deadlines, current()) if d is not None]
     return min(known) if known else None
+
+
+def wait(cond, ready, closed, deadline: float | None = None) -> None:
+    """Waits on `cond` (held by the caller) until `ready()`: CancelledError once `closed()`,
+    DeadlineExceededError past the earliest of `deadline` and this thread's (the queues' and
+    accumulators' waits)."""
+    deadline = earliest(deadline)
+    while not ready():
+        if closed():
+            raise CancelledError(None, None, "Session has been closed.")
+        if deadline is None:
+            cond.wait()
+        else:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DeadlineExceededError(None, None, "Timed out waiting for notification")
+            cond.wait(left)

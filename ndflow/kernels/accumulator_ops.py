@@ -13,14 +13,11 @@ counted, so the mean is per index and the output order is TF's.
 from __future__ import annotations
 
 import threading
-import time
 
 import torch
 
 from ndflow.core import run_deadline, tf_logging
 from ndflow.core.errors import (
-    CancelledError,
-    DeadlineExceededError,
     InvalidArgumentError,
     NotFoundError,
 )
@@ -175,19 +172,9 @@ class Accumulator:
         if num_required < 1:
             raise InvalidArgumentError(None, None, f"Argument num_required must be positive, "
                                        f"but was {num_required}")
-        deadline = run_deadline.earliest()
         with self.cond:
-            while self.counter < num_required:
-                if self.session_closed:
-                    raise CancelledError(None, None, "Session has been closed.")
-                if deadline is None:
-                    self.cond.wait()
-                else:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        raise DeadlineExceededError(None, None, "Timed out waiting for "
-                                                    "notification")
-                    self.cond.wait(left)
+            run_deadline.wait(self.cond, lambda: self.counter >= num_required,
+                              lambda: self.session_closed)
             out = self._result()
             self.counter, self.sum, self.indices, self.counts = 0, None, [], []
             self.global_step += 1

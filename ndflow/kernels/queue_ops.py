@@ -19,7 +19,6 @@ import torch
 from ndflow.core import dtypes, run_deadline
 from ndflow.core.errors import (
     CancelledError,
-    DeadlineExceededError,
     InvalidArgumentError,
     OutOfRangeError,
 )
@@ -94,18 +93,7 @@ class Queue:
 
     # -- waiting ------------------------------------------------------------------------------
     def _wait(self, ready, deadline) -> None:
-        deadline = run_deadline.earliest(deadline)
-        while not ready():
-            if self.session_closed:
-                raise CancelledError(None, None, "Session has been closed.")
-            if deadline is None:
-                self.cond.wait()
-            else:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise DeadlineExceededError(None, None, "Timed out waiting for "
-                                                "notification")
-                self.cond.wait(left)
+        run_deadline.wait(self.cond, ready, lambda: self.session_closed, deadline)
 
     # -- enqueue ------------------------------------------------------------------------------
     def _check_element(self, element: tuple) -> None:
