@@ -22,9 +22,9 @@ import math
 import numpy as np
 import torch
 
-from ndflow.core.errors import InvalidArgumentError, NotFoundError, OpError
+from ndflow.core.errors import OpError
 from ndflow.kernels.build_once import built_once
-from ndflow.kernels.registry import kernel
+from ndflow.kernels.registry import kernel, no_kernel_error
 from ndflow.kernels.row_threads import over_rows
 from ndflow.ops import nn_isotonic
 
@@ -128,13 +128,7 @@ def _no_kernel(node, tin, tout) -> OpError:
     registered = "\n".join(
         f"  device='CPU'; T in [{_TYPES[i]}]; output_dtype in [{_TYPES[o]}]"
         for i, o in _PAIRS.items())
-    if node.input_readers:
-        return InvalidArgumentError(None, None, (
-            f"No OpKernel was registered to support Op '{name}' used by {{{{node "
-            f"{node.name}}}}} with these attrs: [{attrs}]\nRegistered kernels:\n{registered}"))
-    return NotFoundError(None, None, (
-        f"Could not find device for node: {{{{node {name}}}}} = {name}[{attrs}]\n"
-        f"All kernels registered for op {name}:\n{registered}"))
+    return no_kernel_error(node, name, attrs, registered)
 
 
 @kernel(nn_isotonic.IsotonicRegression)

@@ -32,10 +32,10 @@ import math
 import numpy as np
 import torch
 
-from ndflow.core.errors import InvalidArgumentError, NotFoundError, OpError
+from ndflow.core.errors import OpError
 from ndflow.kernels import omp_pool
 from ndflow.kernels.build_once import built_once
-from ndflow.kernels.registry import kernel
+from ndflow.kernels.registry import kernel, no_kernel_error
 from ndflow.ops import math_special_cephes as sc
 
 # -- Dawson's integral: three rational approximations and 1 / (2x) ------------------------------
@@ -495,13 +495,7 @@ def _no_kernel(node, dtype) -> OpError:
     name, t = node.op_def.name, _TYPES.get(dtype, str(dtype))
     registered = ("  device='CPU'; T in [DT_DOUBLE]\n  device='CPU'; T in [DT_FLOAT]\n"
                   "  device='GPU'; T in [DT_DOUBLE]\n  device='GPU'; T in [DT_FLOAT]")
-    if node.input_readers:
-        return InvalidArgumentError(None, None, (
-            f"No OpKernel was registered to support Op '{name}' used by {{{{node "
-            f"{node.name}}}}} with these attrs: [T={t}]\nRegistered kernels:\n{registered}"))
-    return NotFoundError(None, None, (
-        f"Could not find device for node: {{{{node {name}}}}} = {name}[T={t}]\n"
-        f"All kernels registered for op {name}:\n{registered}"))
+    return no_kernel_error(node, name, f"T={t}", registered)
 
 
 def _register(op_def, name):

@@ -21,9 +21,8 @@ import numpy as np
 import torch
 
 from ndflow.core import dtypes
-from ndflow.core.errors import InvalidArgumentError, NotFoundError
 from ndflow.core.shapes import fmt
-from ndflow.kernels.registry import host_kernel, kernel
+from ndflow.kernels.registry import host_kernel, kernel, no_kernel_error
 from ndflow.kernels.sparse_common import bad, long
 from ndflow.ops import ragged_fill_empty_rows as ops
 
@@ -118,13 +117,7 @@ def _no_kernel(node):
     name = ops.RaggedFillEmptyRowsGrad.name
     t = f"DT_{node.attrs['T'].name.upper()}"
     registered = "\n".join(f"  device='CPU'; T in [{r}]" for r in _GRAD_TYPES)
-    if node.input_readers:
-        return InvalidArgumentError(None, None, (
-            f"No OpKernel was registered to support Op '{name}' used by {{{{node "
-            f"{node.name}}}}} with these attrs: [T={t}]\nRegistered kernels:\n{registered}"))
-    return NotFoundError(None, None, (
-        f"Could not find device for node: {{{{node {name}}}}} = {name}[T={t}]\n"
-        f"All kernels registered for op {name}:\n{registered}"))
+    return no_kernel_error(node, name, f"T={t}", registered)
 
 
 @kernel(ops.RaggedFillEmptyRowsGrad)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 
 from ndflow.core import lazy_api
-from ndflow.core.errors import NotFoundError
+from ndflow.core.errors import InvalidArgumentError, NotFoundError, OpError
 from ndflow.kernels import unsigned
 
 _KERNELS: dict = {}
@@ -188,3 +188,16 @@ def kernels_so_far() -> tuple:
     """({(OpDef, device type): factory}, {OpDef: host factory}) as registered so far, nothing
     loaded (the index generator diffs them around each kernel module's import)."""
     return _KERNELS, _HOST_KERNELS
+
+
+def no_kernel_error(node, name: str, attrs: str, registered: str) -> OpError:
+    """TF's error for attrs op `name` accepts but has no kernel for: the graph executor's
+    InvalidArgumentError (a graph's NodeInfo knows its inputs' readers), or the eager
+    lookup's NotFoundError; `registered` lists the kernels there are."""
+    if node.input_readers:
+        return InvalidArgumentError(None, None, (
+            f"No OpKernel was registered to support Op '{name}' used by {{{{node "
+            f"{node.name}}}}} with these attrs: [{attrs}]\nRegistered kernels:\n{registered}"))
+    return NotFoundError(None, None, (
+        f"Could not find device for node: {{{{node {name}}}}} = {name}[{attrs}]\n"
+        f"All kernels registered for op {name}:\n{registered}"))
