@@ -3,6 +3,16 @@ core/doc_tables.py). Generated from a spec with the example outputs computed."""
 
 from __future__ import annotations
 
+_APPROX_TAIL = """      reduction_input_size_override: accepted for compatibility.
+      aggregate_to_topk: accepted for compatibility.
+      name: optional name for the operation.
+
+    Returns:
+      A tuple `(values, indices)`.
+
+    Example:
+      >>> tf."""
+
 DOCS = {
     "sort": """Sorts a tensor along an axis.
 
@@ -103,18 +113,10 @@ DOCS = {
       k: the number of entries to keep.
       reduction_dimension: the axis to search.
       recall_target: accepted for compatibility; the result is exact here.
-      reduction_input_size_override: accepted for compatibility.
-      aggregate_to_topk: accepted for compatibility.
-      name: optional name for the operation.
-
-    Returns:
-      A tuple `(values, indices)`.
-
-    Example:
-      >>> tf.math.approx_{m}_k([1.0, 5.0, 3.0], 2)[0].numpy()
+{_APPROX_TAIL}math.approx_{m}_k([1.0, 5.0, 3.0], 2)[0].numpy()
       array({out}, dtype=float32)
     """ for m, which, out in (("max", "largest", "[5., 3.]"), ("min", "smallest", "[1., 3.]"))},
-    "approx_top_k": """The `k` largest (or smallest) entries along an axis and their indices.
+    "approx_top_k": f"""The `k` largest (or smallest) entries along an axis and their indices.
 
     The approx_max_k / approx_min_k of TensorFlow's raw op; exact here.
 
@@ -124,15 +126,7 @@ DOCS = {
       reduction_dimension: the axis to search.
       recall_target: accepted for compatibility.
       is_max_k: True for the largest entries, False for the smallest.
-      reduction_input_size_override: accepted for compatibility.
-      aggregate_to_topk: accepted for compatibility.
-      name: optional name for the operation.
-
-    Returns:
-      A tuple `(values, indices)`.
-
-    Example:
-      >>> tf.approx_top_k([1.0, 5.0, 3.0], 2)[0].numpy()
+{_APPROX_TAIL}approx_top_k([1.0, 5.0, 3.0], 2)[0].numpy()
       array([5., 3.], dtype=float32)
     """,
 }

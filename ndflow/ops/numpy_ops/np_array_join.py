@@ -249,40 +249,27 @@ def flip(m, axis=None):
     return tfo.reverse(m, [axis + rank if axis < 0 else axis])
 
 
-@_export("flipud")
-def flipud(m):
-    """Reverses the order of rows (axis 0).
+def _flip_on_axis(name, axis, what, example):
+    def f(m):
+        return flip(m, axis)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"""Reverses the order of {what} (axis {axis}).
 
     Args:
-      m: array_like of rank >= 1.
+      m: array_like of rank >= {axis + 1}.
 
     Returns:
       A tensor of m's shape and dtype.
 
     Example:
-      >>> tnp.flipud([[1, 2], [3, 4]]).numpy()
-      array([[3, 4],
-             [1, 2]])
+      >>> tnp.{name}([[1, 2], [3, 4]]).numpy()
+      {example}
     """
-    return flip(m, 0)
+    return _export(name)(f)
 
 
-@_export("fliplr")
-def fliplr(m):
-    """Reverses the order of columns (axis 1).
-
-    Args:
-      m: array_like of rank >= 2.
-
-    Returns:
-      A tensor of m's shape and dtype.
-
-    Example:
-      >>> tnp.fliplr([[1, 2], [3, 4]]).numpy()
-      array([[2, 1],
-             [4, 3]])
-    """
-    return flip(m, 1)
+flipud = _flip_on_axis("flipud", 0, "rows", "array([[3, 4],\n             [1, 2]])")
+fliplr = _flip_on_axis("fliplr", 1, "columns", "array([[2, 1],\n             [4, 3]])")
 
 
 @_export("roll")

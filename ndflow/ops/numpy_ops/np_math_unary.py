@@ -107,41 +107,9 @@ deg2rad = _unary("deg2rad", lambda t: tfo.multiply(t, tfo.constant(np.pi / 180.0
 exp2 = _unary("exp2", lambda t: tfo.pow_(tfo.constant(2, t.dtype), t), True)
 cbrt = _unary("cbrt", lambda t: _signed(
     t, tfo.pow_(tfo.abs_(t), tfo.constant(1.0 / 3, t.dtype))), True)
+absolute = _unary("absolute", tfo.abs_, False)
+fabs = _unary("fabs", tfo.abs_, False)
 fix = _unary("fix", lambda t: tfo.where(_neg(t), tfo.ceil(t), tfo.floor(t)), True)
-
-
-@_export("absolute")
-def absolute(x):
-    """Elementwise absolute value (the same as `tnp.abs`); |z| for complex input.
-
-    Args:
-      x: array_like input.
-
-    Returns:
-      A tensor of x's shape; x's dtype (the real dtype for complex input).
-
-    Example:
-      >>> tnp.absolute([-2, 3]).numpy()
-      array([2, 3])
-    """
-    return abs(x)
-
-
-@_export("fabs")
-def fabs(x):
-    """Elementwise absolute value (the same as `tnp.abs`).
-
-    Args:
-      x: array_like input.
-
-    Returns:
-      A tensor of x's shape; x's dtype (the real dtype for complex input).
-
-    Example:
-      >>> tnp.fabs([-1.5, 2.0]).numpy()
-      array([1.5, 2. ])
-    """
-    return abs(x)
 
 
 @_export("rad2deg")
