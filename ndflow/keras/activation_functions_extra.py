@@ -6,6 +6,8 @@ by name (registered in activation_functions' table)."""
 
 from __future__ import annotations
 
+import inspect
+
 from ndflow.core.api_export import tf_export
 from ndflow.keras import activation_docs, activation_functions, docstrings
 from ndflow.keras.ops import dtype_rules as rules
@@ -22,75 +24,36 @@ def _export(*names: str):
                      v1=[f"keras.activations.{n}" for n in names])
 
 
-@_export("celu")
-def celu(x, alpha=1.0):
-    return nn.celu(x, alpha=alpha)
+def _same_as_ops(name: str, *aliases: str):
+    """`tf.keras.activations.<name>`: keras.ops.nn's function of that name, called as it is."""
+    op = getattr(nn, name)
+
+    def activation(*args, **kwargs):
+        return op(*args, **kwargs)
+    activation.__name__ = activation.__qualname__ = name
+    activation.__signature__ = inspect.signature(op)
+    return _export(name, *aliases)(activation)
 
 
-@_export("glu")
-def glu(x, axis=-1):
-    return nn.glu(x, axis=axis)
-
-
-@_export("hard_shrink")
-def hard_shrink(x, threshold=0.5):
-    return nn.hard_shrink(x, threshold=threshold)
-
-
-@_export("hard_silu", "hard_swish")
-def hard_silu(x):
-    return nn.hard_silu(x)
-
-
-@_export("hard_tanh")
-def hard_tanh(x):
-    return nn.hard_tanh(x)
-
-
-@_export("log_sigmoid")
-def log_sigmoid(x):
-    return nn.log_sigmoid(x)
+celu = _same_as_ops("celu")
+glu = _same_as_ops("glu")
+hard_shrink = _same_as_ops("hard_shrink")
+hard_silu = _same_as_ops("hard_silu", "hard_swish")
+hard_tanh = _same_as_ops("hard_tanh")
+log_sigmoid = _same_as_ops("log_sigmoid")
+soft_shrink = _same_as_ops("soft_shrink")
+sparse_plus = _same_as_ops("sparse_plus")
+sparse_sigmoid = _same_as_ops("sparse_sigmoid")
+sparsemax = _same_as_ops("sparsemax")
+squareplus = _same_as_ops("squareplus")
+tanh_shrink = _same_as_ops("tanh_shrink")
+threshold = _same_as_ops("threshold")
 
 
 @_export("mish")
 def mish(x):
     x = rules.to_tensor(x)
     return x * math.tanh(nn_activation.softplus(x))
-
-
-@_export("soft_shrink")
-def soft_shrink(x, threshold=0.5):
-    return nn.soft_shrink(x, threshold=threshold)
-
-
-@_export("sparse_plus")
-def sparse_plus(x):
-    return nn.sparse_plus(x)
-
-
-@_export("sparse_sigmoid")
-def sparse_sigmoid(x):
-    return nn.sparse_sigmoid(x)
-
-
-@_export("sparsemax")
-def sparsemax(x, axis=-1):
-    return nn.sparsemax(x, axis=axis)
-
-
-@_export("squareplus")
-def squareplus(x, b=4):
-    return nn.squareplus(x, b=b)
-
-
-@_export("tanh_shrink")
-def tanh_shrink(x):
-    return nn.tanh_shrink(x)
-
-
-@_export("threshold")
-def threshold(x, threshold, default_value):  # noqa: A002 - Keras' name
-    return nn.threshold(x, threshold, default_value)
 
 
 EXTRA = (celu, glu, hard_shrink, hard_silu, hard_tanh, log_sigmoid, mish, soft_shrink,

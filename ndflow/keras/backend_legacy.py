@@ -99,51 +99,31 @@ def clip(x, min_value, max_value):
 
 
 # -- reductions ------------------------------------------------------------------------------
-@keras_export("keras.backend.sum")
-def sum(x, axis=None, keepdims=False):  # noqa: A001
-    return reduction.reduce_sum(x, axis, keepdims)
+def _reduction_of(fn, prepare):
+    def reduce(x, axis=None, keepdims=False):
+        return fn(prepare(x), axis=axis, keepdims=keepdims)
+    return reduce
 
 
-@keras_export("keras.backend.prod")
-def prod(x, axis=None, keepdims=False):
-    return reduction.reduce_prod(x, axis, keepdims)
+def _as_floatx(x):
+    return _floatx_if_bool(convert_to_tensor(x))
 
 
-@keras_export("keras.backend.mean")
-def mean(x, axis=None, keepdims=False):
-    return reduction.reduce_mean(_floatx_if_bool(convert_to_tensor(x)), axis, keepdims)
+def _as_bool(x):
+    return _cast(x, dtypes.bool)
 
 
-@keras_export("keras.backend.max")
-def max(x, axis=None, keepdims=False):  # noqa: A001
-    return reduction.reduce_max(x, axis, keepdims)
-
-
-@keras_export("keras.backend.min")
-def min(x, axis=None, keepdims=False):  # noqa: A001
-    return reduction.reduce_min(x, axis, keepdims)
-
-
-@keras_export("keras.backend.std")
-def std(x, axis=None, keepdims=False):
-    return norms.reduce_std(_floatx_if_bool(convert_to_tensor(x)), axis=axis,
-                            keepdims=keepdims)
-
-
-@keras_export("keras.backend.var")
-def var(x, axis=None, keepdims=False):
-    return norms.reduce_variance(_floatx_if_bool(convert_to_tensor(x)), axis=axis,
-                                 keepdims=keepdims)
-
-
-@keras_export("keras.backend.all")
-def all(x, axis=None, keepdims=False):  # noqa: A001
-    return reduction.reduce_all(_cast(x, dtypes.bool), axis, keepdims)
-
-
-@keras_export("keras.backend.any")
-def any(x, axis=None, keepdims=False):  # noqa: A001
-    return reduction.reduce_any(_cast(x, dtypes.bool), axis, keepdims)
+# (Keras name, TF reduction, how the input is taken: mean/std/var of booleans as floatx,
+# all/any of anything as booleans)
+for _name, _fn, _prepare in (
+        ("sum", reduction.reduce_sum, None), ("prod", reduction.reduce_prod, None),
+        ("mean", reduction.reduce_mean, _as_floatx), ("max", reduction.reduce_max, None),
+        ("min", reduction.reduce_min, None), ("std", norms.reduce_std, _as_floatx),
+        ("var", norms.reduce_variance, _as_floatx), ("all", reduction.reduce_all, _as_bool),
+        ("any", reduction.reduce_any, _as_bool)):
+    _reduce = _reduction_of(_fn, _prepare or (lambda x: x))
+    _reduce.__name__ = _reduce.__qualname__ = _name
+    globals()[_name] = keras_export(f"keras.backend.{_name}")(_reduce)
 
 
 @keras_export("keras.backend.argmax")

@@ -20,16 +20,20 @@ def _elementwise(what: str, example: str = "") -> str:
     return sections(doc, example=example)
 
 
-def _compared(relation: str) -> str:
-    return f"""Elementwise `x {relation} y`, broadcasting the two shapes.
+def _binary(what: str, result: str) -> str:
+    return f"""Elementwise {what}, broadcasting the two shapes.
 
     Args:
       x: a tensor or array-like.
       y: a tensor or array-like of `x`'s dtype.
 
     Returns:
-      A bool tensor of the broadcast shape.
+      A {result} of the broadcast shape.
     """
+
+
+def _compared(relation: str) -> str:
+    return _binary(f"`x {relation} y`", "bool tensor")
 
 
 DOCS = {
@@ -53,24 +57,8 @@ DOCS = {
     "greater_equal": _compared(">="),
     "less": _compared("<"),
     "less_equal": _compared("<="),
-    "maximum": """Elementwise larger of `x` and `y`, broadcasting the two shapes.
-
-    Args:
-      x: a tensor or array-like.
-      y: a tensor or array-like of `x`'s dtype.
-
-    Returns:
-      A tensor of the broadcast shape.
-    """,
-    "minimum": """Elementwise smaller of `x` and `y`, broadcasting the two shapes.
-
-    Args:
-      x: a tensor or array-like.
-      y: a tensor or array-like of `x`'s dtype.
-
-    Returns:
-      A tensor of the broadcast shape.
-    """,
+    "maximum": _binary("larger of `x` and `y`", "tensor"),
+    "minimum": _binary("smaller of `x` and `y`", "tensor"),
     "clip": """`x` with every value limited to [min_value, max_value].
 
     Args:

@@ -151,6 +151,21 @@ def _check_masks(inputs, mask, sep=": "):
     return mask
 
 
+_MASKED_TAKE_OTHERS = " (masked positions take the\n    other inputs' values)"
+
+
+def _merged_by(what: str, note: str = "") -> str:
+    """The docstring of a merging layer that folds its inputs elementwise by `what`."""
+    return f"""A layer merging its inputs by their elementwise {what}{note}.
+
+    Called on a list of tensors of the same shape (or shapes that broadcast, batch axis
+    aside); the output has that shape.
+
+    Args:
+      **kwargs: Layer arguments (name, dtype, ...).
+    """
+
+
 def _fold(op, inputs):
     out = inputs[0]
     for x in inputs[1:]:
@@ -234,14 +249,7 @@ class Multiply(Merge):
 
 @keras_export("keras.layers.Average")
 class Average(Merge):
-    """A layer merging its inputs by their elementwise mean.
-
-    Called on a list of tensors of the same shape (or shapes that broadcast, batch axis
-    aside); the output has that shape.
-
-    Args:
-      **kwargs: Layer arguments (name, dtype, ...).
-    """
+    __doc__ = _merged_by("mean")
 
     def _merge_function(self, inputs):
         return _fold(arithmetic.add, inputs) / len(inputs)
@@ -249,15 +257,7 @@ class Average(Merge):
 
 @keras_export("keras.layers.Maximum")
 class Maximum(Merge):
-    """A layer merging its inputs by their elementwise maximum (masked positions take the
-    other inputs' values).
-
-    Called on a list of tensors of the same shape (or shapes that broadcast, batch axis
-    aside); the output has that shape.
-
-    Args:
-      **kwargs: Layer arguments (name, dtype, ...).
-    """
+    __doc__ = _merged_by("maximum", _MASKED_TAKE_OTHERS)
 
     def _merge_function(self, inputs):
         return self._merge_with_masks(arithmetic.maximum, inputs)
@@ -265,15 +265,7 @@ class Maximum(Merge):
 
 @keras_export("keras.layers.Minimum")
 class Minimum(Merge):
-    """A layer merging its inputs by their elementwise minimum (masked positions take the
-    other inputs' values).
-
-    Called on a list of tensors of the same shape (or shapes that broadcast, batch axis
-    aside); the output has that shape.
-
-    Args:
-      **kwargs: Layer arguments (name, dtype, ...).
-    """
+    __doc__ = _merged_by("minimum", _MASKED_TAKE_OTHERS)
 
     def _merge_function(self, inputs):
         return self._merge_with_masks(arithmetic.minimum, inputs)

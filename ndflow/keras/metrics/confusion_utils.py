@@ -35,6 +35,14 @@ class ConfusionMatrix(enum.Enum):
     FALSE_NEGATIVES = "fn"
 
 
+def _member(enum_type, key, respelled, error):
+    """The member of `enum_type` whose value (or its `respelled` form) is `key`."""
+    for member in enum_type:
+        if key in (member.value, respelled(member.value)):
+            return member
+    raise ValueError(error.format(key))
+
+
 class AUCCurve(enum.Enum):
     ROC = "ROC"
     PR = "PR"
@@ -42,11 +50,8 @@ class AUCCurve(enum.Enum):
 
     @staticmethod
     def from_str(key):
-        for curve in AUCCurve:
-            if key in (curve.value, curve.value.lower()):
-                return curve
-        raise ValueError(f'Invalid AUC curve value: "{key}". Expected values are ["PR", "ROC", '
-                         '"PRGAIN"]')
+        return _member(AUCCurve, key, str.lower, 'Invalid AUC curve value: "{}". Expected '
+                       'values are ["PR", "ROC", "PRGAIN"]')
 
 
 class AUCSummationMethod(enum.Enum):
@@ -56,11 +61,8 @@ class AUCSummationMethod(enum.Enum):
 
     @staticmethod
     def from_str(key):
-        for method in AUCSummationMethod:
-            if key in (method.value, method.value.capitalize()):
-                return method
-        raise ValueError(f'Invalid AUC summation method value: "{key}". Expected values are '
-                         '["interpolation", "majoring", "minoring"]')
+        return _member(AUCSummationMethod, key, str.capitalize, 'Invalid AUC summation method '
+                       'value: "{}". Expected values are ["interpolation", "majoring", "minoring"]')
 
 
 def to_list(x) -> list:

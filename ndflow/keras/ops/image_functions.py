@@ -220,28 +220,35 @@ def _hw(images, data_format):
     return (shape[-3], shape[-2]) if data_format == "channels_last" else (shape[-2], shape[-1])
 
 
+def _exactly_two(**given) -> None:
+    """Raises Keras' ValueError unless exactly one of the three `given` sizes is None."""
+    if list(given.values()).count(None) != 1:
+        received = ", ".join(f"{name}={value}" for name, value in given.items())
+        raise ValueError(f"Must specify exactly two of {', '.join(given)}. Received: {received}")
+
+
+def _non_negative(**sizes) -> None:
+    for name, value in sizes.items():
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0. Received: {name}={value}")
+
+
 @_img("pad_images")
 def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
                right_padding=None, target_height=None, target_width=None, data_format=None):
     data_format = _format(data_format)
     images = _images(images)
-    if [top_padding, bottom_padding, target_height].count(None) != 1:
-        raise ValueError("Must specify exactly two of top_padding, bottom_padding, "
-                         f"target_height. Received: top_padding={top_padding}, bottom_padding="
-                         f"{bottom_padding}, target_height={target_height}")
-    if [left_padding, right_padding, target_width].count(None) != 1:
-        raise ValueError("Must specify exactly two of left_padding, right_padding, "
-                         f"target_width. Received: left_padding={left_padding}, right_padding="
-                         f"{right_padding}, target_width={target_width}")
+    _exactly_two(top_padding=top_padding, bottom_padding=bottom_padding,
+                 target_height=target_height)
+    _exactly_two(left_padding=left_padding, right_padding=right_padding,
+                 target_width=target_width)
     height, width = _hw(images, data_format)
     top = target_height - bottom_padding - height if top_padding is None else top_padding
     bottom = target_height - top - height if bottom_padding is None else bottom_padding
     left = target_width - right_padding - width if left_padding is None else left_padding
     right = target_width - left - width if right_padding is None else right_padding
-    for name, value in (("top_padding", top), ("left_padding", left),
-                        ("right_padding", right), ("bottom_padding", bottom)):
-        if value < 0:
-            raise ValueError(f"{name} must be >= 0. Received: {name}={value}")
+    _non_negative(top_padding=top, left_padding=left, right_padding=right,
+                  bottom_padding=bottom)
     pads = [[top, bottom], [left, right]]
     pads = pads + [[0, 0]] if data_format == "channels_last" else [[0, 0]] + pads
     if images.shape.rank == 4:
@@ -254,23 +261,16 @@ def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=N
                 right_cropping=None, target_height=None, target_width=None, data_format=None):
     data_format = _format(data_format)
     images = _images(images)
-    if [top_cropping, bottom_cropping, target_height].count(None) != 1:
-        raise ValueError("Must specify exactly two of top_cropping, bottom_cropping, "
-                         f"target_height. Received: top_cropping={top_cropping}, "
-                         f"bottom_cropping={bottom_cropping}, target_height={target_height}")
-    if [left_cropping, right_cropping, target_width].count(None) != 1:
-        raise ValueError("Must specify exactly two of left_cropping, right_cropping, "
-                         f"target_width. Received: left_cropping={left_cropping}, "
-                         f"right_cropping={right_cropping}, target_width={target_width}")
+    _exactly_two(top_cropping=top_cropping, bottom_cropping=bottom_cropping,
+                 target_height=target_height)
+    _exactly_two(left_cropping=left_cropping, right_cropping=right_cropping,
+                 target_width=target_width)
     height, width = _hw(images, data_format)
     top = height - target_height - bottom_cropping if top_cropping is None else top_cropping
     th = height - bottom_cropping - top if target_height is None else target_height
     left = width - target_width - right_cropping if left_cropping is None else left_cropping
     tw = width - right_cropping - left if target_width is None else target_width
-    for name, value in (("top_cropping", top), ("target_height", th),
-                        ("left_cropping", left), ("target_width", tw)):
-        if value < 0:
-            raise ValueError(f"{name} must be >= 0. Received: {name}={value}")
+    _non_negative(top_cropping=top, target_height=th, left_cropping=left, target_width=tw)
     if data_format == "channels_last":
         return images[..., top:top + th, left:left + tw, :]
     return images[..., top:top + th, left:left + tw]
