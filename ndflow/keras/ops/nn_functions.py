@@ -48,6 +48,14 @@ def _float(x):
     return rules.to_tensor(x)
 
 
+def _float_only(name, x, error=TypeError):
+    """`_float(x)`, refusing a non-float tensor with Keras' error for the activation `name`."""
+    x = _float(x)
+    if not x.dtype.is_floating:
+        raise error(f"{name} takes a float tensor; received {x.dtype.name}")
+    return x
+
+
 def _const(value, x):
     return cast(value, x.dtype)
 
@@ -74,11 +82,10 @@ def _declare_simple():
 
     def make(name, fn):
         def op(x):
-            x = _float(x)
             if name in ("hard_sigmoid", "hard_silu", "hard_tanh", "sparse_sigmoid",
-                        "sparse_plus") and not x.dtype.is_floating:
-                raise TypeError(f"{name} takes a float tensor; received {x.dtype.name}")
-            return fn(x)
+                        "sparse_plus"):
+                return fn(_float_only(name, x))
+            return fn(_float(x))
         op.__name__ = op.__qualname__ = name
         return op
 
@@ -110,18 +117,14 @@ def elu(x, alpha=1.0):
 
 @_nn("celu")
 def celu(x, alpha=1.0):
-    x = _float(x)
-    if not x.dtype.is_floating:
-        raise TypeError(f"celu takes a float tensor; received {x.dtype.name}")
+    x = _float_only("celu", x)
     a = _const(alpha, x)
     return nn_activation.relu(x) + a * math.expm1(arithmetic.minimum(x, _const(0, x)) / a)
 
 
 @_nn("gelu")
 def gelu(x, approximate=True):
-    x = _float(x)
-    if not x.dtype.is_floating:
-        raise ValueError(f"gelu takes a float tensor; received {x.dtype.name}")
+    x = _float_only("gelu", x, ValueError)
     return nn_activation_composite.gelu(x, approximate=approximate)
 
 
@@ -137,18 +140,14 @@ def glu(x, axis=-1):
 
 @_nn("hard_shrink")
 def hard_shrink(x, threshold=0.5):
-    x = _float(x)
-    if not x.dtype.is_floating:
-        raise TypeError(f"hard_shrink takes a float tensor; received {x.dtype.name}")
+    x = _float_only("hard_shrink", x)
     return arithmetic.where(comparison.greater(math.abs(x), _const(threshold, x)), x,
                             array_fill.zeros_like(x))
 
 
 @_nn("soft_shrink")
 def soft_shrink(x, threshold=0.5):
-    x = _float(x)
-    if not x.dtype.is_floating:
-        raise TypeError(f"soft_shrink takes a float tensor; received {x.dtype.name}")
+    x = _float_only("soft_shrink", x)
     t = _const(threshold, x)
     return arithmetic.where(comparison.greater(x, t), x - t, arithmetic.where(
         comparison.less(x, -t), x + t, array_fill.zeros_like(x)))
@@ -163,9 +162,7 @@ def threshold(x, threshold, default_value):  # noqa: A002 - Keras' name
 
 @_nn("squareplus")
 def squareplus(x, b=4):
-    x = _float(x)
-    if not x.dtype.is_floating:
-        raise TypeError(f"squareplus takes a float tensor; received {x.dtype.name}")
+    x = _float_only("squareplus", x)
     return (x + math.sqrt(math.square(x) + _const(b, x))) / _const(2.0, x)
 
 
@@ -201,9 +198,7 @@ def log_softmax(x, axis=-1):
 
 @_nn("sparsemax")
 def sparsemax(x, axis=-1):
-    x = _float(x)
-    if not x.dtype.is_floating:
-        raise TypeError(f"sparsemax takes a float tensor; received {x.dtype.name}")
+    x = _float_only("sparsemax", x)
     moved = arr.moveaxis(x, axis, -1)
     z = sort.sort(moved, axis=-1, direction="DESCENDING")
     k = cast(array_range.range(0, array_core.shape(z)[-1]), x.dtype) + _const(1, x)

@@ -193,12 +193,18 @@ def allclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
 
 
 # -- complex parts ---------------------------------------------------------------------------
-@_np("real")
-def real(x):
-    x = rules.to_tensor(x)
-    if x.dtype.name == "bool":
-        raise TypeError("real does not take bool tensors")
-    return complex_ops.real(x) if x.dtype.is_complex else x
+def _complex_part(name, part):
+    """`part` of a complex tensor; a real one as it is (booleans refused, as Keras)."""
+    def f(x):
+        x = rules.to_tensor(x)
+        if x.dtype.name == "bool":
+            raise TypeError(f"{name} does not take bool tensors")
+        return part(x) if x.dtype.is_complex else x
+    f.__name__ = f.__qualname__ = name
+    return _np(name)(f)
+
+
+real = _complex_part("real", complex_ops.real)
 
 
 @_np("imag")
@@ -207,12 +213,7 @@ def imag(x):
     return complex_ops.imag(x) if x.dtype.is_complex else array_fill.zeros_like(x)
 
 
-@_np("conj")
-def conj(x):
-    x = rules.to_tensor(x)
-    if x.dtype.name == "bool":
-        raise TypeError("conj does not take bool tensors")
-    return complex_ops.conj(x) if x.dtype.is_complex else x
+conj = _complex_part("conj", complex_ops.conj)
 
 
 @_np("conjugate")

@@ -90,24 +90,23 @@ def std(x, axis=None, keepdims=False):
     return cast(math.sqrt(cast(out, rules.result_type(out.dtype.name, "float32"))), out.dtype)
 
 
-@_np("max")
-def max(x, axis=None, keepdims=False, initial=None):  # noqa: A001
-    x = rules.to_tensor(x)
-    if x.dtype.name == "bool":
-        out = reduction.reduce_any(x, axis=_axis(axis), keepdims=keepdims)
-        return out if initial is None else comparison.logical_or(out, bool(initial))
-    out = reduction.reduce_max(x, axis=_axis(axis), keepdims=keepdims)
-    return out if initial is None else arithmetic.maximum(out, cast(initial, x.dtype))
+def _extremum(name, reduce, combine, bool_reduce, bool_combine):
+    """keras.ops.max/min: `reduce` (`bool_reduce` for booleans), combined with `initial`."""
+    def f(x, axis=None, keepdims=False, initial=None):
+        x = rules.to_tensor(x)
+        if x.dtype.name == "bool":
+            out = bool_reduce(x, axis=_axis(axis), keepdims=keepdims)
+            return out if initial is None else bool_combine(out, bool(initial))
+        out = reduce(x, axis=_axis(axis), keepdims=keepdims)
+        return out if initial is None else combine(out, cast(initial, x.dtype))
+    f.__name__ = f.__qualname__ = name
+    return _np(name)(f)
 
 
-@_np("min")
-def min(x, axis=None, keepdims=False, initial=None):  # noqa: A001
-    x = rules.to_tensor(x)
-    if x.dtype.name == "bool":
-        out = reduction.reduce_all(x, axis=_axis(axis), keepdims=keepdims)
-        return out if initial is None else comparison.logical_and(out, bool(initial))
-    out = reduction.reduce_min(x, axis=_axis(axis), keepdims=keepdims)
-    return out if initial is None else arithmetic.minimum(out, cast(initial, x.dtype))
+max = _extremum("max", reduction.reduce_max, arithmetic.maximum,  # noqa: A001
+                reduction.reduce_any, comparison.logical_or)
+min = _extremum("min", reduction.reduce_min, arithmetic.minimum,  # noqa: A001
+                reduction.reduce_all, comparison.logical_and)
 
 
 @_np("amax")
