@@ -23,6 +23,14 @@ from ndflow.ops.variable_scope import variable_scope
 _EPSILON = 1e-7   # TF's kepsilon, against floating point imprecision
 
 
+def _exported(metric, kind: str):
+    """`tf.compat.v1.metrics.<kind>_at_thresholds`, named and documented."""
+    metric.__name__ = f"{kind}_at_thresholds"
+    metric.__doc__ = (f"The (weighted) {kind.replace('_', ' ')} of `predictions` (in [0, 1]) "
+                      "against boolean `labels` at each of `thresholds`, a float32 vector.")
+    return tf_export(v1=[f"metrics.{kind}_at_thresholds"])(metric)
+
+
 def _count_at_thresholds(kind: str, key: str):
     def count(labels, predictions, thresholds, weights=None, metrics_collections=None,
               updates_collections=None, name=None):
@@ -31,10 +39,7 @@ def _count_at_thresholds(kind: str, key: str):
             values, updates = _confusion_at_thresholds(labels, predictions, thresholds,
                                                        weights, includes=(key,))
         return _collected(values[key], updates[key], metrics_collections, updates_collections)
-    count.__name__ = f"{kind}_at_thresholds"
-    count.__doc__ = (f"The (weighted) {kind.replace('_', ' ')} of `predictions` (in [0, 1]) "
-                     "against boolean `labels` at each of `thresholds`, a float32 vector.")
-    return tf_export(v1=[f"metrics.{kind}_at_thresholds"])(count)
+    return _exported(count, kind)
 
 
 true_positives_at_thresholds = _count_at_thresholds("true_positives", "tp")
@@ -59,10 +64,7 @@ def _ratio_at_thresholds(kind: str, other: str):
             value = compute(values, "value")
             update_op = compute(updates, "update_op")
         return _collected(value, update_op, metrics_collections, updates_collections)
-    ratio.__name__ = f"{kind}_at_thresholds"
-    ratio.__doc__ = (f"The (weighted) {kind} of `predictions` (in [0, 1]) against boolean "
-                     "`labels` at each of `thresholds`, a float32 vector.")
-    return tf_export(v1=[f"metrics.{kind}_at_thresholds"])(ratio)
+    return _exported(ratio, kind)
 
 
 precision_at_thresholds = _ratio_at_thresholds("precision", "fp")

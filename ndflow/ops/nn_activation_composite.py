@@ -57,13 +57,16 @@ def crelu_v1(features, name: str | None = None, axis: int = -1) -> Tensor:
     return crelu(features, axis, name)
 
 
+def _layer_inputs(x, weights, biases):
+    return (convert_to_tensor(x, name="x"), convert_to_tensor(weights, name="weights"),
+            convert_to_tensor(biases, name="biases"))
+
+
 @tf_export(v1=["nn.xw_plus_b"])
 def xw_plus_b(x, weights, biases, name: str | None = None) -> Tensor:
     """`tf.compat.v1.nn.xw_plus_b`: matmul(x, weights) + biases (BiasAdd)."""
     with composite_name(name, "xw_plus_b") as final:
-        x = convert_to_tensor(x, name="x")
-        weights = convert_to_tensor(weights, name="weights")
-        biases = convert_to_tensor(biases, name="biases")
+        x, weights, biases = _layer_inputs(x, weights, biases)
         mm = matmul(x, weights)
     return bias_add(mm, biases, name=final)
 
@@ -72,8 +75,6 @@ def xw_plus_b(x, weights, biases, name: str | None = None) -> Tensor:
 def relu_layer(x, weights, biases, name: str | None = None) -> Tensor:
     """`tf.compat.v1.nn.relu_layer`: Relu(matmul(x, weights) + biases)."""
     with composite_name(name, "relu_layer") as final:
-        x = convert_to_tensor(x, name="x")
-        weights = convert_to_tensor(weights, name="weights")
-        biases = convert_to_tensor(biases, name="biases")
+        x, weights, biases = _layer_inputs(x, weights, biases)
         pre = bias_add(matmul(x, weights), biases)
     return relu(pre, name=final)
