@@ -38,43 +38,35 @@ def _build():
     njit = numba.njit(cache=True, nogil=True)
 
     @njit
-    def max_pool(x, rows, cols, overlapping, lowest, out, b0, b1):
-        _, h, w, c = x.shape
-        for b in range(b0, b1):
-            for i in range(rows.shape[0] - 1):
-                r0 = rows[i]
-                r1 = min(rows[i + 1] if overlapping else rows[i + 1] - 1, h - 1)
-                for j in range(cols.shape[0] - 1):
-                    c0 = cols[j]
-                    c1 = min(cols[j + 1] if overlapping else cols[j + 1] - 1, w - 1)
-                    o = out[b, i, j]
-                    for d in range(c):
-                        o[d] = lowest
-                    for hh in range(r0, r1 + 1):
-                        for ww in range(c0, c1 + 1):
-                            v = x[b, hh, ww]
-                            for d in range(c):
-                                if v[d] > o[d]:
-                                    o[d] = v[d]
+    def last(edges, i, overlapping, limit):
+        """The last row (column) of region i: the next edge (less one unless overlapping),
+        within the input."""
+        return min(edges[i + 1] if overlapping else edges[i + 1] - 1, limit - 1)
 
     @njit
-    def avg_pool(x, rows, cols, overlapping, zero, integer, out, b0, b1):
+    def pool(x, rows, cols, overlapping, is_max, start, integer, out, b0, b1):
+        """Each region's max (from `start`, the dtype's lowest) or average (from zero)."""
         _, h, w, c = x.shape
         for b in range(b0, b1):
             for i in range(rows.shape[0] - 1):
-                r0 = rows[i]
-                r1 = min(rows[i + 1] if overlapping else rows[i + 1] - 1, h - 1)
+                r0, r1 = rows[i], last(rows, i, overlapping, h)
                 for j in range(cols.shape[0] - 1):
-                    c0 = cols[j]
-                    c1 = min(cols[j + 1] if overlapping else cols[j + 1] - 1, w - 1)
+                    c0, c1 = cols[j], last(cols, j, overlapping, w)
                     o = out[b, i, j]
                     for d in range(c):
-                        o[d] = zero
+                        o[d] = start
                     for hh in range(r0, r1 + 1):
                         for ww in range(c0, c1 + 1):
                             v = x[b, hh, ww]
-                            for d in range(c):
-                                o[d] += v[d]
+                            if is_max:
+                                for d in range(c):
+                                    if v[d] > o[d]:
+                                        o[d] = v[d]
+                            else:
+                                for d in range(c):
+                                    o[d] += v[d]
+                    if is_max:
+                        continue
                     count = (r1 - r0 + 1) * (c1 - c0 + 1)
                     if integer:   # C's division: toward zero
                         for d in range(c):
@@ -82,7 +74,7 @@ def _build():
                             q = abs(s) // count
                             o[d] = -q if s < 0 else q
                     else:
-                        n = zero + count
+                        n = start + count
                         for d in range(c):
                             o[d] = o[d] / n
 
@@ -96,11 +88,9 @@ def _build():
         ok = True
         for b in range(b0, b1):
             for i in range(oh):
-                r0 = rows[i]
-                r1 = min(rows[i + 1] if overlapping else rows[i + 1] - 1, h - 1)
+                r0, r1 = rows[i], last(rows, i, overlapping, h)
                 for j in range(ow):
-                    c0 = cols[j]
-                    c1 = min(cols[j + 1] if overlapping else cols[j + 1] - 1, w - 1)
+                    c0, c1 = cols[j], last(cols, j, overlapping, w)
                     first = ((b * h + r0) * w + c0) * c   # the region's first element
                     for d in range(c):
                         best[d] = xf[first + d]
@@ -126,11 +116,9 @@ def _build():
         c = dy.shape[3]
         for b in range(b0, b1):
             for i in range(dy.shape[1]):
-                r0 = rows[i]
-                r1 = min(rows[i + 1] if overlapping else rows[i + 1] - 1, h - 1)
+                r0, r1 = rows[i], last(rows, i, overlapping, h)
                 for j in range(dy.shape[2]):
-                    c0 = cols[j]
-                    c1 = min(cols[j + 1] if overlapping else cols[j + 1] - 1, w - 1)
+                    c0, c1 = cols[j], last(cols, j, overlapping, w)
                     count = (r1 - r0 + 1) * (c1 - c0 + 1)
                     g = dy[b, i, j]
                     for hh in range(r0, r1 + 1):
@@ -139,7 +127,7 @@ def _build():
                             for d in range(c):
                                 o[d] += np.float64(g[d]) / count
 
-    return max_pool, avg_pool, max_pool_grad, avg_pool_grad
+    return pool, max_pool_grad, avg_pool_grad
 
 
 _kernels = built_once(_build)
@@ -180,24 +168,21 @@ def _lowest(dtype: np.dtype):
 def pool(kind: str, x: torch.Tensor, rows: np.ndarray, cols: np.ndarray,
          overlapping: bool) -> torch.Tensor:
     """The max or average pool of NHWC CPU `x` over the regions of `rows` x `cols`."""
-    max_pool, avg_pool, _, _ = _kernels()
+    kernel = _kernels()[0]
     xn = x.contiguous().numpy()
     n, _, _, c = xn.shape
     out = torch.empty((n, len(rows) - 1, len(cols) - 1, c), dtype=x.dtype)
-    on = out.numpy()
-    if kind == "max":
-        _over_batch(max_pool, n, xn, rows, cols, overlapping, xn.dtype.type(_lowest(xn.dtype)),
-                    on)
-    else:
-        _over_batch(avg_pool, n, xn, rows, cols, overlapping, xn.dtype.type(0),
-                    xn.dtype.kind != "f", on)
+    is_max = kind == "max"
+    start = xn.dtype.type(_lowest(xn.dtype) if is_max else 0)
+    _over_batch(kernel, n, xn, rows, cols, overlapping, is_max, start, xn.dtype.kind != "f",
+                out.numpy())
     return out
 
 
 def max_pool_grad(x: torch.Tensor, y: torch.Tensor, dy: torch.Tensor, rows: np.ndarray,
                   cols: np.ndarray, overlapping: bool):
     """(dx, whether orig_output `y` holds each region's maximum)."""
-    _, _, grad, _ = _kernels()
+    _, grad, _ = _kernels()
     xn, yn, dyn = (t.contiguous().numpy() for t in (x, y, dy))
     dx = torch.zeros(x.shape, dtype=dy.dtype)
     n, c = xn.shape[0], xn.shape[3]
@@ -212,7 +197,7 @@ def max_pool_grad(x: torch.Tensor, y: torch.Tensor, dy: torch.Tensor, rows: np.n
 def avg_pool_grad(dy: torch.Tensor, rows: np.ndarray, cols: np.ndarray, overlapping: bool,
                   h: int, w: int) -> torch.Tensor:
     """The float64 gradient [batch, h, w, channels] of an average pool (out_backprop `dy`)."""
-    _, _, _, grad = _kernels()
+    _, _, grad = _kernels()
     dyn = dy.contiguous().numpy()
     n, _, _, c = dyn.shape
     dx = torch.zeros((n, h, w, c), dtype=torch.float64)
