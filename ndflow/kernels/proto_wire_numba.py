@@ -171,6 +171,17 @@ def _build():
         buf[pos] = np.uint8(v)
         return pos + 1
 
+    @njit(cache=True, inline="always")
+    def put(buf, pos, v, kind, fill):
+        """The position after value `v` of `kind` (a varint or `kind` little-endian bytes)
+        at `pos`, written into buf with `fill`, else only measured."""
+        if kind == VARINT_KIND:
+            return write_varint(buf, pos, v) if fill else pos + varint_size(v)
+        if fill:
+            for b in range(kind):
+                buf[pos + b] = np.uint8((v >> np.uint64(8 * b)) & 0xFF)
+        return pos + kind
+
     @njit(cache=True)
     def encode(sizes, words, base, width, numbers, kinds, packed, offsets, buf, fill):
         """Message m's fields (in the order given: by field number) into
@@ -189,42 +200,16 @@ def _build():
                     for k in range(max(n, 0)):
                         body += kind if kind != VARINT_KIND else varint_size(words[first + k])
                     tag = np.uint64(numbers[f] * 8 + 2)
-                    if fill:
-                        pos = write_varint(buf, pos, tag)
-                        pos = write_varint(buf, pos, np.uint64(body))
-                    else:
-                        pos += varint_size(tag) + varint_size(np.uint64(body))
+                    pos = put(buf, pos, tag, VARINT_KIND, fill)
+                    pos = put(buf, pos, np.uint64(body), VARINT_KIND, fill)
                     for k in range(max(n, 0)):
-                        v = words[first + k]
-                        if kind == VARINT_KIND:
-                            if fill:
-                                pos = write_varint(buf, pos, v)
-                            else:
-                                pos += varint_size(v)
-                        else:
-                            if fill:
-                                for b in range(kind):
-                                    buf[pos + b] = np.uint8((v >> np.uint64(8 * b)) & 0xFF)
-                            pos += kind
+                        pos = put(buf, pos, words[first + k], kind, fill)
                     continue
                 wire = 0 if kind == VARINT_KIND else (5 if kind == FIXED4_KIND else 1)
                 tag = np.uint64(numbers[f] * 8 + wire)
                 for k in range(max(n, 0)):
-                    v = words[first + k]
-                    if fill:
-                        pos = write_varint(buf, pos, tag)
-                    else:
-                        pos += varint_size(tag)
-                    if kind == VARINT_KIND:
-                        if fill:
-                            pos = write_varint(buf, pos, v)
-                        else:
-                            pos += varint_size(v)
-                    else:
-                        if fill:
-                            for b in range(kind):
-                                buf[pos + b] = np.uint8((v >> np.uint64(8 * b)) & 0xFF)
-                        pos += kind
+                    pos = put(buf, pos, tag, VARINT_KIND, fill)
+                    pos = put(buf, pos, words[first + k], kind, fill)
             if not fill:
                 offsets[m + 1] = pos
     return decode, encode
