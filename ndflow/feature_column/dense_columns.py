@@ -170,7 +170,27 @@ def _restore(column, var, ckpt, tensor_name):
     del column
 
 
-class EmbeddingColumn(DenseColumn, SequenceDenseColumn, collections.namedtuple(
+class _EmbeddingOf:
+    """The embedding columns' parts that are their categorical column's (and the vectors'
+    `dimension`)."""
+
+    @property
+    def parse_example_spec(self):
+        return self.categorical_column.parse_example_spec
+
+    def transform_feature(self, transformation_cache, state_manager):
+        return transformation_cache.get(self.categorical_column, state_manager)
+
+    @property
+    def variable_shape(self):
+        return TensorShape([self.dimension])
+
+    @property
+    def parents(self):
+        return [self.categorical_column]
+
+
+class EmbeddingColumn(_EmbeddingOf, DenseColumn, SequenceDenseColumn, collections.namedtuple(
         "EmbeddingColumn", ("categorical_column", "dimension", "combiner", "initializer",
                             "ckpt_to_load_from", "tensor_name_in_ckpt", "max_norm",
                             "trainable", "use_safe_embedding_lookup"))):
@@ -185,17 +205,6 @@ class EmbeddingColumn(DenseColumn, SequenceDenseColumn, collections.namedtuple(
     @property
     def name(self):
         return f"{self.categorical_column.name}_embedding"
-
-    @property
-    def parse_example_spec(self):
-        return self.categorical_column.parse_example_spec
-
-    def transform_feature(self, transformation_cache, state_manager):
-        return transformation_cache.get(self.categorical_column, state_manager)
-
-    @property
-    def variable_shape(self):
-        return TensorShape([self.dimension])
 
     def create_state(self, state_manager):
         state_manager.create_variable(
@@ -223,12 +232,9 @@ class EmbeddingColumn(DenseColumn, SequenceDenseColumn, collections.namedtuple(
         return TensorSequenceLengthPair(dense,
                                         sequence_length_from_sparse_tensor(sparse.id_tensor))
 
-    @property
-    def parents(self):
-        return [self.categorical_column]
 
 
-class _SharedEmbeddingColumn(DenseColumn, collections.namedtuple(
+class _SharedEmbeddingColumn(_EmbeddingOf, DenseColumn, collections.namedtuple(
         "_SharedEmbeddingColumn", (
             "categorical_column", "dimension", "combiner", "initializer",
             "shared_embedding_collection_name", "ckpt_to_load_from", "tensor_name_in_ckpt",
@@ -247,17 +253,6 @@ class _SharedEmbeddingColumn(DenseColumn, collections.namedtuple(
     @property
     def _var_scope_name(self):
         return self.shared_embedding_collection_name
-
-    @property
-    def parse_example_spec(self):
-        return self.categorical_column.parse_example_spec
-
-    def transform_feature(self, transformation_cache, state_manager):
-        return transformation_cache.get(self.categorical_column, state_manager)
-
-    @property
-    def variable_shape(self):
-        return TensorShape([self.dimension])
 
     def get_dense_tensor(self, transformation_cache, state_manager):
         if _is_sequence(self.categorical_column):
@@ -293,9 +288,6 @@ class _SharedEmbeddingColumn(DenseColumn, collections.namedtuple(
             _restore(self, weights, self.ckpt_to_load_from, self.tensor_name_in_ckpt)
             return _lookup(self, weights, sparse)
 
-    @property
-    def parents(self):
-        return [self.categorical_column]
 
 
 class SharedEmbeddingColumnCreator:
@@ -334,7 +326,7 @@ class SharedEmbeddingColumnCreator:
         return self._dimension
 
 
-class SharedEmbeddingColumn(DenseColumn, SequenceDenseColumn, collections.namedtuple(
+class SharedEmbeddingColumn(_EmbeddingOf, DenseColumn, SequenceDenseColumn, collections.namedtuple(
         "SharedEmbeddingColumn", ("categorical_column", "shared_embedding_column_creator",
                                   "combiner", "max_norm", "use_safe_embedding_lookup"))):
     """v2 shared_embeddings' column (TF: for DenseFeatures only, never the v1 functions)."""
@@ -344,15 +336,8 @@ class SharedEmbeddingColumn(DenseColumn, SequenceDenseColumn, collections.namedt
         return f"{self.categorical_column.name}_shared_embedding"
 
     @property
-    def parse_example_spec(self):
-        return self.categorical_column.parse_example_spec
-
-    @property
     def _parse_example_spec(self):
         raise ValueError(_NOT_IN_V1)
-
-    def transform_feature(self, transformation_cache, state_manager):
-        return transformation_cache.get(self.categorical_column, state_manager)
 
     def _transform_feature(self, inputs):
         raise ValueError(_NOT_IN_V1)
@@ -389,9 +374,6 @@ class SharedEmbeddingColumn(DenseColumn, SequenceDenseColumn, collections.namedt
             self, "embedding_column", lambda: self._dense(transformation_cache, state_manager),
             transformation_cache, state_manager)
 
-    @property
-    def parents(self):
-        return [self.categorical_column]
 
 
 class IndicatorColumn(DenseColumn, SequenceDenseColumn, collections.namedtuple(
