@@ -56,25 +56,31 @@ class ReductionToOneDevice(CrossDeviceOps):
         self.accumulation_fn = accumulation_fn
 
 
-@tf_export("distribute.NcclAllReduce")
-class NcclAllReduce(CrossDeviceOps):
-    """Combines the replicas' values with an NCCL all-reduce (TF's GPU default).
+def _packed_doc(how: str, name: str, num_packs_rest: str) -> str:
+    """The docstring of the all-reduce `name` (combining by `how`) taking `num_packs`."""
+    return f"""Combines the replicas' values with {how}.
 
     In one ndflow process the values are added directly; `num_packs` is kept for
     compatibility.
 
     Args:
-      num_packs: how many packs the gradients are grouped into (>= 0).
-
-    Raises:
-      ValueError: if `num_packs` is negative.
+      num_packs: how many packs the gradients are grouped into{num_packs_rest}
 
     Example:
       >>> strategy = tf.distribute.MirroredStrategy(
-      ...     ["/cpu:0"], cross_device_ops=tf.distribute.NcclAllReduce())
+      ...     ["/cpu:0"], cross_device_ops=tf.distribute.{name}())
       >>> float(strategy.reduce("SUM", strategy.run(lambda: tf.constant(2.0)), axis=None))
       2.0
     """
+
+
+@tf_export("distribute.NcclAllReduce")
+class NcclAllReduce(CrossDeviceOps):
+    __doc__ = _packed_doc("an NCCL all-reduce (TF's GPU default)", "NcclAllReduce", """ (>= 0).
+
+    Raises:
+      ValueError: if `num_packs` is negative.""")
+
     def __init__(self, num_packs=1):
         if num_packs < 0:
             raise ValueError(f"NCCL all-reduce requires num_packs >= 0, but {num_packs} is "
@@ -84,19 +90,8 @@ class NcclAllReduce(CrossDeviceOps):
 
 @tf_export("distribute.HierarchicalCopyAllReduce")
 class HierarchicalCopyAllReduce(CrossDeviceOps):
-    """Combines the replicas' values with a hierarchical copy (TF's for DGX-1-like topologies).
+    __doc__ = _packed_doc("a hierarchical copy (TF's for DGX-1-like topologies)",
+                          "HierarchicalCopyAllReduce", ".")
 
-    In one ndflow process the values are added directly; `num_packs` is kept for
-    compatibility.
-
-    Args:
-      num_packs: how many packs the gradients are grouped into.
-
-    Example:
-      >>> strategy = tf.distribute.MirroredStrategy(
-      ...     ["/cpu:0"], cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())
-      >>> float(strategy.reduce("SUM", strategy.run(lambda: tf.constant(2.0)), axis=None))
-      2.0
-    """
     def __init__(self, num_packs=1):
         self.num_packs = num_packs

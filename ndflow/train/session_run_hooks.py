@@ -26,15 +26,21 @@ from ndflow.train import training_util
 from ndflow.train.session_run_hook import SessionRunArgs, SessionRunHook
 
 
+def _one_of(first, second, neither: str, both: str) -> None:
+    """Raises ValueError(`neither`) or ValueError(`both`) unless exactly one is given."""
+    if first is None and second is None:
+        raise ValueError(neither)
+    if first is not None and second is not None:
+        raise ValueError(both)
+
+
 @tf_export(v1=["train.SecondOrStepTimer"])
 class SecondOrStepTimer:
     """Triggers at most once every `every_secs` seconds or every `every_steps` steps."""
 
     def __init__(self, every_secs=None, every_steps=None):
-        if every_secs is None and every_steps is None:
-            raise ValueError("Either every_secs or every_steps should be provided.")
-        if every_secs is not None and every_steps is not None:
-            raise ValueError("Can not provide both every_secs and every_steps.")
+        _one_of(every_secs, every_steps, "Either every_secs or every_steps should be provided.",
+                "Can not provide both every_secs and every_steps.")
         self._every_secs = every_secs
         self._every_steps = every_steps
         self.reset()
@@ -82,10 +88,8 @@ class StopAtStepHook(SessionRunHook):
     was when the session was created)."""
 
     def __init__(self, num_steps=None, last_step=None):
-        if num_steps is None and last_step is None:
-            raise ValueError("One of num_steps or last_step must be specified.")
-        if num_steps is not None and last_step is not None:
-            raise ValueError("Only one of num_steps or last_step can be specified.")
+        _one_of(num_steps, last_step, "One of num_steps or last_step must be specified.",
+                "Only one of num_steps or last_step can be specified.")
         self._num_steps = num_steps
         self._last_step = last_step
 
