@@ -150,14 +150,20 @@ def _verify_loop_var(name: str, entry, exit_, invariant) -> None:
                          f"not conform with the shape invariant {invariant}.")
 
 
+def _paired_leaves(first, second, mismatch: str):
+    """The leaves of `first` and `second` in pairs; TypeError(`mismatch` + why) where the
+    two differ in structure."""
+    try:
+        assert_same_structure(first, second)
+    except (ValueError, TypeError) as e:
+        raise TypeError(f"{mismatch}{e}") from e
+    return zip(flatten(first), flatten(second))
+
+
 def _verify_loop_vars(init_vars, entry_vars, exit_vars, names, invariants) -> None:
     for name, entry, exit_, inv in zip(names, entry_vars, exit_vars, invariants):
-        try:
-            assert_same_structure(entry, exit_)
-        except (ValueError, TypeError) as e:
-            raise TypeError(f"'{name}' does not have the same nested structure after one "
-                            f"iteration.\n\n{e}") from e
-        for en, ex in zip(flatten(entry), flatten(exit_)):
+        for en, ex in _paired_leaves(entry, exit_, f"'{name}' does not have the same nested "
+                                     "structure after one iteration.\n\n"):
             _verify_loop_var(name, en, ex, inv)
 
 
@@ -171,12 +177,8 @@ def _verify_cond_branch_vars(vars_, names, branch: str) -> None:
 
 def _verify_cond_vars(body_vars, orelse_vars, names) -> None:
     for name, b, o in zip(names, body_vars, orelse_vars):
-        try:
-            assert_same_structure(b, o)
-        except (ValueError, TypeError) as e:
-            raise TypeError(f"'{name}' must have the same nested structure in the main and "
-                            f"else branches:\n\n{e}") from e
-        for bv, ov in zip(flatten(b), flatten(o)):
+        for bv, ov in _paired_leaves(b, o, f"'{name}' must have the same nested structure in "
+                                     "the main and else branches:\n\n"):
             if bv is None:
                 raise ValueError(f"'{name}' is None at the end of the main branch.")
             if ov is None:

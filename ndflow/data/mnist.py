@@ -61,29 +61,34 @@ def _check(path: str, ok: bool, why: str) -> None:
         raise DataLossError(None, None, f"Not an MNIST file {path}: {why}")
 
 
+def _read_bytes(path, ndim: int, magic: str):
+    """(name, the unsigned-byte array of rank `ndim`) of the IDX file at `path`."""
+    name = os.fspath(path)
+    array = read_idx(name)
+    _check(name, array.dtype == np.uint8 and array.ndim == ndim,
+           f"expected a {ndim}-d unsigned-byte array (magic {magic}), got {array.ndim}-d "
+           f"{array.dtype}")
+    return name, array
+
+
+def _check_count(name: str, array: np.ndarray, count: int | None, what: str) -> None:
+    _check(name, count is None or array.shape[0] == count,
+           f"expected {count} {what}, found {array.shape[0]}")
+
+
 def read_images(path: str | os.PathLike, count: int | None = None) -> np.ndarray:
     """Images (N, 28, 28) uint8 from an MNIST IDX image file (magic 0x00000803)."""
-    name = os.fspath(path)
-    images = read_idx(name)
-    _check(name, images.dtype == np.uint8 and images.ndim == 3,
-           f"expected a 3-d unsigned-byte array (magic 0x00000803), got {images.ndim}-d "
-           f"{images.dtype}")
+    name, images = _read_bytes(path, 3, "0x00000803")
     _check(name, images.shape[1:] == (IMAGE_SIZE, IMAGE_SIZE),
            f"expected {IMAGE_SIZE}x{IMAGE_SIZE} images, got {images.shape[1]}x{images.shape[2]}")
-    _check(name, count is None or images.shape[0] == count,
-           f"expected {count} images, found {images.shape[0]}")
+    _check_count(name, images, count, "images")
     return images
 
 
 def read_labels(path: str | os.PathLike, count: int | None = None) -> np.ndarray:
     """Labels (N,) int64 in 0..9 from an MNIST IDX label file (magic 0x00000801)."""
-    name = os.fspath(path)
-    labels = read_idx(name)
-    _check(name, labels.dtype == np.uint8 and labels.ndim == 1,
-           f"expected a 1-d unsigned-byte array (magic 0x00000801), got {labels.ndim}-d "
-           f"{labels.dtype}")
-    _check(name, count is None or labels.shape[0] == count,
-           f"expected {count} labels, found {labels.shape[0]}")
+    name, labels = _read_bytes(path, 1, "0x00000801")
+    _check_count(name, labels, count, "labels")
     if labels.size and labels.max() >= NUM_CLASSES:
         bad = int(np.argmax(labels >= NUM_CLASSES))
         _check(name, False, f"label {labels[bad]} at index {bad} is not a digit 0..9")
