@@ -117,6 +117,12 @@ def add_bias(outputs, bias, data_format: str):
 # -- output shapes -----------------------------------------------------------------------------
 
 
+def _check_sizes(out, padding, received) -> None:
+    """Keras' error where a 'valid' window does not fit (`received()`: the arguments)."""
+    if padding == "valid" and any(o is not None and o <= 0 for o in out):
+        raise ValueError(f"Computed output size would be zero or negative. Received{received()}")
+
+
 def conv_output_shape(input_shape, filters, kernel_size, strides, padding, data_format,
                       dilation_rate) -> tuple:
     """Keras' compute_conv_output_shape: the output shape of a convolution (None dims kept),
@@ -134,11 +140,9 @@ def conv_output_shape(input_shape, filters, kernel_size, strides, padding, data_
             out.append((n - d * (k - 1) - 1) // s + 1)
         else:  # same, causal
             out.append((n - 1) // s + 1)
-    if padding == "valid" and any(o is not None and o <= 0 for o in out):
-        raise ValueError("Computed output size would be zero or negative. Received `inputs "
-                         f"shape={tuple(input_shape)}`, `kernel shape={kernel_shape}`, "
-                         f"`dilation_rate={np.array(dilation_rate)}`, `strides={strides}`, "
-                         f"`padding={padding}`.")
+    _check_sizes(out, padding, lambda: (
+        f" `inputs shape={tuple(input_shape)}`, `kernel shape={kernel_shape}`, "
+        f"`dilation_rate={np.array(dilation_rate)}`, `strides={strides}`, `padding={padding}`."))
     return join_shape(batch, out, filters, data_format)
 
 
@@ -183,9 +187,7 @@ def pooling_output_shape(input_shape, pool_size, strides, padding, data_format) 
             out.append(int(np.floor((n - k) / s)) + 1)
         else:
             out.append(int(np.floor((n - 1) / s)) + 1)
-    if padding == "valid" and any(o is not None and o <= 0 for o in out):
-        raise ValueError("Computed output size would be zero or negative. Received: "
-                         f"`inputs.shape={np.array(input_shape)}`, "
-                         f"`pool_size={np.array(pool_size)}`, `strides={strides}`, "
-                         f"`padding={padding}`.")
+    _check_sizes(out, padding, lambda: (
+        f": `inputs.shape={np.array(input_shape)}`, `pool_size={np.array(pool_size)}`, "
+        f"`strides={strides}`, `padding={padding}`."))
     return join_shape(batch, out, channels, data_format)

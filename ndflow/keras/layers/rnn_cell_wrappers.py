@@ -104,6 +104,14 @@ def _function_from_config(config: dict, prefix: str, custom_objects):
                          "custom_objects") from None
 
 
+def _with_function(config, key: str, argument: str, custom_objects) -> dict:
+    """A copy of `config` with the function serialized under `key` (if any) as `argument`."""
+    config = dict(config)
+    if key in config:
+        config[argument] = _function_from_config(config, key, custom_objects)
+    return config
+
+
 @tf_export("nn.RNNCellDropoutWrapper", v1=[])
 class DropoutWrapper(DropoutWrapperBase, _RNNCellWrapperV2):
     __doc__ = DropoutWrapperBase.__doc__
@@ -121,10 +129,8 @@ class DropoutWrapper(DropoutWrapperBase, _RNNCellWrapperV2):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        config = dict(config)
-        if "dropout_fn" in config:
-            config["dropout_state_filter_visitor"] = _function_from_config(
-                config, "dropout_fn", custom_objects)
+        config = _with_function(config, "dropout_fn", "dropout_state_filter_visitor",
+                                custom_objects)
         return super().from_config(config, custom_objects=custom_objects)
 
 
@@ -140,10 +146,7 @@ class ResidualWrapper(ResidualWrapperBase, _RNNCellWrapperV2):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        config = dict(config)
-        if "residual_fn" in config:
-            config["residual_fn"] = _function_from_config(config, "residual_fn",
-                                                          custom_objects)
+        config = _with_function(config, "residual_fn", "residual_fn", custom_objects)
         return super().from_config(config, custom_objects=custom_objects)
 
 

@@ -46,25 +46,27 @@ def _check_link(parent, name: str) -> None:
         raise ValueError(f"Not allowed: H5 file with {kind.__name__}")
 
 
+def _member(parent, name: str, path: str):
+    """parent[name], not through a link (KeyError(path) where there is none)."""
+    if name not in parent:
+        raise KeyError(path)
+    _check_link(parent, name)
+    return parent[name]
+
+
 def _group(parent, path: str):
     current = parent
     for part in path.split("/"):
         if not part:
             raise ValueError(f"Invalid path in H5 file: {path}")
-        if part not in current:
-            raise KeyError(path)
-        _check_link(current, part)
-        current = current[part]
+        current = _member(current, part, path)
         if not isinstance(current, h5py.Group):
             raise ValueError(f"Invalid H5 file, expected Group but received {type(current)}")
     return current
 
 
 def _dataset(group, name: str):
-    if name not in group:
-        raise KeyError(name)
-    _check_link(group, name)
-    ds = group[name]
+    ds = _member(group, name, name)
     if not isinstance(ds, h5py.Dataset):
         raise ValueError(f"Invalid H5 file, expected Dataset, received {type(ds)}")
     if ds.external:
