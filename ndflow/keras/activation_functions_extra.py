@@ -35,19 +35,12 @@ def _same_as_ops(name: str, *aliases: str):
     return _export(name, *aliases)(activation)
 
 
-celu = _same_as_ops("celu")
-glu = _same_as_ops("glu")
-hard_shrink = _same_as_ops("hard_shrink")
-hard_silu = _same_as_ops("hard_silu", "hard_swish")
-hard_tanh = _same_as_ops("hard_tanh")
-log_sigmoid = _same_as_ops("log_sigmoid")
-soft_shrink = _same_as_ops("soft_shrink")
-sparse_plus = _same_as_ops("sparse_plus")
-sparse_sigmoid = _same_as_ops("sparse_sigmoid")
-sparsemax = _same_as_ops("sparsemax")
-squareplus = _same_as_ops("squareplus")
-tanh_shrink = _same_as_ops("tanh_shrink")
-threshold = _same_as_ops("threshold")
+# the same functions as keras.ops.nn's: the same docstrings, with the examples called here
+_SHARED = ("celu", "glu", "hard_shrink", "hard_silu", "hard_tanh", "log_sigmoid", "soft_shrink",
+           "sparse_plus", "sparse_sigmoid", "sparsemax", "squareplus", "tanh_shrink",
+           "threshold")
+for _name in _SHARED:
+    globals()[_name] = _same_as_ops(_name, *(("hard_swish",) if _name == "hard_silu" else ()))
 
 
 @_export("mish")
@@ -56,16 +49,11 @@ def mish(x):
     return x * math.tanh(nn_activation.softplus(x))
 
 
-EXTRA = (celu, glu, hard_shrink, hard_silu, hard_tanh, log_sigmoid, mish, soft_shrink,
-         sparse_plus, sparse_sigmoid, sparsemax, squareplus, tanh_shrink, threshold)
+EXTRA = (*(globals()[name] for name in _SHARED), mish)
 # get("hard_swish") is hard_silu, whose name is what serialize gives (as Keras)
 activation_functions._BY_NAME.update({f.__name__: f for f in EXTRA})
-activation_functions._BY_NAME["hard_swish"] = hard_silu
+activation_functions._BY_NAME["hard_swish"] = activation_functions._BY_NAME["hard_silu"]
 
-# the same functions as keras.ops.nn's: the same docstrings, with the examples called here
-_SHARED = ("celu", "glu", "hard_shrink", "hard_silu", "hard_tanh", "log_sigmoid", "soft_shrink",
-           "sparse_plus", "sparse_sigmoid", "sparsemax", "squareplus", "tanh_shrink",
-           "threshold")
 docstrings.attach(globals(), {
     name: nn_activation_docs.DOCS[name].replace("tf.keras.ops.", "tf.keras.activations.")
     for name in _SHARED})
