@@ -23,9 +23,16 @@ from ndflow.ops.init_ops import (
 )
 
 
-@tf_export(v1=["initializers.zeros", "zeros_initializer"])
-class zeros_initializer(Zeros):  # noqa: N801 - TF's name
-    """TF1 initializer that fills a tensor with zeros.
+def _filled_v1(cls: type, name: str, what: str, example: str) -> type:
+    """The TF1 initializer of Keras' `cls` filling a tensor with `what` (a dtype, float32 by
+    default, its only argument)."""
+    def __init__(self, dtype=dtypes.float32):
+        cls.__init__(self, dtype)
+
+    def get_config(self):
+        return {"dtype": self.dtype.name}
+
+    doc = f"""TF1 initializer that fills a tensor with {what}.
 
     Calling the instance with `(shape, dtype=None)` returns a tensor of that shape; a dtype given
     there overrides the constructor's.
@@ -34,35 +41,17 @@ class zeros_initializer(Zeros):  # noqa: N801 - TF's name
       dtype: the default dtype of the values (float32).
 
     Example:
-      >>> tf.compat.v1.zeros_initializer()([2]).numpy()
-      array([0., 0.], dtype=float32)
+      >>> tf.compat.v1.{example}
     """
-    def __init__(self, dtype=dtypes.float32):
-        super().__init__(dtype)
-
-    def get_config(self):
-        return {"dtype": self.dtype.name}
+    return type(name, (cls,), {"__init__": __init__, "get_config": get_config, "__doc__": doc})
 
 
-@tf_export(v1=["initializers.ones", "ones_initializer"])
-class ones_initializer(Ones):  # noqa: N801 - TF's name
-    """TF1 initializer that fills a tensor with ones.
-
-    Calling the instance with `(shape, dtype=None)` returns a tensor of that shape; a dtype given
-    there overrides the constructor's.
-
-    Args:
-      dtype: the default dtype of the values (float32).
-
-    Example:
-      >>> tf.compat.v1.ones_initializer(tf.int32)([2]).numpy()
-      array([1, 1], dtype=int32)
-    """
-    def __init__(self, dtype=dtypes.float32):
-        super().__init__(dtype)
-
-    def get_config(self):
-        return {"dtype": self.dtype.name}
+zeros_initializer = tf_export(v1=["initializers.zeros", "zeros_initializer"])(_filled_v1(
+    Zeros, "zeros_initializer", "zeros",
+    "zeros_initializer()([2]).numpy()\n      array([0., 0.], dtype=float32)"))
+ones_initializer = tf_export(v1=["initializers.ones", "ones_initializer"])(_filled_v1(
+    Ones, "ones_initializer", "ones",
+    "ones_initializer(tf.int32)([2]).numpy()\n      array([1, 1], dtype=int32)"))
 
 
 @tf_export(v1=["constant_initializer", "initializers.constant"])

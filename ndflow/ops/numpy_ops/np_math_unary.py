@@ -193,9 +193,11 @@ def angle(z, deg=False):
     return rad2deg(y) if deg else y
 
 
-@_export("log2")
-def log2(x):
-    """Elementwise base-2 logarithm.
+def _log_base(base: int, arg: str, out: str):
+    def f(x):
+        return log(x) / np.log(base)
+    f.__name__ = f.__qualname__ = f"log{base}"
+    f.__doc__ = f"""Elementwise base-{base} logarithm.
 
     Args:
       x: array_like input.
@@ -204,27 +206,14 @@ def log2(x):
       A floating tensor of x's shape.
 
     Example:
-      >>> tnp.log2([1., 8.]).numpy()
-      array([0., 3.])
+      >>> tnp.log{base}({arg}).numpy()
+      {out}
     """
-    return log(x) / np.log(2)
+    return _export(f"log{base}")(f)
 
 
-@_export("log10")
-def log10(x):
-    """Elementwise base-10 logarithm.
-
-    Args:
-      x: array_like input.
-
-    Returns:
-      A floating tensor of x's shape.
-
-    Example:
-      >>> tnp.log10([1., 100.]).numpy()
-      array([0., 2.])
-    """
-    return log(x) / np.log(10)
+log2 = _log_base(2, "[1., 8.]", "array([0., 3.])")
+log10 = _log_base(10, "[1., 100.]", "array([0., 2.])")
 
 
 @_export("isinf")
