@@ -21,7 +21,7 @@ from ndflow.core.shapes import TensorShape
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.cast import cast
 from ndflow.ops.indexed_slices import IndexedSlices
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import no_outputs, op_def, scalar_output
 
 # An eager accumulator without shared_name gets this prefix plus a counter: its kernel then
 # owns one fresh accumulator (as the eager queues).
@@ -29,12 +29,6 @@ ANONYMOUS_PREFIX = "_ndflow_anonymous_accumulator_"
 _anonymous_ids = itertools.count()
 
 
-def _scalar(ctx):
-    return [TensorShape([])]
-
-
-def _none(ctx):
-    return []
 
 
 def _unknown(n):
@@ -56,7 +50,7 @@ ResourceConditionalAccumulator = op_def(
 ResourceAccumulatorApplyGradient = op_def(
     "ResourceAccumulatorApplyGradient",
     inputs=["handle: resource", "local_step: int64", "gradient: dtype"], attrs=_DT,
-    shape=_none, stateful=True, gradient_undefined=True,
+    shape=no_outputs, stateful=True, gradient_undefined=True,
     doc="Adds the gradient unless local_step is older than the global step.")
 ResourceAccumulatorTakeGradient = op_def(
     "ResourceAccumulatorTakeGradient", inputs=["handle: resource", "num_required: int32"],
@@ -64,11 +58,11 @@ ResourceAccumulatorTakeGradient = op_def(
     gradient_undefined=True, doc="Waits for num_required gradients; returns their mean.")
 ResourceAccumulatorNumAccumulated = op_def(
     "ResourceAccumulatorNumAccumulated", inputs=["handle: resource"],
-    outputs=["num_accumulated: int32"], shape=_scalar, stateful=True, gradient_undefined=True,
+    outputs=["num_accumulated: int32"], shape=scalar_output, stateful=True, gradient_undefined=True,
     doc="How many gradients were accumulated since the last take.")
 ResourceAccumulatorSetGlobalStep = op_def(
     "ResourceAccumulatorSetGlobalStep", inputs=["handle: resource", "new_global_step: int64"],
-    shape=_none, stateful=True, gradient_undefined=True,
+    shape=no_outputs, stateful=True, gradient_undefined=True,
     doc="Sets the accumulator's global step.")
 
 SparseConditionalAccumulatorOp = op_def(
@@ -79,7 +73,7 @@ SparseAccumulatorApplyGradient = op_def(
     "SparseAccumulatorApplyGradient",
     inputs=["handle: resource", "local_step: int64", "gradient_indices: int64",
             "gradient_values: dtype", "gradient_shape: int64"],
-    attrs=_DT + ["has_known_shape: bool"], shape=_none, gradient_undefined=True,
+    attrs=_DT + ["has_known_shape: bool"], shape=no_outputs, gradient_undefined=True,
     doc="Adds the sparse gradient unless local_step is older than the global step.")
 SparseAccumulatorTakeGradient = op_def(
     "SparseAccumulatorTakeGradient", inputs=["handle: resource", "num_required: int32"],
@@ -88,11 +82,11 @@ SparseAccumulatorTakeGradient = op_def(
     doc="Waits for num_required sparse gradients; returns their mean per index.")
 AccumulatorNumAccumulated = op_def(
     "AccumulatorNumAccumulated", inputs=["handle: resource"],
-    outputs=["num_accumulated: int32"], shape=_scalar, gradient_undefined=True,
+    outputs=["num_accumulated: int32"], shape=scalar_output, gradient_undefined=True,
     doc="How many gradients were accumulated since the last take.")
 AccumulatorSetGlobalStep = op_def(
     "AccumulatorSetGlobalStep", inputs=["handle: resource", "new_global_step: int64"],
-    shape=_none, gradient_undefined=True, doc="Sets the accumulator's global step.")
+    shape=no_outputs, gradient_undefined=True, doc="Sets the accumulator's global step.")
 
 SparseTakeResult = collections.namedtuple("SparseAccumulatorTakeGradient",
                                           ["indices", "values", "shape"])

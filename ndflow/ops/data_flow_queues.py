@@ -16,7 +16,7 @@ from ndflow.core.scopes import init_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.array_core import static_value
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import no_outputs, op_def, scalar_output
 from ndflow.ops.random_seed import get_seed
 
 # An eagerly created queue with no shared_name gets this prefix plus a counter: its kernel
@@ -25,12 +25,6 @@ ANONYMOUS_PREFIX = "_ndflow_anonymous_queue_"
 _anonymous_ids = itertools.count()
 
 
-def _scalar(ctx):
-    return [TensorShape([])]
-
-
-def _none(ctx):
-    return []
 
 
 def _element_shapes(ctx, batch):
@@ -53,31 +47,31 @@ _QUEUE_ATTRS = ["component_types: list(type)", "shapes: list(shape) = []",
                 "capacity: int = -1"] + _RESOURCE
 
 FIFOQueueV2 = op_def("FIFOQueueV2", outputs=["handle: resource"], attrs=_QUEUE_ATTRS,
-                     shape=_scalar, stateful=True, gradient_undefined=True,
+                     shape=scalar_output, stateful=True, gradient_undefined=True,
                      doc="A queue producing elements in first-in first-out order.")
 PaddingFIFOQueueV2 = op_def(
-    "PaddingFIFOQueueV2", outputs=["handle: resource"], attrs=_QUEUE_ATTRS, shape=_scalar,
+    "PaddingFIFOQueueV2", outputs=["handle: resource"], attrs=_QUEUE_ATTRS, shape=scalar_output,
     stateful=True, gradient_undefined=True,
     doc="A FIFO queue whose dequeue_many pads variable-size components with zeros.")
 RandomShuffleQueueV2 = op_def(
     "RandomShuffleQueueV2", outputs=["handle: resource"],
     attrs=_QUEUE_ATTRS[:3] + ["min_after_dequeue: int = 0", "seed: int = 0", "seed2: int = 0"]
-    + _RESOURCE, shape=_scalar, stateful=True, gradient_undefined=True,
+    + _RESOURCE, shape=scalar_output, stateful=True, gradient_undefined=True,
     doc="A queue dequeuing elements in a random order.")
 PriorityQueueV2 = op_def(
     "PriorityQueueV2", outputs=["handle: resource"],
     attrs=["component_types: list(type) = []", "shapes: list(shape)",
-           "capacity: int = -1"] + _RESOURCE, shape=_scalar, stateful=True,
+           "capacity: int = -1"] + _RESOURCE, shape=scalar_output, stateful=True,
     gradient_undefined=True,
     doc="A queue producing elements sorted by their first (int64) component.")
 
 QueueEnqueueV2 = op_def(
     "QueueEnqueueV2", inputs=["handle: resource", "components: Tcomponents"],
-    attrs=["Tcomponents: list(type)", "timeout_ms: int = -1"], shape=_none,
+    attrs=["Tcomponents: list(type)", "timeout_ms: int = -1"], shape=no_outputs,
     stateful=True, gradient_undefined=True, doc="Enqueues one element.")
 QueueEnqueueManyV2 = op_def(
     "QueueEnqueueManyV2", inputs=["handle: resource", "components: Tcomponents"],
-    attrs=["Tcomponents: list(type)", "timeout_ms: int = -1"], shape=_none,
+    attrs=["Tcomponents: list(type)", "timeout_ms: int = -1"], shape=no_outputs,
     stateful=True, gradient_undefined=True,
     doc="Enqueues the slices of the components along their first dimension.")
 QueueDequeueV2 = op_def(
@@ -100,13 +94,13 @@ QueueDequeueUpToV2 = op_def(
     doc="Dequeues n elements stacked, or fewer once the queue is closed.")
 QueueCloseV2 = op_def(
     "QueueCloseV2", inputs=["handle: resource"],
-    attrs=["cancel_pending_enqueues: bool = false"], shape=_none, stateful=True,
+    attrs=["cancel_pending_enqueues: bool = false"], shape=no_outputs, stateful=True,
     gradient_undefined=True, doc="Closes the queue: later enqueues fail.")
 QueueIsClosedV2 = op_def(
     "QueueIsClosedV2", inputs=["handle: resource"], outputs=["is_closed: bool"],
-    shape=_scalar, stateful=True, gradient_undefined=True, doc="Whether the queue is closed.")
+    shape=scalar_output, stateful=True, gradient_undefined=True, doc="Whether the queue is closed.")
 QueueSizeV2 = op_def(
-    "QueueSizeV2", inputs=["handle: resource"], outputs=["size: int32"], shape=_scalar,
+    "QueueSizeV2", inputs=["handle: resource"], outputs=["size: int32"], shape=scalar_output,
     stateful=True, gradient_undefined=True, doc="The number of elements in the queue.")
 
 
@@ -352,7 +346,7 @@ class PriorityQueue(QueueBase):
 # once it reaches `limit`.
 ResourceCountUpTo = op_def(
     "ResourceCountUpTo", inputs=["resource: resource"], outputs=["output: T"],
-    attrs=["limit: int", "T: {int32, int64}"], shape=_scalar, stateful=True,
+    attrs=["limit: int", "T: {int32, int64}"], shape=scalar_output, stateful=True,
     gradient_undefined=True, doc="Increments the variable unless it reached `limit`.")
 
 

@@ -14,18 +14,12 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import init_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.op_def import op_def
+from ndflow.ops.op_def import no_outputs, op_def, scalar_output
 
 ANONYMOUS_PREFIX = "_ndflow_anonymous_reader_"
 _anonymous_ids = itertools.count()
 
 
-def _scalar(ctx):
-    return [TensorShape([])]
-
-
-def _none(ctx):
-    return []
 
 
 _RESOURCE = ["container: string = ''", "shared_name: string = ''"]
@@ -33,7 +27,7 @@ _RESOURCE = ["container: string = ''", "shared_name: string = ''"]
 
 def _reader_op(name, attrs, doc):
     return op_def(name, outputs=["reader_handle: resource"], attrs=attrs + _RESOURCE,
-                  shape=_scalar, stateful=True, gradient_undefined=True, doc=doc)
+                  shape=scalar_output, stateful=True, gradient_undefined=True, doc=doc)
 
 
 TFRecordReaderV2 = _reader_op("TFRecordReaderV2", ["compression_type: string = ''"],
@@ -62,20 +56,20 @@ ReaderReadUpToV2 = op_def(
     doc="Up to num_records (key, value) records.")
 ReaderNumRecordsProducedV2 = op_def(
     "ReaderNumRecordsProducedV2", inputs=["reader_handle: resource"],
-    outputs=["records_produced: int64"], shape=_scalar, stateful=True,
+    outputs=["records_produced: int64"], shape=scalar_output, stateful=True,
     gradient_undefined=True, doc="How many records the reader produced.")
 ReaderNumWorkUnitsCompletedV2 = op_def(
     "ReaderNumWorkUnitsCompletedV2", inputs=["reader_handle: resource"],
-    outputs=["units_completed: int64"], shape=_scalar, stateful=True,
+    outputs=["units_completed: int64"], shape=scalar_output, stateful=True,
     gradient_undefined=True, doc="How many work units (files) the reader finished.")
 ReaderSerializeStateV2 = op_def(
     "ReaderSerializeStateV2", inputs=["reader_handle: resource"], outputs=["state: string"],
-    shape=_scalar, stateful=True, gradient_undefined=True, doc="The reader's state.")
+    shape=scalar_output, stateful=True, gradient_undefined=True, doc="The reader's state.")
 ReaderRestoreStateV2 = op_def(
     "ReaderRestoreStateV2", inputs=["reader_handle: resource", "state: string"],
-    shape=_none, stateful=True, gradient_undefined=True, doc="Restores a reader's state.")
+    shape=no_outputs, stateful=True, gradient_undefined=True, doc="Restores a reader's state.")
 ReaderResetV2 = op_def(
-    "ReaderResetV2", inputs=["reader_handle: resource"], shape=_none, stateful=True,
+    "ReaderResetV2", inputs=["reader_handle: resource"], shape=no_outputs, stateful=True,
     gradient_undefined=True, doc="Restores the reader to its initial clean state.")
 
 

@@ -286,6 +286,16 @@ def op_def(
     return d
 
 
+def scalar_output(ctx) -> list:
+    """The shape function of an op with one scalar output."""
+    return [TensorShape([])]
+
+
+def no_outputs(ctx) -> list:
+    """The shape function of an op without outputs."""
+    return []
+
+
 def lookup(name: str) -> OpDef:
     """The OpDef registered as `name`; an op registered by an area `import ndflow` leaves for
     first use (SaveV2 in checkpoint) is imported here (graph import needs every op by name)."""

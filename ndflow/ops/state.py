@@ -12,22 +12,13 @@ from __future__ import annotations
 from ndflow.core import context, dtypes
 from ndflow.core.shapes import TensorShape, as_shape
 from ndflow.ops.apply import apply_op
-from ndflow.ops.op_def import op_def
-
-
-def _no_outputs(ctx):
-    return []
-
-
-def _scalar(ctx):
-    return [TensorShape([])]
-
+from ndflow.ops.op_def import no_outputs, op_def, scalar_output
 
 VarHandleOp = op_def(
     "VarHandleOp", outputs=["resource: resource"],
     attrs=["container: string = ''", "shared_name: string = ''", "debug_name: string = ''",
            "dtype: type", "shape: shape", "allowed_devices: list(string) = []"],
-    shape=_scalar, gradient_undefined=True, stateful=True,
+    shape=scalar_output, gradient_undefined=True, stateful=True,
     doc="Creates a handle to a variable resource named `shared_name` in `container`.")
 
 def _read_shape(ctx):
@@ -54,33 +45,33 @@ def _read_variable_grad(op, grad):
 
 AssignVariableOp = op_def(
     "AssignVariableOp", inputs=["resource: resource", "value: dtype"],
-    attrs=["dtype: type", "validate_shape: bool = false"], shape=_no_outputs,
+    attrs=["dtype: type", "validate_shape: bool = false"], shape=no_outputs,
     gradient_undefined=True, stateful=True, doc="Assigns a new value to a variable.")
 
 AssignAddVariableOp = op_def(
     "AssignAddVariableOp", inputs=["resource: resource", "value: dtype"],
-    attrs=["dtype: type"], shape=_no_outputs, gradient_undefined=True, stateful=True,
+    attrs=["dtype: type"], shape=no_outputs, gradient_undefined=True, stateful=True,
     doc="Adds a value to the current value of a variable.")
 
 AssignSubVariableOp = op_def(
     "AssignSubVariableOp", inputs=["resource: resource", "value: dtype"],
-    attrs=["dtype: type"], shape=_no_outputs, gradient_undefined=True, stateful=True,
+    attrs=["dtype: type"], shape=no_outputs, gradient_undefined=True, stateful=True,
     doc="Subtracts a value from the current value of a variable.")
 
 VarIsInitializedOp = op_def(
     "VarIsInitializedOp", inputs=["resource: resource"], outputs=["is_initialized: bool"],
-    shape=_scalar, not_differentiable=True, stateful=True,
+    shape=scalar_output, not_differentiable=True, stateful=True,
     doc="Whether the variable behind the handle has been initialized.")
 
 DisableCopyOnRead = op_def(
-    "DisableCopyOnRead", inputs=["resource: resource"], shape=_no_outputs,
+    "DisableCopyOnRead", inputs=["resource: resource"], shape=no_outputs,
     gradient_undefined=True, stateful=True,
     doc="Turns off copy-on-read for the variable (TF's save graphs run it before reading; "
         "ndflow's reads never copy, so it does nothing).")
 
 DestroyResourceOp = op_def(
     "DestroyResourceOp", inputs=["resource: resource"],
-    attrs=["ignore_lookup_error: bool = true"], shape=_no_outputs, gradient_undefined=True,
+    attrs=["ignore_lookup_error: bool = true"], shape=no_outputs, gradient_undefined=True,
     stateful=True, doc="Deletes the resource behind the handle.")
 
 
