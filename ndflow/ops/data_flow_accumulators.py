@@ -110,6 +110,10 @@ def _step(value):
 class ConditionalAccumulatorBase:
     """What dense and sparse accumulators share: the handle, dtype, shape and name."""
 
+    # the ops of the resource (dense) accumulator; the sparse one's are ref ops
+    _NUM_ACCUMULATED, _SET_GLOBAL_STEP = (ResourceAccumulatorNumAccumulated,
+                                          ResourceAccumulatorSetGlobalStep)
+
     def __init__(self, dtype, shape, accumulator_ref):
         self._dtype = dtype
         self._shape = TensorShape(shape) if shape is not None else TensorShape(None)
@@ -133,13 +137,13 @@ class ConditionalAccumulatorBase:
 
     def num_accumulated(self, name=None):
         """How many gradients have been accumulated since the last take."""
-        return apply_op(ResourceAccumulatorNumAccumulated, [self._accumulator_ref],
+        return apply_op(self._NUM_ACCUMULATED, [self._accumulator_ref],
                         name=name or f"{self._name}_NumAccumulated").outputs[0]
 
     def set_global_step(self, new_global_step, name=None):
         """Sets the global step (a smaller value than the current one logs a warning)."""
-        return apply_op(ResourceAccumulatorSetGlobalStep,
-                        [self._accumulator_ref, _step(new_global_step)], name=name)
+        return apply_op(self._SET_GLOBAL_STEP, [self._accumulator_ref, _step(new_global_step)],
+                        name=name)
 
 
 @tf_export(v1=["ConditionalAccumulator"])
@@ -175,6 +179,8 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
     """Accumulates IndexedSlices gradients; the mean is taken per index (over the gradients
     that had it)."""
 
+    _NUM_ACCUMULATED, _SET_GLOBAL_STEP = AccumulatorNumAccumulated, AccumulatorSetGlobalStep
+
     def __init__(self, dtype, shape=None, shared_name=None,
                  name="sparse_conditional_accumulator", reduction_type="MEAN"):
         ref = _make(SparseConditionalAccumulatorOp, dtype, shape, shared_name, name,
@@ -205,11 +211,3 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
         """`take_grad` as an IndexedSlices."""
         out = self.take_grad(num_required, name=name)
         return IndexedSlices(indices=out.indices, values=out.values, dense_shape=out.shape)
-
-    def num_accumulated(self, name=None):
-        return apply_op(AccumulatorNumAccumulated, [self._accumulator_ref],
-                        name=name or f"{self._name}_NumAccumulated").outputs[0]
-
-    def set_global_step(self, new_global_step, name=None):
-        return apply_op(AccumulatorSetGlobalStep,
-                        [self._accumulator_ref, _step(new_global_step)], name=name)
