@@ -24,7 +24,7 @@ from ndflow.kernels import omp_pool
 from ndflow.kernels.build_once import built_once
 
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
-claim_chunk = address_as_pointer = carray = fill_row = None
+claim_chunk = address_as_pointer = carray = fill_row = unpack = None
 
 
 def applies(x: torch.Tensor) -> bool:
@@ -74,7 +74,7 @@ def _build():
     except ImportError:
         return None
     from numba import cfunc, njit, types  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray, fill_row
+    global claim_chunk, address_as_pointer, carray, fill_row, unpack
     claim_chunk, address_as_pointer, _ = omp_pool.chunk_intrinsics()
     carray = numba.carray
 
@@ -88,18 +88,24 @@ def _build():
             vr = x[np.uint64(src + hi)]
             scratch[base + e] = vl + (vr - vl) * xl
 
+    @njit(cache=True, inline="always")
+    def unpack(d):
+        """(ints, lerps, x, out, output height, input plane and row sizes, output row size,
+        the ints' top/bottom row and left/right offset sections) of a callback's data."""
+        p = carray(address_as_pointer(d[7], np.int64), d[8])
+        h, w, c, oh, ow = p[0], p[1], p[2], p[3], p[4]
+        lerp = carray(address_as_pointer(d[9], np.float32), d[10])
+        x = carray(address_as_pointer(d[3], np.float32), d[4])
+        out = carray(address_as_pointer(d[5], np.float32), d[6])
+        return (p, lerp, x, out, oh, h * w * c, w * c, ow * c, 5, 5 + oh, 5 + 2 * oh,
+                5 + 2 * oh + ow * c)
+
     # data = [counter, rows, chunk, (address, length) of x, out, ints, lerps, scratch, slots]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def bilinear(data):
         d = carray(data, 16, dtype=np.int64)
         rows, chunk = d[1], d[2]
-        p = carray(address_as_pointer(d[7], np.int64), d[8])
-        h, w, c, oh, ow = p[0], p[1], p[2], p[3], p[4]
-        top, bottom, left, right = 5, 5 + oh, 5 + 2 * oh, 5 + 2 * oh + ow * c
-        lerp = carray(address_as_pointer(d[9], np.float32), d[10])
-        x = carray(address_as_pointer(d[3], np.float32), d[4])
-        out = carray(address_as_pointer(d[5], np.float32), d[6])
-        plane, row, out_row = h * w * c, w * c, ow * c
+        p, lerp, x, out, oh, plane, row, out_row, top, bottom, left, right = unpack(d)
         slot = claim_chunk(address_as_pointer(d[13], np.int64))
         scratch = carray(address_as_pointer(d[11] + slot * 8 * out_row, np.float32),
                          2 * out_row)
@@ -147,13 +153,7 @@ def _build():
     def direct(data):
         d = carray(data, 11, dtype=np.int64)
         rows, chunk = d[1], d[2]
-        p = carray(address_as_pointer(d[7], np.int64), d[8])
-        h, w, c, oh, ow = p[0], p[1], p[2], p[3], p[4]
-        top, bottom, left, right = 5, 5 + oh, 5 + 2 * oh, 5 + 2 * oh + ow * c
-        lerp = carray(address_as_pointer(d[9], np.float32), d[10])
-        x = carray(address_as_pointer(d[3], np.float32), d[4])
-        out = carray(address_as_pointer(d[5], np.float32), d[6])
-        plane, row, out_row = h * w * c, w * c, ow * c
+        p, lerp, x, out, oh, plane, row, out_row, top, bottom, left, right = unpack(d)
         q = claim_chunk(data)
         while q * chunk < rows:
             for r in range(q * chunk, min(q * chunk + chunk, rows)):
