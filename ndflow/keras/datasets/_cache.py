@@ -48,3 +48,15 @@ def fetch(dataset: str, files: list, subdir: str = "") -> list:
             f"and put them in the directory {directory} (set KERAS_HOME to use another "
             f"directory than ~/.keras)."))
     return paths
+
+
+def fetch_fname(dataset: str, fname, origin_name: str, file_hash: str) -> str:
+    """The cached path of a loader's `fname` argument (a file name, not a path: Keras'
+    ValueError otherwise), downloaded from `ORIGIN + origin_name` when missing."""
+    fname = os.fspath(fname)
+    if os.sep in fname:
+        raise ValueError("Paths are no longer accepted as the `fname` argument. To specify "
+                         "the file's parent directory, use the `cache_dir` argument. "
+                         f"Received: fname={fname}")
+    [file] = fetch(dataset, [(fname, ORIGIN + origin_name, file_hash)])
+    return file

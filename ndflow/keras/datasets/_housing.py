@@ -2,7 +2,6 @@
 Keras' npz archives (members `x`, `y`; read with pickling off), shuffled with NumPy's
 RandomState(seed) and split as Keras 3 does, so the same file and seed give Keras' arrays."""
 
-import os
 import zipfile
 
 import numpy as np
@@ -43,12 +42,7 @@ def _check_split(test_split) -> None:
 
 
 def _read_xy(dataset: str, path, origin_name: str, sha256: str):
-    path = os.fspath(path)
-    if os.sep in path:
-        raise ValueError("Paths are no longer accepted as the `fname` argument. To specify "
-                         "the file's parent directory, use the `cache_dir` argument. "
-                         f"Received: fname={path}")
-    [file] = _cache.fetch(dataset, [(path, _cache.ORIGIN + origin_name, sha256)])
+    file = _cache.fetch_fname(dataset, path, origin_name, sha256)
     try:
         with np.load(file, allow_pickle=False) as f:
             missing = [k for k in ("x", "y") if k not in f.files]

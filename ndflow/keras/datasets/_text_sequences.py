@@ -6,7 +6,6 @@ Shuffling, index shifting, maxlen filtering and the vocabulary cut follow Keras 
 by step, so the same file and arguments give Keras' arrays."""
 
 import json
-import os
 import zipfile
 
 import numpy as np
@@ -144,18 +143,8 @@ def _object_array(lists):
     return out
 
 
-def _cached(dataset: str, path, origin_name: str, file_hash: str) -> str:
-    path = os.fspath(path)
-    if os.sep in path:
-        raise ValueError("Paths are no longer accepted as the `fname` argument. To specify "
-                         "the file's parent directory, use the `cache_dir` argument. "
-                         f"Received: fname={path}")
-    [file] = _cache.fetch(dataset, [(path, _cache.ORIGIN + origin_name, file_hash)])
-    return file
-
-
 def _read_npz(dataset: str, path, origin_name: str, sha256: str, keys) -> list:
-    file = _cached(dataset, path, origin_name, sha256)
+    file = _cache.fetch_fname(dataset, path, origin_name, sha256)
     try:
         with zipfile.ZipFile(file) as zf:
             names = {n[:-4] if n.endswith(".npy") else n: n for n in zf.namelist()}
@@ -192,7 +181,7 @@ def _read_member(zf: zipfile.ZipFile, name: str):
 
 
 def _read_json(dataset: str, path, origin_name: str, md5: str):
-    file = _cached(dataset, path, origin_name, md5)
+    file = _cache.fetch_fname(dataset, path, origin_name, md5)
     try:
         with open(file, encoding="utf-8") as f:
             return json.load(f)
