@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 
-from ndflow.core.nest import flatten, pack_sequence_as
+from ndflow.core.nest import flatten, flatten_with_tuple_paths, pack_sequence_as
 from ndflow.core.tensor import Tensor
 from ndflow.keras import model as model_module
 from ndflow.keras.keras_tensor import KerasTensor, Node
@@ -23,10 +23,13 @@ from ndflow.ops.cast import cast
 from ndflow.ops.sparse_tensor import SparseTensor, sparse_tensor_to_dense
 
 
-def _ordered_nodes(inputs: list, outputs: list) -> list:
-    """The nodes between `inputs` and `outputs`, each after the nodes it depends on."""
+def _ordered_nodes(inputs: list, outputs) -> list:
+    """The nodes between `inputs` and the (nested) `outputs`, each after the nodes it depends
+    on. An output that needs an `Input` not among `inputs` is Keras 3's "Output with path
+    ... is not connected to `inputs`" (the path: the output's keys/indices joined by ".")."""
     input_ids = {id(t) for t in inputs}
     order, state = [], {}
+    path = ""
 
     def visit(tensor):
         if id(tensor) in input_ids:
@@ -38,9 +41,7 @@ def _ordered_nodes(inputs: list, outputs: list) -> list:
         layer, index, _ = history
         node = layer._inbound_nodes[index]
         if isinstance(layer, InputLayer):
-            raise ValueError(f"Graph disconnected: cannot find parent for tensor {tensor}. "
-                             "The following previous layers were accessed without issue: "
-                             f"{[n.layer.name for n in order]}")
+            raise ValueError(f"Output with path `{path}` is not connected to `inputs`")
         mark = state.get(id(node))
         if mark == "done":
             return
@@ -52,7 +53,8 @@ def _ordered_nodes(inputs: list, outputs: list) -> list:
         state[id(node)] = "done"
         order.append(node)
 
-    for t in outputs:
+    for keys, t in flatten_with_tuple_paths(outputs):
+        path = ".".join(str(k) for k in keys)
         visit(t)
     return order
 
@@ -130,7 +132,7 @@ class Functional(Model):
             flat_inputs, flat_outputs = flatten(inputs), flatten(outputs)
         self._inputs_struct, self._outputs_struct = inputs, outputs
         self.inputs, self.outputs = flat_inputs, flat_outputs
-        self._nodes = _ordered_nodes(flat_inputs, flat_outputs)
+        self._nodes = _ordered_nodes(flat_inputs, outputs)
         self._functional_layers = _keras_layer_order(flat_inputs, flat_outputs)
         self.input_spec = [InputSpec(shape=(None,) + tuple(t.shape[1:]),
                                      allow_last_axis_squeeze=True,

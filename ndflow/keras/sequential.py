@@ -143,19 +143,25 @@ class Sequential(Model):
 
     @property
     def inputs(self):
-        return self._functional.inputs if self._functional else None
+        if self._functional:
+            return self._functional.inputs
+        raise AttributeError(f"Sequential model '{self.name}' has no defined inputs yet.")
 
     @property
     def outputs(self):
-        return self._functional.outputs if self._functional else None
+        if self._functional:
+            return self._functional.outputs
+        raise AttributeError(f"Sequential model '{self.name}' has no defined outputs yet.")
+
+    # `input` / `output` are the Layer's (Keras 3): the tensors of the model's first call
+    # on KerasTensors, an AttributeError ("has never been called") until then, even once
+    # built from an `Input`.
 
     @property
-    def input(self):
-        return self._functional.input if self._functional else None
-
-    @property
-    def output(self):
-        return self._functional.output if self._functional else None
+    def _inputs_struct(self):
+        """The input structure of the functional graph (export signatures read it, as
+        Functional's); None until built."""
+        return self._functional._inputs_struct if self._functional else None
 
     @property
     def output_names(self) -> list:

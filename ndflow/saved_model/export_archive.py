@@ -24,7 +24,8 @@ def _model_input_specs(model):
             return [built]
         raise ValueError("The model provided has never been called. It must be called at "
                          "least once before export, or `input_signature` must be given.")
-    structure = getattr(model, "input", inputs)
+    structure = getattr(model, "_inputs_struct", None)   # (Keras' `input`)
+    structure = inputs if structure is None else structure
     return [pack_sequence_as(structure, [TensorSpec(x.shape, x.dtype, getattr(x, "name", None))
                                          for x in flatten(structure)])]
 

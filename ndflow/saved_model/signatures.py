@@ -53,7 +53,8 @@ def model_input_signature(model):
     inputs = getattr(model, "inputs", None)
     if not inputs:
         return _build_shape_signature(model)
-    structure = getattr(model, "input", inputs)
+    structure = getattr(model, "_inputs_struct", None)   # (Keras' `input`)
+    structure = inputs if structure is None else structure
     leaves = flatten(structure)
     if not all(hasattr(x, "shape") and hasattr(x, "dtype") for x in leaves):
         return None

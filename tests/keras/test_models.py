@@ -178,7 +178,7 @@ def test_bad_inputs_get_keras_errors():
         func([np.ones((2, 4), np.float32), np.ones((2, 3), np.float32)])
     # an intermediate input is cloned as Keras does; an output not computed from the inputs
     # is a ValueError (Keras 3: "Output with path `` is not connected to `inputs`")
-    with pytest.raises(ValueError, match="Graph disconnected"):
+    with pytest.raises(ValueError, match="^Output with path `` is not connected to `inputs`$"):
         keras.Model(layers.Dense(2)(keras.Input((2,))), keras.Input((2,)))
     with pytest.raises(ValueError, match="KerasTensors created by `keras.Input` or by layers"):
         keras.Model(keras.KerasTensor((None, 2)), layers.Dense(2)(keras.Input((2,))))
@@ -317,3 +317,41 @@ def test_sequential_takes_the_same_layer_twice():
     np.testing.assert_allclose(m(x).numpy(), h @ wo + bo, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="should have unique names"):
         keras.Sequential([d, layers.Dense(4, name="block")])
+
+
+def test_outputs_not_connected_to_the_inputs_name_their_path_as_keras():
+    """Keras 3 (Function._run_through_graph): an output that needs an `Input` the model was
+    not given is "Output with path `<keys joined by .>` is not connected to `inputs`"."""
+    a, b = keras.Input((3,)), keras.Input((3,))
+    o1, o2 = layers.Dense(2)(a), layers.Dense(2)(b)
+    for outputs, path in ((o2, ""), ([o1, o2], "1"), ({"x": o1, "y": o2}, "y"),
+                          ({"x": [o1, {"z": o2}]}, "x.1.z"),
+                          (layers.Add()([layers.Dense(3)(a), b]), "")):
+        with pytest.raises(ValueError, match=f"^Output with path `{path}` is not connected "
+                                             "to `inputs`$"):
+            keras.Model(a, outputs)
+    assert keras.Model([a, b], o1).outputs == [o1]     # an unused input is fine
+
+
+def test_sequential_inputs_and_outputs_before_it_is_built():
+    """Keras 3: `inputs`/`outputs` are an AttributeError until the Sequential is built;
+    `input`/`output` are the Layer's, defined only once it was called on a KerasTensor."""
+    model = keras.Sequential([layers.Dense(2)])
+    for attr in ("inputs", "outputs", "input_shape", "output_shape"):
+        what = attr.replace("_", " ")
+        with pytest.raises(AttributeError, match=f"^Sequential model '{model.name}' has no "
+                                                 f"defined {what} yet.$"):
+            getattr(model, attr)
+    for attr in ("input", "output"):
+        with pytest.raises(AttributeError, match=f"^The layer {model.name} has never been "
+                                                 f"called and thus has no defined {attr}.$"):
+            getattr(model, attr)
+    built = keras.Sequential([keras.Input((3,)), layers.Dense(2)])
+    assert [t.shape for t in built.inputs] == [(None, 3)]
+    assert [t.shape for t in built.outputs] == [(None, 2)]
+    with pytest.raises(AttributeError, match="has never been called and thus has no defined "
+                                             "input"):
+        _ = built.input
+    x = keras.Input((3,))
+    y = built(x)
+    assert built.input is x and built.output is y

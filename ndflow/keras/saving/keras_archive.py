@@ -61,7 +61,7 @@ def serialize_model(model) -> dict:
     elif kind == "Sequential":
         out = {"module": "keras", "class_name": "Sequential", "config": model.get_config(),
                "registered_name": None}
-        if model.built and model.inputs:
+        if model.built and model._functional is not None:
             out["build_config"] = {"input_shape": list(model.inputs[0].shape)}
     else:   # a subclassed model, or a layer saved alone (a FeatureSpace)
         out = layer_serialization.serialize(model)
