@@ -17,6 +17,7 @@ Two things, both on by default:
 from __future__ import annotations
 
 import os
+import re
 import sys
 import sysconfig
 import traceback
@@ -28,6 +29,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 _STDLIB_DIRS = tuple({os.path.abspath(sysconfig.get_paths()[k]) + os.sep
                       for k in ("stdlib", "platstdlib")})
 _MAX_FRAMES = 12  # the innermost user frames an op keeps
+_TF_TAG_NAME = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.\-/]*")  # TF's error_interpolation
 _enabled = True
 _previous_hook = None
 
@@ -91,11 +93,22 @@ def as_stack_summary(frames) -> traceback.StackSummary:
          for file, line, name in frames])
 
 
-def graph_execution_message(node_name: str, frames, message: str) -> str:
-    """TensorFlow's text for an error raised while a graph ran (a tf.function call)."""
+def graph_execution_message(node_name: str, frames, message: str,
+                            function_name: str | None = None) -> str:
+    """TensorFlow's text for an error raised while a graph ran (a tf.function call): the
+    kernel's message ends with `[Op:<function_name>]` (`__inference_f_12`), and is prefixed
+    with "Graph execution error:" and where the node was made, unless TF's parser of
+    `{{function_node <name>}}` tags cannot read the name (a lambda's `__inference_<lambda>_3`):
+    then the message keeps that tag."""
+    if function_name is None:
+        suffix = ""
+    else:
+        suffix = f" [Op:{function_name}]"
+        if not _TF_TAG_NAME.fullmatch(function_name):
+            return f"{{{{function_node {function_name}}}}} {message}{suffix}"
     where = (f"Detected at node {node_name} defined at (most recent call last):\n"
              f"{format_frames(frames)}" if frames else "")
-    return f"Graph execution error:\n\n{where}{message}"
+    return f"Graph execution error:\n\n{where}{message}{suffix}"
 
 
 def filter_traceback(tb):

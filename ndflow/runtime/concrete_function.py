@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import inspect
+import itertools
 import re
 import threading
 
@@ -38,6 +39,8 @@ from ndflow.runtime.function_executor import check_executor_type
 from ndflow.runtime.plan import Plan
 from ndflow.runtime.signature_text import short_signature_text, signature_text
 from ndflow.runtime.state import EAGER_CONTEXT
+
+_INFERENCE_IDS = itertools.count(1)   # the numbers of `__inference_<name>_<n>`
 
 # Plans a function keeps for earlier optimizer settings (tf.config.optimizer.set_jit turned
 # off and on again reuses them; each holds its kernels and compiled clusters).
@@ -367,8 +370,21 @@ class ConcreteFunction:
             with using(self._kernel_states, nested=True):
                 outs = plan.run([t._value for t in tensors] + capture_vals)
         except OpError as e:
-            raise graph_execution_error(e) from None
+            raise graph_execution_error(e, self._inference_name()) from None
         return [EagerTensor(v, d) for v, d in zip(outs, self._out_dtypes)]
+
+    def _inference_name(self) -> str:
+        """TF's name of the function's instantiation in its errors, `__inference_<the
+        tf.function's name>_<a number>` (TF's is a global id; here the calls' order of
+        first failure), or the name of a loaded one that has it already."""
+        name = self.__dict__.get("_tf_inference_name")
+        if name is None:
+            base = getattr(self._function, "_name", None)
+            base = base if isinstance(base, str) else self.graph.name
+            name = base if base.startswith("__inference_") \
+                else f"__inference_{base}_{next(_INFERENCE_IDS)}"
+            self._tf_inference_name = name
+        return name
 
     def _captures(self) -> list:
         caps = self.graph.external_captures
@@ -492,11 +508,12 @@ class ConcreteFunction:
         env.update(zip(op.outputs, eop.outputs))
 
 
-def graph_execution_error(e: OpError) -> OpError:
+def graph_execution_error(e: OpError, function_name: str | None = None) -> OpError:
     """TensorFlow's error for a failed function call: "Graph execution error:", the node and
-    the user's lines that made it, then the kernel's message."""
+    the user's lines that made it, then the kernel's message and `[Op:<function_name>]`."""
     node = getattr(e, "failed_node", None)
     name, frames = node if node is not None else ("", ())
-    err = type(e)(None, None, traceback_utils.graph_execution_message(name, frames, e.message))
+    err = type(e)(None, None, traceback_utils.graph_execution_message(name, frames, e.message,
+                                                                      function_name))
     err.failed_node = node
     return err

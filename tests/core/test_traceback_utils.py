@@ -2,6 +2,7 @@
 graph node was made (TensorFlow 2's "Graph execution error ... Detected at node")."""
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -35,8 +36,40 @@ def test_function_error_names_the_node_and_the_users_line():
     assert msg.startswith("Graph execution error:\n\nDetected at node GatherV2 defined at "
                           "(most recent call last):\n")
     assert f'File "{HERE}", line {_line_of("the failing node")}, in f\n' in msg
-    assert msg.endswith("indices = 7 is not in [0, 4)\n\t [[{{node GatherV2}}]]")
+    # then TF's name of the function's instantiation: [Op:__inference_<its name>_<n>]
+    assert re.search(r"indices = 7 is not in \[0, 4\)\n\t \[\[\{\{node GatherV2\}\}\]\] "
+                     r"\[Op:__inference_f_\d+\]$", msg)
     assert "/ndflow/" not in msg.split("indices")[0]  # only the user's frames
+
+
+def test_function_errors_carry_tfs_function_tag_and_name():
+    # TF 2.21: a call's error ends with `[Op:__inference_<the tf.function's name>_<n>]`;
+    # `tf.function(lambda x: tf.debugging.check_numerics(x, "bad"))(nan)` is InvalidArgumentError
+    # "{{function_node __inference_<lambda>_6}} bad : Tensor had NaN values\n\t
+    # [[{{node CheckNumerics}}]] [Op:__inference_<lambda>_6]" (TF's error interpolation cannot
+    # parse `<lambda>`, so no "Graph execution error:" header); a `def cn` gives
+    # "Graph execution error:\n\nDetected at node CheckNumerics defined at (most recent call
+    # last):\n ...\n\nbad : Tensor had NaN values\n\t [[{{node CheckNumerics}}]]
+    # [Op:__inference_cn_6]"
+    nan = tf.constant([float("nan")])
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        tf.function(lambda x: tf.debugging.check_numerics(x, "bad"))(nan)
+    assert re.fullmatch(r"\{\{function_node (__inference_<lambda>_\d+)\}\} bad : Tensor had NaN "
+                        r"values\n\t \[\[\{\{node CheckNumerics\}\}\]\] \[Op:\1\]",
+                        str(info.value))
+
+    @tf.function
+    def cn(x):
+        return tf.debugging.check_numerics(x, "bad")  # the check's line
+
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        cn(nan)
+    msg = str(info.value)
+    assert msg.startswith("Graph execution error:\n\nDetected at node CheckNumerics defined at "
+                          "(most recent call last):\n")
+    assert f'line {_line_of("# the check" + chr(39) + "s line")}, in cn\n\n' in msg
+    assert re.search(r"\n\nbad : Tensor had NaN values\n\t \[\[\{\{node CheckNumerics\}\}\]\] "
+                     r"\[Op:__inference_cn_\d+\]$", msg)
 
 
 def test_error_inside_a_loop_body_names_the_inner_node():

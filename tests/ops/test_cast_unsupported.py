@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -47,8 +48,10 @@ def test_unsupported_cast_fails_as_tensorflow(case, mode):
     assert _kernel_message(info.value.message) == message
     if mode == "eager":
         assert "[Op:Cast]" in info.value.message
-    if mode == "function":
-        assert info.value.message.startswith("Graph execution error:")
+    if mode == "function":   # TF 2.21 for a lambda: its name is no tag TF's errors parse
+        assert re.fullmatch(r"\{\{function_node (__inference_<lambda>_\d+)\}\} .*"
+                            r"\n\t \[\[\{\{node Cast\}\}\]\] \[Op:\1\]",
+                            info.value.message, re.DOTALL)
 
 
 def test_cast_to_the_same_type_is_the_identity():
