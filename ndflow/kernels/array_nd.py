@@ -6,20 +6,68 @@ from __future__ import annotations
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
-from ndflow.kernels.registry import kernel
+from ndflow.core.graph_def import dtype_name
+from ndflow.kernels.registry import kernel, no_kernel_error
 from ndflow.ops import array_nd
 
+POLICIES = ("", "DEFAULT", "ERROR", "IGNORE")
+# TF 2.21's GatherNd CPU kernels, in its registration order (listed by its no-kernel error)
+_GATHER_ND_TYPES = (
+    "FLOAT8_E4M3FN", "FLOAT8_E5M2", "QINT32", "QUINT8", "QINT8", "VARIANT", "RESOURCE",
+    "STRING", "BOOL", "COMPLEX128", "COMPLEX64", "DOUBLE", "FLOAT", "BFLOAT16", "HALF", "INT32",
+    "INT8", "UINT8", "INT16", "UINT16", "UINT32", "INT64", "UINT64")
+_GATHER_ND_XLA = (
+    "FLOAT", "DOUBLE", "INT32", "UINT8", "INT16", "INT8", "COMPLEX64", "INT64", "BOOL",
+    "QINT8", "QUINT8", "QINT32", "BFLOAT16", "UINT16", "COMPLEX128", "HALF", "UINT32",
+    "UINT64", "FLOAT8_E5M2", "FLOAT8_E4M3FN", "FLOAT8_E4M3FNUZ", "FLOAT8_E4M3B11FNUZ",
+    "FLOAT8_E5M2FNUZ", "INT4", "UINT4")
 
-def _ignores(node) -> bool:
+
+def ignores(node) -> bool:
     """Whether the node's `bad_indices_policy` is "IGNORE": an out-of-range index then
-    reads zeros (GatherNd) or is skipped (the scatters), as TF's CPU kernels."""
-    return node.attrs.get("bad_indices_policy", "") == "IGNORE"
+    reads zeros (GatherNd) or is skipped (the scatters), as TF's CPU kernels. Another
+    value than TF's four fails as TF's scatter kernels fail when made."""
+    policy = node.attrs.get("bad_indices_policy", "")
+    if policy not in POLICIES:
+        raise InvalidArgumentError(None, None,
+                                   f"Unknown bad indices handling attribute: {policy}")
+    return policy == "IGNORE"
 
 
-def _rows(indices: torch.Tensor, shape: tuple, what: str, ignore: bool = False):
+def gather_nd_node_name(node) -> str:
+    """The node GatherNd's index error names: the graph's node, or eagerly the op type (an
+    eager node knows no readers of its inputs)."""
+    return node.name if node.input_readers else "GatherNd"
+
+
+def gather_nd_ignores(node) -> bool:
+    """`ignores` for GatherNd, whose kernels TF registers for the four policies only: another
+    one is TF's no-kernel error."""
+    policy = node.attrs.get("bad_indices_policy", "")
+    if policy not in POLICIES:
+        raise _gather_nd_no_kernel(node, policy)
+    return policy == "IGNORE"
+
+
+def _gather_nd_no_kernel(node, policy: str):
+    def dt(attr):
+        return "DT_" + dtype_name(node.attrs[attr]).upper()
+    attrs = f'Tindices={dt("Tindices")}, Tparams={dt("Tparams")}, bad_indices_policy="{policy}"'
+    allowed = ", ".join(f'"{p}"' for p in POLICIES)
+    registered = [f"  device='XLA_CPU_JIT'; Tindices in [DT_INT32, DT_INT16, DT_INT64]; "
+                  f"Tparams in [{', '.join('DT_' + t for t in _GATHER_ND_XLA)}]"]
+    registered += [f"  device='CPU'; Tparams in [DT_{t}]; Tindices in [DT_{i}]; "
+                   f"bad_indices_policy in [{allowed}]"
+                   for t in _GATHER_ND_TYPES for i in ("INT64", "INT32", "INT16")]
+    return no_kernel_error(node, "GatherNd", attrs, "\n".join(registered))
+
+
+def _rows(indices: torch.Tensor, shape: tuple, what: str, ignore: bool = False,
+          node_name: str | None = None):
     """(row numbers [N], K, keep) for `indices` [..., K] into a tensor of `shape`; TF's
-    error for an index out of range, or with `ignore` the mask `keep` [N] of the indices in
-    range (their rows; the others' rows are 0), None when every index is in range."""
+    error for an index out of range (GatherNd's ends with ", node name: <node_name>"), or
+    with `ignore` the mask `keep` [N] of the indices in range (their rows; the others' rows
+    are 0), None when every index is in range."""
     if indices.dim() < 1:
         raise InvalidArgumentError(None, None, f"indices must be at least a vector, got "
                                    f"shape {list(indices.shape)}")
@@ -41,7 +89,9 @@ def _rows(indices: torch.Tensor, shape: tuple, what: str, ignore: bool = False):
         where = ",".join(str(int(p)) for p in position)
         raise InvalidArgumentError(None, None, f"indices[{where}] = "
                                    f"[{', '.join(str(int(v)) for v in flat[i])}] does not index "
-                                   f"into {what} shape [{','.join(str(d) for d in shape)}]")
+                                   f"into {'param ' if what == 'param' else ''}shape "
+                                   f"[{','.join(str(d) for d in shape)}]"
+                                   + (f", node name: {node_name}" if node_name else ""))
     strides = [1] * k
     for j in range(k - 2, -1, -1):
         strides[j] = strides[j + 1] * shape[j + 1]
@@ -51,10 +101,10 @@ def _rows(indices: torch.Tensor, shape: tuple, what: str, ignore: bool = False):
 
 @kernel(array_nd.GatherNd)
 def _gather_nd(node):
-    ignore = _ignores(node)
+    ignore, node_name = gather_nd_ignores(node), gather_nd_node_name(node)
 
     def gather_nd(params, indices):
-        rows, k, keep = _rows(indices, tuple(params.shape), "param", ignore)
+        rows, k, keep = _rows(indices, tuple(params.shape), "param", ignore, node_name)
         table = params.reshape((-1,) + tuple(params.shape[k:]))
         if keep is None:
             out = table[rows]
@@ -83,7 +133,7 @@ def _as_rows(out_shape: tuple, indices, updates, what: str, ignore: bool = False
 
 @kernel(array_nd.ScatterNd)
 def _scatter_nd(node):
-    ignore = _ignores(node)
+    ignore = ignores(node)
 
     def scatter_nd(indices, updates, shape):
         out_shape = tuple(int(d) for d in shape.tolist())
@@ -99,7 +149,7 @@ def _scatter_nd(node):
 
 def _tensor_scatter(apply):
     def factory(node):
-        ignore = _ignores(node)
+        ignore = ignores(node)
 
         def tensor_scatter(tensor, indices, updates):
             shape = tuple(tensor.shape)

@@ -9,8 +9,8 @@ import torch
 
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.shapes import TensorShape, fmt
-from ndflow.kernels.array_nd import _ignores as ignores_bad_indices
 from ndflow.kernels.array_nd import _rows as gather_rows
+from ndflow.kernels.array_nd import gather_nd_ignores, gather_nd_node_name
 from ndflow.kernels.array_slicing import compile_strided_slice
 from ndflow.kernels.registry import host_kernel
 from ndflow.kernels.state import check_dtype, not_found
@@ -274,7 +274,7 @@ def _select(node):
 
 @host_kernel(array_nd.GatherNd)
 def _gather_nd(node):
-    ignore = ignores_bad_indices(node)
+    ignore, node_name = gather_nd_ignores(node), gather_nd_node_name(node)
 
     def gather_nd(params, indices):
         indices = indices.cpu()
@@ -282,7 +282,7 @@ def _gather_nd(node):
         if indices.dim() and indices.shape[-1] == 0:   # no coordinates: all of params each
             return np.broadcast_to(params, lead + params.shape).copy()
         # the row numbers of params seen as [rows, slice...], with the ATen kernel's checks
-        rows, k, keep = gather_rows(indices, params.shape, "param", ignore)
+        rows, k, keep = gather_rows(indices, params.shape, "param", ignore, node_name)
         table = params.reshape((int(np.prod(params.shape[:k])),) + params.shape[k:])
         if keep is None:
             return table[rows.numpy()].reshape(lead + params.shape[k:])

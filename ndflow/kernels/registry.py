@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ndflow.core import devices as devices_module
 from ndflow.core import lazy_api
 from ndflow.core.errors import InvalidArgumentError, NotFoundError, OpError
 from ndflow.kernels import unsigned
@@ -195,9 +196,11 @@ def no_kernel_error(node, name: str, attrs: str, registered: str) -> OpError:
     InvalidArgumentError (a graph's NodeInfo knows its inputs' readers), or the eager
     lookup's NotFoundError; `registered` lists the kernels there are."""
     if node.input_readers:
+        devices = "CPU, GPU" if devices_module.gpu_count() else "CPU"
         return InvalidArgumentError(None, None, (
             f"No OpKernel was registered to support Op '{name}' used by {{{{node "
-            f"{node.name}}}}} with these attrs: [{attrs}]\nRegistered kernels:\n{registered}"))
+            f"{node.name}}}}} with these attrs: [{attrs}]\nRegistered devices: [{devices}]\n"
+            f"Registered kernels:\n{registered}"))
     return NotFoundError(None, None, (
         f"Could not find device for node: {{{{node {name}}}}} = {name}[{attrs}]\n"
         f"All kernels registered for op {name}:\n{registered}"))

@@ -10,6 +10,7 @@ import warnings
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels import array_nd
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.state import check_dtype, not_found
 from ndflow.kernels.state_sparse import writable
@@ -72,6 +73,7 @@ def _row_numbers(indices: torch.Tensor, params: tuple) -> tuple:
 def _scatter_nd(kind: str):
     def factory(node):
         dtype = node.attrs["T"]
+        array_nd.ignores(node)   # TF's check of the policy when the kernel is made
 
         def scatter_nd(res, indices, updates):
             if res.value is None:

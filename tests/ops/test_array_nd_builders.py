@@ -157,3 +157,59 @@ def test_bad_indices_policy_default_and_error_raise(policy):
                                                    r"into param shape \[2,2\]"):
         tf.gather_nd(tf.constant([[1.0, 2.0], [3.0, 4.0]]), [[0, 1], [5, 0]],
                      bad_indices_policy=policy)
+
+
+def test_index_errors_name_what_tensorflow_names():
+    # TF 2.21: GatherNd's ends with the node's name (the op type eagerly), the scatters' say
+    # "shape" only
+    p = tf.constant([1.0, 2.0])
+    with pytest.raises(InvalidArgumentError, match=r"^indices\[0\] = \[7\] does not index into "
+                                                   r"param shape \[2\], node name: GatherNd "):
+        tf.gather_nd(p, [[7]], name="foo")
+    with pytest.raises(InvalidArgumentError, match=r"param shape \[2\], node name: foo\n"):
+        tf.function(lambda x: tf.gather_nd(x, [[7]], name="foo"))(p)
+    for call in (lambda: tf.scatter_nd([[7]], [1.0], [2]),
+                 lambda: tf.tensor_scatter_nd_update(p, [[7]], [1.0])):
+        with pytest.raises(InvalidArgumentError, match=r"^indices\[0\] = \[7\] does not index "
+                                                       r"into shape \[2\] "):
+            call()
+
+
+@pytest.mark.parametrize("policy", ["bogus", "ignore"])
+def test_an_unknown_bad_indices_policy_fails_as_tensorflow(policy):
+    # TF 2.21: GatherNd has no kernel for it (eagerly NotFoundError "Could not find device for
+    # node: {{node GatherNd}} = GatherNd[..., bad_indices_policy="bogus"]\nAll kernels
+    # registered for op GatherNd:\n ...", in a tf.function InvalidArgumentError "No OpKernel
+    # was registered to support Op 'GatherNd' ..."); the scatters' kernels fail when made:
+    # InvalidArgumentError "Unknown bad indices handling attribute: bogus"
+    p, i = tf.constant([[1.0, 2.0], [3.0, 4.0]]), tf.constant([[0], [1]])
+    with pytest.raises(tf.errors.NotFoundError) as info:
+        tf.gather_nd(p, i, bad_indices_policy=policy)
+    lines = info.value.message.split("\n")
+    assert lines[0] == ("Could not find device for node: {{node GatherNd}} = GatherNd["
+                        f'Tindices=DT_INT32, Tparams=DT_FLOAT, bad_indices_policy="{policy}"]')
+    assert lines[1] == "All kernels registered for op GatherNd:"
+    assert len(lines) == 72 and lines[-1] == (
+        "  device='CPU'; Tparams in [DT_UINT64]; Tindices in [DT_INT16]; bad_indices_policy in "
+        '["", "DEFAULT", "ERROR", "IGNORE"]')
+    with pytest.raises(InvalidArgumentError, match="No OpKernel was registered to support Op "
+                                                   "'GatherNd' used by {{node GatherNd}}"):
+        tf.function(lambda: tf.gather_nd(p, i, bad_indices_policy=policy))()
+    unknown = f"Unknown bad indices handling attribute: {policy}"
+    u = tf.constant([[5.0, 6.0], [7.0, 8.0]])
+    for call in (lambda: tf.scatter_nd(i, u, [2, 2], bad_indices_policy=policy),
+                 lambda: tf.tensor_scatter_nd_add(p, i, u, bad_indices_policy=policy),
+                 lambda: tf.tensor_scatter_nd_max(p, i, u, bad_indices_policy=policy),
+                 lambda: tf.raw_ops.TensorScatterUpdate(tensor=p, indices=i, updates=u,
+                                                        bad_indices_policy=policy)):
+        with pytest.raises(InvalidArgumentError, match=f"^{unknown} "):
+            call()
+    with pytest.raises(InvalidArgumentError, match=(  # TF's text for a lambda's failure
+            rf"^\{{\{{function_node (__inference_<lambda>_\d+)\}}\}} {unknown}\n\t "
+            rf"\[\[\{{\{{node ScatterNd\}}\}}\]\] \[Op:\1\]$")):
+        tf.function(lambda x: tf.scatter_nd(i, x, [2, 2], bad_indices_policy=policy))(u)
+    v = tf.Variable([1.0, 2.0])
+    with pytest.raises(InvalidArgumentError, match=f"^{unknown} "):
+        tf.raw_ops.ResourceScatterNdUpdate(ref=v.handle, indices=[[0]], updates=[5.0],
+                                           bad_indices_policy=policy)
+    assert v.numpy().tolist() == [1.0, 2.0]
