@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -81,7 +82,8 @@ class _Tagged:
         d = REGISTRY.get(op_type)
         return d is not None and self.tag in d.tags
 
-    def __iter__(self):
+    def __iter__(self):   # every op: those of families not loaded yet too
+        lazy_api.load_all_ops()
         return iter(sorted(n for n, d in REGISTRY.items() if self.tag in d.tags))
 
     def __repr__(self):
@@ -140,6 +142,10 @@ class OpDef:
     partial_value: StaticValueFn | None = None
     doc: str = ""
     tags: frozenset = frozenset()      # POINTWISE, BROADCASTING, REDUCTION (above)
+    # the modules whose import defined the op and its gradient (the index's "ops" and
+    # "gradients": those outside the base load on first use)
+    module: str = ""
+    grad_module: str = ""
 
     def def_grad(self, fn: Callable) -> Callable:
         """Decorator: registers `fn(op, *output_grads) -> [input_grads]` (once per op)."""
@@ -148,6 +154,7 @@ class OpDef:
             raise KeyError(f"Registering two gradient with name '{self.name}'! (Previous "
                            f"registration was {previous})")
         self.grad_fn = fn
+        self.grad_module = _importing_module()
         return fn
 
     def def_constant_value(self, fn: StaticValueFn) -> StaticValueFn:
@@ -281,9 +288,18 @@ def op_def(
         partial_value=partial_value,
         doc=doc,
         tags=tags,
+        module=_importing_module(),
     )
     REGISTRY[name] = d
     return d
+
+
+def _importing_module() -> str:
+    """The module whose body is running (a definition may come through a factory)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_name != "<module>":
+        frame = frame.f_back
+    return "" if frame is None else frame.f_globals.get("__name__", "")
 
 
 def lookup(name: str) -> OpDef:
