@@ -109,18 +109,20 @@ def registry_index() -> dict[str, dict[str, str]]:
 
 
 def kernel_index(package_dir: Path = PACKAGE_DIR) -> dict[str, list[str]]:
-    """Op name -> the kernel modules (ndflow/kernels/*.py) outside the base whose import
-    registers its kernels: each module is imported in turn and credited with what the
-    registry gained (a module another imports is credited with nothing: its importer
-    registers it all). Taken before any area is imported, since areas import kernel modules."""
+    """Op name -> the kernel modules (ndflow/kernels/*.py, then the runtime's: If/While,
+    compiled clusters, BatchFunction) outside the base whose import registers its kernels:
+    each module is imported in turn and credited with what the registry gained (a module
+    another imports is credited with nothing: its importer registers it all). Taken before
+    any area is imported, since areas import kernel modules."""
     kernels, host = registry.kernels_so_far()
 
     def keys() -> set:
         return set(kernels) | set(host)
 
     owners: dict[str, set] = {}
-    for path in sorted((package_dir / "kernels").glob("*.py")):
-        name = f"ndflow.kernels.{path.stem}"
+    for path in [*sorted((package_dir / "kernels").glob("*.py")),
+                 *sorted((package_dir / "runtime").glob("*.py"))]:
+        name = f"ndflow.{path.parent.name}.{path.stem}"
         if path.stem == "__init__" or name in sys.modules:
             continue
         before = keys()
