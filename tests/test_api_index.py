@@ -63,7 +63,8 @@ def test_op_families_load_at_first_use():
         " 'ndflow.ops.image_colorspace', 'ndflow.ops.nn_grad')\n"
         "before = [m for m in families if m in sys.modules]\n"
         "rt = tf.ragged.constant([['A', 'b'], ['C']])\n"
-        "lower = [[s.decode() for s in r] for r in tf.strings.lower(rt).to_list()]\n"          # ragged dispatch, string_ops lazy
+        # ragged dispatch of an API whose family (string_ops) loads then
+        "lower = [[s.decode() for s in r] for r in tf.strings.lower(rt).to_list()]\n"
         "st = tf.sparse.SparseTensor([[0, 1]], [2.0], [2, 2])\n"
         "i0e = tf.sparse.to_dense(tf.math.bessel_i0e(st)).numpy().tolist()\n"
         "x = tf.Variable(tf.ones([1, 3, 3, 1]))\n"

@@ -8,9 +8,12 @@ an op looked up by name (GraphDef import, a SavedModel's functions) its family, 
 gradient asked for by backprop its gradient module.
 """
 
-# Modules that add methods to classes of the base (RaggedTensor's, SparseTensor's operators,
-# Variable.SaveSliceInfo): a program holding one of these objects may call them any time.
+# Modules that add to classes and registries of the base (RaggedTensor's methods,
+# SparseTensor's operators, Variable.SaveSliceInfo, Keras' initializers by name): a program
+# holding one of these objects, or naming an initializer, may use them any time.
 from ndflow.ops import (  # noqa: F401
+    init_orthogonal,
+    init_stft,
     partitioned_variables,
     ragged_array_ops,
     ragged_factory,

@@ -261,7 +261,8 @@ def op_def(
     tags=(),
 ) -> OpDef:
     """Declares and registers an op (TF REGISTER_OP syntax for args and attrs)."""
-    if name in REGISTRY:
+    module = _importing_module()
+    if name in REGISTRY or lazy_api.index()["ops"].get(name, module) != module:
         raise ValueError(f"Op '{name}' is already registered")
     tags = frozenset(tags)
     if not tags <= TAGS:
@@ -288,7 +289,7 @@ def op_def(
         partial_value=partial_value,
         doc=doc,
         tags=tags,
-        module=_importing_module(),
+        module=module,
     )
     REGISTRY[name] = d
     return d
@@ -300,6 +301,11 @@ def _importing_module() -> str:
     while frame is not None and frame.f_code.co_name != "<module>":
         frame = frame.f_back
     return "" if frame is None else frame.f_globals.get("__name__", "")
+
+
+def is_registered(name: str) -> bool:
+    """Whether op `name` is ndflow's or registered (an op of a family not loaded yet is)."""
+    return name in REGISTRY or name in lazy_api.index()["ops"]
 
 
 def lookup(name: str) -> OpDef:

@@ -24,7 +24,8 @@ from ndflow.kernels import registry
 from ndflow.ops import composite_dispatch, op_def
 
 # The ops and modules of the base (the registry index leaves them out): taken before any area
-# is imported, which holds where this module is imported by a fresh process (`python -m`, the index test).
+# is imported, which holds where this module is imported by a fresh process (`python -m`, the
+# index test).
 BASE_OPS = frozenset(op_def.REGISTRY)
 BASE_MODULES = frozenset(sys.modules)
 
