@@ -309,8 +309,9 @@ def is_registered(name: str) -> bool:
 
 
 def lookup(name: str) -> OpDef:
-    """The OpDef registered as `name`; an op registered by an area `import ndflow` leaves for
-    first use (SaveV2 in checkpoint) is imported here (graph import needs every op by name)."""
+    """The OpDef registered as `name`; an op whose module `import ndflow` leaves for first
+    use (a family such as nn_conv, checkpoint's SaveV2) is imported here (graph import needs
+    every op by name)."""
     if name not in REGISTRY:
         lazy_api.load_op(name)
     try:
