@@ -237,6 +237,12 @@ def load_all_ops() -> None:
         _load_module(module)
 
 
+def load_module(module: str) -> None:
+    """Imports `module` (by its name, given by a lower layer that leaves it for first use:
+    core/context.py's hook providers)."""
+    _load_module(module)
+
+
 def _load_module(module: str | None) -> bool:
     if module is None or module in sys.modules:
         return False
