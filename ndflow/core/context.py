@@ -18,6 +18,7 @@ from types import SimpleNamespace
 from ndflow.core import devices, lazy_api
 from ndflow.core.api_export import tf_export
 
+
 class _Hooks(SimpleNamespace):
     """The hooks; one that only a runtime module `import ndflow` leaves for first use sets
     (Sessions' and `tf.case`'s) imports that module when first asked for."""
