@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 
-from ndflow.core import dtypes, lazy_api
+from ndflow.core import dtypes
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.arithmetic import add_n
 from ndflow.ops.array_fill import zeros_like
@@ -78,9 +78,7 @@ def backprop(ops, seeds: dict, sources, stop=frozenset(), scope=None,
         if not found:
             if op.op_def.not_differentiable:
                 continue
-            grad_fn = op.op_def.grad_fn
-            if grad_fn is None and lazy_api.load_gradient(op.type):   # its module, at first use
-                grad_fn = op.op_def.grad_fn
+            grad_fn = op.op_def.gradient()
         elif grad_fn is None:  # tf.no_gradient
             continue
         if grad_fn is None and getattr(op, "_eager", False):   # TF's eager tape says so

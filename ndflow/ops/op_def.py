@@ -80,6 +80,8 @@ class _Tagged:
 
     def __contains__(self, op_type) -> bool:
         d = REGISTRY.get(op_type)
+        if d is None and lazy_api.load_op(op_type):   # an op of a family not loaded yet
+            d = REGISTRY.get(op_type)
         return d is not None and self.tag in d.tags
 
     def __iter__(self):   # every op: those of families not loaded yet too
@@ -156,6 +158,13 @@ class OpDef:
         self.grad_fn = fn
         self.grad_module = _importing_module()
         return fn
+
+    def gradient(self) -> Callable | None:
+        """The gradient function, its module imported first where `import ndflow` left it
+        for first use (None: the op has none)."""
+        if self.grad_fn is None:
+            lazy_api.load_gradient(self.name)
+        return self.grad_fn
 
     def def_constant_value(self, fn: StaticValueFn) -> StaticValueFn:
         """Decorator: registers the static-value rule of the op's (first) output."""

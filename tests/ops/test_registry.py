@@ -37,7 +37,7 @@ NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MatMulApplyM
 
 
 def _gradient_kind(op: OpDef) -> str:
-    if op.grad_fn is not None:
+    if op.gradient() is not None:
         return "function"
     if op.not_differentiable:
         return "not_differentiable"
