@@ -79,7 +79,7 @@ def test_op_flags_are_tensorflows():
     for name in ("Conv", "Conv2DBackpropInputV2", "Conv2DBackpropFilterV2",
                  "ExtractVolumePatches", "RaggedFillEmptyRows", "RaggedFillEmptyRowsGrad"):
         op, want = lookup(name), TF_OPS[name]
-        kind = ("function" if op.grad_fn else "not_differentiable" if op.not_differentiable
+        kind = ("function" if op.gradient() else "not_differentiable" if op.not_differentiable
                 else "undefined" if op.gradient_undefined else "unmarked")
         assert (op.is_stateful, op.is_commutative, kind) == (
             want["is_stateful"], want["is_commutative"], want["gradient"]), name

@@ -51,7 +51,7 @@ def test_every_op_has_a_cpu_kernel_and_a_gradient_or_a_mark(name):
     assert _gradient_kind(op) != "unmarked", (
         f"{name} has neither a gradient function nor a not_differentiable / "
         "gradient_undefined mark")
-    assert not (op.grad_fn is not None and (op.not_differentiable or op.gradient_undefined))
+    assert not (op.gradient() is not None and (op.not_differentiable or op.gradient_undefined))
 
 
 @pytest.mark.parametrize("name", sorted(NDFLOW_OP_NAMES & set(TF_OPS)))
