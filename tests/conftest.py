@@ -21,11 +21,13 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 import pytest
 
 import ndflow  # noqa: F401 - registers every op, kernel and gradient
-from ndflow.core import context, optimizer_options
+from ndflow.core import context, lazy_api, optimizer_options
 from ndflow.ops import random_seed
 from ndflow.ops.op_def import REGISTRY
 
-NDFLOW_OP_NAMES = frozenset(REGISTRY)
+# ndflow's own ops: the base's and those of the op families, which load on first use
+NDFLOW_OP_NAMES = frozenset(REGISTRY) | frozenset(
+    op for op, module in lazy_api.index()["ops"].items() if module.startswith("ndflow.ops."))
 
 
 def pytest_collection_finish(session):

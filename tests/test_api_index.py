@@ -46,9 +46,48 @@ def test_index_holds_every_declared_name_and_no_other(generated):
     assert not moved, f"declared in another module than the index says{hint}: {moved[:50]}"
 
 
-def test_op_index_holds_every_op_outside_the_base(generated):
-    assert generated["ops"] == lazy_api.index()["ops"], \
+@pytest.mark.parametrize("section", ["ops", "gradients", "composites"])
+def test_op_index_holds_every_op_gradient_and_composite_outside_the_base(generated, section):
+    assert generated[section] == lazy_api.index()[section], \
         "run python -m ndflow.tools.gen_api_index"
+
+
+def test_op_families_load_at_first_use():
+    """`import ndflow` leaves the op families nothing in the base uses; a public name, an op
+    looked up by name (tf.raw_ops, GraphDef import), a gradient and a RaggedTensor method
+    each import theirs, and the dispatch of the public APIs they declare then is in place."""
+    out = json.loads(_fresh(
+        "import sys, json, ndflow as tf\n"
+        "from ndflow.ops import op_def\n"
+        "families = ('ndflow.ops.math_special', 'ndflow.ops.string_ops',"
+        " 'ndflow.ops.image_colorspace', 'ndflow.ops.nn_grad')\n"
+        "before = [m for m in families if m in sys.modules]\n"
+        "rt = tf.ragged.constant([['A', 'b'], ['C']])\n"
+        # ragged dispatch of an API whose family (string_ops) loads then
+        "lower = [[s.decode() for s in r] for r in tf.strings.lower(rt).to_list()]\n"
+        "st = tf.sparse.SparseTensor([[0, 1]], [2.0], [2, 2])\n"
+        "i0e = tf.sparse.to_dense(tf.math.bessel_i0e(st)).numpy().tolist()\n"
+        "x = tf.Variable(tf.ones([1, 3, 3, 1]))\n"
+        "with tf.GradientTape() as tape:\n"
+        "    y = tf.reduce_sum(tf.nn.conv2d(x, tf.ones([2, 2, 1, 1]), 1, 'VALID'))\n"
+        "grad = tape.gradient(y, x).numpy().sum().item()\n"
+        "raw = tf.raw_ops.RGBToHSV(images=tf.constant([[0.0, 0.0, 1.0]])).numpy()[0, 0].item()\n"
+        "try:\n"
+        "    tf.RegisterGradient('Lgamma')(lambda op, g: g)\n"
+        "    taken = False\n"
+        "except KeyError:\n"
+        "    taken = True\n"
+        "merged = tf.ragged.constant([[[1], [2]], [[3]]]).merge_dims(0, 1).to_list()\n"
+        "n = sum(1 for m in sys.modules if m == 'ndflow' or m.startswith('ndflow.'))\n"
+        "print(json.dumps([before, lower, i0e, grad, raw, taken, merged]))"))
+    before, lower, i0e, grad, raw, taken, merged = out
+    assert before == []
+    assert lower == [["a", "b"], ["c"]]
+    assert i0e[0][1] == pytest.approx(0.3085083, rel=1e-6) and i0e[0][0] == 0.0
+    assert grad == 16.0   # each of the 4 windows adds 1 to each of its 4 pixels
+    assert raw == pytest.approx(2 / 3)   # blue's hue
+    assert taken, "RegisterGradient of an op of a family not loaded yet must find its gradient"
+    assert merged == [[1], [2], [3]]
 
 
 def test_import_leaves_the_areas_for_first_use():

@@ -129,7 +129,6 @@ BY_NAME = {
                                "op: it finds its op by the InferenceContext's op type",
     "passes/amp/graph.py": "TF's FusedBatchNorm[Grad] -> ...V2 retyping: ndflow registers "
                            "neither, a custom op library may, so the V2 is found by name",
-    "tools/gen_api_index.py": "the index generator checks which OpDefs are registered",
 }
 _OP_DEF = "ndflow.ops.op_def"
 

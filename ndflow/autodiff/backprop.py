@@ -78,7 +78,7 @@ def backprop(ops, seeds: dict, sources, stop=frozenset(), scope=None,
         if not found:
             if op.op_def.not_differentiable:
                 continue
-            grad_fn = op.op_def.grad_fn
+            grad_fn = op.op_def.gradient()
         elif grad_fn is None:  # tf.no_gradient
             continue
         if grad_fn is None and getattr(op, "_eager", False):   # TF's eager tape says so

@@ -47,6 +47,25 @@ class Export:
 
 
 EXPORTS: list[Export] = []
+# Given each declaration, made before or after it was added: a dispatching wrapper to serve
+# instead of the declared object, or None (ops/ragged_dispatch.py, ops/sparse_dispatch.py).
+# Families declare on their first use, so wrapping happens as each declaration is made.
+_DISPATCHERS: list[Callable[[Export], object]] = []
+
+
+def add_dispatcher(wrap: Callable[[Export], object]) -> None:
+    """Serves `wrap(e)` (when not None) instead of the object of each declaration `e`."""
+    _DISPATCHERS.append(wrap)
+    for i, e in enumerate(EXPORTS):
+        EXPORTS[i] = _dispatched(e, (wrap,))
+
+
+def _dispatched(e: Export, dispatchers) -> Export:
+    for wrap in dispatchers:
+        w = wrap(e)
+        if w is not None:
+            e = e.replaced(w)
+    return e
 
 
 def _check(paths: Sequence[str]) -> tuple[str, ...]:
@@ -79,7 +98,8 @@ def tf_export(*v2: str, v1: Sequence[str] | None = None) -> Callable:
         raise ValueError("tf_export needs at least one v2 or v1 path")
 
     def declare(obj):
-        EXPORTS.append(Export(obj, v2_paths, v1_paths, _importing_module()))
+        EXPORTS.append(_dispatched(Export(obj, v2_paths, v1_paths, _importing_module()),
+                                   _DISPATCHERS))
         _document_proto(obj)
         return obj
     return declare

@@ -3,7 +3,7 @@
 Higher layers plug in here (dependency inversion keeps the core at layer 0):
 - the runtime sets `hooks.eager_execute(op_def, inputs, attrs, name, device)`,
   `hooks.default_session()` and `hooks.case(pred_fn_pairs, default, exclusive)` (`tf.case`,
-  for the ops whose TF form branches at run time);
+  for the ops whose TF form branches at run time; the last two are imported at first use);
 - the autodiff layer pushes tapes on `state().tapes`; the op layer records into them, and
   sets `hooks.vjp(fn, inputs, output_grads)`, which a gradient function (op layer) calls when
   it differentiates a composite of ops (TF's gradients that open a GradientTape).
@@ -15,11 +15,26 @@ import contextlib
 import threading
 from types import SimpleNamespace
 
-from ndflow.core import devices
+from ndflow.core import devices, lazy_api
 from ndflow.core.api_export import tf_export
 
-hooks = SimpleNamespace(eager_execute=None, default_session=None, run_in_session=None,
-                        placement_changed=None, vjp=None, case=None)
+
+class _Hooks(SimpleNamespace):
+    """The hooks; one that only a runtime module `import ndflow` leaves for first use sets
+    (Sessions' and `tf.case`'s) imports that module when first asked for."""
+
+    PROVIDERS = {"default_session": "ndflow.runtime.session",
+                 "run_in_session": "ndflow.runtime.session",
+                 "case": "ndflow.runtime.functional_ops"}
+
+    def __getattr__(self, name: str):   # only for hooks not set yet
+        if name not in _Hooks.PROVIDERS:
+            raise AttributeError(name)
+        lazy_api.load_module(_Hooks.PROVIDERS[name])
+        return self.__dict__[name]
+
+
+hooks = _Hooks(eager_execute=None, placement_changed=None, vjp=None)
 
 _eager_enabled = True
 _soft_device_placement = True  # tf.config.set_soft_device_placement (TF 2 default: on)

@@ -7,7 +7,9 @@ declarations, ndflow/core/api_index.json (`python -m ndflow.tools.gen_api_index`
 tests/test_api_index.py keeps it equal to the declarations):
 
     "names": {"nn.relu": "ndflow.ops.nn_activation:relu", "compat.v1.nn.relu": ..., ...}
-    "ops":   {"SaveV2": "ndflow.checkpoint.io_ops", ...}   OpDefs registered outside the base
+    "ops":   {"Conv2D": "ndflow.ops.nn_conv", ...}   OpDefs registered outside the base
+    "gradients": {"Conv2D": "ndflow.ops.nn_grad", ...}   their gradients' modules
+    "composites": {"concat": "ndflow.ops.ragged_math", ...}   ops/composite_dispatch.py's
     "kernels": {"Conv2D": ["ndflow.kernels.nn_conv"], ...}  the kernel modules of each op
 
 A namespace module's `__getattr__` (set here when the namespace module is imported) imports
@@ -17,8 +19,10 @@ attribute. A namespace path is the implementation package of that name where one
 (`tf.keras` is ndflow.keras, `tf.data` ndflow.data), else a module made here (`tf.nn`,
 `tf.compat.v1`); a finder first on `sys.meta_path` installs either however it is imported.
 `op_def.lookup` asks `load_op` for an op name it lacks (graph import needs every op by name),
-and the kernel registry asks `load_kernels` for an op whose kernel it lacks: `import ndflow`
-imports no kernel module that nothing in the base imports, each loads at its op's first run.
+backprop asks `load_gradient` for an op without a gradient, ops/composite_dispatch.py asks
+for a RaggedTensor implementation it lacks, and the kernel registry asks `load_kernels` for
+an op whose kernel it lacks: `import ndflow` imports no op family or kernel module that
+nothing in the base imports, each loads at its public name's or op's first use.
 
 This module is ndflow's one mechanism for loading lazily: it imports modules of any layer by
 names read from the index (`importlib.import_module` of a variable, which tests/test_layering.py
@@ -81,6 +85,12 @@ def declared(path: str):
             _POSITIONS.setdefault(f"compat.v1.{p}", i)
     _SEEN[0] = len(exports)
     return exports[_POSITIONS[path]].obj
+
+
+def public(path: str):
+    """The object at public path `path` ('math.add', 'compat.v1.debugging.assert_equal'),
+    its declaring module imported first; KeyError for a path ndflow does not have."""
+    return _load(path)
 
 
 def _load(path: str):
@@ -204,7 +214,36 @@ class _InstallingLoader(importlib.abc.Loader):
 def load_op(name: str) -> bool:
     """Imports the module registering op `name` where that is outside the base; whether the
     index knows one (op_def.lookup retries then)."""
-    module = index()["ops"].get(name)
+    return load_entry("ops", name)
+
+
+def load_gradient(name: str) -> bool:
+    """Imports the module giving op `name` its gradient where that is outside the base;
+    whether there was one to import (backprop looks again then)."""
+    return load_entry("gradients", name)
+
+
+def load_entry(section: str, key: str) -> bool:
+    """Imports the module that registers `key` in the registry the index's `section` lists
+    ("ops", "gradients", "composites": ops/composite_dispatch.py's implementations); whether
+    there was one not imported yet (the registry looks again then)."""
+    return _load_module(index().get(section, {}).get(key))
+
+
+def load_all_ops() -> None:
+    """Imports every module registering ops or gradients (a listing of all registered ops)."""
+    for module in sorted(set(index()["ops"].values()) |
+                         set(index().get("gradients", {}).values())):
+        _load_module(module)
+
+
+def load_module(module: str) -> None:
+    """Imports `module` (by its name, given by a lower layer that leaves it for first use:
+    core/context.py's hook providers)."""
+    _load_module(module)
+
+
+def _load_module(module: str | None) -> bool:
     if module is None or module in sys.modules:
         return False
     importlib.import_module(module)

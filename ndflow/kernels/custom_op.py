@@ -28,7 +28,7 @@ from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import TensorShape
 from ndflow.kernels.registry import DEVICE_TYPES, NodeInfo, kernel
 from ndflow.ops.apply import apply_op
-from ndflow.ops.op_def import REGISTRY, InferenceContext, OpDef, op_def
+from ndflow.ops.op_def import InferenceContext, OpDef, is_registered, op_def
 from ndflow.ops.register_op_text import OpSpec, parse_register_ops, snake_case
 
 _FROM_SPEC = object()   # `shape_fn` default: the one the REGISTER_OP text names
@@ -54,7 +54,7 @@ def register_spec(spec: OpSpec, kernel_fn, shape_fn=_FROM_SPEC, gradient=None,
                   not_differentiable: bool = False) -> Callable:
     """Declares `spec`'s op, registers its kernels and gradient, returns its op function."""
     kernels = _kernels_by_device(spec.name, kernel_fn)
-    if spec.name in REGISTRY:
+    if is_registered(spec.name):
         raise tf_errors.AlreadyExistsError(
             None, None, f"Op with name {spec.name} already registered: ndflow and each "
             "custom op library must use distinct op names")

@@ -5,7 +5,8 @@ hands anything unusual back to that reference reader.
 
 `descriptor_source` is TF's: "local://" (or "") is the process's default descriptor pool (in
 ndflow the Python one: the protos imported so far, e.g. tensorflow.Example; TF's holds its
-C++-linked protos), "bytes://<serialized FileDescriptorSet>", or a file holding one.
+C++-linked protos; ndflow's own TF protos are always in it), "bytes://<serialized
+FileDescriptorSet>", or a file holding one.
 """
 
 from __future__ import annotations
@@ -21,6 +22,19 @@ from tensorboard.compat.proto import types_pb2
 
 from ndflow.core import dtypes
 from ndflow.core.errors import DataLossError, InvalidArgumentError
+
+# TF's protos that ndflow builds (tensorflow.Example, ...): in the local pool, as TF's C++-linked
+# pool holds them, whichever of ndflow's areas has been imported so far
+from ndflow.core.protos import (  # noqa: F401, E402
+    checkpoint_state_pb,
+    example_pb,
+    queue_runner_pb,
+    saved_model_pb,
+    server_pb,
+    snapshot_pb,
+    tensor_bundle_pb,
+    tfprof_pb,
+)
 from ndflow.kernels import proto_wire as wire
 from ndflow.kernels import proto_wire_numba as fast
 from ndflow.kernels.registry import host_kernel

@@ -14,9 +14,9 @@ import functools
 import inspect
 import threading
 
-from ndflow.core import context
+from ndflow.core import context, lazy_api
 from ndflow.kernels.custom_op import op_function
-from ndflow.ops.op_def import REGISTRY
+from ndflow.ops.op_def import REGISTRY, lookup
 
 _FUNCTIONS: dict = {}
 _LOCK = threading.Lock()
@@ -25,9 +25,9 @@ _LOCK = threading.Lock()
 _NOT_TENSORFLOWS = frozenset({"OnnxEngineOp", "OneShotIterator"})
 
 
-# ndflow's own ops: those registered when `import ndflow` imports this module last (custom ops
-# registered later, as TensorFlow's op libraries, are not raw ops)
-_BUILTIN = frozenset(REGISTRY)
+# ndflow's own ops: the base's and those of the index, whose families load on first use
+# (custom ops registered later, as TensorFlow's op libraries, are not raw ops)
+_BUILTIN = frozenset(REGISTRY) | frozenset(lazy_api.index()["ops"])
 
 
 def _public(name: str) -> bool:
@@ -49,7 +49,7 @@ _TF_ATTR_NAMES = {"Squeeze": {"squeeze_dims": "axis"}}   # OpDef attr -> TensorF
 
 
 def _raw_op(name: str):
-    op_def = REGISTRY[name]
+    op_def = lookup(name)
     wrapped = op_function(op_def)
     params = list(wrapped.__signature__.parameters.values())
     tf_names = _TF_INPUT_NAMES.get(name, [a.name for a in op_def.inputs])

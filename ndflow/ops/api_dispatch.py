@@ -25,7 +25,7 @@ import typing
 
 import numpy as np
 
-from ndflow.core import api_export
+from ndflow.core import api_export, lazy_api
 from ndflow.core.api_export import tf_export
 from ndflow.core.tensor import Tensor
 from ndflow.ops.extension_type import ExtensionType
@@ -158,10 +158,11 @@ def _replace_public(old, new) -> None:
 
 
 def _public(path: str):
-    for e in api_export.EXPORTS:
-        if path in e.v2:
-            return e.obj
-    return None
+    """The public object at v2 path `path` (its module imported first), or None."""
+    try:
+        return lazy_api.public(path)
+    except KeyError:
+        return None
 
 
 def _add(api, entry: _Entry) -> None:

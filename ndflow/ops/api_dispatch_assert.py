@@ -8,7 +8,7 @@ arguments of the given types. The handler is called as TensorFlow calls it,
 
 from __future__ import annotations
 
-from ndflow.core import api_export
+from ndflow.core import lazy_api
 from ndflow.core.api_export import tf_export
 from ndflow.ops import api_dispatch
 from ndflow.ops.api_dispatch import _add, _bound_call, _Entry, _wrap
@@ -23,10 +23,13 @@ def _assert_apis() -> list:
     """The public v2 and v1 `tf.debugging` assert functions (distinct objects)."""
     out = []
     for name in BINARY_ELEMENTWISE_ASSERT_APIS:
-        path = f"debugging.{name}"
-        for e in api_export.EXPORTS:
-            if (path in e.v2 or path in e.v1) and all(e.obj is not o for o in out):
-                out.append(e.obj)
+        for path in (f"debugging.{name}", f"compat.v1.debugging.{name}"):
+            try:
+                obj = lazy_api.public(path)   # its module imported first
+            except KeyError:
+                continue
+            if all(obj is not o for o in out):
+                out.append(obj)
     return out
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ndflow.core import lazy_api
 from ndflow.core.api_export import tf_export
 from ndflow.ops.op_def import REGISTRY
 
@@ -15,6 +16,9 @@ GRADIENTS: dict[str, Callable | None] = {}   # name -> fn, or None for "not diff
 
 
 def _check_new(name: str) -> None:
+    if name not in REGISTRY:   # an op of a family not used yet is registered all the same
+        lazy_api.load_op(name)
+    lazy_api.load_gradient(name)
     od = REGISTRY.get(name)
     taken = name in GRADIENTS or (od is not None and (
         od.grad_fn is not None or od.not_differentiable))

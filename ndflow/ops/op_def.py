@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -79,9 +80,12 @@ class _Tagged:
 
     def __contains__(self, op_type) -> bool:
         d = REGISTRY.get(op_type)
+        if d is None and lazy_api.load_op(op_type):   # an op of a family not loaded yet
+            d = REGISTRY.get(op_type)
         return d is not None and self.tag in d.tags
 
-    def __iter__(self):
+    def __iter__(self):   # every op: those of families not loaded yet too
+        lazy_api.load_all_ops()
         return iter(sorted(n for n, d in REGISTRY.items() if self.tag in d.tags))
 
     def __repr__(self):
@@ -140,6 +144,10 @@ class OpDef:
     partial_value: StaticValueFn | None = None
     doc: str = ""
     tags: frozenset = frozenset()      # POINTWISE, BROADCASTING, REDUCTION (above)
+    # the modules whose import defined the op and its gradient (the index's "ops" and
+    # "gradients": those outside the base load on first use)
+    module: str = ""
+    grad_module: str = ""
 
     def def_grad(self, fn: Callable) -> Callable:
         """Decorator: registers `fn(op, *output_grads) -> [input_grads]` (once per op)."""
@@ -148,7 +156,15 @@ class OpDef:
             raise KeyError(f"Registering two gradient with name '{self.name}'! (Previous "
                            f"registration was {previous})")
         self.grad_fn = fn
+        self.grad_module = _importing_module()
         return fn
+
+    def gradient(self) -> Callable | None:
+        """The gradient function, its module imported first where `import ndflow` left it
+        for first use (None: the op has none)."""
+        if self.grad_fn is None:
+            lazy_api.load_gradient(self.name)
+        return self.grad_fn
 
     def def_constant_value(self, fn: StaticValueFn) -> StaticValueFn:
         """Decorator: registers the static-value rule of the op's (first) output."""
@@ -254,7 +270,8 @@ def op_def(
     tags=(),
 ) -> OpDef:
     """Declares and registers an op (TF REGISTER_OP syntax for args and attrs)."""
-    if name in REGISTRY:
+    module = _importing_module()
+    if name in REGISTRY or lazy_api.index()["ops"].get(name, module) != module:
         raise ValueError(f"Op '{name}' is already registered")
     tags = frozenset(tags)
     if not tags <= TAGS:
@@ -281,6 +298,7 @@ def op_def(
         partial_value=partial_value,
         doc=doc,
         tags=tags,
+        module=module,
     )
     REGISTRY[name] = d
     return d
@@ -296,9 +314,23 @@ def no_outputs(ctx) -> list:
     return []
 
 
+def _importing_module() -> str:
+    """The module whose body is running (a definition may come through a factory)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_name != "<module>":
+        frame = frame.f_back
+    return "" if frame is None else frame.f_globals.get("__name__", "")
+
+
+def is_registered(name: str) -> bool:
+    """Whether op `name` is ndflow's or registered (an op of a family not loaded yet is)."""
+    return name in REGISTRY or name in lazy_api.index()["ops"]
+
+
 def lookup(name: str) -> OpDef:
-    """The OpDef registered as `name`; an op registered by an area `import ndflow` leaves for
-    first use (SaveV2 in checkpoint) is imported here (graph import needs every op by name)."""
+    """The OpDef registered as `name`; an op whose module `import ndflow` leaves for first
+    use (a family such as nn_conv, checkpoint's SaveV2) is imported here (graph import needs
+    every op by name)."""
     if name not in REGISTRY:
         lazy_api.load_op(name)
     try:

@@ -3,8 +3,9 @@
 flat values and keep the row partitions (`tf.ragged.map_flat_values`).
 
 The public objects of these APIs are replaced, in the export declarations, by wrappers that
-check their arguments for RaggedTensors (a few hundred nanoseconds on the plain path) before
-the namespaces are built; ndflow's own code imports the unwrapped functions and pays
+check their arguments for RaggedTensors (a few hundred nanoseconds on the plain path), as
+each is declared (`api_export.add_dispatcher`: a family declares when it first loads);
+ndflow's own code imports the unwrapped functions and pays
 nothing. Dense tensor arguments must be scalars: broadcasting a dense tensor against the
 rows of a RaggedTensor is refused rather than computed wrongly.
 """
@@ -63,16 +64,17 @@ def _dispatching(fn):
     return api
 
 
-def _install() -> None:
-    """Replaces the declared objects of `APIS` (every path of one object gets one wrapper,
-    so `tf.add is tf.math.add` still holds)."""
-    targets = {id(e.obj): e.obj for e in api_export.EXPORTS
-               if APIS.intersection(e.v2) or APIS.intersection(e.v1)}
-    wrappers = {k: _dispatching(obj) for k, obj in targets.items()}
-    for i, e in enumerate(api_export.EXPORTS):
-        w = wrappers.get(id(e.obj))
-        if w is not None:
-            api_export.EXPORTS[i] = e.replaced(w)
+_WRAPPERS: dict = {}   # id of a declared object -> (the object, its wrapper)
 
 
-_install()
+def _wrap(e: api_export.Export):
+    """The wrapper of a declaration of one of `APIS` (one per object, so that every path of
+    it gets the same: `tf.add is tf.math.add` still holds), else None."""
+    if not (APIS.intersection(e.v2) or APIS.intersection(e.v1)):
+        return None
+    if id(e.obj) not in _WRAPPERS:
+        _WRAPPERS[id(e.obj)] = (e.obj, _dispatching(e.obj))
+    return _WRAPPERS[id(e.obj)][1]
+
+
+api_export.add_dispatcher(_wrap)

@@ -4,7 +4,7 @@
 `tf.identity(st)` (identity of each component, as TF's for composites).
 
 As ragged_dispatch.py does, the public objects of these APIs are replaced in the export
-declarations before the namespaces are built (wrapping the ragged wrappers): the plain path
+declarations as they are made (wrapping the ragged wrappers): the plain path
 pays one isinstance check of the first argument. Other elementwise APIs refuse a
 SparseTensor as TF does (it converts to no tensor).
 """
@@ -46,20 +46,19 @@ def _dispatching(fn, whole: bool):
     return api
 
 
-def _install() -> None:
-    """Replaces the declared objects of the APIs (one wrapper per object, so that every path
-    of it, `tf.abs` and `tf.math.abs`, gets the same)."""
-    wanted = {p: False for p in _VALUES_APIS}
-    wanted.update({p: True for p in _COMPONENTS_APIS})
-    wrappers: dict = {}
-    for e in api_export.EXPORTS:
-        for p in e.v2:
-            if p in wanted and id(e.obj) not in wrappers:
-                wrappers[id(e.obj)] = _dispatching(e.obj, wanted[p])
-    for i, e in enumerate(api_export.EXPORTS):
-        w = wrappers.get(id(e.obj))
-        if w is not None:
-            api_export.EXPORTS[i] = e.replaced(w)
+_WRAPPERS: dict = {}   # id of a declared object -> (the object, its wrapper)
+_WANTED = {**{p: False for p in _VALUES_APIS}, **{p: True for p in _COMPONENTS_APIS}}
 
 
-_install()
+def _wrap(e: api_export.Export):
+    """The wrapper of a declaration of one of the APIs (one per object, so that every path
+    of it, `tf.abs` and `tf.math.abs`, gets the same), else None."""
+    path = next((p for p in e.v2 if p in _WANTED), None)
+    if path is None:
+        return None
+    if id(e.obj) not in _WRAPPERS:
+        _WRAPPERS[id(e.obj)] = (e.obj, _dispatching(e.obj, _WANTED[path]))
+    return _WRAPPERS[id(e.obj)][1]
+
+
+api_export.add_dispatcher(_wrap)

@@ -1,10 +1,12 @@
-"""`tf.type_spec_from_value`: the TypeSpec of a tensor, composite tensor or array-like."""
+"""`tf.type_spec_from_value`: the TypeSpec of a tensor, composite tensor or array-like.
+
+Declared public by ops/type_specs_extra.py, which registers the converters of the values that
+are no composite tensors (so the public name loads them with it)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ndflow.core.api_export import tf_export
 from ndflow.core.composite_tensor import CompositeTensor
 from ndflow.core.tensor import Tensor
 from ndflow.core.tensor_spec import TensorSpec
@@ -22,7 +24,6 @@ def register_type_spec_from_value_converter(type_object, converter_fn,
     _CONVERTERS.append((type_object, converter_fn, allow_subclass))
 
 
-@tf_export("type_spec_from_value")
 def type_spec_from_value(value):
     """A `TensorSpec` for a tensor (or a value convertible to one), the value's own spec for
     a composite tensor (RaggedTensor, SparseTensor, ExtensionType), the registered spec for

@@ -355,3 +355,5 @@ type_spec_util.register_type_spec_from_value_converter(IndexedSlices, _indexed_s
 type_spec_util.register_type_spec_from_value_converter(TensorArray, TensorArraySpec.from_value,
                                                        allow_subclass=True)
 type_spec_util.register_type_spec_from_value_converter(type(None), NoneTensorSpec.from_value)
+# public here, so that the converters above are registered whenever it is used
+type_spec_from_value = tf_export("type_spec_from_value")(type_spec_util.type_spec_from_value)

@@ -21,11 +21,13 @@ from pathlib import Path
 import ndflow  # noqa: F401 - the base, as a program's `import ndflow as tf` imports it
 from ndflow.core import api_export, lazy_api
 from ndflow.kernels import registry
-from ndflow.ops import op_def
+from ndflow.ops import composite_dispatch, op_def
 
-# The ops the base registers (op_index leaves them out): taken before any area is imported,
-# which holds where this module is imported by a fresh process (`python -m`, the index test).
+# The ops and modules of the base (the registry index leaves them out): taken before any area
+# is imported, which holds where this module is imported by a fresh process (`python -m`, the
+# index test).
 BASE_OPS = frozenset(op_def.REGISTRY)
+BASE_MODULES = frozenset(sys.modules)
 
 PACKAGE_DIR = Path(lazy_api.__file__).resolve().parent.parent
 MARKERS = ("tf_export(", "keras_export(")
@@ -86,32 +88,42 @@ def build_index(exports: list[api_export.Export]) -> dict[str, str]:
     return dict(sorted(index.items()))
 
 
-def op_index(base_ops: frozenset[str] = BASE_OPS) -> dict[str, str]:
-    """Op name -> a module whose import registers it, for the OpDefs outside the base."""
-    out: dict[str, str] = {}
-    for module_name, module in sorted(sys.modules.items()):
-        if not module_name.startswith("ndflow.") or module is None:
-            continue
-        for value in list(vars(module).values()):
-            if isinstance(value, op_def.OpDef) and value.name not in base_ops \
-                    and op_def.REGISTRY.get(value.name) is value:
-                out.setdefault(value.name, module_name)
-    return dict(sorted(out.items()))
+def import_families(package_dir: Path = PACKAGE_DIR) -> None:
+    """Imports every module of ndflow/ops (op families, their gradients, composites)."""
+    for path in sorted((package_dir / "ops").rglob("*.py")):
+        parts = path.relative_to(package_dir.parent).with_suffix("").parts
+        importlib.import_module(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+
+
+def registry_index() -> dict[str, dict[str, str]]:
+    """For what is registered outside the base, the module whose import defines it: "ops"
+    (op name -> the module defining the OpDef: an op family, or an area's module as
+    checkpoint's SaveV2), "gradients" (op name -> the module defining its gradient),
+    "composites" (composite_dispatch's implementations by name -> their module)."""
+    ops = {n: d.module for n, d in op_def.REGISTRY.items() if n not in BASE_OPS and d.module}
+    grads = {n: d.grad_module for n, d in op_def.REGISTRY.items()
+             if d.grad_fn is not None and d.grad_module not in BASE_MODULES}
+    composites = {n: m for n, m in composite_dispatch.registered().items()
+                  if m not in BASE_MODULES}
+    return {section: dict(sorted(entries.items())) for section, entries in
+            (("ops", ops), ("gradients", grads), ("composites", composites))}
 
 
 def kernel_index(package_dir: Path = PACKAGE_DIR) -> dict[str, list[str]]:
-    """Op name -> the kernel modules (ndflow/kernels/*.py) outside the base whose import
-    registers its kernels: each module is imported in turn and credited with what the
-    registry gained (a module another imports is credited with nothing: its importer
-    registers it all). Taken before any area is imported, since areas import kernel modules."""
+    """Op name -> the kernel modules (ndflow/kernels/*.py, then the runtime's: If/While,
+    compiled clusters, BatchFunction) outside the base whose import registers its kernels:
+    each module is imported in turn and credited with what the registry gained (a module
+    another imports is credited with nothing: its importer registers it all). Taken before
+    any area is imported, since areas import kernel modules."""
     kernels, host = registry.kernels_so_far()
 
     def keys() -> set:
         return set(kernels) | set(host)
 
     owners: dict[str, set] = {}
-    for path in sorted((package_dir / "kernels").glob("*.py")):
-        name = f"ndflow.kernels.{path.stem}"
+    for path in [*sorted((package_dir / "kernels").glob("*.py")),
+                 *sorted((package_dir / "runtime").glob("*.py"))]:
+        name = f"ndflow.{path.parent.name}.{path.stem}"
         if path.stem == "__init__" or name in sys.modules:
             continue
         before = keys()
@@ -123,10 +135,12 @@ def kernel_index(package_dir: Path = PACKAGE_DIR) -> dict[str, list[str]]:
 
 
 def generate() -> dict:
-    """The index: the kernel modules of each op, then every declaring module imported, its
-    declarations; the ops outside the base."""
+    """The index: the kernel modules of each op (ndflow/ops imported first), then every
+    declaring module imported, its declarations; what is registered outside the base."""
+    import_families()   # ops only import ops and core: the kernel modules are still to come
     kernels = kernel_index()
-    return {"names": build_index(import_all()), "ops": op_index(), "kernels": kernels}
+    names = build_index(import_all())
+    return {"names": names, **registry_index(), "kernels": kernels}
 
 
 def render(index: dict) -> str:

@@ -17,7 +17,7 @@ from ndflow.jit.codegen import compile_fusion
 from ndflow.jit.fusion import FusionGroup, plan_fusions
 from ndflow.kernels import registry
 from ndflow.ops.apply import apply_op
-from ndflow.ops.op_def import REGISTRY
+from ndflow.ops.op_def import lookup
 
 CPU = torch.device("cpu")
 
@@ -63,7 +63,7 @@ def no_row_kernels(monkeypatch):
 
 def raw(name, *inputs, **attrs):
     """One graph op by its TF name (`raw("LeakyRelu", x, alpha=0.3)`)."""
-    return apply_op(REGISTRY[name], list(inputs), attrs).outputs[0]
+    return apply_op(lookup(name), list(inputs), attrs).outputs[0]
 
 
 def build(fn, specs):

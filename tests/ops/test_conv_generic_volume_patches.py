@@ -20,7 +20,7 @@ import pytest
 
 import ndflow as tf
 from ndflow.core import errors
-from ndflow.ops.op_def import REGISTRY
+from ndflow.ops.op_def import lookup
 from tests import fixture_modules
 
 FIXTURE = "conv_generic_volume_patches"
@@ -78,8 +78,8 @@ def test_deliberate_differences(name):
 def test_op_flags_are_tensorflows():
     for name in ("Conv", "Conv2DBackpropInputV2", "Conv2DBackpropFilterV2",
                  "ExtractVolumePatches", "RaggedFillEmptyRows", "RaggedFillEmptyRowsGrad"):
-        op, want = REGISTRY[name], TF_OPS[name]
-        kind = ("function" if op.grad_fn else "not_differentiable" if op.not_differentiable
+        op, want = lookup(name), TF_OPS[name]
+        kind = ("function" if op.gradient() else "not_differentiable" if op.not_differentiable
                 else "undefined" if op.gradient_undefined else "unmarked")
         assert (op.is_stateful, op.is_commutative, kind) == (
             want["is_stateful"], want["is_commutative"], want["gradient"]), name

@@ -285,7 +285,7 @@ def test_sequences_have_no_gradient():
 
 def test_ops_are_tensorflows():
     for op in (fp.FractionalMaxPool, fp.FractionalAvgPool):
-        assert not op.is_stateful and op.grad_fn is not None
+        assert not op.is_stateful and op.gradient() is not None
         assert [a.name for a in op.outputs] == ["output", "row_pooling_sequence",
                                                "col_pooling_sequence"]
     for op in (fp.FractionalMaxPoolGrad, fp.FractionalAvgPoolGrad):

@@ -16,7 +16,7 @@ import ndflow as tf
 from ndflow.core import dtypes
 from ndflow.jit.fusible_ops import CATEGORIES
 from ndflow.ops.apply import apply_op
-from ndflow.ops.op_def import BROADCASTING, POINTWISE, REDUCTION, REGISTRY, tagged
+from ndflow.ops.op_def import BROADCASTING, POINTWISE, REDUCTION, lookup, tagged
 from tests.conftest import NDFLOW_OP_NAMES  # ndflow's own ops (tests register more)
 
 # In TF's "PW" category but not elementwise functions of their inputs' values: constants,
@@ -40,7 +40,7 @@ def test_tags_agree_with_tensorflows_xla_categories():
 
 def test_broadcasting_implies_pointwise_and_unknown_tags_are_refused():
     assert set(tagged(BROADCASTING)) <= set(tagged(POINTWISE))
-    assert all(len(REGISTRY[n].inputs) >= 2 for n in tagged(BROADCASTING))
+    assert all(len(lookup(n).inputs) >= 2 for n in tagged(BROADCASTING))
     assert "AddV2" in tagged(BROADCASTING) and "MatMul" not in tagged(POINTWISE)
     assert "NoSuchOp" not in tagged(POINTWISE)
     with pytest.raises(ValueError, match="unknown op tag"):
@@ -89,7 +89,7 @@ def _inputs(op, shapes):
 
 
 POINTWISE_OPS = sorted(n for n in tagged(POINTWISE)
-                       if n in NDFLOW_OP_NAMES and not REGISTRY[n].inputs[0].is_list)
+                       if n in NDFLOW_OP_NAMES and not lookup(n).inputs[0].is_list)
 
 
 @pytest.mark.parametrize("name", POINTWISE_OPS)
@@ -97,7 +97,7 @@ def test_a_pointwise_op_at_each_position_is_the_op_of_that_element(name):
     """What tf.data's vectorization relies on: running the op on a stacked tensor equals
     running it on each element. Broadcasting ops get a (2, 1) and a (1, 3) operand and are
     checked against NumPy's broadcast of the per-element results."""
-    op = REGISTRY[name]
+    op = lookup(name)
     broadcasting = name in tagged(BROADCASTING)
     shapes = [(2, 1) if i == 0 else (1, 3) for i in range(len(op.inputs))] if broadcasting \
         else [(2, 3)] * len(op.inputs)
@@ -123,7 +123,7 @@ def test_addn_is_pointwise_over_its_list():
 
 @pytest.mark.parametrize("name", sorted(n for n in tagged(REDUCTION) if n in NDFLOW_OP_NAMES))
 def test_a_reduction_reduces_input_0_over_the_axes_of_input_1(name):
-    op = REGISTRY[name]
+    op = lookup(name)
     assert [a.name for a in op.inputs][1] in ("reduction_indices", "dimension")
     x = _inputs(op, [(2, 3)])[0]
     out = _run(op, [x, np.array(1, np.int32)])

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ndflow.kernels import registry as kernels
-from ndflow.ops.op_def import REGISTRY, OpDef
+from ndflow.ops.op_def import REGISTRY, OpDef, lookup
 from tests.conftest import NDFLOW_OP_NAMES
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tf_ops" / "tf_2_21_ops.json"
@@ -37,7 +37,7 @@ NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MatMulApplyM
 
 
 def _gradient_kind(op: OpDef) -> str:
-    if op.grad_fn is not None:
+    if op.gradient() is not None:
         return "function"
     if op.not_differentiable:
         return "not_differentiable"
@@ -46,17 +46,17 @@ def _gradient_kind(op: OpDef) -> str:
 
 @pytest.mark.parametrize("name", sorted(NDFLOW_OP_NAMES))
 def test_every_op_has_a_cpu_kernel_and_a_gradient_or_a_mark(name):
-    op = REGISTRY[name]
+    op = lookup(name)
     assert kernels.has_kernel(op, "CPU"), f"{name} has no CPU kernel"
     assert _gradient_kind(op) != "unmarked", (
         f"{name} has neither a gradient function nor a not_differentiable / "
         "gradient_undefined mark")
-    assert not (op.grad_fn is not None and (op.not_differentiable or op.gradient_undefined))
+    assert not (op.gradient() is not None and (op.not_differentiable or op.gradient_undefined))
 
 
 @pytest.mark.parametrize("name", sorted(NDFLOW_OP_NAMES & set(TF_OPS)))
 def test_flags_match_tensorflow(name):
-    op, tf_op = REGISTRY[name], TF_OPS[name]
+    op, tf_op = lookup(name), TF_OPS[name]
     if tf_op is None:
         assert name in NDFLOW_ONLY, f"{name} is not a TensorFlow op; list it in NDFLOW_ONLY"
         return

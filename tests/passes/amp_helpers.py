@@ -17,7 +17,7 @@ from ndflow.core.shapes import TensorShape
 from ndflow.kernels.registry import kernel
 from ndflow.ops.apply import apply_op
 from ndflow.ops.array_core import constant, placeholder
-from ndflow.ops.op_def import REGISTRY, lookup, op_def
+from ndflow.ops.op_def import REGISTRY, is_registered, lookup, op_def
 from ndflow.passes.amp.auto_mixed_precision import auto_mixed_precision
 from ndflow.passes.amp.lists import Mode
 from ndflow.passes.pass_config import PassConfig
@@ -38,7 +38,7 @@ def _stub(node):
 def _register_stand_ins() -> None:
     if "NdflowTestCustomOp" in REGISTRY:
         return
-    defs = [] if "SparseMatMul" in REGISTRY else [   # (ndflow has it: tf.sparse_matmul)
+    defs = [] if is_registered("SparseMatMul") else [   # (ndflow has it: tf.sparse_matmul)
         op_def("SparseMatMul", inputs=["a: Ta", "b: Tb"], outputs=["product: float"],
                attrs=["transpose_a: bool = false", "transpose_b: bool = false",
                       "a_is_sparse: bool = false", "b_is_sparse: bool = false",

@@ -9,7 +9,7 @@ import pytest
 import ndflow as tf
 from ndflow.core import dtypes
 from ndflow.ops.apply import apply_op
-from ndflow.ops.op_def import REGISTRY
+from ndflow.ops.op_def import lookup
 from ndflow.passes.arithmetic_optimizer import arithmetic_optimizer
 from ndflow.passes.pass_config import PassConfig, resolve_pass_config
 from ndflow.passes.pass_context import PassContext
@@ -25,7 +25,7 @@ OFF = PassConfig(disabled_passes=frozenset({"arithmetic_optimizer"}))
 
 
 def _cast(x, dtype):
-    return apply_op(REGISTRY["Cast"], [x], {"SrcT": x.dtype, "DstT": dtype,
+    return apply_op(lookup("Cast"), [x], {"SrcT": x.dtype, "DstT": dtype,
                                               "Truncate": False}).outputs[0]
 
 

@@ -19,7 +19,7 @@ from ndflow.core.graph import Graph
 from ndflow.core.shapes import TensorShape
 from ndflow.jit import fusible_ops
 from ndflow.jit.flags import parse_flags
-from ndflow.ops.op_def import REGISTRY, op_def
+from ndflow.ops.op_def import is_registered, lookup, op_def
 from ndflow.passes import mark_for_compilation as mfc
 from ndflow.passes.cycle_graph import CycleGraph
 from ndflow.passes.pass_config import PassConfig
@@ -29,8 +29,8 @@ F32 = dtypes.float32
 
 
 def _standin(name: str, inputs: list, outputs: list, attrs=()):
-    if name in REGISTRY:
-        return REGISTRY[name]
+    if is_registered(name):
+        return lookup(name)
     return op_def(name, inputs=inputs, outputs=outputs, attrs=list(attrs))
 
 
@@ -46,7 +46,7 @@ def _node(g: Graph, op_type: str, inputs=(), name=None, device="", dtype=F32, at
           shape=(2, 2), outputs=1, controls=()):
     name = name or g.unique_name(op_type)
     specs = [(dtype, TensorShape(shape))] * outputs
-    op = g.create_op(REGISTRY[op_type], list(inputs), dict(attrs or {}), specs, name,
+    op = g.create_op(lookup(op_type), list(inputs), dict(attrs or {}), specs, name,
                      list(controls), device)
     return op.outputs[0] if outputs else op
 

@@ -11,7 +11,7 @@ import pytest
 import ndflow as tf
 from ndflow.core import dtypes
 from ndflow.ops.apply import apply_op
-from ndflow.ops.op_def import REGISTRY
+from ndflow.ops.op_def import lookup
 from ndflow.passes.pass_config import PassConfig
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pipeline import run_pipeline
@@ -96,7 +96,7 @@ def test_kept_when_relu_grad_masks_with_another_tensor():
         pooled = tf.nn.max_pool2d(x, 2, 2, "VALID")
         (gp,) = v1.gradients(tf.reduce_sum(pooled * pooled), [x])
         # a ReluGrad of the pool gradient whose features are not the pool's input
-        relu_grad = apply_op(REGISTRY["ReluGrad"], [gp, x + 1.0], {"T": dtypes.float64})
+        relu_grad = apply_op(lookup("ReluGrad"), [gp, x + 1.0], {"T": dtypes.float64})
         tf.identity(relu_grad.outputs[0], name="gx")
     g2, _ = _run(g, RNG.normal(size=SHAPE), PassConfig())
     assert _relu_grad_shapes(g2) == [SHAPE]

@@ -64,9 +64,9 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """The Keras callbacks (`hvd.BroadcastGlobalVariablesCallback`) once Keras registered them."""
+    """The Keras callbacks (`hvd.BroadcastGlobalVariablesCallback`), Keras imported first."""
     try:
-        return callbacks._REGISTERED[name]
+        return callbacks.registered()[name]
     except KeyError:
         raise AttributeError(f"module 'ndflow.distribute.horovod' has no attribute {name!r}"
                              ) from None
