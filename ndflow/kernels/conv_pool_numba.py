@@ -44,6 +44,7 @@ INACTIVE = 4           # the code of a pooled output whose gradient is zero
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = None
 _pad_image = _forward_image = _backward_image = None
+view = each_image = forward_image = backward_image = None
 
 
 def available() -> bool:
@@ -137,53 +138,58 @@ def _build():
     from numba import cfunc, types  # noqa: PLC0415
 
     global claim_chunk, address_as_pointer, carray, _pad_image, _forward_image, _backward_image
+    global view, each_image, forward_image, backward_image
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
     _pad_image, _forward_image, _backward_image = _build_bodies(numba,
                                                                 simd_numba.vector_ops())
 
-    # data = [counter, images, chunk, (address, length) of x, w, b, y, codes, scratch, params,
-    #         offsets]
-    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
-    def conv_pool_forward(data):
-        d = carray(data, 19, dtype=np.int64)
+    inline = numba.njit(inline="always")
+
+    @inline
+    def view(d, k, dtype):
+        """The array at d[k] (its length at d[k + 1])."""
+        return carray(address_as_pointer(d[k], dtype), d[k + 1])
+
+    @inline
+    def each_image(data, words, image):
+        """Claims chunks of images from the counter until none is left, running
+        image(d, n) on each image n of them (d: the `words` int64s of data)."""
+        d = carray(data, words, dtype=np.int64)
         images, chunk = d[1], d[2]
-        x = carray(address_as_pointer(d[3], np.float32), d[4])
-        w = carray(address_as_pointer(d[5], np.float32), d[6])
-        b = carray(address_as_pointer(d[7], np.float32), d[8])
-        y = carray(address_as_pointer(d[9], np.float32), d[10])
-        codes = carray(address_as_pointer(d[11], np.uint8), d[12])
-        xp = carray(address_as_pointer(d[13], np.float32), d[14])
-        p = carray(address_as_pointer(d[15], np.int64), d[16])
-        offs = carray(address_as_pointer(d[17], np.int64), d[18])
         q = claim_chunk(data)
         while q * chunk < images:
             for n in range(q * chunk, min(q * chunk + chunk, images)):
-                _pad_image(x, xp, n, p)
-                _forward_image(xp, w, b, y, codes, offs, n, p)
+                image(d, n)
             q = claim_chunk(data)
+
+    # data = [counter, images, chunk, (address, length) of x, w, b, y, codes, scratch, params,
+    #         offsets]
+    @inline
+    def forward_image(d, n):
+        xp, p = view(d, 13, np.float32), view(d, 15, np.int64)
+        _pad_image(view(d, 3, np.float32), xp, n, p)
+        _forward_image(xp, view(d, 5, np.float32), view(d, 7, np.float32),
+                       view(d, 9, np.float32), view(d, 11, np.uint8), view(d, 17, np.int64),
+                       n, p)
 
     # data = [counter, images, chunk, (address, length) of x, g, codes, dw, db, scratch,
     #         params, offsets, zeros]
+    @inline
+    def backward_image(d, n):
+        xp, p = view(d, 13, np.float32), view(d, 15, np.int64)
+        view(d, 19, np.float32)[n] = _pad_image(view(d, 3, np.float32), xp, n, p)
+        _backward_image(xp, view(d, 5, np.float32), view(d, 7, np.uint8),
+                        view(d, 9, np.float32), view(d, 11, np.float32),
+                        view(d, 17, np.int64), n, p)
+
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
+    def conv_pool_forward(data):
+        each_image(data, 19, forward_image)
+
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def conv_pool_backward(data):
-        d = carray(data, 21, dtype=np.int64)
-        images, chunk = d[1], d[2]
-        x = carray(address_as_pointer(d[3], np.float32), d[4])
-        g = carray(address_as_pointer(d[5], np.float32), d[6])
-        codes = carray(address_as_pointer(d[7], np.uint8), d[8])
-        dw = carray(address_as_pointer(d[9], np.float32), d[10])
-        db = carray(address_as_pointer(d[11], np.float32), d[12])
-        xp = carray(address_as_pointer(d[13], np.float32), d[14])
-        p = carray(address_as_pointer(d[15], np.int64), d[16])
-        offs = carray(address_as_pointer(d[17], np.int64), d[18])
-        zeros = carray(address_as_pointer(d[19], np.float32), d[20])
-        q = claim_chunk(data)
-        while q * chunk < images:
-            for n in range(q * chunk, min(q * chunk + chunk, images)):
-                zeros[n] = _pad_image(x, xp, n, p)
-                _backward_image(xp, g, codes, dw, db, offs, n, p)
-            q = claim_chunk(data)
+        each_image(data, 21, backward_image)
 
     return conv_pool_forward.address, conv_pool_backward.address
 

@@ -41,8 +41,9 @@ from ndflow.kernels.build_once import built_once
 # `widen` (its value as float32) and `grad` (a gradient as written); numba's disk cache keys
 # the callbacks on this file, which holds the helpers too.
 claim_chunk = address_as_pointer = f32_from_bits = carray = None
-header = chunk_view = scan_step = max_2x2 = tiled_gradient = None
+header = chunk_view = scan_step = max_2x2 = tiled_gradient = each_chunk = geometry = None
 same = plus_zero = bf16_widen = None
+forward_rows = backward_rows = forward_rows_bf16 = backward_rows_bf16 = None
 
 
 def available() -> bool:
@@ -118,6 +119,7 @@ def _build():
     from numba import cfunc, types  # noqa: PLC0415
     global claim_chunk, address_as_pointer, f32_from_bits, carray
     global header, chunk_view, scan_step, max_2x2, tiled_gradient, same, plus_zero, bf16_widen
+    global each_chunk, geometry, forward_rows, backward_rows, forward_rows_bf16, backward_rows_bf16
     claim_chunk, address_as_pointer, f32_from_bits = omp_pool.chunk_intrinsics()
     carray = numba.carray
     inline = numba.njit(inline="always")
@@ -183,121 +185,125 @@ def _build():
                                 u = np.uint64(o + ch)
                                 dx[np.uint64(t + ch)] = grad(g[u]) if ix[u] == pos else zero
 
-    # data = [counter, images, chunk, (address, length) of x, y, indices, params]
-    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
-    def pool_forward(data):
-        d, images, chunk, p = header(data)
-        h, w, c, ho, wo, kh, kw, sh, sw, top, left = (p[0], p[1], p[2], p[3], p[4], p[5],
-                                                      p[6], p[7], p[8], p[9], p[10])
-        plane, out_plane = h * w * c, ho * wo * c
-        q = claim_chunk(data)
-        while q * chunk < images:
-            lo = q * chunk
-            rows = min(lo + chunk, images) - lo
-            x = chunk_view(d, 3, lo, rows, plane, np.float32, 4)
-            y = chunk_view(d, 5, lo, rows, out_plane, np.float32, 4)
-            ix = chunk_view(d, 7, lo, rows, out_plane, np.int64, 8)
-            for b in range(rows):
-                for i in range(ho):
-                    h0 = i * sh - top
-                    hs, he = max(h0, 0), min(h0 + kh, h)
-                    for j in range(wo):
-                        w0 = j * sw - left
-                        ws, we = max(w0, 0), min(w0 + kw, w)
-                        o = b * out_plane + (i * wo + j) * c
-                        if he - hs == 2 and we - ws == 2:   # a whole 2x2 window
-                            a0 = hs * w + ws
-                            p0 = b * plane + a0 * c
-                            for ch in range(c):
-                                best, arg = max_2x2(x, p0 + ch, c, w * c, a0, w, same)
-                                y[np.uint64(o + ch)] = best
-                                ix[np.uint64(o + ch)] = arg
-                            continue
-                        # the max in a register per channel: stores between the loads of
-                        # possibly aliased arrays would keep LLVM from vectorizing
-                        for ch in range(c):
-                            best = np.float32(-np.inf)
-                            arg = hs * w + ws
-                            for ih in range(hs, he):
-                                for iw in range(ws, we):
-                                    v = x[np.uint64(b * plane + (ih * w + iw) * c + ch)]
-                                    if v > best or v != v:
-                                        best = v
-                                        arg = ih * w + iw
-                            y[np.uint64(o + ch)] = best
-                            ix[np.uint64(o + ch)] = arg
-            q = claim_chunk(data)
-
-    # data = [counter, images, chunk, (address, length) of g, indices, dx, params]
-    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
-    def pool_backward(data):
-        d, images, chunk, p = header(data)
-        h, w, c, ho, wo, kh, kw, sh, sw, top, left = (p[0], p[1], p[2], p[3], p[4], p[5],
-                                                      p[6], p[7], p[8], p[9], p[10])
-        plane, out_plane = h * w * c, ho * wo * c
-        tiled = (kh == sh and kw == sw and top == 0 and left == 0 and ho * kh == h
-                 and wo * kw == w)
-        q = claim_chunk(data)
-        while q * chunk < images:
-            lo = q * chunk
-            rows = min(lo + chunk, images) - lo
-            g = chunk_view(d, 3, lo, rows, out_plane, np.float32, 4)
-            ix = chunk_view(d, 5, lo, rows, out_plane, np.int64, 8)
-            dx = chunk_view(d, 7, lo, rows, plane, np.float32, 4)
-            if tiled:
-                tiled_gradient(g, ix, dx, rows, plane, out_plane, w, c, ho, wo, kh, kw,
-                               plus_zero, np.float32(0.0))
-            else:
-                for e in range(rows * plane):
-                    dx[e] = 0.0
-                for b in range(rows):
-                    for o in range(b * out_plane, (b + 1) * out_plane, c):
-                        for ch in range(c):
-                            pos = ix[o + ch]
-                            if 0 <= pos < h * w:   # never otherwise: forward's indices
-                                dx[np.uint64(b * plane + pos * c + ch)] += g[np.uint64(o + ch)]
-            q = claim_chunk(data)
-
-    # bfloat16 in 2x2 windows tiling the input (applies()); x, y, g, dx as uint16 bits
-    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
-    def pool_forward_bf16(data):
-        d, images, chunk, p = header(data)
+    @inline
+    def geometry(p):
+        """params h, w, c, ho, wo, kh, kw, sh, sw, top, left, and an input and an output
+        image's element counts."""
         h, w, c, ho, wo = p[0], p[1], p[2], p[3], p[4]
-        plane, out_plane = h * w * c, ho * wo * c
+        return (h, w, c, ho, wo, p[5], p[6], p[7], p[8], p[9], p[10], h * w * c, ho * wo * c)
+
+    @inline
+    def each_chunk(data, rows_body):
+        """Claims chunks of images from the counter until none is left, running
+        rows_body(d, lo, rows, params) on each."""
+        d, images, chunk, p = header(data)
         q = claim_chunk(data)
         while q * chunk < images:
             lo = q * chunk
-            rows = min(lo + chunk, images) - lo
-            x = chunk_view(d, 3, lo, rows, plane, np.uint16, 2)
-            y = chunk_view(d, 5, lo, rows, out_plane, np.uint16, 2)
-            ix = chunk_view(d, 7, lo, rows, out_plane, np.int64, 8)
-            for b in range(rows):
-                for i in range(ho):
-                    for j in range(wo):
-                        o = b * out_plane + (i * wo + j) * c
-                        a0 = 2 * i * w + 2 * j
+            rows_body(d, lo, min(lo + chunk, images) - lo, p)
+            q = claim_chunk(data)
+
+    @inline
+    def forward_rows(d, lo, rows, p):
+        h, w, c, ho, wo, kh, kw, sh, sw, top, left, plane, out_plane = geometry(p)
+        x = chunk_view(d, 3, lo, rows, plane, np.float32, 4)
+        y = chunk_view(d, 5, lo, rows, out_plane, np.float32, 4)
+        ix = chunk_view(d, 7, lo, rows, out_plane, np.int64, 8)
+        for b in range(rows):
+            for i in range(ho):
+                h0 = i * sh - top
+                hs, he = max(h0, 0), min(h0 + kh, h)
+                for j in range(wo):
+                    w0 = j * sw - left
+                    ws, we = max(w0, 0), min(w0 + kw, w)
+                    o = b * out_plane + (i * wo + j) * c
+                    if he - hs == 2 and we - ws == 2:   # a whole 2x2 window
+                        a0 = hs * w + ws
                         p0 = b * plane + a0 * c
                         for ch in range(c):
-                            bits, arg = max_2x2(x, p0 + ch, c, w * c, a0, w, bf16_widen)
-                            y[np.uint64(o + ch)] = bits
+                            best, arg = max_2x2(x, p0 + ch, c, w * c, a0, w, same)
+                            y[np.uint64(o + ch)] = best
                             ix[np.uint64(o + ch)] = arg
-            q = claim_chunk(data)
+                        continue
+                    # the max in a register per channel: stores between the loads of
+                    # possibly aliased arrays would keep LLVM from vectorizing
+                    for ch in range(c):
+                        best = np.float32(-np.inf)
+                        arg = hs * w + ws
+                        for ih in range(hs, he):
+                            for iw in range(ws, we):
+                                v = x[np.uint64(b * plane + (ih * w + iw) * c + ch)]
+                                if v > best or v != v:
+                                    best = v
+                                    arg = ih * w + iw
+                        y[np.uint64(o + ch)] = best
+                        ix[np.uint64(o + ch)] = arg
 
-    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
+    @inline
+    def backward_rows(d, lo, rows, p):
+        h, w, c, ho, wo, kh, kw, sh, sw, top, left, plane, out_plane = geometry(p)
+        g = chunk_view(d, 3, lo, rows, out_plane, np.float32, 4)
+        ix = chunk_view(d, 5, lo, rows, out_plane, np.int64, 8)
+        dx = chunk_view(d, 7, lo, rows, plane, np.float32, 4)
+        if (kh == sh and kw == sw and top == 0 and left == 0 and ho * kh == h
+                and wo * kw == w):
+            tiled_gradient(g, ix, dx, rows, plane, out_plane, w, c, ho, wo, kh, kw,
+                           plus_zero, np.float32(0.0))
+            return
+        for e in range(rows * plane):
+            dx[e] = 0.0
+        for b in range(rows):
+            for o in range(b * out_plane, (b + 1) * out_plane, c):
+                for ch in range(c):
+                    pos = ix[o + ch]
+                    if 0 <= pos < h * w:   # never otherwise: forward's indices
+                        dx[np.uint64(b * plane + pos * c + ch)] += g[np.uint64(o + ch)]
+
+    # bfloat16 in 2x2 windows tiling the input (applies()); x, y, g, dx as uint16 bits
+    @inline
+    def forward_rows_bf16(d, lo, rows, p):
+        _, w, c, ho, wo, _, _, _, _, _, _, plane, out_plane = geometry(p)
+        x = chunk_view(d, 3, lo, rows, plane, np.uint16, 2)
+        y = chunk_view(d, 5, lo, rows, out_plane, np.uint16, 2)
+        ix = chunk_view(d, 7, lo, rows, out_plane, np.int64, 8)
+        for b in range(rows):
+            for i in range(ho):
+                for j in range(wo):
+                    o = b * out_plane + (i * wo + j) * c
+                    a0 = 2 * i * w + 2 * j
+                    p0 = b * plane + a0 * c
+                    for ch in range(c):
+                        bits, arg = max_2x2(x, p0 + ch, c, w * c, a0, w, bf16_widen)
+                        y[np.uint64(o + ch)] = bits
+                        ix[np.uint64(o + ch)] = arg
+
+    @inline
+    def backward_rows_bf16(d, lo, rows, p):
+        _, w, c, ho, wo, _, _, _, _, _, _, plane, out_plane = geometry(p)
+        tiled_gradient(chunk_view(d, 3, lo, rows, out_plane, np.uint16, 2),
+                       chunk_view(d, 5, lo, rows, out_plane, np.int64, 8),
+                       chunk_view(d, 7, lo, rows, plane, np.uint16, 2),
+                       rows, plane, out_plane, w, c, ho, wo, 2, 2, same, np.uint16(0))
+
+    # data = [counter, images, chunk, (address, length) of x, y, indices, params] (forward)
+    # or of g, indices, dx, params (backward)
+    signature = types.void(types.voidptr)
+
+    @cfunc(signature, nopython=True, cache=True)
+    def pool_forward(data):
+        each_chunk(data, forward_rows)
+
+    @cfunc(signature, nopython=True, cache=True)
+    def pool_backward(data):
+        each_chunk(data, backward_rows)
+
+    @cfunc(signature, nopython=True, cache=True)
+    def pool_forward_bf16(data):
+        each_chunk(data, forward_rows_bf16)
+
+    @cfunc(signature, nopython=True, cache=True)
     def pool_backward_bf16(data):
-        d, images, chunk, p = header(data)
-        h, w, c, ho, wo = p[0], p[1], p[2], p[3], p[4]
-        plane, out_plane = h * w * c, ho * wo * c
-        q = claim_chunk(data)
-        while q * chunk < images:
-            lo = q * chunk
-            rows = min(lo + chunk, images) - lo
-            g = chunk_view(d, 3, lo, rows, out_plane, np.uint16, 2)
-            ix = chunk_view(d, 5, lo, rows, out_plane, np.int64, 8)
-            dx = chunk_view(d, 7, lo, rows, plane, np.uint16, 2)
-            tiled_gradient(g, ix, dx, rows, plane, out_plane, w, c, ho, wo, 2, 2, same,
-                           np.uint16(0))
-            q = claim_chunk(data)
+        each_chunk(data, backward_rows_bf16)
 
     return (pool_forward.address, pool_backward.address, pool_forward_bf16.address,
             pool_backward_bf16.address)
