@@ -137,40 +137,38 @@ def _bounds(bounds) -> tuple[int, int]:
     return lo, hi
 
 
-def _on_cpu(node) -> bool:
-    return node.device.type == "cpu"
+def _stateful_kernel(op, kind: str, on_device, dtype_attr: str = "dtype") -> None:
+    """Registers `op`'s kernel: TF's Philox stream of `kind` on the CPU (_stateful_philox),
+    elsewhere on_device(generator_fn, dtype, device) (ATen's generator)."""
+    @kernel(op)
+    def build(node):
+        if node.device.type == "cpu":
+            return _stateful_philox(node, kind)
+        return on_device(_generator_fn(node), node.attrs[dtype_attr].torch_dtype, node.device)
 
 
-@kernel(random.RandomUniform)
-def _random_uniform(node):
-    if _on_cpu(node):
-        return _stateful_philox(node, "uniform")
-    gen, device = _generator_fn(node), node.device
-    dtype = node.attrs["dtype"].torch_dtype
-    return lambda shape: torch.rand(_dims(shape), generator=gen(), dtype=dtype, device=device)
+def _sampled(sample):
+    """on_device of an ATen sampler `sample(dims, generator=, dtype=, device=)`."""
+    return lambda gen, dtype, device: (
+        lambda shape: sample(_dims(shape), generator=gen(), dtype=dtype, device=device))
 
 
-@kernel(random.RandomStandardNormal)
-def _random_normal(node):
-    if _on_cpu(node):
-        return _stateful_philox(node, "normal")
-    gen, device = _generator_fn(node), node.device
-    dtype = node.attrs["dtype"].torch_dtype
-    return lambda shape: torch.randn(_dims(shape), generator=gen(), dtype=dtype, device=device)
-
-
-@kernel(random.TruncatedNormal)
-def _truncated_normal(node):
-    if _on_cpu(node):
-        return _stateful_philox(node, "truncated_normal")
-    gen, device = _generator_fn(node), node.device
-    dtype = node.attrs["dtype"].torch_dtype
+def _truncated_on_device(gen, dtype, device):
     work = torch.float64 if dtype == torch.float64 else torch.float32
+    return lambda shape: _truncated(_dims(shape), gen(), work, device).to(dtype)
 
-    def run(shape):
-        return _truncated(_dims(shape), gen(), work, device).to(dtype)
 
+def _uniform_int_on_device(gen, dtype, device):
+    def run(shape, minval, maxval):
+        lo, hi = _bounds((minval, maxval))
+        return torch.randint(lo, hi, _dims(shape), generator=gen(), dtype=dtype, device=device)
     return run
+
+
+_stateful_kernel(random.RandomUniform, "uniform", _sampled(torch.rand))
+_stateful_kernel(random.RandomStandardNormal, "normal", _sampled(torch.randn))
+_stateful_kernel(random.TruncatedNormal, "truncated_normal", _truncated_on_device)
+_stateful_kernel(random.RandomUniformInt, "uniform_int", _uniform_int_on_device, "Tout")
 
 
 def _truncated(dims: list, g: torch.Generator, work, device) -> torch.Tensor:
@@ -183,20 +181,6 @@ def _truncated(dims: list, g: torch.Generator, work, device) -> torch.Tensor:
         bad = x.abs() > 2.0
         n = int(bad.sum())
     return x
-
-
-@kernel(random.RandomUniformInt)
-def _random_uniform_int(node):
-    if _on_cpu(node):
-        return _stateful_philox(node, "uniform_int")
-    gen, device = _generator_fn(node), node.device
-    dtype = node.attrs["Tout"].torch_dtype
-
-    def run(shape, minval, maxval):
-        lo, hi = _bounds((minval, maxval))
-        return torch.randint(lo, hi, _dims(shape), generator=gen(), dtype=dtype, device=device)
-
-    return run
 
 
 def shuffle_permutation_fn(node):
