@@ -59,6 +59,7 @@ OK, INVALID, RANDN_FAILED, UNIFORM_FAILED, EXPONENTIAL_FAILED = range(5)
 philox4x32 = advance = key_counter = uniform_double = box_muller_float = None
 box_muller_double = stirling_tail = btrs = inversion = None
 round_half = rounded = fill_normal = fill_uniform = tn_block = None
+next_words = uniform_bits = keep = None
 
 
 def _build() -> dict:
@@ -69,6 +70,7 @@ def _build() -> dict:
     global philox4x32, advance, key_counter, uniform_double, box_muller_float
     global box_muller_double, stirling_tail, btrs, inversion
     global round_half, rounded, fill_normal, fill_uniform, tn_block
+    global next_words, uniform_bits, keep
     philox4x32, advance, key_counter = (philox_numba.philox4x32, philox_numba.advance,
                                         philox_numba.key_counter)
     uniform_double, box_muller_float, box_muller_double = (
@@ -76,6 +78,13 @@ def _build() -> dict:
         philox_numba.box_muller_double)
     jit = numba.njit(cache=True, nogil=True)
     inline = numba.njit(cache=True, nogil=True, inline="always")
+
+    @inline
+    def next_words(lo, hi, k0, k1):
+        """One Philox call at counter (lo, hi): its four words and the next counter."""
+        x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
+        lo, hi = advance(lo, hi, _U(1))
+        return x0, x1, x2, x3, lo, hi
 
     @inline
     def stirling_tail(k):
@@ -97,8 +106,7 @@ def _build() -> dict:
         alpha = (2.83 + 5.1 / b) * stddev
         m = np.floor((count + 1.0) * p)
         while True:
-            x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
-            lo, hi = advance(lo, hi, _U(1))
+            x0, x1, x2, x3, lo, hi = next_words(lo, hi, k0, k1)
             u = uniform_double(x2, x3) - 0.5
             v = uniform_double(x0, x1)
             us = 0.5 - abs(u)
@@ -123,8 +131,7 @@ def _build() -> dict:
         num_geom = 0
         denominator = math.log1p(-p)
         while True:
-            x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
-            lo, hi = advance(lo, hi, _U(1))
+            x0, x1, x2, x3, lo, hi = next_words(lo, hi, k0, k1)
             for half in range(2):
                 u = uniform_double(x2, x3) if half == 0 else uniform_double(x0, x1)
                 geom_sum += np.ceil(math.log(u) / denominator)
@@ -201,17 +208,23 @@ def _build() -> dict:
             buf[0] = uniform_double(x0, x1)
             buf[1] = uniform_double(x2, x3)
             return 2
-        if half:
-            buf[0] = np.float32(np.int32(x0 & _U(0x3FF))) * _F10
-            buf[1] = np.float32(np.int32(x1 & _U(0x3FF))) * _F10
-            buf[2] = np.float32(np.int32(x2 & _U(0x3FF))) * _F10
-            buf[3] = np.float32(np.int32(x3 & _U(0x3FF))) * _F10
-            return 4
-        buf[0] = np.float32(np.int32(x0 & _U(0x7FFFFF))) * _F23
-        buf[1] = np.float32(np.int32(x1 & _U(0x7FFFFF))) * _F23
-        buf[2] = np.float32(np.int32(x2 & _U(0x7FFFFF))) * _F23
-        buf[3] = np.float32(np.int32(x3 & _U(0x7FFFFF))) * _F23
+        buf[0], buf[1] = uniform_bits(x0, half), uniform_bits(x1, half)
+        buf[2], buf[3] = uniform_bits(x2, half), uniform_bits(x3, half)
         return 4
+
+    @inline
+    def uniform_bits(w, half):
+        """TF's float uniform of one Philox word: its low 10 (half) or 23 mantissa bits."""
+        if half:
+            return np.float32(np.int32(w & _U(0x3FF))) * _F10
+        return np.float32(np.int32(w & _U(0x7FFFFF))) * _F23
+
+    @inline
+    def keep(out, z, s, i, b, nb, stddev, mean, half):
+        """Stores the accepted normal z, scaled to the batch's stddev and mean, as sample s of
+        batch b; (s, i) one on."""
+        out[s * nb + b] = rounded(rounded(z * stddev, half) + mean, half)
+        return s + 1, i + 1
 
     @jit
     def tn_block(out, start, stop, lo, hi, k0, k1, params, spb, nb, double, half, c, rnd,
@@ -246,15 +259,12 @@ def _build() -> dict:
                     (norm_max > inside and norm_min <= zero):
                 # normal proposals, kept when inside the bounds
                 while s < spb and i < stop:
-                    x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
-                    lo, hi = advance(lo, hi, _U(1))
+                    x0, x1, x2, x3, lo, hi = next_words(lo, hi, k0, k1)
                     size = fill_normal(rnd, x0, x1, x2, x3, double, half)
                     for j in range(size):
                         z = rnd[j]
                         if z >= norm_min and z <= norm_max:
-                            out[s * nb + b] = rounded(rounded(z * stddev, half) + mean, half)
-                            s += 1
-                            i += 1
+                            s, i = keep(out, z, s, i, b, nb, stddev, mean, half)
                             if s >= spb or i >= stop:
                                 break
                             rejected = 0
@@ -266,15 +276,13 @@ def _build() -> dict:
                 # uniform proposals on [norm_min, norm_max]
                 plus = zero if norm_min < zero else square
                 while s < spb and i < stop:
-                    x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
-                    lo, hi = advance(lo, hi, _U(1))
+                    x0, x1, x2, x3, lo, hi = next_words(lo, hi, k0, k1)
                     size = fill_uniform(rnd, x0, x1, x2, x3, double, half)
                     for j in range(size):
                         z = rounded(rounded(rnd[j] * diff, half) + norm_min, half)
                         rnd[j] = z
                         uni[j] = rounded(rounded(plus - rounded(z * z, half), half) / two, half)
-                    x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
-                    lo, hi = advance(lo, hi, _U(1))
+                    x0, x1, x2, x3, lo, hi = next_words(lo, hi, k0, k1)
                     # uni holds g; the second call's uniforms are compared in place
                     for j in range(size):
                         g = uni[j]
@@ -282,18 +290,12 @@ def _build() -> dict:
                             u = uniform_double(x0, x1) if j == 0 else uniform_double(x2, x3)
                         else:
                             w = x0 if j == 0 else x1 if j == 1 else x2 if j == 2 else x3
-                            if half:
-                                u = np.float32(np.int32(w & _U(0x3FF))) * _F10
-                            else:
-                                u = np.float32(np.int32(w & _U(0x7FFFFF))) * _F23
+                            u = uniform_bits(w, half)
                         accept = u <= rounded(math.exp(g), half)
                         if accept or rejected + 1 >= MAX_ITERATIONS:
                             if not accept:
                                 return UNIFORM_FAILED
-                            z = rnd[j]
-                            out[s * nb + b] = rounded(rounded(z * stddev, half) + mean, half)
-                            s += 1
-                            i += 1
+                            s, i = keep(out, rnd[j], s, i, b, nb, stddev, mean, half)
                             if s >= spb or i >= stop:
                                 break
                             rejected = 0
@@ -303,8 +305,7 @@ def _build() -> dict:
                 # exponential proposals from norm_min, kept below norm_max
                 alpha = rounded(rounded(norm_min + sqrt_factor, half) / two, half)
                 while s < spb and i < stop:
-                    x0, x1, x2, x3 = philox4x32(lo, hi, k0, k1)
-                    lo, hi = advance(lo, hi, _U(1))
+                    x0, x1, x2, x3, lo, hi = next_words(lo, hi, k0, k1)
                     size = fill_uniform(rnd, x0, x1, x2, x3, double, half)
                     j = 0
                     while j < size:
@@ -320,9 +321,7 @@ def _build() -> dict:
                         if accept or rejected + 1 >= MAX_ITERATIONS:
                             if not accept:
                                 return EXPONENTIAL_FAILED
-                            out[s * nb + b] = rounded(rounded(z * stddev, half) + mean, half)
-                            s += 1
-                            i += 1
+                            s, i = keep(out, z, s, i, b, nb, stddev, mean, half)
                             if s >= spb or i >= stop:
                                 break
                             rejected = 0
