@@ -59,7 +59,7 @@ OK, INVALID, RANDN_FAILED, UNIFORM_FAILED, EXPONENTIAL_FAILED = range(5)
 philox4x32 = advance = key_counter = uniform_double = box_muller_float = None
 box_muller_double = stirling_tail = btrs = inversion = None
 round_half = rounded = fill_normal = fill_uniform = tn_block = None
-next_words = uniform_bits = keep = None
+next_words = uniform_bits = keep = settle = None
 
 
 def _build() -> dict:
@@ -70,7 +70,7 @@ def _build() -> dict:
     global philox4x32, advance, key_counter, uniform_double, box_muller_float
     global box_muller_double, stirling_tail, btrs, inversion
     global round_half, rounded, fill_normal, fill_uniform, tn_block
-    global next_words, uniform_bits, keep
+    global next_words, uniform_bits, keep, settle
     philox4x32, advance, key_counter = (philox_numba.philox4x32, philox_numba.advance,
                                         philox_numba.key_counter)
     uniform_double, box_muller_float, box_muller_double = (
@@ -226,6 +226,18 @@ def _build() -> dict:
         out[s * nb + b] = rounded(rounded(z * stddev, half) + mean, half)
         return s + 1, i + 1
 
+    @inline
+    def settle(out, accept, z, s, i, rejected, b, nb, stddev, mean, half):
+        """TF's step of a uniform or exponential rejection loop: an accepted z is kept (and
+        the rejections start again), a rejected one counts, and the one reaching
+        MAX_ITERATIONS fails. (s, i, rejected, failed)"""
+        if accept:
+            s, i = keep(out, z, s, i, b, nb, stddev, mean, half)
+            return s, i, 0, False
+        if rejected + 1 >= MAX_ITERATIONS:
+            return s, i, rejected, True
+        return s, i, rejected + 1, False
+
     @jit
     def tn_block(out, start, stop, lo, hi, k0, k1, params, spb, nb, double, half, c, rnd,
                  uni):
@@ -292,15 +304,12 @@ def _build() -> dict:
                             w = x0 if j == 0 else x1 if j == 1 else x2 if j == 2 else x3
                             u = uniform_bits(w, half)
                         accept = u <= rounded(math.exp(g), half)
-                        if accept or rejected + 1 >= MAX_ITERATIONS:
-                            if not accept:
-                                return UNIFORM_FAILED
-                            s, i = keep(out, rnd[j], s, i, b, nb, stddev, mean, half)
-                            if s >= spb or i >= stop:
-                                break
-                            rejected = 0
-                        else:
-                            rejected += 1
+                        s, i, rejected, failed = settle(out, accept, rnd[j], s, i, rejected, b,
+                                                        nb, stddev, mean, half)
+                        if failed:
+                            return UNIFORM_FAILED
+                        if s >= spb or i >= stop:
+                            break
             else:
                 # exponential proposals from norm_min, kept below norm_max
                 alpha = rounded(rounded(norm_min + sqrt_factor, half) / two, half)
@@ -318,15 +327,12 @@ def _build() -> dict:
                         u = rnd[j]
                         j += 1
                         accept = u <= g and z < norm_max
-                        if accept or rejected + 1 >= MAX_ITERATIONS:
-                            if not accept:
-                                return EXPONENTIAL_FAILED
-                            s, i = keep(out, z, s, i, b, nb, stddev, mean, half)
-                            if s >= spb or i >= stop:
-                                break
-                            rejected = 0
-                        else:
-                            rejected += 1
+                        s, i, rejected, failed = settle(out, accept, z, s, i, rejected, b,
+                                                        nb, stddev, mean, half)
+                        if failed:
+                            return EXPONENTIAL_FAILED
+                        if s >= spb or i >= stop:
+                            break
         return OK
 
     @jit
