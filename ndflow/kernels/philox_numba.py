@@ -59,6 +59,7 @@ _ONE_HI, _M20 = _U(0x3FF00000), _U(0xFFFFF)   # 1.0's high word; a double's 20 h
 # tests/ops/test_numba_disk_cache.py checks, so that a change here changes that file too.
 philox_round = philox4x32 = philox4x32_pair = advance = key_counter = None
 uniform_double = box_muller_float = box_muller_double = None
+keep_inside = None   # _build's
 
 
 def _build_helpers() -> bool:
@@ -157,7 +158,17 @@ def _build() -> dict:
     if not helpers():
         return {}
     import numba  # noqa: PLC0415 - loads on the first draw, not with `import ndflow`
+    global keep_inside
     jit = numba.njit(cache=True, nogil=True)
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def keep_inside(out, first, got, want, v, bound):
+        """A truncated normal's step: v stored at out[first + got] when |v| < bound and fewer
+        than `want` are kept. The new count."""
+        if abs(v) < bound and got < want:
+            out[first + got] = v
+            return got + 1
+        return got
 
     # params: key0, key1, counter word 0..3, then the distribution's own (see each kernel).
     # `out` holds whole groups (whole pairs of groups for the uniforms); the caller trims.
@@ -241,12 +252,8 @@ def _build() -> dict:
                     u = x0 if pair == 0 else x2
                     v = x1 if pair == 0 else x3
                     f0, f1 = box_muller_float(u, v)
-                    if abs(f0) < _TWO32 and got < 4:
-                        out[4 * g + got] = f0
-                        got += 1
-                    if abs(f1) < _TWO32 and got < 4:
-                        out[4 * g + got] = f1
-                        got += 1
+                    got = keep_inside(out, 4 * g, got, 4, f0, _TWO32)
+                    got = keep_inside(out, 4 * g, got, 4, f1, _TWO32)
 
     @jit
     def normal_f64(out, params):
@@ -266,12 +273,8 @@ def _build() -> dict:
                     out[2 * g], out[2 * g + 1] = d0, d1
                     got = 2
                     continue
-                if abs(d0) < _TWO64:
-                    out[2 * g + got] = d0
-                    got += 1
-                if abs(d1) < _TWO64 and got < 2:
-                    out[2 * g + got] = d1
-                    got += 1
+                got = keep_inside(out, 2 * g, got, 2, d0, _TWO64)   # got < 2 here
+                got = keep_inside(out, 2 * g, got, 2, d1, _TWO64)
 
     @jit
     def int_u32(out, params):
