@@ -22,7 +22,8 @@ from ndflow.kernels.build_once import built_once
 
 CHUNK = 1 << 15   # elements per claimed chunk
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
-claim_chunk = address_as_pointer = carray = _row = _compact = _dense_row = _step = None
+claim_chunk = address_as_pointer = carray = _row = _compact = _step = None
+_view = _update = _stored_square = _own_square = None
 
 
 def applies(var: torch.Tensor) -> bool:
@@ -75,7 +76,8 @@ def _build():
     except ImportError:
         return None
     from numba import cfunc, types  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray, _row, _compact, _dense_row, _step
+    global claim_chunk, address_as_pointer, carray, _row, _compact, _step
+    global _view, _update, _stored_square, _own_square
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
 
@@ -101,11 +103,36 @@ def _build():
         v = v + (g2 - v) * c2
         return w - m * alpha / (np.sqrt(v) + eps), m, v
 
+    @numba.njit(inline="always")
+    def _stored_square(g, g2, j):
+        return g2[j]
+
+    @numba.njit(inline="always")
+    def _own_square(g, g2, j):
+        return g[j] * g[j]
+
     @numba.njit(inline="always", error_model="numpy")
-    def _row(w, m, v, g, g2, w_out, m_out, v_out, k, c1, c2, alpha, eps):
+    def _row(w, m, v, g, g2, w_out, m_out, v_out, k, c1, c2, alpha, eps, square):
+        """Adam's update of k elements; square(g, g2, j): element j's squared gradient."""
         for j in range(k):
-            w_out[j], m_out[j], v_out[j] = _step(w[j], m[j], v[j], g[j], g2[j], c1, c2,
-                                                 alpha, eps)
+            w_out[j], m_out[j], v_out[j] = _step(w[j], m[j], v[j], g[j], square(g, g2, j),
+                                                 c1, c2, alpha, eps)
+
+    @numba.njit(inline="always")
+    def _view(d, i, offset, k):
+        """k float32s at byte `offset` into the array at d[i]."""
+        return carray(address_as_pointer(d[i] + offset, np.float32), k)
+
+    @numba.njit(inline="always", error_model="numpy")
+    def _update(d, offset, k, g, g2, square, in_place, c1, c2, alpha, eps):
+        """_row on the var, m, v elements at byte `offset` (d[3], d[5], d[7]) into the outputs
+        (d[9], d[11], d[13])."""
+        w, m, v = _view(d, 3, offset, k), _view(d, 5, offset, k), _view(d, 7, offset, k)
+        if in_place:   # the same arrays: LLVM then sees no aliasing and vectorizes
+            _row(w, m, v, g, g2, w, m, v, k, c1, c2, alpha, eps, square)
+        else:
+            _row(w, m, v, g, g2, _view(d, 9, offset, k), _view(d, 11, offset, k),
+                 _view(d, 13, offset, k), k, c1, c2, alpha, eps, square)
 
     # data = [counter, rows, chunk rows, (address, length) of var, m, v, var_out, m_out,
     #         v_out, slot (int64 per row), sums, squares (float32 per touched row),
@@ -123,30 +150,12 @@ def _build():
         q = claim_chunk(data)
         while q * chunk < rows:
             for r in range(q * chunk, min((q + 1) * chunk, rows)):
-                lo = r * k * 4
-                w = carray(address_as_pointer(d[3] + lo, np.float32), k)
-                m = carray(address_as_pointer(d[5] + lo, np.float32), k)
-                v = carray(address_as_pointer(d[7] + lo, np.float32), k)
                 s = slot[r]
                 g, g2 = zeros, zeros
                 if s >= 0:
-                    g = carray(address_as_pointer(d[17] + s * k * 4, np.float32), k)
-                    g2 = carray(address_as_pointer(d[19] + s * k * 4, np.float32), k)
-                if in_place:   # the same arrays: LLVM then sees no aliasing and vectorizes
-                    _row(w, m, v, g, g2, w, m, v, k, c1, c2, alpha, eps)
-                else:
-                    _row(w, m, v, g, g2,
-                         carray(address_as_pointer(d[9] + lo, np.float32), k),
-                         carray(address_as_pointer(d[11] + lo, np.float32), k),
-                         carray(address_as_pointer(d[13] + lo, np.float32), k),
-                         k, c1, c2, alpha, eps)
+                    g, g2 = _view(d, 17, s * k * 4, k), _view(d, 19, s * k * 4, k)
+                _update(d, r * k * 4, k, g, g2, _stored_square, in_place, c1, c2, alpha, eps)
             q = claim_chunk(data)
-
-    @numba.njit(inline="always", error_model="numpy")
-    def _dense_row(w, m, v, g, w_out, m_out, v_out, k, c1, c2, alpha, eps):
-        for j in range(k):
-            w_out[j], m_out[j], v_out[j] = _step(w[j], m[j], v[j], g[j], g[j] * g[j], c1,
-                                                 c2, alpha, eps)
 
     # data = [counter, n, chunk, (address, length) of var, m, v, var_out, m_out, v_out, g,
     #         params (c1, c2, alpha, eps)]
@@ -161,18 +170,8 @@ def _build():
         while q * chunk < n:
             lo = q * chunk
             k = min(lo + chunk, n) - lo
-            w = carray(address_as_pointer(d[3] + lo * 4, np.float32), k)
-            m = carray(address_as_pointer(d[5] + lo * 4, np.float32), k)
-            v = carray(address_as_pointer(d[7] + lo * 4, np.float32), k)
-            g = carray(address_as_pointer(d[15] + lo * 4, np.float32), k)
-            if in_place:   # the same arrays: LLVM then sees no aliasing and vectorizes
-                _dense_row(w, m, v, g, w, m, v, k, c1, c2, alpha, eps)
-            else:
-                _dense_row(w, m, v, g,
-                           carray(address_as_pointer(d[9] + lo * 4, np.float32), k),
-                           carray(address_as_pointer(d[11] + lo * 4, np.float32), k),
-                           carray(address_as_pointer(d[13] + lo * 4, np.float32), k),
-                           k, c1, c2, alpha, eps)
+            g = _view(d, 15, lo * 4, k)
+            _update(d, lo * 4, k, g, g, _own_square, in_place, c1, c2, alpha, eps)
             q = claim_chunk(data)
 
     return _compact, sparse_adam.address, dense_adam.address
