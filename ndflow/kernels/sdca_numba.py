@@ -35,6 +35,24 @@ shrink_double = shrink_float = updated_dual = primal_loss = None
 dual_loss = statistics = derivative = None
 
 
+def accept_draws(picks: np.ndarray, keeps: np.ndarray, order: np.ndarray) -> None:
+    """TensorFlow's sampling: a repeat kept with probability 0.1^(times drawn), at most n
+    rejections; the positions left undrawn keep index 0. Plain Python without numba, the
+    numba kernel `accept` with it."""
+    n = order.shape[0]
+    counts = np.zeros(n, np.int64)
+    drawn = retries = t = 0
+    while drawn < n and retries < n:
+        picked = int(picks[t])
+        if keeps[t] > 0.1 ** counts[picked]:
+            retries += 1
+        else:
+            counts[picked] += 1
+            order[drawn] = picked
+            drawn += 1
+        t += 1
+
+
 def _build():
     try:
         import numba  # noqa: PLC0415 - loads with the first SdcaOptimizer, not with ndflow
@@ -250,21 +268,7 @@ def _build():
             out[i] = np.float32(weights[i] * math.sqrt(norms[i] + l2 * smoothness)
                                 * abs(kappa))
 
-    @njit(cache=True)
-    def accept(picks, keeps, order):
-        """sdca_optimizer._accept: the draws kept, into order."""
-        n = order.shape[0]
-        counts = np.zeros(n, np.int64)
-        drawn = retries = t = 0
-        while drawn < n and retries < n:
-            picked = picks[t]
-            if keeps[t] > 0.1 ** counts[picked]:
-                retries += 1
-            else:
-                counts[picked] += 1
-                order[drawn] = picked
-                drawn += 1
-            t += 1
+    accept = njit(cache=True)(accept_draws)
 
     @njit(cache=True)
     def duplicates(fi, ptr):

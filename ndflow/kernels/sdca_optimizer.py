@@ -213,7 +213,7 @@ def _reference_pass(examples, loss, adaptive, parts, l2, shrinkage, maps, sparse
                                 np.array([e.squared_norm for e in examples]),
                                 np.array([stats(e)[0] for e in examples]), state, loss, l2)
         order = np.zeros(len(examples), np.int64)
-        _accept(*_draws(probs, rng), order)
+        sdca_numba.accept_draws(*_draws(probs, rng), order)
     else:
         order = rng.permutation(len(examples))
     for index in order.tolist():
@@ -267,23 +267,6 @@ def _draws(probs: np.ndarray, rng) -> tuple:
     else:
         picks = rng.integers(0, n, 2 * n)
     return picks.astype(np.int64), rng.random(2 * n)
-
-
-def _accept(picks: np.ndarray, keeps: np.ndarray, order: np.ndarray) -> None:
-    """TensorFlow's sampling: a repeat kept with probability 0.1^(times drawn), at most n
-    rejections; the positions left undrawn keep index 0."""
-    n = order.size
-    counts = np.zeros(n, np.int64)
-    drawn = retries = t = 0
-    while drawn < n and retries < n:
-        picked = int(picks[t])
-        if keeps[t] > 0.1 ** counts[picked]:
-            retries += 1
-        else:
-            counts[picked] += 1
-            order[drawn] = picked
-            drawn += 1
-        t += 1
 
 
 def _pass(kernels, batch, loss, loss_type, adaptive, parts, l2, shrinkage, weights, labels,
