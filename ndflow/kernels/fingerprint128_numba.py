@@ -20,6 +20,7 @@ _U0, _U8, _U47 = np.uint64(0), np.uint64(8), np.uint64(47)
 
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 f64 = f32 = rot = shift_mix = len16 = len0to16 = weak32 = city_murmur = city128 = None
+little_endian = None
 
 
 def _build():
@@ -30,20 +31,23 @@ def _build():
     except ImportError:
         return None
     global f64, f32, rot, shift_mix, len16, len0to16, weak32, city_murmur, city128
+    global little_endian
+
+    @njit(cache=True, inline="always")
+    def little_endian(b, i, width):
+        """The `width` bytes from b[i] as a little-endian uint64."""
+        v = _U0
+        for k in range(width):
+            v |= np.uint64(b[i + k]) << np.uint64(8 * k)
+        return v
 
     @njit(cache=True, inline="always")
     def f64(b, i):
-        v = _U0
-        for k in range(8):
-            v |= np.uint64(b[i + k]) << np.uint64(8 * k)
-        return v
+        return little_endian(b, i, 8)
 
     @njit(cache=True, inline="always")
     def f32(b, i):
-        v = _U0
-        for k in range(4):
-            v |= np.uint64(b[i + k]) << np.uint64(8 * k)
-        return v
+        return little_endian(b, i, 4)
 
     @njit(cache=True, inline="always")
     def rot(v, shift):

@@ -18,24 +18,26 @@ from ndflow.kernels.registry import host_kernel
 from ndflow.ops import string_hash_ops
 
 
-def _len17to32(s: bytes, n: int) -> int:
+def _mix_ends(s: bytes, n: int, k: int) -> tuple:
+    """The 17..64-byte hashes' mix of the first and last 16 bytes (the first word times k):
+    (mul, a, and the two words len16 takes)."""
     mul = (K2 + n * 2) & M
-    a = (f64(s, 0) * K1) & M
+    a = (f64(s, 0) * k) & M
     b = f64(s, 8)
     c = (f64(s, n - 8) * mul) & M
     d = (f64(s, n - 16) * K2) & M
-    return len16((rot((a + b) & M, 43) + rot(c, 30) + d) & M,
-                 (a + rot((b + K2) & M, 18) + c) & M, mul)
+    return (mul, a, (rot((a + b) & M, 43) + rot(c, 30) + d) & M,
+            (a + rot((b + K2) & M, 18) + c) & M)
+
+
+def _len17to32(s: bytes, n: int) -> int:
+    mul, _, u, v = _mix_ends(s, n, K1)
+    return len16(u, v, mul)
 
 
 def _len33to64(s: bytes, n: int) -> int:
-    mul = (K2 + n * 2) & M
-    a = (f64(s, 0) * K2) & M
-    b = f64(s, 8)
-    c = (f64(s, n - 8) * mul) & M
-    d = (f64(s, n - 16) * K2) & M
-    y = (rot((a + b) & M, 43) + rot(c, 30) + d) & M
-    z = len16(y, (a + rot((b + K2) & M, 18) + c) & M, mul)
+    mul, a, y, v = _mix_ends(s, n, K2)
+    z = len16(y, v, mul)
     e = (f64(s, 16) * mul) & M
     f = f64(s, 24)
     g = ((y + f64(s, n - 32)) * mul) & M

@@ -86,7 +86,7 @@ def rows_spans(rows: np.ndarray) -> Spans:
 
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 load_u64 = load_u32 = load_u8 = rot = hash_len16 = farm_na = weak32 = sip_round = None
-sip24 = murmur = hash_one = None
+sip24 = murmur = hash_one = mix_ends = None
 
 
 def _build():
@@ -99,7 +99,7 @@ def _build():
     except ImportError:
         return None
     global load_u64, load_u32, load_u8, rot, hash_len16, farm_na, weak32, sip_round, sip24, \
-        murmur, hash_one
+        murmur, hash_one, mix_ends
 
     def loader(bits):
         @intrinsic
@@ -137,6 +137,17 @@ def _build():
         b = b + rot(a, 44)
         return a + z, b + c
 
+    @njit(cache=True, inline="always")
+    def mix_ends(p, un, k):
+        """farmhashna's 17..64-byte mix of the first and last 16 bytes (the first word times
+        k): (mul, a, and the two words hash_len16 takes)."""
+        mul = _K2 + un * np.uint64(2)
+        a = load_u64(p) * k
+        b = load_u64(p + _U8)
+        c = load_u64(p + un - _U8) * mul
+        d = load_u64(p + un - np.uint64(16)) * _K2
+        return mul, a, rot(a + b, 43) + rot(c, 30) + d, a + rot(b + _K2, 18) + c
+
     @njit(cache=True)
     def farm_na(p, n):
         """farmhashna::Hash64 of the n bytes at address p."""
@@ -160,20 +171,11 @@ def _build():
                 return (h ^ (h >> _U47)) * _K2
             return _K2
         if n <= 32:
-            mul = _K2 + un * np.uint64(2)
-            a = load_u64(p) * _K1
-            b = load_u64(p + _U8)
-            c = load_u64(p + un - _U8) * mul
-            d = load_u64(p + un - np.uint64(16)) * _K2
-            return hash_len16(rot(a + b, 43) + rot(c, 30) + d, a + rot(b + _K2, 18) + c, mul)
+            mul, _, u, v = mix_ends(p, un, _K1)
+            return hash_len16(u, v, mul)
         if n <= 64:
-            mul = _K2 + un * np.uint64(2)
-            a = load_u64(p) * _K2
-            b = load_u64(p + _U8)
-            c = load_u64(p + un - _U8) * mul
-            d = load_u64(p + un - np.uint64(16)) * _K2
-            y = rot(a + b, 43) + rot(c, 30) + d
-            z = hash_len16(y, a + rot(b + _K2, 18) + c, mul)
+            mul, a, y, v = mix_ends(p, un, _K2)
+            z = hash_len16(y, v, mul)
             e = load_u64(p + np.uint64(16)) * mul
             f = load_u64(p + np.uint64(24))
             g = (y + load_u64(p + un - np.uint64(32))) * mul
