@@ -306,29 +306,16 @@ def _philox_state_kernel(node, draw):
     return run
 
 
-@kernel(stateful_random.StatefulUniform)
-def _stateful_uniform(node):
-    return _philox_state_kernel(node, philox_draw(node, "uniform"))
+def _register_stateful(op, kind: str) -> None:
+    kernel(op)(lambda node: _philox_state_kernel(node, philox_draw(node, kind)))
 
 
-@kernel(stateful_random.StatefulStandardNormalV2)
-def _stateful_normal(node):
-    return _philox_state_kernel(node, philox_draw(node, "normal"))
-
-
-@kernel(stateful_random.StatefulUniformInt)
-def _stateful_uniform_int(node):
-    return _philox_state_kernel(node, philox_draw(node, "uniform_int"))
-
-
-@kernel(stateful_random.StatefulUniformFullInt)
-def _stateful_uniform_full_int(node):
-    return _philox_state_kernel(node, philox_draw(node, "full_int"))
-
-
-@kernel(stateful_random.StatefulTruncatedNormal)
-def _stateful_truncated_normal(node):
-    return _philox_state_kernel(node, philox_draw(node, "truncated_normal"))
+for _op, _kind in ((stateful_random.StatefulUniform, "uniform"),
+                   (stateful_random.StatefulStandardNormalV2, "normal"),
+                   (stateful_random.StatefulUniformInt, "uniform_int"),
+                   (stateful_random.StatefulUniformFullInt, "full_int"),
+                   (stateful_random.StatefulTruncatedNormal, "truncated_normal")):
+    _register_stateful(_op, _kind)
 
 
 # -- gamma and Poisson (ATen's samplers) ----------------------------------------------------
