@@ -23,7 +23,7 @@ from ndflow.kernels.build_once import built_once
 CHUNK = 1 << 15   # elements per claimed chunk
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = _row = _compact = _step = None
-_view = _update = _stored_square = _own_square = None
+_view = _update = _stored_square = _own_square = _header = None
 
 
 def applies(var: torch.Tensor) -> bool:
@@ -77,7 +77,7 @@ def _build():
         return None
     from numba import cfunc, types  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, _row, _compact, _step
-    global _view, _update, _stored_square, _own_square
+    global _view, _update, _stored_square, _own_square, _header
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
 
@@ -134,19 +134,24 @@ def _build():
             _row(w, m, v, g, g2, _view(d, 9, offset, k), _view(d, 11, offset, k),
                  _view(d, 13, offset, k), k, c1, c2, alpha, eps, square)
 
+    @numba.njit(inline="always")
+    def _header(data, words, params):
+        """(data's `words` int64s, the count, the chunk, the params c1, c2, alpha, eps at
+        d[params], whether the outputs are var, m, v themselves)."""
+        d = carray(data, words, dtype=np.int64)
+        p = carray(address_as_pointer(d[params], np.float32), 4)
+        return (d, d[1], d[2], p[0], p[1], p[2], p[3],
+                d[9] == d[3] and d[11] == d[5] and d[13] == d[7])
+
     # data = [counter, rows, chunk rows, (address, length) of var, m, v, var_out, m_out,
     #         v_out, slot (int64 per row), sums, squares (float32 per touched row),
     #         params (c1, c2, alpha, eps), (cols,), a row of zeros (an untouched row's g)]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
     def sparse_adam(data):
-        d = carray(data, 28, dtype=np.int64)
-        rows, chunk = d[1], d[2]
-        p = carray(address_as_pointer(d[21], np.float32), 4)
-        c1, c2, alpha, eps = p[0], p[1], p[2], p[3]
+        d, rows, chunk, c1, c2, alpha, eps, in_place = _header(data, 28, 21)
         k = carray(address_as_pointer(d[23], np.int64), 1)[0]
         slot = carray(address_as_pointer(d[15], np.int64), rows)
         zeros = carray(address_as_pointer(d[25], np.float32), k)
-        in_place = d[9] == d[3] and d[11] == d[5] and d[13] == d[7]
         q = claim_chunk(data)
         while q * chunk < rows:
             for r in range(q * chunk, min((q + 1) * chunk, rows)):
@@ -161,11 +166,7 @@ def _build():
     #         params (c1, c2, alpha, eps)]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
     def dense_adam(data):
-        d = carray(data, 20, dtype=np.int64)
-        n, chunk = d[1], d[2]
-        p = carray(address_as_pointer(d[17], np.float32), 4)
-        c1, c2, alpha, eps = p[0], p[1], p[2], p[3]
-        in_place = d[9] == d[3] and d[11] == d[5] and d[13] == d[7]
+        d, n, chunk, c1, c2, alpha, eps, in_place = _header(data, 20, 17)
         q = claim_chunk(data)
         while q * chunk < n:
             lo = q * chunk
