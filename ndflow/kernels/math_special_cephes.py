@@ -258,7 +258,7 @@ _CONSTANTS = {(name, dt): torch.tensor(_TABLES[_TABLE_OF[name]], dtype=torch.flo
 CHUNK = 1 << 14   # elements per claimed chunk
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = None
-nb_poly = nb_dawsn = nb_expint = nb_fresnel = nb_spence = nb_apply = None
+nb_poly = nb_dawsn = nb_expint = nb_fresnel = nb_spence = nb_apply = nb_run = None
 
 
 def _define():
@@ -271,7 +271,7 @@ def _define():
     except ImportError:
         return None
     global claim_chunk, address_as_pointer, carray
-    global nb_poly, nb_dawsn, nb_expint, nb_fresnel, nb_spence, nb_apply
+    global nb_poly, nb_dawsn, nb_expint, nb_fresnel, nb_spence, nb_apply, nb_run
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
     njit = numba.njit(cache=True, nogil=True)
@@ -403,6 +403,22 @@ def _define():
             for i in range(x.size):
                 out[i] = nb_spence(x[i], c)
 
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def nb_run(data, dtype, itemsize):
+        """A callback's work: chunks of x (elements of `dtype`, `itemsize` bytes) claimed
+        from the counter until none is left, nb_apply on each."""
+        d = carray(data, 12, dtype=np.int64)
+        n, chunk = d[1], d[2]
+        c = carray(address_as_pointer(d[7], dtype), d[8])
+        fid = carray(address_as_pointer(d[9], np.int64), 1)[0]
+        q = claim_chunk(data)
+        while q * chunk < n:
+            lo = q * chunk
+            m = min(lo + chunk, n) - lo
+            nb_apply(fid, carray(address_as_pointer(d[3] + lo * itemsize, dtype), m),
+                     carray(address_as_pointer(d[5] + lo * itemsize, dtype), m), c)
+            q = claim_chunk(data)
+
     return True
 
 
@@ -417,17 +433,7 @@ def _float_callback():
 
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def run_float(data):
-        d = carray(data, 12, dtype=np.int64)
-        n, chunk = d[1], d[2]
-        c = carray(address_as_pointer(d[7], np.float32), d[8])
-        fid = carray(address_as_pointer(d[9], np.int64), 1)[0]
-        q = claim_chunk(data)
-        while q * chunk < n:
-            lo = q * chunk
-            m = min(lo + chunk, n) - lo
-            nb_apply(fid, carray(address_as_pointer(d[3] + lo * 4, np.float32), m),
-                     carray(address_as_pointer(d[5] + lo * 4, np.float32), m), c)
-            q = claim_chunk(data)
+        nb_run(data, np.float32, 4)
     return run_float.address
 
 
@@ -436,17 +442,7 @@ def _double_callback():
 
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def run_double(data):
-        d = carray(data, 12, dtype=np.int64)
-        n, chunk = d[1], d[2]
-        c = carray(address_as_pointer(d[7], np.float64), d[8])
-        fid = carray(address_as_pointer(d[9], np.int64), 1)[0]
-        q = claim_chunk(data)
-        while q * chunk < n:
-            lo = q * chunk
-            m = min(lo + chunk, n) - lo
-            nb_apply(fid, carray(address_as_pointer(d[3] + lo * 8, np.float64), m),
-                     carray(address_as_pointer(d[5] + lo * 8, np.float64), m), c)
-            q = claim_chunk(data)
+        nb_run(data, np.float64, 8)
     return run_double.address
 
 
