@@ -237,3 +237,20 @@ def broadcast_all(shapes: Iterable) -> TensorShape:
     for s in shapes:
         result = broadcast_shapes(result, s)
     return result
+
+
+def reshape_sizes(dims: list, one: str, size: str) -> tuple:
+    """TF's checks of a reshape's requested sizes `dims` (-1: inferred): (the product of the
+    known sizes, the positions of -1, TF's message for two -1s or a size below -1, or None).
+    `one` and `size` begin those messages as the op words them ("Only one input size" and
+    "Size" for Reshape)."""
+    unknown = [i for i, d in enumerate(dims) if d == -1]
+    if len(unknown) > 1:
+        return 0, unknown, f"{one} may be -1, not both {unknown[0]} and {unknown[1]}"
+    for i, d in enumerate(dims):
+        if d < -1:
+            return 0, unknown, f"{size} {i} must be non-negative, not {d}"
+    product = 1
+    for d in dims:
+        product *= d if d != -1 else 1
+    return product, unknown, None

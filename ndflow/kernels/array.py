@@ -16,7 +16,7 @@ import torch
 from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph_def import dtype_name
-from ndflow.core.shapes import fmt
+from ndflow.core.shapes import fmt, reshape_sizes
 from ndflow.kernels import list_ops as tensor_lists
 from ndflow.kernels.registry import kernel
 from ndflow.ops import array_core, array_fill, array_transpose, constant_op
@@ -127,16 +127,9 @@ def _rank(node):
 
 def reshape_error(x, dims: list) -> InvalidArgumentError:
     """TF's Reshape kernel messages for a shape that does not fit `x`."""
-    unknown = [i for i, d in enumerate(dims) if d == -1]
-    if len(unknown) > 1:
-        return invalid(f"Only one input size may be -1, not both {unknown[0]} and "
-                       f"{unknown[1]}")
-    for i, d in enumerate(dims):
-        if d < -1:
-            return invalid(f"Size {i} must be non-negative, not {d}")
-    n = 1
-    for d in dims:
-        n *= d if d != -1 else 1
+    n, unknown, message = reshape_sizes(dims, "Only one input size", "Size")
+    if message is not None:
+        return invalid(message)
     if unknown:
         return invalid(f"Input to reshape is a tensor with {x.numel()} values, but the "
                        f"requested shape requires a multiple of {n}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ndflow.core.shapes import reshape_sizes
 from ndflow.kernels.registry import host_kernel, kernel
 from ndflow.kernels.sparse_common import (
     bad,
@@ -53,16 +54,9 @@ def _reshape(node):
         total = 1
         for d in old:
             total *= d
-        unknown = [i for i, d in enumerate(new) if d == -1]
-        if len(unknown) > 1:
-            raise bad(f"only one output dimension may be -1, not both {unknown[0]} and "
-                      f"{unknown[1]}")
-        for i, d in enumerate(new):
-            if d < -1:
-                raise bad(f"size {i} must be non-negative, not {d}")
-        product = 1
-        for d in new:
-            product *= d if d != -1 else 1
+        product, unknown, message = reshape_sizes(new, "only one output dimension", "size")
+        if message is not None:
+            raise bad(message)
         shown = f"input_shape=[{','.join(map(str, old))}]"
         if unknown:
             if product == 0 or total % product:
