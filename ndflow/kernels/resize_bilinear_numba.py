@@ -24,7 +24,7 @@ from ndflow.kernels import omp_pool
 from ndflow.kernels.build_once import built_once
 
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
-claim_chunk = address_as_pointer = carray = fill_row = unpack = None
+claim_chunk = address_as_pointer = carray = fill_row = unpack = row_buffer = None
 
 
 def applies(x: torch.Tensor) -> bool:
@@ -74,9 +74,22 @@ def _build():
     except ImportError:
         return None
     from numba import cfunc, njit, types  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray, fill_row, unpack
+    global claim_chunk, address_as_pointer, carray, fill_row, unpack, row_buffer
     claim_chunk, address_as_pointer, _ = omp_pool.chunk_intrinsics()
     carray = numba.carray
+
+    @njit(cache=True, inline="always")
+    def row_buffer(src, spare, held0, held1, x, p, left, right, lerp, oh, out_row, scratch):
+        """(the buffer holding input row src, held0, held1): the one holding it already, else
+        `spare`, filled with it."""
+        if held0 == src:
+            return 0, held0, held1
+        if held1 == src:
+            return 1, held0, held1
+        fill_row(x, src, p, left, right, lerp, oh, out_row, scratch, spare * out_row)
+        if spare == 0:
+            return 0, src, held1
+        return 1, held0, src
 
     @njit(cache=True, inline="always")
     def fill_row(x, src, p, left, right, lerp, oh, out_row, scratch, base):
@@ -118,30 +131,10 @@ def _build():
                 t_src = b * plane + p[top + i] * row
                 b_src = b * plane + p[bottom + i] * row
                 # the top row's buffer: one holding it, else the one not holding the bottom
-                if held0 == t_src:
-                    tb = 0
-                elif held1 == t_src:
-                    tb = 1
-                else:
-                    tb = 1 if held0 == b_src else 0
-                    fill_row(x, t_src, p, left, right, lerp, oh, out_row, scratch,
-                             tb * out_row)
-                    if tb == 0:
-                        held0 = t_src
-                    else:
-                        held1 = t_src
-                if held0 == b_src:
-                    bb = 0
-                elif held1 == b_src:
-                    bb = 1
-                else:
-                    bb = 1 - tb
-                    fill_row(x, b_src, p, left, right, lerp, oh, out_row, scratch,
-                             bb * out_row)
-                    if bb == 0:
-                        held0 = b_src
-                    else:
-                        held1 = b_src
+                tb, held0, held1 = row_buffer(t_src, 1 if held0 == b_src else 0, held0, held1,
+                                              x, p, left, right, lerp, oh, out_row, scratch)
+                bb, held0, held1 = row_buffer(b_src, 1 - tb, held0, held1,
+                                              x, p, left, right, lerp, oh, out_row, scratch)
                 t_base, b_base, o = tb * out_row, bb * out_row, r * out_row
                 for e in range(out_row):   # contiguous: vectorized
                     top_v = scratch[t_base + e]
