@@ -45,6 +45,14 @@ def key_counter_from_seed(seed0: int, seed1: int) -> tuple[tuple[int, int], list
     return (int(mix[0]), int(mix[1])), [0, 0, int(mix[2]), int(mix[3])]
 
 
+def key_counter_words(seed0: int, seed1: int) -> tuple[np.ndarray, np.ndarray]:
+    """TF's StatelessRandomGetKeyCounter of a seed: the Philox key [1] and counter [2] as
+    int64 arrays holding the uint64 words' bits."""
+    (k0, k1), c = key_counter_from_seed(seed0, seed1)
+    return (np.array([k0 | k1 << 32], np.uint64).view(np.int64),
+            np.array([c[0] | c[1] << 32, c[2] | c[3] << 32], np.uint64).view(np.int64))
+
+
 def first_doubles_of_seeds(seed0: np.ndarray, seed1: np.ndarray) -> np.ndarray:
     """float64 [n]: for each seed pair (words under 2**32), the first double in [0, 1) that a
     stateless op seeded with it draws (Uint64ToDouble of its first call's words 0 and 1;

@@ -321,20 +321,13 @@ def _raise_status(status: np.ndarray) -> None:
 
 # -- StatelessRandomGetKeyCounter and StatelessShuffle ----------------------------------------
 
-def _as_int64(words: list) -> torch.Tensor:
-    return torch.tensor([w - (1 << 64) if w >= 1 << 63 else w for w in words],
-                        dtype=torch.int64)
-
-
 @kernel(ops.StatelessRandomGetKeyCounter)
 def _stateless_get_key_counter(node):
     device = node.device
 
     def run(seed):
-        (k0, k1), c = philox.key_counter_from_seed(*_check_seed(seed))
-        key = _as_int64([k0 | k1 << 32])
-        counter = _as_int64([c[0] | c[1] << 32, c[2] | c[3] << 32])
-        return key.to(device), counter.to(device)
+        key, counter = philox.key_counter_words(*_check_seed(seed))
+        return torch.from_numpy(key).to(device), torch.from_numpy(counter).to(device)
     return run
 
 

@@ -61,11 +61,6 @@ for _op, _kind in ((ops.StatelessRandomUniformV2, "uniform"),
     kernel(_op)(lambda node, kind=_kind: _v2(node, kind))
 
 
-def _as_int64(words: list) -> torch.Tensor:
-    return torch.tensor([w - (1 << 64) if w >= 1 << 63 else w for w in words],
-                        dtype=torch.int64)
-
-
 @kernel(ops.StatelessRandomGetKeyCounterAlg)
 def _get_key_counter_alg(node):
     device = node.device
@@ -74,10 +69,9 @@ def _get_key_counter_alg(node):
         if seed.numel() != 2:
             raise InvalidArgumentError(None, None, f"seed must have shape [2], not "
                                        f"{_shape_str(seed)}")
-        (k0, k1), c = philox.key_counter_from_seed(*(int(v) for v in seed.reshape(-1)))
-        key = _as_int64([k0 | k1 << 32])
-        counter = _as_int64([c[0] | c[1] << 32, c[2] | c[3] << 32])
-        return key.to(device), counter.to(device), torch.tensor(_PHILOX, dtype=torch.int32)
+        key, counter = philox.key_counter_words(*(int(v) for v in seed.reshape(-1)))
+        return (torch.from_numpy(key).to(device), torch.from_numpy(counter).to(device),
+                torch.tensor(_PHILOX, dtype=torch.int32))
     return run
 
 
