@@ -44,6 +44,7 @@ claim_chunk = address_as_pointer = f32_from_bits = carray = None
 header = chunk_view = scan_step = max_2x2 = tiled_gradient = each_chunk = geometry = None
 same = plus_zero = bf16_widen = None
 forward_rows = backward_rows = forward_rows_bf16 = backward_rows_bf16 = None
+forward_views = backward_views = pool_2x2 = each_chunk_of = None
 
 
 def available() -> bool:
@@ -70,10 +71,10 @@ def applies(x: torch.Tensor, k, s, top_left, out_hw) -> bool:
 _callbacks = built_once(lambda: _build() if omp_pool.launcher() is not None else None)
 
 
-def _params(x_shape, out_hw, k, s, top_left) -> np.ndarray:
+def _params(x_shape, out_hw, k, s, top_left, dtype) -> np.ndarray:
     _, h, w, c = x_shape
     return np.array([h, w, c, out_hw[0], out_hw[1], k[0], k[1], s[0], s[1], top_left[0],
-                     top_left[1]], dtype=np.int64)
+                     top_left[1], dtype == torch.bfloat16], dtype=np.int64)
 
 
 def _chunk_rows(n: int, threads: int) -> int:
@@ -89,10 +90,9 @@ def forward(x: torch.Tensor, k, s, top_left, out_hw):
     idx = torch.empty((n, out_hw[0], out_hw[1], c), dtype=torch.int64)
     if y.numel():
         threads = torch.get_num_threads()
-        callback = _callbacks()[2 if x.dtype == torch.bfloat16 else 0]
-        omp_pool.run_chunks(callback, n, _chunk_rows(n, threads),
+        omp_pool.run_chunks(_callbacks()[0], n, _chunk_rows(n, threads),
                             [x, y, idx,
-                             _params(x.shape, out_hw, k, s, top_left)], threads)
+                             _params(x.shape, out_hw, k, s, top_left, x.dtype)], threads)
     return y, idx
 
 
@@ -104,10 +104,10 @@ def backward(x_shape, g: torch.Tensor, idx: torch.Tensor, k, s, top_left):
     dx = torch.empty(tuple(x_shape), dtype=g.dtype)
     if dx.numel():
         threads = torch.get_num_threads()
-        callback = _callbacks()[3 if g.dtype == torch.bfloat16 else 1]
-        omp_pool.run_chunks(callback, n, _chunk_rows(n, threads),
+        omp_pool.run_chunks(_callbacks()[1], n, _chunk_rows(n, threads),
                             [g, idx, dx,
-                             _params(x_shape, g.shape[1:3], k, s, top_left)], threads)
+                             _params(x_shape, g.shape[1:3], k, s, top_left, g.dtype)],
+                            threads)
     return dx
 
 
@@ -120,6 +120,7 @@ def _build():
     global claim_chunk, address_as_pointer, f32_from_bits, carray
     global header, chunk_view, scan_step, max_2x2, tiled_gradient, same, plus_zero, bf16_widen
     global each_chunk, geometry, forward_rows, backward_rows, forward_rows_bf16, backward_rows_bf16
+    global forward_views, backward_views, pool_2x2, each_chunk_of
     claim_chunk, address_as_pointer, f32_from_bits = omp_pool.chunk_intrinsics()
     carray = numba.carray
     inline = numba.njit(inline="always")
@@ -128,7 +129,7 @@ def _build():
     def header(data):
         """(data as int64s, images, chunk rows, params) of a callback's data."""
         d = carray(data, 11, dtype=np.int64)
-        return d, d[1], d[2], carray(address_as_pointer(d[9], np.int64), 11)
+        return d, d[1], d[2], carray(address_as_pointer(d[9], np.int64), 12)
 
     @inline
     def chunk_view(d, k, lo, rows, size, dtype, itemsize):
@@ -193,6 +194,29 @@ def _build():
         return (h, w, c, ho, wo, p[5], p[6], p[7], p[8], p[9], p[10], h * w * c, ho * wo * c)
 
     @inline
+    def forward_views(d, lo, rows, plane, out_plane, dtype, itemsize):
+        """x, y (elements of `dtype`) and the indices of images lo..lo + rows - 1."""
+        return (chunk_view(d, 3, lo, rows, plane, dtype, itemsize),
+                chunk_view(d, 5, lo, rows, out_plane, dtype, itemsize),
+                chunk_view(d, 7, lo, rows, out_plane, np.int64, 8))
+
+    @inline
+    def backward_views(d, lo, rows, plane, out_plane, dtype, itemsize):
+        """g, the indices and dx (g, dx elements of `dtype`) of images lo..lo + rows - 1."""
+        return (chunk_view(d, 3, lo, rows, out_plane, dtype, itemsize),
+                chunk_view(d, 5, lo, rows, out_plane, np.int64, 8),
+                chunk_view(d, 7, lo, rows, plane, dtype, itemsize))
+
+    @inline
+    def pool_2x2(x, y, ix, o, p0, a0, c, w, widen):
+        """Each channel's max of the whole 2x2 window at plane position a0 (its first
+        element x[p0]) into y and ix from o."""
+        for ch in range(c):
+            best, arg = max_2x2(x, p0 + ch, c, w * c, a0, w, widen)
+            y[np.uint64(o + ch)] = best
+            ix[np.uint64(o + ch)] = arg
+
+    @inline
     def each_chunk(data, rows_body):
         """Claims chunks of images from the counter until none is left, running
         rows_body(d, lo, rows, params) on each."""
@@ -206,9 +230,7 @@ def _build():
     @inline
     def forward_rows(d, lo, rows, p):
         h, w, c, ho, wo, kh, kw, sh, sw, top, left, plane, out_plane = geometry(p)
-        x = chunk_view(d, 3, lo, rows, plane, np.float32, 4)
-        y = chunk_view(d, 5, lo, rows, out_plane, np.float32, 4)
-        ix = chunk_view(d, 7, lo, rows, out_plane, np.int64, 8)
+        x, y, ix = forward_views(d, lo, rows, plane, out_plane, np.float32, 4)
         for b in range(rows):
             for i in range(ho):
                 h0 = i * sh - top
@@ -219,11 +241,7 @@ def _build():
                     o = b * out_plane + (i * wo + j) * c
                     if he - hs == 2 and we - ws == 2:   # a whole 2x2 window
                         a0 = hs * w + ws
-                        p0 = b * plane + a0 * c
-                        for ch in range(c):
-                            best, arg = max_2x2(x, p0 + ch, c, w * c, a0, w, same)
-                            y[np.uint64(o + ch)] = best
-                            ix[np.uint64(o + ch)] = arg
+                        pool_2x2(x, y, ix, o, b * plane + a0 * c, a0, c, w, same)
                         continue
                     # the max in a register per channel: stores between the loads of
                     # possibly aliased arrays would keep LLVM from vectorizing
@@ -242,9 +260,7 @@ def _build():
     @inline
     def backward_rows(d, lo, rows, p):
         h, w, c, ho, wo, kh, kw, sh, sw, top, left, plane, out_plane = geometry(p)
-        g = chunk_view(d, 3, lo, rows, out_plane, np.float32, 4)
-        ix = chunk_view(d, 5, lo, rows, out_plane, np.int64, 8)
-        dx = chunk_view(d, 7, lo, rows, plane, np.float32, 4)
+        g, ix, dx = backward_views(d, lo, rows, plane, out_plane, np.float32, 4)
         if (kh == sh and kw == sw and top == 0 and left == 0 and ho * kh == h
                 and wo * kw == w):
             tiled_gradient(g, ix, dx, rows, plane, out_plane, w, c, ho, wo, kh, kw,
@@ -263,47 +279,38 @@ def _build():
     @inline
     def forward_rows_bf16(d, lo, rows, p):
         _, w, c, ho, wo, _, _, _, _, _, _, plane, out_plane = geometry(p)
-        x = chunk_view(d, 3, lo, rows, plane, np.uint16, 2)
-        y = chunk_view(d, 5, lo, rows, out_plane, np.uint16, 2)
-        ix = chunk_view(d, 7, lo, rows, out_plane, np.int64, 8)
+        x, y, ix = forward_views(d, lo, rows, plane, out_plane, np.uint16, 2)
         for b in range(rows):
             for i in range(ho):
                 for j in range(wo):
                     o = b * out_plane + (i * wo + j) * c
                     a0 = 2 * i * w + 2 * j
-                    p0 = b * plane + a0 * c
-                    for ch in range(c):
-                        bits, arg = max_2x2(x, p0 + ch, c, w * c, a0, w, bf16_widen)
-                        y[np.uint64(o + ch)] = bits
-                        ix[np.uint64(o + ch)] = arg
+                    pool_2x2(x, y, ix, o, b * plane + a0 * c, a0, c, w, bf16_widen)
 
     @inline
     def backward_rows_bf16(d, lo, rows, p):
         _, w, c, ho, wo, _, _, _, _, _, _, plane, out_plane = geometry(p)
-        tiled_gradient(chunk_view(d, 3, lo, rows, out_plane, np.uint16, 2),
-                       chunk_view(d, 5, lo, rows, out_plane, np.int64, 8),
-                       chunk_view(d, 7, lo, rows, plane, np.uint16, 2),
-                       rows, plane, out_plane, w, c, ho, wo, 2, 2, same, np.uint16(0))
+        g, ix, dx = backward_views(d, lo, rows, plane, out_plane, np.uint16, 2)
+        tiled_gradient(g, ix, dx, rows, plane, out_plane, w, c, ho, wo, 2, 2, same,
+                       np.uint16(0))
+
+    @inline
+    def each_chunk_of(data, float32_rows, bfloat16_rows):
+        """each_chunk with the rows body of the data's dtype (params[11]: bfloat16)."""
+        if header(data)[3][11]:
+            each_chunk(data, bfloat16_rows)
+        else:
+            each_chunk(data, float32_rows)
 
     # data = [counter, images, chunk, (address, length) of x, y, indices, params] (forward)
-    # or of g, indices, dx, params (backward)
-    signature = types.void(types.voidptr)
-
-    @cfunc(signature, nopython=True, cache=True)
+    # or of g, indices, dx, params (backward); params: h, w, c, ho, wo, kh, kw, sh, sw, top,
+    # left, bfloat16
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def pool_forward(data):
-        each_chunk(data, forward_rows)
+        each_chunk_of(data, forward_rows, forward_rows_bf16)
 
-    @cfunc(signature, nopython=True, cache=True)
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def pool_backward(data):
-        each_chunk(data, backward_rows)
+        each_chunk_of(data, backward_rows, backward_rows_bf16)
 
-    @cfunc(signature, nopython=True, cache=True)
-    def pool_forward_bf16(data):
-        each_chunk(data, forward_rows_bf16)
-
-    @cfunc(signature, nopython=True, cache=True)
-    def pool_backward_bf16(data):
-        each_chunk(data, backward_rows_bf16)
-
-    return (pool_forward.address, pool_backward.address, pool_forward_bf16.address,
-            pool_backward_bf16.address)
+    return pool_forward.address, pool_backward.address
