@@ -37,7 +37,7 @@ from ndflow.kernels.build_once import built_once
 BLOCK_ELEMENTS = 96 * 1024
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = call_sgemm = apply_block = spec_block = None
-gemm_block = None
+gemm_block = gemm_header = None
 
 
 def _sgemm_address() -> int | None:
@@ -143,7 +143,7 @@ def _build():
     from numba import cfunc, types  # noqa: PLC0415
     from numba.extending import intrinsic  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, call_sgemm, apply_block, spec_block
-    global gemm_block
+    global gemm_block, gemm_header
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
     apply_block = momentum_numba.apply_kernel()
@@ -181,18 +181,22 @@ def _build():
                    address_as_pointer(ints_at + 12, i32), address_as_pointer(floats_at + 4, f32),
                    address_as_pointer(c_at, f32), address_as_pointer(ints_at + 16, i32))
 
+    @numba.njit(inline="always")
+    def gemm_header(data, words, ints_at, floats):
+        """(data's `words` int64s, blocks, rows per block, the `floats` params after the ints
+        at d[ints_at], the sgemm_ address (two arrays on), n, a's row stride)."""
+        d = carray(data, words, dtype=np.int64)
+        ints = carray(address_as_pointer(d[ints_at], np.int32), 8)
+        return (d, d[1], d[2], carray(address_as_pointer(d[ints_at + 2], np.float32), floats),
+                carray(address_as_pointer(d[ints_at + 6], np.int64), 1)[0], ints[0], ints[6])
+
     # data = [counter, blocks, rows per block, (address, length) of b, a, accum, var, var_out,
     #         ints (n, k, lda, ldb, ldc, m, a_stride), floats (alpha, beta, decay, step),
     #         chars (transa, transb), the sgemm_ address, each block's row count (int32)]
     # (nothing is allocated here: the callback runs without numba's runtime)
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def gemm_then_update(data):
-        d = carray(data, 23, dtype=np.int64)
-        blocks, rows = d[1], d[2]
-        ints = carray(address_as_pointer(d[13], np.int32), 8)
-        fl = carray(address_as_pointer(d[15], np.float32), 4)
-        fn = carray(address_as_pointer(d[19], np.int64), 1)[0]
-        n, a_stride = ints[0], ints[6]
+        d, blocks, rows, fl, fn, n, a_stride = gemm_header(data, 23, 13, 4)
         i32, f32 = np.int32, np.float32
         q = claim_chunk(data)
         while q < blocks:
@@ -218,12 +222,7 @@ def _build():
     #         (the next free slot, the not-finite flag) as int64s]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def gemm_then_speculate(data):
-        d = carray(data, 29, dtype=np.int64)
-        blocks, rows = d[1], d[2]
-        ints = carray(address_as_pointer(d[15], np.int32), 8)
-        p = carray(address_as_pointer(d[17], np.float32), 9)
-        fn = carray(address_as_pointer(d[21], np.int64), 1)[0]
-        n, a_stride = ints[0], ints[6]
+        d, blocks, rows, p, fn, n, a_stride = gemm_header(data, 29, 15, 9)
         s, lr, mu = p[2], p[3], p[4]
         nesterov, keras, decay, stream = p[5] != 0, p[6] != 0, p[7] != 0, p[8] != 0
         i32, f32 = np.int32, np.float32
