@@ -213,30 +213,27 @@ def parse_output(spec: str) -> tuple[str, dict]:
     return kind, opts
 
 
-def format_number(n: int) -> str:
+def _in_thousands(n: int, units: tuple) -> str:
+    """tfprof's n: as it is with units[0] below 1000, else divided by the largest power of
+    1000 (up to len(units) - 1) it reaches, two decimals, with that power's unit."""
     if n < 1000:
-        return str(n)
-    if n < 1000000:
-        return f"{n / 1000.0:.2f}k"
-    if n < 1000000000:
-        return f"{n / 1000000.0:.2f}m"
-    return f"{n / 1000000000.0:.2f}b"
+        return f"{n}{units[0]}"
+    k = 1
+    while k + 1 < len(units) and n >= 1000 ** (k + 1):
+        k += 1
+    return f"{n / float(1000 ** k):.2f}{units[k]}"
+
+
+def format_number(n: int) -> str:
+    return _in_thousands(n, ("", "k", "m", "b"))
 
 
 def format_time(micros: int) -> str:
-    if micros < 1000:
-        return f"{micros}us"
-    if micros < 1000000:
-        return f"{micros / 1000.0:.2f}ms"
-    return f"{micros / 1000000.0:.2f}sec"
+    return _in_thousands(micros, ("us", "ms", "sec"))
 
 
 def format_memory(b: int) -> str:
-    if b < 1000:
-        return f"{b}B"
-    if b < 1000000:
-        return f"{b / 1000.0:.2f}KB"
-    return f"{b / 1000000.0:.2f}MB"
+    return _in_thousands(b, ("B", "KB", "MB"))
 
 
 _DOC_CMD = {
