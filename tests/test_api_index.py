@@ -104,6 +104,20 @@ def test_import_leaves_the_areas_for_first_use():
     assert "keras" in after
 
 
+def test_eager_arithmetic_loads_the_eager_base_only():
+    """Issue 57's bar: `tf.constant(1.0) + 1` loads at most 250 of ndflow's modules (the op
+    families, sessions, tf.function, the passes and the JIT load at first use)."""
+    out = json.loads(_fresh(
+        "import sys, json, ndflow as tf\n"
+        "tf.constant(1.0) + 1\n"
+        "mods = [m for m in sys.modules if m == 'ndflow' or m.startswith('ndflow.')]\n"
+        "print(json.dumps([len(mods), [m for m in mods if m.startswith(("
+        "'ndflow.passes', 'ndflow.jit', 'ndflow.runtime.function', 'ndflow.runtime.session'))]]))"))
+    count, deferred = out
+    assert count <= 250, f"{count} modules"
+    assert deferred == []
+
+
 def test_namespaces_import_by_module_name_before_first_use():
     out = _fresh(
         "import ndflow.compat.v1.nn as v1nn\n"
