@@ -28,6 +28,9 @@ from ndflow.kernels.build_once import built_once
 
 _POOL: list = []
 _POOL_LOCK = threading.Lock()
+# the kernels' numba helper, a module global rather than a closure cell: numba's disk cache
+# refuses kernels that close over anything
+last = None
 
 
 def _build():
@@ -36,6 +39,7 @@ def _build():
     except ImportError:
         return None
     njit = numba.njit(cache=True, nogil=True)
+    global last
 
     @njit
     def last(edges, i, overlapping, limit):

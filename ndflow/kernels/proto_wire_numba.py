@@ -22,7 +22,7 @@ OK, BAIL = 0, 1
 VARINT_KIND, FIXED4_KIND, FIXED8_KIND = 0, 4, 8
 
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
-read_varint = skip = keep = varint_size = write_varint = None
+read_varint = skip = keep = varint_size = write_varint = put = None
 
 
 def _build():
@@ -30,7 +30,7 @@ def _build():
         from numba import njit  # noqa: PLC0415 - loads with the first such op, not ndflow
     except ImportError:
         return None
-    global read_varint, skip, keep, varint_size, write_varint
+    global read_varint, skip, keep, varint_size, write_varint, put
 
     @njit(cache=True, inline="always")
     def read_varint(buf, pos, end):
