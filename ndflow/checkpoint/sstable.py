@@ -19,6 +19,7 @@ import struct
 import google_crc32c
 
 from ndflow.core import errors
+from ndflow.kernels import proto_wire
 
 TABLE_MAGIC = 0xDB4775248B80FB57
 FOOTER_LENGTH = 48  # two block handles of at most 20 bytes each, padded, then the magic
@@ -45,10 +46,7 @@ def unmask_crc(masked: int) -> int:
 
 def put_varint(value: int) -> bytes:
     out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
+    proto_wire.write_varint(out, value)
     return bytes(out)
 
 
