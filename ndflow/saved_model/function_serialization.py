@@ -32,6 +32,11 @@ def arg_name(name: str, taken: set) -> str:
     base = re.sub(r"[^a-z0-9_]", "_", name.lower()) or "arg"
     if not base[0].isalpha():
         base = "arg_" + base
+    return unique_name(base, taken)
+
+
+def unique_name(base: str, taken: set) -> str:
+    """`base`, else the first of `base_1`, `base_2`, ... not in `taken`; added to it."""
     out, i = base, 0
     while out in taken:
         i += 1

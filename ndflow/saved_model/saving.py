@@ -44,7 +44,11 @@ from ndflow.saved_model import signatures as sigs
 from ndflow.saved_model.asset import Asset, asset_file_names
 from ndflow.saved_model.directory_swap import replace_tree
 from ndflow.saved_model.fingerprinting import create_fingerprint_def
-from ndflow.saved_model.function_serialization import concrete_function_def, signature_wrapper_def
+from ndflow.saved_model.function_serialization import (
+    concrete_function_def,
+    signature_wrapper_def,
+    unique_name,
+)
 from ndflow.saved_model.gradient_saving import save_gradient_functions, strip_unsaved_gradient_types
 from ndflow.saved_model.nested_structure_coder import encode
 from ndflow.saved_model.object_graph import Container, ObjectGraph, children
@@ -339,12 +343,7 @@ def _graph_def(b: _Builder) -> tuple:
     used_names: set = {"saver_filename", "save"}
 
     def unique(name):
-        base, k = name, 0
-        while name in used_names:
-            k += 1
-            name = f"{base}_{k}"
-        used_names.add(name)
-        return name
+        return unique_name(name, used_names)
 
     for i, node in enumerate(b.graph.nodes):
         if isinstance(node, Variable):
