@@ -299,7 +299,9 @@ def _check_shared(categorical_columns, private: bool):
     return sorted_columns, num_buckets
 
 
-def _shared_common(dimension, initializer, ckpt_to_load_from, tensor_name_in_ckpt):
+def _shared_common(categorical_columns, dimension, initializer, collection_name,
+                   ckpt_to_load_from, tensor_name_in_ckpt, private: bool):
+    """The checks and defaults v1 and v2 share: (initializer, bucket count, collection name)."""
     if context.executing_eagerly():
         raise RuntimeError("shared_embedding_columns are not supported when eager execution "
                            "is enabled.")
@@ -308,7 +310,10 @@ def _shared_common(dimension, initializer, ckpt_to_load_from, tensor_name_in_ckp
         raise ValueError("initializer must be callable if specified.")
     if initializer is None:
         initializer = truncated_normal_initializer(mean=0.0, stddev=1. / math.sqrt(dimension))
-    return initializer
+    sorted_columns, num_buckets = _check_shared(categorical_columns, private)
+    if not collection_name:
+        collection_name = "_".join(c.name for c in sorted_columns) + "_shared_embedding"
+    return initializer, num_buckets, collection_name
 
 
 @tf_export(v1=["feature_column.shared_embedding_columns"])
@@ -319,12 +324,9 @@ def shared_embedding_columns(categorical_columns, dimension, combiner="mean", in
                              use_safe_embedding_lookup=True):
     """v1: embedding columns of several categorical columns sharing one variable (graph
     mode only)."""
-    initializer = _shared_common(dimension, initializer, ckpt_to_load_from,
-                                 tensor_name_in_ckpt)
-    sorted_columns, _ = _check_shared(categorical_columns, private=True)
-    if not shared_embedding_collection_name:
-        shared_embedding_collection_name = "_".join(c.name for c in sorted_columns)
-        shared_embedding_collection_name += "_shared_embedding"
+    initializer, _, shared_embedding_collection_name = _shared_common(
+        categorical_columns, dimension, initializer, shared_embedding_collection_name,
+        ckpt_to_load_from, tensor_name_in_ckpt, private=True)
     return [_SharedEmbeddingColumn(
         categorical_column=c, dimension=dimension, combiner=combiner, initializer=initializer,
         shared_embedding_collection_name=shared_embedding_collection_name,
@@ -341,12 +343,9 @@ def shared_embedding_columns_v2(categorical_columns, dimension, combiner="mean",
                                 trainable=True, use_safe_embedding_lookup=True):
     """v2: SharedEmbeddingColumns of one creator (graph mode only; TF uses them only in
     DenseFeatures, which Keras 3 does not have)."""
-    initializer = _shared_common(dimension, initializer, ckpt_to_load_from,
-                                 tensor_name_in_ckpt)
-    sorted_columns, num_buckets = _check_shared(categorical_columns, private=False)
-    if not shared_embedding_collection_name:
-        shared_embedding_collection_name = "_".join(c.name for c in sorted_columns)
-        shared_embedding_collection_name += "_shared_embedding"
+    initializer, num_buckets, shared_embedding_collection_name = _shared_common(
+        categorical_columns, dimension, initializer, shared_embedding_collection_name,
+        ckpt_to_load_from, tensor_name_in_ckpt, private=False)
     creator = SharedEmbeddingColumnCreator(dimension, initializer, ckpt_to_load_from,
                                            tensor_name_in_ckpt, num_buckets, trainable,
                                            shared_embedding_collection_name,
