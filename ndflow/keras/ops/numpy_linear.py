@@ -39,6 +39,13 @@ def _product_dtypes(x1, x2):
     return rules.result_type(x1.dtype.name, x2.dtype.name, float), result
 
 
+def _operands(x1, x2):
+    """(x1, x2, result dtype): both as tensors cast to the product's compute dtype."""
+    x1, x2 = rules.to_tensor(x1), rules.to_tensor(x2)
+    compute, result = _product_dtypes(x1, x2)
+    return cast(x1, compute), cast(x2, compute), result
+
+
 @_np("matmul")
 def matmul(x1, x2):
     x1, x2 = rules.to_tensor(x1), rules.to_tensor(x2)
@@ -59,9 +66,7 @@ def matmul(x1, x2):
 
 @_np("dot")
 def dot(x1, x2):
-    x1, x2 = rules.to_tensor(x1), rules.to_tensor(x2)
-    compute, result = _product_dtypes(x1, x2)
-    x1, x2 = cast(x1, compute), cast(x2, compute)
+    x1, x2, result = _operands(x1, x2)
     if x1.shape.rank == 0 or x2.shape.rank == 0:
         out = x1 * x2
     elif x2.shape.rank == 1:
@@ -73,16 +78,13 @@ def dot(x1, x2):
 
 @_np("tensordot")
 def tensordot(x1, x2, axes=2):
-    x1, x2 = rules.to_tensor(x1), rules.to_tensor(x2)
-    compute, result = _product_dtypes(x1, x2)
-    return cast(linalg_extra.tensordot(cast(x1, compute), cast(x2, compute), axes), result)
+    x1, x2, result = _operands(x1, x2)
+    return cast(linalg_extra.tensordot(x1, x2, axes), result)
 
 
 @_np("inner")
 def inner(x1, x2):
-    x1, x2 = rules.to_tensor(x1), rules.to_tensor(x2)
-    compute, result = _product_dtypes(x1, x2)
-    x1, x2 = cast(x1, compute), cast(x2, compute)
+    x1, x2, result = _operands(x1, x2)
     if x1.shape.rank == 0 or x2.shape.rank == 0:
         return cast(x1 * x2, result)
     return cast(linalg_extra.tensordot(x1, x2, axes=[[-1], [-1]]), result)
@@ -90,20 +92,15 @@ def inner(x1, x2):
 
 @_np("outer")
 def outer(x1, x2):
-    x1, x2 = rules.to_tensor(x1), rules.to_tensor(x2)
-    compute, result = _product_dtypes(x1, x2)
-    x1 = array_core.reshape(cast(x1, compute), [-1, 1])
-    x2 = array_core.reshape(cast(x2, compute), [1, -1])
-    return cast(x1 * x2, result)
+    x1, x2, result = _operands(x1, x2)
+    return cast(array_core.reshape(x1, [-1, 1]) * array_core.reshape(x2, [1, -1]), result)
 
 
 @_np("vdot")
 def vdot(x1, x2):
-    x1, x2 = rules.to_tensor(x1), rules.to_tensor(x2)
-    compute, result = _product_dtypes(x1, x2)
-    x1 = array_core.reshape(cast(x1, compute), [-1])
-    x2 = array_core.reshape(cast(x2, compute), [-1])
-    return cast(linalg_extra.tensordot(x1, x2, axes=1), result)
+    x1, x2, result = _operands(x1, x2)
+    return cast(linalg_extra.tensordot(array_core.reshape(x1, [-1]), array_core.reshape(x2, [-1]),
+                                       axes=1), result)
 
 
 @_np("kron")
