@@ -31,6 +31,12 @@ def _bfloat16_bits(a: np.ndarray) -> np.ndarray:
     return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)  # round to nearest
 
 
+# The types whose values go into their own `*_val` field unchanged.
+_PLAIN_FIELDS = {dtypes.float32: "float_val", dtypes.float64: "double_val",
+                 dtypes.int64: "int64_val", dtypes.uint32: "uint32_val",
+                 dtypes.uint64: "uint64_val", dtypes.bool: "bool_val"}
+
+
 def _append(p, dt, flat: np.ndarray) -> None:
     if dt is dtypes.string:
         p.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in flat)
@@ -38,18 +44,8 @@ def _append(p, dt, flat: np.ndarray) -> None:
         p.half_val.extend(flat.astype(np.float16).view(np.uint16).tolist())
     elif dt is dtypes.bfloat16:
         p.half_val.extend(_bfloat16_bits(flat).tolist())
-    elif dt is dtypes.float32:
-        p.float_val.extend(flat.tolist())
-    elif dt is dtypes.float64:
-        p.double_val.extend(flat.tolist())
-    elif dt is dtypes.int64:
-        p.int64_val.extend(flat.tolist())
-    elif dt is dtypes.uint32:
-        p.uint32_val.extend(flat.tolist())
-    elif dt is dtypes.uint64:
-        p.uint64_val.extend(flat.tolist())
-    elif dt is dtypes.bool:
-        p.bool_val.extend(flat.tolist())
+    elif dt in _PLAIN_FIELDS:
+        getattr(p, _PLAIN_FIELDS[dt]).extend(flat.tolist())
     elif dt.is_complex:
         target = p.scomplex_val if dt is dtypes.complex64 else p.dcomplex_val
         target.extend(np.stack([flat.real, flat.imag], -1).reshape(-1).tolist())
