@@ -569,3 +569,16 @@ class Graph(GraphCollections):
 
 
 context._graph_factory = Graph
+
+
+def upstream_ops(roots, inputs_of) -> set:
+    """`roots` and every op reached from them through `inputs_of(op)` (the ops it needs)."""
+    need: set = set()
+    stack = list(roots)
+    while stack:
+        op = stack.pop()
+        if op in need:
+            continue
+        need.add(op)
+        stack.extend(inputs_of(op))
+    return need

@@ -10,7 +10,7 @@ fresh name recorded in `ctx.rename` otherwise. Creation order is kept.
 
 from __future__ import annotations
 
-from ndflow.core.graph import Graph, Operation, SymbolicTensor
+from ndflow.core.graph import Graph, Operation, SymbolicTensor, upstream_ops
 from ndflow.ops.array_core import Placeholder
 from ndflow.passes.graph_rewriter import GraphRewriter
 from ndflow.passes.pass_context import PassContext
@@ -36,17 +36,11 @@ def needed_ops(fetches, targets, fed: set) -> set:
     """Ops that must run for `fetches` and `targets` when the tensors in `fed` are fed. A
     control edge from a fed Placeholder is met by the feed (TF's FeedInputs moves such edges
     to the fed value's node), so it does not make the Placeholder run."""
-    need: set = set()
-    stack = [t.op for t in fetches if t not in fed] + list(targets)
-    while stack:
-        op = stack.pop()
-        if op in need:
-            continue
-        need.add(op)
-        stack.extend(t.op for t in op.inputs if t not in fed)
-        stack.extend(c for c in op.control_inputs
-                     if not (c.type in _PLACEHOLDERS and c.outputs[0] in fed))
-    return need
+    def inputs_of(op):
+        return [t.op for t in op.inputs if t not in fed] + [
+            c for c in op.control_inputs if not (c.type in _PLACEHOLDERS and c.outputs[0] in fed)]
+
+    return upstream_ops([t.op for t in fetches if t not in fed] + list(targets), inputs_of)
 
 
 _PLACEHOLDERS = ("Placeholder", "PlaceholderV2")

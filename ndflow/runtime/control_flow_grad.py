@@ -17,6 +17,7 @@ from __future__ import annotations
 from ndflow.autodiff.backprop import is_differentiable
 from ndflow.autodiff.gradients import gradients
 from ndflow.core import context, dtypes
+from ndflow.core.graph import upstream_ops
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import EagerTensor
 from ndflow.ops.apply import apply_op, capture_into
@@ -68,14 +69,8 @@ def copy_function_body(fg: FuncGraph, args: list, outputs: list) -> list:
 
 def _copy_needed(fg: FuncGraph, g, mapping: dict, copies: ForwardCopy, outputs: list) -> list:
     """Copies into `g` the ops of `fg` that `outputs` need and `mapping` lacks."""
-    need: set = set()
-    stack = [t.op for t in outputs if t not in mapping]
-    while stack:
-        op = stack.pop()
-        if op in need:
-            continue
-        need.add(op)
-        stack.extend(t.op for t in op.inputs if t not in mapping)
+    need = upstream_ops([t.op for t in outputs if t not in mapping],
+                        lambda op: [t.op for t in op.inputs if t not in mapping])
     for op in fg.get_operations():
         if op not in need:
             continue
