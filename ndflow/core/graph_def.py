@@ -398,17 +398,22 @@ def _collect_functions(graph, found: dict) -> None:
                     _collect_functions(f, found)
 
 
+def arg_tensor_count(arg, attrs) -> int:
+    """How many tensors ArgDef `arg` stands for, given its op's `attrs` (a `number_attr` or
+    `type_list_attr` arg holds several)."""
+    if arg.number_attr:
+        return int(attrs[arg.number_attr])
+    if arg.type_list_attr:
+        return len(attrs[arg.type_list_attr])
+    return 1
+
+
 def _output_arg_names(op) -> list:
     """Per output of `op`: (output arg name, index within the arg), for FunctionDef inputs."""
     args = getattr(op.op_def, "outputs", None) or []
     names = []
     for arg in args:
-        if arg.number_attr:
-            n = int(op.attrs[arg.number_attr])
-        elif arg.type_list_attr:
-            n = len(op.attrs[arg.type_list_attr])
-        else:
-            n = 1
+        n = arg_tensor_count(arg, op.attrs)
         names.extend((arg.name, i) for i in range(n))
     return names if len(names) == len(op.outputs) else [("output", i)
                                                         for i in range(len(op.outputs))]

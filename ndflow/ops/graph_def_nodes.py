@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ndflow.core import dtypes
 from ndflow.core.graph import Graph
-from ndflow.core.graph_def import attr_from_proto, dtype_name
+from ndflow.core.graph_def import arg_tensor_count, attr_from_proto, dtype_name
 from ndflow.core.shapes import TensorShape
 from ndflow.ops import op_def as op_defs
 from ndflow.ops.apply import infer_shapes, output_dtypes
@@ -127,12 +127,7 @@ def output_arg_offsets(node: Node) -> dict:
     ArgDefs (`number_attr` and `type_list_attr` args hold several tensors)."""
     out, k = {}, 0
     for arg in node.op_def.outputs:
-        if arg.number_attr:
-            n = int(node.attrs[arg.number_attr])
-        elif arg.type_list_attr:
-            n = len(node.attrs[arg.type_list_attr])
-        else:
-            n = 1
+        n = arg_tensor_count(arg, node.attrs)
         out[arg.name] = (k, n)
         k += n
     return out
