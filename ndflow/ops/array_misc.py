@@ -10,7 +10,7 @@ from ndflow.core import context
 from ndflow.core.api_export import tf_export
 from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
-from ndflow.core.shapes import TensorShape, as_shape
+from ndflow.core.shapes import TensorShape, as_shape, broadcast_shapes
 from ndflow.core.tensor import Tensor
 from ndflow.ops import array_misc_docs
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
@@ -63,24 +63,13 @@ def broadcast_dynamic_shape(shape_x, shape_y) -> Tensor:
 def broadcast_static_shape(shape_x, shape_y) -> TensorShape:
     """`tf.broadcast_static_shape`: the broadcast of two TensorShapes (unknown dims allowed)."""
     x, y = as_shape(shape_x), as_shape(shape_y)
-    if x.rank is None or y.rank is None:
-        return TensorShape(None)
-    a, b = x.as_list(), y.as_list()
-    n = max(len(a), len(b))
-    a, b = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
-    out = []
-    for da, db in zip(a, b):
-        if da is None or db is None:
-            known = da if db is None else db
-            out.append(None if known is None or known == 1 else known)
-        elif da == 1 or db == 1 or da == db:
-            out.append(db if da == 1 else da)
-        else:
-            raise ValueError(
-                "Incompatible shapes for broadcasting. Two shapes are compatible if for each "
-                "dimension pair they are either equal or one of them is 1. Received: "
-                f"{_tuple(x)} and {_tuple(y)}.")
-    return TensorShape(out)
+    try:
+        return broadcast_shapes(x, y)
+    except ValueError:  # TF's message for this API
+        raise ValueError(
+            "Incompatible shapes for broadcasting. Two shapes are compatible if for each "
+            "dimension pair they are either equal or one of them is 1. Received: "
+            f"{_tuple(x)} and {_tuple(y)}.") from None
 
 
 def _tuple(s: TensorShape) -> str:
