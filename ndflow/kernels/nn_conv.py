@@ -161,6 +161,16 @@ class ConvGeometry:
                                        f"filter depth: {in_depth} vs {w_in}")
         return in_depth // w_in
 
+    def forward_operands(self, x: torch.Tensor, w: torch.Tensor, plain: bool):
+        """(NCHW input padded for TF's windows, OIHW filter, [pad_h, pad_w], groups): a
+        forward convolution's ATen arguments, `plain` as in to_nchw."""
+        xv = self.to_nchw(x, plain)
+        wv = self.weight(w)
+        groups = self.groups(xv.shape[1], w.shape[2])
+        xv, pad = self.pad_input(xv, self.pads(xv.shape[2], xv.shape[3], w.shape[0],
+                                               w.shape[1]), plain)
+        return xv, wv, pad, groups
+
 
 def _int_safe(node, fn):
     """Integer convolutions (TF allows int32 Conv2D) computed in float64, rounded back and
@@ -206,11 +216,7 @@ def _forward(node, depthwise=False):
                 if conv_fft.all_finite(y):
                     return y
             plain = algorithm == NCHW
-            xv = c.to_nchw(x, plain)
-            wv = c.weight(w)
-            groups = c.groups(xv.shape[1], w.shape[2])
-            xv, pad = c.pad_input(xv, c.pads(xv.shape[2], xv.shape[3], w.shape[0],
-                                              w.shape[1]), plain)
+            xv, wv, pad, groups = c.forward_operands(x, w, plain)
             y = aten.convolution(xv, wv, None, c.stride, pad, c.dilation, False, [0, 0],
                                  groups)
             return c.from_nchw(y, plain)

@@ -101,11 +101,7 @@ def _fused_conv2d(node):
                         act(y)
                     return y
             plain = algorithm == NCHW
-            xv = c.to_nchw(x, plain)
-            wv = c.weight(w)
-            groups = c.groups(xv.shape[1], w.shape[2])
-            xv, pad = c.pad_input(xv, c.pads(xv.shape[2], xv.shape[3], w.shape[0],
-                                              w.shape[1]), plain)
+            xv, wv, pad, groups = c.forward_operands(x, w, plain)
             if post_op is not None:
                 y = torch.ops.mkldnn._convolution_pointwise(
                     xv, wv, b, pad, c.stride, c.dilation, groups, post_op[0], post_op[1], "")
