@@ -32,7 +32,7 @@ from ndflow.kernels import conv_fft, max_pool_numba
 from ndflow.kernels.conv_autotune import FFT, NCHW
 from ndflow.kernels.nn_conv import ConvGeometry
 from ndflow.kernels.nn_norm import fused_batch_norm_kernel
-from ndflow.kernels.nn_pool import PoolGeometry, lowest_value
+from ndflow.kernels.nn_pool import PoolGeometry
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_fused
 
@@ -147,10 +147,7 @@ def _max_pool_with_indices(node):
             pl = p.plan(x.shape[1], x.shape[2])
             if max_pool_numba.applies(x, p.k, p.s, pl.top_left, pl.out):
                 return max_pool_numba.forward(x, p.k, p.s, pl.top_left, pl.out)
-        xv = p.nchw(x)
-        pl = p.plan(xv.shape[2], xv.shape[3])
-        if pl.extra is not None:
-            xv = p.pad(xv, pl.extra, lowest_value(xv.dtype))
+        xv, pl = p.max_view(x)
         y, idx = aten.max_pool2d_with_indices(xv, p.k, p.s, pl.pad, [1, 1], pl.ceil)
         return p.back(y), p.back(idx)
     return max_pool_with_indices

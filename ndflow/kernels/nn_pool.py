@@ -90,6 +90,18 @@ class PoolGeometry:
     def back(self, y):
         return y.permute(0, 2, 3, 1) if self.nhwc else y
 
+    def view(self, x):
+        """(x's NCHW view, the window plan for its height and width)."""
+        xv = self.nchw(x)
+        return xv, self.plan(xv.shape[2], xv.shape[3])
+
+    def max_view(self, x):
+        """view(x), padded where the plan needs it with a value that never wins a max."""
+        xv, pl = self.view(x)
+        if pl.extra is not None:
+            xv = self.pad(xv, pl.extra, lowest_value(xv.dtype))
+        return xv, pl
+
     def pad(self, xv, extra, value):
         if self.nhwc:
             x = aten.constant_pad_nd(xv.permute(0, 2, 3, 1), [0, 0, *extra], value)
@@ -111,11 +123,8 @@ def _max_pool(node):
     p = PoolGeometry(node)
 
     def max_pool(x):
-        xv = p.nchw(x)
-        pl = p.plan(xv.shape[2], xv.shape[3])
+        xv, pl = p.max_view(x)
         dt = xv.dtype
-        if pl.extra is not None:
-            xv = p.pad(xv, pl.extra, lowest_value(dt))
         if not dt.is_floating_point:
             xv = xv.double()
         y = aten.max_pool2d(xv, p.k, p.s, pl.pad, [1, 1], pl.ceil)
@@ -161,10 +170,7 @@ def nan_never_wins(xv):
 
 def _argmax(p, x):
     """(padded NCHW input, plan, indices) of TF's max windows over NHWC/NCHW `x`."""
-    xv = p.nchw(x)
-    pl = p.plan(xv.shape[2], xv.shape[3])
-    if pl.extra is not None:
-        xv = p.pad(xv, pl.extra, lowest_value(xv.dtype))
+    xv, pl = p.max_view(x)
     if not xv.dtype.is_floating_point:
         xv = xv.double()
     y, idx = aten.max_pool2d_with_indices(xv, p.k, p.s, pl.pad, [1, 1], pl.ceil)
@@ -212,8 +218,7 @@ def _avg_pool(node):
     p = PoolGeometry(node)
 
     def avg_pool(x):
-        xv = p.nchw(x)
-        pl = p.plan(xv.shape[2], xv.shape[3])
+        xv, pl = p.view(x)
         if pl.extra is None:
             return p.back(aten.avg_pool2d(xv, p.k, p.s, pl.pad, pl.ceil, False, None))
         ones = torch.ones((1, 1, xv.shape[2], xv.shape[3]), dtype=xv.dtype, device=xv.device)
