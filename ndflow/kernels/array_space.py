@@ -19,10 +19,16 @@ def _layout(node):
     return int(node.attrs["block_size"]), fmt == "NHWC"
 
 
-def _check_rank(x: torch.Tensor) -> None:
+def _nhwc_dims(x: torch.Tensor, nhwc: bool) -> tuple:
+    """(n, h, w, c) of a rank-4 batch of images in either layout."""
     if x.dim() != 4:
         raise InvalidArgumentError(None, None,
                                    f"Input rank should be: 4 instead of: {x.dim()}")
+    if nhwc:
+        n, h, w, c = x.shape
+    else:
+        n, c, h, w = x.shape
+    return n, h, w, c
 
 
 @kernel(array_space.DepthToSpace)
@@ -30,11 +36,7 @@ def _depth_to_space(node):
     bs, nhwc = _layout(node)
 
     def depth_to_space(x):
-        _check_rank(x)
-        if nhwc:
-            n, h, w, c = x.shape
-        else:
-            n, c, h, w = x.shape
+        n, h, w, c = _nhwc_dims(x, nhwc)
         if c % (bs * bs):
             raise InvalidArgumentError(
                 None, None, f"Input depth dimension {c} should be divisible by: {bs * bs}")
@@ -52,11 +54,7 @@ def _space_to_depth(node):
     bs, nhwc = _layout(node)
 
     def space_to_depth(x):
-        _check_rank(x)
-        if nhwc:
-            n, h, w, c = x.shape
-        else:
-            n, c, h, w = x.shape
+        n, h, w, c = _nhwc_dims(x, nhwc)
         if h % bs or w % bs:
             raise InvalidArgumentError(
                 None, None, f"Image width {w} and height {h} should be divisible by "
