@@ -38,24 +38,23 @@ FakeQuantWithMinMaxArgsGradient = op_def(
     "FakeQuantWithMinMaxArgsGradient", inputs=["gradients: float", "inputs: float"],
     outputs=["backprops: float"], attrs=["min: float = -6", "max: float = 6"] + _BITS,
     shape=lambda ctx: [ctx.shapes[1]], not_differentiable=True)
-FakeQuantWithMinMaxVars = op_def(
-    "FakeQuantWithMinMaxVars", inputs=["inputs: float", "min: float", "max: float"],
-    outputs=["outputs: float"], attrs=_BITS, shape=_same)
-FakeQuantWithMinMaxVarsGradient = op_def(
-    "FakeQuantWithMinMaxVarsGradient",
-    inputs=["gradients: float", "inputs: float", "min: float", "max: float"],
-    outputs=["backprops_wrt_input: float", "backprop_wrt_min: float",
-             "backprop_wrt_max: float"], attrs=_BITS, shape=_vars_grad_shape,
-    not_differentiable=True)
-FakeQuantWithMinMaxVarsPerChannel = op_def(
-    "FakeQuantWithMinMaxVarsPerChannel", inputs=["inputs: float", "min: float", "max: float"],
-    outputs=["outputs: float"], attrs=_BITS, shape=_same)
-FakeQuantWithMinMaxVarsPerChannelGradient = op_def(
-    "FakeQuantWithMinMaxVarsPerChannelGradient",
-    inputs=["gradients: float", "inputs: float", "min: float", "max: float"],
-    outputs=["backprops_wrt_input: float", "backprop_wrt_min: float",
-             "backprop_wrt_max: float"], attrs=_BITS, shape=_per_channel_grad_shape,
-    not_differentiable=True)
+def _vars_ops(name, grad_shape):
+    """Op `name` (range from tensors `min`, `max`) and its `<name>Gradient`: the scalar and
+    the per-channel forms differ only in their names and the gradient's min/max shapes."""
+    forward = op_def(name, inputs=["inputs: float", "min: float", "max: float"],
+                     outputs=["outputs: float"], attrs=_BITS, shape=_same)
+    gradient = op_def(
+        name + "Gradient", inputs=["gradients: float", "inputs: float", "min: float", "max: float"],
+        outputs=["backprops_wrt_input: float", "backprop_wrt_min: float",
+                 "backprop_wrt_max: float"], attrs=_BITS, shape=grad_shape,
+        not_differentiable=True)
+    return forward, gradient
+
+
+FakeQuantWithMinMaxVars, FakeQuantWithMinMaxVarsGradient = _vars_ops(
+    "FakeQuantWithMinMaxVars", _vars_grad_shape)
+FakeQuantWithMinMaxVarsPerChannel, FakeQuantWithMinMaxVarsPerChannelGradient = _vars_ops(
+    "FakeQuantWithMinMaxVarsPerChannel", _per_channel_grad_shape)
 
 
 def _f(x):
