@@ -58,9 +58,15 @@ Dequantize = op_def(
 _QDQ_ATTRS = ["signed_input: bool = true", "num_bits: int = 8", "range_given: bool = false",
               _QDQ_T, "round_mode: {'HALF_TO_EVEN', 'HALF_UP'} = 'HALF_TO_EVEN'",
               "narrow_range: bool = false", "axis: int = -1"]
-QuantizeAndDequantizeV2 = op_def(
-    "QuantizeAndDequantizeV2", inputs=["input: T", "input_min: T", "input_max: T"],
-    outputs=["output: T"], attrs=_QDQ_ATTRS, shape=lambda ctx: [ctx.shapes[0]])
+
+
+def _qdq(name):
+    """QuantizeAndDequantizeV2 and V4 have one signature (V4 only adds a gradient)."""
+    return op_def(name, inputs=["input: T", "input_min: T", "input_max: T"],
+                  outputs=["output: T"], attrs=_QDQ_ATTRS, shape=lambda ctx: [ctx.shapes[0]])
+
+
+QuantizeAndDequantizeV2 = _qdq("QuantizeAndDequantizeV2")
 QuantizeAndDequantizeV3 = op_def(
     "QuantizeAndDequantizeV3",
     inputs=["input: T", "input_min: T", "input_max: T", "num_bits: int32"],
@@ -68,9 +74,7 @@ QuantizeAndDequantizeV3 = op_def(
     attrs=["signed_input: bool = true", "range_given: bool = true", _QDQ_T,
            "narrow_range: bool = false", "axis: int = -1"],
     shape=lambda ctx: [ctx.shapes[0]])
-QuantizeAndDequantizeV4 = op_def(
-    "QuantizeAndDequantizeV4", inputs=["input: T", "input_min: T", "input_max: T"],
-    outputs=["output: T"], attrs=_QDQ_ATTRS, shape=lambda ctx: [ctx.shapes[0]])
+QuantizeAndDequantizeV4 = _qdq("QuantizeAndDequantizeV4")
 QuantizeAndDequantizeV4Grad = op_def(
     "QuantizeAndDequantizeV4Grad",
     inputs=["gradients: T", "input: T", "input_min: T", "input_max: T"],
