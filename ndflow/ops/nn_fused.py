@@ -239,7 +239,10 @@ ResourceApplyMomentumWithCastDecay = op_def(
         "of the gradient T(Tgrad(Tgrad(scale * var) + grad)), in one pass.")
 
 
-def _check_update_scalars(ctx, scalars=((2, "lr"), (4, "scale"), (5, "momentum"))) -> int:
+_MOMENTUM_SCALARS = ((2, "lr"), (4, "scale"), (5, "momentum"))
+
+
+def _check_update_scalars(ctx, scalars=_MOMENTUM_SCALARS) -> int:
     """N updates' scalar inputs (`scalars`: (column, name); by default the momentum ops'
     lr, scale and momentum of var, accum, lr, grad, scale, momentum, N of each) must be
     scalars; returns N."""
@@ -283,58 +286,40 @@ SpeculativeApplyMomentum = op_def(
         "whether every gradient (grad + scale * var where `decay`) is finite.")
 
 
-def _grouped_momentum_shape(ctx):
-    _check_update_scalars(ctx)
-    return []
+def _grouped_update(name, inputs, attrs, doc, scalars=_MOMENTUM_SCALARS):
+    """An ndflow-internal op without outputs applying N updates together; its shape function
+    checks that the `scalars` inputs (see `_check_update_scalars`) are scalars."""
+    def shape(ctx):
+        _check_update_scalars(ctx, scalars)
+        return []
+
+    return op_def(name, inputs=inputs, outputs=[], attrs=["N: int >= 1", FLOAT_T, *attrs],
+                  shape=shape, gradient_undefined=True, stateful=True, doc=doc)
 
 
-GroupedApplyMomentum = op_def(
+GroupedApplyMomentum = _grouped_update(
     "_GroupedApplyMomentum",
-    inputs=["var: N * resource", "accum: N * resource", "lr: N * T", "grad: N * T",
-            "scale: N * T", "momentum: N * T"],
-    outputs=[], attrs=["N: int >= 1", FLOAT_T, "use_nesterov: list(int)", "keras: list(int)",
-                       "decay: list(int)"],
-    shape=_grouped_momentum_shape, gradient_undefined=True, stateful=True,
-    doc="ndflow-internal: N momentum updates (of grad + scale * var where `decay`) applied "
-        "together.")
-
-
-_ADAM_SCALARS = ((3, "beta1_power"), (4, "beta2_power"), (5, "lr"), (6, "beta1"),
-                 (7, "beta2"), (8, "epsilon"))
-
-
-def _grouped_adam_shape(ctx):
-    _check_update_scalars(ctx, _ADAM_SCALARS)
-    return []
-
-
-GroupedApplyAdam = op_def(
+    ["var: N * resource", "accum: N * resource", "lr: N * T", "grad: N * T", "scale: N * T",
+     "momentum: N * T"],
+    ["use_nesterov: list(int)", "keras: list(int)", "decay: list(int)"],
+    "ndflow-internal: N momentum updates (of grad + scale * var where `decay`) applied "
+    "together.")
+GroupedApplyAdam = _grouped_update(
     "_GroupedApplyAdam",
-    inputs=["var: N * resource", "m: N * resource", "v: N * resource", "beta1_power: N * T",
-            "beta2_power: N * T", "lr: N * T", "beta1: N * T", "beta2: N * T",
-            "epsilon: N * T", "grad: N * T"],
-    outputs=[], attrs=["N: int >= 1", FLOAT_T, "use_nesterov: list(int)"],
-    shape=_grouped_adam_shape, gradient_undefined=True, stateful=True,
-    doc="ndflow-internal: N ResourceApplyAdam updates applied together.")
-
-
-_RMSPROP_SCALARS = ((2, "lr"), (3, "rho"), (4, "one_minus_rho"), (5, "epsilon"))
-
-
-def _grouped_rmsprop_shape(ctx):
-    _check_update_scalars(ctx, _RMSPROP_SCALARS)
-    return []
-
-
-GroupedApplyKerasRMSProp = op_def(
+    ["var: N * resource", "m: N * resource", "v: N * resource", "beta1_power: N * T",
+     "beta2_power: N * T", "lr: N * T", "beta1: N * T", "beta2: N * T", "epsilon: N * T",
+     "grad: N * T"],
+    ["use_nesterov: list(int)"], "ndflow-internal: N ResourceApplyAdam updates applied together.",
+    scalars=((3, "beta1_power"), (4, "beta2_power"), (5, "lr"), (6, "beta1"), (7, "beta2"),
+             (8, "epsilon")))
+GroupedApplyKerasRMSProp = _grouped_update(
     "_GroupedApplyKerasRMSProp",
-    inputs=["var: N * resource", "ms: N * resource", "lr: N * T", "rho: N * T",
-            "one_minus_rho: N * T", "epsilon: N * T", "grad: N * T"],
-    outputs=[], attrs=["N: int >= 1", FLOAT_T],
-    shape=_grouped_rmsprop_shape, gradient_undefined=True, stateful=True,
-    doc="ndflow-internal: N updates of Keras' RMSprop without momentum (ms = rho * ms + "
-        "(1 - rho) * grad^2; var -= lr * grad / sqrt(ms + epsilon)), the ops Keras emits for "
-        "each, applied together.")
+    ["var: N * resource", "ms: N * resource", "lr: N * T", "rho: N * T",
+     "one_minus_rho: N * T", "epsilon: N * T", "grad: N * T"],
+    [], "ndflow-internal: N updates of Keras' RMSprop without momentum (ms = rho * ms + "
+    "(1 - rho) * grad^2; var -= lr * grad / sqrt(ms + epsilon)), the ops Keras emits for "
+    "each, applied together.",
+    scalars=((2, "lr"), (3, "rho"), (4, "one_minus_rho"), (5, "epsilon")))
 
 
 def _conv_pool_shape(ctx, x, kh, kw, depth) -> TensorShape:
