@@ -39,35 +39,47 @@ def _cast(x, dtype):
     return t if t.dtype is dtype else cast(t, dtype)
 
 
-def _check_decay_steps(decay_steps) -> None:
-    if decay_steps <= 0:
-        raise ValueError(f"Argument `decay_steps` must be > 0. Received: "
-                         f"decay_steps={decay_steps}")
+class _Lr0Schedule(LearningRateSchedule):
+    """A schedule of `initial_learning_rate`: `_schedule(lr0, step, dtype)` runs under the
+    schedule's name scope with lr0 as a tensor and its dtype, which the formulas use."""
+
+    _DEFAULT_NAME = None   # the name scope when `name` is empty; None: the class's name
+
+    def _init_decay(self, initial_learning_rate, decay_steps, name) -> None:
+        """Stores what the schedules over `decay_steps` (> 0) share."""
+        if decay_steps <= 0:
+            raise ValueError(f"Argument `decay_steps` must be > 0. Received: "
+                             f"decay_steps={decay_steps}")
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.name = name
+
+    def _schedule(self, lr0, step, dtype):
+        raise NotImplementedError
+
+    def __call__(self, step):
+        with scopes.name_scope(self.name or self._DEFAULT_NAME or type(self).__name__):
+            lr0 = convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
+            return self._schedule(lr0, step, lr0.dtype)
 
 
-class _RateDecay(LearningRateSchedule):
+class _RateDecay(_Lr0Schedule):
     """Decays of lr0 by `decay_rate` over p = step / decay_steps (floored if staircase)."""
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase: bool,
                  name: str):
-        _check_decay_steps(decay_steps)
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
+        self._init_decay(initial_learning_rate, decay_steps, name)
         self.decay_rate = decay_rate
         self.staircase = staircase
-        self.name = name
 
     def _decay(self, lr0, rate, p):
         raise NotImplementedError
 
-    def __call__(self, step):
-        with scopes.name_scope(self.name or type(self).__name__):
-            lr0 = convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
-            dtype = lr0.dtype
-            p = arithmetic.truediv(_cast(step, dtype), _cast(self.decay_steps, dtype))
-            if self.staircase:
-                p = math.floor(p)
-            return self._decay(lr0, _cast(self.decay_rate, dtype), p)
+    def _schedule(self, lr0, step, dtype):
+        p = arithmetic.truediv(_cast(step, dtype), _cast(self.decay_steps, dtype))
+        if self.staircase:
+            p = math.floor(p)
+        return self._decay(lr0, _cast(self.decay_rate, dtype), p)
 
     def get_config(self) -> dict:
         return {"initial_learning_rate": self.initial_learning_rate,
@@ -139,9 +151,11 @@ class InverseTimeDecay(_RateDecay):
 
 @tf_export("keras.optimizers.schedules.PolynomialDecay", "optimizers.schedules.PolynomialDecay",
            v1=["keras.optimizers.schedules.PolynomialDecay"])
-class PolynomialDecay(LearningRateSchedule):
+class PolynomialDecay(_Lr0Schedule):
     """(lr0 - end) * (1 - min(step, decay_steps) / decay_steps) ^ power + end; with `cycle`,
     decay_steps grows to the next multiple of itself past the step instead."""
+
+    _DEFAULT_NAME = "PolynomialDecay"
 
     def __init__(
         self,
@@ -152,31 +166,25 @@ class PolynomialDecay(LearningRateSchedule):
         cycle: bool = False,
         name: str = "PolynomialDecay",
     ):
-        _check_decay_steps(decay_steps)
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
+        self._init_decay(initial_learning_rate, decay_steps, name)
         self.end_learning_rate = end_learning_rate
         self.power = power
         self.cycle = cycle
-        self.name = name
 
-    def __call__(self, step):
-        with scopes.name_scope(self.name or "PolynomialDecay"):
-            lr0 = convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
-            dtype = lr0.dtype
-            end = _cast(self.end_learning_rate, dtype)
-            steps = _cast(self.decay_steps, dtype)
-            step = _cast(step, dtype)
-            if self.cycle:  # step 0 keeps the first period
-                periods = math.ceil(arithmetic.truediv(step, steps))
-                steps = arithmetic.multiply(steps, arithmetic.maximum(periods, _cast(1, dtype)))
-            else:
-                step = arithmetic.minimum(step, steps)
-            p = arithmetic.truediv(step, steps)
-            decayed = arithmetic.pow(
-                arithmetic.subtract(_cast(1, dtype), p), _cast(self.power, dtype)
-            )
-            return arithmetic.add(arithmetic.multiply(arithmetic.subtract(lr0, end), decayed), end)
+    def _schedule(self, lr0, step, dtype):
+        end = _cast(self.end_learning_rate, dtype)
+        steps = _cast(self.decay_steps, dtype)
+        step = _cast(step, dtype)
+        if self.cycle:  # step 0 keeps the first period
+            periods = math.ceil(arithmetic.truediv(step, steps))
+            steps = arithmetic.multiply(steps, arithmetic.maximum(periods, _cast(1, dtype)))
+        else:
+            step = arithmetic.minimum(step, steps)
+        p = arithmetic.truediv(step, steps)
+        decayed = arithmetic.pow(
+            arithmetic.subtract(_cast(1, dtype), p), _cast(self.power, dtype)
+        )
+        return arithmetic.add(arithmetic.multiply(arithmetic.subtract(lr0, end), decayed), end)
 
     def get_config(self) -> dict:
         return {
