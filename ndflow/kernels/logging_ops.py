@@ -15,6 +15,7 @@ import torch
 from ndflow.core import dtypes
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels.registry import host_kernel, kernel
+from ndflow.kernels.tensor_text import print_one_dim
 from ndflow.ops import control_flow_assert, logging_ops
 
 
@@ -123,34 +124,9 @@ def summarize_value(arr: np.ndarray, dt, limit: int) -> str:
         fmt = _scalar_formatter(dt)
     flat = arr.reshape(-1)
     limit = flat.size if limit < 0 else min(limit, flat.size)
-    if arr.ndim == 0:
-        return fmt(flat[0]) if limit else ""
-    out, index = [], [0]
-
-    def dim(d: int) -> None:   # TF's PrintOneDim
-        if index[0] >= limit:
-            return
-        if d == arr.ndim - 1:
-            for i in range(arr.shape[d]):
-                if index[0] >= limit:
-                    if d:
-                        out.append("...")
-                    return
-                if i:
-                    out.append(" ")
-                out.append(fmt(flat[index[0]]))
-                index[0] += 1
-            return
-        for _ in range(arr.shape[d]):
-            opened = index[0] < limit
-            if opened:
-                out.append("[")
-            dim(d + 1)
-            if index[0] < limit or opened:
-                out.append("]")
-
-    dim(0)
-    return "".join(out) + ("..." if flat.size > limit else "")
+    text = print_one_dim(arr.shape, [fmt(v) for v in flat[:limit]], limit)
+    # a scalar left out is '', with no '...'
+    return text + ("..." if arr.ndim and flat.size > limit else "")
 
 
 @kernel(logging_ops.Print)

@@ -35,6 +35,7 @@ import torch
 from ndflow.core.errors import InvalidArgumentError, UnimplementedError
 from ndflow.kernels import fractional_pool_numba, philox
 from ndflow.kernels.registry import kernel
+from ndflow.kernels.tensor_text import print_one_dim
 from ndflow.ops import nn_fractional_pool as ops
 from ndflow.ops.nn_fractional_pool import pooled_size, tf_float
 
@@ -225,40 +226,10 @@ def _describe(t: torch.Tensor) -> str:
     limit, shape = 3, list(t.shape)
     flat = t.detach().reshape(-1)[:limit].cpu().tolist()
     text = [f"{v:.9g}" if isinstance(v, float) else str(v) for v in flat]
-    pos = [0]
-    out = []
-
-    def one_dim(d):   # TF's PrintOneDim
-        if pos[0] >= limit:
-            return
-        if d == len(shape) - 1:
-            for i in range(shape[d]):
-                if pos[0] >= limit:
-                    if d != 0:
-                        out.append("...")
-                    return
-                if i > 0:
-                    out.append(" ")
-                out.append(text[pos[0]])
-                pos[0] += 1
-            return
-        for _ in range(shape[d]):
-            opened = pos[0] < limit
-            if opened:
-                out.append("[")
-            one_dim(d + 1)
-            if pos[0] < limit or opened:
-                out.append("]")
-
-    if shape:
-        one_dim(0)
-    else:
-        out.append(text[0] if text else "")
-    if t.numel() > limit:
-        out.append("...")
+    values = print_one_dim(shape, text, limit) + ("..." if t.numel() > limit else "")
     dims = ",".join(str(d) for d in shape)
     return f"Tensor<type: {_TYPE_NAMES.get(t.dtype, 'float')} shape: [{dims}] values: " \
-           f"{''.join(out)}>"
+           f"{values}>"
 
 
 def _eigen_vector(values) -> str:
