@@ -9,6 +9,7 @@ at run time by BroadcastGradientArgs on the operands' Shapes.
 
 from __future__ import annotations
 
+import functools
 import math as _pymath
 
 import numpy as np
@@ -91,10 +92,6 @@ def _binary_grads(op, gx, gy) -> list:
 
 
 @ar.AddV2.def_grad
-def _add_v2_grad(op, grad):
-    return _binary_grads(op, grad, grad)
-
-
 @ar.Add.def_grad
 def _add_grad(op, grad):
     return _binary_grads(op, grad, grad)
@@ -155,14 +152,8 @@ def _max_min_grad(op, grad, selector):
     return _binary_grads(op, ar.select_v2(xmask, grad, zeros), ar.select_v2(xmask, zeros, grad))
 
 
-@ar.Maximum.def_grad
-def _maximum_grad(op, grad):
-    return _max_min_grad(op, grad, greater_equal)
-
-
-@ar.Minimum.def_grad
-def _minimum_grad(op, grad):
-    return _max_min_grad(op, grad, less_equal)
+ar.Maximum.def_grad(functools.partial(_max_min_grad, selector=greater_equal))
+ar.Minimum.def_grad(functools.partial(_max_min_grad, selector=less_equal))
 
 
 @ar.SquaredDifference.def_grad
@@ -271,24 +262,17 @@ def _erf_grad(op, grad):
                         math.exp(ar.negative(math.square(x))))]
 
 
-@math.Sqrt.def_grad
-def _sqrt_grad(op, grad):
-    return [math.sqrt_grad(op.outputs[0], grad)]
+def _from_output(grad_op):
+    """The gradient of y = f(x) as TF computes it from y, by f's own *Grad op."""
+    def gradient(op, grad):
+        return [grad_op(op.outputs[0], grad)]
+    return gradient
 
 
-@math.Rsqrt.def_grad
-def _rsqrt_grad(op, grad):
-    return [math.rsqrt_grad(op.outputs[0], grad)]
-
-
-@math.Tanh.def_grad
-def _tanh_grad(op, grad):
-    return [math.tanh_grad(op.outputs[0], grad)]
-
-
-@math.Sigmoid.def_grad
-def _sigmoid_grad(op, grad):
-    return [math.sigmoid_grad(op.outputs[0], grad)]
+math.Sqrt.def_grad(_from_output(math.sqrt_grad))
+math.Rsqrt.def_grad(_from_output(math.rsqrt_grad))
+math.Tanh.def_grad(_from_output(math.tanh_grad))
+math.Sigmoid.def_grad(_from_output(math.sigmoid_grad))
 
 
 @math.SqrtGrad.def_grad
