@@ -74,8 +74,16 @@ class constant_initializer(Constant):  # noqa: N801 - TF's name
         super().__init__(value, dtype)
 
 
+class _NormalV1:
+    """TF1's normal initializers: stateful, with float32 and stddev 1.0 by default."""
+    _stateful = True
+
+    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
+        super().__init__(mean, stddev, seed, dtype)
+
+
 @tf_export(v1=["initializers.random_normal", "random_normal_initializer"])
-class random_normal_initializer(RandomNormal):  # noqa: N801 - TF's name
+class random_normal_initializer(_NormalV1, RandomNormal):  # noqa: N801 - TF's name
     """TF1 initializer drawing from a normal distribution.
 
     Calling the instance with `(shape, dtype=None)` returns a tensor of that shape; a dtype given
@@ -91,10 +99,6 @@ class random_normal_initializer(RandomNormal):  # noqa: N801 - TF's name
       >>> tf.compat.v1.random_normal_initializer(seed=1)([2, 3]).shape
       TensorShape([2, 3])
     """
-    _stateful = True
-
-    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
-        super().__init__(mean, stddev, seed, dtype)
 
 
 @tf_export(v1=["initializers.random_uniform", "random_uniform_initializer"])
@@ -122,7 +126,7 @@ class random_uniform_initializer(RandomUniform):  # noqa: N801 - TF's name
 
 
 @tf_export(v1=["initializers.truncated_normal", "truncated_normal_initializer"])
-class truncated_normal_initializer(TruncatedNormal):  # noqa: N801 - TF's name
+class truncated_normal_initializer(_NormalV1, TruncatedNormal):  # noqa: N801 - TF's name
     """TF1 initializer drawing from a normal distribution cut at two standard deviations.
 
     Calling the instance with `(shape, dtype=None)` returns a tensor of that shape; a dtype given
@@ -140,10 +144,6 @@ class truncated_normal_initializer(TruncatedNormal):  # noqa: N801 - TF's name
       >>> bool(tf.reduce_all(tf.abs(v) <= 2.))
       True
     """
-    _stateful = True
-
-    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
-        super().__init__(mean, stddev, seed, dtype)
 
 
 @tf_export(v1=["initializers.variance_scaling", "variance_scaling_initializer"])
