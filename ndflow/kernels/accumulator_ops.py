@@ -24,6 +24,7 @@ from ndflow.core.errors import (
 from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import TensorShape
 from ndflow.kernels.registry import kernel
+from ndflow.kernels.shared_resources import creator_kernel
 from ndflow.ops import data_flow_accumulators as ops
 
 
@@ -231,27 +232,17 @@ def _no_kernel(node, shared: str):
 
 
 def _creator(sparse: bool):
+    def check(acc: Accumulator, name: str) -> None:
+        if acc.sparse != sparse:
+            raise InvalidArgumentError(None, None, f"Shared accumulator '{name}' is of "
+                                       "another kind")
+
     def factory(node):
         a = node.attrs
-        shared = a["shared_name"]
         if dtype_name(a["dtype"]) not in _KERNEL_TYPES:
-            raise _no_kernel(node, shared)
-        if shared.startswith(ops.ANONYMOUS_PREFIX):  # an eager accumulator: its own
-            own = Accumulator(sparse, a)
-            return lambda: own
-        name = shared or node.name
-        ctx, key = node.ctx, ("accumulator", a["container"], name)
-
-        def run():
-            with ctx._lock:
-                acc = ctx.resources.get(key)
-                if acc is None:
-                    acc = ctx.resources[key] = Accumulator(sparse, a)
-            if acc.sparse != sparse:
-                raise InvalidArgumentError(None, None, f"Shared accumulator '{name}' is of "
-                                           "another kind")
-            return acc
-        return run
+            raise _no_kernel(node, a["shared_name"])
+        return creator_kernel(node, "accumulator", ops.ANONYMOUS_PREFIX,
+                              lambda _: Accumulator(sparse, a), check)
     return factory
 
 

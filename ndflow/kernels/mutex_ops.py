@@ -24,6 +24,7 @@ import weakref
 from ndflow.core import run_deadline
 from ndflow.core.errors import DeadlineExceededError, InvalidArgumentError
 from ndflow.kernels.registry import kernel
+from ndflow.kernels.shared_resources import creator_kernel
 from ndflow.ops import critical_section_ops as ops
 
 
@@ -87,21 +88,7 @@ class MutexLockValue:
 
 @kernel(ops.MutexV2)
 def _mutex(node):
-    a = node.attrs
-    shared = a["shared_name"]
-    if shared.startswith(ops.ANONYMOUS_PREFIX):   # an eager CriticalSection's own mutex
-        own = Mutex(shared[len(ops.ANONYMOUS_PREFIX):])
-        return lambda: own
-    name = shared or node.name
-    ctx, key = node.ctx, ("mutex", a["container"], name)
-
-    def run():
-        with ctx._lock:
-            m = ctx.resources.get(key)
-            if m is None:
-                m = ctx.resources[key] = Mutex(name)
-        return m
-    return run
+    return creator_kernel(node, "mutex", ops.ANONYMOUS_PREFIX, Mutex)
 
 
 @kernel(ops.MutexLock)

@@ -25,6 +25,7 @@ from ndflow.core.errors import (
 from ndflow.core.shapes import TensorShape
 from ndflow.kernels import random as random_kernels
 from ndflow.kernels.registry import host_kernel, kernel
+from ndflow.kernels.shared_resources import creator_kernel
 from ndflow.ops import data_flow_queues as ops
 from ndflow.ops import random as random_ops
 
@@ -187,25 +188,15 @@ def _register(op_def, factory):
 
 
 def _queue_kernel(kind: str):
+    def check(q: Queue, name: str) -> None:
+        if q.kind != kind:
+            raise InvalidArgumentError(None, None, f"Shared queue '{name}' is a {q.kind},"
+                                       f" not a {kind}")
+
     def factory(node):
         a = node.attrs
-        shared = a["shared_name"]
-        if shared.startswith(ops.ANONYMOUS_PREFIX):  # an eager queue: this kernel's own
-            own = Queue(kind, shared[len(ops.ANONYMOUS_PREFIX):], a)
-            return lambda: own
-        name = shared or node.name
-        ctx, key = node.ctx, ("queue", a["container"], name)
-
-        def run():
-            with ctx._lock:
-                q = ctx.resources.get(key)
-                if q is None:
-                    q = ctx.resources[key] = Queue(kind, name, a)
-            if q.kind != kind:
-                raise InvalidArgumentError(None, None, f"Shared queue '{name}' is a {q.kind},"
-                                           f" not a {kind}")
-            return q
-        return run
+        return creator_kernel(node, "queue", ops.ANONYMOUS_PREFIX,
+                              lambda name: Queue(kind, name, a), check)
     return factory
 
 

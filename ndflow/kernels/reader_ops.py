@@ -20,6 +20,7 @@ import torch
 from ndflow.core.errors import DataLossError, InvalidArgumentError, UnimplementedError
 from ndflow.core.file_io import GFile
 from ndflow.kernels.registry import host_kernel, kernel
+from ndflow.kernels.shared_resources import creator_kernel
 from ndflow.ops import io_readers as ops
 
 
@@ -151,19 +152,7 @@ def _register(op_def, factory):
 def _reader_kernel(kind: str):
     def factory(node):
         a = node.attrs
-        shared = a["shared_name"]
-        if shared.startswith(ops.ANONYMOUS_PREFIX):
-            own = Reader(kind, a)
-            return lambda: own
-        ctx, key = node.ctx, ("reader", a["container"], shared or node.name)
-
-        def run():
-            with ctx._lock:
-                r = ctx.resources.get(key)
-                if r is None:
-                    r = ctx.resources[key] = Reader(kind, a)
-            return r
-        return run
+        return creator_kernel(node, "reader", ops.ANONYMOUS_PREFIX, lambda _: Reader(kind, a))
     return factory
 
 
