@@ -99,6 +99,30 @@ class VariableMetaclass(type):
         return create_through(stack, base, kwargs)
 
 
+# What `Variable.scatter_<kind>` does to the rows `sparse_delta.indices` (its docstring).
+_SCATTER_DOCS = {
+    "add": "Adds the rows of `sparse_delta.values` to the rows `sparse_delta.indices`",
+    "sub": "Subtracts the rows of `sparse_delta.values` from the rows `sparse_delta.indices`",
+    "mul": "Multiplies the rows `sparse_delta.indices` by the rows of `sparse_delta.values`",
+    "div": "Divides the rows `sparse_delta.indices` by the rows of `sparse_delta.values`",
+    "min": "The elementwise minimum of the rows `sparse_delta.indices` and `sparse_delta.values`",
+    "max": "The elementwise maximum of the rows `sparse_delta.indices` and `sparse_delta.values`",
+    "update": "Writes the rows of `sparse_delta.values` into the rows `sparse_delta.indices`",
+}
+
+
+def _scatter_method(kind: str):
+    """`Variable.scatter_<kind>`: ResourceScatter<Kind> of an IndexedSlices (`_scatter`)."""
+    def method(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter(kind, sparse_delta, name)
+
+    method.__name__ = f"scatter_{kind}"
+    method.__qualname__ = f"Variable.scatter_{kind}"
+    method.__doc__ = (f"{_SCATTER_DOCS[kind]}\n        (an `IndexedSlices`; "
+                      f"ResourceScatter{kind.capitalize()}); the other rows are not touched.")
+    return method
+
+
 @tf_export("Variable")
 class Variable(NativeObject, metaclass=VariableMetaclass):
     """A resource variable (`tf.Variable`, also `tf.compat.v1.Variable`)."""
@@ -412,40 +436,13 @@ class Variable(NativeObject, metaclass=VariableMetaclass):
                                                sparse_delta.values, self._dtype, name=name)
             return self._after_update(op, True)
 
-    def scatter_add(self, sparse_delta, use_locking=False, name=None):
-        """Adds the rows of `sparse_delta.values` to the rows `sparse_delta.indices`
-        (an `IndexedSlices`; ResourceScatterAdd); the other rows are not touched."""
-        return self._scatter("add", sparse_delta, name)
-
-    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
-        """Subtracts the rows of `sparse_delta.values` from the rows `sparse_delta.indices`
-        (an `IndexedSlices`; ResourceScatterSub); the other rows are not touched."""
-        return self._scatter("sub", sparse_delta, name)
-
-    def scatter_mul(self, sparse_delta, use_locking=False, name=None):
-        """Multiplies the rows `sparse_delta.indices` by the rows of `sparse_delta.values`
-        (an `IndexedSlices`; ResourceScatterMul); the other rows are not touched."""
-        return self._scatter("mul", sparse_delta, name)
-
-    def scatter_div(self, sparse_delta, use_locking=False, name=None):
-        """Divides the rows `sparse_delta.indices` by the rows of `sparse_delta.values`
-        (an `IndexedSlices`; ResourceScatterDiv); the other rows are not touched."""
-        return self._scatter("div", sparse_delta, name)
-
-    def scatter_min(self, sparse_delta, use_locking=False, name=None):
-        """The elementwise minimum of the rows `sparse_delta.indices` and `sparse_delta.values`
-        (an `IndexedSlices`; ResourceScatterMin); the other rows are not touched."""
-        return self._scatter("min", sparse_delta, name)
-
-    def scatter_max(self, sparse_delta, use_locking=False, name=None):
-        """The elementwise maximum of the rows `sparse_delta.indices` and `sparse_delta.values`
-        (an `IndexedSlices`; ResourceScatterMax); the other rows are not touched."""
-        return self._scatter("max", sparse_delta, name)
-
-    def scatter_update(self, sparse_delta, use_locking=False, name=None):
-        """Writes the rows of `sparse_delta.values` into the rows `sparse_delta.indices`
-        (an `IndexedSlices`; ResourceScatterUpdate); the other rows are not touched."""
-        return self._scatter("update", sparse_delta, name)
+    scatter_add = _scatter_method("add")
+    scatter_sub = _scatter_method("sub")
+    scatter_mul = _scatter_method("mul")
+    scatter_div = _scatter_method("div")
+    scatter_min = _scatter_method("min")
+    scatter_max = _scatter_method("max")
+    scatter_update = _scatter_method("update")
 
     def scatter_nd_update(self, indices, updates, name=None):
         """Writes `updates` at the K-coordinate `indices` (ResourceScatterNdUpdate)."""
