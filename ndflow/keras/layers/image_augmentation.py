@@ -5,8 +5,9 @@ arguments, factor rules, configs and dtype behaviour.
 Each draws its parameters per image with ndflow's stateful random ops (`seed` is the op seed)
 and applies them to the whole batch; with `training` false (inference) they return the input
 (cast to the compute dtype where Keras casts). Rotation, zoom and translation build Keras'
-affine matrices in float32 and run them through the ImageProjectiveTransformV3 op
-(ndflow/ops/image_transform.py), so a given matrix samples exactly as TensorFlow does.
+affine matrices in float32 and run them through `keras.ops.image.affine_transform` (the
+ImageProjectiveTransformV3 op), as Keras does, so a given matrix samples exactly as TensorFlow
+does.
 """
 
 from __future__ import annotations
@@ -22,11 +23,10 @@ from ndflow.keras.layers import image_augmentation_docs
 from ndflow.keras.layers.image_preprocessing import (
     ImagePreprocessingLayer,
     dims,
-    from_channels_last,
     height_width,
     resize,
-    to_channels_last,
 )
+from ndflow.keras.ops import image_functions
 from ndflow.ops import (
     arithmetic,
     array_core,
@@ -34,7 +34,6 @@ from ndflow.ops import (
     array_reorder,
     array_slicing,
     comparison,
-    image_transform,
     math,
     math_trig,
     reduction,
@@ -55,30 +54,6 @@ def _shape(*d):
 
 def _batch(images: Tensor):
     return dims(images)[0] if images.shape.rank == 4 else 1
-
-
-def affine_transform(images, transform, interpolation="bilinear", fill_mode="constant",
-                     fill_value=0, data_format="channels_last") -> Tensor:
-    """Keras 3's `ops.image.affine_transform`: transform rows [a0 a1 a2 b0 b1 b2 c0 c1] map
-    output pixels to input points, sampled by ImageProjectiveTransformV3."""
-    if interpolation not in _INTERPOLATIONS:
-        raise ValueError("Invalid value for argument `interpolation`. Expected of one "
-                         f"{_INTERPOLATIONS}. Received: interpolation={interpolation}")
-    if fill_mode not in _FILL_MODES:
-        raise ValueError("Invalid value for argument `fill_mode`. Expected of one "
-                         f"{_FILL_MODES}. Received: fill_mode={fill_mode}")
-    unbatched = images.shape.rank == 3
-    if unbatched:
-        images = array_core.expand_dims(images, 0)
-    if transform.shape.rank == 1:
-        transform = array_core.expand_dims(transform, 0)
-    images = to_channels_last(images, data_format)
-    h, w = height_width(images, "channels_last")
-    out = image_transform.image_projective_transform_v3(
-        images, cast(transform, dtypes.float32), _shape(h, w), fill_value,
-        interpolation.upper(), fill_mode.upper())
-    out = from_channels_last(out, data_format)
-    return array_core.squeeze(out, axis=[0]) if unbatched else out
 
 
 def affine_matrix(angle, translate_x, translate_y, scale, shear_x, shear_y, height, width,
@@ -119,14 +94,16 @@ class _AffineLayer(ImagePreprocessingLayer):
         if not training or transformation is None:
             return images
         matrix = self.matrix(images, transformation)
-        return affine_transform(images, matrix, self.interpolation, self.fill_mode,
-                                self.fill_value, self.data_format)
+        return image_functions.affine_transform(images, matrix, self.interpolation,
+                                                self.fill_mode, self.fill_value,
+                                                self.data_format)
 
     def transform_segmentation_masks(self, masks, transformation, training=True):
         if not training or transformation is None:
             return masks
-        return affine_transform(masks, self.matrix(masks, transformation), "nearest",
-                                self.fill_mode, self.fill_value, self.data_format)
+        return image_functions.affine_transform(masks, self.matrix(masks, transformation),
+                                                "nearest", self.fill_mode, self.fill_value,
+                                                self.data_format)
 
     def _uniform(self, shape, low, high):
         return random_ops.random_uniform(shape, low, high, seed=self.seed)
