@@ -86,7 +86,10 @@ _ARGS = """
       error_code: the canonical code (`tf.errors.{code}`)."""
 
 
-def _make(name, code, summary, when, example):
+def _make(name, code, summary, when, example=None):
+    """The `tf.errors` class `name` of canonical `code`; its docstring's example raises it
+    directly unless `example` is code that does."""
+    example = example or f"raise tf.errors.{name}(None, None, 'message')"
     code_name = next(k for k, v in globals().items() if v == code and k.isupper())
     doc = f"""{summary}
 
@@ -103,15 +106,12 @@ def _make(name, code, summary, when, example):
     return type(name, (OpError,), {"error_code": code, "__doc__": doc})
 
 
-_RAISE = "raise tf.errors.{}(None, None, 'message')"
 CancelledError = _make(
     "CancelledError", CANCELLED, "The operation or step was cancelled.",
-    "For example a queue operation cancelled by closing the queue with pending requests.",
-    _RAISE.format("CancelledError"))
+    "For example a queue operation cancelled by closing the queue with pending requests.")
 UnknownError = _make(
     "UnknownError", UNKNOWN, "An error of no other category.",
-    "Raised, for instance, for an error in a Python function run by `tf.py_function`.",
-    _RAISE.format("UnknownError"))
+    "Raised, for instance, for an error in a Python function run by `tf.py_function`.")
 InvalidArgumentError = _make(
     "InvalidArgumentError", INVALID_ARGUMENT, "An operation received an invalid argument.",
     "The most common op error: incompatible shapes, an index out of range, a failed\n"
@@ -119,32 +119,26 @@ InvalidArgumentError = _make(
     "tf.reshape([1, 2, 3], [2, 2])")
 DeadlineExceededError = _make(
     "DeadlineExceededError", DEADLINE_EXCEEDED, "An operation did not finish before its deadline.",
-    "Raised when a timeout (e.g. `RunOptions.timeout_in_ms`) expires.",
-    _RAISE.format("DeadlineExceededError"))
+    "Raised when a timeout (e.g. `RunOptions.timeout_in_ms`) expires.")
 NotFoundError = _make(
     "NotFoundError", NOT_FOUND, "A requested entity (a file, a checkpoint, a resource) was not "
     "found.", "Raised, for example, by `tf.io.gfile` functions and readers for a missing path.",
     "tf.io.gfile.remove('/nonexistent/file')")
 AlreadyExistsError = _make(
     "AlreadyExistsError", ALREADY_EXISTS, "An entity that was to be created already exists.",
-    "Raised, for example, by `tf.io.gfile.copy` / `rename` without `overwrite`.",
-    _RAISE.format("AlreadyExistsError"))
+    "Raised, for example, by `tf.io.gfile.copy` / `rename` without `overwrite`.")
 PermissionDeniedError = _make(
     "PermissionDeniedError", PERMISSION_DENIED, "The caller may not perform the operation.",
-    "Raised, for example, for a file the process may not read or write.",
-    _RAISE.format("PermissionDeniedError"))
+    "Raised, for example, for a file the process may not read or write.")
 ResourceExhaustedError = _make(
     "ResourceExhaustedError", RESOURCE_EXHAUSTED, "A resource ran out (often memory).",
-    "Raised, for example, when an allocation on a device fails.",
-    _RAISE.format("ResourceExhaustedError"))
+    "Raised, for example, when an allocation on a device fails.")
 FailedPreconditionError = _make(
     "FailedPreconditionError", FAILED_PRECONDITION, "The system is not in a state to run the "
-    "operation.", "Raised, for example, when reading a variable that has not been initialized.",
-    _RAISE.format("FailedPreconditionError"))
+    "operation.", "Raised, for example, when reading a variable that has not been initialized.")
 AbortedError = _make(
     "AbortedError", ABORTED, "The operation was aborted (typically by a concurrent action).",
-    "Raised, for example, when a queue is closed while an operation waits on it.",
-    _RAISE.format("AbortedError"))
+    "Raised, for example, when a queue is closed while an operation waits on it.")
 OutOfRangeError = _make(
     "OutOfRangeError", OUT_OF_RANGE, "An operation went past the valid range.",
     "Raised when an iterator or a queue is exhausted (e.g. `get_next()` at the end of a\n"
@@ -156,19 +150,16 @@ UnimplementedError = _make(
     "    unsupported file system scheme.", "tf.io.gfile.exists('gs://bucket/file')")
 InternalError = _make(
     "InternalError", INTERNAL, "An internal invariant of the runtime was broken.",
-    "This indicates a bug in ndflow (or a kernel); please report it.",
-    _RAISE.format("InternalError"))
+    "This indicates a bug in ndflow (or a kernel); please report it.")
 UnavailableError = _make(
     "UnavailableError", UNAVAILABLE, "The runtime or a remote service is unavailable.",
-    "Usually transient (e.g. a worker that cannot be reached); retrying may help.",
-    _RAISE.format("UnavailableError"))
+    "Usually transient (e.g. a worker that cannot be reached); retrying may help.")
 DataLossError = _make(
     "DataLossError", DATA_LOSS, "Unrecoverable data loss or corruption.",
-    "Raised, for example, when a TFRecord or checkpoint file is truncated or corrupt.",
-    _RAISE.format("DataLossError"))
+    "Raised, for example, when a TFRecord or checkpoint file is truncated or corrupt.")
 UnauthenticatedError = _make(
     "UnauthenticatedError", UNAUTHENTICATED, "The request lacks valid credentials.",
-    "Raised by services that require authentication.", _RAISE.format("UnauthenticatedError"))
+    "Raised by services that require authentication.")
 
 
 
