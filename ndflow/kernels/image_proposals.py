@@ -100,6 +100,12 @@ def decode_boxes(anchors: torch.Tensor, deltas: torch.Tensor, info: torch.Tensor
     return x1, y1, x2, y2, keep
 
 
+def _box(boxes, img, i):
+    """(x1, y1, x2, y2, area) of box i of image img."""
+    x1, y1, x2, y2 = boxes[img, i, 0], boxes[img, i, 1], boxes[img, i, 2], boxes[img, i, 3]
+    return x1, y1, x2, y2, (x2 - x1) * (y2 - y1)
+
+
 def _nms_images(boxes, counts, threshold, max_keep, kept, nkept):
     """Greedy NMS of each image i's first counts[i] boxes of `boxes` [N, n, 4] (x1, y1, x2,
     y2, float32, in score order): the indices of the first `max_keep` kept ones go to
@@ -116,17 +122,13 @@ def _nms_images(boxes, counts, threshold, max_keep, kept, nkept):
             count += 1
             if count >= max_keep:
                 break
-            ax1, ay1, ax2, ay2 = boxes[img, i, 0], boxes[img, i, 1], boxes[img, i, 2], \
-                boxes[img, i, 3]
-            a_area = (ax2 - ax1) * (ay2 - ay1)
+            ax1, ay1, ax2, ay2, a_area = _box(boxes, img, i)
             if a_area == zero:
                 continue
             for j in range(i + 1, n):
                 if removed[j]:
                     continue
-                bx1, by1, bx2, by2 = boxes[img, j, 0], boxes[img, j, 1], boxes[img, j, 2], \
-                    boxes[img, j, 3]
-                b_area = (bx2 - bx1) * (by2 - by1)
+                bx1, by1, bx2, by2, b_area = _box(boxes, img, j)
                 if b_area == zero:
                     continue
                 xx1 = ax1 if ax1 > bx1 else bx1         # the boxes hold no NaN (clamped
@@ -142,11 +144,16 @@ def _nms_images(boxes, counts, threshold, max_keep, kept, nkept):
 
 
 def _build():
+    """_nms_images compiled by numba (cached on disk; its helper too, as a module global:
+    numba's disk cache refuses closures), or the Python function without numba."""
+    global _box
     try:
         import numba  # noqa: PLC0415 - compiles (or loads) with the first proposals
     except ImportError:
         return _nms_images
-    return numba.njit(cache=True, nogil=True, error_model="numpy")(_nms_images)
+    jit = numba.njit(cache=True, nogil=True, error_model="numpy")
+    _box = numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")(_box)
+    return jit(_nms_images)
 
 
 _nms = built_once(_build)
