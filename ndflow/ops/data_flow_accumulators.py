@@ -43,10 +43,28 @@ _CREATE_ATTRS = ["dtype: numbertype", "shape: shape", "container: string = ''",
                  "shared_name: string = ''", "reduction_type: {'MEAN', 'SUM'} = 'MEAN'"]
 _DT = ["dtype: numbertype"]
 
-ResourceConditionalAccumulator = op_def(
-    "ResourceConditionalAccumulator", outputs=["handle: resource"], attrs=_CREATE_ATTRS,
-    shape=_creator_shape, stateful=True, gradient_undefined=True,
-    doc="A conditional accumulator of dense gradients.")
+
+def _creator(name: str, what: str):
+    return op_def(name, outputs=["handle: resource"], attrs=_CREATE_ATTRS, shape=_creator_shape,
+                  stateful=True, gradient_undefined=True,
+                  doc=f"A conditional accumulator of {what} gradients.")
+
+
+def _step_ops(prefix: str, stateful: bool):
+    """`<prefix>NumAccumulated` and `<prefix>SetGlobalStep`: the dense (ResourceAccumulator)
+    and sparse (Accumulator) pairs differ only in TF's stateful flag."""
+    num_accumulated = op_def(
+        prefix + "NumAccumulated", inputs=["handle: resource"],
+        outputs=["num_accumulated: int32"], shape=scalar_output, stateful=stateful,
+        gradient_undefined=True, doc="How many gradients were accumulated since the last take.")
+    set_global_step = op_def(
+        prefix + "SetGlobalStep", inputs=["handle: resource", "new_global_step: int64"],
+        shape=no_outputs, stateful=stateful, gradient_undefined=True,
+        doc="Sets the accumulator's global step.")
+    return num_accumulated, set_global_step
+
+
+ResourceConditionalAccumulator = _creator("ResourceConditionalAccumulator", "dense")
 ResourceAccumulatorApplyGradient = op_def(
     "ResourceAccumulatorApplyGradient",
     inputs=["handle: resource", "local_step: int64", "gradient: dtype"], attrs=_DT,
@@ -56,19 +74,10 @@ ResourceAccumulatorTakeGradient = op_def(
     "ResourceAccumulatorTakeGradient", inputs=["handle: resource", "num_required: int32"],
     outputs=["average: dtype"], attrs=_DT, shape=_unknown(1), stateful=True,
     gradient_undefined=True, doc="Waits for num_required gradients; returns their mean.")
-ResourceAccumulatorNumAccumulated = op_def(
-    "ResourceAccumulatorNumAccumulated", inputs=["handle: resource"],
-    outputs=["num_accumulated: int32"], shape=scalar_output, stateful=True, gradient_undefined=True,
-    doc="How many gradients were accumulated since the last take.")
-ResourceAccumulatorSetGlobalStep = op_def(
-    "ResourceAccumulatorSetGlobalStep", inputs=["handle: resource", "new_global_step: int64"],
-    shape=no_outputs, stateful=True, gradient_undefined=True,
-    doc="Sets the accumulator's global step.")
+ResourceAccumulatorNumAccumulated, ResourceAccumulatorSetGlobalStep = _step_ops(
+    "ResourceAccumulator", stateful=True)
 
-SparseConditionalAccumulatorOp = op_def(
-    "SparseConditionalAccumulator", outputs=["handle: resource"], attrs=_CREATE_ATTRS,
-    shape=_creator_shape, stateful=True, gradient_undefined=True,
-    doc="A conditional accumulator of IndexedSlices gradients.")
+SparseConditionalAccumulatorOp = _creator("SparseConditionalAccumulator", "IndexedSlices")
 SparseAccumulatorApplyGradient = op_def(
     "SparseAccumulatorApplyGradient",
     inputs=["handle: resource", "local_step: int64", "gradient_indices: int64",
@@ -80,13 +89,7 @@ SparseAccumulatorTakeGradient = op_def(
     outputs=["indices: int64", "values: dtype", "shape: int64"], attrs=_DT,
     shape=_unknown(3), gradient_undefined=True,
     doc="Waits for num_required sparse gradients; returns their mean per index.")
-AccumulatorNumAccumulated = op_def(
-    "AccumulatorNumAccumulated", inputs=["handle: resource"],
-    outputs=["num_accumulated: int32"], shape=scalar_output, gradient_undefined=True,
-    doc="How many gradients were accumulated since the last take.")
-AccumulatorSetGlobalStep = op_def(
-    "AccumulatorSetGlobalStep", inputs=["handle: resource", "new_global_step: int64"],
-    shape=no_outputs, gradient_undefined=True, doc="Sets the accumulator's global step.")
+AccumulatorNumAccumulated, AccumulatorSetGlobalStep = _step_ops("Accumulator", stateful=False)
 
 SparseTakeResult = collections.namedtuple("SparseAccumulatorTakeGradient",
                                           ["indices", "values", "shape"])
