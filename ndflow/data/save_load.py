@@ -32,10 +32,7 @@ from ndflow.core.atomic_file import atomic_write
 from ndflow.core.graph_def import (
     decode_string_content,
     dtype_from_enum,
-    encode_string_content,
-    ndarray_to_tensor_proto,
     shape_from_proto,
-    shape_to_proto,
     tensor_proto_to_ndarray,
 )
 from ndflow.core.nest import flatten
@@ -46,6 +43,7 @@ from ndflow.data.dataset import AUTOTUNE, DatasetV2, register_op
 from ndflow.data.dataset_spec import DatasetSpec
 from ndflow.data.tfrecord_io import TFRecordWriter
 from ndflow.data.traced_function import TracedFunction
+from ndflow.kernels.io_serialization import tensor_content_proto
 from ndflow.saved_model import nested_structure_coder
 
 DATASET_SPEC_FILENAME = "dataset_spec.pb"
@@ -74,15 +72,10 @@ def _decode_strings(content: bytes, n: int, path: str) -> list:
 
 def tensor_record(t: EagerTensor) -> bytes:
     """One component of an element as TensorFlow writes it (Tensor::AsProtoTensorContent)."""
+    arr = t.numpy()
     if t.dtype is dtypes.string:
-        arr = np.asarray(t.numpy(), dtype=object)
-        p = tensor_pb2.TensorProto(dtype=t.dtype.enum)
-        p.tensor_shape.CopyFrom(shape_to_proto(t.shape))
-        content = encode_string_content([bytes(v) for v in arr.reshape(-1)])
-        if content:
-            p.tensor_content = content
-        return p.SerializeToString()
-    return ndarray_to_tensor_proto(t.numpy(), t.dtype).SerializeToString()
+        arr = np.asarray(arr, dtype=object)
+    return tensor_content_proto(arr, t.dtype)
 
 
 def tensor_from_record(record: bytes, path: str) -> EagerTensor:
