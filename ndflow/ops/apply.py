@@ -26,6 +26,7 @@ from ndflow.ops.forward_copies import copy_of
 from ndflow.ops.op_def import (
     InferenceContext,
     OpDef,
+    ShapeTensorError,
     disallowed_value_message,
     list_too_short_message,
 )
@@ -439,13 +440,18 @@ def infer_shapes(op_def: OpDef, name: str, inputs, attrs: dict, n_out: int, eage
                            attrs, constant_value)
     try:
         out = op_def.shape_fn(ctx)
+    except ShapeTensorError as e:
+        if eager:
+            raise InvalidArgumentError(None, None, f"{e} [Op:{op_def.name}] name: {name or ''}") \
+                from None
+        raise ValueError(str(e)) from None
     except ValueError as e:
         shown = ", ".join(fmt(s) for s in shapes)
         if eager:
             raise InvalidArgumentError(None, None, f"{e} [Op:{op_def.name}] name: {name or ''}") \
                 from None
         raise ValueError(f"{e} for '{{{{node {name}}}}} = {_node_text(op_def, inputs, attrs)}' "
-                         f"with input shapes: {shown}.") from None
+                         f"with input shapes: {shown}{ctx.error_context()}.") from None
     return [TensorShape(s) if not isinstance(s, TensorShape) else s for s in out]
 
 

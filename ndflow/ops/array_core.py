@@ -32,7 +32,7 @@ from ndflow.ops.apply import (
     convert_to_tensor,
     infer_numpy,
 )
-from ndflow.ops.op_def import POINTWISE, op_def
+from ndflow.ops.op_def import POINTWISE, ShapeTensorError, op_def
 
 INDEX_ATTR = "{int32, int64} = DT_INT32"
 _MAX_CONSTANT_BYTES = 2**31  # TensorFlow's limit for a constant's TensorProto
@@ -50,14 +50,25 @@ def int_tensor(value, dtype_hint=dtypes.int32) -> Tensor:
     return convert_to_tensor(value, dtype_hint=dtype_hint)
 
 
+def _python_ints(value) -> bool:
+    """An int or a non-empty (nested) list or tuple of ints."""
+    if type(value) is int:
+        return True
+    return type(value) in (list, tuple) and bool(value) and all(map(_python_ints, value))
+
+
 def int_input(value, dtype_hint=dtypes.int32):
     """An int shape/axis/index argument passed straight to `apply_op`: in a graph a Python
-    int or list of ints stays a Python value, for apply_op to convert inside the op's name
-    scope, named after its argument as TF names it (`Reshape/shape`, `concat/axis`)."""
-    if not context.executing_eagerly() and dtype_hint is dtypes.int32 and (
-            type(value) is int or (type(value) in (list, tuple) and value and
-                                   all(type(v) is int for v in value))):
-        return list(value) if type(value) is not int else value
+    int, a (nested) list of ints or a list of ints and int32 scalar tensors stays as it is,
+    for apply_op to convert (or pack) inside the op's name scope, named after its argument
+    as TF names it (`Reshape/shape`, `concat/axis`, `GatherNd/indices`)."""
+    if not context.executing_eagerly() and dtype_hint is dtypes.int32:
+        if _python_ints(value):
+            return list(value) if type(value) is not int else value
+        if type(value) in (list, tuple) and value and all(
+                type(v) is int or isinstance(v, Tensor) and v.dtype is dtypes.int32
+                and v.shape.rank == 0 for v in value):
+            return list(value)
     return int_tensor(value, dtype_hint)
 
 
@@ -92,8 +103,16 @@ def partial_shape(t) -> TensorShape:
         return TensorShape(None)
     for d in v:
         if d is not None and d < -1:
-            raise ValueError(f"Dimension {d} must be >= -1")
+            raise ShapeTensorError(f"Invalid value in tensor used for shape: {d}")
     return TensorShape([None if d is None or d < 0 else d for d in v])
+
+
+def shape_operand(ctx, i: int) -> TensorShape:
+    """`partial_shape` of a shape function's input `i`, which TF's errors then show (as
+    `input tensors computed as partial shapes`)."""
+    shape = partial_shape(ctx._inputs[i])
+    ctx.read_as_shape(i, shape)
+    return shape
 
 
 def _same_shape(ctx):
@@ -383,7 +402,7 @@ def _reshape_shape(ctx):
         raise ValueError(f"Shape must be rank 1 but is rank {sh.rank}")
     if context.executing_eagerly():
         return [TensorShape(None)]
-    return [reshape_shape(ctx.shapes[0], partial_shape(ctx._inputs[1]))]
+    return [reshape_shape(ctx.shapes[0], shape_operand(ctx, 1))]
 
 
 Reshape = op_def("Reshape", inputs=["tensor: T", "shape: Tshape"], outputs=["output: T"],

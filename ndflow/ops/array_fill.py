@@ -17,10 +17,10 @@ from ndflow.ops.array_core import (
     INDEX_ATTR,
     constant,
     int_input,
-    partial_shape,
     partial_value,
     reshape,
     shape,
+    shape_operand,
     stack,
     static_value,
 )
@@ -39,10 +39,11 @@ def _fill_shape(ctx):
     _rank_check(ctx.shapes[1], 0)
     if context.executing_eagerly():
         return [TensorShape(None)]
+    shape = shape_operand(ctx, 0)
     v = ctx.value(0)
     if v is not None and np.any(np.asarray(v) < 0):
         raise ValueError("Fill dimensions must be >= 0")
-    return [partial_shape(ctx._inputs[0])]
+    return [shape]
 
 
 Fill = op_def("Fill", inputs=["dims: index_type", "value: T"], outputs=["output: T"],
@@ -212,14 +213,14 @@ def _broadcast_to_shape(ctx):
     _rank_check(ctx.shapes[1], 1)
     if context.executing_eagerly():
         return [TensorShape(None)]
-    out = partial_shape(ctx._inputs[1])
+    out = shape_operand(ctx, 1)
     if out.rank is None or s.rank is None:
         return [out]
     if s.rank > out.rank:
         raise ValueError(f"Shape must be at most rank {out.rank} but is rank {s.rank}")
     dims = out.as_list()
     off = out.rank - s.rank
-    for i, d in enumerate(s.as_list()):
+    for i, d in reversed(list(enumerate(s.as_list()))):   # TF names the last mismatch first
         o = dims[off + i]
         if d is None or d == 1:
             continue
@@ -304,7 +305,7 @@ def pad(tensor, paddings, mode: str = "CONSTANT", constant_values=0,
         name: str | None = None) -> Tensor:
     """`tf.pad`: CONSTANT (Pad, or PadV2 for a non-zero value), REFLECT or SYMMETRIC."""
     mode = mode.upper()
-    paddings = convert_to_tensor(paddings, dtype_hint=dtypes.int32)
+    paddings = int_input(paddings)
     if mode == "CONSTANT":
         if not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 \
                 and constant_values == 0:

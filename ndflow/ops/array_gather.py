@@ -6,6 +6,7 @@ import numpy as np
 
 from ndflow.core import dtypes
 from ndflow.core.api_export import tf_export
+from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
@@ -124,7 +125,8 @@ def _one_hot_shape(ctx):
             raise ValueError(f"Shape must be rank 0 but is rank {s.rank}")
     depth = static_value(ctx, 1)
     if depth is not None and int(depth) < 0:
-        raise ValueError(f"depth must be non-negative, got: {int(depth)}")
+        raise ValueError("Dimension size, given by scalar input 1, must be non-negative but "
+                         f"is {int(depth)}")
     if ind.rank is None:
         return [TensorShape(None)]
     dims = ind.as_list()
@@ -145,23 +147,27 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
             name: str | None = None) -> Tensor:
     """`tf.one_hot`: `on_value` where the last (or `axis`) index equals `indices`."""
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
-    on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=dtype)
-    off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=dtype)
-    given = [t for t in (on, off) if t is not None]
-    if dtype is not None:
-        for label, t in (("on_value", on), ("off_value", off)):
-            if t is not None and t.dtype is not dtype:
-                raise TypeError(f"dtype {t.dtype!r} of {label} does not match dtype parameter "
-                                f"{dtype!r}")
-    else:
-        dtype = given[0].dtype if given else dtypes.float32
-    on = convert_to_tensor(1, dtype) if on is None else on
-    off = convert_to_tensor(0, dtype) if off is None else off
-    if on.dtype is not off.dtype:
-        raise TypeError(f"dtype {on.dtype!r} of on_value does not match dtype {off.dtype!r} of "
-                        "off_value")
-    return apply_op(OneHot, [indices, convert_to_tensor(depth, dtypes.int32), on, off],
-                    {"axis": -1 if axis is None else axis}, name=name).outputs[0]
+    # TF's scope: the op is `one_hot`, its values `one_hot/on_value`, `one_hot/depth`, ...
+    with name_scope(name, "one_hot") as scope:
+        on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=dtype,
+                                                             name="on_value")
+        off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=dtype,
+                                                               name="off_value")
+        given = [t for t in (on, off) if t is not None]
+        if dtype is not None:
+            for label, t in (("on_value", on), ("off_value", off)):
+                if t is not None and t.dtype is not dtype:
+                    raise TypeError(f"dtype {t.dtype!r} of {label} does not match dtype "
+                                    f"parameter {dtype!r}")
+        else:
+            dtype = given[0].dtype if given else dtypes.float32
+        on = convert_to_tensor(1, dtype, name="on_value") if on is None else on
+        off = convert_to_tensor(0, dtype, name="off_value") if off is None else off
+        if on.dtype is not off.dtype:
+            raise TypeError(f"dtype {on.dtype!r} of on_value does not match dtype "
+                            f"{off.dtype!r} of off_value")
+        return apply_op(OneHot, [indices, int_input(depth), on, off],
+                        {"axis": -1 if axis is None else axis}, name=scope).outputs[0]
 
 
 # -- Where (one-argument tf.where) ---------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ndflow.core.api_export import tf_export
 from ndflow.core.doc_tables import attach
 from ndflow.core.scopes import name_scope
-from ndflow.core.shapes import TensorShape
+from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops import array_core, array_fill, array_nd_docs, array_range, array_slicing, reduction
 from ndflow.ops.apply import apply_op, convert_to_tensor
@@ -25,7 +25,7 @@ def _slices_shape(indices: TensorShape, indexed: TensorShape) -> TensorShape:
     k = indices.dims[-1]
     if k > indexed.rank:
         raise ValueError(f"indices.shape[-1] must be <= params.rank, but saw indices shape: "
-                         f"{indices} and params shape: {indexed}")
+                         f"{fmt(indices)} and params shape: {fmt(indexed)}")
     return TensorShape(indices.dims[:-1] + indexed.dims[k:])
 
 

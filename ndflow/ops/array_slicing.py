@@ -28,8 +28,8 @@ from ndflow.ops.array_core import (
     int_input,
     int_tensor,
     merge_message,
-    partial_shape,
     partial_value,
+    shape_operand,
     stack,
     static_value,
 )
@@ -184,7 +184,7 @@ StridedSliceGrad = op_def(
     "StridedSliceGrad",
     inputs=["shape: Index", "begin: Index", "end: Index", "strides: Index", "dy: T"],
     outputs=["output: T"], attrs=_SS_ATTRS,
-    shape=lambda ctx: [partial_shape(ctx._inputs[0])])
+    shape=lambda ctx: [shape_operand(ctx, 0)])
 
 
 def _ss_static(t, values):
@@ -224,7 +224,8 @@ def strided_slice(input_, begin, end, strides=None, begin_mask: int = 0, end_mas
     if strides is None:
         strides = [1] * len(begin) if isinstance(begin, (list, tuple)) else \
             ones_like(begin)
-    index = [int_tensor(v) for v in (begin, end, strides)]
+    # begin and end convert inside the op's scope, as TF's (`StridedSlice/begin`)
+    index = [int_input(begin), int_input(end), int_tensor(strides)]
     return apply_op(StridedSlice, [input_] + index,
                     {"begin_mask": begin_mask, "end_mask": end_mask,
                      "ellipsis_mask": ellipsis_mask, "new_axis_mask": new_axis_mask,

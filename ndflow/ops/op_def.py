@@ -40,7 +40,7 @@ import numpy as np
 from ndflow.core import dtypes, lazy_api
 from ndflow.core.errors import NotFoundError
 from ndflow.core.graph_def import dtype_name
-from ndflow.core.shapes import TensorShape
+from ndflow.core.shapes import TensorShape, fmt
 
 _TF_TYPE_NAMES = {
     "half": dtypes.float16, "bfloat16": dtypes.bfloat16, "float": dtypes.float32,
@@ -412,10 +412,19 @@ def _parse_default(kind: str, text: str):
     return ast.literal_eval(text)
 
 
-class InferenceContext:
-    """What a shape function sees: flat input shapes/dtypes, attrs, and constant inputs."""
+class ShapeTensorError(ValueError):
+    """A shape tensor with a value below -1: TF's shape refiner rejects it before the shape
+    function runs, so its message stands alone (no node or input shapes after it)."""
 
-    __slots__ = ("op_name", "op_type", "shapes", "dtypes", "attrs", "_value_fn", "_inputs")
+
+class InferenceContext:
+    """What a shape function sees: flat input shapes/dtypes, attrs, and constant inputs.
+
+    It remembers the input values and shape tensors a shape function read, which TF's
+    errors name after the input shapes (`error_context`)."""
+
+    __slots__ = ("op_name", "op_type", "shapes", "dtypes", "attrs", "_value_fn", "_inputs",
+                 "_computed", "_as_shapes")
 
     def __init__(self, op_name, op_type, inputs, shapes, dtypes_, attrs, value_fn):
         self.op_name = op_name
@@ -425,13 +434,55 @@ class InferenceContext:
         self.dtypes = dtypes_
         self.attrs = attrs
         self._value_fn = value_fn
+        self._computed: dict = {}    # input index -> the value the shape function read
+        self._as_shapes: dict = {}   # input index -> the shape a shape tensor described
 
     def value(self, i: int):
         """The constant value of input `i` as a NumPy array, or None if not known statically."""
-        return self._value_fn(self._inputs[i])
+        v = self._value_fn(self._inputs[i])
+        if v is not None and i not in self._as_shapes:
+            self._computed[i] = v
+        return v
+
+    def read_as_shape(self, i: int, shape) -> None:
+        """Records that input `i` was read as the (partial) `shape` (TF's
+        MakeShapeFromShapeTensor), which TF's errors show instead of the value."""
+        self._computed.pop(i, None)
+        self._as_shapes[i] = shape
+
+    def error_context(self) -> str:
+        """TF's tail of a shape error after the input shapes: the input tensors the shape
+        function computed (` and with computed input tensors: input[1] = <0 5>`) and those
+        read as partial shapes (` and with input tensors computed as partial shapes:
+        input[1] = [4,?]`)."""
+        tail = ""
+        if self._computed:
+            tail += " and with computed input tensors: " + ", ".join(
+                f"input[{i}] = <{summarize_value(v)}>" for i, v in sorted(self._computed.items()))
+        if self._as_shapes:
+            tail += " and with input tensors computed as partial shapes: " + ",".join(
+                f"input[{i}] = {fmt(s)}" for i, s in sorted(self._as_shapes.items()))
+        return tail
 
     def attr(self, name):
         return self.attrs[name]
+
+
+def summarize_value(v, limit: int = 256) -> str:
+    """TF's Tensor::SummarizeValue: the values space-separated, each dimension below the
+    first in brackets (`[1 1][-5 0]`); past `limit` values, the first ones and `...`."""
+    a = np.asarray(v)
+    items = [x.decode(errors="replace") if isinstance(x, bytes) else str(x)
+             for x in a.reshape(-1)[:limit]]
+    if a.ndim <= 1 or a.size > limit:
+        return " ".join(items + ["..."] * (a.size > limit))
+
+    def nest(dims, part):
+        if len(dims) == 1:
+            return " ".join(part)
+        n = len(part) // dims[0] if dims[0] else 0
+        return "".join(f"[{nest(dims[1:], part[k * n:(k + 1) * n])}]" for k in range(dims[0]))
+    return nest(a.shape, items)
 
 
 def as_numpy_value(v):

@@ -17,7 +17,7 @@ from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
 from ndflow.ops import arithmetic, random_docs
 from ndflow.ops.apply import apply_op, convert_to_tensor
-from ndflow.ops.array_core import partial_shape
+from ndflow.ops.array_core import shape_operand
 from ndflow.ops.op_def import op_def
 from ndflow.ops.random_seed import op_seed_attrs
 
@@ -27,18 +27,20 @@ _SEEDS = ["seed: int = 0", "seed2: int = 0"]
 
 
 def shape_from_tensor(ctx, i: int = 0) -> TensorShape:
-    """The output shape described by the 1-D shape tensor input `i` (partial if dynamic)."""
+    """The output shape described by the 1-D shape tensor input `i`: in a graph TF's
+    partial shape (-1 an unknown dimension, as TF's shape refiner reads it); eagerly its
+    value, every dimension >= 0."""
     s = ctx.shapes[i]
     if s.rank is not None and s.rank != 1:
         raise ValueError(f"Shape must be rank 1 but is rank {s.rank}")
-    v = ctx.value(i)
-    if v is not None:
-        dims = [int(d) for d in np.asarray(v).reshape(-1)]
+    if context.executing_eagerly():
+        v = ctx.value(i)
+        dims = [] if v is None else [int(d) for d in np.asarray(v).reshape(-1)]
         if any(d < 0 for d in dims):
             raise ValueError(f"Dimension {min(dims)} must be >= 0")
-        return TensorShape(dims)
-    if s.rank == 1 and s[0] is not None:   # known in part (a stack of dims and a batch size)
-        return partial_shape(ctx._inputs[i])
+        return TensorShape(dims if v is not None else None)
+    if s.rank == 1 and s[0] is not None or ctx.value(i) is not None:
+        return shape_operand(ctx, i)
     return TensorShape(None)
 
 

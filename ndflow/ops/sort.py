@@ -20,7 +20,7 @@ from ndflow.core.tensor import Tensor
 from ndflow.ops import sort_docs
 from ndflow.ops.apply import apply_op, constant_value, convert_to_tensor
 from ndflow.ops.arithmetic import negative, subtract
-from ndflow.ops.array_core import shape, static_value
+from ndflow.ops.array_core import int_input, shape, static_value
 from ndflow.ops.array_transpose import transpose
 from ndflow.ops.op_def import op_def
 
@@ -59,7 +59,7 @@ def top_k(input, k=1, sorted: bool = True, index_type=dtypes.int32,  # noqa: A00
           name: str | None = None) -> tuple:
     """`tf.math.top_k`: the `k` largest entries of the last axis and their indices (ties:
     the lower index first)."""
-    out = apply_op(TopKV2, [input, convert_to_tensor(k, dtype_hint=dtypes.int32)],
+    out = apply_op(TopKV2, [input, int_input(k)],
                    {"sorted": bool(sorted), "index_type": dtypes.as_dtype(index_type)},
                    name=name or "TopKV2").outputs
     return TopKV2Result(out[0], out[1])
