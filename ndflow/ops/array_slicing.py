@@ -336,25 +336,17 @@ def _slice_shape(ctx):
     if n is None and s.rank is None:
         return [TensorShape(None)]
     r = n if n is not None else s.rank
-    begin, size = static_value(ctx, 1), static_value(ctx, 2)
-    if size is None:
+    if context.executing_eagerly() or static_value(ctx, 2) is None:
         return [TensorShape([None] * r)]
-    size = [int(v) for v in np.asarray(size).reshape(-1)]
+    # TF's shape function reads `size` as a shape (-1: to the end) and leaves the bounds to
+    # the kernel: a slice past the input builds and fails when it runs
+    size = shape_operand(ctx, 2).as_list()
+    begin = static_value(ctx, 1)
     begin = None if begin is None else [int(v) for v in np.asarray(begin).reshape(-1)]
     dims = s.as_list() if s.rank is not None else [None] * r
-    out = []
-    for i, (d, sz) in enumerate(zip(dims, size)):
-        b = None if begin is None else begin[i]
-        if b is not None and d is not None and not 0 <= b <= d:
-            raise ValueError(f"Expected begin[{i}] in [0, {d}], but got {b}")
-        if sz == -1:
-            out.append(None if d is None or b is None else d - b)
-            continue
-        if sz < -1 or (d is not None and b is not None and sz > d - b):
-            hi = "?" if d is None or b is None else d - b
-            raise ValueError(f"Expected size[{i}] in [0, {hi}], but got {sz}")
-        out.append(sz)
-    return [TensorShape(out)]
+    return [TensorShape([sz if sz is not None else
+                         None if d is None or begin is None else d - begin[i]
+                         for i, (d, sz) in enumerate(zip(dims, size))])]
 
 
 Slice = op_def("Slice", inputs=["input: T", "begin: Index", "size: Index"],
@@ -365,8 +357,8 @@ Slice = op_def("Slice", inputs=["input: T", "begin: Index", "size: Index"],
 @tf_export("slice")
 def slice(input_, begin, size, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     """`tf.slice`: `size[i]` elements from `begin[i]` (-1: all remaining)."""
-    b = int_tensor(begin)
-    s = int_tensor(size, dtype_hint=b.dtype)
+    b = int_input(begin)   # converted inside the op's scope, as TF's (`Slice/begin`)
+    s = int_input(size) if isinstance(b, (int, list)) else int_tensor(size, dtype_hint=b.dtype)
     return apply_op(Slice, [input_, b, s], name=name).outputs[0]
 
 

@@ -209,8 +209,6 @@ BUILD_ERRORS = [
     (lambda: tf.unstack(tf.compat.v1.placeholder(tf.float32, [None, 3])),
      r"Cannot infer argument `num` from shape \(None, 3\)"),
     (lambda: tf.slice(tf.constant(X23), [0], [1]), "Shape must be rank 1 but is rank 2"),
-    (lambda: tf.slice(tf.constant(X23), [1, 0], [2, 1]),
-     r"Expected size\[0\] in \[0, 1\], but got 2"),
     (lambda: tf.constant(X23)[5], "slice index 5 of dimension 0 out of bounds"),
     (lambda: tf.constant(X23)[0, 0, 0],
      "Index out of range using input dim 2; input has only 2 dims"),
