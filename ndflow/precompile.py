@@ -1,5 +1,6 @@
 """`python -m ndflow.precompile`: compile ndflow's numba kernels into numba's disk cache
-now, as an install step, instead of on a program's first use.
+now, as an install step, instead of on a program's first use (and ndflow's modules into
+Python's bytecode cache first).
 
 ndflow's hand-written CPU kernels (the conv + relu + pool of CNNs' first block, max pooling,
 the grouped optimizer updates, Philox draws, selects, shuffles) are numba code cached on disk
@@ -15,11 +16,18 @@ Each job reaches its kernels through the code that uses them (the OpenMP callbac
 the public ops for the kernels that compile on their first call, in every dtype those take),
 so the cache holds what programs load. Without numba there is nothing to compile (the ATen
 paths run) and it says so.
+
+Before the kernels it byte-compiles ndflow's modules into their `__pycache__`, as installing a
+wheel does: an editable install leaves that to each first import, and where
+PYTHONDONTWRITEBYTECODE=1 is set (as on CI machines) no import writes it, so every process
+(each test worker, each fresh interpreter a test starts) compiled every module it imported
+from source again: `import ndflow` 1.9 -> 1.7 s here.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import concurrent.futures
 import importlib
 import multiprocessing
@@ -297,12 +305,24 @@ def run_job(job: str) -> float:
     return time.perf_counter() - start
 
 
+def compile_bytecode(workers: int) -> float:
+    """Byte-compiles every module of the ndflow package (py_compile writes the cache whatever
+    PYTHONDONTWRITEBYTECODE says); the seconds it took."""
+    start = time.perf_counter()
+    if not compileall.compile_dir(os.path.dirname(os.path.abspath(tf.__file__)), quiet=1,
+                                  workers=workers):
+        raise RuntimeError("a module of ndflow did not compile")
+    return time.perf_counter() - start
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ndflow.precompile",
                                  description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="processes compiling at once (default: the CPU count)")
     args = ap.parse_args(argv)
+    print(f"ndflow.precompile: ndflow's modules byte-compiled in "
+          f"{compile_bytecode(max(1, args.jobs)):.1f} s", flush=True)
     try:
         import numba  # noqa: PLC0415
     except ImportError:
