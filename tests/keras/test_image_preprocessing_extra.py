@@ -156,3 +156,16 @@ def test_mixup_transformation_is_keras_dict_and_takes_dict_data():
     np.testing.assert_allclose(
         np.asarray(layer.transform_images(tf.constant(imgs), tr)).reshape(4, -1),
         [[9, 10, 11, 12], [4, 5, 6, 7], [8, 9, 10, 11], [6, 7, 8, 9]])
+
+
+@pytest.mark.parametrize("layer", ["RandomRotation", "RandomZoom", "RandomTranslation"])
+@pytest.mark.parametrize("spec, want", [([None, 30, 30, 3], [None, 30, 30, 3]),
+                                        ([None, None, 30, 3], [None, None, 30, 3])])
+def test_affine_layers_keep_the_static_shape_in_a_graph(layer, spec, want):
+    """As TF 2.21 + Keras 3 give them (Keras' affine_transform ensures the input's shape on
+    the op's output): a Flatten + Dense after the augmentation needs the known sizes."""
+    args = (0.1, 0.1) if layer == "RandomTranslation" else (0.1,)
+    aug = getattr(tf.keras.layers, layer)(*args)
+    f = tf.function(lambda x: aug(x, training=True))
+    assert f.get_concrete_function(tf.TensorSpec(spec)).structured_outputs.shape.as_list() \
+        == want

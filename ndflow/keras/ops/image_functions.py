@@ -145,6 +145,8 @@ def affine_transform(images, transform, interpolation="bilinear", fill_mode="con
     out = image_transform.image_projective_transform_v3(
         images, cast(transform, "float32"), array_core.shape(images)[1:3],
         fill_value=fill_value, interpolation=interpolation, fill_mode=fill_mode)
+    # the op's shape function knows no size computed from a shape; Keras keeps the input's
+    out = array_core.ensure_shape(out, images.shape)
     out = _from_last(out, data_format)
     return array_core.squeeze(out, axis=[0]) if single else out
 
