@@ -19,7 +19,7 @@ the mean of both). The slowdown is contended / alone; bar: in every situation nd
 slowdown <= 1.1x TensorFlow's, on both workloads.
 
 `--env KEY=VALUE` (repeatable) sets a variable for the ndflow jobs only (to compare
-OMP_WAIT_POLICY, GOMP_SPINCOUNT or NDFLOW_ADAPTIVE_THREADS settings).
+OMP_WAIT_POLICY, GOMP_SPINCOUNT or NDFLOW_FOLLOW_FREE_CORES settings).
 """
 
 from __future__ import annotations
