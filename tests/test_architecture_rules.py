@@ -276,9 +276,9 @@ RAW_VIEWS = {
     "jit/codegen/numba_intrinsics.py": "hands the intrinsics to the JIT's generated code",
     "jit/codegen/numba_backend.py": "the JIT's generated chunk callbacks: " + _CALLBACK,
     **{f"kernels/{name}.py": _CALLBACK for name in (
-        "adam_numba", "conv_pool_numba", "finite_numba", "gemm_epilogue", "image_color_numba",
+        "adam_numba", "conv_pool_numba", "gemm_epilogue", "image_color_numba",
         "math_special_cephes", "max_pool_numba", "momentum_numba", "resize_bilinear_numba",
-        "rmsprop_numba", "speculative_numba", "sum_squares_numba", "tanh_numba")},
+        "rmsprop_numba", "sum_squares_numba", "tanh_numba")},
 }
 _RAW_VIEW_NAMES = ("carray", "farray", "address_as_pointer")
 
@@ -334,7 +334,6 @@ ADDRESSES = {
     "kernels/raw_memory.py": "the checked helper",
     "kernels/omp_pool.py": "the address of run_chunks' own int64 block, made there",
     "kernels/tanh_numba.py": "compares two tensors' addresses (in place or not)",
-    "kernels/gemm_epilogue.py": "tests outputs' 64-byte alignment for streaming stores",
     "kernels/string_hash_numba.py": "string bytes in a buffer it packs, and the PyObject "
                                     "pointers of an object array (CPython's layout, checked "
                                     "there)",

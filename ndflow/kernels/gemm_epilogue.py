@@ -23,20 +23,19 @@ stays cacheable on disk.
 from __future__ import annotations
 
 import ctypes
-import math
 import os
 
 import numpy as np
 import torch
 
-from ndflow.kernels import momentum_numba, omp_pool, speculative_numba
+from ndflow.kernels import momentum_numba, omp_pool
 from ndflow.kernels.build_once import built_once
 
 # output elements a thread computes and updates at a time (whole rows): ~400 KB, a block
 # that stays in a core's L2 between the GEMM writing it and the update reading it
 BLOCK_ELEMENTS = 96 * 1024
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
-claim_chunk = address_as_pointer = carray = call_sgemm = apply_block = spec_block = None
+claim_chunk = address_as_pointer = carray = call_sgemm = apply_block = None
 gemm_block = gemm_header = None
 
 
@@ -68,21 +67,17 @@ def applies(*tensors) -> bool:
             and available())
 
 
-def _layout(a, b, ta: bool, tb: bool, m: int, n: int, align: int = 1) -> tuple:
+def _layout(a, b, ta: bool, tb: bool, m: int, n: int) -> tuple:
     """sgemm's integer and character arguments for (m x n) = op(a) @ op(b) in blocks of
-    rows (`align` divides each block's element count), the rows per block and each block's
-    row count. In column-major terms the output^T (n x m, ld n) = op(b)^T @ op(a)^T, a
-    block of its columns (the output's rows) per call; op(a)^T's columns start `a_stride`
-    elements apart."""
+    rows, the rows per block and each block's row count. In column-major terms the
+    output^T (n x m, ld n) = op(b)^T @ op(a)^T, a block of its columns (the output's rows)
+    per call; op(a)^T's columns start `a_stride` elements apart."""
     k = a.shape[0] if ta else a.shape[1]
     ints = np.array([n, k, k if tb else n, m if ta else k, n, m, 1 if ta else k, 0],
                     dtype=np.int32)
     chars = np.array([ord("T") if tb else ord("N"), ord("T") if ta else ord("N")],
                      dtype=np.int8)
     rows = max(1, BLOCK_ELEMENTS // max(n, 1))
-    if align > 1:   # whole cache lines per block: its streaming stores stay aligned
-        step = align // math.gcd(align, n)
-        rows = max(step, rows // step * step)
     blocks = -(-m // rows)
     counts = np.full(blocks, rows, dtype=np.int32)   # each block's row count (sgemm's n)
     counts[-1] = m - rows * (blocks - 1)
@@ -103,35 +98,8 @@ def matmul_apply_accumulated(a, b, ta: bool, tb: bool, accum, var, var_out, alph
     floats = np.array([alpha, beta, decay, step], dtype=np.float32)
     arrays = [b, a, accum, var, var_out]
     arrays += [ints, floats, chars, np.array([_sgemm()], dtype=np.int64), counts]
-    omp_pool.run_chunks(_callbacks()[0], len(counts), rows, arrays, torch.get_num_threads())
+    omp_pool.run_chunks(_callbacks(), len(counts), rows, arrays, torch.get_num_threads())
     return True
-
-
-def matmul_speculate(a, b, ta: bool, tb: bool, var, accum, var_out, accum_out, scale: float,
-                     lr: float, momentum: float, nesterov: bool, keras: bool,
-                     decay: bool) -> bool:
-    """`_SpeculativeApplyMomentum`'s update of a variable whose gradient is op(a) @ op(b):
-    each block of the gradient is computed into the thread's scratch and, while there,
-    checked and turned into the new var and accum (kernels/speculative_numba.py's pass,
-    streaming stores where the outputs are aligned), so the gradient never reaches memory.
-    Returns whether every gradient element was finite (when not, the outputs hold garbage).
-    Call only where `applies(a, b, var, accum, var_out, accum_out)`; var_out and accum_out
-    are new buffers."""
-    m, n = var.shape
-    if m == 0 or n == 0:
-        return True
-    ints, chars, rows, counts = _layout(a, b, ta, tb, m, n, align=16)
-    threads = torch.get_num_threads()
-    stream = all(t.data_ptr() % 64 == 0 for t in (var_out, accum_out))
-    params = np.array([1.0, 0.0, scale, lr, momentum, nesterov, keras, decay, stream],
-                      dtype=np.float32)
-    scratch = np.empty(threads * (rows * n + 16), dtype=np.float32)
-    slot_and_flag = np.zeros(2, dtype=np.int64)   # the next scratch slot; set when not finite
-    arrays = [b, a, var, accum, var_out, accum_out]
-    arrays += [ints, params, chars, np.array([_sgemm()], dtype=np.int64), counts, scratch,
-               slot_and_flag]
-    omp_pool.run_chunks(_callbacks()[1], len(counts), rows, arrays, threads)
-    return slot_and_flag[1] == 0
 
 
 def _build():
@@ -142,13 +110,12 @@ def _build():
     from llvmlite import ir  # noqa: PLC0415
     from numba import cfunc, types  # noqa: PLC0415
     from numba.extending import intrinsic  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray, call_sgemm, apply_block, spec_block
+    global claim_chunk, address_as_pointer, carray, call_sgemm, apply_block
     global gemm_block, gemm_header
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
     apply_block = momentum_numba.apply_kernel()
-    spec_block = speculative_numba.body_kernel()
-    if apply_block is None or spec_block is None:
+    if apply_block is None:
         return None
 
     @intrinsic
@@ -215,37 +182,4 @@ def _build():
                             size, fl[2], fl[3])
             q = claim_chunk(data)
 
-    # data = [counter, blocks, rows per block, (address, length) of b, a, var, accum,
-    #         var_out, accum_out, ints (as above), params (alpha 1, beta 0, scale, lr,
-    #         momentum, nesterov, keras, decay, streaming stores), chars, the sgemm_
-    #         address, each block's row count, the scratch (a slot per thread), and
-    #         (the next free slot, the not-finite flag) as int64s]
-    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
-    def gemm_then_speculate(data):
-        d, blocks, rows, p, fn, n, a_stride = gemm_header(data, 29, 15, 9)
-        s, lr, mu = p[2], p[3], p[4]
-        nesterov, keras, decay, stream = p[5] != 0, p[6] != 0, p[7] != 0, p[8] != 0
-        i32, f32 = np.int32, np.float32
-        state = address_as_pointer(d[27], np.int64)
-        g_at = d[25] + 4 * claim_chunk(state) * (rows * n + 16)
-        g_at += (64 - g_at % 64) % 64     # the thread's scratch, cache-line aligned
-        bad = False
-        q = claim_chunk(data)
-        while q < blocks:
-            lo = q * rows
-            r = carray(address_as_pointer(d[23], i32), blocks)[q]
-            gemm_block(fn, d[3], d[5] + 4 * lo * a_stride, d[15], d[17], d[19],
-                       d[23] + 4 * q, g_at)
-            size = r * n
-            off = 4 * lo * n
-            bad |= spec_block(carray(address_as_pointer(g_at, f32), size),
-                              carray(address_as_pointer(d[7] + off, f32), size),
-                              carray(address_as_pointer(d[9] + off, f32), size),
-                              carray(address_as_pointer(d[11] + off, f32), size),
-                              carray(address_as_pointer(d[13] + off, f32), size),
-                              size, s, lr, mu, decay, keras, nesterov, stream, stream)
-            q = claim_chunk(data)
-        if bad:
-            carray(state, 2)[1] = 1   # every writer writes 1: the race is benign
-
-    return gemm_then_update.address, gemm_then_speculate.address
+    return gemm_then_update.address

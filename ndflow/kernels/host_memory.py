@@ -15,7 +15,7 @@ HOST = torch.device("cpu")
 # The ops that update variables and take their scalars (lr, momentum, an increment) to Python
 # or to ATen as host scalars.
 _UPDATES = ("ResourceApply", "ResourceSparseApply", "_ResourceApply", "_GroupedApply",
-            "_MatMulApply", "_SpeculativeApply", "AssignAddVariableOp", "AssignSubVariableOp")
+            "_MatMulApply", "AssignAddVariableOp", "AssignSubVariableOp")
 
 # The int32 inputs (by op type) that TensorFlow's GPU kernels take in host memory (`HostMemory`
 # in their registrations) and ndflow's kernels read to Python: shapes, sizes, axes, never

@@ -1,5 +1,5 @@
 """ATen kernels for elementwise math ops, Cast, Select, AddN, DivNoNan, CheckNumerics and the
-loss-scale optimizers' finite checks (`_AllFinite`, `_AllFiniteAddScaled`).
+loss-scale optimizers' finite check (`_AllFinite`).
 
 Factories decide everything that depends on attrs and dtypes (integer vs float division,
 NaN-propagating Sign, ...) once, so a call is one or two ATen calls. Results of our own
@@ -12,7 +12,7 @@ import torch
 
 from ndflow.core import narrow_dtypes
 from ndflow.core.errors import InternalError, InvalidArgumentError
-from ndflow.kernels import exact_sqrt, finite_numba, narrow_cast, tanh_numba
+from ndflow.kernels import exact_sqrt, narrow_cast, tanh_numba
 from ndflow.kernels import list_ops as tensor_lists
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.select import select
@@ -302,17 +302,3 @@ def _all_finite_kernel(node):
     return _all_finite
 
 
-_ONE_PASS_MIN = 1 << 14  # elements from which the numba pass beats ATen's three calls
-
-
-@kernel(cmp.AllFiniteAddScaled)
-def _all_finite_add_scaled(node):
-    """all(isfinite(x + y * scale)): one numba pass over x and y for large float32 CPU
-    tensors (kernels/finite_numba.py), else the unfused ops' formulas (the product, the sum,
-    then _AllFinite's check): either way each element is rounded as Mul then AddN round it."""
-    def run(x, y, scale):
-        if x.numel() >= _ONE_PASS_MIN and finite_numba.applies(x, y):
-            ok = finite_numba.all_finite_add_scaled(x, y, float(scale))
-            return torch.tensor(ok, dtype=torch.bool)
-        return _all_finite(torch.add(x, torch.mul(y, scale)))
-    return run

@@ -63,7 +63,7 @@ def grad_where(var: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
 
 def n_update_attrs(node) -> tuple:
     """(N, torch dtype, use_nesterov, keras, decay as lists of bools) of a kernel of N
-    momentum updates (`_SpeculativeApplyMomentum`, `_GroupedApplyMomentum`)."""
+    momentum updates (`_GroupedApplyMomentum`)."""
     a = node.attrs
     return (a["N"], a["T"].torch_dtype, [bool(x) for x in a["use_nesterov"]],
             [bool(x) for x in a["keras"]], [bool(x) for x in a["decay"]])

@@ -203,14 +203,6 @@ AllFinite = op_def("_AllFinite", inputs=["x: T"], outputs=["y: bool"], attrs=[FL
                    shape=lambda ctx: [TensorShape([])], gradient_undefined=True)
 
 
-# ndflow-internal, made by the remapper (ndflow/passes/branch_momentum_decay.py):
-# all(is_finite(x + y * scale)) for a scalar scale, the check of an L2-regularized weight's
-# gradient AddN(x, Mul(y, scale)) without materializing the sum, rounded as the unfused ops round
-AllFiniteAddScaled = op_def("_AllFiniteAddScaled", inputs=["x: T", "y: T", "scale: T"],
-                            outputs=["z: bool"], attrs=[FLOAT],
-                            shape=lambda ctx: [TensorShape([])], gradient_undefined=True)
-
-
 def all_finite(x, name=None) -> Tensor:
     """A scalar bool: every element of the floating tensor `x` is finite."""
     return apply_op(AllFinite, [x], name=name or "AllFinite").outputs[0]

@@ -29,16 +29,6 @@
   and cast back (`T(Tgrad(Tgrad(scale * var) + grad))`, each step rounded as those ops round).
 - `_CastDecayedGradient(grad, x, scale)` is that gradient alone, where no update takes it
   (a loss-scale step's, which its If's branch applies).
-- `_SpeculativeApplyMomentum` is ndflow-internal (made by ndflow/passes/speculative_momentum.py
-  for a loss-scale optimizer's skipped-on-overflow step): for N variables, the (Keras)
-  momentum updates of their gradients (`decay[i]`: grad + scale * var) computed into new
-  buffers, without touching the variables, and whether every such gradient is finite, both
-  in one pass over each gradient; the step's `If` then commits the new values by assignment
-  (with `commit`, where nothing could tell the difference, the op assigns them itself when
-  every gradient is finite, and the If no longer takes them). Where `matmul[i]`, entry i's
-  gradient is the product op(grad[i]) @ op(matmul_b[k]) (k counting such entries;
-  `transpose_a`/`transpose_b` per entry), computed by the op a block at a time
-  (kernels/gemm_epilogue.py) instead of by a MatMul before it.
 - `_GroupedApplyMomentum` and `_GroupedApplyAdam` are ndflow-internal (made by
   ndflow/passes/grouped_updates.py): N (Keras) momentum updates (`decay[i]`: of grad + scale
   * var), or N `ResourceApplyAdam`s, applied by one op, so a model of many small variables
@@ -251,39 +241,6 @@ def _check_update_scalars(ctx, scalars=_MOMENTUM_SCALARS) -> int:
         for i in range(k * n, (k + 1) * n):
             _require_scalar(ctx, i, what)
     return n
-
-
-def _speculative_momentum_shape(ctx):
-    """The finite flag, then each gradient's shape twice (the new values of var and accum);
-    a `matmul` entry's gradient is op(a) @ op(b) of its grad input a and its matmul_b."""
-    n = _check_update_scalars(ctx)
-    grads = [ctx.shapes[i] for i in range(3 * n, 4 * n)]
-    matmul = list(ctx.attrs.get("matmul") or [])
-    ta, tb = ctx.attrs.get("transpose_a") or [], ctx.attrs.get("transpose_b") or []
-    k = 0
-    for i, flag in enumerate(matmul):
-        if flag:
-            a, b = grads[i], ctx.shapes[6 * n + k]
-            rows = a[1] if a.rank == 2 and ta[i] else a[0] if a.rank == 2 else None
-            cols = b[0] if b.rank == 2 and tb[i] else b[1] if b.rank == 2 else None
-            grads[i] = TensorShape([rows, cols])
-            k += 1
-    return [TensorShape([])] + grads + grads
-
-
-SpeculativeApplyMomentum = op_def(
-    "_SpeculativeApplyMomentum",
-    inputs=["var: N * resource", "accum: N * resource", "lr: N * T", "grad: N * T",
-            "scale: N * T", "momentum: N * T", "matmul_b: M * T"],
-    outputs=["all_finite: bool", "new_var: N * T", "new_accum: N * T"],
-    attrs=["N: int >= 1", FLOAT_T, "use_nesterov: list(int)", "keras: list(int)",
-           "decay: list(int)", "commit: bool = false", "M: int >= 0 = 0",
-           "matmul: list(int) = []", "transpose_a: list(int) = []",
-           "transpose_b: list(int) = []"],
-    shape=_speculative_momentum_shape, gradient_undefined=True, stateful=True,
-    doc="ndflow-internal: N momentum updates into new buffers (variables untouched, or "
-        "with `commit` assigned the new values when every gradient is finite) and "
-        "whether every gradient (grad + scale * var where `decay`) is finite.")
 
 
 def _grouped_update(name, inputs, attrs, doc, scalars=_MOMENTUM_SCALARS):

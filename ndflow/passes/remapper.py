@@ -39,17 +39,6 @@ fetched, fed or a target, and every op of a pattern must be on the same device. 
   instead of five ops' passes (MNIST's fc1 under the bfloat16 rewrite: its decayed gradient
   and update 1.5 -> 0.5 ms in the step). Where no update takes that sum (a loss-scale
   step's If does), it becomes `_CastDecayedGradient(g, x, s)`, one pass instead of four.
-- Inside `If` branches (ndflow/passes/branch_momentum_decay.py, run before the rules): an
-  If that takes a variable's handle and its decayed gradient `AddN(g, Mul(ReadVariableOp(var),
-  s))`, read otherwise only by `_AllFinite` (a loss-scale optimizer's skip-on-overflow step),
-  takes g and s instead; the branch's momentum update of that gradient becomes
-  `_ResourceApplyMomentumWithDecay` and each `_AllFinite` of the sum the ndflow-internal
-  `_AllFiniteAddScaled(g, ReadVariableOp(var), s)`, which checks the sum without writing it.
-- Then (ndflow/passes/speculative_momentum.py) an If on `All(Pack(finite checks))` whose
-  then-branch applies the checked gradients with momentum updates (a loss-scale optimizer's
-  step): the updates are computed before the Pack by one `_SpeculativeApplyMomentum` into
-  new buffers, with the checks in the same pass over each gradient, its flag in the checks'
-  place; the branch commits the new values with `AssignVariableOp`s.
 - `MaxPool` whose output feeds a `MaxPoolGrad` with the same `orig_input` (and the same
   window attrs) becomes the ndflow-internal `_MaxPoolWithIndices` (value + ATen argmax
   indices), and each such MaxPoolGrad becomes `_MaxPoolGradWithIndices(orig_input, grad,
@@ -88,13 +77,6 @@ from ndflow.core.graph import Graph, Operation
 from ndflow.ops import arithmetic, nn_fused
 from ndflow.passes.arithmetic_optimizer import remove_dead_ops
 from ndflow.passes.batch_norm_fusion import fuse_batch_norm_activation
-from ndflow.passes.branch_momentum_decay import (
-    DECAYED_GRAD,
-    MOMENTUM_UPDATES,
-    fuse_decay_into_branches,
-    momentum_with_decay_attrs,
-    only_reads,
-)
 from ndflow.passes.conv_pool_fusion import fuse_conv_bias_relu_pool
 from ndflow.passes.dropout_fusion import RULES as DROPOUT_RULES
 from ndflow.passes.dynamic_loss_scale import fuse_dynamic_loss_scale
@@ -104,10 +86,29 @@ from ndflow.passes.keras_rmsprop import fuse_keras_rmsprop
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.pattern import Any as AnyTensor
 from ndflow.passes.pattern import GraphView, Match, P, Rule, control_inputs, rewrite
-from ndflow.passes.speculative_momentum import speculate_momentum
 
 _FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
+MOMENTUM_UPDATES = ("ResourceApplyMomentum", "ResourceApplyKerasMomentum")
+_READERS = ("ReadVariableOp", "VariableShape")
+
+# g + var * s: the gradient of an L2-regularized weight (`var` the weight's handle)
+DECAYED_GRAD = P({"AddN", "AddV2", "Add"}, AnyTensor("grad"),
+                 P({"Mul"}, P({"ReadVariableOp"}, AnyTensor("var"), name="read", shared=True),
+                   AnyTensor("scale"), name="decay", commutative=True),
+                 name="add", commutative=True)
 _POOL_ATTRS = ("ksize", "strides", "padding", "explicit_paddings", "data_format")
+
+
+def momentum_with_decay_attrs(apply: Operation) -> dict:
+    """`_ResourceApplyMomentumWithDecay`'s attrs for the update `apply` it replaces."""
+    return {"T": apply.attrs["T"], "use_locking": bool(apply.attrs.get("use_locking", False)),
+            "use_nesterov": bool(apply.attrs.get("use_nesterov", False)),
+            "keras": apply.type == "ResourceApplyKerasMomentum"}
+
+
+def only_reads(consumers, writer: Operation | None = None) -> bool:
+    """Whether every op among a handle's `consumers` but `writer` only reads the variable."""
+    return all(op is writer or op.type in _READERS for op in consumers)
 
 
 def _float_op(op: Operation) -> bool:
@@ -462,8 +463,6 @@ def tf_fusions(graph: Graph, ctx: PassContext) -> Graph:
 # off, a step's name that step alone (PassConfig.disabled_passes; outside a Session
 # `tf.config.optimizer.set_experimental_options({name: False})`).
 STEPS: tuple = (
-    ("branch_momentum_decay", fuse_decay_into_branches),
-    ("speculative_momentum", speculate_momentum),
     ("dynamic_loss_scale", fuse_dynamic_loss_scale),
     ("remapper", tf_fusions),
     ("conv_pool_fusion", fuse_conv_bias_relu_pool),

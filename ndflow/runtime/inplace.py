@@ -147,18 +147,3 @@ def inplace_kernel(op, dies_here, readers) -> tuple | None:
                 and all(_fresh(r) or r.type in SAFE_READERS for r in readers(t))):
             return i, make(i)
     return None
-
-
-def donating_kernel(op, fn, dies_here, readers):
-    """`fn`, or, when its kernel can take over the buffers of inputs that die at `op`
-    (`fn.donating(indices)`, e.g. `_SpeculativeApplyMomentum` writing a variable's new
-    value into its gradient's buffer), the variant taking those that qualify: intermediates
-    from a `FRESH_OUTPUT` producer, read by `op` alone and once, of fully known shape."""
-    make = getattr(fn, "donating", None)
-    if make is None:
-        return fn
-    found = [i for i, t in enumerate(op.inputs)
-             if t.op.type in FRESH_OUTPUT and t.value_index == 0 and dies_here(t)
-             and t.shape.is_fully_defined() and list(readers(t)) == [op]
-             and sum(x is t for x in op.inputs) == 1]
-    return make(frozenset(found)) if found else fn

@@ -196,10 +196,6 @@ class Plan:
                 lambda t: readers.get(t, ())) if use_inplace else None
             if in_place is not None:
                 fn = in_place[1]
-            elif use_inplace:
-                fn = inplace.donating_kernel(
-                    op, fn, lambda t, i=idx: last_use.get(t) == i and names[t].startswith("v"),
-                    lambda t: readers.get(t, ()))
             for wrap in KERNEL_WRAPPERS:
                 fn = wrap(self, op, fn)
             if moved:

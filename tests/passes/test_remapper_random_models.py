@@ -19,8 +19,8 @@ layers = tf.keras.layers
 FUSED = {"_FusedMatMul", "_FusedConv2D", "_FusedBatchNormEx", "_MaxPoolWithIndices",
          "_MaxPoolGradWithIndices", "_Conv2DBiasReluMaxPool", "_Conv2DBiasReluMaxPoolGrad",
          "_ResourceApplyMomentumWithDecay", "_MatMulApplyMomentum", "_GroupedApplyMomentum",
-         "_GroupedApplyAdam", "_GroupedApplyKerasRMSProp", "_SpeculativeApplyMomentum",
-         "_DropoutSelect", "_MatMulAddScaled", "_AllFiniteAddScaled"}
+         "_GroupedApplyAdam", "_GroupedApplyKerasRMSProp",
+         "_DropoutSelect", "_MatMulAddScaled"}
 
 dense = st.fixed_dictionaries({
     "units": st.sampled_from([3, 8, 16]),
