@@ -28,7 +28,9 @@ class PassContext:
 
     `config` is the resolved `PassConfig` of this compile; `graph_id` names the graph in logs
     and dumps (TF's "tf_graph" for a Session's graph, the function's name for a function);
-    `feed_specs` maps a feed name to the (dtype, shape) of the value fed in this run.
+    `feed_specs` maps a feed name to the (dtype, shape) of the value fed in this run;
+    `specialize`: the graph may be compiled for those shapes (passes/shape_specialization.py;
+    a function's plans for the shapes it is called with, runtime/shape_plans.py).
     """
 
     fetches: tuple = ()
@@ -38,6 +40,7 @@ class PassContext:
     graph_id: str = "tf_graph"
     feed_specs: dict = field(default_factory=dict)
     renames: dict = field(default_factory=dict)
+    specialize: bool = False
 
     def __post_init__(self):
         self.fetches = tuple(self.fetches)

@@ -31,6 +31,7 @@ from ndflow.passes.encapsulate_clusters import encapsulate_clusters
 from ndflow.passes.mark_for_compilation import mark_for_compilation
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.prune import prune
+from ndflow.passes.shape_specialization import specialize_shapes
 
 GraphPass = Callable[[Graph, PassContext], Graph]
 
@@ -46,6 +47,8 @@ class PassSpec:
 
 PIPELINE: list[PassSpec] = [
     PassSpec("prune", prune, required=True),
+    # the run's feed shapes, where known, before the passes that use static shapes
+    PassSpec("shape_specialization", specialize_shapes),
     PassSpec("constant_folding", constant_folding, option="constant_folding"),
     PassSpec("auto_mixed_precision", auto_mixed_precision),  # its own toggles (pass_config)
     PassSpec("cse", cse, option="common_subgraph_elimination"),

@@ -37,6 +37,7 @@ from ndflow.runtime.compile import compile_plan, optimize, stateful_ops
 from ndflow.runtime.func_graph import FuncGraph, inline_graph
 from ndflow.runtime.function_executor import check_executor_type
 from ndflow.runtime.plan import Plan
+from ndflow.runtime.shape_plans import ShapePlans
 from ndflow.runtime.signature_text import short_signature_text, signature_text
 from ndflow.runtime.state import EAGER_CONTEXT
 
@@ -164,6 +165,7 @@ class ConcreteFunction:
         self._plan = None
         self._plan_options = None        # optimizer-options version the plan was built for
         self._plans: dict = {}           # version -> plan, the last PLANS_KEPT settings'
+        self._shape_plans = None         # plans for the argument shapes it is called with
         self._capture_vals = None
         self._eager_ops = None
         self._lock = threading.Lock()
@@ -367,8 +369,12 @@ class ConcreteFunction:
             plan = self._plan
             if plan is None or self._plan_options != optimizer_options.version():
                 plan = self._build_plan()
+            values = [t._value for t in tensors]
+            if self._shape_plans.dynamic:
+                plan = self._shape_plans.plan_for(values, self._plan_options,
+                                                  self._specialized_plan) or plan
             with using(self._kernel_states, nested=True):
-                outs = plan.run([t._value for t in tensors] + capture_vals)
+                outs = plan.run(values + capture_vals)
         except OpError as e:
             raise graph_execution_error(e, self._inference_name()) from None
         return [EagerTensor(v, d) for v, d in zip(outs, self._out_dtypes)]
@@ -447,7 +453,20 @@ class ConcreteFunction:
                 while len(self._plans) > PLANS_KEPT:
                     self._plans.pop(next(iter(self._plans)))
                 self._plan, self._plan_options = plan, version
+                if self._shape_plans is None:
+                    n = len(self.graph.inputs) - len(self.graph.external_captures)
+                    self._shape_plans = ShapePlans(self.graph.inputs[:n])
         return self._plan
+
+    def _specialized_plan(self, feed_specs: dict) -> Plan:
+        """The plan for calls whose arguments have the shapes in `feed_specs`
+        (runtime/shape_plans.py)."""
+        with self._lock:
+            g = self.graph
+            return compile_plan(g, g.inputs, list(g.outputs), self._targets(),
+                                resolve_pass_config(), EAGER_CONTEXT,
+                                context.soft_device_placement(), graph_id=self.name,
+                                feed_specs=feed_specs, specialize=True)
 
     # -- op-by-op execution (under a tape) -----------------------------------------------------
     def _ops_to_run(self) -> list:
