@@ -123,3 +123,18 @@ def test_a_reduction_over_no_axes_is_its_input():
     with tf.compat.v1.Session(graph=g) as sess:
         xv = RNG.normal(size=(2, 3)).astype(np.float32)
         np.testing.assert_array_equal(sess.run("y:0", {"x:0": xv}), xv * 2.0)
+
+
+def test_a_specialization_that_fails_to_compile_leaves_the_generic_plan(monkeypatch):
+    monkeypatch.setattr(shape_plans, "CALLS_BEFORE_SPECIALIZING", 1)
+    step = _step()
+    cf = step.get_concrete_function()
+
+    def broken(feed_specs):
+        raise RuntimeError("a pass failed")
+    monkeypatch.setattr(cf, "_specialized_plan", broken)
+    x = RNG.normal(size=(3, 5, 3)).astype(np.float32)
+    for _ in range(2):
+        np.testing.assert_allclose(step(tf.constant(x)).numpy(),
+                                   _reference(x.astype(np.float64)), rtol=1e-5, atol=1e-5)
+    assert list(cf._shape_plans._plans.values()) == [shape_plans._FAILED]
