@@ -12,15 +12,6 @@ from ndflow.ops.apply import apply_op, convert_to_tensor
 from ndflow.ops.indexed_slices import IndexedSlices
 from ndflow.ops.op_def import op_def
 
-
-def _gather_shape(ctx):
-    handle_shape = ctx.attrs.get("_variable_shape")
-    idx = ctx.shapes[1]
-    if handle_shape is None or idx.rank is None or handle_shape.rank is None:
-        return [TensorShape(None)]
-    return [TensorShape(idx.as_list() + handle_shape.as_list()[1:])]
-
-
 ResourceGather = op_def(
     "ResourceGather", inputs=["resource: resource", "indices: Tindices"],
     outputs=["output: dtype"],
