@@ -89,11 +89,13 @@ def clear() -> None:
     _choices.clear()
 
 
-def run_tuned(key, flops: float, run, algorithms=LAYOUTS, credit=None):
+def run_tuned(key, flops: float, run, algorithms=LAYOUTS, credit=None,
+              min_flops: float | None = None):
     """`run(algorithm)` computes the op with one of `algorithms` (the first is the default);
     the first call for `key` times them all and keeps the fastest for later calls. The
     optional `credit(algorithm)` gives the seconds of the last run that another op saves
-    (an FFT's spectra that the filter gradient takes)."""
+    (an FFT's spectra that the filter gradient takes); below `min_flops` the default runs
+    untimed (default MIN_FLOPS)."""
     default = algorithms[0]
     if determinism.enabled():
         return run(default)
@@ -102,7 +104,8 @@ def run_tuned(key, flops: float, run, algorithms=LAYOUTS, credit=None):
     chosen = _choices.get(key)
     if chosen is not None:
         return run(chosen)
-    if flops < MIN_FLOPS or not tuning_enabled() or not core_monitor.ready_to_time(threads):
+    small = flops < (MIN_FLOPS if min_flops is None else min_flops)
+    if small or not tuning_enabled() or not core_monitor.ready_to_time(threads):
         return run(default)
     with _lock:
         chosen = _choices.get(key)

@@ -1,10 +1,13 @@
 """ATen kernel for Einsum: torch.einsum, plus TF's repeated output labels ("i->ii" writes a
-diagonal, as the gradient of a trace needs), which torch.einsum does not accept."""
+diagonal, as the gradient of a trace needs), which torch.einsum does not accept. An equation
+that is one matrix product (two operands, no batch label: Keras' EinsumDense and its
+gradients) runs as one through kernels/gemm.py's per-shape library choice."""
 
 from __future__ import annotations
 
 import torch
 
+from ndflow.kernels import gemm
 from ndflow.kernels.registry import kernel
 from ndflow.ops import einsum as ein
 
@@ -53,4 +56,48 @@ def _einsum(node):
     plain = out_subs.replace(ein.ELLIPSIS, "")
     if len(set(plain)) != len(plain):
         return _diagonal_writer(equation, out_subs)
+    product = _matrix_product(equation)
+    if product is not None:
+        return product
     return lambda *inputs: torch.einsum(equation, *inputs)
+
+
+def _matrix_product(equation: str):
+    """fn(lhs, rhs) computing `equation` as (rows x contracted) @ (contracted x columns) when
+    each label of it is a row (lhs and output), a column (rhs and output) or contracted (lhs
+    and rhs); None for anything else (batch labels, ellipses, sums within one operand)."""
+    ins, out = equation.split("->")
+    if ein.ELLIPSIS in equation or ins.count(",") != 1:
+        return None
+    lhs, rhs = ins.split(",")
+    if any(len(set(t)) != len(t) for t in (lhs, rhs, out)):
+        return None
+    rows = [c for c in lhs if c in out and c not in rhs]
+    cols = [c for c in rhs if c in out and c not in lhs]
+    inner = [c for c in lhs if c in rhs and c not in out]
+    if len(rows) + len(inner) != len(lhs) or len(cols) + len(inner) != len(rhs):
+        return None
+    if not rows or not cols or not inner or len(rows) + len(cols) != len(out):
+        return None
+    a_perm = [lhs.index(c) for c in rows + inner]
+    w_perm = [rhs.index(c) for c in cols + inner]
+    natural = rows + cols
+    out_perm = [natural.index(c) for c in out]
+
+    def run(a, b):
+        m = [a.shape[i] for i in a_perm[:len(rows)]]
+        n = [b.shape[i] for i in w_perm[:len(cols)]]
+        k = [a.shape[i] for i in a_perm[len(rows):]]
+        if [b.shape[i] for i in w_perm[len(cols):]] != k or a.dtype != b.dtype:
+            return torch.einsum(equation, a, b)   # ATen's own error for mismatched operands
+        a2 = a.permute(a_perm).reshape(_prod(m), _prod(k))
+        w2 = b.permute(w_perm).reshape(_prod(n), _prod(k))
+        return gemm.linear(a2, w2).view(m + n).permute(out_perm)
+    return run
+
+
+def _prod(dims) -> int:
+    p = 1
+    for d in dims:
+        p *= d
+    return p

@@ -1,9 +1,11 @@
-"""ATen kernels for MatMul and BatchMatMulV2 (transposes are views, not copies)."""
+"""ATen kernels for MatMul and BatchMatMulV2 (transposes are views, not copies); float32
+products with one matrix operand go through kernels/gemm.py's per-shape library choice."""
 
 from __future__ import annotations
 
 import torch
 
+from ndflow.kernels import gemm
 from ndflow.kernels.registry import kernel
 from ndflow.ops import linalg
 
@@ -11,15 +13,17 @@ from ndflow.ops import linalg
 @kernel(linalg.MatMul)
 def _matmul(node):
     ta, tb = node.attrs["transpose_a"], node.attrs["transpose_b"]
-    if not ta and not tb:
-        return torch.mm
-    return lambda a, b: torch.mm(a.t() if ta else a, b.t() if tb else b)
+    return lambda a, b: gemm.linear(a.t() if ta else a, b if tb else b.t())
 
 
 @kernel(linalg.BatchMatMulV2)
 def _batch_matmul(node):
     adj_x, adj_y = node.attrs["adj_x"], node.attrs["adj_y"]
-    if not adj_x and not adj_y:
-        return torch.matmul
-    # .mH: the adjoint (conjugate transpose; the transpose of a real matrix)
-    return lambda x, y: torch.matmul(x.mH if adj_x else x, y.mH if adj_y else y)
+
+    def batch_matmul(x, y):
+        # .mH: the adjoint (conjugate transpose; the transpose of a real matrix)
+        x = x.mH if adj_x else x
+        if y.dim() == 2 and x.dim() >= 2:     # one matrix for every batch: a single product
+            return gemm.linear(x, y.conj() if adj_y else y.t())
+        return torch.matmul(x, y.mH if adj_y else y)
+    return batch_matmul

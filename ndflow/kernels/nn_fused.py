@@ -28,7 +28,7 @@ import torch
 
 from ndflow.core import dtypes
 from ndflow.core.errors import UnimplementedError
-from ndflow.kernels import conv_fft, max_pool_numba
+from ndflow.kernels import conv_fft, gemm, max_pool_numba
 from ndflow.kernels.conv_autotune import FFT, NCHW
 from ndflow.kernels.nn_conv import ConvGeometry
 from ndflow.kernels.nn_norm import fused_batch_norm_kernel
@@ -121,7 +121,7 @@ def _fused_matmul(node):
     act = _inplace_activation(node.attrs["fused_ops"], node.attrs)
 
     def fused_matmul(a, b, bias):
-        y = torch.addmm(bias, a.t() if ta else a, b.t() if tb else b)
+        y = gemm.linear(a.t() if ta else a, b if tb else b.t(), bias)
         if act is not None:
             act(y)
         return y
@@ -133,7 +133,7 @@ def _matmul_add_scaled(node):
     ta, tb = bool(node.attrs["transpose_a"]), bool(node.attrs["transpose_b"])
 
     def matmul_add_scaled(a, b, y, scale):
-        out = torch.mm(a.t() if ta else a, b.t() if tb else b)
+        out = gemm.linear(a.t() if ta else a, b if tb else b.t())
         return out.addcmul_(y, scale)  # the product is this kernel's own fresh buffer
     return matmul_add_scaled
 

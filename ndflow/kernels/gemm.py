@@ -1,0 +1,61 @@
+"""Float32 matrix products on the faster of ATen's two CPU GEMM libraries, chosen per shape.
+
+ATen's `torch.mm` runs MKL's sgemm, and MKL picks its code by CPU vendor: on AMD CPUs it
+runs its AVX2 kernels. oneDNN, which ATen ships for convolutions, runs AVX-512 wherever the
+CPU has it (`torch.ops.mkldnn._linear_pointwise`, the kernel PyTorch's own compiler uses for
+linear layers). On a 2-core Zen 5 EPYC (full-width AVX-512) oneDNN multiplied the raw MLP's
+256x784 by 784x512 at 430 GFLOP/s where MKL reached 200, and TensorFlow, whose MatMul is
+oneDNN's, ran that model's step at half ndflow's GEMM time; on Intel CPUs MKL is the one
+tuned best. So, as the convolutions choose their algorithm (conv_autotune), each product
+shape runs both libraries the first time it comes and keeps the faster for the process.
+
+Both compute in float32 with float32 accumulation (oneDNN's blocking sums in another order:
+the results differ in the last bits, as TensorFlow's do from ndflow's). Other dtypes, other
+devices, empty operands and products too small to time (`MIN_FLOPS`) run ATen's kernel.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ndflow.kernels import conv_autotune
+
+ATEN, ONEDNN = "aten", "onednn"
+ALGORITHMS = (ATEN, ONEDNN)
+MIN_FLOPS = 2e6     # multiply-adds x 2 below which the call costs more than either kernel
+
+_ONEDNN = torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn,
+                                                           "_linear_pointwise")
+
+
+def _tunable(a: torch.Tensor, w: torch.Tensor) -> bool:
+    return (_ONEDNN and a.dtype == torch.float32 and w.dtype == torch.float32
+            and a.device.type == "cpu" and w.device.type == "cpu" and w.dim() == 2
+            and a.numel() > 0 and w.numel() > 0)
+
+
+def linear(a: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None):
+    """`a @ w.T (+ bias)` for `a` (..., K) and `w` (N, K), any strides; bias (N,) or None.
+    The result is a new contiguous (..., N) tensor."""
+    if not _tunable(a, w):
+        return _aten(a, w, bias)
+    flops = 2.0 * a.numel() * w.shape[0]
+
+    def run(algorithm):
+        if algorithm == ONEDNN:
+            return torch.ops.mkldnn._linear_pointwise(a, w, bias, "none", [], "")
+        return _aten(a, w, bias)
+    key = ("gemm", tuple(a.shape), a.stride(), tuple(w.shape), w.stride(), bias is not None)
+    return conv_autotune.run_tuned(key, flops, run, ALGORITHMS, min_flops=MIN_FLOPS)
+
+
+def _aten(a, w, bias):
+    if a.dim() == 2:
+        return torch.mm(a, w.t()) if bias is None else torch.addmm(bias, a, w.t())
+    y = torch.matmul(a, w.t())
+    return y if bias is None else y.add_(bias)
+
+
+def mm(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor | None = None):
+    """`a @ b (+ bias)` for `a` (..., K) and `b` (K, N), any strides."""
+    return linear(a, b.t(), bias)

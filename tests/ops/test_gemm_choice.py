@@ -1,0 +1,124 @@
+"""Float32 products on either GEMM library (kernels/gemm.py): MatMul with every transpose,
+_FusedMatMul's bias and activation, BatchMatMulV2 with one matrix for every batch, and the
+einsums that are one matrix product, each forced onto ATen's kernel and onto oneDNN's,
+against NumPy in float64, gradients included; the per-shape choice by timing."""
+
+import numpy as np
+import pytest
+
+import ndflow as tf
+from ndflow.core import core_monitor
+from ndflow.kernels import conv_autotune, gemm
+from ndflow.kernels import einsum as einsum_kernels
+
+RNG = np.random.default_rng(0)
+
+
+@pytest.fixture(params=gemm.ALGORITHMS)
+def library(request, monkeypatch):
+    """Tunes every float32 product and makes `request.param` the faster library."""
+    monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: True)
+    monkeypatch.setattr(gemm, "MIN_FLOPS", 0)
+    monkeypatch.setattr(conv_autotune, "_timed", lambda run, algorithm, credit=None: (
+        0.001 if algorithm == request.param else 0.002, run(algorithm)))
+    monkeypatch.delenv("TF_CUDNN_USE_AUTOTUNE", raising=False)
+    conv_autotune.clear()
+    yield request.param
+    conv_autotune.clear()
+
+
+def _gemm_choices() -> set:
+    return {chosen for key, chosen in conv_autotune.choices().items() if key[0] == "gemm"}
+
+
+def _check(got, want, rtol=2e-5):
+    np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+def test_matmul_and_its_gradients(ta, tb, library):
+    a, b = RNG.standard_normal((24, 40)), RNG.standard_normal((40, 16))
+    a_in, b_in = (a.T if ta else a), (b.T if tb else b)
+    g = RNG.standard_normal((24, 16))
+    x, y = tf.constant(a_in, tf.float32), tf.constant(b_in, tf.float32)
+    with tf.GradientTape() as tape:
+        tape.watch([x, y])
+        out = tf.matmul(x, y, transpose_a=ta, transpose_b=tb)
+    da, db = tape.gradient(out, [x, y], output_gradients=tf.constant(g, tf.float32))
+    _check(out.numpy(), a @ b)
+    _check(da.numpy(), (g @ b.T).T if ta else g @ b.T)
+    _check(db.numpy(), (a.T @ g).T if tb else a.T @ g)
+    assert _gemm_choices() == {library}
+
+
+def test_fused_matmul_bias_relu_in_a_graph(library):
+    a, w, bias = (RNG.standard_normal(s) for s in ((32, 50), (50, 20), (20,)))
+
+    @tf.function
+    def dense(x):
+        return tf.nn.relu(tf.nn.bias_add(tf.matmul(x, tf.constant(w, tf.float32)),
+                                         tf.constant(bias, tf.float32)))
+    graph = dense.get_concrete_function(tf.TensorSpec([32, 50], tf.float32))
+    _check(graph(tf.constant(a, tf.float32)).numpy(), np.maximum(a @ w + bias, 0))
+    assert _gemm_choices() == {library}
+
+
+@pytest.mark.parametrize("adj_y", [False, True])
+def test_batch_matmul_with_one_matrix(adj_y, library):
+    x, w = RNG.standard_normal((3, 7, 12)), RNG.standard_normal((12, 5))
+    y = tf.linalg.matmul(tf.constant(x, tf.float32), tf.constant(w.T if adj_y else w, tf.float32),
+                         adjoint_b=adj_y)
+    assert y.shape == (3, 7, 5)
+    _check(y.numpy(), x @ w)
+    assert _gemm_choices() == {library}
+
+
+@pytest.mark.parametrize("equation,shapes", [
+    ("abc,cde->abde", ((3, 4, 5), (5, 2, 6))),      # Keras' EinsumDense (query projection)
+    ("abc,abde->cde", ((3, 4, 5), (3, 4, 2, 6))),   # its kernel's gradient
+    ("abde,cde->abc", ((3, 4, 2, 6), (5, 2, 6))),   # its input's gradient
+    ("ij,jk->ki", ((3, 4), (4, 5))),                 # a transposed result
+    ("abcd,cde->abe", ((2, 3, 4, 5), (4, 5, 6))),   # the output projection
+])
+def test_einsums_that_are_one_product(equation, shapes, library):
+    assert einsum_kernels._matrix_product(equation) is not None
+    a, b = RNG.standard_normal(shapes[0]), RNG.standard_normal(shapes[1])
+    x, y = tf.constant(a, tf.float32), tf.constant(b, tf.float32)
+    with tf.GradientTape() as tape:
+        tape.watch([x, y])
+        out = tf.einsum(equation, x, y)
+    g = RNG.standard_normal(out.shape)
+    dx, dy = tape.gradient(out, [x, y], output_gradients=tf.constant(g, tf.float32))
+    _check(out.numpy(), np.einsum(equation, a, b))
+    ins, res = equation.split("->")
+    lhs, rhs = ins.split(",")
+    _check(dx.numpy(), np.einsum(f"{res},{rhs}->{lhs}", g, b))
+    _check(dy.numpy(), np.einsum(f"{lhs},{res}->{rhs}", a, g))
+    assert _gemm_choices() == {library}
+
+
+@pytest.mark.parametrize("equation", [
+    "bij,bjk->bik",      # a batch label
+    "ij,j->i",           # no column label
+    "...ij,jk->...ik",   # an ellipsis
+    "iij,jk->ik",        # a repeated label
+    "ij,kl->ijkl",       # nothing contracted
+    "ij,jk,kl->il",      # three operands
+    "ij,jk->i",          # a label summed within one operand
+])
+def test_other_einsums_keep_torch_einsum(equation):
+    assert einsum_kernels._matrix_product(equation) is None
+
+
+def test_other_dtypes_and_empty_operands_run_aten(library):
+    a, b = RNG.standard_normal((16, 8)), RNG.standard_normal((8, 4))
+    _check(tf.matmul(tf.constant(a), tf.constant(b)).numpy(), a @ b, rtol=1e-12)   # float64
+    empty = tf.matmul(tf.zeros((0, 8)), tf.constant(b, tf.float32))
+    assert empty.shape == (0, 4)
+    assert _gemm_choices() == set()
+
+
+def test_mismatched_einsum_operands_fail_as_before():
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.einsum("abc,cde->abde", tf.zeros((2, 3, 4)), tf.zeros((5, 2, 2)))
