@@ -373,9 +373,13 @@ def main(argv=None):
     if DEVICE == "cpu":
         print(floor_line(train_flops(BATCH)) + " (direct convolutions; an FFT one needs fewer)")
         print(f"  a 0.80x bar on TF graph asks for {0.8 * tf_ms:.2f} ms" if tf_ms else "")
+        chosen = sorted(conv_autotune.choices().items(), key=str)
         print("  ndflow's convolution algorithms (autotuned): " + ", ".join(
-            f"{kind} {x[1:3]}x{w[3]} {algorithm}" for (kind, x, w, *_), algorithm
-            in sorted(conv_autotune.choices().items())))
+            f"{kind} {x[1:3]}x{w[3]} {algorithm}" for (kind, x, w, *_), algorithm in chosen
+            if kind != "gemm"))
+        print("  ndflow's GEMM libraries (autotuned): " + ", ".join(
+            f"{'x'.join(map(str, a))} @ {w[0]}: {algorithm}" for (kind, a, _, w, *_), algorithm
+            in chosen if kind == "gemm"))
     return results
 
 

@@ -77,3 +77,20 @@ def pytest_runtest_teardown(item, nextitem):
     if saved is not None and state.seed != saved[0]:
         random_seed.set_seed(saved[0])
         state.seed_counter = saved[1]
+
+
+@pytest.fixture(params=["aten", "onednn"])
+def gemm_library(request, monkeypatch):
+    """Tunes every float32 matrix product (kernels/gemm.py) and makes `request.param` the
+    faster library, so a test runs its products on each."""
+    from ndflow.core import core_monitor
+    from ndflow.kernels import conv_autotune, gemm
+    assert request.param in gemm.ALGORITHMS
+    monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: True)
+    monkeypatch.setattr(gemm, "MIN_FLOPS", 0)
+    monkeypatch.setattr(conv_autotune, "_timed", lambda run, algorithm, credit=None: (
+        0.001 if algorithm == request.param else 0.002, run(algorithm)))
+    monkeypatch.delenv("TF_CUDNN_USE_AUTOTUNE", raising=False)
+    conv_autotune.clear()
+    yield request.param
+    conv_autotune.clear()

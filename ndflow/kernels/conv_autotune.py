@@ -94,23 +94,40 @@ def run_tuned(key, flops: float, run, algorithms=LAYOUTS, credit=None,
     """`run(algorithm)` computes the op with one of `algorithms` (the first is the default);
     the first call for `key` times them all and keeps the fastest for later calls. The
     optional `credit(algorithm)` gives the seconds of the last run that another op saves
-    (an FFT's spectra that the filter gradient takes); below `min_flops` the default runs
-    untimed (default MIN_FLOPS)."""
+    (an FFT's spectra that the filter gradient takes); below `min_flops` (default MIN_FLOPS)
+    the default runs untimed."""
+    chosen, result = _choose(key, flops, run, algorithms, credit, min_flops)
+    return run(chosen) if result is _NOT_RUN else result
+
+
+def choose(key, flops: float, trial, algorithms, min_flops: float | None = None) -> str:
+    """The algorithm run_tuned would run for `key`, timing `trial(algorithm)` (a run whose
+    result is dropped) the first time: for a fused op that runs one algorithm's part itself
+    (a GEMM with an optimizer update after it)."""
+    return _choose(key, flops, trial, algorithms, None, min_flops)[0]
+
+
+_NOT_RUN = object()
+
+
+def _choose(key, flops, run, algorithms, credit, min_flops) -> tuple:
+    """(the algorithm for `key`, the last timed run's result if it ran that algorithm, else
+    _NOT_RUN); the candidates are timed the first time `key` comes while tuning is on."""
     default = algorithms[0]
     if determinism.enabled():
-        return run(default)
+        return default, _NOT_RUN
     threads = torch.get_num_threads()
     key = (threads, key)
     chosen = _choices.get(key)
     if chosen is not None:
-        return run(chosen)
+        return chosen, _NOT_RUN
     small = flops < (MIN_FLOPS if min_flops is None else min_flops)
     if small or not tuning_enabled() or not core_monitor.ready_to_time(threads):
-        return run(default)
+        return default, _NOT_RUN
     with _lock:
         chosen = _choices.get(key)
         if chosen is not None:
-            return run(chosen)
+            return chosen, _NOT_RUN
         start = time.perf_counter()
         for algorithm in algorithms:  # first runs build primitives and tables: not timed
             run(algorithm)
@@ -123,4 +140,4 @@ def run_tuned(key, flops: float, run, algorithms=LAYOUTS, credit=None,
         fastest = min(algorithms, key=best.__getitem__)
         chosen = fastest if best[fastest] < _MARGIN * best[default] else default
         _choices[key] = chosen
-    return result if algorithm == chosen else run(chosen)
+    return chosen, (result if algorithm == chosen else _NOT_RUN)

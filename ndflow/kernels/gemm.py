@@ -39,14 +39,31 @@ def linear(a: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None):
     The result is a new contiguous (..., N) tensor."""
     if not _tunable(a, w):
         return _aten(a, w, bias)
-    flops = 2.0 * a.numel() * w.shape[0]
 
     def run(algorithm):
-        if algorithm == ONEDNN:
-            return torch.ops.mkldnn._linear_pointwise(a, w, bias, "none", [], "")
-        return _aten(a, w, bias)
-    key = ("gemm", tuple(a.shape), a.stride(), tuple(w.shape), w.stride(), bias is not None)
-    return conv_autotune.run_tuned(key, flops, run, ALGORITHMS, min_flops=MIN_FLOPS)
+        return _product(algorithm, a, w, bias)
+    return conv_autotune.run_tuned(_key(a, w, bias), 2.0 * a.numel() * w.shape[0], run,
+                                   ALGORITHMS, min_flops=MIN_FLOPS)
+
+
+def library(a: torch.Tensor, w: torch.Tensor) -> str:
+    """Which library `linear(a, w)` runs (timing both now if this shape is new): for an op
+    that runs the product its own way with one of them (`_MatMulApplyMomentum`)."""
+    if not _tunable(a, w):
+        return ATEN
+    return conv_autotune.choose(_key(a, w, None), 2.0 * a.numel() * w.shape[0],
+                                lambda algorithm: _product(algorithm, a, w, None), ALGORITHMS,
+                                min_flops=MIN_FLOPS)
+
+
+def _key(a, w, bias) -> tuple:
+    return "gemm", tuple(a.shape), a.stride(), tuple(w.shape), w.stride(), bias is not None
+
+
+def _product(algorithm: str, a, w, bias):
+    if algorithm == ONEDNN:
+        return torch.ops.mkldnn._linear_pointwise(a, w, bias, "none", [], "")
+    return _aten(a, w, bias)
 
 
 def _aten(a, w, bias):

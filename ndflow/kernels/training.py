@@ -16,7 +16,7 @@ import torch
 
 from ndflow.core import dtypes
 from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
-from ndflow.kernels import adam_numba, gemm_epilogue, momentum_numba
+from ndflow.kernels import adam_numba, gemm, gemm_epilogue, momentum_numba
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.state import exclusive_value, update_targets
 from ndflow.ops import nn_fused, training
@@ -149,6 +149,11 @@ def _matmul_momentum(node):
                                        f"{_shape_str((a.shape[0], b.shape[1]))}")
         lr, s, mu = _scalar(lr, "lr"), _scalar(scale, "scale"), _scalar(momentum, "momentum")
         v_out, a_out = update_targets(owned, [v, acc])
+        if gemm.library(a, b.t()) == gemm.ONEDNN:
+            # oneDNN's product beats MKL's by more than finishing MKL's blocks in cache saves
+            _apply_momentum(var, accum, gemm.linear(a, b.t()), [v, acc], [v_out, a_out], s, lr,
+                            mu, False, keras)
+            return
         # Keras: accum * mu - lr * ab; TF: accum * mu + ab
         alpha = -lr if keras else 1.0
         decay, step = (-lr * s, 1.0) if keras else (s, -lr)

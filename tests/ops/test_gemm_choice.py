@@ -7,24 +7,10 @@ import numpy as np
 import pytest
 
 import ndflow as tf
-from ndflow.core import core_monitor
-from ndflow.kernels import conv_autotune, gemm
+from ndflow.kernels import conv_autotune
 from ndflow.kernels import einsum as einsum_kernels
 
 RNG = np.random.default_rng(0)
-
-
-@pytest.fixture(params=gemm.ALGORITHMS)
-def library(request, monkeypatch):
-    """Tunes every float32 product and makes `request.param` the faster library."""
-    monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: True)
-    monkeypatch.setattr(gemm, "MIN_FLOPS", 0)
-    monkeypatch.setattr(conv_autotune, "_timed", lambda run, algorithm, credit=None: (
-        0.001 if algorithm == request.param else 0.002, run(algorithm)))
-    monkeypatch.delenv("TF_CUDNN_USE_AUTOTUNE", raising=False)
-    conv_autotune.clear()
-    yield request.param
-    conv_autotune.clear()
 
 
 def _gemm_choices() -> set:
@@ -37,7 +23,7 @@ def _check(got, want, rtol=2e-5):
 
 @pytest.mark.parametrize("ta", [False, True])
 @pytest.mark.parametrize("tb", [False, True])
-def test_matmul_and_its_gradients(ta, tb, library):
+def test_matmul_and_its_gradients(ta, tb, gemm_library):
     a, b = RNG.standard_normal((24, 40)), RNG.standard_normal((40, 16))
     a_in, b_in = (a.T if ta else a), (b.T if tb else b)
     g = RNG.standard_normal((24, 16))
@@ -49,10 +35,10 @@ def test_matmul_and_its_gradients(ta, tb, library):
     _check(out.numpy(), a @ b)
     _check(da.numpy(), (g @ b.T).T if ta else g @ b.T)
     _check(db.numpy(), (a.T @ g).T if tb else a.T @ g)
-    assert _gemm_choices() == {library}
+    assert _gemm_choices() == {gemm_library}
 
 
-def test_fused_matmul_bias_relu_in_a_graph(library):
+def test_fused_matmul_bias_relu_in_a_graph(gemm_library):
     a, w, bias = (RNG.standard_normal(s) for s in ((32, 50), (50, 20), (20,)))
 
     @tf.function
@@ -61,17 +47,17 @@ def test_fused_matmul_bias_relu_in_a_graph(library):
                                          tf.constant(bias, tf.float32)))
     graph = dense.get_concrete_function(tf.TensorSpec([32, 50], tf.float32))
     _check(graph(tf.constant(a, tf.float32)).numpy(), np.maximum(a @ w + bias, 0))
-    assert _gemm_choices() == {library}
+    assert _gemm_choices() == {gemm_library}
 
 
 @pytest.mark.parametrize("adj_y", [False, True])
-def test_batch_matmul_with_one_matrix(adj_y, library):
+def test_batch_matmul_with_one_matrix(adj_y, gemm_library):
     x, w = RNG.standard_normal((3, 7, 12)), RNG.standard_normal((12, 5))
     y = tf.linalg.matmul(tf.constant(x, tf.float32), tf.constant(w.T if adj_y else w, tf.float32),
                          adjoint_b=adj_y)
     assert y.shape == (3, 7, 5)
     _check(y.numpy(), x @ w)
-    assert _gemm_choices() == {library}
+    assert _gemm_choices() == {gemm_library}
 
 
 @pytest.mark.parametrize("equation,shapes", [
@@ -81,7 +67,7 @@ def test_batch_matmul_with_one_matrix(adj_y, library):
     ("ij,jk->ki", ((3, 4), (4, 5))),                 # a transposed result
     ("abcd,cde->abe", ((2, 3, 4, 5), (4, 5, 6))),   # the output projection
 ])
-def test_einsums_that_are_one_product(equation, shapes, library):
+def test_einsums_that_are_one_product(equation, shapes, gemm_library):
     assert einsum_kernels._matrix_product(equation) is not None
     a, b = RNG.standard_normal(shapes[0]), RNG.standard_normal(shapes[1])
     x, y = tf.constant(a, tf.float32), tf.constant(b, tf.float32)
@@ -95,7 +81,7 @@ def test_einsums_that_are_one_product(equation, shapes, library):
     lhs, rhs = ins.split(",")
     _check(dx.numpy(), np.einsum(f"{res},{rhs}->{lhs}", g, b))
     _check(dy.numpy(), np.einsum(f"{lhs},{res}->{rhs}", a, g))
-    assert _gemm_choices() == {library}
+    assert _gemm_choices() == {gemm_library}
 
 
 @pytest.mark.parametrize("equation", [
@@ -111,7 +97,7 @@ def test_other_einsums_keep_torch_einsum(equation):
     assert einsum_kernels._matrix_product(equation) is None
 
 
-def test_other_dtypes_and_empty_operands_run_aten(library):
+def test_other_dtypes_and_empty_operands_run_aten(gemm_library):
     a, b = RNG.standard_normal((16, 8)), RNG.standard_normal((8, 4))
     _check(tf.matmul(tf.constant(a), tf.constant(b)).numpy(), a @ b, rtol=1e-12)   # float64
     empty = tf.matmul(tf.zeros((0, 8)), tf.constant(b, tf.float32))

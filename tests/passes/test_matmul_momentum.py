@@ -1,8 +1,8 @@
 """Remapper: a large weight's momentum update (Keras `SGD(momentum=...)`, TF1
 `MomentumOptimizer`) of its gradient's MatMul, with or without the L2 term of the weight
 itself, becomes one `_MatMulApplyMomentum`: the GEMM accumulates the product into the
-accumulator, one pass applies the L2 term and the step. Weights and accumulators equal a
-float64 NumPy reference."""
+accumulator, one pass applies the L2 term and the step (where oneDNN's product is the faster:
+the product, then one pass). Weights and accumulators equal a float64 NumPy reference."""
 
 from __future__ import annotations
 
@@ -73,8 +73,10 @@ def _types(fn, *args):
 
 @pytest.mark.parametrize("decay", [DECAY, 0.0])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_keras_momentum_takes_the_gradient_product_into_the_accumulator(decay, dtype):
-    # float32: the numba pass after the GEMM; float64: ATen's
+def test_keras_momentum_takes_the_gradient_product_into_the_accumulator(decay, dtype,
+                                                                         gemm_library):
+    # float32: the numba pass after the GEMM (MKL's, or oneDNN's where it is the faster);
+    # float64: ATen's
     x, w0, y = _data(1, dtype)
     w = tf.Variable(w0)
     opt = tf.keras.optimizers.SGD(LR, momentum=MU)
@@ -90,7 +92,7 @@ def test_keras_momentum_takes_the_gradient_product_into_the_accumulator(decay, d
 
 
 @pytest.mark.parametrize("decay", [DECAY, 0.0])
-def test_tf1_momentum_optimizer_in_a_session(decay):
+def test_tf1_momentum_optimizer_in_a_session(decay, gemm_library):
     x, w0, y = _data(2)
     g = tf.Graph()
     with g.as_default():
