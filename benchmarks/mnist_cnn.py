@@ -42,7 +42,7 @@ from keras_fit import train_flops  # the same CNN's FLOPs
 from machine import cpu_line, floor_line  # benchmarks/ is the script's directory
 
 import ndflow as tf
-from ndflow.kernels import conv_autotune
+from ndflow.kernels import autotune
 from ndflow.models.image.mnist.model import model, regularized_loss
 
 BATCH = 64
@@ -373,7 +373,7 @@ def main(argv=None):
     if DEVICE == "cpu":
         print(floor_line(train_flops(BATCH)) + " (direct convolutions; an FFT one needs fewer)")
         print(f"  a 0.80x bar on TF graph asks for {0.8 * tf_ms:.2f} ms" if tf_ms else "")
-        chosen = sorted(conv_autotune.choices().items(), key=str)
+        chosen = sorted(autotune.choices().items(), key=str)
         print("  ndflow's convolution algorithms (autotuned): " + ", ".join(
             f"{kind} {x[1:3]}x{w[3]} {algorithm}" for (kind, x, w, *_), algorithm in chosen
             if kind != "gemm"))

@@ -21,7 +21,8 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 import pytest
 
 import ndflow  # noqa: F401 - registers every op, kernel and gradient
-from ndflow.core import context, lazy_api, optimizer_options
+from ndflow.core import context, core_monitor, lazy_api, optimizer_options
+from ndflow.kernels import autotune, gemm
 from ndflow.ops import random_seed
 from ndflow.ops.op_def import REGISTRY
 
@@ -83,14 +84,12 @@ def pytest_runtest_teardown(item, nextitem):
 def gemm_library(request, monkeypatch):
     """Tunes every float32 matrix product (kernels/gemm.py) and makes `request.param` the
     faster library, so a test runs its products on each."""
-    from ndflow.core import core_monitor
-    from ndflow.kernels import conv_autotune, gemm
     assert request.param in gemm.ALGORITHMS
     monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: True)
     monkeypatch.setattr(gemm, "MIN_FLOPS", 0)
-    monkeypatch.setattr(conv_autotune, "_timed", lambda run, algorithm, credit=None: (
+    monkeypatch.setattr(autotune, "_timed", lambda run, algorithm, credit=None: (
         0.001 if algorithm == request.param else 0.002, run(algorithm)))
     monkeypatch.delenv("TF_CUDNN_USE_AUTOTUNE", raising=False)
-    conv_autotune.clear()
+    autotune.clear()
     yield request.param
-    conv_autotune.clear()
+    autotune.clear()

@@ -112,7 +112,7 @@ TF_CUDNN_USE_AUTOTUNE = _declare(
     "TF_CUDNN_USE_AUTOTUNE", "bool", True,
     "Lets cuDNN benchmark convolution algorithms and pick the fastest (GPU), and ndflow time "
     "each large CPU convolution of an NHWC graph in both memory layouts and as an FFT "
-    "product and keep the fastest (kernels/conv_autotune.py).")
+    "product and keep the fastest (kernels/autotune.py).")
 TF_ENABLE_CUBLAS_TENSOR_OP_MATH_FP32 = _declare(
     "TF_ENABLE_CUBLAS_TENSOR_OP_MATH_FP32", "bool", False,
     "Allows Tensor Core (TF32) math for float32 cuBLAS matmuls.")

@@ -30,7 +30,7 @@ plan run or eager op, and it stops once the process has been idle for `IDLE_STOP
 (the next run starts it again). It runs only on Linux machines of 2 or more cores, where
 /proc/stat exists; elsewhere the cap stays None.
 
-What is timed to choose between kernels (kernels/conv_autotune.py) waits for `ready_to_time`:
+What is timed to choose between kernels (kernels/autotune.py) waits for `ready_to_time`:
 until the sampler's first window is averaged, the cap does not yet say whether another
 process shares the cores, and timings taken then can be of OpenMP stalls (measured: a
 process started beside one busy process timed MNIST's 5x5 convolutions at 9-15 ms for every

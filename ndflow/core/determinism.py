@@ -2,7 +2,7 @@
 
 The flag lives at layer 0 so that every layer can read it: the op layer's seed rules
 (`get_seed` refuses an unseeded random op, as TensorFlow's does), kernels that would
-otherwise choose between implementations by timing them (`kernels/conv_autotune.py`), and the
+otherwise choose between implementations by timing them (`kernels/autotune.py`), and the
 runtime, which sets ATen's own deterministic mode (`runtime/determinism_config.py`).
 """
 

@@ -1,5 +1,5 @@
 """Stride-1 NHWC convolutions and their two gradients through 2-D discrete Fourier transforms,
-one of the algorithms the CPU convolution autotuner (conv_autotune.py) times, as cuDNN's FFT
+one of the algorithms the CPU convolution autotuner (autotune.py) times, as cuDNN's FFT
 algorithms are among those TF's GPU autotuner times.
 
 A convolution of an H x W image with a KH x KW filter is a pointwise product of their

@@ -6,7 +6,7 @@ CPU has it (`torch.ops.mkldnn._linear_pointwise`, the kernel PyTorch's own compi
 linear layers). On a 2-core Zen 5 EPYC (full-width AVX-512) oneDNN multiplied the raw MLP's
 256x784 by 784x512 at 430 GFLOP/s where MKL reached 200, and TensorFlow, whose MatMul is
 oneDNN's, ran that model's step at half ndflow's GEMM time; on Intel CPUs MKL is the one
-tuned best. So, as the convolutions choose their algorithm (conv_autotune), each product
+tuned best. So, as the convolutions choose their algorithm (autotune), each product
 shape runs both libraries the first time it comes and keeps the faster for the process.
 
 Both compute in float32 with float32 accumulation (oneDNN's blocking sums in another order:
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import torch
 
-from ndflow.kernels import conv_autotune
+from ndflow.kernels import autotune
 
 ATEN, ONEDNN = "aten", "onednn"
 ALGORITHMS = (ATEN, ONEDNN)
@@ -42,7 +42,7 @@ def linear(a: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None):
 
     def run(algorithm):
         return _product(algorithm, a, w, bias)
-    return conv_autotune.run_tuned(_key(a, w, bias), 2.0 * a.numel() * w.shape[0], run,
+    return autotune.run_tuned(_key(a, w, bias), 2.0 * a.numel() * w.shape[0], run,
                                    ALGORITHMS, min_flops=MIN_FLOPS)
 
 
@@ -51,7 +51,7 @@ def library(a: torch.Tensor, w: torch.Tensor) -> str:
     that runs the product its own way with one of them (`_MatMulApplyMomentum`)."""
     if not _tunable(a, w):
         return ATEN
-    return conv_autotune.choose(_key(a, w, None), 2.0 * a.numel() * w.shape[0],
+    return autotune.choose(_key(a, w, None), 2.0 * a.numel() * w.shape[0],
                                 lambda algorithm: _product(algorithm, a, w, None), ALGORITHMS,
                                 min_flops=MIN_FLOPS)
 

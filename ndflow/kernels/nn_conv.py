@@ -22,8 +22,8 @@ import torch
 
 from ndflow.core import config
 from ndflow.core.errors import InvalidArgumentError
-from ndflow.kernels import conv_autotune, conv_fft
-from ndflow.kernels.conv_autotune import FFT, FLIPPED, NCHW
+from ndflow.kernels import autotune, conv_fft
+from ndflow.kernels.autotune import FFT, FLIPPED, NCHW
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_conv
 from ndflow.ops.nn_common import explicit_hw, hw, window_geometry
@@ -76,7 +76,7 @@ class ConvGeometry:
         return p
 
     def to_nchw(self, x: torch.Tensor, plain: bool = False) -> torch.Tensor:
-        """The NCHW view ATen convolves; `plain`: copied to NCHW memory (conv_autotune.py)."""
+        """The NCHW view ATen convolves; `plain`: copied to NCHW memory (autotune.py)."""
         if self.nhwc:
             v = x.permute(0, 3, 1, 2)
             return v.contiguous() if plain else v
@@ -91,12 +91,12 @@ class ConvGeometry:
         return y.contiguous() if plain else y
 
     def tuned(self, kind: str, x_shape, w_shape, t: torch.Tensor, run, extra=()):
-        """`run(algorithm)` with the algorithm conv_autotune.py picks for this shape (NHWC
+        """`run(algorithm)` with the algorithm autotune.py picks for this shape (NHWC
         float32 CPU convolutions, `t` one of the op's tensors; everything else runs the
         default, ATen on the graph's layout); `extra`: more candidates for this shape."""
         if not self.nhwc or self.depthwise or t.dtype != torch.float32 or \
                 t.device.type != "cpu" or len(x_shape) != 4:
-            return run(conv_autotune.CHANNELS_LAST)
+            return run(autotune.CHANNELS_LAST)
         n, h, wd, _ = x_shape
         kh, kw, cin, cout = w_shape
         flops = 2.0 * n * h * wd * kh * kw * cin * cout / (self.stride[0] * self.stride[1])
@@ -107,10 +107,10 @@ class ConvGeometry:
             fft = self._fft[key] = x_shape[3] == cin and conv_fft.eligible(
                 self.stride, self.dilation, x_shape, w_shape, self.pads(h, wd, kh, kw))
         if fft:
-            return conv_autotune.run_tuned(key, flops, run,
-                                           conv_autotune.LAYOUTS + (FFT,) + tuple(extra),
+            return autotune.run_tuned(key, flops, run,
+                                           autotune.LAYOUTS + (FFT,) + tuple(extra),
                                            _fft_credit)
-        return conv_autotune.run_tuned(key, flops, run, conv_autotune.LAYOUTS + tuple(extra))
+        return autotune.run_tuned(key, flops, run, autotune.LAYOUTS + tuple(extra))
 
     def weight(self, w: torch.Tensor) -> torch.Tensor:
         """HWIO (or depthwise HW,C,M) filter -> OIHW view for ATen."""

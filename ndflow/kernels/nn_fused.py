@@ -29,7 +29,7 @@ import torch
 from ndflow.core import dtypes
 from ndflow.core.errors import UnimplementedError
 from ndflow.kernels import conv_fft, gemm, max_pool_numba
-from ndflow.kernels.conv_autotune import FFT, NCHW
+from ndflow.kernels.autotune import FFT, NCHW
 from ndflow.kernels.nn_conv import ConvGeometry
 from ndflow.kernels.nn_norm import fused_batch_norm_kernel
 from ndflow.kernels.nn_pool import PoolGeometry

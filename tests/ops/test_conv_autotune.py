@@ -1,4 +1,4 @@
-"""The CPU convolution autotuner (ndflow/kernels/conv_autotune.py): whichever algorithm it
+"""The CPU convolution autotuner (ndflow/kernels/autotune.py): whichever algorithm it
 picks (ATen on channels-last or plain NCHW memory, the FFT product, or for an asymmetrically
 padded input gradient the flipped transposed convolution), Conv2D, its two backprop ops and
 the remapper's fused conv give NumPy's results."""
@@ -15,8 +15,8 @@ import torch
 
 import ndflow as tf
 from ndflow.core import core_monitor
-from ndflow.kernels import conv_autotune
-from ndflow.kernels.conv_autotune import CHANNELS_LAST, FFT, FLIPPED, NCHW
+from ndflow.kernels import autotune
+from ndflow.kernels.autotune import CHANNELS_LAST, FFT, FLIPPED, NCHW
 from tests.ops import nn_reference as ref
 from tests.ops.test_nn_conv_ops import _conv_filter_grad_ref, _conv_input_grad_ref
 from tests.passes.graph_helpers import op_counts, run_graph
@@ -54,15 +54,15 @@ def tuner(monkeypatch):
     (when it is a candidate; else all tie and the default stays)."""
     class Force:
         algorithm = NCHW
-    monkeypatch.setattr(conv_autotune, "MIN_FLOPS", 0)
+    monkeypatch.setattr(autotune, "MIN_FLOPS", 0)
 
     def timed(run, algorithm, credit=None):
         return (0.001 if algorithm == Force.algorithm else 0.002), run(algorithm)
-    monkeypatch.setattr(conv_autotune, "_timed", timed)
+    monkeypatch.setattr(autotune, "_timed", timed)
     monkeypatch.delenv("TF_CUDNN_USE_AUTOTUNE", raising=False)
-    conv_autotune.clear()
+    autotune.clear()
     yield Force
-    conv_autotune.clear()
+    autotune.clear()
 
 
 def _conv_and_grads(x, w, g, strides, padding):
@@ -92,7 +92,7 @@ def test_every_algorithm_matches_numpy(tuner, algorithm, xs, ws, strides, paddin
                                rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(dw, _conv_filter_grad_ref(x, g, ws, (strides, strides), padding),
                                rtol=1e-5, atol=1e-5)
-    chosen = conv_autotune.choices()
+    chosen = autotune.choices()
     assert sorted(k[0] for k in chosen) == ["backprop_filter", "backprop_input", "forward"]
     for key, choice in chosen.items():
         assert choice == _expected_choice(key[0], algorithm, fft, flip), key
@@ -116,7 +116,7 @@ def test_fused_conv_bias_activation_in_every_algorithm(tuner, algorithm, activat
     z = ref.conv2d(x.astype(np.float64), w) + b
     expected = np.maximum(z, 0) if activation == "relu" else np.where(z > 0, z, np.expm1(z))
     np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-5)
-    assert [v for k, v in conv_autotune.choices().items() if k[0] == "forward"] == [algorithm]
+    assert [v for k, v in autotune.choices().items() if k[0] == "forward"] == [algorithm]
 
 
 def test_autotune_off_keeps_channels_last(tuner, monkeypatch):
@@ -124,37 +124,37 @@ def test_autotune_off_keeps_channels_last(tuner, monkeypatch):
     x, w = rng.uniform(-1, 1, (1, 5, 5, 2)), rng.uniform(-1, 1, (3, 3, 2, 2))
     y = tf.nn.conv2d(tf.constant(x, tf.float32), tf.constant(w, tf.float32), 1, "SAME")
     np.testing.assert_allclose(y.numpy(), ref.conv2d(x, w), rtol=1e-5, atol=1e-5)
-    assert conv_autotune.choices() == {}
+    assert autotune.choices() == {}
 
 
 def test_small_convolutions_are_not_tuned():
-    conv_autotune.clear()
+    autotune.clear()
     x, w = rng.uniform(-1, 1, (1, 5, 5, 2)), rng.uniform(-1, 1, (3, 3, 2, 2))
     tf.nn.conv2d(tf.constant(x, tf.float32), tf.constant(w, tf.float32), 1, "SAME")
-    assert conv_autotune.choices() == {}
+    assert autotune.choices() == {}
 
 
 def test_another_algorithm_needs_a_clear_margin(monkeypatch):
     """A candidate 5% faster than the default is within its copies' noise: the default stays;
     a clearly faster one is chosen, and later calls run it alone, untimed."""
     times = {CHANNELS_LAST: 1.0, NCHW: 0.95, FFT: 0.97, FLIPPED: 0.96}
-    monkeypatch.setattr(conv_autotune, "_timed", lambda run, a, credit=None: (times[a], run(a)))
-    conv_autotune.clear()
+    monkeypatch.setattr(autotune, "_timed", lambda run, a, credit=None: (times[a], run(a)))
+    autotune.clear()
     calls = []
-    out = conv_autotune.run_tuned("k", conv_autotune.MIN_FLOPS, calls.append, ALGORITHMS)
-    assert out is None and conv_autotune.choices() == {"k": CHANNELS_LAST}
+    out = autotune.run_tuned("k", autotune.MIN_FLOPS, calls.append, ALGORITHMS)
+    assert out is None and autotune.choices() == {"k": CHANNELS_LAST}
     assert calls[-1] == CHANNELS_LAST  # the result returned is the chosen algorithm's
     assert set(calls) == set(ALGORITHMS)
     times[FFT] = 0.5
     calls.clear()
-    conv_autotune.run_tuned("k2", conv_autotune.MIN_FLOPS, calls.append, ALGORITHMS)
-    assert conv_autotune.choices()["k2"] == FFT and calls[-1] == FFT
+    autotune.run_tuned("k2", autotune.MIN_FLOPS, calls.append, ALGORITHMS)
+    assert autotune.choices()["k2"] == FFT and calls[-1] == FFT
     calls.clear()
-    conv_autotune.run_tuned("k2", conv_autotune.MIN_FLOPS, calls.append, ALGORITHMS)
+    autotune.run_tuned("k2", autotune.MIN_FLOPS, calls.append, ALGORITHMS)
     assert calls == [FFT]
-    conv_autotune.run_tuned("k3", conv_autotune.MIN_FLOPS, calls.append)  # layouts only
-    assert conv_autotune.choices()["k3"] == CHANNELS_LAST and FFT not in calls[1:]
-    conv_autotune.clear()
+    autotune.run_tuned("k3", autotune.MIN_FLOPS, calls.append)  # layouts only
+    assert autotune.choices()["k3"] == CHANNELS_LAST and FFT not in calls[1:]
+    autotune.clear()
 
 
 def test_nothing_is_timed_before_the_monitor_knows_the_load(monkeypatch):
@@ -162,43 +162,43 @@ def test_nothing_is_timed_before_the_monitor_knows_the_load(monkeypatch):
     count, so timings would be of stalls: the default runs and nothing is recorded; once the
     load is known the next call tunes."""
     times = {CHANNELS_LAST: 1.0, NCHW: 1.0, FFT: 0.5}
-    monkeypatch.setattr(conv_autotune, "_timed", lambda run, a, credit=None: (times[a], run(a)))
-    conv_autotune.clear()
+    monkeypatch.setattr(autotune, "_timed", lambda run, a, credit=None: (times[a], run(a)))
+    autotune.clear()
     monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: False)
     calls = []
     for _ in range(3):
-        conv_autotune.run_tuned("k", conv_autotune.MIN_FLOPS, calls.append, FORWARD_ALGORITHMS)
-    assert calls == [CHANNELS_LAST] * 3 and conv_autotune.choices() == {}
+        autotune.run_tuned("k", autotune.MIN_FLOPS, calls.append, FORWARD_ALGORITHMS)
+    assert calls == [CHANNELS_LAST] * 3 and autotune.choices() == {}
     monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: True)
-    conv_autotune.run_tuned("k", conv_autotune.MIN_FLOPS, calls.append, FORWARD_ALGORITHMS)
-    assert conv_autotune.choices() == {"k": FFT} and calls[-1] == FFT
-    conv_autotune.clear()
+    autotune.run_tuned("k", autotune.MIN_FLOPS, calls.append, FORWARD_ALGORITHMS)
+    assert autotune.choices() == {"k": FFT} and calls[-1] == FFT
+    autotune.clear()
 
 
 def test_a_choice_holds_for_the_thread_count_it_was_timed_with(monkeypatch):
     """With one thread (the core monitor's cap beside a busy process) the best algorithm can
     differ from two threads': each count is tuned on its own, and keeps its own choice."""
     times = {CHANNELS_LAST: 1.0, FFT: 0.5}
-    monkeypatch.setattr(conv_autotune, "_timed", lambda run, a, credit=None: (times[a], run(a)))
-    conv_autotune.clear()
+    monkeypatch.setattr(autotune, "_timed", lambda run, a, credit=None: (times[a], run(a)))
+    autotune.clear()
     before = torch.get_num_threads()
     calls = []
     try:
         torch.set_num_threads(1)
-        conv_autotune.run_tuned("k", conv_autotune.MIN_FLOPS, calls.append, (CHANNELS_LAST, FFT))
+        autotune.run_tuned("k", autotune.MIN_FLOPS, calls.append, (CHANNELS_LAST, FFT))
         times[FFT] = 2.0
         torch.set_num_threads(2)
-        conv_autotune.run_tuned("k", conv_autotune.MIN_FLOPS, calls.append, (CHANNELS_LAST, FFT))
-        assert conv_autotune.choices() == {"k": CHANNELS_LAST}   # the calling thread's count
+        autotune.run_tuned("k", autotune.MIN_FLOPS, calls.append, (CHANNELS_LAST, FFT))
+        assert autotune.choices() == {"k": CHANNELS_LAST}   # the calling thread's count
         torch.set_num_threads(1)
         calls.clear()
-        conv_autotune.run_tuned("k", conv_autotune.MIN_FLOPS, calls.append, (CHANNELS_LAST, FFT))
+        autotune.run_tuned("k", autotune.MIN_FLOPS, calls.append, (CHANNELS_LAST, FFT))
         assert calls == [FFT]                                    # kept, not timed again
     finally:
         torch.set_num_threads(before)
-    assert conv_autotune.choices(1) == {"k": FFT}
-    assert conv_autotune.choices(2) == {"k": CHANNELS_LAST}
-    conv_autotune.clear()
+    assert autotune.choices(1) == {"k": FFT}
+    assert autotune.choices(2) == {"k": CHANNELS_LAST}
+    autotune.clear()
 
 
 def test_work_another_op_saves_is_credited(monkeypatch):
@@ -207,18 +207,18 @@ def test_work_another_op_saves_is_credited(monkeypatch):
     runs = {CHANNELS_LAST: 1.0, FFT: 1.1}
     now = [0.0]
     # the tuner's own clock only (patching time.perf_counter would stop every clock)
-    monkeypatch.setattr(conv_autotune, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
+    monkeypatch.setattr(autotune, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
 
     def run(algorithm):
         now[0] += runs[algorithm]
-    conv_autotune.clear()
+    autotune.clear()
     credit = {CHANNELS_LAST: 0.0, FFT: 0.3}
-    conv_autotune.run_tuned("k", conv_autotune.MIN_FLOPS, run, (CHANNELS_LAST, FFT),
+    autotune.run_tuned("k", autotune.MIN_FLOPS, run, (CHANNELS_LAST, FFT),
                             lambda a: credit[a])
-    assert conv_autotune.choices()["k"] == FFT
-    conv_autotune.run_tuned("k2", conv_autotune.MIN_FLOPS, run, (CHANNELS_LAST, FFT))
-    assert conv_autotune.choices()["k2"] == CHANNELS_LAST
-    conv_autotune.clear()
+    assert autotune.choices()["k"] == FFT
+    autotune.run_tuned("k2", autotune.MIN_FLOPS, run, (CHANNELS_LAST, FFT))
+    assert autotune.choices()["k2"] == CHANNELS_LAST
+    autotune.clear()
 
 
 def test_a_non_finite_input_stays_in_its_windows_with_the_fft(tuner):
@@ -232,7 +232,7 @@ def test_a_non_finite_input_stays_in_its_windows_with_the_fft(tuner):
         expected = ref.conv2d(x, w, (1, 1), "SAME")
     g = rng.uniform(-1, 1, expected.shape)
     y, dx, dw = _conv_and_grads(x, w, g, 1, "SAME")
-    assert set(conv_autotune.choices().values()) == {FFT}
+    assert set(autotune.choices().values()) == {FFT}
     np.testing.assert_array_equal(np.isnan(y), np.isnan(expected))
     np.testing.assert_array_equal(np.isinf(y), np.isinf(expected))
     assert np.isnan(y).sum() == 9 * 4 and np.isinf(y).sum() == 4 * 4   # the windows only
@@ -287,7 +287,7 @@ def test_only_a_graph_with_a_filter_gradient_leaves_spectra(tuner, monkeypatch):
 _BESIDE_A_BUSY_PROCESS = """
 import time
 import ndflow as tf
-from ndflow.kernels import conv_autotune
+from ndflow.kernels import autotune
 x = tf.random.normal((16, 28, 28, 32))
 w = tf.Variable(tf.random.normal((5, 5, 32, 64)))
 @tf.function
@@ -298,7 +298,7 @@ def step():
 t = time.time()
 while time.time() - t < 2.0:
     step()
-print(sorted(k[0] for k in conv_autotune.choices(1)), len(conv_autotune.choices(2)))
+print(sorted(k[0] for k in autotune.choices(1)), len(autotune.choices(2)))
 """
 
 

@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 
 import ndflow as tf
-from ndflow.kernels import conv_autotune
+from ndflow.kernels import autotune
 from ndflow.kernels import einsum as einsum_kernels
 
 RNG = np.random.default_rng(0)
 
 
 def _gemm_choices() -> set:
-    return {chosen for key, chosen in conv_autotune.choices().items() if key[0] == "gemm"}
+    return {chosen for key, chosen in autotune.choices().items() if key[0] == "gemm"}
 
 
 def _check(got, want, rtol=2e-5):

@@ -1,7 +1,9 @@
-"""Which algorithm a CPU convolution of an NHWC graph runs, chosen by timing the candidates,
-as TF's cuDNN autotuner (TF_CUDNN_USE_AUTOTUNE, on by default) times cuDNN's algorithms.
+"""Which algorithm a kernel runs for a shape, chosen by timing the candidates, as TF's cuDNN
+autotuner (TF_CUDNN_USE_AUTOTUNE, on by default) times cuDNN's algorithms: the CPU
+convolutions of NHWC graphs (below) and the float32 matrix products' GEMM library
+(kernels/gemm.py: MKL or oneDNN) share this timer, its switches and its table.
 
-The candidates:
+The convolutions' candidates:
 - `CHANNELS_LAST` (the default): NHWC data reaches ATen as channels-last NCHW views, which
   oneDNN convolves with no copy;
 - `NCHW`: copied to plain NCHW memory and back. oneDNN's channels-last kernels are not always
