@@ -254,13 +254,19 @@ def _best_seconds(fn, reps: int, rounds: int = 5) -> float:
 
 def machine_limits() -> tuple:
     """(matmul GFLOP/s, copy GB/s) measured with ATen at this step's sizes (float32; on a GPU
-    without TF32, as the step runs)."""
+    without TF32, as the step runs; on a CPU the faster of MKL's and oneDNN's GEMM, as
+    kernels/gemm.py picks)."""
     dev = "cuda" if DEVICE == "gpu" else "cpu"
 
     def synced(fn):
         return (lambda: (fn(), torch.cuda.synchronize())) if dev == "cuda" else fn
     a, b = torch.randn(BATCH, HIDDEN, device=dev), torch.randn(HIDDEN, HIDDEN, device=dev)
-    gflops = 2 * BATCH * HIDDEN * HIDDEN / _best_seconds(synced(lambda: a @ b), 10) / 1e9
+    seconds = _best_seconds(synced(lambda: a @ b), 10)
+    if dev == "cpu" and hasattr(torch.ops.mkldnn, "_linear_pointwise"):
+        w = b.t()
+        seconds = min(seconds, _best_seconds(
+            lambda: torch.ops.mkldnn._linear_pointwise(a, w, None, "none", [], ""), 10))
+    gflops = 2 * BATCH * HIDDEN * HIDDEN / seconds / 1e9
     n = 32 * 2**20 if dev == "cpu" else 256 * 2**20   # beyond the caches
     src, dst = torch.randn(n, device=dev), torch.empty(n, device=dev)
     gbs = 2 * src.numel() * 4 / _best_seconds(synced(lambda: dst.copy_(src)), 2) / 1e9

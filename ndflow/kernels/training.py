@@ -112,7 +112,8 @@ def _gradient_descent(node):
 @kernel(nn_fused.MatMulApplyGradientDescent)
 def _matmul_gradient_descent(node):
     """var -= alpha * op(a) @ op(b): one GEMM accumulating into a copy of the weight (addmm
-    with beta 1), the product never written on its own."""
+    with beta 1), the product never written on its own; or, where oneDNN multiplies faster
+    than MKL (gemm.library), oneDNN's product and one add."""
     ta, tb = bool(node.attrs["transpose_a"]), bool(node.attrs["transpose_b"])
 
     def run(var, alpha, a, b):
@@ -125,6 +126,9 @@ def _matmul_gradient_descent(node):
                                        f"{_shape_str(v.shape)} "
                                        f"{_shape_str((a.shape[0], b.shape[1]))}")
         (out,) = update_targets(owned, [v])
+        if gemm.library(a, b.t()) == gemm.ONEDNN:
+            var.value = torch.add(v, gemm.linear(a, b.t()), alpha=-lr, out=out)
+            return
         var.value = torch.addmm(v, a, b, alpha=-lr, out=out)
     return run
 

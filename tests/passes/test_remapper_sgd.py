@@ -1,6 +1,7 @@
 """Remapper: a weight gradient's MatMul that only feeds its plain SGD update
 (`ResourceApplyGradientDescent`, or `assign_sub(lr * g)` written by hand) becomes one
-`_MatMulApplyGradientDescent`; the updated weights equal a float64 NumPy step."""
+`_MatMulApplyGradientDescent`; the updated weights equal a float64 NumPy step, with its
+product on either GEMM library (kernels/gemm.py)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def _ops(fn, *args):
 
 @pytest.mark.parametrize("form", ["assign_sub", "assign_sub_swapped", "apply"])
 @pytest.mark.parametrize("ta", [False, True])
-def test_sgd_updates_fuse_into_the_gradient_matmul(form, ta):
+def test_sgd_updates_fuse_into_the_gradient_matmul(form, ta, gemm_library):
     x, w0, y = _data(ta)
     w = tf.Variable(w0)
 
@@ -62,7 +63,7 @@ def test_sgd_updates_fuse_into_the_gradient_matmul(form, ta):
     assert "AssignSubVariableOp" not in types and "ResourceApplyGradientDescent" not in types
 
 
-def test_keras_sgd_and_a_session_take_the_fused_update():
+def test_keras_sgd_and_a_session_take_the_fused_update(gemm_library):
     x, w0, y = _data()
     model = tf.keras.Sequential([tf.keras.Input((4,)),
                                  tf.keras.layers.Dense(3, use_bias=False)])
