@@ -50,10 +50,13 @@ def test_fused_matmul_bias_relu_in_a_graph(gemm_library):
     assert _gemm_choices() == {gemm_library}
 
 
+@pytest.mark.parametrize("adj_x", [False, True])
 @pytest.mark.parametrize("adj_y", [False, True])
-def test_batch_matmul_with_one_matrix(adj_y, gemm_library):
+def test_batch_matmul_with_one_matrix(adj_x, adj_y, gemm_library):
     x, w = RNG.standard_normal((3, 7, 12)), RNG.standard_normal((12, 5))
-    y = tf.linalg.matmul(tf.constant(x, tf.float32), tf.constant(w.T if adj_y else w, tf.float32),
+    x_in = np.swapaxes(x, 1, 2) if adj_x else x          # the kernel reads x.mH: a strided view
+    y = tf.linalg.matmul(tf.constant(x_in, tf.float32),
+                         tf.constant(w.T if adj_y else w, tf.float32), adjoint_a=adj_x,
                          adjoint_b=adj_y)
     assert y.shape == (3, 7, 5)
     _check(y.numpy(), x @ w)
