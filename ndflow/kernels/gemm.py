@@ -28,32 +28,38 @@ _ONEDNN = torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn,
                                                            "_linear_pointwise")
 
 
-def _tunable(a: torch.Tensor, w: torch.Tensor) -> bool:
-    return (_ONEDNN and a.dtype == torch.float32 and w.dtype == torch.float32
+def _flops(a: torch.Tensor, w: torch.Tensor) -> float:
+    """The product's FLOPs where both libraries can run it and it is worth timing, else -1
+    (ATen's kernel runs)."""
+    if not (_ONEDNN and a.dtype == torch.float32 and w.dtype == torch.float32
             and a.device.type == "cpu" and w.device.type == "cpu" and w.dim() == 2
-            and a.numel() > 0 and w.numel() > 0)
+            and a.numel() and w.numel()):
+        return -1.0
+    flops = 2.0 * a.numel() * w.shape[0]
+    return flops if flops >= MIN_FLOPS else -1.0
 
 
 def linear(a: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None):
     """`a @ w.T (+ bias)` for `a` (..., K) and `w` (N, K), any strides; bias (N,) or None.
     The result is a new contiguous (..., N) tensor."""
-    if not _tunable(a, w):
+    flops = _flops(a, w)
+    if flops < 0:
         return _aten(a, w, bias)
 
     def run(algorithm):
         return _product(algorithm, a, w, bias)
-    return autotune.run_tuned(_key(a, w, bias), 2.0 * a.numel() * w.shape[0], run,
-                                   ALGORITHMS, min_flops=MIN_FLOPS)
+    return autotune.run_tuned(_key(a, w, bias), flops, run, ALGORITHMS, min_flops=MIN_FLOPS)
 
 
 def library(a: torch.Tensor, w: torch.Tensor) -> str:
     """Which library `linear(a, w)` runs (timing both now if this shape is new): for an op
     that runs the product its own way with one of them (`_MatMulApplyMomentum`)."""
-    if not _tunable(a, w):
+    flops = _flops(a, w)
+    if flops < 0:
         return ATEN
-    return autotune.choose(_key(a, w, None), 2.0 * a.numel() * w.shape[0],
-                                lambda algorithm: _product(algorithm, a, w, None), ALGORITHMS,
-                                min_flops=MIN_FLOPS)
+    return autotune.choose(_key(a, w, None), flops,
+                           lambda algorithm: _product(algorithm, a, w, None), ALGORITHMS,
+                           min_flops=MIN_FLOPS)
 
 
 def _key(a, w, bias) -> tuple:
@@ -72,7 +78,3 @@ def _aten(a, w, bias):
     y = torch.matmul(a, w.t())
     return y if bias is None else y.add_(bias)
 
-
-def mm(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor | None = None):
-    """`a @ b (+ bias)` for `a` (..., K) and `b` (K, N), any strides."""
-    return linear(a, b.t(), bias)
