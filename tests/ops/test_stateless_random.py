@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import ndflow as tf
+from ndflow.kernels import philox
 
 PHILOX = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "tf_random" /
                      "philox.json").read_text())
@@ -130,3 +131,14 @@ def test_split_fold_in_and_full_int_are_tensorflows(case):
 def test_split_of_python_ints_is_int32_as_tensorflow():
     pair = tf.random.split([1, 2])
     assert pair.dtype == tf.int32 and pair.numpy().ravel().tolist() == PHILOX["split_python_ints"]
+
+
+def test_one_counters_rounds_in_python_ints_equal_the_vectorized_rounds():
+    """key_counter_from_seed scrambles each op's seed with `_rounds_of_one` (Python ints):
+    the same words as the NumPy rounds every other draw uses, across the 32-bit wraps."""
+    rng = np.random.default_rng(11)
+    words = rng.integers(0, 2**32, (300, 6), dtype=np.uint64)
+    words[0] = 0xFFFFFFFF
+    for c0, c1, c2, c3, k0, k1 in words.tolist():
+        want = philox._rounds(np.array([[c0, c1, c2, c3]], np.uint32), (k0, k1))[0]
+        assert philox._rounds_of_one(c0, c1, c2, c3, k0, k1) == tuple(int(w) for w in want)
