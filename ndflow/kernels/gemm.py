@@ -39,16 +39,20 @@ def _flops(a: torch.Tensor, w: torch.Tensor) -> float:
     return flops if flops >= MIN_FLOPS else -1.0
 
 
-def linear(a: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None):
-    """`a @ w.T (+ bias)` for `a` (..., K) and `w` (N, K), any strides; bias (N,) or None.
-    The result is a new contiguous (..., N) tensor."""
+def linear(a: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None,
+           post: tuple | None = None):
+    """`a @ w.T (+ bias)` for `a` (..., K) and `w` (N, K), any strides; bias (N,) or None;
+    `post`: an activation applied to the result, (oneDNN post-op attr, its scalars, the same
+    activation as an in-place ATen function), where oneDNN applies it as it writes the result
+    (attr "none": the ATen function runs after). A new contiguous (..., N) tensor."""
     flops = _flops(a, w)
     if flops < 0:
-        return _aten(a, w, bias)
+        return _finish(_aten(a, w, bias), post)
 
     def run(algorithm):
-        return _product(algorithm, a, w, bias)
-    return autotune.run_tuned(_key(a, w, bias), flops, run, ALGORITHMS, min_flops=MIN_FLOPS)
+        return _product(algorithm, a, w, bias, post)
+    key = _key(a, w, bias) + (post[0] if post else None,)
+    return autotune.run_tuned(key, flops, run, ALGORITHMS, min_flops=MIN_FLOPS)
 
 
 def library(a: torch.Tensor, w: torch.Tensor) -> str:
@@ -66,10 +70,18 @@ def _key(a, w, bias) -> tuple:
     return "gemm", tuple(a.shape), a.stride(), tuple(w.shape), w.stride(), bias is not None
 
 
-def _product(algorithm: str, a, w, bias):
+def _product(algorithm: str, a, w, bias, post=None):
+    if algorithm == ONEDNN and post is not None and post[0] != "none":
+        return torch.ops.mkldnn._linear_pointwise(a, w, bias, post[0], post[1], "")
     if algorithm == ONEDNN:
-        return torch.ops.mkldnn._linear_pointwise(a, w, bias, "none", [], "")
-    return _aten(a, w, bias)
+        return _finish(torch.ops.mkldnn._linear_pointwise(a, w, bias, "none", [], ""), post)
+    return _finish(_aten(a, w, bias), post)
+
+
+def _finish(y, post):
+    if post is not None:
+        post[2](y)
+    return y
 
 
 def _aten(a, w, bias):

@@ -73,7 +73,8 @@ _ONEDNN = torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn,
 
 def _onednn_post_op(node, device):
     """(attr, scalars) of the oneDNN post-op computing the fused activation, or None when
-    the plain path must run (not a float32 CPU conv, or an activation oneDNN lacks here)."""
+    the plain path must run (not a float32 CPU conv or product, or an activation oneDNN
+    lacks here)."""
     if not _ONEDNN or device.type != "cpu" or node.attrs["T"] is not dtypes.float32:
         return None
     rest = list(node.attrs["fused_ops"][1:])
@@ -119,12 +120,12 @@ def _fused_matmul(node):
     _check_fused_ops(node, 1)
     ta, tb = bool(node.attrs["transpose_a"]), bool(node.attrs["transpose_b"])
     act = _inplace_activation(node.attrs["fused_ops"], node.attrs)
+    # oneDNN's product applies the activation as it writes the output, where it has it
+    post = None if act is None else (*(_onednn_post_op(node, node.device) or ("none", [])),
+                                     act)
 
     def fused_matmul(a, b, bias):
-        y = gemm.linear(a.t() if ta else a, b if tb else b.t(), bias)
-        if act is not None:
-            act(y)
-        return y
+        return gemm.linear(a.t() if ta else a, b if tb else b.t(), bias, post)
     return fused_matmul
 
 

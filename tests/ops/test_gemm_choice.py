@@ -38,15 +38,28 @@ def test_matmul_and_its_gradients(ta, tb, gemm_library):
     assert _gemm_choices() == {gemm_library}
 
 
-def test_fused_matmul_bias_relu_in_a_graph(gemm_library):
-    a, w, bias = (RNG.standard_normal(s) for s in ((32, 50), (50, 20), (20,)))
+_ACTIVATIONS = {
+    "relu": (tf.nn.relu, lambda v: np.maximum(v, 0)),
+    "relu6": (tf.nn.relu6, lambda v: np.clip(v, 0, 6)),
+    "leaky_relu": (lambda v: tf.nn.leaky_relu(v, 0.3), lambda v: np.where(v > 0, v, 0.3 * v)),
+    "elu": (tf.nn.elu, lambda v: np.where(v > 0, v, np.expm1(v))),    # no oneDNN post-op
+}
+
+
+@pytest.mark.parametrize("activation", sorted(_ACTIVATIONS))
+def test_fused_matmul_bias_and_activation_in_a_graph(activation, gemm_library):
+    """_FusedMatMul: on oneDNN the activation is its post-op where it has one (Relu, Relu6,
+    LeakyRelu), else applied after the product, as on ATen."""
+    a, w, bias = (RNG.standard_normal(s) * 3 for s in ((32, 50), (50, 20), (20,)))
+    act, reference = _ACTIVATIONS[activation]
 
     @tf.function
     def dense(x):
-        return tf.nn.relu(tf.nn.bias_add(tf.matmul(x, tf.constant(w, tf.float32)),
-                                         tf.constant(bias, tf.float32)))
+        return act(tf.nn.bias_add(tf.matmul(x, tf.constant(w, tf.float32)),
+                                  tf.constant(bias, tf.float32)))
     graph = dense.get_concrete_function(tf.TensorSpec([32, 50], tf.float32))
-    _check(graph(tf.constant(a, tf.float32)).numpy(), np.maximum(a @ w + bias, 0))
+    assert "_FusedMatMul" in {op.type for op in graph.optimized_graph().get_operations()}
+    _check(graph(tf.constant(a, tf.float32)).numpy(), reference(a @ w + bias), rtol=1e-4)
     assert _gemm_choices() == {gemm_library}
 
 
