@@ -51,8 +51,8 @@ def linear(a: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None,
 
     def run(algorithm):
         return _product(algorithm, a, w, bias, post)
-    key = _key(a, w, bias) + (post[0] if post else None,)
-    return autotune.run_tuned(key, flops, run, ALGORITHMS, min_flops=MIN_FLOPS)
+    return autotune.run_tuned(_key(a, w, bias, post), flops, run, ALGORITHMS,
+                              min_flops=MIN_FLOPS)
 
 
 def library(a: torch.Tensor, w: torch.Tensor) -> str:
@@ -66,8 +66,10 @@ def library(a: torch.Tensor, w: torch.Tensor) -> str:
                            min_flops=MIN_FLOPS)
 
 
-def _key(a, w, bias) -> tuple:
-    return "gemm", tuple(a.shape), a.stride(), tuple(w.shape), w.stride(), bias is not None
+def _key(a, w, bias, post=None) -> tuple:
+    """The timing table's key: `library(a, w)` and `linear(a, w)` share theirs."""
+    return ("gemm", tuple(a.shape), a.stride(), tuple(w.shape), w.stride(), bias is not None,
+            post[0] if post else None)
 
 
 def _product(algorithm: str, a, w, bias, post=None):

@@ -5,9 +5,10 @@ against NumPy in float64, gradients included; the per-shape choice by timing."""
 
 import numpy as np
 import pytest
+import torch
 
 import ndflow as tf
-from ndflow.kernels import autotune
+from ndflow.kernels import autotune, gemm
 from ndflow.kernels import einsum as einsum_kernels
 
 RNG = np.random.default_rng(0)
@@ -124,3 +125,16 @@ def test_other_dtypes_and_empty_operands_run_aten(gemm_library):
 def test_mismatched_einsum_operands_fail_as_before():
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.einsum("abc,cde->abde", tf.zeros((2, 3, 4)), tf.zeros((5, 2, 2)))
+
+
+def test_library_and_linear_share_one_timing(gemm_library, monkeypatch):
+    """An op that asks which library is faster (a fused update) and then multiplies with it
+    times the shape once."""
+    timed = []
+    real = autotune._timed
+    monkeypatch.setattr(autotune, "_timed", lambda run, algorithm, credit=None: (
+        timed.append(algorithm), real(run, algorithm, credit))[1])
+    a, w = torch.randn(64, 96), torch.randn(32, 96)
+    assert gemm.library(a, w) == gemm_library
+    n = len(timed)
+    assert n and gemm.linear(a, w).shape == (64, 32) and len(timed) == n
