@@ -59,7 +59,9 @@ _REPEATS_LONG = 2    # step took 1.2-1.9x its later ones); convolutions whose fi
 _LONG = 0.1          # of runs took over _LONG seconds are timed _REPEATS_LONG times
 
 _choices: dict = {}  # (intra-op threads, key) -> the algorithm chosen
-_lock = threading.Lock()
+# reentrant: a candidate may run a tuned kernel itself (the FFT's transforms are GEMMs
+# whose library is chosen by timing the first time their shape comes)
+_lock = threading.RLock()
 
 
 def _timed(run, algorithm: str, credit=None):

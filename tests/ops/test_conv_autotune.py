@@ -319,3 +319,40 @@ def test_a_process_started_beside_a_busy_one_tunes_for_the_thread_it_gets():
         spinner.kill()
         spinner.wait()
     assert out.stdout.splitlines()[-1] == "['backprop_filter', 'forward'] 0", out.stdout
+
+
+def test_the_fft_tunes_its_own_transforms_while_it_is_timed(monkeypatch):
+    """The FFT algorithm's transforms are GEMMs whose library (kernels/gemm.py) is chosen by
+    timing the first time a shape comes, which happens while the convolution's candidates
+    are timed: the tuner's lock is reentrant (a plain lock hung the first FFT candidate),
+    both choices are kept, and the results are NumPy's with oneDNN's transforms."""
+    import threading
+
+    from ndflow.kernels import gemm
+    monkeypatch.setattr(autotune, "MIN_FLOPS", 0)
+    monkeypatch.setattr(gemm, "MIN_FLOPS", 0)
+    monkeypatch.setattr(autotune, "_timed", lambda run, algorithm, credit=None: (
+        0.001 if algorithm in (FFT, gemm.ONEDNN) else 0.002, run(algorithm)))
+    monkeypatch.delenv("TF_CUDNN_USE_AUTOTUNE", raising=False)
+    autotune.clear()
+    x, w = rng.uniform(-1, 1, (2, 9, 8, 3)), rng.uniform(-1, 1, (3, 3, 3, 4))
+    expected = ref.conv2d(x, w, (1, 1), "SAME")
+    g = rng.uniform(-1, 1, expected.shape)
+    out = []
+    worker = threading.Thread(target=lambda: out.append(_conv_and_grads(x, w, g, 1, "SAME")),
+                              daemon=True)
+    worker.start()
+    worker.join(120)
+    assert not worker.is_alive(), "the FFT candidate's GEMM tuning deadlocked"
+    y, dx, dw = out[0]
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dx, _conv_input_grad_ref(w, g, x.shape, (1, 1), "SAME"),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dw, _conv_filter_grad_ref(x, g, w.shape, (1, 1), "SAME"),
+                               rtol=1e-5, atol=1e-5)
+    chosen = {}
+    for t in range(1, 65):   # the worker thread's intra-op count
+        chosen.update(autotune.choices(t))
+    assert {c for k, c in chosen.items() if k[0] != "gemm"} == {FFT}
+    assert {c for k, c in chosen.items() if k[0] == "gemm"} == {gemm.ONEDNN}
+    autotune.clear()
