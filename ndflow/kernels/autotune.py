@@ -59,6 +59,7 @@ _REPEATS_LONG = 2    # step took 1.2-1.9x its later ones); convolutions whose fi
 _LONG = 0.1          # of runs took over _LONG seconds are timed _REPEATS_LONG times
 
 _choices: dict = {}  # (intra-op threads, key) -> the algorithm chosen
+_comparing = threading.local()   # .depth: candidates being timed on this thread (nested)
 # reentrant: a candidate may run a tuned kernel itself (the FFT's transforms are GEMMs
 # whose library is chosen by timing the first time their shape comes)
 _lock = threading.RLock()
@@ -91,6 +92,13 @@ def choices(threads: int | None = None) -> dict:
 
 def clear() -> None:
     _choices.clear()
+
+
+def comparing() -> bool:
+    """Whether this thread is running candidates to time them: a run then leaves shared
+    state as it found it, so that each candidate's runs see what a steady-state run sees
+    (conv_fft.py: a spectrum another pass left is taken, and kept for the next run)."""
+    return getattr(_comparing, "depth", 0) > 0
 
 
 def run_tuned(key, flops: float, run, algorithms=LAYOUTS, credit=None,
@@ -132,15 +140,19 @@ def _choose(key, flops, run, algorithms, credit, min_flops) -> tuple:
         chosen = _choices.get(key)
         if chosen is not None:
             return chosen, _NOT_RUN
-        start = time.perf_counter()
-        for algorithm in algorithms:  # first runs build primitives and tables: not timed
-            run(algorithm)
-        long = time.perf_counter() - start > _LONG
-        best = dict.fromkeys(algorithms, float("inf"))
-        for _ in range(_REPEATS_LONG if long else _REPEATS):
-            for algorithm in algorithms:
-                seconds, result = _timed(run, algorithm, credit)
-                best[algorithm] = min(best[algorithm], seconds)
+        _comparing.depth = getattr(_comparing, "depth", 0) + 1
+        try:
+            start = time.perf_counter()
+            for algorithm in algorithms:  # first runs build primitives and tables: not timed
+                run(algorithm)
+            long = time.perf_counter() - start > _LONG
+            best = dict.fromkeys(algorithms, float("inf"))
+            for _ in range(_REPEATS_LONG if long else _REPEATS):
+                for algorithm in algorithms:
+                    seconds, result = _timed(run, algorithm, credit)
+                    best[algorithm] = min(best[algorithm], seconds)
+        finally:
+            _comparing.depth -= 1
         fastest = min(algorithms, key=best.__getitem__)
         chosen = fastest if best[fastest] < _MARGIN * best[default] else default
         _choices[key] = chosen

@@ -51,7 +51,7 @@ import time
 
 import torch
 
-from ndflow.kernels import gemm
+from ndflow.kernels import autotune, gemm
 
 MAX_SIZE = 64   # transform sizes above this make the dense DFT matrices cost more than FFTs
 WORKSPACE_BYTES = 1 << 30   # intermediates at most (as cuDNN's algorithms have a workspace
@@ -213,6 +213,10 @@ def _spectrum(t: torch.Tensor, ph: int, pw: int) -> torch.Tensor:
 # spectrum only when the graph has the pass that takes it (NodeInfo.input_readers); eager
 # ops cannot know and always leave. Bounded: a spectrum nobody takes (an eager inference's,
 # or one whose reader runs ATen's algorithm) is dropped after SHARED_SPECTRA others.
+# While the tuner times a pass's candidates, a spectrum it takes stays for its next run: every
+# timed run of the FFT then reads what a step's one run reads. (Taken once, the later runs
+# computed both spectra, so a filter gradient whose inputs' spectra the other passes leave was
+# timed at twice its cost: DCGAN's 7x7x128x256 layer, 12 ms against oneDNN's 9.7.)
 _shared: collections.OrderedDict = collections.OrderedDict()
 _shared_lock = threading.Lock()
 _left = threading.local()   # seconds this thread spent on spectra it left for another pass
@@ -228,7 +232,8 @@ def _shared_spectrum(t: torch.Tensor, ph: int, pw: int, left_by: str, take_from:
         entry = _shared.get(key)
         if entry is not None and entry[3] == take_from and entry[0] is t \
                 and entry[1] == t._version:
-            del _shared[key]
+            if not autotune.comparing():   # kept while candidates are timed (below)
+                del _shared[key]
             return entry[2]
     start = time.perf_counter()
     spec = _spectrum(t, ph, pw)

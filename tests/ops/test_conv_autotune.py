@@ -356,3 +356,49 @@ def test_the_fft_tunes_its_own_transforms_while_it_is_timed(monkeypatch):
     assert {c for k, c in chosen.items() if k[0] != "gemm"} == {FFT}
     assert {c for k, c in chosen.items() if k[0] == "gemm"} == {gemm.ONEDNN}
     autotune.clear()
+
+
+def test_a_filter_gradient_is_timed_with_the_spectrum_the_forward_pass_left(tuner,
+                                                                         monkeypatch):
+    """While the tuner times the FFT filter gradient, every run takes the input's spectrum
+    the forward pass left, as a step's one run does (taken once, later runs recomputed it
+    and the FFT was timed at more than its cost)."""
+    from ndflow.kernels import conv_fft
+    tuner.algorithm = FFT
+    conv_fft.clear_shared_spectra()
+    in_filter_gradient, recomputed = [False], []
+    spectrum, filter_gradient = conv_fft._spectrum, conv_fft.backprop_filter
+
+    def counting_spectrum(t, ph, pw):
+        if in_filter_gradient[0] and t.shape[-1] == 3:     # x's channels (g has 4)
+            recomputed.append(t)
+        return spectrum(t, ph, pw)
+
+    def flagged_filter_gradient(*args, **kwargs):
+        in_filter_gradient[0] = True
+        try:
+            return filter_gradient(*args, **kwargs)
+        finally:
+            in_filter_gradient[0] = False
+    monkeypatch.setattr(conv_fft, "_spectrum", counting_spectrum)
+    monkeypatch.setattr(conv_fft, "backprop_filter", flagged_filter_gradient)
+    x = tf.Variable(rng.uniform(-1, 1, (2, 9, 9, 3)).astype(np.float32))
+    w = tf.Variable(rng.uniform(-1, 1, (3, 3, 3, 4)).astype(np.float32))
+
+    @tf.function
+    def train():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.nn.conv2d(x, w, 1, "SAME") ** 2)
+        return tape.gradient(loss, [x, w])
+
+    dx, dw = train()     # tunes the three passes
+    assert autotune.choices()[("backprop_filter", (2, 9, 9, 3), (3, 3, 3, 4), (1, 1), (1, 1),
+                               "SAME", (0, 0, 0, 0))] == FFT
+    assert recomputed == []
+    xv, wv = x.numpy().astype(np.float64), w.numpy().astype(np.float64)
+    g = 2 * ref.conv2d(xv, wv)
+    np.testing.assert_allclose(dw.numpy(), _conv_filter_grad_ref(xv, g, wv.shape, (1, 1),
+                                                                 "SAME"), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(dx.numpy(), _conv_input_grad_ref(wv, g, xv.shape, (1, 1),
+                                                                "SAME"), rtol=1e-4, atol=1e-4)
+    conv_fft.clear_shared_spectra()
