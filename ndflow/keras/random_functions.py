@@ -25,6 +25,7 @@ from ndflow.ops import (
     comparison,
     gather_batch,
     math_cumulative,
+    nn_dropout,
     random_gamma_poisson,
     reduction,
     sort,
@@ -172,13 +173,12 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
         return array_fill.zeros_like(inputs)
     if rate == 0.0:
         return inputs
-    shape = array_core.shape(inputs)
+    seed = draw_seed(seed)
+    shape = array_core.shape(inputs)   # Keras' concrete noise shape
     if noise_shape is not None:
         shape = array_core.stack([shape[i] if v is None else cast(v, "int32")
                                   for i, v in enumerate(noise_shape)])
-    draws = stateless_random.stateless_uniform(shape, draw_seed(seed), dtype=inputs.dtype)
-    keep = cast(comparison.greater_equal(draws, cast(rate, inputs.dtype)), inputs.dtype)
-    return inputs * cast(1.0 / (1.0 - rate), inputs.dtype) * keep
+    return nn_dropout.stateless_dropout(inputs, rate=rate, noise_shape=shape, seed=seed)
 
 
 @keras_export("keras.random.shuffle")

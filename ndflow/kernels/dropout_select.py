@@ -16,14 +16,19 @@ import functools
 import numpy as np
 import torch
 
-from ndflow.kernels import bfloat16_numba
+from ndflow.kernels import bfloat16_numba, omp_pool, simd_numba
 from ndflow.kernels.build_once import built_once
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_fused
 
 _DTYPES = (torch.float32, torch.float64)
+# float32 tensors from this size on run in chunks on ATen's OpenMP team (kernels/omp_pool.py)
+PARALLEL_ELEMENTS = 1 << 15
+CHUNK_ELEMENTS = 1 << 14
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 bf16_to_f32 = f32_to_bf16 = None
+claim_chunk = address_as_pointer = carray = wide_vectors = None
+vload = vstore = vsplat = vmul = vkeep_ge = None
 
 
 def _build():
@@ -44,7 +49,41 @@ def _build():
         """x and out bfloat16 bits (int16), scale a bfloat16 value: the product rounded once."""
         for i in range(x.size):
             out[i] = np.int16(f32_to_bf16(bf16_to_f32(x[i]) * scale)) if u[i] >= rate else 0
-    return select, select_bf16
+
+    launcher = None
+    if omp_pool.launcher() is not None:
+        global claim_chunk, address_as_pointer, carray, wide_vectors, vload, vstore, vsplat
+        global vmul, vkeep_ge
+        claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
+        carray = numba.carray
+        ops = simd_numba.vector_ops()
+        wide_vectors, vload, vstore, vsplat = ops.wide_vectors, ops.vload, ops.vstore, ops.vsplat
+        vmul, vkeep_ge = ops.vmul, ops.vkeep_ge
+
+        # data = [counter, elements, chunk, (address, length) of u, x, out, (rate, scale)]
+        @numba.cfunc(numba.types.void(numba.types.voidptr), nopython=True, cache=True)
+        def select_chunks(data):
+            wide_vectors()
+            d = carray(data, 12, dtype=np.int64)
+            n, chunk = d[1], d[2]
+            u = carray(address_as_pointer(d[3], np.float32), n)
+            x = carray(address_as_pointer(d[5], np.float32), n)
+            out = carray(address_as_pointer(d[7], np.float32), n)
+            p = carray(address_as_pointer(d[9], np.float32), 2)
+            rate, scale = p[0], p[1]
+            rates, scales = vsplat(rate), vsplat(scale)
+            q = claim_chunk(data)
+            while q * chunk < n:
+                i, end = q * chunk, min(q * chunk + chunk, n)
+                while i + 16 <= end:
+                    vstore(out, i, vkeep_ge(vload(u, i), rates, vmul(vload(x, i), scales)))
+                    i += 16
+                while i < end:
+                    out[i] = x[i] * scale if u[i] >= rate else np.float32(0.0)
+                    i += 1
+                q = claim_chunk(data)
+        launcher = select_chunks.address
+    return select, select_bf16, launcher
 
 
 _select = built_once(_build)
@@ -60,6 +99,13 @@ def dropout_select(u: torch.Tensor, x: torch.Tensor, rate: float, scale: float) 
             # bits in, bits out (ATen's where on bfloat16 took 100 us for MNIST's 64x512)
             kernel, xs, outs = _select()[1], x.view(torch.int16), out.view(torch.int16)
             scale = np.float32(_rounded(scale, torch.bfloat16))
+        elif x.dtype == torch.float32 and _select()[2] is not None and \
+                x.numel() >= PARALLEL_ELEMENTS:
+            threads = torch.get_num_threads()
+            omp_pool.run_chunks(_select()[2], x.numel(), CHUNK_ELEMENTS,
+                                [u, x, out, np.array([rate, scale], dtype=np.float32)],
+                                min(threads, -(-x.numel() // CHUNK_ELEMENTS)))
+            return out
         else:
             kernel, xs, outs, scale = _select()[0], x, out, u_type(scale)
         kernel(u.numpy().reshape(-1), xs.numpy().reshape(-1), outs.numpy().reshape(-1),

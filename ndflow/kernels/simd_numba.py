@@ -34,8 +34,8 @@ STREAMING_STORES = platform.machine().lower() in ("x86_64", "amd64")
 def vector_ops() -> SimpleNamespace:
     """The `f32x16` type and its intrinsics (`wide_vectors`, `vload`, `vstore`,
     `vstore_stream`, `store_fence`, `vsplat`, `vzero`, `vfma`, `vadd`, `vsub`, `vmul`, `vsum`,
-    `vany_nonzero`, `vrelu`, `vmax_step`, `vstore_codes`, `vfma_where`, `vadd_below`), built
-    on first use."""
+    `vany_nonzero`, `vrelu`, `vkeep_ge`, `vmax_step`, `vstore_codes`, `vfma_where`,
+    `vadd_below`), built on first use."""
     if not _OPS:
         with _LOCK:
             if not _OPS:
@@ -252,6 +252,17 @@ def _build() -> SimpleNamespace:
         return f32x16(a), codegen
 
     @intrinsic
+    def vkeep_ge(typingctx, u, t, a):
+        """a in the lanes where u >= t, 0 elsewhere (a dropout's keep mask applied)."""
+        if not u == t == a == f32x16:
+            return None
+
+        def codegen(context, builder, sig, args):
+            zero = ir.Constant(vec, [0.0] * LANES)
+            return builder.select(builder.fcmp_ordered(">=", args[0], args[1]), args[2], zero)
+        return f32x16(u, t, a), codegen
+
+    @intrinsic
     def vmax_step(typingctx, best, arg, v, k):
         """(best, arg) after one more window position `k` with value `v`: v replaces best where it
         is greater or NaN (ATen's max-pool rule), and arg becomes k there."""
@@ -318,6 +329,6 @@ def _build() -> SimpleNamespace:
         f32x16=f32x16, wide_vectors=wide_vectors, vload=vload, vstore=vstore,
         vstore_stream=vstore_stream, store_fence=store_fence, vsplat=vsplat, vzero=vzero,
         vfma=vfma, vadd=vadd, vsub=vsub, vmul=vmul, vsum=vsum, vany_nonzero=vany_nonzero,
-        vrelu=vrelu,
+        vrelu=vrelu, vkeep_ge=vkeep_ge,
         vmax_step=vmax_step, vstore_codes=vstore_codes, vfma_where=vfma_where,
         vadd_below=vadd_below)

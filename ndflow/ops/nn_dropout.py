@@ -1,6 +1,9 @@
-"""`tf.nn.dropout` (TF2, `rate`) and `tf.compat.v1.nn.dropout` (`keep_prob`), composed as
-TF's `_dropout`: x * 1/(1-rate), a RandomUniform noise tensor, keep where noise >= rate
-(SelectV2 against zero)."""
+"""`tf.nn.dropout` (TF2, `rate`), `tf.compat.v1.nn.dropout` (`keep_prob`) and
+`tf.nn.experimental.stateless_dropout` / `general_dropout`, composed as TF's `_dropout`:
+x * 1/(1-rate), a uniform noise tensor (RandomUniform, StatelessRandomUniform or the caller's
+sampler), keep where noise >= rate (SelectV2 against zero: a dropped inf or NaN is 0, as in
+TF). The remapper fuses this form and its gradient into one pass each
+(passes/dropout_fusion.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.scopes import name_scope
 from ndflow.core.shapes import TensorShape
 from ndflow.core.tensor import Tensor
-from ndflow.ops import arithmetic, array_core, comparison
+from ndflow.ops import arithmetic, array_core, comparison, stateless_random
 from ndflow.ops import random as random_ops
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast
@@ -36,11 +39,10 @@ def _noise_shape(x, noise_shape):
     return noise_shape
 
 
-@tf_export("nn.dropout", v1=[])
-def dropout(x, rate, noise_shape=None, seed: int | None = None, name: str | None = None) -> Tensor:
-    """`tf.nn.dropout`: zeroes elements with probability `rate`, scales the rest by
-    1 / (1 - rate)."""
-    with name_scope(name, "dropout"):
+def _dropout(x, rate, noise_shape, uniform_sampler, name, default_name) -> Tensor:
+    """TF's `_dropout`, shared by the dropout functions: x * 1/(1-rate) where a uniform draw
+    of `uniform_sampler(shape, dtype)` is >= rate, else 0 (SelectV2 against zero)."""
+    with name_scope(name, default_name):
         is_number = isinstance(rate, numbers.Real)
         if is_number and (rate < 0 or rate >= 1):
             raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). "
@@ -63,14 +65,41 @@ def dropout(x, rate, noise_shape=None, seed: int | None = None, name: str | None
                 rate_t = cast(rate_t, x.dtype, name="rate")
             one = convert_to_tensor(1, dtype=x.dtype)
             ret = arithmetic.real_div(x, arithmetic.subtract(one, rate_t))
-        noise = random_ops.random_uniform(_noise_shape(x, noise_shape), seed=seed,
-                                          dtype=x.dtype)
+        noise = uniform_sampler(shape=_noise_shape(x, noise_shape), dtype=x.dtype)
         keep_mask = comparison.greater_equal(noise, rate_t)
         zero = convert_to_tensor(0, dtype=x.dtype)
         out = arithmetic.select_v2(keep_mask, ret, zero)
         if not context.executing_eagerly() and hasattr(out, "set_shape"):
             out.set_shape(x.shape)
         return out
+
+
+@tf_export("nn.dropout", v1=[])
+def dropout(x, rate, noise_shape=None, seed: int | None = None, name: str | None = None) -> Tensor:
+    """`tf.nn.dropout`: zeroes elements with probability `rate`, scales the rest by
+    1 / (1 - rate)."""
+    def sampler(shape, dtype):
+        return random_ops.random_uniform(shape, seed=seed, dtype=dtype)
+    return _dropout(x, rate, noise_shape, sampler, name, "dropout")
+
+
+@tf_export("nn.experimental.stateless_dropout")
+def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None) -> Tensor:
+    """`tf.nn.experimental.stateless_dropout`: `tf.nn.dropout` with the mask drawn by
+    `tf.random.stateless_uniform` from `seed` (a shape-[2] integer tensor): the same seed
+    gives the same mask (Keras 3's Dropout on TensorFlow)."""
+    def sampler(shape, dtype):
+        return stateless_random.stateless_uniform(shape, seed, dtype=dtype,
+                                                  alg="auto_select" if rng_alg is None
+                                                  else rng_alg)
+    return _dropout(x, rate, noise_shape, sampler, name, "stateless_dropout")
+
+
+@tf_export("nn.experimental.general_dropout")
+def general_dropout(x, rate, uniform_sampler, noise_shape=None, name=None) -> Tensor:
+    """`tf.nn.experimental.general_dropout`: dropout whose mask is drawn by
+    `uniform_sampler(shape=..., dtype=...)`, a callable returning uniform values in [0, 1)."""
+    return _dropout(x, rate, noise_shape, uniform_sampler, name, "dropout")
 
 
 @tf_export(v1=["nn.dropout"])

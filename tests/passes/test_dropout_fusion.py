@@ -139,3 +139,54 @@ def test_the_kernel_on_a_bfloat16_activation_with_a_wider_draw(u_dtype):
     np.testing.assert_array_equal(got.double().numpy(), want)
     assert np.isnan(got[0, 0].item()) and got[0, 1] == 0 and got[0, 2] == -np.inf
     assert (got[1, :3] != 0).all()
+
+
+@pytest.mark.parametrize("shape", [(257, 131), (128, 256), (64, 14, 14, 64)])
+def test_the_parallel_kernel_matches_numpy(shape):
+    """float32 tensors from PARALLEL_ELEMENTS on run in chunks of 16-lane vectors on ATen's
+    OpenMP team: the same values, a partial last chunk and vector included; a dropped
+    negative, inf or NaN is +0, as TF's SelectV2 gives."""
+    assert int(np.prod(shape)) >= dropout_select.PARALLEL_ELEMENTS
+    rng = np.random.default_rng(5)
+    u = rng.uniform(size=shape).astype(np.float32)
+    x = rng.normal(size=shape).astype(np.float32)
+    flat_u, flat_x = u.reshape(-1), x.reshape(-1)
+    flat_x[:4] = [np.nan, np.inf, -np.inf, -2.0]
+    flat_u[:4] = [0.9, 0.1, 0.9, 0.1]
+    flat_x[-3:] = [np.nan, -np.inf, -7.0]     # in the scalar tail
+    flat_u[-3:] = [0.1, 0.1, 0.1]
+    scale = 1 / (1 - 0.3)
+    want = np.where(u >= np.float32(0.3), x * np.float32(scale), np.float32(0))
+    got = dropout_select.dropout_select(torch.tensor(u), torch.tensor(x), 0.3, scale).numpy()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    assert np.signbit(want.reshape(-1)[-1]) == 0 and want.reshape(-1)[-1] == 0
+
+
+def test_a_keras_dropout_layer_and_its_gradient_are_fused():
+    """Keras 3's Dropout is tf.nn.experimental.stateless_dropout, TF's SelectV2 form: in a
+    training step the remapper fuses it and its gradient as it fuses tf.nn.dropout's, with
+    the unfused graph's values."""
+    def make_step():
+        tf.keras.utils.set_random_seed(5)
+        dense = tf.keras.layers.Dense(64)
+        dropout = tf.keras.layers.Dropout(0.3, seed=11)
+        x = tf.constant(np.random.default_rng(0).normal(size=(32, 48)).astype(np.float32))
+        dense.build((None, 48))
+
+        @tf.function
+        def step():
+            with tf.GradientTape() as tape:
+                y = dropout(dense(x), training=True)
+                loss = tf.reduce_sum(y * y)
+            return y, tape.gradient(loss, dense.kernel)
+        return step
+
+    y, g, counts = _run(make_step())
+    with Remapping(False):
+        y_ref, g_ref, counts_ref = _run(make_step())
+    assert counts["_DropoutSelect"] == 2 and "SelectV2" not in counts
+    assert counts_ref["SelectV2"] == 2
+    np.testing.assert_array_equal(y, y_ref)
+    np.testing.assert_array_equal(g, g_ref)
+    assert 0 < (y == 0).mean() < 0.6
