@@ -21,13 +21,13 @@ GRAPH_FUSIONS = {
     "resnet20": {"_FusedConv2D", "_FusedBatchNormEx", "_FusedMatMul", "_GroupedApplyAdam"},
     "transformer_classifier": {"_FusedMatMul", "_ScaledDotProductAttention",
                                "_ScaledDotProductAttentionGrad", "_GroupedApplyAdam",
-                               "_ResourceSparseApplyKerasAdam"},
+                               "_ResourceSparseApplyKerasAdam", "_DropoutSelect"},
     "lstm_classifier": {"_FusedMatMul", "_GroupedApplyAdam", "_ResourceSparseApplyKerasAdam"},
-    "tabular_mlp": {"_FusedMatMul", "_GroupedApplyAdam"},
-    "dcgan_loop": {"_FusedConv2D", "_FusedMatMul", "_GroupedApplyAdam"},
+    "tabular_mlp": {"_FusedMatMul", "_GroupedApplyAdam", "_DropoutSelect"},
+    "dcgan_loop": {"_FusedConv2D", "_FusedMatMul", "_GroupedApplyAdam", "_DropoutSelect"},
     "raw_mlp_loop": {"_FusedMatMul", "_GroupedApplyAdam"},
     "mnist_tf2": {"_FusedConv2D", "_FusedMatMul", "_MaxPoolWithIndices",
-                  "_MaxPoolGradWithIndices", "_GroupedApplyMomentum"},
+                  "_MaxPoolGradWithIndices", "_GroupedApplyMomentum", "_DropoutSelect"},
 }
 
 
