@@ -1,7 +1,9 @@
 """`_DropoutSelect` (passes/dropout_fusion.py): `x * scale` where `u >= rate`, else 0, in one
 numba pass on contiguous float32/float64 CPU tensors of one shape, or a bfloat16 x with a
 float32/float64 u (the mixed-precision rewrite's dropout); ATen's `where` of a comparison
-and a product elsewhere.
+and a product elsewhere. float32 tensors of PARALLEL_ELEMENTS and more run in 16-lane vectors
+on ATen's OpenMP team (kernels/omp_pool.py): 0.054 ms at 64x14x14x64 on a 2-core Zen 5, where
+the one-thread loop took 0.43 ms.
 
 A dropout was three ops over its activation (GreaterEqual, Mul, SelectV2) and its gradient
 two (SelectV2, Mul); each is a pass over a buffer and, inside a training step, a call whose
