@@ -22,14 +22,21 @@ The convolutions' candidates:
   filter, which makes exactly the input's rows and columns, where the default computes a
   padded (h+1) x (w+1) gradient and crops it. oneDNN's deconvolution on the exact size took
   6.2 ms against 7.8-8.7 for a DCGAN's 5x5 stride-2 128->64 layer at batch 64 (Zen 4),
-  while for 3x3 layers the two flips cost about what they save.
+  while for 3x3 layers the two flips cost about what they save;
+- `COL2IM`, for the input gradient of few input channels (a window's kh*kw*in values no
+  more than the gradient's out channels): one GEMM and ATen's col2im (`fold`), as TF's
+  Conv2DCustomBackpropInput computes it (nn_conv.py).
 
 No rule of thumb holds across CPUs, so each large convolution shape runs every candidate the
 first time it is seen (once untimed, creating oneDNN's primitives, then a few timed
 rounds) and the fastest is kept for the process. Small convolutions (below `MIN_FLOPS`)
 run the default: timing them costs more than any choice could save, and their results stay
-exactly those of the untuned kernel. Under op determinism nothing is timed (a choice made by
-timing could differ between processes).
+exactly those of the untuned kernel — unless the default is slow for its size: its first
+runs are timed (two clock reads), and one whose second run takes as long as a `MIN_FLOPS`
+convolution at `SLOW_RATE` is tuned like a large one from its next run (oneDNN's direct
+kernels for one channel run at a tenth of the GEMM's rate: a DCGAN's 40 MFLOP 64->1
+transposed convolution took 1.7-2 ms, its col2im candidate 0.56 ms, Zen 5). Under op
+determinism nothing is timed (a choice made by timing could differ between processes).
 
 A choice holds for the intra-op thread count it was timed with: on a machine shared with
 other processes the core monitor (core/core_monitor.py) lowers the count, and the best
@@ -49,16 +56,19 @@ import torch
 
 from ndflow.core import config, core_monitor, determinism
 
-CHANNELS_LAST, NCHW, FFT, FLIPPED = "channels_last", "nchw", "fft", "flipped"
+CHANNELS_LAST, NCHW, FFT, FLIPPED, COL2IM = "channels_last", "nchw", "fft", "flipped", "col2im"
 LAYOUTS = (CHANNELS_LAST, NCHW)
 
 MIN_FLOPS = 5e7      # multiply-adds x 2 below which a convolution is not tuned
+SLOW_RATE = 1e11     # FLOP/s: a small convolution slower than MIN_FLOPS at it is tuned
+_SMALL_PROBES = 2    # runs of a small shape's default that are timed (the first builds)
 _MARGIN = 0.92       # another candidate must be this much faster than the default: copies
 _REPEATS = 5         # and allocations vary from run to run (an FFT's first timed runs in a
 _REPEATS_LONG = 2    # step took 1.2-1.9x its later ones); convolutions whose first round
 _LONG = 0.1          # of runs took over _LONG seconds are timed _REPEATS_LONG times
 
 _choices: dict = {}  # (intra-op threads, key) -> the algorithm chosen
+_small_runs: dict = {}   # (threads, key) of a small shape -> its default's runs timed
 _comparing = threading.local()   # .depth: candidates being timed on this thread (nested)
 # reentrant: a candidate may run a tuned kernel itself (the FFT's transforms are GEMMs
 # whose library is chosen by timing the first time their shape comes)
@@ -92,6 +102,7 @@ def choices(threads: int | None = None) -> dict:
 
 def clear() -> None:
     _choices.clear()
+    _small_runs.clear()
 
 
 def comparing() -> bool:
@@ -109,7 +120,24 @@ def run_tuned(key, flops: float, run, algorithms=LAYOUTS, credit=None,
     (an FFT's spectra that the filter gradient takes); below `min_flops` (default MIN_FLOPS)
     the default runs untimed."""
     chosen, result = _choose(key, flops, run, algorithms, credit, min_flops)
+    if result is _PROBE:
+        t = time.perf_counter()
+        result = run(chosen)
+        _probed(key, time.perf_counter() - t, min_flops)
+        return result
     return run(chosen) if result is _NOT_RUN else result
+
+
+def _probed(key, seconds: float, min_flops: float | None) -> None:
+    """Records a timed run of a small shape's default; the last probe decides whether the
+    shape is slow enough to be tuned."""
+    key = (torch.get_num_threads(), key)
+    runs = _small_runs.get(key, 0) + 1
+    if runs == _SMALL_PROBES:
+        slow = seconds > (MIN_FLOPS if min_flops is None else min_flops) / SLOW_RATE
+        _small_runs[key] = _SLOW if slow else runs
+    elif runs < _SMALL_PROBES:
+        _small_runs[key] = runs
 
 
 def choose(key, flops: float, trial, algorithms, min_flops: float | None = None) -> str:
@@ -120,6 +148,8 @@ def choose(key, flops: float, trial, algorithms, min_flops: float | None = None)
 
 
 _NOT_RUN = object()
+_PROBE = object()   # run_tuned times the default's run of a small shape (_probed)
+_SLOW = -1          # _small_runs: a small shape whose default is slow, tuned as a large one
 
 
 def _choose(key, flops, run, algorithms, credit, min_flops) -> tuple:
@@ -133,9 +163,12 @@ def _choose(key, flops, run, algorithms, credit, min_flops) -> tuple:
     chosen = _choices.get(key)
     if chosen is not None:
         return chosen, _NOT_RUN
-    small = flops < (MIN_FLOPS if min_flops is None else min_flops)
+    small = flops < (MIN_FLOPS if min_flops is None else min_flops) and \
+        _small_runs.get(key) != _SLOW
     if small or not tuning_enabled() or not core_monitor.ready_to_time(threads):
-        return default, _NOT_RUN
+        probe = small and 0 <= _small_runs.get(key, 0) < _SMALL_PROBES and \
+            tuning_enabled() and core_monitor.ready_to_time(threads)
+        return default, _PROBE if probe else _NOT_RUN
     with _lock:
         chosen = _choices.get(key)
         if chosen is not None:

@@ -1,7 +1,8 @@
 """The CPU convolution autotuner (ndflow/kernels/autotune.py): whichever algorithm it
-picks (ATen on channels-last or plain NCHW memory, the FFT product, or for an asymmetrically
-padded input gradient the flipped transposed convolution), Conv2D, its two backprop ops and
-the remapper's fused conv give NumPy's results."""
+picks (ATen on channels-last or plain NCHW memory, the FFT product, for an asymmetrically
+padded input gradient the flipped transposed convolution, for an input gradient of few
+channels the GEMM and col2im), Conv2D, its two backprop ops and the remapper's fused conv
+give NumPy's results."""
 
 import os
 import subprocess
@@ -16,7 +17,7 @@ import torch
 import ndflow as tf
 from ndflow.core import core_monitor
 from ndflow.kernels import autotune
-from ndflow.kernels.autotune import CHANNELS_LAST, FFT, FLIPPED, NCHW
+from ndflow.kernels.autotune import CHANNELS_LAST, COL2IM, FFT, FLIPPED, NCHW
 from tests.ops import nn_reference as ref
 from tests.ops.test_nn_conv_ops import _conv_filter_grad_ref, _conv_input_grad_ref
 from tests.passes.graph_helpers import op_counts, run_graph
@@ -33,9 +34,13 @@ CASES = [  # x shape, filter shape, strides, padding, whether the FFT / the flip
     ((2, 8, 9, 2), (5, 3, 2, 3), 1, "VALID", True, False),
     ((2, 10, 9, 3), (5, 5, 3, 2), 2, "SAME", False, True),  # a GAN's 5x5 stride-2 layer
     ((2, 12, 11, 2), (3, 3, 2, 3), 3, "SAME", False, True),
+    # few input channels (kh * kw * in <= out): col2im is an input-gradient candidate too
+    ((2, 9, 8, 1), (3, 3, 1, 9), 2, "SAME", False, True),
+    ((2, 10, 9, 2), (5, 5, 2, 50), 2, "SAME", False, True),   # a GAN's image layer
+    ((1, 7, 6, 1), (2, 3, 1, 6), 1, "VALID", False, False),
 ]
 FORWARD_ALGORITHMS = [CHANNELS_LAST, NCHW, FFT]
-ALGORITHMS = FORWARD_ALGORITHMS + [FLIPPED]
+ALGORITHMS = FORWARD_ALGORITHMS + [FLIPPED, COL2IM]
 
 
 @pytest.fixture(autouse=True)
@@ -74,8 +79,10 @@ def _conv_and_grads(x, w, g, strides, padding):
     return y.numpy(), dx.numpy(), dw.numpy()
 
 
-def _expected_choice(kind: str, algorithm: str, fft: bool, flip: bool) -> str:
-    candidate = {FFT: fft, FLIPPED: flip and kind == "backprop_input"}.get(algorithm, True)
+def _expected_choice(kind: str, algorithm: str, fft: bool, flip: bool, ws) -> str:
+    col2im = kind == "backprop_input" and ws[0] * ws[1] * ws[2] <= ws[3]
+    candidate = {FFT: fft, FLIPPED: flip and kind == "backprop_input",
+                 COL2IM: col2im}.get(algorithm, True)
     return algorithm if candidate else CHANNELS_LAST
 
 
@@ -95,7 +102,26 @@ def test_every_algorithm_matches_numpy(tuner, algorithm, xs, ws, strides, paddin
     chosen = autotune.choices()
     assert sorted(k[0] for k in chosen) == ["backprop_filter", "backprop_input", "forward"]
     for key, choice in chosen.items():
-        assert choice == _expected_choice(key[0], algorithm, fft, flip), key
+        assert choice == _expected_choice(key[0], algorithm, fft, flip, ws), key
+
+
+def test_col2im_input_gradient_with_dilation(tuner):
+    """Dilated windows: col2im's input gradient equals the default algorithm's (whose
+    dilated gradients are checked against NumPy in test_nn_conv_ops)."""
+    x = tf.constant(rng.uniform(-1, 1, (2, 11, 10, 1)), tf.float32)
+    w = tf.constant(rng.uniform(-1, 1, (3, 3, 1, 12)), tf.float32)
+    g = tf.constant(rng.uniform(-1, 1, (2, 11, 10, 12)), tf.float32)
+    grads = {}
+    for algorithm in (CHANNELS_LAST, COL2IM):
+        tuner.algorithm = algorithm
+        autotune.clear()
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.nn.conv2d(x, w, 1, "SAME", dilations=2)
+        grads[algorithm] = tape.gradient(y, x, output_gradients=g).numpy()
+        assert [v for k, v in autotune.choices().items() if k[0] == "backprop_input"] == \
+            [algorithm]
+    np.testing.assert_allclose(grads[COL2IM], grads[CHANNELS_LAST], rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("activation", ["relu", "elu"])
@@ -134,10 +160,31 @@ def test_small_convolutions_are_not_tuned():
     assert autotune.choices() == {}
 
 
+def test_a_small_convolution_slow_for_its_size_is_tuned(monkeypatch):
+    """A shape below MIN_FLOPS runs its default, whose first runs are timed: one slower than
+    a MIN_FLOPS convolution at SLOW_RATE is tuned from its third run; a fast one never."""
+    times = {CHANNELS_LAST: 1.0, NCHW: 1.0, FFT: 1.0, FLIPPED: 1.0, COL2IM: 0.2}
+    monkeypatch.setattr(autotune, "_timed", lambda run, a, credit=None: (times[a], run(a)))
+    for rate, tuned in ((1e40, True), (1.0, False)):   # every run slow / every run fast
+        monkeypatch.setattr(autotune, "SLOW_RATE", rate)
+        autotune.clear()
+        calls = []
+        for _ in range(2):
+            autotune.run_tuned("small", 1.0, calls.append, ALGORITHMS)
+        assert calls == [CHANNELS_LAST] * 2 and autotune.choices() == {}
+        calls.clear()
+        autotune.run_tuned("small", 1.0, calls.append, ALGORITHMS)
+        if tuned:
+            assert set(calls) == set(ALGORITHMS) and autotune.choices() == {"small": COL2IM}
+        else:
+            assert calls == [CHANNELS_LAST] and autotune.choices() == {}
+    autotune.clear()
+
+
 def test_another_algorithm_needs_a_clear_margin(monkeypatch):
     """A candidate 5% faster than the default is within its copies' noise: the default stays;
     a clearly faster one is chosen, and later calls run it alone, untimed."""
-    times = {CHANNELS_LAST: 1.0, NCHW: 0.95, FFT: 0.97, FLIPPED: 0.96}
+    times = {CHANNELS_LAST: 1.0, NCHW: 0.95, FFT: 0.97, FLIPPED: 0.96, COL2IM: 0.94}
     monkeypatch.setattr(autotune, "_timed", lambda run, a, credit=None: (times[a], run(a)))
     autotune.clear()
     calls = []
