@@ -14,6 +14,11 @@ row's output gradient averaged into every value row.
 Elsewhere (other devices, a value depth unlike the key depth, empty dimensions, which the
 flash kernels divide by) the same math runs as matmuls and a softmax (16-bit types in
 float32), the probabilities recomputed by the gradient.
+
+Unmasked float32 attention with a depth a multiple of 16 has a second candidate,
+kernels/attention_numba.py's vector kernels, and the autotuner (kernels/autotune.py) times
+the two once per shape, forward and gradient apart (both write ATen's log-sum-exp, so either
+gradient takes either forward's outputs).
 """
 
 from __future__ import annotations
@@ -21,11 +26,13 @@ from __future__ import annotations
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels import attention_numba, autotune
 from ndflow.kernels.registry import kernel
 from ndflow.ops import attention
 
 aten = torch.ops.aten
 _HALF = (torch.float16, torch.bfloat16)
+FLASH, VECTOR = "flash", "vector"   # the autotuner's candidates: ATen's, attention_numba's
 
 
 def _views(name: str, q, k, v, masks):
@@ -84,6 +91,15 @@ def _attention(node):
 
     def run(q, k, v, *masks):
         Q, K, V, mask = _views(name, q, k, v, masks)
+        if attention_numba.applies(q, k, v, masks):
+            def candidate(algorithm):
+                if algorithm == VECTOR:
+                    return attention_numba.forward(q, k, v, scale)
+                out, lse = aten._scaled_dot_product_flash_attention_for_cpu(
+                    Q, K, V, 0.0, False, scale=scale)[:2]
+                return out.transpose(1, 2), lse
+            return autotune.run_tuned(("attention", tuple(q.shape), tuple(k.shape)),
+                                      _flops(q, k), candidate, (FLASH, VECTOR))
         if _flash(Q, V):
             bias = None if mask is None else _bias(mask, Q.dtype)
             out, lse = aten._scaled_dot_product_flash_attention_for_cpu(
@@ -102,6 +118,13 @@ def _attention_grad(node):
     def run(grad, q, k, v, out, lse, *masks):
         Q, K, V, mask = _views(name, q, k, v, masks)
         G, O = grad.transpose(1, 2), out.transpose(1, 2)
+        if attention_numba.applies(q, k, v, masks) and grad.dtype == torch.float32:
+            def candidate(algorithm):
+                if algorithm == VECTOR:
+                    return attention_numba.backward(grad, q, k, v, out, lse, scale)
+                return _flash_grad(G, Q, K, V, O, lse, None, scale)
+            return autotune.run_tuned(("attention_grad", tuple(q.shape), tuple(k.shape)),
+                                      2.5 * _flops(q, k), candidate, (FLASH, VECTOR))
         if _flash(Q, V):
             return _flash_grad(G, Q, K, V, O, lse, mask, scale)
         scores = _probs(Q, K, mask, scale)
@@ -116,6 +139,12 @@ def _attention_grad(node):
         dv = torch.matmul(p.transpose(-1, -2), g)
         return tuple(d.to(q.dtype).transpose(1, 2) for d in (dq, dk, dv))
     return run
+
+
+def _flops(q, k) -> float:
+    """The forward's two products: 4 x batch x heads x queries x keys x depth."""
+    b, t, n, d = q.shape
+    return 4.0 * b * n * t * k.shape[1] * d
 
 
 def _flash_grad(G, Q, K, V, O, lse, mask, scale):

@@ -35,7 +35,7 @@ def vector_ops() -> SimpleNamespace:
     """The `f32x16` type and its intrinsics (`wide_vectors`, `vload`, `vstore`,
     `vstore_stream`, `store_fence`, `vsplat`, `vzero`, `vfma`, `vadd`, `vsub`, `vmul`, `vsum`,
     `vany_nonzero`, `vrelu`, `vkeep_ge`, `vmax_step`, `vstore_codes`, `vfma_where`,
-    `vadd_below`), built on first use."""
+    `vadd_below`, `vbroadcast`, `vmax`, `vhmax`, `vexp`), built on first use."""
     if not _OPS:
         with _LOCK:
             if not _OPS:
@@ -325,7 +325,78 @@ def _build() -> SimpleNamespace:
             return builder.select(builder.icmp_unsigned("<", got, bound), builder.fadd(a, g), a)
         return f32x16(codes, index, limit, g, a), codegen
 
+    @intrinsic
+    def vbroadcast(typingctx, arr, index):
+        """arr[index] in every lane (one load, no negative-index wrap)."""
+        if not _is_array(arr) or arr.dtype != types.float32:
+            return None
+
+        def codegen(context, builder, sig, args):
+            scalar = builder.load(_pointer(context, builder, sig.args[0], args[0], args[1], f32),
+                                  align=4)
+            return _splat(builder, scalar, vec)
+        return f32x16(arr, index), codegen
+
+    @intrinsic
+    def vmax(typingctx, a, b):
+        """The lane-wise maximum (b where a is NaN)."""
+        if not a == b == f32x16:
+            return None
+
+        def codegen(context, builder, sig, args):
+            return builder.select(builder.fcmp_ordered(">", args[0], args[1]), args[0], args[1])
+        return f32x16(a, b), codegen
+
+    @intrinsic
+    def vhmax(typingctx, a):
+        """The largest lane as a float32."""
+        if a != f32x16:
+            return None
+
+        def codegen(context, builder, sig, args):
+            best = builder.extract_element(args[0], ir.Constant(i32, 0))
+            for k in range(1, LANES):
+                lane = builder.extract_element(args[0], ir.Constant(i32, k))
+                best = builder.select(builder.fcmp_ordered(">", lane, best), lane, best)
+            return best
+        return types.float32(a), codegen
+
+    @intrinsic
+    def vexp(typingctx, a):
+        """e**a per lane, within 2 ulp (Cephes' expf: a = n ln 2 + r, |r| <= ln(2) / 2, a
+        degree-6 polynomial for e**r, times 2**n built in the exponent bits); 0 below
+        -87.3 (where float32's normal range ends), inf above 88.37, NaN stays NaN."""
+        if a != f32x16:
+            return None
+
+        def codegen(context, builder, sig, args):
+            def splat(c):
+                return ir.Constant(vec, [c] * LANES)
+            x = args[0]
+            low = builder.fcmp_ordered("<", x, splat(-87.3))
+            high = builder.fcmp_ordered(">", x, splat(88.3762626647949))
+            x = builder.select(low, splat(-87.3), builder.select(high, splat(88.0), x))
+            floor = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec, [vec]),
+                                                   "llvm.floor.v16f32")
+            n = builder.call(floor, [_fma(builder, x, splat(1.44269504088896341),
+                                          splat(0.5))])
+            r = _fma(builder, n, splat(-0.693359375), x)
+            r = _fma(builder, n, splat(2.12194440e-4), r)
+            p = splat(1.9875691500e-4)
+            for c in (1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
+                      5.0000001201e-1):
+                p = _fma(builder, p, r, splat(c))
+            y = _fma(builder, builder.fmul(p, r), r, builder.fadd(r, splat(1.0)))
+            ints = ir.VectorType(i32, LANES)
+            e = builder.shl(builder.add(builder.fptosi(n, ints), ir.Constant(ints, [127] * LANES)),
+                            ir.Constant(ints, [23] * LANES))
+            y = builder.fmul(y, builder.bitcast(e, vec))
+            y = builder.select(high, splat(float("inf")), y)
+            return builder.select(low, splat(0.0), y)
+        return f32x16(a), codegen
+
     return SimpleNamespace(
+        vmax=vmax, vhmax=vhmax, vexp=vexp, vbroadcast=vbroadcast,
         f32x16=f32x16, wide_vectors=wide_vectors, vload=vload, vstore=vstore,
         vstore_stream=vstore_stream, store_fence=store_fence, vsplat=vsplat, vzero=vzero,
         vfma=vfma, vadd=vadd, vsub=vsub, vmul=vmul, vsum=vsum, vany_nonzero=vany_nonzero,
