@@ -15,7 +15,7 @@ Elsewhere (other devices, a value depth unlike the key depth, empty dimensions, 
 flash kernels divide by) the same math runs as matmuls and a softmax (16-bit types in
 float32), the probabilities recomputed by the gradient.
 
-Unmasked float32 attention with a depth a multiple of 16 has a second candidate,
+Float32 attention with a depth a multiple of 16 has a second candidate,
 kernels/attention_numba.py's vector kernels, and the autotuner (kernels/autotune.py) times
 the two once per shape, forward and gradient apart (both write ATen's log-sum-exp, so either
 gradient takes either forward's outputs).
@@ -91,20 +91,18 @@ def _attention(node):
 
     def run(q, k, v, *masks):
         Q, K, V, mask = _views(name, q, k, v, masks)
-        if attention_numba.applies(q, k, v, masks):
-            def candidate(algorithm):
-                if algorithm == VECTOR:
-                    return attention_numba.forward(q, k, v, scale)
-                out, lse = aten._scaled_dot_product_flash_attention_for_cpu(
-                    Q, K, V, 0.0, False, scale=scale)[:2]
-                return out.transpose(1, 2), lse
-            return autotune.run_tuned(("attention", tuple(q.shape), tuple(k.shape)),
-                                      _flops(q, k), candidate, (FLASH, VECTOR))
         if _flash(Q, V):
-            bias = None if mask is None else _bias(mask, Q.dtype)
-            out, lse = aten._scaled_dot_product_flash_attention_for_cpu(
-                Q, K, V, 0.0, False, attn_mask=bias, scale=scale)
-            return out.transpose(1, 2), lse
+            def flash(algorithm):
+                if algorithm == VECTOR:
+                    return attention_numba.forward(q, k, v, scale, mask)
+                bias = None if mask is None else _bias(mask, Q.dtype)
+                out, lse = aten._scaled_dot_product_flash_attention_for_cpu(
+                    Q, K, V, 0.0, False, attn_mask=bias, scale=scale)
+                return out.transpose(1, 2), lse
+            if attention_numba.applies(q, k, v, mask):
+                return autotune.run_tuned(_key("attention", q, k, mask), _flops(q, k), flash,
+                                          (FLASH, VECTOR))
+            return flash(FLASH)
         scores = _probs(Q, K, mask, scale)
         out = torch.matmul(torch.softmax(scores, -1), V.to(scores.dtype)).to(q.dtype)
         return out.transpose(1, 2), torch.logsumexp(scores, -1)
@@ -118,15 +116,15 @@ def _attention_grad(node):
     def run(grad, q, k, v, out, lse, *masks):
         Q, K, V, mask = _views(name, q, k, v, masks)
         G, O = grad.transpose(1, 2), out.transpose(1, 2)
-        if attention_numba.applies(q, k, v, masks) and grad.dtype == torch.float32:
-            def candidate(algorithm):
-                if algorithm == VECTOR:
-                    return attention_numba.backward(grad, q, k, v, out, lse, scale)
-                return _flash_grad(G, Q, K, V, O, lse, None, scale)
-            return autotune.run_tuned(("attention_grad", tuple(q.shape), tuple(k.shape)),
-                                      2.5 * _flops(q, k), candidate, (FLASH, VECTOR))
         if _flash(Q, V):
-            return _flash_grad(G, Q, K, V, O, lse, mask, scale)
+            def flash(algorithm):
+                if algorithm == VECTOR:
+                    return attention_numba.backward(grad, q, k, v, out, scale, mask)
+                return _flash_grad(G, Q, K, V, O, lse, mask, scale)
+            if attention_numba.applies(q, k, v, mask) and grad.dtype == torch.float32:
+                return autotune.run_tuned(_key("attention_grad", q, k, mask),
+                                          2.5 * _flops(q, k), flash, (FLASH, VECTOR))
+            return flash(FLASH)
         scores = _probs(Q, K, mask, scale)
         p = torch.softmax(scores, -1)
         g = G.to(p.dtype)
@@ -139,6 +137,10 @@ def _attention_grad(node):
         dv = torch.matmul(p.transpose(-1, -2), g)
         return tuple(d.to(q.dtype).transpose(1, 2) for d in (dq, dk, dv))
     return run
+
+
+def _key(kind: str, q, k, mask) -> tuple:
+    return kind, tuple(q.shape), tuple(k.shape), None if mask is None else tuple(mask.shape)
 
 
 def _flops(q, k) -> float:

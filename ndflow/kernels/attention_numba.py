@@ -13,10 +13,12 @@ per-thread scratch (the gradient keeps the head's whole probability and score-gr
 matrices, [length, keys], so that the key and value gradients are two long products rather
 than one short one per block of rows); the softmax is a vector pass with a polynomial exp.
 
-Inputs are (batch, length, heads, depth) float32 tensors, the depth a multiple of 16; no mask
-and at most MAX_SCORES scores a head (kernels/attention.py sends the rest to ATen). The
-log-sum-exp output is ATen's: log(sum(exp(scale * scores))) per query row, [batch, heads,
-length], so either kernel's gradient takes either forward's output.
+Inputs are (batch, length, heads, depth) float32 tensors, the depth a multiple of 16, at most
+MAX_SCORES scores a head (kernels/attention.py sends the rest to ATen), and a boolean mask
+or none: a masked key's score becomes MASKED_SCORE, as Keras masks, so a row whose keys are
+all masked averages the values. The log-sum-exp output is ATen's: log(sum(exp(scale *
+scores))) per query row, [batch, heads, length]; the gradient recomputes the softmax, so
+either kernel's gradient takes either forward's outputs.
 """
 
 from __future__ import annotations
@@ -32,20 +34,23 @@ from ndflow.kernels.build_once import built_once
 
 ROWS = 4               # rows of A per register block
 MAX_SCORES = 1 << 20   # queries x keys (padded) a head may hold in scratch: 4 MB
+MASKED_SCORE = -0.7 * float(np.finfo(np.float32).max)   # Keras' score for a masked key
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = None
 wide_vectors = vload = vstore = vsplat = vzero = vfma = vmul = vadd = vsub = None
-vmax = vhmax = vexp = vsum = vbroadcast = None
-view = product = exp_rows = transpose_in = transpose_out = None
+vmax = vhmax = vexp = vsum = vbroadcast = vwhere_zero = None
+view = pick = product = softmax_rows = zero_masked = transpose_in = transpose_out = None
 forward_head = backward_head = None
 
 
-def applies(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, masks) -> bool:
-    """Whether these inputs can take this kernel (else ATen's)."""
-    return (not masks and q.device.type == "cpu" and q.dtype == k.dtype == v.dtype
-            == torch.float32 and q.dim() == 4 and q.shape[-1] % 16 == 0
+def applies(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask) -> bool:
+    """Whether these inputs can take this kernel (else ATen's): `mask` None or a bool tensor
+    of rank 4 broadcasting to [batch, heads, queries, keys]."""
+    return (q.device.type == "cpu" and q.dtype == k.dtype == v.dtype == torch.float32
+            and q.dim() == 4 and q.shape[-1] % 16 == 0
             and q.shape[-1] == k.shape[-1] == v.shape[-1] and q.numel() > 0
             and k.shape[1] > 0 and q.shape[1] * _padded(k.shape[1]) <= MAX_SCORES
+            and (mask is None or mask.dtype == torch.bool and mask.device.type == "cpu")
             and _available())
 
 
@@ -60,6 +65,20 @@ def _padded(s: int) -> int:
     return -(-s // 16) * 16
 
 
+def _params(q, k, mask) -> tuple:
+    """(params, mask bytes): params = batch, queries, keys, heads, depth, padded keys,
+    whether masked, and the mask's batch, head and query strides in bytes (0 where it
+    broadcasts); the mask's rows are contiguous over the keys."""
+    b, t, n, d = q.shape
+    s = k.shape[1]
+    head = [b, t, s, n, d, _padded(s)]
+    if mask is None:
+        return np.array(head + [0, 0, 0, 0], dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    m = mask.to(torch.uint8).expand(*mask.shape[:3], s).contiguous()
+    strides = [0 if m.shape[i] == 1 else m.stride(i) for i in range(3)]
+    return np.array(head + [1] + strides, dtype=np.int64), m.reshape(-1)
+
+
 def _launch(which: int, heads: int, per_slot: int, arrays: list) -> None:
     """Runs kernel `which` over `heads` (batch x heads) with a scratch of `per_slot` floats
     for each chunk of heads a thread claims."""
@@ -71,30 +90,29 @@ def _launch(which: int, heads: int, per_slot: int, arrays: list) -> None:
                         threads)
 
 
-def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float):
+def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float, mask=None):
     """(out [b, t, n, d], lse [b, n, t]) for BTNH q, k, v."""
     q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
     b, t, n, d = q.shape
-    s = k.shape[1]
-    sp = _padded(s)
+    params, mask_bytes = _params(q, k, mask)
     out = torch.empty_like(q)
     lse = torch.empty((b, n, t), dtype=torch.float32)
-    _launch(0, b * n, (d + ROWS) * sp,
-            [q, k, v, out, lse, np.array([b, t, s, n, d, sp], dtype=np.int64),
-             np.array([scale], dtype=np.float32)])
+    _launch(0, b * n, (d + ROWS) * int(params[5]),
+            [q, k, v, out, lse, mask_bytes, params, np.array([scale], dtype=np.float32)])
     return out, lse
 
 
-def backward(g, q, k, v, out, lse, scale: float):
-    """(dq, dk, dv), BTNH, for the output gradient `g` of `forward`'s (out, lse)."""
+def backward(g, q, k, v, out, scale: float, mask=None):
+    """(dq, dk, dv), BTNH, for the output gradient `g` of `forward`'s `out` (the softmax is
+    recomputed with its own normalization, not from the log-sum-exp: a row whose keys are all
+    masked has probabilities 1/keys, which exp(score - lse) loses to rounding)."""
     g, q, k, v, out = (x.contiguous() for x in (g, q, k, v, out))
-    lse = lse.contiguous()
     b, t, n, d = q.shape
-    s = k.shape[1]
-    sp = _padded(s)
+    params, mask_bytes = _params(q, k, mask)
+    sp = int(params[5])
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
     _launch(1, b * n, 4 * d * sp + 2 * t * sp,
-            [g, q, k, v, out, lse, dq, dk, dv, np.array([b, t, s, n, d, sp], dtype=np.int64),
+            [g, q, k, v, out, mask_bytes, dq, dk, dv, params,
              np.array([scale], dtype=np.float32)])
     return dq, dk, dv
 
@@ -117,12 +135,12 @@ def _build():
     _vector_globals(simd_numba.vector_ops())
     _helpers(numba.njit(inline="always"))
 
-    # data = [counter, heads, chunk, (address, length) of q, k, v, out, lse, scratch, params,
-    #         scale, finished]
+    # data = [counter, heads, chunk, (address, length) of q, k, v, out, lse, mask, scratch,
+    #         params, scale, finished]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def attention_forward(data):
         wide_vectors()
-        d = carray(data, 20, dtype=np.int64)
+        d = carray(data, 22, dtype=np.int64)
         heads, chunk = d[1], d[2]
         slot = claim_chunk(data)
         while slot * chunk < heads:
@@ -130,7 +148,7 @@ def _build():
                 forward_head(d, h, slot)
             slot = claim_chunk(data)
 
-    # data = [counter, heads, chunk, (address, length) of g, q, k, v, out, lse, dq, dk, dv,
+    # data = [counter, heads, chunk, (address, length) of g, q, k, v, out, mask, dq, dk, dv,
     #         scratch, params, scale, finished]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
     def attention_backward(data):
@@ -148,16 +166,18 @@ def _build():
 
 def _vector_globals(ops) -> None:
     global wide_vectors, vload, vstore, vsplat, vzero, vfma, vmul, vadd, vsub
-    global vmax, vhmax, vexp, vsum, vbroadcast
+    global vmax, vhmax, vexp, vsum, vbroadcast, vwhere_zero
     wide_vectors, vload, vstore, vsplat, vzero = (ops.wide_vectors, ops.vload, ops.vstore,
                                                   ops.vsplat, ops.vzero)
     vfma, vmul, vadd, vsub = ops.vfma, ops.vmul, ops.vadd, ops.vsub
-    vmax, vhmax, vexp, vsum, vbroadcast = (ops.vmax, ops.vhmax, ops.vexp, ops.vsum,
-                                           ops.vbroadcast)
+    vmax, vhmax, vexp, vsum, vbroadcast, vwhere_zero = (
+        ops.vmax, ops.vhmax, ops.vexp, ops.vsum, ops.vbroadcast, ops.vwhere_zero)
 
 
 def _helpers(inline) -> None:
-    global view, product, exp_rows, transpose_in, transpose_out, forward_head, backward_head
+    global view, pick, product, softmax_rows, zero_masked, transpose_in, transpose_out
+    global forward_head
+    global backward_head
 
     @inline
     def view(d, k, dtype):
@@ -165,72 +185,115 @@ def _helpers(inline) -> None:
         return carray(address_as_pointer(d[k], dtype), d[k + 1])
 
     @inline
+    def pick(r, v0, v1, v2, v3):
+        return v0 if r == 0 else v1 if r == 1 else v2 if r == 2 else v3
+
+    @inline
     def product(a, a_base, a_row, a_col, rows, inner, b_mat, b_base, b_row, cols, c, c_base,
-                c_row, alpha, add):
-        """c[c_base + r * c_row + j] (+)= alpha * sum_i a[a_base + r * a_row + i * a_col] *
-        b_mat[b_base + i * b_row + j], r < rows (at most ROWS), j < cols (a multiple of 16);
-        `add`: accumulated into c, else c is overwritten."""
+                c_row, alpha):
+        """c[c_base + r * c_row + j] = alpha * sum_i a[a_base + r * a_row + i * a_col] *
+        b_mat[b_base + i * b_row + j], r < rows (at most ROWS), j < cols (a multiple of 16):
+        blocks of four 16-lane column tiles (16 accumulators), then of two or one."""
         last = rows - 1
         o1, o2, o3 = min(1, last) * a_row, min(2, last) * a_row, min(3, last) * a_row
         al = vsplat(alpha)
         j = 0
-        while j < cols:
-            two = j + 16 < cols
-            acc0 = acc1 = acc2 = acc3 = vzero()
-            bcc0 = bcc1 = bcc2 = bcc3 = vzero()
+        while j + 64 <= cols:
+            p0 = p1 = p2 = p3 = q0 = q1 = q2 = q3 = vzero()
+            u0 = u1 = u2 = u3 = w0 = w1 = w2 = w3 = vzero()
             for i in range(inner):
                 ai = a_base + i * a_col
                 x0, x1 = vbroadcast(a, ai), vbroadcast(a, ai + o1)
                 x2, x3 = vbroadcast(a, ai + o2), vbroadcast(a, ai + o3)
                 bi = b_base + i * b_row + j
                 y = vload(b_mat, bi)
-                acc0, acc1 = vfma(x0, y, acc0), vfma(x1, y, acc1)
-                acc2, acc3 = vfma(x2, y, acc2), vfma(x3, y, acc3)
-                if two:
-                    z = vload(b_mat, bi + 16)
-                    bcc0, bcc1 = vfma(x0, z, bcc0), vfma(x1, z, bcc1)
-                    bcc2, bcc3 = vfma(x2, z, bcc2), vfma(x3, z, bcc3)
+                p0, p1, p2, p3 = vfma(x0, y, p0), vfma(x1, y, p1), vfma(x2, y, p2), \
+                    vfma(x3, y, p3)
+                y = vload(b_mat, bi + 16)
+                q0, q1, q2, q3 = vfma(x0, y, q0), vfma(x1, y, q1), vfma(x2, y, q2), \
+                    vfma(x3, y, q3)
+                y = vload(b_mat, bi + 32)
+                u0, u1, u2, u3 = vfma(x0, y, u0), vfma(x1, y, u1), vfma(x2, y, u2), \
+                    vfma(x3, y, u3)
+                y = vload(b_mat, bi + 48)
+                w0, w1, w2, w3 = vfma(x0, y, w0), vfma(x1, y, w1), vfma(x2, y, w2), \
+                    vfma(x3, y, w3)
             for r in range(rows):
                 ci = c_base + r * c_row + j
-                first = acc0 if r == 0 else acc1 if r == 1 else acc2 if r == 2 else acc3
-                res = vmul(first, al)
-                vstore(c, ci, vadd(vload(c, ci), res) if add else res)
+                vstore(c, ci, vmul(pick(r, p0, p1, p2, p3), al))
+                vstore(c, ci + 16, vmul(pick(r, q0, q1, q2, q3), al))
+                vstore(c, ci + 32, vmul(pick(r, u0, u1, u2, u3), al))
+                vstore(c, ci + 48, vmul(pick(r, w0, w1, w2, w3), al))
+            j += 64
+        while j < cols:
+            two = j + 16 < cols
+            p0 = p1 = p2 = p3 = q0 = q1 = q2 = q3 = vzero()
+            for i in range(inner):
+                ai = a_base + i * a_col
+                x0, x1 = vbroadcast(a, ai), vbroadcast(a, ai + o1)
+                x2, x3 = vbroadcast(a, ai + o2), vbroadcast(a, ai + o3)
+                bi = b_base + i * b_row + j
+                y = vload(b_mat, bi)
+                p0, p1, p2, p3 = vfma(x0, y, p0), vfma(x1, y, p1), vfma(x2, y, p2), \
+                    vfma(x3, y, p3)
                 if two:
-                    second = bcc0 if r == 0 else bcc1 if r == 1 else bcc2 if r == 2 else bcc3
-                    res = vmul(second, al)
-                    vstore(c, ci + 16, vadd(vload(c, ci + 16), res) if add else res)
+                    y = vload(b_mat, bi + 16)
+                    q0, q1, q2, q3 = vfma(x0, y, q0), vfma(x1, y, q1), vfma(x2, y, q2), \
+                        vfma(x3, y, q3)
+            for r in range(rows):
+                ci = c_base + r * c_row + j
+                vstore(c, ci, vmul(pick(r, p0, p1, p2, p3), al))
+                if two:
+                    vstore(c, ci + 16, vmul(pick(r, q0, q1, q2, q3), al))
             j += 32 if two else 16
 
     @inline
-    def exp_rows(sc, base, rows, s, sp, shift, shift_base, normalize):
-        """Rows of sc (scaled scores, `sp` wide of which `s` are keys) become exp(x - m): m
-        the row's maximum, written to shift[shift_base + r] as m + log(sum) (`normalize`:
-        the row is then divided by its sum: the softmax), or m = shift[shift_base + r]
-        (the gradient: the forward pass's log-sum-exp). Padding columns become 0."""
-        neg = np.float32(-np.inf)
+    def softmax_rows(sc, base, rows, s, sp, mask, mask_base, mask_row, lse, lse_base):
+        """Rows of sc (scaled scores, `sp` wide of which `s` are keys) become their softmax:
+        masked keys (mask bytes 0, when mask_row >= 0) first take MASKED_SCORE as Keras
+        writes them, the padding 0; with lse_base >= 0 each row's log(sum(exp)) goes to
+        lse[lse_base + r]."""
+        neg, fill = np.float32(-np.inf), np.float32(MASKED_SCORE)
+        fills = vsplat(fill)
+        full = s - s % 16
         for r in range(rows):
             row = base + r * sp
+            if mask_row >= 0:
+                mrow = mask_base + r * mask_row
+                for j in range(0, full, 16):
+                    vstore(sc, row + j, vwhere_zero(mask, mrow + j, fills, vload(sc, row + j)))
+                for j in range(full, s):
+                    if mask[mrow + j] == 0:
+                        sc[row + j] = fill
             for j in range(s, sp):
                 sc[row + j] = neg
-            if normalize:
-                m = vload(sc, row)
-                for j in range(16, sp, 16):
-                    m = vmax(m, vload(sc, row + j))
-                top = vhmax(m)
-            else:
-                top = shift[shift_base + r]
+            m = vload(sc, row)
+            for j in range(16, sp, 16):
+                m = vmax(m, vload(sc, row + j))
+            top = vhmax(m)
             tops = vsplat(top)
             total = vzero()
             for j in range(0, sp, 16):
                 e = vexp(vsub(vload(sc, row + j), tops))
                 vstore(sc, row + j, e)
                 total = vadd(total, e)
-            if normalize:
-                z = vsum(total)
-                shift[shift_base + r] = top + np.log(z)
-                inv = vsplat(np.float32(1.0) / z)
-                for j in range(0, sp, 16):
-                    vstore(sc, row + j, vmul(vload(sc, row + j), inv))
+            z = vsum(total)
+            if lse_base >= 0:
+                lse[lse_base + r] = top + np.log(z)
+            inv = vsplat(np.float32(1.0) / z)
+            for j in range(0, sp, 16):
+                vstore(sc, row + j, vmul(vload(sc, row + j), inv))
+
+    @inline
+    def zero_masked(sc, row, s, mask, mrow):
+        """sc[row + j] = 0 where mask[mrow + j] is 0, j < s."""
+        zeros = vzero()
+        full = s - s % 16
+        for j in range(0, full, 16):
+            vstore(sc, row + j, vwhere_zero(mask, mrow + j, zeros, vload(sc, row + j)))
+        for j in range(full, s):
+            if mask[mrow + j] == 0:
+                sc[row + j] = np.float32(0.0)
 
     @inline
     def transpose_in(x, base, nd, s, depth, sp, out, out_base):
@@ -256,28 +319,30 @@ def _helpers(inline) -> None:
     @inline
     def forward_head(d, h, slot):
         q, k, v = view(d, 3, np.float32), view(d, 5, np.float32), view(d, 7, np.float32)
-        out, lse = view(d, 9, np.float32), view(d, 11, np.float32)
-        scratch, p = view(d, 13, np.float32), view(d, 15, np.int64)
-        scale = view(d, 17, np.float32)[0]
+        out, lse, mask = view(d, 9, np.float32), view(d, 11, np.float32), view(d, 13, np.uint8)
+        scratch, p = view(d, 15, np.float32), view(d, 17, np.int64)
+        scale = view(d, 19, np.float32)[0]
         t, s, n, depth, sp = p[1], p[2], p[3], p[4], p[5]
         b, head = h // n, h % n
         nd = n * depth
         qb, kb = (b * t * n + head) * depth, (b * s * n + head) * depth
+        mask_base, mask_row = b * p[7] + head * p[8], p[9] if p[6] else -1
         kt = slot * (depth + ROWS) * sp
         sc = kt + depth * sp
         transpose_in(k, kb, nd, s, depth, sp, scratch, kt)
         for r0 in range(0, t, ROWS):
             rows = min(ROWS, t - r0)
             product(q, qb + r0 * nd, nd, 1, rows, depth, scratch, kt, sp, sp, scratch, sc, sp,
-                    scale, False)
-            exp_rows(scratch, sc, rows, s, sp, lse, h * t + r0, True)
+                    scale)
+            softmax_rows(scratch, sc, rows, s, sp, mask, mask_base + r0 * p[9], mask_row, lse,
+                         h * t + r0)
             product(scratch, sc, sp, 1, rows, s, v, kb, nd, depth, out, qb + r0 * nd, nd,
-                    np.float32(1.0), False)
+                    np.float32(1.0))
 
     @inline
     def backward_head(d, h, slot):
         g, q, k = view(d, 3, np.float32), view(d, 5, np.float32), view(d, 7, np.float32)
-        v, o, lse = view(d, 9, np.float32), view(d, 11, np.float32), view(d, 13, np.float32)
+        v, o, mask = view(d, 9, np.float32), view(d, 11, np.float32), view(d, 13, np.uint8)
         dq, dk, dv = view(d, 15, np.float32), view(d, 17, np.float32), view(d, 19, np.float32)
         scratch, p = view(d, 21, np.float32), view(d, 23, np.int64)
         scale = view(d, 25, np.float32)[0]
@@ -285,6 +350,7 @@ def _helpers(inline) -> None:
         b, head = h // n, h % n
         nd = n * depth
         qb, kb = (b * t * n + head) * depth, (b * s * n + head) * depth
+        mask_base, mask_row = b * p[7] + head * p[8], p[9] if p[6] else -1
         kt = slot * (4 * depth * sp + 2 * t * sp)
         vt, probs = kt + depth * sp, kt + 2 * depth * sp
         dscores = probs + t * sp
@@ -294,11 +360,11 @@ def _helpers(inline) -> None:
         for r0 in range(0, t, ROWS):
             rows = min(ROWS, t - r0)
             pr, dr, qr = probs + r0 * sp, dscores + r0 * sp, qb + r0 * nd
-            product(q, qr, nd, 1, rows, depth, scratch, kt, sp, sp, scratch, pr, sp, scale,
-                    False)
-            exp_rows(scratch, pr, rows, s, sp, lse, h * t + r0, False)
+            product(q, qr, nd, 1, rows, depth, scratch, kt, sp, sp, scratch, pr, sp, scale)
+            mrow = mask_base + r0 * p[9]
+            softmax_rows(scratch, pr, rows, s, sp, mask, mrow, mask_row, o, -1)
             product(g, qr, nd, 1, rows, depth, scratch, vt, sp, sp, scratch, dr, sp,
-                    np.float32(1.0), False)
+                    np.float32(1.0))
             for r in range(rows):   # ds = p * (dp - sum(g * o)), the softmax's gradient
                 total = np.float32(0.0)
                 for c in range(depth):
@@ -308,13 +374,15 @@ def _helpers(inline) -> None:
                     x = dr + r * sp + j
                     vstore(scratch, x, vmul(vload(scratch, pr + r * sp + j),
                                             vsub(vload(scratch, x), dot)))
-            product(scratch, dr, sp, 1, rows, s, k, kb, nd, depth, dq, qr, nd, scale, False)
+                if mask_row >= 0:   # a masked score was a constant: no gradient
+                    zero_masked(scratch, dr + r * sp, s, mask, mrow + r * mask_row)
+            product(scratch, dr, sp, 1, rows, s, k, kb, nd, depth, dq, qr, nd, scale)
         # dv^T = g^T p and dk^T = scale q^T ds, over every query row at once
         for c0 in range(0, depth, ROWS):
             rows = min(ROWS, depth - c0)
             product(g, qb + c0, 1, nd, rows, t, scratch, probs, sp, sp, scratch,
-                    dvt + c0 * sp, sp, np.float32(1.0), False)
+                    dvt + c0 * sp, sp, np.float32(1.0))
             product(q, qb + c0, 1, nd, rows, t, scratch, dscores, sp, sp, scratch,
-                    dkt + c0 * sp, sp, scale, False)
+                    dkt + c0 * sp, sp, scale)
         transpose_out(scratch, dvt, sp, s, depth, dv, kb, nd)
         transpose_out(scratch, dkt, sp, s, depth, dk, kb, nd)

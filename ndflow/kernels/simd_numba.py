@@ -35,7 +35,8 @@ def vector_ops() -> SimpleNamespace:
     """The `f32x16` type and its intrinsics (`wide_vectors`, `vload`, `vstore`,
     `vstore_stream`, `store_fence`, `vsplat`, `vzero`, `vfma`, `vadd`, `vsub`, `vmul`, `vsum`,
     `vany_nonzero`, `vrelu`, `vkeep_ge`, `vmax_step`, `vstore_codes`, `vfma_where`,
-    `vadd_below`, `vbroadcast`, `vmax`, `vhmax`, `vexp`), built on first use."""
+    `vadd_below`, `vwhere_zero`, `vbroadcast`, `vmax`, `vhmax`, `vexp`), built on first
+    use."""
     if not _OPS:
         with _LOCK:
             if not _OPS:
@@ -326,6 +327,19 @@ def _build() -> SimpleNamespace:
         return f32x16(codes, index, limit, g, a), codegen
 
     @intrinsic
+    def vwhere_zero(typingctx, codes, index, fill, a):
+        """fill in the lanes where the uint8 codes[index:index + 16] are 0, a elsewhere."""
+        if not _is_array(codes) or not fill == a == f32x16:
+            return None
+
+        def codegen(context, builder, sig, args):
+            got = builder.load(_pointer(context, builder, sig.args[0], args[0], args[1],
+                                        byte_vec), align=1)
+            zero = builder.icmp_unsigned("==", got, ir.Constant(byte_vec, [0] * LANES))
+            return builder.select(zero, args[2], args[3])
+        return f32x16(codes, index, fill, a), codegen
+
+    @intrinsic
     def vbroadcast(typingctx, arr, index):
         """arr[index] in every lane (one load, no negative-index wrap)."""
         if not _is_array(arr) or arr.dtype != types.float32:
@@ -396,7 +410,7 @@ def _build() -> SimpleNamespace:
         return f32x16(a), codegen
 
     return SimpleNamespace(
-        vmax=vmax, vhmax=vhmax, vexp=vexp, vbroadcast=vbroadcast,
+        vmax=vmax, vhmax=vhmax, vexp=vexp, vbroadcast=vbroadcast, vwhere_zero=vwhere_zero,
         f32x16=f32x16, wide_vectors=wide_vectors, vload=vload, vstore=vstore,
         vstore_stream=vstore_stream, store_fence=store_fence, vsplat=vsplat, vzero=vzero,
         vfma=vfma, vadd=vadd, vsub=vsub, vmul=vmul, vsum=vsum, vany_nonzero=vany_nonzero,
