@@ -110,6 +110,7 @@ def _philox() -> None:
     for dtype in (tf.float32, tf.float64, tf.float16, tf.bfloat16):
         tf.random.uniform([_N], dtype=dtype)
         tf.random.normal([_N], dtype=dtype)
+    tf.random.uniform([1 << 16])   # a large draw: the OpenMP callback (one thread: the loop)
     for dtype in (tf.int32, tf.int64):
         tf.random.uniform([_N], maxval=10, dtype=dtype)
 

@@ -34,8 +34,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import torch
 
-from ndflow.kernels import philox
+from ndflow.kernels import omp_pool, philox
 from ndflow.kernels.build_once import built_once
 
 _U = np.uint64
@@ -364,6 +365,64 @@ def generate(kind: str, float_kind: str, n: int, key, counter, lo: int = 0,
     return out[:n]
 
 
+# float32/16-bit uniform draws of at least this many values run on ATen's OpenMP team, as
+# TF's FillPhiloxRandom shards its groups over the intra-op threads (one thread: ~0.65 ns a
+# value, so a 64x14x14x64 dropout mask took 0.5 ms)
+PARALLEL_VALUES = 1 << 16
+_CHUNK_PAIRS = 1 << 10     # pairs of groups (8 values) a thread claims at a time
+uniform_f32_pairs = claim_chunk = address_as_pointer = carray = None
+
+
+def _build_parallel():
+    """The OpenMP callback drawing chunks of a float32 uniform's pairs of groups, or None
+    (no numba, or ATen's OpenMP launcher not found)."""
+    if not helpers() or omp_pool.launcher() is None:
+        return None
+    import numba  # noqa: PLC0415 - loads on the first draw, not with `import ndflow`
+    from numba import cfunc, types  # noqa: PLC0415
+    global uniform_f32_pairs, claim_chunk, address_as_pointer, carray
+    claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
+    carray = numba.carray
+
+    @numba.njit(nogil=True, inline="always")
+    def uniform_f32_pairs(o, params, first, last):
+        """Pairs of groups first..last - 1 of a float32 uniform (as `uniform_f32` draws
+        them for one execution) into o, which starts at pair `first`."""
+        k0, k1, base_lo, base_hi = key_counter(params)
+        mask = (_U(1) << params[6]) - _U(1)
+        scale = np.float32(1.0) / np.float32(_U(1) << params[6])
+        for i in range(last - first):
+            lo, hi = advance(base_lo, base_hi, _U(2) * _U(first + i))
+            x0, x1, x2, x3, y0, y1, y2, y3 = philox4x32_pair(lo, hi, k0, k1)
+            j = 8 * i
+            o[j] = np.float32(np.int32(x0 & mask)) * scale
+            o[j + 1] = np.float32(np.int32(x1 & mask)) * scale
+            o[j + 2] = np.float32(np.int32(x2 & mask)) * scale
+            o[j + 3] = np.float32(np.int32(x3 & mask)) * scale
+            o[j + 4] = np.float32(np.int32(y0 & mask)) * scale
+            o[j + 5] = np.float32(np.int32(y1 & mask)) * scale
+            o[j + 6] = np.float32(np.int32(y2 & mask)) * scale
+            o[j + 7] = np.float32(np.int32(y3 & mask)) * scale
+
+    # data = [counter, pairs, chunk, (address, length) of out, params, finished]
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
+    def uniform_f32_chunks(data):
+        d = carray(data, 8, dtype=np.int64)
+        pairs, chunk = d[1], d[2]
+        out = carray(address_as_pointer(d[3], np.float32), d[4])
+        params = carray(address_as_pointer(d[5], np.uint64), d[6])
+        q = claim_chunk(data)
+        while q * chunk < pairs:
+            first, last = q * chunk, min(q * chunk + chunk, pairs)
+            uniform_f32_pairs(out[8 * first:8 * last], params, first, last)
+            q = claim_chunk(data)
+
+    return uniform_f32_chunks.address
+
+
+_parallel = built_once(_build_parallel)
+
+
 def generate_elements(kind: str, float_kind: str, count: int, n: int, key, counter,
                       lo: int = 0, hi: int = 0) -> np.ndarray:
     """`count` consecutive executions of n values each, concatenated: execution k draws at
@@ -374,8 +433,14 @@ def generate_elements(kind: str, float_kind: str, count: int, n: int, key, count
     if ks and kind == "uniform" and float_kind != "double" and count:
         pairs = _padded(n, 8) // 8
         out = np.empty(count * 8 * pairs, np.float32)
-        ks["uniform_f32"](out, np.array(
-            [*key, *counter, _MANTISSA[float_kind], count, n * 256, pairs], np.uint64))
+        params = np.array([*key, *counter, _MANTISSA[float_kind], count, n * 256, pairs],
+                          np.uint64)
+        threads = torch.get_num_threads()
+        if count == 1 and n >= PARALLEL_VALUES and threads > 1 and _parallel() is not None:
+            omp_pool.run_chunks(_parallel(), pairs, _CHUNK_PAIRS, [out, params],
+                                min(threads, -(-pairs // _CHUNK_PAIRS)))
+        else:
+            ks["uniform_f32"](out, params)
         return out.reshape(count, 8 * pairs)[:, :n].reshape(-1)
     start = sum(int(w) << (32 * i) for i, w in enumerate(counter))
     parts = []
