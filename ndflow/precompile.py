@@ -267,6 +267,7 @@ JOBS = {
     "conv_pool": _callbacks("conv_pool_numba", "_callbacks"),
     "max_pool": _callbacks("max_pool_numba", "_callbacks"),
     "attention": _callbacks("attention_numba", "_kernels"),
+    "conv_fft": _callbacks("conv_fft_numba", "_kernel"),
     "philox": Job(("philox_numba",), _philox),
     "math_special_cephes": Job(("math_special_cephes",), _math_special_cephes, openmp=True),
     "stateless_random_extra": Job(("stateless_random_extra_numba",), _stateless_random_extra),

@@ -7,9 +7,10 @@ ATen's CPU flash kernels multiply their blocks with MKL's sgemm, which runs its 
 AMD CPUs, and spend as long again on the softmax between the products: for the Keras
 Transformer example's attention (32 x 2 heads x 200 x 200, depth 32) on a 2-core Zen 5, 2.7
 ms forward, of which ~1.4 ms do not grow with the depth. Here every product is one
-register-blocked loop (`product`): four rows of A, their elements broadcast, times four
-16-lane column tiles of B, in sixteen accumulators (1.5 ms forward, 3.2-3.5 ms for the
-gradient against ATen's 5.0-5.3). A head's scores and probabilities stay in
+register-blocked loop (kernels/register_gemm_numba.py's `product`: four rows of A, their
+elements broadcast, times four 16-lane column tiles of B, in sixteen accumulators): 1.5 ms
+forward, 3.2-3.5 ms for the gradient against ATen's 5.0-5.3. A head's scores and
+probabilities stay in
 per-thread scratch (the gradient keeps the head's whole probability and score-gradient
 matrices, [length, keys], so that the key and value gradients are two long products rather
 than one short one per block of rows); the softmax is a vector pass with a polynomial exp.
@@ -30,17 +31,17 @@ import importlib.util
 import numpy as np
 import torch
 
-from ndflow.kernels import omp_pool, simd_numba
+from ndflow.kernels import omp_pool, register_gemm_numba, simd_numba
 from ndflow.kernels.build_once import built_once
 
-ROWS = 4               # rows of A per register block
+ROWS = register_gemm_numba.ROWS   # query rows per register block
 MAX_SCORES = 1 << 20   # queries x keys (padded) a head may hold in scratch: 4 MB
 MASKED_SCORE = -0.7 * float(np.finfo(np.float32).max)   # Keras' score for a masked key
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = None
 wide_vectors = vload = vstore = vsplat = vzero = vfma = vmul = vadd = vsub = None
 vmax = vhmax = vexp = vsum = vbroadcast = vwhere_zero = None
-view = pick = product = softmax_rows = zero_masked = transpose_in = transpose_out = None
+view = product = softmax_rows = zero_masked = transpose_in = transpose_out = None
 forward_head = backward_head = None
 
 
@@ -134,7 +135,7 @@ def _build():
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
     _vector_globals(simd_numba.vector_ops())
-    _helpers(numba.njit(inline="always"))
+    _helpers(numba.njit(inline="always"), register_gemm_numba.helpers())
 
     # data = [counter, heads, chunk, (address, length) of q, k, v, out, lse, mask, scratch,
     #         params, scale, finished]
@@ -175,78 +176,16 @@ def _vector_globals(ops) -> None:
         ops.vmax, ops.vhmax, ops.vexp, ops.vsum, ops.vbroadcast, ops.vwhere_zero)
 
 
-def _helpers(inline) -> None:
-    global view, pick, product, softmax_rows, zero_masked, transpose_in, transpose_out
+def _helpers(inline, gemm) -> None:
+    global view, product, softmax_rows, zero_masked, transpose_in, transpose_out
     global forward_head
     global backward_head
+    product = gemm.product
 
     @inline
     def view(d, k, dtype):
         """The array at d[k] (its length at d[k + 1])."""
         return carray(address_as_pointer(d[k], dtype), d[k + 1])
-
-    @inline
-    def pick(r, v0, v1, v2, v3):
-        return v0 if r == 0 else v1 if r == 1 else v2 if r == 2 else v3
-
-    @inline
-    def product(a, a_base, a_row, a_col, rows, inner, b_mat, b_base, b_row, cols, c, c_base,
-                c_row, alpha):
-        """c[c_base + r * c_row + j] = alpha * sum_i a[a_base + r * a_row + i * a_col] *
-        b_mat[b_base + i * b_row + j], r < rows (at most ROWS), j < cols (a multiple of 16):
-        blocks of four 16-lane column tiles (16 accumulators), then of two or one."""
-        last = rows - 1
-        o1, o2, o3 = min(1, last) * a_row, min(2, last) * a_row, min(3, last) * a_row
-        al = vsplat(alpha)
-        j = 0
-        while j + 64 <= cols:
-            p0 = p1 = p2 = p3 = q0 = q1 = q2 = q3 = vzero()
-            u0 = u1 = u2 = u3 = w0 = w1 = w2 = w3 = vzero()
-            for i in range(inner):
-                ai = a_base + i * a_col
-                x0, x1 = vbroadcast(a, ai), vbroadcast(a, ai + o1)
-                x2, x3 = vbroadcast(a, ai + o2), vbroadcast(a, ai + o3)
-                bi = b_base + i * b_row + j
-                y = vload(b_mat, bi)
-                p0, p1, p2, p3 = vfma(x0, y, p0), vfma(x1, y, p1), vfma(x2, y, p2), \
-                    vfma(x3, y, p3)
-                y = vload(b_mat, bi + 16)
-                q0, q1, q2, q3 = vfma(x0, y, q0), vfma(x1, y, q1), vfma(x2, y, q2), \
-                    vfma(x3, y, q3)
-                y = vload(b_mat, bi + 32)
-                u0, u1, u2, u3 = vfma(x0, y, u0), vfma(x1, y, u1), vfma(x2, y, u2), \
-                    vfma(x3, y, u3)
-                y = vload(b_mat, bi + 48)
-                w0, w1, w2, w3 = vfma(x0, y, w0), vfma(x1, y, w1), vfma(x2, y, w2), \
-                    vfma(x3, y, w3)
-            for r in range(rows):
-                ci = c_base + r * c_row + j
-                vstore(c, ci, vmul(pick(r, p0, p1, p2, p3), al))
-                vstore(c, ci + 16, vmul(pick(r, q0, q1, q2, q3), al))
-                vstore(c, ci + 32, vmul(pick(r, u0, u1, u2, u3), al))
-                vstore(c, ci + 48, vmul(pick(r, w0, w1, w2, w3), al))
-            j += 64
-        while j < cols:
-            two = j + 16 < cols
-            p0 = p1 = p2 = p3 = q0 = q1 = q2 = q3 = vzero()
-            for i in range(inner):
-                ai = a_base + i * a_col
-                x0, x1 = vbroadcast(a, ai), vbroadcast(a, ai + o1)
-                x2, x3 = vbroadcast(a, ai + o2), vbroadcast(a, ai + o3)
-                bi = b_base + i * b_row + j
-                y = vload(b_mat, bi)
-                p0, p1, p2, p3 = vfma(x0, y, p0), vfma(x1, y, p1), vfma(x2, y, p2), \
-                    vfma(x3, y, p3)
-                if two:
-                    y = vload(b_mat, bi + 16)
-                    q0, q1, q2, q3 = vfma(x0, y, q0), vfma(x1, y, q1), vfma(x2, y, q2), \
-                        vfma(x3, y, q3)
-            for r in range(rows):
-                ci = c_base + r * c_row + j
-                vstore(c, ci, vmul(pick(r, p0, p1, p2, p3), al))
-                if two:
-                    vstore(c, ci + 16, vmul(pick(r, q0, q1, q2, q3), al))
-            j += 32 if two else 16
 
     @inline
     def softmax_rows(sc, base, rows, s, sp, mask, mask_base, mask_row, lse, lse_base):
@@ -334,11 +273,11 @@ def _helpers(inline) -> None:
         for r0 in range(0, t, ROWS):
             rows = min(ROWS, t - r0)
             product(q, qb + r0 * nd, nd, 1, rows, depth, scratch, kt, sp, sp, scratch, sc, sp,
-                    scale)
+                    scale, False)
             softmax_rows(scratch, sc, rows, s, sp, mask, mask_base + r0 * p[9], mask_row, lse,
                          h * t + r0)
             product(scratch, sc, sp, 1, rows, s, v, kb, nd, depth, out, qb + r0 * nd, nd,
-                    np.float32(1.0))
+                    np.float32(1.0), False)
 
     @inline
     def backward_head(d, h, slot):
@@ -361,11 +300,11 @@ def _helpers(inline) -> None:
         for r0 in range(0, t, ROWS):
             rows = min(ROWS, t - r0)
             pr, dr, qr = probs + r0 * sp, dscores + r0 * sp, qb + r0 * nd
-            product(q, qr, nd, 1, rows, depth, scratch, kt, sp, sp, scratch, pr, sp, scale)
+            product(q, qr, nd, 1, rows, depth, scratch, kt, sp, sp, scratch, pr, sp, scale, False)
             mrow = mask_base + r0 * p[9]
             softmax_rows(scratch, pr, rows, s, sp, mask, mrow, mask_row, o, -1)
             product(g, qr, nd, 1, rows, depth, scratch, vt, sp, sp, scratch, dr, sp,
-                    np.float32(1.0))
+                    np.float32(1.0), False)
             for r in range(rows):   # ds = p * (dp - sum(g * o)), the softmax's gradient
                 total = np.float32(0.0)
                 for c in range(depth):
@@ -377,13 +316,13 @@ def _helpers(inline) -> None:
                                             vsub(vload(scratch, x), dot)))
                 if mask_row >= 0:   # a masked score was a constant: no gradient
                     zero_masked(scratch, dr + r * sp, s, mask, mrow + r * mask_row)
-            product(scratch, dr, sp, 1, rows, s, k, kb, nd, depth, dq, qr, nd, scale)
+            product(scratch, dr, sp, 1, rows, s, k, kb, nd, depth, dq, qr, nd, scale, False)
         # dv^T = g^T p and dk^T = scale q^T ds, over every query row at once
         for c0 in range(0, depth, ROWS):
             rows = min(ROWS, depth - c0)
             product(g, qb + c0, 1, nd, rows, t, scratch, probs, sp, sp, scratch,
-                    dvt + c0 * sp, sp, np.float32(1.0))
+                    dvt + c0 * sp, sp, np.float32(1.0), False)
             product(q, qb + c0, 1, nd, rows, t, scratch, dscores, sp, sp, scratch,
-                    dkt + c0 * sp, sp, scale)
+                    dkt + c0 * sp, sp, scale, False)
         transpose_out(scratch, dvt, sp, s, depth, dv, kb, nd)
         transpose_out(scratch, dkt, sp, s, depth, dk, kb, nd)
