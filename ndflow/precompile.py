@@ -46,6 +46,7 @@ from ndflow.kernels import (
     dropout_select,
     gemm_epilogue,
     omp_pool,
+    philox_numba,
     png16,
     rnn_numba,
     tanh_numba,
@@ -110,7 +111,8 @@ def _philox() -> None:
     for dtype in (tf.float32, tf.float64, tf.float16, tf.bfloat16):
         tf.random.uniform([_N], dtype=dtype)
         tf.random.normal([_N], dtype=dtype)
-    tf.random.uniform([1 << 16])   # a large draw: the OpenMP callback (one thread: the loop)
+    if omp_pool.launcher() is not None and philox_numba._parallel() is None:
+        raise RuntimeError("philox_numba: the parallel draw's callback did not build")
     for dtype in (tf.int32, tf.int64):
         tf.random.uniform([_N], maxval=10, dtype=dtype)
 
