@@ -37,16 +37,15 @@ def spectra_products(spec: torch.Tensor, filt: torch.Tensor) -> torch.Tensor:
     return prod
 
 
-def filter_products(xs: torch.Tensor, gs: torch.Tensor) -> tuple:
-    """(real, imaginary) [f, C, O] of X^T conj(G) per frequency, from the spectra [2, f, N, C]
-    and [2, f, N, O]: real Xr^T Gr + Xi^T Gi, imaginary Xi^T Gr - Xr^T Gi."""
+def filter_products(xs: torch.Tensor, gs: torch.Tensor) -> torch.Tensor:
+    """[2 (re, im), f, C, O]: X^T conj(G) per frequency, from the spectra [2, f, N, C] and
+    [2, f, N, O]: real Xr^T Gr + Xi^T Gi, imaginary Xi^T Gr - Xr^T Gi."""
     xs, gs = xs.contiguous(), gs.contiguous()
     _, f, n, ch = xs.shape
     out = gs.shape[-1]
-    real = torch.empty((f, ch, out), dtype=torch.float32)
-    imag = torch.empty((f, ch, out), dtype=torch.float32)
-    _run(FILTER_GRADIENT, f, [xs, gs, real, imag], [f, n, ch, out])
-    return real, imag
+    parts = torch.empty((2, f, ch, out), dtype=torch.float32)
+    _run(FILTER_GRADIENT, f, [xs, gs, parts[0], parts[1]], [f, n, ch, out])
+    return parts
 
 
 def _run(mode: int, frequencies: int, arrays: list, sizes: list) -> None:

@@ -222,7 +222,7 @@ def test_transform_matrices_hold_exact_zeros_at_quarter_turns():
     cpu = torch.device("cpu")
     matrices = [*conv_fft._forward_matrices(14, 14, 16, 16, cpu),
                 *conv_fft._inverse_matrices(14, 14, 16, 16, cpu),
-                *conv_fft._tap_matrices(5, 5, 16, 16, 2, 2, cpu),
+                conv_fft._tap_matrix(5, 5, 16, 16, 2, 2, cpu),
                 conv_fft._filter_matrix(5, 5, 16, 16, 2, 2, True, cpu),
                 conv_fft._filter_matrix(5, 5, 16, 16, 2, 2, False, cpu)]
     for m in matrices:
