@@ -8,10 +8,10 @@ from ndflow.core.api_export import tf_export
 from ndflow.core.doc_tables import attach
 from ndflow.core.tensor import Tensor
 from ndflow.ops import array_builders_docs
-from ndflow.ops.apply import convert_to_tensor
+from ndflow.ops.apply import constant_value, convert_to_tensor
 from ndflow.ops.arithmetic import maximum, multiply, subtract, truediv
 from ndflow.ops.array_core import expand_dims, identity, reshape, shape, size
-from ndflow.ops.array_fill import broadcast_to, ones
+from ndflow.ops.array_fill import broadcast_to, ones, tile
 from ndflow.ops.array_gather import gather
 from ndflow.ops.array_range import range as range_
 from ndflow.ops.array_search import searchsorted
@@ -125,6 +125,9 @@ def repeat(input, repeats, axis=None, name: str | None = None) -> Tensor:  # noq
         if axis is None:
             value, axis = reshape(value, [-1]), 0
         repeats = convert_to_tensor(repeats, name="repeats", dtype_hint=dtypes.int32)
+        rank = value.shape.rank
+        if repeats.shape.num_elements() == 1 and rank:
+            return _repeat_each(value, reshape(repeats, []), axis % rank, rank)
         n = shape(value, out_type=repeats.dtype)[axis]
         counts = broadcast_to(repeats, reshape(n, [1])) if repeats.shape.rank == 0 else repeats
         # Output row i comes from the input row whose cumulative count first exceeds i.
@@ -132,6 +135,23 @@ def repeat(input, repeats, axis=None, name: str | None = None) -> Tensor:  # noq
         source = searchsorted(ends, range_(reduce_sum(counts), dtype=repeats.dtype),
                               side="right")
         return gather(value, source, axis=axis)
+
+
+def _repeat_each(value: Tensor, count: Tensor, axis: int, rank: int) -> Tensor:
+    """Every slice along `axis` repeated `count` (a scalar) times, as TF's repeat_with_axis
+    writes it: a new axis after `axis` tiled `count` times, merged into `axis` (one copy, and
+    a sum for the gradient, where a gather's gradient scatters)."""
+    dims = shape(value, out_type=count.dtype)
+    multiples = concat([ones([axis + 1], count.dtype), reshape(count, [1]),
+                        ones([rank - axis - 1], count.dtype)], 0)
+    tiled = tile(expand_dims(value, axis + 1), multiples)
+    out = reshape(tiled, concat([dims[:axis], reshape(count * dims[axis], [1]),
+                                 dims[axis + 1:]], 0))
+    static = value.shape.as_list()       # the other dimensions, known or not, stay as they are
+    times = constant_value(count)
+    static[axis] = None if times is None or static[axis] is None else static[axis] * int(times)
+    out.set_shape(static)
+    return out
 
 
 attach(globals(), array_builders_docs.DOCS)

@@ -47,7 +47,37 @@ CASES = [
            static_shape_exact=False),
     OpCase("repeat_axis1", lambda x: tf.repeat(x, [2, 1], axis=1), [rng.normal(size=(2, 2))],
            lambda x: np.repeat(x, [2, 1], axis=1), static_shape_exact=False),
+    # one count for every slice: TF's tile-and-reshape path (its gradient a sum)
+    OpCase("repeat_scalar_image_rows", lambda x: tf.repeat(x, 2, axis=1),
+           [rng.normal(size=(2, 3, 2, 2))], lambda x: np.repeat(x, 2, axis=1),
+           static_shape_exact=False),
+    OpCase("repeat_scalar_negative_axis", lambda x: tf.repeat(x, 3, axis=-1),
+           [rng.normal(size=(2, 3))], lambda x: np.repeat(x, 3, axis=-1),
+           static_shape_exact=False),
+    OpCase("repeat_one_element_counts", lambda x: tf.repeat(x, [2], axis=0),
+           [rng.normal(size=(3, 2))], lambda x: np.repeat(x, 2, axis=0),
+           static_shape_exact=False),
+    OpCase("repeat_zero_times", lambda x: tf.repeat(x, 0, axis=1), [rng.normal(size=(2, 3))],
+           lambda x: np.repeat(x, 0, axis=1), grad=False, static_shape_exact=False),
 ]
+
+
+def test_repeat_with_one_count_tiles_instead_of_gathering():
+    # TF's repeat_with_axis: expand, tile and reshape for a scalar count; its gradient sums
+    # the copies where a gather's would scatter them (Keras' UpSampling2D repeats rows so)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 4, None, 3])
+        y = tf.repeat(x, 2, axis=2)
+        assert y.shape.as_list() == [None, 4, None, 3]
+        (dx,) = tf.compat.v1.gradients(tf.reduce_sum(y * y), [x])
+    types = {op.type for op in g.get_operations()}
+    assert "Tile" in types and "GatherV2" not in types and "UnsortedSegmentSum" not in types
+    value = rng.normal(size=(2, 4, 5, 3)).astype(np.float32)
+    with tf.compat.v1.Session(graph=g) as sess:
+        got, grad = sess.run([y, dx], {x: value})
+    np.testing.assert_array_equal(got, np.repeat(value, 2, axis=2))
+    np.testing.assert_allclose(grad, 4 * value, rtol=1e-6)   # d/dx sum(2 copies of x^2)
 
 
 def test_categorical_draws_each_class_as_often_as_its_probability():

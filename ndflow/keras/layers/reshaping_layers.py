@@ -10,7 +10,7 @@ from ndflow.core.api_export import keras_export
 from ndflow.keras.layers import conv_utils as cu
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
-from ndflow.ops import array_core, array_gather, array_range
+from ndflow.ops import array_builders, array_core, array_gather, array_range
 from ndflow.ops import math as math_ops
 from ndflow.ops.array_fill import pad, tile
 from ndflow.ops.array_transpose import transpose
@@ -125,9 +125,9 @@ _INTERPOLATIONS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic", "ar
 
 
 def _nearest(x, axis: int, size, factor: int):
-    """Each row along `axis` (of `size` rows) repeated `factor` times."""
-    rows = array_range.range(size * factor) // factor
-    return array_gather.gather(x, rows, axis=axis)
+    """Each row along `axis` (of `size` rows) repeated `factor` times: `tf.repeat`, as Keras
+    writes it (a tile and a reshape, whose gradient is a sum)."""
+    return array_builders.repeat(x, factor, axis=axis)
 
 
 def _bilinear(x, axis: int, size, factor: int):
