@@ -105,6 +105,19 @@ def clear() -> None:
     _small_runs.clear()
 
 
+def decided(key) -> str | None:
+    """The algorithm chosen for `key` under this thread's intra-op thread count, None while
+    it has not been tuned."""
+    return _choices.get((torch.get_num_threads(), key))
+
+
+def forget(key) -> None:
+    """Drops the choice for `key` (this thread count): its next run times the candidates
+    again, for a choice that rested on another op's that has since been made differently."""
+    with _lock:
+        _choices.pop((torch.get_num_threads(), key), None)
+
+
 def comparing() -> bool:
     """Whether this thread is running candidates to time them: a run then leaves shared
     state as it found it, so that each candidate's runs see what a steady-state run sees

@@ -272,6 +272,43 @@ def test_work_another_op_saves_is_credited(monkeypatch):
     autotune.clear()
 
 
+def _conv_step(x, w):
+    @tf.function
+    def train():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.nn.conv2d(x, w, 1, "SAME") ** 2)
+        return tape.gradient(loss, [x, w])
+    return train
+
+
+def test_fft_choices_that_counted_on_another_pass_are_timed_again(tuner):
+    """The forward pass and the filter gradient tuned to the FFT (sharing spectra with the
+    input gradient), then the input gradient tuned to oneDNN: the two are timed again, and
+    oneDNN (the fastest here) replaces them; the FFT's credit for a spectrum left for a pass
+    tuned otherwise is nothing."""
+    from ndflow.kernels import conv_fft, nn_conv
+    tuner.algorithm = CHANNELS_LAST
+    x = tf.Variable(rng.uniform(-1, 1, (2, 9, 9, 3)).astype(np.float32))
+    w = tf.Variable(rng.uniform(-1, 1, (3, 3, 3, 4)).astype(np.float32))
+    tail = ((2, 9, 9, 3), (3, 3, 3, 4), (1, 1), (1, 1), "SAME", (0, 0, 0, 0))
+    threads = torch.get_num_threads()
+    for kind in ("forward", "backprop_filter"):
+        autotune._choices[(threads, (kind, *tail))] = FFT
+    train = _conv_step(x, w)
+    train()
+    train()
+    assert {k[0]: c for k, c in autotune.choices().items() if k[1:] == tail} == {
+        "forward": CHANNELS_LAST, "backprop_input": CHANNELS_LAST,
+        "backprop_filter": CHANNELS_LAST}
+    conv_fft._left.seconds = 0.25           # a spectrum left for the input gradient
+    assert nn_conv._fft_credit(("backprop_filter", *tail))(FFT) == 0.0
+    autotune.forget(("backprop_input", *tail))
+    conv_fft._left.seconds = 0.25
+    assert nn_conv._fft_credit(("backprop_filter", *tail))(FFT) == 0.25
+    assert nn_conv._fft_credit(("backprop_filter", *tail))(CHANNELS_LAST) == 0.0
+    conv_fft.clear_shared_spectra()
+
+
 def test_a_non_finite_input_stays_in_its_windows_with_the_fft(tuner):
     """A transform would spread a NaN over the whole image; the FFT algorithm's results with
     one are recomputed directly, so NaNs and infinities land where TF's kernels put them."""
