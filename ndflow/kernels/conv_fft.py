@@ -262,6 +262,15 @@ def clear_shared_spectra() -> None:
         _shared.clear()
 
 
+def drop_left(t: torch.Tensor, left_by: str) -> None:
+    """Drops the spectra of `t` that the pass `left_by` left: after the tuner timed that
+    pass's FFT and chose another algorithm, they are no run's of a step, and a pass timed
+    next must not take them for free."""
+    with _shared_lock:
+        for key in [k for k, e in _shared.items() if e[0] is t and e[3] == left_by]:
+            del _shared[key]
+
+
 def _products(spec: torch.Tensor, filt: torch.Tensor) -> torch.Tensor:
     """[2 (re, im), f, N, out channels]: per frequency, of the data's [re | im] rows [N, 2C]
     and the filter's matrices F0, F1 [C, out] (`_filter_matrix`), the real part Xr F0 +

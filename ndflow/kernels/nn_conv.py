@@ -44,6 +44,8 @@ def _nhwc_for_nchw() -> bool:
 # (conv_fft.py): the input's and the output gradient's for the filter gradient, the output
 # gradient's for the input gradient.
 _PASSES = ("forward", "backprop_input", "backprop_filter")
+_LEFT_BY = {"forward": conv_fft.FORWARD, "backprop_input": conv_fft.INPUT_GRADIENT,
+            "backprop_filter": conv_fft.FILTER_GRADIENT}
 _TAKER = {"forward": "backprop_filter", "backprop_input": "backprop_filter",
           "backprop_filter": "backprop_input"}
 
@@ -62,12 +64,14 @@ def _fft_credit(key):
     return credit
 
 
-def _forget_fft_partners(key) -> None:
-    """After the pass `key` was tuned to an algorithm other than the FFT, the same
-    convolution's passes tuned to the FFT are timed again: that choice counted on sharing
-    spectra with this pass (a credit, or a spectrum taken while timed), which it will not:
-    a U-Net's 3x3 96->32 filter gradient, tuned to the FFT in one process, took 4.7 ms a step
-    beside a oneDNN input gradient, where oneDNN's own took 2.0."""
+def _forget_fft_partners(key, t: torch.Tensor) -> None:
+    """After the pass `key` (of tensor `t`) was tuned to an algorithm other than the FFT, the
+    spectra its timed FFT runs left are dropped, and the same convolution's passes tuned to
+    the FFT are timed again: that choice counted on sharing spectra with this pass (a credit,
+    or a spectrum taken while timed), which it will not. A U-Net's 3x3 96->32 filter
+    gradient, timed at ~2.0 ms on the spectra the other two passes' timed runs had left, ran
+    4.7-4.9 ms a step beside their oneDNN kernels, where oneDNN's own took 2.2."""
+    conv_fft.drop_left(t, _LEFT_BY[key[0]])
     for kind in _PASSES:
         other = (kind,) + key[1:]
         if kind != key[0] and autotune.decided(other) == FFT:
@@ -121,8 +125,9 @@ class ConvGeometry:
 
     def tuned(self, kind: str, x_shape, w_shape, t: torch.Tensor, run, extra=()):
         """`run(algorithm)` with the algorithm autotune.py picks for this shape (NHWC
-        float32 CPU convolutions, `t` one of the op's tensors; everything else runs the
-        default, ATen on the graph's layout); `extra`: more candidates for this shape."""
+        float32 CPU convolutions; everything else runs the default, ATen on the graph's
+        layout); `t`: the tensor whose spectrum the pass's FFT leaves for another (x for the
+        forward pass, the output gradient for the gradients); `extra`: more candidates."""
         if not self.nhwc or self.depthwise or t.dtype != torch.float32 or \
                 t.device.type != "cpu" or len(x_shape) != 4:
             return run(autotune.CHANNELS_LAST)
@@ -141,7 +146,7 @@ class ConvGeometry:
         result = autotune.run_tuned(key, flops, run, autotune.LAYOUTS + (FFT,) + tuple(extra),
                                     _fft_credit(key))
         if undecided and autotune.decided(key) not in (None, FFT):
-            _forget_fft_partners(key)
+            _forget_fft_partners(key, t)
         return result
 
     def weight(self, w: torch.Tensor) -> torch.Tensor:
@@ -373,7 +378,7 @@ def _backprop_filter(node, depthwise=False):
             if depthwise:
                 return dw.reshape(kh, kw, cin, cout)
             return dw.contiguous()
-        return c.tuned("backprop_filter", x.shape, (kh, kw, cin, cout), x, run)
+        return c.tuned("backprop_filter", x.shape, (kh, kw, cin, cout), g, run)
     return backprop_filter
 
 

@@ -309,6 +309,30 @@ def test_fft_choices_that_counted_on_another_pass_are_timed_again(tuner):
     conv_fft.clear_shared_spectra()
 
 
+def test_spectra_a_timed_fft_left_go_when_its_pass_chose_otherwise(tuner):
+    """The forward pass's FFT candidate leaves x's spectrum while it is timed; tuned to oneDNN,
+    the pass drops it, so the filter gradient's FFT is not then timed on a spectrum no step
+    will leave for it."""
+    from ndflow.kernels import conv_fft
+    conv_fft.clear_shared_spectra()
+    x = torch.from_numpy(rng.uniform(-1, 1, (2, 9, 9, 3)).astype(np.float32))
+    w = torch.from_numpy(rng.uniform(-1, 1, (3, 3, 3, 4)).astype(np.float32))
+    other = x.clone()
+    conv_fft.forward(x, w, (1, 1, 1, 1))
+    conv_fft.forward(other, w, (1, 1, 1, 1))
+    assert len(conv_fft._shared) == 2
+    conv_fft.drop_left(x, conv_fft.INPUT_GRADIENT)       # left by another pass: kept
+    assert len(conv_fft._shared) == 2
+    conv_fft.drop_left(x, conv_fft.FORWARD)
+    assert [e[0] for e in conv_fft._shared.values()] == [other]
+    conv_fft.clear_shared_spectra()
+    # a training step whose three passes are tuned to oneDNN leaves no spectrum behind
+    tuner.algorithm = CHANNELS_LAST
+    _conv_step(tf.Variable(x.numpy()), tf.Variable(w.numpy()))()
+    assert {c for k, c in autotune.choices().items() if k[0] != "gemm"} == {CHANNELS_LAST}
+    assert len(conv_fft._shared) == 0
+
+
 def test_a_non_finite_input_stays_in_its_windows_with_the_fft(tuner):
     """A transform would spread a NaN over the whole image; the FFT algorithm's results with
     one are recomputed directly, so NaNs and infinities land where TF's kernels put them."""
