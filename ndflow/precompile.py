@@ -270,7 +270,6 @@ JOBS = {
     "max_pool": _callbacks("max_pool_numba", "_callbacks"),
     "attention": _callbacks("attention_numba", "_kernels"),
     "conv_fft": _callbacks("conv_fft_numba", "_kernel"),
-    "batch_norm": _callbacks("batch_norm_numba", "_callbacks"),
     "philox": Job(("philox_numba",), _philox),
     "math_special_cephes": Job(("math_special_cephes",), _math_special_cephes, openmp=True),
     "stateless_random_extra": Job(("stateless_random_extra_numba",), _stateless_random_extra),

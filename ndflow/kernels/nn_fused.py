@@ -8,9 +8,8 @@ folded into the GEMM) then the activation in place. `_MatMulAddScaled`: `mm` the
 `addcmul_` of `y * scale` into the product. In-place activations only ever touch the
 buffer the kernel itself just allocated, never an input.
 
-`_FusedBatchNormEx`: FusedBatchNormV3's kernel with the side input added and the activation
-applied: in its normalizing pass in training on NHWC float32 (kernels/batch_norm_numba.py),
-else in place on the batch norm's fresh output (one allocation and one pass less than
+`_FusedBatchNormEx`: FusedBatchNormV3's kernel, then the side input added and the activation
+applied in place on the batch norm's fresh output (one allocation and one pass less than
 separate Add/Relu kernels).
 
 `_MaxPoolWithIndices` keeps ATen's argmax indices from the forward pool so
@@ -180,9 +179,23 @@ def _max_pool_grad_with_indices(node):
     return max_pool_grad_with_indices
 
 
+_BN_ACTIVATIONS = {"Identity": None, "Relu": aten.relu_}
+
+
 @kernel(nn_fused.FusedBatchNormEx)
 def _fused_batch_norm_ex(node):
     mode = node.attrs["activation_mode"]
-    if mode not in ("Identity", "Relu"):
+    if mode not in _BN_ACTIVATIONS:
         raise UnimplementedError(None, None, f"Unsupported activation mode: {mode}")
-    return fused_batch_norm_kernel(node, relu=mode == "Relu")
+    act = _BN_ACTIVATIONS[mode]
+    bn = fused_batch_norm_kernel(node)
+
+    def fused_batch_norm_ex(x, scale, offset, mean, var, *side):
+        outs = bn(x, scale, offset, mean, var)
+        y = outs[0]
+        for s in side:
+            y.add_(s)  # y is the batch norm's own fresh buffer
+        if act is not None:
+            act(y)
+        return outs
+    return fused_batch_norm_ex

@@ -7,11 +7,9 @@ batch variance (TF's batch_variance) in the buffer without a second pass over x.
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
-from ndflow.kernels import batch_norm_numba
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_norm
 
@@ -27,13 +25,8 @@ def _nhwc(y, nhwc):
 
 
 @kernel(nn_norm.FusedBatchNormV3)
-def _fused_batch_norm(node):
-    return fused_batch_norm_kernel(node)
-
-
-def fused_batch_norm_kernel(node, relu: bool = False):
-    """FusedBatchNormV3's kernel, also `_FusedBatchNormEx`'s: that op's optional side input
-    (a last argument) is added to y and its ReLU applied (`relu`)."""
+def fused_batch_norm_kernel(node):
+    """FusedBatchNormV3's kernel (also the first half of `_FusedBatchNormEx`'s)."""
     a = node.attrs
     nhwc = a["data_format"] == "NHWC"
     eps = float(a["epsilon"])
@@ -47,24 +40,9 @@ def fused_batch_norm_kernel(node, relu: bool = False):
         empty = torch.empty(0, dtype=scale.dtype, device=x.device)
         return torch.empty_like(x), nan, nan.clone(), nan.clone(), nan.clone(), empty
 
-    def finish(outs, side):
-        """The side input and activation of _FusedBatchNormEx, on y (a fresh buffer)."""
-        y = outs[0]
-        for s in side:
-            y.add_(s)
-        if relu:
-            y.relu_()
-        return outs
-
-    def train(x, scale, offset, mean, var, *side):
+    def train(x, scale, offset, mean, var):
         if x.numel() == 0:
-            return finish(nan_statistics(x, scale), side)
-        if nhwc and scale.dtype == offset.dtype == torch.float32 and \
-                batch_norm_numba.applies(x) and scale.numel() == offset.numel() == x.shape[-1] \
-                and (factor == 1.0 or mean.numel() == 0 or
-                     mean.shape == var.shape == scale.shape) \
-                and all(s.shape == x.shape and s.dtype == x.dtype for s in side):
-            return train_numba(x, scale, offset, mean, var, side)
+            return nan_statistics(x, scale)
         xv = _nchw(x, nhwc)
         c = xv.shape[1]
         if factor == 1.0 or mean.numel() == 0:
@@ -82,29 +60,9 @@ def fused_batch_norm_kernel(node, relu: bool = False):
         biased = save_invstd.pow(-2).sub_(eps) if momentum != 1.0 else \
             run_var * ((n - 1) / n if n > 1 else 1.0)
         empty = torch.empty(0, dtype=scale.dtype, device=x.device)
-        return finish((_nhwc(y, nhwc), run_mean, run_var, save_mean.to(scale.dtype), biased,
-                       empty), side)
+        return _nhwc(y, nhwc), run_mean, run_var, save_mean.to(scale.dtype), biased, empty
 
-    def train_numba(x, scale, offset, mean, var, side):
-        """NHWC float32 (batch_norm_numba): statistics in float64, one pass for y."""
-        batch_mean, biased = batch_norm_numba.statistics(x)
-        n = x.numel() // x.shape[-1]
-        unbiased = biased * (n / (n - 1))
-        a = scale.numpy().astype(np.float64) / np.sqrt(biased + eps)
-        y = batch_norm_numba.normalize(x, batch_mean, a, offset.numpy(),
-                                       side[0] if side else None, relu)
-        for s in side[1:]:
-            y.add_(s)
-        if factor == 1.0 or mean.numel() == 0:
-            run_mean, run_var = batch_mean, unbiased
-        else:
-            run_mean = (1 - factor) * mean.numpy() + factor * batch_mean
-            run_var = (1 - factor) * var.numpy() + factor * unbiased
-        f32 = [torch.from_numpy(np.asarray(v, dtype=np.float32))
-               for v in (run_mean, run_var, batch_mean, biased)]
-        return (y, *f32, torch.empty(0, dtype=scale.dtype))
-
-    def infer(x, scale, offset, mean, var, *side):
+    def infer(x, scale, offset, mean, var):
         xv = _nchw(x, nhwc)
         if mean.numel() != xv.shape[1] or var.numel() != xv.shape[1]:
             raise InvalidArgumentError(
@@ -114,7 +72,7 @@ def fused_batch_norm_kernel(node, relu: bool = False):
             return nan_statistics(x, scale)
         y = aten.native_batch_norm(xv, scale, offset, mean, var, False, 0.0, eps)[0]
         empty = torch.empty(0, dtype=scale.dtype, device=x.device)
-        return finish((_nhwc(y, nhwc), mean, var, mean, var, empty), side)
+        return _nhwc(y, nhwc), mean, var, mean, var, empty
 
     return train if training else infer
 
