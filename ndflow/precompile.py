@@ -50,6 +50,7 @@ from ndflow.kernels import (
     png16,
     rnn_numba,
     tanh_numba,
+    xent_numba,
 )
 
 _N = 1 << 13   # elements: above every kernel's size threshold
@@ -174,6 +175,7 @@ def _xent() -> None:
         for labels in (tf.constant([0, 1], tf.int32), tf.constant([0, 1], tf.int64)):
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels,
                                                            logits=tf.zeros([2, 3], dtype))
+    xent_numba._parallel()   # large float32 batches: ATen's OpenMP team (None without it)
 
 
 def _proto() -> None:

@@ -236,17 +236,20 @@ def test_relu_second_order():
     np.testing.assert_allclose(d2.numpy(), [0.0, 2.0, 2.0])
 
 
-@pytest.mark.parametrize("rows, classes", [(64, 10), (3, 1), (40, 1000), (130, 1000)])
+@pytest.mark.parametrize("rows, classes", [(64, 10), (3, 1), (40, 1000), (130, 1000),
+                                          (40000, 2), (9001, 10), (5000, 16)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("label_dtype", [np.int32, np.int64])
 def test_sparse_xent_one_pass_and_aten_paths_match_float64(rows, classes, dtype, label_dtype):
-    # small batches run in one numba pass (kernels/xent_numba.py), 130x1000 on ATen's kernels;
-    # logits of large magnitude check the max subtraction
+    # small batches run in one numba pass (kernels/xent_numba.py), large float32 ones of fewer
+    # than 16 classes in chunks of rows on ATen's threads, the rest on ATen's kernels; logits
+    # of large magnitude check the max subtraction
     gen = np.random.default_rng(rows)
     f = (gen.normal(size=(rows, classes)) * 30).astype(dtype)
     lab = gen.integers(0, classes, rows).astype(label_dtype)
-    small = rows * classes <= xent_numba.MAX_ELEMENTS
-    assert xent_numba.applies(torch.from_numpy(f), torch.from_numpy(lab)) is small
+    numba_path = rows * classes <= xent_numba.MAX_ELEMENTS or (
+        dtype == np.float32 and classes < xent_numba.SHORT_ROWS)
+    assert xent_numba.applies(torch.from_numpy(f), torch.from_numpy(lab)) is numba_path
     loss, backprop = _raw(nn_loss.SparseSoftmaxCrossEntropyWithLogits, f, lab)
     want_loss, want_backprop = _sparse_ref(f.astype(np.float64), lab)
     tol = 1e-5 if dtype == np.float32 else 1e-12
@@ -265,6 +268,19 @@ def test_sparse_xent_label_out_of_range_eager():
         tf.nn.sparse_softmax_cross_entropy_with_logits(
             tf.constant(np.array([1, -1, 2], np.int64)), tf.constant(np.zeros((3, 10),
                                                                               np.float32)))
+
+
+@pytest.mark.parametrize("bad", [-1, 10, 2**32 + 1, -(2**32) + 3])
+def test_sparse_xent_label_out_of_range_in_the_parallel_pass(bad):
+    # 65536 x 10 float32 logits: the chunked pass; an int64 label's high word counts too
+    labels = np.random.default_rng(7).integers(0, 10, 6554).astype(np.int64)
+    labels[5000] = bad
+    logits = np.zeros((6554, 10), np.float32)
+    assert xent_numba.applies(torch.from_numpy(logits), torch.from_numpy(labels))
+    with pytest.raises(InvalidArgumentError, match=f"Received a label value of {bad} which is "
+                       r"outside the valid range of \[0, 10\)"):
+        tf.nn.sparse_softmax_cross_entropy_with_logits(tf.constant(labels),
+                                                       tf.constant(logits))
 
 
 def test_sparse_xent_label_out_of_range_graph_names_node():
