@@ -54,17 +54,45 @@ def _empty_reduction(x, axes, keep, fill):
     return torch.full(shape, fill, dtype=x.dtype, device=x.device)
 
 
+SHORT_AXIS = 4            # a reduced inner axis this short is summed as slices
+SHORT_AXIS_MIN = 1 << 16  # elements below which ATen's one call costs less than the slices
+
+
+def _sum_short_axis(x: torch.Tensor, dims: list, keep: bool):
+    """The sum of float `x` over `dims` when those are one axis of 2..SHORT_AXIS elements
+    that is not the contiguous one (besides axes of size 1), as that many slices added, else
+    None. ATen's reduction kernel vectorizes over the reduced axis and crawls along a short
+    one: 2 x 32-float rows of 2M elements 0.64 ms, against 0.12 ms for one add of the two
+    halves (a tiled or repeated tensor's gradient; Zen 5, 2 threads)."""
+    real = [d for d in dims if x.shape[d] != 1]
+    if len(real) != 1 or x.numel() < SHORT_AXIS_MIN:
+        return None
+    d = real[0]
+    if not 2 <= x.shape[d] <= SHORT_AXIS or x.stride(d) == 1:
+        return None
+    out = torch.add(x.select(d, 0), x.select(d, 1))
+    for j in range(2, x.shape[d]):
+        out += x.select(d, j)
+    shape = [1 if i in dims else n for i, n in enumerate(x.shape)] if keep else \
+        [n for i, n in enumerate(x.shape) if i not in dims]
+    return out.reshape(shape)
+
+
 @kernel(reduction.Sum)
 def _sum(node):
     keep, fixed = node.attrs["keep_dims"], _fixed_axes(node)
     if fixed and node.input_dtypes[0].is_floating:
-        return lambda x, axes: torch.sum(x, fixed, keep)   # a float sum keeps its dtype
+        def float_sum(x, axes):   # a float sum keeps its dtype
+            short = _sum_short_axis(x, fixed, keep)
+            return torch.sum(x, fixed, keep) if short is None else short
+        return float_sum
 
     def reduce_sum(x, axes):
         dims = fixed if fixed is not None else _axes(axes, x.dim())
         if not dims:
             return x
-        return torch.sum(x, dim=dims, keepdim=keep, dtype=x.dtype)
+        short = _sum_short_axis(x, dims, keep) if x.is_floating_point() else None
+        return torch.sum(x, dim=dims, keepdim=keep, dtype=x.dtype) if short is None else short
     return reduce_sum
 
 

@@ -159,3 +159,40 @@ def test_count_nonzero_counts_non_empty_strings():
     got = tf.math.count_nonzero(tf.constant([["a", ""], ["", "c"]]), axis=1)
     assert got.numpy().tolist() == [1, 1]
     assert tf.compat.v1.count_nonzero(["", "x"], keep_dims=True).numpy().tolist() == [1]
+
+
+@pytest.mark.parametrize("shape,axes", [
+    ((64, 2, 512), [1]), ((32, 3, 4, 256), [1]), ((1, 128, 1, 4, 1, 128), [0, 2, 3, 4]),
+    ((16, 4, 2048), [-2])])
+@pytest.mark.parametrize("keep", [False, True])
+@pytest.mark.parametrize("constant_axes", [True, False])
+def test_a_short_inner_axis_is_summed_as_slices(shape, axes, keep, constant_axes):
+    """An axis of 2-4 elements that is not the contiguous one (the gradient of a tile or a
+    repeat) is summed as that many slices added (kernels/reduction.py); the same values as
+    NumPy, with the graph's axes constant or fed, on a contiguous and a sliced input."""
+    from ndflow.kernels import reduction as kernels
+    x = rng.uniform(-1, 1, shape).astype(np.float32)
+    wide = np.concatenate([x, rng.uniform(-1, 1, shape[:-1] + (8,)).astype(np.float32)], -1)
+    sliced = torch.from_numpy(wide)[..., :shape[-1]]                     # not contiguous
+    dims = sorted(a % len(shape) for a in axes)
+    for t in (torch.from_numpy(x), sliced):
+        short = kernels._sum_short_axis(t, dims, keep)
+        assert short is not None
+        np.testing.assert_allclose(short.numpy(), x.astype(np.float64).sum(
+            tuple(dims), keepdims=keep), rtol=1e-5, atol=1e-5)
+
+    @tf.function
+    def f(a, ax):
+        return tfm.reduce_sum(a, axes if constant_axes else ax, keepdims=keep)
+    got = f(tf.constant(x), tf.constant(axes))
+    np.testing.assert_allclose(got.numpy(), x.astype(np.float64).sum(tuple(dims), keepdims=keep),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_long_contiguous_or_small_reductions_stay_on_aten():
+    from ndflow.kernels import reduction as kernels
+    big = torch.zeros(64, 8, 512)
+    assert kernels._sum_short_axis(big, [1], False) is None            # 8 elements
+    assert kernels._sum_short_axis(torch.zeros(8192, 2, 1), [1], False) is None   # contiguous
+    assert kernels._sum_short_axis(torch.zeros(4, 2, 8), [1], False) is None      # small
+    assert kernels._sum_short_axis(torch.zeros(64, 2, 512), [0, 1], False) is None  # two axes
