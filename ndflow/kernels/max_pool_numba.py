@@ -54,9 +54,12 @@ def available() -> bool:
 
 def applies(x: torch.Tensor, k, s, top_left, out_hw) -> bool:
     """Whether a pool of NHWC `x` (window `k`, strides `s`, padding above/left `top_left`,
-    output size `out_hw`) takes this path: 4-D on the CPU, float32, or bfloat16 in 2x2
-    windows tiling the input; kernels available. The gradient's test is the same."""
-    if x.device.type != "cpu" or x.dim() != 4:
+    output size `out_hw`) takes this path: 4-D on the CPU, 2x2 windows, float32, or bfloat16
+    in 2x2 windows tiling the input; kernels available. The gradient's test is the same.
+    Other windows keep ATen's kernels, which vectorize over channels where this scans each
+    channel's window in turn: 3x3 stride 2 on 32x112x112x64 took 58 ms here against
+    ATen's 5.0, 1x5 stride 5 on 64x1x196x128 1.3 ms against 0.11 (Zen 5, 2 threads)."""
+    if x.device.type != "cpu" or x.dim() != 4 or tuple(k) != (2, 2):
         return False
     if x.dtype == torch.bfloat16:
         if not (tuple(k) == (2, 2) == tuple(s) and tuple(top_left) == (0, 0)

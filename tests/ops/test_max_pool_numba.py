@@ -76,6 +76,8 @@ def _gradient(shape, seed):
 def test_equals_atens_path_bit_for_bit(case, threads, monkeypatch):
     n, h, w, c, k, s, padding = case
     x = _input(n, h, w, c, seed=h * w + k)
+    # only 2x2 windows take the numba kernels; the others run ATen's both ways (applies())
+    assert max_pool_numba.applies(x, (k, k), (s, s), (0, 0), (1, 1)) is (k == 2)
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
