@@ -59,13 +59,14 @@ SHORT_AXIS_MIN = 1 << 16  # elements below which ATen's one call costs less than
 
 
 def _sum_short_axis(x: torch.Tensor, dims: list, keep: bool):
-    """The sum of float `x` over `dims` when those are one axis of 2..SHORT_AXIS elements
+    """The sum of float32/64 `x` over `dims` when those are one axis of 2..SHORT_AXIS elements
     that is not the contiguous one (besides axes of size 1), as that many slices added, else
     None. ATen's reduction kernel vectorizes over the reduced axis and crawls along a short
     one: 2 x 32-float rows of 2M elements 0.64 ms, against 0.12 ms for one add of the two
     halves (a tiled or repeated tensor's gradient; Zen 5, 2 threads)."""
-    if x.numel() < SHORT_AXIS_MIN:       # first: most sums on a hot path end here
-        return None
+    if x.numel() < SHORT_AXIS_MIN or x.dtype not in (torch.float32, torch.float64):
+        return None   # small first: most sums on a hot path end here (16-bit floats: ATen's
+                      # float accumulation, rounded once)
     real = [d for d in dims if x.shape[d] != 1]
     if len(real) != 1:
         return None
@@ -93,7 +94,7 @@ def _sum(node):
         dims = fixed if fixed is not None else _axes(axes, x.dim())
         if not dims:
             return x
-        short = _sum_short_axis(x, dims, keep) if x.is_floating_point() else None
+        short = _sum_short_axis(x, dims, keep)
         return torch.sum(x, dim=dims, keepdim=keep, dtype=x.dtype) if short is None else short
     return reduce_sum
 

@@ -196,3 +196,5 @@ def test_long_contiguous_or_small_reductions_stay_on_aten():
     assert kernels._sum_short_axis(torch.zeros(8192, 2, 1), [1], False) is None   # contiguous
     assert kernels._sum_short_axis(torch.zeros(4, 2, 8), [1], False) is None      # small
     assert kernels._sum_short_axis(torch.zeros(64, 2, 512), [0, 1], False) is None  # two axes
+    for dtype in (torch.bfloat16, torch.int32):   # ATen's wider accumulation / integer sums
+        assert kernels._sum_short_axis(torch.zeros(64, 2, 512, dtype=dtype), [1], False) is None
