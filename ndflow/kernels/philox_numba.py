@@ -59,7 +59,7 @@ _ONE_HI, _M20 = _U(0x3FF00000), _U(0xFFFFF)   # 1.0's high word; a double's 20 h
 # stateless_random_extra_numba.py names the hash of `_build_helpers`'s source, which
 # tests/ops/test_numba_disk_cache.py checks, so that a change here changes that file too.
 philox_round = philox4x32 = philox4x32_pair = advance = key_counter = None
-uniform_double = box_muller_float = box_muller_double = None
+uniform_double = box_muller_float = box_muller_double = uniform_f32_groups = None
 keep_inside = None   # _build's
 
 
@@ -70,7 +70,7 @@ def _build_helpers() -> bool:
     except ImportError:
         return False
     global philox_round, philox4x32, philox4x32_pair, advance, key_counter
-    global uniform_double, box_muller_float, box_muller_double
+    global uniform_double, box_muller_float, box_muller_double, uniform_f32_groups
     inline = numba.njit(nogil=True, inline="always")
 
     @inline
@@ -147,6 +147,26 @@ def _build_helpers() -> bool:
         u2 = math.sqrt(-2.0 * math.log(u1))
         return math.sin(v1) * u2, math.cos(v1) * u2
 
+    @inline
+    def uniform_f32_groups(o, k0, k1, base_lo, base_hi, bits, first, count):
+        """Pairs of groups first..first + count - 1 counted from (base_lo, base_hi) into o
+        (from o[0]): floats of `bits` random mantissa bits in [0, 1), eight a pair."""
+        mask = (_U(1) << bits) - _U(1)
+        scale = np.float32(1.0) / np.float32(_U(1) << bits)
+        first = np.int64(first)   # int64 with int64 (numba adds int64 and uint64 as floats)
+        for i in range(np.int64(count)):
+            lo, hi = advance(base_lo, base_hi, _U(2) * _U(first + i))
+            x0, x1, x2, x3, y0, y1, y2, y3 = philox4x32_pair(lo, hi, k0, k1)
+            j = 8 * i
+            o[j] = np.float32(np.int32(x0 & mask)) * scale
+            o[j + 1] = np.float32(np.int32(x1 & mask)) * scale
+            o[j + 2] = np.float32(np.int32(x2 & mask)) * scale
+            o[j + 3] = np.float32(np.int32(x3 & mask)) * scale
+            o[j + 4] = np.float32(np.int32(y0 & mask)) * scale
+            o[j + 5] = np.float32(np.int32(y1 & mask)) * scale
+            o[j + 6] = np.float32(np.int32(y2 & mask)) * scale
+            o[j + 7] = np.float32(np.int32(y3 & mask)) * scale
+
     return True
 
 
@@ -189,24 +209,11 @@ def _build() -> dict:
         e * params[8] (its own reserve), params[9] pairs of groups each, into
         out[e * 8 * params[9]:]."""
         k0, k1, start_lo, start_hi = key_counter(params)
-        mask = (_U(1) << params[6]) - _U(1)
-        scale = np.float32(1.0) / np.float32(_U(1) << params[6])
         pairs = params[9]
         for e in range(params[7]):
             base_lo, base_hi = advance(start_lo, start_hi, _U(e) * params[8])
             o = out[e * 8 * pairs:(e + 1) * 8 * pairs]   # a slice: unsigned indices, no wrap
-            for i in range(pairs):
-                lo, hi = advance(base_lo, base_hi, _U(2) * _U(i))
-                x0, x1, x2, x3, y0, y1, y2, y3 = philox4x32_pair(lo, hi, k0, k1)
-                j = 8 * i
-                o[j] = np.float32(np.int32(x0 & mask)) * scale
-                o[j + 1] = np.float32(np.int32(x1 & mask)) * scale
-                o[j + 2] = np.float32(np.int32(x2 & mask)) * scale
-                o[j + 3] = np.float32(np.int32(x3 & mask)) * scale
-                o[j + 4] = np.float32(np.int32(y0 & mask)) * scale
-                o[j + 5] = np.float32(np.int32(y1 & mask)) * scale
-                o[j + 6] = np.float32(np.int32(y2 & mask)) * scale
-                o[j + 7] = np.float32(np.int32(y3 & mask)) * scale
+            uniform_f32_groups(o, k0, k1, base_lo, base_hi, params[6], 0, pairs)
 
     @jit
     def uniform_f64(out, params):
@@ -370,7 +377,7 @@ def generate(kind: str, float_kind: str, n: int, key, counter, lo: int = 0,
 # value, so a 64x14x14x64 dropout mask took 0.5 ms)
 PARALLEL_VALUES = 1 << 16
 _CHUNK_PAIRS = 1 << 10     # pairs of groups (8 values) a thread claims at a time
-uniform_f32_pairs = claim_chunk = address_as_pointer = carray = None
+claim_chunk = address_as_pointer = carray = None
 
 
 def _build_parallel():
@@ -380,29 +387,9 @@ def _build_parallel():
         return None
     import numba  # noqa: PLC0415 - loads on the first draw, not with `import ndflow`
     from numba import cfunc, types  # noqa: PLC0415
-    global uniform_f32_pairs, claim_chunk, address_as_pointer, carray
+    global claim_chunk, address_as_pointer, carray
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
-
-    @numba.njit(nogil=True, inline="always")
-    def uniform_f32_pairs(o, params, first, last):
-        """Pairs of groups first..last - 1 of a float32 uniform (as `uniform_f32` draws
-        them for one execution) into o, which starts at pair `first`."""
-        k0, k1, base_lo, base_hi = key_counter(params)
-        mask = (_U(1) << params[6]) - _U(1)
-        scale = np.float32(1.0) / np.float32(_U(1) << params[6])
-        for i in range(last - first):
-            lo, hi = advance(base_lo, base_hi, _U(2) * _U(first + i))
-            x0, x1, x2, x3, y0, y1, y2, y3 = philox4x32_pair(lo, hi, k0, k1)
-            j = 8 * i
-            o[j] = np.float32(np.int32(x0 & mask)) * scale
-            o[j + 1] = np.float32(np.int32(x1 & mask)) * scale
-            o[j + 2] = np.float32(np.int32(x2 & mask)) * scale
-            o[j + 3] = np.float32(np.int32(x3 & mask)) * scale
-            o[j + 4] = np.float32(np.int32(y0 & mask)) * scale
-            o[j + 5] = np.float32(np.int32(y1 & mask)) * scale
-            o[j + 6] = np.float32(np.int32(y2 & mask)) * scale
-            o[j + 7] = np.float32(np.int32(y3 & mask)) * scale
 
     # data = [counter, pairs, chunk, (address, length) of out, params, finished]
     @cfunc(types.void(types.voidptr), nopython=True, cache=True)
@@ -414,7 +401,9 @@ def _build_parallel():
         q = claim_chunk(data)
         while q * chunk < pairs:
             first, last = q * chunk, min(q * chunk + chunk, pairs)
-            uniform_f32_pairs(out[8 * first:8 * last], params, first, last)
+            k0, k1, base_lo, base_hi = key_counter(params)
+            uniform_f32_groups(out[8 * first:8 * last], k0, k1, base_lo, base_hi, params[6],
+                               first, last - first)
             q = claim_chunk(data)
 
     return uniform_f32_chunks.address

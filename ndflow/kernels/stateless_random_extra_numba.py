@@ -55,7 +55,7 @@ OK, INVALID, RANDN_FAILED, UNIFORM_FAILED, EXPONENTIAL_FAILED = range(5)
 # Philox, the counter arithmetic and the Box-Muller transforms are kernels/philox_numba.py's,
 # inlined. numba's disk cache keys these kernels on this file's content, so this line changes
 # with those helpers (tests/ops/test_numba_disk_cache.py checks the hash of their source):
-# philox_numba._build_helpers: 8d0241ed83c32b1f
+# philox_numba._build_helpers: 94447baf5d893e52
 philox4x32 = advance = key_counter = uniform_double = box_muller_float = None
 box_muller_double = stirling_tail = btrs = inversion = None
 round_half = rounded = fill_normal = fill_uniform = tn_block = None
