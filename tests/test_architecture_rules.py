@@ -279,7 +279,7 @@ RAW_VIEWS = {
         "adam_numba", "attention_numba", "conv_fft_numba", "conv_pool_numba", "dropout_select",
         "gemm_epilogue",
         "image_color_numba", "math_special_cephes", "max_pool_numba", "momentum_numba",
-        "philox_numba", "resize_bilinear_numba", "rmsprop_numba", "sum_squares_numba",
+        "philox_numba", "resize_bilinear_numba", "rmsprop_numba", "rnn_numba", "sum_squares_numba",
         "tanh_numba", "xent_numba")},
 }
 _RAW_VIEW_NAMES = ("carray", "farray", "address_as_pointer")

@@ -9,7 +9,7 @@ where the While loop of per-step ops took ~170 ms for both. `reserve_space` is t
 oneDNN's workspace (its bytes seen as T).
 
 GRUs (ATen's oneDNN binding runs LSTMs only), and LSTMs elsewhere (float64, float16, GPUs),
-run kernels/rnn_loops.py's loops (a float32 step on a CPU: the GEMM and one numba call).
+run kernels/rnn_loops.py's loops (float32 on a CPU: all the steps in one numba call).
 `sequence_lengths` shorter than the input (padded sequences, which oneDNN's binding does not
 take) run those loops too, float32 on CPUs: each sequence's states hold after its end and
 the outputs there are zeros, as cuDNN's. Both kernels of an op pair take the same path for

@@ -10,7 +10,7 @@ workers are usually still spinning from the last ATen op: no second pool, no wak
 
 Found only where ATen's parallel backend is OpenMP through GNU libgomp (or LLVM/Intel
 runtimes, which export the same entry point); elsewhere `launcher()` is None and kernels run
-serially on the calling thread.
+serially on the calling thread (`run_chunks` calls the callback itself).
 
 The JIT's generated kernels (jit/codegen) and hand-written ones (kernels/max_pool_numba.py)
 share this launcher and the numba intrinsics a callback needs (`chunk_intrinsics()`: an
@@ -30,6 +30,7 @@ import torch
 from ndflow.kernels import raw_memory
 
 _LOCK = threading.Lock()
+_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p)   # a callback called directly
 _LAUNCHER: list = []    # [callable or None], resolved once
 _INTRINSICS: list = []  # [(claim_chunk, address_as_pointer, f32_from_bits, count_finished,
                         #   f32_bits)], built once
@@ -79,13 +80,18 @@ def run_chunks(callback_address: int, rows: int, chunk: int, arrays: list, threa
     as int64s. An array
     is a C-contiguous NumPy array or a contiguous CPU torch tensor (`raw_memory.span` checks
     it; a tensor's address is read with `data_ptr()`, ten times cheaper than NumPy's
-    `ctypes.data`: a kernel of 17 arrays paid ~14 us for them)."""
+    `ctypes.data`: a kernel of 17 arrays paid ~14 us for them). Without a launcher the
+    callback runs on this thread, claiming every chunk itself."""
     fields = [0, rows, chunk]
     for a in arrays:
         fields += raw_memory.span(a)
     fields.append(0)   # chunks finished (`count_finished`), for callbacks that combine
     data = np.array(fields, dtype=np.int64)
-    launcher()(callback_address, data.ctypes.data, threads, 0)
+    launch = launcher()
+    if launch is None:
+        _CALLBACK(callback_address)(data.ctypes.data)
+    else:
+        launch(callback_address, data.ctypes.data, threads, 0)
 
 
 def chunk_intrinsics():

@@ -1,19 +1,24 @@
-"""The gate math of one GRU or LSTM time step as one numba loop, for CudnnRNNV3's float32
-LSTM and GRU on CPUs (kernels/rnn_loops.py runs the steps; other dtypes and devices keep its
-ATen calls, and an LSTM over full-length sequences oneDNN's primitive).
+"""CudnnRNNV3's float32 GRU and LSTM on CPUs as one call over all time steps (kernels/
+rnn_loops.py calls these; other dtypes and devices keep its ATen loops, and an LSTM over
+full-length sequences may take oneDNN's primitive, kernels/cudnn_rnn.py).
 
-A step of the ATen loop is the recurrent GEMM and eight small calls (add, sigmoid, three
-copies into the reserve, two addcmuls, tanh) in the forward, an add, two products and the
-GEMM in the backward after a pass computing the gates' factors for every step: on the
-Embedding+GRU benchmark (batch 64, 128 units, 100 steps) ~50 us of dispatch a step against
-~45 us of GEMM. Here each step is the GEMM and one call that reads each value once. GRU
-(cuDNN's gate order r, z, n; the reset gate scales the recurrent projection):
+Each thread of ATen's OpenMP team (kernels/omp_pool.py) takes a block of the batch's rows and
+runs every step for them, the recurrent product included (kernels/register_gemm_numba.py's
+register-blocked `product`): a batch row's recurrence reads only its own previous state, so
+the threads never wait for each other, and a sequence costs one dispatch. The loops before
+ran each step as an ATen GEMM and one numba call: on the Bidirectional GRU(64) probe (batch
+64, 100 steps, 2-core Zen 5) ~30 us a step forward and ~60 backward, of which the product
+is ~8. Per step, the forward multiplies the previous states of GROUP rows by the recurrent
+weights into per-thread scratch and then runs those rows' gates; the backward runs the gates'
+gradients of all its rows, then their products with the weights (COLS columns of the weights
+at a time, which stay in the L1 cache over the rows). GRU (cuDNN's gate order r, z, n; the
+reset gate scales the recurrent projection):
 
     forward   r = s(xw_r + hr_r), z = s(xw_z + hr_z), n = tanh(xw_n + r * hr_n),
               h = n + z * (h_prev - n); r, z, n, hr_n saved for the backward
     backward  g = dh + dy_t, a = g (1 - z)(1 - n^2),
               d_xw = (a hr_n r(1 - r), g (h_prev - n) z(1 - z), a), d_hr = (.., .., a r),
-              dh_prev = g z + d_hr @ R (the GEMM, outside)
+              dh_prev = g z + d_hr R
 
 LSTM (gates i, f, g, o): c = f c_prev + i g, h = o tanh(c), the activated gates and the cell
 states saved; its backward carries dc through f.
@@ -22,174 +27,43 @@ states saved; its backward carries dc through f.
 (h, c) from then on and takes no gradient at those steps, so a batch of padded sequences
 runs in one op (the op's outputs there are zeroed by the caller).
 
-sigmoid and tanh are the vectorized float32 functions the Tanh kernel and the JIT use
-(kernels/exp_numba.py, kernels/tanh_numba.py). One thread: a step's 8192 gates are ~10 us of
-work, less than waking ATen's team. Each loop touches few arrays: LLVM vectorizes a loop only
-while its runtime checks that the arrays do not overlap stay few (one loop writing three
-arrays and reading six ran scalar, 24 us a step instead of 16).
+The product writes whole 16-lane column tiles, so the weights are copied into matrices whose
+rows are padded to a multiple of 16: the transposed recurrent weights (H, G*H) for the
+forward, the weights themselves (G*H, H) for the backward's dh_prev. sigmoid and tanh are
+the vectorized float32 functions the Tanh kernel and the JIT use (kernels/exp_numba.py,
+kernels/tanh_numba.py). Without ATen's OpenMP launcher the callbacks run on the calling
+thread (omp_pool.run_chunks).
 """
 
+
 from __future__ import annotations
+
+import importlib.util
 
 import numpy as np
 import torch
 
-from ndflow.kernels import exp_numba, simd_numba, tanh_numba
+from ndflow.kernels import exp_numba, omp_pool, register_gemm_numba, simd_numba, tanh_numba
 from ndflow.kernels.build_once import built_once
 
+ROWS = register_gemm_numba.ROWS
+GROUP = 8   # batch rows whose products the forward computes before their gates
+COLS = 64   # columns of the weights per block of the products (see `products`)
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
-sigmoid_f32 = tanh_f32 = wide_vectors = None
-
-
-def _build():
-    if tanh_numba.tanh_f32_function() is None:
-        return None
-    from numba import njit  # noqa: PLC0415 - loads with the first such kernel, not with ndflow
-    global sigmoid_f32, tanh_f32, wide_vectors
-    sigmoid_f32 = exp_numba.helpers()[1]
-    tanh_f32 = tanh_numba.tanh_f32_function()
-    wide_vectors = simd_numba.vector_ops().wide_vectors
-
-    @njit(cache=True, nogil=True, error_model="numpy")
-    def gru_forward_step(xw, hr, h0, saved, hs, lengths, t):
-        """xw (T, B, 3H) input projections, hr (B, 3H) = h_prev R^T + b_R; writes saved[t]
-        (4, B, H: r, z, n, hr_n) and hs[t]."""
-        wide_vectors()
-        b, h = h0.shape
-        h_prev = h0 if t == 0 else hs[t - 1]
-        for i in range(b):
-            hp, out = h_prev[i], hs[t, i]
-            if t >= lengths[i]:          # ended: the state holds
-                for j in range(h):
-                    out[j] = hp[j]
-                continue
-            x, rec = xw[t, i], hr[i]
-            r_out, z_out, n_out, hn_out = saved[t, 0, i], saved[t, 1, i], saved[t, 2, i], \
-                saved[t, 3, i]
-            for j in range(h):
-                r = sigmoid_f32(x[j] + rec[j])
-                z = sigmoid_f32(x[h + j] + rec[h + j])
-                hn = rec[2 * h + j]
-                n = tanh_f32(x[2 * h + j] + r * hn)
-                r_out[j], z_out[j], n_out[j], hn_out[j] = r, z, n, hn
-                out[j] = n + z * (hp[j] - n)
-
-    @njit(cache=True, nogil=True, error_model="numpy")
-    def gru_backward_step(saved, hs, h0, dy, dh, d_xw, d_hr, dh_z, lengths, t):
-        """dh (B, H): the gradient reaching h_t from later steps; writes d_xw[t], d_hr[t]
-        (B, 3H) and dh_z (B, H), the part of dh_prev outside the GEMM."""
-        wide_vectors()
-        b, h = h0.shape
-        h_prev = h0 if t == 0 else hs[t - 1]
-        one = np.float32(1.0)
-        for i in range(b):
-            dx_out, dh_out, g = d_xw[t, i], d_hr[t, i], dh_z[i]
-            dhi = dh[i]
-            if t >= lengths[i]:          # ended: dh passes to the held state unchanged
-                for j in range(3 * h):
-                    dx_out[j] = 0.0
-                    dh_out[j] = 0.0
-                for j in range(h):
-                    g[j] = dhi[j]
-                continue
-            r_in, z_in, n_in, hn_in = saved[t, 0, i], saved[t, 1, i], saved[t, 2, i], \
-                saved[t, 3, i]
-            dyi, hp = dy[t, i], h_prev[i]
-            for j in range(h):         # g = dh + dy, in dh_z's row until its last loop
-                g[j] = dhi[j] + dyi[j]
-            for j in range(h):         # the update gate
-                z = z_in[j]
-                c_z = g[j] * (hp[j] - n_in[j]) * (z * (one - z))
-                dx_out[h + j] = c_z
-                dh_out[h + j] = c_z
-            for j in range(h):         # the candidate (a) and the reset gate
-                n, r = n_in[j], r_in[j]
-                a = g[j] * (one - z_in[j]) * (one - n * n)
-                c_r = a * hn_in[j] * (r * (one - r))
-                dx_out[j] = c_r
-                dh_out[j] = c_r
-                dx_out[2 * h + j] = a
-                dh_out[2 * h + j] = a * r
-            for j in range(h):
-                g[j] = g[j] * z_in[j]
-
-    @njit(cache=True, nogil=True, error_model="numpy")
-    def lstm_forward_step(pre, gates, h0, c0, cs, hs, lengths, t):
-        """pre (B, 4H) = xw_t + h_prev R^T; writes the activated gates[t] (B, 4H), cs[t] and
-        hs[t]."""
-        wide_vectors()
-        b, h = c0.shape
-        h_prev = h0 if t == 0 else hs[t - 1]
-        c_prev = c0 if t == 0 else cs[t - 1]
-        for i in range(b):
-            cp, co, ho = c_prev[i], cs[t, i], hs[t, i]
-            if t >= lengths[i]:          # ended: the state holds
-                hp = h_prev[i]
-                for j in range(h):
-                    co[j] = cp[j]
-                    ho[j] = hp[j]
-                continue
-            x, z = pre[i], gates[t, i]
-            for j in range(2 * h):
-                z[j] = sigmoid_f32(x[j])
-            for j in range(2 * h, 3 * h):
-                z[j] = tanh_f32(x[j])
-            for j in range(3 * h, 4 * h):
-                z[j] = sigmoid_f32(x[j])
-            for j in range(h):
-                c = z[h + j] * cp[j] + z[j] * z[2 * h + j]
-                co[j] = c
-                ho[j] = z[3 * h + j] * tanh_f32(c)
-
-    @njit(cache=True, nogil=True, error_model="numpy")
-    def lstm_backward_step(gates, cs, c0, dy, dh, dc, dz, carry, scratch, lengths, t):
-        """dh, dc (B, H): the gradients reaching h_t and c_t; writes dz[t] (B, 4H), the new
-        dc in place and `carry`, the part of dh_prev outside the GEMM."""
-        wide_vectors()
-        b, h = c0.shape
-        one = np.float32(1.0)
-        c_prev = c0 if t == 0 else cs[t - 1]
-        g, tc = scratch[0], scratch[1]
-        for i in range(b):
-            o, dci, cr, dhi = dz[t, i], dc[i], carry[i], dh[i]
-            if t >= lengths[i]:          # ended: dh and dc pass to the held state
-                for j in range(4 * h):
-                    o[j] = 0.0
-                for j in range(h):
-                    cr[j] = dhi[j]
-                continue
-            for j in range(h):
-                cr[j] = 0.0
-            z, dyi, ct = gates[t, i], dy[t, i], cs[t, i]
-            for j in range(h):
-                g[j] = dhi[j] + dyi[j]
-            for j in range(h):
-                tc[j] = tanh_f32(ct[j])
-            for j in range(h):         # the output gate
-                og = z[3 * h + j]
-                o[3 * h + j] = g[j] * tc[j] * (og * (one - og))
-            for j in range(h):         # dc gains h's path through tanh(c)
-                og = z[3 * h + j]
-                dci[j] = dci[j] + g[j] * og * (one - tc[j] * tc[j])
-            cp = c_prev[i]
-            for j in range(h):         # the input, forget and candidate gates
-                ig, fg, gg, d_c = z[j], z[h + j], z[2 * h + j], dci[j]
-                o[j] = d_c * gg * (ig * (one - ig))
-                o[h + j] = d_c * cp[j] * (fg * (one - fg))
-                o[2 * h + j] = d_c * ig * (one - gg * gg)
-            for j in range(h):
-                dci[j] = dci[j] * z[h + j]
-
-    return gru_forward_step, gru_backward_step, lstm_forward_step, lstm_backward_step
-
-
-_steps = built_once(_build)
-gru_forward_step = gru_backward_step = lstm_forward_step = lstm_backward_step = None
+claim_chunk = address_as_pointer = carray = wide_vectors = product = None
+sigmoid_f32 = tanh_f32 = view = None
+gru_forward_rows = gru_backward_rows = lstm_forward_rows = lstm_backward_rows = None
+products = add_rows = None
 
 
 def applies(x: torch.Tensor) -> bool:
-    """Whether the loops below run for tensors like `x` (float32 on the CPU, numba present)."""
-    return x.dtype == torch.float32 and x.device.type == "cpu" and _steps() is not None
+    """Whether these kernels run for tensors like `x` (float32 on the CPU, numba present)."""
+    return (x.dtype == torch.float32 and x.device.type == "cpu"
+            and importlib.util.find_spec("numba") is not None and _kernels() is not None)
+
+
+def _padded(n: int) -> int:
+    return -(-n // 16) * 16
 
 
 def _lengths(lengths, t_len: int, b: int) -> np.ndarray:
@@ -198,43 +72,64 @@ def _lengths(lengths, t_len: int, b: int) -> np.ndarray:
     return np.ascontiguousarray(lengths.to("cpu", torch.int64).numpy())
 
 
+def _forward_weights(w_hh: torch.Tensor) -> torch.Tensor:
+    """w_hh (G*H, H) transposed into (H, padded G*H), the padding zero."""
+    gh, h = w_hh.shape
+    w = w_hh.new_zeros(h, _padded(gh))
+    w[:, :gh] = w_hh.t()
+    return w
+
+
+def _backward_weights(w_hh: torch.Tensor) -> torch.Tensor:
+    """w_hh (G*H, H) with its rows padded to (G*H, padded H)."""
+    gh, h = w_hh.shape
+    w = w_hh.new_zeros(gh, _padded(h))
+    w[:, :h] = w_hh
+    return w
+
+
+def _launch(which: int, sizes: tuple, width: int, extra: int, arrays: list) -> None:
+    """Runs kernel `which` over the batch's rows, a block of rows per thread: `sizes` = (T, B,
+    H), `width` the padded row of the products, `extra` floats of scratch a block needs
+    beside its rows' products."""
+    b = sizes[1]
+    threads = max(1, min(torch.get_num_threads(), b))
+    chunk = -(-b // threads)
+    per_slot = chunk * width + extra
+    scratch = torch.empty(-(-b // chunk) * per_slot, dtype=torch.float32)
+    params = np.array([*sizes, width, per_slot], np.int64)
+    omp_pool.run_chunks(_kernels()[which], b, chunk, [*arrays, scratch, params], threads)
+
+
 def gru_forward(xw: torch.Tensor, b_hh: torch.Tensor, w_hh: torch.Tensor, h0: torch.Tensor,
                 lengths=None):
     """(hs (T, B, H), saved (T, 4, B, H)) from the input projections xw (T, B, 3H) with the
     input bias, the recurrent bias (3H) and weights (3H, H), the first state (B, H) and the
     sequences' lengths (B,) (None: all T); an ended sequence's rows of hs hold its state."""
-    step = _steps()[0]
     t_len, b, h = xw.shape[0], h0.shape[0], h0.shape[1]
-    xw, h0 = xw.contiguous(), h0.contiguous()
     saved = xw.new_zeros(t_len, 4, b, h) if lengths is not None else \
         xw.new_empty(t_len, 4, b, h)
     hs = xw.new_empty(t_len, b, h)
-    hr = xw.new_empty(b, 3 * h)
-    arrays = (xw.numpy(), hr.numpy(), h0.numpy(), saved.numpy(), hs.numpy(),
-              _lengths(lengths, t_len, b))
-    h_t, w_hh_t = h0, w_hh.t()
-    for t in range(t_len):
-        torch.addmm(b_hh, h_t, w_hh_t, out=hr)
-        step(*arrays, t)
-        h_t = hs[t]
+    if t_len and b:
+        w = _forward_weights(w_hh)
+        _launch(0, (t_len, b, h), w.shape[1], 0,
+                [xw.contiguous(), w, b_hh.contiguous(), h0.contiguous(), saved, hs,
+                 _lengths(lengths, t_len, b)])
     return hs, saved
 
 
 def gru_backward(saved: torch.Tensor, hs: torch.Tensor, h0: torch.Tensor, dy: torch.Tensor,
                  dh_last: torch.Tensor, w_hh: torch.Tensor, lengths=None):
     """(d_xw, d_hr (T, B, 3H): the gradients of the input and recurrent projections, dh0)."""
-    step = _steps()[1]
     t_len, b, h = hs.shape
     d_xw = hs.new_empty(t_len, b, 3 * h)
     d_hr = hs.new_empty(t_len, b, 3 * h)
-    dh_z = hs.new_empty(b, h)
     dh = dh_last.contiguous().clone()
-    arrays = (saved.contiguous().numpy(), hs.contiguous().numpy(), h0.contiguous().numpy(),
-              dy.contiguous().numpy(), dh.numpy(), d_xw.numpy(), d_hr.numpy(), dh_z.numpy(),
-              _lengths(lengths, t_len, b))
-    for t in reversed(range(t_len)):
-        step(*arrays, t)
-        torch.addmm(dh_z, d_hr[t], w_hh, out=dh)
+    if t_len and b:
+        w = _backward_weights(w_hh)
+        _launch(1, (t_len, b, h), w.shape[1], 0,
+                [saved.contiguous(), hs.contiguous(), h0.contiguous(), dy.contiguous(), dh,
+                 d_xw, d_hr, w, _lengths(lengths, t_len, b)])
     return d_xw, d_hr, dh
 
 
@@ -244,22 +139,16 @@ def lstm_forward(xw: torch.Tensor, w_hh: torch.Tensor, h0: torch.Tensor, c0: tor
     one buffer) from the input projections xw (T, B, 4H) with both biases, the recurrent
     weights (4H, H), the first states and the sequences' lengths; an ended sequence's rows
     hold its states."""
-    step = _steps()[2]
     t_len, b, h = xw.shape[0], h0.shape[0], h0.shape[1]
-    h0, c0 = h0.contiguous(), c0.contiguous()
     n = t_len * b * 4 * h
     reserve = xw.new_zeros(n + t_len * b * h) if lengths is not None else \
         xw.new_empty(n + t_len * b * h)
-    gates, cs = reserve[:n].view(t_len, b, 4 * h), reserve[n:].view(t_len, b, h)
     hs = xw.new_empty(t_len, b, h)
-    pre = xw.new_empty(b, 4 * h)
-    arrays = (pre.numpy(), gates.numpy(), h0.numpy(), c0.numpy(), cs.numpy(), hs.numpy(),
-              _lengths(lengths, t_len, b))
-    h_t, w_hh_t = h0, w_hh.t()
-    for t in range(t_len):
-        torch.addmm(xw[t], h_t, w_hh_t, out=pre)
-        step(*arrays, t)
-        h_t = hs[t]
+    if t_len and b:
+        w = _forward_weights(w_hh)
+        _launch(2, (t_len, b, h), w.shape[1], 0,
+                [xw.contiguous(), w, h0.contiguous(), c0.contiguous(), reserve[:n],
+                 reserve[n:], hs, _lengths(lengths, t_len, b)])
     return hs, reserve
 
 
@@ -267,16 +156,279 @@ def lstm_backward(gates: torch.Tensor, cs: torch.Tensor, c0: torch.Tensor, dy: t
                   dh_last: torch.Tensor, dc_last: torch.Tensor, w_hh: torch.Tensor,
                   lengths=None):
     """(dz (T, B, 4H): the gradients of the gates' pre-activations, dh0, dc0)."""
-    step = _steps()[3]
     t_len, b, h = cs.shape
     dz = gates.new_empty(t_len, b, 4 * h)
     dh, dc = dh_last.contiguous().clone(), dc_last.contiguous().clone()
-    carry = gates.new_empty(b, h)
-    scratch = np.empty((2, h), np.float32)
-    arrays = (gates.contiguous().numpy(), cs.contiguous().numpy(), c0.contiguous().numpy(),
-              dy.contiguous().numpy(), dh.numpy(), dc.numpy(), dz.numpy(), carry.numpy(),
-              scratch, _lengths(lengths, t_len, b))
-    for t in reversed(range(t_len)):
-        step(*arrays, t)
-        torch.addmm(carry, dz[t], w_hh, out=dh)
+    if t_len and b:
+        w = _backward_weights(w_hh)
+        _launch(3, (t_len, b, h), w.shape[1], h,
+                [gates.contiguous(), cs.contiguous(), c0.contiguous(), dy.contiguous(), dh, dc,
+                 dz, w, _lengths(lengths, t_len, b)])
     return dz, dh, dc
+
+
+_kernels = built_once(lambda: _build())
+
+
+def _build():
+    try:
+        import numba  # noqa: PLC0415 - loads with the first such layer, not with `import ndflow`
+    except ImportError:
+        return None
+    if tanh_numba.tanh_f32_function() is None:
+        return None
+    from numba import cfunc, types  # noqa: PLC0415
+
+    global claim_chunk, address_as_pointer, carray, wide_vectors, product
+    global sigmoid_f32, tanh_f32
+    claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
+    carray = numba.carray
+    wide_vectors = simd_numba.vector_ops().wide_vectors
+    product = register_gemm_numba.helpers().product
+    sigmoid_f32 = exp_numba.helpers()[1]
+    tanh_f32 = tanh_numba.tanh_f32_function()
+    _row_functions(numba.njit(inline="always"))
+
+    # data = [counter, batch, chunk, (address, length) of each array..., finished]; each
+    # callback claims blocks of batch rows and runs all the steps for them
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
+    def gru_forward(data):
+        wide_vectors()
+        d = carray(data, 22, dtype=np.int64)
+        slot = claim_chunk(data)
+        while slot * d[2] < d[1]:
+            gru_forward_rows(d, slot * d[2], min(slot * d[2] + d[2], d[1]), slot)
+            slot = claim_chunk(data)
+
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
+    def gru_backward(data):
+        wide_vectors()
+        d = carray(data, 26, dtype=np.int64)
+        slot = claim_chunk(data)
+        while slot * d[2] < d[1]:
+            gru_backward_rows(d, slot * d[2], min(slot * d[2] + d[2], d[1]), slot)
+            slot = claim_chunk(data)
+
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
+    def lstm_forward(data):
+        wide_vectors()
+        d = carray(data, 24, dtype=np.int64)
+        slot = claim_chunk(data)
+        while slot * d[2] < d[1]:
+            lstm_forward_rows(d, slot * d[2], min(slot * d[2] + d[2], d[1]), slot)
+            slot = claim_chunk(data)
+
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
+    def lstm_backward(data):
+        wide_vectors()
+        d = carray(data, 26, dtype=np.int64)
+        slot = claim_chunk(data)
+        while slot * d[2] < d[1]:
+            lstm_backward_rows(d, slot * d[2], min(slot * d[2] + d[2], d[1]), slot)
+            slot = claim_chunk(data)
+
+    return (gru_forward.address, gru_backward.address, lstm_forward.address,
+            lstm_backward.address)
+
+
+def _row_functions(inline) -> None:
+    """The kernels' bodies: all steps for batch rows [lo, hi), `slot` the thread's scratch."""
+    global view, gru_forward_rows, gru_backward_rows, lstm_forward_rows, lstm_backward_rows
+    global products, add_rows
+
+    @inline
+    def view(d, k, dtype):
+        """The array at d[k] (its length at d[k + 1])."""
+        return carray(address_as_pointer(d[k], dtype), d[k + 1])
+
+    # Element loops index row slices from 0: an index `base + j` could be negative to
+    # numba, whose wraparound select per element kept LLVM from vectorizing (8 ns an element
+    # instead of 0.4)
+    @inline
+    def gru_forward_rows(d, lo, hi, slot):
+        f32 = np.float32
+        xw, w, bh, h0 = view(d, 3, f32), view(d, 5, f32), view(d, 7, f32), view(d, 9, f32)
+        saved, hs, lengths = view(d, 11, f32), view(d, 13, f32), view(d, 15, np.int64)
+        scr, p = view(d, 17, f32), view(d, 19, np.int64)
+        t_len, b, h, cp = p[0], p[1], p[2], p[3]
+        sb = slot * p[4]
+        for t in range(t_len):
+            prev = h0 if t == 0 else hs
+            prev_base = 0 if t == 0 else (t - 1) * b * h
+            for g0 in range(lo, hi, GROUP):
+                g1 = min(g0 + GROUP, hi)
+                products(prev, prev_base, h, g0, g1, h, w, cp, scr, sb)
+                for i in range(g0, g1):
+                    r = i - g0
+                    hp = prev[prev_base + i * h:prev_base + (i + 1) * h]
+                    out = hs[(t * b + i) * h:(t * b + i + 1) * h]
+                    if t >= lengths[i]:          # ended: the state holds
+                        out[:] = hp
+                        continue
+                    x = xw[(t * b + i) * 3 * h:(t * b + i + 1) * 3 * h]
+                    rec = scr[sb + r * cp:sb + r * cp + 3 * h]
+                    sr = (t * 4 * b + i) * h
+                    r_out, z_out = saved[sr:sr + h], saved[sr + b * h:sr + b * h + h]
+                    n_out = saved[sr + 2 * b * h:sr + 2 * b * h + h]
+                    hn_out = saved[sr + 3 * b * h:sr + 3 * b * h + h]
+                    for j in range(h):
+                        rg = sigmoid_f32(x[j] + rec[j] + bh[j])
+                        z = sigmoid_f32(x[h + j] + rec[h + j] + bh[h + j])
+                        hn = rec[2 * h + j] + bh[2 * h + j]
+                        n = tanh_f32(x[2 * h + j] + rg * hn)
+                        r_out[j], z_out[j], n_out[j], hn_out[j] = rg, z, n, hn
+                        out[j] = n + z * (hp[j] - n)
+
+    @inline
+    def gru_backward_rows(d, lo, hi, slot):
+        f32 = np.float32
+        saved, hs, h0, dy = view(d, 3, f32), view(d, 5, f32), view(d, 7, f32), view(d, 9, f32)
+        dh, d_xw, d_hr = view(d, 11, f32), view(d, 13, f32), view(d, 15, f32)
+        w, lengths = view(d, 17, f32), view(d, 19, np.int64)
+        scr, p = view(d, 21, f32), view(d, 23, np.int64)
+        t_len, b, h, hp_w = p[0], p[1], p[2], p[3]
+        sb = slot * p[4]
+        one = f32(1.0)
+        for t in range(t_len - 1, -1, -1):
+            prev = h0 if t == 0 else hs
+            prev_base = 0 if t == 0 else (t - 1) * b * h
+            for i in range(lo, hi):
+                o = (t * b + i) * 3 * h
+                dx_out, dh_out = d_xw[o:o + 3 * h], d_hr[o:o + 3 * h]
+                if t >= lengths[i]:          # ended: dh passes to the held state
+                    dx_out[:] = 0.0
+                    dh_out[:] = 0.0
+                    continue
+                g = dh[i * h:(i + 1) * h]    # dh + dy, kept in dh's row
+                hp = prev[prev_base + i * h:prev_base + (i + 1) * h]
+                dyi = dy[(t * b + i) * h:(t * b + i + 1) * h]
+                sr = (t * 4 * b + i) * h
+                r_in, z_in = saved[sr:sr + h], saved[sr + b * h:sr + b * h + h]
+                n_in = saved[sr + 2 * b * h:sr + 2 * b * h + h]
+                hn_in = saved[sr + 3 * b * h:sr + 3 * b * h + h]
+                for j in range(h):
+                    g[j] = g[j] + dyi[j]
+                for j in range(h):         # the update gate
+                    z = z_in[j]
+                    c_z = g[j] * (hp[j] - n_in[j]) * (z * (one - z))
+                    dx_out[h + j] = c_z
+                    dh_out[h + j] = c_z
+                for j in range(h):         # the candidate (a) and the reset gate
+                    n, rg = n_in[j], r_in[j]
+                    a = g[j] * (one - z_in[j]) * (one - n * n)
+                    c_r = a * hn_in[j] * (rg * (one - rg))
+                    dx_out[j] = c_r
+                    dh_out[j] = c_r
+                    dx_out[2 * h + j] = a
+                    dh_out[2 * h + j] = a * rg
+                for j in range(h):
+                    g[j] = g[j] * z_in[j]
+            # dh_prev = g z + d_hr W (an ended row's d_hr is 0: its dh holds)
+            products(d_hr, t * b * 3 * h, 3 * h, lo, hi, 3 * h, w, hp_w, scr, sb)
+            add_rows(dh, lo, hi, h, scr, sb, hp_w)
+
+    @inline
+    def lstm_forward_rows(d, lo, hi, slot):
+        f32 = np.float32
+        xw, w, h0, c0 = view(d, 3, f32), view(d, 5, f32), view(d, 7, f32), view(d, 9, f32)
+        gates, cs, hs = view(d, 11, f32), view(d, 13, f32), view(d, 15, f32)
+        lengths, scr, p = view(d, 17, np.int64), view(d, 19, f32), view(d, 21, np.int64)
+        t_len, b, h, cp = p[0], p[1], p[2], p[3]
+        sb = slot * p[4]
+        for t in range(t_len):
+            prev_h = h0 if t == 0 else hs
+            prev_c = c0 if t == 0 else cs
+            prev_base = 0 if t == 0 else (t - 1) * b * h
+            for g0 in range(lo, hi, GROUP):
+                g1 = min(g0 + GROUP, hi)
+                products(prev_h, prev_base, h, g0, g1, h, w, cp, scr, sb)
+                for i in range(g0, g1):
+                    r = i - g0
+                    hp = prev_base + i * h
+                    cp_row = prev_c[hp:hp + h]
+                    out = (t * b + i) * h
+                    co, ho = cs[out:out + h], hs[out:out + h]
+                    if t >= lengths[i]:          # ended: the states hold
+                        co[:] = cp_row
+                        ho[:] = prev_h[hp:hp + h]
+                        continue
+                    x = xw[(t * b + i) * 4 * h:(t * b + i + 1) * 4 * h]
+                    z = gates[(t * b + i) * 4 * h:(t * b + i + 1) * 4 * h]
+                    rec = scr[sb + r * cp:sb + r * cp + 4 * h]
+                    for j in range(2 * h):
+                        z[j] = sigmoid_f32(x[j] + rec[j])
+                    for j in range(2 * h, 3 * h):
+                        z[j] = tanh_f32(x[j] + rec[j])
+                    for j in range(3 * h, 4 * h):
+                        z[j] = sigmoid_f32(x[j] + rec[j])
+                    for j in range(h):
+                        c = z[h + j] * cp_row[j] + z[j] * z[2 * h + j]
+                        co[j] = c
+                        ho[j] = z[3 * h + j] * tanh_f32(c)
+
+    @inline
+    def lstm_backward_rows(d, lo, hi, slot):
+        f32 = np.float32
+        gates, cs, c0, dy = view(d, 3, f32), view(d, 5, f32), view(d, 7, f32), view(d, 9, f32)
+        dh, dc, dz = view(d, 11, f32), view(d, 13, f32), view(d, 15, f32)
+        w, lengths = view(d, 17, f32), view(d, 19, np.int64)
+        scr, p = view(d, 21, f32), view(d, 23, np.int64)
+        t_len, b, h, hp_w = p[0], p[1], p[2], p[3]
+        sb = slot * p[4]
+        tc = scr[sb + (hi - lo) * hp_w:sb + (hi - lo) * hp_w + h]   # tanh(c_t) of a row
+        one = f32(1.0)
+        for t in range(t_len - 1, -1, -1):
+            prev_c = c0 if t == 0 else cs
+            prev_base = 0 if t == 0 else (t - 1) * b * h
+            for i in range(lo, hi):
+                o = dz[(t * b + i) * 4 * h:(t * b + i + 1) * 4 * h]
+                if t >= lengths[i]:          # ended: dh and dc pass to the held states
+                    o[:] = 0.0
+                    continue
+                z = gates[(t * b + i) * 4 * h:(t * b + i + 1) * 4 * h]
+                g, dci = dh[i * h:(i + 1) * h], dc[i * h:(i + 1) * h]
+                ct = cs[(t * b + i) * h:(t * b + i + 1) * h]
+                dyi = dy[(t * b + i) * h:(t * b + i + 1) * h]
+                cp = prev_c[prev_base + i * h:prev_base + (i + 1) * h]
+                for j in range(h):         # g = dh + dy, kept in dh's row
+                    g[j] = g[j] + dyi[j]
+                for j in range(h):
+                    tc[j] = tanh_f32(ct[j])
+                for j in range(h):         # the output gate
+                    og = z[3 * h + j]
+                    o[3 * h + j] = g[j] * tc[j] * (og * (one - og))
+                for j in range(h):         # dc gains h's path through tanh(c)
+                    og = z[3 * h + j]
+                    dci[j] = dci[j] + g[j] * og * (one - tc[j] * tc[j])
+                for j in range(h):         # the input, forget and candidate gates
+                    ig, fg, gg, d_c = z[j], z[h + j], z[2 * h + j], dci[j]
+                    o[j] = d_c * gg * (ig * (one - ig))
+                    o[h + j] = d_c * cp[j] * (fg * (one - fg))
+                    o[2 * h + j] = d_c * ig * (one - gg * gg)
+                for j in range(h):
+                    dci[j] = dci[j] * z[h + j]
+                    g[j] = 0.0
+            # dh_prev = dz W (an ended row's dz is 0: its dh holds)
+            products(dz, t * b * 4 * h, 4 * h, lo, hi, 4 * h, w, hp_w, scr, sb)
+            add_rows(dh, lo, hi, h, scr, sb, hp_w)
+
+    @inline
+    def products(a, a_base, a_row, lo, hi, inner, w, width, scr, sb):
+        """scr[sb + (r - lo) * width + j] = sum_k a[a_base + r * a_row + k] w[k * width + j]
+        for the rows r in [lo, hi): a block of COLS columns of w at a time, so that the
+        block stays in the L1 cache over all the rows."""
+        for j0 in range(0, width, COLS):
+            cols = min(COLS, width - j0)
+            for r0 in range(lo, hi, ROWS):
+                product(a, a_base + r0 * a_row, a_row, 1, min(ROWS, hi - r0), inner, w, j0,
+                        width, cols, scr, sb + (r0 - lo) * width + j0, width, np.float32(1.0),
+                        False)
+
+    @inline
+    def add_rows(dh, lo, hi, h, scr, sb, width):
+        """dh's rows lo..hi += the products' rows in scratch (`width` apart)."""
+        for i in range(lo, hi):
+            r = sb + (i - lo) * width
+            g, s = dh[i * h:(i + 1) * h], scr[r:r + h]
+            for j in range(h):
+                g[j] = g[j] + s[j]

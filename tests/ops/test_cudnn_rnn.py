@@ -481,7 +481,7 @@ def test_gru_empty_sequence_gradients(dtype):
 
 @pytest.mark.parametrize("scale", [0.5, 8.0])
 def test_gru_float32_step_kernel_gradients_match_float64(scale):
-    """float32 on the CPU runs kernels/rnn_numba.py's step loops, float64 the ATen loop the
+    """float32 on the CPU runs kernels/rnn_numba.py's sequence kernels, float64 the ATen loop the
     finite differences above check; `scale` 8 saturates the gates (sigmoid and tanh at +-1,
     their derivatives at 0)."""
     a = _gru_arrays(4, t=9)
