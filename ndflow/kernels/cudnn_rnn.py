@@ -1,4 +1,5 @@
-"""Kernels for CudnnRNNV3 / CudnnRNNBackpropV3: one unidirectional LSTM or GRU layer.
+"""Kernels for CudnnRNNV3 / CudnnRNNBackpropV3: one unidirectional LSTM, GRU or plain RNN
+(cuDNN's rnn_tanh / rnn_relu) layer.
 
 On CPUs, an LSTM in float32 (and bfloat16 where the CPU has bf16 units) runs oneDNN's LSTM
 primitive through ATen (`mkldnn_rnn_layer` and its backward): the input projection of every
@@ -8,7 +9,8 @@ to Python, and the weight gradients are batched over the sequence. Measured on a
 where the While loop of per-step ops took ~170 ms for both. `reserve_space` is then
 oneDNN's workspace (its bytes seen as T).
 
-GRUs (ATen's oneDNN binding runs LSTMs only), and LSTMs elsewhere (float64, float16, GPUs),
+GRUs and plain RNNs (ATen's oneDNN binding runs LSTMs only), and LSTMs elsewhere (float64,
+float16, GPUs),
 run kernels/rnn_loops.py's loops (float32 on a CPU: all the steps in one numba call).
 `sequence_lengths` shorter than the input (padded sequences, which oneDNN's binding does not
 take) run those loops too, float32 on CPUs: each sequence's states hold after its end and
@@ -47,12 +49,12 @@ def _check_config(node) -> None:
         ("input_mode", a["input_mode"] in ("linear_input", "auto_select")),
         ("num_proj", a["num_proj"] == 0)) if not ok]
     if unsupported:
-        raise UnimplementedError(None, None, f"{name} runs one unidirectional LSTM or GRU "
-                                 f"layer with linear input and no projection; got "
+        raise UnimplementedError(None, None, f"{name} runs one unidirectional RNN, LSTM or "
+                                 f"GRU layer with linear input and no projection; got "
                                  f"{', '.join(unsupported)}")
 
 
-_GATES = {"lstm": 4, "gru": 3}
+_GATES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 
 
 class _Layout:
@@ -67,7 +69,7 @@ class _Layout:
         self.seq, self.batch, self.input_size = self.x.shape
         self.units = h0.shape[2]
         state = (1, self.batch, self.units) if time_major else (self.batch, 1, self.units)
-        self.lstm = mode == "lstm"
+        self.mode, self.lstm = mode, mode == "lstm"
         for s, what in ((h0, "input_h"), (c0, "input_c"))[:2 if self.lstm else 1]:
             if tuple(s.shape) != state:
                 raise InvalidArgumentError(None, None, f"{name}: {what} must have shape "
@@ -144,8 +146,10 @@ def _uses_onednn(lay) -> bool:
 
 
 def _expected_reserve(lay) -> int:
-    if not lay.lstm:
+    if lay.mode == "gru":
         return 4 * lay.seq * lay.batch * lay.units            # r, z, n, h R_n + b_Rn
+    if not lay.lstm:
+        return 0                                              # the outputs are read
     if not _uses_onednn(lay):
         return 5 * lay.seq * lay.batch * lay.units            # the gates, the cell states
     if lay.key not in _WORKSPACE_SIZES:   # no forward of this shape ran here: measure one
@@ -194,7 +198,8 @@ def _cudnn_rnn_v3(node):
     def run(x, h0, c0, params, lengths):
         lay = _Layout(name, mode, x, h0, c0, params, lengths, time_major)
         if not lay.lstm:
-            y, hy, reserve = rnn_loops.gru_forward(lay)
+            forward = rnn_loops.gru_forward if mode == "gru" else rnn_loops.simple_forward
+            y, hy, reserve = forward(lay)
             cy = torch.zeros((), dtype=x.dtype, device=x.device)
         elif _uses_onednn(lay):
             y, hy, cy, reserve = _onednn_forward(lay, training)
@@ -222,7 +227,8 @@ def _cudnn_rnn_backprop_v3(node):
         y, dy = lay.time_major_of(y), lay.time_major_of(dy)
         dhy = dhy.reshape(lay.batch, lay.units)
         if not lay.lstm:
-            dx, dh0, dparams = rnn_loops.gru_backward(lay, y, dy, dhy, reserve)
+            dx, dh0, dparams = rnn_loops.gru_backward(lay, y, dy, dhy, reserve) \
+                if mode == "gru" else rnn_loops.simple_backward(lay, y, dy, dhy)
             return lay.as_output(dx), lay.state(dh0), torch.zeros_like(c0), dparams
         dcy = dcy.reshape(lay.batch, lay.units)
         if _uses_onednn(lay):

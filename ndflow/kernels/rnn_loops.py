@@ -1,15 +1,17 @@
-"""CudnnRNNV3's LSTM and GRU as ATen loops over the time steps, for every device and dtype
-(kernels/cudnn_rnn.py takes oneDNN's LSTM instead on CPUs in float32/bfloat16).
+"""CudnnRNNV3's LSTM, GRU and plain RNN as ATen loops over the time steps, for every device
+and dtype (kernels/cudnn_rnn.py takes oneDNN's LSTM instead on CPUs in float32/bfloat16).
 
 The input projection of all steps is one GEMM; each step is one GEMM with the recurrent
 weights and a few elementwise calls; the backward loop keeps the gates' gradients of every
 step, so the weight gradients are again single GEMMs over the sequence. The GEMMs over the
-sequence run on the faster CPU library for their shape (kernels/gemm.py). `reserve_space` holds
-what the backward loop reads: the activated gates (and for the LSTM the cell states).
+sequence run on the faster CPU library for their shape (kernels/gemm.py). `reserve_space`
+holds what the backward loop reads: the activated gates (and for the LSTM the cell states;
+the plain RNN's backward reads the outputs).
 
 `lay` is the call's `_Layout`: time-major input `x` (T, B, I), `h0`/`c0` (B, H), the
 canonical weights `w_ih` (G*H, I), `w_hh` (G*H, H), biases `b_ih`, `b_hh` (G*H) with G = 4
-(LSTM gates i, f, c, o) or 3 (GRU gates r, z, n: cuDNN's order), and `lengths`: None when
+(LSTM gates i, f, c, o), 3 (GRU gates r, z, n: cuDNN's order) or 1 (`lay.mode` rnn_tanh or
+rnn_relu), and `lengths`: None when
 every sequence has all T steps, else their lengths, which only the numba loops take
 (`_Layout` refuses them elsewhere); the returned states of an ended sequence hold.
 """
@@ -189,3 +191,43 @@ def _gru_backward_loop(lay, saved, hs, dy, dh_last):
         dh = torch.addmm(dh * z[t], d_hr[t].view(b, 3 * h), lay.w_hh)
     d_xw = dhs.unsqueeze(2) * j
     return d_xw.view(t_len, b, 3 * h), d_hr.view(t_len, b, 3 * h), dh
+
+
+# -- the plain RNN (cuDNN's rnn_tanh / rnn_relu: Keras' SimpleRNN) --------------------------
+
+def _activation(lay):
+    return torch.relu_ if lay.mode == "rnn_relu" else _tanh_
+
+
+def simple_forward(lay):
+    """(outputs (T, B, H), h, reserve_space: empty, the backward reads the outputs) of
+    h = act(x W + b_W + h R + b_R). float32 on the CPU runs all the steps in one numba call
+    (kernels/rnn_numba.py), which also takes sequences shorter than T (`lay.lengths`)."""
+    t_len, b, h = lay.seq, lay.batch, lay.units
+    xw = _input_projection(lay, lay.b_ih + lay.b_hh)
+    if rnn_numba.applies(xw):
+        hs = rnn_numba.simple_forward(xw, lay.w_hh, lay.h0, lay.lengths,
+                                      lay.mode == "rnn_relu")
+    else:
+        hs, act, h_t, w_hh_t = xw.new_empty(t_len, b, h), _activation(lay), lay.h0, lay.w_hh.t()
+        for t in range(t_len):
+            h_t = act(torch.addmm(xw[t], h_t, w_hh_t, out=hs[t]))
+    return hs, hs[-1] if t_len else lay.h0, xw.new_empty(0)
+
+
+def simple_backward(lay, hs, dy, dh_last):
+    """(dx (T, B, I), dh0, dparams) from the forward's outputs hs (T, B, H)."""
+    t_len, b = lay.seq, lay.batch
+    relu = lay.mode == "rnn_relu"
+    if rnn_numba.applies(hs):
+        d_pre, dh = rnn_numba.simple_backward(hs, dy, dh_last, lay.w_hh, lay.lengths, relu)
+    else:
+        d_pre, dh = torch.empty_like(hs), dh_last
+        for t in reversed(range(t_len)):
+            y = hs[t]
+            slope = (y > 0).to(y.dtype) if relu else 1 - y * y
+            torch.mul(dh + dy[t], slope, out=d_pre[t])
+            dh = torch.mm(d_pre[t], lay.w_hh)
+    d_pre = d_pre.view(t_len * b, lay.units)
+    dx = gemm.linear(d_pre, lay.w_ih.t()).view(t_len, b, lay.input_size)
+    return dx, dh, _weight_grads(lay, hs, d_pre, d_pre)

@@ -1,4 +1,4 @@
-"""CudnnRNNV3's float32 GRU and LSTM on CPUs as one call over all time steps (kernels/
+"""CudnnRNNV3's float32 GRU, LSTM and plain RNN on CPUs as one call over all time steps (kernels/
 rnn_loops.py calls these; other dtypes and devices keep its ATen loops, and an LSTM over
 full-length sequences may take oneDNN's primitive, kernels/cudnn_rnn.py).
 
@@ -21,7 +21,8 @@ reset gate scales the recurrent projection):
               dh_prev = g z + d_hr R
 
 LSTM (gates i, f, g, o): c = f c_prev + i g, h = o tanh(c), the activated gates and the cell
-states saved; its backward carries dc through f.
+states saved; its backward carries dc through f. cuDNN's plain RNN (Keras' SimpleRNN):
+h = tanh(xw + h_prev R) or relu(..), its backward reading the derivative off h.
 
 `lengths` (CudnnRNNV3's sequence_lengths): a row whose sequence has ended holds its state
 (h, c) from then on and takes no gradient at those steps, so a batch of padded sequences
@@ -53,6 +54,7 @@ COLS = 64   # columns of the weights per block of the products (see `products`)
 claim_chunk = address_as_pointer = carray = wide_vectors = product = None
 sigmoid_f32 = tanh_f32 = view = None
 gru_forward_rows = gru_backward_rows = lstm_forward_rows = lstm_backward_rows = None
+simple_forward_rows = simple_backward_rows = None
 products = add_rows = None
 
 
@@ -88,16 +90,17 @@ def _backward_weights(w_hh: torch.Tensor) -> torch.Tensor:
     return w
 
 
-def _launch(which: int, sizes: tuple, width: int, extra: int, arrays: list) -> None:
+def _launch(which: int, sizes: tuple, width: int, extra: int, arrays: list,
+            flags: tuple = ()) -> None:
     """Runs kernel `which` over the batch's rows, a block of rows per thread: `sizes` = (T, B,
     H), `width` the padded row of the products, `extra` floats of scratch a block needs
-    beside its rows' products."""
+    beside its rows' products, `flags` integers the kernel reads after those."""
     b = sizes[1]
     threads = max(1, min(torch.get_num_threads(), b))
     chunk = -(-b // threads)
     per_slot = chunk * width + extra
     scratch = torch.empty(-(-b // chunk) * per_slot, dtype=torch.float32)
-    params = np.array([*sizes, width, per_slot], np.int64)
+    params = np.array([*sizes, width, per_slot, *flags], np.int64)
     omp_pool.run_chunks(_kernels()[which], b, chunk, [*arrays, scratch, params], threads)
 
 
@@ -167,6 +170,36 @@ def lstm_backward(gates: torch.Tensor, cs: torch.Tensor, c0: torch.Tensor, dy: t
     return dz, dh, dc
 
 
+def simple_forward(xw: torch.Tensor, w_hh: torch.Tensor, h0: torch.Tensor, lengths=None,
+                   relu: bool = False) -> torch.Tensor:
+    """hs (T, B, H) of a tanh (or relu) RNN, h = act(xw_t + h_prev R^T), from the input
+    projections xw (T, B, H) with both biases, the recurrent weights (H, H), the first state
+    and the sequences' lengths; an ended sequence's rows hold its state."""
+    t_len, b, h = xw.shape[0], h0.shape[0], h0.shape[1]
+    hs = xw.new_empty(t_len, b, h)
+    if t_len and b:
+        w = _forward_weights(w_hh)
+        _launch(4, (t_len, b, h), w.shape[1], 0,
+                [xw.contiguous(), w, h0.contiguous(), hs, _lengths(lengths, t_len, b)],
+                (int(relu),))
+    return hs
+
+
+def simple_backward(hs: torch.Tensor, dy: torch.Tensor, dh_last: torch.Tensor,
+                    w_hh: torch.Tensor, lengths=None, relu: bool = False):
+    """(d_pre (T, B, H): the gradients of the pre-activations, dh0) for `simple_forward`'s
+    states hs (its outputs at the running steps are all this reads)."""
+    t_len, b, h = hs.shape
+    d_pre = hs.new_empty(t_len, b, h)
+    dh = dh_last.contiguous().clone()
+    if t_len and b:
+        w = _backward_weights(w_hh)
+        _launch(5, (t_len, b, h), w.shape[1], 0,
+                [hs.contiguous(), dy.contiguous(), dh, d_pre, w, _lengths(lengths, t_len, b)],
+                (int(relu),))
+    return d_pre, dh
+
+
 _kernels = built_once(lambda: _build())
 
 
@@ -227,14 +260,32 @@ def _build():
             lstm_backward_rows(d, slot * d[2], min(slot * d[2] + d[2], d[1]), slot)
             slot = claim_chunk(data)
 
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
+    def simple_forward(data):
+        wide_vectors()
+        d = carray(data, 18, dtype=np.int64)
+        slot = claim_chunk(data)
+        while slot * d[2] < d[1]:
+            simple_forward_rows(d, slot * d[2], min(slot * d[2] + d[2], d[1]), slot)
+            slot = claim_chunk(data)
+
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
+    def simple_backward(data):
+        wide_vectors()
+        d = carray(data, 20, dtype=np.int64)
+        slot = claim_chunk(data)
+        while slot * d[2] < d[1]:
+            simple_backward_rows(d, slot * d[2], min(slot * d[2] + d[2], d[1]), slot)
+            slot = claim_chunk(data)
+
     return (gru_forward.address, gru_backward.address, lstm_forward.address,
-            lstm_backward.address)
+            lstm_backward.address, simple_forward.address, simple_backward.address)
 
 
 def _row_functions(inline) -> None:
     """The kernels' bodies: all steps for batch rows [lo, hi), `slot` the thread's scratch."""
     global view, gru_forward_rows, gru_backward_rows, lstm_forward_rows, lstm_backward_rows
-    global products, add_rows
+    global products, add_rows, simple_forward_rows, simple_backward_rows
 
     @inline
     def view(d, k, dtype):
@@ -432,3 +483,60 @@ def _row_functions(inline) -> None:
             g, s = dh[i * h:(i + 1) * h], scr[r:r + h]
             for j in range(h):
                 g[j] = g[j] + s[j]
+
+    @inline
+    def simple_forward_rows(d, lo, hi, slot):
+        f32 = np.float32
+        xw, w, h0, hs = view(d, 3, f32), view(d, 5, f32), view(d, 7, f32), view(d, 9, f32)
+        lengths, scr, p = view(d, 11, np.int64), view(d, 13, f32), view(d, 15, np.int64)
+        t_len, b, h, cp, relu = p[0], p[1], p[2], p[3], p[5]
+        sb = slot * p[4]
+        zero = f32(0.0)
+        for t in range(t_len):
+            prev = h0 if t == 0 else hs
+            prev_base = 0 if t == 0 else (t - 1) * b * h
+            for g0 in range(lo, hi, GROUP):
+                g1 = min(g0 + GROUP, hi)
+                products(prev, prev_base, h, g0, g1, h, w, cp, scr, sb)
+                for i in range(g0, g1):
+                    out = hs[(t * b + i) * h:(t * b + i + 1) * h]
+                    if t >= lengths[i]:          # ended: the state holds
+                        out[:] = prev[prev_base + i * h:prev_base + (i + 1) * h]
+                        continue
+                    x = xw[(t * b + i) * h:(t * b + i + 1) * h]
+                    rec = scr[sb + (i - g0) * cp:sb + (i - g0) * cp + h]
+                    if relu:
+                        for j in range(h):     # NaN stays NaN, as tf.nn.relu
+                            v = x[j] + rec[j]
+                            out[j] = zero if v < zero else v
+                    else:
+                        for j in range(h):
+                            out[j] = tanh_f32(x[j] + rec[j])
+
+    @inline
+    def simple_backward_rows(d, lo, hi, slot):
+        f32 = np.float32
+        hs, dy, dh, d_pre = view(d, 3, f32), view(d, 5, f32), view(d, 7, f32), view(d, 9, f32)
+        w, lengths = view(d, 11, f32), view(d, 13, np.int64)
+        scr, p = view(d, 15, f32), view(d, 17, np.int64)
+        t_len, b, h, hp_w, relu = p[0], p[1], p[2], p[3], p[5]
+        sb = slot * p[4]
+        zero, one = f32(0.0), f32(1.0)
+        for t in range(t_len - 1, -1, -1):
+            for i in range(lo, hi):
+                o = d_pre[(t * b + i) * h:(t * b + i + 1) * h]
+                if t >= lengths[i]:          # ended: dh passes to the held state
+                    o[:] = 0.0
+                    continue
+                g, dyi = dh[i * h:(i + 1) * h], dy[(t * b + i) * h:(t * b + i + 1) * h]
+                y = hs[(t * b + i) * h:(t * b + i + 1) * h]
+                if relu:
+                    for j in range(h):
+                        o[j] = g[j] + dyi[j] if y[j] > zero else zero
+                else:
+                    for j in range(h):
+                        o[j] = (g[j] + dyi[j]) * (one - y[j] * y[j])
+                g[:] = 0.0
+            # dh_prev = d_pre R (an ended row's d_pre is 0: its dh holds)
+            products(d_pre, t * b * h, h, lo, hi, h, w, hp_w, scr, sb)
+            add_rows(dh, lo, hi, h, scr, sb, hp_w)

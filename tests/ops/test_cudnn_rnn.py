@@ -148,7 +148,12 @@ def test_errors_name_the_op_and_shapes():
         tf.raw_ops.CudnnRNNV3(input=x, input_h=h0, input_c=tf.zeros([B, 1, H + 1]),
                               params=tf.zeros([7]), sequence_lengths=tf.fill([B], T),
                               time_major=False)
-    with pytest.raises(tf.errors.UnimplementedError, match="rnn_mode=.rnn_tanh."):
+    with pytest.raises(tf.errors.UnimplementedError, match="direction=.bidirectional."):
+        tf.raw_ops.CudnnRNNV3(input=x, input_h=h0, input_c=h0, params=tf.zeros([7]),
+                              sequence_lengths=tf.fill([B], T), direction="bidirectional",
+                              time_major=False)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"params.*\b"
+                       + str(H * I + H * H + 2 * H) + r"\b.*rnn_tanh"):
         tf.raw_ops.CudnnRNNV3(input=x, input_h=h0, input_c=h0, params=tf.zeros([7]),
                               sequence_lengths=tf.fill([B], T), rnn_mode="rnn_tanh",
                               time_major=False)
@@ -509,7 +514,7 @@ def test_keras_gru_fused_equals_loop(kwargs):
     assert "CudnnRNNV3" not in _op_types(reset_before, x)
 
 
-@pytest.mark.parametrize("layer", ["LSTM", "GRU"])
+@pytest.mark.parametrize("layer", ["LSTM", "GRU", "SimpleRNN"])
 def test_saved_models_keep_the_portable_loop(tmp_path, layer):
     """TensorFlow has CudnnRNNV3 kernels on GPUs only: what ndflow writes into a SavedModel
     is the generic While loop, which TensorFlow serves on any device; it reloads equal."""

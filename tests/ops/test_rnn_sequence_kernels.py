@@ -1,5 +1,5 @@
-"""kernels/rnn_numba.py: CudnnRNNV3's float32 GRU and LSTM over whole sequences, blocks of
-batch rows per thread. Values and gradients against float64 references written from the
+"""kernels/rnn_numba.py: CudnnRNNV3's float32 GRU, LSTM and plain RNN over whole sequences,
+blocks of batch rows per thread. Values and gradients against float64 references written from the
 recurrences (torch autograd differentiates them), for unit counts that are and are not
 multiples of the 16-lane tiles, batches that split unevenly into blocks of four rows,
 padded sequences (lengths 0, between and full), and one thread, two, or no OpenMP launcher:
@@ -70,6 +70,17 @@ def _running(dy, lengths):
     return dy * (torch.arange(dy.shape[0]).unsqueeze(1) < lengths).unsqueeze(2)
 
 
+def simple_reference(xw, w_hh, h0, lengths, relu):
+    """hs (T, B, H) of h = act(xw_t + h_prev R^T)."""
+    h, hs = h0, []
+    for t in range(xw.shape[0]):
+        pre = xw[t] + h @ w_hh.t()
+        m = _mask(lengths, t, h0.shape[0])
+        h = m * (torch.relu(pre) if relu else torch.tanh(pre)) + (1 - m) * h
+        hs.append(h)
+    return torch.stack(hs)
+
+
 def _leaves(*arrays):
     return [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
 
@@ -133,6 +144,35 @@ def test_lstm_values_and_gradients_match_float64(shape, padded):
                                    atol=1e-4 * float(want.abs().max()))
 
 
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("padded", [False, True])
+@pytest.mark.parametrize("relu", [False, True])
+def test_plain_rnn_values_and_gradients_match_float64(shape, padded, relu):
+    t_len, b, h = shape
+    rng = np.random.default_rng(11 + t_len * b * h)
+    lengths = _lengths(t_len, b, padded)
+    xw, w_hh, h0 = _leaves(rng.standard_normal((t_len, b, h)),
+                           rng.standard_normal((h, h)) * 0.4, rng.standard_normal((b, h)))
+    dy, dh_last = rng.standard_normal((t_len, b, h)), rng.standard_normal((b, h))
+    hs_ref = simple_reference(xw, w_hh, h0, lengths, relu)
+    grads = torch.autograd.grad((hs_ref * _running(dy, lengths)).sum()
+                                + (hs_ref[-1] * torch.tensor(dh_last)).sum(), [xw, h0])
+    hs = rnn_numba.simple_forward(_f32(xw), _f32(w_hh), _f32(h0), lengths, relu)
+    np.testing.assert_allclose(hs.numpy(), hs_ref.detach().numpy(), rtol=1e-5, atol=1e-5)
+    d_pre, dh0 = rnn_numba.simple_backward(hs, torch.tensor(dy).float(),
+                                           torch.tensor(dh_last).float(), _f32(w_hh), lengths,
+                                           relu)
+    for got, want in zip((d_pre, dh0), grads):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4,
+                                   atol=1e-4 * float(want.abs().max()))
+
+
+def test_plain_rnn_relu_keeps_nans():
+    xw = torch.tensor([[[float("nan"), -1.0] + [0.5] * 14]])
+    hs = rnn_numba.simple_forward(xw, torch.zeros(16, 16), torch.zeros(1, 16), relu=True)
+    assert torch.isnan(hs[0, 0, 0]) and hs[0, 0, 1] == 0 and hs[0, 0, 2] == 0.5
+
+
 def _run_all(t_len, b, h, lengths, seed=3):
     g = torch.Generator().manual_seed(seed)
     xw3, xw4 = torch.randn(t_len, b, 3 * h, generator=g), torch.randn(t_len, b, 4 * h, generator=g)
@@ -147,6 +187,9 @@ def _run_all(t_len, b, h, lengths, seed=3):
     out += [hs, reserve, *rnn_numba.lstm_backward(reserve[:n].view(t_len, b, 4 * h),
                                                   reserve[n:].view(t_len, b, h), c0, dy, h0,
                                                   c0, w4, lengths)]
+    for relu in (False, True):
+        hs = rnn_numba.simple_forward(xw3[..., :h], w3[:h], h0, lengths, relu)
+        out += [hs, *rnn_numba.simple_backward(hs, dy, h0, w3[:h], lengths, relu)]
     return out
 
 

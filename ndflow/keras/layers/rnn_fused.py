@@ -6,6 +6,11 @@ them. TF takes this path on GPUs only; ndflow has the op's kernels on every devi
 (kernels/cudnn_rnn.py), so it is taken everywhere: the time loop and its gradient cost no
 per-step dispatch. Other configurations run the generic time loop (rnn_layers.rnn_loop).
 
+Keras has no fused SimpleRNN; ndflow runs one with a tanh or relu activation (with or
+without a bias, no recurrent dropout, not unrolled) as CudnnRNNV3 in cuDNN's rnn_tanh /
+rnn_relu mode, the same arithmetic as the cell's loop: on the Embedding + SimpleRNN(128)
+probe (seq 100, batch 64) the loop's per-step ops cost 27 ms a `fit` step, TF's 11.
+
 A mask (Embedding(mask_zero=True), padded sequences) keeps the generic loop's semantics on
 CPUs: a masked step holds the states and repeats the last output (zeros before the first
 unmasked step, or at every masked step with `zero_output_for_mask`), whatever the mask's
@@ -18,6 +23,8 @@ lengths); elsewhere the generic loop.
 
 from __future__ import annotations
 
+import inspect
+
 from ndflow.core import dtypes, save_context
 from ndflow.keras import activation_functions as activations
 from ndflow.ops import (
@@ -26,6 +33,7 @@ from ndflow.ops import (
     cudnn_rnn,
     math,
     math_cumulative,
+    nn_activation,
     reduction,
     sort,
 )
@@ -42,22 +50,40 @@ from ndflow.runtime import device_config
 
 _TANH = (activations.tanh, math.tanh)
 _SIGMOID = (activations.sigmoid, math.sigmoid)
+_RELU = (activations.relu, nn_activation.relu)
 
 
 def applies(cell, unroll: bool, mask, sequences=None) -> bool:
-    """Whether an LSTM or GRU layer over `cell` computes what CudnnRNNV3 computes (Keras'
-    `cudnn_ok` without its GPU test; with a mask, float32 sequences and no GPU, where the
-    kernels take sequence lengths), and is not being traced into a SavedModel (TensorFlow
-    has CudnnRNNV3 kernels on GPUs only: a file ndflow writes runs on TensorFlow's CPUs
-    too)."""
+    """Whether an LSTM, GRU or SimpleRNN layer over `cell` computes what CudnnRNNV3 computes
+    (Keras' `cudnn_ok` without its GPU test; a SimpleRNN: `simple_mode`; with a mask,
+    float32 sequences and no GPU, where the kernels take sequence lengths), and is not being
+    traced into a SavedModel (TensorFlow has CudnnRNNV3 kernels on GPUs only: a file ndflow
+    writes runs on TensorFlow's CPUs too)."""
     if mask is not None and not (sequences is not None and
                                  sequences.dtype.base_dtype is dtypes.float32
                                  and not device_config.list_physical_devices("GPU")):
         return False
-    return (not save_context.in_save_context() and cell.activation in _TANH
-            and cell.recurrent_activation in _SIGMOID and cell.use_bias
-            and not cell.recurrent_dropout and not unroll
-            and getattr(cell, "reset_after", True))
+    if save_context.in_save_context() or cell.recurrent_dropout or unroll:
+        return False
+    if not hasattr(cell, "recurrent_activation"):
+        return simple_mode(cell) is not None
+    return (_is(cell.activation, _TANH) and _is(cell.recurrent_activation, _SIGMOID)
+            and cell.use_bias and getattr(cell, "reset_after", True))
+
+
+def _is(fn, functions: tuple) -> bool:
+    """Whether `fn` is one of `functions`, or wraps one (tf.nn.relu is a dispatch wrapper)."""
+    return inspect.unwrap(fn) in functions if callable(fn) else False
+
+
+def simple_mode(cell) -> str | None:
+    """CudnnRNNV3's rnn_mode for a SimpleRNN cell's activation (tanh or relu with Keras'
+    defaults), else None."""
+    if _is(cell.activation, _TANH):
+        return "rnn_tanh"
+    if _is(cell.activation, _RELU):
+        return "rnn_relu"
+    return None
 
 
 def _as(x, dtype):
@@ -140,4 +166,20 @@ def gru(sequences, states, cell, go_backwards: bool, return_sequences: bool, mas
                      rzh(reshape(bias[0], [-1]), 0), rzh(reshape(bias[1], [-1]), 0)], 0)
     last, outputs, h, _ = _run("gru", sequences, _as(h0, dtype), zeros([], dtype), params,
                                go_backwards, return_sequences, mask, zero_output_for_mask)
+    return last, outputs, [h]
+
+
+def simple_rnn(sequences, states, cell, go_backwards: bool, return_sequences: bool, mask=None,
+               zero_output_for_mask: bool = False) -> tuple:
+    """(last output, all outputs or None, [h]) of a SimpleRNN cell's weights over batch-major
+    `sequences` from `states` ([h0]), one CudnnRNNV3 op in rnn_tanh / rnn_relu mode; the
+    cell's bias (or zeros) is the recurrent one."""
+    dtype = sequences.dtype.base_dtype
+    kernel, recurrent_kernel = _as(cell.kernel, dtype), _as(cell.recurrent_kernel, dtype)
+    no_bias = zeros([cell.units], dtype)
+    bias = _as(cell.bias, dtype) if cell.use_bias else no_bias
+    params = concat([_flat_t(kernel), _flat_t(recurrent_kernel), no_bias, bias], 0)
+    last, outputs, h, _ = _run(simple_mode(cell), sequences, _as(states[0], dtype),
+                               zeros([], dtype), params, go_backwards, return_sequences, mask,
+                               zero_output_for_mask)
     return last, outputs, [h]

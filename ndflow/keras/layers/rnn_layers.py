@@ -375,9 +375,10 @@ class _CellLayer(RNN):
                             training=training)
 
     def inner_loop(self, sequences, initial_state, mask, training=False) -> tuple:
-        """LSTM and GRU (`_FUSED`): one CudnnRNNV3 op over the sequence where the
-        configuration allows (as Keras 3 does on TF with cuDNN, here on every device:
-        keras/layers/rnn_fused.py), else the generic loop; `use_cudnn=False` always loops."""
+        """LSTM, GRU and SimpleRNN (`_FUSED`): one CudnnRNNV3 op over the sequence where the
+        configuration allows (as Keras 3 does on TF with cuDNN for the first two, here on
+        every device: keras/layers/rnn_fused.py), else the generic loop; `use_cudnn=False`
+        always loops."""
         cell = self.cell
         if isinstance(mask, (list, tuple)):
             mask = mask[0]
@@ -428,6 +429,7 @@ class _CellLayer(RNN):
 @_delegate(*_CELL_ATTRS)
 class SimpleRNN(_CellLayer):
     _CELL, _CELL_NAME = SimpleRNNCell, "simple_rnn_cell"
+    _FUSED = staticmethod(rnn_fused.simple_rnn)
 
     def __init__(self, units, activation="tanh", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
