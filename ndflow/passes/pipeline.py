@@ -28,6 +28,7 @@ from ndflow.passes.arithmetic_optimizer import arithmetic_optimizer
 from ndflow.passes.constant_folding import constant_folding
 from ndflow.passes.cse import cse
 from ndflow.passes.encapsulate_clusters import encapsulate_clusters
+from ndflow.passes.loop_forward_reuse import loop_forward_reuse
 from ndflow.passes.mark_for_compilation import mark_for_compilation
 from ndflow.passes.pass_context import PassContext
 from ndflow.passes.prune import prune
@@ -47,6 +48,7 @@ class PassSpec:
 
 PIPELINE: list[PassSpec] = [
     PassSpec("prune", prune, required=True),
+    PassSpec("loop_forward_reuse", loop_forward_reuse, option="loop_optimization"),
     # the run's feed shapes, where known, before the passes that use static shapes
     PassSpec("shape_specialization", specialize_shapes),
     PassSpec("constant_folding", constant_folding, option="constant_folding"),

@@ -39,6 +39,7 @@ from ndflow.ops.list_ops import (
     tensor_list_push_back,
 )
 from ndflow.ops.state import read_variable_op
+from ndflow.passes import loop_forward_reuse
 from ndflow.runtime.concrete_function import ConcreteFunction
 from ndflow.runtime.control_flow import (
     finish_inputs,
@@ -186,10 +187,12 @@ for _d in (Case, StatelessCase):
 # and applies the body's vector-Jacobian product to the loop-carried gradients, adding the
 # gradients of loop-invariant inputs (captures) to accumulators. The forward op needs no
 # extra outputs (TF rewrites it in place; ndflow's graphs are append-only), so the forward
-# loop runs twice: 3N body evaluations against TF's 2N. Side-effect-only ops of the body are
-# not re-run and random ops are sampled anew (see copy_function_body). Eagerly (a While run
-# by a tf.function a tape watches) the backward graph runs as one compiled plan, or op by op
-# on the tapes when a tape watches its inputs, so that gradients of gradients reach them.
+# loop is built twice; in a graph, passes/loop_forward_reuse.py lets the copy take the
+# original's place: 2N body evaluations, not 3N (TF's backward reads stacked intermediates:
+# N). Side-effect-only ops of the body are not re-run and random ops are sampled anew (see
+# copy_function_body). Eagerly (a While run by a tf.function a tape watches) the backward
+# graph runs as one compiled plan, or op by op on the tapes when a tape watches its inputs,
+# so that gradients of gradients reach them.
 
 _FUNCTIONAL = {"If": ("then_branch", "else_branch"), "StatelessIf": ("then_branch", "else_branch"),
                "Case": ("branches",), "StatelessCase": ("branches",),
@@ -249,6 +252,8 @@ def _accumulating_loop(op, s: list, stacked: list) -> list:
     res = while_loop(cond, body, list(s) + accs,
                      shape_invariants=shapes + [TensorShape(())] * len(accs),
                      name=op.name.replace("/", "_") + "_accumulate")
+    # passes/loop_forward_reuse.py lets this loop replace `op` (in the same graph)
+    res[0].op.inputs[0].op.attrs[loop_forward_reuse.TAG] = op.name
     return list(res[n_in:])
 
 

@@ -31,8 +31,8 @@ def _graph():
 
 
 def test_default_pipeline_order_and_result():
-    assert pipeline.pass_names()[:5] == ["prune", "shape_specialization", "constant_folding",
-                                         "auto_mixed_precision", "cse"]
+    assert pipeline.pass_names()[:6] == ["prune", "loop_forward_reuse", "shape_specialization",
+                                         "constant_folding", "auto_mixed_precision", "cse"]
     g = _graph()
     before = snapshot(g)
     out, names = run_pipeline(g, PassContext(fetches=["y:0"], feeds=["x:0"]))
