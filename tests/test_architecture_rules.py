@@ -278,7 +278,8 @@ RAW_VIEWS = {
     **{f"kernels/{name}.py": _CALLBACK for name in (
         "adam_numba", "attention_numba", "conv_fft_numba", "conv_pool_numba", "dropout_select",
         "gemm_epilogue",
-        "image_color_numba", "math_special_cephes", "max_pool_numba", "momentum_numba",
+        "image_color_numba", "image_transform_numba", "math_special_cephes", "max_pool_numba",
+        "momentum_numba",
         "philox_numba", "resize_bilinear_numba", "rmsprop_numba", "rnn_numba", "sum_squares_numba",
         "tanh_numba", "xent_numba")},
 }

@@ -1,5 +1,6 @@
 """ATen kernel for ImageProjectiveTransformV2/V3: TF's image_ops.h ProjectiveGenerator as
-whole-tensor expressions (no per-pixel Python).
+whole-tensor expressions (no per-pixel Python); float32 images on CPUs run the same
+arithmetic per pixel in kernels/image_transform_numba.py.
 
 Per output pixel the input point is computed in float32 exactly as TF does, mapped by the
 fill mode (scipy's reflect/wrap rules, TF's truncating integer casts, then a clamp), and sampled:
@@ -14,6 +15,7 @@ from __future__ import annotations
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
+from ndflow.kernels import image_transform_numba
 from ndflow.kernels.registry import kernel
 from ndflow.ops import image_transform as ops
 
@@ -87,6 +89,13 @@ def _check(images, transforms, output_shape):
 
 
 def projective_transform(images, transforms, oh, ow, fill, interpolation, mode):
+    if image_transform_numba.applies(images):
+        return image_transform_numba.projective_transform(images, transforms, oh, ow, fill,
+                                                          interpolation, mode)
+    return aten_projective_transform(images, transforms, oh, ow, fill, interpolation, mode)
+
+
+def aten_projective_transform(images, transforms, oh, ow, fill, interpolation, mode):
     b, h, w, ch = images.shape
     dev = images.device
     t = transforms.to(torch.float32)[:, :, None, None]          # [N, 8, 1, 1]
