@@ -8,6 +8,7 @@ import torch.nn.functional as F
 
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.shapes import fmt
+from ndflow.kernels import broadcast_layout
 from ndflow.kernels.registry import kernel
 from ndflow.ops import array_fill as ops
 from ndflow.ops import array_gather as gops
@@ -68,6 +69,8 @@ def _tile(node):
         for i, k in enumerate(m):
             if k < 0:
                 raise invalid(f"Expected multiples[{i}] >= 0, but got {k}")
+        if m and all(k == 1 or n == 1 for k, n in zip(m, x.shape)):   # a broadcast
+            return broadcast_layout.expand(x, [n * k for n, k in zip(x.shape, m)])
         return x.repeat(m) if m else x
     return tile
 
@@ -81,7 +84,7 @@ def _broadcast_to(node):
         try:
             if len(dims) < x.dim() or any(d < 0 for d in dims):
                 raise RuntimeError
-            return x.expand(dims).contiguous()
+            return broadcast_layout.expand(x, dims)
         except RuntimeError:
             if len(dims) < x.dim():
                 raise invalid(f"Rank of input ({x.dim()}) must be no greater than rank of "

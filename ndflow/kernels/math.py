@@ -12,7 +12,7 @@ import torch
 
 from ndflow.core import narrow_dtypes
 from ndflow.core.errors import InternalError, InvalidArgumentError
-from ndflow.kernels import exact_sqrt, narrow_cast, tanh_numba
+from ndflow.kernels import broadcast_layout, exact_sqrt, narrow_cast, tanh_numba
 from ndflow.kernels import list_ops as tensor_lists
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.select import select
@@ -22,9 +22,11 @@ from ndflow.ops import math
 from ndflow.ops import math_trig as trig
 from ndflow.ops.cast import Cast
 
+# the common binary ops: a short trailing broadcast in two steps (kernels/broadcast_layout.py)
+_BINARY = {ar.AddV2: torch.add, ar.Add: torch.add, ar.Sub: torch.sub, ar.Mul: torch.mul,
+           ar.Maximum: torch.maximum, ar.Minimum: torch.minimum}
+_sub = broadcast_layout.binary(torch.sub)
 _DIRECT = {
-    ar.AddV2: torch.add, ar.Add: torch.add, ar.Sub: torch.sub, ar.Mul: torch.mul,
-    ar.Maximum: torch.maximum, ar.Minimum: torch.minimum,
     ar.Neg: torch.neg, ar.Log: torch.log, ar.SelectV2: select,
     math.Abs: torch.abs, math.Square: torch.square,
     math.Rsqrt: torch.rsqrt, math.Exp: torch.exp, math.Floor: torch.floor, math.Log1p: torch.log1p,
@@ -49,6 +51,8 @@ def _register_direct(op_def, fn):
 
 for _op, _fn in _DIRECT.items():
     _register_direct(_op, _fn)
+for _op, _fn in _BINARY.items():
+    kernel(_op)(broadcast_layout.binary_kernel(_fn))
 
 
 @kernel(math.Tanh)
@@ -121,7 +125,7 @@ def _checked_int_division(fn, error=InvalidArgumentError, message="Integer divis
 def _real_div(node):
     if _is_int(node):
         return _checked_int_division(lambda x, y: torch.div(x, y, rounding_mode="trunc"))
-    return torch.div
+    return broadcast_layout.binary_kernel(torch.div)(node)
 
 
 @kernel(ar.FloorDiv)
@@ -177,7 +181,7 @@ def _squared_difference(node):
         return lambda x, y: torch.abs(torch.sub(x, y)).square_().to(x.dtype)
 
     def squared_difference(x, y):
-        d = torch.sub(x, y)
+        d = _sub(x, y)
         return d.mul_(d)
     return squared_difference
 

@@ -81,21 +81,55 @@ def _sum_short_axis(x: torch.Tensor, dims: list, keep: bool):
     return out.reshape(shape)
 
 
+INNER_BLOCK = 16          # a reduced trailing block this short is summed after the rest
+
+
+def _sum_inner_last(x: torch.Tensor, dims: list, keep: bool):
+    """The sum of contiguous float32/64 `x` over `dims` when those end with a trailing block
+    of 2..INNER_BLOCK elements and include axes before it, as the outer axes' sum first (its
+    inner loops run over the contiguous rows the block is part of) and the block's after,
+    else None. ATen reduces all at once along the short block: Keras' GroupNormalization's
+    moments, [32, 32, 32, 8, 4] over (1, 2, 4), 0.43 ms against 0.03 ms so (Zen 5)."""
+    if x.numel() < SHORT_AXIS_MIN or x.dtype not in (torch.float32, torch.float64) or \
+            not x.is_contiguous():
+        return None
+    rank = x.dim()
+    inner = []
+    d = rank - 1
+    while d >= 0 and d in dims:
+        inner.append(d)
+        d -= 1
+    block = math.prod(x.shape[i] for i in inner)
+    outer = [i for i in dims if i not in inner and x.shape[i] != 1]
+    if not inner or not outer or not 2 <= block <= INNER_BLOCK:
+        return None
+    out = torch.sum(torch.sum(x, outer, keepdim=True), inner, keepdim=True)
+    if keep:
+        return out
+    return out.reshape([n for i, n in enumerate(x.shape) if i not in dims])
+
+
+def _fast_sum(x: torch.Tensor, dims: list, keep: bool):
+    """A float sum's faster form where one applies (short axes, module functions), else None."""
+    short = _sum_short_axis(x, dims, keep)
+    return short if short is not None else _sum_inner_last(x, dims, keep)
+
+
 @kernel(reduction.Sum)
 def _sum(node):
     keep, fixed = node.attrs["keep_dims"], _fixed_axes(node)
     if fixed and node.input_dtypes[0].is_floating:
         def float_sum(x, axes):   # a float sum keeps its dtype
-            short = _sum_short_axis(x, fixed, keep)
-            return torch.sum(x, fixed, keep) if short is None else short
+            fast = _fast_sum(x, fixed, keep)
+            return torch.sum(x, fixed, keep) if fast is None else fast
         return float_sum
 
     def reduce_sum(x, axes):
         dims = fixed if fixed is not None else _axes(axes, x.dim())
         if not dims:
             return x
-        short = _sum_short_axis(x, dims, keep)
-        return torch.sum(x, dim=dims, keepdim=keep, dtype=x.dtype) if short is None else short
+        fast = _fast_sum(x, dims, keep)
+        return torch.sum(x, dim=dims, keepdim=keep, dtype=x.dtype) if fast is None else fast
     return reduce_sum
 
 
@@ -114,7 +148,12 @@ def _mean(node):
 
     def reduce_mean_float(x, axes):
         dims = fixed if fixed is not None else _axes(axes, x.dim())
-        return torch.mean(x, dim=dims, keepdim=keep) if dims else x
+        if not dims:
+            return x
+        fast = _sum_inner_last(x, dims, keep)
+        if fast is None:
+            return torch.mean(x, dim=dims, keepdim=keep)
+        return fast.div_(math.prod(x.shape[d] for d in dims))
     return reduce_mean_float
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import torch
 
-from ndflow.kernels import tanh_numba
+from ndflow.kernels import broadcast_layout, tanh_numba
 
 MIN_ELEMENTS = 16384
 
@@ -89,11 +89,18 @@ def _fits(x: torch.Tensor, y) -> bool:
 
 def _binary(method: str, fallback, target: int, dynamic: bool = False):
     """`target.method(other)` (the op's inputs in order), out of place if they alias or (for
-    `dynamic` shapes) if the other would broadcast the target to a larger shape."""
+    `dynamic` shapes) if the other would broadcast the target to a larger shape; an other
+    operand repeating along a short trailing block is widened first
+    (kernels/broadcast_layout.py)."""
+    fallback = broadcast_layout.binary(fallback)
+
     def run(a, b):
         x, y = (a, b) if target == 0 else (b, a)
         if _shares(x, y) or (dynamic and not _fits(x, y)):
             return fallback(a, b)
+        if isinstance(y, torch.Tensor) and y.shape != x.shape:
+            wide = broadcast_layout.widen(y, x.shape)
+            y = y if wide is None else wide
         return getattr(x, method)(y)
     return run
 
