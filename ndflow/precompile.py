@@ -176,6 +176,7 @@ def _xent() -> None:
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels,
                                                            logits=tf.zeros([2, 3], dtype))
     xent_numba._parallel()   # large float32 batches: ATen's OpenMP team (None without it)
+    xent_numba._long_rows()
 
 
 def _proto() -> None:
@@ -291,7 +292,7 @@ JOBS = {
     "adam": Job(("adam_numba",), _adam, openmp=True),
     "sum_squares": _callbacks("sum_squares_numba", "_callback"),
     "resize_bilinear": _callbacks("resize_bilinear_numba", "_callback"),
-    "xent": Job(("xent_numba",), _xent),
+    "xent": Job(("xent_numba", "exp_numba"), _xent),
     "string_hash": Job(("string_hash_numba", "fingerprint128_numba"), _string_hash),
     "gemm_epilogue": Job(("gemm_epilogue",), _gemm_epilogue, openmp=True),
     "dropout": Job(("dropout_select",), _dropout),

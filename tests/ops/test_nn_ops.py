@@ -237,18 +237,20 @@ def test_relu_second_order():
 
 
 @pytest.mark.parametrize("rows, classes", [(64, 10), (3, 1), (40, 1000), (130, 1000),
-                                          (40000, 2), (9001, 10), (5000, 16)])
+                                          (40000, 2), (9001, 10), (5000, 16), (700, 100),
+                                          (100, 1024), (2000, 40)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("label_dtype", [np.int32, np.int64])
 def test_sparse_xent_one_pass_and_aten_paths_match_float64(rows, classes, dtype, label_dtype):
     # small batches run in one numba pass (kernels/xent_numba.py), large float32 ones of fewer
-    # than 16 classes in chunks of rows on ATen's threads, the rest on ATen's kernels; logits
-    # of large magnitude check the max subtraction
+    # than 16 classes in chunks of rows on ATen's threads, of 64 and more in vectors (with and
+    # without a tail of c % 16), the rest on ATen's kernels; logits of large magnitude check
+    # the max subtraction
     gen = np.random.default_rng(rows)
     f = (gen.normal(size=(rows, classes)) * 30).astype(dtype)
     lab = gen.integers(0, classes, rows).astype(label_dtype)
     numba_path = rows * classes <= xent_numba.MAX_ELEMENTS or (
-        dtype == np.float32 and classes < xent_numba.SHORT_ROWS)
+        dtype == np.float32 and not xent_numba.SHORT_ROWS <= classes < xent_numba.LONG_ROWS)
     assert xent_numba.applies(torch.from_numpy(f), torch.from_numpy(lab)) is numba_path
     loss, backprop = _raw(nn_loss.SparseSoftmaxCrossEntropyWithLogits, f, lab)
     want_loss, want_backprop = _sparse_ref(f.astype(np.float64), lab)
@@ -256,6 +258,24 @@ def test_sparse_xent_one_pass_and_aten_paths_match_float64(rows, classes, dtype,
     np.testing.assert_allclose(loss.numpy(), want_loss, rtol=tol, atol=tol)
     np.testing.assert_allclose(backprop.numpy(), want_backprop, rtol=tol, atol=tol)
     assert loss.dtype == backprop.dtype == tf.as_dtype(dtype)
+
+
+def test_sparse_xent_vector_rows_keep_nans():
+    """A NaN logit makes its row's loss and gradient NaN, as ATen's (and TF's) kernels do,
+    in the vector pass (kernels/xent_numba.py) too; the other rows are untouched."""
+    f = np.random.default_rng(3).normal(size=(700, 100)).astype(np.float32)
+    f[3, 7] = np.nan
+    f[5, 99] = np.nan                      # in the tail of c % 16
+    lab = np.zeros(700, np.int32)
+    assert xent_numba.applies(torch.from_numpy(f), torch.from_numpy(lab))
+    loss, backprop = _raw(nn_loss.SparseSoftmaxCrossEntropyWithLogits, f, lab)
+    for r in (3, 5):
+        assert np.isnan(loss.numpy()[r]) and np.all(np.isnan(backprop.numpy()[r]))
+    ok = np.ones(700, bool)
+    ok[[3, 5]] = False
+    want_loss, want_backprop = _sparse_ref(f[ok].astype(np.float64), lab[ok])
+    np.testing.assert_allclose(loss.numpy()[ok], want_loss, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(backprop.numpy()[ok], want_backprop, rtol=1e-5, atol=1e-5)
 
 
 def test_sparse_xent_label_out_of_range_eager():
@@ -270,15 +290,19 @@ def test_sparse_xent_label_out_of_range_eager():
                                                                               np.float32)))
 
 
-@pytest.mark.parametrize("bad", [-1, 10, 2**32 + 1, -(2**32) + 3])
-def test_sparse_xent_label_out_of_range_in_the_parallel_pass(bad):
-    # 65536 x 10 float32 logits: the chunked pass; an int64 label's high word counts too
-    labels = np.random.default_rng(7).integers(0, 10, 6554).astype(np.int64)
+@pytest.mark.parametrize("classes", [10, 100])
+@pytest.mark.parametrize("bad", [-1, "classes", 2**32 + 1, -(2**32) + 3])
+def test_sparse_xent_label_out_of_range_in_the_parallel_pass(bad, classes):
+    # > 65536 float32 logits: the chunked passes (short rows, vector rows); an int64 label's
+    # high word counts too
+    rows = 6554
+    bad = classes if bad == "classes" else bad
+    labels = np.random.default_rng(7).integers(0, classes, rows).astype(np.int64)
     labels[5000] = bad
-    logits = np.zeros((6554, 10), np.float32)
+    logits = np.zeros((rows, classes), np.float32)
     assert xent_numba.applies(torch.from_numpy(logits), torch.from_numpy(labels))
     with pytest.raises(InvalidArgumentError, match=f"Received a label value of {bad} which is "
-                       r"outside the valid range of \[0, 10\)"):
+                       rf"outside the valid range of \[0, {classes}\)"):
         tf.nn.sparse_softmax_cross_entropy_with_logits(tf.constant(labels),
                                                        tf.constant(logits))
 
