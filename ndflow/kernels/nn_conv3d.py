@@ -141,7 +141,11 @@ def _conv3d_backprop_input(node):
         g3.check_out("Conv3DBackpropInputOp", sp, w.shape[:3], g)
         sym, _ = g3.split(pads)
         padded = [s + b + a - 2 * m for s, (b, a), m in zip(sp, pads, sym)]
-        dummy = torch.empty((n, c, *padded), dtype=g.dtype, device=g.device)
+        # NDHWC in memory, as the input's other consumers read it (an NCDHW gradient made
+        # MaxPool3DGrad's ATen kernel mix layouts: 1.33 against 0.17 ms)
+        memory = torch.channels_last_3d if g3.ndhwc else torch.contiguous_format
+        dummy = torch.empty((n, c, *padded), dtype=g.dtype, device=g.device,
+                            memory_format=memory)
         dx = aten.convolution_backward(g3.to_ncdhw(g), dummy, _oidhw(w), None, g3.stride, sym,
                                        g3.dilation, False, [0, 0, 0], _groups(c, w.shape[3]),
                                        [True, False, False])[0]
@@ -211,6 +215,8 @@ def _max_pool3d_grad(node):
     def max_pool3d_grad(x, _y, g):
         xv, pads, _, idx = _max_indices(g3, x)
         gv = g3.to_ncdhw(g).to(xv.dtype)
+        if xv.is_contiguous(memory_format=torch.channels_last_3d):   # one layout for both
+            gv = gv.contiguous(memory_format=torch.channels_last_3d)
         dx = aten.max_pool3d_with_indices_backward(gv, xv, g3.ksize, g3.stride, [0, 0, 0],
                                                    [1, 1, 1], False, idx)
         return g3.back(g3.crop(dx, pads, x.shape[1:4] if g3.ndhwc else x.shape[2:]))

@@ -203,3 +203,23 @@ def test_backprop_out_size_mismatch_is_tensorflows_error():
                                           filter_sizes=[3, 3, 3, 1, 1],
                                           out_backprop=tf.ones([1, 3, 2, 3, 1]),
                                           strides=[1, 2, 2, 2, 1], padding="SAME")
+
+
+def test_conv_pool_conv_chain_gradients_match_finite_differences():
+    """MaxPool3DGrad fed by Conv3DBackpropInputV2 (as in any Conv3D, MaxPooling3D, Conv3D
+    model): the two kernels agree on the gradient's memory layout, and the values are the
+    finite differences' (float64)."""
+    from tests.keras.layer_checks import numeric_grad
+    x0 = _r(2, 6, 8, 8, 2)
+    w1, w2 = _r(3, 3, 3, 2, 4), _r(2, 2, 2, 4, 3)
+
+    def loss(x):
+        h = tf.nn.max_pool3d(tf.nn.conv3d(x, w1, [1] * 5, "SAME"), 2, 2, "VALID")
+        y = tf.nn.conv3d(h, w2, [1] * 5, "SAME")
+        return tf.reduce_sum(y * y)
+    xv = tf.Variable(x0)
+    with tf.GradientTape() as tape:
+        value = loss(xv)
+    got = tape.gradient(value, xv).numpy()
+    want = numeric_grad(lambda v: float(loss(tf.constant(v)).numpy()), x0)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
