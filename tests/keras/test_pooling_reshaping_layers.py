@@ -68,7 +68,9 @@ def test_pooling1d_matches_numpy(mode, pool_size, strides, padding, data_format)
 
 def test_pooling_defaults_and_padding_case():
     assert layers.MaxPooling2D().pool_size == (2, 2) == layers.MaxPooling2D().strides
-    assert layers.AveragePooling1D().pool_size == (2,)
+    with pytest.raises(TypeError, match="pool_size"):   # Keras 3: only max pools default it
+        layers.AveragePooling1D()
+    assert layers.MaxPooling1D().pool_size == (2,)
     assert layers.MaxPooling2D(3, strides=1).strides == (1, 1)
     upper = layers.MaxPooling2D(3, 1, padding="SAME")  # Keras keeps the case it was given
     assert upper.get_config()["padding"] == "SAME"
@@ -178,7 +180,7 @@ def test_gradients_match_finite_differences(make, shape):
 
 @pytest.mark.parametrize("make,shape", [
     (lambda: layers.MaxPooling2D(3, 2, "same"), (5, 6, 2)),
-    (lambda: layers.AveragePooling1D(data_format="channels_first"), (2, 6)),
+    (lambda: layers.AveragePooling1D(2, data_format="channels_first"), (2, 6)),
     (lambda: layers.GlobalAveragePooling2D(keepdims=True), (4, 3, 2)),
     (lambda: layers.GlobalMaxPooling1D(), (4, 3)),
     (lambda: layers.Reshape((-1, 4)), (3, 4, 2)),
@@ -189,7 +191,7 @@ def test_gradients_match_finite_differences(make, shape):
     (lambda: layers.Cropping2D(((1, 0), (0, 2)), data_format="channels_first"), (2, 4, 5)),
     (lambda: layers.RepeatVector(3), (4,)),
     (lambda: layers.MaxPooling1D(3, padding="same"), (7, 2)),
-    (lambda: layers.AveragePooling2D(data_format="channels_first"), (2, 5, 4)),
+    (lambda: layers.AveragePooling2D((2, 2), data_format="channels_first"), (2, 5, 4)),
     (lambda: layers.GlobalAveragePooling1D(keepdims=True), (4, 3)),
     (lambda: layers.GlobalMaxPooling2D(data_format="channels_first"), (2, 4, 3)),
 ], ids=["max_pool", "avg_pool1d_cf", "global_avg", "global_max1d", "reshape", "permute",

@@ -33,6 +33,10 @@ class MaxPooling3D(_Pooling3D):
 class AveragePooling3D(_Pooling3D):
     _MODE = "average"
 
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, name=None,
+                 **kwargs):   # Keras 3: no default pool_size
+        super().__init__(pool_size, strides, padding, data_format, name, **kwargs)
+
 
 @keras_export("keras.layers.GlobalMaxPooling3D", "keras.layers.GlobalMaxPool3D")
 class GlobalMaxPooling3D(_GlobalPooling):

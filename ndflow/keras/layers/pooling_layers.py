@@ -57,6 +57,10 @@ class AveragePooling1D(_Pooling):
     rank = 1
     _MODE = "average"
 
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, name=None,
+                 **kwargs):   # Keras 3: the average pools' pool_size has no default
+        super().__init__(pool_size, strides, padding, data_format, name, **kwargs)
+
 
 @keras_export("keras.layers.MaxPooling2D", "keras.layers.MaxPool2D")
 class MaxPooling2D(_Pooling):
@@ -69,7 +73,7 @@ class MaxPooling2D(_Pooling):
 class AveragePooling2D(_Pooling):
     _MODE = "average"
 
-    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None,
                  name=None, **kwargs):
         super().__init__(pool_size, strides, padding, data_format, name, **kwargs)
 
