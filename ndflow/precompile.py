@@ -300,6 +300,7 @@ JOBS = {
     "png16": Job(("png16",), _png16),
     "image_color": Job(("image_color_numba",), _image_color),
     "image_transform": _callbacks("image_transform_numba", "_callback"),
+    "depthwise": _callbacks("depthwise_numba", "_callback"),
     "proto_wire": Job(("proto_wire_numba",), _proto),
     "sdca": Job(("sdca_numba",), _sdca),
 }

@@ -25,7 +25,11 @@ The convolutions' candidates:
   while for 3x3 layers the two flips cost about what they save;
 - `COL2IM`, for the input gradient of few input channels (a window's kh*kw*in values no
   more than the gradient's out channels): one GEMM and ATen's col2im (`fold`), as TF's
-  Conv2DCustomBackpropInput computes it (nn_conv.py).
+  Conv2DCustomBackpropInput computes it (nn_conv.py);
+- `VECTOR`, for the filter gradient of a float32 NHWC depthwise convolution with a channel
+  multiplier of 1: kernels/depthwise_numba.py's channel-vector loops against ATen's grouped
+  convolution (which takes 2.4 ms where the kernel takes 0.23 on a 3x3 image of 1152
+  channels, and wins on large images).
 
 No rule of thumb holds across CPUs, so each large convolution shape runs every candidate the
 first time it is seen (once untimed, creating oneDNN's primitives, then a few timed
@@ -57,6 +61,7 @@ import torch
 from ndflow.core import config, core_monitor, determinism
 
 CHANNELS_LAST, NCHW, FFT, FLIPPED, COL2IM = "channels_last", "nchw", "fft", "flipped", "col2im"
+VECTOR = "vector"   # a hand-written vector kernel (the depthwise filter gradient's)
 LAYOUTS = (CHANNELS_LAST, NCHW)
 
 MIN_FLOPS = 5e7      # multiply-adds x 2 below which a convolution is not tuned

@@ -22,8 +22,8 @@ import torch
 
 from ndflow.core import config
 from ndflow.core.errors import InvalidArgumentError
-from ndflow.kernels import autotune, conv_fft, gemm
-from ndflow.kernels.autotune import COL2IM, FFT, FLIPPED, NCHW
+from ndflow.kernels import autotune, conv_fft, depthwise_numba, gemm
+from ndflow.kernels.autotune import COL2IM, FFT, FLIPPED, NCHW, VECTOR
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_conv
 from ndflow.ops.nn_common import explicit_hw, hw, window_geometry
@@ -367,6 +367,8 @@ def _backprop_filter(node, depthwise=False):
             groups = c.groups(xv.shape[1], cin)
             p = c.pads(xv.shape[2], xv.shape[3], kh, kw)
             c.check_out(xv.shape[2], xv.shape[3], kh, kw, g)
+            if algorithm == VECTOR:
+                return depthwise_numba.backprop_filter(x, g, kh, kw, c.stride, c.dilation, p)
             if algorithm == FFT:
                 dw = conv_fft.backprop_filter(x, g, p, kh, kw, leave)
                 if conv_fft.all_finite(dw):
@@ -378,6 +380,15 @@ def _backprop_filter(node, depthwise=False):
             if depthwise:
                 return dw.reshape(kh, kw, cin, cout)
             return dw.contiguous()
+        if depthwise and c.nhwc and depthwise_numba.applies(x, g, cout) and \
+                x.shape[3] == cin == g.shape[3] and x.shape[0] == g.shape[0]:
+            # ATen's grouped convolution or the vector kernel, timed per shape: the kernel
+            # wins on small images (EfficientNet's 3x3 and 6x6 layers: 2.4 -> 0.23 ms),
+            # ATen on large ones
+            key = ("depthwise_filter", tuple(x.shape), (kh, kw, cin), tuple(c.stride),
+                   tuple(c.dilation), c.padding, tuple(c.explicit))
+            return autotune.run_tuned(key, 2.0 * g.numel() * kh * kw, run,
+                                      (autotune.CHANNELS_LAST, VECTOR))
         return c.tuned("backprop_filter", x.shape, (kh, kw, cin, cout), g, run)
     return backprop_filter
 
