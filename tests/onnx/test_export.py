@@ -57,7 +57,7 @@ def test_keras_model_exports_inference_branches():
         k.layers.Conv2D(4, 3, padding="same", activation="relu"),
         k.layers.BatchNormalization(),
         k.layers.MaxPooling2D(),
-        k.layers.AveragePooling2D(),
+        k.layers.AveragePooling2D(2),
         k.layers.Flatten(),
         k.layers.Dropout(0.5),
         k.layers.Dense(5, activation="softmax"),
