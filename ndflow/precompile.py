@@ -176,7 +176,6 @@ def _xent() -> None:
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels,
                                                            logits=tf.zeros([2, 3], dtype))
     xent_numba._parallel()   # large float32 batches: ATen's OpenMP team (None without it)
-    xent_numba._long_rows()
 
 
 def _proto() -> None:

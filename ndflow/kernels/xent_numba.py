@@ -49,7 +49,7 @@ def applies(features: torch.Tensor, labels: torch.Tensor) -> bool:
     c = features.shape[1]
     if features.dtype != torch.float32 or SHORT_ROWS <= c < LONG_ROWS:
         return False
-    return (_parallel() if c < SHORT_ROWS else _long_rows()) is not None
+    return _parallel() is not None
 
 
 def sparse_xent(features: torch.Tensor, labels: torch.Tensor):
@@ -70,9 +70,10 @@ def _run_parallel(x, labels, loss, backprop) -> int:
     chunk = max(1, CHUNK_ELEMENTS // classes)
     chunks = -(-rows // chunk)
     first_bad = np.full(chunks, -1, dtype=np.int64)   # per chunk: its first bad row
-    params = np.array([classes, labels.dtype == torch.int64], dtype=np.int64)
+    params = np.array([classes, labels.dtype == torch.int64, classes >= LONG_ROWS],
+                      dtype=np.int64)
     threads = max(1, min(torch.get_num_threads(), chunks))
-    omp_pool.run_chunks(_parallel() if classes < SHORT_ROWS else _long_rows(), rows, chunk,
+    omp_pool.run_chunks(_parallel(), rows, chunk,
                         [x, labels.view(torch.int32), loss, backprop, first_bad, params],
                         threads)
     bad = first_bad[first_bad >= 0]
@@ -131,19 +132,32 @@ def _build():
 
 
 def _build_parallel():
+    """The parallel pass: chunks of rows on ATen's OpenMP team, short rows one value at a
+    time (`softmax_rows`), rows of LONG_ROWS classes and more in vectors (`long_rows`: ATen's
+    log_softmax, exp and scatter for a [640, 5000] language-model batch took 2.1 ms of a
+    seq2seq step, 2-core Zen 5)."""
     if _kernel() is None or omp_pool.launcher() is None:
         return None
     import numba  # noqa: PLC0415
     from numba import cfunc, types  # noqa: PLC0415
 
-    global claim_chunk, address_as_pointer, carray
+    global claim_chunk, address_as_pointer, carray, long_rows, exp_f32
+    global wide_vectors, vload, vstore, vsplat, vzero, vsub, vmul, vadd, vsum, vmax, vhmax, vexp
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
+    ops = simd_numba.vector_ops()
+    wide_vectors, vload, vstore, vsplat, vzero = (ops.wide_vectors, ops.vload, ops.vstore,
+                                                  ops.vsplat, ops.vzero)
+    vsub, vmul, vadd, vsum, vmax, vhmax, vexp = (ops.vsub, ops.vmul, ops.vadd, ops.vsum,
+                                                 ops.vmax, ops.vhmax, ops.vexp)
+    exp_f32 = exp_numba.helpers()[0]
+    long_rows = _long_rows_helper(numba)
 
     # data = [counter, rows, chunk, (address, length) of x, labels (int32 words), loss,
-    #         backprop, first_bad, params (classes, int64 labels), finished]
-    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
+    #         backprop, first_bad, params (classes, int64 labels, vector rows), finished]
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
     def sparse_xent_chunks(data):
+        wide_vectors()
         d = carray(data, 16, dtype=np.int64)
         x = carray(address_as_pointer(d[3], np.float32), d[4])
         labels = carray(address_as_pointer(d[5], np.int32), d[6])
@@ -151,11 +165,15 @@ def _build_parallel():
         backprop = carray(address_as_pointer(d[9], np.float32), d[10])
         first_bad = carray(address_as_pointer(d[11], np.int64), d[12])
         p = carray(address_as_pointer(d[13], np.int64), d[14])
-        rows, chunk, c, wide = d[1], d[2], p[0], p[1] != 0
+        rows, chunk, c, wide, vector = d[1], d[2], p[0], p[1] != 0, p[2] != 0
         q = claim_chunk(data)
         while q * chunk < rows:
-            first_bad[q] = softmax_rows(x, labels, wide, c, np.float32(0.0), np.float32(1.0),
-                                        loss, backprop, q * chunk, min(q * chunk + chunk, rows))
+            lo, hi = q * chunk, min(q * chunk + chunk, rows)
+            if vector:
+                first_bad[q] = long_rows(x, labels, wide, c, loss, backprop, lo, hi)
+            else:
+                first_bad[q] = softmax_rows(x, labels, wide, c, np.float32(0.0),
+                                            np.float32(1.0), loss, backprop, lo, hi)
             q = claim_chunk(data)
 
     return sparse_xent_chunks.address
@@ -210,50 +228,7 @@ def _long_rows_helper(numba):
     return rows
 
 
-def _build_long_rows():
-    """The parallel pass for float32 rows of SHORT_ROWS classes and more in vectors: ATen's
-    log_softmax, exp and scatter for a [640, 5000] language-model batch took 2.1 ms of a
-    seq2seq step (2-core Zen 5)."""
-    if _kernel() is None or omp_pool.launcher() is None:
-        return None
-    import numba  # noqa: PLC0415
-    from numba import cfunc, types  # noqa: PLC0415
-
-    global claim_chunk, address_as_pointer, carray, long_rows, exp_f32
-    global wide_vectors, vload, vstore, vsplat, vzero, vsub, vmul, vadd, vsum, vmax, vhmax, vexp
-    claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
-    carray = numba.carray
-    ops = simd_numba.vector_ops()
-    wide_vectors, vload, vstore, vsplat, vzero = (ops.wide_vectors, ops.vload, ops.vstore,
-                                                  ops.vsplat, ops.vzero)
-    vsub, vmul, vadd, vsum, vmax, vhmax, vexp = (ops.vsub, ops.vmul, ops.vadd, ops.vsum,
-                                                 ops.vmax, ops.vhmax, ops.vexp)
-    exp_f32 = exp_numba.helpers()[0]
-    long_rows = _long_rows_helper(numba)
-
-    # data as sparse_xent_chunks'
-    @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
-    def sparse_xent_long_chunks(data):
-        wide_vectors()
-        d = carray(data, 16, dtype=np.int64)
-        x = carray(address_as_pointer(d[3], np.float32), d[4])
-        labels = carray(address_as_pointer(d[5], np.int32), d[6])
-        loss = carray(address_as_pointer(d[7], np.float32), d[8])
-        backprop = carray(address_as_pointer(d[9], np.float32), d[10])
-        first_bad = carray(address_as_pointer(d[11], np.int64), d[12])
-        p = carray(address_as_pointer(d[13], np.int64), d[14])
-        rows, chunk, c, wide = d[1], d[2], p[0], p[1] != 0
-        q = claim_chunk(data)
-        while q * chunk < rows:
-            first_bad[q] = long_rows(x, labels, wide, c, loss, backprop, q * chunk,
-                                     min(q * chunk + chunk, rows))
-            q = claim_chunk(data)
-
-    return sparse_xent_long_chunks.address
-
-
 # the kernels, built on the first such loss (None without numba or, for the parallel ones,
 # without ATen's OpenMP)
 _kernel = built_once(_build)
 _parallel = built_once(_build_parallel)
-_long_rows = built_once(_build_long_rows)
