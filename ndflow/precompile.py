@@ -287,7 +287,7 @@ JOBS = {
     "shuffle": Job(("philox_shuffle", "shuffle_buffer"), _shuffle),
     "rmsprop": _callbacks("rmsprop_numba", "_callback"),
     "tanh": Job(("tanh_numba",), _tanh, openmp=True),
-    "rnn": Job(("rnn_numba", "exp_numba"), _rnn),
+    "rnn": Job(("rnn_numba_rows", "exp_numba"), _rnn),
     "adam": Job(("adam_numba",), _adam, openmp=True),
     "sum_squares": _callbacks("sum_squares_numba", "_callback"),
     "resize_bilinear": _callbacks("resize_bilinear_numba", "_callback"),

@@ -9,8 +9,8 @@ to Python, and the weight gradients are batched over the sequence. Measured on a
 where the While loop of per-step ops took ~170 ms for both. `reserve_space` is then
 oneDNN's workspace (its bytes seen as T).
 
-GRUs and plain RNNs (ATen's oneDNN binding runs LSTMs only), and LSTMs elsewhere (float64,
-float16, GPUs),
+GRUs and plain RNNs (ATen's oneDNN binding runs LSTMs only), LSTMs elsewhere (float64,
+float16, GPUs), and _RecurrentDropoutRNN's configurations with Keras' per-gate dropout masks
 run kernels/rnn_loops.py's loops (float32 on a CPU: all the steps in one numba call).
 `sequence_lengths` shorter than the input (padded sequences, which oneDNN's binding does not
 take) run those loops too, float32 on CPUs: each sequence's states hold after its end and
@@ -91,6 +91,7 @@ class _Layout:
         self.b_ih = params[n_w + n_r:n_w + n_r + g * h]
         self.b_hh = params[n_w + n_r + g * h:]
         self.key = (self.seq, self.batch, self.input_size, self.units, x.dtype)
+        self.input_masks = self.rec_masks = None   # Keras' dropout masks (rnn_loops.py)
         self.lengths = None     # every sequence has all `seq` steps
         if lengths.numel() and bool((lengths != self.seq).any()):
             if lengths.numel() != self.batch or bool((lengths < 0).any()) or \
@@ -104,6 +105,20 @@ class _Layout:
                                          f"{lengths.tolist()}) are supported for float32 "
                                          "CPU tensors only")
             self.lengths = lengths
+
+    def take_masks(self, name: str, input_masks: torch.Tensor,
+                   rec_masks: torch.Tensor) -> None:
+        """_RecurrentDropoutRNN's masks: (G, B, input size) and (G, B, units), each or no
+        values (none of that kind)."""
+        g = _GATES[self.mode]
+        for m, what, size in ((input_masks, "input_masks", self.input_size),
+                              (rec_masks, "recurrent_masks", self.units)):
+            if m.numel() and tuple(m.shape) != (g, self.batch, size):
+                raise InvalidArgumentError(None, None, f"{name}: {what} must have shape "
+                                           f"{[g, self.batch, size]} (one mask per gate of a "
+                                           f"{self.mode}) or no values, got {list(m.shape)}")
+        self.input_masks = input_masks if input_masks.numel() else None
+        self.rec_masks = rec_masks.contiguous() if rec_masks.numel() else None
 
     def padded_output(self, y: torch.Tensor) -> torch.Tensor:
         """The op's outputs: zeros after each sequence's end (cuDNN's), where the loops'
@@ -140,9 +155,10 @@ def _onednn_forward(lay, training: bool):
 
 
 def _uses_onednn(lay) -> bool:
-    """An LSTM runs oneDNN's primitive where it applies and every sequence is whole (it has
-    no sequence lengths); else the loops."""
-    return lay.lstm and lay.lengths is None and _onednn(lay.x, lay.units)
+    """An LSTM runs oneDNN's primitive where it applies, every sequence is whole (it has
+    no sequence lengths) and no dropout masks are given; else the loops."""
+    return (lay.lstm and lay.lengths is None and lay.rec_masks is None
+            and lay.input_masks is None and _onednn(lay.x, lay.units))
 
 
 def _expected_reserve(lay) -> int:
@@ -189,6 +205,47 @@ def _bytes_as(ws: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
 
 # -- kernels -----------------------------------------------------------------------------------
 
+def _forward(lay, training: bool) -> tuple:
+    """(outputs, h, c, reserve_space) in the op's layouts."""
+    x = lay.x
+    if not lay.lstm:
+        forward = rnn_loops.gru_forward if lay.mode == "gru" else rnn_loops.simple_forward
+        y, hy, reserve = forward(lay)
+        cy = torch.zeros((), dtype=x.dtype, device=x.device)
+    elif _uses_onednn(lay):
+        y, hy, cy, reserve = _onednn_forward(lay, training)
+        cy = lay.state(cy)
+    else:
+        y, hy, cy, reserve = rnn_loops.lstm_forward(lay)
+        cy = lay.state(cy)
+    return lay.as_output(lay.padded_output(y)), lay.state(hy), cy, reserve
+
+
+def _backward(lay, name: str, c0, y, hy, cy, dy, dhy, dcy, reserve) -> tuple:
+    """(dx, dh0, dc0, dparams) in the op's layouts."""
+    _check_backprop(lay, name, ((y, "output"), (dy, "output_backprop")),
+                    ((hy, "output_h"), (dhy, "output_h_backprop"))
+                    + (((cy, "output_c"), (dcy, "output_c_backprop")) if lay.lstm else ()),
+                    reserve)
+    y, dy = lay.time_major_of(y), lay.time_major_of(dy)
+    dhy = dhy.reshape(lay.batch, lay.units)
+    if not lay.lstm:
+        dx, dh0, dparams = rnn_loops.gru_backward(lay, y, dy, dhy, reserve) \
+            if lay.mode == "gru" else rnn_loops.simple_backward(lay, y, dy, dhy)
+        return lay.as_output(dx), lay.state(dh0), torch.zeros_like(c0), dparams
+    dcy = dcy.reshape(lay.batch, lay.units)
+    if _uses_onednn(lay):
+        dx, dw_ih, dw_hh, db_ih, db_hh, dh0, dc0 = aten.mkldnn_rnn_layer_backward(
+            lay.x.contiguous(), lay.w_ih, lay.w_hh, lay.b_ih, lay.b_hh, lay.h0, lay.c0, y,
+            hy.reshape(lay.batch, lay.units), cy.reshape(lay.batch, lay.units), dy,
+            dhy.contiguous(), dcy.contiguous(), False, _LSTM_MODE, lay.units, 1, True,
+            True, False, [], False, reserve.view(torch.uint8))
+        dparams = torch.cat([dw_ih.reshape(-1), dw_hh.reshape(-1), db_ih, db_hh])
+    else:
+        dx, dh0, dc0, dparams = rnn_loops.lstm_backward(lay, y, dy, dhy, dcy, reserve)
+    return lay.as_output(dx), lay.state(dh0), lay.state(dc0), dparams
+
+
 @kernel(cudnn_rnn.CudnnRNNV3)
 def _cudnn_rnn_v3(node):
     _check_config(node)
@@ -197,18 +254,8 @@ def _cudnn_rnn_v3(node):
 
     def run(x, h0, c0, params, lengths):
         lay = _Layout(name, mode, x, h0, c0, params, lengths, time_major)
-        if not lay.lstm:
-            forward = rnn_loops.gru_forward if mode == "gru" else rnn_loops.simple_forward
-            y, hy, reserve = forward(lay)
-            cy = torch.zeros((), dtype=x.dtype, device=x.device)
-        elif _uses_onednn(lay):
-            y, hy, cy, reserve = _onednn_forward(lay, training)
-            cy = lay.state(cy)
-        else:
-            y, hy, cy, reserve = rnn_loops.lstm_forward(lay)
-            cy = lay.state(cy)
         host = torch.empty(0, dtype=torch.int8, device=x.device)
-        return lay.as_output(lay.padded_output(y)), lay.state(hy), cy, reserve, host
+        return (*_forward(lay, training), host)
     return run
 
 
@@ -220,25 +267,28 @@ def _cudnn_rnn_backprop_v3(node):
 
     def run(x, h0, c0, params, lengths, y, hy, cy, dy, dhy, dcy, reserve, _host):
         lay = _Layout(name, mode, x, h0, c0, params, lengths, time_major)
-        _check_backprop(lay, name, ((y, "output"), (dy, "output_backprop")),
-                        ((hy, "output_h"), (dhy, "output_h_backprop"))
-                        + (((cy, "output_c"), (dcy, "output_c_backprop")) if lay.lstm else ()),
-                        reserve)
-        y, dy = lay.time_major_of(y), lay.time_major_of(dy)
-        dhy = dhy.reshape(lay.batch, lay.units)
-        if not lay.lstm:
-            dx, dh0, dparams = rnn_loops.gru_backward(lay, y, dy, dhy, reserve) \
-                if mode == "gru" else rnn_loops.simple_backward(lay, y, dy, dhy)
-            return lay.as_output(dx), lay.state(dh0), torch.zeros_like(c0), dparams
-        dcy = dcy.reshape(lay.batch, lay.units)
-        if _uses_onednn(lay):
-            dx, dw_ih, dw_hh, db_ih, db_hh, dh0, dc0 = aten.mkldnn_rnn_layer_backward(
-                lay.x.contiguous(), lay.w_ih, lay.w_hh, lay.b_ih, lay.b_hh, lay.h0, lay.c0, y,
-                hy.reshape(lay.batch, lay.units), cy.reshape(lay.batch, lay.units), dy,
-                dhy.contiguous(), dcy.contiguous(), False, _LSTM_MODE, lay.units, 1, True,
-                True, False, [], False, reserve.view(torch.uint8))
-            dparams = torch.cat([dw_ih.reshape(-1), dw_hh.reshape(-1), db_ih, db_hh])
-        else:
-            dx, dh0, dc0, dparams = rnn_loops.lstm_backward(lay, y, dy, dhy, dcy, reserve)
-        return lay.as_output(dx), lay.state(dh0), lay.state(dc0), dparams
+        return _backward(lay, name, c0, y, hy, cy, dy, dhy, dcy, reserve)
+    return run
+
+
+@kernel(cudnn_rnn.RecurrentDropoutRNN)
+def _recurrent_dropout_rnn(node):
+    name, mode, time_major = node.op_def.name, node.attrs["rnn_mode"], node.attrs["time_major"]
+
+    def run(x, h0, c0, params, lengths, input_masks, rec_masks):
+        lay = _Layout(name, mode, x, h0, c0, params, lengths, time_major)
+        lay.take_masks(name, input_masks, rec_masks)
+        return _forward(lay, True)
+    return run
+
+
+@kernel(cudnn_rnn.RecurrentDropoutRNNBackprop)
+def _recurrent_dropout_rnn_backprop(node):
+    name, mode, time_major = node.op_def.name, node.attrs["rnn_mode"], node.attrs["time_major"]
+
+    def run(x, h0, c0, params, lengths, input_masks, rec_masks, y, hy, cy, dy, dhy, dcy,
+            reserve):
+        lay = _Layout(name, mode, x, h0, c0, params, lengths, time_major)
+        lay.take_masks(name, input_masks, rec_masks)
+        return _backward(lay, name, c0, y, hy, cy, dy, dhy, dcy, reserve)
     return run

@@ -14,6 +14,11 @@ canonical weights `w_ih` (G*H, I), `w_hh` (G*H, H), biases `b_ih`, `b_hh` (G*H) 
 rnn_relu), and `lengths`: None when
 every sequence has all T steps, else their lengths, which only the numba loops take
 (`_Layout` refuses them elsewhere); the returned states of an ended sequence hold.
+
+Keras' dropout masks (RecurrentDropoutRNN, Keras' implementation 1: one mask per gate, the
+same at every step): `lay.input_masks` (G, B, I) scale the input that gate k's input weights
+see, `lay.rec_masks` (G, B, H) the previous state that its recurrent weights see; None where
+there are none. Each then turns a GEMM over all the gates into one per gate.
 """
 
 from __future__ import annotations
@@ -31,31 +36,93 @@ def _tanh(x: torch.Tensor) -> torch.Tensor:
     return tanh_numba.tanh(x) if tanh_numba.applies(x) else torch.tanh(x)
 
 
+def _gate(k: int, h: int) -> slice:
+    return slice(k * h, (k + 1) * h)
+
+
+def _masked(seq: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """seq (T, B, X) times a (B, X) mask at every step, as (T*B, X)."""
+    return (seq * mask).reshape(-1, seq.shape[-1])
+
+
 def _input_projection(lay, bias: torch.Tensor) -> torch.Tensor:
-    t_len, b = lay.seq, lay.batch
-    x = lay.x.reshape(t_len * b, lay.input_size)
-    return gemm.linear(x, lay.w_ih, bias).view(t_len, b, lay.w_ih.shape[0])
+    t_len, b, h = lay.seq, lay.batch, lay.units
+    if lay.input_masks is None:
+        x = lay.x.reshape(t_len * b, lay.input_size)
+        return gemm.linear(x, lay.w_ih, bias).view(t_len, b, lay.w_ih.shape[0])
+    xw = lay.x.new_empty(t_len, b, lay.w_ih.shape[0])
+    x_k = torch.empty_like(lay.x, memory_format=torch.contiguous_format)
+    for k, mask in enumerate(lay.input_masks):
+        torch.mul(lay.x, mask, out=x_k)
+        xw[:, :, _gate(k, h)] = gemm.linear(x_k.view(t_len * b, -1), lay.w_ih[_gate(k, h)],
+                                            bias[_gate(k, h)]).view(t_len, b, h)
+    return xw
+
+
+def _input_grad(lay, d_xw: torch.Tensor) -> torch.Tensor:
+    """dx (T, B, I) from the input-side gate gradients (T*B, G*H)."""
+    t_len, b, h = lay.seq, lay.batch, lay.units
+    if lay.input_masks is None:
+        return gemm.linear(d_xw, lay.w_ih.t()).view(t_len, b, lay.input_size)
+    dx = torch.zeros_like(lay.x)
+    for k, mask in enumerate(lay.input_masks):
+        part = gemm.linear(d_xw[:, _gate(k, h)], lay.w_ih[_gate(k, h)].t())
+        dx.addcmul_(part.view(t_len, b, -1), mask)
+    return dx
+
+
+def _gate_weight_grad(seq: torch.Tensor, masks, d: torch.Tensor, out: torch.Tensor,
+                      h: int) -> None:
+    """out (G*H, X) = d^T seq: d (T*B, G*H) a side's gate gradients, seq (T, B, X) what that
+    side's weights saw (times gate k's mask for gate k's rows, where `masks`). As (seq^T d)^T:
+    the long sum over T*B steps ran at 180 GFLOP/s as d^T seq, at 250 this way (oneDNN, Zen
+    5)."""
+    if masks is None:
+        out.copy_(gemm.linear(seq.reshape(-1, seq.shape[-1]).t(), d.t()).t())
+        return
+    for k, mask in enumerate(masks):
+        out[_gate(k, h)].copy_(gemm.linear(_masked(seq, mask).t(), d[:, _gate(k, h)].t()).t())
 
 
 def _weight_grads(lay, hs, d_xw, d_hr) -> torch.Tensor:
     """params' gradient: input weights from the input-side gate gradients (T*B, G*H),
     recurrent weights from the recurrent-side ones and the states each step saw (h0, then
     hs), written into their places in one vector."""
-    t_len, b, h = lay.seq, lay.batch, lay.units
+    t_len, h = lay.seq, lay.units
     gh, i = lay.w_ih.shape
     n_w, n_r = gh * i, gh * h
     dparams = d_xw.new_empty(n_w + n_r + 2 * gh)
     if t_len == 0:
         return dparams.zero_()
-    # as (x^T d_xw)^T: the long sum over T*B steps ran at 180 GFLOP/s as d_xw^T x, at 250
-    # this way (oneDNN, Zen 5)
-    x = lay.x.reshape(t_len * b, i)
-    dparams[:n_w].view(gh, i).copy_(gemm.linear(x.t(), d_xw.t()).t())
-    h_prev = torch.cat([lay.h0, hs[:-1].reshape((t_len - 1) * b, h)])
-    dparams[n_w:n_w + n_r].view(gh, h).copy_(gemm.linear(h_prev.t(), d_hr.t()).t())
+    _gate_weight_grad(lay.x, lay.input_masks, d_xw, dparams[:n_w].view(gh, i), h)
+    h_prev = torch.cat([lay.h0.unsqueeze(0), hs[:-1]])
+    _gate_weight_grad(h_prev, lay.rec_masks, d_hr, dparams[n_w:n_w + n_r].view(gh, h), h)
     torch.sum(d_xw, 0, out=dparams[n_w + n_r:n_w + n_r + gh])
     torch.sum(d_hr, 0, out=dparams[n_w + n_r + gh:])
     return dparams
+
+
+def _recurrent(lay, base: torch.Tensor, h_t: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    """out (B, G*H) = base + h_t R^T, gate k's block from h_t times its recurrent mask."""
+    if lay.rec_masks is None:
+        return torch.addmm(base, h_t, lay.w_hh.t(), out=out)
+    h = lay.units
+    for k, mask in enumerate(lay.rec_masks):
+        out[:, _gate(k, h)] = torch.addmm(base[:, _gate(k, h)], h_t * mask,
+                                          lay.w_hh[_gate(k, h)].t())
+    return out
+
+
+def _state_grad(lay, d: torch.Tensor, base: torch.Tensor | None = None) -> torch.Tensor:
+    """(base +) the previous state's gradient through the recurrent product, from its gate
+    gradients d (B, G*H)."""
+    if lay.rec_masks is None:
+        return torch.mm(d, lay.w_hh) if base is None else torch.addmm(base, d, lay.w_hh)
+    h = lay.units
+    out = torch.zeros_like(lay.h0) if base is None else base.clone()
+    for k, mask in enumerate(lay.rec_masks):
+        out.addcmul_(torch.mm(d[:, _gate(k, h)], lay.w_hh[_gate(k, h)]), mask)
+    return out
 
 
 # -- LSTM --------------------------------------------------------------------------------------
@@ -67,15 +134,16 @@ def lstm_forward(lay):
     t_len, b, h = lay.seq, lay.batch, lay.units
     xw = _input_projection(lay, lay.b_ih + lay.b_hh)
     if rnn_numba.applies(xw):
-        hs, reserve = rnn_numba.lstm_forward(xw, lay.w_hh, lay.h0, lay.c0, lay.lengths)
+        hs, reserve = rnn_numba.lstm_forward(xw, lay.w_hh, lay.h0, lay.c0, lay.lengths,
+                                             lay.rec_masks)
         c_last = reserve[-b * h:].view(b, h) if t_len else lay.c0
         return hs, hs[-1] if t_len else lay.h0, c_last, reserve
     gates = torch.empty_like(xw)
     hs = xw.new_empty(t_len, b, h)
     cs = xw.new_empty(t_len, b, h)
-    h_t, c_t, w_hh_t = lay.h0, lay.c0, lay.w_hh.t()
+    h_t, c_t = lay.h0, lay.c0
     for t in range(t_len):
-        z = torch.addmm(xw[t], h_t, w_hh_t, out=gates[t])
+        z = _recurrent(lay, xw[t], h_t, gates[t])
         torch.sigmoid_(z[:, :2 * h])
         _tanh_(z[:, 2 * h:3 * h])
         torch.sigmoid_(z[:, 3 * h:])
@@ -93,12 +161,11 @@ def lstm_backward(lay, hs, dy, dh_last, dc_last, reserve):
     cs = reserve[n:].view(t_len, b, h)
     if rnn_numba.applies(gates):
         dz_all, dh, dc = rnn_numba.lstm_backward(gates, cs, lay.c0, dy, dh_last, dc_last,
-                                                 lay.w_hh, lay.lengths)
+                                                 lay.w_hh, lay.lengths, lay.rec_masks)
     else:
         dz_all, dh, dc = _lstm_backward_loop(lay, gates, cs, dy, dh_last, dc_last)
     dz = dz_all.view(t_len * b, 4 * h)
-    dx = gemm.linear(dz, lay.w_ih.t()).view(t_len, b, lay.input_size)
-    return dx, dh, dc, _weight_grads(lay, hs, dz, dz)
+    return _input_grad(lay, dz), dh, dc, _weight_grads(lay, hs, dz, dz)
 
 
 def _lstm_backward_loop(lay, gates, cs, dy, dh_last, dc_last):
@@ -118,7 +185,7 @@ def _lstm_backward_loop(lay, gates, cs, dy, dh_last, dc_last):
         torch.mul(dc * i, 1 - g * g, out=dg)
         torch.mul(dh * tc, o * (1 - o), out=do)
         dc = dc * f
-        dh = torch.mm(dz_all[t], lay.w_hh)
+        dh = _state_grad(lay, dz_all[t])
     return dz_all, dh, dc
 
 
@@ -133,15 +200,16 @@ def gru_forward(lay):
     t_len, b, h = lay.seq, lay.batch, lay.units
     xw = _input_projection(lay, lay.b_ih)
     if rnn_numba.applies(xw):
-        hs, saved = rnn_numba.gru_forward(xw, lay.b_hh, lay.w_hh, lay.h0, lay.lengths)
+        hs, saved = rnn_numba.gru_forward(xw, lay.b_hh, lay.w_hh, lay.h0, lay.lengths,
+                                          lay.rec_masks)
         return hs, hs[-1] if t_len else lay.h0, saved.reshape(-1)
     saved = xw.new_empty(t_len, 4, b, h)
     hs = xw.new_empty(t_len, b, h)
-    h_t, w_hh_t = lay.h0, lay.w_hh.t()
+    h_t, b_hh = lay.h0, lay.b_hh.expand(b, 3 * h)
     hr = xw.new_empty(b, 3 * h)
     rz = xw.new_empty(b, 2 * h)
     for t in range(t_len):
-        torch.addmm(lay.b_hh, h_t, w_hh_t, out=hr)
+        _recurrent(lay, b_hh, h_t, hr)
         torch.sigmoid_(torch.add(xw[t, :, :2 * h], hr[:, :2 * h], out=rz))
         r, z, n, hn = saved[t]
         r.copy_(rz[:, :h])
@@ -158,13 +226,12 @@ def gru_backward(lay, hs, dy, dh_last, reserve):
     saved = reserve.view(t_len, 4, b, h)
     if rnn_numba.applies(saved):
         d_xw, d_hr, dh = rnn_numba.gru_backward(saved, hs, lay.h0, dy, dh_last, lay.w_hh,
-                                                lay.lengths)
+                                                lay.lengths, lay.rec_masks)
     else:
         d_xw, d_hr, dh = _gru_backward_loop(lay, saved, hs, dy, dh_last)
     d_xw = d_xw.view(t_len * b, 3 * h)
     d_hr = d_hr.view(t_len * b, 3 * h)
-    dx = gemm.linear(d_xw, lay.w_ih.t()).view(t_len, b, lay.input_size)
-    return dx, dh, _weight_grads(lay, hs, d_xw, d_hr)
+    return _input_grad(lay, d_xw), dh, _weight_grads(lay, hs, d_xw, d_hr)
 
 
 def _gru_backward_loop(lay, saved, hs, dy, dh_last):
@@ -188,7 +255,7 @@ def _gru_backward_loop(lay, saved, hs, dy, dh_last):
     for t in reversed(range(t_len)):
         dh = torch.add(dh, dy[t], out=dhs[t])
         torch.mul(dh.unsqueeze(1), k[t], out=d_hr[t])
-        dh = torch.addmm(dh * z[t], d_hr[t].view(b, 3 * h), lay.w_hh)
+        dh = _state_grad(lay, d_hr[t].view(b, 3 * h), dh * z[t])
     d_xw = dhs.unsqueeze(2) * j
     return d_xw.view(t_len, b, 3 * h), d_hr.view(t_len, b, 3 * h), dh
 
@@ -207,11 +274,11 @@ def simple_forward(lay):
     xw = _input_projection(lay, lay.b_ih + lay.b_hh)
     if rnn_numba.applies(xw):
         hs = rnn_numba.simple_forward(xw, lay.w_hh, lay.h0, lay.lengths,
-                                      lay.mode == "rnn_relu")
+                                      lay.mode == "rnn_relu", lay.rec_masks)
     else:
-        hs, act, h_t, w_hh_t = xw.new_empty(t_len, b, h), _activation(lay), lay.h0, lay.w_hh.t()
+        hs, act, h_t = xw.new_empty(t_len, b, h), _activation(lay), lay.h0
         for t in range(t_len):
-            h_t = act(torch.addmm(xw[t], h_t, w_hh_t, out=hs[t]))
+            h_t = act(_recurrent(lay, xw[t], h_t, hs[t]))
     return hs, hs[-1] if t_len else lay.h0, xw.new_empty(0)
 
 
@@ -220,14 +287,14 @@ def simple_backward(lay, hs, dy, dh_last):
     t_len, b = lay.seq, lay.batch
     relu = lay.mode == "rnn_relu"
     if rnn_numba.applies(hs):
-        d_pre, dh = rnn_numba.simple_backward(hs, dy, dh_last, lay.w_hh, lay.lengths, relu)
+        d_pre, dh = rnn_numba.simple_backward(hs, dy, dh_last, lay.w_hh, lay.lengths, relu,
+                                              lay.rec_masks)
     else:
         d_pre, dh = torch.empty_like(hs), dh_last
         for t in reversed(range(t_len)):
             y = hs[t]
             slope = (y > 0).to(y.dtype) if relu else 1 - y * y
             torch.mul(dh + dy[t], slope, out=d_pre[t])
-            dh = torch.mm(d_pre[t], lay.w_hh)
+            dh = _state_grad(lay, d_pre[t])
     d_pre = d_pre.view(t_len * b, lay.units)
-    dx = gemm.linear(d_pre, lay.w_ih.t()).view(t_len, b, lay.input_size)
-    return dx, dh, _weight_grads(lay, hs, d_pre, d_pre)
+    return _input_grad(lay, d_pre), dh, _weight_grads(lay, hs, d_pre, d_pre)

@@ -12,7 +12,10 @@ read by CudnnRNNBackpropV3 of the same configuration); `host_reserved` is empty.
 Deviations from TF, whose kernels exist only on GPUs: they run on every device here (kernels
 in kernels/cudnn_rnn.py: oneDNN's LSTM on CPUs, ATen loops otherwise), T also takes
 bfloat16 (the CPU mixed-precision type), and the modes other than one unidirectional LSTM
-or GRU layer without projection or padding are UnimplementedError when run."""
+or GRU layer without projection or padding are UnimplementedError when run.
+
+_RecurrentDropoutRNN (ndflow's own, no TF counterpart) is CudnnRNNV3's computation with Keras'
+per-gate dropout masks, so that Keras' recurrent dropout runs fused too."""
 
 from __future__ import annotations
 
@@ -39,7 +42,7 @@ def _forward_shape(ctx):
     seq, batch = (None, None) if x.rank is None else \
         ((x[0], x[1]) if time_major else (x[1], x[0]))
     units = None if h.rank is None else h[2]
-    dirs = 2 if ctx.attrs["direction"] == "bidirectional" else 1
+    dirs = 2 if ctx.attrs.get("direction") == "bidirectional" else 1
     out_size = None if units is None else units * dirs
     out = TensorShape([seq, batch, out_size] if time_major else [batch, seq, out_size])
     c = h if ctx.attrs["rnn_mode"] == "lstm" else TensorShape([])
@@ -83,3 +86,49 @@ def _cudnn_rnn_v3_grad(op, grad_out, grad_h, grad_c, _grad_reserve, _grad_host):
         [*op.inputs[:5], *op.outputs[:3], *grads, op.outputs[3], op.outputs[4]],
         attrs).outputs
     return [dx, dh, dc, dparams, None]
+
+
+# -- Keras' recurrent dropout ------------------------------------------------------------------
+
+_MASKED_ATTRS = ["T: {half, bfloat16, float, double}",
+                 "rnn_mode: {'rnn_relu', 'rnn_tanh', 'lstm', 'gru'} = 'lstm'",
+                 "time_major: bool = true"]
+
+RecurrentDropoutRNN = op_def(
+    "_RecurrentDropoutRNN",
+    inputs=["input: T", "input_h: T", "input_c: T", "params: T", "sequence_lengths: int32",
+            "input_masks: T", "recurrent_masks: T"],
+    outputs=["output: T", "output_h: T", "output_c: T", "reserve_space: T"],
+    attrs=_MASKED_ATTRS,
+    shape=lambda ctx: _forward_shape(ctx)[:4],
+    doc="ndflow's CudnnRNNV3 with Keras' dropout masks, one per gate and the same at every "
+        "step (Keras' implementation 1): gate k's input weights see input * input_masks[k] "
+        "(G, B, input size), its recurrent weights h_prev * recurrent_masks[k] (G, B, "
+        "units); either may have no values (no dropout of that kind). Keras' LSTM, GRU and "
+        "SimpleRNN with per-gate masks run it in training; TensorFlow has no such op (its "
+        "Keras runs the time loop there), so a SavedModel keeps the loop.")
+
+RecurrentDropoutRNNBackprop = op_def(
+    "_RecurrentDropoutRNNBackprop",
+    inputs=["input: T", "input_h: T", "input_c: T", "params: T", "sequence_lengths: int32",
+            "input_masks: T", "recurrent_masks: T", "output: T", "output_h: T",
+            "output_c: T", "output_backprop: T", "output_h_backprop: T",
+            "output_c_backprop: T", "reserve_space: T"],
+    outputs=["input_backprop: T", "input_h_backprop: T", "input_c_backprop: T",
+             "params_backprop: T"],
+    attrs=_MASKED_ATTRS,
+    shape=lambda ctx: [ctx.shapes[0], ctx.shapes[1], ctx.shapes[2], ctx.shapes[3]],
+    gradient_undefined=True,
+    doc="RecurrentDropoutRNN's gradient w.r.t. its input, initial states and params.")
+
+
+@RecurrentDropoutRNN.def_grad
+def _recurrent_dropout_rnn_grad(op, grad_out, grad_h, grad_c, _grad_reserve):
+    """As CudnnRNNV3's; the masks (dropout draws) get none."""
+    grads = [g if g is not None else zeros_like(op.outputs[i])
+             for i, g in enumerate((grad_out, grad_h, grad_c))]
+    attrs = {k: op.get_attr(k) for k in ("rnn_mode", "time_major")}
+    dx, dh, dc, dparams = apply_op(
+        RecurrentDropoutRNNBackprop, [*op.inputs[:7], *op.outputs[:3], *grads, op.outputs[3]],
+        attrs, name="RecurrentDropoutRNNBackprop").outputs
+    return [dx, dh, dc, dparams, None, None, None]

@@ -154,8 +154,7 @@ def test_dropout_draws_the_loops_mask():
 
 def test_the_loop_where_the_op_differs():
     x = np.ones((B, T, I), np.float32)
-    for kwargs in ({"activation": "sigmoid"}, {"activation": None}, {"recurrent_dropout": 0.2},
-                   {"unroll": True}):
+    for kwargs in ({"activation": "sigmoid"}, {"activation": None}, {"unroll": True}):
         layer = tf.keras.layers.SimpleRNN(H, **kwargs)
         layer(x)
         assert "CudnnRNNV3" not in _op_types(layer, x), kwargs

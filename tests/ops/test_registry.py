@@ -33,6 +33,7 @@ NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MatMulApplyM
                "_EighTridiagonal",   # tf.linalg.eigh_tridiagonal: TF composes it in Python
                "_ScaledDotProductAttention", "_ScaledDotProductAttentionGrad",  # Keras' attention
                "_ResourceSparseApplyKerasAdam",   # Keras 3's Adam of IndexedSlices
+               "_RecurrentDropoutRNN", "_RecurrentDropoutRNNBackprop",  # Keras' rec. dropout
                "OnnxEngineOp"}  # the inference converter's engine segments (TRTEngineOp's role)
 
 

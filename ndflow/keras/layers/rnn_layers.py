@@ -382,15 +382,15 @@ class _CellLayer(RNN):
         cell = self.cell
         if isinstance(mask, (list, tuple)):
             mask = mask[0]
+        # Keras refuses use_cudnn=True with recurrent dropout (cuDNN has none); "auto" here
+        # still runs one op, with the dropout masks (rnn_fused.py)
         if (self._FUSED is not None and self.use_cudnn in ("auto", True)
+                and not (self.use_cudnn is True and cell.recurrent_dropout)
                 and rnn_fused.applies(cell, self.unroll, mask, sequences)):
-            if training and 0.0 < cell.dropout < 1.0:
-                # Keras: the cell's one input-dropout mask, the same at every step
-                mask_t = cell.get_dropout_mask(sequences[:, 0, :])
-                sequences = sequences * expand_dims(mask_t, 1)
-                cell.reset_dropout_mask()
+            sequences, masks = rnn_fused.dropout_masks(cell, sequences, initial_state,
+                                                       training)
             return self._FUSED(sequences, initial_state, cell, self.go_backwards,
-                               self.return_sequences, mask, self.zero_output_for_mask)
+                               self.return_sequences, mask, self.zero_output_for_mask, masks)
         if self.use_cudnn is True:
             raise ValueError("use_cudnn=True was specified, but cuDNN is not supported for "
                              "this layer configuration with this backend. Pass "
