@@ -23,14 +23,25 @@ def _table(res) -> torch.Tensor:
     return res.value
 
 
+def out_of_range(flat: torch.Tensor, n: int) -> int | None:
+    """The position of the first entry of the 1-D integer `flat` outside [0, n), or None. One
+    aminmax where all are in range (the mask of both tests and its any() took 6.6 us for an
+    embedding's 256 ids, this 1.5; a step of eight embeddings checks 16 times); the search
+    only on failure."""
+    if flat.numel() == 0:
+        return None
+    lo, hi = torch.aminmax(flat)
+    if lo.item() >= 0 and hi.item() < n:
+        return None
+    return int(((flat < 0) | (flat >= n)).nonzero()[0])
+
+
 def _rows(indices: torch.Tensor, n: int, what: str) -> torch.Tensor:
     flat = indices.reshape(-1).long()
-    if flat.numel():
-        bad = (flat < 0) | (flat >= n)
-        if bool(bad.any()):
-            pos = int(bad.nonzero()[0])
-            raise InvalidArgumentError(None, None, f"{what}[{pos}] = {int(flat[pos])} is not in "
-                                       f"[0, {n})")
+    pos = out_of_range(flat, n)
+    if pos is not None:
+        raise InvalidArgumentError(None, None, f"{what}[{pos}] = {int(flat[pos])} is not in "
+                                   f"[0, {n})")
     return flat
 
 

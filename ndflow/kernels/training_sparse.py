@@ -13,7 +13,7 @@ from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels import adam_numba
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.state import check_dtype, exclusive_values, not_found, update_targets
-from ndflow.kernels.state_sparse import writable
+from ndflow.kernels.state_sparse import out_of_range, writable
 from ndflow.ops import training_sparse as ops
 
 
@@ -54,9 +54,8 @@ def _checked_indices(node, resources: list, names: list, grad: torch.Tensor,
         raise InvalidArgumentError(None, None, "grad must be the same size as indices in the "
                                    "first dimension.")
     idx = indices.long().to(resources[0].value.device)
-    bad = (idx < 0) | (idx >= shape[0])
-    if idx.numel() and bool(bad.any()):
-        i = int(bad.nonzero()[0])
+    i = out_of_range(idx, shape[0])
+    if i is not None:
         raise InvalidArgumentError(None, None, f"Index {int(idx[i])} at offset {i} in indices "
                                    f"is out of range")
     return idx
