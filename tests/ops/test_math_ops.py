@@ -3,12 +3,14 @@ operator-overload naming and dynamic-shape broadcast gradients."""
 
 import numpy as np
 import pytest
+import torch
 
 import ndflow as tf
 from ndflow import math as tfm
 from ndflow.autodiff.gradients import gradients
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph import Graph
+from ndflow.kernels import math as math_kernels
 from ndflow.ops import arithmetic, array_fill, math
 from ndflow.ops.array_core import placeholder
 from tests.ops.harness import OpCase, run_plan
@@ -510,3 +512,33 @@ def test_real_and_conj_refuse_non_numeric_tensors():
         tf.math.conj(tf.constant([True]))
     x = tf.constant([1.0, -2.0])
     assert tf.math.real(x) is x and tf.math.conj(x) is x
+
+
+# -- transcendental kernels on strided views -----------------------------------------------------
+
+@pytest.mark.parametrize("fn,ref", [(tf.sigmoid, lambda v: 1 / (1 + np.exp(-v))),
+                                    (tf.tanh, np.tanh), (tf.exp, np.exp), (tf.sin, np.sin),
+                                    (tf.math.log1p, lambda v: np.log1p(np.abs(v)))])
+def test_transcendentals_of_split_gates_match_numpy(fn, ref):
+    """A Split of gates along channels gives strided views (kernels/math.py copies them to
+    dense memory first, where ATen's loops vectorize): values as NumPy's in float64."""
+    x = np.random.default_rng(0).standard_normal((4, 5, 5, 12)).astype(np.float32)
+    parts = tf.split(tf.constant(x), 4, axis=-1)
+    for k, part in enumerate(parts):
+        arg = tf.abs(part) if fn is tf.math.log1p else part
+        want = ref(x[..., 3 * k:3 * (k + 1)].astype(np.float64))
+        np.testing.assert_allclose(fn(arg).numpy(), want, rtol=2e-6, atol=1e-6)
+
+
+def test_dense_input_copies_only_what_is_not_dense():
+    seen = []
+    run = math_kernels.dense_input(lambda v: seen.append(v) or v)
+    x = torch.randn(2, 3, 4, 8)
+    for view, copied in ((x, False), (x.permute(0, 3, 1, 2), False),
+                         (x.contiguous(memory_format=torch.channels_last), False),
+                         (x[..., :4], True), (x[:, :, ::2], True),
+                         (torch.randn(3, 1).expand(3, 5), True)):
+        run(view)
+        assert (seen[-1] is not view) == copied
+        assert seen[-1].is_contiguous() or not copied
+        torch.testing.assert_close(seen[-1], view)
