@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import ndflow as tf
+from ndflow.keras.layers import conv_lstm, rnn_layers
 from tests import fixture_modules
 
 keras = tf.keras
@@ -93,3 +94,45 @@ def test_bad_arguments_raise_keras_errors(kwargs, shape, message):
     with pytest.raises(ValueError, match=message):
         layer = keras.layers.ConvLSTM2D(**kwargs)
         layer.build(shape)
+
+
+def _generic_loop_values(layer, x, monkeypatch, **call_kwargs):
+    """Outputs and gradients of `layer` with the cell's own per-step call in the generic loop
+    (RNN.inner_loop: eight convolutions a step), seeds reset first."""
+    with monkeypatch.context() as patch:
+        patch.setattr(conv_lstm.ConvLSTM, "inner_loop", rnn_layers.RNN.inner_loop)
+        return _values(layer, x, **call_kwargs)
+
+
+def _values(layer, x, **call_kwargs):
+    tf.random.set_seed(4)
+    xv = tf.Variable(x)
+    with tf.GradientTape() as tape:
+        y = layer(xv, **call_kwargs)
+        loss = tf.reduce_sum(y * y)
+    return [y.numpy()] + [g.numpy() for g in tape.gradient(loss, [xv] + layer.trainable_weights)]
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(filters=3, kernel_size=3, padding="same", return_sequences=True),
+    dict(filters=3, kernel_size=3, strides=2, go_backwards=True),
+    dict(filters=3, kernel_size=3, padding="same", dropout=0.4, recurrent_dropout=0.3, seed=5),
+    dict(filters=3, kernel_size=3, recurrent_dropout=0.3, data_format="channels_first",
+         seed=6)])
+def test_sequence_wide_input_convolutions_equal_the_cells_steps(kwargs, monkeypatch):
+    """The layer convolves the inputs of all steps at once and each step's state by the whole
+    recurrent kernel; the cell's step convolves each gate apart. The same masks are drawn."""
+    layer = keras.layers.ConvLSTM2D(**kwargs)
+    shape = (2, 4, 2, 7, 7) if kwargs.get("data_format") == "channels_first" else (2, 4, 7, 7, 2)
+    x = np.random.default_rng(2).standard_normal(shape).astype(np.float32)
+    layer(x)
+    got = _values(layer, x, training=True)
+    want = _generic_loop_values(layer, x, monkeypatch, training=True)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    f = tf.function(lambda v: layer(v, training=True))
+    graph = f.get_concrete_function(tf.TensorSpec(shape, tf.float32)).graph
+    bodies = [fn for fn in graph.as_graph_def().library.function
+              if any(n.op == "Conv2D" for n in fn.node_def)]
+    per_step = min(sum(n.op == "Conv2D" for n in fn.node_def) for fn in bodies)
+    assert per_step == (4 if kwargs.get("recurrent_dropout") else 1)

@@ -6,6 +6,14 @@ padding and dilation, the state's with stride 1 and "same" padding.
 Weights are Keras 3's (`kernel` kernel_size + (channels, 4 * filters), `recurrent_kernel`
 kernel_size + (filters, 4 * filters), `bias` (4 * filters,), gates i, f, c, o), and so are
 the defaults, configs and the four dropout masks per step (one per gate).
+
+Keras convolves each gate apart, eight convolutions a step. Here the input's convolutions
+do not wait for the recurrence: the layer runs them for all time steps at once, one
+convolution over batch x time rows (four with per-gate dropout masks, which are the same at
+every step), and a step convolves only the state, with the whole recurrent kernel where no
+recurrent dropout differs per gate. On a two-layer ConvLSTM2D(16) over 10 steps of 8 x 16 x
+16 frames: 72 -> 38 ms a `fit` step (TF 40; 27 with the gates' dense activations,
+kernels/math.py).
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from __future__ import annotations
 import inspect
 
 from ndflow.core.api_export import keras_export
+from ndflow.core.nest import flatten
 from ndflow.keras import activation_functions as activations
 from ndflow.keras import constraint_functions as constraints
 from ndflow.keras import regularizer_functions as regularizers
@@ -26,11 +35,12 @@ from ndflow.keras.layers.rnn_cells import (
     activation_name,
     lstm_step,
 )
-from ndflow.keras.layers.rnn_layers import RNN
+from ndflow.keras.layers.rnn_layers import RNN, rnn_loop
 from ndflow.keras.random_functions import SeedGenerator
 from ndflow.ops import init_ops, nn_conv_nd
-from ndflow.ops.array_core import reshape
+from ndflow.ops.array_core import expand_dims, reshape, shape
 from ndflow.ops.array_fill import zeros
+from ndflow.ops.array_slicing import concat
 from ndflow.ops.array_split import split
 
 _ROLES = ("kernel", "recurrent", "bias")
@@ -125,27 +135,50 @@ class ConvLSTMCell(Layer, DropoutRNNCell):
                                       data_format=_tf_format(self.data_format, self.rank),
                                       dilations=list(dilations))
 
-    def call(self, inputs, states, training=False):
-        h_prev, c_prev = states[0], states[1]
+    def _masks(self, inputs, h_prev, training) -> tuple:
+        """(input dropout masks, recurrent dropout masks): four each, or None."""
         dp = (self.get_dropout_mask(inputs) if training and 0.0 < self.dropout < 1.0
               else None)
         rec = (self.get_recurrent_dropout_mask(h_prev)
                if training and 0.0 < self.recurrent_dropout < 1.0 else None)
-        kernels = split(self.kernel, 4, axis=self.rank + 1)
-        recurrent = split(self.recurrent_kernel, 4, axis=self.rank + 1)
-        biases = split(self.bias, 4) if self.use_bias else [None] * 4
-        bias_shape = ((1,) * (self.rank + 1) + (-1,) if self.data_format == "channels_last"
-                      else (1, -1) + (1,) * self.rank)
-        z = []
-        for k in range(4):
-            x_k = inputs * dp[k] if dp is not None else inputs
-            h_k = h_prev * rec[k] if rec is not None else h_prev
-            x_k = self._conv(x_k, kernels[k], self.strides, self.padding, self.dilation_rate)
-            if biases[k] is not None:
-                x_k = x_k + reshape(biases[k], bias_shape)
-            ones = (1,) * self.rank
-            z.append(x_k + self._conv(h_k, recurrent[k], ones, "same", ones))
-        return lstm_step(self, z, c_prev)
+        return dp, rec
+
+    def _channel_axis(self) -> int:
+        return -1 if self.data_format == "channels_last" else 1
+
+    def _gate_convs(self, xs, kernel, strides, padding, dilations):
+        """The four gates' convolutions by `kernel` (kernel_size + (in, 4 * filters)),
+        concatenated along the channels: of `xs` by the whole kernel, or, where `xs` is a list
+        (each gate's input times its dropout mask), of each by its gate's part."""
+        if not isinstance(xs, list):
+            return self._conv(xs, kernel, strides, padding, dilations)
+        kernels = split(kernel, 4, axis=self.rank + 1)
+        return concat([self._conv(x, k, strides, padding, dilations)
+                       for x, k in zip(xs, kernels)], self._channel_axis())
+
+    def input_gates(self, xs):
+        """The input's part of the four gates' pre-activations, bias included (`xs` as
+        `_gate_convs` takes it)."""
+        z = self._gate_convs(xs, self.kernel, self.strides, self.padding, self.dilation_rate)
+        if self.use_bias:
+            bias_shape = ((1,) * (self.rank + 1) + (-1,) if self.data_format == "channels_last"
+                          else (1, -1) + (1,) * self.rank)
+            z = z + reshape(self.bias, bias_shape)
+        return z
+
+    def recurrent_step(self, x_gates, states, rec):
+        """(h, [h, c]) of a step from the input's gate pre-activations, the states and the
+        recurrent dropout masks (or None)."""
+        h_prev, c_prev = states[0], states[1]
+        ones = (1,) * self.rank
+        hs = [h_prev * m for m in rec] if rec is not None else h_prev
+        z = x_gates + self._gate_convs(hs, self.recurrent_kernel, ones, "same", ones)
+        return lstm_step(self, split(z, 4, axis=self._channel_axis()), c_prev)
+
+    def call(self, inputs, states, training=False):
+        dp, rec = self._masks(inputs, states[0], training)
+        xs = [inputs * m for m in dp] if dp is not None else inputs
+        return self.recurrent_step(self.input_gates(xs), states, rec)
 
     def compute_output_shape(self, inputs_shape, states_shape=None):
         out = cu.conv_output_shape(inputs_shape, self.filters, self.kernel_size, self.strides,
@@ -216,6 +249,31 @@ class ConvLSTM(RNN):
                          go_backwards=go_backwards, stateful=stateful,
                          activity_regularizer=activity_regularizer, **kwargs)
         self.input_spec = InputSpec(ndim=rank + 3)
+
+    def inner_loop(self, sequences, initial_state, mask, training=False) -> tuple:
+        """The input's convolutions for every step at once (module doc), then the time loop
+        of the recurrent convolutions; dropout masks drawn as the generic loop draws them."""
+        cell = self.cell
+        dp = rec = None
+        if training is not None and training is not False:
+            dp = cell.get_dropout_mask(sequences[:, 0])
+            rec = cell.get_recurrent_dropout_mask(flatten(initial_state)[0])
+            dp = dp if 0.0 < cell.dropout < 1.0 else None
+            rec = rec if 0.0 < cell.recurrent_dropout < 1.0 else None
+        try:
+            frames = [-1] + sequences.shape.as_list()[2:]   # batch x time rows
+            xs = ([reshape(sequences * expand_dims(m, 1), frames) for m in dp]
+                  if dp is not None else reshape(sequences, frames))
+            x_gates = cell.input_gates(xs)
+            rows = shape(sequences)[:2]
+            x_gates = reshape(x_gates, concat([rows, shape(x_gates)[1:]], 0))
+            return rnn_loop(lambda x_t, states: cell.recurrent_step(x_t, states, rec),
+                            x_gates, initial_state, go_backwards=self.go_backwards, mask=mask,
+                            unroll=self.unroll, zero_output_for_mask=self.zero_output_for_mask,
+                            return_all_outputs=self.return_sequences)
+        finally:
+            cell.reset_dropout_mask()
+            cell.reset_recurrent_dropout_mask()
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):
         sequences_shape = tuple(sequences_shape)
