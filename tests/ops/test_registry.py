@@ -34,6 +34,7 @@ NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MatMulApplyM
                "_ScaledDotProductAttention", "_ScaledDotProductAttentionGrad",  # Keras' attention
                "_ResourceSparseApplyKerasAdam",   # Keras 3's Adam of IndexedSlices
                "_RecurrentDropoutRNN", "_RecurrentDropoutRNNBackprop",  # Keras' rec. dropout
+               "_LayerNorm", "_LayerNormGrad",   # Keras' LayerNormalization
                "OnnxEngineOp"}  # the inference converter's engine segments (TRTEngineOp's role)
 
 

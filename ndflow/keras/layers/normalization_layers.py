@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import warnings
 
-from ndflow.core import dtypes
+from ndflow.core import dtypes, save_context
 from ndflow.core.api_export import keras_export
 from ndflow.core.doc_tables import attach
 from ndflow.keras import constraint_functions as constraints
@@ -16,7 +16,15 @@ from ndflow.keras import regularizer_functions as regularizers
 from ndflow.keras.layers import normalization_docs
 from ndflow.keras.layers.base_layer import Layer
 from ndflow.keras.layers.input_spec import InputSpec
-from ndflow.ops import arithmetic, array_fill, init_ops, math, nn_norm, reduction
+from ndflow.ops import (
+    arithmetic,
+    array_fill,
+    init_ops,
+    layer_norm_fused,
+    math,
+    nn_norm,
+    reduction,
+)
 from ndflow.ops.apply import apply_op
 from ndflow.ops.array_core import expand_dims, reshape, shape, squeeze, stop_gradient
 from ndflow.ops.array_fill import broadcast_to
@@ -375,6 +383,9 @@ class LayerNormalization(_AffineNorm):
         dtype = stats_dtype(inputs.dtype)
         x = cast(inputs, dtype)
         ndims = x.shape.rank
+        fused = self._fused(x)
+        if fused is not None:
+            return cast(cast(fused, inputs.dtype), self.compute_dtype)
         axis = sorted(self.axis)
         bshape = [1] * ndims
         params = [v for v in (self.gamma, self.beta) if v is not None]
@@ -405,6 +416,25 @@ class LayerNormalization(_AffineNorm):
                 res = res + beta
             out = x * inv + res
         return cast(cast(out, inputs.dtype), self.compute_dtype)
+
+    def _fused(self, x):
+        """The normalization as one _LayerNorm op (ops/layer_norm_fused.py), its gradient
+        one _LayerNormGrad, where the axes are the trailing ones (Keras' ops otherwise, and
+        while a SavedModel is written, for TensorFlow to load); None where not."""
+        rank = x.shape.rank
+        if (self.rms_scaling or rank is None or rank == 0 or save_context.in_save_context()
+                or x.dtype not in (dtypes.float32, dtypes.float64)):
+            return None
+        axes = sorted(a % rank for a in self.axis)
+        if axes != list(range(rank - len(axes), rank)):
+            return None
+        empty = array_fill.zeros([0], x.dtype)
+        gamma = cast(self.gamma, x.dtype) if self.gamma is not None else empty
+        beta = cast(self.beta, x.dtype) if self.beta is not None else empty
+        return apply_op(layer_norm_fused.LayerNorm, [x, gamma, beta],
+                        {"epsilon": float(self.epsilon), "begin_norm_axis": axes[0],
+                         "scale": self.gamma is not None, "center": self.beta is not None},
+                        name="LayerNorm").outputs[0]
 
     def get_config(self) -> dict:
         affine = self._affine_config()
