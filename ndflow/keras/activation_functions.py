@@ -8,10 +8,11 @@ arguments beyond the default is the registered `activations.relu` step."""
 
 from __future__ import annotations
 
+from ndflow.core import save_context
 from ndflow.core.api_export import tf_export
 from ndflow.keras import activation_docs, docstrings, serialization_lib
 from ndflow.keras.keras_tensor import KerasTensor, op_step
-from ndflow.ops import arithmetic, comparison, math, nn_activation
+from ndflow.ops import arithmetic, comparison, gelu_fused, math, nn_activation
 from ndflow.ops import nn_activation_composite as composite
 from ndflow.ops.apply import convert_to_tensor
 from ndflow.ops.cast import cast
@@ -101,6 +102,10 @@ def selu(x):
 def gelu(x, approximate=False):
     if isinstance(x, KerasTensor):
         return op_step("gelu", (x,), {"approximate": approximate})
+    if not approximate and not save_context.in_save_context():
+        x = convert_to_tensor(x)
+        if x.dtype.is_floating:
+            return gelu_fused.gelu(x)   # one op each way (ops/gelu_fused.py)
     return composite.gelu(x, approximate=approximate)
 
 

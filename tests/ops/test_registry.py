@@ -35,6 +35,7 @@ NDFLOW_ONLY = {"_MatMulAddScaled", "_MatMulApplyGradientDescent", "_MatMulApplyM
                "_ResourceSparseApplyKerasAdam",   # Keras 3's Adam of IndexedSlices
                "_RecurrentDropoutRNN", "_RecurrentDropoutRNNBackprop",  # Keras' rec. dropout
                "_LayerNorm", "_LayerNormGrad",   # Keras' LayerNormalization
+               "_Gelu", "_GeluGrad",   # Keras' exact "gelu" activation
                "OnnxEngineOp"}  # the inference converter's engine segments (TRTEngineOp's role)
 
 
