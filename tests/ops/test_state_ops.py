@@ -3,11 +3,13 @@ graph semantics, immutability of stored values, TF's error messages."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
 
-import ndflow  # noqa: F401 - registers ops and kernels
+import ndflow as tf
 from ndflow.autodiff.gradients import gradients
 from ndflow.core import dtypes
 from ndflow.core.errors import FailedPreconditionError, InvalidArgumentError
@@ -193,3 +195,20 @@ def test_read_gradient_passes_to_handle():
     ctx = RuntimeContext()
     run(g, [], ctx, [init])
     np.testing.assert_allclose(run(g, [dh], ctx)[0], [2.0, 40.0, 600.0])
+
+
+@pytest.mark.parametrize("id_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("ids,bad", [([[1, 2], [7, 3]], "indices[2] = 7"),
+                                     ([[-1, 2]], "indices[0] = -1"), ([4, 0, 1], None)])
+def test_resource_gather_rows_and_out_of_range_ids(id_dtype, ids, bad):
+    """ResourceGather (an embedding's lookup) takes int32 and int64 ids of any rank as they
+    are and names the first id outside the table, as TF's CPU kernel does."""
+    table = np.arange(15, dtype=np.float32).reshape(5, 3)
+    v = tf.Variable(table)
+    lookup = tf.function(lambda i: tf.gather(v, i))
+    if bad is None:
+        got = lookup(tf.constant(np.array(ids, id_dtype)))
+        np.testing.assert_array_equal(got.numpy(), table[np.array(ids)])
+        return
+    with pytest.raises(InvalidArgumentError, match=rf"{re.escape(bad)} is not in \[0, 5\)"):
+        lookup(tf.constant(np.array(ids, id_dtype)))
