@@ -22,7 +22,7 @@ from ndflow.kernels.build_once import built_once
 
 CHUNK = 1 << 15   # elements per claimed chunk
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
-claim_chunk = address_as_pointer = carray = _row = _compact = _step = None
+claim_chunk = address_as_pointer = carray = _row = _compact = _step = _decay = None
 _view = _update = _stored_square = _own_square = _header = None
 
 
@@ -48,9 +48,9 @@ def update(var, m, v, outs, values, indices, c1: float, c2: float, alpha: float,
     n = len(indices)
     # two buffers, so that a small table's update is not mostly setup (eight arrays' and
     # their addresses took ~12 of a 1000 x 8 table's 26 us): each row's slot and then the
-    # column count; the touched rows' sums, their squares, a zero row and the scalars
+    # column count; the touched rows' sums, their squares and the scalars
     slot = torch.full((rows + 1,), -1, dtype=torch.int64)
-    work = torch.zeros(2 * n * cols + cols + 4, dtype=torch.float32)
+    work = torch.zeros(2 * n * cols + 4, dtype=torch.float32)
     slot_np, work_np = slot.numpy(), work.numpy()
     slot_np[rows] = cols
     work_np[-4:] = (c1, c2, alpha, eps)
@@ -81,7 +81,7 @@ def _build():
     except ImportError:
         return None
     from numba import cfunc, types  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray, _row, _compact, _step
+    global claim_chunk, address_as_pointer, carray, _row, _compact, _step, _decay
     global _view, _update, _stored_square, _own_square, _header
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
@@ -139,6 +139,22 @@ def _build():
             _row(w, m, v, g, g2, _view(d, 9, offset, k), _view(d, 11, offset, k),
                  _view(d, 13, offset, k), k, c1, c2, alpha, eps, square)
 
+    @numba.njit(inline="always", error_model="numpy")
+    def _decay(d, offset, n, in_place, c1, c2, alpha, eps):
+        """_update of n elements at byte `offset` whose gradient is 0 (a run of rows no id
+        touched: one loop over the run, where a row at a time left short loops)."""
+        zero = np.float32(0.0)
+        w, m, v = _view(d, 3, offset, n), _view(d, 5, offset, n), _view(d, 7, offset, n)
+        if in_place:
+            for j in range(n):
+                w[j], m[j], v[j] = _step(w[j], m[j], v[j], zero, zero, c1, c2, alpha, eps)
+        else:
+            w_out, m_out = _view(d, 9, offset, n), _view(d, 11, offset, n)
+            v_out = _view(d, 13, offset, n)
+            for j in range(n):
+                w_out[j], m_out[j], v_out[j] = _step(w[j], m[j], v[j], zero, zero, c1, c2,
+                                                     alpha, eps)
+
     @numba.njit(inline="always")
     def _header(data, words, params):
         """(data's `words` int64s, the count, the chunk, the params c1, c2, alpha, eps at
@@ -150,27 +166,34 @@ def _build():
 
     # data = [counter, rows, chunk rows, (address, length) of var, m, v, var_out, m_out,
     #         v_out, slot (int64 per row, then the column count k), work (float32: the
-    #         n touched rows' sums, their squares, k zeros (an untouched row's g), then
-    #         c1, c2, alpha, eps)]
+    #         n touched rows' sums, their squares, then c1, c2, alpha, eps)]; a run of
+    #         untouched rows is one `_decay` loop
     @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
     def sparse_adam(data):
         d = carray(data, 20, dtype=np.int64)
         rows, chunk = d[1], d[2]
         slot = carray(address_as_pointer(d[15], np.int64), rows + 1)
         k = slot[rows]
-        n = (d[18] - k - 4) // (2 * k)
-        p = _view(d, 17, (2 * n * k + k) * 4, 4)
+        n = (d[18] - 4) // (2 * k)
+        p = _view(d, 17, 2 * n * k * 4, 4)
         c1, c2, alpha, eps = p[0], p[1], p[2], p[3]
         in_place = d[9] == d[3] and d[11] == d[5] and d[13] == d[7]
-        zeros = _view(d, 17, 2 * n * k * 4, k)
         q = claim_chunk(data)
         while q * chunk < rows:
-            for r in range(q * chunk, min((q + 1) * chunk, rows)):
+            r, end = q * chunk, min((q + 1) * chunk, rows)
+            while r < end:
                 s = slot[r]
-                g, g2 = zeros, zeros
                 if s >= 0:
                     g, g2 = _view(d, 17, s * k * 4, k), _view(d, 17, (n + s) * k * 4, k)
-                _update(d, r * k * 4, k, g, g2, _stored_square, in_place, c1, c2, alpha, eps)
+                    _update(d, r * k * 4, k, g, g2, _stored_square, in_place, c1, c2, alpha,
+                            eps)
+                    r += 1
+                    continue
+                e = r + 1
+                while e < end and slot[e] < 0:
+                    e += 1
+                _decay(d, r * k * 4, (e - r) * k, in_place, c1, c2, alpha, eps)
+                r = e
             q = claim_chunk(data)
 
     # data = [counter, n, chunk, (address, length) of var, m, v, var_out, m_out, v_out, g,
