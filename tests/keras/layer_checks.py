@@ -1,6 +1,6 @@
 """Shared checks for the Keras layer tests: replaying a Keras 3 fixture case
 (tests/fixtures/keras_norm_merge_layers), float64 finite-difference gradients, JSON-normal
-configs."""
+configs, the op types a layer's graph or a SavedModel holds."""
 
 from __future__ import annotations
 
@@ -122,3 +122,18 @@ def check_gradients(layer, inputs, weights=(), rtol=1e-5, atol=1e-7, **call_kwar
         g = grads[len(inputs) + j]
         g = tf.convert_to_tensor(g) if not hasattr(g, "numpy") else g
         np.testing.assert_allclose(g.numpy(), want, rtol=rtol, atol=atol)
+
+
+def op_types(layer, x, **call_kwargs) -> set:
+    """The op types of a tf.function calling `layer(x, **call_kwargs)`."""
+    f = tf.function(lambda v: layer(v, **call_kwargs))
+    return {op.type for op in f.get_concrete_function(tf.constant(x)).graph.get_operations()}
+
+
+def saved_op_types(module, path) -> set:
+    """The op types (its function library's included) of `module.f`, a tf.function with an
+    input signature, saved to `path` and loaded back."""
+    tf.saved_model.save(module, str(path))
+    graph_def = tf.saved_model.load(str(path)).f.get_concrete_function().graph.as_graph_def()
+    return {n.op for n in graph_def.node} | {n.op for fn in graph_def.library.function
+                                              for n in fn.node_def}

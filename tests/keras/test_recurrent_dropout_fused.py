@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import ndflow as tf
+from tests.keras.layer_checks import op_types, saved_op_types
 from tests.ops.test_cudnn_rnn import MASKS
 
 T, B, I, H = 5, 3, 4, 6
@@ -44,10 +45,6 @@ def _training_run(layer, x, mask=None):
     return [o.numpy() for o in outs] + [g.numpy() for g in grads]
 
 
-def _op_types(layer, x, **call_kwargs):
-    f = tf.function(lambda v: layer(v, **call_kwargs))
-    return {op.type for op in f.get_concrete_function(tf.constant(x)).graph.get_operations()}
-
 
 @pytest.mark.parametrize("name", sorted(LAYERS))
 @pytest.mark.parametrize("kwargs", [
@@ -67,8 +64,8 @@ def test_training_fused_equals_the_loop(name, kwargs):
     inference = fused(x, training=False)
     inference = inference[0] if isinstance(inference, (list, tuple)) else inference
     assert not np.allclose(got[0], inference.numpy())
-    assert "_RecurrentDropoutRNN" in _op_types(fused, x, training=True)
-    assert "_RecurrentDropoutRNN" not in _op_types(loop, x, training=True)
+    assert "_RecurrentDropoutRNN" in op_types(fused, x, training=True)
+    assert "_RecurrentDropoutRNN" not in op_types(loop, x, training=True)
     assert fused.cell._recurrent_dropout_mask is None and fused.cell._dropout_mask is None
 
 
@@ -85,7 +82,7 @@ def test_padded_sequences_fused_equal_the_loop(name, mask_name):
 def test_inference_runs_cudnn_rnn_v3(name):
     fused, loop, x = _pair(name, recurrent_dropout=0.4)
     np.testing.assert_allclose(fused(x).numpy(), loop(x).numpy(), rtol=1e-5, atol=1e-6)
-    types = _op_types(fused, x)
+    types = op_types(fused, x)
     assert "CudnnRNNV3" in types and "_RecurrentDropoutRNN" not in types
 
 
@@ -106,10 +103,7 @@ def test_saved_model_tracing_keeps_the_loop(tmp_path):
     module.layer = layer
     module.f = tf.function(lambda v: layer(v, training=True),
                            input_signature=[tf.TensorSpec([B, T, I], tf.float32)])
-    tf.saved_model.save(module, str(tmp_path))
-    graph_def = tf.saved_model.load(str(tmp_path)).f.get_concrete_function().graph.as_graph_def()
-    types = {n.op for n in graph_def.node} | {n.op for f in graph_def.library.function
-                                              for n in f.node_def}
+    types = saved_op_types(module, tmp_path)
     assert "_RecurrentDropoutRNN" not in types and types & {"While", "StatelessWhile"}
 
 

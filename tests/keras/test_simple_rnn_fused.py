@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ndflow as tf
-from tests.keras.layer_checks import numeric_grad
+from tests.keras.layer_checks import numeric_grad, op_types
 from tests.ops.test_cudnn_rnn import MASKS
 
 T, B, I, H = 5, 3, 4, 6
@@ -103,10 +103,6 @@ def _pair(**kwargs):
     return fused, loop, x
 
 
-def _op_types(layer, x, **call_kwargs):
-    f = tf.function(lambda v: layer(v, **call_kwargs))
-    return {op.type for op in f.get_concrete_function(tf.constant(x)).graph.get_operations()}
-
 
 def _outputs_and_gradients(model, x, mask=None):
     xv = tf.Variable(x)
@@ -126,8 +122,8 @@ def test_keras_simple_rnn_fused_equals_loop(kwargs):
     fused, loop, x = _pair(**kwargs)
     for a, b in zip(_outputs_and_gradients(fused, x), _outputs_and_gradients(loop, x)):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
-    assert "CudnnRNNV3" in _op_types(fused, x)
-    assert "CudnnRNNV3" not in _op_types(loop, x)
+    assert "CudnnRNNV3" in op_types(fused, x)
+    assert "CudnnRNNV3" not in op_types(loop, x)
 
 
 @pytest.mark.parametrize("mask_name", sorted(MASKS))
@@ -139,7 +135,7 @@ def test_masked_sequences_fused_equal_the_loop(mask_name, kwargs):
     for a, b in zip(_outputs_and_gradients(fused, x, mask),
                     _outputs_and_gradients(loop, x, mask)):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
-    assert "CudnnRNNV3" in _op_types(fused, x, mask=mask)
+    assert "CudnnRNNV3" in op_types(fused, x, mask=mask)
 
 
 def test_dropout_draws_the_loops_mask():
@@ -157,7 +153,7 @@ def test_the_loop_where_the_op_differs():
     for kwargs in ({"activation": "sigmoid"}, {"activation": None}, {"unroll": True}):
         layer = tf.keras.layers.SimpleRNN(H, **kwargs)
         layer(x)
-        assert "CudnnRNNV3" not in _op_types(layer, x), kwargs
+        assert "CudnnRNNV3" not in op_types(layer, x), kwargs
 
 
 def test_fit_follows_the_loop():

@@ -14,7 +14,7 @@ import pytest
 
 import ndflow as tf
 from ndflow.keras.layers import rnn_fused
-from tests.keras.layer_checks import numeric_grad
+from tests.keras.layer_checks import numeric_grad, op_types
 
 T, B, I, H = 5, 3, 4, 6
 
@@ -294,14 +294,10 @@ def _assert_fused_equals_loop(layer, kwargs):
         results.append([o.numpy() for o in outs] + [g.numpy() for g in grads])
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
-    assert "CudnnRNNV3" in _op_types(fused, x)
-    assert "CudnnRNNV3" not in _op_types(loop, x)
+    assert "CudnnRNNV3" in op_types(fused, x)
+    assert "CudnnRNNV3" not in op_types(loop, x)
     return x
 
-
-def _op_types(layer, x, **call_kwargs):
-    f = tf.function(lambda v: layer(v, **call_kwargs))
-    return {op.type for op in f.get_concrete_function(tf.constant(x)).graph.get_operations()}
 
 
 @pytest.mark.parametrize("kwargs", [
@@ -341,12 +337,12 @@ def test_keras_lstm_takes_the_loop_where_the_op_differs():
                    {"use_bias": False}, {"unroll": True}):
         layer = tf.keras.layers.LSTM(H, **kwargs)
         layer(x)
-        assert "CudnnRNNV3" not in _op_types(layer, x), kwargs
+        assert "CudnnRNNV3" not in op_types(layer, x), kwargs
     mask = tf.constant(np.array([[True] * T, [True] * 3 + [False] * 2, [True] * T]))
     masked = tf.keras.layers.LSTM(H, dtype="float64")   # padded sequences: float32 only
     masked(x)
-    assert "CudnnRNNV3" not in _op_types(masked, x, mask=mask)
-    assert "CudnnRNNV3" in _op_types(tf.keras.layers.LSTM(H), x, mask=mask)
+    assert "CudnnRNNV3" not in op_types(masked, x, mask=mask)
+    assert "CudnnRNNV3" in op_types(tf.keras.layers.LSTM(H), x, mask=mask)
     with pytest.raises(ValueError, match="use_cudnn=True was specified"):
         tf.keras.layers.LSTM(H, recurrent_dropout=0.2, use_cudnn=True)(x)
 
@@ -386,7 +382,7 @@ def test_masked_sequences_fused_equal_the_loop(mask_name, layer, kwargs):
         results.append([o.numpy() for o in outs] + [g.numpy() for g in grads])
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
-    assert "CudnnRNNV3" in _op_types(fused, x, mask=mask)
+    assert "CudnnRNNV3" in op_types(fused, x, mask=mask)
 
 
 def test_keras_lstm_fit_follows_the_loop():
@@ -511,7 +507,7 @@ def test_keras_gru_fused_equals_loop(kwargs):
     x = _assert_fused_equals_loop("GRU", kwargs)
     reset_before = tf.keras.layers.GRU(H, reset_after=False)
     reset_before(x)
-    assert "CudnnRNNV3" not in _op_types(reset_before, x)
+    assert "CudnnRNNV3" not in op_types(reset_before, x)
 
 
 @pytest.mark.parametrize("layer", ["LSTM", "GRU", "SimpleRNN"])
@@ -522,7 +518,7 @@ def test_saved_models_keep_the_portable_loop(tmp_path, layer):
                                  tf.keras.layers.Dense(1)])
     x = np.random.default_rng(6).standard_normal((B, T, I)).astype(np.float32)
     want = model(x).numpy()
-    assert "CudnnRNNV3" in _op_types(model.layers[0], x)   # fused outside saving
+    assert "CudnnRNNV3" in op_types(model.layers[0], x)   # fused outside saving
     model.export(str(tmp_path / "export"), verbose=False)
     tf.saved_model.save(model, str(tmp_path / "saved"))
     for name in ("export", "saved"):

@@ -11,7 +11,7 @@ import pytest
 
 import ndflow as tf
 from ndflow.ops import gelu_fused
-from tests.keras.layer_checks import numeric_grad
+from tests.keras.layer_checks import numeric_grad, op_types, saved_op_types
 
 _erfc = np.vectorize(math.erfc)
 
@@ -78,8 +78,7 @@ def test_keras_gelu_runs_fused_and_equals_the_composite():
     composite.set_weights(fused.get_weights())
     for a, b in zip(_dense_values(fused, x), _dense_values(composite, x)):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-    f = tf.function(lambda v: fused(v))
-    types = {op.type for op in f.get_concrete_function(tf.constant(x)).graph.get_operations()}
+    types = op_types(fused, x)
     assert "_Gelu" in types and "Erfc" not in types
 
 
@@ -93,8 +92,5 @@ def test_approximate_and_saved_models_keep_tensorflows_ops(approximate, tmp_path
         types = {op.type for op in module.f.get_concrete_function().graph.get_operations()}
         assert "_Gelu" not in types and "Tanh" in types
         return
-    tf.saved_model.save(module, str(tmp_path))
-    graph_def = tf.saved_model.load(str(tmp_path)).f.get_concrete_function().graph.as_graph_def()
-    types = {n.op for n in graph_def.node} | {n.op for fn in graph_def.library.function
-                                              for n in fn.node_def}
+    types = saved_op_types(module, tmp_path)
     assert "_Gelu" not in types and "Erfc" in types
