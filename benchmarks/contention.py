@@ -3,6 +3,7 @@ cores, ndflow vs TensorFlow 2.21 in the same run (issue 53).
 
     python benchmarks/contention.py [--seconds 6] [--rounds 1] [--workloads cnn,mlp]
                                     [--situations alone,two,busy1,busy2] [--env KEY=VALUE]
+                                    [--statistic mean|median]
 
 Workloads, written as users write them, default threads:
 - cnn: Keras `fit` of the MNIST CNN (conv 5x5x32, pool, conv 5x5x64, pool, dense 512,
@@ -14,8 +15,10 @@ Workloads, written as users write them, default threads:
 Situations: alone; two copies of the same job at once; beside one and beside two busy
 single-threaded processes (Python spinning loops the benchmark starts and stops). Every job
 compiles and warms up first, says it is ready, and all jobs of a situation then time their
-steps over the same `seconds` of wall time (the median step is the figure; for two copies,
-the mean of both). The slowdown is contended / alone; bar: in every situation ndflow's
+steps over the same `seconds` of wall time. The figure is the mean step (the window's time
+over its steps: what an epoch takes, as Keras' progress bar reports it; `--statistic median`
+gives the median step, which hides the steps a stall lengthens); for two copies, the mean of
+both. The slowdown is contended / alone; bar: in every situation ndflow's
 slowdown <= 1.1x TensorFlow's, on both workloads.
 
 `--env KEY=VALUE` (repeatable) sets a variable for the ndflow jobs only (to compare
@@ -103,7 +106,8 @@ def worker(module: str, workload: str, seconds: float) -> None:
     tf = importlib.import_module(module)
     times = {"cnn": _cnn_job, "mlp": _mlp_job}[workload](tf, seconds)
     steps = np.diff(times) * 1e3
-    print(json.dumps({"median_ms": float(np.median(steps)), "steps": len(steps)}), flush=True)
+    print(json.dumps({"median_ms": float(np.median(steps)), "mean_ms": float(np.mean(steps)),
+                      "steps": len(steps)}), flush=True)
 
 
 # -- the parent ------------------------------------------------------------------------------
@@ -113,8 +117,8 @@ def _spinner() -> subprocess.Popen:
 
 
 def run_situation(python: str, module: str, workload: str, situation: str, seconds: float,
-                  env: dict) -> float | None:
-    """The median ms/step (mean over the copies) of `workload` under `situation`."""
+                  env: dict, statistic: str = "mean") -> float | None:
+    """The mean (or median) ms/step (mean over the copies) of `workload` under `situation`."""
     copies, busy = SITUATIONS[situation]
     full_env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", **env}
     spinners = [_spinner() for _ in range(busy)]
@@ -137,7 +141,7 @@ def run_situation(python: str, module: str, workload: str, situation: str, secon
             out, err = job.communicate(timeout=600)
             if job.returncode:
                 raise RuntimeError(err[-2000:])
-            results.append(json.loads(out.strip().splitlines()[-1])["median_ms"])
+            results.append(json.loads(out.strip().splitlines()[-1])[f"{statistic}_ms"])
         return statistics.mean(results)
     except (RuntimeError, subprocess.SubprocessError, OSError) as e:
         print(f"{python} {workload} {situation} failed: {e}", file=sys.stderr)
@@ -159,6 +163,7 @@ def main() -> None:
     ap.add_argument("--situations", default=",".join(SITUATIONS))
     ap.add_argument("--tf", default=TF_PYTHON)
     ap.add_argument("--env", action="append", default=[])
+    ap.add_argument("--statistic", choices=("mean", "median"), default="mean")
     args = ap.parse_args()
     if args.worker:
         worker(args.module, args.worker, args.seconds)
@@ -184,10 +189,10 @@ def main() -> None:
             for situation in situations:
                 for name, python, side_env in sides:
                     ms = run_situation(python, modules[name], workload, situation,
-                                       args.seconds, side_env)
+                                       args.seconds, side_env, args.statistic)
                     if ms is not None:
                         figures[name][situation].append(ms)
-        print(f"\n{workload}: median ms/step (slowdown = contended / alone)")
+        print(f"\n{workload}: {args.statistic} ms/step (slowdown = contended / alone)")
         print(f"  {'situation':26s}" + "".join(f"{n:>22s}" for n, _, _ in sides)
               + ("   ndflow / TF slowdown (bar <= 1.10)" if len(sides) > 1 else ""))
         alone = {n: min(figures[n]["alone"] or [float("nan")]) for n, _, _ in sides}
