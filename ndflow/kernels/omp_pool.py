@@ -88,10 +88,21 @@ def run_chunks(callback_address: int, rows: int, chunk: int, arrays: list, threa
     fields.append(0)   # chunks finished (`count_finished`), for callbacks that combine
     data = np.array(fields, dtype=np.int64)
     launch = launcher()
-    if launch is None:
-        _CALLBACK(callback_address)(data.ctypes.data)
+    if launch is None or threads < 2 or rows <= chunk:
+        # one chunk (or one thread): a team would only add its launch (~5 us) to the work
+        _direct(callback_address)(data.ctypes.data)
     else:
         launch(callback_address, data.ctypes.data, threads, 0)
+
+
+_DIRECT: dict = {}   # callback address -> its ctypes function
+
+
+def _direct(callback_address: int):
+    fn = _DIRECT.get(callback_address)
+    if fn is None:
+        fn = _DIRECT[callback_address] = _CALLBACK(callback_address)
+    return fn
 
 
 def chunk_intrinsics():
