@@ -17,13 +17,13 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ndflow.kernels import omp_pool
+from ndflow.kernels import omp_pool, raw_memory
 from ndflow.kernels.build_once import built_once
 
 CHUNK = 1 << 15   # elements per claimed chunk
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = _row = _compact = _step = _decay = None
-_view = _update = _stored_square = _own_square = _header = None
+_view = _update = _stored_square = _own_square = _header = _at = _table_rows = None
 
 
 def applies(var: torch.Tensor) -> bool:
@@ -40,26 +40,45 @@ def update(var, m, v, outs, values, indices, c1: float, c2: float, alpha: float,
     """Writes the new var, m, v (contiguous float32 CPU tensors of one shape) into `outs`
     (which may be var, m, v themselves): `values` holds one row per entry of `indices`
     (int64, each in range)."""
-    rows = var.shape[0]
-    cols = var.numel() // rows if rows else 0
-    if var.numel() == 0:
+    update_many([(var, m, v, outs, values, indices, c1, c2, alpha, eps)])
+
+
+TABLE = 16   # int64s per variable in update_many's table (see sparse_adam's data)
+
+
+def update_many(updates: list) -> None:
+    """`update` of many variables in one launch (`_GroupedSparseApplyKerasAdam`: a model's
+    embeddings): `updates` holds update's arguments per variable. Each variable's rows are
+    cut into chunks of about CHUNK elements, and the team claims the chunks of all of them."""
+    updates = [u for u in updates if u[0].numel()]
+    if not updates:
         return
-    compact, callback = _built()[:2]
-    n = len(indices)
-    # two buffers, so that a small table's update is not mostly setup (eight arrays' and
-    # their addresses took ~12 of a 1000 x 8 table's 26 us): each row's slot and then the
-    # column count; the touched rows' sums, their squares and the scalars
-    slot = torch.full((rows + 1,), -1, dtype=torch.int64)
-    work = torch.zeros(2 * n * cols + 4, dtype=torch.float32)
-    slot_np, work_np = slot.numpy(), work.numpy()
-    slot_np[rows] = cols
-    work_np[-4:] = (c1, c2, alpha, eps)
-    vals = values.detach().reshape(n, cols).contiguous().numpy()
-    compact(indices.numpy(), vals, slot_np, work_np[:n * cols].reshape(n, cols),
-            work_np[n * cols:2 * n * cols].reshape(n, cols))
-    arrays = [var, m, v, *outs, slot, work]
-    chunk_rows = max(1, CHUNK // max(cols, 1))
-    omp_pool.run_chunks(callback, rows, chunk_rows, arrays, torch.get_num_threads())
+    compact_many, callback = _built()[:2]
+    shapes = [(u[0].shape[0], u[0].numel() // u[0].shape[0], len(u[5])) for u in updates]
+    # two buffers for all of them, so that a small table's update is not mostly setup: each
+    # row's slot (-1: untouched), then the touched rows' sums and their squares
+    slot = torch.full((sum(rows for rows, _, _ in shapes),), -1, dtype=torch.int64)
+    work = torch.zeros(sum(2 * n * cols for _, cols, n in shapes), dtype=torch.float32)
+    table, params, held = [], [], []
+    slot_at = work_at = units = 0
+    # each variable's slots and sums lie at the offsets summed here, inside the two buffers
+    slots, sums_at = raw_memory.span(slot)[0], raw_memory.span(work)[0]
+    for (var, m, v, outs, values, indices, c1, c2, alpha, eps), (rows, cols, n) in zip(
+            updates, shapes):
+        indices, values = indices.contiguous(), values.detach().reshape(n, cols).contiguous()
+        held += (indices, values)
+        chunk_rows = max(1, CHUNK // max(cols, 1))
+        table += [raw_memory.span(t)[0] for t in (var, m, v, *outs)]   # float32: applies()
+        table += [slots + 8 * slot_at, sums_at + 4 * work_at, sums_at + 4 * (work_at + n * cols),
+                  rows, cols, chunk_rows, units, raw_memory.span(indices)[0],
+                  raw_memory.span(values)[0], n]
+        params += [c1, c2, alpha, eps]
+        slot_at, work_at = slot_at + rows, work_at + 2 * n * cols
+        units += -(-rows // chunk_rows)
+    table_np = np.array(table, dtype=np.int64)
+    compact_many(table_np)
+    arrays = [table_np, np.array(params, dtype=np.float32), slot, work]
+    omp_pool.run_chunks(callback, units, 1, arrays, torch.get_num_threads())
 
 
 def update_dense(var, m, v, outs, grad, c1: float, c2: float, alpha: float,
@@ -82,24 +101,33 @@ def _build():
         return None
     from numba import cfunc, types  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, _row, _compact, _step, _decay
-    global _view, _update, _stored_square, _own_square, _header
+    global _view, _update, _stored_square, _own_square, _header, _at, _table_rows
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
 
     @numba.njit(cache=True)
-    def _compact(indices, values, slot, sums, squares):
-        """Each touched row's sum of slices and of their squares, in first-seen order."""
-        n = 0
-        for i in range(indices.shape[0]):
-            r = indices[i]
-            s = slot[r]
-            if s < 0:
-                s = slot[r] = n
-                n += 1
-            for j in range(values.shape[1]):
-                x = values[i, j]
-                sums[s, j] += x
-                squares[s, j] += x * x
+    def _compact(table):
+        """Each touched row's sum of slices and of their squares, in first-seen order, for
+        every variable of update_many's table (its slots -1 and its sums 0 before)."""
+        for t in range(table.shape[0] // 16):
+            rec = table[t * 16:(t + 1) * 16]
+            k, n = rec[10], rec[15]
+            slot = carray(address_as_pointer(rec[6], np.int64), rec[9])
+            sums = carray(address_as_pointer(rec[7], np.float32), n * k)
+            squares = carray(address_as_pointer(rec[8], np.float32), n * k)
+            indices = carray(address_as_pointer(rec[13], np.int64), n)
+            values = carray(address_as_pointer(rec[14], np.float32), n * k)
+            count = 0
+            for i in range(n):
+                r = indices[i]
+                s = slot[r]
+                if s < 0:
+                    s = slot[r] = count
+                    count += 1
+                for j in range(k):
+                    x = values[i * k + j]
+                    sums[s * k + j] += x
+                    squares[s * k + j] += x * x
 
     @numba.njit(inline="always", error_model="numpy")   # a division that vectorizes
     def _step(w, m, v, g, g2, c1, c2, alpha, eps):
@@ -129,28 +157,31 @@ def _build():
         return carray(address_as_pointer(d[i] + offset, np.float32), k)
 
     @numba.njit(inline="always", error_model="numpy")
-    def _update(d, offset, k, g, g2, square, in_place, c1, c2, alpha, eps):
-        """_row on the var, m, v elements at byte `offset` (d[3], d[5], d[7]) into the outputs
-        (d[9], d[11], d[13])."""
-        w, m, v = _view(d, 3, offset, k), _view(d, 5, offset, k), _view(d, 7, offset, k)
+    def _update(d, at, offset, k, g, g2, square, in_place, c1, c2, alpha, eps):
+        """_row on the var, m, v elements at byte `offset` into the outputs; the six arrays'
+        addresses are d[at], d[at + 1], ... (a table's) or d[at], d[at + 2], ... (spans')."""
+        a, b = at[0], at[1]
+        w, m, v = _view(d, a, offset, k), _view(d, a + b, offset, k), _view(d, a + 2 * b,
+                                                                           offset, k)
         if in_place:   # the same arrays: LLVM then sees no aliasing and vectorizes
             _row(w, m, v, g, g2, w, m, v, k, c1, c2, alpha, eps, square)
         else:
-            _row(w, m, v, g, g2, _view(d, 9, offset, k), _view(d, 11, offset, k),
-                 _view(d, 13, offset, k), k, c1, c2, alpha, eps, square)
+            _row(w, m, v, g, g2, _view(d, a + 3 * b, offset, k), _view(d, a + 4 * b, offset, k),
+                 _view(d, a + 5 * b, offset, k), k, c1, c2, alpha, eps, square)
 
     @numba.njit(inline="always", error_model="numpy")
     def _decay(d, offset, n, in_place, c1, c2, alpha, eps):
         """_update of n elements at byte `offset` whose gradient is 0 (a run of rows no id
-        touched: one loop over the run, where a row at a time left short loops)."""
+        touched: one loop over the run, where a row at a time left short loops); d: a
+        table's six addresses."""
         zero = np.float32(0.0)
-        w, m, v = _view(d, 3, offset, n), _view(d, 5, offset, n), _view(d, 7, offset, n)
+        w, m, v = _view(d, 0, offset, n), _view(d, 1, offset, n), _view(d, 2, offset, n)
         if in_place:
             for j in range(n):
                 w[j], m[j], v[j] = _step(w[j], m[j], v[j], zero, zero, c1, c2, alpha, eps)
         else:
-            w_out, m_out = _view(d, 9, offset, n), _view(d, 11, offset, n)
-            v_out = _view(d, 13, offset, n)
+            w_out, m_out = _view(d, 3, offset, n), _view(d, 4, offset, n)
+            v_out = _view(d, 5, offset, n)
             for j in range(n):
                 w_out[j], m_out[j], v_out[j] = _step(w[j], m[j], v[j], zero, zero, c1, c2,
                                                      alpha, eps)
@@ -164,36 +195,52 @@ def _build():
         return (d, d[1], d[2], p[0], p[1], p[2], p[3],
                 d[9] == d[3] and d[11] == d[5] and d[13] == d[7])
 
-    # data = [counter, rows, chunk rows, (address, length) of var, m, v, var_out, m_out,
-    #         v_out, slot (int64 per row, then the column count k), work (float32: the
-    #         n touched rows' sums, their squares, then c1, c2, alpha, eps)]; a run of
-    #         untouched rows is one `_decay` loop
+    @numba.njit(inline="always")
+    def _at(address, k):
+        return carray(address_as_pointer(address, np.float32), k)
+
+    @numba.njit(inline="always", error_model="numpy")
+    def _table_rows(rec, r, end, c1, c2, alpha, eps):
+        """Rows r..end of the variable `rec` of the table (update_many): a touched row by its
+        sums, a run of untouched rows as one `_decay` loop."""
+        k = rec[10]
+        slot = carray(address_as_pointer(rec[6], np.int64), rec[9])
+        d = rec[:6]
+        in_place = d[3] == d[0] and d[4] == d[1] and d[5] == d[2]
+        while r < end:
+            s = slot[r]
+            if s >= 0:
+                g, g2 = _at(rec[7] + s * k * 4, k), _at(rec[8] + s * k * 4, k)
+                _update(d, (0, 1), r * k * 4, k, g, g2, _stored_square, in_place, c1, c2,
+                        alpha, eps)
+                r += 1
+                continue
+            e = r + 1
+            while e < end and slot[e] < 0:
+                e += 1
+            _decay(d, r * k * 4, (e - r) * k, in_place, c1, c2, alpha, eps)
+            r = e
+
+    # data = [counter, units, 1, (address, length) of the table (16 int64s per variable:
+    #         addresses of var, m, v, var_out, m_out, v_out, its slots, sums and squares;
+    #         rows, columns, rows per unit, its first unit; addresses of its indices and
+    #         values, their count), of the params (c1, c2, alpha, eps per variable), of the
+    #         slot and work buffers]; a unit is a chunk of rows
     @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
     def sparse_adam(data):
-        d = carray(data, 20, dtype=np.int64)
-        rows, chunk = d[1], d[2]
-        slot = carray(address_as_pointer(d[15], np.int64), rows + 1)
-        k = slot[rows]
-        n = (d[18] - 4) // (2 * k)
-        p = _view(d, 17, 2 * n * k * 4, 4)
-        c1, c2, alpha, eps = p[0], p[1], p[2], p[3]
-        in_place = d[9] == d[3] and d[11] == d[5] and d[13] == d[7]
+        d = carray(data, 12, dtype=np.int64)
+        units, count = d[1], d[4] // 16
+        table = carray(address_as_pointer(d[3], np.int64), d[4])
+        params = carray(address_as_pointer(d[5], np.float32), d[6])
         q = claim_chunk(data)
-        while q * chunk < rows:
-            r, end = q * chunk, min((q + 1) * chunk, rows)
-            while r < end:
-                s = slot[r]
-                if s >= 0:
-                    g, g2 = _view(d, 17, s * k * 4, k), _view(d, 17, (n + s) * k * 4, k)
-                    _update(d, r * k * 4, k, g, g2, _stored_square, in_place, c1, c2, alpha,
-                            eps)
-                    r += 1
-                    continue
-                e = r + 1
-                while e < end and slot[e] < 0:
-                    e += 1
-                _decay(d, r * k * 4, (e - r) * k, in_place, c1, c2, alpha, eps)
-                r = e
+        while q < units:
+            t = 0
+            while t + 1 < count and table[(t + 1) * 16 + 12] <= q:
+                t += 1
+            rec = table[t * 16:(t + 1) * 16]
+            r = (q - rec[12]) * rec[11]
+            _table_rows(rec, r, min(r + rec[11], rec[9]), params[4 * t], params[4 * t + 1],
+                        params[4 * t + 2], params[4 * t + 3])
             q = claim_chunk(data)
 
     # data = [counter, n, chunk, (address, length) of var, m, v, var_out, m_out, v_out, g,
@@ -206,7 +253,7 @@ def _build():
             lo = q * chunk
             k = min(lo + chunk, n) - lo
             g = _view(d, 15, lo * 4, k)
-            _update(d, lo * 4, k, g, g, _own_square, in_place, c1, c2, alpha, eps)
+            _update(d, (3, 2), lo * 4, k, g, g, _own_square, in_place, c1, c2, alpha, eps)
             q = claim_chunk(data)
 
     return _compact, sparse_adam.address, dense_adam.address

@@ -14,6 +14,8 @@ from ndflow.kernels import adam_numba
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.state import check_dtype, exclusive_values, not_found, update_targets
 from ndflow.kernels.state_sparse import out_of_range, writable
+from ndflow.kernels.training import scalars_once
+from ndflow.ops import nn_fused
 from ndflow.ops import training_sparse as ops
 
 
@@ -125,31 +127,80 @@ def _sparse_adagrad_v2(node):
     return run
 
 
+_KERAS_ADAM_SCALARS = ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon")
+
+
+def _keras_adam_update(node, resources: list, owned: bool, scalars: list, grad,
+                       indices) -> tuple:
+    """A `_ResourceSparseApplyKerasAdam` after its checks: (the tensors the new var, m, v go
+    into, adam_numba.update's arguments to write them, or None where ATen already did: another
+    dtype or device). Every row's moments decay and its weight moves, as Keras' dense form."""
+    idx = _checked_indices(node, resources, ["var", "m", "v"], grad, indices)
+    b1p, b2p, lr_, b1, b2, eps = scalars
+    c1, c2 = 1.0 - b1, 1.0 - b2
+    alpha = lr_ * math.sqrt(1.0 - b2p) / (1.0 - b1p)
+    values = [res.value for res in resources]
+    outs = update_targets(owned, values)
+    grad = grad.to(values[0].device)
+    w, m_, v_ = values
+    if adam_numba.applies(w) and all(t.is_contiguous() for t in values):
+        return outs, (w, m_, v_, outs, grad, idx.cpu(), c1, c2, alpha, eps)
+    g = torch.zeros_like(w).index_add_(0, idx, grad)
+    g2 = torch.zeros_like(w).index_add_(0, idx, grad * grad)
+    m_ = torch.lerp(m_, g, c1, out=outs[1])               # m + (g - m) * c1
+    v_ = torch.lerp(v_, g2, c2, out=outs[2])
+    torch.sub(w, m_ * alpha / (torch.sqrt(v_) + eps), out=outs[0])
+    return outs, None
+
+
 @kernel(ops.ResourceSparseApplyKerasAdam)
 def _sparse_keras_adam(node):
-    """Every row's moments decay and its weight moves, as Keras' dense form of the update:
-    one pass over var, m and v (kernels/adam_numba.py) for float32 on CPUs, else the
+    """One pass over var, m and v (kernels/adam_numba.py) for float32 on CPUs, else the
     densified gradient and its squares through ATen."""
     def run(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, indices):
         resources = [var, m, v]
-        idx = _checked_indices(node, resources, ["var", "m", "v"], grad, indices)
-        b1p, b2p, lr_, b1, b2, eps = _scalars("beta1_power beta2_power lr beta1 beta2 epsilon",
-                                              beta1_power, beta2_power, lr, beta1, beta2,
-                                              epsilon)
-        c1, c2 = 1.0 - b1, 1.0 - b2
-        alpha = lr_ * math.sqrt(1.0 - b2p) / (1.0 - b1p)
         owned = all(exclusive_values(resources))
-        values = [res.value for res in resources]
-        outs = update_targets(owned, values)
-        grad = grad.to(values[0].device)
-        w, m_, v_ = values
-        if adam_numba.applies(w) and all(t.is_contiguous() for t in values):
-            adam_numba.update(w, m_, v_, outs, grad, idx.cpu(), c1, c2, alpha, eps)
-        else:
-            g = torch.zeros_like(w).index_add_(0, idx, grad)
-            g2 = torch.zeros_like(w).index_add_(0, idx, grad * grad)
-            m_ = torch.lerp(m_, g, c1, out=outs[1])               # m + (g - m) * c1
-            v_ = torch.lerp(v_, g2, c2, out=outs[2])
-            torch.sub(w, m_ * alpha / (torch.sqrt(v_) + eps), out=outs[0])
+        scalars = _scalars(" ".join(_KERAS_ADAM_SCALARS), beta1_power, beta2_power, lr, beta1,
+                           beta2, epsilon)
+        outs, pending = _keras_adam_update(node, resources, owned, scalars, grad, indices)
+        if pending is not None:
+            adam_numba.update_many([pending])
         var.value, m.value, v.value = outs
+    return run
+
+
+@kernel(nn_fused.GroupedSparseApplyKerasAdam)
+def _grouped_sparse_keras_adam(node):
+    """N `_ResourceSparseApplyKerasAdam`s (a model's embedding tables): each checked as
+    alone, the float32 CPU ones by one launch claiming all their rows (adam_numba.update_many:
+    a small table's update was mostly its own call's setup), each giving the bits it gives
+    alone."""
+    n = node.attrs["N"]
+
+    def run(*args):
+        res = [args[k * n:(k + 1) * n] for k in range(3)]            # var, m, v
+        scalar_inputs = [args[k * n:(k + 1) * n] for k in range(3, 9)]
+        grads, indices = args[9 * n:10 * n], args[10 * n:11 * n]
+        for k in range(6):
+            for t in scalar_inputs[k]:
+                if t.dim() != 0:
+                    raise InvalidArgumentError(None, None, f"{_KERAS_ADAM_SCALARS[k]} is not a "
+                                               f"scalar : {_dims(t.shape)}")
+        seen: dict = {}
+        scalars = list(zip(*(scalars_once(scalar_inputs[k], _KERAS_ADAM_SCALARS[k], seen)
+                             for k in range(6))))
+        free = exclusive_values(list(res[0] + res[1] + res[2]))  # before any value is held
+        pending, written = [], []
+        for i in range(n):
+            resources = [res[0][i], res[1][i], res[2][i]]
+            owned = free[i] and free[n + i] and free[2 * n + i]
+            outs, update = _keras_adam_update(node, resources, owned, scalars[i], grads[i],
+                                              indices[i])
+            written.append((resources, outs))
+            if update is not None:
+                pending.append(update)
+        adam_numba.update_many(pending)
+        for resources, outs in written:
+            for r, out in zip(resources, outs):
+                r.value = out
     return run

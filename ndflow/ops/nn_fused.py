@@ -33,7 +33,8 @@
   ndflow/passes/grouped_updates.py): N (Keras) momentum updates (`decay[i]`: of grad + scale
   * var), or N `ResourceApplyAdam`s, applied by one op, so a model of many small variables
   pays one kernel call, and one launch or ATen's multi-tensor (`_foreach`) calls, instead
-  of one call and several ATen calls per variable.
+  of one call and several ATen calls per variable; `_GroupedSparseApplyKerasAdam` the same
+  for N `_ResourceSparseApplyKerasAdam`s (Keras' Adam of Embedding tables).
 - `_MaxPoolWithIndices` / `_MaxPoolGradWithIndices` are ndflow-internal (no TensorFlow
   counterpart): a MaxPool that also returns ATen's argmax indices (int64, flat positions in
   each (n, c) plane of the possibly padded input) and the MaxPoolGrad that scatters with
@@ -267,6 +268,16 @@ GroupedApplyAdam = _grouped_update(
      "beta2_power: N * T", "lr: N * T", "beta1: N * T", "beta2: N * T", "epsilon: N * T",
      "grad: N * T"],
     ["use_nesterov: list(int)"], "ndflow-internal: N ResourceApplyAdam updates applied together.",
+    scalars=((3, "beta1_power"), (4, "beta2_power"), (5, "lr"), (6, "beta1"), (7, "beta2"),
+             (8, "epsilon")))
+GroupedSparseApplyKerasAdam = _grouped_update(
+    "_GroupedSparseApplyKerasAdam",
+    ["var: N * resource", "m: N * resource", "v: N * resource", "beta1_power: N * T",
+     "beta2_power: N * T", "lr: N * T", "beta1: N * T", "beta2: N * T", "epsilon: N * T",
+     "grad: N * T", "indices: N * Tindices"],
+    ["Tindices: {int32, int64}"],
+    "ndflow-internal: N `_ResourceSparseApplyKerasAdam` updates (a model's embeddings) "
+    "applied together.",
     scalars=((3, "beta1_power"), (4, "beta2_power"), (5, "lr"), (6, "beta1"), (7, "beta2"),
              (8, "epsilon")))
 GroupedApplyKerasRMSProp = _grouped_update(

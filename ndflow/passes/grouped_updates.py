@@ -8,6 +8,8 @@ Adam's (TensorFlow 6). Runs of updates of one family become one op:
 - momentum (`ResourceApplyKerasMomentum`, `ResourceApplyMomentum`, the remapper's
   `_ResourceApplyMomentumWithDecay`) -> `_GroupedApplyMomentum`;
 - Adam (`ResourceApplyAdam`) -> `_GroupedApplyAdam`;
+- Keras' Adam of embeddings (`_ResourceSparseApplyKerasAdam`) ->
+  `_GroupedSparseApplyKerasAdam` (one launch for all the tables' rows);
 - Keras' RMSprop without momentum (`_GroupedApplyKerasRMSProp`s of one variable each, made
   by keras_rmsprop.py from Keras' ops) -> one `_GroupedApplyKerasRMSProp`;
 whose kernels (kernels/training_grouped.py) update the variables sharing their scalars in
@@ -69,6 +71,7 @@ class _Run:
     def joins(self, op: Operation) -> bool:
         first = self.ops[0] if self.ops else op
         return (op.attrs["T"] == first.attrs["T"] and op.device == first.device
+                and op.attrs.get("Tindices") == first.attrs.get("Tindices")
                 and not self.handles.intersection(_handles(op)))
 
     def add(self, op: Operation) -> None:
@@ -111,6 +114,14 @@ def _adam_op(rw: GraphRewriter, ops: list):
     return nn_fused.GroupedApplyAdam, sum(columns, []), attrs
 
 
+def _sparse_adam_op(rw: GraphRewriter, ops: list):
+    """`_ResourceSparseApplyKerasAdam`'s inputs (var, m, v, six scalars, grad, indices),
+    column by column."""
+    columns = [[rw.mapped(op.inputs[k]) for op in ops] for k in range(11)]
+    attrs = {"N": len(ops), "T": ops[0].attrs["T"], "Tindices": ops[0].attrs["Tindices"]}
+    return nn_fused.GroupedSparseApplyKerasAdam, sum(columns, []), attrs
+
+
 def _rmsprop_op(rw: GraphRewriter, ops: list):
     """`_GroupedApplyKerasRMSProp`s (keras_rmsprop.py makes them with N=1) merged: their
     seven input columns."""
@@ -124,6 +135,7 @@ def _rmsprop_op(rw: GraphRewriter, ops: list):
 # a family: the update types it groups and how a run of them becomes one op
 FAMILIES = ((frozenset(MOMENTUM_UPDATES), _momentum_op),
             (frozenset({"ResourceApplyAdam"}), _adam_op),
+            (frozenset({"_ResourceSparseApplyKerasAdam"}), _sparse_adam_op),
             (frozenset({"_GroupedApplyKerasRMSProp"}), _rmsprop_op))
 
 
