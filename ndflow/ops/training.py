@@ -9,27 +9,13 @@ update formulas are documented on each op and implemented in `ndflow/kernels/tra
 from __future__ import annotations
 
 from ndflow.core import dtypes
-from ndflow.core.shapes import TensorShape, as_shape, fmt
+from ndflow.core.shapes import TensorShape, fmt
 from ndflow.core.tensor import Tensor
 from ndflow.ops.apply import apply_op
 from ndflow.ops.op_def import OpDef, op_def
+from ndflow.ops.state_sparse import handle_shape
 
 _T_ATTRS = ["T: numbertype", "use_locking: bool = false"]
-
-
-def handle_shape(t) -> TensorShape:
-    """The static shape of the variable behind resource handle `t` (unknown if not known)."""
-    op = getattr(t, "op", None)
-    if op is None:  # eager: the handle's value is the runtime Resource
-        shape = getattr(getattr(t, "value", None), "shape", None)
-    elif op.type == "VarHandleOp":
-        shape = op.attrs.get("shape")
-    else:  # e.g. a captured handle (a Placeholder): nothing is known statically
-        shape = None
-    try:
-        return as_shape(shape) if shape is not None else TensorShape(None)
-    except (TypeError, ValueError):
-        return TensorShape(None)
 
 
 def merge_shapes(a: TensorShape, b: TensorShape) -> TensorShape:

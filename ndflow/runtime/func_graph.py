@@ -30,6 +30,7 @@ class FuncGraph(Graph):
         self.elementwise_equality = outer_graph is None or outer_graph.elementwise_equality
         self.arg_inputs: list[SymbolicTensor] = []
         self._captures: dict[int, tuple] = {}   # id(external) -> (external, placeholder)
+        self._externals: dict[int, tuple] = {}  # id(placeholder) -> (placeholder, external)
         self.outputs: list[SymbolicTensor] = []
         self.structured_outputs = None
         self.variables: list = []               # variables read or written while tracing
@@ -60,6 +61,17 @@ class FuncGraph(Graph):
         ph = self.add_placeholder(tensor.dtype, shape, name or "capture")
         self._captures[id(tensor)] = (tensor, ph)
         return ph
+
+    def external_of(self, placeholder) -> Tensor | None:
+        """The value `placeholder` stands for, if it is a capture (TF copies a captured
+        handle's shape and dtype onto its placeholder, handle data, from it)."""
+        entry = self._externals.get(id(placeholder))
+        if entry is None or entry[0] is not placeholder or \
+                self._captures.get(id(entry[1]), (None, None))[1] is not placeholder:
+            # captures are also set directly (control flow, pruning): index them again
+            self._externals = {id(ph): (ph, ext) for ext, ph in self._captures.values()}
+            entry = self._externals.get(id(placeholder))
+        return entry[1] if entry is not None and entry[0] is placeholder else None
 
     def placeholder_of(self, tensor) -> SymbolicTensor | None:
         """The placeholder standing for captured `tensor`, or None if it is not captured."""

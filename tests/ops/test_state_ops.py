@@ -212,3 +212,32 @@ def test_resource_gather_rows_and_out_of_range_ids(id_dtype, ids, bad):
         return
     with pytest.raises(InvalidArgumentError, match=rf"{re.escape(bad)} is not in \[0, 5\)"):
         lookup(tf.constant(np.array(ids, id_dtype)))
+
+
+def test_a_captured_variable_s_shape_is_known_as_tf_s_handle_data_makes_it():
+    """In a tf.function a gather of a captured variable has its static shape, and the
+    gather's gradient takes the variable's shape as a constant (TF's variable_shape reads
+    the handle data); a variable of unknown shape keeps VariableShape."""
+    table = tf.Variable(np.arange(40, dtype=np.float32).reshape(10, 4))
+    loose = tf.Variable(np.ones((6, 2), np.float32), shape=tf.TensorShape(None))
+    static = {}
+
+    @tf.function
+    def step(ids):
+        with tf.GradientTape() as tape:
+            rows, other = tf.gather(table, ids), tf.gather(loose, ids)
+            static["rows"], static["other"] = rows.shape, other.shape
+            loss = tf.reduce_sum(rows * rows) + tf.reduce_sum(other)
+        return tape.gradient(loss, [table, loose])
+
+    ids = tf.constant([1, 3, 1])
+    g_table, g_loose = step(ids)
+    assert static["rows"].as_list() == [3, 4] and static["other"].rank is None
+    dense = np.zeros((10, 4))
+    np.add.at(dense, [1, 3, 1], 2.0 * np.arange(40).reshape(10, 4)[[1, 3, 1]])
+    np.testing.assert_array_equal(tf.convert_to_tensor(g_table).numpy(), dense)
+    np.testing.assert_array_equal(g_table.dense_shape.numpy(), [10, 4])
+    np.testing.assert_array_equal(g_loose.dense_shape.numpy(), [6, 2])
+    graph = step.get_concrete_function(ids).graph
+    shapes = [op for op in graph.get_operations() if op.type == "VariableShape"]
+    assert len(shapes) == 1 and shapes[0].inputs[0].shape.rank == 0   # the loose one only
