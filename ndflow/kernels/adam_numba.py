@@ -68,7 +68,9 @@ def update_many(updates: list) -> None:
         indices, values = indices.contiguous(), values.detach().reshape(n, cols).contiguous()
         held += (indices, values)
         chunk_rows = max(1, CHUNK // max(cols, 1))
-        table += [raw_memory.span(t)[0] for t in (var, m, v, *outs)]   # float32: applies()
+        state = [raw_memory.span(t)[0] for t in (var, m, v)]   # float32: applies()
+        in_place = outs[0] is var and outs[1] is m and outs[2] is v
+        table += state + (state if in_place else [raw_memory.span(t)[0] for t in outs])
         table += [slots + 8 * slot_at, sums_at + 4 * work_at, sums_at + 4 * (work_at + n * cols),
                   rows, cols, chunk_rows, units, raw_memory.span(indices)[0],
                   raw_memory.span(values)[0], n]
