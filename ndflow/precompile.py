@@ -272,6 +272,7 @@ JOBS = {
     "max_pool": _callbacks("max_pool_numba", "_callbacks"),
     "attention": _callbacks("attention_numba", "_kernels"),
     "conv_fft": _callbacks("conv_fft_numba", "_kernel"),
+    "bmm": _callbacks("bmm_numba", "_kernel"),
     "philox": Job(("philox_numba",), _philox),
     "math_special_cephes": Job(("math_special_cephes",), _math_special_cephes, openmp=True),
     "stateless_random_extra": Job(("stateless_random_extra_numba",), _stateless_random_extra),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from ndflow.kernels import gemm
+from ndflow.kernels import batched_gemm, gemm
 from ndflow.kernels.registry import kernel
 from ndflow.ops import einsum as ein
 
@@ -63,36 +63,47 @@ def _einsum(node):
 
 
 def _matrix_product(equation: str):
-    """fn(lhs, rhs) computing `equation` as (rows x contracted) @ (contracted x columns) when
-    each label of it is a row (lhs and output), a column (rhs and output) or contracted (lhs
-    and rhs); None for anything else (batch labels, ellipses, sums within one operand)."""
+    """fn(lhs, rhs) computing `equation` as (rows x contracted) @ (contracted x columns),
+    batched over the labels in both operands and the output, when each other label is a row
+    (lhs and output), a column (rhs and output) or contracted (lhs and rhs); None for anything
+    else (ellipses, sums within one operand, an operand without rows or columns)."""
     ins, out = equation.split("->")
     if ein.ELLIPSIS in equation or ins.count(",") != 1:
         return None
     lhs, rhs = ins.split(",")
     if any(len(set(t)) != len(t) for t in (lhs, rhs, out)):
         return None
+    batch = [c for c in lhs if c in rhs and c in out]
     rows = [c for c in lhs if c in out and c not in rhs]
     cols = [c for c in rhs if c in out and c not in lhs]
     inner = [c for c in lhs if c in rhs and c not in out]
-    if len(rows) + len(inner) != len(lhs) or len(cols) + len(inner) != len(rhs):
+    if len(batch) + len(rows) + len(inner) != len(lhs) or \
+            len(batch) + len(cols) + len(inner) != len(rhs):
         return None
-    if not rows or not cols or not inner or len(rows) + len(cols) != len(out):
+    if not rows or not cols or not inner or len(batch) + len(rows) + len(cols) != len(out):
         return None
-    a_perm = [lhs.index(c) for c in rows + inner]
-    w_perm = [rhs.index(c) for c in cols + inner]
-    natural = rows + cols
+    a_perm = [lhs.index(c) for c in batch + rows + inner]
+    w_perm = [rhs.index(c) for c in batch + cols + inner]
+    b_perm = [rhs.index(c) for c in batch + inner + cols]
+    natural = batch + rows + cols
     out_perm = [natural.index(c) for c in out]
+    nb, nr, nc = len(batch), len(rows), len(cols)
 
     def run(a, b):
-        m = [a.shape[i] for i in a_perm[:len(rows)]]
-        n = [b.shape[i] for i in w_perm[:len(cols)]]
-        k = [a.shape[i] for i in a_perm[len(rows):]]
-        if [b.shape[i] for i in w_perm[len(cols):]] != k or a.dtype != b.dtype:
+        lead = [a.shape[i] for i in a_perm[:nb]]
+        m = [a.shape[i] for i in a_perm[nb:nb + nr]]
+        n = [b.shape[i] for i in w_perm[nb:nb + nc]]
+        k = [a.shape[i] for i in a_perm[nb + nr:]]
+        if [b.shape[i] for i in w_perm[:nb]] != lead or \
+                [b.shape[i] for i in w_perm[nb + nc:]] != k or a.dtype != b.dtype:
             return torch.einsum(equation, a, b)   # ATen's own error for mismatched operands
-        a2 = a.permute(a_perm).reshape(_prod(m), _prod(k))
-        w2 = b.permute(w_perm).reshape(_prod(n), _prod(k))
-        return gemm.linear(a2, w2).view(m + n).permute(out_perm)
+        if not batch:
+            a2 = a.permute(a_perm).reshape(_prod(m), _prod(k))
+            w2 = b.permute(w_perm).reshape(_prod(n), _prod(k))
+            return gemm.linear(a2, w2).view(m + n).permute(out_perm)
+        a3 = a.permute(a_perm).reshape(*lead, _prod(m), _prod(k))
+        b3 = b.permute(b_perm).reshape(*lead, _prod(k), _prod(n))
+        return batched_gemm.matmul(a3, b3).view(lead + m + n).permute(out_perm)
     return run
 
 

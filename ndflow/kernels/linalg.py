@@ -1,11 +1,10 @@
 """ATen kernels for MatMul and BatchMatMulV2 (transposes are views, not copies); float32
-products with one matrix operand go through kernels/gemm.py's per-shape library choice."""
+products with one matrix operand go through kernels/gemm.py's per-shape library choice, of
+batches of matrices through kernels/batched_gemm.py's."""
 
 from __future__ import annotations
 
-import torch
-
-from ndflow.kernels import gemm
+from ndflow.kernels import batched_gemm, gemm
 from ndflow.kernels.registry import kernel
 from ndflow.ops import linalg
 
@@ -25,5 +24,5 @@ def _batch_matmul(node):
         x = x.mH if adj_x else x
         if y.dim() == 2 and x.dim() >= 2:     # one matrix for every batch: a single product
             return gemm.linear(x, y.conj() if adj_y else y.t())
-        return torch.matmul(x, y.mH if adj_y else y)
+        return batched_gemm.matmul(x, y.mH if adj_y else y)
     return batch_matmul

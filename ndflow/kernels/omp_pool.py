@@ -83,8 +83,8 @@ def run_chunks(callback_address: int, rows: int, chunk: int, arrays: list, threa
     `ctypes.data`: a kernel of 17 arrays paid ~14 us for them). Without a launcher the
     callback runs on this thread, claiming every chunk itself."""
     fields = [0, rows, chunk]
-    for a in arrays:
-        fields += raw_memory.span(a)
+    for a in arrays:   # an (address, length) pair: a view raw_memory.strided_span checked
+        fields += a if isinstance(a, tuple) else raw_memory.span(a)
     fields.append(0)   # chunks finished (`count_finished`), for callbacks that combine
     data = np.array(fields, dtype=np.int64)
     launch = launcher()

@@ -50,6 +50,21 @@ def span(a) -> tuple[int, int]:
                          f"{type(a).__name__}")
 
 
+def strided_span(t: torch.Tensor) -> tuple[int, int]:
+    """(address of element 0, elements from it to the last one in memory) of a strided CPU
+    tensor view with non-negative strides, checked to lie inside its storage: what a callback
+    reads a view by, indexing it with the view's strides (run_chunks takes the pair as is)."""
+    if not t.is_cpu or any(s < 0 for s in t.stride()):
+        raise RawMemoryError(f"a numba kernel reads a CPU view of non-negative strides, got "
+                             f"{_describe(t)} (strides {t.stride()})")
+    extent = 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride())) if t.numel() else 0
+    end = (t.storage_offset() + extent) * t.element_size()
+    if end > t.untyped_storage().nbytes():
+        raise RawMemoryError(f"{_describe(t)} (strides {t.stride()}) ends at byte {end}, "
+                             f"outside its storage of {t.untyped_storage().nbytes()}")
+    return t.data_ptr(), extent
+
+
 def address(a, dtype=None, count: int | None = None, offset: int = 0) -> int:
     """The address of element `offset` of `a` (as `span` takes it), checked to be followed by
     `count` elements (default: the rest of `a`) of `dtype` (a torch dtype for a tensor, a

@@ -102,7 +102,6 @@ def test_einsums_that_are_one_product(equation, shapes, gemm_library):
 
 
 @pytest.mark.parametrize("equation", [
-    "bij,bjk->bik",      # a batch label
     "ij,j->i",           # no column label
     "...ij,jk->...ik",   # an ellipsis
     "iij,jk->ik",        # a repeated label
