@@ -21,7 +21,8 @@ GRAPH_FUSIONS = {
     "resnet20": {"_FusedConv2D", "_FusedBatchNormEx", "_FusedMatMul", "_GroupedApplyAdam"},
     "transformer_classifier": {"_FusedMatMul", "_ScaledDotProductAttention",
                                "_ScaledDotProductAttentionGrad", "_GroupedApplyAdam",
-                               "_ResourceSparseApplyKerasAdam", "_DropoutSelect"},
+                               # its token and position embeddings' updates, as one op
+                               "_GroupedSparseApplyKerasAdam", "_DropoutSelect"},
     "lstm_classifier": {"_FusedMatMul", "_GroupedApplyAdam", "_ResourceSparseApplyKerasAdam"},
     "tabular_mlp": {"_FusedMatMul", "_GroupedApplyAdam", "_DropoutSelect"},
     "dcgan_loop": {"_FusedConv2D", "_FusedMatMul", "_GroupedApplyAdam", "_DropoutSelect"},

@@ -5,9 +5,10 @@
 Attention written by hand (`tf.matmul(q, k, transpose_b=True)`) and Keras' MultiHeadAttention
 where the fused attention does not apply (attention dropout) multiply many small matrices:
 [32 x 4] batches of [64 x 32] x [32 x 64] took ATen 241 us, the kernel 98 (the key operand
-copied to unit column stride included), on a 2-core Zen 5. The kernel needs the columns a
-multiple of 16 and both operands of one batch shape; anything else, and other dtypes and
-devices, run ATen's product. Both accumulate in float32, in different orders.
+copied to unit column stride included), on a 2-core Zen 5. The kernel takes columns in
+16-lane vectors: other column counts are padded with zeros (a copy of the right operand), and
+the tuner weighs that. Operands of different batch shapes (broadcasting), other dtypes and
+devices run ATen's product. Both accumulate in float32, in different orders.
 """
 
 from __future__ import annotations
@@ -37,8 +38,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 def _candidate(a, b) -> bool:
     return (a.dtype == torch.float32 and b.dtype == torch.float32 and a.dim() >= 3
             and a.dim() == b.dim() and a.device.type == "cpu" and b.device.type == "cpu"
-            and a.shape[:-2] == b.shape[:-2] and a.shape[-1] == b.shape[-2]
-            and b.shape[-1] % 16 == 0)
+            and a.shape[:-2] == b.shape[:-2] and a.shape[-1] == b.shape[-2])
 
 
 def _four_d(t: torch.Tensor) -> torch.Tensor:
@@ -59,8 +59,14 @@ def _product(algorithm: str, a, b):
     if algorithm == ATEN:
         return torch.matmul(a, b)
     a4, b4 = _four_d(a), _four_d(b)
-    if b4.stride(3) != 1:
+    n = b4.shape[3]
+    if n % 16:   # the kernel's columns come in 16-lane vectors: zeros pad the last one
+        padded = b4.new_zeros((*b4.shape[:3], -(-n // 16) * 16))
+        padded[..., :n] = b4
+        b4 = padded
+    elif b4.stride(3) != 1:
         b4 = b4.contiguous()
     if not bmm_numba.applies(a4, b4):
         return torch.matmul(a, b)
-    return bmm_numba.matmul(a4, b4).view(*a.shape[:-1], b.shape[-1])
+    out = bmm_numba.matmul(a4, b4)
+    return (out[..., :n].contiguous() if n % 16 else out).view(*a.shape[:-1], n)

@@ -39,8 +39,9 @@ def _check(got, want, rtol=2e-5):
 @pytest.mark.parametrize("batch", [(3,), (2, 3), (2, 1, 3)])
 @pytest.mark.parametrize("adj_x", [False, True])
 @pytest.mark.parametrize("adj_y", [False, True])
-def test_batch_matmul_and_its_gradients(batch, adj_x, adj_y, bmm_algorithm):
-    m, k, n = 37, 19, 48     # rows off the blocks of 4 and 16, columns three vectors
+@pytest.mark.parametrize("n", [48, 50])     # columns three vectors, or padded to four
+def test_batch_matmul_and_its_gradients(batch, adj_x, adj_y, n, bmm_algorithm):
+    m, k = 37, 19     # rows off the blocks of 4 and 16
     a, b = RNG.standard_normal((*batch, m, k)), RNG.standard_normal((*batch, k, n))
     a_in = np.swapaxes(a, -1, -2) if adj_x else a
     b_in = np.swapaxes(b, -1, -2) if adj_y else b
@@ -63,7 +64,7 @@ ATTENTION = ["aecd,abcd->acbe", "acbe,aecd->abcd", "acbe,abcd->aecd", "abcd,aecd
 
 @pytest.mark.parametrize("equation", ATTENTION)
 def test_attention_einsums(equation, bmm_algorithm):
-    sizes = {"a": 3, "b": 21, "c": 2, "d": 32, "e": 48}
+    sizes = {"a": 3, "b": 21, "c": 2, "d": 32, "e": 45}     # 21 and 45 columns: padded
     lhs, rhs = equation.split("->")[0].split(",")
     x, y = (RNG.standard_normal([sizes[c] for c in s]) for s in (lhs, rhs))
     out = tf.einsum(equation, tf.constant(x, tf.float32), tf.constant(y, tf.float32))
@@ -108,8 +109,12 @@ def test_shapes_the_kernel_refuses_run_aten():
     assert not bmm_numba.applies(a, torch.randn(1, 3, 5, 16))       # batch shapes differ
     assert not bmm_numba.applies(a.double(), torch.randn(2, 3, 5, 16).double())
     assert not batched_gemm._candidate(torch.randn(8, 5), torch.randn(5, 16))   # no batch
-    out = batched_gemm._product(autotune.VECTOR, a, torch.randn(2, 3, 5, 20))
-    assert out.shape == (2, 3, 8, 20)
+    assert not batched_gemm._candidate(a, torch.randn(1, 3, 5, 16))   # broadcast batch
+    b = torch.randn(2, 3, 5, 20)          # 20 columns: the kernel runs them padded to 32
+    out = batched_gemm._product(autotune.VECTOR, a, b)
+    np.testing.assert_allclose(out.numpy(), torch.matmul(a.double(), b.double()).numpy(),
+                               rtol=2e-5, atol=2e-5)
+    assert out.shape == (2, 3, 8, 20) and out.is_contiguous()
 
 
 def test_a_view_s_span_is_its_first_element_to_its_last():
