@@ -22,7 +22,7 @@ import pytest
 
 import ndflow  # noqa: F401 - registers every op, kernel and gradient
 from ndflow.core import context, core_monitor, lazy_api, optimizer_options
-from ndflow.kernels import autotune, gemm
+from ndflow.kernels import autotune, batched_gemm, gemm
 from ndflow.ops import random_seed
 from ndflow.ops.op_def import REGISTRY
 
@@ -80,16 +80,29 @@ def pytest_runtest_teardown(item, nextitem):
         state.seed_counter = saved[1]
 
 
+def _tuned_to_prefer(monkeypatch, module, algorithm: str):
+    """Tunes every product of `module` (its MIN_FLOPS set to 0) with `algorithm` timed the
+    faster; yields it, the tuner's table cleared before and after."""
+    assert algorithm in module.ALGORITHMS
+    monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: True)
+    monkeypatch.setattr(module, "MIN_FLOPS", 0)
+    monkeypatch.setattr(autotune, "_timed", lambda run, chosen, credit=None: (
+        0.001 if chosen == algorithm else 0.002, run(chosen)))
+    monkeypatch.delenv("TF_CUDNN_USE_AUTOTUNE", raising=False)
+    autotune.clear()
+    yield algorithm
+    autotune.clear()
+
+
 @pytest.fixture(params=["aten", "onednn"])
 def gemm_library(request, monkeypatch):
     """Tunes every float32 matrix product (kernels/gemm.py) and makes `request.param` the
     faster library, so a test runs its products on each."""
-    assert request.param in gemm.ALGORITHMS
-    monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: True)
-    monkeypatch.setattr(gemm, "MIN_FLOPS", 0)
-    monkeypatch.setattr(autotune, "_timed", lambda run, algorithm, credit=None: (
-        0.001 if algorithm == request.param else 0.002, run(algorithm)))
-    monkeypatch.delenv("TF_CUDNN_USE_AUTOTUNE", raising=False)
-    autotune.clear()
-    yield request.param
-    autotune.clear()
+    yield from _tuned_to_prefer(monkeypatch, gemm, request.param)
+
+
+@pytest.fixture(params=batched_gemm.ALGORITHMS)
+def bmm_algorithm(request, monkeypatch):
+    """Tunes every batched product (kernels/batched_gemm.py) and makes `request.param` the
+    faster algorithm: ATen's matmul or the vector kernel."""
+    yield from _tuned_to_prefer(monkeypatch, batched_gemm, request.param)

@@ -9,23 +9,9 @@ import pytest
 import torch
 
 import ndflow as tf
-from ndflow.core import core_monitor
 from ndflow.kernels import autotune, batched_gemm, bmm_numba, raw_memory
 
 RNG = np.random.default_rng(0)
-
-
-@pytest.fixture(params=batched_gemm.ALGORITHMS)
-def bmm_algorithm(request, monkeypatch):
-    """Tunes every batched product and makes `request.param` the faster algorithm."""
-    monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: True)
-    monkeypatch.setattr(batched_gemm, "MIN_FLOPS", 0)
-    monkeypatch.setattr(autotune, "_timed", lambda run, algorithm, credit=None: (
-        0.001 if algorithm == request.param else 0.002, run(algorithm)))
-    monkeypatch.delenv("TF_CUDNN_USE_AUTOTUNE", raising=False)
-    autotune.clear()
-    yield request.param
-    autotune.clear()
 
 
 def _choices() -> set:
