@@ -16,14 +16,6 @@ TABLES = [(50, 4), (7, 3), (3000, 16), (1, 5), (20, 33)]
 LR, B1, B2, EPS = 0.05, 0.9, 0.999, 1e-7
 
 
-@pytest.fixture
-def ungrouped():
-    def off():
-        tf.config.optimizer.set_experimental_options({"grouped_updates": False})
-    yield off
-    tf.config.optimizer.set_experimental_options({"grouped_updates": True})
-
-
 def _ops(graph, op_type):
     return [op for op in graph.get_operations() if op.type == op_type]
 

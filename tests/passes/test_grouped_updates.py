@@ -14,15 +14,6 @@ import ndflow as tf
 SHAPES = [(5, 5, 1, 8), (8,), (3, 7), (7,), (160, 128), (128,), (33,)]
 
 
-@pytest.fixture
-def ungrouped():
-    """Switches the grouping off (the rest of the remapper unchanged): its pass by name."""
-    def off():
-        tf.config.optimizer.set_experimental_options({"grouped_updates": False})
-    yield off
-    tf.config.optimizer.set_experimental_options({"grouped_updates": True})
-
-
 def _assert_same_training(grouped: list, separate: list) -> None:
     """The values after each step bit for bit equal, and the first variable trained."""
     for got, want in zip(grouped, separate):
