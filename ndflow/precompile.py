@@ -268,6 +268,7 @@ def _string_hash() -> None:
 # longest first (tests/ops/test_numba_disk_cache.py checks that every module with a
 # disk-cached kernel is in a job)
 JOBS = {
+    "batch_norm": _callbacks("batch_norm_numba", "_callbacks"),
     "conv_pool": _callbacks("conv_pool_numba", "_callbacks"),
     "max_pool": _callbacks("max_pool_numba", "_callbacks"),
     "attention": _callbacks("attention_numba", "_kernels"),

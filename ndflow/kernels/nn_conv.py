@@ -447,6 +447,24 @@ def _bias_add(node):
     return bias_add
 
 
+# ATen's parallel sum over the rows of a narrow [rows, channels] matrix (above its grain of
+# 32768 values) ran at a fifth of the cache's bandwidth: [131072, 16] took 164 us. Rows folded
+# side by side into at least FOLDED_WIDTH lanes first: 52 us, then a small [k, channels] sum.
+FOLDED_WIDTH = 128
+_ATEN_GRAIN = 32768
+
+
+def _column_sums(g2: torch.Tensor) -> torch.Tensor:
+    """g2.sum(0) of a contiguous [rows, channels] matrix."""
+    rows, c = g2.shape
+    k = 1
+    while k * c < FOLDED_WIDTH and rows % (2 * k) == 0:
+        k *= 2
+    if k == 1 or g2.numel() <= _ATEN_GRAIN:
+        return g2.sum(0)
+    return g2.view(rows // k, k * c).sum(0).view(k, c).sum(0)
+
+
 @kernel(nn_conv.BiasAddGrad)
 def _bias_add_grad(node):
     fmt = node.attrs["data_format"]
@@ -454,8 +472,8 @@ def _bias_add_grad(node):
     def bias_add_grad(g):
         c = _channel_dim(fmt, g.dim())
         if c == g.dim() - 1:
-            if g.is_contiguous():
-                return g.view(-1, g.shape[-1]).sum(0)
+            if g.is_contiguous() and g.shape[-1]:
+                return _column_sums(g.view(-1, g.shape[-1]))
             return g.sum(dim=list(range(g.dim() - 1)))
         return g.sum(dim=[d for d in range(g.dim()) if d != c])
     return bias_add_grad

@@ -8,9 +8,9 @@ folded into the GEMM) then the activation in place. `_MatMulAddScaled`: `mm` the
 `addcmul_` of `y * scale` into the product. In-place activations only ever touch the
 buffer the kernel itself just allocated, never an input.
 
-`_FusedBatchNormEx`: FusedBatchNormV3's kernel, then the side input added and the activation
-applied in place on the batch norm's fresh output (one allocation and one pass less than
-separate Add/Relu kernels).
+`_FusedBatchNormEx`: FusedBatchNormV3's kernel (kernels/nn_norm.py) with the side input and
+the ReLU taken as it writes y where it runs in numba, else applied in place to ATen's fresh
+output (one allocation and one pass less than separate Add/Relu kernels).
 
 `_MaxPoolWithIndices` keeps ATen's argmax indices from the forward pool so
 `_MaxPoolGradWithIndices` scatters the gradient directly instead of recomputing the argmax
@@ -179,7 +179,7 @@ def _max_pool_grad_with_indices(node):
     return max_pool_grad_with_indices
 
 
-_BN_ACTIVATIONS = {"Identity": None, "Relu": aten.relu_}
+_BN_ACTIVATIONS = ("Identity", "Relu")
 
 
 @kernel(nn_fused.FusedBatchNormEx)
@@ -187,15 +187,10 @@ def _fused_batch_norm_ex(node):
     mode = node.attrs["activation_mode"]
     if mode not in _BN_ACTIVATIONS:
         raise UnimplementedError(None, None, f"Unsupported activation mode: {mode}")
-    act = _BN_ACTIVATIONS[mode]
     bn = fused_batch_norm_kernel(node)
+    relu = mode == "Relu"
 
     def fused_batch_norm_ex(x, scale, offset, mean, var, *side):
-        outs = bn(x, scale, offset, mean, var)
-        y = outs[0]
-        for s in side:
-            y.add_(s)  # y is the batch norm's own fresh buffer
-        if act is not None:
-            act(y)
-        return outs
+        return bn(x, scale, offset, mean, var, side[0] if side else None, relu)
     return fused_batch_norm_ex
+

@@ -306,3 +306,18 @@ def test_conv2d_transpose_rejects_an_inconsistent_output_shape():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=body + r"\n\t \[\[\{\{node conv2d_transpose\}\}\]\]"):
         traced()
+
+
+@pytest.mark.parametrize("shape", [
+    (128, 32, 32, 16),    # rows folded 8 side by side
+    (64, 1024, 10),       # 16 side by side
+    (4099, 24),           # rows odd: nothing to fold
+    (2, 64, 64, 48),      # 4 side by side
+])
+def test_bias_add_grad_of_many_narrow_rows_matches_numpy(shape):
+    """BiasAddGrad of a large tensor with few channels sums rows folded side by side
+    (kernels/nn_conv.py `_column_sums`): the same sums as NumPy's in float64."""
+    g = rng.standard_normal(shape).astype(np.float32)
+    got = tf.raw_ops.BiasAddGrad(out_backprop=g).numpy()
+    want = g.astype(np.float64).reshape(-1, shape[-1]).sum(0)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=2e-3)
