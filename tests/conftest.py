@@ -83,7 +83,7 @@ def pytest_runtest_teardown(item, nextitem):
 def _tuned_to_prefer(monkeypatch, module, algorithm: str):
     """Tunes every product of `module` (its MIN_FLOPS set to 0) with `algorithm` timed the
     faster; yields it, the tuner's table cleared before and after."""
-    assert algorithm in module.ALGORITHMS
+    assert algorithm in getattr(module, "PLAIN_ALGORITHMS", module.ALGORITHMS)
     monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: True)
     monkeypatch.setattr(module, "MIN_FLOPS", 0)
     monkeypatch.setattr(autotune, "_timed", lambda run, chosen, credit=None: (
@@ -98,6 +98,13 @@ def _tuned_to_prefer(monkeypatch, module, algorithm: str):
 def gemm_library(request, monkeypatch):
     """Tunes every float32 matrix product (kernels/gemm.py) and makes `request.param` the
     faster library, so a test runs its products on each."""
+    yield from _tuned_to_prefer(monkeypatch, gemm, request.param)
+
+
+@pytest.fixture(params=gemm.PLAIN_ALGORITHMS)
+def plain_gemm_algorithm(request, monkeypatch):
+    """As `gemm_library`, for tests whose products are plain 2-D ones (no bias, no
+    activation), which may also run as their transpose (kernels/gemm.py ONEDNN_SWAPPED)."""
     yield from _tuned_to_prefer(monkeypatch, gemm, request.param)
 
 

@@ -20,8 +20,13 @@ import torch
 
 from ndflow.kernels import autotune
 
-ATEN, ONEDNN = "aten", "onednn"
+ATEN, ONEDNN, ONEDNN_SWAPPED = "aten", "onednn", "onednn_swapped"
 ALGORITHMS = (ATEN, ONEDNN)
+# A product without bias or activation may also run as its transpose, w @ a.T, copied back
+# transposed: the libraries block the output's rows and columns differently, and a narrow
+# output ([512, 10], a last layer's weight gradient) ran at a third of the rate its
+# transpose did (111 against 37 us).
+PLAIN_ALGORITHMS = (ATEN, ONEDNN, ONEDNN_SWAPPED)
 MIN_FLOPS = 2e6     # multiply-adds x 2 below which the call costs more than either kernel
 
 _ONEDNN = torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn,
@@ -51,19 +56,23 @@ def linear(a: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None,
 
     def run(algorithm):
         return _product(algorithm, a, w, bias, post)
-    return autotune.run_tuned(_key(a, w, bias, post), flops, run, ALGORITHMS,
-                              min_flops=MIN_FLOPS)
+    plain = bias is None and post is None and a.dim() == 2
+    return autotune.run_tuned(_key(a, w, bias, post), flops, run,
+                              PLAIN_ALGORITHMS if plain else ALGORITHMS, min_flops=MIN_FLOPS)
 
 
 def library(a: torch.Tensor, w: torch.Tensor) -> str:
-    """Which library `linear(a, w)` runs (timing both now if this shape is new): for an op
-    that runs the product its own way with one of them (`_MatMulApplyMomentum`)."""
+    """Which library (ATEN or ONEDNN) `linear(a, w)` runs (timing them now if this shape is
+    new): for an op that runs the product its own way with one of them
+    (`_MatMulApplyMomentum`)."""
     flops = _flops(a, w)
     if flops < 0:
         return ATEN
-    return autotune.choose(_key(a, w, None), flops,
-                           lambda algorithm: _product(algorithm, a, w, None), ALGORITHMS,
-                           min_flops=MIN_FLOPS)
+    chosen = autotune.choose(_key(a, w, None), flops,
+                             lambda algorithm: _product(algorithm, a, w, None),
+                             PLAIN_ALGORITHMS if a.dim() == 2 else ALGORITHMS,
+                             min_flops=MIN_FLOPS)
+    return ONEDNN if chosen == ONEDNN_SWAPPED else chosen
 
 
 def _key(a, w, bias, post=None) -> tuple:
@@ -73,6 +82,8 @@ def _key(a, w, bias, post=None) -> tuple:
 
 
 def _product(algorithm: str, a, w, bias, post=None):
+    if algorithm == ONEDNN_SWAPPED:
+        return torch.ops.mkldnn._linear_pointwise(w, a, None, "none", [], "").t().contiguous()
     if algorithm == ONEDNN and post is not None and post[0] != "none":
         return torch.ops.mkldnn._linear_pointwise(a, w, bias, post[0], post[1], "")
     if algorithm == ONEDNN:

@@ -1,6 +1,7 @@
 """Float32 products on either GEMM library (kernels/gemm.py): MatMul with every transpose,
 _FusedMatMul's bias and activation, BatchMatMulV2 with one matrix for every batch, and the
-einsums that are one matrix product, each forced onto ATen's kernel and onto oneDNN's,
+einsums that are one matrix product, each forced onto ATen's kernel and onto oneDNN's (plain
+products also onto oneDNN's of the transpose),
 against NumPy in float64, gradients included; the per-shape choice by timing."""
 
 import numpy as np
@@ -24,7 +25,7 @@ def _check(got, want, rtol=2e-5):
 
 @pytest.mark.parametrize("ta", [False, True])
 @pytest.mark.parametrize("tb", [False, True])
-def test_matmul_and_its_gradients(ta, tb, gemm_library):
+def test_matmul_and_its_gradients(ta, tb, plain_gemm_algorithm):
     a, b = RNG.standard_normal((24, 40)), RNG.standard_normal((40, 16))
     a_in, b_in = (a.T if ta else a), (b.T if tb else b)
     g = RNG.standard_normal((24, 16))
@@ -36,7 +37,7 @@ def test_matmul_and_its_gradients(ta, tb, gemm_library):
     _check(out.numpy(), a @ b)
     _check(da.numpy(), (g @ b.T).T if ta else g @ b.T)
     _check(db.numpy(), (a.T @ g).T if tb else a.T @ g)
-    assert _gemm_choices() == {gemm_library}
+    assert _gemm_choices() == {plain_gemm_algorithm}
 
 
 _ACTIVATIONS = {
@@ -84,7 +85,7 @@ def test_batch_matmul_with_one_matrix(adj_x, adj_y, gemm_library):
     ("ij,jk->ki", ((3, 4), (4, 5))),                 # a transposed result
     ("abcd,cde->abe", ((2, 3, 4, 5), (4, 5, 6))),   # the output projection
 ])
-def test_einsums_that_are_one_product(equation, shapes, gemm_library):
+def test_einsums_that_are_one_product(equation, shapes, plain_gemm_algorithm):
     assert einsum_kernels._matrix_product(equation) is not None
     a, b = RNG.standard_normal(shapes[0]), RNG.standard_normal(shapes[1])
     x, y = tf.constant(a, tf.float32), tf.constant(b, tf.float32)
@@ -98,7 +99,7 @@ def test_einsums_that_are_one_product(equation, shapes, gemm_library):
     lhs, rhs = ins.split(",")
     _check(dx.numpy(), np.einsum(f"{res},{rhs}->{lhs}", g, b))
     _check(dy.numpy(), np.einsum(f"{lhs},{res}->{rhs}", a, g))
-    assert _gemm_choices() == {gemm_library}
+    assert _gemm_choices() == {plain_gemm_algorithm}
 
 
 @pytest.mark.parametrize("equation", [
