@@ -40,9 +40,10 @@ def _vectorized(nhwc: bool, x, vectors, optional=()) -> bool:
     if not (nhwc and batch_norm_numba.applies(x)):
         return False
     c = x.shape[-1]
+    groups = ((vectors, (c,)), (optional, (0, c)))
     return all(v.dtype == torch.float32 and v.device.type == "cpu" and v.dim() == 1
-               and v.is_contiguous() and v.numel() in sizes for group, sizes in ((vectors, (c,)), (optional, (0, c)))
-               for v in group)
+               and v.is_contiguous() and v.numel() in sizes
+               for group, sizes in groups for v in group)
 
 
 def _fusible(x, side) -> bool:
