@@ -15,9 +15,9 @@ from ndflow.kernels import batch_norm_numba
 
 EPS = 1e-3
 RNG = np.random.default_rng(7)
-# [rows, channels]: 16 channels (one vector), 80 (a 64-channel sweep and one more vector),
-# an odd number of rows; all at least batch_norm_numba.MIN_ELEMENTS values
-SHAPES = [(4, 32, 16, 16), (3, 11, 13, 80), (2, 33, 17, 32)]
+# 16 channels (one vector) over 2048 rows (two row blocks), 48 (three vectors), an odd
+# number of rows over two blocks, 64 (the widest); all at least MIN_ELEMENTS values
+SHAPES = [(4, 32, 16, 16), (3, 11, 23, 48), (2, 33, 17, 32), (2, 16, 17, 64)]
 
 
 @pytest.fixture
@@ -173,10 +173,11 @@ def test_values_do_not_depend_on_the_thread_count(calls):
     assert calls["train"] == 2
 
 
-@pytest.mark.parametrize("case", ["channels_off_the_vectors", "small", "nchw", "float64"])
+@pytest.mark.parametrize("case", ["channels_off_the_vectors", "wide", "small", "nchw",
+                                  "float64"])
 def test_other_tensors_run_aten(case, calls):
-    shape = {"channels_off_the_vectors": (4, 32, 16, 10), "small": (2, 4, 4, 16)}.get(
-        case, SHAPES[0])
+    shape = {"channels_off_the_vectors": (4, 32, 16, 10), "wide": (40, 1, 1, 1040),
+             "small": (2, 4, 4, 16)}.get(case, SHAPES[0])
     x, scale, beta = _data(shape)
     fmt = "NCHW" if case == "nchw" else "NHWC"
     if case == "nchw":
