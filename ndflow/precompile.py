@@ -270,6 +270,7 @@ def _string_hash() -> None:
 JOBS = {
     "batch_norm": _callbacks("batch_norm_numba", "_callbacks"),
     "conv_pool": _callbacks("conv_pool_numba", "_callbacks"),
+    "conv_narrow": _callbacks("conv_narrow_numba", "_callbacks"),
     "max_pool": _callbacks("max_pool_numba", "_callbacks"),
     "attention": _callbacks("attention_numba", "_kernels"),
     "conv_fft": _callbacks("conv_fft_numba", "_kernel"),

@@ -277,7 +277,7 @@ RAW_VIEWS = {
     "jit/codegen/numba_backend.py": "the JIT's generated chunk callbacks: " + _CALLBACK,
     **{f"kernels/{name}.py": _CALLBACK for name in (
         "adam_numba", "attention_numba", "batch_norm_numba", "bmm_numba", "conv_fft_numba",
-        "conv_pool_numba",
+        "conv_narrow_numba", "conv_pool_numba",
         "depthwise_numba",
         "dropout_select",
         "gemm_epilogue",

@@ -22,7 +22,7 @@ import torch
 
 from ndflow.core import config
 from ndflow.core.errors import InvalidArgumentError
-from ndflow.kernels import autotune, conv_fft, depthwise_numba, gemm
+from ndflow.kernels import autotune, conv_fft, conv_narrow_numba, depthwise_numba, gemm
 from ndflow.kernels.autotune import COL2IM, FFT, FLIPPED, NCHW, VECTOR
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_conv
@@ -107,6 +107,20 @@ class ConvGeometry:
                 raise InvalidArgumentError(None, None, str(e)) from None
             self._pads[key] = p
         return p
+
+    def narrow(self, x: torch.Tensor, w_shape) -> tuple:
+        """(VECTOR,) where conv_narrow_numba's kernels can run this convolution of the NHWC
+        `x` (1-4 output channels; one group), else ()."""
+        ok = (self.nhwc and not self.depthwise and len(w_shape) == 4
+              and conv_narrow_numba.applies(x, w_shape))
+        return (VECTOR,) if ok else ()
+
+    def narrow_forward(self, x, w, bias=None) -> torch.Tensor:
+        """The convolution (+ bias) by conv_narrow_numba's kernel (`narrow` said so)."""
+        kh, kw = w.shape[0], w.shape[1]
+        (oh, ow), pads = window_geometry(x.shape[1], x.shape[2], kh, kw, self.stride,
+                                         self.dilation, self.padding, self.explicit)
+        return conv_narrow_numba.forward(x, w, self.stride, self.dilation, pads, oh, ow, bias)
 
     def to_nchw(self, x: torch.Tensor, plain: bool = False) -> torch.Tensor:
         """The NCHW view ATen convolves; `plain`: copied to NCHW memory (autotune.py)."""
@@ -247,6 +261,8 @@ def _forward(node, depthwise=False):
             return empty
 
         def run(algorithm):
+            if algorithm == VECTOR:
+                return c.narrow_forward(x, w)
             if algorithm == FFT:
                 y = conv_fft.forward(x, w, c.pads(x.shape[1], x.shape[2], w.shape[0],
                                                   w.shape[1]), leave=leave)
@@ -257,7 +273,7 @@ def _forward(node, depthwise=False):
             y = aten.convolution(xv, wv, None, c.stride, pad, c.dilation, False, [0, 0],
                                  groups)
             return c.from_nchw(y, plain)
-        return c.tuned("forward", x.shape, w.shape, x, run)
+        return c.tuned("forward", x.shape, w.shape, x, run, c.narrow(x, w.shape))
     return conv
 
 
@@ -367,8 +383,10 @@ def _backprop_filter(node, depthwise=False):
             groups = c.groups(xv.shape[1], cin)
             p = c.pads(xv.shape[2], xv.shape[3], kh, kw)
             c.check_out(xv.shape[2], xv.shape[3], kh, kw, g)
-            if algorithm == VECTOR:
+            if algorithm == VECTOR and depthwise:
                 return depthwise_numba.backprop_filter(x, g, kh, kw, c.stride, c.dilation, p)
+            if algorithm == VECTOR:
+                return conv_narrow_numba.backprop_filter(x, g, kh, kw, c.stride, c.dilation, p)
             if algorithm == FFT:
                 dw = conv_fft.backprop_filter(x, g, p, kh, kw, leave)
                 if conv_fft.all_finite(dw):
@@ -389,7 +407,8 @@ def _backprop_filter(node, depthwise=False):
                    tuple(c.dilation), c.padding, tuple(c.explicit))
             return autotune.run_tuned(key, 2.0 * g.numel() * kh * kw, run,
                                       (autotune.CHANNELS_LAST, VECTOR))
-        return c.tuned("backprop_filter", x.shape, (kh, kw, cin, cout), g, run)
+        narrow = c.narrow(x, (kh, kw, cin, cout)) if g.shape[0] == x.shape[0] else ()
+        return c.tuned("backprop_filter", x.shape, (kh, kw, cin, cout), g, run, narrow)
     return backprop_filter
 
 

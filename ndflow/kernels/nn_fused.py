@@ -29,7 +29,7 @@ import torch
 from ndflow.core import dtypes
 from ndflow.core.errors import UnimplementedError
 from ndflow.kernels import conv_fft, gemm, max_pool_numba
-from ndflow.kernels.autotune import FFT, NCHW
+from ndflow.kernels.autotune import FFT, NCHW, VECTOR
 from ndflow.kernels.nn_conv import ConvGeometry
 from ndflow.kernels.nn_norm import fused_batch_norm_kernel
 from ndflow.kernels.nn_pool import PoolGeometry
@@ -94,6 +94,11 @@ def _fused_conv2d(node):
 
     def fused_conv2d(x, w, b):
         def run(algorithm):
+            if algorithm == VECTOR:
+                y = c.narrow_forward(x, w, b)
+                if act is not None:
+                    act(y)
+                return y
             if algorithm == FFT:
                 pads = c.pads(x.shape[1], x.shape[2], w.shape[0], w.shape[1])
                 y = conv_fft.forward(x, w, pads, b, act is aten.relu_, leave)
@@ -111,7 +116,7 @@ def _fused_conv2d(node):
             if act is not None:
                 act(y)
             return c.from_nchw(y, plain)
-        return c.tuned("forward", x.shape, w.shape, x, run)
+        return c.tuned("forward", x.shape, w.shape, x, run, c.narrow(x, w.shape))
     return fused_conv2d
 
 

@@ -34,7 +34,7 @@ STREAMING_STORES = platform.machine().lower() in ("x86_64", "amd64")
 def vector_ops() -> SimpleNamespace:
     """The `f32x16` type and its intrinsics (`wide_vectors`, `vload`, `vstore`,
     `vstore_stream`, `store_fence`, `vsplat`, `vzero`, `vfma`, `vadd`, `vsub`, `vmul`, `vsum`,
-    `vany_nonzero`, `vrelu`, `vkeep_ge`, `vmax_step`, `vstore_codes`, `vfma_where`,
+    `vsum_tree`, `vany_nonzero`, `vrelu`, `vkeep_ge`, `vmax_step`, `vstore_codes`, `vfma_where`,
     `vadd_below`, `vwhere_zero`, `vbroadcast`, `vmax`, `vhmax`, `vexp`), built on first
     use."""
     if not _OPS:
@@ -229,6 +229,25 @@ def _build() -> SimpleNamespace:
         return types.float32(a), codegen
 
     @intrinsic
+    def vsum_tree(typingctx, a):
+        """The lanes' sum as a float32, added as a tree (halves, then quarters...): four
+        dependent adds where `vsum` has sixteen, in an order fixed by the lane count."""
+        if a != f32x16:
+            return None
+
+        def codegen(context, builder, sig, args):
+            v, width = args[0], LANES
+            while width > 1:
+                width //= 2
+                lo = builder.shuffle_vector(v, v, ir.Constant(ir.VectorType(i32, width),
+                                                              list(range(width))))
+                hi = builder.shuffle_vector(v, v, ir.Constant(ir.VectorType(i32, width),
+                                                              list(range(width, 2 * width))))
+                v = builder.fadd(lo, hi)
+            return builder.extract_element(v, ir.Constant(i32, 0))
+        return types.float32(a), codegen
+
+    @intrinsic
     def vany_nonzero(typingctx, a):
         """Whether some lane of `a` is not 0 (NaN included)."""
         if a != f32x16:
@@ -413,7 +432,8 @@ def _build() -> SimpleNamespace:
         vmax=vmax, vhmax=vhmax, vexp=vexp, vbroadcast=vbroadcast, vwhere_zero=vwhere_zero,
         f32x16=f32x16, wide_vectors=wide_vectors, vload=vload, vstore=vstore,
         vstore_stream=vstore_stream, store_fence=store_fence, vsplat=vsplat, vzero=vzero,
-        vfma=vfma, vadd=vadd, vsub=vsub, vmul=vmul, vsum=vsum, vany_nonzero=vany_nonzero,
+        vfma=vfma, vadd=vadd, vsub=vsub, vmul=vmul, vsum=vsum, vsum_tree=vsum_tree,
+        vany_nonzero=vany_nonzero,
         vrelu=vrelu, vkeep_ge=vkeep_ge,
         vmax_step=vmax_step, vstore_codes=vstore_codes, vfma_where=vfma_where,
         vadd_below=vadd_below)

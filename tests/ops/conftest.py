@@ -1,4 +1,4 @@
-"""One driver for the op case tables.
+"""One driver for the op case tables, and the convolution tuner's fixtures.
 
 A test module that defines `CASES`, a list of `OpCase`s (tests/ops/harness.py), gets four
 tests parametrized over its cases: test_forward, test_shape_inference, test_gradient and
@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import pytest
 
+from ndflow.core import core_monitor
+from ndflow.kernels import autotune
+from ndflow.kernels.autotune import NCHW
 from tests.ops.harness import (
     OpCase,
     check_forward,
@@ -65,3 +68,31 @@ def pytest_generate_tests(metafunc):
     if duplicated:
         raise ValueError(f"{metafunc.module.__name__}: case ids used twice: {duplicated}")
     metafunc.parametrize("case", cases, ids=ids)
+
+
+@pytest.fixture
+def ready_to_time(monkeypatch):
+    """The core monitor has seen the machine's load (else nothing is timed: see
+    test_conv_autotune.py), and leaves every thread (a busy machine would cap the count
+    between a convolution and its gradients, whose choices are then kept under two
+    counts)."""
+    monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: True)
+    monkeypatch.setattr(core_monitor, "decide", lambda current, others, cores: None)
+    monkeypatch.setattr(core_monitor.STATE, "cap", None)
+
+
+@pytest.fixture
+def tuner(monkeypatch):
+    """Tunes every convolution and makes the algorithm named by `tuner.algorithm` the fastest
+    (when it is a candidate; else all tie and the default stays)."""
+    class Force:
+        algorithm = NCHW
+    monkeypatch.setattr(autotune, "MIN_FLOPS", 0)
+
+    def timed(run, algorithm, credit=None):
+        return (0.001 if algorithm == Force.algorithm else 0.002), run(algorithm)
+    monkeypatch.setattr(autotune, "_timed", timed)
+    monkeypatch.delenv("TF_CUDNN_USE_AUTOTUNE", raising=False)
+    autotune.clear()
+    yield Force
+    autotune.clear()

@@ -46,31 +46,8 @@ FORWARD_ALGORITHMS = [CHANNELS_LAST, NCHW, FFT]
 ALGORITHMS = FORWARD_ALGORITHMS + [FLIPPED, COL2IM]
 
 
-@pytest.fixture(autouse=True)
-def ready_to_time(monkeypatch):
-    """The core monitor has seen the machine's load (else nothing is timed: tested below),
-    and leaves every thread (a busy machine would cap the count between a convolution and
-    its gradients, whose choices are then kept under two counts)."""
-    monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: True)
-    monkeypatch.setattr(core_monitor, "decide", lambda current, others, cores: None)
-    monkeypatch.setattr(core_monitor.STATE, "cap", None)
-
-
-@pytest.fixture
-def tuner(monkeypatch):
-    """Tunes every convolution and makes the algorithm named by `tuner.algorithm` the fastest
-    (when it is a candidate; else all tie and the default stays)."""
-    class Force:
-        algorithm = NCHW
-    monkeypatch.setattr(autotune, "MIN_FLOPS", 0)
-
-    def timed(run, algorithm, credit=None):
-        return (0.001 if algorithm == Force.algorithm else 0.002), run(algorithm)
-    monkeypatch.setattr(autotune, "_timed", timed)
-    monkeypatch.delenv("TF_CUDNN_USE_AUTOTUNE", raising=False)
-    autotune.clear()
-    yield Force
-    autotune.clear()
+# the core monitor ready to time, and every convolution tuned by `tuner` (tests/ops/conftest.py)
+pytestmark = pytest.mark.usefixtures("ready_to_time")
 
 
 def _conv_and_grads(x, w, g, strides, padding):
