@@ -1,7 +1,8 @@
 """Adam updates in one pass over memory: Keras' Adam of an IndexedSlices gradient
 (`_ResourceSparseApplyKerasAdam`, a float32 CPU variable: an Embedding's) and TF's
-ResourceApplyAdam of a large float32 CPU variable (`update_dense`: ATen's six calls, one
-allocating sqrt(v), read and wrote weight-sized buffers 16 times; here 7).
+ResourceApplyAdam of a float32 CPU variable (`update_dense`: ATen's six calls, one
+allocating sqrt(v), read and wrote weight-sized buffers 16 times; here 7), also of many
+variables in one launch (`update_dense_many`, `_GroupedApplyAdam`'s).
 
 Keras 3 on TF densifies such a gradient (`m += (g - m) * (1 - beta1)` reads it as a dense
 tensor), so every row's moments decay and its weight moves, touched or not; `v` takes the
@@ -94,6 +95,30 @@ def update_dense(var, m, v, outs, grad, c1: float, c2: float, alpha: float,
     arrays = [var, m, v, *outs, grad.contiguous(),
               np.array([c1, c2, alpha, eps], dtype=np.float32)]
     omp_pool.run_chunks(_built()[2], n, CHUNK, arrays, torch.get_num_threads())
+
+
+DENSE_TABLE = 10   # int64s per variable in update_dense_many's table
+
+
+def update_dense_many(updates: list) -> None:
+    """`update_dense` of many variables in one launch (`_GroupedApplyAdam`: a model's small
+    variables, each a few microseconds of work that seven ATen calls a variable made ~85):
+    `updates` holds update_dense's arguments per variable; the team claims chunks of CHUNK
+    elements of all of them."""
+    table, params, held, units = [], [], [], 0
+    for var, m, v, outs, grad, c1, c2, alpha, eps in updates:
+        n = var.numel()
+        if n == 0:
+            continue
+        g = grad.contiguous()
+        held.append(g)
+        table += [raw_memory.span(t)[0] for t in (var, m, v, *outs, g)] + [n, units, 0]
+        params += [c1, c2, alpha, eps]
+        units += -(-n // CHUNK)
+    if units:
+        omp_pool.run_chunks(_built()[3], units, 1, [np.array(table, dtype=np.int64),
+                                                    np.array(params, dtype=np.float32)],
+                            min(torch.get_num_threads(), units))
 
 
 def _build():
@@ -258,4 +283,28 @@ def _build():
             _update(d, (3, 2), lo * 4, k, g, g, _own_square, in_place, c1, c2, alpha, eps)
             q = claim_chunk(data)
 
-    return _compact, sparse_adam.address, dense_adam.address
+    # data = [counter, units, 1, (address, length) of the table (DENSE_TABLE int64s per
+    #         variable: addresses of var, m, v, var_out, m_out, v_out, g; its size, its
+    #         first unit, 0), of the params (c1, c2, alpha, eps per variable)]; a unit is a
+    #         chunk of CHUNK elements
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
+    def dense_adam_many(data):
+        d = carray(data, 8, dtype=np.int64)
+        units, count = d[1], d[4] // 10
+        table = carray(address_as_pointer(d[3], np.int64), d[4])
+        params = carray(address_as_pointer(d[5], np.float32), d[6])
+        q = claim_chunk(data)
+        while q < units:
+            t = 0
+            while t + 1 < count and table[(t + 1) * 10 + 8] <= q:
+                t += 1
+            rec = table[t * 10:(t + 1) * 10]
+            lo = (q - rec[8]) * CHUNK
+            k = min(CHUNK, rec[7] - lo)
+            g = _at(rec[6] + lo * 4, k)
+            in_place = rec[3] == rec[0] and rec[4] == rec[1] and rec[5] == rec[2]
+            _update(rec, (0, 1), lo * 4, k, g, g, _own_square, in_place, params[4 * t],
+                    params[4 * t + 1], params[4 * t + 2], params[4 * t + 3])
+            q = claim_chunk(data)
+
+    return _compact, sparse_adam.address, dense_adam.address, dense_adam_many.address

@@ -298,10 +298,13 @@ def _cast_decayed(grad, x, s: float, narrow: torch.dtype) -> torch.Tensor:
 
 
 _ADAM_SCALARS = ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon")
-# A variable of this many elements or more takes Adam's one-pass kernel (float32 CPU); the
-# smaller ones are what _GroupedApplyAdam batches through ATen's multi-tensor calls
-# (training_grouped.GROUP_MAX), and both paths must give one variable the same bits
-ONE_PASS_ADAM = 1 << 17
+def one_pass_adam(w, m, v, grad, nesterov: bool) -> bool:
+    """Whether an Adam update runs Adam's one-pass kernel (adam_numba: contiguous float32
+    CPU tensors, not Nesterov), alone or in _GroupedApplyAdam's launch: both must give one
+    variable the same bits, so both take it whatever the size (ATen's seven calls cost a
+    small variable ~85 us, the kernel ~10)."""
+    return (not nesterov and adam_numba.applies(w) and grad.dtype == w.dtype
+            and grad.device == w.device and all(t.is_contiguous() for t in (w, m, v)))
 
 
 def _adam_moments(m, v, grad, beta1: float, beta2: float, m_out, v_out):
@@ -320,9 +323,7 @@ def adam_values(grad, tensors, outs, scalars, nesterov: bool) -> tuple:
     buffers, or new ones); `scalars`: beta1_power, beta2_power, lr, beta1, beta2, epsilon."""
     (w, m_, v_), (w_out, m_out, v_out) = tensors, outs
     b1p, b2p, lr, b1, b2, eps = scalars
-    if (not nesterov and w.numel() >= ONE_PASS_ADAM and adam_numba.applies(w)
-            and grad.dtype == w.dtype and grad.device == w.device
-            and all(t.is_contiguous() for t in (w, m_, v_))):
+    if one_pass_adam(w, m_, v_, grad, nesterov):
         adam_numba.update_dense(w, m_, v_, outs, grad, 1.0 - b1, 1.0 - b2,
                                 adam_alpha(b1p, b2p, lr), eps)
         return w_out, m_out, v_out

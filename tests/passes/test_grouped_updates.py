@@ -269,6 +269,21 @@ def test_keras_adam_equals_the_separate_updates(dtype, ungrouped):
     _assert_same_training(grouped, separate)
 
 
+def test_float32_adam_updates_share_one_launch(monkeypatch, ungrouped):
+    """Contiguous float32 variables (not Nesterov) take Adam's one-pass kernel in one launch
+    a step, bit for bit what each update gives alone (which takes the same kernel)."""
+    from ndflow.kernels import adam_numba
+    launches = []
+    real = adam_numba.update_dense_many
+    monkeypatch.setattr(adam_numba, "update_dense_many",
+                        lambda updates: launches.append(len(updates)) or real(updates))
+    grouped, _ = _keras_adam_training(tf.float32)
+    assert launches == [len(SHAPES)] * 4
+    ungrouped()
+    separate, _ = _keras_adam_training(tf.float32)
+    _assert_same_training(grouped, separate)
+
+
 def test_keras_adam_matches_a_float64_reference():
     """The grouped update is Adam's formula (float64 NumPy, float32 tolerance)."""
     rng = np.random.default_rng(1)

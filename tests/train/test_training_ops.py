@@ -256,11 +256,11 @@ def test_large_float32_momentum_matches_reference(op, ref, nesterov, hold_read):
         np.testing.assert_allclose(_np(acc), state[1], rtol=2e-6, atol=2e-6)
 
 
-# Large float32 Adam updates run as one numba pass (kernels/adam_numba.py), in place and
+# float32 Adam updates run as one numba pass (kernels/adam_numba.py), in place and
 # with a read of the variable held (copy-on-write).
 @pytest.mark.parametrize("hold_read", [False, True], ids=["in_place", "copy_on_write"])
 def test_large_float32_adam_matches_reference(hold_read):
-    n = training_kernels.ONE_PASS_ADAM + 5
+    n = 3 * adam_numba.CHUNK + 5   # several of the kernel's chunks
     if not adam_numba.applies(torch.zeros(n)):
         pytest.skip("numba or ATen's OpenMP launcher is missing")
     x0 = RNG.normal(size=n)
