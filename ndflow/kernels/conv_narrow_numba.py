@@ -1,6 +1,7 @@
 """Convolutions with few output channels (1-4: a segmentation head, an autoencoder's or a
-generator's last layer) and their filter gradients, on NHWC float32 CPU tensors whose input
-channels fill 16-lane vectors, in numba on ATen's OpenMP team (kernels/omp_pool.py).
+generator's last layer) and their filter and input gradients, on NHWC float32 CPU tensors
+whose input channels fill 16-lane vectors, in numba on ATen's OpenMP team
+(kernels/omp_pool.py).
 
 oneDNN's direct convolution blocks output channels 16 at a time, so with one output channel
 it computes 16 to keep 1: a denoising autoencoder's last Conv2D(1, 3) on [32, 28, 28, 32]
@@ -8,7 +9,9 @@ it computes 16 to keep 1: a denoising autoencoder's last Conv2D(1, 3) on [32, 28
 Here the forward keeps, for four output pixels side by side, one vector accumulator per
 output channel, summing over the taps and the input channels' vectors, and adds its lanes at
 the end; the filter gradient keeps, per tap, output channel and vector of input channels,
-four accumulators along each output row. The convolutions' tuner (autotune.py) times them
+four accumulators along each output row; the input gradient, per input pixel, a vector
+accumulator per 16 input channels summing each tap's output-gradient values times the
+filter's rows. The convolutions' tuner (autotune.py) times them
 against ATen's algorithms as one more candidate (VECTOR), per shape.
 
 Per image the filter gradient's sums are float32 (in a fixed order); the images' sums are
@@ -31,14 +34,15 @@ vload = vfma = vzero = vsum = vadd = vsplat = vstore = None
 taps4 = filter_sums = store4 = None
 
 
-def applies(x: torch.Tensor, w_shape) -> bool:
-    """Whether a convolution of the NHWC `x` by an HWIO filter of `w_shape` is this module's:
-    float32 CPU tensors, 1-4 output channels, input channels a multiple of 16, numba and
-    ATen's OpenMP found."""
+def applies(x: torch.Tensor, w_shape, channels_of_x: int = 2) -> bool:
+    """Whether a convolution by an HWIO filter of `w_shape` is this module's, `x` its NHWC
+    input (or, `channels_of_x` 3, its output gradient): float32 CPU tensors, 1-4 output
+    channels, input channels a multiple of 16, numba and ATen's OpenMP found."""
     kh, kw, cin, cout = (int(v) for v in w_shape)
     return (x.dtype == torch.float32 and x.device.type == "cpu" and x.dim() == 4
-            and x.is_contiguous() and x.shape[3] == cin and cin % LANES == 0 and cin > 0
-            and 1 <= cout <= MAX_OUTPUTS and kh > 0 and kw > 0 and _callbacks() is not None)
+            and x.is_contiguous() and x.shape[3] == w_shape[channels_of_x]
+            and cin % LANES == 0 and cin > 0 and 1 <= cout <= MAX_OUTPUTS and kh > 0
+            and kw > 0 and _callbacks() is not None)
 
 
 def _params(x, oh, ow, kh, kw, cout, stride, dilation, pads) -> np.ndarray:
@@ -78,6 +82,23 @@ def backprop_filter(x: torch.Tensor, g: torch.Tensor, kh: int, kw: int, stride, 
                             min(torch.get_num_threads(), n))
     dw = partial.sum(0, dtype=np.float64).astype(np.float32).reshape(kh, kw, cout, c)
     return torch.from_numpy(dw).permute(0, 1, 3, 2).contiguous()
+
+
+def backprop_input(g: torch.Tensor, w: torch.Tensor, h: int, wd: int, stride, dilation,
+                   pads) -> torch.Tensor:
+    """The [n, h, wd, cin] input gradient of the convolution by the HWIO `w` whose output
+    gradient is the NHWC `g` (1-4 channels)."""
+    kh, kw, cin, cout = w.shape
+    n, oh, ow, _ = g.shape
+    dx = torch.empty((n, h, wd, cin), dtype=torch.float32)
+    if dx.numel() == 0:
+        return dx
+    wt = w.permute(0, 1, 3, 2).contiguous()    # [kh, kw, cout, cin]: input channels in lanes
+    params = np.array([n, h, wd, cin, oh, ow, kh, kw, stride[0], stride[1], dilation[0],
+                       dilation[1], pads[0], pads[2], cout], dtype=np.int64)
+    omp_pool.run_chunks(_callbacks()[2], n * h, 1, [g, wt, dx, params],
+                        min(torch.get_num_threads(), n * h))
+    return dx
 
 
 def _build():
@@ -242,7 +263,64 @@ def _build():
                                                j_hi, yo, zo, sh, sw, cout, k, cv))
             b = claim_chunk(data)
 
-    return forward_rows.address, filter_images.address
+    # data = [counter, n * h, 1, (address, length) of g, w [kh, kw, cout, cin], dx, params,
+    #         done]
+    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
+    def input_rows(data):
+        wide_vectors()
+        d = carray(data, 12, dtype=np.int64)
+        p = carray(address_as_pointer(d[9], np.int64), 15)
+        n, h, w, c, oh, ow, kh, kw = p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
+        sh, sw, dh, dw, pt, pl, cout = p[8], p[9], p[10], p[11], p[12], p[13], p[14]
+        g = carray(address_as_pointer(d[3], f32), n * oh * ow * cout)
+        wt = carray(address_as_pointer(d[5], f32), kh * kw * cout * c)
+        dx = carray(address_as_pointer(d[7], f32), n * h * w * c)
+        q = claim_chunk(data)
+        while q < d[1]:
+            b, i = q // h, q % h
+            for j in range(w):
+                for cb in range(0, c, 64):   # up to four vectors of input channels at a time
+                    width = min(64, c - cb)
+                    a0, a1, a2, a3 = vzero(), vzero(), vzero(), vzero()
+                    for t in range(kh):
+                        y = i + pt - t * dh    # output row y / sh reads input row i
+                        if sh != 1:   # (no integer division at stride 1)
+                            if y % sh != 0:
+                                continue
+                            y //= sh
+                        if y < 0 or y >= oh:
+                            continue
+                        for e in range(kw):
+                            z = j + pl - e * dw
+                            if sw != 1:
+                                if z % sw != 0:
+                                    continue
+                                z //= sw
+                            if z < 0 or z >= ow:
+                                continue
+                            go = ((b * oh + y) * ow + z) * cout
+                            wb = (t * kw + e) * cout * c + cb
+                            for k in range(cout):
+                                s = vsplat(g[go + k])
+                                o = wb + k * c
+                                a0 = vfma(s, vload(wt, o), a0)
+                                if width > 16:
+                                    a1 = vfma(s, vload(wt, o + 16), a1)
+                                if width > 32:
+                                    a2 = vfma(s, vload(wt, o + 32), a2)
+                                if width > 48:
+                                    a3 = vfma(s, vload(wt, o + 48), a3)
+                    o = ((b * h + i) * w + j) * c + cb
+                    vstore(dx, o, a0)
+                    if width > 16:
+                        vstore(dx, o + 16, a1)
+                    if width > 32:
+                        vstore(dx, o + 32, a2)
+                    if width > 48:
+                        vstore(dx, o + 48, a3)
+            q = claim_chunk(data)
+
+    return forward_rows.address, filter_images.address, input_rows.address
 
 
 _callbacks = built_once(lambda: _build() if omp_pool.launcher() is not None else None)

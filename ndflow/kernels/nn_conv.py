@@ -108,11 +108,12 @@ class ConvGeometry:
             self._pads[key] = p
         return p
 
-    def narrow(self, x: torch.Tensor, w_shape) -> tuple:
+    def narrow(self, x: torch.Tensor, w_shape, channels_of_x: int = 2) -> tuple:
         """(VECTOR,) where conv_narrow_numba's kernels can run this convolution of the NHWC
-        `x` (1-4 output channels; one group), else ()."""
+        `x` (or with its output gradient `x`, `channels_of_x` 3: 1-4 output channels, one
+        group), else ()."""
         ok = (self.nhwc and not self.depthwise and len(w_shape) == 4
-              and conv_narrow_numba.applies(x, w_shape))
+              and conv_narrow_numba.applies(x, w_shape, channels_of_x))
         return (VECTOR,) if ok else ()
 
     def narrow_forward(self, x, w, bias=None) -> torch.Tensor:
@@ -337,6 +338,9 @@ def _backprop_input(node, depthwise=False):
             c, h, wd, w.shape[0], w.shape[1], g, (pt, pb, pl, pr))
 
         def run(algorithm):
+            if algorithm == VECTOR:
+                return conv_narrow_numba.backprop_input(g, w, h, wd, c.stride, c.dilation,
+                                                        (pt, pb, pl, pr))
             if algorithm == FFT:
                 dx = conv_fft.backprop_input(g, w, (pt, pb, pl, pr), h, wd, leave)
                 if conv_fft.all_finite(dx):
@@ -363,6 +367,8 @@ def _backprop_input(node, depthwise=False):
         # windows are no wider than the gradient's own rows (few input channels)
         if groups == 1 and w.shape[0] * w.shape[1] * w.shape[2] <= w.shape[3]:
             extra += (COL2IM,)
+        if groups == 1 and ch == w.shape[2]:
+            extra += c.narrow(g, w.shape, 3)
         return c.tuned("backprop_input", dims, w.shape, g, run, extra)
     return backprop_input
 

@@ -1,5 +1,5 @@
 """Convolutions with 1-4 output channels on kernels/conv_narrow_numba.py (the tuner's VECTOR
-candidate for the forward pass, the remapper's `_FusedConv2D` and the filter gradient):
+candidate for the forward pass, the remapper's `_FusedConv2D` and both gradients):
 values and gradients against NumPy in float64, the candidate offered only where it runs, the
 filter gradient the same whatever the thread count."""
 
@@ -11,7 +11,7 @@ import torch
 
 import ndflow as tf
 from ndflow.kernels import autotune, conv_narrow_numba
-from ndflow.kernels.autotune import CHANNELS_LAST, VECTOR
+from ndflow.kernels.autotune import VECTOR
 from tests.ops import nn_reference as ref
 from tests.ops.test_nn_conv_ops import _conv_filter_grad_ref, _conv_input_grad_ref
 from tests.passes.graph_helpers import op_counts, run_graph
@@ -54,17 +54,20 @@ def test_values_and_gradients_match_numpy(tuner, xs, ws, strides, dilations, pad
         np.testing.assert_allclose(dx.numpy(), _conv_input_grad_ref(w, g, xs, strides,
                                                                     padding),
                                    rtol=1e-5, atol=1e-5)
-    else:   # against ATen's filter gradient in float64
-        xp = torch.nn.functional.pad(torch.from_numpy(x).permute(0, 3, 1, 2),
-                                     _torch_pads(xs, ws, strides, dilations, padding))
+    else:   # against ATen's gradients in float64
+        left, right, top, bottom = _torch_pads(xs, ws, strides, dilations, padding)
+        xr = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous().requires_grad_(True)
         wr = torch.from_numpy(w).permute(3, 2, 0, 1).contiguous().requires_grad_(True)
-        out = torch.nn.functional.conv2d(xp, wr, stride=strides, dilation=dilations)
+        out = torch.nn.functional.conv2d(
+            torch.nn.functional.pad(xr, (left, right, top, bottom)), wr, stride=strides,
+            dilation=dilations)
         out.backward(torch.from_numpy(g).permute(0, 3, 1, 2).contiguous())
         np.testing.assert_allclose(dw.numpy(), wr.grad.permute(2, 3, 1, 0).numpy(),
                                    rtol=1e-5, atol=1e-4)
+        np.testing.assert_allclose(dx.numpy(), xr.grad.permute(0, 2, 3, 1).numpy(),
+                                   rtol=1e-5, atol=1e-5)
     chosen = {k[0]: v for k, v in autotune.choices().items() if k[0] != "gemm"}
-    assert chosen["forward"] == VECTOR and chosen["backprop_filter"] == VECTOR
-    assert chosen["backprop_input"] == CHANNELS_LAST   # not a candidate there
+    assert chosen == {"forward": VECTOR, "backprop_filter": VECTOR, "backprop_input": VECTOR}
 
 
 def _torch_pads(xs, ws, strides, dilations, padding):
