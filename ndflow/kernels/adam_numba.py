@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels import omp_pool, raw_memory
 from ndflow.kernels.build_once import built_once
 
@@ -40,7 +41,8 @@ def update(var, m, v, outs, values, indices, c1: float, c2: float, alpha: float,
            eps: float) -> None:
     """Writes the new var, m, v (contiguous float32 CPU tensors of one shape) into `outs`
     (which may be var, m, v themselves): `values` holds one row per entry of `indices`
-    (int64, each in range)."""
+    (int64; an id outside var's rows is TF's InvalidArgumentError, raised before anything
+    is written)."""
     update_many([(var, m, v, outs, values, indices, c1, c2, alpha, eps)])
 
 
@@ -79,7 +81,11 @@ def update_many(updates: list) -> None:
         slot_at, work_at = slot_at + rows, work_at + 2 * n * cols
         units += -(-rows // chunk_rows)
     table_np = np.array(table, dtype=np.int64)
-    compact_many(table_np)
+    bad = compact_many(table_np)
+    if bad >= 0:   # TF's error for the first variable with an id outside its rows
+        i = bad & 0xFFFFFFFF
+        raise InvalidArgumentError(None, None, f"Index {int(held[2 * (bad >> 32)][i])} at "
+                                   f"offset {i} in indices is out of range")
     arrays = [table_np, np.array(params, dtype=np.float32), slot, work]
     omp_pool.run_chunks(callback, units, 1, arrays, torch.get_num_threads())
 
@@ -135,7 +141,8 @@ def _build():
     @numba.njit(cache=True)
     def _compact(table):
         """Each touched row's sum of slices and of their squares, in first-seen order, for
-        every variable of update_many's table (its slots -1 and its sums 0 before)."""
+        every variable of update_many's table (its slots -1 and its sums 0 before); -1, or
+        for the first id outside its variable's rows `variable << 32 | position`."""
         for t in range(table.shape[0] // 16):
             rec = table[t * 16:(t + 1) * 16]
             k, n = rec[10], rec[15]
@@ -147,6 +154,8 @@ def _build():
             count = 0
             for i in range(n):
                 r = indices[i]
+                if r < 0 or r >= rec[9]:
+                    return (t << 32) | i
                 s = slot[r]
                 if s < 0:
                     s = slot[r] = count
@@ -155,6 +164,7 @@ def _build():
                     x = values[i * k + j]
                     sums[s * k + j] += x
                     squares[s * k + j] += x * x
+        return -1
 
     @numba.njit(inline="always", error_model="numpy")   # a division that vectorizes
     def _step(w, m, v, g, g2, c1, c2, alpha, eps):

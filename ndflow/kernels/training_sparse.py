@@ -30,9 +30,10 @@ def _rows(node, resources: list, names: list, grad: torch.Tensor, indices: torch
 
 
 def _checked_indices(node, resources: list, names: list, grad: torch.Tensor,
-                     indices: torch.Tensor) -> torch.Tensor:
+                     indices: torch.Tensor, check_range: bool = True) -> torch.Tensor:
     """The row numbers (int64, on the variables' device) after TF's checks of the
-    variables, grad and indices."""
+    variables, grad and indices (of the ids' range too unless `check_range` is False: a
+    kernel that walks them checks it)."""
     dtype = node.attrs["T"]
     for res in resources:
         if res.value is None:
@@ -56,7 +57,7 @@ def _checked_indices(node, resources: list, names: list, grad: torch.Tensor,
         raise InvalidArgumentError(None, None, "grad must be the same size as indices in the "
                                    "first dimension.")
     idx = indices.long().to(resources[0].value.device)
-    i = out_of_range(idx, shape[0])
+    i = out_of_range(idx, shape[0]) if check_range else None
     if i is not None:
         raise InvalidArgumentError(None, None, f"Index {int(idx[i])} at offset {i} in indices "
                                    f"is out of range")
@@ -135,15 +136,19 @@ def _keras_adam_update(node, resources: list, owned: bool, scalars: list, grad,
     """A `_ResourceSparseApplyKerasAdam` after its checks: (the tensors the new var, m, v go
     into, adam_numba.update's arguments to write them, or None where ATen already did: another
     dtype or device). Every row's moments decay and its weight moves, as Keras' dense form."""
-    idx = _checked_indices(node, resources, ["var", "m", "v"], grad, indices)
+    values = [res.value for res in resources]
+    # adam_numba's pass over the ids checks their range (before anything is written)
+    one_pass = all(t is not None and t.is_contiguous() for t in values) and \
+        values[0].numel() > 0 and adam_numba.applies(values[0])
+    idx = _checked_indices(node, resources, ["var", "m", "v"], grad, indices,
+                           check_range=not one_pass)
     b1p, b2p, lr_, b1, b2, eps = scalars
     c1, c2 = 1.0 - b1, 1.0 - b2
     alpha = lr_ * math.sqrt(1.0 - b2p) / (1.0 - b1p)
-    values = [res.value for res in resources]
     outs = update_targets(owned, values)
     grad = grad.to(values[0].device)
     w, m_, v_ = values
-    if adam_numba.applies(w) and all(t.is_contiguous() for t in values):
+    if one_pass:
         return outs, (w, m_, v_, outs, grad, idx.cpu(), c1, c2, alpha, eps)
     g = torch.zeros_like(w).index_add_(0, idx, grad)
     g2 = torch.zeros_like(w).index_add_(0, idx, grad * grad)

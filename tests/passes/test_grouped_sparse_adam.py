@@ -112,9 +112,14 @@ def test_float64_tables_run_aten_s_form_in_the_group(ungrouped):
             np.testing.assert_array_equal(a, b)
 
 
-def test_an_id_out_of_range_is_tf_s_error_and_no_table_moves():
+@pytest.mark.parametrize("bad,count", [(3000, 3), (-1, 3), (3000, 1)],
+                         ids=["past_the_end", "negative", "one_table"])
+def test_an_id_out_of_range_is_tf_s_error_and_no_table_moves(bad, count):
+    """Checked by the kernel's pass over the ids (kernels/adam_numba.py `_compact`), for a
+    group and for a table alone, before any table is written."""
     rng = np.random.default_rng(0)
-    tables = [tf.Variable(rng.normal(size=shape).astype(np.float32)) for shape in TABLES[:3]]
+    tables = [tf.Variable(rng.normal(size=shape).astype(np.float32))
+              for shape in TABLES[:count]]
     before = [t.numpy() for t in tables]
     opt = tf.keras.optimizers.Adam(LR)
     opt.build(tables)
@@ -122,15 +127,15 @@ def test_an_id_out_of_range_is_tf_s_error_and_no_table_moves():
     @tf.function
     def step(bad):
         grads = [tf.IndexedSlices(tf.ones([2, t.shape[1]]),
-                                  tf.constant([0, bad if i == 2 else 1], tf.int64),
+                                  tf.constant([0, bad if i == count - 1 else 1], tf.int64),
                                   tf.constant(t.shape, tf.int64))
                  for i, t in enumerate(tables)]
         opt.apply_gradients(zip(grads, tables))
 
     graph = step.get_concrete_function(tf.constant(0, tf.int64)).optimized_graph()
-    assert _ops(graph, "_GroupedSparseApplyKerasAdam")
+    assert bool(_ops(graph, "_GroupedSparseApplyKerasAdam")) == (count > 1)
     with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"Index 3000 at offset 1 in indices is out of range"):
-        step(tf.constant(3000, tf.int64))
+                       match=rf"Index {bad} at offset 1 in indices is out of range"):
+        step(tf.constant(bad, tf.int64))
     for t, b in zip(tables, before):
         np.testing.assert_array_equal(t.numpy(), b)
