@@ -25,7 +25,7 @@ from ndflow.kernels.build_once import built_once
 CHUNK = 1 << 15   # elements per claimed chunk
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = _row = _compact = _step = _decay = None
-_view = _update = _stored_square = _own_square = _header = _at = _table_rows = None
+_view = _update = _stored_square = _own_square = _header = _at = _table_rows = _owner = None
 
 
 def applies(var: torch.Tensor) -> bool:
@@ -134,7 +134,7 @@ def _build():
         return None
     from numba import cfunc, types  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, _row, _compact, _step, _decay
-    global _view, _update, _stored_square, _own_square, _header, _at, _table_rows
+    global _view, _update, _stored_square, _own_square, _header, _at, _table_rows, _owner
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
 
@@ -236,6 +236,15 @@ def _build():
     def _at(address, k):
         return carray(address_as_pointer(address, np.float32), k)
 
+    @numba.njit(inline="always")
+    def _owner(table, count, width, first_at, q):
+        """The variable whose units hold unit q: the last of the table's `count` records
+        (`width` int64s each) whose first unit, at `first_at`, is not past q."""
+        t = 0
+        while t + 1 < count and table[(t + 1) * width + first_at] <= q:
+            t += 1
+        return t
+
     @numba.njit(inline="always", error_model="numpy")
     def _table_rows(rec, r, end, c1, c2, alpha, eps):
         """Rows r..end of the variable `rec` of the table (update_many): a touched row by its
@@ -271,9 +280,7 @@ def _build():
         params = carray(address_as_pointer(d[5], np.float32), d[6])
         q = claim_chunk(data)
         while q < units:
-            t = 0
-            while t + 1 < count and table[(t + 1) * 16 + 12] <= q:
-                t += 1
+            t = _owner(table, count, 16, 12, q)
             rec = table[t * 16:(t + 1) * 16]
             r = (q - rec[12]) * rec[11]
             _table_rows(rec, r, min(r + rec[11], rec[9]), params[4 * t], params[4 * t + 1],
@@ -305,9 +312,7 @@ def _build():
         params = carray(address_as_pointer(d[5], np.float32), d[6])
         q = claim_chunk(data)
         while q < units:
-            t = 0
-            while t + 1 < count and table[(t + 1) * 10 + 8] <= q:
-                t += 1
+            t = _owner(table, count, 10, 8, q)
             rec = table[t * 10:(t + 1) * 10]
             lo = (q - rec[8]) * CHUNK
             k = min(CHUNK, rec[7] - lo)

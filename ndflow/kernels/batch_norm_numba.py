@@ -3,11 +3,11 @@ OpenMP team (kernels/omp_pool.py), with `_FusedBatchNormEx`'s side input added a
 applied as y is written.
 
 ATen's channels-last batch norm ran at ~40% of this 2-core Zen 5's cache bandwidth on 16
-channels (ResNet-20's first stage, [128, 32, 32, 16]: 632 us for the training forward), and
-the side input and the ReLU were a pass each after it. Here training is two passes: the
+channels (ResNet-20's first stage, [128, 32, 32, 16]: 606-639 us for the training forward),
+and the side input and the ReLU were a pass each after it. Here training is two passes: the
 statistics (sums of x and x^2 shifted by x's first row, so that a mean far from zero does
 not cancel the variance away; the thread finishing the last block combines them) and y
-(260 us for the same tensor); inference is the second pass alone.
+(260-408 us for the same tensor); inference is the second pass alone.
 
 Rows of up to 64 channels (four vectors, read side by side and held in registers) are cut
 into blocks of BLOCK_ROWS rows. A block's per-channel sums are float32; the blocks' sums are

@@ -31,7 +31,7 @@ MAX_OUTPUTS = 4     # output channels held in registers (four pixels each)
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = wide_vectors = None
 vload = vfma = vzero = vsum = vadd = vsplat = vstore = None
-taps4 = filter_sums = store4 = None
+taps4 = filter_sums = store4 = geometry = None
 
 
 def applies(x: torch.Tensor, w_shape, channels_of_x: int = 2) -> bool:
@@ -45,8 +45,8 @@ def applies(x: torch.Tensor, w_shape, channels_of_x: int = 2) -> bool:
             and kw > 0 and _callbacks() is not None)
 
 
-def _params(x, oh, ow, kh, kw, cout, stride, dilation, pads) -> np.ndarray:
-    n, h, w, c = x.shape
+def _params(x_shape, oh, ow, kh, kw, cout, stride, dilation, pads) -> np.ndarray:
+    n, h, w, c = x_shape
     return np.array([n, h, w, c, oh, ow, kh, kw, stride[0], stride[1], dilation[0],
                      dilation[1], pads[0], pads[2], cout], dtype=np.int64)
 
@@ -62,7 +62,7 @@ def forward(x: torch.Tensor, w: torch.Tensor, stride, dilation, pads, oh: int, o
         return y
     wt = w.permute(0, 1, 3, 2).contiguous()    # [kh, kw, cout, cin]: input channels in lanes
     b = bias.contiguous() if bias is not None else torch.zeros(cout, dtype=torch.float32)
-    params = _params(x, oh, ow, kh, kw, cout, stride, dilation, pads)
+    params = _params(x.shape, oh, ow, kh, kw, cout, stride, dilation, pads)
     rows = n * oh
     omp_pool.run_chunks(_callbacks()[0], rows, 1, [x, wt, b, y, params],
                         min(torch.get_num_threads(), rows))
@@ -77,7 +77,7 @@ def backprop_filter(x: torch.Tensor, g: torch.Tensor, kh: int, kw: int, stride, 
     _, oh, ow, cout = g.shape
     partial = np.zeros((n, kh * kw * cout * c), dtype=np.float32)
     if n and oh and ow:
-        params = _params(x, oh, ow, kh, kw, cout, stride, dilation, pads)
+        params = _params(x.shape, oh, ow, kh, kw, cout, stride, dilation, pads)
         omp_pool.run_chunks(_callbacks()[1], n, 1, [x, g.contiguous(), partial, params],
                             min(torch.get_num_threads(), n))
     dw = partial.sum(0, dtype=np.float64).astype(np.float32).reshape(kh, kw, cout, c)
@@ -94,8 +94,7 @@ def backprop_input(g: torch.Tensor, w: torch.Tensor, h: int, wd: int, stride, di
     if dx.numel() == 0:
         return dx
     wt = w.permute(0, 1, 3, 2).contiguous()    # [kh, kw, cout, cin]: input channels in lanes
-    params = np.array([n, h, wd, cin, oh, ow, kh, kw, stride[0], stride[1], dilation[0],
-                       dilation[1], pads[0], pads[2], cout], dtype=np.int64)
+    params = _params((n, h, wd, cin), oh, ow, kh, kw, cout, stride, dilation, pads)
     omp_pool.run_chunks(_callbacks()[2], n * h, 1, [g, wt, dx, params],
                         min(torch.get_num_threads(), n * h))
     return dx
@@ -108,7 +107,7 @@ def _build():
         return None
     from numba import cfunc, types  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, wide_vectors
-    global vload, vfma, vzero, vsum, vadd, vsplat, vstore, taps4, filter_sums, store4
+    global vload, vfma, vzero, vsum, vadd, vsplat, vstore, taps4, filter_sums, store4, geometry
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
     ops = simd_numba.vector_ops()
@@ -116,6 +115,13 @@ def _build():
                                               ops.vzero, ops.vsum_tree)
     vadd, vsplat, vstore = ops.vadd, ops.vsplat, ops.vstore
     f32 = np.float32
+
+    @numba.njit(inline="always")
+    def geometry(address):
+        """The convolution's 15 int64 parameters at `address` (`_params`' order)."""
+        p = carray(address_as_pointer(address, np.int64), 15)
+        return (p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11],
+                p[12], p[13], p[14])
 
     @numba.njit(inline="always")
     def taps4(x, row, z0, sw, w, c, cv, wv, a0, a1, a2, a3, pixels):
@@ -160,9 +166,7 @@ def _build():
     def forward_rows(data):
         wide_vectors()
         d = carray(data, 14, dtype=np.int64)
-        p = carray(address_as_pointer(d[11], np.int64), 15)
-        n, h, w, c, oh, ow, kh, kw = p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
-        sh, sw, dh, dw, pt, pl, cout = p[8], p[9], p[10], p[11], p[12], p[13], p[14]
+        n, h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, cout = geometry(d[11])
         x = carray(address_as_pointer(d[3], f32), n * h * w * c)
         wt = carray(address_as_pointer(d[5], f32), kh * kw * cout * c)
         bias = carray(address_as_pointer(d[7], f32), cout)
@@ -238,9 +242,7 @@ def _build():
     def filter_images(data):
         wide_vectors()
         d = carray(data, 12, dtype=np.int64)
-        p = carray(address_as_pointer(d[9], np.int64), 15)
-        n, h, w, c, oh, ow, kh, kw = p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
-        sh, sw, dh, dw, pt, pl, cout = p[8], p[9], p[10], p[11], p[12], p[13], p[14]
+        n, h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, cout = geometry(d[9])
         x = carray(address_as_pointer(d[3], f32), n * h * w * c)
         g = carray(address_as_pointer(d[5], f32), n * oh * ow * cout)
         partial = carray(address_as_pointer(d[7], f32), n * kh * kw * cout * c)
@@ -269,9 +271,7 @@ def _build():
     def input_rows(data):
         wide_vectors()
         d = carray(data, 12, dtype=np.int64)
-        p = carray(address_as_pointer(d[9], np.int64), 15)
-        n, h, w, c, oh, ow, kh, kw = p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
-        sh, sw, dh, dw, pt, pl, cout = p[8], p[9], p[10], p[11], p[12], p[13], p[14]
+        n, h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, cout = geometry(d[9])
         g = carray(address_as_pointer(d[3], f32), n * oh * ow * cout)
         wt = carray(address_as_pointer(d[5], f32), kh * kw * cout * c)
         dx = carray(address_as_pointer(d[7], f32), n * h * w * c)
