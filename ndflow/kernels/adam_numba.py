@@ -11,9 +11,18 @@ reading and writing a variable-sized buffer; here the touched rows' sums go into
 table (`slot[row]` its entry, -1 for untouched rows), and one pass over the rows reads var,
 m and v once and writes them once. Measured on a 2-core Zen 4, Keras' Adam step of a
 20,000 x 32 embedding with 6,400 looked-up rows: see kernels/training_sparse.py.
+
+The many-variable launches take a layout (`sparse_layout`, `dense_layout`: the variables'
+addresses and sizes) apart from the gradients, so that a kernel whose variables update in
+place step after step lays them out once (kernels/identity_cache.py): a wide-and-deep
+model's eight embedding tables and six dense variables spent ~100 us of a ~1 ms step on
+per-variable checks and addresses. An embedding gradient's rows are read where they lie,
+also as a column slice of a wider gradient (a concatenation's), not copied first.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -26,6 +35,7 @@ CHUNK = 1 << 15   # elements per claimed chunk
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = _row = _compact = _step = _decay = None
 _view = _update = _stored_square = _own_square = _header = _at = _table_rows = _owner = None
+_accumulate = None
 
 
 def applies(var: torch.Tensor) -> bool:
@@ -41,53 +51,99 @@ def update(var, m, v, outs, values, indices, c1: float, c2: float, alpha: float,
            eps: float) -> None:
     """Writes the new var, m, v (contiguous float32 CPU tensors of one shape) into `outs`
     (which may be var, m, v themselves): `values` holds one row per entry of `indices`
-    (int64; an id outside var's rows is TF's InvalidArgumentError, raised before anything
+    (int32 or int64; an id outside var's rows is TF's InvalidArgumentError, raised before anything
     is written)."""
     update_many([(var, m, v, outs, values, indices, c1, c2, alpha, eps)])
 
 
-TABLE = 16   # int64s per variable in update_many's table (see sparse_adam's data)
+TABLE = 18   # int64s per variable in update_many's table (see sparse_adam's data)
 
 
-def update_many(updates: list) -> None:
+class SparseLayout(NamedTuple):
+    """What update_many's launch knows of its variables before it sees their gradients:
+    `table` holds each variable's fixed fields (the addresses of var, m, v and the outputs,
+    its offset into the slot buffer, rows, columns, rows per unit, first unit); `columns`
+    per variable; `rows`: all their rows (the slot buffer's length); `units`: the launch's.
+    A kernel updating the same variables in place step after step keeps it
+    (kernels/identity_cache.py)."""
+    table: np.ndarray
+    columns: tuple
+    rows: int
+    units: int
+
+
+def sparse_layout(states: list) -> SparseLayout:
+    """The layout of update_many's variables, `states` holding (var, m, v, outs) of each:
+    contiguous float32 CPU tensors of one shape per variable, outs may be var, m, v."""
+    table, columns, rows_at, units = [], [], 0, 0
+    for var, m, v, outs in states:
+        rows, cols = var.shape[0], var.numel() // var.shape[0]
+        chunk_rows = max(1, CHUNK // max(cols, 1))
+        state = [raw_memory.address(t, torch.float32, var.numel()) for t in (var, m, v)]
+        in_place = outs[0] is var and outs[1] is m and outs[2] is v
+        table += state + (state if in_place else
+                          [raw_memory.address(t, torch.float32, var.numel()) for t in outs])
+        table += [rows_at, 0, 0, rows, cols, chunk_rows, units, 0, 0, 0, 0, 0]
+        columns.append(cols)
+        rows_at += rows
+        units += -(-rows // chunk_rows)
+    return SparseLayout(np.array(table, dtype=np.int64), tuple(columns), rows_at, units)
+
+
+def update_many(updates: list) -> SparseLayout | None:
     """`update` of many variables in one launch (`_GroupedSparseApplyKerasAdam`: a model's
-    embeddings): `updates` holds update's arguments per variable. Each variable's rows are
-    cut into chunks of about CHUNK elements, and the team claims the chunks of all of them."""
+    embeddings): `updates` holds update's arguments per variable (int32 or int64 indices).
+    Each variable's rows are cut into chunks of about CHUNK elements, and the team claims
+    the chunks of all of them. Returns the launch's layout (None: nothing to update)."""
     updates = [u for u in updates if u[0].numel()]
     if not updates:
-        return
+        return None
+    layout = sparse_layout([u[:4] for u in updates])
+    update_laid_out(layout, [u[5] for u in updates], [u[4] for u in updates],
+                    [x for u in updates for x in u[6:]])
+    return layout
+
+
+def update_laid_out(layout: SparseLayout, indices: list, values: list, params: list) -> None:
+    """update_many's launch on variables laid out before: per variable its ids (a 1-D int32
+    or int64 CPU tensor) and their rows' gradient (float32, a row of the variable's columns
+    per id; read in place where its rows are contiguous, as a slice of a wider gradient's
+    columns is); params: c1, c2, alpha, eps per variable."""
+    ids_and_rows, held, work = [], [], 0
+    for ids, rows, cols in zip(indices, values, layout.columns):
+        n = ids.shape[0]
+        if ids.dim() != 1 or rows.dtype != torch.float32 or rows.numel() != n * cols \
+                or ids.dtype not in _INDEX_BYTES:
+            raise raw_memory.RawMemoryError(
+                f"Adam's sparse update takes 1-D int32/int64 ids and float32 rows of {cols} "
+                f"columns per id, got ids of shape {tuple(ids.shape)} ({ids.dtype}) and rows "
+                f"of shape {tuple(rows.shape)} ({rows.dtype})")
+        if rows.is_contiguous():
+            stride = cols
+        elif rows.dim() == 2 and rows.shape[0] == n and rows.stride(1) == 1:
+            stride = rows.stride(0)
+        else:
+            rows, stride = rows.contiguous(), cols
+        ids = ids.contiguous()
+        held += (ids, rows)
+        ids_and_rows += [raw_memory.span(ids)[0], raw_memory.strided_span(rows)[0], n,
+                         _INDEX_BYTES[ids.dtype], stride]
+        work += 2 * n * cols
     compact_many, callback = _built()[:2]
-    shapes = [(u[0].shape[0], u[0].numel() // u[0].shape[0], len(u[5])) for u in updates]
-    # two buffers for all of them, so that a small table's update is not mostly setup: each
-    # row's slot (-1: untouched), then the touched rows' sums and their squares
-    slot = torch.full((sum(rows for rows, _, _ in shapes),), -1, dtype=torch.int64)
-    work = torch.zeros(sum(2 * n * cols for _, cols, n in shapes), dtype=torch.float32)
-    table, params, held = [], [], []
-    slot_at = work_at = units = 0
-    # each variable's slots and sums lie at the offsets summed here, inside the two buffers
-    slots, sums_at = raw_memory.span(slot)[0], raw_memory.span(work)[0]
-    for (var, m, v, outs, values, indices, c1, c2, alpha, eps), (rows, cols, n) in zip(
-            updates, shapes):
-        indices, values = indices.contiguous(), values.detach().reshape(n, cols).contiguous()
-        held += (indices, values)
-        chunk_rows = max(1, CHUNK // max(cols, 1))
-        state = [raw_memory.span(t)[0] for t in (var, m, v)]   # float32: applies()
-        in_place = outs[0] is var and outs[1] is m and outs[2] is v
-        table += state + (state if in_place else [raw_memory.span(t)[0] for t in outs])
-        table += [slots + 8 * slot_at, sums_at + 4 * work_at, sums_at + 4 * (work_at + n * cols),
-                  rows, cols, chunk_rows, units, raw_memory.span(indices)[0],
-                  raw_memory.span(values)[0], n]
-        params += [c1, c2, alpha, eps]
-        slot_at, work_at = slot_at + rows, work_at + 2 * n * cols
-        units += -(-rows // chunk_rows)
-    table_np = np.array(table, dtype=np.int64)
-    bad = compact_many(table_np)
+    # each row's slot (-1: untouched), then the touched rows' sums and their squares, for all
+    # the variables (compact_many fills both): a small table's update is not mostly setup
+    slot, sums = np.empty(layout.rows, dtype=np.int64), np.empty(work, dtype=np.float32)
+    table = layout.table.copy()
+    bad = compact_many(table, np.array(ids_and_rows, dtype=np.int64), slot, sums)
     if bad >= 0:   # TF's error for the first variable with an id outside its rows
         i = bad & 0xFFFFFFFF
-        raise InvalidArgumentError(None, None, f"Index {int(held[2 * (bad >> 32)][i])} at "
+        raise InvalidArgumentError(None, None, f"Index {int(indices[bad >> 32][i])} at "
                                    f"offset {i} in indices is out of range")
-    arrays = [table_np, np.array(params, dtype=np.float32), slot, work]
-    omp_pool.run_chunks(callback, units, 1, arrays, torch.get_num_threads())
+    arrays = [table, np.array(params, dtype=np.float32), slot, sums]
+    omp_pool.run_chunks(callback, layout.units, 1, arrays, torch.get_num_threads())
+
+
+_INDEX_BYTES = {torch.int32: 4, torch.int64: 8}
 
 
 def update_dense(var, m, v, outs, grad, c1: float, c2: float, alpha: float,
@@ -106,25 +162,58 @@ def update_dense(var, m, v, outs, grad, c1: float, c2: float, alpha: float,
 DENSE_TABLE = 10   # int64s per variable in update_dense_many's table
 
 
-def update_dense_many(updates: list) -> None:
+class DenseLayout(NamedTuple):
+    """What update_dense_many's launch knows of its variables before it sees their
+    gradients: `table` with each variable's addresses of var, m, v and the outputs, its size
+    and first unit (the gradient's address comes with it); `sizes`; `units`."""
+    table: np.ndarray
+    sizes: tuple
+    units: int
+
+
+def dense_layout(states: list) -> DenseLayout:
+    """The layout of update_dense_many's variables, `states` holding (var, m, v, outs) of
+    each: contiguous float32 CPU tensors of one shape per variable."""
+    table, sizes, units = [], [], 0
+    for var, m, v, outs in states:
+        n = var.numel()
+        table += [raw_memory.address(t, torch.float32, n) for t in (var, m, v, *outs)]
+        table += [0, n, units, 0]
+        sizes.append(n)
+        units += -(-n // CHUNK)
+    return DenseLayout(np.array(table, dtype=np.int64), tuple(sizes), units)
+
+
+def update_dense_many(updates: list) -> DenseLayout | None:
     """`update_dense` of many variables in one launch (`_GroupedApplyAdam`: a model's small
     variables, each a few microseconds of work that seven ATen calls a variable made ~85):
     `updates` holds update_dense's arguments per variable; the team claims chunks of CHUNK
-    elements of all of them."""
-    table, params, held, units = [], [], [], 0
-    for var, m, v, outs, grad, c1, c2, alpha, eps in updates:
-        n = var.numel()
-        if n == 0:
-            continue
-        g = grad.contiguous()
-        held.append(g)
-        table += [raw_memory.span(t)[0] for t in (var, m, v, *outs, g)] + [n, units, 0]
-        params += [c1, c2, alpha, eps]
-        units += -(-n // CHUNK)
-    if units:
-        omp_pool.run_chunks(_built()[3], units, 1, [np.array(table, dtype=np.int64),
-                                                    np.array(params, dtype=np.float32)],
-                            min(torch.get_num_threads(), units))
+    elements of all of them. Returns the launch's layout (None: nothing to update)."""
+    updates = [u for u in updates if u[0].numel()]
+    if not updates:
+        return None
+    layout = dense_layout([u[:4] for u in updates])
+    update_dense_laid_out(layout, [u[4] for u in updates], [x for u in updates for x in u[5:]])
+    return layout
+
+
+def update_dense_laid_out(layout: DenseLayout, grads: list, params: list) -> None:
+    """update_dense_many's launch on variables laid out before, with their gradients
+    (float32 CPU tensors of the variables' sizes) and params c1, c2, alpha, eps per
+    variable."""
+    held = [g.contiguous() for g in grads]
+    addresses = []
+    for g, n in zip(held, layout.sizes):
+        address, count = raw_memory.span(g)
+        if count != n or g.dtype != torch.float32:
+            raise raw_memory.RawMemoryError(f"Adam's update of {n} float32s got a gradient "
+                                            f"of shape {tuple(g.shape)} ({g.dtype})")
+        addresses.append(address)
+    table = layout.table.copy()
+    table[6::DENSE_TABLE] = addresses
+    omp_pool.run_chunks(_built()[3], layout.units, 1,
+                        [table, np.array(params, dtype=np.float32)],
+                        min(torch.get_num_threads(), layout.units))
 
 
 def _build():
@@ -135,35 +224,59 @@ def _build():
     from numba import cfunc, types  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, _row, _compact, _step, _decay
     global _view, _update, _stored_square, _own_square, _header, _at, _table_rows, _owner
+    global _accumulate
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
 
+    @numba.njit(inline="always")
+    def _accumulate(indices, values, stride, slot, sums, squares, rows, k):
+        """Each touched row's sum of slices and of their squares into `sums` and `squares`
+        at its slot (the next free one, in first-seen order); -1, or the position of the
+        first id outside the rows."""
+        count = 0
+        for i in range(indices.shape[0]):
+            r = indices[i]
+            if r < 0 or r >= rows:
+                return i
+            s = slot[r]
+            if s < 0:
+                s = slot[r] = count
+                count += 1
+            for j in range(k):
+                x = values[i * stride + j]
+                sums[s * k + j] += x
+                squares[s * k + j] += x * x
+        return -1
+
     @numba.njit(cache=True)
-    def _compact(table):
-        """Each touched row's sum of slices and of their squares, in first-seen order, for
-        every variable of update_many's table (its slots -1 and its sums 0 before); -1, or
-        for the first id outside its variable's rows `variable << 32 | position`."""
-        for t in range(table.shape[0] // 16):
-            rec = table[t * 16:(t + 1) * 16]
-            k, n = rec[10], rec[15]
-            slot = carray(address_as_pointer(rec[6], np.int64), rec[9])
-            sums = carray(address_as_pointer(rec[7], np.float32), n * k)
-            squares = carray(address_as_pointer(rec[8], np.float32), n * k)
-            indices = carray(address_as_pointer(rec[13], np.int64), n)
-            values = carray(address_as_pointer(rec[14], np.float32), n * k)
-            count = 0
-            for i in range(n):
-                r = indices[i]
-                if r < 0 or r >= rec[9]:
-                    return (t << 32) | i
-                s = slot[r]
-                if s < 0:
-                    s = slot[r] = count
-                    count += 1
-                for j in range(k):
-                    x = values[i * k + j]
-                    sums[s * k + j] += x
-                    squares[s * k + j] += x * x
+    def _compact(table, ids_and_rows, slot, work):
+        """Completes update_many's table with each variable's ids and rows (ids_and_rows:
+        their addresses, their count, an id's bytes, the elements from a row to the next,
+        per variable) and its offsets into
+        `work`, and sums its touched rows there (`slot`: -1 for an untouched row); -1, or for
+        the first id outside its variable's rows `variable << 32 | position`."""
+        at = 0
+        for t in range(table.shape[0] // 18):
+            rec = table[t * 18:(t + 1) * 18]
+            rec[13:18] = ids_and_rows[t * 5:(t + 1) * 5]
+            k, rows, n, stride = rec[10], rec[9], rec[15], rec[17]
+            rec[7], rec[8] = at, at + n * k
+            at += 2 * n * k
+            own = slot[rec[6]:rec[6] + rows]
+            own[:] = -1
+            sums, squares = work[rec[7]:rec[8]], work[rec[8]:at]
+            sums[:] = 0
+            squares[:] = 0
+            values = carray(address_as_pointer(rec[14], np.float32),
+                            (n - 1) * stride + k if n else 0)
+            if rec[16] == 4:
+                bad = _accumulate(carray(address_as_pointer(rec[13], np.int32), n), values,
+                                  stride, own, sums, squares, rows, k)
+            else:
+                bad = _accumulate(carray(address_as_pointer(rec[13], np.int64), n), values,
+                                  stride, own, sums, squares, rows, k)
+            if bad >= 0:
+                return (t << 32) | bad
         return -1
 
     @numba.njit(inline="always", error_model="numpy")   # a division that vectorizes
@@ -246,17 +359,18 @@ def _build():
         return t
 
     @numba.njit(inline="always", error_model="numpy")
-    def _table_rows(rec, r, end, c1, c2, alpha, eps):
+    def _table_rows(rec, slots, sums, r, end, c1, c2, alpha, eps):
         """Rows r..end of the variable `rec` of the table (update_many): a touched row by its
-        sums, a run of untouched rows as one `_decay` loop."""
+        sums (at `sums` + its offsets; its slots at `slots` + its offset), a run of untouched
+        rows as one `_decay` loop."""
         k = rec[10]
-        slot = carray(address_as_pointer(rec[6], np.int64), rec[9])
+        slot = carray(address_as_pointer(slots + 8 * rec[6], np.int64), rec[9])
         d = rec[:6]
         in_place = d[3] == d[0] and d[4] == d[1] and d[5] == d[2]
         while r < end:
             s = slot[r]
             if s >= 0:
-                g, g2 = _at(rec[7] + s * k * 4, k), _at(rec[8] + s * k * 4, k)
+                g, g2 = _at(sums + (rec[7] + s * k) * 4, k), _at(sums + (rec[8] + s * k) * 4, k)
                 _update(d, (0, 1), r * k * 4, k, g, g2, _stored_square, in_place, c1, c2,
                         alpha, eps)
                 r += 1
@@ -267,24 +381,26 @@ def _build():
             _decay(d, r * k * 4, (e - r) * k, in_place, c1, c2, alpha, eps)
             r = e
 
-    # data = [counter, units, 1, (address, length) of the table (16 int64s per variable:
-    #         addresses of var, m, v, var_out, m_out, v_out, its slots, sums and squares;
-    #         rows, columns, rows per unit, its first unit; addresses of its indices and
-    #         values, their count), of the params (c1, c2, alpha, eps per variable), of the
-    #         slot and work buffers]; a unit is a chunk of rows
+    # data = [counter, units, 1, (address, length) of the table (18 int64s per variable:
+    #         addresses of var, m, v, var_out, m_out, v_out; the offsets of its slots in the
+    #         slot buffer and of its sums and squares in the work buffer; rows, columns, rows
+    #         per unit, its first unit; addresses of its indices and values, their count, an
+    #         index's bytes, the elements from a row of values to the next), of the params
+    #         (c1, c2, alpha, eps per variable), of the slot and work buffers]; a unit is a
+    #         chunk of rows
     @cfunc(types.void(types.voidptr), nopython=True, cache=True, error_model="numpy")
     def sparse_adam(data):
         d = carray(data, 12, dtype=np.int64)
-        units, count = d[1], d[4] // 16
+        units, count = d[1], d[4] // 18
         table = carray(address_as_pointer(d[3], np.int64), d[4])
         params = carray(address_as_pointer(d[5], np.float32), d[6])
         q = claim_chunk(data)
         while q < units:
-            t = _owner(table, count, 16, 12, q)
-            rec = table[t * 16:(t + 1) * 16]
+            t = _owner(table, count, 18, 12, q)
+            rec = table[t * 18:(t + 1) * 18]
             r = (q - rec[12]) * rec[11]
-            _table_rows(rec, r, min(r + rec[11], rec[9]), params[4 * t], params[4 * t + 1],
-                        params[4 * t + 2], params[4 * t + 3])
+            _table_rows(rec, d[7], d[9], r, min(r + rec[11], rec[9]), params[4 * t],
+                        params[4 * t + 1], params[4 * t + 2], params[4 * t + 3])
             q = claim_chunk(data)
 
     # data = [counter, n, chunk, (address, length) of var, m, v, var_out, m_out, v_out, g,

@@ -139,3 +139,51 @@ def test_an_id_out_of_range_is_tf_s_error_and_no_table_moves(bad, count):
         step(tf.constant(bad, tf.int64))
     for t, b in zip(tables, before):
         np.testing.assert_array_equal(t.numpy(), b)
+
+
+def test_rows_sliced_from_a_wider_gradient_laid_out_once(monkeypatch):
+    """Tables looked up with one batch of ids and concatenated (an embedding per feature):
+    each gradient is a column slice of the concatenation's, read in place; the steps after
+    the first reuse the launch's layout (the tables update in place); Keras' formula against
+    NumPy in float64."""
+    from ndflow.kernels import adam_numba
+    shapes, n = [(50, 4), (7, 3), (20, 5)], 12
+    laid_out, strided = [], []
+    real_layout, real_launch = adam_numba.sparse_layout, adam_numba.update_laid_out
+    monkeypatch.setattr(adam_numba, "sparse_layout",
+                        lambda states: laid_out.append(len(states)) or real_layout(states))
+    monkeypatch.setattr(adam_numba, "update_laid_out", lambda layout, ids, rows, params: (
+        strided.append([not r.is_contiguous() for r in rows])
+        or real_launch(layout, ids, rows, params)))
+    rng = np.random.default_rng(3)
+    init = [rng.normal(size=s).astype(np.float32) for s in shapes]
+    tables = [tf.Variable(w) for w in init]
+    opt = tf.keras.optimizers.Adam(LR, beta_1=B1, beta_2=B2, epsilon=EPS)
+    weight = rng.normal(size=(n, sum(c for _, c in shapes))).astype(np.float32)
+
+    @tf.function
+    def step(ids, weight):
+        with tf.GradientTape() as tape:
+            rows = tf.concat([tf.gather(t, ids[:, i]) for i, t in enumerate(tables)], axis=1)
+            loss = tf.reduce_sum(rows * weight)
+        opt.apply_gradients(zip(tape.gradient(loss, tables), tables))
+
+    w = [a.astype(np.float64) for a in init]
+    m, v = [np.zeros(s) for s in shapes], [np.zeros(s) for s in shapes]
+    for t in range(1, 4):
+        ids = np.stack([rng.integers(0, rows, n) for rows, _ in shapes], axis=1)
+        step(tf.constant(ids, tf.int32), tf.constant(weight))
+        alpha = LR * np.sqrt(1 - B2 ** t) / (1 - B1 ** t)
+        at = 0
+        for i, (rows, cols) in enumerate(shapes):
+            up = weight[:, at:at + cols].astype(np.float64)
+            at += cols
+            g, g2 = np.zeros((rows, cols)), np.zeros((rows, cols))
+            np.add.at(g, ids[:, i], up)
+            np.add.at(g2, ids[:, i], up ** 2)
+            m[i] += (g - m[i]) * (1 - B1)
+            v[i] += (g2 - v[i]) * (1 - B2)
+            w[i] -= alpha * m[i] / (np.sqrt(v[i]) + EPS)
+            np.testing.assert_allclose(tables[i].numpy(), w[i], rtol=2e-5, atol=2e-6)
+    assert laid_out == [len(shapes)] and len(strided) == 3
+    assert all(all(step) for step in strided)   # the slices were not copied to be read

@@ -187,11 +187,12 @@ def test_a_gradient_of_the_wrong_shape_is_tf_s_error():
         step(tf.ones([4]))
 
 
-def _small_float32_training(hold_reads: bool, make_optimizer=None):
+def _small_float32_training(hold_reads, make_optimizer=None):
     """Three Keras steps of small float32 variables (one numba launch for all); with
-    `hold_reads`, a read of every variable and slot is held across each step. Returns, per
-    step, whether each variable kept its buffer, the held reads against copies taken before
-    the step, and the final values."""
+    `hold_reads` (True, or a flag per step), a read of every variable and slot is held
+    across each step. Returns, per step, whether each variable kept its buffer, the held
+    reads against copies taken before the step, and the final values."""
+    holds = [hold_reads] * 3 if isinstance(hold_reads, bool) else hold_reads
     rng = np.random.default_rng(9)
     small = [s for s in SHAPES if np.prod(s) < 1 << 14]
     params = [tf.Variable(rng.normal(size=s).astype(np.float32)) for s in small]
@@ -206,10 +207,10 @@ def _small_float32_training(hold_reads: bool, make_optimizer=None):
     step()
     owners = params + [v for v in opt.variables if v.shape.rank]   # and the slots
     kept_buffers, held = [], []
-    for _ in range(3):
+    for hold in holds:
         pointers = [v.handle._value.value.data_ptr() for v in owners]
         before = [v.numpy().copy() for v in owners]
-        reads = [v.read_value() for v in owners] if hold_reads else []
+        reads = [v.read_value() for v in owners] if hold else []
         step()
         kept_buffers.append([v.handle._value.value.data_ptr() == p
                              for v, p in zip(owners, pointers)])
@@ -231,6 +232,21 @@ def test_small_float32_updates_run_in_place_unless_a_read_is_held(make_optimizer
         for read, before in step:
             np.testing.assert_array_equal(read, before)
     for a, b in zip(in_place, copied):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_read_held_after_steps_in_place_keeps_its_value():
+    """In-place steps let Adam's launch keep its layout (kernels/identity_cache.py); a read
+    held across a later step must still see the value it read, and the steps after it run
+    in place again."""
+    make_optimizer = lambda: tf.keras.optimizers.Adam(0.1)   # noqa: E731
+    kept, held, mixed = _small_float32_training([False, False, True, False, False],
+                                                make_optimizer)
+    assert [all(step) for step in kept] == [True, True, False, True, True]
+    for read, before in held[2]:
+        np.testing.assert_array_equal(read, before)
+    _, _, unheld = _small_float32_training([False] * 5, make_optimizer)
+    for a, b in zip(mixed, unheld):
         np.testing.assert_array_equal(a, b)
 
 
@@ -273,12 +289,17 @@ def test_float32_adam_updates_share_one_launch(monkeypatch, ungrouped):
     """Contiguous float32 variables (not Nesterov) take Adam's one-pass kernel in one launch
     a step, bit for bit what each update gives alone (which takes the same kernel)."""
     from ndflow.kernels import adam_numba
-    launches = []
-    real = adam_numba.update_dense_many
+    launches, laid_out = [], []
+    real, real_many = adam_numba.update_dense_laid_out, adam_numba.update_dense_many
+    monkeypatch.setattr(adam_numba, "update_dense_laid_out",
+                        lambda layout, grads, params: launches.append(len(grads)) or
+                        real(layout, grads, params))
     monkeypatch.setattr(adam_numba, "update_dense_many",
-                        lambda updates: launches.append(len(updates)) or real(updates))
+                        lambda updates: laid_out.append(len(updates)) or real_many(updates))
     grouped, _ = _keras_adam_training(tf.float32)
     assert launches == [len(SHAPES)] * 4
+    # laid out once: the later steps update the same tensors in place, in the same layout
+    assert laid_out == [len(SHAPES)]
     ungrouped()
     separate, _ = _keras_adam_training(tf.float32)
     _assert_same_training(grouped, separate)
