@@ -8,6 +8,7 @@ short types below. Anything else is TF's ValueError. Canonical form: `/device:CP
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import torch
@@ -107,6 +108,7 @@ def is_available(spec: str | None) -> bool:
     return d.device_type == "GPU" and (d.device_index or 0) < gpu_count()
 
 
+@functools.lru_cache(maxsize=256)   # every eager op and value asks: parsing spec took ~2 us
 def eager_placement(spec: str | None, soft: bool) -> torch.device:
     """The ATen device an eager op or value asking for `spec` goes to: TF 2 eager placement
     (an unavailable device means the CPU under soft placement, else InvalidArgumentError)."""
