@@ -50,6 +50,8 @@ def linear(a: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None,
     `post`: an activation applied to the result, (oneDNN post-op attr, its scalars, the same
     activation as an in-place ATen function), where oneDNN applies it as it writes the result
     (attr "none": the ATen function runs after). A new contiguous (..., N) tensor."""
+    if a.shape[-1] == 1 and a.dim() >= 2 and w.dim() == 2:
+        return _finish(_outer(a, w, bias), post)
     flops = _flops(a, w)
     if flops < 0:
         return _finish(_aten(a, w, bias), post)
@@ -95,6 +97,14 @@ def _finish(y, post):
     if post is not None:
         post[2](y)
     return y
+
+
+def _outer(a, w, bias):
+    """A product over one term (K = 1, a Dense(1) head's input gradient): each output is one
+    multiplication, which the GEMM libraries ran at half a broadcast multiply's rate or less
+    ([64 x 1] x [1 x 6272]: 22 against 10 us)."""
+    y = torch.mul(a, w.reshape(-1), out=a.new_empty(a.shape[:-1] + w.shape[:1]))
+    return y if bias is None else y.add_(bias)
 
 
 def _aten(a, w, bias):

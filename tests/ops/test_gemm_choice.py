@@ -138,3 +138,37 @@ def test_library_and_linear_share_one_timing(gemm_library, monkeypatch):
     assert gemm.library(a, w) == gemm_library
     n = len(timed)
     assert n and gemm.linear(a, w).shape == (64, 32) and len(timed) == n
+
+
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+def test_products_over_one_term_as_outer_products(ta, tb, monkeypatch):
+    """K = 1 (a Dense(1) head's input gradient [B, 1] x [1, D]) runs as a broadcast multiply,
+    not a GEMM: values, the fused bias and activation, and the gradients (whose products have
+    K = B) against NumPy in float64; a [B, D] x [D, 1] product stays a GEMM."""
+    a, b = RNG.standard_normal((64, 1)), RNG.standard_normal((1, 300))
+    bias = RNG.standard_normal(300)
+    a_in, b_in = (a.T if ta else a), (b.T if tb else b)
+    outer = []
+    real = gemm._outer
+    monkeypatch.setattr(gemm, "_outer", lambda *args: outer.append(args[0].shape) or real(*args))
+    x, y = tf.constant(a_in, tf.float32), tf.constant(b_in, tf.float32)
+    g = RNG.standard_normal((64, 300))
+    with tf.GradientTape() as tape:
+        tape.watch([x, y])
+        out = tf.matmul(x, y, transpose_a=ta, transpose_b=tb)
+    da, db = tape.gradient(out, [x, y], output_gradients=tf.constant(g, tf.float32))
+    _check(out.numpy(), a @ b)
+    _check(da.numpy(), (g @ b.T).T if ta else g @ b.T)
+    _check(db.numpy(), (a.T @ g).T if tb else a.T @ g)
+    assert outer == [(64, 1)]   # the forward product only
+
+    @tf.function
+    def dense(u, v):
+        return tf.nn.relu(tf.nn.bias_add(tf.matmul(u, v, transpose_a=ta, transpose_b=tb),
+                                         tf.constant(bias, tf.float32)))
+    got = dense(x, y)
+    assert "_FusedMatMul" in {op.type for op in
+                              dense.get_concrete_function(x, y).optimized_graph().get_operations()}
+    _check(got.numpy(), np.maximum(a @ b + bias, 0))
+    assert len(outer) == 2
