@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ndflow.kernels import bfloat16_numba, omp_pool
+from ndflow.kernels import bfloat16_numba, omp_pool, raw_memory
 from ndflow.kernels.build_once import built_once
 
 CHUNK = 1 << 15           # elements per claimed chunk
@@ -116,6 +116,23 @@ def update_many(table: list, total: int, params: list) -> None:
     arrays = [np.array(table, dtype=np.int64), np.array(params, dtype=np.float32)]
     threads = torch.get_num_threads() if total >= CHUNK else 1
     omp_pool.run_chunks(_callback()[1], rows, 1, arrays, threads)
+
+
+def update_laid_out(table: np.ndarray, sizes: list, total: int, grads: list,
+                    params: list) -> None:
+    """`update_many` with its table laid out before (g's addresses left to fill): `grads`
+    holds each variable's gradient, float32 on the CPU, of the variable's size in `sizes`."""
+    held = [g.contiguous() for g in grads]
+    addresses = []
+    for g, size in zip(held, sizes):
+        address, count = raw_memory.span(g)
+        if count != size or g.dtype != torch.float32:
+            raise raw_memory.RawMemoryError(f"a momentum update of {size} float32s got a "
+                                            f"gradient of shape {tuple(g.shape)} ({g.dtype})")
+        addresses.append(address)
+    table = table.copy()
+    table[0::6] = addresses
+    update_many(table, total, params)
 
 
 def _params(scale: float, lr: float, momentum: float, nesterov: bool, keras: bool,

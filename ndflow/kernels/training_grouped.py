@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import numpy as np
 import torch
 
 from ndflow.kernels import adam_numba, momentum_numba, raw_memory
@@ -88,6 +89,7 @@ def _numba_batch(members: list, values: list, grads, owned: list, keys: list) ->
     each with its own scalars (`keys[i]`), in place for variables nobody else holds, else
     into new buffers."""
     table, params, total, gs = [], [], 0, []
+    sizes = []
     for i in members:
         v, a = values[i][0], values[i][1]
         # (owned: v and a are two tensors, each held by its slot alone)
@@ -99,8 +101,27 @@ def _numba_batch(members: list, values: list, grads, owned: list, keys: list) ->
                   m)
         params += keys[i]
         total += m
+        sizes.append(m)
         values[i] = (v_out, a_out)
     momentum_numba.update_many(table, total, params)
+    return table, sizes, total
+
+
+def _momentum_laid_out_again(laid_out: IdentityCache, res_v, res_a, grads, scalars) -> bool:
+    """_GroupedApplyMomentum's launch on the variables of the last one, when they are the same
+    tensors (all updated in place in it: their checks and addresses hold) and each gradient
+    has its variable's shape on the CPU; `scalars()`: each update's (scale, lr, momentum,
+    nesterov, keras). False: the full checks must run."""
+    cached = laid_out.get([getattr(r, "value", None) for r in res_v + res_a])
+    if cached is None:
+        return False
+    table, sizes, total, shapes = cached
+    for g, shape in zip(grads, shapes):
+        if g.shape != shape or not g.is_cpu:
+            return False
+    momentum_numba.update_laid_out(table, sizes, total, grads,
+                                   [x for key in scalars() for x in key])
+    return True
 
 
 @kernel(nn_fused.GroupedApplyMomentum)
@@ -108,12 +129,23 @@ def _grouped_momentum(node):
     n, dtype, nesterov, keras, decay = n_update_attrs(node)
     float32_cpu = dtype == torch.float32 and node.device.type == "cpu"
 
+    laid_out = IdentityCache()   # the launch's layout while all update in place in it
+
     def run(*args):
         res_v, res_a, lrs, grads, scales, moms = (args[k * n:(k + 1) * n] for k in range(6))
+
+        def scalars() -> list:   # (scale, lr, momentum, nesterov, keras) of each update
+            seen: dict = {}
+            lr_of, mu_of = scalars_once(lrs, "lr", seen), scalars_once(moms, "momentum", seen)
+            scale_of = [scalar_once(scales[i], "scale", seen) if decay[i] else 0.0
+                        for i in range(n)] if any(decay) else [0.0] * n
+            return [(scale_of[i], lr_of[i], mu_of[i], nesterov[i], keras[i]) for i in range(n)]
         # whether each variable is owned by its slot alone: before this frame holds any value
         free = exclusive_values(res_v + res_a)
+        if all(free) and _momentum_laid_out_again(laid_out, res_v, res_a, grads, scalars):
+            return
         owned = [free[i] and free[n + i] for i in range(n)]
-        values, seen, grads = [], {}, list(grads)
+        values, grads = [], list(grads)
         for i in range(n):
             v, a, g = _read(res_v[i], "var", dtype), _read(res_a[i], "accum", dtype), grads[i]
             if not v.shape == a.shape == g.shape:
@@ -121,10 +153,7 @@ def _grouped_momentum(node):
                 _check_same(v, g, "grad")
             grads[i] = grad_where(v, g)
             values.append((v, a))
-        lr_of, mu_of = scalars_once(lrs, "lr", seen), scalars_once(moms, "momentum", seen)
-        scale_of = [scalar_once(scales[i], "scale", seen) if decay[i] else 0.0
-                    for i in range(n)] if any(decay) else [0.0] * n
-        values = [(v, a, scale_of[i], lr_of[i], mu_of[i]) for i, (v, a) in enumerate(values)]
+        values = [(v, a, *key[:3]) for (v, a), key in zip(values, scalars())]
         if len({id(r) for r in res_v + res_a}) < 2 * n:
             # two handles of one variable: one update after the other, each reading the
             # value the previous one left
@@ -148,7 +177,12 @@ def _grouped_momentum(node):
             else:
                 aten_batches[key].append(i)
         if batch:
-            _numba_batch(batch, values, grads, owned, keys)
+            table, sizes, total = _numba_batch(batch, values, grads, owned, keys)
+            if len(batch) == n and all(owned):   # all in place in one launch: laid out for
+                table = np.array(table, dtype=np.int64)   # the next, g's addresses to fill
+                table[0::6] = 0
+                laid_out.put([values[i][k] for k in range(2) for i in range(n)],
+                             (table, sizes, total, [tuple(values[i][0].shape) for i in range(n)]))
         for (s, lr, mu, nest, ker), members in aten_batches.items():
             new_v, new_a = _foreach_momentum([values[i][0] for i in members],
                                              [values[i][1] for i in members],
@@ -186,7 +220,7 @@ def _laid_out_again(laid_out: IdentityCache, res: list, grads: list, scalar_inpu
     tensors (each updated in place in it: the checks of their dtypes and shapes and their
     layout hold) and each gradient has its variable's shape on the CPU; False: the full
     checks must run."""
-    cached = laid_out.get([r.value for column in res for r in column])
+    cached = laid_out.get([getattr(r, "value", None) for column in res for r in column])
     if cached is None:
         return False
     layout, shapes = cached

@@ -217,8 +217,7 @@ def _grouped_sparse_keras_adam(node):
         free = exclusive_values(list(res[0] + res[1] + res[2]))  # before any value is held
         if all(free):
             # the same tables as the last launch, in place: its layout and checks hold
-            values = [r.value for column in res for r in column]
-            cached = laid_out.get(values)
+            cached = laid_out.get([getattr(r, "value", None) for column in res for r in column])
             if cached is not None and _laid_out_rows(cached, grads, indices):
                 adam_numba.update_laid_out(cached[0], indices, grads, [
                     x for i in range(n) for x in _keras_adam_params(scalars[i])])

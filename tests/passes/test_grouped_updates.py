@@ -235,11 +235,12 @@ def test_small_float32_updates_run_in_place_unless_a_read_is_held(make_optimizer
         np.testing.assert_array_equal(a, b)
 
 
-def test_a_read_held_after_steps_in_place_keeps_its_value():
-    """In-place steps let Adam's launch keep its layout (kernels/identity_cache.py); a read
-    held across a later step must still see the value it read, and the steps after it run
-    in place again."""
-    make_optimizer = lambda: tf.keras.optimizers.Adam(0.1)   # noqa: E731
+@pytest.mark.parametrize("make_optimizer", [None, lambda: tf.keras.optimizers.Adam(0.1)],
+                         ids=["momentum", "adam"])
+def test_a_read_held_after_steps_in_place_keeps_its_value(make_optimizer):
+    """In-place steps let the group's launch keep its layout (kernels/identity_cache.py); a
+    read held across a later step must still see the value it read, and the steps after it
+    run in place again."""
     kept, held, mixed = _small_float32_training([False, False, True, False, False],
                                                 make_optimizer)
     assert [all(step) for step in kept] == [True, True, False, True, True]
