@@ -202,15 +202,8 @@ def update_dense_laid_out(layout: DenseLayout, grads: list, params: list) -> Non
     (float32 CPU tensors of the variables' sizes) and params c1, c2, alpha, eps per
     variable."""
     held = [g.contiguous() for g in grads]
-    addresses = []
-    for g, n in zip(held, layout.sizes):
-        address, count = raw_memory.span(g)
-        if count != n or g.dtype != torch.float32:
-            raise raw_memory.RawMemoryError(f"Adam's update of {n} float32s got a gradient "
-                                            f"of shape {tuple(g.shape)} ({g.dtype})")
-        addresses.append(address)
     table = layout.table.copy()
-    table[6::DENSE_TABLE] = addresses
+    table[6::DENSE_TABLE] = raw_memory.sized_addresses(held, layout.sizes, torch.float32)
     omp_pool.run_chunks(_built()[3], layout.units, 1,
                         [table, np.array(params, dtype=np.float32)],
                         min(torch.get_num_threads(), layout.units))

@@ -4,8 +4,10 @@ An update applied in place leaves each variable's value the same tensor step aft
 a tensor object keeps its shape, dtype, device and buffer for life (ndflow never resizes or
 re-points a variable's value: assignments and out-of-place updates make new tensors). So what
 a kernel checked and computed from its variables' values last step — their checks, their
-addresses in a launch's table — still holds when they are the same objects. A small table's
-update was mostly that setup (kernels/adam_numba.py `update_laid_out`).
+addresses in a launch's table — still holds when they are the same objects. The grouped
+optimizer updates (Adam's dense and sparse, momentum's, RMSprop's) keep their launch's table
+so: a small variable's update was mostly that setup (~3-8 us a variable of Python: a 31-layer
+MLP's 62 momentum updates 472 -> 186 us a step).
 
 The tensors are held by weak references: a strong one would make each buffer look shared to
 `exclusive_values` (kernels/state.py), and the updates would stop running in place."""

@@ -123,15 +123,8 @@ def update_laid_out(table: np.ndarray, sizes: list, total: int, grads: list,
     """`update_many` with its table laid out before (g's addresses left to fill): `grads`
     holds each variable's gradient, float32 on the CPU, of the variable's size in `sizes`."""
     held = [g.contiguous() for g in grads]
-    addresses = []
-    for g, size in zip(held, sizes):
-        address, count = raw_memory.span(g)
-        if count != size or g.dtype != torch.float32:
-            raise raw_memory.RawMemoryError(f"a momentum update of {size} float32s got a "
-                                            f"gradient of shape {tuple(g.shape)} ({g.dtype})")
-        addresses.append(address)
     table = table.copy()
-    table[0::6] = addresses
+    table[0::6] = raw_memory.sized_addresses(held, sizes, torch.float32)
     update_many(table, total, params)
 
 

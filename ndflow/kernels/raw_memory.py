@@ -88,3 +88,16 @@ def address(a, dtype=None, count: int | None = None, offset: int = 0) -> int:
         raise RawMemoryError(f"elements [{offset}, {offset + count}) of {_describe(a)} end "
                              f"at byte {end} of its storage of {stored}")
     return base + offset * itemsize
+
+
+def sized_addresses(tensors: list, sizes, dtype) -> list:
+    """The addresses of contiguous CPU tensors (`span`) checked to hold `sizes` elements of
+    `dtype` each: the gradients a launch laid out before takes (its variables' sizes)."""
+    addresses = []
+    for t, size in zip(tensors, sizes):
+        address, count = span(t)
+        if count != size or t.dtype != dtype:
+            raise RawMemoryError(f"a numba kernel reads {size} elements of {dtype} here, got "
+                                 f"{_describe(t)}")
+        addresses.append(address)
+    return addresses

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ndflow.kernels import omp_pool
+from ndflow.kernels import omp_pool, raw_memory
 from ndflow.kernels.build_once import built_once
 
 CHUNK = 1 << 15    # from this many elements in all, more than one thread
@@ -45,6 +45,16 @@ def update_many(table: list, total: int, lr: float, rho: float, one_minus_rho: f
     threads = torch.get_num_threads() if total >= CHUNK else 1
     omp_pool.run_chunks(_callback(), rows, 1, [np.array(table, dtype=np.int64), params],
                         threads)
+
+
+def update_laid_out(table: np.ndarray, sizes: list, total: int, grads: list, lr: float,
+                    rho: float, one_minus_rho: float, eps: float) -> None:
+    """`update_many` with its table laid out before (g's addresses left to fill): `grads`
+    holds each variable's gradient, float32 on the CPU, of the variable's size in `sizes`."""
+    held = [g.contiguous() for g in grads]
+    table = table.copy()
+    table[0::6] = raw_memory.sized_addresses(held, sizes, torch.float32)
+    update_many(table, total, lr, rho, one_minus_rho, eps)
 
 
 def _build():

@@ -10,8 +10,9 @@ variables paid it a hundred times a step. Here they are updated together:
   variable's update gives the same bits alone or grouped), each in its own buffer when
   nobody else holds the value (`exclusive_values`), else into new ones (a value read earlier
   never changes). Measured on a 31-layer Keras MLP (62 variables of 64x64 and 64 floats, AVX2
-  EPYC): the kernel 510 -> ~340 us, the step 6% faster. What remains is Python: ~4 us a
-  variable of reads, checks and addresses; the launch itself is ~70 us;
+  EPYC): the kernel 510 -> ~340 us, the step 6% faster. What remained was Python: ~4 us a
+  variable of reads, checks and addresses; while the variables update in place the launch's
+  table is kept (kernels/identity_cache.py) and only the gradients are checked;
 - large ones (from `GROUP_MAX` elements) by the single update's path: float32 by their
   own launch, split over the threads, other dtypes by ATen, in place when owned;
 - other dtypes by ATen's multi-tensor calls (`torch._foreach_*`) over the variables that

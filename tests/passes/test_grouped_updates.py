@@ -235,8 +235,9 @@ def test_small_float32_updates_run_in_place_unless_a_read_is_held(make_optimizer
         np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("make_optimizer", [None, lambda: tf.keras.optimizers.Adam(0.1)],
-                         ids=["momentum", "adam"])
+@pytest.mark.parametrize("make_optimizer", [None, lambda: tf.keras.optimizers.Adam(0.1),
+                                            lambda: tf.keras.optimizers.RMSprop(0.01)],
+                         ids=["momentum", "adam", "rmsprop"])
 def test_a_read_held_after_steps_in_place_keeps_its_value(make_optimizer):
     """In-place steps let the group's launch keep its layout (kernels/identity_cache.py); a
     read held across a later step must still see the value it read, and the steps after it
