@@ -318,14 +318,21 @@ def adam_alpha(b1p: float, b2p: float, lr: float) -> float:
     return lr * math.sqrt(1.0 - b2p) / (1.0 - b1p)
 
 
+def adam_params(scalars) -> tuple:
+    """(c1, c2, alpha, eps), adam_numba's parameters, from beta1_power, beta2_power, lr,
+    beta1, beta2, epsilon: m += (g - m) c1; v += (g^2 - v) c2; var -= alpha m / (sqrt(v) +
+    eps)."""
+    b1p, b2p, lr, b1, b2, eps = scalars
+    return 1.0 - b1, 1.0 - b2, adam_alpha(b1p, b2p, lr), eps
+
+
 def adam_values(grad, tensors, outs, scalars, nesterov: bool) -> tuple:
     """The new (var, m, v) of an Adam update, written into `outs` (the variables' own
     buffers, or new ones); `scalars`: beta1_power, beta2_power, lr, beta1, beta2, epsilon."""
     (w, m_, v_), (w_out, m_out, v_out) = tensors, outs
     b1p, b2p, lr, b1, b2, eps = scalars
     if one_pass_adam(w, m_, v_, grad, nesterov):
-        adam_numba.update_dense(w, m_, v_, outs, grad, 1.0 - b1, 1.0 - b2,
-                                adam_alpha(b1p, b2p, lr), eps)
+        adam_numba.update_dense(w, m_, v_, outs, grad, *adam_params(scalars))
         return w_out, m_out, v_out
     m_, v_ = _adam_moments(m_, v_, grad, b1, b2, m_out, v_out)
     denom = torch.sqrt(v_).add_(eps)

@@ -45,6 +45,7 @@ from ndflow.kernels.training import (
     _check_same,
     _read,
     adam_alpha,
+    adam_params,
     adam_values,
     grad_where,
     momentum_values,
@@ -230,10 +231,8 @@ def _laid_out_again(laid_out: IdentityCache, res: list, grads: list, scalar_inpu
             return False
     seen: dict = {}
     scalars = zip(*(scalars_once(scalar_inputs[k], _ADAM_SCALARS[k], seen) for k in range(6)))
-    params = []
-    for b1p, b2p, lr, b1, b2, eps in scalars:
-        params += (1.0 - b1, 1.0 - b2, adam_alpha(b1p, b2p, lr), eps)
-    adam_numba.update_dense_laid_out(layout, grads, params)
+    adam_numba.update_dense_laid_out(layout, grads, [x for shared in scalars
+                                                     for x in adam_params(shared)])
     return True
 
 
@@ -282,9 +281,7 @@ def _grouped_adam(node):
                                         nesterov[i])
             elif one_pass_adam(*tensors, grads[i], nesterov[i]):
                 outs = update_targets(owned[i], list(tensors))
-                b1p, b2p, lr, b1, b2, eps = scalars[i]
-                one_launch.append((*tensors, outs, grads[i], 1.0 - b1, 1.0 - b2,
-                                   adam_alpha(b1p, b2p, lr), eps))
+                one_launch.append((*tensors, outs, grads[i], *adam_params(scalars[i])))
                 values[i] = tuple(outs)
             else:
                 batches[(scalars[i], nesterov[i], owned[i])].append(i)

@@ -5,8 +5,6 @@ variables' tensors — in place unless a read of them is still alive (`writable`
 
 from __future__ import annotations
 
-import math
-
 import torch
 
 from ndflow.core.errors import InvalidArgumentError
@@ -15,7 +13,7 @@ from ndflow.kernels.identity_cache import IdentityCache
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.state import check_dtype, exclusive_values, not_found, update_targets
 from ndflow.kernels.state_sparse import out_of_range, writable
-from ndflow.kernels.training import scalars_once
+from ndflow.kernels.training import adam_params, scalars_once
 from ndflow.ops import nn_fused
 from ndflow.ops import training_sparse as ops
 
@@ -132,13 +130,6 @@ def _sparse_adagrad_v2(node):
 _KERAS_ADAM_SCALARS = ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon")
 
 
-def _keras_adam_params(scalars) -> tuple:
-    """(c1, c2, alpha, eps) of Keras' Adam from beta1_power, beta2_power, lr, beta1, beta2,
-    epsilon: m += (g - m) c1; v += (g^2 - v) c2; var -= alpha m / (sqrt(v) + eps)."""
-    b1p, b2p, lr_, b1, b2, eps = scalars
-    return 1.0 - b1, 1.0 - b2, lr_ * math.sqrt(1.0 - b2p) / (1.0 - b1p), eps
-
-
 def _keras_adam_update(node, resources: list, owned: bool, scalars: list, grad,
                        indices) -> tuple:
     """A `_ResourceSparseApplyKerasAdam` after its checks: (the tensors the new var, m, v go
@@ -150,7 +141,7 @@ def _keras_adam_update(node, resources: list, owned: bool, scalars: list, grad,
         values[0].numel() > 0 and adam_numba.applies(values[0])
     idx = _checked_indices(node, resources, ["var", "m", "v"], grad, indices,
                            check_range=not one_pass)
-    c1, c2, alpha, eps = _keras_adam_params(scalars)
+    c1, c2, alpha, eps = adam_params(scalars)
     outs = update_targets(owned, values)
     grad = grad.to(values[0].device)
     w, m_, v_ = values
@@ -220,7 +211,7 @@ def _grouped_sparse_keras_adam(node):
             cached = laid_out.get([getattr(r, "value", None) for column in res for r in column])
             if cached is not None and _laid_out_rows(cached, grads, indices):
                 adam_numba.update_laid_out(cached[0], indices, grads, [
-                    x for i in range(n) for x in _keras_adam_params(scalars[i])])
+                    x for i in range(n) for x in adam_params(scalars[i])])
                 return
         pending, written = [], []
         for i in range(n):
