@@ -105,17 +105,21 @@ def apply_kernel():
 
 
 def update_many(table: list, total: int, params: list) -> None:
-    """`update` of many variables in one launch, a variable per claimed chunk: `table` holds
+    """`update` of many variables in one launch, a variable (or CHUNK elements of a larger
+    one) per claimed chunk: `table` holds
     6 ints per variable, the addresses of its contiguous float32 g, var, accum, var_out and
     accum_out and its element count, `params` 5 numbers per variable (scale, lr, momentum,
     nesterov, keras); `total` is the sum of the counts (below `CHUNK` elements one thread
     does it all: a second costs more than it saves)."""
-    rows = len(table) // 6
-    if rows == 0:
+    if not len(table):
         return
-    arrays = [np.array(table, dtype=np.int64), np.array(params, dtype=np.float32)]
+    # a variable over CHUNK elements as several rows, so that the threads share it
+    table, origin = raw_memory.split_rows(np.asarray(table, dtype=np.int64), 6, 5, CHUNK)
+    params = np.asarray(params, dtype=np.float32)
+    if origin is not None:
+        params = params.reshape(-1, 5)[origin].reshape(-1)
     threads = torch.get_num_threads() if total >= CHUNK else 1
-    omp_pool.run_chunks(_callback()[1], rows, 1, arrays, threads)
+    omp_pool.run_chunks(_callback()[1], len(table) // 6, 1, [table, params], threads)
 
 
 def update_laid_out(table: np.ndarray, sizes: list, total: int, grads: list,

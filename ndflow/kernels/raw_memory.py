@@ -101,3 +101,22 @@ def sized_addresses(tensors: list, sizes, dtype) -> list:
                                  f"{_describe(t)}")
         addresses.append(address)
     return addresses
+
+
+def split_rows(table: np.ndarray, width: int, arrays: int, chunk: int, itemsize: int = 4):
+    """A launch table's rows (`width` int64s each: the addresses of `arrays` arrays of one
+    element count, that count at index `arrays`) cut into rows of at most `chunk` elements,
+    the addresses moved along their arrays (inside the spans checked when the table was
+    made): a team claims rows, and a large variable's row was one thread's work. Returns (the
+    table, each row's original row), or (`table`, None) where no row is over `chunk`."""
+    rows = table.reshape(-1, width)
+    sizes = rows[:, arrays]
+    if not len(sizes) or sizes.max() <= chunk:
+        return table, None
+    pieces = np.maximum(1, -(-sizes // chunk))
+    origin = np.repeat(np.arange(len(rows)), pieces)
+    starts = (np.arange(len(origin)) - (np.cumsum(pieces) - pieces)[origin]) * chunk
+    out = rows[origin]
+    out[:, :arrays] += starts[:, None] * itemsize
+    out[:, arrays] = np.minimum(chunk, sizes[origin] - starts)
+    return out.reshape(-1), origin

@@ -38,13 +38,13 @@ def update_many(table: list, total: int, lr: float, rho: float, one_minus_rho: f
     """The updates of the variables of `table` (6 ints a variable: the addresses of its
     contiguous float32 g, var, ms, var_out, ms_out and its element count; `total` the sum of
     the counts), sharing the scalars."""
-    rows = len(table) // 6
-    if rows == 0:
+    if not len(table):
         return
+    # a variable over CHUNK elements as several rows, so that the threads share it
+    table = raw_memory.split_rows(np.asarray(table, dtype=np.int64), 6, 5, CHUNK)[0]
     params = np.array([lr, rho, one_minus_rho, eps], dtype=np.float32)
     threads = torch.get_num_threads() if total >= CHUNK else 1
-    omp_pool.run_chunks(_callback(), rows, 1, [np.array(table, dtype=np.int64), params],
-                        threads)
+    omp_pool.run_chunks(_callback(), len(table) // 6, 1, [table, params], threads)
 
 
 def update_laid_out(table: np.ndarray, sizes: list, total: int, grads: list, lr: float,

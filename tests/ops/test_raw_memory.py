@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from ndflow.kernels import omp_pool
-from ndflow.kernels.raw_memory import RawMemoryError, address, span
+from ndflow.kernels.raw_memory import RawMemoryError, address, sized_addresses, span, split_rows
 
 
 def test_span_and_address_of_a_contiguous_tensor_and_array():
@@ -76,3 +76,24 @@ def test_run_chunks_refuses_a_non_contiguous_array_before_launching():
         pytest.skip("no OpenMP launcher")
     with pytest.raises(RawMemoryError, match="non-contiguous"):
         omp_pool.run_chunks(0, 4, 1, [torch.zeros(4, 4).t()], 1)   # never called: address 0
+
+
+def test_split_rows_cuts_large_rows_along_their_arrays():
+    """Rows of (2 addresses, a count): one of 10 elements cut into 4 + 4 + 2, the addresses
+    moved 4 float32s at a time; a row within the chunk kept; nothing to cut: the table."""
+    table = np.array([1000, 2000, 10, 5000, 6000, 3], dtype=np.int64)
+    out, origin = split_rows(table, 3, 2, 4)
+    assert out.reshape(-1, 3).tolist() == [[1000, 2000, 4], [1016, 2016, 4], [1032, 2032, 2],
+                                           [5000, 6000, 3]]
+    assert origin.tolist() == [0, 0, 0, 1]
+    same, none = split_rows(table, 3, 2, 16)
+    assert same is table and none is None
+
+
+def test_sized_addresses_check_each_count_and_dtype():
+    a, b = torch.zeros(6), torch.zeros(2, 3)
+    assert sized_addresses([a, b], [6, 6], torch.float32) == [a.data_ptr(), b.data_ptr()]
+    with pytest.raises(RawMemoryError, match="6 elements of torch.float32"):
+        sized_addresses([a, torch.zeros(5)], [6, 6], torch.float32)
+    with pytest.raises(RawMemoryError):
+        sized_addresses([a.double()], [6], torch.float32)

@@ -384,3 +384,30 @@ def test_an_adam_gradient_of_the_wrong_shape_is_tf_s_error():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"var and grad do not have the same shape\[3\] \[4\]"):
         _raw_adam(grad_shape=(4,))
+
+
+@pytest.mark.parametrize("make_optimizer", [lambda: tf.keras.optimizers.SGD(0.1, momentum=0.9),
+                                            lambda: tf.keras.optimizers.RMSprop(0.01)],
+                         ids=["momentum", "rmsprop"])
+def test_a_variable_over_a_chunk_is_shared_by_the_threads(make_optimizer, ungrouped):
+    """A grouped variable of 3.5 launch chunks (kernels/raw_memory.py split_rows) beside a
+    small one: bit for bit the separate updates."""
+    from ndflow.kernels import momentum_numba
+
+    def train():
+        rng = np.random.default_rng(2)
+        shapes = [(7 * momentum_numba.CHUNK // 2,), (33,)]
+        params = [tf.Variable(rng.normal(size=s).astype(np.float32)) for s in shapes]
+        grads = [tf.constant(rng.normal(size=s).astype(np.float32)) for s in shapes]
+        opt = make_optimizer()
+
+        @tf.function
+        def step():
+            opt.apply_gradients(zip(grads, params))
+        for _ in range(3):
+            step()
+        return [p.numpy() for p in params]
+    grouped = train()
+    ungrouped()
+    for a, b in zip(grouped, train()):
+        np.testing.assert_array_equal(a, b)
