@@ -44,6 +44,7 @@ import ndflow as tf
 from ndflow.kernels import (
     adam_numba,
     dropout_select,
+    ftrl_numba,
     gemm_epilogue,
     omp_pool,
     philox_numba,
@@ -83,6 +84,16 @@ def _adam() -> None:
                       torch.tensor([0, 2]), 0.1, 0.001, 0.1, 1e-7)
     adam_numba.update_dense(w, w.clone(), w.clone(), [w, w.clone(), w.clone()],
                             torch.ones(3, 2), 0.1, 0.001, 0.1, 1e-7)
+
+
+def _ftrl() -> None:
+    if omp_pool.launcher() is None:     # the ATen path runs instead
+        return
+    w = torch.ones(4)
+    if not ftrl_numba.applies([w]):
+        raise RuntimeError("ftrl_numba: the kernels did not build")
+    ftrl_numba.update(w, w.clone(), w.clone(), [w, w.clone(), w.clone()], torch.ones(4), 0.1,
+                      0.0, 0.0, -0.5, None)
 
 
 def _tanh() -> None:
@@ -292,6 +303,7 @@ JOBS = {
     "tanh": Job(("tanh_numba",), _tanh, openmp=True),
     "rnn": Job(("rnn_numba_rows", "exp_numba"), _rnn),
     "adam": Job(("adam_numba",), _adam, openmp=True),
+    "ftrl": Job(("ftrl_numba",), _ftrl, openmp=True),
     "sum_squares": _callbacks("sum_squares_numba", "_callback"),
     "resize_bilinear": _callbacks("resize_bilinear_numba", "_callback"),
     "xent": Job(("xent_numba", "exp_numba"), _xent),

@@ -279,7 +279,7 @@ RAW_VIEWS = {
         "adam_numba", "attention_numba", "batch_norm_numba", "bmm_numba", "conv_fft_numba",
         "conv_narrow_numba", "conv_pool_numba",
         "depthwise_numba",
-        "dropout_select",
+        "dropout_select", "ftrl_numba",
         "gemm_epilogue",
         "image_color_numba", "image_transform_numba", "math_special_cephes", "max_pool_numba",
         "momentum_numba",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import torch
 
+from ndflow.kernels import ftrl_numba
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.training import _prepare
 from ndflow.kernels.training_sparse import _rows, _scalars, _store
@@ -97,10 +98,14 @@ def _apply_ftrl_kernel(node, v2: bool):
                                                                         "lr_power")
 
     def run(var, accum, linear, grad, *scalars):
-        (v, a, lin), nums, _, grad = _prepare(
+        (v, a, lin), nums, outs, grad = _prepare(
             node, ("var", "accum", "linear"), names, (var, accum, linear), scalars, grad, "grad")
         lr, l1, l2 = nums[:3]
         shrinkage = nums[3] if v2 else None
+        if ftrl_numba.applies([v, a, lin, *outs, grad]):   # one pass, into `outs`
+            ftrl_numba.update(v, a, lin, outs, grad, lr, l1, l2, nums[-1], shrinkage)
+            _set([var, accum, linear], outs)
+            return
         _set([var, accum, linear], _ftrl(v, a, lin, grad, lr, l1, l2, nums[-1], shrinkage))
     return run
 

@@ -53,3 +53,30 @@ def test_argument_errors_are_tensorflows():
     with pytest.raises(ValueError, match="l1_regularization_strength -1.000000 needs to be "
                                          "positive or zero"):
         tf.compat.v1.train.FtrlOptimizer(0.1, l1_regularization_strength=-1.0)
+
+
+@pytest.mark.parametrize("lr_power, shrinkage", [(-0.5, None), (-0.7, None), (-0.5, 0.1)])
+def test_ftrl_in_one_pass_equals_float64(lr_power, shrinkage):
+    """kernels/ftrl_numba.py (contiguous float32 CPU variables, several of its chunks, into
+    new buffers and in place) against TF's FTRL formula in NumPy float64."""
+    import torch
+
+    from ndflow.kernels import ftrl_numba
+    rng = np.random.default_rng(3)
+    n = 2 * ftrl_numba.CHUNK + 77
+    v, lin, g = (rng.normal(size=n).astype(np.float32) for _ in range(3))
+    a = rng.uniform(0.1, 2.0, n).astype(np.float32)
+    lr, l1, l2 = 0.1, 0.05, 0.2
+    if not ftrl_numba.applies([torch.from_numpy(v)]):
+        pytest.skip("no numba kernel here")
+    v64, a64, lin64, g64 = (x.astype(np.float64) for x in (v, a, lin, g))
+    used = g64 + 2 * shrinkage * v64 if shrinkage else g64
+    new = a64 + g64 * g64
+    lin_want = lin64 + used - (new ** -lr_power - a64 ** -lr_power) / lr * v64
+    v_want = (np.clip(lin_want, -l1, l1) - lin_want) / (new ** -lr_power / lr + 2 * l2)
+    for in_place in (False, True):
+        ins = [torch.from_numpy(x.copy()) for x in (v, a, lin)]
+        outs = ins if in_place else [torch.empty(n) for _ in range(3)]
+        ftrl_numba.update(*ins, outs, torch.from_numpy(g), lr, l1, l2, lr_power, shrinkage)
+        for got, want in zip(outs, (v_want, new, lin_want)):
+            np.testing.assert_allclose(got.numpy(), want, rtol=2e-5, atol=2e-5)
