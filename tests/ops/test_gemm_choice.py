@@ -23,12 +23,11 @@ def _check(got, want, rtol=2e-5):
     np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=rtol, atol=rtol)
 
 
-@pytest.mark.parametrize("ta", [False, True])
-@pytest.mark.parametrize("tb", [False, True])
-def test_matmul_and_its_gradients(ta, tb, plain_gemm_algorithm):
-    a, b = RNG.standard_normal((24, 40)), RNG.standard_normal((40, 16))
+def _checked_matmul(a, b, ta: bool, tb: bool) -> tuple:
+    """tf.matmul of a and b (float64 NumPy, given transposed where asked) and its gradients
+    against NumPy in float64; returns the float32 operands."""
     a_in, b_in = (a.T if ta else a), (b.T if tb else b)
-    g = RNG.standard_normal((24, 16))
+    g = RNG.standard_normal((a.shape[0], b.shape[1]))
     x, y = tf.constant(a_in, tf.float32), tf.constant(b_in, tf.float32)
     with tf.GradientTape() as tape:
         tape.watch([x, y])
@@ -37,6 +36,13 @@ def test_matmul_and_its_gradients(ta, tb, plain_gemm_algorithm):
     _check(out.numpy(), a @ b)
     _check(da.numpy(), (g @ b.T).T if ta else g @ b.T)
     _check(db.numpy(), (a.T @ g).T if tb else a.T @ g)
+    return x, y
+
+
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+def test_matmul_and_its_gradients(ta, tb, plain_gemm_algorithm):
+    _checked_matmul(RNG.standard_normal((24, 40)), RNG.standard_normal((40, 16)), ta, tb)
     assert _gemm_choices() == {plain_gemm_algorithm}
 
 
@@ -148,19 +154,10 @@ def test_products_over_one_term_as_outer_products(ta, tb, monkeypatch):
     K = B) against NumPy in float64; a [B, D] x [D, 1] product stays a GEMM."""
     a, b = RNG.standard_normal((64, 1)), RNG.standard_normal((1, 300))
     bias = RNG.standard_normal(300)
-    a_in, b_in = (a.T if ta else a), (b.T if tb else b)
     outer = []
     real = gemm._outer
     monkeypatch.setattr(gemm, "_outer", lambda *args: outer.append(args[0].shape) or real(*args))
-    x, y = tf.constant(a_in, tf.float32), tf.constant(b_in, tf.float32)
-    g = RNG.standard_normal((64, 300))
-    with tf.GradientTape() as tape:
-        tape.watch([x, y])
-        out = tf.matmul(x, y, transpose_a=ta, transpose_b=tb)
-    da, db = tape.gradient(out, [x, y], output_gradients=tf.constant(g, tf.float32))
-    _check(out.numpy(), a @ b)
-    _check(da.numpy(), (g @ b.T).T if ta else g @ b.T)
-    _check(db.numpy(), (a.T @ g).T if tb else a.T @ g)
+    x, y = _checked_matmul(a, b, ta, tb)
     assert outer == [(64, 1)]   # the forward product only
 
     @tf.function
