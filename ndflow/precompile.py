@@ -50,6 +50,7 @@ from ndflow.kernels import (
     philox_numba,
     png16,
     rnn_numba,
+    small_gemm_numba,
     tanh_numba,
     xent_numba,
 )
@@ -72,6 +73,13 @@ def _callbacks(module: str, builder: str, also: tuple = ()) -> Job:
         if getattr(importlib.import_module(f"ndflow.kernels.{module}"), builder)() is None:
             raise RuntimeError(f"{module}: the kernels did not build")
     return Job((module, *also), build, openmp=True)
+
+
+def _small_gemm() -> None:
+    a, w = torch.ones(4, 3), torch.ones(16, 3)
+    if not small_gemm_numba.applies(a, w):
+        raise RuntimeError("small_gemm_numba: the kernel did not build")
+    small_gemm_numba.linear(a, w, torch.ones(16), relu=True)
 
 
 def _adam() -> None:
@@ -304,6 +312,7 @@ JOBS = {
     "rnn": Job(("rnn_numba_rows", "exp_numba"), _rnn),
     "adam": Job(("adam_numba",), _adam, openmp=True),
     "ftrl": Job(("ftrl_numba",), _ftrl, openmp=True),
+    "small_gemm": Job(("small_gemm_numba",), _small_gemm),
     "sum_squares": _callbacks("sum_squares_numba", "_callback"),
     "resize_bilinear": _callbacks("resize_bilinear_numba", "_callback"),
     "xent": Job(("xent_numba", "exp_numba"), _xent),

@@ -83,7 +83,8 @@ def pytest_runtest_teardown(item, nextitem):
 def _tuned_to_prefer(monkeypatch, module, algorithm: str):
     """Tunes every product of `module` (its MIN_FLOPS set to 0) with `algorithm` timed the
     faster; yields it, the tuner's table cleared before and after."""
-    assert algorithm in getattr(module, "PLAIN_ALGORITHMS", module.ALGORITHMS)
+    assert algorithm in getattr(module, "PLAIN_ALGORITHMS", module.ALGORITHMS) + (
+        autotune.VECTOR,)
     monkeypatch.setattr(core_monitor, "ready_to_time", lambda threads: True)
     monkeypatch.setattr(module, "MIN_FLOPS", 0)
     monkeypatch.setattr(autotune, "_timed", lambda run, chosen, credit=None: (

@@ -284,7 +284,7 @@ RAW_VIEWS = {
         "image_color_numba", "image_transform_numba", "math_special_cephes", "max_pool_numba",
         "momentum_numba",
         "philox_numba", "resize_bilinear_numba", "rmsprop_numba", "rnn_numba_rows",
-        "sum_squares_numba",
+        "small_gemm_numba", "sum_squares_numba",
         "tanh_numba", "xent_numba")},
 }
 _RAW_VIEW_NAMES = ("carray", "farray", "address_as_pointer")

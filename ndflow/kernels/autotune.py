@@ -42,6 +42,11 @@ kernels for one channel run at a tenth of the GEMM's rate: a DCGAN's 40 MFLOP 64
 transposed convolution took 1.7-2 ms, its col2im candidate 0.56 ms, Zen 5). Under op
 determinism nothing is timed (a choice made by timing could differ between processes).
 
+Kernels of a few microseconds (kernels/gemm.py's small products) are not timed back to back:
+a library's threads, which sleep between the ops of a step, are awake in such a loop. Their
+first calls run the candidates in turn, each call the op's own, timed where it runs
+(`run_in_turn`); the choice may carry what the kernel made ready for the shape (`prepare`).
+
 A choice holds for the intra-op thread count it was timed with: on a machine shared with
 other processes the core monitor (core/core_monitor.py) lowers the count, and the best
 algorithm for one thread is not the best for two (one thread's FFT has no partner to stall).
@@ -74,6 +79,9 @@ _LONG = 0.1          # of runs took over _LONG seconds are timed _REPEATS_LONG t
 
 _choices: dict = {}  # (intra-op threads, key) -> the algorithm chosen
 _small_runs: dict = {}   # (threads, key) of a small shape -> its default's runs timed
+_IN_TURN_ROUNDS = 5  # run_in_turn: timed calls of each candidate
+_turns: dict = {}    # run_in_turn: (threads, key) -> [calls so far, {algorithm: best seconds}]
+_prepared: dict = {}  # (threads, key) -> its chosen algorithm made ready (`prepare`)
 _comparing = threading.local()   # .depth: candidates being timed on this thread (nested)
 # reentrant: a candidate may run a tuned kernel itself (the FFT's transforms are GEMMs
 # whose library is chosen by timing the first time their shape comes)
@@ -108,6 +116,8 @@ def choices(threads: int | None = None) -> dict:
 def clear() -> None:
     _choices.clear()
     _small_runs.clear()
+    _turns.clear()
+    _prepared.clear()
 
 
 def decided(key) -> str | None:
@@ -116,11 +126,30 @@ def decided(key) -> str | None:
     return _choices.get((torch.get_num_threads(), key))
 
 
+def prepared(key):
+    """What `prepare` attached to `key`'s choice under this thread's intra-op thread count:
+    None before it (and under op determinism, where the default runs)."""
+    if determinism.enabled():
+        return None
+    return _prepared.get((torch.get_num_threads(), key))
+
+
+def prepare(key, ready) -> None:
+    """Attaches `ready` to the choice made for `key` (under this thread count): the chosen
+    algorithm made ready for that shape (kernels/gemm.py's small products, whose calls cost
+    more than their work) that `prepared(key)` returns until the choice is forgotten."""
+    threads = torch.get_num_threads()
+    with _lock:
+        if (threads, key) in _choices and not determinism.enabled():
+            _prepared[(threads, key)] = ready
+
+
 def forget(key) -> None:
     """Drops the choice for `key` (this thread count): its next run times the candidates
     again, for a choice that rested on another op's that has since been made differently."""
     with _lock:
         _choices.pop((torch.get_num_threads(), key), None)
+        _prepared.pop((torch.get_num_threads(), key), None)
 
 
 def comparing() -> bool:
@@ -144,6 +173,45 @@ def run_tuned(key, flops: float, run, algorithms=LAYOUTS, credit=None,
         _probed(key, time.perf_counter() - t, min_flops)
         return result
     return run(chosen) if result is _NOT_RUN else result
+
+
+def may_time(threads: int) -> bool:
+    """Whether kernels run with `threads` intra-op threads may be timed now (not under op
+    determinism, tuning on, the core monitor settled)."""
+    return not determinism.enabled() and core_monitor.ready_to_time(threads) and \
+        tuning_enabled()
+
+
+def run_in_turn(key, run, algorithms):
+    """`run(algorithm)` for a kernel too short to time away from its step: a small matrix
+    product, whose library's team of threads sleeps between ops in a step (MKL's [64 x 64]
+    products took 8.6 us there against 5-6 back to back). The first calls for `key` run the
+    candidates in turn, each call the op's own, timed where it runs; after _IN_TURN_ROUNDS
+    timed calls of each (the first of each builds, untimed) the fastest is kept, as
+    `run_tuned` keeps it. Where nothing may be timed the default runs."""
+    default = algorithms[0]
+    threads = torch.get_num_threads()
+    if not may_time(threads):
+        return run(default)
+    key = (threads, key)
+    chosen = _choices.get(key)
+    if chosen is not None:
+        return run(chosen)
+    with _lock:
+        turn = _turns.setdefault(key, [0, dict.fromkeys(algorithms, float("inf"))])
+        calls, best = turn[0], turn[1]
+        turn[0] = calls + 1
+    algorithm = algorithms[calls % len(algorithms)]
+    if calls < len(algorithms):
+        return run(algorithm)
+    seconds, result = _timed(run, algorithm)
+    with _lock:
+        best[algorithm] = min(best[algorithm], seconds)
+        if calls + 1 >= (1 + _IN_TURN_ROUNDS) * len(algorithms) and key in _turns:
+            fastest = min(algorithms, key=best.__getitem__)
+            _choices[key] = fastest if best[fastest] < _MARGIN * best[default] else default
+            del _turns[key]
+    return result
 
 
 def _probed(key, seconds: float, min_flops: float | None) -> None:

@@ -65,6 +65,33 @@ def strided_span(t: torch.Tensor) -> tuple[int, int]:
     return t.data_ptr(), extent
 
 
+def matrix(t: torch.Tensor, dtype) -> tuple[int, int, int, int]:
+    """(address of element 0, elements from it to the last one in memory, row stride, column
+    stride) of a non-empty 2-D CPU tensor view of `dtype` with non-negative strides, checked
+    to lie inside its storage: what a kernel reads a matrix by, in place whatever its layout
+    (~0.6 us, where `strided_span` takes 1.3: a small product's operands are read so)."""
+    rows, cols = t.shape
+    row, col = t.stride()
+    extent = 1 + (rows - 1) * row + (cols - 1) * col
+    if t.dtype != dtype or not t.is_cpu or row < 0 or col < 0 or not rows or not cols or \
+            (t.storage_offset() + extent) * t.element_size() > t.untyped_storage().nbytes():
+        raise RawMemoryError(f"a numba kernel reads a non-empty CPU matrix of {dtype} and "
+                             f"non-negative strides inside its storage, got {_describe(t)} "
+                             f"(strides {t.stride()})")
+    return t.data_ptr(), extent, row, col
+
+
+def within(t: torch.Tensor, dtype, extent: int) -> int:
+    """The address of element 0 of a CPU tensor of `dtype` whose layout `matrix` checked on
+    another tensor of its shape and strides (`extent` from it), checked to lie inside its own
+    storage: a product prepared for a shape reads each call's operands so."""
+    if t.dtype != dtype or not t.is_cpu or \
+            (t.storage_offset() + extent) * t.element_size() > t.untyped_storage().nbytes():
+        raise RawMemoryError(f"a numba kernel reads {extent} elements of {dtype} from element "
+                             f"0 of {_describe(t)} (strides {t.stride()}), outside it")
+    return t.data_ptr()
+
+
 def address(a, dtype=None, count: int | None = None, offset: int = 0) -> int:
     """The address of element `offset` of `a` (as `span` takes it), checked to be followed by
     `count` elements (default: the rest of `a`) of `dtype` (a torch dtype for a tensor, a

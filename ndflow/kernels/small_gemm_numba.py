@@ -1,0 +1,116 @@
+"""Float32 matrix products on the calling thread: kernels/register_gemm_numba.py's
+register-blocked product over a whole [M x K] by [K x N] matrix, the bias and a ReLU applied
+in the same call, for kernels/gemm.py to time against the GEMM libraries per shape (its
+VECTOR candidate).
+
+A model of narrow layers multiplies many small matrices: a 31-layer Keras MLP of 64 units at
+batch 64 runs 92 products of [64 x 64] by [64 x 64] a step. MKL's sgemm (AVX2 code on AMD
+CPUs) took 5-6 us for one, its team's start and join included; this kernel ~2 us on one core
+and ~4 us with the output's allocation and the call (2-core Zen 5, AVX-512). On CPUs without
+512-bit vectors, and for products large enough to gain from the threads, the libraries win
+the timing and keep the shape.
+
+The operands are read in place by their strides (a transposed view is not copied); a right
+operand whose columns are not adjacent in memory (`w` of a product by a transposed weight) is
+first packed into a local [K x N] buffer. N must be a multiple of the 16-lane vectors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ndflow.kernels import omp_pool, raw_memory, register_gemm_numba, simd_numba
+from ndflow.kernels.build_once import built_once
+
+LANES = 16   # the product's columns come in 16-lane vectors
+# numba helpers as module globals (numba's disk cache refuses closure cells)
+product = wide_vectors = address_as_pointer = carray = vload = vstore = vadd = vrelu = None
+
+
+def applies(a: torch.Tensor, w: torch.Tensor) -> bool:
+    """Whether `linear(a, w)` can run: 2-D float32 CPU operands a [M, K] and w [N, K] of
+    non-negative strides, none empty, N a multiple of 16, and the kernel built (numba)."""
+    return (a.dim() == 2 and w.dim() == 2 and a.dtype == torch.float32
+            and w.dtype == torch.float32 and a.is_cpu and w.is_cpu
+            and a.shape[1] == w.shape[1] and w.shape[0] % LANES == 0 and a.numel() > 0
+            and w.numel() > 0 and min(a.stride() + w.stride()) >= 0 and _kernel() is not None)
+
+
+def linear(a: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None,
+           relu: bool = False) -> torch.Tensor:
+    """A new contiguous [M, N] = a @ w.T (+ bias, a float32 [N] tensor), its negative values
+    set to zero when `relu`, for operands `applies` accepts."""
+    return prepared(a, w, relu)(a, w, bias)
+
+
+def prepared(a: torch.Tensor, w: torch.Tensor, relu: bool):
+    """`run(a, w, bias)` computing `linear(a, w, bias, relu)` for operands of the shapes and
+    strides of these (float32 CPU ones `applies` accepts), their layout checked once here and
+    each call only where its operands lie: a product of a few microseconds pays for little
+    more than the call."""
+    m, k = a.shape
+    n = w.shape[0]
+    _, a_extent, a_row, a_col = raw_memory.matrix(a, torch.float32)
+    # w.T [K, N] read as w: its row i is w's column i
+    _, w_extent, w_row, w_col = raw_memory.matrix(w, torch.float32)
+    kernel, f32 = _kernel(), torch.float32
+
+    def run(a, w, bias):
+        out = torch.empty(m, n)
+        kernel(raw_memory.within(a, f32, a_extent), a_extent, a_row, a_col,
+               raw_memory.within(w, f32, w_extent), w_extent, w_col, w_row,
+               0 if bias is None else raw_memory.address(bias, f32, n),
+               raw_memory.within(out, f32, m * n), m, k, n, relu)
+        return out
+    return run
+
+
+def _build():
+    gemm = register_gemm_numba.helpers()
+    if gemm is None:
+        return None
+    import numba  # noqa: PLC0415 - loads with the first such product, not with `import ndflow`
+
+    global product, wide_vectors, address_as_pointer, carray, vload, vstore, vadd, vrelu
+    ops = simd_numba.vector_ops()
+    product, wide_vectors = gemm.product, ops.wide_vectors
+    vload, vstore, vadd, vrelu = ops.vload, ops.vstore, ops.vadd, ops.vrelu
+    address_as_pointer, carray = omp_pool.chunk_intrinsics()[1], numba.carray
+    rows_per_block = register_gemm_numba.ROWS
+
+    @numba.njit(cache=True)
+    def small_product(a_address, a_extent, a_row, a_col, b_address, b_extent, b_row, b_col,
+                      bias_address, out_address, m, k, n, relu):
+        """out[r * n + j] = bias[j] + sum_i a[r * a_row + i * a_col] * b[i * b_row +
+        j * b_col] (bias_address 0: no bias), then max(0, .) when `relu`; the extents are
+        the elements from each operand's first to its last one in memory."""
+        wide_vectors()
+        a = carray(address_as_pointer(a_address, np.float32), a_extent)
+        b = carray(address_as_pointer(b_address, np.float32), b_extent)
+        out = carray(address_as_pointer(out_address, np.float32), m * n)
+        if b_col != 1:   # the rows of b in unit stride: copied, reading b's columns in order
+            packed = np.empty(k * n, np.float32)
+            for i in range(k):
+                for j in range(n):
+                    packed[i * n + j] = b[i * b_row + j * b_col]
+            b, b_row = packed, n
+        with_bias = bias_address != 0
+        bias = carray(address_as_pointer(bias_address if with_bias else a_address,
+                                         np.float32), n if with_bias else 1)
+        one = np.float32(1.0)
+        for r in range(0, m, rows_per_block):
+            rows = min(rows_per_block, m - r)
+            product(a, r * a_row, a_row, a_col, rows, k, b, 0, b_row, n, out, r * n, n, one,
+                    False)
+            if with_bias or relu:   # on the block's rows while they are in L1
+                for i in range(r * n, (r + rows) * n, LANES):
+                    v = vload(out, i)
+                    if with_bias:
+                        v = vadd(v, vload(bias, i % n))
+                    vstore(out, i, vrelu(v) if relu else v)
+
+    return small_product
+
+
+_kernel = built_once(_build)
