@@ -43,8 +43,8 @@ import torch
 import ndflow as tf
 from ndflow.kernels import (
     adam_numba,
+    adaptive_numba,
     dropout_select,
-    ftrl_numba,
     gemm_epilogue,
     omp_pool,
     philox_numba,
@@ -94,14 +94,16 @@ def _adam() -> None:
                             torch.ones(3, 2), 0.1, 0.001, 0.1, 1e-7)
 
 
-def _ftrl() -> None:
+def _adaptive() -> None:
     if omp_pool.launcher() is None:     # the ATen path runs instead
         return
     w = torch.ones(4)
-    if not ftrl_numba.applies([w]):
-        raise RuntimeError("ftrl_numba: the kernels did not build")
-    ftrl_numba.update(w, w.clone(), w.clone(), [w, w.clone(), w.clone()], torch.ones(4), 0.1,
-                      0.0, 0.0, -0.5, None)
+    if not adaptive_numba.applies([w]):
+        raise RuntimeError("adaptive_numba: the kernels did not build")
+    adaptive_numba.ftrl(w, w.clone(), w.clone(), [w, w.clone(), w.clone()], torch.ones(4), 0.1,
+                        0.0, 0.0, -0.5, None)
+    adaptive_numba.adadelta(w, w.clone(), w.clone(), [w, w.clone(), w.clone()], torch.ones(4),
+                            0.1, 0.95, 1e-7)
 
 
 def _tanh() -> None:
@@ -311,7 +313,7 @@ JOBS = {
     "tanh": Job(("tanh_numba",), _tanh, openmp=True),
     "rnn": Job(("rnn_numba_rows", "exp_numba"), _rnn),
     "adam": Job(("adam_numba",), _adam, openmp=True),
-    "ftrl": Job(("ftrl_numba",), _ftrl, openmp=True),
+    "adaptive": Job(("adaptive_numba",), _adaptive, openmp=True),
     "small_gemm": Job(("small_gemm_numba",), _small_gemm),
     "sum_squares": _callbacks("sum_squares_numba", "_callback"),
     "resize_bilinear": _callbacks("resize_bilinear_numba", "_callback"),

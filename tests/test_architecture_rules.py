@@ -276,10 +276,10 @@ RAW_VIEWS = {
     "jit/codegen/numba_intrinsics.py": "hands the intrinsics to the JIT's generated code",
     "jit/codegen/numba_backend.py": "the JIT's generated chunk callbacks: " + _CALLBACK,
     **{f"kernels/{name}.py": _CALLBACK for name in (
-        "adam_numba", "attention_numba", "batch_norm_numba", "bmm_numba", "conv_fft_numba",
-        "conv_narrow_numba", "conv_pool_numba",
+        "adam_numba", "adaptive_numba", "attention_numba", "batch_norm_numba", "bmm_numba",
+        "conv_fft_numba", "conv_narrow_numba", "conv_pool_numba",
         "depthwise_numba",
-        "dropout_select", "ftrl_numba",
+        "dropout_select",
         "gemm_epilogue",
         "image_color_numba", "image_transform_numba", "math_special_cephes", "max_pool_numba",
         "momentum_numba",

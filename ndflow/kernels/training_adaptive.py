@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from ndflow.kernels import ftrl_numba
+from ndflow.kernels import adaptive_numba
 from ndflow.kernels.registry import kernel
 from ndflow.kernels.training import _prepare
 from ndflow.kernels.training_sparse import _rows, _scalars, _store
@@ -68,9 +68,13 @@ def _apply_adagrad(node):
 @kernel(ops.ResourceApplyAdadelta)
 def _apply_adadelta(node):
     def run(var, accum, accum_update, lr, rho, epsilon, grad):
-        tensors, nums, _, grad = _prepare(
+        tensors, nums, outs, grad = _prepare(
             node, ("var", "accum", "accum_update"), ("lr", "rho", "epsilon"),
             (var, accum, accum_update), (lr, rho, epsilon), grad, "grad")
+        if adaptive_numba.applies([*tensors, *outs, grad]):   # one pass, into `outs`
+            adaptive_numba.adadelta(*tensors, outs, grad, *nums)
+            _set([var, accum, accum_update], outs)
+            return
         _set([var, accum, accum_update], _adadelta(*tensors, grad, *nums))
     return run
 
@@ -102,8 +106,8 @@ def _apply_ftrl_kernel(node, v2: bool):
             node, ("var", "accum", "linear"), names, (var, accum, linear), scalars, grad, "grad")
         lr, l1, l2 = nums[:3]
         shrinkage = nums[3] if v2 else None
-        if ftrl_numba.applies([v, a, lin, *outs, grad]):   # one pass, into `outs`
-            ftrl_numba.update(v, a, lin, outs, grad, lr, l1, l2, nums[-1], shrinkage)
+        if adaptive_numba.applies([v, a, lin, *outs, grad]):   # one pass, into `outs`
+            adaptive_numba.ftrl(v, a, lin, outs, grad, lr, l1, l2, nums[-1], shrinkage)
             _set([var, accum, linear], outs)
             return
         _set([var, accum, linear], _ftrl(v, a, lin, grad, lr, l1, l2, nums[-1], shrinkage))

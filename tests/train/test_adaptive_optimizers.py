@@ -57,17 +57,17 @@ def test_argument_errors_are_tensorflows():
 
 @pytest.mark.parametrize("lr_power, shrinkage", [(-0.5, None), (-0.7, None), (-0.5, 0.1)])
 def test_ftrl_in_one_pass_equals_float64(lr_power, shrinkage):
-    """kernels/ftrl_numba.py (contiguous float32 CPU variables, several of its chunks, into
+    """kernels/adaptive_numba.py (contiguous float32 CPU variables, several of its chunks, into
     new buffers and in place) against TF's FTRL formula in NumPy float64."""
     import torch
 
-    from ndflow.kernels import ftrl_numba
+    from ndflow.kernels import adaptive_numba
     rng = np.random.default_rng(3)
-    n = 2 * ftrl_numba.CHUNK + 77
+    n = 2 * adaptive_numba.CHUNK + 77
     v, lin, g = (rng.normal(size=n).astype(np.float32) for _ in range(3))
     a = rng.uniform(0.1, 2.0, n).astype(np.float32)
     lr, l1, l2 = 0.1, 0.05, 0.2
-    if not ftrl_numba.applies([torch.from_numpy(v)]):
+    if not adaptive_numba.applies([torch.from_numpy(v)]):
         pytest.skip("no numba kernel here")
     v64, a64, lin64, g64 = (x.astype(np.float64) for x in (v, a, lin, g))
     used = g64 + 2 * shrinkage * v64 if shrinkage else g64
@@ -77,6 +77,34 @@ def test_ftrl_in_one_pass_equals_float64(lr_power, shrinkage):
     for in_place in (False, True):
         ins = [torch.from_numpy(x.copy()) for x in (v, a, lin)]
         outs = ins if in_place else [torch.empty(n) for _ in range(3)]
-        ftrl_numba.update(*ins, outs, torch.from_numpy(g), lr, l1, l2, lr_power, shrinkage)
+        adaptive_numba.ftrl(*ins, outs, torch.from_numpy(g), lr, l1, l2, lr_power, shrinkage)
         for got, want in zip(outs, (v_want, new, lin_want)):
             np.testing.assert_allclose(got.numpy(), want, rtol=2e-5, atol=2e-5)
+
+
+def test_adadelta_in_one_pass_equals_float64():
+    """kernels/adaptive_numba.py's Adadelta (several chunks, into new buffers and in place)
+    against TF's formula in NumPy float64, and within a float32 rounding of ATen's form."""
+    import torch
+
+    from ndflow.kernels import adaptive_numba, training_adaptive
+    rng = np.random.default_rng(4)
+    n = 2 * adaptive_numba.CHUNK + 77
+    v, g = (rng.normal(size=n).astype(np.float32) for _ in range(2))
+    a, au = (rng.uniform(0.0, 2.0, n).astype(np.float32) for _ in range(2))
+    lr, rho, eps = 0.7, 0.95, 1e-6
+    if not adaptive_numba.applies([torch.from_numpy(v)]):
+        pytest.skip("no numba kernel here")
+    aten = training_adaptive._adadelta(*(torch.from_numpy(x) for x in (v, a, au, g)), lr, rho,
+                                       eps)
+    v64, a64, au64, g64 = (x.astype(np.float64) for x in (v, a, au, g))
+    a_want = rho * a64 + (1 - rho) * g64 ** 2
+    update = np.sqrt(au64 + eps) / np.sqrt(a_want + eps) * g64
+    wants = (v64 - lr * update, a_want, rho * au64 + (1 - rho) * update ** 2)
+    for in_place in (False, True):
+        ins = [torch.from_numpy(x.copy()) for x in (v, a, au)]
+        outs = ins if in_place else [torch.empty(n) for _ in range(3)]
+        adaptive_numba.adadelta(*ins, outs, torch.from_numpy(g), lr, rho, eps)
+        for got, other, want in zip(outs, aten, wants):
+            np.testing.assert_allclose(got.numpy(), want, rtol=2e-6, atol=1e-6)
+            torch.testing.assert_close(got, other, rtol=1e-6, atol=1e-6)
