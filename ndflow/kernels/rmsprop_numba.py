@@ -22,7 +22,7 @@ from ndflow.kernels.build_once import built_once
 
 CHUNK = 1 << 15    # from this many elements in all, more than one thread
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
-claim_chunk = address_as_pointer = carray = None
+claim_chunk = address_as_pointer = carray = _rows = None
 
 
 def applies(var: torch.Tensor) -> bool:
@@ -63,9 +63,17 @@ def _build():
     except ImportError:
         return None
     from numba import cfunc, types  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray
+    global claim_chunk, address_as_pointer, carray, _rows
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
+
+    @numba.njit(inline="always", error_model="numpy")
+    def _rows(g, v, a, v_out, a_out, m, lr, rho, omr, eps):
+        for i in range(m):
+            gi = g[i]
+            ms = rho * a[i] + omr * (gi * gi)
+            a_out[i] = ms
+            v_out[i] = v[i] - (lr * gi) / np.sqrt(ms + eps)
 
     # data = [counter, rows, 1, (address, length) of the table, of params (lr, rho,
     #         1 - rho, epsilon as float32)]
@@ -83,13 +91,13 @@ def _build():
             g = carray(address_as_pointer(r[0], np.float32), m)
             v = carray(address_as_pointer(r[1], np.float32), m)
             a = carray(address_as_pointer(r[2], np.float32), m)
-            v_out = carray(address_as_pointer(r[3], np.float32), m)
-            a_out = carray(address_as_pointer(r[4], np.float32), m)
-            for i in range(m):
-                gi = g[i]
-                ms = rho * a[i] + omr * (gi * gi)
-                a_out[i] = ms
-                v_out[i] = v[i] - (lr * gi) / np.sqrt(ms + eps)
+            if r[3] == r[1] and r[4] == r[2]:
+                # in place: the same arrays, so that LLVM sees no aliasing and vectorizes (with
+                # four distinct ones it did not: 670K floats 0.68 -> 0.12 ms)
+                _rows(g, v, a, v, a, m, lr, rho, omr, eps)
+            else:
+                _rows(g, v, a, carray(address_as_pointer(r[3], np.float32), m),
+                      carray(address_as_pointer(r[4], np.float32), m), m, lr, rho, omr, eps)
             q = claim_chunk(data)
 
     return rmsprop_many.address
