@@ -58,6 +58,7 @@ the default runs and nothing is recorded.
 
 from __future__ import annotations
 
+import statistics
 import threading
 import time
 
@@ -79,8 +80,8 @@ _LONG = 0.1          # of runs took over _LONG seconds are timed _REPEATS_LONG t
 
 _choices: dict = {}  # (intra-op threads, key) -> the algorithm chosen
 _small_runs: dict = {}   # (threads, key) of a small shape -> its default's runs timed
-_IN_TURN_ROUNDS = 5  # run_in_turn: timed calls of each candidate
-_turns: dict = {}    # run_in_turn: (threads, key) -> [calls so far, {algorithm: best seconds}]
+_IN_TURN_ROUNDS = 7  # run_in_turn: timed calls of each candidate
+_turns: dict = {}    # run_in_turn: (threads, key) -> [calls so far, {algorithm: [seconds]}]
 _prepared: dict = {}  # (threads, key) -> its chosen algorithm made ready (`prepare`)
 _comparing = threading.local()   # .depth: candidates being timed on this thread (nested)
 # reentrant: a candidate may run a tuned kernel itself (the FFT's transforms are GEMMs
@@ -188,7 +189,8 @@ def run_in_turn(key, run, algorithms):
     products took 8.6 us there against 5-6 back to back). The first calls for `key` run the
     candidates in turn, each call the op's own, timed where it runs; after _IN_TURN_ROUNDS
     timed calls of each (the first of each builds, untimed) the fastest is kept, as
-    `run_tuned` keeps it. Where nothing may be timed the default runs."""
+    `run_tuned` keeps it (by the median call). Where nothing may be timed the default
+    runs."""
     default = algorithms[0]
     threads = torch.get_num_threads()
     if not may_time(threads):
@@ -198,18 +200,23 @@ def run_in_turn(key, run, algorithms):
     if chosen is not None:
         return run(chosen)
     with _lock:
-        turn = _turns.setdefault(key, [0, dict.fromkeys(algorithms, float("inf"))])
-        calls, best = turn[0], turn[1]
+        turn = _turns.setdefault(key, [0, {algorithm: [] for algorithm in algorithms}])
+        calls, times = turn[0], turn[1]
         turn[0] = calls + 1
     algorithm = algorithms[calls % len(algorithms)]
     if calls < len(algorithms):
         return run(algorithm)
     seconds, result = _timed(run, algorithm)
     with _lock:
-        best[algorithm] = min(best[algorithm], seconds)
+        times[algorithm].append(seconds)
         if calls + 1 >= (1 + _IN_TURN_ROUNDS) * len(algorithms) and key in _turns:
-            fastest = min(algorithms, key=best.__getitem__)
-            _choices[key] = fastest if best[fastest] < _MARGIN * best[default] else default
+            # the median: a single call in a step may find the caches or the threads in any
+            # state, and the fastest of a few calls chose by luck (MKL over the kernel in one
+            # run of three)
+            typical = {a: statistics.median(t) for a, t in times.items()}
+            fastest = min(algorithms, key=typical.__getitem__)
+            _choices[key] = fastest if typical[fastest] < _MARGIN * typical[default] \
+                else default
             del _turns[key]
     return result
 

@@ -35,8 +35,8 @@ def vector_ops() -> SimpleNamespace:
     """The `f32x16` type and its intrinsics (`wide_vectors`, `vload`, `vstore`,
     `vstore_stream`, `store_fence`, `vsplat`, `vzero`, `vfma`, `vadd`, `vsub`, `vmul`, `vsum`,
     `vsum_tree`, `vany_nonzero`, `vrelu`, `vkeep_ge`, `vmax_step`, `vstore_codes`, `vfma_where`,
-    `vadd_below`, `vwhere_zero`, `vbroadcast`, `vmax`, `vhmax`, `vexp`), built on first
-    use."""
+    `vadd_below`, `vwhere_zero`, `vbroadcast`, `vmax`, `vhmax`, `vexp`, `vtranspose`), built
+    on first use."""
     if not _OPS:
         with _LOCK:
             if not _OPS:
@@ -371,6 +371,39 @@ def _build() -> SimpleNamespace:
         return f32x16(arr, index), codegen
 
     @intrinsic
+    def vtranspose(typingctx, src, src_base, src_stride, dst, dst_base, dst_stride):
+        """A 16 x 16 block transposed: dst[dst_base + s * dst_stride + t] =
+        src[src_base + t * src_stride + s] for s, t < 16 (16 loads, four rounds of lane
+        interleaving, 16 stores; `src` and `dst` float32 arrays, not overlapping)."""
+        if not (_is_array(src) and _is_array(dst) and src.dtype == dst.dtype == types.float32):
+            return None
+        index = types.intp
+        lo = ir.Constant(ir.VectorType(i32, LANES), [k // 2 + 16 * (k % 2) for k in range(16)])
+        hi = ir.Constant(ir.VectorType(i32, LANES), [8 + k // 2 + 16 * (k % 2)
+                                                     for k in range(16)])
+
+        def codegen(context, builder, sig, args):
+            arrty_src, _, _, arrty_dst = sig.args[:4]
+            s_arr, s_base, s_step, d_arr, d_base, d_step = (
+                context.cast(builder, a, t, index) if k not in (0, 3) else a
+                for k, (a, t) in enumerate(zip(args, sig.args)))
+            rows = [builder.load(_pointer(context, builder, arrty_src, s_arr,
+                                          builder.add(s_base, builder.mul(
+                                              s_step, ir.Constant(s_step.type, t))), vec),
+                                 align=4) for t in range(LANES)]
+            for _ in range(4):   # a perfect shuffle of the rows, four times: the transpose
+                pairs = [(rows[i], rows[i + 8]) for i in range(8)]
+                rows = [builder.shuffle_vector(a, b, mask) for a, b in pairs
+                        for mask in (lo, hi)]
+            for t in range(LANES):
+                builder.store(rows[t], _pointer(context, builder, arrty_dst, d_arr,
+                                                builder.add(d_base, builder.mul(
+                                                    d_step, ir.Constant(d_step.type, t))),
+                                                vec), align=4)
+            return context.get_dummy_value()
+        return types.none(src, index, index, dst, index, index), codegen
+
+    @intrinsic
     def vmax(typingctx, a, b):
         """The lane-wise maximum (b where a is NaN)."""
         if not a == b == f32x16:
@@ -436,4 +469,4 @@ def _build() -> SimpleNamespace:
         vany_nonzero=vany_nonzero,
         vrelu=vrelu, vkeep_ge=vkeep_ge,
         vmax_step=vmax_step, vstore_codes=vstore_codes, vfma_where=vfma_where,
-        vadd_below=vadd_below)
+        vadd_below=vadd_below, vtranspose=vtranspose)

@@ -146,3 +146,24 @@ def test_dense_layers_and_gradients_on_the_vector_kernel(vector_gemm):
     np.testing.assert_allclose(g1.numpy(), x.T @ dh, rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(gb.numpy(), dh.sum(0), rtol=1e-4, atol=1e-3)
     assert {c for k, c in autotune.choices().items() if k[0] == "gemm"} == {gemm.VECTOR}
+
+
+def test_vector_transpose_of_a_block():
+    """simd_numba's `vtranspose` (the packing of a transposed operand): a 16 x 16 block of a
+    wider source into a wider destination, nothing else written."""
+    import numba
+
+    from ndflow.kernels import simd_numba
+    ops = simd_numba.vector_ops()
+    vtranspose = ops.vtranspose
+
+    @numba.njit
+    def block(src, src_base, src_stride, dst, dst_base, dst_stride):
+        vtranspose(src, src_base, src_stride, dst, dst_base, dst_stride)
+
+    src = RNG.standard_normal((20, 23)).astype(np.float32)
+    dst = np.full((18, 40), -7.0, np.float32)
+    block(src.reshape(-1), 2 * 23 + 5, 23, dst.reshape(-1), 1 * 40 + 3, 40)
+    want = np.full_like(dst, -7.0)
+    want[1:17, 3:19] = src[2:18, 5:21].T
+    np.testing.assert_array_equal(dst, want)
