@@ -83,7 +83,7 @@ def _build():
     address_as_pointer, carray = omp_pool.chunk_intrinsics()[1], numba.carray
     rows_per_block = register_gemm_numba.ROWS
 
-    @numba.njit(cache=True)
+    @numba.njit(cache=True, nogil=True)   # inter-op threads run Python meanwhile
     def small_product(a_address, a_extent, a_row, a_col, b_address, b_extent, b_row, b_col,
                       bias_address, out_address, m, k, n, relu):
         """out[r * n + j] = bias[j] + sum_i a[r * a_row + i * a_col] * b[i * b_row +
