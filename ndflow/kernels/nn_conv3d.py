@@ -106,11 +106,12 @@ def _oidhw(w):
     return w.permute(4, 3, 0, 1, 2)
 
 
-@kernel(nn_conv3d.Conv3D)
-def _conv3d(node):
+def conv3d_forward(node):
+    """`conv3d(x, w, bias=None)` of a Conv3D or `_FusedConv3D` node: the bias (or None) is
+    added by ATen's convolution as it writes the output."""
     g3 = Geometry3D(node)
 
-    def conv3d(x, w):
+    def conv3d(x, w, bias=None):
         _check_rank(x)
         _check_rank(w, "filter")
         xv = g3.to_ncdhw(x)
@@ -118,10 +119,13 @@ def _conv3d(node):
         sym, extra = g3.split(g3.pads(xv.shape[2:], w.shape[:3]))
         if extra is not None:
             xv = aten.constant_pad_nd(xv, extra, 0.0)
-        y = aten.convolution(xv, _oidhw(w), None, g3.stride, sym, g3.dilation, False,
+        y = aten.convolution(xv, _oidhw(w), bias, g3.stride, sym, g3.dilation, False,
                              [0, 0, 0], groups)
         return g3.back(y)
     return conv3d
+
+
+kernel(nn_conv3d.Conv3D)(conv3d_forward)
 
 
 def _sizes(node, sizes):

@@ -103,7 +103,7 @@ class _ConvAttrs:
                 attrs.update(data_format="NHWC" if self.channels_last else "NCHW",
                              explicit_paddings=self.explicit, use_cudnn_on_gpu=True)
             else:
-                op_def, factory = conv3d_ops.Conv3D, nn_conv3d._conv3d
+                op_def, factory = conv3d_ops.Conv3D, nn_conv3d.conv3d_forward
                 attrs["data_format"] = "NDHWC" if self.channels_last else "NCDHW"
             sub = dataclasses.replace(node, op_def=op_def, attrs=attrs,
                                       input_shapes=[TensorShape(None)] * 2,

@@ -27,10 +27,11 @@ from __future__ import annotations
 import torch
 
 from ndflow.core import dtypes
-from ndflow.core.errors import UnimplementedError
+from ndflow.core.errors import InvalidArgumentError, UnimplementedError
 from ndflow.kernels import conv_fft, gemm, max_pool_numba
 from ndflow.kernels.autotune import FFT, NCHW, VECTOR
 from ndflow.kernels.nn_conv import ConvGeometry
+from ndflow.kernels.nn_conv3d import conv3d_forward
 from ndflow.kernels.nn_norm import fused_batch_norm_kernel
 from ndflow.kernels.nn_pool import PoolGeometry
 from ndflow.kernels.registry import kernel
@@ -118,6 +119,26 @@ def _fused_conv2d(node):
             return c.from_nchw(y, plain)
         return c.tuned("forward", x.shape, w.shape, x, run, c.narrow(x, w.shape))
     return fused_conv2d
+
+
+@kernel(nn_fused.FusedConv3D)
+def _fused_conv3d(node):
+    """The convolution with its bias added by ATen's (oneDNN's) kernel as it writes the
+    output, the activation in place after."""
+    _check_fused_ops(node, 1)
+    act = _inplace_activation(node.attrs["fused_ops"], node.attrs)
+    forward = conv3d_forward(node)
+
+    def fused_conv3d(x, w, b):
+        if b.dim() != 1 or b.shape[0] != w.shape[-1]:
+            raise InvalidArgumentError(None, None, f"Must provide as many biases as the last "
+                                       f"dimension of the filter: [{','.join(map(str, b.shape))}]"
+                                       f" vs. [{','.join(map(str, w.shape))}]")
+        y = forward(x, w, b)
+        if act is not None:
+            act(y)
+        return y
+    return fused_conv3d
 
 
 @kernel(nn_fused.FusedMatMul)

@@ -28,8 +28,8 @@ from ndflow.ops.op_def import op_def
 FLOAT_T = "T: {half, bfloat16, float, double}"
 DATA_FORMAT_3D = "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'"
 PADDING_3D = "padding: {'SAME', 'VALID'}"
-_ATTRS = [FLOAT_T, "strides: list(int)", PADDING_3D, DATA_FORMAT_3D,
-          "dilations: list(int) = [1, 1, 1, 1, 1]"]
+_ATTRS = CONV3D_ATTRS = [FLOAT_T, "strides: list(int)", PADDING_3D, DATA_FORMAT_3D,
+                         "dilations: list(int) = [1, 1, 1, 1, 1]"]
 
 
 def spatial_3d(data_format: str) -> tuple[list[int], int]:

@@ -1,8 +1,9 @@
 """Fused ops produced by the remapper pass (ndflow/passes/remapper.py); never built by users.
 
-- `_FusedConv2D` and `_FusedMatMul` are TensorFlow's internal ops of the same names, with
-  TensorFlow's inputs and attrs (`fused_ops` such as ["BiasAdd", "Relu"], `num_args`,
-  `epsilon`, `leakyrelu_alpha`, plus the Conv2D/MatMul attrs), so graphs compare with
+- `_FusedConv2D`, `_FusedConv3D` and `_FusedMatMul` are TensorFlow's internal ops of the same
+  names, with TensorFlow's inputs and attrs (`fused_ops` such as ["BiasAdd", "Relu"],
+  `num_args`, `epsilon`, `leakyrelu_alpha`, plus the convolution's or MatMul's attrs), so
+  graphs compare with
   grappler's output node by node. ndflow also accepts float64 in `_FusedMatMul` (TF's CPU
   kernel does not), because the remapper fuses float64 graphs too.
 - `_FusedBatchNormEx` is TensorFlow's internal op (FusedBatchNormV3's inputs plus
@@ -61,7 +62,7 @@ remapper runs on graphs whose gradients are already built.
 from __future__ import annotations
 
 from ndflow.core.shapes import TensorShape
-from ndflow.ops import linalg, nn_conv, nn_norm, nn_pool
+from ndflow.ops import linalg, nn_conv, nn_conv3d, nn_norm, nn_pool
 from ndflow.ops.nn_common import (
     DATA_FORMAT,
     DILATIONS,
@@ -97,6 +98,15 @@ FusedConv2D = op_def(
            DILATIONS, "use_cudnn_on_gpu: bool = true", *_FUSED_ATTRS],
     shape=_fused_conv_shape, gradient_undefined=True,
     doc="Conv2D + BiasAdd [+ activation] in one kernel (TensorFlow's internal op).")
+
+FusedConv3D = op_def(
+    "_FusedConv3D", inputs=["input: T", "filter: T", "args: num_args * T"],
+    outputs=["output: T"],
+    attrs=[*nn_conv3d.CONV3D_ATTRS, "num_args: int >= 0", "padding_list: list(int) = []",
+           *_FUSED_ATTRS],
+    shape=nn_conv3d.Conv3D.shape_fn, gradient_undefined=True,
+    doc="Conv3D + BiasAdd [+ activation] in one kernel (TensorFlow's internal op, which "
+        "grappler's remapper makes on CPUs).")
 
 FusedMatMul = op_def(
     "_FusedMatMul", inputs=["a: T", "b: T", "args: num_args * T"], outputs=["product: T"],

@@ -7,6 +7,8 @@ fetched, fed or a target, and every op of a pattern must be on the same device. 
 - `Conv2D -> BiasAdd [-> Relu | Relu6 | Elu | LeakyRelu]` becomes `_FusedConv2D` with
   `fused_ops=["BiasAdd"(, act)]`, `num_args=1` (TF's op and attrs). NHWC and NCHW; the
   BiasAdd must use the conv's data_format.
+- `Conv3D -> BiasAdd [-> activation]` (NDHWC; float32, float16, bfloat16) becomes
+  `_FusedConv3D`, as grappler fuses it on CPUs: ATen's convolution adds the bias as it writes.
 - `Conv2D -> Mul(·, scale) -> Add(·, bias) [-> activation]` with a per-output-channel scale
   and bias (NHWC; Keras' BatchNormalization in inference, written by Keras as
   `x * inv + (beta - mean * inv)`) becomes `_FusedConv2D(x, Mul(filter, scale), bias)`: the
@@ -120,6 +122,8 @@ def _float_op(op: Operation) -> bool:
 _CONV = P({"Conv2D"}, AnyTensor("input"), AnyTensor("filter"), name="root")
 _MATMUL = P({"MatMul"}, AnyTensor("input"), AnyTensor("filter"), name="root")
 _CONV_BIAS = P({"BiasAdd"}, _CONV, AnyTensor("bias"), name="add")
+_CONV3D_BIAS = P({"BiasAdd"}, P({"Conv3D"}, AnyTensor("input"), AnyTensor("filter"),
+                                name="root"), AnyTensor("bias"), name="add")
 _MATMUL_BIAS = P({"BiasAdd"}, _MATMUL, AnyTensor("bias"), name="add")
 _CONV_SCALE_BIAS = P({"AddV2", "Add"},
                      P({"Mul"}, _CONV, AnyTensor("scale"), name="scale_mul", commutative=True),
@@ -176,6 +180,14 @@ def _conv_bias(view: GraphView, m: Match) -> bool:
     conv, add = m.ops["root"], m.ops["add"]
     return (_float_op(conv) and conv.attrs.get("data_format") in ("NHWC", "NCHW")
             and add.attrs.get("data_format") == conv.attrs["data_format"])
+
+
+def _conv3d_bias(view: GraphView, m: Match) -> bool:
+    """A channels-last Conv3D of a type TF's `_FusedConv3D` takes (not float64), its bias
+    added over the channels (grappler's remapper fuses it on CPUs)."""
+    conv, add = m.ops["root"], m.ops["add"]
+    return (conv.attrs.get("T") in _FLOATS[:3] and conv.attrs.get("data_format") == "NDHWC"
+            and add.attrs.get("data_format") == "NHWC")
 
 
 def _conv_scale_bias(view: GraphView, m: Match) -> bool:
@@ -313,9 +325,9 @@ def _fused_attrs(op_def, src: Operation, act: Operation | None) -> dict:
     })
     if op_def is nn_fused.FusedConv2D:
         attrs.update({"TArgs": [src.attrs["T"]], "num_host_args": 0, "filter_format": "HWIO"})
-        for name, d in op_def.attrs.items():
-            if name not in attrs and d.has_default:
-                attrs[name] = d.default
+    for name, d in op_def.attrs.items():
+        if name not in attrs and d.has_default:
+            attrs[name] = d.default
     return attrs
 
 
@@ -426,6 +438,9 @@ RULES: list[Rule] = [
     Rule("conv_bias_activation", _act(_CONV_BIAS), _emit_bias_fusion(nn_fused.FusedConv2D),
          _conv_bias),
     Rule("conv_bias", _CONV_BIAS, _emit_bias_fusion(nn_fused.FusedConv2D), _conv_bias),
+    Rule("conv3d_bias_activation", _act(_CONV3D_BIAS), _emit_bias_fusion(nn_fused.FusedConv3D),
+         _conv3d_bias),
+    Rule("conv3d_bias", _CONV3D_BIAS, _emit_bias_fusion(nn_fused.FusedConv3D), _conv3d_bias),
     Rule("conv_scale_bias_activation", _act(_CONV_SCALE_BIAS), _emit_conv_scale_bias,
          _conv_scale_bias),
     Rule("conv_scale_bias", _CONV_SCALE_BIAS, _emit_conv_scale_bias, _conv_scale_bias),

@@ -17,11 +17,11 @@ from ndflow.ops.op_def import POINTWISE, REDUCTION, tagged
 MATMUL_TYPES = frozenset({"MatMul", "_FusedMatMul", "_MatMulAddScaled", "BatchMatMul",
                           "BatchMatMulV2", "BatchMatMulV3", "Einsum"})
 CONV_TYPES = frozenset({"Conv2D", "_FusedConv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter",
-                        "Conv3D", "DepthwiseConv2dNative",
+                        "Conv3D", "_FusedConv3D", "DepthwiseConv2dNative",
                         "DepthwiseConv2dNativeBackpropInput",
                         "DepthwiseConv2dNativeBackpropFilter"})
-FUSED_TYPES = frozenset({"_FusedMatMul", "_FusedConv2D", "_FusedBatchNormEx", "_XlaClusterCall",
-                         "_MatMulAddScaled"})
+FUSED_TYPES = frozenset({"_FusedMatMul", "_FusedConv2D", "_FusedConv3D", "_FusedBatchNormEx",
+                         "_XlaClusterCall", "_MatMulAddScaled"})
 # elementwise: the pointwise ops (their OpDef's tag) but those that forward their input, and
 # the bias adds, ClipByValue and the v1 Select, which touch each element once; reductions:
 # the reduction ops and L2Loss

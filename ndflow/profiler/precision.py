@@ -16,8 +16,8 @@ from ndflow.passes.amp.lists import AmpListError, Mode, amp_lists, base_lists
 from ndflow.profiler import op_costs
 
 REDUCED = frozenset({"float16", "bfloat16"})
-_FUSED_AS = {"_FusedMatMul": "MatMul", "_FusedConv2D": "Conv2D", "_MatMulAddScaled": "MatMul",
-             "BatchMatMulV3": "BatchMatMulV2"}
+_FUSED_AS = {"_FusedMatMul": "MatMul", "_FusedConv2D": "Conv2D", "_FusedConv3D": "Conv3D",
+             "_MatMulAddScaled": "MatMul", "BatchMatMulV3": "BatchMatMulV2"}
 
 
 def _allow(mode: Mode) -> frozenset:

@@ -36,8 +36,9 @@ _aten = torch.ops.aten
 
 # Kernels whose output never aliases an input or another value (element 0 of their outputs).
 FRESH_OUTPUT = frozenset({
-    "Conv2D", "_FusedConv2D", "Conv2DBackpropInput", "MatMul", "_FusedMatMul", "BatchMatMulV2",
-    "_MatMulAddScaled", "BiasAdd", "AddV2", "Add", "Sub", "Mul", "RealDiv", "Relu", "ReluGrad",
+    "Conv2D", "_FusedConv2D", "_FusedConv3D", "Conv2DBackpropInput", "MatMul", "_FusedMatMul",
+    "BatchMatMulV2", "_MatMulAddScaled", "BiasAdd", "AddV2", "Add", "Sub", "Mul", "RealDiv",
+    "Relu", "ReluGrad",
     "Relu6", "Elu", "Neg", "Square", "Tanh", "Sigmoid", "Exp", "MaxPoolGrad",
     "_MaxPoolGradWithIndices", "FusedBatchNormV3", "_FusedBatchNormEx", "SelectV2",
     "RandomUniform", "RandomStandardNormal", "TruncatedNormal",
