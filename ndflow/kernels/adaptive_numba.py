@@ -22,7 +22,8 @@ from ndflow.kernels.build_once import built_once
 
 CHUNK = 1 << 15   # elements per claimed chunk
 # numba helpers as module globals (numba's disk cache refuses closure cells)
-claim_chunk = address_as_pointer = carray = _used = _chunk = _adadelta_chunk = None
+claim_chunk = address_as_pointer = carray = _views = _in_place = _used = _chunk = None
+_adadelta_chunk = None
 
 
 def applies(tensors: list) -> bool:
@@ -62,9 +63,27 @@ def _build():
     except ImportError:
         return None
     from numba import cfunc, types  # noqa: PLC0415
-    global claim_chunk, address_as_pointer, carray, _used, _chunk, _adadelta_chunk
+    global claim_chunk, address_as_pointer, carray, _views, _in_place, _used, _chunk, \
+        _adadelta_chunk
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
+
+    @numba.njit(inline="always")
+    def _views(d, lo, k):
+        """Elements [lo, lo + k) of the launch's seven arrays (data words 3, 5, ..., 15): the
+        variable, its two slots, their outputs, the gradient."""
+        return (carray(address_as_pointer(d[3] + 4 * lo, np.float32), k),
+                carray(address_as_pointer(d[5] + 4 * lo, np.float32), k),
+                carray(address_as_pointer(d[7] + 4 * lo, np.float32), k),
+                carray(address_as_pointer(d[9] + 4 * lo, np.float32), k),
+                carray(address_as_pointer(d[11] + 4 * lo, np.float32), k),
+                carray(address_as_pointer(d[13] + 4 * lo, np.float32), k),
+                carray(address_as_pointer(d[15] + 4 * lo, np.float32), k))
+
+    @numba.njit(inline="always")
+    def _in_place(d):
+        """Whether the outputs are the inputs' own buffers."""
+        return d[9] == d[3] and d[11] == d[5] and d[13] == d[7]
 
     @numba.njit(inline="always")
     def _used(gi, vi, shrink, shrinking):
@@ -105,14 +124,8 @@ def _build():
         while q * chunk < n:
             lo = q * chunk
             k = min(lo + chunk, n) - lo
-            v = carray(address_as_pointer(d[3] + 4 * lo, np.float32), k)
-            a = carray(address_as_pointer(d[5] + 4 * lo, np.float32), k)
-            lin = carray(address_as_pointer(d[7] + 4 * lo, np.float32), k)
-            v_out = carray(address_as_pointer(d[9] + 4 * lo, np.float32), k)
-            a_out = carray(address_as_pointer(d[11] + 4 * lo, np.float32), k)
-            lin_out = carray(address_as_pointer(d[13] + 4 * lo, np.float32), k)
-            g = carray(address_as_pointer(d[15] + 4 * lo, np.float32), k)
-            if d[9] == d[3] and d[11] == d[5] and d[13] == d[7]:
+            v, a, lin, v_out, a_out, lin_out, g = _views(d, lo, k)
+            if _in_place(d):
                 # in place: the same arrays, so LLVM sees no aliasing and vectorizes
                 _chunk(v, a, lin, g, v, a, lin, k, lr, l1, l2, power, shrink, shrinking)
             else:
@@ -142,14 +155,8 @@ def _build():
         while q * chunk < n:
             lo = q * chunk
             k = min(lo + chunk, n) - lo
-            v = carray(address_as_pointer(d[3] + 4 * lo, np.float32), k)
-            a = carray(address_as_pointer(d[5] + 4 * lo, np.float32), k)
-            au = carray(address_as_pointer(d[7] + 4 * lo, np.float32), k)
-            v_out = carray(address_as_pointer(d[9] + 4 * lo, np.float32), k)
-            a_out = carray(address_as_pointer(d[11] + 4 * lo, np.float32), k)
-            au_out = carray(address_as_pointer(d[13] + 4 * lo, np.float32), k)
-            g = carray(address_as_pointer(d[15] + 4 * lo, np.float32), k)
-            if d[9] == d[3] and d[11] == d[5] and d[13] == d[7]:   # in place: see ftrl
+            v, a, au, v_out, a_out, au_out, g = _views(d, lo, k)
+            if _in_place(d):   # see ftrl
                 _adadelta_chunk(v, a, au, g, v, a, au, k, lr, rho, rest, eps)
             else:
                 _adadelta_chunk(v, a, au, g, v_out, a_out, au_out, k, lr, rho, rest, eps)
