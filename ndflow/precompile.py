@@ -293,6 +293,7 @@ JOBS = {
     "conv_pool": _callbacks("conv_pool_numba", "_callbacks"),
     "conv_narrow": _callbacks("conv_narrow_numba", "_callbacks"),
     "max_pool": _callbacks("max_pool_numba", "_callbacks"),
+    "max_pool3d_grad": _callbacks("max_pool3d_grad_numba", "_callbacks"),
     "attention": _callbacks("attention_numba", "_kernels"),
     "conv_fft": _callbacks("conv_fft_numba", "_kernel"),
     "bmm": _callbacks("bmm_numba", "_kernel"),

@@ -282,6 +282,7 @@ RAW_VIEWS = {
         "dropout_select",
         "gemm_epilogue",
         "image_color_numba", "image_transform_numba", "math_special_cephes", "max_pool_numba",
+        "max_pool3d_grad_numba",
         "momentum_numba",
         "philox_numba", "resize_bilinear_numba", "rmsprop_numba", "rnn_numba_rows",
         "small_gemm_numba", "sum_squares_numba",

@@ -15,6 +15,7 @@ import math
 import torch
 
 from ndflow.core.errors import InvalidArgumentError, UnimplementedError
+from ndflow.kernels import max_pool3d_grad_numba
 from ndflow.kernels.nn_pool import nan_never_wins, tf_window_edges
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_conv3d, nn_pool3d
@@ -216,7 +217,10 @@ def _max_pool3d(node):
 def _max_pool3d_grad(node):
     g3 = Geometry3D(node, "ksize")
 
-    def max_pool3d_grad(x, _y, g):
+    def max_pool3d_grad(x, y, g):
+        if g3.ndhwc and max_pool3d_grad_numba.applies(x, y, g, g3.ksize, g3.stride):
+            pads = g3.pads(x.shape[1:4], g3.ksize)
+            return max_pool3d_grad_numba.gradient(x, y, g, g3.ksize, [b for b, _ in pads])
         xv, pads, _, idx = _max_indices(g3, x)
         gv = g3.to_ncdhw(g).to(xv.dtype)
         if xv.is_contiguous(memory_format=torch.channels_last_3d):   # one layout for both
