@@ -4,6 +4,7 @@ padded input gradient the flipped transposed convolution, for an input gradient 
 channels the GEMM and col2im), Conv2D, its two backprop ops and the remapper's fused conv
 give NumPy's results."""
 
+import functools
 import os
 import subprocess
 import sys
@@ -66,19 +67,28 @@ def _expected_choice(kind: str, algorithm: str, fft: bool, flip: bool, ws) -> st
     return algorithm if candidate else CHANNELS_LAST
 
 
+@functools.cache
+def _case(xs, ws, strides, padding):
+    """A case's operands (seeded by its shapes) and NumPy float64 references, computed once
+    for all the algorithms checked on it (the gradients' references probe each basis vector:
+    seconds for a 5x5x32x16 filter)."""
+    r = np.random.default_rng([*xs, *ws, strides])
+    x, w = r.uniform(-1, 1, xs), r.uniform(-1, 1, ws)
+    expected = ref.conv2d(x, w, (strides, strides), padding)
+    g = r.uniform(-1, 1, expected.shape)
+    return (x, w, g, expected, _conv_input_grad_ref(w, g, xs, (strides, strides), padding),
+            _conv_filter_grad_ref(x, g, ws, (strides, strides), padding))
+
+
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 @pytest.mark.parametrize("xs,ws,strides,padding,fft,flip", CASES)
 def test_every_algorithm_matches_numpy(tuner, algorithm, xs, ws, strides, padding, fft, flip):
     tuner.algorithm = algorithm
-    x, w = rng.uniform(-1, 1, xs), rng.uniform(-1, 1, ws)
-    expected = ref.conv2d(x, w, (strides, strides), padding)
-    g = rng.uniform(-1, 1, expected.shape)
+    x, w, g, expected, dx_ref, dw_ref = _case(xs, ws, strides, padding)
     y, dx, dw = _conv_and_grads(x, w, g, strides, padding)
     np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(dx, _conv_input_grad_ref(w, g, xs, (strides, strides), padding),
-                               rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(dw, _conv_filter_grad_ref(x, g, ws, (strides, strides), padding),
-                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dx, dx_ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dw, dw_ref, rtol=1e-5, atol=1e-5)
     # the FFT's transforms are GEMMs whose library is tuned too: counted apart
     chosen = {k: v for k, v in autotune.choices().items() if k[0] != "gemm"}
     assert sorted(k[0] for k in chosen) == ["backprop_filter", "backprop_input", "forward"]
