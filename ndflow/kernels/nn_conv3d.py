@@ -220,7 +220,8 @@ def _max_pool3d_grad(node):
     def max_pool3d_grad(x, y, g):
         if g3.ndhwc and max_pool3d_grad_numba.applies(x, y, g, g3.ksize, g3.stride):
             pads = g3.pads(x.shape[1:4], g3.ksize)
-            return max_pool3d_grad_numba.gradient(x, y, g, g3.ksize, [b for b, _ in pads])
+            return max_pool3d_grad_numba.gradient(x, y, g, g3.ksize, g3.stride,
+                                                  [b for b, _ in pads])
         xv, pads, _, idx = _max_indices(g3, x)
         gv = g3.to_ncdhw(g).to(xv.dtype)
         if xv.is_contiguous(memory_format=torch.channels_last_3d):   # one layout for both

@@ -1,6 +1,7 @@
-"""MaxPool3DGrad of windows that do not overlap (kernels/max_pool3d_grad_numba.py): TensorFlow's
-rule (the gradient to every position within 1e-5 of its window's max) against TensorFlow 2.21's
-own values (tests/fixtures/max_pool3d_grad/generate.py) and a NumPy float64 reference."""
+"""MaxPool3DGrad on NDHWC float32 (kernels/max_pool3d_grad_numba.py): TensorFlow's rule (the
+gradient to every position within 1e-5 of its window's max, summed over the windows) against
+TensorFlow 2.21's own values (tests/fixtures/max_pool3d_grad/generate.py) and a NumPy float64
+reference."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ from ndflow.ops import nn_pool3d
 
 FIXTURE = os.path.join(os.path.dirname(__file__), os.pardir, "fixtures", "max_pool3d_grad",
                        "values.npz")
-CASES = {"valid": (2, "VALID"), "remainder": (2, "VALID"), "same_padded": (3, "SAME"),
-         "ties": (2, "VALID")}
+CASES = {   # name -> (window, strides, padding), as generate.py has them
+    "valid": (2, 2, "VALID"), "remainder": (2, 2, "VALID"), "same_padded": (3, 3, "SAME"),
+    "ties": (2, 2, "VALID"), "overlap": (3, 2, "VALID"), "overlap_same": (3, 1, "SAME"),
+    "overlap_ties": (3, 2, "SAME")}
 
 # where numba or ATen's OpenMP launcher is missing, ATen's argmax path runs (one position
 # per window): TensorFlow's tie rule is this kernel's
@@ -24,25 +27,25 @@ pytestmark = pytest.mark.skipif(max_pool3d_grad_numba._callbacks() is None,
                                 reason="numba or ATen's OpenMP launcher not found")
 
 
-def _grad(x, g, k, padding):
+def _grad(x, g, k, s, padding):
     x = tf.constant(x)
-    y = tf.nn.max_pool3d(x, k, k, padding)
-    return nn_pool3d.max_pool3d_grad(x, y, tf.constant(g), [1, k, k, k, 1], [1, k, k, k, 1],
+    y = tf.nn.max_pool3d(x, k, s, padding)
+    return nn_pool3d.max_pool3d_grad(x, y, tf.constant(g), [1, k, k, k, 1], [1, s, s, s, 1],
                                      padding).numpy()
 
 
-def _reference(x, g, k, padding):
+def _reference(x, g, k, s, padding):
     """TensorFlow's rule in float64: per window (clipped to the input), the positions whose
     float32 distance to the window's max is under 1e-5 add the window's gradient."""
     n, d, h, w, c = x.shape
     outs = g.shape[1:4]
     pads = [0, 0, 0]
     if padding == "SAME":
-        pads = [max((o - 1) * k + k - s, 0) // 2 for o, s in zip(outs, (d, h, w))]
+        pads = [max((o - 1) * s + k - size, 0) // 2 for o, size in zip(outs, (d, h, w))]
     dx = np.zeros(x.shape, np.float64)
     for o in np.ndindex(*outs):
-        lo = [max(i * k - p, 0) for i, p in zip(o, pads)]
-        hi = [min(i * k - p + k, s) for i, p, s in zip(o, pads, (d, h, w))]
+        lo = [max(i * s - p, 0) for i, p in zip(o, pads)]
+        hi = [min(i * s - p + k, size) for i, p, size in zip(o, pads, (d, h, w))]
         win = (slice(None),) + tuple(slice(a, b) for a, b in zip(lo, hi))
         xs = x[win]
         top = np.nanmax(np.where(np.isnan(xs), -np.inf, xs), axis=(1, 2, 3), keepdims=True)
@@ -55,9 +58,13 @@ def _reference(x, g, k, padding):
 @pytest.mark.parametrize("name", list(CASES))
 def test_tensorflow_values(name):
     data = np.load(FIXTURE)
-    k, padding = CASES[name]
+    k, s, padding = CASES[name]
     x, g, want = data[f"{name}_x"], data[f"{name}_g"], data[f"{name}_dx"]
-    got = _grad(x, g, k, padding)
+    got = _grad(x, g, k, s, padding)
+    if k > s:   # overlapping windows: sums of several windows, added in another order
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-6)
+        np.testing.assert_array_equal(got == 0, want == 0)   # the same positions take none
+        return
     np.testing.assert_array_equal(got, want)
     # a -0 gradient is summed into zeros: +0, as TensorFlow's is
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
@@ -66,14 +73,16 @@ def test_tensorflow_values(name):
 @pytest.mark.parametrize("name", list(CASES))
 def test_numpy_reference(name):
     data = np.load(FIXTURE)
-    k, padding = CASES[name]
+    k, s, padding = CASES[name]
     x, g = data[f"{name}_x"], data[f"{name}_g"]
-    np.testing.assert_array_equal(_grad(x, g, k, padding), _reference(x, g, k, padding))
+    # float64 sums of float32 values: the overlapping windows' sums may round differently
+    np.testing.assert_allclose(_grad(x, g, k, s, padding), _reference(x, g, k, s, padding),
+                               rtol=1e-6, atol=1e-6)
 
 
 def test_ties_all_take_the_gradient():
     x = np.zeros((1, 2, 2, 2, 1), np.float32)
-    got = _grad(x, np.full((1, 1, 1, 1, 1), 3.0, np.float32), 2, "VALID")
+    got = _grad(x, np.full((1, 1, 1, 1, 1), 3.0, np.float32), 2, 2, "VALID")
     np.testing.assert_array_equal(got, np.full(x.shape, 3.0))
 
 
@@ -85,16 +94,16 @@ def test_the_fast_path_runs_where_it_applies(monkeypatch):
     rng = np.random.default_rng(1)
     x = rng.standard_normal((2, 4, 4, 4, 16)).astype(np.float32)
     g = rng.standard_normal((2, 2, 2, 2, 16)).astype(np.float32)
-    _grad(x, g, 2, "VALID")
+    _grad(x, g, 2, 2, "VALID")
     assert calls
-    # overlapping windows (stride 1) keep ATen's argmax path: one position per window
+    # NCDHW keeps ATen's argmax path: one position per window
     calls.clear()
-    xt = tf.constant(x)
-    y = tf.nn.max_pool3d(xt, 2, 1, "VALID")
-    dx = nn_pool3d.max_pool3d_grad(xt, y, tf.ones_like(y), [1, 2, 2, 2, 1], [1, 1, 1, 1, 1],
-                                   "VALID").numpy()
+    xt = tf.constant(np.zeros((1, 1, 2, 2, 2), np.float32))
+    y = nn_pool3d.max_pool3d(xt, [1, 1, 2, 2, 2], [1, 1, 2, 2, 2], "VALID", "NCDHW")
+    dx = nn_pool3d.max_pool3d_grad(xt, y, tf.ones_like(y), [1, 1, 2, 2, 2], [1, 1, 2, 2, 2],
+                                   "VALID", "NCDHW").numpy()
     assert not calls
-    assert dx.sum() == pytest.approx(float(np.prod(y.shape)))
+    assert dx.sum() == 1.0
 
 
 def test_gradient_through_a_training_step():
