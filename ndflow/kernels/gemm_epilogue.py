@@ -15,20 +15,15 @@ another micro-kernel for a block and round the last bit differently). Blocks dep
 shape only, so the bits do not depend on the thread count.
 
 MKL's Fortran `sgemm_` is found in torch's own library only when torch's BLAS is MKL
-(`BLAS_INFO=mkl`); elsewhere `available()` is False and callers keep ATen's path. The routine
-is called through its address read at run time (a numba intrinsic), so the compiled callback
-stays cacheable on disk.
+(kernels/mkl_sgemm.py); elsewhere `available()` is False and callers keep ATen's path.
 """
 
 from __future__ import annotations
 
-import ctypes
-import os
-
 import numpy as np
 import torch
 
-from ndflow.kernels import momentum_numba, omp_pool
+from ndflow.kernels import mkl_sgemm, momentum_numba, omp_pool
 from ndflow.kernels.build_once import built_once
 
 # output elements a thread computes and updates at a time (whole rows): ~400 KB, a block
@@ -37,21 +32,7 @@ BLOCK_ELEMENTS = 96 * 1024
 # numba helpers as module globals, not closure cells (numba's disk cache refuses closures)
 claim_chunk = address_as_pointer = carray = call_sgemm = apply_block = None
 gemm_block = gemm_header = None
-
-
-def _sgemm_address() -> int | None:
-    """The address of MKL's `sgemm_` in torch's library, when torch's BLAS is MKL."""
-    if "BLAS_INFO=mkl" not in torch.__config__.show():
-        return None
-    path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so")
-    try:
-        fn = ctypes.CDLL(path).sgemm_   # the already-loaded copy
-    except (OSError, AttributeError):
-        return None
-    return ctypes.cast(fn, ctypes.c_void_p).value
-
-
-_sgemm = built_once(_sgemm_address)
+_sgemm = mkl_sgemm.address
 _callbacks = built_once(lambda: _build() if _sgemm() and omp_pool.launcher() else None)
 
 
@@ -107,32 +88,15 @@ def _build():
         import numba  # noqa: PLC0415 - loads with the first such kernel, not with ndflow
     except ImportError:
         return None
-    from llvmlite import ir  # noqa: PLC0415
     from numba import cfunc, types  # noqa: PLC0415
-    from numba.extending import intrinsic  # noqa: PLC0415
     global claim_chunk, address_as_pointer, carray, call_sgemm, apply_block
     global gemm_block, gemm_header
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray
+    call_sgemm = mkl_sgemm.intrinsics()[0]
     apply_block = momentum_numba.apply_kernel()
     if apply_block is None:
         return None
-
-    @intrinsic
-    def call_sgemm(typingctx, address, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,
-                   c, ldc):
-        """Calls the Fortran `sgemm_` at `address` with its 13 pointer arguments."""
-        args = (transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-        if not all(isinstance(t, types.CPointer) for t in args):
-            return None
-
-        def codegen(context, builder, sig, llargs):
-            ptr_types = [context.get_value_type(t) for t in sig.args[1:]]
-            fnty = ir.FunctionType(ir.VoidType(), ptr_types)
-            fn = builder.inttoptr(llargs[0], fnty.as_pointer())
-            builder.call(fn, llargs[1:])
-            return context.get_dummy_value()
-        return types.none(address, *args), codegen
 
     @numba.njit(inline="always")
     def gemm_block(fn, b_at, a_at, ints_at, floats_at, chars_at, rows_at, c_at):
