@@ -46,12 +46,15 @@ from ndflow.kernels import (
     adaptive_numba,
     dropout_select,
     gemm_epilogue,
+    mkl_sgemm,
     omp_pool,
     philox_numba,
     png16,
+    pool_gemm,
     rnn_numba,
     small_gemm_numba,
     tanh_numba,
+    work_pool,
     xent_numba,
 )
 
@@ -80,6 +83,16 @@ def _small_gemm() -> None:
     if not small_gemm_numba.applies(a, w):
         raise RuntimeError("small_gemm_numba: the kernel did not build")
     small_gemm_numba.linear(a, w, torch.ones(16), relu=True)
+
+
+def _work_pool() -> None:
+    if not work_pool.available() or mkl_sgemm.address() is None:   # nothing shares work
+        return
+    a, w = torch.ones(64, 8), torch.ones(48, 8)
+    y = pool_gemm.linear(a, w, 2)
+    if y is None or not bool((y == 8).all()):
+        raise RuntimeError("pool_gemm: the kernel did not build")
+    work_pool.shutdown()
 
 
 def _adam() -> None:
@@ -329,6 +342,7 @@ JOBS = {
     "depthwise": _callbacks("depthwise_numba", "_callback"),
     "proto_wire": Job(("proto_wire_numba",), _proto),
     "sdca": Job(("sdca_numba",), _sdca),
+    "work_pool": Job(("work_pool_numba", "pool_gemm"), _work_pool),
 }
 
 

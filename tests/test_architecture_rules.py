@@ -284,7 +284,8 @@ RAW_VIEWS = {
         "image_color_numba", "image_transform_numba", "math_special_cephes", "max_pool_numba",
         "max_pool3d_grad_numba",
         "momentum_numba",
-        "philox_numba", "resize_bilinear_numba", "rmsprop_numba", "rnn_numba_rows",
+        "philox_numba", "pool_gemm", "resize_bilinear_numba", "rmsprop_numba",
+        "rnn_numba_rows",
         "small_gemm_numba", "sum_squares_numba",
         "tanh_numba", "xent_numba")},
 }

@@ -170,6 +170,11 @@ NDFLOW_FOLLOW_FREE_CORES = _declare(
     "Lowers a kernel's intra-op threads to the cores other processes leave free, and restores "
     "them when the cores are free again (ndflow/core/core_monitor.py); 0 keeps the "
     "configured count whatever the load.")
+NDFLOW_SHARE_CROWDED_THREADS = _declare(
+    "NDFLOW_SHARE_CROWDED_THREADS", "bool", True,
+    "While a capped thread still waits for a core (others leave it less than one), runs its "
+    "chunked kernels and large products over its configured threads on ndflow's own "
+    "work-sharing pool (ndflow/kernels/work_pool.py); 0 keeps them on the capped count.")
 NDFLOW_DATA_THREAD_NICENESS = _declare(
     "NDFLOW_DATA_THREAD_NICENESS", "int", 0,
     "How much lower (in nice steps) tf.data's pipeline threads run than the training thread "

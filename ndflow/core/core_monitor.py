@@ -30,6 +30,18 @@ plan run or eager op, and it stops once the process has been idle for `IDLE_STOP
 (the next run starts it again). It runs only on Linux machines of 2 or more cores, where
 /proc/stat exists; elsewhere the cap stays None.
 
+Under the cap, a thread still waits for a core when others leave it less than one (beside two
+busy processes on two cores, three threads share them). The sampler then also watches the
+capped thread (`watch_thread`): the share of its runnable time it spent waiting for a CPU
+(/proc's schedstat of the thread) tells whether the cores are crowded beyond the cap, and
+`STATE.share` asks runtime/threads.py to spread that thread's kernels over its configured count
+again, on kernels/work_pool.py's pool (no barriers: a helper that loses its core costs at most
+the chunk it holds). Measured on 2 cores, the watched thread waited 0-5% of its runnable time
+as one of two copies or beside one busy process (a core of its own: sharing it with a helper
+made the MLP step 10-15% slower) and ~30% beside two busy processes, and ~45% there once its
+work was shared (~25-30% beside one busy process): so sharing starts above `SHARE_AT` and
+stops below `UNSHARE_AT`.
+
 What is timed to choose between kernels (kernels/autotune.py) waits for `ready_to_time`:
 until the sampler's first window is averaged, the cap does not yet say whether another
 process shares the cores, and timings taken then can be of OpenMP stalls (measured: a
@@ -52,6 +64,9 @@ LOWER_AT = 0.6        # cores others must take from the free ones before a threa
 RAISE_MARGIN = 0.35   # how far below a count's need the load must fall to raise it again
 IDLE_STOP = 2.0       # seconds this process stays idle before the sampler stops
 IDLE_LOAD = 0.05      # cores this process uses below which it counts as idle
+SHARE_AT = 0.18       # the capped thread's waiting share above which its work is shared
+UNSHARE_AT = 0.36     # ... and below which, while shared, sharing stops
+MIN_RUNNABLE = 0.2    # of the window: less runnable time than this judges nothing
 _STAT = "/proc/stat"
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -59,6 +74,7 @@ _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 class _State:
     """What the sampler publishes, read without a lock by every plan run and eager op."""
     cap: int | None = None     # the cap in force (None: no cap)
+    share = False              # the capped thread's work runs on kernels/work_pool.py's pool
     sampling = False           # a sampler runs (or cannot run here: it is not started again)
     settled = True             # the cap reflects the load (False until a window is averaged)
 
@@ -67,6 +83,7 @@ STATE = _State()
 _lock = threading.Lock()
 _helper_threads: dict = {}    # native id of a pipeline thread -> its CPU seconds last read
 _helper_total = [0.0]         # their CPU seconds summed over samples (never decreases)
+_watched = [0]                # native id of the capped thread whose waits decide `share`
 
 
 def _after_fork_in_child() -> None:
@@ -74,8 +91,9 @@ def _after_fork_in_child() -> None:
     starts from no cap and samples anew on its first run."""
     global _lock
     _lock = threading.Lock()
-    STATE.cap, STATE.sampling, STATE.settled = None, False, True
+    STATE.cap, STATE.sampling, STATE.settled, STATE.share = None, False, True, False
     _helper_threads.clear()
+    _watched[0] = 0
 
 
 if hasattr(os, "register_at_fork"):
@@ -104,6 +122,30 @@ def _helper_seconds() -> float:
             _helper_total[0] += max(0.0, now - last)
             _helper_threads[tid] = now
         return _helper_total[0]
+
+
+def watch_thread() -> None:
+    """Makes the calling thread (one the cap lowered) the one whose waits for a core decide
+    whether its work is shared (`STATE.share`)."""
+    if hasattr(threading, "get_native_id"):
+        _watched[0] = threading.get_native_id()
+
+
+def thread_times(tid: int) -> tuple[float, float] | None:
+    """(seconds run on a CPU, seconds waited runnable for one) of this process's thread `tid`
+    since it started (/proc's schedstat), or None where that cannot be read."""
+    try:
+        with open(f"/proc/self/task/{tid}/schedstat", "rb") as f:
+            run_ns, wait_ns = f.read().split()[:2]
+        return int(run_ns) / 1e9, int(wait_ns) / 1e9
+    except (OSError, ValueError):
+        return None
+
+
+def decide_share(sharing: bool, waited: float) -> bool:
+    """Whether the capped thread's work is shared, given whether it is now and the share of
+    its runnable time it `waited` for a CPU over the window (module doc)."""
+    return waited >= UNSHARE_AT if sharing else waited > SHARE_AT
 
 
 def allowed_cpus() -> frozenset:
@@ -166,9 +208,10 @@ class _Sampler(threading.Thread):
             busy = machine_busy_seconds(self.cpus)
             if busy is None:
                 break
-            samples.append((time.monotonic(), busy, time.process_time(), _helper_seconds()))
+            samples.append((time.monotonic(), busy, time.process_time(), _helper_seconds(),
+                            _watched[0], thread_times(_watched[0]) if _watched[0] else None))
             if len(samples) > WINDOW:
-                (t0, b0, p0, h0), (t1, b1, p1, h1) = samples[0], samples[-1]
+                (t0, b0, p0, h0, w0, s0), (t1, b1, p1, h1, w1, s1) = samples[0], samples[-1]
                 own = (p1 - p0) / (t1 - t0)
                 helpers = (h1 - h0) / (t1 - t0)
                 others = max(0.0, (b1 - b0) / (t1 - t0) - own) + helpers
@@ -178,6 +221,18 @@ class _Sampler(threading.Thread):
                                  f"other processes and pipeline threads use {others:.2f} of "
                                  f"{self.cores} cores: intra-op threads capped at {new}")
                     STATE.cap = new
+                if new is None:
+                    STATE.share = False
+                elif s0 and s1 and w0 == w1:
+                    ran, waited = s1[0] - s0[0], s1[1] - s0[1]
+                    if ran + waited > MIN_RUNNABLE * (t1 - t0):
+                        share = decide_share(STATE.share, waited / (ran + waited))
+                        if share != STATE.share:
+                            logging.vlog("core_monitor", 1,
+                                         f"the capped thread waited {waited / (ran + waited):.0%}"
+                                         f" of its runnable time for a core: work "
+                                         f"{'shared' if share else 'no longer shared'}")
+                            STATE.share = share
                 STATE.settled = True
                 # this process idle (no kernels running): stop until the next run asks
                 if own < IDLE_LOAD:
@@ -189,6 +244,7 @@ class _Sampler(threading.Thread):
             time.sleep(PERIOD)
         with _lock:
             STATE.cap = None
+            STATE.share = False
             STATE.sampling = False
             STATE.settled = True
 

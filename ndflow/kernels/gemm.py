@@ -17,6 +17,9 @@ training step went from 1.21 to 1.06 ms (2-core Zen 5). Products that small are 
 by call where they run (autotune.run_in_turn), and the chosen kernel is made ready for the
 shape (`_ready`: checks and layout done once), since their calls cost as much as their work.
 
+While the core monitor has a thread share its work with the pool (kernels/work_pool.py), its
+products of at least `MIN_FLOPS` run in blocks there instead (kernels/pool_gemm.py).
+
 All compute in float32 with float32 accumulation (the libraries' blockings sum in other
 orders: the results differ in the last bits, as TensorFlow's do from ndflow's). Other dtypes,
 other devices, empty operands and products too small to time (`MIN_FLOPS`; `SMALL_MIN_FLOPS`
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import torch
 
-from ndflow.kernels import autotune, small_gemm_numba
+from ndflow.kernels import autotune, pool_gemm, small_gemm_numba, work_pool
 
 ATEN, ONEDNN, ONEDNN_SWAPPED = "aten", "onednn", "onednn_swapped"
 ALGORITHMS = (ATEN, ONEDNN)
@@ -72,6 +75,11 @@ def linear(a: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None,
     flops = _flops(a, w)
     if flops < 0:
         return _finish(_aten(a, w, bias), post)
+    sharing = work_pool.width()
+    if sharing > 1 and flops >= MIN_FLOPS:   # a crowded thread's work shared (module doc)
+        y = pool_gemm.linear(a, w, sharing)
+        if y is not None:
+            return _finish(y if bias is None else y.add_(bias), post)
     key = _key(a, w, bias, post)
     ready = autotune.prepared(key)
     if ready is not None:   # the shape's product, chosen and made ready

@@ -27,7 +27,7 @@ import threading
 import numpy as np
 import torch
 
-from ndflow.kernels import raw_memory
+from ndflow.kernels import raw_memory, work_pool
 
 _LOCK = threading.Lock()
 _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p)   # a callback called directly
@@ -74,8 +74,11 @@ def launcher():
     return _LAUNCHER[0]
 
 
-def run_chunks(callback_address: int, rows: int, chunk: int, arrays: list, threads: int) -> None:
-    """Runs the compiled callback on `threads` threads of ATen's pool; the callback's data is
+def run_chunks(callback_address: int, rows: int, chunk: int, arrays: list, threads: int,
+               pool: bool = False) -> None:
+    """Runs the compiled callback on `threads` threads of ATen's pool (`pool`: of
+    kernels/work_pool.py's, where a helper that loses its core does not stall the others, or
+    on this thread alone while another thread holds that pool); the callback's data is
     [chunk counter, rows, chunk rows, (address, length) of each array..., finished chunks]
     as int64s. An array
     is a C-contiguous NumPy array or a contiguous CPU torch tensor (`raw_memory.span` checks
@@ -87,6 +90,10 @@ def run_chunks(callback_address: int, rows: int, chunk: int, arrays: list, threa
         fields += a if isinstance(a, tuple) else raw_memory.span(a)
     fields.append(0)   # chunks finished (`count_finished`), for callbacks that combine
     data = np.array(fields, dtype=np.int64)
+    if pool and threads > 1 and rows > chunk:
+        if work_pool.run(callback_address, data.ctypes.data, threads):
+            return
+        threads = 1   # the pool is another thread's: alone, no team that could stall
     launch = launcher()
     if launch is None or threads < 2 or rows <= chunk:
         # one chunk (or one thread): a team would only add its launch (~5 us) to the work

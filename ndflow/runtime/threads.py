@@ -8,7 +8,9 @@ runtime/parallel_plan.py's.
 On a shared machine a thread's count is capped by the cores other processes leave free
 (core/core_monitor.py says why): `follow_free_cores()`, run before each plan run and
 eager op, lowers the calling thread's count to the cap and restores the configured count
-once the cores are free again (NDFLOW_FOLLOW_FREE_CORES=0 turns this off). ATen's count is
+once the cores are free again (NDFLOW_FOLLOW_FREE_CORES=0 turns this off); while the capped
+thread still waits for a core, its kernels share their work over the configured count on
+kernels/work_pool.py's pool (NDFLOW_SHARE_CROWDED_THREADS=0 turns that off). ATen's count is
 per thread under OpenMP, so each thread keeps its own configured count (a pipeline thread's
 1, the training thread's default) and the cap only ever lowers it.
 """
@@ -21,14 +23,17 @@ import torch
 
 from ndflow.core import config, core_monitor, logging
 from ndflow.core.api_export import tf_export
+from ndflow.kernels import work_pool
 from ndflow.runtime import parallel_plan
 
 _FOLLOW = config.get(config.NDFLOW_FOLLOW_FREE_CORES)
+_SHARE = config.get(config.NDFLOW_SHARE_CROWDED_THREADS)
 _MONITOR = core_monitor.STATE
 
 
 class _ThreadState(threading.local):
     cap = None        # the cap this thread last applied (None: none)
+    share = False     # whether it last shared its work on kernels/work_pool.py's pool
     configured = 0    # the count the thread had before a cap lowered it
     set_to = 0        # the count the cap set
 
@@ -43,9 +48,9 @@ def follow_free_cores() -> None:
         if not _FOLLOW or (_state.cap is None and torch.get_num_threads() < 2):
             return   # nothing to lower: no sampler for a single-threaded thread
         core_monitor.start()
-    cap = _MONITOR.cap
+    cap, share = _MONITOR.cap, _MONITOR.share
     st = _state
-    if cap == st.cap:
+    if cap == st.cap and share == st.share:
         return
     current = torch.get_num_threads()
     if st.cap is None or current != st.set_to:   # not lowered by us, or set since
@@ -53,7 +58,10 @@ def follow_free_cores() -> None:
     target = st.configured if cap is None else min(st.configured, cap)
     if target != current:
         torch.set_num_threads(target)
-    st.cap, st.set_to = cap, target
+    st.cap, st.set_to, st.share = cap, target, share
+    if target < st.configured:
+        core_monitor.watch_thread()
+    work_pool.set_width(st.configured if share and _SHARE and target < st.configured else 0)
 
 
 def apply_thread_settings() -> int:

@@ -1,0 +1,160 @@
+"""ndflow's own work-sharing pool, for a thread whose cores other processes crowd.
+
+The core monitor caps a thread's intra-op threads at the cores other processes leave free
+(core/core_monitor.py, runtime/threads.py): ATen's OpenMP team splits each kernel statically
+and its threads wait for each other at every kernel's end, so a team thread that loses its
+core stalls the rest. Capped at one thread, a training thread beside two busy processes on
+two cores holds a third of the machine (three threads share two cores), where TensorFlow's
+work-stealing threads hold about half: measured, the raw MLP loop's step went from 4.7 to 11-14
+ms there, TensorFlow's from 6.0 to 12-13.
+
+While others leave the capped thread less than a core (`core_monitor.STATE.share`), its
+chunked kernels (omp_pool.run_chunks' callbacks, which claim chunks from an atomic counter) and
+its large float32 products (kernels/pool_gemm.py, column or row blocks on MKL's sgemm) run on
+this pool, over the thread's configured count again. The calling thread runs the callback
+itself while helpers that are awake join in; it then waits only for helpers already inside
+the callback (kernels/work_pool_numba.py says how), never for one asleep or waiting for a
+core, so losing a helper costs at most the chunk it holds. The helpers are native loops on
+Python threads that never take the GIL once started; after a job they spin ~10 us for the
+next and then sleep on a futex, so between a step's kernels they leave their core to others.
+Measured on two cores (`benchmarks/contention.py`, the MLP loop): beside two busy processes
+9.5 / 8.8 / 9.5 ms a step against the cap's 11.2 / 14.2 / 13.2 (three runs, alternating);
+beside one busy process or as one of two copies, where the capped thread has a core of its
+own, the pool's second thread only shares that core (6.0-7.0 -> 7.0-7.7 ms), which is why the
+monitor turns it on only when the capped thread waits for a core.
+
+Linux on x86-64 with numba only (`available()`); elsewhere kernels run as before.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+import sys
+import threading
+
+import numpy as np
+
+from ndflow.kernels import raw_memory, work_pool_numba
+from ndflow.kernels.build_once import built_once
+
+_local = threading.local()   # .width: the calling thread's pool width (0: not sharing)
+
+
+def set_width(threads: int) -> None:
+    """Runs the calling thread's chunked kernels and large products on `threads` threads of
+    this pool (itself and threads - 1 helpers); 0 or 1: not at all (runtime/threads.py)."""
+    _local.width = threads if threads > 1 and available() else 0
+
+
+def width() -> int:
+    """The calling thread's pool width, 0 when it does not share its work here."""
+    return getattr(_local, "width", 0)
+
+
+def _supported() -> bool:
+    return (sys.platform.startswith("linux") and platform.machine() in ("x86_64", "AMD64")
+            and work_pool_numba.functions() is not None)
+
+
+available = built_once(_supported)
+
+
+class _Pool:
+    """The state array, its helpers (started as a width first needs them) and a lock that
+    gives the pool to one caller at a time."""
+
+    def __init__(self):
+        self.state = np.zeros(work_pool_numba.FIELDS, dtype=np.int64)
+        self.state[work_pool_numba.SYSCALL] = ctypes.cast(ctypes.CDLL(None).syscall,
+                                                          ctypes.c_void_p).value
+        self.address = raw_memory.span(self.state)[0]
+        self.helpers: list = []
+        self.jobs = 0
+        self.lock = threading.Lock()
+
+    def ensure(self, helpers: int) -> None:
+        loop = work_pool_numba.functions()[0]
+        while len(self.helpers) < helpers:
+            t = threading.Thread(target=loop, args=(self.address,), daemon=True,
+                                 name=f"ndflow-work-pool-{len(self.helpers) + 1}")
+            t.start()
+            self.helpers.append(t)
+
+    def stop(self) -> None:
+        """Ends the helpers (tests; a process that exits leaves them asleep). JOB changes too,
+        so that a helper between its last check of STOP and its sleep does not sleep."""
+        self.state[work_pool_numba.STOP] = 1
+        self.state[work_pool_numba.JOB] += 2
+        _futex_wake_all(self)
+        for t in self.helpers:
+            t.join(timeout=5)
+
+
+def _futex_wake_all(pool: _Pool) -> None:
+    libc = ctypes.CDLL(None)
+    libc.syscall(ctypes.c_long(work_pool_numba.SYS_FUTEX),
+                 ctypes.c_void_p(pool.address + 8 * work_pool_numba.JOB),
+                 ctypes.c_long(work_pool_numba.FUTEX_WAKE), ctypes.c_long(1 << 30),
+                 ctypes.c_void_p(0))
+
+
+_pool: list = []
+_pool_lock = threading.Lock()
+
+
+def _get() -> _Pool:
+    if not _pool:
+        with _pool_lock:
+            if not _pool:
+                _pool.append(_Pool())
+    return _pool[0]
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has none of the parent's helper threads: it starts a new pool."""
+    global _pool_lock
+    _pool_lock = threading.Lock()
+    _pool.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def run(callback_address: int, data_address: int, threads: int) -> bool:
+    """`callback(data)` on the calling thread and the helpers that join (the pool has at least
+    `threads - 1`: as many as the widest caller asked for); False (nothing run) while another
+    thread holds the pool: the caller runs the callback alone rather than wait for it."""
+    pool = _get()
+    if not pool.lock.acquire(blocking=False):
+        return False
+    try:
+        pool.ensure(threads - 1)
+        pool.jobs += 1
+        work_pool_numba.functions()[1](pool.address, pool.jobs, callback_address,
+                                       data_address)
+        return True
+    finally:
+        pool.lock.release()
+
+
+def helper_threads() -> int:
+    """How many helpers the pool has started (tests and the benchmarks' reports)."""
+    return len(_pool[0].helpers) if _pool else 0
+
+
+def counts() -> tuple[int, int]:
+    """(jobs run on the pool, times a helper joined one) since it started."""
+    if not _pool:
+        return 0, 0
+    return _pool[0].jobs, int(_pool[0].state[work_pool_numba.JOINED])
+
+
+def shutdown() -> None:
+    """Stops the helpers and forgets the pool (tests)."""
+    with _pool_lock:
+        if _pool:
+            _pool[0].stop()
+            _pool.clear()
