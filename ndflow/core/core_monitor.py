@@ -34,13 +34,13 @@ Under the cap, a thread still waits for a core when others leave it less than on
 busy processes on two cores, three threads share them). The sampler then also watches the
 capped thread (`watch_thread`): the share of its runnable time it spent waiting for a CPU
 (/proc's schedstat of the thread) tells whether the cores are crowded beyond the cap, and
-`STATE.share` asks runtime/threads.py to spread that thread's kernels over its configured count
-again, on kernels/work_pool.py's pool (no barriers: a helper that loses its core costs at most
-the chunk it holds). Measured on 2 cores, the watched thread waited 0-5% of its runnable time
-as one of two copies or beside one busy process (a core of its own: sharing it with a helper
-made the MLP step 10-15% slower) and ~30% beside two busy processes, and ~45% there once its
-work was shared (~25-30% beside one busy process): so sharing starts above `SHARE_AT` and
-stops below `UNSHARE_AT`.
+`STATE.share` asks runtime/threads.py to spread that thread's large products over its
+configured count again, on kernels/work_pool.py's pool (no barriers: a helper that loses its
+core costs at most the block it holds). Measured on 2 cores, the watched thread waited 0-5% of
+its runnable time as one of two copies or beside one busy process (a core of its own, which a
+helper could only split) and 23-38% beside two busy processes, and 34-52% there once its work
+was shared (23-33% beside one busy process): so sharing starts above `SHARE_AT` and stops
+below `UNSHARE_AT`.
 
 What is timed to choose between kernels (kernels/autotune.py) waits for `ready_to_time`:
 until the sampler's first window is averaged, the cap does not yet say whether another

@@ -27,7 +27,7 @@ import threading
 import numpy as np
 import torch
 
-from ndflow.kernels import raw_memory, work_pool
+from ndflow.kernels import raw_memory
 
 _LOCK = threading.Lock()
 _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p)   # a callback called directly
@@ -74,32 +74,30 @@ def launcher():
     return _LAUNCHER[0]
 
 
-def run_chunks(callback_address: int, rows: int, chunk: int, arrays: list, threads: int,
-               pool: bool = False) -> None:
-    """Runs the compiled callback on `threads` threads of ATen's pool (`pool`: of
-    kernels/work_pool.py's, where a helper that loses its core does not stall the others, or
-    on this thread alone while another thread holds that pool); the callback's data is
+def run_chunks(callback_address: int, rows: int, chunk: int, arrays: list, threads: int) -> None:
+    """Runs the compiled callback on `threads` threads of ATen's pool; the callback's data is
     [chunk counter, rows, chunk rows, (address, length) of each array..., finished chunks]
     as int64s. An array
     is a C-contiguous NumPy array or a contiguous CPU torch tensor (`raw_memory.span` checks
     it; a tensor's address is read with `data_ptr()`, ten times cheaper than NumPy's
     `ctypes.data`: a kernel of 17 arrays paid ~14 us for them). Without a launcher the
     callback runs on this thread, claiming every chunk itself."""
-    fields = [0, rows, chunk]
-    for a in arrays:   # an (address, length) pair: a view raw_memory.strided_span checked
-        fields += a if isinstance(a, tuple) else raw_memory.span(a)
-    fields.append(0)   # chunks finished (`count_finished`), for callbacks that combine
-    data = np.array(fields, dtype=np.int64)
-    if pool and threads > 1 and rows > chunk:
-        if work_pool.run(callback_address, data.ctypes.data, threads):
-            return
-        threads = 1   # the pool is another thread's: alone, no team that could stall
+    data = chunk_data(rows, chunk, arrays)
     launch = launcher()
     if launch is None or threads < 2 or rows <= chunk:
         # one chunk (or one thread): a team would only add its launch (~5 us) to the work
         _direct(callback_address)(data.ctypes.data)
     else:
         launch(callback_address, data.ctypes.data, threads, 0)
+
+
+def chunk_data(rows: int, chunk: int, arrays: list) -> np.ndarray:
+    """A chunked callback's data (`run_chunks`; kernels/work_pool.py's jobs too)."""
+    fields = [0, rows, chunk]
+    for a in arrays:   # an (address, length) pair: a view raw_memory.strided_span checked
+        fields += a if isinstance(a, tuple) else raw_memory.span(a)
+    fields.append(0)   # chunks finished (`count_finished`), for callbacks that combine
+    return np.array(fields, dtype=np.int64)
 
 
 _DIRECT: dict = {}   # callback address -> its ctypes function

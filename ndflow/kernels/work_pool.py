@@ -8,20 +8,22 @@ two cores holds a third of the machine (three threads share two cores), where Te
 work-stealing threads hold about half: measured, the raw MLP loop's step went from 4.7 to 11-14
 ms there, TensorFlow's from 6.0 to 12-13.
 
-While others leave the capped thread less than a core (`core_monitor.STATE.share`), its
-chunked kernels (omp_pool.run_chunks' callbacks, which claim chunks from an atomic counter) and
-its large float32 products (kernels/pool_gemm.py, column or row blocks on MKL's sgemm) run on
-this pool, over the thread's configured count again. The calling thread runs the callback
-itself while helpers that are awake join in; it then waits only for helpers already inside
-the callback (kernels/work_pool_numba.py says how), never for one asleep or waiting for a
-core, so losing a helper costs at most the chunk it holds. The helpers are native loops on
-Python threads that never take the GIL once started; after a job they spin ~10 us for the
-next and then sleep on a futex, so between a step's kernels they leave their core to others.
-Measured on two cores (`benchmarks/contention.py`, the MLP loop): beside two busy processes
-9.5 / 8.8 / 9.5 ms a step against the cap's 11.2 / 14.2 / 13.2 (three runs, alternating);
-beside one busy process or as one of two copies, where the capped thread has a core of its
-own, the pool's second thread only shares that core (6.0-7.0 -> 7.0-7.7 ms), which is why the
-monitor turns it on only when the capped thread waits for a core.
+While others leave the capped thread less than a core (`core_monitor.STATE.share`), its large
+float32 products (kernels/pool_gemm.py: blocks of the output on MKL's sgemm) run on this pool,
+over the thread's configured count again. The calling thread works through the blocks while
+helpers that are awake join in, and then redoes any block a helper still holds after about a
+block's time: a helper that lost its core costs the caller one block's work, not a scheduler
+slice, and nothing waits for a helper asleep or out of a core (kernels/work_pool_numba.py
+says how a late helper's memory stays valid). The helpers are native loops on Python threads
+that never take the GIL once started; after a job they spin ~10 us for the next and then
+sleep on a futex, so between a step's kernels they leave their core to others.
+
+Measured on two cores (an Intel Xeon), alternating 0.7 s windows with and without sharing in
+one process: the raw MLP loop's capped thread beside two busy processes 9.8-10.0 ms a step
+shared against 10.5-10.6 capped; beside one busy process (a core of its own) 6.99 against
+7.07; the MNIST CNN's Keras step beside two busy processes 35.9 against 35.5 (its products
+are few and its convolutions stay on ATen's capped count). Waiting for a late helper's block
+instead of redoing it had cost 23% of the caller's pooled time, and the one-busy cell 10-15%.
 
 Linux on x86-64 with numba only (`available()`); elsewhere kernels run as before.
 """
@@ -43,8 +45,8 @@ _local = threading.local()   # .width: the calling thread's pool width (0: not s
 
 
 def set_width(threads: int) -> None:
-    """Runs the calling thread's chunked kernels and large products on `threads` threads of
-    this pool (itself and threads - 1 helpers); 0 or 1: not at all (runtime/threads.py)."""
+    """Runs the calling thread's large products on `threads` threads of this pool (itself
+    and threads - 1 helpers); 0 or 1: not at all (runtime/threads.py)."""
     _local.width = threads if threads > 1 and available() else 0
 
 
@@ -62,8 +64,9 @@ available = built_once(_supported)
 
 
 class _Pool:
-    """The state array, its helpers (started as a width first needs them) and a lock that
-    gives the pool to one caller at a time."""
+    """The state array, its helpers (started as a width first needs them), their scratch
+    memory, the memory of jobs a late helper may still read (`retired`) and a lock that gives
+    the pool to one caller at a time."""
 
     def __init__(self):
         self.state = np.zeros(work_pool_numba.FIELDS, dtype=np.int64)
@@ -71,16 +74,30 @@ class _Pool:
                                                           ctypes.c_void_p).value
         self.address = raw_memory.span(self.state)[0]
         self.helpers: list = []
+        self.scratch: list = []   # per helper, a float32 array
+        self.retired: list = []
         self.jobs = 0
         self.lock = threading.Lock()
 
-    def ensure(self, helpers: int) -> None:
+    def ensure(self, helpers: int, floats: int) -> None:
+        """At least `helpers` helpers (up to MAX_HELPERS), each with scratch of `floats`; a
+        scratch replaced is retired, since a late helper may still write it."""
         loop = work_pool_numba.functions()[0]
-        while len(self.helpers) < helpers:
-            t = threading.Thread(target=loop, args=(self.address,), daemon=True,
-                                 name=f"ndflow-work-pool-{len(self.helpers) + 1}")
-            t.start()
-            self.helpers.append(t)
+        helpers = min(helpers, work_pool_numba.MAX_HELPERS)
+        for i in range(helpers):
+            if i == len(self.helpers) or self.scratch[i].size < floats:
+                if i < len(self.scratch):
+                    self.retired.append(self.scratch[i])
+                    self.scratch[i] = np.empty(max(floats, 1), dtype=np.float32)
+                else:
+                    self.scratch.append(np.empty(max(floats, 1), dtype=np.float32))
+                at = work_pool_numba.SCRATCH + 2 * i
+                self.state[at:at + 2] = raw_memory.span(self.scratch[i])
+            if i == len(self.helpers):
+                t = threading.Thread(target=loop, args=(self.address, i), daemon=True,
+                                     name=f"ndflow-work-pool-{i + 1}")
+                t.start()
+                self.helpers.append(t)
 
     def stop(self) -> None:
         """Ends the helpers (tests; a process that exits leaves them asleep). JOB changes too,
@@ -123,18 +140,33 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def run(callback_address: int, data_address: int, threads: int) -> bool:
-    """`callback(data)` on the calling thread and the helpers that join (the pool has at least
-    `threads - 1`: as many as the widest caller asked for); False (nothing run) while another
-    thread holds the pool: the caller runs the callback alone rather than wait for it."""
+RETIRED_LIMIT = 64   # jobs kept for late helpers before a caller waits for them
+
+
+def run(helpers_callback: int, callers_callback: int, data: np.ndarray, threads: int,
+        scratch_floats: int, keep: tuple) -> bool:
+    """Job `data` (omp_pool.chunk_data's layout): `callers_callback(data)` on the calling
+    thread, which finishes every chunk (redoing those a helper still holds: no waiting for a
+    helper that lost its core),
+    while the helpers that join run `helpers_callback(data, scratch, floats)` (the pool has
+    at least `threads - 1`, each with `scratch_floats` of scratch). `keep`: what the job
+    reads, kept (with `data`) until no late helper can read it. False (nothing run) while
+    another thread holds the pool: the caller runs the job alone rather than wait for it."""
     pool = _get()
     if not pool.lock.acquire(blocking=False):
         return False
     try:
-        pool.ensure(threads - 1)
+        functions = work_pool_numba.functions()
+        if pool.state[work_pool_numba.ACTIVE] == 0:
+            pool.retired.clear()   # no helper is inside an earlier job
+        elif len(pool.retired) > RETIRED_LIMIT:
+            functions[2](pool.address)   # the late helpers leave their jobs
+            pool.retired.clear()
+        pool.ensure(threads - 1, scratch_floats)
         pool.jobs += 1
-        work_pool_numba.functions()[1](pool.address, pool.jobs, callback_address,
-                                       data_address)
+        pool.retired.append((data, keep))
+        functions[1](pool.address, pool.jobs, helpers_callback, callers_callback,
+                     raw_memory.span(data)[0])
         return True
     finally:
         pool.lock.release()

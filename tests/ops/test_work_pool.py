@@ -19,7 +19,7 @@ from ndflow.kernels import gemm, pool_gemm, work_pool
 from ndflow.runtime import threads
 
 RNG = np.random.default_rng(5)
-pytestmark = pytest.mark.skipif(not work_pool.available() or pool_gemm._callback() is None,
+pytestmark = pytest.mark.skipif(not work_pool.available() or pool_gemm._callbacks() is None,
                                 reason="needs numba, MKL and Linux on x86-64")
 
 
@@ -30,8 +30,8 @@ def _form(x: np.ndarray, transposed: bool) -> torch.Tensor:
 
 @pytest.mark.parametrize("a_t", [False, True])
 @pytest.mark.parametrize("w_t", [False, True])
-@pytest.mark.parametrize("m,k,n", [(256, 96, 80), (40, 33, 200), (300, 1, 16), (7, 5, 3),
-                                   (130, 64, 10)])
+@pytest.mark.parametrize("m,k,n", [(256, 96, 80), (40, 70, 300), (300, 64, 16),
+                                   (130, 64, 270), (1000, 100, 10)])
 def test_products_in_blocks_match_float64(a_t, w_t, m, k, n):
     """Blocks of rows (m >= n) and of columns (n > m), each operand as stored or as the
     transpose of a stored matrix, on two threads of the pool."""
@@ -42,11 +42,14 @@ def test_products_in_blocks_match_float64(a_t, w_t, m, k, n):
 
 
 def test_other_operands_are_refused():
-    a, w = torch.randn(8, 6), torch.randn(5, 6)
+    a, w = torch.randn(300, 64), torch.randn(50, 64)
+    assert pool_gemm.linear(a, w, 2) is not None
     assert pool_gemm.linear(a.double(), w.double(), 2) is None
-    assert pool_gemm.linear(torch.randn(8, 12)[:, ::2], w, 2) is None   # strided columns
-    assert pool_gemm.linear(torch.randn(0, 6), w, 2) is None
-    assert pool_gemm.linear(a, torch.randn(5, 7), 2) is None             # inner sizes differ
+    assert pool_gemm.linear(torch.randn(300, 128)[:, ::2], w, 2) is None   # strided columns
+    assert pool_gemm.linear(torch.randn(0, 64), w, 2) is None
+    assert pool_gemm.linear(a, torch.randn(50, 65), 2) is None            # inner sizes differ
+    assert pool_gemm.linear(a[:, :63], w[:, :63], 2) is None    # too few terms to pay blocks
+    assert pool_gemm.linear(a[:255], w, 2) is None              # too narrow for two blocks
 
 
 def _wide_product(threads_: int, repeats: int = 40) -> tuple[torch.Tensor, torch.Tensor]:
@@ -182,3 +185,56 @@ def test_a_crowded_capped_thread_shares_its_products(crowded):
     th.start()
     th.join()
     assert out[0] == [(1, 0, 0), (1, 2, 1), (2, 0, 0)]
+
+
+def _callbacks_as_functions():
+    import ctypes
+    helpers, callers = pool_gemm._callbacks()
+    return (ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)(helpers),
+            ctypes.CFUNCTYPE(None, ctypes.c_void_p)(callers))
+
+
+def test_the_caller_redoes_blocks_a_helper_holds_and_refuses_its_late_copy():
+    """Every block claimed by helpers that never finish (the claim counter at its end, the
+    blocks' states untouched): the caller redoes them all. A helper that comes back later finds
+    them taken over and copies nothing out."""
+    helpers, callers = _callbacks_as_functions()
+    a, w = torch.randn(96, 64), torch.randn(600, 64)
+    want = (a.double() @ w.double().t()).numpy()
+    out, arrays, data, floats = pool_gemm._job(a, w, 2)
+    blocks = arrays[7].shape[0]
+    assert blocks > 1
+    data[0] = blocks   # all claimed elsewhere
+    callers(data.ctypes.data)
+    assert (arrays[9] == pool_gemm.DONE).all()
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-4)
+    before = out.clone()
+    scratch = np.full(floats, np.nan, dtype=np.float32)   # what a late copy would show
+    data[0] = 0        # the late helper claims again
+    helpers(data.ctypes.data, scratch.ctypes.data, floats)
+    assert torch.equal(out, before)
+
+
+def test_a_helpers_blocks_are_copied_out_when_it_finishes_them():
+    helpers, callers = _callbacks_as_functions()
+    a, w = torch.randn(300, 64), torch.randn(48, 64)     # blocks of rows
+    want = (a.double() @ w.double().t()).numpy()
+    out, arrays, data, floats = pool_gemm._job(a, w, 2)
+    out.fill_(float("nan"))
+    scratch = np.empty(floats, dtype=np.float32)
+    helpers(data.ctypes.data, scratch.ctypes.data, floats)   # a helper takes every block
+    assert (arrays[9] == pool_gemm.DONE).all()
+    callers(data.ctypes.data)                               # nothing left to redo
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-4)
+
+
+def test_a_helper_whose_scratch_is_too_small_leaves_its_blocks_to_the_caller():
+    helpers, callers = _callbacks_as_functions()
+    a, w = torch.randn(64, 64), torch.randn(256, 64)     # blocks of columns
+    out, arrays, data, floats = pool_gemm._job(a, w, 2)
+    scratch = np.empty(1, dtype=np.float32)
+    helpers(data.ctypes.data, scratch.ctypes.data, 1)
+    assert (arrays[9] == 0).all()
+    callers(data.ctypes.data)
+    np.testing.assert_allclose(out.numpy(), (a.double() @ w.double().t()).numpy(), rtol=1e-5,
+                               atol=1e-4)
