@@ -88,9 +88,9 @@ def _small_gemm() -> None:
 def _work_pool() -> None:
     if not work_pool.available() or mkl_sgemm.address() is None:   # nothing shares work
         return
-    a, w = torch.ones(64, 8), torch.ones(48, 8)
+    a, w = torch.ones(256, 64), torch.ones(48, 64)
     y = pool_gemm.linear(a, w, 2)
-    if y is None or not bool((y == 8).all()):
+    if y is None or not bool((y == 64).all()):
         raise RuntimeError("pool_gemm: the kernel did not build")
     work_pool.shutdown()
 
