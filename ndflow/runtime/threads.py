@@ -9,7 +9,7 @@ On a shared machine a thread's count is capped by the cores other processes leav
 (core/core_monitor.py says why): `follow_free_cores()`, run before each plan run and
 eager op, lowers the calling thread's count to the cap and restores the configured count
 once the cores are free again (NDFLOW_FOLLOW_FREE_CORES=0 turns this off); while the capped
-thread still waits for a core, its kernels share their work over the configured count on
+thread still waits for a core, its large products run over the configured count on
 kernels/work_pool.py's pool (NDFLOW_SHARE_CROWDED_THREADS=0 turns that off). ATen's count is
 per thread under OpenMP, so each thread keeps its own configured count (a pipeline thread's
 1, the training thread's default) and the cap only ever lowers it.
