@@ -159,7 +159,7 @@ def _build():
                 add(state + 8 * SLEEPING, -1)
                 start = cycles()
             add(state + 8 * ACTIVE, 1)
-            if load(state + 8 * JOB) == job:   # still open: the caller waits for this helper
+            if load(state + 8 * JOB) == job:   # still open: its memory is kept while counted
                 add(state + 8 * JOINED, 1)
                 scratch = state + 8 * (SCRATCH + 2 * index)
                 call_helper(load(state + 8 * CALLBACK), load(state + 8 * DATA),
