@@ -4,11 +4,11 @@ GatherV2, UnsortedSegmentSum and OneHot, with TF's CPU kernel error messages."""
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.shapes import fmt
 from ndflow.kernels import broadcast_layout
+from ndflow.kernels.padding import constant_pad
 from ndflow.kernels.registry import kernel
 from ndflow.ops import array_fill as ops
 from ndflow.ops import array_gather as gops
@@ -111,13 +111,13 @@ def _flat_pads(p: list) -> list:
 
 @kernel(ops.Pad)
 def _pad(node):
-    return lambda x, paddings: F.pad(x, _flat_pads(_check_paddings(x, paddings)))
+    return lambda x, paddings: constant_pad(x, _flat_pads(_check_paddings(x, paddings)))
 
 
 @kernel(ops.PadV2)
 def _pad_v2(node):
     def pad_v2(x, paddings, value):
-        return F.pad(x, _flat_pads(_check_paddings(x, paddings)), value=value.item())
+        return constant_pad(x, _flat_pads(_check_paddings(x, paddings)), value.item())
     return pad_v2
 
 

@@ -17,6 +17,7 @@ import torch
 from ndflow.core.errors import InvalidArgumentError, UnimplementedError
 from ndflow.kernels import max_pool3d_grad_numba
 from ndflow.kernels.nn_pool import nan_never_wins, tf_window_edges
+from ndflow.kernels.padding import constant_pad
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_conv3d, nn_pool3d
 from ndflow.ops.nn_common import windowed_output_size
@@ -119,7 +120,7 @@ def conv3d_forward(node):
         groups = _groups(xv.shape[1], w.shape[3])
         sym, extra = g3.split(g3.pads(xv.shape[2:], w.shape[:3]))
         if extra is not None:
-            xv = aten.constant_pad_nd(xv, extra, 0.0)
+            xv = constant_pad(xv, extra)
         y = aten.convolution(xv, _oidhw(w), bias, g3.stride, sym, g3.dilation, False,
                              [0, 0, 0], groups)
         return g3.back(y)
@@ -170,8 +171,11 @@ def _conv3d_backprop_filter(node):
         sym, extra = g3.split(g3.pads(xv.shape[2:], (kd, kh, kw)))
         g3.check_out("Conv3DBackpropFilterOp", xv.shape[2:], (kd, kh, kw), g)
         if extra is not None:
-            xv = aten.constant_pad_nd(xv, extra, 0.0)
-        dummy = torch.empty((cout, cin, kd, kh, kw), dtype=g.dtype, device=g.device)
+            xv = constant_pad(xv, extra)
+        # the stand-in weight in the data's memory format, as nn_conv.py's (a copy less each)
+        memory = torch.channels_last_3d if g3.ndhwc else torch.contiguous_format
+        dummy = torch.empty((cout, cin, kd, kh, kw), dtype=g.dtype, device=g.device,
+                            memory_format=memory)
         dw = aten.convolution_backward(g3.to_ncdhw(g), xv, dummy, None, g3.stride, sym,
                                        g3.dilation, False, [0, 0, 0], _groups(xv.shape[1], cin),
                                        [False, True, False])[1]
@@ -187,7 +191,7 @@ def _padded(g3, xv, value):
     pads = g3.pads(xv.shape[2:], g3.ksize)
     extra = [p for b, a in reversed(pads) for p in (b, a)]
     if any(extra):
-        xv = aten.constant_pad_nd(xv, extra, value)
+        xv = constant_pad(xv, extra, value)
     return xv, pads
 
 

@@ -22,6 +22,7 @@ import torch
 from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels import conv_pool_numba
 from ndflow.kernels.conv_pool_numba import INACTIVE, Geometry
+from ndflow.kernels.padding import constant_pad
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_fused
 from ndflow.ops.nn_common import hw, windowed_output_size
@@ -65,8 +66,7 @@ def _padded_nchw(x: torch.Tensor, geo: Geometry) -> torch.Tensor:
     bottom, right = geo.hp - geo.top - geo.h, geo.wp - geo.left - geo.w
     xp = x[:, :geo.hp - geo.top if bottom < 0 else None, :geo.wp - geo.left if right < 0
            else None]
-    xp = aten.constant_pad_nd(xp, [0, 0, geo.left, max(right, 0), geo.top, max(bottom, 0)],
-                              0.0)
+    xp = constant_pad(xp, [0, 0, geo.left, max(right, 0), geo.top, max(bottom, 0)])
     return xp.permute(0, 3, 1, 2)
 
 
