@@ -309,6 +309,7 @@ JOBS = {
     "max_pool3d_grad": _callbacks("max_pool3d_grad_numba", "_callbacks"),
     "attention": _callbacks("attention_numba", "_kernels"),
     "conv_fft": _callbacks("conv_fft_numba", "_kernel"),
+    "transpose": _callbacks("transpose_numba", "_kernel"),
     "bmm": _callbacks("bmm_numba", "_kernel"),
     "philox": Job(("philox_numba",), _philox),
     "math_special_cephes": Job(("math_special_cephes",), _math_special_cephes, openmp=True),

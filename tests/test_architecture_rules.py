@@ -287,7 +287,7 @@ RAW_VIEWS = {
         "philox_numba", "pool_gemm", "resize_bilinear_numba", "rmsprop_numba",
         "rnn_numba_rows",
         "small_gemm_numba", "sum_squares_numba",
-        "tanh_numba", "xent_numba")},
+        "tanh_numba", "transpose_numba", "xent_numba")},
 }
 _RAW_VIEW_NAMES = ("carray", "farray", "address_as_pointer")
 

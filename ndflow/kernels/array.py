@@ -18,6 +18,7 @@ from ndflow.core.errors import InvalidArgumentError
 from ndflow.core.graph_def import dtype_name
 from ndflow.core.shapes import fmt, reshape_sizes
 from ndflow.kernels import list_ops as tensor_lists
+from ndflow.kernels.permute import permute_copy
 from ndflow.kernels.registry import kernel
 from ndflow.ops import array_core, array_fill, array_transpose, constant_op
 from ndflow.ops.apply import numpy_to_torch
@@ -262,7 +263,7 @@ def _transpose(node):
                 raise invalid(f"{d} is out of range [0 .. {x.dim()})")
         if sorted(p) != list(range(len(p))):
             raise invalid(f"{len(p) and p[0]} is missing from {{{','.join(map(str, p))}}}.")
-        return x.permute(p).contiguous()
+        return permute_copy(x, p)
     return transpose
 
 

@@ -54,6 +54,7 @@ import time
 import torch
 
 from ndflow.kernels import autotune, conv_fft_numba, gemm
+from ndflow.kernels.permute import permute_copy
 
 MAX_SIZE = 64   # transform sizes above this make the dense DFT matrices cost more than FFTs
 WORKSPACE_BYTES = 1 << 30   # intermediates at most (as cuDNN's algorithms have a workspace
@@ -328,7 +329,7 @@ def backprop_input(g: torch.Tensor, w: torch.Tensor, pads, h: int, wd: int,
     pt, pb, pl, pr = pads
     ph, pw = transform_size(h, pt, pb), transform_size(wd, pl, pr)
     m = _filter_matrix(kh, kw, ph, pw, pt, pl, False, g.device)
-    filt = _mm(m, w.permute(0, 1, 3, 2).reshape(kh * kw, cout * cin))
+    filt = _mm(m, permute_copy(w, (0, 1, 3, 2)).view(kh * kw, cout * cin))
     spec = _shared_spectrum(g, ph, pw, INPUT_GRADIENT, FILTER_GRADIENT, leave)
     return _inverse(_products(spec, filt), ph, pw, h, wd, None)
 

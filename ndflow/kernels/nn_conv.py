@@ -25,6 +25,7 @@ from ndflow.core.errors import InvalidArgumentError
 from ndflow.kernels import autotune, conv_fft, conv_narrow_numba, depthwise_numba, gemm
 from ndflow.kernels.autotune import COL2IM, FFT, FLIPPED, NCHW, VECTOR
 from ndflow.kernels.padding import constant_pad
+from ndflow.kernels.permute import permute_copy
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_conv
 from ndflow.ops.nn_common import explicit_hw, hw, window_geometry
@@ -165,15 +166,22 @@ class ConvGeometry:
             _forget_fft_partners(key, t)
         return result
 
-    def weight(self, w: torch.Tensor) -> torch.Tensor:
-        """HWIO (or depthwise HW,C,M) filter -> OIHW view for ATen."""
+    def weight(self, w: torch.Tensor, channels_last: bool = False) -> torch.Tensor:
+        """HWIO (or depthwise HW,C,M) filter -> OIHW for ATen: a view, or with
+        `channels_last` (the data is) a channels-last copy (OHWI memory)."""
         if self.depthwise:
             kh, kw, c, m = w.shape
             w = w.reshape(kh, kw, 1, c * m)
         wv = w.permute(3, 2, 0, 1)
         # oneDNN reorders plain weights itself; a tiny contiguous copy is faster for few
         # input channels (measured 0.6 vs 1.7 ms for MNIST's 5x5x1x32).
-        return wv.contiguous() if wv.shape[1] < 4 else wv
+        if wv.shape[1] < 4:
+            return wv.contiguous()
+        if channels_last and not self.depthwise:
+            # ATen would make it so itself, copying element by element (a DCGAN's 5x5x64x128
+            # filter: 97 us, 49 by the blocked transpose; 5x5x256x128: 1.7 ms, 0.22)
+            return permute_copy(w, (3, 0, 1, 2)).permute(0, 3, 1, 2)
+        return wv
 
     def pad_input(self, xv: torch.Tensor, p, plain: bool = False):
         """(input, symmetric [pad_h, pad_w]): extra bottom/right rows padded explicitly."""
@@ -218,7 +226,7 @@ class ConvGeometry:
         """(NCHW input padded for TF's windows, OIHW filter, [pad_h, pad_w], groups): a
         forward convolution's ATen arguments, `plain` as in to_nchw."""
         xv = self.to_nchw(x, plain)
-        wv = self.weight(w)
+        wv = self.weight(w, self.channels_last and not plain)
         groups = self.groups(xv.shape[1], w.shape[2])
         xv, pad = self.pad_input(xv, self.pads(xv.shape[2], xv.shape[3], w.shape[0],
                                                w.shape[1]), plain)
@@ -329,7 +337,6 @@ def _backprop_input(node, depthwise=False):
             n, h, wd, ch = dims
         else:
             n, ch, h, wd = dims
-        wv = c.weight(w)
         groups = c.groups(ch, w.shape[2])
         pt, pb, pl, pr = c.pads(h, wd, w.shape[0], w.shape[1])
         c.check_out(h, wd, w.shape[0], w.shape[1], g)
@@ -348,11 +355,14 @@ def _backprop_input(node, depthwise=False):
                     return dx
             if algorithm == COL2IM:
                 return _col2im_input_grad(c, g, w, n, h, wd, (pt, pb, pl, pr))
+            plain = algorithm == NCHW
             if algorithm == FLIPPED:
-                dx = aten.convolution(c.to_nchw(g).flip(2, 3), wv.flip(2, 3), None, c.stride,
+                # the HWIO filter flipped (whole rows of channels move), then reordered
+                wv = c.weight(w.flip(0, 1), c.channels_last)
+                dx = aten.convolution(c.to_nchw(g).flip(2, 3), wv, None, c.stride,
                                       [pb, pr], c.dilation, True, flipped, groups)
                 return c.from_nchw(dx.flip(2, 3))
-            plain = algorithm == NCHW
+            wv = c.weight(w, c.channels_last and not plain)
             gv = c.to_nchw(g, plain)
             fmt = _CL if c.channels_last and not plain else torch.contiguous_format
             dummy = torch.empty((n, ch, hp, wp), dtype=g.dtype, device=g.device,
@@ -361,7 +371,11 @@ def _backprop_input(node, depthwise=False):
                                            c.dilation, False, [0, 0], groups,
                                            [True, False, False])[0]
             if hp != h or wp != wd:
-                dx = dx[:, :, pt - mh:pt - mh + h, pl - mw:pl - mw + wd]
+                # the rows and columns kept, copied out: the tuner then times what the
+                # gradient costs (a DCGAN's BatchNorm gradient took 12.9 ms on such a view
+                # where it takes 0.7 on a dense one)
+                dx = dx[:, :, pt - mh:pt - mh + h, pl - mw:pl - mw + wd].contiguous(
+                    memory_format=fmt)
             return c.from_nchw(dx, plain)
         extra = () if flipped is None else (FLIPPED,)
         # col2im writes and reads back a window per output pixel: a candidate where those
@@ -408,10 +422,11 @@ def _backprop_filter(node, depthwise=False):
                                 memory_format=fmt)
             dw = aten.convolution_backward(gv, xv, dummy, None, c.stride, pad, c.dilation,
                                            False, [0, 0], groups, [False, True, False])[1]
-            dw = dw.permute(2, 3, 1, 0)
             if depthwise:
-                return dw.reshape(kh, kw, cin, cout)
-            return dw.contiguous()
+                return dw.permute(2, 3, 1, 0).reshape(kh, kw, cin, cout)
+            if dw.is_contiguous(memory_format=_CL) and not dw.is_contiguous():
+                return permute_copy(dw.permute(0, 2, 3, 1), (1, 2, 3, 0))   # OHWI -> HWIO
+            return dw.permute(2, 3, 1, 0).contiguous()
         if depthwise and c.nhwc and depthwise_numba.applies(x, g, cout) and \
                 x.shape[3] == cin == g.shape[3] and x.shape[0] == g.shape[0]:
             # ATen's grouped convolution or the vector kernel, timed per shape: the kernel
