@@ -31,6 +31,7 @@ from __future__ import annotations
 import torch
 
 from ndflow.kernels import autotune, pool_gemm, small_gemm_numba, work_pool
+from ndflow.kernels.permute import permute_copy
 
 ATEN, ONEDNN, ONEDNN_SWAPPED = "aten", "onednn", "onednn_swapped"
 ALGORITHMS = (ATEN, ONEDNN)
@@ -150,7 +151,8 @@ def _product(algorithm: str, a, w, bias, post=None):
     if algorithm == VECTOR:
         return _ready(VECTOR, a, w, post)(a, w, bias, post)
     if algorithm == ONEDNN_SWAPPED:
-        return torch.ops.mkldnn._linear_pointwise(w, a, None, "none", [], "").t().contiguous()
+        return permute_copy(torch.ops.mkldnn._linear_pointwise(w, a, None, "none", [], ""),
+                            (1, 0))
     if algorithm == ONEDNN and post is not None and post[0] != "none":
         return torch.ops.mkldnn._linear_pointwise(a, w, bias, post[0], post[1], "")
     if algorithm == ONEDNN:

@@ -18,6 +18,7 @@ from ndflow.core.errors import InvalidArgumentError, UnimplementedError
 from ndflow.kernels import max_pool3d_grad_numba
 from ndflow.kernels.nn_pool import nan_never_wins, tf_window_edges
 from ndflow.kernels.padding import constant_pad
+from ndflow.kernels.permute import permute_copy
 from ndflow.kernels.registry import kernel
 from ndflow.ops import nn_conv3d, nn_pool3d
 from ndflow.ops.nn_common import windowed_output_size
@@ -104,7 +105,12 @@ def _groups(in_depth: int, f_in: int) -> int:
     return in_depth // f_in
 
 
-def _oidhw(w):
+def _oidhw(w, channels_last: bool):
+    """The DHWIO filter as ATen's OIDHW: a view, or for channels-last data (NDHWC) a
+    channels-last copy (ODHWI memory) by the blocked transpose, which ATen would otherwise
+    make element by element (as nn_conv.py's filters)."""
+    if channels_last and w.shape[3] >= 4:
+        return permute_copy(w, (4, 0, 1, 2, 3)).permute(0, 4, 1, 2, 3)
     return w.permute(4, 3, 0, 1, 2)
 
 
@@ -121,7 +127,7 @@ def conv3d_forward(node):
         sym, extra = g3.split(g3.pads(xv.shape[2:], w.shape[:3]))
         if extra is not None:
             xv = constant_pad(xv, extra)
-        y = aten.convolution(xv, _oidhw(w), bias, g3.stride, sym, g3.dilation, False,
+        y = aten.convolution(xv, _oidhw(w, g3.ndhwc), bias, g3.stride, sym, g3.dilation, False,
                              [0, 0, 0], groups)
         return g3.back(y)
     return conv3d
@@ -152,9 +158,9 @@ def _conv3d_backprop_input(node):
         memory = torch.channels_last_3d if g3.ndhwc else torch.contiguous_format
         dummy = torch.empty((n, c, *padded), dtype=g.dtype, device=g.device,
                             memory_format=memory)
-        dx = aten.convolution_backward(g3.to_ncdhw(g), dummy, _oidhw(w), None, g3.stride, sym,
-                                       g3.dilation, False, [0, 0, 0], _groups(c, w.shape[3]),
-                                       [True, False, False])[0]
+        dx = aten.convolution_backward(g3.to_ncdhw(g), dummy, _oidhw(w, g3.ndhwc), None,
+                                       g3.stride, sym, g3.dilation, False, [0, 0, 0],
+                                       _groups(c, w.shape[3]), [True, False, False])[0]
         if padded != list(sp):
             dx = g3.crop(dx, [(b - m, a - m) for (b, a), m in zip(pads, sym)], sp)
         return g3.back(dx)
@@ -179,6 +185,8 @@ def _conv3d_backprop_filter(node):
         dw = aten.convolution_backward(g3.to_ncdhw(g), xv, dummy, None, g3.stride, sym,
                                        g3.dilation, False, [0, 0, 0], _groups(xv.shape[1], cin),
                                        [False, True, False])[1]
+        if g3.ndhwc:   # ODHWI memory -> DHWIO
+            return permute_copy(dw.permute(0, 2, 3, 4, 1), (1, 2, 3, 4, 0))
         return dw.permute(2, 3, 4, 1, 0).contiguous()
     return backprop_filter
 

@@ -115,3 +115,35 @@ def test_convolution_with_a_large_filter_against_numpy(monkeypatch, strides, pad
         ref_dxp[:, i:i + span:strides, j:j + span:strides] += dcols[:, :, :, k]
     ref_dx = ref_dxp[:, before:before + h, before:before + h]
     np.testing.assert_allclose(dx.numpy(), ref_dx, rtol=1e-3, atol=5e-2)
+
+
+@needs_kernel
+def test_conv3d_with_a_large_filter_against_numpy(monkeypatch):
+    """Conv3D's channels-last filter and its filter gradient's reorder by the blocked
+    transpose (3x3x3x64x48): forward and both gradients against float64 NumPy (VALID)."""
+    calls = []
+    real = transpose_numba.transpose
+    monkeypatch.setattr(transpose_numba, "transpose",
+                        lambda *a: calls.append(a[1:]) or real(*a))
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 4, 5, 5, 64))
+    w = rng.standard_normal((3, 3, 3, 64, 48)) * 0.05
+    assert w.size >= permute.MIN_ELEMENTS
+    xv, wv = tf.Variable(x.astype(np.float32)), tf.Variable(w.astype(np.float32))
+    with tf.GradientTape() as tape:
+        y = tf.nn.conv3d(xv, wv, [1, 1, 1, 1, 1], "VALID")
+        loss = tf.reduce_sum(y * y)
+    dx, dw = tape.gradient(loss, [xv, wv])
+    assert (1, 1728, 48) in calls and (1, 48, 1728) in calls
+    taps = [(a, b, c) for a in range(3) for b in range(3) for c in range(3)]
+    cols = np.stack([x[:, a:a + 2, b:b + 3, c:c + 3] for a, b, c in taps], 4)
+    ref = np.einsum("ndhwkc,kco->ndhwo", cols, w.reshape(27, 64, 48))
+    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-4, atol=1e-3)
+    g = 2 * ref
+    np.testing.assert_allclose(dw.numpy(), np.einsum("ndhwkc,ndhwo->kco", cols, g).reshape(
+        w.shape), rtol=1e-3, atol=5e-2)
+    dcols = np.einsum("ndhwo,kco->ndhwkc", g, w.reshape(27, 64, 48))
+    ref_dx = np.zeros_like(x)
+    for k, (a, b, c) in enumerate(taps):
+        ref_dx[:, a:a + 2, b:b + 3, c:c + 3] += dcols[:, :, :, :, k]
+    np.testing.assert_allclose(dx.numpy(), ref_dx, rtol=1e-3, atol=5e-2)
