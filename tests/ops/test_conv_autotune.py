@@ -503,3 +503,23 @@ def test_a_filter_gradient_is_timed_with_the_spectrum_the_forward_pass_left(tune
     np.testing.assert_allclose(dx.numpy(), _conv_input_grad_ref(wv, g, xv.shape, (1, 1),
                                                                 "SAME"), rtol=1e-4, atol=1e-4)
     conv_fft.clear_shared_spectra()
+
+
+@pytest.mark.parametrize("algorithm", [CHANNELS_LAST, FLIPPED, NCHW])
+def test_cropped_input_gradient_is_dense_nhwc(tuner, algorithm):
+    """A SAME stride-2 convolution of an even-sized image pads one more row and column at the
+    bottom and right: ATen's input gradient over the padded image is cropped, and the crop is
+    copied out dense, so the layers after it (a BatchNorm gradient: 12.9 against 0.7 ms in a
+    DCGAN) read contiguous NHWC memory, and the tuner times that copy."""
+    tuner.algorithm = algorithm
+    x_shape, ws = (2, 10, 10, 8), (5, 5, 8, 16)
+    w = tf.constant(rng.uniform(-1, 1, ws), tf.float32)
+    g = tf.constant(rng.uniform(-1, 1, (2, 5, 5, 16)), tf.float32)
+    dx = tf.raw_ops.Conv2DBackpropInput(input_sizes=x_shape, filter=w, out_backprop=g,
+                                        strides=[1, 2, 2, 1], padding="SAME")
+    assert dx._value.is_contiguous(), dx._value.stride()
+    ref_dx = _conv_input_grad_ref(w.numpy().astype(np.float64), g.numpy().astype(np.float64),
+                                  x_shape, (2, 2), "SAME")
+    np.testing.assert_allclose(dx.numpy(), ref_dx, rtol=1e-5, atol=1e-4)
+    chosen = [v for k, v in autotune.choices().items() if k[0] == "backprop_input"]
+    assert chosen == [algorithm]
