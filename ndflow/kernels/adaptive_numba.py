@@ -56,13 +56,10 @@ def adadelta(var, accum, accum_update, outs, grad, lr: float, rho: float,
 
 
 def _build():
-    if omp_pool.launcher() is None:
+    nb = omp_pool.callback_builder()
+    if nb is None:
         return None
-    try:
-        import numba  # noqa: PLC0415 - loads with the first such update, not with ndflow
-    except ImportError:
-        return None
-    from numba import cfunc, types  # noqa: PLC0415
+    numba, cfunc, types = nb.numba, nb.cfunc, nb.types
     global claim_chunk, address_as_pointer, carray, _views, _in_place, _used, _chunk, \
         _adadelta_chunk
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]

@@ -48,11 +48,10 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 def _build():
-    gemm = register_gemm_numba.helpers()
-    if gemm is None or omp_pool.launcher() is None:
+    gemm, nb = register_gemm_numba.helpers(), omp_pool.callback_builder()
+    if gemm is None or nb is None:
         return None
-    import numba  # noqa: PLC0415 - loads with the first such product, not with `import ndflow`
-    from numba import cfunc, types  # noqa: PLC0415
+    numba, cfunc, types = nb.numba, nb.cfunc, nb.types
 
     global claim_chunk, address_as_pointer, carray, product
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]

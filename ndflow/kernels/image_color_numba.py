@@ -48,11 +48,11 @@ def adjust(x: torch.Tensor, mode: int, amount: float) -> torch.Tensor:
 
 
 def _build():
-    try:
-        import numba  # noqa: PLC0415 - loads with the first adjustment, not with ndflow
-    except ImportError:
+    nb = omp_pool.callback_builder(needs_launcher=False)
+    if nb is None:
         return None
-    from numba import cfunc, njit, types  # noqa: PLC0415
+    numba, cfunc, types = nb.numba, nb.cfunc, nb.types
+    njit = numba.njit
     global claim_chunk, address_as_pointer, carray, hue6, ramp
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
     carray = numba.carray

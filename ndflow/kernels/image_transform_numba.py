@@ -56,13 +56,10 @@ _callback = built_once(lambda: _build())
 
 
 def _build():
-    try:
-        import numba  # noqa: PLC0415 - loads with the first transform, not with `import ndflow`
-    except ImportError:
+    nb = omp_pool.callback_builder()
+    if nb is None:
         return None
-    if omp_pool.launcher() is None:
-        return None
-    from numba import cfunc, types  # noqa: PLC0415
+    numba, cfunc, types = nb.numba, nb.cfunc, nb.types
 
     global claim_chunk, address_as_pointer, carray
     claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]

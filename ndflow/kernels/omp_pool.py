@@ -23,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
+from types import SimpleNamespace
 
 import numpy as np
 import torch
@@ -119,6 +120,23 @@ def chunk_intrinsics():
     `numba.carray`; `f32_from_bits(u)` is the float32 whose bits are the integer `u`
     (bfloat16 bits shifted left by 16 widen exactly)."""
     return _intrinsics()[:3]
+
+
+def callback_builder(needs_launcher: bool = True):
+    """What a chunked callback's builder compiles with: a namespace of `numba`, `cfunc`,
+    `types`, `claim_chunk`, `address_as_pointer` and `carray`; None without numba, or
+    (`needs_launcher`) without ATen's OpenMP launcher, where the caller keeps ATen's path.
+    numba is imported here, on the first build, not with `import ndflow`."""
+    if needs_launcher and launcher() is None:
+        return None
+    try:
+        import numba  # noqa: PLC0415
+    except ImportError:
+        return None
+    claim_chunk, address_as_pointer = chunk_intrinsics()[:2]
+    return SimpleNamespace(numba=numba, cfunc=numba.cfunc, types=numba.types,
+                           claim_chunk=claim_chunk, address_as_pointer=address_as_pointer,
+                           carray=numba.carray)
 
 
 def f32_bits_intrinsic():

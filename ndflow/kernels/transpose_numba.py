@@ -44,24 +44,18 @@ def transpose(src: torch.Tensor, batch: int, rows: int, cols: int) -> torch.Tens
 
 
 def _build():
-    if omp_pool.launcher() is None:
+    nb = omp_pool.callback_builder()
+    if nb is None:
         return None
-    try:
-        import numba  # noqa: PLC0415 - loads with the first transpose, not with `import ndflow`
-    except ImportError:
-        return None
-    from numba import cfunc, types  # noqa: PLC0415
-
     global claim_chunk, address_as_pointer, carray, wide_vectors, vtranspose
-    claim_chunk, address_as_pointer = omp_pool.chunk_intrinsics()[:2]
-    carray = numba.carray
+    claim_chunk, address_as_pointer, carray = nb.claim_chunk, nb.address_as_pointer, nb.carray
     ops = simd_numba.vector_ops()
     wide_vectors, vtranspose = ops.wide_vectors, ops.vtranspose
     lanes = LANES
 
     # data = [counter, units, chunk, (address, length) of src, dst, params, finished];
     # params = batch, rows, cols, bands; a unit is one band of 16 rows of one matrix
-    @cfunc(types.void(types.voidptr), nopython=True, cache=True)
+    @nb.cfunc(nb.types.void(nb.types.voidptr), nopython=True, cache=True)
     def transpose_bands(data):
         wide_vectors()
         d = carray(data, 10, dtype=np.int64)
