@@ -83,6 +83,9 @@ _small_runs: dict = {}   # (threads, key) of a small shape -> its default's runs
 _IN_TURN_ROUNDS = 7  # run_in_turn: timed calls of each candidate
 _turns: dict = {}    # run_in_turn: (threads, key) -> [calls so far, {algorithm: [seconds]}]
 _prepared: dict = {}  # (threads, key) -> its chosen algorithm made ready (`prepare`)
+# bumped whenever a prepared kernel may stop being the choice (`forget`, `clear`): what an
+# op kept of `prepared(key)` (kernels/gemm.py's Linear) holds while it is unchanged
+generation = 0
 _comparing = threading.local()   # .depth: candidates being timed on this thread (nested)
 # reentrant: a candidate may run a tuned kernel itself (the FFT's transforms are GEMMs
 # whose library is chosen by timing the first time their shape comes)
@@ -115,6 +118,8 @@ def choices(threads: int | None = None) -> dict:
 
 
 def clear() -> None:
+    global generation
+    generation += 1
     _choices.clear()
     _small_runs.clear()
     _turns.clear()
@@ -148,7 +153,9 @@ def prepare(key, ready) -> None:
 def forget(key) -> None:
     """Drops the choice for `key` (this thread count): its next run times the candidates
     again, for a choice that rested on another op's that has since been made differently."""
+    global generation
     with _lock:
+        generation += 1
         _choices.pop((torch.get_num_threads(), key), None)
         _prepared.pop((torch.get_num_threads(), key), None)
 

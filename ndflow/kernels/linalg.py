@@ -12,7 +12,7 @@ from ndflow.ops import linalg
 @kernel(linalg.MatMul)
 def _matmul(node):
     ta, tb = node.attrs["transpose_a"], node.attrs["transpose_b"]
-    return lambda a, b: gemm.linear(a.t() if ta else a, b if tb else b.t())
+    return gemm.Linear(a_transposed=ta, w_transposed=not tb)
 
 
 @kernel(linalg.BatchMatMulV2)

@@ -147,12 +147,8 @@ def _fused_matmul(node):
     ta, tb = bool(node.attrs["transpose_a"]), bool(node.attrs["transpose_b"])
     act = _inplace_activation(node.attrs["fused_ops"], node.attrs)
     # oneDNN's product applies the activation as it writes the output, where it has it
-    post = None if act is None else (*(_onednn_post_op(node, node.device) or ("none", [])),
-                                     act)
-
-    def fused_matmul(a, b, bias):
-        return gemm.linear(a.t() if ta else a, b if tb else b.t(), bias, post)
-    return fused_matmul
+    return gemm.Linear(None if act is None else (
+        *(_onednn_post_op(node, node.device) or ("none", [])), act), ta, not tb)
 
 
 @kernel(nn_fused.MatMulAddScaled)

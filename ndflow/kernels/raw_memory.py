@@ -83,12 +83,23 @@ def matrix(t: torch.Tensor, dtype) -> tuple[int, int, int, int]:
 
 def within(t: torch.Tensor, dtype, extent: int) -> int:
     """The address of element 0 of a CPU tensor of `dtype` whose layout `matrix` checked on
-    another tensor of its shape and strides (`extent` from it), checked to lie inside its own
-    storage: a product prepared for a shape reads each call's operands so."""
+    another tensor of its shape and strides, or of their transposes (the same elements;
+    `extent` from it), checked to lie inside its own storage: a product prepared for a shape
+    reads each call's operands so."""
     if t.dtype != dtype or not t.is_cpu or \
             (t.storage_offset() + extent) * t.element_size() > t.untyped_storage().nbytes():
         raise RawMemoryError(f"a numba kernel reads {extent} elements of {dtype} from element "
                              f"0 of {_describe(t)} (strides {t.stride()}), outside it")
+    return t.data_ptr()
+
+
+def vector(t: torch.Tensor, dtype, count: int) -> int:
+    """The address of a 1-D CPU tensor of `count` adjacent elements of `dtype` (a product's
+    bias: a third of `address`'s checks, which the call of a small product would pay)."""
+    if t.dtype != dtype or not t.is_cpu or t.shape != (count,) or \
+            (count > 1 and t.stride() != (1,)):
+        raise RawMemoryError(f"a numba kernel reads {count} adjacent elements of {dtype} "
+                             f"here, got {_describe(t)} (strides {t.stride()})")
     return t.data_ptr()
 
 

@@ -50,7 +50,8 @@ def prepared(a: torch.Tensor, w: torch.Tensor, relu: bool):
     """`run(a, w, bias)` computing `linear(a, w, bias, relu)` for operands of the shapes and
     strides of these (float32 CPU ones `applies` accepts), their layout checked once here and
     each call only where its operands lie: a product of a few microseconds pays for little
-    more than the call."""
+    more than the call. (So a call may take a 2-D operand's transposed view in its place: the
+    same memory, which is all a call reads of it; kernels/gemm.py's Linear does.)"""
     m, k = a.shape
     n = w.shape[0]
     _, a_extent, a_row, a_col = raw_memory.matrix(a, torch.float32)
@@ -62,7 +63,7 @@ def prepared(a: torch.Tensor, w: torch.Tensor, relu: bool):
         out = torch.empty(m, n)
         kernel(raw_memory.within(a, f32, a_extent), a_extent, a_row, a_col,
                raw_memory.within(w, f32, w_extent), w_extent, w_col, w_row,
-               0 if bias is None else raw_memory.address(bias, f32, n),
+               0 if bias is None else raw_memory.vector(bias, f32, n),
                raw_memory.within(out, f32, m * n), m, k, n, relu)
         return out
     return run

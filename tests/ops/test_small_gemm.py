@@ -167,3 +167,56 @@ def test_vector_transpose_of_a_block():
     want = np.full_like(dst, -7.0)
     want[1:17, 3:19] = src[2:18, 5:21].T
     np.testing.assert_array_equal(dst, want)
+
+
+@pytest.mark.parametrize("fastest", [gemm.ATEN, gemm.VECTOR])
+@pytest.mark.parametrize("a_transposed", [False, True])
+@pytest.mark.parametrize("w_transposed", [False, True])
+def test_an_ops_product_keeps_its_ready_kernel(fastest, a_transposed, w_transposed,
+                                               timing_now, monkeypatch):
+    """gemm.Linear (an op's products) takes its operands as the op holds them (transposed
+    where its attributes say), keeps the product made ready for their layout and runs it
+    without the tuner's lookups; another layout, a forgotten choice or op determinism go
+    through `linear` again. Every result against NumPy in float64."""
+    monkeypatch.setattr(autotune, "_timed", lambda run, algorithm, credit=None: (
+        0.001 if algorithm == fastest else 0.002, run(algorithm)))
+    post = ("relu", [], torch.relu_)
+    site = gemm.Linear(post, a_transposed, w_transposed)
+    looked_up = []
+    real_linear = gemm.linear
+    monkeypatch.setattr(gemm, "linear", lambda *args: (looked_up.append(1),
+                                                      real_linear(*args))[1])
+
+    def check(m=32, k=48, n=64):
+        a, w, bias = (RNG.standard_normal(s) for s in ((m, k), (n, k), (n,)))
+        at = torch.tensor(a.T if a_transposed else a, dtype=torch.float32)
+        wt = torch.tensor(w.T if w_transposed else w, dtype=torch.float32)
+        got = site(at, wt, torch.tensor(bias, dtype=torch.float32))
+        np.testing.assert_allclose(got.numpy(), np.maximum(a @ w.T + bias, 0), rtol=1e-5,
+                                   atol=1e-5)
+    for _ in range((1 + autotune._IN_TURN_ROUNDS) * 2):
+        check()
+    assert set(_gemm_choices()) == {fastest}
+    before = len(looked_up)
+    for _ in range(3):
+        check()
+    assert len(looked_up) == before                 # the kept product ran
+    check(m=16)                                     # another layout: looked up
+    assert len(looked_up) == before + 1
+    check()                                         # ... and kept in its place
+    check()
+    assert len(looked_up) == before + 2
+    autotune.forget(next(k for k in autotune.choices() if k[1] == (32, 48)))
+    check()                                         # a forgotten choice is not kept
+    assert len(looked_up) == before + 3
+    determinism.set_enabled(True)
+    try:
+        check(m=16)
+        check(m=16)
+        assert len(looked_up) == before + 5         # under determinism: the default, looked up
+    finally:
+        determinism.set_enabled(False)
+
+
+def _gemm_choices() -> list:
+    return [c for k, c in autotune.choices().items() if k[0] == "gemm"]
