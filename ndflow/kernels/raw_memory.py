@@ -93,6 +93,16 @@ def within(t: torch.Tensor, dtype, extent: int) -> int:
     return t.data_ptr()
 
 
+def flat(t: torch.Tensor, dtype, count: int) -> int:
+    """The address of a contiguous CPU tensor of exactly `count` elements of `dtype`: a
+    generated kernel that knows its arrays' lengths reads each call's tensors so."""
+    if t.dtype != dtype or not t.is_cpu or t.numel() != count or not t.is_contiguous():
+        raise RawMemoryError(f"a numba kernel reads {count} contiguous elements of {dtype} "
+                             f"here, got {'a non-contiguous ' if not t.is_contiguous() else ''}"
+                             f"{_describe(t)}")
+    return t.data_ptr()
+
+
 def vector(t: torch.Tensor, dtype, count: int) -> int:
     """The address of a 1-D CPU tensor of `count` adjacent elements of `dtype` (a product's
     bias: a third of `address`'s checks, which the call of a small product would pay)."""

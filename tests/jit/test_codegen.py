@@ -271,6 +271,33 @@ def test_zero_size_and_noncontiguous_inputs():
     assert torch.equal(kernel(x)[0], -x)
 
 
+def test_small_kernels_take_addresses_checked_against_their_lengths():
+    """An unchunked kernel reads each tensor by its address (no NumPy view a call), 16-bit
+    floats as their bits; a tensor of another length or dtype than compiled for is refused
+    before the kernel runs (it indexes without bounds); boolean arrays keep NumPy views."""
+    from ndflow.kernels.raw_memory import RawMemoryError
+    for dt in (dtypes.float32, dtypes.bfloat16):
+        g, phs, outs = build(lambda x, y: [raw("ReluGrad", x, y),
+                                           raw("Sum", raw("ReluGrad", x, y), tf.constant([0]),
+                                               keep_dims=False)], [(dt, [8, 16])] * 2)
+        kernel = compile_fusion(group_of(g, phs, outs), [(dt, (8, 16))] * 2, CPU)
+        assert "address_as_pointer(p0" in kernel.source
+        rng = np.random.default_rng(5)
+        x, y = (random_tensor(dt, (8, 16), rng) for _ in range(2))
+        want = run_reference(g.get_operations(), dict(zip(phs, (x, y))))
+        for got, out in zip(kernel(x, y), outs):
+            assert_same(got, want[out], dt, f"{dt.name} {out.op.type}")
+        with pytest.raises(RawMemoryError, match="128 contiguous elements"):
+            kernel(x[:4], y[:4])
+        with pytest.raises(RawMemoryError):
+            kernel(x.double(), y)
+    g, phs, outs = build(lambda x: raw("LogicalNot", x), [(dtypes.bool, [5])])
+    kernel = compile_fusion(group_of(g, phs, outs), [(dtypes.bool, (5,))], CPU)
+    assert "address_as_pointer(p0" not in kernel.source
+    x = torch.tensor([True, False, True, True, False])
+    assert torch.equal(kernel(x)[0], ~x)
+
+
 def test_what_cannot_be_generated_raises_compile_unimplemented():
     f32 = dtypes.float32
     g, _, outs = build(lambda x: [raw("Tile", x, tf.constant([2, 1])),

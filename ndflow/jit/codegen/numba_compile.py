@@ -39,8 +39,11 @@ def _array_type(dt, readonly=False):
     return numba.types.Array(scalar, 1, "C", readonly=readonly)
 
 
-def signature(ir: KernelIR):
+def signature(ir: KernelIR, addressed: bool = False):
+    """The kernel's numba signature: flat arrays, or (`addressed`) an int64 address each."""
     import numba  # noqa: PLC0415
+    if addressed:
+        return numba.types.void(*[numba.types.int64] * (len(ir.input_dtypes) + len(ir.outputs)))
     arrays = ([_array_type(d, readonly=True) for d in ir.input_dtypes]
               + [_array_type(o.dtype) for o in ir.outputs])
     return numba.types.void(*arrays)
