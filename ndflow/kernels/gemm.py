@@ -43,8 +43,10 @@ ALGORITHMS = (ATEN, ONEDNN)
 PLAIN_ALGORITHMS = (ATEN, ONEDNN, ONEDNN_SWAPPED)
 VECTOR = autotune.VECTOR
 MIN_FLOPS = 2e6     # multiply-adds x 2 below which the call costs more than either kernel
-# ... and below which the vector kernel's ~2 us less a call cannot pay for the table lookup
-SMALL_MIN_FLOPS = 1e5
+# ... and below which the vector kernel is not timed against ATen's: a 10-class head's
+# [64 x 64] by [64 x 10] product (82 KFLOP) took 30-45 us a call in a step on ATen's kernel,
+# ~10 on the vector kernel; an op's Linear keeps the choice without a table lookup a call
+SMALL_MIN_FLOPS = 1e4
 
 _trials: dict = {}   # (key, algorithm) -> a small product's candidate made ready, while timed
 _ONEDNN = torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn,
@@ -62,8 +64,7 @@ def _flops(a: torch.Tensor, w: torch.Tensor) -> float:
     if flops >= MIN_FLOPS and _ONEDNN:
         return flops
     # (the rest of small_gemm_numba.applies is checked when the shape is timed)
-    return flops if flops >= SMALL_MIN_FLOPS and w.shape[0] % small_gemm_numba.LANES == 0 \
-        else -1.0
+    return flops if flops >= SMALL_MIN_FLOPS else -1.0
 
 
 def linear(a: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None,

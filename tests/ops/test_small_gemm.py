@@ -28,7 +28,8 @@ def _layout(x: np.ndarray, kind: str) -> torch.Tensor:
 
 @pytest.mark.parametrize("a_kind", ["rows", "columns", "strided"])
 @pytest.mark.parametrize("w_kind", ["rows", "columns", "strided"])
-@pytest.mark.parametrize("m,k,n", [(7, 5, 16), (64, 64, 64), (9, 33, 80), (4, 1, 48)])
+@pytest.mark.parametrize("m,k,n", [(7, 5, 16), (64, 64, 64), (9, 33, 80), (4, 1, 48),
+                                   (64, 64, 10), (6, 20, 1), (5, 17, 37)])
 def test_products_of_every_layout(a_kind, w_kind, m, k, n):
     a, w, bias = RNG.standard_normal((m, k)), RNG.standard_normal((n, k)), RNG.standard_normal(n)
     at, wt = _layout(a, a_kind), _layout(w, w_kind)
@@ -53,7 +54,6 @@ def test_relu_keeps_nan_and_prepared_products_take_new_operands():
 
 def test_what_it_does_not_take():
     a, w = torch.randn(8, 16), torch.randn(32, 16)
-    assert not small_gemm_numba.applies(a, torch.randn(10, 16))            # N not 16k
     assert not small_gemm_numba.applies(a.double(), w.double())
     assert not small_gemm_numba.applies(torch.randn(2, 8, 16), w)          # 3-D
     assert not small_gemm_numba.applies(torch.randn(0, 16), w)
@@ -108,12 +108,22 @@ def test_small_products_timed_in_turn_then_made_ready(fastest, timing_now, monke
         determinism.set_enabled(False)
 
 
-def test_tiny_and_unaligned_products_are_not_timed(timing_now):
-    for a, w in [(torch.randn(4, 8), torch.randn(16, 8)),      # 1K FLOPs
-                 (torch.randn(64, 64), torch.randn(10, 64))]:  # 10 columns, ATen's alone
-        for _ in range(20):
-            torch.testing.assert_close(gemm.linear(a, w), a @ w.t())
+def test_tiny_products_are_not_timed(timing_now):
+    a, w = torch.randn(4, 8), torch.randn(16, 8)      # 1K FLOPs
+    for _ in range(20):
+        torch.testing.assert_close(gemm.linear(a, w), a @ w.t())
     assert not autotune.choices()
+
+
+def test_a_narrow_product_is_timed_against_the_vector_kernel(timing_now, monkeypatch):
+    """A 10-column output (a classifier's logits) is a candidate for the vector kernel too."""
+    monkeypatch.setattr(autotune, "_timed", lambda run, algorithm, credit=None: (
+        0.001 if algorithm == gemm.VECTOR else 0.002, run(algorithm)))
+    a, w, bias = torch.randn(64, 128), torch.randn(10, 128), torch.randn(10)
+    for _ in range((1 + autotune._IN_TURN_ROUNDS) * 2 + 2):
+        torch.testing.assert_close(gemm.linear(a, w, bias), torch.addmm(bias, a, w.t()),
+                                   rtol=1e-5, atol=1e-5)
+    assert _gemm_choices() == [gemm.VECTOR]
 
 
 @pytest.fixture
