@@ -195,6 +195,10 @@ NDFLOW_KEEP_FREED_MEMORY = _declare(
     "NDFLOW_KEEP_FREED_MEMORY", "bool", True,
     "Keeps freed tensor memory in the process heap (glibc thresholds) so that each step reuses "
     "the previous step's buffers; 0 leaves malloc as it is.")
+NDFLOW_JIT_NATIVE_SEGMENTS = _declare(
+    "NDFLOW_JIT_NATIVE_SEGMENTS", "bool", True,
+    "Compiles runs of a CPU cluster's small products and generated kernels into one native "
+    "function each (ndflow/jit/native_segments.py); 0 calls each from Python.")
 NDFLOW_INPLACE = _declare(
     "NDFLOW_INPLACE", "bool", True,
     "Lets an execution plan run elementwise ops in place when an input dies at the op "

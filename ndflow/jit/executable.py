@@ -47,8 +47,9 @@ else:
     FUSION_IMPORT_ERROR = None
 try:
     from ndflow.jit import codegen as _codegen
+    from ndflow.jit import native_segments
 except Exception as e:  # noqa: BLE001
-    _codegen, CODEGEN_IMPORT_ERROR = None, e
+    _codegen, native_segments, CODEGEN_IMPORT_ERROR = None, None, e
 else:
     CODEGEN_IMPORT_ERROR = None
 
@@ -434,6 +435,13 @@ class _Builder:
     # -- code generation ----------------------------------------------------------------------
     def generate(self):
         fetches = self.outputs
+        if self.device.type == "cpu" and native_segments is not None:
+            before = len(self.steps)
+            self.steps = native_segments.segments(
+                self.steps, fetches, lambda fn, ins, outs, ops: _Step(
+                    fn, ins, outs, ops[-1], fused=True, unpack=True, group_ops=ops),
+                self.cache_dir)
+            self.stats["native_segments"] = before - len(self.steps)
         last_use: dict = {}
         for i, step in enumerate(self.steps):
             for t in step.inputs:

@@ -284,11 +284,13 @@ def _bias_as_output(x, w, b):   # the product leaves the cluster: the fused op s
 
 @pytest.mark.parametrize("fn, split", [(_bias_then_tanh, True), (_bias_then_matmul, False),
                                        (_bias_as_output, False)])
-def test_a_bias_only_fused_matmul_adds_its_bias_in_the_readers_kernel(fn, split):
+def test_a_bias_only_fused_matmul_adds_its_bias_in_the_readers_kernel(fn, split, monkeypatch):
     """ATen's addmm writes the bias into the output before the GEMM: where every reader of the
-    product is fused, the GEMM runs alone and its readers' kernel adds the bias."""
+    product is fused, the GEMM runs alone and its readers' kernel adds the bias (each step
+    a call of its own here: no native segment)."""
     if executable._codegen is None or executable._fusion is None:
         pytest.skip("no fusion planner / code generator in this tree")
+    monkeypatch.setenv("NDFLOW_JIT_NATIVE_SEGMENTS", "0")
     specs = [(tf.float32, [None, 8]), (tf.float32, [8, 8]), (tf.float32, [8])]
     x, w, b = randn(5, 8, seed=1), randn(8, 8, seed=2), randn(8, seed=3)
     exe = _equal_to_fallback(build(fn, specs), [x, w, b])

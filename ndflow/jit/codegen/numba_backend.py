@@ -397,7 +397,9 @@ def build(ir: KernelIR, device: torch.device, cache_dir: str | None):
     if chunked and kernel is not None:
         return _chunked_run(kernel, ir, source, threads)
     if addressed and kernel is not None:
-        return _addressed_run(kernel, ir, source)
+        run = _addressed_run(kernel, ir, source)
+        run.native = (ir, source[len(_PRELUDE):])   # what jit/native_segments.py inlines
+        return run
     in_dtypes = list(ir.input_dtypes)
     outs = [(tuple(o.shape), o.dtype, o.reduce) for o in ir.outputs]
     # Outputs are NumPy allocations shared with torch (np.empty + from_numpy costs a fraction
