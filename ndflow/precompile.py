@@ -83,6 +83,8 @@ def _small_gemm() -> None:
     if not small_gemm_numba.applies(a, w):
         raise RuntimeError("small_gemm_numba: the kernel did not build")
     small_gemm_numba.linear(a, w, torch.ones(16), relu=True)
+    if small_gemm_numba.product_functions() is None:
+        raise RuntimeError("small_gemm_numba: the product's C functions did not build")
 
 
 def _work_pool() -> None:

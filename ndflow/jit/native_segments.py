@@ -12,9 +12,8 @@ bias gradient 1 us in ~10. Such steps need no Python between them:
 A run of at least two becomes one function `kernel(inputs..., outputs..., scratch)`: the
 segment's inputs (made contiguous) and the outputs later steps read are torch tensors passed by
 address; every value used only inside lives in one scratch allocation (64-byte aligned offsets,
-at most SCRATCH_BYTES: a longer run is cut). The generated kernels' sources are inlined into
-the segment's module, which numba compiles (and caches on disk with the cluster's kernels) as
-one unit.
+at most SCRATCH_BYTES: a longer run is cut). The segment calls the generated kernels numba
+already compiled for their own steps (numba_compile.compiled_kernel), not compiled again.
 
 `NDFLOW_JIT_NATIVE_SEGMENTS=0` keeps every step a call of its own.
 """
@@ -69,26 +68,26 @@ def _product(step):
     b_row, b_col = (1, k) if tb else (n, 1)
     with_bias = len(op.inputs) == 3
 
-    def line(at):
+    def line(at):   # (small_gemm_numba.product_functions, by which strides are 1)
         bias = at(op.inputs[2]) if with_bias else "0"
-        return (f"small_product({at(op.inputs[0])}, {m * k}, {a_row}, {a_col}, "
-                f"{at(op.inputs[1])}, {k * n}, {b_row}, {b_col}, {bias}, "
+        return (f"product_{int(a_col == 1)}{int(b_col == 1)}({at(op.inputs[0])}, {m * k}, "
+                f"{a_row}, {a_col}, {at(op.inputs[1])}, {k * n}, {b_row}, {b_col}, {bias}, "
                 f"{at(op.outputs[0])}, {m}, {k}, {n}, {relu})")
     return _Native(step, line)
 
 
 def _kernel(step, index: int):
-    """The step's generated kernel inlined as `f<index>`, or None."""
-    native = getattr(step.fn, "native", None) if step.fused else None
-    if native is None:
+    """The step's generated kernel, called as `f<index>` (the dispatcher compiled for it), or
+    None."""
+    digest = getattr(step.fn, "native", None) if step.fused else None
+    if digest is None:
         return None
-    _, source = native
     name = f"f{index}"
 
     def line(at):
         return f"{name}({', '.join(at(t) for t in [*step.inputs, *step.outputs])})"
     found = _Native(step, line)
-    found.source = source.replace("def kernel(", f"def {name}(", 1)
+    found.source = f"{name} = compiled_kernel({digest!r})"
     return found
 
 
@@ -103,7 +102,8 @@ def _nbytes(t) -> int:
 def segments(steps: list, fetched: list, make_step, cache_dir: str | None) -> list:
     """`steps` with each run of native steps replaced by one step running it (`make_step(fn,
     inputs, outputs, ops)` makes it); the others as they are."""
-    if not config.get(config.NDFLOW_JIT_NATIVE_SEGMENTS) or small_gemm_numba._kernel() is None:
+    if not config.get(config.NDFLOW_JIT_NATIVE_SEGMENTS) or \
+            small_gemm_numba.product_functions() is None:
         return steps
     forms = [native_form(s, i) if all(_static(t) is not None for t in [*s.inputs, *s.outputs])
              else None for i, s in enumerate(steps)]
@@ -150,10 +150,14 @@ def _segment(forms: list, readers: dict, fetched: set, end: int, make_step, cach
     body = [f.line(where.__getitem__) for f in forms]
     kernels = [f.source for f in forms if hasattr(f, "source")]
     source = "\n".join(
-        [_PRELUDE, "from ndflow.kernels.small_gemm_numba import _kernel as _small_product",
-         "small_product = _small_product()", "", *kernels, "",
-         "@njit(cache=CACHE, nogil=True)", f"def kernel({', '.join(params)}):",
-         # (the calls are inlined: 512-bit vectors must be this function's choice too)
+        [_PRELUDE, "from ndflow.kernels.small_gemm_numba import product_functions",
+         "from ndflow.jit.codegen.numba_compile import compiled_kernel",
+         "(product_00, product_01), (product_10, product_11) = product_functions()", "",
+         *kernels, "",
+         # not cached: a compiled call through a C function pointer holds this process's
+         # address (a segment compiles in ~0.05 s)
+         "@njit(cache=False, nogil=True)", f"def kernel({', '.join(params)}):",
+         # (LLVM inlines the calls: 512-bit vectors must be this function's choice too)
          "    wide_vectors()", *[f"    {line}" for line in body], ""])
     import numba  # noqa: PLC0415 - the segment is compiled only where numba is
     kernel = compile_source(source, numba.types.void(*[numba.types.int64] * len(params)),

@@ -32,7 +32,7 @@ from ndflow.jit.codegen.numba_body import (
     two_level,
 )
 from ndflow.jit.codegen.numba_compile import HALF as _HALF
-from ndflow.jit.codegen.numba_compile import compile_source, signature
+from ndflow.jit.codegen.numba_compile import compile_source, signature, source_digest
 from ndflow.jit.errors import CompileUnimplemented
 from ndflow.kernels import omp_pool, raw_memory
 
@@ -398,7 +398,7 @@ def build(ir: KernelIR, device: torch.device, cache_dir: str | None):
         return _chunked_run(kernel, ir, source, threads)
     if addressed and kernel is not None:
         run = _addressed_run(kernel, ir, source)
-        run.native = (ir, source[len(_PRELUDE):])   # what jit/native_segments.py inlines
+        run.native = source_digest(source)   # what jit/native_segments.py calls
         return run
     in_dtypes = list(ir.input_dtypes)
     outs = [(tuple(o.shape), o.dtype, o.reduce) for o in ir.outputs]
