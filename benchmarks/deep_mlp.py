@@ -4,9 +4,10 @@
 
 31 Dense layers (30 of 64 units with relu, then 10 logits; 62 variables), batch 64, sparse
 softmax cross-entropy, SGD with momentum, the step a `tf.function` (GradientTape +
-apply_gradients). The step is ~47 MFLOP: at this CPU's GEMM rate well under a millisecond,
-so what it measures is the fixed cost of each of its ~300 kernels (dispatch, checks,
-allocation) and of each variable's update. The same step runs in TensorFlow's Keras 3 (the
+apply_gradients), and the same with `jit_compile=True` against TensorFlow's XLA. The step
+is ~47 MFLOP: at this CPU's GEMM rate well under a millisecond, so what it measures is the
+fixed cost of each of its ~300 kernels (dispatch, checks, allocation) and of each variable's
+update. The same step runs in TensorFlow's Keras 3 (the
 same source, `import tensorflow as tf`) and as PyTorch eager (autograd, `torch.optim.SGD`
 with momentum, foreach), each in a fresh process; rounds alternate between them and the
 best of each is reported (the machine may be shared).
@@ -63,7 +64,7 @@ class _Synced:
         np.asarray(self.value.numpy() if hasattr(self.value, "numpy") else self.value)
 
 
-def keras_worker(module: str, steps: int) -> dict:
+def keras_worker(module: str, steps: int, jit: bool = False) -> dict:
     tf = __import__(module)
     keras = tf.keras
     x, y = _data()
@@ -73,7 +74,7 @@ def keras_worker(module: str, steps: int) -> dict:
     opt = keras.optimizers.SGD(0.01, momentum=0.9)
     loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
-    @tf.function
+    @tf.function(jit_compile=jit)
     def step(x, y):
         with tf.GradientTape() as tape:
             loss = loss_fn(y, model(x, training=True))
@@ -127,8 +128,9 @@ def main(argv=None) -> None:
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
-        out = torch_worker(args.steps) if args.worker == "torch" else \
-            keras_worker(args.worker, args.steps)
+        module, _, jit = args.worker.partition(":")
+        out = torch_worker(args.steps) if module == "torch" else \
+            keras_worker(module, args.steps, jit == "jit")
         print(json.dumps(out))
         return
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -136,9 +138,10 @@ def main(argv=None) -> None:
     from side_by_side import run_json_worker  # noqa: PLC0415 - benchmarks/ on the path
 
     print(cpu_line())
-    workers = [("ndflow", sys.executable), ("torch", sys.executable)]
+    workers = [("ndflow", sys.executable), ("ndflow:jit", sys.executable),
+               ("torch", sys.executable)]
     if os.path.exists(args.tf):
-        workers.insert(1, ("tensorflow", args.tf))
+        workers[2:2] = [("tensorflow", args.tf), ("tensorflow:jit", args.tf)]
     runs: dict = {name: [] for name, _ in workers}
     for _ in range(args.rounds):
         for name, python in workers:
@@ -155,14 +158,22 @@ def main(argv=None) -> None:
           f"{flops / 1e6:.1f} MFLOP a step = {flops / peak / 1e6:.3f} ms at this CPU's "
           f"{peak:.0f} GFLOP/s (1024^3 GEMM); best of {args.rounds} rounds x {args.steps} "
           f"steps")
-    ours = best["ndflow"]
-    print(f"  {'ndflow ' + ours['version']:26s} {ours['step_ms']:7.3f} ms/step  "
-          f"({ours['kernels']} kernels, first step {ours['first_step_s']:.2f} s)")
-    for name, label in (("tensorflow", "TF"), ("torch", "PyTorch eager")):
-        if name in best:
-            theirs = best[name]["step_ms"]
-            print(f"  {label + ' ' + best[name]['version']:26s} {theirs:7.3f} ms/step  "
-                  f"ndflow / it {ours['step_ms'] / theirs:.2f}x")
+    for mine, others in (("ndflow", (("tensorflow", "TF"), ("torch", "PyTorch eager"))),
+                         ("ndflow:jit", (("tensorflow:jit", "TF jit_compile"),))):
+        if mine not in best:
+            continue
+        ours = best[mine]
+        label = "ndflow " + ours["version"] + (" jit_compile" if mine.endswith("jit") else "")
+        print(f"  {label:34s} {ours['step_ms']:7.3f} ms/step  ({ours['kernels']} kernels, "
+              f"first step {ours['first_step_s']:.2f} s)")
+        for name, their_label in others:
+            if name in best:
+                theirs = best[name]
+                print(f"  {their_label + ' ' + theirs['version']:34s} "
+                      f"{theirs['step_ms']:7.3f} ms/step  ndflow / it "
+                      f"{ours['step_ms'] / theirs['step_ms']:.2f}x"
+                      + (f"  (first step {theirs['first_step_s']:.2f} s)"
+                         if "first_step_s" in theirs else ""))
     for name in runs:
         print(f"  rounds {name}: " + ", ".join(f"{r['step_ms']:.3f}" for r in runs[name]))
 
