@@ -25,7 +25,7 @@ import math
 import torch
 
 from ndflow.core import config
-from ndflow.jit.codegen.numba_backend import _PRELUDE
+from ndflow.jit.codegen.numba_backend import PRELUDE
 from ndflow.jit.codegen.numba_compile import compile_source
 from ndflow.kernels import gemm, raw_memory, small_gemm_numba
 
@@ -150,7 +150,7 @@ def _segment(forms: list, readers: dict, fetched: set, end: int, make_step, cach
     body = [f.line(where.__getitem__) for f in forms]
     kernels = [f.source for f in forms if hasattr(f, "source")]
     source = "\n".join(
-        [_PRELUDE, "from ndflow.kernels.small_gemm_numba import product_functions",
+        [PRELUDE, "from ndflow.kernels.small_gemm_numba import product_functions",
          "from ndflow.jit.codegen.numba_compile import compiled_kernel",
          "(product_00, product_01), (product_10, product_11) = product_functions()", "",
          *kernels, "",

@@ -41,7 +41,8 @@ from ndflow.kernels import omp_pool, raw_memory
 PARALLEL_MIN_ELEMENTS = 1 << 16
 MIN_CHUNK_ELEMENTS = 1 << 14
 
-_PRELUDE = """\
+# the imports every generated kernel module starts with (native_segments.py's too)
+PRELUDE = """\
 import numpy as np
 from math import (log, log1p, expm1, sqrt, sin, cos, erf, fabs, isnan, isinf, isfinite)
 from numpy import floor, ceil, rint, fmod
@@ -224,7 +225,7 @@ def render(ir: KernelIR, chunked: bool = False, addressed: bool = False) -> str:
         storage += [_np_storage(ir.outputs[j].dtype) for j in partial]
         offsets = _chunk_strides(ir) + [st[cd] for st in ir.out_strides] + [0] * len(partial)
         args += [f"fin{j}" for j in partial]
-        return _PRELUDE + "\n\n" + _trampoline(args, storage, offsets, lines, options,
+        return PRELUDE + "\n\n" + _trampoline(args, storage, offsets, lines, options,
                                                  _combine_lines(ir, partial))
     params = args
     if addressed:   # each array viewed from its address, its length known here
@@ -235,7 +236,7 @@ def render(ir: KernelIR, chunked: bool = False, addressed: bool = False) -> str:
         lines = [f"    {a} = carray(address_as_pointer(p{k}, np.{st.name}), {n})"
                  for k, (a, st, n) in enumerate(zip(args, storage, sizes))] + lines
     head = f"@njit({options}, nogil=True)\ndef kernel({', '.join(params)}):\n    wide_vectors()\n"
-    return _PRELUDE + "\n\n" + head + "\n".join(lines or ["    pass"]) + "\n"
+    return PRELUDE + "\n\n" + head + "\n".join(lines or ["    pass"]) + "\n"
 
 
 def addressable(ir: KernelIR) -> bool:
