@@ -435,13 +435,10 @@ class _Builder:
     # -- code generation ----------------------------------------------------------------------
     def generate(self):
         fetches = self.outputs
+        self.stats["native_segments"] = self.stats["native_segment_ops"] = 0
         if self.device.type == "cpu" and native_segments is not None:
-            before = len(self.steps)
-            self.steps = native_segments.segments(
-                self.steps, fetches, lambda fn, ins, outs, ops: _Step(
-                    fn, ins, outs, ops[-1], fused=True, unpack=True, group_ops=ops),
-                self.cache_dir)
-            self.stats["native_segments"] = before - len(self.steps)
+            self.steps = native_segments.segments(self.steps, fetches, self._segment_step,
+                                                  self.cache_dir)
         last_use: dict = {}
         for i, step in enumerate(self.steps):
             for t in step.inputs:
@@ -492,6 +489,12 @@ class _Builder:
         source = "\n".join(src)
         exec(compile(source, f"<xla {self.name}>", "exec"), self.scope)  # noqa: S102
         return self.scope["run"], source
+
+    def _segment_step(self, fn, inputs, outputs, ops) -> _Step:
+        """The step running a native segment of `ops` (jit/native_segments.py)."""
+        self.stats["native_segments"] += 1
+        self.stats["native_segment_ops"] += len(ops)
+        return _Step(fn, inputs, outputs, ops[-1], fused=True, unpack=True, group_ops=ops)
 
     def _name(self, t) -> str:
         try:

@@ -135,10 +135,11 @@ class Linear:
         generation = autotune.generation
         x, wt = a.t() if self.a_transposed else a, w.t() if self.w_transposed else w
         y = linear(x, wt, bias, self.post)
-        key = _key(x, wt, bias, self.post)
-        ready = autotune.prepared(key) if x.shape[-1] != 1 and _flops(x, wt) >= 0 else None
-        self._kept = None if ready is None else (layout, generation, self._run(
-            ready, autotune.decided(key) == VECTOR))
+        if x.shape[-1] != 1 and 0 <= _flops(x, wt) < MIN_FLOPS:   # (only those are prepared)
+            key = _key(x, wt, bias, self.post)
+            ready = autotune.prepared(key)
+            self._kept = None if ready is None else (layout, generation, self._run(
+                ready, autotune.decided(key) == VECTOR))
         return y
 
     def _run(self, ready, reads_memory_only: bool):
